@@ -1,0 +1,128 @@
+//! Backoff ceilings and jitter ranges, in integer milliseconds.
+//!
+//! The retry number `r` starts at 0 for the first retry (the wait after the
+//! first attempt). The ceiling of retry `r` is:
+//!
+//! - exponential: `min(cap, base * multiplier^r)`, computed step by step as
+//!   `ceiling(r+1) = min(cap, ceiling(r) * multiplier_permille / 1000)` with
+//!   integer division, so every platform gets the same numbers;
+//! - linear: `min(cap, base * (r + 1))`;
+//! - constant: `min(cap, base)`.
+//!
+//! The jitter then gives an inclusive range of delays, and one draw picks the
+//! delay (see [`crate::Jitter`] and the [`rng`](crate) notes). No delay ever
+//! exceeds the cap; server guidance may raise a delay above it (it is a floor).
+
+use crate::policy::{Backoff, BackoffKind, Jitter, Policy};
+
+impl Backoff {
+    /// The ceiling for retry `r` (0 = first retry), before jitter.
+    ///
+    /// ```
+    /// use retryplan::Policy;
+    /// let policy = Policy::from_json(r#"{"backoff": {"base_ms": 100, "cap_ms": 2000}}"#).unwrap();
+    /// let ceilings: Vec<u64> = (0..7).map(|r| policy.backoff().ceiling_ms(r)).collect();
+    /// assert_eq!(ceilings, [100, 200, 400, 800, 1600, 2000, 2000]);
+    /// ```
+    #[must_use]
+    pub fn ceiling_ms(&self, retry: u32) -> u64 {
+        let base = self.base_ms.min(self.cap_ms);
+        match self.kind {
+            BackoffKind::Constant => base,
+            BackoffKind::Linear => base.saturating_mul(u64::from(retry) + 1).min(self.cap_ms),
+            BackoffKind::Exponential => {
+                let mut ceiling = base;
+                for _ in 0..retry {
+                    if ceiling >= self.cap_ms {
+                        break;
+                    }
+                    let grown = u128::from(ceiling) * u128::from(self.multiplier_permille) / 1000;
+                    ceiling = u64::try_from(grown).unwrap_or(u64::MAX).min(self.cap_ms);
+                }
+                ceiling
+            }
+        }
+    }
+}
+
+/// The inclusive range a jittered delay for retry `r` is drawn from.
+///
+/// `previous_delay_ms` is the delay drawn for the previous retry (the base
+/// before the first); only decorrelated jitter uses it.
+#[must_use]
+pub fn delay_range_ms(policy: &Policy, retry: u32, previous_delay_ms: u64) -> (u64, u64) {
+    let backoff = policy.backoff;
+    let cap = backoff.cap_ms;
+    let ceiling = backoff.ceiling_ms(retry);
+    match policy.jitter {
+        Jitter::None => (ceiling, ceiling),
+        Jitter::Full => (0, ceiling),
+        Jitter::Equal => (ceiling / 2, ceiling),
+        Jitter::Decorrelated => {
+            let low = backoff.base_ms.min(cap);
+            let high = previous_delay_ms.saturating_mul(3).clamp(low, cap);
+            (low, high)
+        }
+        Jitter::Proportional { ratio_permille } => {
+            let spread = u64::try_from(u128::from(ceiling) * u128::from(ratio_permille) / 1000).unwrap_or(u64::MAX);
+            (ceiling.saturating_sub(spread), ceiling.saturating_add(spread).min(cap))
+        }
+    }
+}
+
+/// The backoff ceilings of the first `retries` retries of a policy.
+#[must_use]
+pub fn backoff_ceilings_ms(policy: &Policy, retries: u32) -> Vec<u64> {
+    (0..retries).map(|retry| policy.backoff.ceiling_ms(retry)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::{BackoffConfig, JitterConfig, PolicyConfig};
+
+    fn policy(backoff: BackoffConfig, jitter: JitterConfig) -> Policy {
+        let mut config = PolicyConfig { backoff, jitter, ..PolicyConfig::default() };
+        config.max_attempts = 10;
+        Policy::new(&config).expect("valid")
+    }
+
+    #[test]
+    fn seed_ceilings() {
+        let p = policy(BackoffConfig { base_ms: 100, cap_ms: 2000, ..BackoffConfig::default() }, JitterConfig::None);
+        assert_eq!(backoff_ceilings_ms(&p, 7), [100, 200, 400, 800, 1600, 2000, 2000]);
+        let p = policy(BackoffConfig { base_ms: 50, cap_ms: 400, ..BackoffConfig::default() }, JitterConfig::None);
+        assert_eq!(backoff_ceilings_ms(&p, 5), [50, 100, 200, 400, 400]);
+    }
+
+    #[test]
+    fn linear_constant_and_fractional_multiplier() {
+        let linear = BackoffConfig { kind: BackoffKind::Linear, base_ms: 100, cap_ms: 250, multiplier: 1.0 };
+        assert_eq!(backoff_ceilings_ms(&policy(linear, JitterConfig::None), 4), [100, 200, 250, 250]);
+        let constant = BackoffConfig { kind: BackoffKind::Constant, base_ms: 70, cap_ms: 70, multiplier: 1.0 };
+        assert_eq!(backoff_ceilings_ms(&policy(constant, JitterConfig::None), 3), [70, 70, 70]);
+        let grpc = BackoffConfig { kind: BackoffKind::Exponential, base_ms: 1000, cap_ms: 120_000, multiplier: 1.6 };
+        assert_eq!(backoff_ceilings_ms(&policy(grpc, JitterConfig::None), 4), [1000, 1600, 2560, 4096]);
+    }
+
+    #[test]
+    fn huge_values_saturate() {
+        let config =
+            BackoffConfig { base_ms: 1, cap_ms: crate::policy::MAX_MS, multiplier: 100.0, ..BackoffConfig::default() };
+        let p = policy(config, JitterConfig::Proportional { ratio: 1.0 });
+        assert_eq!(p.backoff.ceiling_ms(99), crate::policy::MAX_MS);
+        let (low, high) = delay_range_ms(&p, 99, u64::MAX);
+        assert_eq!((low, high), (0, crate::policy::MAX_MS));
+    }
+
+    #[test]
+    fn jitter_ranges() {
+        let b = BackoffConfig { base_ms: 100, cap_ms: 1000, ..BackoffConfig::default() };
+        assert_eq!(delay_range_ms(&policy(b, JitterConfig::Full), 2, 0), (0, 400));
+        assert_eq!(delay_range_ms(&policy(b, JitterConfig::Equal), 2, 0), (200, 400));
+        assert_eq!(delay_range_ms(&policy(b, JitterConfig::Proportional { ratio: 0.2 }), 2, 0), (320, 480));
+        assert_eq!(delay_range_ms(&policy(b, JitterConfig::Proportional { ratio: 0.2 }), 9, 0), (800, 1000));
+        assert_eq!(delay_range_ms(&policy(b, JitterConfig::Decorrelated), 0, 100), (100, 300));
+        assert_eq!(delay_range_ms(&policy(b, JitterConfig::Decorrelated), 5, 900), (100, 1000));
+    }
+}

@@ -1,0 +1,329 @@
+//! Outcomes (what the caller saw) and their classification by a policy.
+//!
+//! The caller reports what happened to an attempt as an [`Outcome`]; the
+//! policy's sets decide what it means ([`classify`]):
+//!
+//! | outcome | meaning |
+//! |---|---|
+//! | [`Outcome::Success`], HTTP 1xx-3xx, gRPC `ok` | success |
+//! | a status or code in `conflict` | conflict: re-read, recompute, redo the unit |
+//! | a status, code or transport failure in `retry_on` | retryable; ambiguous if in `ambiguous` or the request may have been processed |
+//! | [`TransportFailure::NotSent`] | never ambiguous: the request never left |
+//! | [`TransportFailure::ConnectionLost`], [`TransportFailure::TimedOut`] | always ambiguous |
+//! | [`Verdict`] from the application | as it says (never ambiguous) |
+//! | [`Outcome::Cancelled`] | the caller gave up |
+//! | anything else | not retryable |
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+use crate::policy::Policy;
+use crate::retry_after::Pushback;
+
+/// gRPC status codes, by their canonical names in snake_case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[allow(missing_docs)]
+pub enum GrpcCode {
+    Ok,
+    Cancelled,
+    Unknown,
+    InvalidArgument,
+    DeadlineExceeded,
+    NotFound,
+    AlreadyExists,
+    PermissionDenied,
+    ResourceExhausted,
+    FailedPrecondition,
+    Aborted,
+    OutOfRange,
+    Unimplemented,
+    Internal,
+    Unavailable,
+    DataLoss,
+    Unauthenticated,
+}
+
+impl GrpcCode {
+    /// Every code, in numeric order.
+    pub const ALL: [GrpcCode; 17] = [
+        GrpcCode::Ok,
+        GrpcCode::Cancelled,
+        GrpcCode::Unknown,
+        GrpcCode::InvalidArgument,
+        GrpcCode::DeadlineExceeded,
+        GrpcCode::NotFound,
+        GrpcCode::AlreadyExists,
+        GrpcCode::PermissionDenied,
+        GrpcCode::ResourceExhausted,
+        GrpcCode::FailedPrecondition,
+        GrpcCode::Aborted,
+        GrpcCode::OutOfRange,
+        GrpcCode::Unimplemented,
+        GrpcCode::Internal,
+        GrpcCode::Unavailable,
+        GrpcCode::DataLoss,
+        GrpcCode::Unauthenticated,
+    ];
+
+    /// The numeric code on the wire (0 for `ok` ... 16 for `unauthenticated`).
+    #[must_use]
+    pub fn number(self) -> u32 {
+        self as u32
+    }
+
+    /// The code for a wire number, if it is one of the 17 defined codes.
+    #[must_use]
+    pub fn from_number(number: u32) -> Option<GrpcCode> {
+        usize::try_from(number).ok().and_then(|index| GrpcCode::ALL.get(index).copied())
+    }
+
+    /// The snake_case name, as in JSON.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            GrpcCode::Ok => "ok",
+            GrpcCode::Cancelled => "cancelled",
+            GrpcCode::Unknown => "unknown",
+            GrpcCode::InvalidArgument => "invalid_argument",
+            GrpcCode::DeadlineExceeded => "deadline_exceeded",
+            GrpcCode::NotFound => "not_found",
+            GrpcCode::AlreadyExists => "already_exists",
+            GrpcCode::PermissionDenied => "permission_denied",
+            GrpcCode::ResourceExhausted => "resource_exhausted",
+            GrpcCode::FailedPrecondition => "failed_precondition",
+            GrpcCode::Aborted => "aborted",
+            GrpcCode::OutOfRange => "out_of_range",
+            GrpcCode::Unimplemented => "unimplemented",
+            GrpcCode::Internal => "internal",
+            GrpcCode::Unavailable => "unavailable",
+            GrpcCode::DataLoss => "data_loss",
+            GrpcCode::Unauthenticated => "unauthenticated",
+        }
+    }
+}
+
+/// A failure below the application protocol, split by whether the request
+/// may have reached the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransportFailure {
+    /// The request never left (DNS failure, connection refused, TLS handshake
+    /// failed before sending). Always safe to repeat.
+    NotSent,
+    /// The connection broke after the request was (partly) sent: it may have
+    /// been processed.
+    ConnectionLost,
+    /// The attempt's timeout fired after sending: it may have been processed.
+    TimedOut,
+}
+
+impl TransportFailure {
+    /// Every kind, in declaration order.
+    pub const ALL: [TransportFailure; 3] =
+        [TransportFailure::NotSent, TransportFailure::ConnectionLost, TransportFailure::TimedOut];
+
+    /// True when the server may have processed the request.
+    #[must_use]
+    pub fn may_have_been_processed(self) -> bool {
+        !matches!(self, TransportFailure::NotSent)
+    }
+}
+
+/// The application's own judgement of a failed attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Worth another attempt; the effect certainly did not happen.
+    Retryable,
+    /// Not worth another attempt.
+    NotRetryable,
+    /// State changed underneath: re-read, recompute, redo the unit.
+    Conflict,
+}
+
+/// What the caller saw when an attempt ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Outcome {
+    /// The attempt succeeded.
+    Success,
+    /// An HTTP response arrived.
+    HttpStatus {
+        /// The status, 100..=599. 1xx-3xx count as success.
+        status: u16,
+        /// A Retry-After delay already converted to milliseconds from now
+        /// (see [`parse_retry_after`](crate::parse_retry_after)).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retry_after_ms: Option<u64>,
+    },
+    /// A gRPC status arrived.
+    GrpcStatus {
+        /// The status code.
+        code: GrpcCode,
+        /// The `grpc-retry-pushback-ms` trailer, if present.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pushback: Option<Pushback>,
+    },
+    /// The transport failed.
+    Transport {
+        /// How it failed.
+        failure: TransportFailure,
+    },
+    /// The application judged the result itself.
+    Application {
+        /// Its judgement.
+        verdict: Verdict,
+    },
+    /// The caller abandoned the attempt and the operation.
+    Cancelled,
+}
+
+/// Server guidance carried by an outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Guidance {
+    None,
+    WaitMs(u64),
+    DoNotRetry,
+}
+
+/// What an outcome means under a policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "class", rename_all = "snake_case")]
+pub enum Class {
+    /// The operation succeeded.
+    Success,
+    /// Another attempt may help.
+    Retryable {
+        /// The request may have been processed.
+        ambiguous: bool,
+    },
+    /// Another identical attempt will not help.
+    NotRetryable,
+    /// The unit of work must be redone from a fresh read.
+    Conflict,
+    /// The caller gave up.
+    Cancelled,
+}
+
+/// Classifies an outcome under a policy.
+///
+/// ```
+/// use retryplan::{classify, Class, Outcome, Policy, TransportFailure};
+/// let policy = Policy::default();
+/// let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost };
+/// assert_eq!(classify(&policy, &lost), Ok(Class::Retryable { ambiguous: true }));
+/// let teapot = Outcome::HttpStatus { status: 418, retry_after_ms: None };
+/// assert_eq!(classify(&policy, &teapot), Ok(Class::NotRetryable));
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for an HTTP status outside 100..=599.
+pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
+    let sets = &policy.classification;
+    Ok(match *outcome {
+        Outcome::Success => Class::Success,
+        Outcome::HttpStatus { status, .. } => {
+            if !(100..=599).contains(&status) {
+                return Err(Error::InvalidArgument {
+                    name: "status",
+                    rule: format!("an HTTP status must be in 100..=599, got {status}"),
+                });
+            }
+            if status < 400 {
+                Class::Success
+            } else if sets.conflict_http.contains(status) {
+                Class::Conflict
+            } else if sets.retry_http.contains(status) {
+                Class::Retryable { ambiguous: sets.ambiguous_http.contains(status) }
+            } else {
+                Class::NotRetryable
+            }
+        }
+        Outcome::GrpcStatus { code, .. } => {
+            if code == GrpcCode::Ok {
+                Class::Success
+            } else if sets.conflict_grpc.contains(code) {
+                Class::Conflict
+            } else if sets.retry_grpc.contains(code) {
+                Class::Retryable { ambiguous: sets.ambiguous_grpc.contains(code) }
+            } else {
+                Class::NotRetryable
+            }
+        }
+        Outcome::Transport { failure } => {
+            if sets.retry_transport.contains(failure) {
+                Class::Retryable { ambiguous: failure.may_have_been_processed() }
+            } else {
+                Class::NotRetryable
+            }
+        }
+        Outcome::Application { verdict } => match verdict {
+            Verdict::Retryable => Class::Retryable { ambiguous: false },
+            Verdict::NotRetryable => Class::NotRetryable,
+            Verdict::Conflict => Class::Conflict,
+        },
+        Outcome::Cancelled => Class::Cancelled,
+    })
+}
+
+impl Outcome {
+    /// The server's guidance in this outcome (ignoring the policy).
+    pub(crate) fn guidance(&self) -> Guidance {
+        match *self {
+            Outcome::HttpStatus { retry_after_ms: Some(ms), .. } => Guidance::WaitMs(ms),
+            Outcome::GrpcStatus { pushback: Some(Pushback::RetryAfterMs(ms)), .. } => Guidance::WaitMs(ms),
+            Outcome::GrpcStatus { pushback: Some(Pushback::DoNotRetry), .. } => Guidance::DoNotRetry,
+            _ => Guidance::None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::PolicyConfig;
+
+    #[test]
+    fn grpc_numbers_match_the_wire() {
+        for (index, code) in GrpcCode::ALL.iter().enumerate() {
+            assert_eq!(code.number() as usize, index);
+            assert_eq!(GrpcCode::from_number(code.number()), Some(*code));
+        }
+        assert_eq!(GrpcCode::Unavailable.number(), 14);
+        assert_eq!(GrpcCode::from_number(17), None);
+    }
+
+    #[test]
+    fn default_http_classification() {
+        let policy = Policy::default();
+        let class = |status| classify(&policy, &Outcome::HttpStatus { status, retry_after_ms: None });
+        for status in [408, 429, 503] {
+            assert_eq!(class(status), Ok(Class::Retryable { ambiguous: false }), "{status}");
+        }
+        for status in [500, 502, 504] {
+            assert_eq!(class(status), Ok(Class::Retryable { ambiguous: true }), "{status}");
+        }
+        for status in [400, 401, 403, 404, 422, 501] {
+            assert_eq!(class(status), Ok(Class::NotRetryable), "{status}");
+        }
+        assert_eq!(class(409), Ok(Class::Conflict));
+        assert_eq!(class(204), Ok(Class::Success));
+        assert_eq!(class(99).unwrap_err().code(), "invalid_argument");
+        assert_eq!(class(600).unwrap_err().code(), "invalid_argument");
+    }
+
+    #[test]
+    fn classification_is_overridable() {
+        let mut config = PolicyConfig::default();
+        config.retry_on.grpc_codes = vec![GrpcCode::Unavailable, GrpcCode::ResourceExhausted];
+        config.conflict.grpc_codes = vec![];
+        config.retry_on.transport = vec![TransportFailure::NotSent];
+        let policy = Policy::new(&config).expect("valid");
+        let grpc = |code| classify(&policy, &Outcome::GrpcStatus { code, pushback: None });
+        assert_eq!(grpc(GrpcCode::ResourceExhausted), Ok(Class::Retryable { ambiguous: false }));
+        assert_eq!(grpc(GrpcCode::Aborted), Ok(Class::NotRetryable));
+        let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost };
+        assert_eq!(classify(&policy, &lost), Ok(Class::NotRetryable));
+    }
+}

@@ -1,0 +1,296 @@
+//! The `grpc-timeout` request header, which carries a call's remaining
+//! deadline to the next hop.
+//!
+//! gRPC's HTTP/2 protocol description defines the value as a positive integer
+//! of at most eight ASCII digits followed by a single unit letter:
+//!
+//! | unit | meaning      |
+//! |------|--------------|
+//! | `H`  | hours        |
+//! | `M`  | minutes      |
+//! | `S`  | seconds      |
+//! | `m`  | milliseconds |
+//! | `u`  | microseconds |
+//! | `n`  | nanoseconds  |
+//!
+//! This crate keeps time in whole milliseconds. Conversions in both
+//! directions round toward zero, so a budget handed downstream is never
+//! larger than the one actually left.
+
+use std::fmt::Write as _;
+
+use crate::retry_after::{parse_digits_saturating, HeaderError};
+
+/// Header name used in errors produced by [`parse_grpc_timeout`].
+const GRPC_TIMEOUT: &str = "grpc-timeout";
+
+/// Largest number the eight-digit value field can hold.
+const MAX_VALUE: u64 = 99_999_999;
+/// Most digits the value field may have.
+const MAX_DIGITS: usize = 8;
+
+const MS_PER_SECOND: u64 = 1_000;
+const MS_PER_MINUTE: u64 = 60 * MS_PER_SECOND;
+const MS_PER_HOUR: u64 = 60 * MS_PER_MINUTE;
+
+/// Encodes a remaining budget of `timeout_ms` milliseconds as a
+/// `grpc-timeout` value.
+///
+/// The most precise unit whose value fits in eight digits is chosen:
+/// milliseconds up to `99999999m`, then whole seconds, whole minutes and
+/// whole hours. Coarser units always round down, never up, so the
+/// downstream service is never granted time the caller does not have.
+/// Budgets beyond `99999999H` (about 11 400 years) are clamped to that
+/// value.
+///
+/// A budget of `0` encodes as `"0m"`: the deadline has already passed, and a
+/// caller should normally fail the call locally instead of sending it.
+#[must_use]
+pub fn encode_grpc_timeout(timeout_ms: u64) -> String {
+    let mut out = String::with_capacity(MAX_DIGITS + 1);
+    encode_grpc_timeout_into(timeout_ms, &mut out);
+    out
+}
+
+/// Appends the `grpc-timeout` encoding of `timeout_ms` to `out`.
+///
+/// Same rules as [`encode_grpc_timeout`]; useful for reusing a buffer. At
+/// most nine bytes are appended. Existing contents of `out` are kept.
+pub fn encode_grpc_timeout_into(timeout_ms: u64, out: &mut String) {
+    let (value, unit) = if timeout_ms <= MAX_VALUE {
+        (timeout_ms, 'm')
+    } else if timeout_ms / MS_PER_SECOND <= MAX_VALUE {
+        (timeout_ms / MS_PER_SECOND, 'S')
+    } else if timeout_ms / MS_PER_MINUTE <= MAX_VALUE {
+        (timeout_ms / MS_PER_MINUTE, 'M')
+    } else {
+        ((timeout_ms / MS_PER_HOUR).min(MAX_VALUE), 'H')
+    };
+    // Formatting into a String cannot fail; there is no error to report.
+    let _ = write!(out, "{value}{unit}");
+}
+
+/// How one unit of a `grpc-timeout` value converts to milliseconds.
+#[derive(Clone, Copy)]
+enum Scale {
+    /// Multiply the value by this many milliseconds per unit.
+    Times(u64),
+    /// Divide the value by this many units per millisecond, rounding down.
+    Per(u64),
+}
+
+/// Reads a `grpc-timeout` value and returns the budget in milliseconds.
+///
+/// Surrounding ASCII whitespace (optional whitespace in HTTP terms) is
+/// ignored; anything else must match `1*8DIGIT unit` exactly. A value of
+/// zero is accepted and means the deadline has already expired.
+///
+/// Microsecond and nanosecond values are rounded down to whole
+/// milliseconds, so `999u` or `500000n` read as `0`: a budget below one
+/// millisecond is treated as already spent. Larger units are multiplied out
+/// with saturating arithmetic.
+///
+/// # Errors
+///
+/// * [`HeaderError::Empty`] for an empty or all-whitespace value.
+/// * [`HeaderError::Malformed`] for a missing or unknown unit, no digits,
+///   a sign, inner whitespace, or any non-ASCII character.
+/// * [`HeaderError::OutOfRange`] for more than eight digits.
+pub fn parse_grpc_timeout(value: &str) -> Result<u64, HeaderError> {
+    let trimmed = value.trim_ascii();
+    if trimmed.is_empty() {
+        return Err(HeaderError::Empty { header: GRPC_TIMEOUT });
+    }
+    let malformed = |expected| HeaderError::malformed(GRPC_TIMEOUT, expected, trimmed);
+    if !trimmed.is_ascii() {
+        return Err(malformed("only ASCII digits and a unit letter"));
+    }
+    let (digits, unit) = match trimmed.as_bytes().split_last() {
+        Some((unit, rest)) => (rest, *unit),
+        None => return Err(malformed("digits followed by a unit")),
+    };
+    let scale = match unit {
+        b'H' => Scale::Times(MS_PER_HOUR),
+        b'M' => Scale::Times(MS_PER_MINUTE),
+        b'S' => Scale::Times(MS_PER_SECOND),
+        b'm' => Scale::Times(1),
+        b'u' => Scale::Per(1_000),
+        b'n' => Scale::Per(1_000_000),
+        b'0'..=b'9' => return Err(malformed("a unit after the digits (H, M, S, m, u or n)")),
+        _ => return Err(malformed("a unit of H, M, S, m, u or n")),
+    };
+    if digits.is_empty() {
+        return Err(malformed("at least one digit before the unit"));
+    }
+    if !digits.iter().all(u8::is_ascii_digit) {
+        return Err(malformed("only ASCII digits before the unit"));
+    }
+    if digits.len() > MAX_DIGITS {
+        return Err(HeaderError::out_of_range(GRPC_TIMEOUT, "at most 8 digits", trimmed));
+    }
+    // All bytes were checked to be ASCII digits, so this is valid UTF-8.
+    let amount = std::str::from_utf8(digits)
+        .ok()
+        .and_then(parse_digits_saturating)
+        .ok_or_else(|| malformed("only ASCII digits before the unit"))?;
+    Ok(match scale {
+        Scale::Times(ms) => amount.saturating_mul(ms),
+        Scale::Per(units) => amount.checked_div(units).unwrap_or(0),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(value: &str) -> Option<u64> {
+        parse_grpc_timeout(value).ok()
+    }
+
+    #[test]
+    fn encode_boundaries() {
+        assert_eq!(encode_grpc_timeout(0), "0m");
+        assert_eq!(encode_grpc_timeout(1), "1m");
+        assert_eq!(encode_grpc_timeout(1_500), "1500m");
+        assert_eq!(encode_grpc_timeout(99_999_999), "99999999m");
+        assert_eq!(encode_grpc_timeout(100_000_000), "100000S");
+        // Seconds round down: 100_000.999 s is sent as 100000 s.
+        assert_eq!(encode_grpc_timeout(100_000_999), "100000S");
+        assert_eq!(encode_grpc_timeout(99_999_999_999), "99999999S");
+        assert_eq!(encode_grpc_timeout(100_000_000_000), "1666666M");
+        assert_eq!(encode_grpc_timeout(99_999_999 * MS_PER_MINUTE + 59_999), "99999999M");
+        assert_eq!(encode_grpc_timeout(100_000_000 * MS_PER_MINUTE), "1666666H");
+        assert_eq!(encode_grpc_timeout(99_999_999 * MS_PER_HOUR), "99999999H");
+        assert_eq!(encode_grpc_timeout(u64::MAX), "99999999H");
+    }
+
+    #[test]
+    fn encode_never_rounds_up() {
+        for ms in [
+            0,
+            99_999_999,
+            100_000_001,
+            123_456_789_012,
+            98_765_432_109_876,
+            400_000_000_000_000,
+            u64::MAX / 2,
+            u64::MAX,
+        ] {
+            let encoded = encode_grpc_timeout(ms);
+            assert!(encoded.len() <= MAX_DIGITS + 1, "{encoded}");
+            let back = parsed(&encoded);
+            assert!(back.is_some_and(|b| b <= ms), "{ms} -> {encoded} -> {back:?}");
+        }
+    }
+
+    #[test]
+    fn encode_into_appends() {
+        let mut buf = String::from("x=");
+        encode_grpc_timeout_into(2_500, &mut buf);
+        assert_eq!(buf, "x=2500m");
+    }
+
+    #[test]
+    fn round_trip_in_each_coarse_unit() {
+        let cases: [(u64, char); 9] = [
+            (0, 'm'),
+            (42, 'm'),
+            (99_999_999, 'm'),
+            (100_000_000, 'S'),
+            (99_999_999_000, 'S'),
+            (120_000_000_000, 'M'),
+            (99_999_999 * MS_PER_MINUTE, 'M'),
+            (7_200_000_000_000, 'H'),
+            (99_999_999 * MS_PER_HOUR, 'H'),
+        ];
+        for (ms, unit) in cases {
+            let encoded = encode_grpc_timeout(ms);
+            assert!(encoded.ends_with(unit), "{ms} -> {encoded}");
+            assert_eq!(parsed(&encoded), Some(ms), "{ms} -> {encoded}");
+        }
+    }
+
+    #[test]
+    fn parse_each_unit() {
+        assert_eq!(parsed("2H"), Some(7_200_000));
+        assert_eq!(parsed("3M"), Some(180_000));
+        assert_eq!(parsed("5S"), Some(5_000));
+        assert_eq!(parsed("250m"), Some(250));
+        assert_eq!(parsed("1500u"), Some(1));
+        assert_eq!(parsed("999u"), Some(0));
+        assert_eq!(parsed("2500000n"), Some(2));
+        assert_eq!(parsed("999999n"), Some(0));
+        assert_eq!(parsed("99999999H"), Some(359_999_996_400_000));
+        assert_eq!(parsed("99999999n"), Some(99));
+        assert_eq!(parsed("00000010S"), Some(10_000));
+        assert_eq!(parsed(" 10S\t"), Some(10_000));
+    }
+
+    #[test]
+    fn parse_rejections() {
+        assert_eq!(parse_grpc_timeout(""), Err(HeaderError::Empty { header: "grpc-timeout" }));
+        assert!(matches!(parse_grpc_timeout("  "), Err(HeaderError::Empty { .. })));
+        assert!(matches!(
+            parse_grpc_timeout("123456789m"),
+            Err(HeaderError::OutOfRange { header: "grpc-timeout", .. })
+        ));
+        for bad in [
+            "10x",
+            "10",
+            "123456789",
+            "m",
+            "S",
+            "-1m",
+            "+1m",
+            "1 m",
+            "1.5S",
+            "10s",
+            "10h",
+            "1mm",
+            "１0m",
+            "10µ",
+            "0x10m",
+            "10 S",
+        ] {
+            assert!(
+                matches!(parse_grpc_timeout(bad), Err(HeaderError::Malformed { header: "grpc-timeout", .. })),
+                "{bad:?} -> {:?}",
+                parse_grpc_timeout(bad)
+            );
+        }
+    }
+
+    #[test]
+    fn error_messages() {
+        let msg = |v: &str| parse_grpc_timeout(v).err().map(|e| e.to_string());
+        assert_eq!(msg("10x").as_deref(), Some("grpc-timeout: expected a unit of H, M, S, m, u or n, got \"10x\""));
+        assert_eq!(
+            msg("10").as_deref(),
+            Some("grpc-timeout: expected a unit after the digits (H, M, S, m, u or n), got \"10\"")
+        );
+        assert_eq!(
+            msg("-1m").as_deref(),
+            Some("grpc-timeout: expected only ASCII digits before the unit, got \"-1m\"")
+        );
+        assert_eq!(
+            msg("123456789S").as_deref(),
+            Some("grpc-timeout: \"123456789S\" is out of range (at most 8 digits)")
+        );
+        assert_eq!(msg("").as_deref(), Some("grpc-timeout: value is empty"));
+    }
+
+    #[test]
+    fn no_panics_on_mutated_input() {
+        for seed in ["99999999H", "12345678n", "1m", "0S"] {
+            for at in 0..seed.len() {
+                for with in ['0', '9', ' ', '-', 'x', 'é', '\u{0}'] {
+                    let (head, tail) = seed.split_at(at);
+                    let tail = tail.chars().skip(1);
+                    let mutated: String = head.chars().chain([with]).chain(tail).collect();
+                    let _ = parse_grpc_timeout(&mutated);
+                    let _ = parse_grpc_timeout(head);
+                }
+            }
+        }
+    }
+}

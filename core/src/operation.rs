@@ -1,0 +1,541 @@
+//! The per-operation state machine: events in, one [`Decision`] out per call.
+//!
+//! One logical operation is one business effect with one stable idempotency
+//! key and up to `max_attempts` attempts, each with a fresh request id. The
+//! rules, in the order they are applied:
+//!
+//! **Before every attempt** ([`Operation::poll`] when ready): the remaining
+//! budget is `deadline - now - response_reserve` (saturating). If it is below
+//! `max(1, minimum_useful_attempt_ms)`, give up with `deadline_insufficient`.
+//! Otherwise the effective timeout is `min(per-attempt timeout, remaining)`,
+//! where a fraction-of-remaining timeout is never below the minimum useful time.
+//!
+//! **After an attempt** ([`Operation::on_outcome`]):
+//! 1. success ends it; cancellation gives up (`cancelled`); a conflict answers
+//!    [`Decision::Restart`]; a non-retryable outcome gives up (`not_retryable`);
+//! 2. an ambiguous outcome of an [`Idempotency::Unsafe`] operation answers
+//!    [`Decision::Reconcile`], never a repeat;
+//! 3. the last allowed attempt gives up (`attempts_exhausted`);
+//! 4. server guidance (when honored): gRPC "do not retry" gives up
+//!    (`server_declined_retry`); above the cap it is clamped or gives up
+//!    (`retry_after_above_cap`);
+//! 5. the delay is the jittered backoff (one draw), raised to the guidance;
+//! 6. if the guidance plus a minimum useful attempt does not fit in what
+//!    remains, give up now (`retry_after_exceeds_budget`); if the delay plus a
+//!    minimum useful attempt does not fit, give up now (`deadline_insufficient`),
+//!    never after sleeping;
+//! 7. otherwise wait (or, for a zero delay, go straight to the pre-attempt check).
+//!
+//! A clock reading earlier than one already seen counts as no time elapsed.
+
+use crate::backoff::delay_range_ms;
+use crate::classify::{classify, Class, Guidance, Outcome};
+use crate::decision::{Decision, GiveUpReason, RequestId};
+use crate::error::Error;
+use crate::policy::{AboveCap, AttemptTimeout, Idempotency, Policy};
+use crate::rng::{mix, Draws, SplitMix64};
+
+/// Stream constants for [`mix`]: request ids and derived idempotency keys.
+const REQUEST_ID_STREAM: u64 = 0x5245_5155_4553_5449; // "REQUESTI"
+const KEY_STREAM: u64 = 0x4944_454d_5f4b_4559; // "IDEM_KEY"
+
+/// The longest idempotency key accepted, in bytes.
+pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
+
+/// An idempotency key: 1 to 255 visible ASCII characters (it travels in a header).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct IdempotencyKey(String);
+
+impl IdempotencyKey {
+    /// Checks and wraps a caller-supplied key.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the key is empty, longer than 255
+    /// bytes, or holds anything but visible ASCII (`!` to `~`).
+    pub fn new(key: impl Into<String>) -> Result<IdempotencyKey, Error> {
+        let key = key.into();
+        if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY_LEN {
+            return Err(Error::InvalidArgument {
+                name: "idempotency_key",
+                rule: format!("must be 1 to {MAX_IDEMPOTENCY_KEY_LEN} bytes long, got {}", key.len()),
+            });
+        }
+        if let Some(bad) = key.chars().find(|c| !c.is_ascii_graphic()) {
+            return Err(Error::InvalidArgument {
+                name: "idempotency_key",
+                rule: format!("must be visible ASCII (no spaces or control characters), found {bad:?}"),
+            });
+        }
+        Ok(IdempotencyKey(key))
+    }
+
+    /// A UUID-formatted (version 4 layout) key made from 128 bits.
+    #[must_use]
+    pub fn from_bits(bits: u128) -> IdempotencyKey {
+        let bits = (bits & !(0xF << 76) | (0x4 << 76)) & !(0x3 << 62) | (0x2 << 62);
+        let hex = format!("{bits:032x}");
+        IdempotencyKey(format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32]))
+    }
+
+    /// The key as text.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl core::fmt::Display for IdempotencyKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// How an operation starts: its seed, key and the caller's deadline.
+///
+/// ```
+/// use retryplan::{OperationOptions, IdempotencyKey};
+/// let options = OperationOptions::new(42)
+///     .with_idempotency_key(IdempotencyKey::new("order-5001").unwrap())
+///     .with_deadline_ms(1_800);
+/// assert_eq!(options.seed, 42);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OperationOptions {
+    /// Seeds the jitter and the request ids (and the key when none is given).
+    pub seed: u64,
+    /// The stable key for all attempts; derived from the seed when `None`.
+    pub idempotency_key: Option<IdempotencyKey>,
+    /// A deadline propagated by the caller, on the same clock; the operation's
+    /// deadline is the earlier of this and `start + total_budget_ms`.
+    pub deadline_ms: Option<u64>,
+}
+
+impl OperationOptions {
+    /// Options with this seed, a key derived from it, and no caller deadline.
+    #[must_use]
+    pub fn new(seed: u64) -> OperationOptions {
+        OperationOptions { seed, idempotency_key: None, deadline_ms: None }
+    }
+
+    /// Sets the idempotency key.
+    #[must_use]
+    pub fn with_idempotency_key(mut self, key: IdempotencyKey) -> OperationOptions {
+        self.idempotency_key = Some(key);
+        self
+    }
+
+    /// Sets the caller's propagated deadline (absolute ms on the caller's clock).
+    #[must_use]
+    pub fn with_deadline_ms(mut self, deadline_ms: u64) -> OperationOptions {
+        self.deadline_ms = Some(deadline_ms);
+        self
+    }
+
+    /// A seed and a 128-bit UUID-formatted key from the operating system's
+    /// random source (`getrandom`). The only entropy the crate ever reads.
+    ///
+    /// # Errors
+    /// [`Error::EntropyUnavailable`] when the random source fails.
+    #[cfg(feature = "entropy")]
+    pub fn from_entropy() -> Result<OperationOptions, Error> {
+        let mut bytes = [0u8; 24];
+        getrandom::fill(&mut bytes).map_err(|error| Error::EntropyUnavailable { message: error.to_string() })?;
+        let (seed, key) = bytes.split_at(8);
+        let seed = u64::from_le_bytes(seed.try_into().unwrap_or_default());
+        let key = u128::from_le_bytes(key.try_into().unwrap_or_default());
+        Ok(OperationOptions::new(seed).with_idempotency_key(IdempotencyKey::from_bits(key)))
+    }
+}
+
+/// Where the operation stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// The next poll checks the budget and starts an attempt.
+    Ready,
+    /// Backing off until `until_ms`.
+    Waiting { until_ms: u64 },
+    /// An attempt is running.
+    InFlight { attempt: u32, abort_at_ms: u64 },
+    /// An ending was returned.
+    Ended,
+}
+
+/// The state machine of one logical operation.
+///
+/// ```
+/// use retryplan::{Decision, Operation, OperationOptions, Outcome, Policy};
+/// let policy = Policy::from_json(r#"{"jitter": {"kind": "none"}}"#).unwrap();
+/// let mut op = Operation::new(&policy, 0, OperationOptions::new(7));
+/// let Decision::StartAttempt { attempt, .. } = op.poll(0).unwrap() else { unreachable!() };
+/// let unavailable = Outcome::HttpStatus { status: 503, retry_after_ms: None };
+/// assert!(matches!(op.on_outcome(120, attempt, &unavailable).unwrap(), Decision::Wait { until_ms: 220, .. }));
+/// assert!(matches!(op.poll(220).unwrap(), Decision::StartAttempt { attempt: 2, .. }));
+/// assert_eq!(op.on_outcome(300, 2, &Outcome::Success).unwrap(), Decision::Succeeded { attempts: 2 });
+/// ```
+#[derive(Clone, Debug)]
+pub struct Operation {
+    policy: Policy,
+    seed: u64,
+    draws: Draws,
+    idempotency_key: IdempotencyKey,
+    started_at_ms: u64,
+    deadline_ms: u64,
+    last_now_ms: u64,
+    attempts_started: u32,
+    previous_delay_ms: u64,
+    phase: Phase,
+}
+
+impl Operation {
+    /// Starts an operation at `now_ms`. Call [`poll`](Operation::poll) for its
+    /// first decision.
+    #[must_use]
+    pub fn new(policy: &Policy, now_ms: u64, options: OperationOptions) -> Operation {
+        let idempotency_key = options.idempotency_key.unwrap_or_else(|| {
+            let high = mix(options.seed, KEY_STREAM, 0);
+            let low = mix(options.seed, KEY_STREAM, 1);
+            IdempotencyKey::from_bits(u128::from(high) << 64 | u128::from(low))
+        });
+        let budget_end = now_ms.saturating_add(policy.total_budget_ms);
+        let deadline_ms = options.deadline_ms.map_or(budget_end, |caller| caller.min(budget_end));
+        Operation {
+            policy: *policy,
+            seed: options.seed,
+            draws: Draws::Seeded(SplitMix64::new(options.seed)),
+            idempotency_key,
+            started_at_ms: now_ms,
+            deadline_ms,
+            last_now_ms: now_ms,
+            attempts_started: 0,
+            previous_delay_ms: policy.backoff.base_ms,
+            phase: Phase::Ready,
+        }
+    }
+
+    /// The current decision at `now_ms`: start an attempt, keep waiting, or
+    /// await the running attempt's outcome.
+    ///
+    /// # Errors
+    /// [`Error::OperationEnded`] after an ending was returned.
+    pub fn poll(&mut self, now_ms: u64) -> Result<Decision, Error> {
+        let now = self.observe(now_ms);
+        match self.phase {
+            Phase::Ended => Err(Error::OperationEnded),
+            Phase::InFlight { attempt, abort_at_ms } => Ok(Decision::AwaitOutcome { attempt, abort_at_ms }),
+            Phase::Waiting { until_ms } if now < until_ms => Ok(self.wait_again(now, until_ms)),
+            Phase::Waiting { .. } | Phase::Ready => Ok(self.try_start_attempt(now)),
+        }
+    }
+
+    /// Reports how attempt `attempt` ended and returns the next decision.
+    ///
+    /// # Errors
+    /// [`Error::OperationEnded`] after an ending; [`Error::AttemptNotRunning`]
+    /// when `attempt` is not the running attempt; [`Error::InvalidArgument`]
+    /// for an HTTP status outside 100..=599. On error nothing changes.
+    pub fn on_outcome(&mut self, now_ms: u64, attempt: u32, outcome: &Outcome) -> Result<Decision, Error> {
+        let running = match self.phase {
+            Phase::Ended => return Err(Error::OperationEnded),
+            Phase::InFlight { attempt, .. } => Some(attempt),
+            Phase::Ready | Phase::Waiting { .. } => None,
+        };
+        if running != Some(attempt) {
+            return Err(Error::AttemptNotRunning {
+                attempt,
+                running: running.map_or_else(|| "none".to_owned(), |running| running.to_string()),
+            });
+        }
+        let class = classify(&self.policy, outcome)?;
+        let now = self.observe(now_ms);
+        Ok(self.after_attempt(now, class, outcome))
+    }
+
+    /// The caller abandons the operation: gives up with reason `cancelled`.
+    /// A waiting operation spends nothing more.
+    ///
+    /// # Errors
+    /// [`Error::OperationEnded`] after an ending.
+    pub fn cancel(&mut self, now_ms: u64) -> Result<Decision, Error> {
+        if self.phase == Phase::Ended {
+            return Err(Error::OperationEnded);
+        }
+        let now = self.observe(now_ms);
+        Ok(self.give_up(now, GiveUpReason::Cancelled, None))
+    }
+
+    /// When the caller should poll next: the end of a wait, the running
+    /// attempt's abort time, the last seen time when an attempt is due now,
+    /// or `None` once ended.
+    #[must_use]
+    pub fn next_wakeup_ms(&self) -> Option<u64> {
+        match self.phase {
+            Phase::Ready => Some(self.last_now_ms),
+            Phase::Waiting { until_ms } => Some(until_ms),
+            Phase::InFlight { abort_at_ms, .. } => Some(abort_at_ms),
+            Phase::Ended => None,
+        }
+    }
+
+    /// Budget left at `now_ms` after the response reserve (saturating at 0).
+    #[must_use]
+    pub fn remaining_budget_ms(&self, now_ms: u64) -> u64 {
+        crate::deadline::remaining_budget_ms(
+            self.deadline_ms,
+            now_ms.max(self.last_now_ms),
+            self.policy.response_reserve_ms,
+        )
+    }
+
+    /// The operation's deadline: `min(start + total_budget_ms, caller deadline)`.
+    #[must_use]
+    pub fn deadline_ms(&self) -> u64 {
+        self.deadline_ms
+    }
+
+    /// When the operation started.
+    #[must_use]
+    pub fn started_at_ms(&self) -> u64 {
+        self.started_at_ms
+    }
+
+    /// The stable idempotency key of every attempt (the operation id).
+    #[must_use]
+    pub fn idempotency_key(&self) -> &IdempotencyKey {
+        &self.idempotency_key
+    }
+
+    /// Attempts started so far.
+    #[must_use]
+    pub fn attempts_started(&self) -> u32 {
+        self.attempts_started
+    }
+
+    /// True once an ending was returned.
+    #[must_use]
+    pub fn is_ended(&self) -> bool {
+        self.phase == Phase::Ended
+    }
+
+    /// The policy this operation runs.
+    #[must_use]
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The same operation with every jitter draw at the top of its range
+    /// (the worst case), for [`explain`](crate::explain).
+    pub(crate) fn with_highest_draws(mut self) -> Operation {
+        self.draws = Draws::Highest;
+        self
+    }
+
+    /// The request id attempt `attempt` gets (1-based).
+    #[must_use]
+    pub fn request_id(&self, attempt: u32) -> RequestId {
+        RequestId(mix(self.seed, REQUEST_ID_STREAM, u64::from(attempt)))
+    }
+
+    /// Records a clock reading; one earlier than the last counts as no time elapsed.
+    fn observe(&mut self, now_ms: u64) -> u64 {
+        self.last_now_ms = self.last_now_ms.max(now_ms);
+        self.last_now_ms
+    }
+
+    fn wait_again(&self, now: u64, until_ms: u64) -> Decision {
+        Decision::Wait {
+            retry: self.attempts_started.saturating_sub(1),
+            delay_ms: until_ms - now,
+            until_ms,
+            server_delay_ms: None,
+            remaining_budget_ms: self.remaining_budget_ms(now),
+        }
+    }
+
+    fn try_start_attempt(&mut self, now: u64) -> Decision {
+        let remaining = self.remaining_budget_ms(now);
+        let minimum = self.policy.minimum_useful_attempt_ms.max(1);
+        if remaining < minimum {
+            return self.give_up(now, GiveUpReason::DeadlineInsufficient, None);
+        }
+        let per_attempt = match self.policy.attempt_timeout {
+            AttemptTimeout::Fixed { ms } => ms,
+            AttemptTimeout::FractionOfRemaining { permille } => {
+                let share = u64::try_from(u128::from(remaining) * u128::from(permille) / 1000).unwrap_or(u64::MAX);
+                share.max(minimum)
+            }
+        };
+        let timeout_ms = per_attempt.min(remaining);
+        self.attempts_started += 1;
+        let attempt = self.attempts_started;
+        let abort_at_ms = now.saturating_add(timeout_ms);
+        self.phase = Phase::InFlight { attempt, abort_at_ms };
+        Decision::StartAttempt {
+            attempt,
+            timeout_ms,
+            abort_at_ms,
+            request_id: self.request_id(attempt),
+            remaining_budget_ms: remaining,
+        }
+    }
+
+    fn after_attempt(&mut self, now: u64, class: Class, outcome: &Outcome) -> Decision {
+        let attempts = self.attempts_started;
+        let ambiguous = match class {
+            Class::Success => return self.end(Decision::Succeeded { attempts }),
+            Class::Cancelled => return self.give_up(now, GiveUpReason::Cancelled, None),
+            Class::NotRetryable => return self.give_up(now, GiveUpReason::NotRetryable, None),
+            Class::Conflict => {
+                let remaining_budget_ms = self.remaining_budget_ms(now);
+                return self.end(Decision::Restart { attempts, deadline_ms: self.deadline_ms, remaining_budget_ms });
+            }
+            Class::Retryable { ambiguous } => ambiguous,
+        };
+        if ambiguous && self.policy.idempotency == Idempotency::Unsafe {
+            let remaining_budget_ms = self.remaining_budget_ms(now);
+            return self.end(Decision::Reconcile { attempts, remaining_budget_ms });
+        }
+        if attempts >= self.policy.max_attempts {
+            return self.give_up(now, GiveUpReason::AttemptsExhausted, None);
+        }
+
+        let guidance = self.policy.server_guidance;
+        let server_delay_ms = match (guidance.honor, outcome.guidance()) {
+            (false, _) | (true, Guidance::None) => None,
+            (true, Guidance::DoNotRetry) => return self.give_up(now, GiveUpReason::ServerDeclinedRetry, None),
+            (true, Guidance::WaitMs(ms)) if ms > guidance.cap_ms => match guidance.above_cap {
+                AboveCap::Clamp => Some(guidance.cap_ms),
+                AboveCap::GiveUp => return self.give_up(now, GiveUpReason::RetryAfterAboveCap, Some(ms)),
+            },
+            (true, Guidance::WaitMs(ms)) => Some(ms),
+        };
+
+        let retry = attempts - 1;
+        let (low, high) = delay_range_ms(&self.policy, retry, self.previous_delay_ms);
+        let backoff_ms = self.draws.in_range(low, high);
+        self.previous_delay_ms = backoff_ms;
+        let delay_ms = backoff_ms.max(server_delay_ms.unwrap_or(0));
+
+        let remaining = self.remaining_budget_ms(now);
+        let minimum = self.policy.minimum_useful_attempt_ms.max(1);
+        if let Some(server_ms) = server_delay_ms {
+            if server_ms.saturating_add(minimum) > remaining {
+                return self.give_up(now, GiveUpReason::RetryAfterExceedsBudget, Some(server_ms));
+            }
+        }
+        if delay_ms.saturating_add(minimum) > remaining {
+            return self.give_up(now, GiveUpReason::DeadlineInsufficient, Some(delay_ms));
+        }
+        if delay_ms == 0 {
+            return self.try_start_attempt(now);
+        }
+        let until_ms = now.saturating_add(delay_ms);
+        self.phase = Phase::Waiting { until_ms };
+        Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms: remaining }
+    }
+
+    fn give_up(&mut self, now: u64, reason: GiveUpReason, refused_delay_ms: Option<u64>) -> Decision {
+        let decision = Decision::GaveUp {
+            reason,
+            attempts: self.attempts_started,
+            remaining_budget_ms: self.remaining_budget_ms(now),
+            refused_delay_ms,
+        };
+        self.end(decision)
+    }
+
+    fn end(&mut self, decision: Decision) -> Decision {
+        self.phase = Phase::Ended;
+        decision
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::TransportFailure;
+    use crate::policy::{AttemptTimeoutConfig, BackoffConfig, JitterConfig, PolicyConfig};
+
+    fn checkout() -> Policy {
+        Policy::new(&PolicyConfig {
+            max_attempts: 3,
+            total_budget_ms: 800,
+            attempt_timeout: AttemptTimeoutConfig::FixedMs(200),
+            response_reserve_ms: 50,
+            minimum_useful_attempt_ms: 200,
+            backoff: BackoffConfig { base_ms: 50, cap_ms: 400, ..BackoffConfig::default() },
+            jitter: JitterConfig::None,
+            ..PolicyConfig::default()
+        })
+        .expect("valid")
+    }
+
+    const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None };
+
+    #[test]
+    fn the_800_ms_checkout_gives_up_before_a_third_attempt_that_needs_850_ms() {
+        let mut op = Operation::new(&checkout(), 0, OperationOptions::new(1));
+        assert!(matches!(
+            op.poll(50),
+            Ok(Decision::StartAttempt { attempt: 1, timeout_ms: 200, abort_at_ms: 250, .. })
+        ));
+        assert!(matches!(op.on_outcome(250, 1, &UNAVAILABLE), Ok(Decision::Wait { delay_ms: 50, until_ms: 300, .. })));
+        assert!(matches!(
+            op.poll(300),
+            Ok(Decision::StartAttempt { attempt: 2, timeout_ms: 200, abort_at_ms: 500, .. })
+        ));
+        assert_eq!(
+            op.on_outcome(500, 2, &UNAVAILABLE),
+            Ok(Decision::GaveUp {
+                reason: GiveUpReason::DeadlineInsufficient,
+                attempts: 2,
+                remaining_budget_ms: 250,
+                refused_delay_ms: Some(100)
+            })
+        );
+        assert_eq!(op.poll(600), Err(Error::OperationEnded));
+    }
+
+    #[test]
+    fn misuse_is_an_error_and_changes_nothing() {
+        let mut op = Operation::new(&checkout(), 0, OperationOptions::new(1));
+        assert_eq!(op.on_outcome(0, 1, &UNAVAILABLE).unwrap_err().code(), "attempt_not_running");
+        let _ = op.poll(0);
+        assert_eq!(op.on_outcome(0, 2, &UNAVAILABLE).unwrap_err().code(), "attempt_not_running");
+        let bad = Outcome::HttpStatus { status: 42, retry_after_ms: None };
+        assert_eq!(op.on_outcome(0, 1, &bad).unwrap_err().code(), "invalid_argument");
+        assert!(matches!(op.poll(10), Ok(Decision::AwaitOutcome { attempt: 1, abort_at_ms: 200 })));
+    }
+
+    #[test]
+    fn unsafe_ambiguous_write_reconciles_but_not_sent_retries() {
+        let config =
+            PolicyConfig { idempotency: Idempotency::Unsafe, jitter: JitterConfig::None, ..PolicyConfig::default() };
+        let policy = Policy::new(&config).expect("valid");
+        let mut op = Operation::new(&policy, 0, OperationOptions::new(1));
+        let _ = op.poll(0);
+        let not_sent = Outcome::Transport { failure: TransportFailure::NotSent };
+        assert!(matches!(op.on_outcome(10, 1, &not_sent), Ok(Decision::Wait { .. })));
+        let _ = op.poll(110);
+        let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost };
+        assert!(matches!(op.on_outcome(200, 2, &lost), Ok(Decision::Reconcile { attempts: 2, .. })));
+    }
+
+    #[test]
+    fn request_ids_differ_per_attempt_and_keys_are_stable() {
+        let op = Operation::new(&checkout(), 0, OperationOptions::new(9));
+        assert_ne!(op.request_id(1), op.request_id(2));
+        let again = Operation::new(&checkout(), 0, OperationOptions::new(9));
+        assert_eq!(op.idempotency_key(), again.idempotency_key());
+        assert_eq!(op.idempotency_key().as_str().len(), 36);
+        assert_eq!(&op.idempotency_key().as_str()[14..15], "4");
+    }
+
+    #[test]
+    fn key_validation() {
+        assert!(IdempotencyKey::new("order-5001").is_ok());
+        assert_eq!(IdempotencyKey::new("").unwrap_err().code(), "invalid_argument");
+        assert!(IdempotencyKey::new("has space").is_err());
+        assert!(IdempotencyKey::new("x".repeat(256)).is_err());
+        assert!(IdempotencyKey::new("ключ").is_err());
+    }
+}

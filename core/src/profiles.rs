@@ -1,0 +1,102 @@
+//! Named profiles: every built-in starting point, in this one file.
+//!
+//! A profile is a [`PolicyConfig`]; change any field before validating it.
+//!
+//! | name | for | attempts | budget | per attempt | backoff | idempotency |
+//! |---|---|---|---|---|---|---|
+//! | `read` | user-facing reads | 3 | 2 s | 800 ms | 50 ms x2 to 1 s, full jitter | safe |
+//! | `checkout` | a user-facing keyed write (800 ms) | 3 | 800 ms | 200 ms | 50 ms x2 to 400 ms, full jitter | keyed |
+//! | `write_keyed` | writes the server deduplicates by key | 3 | 5 s | 2 s | 100 ms x2 to 2 s, full jitter | keyed |
+//! | `write_strict` | writes without deduplication | 2 | 5 s | 2 s | 200 ms, equal jitter | unsafe: ambiguous outcomes reconcile |
+//! | `background` | queue workers, batch jobs | 8 | 5 min | 30 s | 1 s x2 to 1 min, decorrelated | idempotent |
+
+use crate::classify::TransportFailure;
+use crate::error::Error;
+use crate::policy::{
+    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, Idempotency, JitterConfig, PolicyConfig, RetryOnConfig,
+    ServerGuidanceConfig,
+};
+
+/// The built-in profile names.
+pub const NAMES: [&str; 5] = ["read", "checkout", "write_keyed", "write_strict", "background"];
+
+/// The configuration of a built-in profile.
+///
+/// ```
+/// let config = retryplan::profiles::profile("checkout").unwrap();
+/// assert_eq!(config.total_budget_ms, 800);
+/// assert_eq!(retryplan::profiles::profile("nope").unwrap_err().code(), "unknown_profile");
+/// ```
+///
+/// # Errors
+/// [`Error::UnknownProfile`] for a name not in [`NAMES`].
+pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
+    let base = PolicyConfig::default();
+    let exponential =
+        |base_ms, cap_ms| BackoffConfig { kind: BackoffKind::Exponential, base_ms, multiplier: 2.0, cap_ms };
+    Ok(match name {
+        "read" => PolicyConfig {
+            max_attempts: 3,
+            total_budget_ms: 2_000,
+            attempt_timeout: AttemptTimeoutConfig::FixedMs(800),
+            backoff: exponential(50, 1_000),
+            idempotency: Idempotency::Safe,
+            ..base
+        },
+        "checkout" => PolicyConfig {
+            max_attempts: 3,
+            total_budget_ms: 800,
+            attempt_timeout: AttemptTimeoutConfig::FixedMs(200),
+            response_reserve_ms: 50,
+            minimum_useful_attempt_ms: 200,
+            backoff: exponential(50, 400),
+            server_guidance: ServerGuidanceConfig { cap_ms: 500, ..ServerGuidanceConfig::default() },
+            idempotency: Idempotency::Keyed,
+            ..base
+        },
+        "write_keyed" => PolicyConfig {
+            max_attempts: 3,
+            total_budget_ms: 5_000,
+            attempt_timeout: AttemptTimeoutConfig::FixedMs(2_000),
+            idempotency: Idempotency::Keyed,
+            ..base
+        },
+        "write_strict" => PolicyConfig {
+            max_attempts: 2,
+            total_budget_ms: 5_000,
+            attempt_timeout: AttemptTimeoutConfig::FixedMs(2_000),
+            backoff: BackoffConfig { kind: BackoffKind::Constant, base_ms: 200, multiplier: 1.0, cap_ms: 200 },
+            jitter: JitterConfig::Equal,
+            idempotency: Idempotency::Unsafe,
+            ..base
+        },
+        "background" => PolicyConfig {
+            max_attempts: 8,
+            total_budget_ms: 300_000,
+            attempt_timeout: AttemptTimeoutConfig::FixedMs(30_000),
+            response_reserve_ms: 0,
+            minimum_useful_attempt_ms: 1_000,
+            backoff: exponential(1_000, 60_000),
+            jitter: JitterConfig::Decorrelated,
+            retry_on: RetryOnConfig { transport: TransportFailure::ALL.to_vec(), ..RetryOnConfig::default() },
+            server_guidance: ServerGuidanceConfig { honor: true, cap_ms: 120_000, above_cap: AboveCap::Clamp },
+            idempotency: Idempotency::Idempotent,
+            ..base
+        },
+        _ => return Err(Error::UnknownProfile { name: name.to_owned(), known: NAMES.join(", ") }),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::Policy;
+
+    #[test]
+    fn every_profile_is_valid() {
+        for name in NAMES {
+            let config = profile(name).expect("known");
+            Policy::new(&config).unwrap_or_else(|error| panic!("{name}: {error}"));
+        }
+    }
+}

@@ -1,0 +1,384 @@
+//! Reading the guidance a server attaches to a failed or throttled response.
+//!
+//! Three sources are understood:
+//!
+//! * `Retry-After` (RFC 9110 section 10.2.3): delta-seconds or an HTTP-date,
+//!   see [`parse_retry_after`].
+//! * `retry-after-ms` / `x-ms-retry-after-ms`: a non-standard but widely sent
+//!   millisecond variant, see [`parse_retry_after_ms_header`].
+//! * `grpc-retry-pushback-ms` (gRPC proposal A6), see [`parse_grpc_pushback`].
+//!
+//! Every function here is pure: the caller passes the current wall-clock time
+//! where one is needed, and nothing in this module reads a clock, allocates
+//! on the success path, or panics on any input.
+
+use std::time::UNIX_EPOCH;
+
+/// Header name used in errors produced by [`parse_retry_after`].
+const RETRY_AFTER: &str = "retry-after";
+/// Header name used in errors produced by [`parse_retry_after_ms_header`].
+const RETRY_AFTER_MS: &str = "retry-after-ms";
+
+/// Longest excerpt of an offending value kept inside a [`HeaderError`], in
+/// characters.
+const EXCERPT_CHARS: usize = 64;
+
+/// Why a header value could not be read.
+///
+/// Shared by every header parser in the crate. The `header` field always
+/// names the header (lower case) so that a log line is useful on its own, and
+/// `value` holds at most 64 characters of the offending input, with a
+/// trailing `…` when it had to be shortened.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HeaderError {
+    /// The value was empty, or held nothing but whitespace.
+    #[error("{header}: value is empty")]
+    Empty {
+        /// The header being parsed.
+        header: &'static str,
+    },
+    /// The value does not follow the header's grammar.
+    #[error("{header}: expected {expected}, got {value:?}")]
+    Malformed {
+        /// The header being parsed.
+        header: &'static str,
+        /// The rule that was broken, phrased as what was expected instead.
+        expected: &'static str,
+        /// A bounded excerpt of the value that was received.
+        value: String,
+    },
+    /// The value is well formed but outside the range the header allows.
+    #[error("{header}: {value:?} is out of range ({limit})")]
+    OutOfRange {
+        /// The header being parsed.
+        header: &'static str,
+        /// The limit that was exceeded, in words.
+        limit: &'static str,
+        /// A bounded excerpt of the value that was received.
+        value: String,
+    },
+}
+
+impl HeaderError {
+    /// Builds [`HeaderError::Malformed`], keeping only a bounded excerpt of
+    /// `value`.
+    #[must_use]
+    pub fn malformed(header: &'static str, expected: &'static str, value: &str) -> Self {
+        Self::Malformed { header, expected, value: excerpt(value) }
+    }
+
+    /// Builds [`HeaderError::OutOfRange`], keeping only a bounded excerpt of
+    /// `value`.
+    #[must_use]
+    pub fn out_of_range(header: &'static str, limit: &'static str, value: &str) -> Self {
+        Self::OutOfRange { header, limit, value: excerpt(value) }
+    }
+
+    /// The name of the header whose value was rejected.
+    #[must_use]
+    pub fn header(&self) -> &'static str {
+        match self {
+            Self::Empty { header } | Self::Malformed { header, .. } | Self::OutOfRange { header, .. } => header,
+        }
+    }
+}
+
+/// Copies at most [`EXCERPT_CHARS`] characters of `value`, cutting on a char
+/// boundary and marking the cut with an ellipsis.
+fn excerpt(value: &str) -> String {
+    match value.char_indices().nth(EXCERPT_CHARS) {
+        Some((cut, _)) => {
+            let mut out = String::from(value.get(..cut).unwrap_or_default());
+            out.push('…');
+            out
+        }
+        None => String::from(value),
+    }
+}
+
+/// Reads `1*DIGIT` as a `u64`, saturating at `u64::MAX` instead of
+/// overflowing. Returns `None` for an empty string or any non-digit byte
+/// (signs, dots, spaces and non-ASCII included).
+pub(crate) fn parse_digits_saturating(digits: &str) -> Option<u64> {
+    if digits.is_empty() {
+        return None;
+    }
+    digits.bytes().try_fold(0u64, |acc, byte| {
+        byte.is_ascii_digit().then(|| acc.saturating_mul(10).saturating_add(u64::from(byte.saturating_sub(b'0'))))
+    })
+}
+
+/// Returns the delay, in milliseconds from `now_unix_ms`, that a
+/// `Retry-After` value asks for.
+///
+/// Surrounding ASCII whitespace is ignored. Two forms are accepted, as in
+/// RFC 9110 section 10.2.3:
+///
+/// * delta-seconds, one or more ASCII digits (leading zeros allowed). A value
+///   too large to express in `u64` milliseconds saturates to `u64::MAX`
+///   rather than failing, so an absurd hint still reads as "a very long
+///   time".
+/// * an HTTP-date in any of the three forms of RFC 9110 section 5.6.7:
+///   IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the obsolete RFC 850 form
+///   (`Sunday, 06-Nov-94 08:49:37 GMT`, two-digit years mapping to 1970-2069)
+///   and asctime (`Sun Nov  6 08:49:37 1994`). The weekday must agree with
+///   the date. The delay is the date minus `now_unix_ms`, and a date that has
+///   already passed yields `0`.
+///
+/// `now_unix_ms` is the caller's wall-clock time in milliseconds since the
+/// Unix epoch; it is only consulted for the date form.
+///
+/// # Errors
+///
+/// [`HeaderError::Empty`] for an empty or all-whitespace value, and
+/// [`HeaderError::Malformed`] for anything else that is neither form:
+/// signed or fractional numbers (`-5`, `+5`, `1.5`), impossible or
+/// inconsistent dates, other time zones, and free text.
+pub fn parse_retry_after(value: &str, now_unix_ms: u64) -> Result<u64, HeaderError> {
+    let trimmed = value.trim_ascii();
+    if trimmed.is_empty() {
+        return Err(HeaderError::Empty { header: RETRY_AFTER });
+    }
+    if let Some(seconds) = parse_digits_saturating(trimmed) {
+        return Ok(seconds.saturating_mul(1000));
+    }
+    match httpdate::parse_http_date(trimmed) {
+        Ok(when) => {
+            // httpdate only produces dates from 1970 on, so the subtraction
+            // cannot fail; treat the impossible case as "already passed".
+            let date_ms =
+                when.duration_since(UNIX_EPOCH).map_or(0, |since| u64::try_from(since.as_millis()).unwrap_or(u64::MAX));
+            Ok(date_ms.saturating_sub(now_unix_ms))
+        }
+        Err(_) => Err(HeaderError::malformed(RETRY_AFTER, "delta-seconds or an HTTP-date", trimmed)),
+    }
+}
+
+/// Reads a `retry-after-ms` or `x-ms-retry-after-ms` value: a non-negative
+/// integer number of milliseconds.
+///
+/// Surrounding ASCII whitespace is ignored and leading zeros are allowed. A
+/// value too large for `u64` saturates to `u64::MAX`.
+///
+/// # Errors
+///
+/// [`HeaderError::Empty`] for an empty or all-whitespace value, and
+/// [`HeaderError::Malformed`] for anything other than ASCII digits (signs,
+/// fractions, units, dates).
+pub fn parse_retry_after_ms_header(value: &str) -> Result<u64, HeaderError> {
+    let trimmed = value.trim_ascii();
+    if trimmed.is_empty() {
+        return Err(HeaderError::Empty { header: RETRY_AFTER_MS });
+    }
+    parse_digits_saturating(trimmed)
+        .ok_or_else(|| HeaderError::malformed(RETRY_AFTER_MS, "a non-negative integer number of milliseconds", trimmed))
+}
+
+/// What a gRPC server asked for in its `grpc-retry-pushback-ms` trailer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pushback {
+    /// Retry, but not before this many milliseconds have passed. Under gRPC
+    /// A6 this replaces the backoff the client would otherwise have chosen.
+    RetryAfterMs(u64),
+    /// The server asked the client not to retry this call at all.
+    DoNotRetry,
+}
+
+/// Interprets a `grpc-retry-pushback-ms` trailer value.
+///
+/// A value of the form `0` or `[1-9][0-9]*` that fits in a signed 32-bit
+/// integer yields [`Pushback::RetryAfterMs`]. Surrounding ASCII whitespace
+/// is ignored.
+///
+/// This function cannot fail, on purpose: gRPC proposal A6 gives every
+/// other value a meaning. A negative number, leading zeros, an
+/// out-of-range number, or text that does not parse at all is the server
+/// saying "do not retry", so all of them map to [`Pushback::DoNotRetry`].
+/// Callers who only want to know whether a trailer was present should check
+/// for its presence before calling.
+#[must_use]
+pub fn parse_grpc_pushback(value: &str) -> Pushback {
+    let trimmed = value.trim_ascii();
+    let well_formed = !trimmed.is_empty()
+        && trimmed.bytes().all(|byte| byte.is_ascii_digit())
+        && (trimmed == "0" || !trimmed.starts_with('0'));
+    if !well_formed {
+        return Pushback::DoNotRetry;
+    }
+    match trimmed.parse::<i32>().map(u64::try_from) {
+        Ok(Ok(ms)) => Pushback::RetryAfterMs(ms),
+        _ => Pushback::DoNotRetry,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Sun, 06 Nov 1994 08:49:37 GMT` in Unix milliseconds.
+    const REF_MS: u64 = 784_111_777_000;
+
+    #[test]
+    fn delta_seconds() {
+        assert_eq!(parse_retry_after("120", 0), Ok(120_000));
+        assert_eq!(parse_retry_after("0", REF_MS), Ok(0));
+        assert_eq!(parse_retry_after("0007", 0), Ok(7_000));
+        assert_eq!(parse_retry_after(" \t30 ", 0), Ok(30_000));
+        // The clock does not matter for the delta form.
+        assert_eq!(parse_retry_after("5", u64::MAX), Ok(5_000));
+    }
+
+    #[test]
+    fn huge_delta_saturates() {
+        let huge = "99999999999999999999999";
+        assert_eq!(parse_retry_after(huge, 0), Ok(u64::MAX));
+        // Fits in u64 seconds but not in u64 milliseconds.
+        assert_eq!(parse_retry_after("18446744073709552", 0), Ok(u64::MAX));
+        // The largest whole number of seconds that still fits is exact.
+        assert_eq!(parse_retry_after("18446744073709551", 0), Ok(18_446_744_073_709_551_000));
+        assert_eq!(parse_retry_after_ms_header(huge), Ok(u64::MAX));
+    }
+
+    #[test]
+    fn all_three_date_forms() {
+        let now = REF_MS - 30_000;
+        for form in [
+            "Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994",
+            "  Sun, 06 Nov 1994 08:49:37 GMT\t",
+        ] {
+            assert_eq!(parse_retry_after(form, now), Ok(30_000), "{form}");
+        }
+    }
+
+    #[test]
+    fn date_edges() {
+        let date = "Sun, 06 Nov 1994 08:49:37 GMT";
+        assert_eq!(parse_retry_after(date, REF_MS), Ok(0));
+        assert_eq!(parse_retry_after(date, REF_MS + 5_000), Ok(0)); // past
+        assert_eq!(parse_retry_after(date, u64::MAX), Ok(0));
+        assert_eq!(parse_retry_after("Thu, 01 Jan 1970 00:00:00 GMT", 0), Ok(0));
+        let last = parse_retry_after("Fri, 31 Dec 9999 23:59:59 GMT", 0);
+        assert_eq!(last, Ok(253_402_300_799_000));
+        // RFC 850 two-digit years below 70 belong to the 2000s.
+        let y2k = parse_retry_after("Saturday, 01-Jan-00 00:00:00 GMT", 0);
+        assert_eq!(y2k, Ok(946_684_800_000));
+    }
+
+    fn malformed(result: Result<u64, HeaderError>, name: &str) -> bool {
+        matches!(result, Err(HeaderError::Malformed { header, .. }) if header == name)
+    }
+
+    #[test]
+    fn rejections() {
+        let empty = Err(HeaderError::Empty { header: "retry-after" });
+        assert_eq!(parse_retry_after("", 0), empty);
+        assert_eq!(parse_retry_after(" \t ", 0), empty);
+        // Signs, fractions, exponents, units, free text, non-ASCII digits
+        // (Arabic-Indic three, fullwidth five), then dates httpdate refuses:
+        // wrong weekday, other zones, lower case, impossible day or hour,
+        // before the epoch, truncated.
+        let words = "-5 +5 1.5 1e3 12abc 5s soon \u{663} \u{FF15}".split(' ');
+        let dates = [
+            "Mon, 06 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:37 UTC",
+            "sun, 06 nov 1994 08:49:37 gmt",
+            "Tue, 31 Feb 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 24:00:00 GMT",
+            "Wed, 31 Dec 1969 23:59:59 GMT",
+            "Sun, 06 Nov 1994",
+            "5 s",
+        ];
+        for bad in words.chain(dates) {
+            let result = parse_retry_after(bad, 0);
+            assert!(malformed(result, "retry-after"), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn display_names_header_and_rule() {
+        let err = parse_retry_after("12abc", 0).err();
+        assert_eq!(
+            err.as_ref().map(ToString::to_string).as_deref(),
+            Some("retry-after: expected delta-seconds or an HTTP-date, got \"12abc\"")
+        );
+        assert_eq!(err.map(|e| e.header()), Some("retry-after"));
+        let err = parse_retry_after_ms_header("").err().map(|e| e.to_string());
+        assert_eq!(err.as_deref(), Some("retry-after-ms: value is empty"));
+        let err = HeaderError::out_of_range("grpc-timeout", "at most 8 digits", "123456789m");
+        assert_eq!(err.to_string(), "grpc-timeout: \"123456789m\" is out of range (at most 8 digits)");
+    }
+
+    #[test]
+    fn excerpt_is_bounded_on_char_boundary() {
+        let long = "é".repeat(100);
+        let Err(HeaderError::Malformed { value, .. }) = parse_retry_after(&long, 0) else {
+            panic!("expected Malformed");
+        };
+        assert_eq!(value.chars().count(), EXCERPT_CHARS + 1);
+        assert!(value.ends_with('…'));
+        assert_eq!(excerpt("short"), "short");
+        assert_eq!(excerpt(&"x".repeat(64)), "x".repeat(64));
+    }
+
+    #[test]
+    fn retry_after_ms_header() {
+        assert_eq!(parse_retry_after_ms_header("0"), Ok(0));
+        assert_eq!(parse_retry_after_ms_header(" 1500 "), Ok(1_500));
+        assert_eq!(parse_retry_after_ms_header("00250"), Ok(250));
+        for bad in "-1 +1 1.5 10ms 1e3 soon".split(' ').chain(["1 0", "Sun, 06 Nov 1994"]) {
+            let result = parse_retry_after_ms_header(bad);
+            assert!(malformed(result, "retry-after-ms"), "{bad:?}");
+        }
+        assert!(matches!(parse_retry_after_ms_header("  "), Err(HeaderError::Empty { .. })));
+    }
+
+    #[test]
+    fn grpc_pushback() {
+        assert_eq!(parse_grpc_pushback("0"), Pushback::RetryAfterMs(0));
+        assert_eq!(parse_grpc_pushback("100"), Pushback::RetryAfterMs(100));
+        assert_eq!(parse_grpc_pushback("2147483647"), Pushback::RetryAfterMs(2_147_483_647));
+        let odd = ["", " ", "1 0", "0x10"];
+        let listed = "-1 -0 007 00 2147483648 99999999999999999999 abc +5 1.5 1e3".split(' ');
+        for dnr in listed.chain(odd) {
+            assert_eq!(parse_grpc_pushback(dnr), Pushback::DoNotRetry, "{dnr:?}");
+        }
+    }
+
+    #[test]
+    fn no_panics_on_mutated_input() {
+        // Overwrite every position of each valid form with characters that
+        // stress the positional date parsers, including multi-byte ones.
+        let seeds = [
+            "Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994",
+            "Fri, 31 Dec 9999 23:59:59 GMT",
+            "2147483647",
+        ];
+        for seed in seeds {
+            for at in 0..seed.len() {
+                for with in ['0', '9', ' ', '-', ':', 'é', '\u{0}'] {
+                    let (head, tail) = seed.split_at(at);
+                    let mutated: String = head.chars().chain([with]).chain(tail.chars().skip(1)).collect();
+                    let _ = parse_retry_after(&mutated, REF_MS);
+                    let _ = parse_retry_after_ms_header(&mutated);
+                    let _ = parse_grpc_pushback(&mutated);
+                    let _ = parse_retry_after(head, u64::MAX);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pushback_serde_shape() {
+        let json = serde_json::to_string(&Pushback::RetryAfterMs(250));
+        assert_eq!(json.ok().as_deref(), Some(r#"{"retry_after_ms":250}"#));
+        let json = serde_json::to_string(&Pushback::DoNotRetry);
+        assert_eq!(json.ok().as_deref(), Some(r#""do_not_retry""#));
+        let back: Result<Pushback, _> = serde_json::from_str(r#"{"retry_after_ms":7}"#);
+        assert_eq!(back.ok(), Some(Pushback::RetryAfterMs(7)));
+    }
+}
