@@ -1,0 +1,177 @@
+//! Runs every conformance vector in `tests/conformance/*.json` through the Rust API.
+//!
+//! Set `RETRYPLAN_FILL_VECTORS=1` to write the engine's answer into any step or
+//! case that has no expectation yet (hand-written expectations are still
+//! checked, never overwritten); review the diff before committing it.
+
+use std::path::{Path, PathBuf};
+
+use retryplan::{
+    admit, backoff_ceilings_ms, classify, encode_grpc_timeout, explain, parse_grpc_pushback, parse_grpc_timeout,
+    parse_retry_after, parse_retry_after_ms_header, profiles, Error, IdempotencyKey, Operation, OperationOptions,
+    Outcome, Policy, PolicyConfig,
+};
+use serde_json::{json, Map, Value};
+
+fn vector_dir() -> PathBuf {
+    std::env::var_os("RETRYPLAN_VECTORS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/conformance"))
+}
+
+/// The answer of one call: a JSON value, or an error.
+type Answer = Result<Value, Error>;
+
+fn error_value(error: &Error) -> Value {
+    match error {
+        Error::InvalidPolicy { violations } => {
+            json!({"code": error.code(), "fields": violations.iter().map(|v| v.field.clone()).collect::<Vec<_>>()})
+        }
+        Error::InvalidPolicyJson { field, .. } => json!({"code": error.code(), "fields": [field]}),
+        other => json!({"code": other.code()}),
+    }
+}
+
+fn to_value<T: serde::Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).expect("engine values serialise")
+}
+
+fn policy_config(case: &Map<String, Value>) -> Result<PolicyConfig, Error> {
+    match (case.get("profile"), case.get("policy")) {
+        (Some(Value::String(name)), None) => profiles::profile(name),
+        (None, Some(policy)) => PolicyConfig::from_json(&policy.to_string()),
+        _ => panic!("a case needs exactly one of `profile` and `policy`"),
+    }
+}
+
+fn policy(case: &Map<String, Value>) -> Result<Policy, Error> {
+    Policy::new(&policy_config(case)?)
+}
+
+fn u64_field(object: &Map<String, Value>, key: &str) -> Option<u64> {
+    object.get(key).map(|value| value.as_u64().unwrap_or_else(|| panic!("`{key}` must be a non-negative integer")))
+}
+
+fn str_field<'a>(object: &'a Map<String, Value>, key: &str) -> &'a str {
+    object.get(key).and_then(Value::as_str).unwrap_or_else(|| panic!("`{key}` must be a string"))
+}
+
+/// Compares (or fills) the expectation of `holder` with `answer`.
+fn settle(holder: &mut Map<String, Value>, answer: Answer, fill: bool, failures: &mut Vec<String>, label: &str) {
+    let actual = match &answer {
+        Ok(value) => ("expect", value.clone()),
+        Err(error) => ("expect_error", error_value(error)),
+    };
+    let expected = holder.get("expect").map(|v| ("expect", v.clone())).or_else(|| holder.get("expect_error").map(|v| ("expect_error", v.clone())));
+    match expected {
+        None if fill => {
+            holder.insert(actual.0.to_owned(), actual.1);
+        }
+        None => failures.push(format!("{label}: no expectation (run with RETRYPLAN_FILL_VECTORS=1 to fill)")),
+        Some(expected) if expected == actual => {}
+        Some((key, value)) => {
+            failures.push(format!("{label}: expected {key} {value}, got {} {}", actual.0, actual.1));
+        }
+    }
+}
+
+fn run_operation(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String>, id: &str) {
+    let policy = match policy(case) {
+        Ok(policy) => policy,
+        Err(error) => return failures.push(format!("{id}: invalid policy: {error}")),
+    };
+    let mut options = OperationOptions::new(u64_field(case, "seed").expect("operation cases need a seed"));
+    if let Some(key) = case.get("idempotency_key") {
+        let key = key.as_str().expect("idempotency_key is a string");
+        options = options.with_idempotency_key(IdempotencyKey::new(key).expect("vector keys are valid"));
+    }
+    options.deadline_ms = u64_field(case, "deadline_ms");
+    let start_ms = u64_field(case, "start_ms").expect("operation cases need start_ms");
+    let mut operation = Operation::new(&policy, start_ms, options);
+    if let Some(expected) = case.get("expect_idempotency_key") {
+        if expected.as_str() != Some(operation.idempotency_key().as_str()) {
+            failures.push(format!("{id}: idempotency key {} != {expected}", operation.idempotency_key()));
+        }
+    }
+    let steps = case.get_mut("steps").and_then(Value::as_array_mut).expect("operation cases need steps");
+    for (index, step) in steps.iter_mut().enumerate() {
+        let step = step.as_object_mut().expect("a step is an object");
+        let at_ms = u64_field(step, "at_ms").expect("a step needs at_ms");
+        let answer = match str_field(step, "call") {
+            "poll" => operation.poll(at_ms),
+            "cancel" => operation.cancel(at_ms),
+            "outcome" => {
+                let attempt = u32::try_from(u64_field(step, "attempt").expect("outcome needs attempt")).expect("u32");
+                let outcome: Outcome = serde_json::from_value(step.get("outcome").cloned().expect("outcome needs outcome"))
+                    .unwrap_or_else(|error| panic!("{id} step {index}: bad outcome: {error}"));
+                operation.on_outcome(at_ms, attempt, &outcome)
+            }
+            other => panic!("{id}: unknown call `{other}`"),
+        };
+        settle(step, answer.map(|decision| to_value(&decision)), fill, failures, &format!("{id} step {index}"));
+    }
+}
+
+fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String>) {
+    let id = str_field(case, "id").to_owned();
+    let answer: Answer = match str_field(case, "kind") {
+        "operation" => return run_operation(case, fill, failures, &id),
+        "policy" => policy(case).map(|policy| to_value(&policy.to_config())),
+        "backoff_ceilings" => {
+            let retries = u32::try_from(u64_field(case, "retries").expect("retries")).expect("u32");
+            policy(case).map(|policy| to_value(&backoff_ceilings_ms(&policy, retries)))
+        }
+        "classify" => policy(case).and_then(|policy| {
+            let outcome: Outcome = serde_json::from_value(case.get("outcome").cloned().expect("outcome")).expect("outcome");
+            classify(&policy, &outcome).map(|class| to_value(&class))
+        }),
+        "explain" => policy(case).map(|policy| to_value(&explain(&policy, u64_field(case, "deadline_ms")))),
+        "retry_after" => parse_retry_after(str_field(case, "value"), u64_field(case, "now_unix_ms").expect("now_unix_ms"))
+            .map(|ms| json!(ms))
+            .map_err(Error::from),
+        "retry_after_ms" => parse_retry_after_ms_header(str_field(case, "value")).map(|ms| json!(ms)).map_err(Error::from),
+        "grpc_pushback" => Ok(to_value(&parse_grpc_pushback(str_field(case, "value")))),
+        "grpc_timeout_encode" => Ok(json!(encode_grpc_timeout(u64_field(case, "timeout_ms").expect("timeout_ms")))),
+        "grpc_timeout_parse" => parse_grpc_timeout(str_field(case, "value")).map(|ms| json!(ms)).map_err(Error::from),
+        "admit" => Ok(to_value(&admit(
+            u64_field(case, "deadline_ms").expect("deadline_ms"),
+            u64_field(case, "now_ms").expect("now_ms"),
+            u64_field(case, "reserve_ms").expect("reserve_ms"),
+            u64_field(case, "minimum_useful_ms").expect("minimum_useful_ms"),
+        ))),
+        other => panic!("{id}: unknown kind `{other}`"),
+    };
+    settle(case, answer, fill, failures, &id);
+}
+
+#[test]
+fn every_vector_passes() {
+    let fill = std::env::var_os("RETRYPLAN_FILL_VECTORS").is_some();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(vector_dir())
+        .expect("the vector directory exists")
+        .map(|entry| entry.expect("readable").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json") && !path.ends_with("schema.json"))
+        .collect();
+    files.sort();
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for path in &files {
+        let text = std::fs::read_to_string(path).expect("readable");
+        let mut document: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let cases = document.get_mut("cases").and_then(Value::as_array_mut).expect("a vector file has cases");
+        for case in cases.iter_mut() {
+            run_case(case.as_object_mut().expect("a case is an object"), fill, &mut failures);
+            count += 1;
+        }
+        if fill {
+            let mut pretty = serde_json::to_string_pretty(&document).expect("serialises");
+            pretty.push('\n');
+            if pretty != text {
+                std::fs::write(path, pretty).expect("writable");
+            }
+        }
+    }
+    assert!(count >= 1, "no vectors found in {}", vector_dir().display());
+    assert!(failures.is_empty(), "{} of the vector checks failed:\n{}", failures.len(), failures.join("\n"));
+    println!("{count} vectors passed, 0 failed");
+}
