@@ -91,6 +91,9 @@ impl core::fmt::Display for GiveUpReason {
 /// What the caller must do now. Exactly one per call; all times are absolute
 /// milliseconds on the caller's monotonic clock.
 ///
+/// An ending (`Succeeded`, `GaveUp`, `Reconcile`, `Restart`) also means:
+/// abort any attempt still running.
+///
 /// `StartAttempt` and the four endings (`Succeeded`, `GaveUp`, `Reconcile`,
 /// `Restart`) are each returned exactly once; `Wait` and `AwaitOutcome` are
 /// returned again by every [`poll`](crate::Operation::poll) until their time
@@ -129,13 +132,13 @@ pub enum Decision {
         /// Budget left now, after the response reserve.
         remaining_budget_ms: u64,
     },
-    /// Attempt `attempt` is running: report its outcome, at the latest when
-    /// it is aborted at `abort_at_ms`.
+    /// Attempts are running: report each one's outcome, and poll again at
+    /// `until_ms` at the latest (the earliest abort time of a running attempt).
     AwaitOutcome {
-        /// The running attempt.
-        attempt: u32,
-        /// When the caller aborts it.
-        abort_at_ms: u64,
+        /// How many attempts are running.
+        in_flight: u32,
+        /// When to poll again at the latest.
+        until_ms: u64,
     },
     /// The operation succeeded. It has ended.
     Succeeded {

@@ -221,7 +221,7 @@ impl Operation {
         let now = self.observe(now_ms);
         match self.phase {
             Phase::Ended => Err(Error::OperationEnded),
-            Phase::InFlight { attempt, abort_at_ms } => Ok(Decision::AwaitOutcome { attempt, abort_at_ms }),
+            Phase::InFlight { abort_at_ms, .. } => Ok(Decision::AwaitOutcome { in_flight: 1, until_ms: abort_at_ms }),
             Phase::Waiting { until_ms } if now < until_ms => Ok(self.wait_again(now, until_ms)),
             Phase::Waiting { .. } | Phase::Ready => Ok(self.try_start_attempt(now)),
         }
@@ -503,7 +503,7 @@ mod tests {
         assert_eq!(op.on_outcome(0, 2, &UNAVAILABLE).unwrap_err().code(), "attempt_not_running");
         let bad = Outcome::HttpStatus { status: 42, retry_after_ms: None };
         assert_eq!(op.on_outcome(0, 1, &bad).unwrap_err().code(), "invalid_argument");
-        assert!(matches!(op.poll(10), Ok(Decision::AwaitOutcome { attempt: 1, abort_at_ms: 200 })));
+        assert!(matches!(op.poll(10), Ok(Decision::AwaitOutcome { in_flight: 1, until_ms: 200 })));
     }
 
     #[test]

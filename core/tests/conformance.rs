@@ -62,7 +62,10 @@ fn settle(holder: &mut Map<String, Value>, answer: Answer, fill: bool, failures:
         Ok(value) => ("expect", value.clone()),
         Err(error) => ("expect_error", error_value(error)),
     };
-    let expected = holder.get("expect").map(|v| ("expect", v.clone())).or_else(|| holder.get("expect_error").map(|v| ("expect_error", v.clone())));
+    let expected = holder
+        .get("expect")
+        .map(|v| ("expect", v.clone()))
+        .or_else(|| holder.get("expect_error").map(|v| ("expect_error", v.clone())));
     match expected {
         None if fill => {
             holder.insert(actual.0.to_owned(), actual.1);
@@ -102,8 +105,9 @@ fn run_operation(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<S
             "cancel" => operation.cancel(at_ms),
             "outcome" => {
                 let attempt = u32::try_from(u64_field(step, "attempt").expect("outcome needs attempt")).expect("u32");
-                let outcome: Outcome = serde_json::from_value(step.get("outcome").cloned().expect("outcome needs outcome"))
-                    .unwrap_or_else(|error| panic!("{id} step {index}: bad outcome: {error}"));
+                let outcome: Outcome =
+                    serde_json::from_value(step.get("outcome").cloned().expect("outcome needs outcome"))
+                        .unwrap_or_else(|error| panic!("{id} step {index}: bad outcome: {error}"));
                 operation.on_outcome(at_ms, attempt, &outcome)
             }
             other => panic!("{id}: unknown call `{other}`"),
@@ -122,14 +126,19 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
             policy(case).map(|policy| to_value(&backoff_ceilings_ms(&policy, retries)))
         }
         "classify" => policy(case).and_then(|policy| {
-            let outcome: Outcome = serde_json::from_value(case.get("outcome").cloned().expect("outcome")).expect("outcome");
+            let outcome: Outcome =
+                serde_json::from_value(case.get("outcome").cloned().expect("outcome")).expect("outcome");
             classify(&policy, &outcome).map(|class| to_value(&class))
         }),
         "explain" => policy(case).map(|policy| to_value(&explain(&policy, u64_field(case, "deadline_ms")))),
-        "retry_after" => parse_retry_after(str_field(case, "value"), u64_field(case, "now_unix_ms").expect("now_unix_ms"))
-            .map(|ms| json!(ms))
-            .map_err(Error::from),
-        "retry_after_ms" => parse_retry_after_ms_header(str_field(case, "value")).map(|ms| json!(ms)).map_err(Error::from),
+        "retry_after" => {
+            parse_retry_after(str_field(case, "value"), u64_field(case, "now_unix_ms").expect("now_unix_ms"))
+                .map(|ms| json!(ms))
+                .map_err(Error::from)
+        }
+        "retry_after_ms" => {
+            parse_retry_after_ms_header(str_field(case, "value")).map(|ms| json!(ms)).map_err(Error::from)
+        }
         "grpc_pushback" => Ok(to_value(&parse_grpc_pushback(str_field(case, "value")))),
         "grpc_timeout_encode" => Ok(json!(encode_grpc_timeout(u64_field(case, "timeout_ms").expect("timeout_ms")))),
         "grpc_timeout_parse" => parse_grpc_timeout(str_field(case, "value")).map(|ms| json!(ms)).map_err(Error::from),
