@@ -339,7 +339,7 @@ impl TransportSet {
     }
 }
 
-/// Validated classification sets (see [`classify`](crate::classify)).
+/// Validated classification sets (see [`classify()`](crate::classify())).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Classification {
     /// Retryable HTTP statuses.

@@ -99,6 +99,8 @@ impl core::fmt::Display for Warning {
 pub struct Timeline {
     /// The deadline used, from the start: `min(total_budget_ms, deadline)`.
     pub deadline_ms: u64,
+    /// When the first attempt starts, from the operation's start.
+    pub first_attempt_at_ms: u64,
     /// The response reserve kept at the end.
     pub response_reserve_ms: u64,
     /// `max_attempts`.
@@ -116,8 +118,10 @@ pub struct Timeline {
     pub warnings: Vec<Warning>,
 }
 
-/// The worst-case timeline of `policy` against `deadline_ms` (from the start;
-/// `None` uses the policy's total budget alone).
+/// The worst-case timeline of `policy` against `deadline_ms` (from the
+/// operation's start; `None` uses the policy's total budget alone), when the
+/// first attempt starts `first_attempt_at_ms` after the operation did (time
+/// already spent queueing or connecting: 0 if none).
 ///
 /// ```
 /// use retryplan::{explain, Policy};
@@ -126,19 +130,19 @@ pub struct Timeline {
 ///     "response_reserve_ms": 0, "minimum_useful_attempt_ms": 100,
 ///     "backoff": {"base_ms": 100, "cap_ms": 2000}, "jitter": {"kind": "none"}
 /// }"#).unwrap();
-/// let timeline = explain(&policy, None);
+/// let timeline = explain(&policy, None, 0);
 /// assert_eq!(timeline.unbounded_worst_case_ms, Some(3300));
 /// assert_eq!(timeline.attempts_that_fit, 2);
 /// assert_eq!(timeline.warnings[0].to_string(), "max_attempts is 3 but only 2 attempts fit in 2000 ms");
 /// ```
 #[must_use]
-pub fn explain(policy: &Policy, deadline_ms: Option<u64>) -> Timeline {
+pub fn explain(policy: &Policy, deadline_ms: Option<u64>, first_attempt_at_ms: u64) -> Timeline {
     let mut options = OperationOptions::new(0);
     options.deadline_ms = deadline_ms;
     let mut operation = Operation::new(policy, 0, options).with_highest_draws();
     let failure = Outcome::Application { verdict: Verdict::Retryable };
     let mut steps = Vec::new();
-    let mut now = 0;
+    let mut now = first_attempt_at_ms;
     let mut previous_delay_ms = policy.backoff.base_ms;
     let mut decision = operation.poll(now);
     let ending = loop {
@@ -189,6 +193,7 @@ pub fn explain(policy: &Policy, deadline_ms: Option<u64>) -> Timeline {
     }
     Timeline {
         deadline_ms,
+        first_attempt_at_ms,
         response_reserve_ms: policy.response_reserve_ms,
         configured_attempts: policy.max_attempts,
         attempts_that_fit,

@@ -130,7 +130,10 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
                 serde_json::from_value(case.get("outcome").cloned().expect("outcome")).expect("outcome");
             classify(&policy, &outcome).map(|class| to_value(&class))
         }),
-        "explain" => policy(case).map(|policy| to_value(&explain(&policy, u64_field(case, "deadline_ms")))),
+        "explain" => policy(case).map(|policy| {
+            let first_attempt_at_ms = u64_field(case, "first_attempt_at_ms").unwrap_or(0);
+            to_value(&explain(&policy, u64_field(case, "deadline_ms"), first_attempt_at_ms))
+        }),
         "retry_after" => {
             parse_retry_after(str_field(case, "value"), u64_field(case, "now_unix_ms").expect("now_unix_ms"))
                 .map(|ms| json!(ms))
