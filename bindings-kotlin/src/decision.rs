@@ -1,0 +1,182 @@
+//! Outcomes in, decisions out: mirrors of the core types with `i64` milliseconds.
+
+use retryplan as rp;
+use retryplan::{GiveUpReason, GrpcCode, TransportFailure, Verdict};
+
+use crate::{count_out, invalid, long_out, ms_in, opt_ms_in, status_in, u32_in, Result, RetryplanError};
+
+/// The `grpc-retry-pushback-ms` trailer, read by `parseGrpcPushback`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
+pub enum Pushback {
+    /// Retry no sooner than this many milliseconds from now.
+    RetryAfterMs { ms: i64 },
+    /// The server asks not to retry.
+    DoNotRetry,
+}
+
+impl From<rp::Pushback> for Pushback {
+    fn from(pushback: rp::Pushback) -> Self {
+        match pushback {
+            rp::Pushback::RetryAfterMs(ms) => Pushback::RetryAfterMs { ms: long_out(ms) },
+            rp::Pushback::DoNotRetry => Pushback::DoNotRetry,
+        }
+    }
+}
+
+/// What the caller saw when an attempt ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
+pub enum Outcome {
+    /// The attempt succeeded.
+    Success,
+    /// An HTTP response arrived; `retry_after_ms` is Retry-After already in ms from now.
+    HttpStatus {
+        status: i32,
+        #[uniffi(default)]
+        retry_after_ms: Option<i64>,
+    },
+    /// A gRPC status arrived, with the pushback trailer if any.
+    GrpcStatus {
+        code: GrpcCode,
+        #[uniffi(default)]
+        pushback: Option<Pushback>,
+    },
+    /// The transport failed.
+    Transport { failure: TransportFailure },
+    /// The application judged the result itself.
+    Application { verdict: Verdict },
+    /// The caller abandoned the attempt and the operation.
+    Cancelled,
+}
+
+impl TryFrom<Outcome> for rp::Outcome {
+    type Error = RetryplanError;
+    fn try_from(outcome: Outcome) -> Result<Self> {
+        Ok(match outcome {
+            Outcome::Success => rp::Outcome::Success,
+            Outcome::HttpStatus { status, retry_after_ms } => rp::Outcome::HttpStatus {
+                status: status_in("status", status)?,
+                retry_after_ms: opt_ms_in("retry_after_ms", retry_after_ms)?,
+            },
+            Outcome::GrpcStatus { code, pushback } => rp::Outcome::GrpcStatus {
+                code,
+                pushback: match pushback {
+                    None => None,
+                    Some(Pushback::DoNotRetry) => Some(rp::Pushback::DoNotRetry),
+                    Some(Pushback::RetryAfterMs { ms }) => Some(rp::Pushback::RetryAfterMs(ms_in("pushback", ms)?)),
+                },
+            },
+            Outcome::Transport { failure } => rp::Outcome::Transport { failure },
+            Outcome::Application { verdict } => rp::Outcome::Application { verdict },
+            Outcome::Cancelled => rp::Outcome::Cancelled,
+        })
+    }
+}
+
+/// What the caller must do now. All times are absolute ms on the caller's clock.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum)]
+pub enum Decision {
+    /// Start attempt `attempt` now; abort it at `abort_at_ms`; then report its outcome.
+    StartAttempt { attempt: i32, timeout_ms: i64, abort_at_ms: i64, request_id: String, remaining_budget_ms: i64 },
+    /// Sleep until `until_ms` (cancellably), then poll.
+    Wait { retry: i32, delay_ms: i64, until_ms: i64, server_delay_ms: Option<i64>, remaining_budget_ms: i64 },
+    /// An attempt is running: report its outcome; poll again at `until_ms` at the latest.
+    AwaitOutcome { in_flight: i32, until_ms: i64 },
+    /// Ended: the operation succeeded.
+    Succeeded { attempts: i32 },
+    /// Ended: the operation gave up; `reason` says why.
+    GaveUp { reason: GiveUpReason, attempts: i32, remaining_budget_ms: i64, refused_delay_ms: Option<i64> },
+    /// Ended: an unsafe write may have happened; look it up by the idempotency key, never repeat it.
+    Reconcile { attempts: i32, remaining_budget_ms: i64 },
+    /// Ended: a conflict; re-read, recompute, start a new operation with `deadline_ms` as its deadline.
+    Restart { attempts: i32, deadline_ms: i64, remaining_budget_ms: i64 },
+}
+
+impl From<rp::Decision> for Decision {
+    fn from(decision: rp::Decision) -> Self {
+        match decision {
+            rp::Decision::StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms } => {
+                Decision::StartAttempt {
+                    attempt: count_out(attempt),
+                    timeout_ms: long_out(timeout_ms),
+                    abort_at_ms: long_out(abort_at_ms),
+                    request_id: request_id.to_string(),
+                    remaining_budget_ms: long_out(remaining_budget_ms),
+                }
+            }
+            rp::Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms } => Decision::Wait {
+                retry: count_out(retry),
+                delay_ms: long_out(delay_ms),
+                until_ms: long_out(until_ms),
+                server_delay_ms: server_delay_ms.map(long_out),
+                remaining_budget_ms: long_out(remaining_budget_ms),
+            },
+            rp::Decision::AwaitOutcome { in_flight, until_ms } => {
+                Decision::AwaitOutcome { in_flight: count_out(in_flight), until_ms: long_out(until_ms) }
+            }
+            rp::Decision::Succeeded { attempts } => Decision::Succeeded { attempts: count_out(attempts) },
+            rp::Decision::GaveUp { reason, attempts, remaining_budget_ms, refused_delay_ms } => Decision::GaveUp {
+                reason,
+                attempts: count_out(attempts),
+                remaining_budget_ms: long_out(remaining_budget_ms),
+                refused_delay_ms: refused_delay_ms.map(long_out),
+            },
+            rp::Decision::Reconcile { attempts, remaining_budget_ms } => Decision::Reconcile {
+                attempts: count_out(attempts),
+                remaining_budget_ms: long_out(remaining_budget_ms),
+            },
+            rp::Decision::Restart { attempts, deadline_ms, remaining_budget_ms } => Decision::Restart {
+                attempts: count_out(attempts),
+                deadline_ms: long_out(deadline_ms),
+                remaining_budget_ms: long_out(remaining_budget_ms),
+            },
+        }
+    }
+}
+
+impl TryFrom<Decision> for rp::Decision {
+    type Error = RetryplanError;
+    fn try_from(decision: Decision) -> Result<Self> {
+        let count = |value| u32_in("attempts", value);
+        Ok(match decision {
+            Decision::StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms } => {
+                let id = u64::from_str_radix(&request_id, 16)
+                    .ok()
+                    .filter(|_| request_id.len() == 16)
+                    .ok_or_else(|| invalid("request_id", format!("must be 16 hex digits, got {request_id:?}")))?;
+                rp::Decision::StartAttempt {
+                    attempt: count(attempt)?,
+                    timeout_ms: ms_in("timeout_ms", timeout_ms)?,
+                    abort_at_ms: ms_in("abort_at_ms", abort_at_ms)?,
+                    request_id: rp::RequestId(id),
+                    remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
+                }
+            }
+            Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms } => rp::Decision::Wait {
+                retry: count(retry)?,
+                delay_ms: ms_in("delay_ms", delay_ms)?,
+                until_ms: ms_in("until_ms", until_ms)?,
+                server_delay_ms: opt_ms_in("server_delay_ms", server_delay_ms)?,
+                remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
+            },
+            Decision::AwaitOutcome { in_flight, until_ms } => {
+                rp::Decision::AwaitOutcome { in_flight: count(in_flight)?, until_ms: ms_in("until_ms", until_ms)? }
+            }
+            Decision::Succeeded { attempts } => rp::Decision::Succeeded { attempts: count(attempts)? },
+            Decision::GaveUp { reason, attempts, remaining_budget_ms, refused_delay_ms } => rp::Decision::GaveUp {
+                reason,
+                attempts: count(attempts)?,
+                remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
+                refused_delay_ms: opt_ms_in("refused_delay_ms", refused_delay_ms)?,
+            },
+            Decision::Reconcile { attempts, remaining_budget_ms } => rp::Decision::Reconcile {
+                attempts: count(attempts)?,
+                remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
+            },
+            Decision::Restart { attempts, deadline_ms, remaining_budget_ms } => rp::Decision::Restart {
+                attempts: count(attempts)?,
+                deadline_ms: ms_in("deadline_ms", deadline_ms)?,
+                remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
+            },
+        })
+    }
+}

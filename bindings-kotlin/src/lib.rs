@@ -1,0 +1,256 @@
+//! The uniffi binding of `retryplan` for Kotlin (JVM and Android, through JNA)
+//! and Swift. It converts types and errors and decides nothing: every rule
+//! lives in the core crate.
+//!
+//! Boundary conventions:
+//! - milliseconds are `i64` (Kotlin `Long`, Swift `Int64`), counts are `i32`;
+//!   a negative value handed in is an `InvalidArgument` error, never clamped;
+//! - a value the core returns above `i64::MAX` (only the header parsers can,
+//!   for absurd inputs; they saturate at `u64::MAX`) comes out as `i64::MAX`;
+//! - seeds are 64 random bits: a negative `Long` is the same bits as a `u64`;
+//! - request ids are the core's 16 lowercase hex digits, as sent in headers.
+#![forbid(unsafe_code)]
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use retryplan as rp;
+use retryplan::{
+    AboveCap, BackoffKind, Class, GiveUpReason, GrpcCode, Idempotency, JitterConfig, TransportFailure, Verdict,
+};
+
+uniffi::setup_scaffolding!();
+
+mod decision;
+mod operation;
+mod policy;
+
+pub use decision::{Decision, Outcome, Pushback};
+pub use operation::{
+    admit, encode_grpc_timeout, parse_grpc_pushback, parse_grpc_timeout, parse_retry_after,
+    parse_retry_after_ms_header, remaining_budget_ms, Admission, GiveUpCounts, Operation, OperationOptions, Stats,
+    StatsSnapshot,
+};
+pub use policy::{
+    default_policy_config, policy_config_from_json, profile_config, profile_names, AttemptTimeoutConfig, BackoffConfig,
+    Policy, PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, Timeline, TimelineStep, Warning,
+};
+
+// ---------------------------------------------------------------- mirrored core enums
+// Copied exactly from the core (uniffi checks them against the real types).
+
+#[uniffi::remote(Enum)]
+pub enum GiveUpReason {
+    AttemptsExhausted,
+    DeadlineInsufficient,
+    RetryAfterExceedsBudget,
+    RetryAfterAboveCap,
+    ServerDeclinedRetry,
+    NotRetryable,
+    Cancelled,
+}
+
+#[uniffi::remote(Enum)]
+pub enum GrpcCode {
+    Ok,
+    Cancelled,
+    Unknown,
+    InvalidArgument,
+    DeadlineExceeded,
+    NotFound,
+    AlreadyExists,
+    PermissionDenied,
+    ResourceExhausted,
+    FailedPrecondition,
+    Aborted,
+    OutOfRange,
+    Unimplemented,
+    Internal,
+    Unavailable,
+    DataLoss,
+    Unauthenticated,
+}
+
+#[uniffi::remote(Enum)]
+pub enum TransportFailure {
+    NotSent,
+    ConnectionLost,
+    TimedOut,
+}
+
+#[uniffi::remote(Enum)]
+pub enum Verdict {
+    Retryable,
+    NotRetryable,
+    Conflict,
+}
+
+#[uniffi::remote(Enum)]
+pub enum Class {
+    Success,
+    Retryable { ambiguous: bool },
+    NotRetryable,
+    Conflict,
+    Cancelled,
+}
+
+#[uniffi::remote(Enum)]
+pub enum BackoffKind {
+    Exponential,
+    Linear,
+    Constant,
+}
+
+#[uniffi::remote(Enum)]
+pub enum JitterConfig {
+    None,
+    Full,
+    Equal,
+    Decorrelated,
+    Proportional { ratio: f64 },
+}
+
+#[uniffi::remote(Enum)]
+pub enum AboveCap {
+    Clamp,
+    GiveUp,
+}
+
+#[uniffi::remote(Enum)]
+pub enum Idempotency {
+    Safe,
+    Idempotent,
+    Keyed,
+    Unsafe,
+}
+
+// ---------------------------------------------------------------- errors
+
+/// One rule a policy breaks: the dotted field path and the rule, in words.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct Violation {
+    /// Dotted path of the offending field, e.g. `backoff.cap_ms`.
+    pub field: String,
+    /// The rule it breaks, with the values involved.
+    pub message: String,
+}
+
+/// Misuse of the engine (Kotlin: `RetryplanException` and one subclass per
+/// variant). A failed attempt is an `Outcome` and giving up is a `Decision`;
+/// this is raised only for input the engine cannot accept. `code()` is the
+/// stable identifier, the same in every language; `describe()` the message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, uniffi::Error)]
+#[uniffi::export(Display)]
+pub enum RetryplanError {
+    /// The policy breaks one or more rules; every violation is listed.
+    #[error("{description}")]
+    InvalidPolicy { violations: Vec<Violation>, description: String },
+    /// The policy JSON could not be read; `field` is where reading stopped.
+    #[error("{description}")]
+    InvalidPolicyJson { field: String, description: String },
+    /// No built-in profile has this name.
+    #[error("{description}")]
+    UnknownProfile { name: String, known: Vec<String>, description: String },
+    /// An event arrived after the operation ended; it stays ended.
+    #[error("{description}")]
+    OperationEnded { description: String },
+    /// An outcome names an attempt that is not running; nothing changed.
+    #[error("{description}")]
+    AttemptNotRunning { attempt: i64, running: String, description: String },
+    /// A value cannot be represented or is out of its range; nothing changed.
+    #[error("{description}")]
+    InvalidArgument { name: String, description: String },
+    /// A header value could not be read.
+    #[error("{description}")]
+    InvalidHeader { header: String, description: String },
+    /// The operating system's random source failed.
+    #[error("{description}")]
+    EntropyUnavailable { description: String },
+}
+
+#[uniffi::export]
+impl RetryplanError {
+    /// The stable snake_case code, as the core's `Error::code()`.
+    pub fn code(&self) -> String {
+        match self {
+            RetryplanError::InvalidPolicy { .. } => "invalid_policy",
+            RetryplanError::InvalidPolicyJson { .. } => "invalid_policy_json",
+            RetryplanError::UnknownProfile { .. } => "unknown_profile",
+            RetryplanError::OperationEnded { .. } => "operation_ended",
+            RetryplanError::AttemptNotRunning { .. } => "attempt_not_running",
+            RetryplanError::InvalidArgument { .. } => "invalid_argument",
+            RetryplanError::InvalidHeader { .. } => "invalid_header",
+            RetryplanError::EntropyUnavailable { .. } => "entropy_unavailable",
+        }
+        .to_owned()
+    }
+}
+
+impl From<rp::Error> for RetryplanError {
+    fn from(error: rp::Error) -> Self {
+        let description = error.to_string();
+        // Exhaustive on purpose: a new core error must be mapped here.
+        match error {
+            rp::Error::InvalidPolicy { violations } => RetryplanError::InvalidPolicy {
+                violations: violations.into_iter().map(|v| Violation { field: v.field, message: v.message }).collect(),
+                description,
+            },
+            rp::Error::InvalidPolicyJson { field, .. } => RetryplanError::InvalidPolicyJson { field, description },
+            rp::Error::UnknownProfile { name, .. } => {
+                let known = rp::profiles::NAMES.iter().map(|name| (*name).to_owned()).collect();
+                RetryplanError::UnknownProfile { name, known, description }
+            }
+            rp::Error::OperationEnded => RetryplanError::OperationEnded { description },
+            rp::Error::AttemptNotRunning { attempt, running } => {
+                RetryplanError::AttemptNotRunning { attempt: attempt.into(), running, description }
+            }
+            rp::Error::InvalidArgument { name, .. } => {
+                RetryplanError::InvalidArgument { name: name.to_owned(), description }
+            }
+            rp::Error::InvalidHeader(header) => {
+                RetryplanError::InvalidHeader { header: header.header().to_owned(), description }
+            }
+            rp::Error::EntropyUnavailable { .. } => RetryplanError::EntropyUnavailable { description },
+        }
+    }
+}
+
+type Result<T, E = RetryplanError> = std::result::Result<T, E>;
+
+// ---------------------------------------------------------------- numbers across the boundary
+
+fn invalid(name: &'static str, rule: String) -> RetryplanError {
+    rp::Error::InvalidArgument { name, rule }.into()
+}
+
+/// A millisecond value handed in: never negative.
+fn ms_in(name: &'static str, value: i64) -> Result<u64> {
+    u64::try_from(value).map_err(|_| invalid(name, format!("must be >= 0 milliseconds, got {value}")))
+}
+
+fn opt_ms_in(name: &'static str, value: Option<i64>) -> Result<Option<u64>> {
+    value.map(|value| ms_in(name, value)).transpose()
+}
+
+/// A count or number handed in: never negative.
+fn u32_in(name: &'static str, value: i32) -> Result<u32> {
+    u32::try_from(value).map_err(|_| invalid(name, format!("must be >= 0, got {value}")))
+}
+
+fn status_in(name: &'static str, value: i32) -> Result<u16> {
+    u16::try_from(value).map_err(|_| invalid(name, format!("an HTTP status must be in 100..=599, got {value}")))
+}
+
+/// A millisecond value or a counter handed out (see the crate doc for the saturation).
+fn long_out(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+fn count_out(value: u32) -> i32 {
+    i32::try_from(value).unwrap_or(i32::MAX)
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // The core never panics while a lock is held; recover rather than abort if it ever did.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}

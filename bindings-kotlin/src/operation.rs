@@ -1,0 +1,246 @@
+//! The per-operation state machine as a thread-safe object, shared counters,
+//! and the free functions (headers, deadline propagation, admission).
+
+use std::sync::{Arc, Mutex};
+
+use retryplan as rp;
+
+use crate::decision::{Decision, Outcome, Pushback};
+use crate::policy::Policy;
+use crate::{lock, long_out, ms_in, opt_ms_in, u32_in, Result};
+
+/// How an operation starts. Every field may be null: no seed draws one (and
+/// a key) from the operating system; no key derives one from the seed; no
+/// deadline means the policy's total budget alone.
+#[derive(Clone, Debug, Default, PartialEq, Eq, uniffi::Record)]
+pub struct OperationOptions {
+    /// Seeds the jitter and the request ids: 64 bits (a negative `Long` is fine).
+    #[uniffi(default)]
+    pub seed: Option<i64>,
+    /// The stable key of every attempt (1 to 255 visible ASCII characters).
+    #[uniffi(default)]
+    pub idempotency_key: Option<String>,
+    /// A deadline propagated by the caller, absolute ms on the same clock.
+    #[uniffi(default)]
+    pub deadline_ms: Option<i64>,
+}
+
+/// One logical operation (one business effect, one idempotency key, many
+/// attempts). Thread-safe: calls are serialised by a lock.
+#[derive(Debug, uniffi::Object)]
+pub struct Operation(Mutex<rp::Operation>);
+
+#[uniffi::export]
+impl Operation {
+    /// Starts an operation at `now_ms`; call `poll` for its first decision.
+    #[uniffi::constructor]
+    pub fn new(policy: Arc<Policy>, now_ms: i64, options: OperationOptions) -> Result<Arc<Operation>> {
+        let now_ms = ms_in("now_ms", now_ms)?;
+        let mut core = match options.seed {
+            // Bit-for-bit: a seed is 64 random bits, whatever their sign in Kotlin.
+            Some(seed) => rp::OperationOptions::new(seed as u64),
+            None => rp::OperationOptions::from_entropy()?,
+        };
+        if let Some(key) = options.idempotency_key {
+            core.idempotency_key = Some(rp::IdempotencyKey::new(key)?);
+        }
+        core.deadline_ms = opt_ms_in("deadline_ms", options.deadline_ms)?;
+        Ok(Arc::new(Operation(Mutex::new(rp::Operation::new(&policy.0, now_ms, core)))))
+    }
+
+    /// The current decision at `now_ms`.
+    pub fn poll(&self, now_ms: i64) -> Result<Decision> {
+        let now_ms = ms_in("now_ms", now_ms)?;
+        Ok(lock(&self.0).poll(now_ms)?.into())
+    }
+
+    /// Reports how attempt `attempt` ended and returns the next decision.
+    pub fn on_outcome(&self, now_ms: i64, attempt: i32, outcome: Outcome) -> Result<Decision> {
+        let now_ms = ms_in("now_ms", now_ms)?;
+        let attempt = u32_in("attempt", attempt)?;
+        let outcome = outcome.try_into()?;
+        Ok(lock(&self.0).on_outcome(now_ms, attempt, &outcome)?.into())
+    }
+
+    /// The caller abandons the operation: gives up with reason `cancelled`.
+    pub fn cancel(&self, now_ms: i64) -> Result<Decision> {
+        let now_ms = ms_in("now_ms", now_ms)?;
+        Ok(lock(&self.0).cancel(now_ms)?.into())
+    }
+
+    /// When to poll next, or null once ended.
+    pub fn next_wakeup_ms(&self) -> Option<i64> {
+        lock(&self.0).next_wakeup_ms().map(long_out)
+    }
+
+    /// Budget left at `now_ms` after the response reserve.
+    pub fn remaining_budget_ms(&self, now_ms: i64) -> Result<i64> {
+        let now_ms = ms_in("now_ms", now_ms)?;
+        Ok(long_out(lock(&self.0).remaining_budget_ms(now_ms)))
+    }
+
+    /// `min(start + total_budget_ms, caller deadline)`.
+    pub fn deadline_ms(&self) -> i64 {
+        long_out(lock(&self.0).deadline_ms())
+    }
+
+    /// When the operation started.
+    pub fn started_at_ms(&self) -> i64 {
+        long_out(lock(&self.0).started_at_ms())
+    }
+
+    /// The idempotency key of every attempt (the operation id).
+    pub fn idempotency_key(&self) -> String {
+        lock(&self.0).idempotency_key().as_str().to_owned()
+    }
+
+    /// The request id attempt `attempt` gets (1-based), as 16 hex digits.
+    pub fn request_id(&self, attempt: i32) -> Result<String> {
+        Ok(lock(&self.0).request_id(u32_in("attempt", attempt)?).to_string())
+    }
+
+    /// Attempts started so far.
+    pub fn attempts_started(&self) -> i32 {
+        crate::count_out(lock(&self.0).attempts_started())
+    }
+
+    /// True once an ending was returned.
+    pub fn is_ended(&self) -> bool {
+        lock(&self.0).is_ended()
+    }
+}
+
+/// Give-ups counted by reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct GiveUpCounts {
+    pub attempts_exhausted: i64,
+    pub deadline_insufficient: i64,
+    pub retry_after_exceeds_budget: i64,
+    pub retry_after_above_cap: i64,
+    pub server_declined_retry: i64,
+    pub not_retryable: i64,
+    pub cancelled: i64,
+}
+
+/// A snapshot of the counters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct StatsSnapshot {
+    pub operations: i64,
+    pub attempts: i64,
+    pub retries: i64,
+    pub succeeded: i64,
+    pub reconciles: i64,
+    pub restarts: i64,
+    pub gave_up: GiveUpCounts,
+}
+
+/// Counters fed with every decision, shared by any number of threads.
+#[derive(Debug, Default, uniffi::Object)]
+pub struct Stats(Mutex<rp::Stats>);
+
+#[uniffi::export]
+impl Stats {
+    /// Empty counters.
+    #[uniffi::constructor]
+    pub fn new() -> Arc<Stats> {
+        Arc::new(Stats::default())
+    }
+
+    /// Counts one decision (`Wait` and `AwaitOutcome` count nothing).
+    pub fn record(&self, decision: Decision) -> Result<()> {
+        let decision = decision.try_into()?;
+        lock(&self.0).record(&decision);
+        Ok(())
+    }
+
+    /// The counters now.
+    pub fn snapshot(&self) -> StatsSnapshot {
+        let s = *lock(&self.0);
+        let g = s.gave_up;
+        StatsSnapshot {
+            operations: long_out(s.operations),
+            attempts: long_out(s.attempts),
+            retries: long_out(s.retries),
+            succeeded: long_out(s.succeeded),
+            reconciles: long_out(s.reconciles),
+            restarts: long_out(s.restarts),
+            gave_up: GiveUpCounts {
+                attempts_exhausted: long_out(g.attempts_exhausted),
+                deadline_insufficient: long_out(g.deadline_insufficient),
+                retry_after_exceeds_budget: long_out(g.retry_after_exceeds_budget),
+                retry_after_above_cap: long_out(g.retry_after_above_cap),
+                server_declined_retry: long_out(g.server_declined_retry),
+                not_retryable: long_out(g.not_retryable),
+                cancelled: long_out(g.cancelled),
+            },
+        }
+    }
+}
+
+/// A Retry-After value (delta-seconds or any HTTP-date) as ms from now;
+/// `now_unix_ms` is the wall clock, needed only for the date forms.
+#[uniffi::export]
+pub fn parse_retry_after(value: String, now_unix_ms: i64) -> Result<i64> {
+    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
+    Ok(long_out(rp::parse_retry_after(&value, now_unix_ms).map_err(rp::Error::from)?))
+}
+
+/// A `retry-after-ms` header value.
+#[uniffi::export]
+pub fn parse_retry_after_ms_header(value: String) -> Result<i64> {
+    Ok(long_out(rp::parse_retry_after_ms_header(&value).map_err(rp::Error::from)?))
+}
+
+/// A `grpc-retry-pushback-ms` trailer (anything malformed means do not retry).
+#[uniffi::export]
+pub fn parse_grpc_pushback(value: String) -> Pushback {
+    rp::parse_grpc_pushback(&value).into()
+}
+
+/// A timeout as a `grpc-timeout` header value (never rounded up).
+#[uniffi::export]
+pub fn encode_grpc_timeout(timeout_ms: i64) -> Result<String> {
+    Ok(rp::encode_grpc_timeout(ms_in("timeout_ms", timeout_ms)?))
+}
+
+/// A `grpc-timeout` header value in ms.
+#[uniffi::export]
+pub fn parse_grpc_timeout(value: String) -> Result<i64> {
+    Ok(long_out(rp::parse_grpc_timeout(&value).map_err(rp::Error::from)?))
+}
+
+/// Budget left at `now_ms` before `deadline_ms`, minus `reserve_ms`, at least 0.
+#[uniffi::export]
+pub fn remaining_budget_ms(deadline_ms: i64, now_ms: i64, reserve_ms: i64) -> Result<i64> {
+    Ok(long_out(rp::remaining_budget_ms(
+        ms_in("deadline_ms", deadline_ms)?,
+        ms_in("now_ms", now_ms)?,
+        ms_in("reserve_ms", reserve_ms)?,
+    )))
+}
+
+/// A server's verdict on a request with a propagated deadline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
+pub enum Admission {
+    /// Do the work within `remaining_ms`.
+    Admit { remaining_ms: i64 },
+    /// Too little time remains: reject at once.
+    Reject { remaining_ms: i64, minimum_useful_ms: i64 },
+}
+
+/// Server-side admission: reject when what remains is below the minimum useful time.
+#[uniffi::export]
+pub fn admit(deadline_ms: i64, now_ms: i64, reserve_ms: i64, minimum_useful_ms: i64) -> Result<Admission> {
+    let admission = rp::admit(
+        ms_in("deadline_ms", deadline_ms)?,
+        ms_in("now_ms", now_ms)?,
+        ms_in("reserve_ms", reserve_ms)?,
+        ms_in("minimum_useful_ms", minimum_useful_ms)?,
+    );
+    Ok(match admission {
+        rp::Admission::Admit { remaining_ms } => Admission::Admit { remaining_ms: long_out(remaining_ms) },
+        rp::Admission::Reject { remaining_ms, minimum_useful_ms } => {
+            Admission::Reject { remaining_ms: long_out(remaining_ms), minimum_useful_ms: long_out(minimum_useful_ms) }
+        }
+    })
+}

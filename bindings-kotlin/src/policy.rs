@@ -1,0 +1,334 @@
+//! Policies: the configuration as a Kotlin data class, the validated `Policy`
+//! object, and the pieces computed from a policy (classification, ceilings,
+//! the worst-case timeline). Defaults and rules all come from the core.
+
+use std::sync::Arc;
+
+use retryplan as rp;
+use retryplan::{AboveCap, BackoffKind, Class, GrpcCode, Idempotency, JitterConfig, TransportFailure};
+
+use crate::decision::{Decision, Outcome};
+use crate::{count_out, long_out, ms_in, status_in, u32_in, Result, RetryplanError};
+
+/// How long one attempt may run.
+#[derive(Clone, Copy, Debug, PartialEq, uniffi::Enum)]
+pub enum AttemptTimeoutConfig {
+    /// Every attempt gets `ms` (less if the budget has less left).
+    FixedMs { ms: i64 },
+    /// Every attempt gets this fraction, in (0, 1], of what remains when it starts.
+    FractionOfRemaining { fraction: f64 },
+}
+
+/// Backoff ceilings before jitter.
+#[derive(Clone, Copy, Debug, PartialEq, uniffi::Record)]
+pub struct BackoffConfig {
+    pub kind: BackoffKind,
+    pub base_ms: i64,
+    pub multiplier: f64,
+    pub cap_ms: i64,
+}
+
+/// Outcomes that may be retried.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct RetryOnConfig {
+    pub http_statuses: Vec<i32>,
+    pub grpc_codes: Vec<GrpcCode>,
+    pub transport: Vec<TransportFailure>,
+}
+
+/// A set of HTTP statuses and gRPC codes with one meaning (ambiguous, or conflict).
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct StatusSetConfig {
+    pub http_statuses: Vec<i32>,
+    pub grpc_codes: Vec<GrpcCode>,
+}
+
+/// How server guidance (Retry-After, gRPC pushback) is honored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct ServerGuidanceConfig {
+    pub honor: bool,
+    pub cap_ms: i64,
+    pub above_cap: AboveCap,
+}
+
+/// The policy as written, field for field the core's `PolicyConfig` (snake_case
+/// in JSON, camelCase in Kotlin). Start from `defaultPolicyConfig()` or
+/// `profileConfig(name)` and `copy(...)` what you change; `Policy(config)`
+/// validates it.
+#[derive(Clone, Debug, PartialEq, uniffi::Record)]
+pub struct PolicyConfig {
+    /// Attempts in all, the first included (3 = one try and up to two retries).
+    pub max_attempts: i32,
+    pub total_budget_ms: i64,
+    pub attempt_timeout: AttemptTimeoutConfig,
+    pub response_reserve_ms: i64,
+    pub minimum_useful_attempt_ms: i64,
+    pub backoff: BackoffConfig,
+    pub jitter: JitterConfig,
+    pub retry_on: RetryOnConfig,
+    pub ambiguous: StatusSetConfig,
+    pub conflict: StatusSetConfig,
+    pub server_guidance: ServerGuidanceConfig,
+    pub idempotency: Idempotency,
+}
+
+fn statuses_out(statuses: Vec<u16>) -> Vec<i32> {
+    statuses.into_iter().map(i32::from).collect()
+}
+
+fn statuses_in(name: &'static str, statuses: Vec<i32>) -> Result<Vec<u16>> {
+    statuses.into_iter().map(|status| status_in(name, status)).collect()
+}
+
+impl From<rp::PolicyConfig> for PolicyConfig {
+    fn from(c: rp::PolicyConfig) -> Self {
+        PolicyConfig {
+            max_attempts: count_out(c.max_attempts),
+            total_budget_ms: long_out(c.total_budget_ms),
+            attempt_timeout: match c.attempt_timeout {
+                rp::AttemptTimeoutConfig::FixedMs(ms) => AttemptTimeoutConfig::FixedMs { ms: long_out(ms) },
+                rp::AttemptTimeoutConfig::FractionOfRemaining(fraction) => {
+                    AttemptTimeoutConfig::FractionOfRemaining { fraction }
+                }
+            },
+            response_reserve_ms: long_out(c.response_reserve_ms),
+            minimum_useful_attempt_ms: long_out(c.minimum_useful_attempt_ms),
+            backoff: BackoffConfig {
+                kind: c.backoff.kind,
+                base_ms: long_out(c.backoff.base_ms),
+                multiplier: c.backoff.multiplier,
+                cap_ms: long_out(c.backoff.cap_ms),
+            },
+            jitter: c.jitter,
+            retry_on: RetryOnConfig {
+                http_statuses: statuses_out(c.retry_on.http_statuses),
+                grpc_codes: c.retry_on.grpc_codes,
+                transport: c.retry_on.transport,
+            },
+            ambiguous: StatusSetConfig {
+                http_statuses: statuses_out(c.ambiguous.http_statuses),
+                grpc_codes: c.ambiguous.grpc_codes,
+            },
+            conflict: StatusSetConfig {
+                http_statuses: statuses_out(c.conflict.http_statuses),
+                grpc_codes: c.conflict.grpc_codes,
+            },
+            server_guidance: ServerGuidanceConfig {
+                honor: c.server_guidance.honor,
+                cap_ms: long_out(c.server_guidance.cap_ms),
+                above_cap: c.server_guidance.above_cap,
+            },
+            idempotency: c.idempotency,
+        }
+    }
+}
+
+impl TryFrom<PolicyConfig> for rp::PolicyConfig {
+    type Error = RetryplanError;
+    fn try_from(c: PolicyConfig) -> Result<Self> {
+        Ok(rp::PolicyConfig {
+            max_attempts: u32_in("max_attempts", c.max_attempts)?,
+            total_budget_ms: ms_in("total_budget_ms", c.total_budget_ms)?,
+            attempt_timeout: match c.attempt_timeout {
+                AttemptTimeoutConfig::FixedMs { ms } => {
+                    rp::AttemptTimeoutConfig::FixedMs(ms_in("attempt_timeout.fixed_ms", ms)?)
+                }
+                AttemptTimeoutConfig::FractionOfRemaining { fraction } => {
+                    rp::AttemptTimeoutConfig::FractionOfRemaining(fraction)
+                }
+            },
+            response_reserve_ms: ms_in("response_reserve_ms", c.response_reserve_ms)?,
+            minimum_useful_attempt_ms: ms_in("minimum_useful_attempt_ms", c.minimum_useful_attempt_ms)?,
+            backoff: rp::BackoffConfig {
+                kind: c.backoff.kind,
+                base_ms: ms_in("backoff.base_ms", c.backoff.base_ms)?,
+                multiplier: c.backoff.multiplier,
+                cap_ms: ms_in("backoff.cap_ms", c.backoff.cap_ms)?,
+            },
+            jitter: c.jitter,
+            retry_on: rp::RetryOnConfig {
+                http_statuses: statuses_in("retry_on.http_statuses", c.retry_on.http_statuses)?,
+                grpc_codes: c.retry_on.grpc_codes,
+                transport: c.retry_on.transport,
+            },
+            ambiguous: rp::StatusSetConfig {
+                http_statuses: statuses_in("ambiguous.http_statuses", c.ambiguous.http_statuses)?,
+                grpc_codes: c.ambiguous.grpc_codes,
+            },
+            conflict: rp::StatusSetConfig {
+                http_statuses: statuses_in("conflict.http_statuses", c.conflict.http_statuses)?,
+                grpc_codes: c.conflict.grpc_codes,
+            },
+            server_guidance: rp::ServerGuidanceConfig {
+                honor: c.server_guidance.honor,
+                cap_ms: ms_in("server_guidance.cap_ms", c.server_guidance.cap_ms)?,
+                above_cap: c.server_guidance.above_cap,
+            },
+            idempotency: c.idempotency,
+        })
+    }
+}
+
+/// The core's default configuration (every field; the core owns the defaults).
+#[uniffi::export]
+pub fn default_policy_config() -> PolicyConfig {
+    rp::PolicyConfig::default().into()
+}
+
+/// The configuration of a built-in profile (`read`, `checkout`, `write_keyed`, ...).
+#[uniffi::export]
+pub fn profile_config(name: String) -> Result<PolicyConfig> {
+    Ok(rp::profiles::profile(&name)?.into())
+}
+
+/// The built-in profile names.
+#[uniffi::export]
+pub fn profile_names() -> Vec<String> {
+    rp::profiles::NAMES.iter().map(|name| (*name).to_owned()).collect()
+}
+
+/// Reads a configuration from JSON without validating its rules.
+#[uniffi::export]
+pub fn policy_config_from_json(json: String) -> Result<PolicyConfig> {
+    Ok(rp::PolicyConfig::from_json(&json)?.into())
+}
+
+/// A validated, immutable policy. Share one across threads freely.
+#[derive(Debug, uniffi::Object)]
+pub struct Policy(pub(crate) rp::Policy);
+
+#[uniffi::export]
+impl Policy {
+    /// Validates a configuration; every violation is reported, nothing is clamped.
+    #[uniffi::constructor]
+    pub fn new(config: PolicyConfig) -> Result<Arc<Policy>> {
+        Ok(Arc::new(Policy(rp::Policy::new(&config.try_into()?)?)))
+    }
+
+    /// Reads and validates a policy from JSON text (snake_case fields).
+    #[uniffi::constructor]
+    pub fn from_json(json: String) -> Result<Arc<Policy>> {
+        Ok(Arc::new(Policy(rp::Policy::from_json(&json)?)))
+    }
+
+    /// A built-in profile, validated.
+    #[uniffi::constructor]
+    pub fn profile(name: String) -> Result<Arc<Policy>> {
+        Ok(Arc::new(Policy(rp::Policy::new(&rp::profiles::profile(&name)?)?)))
+    }
+
+    /// The configuration this policy was validated from (normalised).
+    pub fn to_config(&self) -> PolicyConfig {
+        self.0.to_config().into()
+    }
+
+    /// The configuration as pretty-printed JSON.
+    pub fn to_json(&self) -> String {
+        self.0.to_config().to_json()
+    }
+
+    /// What an outcome means under this policy.
+    pub fn classify(&self, outcome: Outcome) -> Result<Class> {
+        Ok(rp::classify(&self.0, &outcome.try_into()?)?)
+    }
+
+    /// The backoff ceilings of the first `retries` retries (retry 0 = the first retry).
+    pub fn backoff_ceilings_ms(&self, retries: i32) -> Result<Vec<i64>> {
+        let ceilings = rp::backoff_ceilings_ms(&self.0, u32_in("retries", retries)?);
+        Ok(ceilings.into_iter().map(long_out).collect())
+    }
+
+    /// The worst-case timeline against `deadline_ms` (from the start; null = the
+    /// total budget alone) when the first attempt starts `first_attempt_at_ms` in.
+    pub fn explain(&self, deadline_ms: Option<i64>, first_attempt_at_ms: i64) -> Result<Timeline> {
+        let deadline_ms = deadline_ms.map(|ms| ms_in("deadline_ms", ms)).transpose()?;
+        let first = ms_in("first_attempt_at_ms", first_attempt_at_ms)?;
+        Ok(rp::explain(&self.0, deadline_ms, first).into())
+    }
+}
+
+/// One step of the worst case, in ms from the operation's start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
+pub enum TimelineStep {
+    Attempt { attempt: i32, start_ms: i64, timeout_ms: i64, end_ms: i64 },
+    Wait { retry: i32, start_ms: i64, ceiling_ms: i64, min_delay_ms: i64, max_delay_ms: i64, end_ms: i64 },
+}
+
+/// Something in a policy a person should look at; `text` is the core's wording.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum)]
+pub enum Warning {
+    AttemptsDoNotFit { configured: i32, fit: i32, deadline_ms: i64, text: String },
+    WorstCaseExceedsDeadline { worst_case_ms: i64, deadline_ms: i64, text: String },
+    GuidanceCapExceedsBudget { cap_ms: i64, deadline_ms: i64, text: String },
+}
+
+/// A policy's worst-case timeline against a deadline (what `explain` prints).
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct Timeline {
+    pub deadline_ms: i64,
+    pub first_attempt_at_ms: i64,
+    pub response_reserve_ms: i64,
+    pub configured_attempts: i32,
+    pub attempts_that_fit: i32,
+    pub steps: Vec<TimelineStep>,
+    pub ending: Decision,
+    pub unbounded_worst_case_ms: Option<i64>,
+    pub warnings: Vec<Warning>,
+}
+
+impl From<rp::Timeline> for Timeline {
+    fn from(t: rp::Timeline) -> Self {
+        let step = |step| match step {
+            rp::TimelineStep::Attempt { attempt, start_ms, timeout_ms, end_ms } => TimelineStep::Attempt {
+                attempt: count_out(attempt),
+                start_ms: long_out(start_ms),
+                timeout_ms: long_out(timeout_ms),
+                end_ms: long_out(end_ms),
+            },
+            rp::TimelineStep::Wait { retry, start_ms, ceiling_ms, min_delay_ms, max_delay_ms, end_ms } => {
+                TimelineStep::Wait {
+                    retry: count_out(retry),
+                    start_ms: long_out(start_ms),
+                    ceiling_ms: long_out(ceiling_ms),
+                    min_delay_ms: long_out(min_delay_ms),
+                    max_delay_ms: long_out(max_delay_ms),
+                    end_ms: long_out(end_ms),
+                }
+            }
+        };
+        let warning = |warning: rp::Warning| {
+            let text = warning.to_string();
+            match warning {
+                rp::Warning::AttemptsDoNotFit { configured, fit, deadline_ms } => Warning::AttemptsDoNotFit {
+                    configured: count_out(configured),
+                    fit: count_out(fit),
+                    deadline_ms: long_out(deadline_ms),
+                    text,
+                },
+                rp::Warning::WorstCaseExceedsDeadline { worst_case_ms, deadline_ms } => {
+                    Warning::WorstCaseExceedsDeadline {
+                        worst_case_ms: long_out(worst_case_ms),
+                        deadline_ms: long_out(deadline_ms),
+                        text,
+                    }
+                }
+                rp::Warning::GuidanceCapExceedsBudget { cap_ms, deadline_ms } => Warning::GuidanceCapExceedsBudget {
+                    cap_ms: long_out(cap_ms),
+                    deadline_ms: long_out(deadline_ms),
+                    text,
+                },
+            }
+        };
+        Timeline {
+            deadline_ms: long_out(t.deadline_ms),
+            first_attempt_at_ms: long_out(t.first_attempt_at_ms),
+            response_reserve_ms: long_out(t.response_reserve_ms),
+            configured_attempts: count_out(t.configured_attempts),
+            attempts_that_fit: count_out(t.attempts_that_fit),
+            steps: t.steps.into_iter().map(step).collect(),
+            ending: t.ending.into(),
+            unbounded_worst_case_ms: t.unbounded_worst_case_ms.map(long_out),
+            warnings: t.warnings.into_iter().map(warning).collect(),
+        }
+    }
+}
