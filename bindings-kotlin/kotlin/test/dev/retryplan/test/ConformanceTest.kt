@@ -1,0 +1,135 @@
+package dev.retryplan.test
+
+import dev.retryplan.Operation
+import dev.retryplan.OperationOptions
+import dev.retryplan.Policy
+import dev.retryplan.RetryplanException
+import dev.retryplan.admit
+import dev.retryplan.encodeGrpcTimeout
+import dev.retryplan.parseGrpcPushback
+import dev.retryplan.parseGrpcTimeout
+import dev.retryplan.parseRetryAfter
+import dev.retryplan.parseRetryAfterMsHeader
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.DynamicTest
+import org.junit.jupiter.api.TestFactory
+import java.io.File
+
+/**
+ * Every case of every JSON file in `tests/conformance/` through the typed Kotlin API, one
+ * JUnit test per case id. Each typed result is turned back into the vectors'
+ * JSON and compared exactly, as `core/tests/conformance.rs` does.
+ */
+class ConformanceTest {
+    private fun vectorDir(): File {
+        val configured = System.getProperty("retryplan.vectors") ?: System.getenv("RETRYPLAN_VECTORS")
+        if (configured != null) return File(configured)
+        var dir: File? = File("").absoluteFile
+        while (dir != null && !File(dir, "tests/conformance").isDirectory) dir = dir.parentFile
+        return File(dir ?: error("tests/conformance not found above ${File("").absolutePath}"), "tests/conformance")
+    }
+
+    @Suppress("UNCHECKED_CAST")
+    private fun obj(value: Any?) = value as Map<String, Any?>
+
+    @TestFactory
+    fun vectors(): List<DynamicTest> {
+        val files = vectorDir().listFiles { f -> f.name.endsWith(".json") && f.name != "schema.json" }.orEmpty().sorted()
+        val tests = files.flatMap { file ->
+            val document = obj(Json.parse(file.readText()))
+            val cases = document["cases"] as? List<*> ?: error("${file.name}: a vector file has cases")
+            cases.map { case ->
+                val c = obj(case)
+                DynamicTest.dynamicTest(c["id"] as String) { run(c) }
+            }
+        }
+        assertTrue(tests.isNotEmpty(), "no vectors found in ${vectorDir()}")
+        println("conformance: ${tests.size} vectors in ${files.size} files")
+        return tests
+    }
+
+    /** The answer of one call, as the Rust runner's `Answer`: ("expect", value) or ("expect_error", error). */
+    private fun answer(call: () -> Any?): Pair<String, Any?> = try {
+        "expect" to call()
+    } catch (e: RetryplanException) {
+        "expect_error" to VectorJson.error(e)
+    }
+
+    private fun settle(holder: Map<String, Any?>, actual: Pair<String, Any?>, label: String) {
+        val key = listOf("expect", "expect_error").firstOrNull { it in holder } ?: error("$label: no expectation")
+        assertEquals(key to holder[key], actual, label)
+    }
+
+    private fun policy(case: Map<String, Any?>): Policy {
+        val profile = case["profile"]
+        val policy = case["policy"]
+        require((profile == null) != (policy == null)) { "a case needs exactly one of `profile` and `policy`" }
+        return if (profile != null) Policy.profile(profile as String) else Policy.fromJson(Json.write(policy))
+    }
+
+    private fun long(case: Map<String, Any?>, key: String): Long =
+        case[key] as? Long ?: error("`$key` must be a non-negative integer")
+
+    private fun optLong(case: Map<String, Any?>, key: String): Long? = case[key]?.let { long(case, key) }
+
+    private fun string(case: Map<String, Any?>, key: String): String = case[key] as? String ?: error("`$key` must be a string")
+
+    private fun run(case: Map<String, Any?>) {
+        val id = case["id"] as String
+        val result: Pair<String, Any?> = when (val kind = case["kind"]) {
+            "operation" -> return runOperation(case, id)
+            "policy" -> answer { policy(case).use { VectorJson.policyConfig(it.toConfig()) } }
+            "backoff_ceilings" -> answer { policy(case).use { p -> p.backoffCeilingsMs(long(case, "retries").toInt()) } }
+            "classify" -> answer {
+                policy(case).use { p -> VectorJson.classification(p.classify(VectorJson.outcome(case["outcome"]))) }
+            }
+            "explain" -> answer {
+                policy(case).use { p ->
+                    VectorJson.timeline(p.explain(optLong(case, "deadline_ms"), optLong(case, "first_attempt_at_ms") ?: 0))
+                }
+            }
+            "retry_after" -> answer { parseRetryAfter(string(case, "value"), long(case, "now_unix_ms")) }
+            "retry_after_ms" -> answer { parseRetryAfterMsHeader(string(case, "value")) }
+            "grpc_pushback" -> answer { VectorJson.pushback(parseGrpcPushback(string(case, "value"))) }
+            "grpc_timeout_encode" -> answer { encodeGrpcTimeout(long(case, "timeout_ms")) }
+            "grpc_timeout_parse" -> answer { parseGrpcTimeout(string(case, "value")) }
+            "admit" -> answer {
+                VectorJson.admission(
+                    admit(long(case, "deadline_ms"), long(case, "now_ms"), long(case, "reserve_ms"), long(case, "minimum_useful_ms")),
+                )
+            }
+            else -> error("$id: unknown kind `$kind`")
+        }
+        settle(case, result, id)
+    }
+
+    private fun runOperation(case: Map<String, Any?>, id: String) {
+        val options = OperationOptions(
+            seed = long(case, "seed"),
+            idempotencyKey = case["idempotency_key"]?.let { string(case, "idempotency_key") },
+            deadlineMs = optLong(case, "deadline_ms"),
+        )
+        policy(case).use { policy ->
+            Operation(policy, long(case, "start_ms"), options).use { operation ->
+                case["expect_idempotency_key"]?.let { assertEquals(it, operation.idempotencyKey(), "$id: idempotency key") }
+                val steps = case["steps"] as? List<*> ?: error("$id: operation cases need steps")
+                steps.forEachIndexed { index, s ->
+                    val step = obj(s)
+                    val at = long(step, "at_ms")
+                    val result = answer {
+                        VectorJson.decision(
+                            when (val call = step["call"]) {
+                                "poll" -> operation.poll(at)
+                                "cancel" -> operation.cancel(at)
+                                "outcome" -> operation.onOutcome(at, long(step, "attempt").toInt(), VectorJson.outcome(step["outcome"]))
+                                else -> error("$id: unknown call `$call`")
+                            },
+                        )
+                    }
+                    settle(step, result, "$id step $index")
+                }
+            }
+        }
+    }
+}

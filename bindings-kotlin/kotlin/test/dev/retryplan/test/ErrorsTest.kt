@@ -1,0 +1,141 @@
+package dev.retryplan.test
+
+import dev.retryplan.AttemptTimeoutConfig
+import dev.retryplan.Decision
+import dev.retryplan.Operation
+import dev.retryplan.OperationOptions
+import dev.retryplan.Outcome
+import dev.retryplan.Policy
+import dev.retryplan.RetryplanException
+import dev.retryplan.Stats
+import dev.retryplan.defaultPolicyConfig
+import dev.retryplan.encodeGrpcTimeout
+import dev.retryplan.parseGrpcTimeout
+import dev.retryplan.parseRetryAfter
+import dev.retryplan.profileConfig
+import dev.retryplan.profileNames
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertThrows
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.function.Executable
+
+/** Bad input gives typed exceptions with the core's code and message, never a crash. */
+class ErrorsTest {
+    private inline fun <reified E : RetryplanException> raises(code: String, noinline call: () -> Any?): E {
+        val error = assertThrows(E::class.java, Executable { call() })
+        assertEquals(code, error.code())
+        assertTrue(error is RetryplanException)
+        return error
+    }
+
+    private val policy = Policy.fromJson("""{"jitter": {"kind": "none"}}""")
+
+    @Test
+    fun `an invalid policy lists every violation with its field and the core's message`() {
+        val config = defaultPolicyConfig().copy(
+            maxAttempts = 0,
+            backoff = defaultPolicyConfig().backoff.copy(baseMs = 200, capMs = 100),
+        )
+        val error = raises<RetryplanException.InvalidPolicy>("invalid_policy") { Policy(config) }
+        assertEquals(listOf("max_attempts", "backoff.cap_ms"), error.violations.map { it.field })
+        assertEquals("backoff.cap_ms (100) must be >= backoff.base_ms (200)", error.violations[1].message)
+        assertTrue(error.toString().startsWith("invalid policy: max_attempts (0) must be in 1..=100"), error.toString())
+        assertEquals(error.description, error.toString())
+    }
+
+    @Test
+    fun `policy JSON errors name the field`() {
+        val error = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") {
+            Policy.fromJson("""{"backoff": {"base_ms": -5}}""")
+        }
+        assertEquals("backoff.base_ms", error.field)
+        raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") { Policy.fromJson("""{"max_attemps": 3}""") }
+        raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") { Policy.fromJson("not json") }
+    }
+
+    @Test
+    fun `profiles by name`() {
+        assertEquals(listOf("read", "checkout", "write_keyed", "write_strict", "background"), profileNames())
+        assertEquals(800L, profileConfig("checkout").totalBudgetMs)
+        Policy.profile("checkout").use { assertEquals(profileConfig("checkout"), it.toConfig()) }
+        val error = raises<RetryplanException.UnknownProfile>("unknown_profile") { Policy.profile("nope") }
+        assertEquals(profileNames(), error.known)
+    }
+
+    @Test
+    fun `negative times and counts are invalid arguments, never clamped`() {
+        raises<RetryplanException.InvalidArgument>("invalid_argument") { Operation(policy, -1, OperationOptions(seed = 1)) }
+        Operation(policy, 0, OperationOptions(seed = 1)).use { op ->
+            val error = raises<RetryplanException.InvalidArgument>("invalid_argument") { op.poll(-5) }
+            assertEquals("now_ms", error.name)
+            raises<RetryplanException.InvalidArgument>("invalid_argument") { op.onOutcome(0, -1, Outcome.Success) }
+            raises<RetryplanException.InvalidArgument>("invalid_argument") { op.remainingBudgetMs(Long.MIN_VALUE) }
+            assertTrue(op.poll(0) is Decision.StartAttempt, "nothing changed")
+        }
+        raises<RetryplanException.InvalidArgument>("invalid_argument") { policy.backoffCeilingsMs(-1) }
+        raises<RetryplanException.InvalidArgument>("invalid_argument") { policy.explain(-1, 0) }
+        raises<RetryplanException.InvalidArgument>("invalid_argument") { encodeGrpcTimeout(-1) }
+        raises<RetryplanException.InvalidArgument>("invalid_argument") {
+            Policy(defaultPolicyConfig().copy(attemptTimeout = AttemptTimeoutConfig.FixedMs(-3)))
+        }
+        raises<RetryplanException.InvalidArgument>("invalid_argument") {
+            Policy(defaultPolicyConfig().copy(retryOn = defaultPolicyConfig().retryOn.copy(httpStatuses = listOf(70_000))))
+        }
+    }
+
+    @Test
+    fun `a non-finite fraction is a policy violation, not a crash`() {
+        val error = raises<RetryplanException.InvalidPolicy>("invalid_policy") {
+            Policy(defaultPolicyConfig().copy(attemptTimeout = AttemptTimeoutConfig.FractionOfRemaining(Double.NaN)))
+        }
+        assertEquals(listOf("attempt_timeout.fraction_of_remaining"), error.violations.map { it.field })
+    }
+
+    @Test
+    fun `misuse of an operation is typed and changes nothing`() {
+        Operation(policy, 0, OperationOptions(seed = 1)).use { op ->
+            val error = raises<RetryplanException.AttemptNotRunning>("attempt_not_running") { op.onOutcome(0, 1, Outcome.Success) }
+            assertEquals(1L, error.attempt)
+            assertEquals("none", error.running)
+            op.poll(0)
+            raises<RetryplanException.InvalidArgument>("invalid_argument") { op.onOutcome(0, 1, Outcome.HttpStatus(42)) }
+            raises<RetryplanException.InvalidArgument>("invalid_argument") { op.onOutcome(0, 1, Outcome.HttpStatus(-503)) }
+            raises<RetryplanException.InvalidArgument>("invalid_argument") { op.onOutcome(0, 1, Outcome.HttpStatus(503, -1)) }
+            assertEquals(Decision.Succeeded(1), op.onOutcome(10, 1, Outcome.Success))
+            raises<RetryplanException.OperationEnded>("operation_ended") { op.poll(20) }
+            raises<RetryplanException.OperationEnded>("operation_ended") { op.cancel(20) }
+            assertEquals(null, op.nextWakeupMs())
+        }
+    }
+
+    @Test
+    fun `bad keys, headers and decisions`() {
+        raises<RetryplanException.InvalidArgument>("invalid_argument") {
+            Operation(policy, 0, OperationOptions(seed = 1, idempotencyKey = "has space"))
+        }
+        raises<RetryplanException.InvalidArgument>("invalid_argument") { Operation(policy, 0, OperationOptions(idempotencyKey = "")) }
+        val header = raises<RetryplanException.InvalidHeader>("invalid_header") { parseRetryAfter("soon", 0) }
+        assertEquals("retry-after", header.header)
+        raises<RetryplanException.InvalidHeader>("invalid_header") { parseGrpcTimeout("12x") }
+        Stats().use { stats ->
+            raises<RetryplanException.InvalidArgument>("invalid_argument") {
+                stats.record(Decision.StartAttempt(1, 10, 10, "not-hex", 10))
+            }
+            raises<RetryplanException.InvalidArgument>("invalid_argument") { stats.record(Decision.Succeeded(-1)) }
+            assertEquals(0L, stats.snapshot().attempts)
+        }
+    }
+
+    @Test
+    fun `no seed draws one and a UUID key from the operating system`() {
+        Operation(policy, 0, OperationOptions()).use { a ->
+            Operation(policy, 0, OperationOptions()).use { b ->
+                assertTrue(a.idempotencyKey().matches(Regex("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")))
+                assertTrue(a.idempotencyKey() != b.idempotencyKey())
+            }
+        }
+        // A negative Long seed is the same 64 bits as the unsigned seed.
+        Operation(policy, 0, OperationOptions(seed = -1)).use { op -> assertEquals(16, op.requestId(1).length) }
+    }
+}

@@ -1,0 +1,79 @@
+package dev.retryplan.test
+
+import dev.retryplan.Decision
+import dev.retryplan.Operation
+import dev.retryplan.OperationOptions
+import dev.retryplan.Outcome
+import dev.retryplan.Policy
+import dev.retryplan.Stats
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.Timeout
+import java.util.concurrent.ConcurrentLinkedQueue
+import java.util.concurrent.CyclicBarrier
+import java.util.concurrent.Executors
+import java.util.concurrent.TimeUnit
+
+/** Several JVM threads sharing one policy, one set of counters, one operation. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ThreadsTest {
+    private val policyJson = """{"max_attempts": 3, "total_budget_ms": 1000, "attempt_timeout": {"fixed_ms": 100},
+        "response_reserve_ms": 0, "minimum_useful_attempt_ms": 10, "jitter": {"kind": "none"},
+        "backoff": {"kind": "constant", "base_ms": 50, "multiplier": 1.0, "cap_ms": 50}}"""
+
+    @Test
+    fun `threads share one policy and one Stats without losing an update`() {
+        val threads = 8
+        val operationsPerThread = 500
+        Policy.fromJson(policyJson).use { policy ->
+            Stats().use { stats ->
+                val pool = Executors.newFixedThreadPool(threads)
+                val barrier = CyclicBarrier(threads)
+                val endings = ConcurrentLinkedQueue<Decision>()
+                val jobs = (0 until threads).map { t ->
+                    pool.submit {
+                        barrier.await()
+                        repeat(operationsPerThread) { i ->
+                            Operation(policy, 0, OperationOptions(seed = (t * operationsPerThread + i).toLong())).use { op ->
+                                val first = op.poll(0).also(stats::record) as Decision.StartAttempt
+                                val wait = op.onOutcome(100, first.attempt, Outcome.HttpStatus(503)).also(stats::record)
+                                assertEquals(150L, (wait as Decision.Wait).untilMs)
+                                val second = op.poll(150).also(stats::record) as Decision.StartAttempt
+                                endings += op.onOutcome(160, second.attempt, Outcome.Success).also(stats::record)
+                            }
+                        }
+                    }
+                }
+                jobs.forEach { it.get() }
+                pool.shutdown()
+                val total = (threads * operationsPerThread).toLong()
+                val counts = stats.snapshot()
+                assertEquals(total, counts.operations)
+                assertEquals(2 * total, counts.attempts)
+                assertEquals(total, counts.retries)
+                assertEquals(total, counts.succeeded)
+                assertEquals(List(total.toInt()) { Decision.Succeeded(2) }, endings.toList())
+            }
+        }
+    }
+
+    @Test
+    fun `threads racing on one operation, exactly one of them starts the attempt`() {
+        val threads = 8
+        Policy.fromJson(policyJson).use { policy ->
+            repeat(50) { round ->
+                Operation(policy, 0, OperationOptions(seed = round.toLong())).use { op ->
+                    val first = op.poll(0) as Decision.StartAttempt
+                    op.onOutcome(100, first.attempt, Outcome.HttpStatus(503))
+                    val barrier = CyclicBarrier(threads)
+                    val pool = Executors.newFixedThreadPool(threads)
+                    val answers = (0 until threads).map { pool.submit<Decision> { barrier.await(); op.poll(150) } }.map { it.get() }
+                    pool.shutdown()
+                    assertEquals(1, answers.count { it is Decision.StartAttempt }, "round $round: $answers")
+                    assertEquals(threads - 1, answers.count { it == Decision.AwaitOutcome(1, 250) })
+                    assertEquals(2, op.attemptsStarted())
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,195 @@
+package dev.retryplan.test
+
+import dev.retryplan.Admission
+import dev.retryplan.AttemptTimeoutConfig
+import dev.retryplan.Class
+import dev.retryplan.Decision
+import dev.retryplan.GrpcCode
+import dev.retryplan.JitterConfig
+import dev.retryplan.Outcome
+import dev.retryplan.PolicyConfig
+import dev.retryplan.Pushback
+import dev.retryplan.RetryplanException
+import dev.retryplan.Timeline
+import dev.retryplan.TimelineStep
+import dev.retryplan.TransportFailure
+import dev.retryplan.Verdict
+import dev.retryplan.Warning
+
+/**
+ * Converts between the vectors' plain JSON (snake_case keys, `type` tags) and
+ * the typed Kotlin API: outcomes in, and every typed result back out, so the
+ * runner compares exactly what the Rust runner compares.
+ */
+object VectorJson {
+    /** Kotlin enum constant -> the core's snake_case name (DEADLINE_EXCEEDED -> deadline_exceeded). */
+    fun name(value: Enum<*>): String = value.name.lowercase()
+
+    private inline fun <reified E : Enum<E>> enumOf(name: Any?): E =
+        enumValues<E>().firstOrNull { it.name.lowercase() == name } ?: error("unknown ${E::class.simpleName} $name")
+
+    @Suppress("UNCHECKED_CAST")
+    private fun obj(value: Any?): Map<String, Any?> = value as? Map<String, Any?> ?: error("expected an object: $value")
+
+    private fun only(map: Map<String, Any?>, vararg keys: String) {
+        val extra = map.keys - keys.toSet()
+        require(extra.isEmpty()) { "unknown fields $extra in $map" }
+    }
+
+    private fun long(value: Any?): Long = value as? Long ?: error("expected an integer: $value")
+
+    fun outcome(value: Any?): Outcome {
+        val map = obj(value)
+        return when (map["type"]) {
+            "success" -> Outcome.Success.also { only(map, "type") }
+            "cancelled" -> Outcome.Cancelled.also { only(map, "type") }
+            "http_status" -> {
+                only(map, "type", "status", "retry_after_ms")
+                Outcome.HttpStatus(long(map["status"]).toInt(), map["retry_after_ms"]?.let(::long))
+            }
+            "grpc_status" -> {
+                only(map, "type", "code", "pushback")
+                val pushback = when (val p = map["pushback"]) {
+                    null -> null
+                    "do_not_retry" -> Pushback.DoNotRetry
+                    else -> obj(p).let { only(it, "retry_after_ms"); Pushback.RetryAfterMs(long(it["retry_after_ms"])) }
+                }
+                Outcome.GrpcStatus(enumOf<GrpcCode>(map["code"]), pushback)
+            }
+            "transport" -> Outcome.Transport(enumOf<TransportFailure>(map["failure"])).also { only(map, "type", "failure") }
+            "application" -> Outcome.Application(enumOf<Verdict>(map["verdict"])).also { only(map, "type", "verdict") }
+            else -> error("unknown outcome $map")
+        }
+    }
+
+    /** Optional fields are left out when null, as the core's serde does. */
+    private fun fields(vararg pairs: Pair<String, Any?>): Map<String, Any?> =
+        linkedMapOf(*pairs).filterValues { it != null }
+
+    fun decision(d: Decision): Map<String, Any?> = when (d) {
+        is Decision.StartAttempt -> fields(
+            "type" to "start_attempt", "attempt" to d.attempt.toLong(), "timeout_ms" to d.timeoutMs,
+            "abort_at_ms" to d.abortAtMs, "request_id" to d.requestId, "remaining_budget_ms" to d.remainingBudgetMs,
+        )
+        is Decision.Wait -> fields(
+            "type" to "wait", "retry" to d.retry.toLong(), "delay_ms" to d.delayMs, "until_ms" to d.untilMs,
+            "server_delay_ms" to d.serverDelayMs, "remaining_budget_ms" to d.remainingBudgetMs,
+        )
+        is Decision.AwaitOutcome -> fields("type" to "await_outcome", "in_flight" to d.inFlight.toLong(), "until_ms" to d.untilMs)
+        is Decision.Succeeded -> fields("type" to "succeeded", "attempts" to d.attempts.toLong())
+        is Decision.GaveUp -> fields(
+            "type" to "gave_up", "reason" to name(d.reason), "attempts" to d.attempts.toLong(),
+            "remaining_budget_ms" to d.remainingBudgetMs, "refused_delay_ms" to d.refusedDelayMs,
+        )
+        is Decision.Reconcile -> fields(
+            "type" to "reconcile", "attempts" to d.attempts.toLong(), "remaining_budget_ms" to d.remainingBudgetMs,
+        )
+        is Decision.Restart -> fields(
+            "type" to "restart", "attempts" to d.attempts.toLong(), "deadline_ms" to d.deadlineMs,
+            "remaining_budget_ms" to d.remainingBudgetMs,
+        )
+    }
+
+    fun classification(c: Class): Map<String, Any?> = when (c) {
+        is Class.Success -> mapOf("class" to "success")
+        is Class.Retryable -> mapOf("class" to "retryable", "ambiguous" to c.ambiguous)
+        is Class.NotRetryable -> mapOf("class" to "not_retryable")
+        is Class.Conflict -> mapOf("class" to "conflict")
+        is Class.Cancelled -> mapOf("class" to "cancelled")
+    }
+
+    fun pushback(p: Pushback): Any = when (p) {
+        is Pushback.RetryAfterMs -> mapOf("retry_after_ms" to p.ms)
+        is Pushback.DoNotRetry -> "do_not_retry"
+    }
+
+    fun admission(a: Admission): Map<String, Any?> = when (a) {
+        is Admission.Admit -> mapOf("type" to "admit", "remaining_ms" to a.remainingMs)
+        is Admission.Reject -> mapOf("type" to "reject", "remaining_ms" to a.remainingMs, "minimum_useful_ms" to a.minimumUsefulMs)
+    }
+
+    fun timeline(t: Timeline): Map<String, Any?> = mapOf(
+        "deadline_ms" to t.deadlineMs,
+        "first_attempt_at_ms" to t.firstAttemptAtMs,
+        "response_reserve_ms" to t.responseReserveMs,
+        "configured_attempts" to t.configuredAttempts.toLong(),
+        "attempts_that_fit" to t.attemptsThatFit.toLong(),
+        "steps" to t.steps.map { step ->
+            when (step) {
+                is TimelineStep.Attempt -> mapOf(
+                    "type" to "attempt", "attempt" to step.attempt.toLong(), "start_ms" to step.startMs,
+                    "timeout_ms" to step.timeoutMs, "end_ms" to step.endMs,
+                )
+                is TimelineStep.Wait -> mapOf(
+                    "type" to "wait", "retry" to step.retry.toLong(), "start_ms" to step.startMs,
+                    "ceiling_ms" to step.ceilingMs, "min_delay_ms" to step.minDelayMs,
+                    "max_delay_ms" to step.maxDelayMs, "end_ms" to step.endMs,
+                )
+            }
+        },
+        "ending" to decision(t.ending),
+        // Not skipped when absent: the core serialises this one as null.
+        "unbounded_worst_case_ms" to t.unboundedWorstCaseMs,
+        "warnings" to t.warnings.map { w ->
+            when (w) {
+                is Warning.AttemptsDoNotFit -> mapOf(
+                    "type" to "attempts_do_not_fit", "configured" to w.configured.toLong(), "fit" to w.fit.toLong(),
+                    "deadline_ms" to w.deadlineMs,
+                )
+                is Warning.WorstCaseExceedsDeadline -> mapOf(
+                    "type" to "worst_case_exceeds_deadline", "worst_case_ms" to w.worstCaseMs, "deadline_ms" to w.deadlineMs,
+                )
+                is Warning.GuidanceCapExceedsBudget -> mapOf(
+                    "type" to "guidance_cap_exceeds_budget", "cap_ms" to w.capMs, "deadline_ms" to w.deadlineMs,
+                )
+            }
+        },
+    )
+
+    fun policyConfig(c: PolicyConfig): Map<String, Any?> = mapOf(
+        "max_attempts" to c.maxAttempts.toLong(),
+        "total_budget_ms" to c.totalBudgetMs,
+        "attempt_timeout" to when (val t = c.attemptTimeout) {
+            is AttemptTimeoutConfig.FixedMs -> mapOf("fixed_ms" to t.ms)
+            is AttemptTimeoutConfig.FractionOfRemaining -> mapOf("fraction_of_remaining" to t.fraction)
+        },
+        "response_reserve_ms" to c.responseReserveMs,
+        "minimum_useful_attempt_ms" to c.minimumUsefulAttemptMs,
+        "backoff" to mapOf(
+            "kind" to name(c.backoff.kind), "base_ms" to c.backoff.baseMs,
+            "multiplier" to c.backoff.multiplier, "cap_ms" to c.backoff.capMs,
+        ),
+        "jitter" to when (val j = c.jitter) {
+            is JitterConfig.None -> mapOf("kind" to "none")
+            is JitterConfig.Full -> mapOf("kind" to "full")
+            is JitterConfig.Equal -> mapOf("kind" to "equal")
+            is JitterConfig.Decorrelated -> mapOf("kind" to "decorrelated")
+            is JitterConfig.Proportional -> mapOf("kind" to "proportional", "ratio" to j.ratio)
+        },
+        "retry_on" to mapOf(
+            "http_statuses" to c.retryOn.httpStatuses.map { it.toLong() },
+            "grpc_codes" to c.retryOn.grpcCodes.map(::name),
+            "transport" to c.retryOn.transport.map(::name),
+        ),
+        "ambiguous" to mapOf(
+            "http_statuses" to c.ambiguous.httpStatuses.map { it.toLong() },
+            "grpc_codes" to c.ambiguous.grpcCodes.map(::name),
+        ),
+        "conflict" to mapOf(
+            "http_statuses" to c.conflict.httpStatuses.map { it.toLong() },
+            "grpc_codes" to c.conflict.grpcCodes.map(::name),
+        ),
+        "server_guidance" to mapOf(
+            "honor" to c.serverGuidance.honor, "cap_ms" to c.serverGuidance.capMs,
+            "above_cap" to name(c.serverGuidance.aboveCap),
+        ),
+        "idempotency" to name(c.idempotency),
+    )
+
+    /** As the Rust runner: the code, plus the fields for policy errors. */
+    fun error(e: RetryplanException): Map<String, Any?> = when (e) {
+        is RetryplanException.InvalidPolicy -> mapOf("code" to e.code(), "fields" to e.violations.map { it.field })
+        is RetryplanException.InvalidPolicyJson -> mapOf("code" to e.code(), "fields" to listOf(e.field))
+        else -> mapOf("code" to e.code())
+    }
+}
