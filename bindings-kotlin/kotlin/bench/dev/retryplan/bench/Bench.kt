@@ -19,6 +19,9 @@ fun main(args: Array<String>) {
             val wait = waiting.onOutcome(250, first.attempt, Outcome.HttpStatus(503)) as Decision.Wait
             val at = wait.untilMs - 1
             report("poll (a Wait decision)", rounds, calls) { waiting.poll(at) }
+            // Where the time goes: a call that returns a plain number, and one that returns a string.
+            report("deadlineMs (an i64, no buffer)", rounds, calls) { waiting.deadlineMs() }
+            report("idempotencyKey (a string buffer)", rounds, calls) { waiting.idempotencyKey() }
         }
         report("operation: new + poll + onOutcome(success) + close", rounds, calls / 4) {
             Operation(policy, 0, OperationOptions(seed = 1)).use { op ->
