@@ -152,8 +152,9 @@ impl OperationOptions {
 enum Phase {
     /// The next poll checks the budget and starts an attempt.
     Ready,
-    /// Backing off until `until_ms`.
-    Waiting { until_ms: u64 },
+    /// Backing off until `until_ms`; the server's requested delay is kept for
+    /// repeated answers.
+    Waiting { until_ms: u64, server_delay_ms: Option<u64> },
     /// An attempt is running.
     InFlight { attempt: u32, abort_at_ms: u64 },
     /// An ending was returned.
@@ -222,7 +223,9 @@ impl Operation {
         match self.phase {
             Phase::Ended => Err(Error::OperationEnded),
             Phase::InFlight { abort_at_ms, .. } => Ok(Decision::AwaitOutcome { in_flight: 1, until_ms: abort_at_ms }),
-            Phase::Waiting { until_ms } if now < until_ms => Ok(self.wait_again(now, until_ms)),
+            Phase::Waiting { until_ms, server_delay_ms } if now < until_ms => {
+                Ok(self.wait_again(now, until_ms, server_delay_ms))
+            }
             Phase::Waiting { .. } | Phase::Ready => Ok(self.try_start_attempt(now)),
         }
     }
@@ -270,7 +273,7 @@ impl Operation {
     pub fn next_wakeup_ms(&self) -> Option<u64> {
         match self.phase {
             Phase::Ready => Some(self.last_now_ms),
-            Phase::Waiting { until_ms } => Some(until_ms),
+            Phase::Waiting { until_ms, .. } => Some(until_ms),
             Phase::InFlight { abort_at_ms, .. } => Some(abort_at_ms),
             Phase::Ended => None,
         }
@@ -341,12 +344,12 @@ impl Operation {
         self.last_now_ms
     }
 
-    fn wait_again(&self, now: u64, until_ms: u64) -> Decision {
+    fn wait_again(&self, now: u64, until_ms: u64, server_delay_ms: Option<u64>) -> Decision {
         Decision::Wait {
             retry: self.attempts_started.saturating_sub(1),
             delay_ms: until_ms - now,
             until_ms,
-            server_delay_ms: None,
+            server_delay_ms,
             remaining_budget_ms: self.remaining_budget_ms(now),
         }
     }
@@ -429,7 +432,7 @@ impl Operation {
             return self.try_start_attempt(now);
         }
         let until_ms = now.saturating_add(delay_ms);
-        self.phase = Phase::Waiting { until_ms };
+        self.phase = Phase::Waiting { until_ms, server_delay_ms };
         Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms: remaining }
     }
 

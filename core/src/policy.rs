@@ -609,9 +609,13 @@ impl Policy {
                 );
             }
         }
-        for set in [&c.retry_on.grpc_codes, &c.ambiguous.grpc_codes, &c.conflict.grpc_codes] {
+        for (field, set) in [
+            ("retry_on.grpc_codes", &c.retry_on.grpc_codes),
+            ("ambiguous.grpc_codes", &c.ambiguous.grpc_codes),
+            ("conflict.grpc_codes", &c.conflict.grpc_codes),
+        ] {
             if set.contains(&GrpcCode::Ok) {
-                check.fail("retry_on.grpc_codes", "grpc code ok counts as success and must not be listed".to_owned());
+                check.fail(field, format!("{field} must not list ok: it counts as success"));
             }
         }
 
@@ -762,12 +766,7 @@ impl PolicyConfig {
     /// Reads a configuration from JSON without validating its rules. Errors
     /// name the dotted path of the field being read.
     pub fn from_json(json: &str) -> Result<PolicyConfig, Error> {
-        let mut deserializer = serde_json::Deserializer::from_str(json);
-        let config: PolicyConfig = serde_path_to_error::deserialize(&mut deserializer).map_err(json_error)?;
-        deserializer
-            .end()
-            .map_err(|error| Error::InvalidPolicyJson { field: String::new(), message: error.to_string() })?;
-        Ok(config)
+        read_json(json)
     }
 
     /// The configuration as pretty-printed JSON.
@@ -778,8 +777,37 @@ impl PolicyConfig {
     }
 }
 
+/// The JSON fields whose values are lists; everywhere else a list is refused.
+const LIST_FIELDS: [&str; 4] = ["http_statuses", "grpc_codes", "transport", "delays_ms"];
+
+/// Reads a JSON configuration object: the text must be one JSON object, and
+/// a list is accepted only where the schema has one (serde would otherwise
+/// read `[5, 2000]` as a struct, field by field).
+pub(crate) fn read_json<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, Error> {
+    let value: serde_json::Value = serde_json::from_str(json)
+        .map_err(|error| Error::InvalidPolicyJson { field: String::new(), message: error.to_string() })?;
+    check_lists(&value, "", None)?;
+    serde_path_to_error::deserialize(value).map_err(json_error)
+}
+
+fn check_lists(value: &serde_json::Value, path: &str, key: Option<&str>) -> Result<(), Error> {
+    match value {
+        serde_json::Value::Array(_) if !key.is_some_and(|key| LIST_FIELDS.contains(&key)) => {
+            Err(Error::InvalidPolicyJson {
+                field: path.to_owned(),
+                message: "expected an object or a single value, found a list".to_owned(),
+            })
+        }
+        serde_json::Value::Object(fields) => fields.iter().try_for_each(|(name, field)| {
+            let child = if path.is_empty() { name.clone() } else { format!("{path}.{name}") };
+            check_lists(field, &child, Some(name))
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Converts a path-tracking serde error into [`Error::InvalidPolicyJson`].
-pub(crate) fn json_error(error: serde_path_to_error::Error<serde_json::Error>) -> Error {
+fn json_error(error: serde_path_to_error::Error<serde_json::Error>) -> Error {
     let field = error.path().to_string();
     let field = if field == "." { String::new() } else { field };
     Error::InvalidPolicyJson { field, message: error.into_inner().to_string() }
