@@ -170,7 +170,13 @@ pub fn explain(policy: &Policy, deadline_ms: Option<u64>, first_attempt_at_ms: u
             Ok(other) => break other,
             // The loop only feeds the running attempt and polls before an
             // ending, so the engine returns no error here.
-            Err(_) => break Decision::Succeeded { attempts: operation.attempts_started() },
+            Err(_) => {
+                break Decision::Succeeded {
+                    attempts: operation.attempts_started(),
+                    winner: 0,
+                    abort_attempts: crate::AttemptSet::EMPTY,
+                }
+            }
         }
     };
     let unbounded_worst_case_ms = unbounded_worst_case_ms(policy);
