@@ -100,6 +100,8 @@ pub enum BudgetSnapshot {
     },
 }
 
+// One state lives per dependency behind a lock: the ratio window's size is irrelevant.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum State {
     TokenBucket { tokens_milli: u64, max_milli: u64, ratio_milli: u64 },
