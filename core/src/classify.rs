@@ -179,14 +179,6 @@ pub enum Outcome {
     Cancelled,
 }
 
-/// Server guidance carried by an outcome.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Guidance {
-    None,
-    WaitMs(u64),
-    DoNotRetry,
-}
-
 /// What an outcome means under a policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "class", rename_all = "snake_case")]
@@ -265,18 +257,6 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
         },
         Outcome::Cancelled => Class::Cancelled,
     })
-}
-
-impl Outcome {
-    /// The server's guidance in this outcome (ignoring the policy).
-    pub(crate) fn guidance(&self) -> Guidance {
-        match *self {
-            Outcome::HttpStatus { retry_after_ms: Some(ms), .. } => Guidance::WaitMs(ms),
-            Outcome::GrpcStatus { pushback: Some(Pushback::RetryAfterMs(ms)), .. } => Guidance::WaitMs(ms),
-            Outcome::GrpcStatus { pushback: Some(Pushback::DoNotRetry), .. } => Guidance::DoNotRetry,
-            _ => Guidance::None,
-        }
-    }
 }
 
 #[cfg(test)]

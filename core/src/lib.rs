@@ -23,6 +23,7 @@ pub mod decision;
 pub mod dependency;
 pub mod error;
 pub mod grpc_timeout;
+mod guidance;
 pub mod operation;
 pub mod policy;
 pub mod profiles;

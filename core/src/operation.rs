@@ -47,11 +47,12 @@ use std::sync::Arc;
 use crate::backoff::delay_range_ms;
 use crate::breaker::BreakerPermit;
 use crate::budget::RetryCharge;
-use crate::classify::{classify, Class, Guidance, Outcome, TransportFailure};
+use crate::classify::{classify, Class, Outcome, TransportFailure};
 use crate::decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 use crate::dependency::Dependency;
 use crate::error::Error;
-use crate::policy::{AboveCap, AttemptTimeout, Idempotency, Policy, MAX_HEDGED_ATTEMPTS};
+use crate::guidance::ServerDelay;
+use crate::policy::{AttemptTimeout, Idempotency, Policy, MAX_HEDGED_ATTEMPTS};
 use crate::rng::{mix, Draws, SplitMix64};
 
 /// Stream constants for [`mix`]: request ids and derived idempotency keys.
@@ -619,7 +620,7 @@ impl Operation {
         self.last_failure_timed_out = matches!(outcome, Outcome::Transport { failure: TransportFailure::TimedOut });
         if !self.running_attempts().is_empty() {
             // A hedge is still running: this failure is not fatal. Hedge again now if allowed.
-            if outcome.guidance() == Guidance::DoNotRetry {
+            if self.policy.server_guidance.apply(outcome) == ServerDelay::DoNotRetry {
                 self.stop_hedging();
             } else {
                 self.schedule_hedge(now, true);
@@ -631,15 +632,13 @@ impl Operation {
             return self.give_up(now, GiveUpReason::AttemptsExhausted, None);
         }
 
-        let guidance = self.policy.server_guidance;
-        let server_delay_ms = match (guidance.honor, outcome.guidance()) {
-            (false, _) | (true, Guidance::None) => None,
-            (true, Guidance::DoNotRetry) => return self.give_up(now, GiveUpReason::ServerDeclinedRetry, None),
-            (true, Guidance::WaitMs(ms)) if ms > guidance.cap_ms => match guidance.above_cap {
-                AboveCap::Clamp => Some(guidance.cap_ms),
-                AboveCap::GiveUp => return self.give_up(now, GiveUpReason::RetryAfterAboveCap, Some(ms)),
-            },
-            (true, Guidance::WaitMs(ms)) => Some(ms),
+        let server_delay_ms = match self.policy.server_guidance.apply(outcome) {
+            ServerDelay::None => None,
+            ServerDelay::AtLeastMs(ms) => Some(ms),
+            ServerDelay::DoNotRetry => return self.give_up(now, GiveUpReason::ServerDeclinedRetry, None),
+            ServerDelay::AboveCap { requested_ms } => {
+                return self.give_up(now, GiveUpReason::RetryAfterAboveCap, Some(requested_ms))
+            }
         };
 
         let retry = attempts - 1;
@@ -685,16 +684,9 @@ impl Operation {
     /// Gives back what the running attempts hold and lists them for the caller to abort.
     fn abort_running(&mut self) -> AttemptSet {
         let aborted = self.running_attempts();
-        for slot in &mut self.running {
-            if let Some(running) = slot.take() {
-                if let Some(dependency) = self.dependency.as_deref() {
-                    if let (Some(breaker), Some(permit)) = (dependency.breaker(), running.breaker) {
-                        breaker.release(permit);
-                    }
-                    if let (Some(slots), true) = (dependency.retry_slots(), running.retry_slot) {
-                        slots.release();
-                    }
-                }
+        for index in 0..MAX_IN_FLIGHT {
+            if let Some(running) = self.running.get_mut(index).and_then(Option::take) {
+                self.release(&running);
             }
         }
         aborted

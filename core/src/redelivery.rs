@@ -17,9 +17,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::classify::{classify, Class, Guidance, Outcome};
+use crate::classify::{classify, Class, Outcome};
 use crate::error::Error;
-use crate::policy::{AboveCap, Idempotency, Policy};
+use crate::guidance::ServerDelay;
+use crate::policy::{Idempotency, Policy};
 
 /// The most delays a redelivery schedule may list.
 pub const MAX_REDELIVERY_DELAYS: usize = 8;
@@ -128,15 +129,11 @@ pub fn redeliver(
     if attempts >= policy.max_attempts {
         return dead(DeadLetterReason::AttemptsExhausted);
     }
-    let guidance = policy.server_guidance;
-    let server_delay_ms = match (guidance.honor, outcome.guidance()) {
-        (false, _) | (true, Guidance::None) => 0,
-        (true, Guidance::DoNotRetry) => return dead(DeadLetterReason::ServerDeclinedRetry),
-        (true, Guidance::WaitMs(ms)) if ms > guidance.cap_ms => match guidance.above_cap {
-            AboveCap::Clamp => guidance.cap_ms,
-            AboveCap::GiveUp => return dead(DeadLetterReason::RetryAfterAboveCap),
-        },
-        (true, Guidance::WaitMs(ms)) => ms,
+    let server_delay_ms = match policy.server_guidance.apply(outcome) {
+        ServerDelay::None => 0,
+        ServerDelay::AtLeastMs(ms) => ms,
+        ServerDelay::DoNotRetry => return dead(DeadLetterReason::ServerDeclinedRetry),
+        ServerDelay::AboveCap { .. } => return dead(DeadLetterReason::RetryAfterAboveCap),
     };
     let redelivery = attempts - 1;
     let (scheduled_ms, max_age_ms) = match policy.redelivery {
