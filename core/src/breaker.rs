@@ -84,11 +84,11 @@ pub enum BreakerState {
 pub struct BreakerSnapshot {
     /// The state at the time asked.
     pub state: BreakerState,
-    /// Retryable failures in a row (consecutive mode).
+    /// Retryable failures in a row (consecutive mode; always 0 in ratio mode).
     pub consecutive_failures: u32,
-    /// Results in the window (ratio mode).
+    /// Results in the window (ratio mode; always 0 in consecutive mode).
     pub window_results: u64,
-    /// Failures in the window (ratio mode).
+    /// Failures in the window (ratio mode; always 0 in consecutive mode).
     pub window_failures: u64,
     /// When an open breaker starts probing (0 when not open).
     pub open_until_ms: u64,
@@ -229,10 +229,10 @@ impl CircuitBreaker {
         }
         let probes = self.half_open_probes;
         match &mut state.phase {
-            Phase::Closed => {
-                state.consecutive_failures = 0;
-                state.window.add(now_ms, RESULTS, 1);
-            }
+            Phase::Closed => match self.trip {
+                Trip::Consecutive { .. } => state.consecutive_failures = 0,
+                Trip::Ratio { .. } => state.window.add(now_ms, RESULTS, 1),
+            },
             Phase::HalfOpen { in_flight, successes } if permit.probe => {
                 *in_flight = in_flight.saturating_sub(1);
                 *successes += 1;
@@ -252,12 +252,14 @@ impl CircuitBreaker {
         }
         match state.phase {
             Phase::Closed => {
-                state.consecutive_failures = state.consecutive_failures.saturating_add(1);
-                state.window.add(now_ms, RESULTS, 1);
-                state.window.add(now_ms, FAILURES, 1);
                 let trips = match self.trip {
-                    Trip::Consecutive { failures } => state.consecutive_failures >= failures,
+                    Trip::Consecutive { failures } => {
+                        state.consecutive_failures = state.consecutive_failures.saturating_add(1);
+                        state.consecutive_failures >= failures
+                    }
                     Trip::Ratio { ratio_permille, minimum_throughput } => {
+                        state.window.add(now_ms, RESULTS, 1);
+                        state.window.add(now_ms, FAILURES, 1);
                         let [results, failures] = state.window.totals(now_ms);
                         results >= minimum_throughput
                             && failures.saturating_mul(1000) >= ratio_permille.saturating_mul(results)

@@ -20,7 +20,11 @@
 //! checks; a hedge that is refused stops hedging but never ends the operation.
 //! The first success wins and the ending lists the attempts to abort. A
 //! retryable failure while other attempts run is not fatal: the next hedge may
-//! start at once. Any other result ends the operation.
+//! start at once, or after the server's requested wait; if the server said not
+//! to retry (or asked for a wait above the cap that the policy refuses), no
+//! attempt starts again and the operation gives up when the last running one
+//! fails. Any other result ends the operation. The backoff after hedged
+//! attempts counts every attempt started (retry number = attempts - 1).
 //!
 //! **After an attempt** ([`Operation::on_outcome`]):
 //! 0. the result feeds the dependency's breaker and budget (a retryable
@@ -244,6 +248,9 @@ pub struct Operation {
     running: [Option<Running>; MAX_IN_FLIGHT],
     hedge_at_ms: Option<u64>,
     hedging_stopped: bool,
+    /// Set when the server refused further attempts (pushback "do not retry",
+    /// or guidance above the cap) while hedges still ran.
+    refused_by_server: Option<GiveUpReason>,
 }
 
 impl Operation {
@@ -274,6 +281,7 @@ impl Operation {
             running: [None; MAX_IN_FLIGHT],
             hedge_at_ms: None,
             hedging_stopped: false,
+            refused_by_server: None,
         }
     }
 
@@ -499,7 +507,7 @@ impl Operation {
             *free = Some(Running { attempt, abort_at_ms, ..held });
         }
         self.phase = Phase::InFlight;
-        self.schedule_hedge(now, false);
+        self.schedule_hedge(now, None);
         Ok(Decision::StartAttempt {
             attempt,
             timeout_ms,
@@ -619,15 +627,21 @@ impl Operation {
         }
         self.last_failure_timed_out = matches!(outcome, Outcome::Transport { failure: TransportFailure::TimedOut });
         if !self.running_attempts().is_empty() {
-            // A hedge is still running: this failure is not fatal. Hedge again now if allowed.
-            if self.policy.server_guidance.apply(outcome) == ServerDelay::DoNotRetry {
-                self.stop_hedging();
-            } else {
-                self.schedule_hedge(now, true);
+            // Another attempt is still running: this failure is not fatal. The
+            // next hedge may start at once, or after the server's requested wait;
+            // if the server refused further attempts, none starts again.
+            match self.policy.server_guidance.apply(outcome) {
+                ServerDelay::None => self.schedule_hedge(now, Some(0)),
+                ServerDelay::AtLeastMs(ms) => self.schedule_hedge(now, Some(ms)),
+                ServerDelay::DoNotRetry => self.refuse_further_attempts(GiveUpReason::ServerDeclinedRetry),
+                ServerDelay::AboveCap { .. } => self.refuse_further_attempts(GiveUpReason::RetryAfterAboveCap),
             }
             return self.poll_in_flight(now);
         }
         self.hedge_at_ms = None;
+        if let Some(reason) = self.refused_by_server {
+            return self.give_up(now, reason, None);
+        }
         if attempts >= self.policy.max_attempts {
             return self.give_up(now, GiveUpReason::AttemptsExhausted, None);
         }
@@ -666,14 +680,20 @@ impl Operation {
     }
 
     /// Plans the next hedge, if the policy hedges, hedging was not stopped,
-    /// and there is room: `hedging.delay_ms` after `now`, or at `now` itself
-    /// right after a non-fatal failure.
-    fn schedule_hedge(&mut self, now: u64, immediately: bool) {
+    /// and there is room: `delay_ms` after `now` (`hedging.delay_ms` when `None`).
+    fn schedule_hedge(&mut self, now: u64, delay_ms: Option<u64>) {
         self.hedge_at_ms = self.policy.hedging.filter(|_| !self.hedging_stopped).and_then(|hedging| {
             let room = self.running_attempts().len() < 1 + hedging.max_hedged_attempts;
-            let delay_ms = if immediately { 0 } else { hedging.delay_ms };
+            let delay_ms = delay_ms.unwrap_or(hedging.delay_ms);
             (room && self.attempts_started < self.policy.max_attempts).then(|| now.saturating_add(delay_ms))
         });
+    }
+
+    /// The server refused further attempts while others still run: no hedge
+    /// starts, and when the last running attempt fails the operation gives up.
+    fn refuse_further_attempts(&mut self, reason: GiveUpReason) {
+        self.refused_by_server = Some(reason);
+        self.stop_hedging();
     }
 
     fn stop_hedging(&mut self) {

@@ -11,7 +11,8 @@
 //! section; `max_attempts` bounds the deliveries and `redelivery.max_age_ms`
 //! (default: `total_budget_ms`) bounds the message's age at its next delivery.
 //! Server guidance raises a delay as for an operation. A conflict is
-//! redelivered (the next delivery re-reads the state: that is the restart); an
+//! redelivered (the next delivery re-reads the state: that is the restart), so
+//! is a cancelled delivery (the worker stopped, the message is still due); an
 //! ambiguous outcome of an unsafe operation is dead-lettered for
 //! reconciliation, never redelivered.
 
