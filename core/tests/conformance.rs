@@ -259,6 +259,12 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
         "retry_after_ms" => {
             parse_retry_after_ms_header(str_field(case, "value")).map(|ms| json!(ms)).map_err(Error::from)
         }
+        "http_outcome" => {
+            let header = |key: &str| case.get(key).and_then(Value::as_str);
+            let status = u16::try_from(u64_field(case, "status").expect("status")).expect("u16");
+            let now_unix_ms = u64_field(case, "now_unix_ms").expect("now_unix_ms");
+            Ok(to_value(&Outcome::from_http(status, header("retry_after"), header("retry_after_ms"), now_unix_ms)))
+        }
         "grpc_pushback" => Ok(to_value(&parse_grpc_pushback(str_field(case, "value")))),
         "grpc_timeout_encode" => Ok(json!(encode_grpc_timeout(u64_field(case, "timeout_ms").expect("timeout_ms")))),
         "grpc_timeout_parse" => parse_grpc_timeout(str_field(case, "value")).map(|ms| json!(ms)).map_err(Error::from),

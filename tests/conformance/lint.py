@@ -66,6 +66,7 @@ KINDS = {
     "explain": (set(), {"deadline_ms", "first_attempt_at_ms"}, True, True),
     "retry_after": ({"value", "now_unix_ms"}, set(), False, True),
     "retry_after_ms": ({"value"}, set(), False, True),
+    "http_outcome": ({"status", "now_unix_ms"}, {"retry_after", "retry_after_ms"}, False, False),
     "grpc_pushback": ({"value"}, set(), False, False),
     "grpc_timeout_encode": ({"timeout_ms"}, set(), False, False),
     "grpc_timeout_parse": ({"value"}, set(), False, True),
