@@ -12,6 +12,7 @@
 pub mod chart;
 pub mod explain;
 pub mod file;
+pub mod queue;
 pub mod report;
 pub mod rng;
 pub mod scenario;

@@ -5,9 +5,10 @@
 //! (budget and breaker refusals included) comes from a
 //! [`retryplan::Operation`] holding the client's [`retryplan::Dependency`]; the
 //! simulator only models the world ([`crate::scenario`]) and feeds each
-//! operation its outcomes at the right virtual times: a binary heap of events
-//! keyed by (virtual ms, sequence number), so equal times keep their order and
-//! a seed reproduces a run exactly.
+//! operation its outcomes at the right virtual times: events ordered by
+//! (virtual ms, insertion order) as a binary heap keyed by (time, sequence)
+//! would order them ([`crate::queue`]: a timing wheel in front of such a heap),
+//! so equal times keep their order and a seed reproduces a run exactly.
 //!
 //! Layered retries: in a run with `layers > 1`, each attempt of a layer's
 //! operation is one operation of the layer below (with the attempt's abort
@@ -15,13 +16,14 @@
 //! dependency. A lower operation that ends without success answers its
 //! caller's attempt with a 503.
 
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 use retryplan::{Decision, Dependency, DependencyConfig, GiveUpReason, Operation, OperationOptions, Outcome, Policy};
-use retryplan::{Stats, TransportFailure};
+use retryplan::{IdempotencyKey, Stats, TransportFailure};
 
+use crate::queue::{EventQueue, Timed};
 use crate::rng::{mix, SplitMix64};
 use crate::scenario::{Arrival, Failure, Phase, Scenario, ServiceTime};
 
@@ -102,23 +104,15 @@ enum Kind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Event {
     time: u64,
-    seq: u64,
     slot: u32,
     generation: u32,
     attempt: u32,
     kind: Kind,
 }
 
-impl Ord for Event {
-    fn cmp(&self, other: &Self) -> Ordering {
-        // BinaryHeap is a max-heap: the earliest (time, seq) must compare greatest.
-        (other.time, other.seq).cmp(&(self.time, self.seq))
-    }
-}
-
-impl PartialOrd for Event {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
+impl Timed for Event {
+    fn time(&self) -> u64 {
+        self.time
     }
 }
 
@@ -179,8 +173,7 @@ pub struct Simulation<'a> {
     scenario: &'a Scenario,
     setup: &'a Setup,
     seed: u64,
-    events: BinaryHeap<Event>,
-    seq: u64,
+    events: EventQueue<Event>,
     slots: Vec<Slot>,
     free: Vec<u32>,
     /// `[layer][client]`: the controls each client holds at each layer.
@@ -193,6 +186,7 @@ pub struct Simulation<'a> {
     bucket_ms: u64,
     hedging: bool,
     now: u64,
+    key: IdempotencyKey,
 }
 
 /// An engine error during a run: the simulator fed an operation something it
@@ -213,8 +207,7 @@ impl<'a> Simulation<'a> {
             scenario,
             setup,
             seed,
-            events: BinaryHeap::new(),
-            seq: 0,
+            events: EventQueue::new(),
             slots: Vec::new(),
             free: Vec::new(),
             dependencies,
@@ -232,6 +225,7 @@ impl<'a> Simulation<'a> {
             bucket_ms: config.bucket_ms.max(1),
             hedging: setup.policy.hedging().is_some(),
             now: 0,
+            key: IdempotencyKey::from_bits(u128::from(seed)),
         }
     }
 
@@ -271,8 +265,7 @@ impl<'a> Simulation<'a> {
     }
 
     fn push(&mut self, time: u64, slot: u32, generation: u32, attempt: u32, kind: Kind) {
-        self.seq += 1;
-        self.events.push(Event { time, seq: self.seq, slot, generation, attempt, kind });
+        self.events.push(Event { time, slot, generation, attempt, kind });
     }
 
     fn bucket(&mut self) -> &mut Bucket {
@@ -331,6 +324,9 @@ impl<'a> Simulation<'a> {
         let seed = mix(self.seed, OPERATION_STREAM, self.operations_created);
         self.operations_created += 1;
         let mut options = OperationOptions::new(seed);
+        // The simulated dependency never reads the key; sharing one avoids
+        // formatting a fresh UUID-like key for every simulated operation.
+        options.idempotency_key = Some(self.key.clone());
         options.deadline_ms = deadline_ms;
         options.dependency =
             self.dependencies.get(layer as usize).and_then(|layer| layer.get(client as usize)).cloned().flatten();
