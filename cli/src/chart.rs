@@ -40,6 +40,7 @@ pub fn svg(scenario: &Scenario, seed: u64, reports: &[VariantReport]) -> Result<
             "offered load at the dependency (attempts/s)",
             |bucket| bucket.attempts_per_second,
             Some(("dependency capacity", scenario.capacity_per_second())),
+            SeriesLabelPosition::UpperLeft,
         )?;
         panel(
             &lower,
@@ -48,6 +49,7 @@ pub fn svg(scenario: &Scenario, seed: u64, reports: &[VariantReport]) -> Result<
             "successful logical operations/s",
             |bucket| bucket.succeeded_per_second,
             Some(("arrivals", scenario.config.arrivals_per_second)),
+            SeriesLabelPosition::MiddleRight,
         )?;
         root.present().map_err(|error| error.to_string())?;
     }
@@ -61,12 +63,14 @@ fn panel(
     caption: &str,
     value: fn(&BucketReport) -> f64,
     reference: Option<(&str, f64)>,
+    legend: SeriesLabelPosition,
 ) -> Result<(), String> {
     let error = |error: DrawingAreaErrorKind<_>| error.to_string();
     let bucket_s = scenario.config.bucket_ms as f64 / 1000.0;
     let x_max = scenario.config.duration_ms as f64 / 1000.0;
     let highest = reports.iter().flat_map(|report| report.buckets.iter().map(value)).fold(0.0, f64::max);
-    let y_max = (highest.max(reference.map_or(0.0, |(_, level)| level)) * 1.1).max(1.0);
+    // Head room above the highest line for the legend.
+    let y_max = (highest.max(reference.map_or(0.0, |(_, level)| level)) * 1.25).max(1.0);
     let mut chart = ChartBuilder::on(area)
         .caption(caption, ("sans-serif", 17))
         .margin(12)
@@ -119,7 +123,7 @@ fn panel(
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        .position(legend)
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.3))
         .label_font(("sans-serif", 13))

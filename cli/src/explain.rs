@@ -102,7 +102,7 @@ fn ending(decision: &Decision) -> String {
                 .map(|delay| format!("; the next wait of {delay} ms plus a useful attempt does not fit"))
                 .unwrap_or_default();
             format!(
-                "gives up: {reason} after {attempts} attempt(s), {remaining_budget_ms} ms left before the reserve{refused}"
+                "gives up: {reason} after {attempts} attempt(s) with {remaining_budget_ms} ms of budget left after the reserve{refused}"
             )
         }
         other => format!("ends: {}", serde_json::to_string(&other).unwrap_or_else(|_| other.kind().to_owned())),

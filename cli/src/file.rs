@@ -11,7 +11,7 @@
 //!     chosen with `--profile NAME` (`policy` is used when no profile is named);
 //!   - `dependency`: the shared controls (retry budget, circuit breaker,
 //!     in-flight cap) each client holds for the dependency, as in `core`;
-//!   - `scenario`: the world `simulate` runs the policy in ([`ScenarioConfig`]).
+//!   - `scenario`: the world `simulate` runs the policy in ([`ScenarioConfig`](crate::scenario::ScenarioConfig)).
 //!
 //! A file is a plan as soon as it has one of those four keys. Every problem is
 //! reported with its dotted field path and the rule it breaks; the policy and

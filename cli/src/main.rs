@@ -73,6 +73,13 @@ enum Command {
     },
 }
 
+/// Writes to stdout; a closed pipe (`| head`) ends the output quietly instead
+/// of panicking like `print!`.
+fn out(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+}
+
 const INVALID: u8 = 1;
 const USAGE: u8 = 2;
 const INTERNAL: u8 = 3;
@@ -130,12 +137,12 @@ fn check(path: &str, profile: Option<&str>) -> ExitCode {
     };
     match file::load(&text, &Selection { profile, all_profiles: profile.is_none() }) {
         Ok(plan) => {
-            println!("{path}: ok ({})", plan.sections.join(", "));
+            out(&format!("{path}: ok ({})\n", plan.sections.join(", ")));
             ExitCode::SUCCESS
         }
         Err(FileError::Invalid(problems)) => {
             // The problems are the command's output here.
-            print!("{}", problem_list(path, &problems));
+            out(&problem_list(path, &problems));
             ExitCode::from(INVALID)
         }
         Err(error) => fail(path, &error),
@@ -150,7 +157,7 @@ fn explain(path: &str, profile: Option<&str>, deadline_ms: Option<u64>, first_at
     let timeline = retryplan::explain(&plan.policy, deadline_ms, first_at);
     if json {
         match serde_json::to_string_pretty(&timeline) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => out(&format!("{text}\n")),
             Err(error) => {
                 eprintln!("retryplan: cannot write JSON: {error}");
                 return ExitCode::from(INTERNAL);
@@ -159,7 +166,7 @@ fn explain(path: &str, profile: Option<&str>, deadline_ms: Option<u64>, first_at
     } else {
         let source =
             if plan.policy_source == "policy" { path.to_owned() } else { format!("{path} ({})", plan.policy_source) };
-        print!("{}", explain::render(&source, &timeline));
+        out(&explain::render(&source, &timeline));
     }
     ExitCode::SUCCESS
 }
@@ -243,14 +250,14 @@ fn simulate(
 
     if json {
         match serde_json::to_string_pretty(&result) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => out(&format!("{text}\n")),
             Err(error) => {
                 eprintln!("retryplan: cannot write JSON: {error}");
                 return ExitCode::from(INTERNAL);
             }
         }
     } else {
-        print!("{}", report::table(&scenario, seed, &result.variants));
+        out(&report::table(&scenario, seed, &result.variants));
     }
     if let Some(svg_path) = svg {
         let written = chart::svg(&scenario, seed, &result.variants).and_then(|text| {
