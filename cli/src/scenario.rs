@@ -13,6 +13,7 @@
 //!   "service_time": {"kind": "exponential", "mean_ms": 20},
 //!   "network_ms": 2,                // added to every response
 //!   "layers": 3,                    // depth of the `layered` variant
+//!   "propagate_deadline": true,     // layered: lower layers inherit the attempt's abort time
 //!   "phases": [
 //!     {"kind": "outage", "from_ms": 30000, "to_ms": 60000, "failure": "unavailable"},
 //!     {"kind": "brownout", "from_ms": 80000, "to_ms": 90000, "slowdown": 4}
@@ -172,6 +173,9 @@ fn default_clients() -> u32 {
 fn default_layers() -> u32 {
     3
 }
+fn default_true() -> bool {
+    true
+}
 
 /// The scenario as written.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -201,6 +205,13 @@ pub struct ScenarioConfig {
     /// attempt of a layer is one operation of the layer below).
     #[serde(default = "default_layers")]
     pub layers: u32,
+    /// In the `layered` variant, whether a layer's operation gets its
+    /// caller's attempt abort time as its deadline (`true`, the rule "no
+    /// layer mints time"), or only its own budget (`false`, as in stacks that
+    /// do not propagate deadlines: a lower layer keeps retrying after its
+    /// caller has given up).
+    #[serde(default = "default_true")]
+    pub propagate_deadline: bool,
     /// Trouble, in time order, not overlapping.
     #[serde(default)]
     pub phases: Vec<Phase>,

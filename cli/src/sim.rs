@@ -12,8 +12,8 @@
 //!
 //! Layered retries: in a run with `layers > 1`, each attempt of a layer's
 //! operation is one operation of the layer below (with the attempt's abort
-//! time as its propagated deadline); only the bottom layer calls the
-//! dependency. A lower operation that ends without success answers its
+//! time as its propagated deadline, unless the scenario says deadlines are
+//! not propagated); only the bottom layer calls the dependency. A lower operation that ends without success answers its
 //! caller's attempt with a 503.
 
 use std::cmp::Reverse;
@@ -184,6 +184,10 @@ pub struct Simulation<'a> {
     operations_created: u64,
     buckets: Vec<Bucket>,
     bucket_ms: u64,
+    /// The bucket `now` falls in (the last one after the arrivals stop), and
+    /// when the next one starts: kept as `now` moves, so no division per event.
+    current_bucket: usize,
+    next_bucket_ms: u64,
     hedging: bool,
     now: u64,
     key: IdempotencyKey,
@@ -223,6 +227,8 @@ impl<'a> Simulation<'a> {
             operations_created: 0,
             buckets: vec![Bucket::default(); scenario.buckets().max(1)],
             bucket_ms: config.bucket_ms.max(1),
+            current_bucket: 0,
+            next_bucket_ms: config.bucket_ms.max(1),
             hedging: setup.policy.hedging().is_some(),
             now: 0,
             key: IdempotencyKey::from_bits(u128::from(seed)),
@@ -238,13 +244,13 @@ impl<'a> Simulation<'a> {
     pub fn run(mut self, progress: &mut dyn FnMut(f64)) -> Result<Run, SimError> {
         self.push(0, 0, 0, 0, Kind::Arrival);
         let duration = self.scenario.config.duration_ms.max(1);
-        let mut reported_bucket = 0;
         while let Some(event) = self.events.pop() {
             self.now = event.time;
-            let bucket = event.time / self.bucket_ms;
-            if bucket != reported_bucket {
-                reported_bucket = bucket;
-                progress((event.time as f64 / duration as f64).min(1.0));
+            if self.now >= self.next_bucket_ms {
+                let index = usize::try_from(self.now / self.bucket_ms).unwrap_or(usize::MAX);
+                self.current_bucket = index.min(self.buckets.len() - 1);
+                self.next_bucket_ms = (self.now / self.bucket_ms + 1).saturating_mul(self.bucket_ms);
+                progress((self.now as f64 / duration as f64).min(1.0));
             }
             match event.kind {
                 Kind::Arrival => self.arrive()?,
@@ -269,8 +275,7 @@ impl<'a> Simulation<'a> {
     }
 
     fn bucket(&mut self) -> &mut Bucket {
-        let index = usize::try_from(self.now / self.bucket_ms).unwrap_or(usize::MAX).min(self.buckets.len() - 1);
-        &mut self.buckets[index]
+        &mut self.buckets[self.current_bucket]
     }
 
     fn live_op(&mut self, slot: u32, generation: u32) -> Option<&mut Op> {
@@ -381,7 +386,8 @@ impl<'a> Simulation<'a> {
                     // answered by then, the attempt times out.
                     self.push(abort_at_ms, slot, generation, attempt, Kind::Reply(Reply::TimedOut));
                     let parent = Parent { slot, generation, attempt };
-                    self.start_operation(layer + 1, client, Some((parent, !extra)), Some(abort_at_ms))?;
+                    let deadline = self.scenario.config.propagate_deadline.then_some(abort_at_ms);
+                    self.start_operation(layer + 1, client, Some((parent, !extra)), deadline)?;
                 }
                 if self.hedging {
                     let now = self.now;

@@ -89,7 +89,14 @@ pub fn variants(plan: &Plan, scenario: &Scenario, names: &[VariantName]) -> Resu
                     )
                 })?;
                 setup.layers = layers;
-                format!("{layers} layers x {attempts} attempts, each layer as written (up to {most} attempts per operation)")
+                let deadlines = if scenario.config.propagate_deadline {
+                    "deadlines propagated"
+                } else {
+                    "deadlines not propagated"
+                };
+                format!(
+                    "{layers} layers x {attempts} attempts, each layer as written, {deadlines} (up to {most} attempts per operation)"
+                )
             }
         };
         out.push(Variant { name: *name, description, setup });

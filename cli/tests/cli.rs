@@ -263,9 +263,9 @@ fn simulate_needs_a_scenario_and_a_simulable_depth() {
 
 /// Every operation fails: a 503 outage over the whole run, arrivals only at
 /// t = 0 (`clients` operations at once), no shared controls, waits of 1 ms.
-fn all_fail(max_attempts: u32, layers: u32) -> String {
+fn all_fail(max_attempts: u32, layers: u32, propagate_deadline: bool) -> String {
     scratch(
-        &format!("all_fail_{max_attempts}_{layers}.json"),
+        &format!("all_fail_{max_attempts}_{layers}_{propagate_deadline}.json"),
         &format!(
             r#"{{
   "policy": {{"max_attempts": {max_attempts}, "total_budget_ms": 60000, "attempt_timeout": {{"fixed_ms": 10000}},
@@ -273,7 +273,7 @@ fn all_fail(max_attempts: u32, layers: u32) -> String {
              "backoff": {{"kind": "constant", "base_ms": 1, "multiplier": 1.0, "cap_ms": 1}}, "jitter": {{"kind": "none"}}}},
   "scenario": {{"duration_ms": 10000, "arrivals_per_second": 0.5, "arrival": "synchronized", "clients": 5,
                "capacity": {{"workers": 10, "queue_limit": 100}}, "service_time": {{"kind": "constant", "ms": 1}},
-               "layers": {layers},
+               "layers": {layers}, "propagate_deadline": {propagate_deadline},
                "phases": [{{"kind": "outage", "from_ms": 0, "to_ms": 10000, "failure": "unavailable"}}]}}
 }}"#
         ),
@@ -282,8 +282,8 @@ fn all_fail(max_attempts: u32, layers: u32) -> String {
 
 #[test]
 fn layered_retries_multiply_to_27_and_64_when_everything_fails() {
-    for (attempts, expected) in [(3, 27), (4, 64)] {
-        let path = all_fail(attempts, 3);
+    for (attempts, expected, propagate) in [(3, 27, true), (4, 64, true), (3, 27, false), (4, 64, false)] {
+        let path = all_fail(attempts, 3, propagate);
         let report = simulate_json(&path, &["--variants", "as-written,layered"]);
         let operations = summary_u64(&report, "layered", "operations");
         assert_eq!(operations, 5);
