@@ -307,7 +307,7 @@ impl<'a> Simulation<'a> {
             }
         }
         // Whole-ms virtual time: several arrivals may share a millisecond.
-        let next = self.next_arrival_ms.floor() as u64;
+        let next = self.next_arrival_ms as u64; // truncation: the floor of a positive time
         if next < config.duration_ms {
             self.push(next.max(self.now), 0, 0, 0, Kind::Arrival);
         }
