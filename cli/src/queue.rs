@@ -15,12 +15,6 @@ use std::collections::BinaryHeap;
 /// How far ahead (ms) the wheel reaches; a power of two.
 pub const HORIZON_MS: u64 = 4096;
 
-/// Something with a due time.
-pub trait Timed: Copy {
-    /// The due time, in virtual ms.
-    fn time(&self) -> u64;
-}
-
 struct Far<E> {
     time: u64,
     seq: u64,
@@ -46,7 +40,7 @@ impl<E> Ord for Far<E> {
 }
 
 /// Events ordered by (time, insertion order).
-pub struct EventQueue<E: Timed> {
+pub struct EventQueue<E: Copy> {
     wheel: Vec<Vec<E>>,
     /// The millisecond being drained, and how far into its list.
     now: u64,
@@ -56,13 +50,13 @@ pub struct EventQueue<E: Timed> {
     seq: u64,
 }
 
-impl<E: Timed> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue::new()
     }
 }
 
-impl<E: Timed> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     /// An empty queue at time 0.
     #[must_use]
     pub fn new() -> EventQueue<E> {
@@ -80,9 +74,9 @@ impl<E: Timed> EventQueue<E> {
         (time & (HORIZON_MS - 1)) as usize
     }
 
-    /// Adds an event; one due before the current millisecond is due now.
-    pub fn push(&mut self, event: E) {
-        let time = event.time().max(self.now);
+    /// Adds an event due at `time`; one due before the current millisecond is due now.
+    pub fn push(&mut self, time: u64, event: E) {
+        let time = time.max(self.now);
         if time - self.now < HORIZON_MS {
             self.wheel[Self::slot(time)].push(event);
             self.in_wheel += 1;
@@ -92,14 +86,14 @@ impl<E: Timed> EventQueue<E> {
         }
     }
 
-    /// The next event, or `None` when the queue is empty.
-    pub fn pop(&mut self) -> Option<E> {
+    /// The next event and its time, or `None` when the queue is empty.
+    pub fn pop(&mut self) -> Option<(u64, E)> {
         loop {
             let list = &mut self.wheel[Self::slot(self.now)];
             if let Some(event) = list.get(self.head) {
                 self.head += 1;
                 self.in_wheel -= 1;
-                return Some(*event);
+                return Some((self.now, *event));
             }
             list.clear();
             self.head = 0;
@@ -126,11 +120,6 @@ mod tests {
 
     #[derive(Clone, Copy, Debug, PartialEq)]
     struct At(u64, u32);
-    impl Timed for At {
-        fn time(&self) -> u64 {
-            self.0
-        }
-    }
 
     #[test]
     fn same_order_as_a_heap_of_time_and_sequence() {
@@ -143,17 +132,18 @@ mod tests {
         for round in 0..20_000u32 {
             let ahead = if rng.below(10) == 0 { rng.below(3 * HORIZON_MS) } else { rng.below(50) };
             let event = At(now + ahead, round);
-            queue.push(event);
+            queue.push(event.0, event);
             seq += 1;
             reference.push((event.0, seq, event));
             if rng.below(2) == 0 {
-                if let Some(event) = queue.pop() {
-                    now = event.0;
+                if let Some((time, event)) = queue.pop() {
+                    assert_eq!(time, event.0);
+                    now = time;
                     out.push(event);
                 }
             }
         }
-        while let Some(event) = queue.pop() {
+        while let Some((_, event)) = queue.pop() {
             out.push(event);
         }
         // The reference: a stable sort by time of everything pushed, restricted

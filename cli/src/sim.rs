@@ -23,7 +23,7 @@ use std::sync::Arc;
 use retryplan::{Decision, Dependency, DependencyConfig, GiveUpReason, Operation, OperationOptions, Outcome, Policy};
 use retryplan::{IdempotencyKey, Stats, TransportFailure};
 
-use crate::queue::{EventQueue, Timed};
+use crate::queue::EventQueue;
 use crate::rng::{mix, SplitMix64};
 use crate::scenario::{Arrival, Failure, Phase, Scenario, ServiceTime};
 
@@ -76,19 +76,31 @@ pub struct Run {
     pub end_ms: u64,
 }
 
-/// How an attempt ended, as the world saw it.
+/// How an attempt ended, as the world saw it (kept small: events are copied a lot).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Reply {
     Success,
-    Unavailable { retry_after_ms: Option<u64> },
+    Unavailable,
+    /// A 503 with a Retry-After of this many ms (at most an hour: it fits).
+    UnavailableRetryAfter(u32),
     TimedOut,
 }
 
 impl Reply {
+    fn unavailable(retry_after_ms: Option<u64>) -> Reply {
+        match retry_after_ms {
+            Some(ms) => Reply::UnavailableRetryAfter(u32::try_from(ms).unwrap_or(u32::MAX)),
+            None => Reply::Unavailable,
+        }
+    }
+
     fn outcome(self) -> Outcome {
         match self {
             Reply::Success => Outcome::Success,
-            Reply::Unavailable { retry_after_ms } => Outcome::HttpStatus { status: 503, retry_after_ms },
+            Reply::Unavailable => Outcome::HttpStatus { status: 503, retry_after_ms: None },
+            Reply::UnavailableRetryAfter(ms) => {
+                Outcome::HttpStatus { status: 503, retry_after_ms: Some(u64::from(ms)) }
+            }
             Reply::TimedOut => Outcome::Transport { failure: TransportFailure::TimedOut },
         }
     }
@@ -101,19 +113,13 @@ enum Kind {
     Reply(Reply),
 }
 
+/// An event; its time is kept by the queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Event {
-    time: u64,
     slot: u32,
     generation: u32,
     attempt: u32,
     kind: Kind,
-}
-
-impl Timed for Event {
-    fn time(&self) -> u64 {
-        self.time
-    }
 }
 
 /// Who an operation answers to.
@@ -244,8 +250,8 @@ impl<'a> Simulation<'a> {
     pub fn run(mut self, progress: &mut dyn FnMut(f64)) -> Result<Run, SimError> {
         self.push(0, 0, 0, 0, Kind::Arrival);
         let duration = self.scenario.config.duration_ms.max(1);
-        while let Some(event) = self.events.pop() {
-            self.now = event.time;
+        while let Some((time, event)) = self.events.pop() {
+            self.now = time;
             if self.now >= self.next_bucket_ms {
                 let index = usize::try_from(self.now / self.bucket_ms).unwrap_or(usize::MAX);
                 self.current_bucket = index.min(self.buckets.len() - 1);
@@ -271,7 +277,7 @@ impl<'a> Simulation<'a> {
     }
 
     fn push(&mut self, time: u64, slot: u32, generation: u32, attempt: u32, kind: Kind) {
-        self.events.push(Event { time, slot, generation, attempt, kind });
+        self.events.push(time, Event { slot, generation, attempt, kind });
     }
 
     fn bucket(&mut self) -> &mut Bucket {
@@ -448,7 +454,7 @@ impl<'a> Simulation<'a> {
                 }
             }
             Some(parent) => {
-                let reply = if succeeded { Reply::Success } else { Reply::Unavailable { retry_after_ms: None } };
+                let reply = if succeeded { Reply::Success } else { Reply::Unavailable };
                 self.push(self.now, parent.slot, parent.generation, parent.attempt, Kind::Reply(reply));
             }
         }
@@ -475,7 +481,7 @@ impl<'a> Simulation<'a> {
             |reply: Reply, at: u64| if at <= abort_at_ms { (reply, at) } else { (Reply::TimedOut, abort_at_ms) };
         let (reply, at) = match self.phase_at(now) {
             Some(Phase::Outage { failure: Failure::Unavailable, retry_after_ms, .. }) => {
-                reply_at(Reply::Unavailable { retry_after_ms: *retry_after_ms }, now + network)
+                reply_at(Reply::unavailable(*retry_after_ms), now + network)
             }
             _ => {
                 let server = &mut self.server;
@@ -490,7 +496,7 @@ impl<'a> Simulation<'a> {
                 }
                 if start > now && self.server.waiting.len() >= self.server.queue_limit {
                     self.bucket().shed += 1;
-                    reply_at(Reply::Unavailable { retry_after_ms: None }, now + network)
+                    reply_at(Reply::Unavailable, now + network)
                 } else {
                     let slowdown = match self.phase_at(start) {
                         Some(Phase::Brownout { slowdown, .. }) => *slowdown,
@@ -503,7 +509,7 @@ impl<'a> Simulation<'a> {
                     }
                     let answer = match self.phase_at(finish) {
                         Some(Phase::Outage { failure: Failure::Unavailable, retry_after_ms, .. }) => {
-                            Reply::Unavailable { retry_after_ms: *retry_after_ms }
+                            Reply::unavailable(*retry_after_ms)
                         }
                         Some(Phase::Outage { failure: Failure::Timeout, to_ms, .. }) => {
                             // Caught by a stall mid-service: it finishes when the stall ends.
