@@ -15,23 +15,29 @@ fn benches(c: &mut Criterion) {
     let policy = policy();
     let key = IdempotencyKey::new("order-5001").expect("valid key");
 
+    let fresh = || Operation::new(&policy, 0, OperationOptions::new(7).with_idempotency_key(key.clone()));
     // An operation with attempt 1 running; the step is: outcome in, next decision out.
-    let mut running = Operation::new(&policy, 0, OperationOptions::new(7).with_idempotency_key(key.clone()));
-    let Ok(Decision::StartAttempt { attempt, abort_at_ms, .. }) = running.poll(0) else { panic!("starts") };
+    let running = || {
+        let mut operation = fresh();
+        let _ = operation.poll(0);
+        operation
+    };
     c.bench_function("decision_step: failed attempt -> wait", |b| {
         b.iter_batched_ref(
-            || running.clone(),
-            |operation| black_box(operation.on_outcome(abort_at_ms, attempt, black_box(&UNAVAILABLE))),
+            running,
+            |operation| black_box(operation.on_outcome(3_000, 1, black_box(&UNAVAILABLE))),
             BatchSize::SmallInput,
         )
     });
 
-    let mut waiting = running.clone();
-    let Ok(Decision::Wait { until_ms, .. }) = waiting.on_outcome(abort_at_ms, attempt, &UNAVAILABLE) else {
-        panic!("waits")
+    // An operation waiting after attempt 1 failed; the step is: wait over, next attempt out.
+    let waiting = || {
+        let mut operation = running();
+        let _ = operation.on_outcome(3_000, 1, &UNAVAILABLE);
+        operation
     };
     c.bench_function("decision_step: wait over -> start attempt", |b| {
-        b.iter_batched_ref(|| waiting.clone(), |operation| black_box(operation.poll(until_ms)), BatchSize::SmallInput)
+        b.iter_batched_ref(waiting, |operation| black_box(operation.poll(3_200)), BatchSize::SmallInput)
     });
 
     c.bench_function("operation: five failed attempts, new to gave_up", |b| {

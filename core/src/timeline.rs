@@ -59,10 +59,10 @@ pub enum Warning {
         /// The deadline, from the start.
         deadline_ms: u64,
     },
-    /// All attempts at their full timeout plus the longest waits take longer
-    /// than the deadline.
+    /// All attempts at their full timeout plus the longest waits (after the
+    /// time spent before the first attempt) end after the deadline.
     WorstCaseExceedsDeadline {
-        /// The unbounded worst case.
+        /// When the unbounded worst case ends, from the operation's start.
         worst_case_ms: u64,
         /// The deadline, from the start.
         deadline_ms: u64,
@@ -170,7 +170,13 @@ pub fn explain(policy: &Policy, deadline_ms: Option<u64>, first_attempt_at_ms: u
             Ok(other) => break other,
             // The loop only feeds the running attempt and polls before an
             // ending, so the engine returns no error here.
-            Err(_) => break Decision::Succeeded { attempts: operation.attempts_started() },
+            Err(_) => {
+                break Decision::Succeeded {
+                    attempts: operation.attempts_started(),
+                    winner: 0,
+                    abort_attempts: crate::AttemptSet::EMPTY,
+                }
+            }
         }
     };
     let unbounded_worst_case_ms = unbounded_worst_case_ms(policy);
@@ -184,7 +190,8 @@ pub fn explain(policy: &Policy, deadline_ms: Option<u64>, first_attempt_at_ms: u
             deadline_ms,
         });
     }
-    if let Some(worst_case_ms) = unbounded_worst_case_ms.filter(|worst| *worst > deadline_ms) {
+    let worst_case_end_ms = unbounded_worst_case_ms.map(|worst| worst.saturating_add(first_attempt_at_ms));
+    if let Some(worst_case_ms) = worst_case_end_ms.filter(|worst| *worst > deadline_ms) {
         warnings.push(Warning::WorstCaseExceedsDeadline { worst_case_ms, deadline_ms });
     }
     let guidance = policy.server_guidance;

@@ -242,3 +242,136 @@ proptest! {
         prop_assert!(parsed <= ms, "encoding minted time: {} -> {} -> {}", ms, encoded, parsed);
     }
 }
+
+mod shared_controls {
+    use super::*;
+    use retryplan::{BudgetConfig, BudgetSnapshot, Dependency, HedgingConfig, RetryBudget};
+
+    #[derive(Clone, Debug)]
+    enum Event {
+        Request,
+        Retry(bool),
+        Success,
+        Failure,
+    }
+
+    fn event() -> impl Strategy<Value = Event> {
+        prop_oneof![
+            Just(Event::Request),
+            any::<bool>().prop_map(Event::Retry),
+            Just(Event::Success),
+            Just(Event::Failure)
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+        #[test]
+        fn token_bucket_tokens_stay_within_bounds(max_tokens in 1u32..=1000, ratio_milli in 1u32..=1000, events in proptest::collection::vec(event(), 0..300)) {
+            let token_ratio = f64::from(ratio_milli.min(max_tokens * 1000)) / 1000.0;
+            let budget = RetryBudget::new(&BudgetConfig::TokenBucket { max_tokens, token_ratio }).unwrap();
+            for event in events {
+                let before = budget.snapshot(0);
+                match event {
+                    Event::Request => budget.on_request(0),
+                    Event::Retry(after_timeout) => {
+                        let granted = budget.try_retry(0, after_timeout).is_some();
+                        let BudgetSnapshot::TokenBucket { tokens_milli, max_tokens_milli, .. } = before else { unreachable!() };
+                        prop_assert_eq!(granted, tokens_milli * 2 > max_tokens_milli);
+                    }
+                    Event::Success => budget.on_success(0, None),
+                    Event::Failure => budget.on_failure(0),
+                }
+                let BudgetSnapshot::TokenBucket { tokens_milli, max_tokens_milli, .. } = budget.snapshot(0) else { unreachable!() };
+                prop_assert!(tokens_milli <= max_tokens_milli);
+            }
+        }
+
+        #[test]
+        fn a_ratio_budget_never_grants_more_than_ratio_plus_minimum(
+            ratio_milli in 0u32..=1000,
+            min_per_second in 0u32..20,
+            window_ms in 1_000u64..20_000,
+            events in proptest::collection::vec((event(), 0u64..1_000), 0..400),
+        ) {
+            // Every event inside the first tenth of the window: nothing expires.
+            let budget = RetryBudget::new(&BudgetConfig::Ratio {
+                retry_ratio: f64::from(ratio_milli) / 1000.0,
+                min_retries_per_second: min_per_second,
+                window_ms,
+            }).unwrap();
+            let (mut requests, mut granted) = (0u64, 0u64);
+            for (event, at) in events {
+                let at = at * window_ms / 10_000;
+                match event {
+                    Event::Request => { budget.on_request(at); requests += 1; }
+                    Event::Retry(_) => if budget.try_retry(at, false).is_some() { granted += 1 },
+                    Event::Success => budget.on_success(at, None),
+                    Event::Failure => budget.on_failure(at),
+                }
+                let allowance_milli = requests * u64::from(ratio_milli) + u64::from(min_per_second) * window_ms;
+                prop_assert!(granted * 1000 <= allowance_milli, "{} retries for {} requests", granted, requests);
+            }
+        }
+
+        #[test]
+        fn hedges_never_exceed_their_caps_or_the_deadline(
+            max_attempts in 1u32..=8,
+            max_hedged_attempts in 1u32..=4,
+            delay_ms in 0u64..300,
+            seed in any::<u64>(),
+            budget in any::<bool>(),
+            choices in proptest::collection::vec((0usize..8, 0u64..400, outcome()), 1..40),
+        ) {
+            let policy = Policy::new(&PolicyConfig {
+                max_attempts,
+                total_budget_ms: 3_000,
+                hedging: Some(HedgingConfig { delay_ms, max_hedged_attempts }),
+                ..PolicyConfig::default()
+            }).unwrap();
+            let mut options = OperationOptions::new(seed);
+            if budget {
+                options = options.with_dependency(Dependency::from_json(
+                    r#"{"budget": {"kind": "token_bucket", "max_tokens": 4, "token_ratio": 0.5}, "max_concurrent_retries": 2}"#,
+                ).unwrap());
+            }
+            let mut operation = Operation::new(&policy, 0, options);
+            let limit = operation.deadline_ms() - policy.response_reserve_ms();
+            let mut now = 0;
+            let mut running: Vec<u32> = Vec::new();
+            for (pick, elapsed, outcome) in choices {
+                now += elapsed;
+                let decision = if running.is_empty() || pick % 2 == 0 {
+                    operation.poll(now)
+                } else {
+                    let attempt = running.remove(pick % running.len());
+                    operation.on_outcome(now, attempt, &outcome)
+                };
+                let Ok(decision) = decision else { break };
+                match decision {
+                    Decision::StartAttempt { attempt, abort_at_ms, .. } => {
+                        prop_assert!(abort_at_ms <= limit);
+                        running.push(attempt);
+                    }
+                    Decision::AwaitOutcome { in_flight, .. } => prop_assert_eq!(in_flight as usize, running.len()),
+                    Decision::Wait { .. } => prop_assert!(running.is_empty()),
+                    ending => {
+                        let abort: Vec<u32> = match ending {
+                            Decision::Succeeded { abort_attempts, .. }
+                            | Decision::GaveUp { abort_attempts, .. }
+                            | Decision::Reconcile { abort_attempts, .. }
+                            | Decision::Restart { abort_attempts, .. } => abort_attempts.iter().collect(),
+                            _ => unreachable!(),
+                        };
+                        running.sort_unstable();
+                        prop_assert_eq!(abort, running.clone());
+                        break;
+                    }
+                }
+                prop_assert!(running.len() as u32 <= 1 + max_hedged_attempts);
+                prop_assert!(operation.attempts_started() <= max_attempts);
+            }
+        }
+    }
+}
