@@ -72,35 +72,99 @@ impl TryFrom<Outcome> for rp::Outcome {
     }
 }
 
+impl From<rp::Outcome> for Outcome {
+    fn from(outcome: rp::Outcome) -> Self {
+        match outcome {
+            rp::Outcome::Success => Outcome::Success,
+            rp::Outcome::HttpStatus { status, retry_after_ms } => {
+                Outcome::HttpStatus { status: status.into(), retry_after_ms: retry_after_ms.map(long_out) }
+            }
+            rp::Outcome::GrpcStatus { code, pushback } => {
+                Outcome::GrpcStatus { code, pushback: pushback.map(Pushback::from) }
+            }
+            rp::Outcome::Transport { failure } => Outcome::Transport { failure },
+            rp::Outcome::Application { verdict } => Outcome::Application { verdict },
+            rp::Outcome::Cancelled => Outcome::Cancelled,
+        }
+    }
+}
+
+/// An HTTP response as an outcome, its guidance headers read the one way every
+/// binding reads them (the core's `Outcome::from_http`): `retry_after` and
+/// `retry_after_ms` are the raw header values, if present; `now_unix_ms` is
+/// the wall clock, for the date form of Retry-After.
+#[uniffi::export]
+pub fn outcome_from_http(
+    status: i32,
+    retry_after: Option<String>,
+    retry_after_ms: Option<String>,
+    now_unix_ms: i64,
+) -> Result<Outcome> {
+    let status = status_in("status", status)?;
+    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
+    Ok(rp::Outcome::from_http(status, retry_after.as_deref(), retry_after_ms.as_deref(), now_unix_ms).into())
+}
+
 /// What the caller must do now. All times are absolute ms on the caller's clock.
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum)]
 pub enum Decision {
-    /// Start attempt `attempt` now; abort it at `abort_at_ms`; then report its outcome.
-    StartAttempt { attempt: i32, timeout_ms: i64, abort_at_ms: i64, request_id: String, remaining_budget_ms: i64 },
+    /// Start attempt `attempt` now (a hedge beside a running one when `hedge`);
+    /// abort it at `abort_at_ms`; then report its outcome.
+    StartAttempt {
+        attempt: i32,
+        timeout_ms: i64,
+        abort_at_ms: i64,
+        request_id: String,
+        remaining_budget_ms: i64,
+        hedge: bool,
+    },
     /// Sleep until `until_ms` (cancellably), then poll.
     Wait { retry: i32, delay_ms: i64, until_ms: i64, server_delay_ms: Option<i64>, remaining_budget_ms: i64 },
     /// An attempt is running: report its outcome; poll again at `until_ms` at the latest.
     AwaitOutcome { in_flight: i32, until_ms: i64 },
-    /// Ended: the operation succeeded.
-    Succeeded { attempts: i32 },
-    /// Ended: the operation gave up; `reason` says why.
-    GaveUp { reason: GiveUpReason, attempts: i32, remaining_budget_ms: i64, refused_delay_ms: Option<i64> },
+    /// Ended: attempt `winner` succeeded. Abort the attempts in `abort_attempts`.
+    Succeeded { attempts: i32, winner: i32, abort_attempts: Vec<i32> },
+    /// Ended: the operation gave up; `reason` says why. Abort `abort_attempts`.
+    GaveUp {
+        reason: GiveUpReason,
+        attempts: i32,
+        remaining_budget_ms: i64,
+        refused_delay_ms: Option<i64>,
+        abort_attempts: Vec<i32>,
+    },
     /// Ended: an unsafe write may have happened; look it up by the idempotency key, never repeat it.
-    Reconcile { attempts: i32, remaining_budget_ms: i64 },
+    Reconcile { attempts: i32, remaining_budget_ms: i64, abort_attempts: Vec<i32> },
     /// Ended: a conflict; re-read, recompute, start a new operation with `deadline_ms` as its deadline.
-    Restart { attempts: i32, deadline_ms: i64, remaining_budget_ms: i64 },
+    Restart { attempts: i32, deadline_ms: i64, remaining_budget_ms: i64, abort_attempts: Vec<i32> },
+}
+
+/// Attempt numbers out, ascending.
+pub(crate) fn attempts_out(set: rp::AttemptSet) -> Vec<i32> {
+    set.iter().map(count_out).collect()
+}
+
+fn attempts_in(attempts: Vec<i32>) -> Result<rp::AttemptSet> {
+    let mut set = rp::AttemptSet::EMPTY;
+    for attempt in attempts {
+        match u32::try_from(attempt) {
+            Ok(number @ 1..=128) => set.insert(number),
+            _ => return Err(invalid("abort_attempts", format!("attempt numbers are 1..=128, got {attempt}"))),
+        }
+    }
+    Ok(set)
 }
 
 impl From<rp::Decision> for Decision {
     fn from(decision: rp::Decision) -> Self {
         match decision {
-            rp::Decision::StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms } => {
+            rp::Decision::StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms, hedge } => {
                 Decision::StartAttempt {
                     attempt: count_out(attempt),
                     timeout_ms: long_out(timeout_ms),
                     abort_at_ms: long_out(abort_at_ms),
                     request_id: request_id.to_string(),
                     remaining_budget_ms: long_out(remaining_budget_ms),
+                    hedge,
                 }
             }
             rp::Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms } => Decision::Wait {
@@ -113,21 +177,30 @@ impl From<rp::Decision> for Decision {
             rp::Decision::AwaitOutcome { in_flight, until_ms } => {
                 Decision::AwaitOutcome { in_flight: count_out(in_flight), until_ms: long_out(until_ms) }
             }
-            rp::Decision::Succeeded { attempts } => Decision::Succeeded { attempts: count_out(attempts) },
-            rp::Decision::GaveUp { reason, attempts, remaining_budget_ms, refused_delay_ms } => Decision::GaveUp {
-                reason,
+            rp::Decision::Succeeded { attempts, winner, abort_attempts } => Decision::Succeeded {
+                attempts: count_out(attempts),
+                winner: count_out(winner),
+                abort_attempts: attempts_out(abort_attempts),
+            },
+            rp::Decision::GaveUp { reason, attempts, remaining_budget_ms, refused_delay_ms, abort_attempts } => {
+                Decision::GaveUp {
+                    reason,
+                    attempts: count_out(attempts),
+                    remaining_budget_ms: long_out(remaining_budget_ms),
+                    refused_delay_ms: refused_delay_ms.map(long_out),
+                    abort_attempts: attempts_out(abort_attempts),
+                }
+            }
+            rp::Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts } => Decision::Reconcile {
                 attempts: count_out(attempts),
                 remaining_budget_ms: long_out(remaining_budget_ms),
-                refused_delay_ms: refused_delay_ms.map(long_out),
+                abort_attempts: attempts_out(abort_attempts),
             },
-            rp::Decision::Reconcile { attempts, remaining_budget_ms } => Decision::Reconcile {
-                attempts: count_out(attempts),
-                remaining_budget_ms: long_out(remaining_budget_ms),
-            },
-            rp::Decision::Restart { attempts, deadline_ms, remaining_budget_ms } => Decision::Restart {
+            rp::Decision::Restart { attempts, deadline_ms, remaining_budget_ms, abort_attempts } => Decision::Restart {
                 attempts: count_out(attempts),
                 deadline_ms: long_out(deadline_ms),
                 remaining_budget_ms: long_out(remaining_budget_ms),
+                abort_attempts: attempts_out(abort_attempts),
             },
         }
     }
@@ -138,7 +211,7 @@ impl TryFrom<Decision> for rp::Decision {
     fn try_from(decision: Decision) -> Result<Self> {
         let count = |value| u32_in("attempts", value);
         Ok(match decision {
-            Decision::StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms } => {
+            Decision::StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms, hedge } => {
                 let id = u64::from_str_radix(&request_id, 16)
                     .ok()
                     .filter(|_| request_id.len() == 16)
@@ -149,6 +222,7 @@ impl TryFrom<Decision> for rp::Decision {
                     abort_at_ms: ms_in("abort_at_ms", abort_at_ms)?,
                     request_id: rp::RequestId(id),
                     remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
+                    hedge,
                 }
             }
             Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms } => rp::Decision::Wait {
@@ -161,21 +235,30 @@ impl TryFrom<Decision> for rp::Decision {
             Decision::AwaitOutcome { in_flight, until_ms } => {
                 rp::Decision::AwaitOutcome { in_flight: count(in_flight)?, until_ms: ms_in("until_ms", until_ms)? }
             }
-            Decision::Succeeded { attempts } => rp::Decision::Succeeded { attempts: count(attempts)? },
-            Decision::GaveUp { reason, attempts, remaining_budget_ms, refused_delay_ms } => rp::Decision::GaveUp {
-                reason,
+            Decision::Succeeded { attempts, winner, abort_attempts } => rp::Decision::Succeeded {
+                attempts: count(attempts)?,
+                winner: count(winner)?,
+                abort_attempts: attempts_in(abort_attempts)?,
+            },
+            Decision::GaveUp { reason, attempts, remaining_budget_ms, refused_delay_ms, abort_attempts } => {
+                rp::Decision::GaveUp {
+                    reason,
+                    attempts: count(attempts)?,
+                    remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
+                    refused_delay_ms: opt_ms_in("refused_delay_ms", refused_delay_ms)?,
+                    abort_attempts: attempts_in(abort_attempts)?,
+                }
+            }
+            Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts } => rp::Decision::Reconcile {
                 attempts: count(attempts)?,
                 remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
-                refused_delay_ms: opt_ms_in("refused_delay_ms", refused_delay_ms)?,
+                abort_attempts: attempts_in(abort_attempts)?,
             },
-            Decision::Reconcile { attempts, remaining_budget_ms } => rp::Decision::Reconcile {
-                attempts: count(attempts)?,
-                remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
-            },
-            Decision::Restart { attempts, deadline_ms, remaining_budget_ms } => rp::Decision::Restart {
+            Decision::Restart { attempts, deadline_ms, remaining_budget_ms, abort_attempts } => rp::Decision::Restart {
                 attempts: count(attempts)?,
                 deadline_ms: ms_in("deadline_ms", deadline_ms)?,
                 remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
+                abort_attempts: attempts_in(abort_attempts)?,
             },
         })
     }

@@ -16,16 +16,22 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use retryplan as rp;
 use retryplan::{
-    AboveCap, BackoffKind, Class, GiveUpReason, GrpcCode, Idempotency, JitterConfig, TransportFailure, Verdict,
+    AboveCap, BackoffKind, BreakerState, Class, DeadLetterReason, GiveUpReason, GrpcCode, Idempotency, JitterConfig,
+    TransportFailure, Verdict,
 };
 
 uniffi::setup_scaffolding!();
 
+mod controls;
 mod decision;
 mod operation;
 mod policy;
 
-pub use decision::{Decision, Outcome, Pushback};
+pub use controls::{
+    BreakerConfig, BreakerPermit, BreakerSnapshot, BudgetConfig, BudgetSnapshot, CircuitBreaker, Dependency,
+    DependencyConfig, DependencySnapshot, RetryBudget, RetryCharge, TripConfig,
+};
+pub use decision::{outcome_from_http, Decision, Outcome, Pushback};
 pub use operation::{
     admit, encode_grpc_timeout, parse_grpc_pushback, parse_grpc_timeout, parse_retry_after,
     parse_retry_after_ms_header, remaining_budget_ms, Admission, GiveUpCounts, Operation, OperationOptions, Stats,
@@ -33,7 +39,8 @@ pub use operation::{
 };
 pub use policy::{
     default_policy_config, policy_config_from_json, profile_config, profile_names, AttemptTimeoutConfig, BackoffConfig,
-    Policy, PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, Timeline, TimelineStep, Warning,
+    HedgingConfig, Policy, PolicyConfig, Redelivery, RedeliveryConfig, RetryOnConfig, ServerGuidanceConfig,
+    StatusSetConfig, Timeline, TimelineStep, Warning,
 };
 
 // ---------------------------------------------------------------- mirrored core enums
@@ -48,6 +55,26 @@ pub enum GiveUpReason {
     ServerDeclinedRetry,
     NotRetryable,
     Cancelled,
+    BudgetExhausted,
+    CircuitOpen,
+    ConcurrencyLimited,
+}
+
+#[uniffi::remote(Enum)]
+pub enum BreakerState {
+    Closed,
+    Open,
+    HalfOpen,
+}
+
+#[uniffi::remote(Enum)]
+pub enum DeadLetterReason {
+    AttemptsExhausted,
+    MaxAgeExceeded,
+    NotRetryable,
+    UnsafeToRepeat,
+    RetryAfterAboveCap,
+    ServerDeclinedRetry,
 }
 
 #[uniffi::remote(Enum)]
@@ -137,80 +164,67 @@ pub struct Violation {
 
 /// Misuse of the engine (Kotlin: `RetryplanException` and one subclass per
 /// variant). A failed attempt is an `Outcome` and giving up is a `Decision`;
-/// this is raised only for input the engine cannot accept. `code()` is the
-/// stable identifier, the same in every language; `describe()` the message.
+/// this is raised only for input the engine cannot accept. Every variant
+/// carries `code`, the core's stable identifier (the same in every language),
+/// and `description`, the core's message (also what `toString()` returns).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, uniffi::Error)]
 #[uniffi::export(Display)]
 pub enum RetryplanError {
     /// The policy breaks one or more rules; every violation is listed.
     #[error("{description}")]
-    InvalidPolicy { violations: Vec<Violation>, description: String },
+    InvalidPolicy { violations: Vec<Violation>, code: String, description: String },
     /// The policy JSON could not be read; `field` is where reading stopped.
     #[error("{description}")]
-    InvalidPolicyJson { field: String, description: String },
+    InvalidPolicyJson { field: String, code: String, description: String },
     /// No built-in profile has this name.
     #[error("{description}")]
-    UnknownProfile { name: String, known: Vec<String>, description: String },
+    UnknownProfile { name: String, known: Vec<String>, code: String, description: String },
     /// An event arrived after the operation ended; it stays ended.
     #[error("{description}")]
-    OperationEnded { description: String },
+    OperationEnded { code: String, description: String },
     /// An outcome names an attempt that is not running; nothing changed.
     #[error("{description}")]
-    AttemptNotRunning { attempt: i64, running: String, description: String },
+    AttemptNotRunning { attempt: i64, running: String, code: String, description: String },
     /// A value cannot be represented or is out of its range; nothing changed.
     #[error("{description}")]
-    InvalidArgument { name: String, description: String },
+    InvalidArgument { name: String, code: String, description: String },
     /// A header value could not be read.
     #[error("{description}")]
-    InvalidHeader { header: String, description: String },
+    InvalidHeader { header: String, code: String, description: String },
     /// The operating system's random source failed.
     #[error("{description}")]
-    EntropyUnavailable { description: String },
-}
-
-#[uniffi::export]
-impl RetryplanError {
-    /// The stable snake_case code, as the core's `Error::code()`.
-    pub fn code(&self) -> String {
-        match self {
-            RetryplanError::InvalidPolicy { .. } => "invalid_policy",
-            RetryplanError::InvalidPolicyJson { .. } => "invalid_policy_json",
-            RetryplanError::UnknownProfile { .. } => "unknown_profile",
-            RetryplanError::OperationEnded { .. } => "operation_ended",
-            RetryplanError::AttemptNotRunning { .. } => "attempt_not_running",
-            RetryplanError::InvalidArgument { .. } => "invalid_argument",
-            RetryplanError::InvalidHeader { .. } => "invalid_header",
-            RetryplanError::EntropyUnavailable { .. } => "entropy_unavailable",
-        }
-        .to_owned()
-    }
+    EntropyUnavailable { code: String, description: String },
 }
 
 impl From<rp::Error> for RetryplanError {
     fn from(error: rp::Error) -> Self {
+        let code = error.code().to_owned();
         let description = error.to_string();
         // Exhaustive on purpose: a new core error must be mapped here.
         match error {
             rp::Error::InvalidPolicy { violations } => RetryplanError::InvalidPolicy {
                 violations: violations.into_iter().map(|v| Violation { field: v.field, message: v.message }).collect(),
+                code,
                 description,
             },
-            rp::Error::InvalidPolicyJson { field, .. } => RetryplanError::InvalidPolicyJson { field, description },
+            rp::Error::InvalidPolicyJson { field, .. } => {
+                RetryplanError::InvalidPolicyJson { field, code, description }
+            }
             rp::Error::UnknownProfile { name, .. } => {
                 let known = rp::profiles::NAMES.iter().map(|name| (*name).to_owned()).collect();
-                RetryplanError::UnknownProfile { name, known, description }
+                RetryplanError::UnknownProfile { name, known, code, description }
             }
-            rp::Error::OperationEnded => RetryplanError::OperationEnded { description },
+            rp::Error::OperationEnded => RetryplanError::OperationEnded { code, description },
             rp::Error::AttemptNotRunning { attempt, running } => {
-                RetryplanError::AttemptNotRunning { attempt: attempt.into(), running, description }
+                RetryplanError::AttemptNotRunning { attempt: attempt.into(), running, code, description }
             }
             rp::Error::InvalidArgument { name, .. } => {
-                RetryplanError::InvalidArgument { name: name.to_owned(), description }
+                RetryplanError::InvalidArgument { name: name.to_owned(), code, description }
             }
             rp::Error::InvalidHeader(header) => {
-                RetryplanError::InvalidHeader { header: header.header().to_owned(), description }
+                RetryplanError::InvalidHeader { header: header.header().to_owned(), code, description }
             }
-            rp::Error::EntropyUnavailable { .. } => RetryplanError::EntropyUnavailable { description },
+            rp::Error::EntropyUnavailable { .. } => RetryplanError::EntropyUnavailable { code, description },
         }
     }
 }

@@ -5,14 +5,16 @@ use std::sync::{Arc, Mutex};
 
 use retryplan as rp;
 
-use crate::decision::{Decision, Outcome, Pushback};
+use crate::controls::Dependency;
+use crate::decision::{attempts_out, Decision, Outcome, Pushback};
 use crate::policy::Policy;
 use crate::{lock, long_out, ms_in, opt_ms_in, u32_in, Result};
 
 /// How an operation starts. Every field may be null: no seed draws one (and
 /// a key) from the operating system; no key derives one from the seed; no
-/// deadline means the policy's total budget alone.
-#[derive(Clone, Debug, Default, PartialEq, Eq, uniffi::Record)]
+/// deadline means the policy's total budget alone; no dependency means no
+/// shared budget, breaker or concurrency cap.
+#[derive(Clone, Debug, Default, uniffi::Record)]
 pub struct OperationOptions {
     /// Seeds the jitter and the request ids: 64 bits (a negative `Long` is fine).
     #[uniffi(default)]
@@ -23,6 +25,9 @@ pub struct OperationOptions {
     /// A deadline propagated by the caller, absolute ms on the same clock.
     #[uniffi(default)]
     pub deadline_ms: Option<i64>,
+    /// The shared controls of the dependency this operation calls.
+    #[uniffi(default)]
+    pub dependency: Option<Arc<Dependency>>,
 }
 
 /// One logical operation (one business effect, one idempotency key, many
@@ -45,6 +50,7 @@ impl Operation {
             core.idempotency_key = Some(rp::IdempotencyKey::new(key)?);
         }
         core.deadline_ms = opt_ms_in("deadline_ms", options.deadline_ms)?;
+        core.dependency = options.dependency.map(|dependency| Arc::clone(&dependency.0));
         Ok(Arc::new(Operation(Mutex::new(rp::Operation::new(&policy.0, now_ms, core)))))
     }
 
@@ -104,6 +110,11 @@ impl Operation {
         crate::count_out(lock(&self.0).attempts_started())
     }
 
+    /// The attempts running now, ascending.
+    pub fn running_attempts(&self) -> Vec<i32> {
+        attempts_out(lock(&self.0).running_attempts())
+    }
+
     /// True once an ending was returned.
     pub fn is_ended(&self) -> bool {
         lock(&self.0).is_ended()
@@ -120,6 +131,9 @@ pub struct GiveUpCounts {
     pub server_declined_retry: i64,
     pub not_retryable: i64,
     pub cancelled: i64,
+    pub budget_exhausted: i64,
+    pub circuit_open: i64,
+    pub concurrency_limited: i64,
 }
 
 /// A snapshot of the counters.
@@ -128,6 +142,7 @@ pub struct StatsSnapshot {
     pub operations: i64,
     pub attempts: i64,
     pub retries: i64,
+    pub hedges: i64,
     pub succeeded: i64,
     pub reconciles: i64,
     pub restarts: i64,
@@ -161,6 +176,7 @@ impl Stats {
             operations: long_out(s.operations),
             attempts: long_out(s.attempts),
             retries: long_out(s.retries),
+            hedges: long_out(s.hedges),
             succeeded: long_out(s.succeeded),
             reconciles: long_out(s.reconciles),
             restarts: long_out(s.restarts),
@@ -172,6 +188,9 @@ impl Stats {
                 server_declined_retry: long_out(g.server_declined_retry),
                 not_retryable: long_out(g.not_retryable),
                 cancelled: long_out(g.cancelled),
+                budget_exhausted: long_out(g.budget_exhausted),
+                circuit_open: long_out(g.circuit_open),
+                concurrency_limited: long_out(g.concurrency_limited),
             },
         }
     }

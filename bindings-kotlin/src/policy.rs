@@ -5,7 +5,9 @@
 use std::sync::Arc;
 
 use retryplan as rp;
-use retryplan::{AboveCap, BackoffKind, Class, GrpcCode, Idempotency, JitterConfig, TransportFailure};
+use retryplan::{
+    AboveCap, BackoffKind, Class, DeadLetterReason, GrpcCode, Idempotency, JitterConfig, TransportFailure,
+};
 
 use crate::decision::{Decision, Outcome};
 use crate::{count_out, long_out, ms_in, status_in, u32_in, Result, RetryplanError};
@@ -51,6 +53,24 @@ pub struct ServerGuidanceConfig {
     pub above_cap: AboveCap,
 }
 
+/// Hedging: extra attempts started while the first still runs (not for `unsafe`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct HedgingConfig {
+    /// How long an attempt runs without an answer before the next hedge starts.
+    pub delay_ms: i64,
+    /// Extra attempts that may run beside the first.
+    pub max_hedged_attempts: i32,
+}
+
+/// A queue redelivery schedule (see `Policy.redeliver`).
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct RedeliveryConfig {
+    /// The delay before each redelivery; the last one repeats.
+    pub delays_ms: Vec<i64>,
+    /// No redelivery is scheduled later than this after the message was first seen.
+    pub max_age_ms: i64,
+}
+
 /// The policy as written, field for field the core's `PolicyConfig` (snake_case
 /// in JSON, camelCase in Kotlin). Start from `defaultPolicyConfig()` or
 /// `profileConfig(name)` and `copy(...)` what you change; `Policy(config)`
@@ -70,6 +90,10 @@ pub struct PolicyConfig {
     pub conflict: StatusSetConfig,
     pub server_guidance: ServerGuidanceConfig,
     pub idempotency: Idempotency,
+    /// Hedging, off when null.
+    pub hedging: Option<HedgingConfig>,
+    /// Queue redelivery schedule; the backoff ceilings and total budget when null.
+    pub redelivery: Option<RedeliveryConfig>,
 }
 
 fn statuses_out(statuses: Vec<u16>) -> Vec<i32> {
@@ -119,6 +143,14 @@ impl From<rp::PolicyConfig> for PolicyConfig {
                 above_cap: c.server_guidance.above_cap,
             },
             idempotency: c.idempotency,
+            hedging: c.hedging.map(|h| HedgingConfig {
+                delay_ms: long_out(h.delay_ms),
+                max_hedged_attempts: count_out(h.max_hedged_attempts),
+            }),
+            redelivery: c.redelivery.map(|r| RedeliveryConfig {
+                delays_ms: r.delays_ms.into_iter().map(long_out).collect(),
+                max_age_ms: long_out(r.max_age_ms),
+            }),
         }
     }
 }
@@ -165,6 +197,24 @@ impl TryFrom<PolicyConfig> for rp::PolicyConfig {
                 above_cap: c.server_guidance.above_cap,
             },
             idempotency: c.idempotency,
+            hedging: match c.hedging {
+                None => None,
+                Some(h) => Some(rp::HedgingConfig {
+                    delay_ms: ms_in("hedging.delay_ms", h.delay_ms)?,
+                    max_hedged_attempts: u32_in("hedging.max_hedged_attempts", h.max_hedged_attempts)?,
+                }),
+            },
+            redelivery: match c.redelivery {
+                None => None,
+                Some(r) => Some(rp::RedeliveryConfig {
+                    delays_ms: r
+                        .delays_ms
+                        .into_iter()
+                        .map(|ms| ms_in("redelivery.delays_ms", ms))
+                        .collect::<Result<_>>()?,
+                    max_age_ms: ms_in("redelivery.max_age_ms", r.max_age_ms)?,
+                }),
+            },
         })
     }
 }
@@ -238,6 +288,25 @@ impl Policy {
         Ok(ceilings.into_iter().map(long_out).collect())
     }
 
+    /// What to do with a queue message whose delivery number `attempts` (1 for
+    /// the first) ended with `outcome`, first seen at `first_seen_ms`.
+    pub fn redeliver(&self, attempts: i32, first_seen_ms: i64, now_ms: i64, outcome: Outcome) -> Result<Redelivery> {
+        let redelivery = rp::redeliver(
+            &self.0,
+            u32_in("attempts", attempts)?,
+            ms_in("first_seen_ms", first_seen_ms)?,
+            ms_in("now_ms", now_ms)?,
+            &outcome.try_into()?,
+        )?;
+        Ok(match redelivery {
+            rp::Redelivery::Acknowledge => Redelivery::Acknowledge,
+            rp::Redelivery::RedeliverAfter { delay_ms, redeliver_at_ms } => {
+                Redelivery::RedeliverAfter { delay_ms: long_out(delay_ms), redeliver_at_ms: long_out(redeliver_at_ms) }
+            }
+            rp::Redelivery::DeadLetter { reason } => Redelivery::DeadLetter { reason },
+        })
+    }
+
     /// The worst-case timeline against `deadline_ms` (from the start; null = the
     /// total budget alone) when the first attempt starts `first_attempt_at_ms` in.
     pub fn explain(&self, deadline_ms: Option<i64>, first_attempt_at_ms: i64) -> Result<Timeline> {
@@ -245,6 +314,17 @@ impl Policy {
         let first = ms_in("first_attempt_at_ms", first_attempt_at_ms)?;
         Ok(rp::explain(&self.0, deadline_ms, first).into())
     }
+}
+
+/// What a queue consumer does with a message (`Policy.redeliver`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
+pub enum Redelivery {
+    /// It succeeded: acknowledge it.
+    Acknowledge,
+    /// Redeliver it after `delay_ms`, at `redeliver_at_ms`.
+    RedeliverAfter { delay_ms: i64, redeliver_at_ms: i64 },
+    /// Send it to the dead-letter queue; `reason` says why.
+    DeadLetter { reason: DeadLetterReason },
 }
 
 /// One step of the worst case, in ms from the operation's start.

@@ -1,0 +1,299 @@
+//! Shared controls, one per downstream dependency: retry budget, circuit
+//! breaker, and the `Dependency` that bundles them for operations. All are
+//! thread-safe in the core; these objects only convert.
+
+use std::sync::Arc;
+
+use retryplan as rp;
+use retryplan::BreakerState;
+
+use crate::{count_out, long_out, ms_in, u32_in, Result};
+
+/// How a retry budget is kept (gRPC token bucket, ratio over a window, AWS-style quota).
+#[derive(Clone, Copy, Debug, PartialEq, uniffi::Enum)]
+pub enum BudgetConfig {
+    TokenBucket { max_tokens: i32, token_ratio: f64 },
+    Ratio { retry_ratio: f64, min_retries_per_second: i32, window_ms: i64 },
+    Quota { capacity: i32, retry_cost: i32, timeout_retry_cost: i32, success_increment: i32 },
+}
+
+impl TryFrom<BudgetConfig> for rp::BudgetConfig {
+    type Error = crate::RetryplanError;
+    fn try_from(config: BudgetConfig) -> Result<Self> {
+        Ok(match config {
+            BudgetConfig::TokenBucket { max_tokens, token_ratio } => {
+                rp::BudgetConfig::TokenBucket { max_tokens: u32_in("budget.max_tokens", max_tokens)?, token_ratio }
+            }
+            BudgetConfig::Ratio { retry_ratio, min_retries_per_second, window_ms } => rp::BudgetConfig::Ratio {
+                retry_ratio,
+                min_retries_per_second: u32_in("budget.min_retries_per_second", min_retries_per_second)?,
+                window_ms: ms_in("budget.window_ms", window_ms)?,
+            },
+            BudgetConfig::Quota { capacity, retry_cost, timeout_retry_cost, success_increment } => {
+                rp::BudgetConfig::Quota {
+                    capacity: u32_in("budget.capacity", capacity)?,
+                    retry_cost: u32_in("budget.retry_cost", retry_cost)?,
+                    timeout_retry_cost: u32_in("budget.timeout_retry_cost", timeout_retry_cost)?,
+                    success_increment: u32_in("budget.success_increment", success_increment)?,
+                }
+            }
+        })
+    }
+}
+
+/// A budget's state, for metrics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
+pub enum BudgetSnapshot {
+    TokenBucket { tokens_milli: i64, max_tokens_milli: i64, retries_allowed: bool },
+    Ratio { requests: i64, retries: i64, balance_milli: i64 },
+    Quota { available: i32, capacity: i32 },
+}
+
+impl From<rp::BudgetSnapshot> for BudgetSnapshot {
+    fn from(snapshot: rp::BudgetSnapshot) -> Self {
+        match snapshot {
+            rp::BudgetSnapshot::TokenBucket { tokens_milli, max_tokens_milli, retries_allowed } => {
+                BudgetSnapshot::TokenBucket {
+                    tokens_milli: long_out(tokens_milli),
+                    max_tokens_milli: long_out(max_tokens_milli),
+                    retries_allowed,
+                }
+            }
+            rp::BudgetSnapshot::Ratio { requests, retries, balance_milli } => BudgetSnapshot::Ratio {
+                requests: long_out(requests),
+                retries: long_out(retries),
+                balance_milli: long_out(balance_milli),
+            },
+            rp::BudgetSnapshot::Quota { available, capacity } => {
+                BudgetSnapshot::Quota { available: count_out(available), capacity: count_out(capacity) }
+            }
+        }
+    }
+}
+
+/// What a granted retry cost; hand it back with `onSuccess`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct RetryCharge {
+    pub cost: i32,
+}
+
+/// A retry budget shared by many operations and threads.
+#[derive(Debug, uniffi::Object)]
+pub struct RetryBudget(rp::RetryBudget);
+
+#[uniffi::export]
+impl RetryBudget {
+    /// Validates the configuration.
+    #[uniffi::constructor]
+    pub fn new(config: BudgetConfig) -> Result<Arc<RetryBudget>> {
+        Ok(Arc::new(RetryBudget(rp::RetryBudget::new(&config.try_into()?)?)))
+    }
+
+    /// A first attempt was made.
+    pub fn on_request(&self, now_ms: i64) -> Result<()> {
+        self.0.on_request(ms_in("now_ms", now_ms)?);
+        Ok(())
+    }
+
+    /// May a retry go now? Null when the budget refuses.
+    pub fn try_retry(&self, now_ms: i64, after_timeout: bool) -> Result<Option<RetryCharge>> {
+        let charge = self.0.try_retry(ms_in("now_ms", now_ms)?, after_timeout);
+        Ok(charge.map(|charge| RetryCharge { cost: count_out(charge.cost) }))
+    }
+
+    /// An attempt succeeded (with the charge of the retry that made it, if any).
+    pub fn on_success(&self, now_ms: i64, charge: Option<RetryCharge>) -> Result<()> {
+        let charge = match charge {
+            Some(charge) => Some(rp::RetryCharge { cost: u32_in("cost", charge.cost)? }),
+            None => None,
+        };
+        self.0.on_success(ms_in("now_ms", now_ms)?, charge);
+        Ok(())
+    }
+
+    /// An attempt failed.
+    pub fn on_failure(&self, now_ms: i64) -> Result<()> {
+        self.0.on_failure(ms_in("now_ms", now_ms)?);
+        Ok(())
+    }
+
+    /// The state at `now_ms`.
+    pub fn snapshot(&self, now_ms: i64) -> Result<BudgetSnapshot> {
+        Ok(self.0.snapshot(ms_in("now_ms", now_ms)?).into())
+    }
+}
+
+/// When a breaker opens: after consecutive failures, or a failure ratio over a window.
+#[derive(Clone, Copy, Debug, PartialEq, uniffi::Enum)]
+pub enum TripConfig {
+    Consecutive { failures: i32 },
+    Ratio { failure_ratio: f64, minimum_throughput: i32, window_ms: i64 },
+}
+
+/// A circuit breaker's configuration.
+#[derive(Clone, Copy, Debug, PartialEq, uniffi::Record)]
+pub struct BreakerConfig {
+    pub trip: TripConfig,
+    pub open_ms: i64,
+    pub half_open_probes: i32,
+}
+
+impl TryFrom<BreakerConfig> for rp::BreakerConfig {
+    type Error = crate::RetryplanError;
+    fn try_from(c: BreakerConfig) -> Result<Self> {
+        Ok(rp::BreakerConfig {
+            trip: match c.trip {
+                TripConfig::Consecutive { failures } => {
+                    rp::TripConfig::Consecutive { failures: u32_in("breaker.trip.failures", failures)? }
+                }
+                TripConfig::Ratio { failure_ratio, minimum_throughput, window_ms } => rp::TripConfig::Ratio {
+                    failure_ratio,
+                    minimum_throughput: u32_in("breaker.trip.minimum_throughput", minimum_throughput)?,
+                    window_ms: ms_in("breaker.trip.window_ms", window_ms)?,
+                },
+            },
+            open_ms: ms_in("breaker.open_ms", c.open_ms)?,
+            half_open_probes: u32_in("breaker.half_open_probes", c.half_open_probes)?,
+        })
+    }
+}
+
+/// A breaker's state, for metrics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct BreakerSnapshot {
+    pub state: BreakerState,
+    pub consecutive_failures: i32,
+    pub window_results: i64,
+    pub window_failures: i64,
+    pub open_until_ms: i64,
+    pub probes_in_flight: i32,
+}
+
+impl From<rp::BreakerSnapshot> for BreakerSnapshot {
+    fn from(s: rp::BreakerSnapshot) -> Self {
+        BreakerSnapshot {
+            state: s.state,
+            consecutive_failures: count_out(s.consecutive_failures),
+            window_results: long_out(s.window_results),
+            window_failures: long_out(s.window_failures),
+            open_until_ms: long_out(s.open_until_ms),
+            probes_in_flight: count_out(s.probes_in_flight),
+        }
+    }
+}
+
+/// Admission granted by `CircuitBreaker.tryAcquire`; hand it back with the result.
+#[derive(Debug, uniffi::Object)]
+pub struct BreakerPermit(rp::BreakerPermit);
+
+#[uniffi::export]
+impl BreakerPermit {
+    /// True when this admission is a half-open probe.
+    pub fn probe(&self) -> bool {
+        self.0.probe
+    }
+}
+
+/// A circuit breaker shared by many operations and threads.
+#[derive(Debug, uniffi::Object)]
+pub struct CircuitBreaker(rp::CircuitBreaker);
+
+#[uniffi::export]
+impl CircuitBreaker {
+    /// Validates the configuration.
+    #[uniffi::constructor]
+    pub fn new(config: BreakerConfig) -> Result<Arc<CircuitBreaker>> {
+        Ok(Arc::new(CircuitBreaker(rp::CircuitBreaker::new(&config.try_into()?)?)))
+    }
+
+    /// May an attempt go now? Null when the breaker refuses.
+    pub fn try_acquire(&self, now_ms: i64) -> Result<Option<Arc<BreakerPermit>>> {
+        Ok(self.0.try_acquire(ms_in("now_ms", now_ms)?).map(|permit| Arc::new(BreakerPermit(permit))))
+    }
+
+    /// The attempt admitted by `permit` succeeded.
+    pub fn on_success(&self, now_ms: i64, permit: Arc<BreakerPermit>) -> Result<()> {
+        self.0.on_success(ms_in("now_ms", now_ms)?, permit.0);
+        Ok(())
+    }
+
+    /// The attempt admitted by `permit` failed.
+    pub fn on_failure(&self, now_ms: i64, permit: Arc<BreakerPermit>) -> Result<()> {
+        self.0.on_failure(ms_in("now_ms", now_ms)?, permit.0);
+        Ok(())
+    }
+
+    /// The attempt admitted by `permit` ended without a result (cancelled).
+    pub fn release(&self, permit: Arc<BreakerPermit>) {
+        self.0.release(permit.0);
+    }
+
+    /// The state at `now_ms`.
+    pub fn snapshot(&self, now_ms: i64) -> Result<BreakerSnapshot> {
+        Ok(self.0.snapshot(ms_in("now_ms", now_ms)?).into())
+    }
+}
+
+/// The controls of one downstream dependency; every part is optional.
+#[derive(Clone, Copy, Debug, Default, PartialEq, uniffi::Record)]
+pub struct DependencyConfig {
+    #[uniffi(default)]
+    pub budget: Option<BudgetConfig>,
+    #[uniffi(default)]
+    pub breaker: Option<BreakerConfig>,
+    #[uniffi(default)]
+    pub max_concurrent_retries: Option<i32>,
+}
+
+/// The state of a dependency's controls, for metrics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct DependencySnapshot {
+    pub budget: Option<BudgetSnapshot>,
+    pub breaker: Option<BreakerSnapshot>,
+    pub retries_in_flight: Option<i32>,
+}
+
+/// One downstream dependency's shared controls; pass it in `OperationOptions`
+/// to every operation that calls that dependency, from any thread.
+#[derive(Debug, uniffi::Object)]
+pub struct Dependency(pub(crate) Arc<rp::Dependency>);
+
+#[uniffi::export]
+impl Dependency {
+    /// Validates the configuration (every violation is reported).
+    #[uniffi::constructor]
+    pub fn new(config: DependencyConfig) -> Result<Arc<Dependency>> {
+        let core = rp::DependencyConfig {
+            budget: config.budget.map(TryInto::try_into).transpose()?,
+            breaker: config.breaker.map(TryInto::try_into).transpose()?,
+            max_concurrent_retries: config
+                .max_concurrent_retries
+                .map(|n| u32_in("max_concurrent_retries", n))
+                .transpose()?,
+        };
+        Ok(Arc::new(Dependency(rp::Dependency::new(&core)?)))
+    }
+
+    /// Reads and validates the configuration from JSON.
+    #[uniffi::constructor]
+    pub fn from_json(json: String) -> Result<Arc<Dependency>> {
+        Ok(Arc::new(Dependency(rp::Dependency::from_json(&json)?)))
+    }
+
+    /// The state at `now_ms`.
+    pub fn snapshot(&self, now_ms: i64) -> Result<DependencySnapshot> {
+        let s = self.0.snapshot(ms_in("now_ms", now_ms)?);
+        Ok(DependencySnapshot {
+            budget: s.budget.map(Into::into),
+            breaker: s.breaker.map(Into::into),
+            retries_in_flight: s.retries_in_flight.map(count_out),
+        })
+    }
+
+    /// Reports a failure to the budget (a call made outside an operation);
+    /// false when this dependency has no budget.
+    pub fn budget_on_failure(&self, now_ms: i64) -> Result<bool> {
+        let now_ms = ms_in("now_ms", now_ms)?;
+        Ok(self.0.budget().map(|budget| budget.on_failure(now_ms)).is_some())
+    }
+}
