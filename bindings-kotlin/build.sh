@@ -21,14 +21,17 @@ case "$PROFILE" in debug) CARGO_PROFILE=() ;; release) CARGO_PROFILE=(--release)
 step() { printf -- '--- kotlin: %s\n' "$1"; }
 
 step "tools"
-if [ ! -f "$JNA" ] || [ ! -f "$JUNIT" ]; then
+missing=()
+[ -f "$JNA" ] || missing+=(libjna-java)
+[ -f "$JUNIT" ] || missing+=(junit5)
+command -v jar >/dev/null || missing+=(default-jdk-headless)
+if [ "${#missing[@]}" -gt 0 ]; then
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libjna-java junit5 >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 if [ ! -x "$KOTLINC" ]; then
   npm ci --no-audit --no-fund --loglevel=error
 fi
-command -v java >/dev/null || { echo "java (17+) is required" >&2; exit 1; }
 
 step "cdylib and bindgen"
 (cd "$ROOT" && cargo build --locked "${CARGO_PROFILE[@]}" -p retryplan-kotlin --lib --bin uniffi-bindgen)

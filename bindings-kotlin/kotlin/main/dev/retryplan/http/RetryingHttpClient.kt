@@ -6,10 +6,9 @@ import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.Reported
 import dev.retryplan.RetryResult
-import dev.retryplan.RetryplanException
 import dev.retryplan.Stats
 import dev.retryplan.TransportFailure
-import dev.retryplan.parseRetryAfter
+import dev.retryplan.outcomeFromHttp
 import dev.retryplan.retrying
 import java.io.IOException
 import java.net.ConnectException
@@ -24,7 +23,8 @@ import java.time.Duration
  * An example `java.net.http.HttpClient` wrapper: each attempt gets the
  * engine's timeout, the operation's idempotency key and a fresh request id as
  * headers; the response status and its Retry-After go back to the engine,
- * which decides everything else. Blocking; interrupt the thread to cancel.
+ * which decides everything else. With a hedging policy, hedges are sent
+ * concurrently and the losers interrupted. Blocking; interrupt the thread to cancel.
  */
 class RetryingHttpClient(
     private val client: HttpClient,
@@ -64,17 +64,13 @@ class RetryingHttpClient(
 }
 
 /**
- * A response as the engine's outcome: its status and Retry-After (read by the
- * core, in ms from now). An unreadable Retry-After counts as none, as HTTP
- * says to ignore it. Usable with an [dev.retryplan.Operation] held directly.
+ * A response as the engine's outcome: its status, with `Retry-After` (any
+ * form) and `Retry-After-Ms` read by the core exactly as every binding reads
+ * them (`outcomeFromHttp`). Usable with an [dev.retryplan.Operation] held directly.
  */
-fun outcomeOf(response: HttpResponse<*>): Outcome = Outcome.HttpStatus(
+fun outcomeOf(response: HttpResponse<*>): Outcome = outcomeFromHttp(
     response.statusCode(),
-    response.headers().firstValue("Retry-After").orElse(null)?.let {
-        try {
-            parseRetryAfter(it, System.currentTimeMillis())
-        } catch (unreadable: RetryplanException.InvalidHeader) {
-            null
-        }
-    },
+    response.headers().firstValue("Retry-After").orElse(null),
+    response.headers().firstValue("Retry-After-Ms").orElse(null),
+    System.currentTimeMillis(),
 )

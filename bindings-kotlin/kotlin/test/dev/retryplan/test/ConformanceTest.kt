@@ -1,11 +1,17 @@
 package dev.retryplan.test
 
+import dev.retryplan.BreakerPermit
+import dev.retryplan.CircuitBreaker
+import dev.retryplan.Dependency
 import dev.retryplan.Operation
 import dev.retryplan.OperationOptions
 import dev.retryplan.Policy
+import dev.retryplan.RetryBudget
+import dev.retryplan.RetryCharge
 import dev.retryplan.RetryplanException
 import dev.retryplan.admit
 import dev.retryplan.encodeGrpcTimeout
+import dev.retryplan.outcomeFromHttp
 import dev.retryplan.parseGrpcPushback
 import dev.retryplan.parseGrpcTimeout
 import dev.retryplan.parseRetryAfter
@@ -79,6 +85,29 @@ class ConformanceTest {
         val id = case["id"] as String
         val result: Pair<String, Any?> = when (val kind = case["kind"]) {
             "operation" -> return runOperation(case, id)
+            "budget" -> return runBudget(case, id)
+            "breaker" -> return runBreaker(case, id)
+            "dependency" -> answer {
+                Dependency.fromJson(Json.write(case["dependency"])).use { VectorJson.dependencySnapshot(it.snapshot(0)) }
+            }
+            "redelivery" -> answer {
+                policy(case).use { p ->
+                    VectorJson.redelivery(
+                        p.redeliver(
+                            long(case, "attempts").toInt(), long(case, "first_seen_ms"), long(case, "now_ms"),
+                            VectorJson.outcome(case["outcome"]),
+                        ),
+                    )
+                }
+            }
+            "http_outcome" -> answer {
+                VectorJson.outcomeJson(
+                    outcomeFromHttp(
+                        long(case, "status").toInt(), case["retry_after"] as String?, case["retry_after_ms"] as String?,
+                        long(case, "now_unix_ms"),
+                    ),
+                )
+            }
             "policy" -> answer { policy(case).use { VectorJson.policyConfig(it.toConfig()) } }
             "backoff_ceilings" -> answer { policy(case).use { p -> p.backoffCeilingsMs(long(case, "retries").toInt()) } }
             "classify" -> answer {
@@ -105,10 +134,12 @@ class ConformanceTest {
     }
 
     private fun runOperation(case: Map<String, Any?>, id: String) {
+        val dependency = case["dependency"]?.let { Dependency.fromJson(Json.write(it)) }
         val options = OperationOptions(
             seed = long(case, "seed"),
             idempotencyKey = case["idempotency_key"]?.let { string(case, "idempotency_key") },
             deadlineMs = optLong(case, "deadline_ms"),
+            dependency = dependency,
         )
         policy(case).use { policy ->
             Operation(policy, long(case, "start_ms"), options).use { operation ->
@@ -118,18 +149,81 @@ class ConformanceTest {
                     val step = obj(s)
                     val at = long(step, "at_ms")
                     val result = answer {
-                        VectorJson.decision(
-                            when (val call = step["call"]) {
-                                "poll" -> operation.poll(at)
-                                "cancel" -> operation.cancel(at)
-                                "outcome" -> operation.onOutcome(at, long(step, "attempt").toInt(), VectorJson.outcome(step["outcome"]))
-                                else -> error("$id: unknown call `$call`")
-                            },
-                        )
+                        when (val call = step["call"]) {
+                            "poll" -> VectorJson.decision(operation.poll(at))
+                            "cancel" -> VectorJson.decision(operation.cancel(at))
+                            "outcome" -> VectorJson.decision(
+                                operation.onOutcome(at, long(step, "attempt").toInt(), VectorJson.outcome(step["outcome"])),
+                            )
+                            "dependency_snapshot" -> VectorJson.dependencySnapshot(dependency!!.snapshot(at))
+                            "budget_on_failure" -> null.also { check(dependency!!.budgetOnFailure(at)) { "$id: no budget" } }
+                            else -> error("$id: unknown call `$call`")
+                        }
                     }
                     settle(step, result, "$id step $index")
                 }
             }
         }
+        dependency?.close()
+    }
+
+    private fun steps(case: Map<String, Any?>, id: String): List<Map<String, Any?>> =
+        (case["steps"] as? List<*> ?: error("$id: needs steps")).map(::obj)
+
+    /** Calls on one retry budget, in order. */
+    private fun runBudget(case: Map<String, Any?>, id: String) {
+        val budget = try {
+            RetryBudget(VectorJson.budgetConfig(case["budget"]))
+        } catch (e: RetryplanException) {
+            return settle(case, "expect_error" to VectorJson.error(e), id)
+        }
+        budget.use {
+            steps(case, id).forEachIndexed { index, step ->
+                val at = long(step, "at_ms")
+                val result: Any? = when (val call = step["call"]) {
+                    "on_request" -> null.also { budget.onRequest(at) }
+                    "try_retry" -> when (val charge = budget.tryRetry(at, step["after_timeout"] as Boolean? ?: false)) {
+                        null -> mapOf("granted" to false)
+                        else -> mapOf("granted" to true, "cost" to charge.cost.toLong())
+                    }
+                    "on_success" -> null.also { budget.onSuccess(at, optLong(step, "charge_cost")?.let { RetryCharge(it.toInt()) }) }
+                    "on_failure" -> null.also { budget.onFailure(at) }
+                    "snapshot" -> VectorJson.budgetSnapshot(budget.snapshot(at))
+                    else -> error("$id: unknown budget call `$call`")
+                }
+                settle(step, "expect" to result, "$id step $index")
+            }
+        }
+    }
+
+    /** Calls on one circuit breaker, in order; results name the `try_acquire` step whose permit they return. */
+    private fun runBreaker(case: Map<String, Any?>, id: String) {
+        val breaker = try {
+            CircuitBreaker(VectorJson.breakerConfig(case["breaker"]))
+        } catch (e: RetryplanException) {
+            return settle(case, "expect_error" to VectorJson.error(e), id)
+        }
+        val permits = mutableListOf<BreakerPermit?>()
+        breaker.use {
+            steps(case, id).forEachIndexed { index, step ->
+                val at = long(step, "at_ms")
+                fun permit() = permits[long(step, "permit_step").toInt()] ?: error("$id step $index: no permit")
+                var granted: BreakerPermit? = null
+                val result: Any? = when (val call = step["call"]) {
+                    "try_acquire" -> {
+                        granted = breaker.tryAcquire(at)
+                        granted?.let { mapOf("granted" to true, "probe" to it.probe()) } ?: mapOf("granted" to false)
+                    }
+                    "on_success" -> null.also { breaker.onSuccess(at, permit()) }
+                    "on_failure" -> null.also { breaker.onFailure(at, permit()) }
+                    "release" -> null.also { breaker.release(permit()) }
+                    "snapshot" -> VectorJson.breakerSnapshot(breaker.snapshot(at))
+                    else -> error("$id: unknown breaker call `$call`")
+                }
+                permits += granted
+                settle(step, "expect" to result, "$id step $index")
+            }
+        }
+        permits.forEach { it?.close() }
     }
 }

@@ -8,6 +8,7 @@ import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.RetryplanException
 import dev.retryplan.Stats
+import dev.retryplan.code
 import dev.retryplan.defaultPolicyConfig
 import dev.retryplan.encodeGrpcTimeout
 import dev.retryplan.parseGrpcTimeout
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.function.Executable
 class ErrorsTest {
     private inline fun <reified E : RetryplanException> raises(code: String, noinline call: () -> Any?): E {
         val error = assertThrows(E::class.java, Executable { call() })
-        assertEquals(code, error.code())
+        assertEquals(code, error.code)
         assertTrue(error is RetryplanException)
         return error
     }
@@ -102,7 +103,7 @@ class ErrorsTest {
             raises<RetryplanException.InvalidArgument>("invalid_argument") { op.onOutcome(0, 1, Outcome.HttpStatus(42)) }
             raises<RetryplanException.InvalidArgument>("invalid_argument") { op.onOutcome(0, 1, Outcome.HttpStatus(-503)) }
             raises<RetryplanException.InvalidArgument>("invalid_argument") { op.onOutcome(0, 1, Outcome.HttpStatus(503, -1)) }
-            assertEquals(Decision.Succeeded(1), op.onOutcome(10, 1, Outcome.Success))
+            assertEquals(Decision.Succeeded(1, 1, emptyList()), op.onOutcome(10, 1, Outcome.Success))
             raises<RetryplanException.OperationEnded>("operation_ended") { op.poll(20) }
             raises<RetryplanException.OperationEnded>("operation_ended") { op.cancel(20) }
             assertEquals(null, op.nextWakeupMs())
@@ -120,9 +121,10 @@ class ErrorsTest {
         raises<RetryplanException.InvalidHeader>("invalid_header") { parseGrpcTimeout("12x") }
         Stats().use { stats ->
             raises<RetryplanException.InvalidArgument>("invalid_argument") {
-                stats.record(Decision.StartAttempt(1, 10, 10, "not-hex", 10))
+                stats.record(Decision.StartAttempt(1, 10, 10, "not-hex", 10, false))
             }
-            raises<RetryplanException.InvalidArgument>("invalid_argument") { stats.record(Decision.Succeeded(-1)) }
+            raises<RetryplanException.InvalidArgument>("invalid_argument") { stats.record(Decision.Succeeded(-1, 1, emptyList())) }
+            raises<RetryplanException.InvalidArgument>("invalid_argument") { stats.record(Decision.Succeeded(1, 1, listOf(0))) }
             assertEquals(0L, stats.snapshot().attempts)
         }
     }

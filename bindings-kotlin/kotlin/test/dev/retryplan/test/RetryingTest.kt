@@ -52,7 +52,7 @@ class RetryingTest {
         val stats = Stats()
         LocalServer { n -> if (n < 3) Reply.Status(503) else Reply.Status(200, body = "ok") }.use { server ->
             val result = RetryingHttpClient(client, policy, stats).send(get(server), HttpResponse.BodyHandlers.ofString())
-            assertEquals(Decision.Succeeded(3), result.ending)
+            assertEquals(3, (result.ending as Decision.Succeeded).attempts)
             assertEquals("ok", result.getOrThrow()?.body())
             assertEquals(3, server.seen.size)
             assertEquals(setOf(result.idempotencyKey), server.seen.map { it.idempotencyKey }.toSet())
@@ -68,7 +68,7 @@ class RetryingTest {
     fun `honors Retry-After from a 503`() {
         LocalServer { n -> if (n == 1) Reply.Status(503, mapOf("Retry-After" to "1")) else Reply.Status(200) }.use { server ->
             val result = RetryingHttpClient(client, policy).send(get(server), HttpResponse.BodyHandlers.discarding())
-            assertEquals(Decision.Succeeded(2), result.ending)
+            assertEquals(2, (result.ending as Decision.Succeeded).attempts)
             val waitedMs = (server.seen[1].atNanos - server.seen[0].atNanos) / 1_000_000
             assertTrue(waitedMs >= 990, "waited $waitedMs ms for Retry-After: 1")
         }
@@ -93,7 +93,7 @@ class RetryingTest {
         LocalServer { n -> if (n == 1) Reply.Stall(3000) else Reply.Status(200) }.use { server ->
             val start = System.nanoTime()
             val result = RetryingHttpClient(client, policy).send(get(server), HttpResponse.BodyHandlers.discarding())
-            assertEquals(Decision.Succeeded(2), result.ending)
+            assertEquals(2, (result.ending as Decision.Succeeded).attempts)
             val elapsed = elapsedMs(start)
             assertTrue(elapsed in 300..2000, "took $elapsed ms")
         }
@@ -171,6 +171,26 @@ class RetryingTest {
         assertEquals("bug in the caller", thrown.message)
         assertEquals(1L, stats.snapshot().gaveUp.cancelled)
         stats.close()
+    }
+
+    @Test
+    fun `a hedge runs beside a slow attempt and the loser is interrupted`() {
+        val hedged = Policy.fromJson(
+            """{"max_attempts": 3, "total_budget_ms": 5000, "attempt_timeout": {"fixed_ms": 2000},
+                "response_reserve_ms": 0, "minimum_useful_attempt_ms": 50, "jitter": {"kind": "none"},
+                "hedging": {"delay_ms": 100, "max_hedged_attempts": 1}}""",
+        )
+        LocalServer { n -> if (n == 1) Reply.Stall(3000) else Reply.Status(200, body = "fast") }.use { server ->
+            val start = System.nanoTime()
+            val result = RetryingHttpClient(client, hedged).send(get(server), HttpResponse.BodyHandlers.ofString())
+            val ending = result.ending as Decision.Succeeded
+            assertEquals(2, ending.winner)
+            assertEquals(listOf(1), ending.abortAttempts)
+            assertEquals("fast", result.value?.body())
+            assertTrue(elapsedMs(start) in 100..1500, "took ${elapsedMs(start)} ms")
+            assertEquals(1, server.seen.map { it.idempotencyKey }.toSet().size)
+        }
+        hedged.close()
     }
 
     @Test

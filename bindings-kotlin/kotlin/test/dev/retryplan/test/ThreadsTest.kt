@@ -52,7 +52,7 @@ class ThreadsTest {
                 assertEquals(2 * total, counts.attempts)
                 assertEquals(total, counts.retries)
                 assertEquals(total, counts.succeeded)
-                assertEquals(List(total.toInt()) { Decision.Succeeded(2) }, endings.toList())
+                assertEquals(List(total.toInt()) { Decision.Succeeded(2, 2, emptyList()) }, endings.toList())
             }
         }
     }

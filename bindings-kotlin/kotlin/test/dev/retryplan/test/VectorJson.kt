@@ -1,6 +1,13 @@
 package dev.retryplan.test
 
 import dev.retryplan.Admission
+import dev.retryplan.BreakerConfig
+import dev.retryplan.BreakerSnapshot
+import dev.retryplan.BudgetConfig
+import dev.retryplan.BudgetSnapshot
+import dev.retryplan.DependencySnapshot
+import dev.retryplan.Redelivery
+import dev.retryplan.TripConfig
 import dev.retryplan.AttemptTimeoutConfig
 import dev.retryplan.Class
 import dev.retryplan.Decision
@@ -15,6 +22,7 @@ import dev.retryplan.TimelineStep
 import dev.retryplan.TransportFailure
 import dev.retryplan.Verdict
 import dev.retryplan.Warning
+import dev.retryplan.code
 
 /**
  * Converts between the vectors' plain JSON (snake_case keys, `type` tags) and
@@ -37,6 +45,93 @@ object VectorJson {
     }
 
     private fun long(value: Any?): Long = value as? Long ?: error("expected an integer: $value")
+
+    private fun int(value: Any?): Int = Math.toIntExact(long(value))
+
+    /** A JSON number as a Double, as serde reads an f64 (integers too). */
+    private fun double(value: Any?): Double = when (value) {
+        is Double -> value
+        is Long -> value.toDouble()
+        else -> error("expected a number: $value")
+    }
+
+    fun budgetConfig(value: Any?): BudgetConfig {
+        val map = obj(value)
+        return when (map["kind"]) {
+            "token_bucket" -> {
+                only(map, "kind", "max_tokens", "token_ratio")
+                BudgetConfig.TokenBucket(int(map["max_tokens"]), double(map["token_ratio"]))
+            }
+            "ratio" -> {
+                only(map, "kind", "retry_ratio", "min_retries_per_second", "window_ms")
+                BudgetConfig.Ratio(double(map["retry_ratio"]), int(map["min_retries_per_second"]), long(map["window_ms"]))
+            }
+            "quota" -> {
+                only(map, "kind", "capacity", "retry_cost", "timeout_retry_cost", "success_increment")
+                BudgetConfig.Quota(
+                    int(map["capacity"]), int(map["retry_cost"]), int(map["timeout_retry_cost"]), int(map["success_increment"]),
+                )
+            }
+            else -> error("unknown budget $map")
+        }
+    }
+
+    fun breakerConfig(value: Any?): BreakerConfig {
+        val map = obj(value)
+        only(map, "trip", "open_ms", "half_open_probes")
+        val trip = obj(map["trip"])
+        return BreakerConfig(
+            when (trip["kind"]) {
+                "consecutive" -> TripConfig.Consecutive(int(trip["failures"])).also { only(trip, "kind", "failures") }
+                "ratio" -> {
+                    only(trip, "kind", "failure_ratio", "minimum_throughput", "window_ms")
+                    TripConfig.Ratio(double(trip["failure_ratio"]), int(trip["minimum_throughput"]), long(trip["window_ms"]))
+                }
+                else -> error("unknown trip $trip")
+            },
+            long(map["open_ms"]),
+            int(map["half_open_probes"]),
+        )
+    }
+
+    fun budgetSnapshot(b: BudgetSnapshot): Map<String, Any?> = when (b) {
+        is BudgetSnapshot.TokenBucket -> mapOf(
+            "kind" to "token_bucket", "tokens_milli" to b.tokensMilli, "max_tokens_milli" to b.maxTokensMilli,
+            "retries_allowed" to b.retriesAllowed,
+        )
+        is BudgetSnapshot.Ratio -> mapOf(
+            "kind" to "ratio", "requests" to b.requests, "retries" to b.retries, "balance_milli" to b.balanceMilli,
+        )
+        is BudgetSnapshot.Quota -> mapOf("kind" to "quota", "available" to b.available.toLong(), "capacity" to b.capacity.toLong())
+    }
+
+    fun breakerSnapshot(b: BreakerSnapshot): Map<String, Any?> = mapOf(
+        "state" to name(b.state), "consecutive_failures" to b.consecutiveFailures.toLong(),
+        "window_results" to b.windowResults, "window_failures" to b.windowFailures,
+        "open_until_ms" to b.openUntilMs, "probes_in_flight" to b.probesInFlight.toLong(),
+    )
+
+    /** Absent parts are null here (the core does not skip them). */
+    fun dependencySnapshot(d: DependencySnapshot): Map<String, Any?> = mapOf(
+        "budget" to d.budget?.let(::budgetSnapshot),
+        "breaker" to d.breaker?.let(::breakerSnapshot),
+        "retries_in_flight" to d.retriesInFlight?.toLong(),
+    )
+
+    fun redelivery(r: Redelivery): Map<String, Any?> = when (r) {
+        is Redelivery.Acknowledge -> mapOf("type" to "acknowledge")
+        is Redelivery.RedeliverAfter -> mapOf("type" to "redeliver_after", "delay_ms" to r.delayMs, "redeliver_at_ms" to r.redeliverAtMs)
+        is Redelivery.DeadLetter -> mapOf("type" to "dead_letter", "reason" to name(r.reason))
+    }
+
+    fun outcomeJson(o: Outcome): Any = when (o) {
+        is Outcome.Success -> mapOf("type" to "success")
+        is Outcome.Cancelled -> mapOf("type" to "cancelled")
+        is Outcome.HttpStatus -> fields("type" to "http_status", "status" to o.status.toLong(), "retry_after_ms" to o.retryAfterMs)
+        is Outcome.GrpcStatus -> fields("type" to "grpc_status", "code" to name(o.code), "pushback" to o.pushback?.let(::pushback))
+        is Outcome.Transport -> mapOf("type" to "transport", "failure" to name(o.failure))
+        is Outcome.Application -> mapOf("type" to "application", "verdict" to name(o.verdict))
+    }
 
     fun outcome(value: Any?): Outcome {
         val map = obj(value)
@@ -66,27 +161,36 @@ object VectorJson {
     private fun fields(vararg pairs: Pair<String, Any?>): Map<String, Any?> =
         linkedMapOf(*pairs).filterValues { it != null }
 
+    /** An empty set of attempts to abort is left out, as the core's serde does. */
+    private fun aborts(attempts: List<Int>): List<Long>? = attempts.map { it.toLong() }.ifEmpty { null }
+
     fun decision(d: Decision): Map<String, Any?> = when (d) {
         is Decision.StartAttempt -> fields(
             "type" to "start_attempt", "attempt" to d.attempt.toLong(), "timeout_ms" to d.timeoutMs,
             "abort_at_ms" to d.abortAtMs, "request_id" to d.requestId, "remaining_budget_ms" to d.remainingBudgetMs,
+            "hedge" to d.hedge,
         )
         is Decision.Wait -> fields(
             "type" to "wait", "retry" to d.retry.toLong(), "delay_ms" to d.delayMs, "until_ms" to d.untilMs,
             "server_delay_ms" to d.serverDelayMs, "remaining_budget_ms" to d.remainingBudgetMs,
         )
         is Decision.AwaitOutcome -> fields("type" to "await_outcome", "in_flight" to d.inFlight.toLong(), "until_ms" to d.untilMs)
-        is Decision.Succeeded -> fields("type" to "succeeded", "attempts" to d.attempts.toLong())
+        is Decision.Succeeded -> fields(
+            "type" to "succeeded", "attempts" to d.attempts.toLong(), "winner" to d.winner.toLong(),
+            "abort_attempts" to aborts(d.abortAttempts),
+        )
         is Decision.GaveUp -> fields(
             "type" to "gave_up", "reason" to name(d.reason), "attempts" to d.attempts.toLong(),
             "remaining_budget_ms" to d.remainingBudgetMs, "refused_delay_ms" to d.refusedDelayMs,
+            "abort_attempts" to aborts(d.abortAttempts),
         )
         is Decision.Reconcile -> fields(
             "type" to "reconcile", "attempts" to d.attempts.toLong(), "remaining_budget_ms" to d.remainingBudgetMs,
+            "abort_attempts" to aborts(d.abortAttempts),
         )
         is Decision.Restart -> fields(
             "type" to "restart", "attempts" to d.attempts.toLong(), "deadline_ms" to d.deadlineMs,
-            "remaining_budget_ms" to d.remainingBudgetMs,
+            "remaining_budget_ms" to d.remainingBudgetMs, "abort_attempts" to aborts(d.abortAttempts),
         )
     }
 
@@ -184,12 +288,15 @@ object VectorJson {
             "above_cap" to name(c.serverGuidance.aboveCap),
         ),
         "idempotency" to name(c.idempotency),
+    ) + listOfNotNull(
+        c.hedging?.let { "hedging" to mapOf("delay_ms" to it.delayMs, "max_hedged_attempts" to it.maxHedgedAttempts.toLong()) },
+        c.redelivery?.let { "redelivery" to mapOf("delays_ms" to it.delaysMs, "max_age_ms" to it.maxAgeMs) },
     )
 
     /** As the Rust runner: the code, plus the fields for policy errors. */
     fun error(e: RetryplanException): Map<String, Any?> = when (e) {
-        is RetryplanException.InvalidPolicy -> mapOf("code" to e.code(), "fields" to e.violations.map { it.field })
-        is RetryplanException.InvalidPolicyJson -> mapOf("code" to e.code(), "fields" to listOf(e.field))
-        else -> mapOf("code" to e.code())
+        is RetryplanException.InvalidPolicy -> mapOf("code" to e.code, "fields" to e.violations.map { it.field })
+        is RetryplanException.InvalidPolicyJson -> mapOf("code" to e.code, "fields" to listOf(e.field))
+        else -> mapOf("code" to e.code)
     }
 }
