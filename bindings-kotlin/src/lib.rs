@@ -5,8 +5,9 @@
 //! Boundary conventions:
 //! - milliseconds are `i64` (Kotlin `Long`, Swift `Int64`), counts are `i32`;
 //!   a negative value handed in is an `InvalidArgument` error, never clamped;
-//! - a value the core returns above `i64::MAX` (only the header parsers can,
-//!   for absurd inputs; they saturate at `u64::MAX`) comes out as `i64::MAX`;
+//! - a value the core returns above `i64::MAX` comes out as `i64::MAX` (the
+//!   core keeps durations at most 2^53 - 1, so only sums with absurd clock
+//!   readings near `i64::MAX` could reach it);
 //! - seeds are 64 random bits: a negative `Long` is the same bits as a `u64`;
 //! - request ids are the core's 16 lowercase hex digits, as sent in headers.
 #![forbid(unsafe_code)]

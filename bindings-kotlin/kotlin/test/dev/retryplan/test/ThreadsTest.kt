@@ -1,18 +1,30 @@
 package dev.retryplan.test
 
+import dev.retryplan.BreakerConfig
+import dev.retryplan.BreakerState
+import dev.retryplan.BudgetConfig
+import dev.retryplan.BudgetSnapshot
+import dev.retryplan.CircuitBreaker
 import dev.retryplan.Decision
+import dev.retryplan.Dependency
+import dev.retryplan.DependencyConfig
+import dev.retryplan.RetryBudget
+import dev.retryplan.TripConfig
+import dev.retryplan.retrying
 import dev.retryplan.Operation
 import dev.retryplan.OperationOptions
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.Stats
 import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 import java.util.concurrent.ConcurrentLinkedQueue
 import java.util.concurrent.CyclicBarrier
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicInteger
 
 /** Several JVM threads sharing one policy, one set of counters, one operation. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -74,6 +86,77 @@ class ThreadsTest {
                     assertEquals(2, op.attemptsStarted())
                 }
             }
+        }
+    }
+
+    private fun onThreads(threads: Int, work: (Int) -> Unit) {
+        val pool = Executors.newFixedThreadPool(threads)
+        val barrier = CyclicBarrier(threads)
+        (0 until threads).map { t -> pool.submit { barrier.await(); work(t) } }.forEach { it.get() }
+        pool.shutdown()
+    }
+
+    @Test
+    fun `threads share one retry budget and one breaker without losing an update`() {
+        val threads = 8
+        val each = 250
+        val granted = AtomicInteger()
+        RetryBudget(BudgetConfig.Ratio(0.5, 0, 60_000)).use { budget ->
+            CircuitBreaker(BreakerConfig(TripConfig.Consecutive(1_000_000), 1_000, 1)).use { breaker ->
+                onThreads(threads) {
+                    repeat(each) {
+                        budget.onRequest(0)
+                        if (budget.tryRetry(0, false) != null) granted.incrementAndGet()
+                        breaker.tryAcquire(0)!!.use { permit -> breaker.onFailure(0, permit) }
+                    }
+                }
+                val total = (threads * each).toLong()
+                val ratio = budget.snapshot(0) as BudgetSnapshot.Ratio
+                assertEquals(total, ratio.requests)
+                assertEquals(granted.get().toLong(), ratio.retries)
+                val snapshot = breaker.snapshot(0)
+                assertEquals(BreakerState.CLOSED, snapshot.state)
+                assertEquals(total.toInt(), snapshot.consecutiveFailures)
+            }
+        }
+    }
+
+    @Test
+    fun `threads run operations through one shared dependency`() {
+        val threads = 8
+        val each = 100
+        val config = DependencyConfig(
+            budget = BudgetConfig.Quota(1_000_000, 5, 10, 1),
+            breaker = BreakerConfig(TripConfig.Consecutive(1_000_000), 1_000, 1),
+            maxConcurrentRetries = 1_000,
+        )
+        val zeroWait = """{"max_attempts": 3, "total_budget_ms": 60000, "attempt_timeout": {"fixed_ms": 1000},
+            "response_reserve_ms": 0, "minimum_useful_attempt_ms": 1, "jitter": {"kind": "none"},
+            "backoff": {"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0}}"""
+        fun operation(policy: Policy, dependency: Dependency, stats: Stats) {
+            val result = retrying(policy, OperationOptions(dependency = dependency), stats) { attempt ->
+                if (attempt.number == 1) attempt.outcome(Outcome.HttpStatus(503)) else attempt.success(Unit)
+            }
+            assertEquals(2, (result.ending as Decision.Succeeded).attempts)
+        }
+        Policy.fromJson(zeroWait).use { policy ->
+            val shared = Dependency(config)
+            val alone = Dependency(config)
+            Stats().use { stats ->
+                onThreads(threads) { repeat(each) { operation(policy, shared, stats) } }
+                val total = (threads * each).toLong()
+                val counts = stats.snapshot()
+                assertEquals(
+                    listOf(total, 2 * total, total, total),
+                    listOf(counts.operations, counts.attempts, counts.retries, counts.succeeded),
+                )
+            }
+            Stats().use { stats -> repeat(threads * each) { operation(policy, alone, stats) } }
+            // The same operations on one thread leave the controls exactly where the threads left them.
+            assertEquals(alone.snapshot(0), shared.snapshot(0))
+            assertEquals(0, shared.snapshot(0).retriesInFlight)
+            shared.close()
+            alone.close()
         }
     }
 }
