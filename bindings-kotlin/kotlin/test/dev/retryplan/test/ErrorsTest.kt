@@ -1,6 +1,13 @@
 package dev.retryplan.test
 
 import dev.retryplan.AttemptTimeoutConfig
+import dev.retryplan.BreakerConfig
+import dev.retryplan.BudgetConfig
+import dev.retryplan.CircuitBreaker
+import dev.retryplan.Dependency
+import dev.retryplan.RetryBudget
+import dev.retryplan.TripConfig
+import dev.retryplan.outcomeFromHttp
 import dev.retryplan.Decision
 import dev.retryplan.Operation
 import dev.retryplan.OperationOptions
@@ -139,5 +146,25 @@ class ErrorsTest {
         }
         // A negative Long seed is the same 64 bits as the unsigned seed.
         Operation(policy, 0, OperationOptions(seed = -1)).use { op -> assertEquals(16, op.requestId(1).length) }
+    }
+
+    @Test
+    fun `bad controls are typed errors`() {
+        val budget = raises<RetryplanException.InvalidPolicy>("invalid_policy") { RetryBudget(BudgetConfig.TokenBucket(0, 0.1)) }
+        assertEquals(listOf("budget.max_tokens"), budget.violations.map { it.field })
+        raises<RetryplanException.InvalidArgument>("invalid_argument") { RetryBudget(BudgetConfig.TokenBucket(-1, 0.1)) }
+        raises<RetryplanException.InvalidPolicy>("invalid_policy") {
+            CircuitBreaker(BreakerConfig(TripConfig.Ratio(Double.NaN, 10, 1000), 1000, 1))
+        }
+        raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") { Dependency.fromJson("""{"budgt": {}}""") }
+        CircuitBreaker(BreakerConfig(TripConfig.Consecutive(1), 1000, 1)).use { breaker ->
+            val permit = breaker.tryAcquire(0)!!
+            raises<RetryplanException.InvalidArgument>("invalid_argument") { breaker.onFailure(-1, permit) }
+            breaker.onFailure(0, permit)
+            assertEquals(null, breaker.tryAcquire(10), "open after one failure")
+        }
+        raises<RetryplanException.InvalidArgument>("invalid_argument") { outcomeFromHttp(70_000, null, null, 0) }
+        assertEquals(Outcome.HttpStatus(503, 1500), outcomeFromHttp(503, "soon", "1500", 0))
+        assertEquals(Outcome.HttpStatus(503, null), outcomeFromHttp(503, "soon", null, 0))
     }
 }
