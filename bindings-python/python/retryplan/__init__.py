@@ -1,0 +1,167 @@
+"""retryplan: retry and deadline decisions from one sans-IO engine.
+
+The engine (compiled Rust, ``retryplan._native``) decides; this package
+converts types and errors and does the I/O the Python way.
+
+Units: a clock reading you pass in (``now``, ``deadline``) is float seconds
+from ``time.monotonic()`` (``now_unix``: ``time.time()``), and each also has an
+exact integer-millisecond keyword twin (``now_ms=``, ``deadline_ms=``, ...).
+Everything else, every policy field, decision field and return value, is
+integer milliseconds named ``_ms``, exactly as in the engine.
+
+The helpers (``retry``, ``attempts``, ``async_attempts``, ``current_attempt``,
+and ``retryplan.httpx``) are imported on first use, so ``import retryplan``
+stays cheap.
+"""
+
+from typing import TYPE_CHECKING, Any
+
+from ._enums import GiveUpReason, GrpcCode, Idempotency, TransportFailure, Verdict
+from ._errors import (
+    ArgumentTypeError,
+    AttemptFailed,
+    AttemptNotRunningError,
+    AttemptRecord,
+    EntropyUnavailableError,
+    GaveUpError,
+    InvalidArgumentError,
+    InvalidHeaderError,
+    InvalidPolicyError,
+    InvalidPolicyJsonError,
+    OperationEndedError,
+    OperationFailed,
+    ReconcileRequired,
+    RestartRequired,
+    RetryplanError,
+    UnknownProfileError,
+    Violation,
+)
+from ._native import (
+    GIVE_UP_REASONS,
+    GRPC_CODES,
+    MAX_MS,
+    PROFILE_NAMES,
+    Admission,
+    AwaitOutcome,
+    Classification,
+    Decision,
+    GaveUp,
+    Operation,
+    Outcome,
+    Policy,
+    Pushback,
+    Reconcile,
+    Restart,
+    StartAttempt,
+    Stats,
+    Succeeded,
+    Timeline,
+    Wait,
+    __version__,
+    admit,
+    backoff_ceilings_ms,
+    classify,
+    encode_grpc_timeout,
+    explain,
+    parse_grpc_pushback,
+    parse_grpc_timeout,
+    parse_retry_after,
+    parse_retry_after_ms_header,
+    profile,
+    remaining_budget_ms,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._helpers import Attempt, Attempts, attempts, current_attempt, default_outcome_of_exception, http_outcome, retry
+    from ._async import AsyncAttempts, async_attempts
+
+_LAZY = {
+    "Attempt": "._helpers",
+    "Attempts": "._helpers",
+    "attempts": "._helpers",
+    "current_attempt": "._helpers",
+    "default_outcome_of_exception": "._helpers",
+    "http_outcome": "._helpers",
+    "retry": "._helpers",
+    "AsyncAttempts": "._async",
+    "async_attempts": "._async",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the helpers on first use (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'retryplan' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "GIVE_UP_REASONS",
+    "GRPC_CODES",
+    "MAX_MS",
+    "PROFILE_NAMES",
+    "Admission",
+    "ArgumentTypeError",
+    "AsyncAttempts",
+    "Attempt",
+    "AttemptFailed",
+    "AttemptNotRunningError",
+    "AttemptRecord",
+    "Attempts",
+    "AwaitOutcome",
+    "Classification",
+    "Decision",
+    "EntropyUnavailableError",
+    "GaveUp",
+    "GaveUpError",
+    "GiveUpReason",
+    "GrpcCode",
+    "Idempotency",
+    "InvalidArgumentError",
+    "InvalidHeaderError",
+    "InvalidPolicyError",
+    "InvalidPolicyJsonError",
+    "Operation",
+    "OperationEndedError",
+    "OperationFailed",
+    "Outcome",
+    "Policy",
+    "Pushback",
+    "Reconcile",
+    "ReconcileRequired",
+    "Restart",
+    "RestartRequired",
+    "RetryplanError",
+    "StartAttempt",
+    "Stats",
+    "Succeeded",
+    "Timeline",
+    "TransportFailure",
+    "UnknownProfileError",
+    "Verdict",
+    "Violation",
+    "Wait",
+    "__version__",
+    "admit",
+    "async_attempts",
+    "attempts",
+    "backoff_ceilings_ms",
+    "classify",
+    "current_attempt",
+    "default_outcome_of_exception",
+    "encode_grpc_timeout",
+    "explain",
+    "http_outcome",
+    "parse_grpc_pushback",
+    "parse_grpc_timeout",
+    "parse_retry_after",
+    "parse_retry_after_ms_header",
+    "profile",
+    "remaining_budget_ms",
+    "retry",
+]
