@@ -1,0 +1,528 @@
+"""Sync helpers: the ``retry`` decorator and the ``attempts`` loop.
+
+Every decision comes from the engine (:class:`retryplan.Operation`); these
+helpers only read the clock, sleep as a ``Wait`` says, run the attempt, turn
+what happened into an :class:`~retryplan.Outcome`, log each decision and
+raise when the operation ends without success.
+"""
+
+import functools
+import inspect
+import logging
+import socket
+import sys
+import time
+from contextvars import ContextVar
+from typing import Any, Callable, List, Optional, TypeVar, cast
+
+from ._enums import TransportFailure, Verdict
+from ._errors import (
+    AttemptFailed,
+    AttemptRecord,
+    GaveUpError,
+    InvalidHeaderError,
+    OperationFailed,
+    ReconcileRequired,
+    RestartRequired,
+)
+from ._native import (
+    Decision,
+    GaveUp,
+    Operation,
+    Outcome,
+    Policy,
+    Reconcile,
+    StartAttempt,
+    Stats,
+    Succeeded,
+    Wait,
+    parse_retry_after,
+)
+
+__all__ = [
+    "Attempt",
+    "Attempts",
+    "attempts",
+    "current_attempt",
+    "default_outcome_of_exception",
+    "http_outcome",
+    "retry",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+OutcomeOfException = Callable[[BaseException], Outcome]
+OutcomeOfResult = Callable[[Any], Outcome]
+
+LOGGER = logging.getLogger("retryplan")
+SUCCESS = Outcome.success()
+CANCELLED = Outcome.cancelled()
+_NOT_RETRYABLE = Outcome.application(Verdict.NOT_RETRYABLE)
+_NOT_SENT = Outcome.transport(TransportFailure.NOT_SENT)
+_CONNECTION_LOST = Outcome.transport(TransportFailure.CONNECTION_LOST)
+_TIMED_OUT = Outcome.transport(TransportFailure.TIMED_OUT)
+
+_CURRENT: "ContextVar[Optional[Attempt]]" = ContextVar("retryplan_current_attempt", default=None)
+
+
+def http_outcome(
+    status: int,
+    retry_after: Optional[str] = None,
+    *,
+    now_unix: Optional[float] = None,
+    logger: Optional[logging.Logger] = None,
+) -> Outcome:
+    """The outcome of an HTTP response: its status and its Retry-After header.
+
+    ``retry_after`` is read by the engine's parser (delta-seconds or an
+    HTTP-date against the wall clock ``now_unix``, default ``time.time()``).
+    A header the parser rejects is logged and ignored: a server's malformed
+    guidance is not the caller's misuse.
+    """
+    retry_after_ms = None
+    if retry_after is not None:
+        try:
+            retry_after_ms = parse_retry_after(retry_after, time.time() if now_unix is None else now_unix)
+        except InvalidHeaderError as error:
+            (logger or LOGGER).warning("ignoring Retry-After: %s", error, extra={"retryplan_header_error": error.code})
+    return Outcome.http_status(status, retry_after_ms)
+
+
+def _httpx_outcome(exc: BaseException, httpx: Any) -> Optional[Outcome]:
+    """httpx's exceptions in the engine's words (None: not an httpx transport failure)."""
+    if isinstance(exc, httpx.HTTPStatusError):
+        response = exc.response
+        return http_outcome(response.status_code, response.headers.get("retry-after"))
+    if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)):
+        return _NOT_SENT
+    if isinstance(exc, httpx.TimeoutException):
+        return _TIMED_OUT
+    if isinstance(exc, (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError, httpx.CloseError)):
+        return _CONNECTION_LOST
+    return None
+
+
+def default_outcome_of_exception(exc: BaseException) -> Outcome:
+    """What an exception raised by an attempt means, in the engine's words.
+
+    * :class:`~retryplan.AttemptFailed` carries its outcome;
+    * httpx (when imported): ``HTTPStatusError`` is its status and Retry-After,
+      connect/pool failures are ``not_sent``, timeouts ``timed_out``, broken
+      connections ``connection_lost``;
+    * ``ConnectionRefusedError`` is ``not_sent``, ``TimeoutError`` is
+      ``timed_out``, any other ``ConnectionError`` is ``connection_lost``;
+    * anything else is the application verdict ``not_retryable`` (a bug is
+      not worth repeating). Pass ``outcome_of_exception=`` to say otherwise.
+    """
+    if isinstance(exc, AttemptFailed):
+        return exc.outcome
+    httpx = sys.modules.get("httpx")
+    if httpx is not None and isinstance(exc, httpx.HTTPError):
+        outcome = _httpx_outcome(exc, httpx)
+        if outcome is not None:
+            return outcome
+    if isinstance(exc, ConnectionRefusedError):
+        return _NOT_SENT
+    if isinstance(exc, (TimeoutError, socket.timeout)):
+        return _TIMED_OUT
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is not None and isinstance(exc, asyncio.TimeoutError):
+        return _TIMED_OUT
+    if isinstance(exc, ConnectionError):
+        return _CONNECTION_LOST
+    return _NOT_RETRYABLE
+
+
+class _Run:
+    """One operation driven by a helper: the engine, the clock, the log and the history."""
+
+    __slots__ = ("op", "clock", "logger", "stats", "history", "last_exception", "last_result", "name")
+
+    def __init__(
+        self,
+        policy: Policy,
+        clock: Callable[[], float],
+        logger: Optional[logging.Logger],
+        stats: Optional[Stats],
+        seed: Optional[int],
+        idempotency_key: Optional[str],
+        deadline: Optional[float],
+        name: str,
+    ) -> None:
+        self.op = Operation(policy, clock(), seed=seed, idempotency_key=idempotency_key, deadline=deadline)
+        self.clock = clock
+        self.logger = LOGGER if logger is None else logger
+        self.stats = stats
+        self.history: List[AttemptRecord] = []
+        self.last_exception: Optional[BaseException] = None
+        self.last_result: Any = None
+        self.name = name
+
+    def decided(self, decision: Any) -> Any:
+        """Counts and logs a decision, then hands it back."""
+        if self.stats is not None:
+            self.stats.record(decision)
+        logger = self.logger
+        level = logging.INFO if decision.is_final and type(decision) is not Succeeded else logging.DEBUG
+        if logger.isEnabledFor(level):
+            fields = decision.to_dict()
+            kind = fields.pop("type")
+            numbers = " ".join(f"{key}={value}" for key, value in fields.items())
+            fields["operation"] = self.name
+            fields["idempotency_key"] = self.op.idempotency_key
+            logger.log(
+                level,
+                "retryplan %s %s: %s",
+                self.name,
+                kind,
+                numbers,
+                extra={"retryplan_decision": kind, "retryplan": fields},
+            )
+        return decision
+
+    def poll(self) -> Any:
+        return self.decided(self.op.poll(self.clock()))
+
+    def report(self, start: StartAttempt, outcome: Outcome, exc: Optional[BaseException], result: Any = None) -> Any:
+        decision = self.decided(self.op.on_outcome(self.clock(), start.attempt, outcome))
+        self.history.append(AttemptRecord(start.attempt, start.request_id, outcome, exc, decision))
+        self.last_exception = exc
+        self.last_result = result
+        return decision
+
+    def cancel(self) -> None:
+        """Tells the engine the caller gave up (a cancelled waiter spends nothing)."""
+        if not self.op.is_ended:
+            self.decided(self.op.cancel(self.clock()))
+
+    def cancelled_attempt(self, start: StartAttempt, exc: BaseException) -> None:
+        """An attempt was interrupted (KeyboardInterrupt, task cancellation): report it."""
+        if not self.op.is_ended:
+            self.report(start, CANCELLED, exc)
+
+    def seconds_until(self, wait: Wait) -> float:
+        return wait.until_ms / 1000.0 - self.clock()
+
+    def failure(self, decision: Decision) -> OperationFailed:
+        """The exception that surfaces an ending other than success."""
+        cls: type = GaveUpError
+        if isinstance(decision, Reconcile):
+            cls = ReconcileRequired
+        elif not isinstance(decision, GaveUp):
+            cls = RestartRequired
+        message = f"{self.name}: {decision!r} after {len(self.history)} attempt(s)"
+        error = cls(
+            message,
+            decision=decision,
+            history=self.history,
+            idempotency_key=self.op.idempotency_key,
+            last_exception=self.last_exception,
+            last_result=self.last_result,
+        )
+        return cast(OperationFailed, error)
+
+
+class Attempt:
+    """One attempt the engine started: its number, timeout and ids.
+
+    Use it as a context manager: leaving the block normally reports success
+    (unless :meth:`report` was called), an exception is turned into an
+    outcome (suppressed when the engine will retry, re-raised as
+    :class:`~retryplan.OperationFailed` when the operation ends), and
+    ``KeyboardInterrupt``/task cancellation is reported as cancelled and
+    propagates.
+    """
+
+    __slots__ = ("decision", "_run", "_owner", "_reported", "_outcome_of_exception")
+
+    def __init__(self, decision: StartAttempt, run: _Run, owner: Any, outcome_of_exception: OutcomeOfException):
+        self.decision = decision
+        self._run = run
+        self._owner = owner
+        self._reported = False
+        self._outcome_of_exception = outcome_of_exception
+
+    @property
+    def number(self) -> int:
+        """The attempt number, 1 for the first."""
+        return cast(int, self.decision.attempt)
+
+    @property
+    def timeout(self) -> float:
+        """The effective timeout in seconds (``decision.timeout_ms / 1000``)."""
+        return cast(int, self.decision.timeout_ms) / 1000.0
+
+    @property
+    def abort_at(self) -> float:
+        """When to abort this attempt, on the helper's clock (seconds)."""
+        return cast(int, self.decision.abort_at_ms) / 1000.0
+
+    def remaining(self) -> float:
+        """Seconds left before this attempt should be aborted (never negative)."""
+        return max(0.0, self.abort_at - self._run.clock())
+
+    @property
+    def request_id(self) -> str:
+        """A fresh id for this attempt's request (send it as X-Request-Id)."""
+        return cast(str, self.decision.request_id)
+
+    @property
+    def idempotency_key(self) -> str:
+        """The operation's stable idempotency key (the same on every attempt)."""
+        return self._run.op.idempotency_key
+
+    def report(self, outcome: Outcome, *, result: Any = None, exception: Optional[BaseException] = None) -> Decision:
+        """Reports this attempt's outcome to the engine and returns its next decision."""
+        if self._owner is None:
+            raise RuntimeError("under @retry an attempt reports itself: return a value or raise")
+        if self._reported:
+            raise RuntimeError(f"attempt {self.number} was already reported")
+        self._reported = True
+        decision = self._run.report(self.decision, outcome, exception, result)
+        self._owner._pending = decision
+        return cast(Decision, decision)
+
+    def __enter__(self) -> "Attempt":
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Optional[BaseException], tb: Any) -> bool:
+        if exc is None:
+            if not self._reported:
+                self.report(SUCCESS)
+            return False
+        if self._reported:
+            return False
+        if not isinstance(exc, Exception):
+            self._reported = True
+            self._run.cancelled_attempt(self.decision, exc)
+            return False
+        decision = self.report(self._outcome_of_exception(exc), exception=exc)
+        if decision.is_final and type(decision) is not Succeeded:
+            self._owner._pending = None
+            raise self._run.failure(decision) from exc
+        return True
+
+    async def __aenter__(self) -> "Attempt":
+        return self
+
+    async def __aexit__(self, exc_type: Any, exc: Optional[BaseException], tb: Any) -> bool:
+        return self.__exit__(exc_type, exc, tb)
+
+    def __repr__(self) -> str:
+        return f"<Attempt {self.number} timeout={self.timeout}s request_id={self.request_id}>"
+
+
+class _Options:
+    """What every helper takes, checked once."""
+
+    __slots__ = ("policy", "outcome_of_exception", "outcome_of_result", "logger", "stats", "clock", "seed", "name")
+
+    def __init__(
+        self,
+        policy: Policy,
+        outcome_of_exception: Optional[OutcomeOfException],
+        outcome_of_result: Optional[OutcomeOfResult],
+        logger: Optional[logging.Logger],
+        stats: Optional[Stats],
+        clock: Callable[[], float],
+        seed: Optional[int],
+        name: str,
+    ) -> None:
+        if not isinstance(policy, Policy):
+            from ._errors import ArgumentTypeError
+
+            got = type(policy).__name__
+            raise ArgumentTypeError(
+                f"invalid argument `policy`: must be a retryplan.Policy, got {got}",
+                name="policy",
+                rule=f"must be a retryplan.Policy, got {got}",
+            )
+        self.policy = policy
+        self.outcome_of_exception = outcome_of_exception or default_outcome_of_exception
+        self.outcome_of_result = outcome_of_result
+        self.logger = logger
+        self.stats = stats
+        self.clock = clock
+        self.seed = seed
+        self.name = name
+
+    def run(self, idempotency_key: Optional[str], deadline: Optional[float]) -> _Run:
+        return _Run(
+            self.policy, self.clock, self.logger, self.stats, self.seed, idempotency_key, deadline, self.name
+        )
+
+
+class Attempts:
+    """The sync attempt loop: ``for attempt in attempts(policy): with attempt: ...``.
+
+    Each iteration is one attempt the engine started; between attempts the
+    loop sleeps as the engine's ``Wait`` says. The loop ends after a success,
+    and raises :class:`~retryplan.GaveUpError`, :class:`~retryplan.ReconcileRequired`
+    or :class:`~retryplan.RestartRequired` when the operation ends otherwise.
+    """
+
+    def __init__(
+        self,
+        options: _Options,
+        sleep: Callable[[float], Any],
+        idempotency_key: Optional[str],
+        deadline: Optional[float],
+    ) -> None:
+        self._options = options
+        self._sleep = sleep
+        self._run = options.run(idempotency_key, deadline)
+        self._pending: Any = None
+        self._attempt: Optional[Attempt] = None
+        self.decision: Optional[Decision] = None
+
+    @property
+    def operation(self) -> Operation:
+        """The engine's operation (its idempotency key, deadline, ...)."""
+        return self._run.op
+
+    @property
+    def history(self) -> List[AttemptRecord]:
+        """Every attempt reported so far."""
+        return self._run.history
+
+    def __iter__(self) -> "Attempts":
+        return self
+
+    def _next_decision(self) -> Any:
+        attempt = self._attempt
+        if attempt is not None and not attempt._reported:
+            raise RuntimeError(
+                f"attempt {attempt.number} ended without an outcome: use `with attempt:` or attempt.report(...)"
+            )
+        pending, self._pending = self._pending, None
+        return self._run.poll() if pending is None else pending
+
+    def __next__(self) -> Attempt:
+        if self._run.op.is_ended and self._pending is None:
+            raise StopIteration
+        decision = self._next_decision()
+        run = self._run
+        while True:
+            self.decision = decision
+            kind = type(decision)
+            if kind is StartAttempt:
+                self._attempt = Attempt(decision, run, self, self._options.outcome_of_exception)
+                return self._attempt
+            if kind is Wait:
+                delay = run.seconds_until(decision)
+                if delay > 0:
+                    try:
+                        self._sleep(delay)
+                    except BaseException:
+                        run.cancel()
+                        raise
+                decision = run.poll()
+                continue
+            if kind is Succeeded:
+                raise StopIteration
+            raise run.failure(decision) from run.last_exception
+
+
+def attempts(
+    policy: Policy,
+    *,
+    idempotency_key: Optional[str] = None,
+    deadline: Optional[float] = None,
+    outcome_of_exception: Optional[OutcomeOfException] = None,
+    logger: Optional[logging.Logger] = None,
+    stats: Optional[Stats] = None,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], Any] = time.sleep,
+    seed: Optional[int] = None,
+    name: str = "operation",
+) -> Attempts:
+    """Start one operation and iterate over its attempts (sync).
+
+    ``deadline`` is a caller deadline on ``clock`` (seconds); ``seed`` fixes
+    the jitter and ids (tests only: the default draws from the OS).
+    """
+    options = _Options(policy, outcome_of_exception, None, logger, stats, clock, seed, name)
+    return Attempts(options, sleep, idempotency_key, deadline)
+
+
+def current_attempt() -> Optional[Attempt]:
+    """The attempt running in this context under ``@retry`` (None outside one)."""
+    return _CURRENT.get()
+
+
+def retry(
+    policy: Policy,
+    *,
+    outcome_of_exception: Optional[OutcomeOfException] = None,
+    outcome_of_result: Optional[OutcomeOfResult] = None,
+    logger: Optional[logging.Logger] = None,
+    stats: Optional[Stats] = None,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Optional[Callable[[float], Any]] = None,
+    seed: Optional[int] = None,
+    name: Optional[str] = None,
+) -> Callable[[F], F]:
+    """Decorate a function (sync or ``async def``) so each call is one operation under ``policy``.
+
+    Each attempt calls the function; a return is reported as success (or as
+    ``outcome_of_result(value)``), an exception as ``outcome_of_exception(exc)``
+    (default: :func:`default_outcome_of_exception`). Inside the call,
+    :func:`current_attempt` gives the attempt's timeout and ids. Coroutine
+    functions get the asyncio loop: ``asyncio.sleep`` between attempts and the
+    attempt's timeout enforced with ``asyncio.wait_for``.
+    """
+
+    def decorate(fn: F) -> F:
+        label = name or getattr(fn, "__qualname__", "operation")
+        options = _Options(policy, outcome_of_exception, outcome_of_result, logger, stats, clock, seed, label)
+        if inspect.iscoroutinefunction(fn):
+            from ._async import wrap_coroutine_function
+
+            return cast(F, wrap_coroutine_function(fn, options, sleep))
+        return cast(F, _wrap_function(fn, options, sleep or time.sleep))
+
+    return decorate
+
+
+def _wrap_function(fn: Callable[..., Any], options: _Options, sleep: Callable[[float], Any]) -> Callable[..., Any]:
+    outcome_of_exception = options.outcome_of_exception
+    outcome_of_result = options.outcome_of_result
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        run = options.run(None, None)
+        decision = run.poll()
+        while True:
+            kind = type(decision)
+            if kind is StartAttempt:
+                token = _CURRENT.set(Attempt(decision, run, None, outcome_of_exception))
+                try:
+                    result = fn(*args, **kwargs)
+                except Exception as exc:
+                    decision = run.report(decision, outcome_of_exception(exc), exc)
+                    if decision.is_final and type(decision) is not Succeeded:
+                        raise run.failure(decision) from exc
+                except BaseException as exc:
+                    run.cancelled_attempt(decision, exc)
+                    raise
+                else:
+                    outcome = SUCCESS if outcome_of_result is None else outcome_of_result(result)
+                    decision = run.report(decision, outcome, None, result)
+                    if type(decision) is Succeeded:
+                        return result
+                finally:
+                    _CURRENT.reset(token)
+            elif kind is Wait:
+                delay = run.seconds_until(decision)
+                if delay > 0:
+                    try:
+                        sleep(delay)
+                    except BaseException:
+                        run.cancel()
+                        raise
+                decision = run.poll()
+            elif kind is Succeeded:
+                return run.last_result
+            else:
+                raise run.failure(decision) from run.last_exception
+
+    return call
