@@ -286,3 +286,21 @@ def test_every_exception_is_a_retryplan_error_and_shadows_no_builtin() -> None:
         if isinstance(value, type) and issubclass(value, BaseException) and value is not retryplan.AttemptFailed:
             assert issubclass(value, RetryplanError), name
         assert getattr(value, "__doc__", None) or not callable(value), f"{name} has no docstring"
+
+
+def test_the_stub_declares_every_native_name() -> None:
+    import ast
+    import pathlib
+
+    import retryplan._native as native
+
+    stub = pathlib.Path(retryplan.__file__).with_name("_native.pyi")
+    tree = ast.parse(stub.read_text(encoding="utf-8"))
+    declared = set()
+    for node in tree.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+            declared.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            declared.add(node.target.id)
+    public = {name for name in dir(native) if not name.startswith("_")} | {"__version__"}
+    assert public <= declared, public - declared

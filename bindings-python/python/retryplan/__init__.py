@@ -9,33 +9,12 @@ exact integer-millisecond keyword twin (``now_ms=``, ``deadline_ms=``, ...).
 Everything else, every policy field, decision field and return value, is
 integer milliseconds named ``_ms``, exactly as in the engine.
 
-The helpers (``retry``, ``attempts``, ``async_attempts``, ``current_attempt``,
-and ``retryplan.httpx``) are imported on first use, so ``import retryplan``
-stays cheap.
+Only the compiled engine is imported eagerly; the enums, the exceptions and
+the helpers (``retry``, ``attempts``, ``async_attempts``, ``current_attempt``,
+and the ``retryplan.httpx`` module) are imported on first use, so
+``import retryplan`` stays cheap.
 """
 
-from typing import TYPE_CHECKING, Any
-
-from ._enums import GiveUpReason, GrpcCode, Idempotency, TransportFailure, Verdict
-from ._errors import (
-    ArgumentTypeError,
-    AttemptFailed,
-    AttemptNotRunningError,
-    AttemptRecord,
-    EntropyUnavailableError,
-    GaveUpError,
-    InvalidArgumentError,
-    InvalidHeaderError,
-    InvalidPolicyError,
-    InvalidPolicyJsonError,
-    OperationEndedError,
-    OperationFailed,
-    ReconcileRequired,
-    RestartRequired,
-    RetryplanError,
-    UnknownProfileError,
-    Violation,
-)
 from ._native import (
     GIVE_UP_REASONS,
     GRPC_CODES,
@@ -71,25 +50,65 @@ from ._native import (
     remaining_budget_ms,
 )
 
+TYPE_CHECKING = False  # typing is not imported at run time: it would double the import time
 if TYPE_CHECKING:  # pragma: no cover
-    from ._helpers import Attempt, Attempts, attempts, current_attempt, default_outcome_of_exception, http_outcome, retry
     from ._async import AsyncAttempts, async_attempts
+    from ._enums import GiveUpReason, GrpcCode, Idempotency, TransportFailure, Verdict
+    from ._errors import (
+        ArgumentTypeError,
+        AttemptFailed,
+        AttemptNotRunningError,
+        AttemptRecord,
+        EntropyUnavailableError,
+        GaveUpError,
+        InvalidArgumentError,
+        InvalidHeaderError,
+        InvalidPolicyError,
+        InvalidPolicyJsonError,
+        OperationEndedError,
+        OperationFailed,
+        ReconcileRequired,
+        RestartRequired,
+        RetryplanError,
+        UnknownProfileError,
+        Violation,
+    )
+    from ._helpers import Attempt, Attempts, attempts, current_attempt, default_outcome_of_exception, http_outcome, retry
 
 _LAZY = {
-    "Attempt": "._helpers",
-    "Attempts": "._helpers",
-    "attempts": "._helpers",
-    "current_attempt": "._helpers",
-    "default_outcome_of_exception": "._helpers",
-    "http_outcome": "._helpers",
-    "retry": "._helpers",
-    "AsyncAttempts": "._async",
-    "async_attempts": "._async",
+    **dict.fromkeys(("GiveUpReason", "GrpcCode", "Idempotency", "TransportFailure", "Verdict"), "._enums"),
+    **dict.fromkeys(
+        (
+            "ArgumentTypeError",
+            "AttemptFailed",
+            "AttemptNotRunningError",
+            "AttemptRecord",
+            "EntropyUnavailableError",
+            "GaveUpError",
+            "InvalidArgumentError",
+            "InvalidHeaderError",
+            "InvalidPolicyError",
+            "InvalidPolicyJsonError",
+            "OperationEndedError",
+            "OperationFailed",
+            "ReconcileRequired",
+            "RestartRequired",
+            "RetryplanError",
+            "UnknownProfileError",
+            "Violation",
+        ),
+        "._errors",
+    ),
+    **dict.fromkeys(
+        ("Attempt", "Attempts", "attempts", "current_attempt", "default_outcome_of_exception", "http_outcome", "retry"),
+        "._helpers",
+    ),
+    **dict.fromkeys(("AsyncAttempts", "async_attempts"), "._async"),
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import the helpers on first use (PEP 562)."""
+def __getattr__(name: str) -> object:
+    """Import enums, exceptions and helpers on first use (PEP 562), so ``import retryplan`` stays cheap."""
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'retryplan' has no attribute {name!r}")

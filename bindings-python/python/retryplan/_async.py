@@ -17,6 +17,7 @@ from ._helpers import (
     _TIMED_OUT,
     Attempt,
     OutcomeOfException,
+    _is_step,
     _Options,
     _Run,
 )
@@ -131,7 +132,7 @@ def wrap_coroutine_function(
         while True:
             kind = type(decision)
             if kind is StartAttempt:
-                token = _CURRENT.set(Attempt(decision, run, None, outcome_of_exception))
+                token = _CURRENT.set((decision, run))
                 try:
                     timeout = decision.abort_at_ms / 1000.0 - run.clock()
                     result = await asyncio.wait_for(fn(*args, **kwargs), max(timeout, 0.0))
@@ -161,6 +162,6 @@ def wrap_coroutine_function(
 
 def _after_failure(run: _Run, start: StartAttempt, outcome: Any, exc: BaseException) -> Any:
     decision = run.report(start, outcome, exc)
-    if decision.is_final and type(decision) is not Succeeded:
+    if not _is_step(decision) and type(decision) is not Succeeded:
         raise run.failure(decision) from exc
     return decision

@@ -13,7 +13,7 @@ import socket
 import sys
 import time
 from contextvars import ContextVar
-from typing import Any, Callable, List, Optional, TypeVar, cast
+from typing import Any, Callable, List, Optional, Tuple, TypeVar, cast
 
 from ._enums import TransportFailure, Verdict
 from ._errors import (
@@ -61,7 +61,7 @@ _NOT_SENT = Outcome.transport(TransportFailure.NOT_SENT)
 _CONNECTION_LOST = Outcome.transport(TransportFailure.CONNECTION_LOST)
 _TIMED_OUT = Outcome.transport(TransportFailure.TIMED_OUT)
 
-_CURRENT: "ContextVar[Optional[Attempt]]" = ContextVar("retryplan_current_attempt", default=None)
+_CURRENT: "ContextVar[Optional[Tuple[StartAttempt, _Run]]]" = ContextVar("retryplan_current_attempt", default=None)
 
 
 def http_outcome(
@@ -132,10 +132,20 @@ def default_outcome_of_exception(exc: BaseException) -> Outcome:
     return _NOT_RETRYABLE
 
 
-class _Run:
-    """One operation driven by a helper: the engine, the clock, the log and the history."""
+def _is_step(decision: Any) -> bool:
+    """True for StartAttempt and Wait (the decisions a helper neither counts nor logs when nobody listens)."""
+    kind = type(decision)
+    return kind is StartAttempt or kind is Wait
 
-    __slots__ = ("op", "clock", "logger", "stats", "history", "last_exception", "last_result", "name")
+
+class _Run:
+    """One operation driven by a helper: the engine, the clock, the log and the history.
+
+    ``records`` holds raw ``(start, outcome, exception, decision, result)``
+    tuples (cheap on the hot path); ``history`` turns them into AttemptRecords.
+    """
+
+    __slots__ = ("op", "clock", "logger", "stats", "records", "name", "observe")
 
     def __init__(
         self,
@@ -152,17 +162,32 @@ class _Run:
         self.clock = clock
         self.logger = LOGGER if logger is None else logger
         self.stats = stats
-        self.history: List[AttemptRecord] = []
-        self.last_exception: Optional[BaseException] = None
-        self.last_result: Any = None
+        self.records: List[Any] = []
         self.name = name
+        # Steps (StartAttempt, Wait) are counted and logged only when someone listens.
+        self.observe = stats is not None or self.logger.isEnabledFor(logging.DEBUG)
+
+    @property
+    def history(self) -> List[AttemptRecord]:
+        """Every attempt reported so far."""
+        return [AttemptRecord(s.attempt, s.request_id, o, e, d) for s, o, e, d, _ in self.records]
+
+    @property
+    def last_exception(self) -> Optional[BaseException]:
+        """The exception of the last attempt, if it raised."""
+        return self.records[-1][2] if self.records else None
+
+    @property
+    def last_result(self) -> Any:
+        """What the last attempt returned, if it returned."""
+        return self.records[-1][4] if self.records else None
 
     def decided(self, decision: Any) -> Any:
         """Counts and logs a decision, then hands it back."""
         if self.stats is not None:
             self.stats.record(decision)
         logger = self.logger
-        level = logging.INFO if decision.is_final and type(decision) is not Succeeded else logging.DEBUG
+        level = logging.DEBUG if _is_step(decision) or type(decision) is Succeeded else logging.INFO
         if logger.isEnabledFor(level):
             fields = decision.to_dict()
             kind = fields.pop("type")
@@ -180,13 +205,16 @@ class _Run:
         return decision
 
     def poll(self) -> Any:
-        return self.decided(self.op.poll(self.clock()))
+        decision = self.op.poll(self.clock())
+        if self.observe or not _is_step(decision):
+            self.decided(decision)
+        return decision
 
     def report(self, start: StartAttempt, outcome: Outcome, exc: Optional[BaseException], result: Any = None) -> Any:
-        decision = self.decided(self.op.on_outcome(self.clock(), start.attempt, outcome))
-        self.history.append(AttemptRecord(start.attempt, start.request_id, outcome, exc, decision))
-        self.last_exception = exc
-        self.last_result = result
+        decision = self.op.on_outcome(self.clock(), start.attempt, outcome)
+        self.records.append((start, outcome, exc, decision, result))
+        if self.observe or not _is_step(decision):
+            self.decided(decision)
         return decision
 
     def cancel(self) -> None:
@@ -209,7 +237,7 @@ class _Run:
             cls = ReconcileRequired
         elif not isinstance(decision, GaveUp):
             cls = RestartRequired
-        message = f"{self.name}: {decision!r} after {len(self.history)} attempt(s)"
+        message = f"{self.name}: {decision!r} after {len(self.records)} attempt(s)"
         error = cls(
             message,
             decision=decision,
@@ -296,7 +324,7 @@ class Attempt:
             self._run.cancelled_attempt(self.decision, exc)
             return False
         decision = self.report(self._outcome_of_exception(exc), exception=exc)
-        if decision.is_final and type(decision) is not Succeeded:
+        if not _is_step(decision) and type(decision) is not Succeeded:
             self._owner._pending = None
             raise self._run.failure(decision) from exc
         return True
@@ -446,7 +474,11 @@ def attempts(
 
 def current_attempt() -> Optional[Attempt]:
     """The attempt running in this context under ``@retry`` (None outside one)."""
-    return _CURRENT.get()
+    running = _CURRENT.get()
+    if running is None:
+        return None
+    decision, run = running
+    return Attempt(decision, run, None, default_outcome_of_exception)
 
 
 def retry(
@@ -489,40 +521,49 @@ def _wrap_function(fn: Callable[..., Any], options: _Options, sleep: Callable[[f
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
+        # The hot path: the same steps as Attempts, inlined.
         run = options.run(None, None)
-        decision = run.poll()
+        op, clock, records, observe = run.op, run.clock, run.records, run.observe
+        result = None
+        decision = op.poll(clock())
         while True:
             kind = type(decision)
             if kind is StartAttempt:
-                token = _CURRENT.set(Attempt(decision, run, None, outcome_of_exception))
+                if observe:
+                    run.decided(decision)
+                start = decision
+                token = _CURRENT.set((start, run))
                 try:
                     result = fn(*args, **kwargs)
                 except Exception as exc:
-                    decision = run.report(decision, outcome_of_exception(exc), exc)
-                    if decision.is_final and type(decision) is not Succeeded:
-                        raise run.failure(decision) from exc
+                    outcome = outcome_of_exception(exc)
+                    decision = op.on_outcome(clock(), start.attempt, outcome)
+                    records.append((start, outcome, exc, decision, None))
                 except BaseException as exc:
-                    run.cancelled_attempt(decision, exc)
+                    run.cancelled_attempt(start, exc)
                     raise
                 else:
                     outcome = SUCCESS if outcome_of_result is None else outcome_of_result(result)
-                    decision = run.report(decision, outcome, None, result)
-                    if type(decision) is Succeeded:
-                        return result
+                    decision = op.on_outcome(clock(), start.attempt, outcome)
+                    records.append((start, outcome, None, decision, result))
                 finally:
                     _CURRENT.reset(token)
             elif kind is Wait:
-                delay = run.seconds_until(decision)
+                if observe:
+                    run.decided(decision)
+                delay = decision.until_ms / 1000.0 - clock()
                 if delay > 0:
                     try:
                         sleep(delay)
                     except BaseException:
                         run.cancel()
                         raise
-                decision = run.poll()
+                decision = op.poll(clock())
             elif kind is Succeeded:
-                return run.last_result
+                run.decided(decision)
+                return result
             else:
+                run.decided(decision)
                 raise run.failure(decision) from run.last_exception
 
     return call
