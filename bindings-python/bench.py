@@ -17,11 +17,10 @@ import <= 10 ms.
 
 import gc
 import re
-import statistics
 import subprocess
 import sys
 import time
-from typing import Callable, Dict, List
+from typing import Callable, Dict
 
 import retryplan
 
@@ -79,11 +78,16 @@ class Counter:
         return self.n
 
 
-def loops() -> Dict[str, Callable[[], object]]:
-    """One callable per library, each running one operation of ATTEMPTS attempts without sleeping."""
+def loops(waits: bool) -> Dict[str, Callable[[], object]]:
+    """One callable per library, each running one operation of ATTEMPTS attempts without sleeping.
+
+    ``waits=False``: no backoff at all (retryplan: a constant 0 ms backoff, so the
+    engine answers the next StartAttempt at once; tenacity: ``wait_none``).
+    ``waits=True``: a 1 ms backoff whose sleep is a no-op (retryplan: a fake clock
+    that the no-op sleep advances; tenacity: ``wait_fixed`` with a no-op sleep).
+    """
     made: Dict[str, Callable[[], object]] = {}
 
-    # A hand-written loop: the floor.
     f0 = Counter()
 
     def hand() -> object:
@@ -97,31 +101,37 @@ def loops() -> Dict[str, Callable[[], object]]:
 
     made["hand-written loop"] = hand
 
-    # retryplan: a clock that advances only when the helper "sleeps".
-    policy = retryplan.Policy(max_attempts=ATTEMPTS, jitter={"kind": "none"}, backoff={"base_ms": 1, "cap_ms": 1})
-    now = [0.0]
-
-    def clock() -> float:
-        return now[0]
-
-    def sleep(seconds: float) -> None:
-        now[0] += seconds
-
-    retried = retryplan.AttemptFailed(retryplan.Outcome.application("retryable"))
+    retried = retryplan.Outcome.application("retryable")
 
     def outcome_of_exception(exc: BaseException) -> retryplan.Outcome:
-        return retried.outcome
+        return retried
 
-    f1 = Counter()
+    if waits:
+        policy = retryplan.Policy(max_attempts=ATTEMPTS, jitter={"kind": "none"}, backoff={"base_ms": 1, "cap_ms": 1})
+        now = [0.0]
+
+        def clock() -> float:
+            return now[0]
+
+        def sleep(seconds: float) -> None:
+            now[0] += seconds
+
+        helper_kwargs = {"clock": clock, "sleep": sleep, "outcome_of_exception": outcome_of_exception}
+    else:
+        policy = retryplan.Policy(
+            max_attempts=ATTEMPTS,
+            jitter={"kind": "none"},
+            backoff={"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0},
+        )
+        helper_kwargs = {"outcome_of_exception": outcome_of_exception}
+
     # seed=None (the default): every operation draws its seed and key from the OS, as in production.
-    made["retryplan.retry"] = retryplan.retry(policy, clock=clock, sleep=sleep, outcome_of_exception=outcome_of_exception)(
-        f1
-    )
+    made["retryplan.retry"] = retryplan.retry(policy, **helper_kwargs)(Counter())  # type: ignore[arg-type]
 
     f2 = Counter()
 
     def attempt_loop() -> object:
-        for attempt in retryplan.attempts(policy, clock=clock, sleep=sleep, outcome_of_exception=outcome_of_exception):
+        for attempt in retryplan.attempts(policy, **helper_kwargs):  # type: ignore[arg-type]
             with attempt:
                 return f2()
         return None
@@ -131,26 +141,27 @@ def loops() -> Dict[str, Callable[[], object]]:
     try:
         import tenacity
 
-        f3 = Counter()
         made["tenacity"] = tenacity.retry(
             stop=tenacity.stop_after_attempt(ATTEMPTS),
-            wait=tenacity.wait_none(),
+            wait=tenacity.wait_fixed(0.001) if waits else tenacity.wait_none(),
             sleep=lambda seconds: None,
             retry=tenacity.retry_if_exception_type(Flaky),
             reraise=True,
-        )(f3)
+        )(Counter())
     except ImportError:
         print("tenacity not installed: skipped", file=sys.stderr)
+
+    if waits:
+        return made
 
     try:
         import stamina
         import stamina.instrumentation
 
         stamina.instrumentation.set_on_retry_hooks([])
-        f4 = Counter()
         made["stamina"] = stamina.retry(
             on=Flaky, attempts=ATTEMPTS, timeout=None, wait_initial=0, wait_max=0, wait_jitter=0
-        )(f4)
+        )(Counter())
     except ImportError:
         print("stamina not installed: skipped", file=sys.stderr)
 
@@ -173,6 +184,33 @@ def loops() -> Dict[str, Callable[[], object]]:
     return made
 
 
+def report_loops(title: str, waits: bool) -> None:
+    print(f"\n== {title} (best of {ROUNDS} interleaved rounds)")
+    made = loops(waits)
+    per_attempt: Dict[str, float] = {name: float("inf") for name in made}
+    for _ in range(ROUNDS):  # interleaved, so every library sees the same background load
+        for name, fn in made.items():
+            gc.disable()
+            start = time.perf_counter_ns()
+            for _ in range(10_000):
+                fn()
+            elapsed = time.perf_counter_ns() - start
+            gc.enable()
+            per_attempt[name] = min(per_attempt[name], elapsed / 10_000 / ATTEMPTS)
+    floor = per_attempt["hand-written loop"]
+    for name, ns in per_attempt.items():
+        print(f"  {name:26s} {ns / 1000:7.2f} us/attempt  overhead {(ns - floor) / 1000:7.2f} us")
+    if "tenacity" in per_attempt:
+        tenacity_overhead = per_attempt["tenacity"] - floor
+        for name in ("retryplan.retry", "retryplan.attempts"):
+            ratio = tenacity_overhead / max(per_attempt[name] - floor, 1.0)
+            print(f"  {name}: overhead is 1/{ratio:.1f} of tenacity's (goal: 1/10 or less)")
+    for name in ("stamina", "urllib3 Retry.increment"):
+        if name in per_attempt:
+            ratio = (per_attempt[name] - floor) / max(per_attempt["retryplan.retry"] - floor, 1.0)
+            print(f"  {name}: overhead is {ratio:.1f}x retryplan.retry's")
+
+
 def import_ms() -> Dict[str, float]:
     """Import time of retryplan in a fresh interpreter: -X importtime, and wall time over `pass`."""
     out = subprocess.run(
@@ -180,17 +218,16 @@ def import_ms() -> Dict[str, float]:
     ).stderr
     cumulative = [int(m.group(1)) for m in re.finditer(r"\|\s*(\d+)\s*\|\s*retryplan\s*$", out, re.M)]
 
-    def wall(code: str) -> float:
-        runs = []
-        for _ in range(15):
+    walls: Dict[str, float] = {"pass": float("inf"), "import retryplan": float("inf")}
+    for _ in range(20):  # interleaved; the best run of each
+        for code in walls:
             start = time.perf_counter()
             subprocess.run([sys.executable, "-c", code], check=True)
-            runs.append(time.perf_counter() - start)
-        return statistics.median(runs) * 1000
+            walls[code] = min(walls[code], time.perf_counter() - start)
 
     return {
         "-X importtime (cumulative)": cumulative[-1] / 1000 if cumulative else float("nan"),
-        "wall, median of 15 (minus bare interpreter)": wall("import retryplan") - wall("pass"),
+        "wall, best of 20 (minus bare interpreter)": (walls["import retryplan"] - walls["pass"]) * 1000,
     }
 
 
@@ -203,25 +240,8 @@ def main() -> None:
     goal = decisions["poll (a Wait)"]
     print(f"  goal: a decision <= 500 ns -> {'met' if goal <= 500 else 'NOT met'} ({goal:.0f} ns)")
 
-    print(f"\n== retry loop, {ATTEMPTS} attempts per operation, sleeping disabled (best of 7 rounds)")
-    per_attempt: Dict[str, float] = {}
-    for name, fn in loops().items():
-        per_attempt[name] = best_ns(fn, 20_000) / ATTEMPTS
-    floor = per_attempt["hand-written loop"]
-    rows: List[str] = []
-    for name, ns in per_attempt.items():
-        overhead = ns - floor
-        rows.append(f"  {name:26s} {ns / 1000:7.2f} us/attempt  overhead {overhead / 1000:7.2f} us")
-    print("\n".join(rows))
-    if "tenacity" in per_attempt:
-        tenacity_overhead = per_attempt["tenacity"] - floor
-        for name in ("retryplan.retry", "retryplan.attempts"):
-            ratio = tenacity_overhead / max(per_attempt[name] - floor, 1.0)
-            print(f"  {name}: overhead is 1/{ratio:.1f} of tenacity's (goal: 1/10 or less)")
-        for name in ("stamina", "urllib3 Retry.increment"):
-            if name in per_attempt:
-                ratio = (per_attempt[name] - floor) / max(per_attempt["retryplan.retry"] - floor, 1.0)
-                print(f"  {name}: overhead is {ratio:.1f}x retryplan.retry's")
+    report_loops(f"retry loop, {ATTEMPTS} attempts per operation, no backoff", waits=False)
+    report_loops(f"retry loop, {ATTEMPTS} attempts per operation, 1 ms backoff with a no-op sleep", waits=True)
 
     print("\n== import retryplan")
     for name, ms in import_ms().items():

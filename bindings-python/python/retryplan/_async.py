@@ -128,34 +128,37 @@ def wrap_coroutine_function(
     @functools.wraps(fn)
     async def call(*args: Any, **kwargs: Any) -> Any:
         run = options.run(None, None)
-        decision = run.poll()
-        while True:
-            kind = type(decision)
-            if kind is StartAttempt:
-                token = _CURRENT.set((decision, run))
-                try:
-                    timeout = decision.abort_at_ms / 1000.0 - run.clock()
-                    result = await asyncio.wait_for(fn(*args, **kwargs), max(timeout, 0.0))
-                except asyncio.TimeoutError as exc:
-                    decision = _after_failure(run, decision, _TIMED_OUT, exc)
-                except Exception as exc:
-                    decision = _after_failure(run, decision, outcome_of_exception(exc), exc)
-                except BaseException as exc:
-                    run.cancelled_attempt(decision, exc)
-                    raise
+        token = _CURRENT.set(run)
+        try:
+            decision = run.poll()
+            while True:
+                kind = type(decision)
+                if kind is StartAttempt:
+                    run.current = start = decision
+                    try:
+                        timeout = start.abort_at_ms / 1000.0 - run.clock()
+                        result = await asyncio.wait_for(fn(*args, **kwargs), max(timeout, 0.0))
+                    except asyncio.TimeoutError as exc:
+                        decision = _after_failure(run, start, _TIMED_OUT, exc)
+                    except Exception as exc:
+                        decision = _after_failure(run, start, outcome_of_exception(exc), exc)
+                    except BaseException as exc:
+                        run.cancelled_attempt(start, exc)
+                        raise
+                    else:
+                        outcome = SUCCESS if outcome_of_result is None else outcome_of_result(result)
+                        decision = run.report(start, outcome, None, result)
+                        if type(decision) is Succeeded:
+                            return result
+                    run.current = None
+                elif kind is Wait:
+                    decision = await _wait(run, decision, do_sleep)
+                elif kind is Succeeded:
+                    return run.last_result
                 else:
-                    outcome = SUCCESS if outcome_of_result is None else outcome_of_result(result)
-                    decision = run.report(decision, outcome, None, result)
-                    if type(decision) is Succeeded:
-                        return result
-                finally:
-                    _CURRENT.reset(token)
-            elif kind is Wait:
-                decision = await _wait(run, decision, do_sleep)
-            elif kind is Succeeded:
-                return run.last_result
-            else:
-                raise run.failure(decision) from run.last_exception
+                    raise run.failure(decision) from run.last_exception
+        finally:
+            _CURRENT.reset(token)
 
     return call
 

@@ -13,7 +13,7 @@ import socket
 import sys
 import time
 from contextvars import ContextVar
-from typing import Any, Callable, List, Optional, Tuple, TypeVar, cast
+from typing import Any, Callable, List, Optional, TypeVar, cast
 
 from ._enums import TransportFailure, Verdict
 from ._errors import (
@@ -61,7 +61,7 @@ _NOT_SENT = Outcome.transport(TransportFailure.NOT_SENT)
 _CONNECTION_LOST = Outcome.transport(TransportFailure.CONNECTION_LOST)
 _TIMED_OUT = Outcome.transport(TransportFailure.TIMED_OUT)
 
-_CURRENT: "ContextVar[Optional[Tuple[StartAttempt, _Run]]]" = ContextVar("retryplan_current_attempt", default=None)
+_CURRENT: "ContextVar[Optional[_Run]]" = ContextVar("retryplan_current_attempt", default=None)
 
 
 def http_outcome(
@@ -145,7 +145,7 @@ class _Run:
     tuples (cheap on the hot path); ``history`` turns them into AttemptRecords.
     """
 
-    __slots__ = ("op", "clock", "logger", "stats", "records", "name", "observe")
+    __slots__ = ("op", "clock", "logger", "stats", "records", "name", "observe", "current")
 
     def __init__(
         self,
@@ -158,7 +158,10 @@ class _Run:
         deadline: Optional[float],
         name: str,
     ) -> None:
-        self.op = Operation(policy, clock(), seed=seed, idempotency_key=idempotency_key, deadline=deadline)
+        if seed is None and idempotency_key is None and deadline is None:
+            self.op = Operation(policy, clock())  # the common case, without keyword parsing
+        else:
+            self.op = Operation(policy, clock(), seed=seed, idempotency_key=idempotency_key, deadline=deadline)
         self.clock = clock
         self.logger = LOGGER if logger is None else logger
         self.stats = stats
@@ -166,6 +169,7 @@ class _Run:
         self.name = name
         # Steps (StartAttempt, Wait) are counted and logged only when someone listens.
         self.observe = stats is not None or self.logger.isEnabledFor(logging.DEBUG)
+        self.current: Optional[StartAttempt] = None  # the attempt running under @retry
 
     @property
     def history(self) -> List[AttemptRecord]:
@@ -314,8 +318,9 @@ class Attempt:
 
     def __exit__(self, exc_type: Any, exc: Optional[BaseException], tb: Any) -> bool:
         if exc is None:
-            if not self._reported:
-                self.report(SUCCESS)
+            if not self._reported:  # the common case, inlined
+                self._reported = True
+                self._owner._pending = self._run.report(self.decision, SUCCESS, None)
             return False
         if self._reported:
             return False
@@ -474,11 +479,10 @@ def attempts(
 
 def current_attempt() -> Optional[Attempt]:
     """The attempt running in this context under ``@retry`` (None outside one)."""
-    running = _CURRENT.get()
-    if running is None:
+    run = _CURRENT.get()
+    if run is None or run.current is None:
         return None
-    decision, run = running
-    return Attempt(decision, run, None, default_outcome_of_exception)
+    return Attempt(run.current, run, None, default_outcome_of_exception)
 
 
 def retry(
@@ -525,45 +529,47 @@ def _wrap_function(fn: Callable[..., Any], options: _Options, sleep: Callable[[f
         run = options.run(None, None)
         op, clock, records, observe = run.op, run.clock, run.records, run.observe
         result = None
-        decision = op.poll(clock())
-        while True:
-            kind = type(decision)
-            if kind is StartAttempt:
-                if observe:
-                    run.decided(decision)
-                start = decision
-                token = _CURRENT.set((start, run))
-                try:
-                    result = fn(*args, **kwargs)
-                except Exception as exc:
-                    outcome = outcome_of_exception(exc)
-                    decision = op.on_outcome(clock(), start.attempt, outcome)
-                    records.append((start, outcome, exc, decision, None))
-                except BaseException as exc:
-                    run.cancelled_attempt(start, exc)
-                    raise
-                else:
-                    outcome = SUCCESS if outcome_of_result is None else outcome_of_result(result)
-                    decision = op.on_outcome(clock(), start.attempt, outcome)
-                    records.append((start, outcome, None, decision, result))
-                finally:
-                    _CURRENT.reset(token)
-            elif kind is Wait:
-                if observe:
-                    run.decided(decision)
-                delay = decision.until_ms / 1000.0 - clock()
-                if delay > 0:
+        token = _CURRENT.set(run)
+        try:
+            decision = op.poll(clock())
+            while True:
+                kind = type(decision)
+                if kind is StartAttempt:
+                    if observe:
+                        run.decided(decision)
+                    run.current = start = decision
                     try:
-                        sleep(delay)
-                    except BaseException:
-                        run.cancel()
+                        result = fn(*args, **kwargs)
+                    except Exception as exc:
+                        outcome = outcome_of_exception(exc)
+                        decision = op.on_outcome(clock(), start.attempt, outcome)
+                        records.append((start, outcome, exc, decision, None))
+                    except BaseException as exc:
+                        run.cancelled_attempt(start, exc)
                         raise
-                decision = op.poll(clock())
-            elif kind is Succeeded:
-                run.decided(decision)
-                return result
-            else:
-                run.decided(decision)
-                raise run.failure(decision) from run.last_exception
+                    else:
+                        outcome = SUCCESS if outcome_of_result is None else outcome_of_result(result)
+                        decision = op.on_outcome(clock(), start.attempt, outcome)
+                        records.append((start, outcome, None, decision, result))
+                    run.current = None
+                elif kind is Wait:
+                    if observe:
+                        run.decided(decision)
+                    delay = decision.until_ms / 1000.0 - clock()
+                    if delay > 0:
+                        try:
+                            sleep(delay)
+                        except BaseException:
+                            run.cancel()
+                            raise
+                    decision = op.poll(clock())
+                elif kind is Succeeded:
+                    run.decided(decision)
+                    return result
+                else:
+                    run.decided(decision)
+                    raise run.failure(decision) from run.last_exception
+        finally:
+            _CURRENT.reset(token)
 
     return call
