@@ -74,6 +74,11 @@ rm -rf "$wheels"
 wheel=$(ls "$wheels"/retryplan-*-abi3-*.whl)
 "$venv/bin/python" -m pip install -q --force-reinstall --no-deps "$wheel"
 
+step "static checks: mypy --strict on the package, stubtest on _native.pyi"
+(cd "$root/target" && "$venv/bin/python" -m mypy --strict --cache-dir "$root/target/python-mypy-cache" -p retryplan \
+  && "$venv/bin/python" -m mypy.stubtest retryplan._native --ignore-disjoint-bases \
+    --mypy-config-file /dev/null --allowlist "$here/stubtest-allowlist.txt")
+
 step "pytest on $("$venv/bin/python" -V)"
 (cd "$here" && "$venv/bin/python" -m pytest -q -p no:cacheprovider tests)
 

@@ -23,7 +23,7 @@ def read_policy_file(path: "Union[str, os.PathLike[str]]") -> Union[str, Dict[st
         import tomllib as toml
     else:  # pragma: no cover - depends on the interpreter
         try:
-            import tomli as toml
+            import tomli as toml  # type: ignore[import-not-found, no-redef, unused-ignore]
         except ModuleNotFoundError as error:
             raise ModuleNotFoundError(
                 "reading a TOML policy on Python < 3.11 needs tomli: pip install 'retryplan[toml]'"

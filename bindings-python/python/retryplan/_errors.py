@@ -206,7 +206,9 @@ def _from_native(code: str, message: str, details: Dict[str, Any]) -> RetryplanE
         return InvalidPolicyJsonError(message, field=details.get("field", ""), detail=details.get("message", ""))
     if cls is EntropyUnavailableError:
         return EntropyUnavailableError(message, detail=details.get("message", ""))
-    return cls(message, **details)
+    error = cls(message, **details)
+    assert isinstance(error, RetryplanError)
+    return error
 
 
 class AttemptRecord(NamedTuple):

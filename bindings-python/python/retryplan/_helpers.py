@@ -276,17 +276,17 @@ class Attempt:
     @property
     def number(self) -> int:
         """The attempt number, 1 for the first."""
-        return cast(int, self.decision.attempt)
+        return self.decision.attempt
 
     @property
     def timeout(self) -> float:
         """The effective timeout in seconds (``decision.timeout_ms / 1000``)."""
-        return cast(int, self.decision.timeout_ms) / 1000.0
+        return self.decision.timeout_ms / 1000.0
 
     @property
     def abort_at(self) -> float:
         """When to abort this attempt, on the helper's clock (seconds)."""
-        return cast(int, self.decision.abort_at_ms) / 1000.0
+        return self.decision.abort_at_ms / 1000.0
 
     def remaining(self) -> float:
         """Seconds left before this attempt should be aborted (never negative)."""
@@ -295,7 +295,7 @@ class Attempt:
     @property
     def request_id(self) -> str:
         """A fresh id for this attempt's request (send it as X-Request-Id)."""
-        return cast(str, self.decision.request_id)
+        return self.decision.request_id
 
     @property
     def idempotency_key(self) -> str:
@@ -508,7 +508,7 @@ def retry(
     """
 
     def decorate(fn: F) -> F:
-        label = name or getattr(fn, "__qualname__", "operation")
+        label = name or str(getattr(fn, "__qualname__", "operation"))
         options = _Options(policy, outcome_of_exception, outcome_of_result, logger, stats, clock, seed, label)
         if inspect.iscoroutinefunction(fn):
             from ._async import wrap_coroutine_function
@@ -531,7 +531,7 @@ def _wrap_function(fn: Callable[..., Any], options: _Options, sleep: Callable[[f
         result = None
         token = _CURRENT.set(run)
         try:
-            decision = op.poll(clock())
+            decision: Any = op.poll(clock())
             while True:
                 kind = type(decision)
                 if kind is StartAttempt:

@@ -6,7 +6,7 @@ value is integer milliseconds, exactly as in the engine.
 """
 
 import os
-from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Tuple, Union, overload
+from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Tuple, Union, final, overload
 
 from ._enums import GiveUpReason, GrpcCode, TransportFailure, Verdict
 
@@ -20,9 +20,12 @@ MAX_MS: int
 """The largest millisecond value a policy accepts: 2**53 - 1."""
 __version__: str
 
-JsonValue = Any
-IdempotencyName = Literal["safe", "idempotent", "keyed", "unsafe"]
 
+
+_JsonValue = Any
+_IdempotencyName = Literal["safe", "idempotent", "keyed", "unsafe"]
+
+@final
 class Policy:
     """A validated, immutable retry policy.
 
@@ -34,10 +37,10 @@ class Policy:
     ``Policy(max_attempts=4, backoff={"base_ms": 50, "cap_ms": 400})``
     """
 
-    def __init__(self, **fields: JsonValue) -> None:
+    def __new__(cls, **fields: _JsonValue) -> "Policy":
         """A policy from keyword arguments shaped like the JSON schema."""
     @staticmethod
-    def from_dict(config: Mapping[str, JsonValue]) -> "Policy":
+    def from_dict(config: Mapping[str, _JsonValue]) -> "Policy":
         """A policy from a dict shaped like the JSON schema."""
     @staticmethod
     def from_json(text: str) -> "Policy":
@@ -48,7 +51,7 @@ class Policy:
     @staticmethod
     def from_profile(name: str) -> "Policy":
         """The built-in profile ``name`` (see ``PROFILE_NAMES``)."""
-    def to_dict(self) -> Dict[str, JsonValue]:
+    def to_dict(self) -> Dict[str, _JsonValue]:
         """The configuration as a dict (normalised: sets sorted, ratios as decimals)."""
     def to_json(self) -> str:
         """The configuration as pretty-printed JSON."""
@@ -65,14 +68,15 @@ class Policy:
     def minimum_useful_attempt_ms(self) -> int:
         """Least time worth starting an attempt with, in ms."""
     @property
-    def idempotency(self) -> IdempotencyName:
+    def idempotency(self) -> _IdempotencyName:
         """``safe``, ``idempotent``, ``keyed`` or ``unsafe``."""
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
 
-def profile(name: str) -> Dict[str, JsonValue]:
+def profile(name: str) -> Dict[str, _JsonValue]:
     """The configuration of a built-in profile, as a dict to adjust and pass to ``Policy.from_dict``."""
 
+@final
 class Pushback:
     """What a gRPC server asked for in ``grpc-retry-pushback-ms``."""
 
@@ -91,6 +95,7 @@ class Pushback:
     def to_json_value(self) -> Union[Dict[str, int], str]:
         """The JSON form: ``{"retry_after_ms": n}`` or ``"do_not_retry"``."""
 
+@final
 class Outcome:
     """What the caller saw when an attempt ended. Build it with the static constructors."""
 
@@ -115,7 +120,7 @@ class Outcome:
     @property
     def kind(self) -> str:
         """The outcome's kind, as in JSON's ``type``."""
-    def to_dict(self) -> Dict[str, JsonValue]:
+    def to_dict(self) -> Dict[str, _JsonValue]:
         """The outcome in the JSON schema's shape."""
 
 class Decision:
@@ -131,14 +136,15 @@ class Decision:
     @property
     def is_final(self) -> bool:
         """True for the four endings: Succeeded, GaveUp, Reconcile, Restart."""
-    def to_dict(self) -> Dict[str, JsonValue]:
+    def to_dict(self) -> Dict[str, _JsonValue]:
         """The decision in the JSON schema's shape (absent optional fields omitted)."""
     @staticmethod
-    def from_dict(value: Mapping[str, JsonValue]) -> "Decision":
+    def from_dict(value: Mapping[str, _JsonValue]) -> "Decision":
         """A decision from its JSON-shaped dict (for tests and replays)."""
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
 
+@final
 class StartAttempt(Decision):
     """Start attempt ``attempt`` now; abort it at ``abort_at_ms`` (after ``timeout_ms``), then report its outcome."""
 
@@ -159,6 +165,7 @@ class StartAttempt(Decision):
     def remaining_budget_ms(self) -> int:
         """Budget left at the start, after the response reserve."""
 
+@final
 class Wait(Decision):
     """Sleep until ``until_ms`` (cancellably), then poll."""
 
@@ -179,6 +186,7 @@ class Wait(Decision):
     def remaining_budget_ms(self) -> int:
         """Budget left now, after the response reserve."""
 
+@final
 class AwaitOutcome(Decision):
     """An attempt is running: report its outcome; poll again at ``until_ms`` at the latest."""
 
@@ -190,6 +198,7 @@ class AwaitOutcome(Decision):
     def until_ms(self) -> int:
         """When to poll again at the latest."""
 
+@final
 class Succeeded(Decision):
     """The operation succeeded. It has ended."""
 
@@ -198,6 +207,7 @@ class Succeeded(Decision):
     def attempts(self) -> int:
         """Attempts made, the successful one included."""
 
+@final
 class GaveUp(Decision):
     """The operation gave up; ``reason`` says why. It has ended."""
 
@@ -215,6 +225,7 @@ class GaveUp(Decision):
     def refused_delay_ms(self) -> Optional[int]:
         """The wait that was considered and refused, if one was computed."""
 
+@final
 class Reconcile(Decision):
     """An unsafe write may have been processed: query its outcome by the idempotency key. It has ended."""
 
@@ -226,6 +237,7 @@ class Reconcile(Decision):
     def remaining_budget_ms(self) -> int:
         """Budget left now, after the response reserve, for the reconciliation."""
 
+@final
 class Restart(Decision):
     """A conflict: re-read, recompute, and start a new operation with ``deadline_ms`` as its deadline. It has ended."""
 
@@ -240,6 +252,7 @@ class Restart(Decision):
     def remaining_budget_ms(self) -> int:
         """Budget left now, after the response reserve."""
 
+@final
 class Operation:
     """The state machine of one logical operation: events in, one Decision out per call.
 
@@ -248,8 +261,8 @@ class Operation:
     """
 
     @overload
-    def __init__(
-        self,
+    def __new__(
+        cls,
         policy: Policy,
         now: float,
         *,
@@ -257,11 +270,11 @@ class Operation:
         idempotency_key: Optional[str] = None,
         deadline: Optional[float] = None,
         deadline_ms: Optional[int] = None,
-    ) -> None:
+    ) -> "Operation":
         """Starts an operation at ``now`` (seconds); ``seed=None`` draws seed and key from the OS."""
     @overload
-    def __init__(
-        self,
+    def __new__(
+        cls,
         policy: Policy,
         *,
         now_ms: int,
@@ -269,7 +282,7 @@ class Operation:
         idempotency_key: Optional[str] = None,
         deadline: Optional[float] = None,
         deadline_ms: Optional[int] = None,
-    ) -> None:
+    ) -> "Operation":
         """Starts an operation at ``now_ms`` (integer ms)."""
     @overload
     def poll(self, now: float) -> Decision:
@@ -314,6 +327,7 @@ class Operation:
     def policy(self) -> Policy:
         """The policy this operation runs."""
 
+@final
 class Classification:
     """What an outcome means under a policy."""
 
@@ -323,9 +337,10 @@ class Classification:
     @property
     def ambiguous(self) -> bool:
         """True when a retryable request may have been processed."""
-    def to_dict(self) -> Dict[str, JsonValue]:
+    def to_dict(self) -> Dict[str, _JsonValue]:
         """The JSON form, e.g. ``{"class": "retryable", "ambiguous": True}``."""
 
+@final
 class Admission:
     """A server's verdict on a request with a propagated deadline."""
 
@@ -341,9 +356,10 @@ class Admission:
     @property
     def minimum_useful_ms(self) -> Optional[int]:
         """The least time the work needs (rejections only), in ms."""
-    def to_dict(self) -> Dict[str, JsonValue]:
+    def to_dict(self) -> Dict[str, _JsonValue]:
         """The JSON form."""
 
+@final
 class Timeline:
     """A policy's worst-case timeline (every attempt failing at its timeout, every wait at its longest)."""
 
@@ -360,7 +376,7 @@ class Timeline:
     def attempts_that_fit(self) -> int:
         """Attempts that start in the worst case."""
     @property
-    def steps(self) -> List[Dict[str, JsonValue]]:
+    def steps(self) -> List[Dict[str, _JsonValue]]:
         """Attempts and waits in order, as JSON-shaped dicts (``type`` is ``attempt`` or ``wait``)."""
     @property
     def ending(self) -> Decision:
@@ -369,18 +385,19 @@ class Timeline:
     def unbounded_worst_case_ms(self) -> Optional[int]:
         """All attempts at their fixed timeout plus the longest waits, ignoring the deadline."""
     @property
-    def warnings(self) -> List[Dict[str, JsonValue]]:
+    def warnings(self) -> List[Dict[str, _JsonValue]]:
         """Warnings as JSON-shaped dicts."""
     @property
     def warning_messages(self) -> List[str]:
         """The warnings in words."""
-    def to_dict(self) -> Dict[str, JsonValue]:
+    def to_dict(self) -> Dict[str, _JsonValue]:
         """The JSON form."""
 
+@final
 class Stats:
     """Counters fed with decisions, for metrics."""
 
-    def __init__(self) -> None:
+    def __new__(cls) -> "Stats":
         """All counters at zero."""
     def record(self, decision: Decision) -> None:
         """Counts one decision (Wait and AwaitOutcome count nothing)."""
@@ -410,7 +427,7 @@ class Stats:
     @property
     def gave_up_total(self) -> int:
         """All give-ups."""
-    def to_dict(self) -> Dict[str, JsonValue]:
+    def to_dict(self) -> Dict[str, _JsonValue]:
         """The JSON form."""
 
 def classify(policy: Policy, outcome: Outcome) -> Classification:
