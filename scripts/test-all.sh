@@ -1,28 +1,52 @@
 #!/usr/bin/env bash
 # Every test of every language, from a fresh clone: installs what is missing
-# (idempotently), then runs each suite. Exits non-zero on the first failure.
+# (idempotently), then runs each suite. Stops at the first failing suite and
+# ends with one line counting every test that ran.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
 
-section() { printf '\n=== %s ===\n' "$1"; }
+log_dir=$(mktemp -d)
+trap 'rm -rf "$log_dir"' EXIT
 
-section "conformance vectors: lint"
-python3 tests/conformance/lint.py
+# Runs one suite, showing its output and keeping a copy for the final count.
+suite() {
+  local name=$1
+  shift
+  printf '\n=== %s ===\n' "$name"
+  "$@" 2>&1 | tee "$log_dir/$(echo "$name" | tr -c 'a-z0-9\n' '_').log"
+}
 
-section "rust: format, lint, docs"
-cargo fmt --all --check
-cargo clippy --workspace --all-targets --locked -- -D warnings
-RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
+suite "conformance vectors: lint" python3 tests/conformance/lint.py
+suite "rust: format" cargo fmt --all --check
+suite "rust: clippy" cargo clippy --workspace --all-targets --locked -- -D warnings
+suite "rust: docs" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
+suite "rust: unit, property, conformance and doc tests" cargo test --workspace --locked
 
-section "rust: unit, property, conformance and doc tests"
-cargo test --workspace --locked
-
-for suite in bindings-python bindings-js bindings-kotlin cli; do
-  if [ -x "$suite/test.sh" ]; then
-    section "$suite"
-    "$suite/test.sh"
+for binding in bindings-python bindings-js bindings-kotlin cli; do
+  if [ -x "$binding/test.sh" ]; then
+    suite "$binding" "$binding/test.sh"
   fi
 done
 
-section "all suites passed"
+# Sum the counts every runner printed: cargo/libtest ("test result: ok. N
+# passed; M failed"), pytest ("N passed"), node --test ("# pass N" / "# fail M")
+# and the JUnit console launcher ("[ N tests successful ]" / "[ M tests failed ]").
+python3 - "$log_dir" <<'EOF'
+import pathlib, re, sys
+passed = failed = 0
+for log in sorted(pathlib.Path(sys.argv[1]).glob("*.log")):
+    text = log.read_text(errors="replace")
+    for p, f in re.findall(r"test result: \w+\. (\d+) passed; (\d+) failed", text):
+        passed += int(p); failed += int(f)
+    for m in re.finditer(r"^=+ (.*) in [\d.]+s", text, re.M):
+        summary = m.group(1)
+        p = re.search(r"(\d+) passed", summary); f = re.search(r"(\d+) failed", summary)
+        passed += int(p.group(1)) if p else 0; failed += int(f.group(1)) if f else 0
+    for p in re.findall(r"^# pass (\d+)$", text, re.M): passed += int(p)
+    for f in re.findall(r"^# fail (\d+)$", text, re.M): failed += int(f)
+    for p in re.findall(r"\[\s*(\d+) tests successful\s*\]", text): passed += int(p)
+    for f in re.findall(r"\[\s*(\d+) tests failed\s*\]", text): failed += int(f)
+print(f"\ntotal: {passed} passed, {failed} failed")
+sys.exit(1 if failed or not passed else 0)
+EOF

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 use crate::policy::Policy;
-use crate::retry_after::Pushback;
+use crate::retry_after::{parse_retry_after, parse_retry_after_ms_header, Pushback};
 
 /// gRPC status codes, by their canonical names in snake_case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -179,12 +179,34 @@ pub enum Outcome {
     Cancelled,
 }
 
-/// Server guidance carried by an outcome.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Guidance {
-    None,
-    WaitMs(u64),
-    DoNotRetry,
+impl Outcome {
+    /// An HTTP outcome from the status and the raw server-guidance headers,
+    /// so every language reads them the same way:
+    ///
+    /// - `retry-after-ms` (milliseconds, also sent as `x-ms-retry-after-ms`)
+    ///   wins when it is readable, being the more precise;
+    /// - otherwise `Retry-After` (delta-seconds or an HTTP-date, read against
+    ///   the caller's wall clock `now_unix_ms`);
+    /// - an unreadable value counts as no guidance at all: the status alone
+    ///   decides, and the policy's backoff applies.
+    ///
+    /// ```
+    /// use retryplan::Outcome;
+    /// let outcome = Outcome::from_http(503, Some("2"), Some("oops"), 0);
+    /// assert_eq!(outcome, Outcome::HttpStatus { status: 503, retry_after_ms: Some(2_000) });
+    /// ```
+    #[must_use]
+    pub fn from_http(
+        status: u16,
+        retry_after: Option<&str>,
+        retry_after_ms: Option<&str>,
+        now_unix_ms: u64,
+    ) -> Outcome {
+        let precise = retry_after_ms.and_then(|value| parse_retry_after_ms_header(value).ok());
+        let retry_after_ms =
+            precise.or_else(|| retry_after.and_then(|value| parse_retry_after(value, now_unix_ms).ok()));
+        Outcome::HttpStatus { status, retry_after_ms }
+    }
 }
 
 /// What an outcome means under a policy.
@@ -265,18 +287,6 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
         },
         Outcome::Cancelled => Class::Cancelled,
     })
-}
-
-impl Outcome {
-    /// The server's guidance in this outcome (ignoring the policy).
-    pub(crate) fn guidance(&self) -> Guidance {
-        match *self {
-            Outcome::HttpStatus { retry_after_ms: Some(ms), .. } => Guidance::WaitMs(ms),
-            Outcome::GrpcStatus { pushback: Some(Pushback::RetryAfterMs(ms)), .. } => Guidance::WaitMs(ms),
-            Outcome::GrpcStatus { pushback: Some(Pushback::DoNotRetry), .. } => Guidance::DoNotRetry,
-            _ => Guidance::None,
-        }
-    }
 }
 
 #[cfg(test)]

@@ -32,6 +32,66 @@ impl<'de> Deserialize<'de> for RequestId {
     }
 }
 
+/// A set of attempt numbers (1..=128), e.g. the attempts to abort.
+/// Serialized as an ascending list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AttemptSet(u128);
+
+impl AttemptSet {
+    /// The empty set.
+    pub const EMPTY: AttemptSet = AttemptSet(0);
+
+    /// Adds an attempt number (numbers outside 1..=128 are ignored).
+    pub fn insert(&mut self, attempt: u32) {
+        if let Some(bit) = attempt.checked_sub(1).filter(|bit| *bit < 128) {
+            self.0 |= 1 << bit;
+        }
+    }
+
+    /// True when the set holds `attempt`.
+    #[must_use]
+    pub fn contains(&self, attempt: u32) -> bool {
+        attempt.checked_sub(1).filter(|bit| *bit < 128).is_some_and(|bit| self.0 & (1 << bit) != 0)
+    }
+
+    /// True when the set is empty.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0 == 0
+    }
+
+    /// How many attempts the set holds.
+    #[must_use]
+    pub fn len(&self) -> u32 {
+        self.0.count_ones()
+    }
+
+    /// The attempt numbers in ascending order.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (1..=128).filter(|attempt| self.contains(*attempt))
+    }
+}
+
+impl Serialize for AttemptSet {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for AttemptSet {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let attempts = Vec::<u32>::deserialize(deserializer)?;
+        let mut set = AttemptSet::EMPTY;
+        for attempt in attempts {
+            if !(1..=128).contains(&attempt) {
+                return Err(serde::de::Error::custom("attempt numbers are 1..=128"));
+            }
+            set.insert(attempt);
+        }
+        Ok(set)
+    }
+}
+
 /// Why an operation gave up. Stable snake_case names in JSON and every binding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -53,11 +113,17 @@ pub enum GiveUpReason {
     NotRetryable,
     /// The caller cancelled.
     Cancelled,
+    /// The dependency's retry budget refused the retry.
+    BudgetExhausted,
+    /// The dependency's circuit breaker is open.
+    CircuitOpen,
+    /// The cap on in-flight retries to the dependency is reached.
+    ConcurrencyLimited,
 }
 
 impl GiveUpReason {
     /// Every reason, in declaration order.
-    pub const ALL: [GiveUpReason; 7] = [
+    pub const ALL: [GiveUpReason; 10] = [
         GiveUpReason::AttemptsExhausted,
         GiveUpReason::DeadlineInsufficient,
         GiveUpReason::RetryAfterExceedsBudget,
@@ -65,6 +131,9 @@ impl GiveUpReason {
         GiveUpReason::ServerDeclinedRetry,
         GiveUpReason::NotRetryable,
         GiveUpReason::Cancelled,
+        GiveUpReason::BudgetExhausted,
+        GiveUpReason::CircuitOpen,
+        GiveUpReason::ConcurrencyLimited,
     ];
 
     /// The stable snake_case name.
@@ -78,6 +147,9 @@ impl GiveUpReason {
             GiveUpReason::ServerDeclinedRetry => "server_declined_retry",
             GiveUpReason::NotRetryable => "not_retryable",
             GiveUpReason::Cancelled => "cancelled",
+            GiveUpReason::BudgetExhausted => "budget_exhausted",
+            GiveUpReason::CircuitOpen => "circuit_open",
+            GiveUpReason::ConcurrencyLimited => "concurrency_limited",
         }
     }
 }
@@ -91,8 +163,8 @@ impl core::fmt::Display for GiveUpReason {
 /// What the caller must do now. Exactly one per call; all times are absolute
 /// milliseconds on the caller's monotonic clock.
 ///
-/// An ending (`Succeeded`, `GaveUp`, `Reconcile`, `Restart`) also means:
-/// abort any attempt still running.
+/// An ending (`Succeeded`, `GaveUp`, `Reconcile`, `Restart`) lists in
+/// `abort_attempts` the hedged attempts still running, which the caller aborts.
 ///
 /// `StartAttempt` and the four endings (`Succeeded`, `GaveUp`, `Reconcile`,
 /// `Restart`) are each returned exactly once; `Wait` and `AwaitOutcome` are
@@ -116,6 +188,9 @@ pub enum Decision {
         request_id: RequestId,
         /// Budget left at the start, after the response reserve.
         remaining_budget_ms: u64,
+        /// True for a hedge: an extra attempt while another still runs (keep
+        /// both; the first acceptable result wins).
+        hedge: bool,
     },
     /// Sleep until `until_ms` (cancellably), then call
     /// [`poll`](crate::Operation::poll).
@@ -144,6 +219,11 @@ pub enum Decision {
     Succeeded {
         /// Attempts made, the successful one included.
         attempts: u32,
+        /// The attempt whose result won.
+        winner: u32,
+        /// Attempts still running that the caller must abort now.
+        #[serde(default, skip_serializing_if = "AttemptSet::is_empty")]
+        abort_attempts: AttemptSet,
     },
     /// The operation gave up; `reason` says why. It has ended.
     GaveUp {
@@ -156,6 +236,9 @@ pub enum Decision {
         /// The wait that was considered and refused, if one was computed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         refused_delay_ms: Option<u64>,
+        /// Attempts still running that the caller must abort now.
+        #[serde(default, skip_serializing_if = "AttemptSet::is_empty")]
+        abort_attempts: AttemptSet,
     },
     /// The last attempt of an unsafe write may have been processed: do not
     /// repeat it; query the outcome by the operation's idempotency key (its
@@ -165,6 +248,9 @@ pub enum Decision {
         attempts: u32,
         /// Budget left now, after the response reserve, for the reconciliation.
         remaining_budget_ms: u64,
+        /// Attempts still running that the caller must abort now.
+        #[serde(default, skip_serializing_if = "AttemptSet::is_empty")]
+        abort_attempts: AttemptSet,
     },
     /// A conflict: re-read the current state, recompute the change and start
     /// a new operation with `deadline_ms` as its caller deadline (no layer
@@ -176,6 +262,9 @@ pub enum Decision {
         deadline_ms: u64,
         /// Budget left now, after the response reserve.
         remaining_budget_ms: u64,
+        /// Attempts still running that the caller must abort now.
+        #[serde(default, skip_serializing_if = "AttemptSet::is_empty")]
+        abort_attempts: AttemptSet,
     },
 }
 

@@ -14,30 +14,42 @@
 )]
 
 pub mod backoff;
+pub mod breaker;
+pub mod budget;
 pub mod classify;
+pub mod concurrency;
 pub mod deadline;
 pub mod decision;
+pub mod dependency;
 pub mod error;
 pub mod grpc_timeout;
+mod guidance;
 pub mod operation;
 pub mod policy;
 pub mod profiles;
+pub mod redelivery;
 pub mod retry_after;
 mod rng;
 pub mod stats;
 pub mod timeline;
+mod window;
 
 pub use backoff::{backoff_ceilings_ms, delay_range_ms};
+pub use breaker::{BreakerConfig, BreakerPermit, BreakerSnapshot, BreakerState, CircuitBreaker, TripConfig};
+pub use budget::{BudgetConfig, BudgetSnapshot, RetryBudget, RetryCharge};
 pub use classify::{classify, Class, GrpcCode, Outcome, TransportFailure, Verdict};
+pub use concurrency::ConcurrencyLimit;
 pub use deadline::{admit, remaining_budget_ms, Admission};
-pub use decision::{Decision, GiveUpReason, RequestId};
+pub use decision::{AttemptSet, Decision, GiveUpReason, RequestId};
+pub use dependency::{Dependency, DependencyConfig, DependencySnapshot};
 pub use error::{Error, Violation};
 pub use grpc_timeout::{encode_grpc_timeout, encode_grpc_timeout_into, parse_grpc_timeout};
 pub use operation::{IdempotencyKey, Operation, OperationOptions};
 pub use policy::{
-    AboveCap, AttemptTimeout, AttemptTimeoutConfig, Backoff, BackoffConfig, BackoffKind, Idempotency, Jitter,
-    JitterConfig, Policy, PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig,
+    AboveCap, AttemptTimeout, AttemptTimeoutConfig, Backoff, BackoffConfig, BackoffKind, HedgingConfig, Idempotency,
+    Jitter, JitterConfig, Policy, PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig,
 };
+pub use redelivery::{redeliver, DeadLetterReason, Redelivery, RedeliveryConfig};
 pub use retry_after::{parse_grpc_pushback, parse_retry_after, parse_retry_after_ms_header, HeaderError, Pushback};
 pub use stats::{GiveUpCounts, Stats};
 pub use timeline::{explain, Timeline, TimelineStep, Warning};

@@ -7,10 +7,28 @@
 //! **Before every attempt** ([`Operation::poll`] when ready): the remaining
 //! budget is `deadline - now - response_reserve` (saturating). If it is below
 //! `max(1, minimum_useful_attempt_ms)`, give up with `deadline_insufficient`.
-//! Otherwise the effective timeout is `min(per-attempt timeout, remaining)`,
-//! where a fraction-of-remaining timeout is never below the minimum useful time.
+//! With a shared [`Dependency`]: an open circuit breaker gives up
+//! (`circuit_open`); a retry or hedge also needs a free in-flight slot
+//! (`concurrency_limited`) and then a retry-budget token (`budget_exhausted`),
+//! taken only now, after the wait, so a cancelled waiter spends nothing. The
+//! effective timeout is `min(per-attempt timeout, remaining)`, where a
+//! fraction-of-remaining timeout is never below the minimum useful time.
+//!
+//! **Hedging** (when the policy enables it): while attempts run, each
+//! `hedging.delay_ms` after the latest start another attempt starts, up to
+//! `1 + max_hedged_attempts` at once and `max_attempts` in all, under the same
+//! checks; a hedge that is refused stops hedging but never ends the operation.
+//! The first success wins and the ending lists the attempts to abort. A
+//! retryable failure while other attempts run is not fatal: the next hedge may
+//! start at once, or after the server's requested wait; if the server said not
+//! to retry (or asked for a wait above the cap that the policy refuses), no
+//! attempt starts again and the operation gives up when the last running one
+//! fails. Any other result ends the operation. The backoff after hedged
+//! attempts counts every attempt started (retry number = attempts - 1).
 //!
 //! **After an attempt** ([`Operation::on_outcome`]):
+//! 0. the result feeds the dependency's breaker and budget (a retryable
+//!    failure counts as a failure, any other answer as a success);
 //! 1. success ends it; cancellation gives up (`cancelled`); a conflict answers
 //!    [`Decision::Restart`]; a non-retryable outcome gives up (`not_retryable`);
 //! 2. an ambiguous outcome of an [`Idempotency::Unsafe`] operation answers
@@ -28,11 +46,17 @@
 //!
 //! A clock reading earlier than one already seen counts as no time elapsed.
 
+use std::sync::Arc;
+
 use crate::backoff::delay_range_ms;
-use crate::classify::{classify, Class, Guidance, Outcome};
-use crate::decision::{Decision, GiveUpReason, RequestId};
+use crate::breaker::BreakerPermit;
+use crate::budget::RetryCharge;
+use crate::classify::{classify, Class, Outcome, TransportFailure};
+use crate::decision::{AttemptSet, Decision, GiveUpReason, RequestId};
+use crate::dependency::Dependency;
 use crate::error::Error;
-use crate::policy::{AboveCap, AttemptTimeout, Idempotency, Policy};
+use crate::guidance::ServerDelay;
+use crate::policy::{AttemptTimeout, Idempotency, Policy, MAX_HEDGED_ATTEMPTS};
 use crate::rng::{mix, Draws, SplitMix64};
 
 /// Stream constants for [`mix`]: request ids and derived idempotency keys.
@@ -99,7 +123,7 @@ impl core::fmt::Display for IdempotencyKey {
 ///     .with_deadline_ms(1_800);
 /// assert_eq!(options.seed, 42);
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct OperationOptions {
     /// Seeds the jitter and the request ids (and the key when none is given).
     pub seed: u64,
@@ -108,13 +132,16 @@ pub struct OperationOptions {
     /// A deadline propagated by the caller, on the same clock; the operation's
     /// deadline is the earlier of this and `start + total_budget_ms`.
     pub deadline_ms: Option<u64>,
+    /// The shared controls (budget, breaker, in-flight cap) of the dependency
+    /// this operation calls.
+    pub dependency: Option<Arc<Dependency>>,
 }
 
 impl OperationOptions {
     /// Options with this seed, a key derived from it, and no caller deadline.
     #[must_use]
     pub fn new(seed: u64) -> OperationOptions {
-        OperationOptions { seed, idempotency_key: None, deadline_ms: None }
+        OperationOptions { seed, idempotency_key: None, deadline_ms: None, dependency: None }
     }
 
     /// Sets the idempotency key.
@@ -128,6 +155,13 @@ impl OperationOptions {
     #[must_use]
     pub fn with_deadline_ms(mut self, deadline_ms: u64) -> OperationOptions {
         self.deadline_ms = Some(deadline_ms);
+        self
+    }
+
+    /// Sets the dependency whose shared controls this operation uses.
+    #[must_use]
+    pub fn with_dependency(mut self, dependency: Arc<Dependency>) -> OperationOptions {
+        self.dependency = Some(dependency);
         self
     }
 
@@ -147,17 +181,39 @@ impl OperationOptions {
     }
 }
 
+/// The most attempts that run at once: the first plus every hedge.
+const MAX_IN_FLIGHT: usize = 1 + MAX_HEDGED_ATTEMPTS as usize;
+
 /// Where the operation stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
     /// The next poll checks the budget and starts an attempt.
     Ready,
-    /// Backing off until `until_ms`.
-    Waiting { until_ms: u64 },
-    /// An attempt is running.
-    InFlight { attempt: u32, abort_at_ms: u64 },
+    /// Backing off until `until_ms`; the server's requested delay is kept for
+    /// repeated answers.
+    Waiting { until_ms: u64, server_delay_ms: Option<u64> },
+    /// Attempts are running (see `running`).
+    InFlight,
     /// An ending was returned.
     Ended,
+}
+
+/// Why an attempt is being started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Start {
+    First,
+    Retry,
+    Hedge,
+}
+
+/// What a running attempt holds from the shared controls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Running {
+    attempt: u32,
+    abort_at_ms: u64,
+    breaker: Option<BreakerPermit>,
+    retry_slot: bool,
+    charge: Option<RetryCharge>,
 }
 
 /// The state machine of one logical operation.
@@ -170,20 +226,31 @@ enum Phase {
 /// let unavailable = Outcome::HttpStatus { status: 503, retry_after_ms: None };
 /// assert!(matches!(op.on_outcome(120, attempt, &unavailable).unwrap(), Decision::Wait { until_ms: 220, .. }));
 /// assert!(matches!(op.poll(220).unwrap(), Decision::StartAttempt { attempt: 2, .. }));
-/// assert_eq!(op.on_outcome(300, 2, &Outcome::Success).unwrap(), Decision::Succeeded { attempts: 2 });
+/// assert!(matches!(op.on_outcome(300, 2, &Outcome::Success).unwrap(), Decision::Succeeded { attempts: 2, winner: 2, .. }));
 /// ```
-#[derive(Clone, Debug)]
+///
+/// Dropping an operation with attempts still running gives back what they
+/// hold from the dependency (breaker probes, in-flight slots).
+#[derive(Debug)]
 pub struct Operation {
     policy: Policy,
     seed: u64,
     draws: Draws,
     idempotency_key: IdempotencyKey,
+    dependency: Option<Arc<Dependency>>,
     started_at_ms: u64,
     deadline_ms: u64,
     last_now_ms: u64,
     attempts_started: u32,
     previous_delay_ms: u64,
+    last_failure_timed_out: bool,
     phase: Phase,
+    running: [Option<Running>; MAX_IN_FLIGHT],
+    hedge_at_ms: Option<u64>,
+    hedging_stopped: bool,
+    /// Set when the server refused further attempts (pushback "do not retry",
+    /// or guidance above the cap) while hedges still ran.
+    refused_by_server: Option<GiveUpReason>,
 }
 
 impl Operation {
@@ -203,17 +270,23 @@ impl Operation {
             seed: options.seed,
             draws: Draws::Seeded(SplitMix64::new(options.seed)),
             idempotency_key,
+            dependency: options.dependency,
             started_at_ms: now_ms,
             deadline_ms,
             last_now_ms: now_ms,
             attempts_started: 0,
             previous_delay_ms: policy.backoff.base_ms,
+            last_failure_timed_out: false,
             phase: Phase::Ready,
+            running: [None; MAX_IN_FLIGHT],
+            hedge_at_ms: None,
+            hedging_stopped: false,
+            refused_by_server: None,
         }
     }
 
-    /// The current decision at `now_ms`: start an attempt, keep waiting, or
-    /// await the running attempt's outcome.
+    /// The current decision at `now_ms`: start an attempt (or a hedge), keep
+    /// waiting, or await the running attempts' outcomes.
     ///
     /// # Errors
     /// [`Error::OperationEnded`] after an ending was returned.
@@ -221,9 +294,12 @@ impl Operation {
         let now = self.observe(now_ms);
         match self.phase {
             Phase::Ended => Err(Error::OperationEnded),
-            Phase::InFlight { abort_at_ms, .. } => Ok(Decision::AwaitOutcome { in_flight: 1, until_ms: abort_at_ms }),
-            Phase::Waiting { until_ms } if now < until_ms => Ok(self.wait_again(now, until_ms)),
-            Phase::Waiting { .. } | Phase::Ready => Ok(self.try_start_attempt(now)),
+            Phase::InFlight => Ok(self.poll_in_flight(now)),
+            Phase::Waiting { until_ms, server_delay_ms } if now < until_ms => {
+                Ok(self.wait_again(now, until_ms, server_delay_ms))
+            }
+            Phase::Waiting { .. } => Ok(self.start_or_give_up(now, Start::Retry)),
+            Phase::Ready => Ok(self.start_or_give_up(now, Start::First)),
         }
     }
 
@@ -231,27 +307,27 @@ impl Operation {
     ///
     /// # Errors
     /// [`Error::OperationEnded`] after an ending; [`Error::AttemptNotRunning`]
-    /// when `attempt` is not the running attempt; [`Error::InvalidArgument`]
-    /// for an HTTP status outside 100..=599. On error nothing changes.
+    /// when `attempt` is not running; [`Error::InvalidArgument`] for an HTTP
+    /// status outside 100..=599. On error nothing changes.
     pub fn on_outcome(&mut self, now_ms: u64, attempt: u32, outcome: &Outcome) -> Result<Decision, Error> {
-        let running = match self.phase {
-            Phase::Ended => return Err(Error::OperationEnded),
-            Phase::InFlight { attempt, .. } => Some(attempt),
-            Phase::Ready | Phase::Waiting { .. } => None,
-        };
-        if running != Some(attempt) {
-            return Err(Error::AttemptNotRunning {
-                attempt,
-                running: running.map_or_else(|| "none".to_owned(), |running| running.to_string()),
-            });
+        if self.phase == Phase::Ended {
+            return Err(Error::OperationEnded);
         }
+        let Some(slot) = self.running.iter().position(|running| running.is_some_and(|r| r.attempt == attempt)) else {
+            return Err(Error::AttemptNotRunning { attempt, running: self.running_list() });
+        };
         let class = classify(&self.policy, outcome)?;
         let now = self.observe(now_ms);
-        Ok(self.after_attempt(now, class, outcome))
+        let finished = self.running.get_mut(slot).and_then(Option::take);
+        if let Some(finished) = finished {
+            self.settle(now, &finished, class);
+        }
+        Ok(self.after_attempt(now, attempt, class, outcome))
     }
 
-    /// The caller abandons the operation: gives up with reason `cancelled`.
-    /// A waiting operation spends nothing more.
+    /// The caller abandons the operation: gives up with reason `cancelled`,
+    /// listing the running attempts to abort. A waiting operation spends
+    /// nothing more.
     ///
     /// # Errors
     /// [`Error::OperationEnded`] after an ending.
@@ -263,15 +339,15 @@ impl Operation {
         Ok(self.give_up(now, GiveUpReason::Cancelled, None))
     }
 
-    /// When the caller should poll next: the end of a wait, the running
-    /// attempt's abort time, the last seen time when an attempt is due now,
-    /// or `None` once ended.
+    /// When the caller should poll next: the end of a wait, the earliest abort
+    /// or hedge time while attempts run, the last seen time when an attempt is
+    /// due now, or `None` once ended.
     #[must_use]
     pub fn next_wakeup_ms(&self) -> Option<u64> {
         match self.phase {
             Phase::Ready => Some(self.last_now_ms),
-            Phase::Waiting { until_ms } => Some(until_ms),
-            Phase::InFlight { abort_at_ms, .. } => Some(abort_at_ms),
+            Phase::Waiting { until_ms, .. } => Some(until_ms),
+            Phase::InFlight => Some(self.in_flight_until()),
             Phase::Ended => None,
         }
     }
@@ -304,10 +380,18 @@ impl Operation {
         &self.idempotency_key
     }
 
-    /// Attempts started so far.
+    /// Attempts started so far (hedges included).
     #[must_use]
     pub fn attempts_started(&self) -> u32 {
         self.attempts_started
+    }
+
+    /// Attempts running now.
+    #[must_use]
+    pub fn running_attempts(&self) -> AttemptSet {
+        let mut set = AttemptSet::EMPTY;
+        self.running.iter().flatten().for_each(|running| set.insert(running.attempt));
+        set
     }
 
     /// True once an ending was returned.
@@ -322,17 +406,17 @@ impl Operation {
         &self.policy
     }
 
+    /// The request id attempt `attempt` gets (1-based).
+    #[must_use]
+    pub fn request_id(&self, attempt: u32) -> RequestId {
+        RequestId(mix(self.seed, REQUEST_ID_STREAM, u64::from(attempt)))
+    }
+
     /// The same operation with every jitter draw at the top of its range
     /// (the worst case), for [`explain`](crate::explain).
     pub(crate) fn with_highest_draws(mut self) -> Operation {
         self.draws = Draws::Highest;
         self
-    }
-
-    /// The request id attempt `attempt` gets (1-based).
-    #[must_use]
-    pub fn request_id(&self, attempt: u32) -> RequestId {
-        RequestId(mix(self.seed, REQUEST_ID_STREAM, u64::from(attempt)))
     }
 
     /// Records a clock reading; one earlier than the last counts as no time elapsed.
@@ -341,22 +425,73 @@ impl Operation {
         self.last_now_ms
     }
 
-    fn wait_again(&self, now: u64, until_ms: u64) -> Decision {
+    fn running_list(&self) -> String {
+        let list: Vec<String> = self.running_attempts().iter().map(|attempt| attempt.to_string()).collect();
+        if list.is_empty() {
+            "none".to_owned()
+        } else {
+            list.join(", ")
+        }
+    }
+
+    fn in_flight_until(&self) -> u64 {
+        let earliest_abort = self.running.iter().flatten().map(|running| running.abort_at_ms).min();
+        match (earliest_abort, self.hedge_at_ms) {
+            (Some(abort), Some(hedge)) => abort.min(hedge),
+            (Some(abort), None) => abort,
+            (None, hedge) => hedge.unwrap_or(self.last_now_ms),
+        }
+    }
+
+    fn await_outcome(&self) -> Decision {
+        Decision::AwaitOutcome { in_flight: self.running_attempts().len(), until_ms: self.in_flight_until() }
+    }
+
+    fn poll_in_flight(&mut self, now: u64) -> Decision {
+        match self.hedge_at_ms {
+            Some(hedge_at) if now >= hedge_at => match self.try_start(now, Start::Hedge) {
+                Ok(started) => started,
+                Err(_) => {
+                    // A refused hedge stops hedging; the running attempts go on.
+                    self.stop_hedging();
+                    self.await_outcome()
+                }
+            },
+            _ => self.await_outcome(),
+        }
+    }
+
+    fn wait_again(&self, now: u64, until_ms: u64, server_delay_ms: Option<u64>) -> Decision {
         Decision::Wait {
             retry: self.attempts_started.saturating_sub(1),
             delay_ms: until_ms - now,
             until_ms,
-            server_delay_ms: None,
+            server_delay_ms,
             remaining_budget_ms: self.remaining_budget_ms(now),
         }
     }
 
-    fn try_start_attempt(&mut self, now: u64) -> Decision {
+    fn start_or_give_up(&mut self, now: u64, start: Start) -> Decision {
+        match self.try_start(now, start) {
+            Ok(started) => started,
+            Err(reason) => self.give_up(now, reason, None),
+        }
+    }
+
+    /// Runs the pre-attempt checks and, when they pass, starts an attempt.
+    fn try_start(&mut self, now: u64, start: Start) -> Result<Decision, GiveUpReason> {
         let remaining = self.remaining_budget_ms(now);
         let minimum = self.policy.minimum_useful_attempt_ms.max(1);
         if remaining < minimum {
-            return self.give_up(now, GiveUpReason::DeadlineInsufficient, None);
+            return Err(GiveUpReason::DeadlineInsufficient);
         }
+        if self.attempts_started >= self.policy.max_attempts {
+            return Err(GiveUpReason::AttemptsExhausted);
+        }
+        let Some(slot) = self.running.iter().position(Option::is_none) else {
+            return Err(GiveUpReason::ConcurrencyLimited);
+        };
+        let held = self.acquire(now, start)?;
         let per_attempt = match self.policy.attempt_timeout {
             AttemptTimeout::Fixed { ms } => ms,
             AttemptTimeout::FractionOfRemaining { permille } => {
@@ -368,45 +503,156 @@ impl Operation {
         self.attempts_started += 1;
         let attempt = self.attempts_started;
         let abort_at_ms = now.saturating_add(timeout_ms);
-        self.phase = Phase::InFlight { attempt, abort_at_ms };
-        Decision::StartAttempt {
+        if let Some(free) = self.running.get_mut(slot) {
+            *free = Some(Running { attempt, abort_at_ms, ..held });
+        }
+        self.phase = Phase::InFlight;
+        self.schedule_hedge(now, None);
+        Ok(Decision::StartAttempt {
             attempt,
             timeout_ms,
             abort_at_ms,
             request_id: self.request_id(attempt),
             remaining_budget_ms: remaining,
+            hedge: start == Start::Hedge,
+        })
+    }
+
+    /// Takes what an attempt needs from the dependency: a breaker permit, and
+    /// for a retry or hedge an in-flight slot and then a budget token. On
+    /// refusal everything taken is given back.
+    fn acquire(&self, now: u64, start: Start) -> Result<Running, GiveUpReason> {
+        let mut held = Running { attempt: 0, abort_at_ms: 0, breaker: None, retry_slot: false, charge: None };
+        let Some(dependency) = self.dependency.as_deref() else {
+            return Ok(held);
+        };
+        if let Some(breaker) = dependency.breaker() {
+            held.breaker = Some(breaker.try_acquire(now).ok_or(GiveUpReason::CircuitOpen)?);
+        }
+        if start == Start::First {
+            if let Some(budget) = dependency.budget() {
+                budget.on_request(now);
+            }
+            return Ok(held);
+        }
+        if let Some(slots) = dependency.retry_slots() {
+            if !slots.try_acquire() {
+                self.release(&held);
+                return Err(GiveUpReason::ConcurrencyLimited);
+            }
+            held.retry_slot = true;
+        }
+        if let Some(budget) = dependency.budget() {
+            match budget.try_retry(now, self.last_failure_timed_out) {
+                Some(charge) => held.charge = Some(charge),
+                None => {
+                    self.release(&held);
+                    return Err(GiveUpReason::BudgetExhausted);
+                }
+            }
+        }
+        Ok(held)
+    }
+
+    /// Gives back what an attempt holds without a result.
+    fn release(&self, held: &Running) {
+        let Some(dependency) = self.dependency.as_deref() else { return };
+        if let (Some(breaker), Some(permit)) = (dependency.breaker(), held.breaker) {
+            breaker.release(permit);
+        }
+        if let (Some(slots), true) = (dependency.retry_slots(), held.retry_slot) {
+            slots.release();
         }
     }
 
-    fn after_attempt(&mut self, now: u64, class: Class, outcome: &Outcome) -> Decision {
+    /// Feeds a finished attempt's result to the dependency's controls.
+    fn settle(&self, now: u64, finished: &Running, class: Class) {
+        let Some(dependency) = self.dependency.as_deref() else { return };
+        if let (Some(slots), true) = (dependency.retry_slots(), finished.retry_slot) {
+            slots.release();
+        }
+        let breaker = dependency.breaker().zip(finished.breaker);
+        match class {
+            Class::Cancelled => {
+                if let Some((breaker, permit)) = breaker {
+                    breaker.release(permit);
+                }
+            }
+            Class::Retryable { .. } => {
+                if let Some((breaker, permit)) = breaker {
+                    breaker.on_failure(now, permit);
+                }
+                if let Some(budget) = dependency.budget() {
+                    budget.on_failure(now);
+                }
+            }
+            Class::Success | Class::NotRetryable | Class::Conflict => {
+                if let Some((breaker, permit)) = breaker {
+                    breaker.on_success(now, permit);
+                }
+                if class == Class::Success {
+                    if let Some(budget) = dependency.budget() {
+                        budget.on_success(now, finished.charge);
+                    }
+                }
+            }
+        }
+    }
+
+    fn after_attempt(&mut self, now: u64, attempt: u32, class: Class, outcome: &Outcome) -> Decision {
         let attempts = self.attempts_started;
         let ambiguous = match class {
-            Class::Success => return self.end(Decision::Succeeded { attempts }),
+            Class::Success => {
+                let abort_attempts = self.abort_running();
+                return self.end(Decision::Succeeded { attempts, winner: attempt, abort_attempts });
+            }
             Class::Cancelled => return self.give_up(now, GiveUpReason::Cancelled, None),
             Class::NotRetryable => return self.give_up(now, GiveUpReason::NotRetryable, None),
             Class::Conflict => {
                 let remaining_budget_ms = self.remaining_budget_ms(now);
-                return self.end(Decision::Restart { attempts, deadline_ms: self.deadline_ms, remaining_budget_ms });
+                let abort_attempts = self.abort_running();
+                return self.end(Decision::Restart {
+                    attempts,
+                    deadline_ms: self.deadline_ms,
+                    remaining_budget_ms,
+                    abort_attempts,
+                });
             }
             Class::Retryable { ambiguous } => ambiguous,
         };
         if ambiguous && self.policy.idempotency == Idempotency::Unsafe {
             let remaining_budget_ms = self.remaining_budget_ms(now);
-            return self.end(Decision::Reconcile { attempts, remaining_budget_ms });
+            let abort_attempts = self.abort_running();
+            return self.end(Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts });
+        }
+        self.last_failure_timed_out = matches!(outcome, Outcome::Transport { failure: TransportFailure::TimedOut });
+        if !self.running_attempts().is_empty() {
+            // Another attempt is still running: this failure is not fatal. The
+            // next hedge may start at once, or after the server's requested wait;
+            // if the server refused further attempts, none starts again.
+            match self.policy.server_guidance.apply(outcome) {
+                ServerDelay::None => self.schedule_hedge(now, Some(0)),
+                ServerDelay::AtLeastMs(ms) => self.schedule_hedge(now, Some(ms)),
+                ServerDelay::DoNotRetry => self.refuse_further_attempts(GiveUpReason::ServerDeclinedRetry),
+                ServerDelay::AboveCap { .. } => self.refuse_further_attempts(GiveUpReason::RetryAfterAboveCap),
+            }
+            return self.poll_in_flight(now);
+        }
+        self.hedge_at_ms = None;
+        if let Some(reason) = self.refused_by_server {
+            return self.give_up(now, reason, None);
         }
         if attempts >= self.policy.max_attempts {
             return self.give_up(now, GiveUpReason::AttemptsExhausted, None);
         }
 
-        let guidance = self.policy.server_guidance;
-        let server_delay_ms = match (guidance.honor, outcome.guidance()) {
-            (false, _) | (true, Guidance::None) => None,
-            (true, Guidance::DoNotRetry) => return self.give_up(now, GiveUpReason::ServerDeclinedRetry, None),
-            (true, Guidance::WaitMs(ms)) if ms > guidance.cap_ms => match guidance.above_cap {
-                AboveCap::Clamp => Some(guidance.cap_ms),
-                AboveCap::GiveUp => return self.give_up(now, GiveUpReason::RetryAfterAboveCap, Some(ms)),
-            },
-            (true, Guidance::WaitMs(ms)) => Some(ms),
+        let server_delay_ms = match self.policy.server_guidance.apply(outcome) {
+            ServerDelay::None => None,
+            ServerDelay::AtLeastMs(ms) => Some(ms),
+            ServerDelay::DoNotRetry => return self.give_up(now, GiveUpReason::ServerDeclinedRetry, None),
+            ServerDelay::AboveCap { requested_ms } => {
+                return self.give_up(now, GiveUpReason::RetryAfterAboveCap, Some(requested_ms))
+            }
         };
 
         let retry = attempts - 1;
@@ -426,26 +672,69 @@ impl Operation {
             return self.give_up(now, GiveUpReason::DeadlineInsufficient, Some(delay_ms));
         }
         if delay_ms == 0 {
-            return self.try_start_attempt(now);
+            return self.start_or_give_up(now, Start::Retry);
         }
         let until_ms = now.saturating_add(delay_ms);
-        self.phase = Phase::Waiting { until_ms };
+        self.phase = Phase::Waiting { until_ms, server_delay_ms };
         Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms: remaining }
     }
 
+    /// Plans the next hedge, if the policy hedges, hedging was not stopped,
+    /// and there is room: `delay_ms` after `now` (`hedging.delay_ms` when `None`).
+    fn schedule_hedge(&mut self, now: u64, delay_ms: Option<u64>) {
+        self.hedge_at_ms = self.policy.hedging.filter(|_| !self.hedging_stopped).and_then(|hedging| {
+            let room = self.running_attempts().len() < 1 + hedging.max_hedged_attempts;
+            let delay_ms = delay_ms.unwrap_or(hedging.delay_ms);
+            (room && self.attempts_started < self.policy.max_attempts).then(|| now.saturating_add(delay_ms))
+        });
+    }
+
+    /// The server refused further attempts while others still run: no hedge
+    /// starts, and when the last running attempt fails the operation gives up.
+    fn refuse_further_attempts(&mut self, reason: GiveUpReason) {
+        self.refused_by_server = Some(reason);
+        self.stop_hedging();
+    }
+
+    fn stop_hedging(&mut self) {
+        self.hedging_stopped = true;
+        self.hedge_at_ms = None;
+    }
+
+    /// Gives back what the running attempts hold and lists them for the caller to abort.
+    fn abort_running(&mut self) -> AttemptSet {
+        let aborted = self.running_attempts();
+        for index in 0..MAX_IN_FLIGHT {
+            if let Some(running) = self.running.get_mut(index).and_then(Option::take) {
+                self.release(&running);
+            }
+        }
+        aborted
+    }
+
     fn give_up(&mut self, now: u64, reason: GiveUpReason, refused_delay_ms: Option<u64>) -> Decision {
+        let remaining_budget_ms = self.remaining_budget_ms(now);
+        let abort_attempts = self.abort_running();
         let decision = Decision::GaveUp {
             reason,
             attempts: self.attempts_started,
-            remaining_budget_ms: self.remaining_budget_ms(now),
+            remaining_budget_ms,
             refused_delay_ms,
+            abort_attempts,
         };
         self.end(decision)
     }
 
     fn end(&mut self, decision: Decision) -> Decision {
         self.phase = Phase::Ended;
+        self.hedge_at_ms = None;
         decision
+    }
+}
+
+impl Drop for Operation {
+    fn drop(&mut self) {
+        let _ = self.abort_running();
     }
 }
 
@@ -489,7 +778,8 @@ mod tests {
                 reason: GiveUpReason::DeadlineInsufficient,
                 attempts: 2,
                 remaining_budget_ms: 250,
-                refused_delay_ms: Some(100)
+                refused_delay_ms: Some(100),
+                abort_attempts: AttemptSet::EMPTY
             })
         );
         assert_eq!(op.poll(600), Err(Error::OperationEnded));

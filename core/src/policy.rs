@@ -11,10 +11,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::classify::{GrpcCode, TransportFailure};
 use crate::error::{Error, Violation};
+use crate::redelivery::{RedeliveryConfig, RedeliverySchedule, MAX_REDELIVERY_DELAYS};
 
 /// The largest millisecond value accepted anywhere: 2^53 - 1, the largest
 /// integer a JavaScript number holds exactly.
 pub const MAX_MS: u64 = (1 << 53) - 1;
+
+/// The most hedges that may run beside the first attempt.
+pub const MAX_HEDGED_ATTEMPTS: u32 = 4;
 
 /// The most attempts a policy may allow (first attempt included).
 pub const MAX_ATTEMPTS_LIMIT: u32 = 100;
@@ -167,6 +171,20 @@ impl Idempotency {
     }
 }
 
+/// Hedging: extra attempts started while the first is still running, to cut
+/// tail latency. Only for operations that may be repeated (not `unsafe`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HedgingConfig {
+    /// How long an attempt runs without an answer before the next hedge
+    /// starts, in ms (0 starts them all at once).
+    pub delay_ms: u64,
+    /// Extra attempts that may run beside the first, 1..=4. Every hedge
+    /// counts toward `max_attempts` and needs the same deadline, budget,
+    /// breaker and concurrency checks as a retry.
+    pub max_hedged_attempts: u32,
+}
+
 /// The policy as written: plain data with serde, every field defaulted.
 ///
 /// Validate it into a [`Policy`] with [`Policy::new`] (or read JSON with
@@ -199,6 +217,13 @@ pub struct PolicyConfig {
     pub server_guidance: ServerGuidanceConfig,
     /// Whether repeating may repeat the effect.
     pub idempotency: Idempotency,
+    /// Hedging, off when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hedging: Option<HedgingConfig>,
+    /// Queue redelivery schedule for [`redeliver`](crate::redeliver); the
+    /// backoff ceilings and `total_budget_ms` when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redelivery: Option<RedeliveryConfig>,
 }
 
 impl Default for PolicyConfig {
@@ -219,6 +244,8 @@ impl Default for PolicyConfig {
             conflict: StatusSetConfig { http_statuses: vec![409], grpc_codes: vec![GrpcCode::Aborted] },
             server_guidance: ServerGuidanceConfig::default(),
             idempotency: Idempotency::Safe,
+            hedging: None,
+            redelivery: None,
         }
     }
 }
@@ -339,7 +366,7 @@ impl TransportSet {
     }
 }
 
-/// Validated classification sets (see [`classify`](crate::classify)).
+/// Validated classification sets (see [`classify()`](crate::classify())).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Classification {
     /// Retryable HTTP statuses.
@@ -390,6 +417,8 @@ pub struct Policy {
     pub(crate) classification: Classification,
     pub(crate) server_guidance: ServerGuidance,
     pub(crate) idempotency: Idempotency,
+    pub(crate) hedging: Option<HedgingConfig>,
+    pub(crate) redelivery: Option<RedeliverySchedule>,
 }
 
 impl Default for Policy {
@@ -413,6 +442,8 @@ fn unreachable_default() -> Policy {
         classification: Classification::default(),
         server_guidance: ServerGuidance { honor: false, cap_ms: 0, above_cap: AboveCap::GiveUp },
         idempotency: Idempotency::Unsafe,
+        hedging: None,
+        redelivery: None,
     }
 }
 
@@ -434,20 +465,10 @@ impl Checker {
 
     /// A decimal with at most three decimals in `[low, high]`, as thousandths.
     fn permille(&mut self, field: &str, value: f64, low: f64, high: f64, open_low: bool) -> u32 {
-        let in_range = value.is_finite() && value <= high && if open_low { value > low } else { value >= low };
-        if !in_range {
-            let bracket = if open_low { "(" } else { "[" };
-            self.fail(field, format!("{field} ({value}) must be a number in {bracket}{low}, {high}]"));
-            return 1000;
-        }
-        let scaled = value * 1000.0;
-        let rounded = scaled.round();
-        if (scaled - rounded).abs() > 1e-6 {
-            self.fail(field, format!("{field} ({value}) must have at most three decimals"));
-            return 1000;
-        }
-        // In range and finite: 0..=100_000, so the cast is exact.
-        rounded as u32
+        permille_of(value, low, high, open_low).unwrap_or_else(|rule| {
+            self.fail(field, format!("{field} ({value}) {rule}"));
+            1000
+        })
     }
 
     fn http_set(&mut self, field: &str, statuses: &[u16]) -> HttpStatusSet {
@@ -461,6 +482,23 @@ impl Checker {
         }
         set
     }
+}
+
+/// A decimal with at most three decimals in `[low, high]` (or `(low, high]`)
+/// as integer thousandths, or the rule it breaks.
+pub(crate) fn permille_of(value: f64, low: f64, high: f64, open_low: bool) -> Result<u32, String> {
+    let in_range = value.is_finite() && value <= high && if open_low { value > low } else { value >= low };
+    if !in_range {
+        let bracket = if open_low { "(" } else { "[" };
+        return Err(format!("must be a number in {bracket}{low}, {high}]"));
+    }
+    let scaled = value * 1000.0;
+    let rounded = scaled.round();
+    if (scaled - rounded).abs() > 1e-6 {
+        return Err("must have at most three decimals".to_owned());
+    }
+    // Finite and within the checked range (callers use ranges up to 1000), so the cast is exact.
+    Ok(rounded as u32)
 }
 
 fn grpc_set(codes: &[GrpcCode]) -> GrpcCodeSet {
@@ -609,13 +647,54 @@ impl Policy {
                 );
             }
         }
-        for set in [&c.retry_on.grpc_codes, &c.ambiguous.grpc_codes, &c.conflict.grpc_codes] {
+        for (field, set) in [
+            ("retry_on.grpc_codes", &c.retry_on.grpc_codes),
+            ("ambiguous.grpc_codes", &c.ambiguous.grpc_codes),
+            ("conflict.grpc_codes", &c.conflict.grpc_codes),
+        ] {
             if set.contains(&GrpcCode::Ok) {
-                check.fail("retry_on.grpc_codes", "grpc code ok counts as success and must not be listed".to_owned());
+                check.fail(field, format!("{field} must not list ok: it counts as success"));
             }
         }
 
         check.ms("server_guidance.cap_ms", c.server_guidance.cap_ms);
+        if let Some(hedging) = c.hedging {
+            check.ms("hedging.delay_ms", hedging.delay_ms);
+            if !(1..=MAX_HEDGED_ATTEMPTS).contains(&hedging.max_hedged_attempts) {
+                check.fail(
+                    "hedging.max_hedged_attempts",
+                    format!(
+                        "hedging.max_hedged_attempts ({}) must be in 1..={MAX_HEDGED_ATTEMPTS}",
+                        hedging.max_hedged_attempts
+                    ),
+                );
+            }
+            if c.idempotency == Idempotency::Unsafe {
+                check.fail(
+                    "hedging",
+                    "hedging needs an operation that may be repeated: idempotency must be safe, idempotent or keyed, not unsafe".to_owned(),
+                );
+            }
+        }
+
+        let redelivery = c.redelivery.as_ref().map(|config| {
+            let count = config.delays_ms.len();
+            if !(1..=MAX_REDELIVERY_DELAYS).contains(&count) {
+                check.fail(
+                    "redelivery.delays_ms",
+                    format!("redelivery.delays_ms has {count} values; it must have 1 to {MAX_REDELIVERY_DELAYS}"),
+                );
+            }
+            let mut delays_ms = [0; MAX_REDELIVERY_DELAYS];
+            for (index, delay) in config.delays_ms.iter().enumerate() {
+                check.ms(&format!("redelivery.delays_ms[{index}]"), *delay);
+                if let Some(slot) = delays_ms.get_mut(index) {
+                    *slot = *delay;
+                }
+            }
+            check.ms("redelivery.max_age_ms", config.max_age_ms);
+            RedeliverySchedule { delays_ms, len: count.min(MAX_REDELIVERY_DELAYS), max_age_ms: config.max_age_ms }
+        });
 
         if !check.violations.is_empty() {
             return Err(Error::InvalidPolicy { violations: check.violations });
@@ -635,6 +714,8 @@ impl Policy {
                 above_cap: c.server_guidance.above_cap,
             },
             idempotency: c.idempotency,
+            hedging: c.hedging,
+            redelivery,
         })
     }
 
@@ -695,6 +776,8 @@ impl Policy {
                 above_cap: self.server_guidance.above_cap,
             },
             idempotency: self.idempotency,
+            hedging: self.hedging,
+            redelivery: self.redelivery.map(RedeliverySchedule::to_config),
         }
     }
 
@@ -748,6 +831,11 @@ impl Policy {
     pub fn idempotency(&self) -> Idempotency {
         self.idempotency
     }
+    /// Hedging, if enabled.
+    #[must_use]
+    pub fn hedging(&self) -> Option<HedgingConfig> {
+        self.hedging
+    }
 }
 
 fn kind_name(kind: BackoffKind) -> &'static str {
@@ -762,12 +850,7 @@ impl PolicyConfig {
     /// Reads a configuration from JSON without validating its rules. Errors
     /// name the dotted path of the field being read.
     pub fn from_json(json: &str) -> Result<PolicyConfig, Error> {
-        let mut deserializer = serde_json::Deserializer::from_str(json);
-        let config: PolicyConfig = serde_path_to_error::deserialize(&mut deserializer).map_err(json_error)?;
-        deserializer
-            .end()
-            .map_err(|error| Error::InvalidPolicyJson { field: String::new(), message: error.to_string() })?;
-        Ok(config)
+        read_json(json)
     }
 
     /// The configuration as pretty-printed JSON.
@@ -778,8 +861,37 @@ impl PolicyConfig {
     }
 }
 
+/// The JSON fields whose values are lists; everywhere else a list is refused.
+const LIST_FIELDS: [&str; 4] = ["http_statuses", "grpc_codes", "transport", "delays_ms"];
+
+/// Reads a JSON configuration object: the text must be one JSON object, and
+/// a list is accepted only where the schema has one (serde would otherwise
+/// read `[5, 2000]` as a struct, field by field).
+pub(crate) fn read_json<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, Error> {
+    let value: serde_json::Value = serde_json::from_str(json)
+        .map_err(|error| Error::InvalidPolicyJson { field: String::new(), message: error.to_string() })?;
+    check_lists(&value, "", None)?;
+    serde_path_to_error::deserialize(value).map_err(json_error)
+}
+
+fn check_lists(value: &serde_json::Value, path: &str, key: Option<&str>) -> Result<(), Error> {
+    match value {
+        serde_json::Value::Array(_) if !key.is_some_and(|key| LIST_FIELDS.contains(&key)) => {
+            Err(Error::InvalidPolicyJson {
+                field: path.to_owned(),
+                message: "expected an object or a single value, found a list".to_owned(),
+            })
+        }
+        serde_json::Value::Object(fields) => fields.iter().try_for_each(|(name, field)| {
+            let child = if path.is_empty() { name.clone() } else { format!("{path}.{name}") };
+            check_lists(field, &child, Some(name))
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Converts a path-tracking serde error into [`Error::InvalidPolicyJson`].
-pub(crate) fn json_error(error: serde_path_to_error::Error<serde_json::Error>) -> Error {
+fn json_error(error: serde_path_to_error::Error<serde_json::Error>) -> Error {
     let field = error.path().to_string();
     let field = if field == "." { String::new() } else { field };
     Error::InvalidPolicyJson { field, message: error.into_inner().to_string() }

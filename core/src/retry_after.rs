@@ -14,6 +14,8 @@
 
 use std::time::UNIX_EPOCH;
 
+use crate::policy::MAX_MS;
+
 /// Header name used in errors produced by [`parse_retry_after`].
 const RETRY_AFTER: &str = "retry-after";
 /// Header name used in errors produced by [`parse_retry_after_ms_header`].
@@ -115,9 +117,9 @@ pub(crate) fn parse_digits_saturating(digits: &str) -> Option<u64> {
 /// RFC 9110 section 10.2.3:
 ///
 /// * delta-seconds, one or more ASCII digits (leading zeros allowed). A value
-///   too large to express in `u64` milliseconds saturates to `u64::MAX`
-///   rather than failing, so an absurd hint still reads as "a very long
-///   time".
+///   larger than [`MAX_MS`] (2^53 - 1 ms, the largest a JavaScript number
+///   holds exactly) saturates to `MAX_MS` rather than failing, so an absurd
+///   hint still reads as "a very long time" in every language.
 /// * an HTTP-date in any of the three forms of RFC 9110 section 5.6.7:
 ///   IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the obsolete RFC 850 form
 ///   (`Sunday, 06-Nov-94 08:49:37 GMT`, two-digit years mapping to 1970-2069)
@@ -140,7 +142,7 @@ pub fn parse_retry_after(value: &str, now_unix_ms: u64) -> Result<u64, HeaderErr
         return Err(HeaderError::Empty { header: RETRY_AFTER });
     }
     if let Some(seconds) = parse_digits_saturating(trimmed) {
-        return Ok(seconds.saturating_mul(1000));
+        return Ok(seconds.saturating_mul(1000).min(MAX_MS));
     }
     match httpdate::parse_http_date(trimmed) {
         Ok(when) => {
@@ -148,7 +150,7 @@ pub fn parse_retry_after(value: &str, now_unix_ms: u64) -> Result<u64, HeaderErr
             // cannot fail; treat the impossible case as "already passed".
             let date_ms =
                 when.duration_since(UNIX_EPOCH).map_or(0, |since| u64::try_from(since.as_millis()).unwrap_or(u64::MAX));
-            Ok(date_ms.saturating_sub(now_unix_ms))
+            Ok(date_ms.saturating_sub(now_unix_ms).min(MAX_MS))
         }
         Err(_) => Err(HeaderError::malformed(RETRY_AFTER, "delta-seconds or an HTTP-date", trimmed)),
     }
@@ -158,7 +160,7 @@ pub fn parse_retry_after(value: &str, now_unix_ms: u64) -> Result<u64, HeaderErr
 /// integer number of milliseconds.
 ///
 /// Surrounding ASCII whitespace is ignored and leading zeros are allowed. A
-/// value too large for `u64` saturates to `u64::MAX`.
+/// value above [`MAX_MS`] saturates to `MAX_MS`.
 ///
 /// # Errors
 ///
@@ -171,6 +173,7 @@ pub fn parse_retry_after_ms_header(value: &str) -> Result<u64, HeaderError> {
         return Err(HeaderError::Empty { header: RETRY_AFTER_MS });
     }
     parse_digits_saturating(trimmed)
+        .map(|ms| ms.min(MAX_MS))
         .ok_or_else(|| HeaderError::malformed(RETRY_AFTER_MS, "a non-negative integer number of milliseconds", trimmed))
 }
 
@@ -232,12 +235,14 @@ mod tests {
     #[test]
     fn huge_delta_saturates() {
         let huge = "99999999999999999999999";
-        assert_eq!(parse_retry_after(huge, 0), Ok(u64::MAX));
+        assert_eq!(parse_retry_after(huge, 0), Ok(MAX_MS));
         // Fits in u64 seconds but not in u64 milliseconds.
-        assert_eq!(parse_retry_after("18446744073709552", 0), Ok(u64::MAX));
-        // The largest whole number of seconds that still fits is exact.
-        assert_eq!(parse_retry_after("18446744073709551", 0), Ok(18_446_744_073_709_551_000));
-        assert_eq!(parse_retry_after_ms_header(huge), Ok(u64::MAX));
+        assert_eq!(parse_retry_after("18446744073709552", 0), Ok(MAX_MS));
+        // The largest whole number of seconds below MAX_MS is exact; one more saturates.
+        assert_eq!(parse_retry_after("9007199254740", 0), Ok(9_007_199_254_740_000));
+        assert_eq!(parse_retry_after("9007199254741", 0), Ok(MAX_MS));
+        assert_eq!(parse_retry_after_ms_header(huge), Ok(MAX_MS));
+        assert_eq!(parse_retry_after("Fri, 31 Dec 9999 23:59:59 GMT", 0), Ok(253_402_300_799_000));
     }
 
     #[test]

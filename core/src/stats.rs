@@ -15,6 +15,9 @@ pub struct GiveUpCounts {
     pub server_declined_retry: u64,
     pub not_retryable: u64,
     pub cancelled: u64,
+    pub budget_exhausted: u64,
+    pub circuit_open: u64,
+    pub concurrency_limited: u64,
 }
 
 impl GiveUpCounts {
@@ -34,6 +37,9 @@ impl GiveUpCounts {
             GiveUpReason::ServerDeclinedRetry => &mut self.server_declined_retry,
             GiveUpReason::NotRetryable => &mut self.not_retryable,
             GiveUpReason::Cancelled => &mut self.cancelled,
+            GiveUpReason::BudgetExhausted => &mut self.budget_exhausted,
+            GiveUpReason::CircuitOpen => &mut self.circuit_open,
+            GiveUpReason::ConcurrencyLimited => &mut self.concurrency_limited,
         }
     }
 
@@ -50,7 +56,9 @@ impl GiveUpCounts {
 /// ```
 /// use retryplan::{Decision, GiveUpReason, Stats};
 /// let mut stats = Stats::default();
-/// stats.record(&Decision::GaveUp { reason: GiveUpReason::NotRetryable, attempts: 1, remaining_budget_ms: 0, refused_delay_ms: None });
+/// stats.record(&Decision::GaveUp {
+///     reason: GiveUpReason::NotRetryable, attempts: 1, remaining_budget_ms: 0, refused_delay_ms: None, abort_attempts: Default::default(),
+/// });
 /// assert_eq!(stats.gave_up.not_retryable, 1);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -59,8 +67,10 @@ pub struct Stats {
     pub operations: u64,
     /// Attempts started, first attempts included.
     pub attempts: u64,
-    /// Attempts after the first.
+    /// Attempts after the first that followed a failure.
     pub retries: u64,
+    /// Hedges: attempts started while another was still running.
+    pub hedges: u64,
     /// Operations that succeeded.
     pub succeeded: u64,
     /// Operations that ended in reconciliation.
@@ -75,13 +85,14 @@ impl Stats {
     /// Counts one decision. `Wait` and `AwaitOutcome` count nothing.
     pub fn record(&mut self, decision: &Decision) {
         match decision {
-            Decision::StartAttempt { attempt, .. } => {
+            Decision::StartAttempt { attempt, hedge, .. } => {
                 self.attempts = self.attempts.saturating_add(1);
-                if *attempt == 1 {
-                    self.operations = self.operations.saturating_add(1);
-                } else {
-                    self.retries = self.retries.saturating_add(1);
-                }
+                let counter = match (*attempt, *hedge) {
+                    (1, _) => &mut self.operations,
+                    (_, true) => &mut self.hedges,
+                    (_, false) => &mut self.retries,
+                };
+                *counter = counter.saturating_add(1);
             }
             Decision::Wait { .. } | Decision::AwaitOutcome { .. } => {}
             Decision::Succeeded { .. } => self.succeeded = self.succeeded.saturating_add(1),
@@ -99,6 +110,7 @@ impl Stats {
         self.operations = self.operations.saturating_add(other.operations);
         self.attempts = self.attempts.saturating_add(other.attempts);
         self.retries = self.retries.saturating_add(other.retries);
+        self.hedges = self.hedges.saturating_add(other.hedges);
         self.succeeded = self.succeeded.saturating_add(other.succeeded);
         self.reconciles = self.reconciles.saturating_add(other.reconciles);
         self.restarts = self.restarts.saturating_add(other.restarts);

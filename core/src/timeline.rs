@@ -59,10 +59,10 @@ pub enum Warning {
         /// The deadline, from the start.
         deadline_ms: u64,
     },
-    /// All attempts at their full timeout plus the longest waits take longer
-    /// than the deadline.
+    /// All attempts at their full timeout plus the longest waits (after the
+    /// time spent before the first attempt) end after the deadline.
     WorstCaseExceedsDeadline {
-        /// The unbounded worst case.
+        /// When the unbounded worst case ends, from the operation's start.
         worst_case_ms: u64,
         /// The deadline, from the start.
         deadline_ms: u64,
@@ -99,6 +99,8 @@ impl core::fmt::Display for Warning {
 pub struct Timeline {
     /// The deadline used, from the start: `min(total_budget_ms, deadline)`.
     pub deadline_ms: u64,
+    /// When the first attempt starts, from the operation's start.
+    pub first_attempt_at_ms: u64,
     /// The response reserve kept at the end.
     pub response_reserve_ms: u64,
     /// `max_attempts`.
@@ -116,8 +118,10 @@ pub struct Timeline {
     pub warnings: Vec<Warning>,
 }
 
-/// The worst-case timeline of `policy` against `deadline_ms` (from the start;
-/// `None` uses the policy's total budget alone).
+/// The worst-case timeline of `policy` against `deadline_ms` (from the
+/// operation's start; `None` uses the policy's total budget alone), when the
+/// first attempt starts `first_attempt_at_ms` after the operation did (time
+/// already spent queueing or connecting: 0 if none).
 ///
 /// ```
 /// use retryplan::{explain, Policy};
@@ -126,19 +130,19 @@ pub struct Timeline {
 ///     "response_reserve_ms": 0, "minimum_useful_attempt_ms": 100,
 ///     "backoff": {"base_ms": 100, "cap_ms": 2000}, "jitter": {"kind": "none"}
 /// }"#).unwrap();
-/// let timeline = explain(&policy, None);
+/// let timeline = explain(&policy, None, 0);
 /// assert_eq!(timeline.unbounded_worst_case_ms, Some(3300));
 /// assert_eq!(timeline.attempts_that_fit, 2);
 /// assert_eq!(timeline.warnings[0].to_string(), "max_attempts is 3 but only 2 attempts fit in 2000 ms");
 /// ```
 #[must_use]
-pub fn explain(policy: &Policy, deadline_ms: Option<u64>) -> Timeline {
+pub fn explain(policy: &Policy, deadline_ms: Option<u64>, first_attempt_at_ms: u64) -> Timeline {
     let mut options = OperationOptions::new(0);
     options.deadline_ms = deadline_ms;
     let mut operation = Operation::new(policy, 0, options).with_highest_draws();
     let failure = Outcome::Application { verdict: Verdict::Retryable };
     let mut steps = Vec::new();
-    let mut now = 0;
+    let mut now = first_attempt_at_ms;
     let mut previous_delay_ms = policy.backoff.base_ms;
     let mut decision = operation.poll(now);
     let ending = loop {
@@ -166,7 +170,13 @@ pub fn explain(policy: &Policy, deadline_ms: Option<u64>) -> Timeline {
             Ok(other) => break other,
             // The loop only feeds the running attempt and polls before an
             // ending, so the engine returns no error here.
-            Err(_) => break Decision::Succeeded { attempts: operation.attempts_started() },
+            Err(_) => {
+                break Decision::Succeeded {
+                    attempts: operation.attempts_started(),
+                    winner: 0,
+                    abort_attempts: crate::AttemptSet::EMPTY,
+                }
+            }
         }
     };
     let unbounded_worst_case_ms = unbounded_worst_case_ms(policy);
@@ -180,7 +190,8 @@ pub fn explain(policy: &Policy, deadline_ms: Option<u64>) -> Timeline {
             deadline_ms,
         });
     }
-    if let Some(worst_case_ms) = unbounded_worst_case_ms.filter(|worst| *worst > deadline_ms) {
+    let worst_case_end_ms = unbounded_worst_case_ms.map(|worst| worst.saturating_add(first_attempt_at_ms));
+    if let Some(worst_case_ms) = worst_case_end_ms.filter(|worst| *worst > deadline_ms) {
         warnings.push(Warning::WorstCaseExceedsDeadline { worst_case_ms, deadline_ms });
     }
     let guidance = policy.server_guidance;
@@ -189,6 +200,7 @@ pub fn explain(policy: &Policy, deadline_ms: Option<u64>) -> Timeline {
     }
     Timeline {
         deadline_ms,
+        first_attempt_at_ms,
         response_reserve_ms: policy.response_reserve_ms,
         configured_attempts: policy.max_attempts,
         attempts_that_fit,

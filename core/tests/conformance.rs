@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 
 use retryplan::{
     admit, backoff_ceilings_ms, classify, encode_grpc_timeout, explain, parse_grpc_pushback, parse_grpc_timeout,
-    parse_retry_after, parse_retry_after_ms_header, profiles, Error, IdempotencyKey, Operation, OperationOptions,
-    Outcome, Policy, PolicyConfig,
+    parse_retry_after, parse_retry_after_ms_header, profiles, redeliver, BreakerConfig, BreakerPermit, BudgetConfig,
+    CircuitBreaker, Dependency, Error, IdempotencyKey, Operation, OperationOptions, Outcome, Policy, PolicyConfig,
+    RetryBudget, RetryCharge,
 };
 use serde_json::{json, Map, Value};
 
@@ -89,6 +90,14 @@ fn run_operation(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<S
         options = options.with_idempotency_key(IdempotencyKey::new(key).expect("vector keys are valid"));
     }
     options.deadline_ms = u64_field(case, "deadline_ms");
+    let dependency = match case.get("dependency") {
+        Some(config) => match Dependency::from_json(&config.to_string()) {
+            Ok(dependency) => Some(dependency),
+            Err(error) => return failures.push(format!("{id}: invalid dependency: {error}")),
+        },
+        None => None,
+    };
+    options.dependency = dependency.clone();
     let start_ms = u64_field(case, "start_ms").expect("operation cases need start_ms");
     let mut operation = Operation::new(&policy, start_ms, options);
     if let Some(expected) = case.get("expect_idempotency_key") {
@@ -100,19 +109,113 @@ fn run_operation(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<S
     for (index, step) in steps.iter_mut().enumerate() {
         let step = step.as_object_mut().expect("a step is an object");
         let at_ms = u64_field(step, "at_ms").expect("a step needs at_ms");
-        let answer = match str_field(step, "call") {
-            "poll" => operation.poll(at_ms),
-            "cancel" => operation.cancel(at_ms),
+        let answer: Answer = match str_field(step, "call") {
+            "poll" => operation.poll(at_ms).map(|decision| to_value(&decision)),
+            "cancel" => operation.cancel(at_ms).map(|decision| to_value(&decision)),
             "outcome" => {
                 let attempt = u32::try_from(u64_field(step, "attempt").expect("outcome needs attempt")).expect("u32");
                 let outcome: Outcome =
                     serde_json::from_value(step.get("outcome").cloned().expect("outcome needs outcome"))
                         .unwrap_or_else(|error| panic!("{id} step {index}: bad outcome: {error}"));
-                operation.on_outcome(at_ms, attempt, &outcome)
+                operation.on_outcome(at_ms, attempt, &outcome).map(|decision| to_value(&decision))
+            }
+            "dependency_snapshot" => {
+                Ok(to_value(&dependency.as_ref().expect("dependency_snapshot needs a dependency").snapshot(at_ms)))
+            }
+            "budget_on_failure" => {
+                dependency.as_ref().and_then(|dependency| dependency.budget()).expect("a budget").on_failure(at_ms);
+                Ok(Value::Null)
             }
             other => panic!("{id}: unknown call `{other}`"),
         };
-        settle(step, answer.map(|decision| to_value(&decision)), fill, failures, &format!("{id} step {index}"));
+        settle(step, answer, fill, failures, &format!("{id} step {index}"));
+    }
+}
+
+/// Runs a `budget` case: calls on one retry budget, in order.
+fn run_budget(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String>, id: &str) {
+    let config: BudgetConfig = serde_json::from_value(case.get("budget").cloned().expect("a budget")).expect("config");
+    let budget = match RetryBudget::new(&config) {
+        Ok(budget) => budget,
+        Err(error) => return settle(case, Err(error), fill, failures, id),
+    };
+    let steps = case.get_mut("steps").and_then(Value::as_array_mut).expect("budget cases need steps");
+    for (index, step) in steps.iter_mut().enumerate() {
+        let step = step.as_object_mut().expect("a step is an object");
+        let at_ms = u64_field(step, "at_ms").expect("a step needs at_ms");
+        let answer = match str_field(step, "call") {
+            "on_request" => {
+                budget.on_request(at_ms);
+                Value::Null
+            }
+            "try_retry" => {
+                let after_timeout = step.get("after_timeout").and_then(Value::as_bool).unwrap_or(false);
+                match budget.try_retry(at_ms, after_timeout) {
+                    Some(charge) => json!({"granted": true, "cost": charge.cost}),
+                    None => json!({"granted": false}),
+                }
+            }
+            "on_success" => {
+                let charge =
+                    u64_field(step, "charge_cost").map(|cost| RetryCharge { cost: u32::try_from(cost).expect("u32") });
+                budget.on_success(at_ms, charge);
+                Value::Null
+            }
+            "on_failure" => {
+                budget.on_failure(at_ms);
+                Value::Null
+            }
+            "snapshot" => to_value(&budget.snapshot(at_ms)),
+            other => panic!("{id}: unknown budget call `{other}`"),
+        };
+        settle(step, Ok(answer), fill, failures, &format!("{id} step {index}"));
+    }
+}
+
+/// Runs a `breaker` case: calls on one circuit breaker, in order; results
+/// name the `try_acquire` step whose permit they return.
+fn run_breaker(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String>, id: &str) {
+    let config: BreakerConfig =
+        serde_json::from_value(case.get("breaker").cloned().expect("a breaker")).expect("config");
+    let breaker = match CircuitBreaker::new(&config) {
+        Ok(breaker) => breaker,
+        Err(error) => return settle(case, Err(error), fill, failures, id),
+    };
+    let mut permits: Vec<Option<BreakerPermit>> = Vec::new();
+    let steps = case.get_mut("steps").and_then(Value::as_array_mut).expect("breaker cases need steps");
+    for (index, step) in steps.iter_mut().enumerate() {
+        let step = step.as_object_mut().expect("a step is an object");
+        let at_ms = u64_field(step, "at_ms").expect("a step needs at_ms");
+        let permit = || {
+            let at = usize::try_from(u64_field(step, "permit_step").expect("permit_step")).expect("index");
+            permits.get(at).copied().flatten().unwrap_or_else(|| panic!("{id} step {index}: no permit at step {at}"))
+        };
+        let mut granted = None;
+        let answer = match str_field(step, "call") {
+            "try_acquire" => {
+                granted = breaker.try_acquire(at_ms);
+                match granted {
+                    Some(permit) => json!({"granted": true, "probe": permit.probe}),
+                    None => json!({"granted": false}),
+                }
+            }
+            "on_success" => {
+                breaker.on_success(at_ms, permit());
+                Value::Null
+            }
+            "on_failure" => {
+                breaker.on_failure(at_ms, permit());
+                Value::Null
+            }
+            "release" => {
+                breaker.release(permit());
+                Value::Null
+            }
+            "snapshot" => to_value(&breaker.snapshot(at_ms)),
+            other => panic!("{id}: unknown breaker call `{other}`"),
+        };
+        permits.push(granted);
+        settle(step, Ok(answer), fill, failures, &format!("{id} step {index}"));
     }
 }
 
@@ -120,6 +223,20 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
     let id = str_field(case, "id").to_owned();
     let answer: Answer = match str_field(case, "kind") {
         "operation" => return run_operation(case, fill, failures, &id),
+        "budget" => return run_budget(case, fill, failures, &id),
+        "breaker" => return run_breaker(case, fill, failures, &id),
+        "dependency" => {
+            let config = case.get("dependency").cloned().expect("a dependency");
+            Dependency::from_json(&config.to_string()).map(|dependency| to_value(&dependency.snapshot(0)))
+        }
+        "redelivery" => policy(case).and_then(|policy| {
+            let outcome: Outcome =
+                serde_json::from_value(case.get("outcome").cloned().expect("outcome")).expect("outcome");
+            let attempts = u32::try_from(u64_field(case, "attempts").expect("attempts")).expect("u32");
+            let first_seen_ms = u64_field(case, "first_seen_ms").expect("first_seen_ms");
+            let now_ms = u64_field(case, "now_ms").expect("now_ms");
+            redeliver(&policy, attempts, first_seen_ms, now_ms, &outcome).map(|redelivery| to_value(&redelivery))
+        }),
         "policy" => policy(case).map(|policy| to_value(&policy.to_config())),
         "backoff_ceilings" => {
             let retries = u32::try_from(u64_field(case, "retries").expect("retries")).expect("u32");
@@ -130,7 +247,10 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
                 serde_json::from_value(case.get("outcome").cloned().expect("outcome")).expect("outcome");
             classify(&policy, &outcome).map(|class| to_value(&class))
         }),
-        "explain" => policy(case).map(|policy| to_value(&explain(&policy, u64_field(case, "deadline_ms")))),
+        "explain" => policy(case).map(|policy| {
+            let first_attempt_at_ms = u64_field(case, "first_attempt_at_ms").unwrap_or(0);
+            to_value(&explain(&policy, u64_field(case, "deadline_ms"), first_attempt_at_ms))
+        }),
         "retry_after" => {
             parse_retry_after(str_field(case, "value"), u64_field(case, "now_unix_ms").expect("now_unix_ms"))
                 .map(|ms| json!(ms))
@@ -138,6 +258,12 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
         }
         "retry_after_ms" => {
             parse_retry_after_ms_header(str_field(case, "value")).map(|ms| json!(ms)).map_err(Error::from)
+        }
+        "http_outcome" => {
+            let header = |key: &str| case.get(key).and_then(Value::as_str);
+            let status = u16::try_from(u64_field(case, "status").expect("status")).expect("u16");
+            let now_unix_ms = u64_field(case, "now_unix_ms").expect("now_unix_ms");
+            Ok(to_value(&Outcome::from_http(status, header("retry_after"), header("retry_after_ms"), now_unix_ms)))
         }
         "grpc_pushback" => Ok(to_value(&parse_grpc_pushback(str_field(case, "value")))),
         "grpc_timeout_encode" => Ok(json!(encode_grpc_timeout(u64_field(case, "timeout_ms").expect("timeout_ms")))),

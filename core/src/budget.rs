@@ -1,0 +1,350 @@
+//! Retry budgets: bound the extra load retries add across many operations.
+//!
+//! One [`RetryBudget`] per downstream dependency, shared by every operation
+//! and thread that calls it (it is `Send + Sync`). Three models, one interface,
+//! chosen by [`BudgetConfig`]:
+//!
+//! - **token bucket** with gRPC retry-throttling semantics: starts full at
+//!   `max_tokens`; a retryable failure costs 1 token, a success returns
+//!   `token_ratio`; retries (and hedges) are allowed only while
+//!   `tokens > max_tokens / 2`. Kept in thousandths of a token, so a ratio with
+//!   three decimals is exact.
+//! - **ratio**: every original request deposits `retry_ratio` of a retry, every
+//!   retry withdraws one, and `min_retries_per_second` are always allowed, over a
+//!   sliding `window_ms`. Integer thousandths again, so 5 % of 100 requests is
+//!   exactly 5 retries (no over-allocation of fractional percentages).
+//! - **quota** like the AWS SDKs' standard mode: `capacity` units; a retry costs
+//!   `retry_cost` (`timeout_retry_cost` after a timeout); a successful retry
+//!   refunds what it cost, a successful first attempt adds `success_increment`.
+//!
+//! The retry is charged when it is about to be dispatched (after the wait), by
+//! [`Operation`](crate::Operation); a waiter that is cancelled spends nothing.
+
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Violation};
+use crate::policy::{permille_of, MAX_MS};
+use crate::window::SlidingWindow;
+
+/// The budget model and its numbers (JSON: `{"kind": "token_bucket", ...}`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum BudgetConfig {
+    /// gRPC retry throttling.
+    TokenBucket {
+        /// Bucket size, 1..=1000 tokens.
+        max_tokens: u32,
+        /// Tokens a success returns, in (0, max_tokens], at most three decimals.
+        token_ratio: f64,
+    },
+    /// Finagle/tower/Linkerd-style ratio budget.
+    Ratio {
+        /// Retries allowed per original request, in [0, 1], at most three
+        /// decimals (0.05 = 5 retries per 100 requests).
+        retry_ratio: f64,
+        /// Retries always allowed per second of window, on top of the ratio.
+        min_retries_per_second: u32,
+        /// The sliding window, >= 1 ms.
+        window_ms: u64,
+    },
+    /// AWS-SDK-style retry quota.
+    Quota {
+        /// Units when full (and at the start), >= 1.
+        capacity: u32,
+        /// Units a retry costs.
+        retry_cost: u32,
+        /// Units a retry after a timeout costs.
+        timeout_retry_cost: u32,
+        /// Units a successful first attempt returns.
+        success_increment: u32,
+    },
+}
+
+/// What a granted retry cost, returned to the budget when it succeeds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RetryCharge {
+    /// Units charged (quota model; 0 for the others).
+    pub cost: u32,
+}
+
+/// The budget's state, for metrics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BudgetSnapshot {
+    /// Token bucket state.
+    TokenBucket {
+        /// Tokens now, in thousandths.
+        tokens_milli: u64,
+        /// Bucket size, in thousandths.
+        max_tokens_milli: u64,
+        /// Whether a retry would be allowed now.
+        retries_allowed: bool,
+    },
+    /// Ratio budget state over the current window.
+    Ratio {
+        /// Original requests counted in the window.
+        requests: u64,
+        /// Retries granted in the window.
+        retries: u64,
+        /// Retries still available now, in thousandths.
+        balance_milli: u64,
+    },
+    /// Quota state.
+    Quota {
+        /// Units available.
+        available: u32,
+        /// Units when full.
+        capacity: u32,
+    },
+}
+
+// One state lives per dependency behind a lock: the ratio window's size is irrelevant.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum State {
+    TokenBucket { tokens_milli: u64, max_milli: u64, ratio_milli: u64 },
+    Ratio { window: SlidingWindow, deposit_milli: u64, reserve_milli: u64 },
+    Quota { available: u32, capacity: u32, retry_cost: u32, timeout_retry_cost: u32, success_increment: u32 },
+}
+
+/// Counter indexes in the ratio window.
+const REQUESTS: usize = 0;
+const RETRIES: usize = 1;
+
+/// A retry budget shared by every operation calling one dependency.
+#[derive(Debug)]
+pub struct RetryBudget {
+    state: Mutex<State>,
+}
+
+impl RetryBudget {
+    /// Validates a configuration; every broken rule names its field
+    /// (`budget.max_tokens`, ...).
+    ///
+    /// # Errors
+    /// [`Error::InvalidPolicy`] with every violation.
+    pub fn new(config: &BudgetConfig) -> Result<RetryBudget, Error> {
+        let mut violations = Vec::new();
+        let mut fail = |field: &str, message: String| violations.push(Violation { field: field.to_owned(), message });
+        let state = match *config {
+            BudgetConfig::TokenBucket { max_tokens, token_ratio } => {
+                if !(1..=1000).contains(&max_tokens) {
+                    fail("budget.max_tokens", format!("budget.max_tokens ({max_tokens}) must be in 1..=1000"));
+                }
+                let ratio_milli = match permille_of(token_ratio, 0.0, f64::from(max_tokens.max(1)), true) {
+                    Ok(value) => u64::from(value),
+                    Err(rule) => {
+                        fail("budget.token_ratio", format!("budget.token_ratio ({token_ratio}) {rule}"));
+                        0
+                    }
+                };
+                let max_milli = u64::from(max_tokens) * 1000;
+                State::TokenBucket { tokens_milli: max_milli, max_milli, ratio_milli }
+            }
+            BudgetConfig::Ratio { retry_ratio, min_retries_per_second, window_ms } => {
+                let deposit_milli = match permille_of(retry_ratio, 0.0, 1.0, false) {
+                    Ok(value) => u64::from(value),
+                    Err(rule) => {
+                        fail("budget.retry_ratio", format!("budget.retry_ratio ({retry_ratio}) {rule}"));
+                        0
+                    }
+                };
+                if window_ms == 0 || window_ms > MAX_MS {
+                    fail("budget.window_ms", format!("budget.window_ms ({window_ms}) must be in 1..={MAX_MS}"));
+                }
+                // Retries per second x seconds in the window, in thousandths of a retry.
+                let reserve_milli = u64::from(min_retries_per_second).saturating_mul(window_ms);
+                State::Ratio { window: SlidingWindow::new(window_ms), deposit_milli, reserve_milli }
+            }
+            BudgetConfig::Quota { capacity, retry_cost, timeout_retry_cost, success_increment } => {
+                if capacity == 0 {
+                    fail("budget.capacity", "budget.capacity (0) must be >= 1".to_owned());
+                }
+                for (field, cost) in
+                    [("budget.retry_cost", retry_cost), ("budget.timeout_retry_cost", timeout_retry_cost)]
+                {
+                    if cost > capacity {
+                        fail(field, format!("{field} ({cost}) must be <= budget.capacity ({capacity}), or no retry could ever be paid"));
+                    }
+                }
+                State::Quota { available: capacity, capacity, retry_cost, timeout_retry_cost, success_increment }
+            }
+        };
+        if !violations.is_empty() {
+            return Err(Error::InvalidPolicy { violations });
+        }
+        Ok(RetryBudget { state: Mutex::new(state) })
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        // A panic elsewhere while holding the lock cannot leave the counters
+        // half-updated (every update is a single assignment), so keep going.
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Counts an original request (a first attempt) dispatched at `now_ms`.
+    pub fn on_request(&self, now_ms: u64) {
+        if let State::Ratio { window, .. } = &mut *self.state() {
+            window.add(now_ms, REQUESTS, 1);
+        }
+    }
+
+    /// Asks to dispatch a retry (or a hedge) now. `after_timeout` says the
+    /// failure being retried was a timeout (the quota charges more).
+    /// `None` means refused: nothing was charged.
+    pub fn try_retry(&self, now_ms: u64, after_timeout: bool) -> Option<RetryCharge> {
+        match &mut *self.state() {
+            State::TokenBucket { tokens_milli, max_milli, .. } => {
+                (*tokens_milli * 2 > *max_milli).then_some(RetryCharge { cost: 0 })
+            }
+            State::Ratio { window, deposit_milli, reserve_milli } => {
+                let [requests, retries] = window.totals(now_ms);
+                let earned = requests.saturating_mul(*deposit_milli).saturating_add(*reserve_milli);
+                let spent = retries.saturating_mul(1000);
+                if earned.saturating_sub(spent) >= 1000 {
+                    window.add(now_ms, RETRIES, 1);
+                    Some(RetryCharge { cost: 0 })
+                } else {
+                    None
+                }
+            }
+            State::Quota { available, retry_cost, timeout_retry_cost, .. } => {
+                let cost = if after_timeout { *timeout_retry_cost } else { *retry_cost };
+                if *available >= cost {
+                    *available -= cost;
+                    Some(RetryCharge { cost })
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    /// Records a success; `charge` is what the attempt's retry cost, if it
+    /// was a retry.
+    pub fn on_success(&self, _now_ms: u64, charge: Option<RetryCharge>) {
+        match &mut *self.state() {
+            State::TokenBucket { tokens_milli, max_milli, ratio_milli } => {
+                *tokens_milli = tokens_milli.saturating_add(*ratio_milli).min(*max_milli);
+            }
+            State::Ratio { .. } => {}
+            State::Quota { available, capacity, success_increment, .. } => {
+                let refund = charge.map_or(*success_increment, |charge| charge.cost);
+                *available = available.saturating_add(refund).min(*capacity);
+            }
+        }
+    }
+
+    /// Records a retryable failure.
+    pub fn on_failure(&self, _now_ms: u64) {
+        if let State::TokenBucket { tokens_milli, .. } = &mut *self.state() {
+            *tokens_milli = tokens_milli.saturating_sub(1000);
+        }
+    }
+
+    /// The state at `now_ms`, for metrics.
+    #[must_use]
+    pub fn snapshot(&self, now_ms: u64) -> BudgetSnapshot {
+        match &*self.state() {
+            State::TokenBucket { tokens_milli, max_milli, .. } => BudgetSnapshot::TokenBucket {
+                tokens_milli: *tokens_milli,
+                max_tokens_milli: *max_milli,
+                retries_allowed: *tokens_milli * 2 > *max_milli,
+            },
+            State::Ratio { window, deposit_milli, reserve_milli } => {
+                let [requests, retries] = window.peek(now_ms);
+                let earned = requests.saturating_mul(*deposit_milli).saturating_add(*reserve_milli);
+                BudgetSnapshot::Ratio {
+                    requests,
+                    retries,
+                    balance_milli: earned.saturating_sub(retries.saturating_mul(1000)),
+                }
+            }
+            State::Quota { available, capacity, .. } => {
+                BudgetSnapshot::Quota { available: *available, capacity: *capacity }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ratio(retry_ratio: f64, min_retries_per_second: u32) -> RetryBudget {
+        RetryBudget::new(&BudgetConfig::Ratio { retry_ratio, min_retries_per_second, window_ms: 1_000 }).unwrap()
+    }
+
+    #[test]
+    fn five_per_hundred_at_ten_thousand_per_second_allows_five_hundred() {
+        let budget = ratio(0.05, 0);
+        for _ in 0..10_000 {
+            budget.on_request(0);
+        }
+        let granted = (0..10_000).filter(|_| budget.try_retry(0, false).is_some()).count();
+        assert_eq!(granted, 500);
+        // Ten clients each believing they own the whole allowance send ten times as much.
+        let clients: Vec<RetryBudget> = (0..10).map(|_| ratio(0.05, 0)).collect();
+        let total: usize = clients
+            .iter()
+            .map(|client| {
+                (0..10_000).for_each(|_| client.on_request(0));
+                (0..10_000).filter(|_| client.try_retry(0, false).is_some()).count()
+            })
+            .sum();
+        assert_eq!(total, 5_000);
+    }
+
+    #[test]
+    fn fractional_ratio_is_exact() {
+        let budget = ratio(0.333, 0);
+        (0..1_000).for_each(|_| budget.on_request(10));
+        assert_eq!((0..1_000).filter(|_| budget.try_retry(10, false).is_some()).count(), 333);
+        let budget = ratio(0.0, 3);
+        assert_eq!((0..10).filter(|_| budget.try_retry(0, false).is_some()).count(), 3, "the per-second minimum");
+    }
+
+    #[test]
+    fn token_bucket_follows_grpc_arithmetic() {
+        let budget = RetryBudget::new(&BudgetConfig::TokenBucket { max_tokens: 10, token_ratio: 0.1 }).unwrap();
+        for _ in 0..4 {
+            budget.on_failure(0);
+        }
+        assert!(budget.try_retry(0, false).is_some(), "6 tokens > 5");
+        budget.on_failure(0);
+        assert!(budget.try_retry(0, false).is_none(), "5 tokens is not > 5");
+        budget.on_success(0, None);
+        assert_eq!(
+            budget.snapshot(0),
+            BudgetSnapshot::TokenBucket { tokens_milli: 5_100, max_tokens_milli: 10_000, retries_allowed: true }
+        );
+        (0..20).for_each(|_| budget.on_failure(0));
+        assert!(matches!(budget.snapshot(0), BudgetSnapshot::TokenBucket { tokens_milli: 0, .. }));
+        (0..200).for_each(|_| budget.on_success(0, None));
+        assert!(matches!(budget.snapshot(0), BudgetSnapshot::TokenBucket { tokens_milli: 10_000, .. }));
+    }
+
+    #[test]
+    fn quota_charges_more_after_timeouts_and_refunds_successful_retries() {
+        let config = BudgetConfig::Quota { capacity: 20, retry_cost: 5, timeout_retry_cost: 10, success_increment: 1 };
+        let budget = RetryBudget::new(&config).unwrap();
+        let charge = budget.try_retry(0, true).unwrap();
+        assert_eq!(charge.cost, 10);
+        assert!(budget.try_retry(0, false).is_some());
+        assert!(budget.try_retry(0, false).is_some());
+        assert!(budget.try_retry(0, false).is_none(), "0 left");
+        budget.on_success(0, Some(charge));
+        budget.on_success(0, None);
+        assert_eq!(budget.snapshot(0), BudgetSnapshot::Quota { available: 11, capacity: 20 });
+    }
+
+    #[test]
+    fn invalid_configs_name_their_fields() {
+        let error = RetryBudget::new(&BudgetConfig::TokenBucket { max_tokens: 0, token_ratio: 0.0001 }).unwrap_err();
+        let Error::InvalidPolicy { violations } = error else { panic!() };
+        let fields: Vec<_> = violations.iter().map(|v| v.field.as_str()).collect();
+        assert_eq!(fields, ["budget.max_tokens", "budget.token_ratio"]);
+    }
+}

@@ -1,0 +1,140 @@
+//! The shared controls of one downstream dependency, in one object.
+//!
+//! A [`Dependency`] bundles an optional retry budget, circuit breaker and cap
+//! on in-flight retries and hedges. Create one per dependency, wrap it in an
+//! [`Arc`], and give it to every operation that calls that dependency
+//! ([`OperationOptions::with_dependency`](crate::OperationOptions::with_dependency)):
+//! the operation consults and feeds it at the right moments, so callers never
+//! have to.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::breaker::{BreakerConfig, BreakerSnapshot, CircuitBreaker};
+use crate::budget::{BudgetConfig, BudgetSnapshot, RetryBudget};
+use crate::concurrency::ConcurrencyLimit;
+use crate::error::Error;
+use crate::policy::read_json;
+
+/// Which controls a dependency has (JSON, snake_case; every field optional).
+///
+/// ```
+/// let config = retryplan::DependencyConfig::from_json(r#"{
+///     "budget": {"kind": "ratio", "retry_ratio": 0.05, "min_retries_per_second": 10, "window_ms": 10000},
+///     "breaker": {"trip": {"kind": "consecutive", "failures": 5}, "open_ms": 5000, "half_open_probes": 1},
+///     "max_concurrent_retries": 20
+/// }"#).unwrap();
+/// let dependency = retryplan::Dependency::new(&config).unwrap();
+/// assert!(dependency.budget().is_some());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DependencyConfig {
+    /// The retry budget, if any.
+    pub budget: Option<BudgetConfig>,
+    /// The circuit breaker, if any.
+    pub breaker: Option<BreakerConfig>,
+    /// The most retries and hedges in flight at once, if capped.
+    pub max_concurrent_retries: Option<u32>,
+}
+
+impl DependencyConfig {
+    /// Reads a configuration from JSON; errors name the field path.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPolicyJson`].
+    pub fn from_json(json: &str) -> Result<DependencyConfig, Error> {
+        read_json(json)
+    }
+}
+
+/// The state of every control, for metrics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct DependencySnapshot {
+    /// The budget's state, if it has one.
+    pub budget: Option<BudgetSnapshot>,
+    /// The breaker's state, if it has one.
+    pub breaker: Option<BreakerSnapshot>,
+    /// Retries and hedges in flight, if capped.
+    pub retries_in_flight: Option<u32>,
+}
+
+/// The value, or `None` after collecting its violations.
+fn keep<T>(result: Result<T, Error>, violations: &mut Vec<crate::error::Violation>) -> Option<T> {
+    match result {
+        Ok(value) => Some(value),
+        Err(Error::InvalidPolicy { violations: more }) => {
+            violations.extend(more);
+            None
+        }
+        Err(other) => {
+            violations.push(crate::error::Violation { field: String::new(), message: other.to_string() });
+            None
+        }
+    }
+}
+
+/// The shared controls of one dependency. `Send + Sync`; share it with [`Arc`].
+#[derive(Debug)]
+pub struct Dependency {
+    budget: Option<RetryBudget>,
+    breaker: Option<CircuitBreaker>,
+    retry_slots: Option<ConcurrencyLimit>,
+}
+
+impl Dependency {
+    /// Validates a configuration; violations from every control are reported together.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPolicy`] with every violation.
+    pub fn new(config: &DependencyConfig) -> Result<Arc<Dependency>, Error> {
+        let mut violations = Vec::new();
+        let budget = config.budget.and_then(|budget| keep(RetryBudget::new(&budget), &mut violations));
+        let breaker = config.breaker.and_then(|breaker| keep(CircuitBreaker::new(&breaker), &mut violations));
+        if !violations.is_empty() {
+            return Err(Error::InvalidPolicy { violations });
+        }
+        Ok(Arc::new(Dependency {
+            budget,
+            breaker,
+            retry_slots: config.max_concurrent_retries.map(ConcurrencyLimit::new),
+        }))
+    }
+
+    /// Reads and validates a configuration from JSON.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPolicyJson`] or [`Error::InvalidPolicy`].
+    pub fn from_json(json: &str) -> Result<Arc<Dependency>, Error> {
+        Dependency::new(&DependencyConfig::from_json(json)?)
+    }
+
+    /// The retry budget, if configured.
+    #[must_use]
+    pub fn budget(&self) -> Option<&RetryBudget> {
+        self.budget.as_ref()
+    }
+
+    /// The circuit breaker, if configured.
+    #[must_use]
+    pub fn breaker(&self) -> Option<&CircuitBreaker> {
+        self.breaker.as_ref()
+    }
+
+    /// The cap on in-flight retries and hedges, if configured.
+    #[must_use]
+    pub fn retry_slots(&self) -> Option<&ConcurrencyLimit> {
+        self.retry_slots.as_ref()
+    }
+
+    /// Every control's state at `now_ms`.
+    #[must_use]
+    pub fn snapshot(&self, now_ms: u64) -> DependencySnapshot {
+        DependencySnapshot {
+            budget: self.budget.as_ref().map(|budget| budget.snapshot(now_ms)),
+            breaker: self.breaker.as_ref().map(|breaker| breaker.snapshot(now_ms)),
+            retries_in_flight: self.retry_slots.as_ref().map(ConcurrencyLimit::in_flight),
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! Server guidance (HTTP Retry-After, gRPC pushback): a floor for the next
+//! delay, bounded by the policy's `server_guidance` section.
+//!
+//! When `honor` is false the guidance is ignored. A pushback that says "do
+//! not retry" refuses the retry. A requested wait above `cap_ms` is clamped
+//! to the cap or refuses the retry, as `above_cap` says. Whatever remains is
+//! a floor: the jittered delay is raised to it, never drawn below it.
+
+use crate::classify::Outcome;
+use crate::policy::{AboveCap, ServerGuidance};
+use crate::retry_after::Pushback;
+
+/// What the server's guidance in an outcome means under a policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ServerDelay {
+    /// No guidance (or the policy ignores it).
+    None,
+    /// Wait at least this long.
+    AtLeastMs(u64),
+    /// The server said not to retry.
+    DoNotRetry,
+    /// The server asked for more than the cap, and the policy gives up there.
+    AboveCap {
+        /// What the server asked for.
+        requested_ms: u64,
+    },
+}
+
+impl ServerGuidance {
+    /// Applies the policy's guidance rules to what the server said in `outcome`.
+    pub(crate) fn apply(&self, outcome: &Outcome) -> ServerDelay {
+        if !self.honor {
+            return ServerDelay::None;
+        }
+        let requested_ms = match *outcome {
+            Outcome::HttpStatus { retry_after_ms: Some(ms), .. }
+            | Outcome::GrpcStatus { pushback: Some(Pushback::RetryAfterMs(ms)), .. } => ms,
+            Outcome::GrpcStatus { pushback: Some(Pushback::DoNotRetry), .. } => return ServerDelay::DoNotRetry,
+            _ => return ServerDelay::None,
+        };
+        match self.above_cap {
+            _ if requested_ms <= self.cap_ms => ServerDelay::AtLeastMs(requested_ms),
+            AboveCap::Clamp => ServerDelay::AtLeastMs(self.cap_ms),
+            AboveCap::GiveUp => ServerDelay::AboveCap { requested_ms },
+        }
+    }
+}
