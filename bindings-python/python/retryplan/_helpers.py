@@ -20,13 +20,13 @@ from ._errors import (
     AttemptFailed,
     AttemptRecord,
     GaveUpError,
-    InvalidHeaderError,
     OperationFailed,
     ReconcileRequired,
     RestartRequired,
 )
 from ._native import (
     Decision,
+    Dependency,
     GaveUp,
     Operation,
     Outcome,
@@ -36,7 +36,6 @@ from ._native import (
     Stats,
     Succeeded,
     Wait,
-    parse_retry_after,
 )
 
 __all__ = [
@@ -46,6 +45,7 @@ __all__ = [
     "current_attempt",
     "default_outcome_of_exception",
     "http_outcome",
+    "response_outcome",
     "retry",
 ]
 
@@ -67,31 +67,31 @@ _CURRENT: "ContextVar[Optional[_Run]]" = ContextVar("retryplan_current_attempt",
 def http_outcome(
     status: int,
     retry_after: Optional[str] = None,
+    retry_after_ms: Optional[str] = None,
     *,
     now_unix: Optional[float] = None,
-    logger: Optional[logging.Logger] = None,
 ) -> Outcome:
-    """The outcome of an HTTP response: its status and its Retry-After header.
+    """The outcome of an HTTP response from its status and raw guidance headers.
 
-    ``retry_after`` is read by the engine's parser (delta-seconds or an
-    HTTP-date against the wall clock ``now_unix``, default ``time.time()``).
-    A header the parser rejects is logged and ignored: a server's malformed
-    guidance is not the caller's misuse.
+    The engine reads the headers one way for every language
+    (:meth:`Outcome.from_http`): ``retry-after-ms`` when readable, else
+    ``Retry-After`` (delta-seconds or an HTTP-date against the wall clock
+    ``now_unix``, default ``time.time()``); an unreadable value is no guidance.
     """
-    retry_after_ms = None
-    if retry_after is not None:
-        try:
-            retry_after_ms = parse_retry_after(retry_after, time.time() if now_unix is None else now_unix)
-        except InvalidHeaderError as error:
-            (logger or LOGGER).warning("ignoring Retry-After: %s", error, extra={"retryplan_header_error": error.code})
-    return Outcome.http_status(status, retry_after_ms)
+    return Outcome.from_http(status, retry_after, retry_after_ms, now_unix=time.time() if now_unix is None else now_unix)
+
+
+def response_outcome(headers: Any, status: int, now_unix: Optional[float] = None) -> Outcome:
+    """:func:`http_outcome` for a response whose ``headers.get`` is case-insensitive (httpx, requests, urllib3)."""
+    retry_after_ms = headers.get("retry-after-ms") or headers.get("x-ms-retry-after-ms")
+    return http_outcome(status, headers.get("retry-after"), retry_after_ms, now_unix=now_unix)
 
 
 def _httpx_outcome(exc: BaseException, httpx: Any) -> Optional[Outcome]:
     """httpx's exceptions in the engine's words (None: not an httpx transport failure)."""
     if isinstance(exc, httpx.HTTPStatusError):
         response = exc.response
-        return http_outcome(response.status_code, response.headers.get("retry-after"))
+        return response_outcome(response.headers, response.status_code)
     if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)):
         return _NOT_SENT
     if isinstance(exc, httpx.TimeoutException):
@@ -157,11 +157,14 @@ class _Run:
         idempotency_key: Optional[str],
         deadline: Optional[float],
         name: str,
+        dependency: Optional[Dependency] = None,
     ) -> None:
-        if seed is None and idempotency_key is None and deadline is None:
+        if seed is None and idempotency_key is None and deadline is None and dependency is None:
             self.op = Operation(policy, clock())  # the common case, without keyword parsing
         else:
-            self.op = Operation(policy, clock(), seed=seed, idempotency_key=idempotency_key, deadline=deadline)
+            self.op = Operation(
+                policy, clock(), seed=seed, idempotency_key=idempotency_key, deadline=deadline, dependency=dependency
+            )
         self.clock = clock
         self.logger = LOGGER if logger is None else logger
         self.stats = stats
@@ -347,7 +350,17 @@ class Attempt:
 class _Options:
     """What every helper takes, checked once."""
 
-    __slots__ = ("policy", "outcome_of_exception", "outcome_of_result", "logger", "stats", "clock", "seed", "name")
+    __slots__ = (
+        "policy",
+        "outcome_of_exception",
+        "outcome_of_result",
+        "logger",
+        "stats",
+        "clock",
+        "seed",
+        "name",
+        "dependency",
+    )
 
     def __init__(
         self,
@@ -359,6 +372,7 @@ class _Options:
         clock: Callable[[], float],
         seed: Optional[int],
         name: str,
+        dependency: Optional[Dependency] = None,
     ) -> None:
         if not isinstance(policy, Policy):
             from ._errors import ArgumentTypeError
@@ -377,10 +391,19 @@ class _Options:
         self.clock = clock
         self.seed = seed
         self.name = name
+        self.dependency = dependency
 
     def run(self, idempotency_key: Optional[str], deadline: Optional[float]) -> _Run:
         return _Run(
-            self.policy, self.clock, self.logger, self.stats, self.seed, idempotency_key, deadline, self.name
+            self.policy,
+            self.clock,
+            self.logger,
+            self.stats,
+            self.seed,
+            idempotency_key,
+            deadline,
+            self.name,
+            self.dependency,
         )
 
 
@@ -467,13 +490,16 @@ def attempts(
     sleep: Callable[[float], Any] = time.sleep,
     seed: Optional[int] = None,
     name: str = "operation",
+    dependency: Optional[Dependency] = None,
 ) -> Attempts:
     """Start one operation and iterate over its attempts (sync).
 
     ``deadline`` is a caller deadline on ``clock`` (seconds); ``seed`` fixes
-    the jitter and ids (tests only: the default draws from the OS).
+    the jitter and ids (tests only: the default draws from the OS);
+    ``dependency`` shares a retry budget, breaker and retry cap with every
+    operation that names it.
     """
-    options = _Options(policy, outcome_of_exception, None, logger, stats, clock, seed, name)
+    options = _Options(policy, outcome_of_exception, None, logger, stats, clock, seed, name, dependency)
     return Attempts(options, sleep, idempotency_key, deadline)
 
 
@@ -496,6 +522,7 @@ def retry(
     sleep: Optional[Callable[[float], Any]] = None,
     seed: Optional[int] = None,
     name: Optional[str] = None,
+    dependency: Optional[Dependency] = None,
 ) -> Callable[[F], F]:
     """Decorate a function (sync or ``async def``) so each call is one operation under ``policy``.
 
@@ -509,7 +536,7 @@ def retry(
 
     def decorate(fn: F) -> F:
         label = name or str(getattr(fn, "__qualname__", "operation"))
-        options = _Options(policy, outcome_of_exception, outcome_of_result, logger, stats, clock, seed, label)
+        options = _Options(policy, outcome_of_exception, outcome_of_result, logger, stats, clock, seed, label, dependency)
         if inspect.iscoroutinefunction(fn):
             from ._async import wrap_coroutine_function
 

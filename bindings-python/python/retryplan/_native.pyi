@@ -117,6 +117,21 @@ class Outcome:
     @staticmethod
     def cancelled() -> "Outcome":
         """The caller abandoned the attempt and the operation."""
+    @overload
+    @staticmethod
+    def from_http(
+        status: int, retry_after: Optional[str] = None, retry_after_ms: Optional[str] = None, *, now_unix: float
+    ) -> "Outcome":
+        """An HTTP outcome from the status and the raw guidance headers, read the engine's one way.
+
+        ``retry-after-ms`` wins when readable, else ``Retry-After`` (delta-seconds or an
+        HTTP-date against the wall clock ``now_unix``); an unreadable value is no guidance.
+        """
+    @overload
+    @staticmethod
+    def from_http(
+        status: int, retry_after: Optional[str] = None, retry_after_ms: Optional[str] = None, *, now_unix_ms: int
+    ) -> "Outcome": ...
     @property
     def kind(self) -> str:
         """The outcome's kind, as in JSON's ``type``."""
@@ -164,6 +179,9 @@ class StartAttempt(Decision):
     @property
     def remaining_budget_ms(self) -> int:
         """Budget left at the start, after the response reserve."""
+    @property
+    def hedge(self) -> bool:
+        """True for a hedge: an extra attempt while another still runs (the first acceptable result wins)."""
 
 @final
 class Wait(Decision):
@@ -206,6 +224,12 @@ class Succeeded(Decision):
     @property
     def attempts(self) -> int:
         """Attempts made, the successful one included."""
+    @property
+    def winner(self) -> int:
+        """The attempt whose result won."""
+    @property
+    def abort_attempts(self) -> Tuple[int, ...]:
+        """Attempts still running that the caller must abort now."""
 
 @final
 class GaveUp(Decision):
@@ -224,6 +248,9 @@ class GaveUp(Decision):
     @property
     def refused_delay_ms(self) -> Optional[int]:
         """The wait that was considered and refused, if one was computed."""
+    @property
+    def abort_attempts(self) -> Tuple[int, ...]:
+        """Attempts still running that the caller must abort now."""
 
 @final
 class Reconcile(Decision):
@@ -236,6 +263,9 @@ class Reconcile(Decision):
     @property
     def remaining_budget_ms(self) -> int:
         """Budget left now, after the response reserve, for the reconciliation."""
+    @property
+    def abort_attempts(self) -> Tuple[int, ...]:
+        """Attempts still running that the caller must abort now."""
 
 @final
 class Restart(Decision):
@@ -251,6 +281,9 @@ class Restart(Decision):
     @property
     def remaining_budget_ms(self) -> int:
         """Budget left now, after the response reserve."""
+    @property
+    def abort_attempts(self) -> Tuple[int, ...]:
+        """Attempts still running that the caller must abort now."""
 
 @final
 class Operation:
@@ -270,6 +303,7 @@ class Operation:
         idempotency_key: Optional[str] = None,
         deadline: Optional[float] = None,
         deadline_ms: Optional[int] = None,
+        dependency: Optional["Dependency"] = None,
     ) -> "Operation":
         """Starts an operation at ``now`` (seconds); ``seed=None`` draws seed and key from the OS."""
     @overload
@@ -282,6 +316,7 @@ class Operation:
         idempotency_key: Optional[str] = None,
         deadline: Optional[float] = None,
         deadline_ms: Optional[int] = None,
+        dependency: Optional["Dependency"] = None,
     ) -> "Operation":
         """Starts an operation at ``now_ms`` (integer ms)."""
     @overload
@@ -320,6 +355,9 @@ class Operation:
     @property
     def attempts_started(self) -> int:
         """Attempts started so far."""
+    @property
+    def running_attempts(self) -> Tuple[int, ...]:
+        """The attempts running now (hedging can run several), ascending."""
     @property
     def is_ended(self) -> bool:
         """True once an ending was returned."""
@@ -367,6 +405,9 @@ class Timeline:
     def deadline_ms(self) -> int:
         """The deadline used, in ms from the start."""
     @property
+    def first_attempt_at_ms(self) -> int:
+        """When the first attempt starts, in ms from the operation's start."""
+    @property
     def response_reserve_ms(self) -> int:
         """The response reserve kept at the end, in ms."""
     @property
@@ -413,6 +454,9 @@ class Stats:
     def retries(self) -> int:
         """Attempts after the first."""
     @property
+    def hedges(self) -> int:
+        """Hedged attempts started."""
+    @property
     def succeeded(self) -> int:
         """Operations that succeeded."""
     @property
@@ -433,8 +477,11 @@ class Stats:
 def classify(policy: Policy, outcome: Outcome) -> Classification:
     """Classifies an outcome under a policy."""
 
-def explain(policy: Policy, deadline_ms: Optional[int] = None) -> Timeline:
-    """The worst-case timeline of ``policy`` against ``deadline_ms`` (ms from the start; None: the budget alone)."""
+def explain(policy: Policy, deadline_ms: Optional[int] = None, *, first_attempt_at_ms: Optional[int] = None) -> Timeline:
+    """The worst-case timeline of ``policy`` against ``deadline_ms`` (ms from the start; None: the budget alone).
+
+    ``first_attempt_at_ms``: when the first attempt starts after the operation (time already spent; None or 0: at once).
+    """
 
 def backoff_ceilings_ms(policy: Policy, retries: int) -> List[int]:
     """The backoff ceilings of the first ``retries`` retries, in ms."""
@@ -469,3 +516,133 @@ def admit(deadline: float, now: float, *, reserve_ms: int, minimum_useful_ms: in
 
 @overload
 def admit(*, reserve_ms: int, minimum_useful_ms: int, deadline_ms: int, now_ms: int) -> Admission: ...
+
+@final
+class Dependency:
+    """The shared controls of one downstream dependency: retry budget, circuit breaker,
+    cap on in-flight retries. Pass it to every Operation calling that dependency. Thread-safe.
+
+    ``Dependency(budget={"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1})``
+    """
+
+    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: _JsonValue) -> "Dependency":
+        """A dependency from one dict or keyword arguments shaped like the JSON schema."""
+    @staticmethod
+    def from_json(text: str) -> "Dependency":
+        """A dependency from JSON text."""
+    @overload
+    def snapshot(self, now: float) -> Dict[str, _JsonValue]:
+        """The state of every control at ``now``, as a JSON-shaped dict."""
+    @overload
+    def snapshot(self, *, now_ms: int) -> Dict[str, _JsonValue]: ...
+    @property
+    def budget(self) -> Optional["RetryBudget"]:
+        """The dependency's retry budget, or None."""
+    @property
+    def breaker(self) -> Optional["CircuitBreaker"]:
+        """The dependency's circuit breaker, or None."""
+
+@final
+class RetryCharge:
+    """What a granted retry cost; hand it back with ``RetryBudget.on_success``."""
+
+    def __new__(cls, cost: int) -> "RetryCharge":
+        """A charge of ``cost`` units."""
+    @property
+    def cost(self) -> int:
+        """Units charged (quota model; 0 for the others)."""
+
+@final
+class RetryBudget:
+    """A retry budget (``token_bucket``, ``ratio`` or ``quota``), on its own or a Dependency's. Thread-safe."""
+
+    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: _JsonValue) -> "RetryBudget":
+        """A budget from one dict or keyword arguments (``kind`` and its numbers)."""
+    @overload
+    def on_request(self, now: float) -> None:
+        """Counts an original request (ratio model)."""
+    @overload
+    def on_request(self, *, now_ms: int) -> None: ...
+    @overload
+    def try_retry(self, now: float, after_timeout: bool = False) -> Optional[RetryCharge]:
+        """Asks for a retry: a RetryCharge when granted, None when refused."""
+    @overload
+    def try_retry(self, *, after_timeout: bool = False, now_ms: int) -> Optional[RetryCharge]: ...
+    @overload
+    def on_success(self, now: float, charge: Optional[RetryCharge] = None) -> None:
+        """Reports a success (with the charge of the retry that succeeded, if any)."""
+    @overload
+    def on_success(self, *, charge: Optional[RetryCharge] = None, now_ms: int) -> None: ...
+    @overload
+    def on_failure(self, now: float) -> None:
+        """Reports a failure."""
+    @overload
+    def on_failure(self, *, now_ms: int) -> None: ...
+    @overload
+    def snapshot(self, now: float) -> Dict[str, _JsonValue]:
+        """The budget's state at ``now``, as a JSON-shaped dict."""
+    @overload
+    def snapshot(self, *, now_ms: int) -> Dict[str, _JsonValue]: ...
+
+@final
+class BreakerPermit:
+    """Permission to send one request through a breaker; report it exactly once."""
+
+    @property
+    def probe(self) -> bool:
+        """True for a half-open probe."""
+
+@final
+class CircuitBreaker:
+    """A circuit breaker (``consecutive`` failures or failure ``ratio``), on its own or a Dependency's. Thread-safe."""
+
+    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: _JsonValue) -> "CircuitBreaker":
+        """A breaker from one dict or keyword arguments (``trip``, ``open_ms``, ``half_open_probes``)."""
+    @overload
+    def try_acquire(self, now: float) -> Optional[BreakerPermit]:
+        """Asks to send a request: a BreakerPermit, or None while open."""
+    @overload
+    def try_acquire(self, *, now_ms: int) -> Optional[BreakerPermit]: ...
+    @overload
+    def on_success(self, now: float, permit: BreakerPermit) -> None:
+        """Reports the permitted request succeeded."""
+    @overload
+    def on_success(self, *, permit: BreakerPermit, now_ms: int) -> None: ...
+    @overload
+    def on_failure(self, now: float, permit: BreakerPermit) -> None:
+        """Reports the permitted request failed."""
+    @overload
+    def on_failure(self, *, permit: BreakerPermit, now_ms: int) -> None: ...
+    def release(self, permit: BreakerPermit) -> None:
+        """Returns a permit whose request was never sent (or whose result does not count)."""
+    @overload
+    def snapshot(self, now: float) -> Dict[str, _JsonValue]:
+        """The breaker's state at ``now``, as a JSON-shaped dict."""
+    @overload
+    def snapshot(self, *, now_ms: int) -> Dict[str, _JsonValue]: ...
+
+@final
+class Redelivery:
+    """What to do with a queued message after one delivery."""
+
+    @property
+    def kind(self) -> Literal["acknowledge", "redeliver_after", "dead_letter"]:
+        """``acknowledge``, ``redeliver_after`` or ``dead_letter``."""
+    @property
+    def delay_ms(self) -> Optional[int]:
+        """The delay before the next delivery, in ms (redeliver_after only)."""
+    @property
+    def redeliver_at_ms(self) -> Optional[int]:
+        """When to deliver again, in ms (redeliver_after only)."""
+    @property
+    def reason(self) -> Optional[str]:
+        """Why the message goes to the dead-letter queue (dead_letter only)."""
+    def to_dict(self) -> Dict[str, _JsonValue]:
+        """The JSON form."""
+
+@overload
+def redeliver(policy: Policy, attempts: int, outcome: Outcome, first_seen: float, now: float) -> Redelivery:
+    """What happens to a queued message after delivery number ``attempts`` (1 for the first)."""
+
+@overload
+def redeliver(policy: Policy, attempts: int, outcome: Outcome, *, first_seen_ms: int, now_ms: int) -> Redelivery: ...

@@ -9,9 +9,9 @@
 * send a fresh ``X-Request-Id`` (the attempt's request id) and, when the
   policy's idempotency is ``keyed`` or ``unsafe``, the operation's stable
   ``Idempotency-Key`` (a key already on the request is used as the key);
-* report the status and ``Retry-After`` (delta-seconds or HTTP-date, read by
-  the engine against ``time.time()``), or the transport failure, and sleep
-  as the engine's ``Wait`` says.
+* report the status and the raw ``Retry-After`` / ``retry-after-ms`` headers
+  (read by the engine, an HTTP-date against ``time.time()``), or the
+  transport failure, and sleep as the engine's ``Wait`` says.
 
 The last response is returned when there is one (a 503 after the last
 attempt, a 404, a 409 that asks for a restart), with the final decision in
@@ -21,8 +21,13 @@ and an operation whose last attempt raised ends in ``GaveUpError`` chained
 from that exception.
 
 Per request, ``extensions={"retryplan": {"policy": ..., "idempotency_key":
-..., "deadline": ...}}`` overrides the transport's policy, sets the key, or
-passes a caller deadline (``time.monotonic()`` seconds).
+..., "deadline": ..., "dependency": ...}}`` overrides the transport's policy
+or dependency, sets the key, or passes a caller deadline
+(``time.monotonic()`` seconds). Pass ``dependency=`` to share a retry budget,
+circuit breaker and retry cap across every request to one service.
+
+Attempts run one at a time: a policy's hedging needs the engine API
+(``Operation.poll`` while attempts run).
 
 httpx's timeouts are per phase (connect, each read, each write): a server
 that trickles bytes can stretch a sync attempt past its window. The async
@@ -36,8 +41,8 @@ from typing import Any, Callable, Dict, Optional, Tuple
 
 import httpx
 
-from ._helpers import _Run, default_outcome_of_exception, http_outcome
-from ._native import Decision, Outcome, Policy, Reconcile, StartAttempt, Stats, Succeeded, Wait
+from ._helpers import _Run, default_outcome_of_exception, response_outcome
+from ._native import Decision, Dependency, Outcome, Policy, Reconcile, StartAttempt, Stats, Succeeded, Wait
 
 __all__ = ["AsyncRetryTransport", "RetryTransport"]
 
@@ -66,6 +71,7 @@ class _Common:
         seed: Optional[int],
         request_id_header: str,
         idempotency_key_header: str,
+        dependency: Optional[Dependency],
     ) -> None:
         if not isinstance(policy, Policy):
             raise TypeError(f"policy must be a retryplan.Policy, got {type(policy).__name__}")
@@ -77,13 +83,16 @@ class _Common:
         self.seed = seed
         self.request_id_header = request_id_header
         self.idempotency_key_header = idempotency_key_header
+        self.dependency = dependency
 
     def start(self, request: httpx.Request) -> Tuple[_Run, bool, Any]:
         options: Dict[str, Any] = request.extensions.get("retryplan") or {}
         policy = options.get("policy", self.policy)
         key = options.get("idempotency_key") or request.headers.get(self.idempotency_key_header)
         name = f"{request.method} {request.url.host}{request.url.path}"
-        run = _Run(policy, self.clock, self.logger, self.stats, self.seed, key, options.get("deadline"), name)
+        dependency = options.get("dependency", self.dependency)
+        deadline = options.get("deadline")
+        run = _Run(policy, self.clock, self.logger, self.stats, self.seed, key, deadline, name, dependency)
         return run, _sends_idempotency_key(policy), request.extensions.get("timeout")
 
     def prepare(self, request: httpx.Request, run: _Run, start: StartAttempt, sends_key: bool, base: Any) -> float:
@@ -99,12 +108,7 @@ class _Common:
         return left
 
     def outcome_of(self, response: httpx.Response) -> Outcome:
-        return http_outcome(
-            response.status_code,
-            response.headers.get("retry-after"),
-            now_unix=self.wall_clock(),
-            logger=self.logger,
-        )
+        return response_outcome(response.headers, response.status_code, now_unix=self.wall_clock())
 
     @staticmethod
     def finish(run: _Run, decision: Decision, response: Optional[httpx.Response]) -> httpx.Response:
@@ -131,6 +135,7 @@ class RetryTransport(httpx.BaseTransport, _Common):
         seed: Optional[int] = None,
         request_id_header: str = "X-Request-Id",
         idempotency_key_header: str = "Idempotency-Key",
+        dependency: Optional[Dependency] = None,
     ) -> None:
         _Common.__init__(
             self,
@@ -142,6 +147,7 @@ class RetryTransport(httpx.BaseTransport, _Common):
             seed=seed,
             request_id_header=request_id_header,
             idempotency_key_header=idempotency_key_header,
+            dependency=dependency,
         )
         self.transport = transport if transport is not None else httpx.HTTPTransport()
         self.sleep = sleep
@@ -211,6 +217,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport, _Common):
         seed: Optional[int] = None,
         request_id_header: str = "X-Request-Id",
         idempotency_key_header: str = "Idempotency-Key",
+        dependency: Optional[Dependency] = None,
     ) -> None:
         _Common.__init__(
             self,
@@ -222,6 +229,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport, _Common):
             seed=seed,
             request_id_header=request_id_header,
             idempotency_key_header=idempotency_key_header,
+            dependency=dependency,
         )
         self.transport = transport if transport is not None else httpx.AsyncHTTPTransport()
         self.sleep = sleep
