@@ -153,7 +153,7 @@ pub enum Outcome {
         /// The status, 100..=599. 1xx-3xx count as success.
         status: u16,
         /// A Retry-After delay already converted to milliseconds from now
-        /// (see [`parse_retry_after`](crate::parse_retry_after)).
+        /// (see [`parse_retry_after`], or build it with [`Outcome::from_http`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         retry_after_ms: Option<u64>,
     },

@@ -28,6 +28,20 @@ impl GiveUpCounts {
         *counts.slot_mut(reason)
     }
 
+    /// Counts one give-up.
+    pub fn add(&mut self, reason: GiveUpReason) {
+        let slot = self.slot_mut(reason);
+        *slot = slot.saturating_add(1);
+    }
+
+    /// Adds another set of counts.
+    pub fn merge(&mut self, other: &GiveUpCounts) {
+        for reason in GiveUpReason::ALL {
+            let slot = self.slot_mut(reason);
+            *slot = slot.saturating_add(other.get(reason));
+        }
+    }
+
     fn slot_mut(&mut self, reason: GiveUpReason) -> &mut u64 {
         match reason {
             GiveUpReason::AttemptsExhausted => &mut self.attempts_exhausted,
@@ -98,10 +112,7 @@ impl Stats {
             Decision::Succeeded { .. } => self.succeeded = self.succeeded.saturating_add(1),
             Decision::Reconcile { .. } => self.reconciles = self.reconciles.saturating_add(1),
             Decision::Restart { .. } => self.restarts = self.restarts.saturating_add(1),
-            Decision::GaveUp { reason, .. } => {
-                let slot = self.gave_up.slot_mut(*reason);
-                *slot = slot.saturating_add(1);
-            }
+            Decision::GaveUp { reason, .. } => self.gave_up.add(*reason),
         }
     }
 
@@ -114,9 +125,6 @@ impl Stats {
         self.succeeded = self.succeeded.saturating_add(other.succeeded);
         self.reconciles = self.reconciles.saturating_add(other.reconciles);
         self.restarts = self.restarts.saturating_add(other.restarts);
-        for reason in GiveUpReason::ALL {
-            let slot = self.gave_up.slot_mut(reason);
-            *slot = slot.saturating_add(other.gave_up.get(reason));
-        }
+        self.gave_up.merge(&other.gave_up);
     }
 }

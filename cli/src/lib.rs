@@ -1,0 +1,20 @@
+//! `retryplan`, the command-line tool: check a policy file, explain its worst
+//! case, simulate a fleet running it through an outage.
+//!
+//! The CLI makes no retry decision of its own: `explain` prints
+//! [`retryplan::explain`], and every attempt, wait and give-up in `simulate`
+//! comes from a [`retryplan::Operation`] with its client's
+//! [`retryplan::Dependency`]. The simulator only models the world.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod chart;
+pub mod explain;
+pub mod file;
+pub mod queue;
+pub mod report;
+pub mod rng;
+pub mod scenario;
+pub mod sim;
+pub mod simulate;

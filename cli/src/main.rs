@@ -1,0 +1,278 @@
+//! `retryplan`: check a policy file, explain its worst case, simulate a fleet.
+//!
+//! Exit codes: 0 ok; 1 the file is invalid (every problem printed with its
+//! field and rule); 2 usage or I/O error; 3 internal error (a bug: the engine
+//! refused an event from the simulator).
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+use retryplan_cli::file::{self, FileError, Plan, Selection};
+use retryplan_cli::simulate::{self, VariantName};
+use retryplan_cli::{chart, explain, report};
+
+#[derive(Parser)]
+#[command(name = "retryplan", version, about = "See what a retry policy does before an outage does it.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Validate a policy file; print every problem with its field and rule.
+    Check {
+        /// A policy, or a plan with policy/profiles/dependency/scenario.
+        file: String,
+        /// Check only this profile of the file's `profiles` (default: all).
+        #[arg(long)]
+        profile: Option<String>,
+    },
+    /// Print the policy's worst-case timeline against its deadline.
+    Explain {
+        /// A policy, or a plan with policy/profiles/dependency/scenario.
+        file: String,
+        /// Use this profile of the file's `profiles`.
+        #[arg(long)]
+        profile: Option<String>,
+        /// A caller's deadline, ms from the operation's start (default: the policy's total budget).
+        #[arg(long)]
+        deadline_ms: Option<u64>,
+        /// Time spent before the first attempt (queueing, connecting), ms.
+        #[arg(long, default_value_t = 0)]
+        first_attempt_at_ms: u64,
+        /// Print the timeline as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Simulate a fleet running the policy through the file's scenario.
+    Simulate {
+        /// A plan with a `scenario` (see examples/checkout.json).
+        file: String,
+        /// Use this profile of the file's `profiles`.
+        #[arg(long)]
+        profile: Option<String>,
+        /// Seed of the world and of every operation: same seed, same run.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print the full report (every bucket of every variant) as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Where to write the SVG chart.
+        #[arg(long, default_value = "target/retryplan-simulate.svg")]
+        svg: PathBuf,
+        /// Do not write the chart.
+        #[arg(long)]
+        no_svg: bool,
+        /// Variants to compare, comma-separated: as-written, no-jitter, no-budget, layered.
+        #[arg(long, value_delimiter = ',', default_value = "as-written,no-jitter,no-budget,layered")]
+        variants: Vec<String>,
+    },
+}
+
+/// Writes to stdout; a closed pipe (`| head`) ends the output quietly instead
+/// of panicking like `print!`.
+fn out(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+}
+
+const INVALID: u8 = 1;
+const USAGE: u8 = 2;
+const INTERNAL: u8 = 3;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Check { file, profile } => check(&file, profile.as_deref()),
+        Command::Explain { file, profile, deadline_ms, first_attempt_at_ms, json } => {
+            explain(&file, profile.as_deref(), deadline_ms, first_attempt_at_ms, json)
+        }
+        Command::Simulate { file, profile, seed, json, svg, no_svg, variants } => {
+            simulate(&file, profile.as_deref(), seed, json, (!no_svg).then_some(svg), &variants)
+        }
+    }
+}
+
+/// Prints a file error and returns its exit code.
+fn fail(path: &str, error: &FileError) -> ExitCode {
+    match error {
+        FileError::Io(message) => {
+            eprintln!("retryplan: {message}");
+            ExitCode::from(USAGE)
+        }
+        FileError::Usage(message) => {
+            eprintln!("retryplan: {path}: {message}");
+            ExitCode::from(USAGE)
+        }
+        FileError::Invalid(problems) => {
+            eprint!("{}", problem_list(path, problems));
+            ExitCode::from(INVALID)
+        }
+    }
+}
+
+fn problem_list(path: &str, problems: &[file::Problem]) -> String {
+    let noun = if problems.len() == 1 { "problem" } else { "problems" };
+    let mut text = format!("{path}: invalid, {} {noun}\n", problems.len());
+    for problem in problems {
+        let field = if problem.field.is_empty() { "(file)" } else { &problem.field };
+        text.push_str(&format!("  {field}: {}\n", problem.message));
+    }
+    text
+}
+
+fn load(path: &str, profile: Option<&str>, all_profiles: bool) -> Result<Plan, ExitCode> {
+    let text = file::read(path).map_err(|error| fail(path, &error))?;
+    file::load(&text, &Selection { profile, all_profiles }).map_err(|error| fail(path, &error))
+}
+
+fn check(path: &str, profile: Option<&str>) -> ExitCode {
+    let text = match file::read(path) {
+        Ok(text) => text,
+        Err(error) => return fail(path, &error),
+    };
+    match file::load(&text, &Selection { profile, all_profiles: profile.is_none() }) {
+        Ok(plan) => {
+            out(&format!("{path}: ok ({})\n", plan.sections.join(", ")));
+            ExitCode::SUCCESS
+        }
+        Err(FileError::Invalid(problems)) => {
+            // The problems are the command's output here.
+            out(&problem_list(path, &problems));
+            ExitCode::from(INVALID)
+        }
+        Err(error) => fail(path, &error),
+    }
+}
+
+fn explain(path: &str, profile: Option<&str>, deadline_ms: Option<u64>, first_at: u64, json: bool) -> ExitCode {
+    let plan = match load(path, profile, false) {
+        Ok(plan) => plan,
+        Err(code) => return code,
+    };
+    let timeline = retryplan::explain(&plan.policy, deadline_ms, first_at);
+    if json {
+        match serde_json::to_string_pretty(&timeline) {
+            Ok(text) => out(&format!("{text}\n")),
+            Err(error) => {
+                eprintln!("retryplan: cannot write JSON: {error}");
+                return ExitCode::from(INTERNAL);
+            }
+        }
+    } else {
+        let source =
+            if plan.policy_source == "policy" { path.to_owned() } else { format!("{path} ({})", plan.policy_source) };
+        out(&explain::render(&source, &timeline));
+    }
+    ExitCode::SUCCESS
+}
+
+fn simulate(
+    path: &str,
+    profile: Option<&str>,
+    seed: u64,
+    json: bool,
+    svg: Option<PathBuf>,
+    variant_names: &[String],
+) -> ExitCode {
+    let mut names = Vec::new();
+    for text in variant_names {
+        match VariantName::parse(text.trim()) {
+            Some(name) if !names.contains(&name) => names.push(name),
+            Some(_) => {}
+            None => {
+                let known: Vec<&str> = VariantName::ALL.iter().map(|variant| variant.name()).collect();
+                eprintln!("retryplan: unknown variant `{text}` (known: {})", known.join(", "));
+                return ExitCode::from(USAGE);
+            }
+        }
+    }
+    let plan = match load(path, profile, false) {
+        Ok(plan) => plan,
+        Err(code) => return code,
+    };
+    let Some(scenario) = plan.scenario.clone() else {
+        eprint!(
+            "{}",
+            problem_list(
+                path,
+                &[file::Problem {
+                    field: "scenario".to_owned(),
+                    message: "simulate needs a `scenario` (arrivals, capacity, phases): see examples/checkout.json"
+                        .to_owned(),
+                }]
+            )
+        );
+        return ExitCode::from(INVALID);
+    };
+    let variants = match simulate::variants(&plan, &scenario, &names) {
+        Ok(variants) => variants,
+        Err(message) => {
+            eprintln!("{path}: invalid, 1 problem\n  {message}");
+            return ExitCode::from(INVALID);
+        }
+    };
+
+    let started = Instant::now();
+    let show_progress = std::io::stderr().is_terminal();
+    let count = variants.len();
+    let mut last_shown = Instant::now();
+    let mut progress = |index: usize, done: f64| {
+        if show_progress && (last_shown.elapsed().as_millis() >= 200 || done >= 1.0) {
+            last_shown = Instant::now();
+            let name = variants.get(index).map_or("", |variant| variant.name.name());
+            eprint!("\rsimulating {name} ({}/{count}): {:>3.0}%   ", index + 1, done * 100.0);
+            let _ = std::io::stderr().flush();
+        }
+    };
+    let result = simulate::run(&plan, &scenario, &variants, seed, &mut progress);
+    if show_progress {
+        eprint!("\r{:60}\r", "");
+    }
+    let result = match result {
+        Ok(result) => result,
+        Err(error) => {
+            eprintln!("retryplan: internal error: {}", error.0);
+            return ExitCode::from(INTERNAL);
+        }
+    };
+    let elapsed = started.elapsed().as_secs_f64();
+    let attempts: u64 = result.variants.iter().map(|variant| variant.summary.attempts).sum();
+    eprintln!(
+        "simulated {} variant(s): {attempts} attempts in {elapsed:.2} s ({:.1} M simulated attempts/s)",
+        result.variants.len(),
+        attempts as f64 / elapsed.max(1e-9) / 1e6
+    );
+
+    if json {
+        match serde_json::to_string_pretty(&result) {
+            Ok(text) => out(&format!("{text}\n")),
+            Err(error) => {
+                eprintln!("retryplan: cannot write JSON: {error}");
+                return ExitCode::from(INTERNAL);
+            }
+        }
+    } else {
+        out(&report::table(&scenario, seed, &result.variants));
+    }
+    if let Some(svg_path) = svg {
+        let written = chart::svg(&scenario, seed, &result.variants).and_then(|text| {
+            if let Some(parent) = svg_path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent).map_err(|error| error.to_string())?;
+            }
+            std::fs::write(&svg_path, text).map_err(|error| error.to_string())
+        });
+        match written {
+            Ok(()) => eprintln!("chart written to {}", svg_path.display()),
+            Err(error) => {
+                eprintln!("retryplan: cannot write the chart to {}: {error}", svg_path.display());
+                return ExitCode::from(USAGE);
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}

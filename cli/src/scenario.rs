@@ -1,0 +1,373 @@
+//! The simulated world: arrivals, a dependency of finite capacity, and a
+//! timeline of trouble. Only the world is modelled here; every retry decision
+//! comes from `retryplan::Operation`.
+//!
+//! ```json
+//! "scenario": {
+//!   "duration_ms": 120000,          // arrivals stop here; operations in flight finish
+//!   "bucket_ms": 1000,              // width of one reported time bucket
+//!   "arrivals_per_second": 2000,    // new logical operations per second, fleet-wide
+//!   "arrival": "poisson",           // or "synchronized": every client fires at the same instants
+//!   "clients": 20,                  // client processes; each holds its own dependency controls
+//!   "capacity": {"workers": 64, "queue_limit": 2048},
+//!   "service_time": {"kind": "exponential", "mean_ms": 20},
+//!   "network_ms": 2,                // added to every response
+//!   "layers": 3,                    // depth of the `layered` variant
+//!   "propagate_deadline": true,     // layered: lower layers inherit the attempt's abort time
+//!   "phases": [
+//!     {"kind": "outage", "from_ms": 30000, "to_ms": 60000, "failure": "unavailable"},
+//!     {"kind": "brownout", "from_ms": 80000, "to_ms": 90000, "slowdown": 4}
+//!   ]
+//! }
+//! ```
+//!
+//! The dependency has `workers` servers, each serving one request at a time
+//! in arrival order (FCFS), and a queue of at most `queue_limit` waiting
+//! requests; a request arriving at a full queue is shed at once with a 503.
+//! The server never learns that a client gave up: a request that waits past
+//! its client's timeout is still served, which is wasted work (`served_late`).
+//! Outside the phases the dependency is healthy. An `unavailable` outage
+//! answers every request (and every response due during it) with a 503 at
+//! once (optionally with `retry_after_ms`), using no capacity. A `timeout`
+//! outage is a stall: the workers stop, requests pile up in the queue (up to
+//! `queue_limit`, then they are shed) and are served only after the stall, so
+//! the clients' attempts time out. A `brownout` multiplies service times by
+//! `slowdown`.
+//! After the last phase the dependency is healthy again; the report says
+//! whether the fleet recovered or stayed overloaded (metastable failure).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::file::Problem;
+
+/// The longest scenario accepted: one day of virtual time.
+pub const MAX_DURATION_MS: u64 = 86_400_000;
+/// The most buckets a report may have.
+pub const MAX_BUCKETS: u64 = 100_000;
+/// The most logical operations one variant may simulate.
+pub const MAX_OPERATIONS: f64 = 50_000_000.0;
+/// The deepest layered variant.
+pub const MAX_LAYERS: u32 = 6;
+
+/// How arrivals are spread in time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arrival {
+    /// Independent arrivals (exponential gaps) at the given rate.
+    #[default]
+    Poisson,
+    /// Every client starts an operation at the same instants (a shared timer,
+    /// a cron job, a reconnect after a deploy): the worst case for retry
+    /// synchronization.
+    Synchronized,
+}
+
+/// The dependency's capacity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Capacity {
+    /// Requests served at once.
+    pub workers: u32,
+    /// Requests that may wait for a worker; more are shed with a 503.
+    pub queue_limit: u32,
+}
+
+/// How long a healthy worker takes for one request.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ServiceTime {
+    /// Always `ms`.
+    Constant {
+        /// The service time.
+        ms: u64,
+    },
+    /// Uniform in `[min_ms, max_ms]`.
+    Uniform {
+        /// Shortest.
+        min_ms: u64,
+        /// Longest.
+        max_ms: u64,
+    },
+    /// Exponentially distributed with this mean (rounded to whole ms without bias).
+    Exponential {
+        /// The mean.
+        mean_ms: f64,
+    },
+}
+
+impl ServiceTime {
+    /// The mean service time in ms.
+    #[must_use]
+    pub fn mean_ms(&self) -> f64 {
+        match *self {
+            ServiceTime::Constant { ms } => ms as f64,
+            ServiceTime::Uniform { min_ms, max_ms } => (min_ms + max_ms) as f64 / 2.0,
+            ServiceTime::Exponential { mean_ms } => mean_ms,
+        }
+    }
+}
+
+/// What a failing dependency answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Failure {
+    /// HTTP 503 at once.
+    Unavailable,
+    /// A stall: no answer until the phase ends; the client's attempt times out.
+    Timeout,
+}
+
+/// One period of trouble.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Phase {
+    /// The dependency fails every request.
+    Outage {
+        /// Start, ms from the beginning.
+        from_ms: u64,
+        /// End (exclusive).
+        to_ms: u64,
+        /// How it fails.
+        failure: Failure,
+        /// A Retry-After sent with each 503, in ms.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retry_after_ms: Option<u64>,
+    },
+    /// The dependency is slower.
+    Brownout {
+        /// Start, ms from the beginning.
+        from_ms: u64,
+        /// End (exclusive).
+        to_ms: u64,
+        /// Service times are multiplied by this, in [1, 1000].
+        slowdown: f64,
+    },
+}
+
+impl Phase {
+    /// `[from_ms, to_ms)`.
+    #[must_use]
+    pub fn window(&self) -> (u64, u64) {
+        match *self {
+            Phase::Outage { from_ms, to_ms, .. } | Phase::Brownout { from_ms, to_ms, .. } => (from_ms, to_ms),
+        }
+    }
+
+    /// `outage` or `brownout`.
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Phase::Outage { .. } => "outage",
+            Phase::Brownout { .. } => "brownout",
+        }
+    }
+}
+
+fn default_bucket_ms() -> u64 {
+    1_000
+}
+fn default_clients() -> u32 {
+    1
+}
+fn default_layers() -> u32 {
+    3
+}
+fn default_true() -> bool {
+    true
+}
+
+/// The scenario as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioConfig {
+    /// Arrivals stop at this time (ms); operations in flight then finish.
+    pub duration_ms: u64,
+    /// Width of one reported bucket (ms).
+    #[serde(default = "default_bucket_ms")]
+    pub bucket_ms: u64,
+    /// New logical operations per second, across all clients.
+    pub arrivals_per_second: f64,
+    /// How arrivals are spread.
+    #[serde(default)]
+    pub arrival: Arrival,
+    /// Client processes, each with its own dependency controls.
+    #[serde(default = "default_clients")]
+    pub clients: u32,
+    /// The dependency's capacity.
+    pub capacity: Capacity,
+    /// Healthy service time.
+    pub service_time: ServiceTime,
+    /// Added to every response (ms).
+    #[serde(default)]
+    pub network_ms: u64,
+    /// Depth of the `layered` variant (each layer runs the policy; each
+    /// attempt of a layer is one operation of the layer below).
+    #[serde(default = "default_layers")]
+    pub layers: u32,
+    /// In the `layered` variant, whether a layer's operation gets its
+    /// caller's attempt abort time as its deadline (`true`, the rule "no
+    /// layer mints time"), or only its own budget (`false`, as in stacks that
+    /// do not propagate deadlines: a lower layer keeps retrying after its
+    /// caller has given up).
+    #[serde(default = "default_true")]
+    pub propagate_deadline: bool,
+    /// Trouble, in time order, not overlapping.
+    #[serde(default)]
+    pub phases: Vec<Phase>,
+}
+
+/// A validated scenario.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Scenario {
+    /// As written (and checked).
+    #[serde(flatten)]
+    pub config: ScenarioConfig,
+}
+
+impl Scenario {
+    /// Number of buckets in a report.
+    #[must_use]
+    pub fn buckets(&self) -> usize {
+        usize::try_from(self.config.duration_ms.div_ceil(self.config.bucket_ms)).unwrap_or(usize::MAX)
+    }
+
+    /// When the last phase ends (0 without phases).
+    #[must_use]
+    pub fn trigger_end_ms(&self) -> u64 {
+        self.config.phases.iter().map(|phase| phase.window().1).max().unwrap_or(0)
+    }
+
+    /// When the first phase starts.
+    #[must_use]
+    pub fn trigger_start_ms(&self) -> Option<u64> {
+        self.config.phases.iter().map(|phase| phase.window().0).min()
+    }
+
+    /// Healthy throughput of the dependency, requests per second.
+    #[must_use]
+    pub fn capacity_per_second(&self) -> f64 {
+        let mean = self.config.service_time.mean_ms().max(0.001);
+        f64::from(self.config.capacity.workers) * 1000.0 / mean
+    }
+}
+
+/// Reads and checks a scenario; every problem names its field (`scenario.`...).
+pub fn read(value: &Value) -> Result<Scenario, Vec<Problem>> {
+    let config: ScenarioConfig = serde_path_to_error::deserialize(value.clone()).map_err(|error| {
+        let path = error.path().to_string();
+        let field = if path == "." { "scenario".to_owned() } else { format!("scenario.{path}") };
+        vec![Problem::new(field, error.into_inner().to_string())]
+    })?;
+    let problems = check(&config);
+    if problems.is_empty() {
+        Ok(Scenario { config })
+    } else {
+        Err(problems)
+    }
+}
+
+fn check(c: &ScenarioConfig) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let mut fail = |field: &str, message: String| problems.push(Problem::new(format!("scenario.{field}"), message));
+    if !(1..=MAX_DURATION_MS).contains(&c.duration_ms) {
+        fail(
+            "duration_ms",
+            format!("scenario.duration_ms ({}) must be in 1..={MAX_DURATION_MS} (one day)", c.duration_ms),
+        );
+    }
+    if c.bucket_ms == 0 || c.bucket_ms > c.duration_ms.max(1) {
+        fail(
+            "bucket_ms",
+            format!("scenario.bucket_ms ({}) must be in 1..=duration_ms ({})", c.bucket_ms, c.duration_ms),
+        );
+    } else if c.duration_ms.div_ceil(c.bucket_ms) > MAX_BUCKETS {
+        fail(
+            "bucket_ms",
+            format!(
+                "scenario.bucket_ms ({}) makes {} buckets; at most {MAX_BUCKETS} are reported",
+                c.bucket_ms,
+                c.duration_ms.div_ceil(c.bucket_ms)
+            ),
+        );
+    }
+    if !(c.arrivals_per_second.is_finite() && c.arrivals_per_second > 0.0) {
+        fail(
+            "arrivals_per_second",
+            format!("scenario.arrivals_per_second ({}) must be a number > 0", c.arrivals_per_second),
+        );
+    } else {
+        let operations = c.arrivals_per_second * c.duration_ms as f64 / 1000.0;
+        if operations > MAX_OPERATIONS {
+            fail(
+                "arrivals_per_second",
+                format!(
+                    "scenario.arrivals_per_second ({}) over duration_ms ({}) makes {operations:.0} operations; at most {MAX_OPERATIONS:.0} per run",
+                    c.arrivals_per_second, c.duration_ms
+                ),
+            );
+        }
+    }
+    if !(1..=100_000).contains(&c.clients) {
+        fail("clients", format!("scenario.clients ({}) must be in 1..=100000", c.clients));
+    }
+    if !(1..=1_000_000).contains(&c.capacity.workers) {
+        fail("capacity.workers", format!("scenario.capacity.workers ({}) must be in 1..=1000000", c.capacity.workers));
+    }
+    let hour = 3_600_000;
+    match c.service_time {
+        ServiceTime::Constant { ms } if ms > hour => {
+            fail("service_time.ms", format!("scenario.service_time.ms ({ms}) must be <= {hour} (one hour)"));
+        }
+        ServiceTime::Uniform { min_ms, max_ms } if min_ms > max_ms || max_ms > hour => fail(
+            "service_time.max_ms",
+            format!("scenario.service_time.max_ms ({max_ms}) must be >= min_ms ({min_ms}) and <= {hour} (one hour)"),
+        ),
+        ServiceTime::Exponential { mean_ms } if !(mean_ms.is_finite() && mean_ms > 0.0 && mean_ms <= hour as f64) => {
+            fail(
+                "service_time.mean_ms",
+                format!("scenario.service_time.mean_ms ({mean_ms}) must be a number in (0, {hour}]"),
+            );
+        }
+        _ => {}
+    }
+    if c.network_ms > hour {
+        fail("network_ms", format!("scenario.network_ms ({}) must be <= {hour} (one hour)", c.network_ms));
+    }
+    if !(1..=MAX_LAYERS).contains(&c.layers) {
+        fail("layers", format!("scenario.layers ({}) must be in 1..={MAX_LAYERS}", c.layers));
+    }
+    let mut previous_end = 0;
+    for (index, phase) in c.phases.iter().enumerate() {
+        let (from_ms, to_ms) = phase.window();
+        let field = format!("phases[{index}]");
+        if from_ms >= to_ms {
+            fail(&format!("{field}.to_ms"), format!("scenario.{field}.to_ms ({to_ms}) must be > from_ms ({from_ms})"));
+        }
+        if to_ms > c.duration_ms {
+            fail(
+                &format!("{field}.to_ms"),
+                format!("scenario.{field}.to_ms ({to_ms}) must be <= duration_ms ({}): the scenario would end during the {}", c.duration_ms, phase.kind()),
+            );
+        }
+        if from_ms < previous_end {
+            fail(
+                &format!("{field}.from_ms"),
+                format!("scenario.{field}.from_ms ({from_ms}) must be >= the previous phase's to_ms ({previous_end}): phases are in time order and do not overlap"),
+            );
+        }
+        previous_end = previous_end.max(to_ms);
+        match *phase {
+            Phase::Brownout { slowdown, .. } if !(slowdown.is_finite() && (1.0..=1000.0).contains(&slowdown)) => fail(
+                &format!("{field}.slowdown"),
+                format!("scenario.{field}.slowdown ({slowdown}) must be a number in [1, 1000]"),
+            ),
+            Phase::Outage { retry_after_ms: Some(ms), .. } if ms > hour => fail(
+                &format!("{field}.retry_after_ms"),
+                format!("scenario.{field}.retry_after_ms ({ms}) must be <= {hour} (one hour)"),
+            ),
+            _ => {}
+        }
+    }
+    problems
+}

@@ -1,0 +1,409 @@
+//! The `retryplan` binary, driven as a person or a script would.
+//!
+//! Golden files live in `tests/golden/`; regenerate them after an intended
+//! change with `UPDATE_GOLDEN=1 cargo test -p retryplan-cli --test cli`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// The workspace root: commands run there so printed paths are stable.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
+}
+
+struct Output {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn retryplan(args: &[&str]) -> Output {
+    let output =
+        Command::new(env!("CARGO_BIN_EXE_retryplan")).args(args).current_dir(root()).output().expect("the binary runs");
+    let out = Output {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    };
+    assert!(!out.stderr.contains("panicked"), "the binary panicked: {}", out.stderr);
+    out
+}
+
+fn golden(name: &str, actual: &str) {
+    let path = root().join("cli/tests/golden").join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, actual).expect("write golden");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing golden {}", path.display()));
+    assert_eq!(actual, expected, "output differs from {} (UPDATE_GOLDEN=1 to accept)", path.display());
+}
+
+/// A scratch file with this text; its path (absolute).
+fn scratch(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("retryplan-cli-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write scratch file");
+    path.to_string_lossy().into_owned()
+}
+
+fn simulate_json(path: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["simulate", path, "--json", "--no-svg"];
+    args.extend_from_slice(extra);
+    let out = retryplan(&args);
+    assert_eq!(out.code, 0, "simulate failed: {}", out.stderr);
+    serde_json::from_str(&out.stdout).expect("simulate --json prints JSON")
+}
+
+fn variant<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["variants"].as_array().expect("variants").iter().find(|v| v["name"] == name).expect("variant present")
+}
+
+fn summary_u64(report: &Value, name: &str, field: &str) -> u64 {
+    variant(report, name)["summary"][field].as_u64().unwrap_or_else(|| panic!("{name}.{field}"))
+}
+
+// ---------------------------------------------------------------- explain
+
+#[test]
+fn explain_the_800_ms_checkout_whose_third_attempt_cannot_run() {
+    let out = retryplan(&["explain", "examples/policies/checkout.json", "--first-attempt-at-ms", "50"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("max_attempts is 3 but only 2 attempts fit in 800 ms"));
+    assert!(out.stdout.contains("Attempt 3 can never run."));
+    golden("explain_checkout_800.txt", &out.stdout);
+}
+
+#[test]
+fn explain_one_second_times_three_against_a_two_second_deadline() {
+    let out = retryplan(&["explain", "cli/tests/fixtures/one_second_x3.json", "--deadline-ms", "2000"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("Unbounded worst case: 3300 ms"));
+    assert!(out.stdout.contains("worst case 3300 ms exceeds the 2000 ms deadline"));
+    golden("explain_one_second_x3.txt", &out.stdout);
+}
+
+#[test]
+fn explain_warns_when_the_guidance_cap_is_longer_than_the_budget() {
+    let out = retryplan(&["explain", "cli/tests/fixtures/guidance_cap.json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("server_guidance.cap_ms (60000 ms) is not shorter than the whole 5000 ms deadline"));
+    golden("explain_guidance_cap.txt", &out.stdout);
+}
+
+#[test]
+fn explain_json_is_the_core_timeline() {
+    let out = retryplan(&["explain", "examples/policies/checkout.json", "--first-attempt-at-ms", "50", "--json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let timeline: Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(timeline["deadline_ms"], 800);
+    assert_eq!(timeline["attempts_that_fit"], 2);
+    assert_eq!(timeline["ending"]["reason"], "deadline_insufficient");
+    assert_eq!(timeline["warnings"][0]["type"], "attempts_do_not_fit");
+    // The same as the library's own answer, field for field.
+    let policy = retryplan::Policy::from_json(
+        &std::fs::read_to_string(root().join("examples/policies/checkout.json")).expect("read"),
+    )
+    .expect("valid");
+    let expected = serde_json::to_value(retryplan::explain(&policy, None, 50)).expect("serialize");
+    assert_eq!(timeline, expected);
+    golden("explain_checkout_800.json", &out.stdout);
+}
+
+#[test]
+fn explain_picks_a_profile_from_the_file() {
+    let path = scratch(
+        "profiles.json",
+        r#"{"profiles": {"fast": {"max_attempts": 2, "total_budget_ms": 500, "attempt_timeout": {"fixed_ms": 100}},
+                         "slow": {"max_attempts": 5, "total_budget_ms": 1000, "attempt_timeout": {"fixed_ms": 400}}}}"#,
+    );
+    let out = retryplan(&["explain", &path, "--profile", "slow", "--json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let timeline: Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(timeline["configured_attempts"], 5);
+    let ambiguous = retryplan(&["explain", &path]);
+    assert_eq!(ambiguous.code, 2);
+    assert!(ambiguous.stderr.contains("choose one with --profile (fast, slow)"), "{}", ambiguous.stderr);
+    let unknown = retryplan(&["explain", &path, "--profile", "nope"]);
+    assert_eq!(unknown.code, 2);
+    assert!(unknown.stderr.contains("no profile `nope`"), "{}", unknown.stderr);
+}
+
+// ---------------------------------------------------------------- check
+
+#[test]
+fn check_accepts_the_examples() {
+    let plan = retryplan(&["check", "examples/checkout.json"]);
+    assert_eq!((plan.code, plan.stdout.as_str()), (0, "examples/checkout.json: ok (policy, dependency, scenario)\n"));
+    let bare = retryplan(&["check", "examples/policies/checkout.json"]);
+    assert_eq!((bare.code, bare.stdout.as_str()), (0, "examples/policies/checkout.json: ok (policy)\n"));
+}
+
+#[test]
+fn check_lists_every_problem_with_its_field_and_rule() {
+    let out = retryplan(&["check", "cli/tests/fixtures/invalid.json"]);
+    assert_eq!(out.code, 1);
+    golden("check_invalid.txt", &out.stdout);
+}
+
+#[test]
+fn check_validates_every_profile() {
+    let path = scratch(
+        "bad_profile.json",
+        r#"{"profiles": {"good": {}, "bad": {"backoff": {"base_ms": 200, "cap_ms": 100}}}}"#,
+    );
+    let out = retryplan(&["check", &path]);
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.contains("profiles.bad.backoff.cap_ms: backoff.cap_ms (100) must be >= backoff.base_ms (200)"));
+    let only_good = retryplan(&["check", &path, "--profile", "good"]);
+    assert_eq!(only_good.code, 0, "{}", only_good.stdout);
+}
+
+// ---------------------------------------------------------------- bad input
+
+#[test]
+fn bad_input_is_a_clear_message_and_a_non_zero_exit() {
+    let cases: &[(&str, &str, i32, &str)] = &[
+        ("malformed.json", r#"{"policy": {"max_attempts": 3"#, 1, "not valid JSON"),
+        ("empty.json", "", 1, "not valid JSON"),
+        ("list.json", "[1, 2]", 1, "must hold one JSON object"),
+        ("typo.json", r#"{"max_attemps": 3}"#, 1, "max_attemps: unknown field `max_attemps`"),
+        ("top_typo.json", r#"{"policy": {}, "scenaro": {}}"#, 1, "unknown top-level field `scenaro`"),
+        ("mixed.json", r#"{"policy": {}, "max_attempts": 3}"#, 1, "unknown top-level field `max_attempts`"),
+        ("wrong_type.json", r#"{"policy": {"max_attempts": "three"}}"#, 1, "policy.max_attempts"),
+        ("dep_typo.json", r#"{"dependency": {"budgett": {}}}"#, 1, "dependency.budgett"),
+        (
+            "scenario_typo.json",
+            r#"{"scenario": {"duration_ms": 1000, "arrivals_per_second": 1, "capacity": {"workers": 1, "queue_limit": 0},
+                "service_time": {"kind": "constant", "ms": 1}, "outage": true}}"#,
+            1,
+            "unknown field `outage`",
+        ),
+        (
+            "phase_after_end.json",
+            r#"{"scenario": {"duration_ms": 1000, "arrivals_per_second": 1, "capacity": {"workers": 1, "queue_limit": 0},
+                "service_time": {"kind": "constant", "ms": 1},
+                "phases": [{"kind": "outage", "from_ms": 500, "to_ms": 2000, "failure": "timeout"}]}}"#,
+            1,
+            "scenario.phases[0].to_ms (2000) must be <= duration_ms (1000)",
+        ),
+        (
+            "backwards_phase.json",
+            r#"{"scenario": {"duration_ms": 1000, "arrivals_per_second": 1, "capacity": {"workers": 1, "queue_limit": 0},
+                "service_time": {"kind": "constant", "ms": 1},
+                "phases": [{"kind": "brownout", "from_ms": 500, "to_ms": 500, "slowdown": 2}]}}"#,
+            1,
+            "scenario.phases[0].to_ms (500) must be > from_ms (500)",
+        ),
+        (
+            "no_arrivals.json",
+            r#"{"scenario": {"duration_ms": 1000, "arrivals_per_second": 0, "capacity": {"workers": 1, "queue_limit": 0},
+                "service_time": {"kind": "constant", "ms": 1}}}"#,
+            1,
+            "scenario.arrivals_per_second (0) must be a number > 0",
+        ),
+        (
+            "too_big.json",
+            r#"{"scenario": {"duration_ms": 86400000, "arrivals_per_second": 1000000, "capacity": {"workers": 1, "queue_limit": 0},
+                "service_time": {"kind": "constant", "ms": 1}}}"#,
+            1,
+            "at most 50000000 per run",
+        ),
+        (
+            "negative.json",
+            r#"{"scenario": {"duration_ms": -5, "arrivals_per_second": 1, "capacity": {"workers": 1, "queue_limit": 0},
+                "service_time": {"kind": "constant", "ms": 1}}}"#,
+            1,
+            "scenario.duration_ms",
+        ),
+    ];
+    for (name, text, code, message) in cases {
+        let path = scratch(name, text);
+        for command in ["check", "explain", "simulate"] {
+            let out = retryplan(&[command, &path]);
+            let all = format!("{}{}", out.stdout, out.stderr);
+            assert_eq!(out.code, *code, "{command} {name}: {all}");
+            assert!(all.contains(message), "{command} {name}: expected {message:?} in {all}");
+        }
+    }
+}
+
+#[test]
+fn usage_and_io_errors_exit_with_two() {
+    let missing = retryplan(&["check", "no/such/file.json"]);
+    assert_eq!(missing.code, 2);
+    assert!(missing.stderr.contains("cannot read no/such/file.json"), "{}", missing.stderr);
+    assert_eq!(retryplan(&["explain"]).code, 2, "missing argument");
+    assert_eq!(retryplan(&["frobnicate"]).code, 2, "unknown command");
+    let variant = retryplan(&["simulate", "examples/checkout.json", "--variants", "as-written,bogus"]);
+    assert_eq!(variant.code, 2);
+    assert!(variant.stderr.contains("unknown variant `bogus`"), "{}", variant.stderr);
+}
+
+#[test]
+fn simulate_needs_a_scenario_and_a_simulable_depth() {
+    let out = retryplan(&["simulate", "examples/policies/checkout.json"]);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("simulate needs a `scenario`"), "{}", out.stderr);
+    let deep = scratch(
+        "deep.json",
+        r#"{"policy": {"max_attempts": 100},
+            "scenario": {"duration_ms": 1000, "arrivals_per_second": 1, "capacity": {"workers": 1, "queue_limit": 0},
+                         "service_time": {"kind": "constant", "ms": 1}, "layers": 3}}"#,
+    );
+    let out = retryplan(&["simulate", &deep, "--no-svg"]);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("could send 100^3 attempts per operation"), "{}", out.stderr);
+}
+
+// ---------------------------------------------------------------- simulate
+
+/// Every operation fails: a 503 outage over the whole run, arrivals only at
+/// t = 0 (`clients` operations at once), no shared controls, waits of 1 ms.
+fn all_fail(max_attempts: u32, layers: u32, propagate_deadline: bool) -> String {
+    scratch(
+        &format!("all_fail_{max_attempts}_{layers}_{propagate_deadline}.json"),
+        &format!(
+            r#"{{
+  "policy": {{"max_attempts": {max_attempts}, "total_budget_ms": 60000, "attempt_timeout": {{"fixed_ms": 10000}},
+             "response_reserve_ms": 0, "minimum_useful_attempt_ms": 1,
+             "backoff": {{"kind": "constant", "base_ms": 1, "multiplier": 1.0, "cap_ms": 1}}, "jitter": {{"kind": "none"}}}},
+  "scenario": {{"duration_ms": 10000, "arrivals_per_second": 0.5, "arrival": "synchronized", "clients": 5,
+               "capacity": {{"workers": 10, "queue_limit": 100}}, "service_time": {{"kind": "constant", "ms": 1}},
+               "layers": {layers}, "propagate_deadline": {propagate_deadline},
+               "phases": [{{"kind": "outage", "from_ms": 0, "to_ms": 10000, "failure": "unavailable"}}]}}
+}}"#
+        ),
+    )
+}
+
+#[test]
+fn layered_retries_multiply_to_27_and_64_when_everything_fails() {
+    for (attempts, expected, propagate) in [(3, 27, true), (4, 64, true), (3, 27, false), (4, 64, false)] {
+        let path = all_fail(attempts, 3, propagate);
+        let report = simulate_json(&path, &["--variants", "as-written,layered"]);
+        let operations = summary_u64(&report, "layered", "operations");
+        assert_eq!(operations, 5);
+        assert_eq!(
+            summary_u64(&report, "layered", "attempts"),
+            expected * operations,
+            "{attempts}x{attempts}x{attempts}"
+        );
+        assert_eq!(variant(&report, "layered")["summary"]["amplification"], f64::from(expected as u32));
+        assert_eq!(summary_u64(&report, "as-written", "attempts"), u64::from(attempts) * operations);
+        assert_eq!(summary_u64(&report, "layered", "succeeded"), 0);
+    }
+}
+
+#[test]
+fn simulate_is_deterministic_for_a_seed() {
+    // The example's world, shorter: a 5 s stall in 30 s, every variant.
+    let example: Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("examples/checkout.json")).expect("read"))
+            .expect("JSON");
+    let mut plan = example.clone();
+    plan["scenario"]["duration_ms"] = 30_000.into();
+    plan["scenario"]["arrivals_per_second"] = 500.into();
+    plan["scenario"]["capacity"]["workers"] = 16.into();
+    plan["scenario"]["phases"][0]["from_ms"] = 10_000.into();
+    plan["scenario"]["phases"][0]["to_ms"] = 15_000.into();
+    let path = scratch("deterministic.json", &plan.to_string());
+    let run = |seed: &str| retryplan(&["simulate", &path, "--json", "--no-svg", "--seed", seed]);
+    let first = run("7");
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(first.stdout == run("7").stdout, "same seed, same JSON");
+    assert!(first.stdout != run("8").stdout, "another seed, another run");
+    let report: Value = serde_json::from_str(&first.stdout).expect("JSON");
+    assert_eq!(report["seed"], 7);
+    assert_eq!(report["variants"].as_array().map(Vec::len), Some(4));
+    assert_eq!(report["variants"][0]["buckets"].as_array().map(Vec::len), Some(30));
+}
+
+/// A sustained 503 outage: every first attempt fails.
+fn sustained_outage(budget: &str) -> String {
+    scratch(
+        "sustained.json",
+        &format!(
+            r#"{{
+  "policy": {{"max_attempts": 3, "total_budget_ms": 2000, "attempt_timeout": {{"fixed_ms": 500}},
+             "response_reserve_ms": 0, "minimum_useful_attempt_ms": 10,
+             "backoff": {{"kind": "exponential", "base_ms": 20, "multiplier": 2.0, "cap_ms": 100}}, "jitter": {{"kind": "full"}}}},
+  "dependency": {{"budget": {budget}}},
+  "scenario": {{"duration_ms": 20000, "arrivals_per_second": 1000, "clients": 4,
+               "capacity": {{"workers": 100, "queue_limit": 100}}, "service_time": {{"kind": "constant", "ms": 5}},
+               "phases": [{{"kind": "outage", "from_ms": 0, "to_ms": 20000, "failure": "unavailable"}}]}}
+}}"#
+        ),
+    )
+}
+
+#[test]
+fn a_budget_caps_the_extra_load_of_a_sustained_outage_and_no_budget_multiplies_it() {
+    let path =
+        sustained_outage(r#"{"kind": "ratio", "retry_ratio": 0.1, "min_retries_per_second": 0, "window_ms": 10000}"#);
+    let report = simulate_json(&path, &["--variants", "as-written,no-budget"]);
+    let operations = summary_u64(&report, "as-written", "operations") as f64;
+    let budgeted = summary_u64(&report, "as-written", "retries") as f64;
+    let unbudgeted = summary_u64(&report, "no-budget", "retries") as f64;
+    assert!(budgeted <= 0.1 * operations, "budgeted retries {budgeted} exceed 10% of {operations} operations");
+    assert!(budgeted >= 0.09 * operations, "the budget is used: {budgeted}");
+    assert!(unbudgeted >= 1.9 * operations, "no budget: every operation retries twice ({unbudgeted})");
+    assert!(summary_u64(&report, "as-written", "budget_refusals") > 0);
+    let amplification = |name| variant(&report, name)["summary"]["amplification"].as_f64().expect("number");
+    assert!(amplification("as-written") <= 1.1 && amplification("no-budget") >= 2.9);
+    // Per bucket too: once the window is warm, each second's retries stay within the share.
+    for bucket in variant(&report, "as-written")["buckets"].as_array().expect("buckets").iter().skip(10) {
+        let (retries, arrivals) =
+            (bucket["retries"].as_f64().unwrap_or(0.0), bucket["arrivals"].as_f64().unwrap_or(0.0));
+        assert!(retries <= 0.2 * arrivals, "bucket {}: {retries} retries for {arrivals} arrivals", bucket["start_ms"]);
+    }
+}
+
+#[test]
+fn jitter_spreads_synchronized_retries() {
+    // 200 clients fire together once a second into a 503 outage; buckets of 10 ms.
+    let path = scratch(
+        "herd.json",
+        r#"{
+  "policy": {"max_attempts": 3, "total_budget_ms": 2000, "attempt_timeout": {"fixed_ms": 500},
+             "response_reserve_ms": 0, "minimum_useful_attempt_ms": 10,
+             "backoff": {"kind": "exponential", "base_ms": 100, "multiplier": 2.0, "cap_ms": 400}, "jitter": {"kind": "full"}},
+  "scenario": {"duration_ms": 5000, "bucket_ms": 10, "arrivals_per_second": 200, "arrival": "synchronized", "clients": 200,
+               "capacity": {"workers": 100, "queue_limit": 100}, "service_time": {"kind": "constant", "ms": 5},
+               "phases": [{"kind": "outage", "from_ms": 0, "to_ms": 5000, "failure": "unavailable"}]}
+}"#,
+    );
+    let report = simulate_json(&path, &["--variants", "as-written,no-jitter"]);
+    let peak = |name: &str| {
+        variant(&report, name)["buckets"]
+            .as_array()
+            .expect("buckets")
+            .iter()
+            .filter_map(|b| b["retries"].as_u64())
+            .max()
+    };
+    let (jittered, synchronized) = (peak("as-written").expect("peak"), peak("no-jitter").expect("peak"));
+    assert_eq!(synchronized, 200, "without jitter every client retries in the same 10 ms");
+    assert!(jittered * 2 < synchronized, "full jitter spreads them: peak {jittered} vs {synchronized}");
+    assert_eq!(summary_u64(&report, "as-written", "attempts"), summary_u64(&report, "no-jitter", "attempts"));
+}
+
+#[test]
+fn the_main_job_writes_a_chart() {
+    let svg = std::env::temp_dir().join(format!("retryplan-cli-tests-{}-chart.svg", std::process::id()));
+    let svg_arg = svg.to_string_lossy().into_owned();
+    let out = retryplan(&["simulate", "examples/checkout.json", "--svg", &svg_arg]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains(&format!("chart written to {svg_arg}")), "{}", out.stderr);
+    let text = std::fs::read_to_string(&svg).expect("the chart exists");
+    assert!(text.starts_with("<svg"), "an SVG document");
+    for label in ["as-written", "no-jitter", "no-budget", "layered", "outage"] {
+        assert!(text.contains(label), "the chart names {label}");
+    }
+    for label in ["attempt amplification", "success rate", "gave up: budget_exhausted", "METASTABLE", "recovered"] {
+        assert!(out.stdout.contains(label), "the table shows {label}:\n{}", out.stdout);
+    }
+}
