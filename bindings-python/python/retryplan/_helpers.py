@@ -220,7 +220,8 @@ class _Run:
     def report(self, start: StartAttempt, outcome: Outcome, exc: Optional[BaseException], result: Any = None) -> Any:
         decision = self.op.on_outcome(self.clock(), start.attempt, outcome)
         self.records.append((start, outcome, exc, decision, result))
-        if self.observe or not _is_step(decision):
+        kind = type(decision)
+        if self.observe or (kind is not StartAttempt and kind is not Wait):
             self.decided(decision)
         return decision
 
@@ -331,11 +332,16 @@ class Attempt:
             self._reported = True
             self._run.cancelled_attempt(self.decision, exc)
             return False
-        decision = self.report(self._outcome_of_exception(exc), exception=exc)
-        if not _is_step(decision) and type(decision) is not Succeeded:
-            self._owner._pending = None
-            raise self._run.failure(decision) from exc
-        return True
+        if self._owner is None:
+            raise RuntimeError("under @retry an attempt reports itself: return a value or raise")
+        self._reported = True
+        decision = self._run.report(self.decision, self._outcome_of_exception(exc), exc)
+        kind = type(decision)
+        if kind is StartAttempt or kind is Wait or kind is Succeeded:
+            self._owner._pending = decision
+            return True  # the engine will retry: the loop goes on
+        self._owner._pending = None
+        raise self._run.failure(decision) from exc
 
     async def __aenter__(self) -> "Attempt":
         return self
@@ -443,20 +449,20 @@ class Attempts:
     def __iter__(self) -> "Attempts":
         return self
 
-    def _next_decision(self) -> Any:
-        attempt = self._attempt
-        if attempt is not None and not attempt._reported:
-            raise RuntimeError(
-                f"attempt {attempt.number} ended without an outcome: use `with attempt:` or attempt.report(...)"
-            )
-        pending, self._pending = self._pending, None
-        return self._run.poll() if pending is None else pending
-
     def __next__(self) -> Attempt:
-        if self._run.op.is_ended and self._pending is None:
-            raise StopIteration
-        decision = self._next_decision()
         run = self._run
+        decision = self._pending
+        if decision is None:
+            attempt = self._attempt
+            if attempt is not None and not attempt._reported:
+                raise RuntimeError(
+                    f"attempt {attempt.number} ended without an outcome: use `with attempt:` or attempt.report(...)"
+                )
+            if run.op.is_ended:
+                raise StopIteration
+            decision = run.poll()
+        else:
+            self._pending = None
         while True:
             self.decision = decision
             kind = type(decision)
@@ -591,7 +597,8 @@ def _wrap_function(fn: Callable[..., Any], options: _Options, sleep: Callable[[f
                             raise
                     decision = op.poll(clock())
                 elif kind is Succeeded:
-                    run.decided(decision)
+                    if observe or run.logger.isEnabledFor(logging.DEBUG):
+                        run.decided(decision)
                     return result
                 else:
                     run.decided(decision)
