@@ -52,10 +52,10 @@ PY
   fi
 }
 
-find_python() {  # the interpreter for version $1, or nothing
+find_python() {  # the interpreter for version $1, or nothing when it is truly absent
   local v=$1 candidate
   for candidate in "$HOME"/.pyenv/versions/"$v".*/bin/python"$v" "$(command -v "python$v" 2>/dev/null || true)"; do
-    if [ -x "$candidate" ] && "$candidate" -c 'import sys, venv, ensurepip' 2>/dev/null; then
+    if [ -x "$candidate" ] && "$candidate" -c 'import sys' 2>/dev/null; then
       echo "$candidate"
       return
     fi
