@@ -145,33 +145,26 @@ class _Run:
     tuples (cheap on the hot path); ``history`` turns them into AttemptRecords.
     """
 
-    __slots__ = ("op", "clock", "logger", "stats", "records", "name", "observe", "current")
+    __slots__ = ("op", "clock", "options", "records", "observe", "current")
 
-    def __init__(
-        self,
-        policy: Policy,
-        clock: Callable[[], float],
-        logger: Optional[logging.Logger],
-        stats: Optional[Stats],
-        seed: Optional[int],
-        idempotency_key: Optional[str],
-        deadline: Optional[float],
-        name: str,
-        dependency: Optional[Dependency] = None,
-    ) -> None:
-        if seed is None and idempotency_key is None and deadline is None and dependency is None:
-            self.op = Operation(policy, clock())  # the common case, without keyword parsing
+    def __init__(self, options: "_Options", idempotency_key: Optional[str], deadline: Optional[float]) -> None:
+        clock = options.clock
+        if options.plain and idempotency_key is None and deadline is None:
+            self.op = Operation(options.policy, clock())  # the common case, without keyword parsing
         else:
             self.op = Operation(
-                policy, clock(), seed=seed, idempotency_key=idempotency_key, deadline=deadline, dependency=dependency
+                options.policy,
+                clock(),
+                seed=options.seed,
+                idempotency_key=idempotency_key,
+                deadline=deadline,
+                dependency=options.dependency,
             )
         self.clock = clock
-        self.logger = LOGGER if logger is None else logger
-        self.stats = stats
+        self.options = options
         self.records: List[Any] = []
-        self.name = name
         # Steps (StartAttempt, Wait) are counted and logged only when someone listens.
-        self.observe = stats is not None or self.logger.isEnabledFor(logging.DEBUG)
+        self.observe = options.stats is not None or options.logger.isEnabledFor(logging.DEBUG)
         self.current: Optional[StartAttempt] = None  # the attempt running under @retry
 
     @property
@@ -191,20 +184,21 @@ class _Run:
 
     def decided(self, decision: Any) -> Any:
         """Counts and logs a decision, then hands it back."""
-        if self.stats is not None:
-            self.stats.record(decision)
-        logger = self.logger
+        options = self.options
+        if options.stats is not None:
+            options.stats.record(decision)
+        logger = options.logger
         level = logging.DEBUG if _is_step(decision) or type(decision) is Succeeded else logging.INFO
         if logger.isEnabledFor(level):
             fields = decision.to_dict()
             kind = fields.pop("type")
             numbers = " ".join(f"{key}={value}" for key, value in fields.items())
-            fields["operation"] = self.name
+            fields["operation"] = options.name
             fields["idempotency_key"] = self.op.idempotency_key
             logger.log(
                 level,
                 "retryplan %s %s: %s",
-                self.name,
+                options.name,
                 kind,
                 numbers,
                 extra={"retryplan_decision": kind, "retryplan": fields},
@@ -245,7 +239,7 @@ class _Run:
             cls = ReconcileRequired
         elif not isinstance(decision, GaveUp):
             cls = RestartRequired
-        message = f"{self.name}: {decision!r} after {len(self.records)} attempt(s)"
+        message = f"{self.options.name}: {decision!r} after {len(self.records)} attempt(s)"
         error = cls(
             message,
             decision=decision,
@@ -366,6 +360,7 @@ class _Options:
         "seed",
         "name",
         "dependency",
+        "plain",
     )
 
     def __init__(
@@ -392,25 +387,16 @@ class _Options:
         self.policy = policy
         self.outcome_of_exception = outcome_of_exception or default_outcome_of_exception
         self.outcome_of_result = outcome_of_result
-        self.logger = logger
+        self.logger = LOGGER if logger is None else logger
         self.stats = stats
         self.clock = clock
         self.seed = seed
         self.name = name
         self.dependency = dependency
+        self.plain = seed is None and dependency is None  # an Operation from the policy and the clock alone
 
     def run(self, idempotency_key: Optional[str], deadline: Optional[float]) -> _Run:
-        return _Run(
-            self.policy,
-            self.clock,
-            self.logger,
-            self.stats,
-            self.seed,
-            idempotency_key,
-            deadline,
-            self.name,
-            self.dependency,
-        )
+        return _Run(self, idempotency_key, deadline)
 
 
 class Attempts:
@@ -584,7 +570,7 @@ def _wrap_function(fn: Callable[..., Any], options: _Options, sleep: Callable[[f
                         outcome = SUCCESS if outcome_of_result is None else outcome_of_result(result)
                         decision = op.on_outcome(clock(), start.attempt, outcome)
                         records.append((start, outcome, None, decision, result))
-                    run.current = None
+                    # run.current keeps the last attempt: current_attempt() is only asked inside fn.
                 elif kind is Wait:
                     if observe:
                         run.decided(decision)
@@ -597,7 +583,7 @@ def _wrap_function(fn: Callable[..., Any], options: _Options, sleep: Callable[[f
                             raise
                     decision = op.poll(clock())
                 elif kind is Succeeded:
-                    if observe or run.logger.isEnabledFor(logging.DEBUG):
+                    if observe:
                         run.decided(decision)
                     return result
                 else:

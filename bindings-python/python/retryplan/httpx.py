@@ -41,7 +41,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 
 import httpx
 
-from ._helpers import _Run, default_outcome_of_exception, response_outcome
+from ._helpers import _Options, _Run, default_outcome_of_exception, response_outcome
 from ._native import Decision, Dependency, Outcome, Policy, Reconcile, StartAttempt, Stats, Succeeded, Wait
 
 __all__ = ["AsyncRetryTransport", "RetryTransport"]
@@ -73,8 +73,7 @@ class _Common:
         idempotency_key_header: str,
         dependency: Optional[Dependency],
     ) -> None:
-        if not isinstance(policy, Policy):
-            raise TypeError(f"policy must be a retryplan.Policy, got {type(policy).__name__}")
+        _Options(policy, None, None, logger, stats, clock, seed, "", dependency)  # checks the policy's type
         self.policy = policy
         self.logger = logger
         self.stats = stats
@@ -91,8 +90,8 @@ class _Common:
         key = options.get("idempotency_key") or request.headers.get(self.idempotency_key_header)
         name = f"{request.method} {request.url.host}{request.url.path}"
         dependency = options.get("dependency", self.dependency)
-        deadline = options.get("deadline")
-        run = _Run(policy, self.clock, self.logger, self.stats, self.seed, key, deadline, name, dependency)
+        settings = _Options(policy, None, None, self.logger, self.stats, self.clock, self.seed, name, dependency)
+        run = settings.run(key, options.get("deadline"))
         return run, _sends_idempotency_key(policy), request.extensions.get("timeout")
 
     def prepare(self, request: httpx.Request, run: _Run, start: StartAttempt, sends_key: bool, base: Any) -> float:
