@@ -1,0 +1,57 @@
+// Conversions used by the wasm glue: the error class and plain-object factories.
+// Nothing here decides anything; it only shapes values the core computed.
+
+/** Misuse of the engine (never a failed attempt: those are decisions). */
+export class RetryplanError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = 'RetryplanError';
+    /** Stable, language-neutral code: the core's `Error::code()`. */
+    this.code = code;
+  }
+}
+
+export const makeError = (code, message) => new RetryplanError(code, message);
+
+export function addViolation(error, field, message) {
+  (error.violations ??= []).push({ field, message });
+}
+
+export function setErrorField(error, field) {
+  error.field = field;
+}
+
+// Keys only: values (enum names such as "http_status") stay snake_case.
+const camel = (key) => key.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+const snake = (key) => key.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
+
+function mapKeys(value, rename) {
+  if (Array.isArray(value)) return value.map((item) => mapKeys(item, rename));
+  if (value === null || typeof value !== 'object') return value;
+  if (value instanceof Map) value = Object.fromEntries(value);
+  const out = {};
+  for (const [key, item] of Object.entries(value)) out[rename(key)] = mapKeys(item, rename);
+  return out;
+}
+
+export const toCamel = (value) => mapKeys(value, camel);
+export const toSnake = (value) => mapKeys(value, snake);
+
+// Decision factories, one per variant, fields in the core's order.
+export const startAttempt = (attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs) => ({
+  type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs,
+});
+export const wait = (retry, delayMs, untilMs, serverDelayMs, remainingBudgetMs) =>
+  serverDelayMs === undefined
+    ? { type: 'wait', retry, delayMs, untilMs, remainingBudgetMs }
+    : { type: 'wait', retry, delayMs, untilMs, serverDelayMs, remainingBudgetMs };
+export const awaitOutcome = (inFlight, untilMs) => ({ type: 'await_outcome', inFlight, untilMs });
+export const succeeded = (attempts) => ({ type: 'succeeded', attempts });
+export const gaveUp = (reason, attempts, remainingBudgetMs, refusedDelayMs) =>
+  refusedDelayMs === undefined
+    ? { type: 'gave_up', reason, attempts, remainingBudgetMs }
+    : { type: 'gave_up', reason, attempts, remainingBudgetMs, refusedDelayMs };
+export const reconcile = (attempts, remainingBudgetMs) => ({ type: 'reconcile', attempts, remainingBudgetMs });
+export const restart = (attempts, deadlineMs, remainingBudgetMs) => ({
+  type: 'restart', attempts, deadlineMs, remainingBudgetMs,
+});
