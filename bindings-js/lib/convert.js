@@ -38,8 +38,11 @@ export const toCamel = (value) => mapKeys(value, camel);
 export const toSnake = (value) => mapKeys(value, snake);
 
 // Decision factories, one per variant, fields in the core's order.
-export const startAttempt = (attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs) => ({
-  type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs,
+// A request id arrives as its two 32-bit halves and is spelled as the core's
+// Display does: 16 lowercase hex digits.
+const hex8 = (half) => half.toString(16).padStart(8, '0');
+export const startAttempt = (attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs) => ({
+  type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId: hex8(idHigh) + hex8(idLow), remainingBudgetMs,
 });
 export const wait = (retry, delayMs, untilMs, serverDelayMs, remainingBudgetMs) =>
   serverDelayMs === undefined

@@ -37,14 +37,15 @@ function sleep(ms, signal) {
 }
 
 const TIMED_OUT = Symbol('timed out');
+const CANCELLED = Symbol('cancelled');
 
 /**
  * Runs one operation: calls `attempt(context)` whenever the core says to start
  * an attempt, reports the outcome it returns, and sleeps when told to wait.
  *
  * `attempt` resolves to `{ outcome, value?, error? }`. If it throws, the
- * operation is cancelled and the error is rethrown (a bug in the attempt is not
- * a failed attempt). If it does not settle by the decision's abort time, its
+ * operation ends and the error is rethrown (a bug in the attempt is not a
+ * failed attempt). If it does not settle by the decision's abort time, its
  * signal is aborted and the outcome is `{type: "transport", failure: "timed_out"}`.
  * If `options.signal` aborts, the operation is cancelled.
  *
@@ -55,6 +56,13 @@ export async function run(policy, attempt, options = {}) {
   const { signal, now = monotonicNow, seed, idempotencyKey, deadlineMs } = options;
   const operation = new Operation(policy, now(), { seed, idempotencyKey, deadlineMs });
   const key = operation.idempotencyKey;
+  // One listener on the caller's signal for the whole run (listeners are costly).
+  const running = { controller: undefined, cancel: undefined };
+  const onAbort = () => {
+    running.controller?.abort(signal.reason);
+    running.cancel?.(CANCELLED);
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
   let value;
   let error;
   const end = (decision) => ({ decision, value, error, idempotencyKey: key });
@@ -64,7 +72,7 @@ export async function run(policy, attempt, options = {}) {
       if (signal?.aborted) return end(operation.cancel(now()));
       switch (decision.type) {
         case 'start_attempt': {
-          const result = await runAttempt(decision, attempt, key, signal);
+          const result = await runAttempt(decision, attempt, key, running);
           if (result === CANCELLED) return end(operation.cancel(now()));
           if ('value' in result) value = result.value;
           if ('error' in result) error = result.error;
@@ -85,21 +93,19 @@ export async function run(policy, attempt, options = {}) {
       }
     }
   } finally {
+    signal?.removeEventListener('abort', onAbort);
     operation.free();
   }
 }
 
-const CANCELLED = Symbol('cancelled');
-
-async function runAttempt(decision, attempt, idempotencyKey, signal) {
+async function runAttempt(decision, attempt, idempotencyKey, running) {
   const controller = new AbortController();
-  const onAbort = () => controller.abort(signal.reason);
-  signal?.addEventListener('abort', onAbort, { once: true });
+  running.controller = controller;
   let cancelTimer;
-  const timeout = new Promise((resolve) => {
+  const stop = new Promise((resolve) => {
+    running.cancel = resolve;
     cancelTimer = after(decision.timeoutMs, () => resolve(TIMED_OUT));
   });
-  const cancelled = new Promise((resolve) => controller.signal.addEventListener('abort', () => resolve(CANCELLED)));
   try {
     const context = {
       attempt: decision.attempt,
@@ -109,7 +115,7 @@ async function runAttempt(decision, attempt, idempotencyKey, signal) {
       idempotencyKey,
       signal: controller.signal,
     };
-    const settled = await Promise.race([Promise.resolve().then(() => attempt(context)), timeout, cancelled]);
+    const settled = await Promise.race([attempt(context), stop]);
     if (settled === TIMED_OUT) {
       controller.abort(new DOMException('retryplan: attempt timed out', 'TimeoutError'));
       return { outcome: { type: 'transport', failure: 'timed_out' } };
@@ -120,7 +126,8 @@ async function runAttempt(decision, attempt, idempotencyKey, signal) {
     throw thrown;
   } finally {
     cancelTimer();
-    signal?.removeEventListener('abort', onAbort);
+    running.controller = undefined;
+    running.cancel = undefined;
   }
 }
 

@@ -33,7 +33,14 @@ extern "C" {
     fn to_snake(value: &JsValue) -> JsValue;
 
     #[wasm_bindgen(js_name = startAttempt)]
-    fn js_start_attempt(attempt: u32, timeout_ms: f64, abort_at_ms: f64, request_id: &str, remaining: f64) -> JsValue;
+    fn js_start_attempt(
+        attempt: u32,
+        timeout_ms: f64,
+        abort_at_ms: f64,
+        id_high: u32,
+        id_low: u32,
+        remaining: f64,
+    ) -> JsValue;
     #[wasm_bindgen(js_name = wait)]
     fn js_wait(retry: u32, delay_ms: f64, until_ms: f64, server_delay_ms: Option<f64>, remaining: f64) -> JsValue;
     #[wasm_bindgen(js_name = awaitOutcome)]
@@ -105,11 +112,35 @@ fn num(value: u64) -> f64 {
     value as f64
 }
 
-fn get(object: &JsValue, key: &str) -> Result<JsValue, JsValue> {
+/// The property names and tags read on every call, as JS strings made once
+/// (making a JS string from Rust costs more than a decision).
+const KEY_NAMES: [&str; 6] = ["type", "status", "retryAfterMs", "http_status", "success", "seed"];
+
+thread_local! {
+    static KEYS: Vec<JsValue> = KEY_NAMES.iter().map(|name| JsValue::from_str(name)).collect();
+}
+
+/// Calls `use_key` with `name` as a JS string: cached for the names in `KEY_NAMES`.
+fn with_key<T>(name: &'static str, use_key: impl FnOnce(&JsValue) -> T) -> T {
+    match KEY_NAMES.iter().position(|known| core::ptr::eq(*known, name) || *known == name) {
+        Some(index) => KEYS.with(|keys| match keys.get(index) {
+            Some(key) => use_key(key),
+            None => use_key(&JsValue::from_str(name)),
+        }),
+        None => use_key(&JsValue::from_str(name)),
+    }
+}
+
+/// True when `value` is the JS string `name` (no copy into Rust).
+fn is_str(value: &JsValue, name: &'static str) -> bool {
+    with_key(name, |key| value == key)
+}
+
+fn get(object: &JsValue, key: &'static str) -> Result<JsValue, JsValue> {
     if !object.is_object() {
         return Err(invalid("options", format!("expected an object with `{key}`")));
     }
-    Reflect::get(object, &JsValue::from_str(key))
+    with_key(key, |name| Reflect::get(object, name))
 }
 
 fn optional_number(object: &JsValue, key: &'static str) -> Result<Option<f64>, JsValue> {
@@ -151,7 +182,18 @@ fn pushback(value: &JsValue) -> Result<Option<Pushback>, JsValue> {
 
 /// A JS outcome object (`{type: "http_status", status, retryAfterMs?}`, ...) as a core `Outcome`.
 fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
-    let kind = string_field(value, "type")?;
+    let kind = get(value, "type")?;
+    // The common tags are compared as JS strings; the rest are read into Rust.
+    if is_str(&kind, "http_status") {
+        let status = optional_number(value, "status")?.ok_or_else(|| invalid("status", "is required".to_owned()))?;
+        let status = whole("status", status, f64::from(u16::MAX))? as u16;
+        let retry_after_ms = optional_number(value, "retryAfterMs")?.map(|v| ms("retryAfterMs", v)).transpose()?;
+        return Ok(Outcome::HttpStatus { status, retry_after_ms });
+    }
+    if is_str(&kind, "success") {
+        return Ok(Outcome::Success);
+    }
+    let kind = kind.as_string().ok_or_else(|| invalid("type", "must be a string".to_owned()))?;
     Ok(match kind.as_str() {
         "success" => Outcome::Success,
         "http_status" => {
@@ -168,12 +210,14 @@ fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
         "transport" => Outcome::Transport { failure: named("failure", &string_field(value, "failure")?)? },
         "application" => Outcome::Application { verdict: named("verdict", &string_field(value, "verdict")?)? },
         "cancelled" => Outcome::Cancelled,
-        other => return Err(invalid(
-            "outcome.type",
-            format!(
+        other => {
+            return Err(invalid(
+                "outcome.type",
+                format!(
                 "unknown outcome type {other:?} (success, http_status, grpc_status, transport, application, cancelled)"
             ),
-        )),
+            ))
+        }
     })
 }
 
@@ -181,13 +225,10 @@ fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
 fn decision(decision: Decision) -> JsValue {
     match decision {
         Decision::StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms } => {
-            js_start_attempt(
-                attempt,
-                num(timeout_ms),
-                num(abort_at_ms),
-                &request_id.to_string(),
-                num(remaining_budget_ms),
-            )
+            // The id's two 32-bit halves: JS spells them as the core's 16 hex digits
+            // (cheaper than decoding a string; the vectors pin the spelling).
+            let (high, low) = ((request_id.0 >> 32) as u32, request_id.0 as u32);
+            js_start_attempt(attempt, num(timeout_ms), num(abort_at_ms), high, low, num(remaining_budget_ms))
         }
         Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms } => {
             js_wait(retry, num(delay_ms), num(until_ms), server_delay_ms.map(num), num(remaining_budget_ms))

@@ -1,0 +1,101 @@
+// Benchmarks (not a test): `node bench.mjs` after ./build.sh.
+// 1. One decision through wasm, in ns.
+// 2. The retry loop's own overhead per attempt (no fetch, zero delay), against
+//    p-retry and cockatiel measured in the same run, as ratios.
+// 3. The gzip -9 size of what a browser downloads.
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import pRetry from 'p-retry';
+import { ConstantBackoff, handleAll, retry } from 'cockatiel';
+import { Operation, Policy, run } from 'retryplan';
+
+const ns = (ms) => ms * 1e6;
+
+function time(label, iterations, body) {
+  for (let i = 0; i < Math.min(iterations, 10000); i += 1) body(i); // warm up
+  const started = performance.now();
+  for (let i = 0; i < iterations; i += 1) body(i);
+  return (performance.now() - started) / iterations;
+}
+
+// 1. Decisions.
+const policy = Policy.fromConfig({
+  maxAttempts: 100,
+  totalBudgetMs: 1e12,
+  attemptTimeout: { fixedMs: 1e9 },
+  backoff: { kind: 'constant', baseMs: 0, capMs: 0 },
+  jitter: { kind: 'none' },
+});
+const inFlight = new Operation(policy, 0, { seed: 1 });
+inFlight.poll(0);
+const awaitNs = ns(time('await', 1_000_000, (i) => inFlight.poll(i)));
+
+const unavailable = { type: 'http_status', status: 503 };
+const success = { type: 'success' };
+const lifeMs = time('life', 200_000, (i) => {
+  const operation = new Operation(policy, 0, { seed: i });
+  let decision = operation.poll(0); // start_attempt 1
+  decision = operation.onOutcome(1, decision.attempt, unavailable); // start_attempt 2 (zero delay)
+  decision = operation.onOutcome(2, decision.attempt, unavailable); // start_attempt 3
+  operation.onOutcome(3, decision.attempt, success); // succeeded
+  operation.free();
+});
+const perDecisionNs = ns(lifeMs) / 4;
+
+// 2. Loop overhead per attempt: every attempt fails at once, zero delay, 100 attempts.
+const failure = new Error('unavailable'); // made once: no stack capture per attempt
+async function perAttempt(label, operations, body) {
+  let calls = 0;
+  const count = () => {
+    calls += 1;
+  };
+  await body(count); // warm up
+  calls = 0;
+  const started = performance.now();
+  for (let i = 0; i < operations; i += 1) await body(count);
+  return { label, usPerAttempt: ((performance.now() - started) * 1000) / calls, attemptsPerOperation: calls / operations };
+}
+const ours = await perAttempt('retryplan run()', 300, (count) =>
+  run(
+    policy,
+    () => {
+      count();
+      return { outcome: unavailable };
+    },
+    { seed: 1 },
+  ),
+);
+const pretry = await perAttempt('p-retry 9', 300, (count) =>
+  pRetry(
+    () => {
+      count();
+      throw failure;
+    },
+    { retries: 99, minTimeout: 0, maxTimeout: 0, factor: 1, randomize: false },
+  ).catch(() => {}),
+);
+const cockatielPolicy = retry(handleAll, { maxAttempts: 99, backoff: new ConstantBackoff(0) });
+const cockatiel = await perAttempt('cockatiel 4', 3, (count) =>
+  cockatielPolicy
+    .execute(() => {
+      count();
+      throw failure;
+    })
+    .catch(() => {}),
+);
+
+// 3. Size.
+const gz = (path) => gzipSync(readFileSync(new URL(path, import.meta.url)), { level: 9 }).length;
+const wasmGz = gz('./wasm/retryplan_js_bg.wasm');
+const glueGz = gz('./wasm/retryplan_js.js');
+const libGz = ['api.js', 'browser.js', 'convert.js', 'helpers.js'].reduce((sum, name) => sum + gz(`./lib/${name}`), 0);
+
+const r = (x) => x.toFixed(2);
+console.log(`node ${process.version}
+decision through wasm: ${awaitNs.toFixed(0)} ns (poll -> await_outcome), ${perDecisionNs.toFixed(0)} ns per decision over a 3-attempt operation's life (new + 4 decisions + free)
+  vs the core natively (criterion, README: 9-15 ns per step): about ${r(perDecisionNs / 12)}x
+loop overhead per attempt (no I/O, zero delay, ~100 attempts per operation):`);
+for (const row of [ours, pretry, cockatiel]) {
+  console.log(`  ${row.label.padEnd(16)} ${row.usPerAttempt.toFixed(2).padStart(9)} us/attempt  (${r(row.usPerAttempt / ours.usPerAttempt)}x retryplan; ${row.attemptsPerOperation} attempts/op)`);
+}
+console.log(`size, gzip -9: wasm ${wasmGz} B + glue ${glueGz} B = ${wasmGz + glueGz} B (goal 30720 B: ${r((wasmGz + glueGz) / 30720)}x); + lib/*.js ${libGz} B`);
