@@ -160,6 +160,10 @@ export async function retryFetch(input, init = {}, options = {}) {
     requestIdHeader = 'X-Request-Id',
     ...runOptions
   } = options;
+  if (typeof ReadableStream !== 'undefined' && init.body instanceof ReadableStream) {
+    // A stream can be sent once; every attempt must send the same body.
+    throw new RetryplanError('invalid_argument', 'invalid argument `init.body`: a ReadableStream cannot be resent; pass a string, Blob, ArrayBuffer, FormData or a Request');
+  }
   let previous;
   const result = await run(
     policy,

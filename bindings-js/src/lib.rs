@@ -90,7 +90,7 @@ fn ms(name: &'static str, value: f64) -> Result<u64, JsValue> {
         // In range and finite, so the conversion is exact after flooring.
         Ok(value.floor() as u64)
     } else {
-        Err(invalid(name, format!("must be a finite number of milliseconds in 0..=2^53-1, got {value}")))
+        Err(invalid(name, format!("must be a finite number of milliseconds in 0..=2^53-1, got {}", describe(value))))
     }
 }
 
@@ -99,7 +99,24 @@ fn whole(name: &'static str, value: f64, max: f64) -> Result<u64, JsValue> {
     if value.is_finite() && value.fract() == 0.0 && (0.0..=max).contains(&value) {
         Ok(value as u64)
     } else {
-        Err(invalid(name, format!("must be a whole number in 0..={max}, got {value}")))
+        Err(invalid(name, format!("must be a whole number in 0..={}, got {}", max as u64, describe(value))))
+    }
+}
+
+/// A refused number in words, without float formatting (it costs ~12 KB of wasm).
+fn describe(value: f64) -> String {
+    if value.is_nan() {
+        "NaN".to_owned()
+    } else if value.is_infinite() {
+        if value > 0.0 { "Infinity" } else { "-Infinity" }.to_owned()
+    } else if value < 0.0 {
+        "a negative number".to_owned()
+    } else if value.fract() != 0.0 {
+        "a fraction".to_owned()
+    } else if value > MAX_SAFE {
+        "a number above 2^53-1".to_owned()
+    } else {
+        (value as u64).to_string()
     }
 }
 
@@ -163,7 +180,7 @@ fn named<'de, T: Deserialize<'de>>(key: &'static str, name: &str) -> Result<T, J
 
 fn grpc_code(name: &str) -> Result<GrpcCode, JsValue> {
     GrpcCode::ALL.into_iter().find(|code| code.name() == name).ok_or_else(|| {
-        invalid("code", format!("unknown gRPC code {name:?} (use the snake_case name, e.g. \"unavailable\")"))
+        invalid("code", format!("unknown gRPC code \"{name}\" (use the snake_case name, e.g. \"unavailable\")"))
     })
 }
 
@@ -214,7 +231,7 @@ fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
             return Err(invalid(
                 "outcome.type",
                 format!(
-                "unknown outcome type {other:?} (success, http_status, grpc_status, transport, application, cancelled)"
+                "unknown outcome type \"{other}\" (success, http_status, grpc_status, transport, application, cancelled)"
             ),
             ))
         }
@@ -296,7 +313,7 @@ fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
             deadline_ms: number("deadlineMs")?,
             remaining_budget_ms: number("remainingBudgetMs")?,
         },
-        other => return Err(invalid("decision.type", format!("unknown decision type {other:?}"))),
+        other => return Err(invalid("decision.type", format!("unknown decision type \"{other}\""))),
     })
 }
 

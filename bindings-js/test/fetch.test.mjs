@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { Policy, retryFetch } from 'retryplan';
+import { Policy, RetryplanError, retryFetch } from 'retryplan';
 
 // Each path scripts its answers by attempt: a list of actions, the last repeating.
 const scripts = {
@@ -136,4 +136,11 @@ test('aborting the caller signal cancels the operation', async () => {
   setTimeout(() => controller.abort(), 100);
   const result = await retryFetch(`${base}/stall`, {}, { policy: policy(), signal: controller.signal });
   assert.deepEqual([result.decision.type, result.decision.reason], ['gave_up', 'cancelled']);
+});
+
+test('a stream body cannot be resent, so it is refused up front', async () => {
+  const body = new ReadableStream({ start: (controller) => controller.close() });
+  await assert.rejects(retryFetch(`${base}/busy-then-ok`, { method: 'POST', body, duplex: 'half' }, { policy: policy() }), (error) => {
+    return error instanceof RetryplanError && error.code === 'invalid_argument';
+  });
 });
