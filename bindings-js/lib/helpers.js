@@ -2,7 +2,7 @@
 // say. They choose nothing: no defaults for the policy, no extra attempts, no
 // clamping. The only judgement here is converting what the platform reports
 // (a thrown fetch error, a response) into the core's Outcome vocabulary.
-import { Operation, parseRetryAfter } from '../wasm/retryplan_js.js';
+import { Operation } from '../wasm/retryplan_js.js';
 import { RetryplanError } from './convert.js';
 
 const monotonicNow = () => performance.now();
@@ -43,7 +43,9 @@ const CANCELLED = Symbol('cancelled');
  * Runs one operation: calls `attempt(context)` whenever the core says to start
  * an attempt, reports the outcome it returns, and sleeps when told to wait.
  *
- * `attempt` resolves to `{ outcome, value?, error? }`. If it throws, the
+ * `attempt` resolves to `{ outcome, value?, error? }`, or for an HTTP response
+ * to `{ http: { status, retryAfter }, value? }` with the raw Retry-After header
+ * (the core reads it; a malformed one carries no guidance). If it throws, the
  * operation ends and the error is rethrown (a bug in the attempt is not a
  * failed attempt). If it does not settle by the decision's abort time, its
  * signal is aborted and the outcome is `{type: "transport", failure: "timed_out"}`.
@@ -76,7 +78,10 @@ export async function run(policy, attempt, options = {}) {
           if (result === CANCELLED) return end(operation.cancel(now()));
           if ('value' in result) value = result.value;
           if ('error' in result) error = result.error;
-          decision = operation.onOutcome(now(), decision.attempt, result.outcome);
+          decision =
+            result.http === undefined
+              ? operation.onOutcome(now(), decision.attempt, result.outcome)
+              : operation.onHttpResponse(now(), decision.attempt, result.http.status, result.http.retryAfter ?? undefined, Date.now());
           break;
         }
         case 'wait':
@@ -182,17 +187,7 @@ export async function retryFetch(input, init = {}, options = {}) {
         return { outcome: { type: 'transport', failure: transportFailure(thrown) }, error: thrown };
       }
       previous = response;
-      const outcome = { type: 'http_status', status: response.status };
-      const retryAfter = response.headers.get('retry-after');
-      if (retryAfter !== null) {
-        try {
-          outcome.retryAfterMs = parseRetryAfter(retryAfter, Date.now());
-        } catch (thrown) {
-          // A malformed Retry-After carries no guidance (RFC 9110 leaves it to the client).
-          if (!(thrown instanceof RetryplanError)) throw thrown;
-        }
-      }
-      return { outcome, value: response };
+      return { http: { status: response.status, retryAfter: response.headers.get('retry-after') }, value: response };
     },
     runOptions,
   );

@@ -268,6 +268,11 @@ export class Operation {
   constructor(policy: Policy, nowMs: number, options?: OperationOptions);
   poll(nowMs: number): StartAttempt | Wait | AwaitOutcome | Ending;
   onOutcome(nowMs: number, attempt: number, outcome: Outcome): Decision;
+  /**
+   * Reports an HTTP response with its raw Retry-After header (null when absent),
+   * read against `nowUnixMs` (Date.now()); a malformed header carries no guidance.
+   */
+  onHttpResponse(nowMs: number, attempt: number, status: number, retryAfter: string | null | undefined, nowUnixMs: number): Decision;
   cancel(nowMs: number): GaveUp;
   /** When to poll next; undefined once ended. */
   nextWakeupMs(): number | undefined;
@@ -311,11 +316,10 @@ export interface AttemptContext {
   /** Aborted at the attempt's timeout or when the caller's signal aborts. */
   signal: AbortSignal;
 }
-export interface AttemptResult<T> {
-  outcome: Outcome;
-  value?: T;
-  error?: unknown;
-}
+/** What an attempt saw: an outcome, or an HTTP response whose raw Retry-After header the core reads. */
+export type AttemptResult<T> =
+  | { outcome: Outcome; http?: undefined; value?: T; error?: unknown }
+  | { http: { status: number; retryAfter?: string | null }; value?: T; error?: unknown };
 export interface RunOptions extends OperationOptions {
   /** Aborting it cancels the operation (the decision is gave_up / cancelled). */
   signal?: AbortSignal;

@@ -442,6 +442,28 @@ impl Operation {
         self.0.on_outcome(now, attempt, &outcome).map(decision).map_err(js_error)
     }
 
+    /// Reports an HTTP response: `status`, and the raw `Retry-After` header
+    /// (`null` when absent) read against `nowUnixMs` (`Date.now()`). The delay
+    /// stays in Rust, so a huge header cannot overflow a JS number. A malformed
+    /// header carries no guidance (RFC 9110 leaves it to the recipient).
+    #[wasm_bindgen(js_name = onHttpResponse)]
+    pub fn on_http_response(
+        &mut self,
+        now_ms: f64,
+        attempt: f64,
+        status: f64,
+        retry_after: Option<String>,
+        now_unix_ms: f64,
+    ) -> Result<JsValue, JsValue> {
+        let now = ms("nowMs", now_ms)?;
+        let attempt = attempt_number(attempt)?;
+        let status = whole("status", status, f64::from(u16::MAX))? as u16;
+        let now_unix = ms("nowUnixMs", now_unix_ms)?;
+        let retry_after_ms = retry_after.and_then(|value| rp::parse_retry_after(&value, now_unix).ok());
+        let outcome = Outcome::HttpStatus { status, retry_after_ms };
+        self.0.on_outcome(now, attempt, &outcome).map(decision).map_err(js_error)
+    }
+
     /// The caller gives up: the decision is `gave_up` with reason `cancelled`.
     pub fn cancel(&mut self, now_ms: f64) -> Result<JsValue, JsValue> {
         let now = ms("nowMs", now_ms)?;

@@ -265,3 +265,18 @@ test('run: the caller aborting cancels the operation; an attempt that throws is 
     TypeError,
   );
 });
+
+test('onHttpResponse reads the raw Retry-After in the core: huge, malformed and absent headers', () => {
+  const policy = Policy.fromConfig({ jitter: { kind: 'none' }, serverGuidance: { capMs: 5000, aboveCap: 'clamp' } });
+  const operation = () => {
+    const op = new Operation(policy, 0, { seed: 1 });
+    op.poll(0);
+    return op;
+  };
+  assert.equal(operation().onHttpResponse(10, 1, 503, '99999999999999999999999', 0).serverDelayMs, 5000);
+  assert.equal(operation().onHttpResponse(10, 1, 503, '2', 0).serverDelayMs, 2000);
+  assert.equal(operation().onHttpResponse(10, 1, 503, 'soon', 0).serverDelayMs, undefined);
+  assert.equal(operation().onHttpResponse(10, 1, 503, null, 0).serverDelayMs, undefined);
+  assert.equal(operation().onHttpResponse(10, 1, 200, undefined, 0).type, 'succeeded');
+  throwsCode(() => operation().onHttpResponse(10, 1, 503.5, null, 0), 'invalid_argument');
+});

@@ -15,6 +15,7 @@ const scripts = {
   '/stall': ['stall'],
   '/busy-long': ['busy3600'],
   '/busy-garbled': ['busy-garbled', 'ok'],
+  '/busy-forever': ['busy-huge'],
 };
 const seen = new Map();
 const sockets = new Set();
@@ -35,6 +36,7 @@ before(async () => {
       if (action === '404') return response.writeHead(404).end('no such thing');
       if (action === 'busy1') return response.writeHead(503, { 'retry-after': '1' }).end('busy');
       if (action === 'busy3600') return response.writeHead(503, { 'retry-after': '3600' }).end('busy');
+      if (action === 'busy-huge') return response.writeHead(503, { 'retry-after': '99999999999999999999999' }).end('busy');
       if (action === 'busy-garbled') return response.writeHead(503, { 'retry-after': 'soon-ish' }).end('busy');
       if (action === 'reset') return request.socket.destroy();
       // 'stall': never answer; the socket is destroyed when the server closes.
@@ -143,4 +145,10 @@ test('a stream body cannot be resent, so it is refused up front', async () => {
   await assert.rejects(retryFetch(`${base}/busy-then-ok`, { method: 'POST', body, duplex: 'half' }, { policy: policy() }), (error) => {
     return error instanceof RetryplanError && error.code === 'invalid_argument';
   });
+});
+
+test('a Retry-After beyond any JS number still gives a decision, not an exception', async () => {
+  const result = await retryFetch(`${base}/busy-forever`, {}, { policy: policy() });
+  assert.equal(result.decision.reason, 'retry_after_above_cap');
+  assert.equal(result.decision.attempts, 1);
 });
