@@ -76,6 +76,9 @@ export async function run(policy, attempt, options = {}) {
         case 'start_attempt': {
           const result = await runAttempt(decision, attempt, key, running);
           if (result === CANCELLED) return end(operation.cancel(now()));
+          if (result === null || typeof result !== 'object') {
+            throw new RetryplanError('invalid_argument', 'invalid argument `attempt`: must resolve to {outcome} or {http}');
+          }
           if ('value' in result) value = result.value;
           if ('error' in result) error = result.error;
           decision =

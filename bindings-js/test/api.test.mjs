@@ -264,6 +264,7 @@ test('run: the caller aborting cancels the operation; an attempt that throws is 
     }),
     TypeError,
   );
+  await assert.rejects(run(policy, () => undefined), (error) => error instanceof RetryplanError && error.code === 'invalid_argument');
 });
 
 test('onHttpResponse reads the raw Retry-After in the core: huge, malformed and absent headers', () => {
