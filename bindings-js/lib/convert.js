@@ -39,22 +39,39 @@ export const toSnake = (value) => mapKeys(value, snake);
 
 // Decision factories, one per variant, fields in the core's order.
 // A request id arrives as its two 32-bit halves and is spelled as the core's
-// Display does: 16 lowercase hex digits.
+// Display does: 16 lowercase hex digits. `abortAttempts` is always an array
+// (empty when nothing is to be aborted), built by `attemptList`.
 const hex8 = (half) => half.toString(16).padStart(8, '0');
-export const startAttempt = (attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs) => ({
-  type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId: hex8(idHigh) + hex8(idLow), remainingBudgetMs,
+export const startAttempt = (attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge) => ({
+  type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId: hex8(idHigh) + hex8(idLow), remainingBudgetMs, hedge,
 });
 export const wait = (retry, delayMs, untilMs, serverDelayMs, remainingBudgetMs) =>
   serverDelayMs === undefined
     ? { type: 'wait', retry, delayMs, untilMs, remainingBudgetMs }
     : { type: 'wait', retry, delayMs, untilMs, serverDelayMs, remainingBudgetMs };
 export const awaitOutcome = (inFlight, untilMs) => ({ type: 'await_outcome', inFlight, untilMs });
-export const succeeded = (attempts) => ({ type: 'succeeded', attempts });
-export const gaveUp = (reason, attempts, remainingBudgetMs, refusedDelayMs) =>
+export const succeeded = (attempts, winner, abortAttempts) => ({ type: 'succeeded', attempts, winner, abortAttempts });
+export const gaveUp = (reason, attempts, remainingBudgetMs, refusedDelayMs, abortAttempts) =>
   refusedDelayMs === undefined
-    ? { type: 'gave_up', reason, attempts, remainingBudgetMs }
-    : { type: 'gave_up', reason, attempts, remainingBudgetMs, refusedDelayMs };
-export const reconcile = (attempts, remainingBudgetMs) => ({ type: 'reconcile', attempts, remainingBudgetMs });
-export const restart = (attempts, deadlineMs, remainingBudgetMs) => ({
-  type: 'restart', attempts, deadlineMs, remainingBudgetMs,
+    ? { type: 'gave_up', reason, attempts, remainingBudgetMs, abortAttempts }
+    : { type: 'gave_up', reason, attempts, remainingBudgetMs, refusedDelayMs, abortAttempts };
+export const reconcile = (attempts, remainingBudgetMs, abortAttempts) => ({
+  type: 'reconcile', attempts, remainingBudgetMs, abortAttempts,
 });
+export const restart = (attempts, deadlineMs, remainingBudgetMs, abortAttempts) => ({
+  type: 'restart', attempts, deadlineMs, remainingBudgetMs, abortAttempts,
+});
+
+/** The attempt numbers of a set given as four 32-bit words (bit 0 of the first = attempt 1), ascending. */
+export function attemptList(w0, w1, w2, w3) {
+  const list = [];
+  if ((w0 | w1 | w2 | w3) === 0) return list;
+  [w0, w1, w2, w3].forEach((word, index) => {
+    for (let bits = word | 0; bits !== 0; bits &= bits - 1) list.push(index * 32 + 32 - Math.clz32(bits & -bits));
+  });
+  return list;
+}
+
+export const httpOutcome = (status, retryAfterMs) =>
+  retryAfterMs === undefined ? { type: 'http_status', status } : { type: 'http_status', status, retryAfterMs };
+export const charge = (cost) => ({ cost });

@@ -2,7 +2,8 @@
 // say. They choose nothing: no defaults for the policy, no extra attempts, no
 // clamping. The only judgement here is converting what the platform reports
 // (a thrown fetch error, a response) into the core's Outcome vocabulary.
-import { Operation } from '../wasm/retryplan_js.js';
+import { Operation } from './operation.js';
+import { outcomeFromHttp } from '../wasm/retryplan_js.js';
 import { RetryplanError } from './convert.js';
 
 const monotonicNow = () => performance.now();
@@ -20,122 +21,159 @@ function after(ms, done) {
   return () => clearTimeout(timer);
 }
 
-/** Resolves after `ms`, or rejects with the signal's reason if it aborts first. */
-function sleep(ms, signal) {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      cancel();
-      reject(signal.reason);
-    };
-    const cancel = after(ms, () => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    });
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/** The outcome an attempt result stands for: `{outcome}` as given, `{http}` read by the core. */
+function outcomeOf(result) {
+  if (result === null || typeof result !== 'object' || (result.outcome === undefined && result.http === undefined)) {
+    throw new RetryplanError('invalid_argument', 'invalid argument `attempt`: must resolve to {outcome} or {http}');
+  }
+  if (result.http === undefined) return result.outcome;
+  const { status, retryAfter, retryAfterMs } = result.http;
+  return outcomeFromHttp(status, retryAfter ?? undefined, retryAfterMs ?? undefined, Date.now());
 }
 
-const TIMED_OUT = Symbol('timed out');
-const CANCELLED = Symbol('cancelled');
+const isEnding = (decision) =>
+  decision.type === 'succeeded' || decision.type === 'gave_up' || decision.type === 'reconcile' || decision.type === 'restart';
 
 /**
  * Runs one operation: calls `attempt(context)` whenever the core says to start
  * an attempt, reports the outcome it returns, and sleeps when told to wait.
+ * Under a hedging policy several attempts run at once, each with its own
+ * AbortSignal; the ending's `abortAttempts` are aborted when it arrives.
  *
  * `attempt` resolves to `{ outcome, value?, error? }`, or for an HTTP response
- * to `{ http: { status, retryAfter }, value? }` with the raw Retry-After header
- * (the core reads it; a malformed one carries no guidance). If it throws, the
- * operation ends and the error is rethrown (a bug in the attempt is not a
- * failed attempt). If it does not settle by the decision's abort time, its
- * signal is aborted and the outcome is `{type: "transport", failure: "timed_out"}`.
- * If `options.signal` aborts, the operation is cancelled.
+ * to `{ http: { status, retryAfter?, retryAfterMs? }, value? }` with the raw
+ * header values, which the core reads (`Outcome.fromHttp`). If it throws
+ * while its signal is not aborted, the run ends, every running attempt is
+ * aborted and the error is rethrown (a bug in the attempt is not a failed
+ * attempt). An attempt still running at its `abortAtMs` is aborted and
+ * reported as `{type: "transport", failure: "timed_out"}`; whatever it
+ * resolves to later is ignored. If `options.signal` aborts, the operation is
+ * cancelled and every running attempt aborted with the signal's reason.
  *
  * Resolves to `{ decision, value, error, idempotencyKey }`: the ending decision
- * and the `value`/`error` of the last attempt that returned one.
+ * and the `value`/`error` of the last reported attempt that returned one (for
+ * a success, the winner's).
  */
 export async function run(policy, attempt, options = {}) {
-  const { signal, now = monotonicNow, seed, idempotencyKey, deadlineMs } = options;
-  const operation = new Operation(policy, now(), { seed, idempotencyKey, deadlineMs });
+  const { signal, now = monotonicNow, seed, idempotencyKey, deadlineMs, dependency, onDiscard } = options;
+  const operation = new Operation(policy, now(), { seed, idempotencyKey, deadlineMs, dependency });
   const key = operation.idempotencyKey;
-  // One listener on the caller's signal for the whole run (listeners are costly).
-  const running = { controller: undefined, cancel: undefined };
-  const onAbort = () => {
-    running.controller?.abort(signal.reason);
-    running.cancel?.(CANCELLED);
-  };
-  signal?.addEventListener('abort', onAbort, { once: true });
+  /** Running attempts by number: `{controller, abortAtMs}`. */
+  const running = new Map();
+  /** Settled attempts not yet reported, in order: `{number, result}` or `{number, thrown}`. */
+  const settled = [];
+  let wake; // ends the current sleep early
+  const notify = () => wake?.();
+  signal?.addEventListener('abort', notify, { once: true });
   let value;
   let error;
-  const end = (decision) => ({ decision, value, error, idempotencyKey: key });
-  try {
-    let decision = operation.poll(now());
-    for (;;) {
-      if (signal?.aborted) return end(operation.cancel(now()));
-      switch (decision.type) {
-        case 'start_attempt': {
-          const result = await runAttempt(decision, attempt, key, running);
-          if (result === CANCELLED) return end(operation.cancel(now()));
-          if (result === null || typeof result !== 'object') {
-            throw new RetryplanError('invalid_argument', 'invalid argument `attempt`: must resolve to {outcome} or {http}');
-          }
-          if ('value' in result) value = result.value;
-          if ('error' in result) error = result.error;
-          decision =
-            result.http === undefined
-              ? operation.onOutcome(now(), decision.attempt, result.outcome)
-              : operation.onHttpResponse(now(), decision.attempt, result.http.status, result.http.retryAfter ?? undefined, Date.now());
-          break;
-        }
-        case 'wait':
-        case 'await_outcome':
-          try {
-            await sleep(decision.untilMs - now(), signal);
-          } catch {
-            return end(operation.cancel(now()));
-          }
-          decision = operation.poll(now());
-          break;
-        default:
-          return end(decision);
-      }
-    }
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-    operation.free();
-  }
-}
+  const discard = (dropped) => {
+    if (dropped !== undefined && onDiscard) onDiscard(dropped);
+  };
 
-async function runAttempt(decision, attempt, idempotencyKey, running) {
-  const controller = new AbortController();
-  running.controller = controller;
-  let cancelTimer;
-  const stop = new Promise((resolve) => {
-    running.cancel = resolve;
-    cancelTimer = after(decision.timeoutMs, () => resolve(TIMED_OUT));
-  });
-  try {
+  const abort = (numbers, reason) => {
+    for (const number of numbers) {
+      running.get(number)?.controller.abort(reason);
+      running.delete(number);
+    }
+  };
+  const finish = (decision, reason) => {
+    abort(decision.abortAttempts, reason ?? new DOMException('retryplan: the operation ended without this attempt', 'AbortError'));
+    // The core lists every running attempt; abort anything left all the same.
+    abort([...running.keys()], reason ?? new DOMException('retryplan: the operation ended', 'AbortError'));
+    for (const entry of settled.splice(0)) {
+      if (entry.result !== null && typeof entry.result === 'object' && 'value' in entry.result) discard(entry.result.value);
+    }
+    return { decision, value, error, idempotencyKey: key };
+  };
+  const launch = (decision) => {
+    const number = decision.attempt;
+    const controller = new AbortController();
+    running.set(number, { controller, abortAtMs: decision.abortAtMs });
     const context = {
-      attempt: decision.attempt,
+      attempt: number,
+      hedge: decision.hedge,
       timeoutMs: decision.timeoutMs,
       abortAtMs: decision.abortAtMs,
       requestId: decision.requestId,
-      idempotencyKey,
+      idempotencyKey: key,
       signal: controller.signal,
     };
-    const settled = await Promise.race([attempt(context), stop]);
-    if (settled === TIMED_OUT) {
-      controller.abort(new DOMException('retryplan: attempt timed out', 'TimeoutError'));
-      return { outcome: { type: 'transport', failure: 'timed_out' } };
+    const report = (entry) => {
+      // Results of attempts already timed out, aborted or abandoned are ignored.
+      if (running.get(number)?.controller !== controller || ('thrown' in entry && controller.signal.aborted)) {
+        if (entry.result !== null && typeof entry.result === 'object' && 'value' in entry.result) discard(entry.result.value);
+        return;
+      }
+      settled.push(entry);
+      notify();
+    };
+    new Promise((resolve) => resolve(attempt(context))).then(
+      (result) => report({ number, result }),
+      (thrown) => report({ number, thrown }),
+    );
+  };
+  /** The next attempt to report: a settled one, or one past its abort time (timed out). */
+  const nextReport = (at) => {
+    const entry = settled.shift();
+    if (entry !== undefined) {
+      if ('thrown' in entry) throw entry.thrown;
+      return { number: entry.number, outcome: outcomeOf(entry.result), result: entry.result };
     }
-    return settled;
+    for (const [number, { controller, abortAtMs }] of running) {
+      if (abortAtMs <= at) {
+        controller.abort(new DOMException('retryplan: attempt timed out', 'TimeoutError'));
+        return { number, outcome: { type: 'transport', failure: 'timed_out' } };
+      }
+    }
+    return undefined;
+  };
+  const sleepUntil = (untilMs) =>
+    new Promise((resolve) => {
+      const cancel = after(untilMs - now(), () => resolve());
+      wake = () => {
+        cancel();
+        resolve();
+      };
+    }).finally(() => (wake = undefined));
+
+  try {
+    let decision = operation.poll(now());
+    let duePolls = 0;
+    for (;;) {
+      if (signal?.aborted) return finish(operation.cancel(now()), signal.reason);
+      if (isEnding(decision)) return finish(decision);
+      if (decision.type === 'start_attempt') {
+        launch(decision);
+        decision = operation.poll(now());
+        continue;
+      }
+      // wait or await_outcome: report what settled (or timed out), else sleep.
+      const at = now();
+      const next = decision.type === 'await_outcome' ? nextReport(at) : undefined;
+      if (next !== undefined) {
+        running.delete(next.number);
+        if (next.result !== undefined && 'value' in next.result) {
+          if (value !== next.result.value) discard(value);
+          value = next.result.value;
+        }
+        if (next.result !== undefined && 'error' in next.result) error = next.result.error;
+        decision = operation.onOutcome(now(), next.number, next.outcome);
+        continue;
+      }
+      // Due now (a hedge or a retry): poll at once, but yield to timers if it stays due.
+      if (decision.untilMs > at || ++duePolls > 2) {
+        duePolls = 0;
+        await sleepUntil(Math.max(decision.untilMs, at + 1));
+      }
+      decision = operation.poll(now());
+    }
   } catch (thrown) {
-    if (controller.signal.aborted) return CANCELLED;
+    abort([...running.keys()], new DOMException('retryplan: the run failed', 'AbortError'));
     throw thrown;
   } finally {
-    cancelTimer();
-    running.controller = undefined;
-    running.cancel = undefined;
+    signal?.removeEventListener('abort', notify);
+    operation.free();
   }
 }
 
@@ -151,14 +189,17 @@ function transportFailure(thrown) {
 
 /**
  * `fetch` with the core's retries: per-attempt timeout through an AbortSignal,
- * Retry-After honoured (as the policy says), one Idempotency-Key for every
- * attempt and a fresh X-Request-Id per attempt.
+ * Retry-After / retry-after-ms honoured (as the policy says, read by the core),
+ * one Idempotency-Key for every attempt and a fresh X-Request-Id per attempt.
+ * Under a hedging policy the hedges run concurrently, each fetch with its own
+ * AbortController; when one wins, the others are aborted (the core lists them
+ * in `abortAttempts`) and their response bodies cancelled.
  *
  * Resolves to `{ decision, response, error, idempotencyKey }`: `decision.type`
  * is "succeeded", "gave_up", "reconcile" or "restart"; `response` is the last
- * response received (the successful one, or e.g. the last 503), `error` the last
- * network error. It rejects only on misuse (a RetryplanError) or if `input` is
- * unusable.
+ * response reported (the winning one, or e.g. the last 503), `error` the last
+ * network error. Every other response's body is cancelled. It rejects only on
+ * misuse (a RetryplanError) or if `input` is unusable.
  */
 export async function retryFetch(input, init = {}, options = {}) {
   const {
@@ -172,12 +213,10 @@ export async function retryFetch(input, init = {}, options = {}) {
     // A stream can be sent once; every attempt must send the same body.
     throw new RetryplanError('invalid_argument', 'invalid argument `init.body`: a ReadableStream cannot be resent; pass a string, Blob, ArrayBuffer, FormData or a Request');
   }
-  let previous;
+  const release = (response) => response?.body?.cancel().catch(() => {});
   const result = await run(
     policy,
     async (context) => {
-      previous?.body?.cancel().catch(() => {});
-      previous = undefined;
       const headers = new Headers(init.headers ?? (input instanceof Request ? input.headers : undefined));
       if (idempotencyKeyHeader) headers.set(idempotencyKeyHeader, context.idempotencyKey);
       if (requestIdHeader) headers.set(requestIdHeader, context.requestId);
@@ -189,10 +228,14 @@ export async function retryFetch(input, init = {}, options = {}) {
         if (context.signal.aborted) throw thrown;
         return { outcome: { type: 'transport', failure: transportFailure(thrown) }, error: thrown };
       }
-      previous = response;
-      return { http: { status: response.status, retryAfter: response.headers.get('retry-after') }, value: response };
+      const http = {
+        status: response.status,
+        retryAfter: response.headers.get('retry-after'),
+        retryAfterMs: response.headers.get('retry-after-ms'),
+      };
+      return { http, value: response };
     },
-    runOptions,
+    { ...runOptions, onDiscard: release },
   );
   return { decision: result.decision, response: result.value, error: result.error, idempotencyKey: result.idempotencyKey };
 }

@@ -38,7 +38,13 @@ export type GiveUpReason =
   | 'retry_after_above_cap'
   | 'server_declined_retry'
   | 'not_retryable'
-  | 'cancelled';
+  | 'cancelled'
+  /** The dependency's retry budget refused the retry (or hedge). */
+  | 'budget_exhausted'
+  /** The dependency's circuit breaker is open (or every half-open probe is taken). */
+  | 'circuit_open'
+  /** The cap on retries and hedges in flight to the dependency is reached. */
+  | 'concurrency_limited';
 
 export type GrpcCode =
   | 'ok'
@@ -83,6 +89,8 @@ export interface StartAttempt {
   /** 16 lowercase hex digits, fresh per attempt. */
   requestId: string;
   remainingBudgetMs: number;
+  /** True for a hedge: an extra attempt while another still runs (keep both; the first acceptable result wins). */
+  hedge: boolean;
 }
 /** Sleep until `untilMs`, then poll. */
 export interface Wait {
@@ -94,28 +102,39 @@ export interface Wait {
   serverDelayMs?: number;
   remainingBudgetMs: number;
 }
-/** An attempt is running: report its outcome; poll again at `untilMs` at the latest. */
+/** Attempts are running: report each one's outcome; poll again at `untilMs` at the latest (an abort or hedge time). */
 export interface AwaitOutcome {
   type: 'await_outcome';
   inFlight: number;
   untilMs: number;
 }
+/**
+ * Every ending lists in `abortAttempts` the (hedged) attempts still running,
+ * ascending, which the caller must abort now: always an array, empty when
+ * nothing runs. `attempts` counts every attempt started, hedges included.
+ */
 export interface Succeeded {
   type: 'succeeded';
   attempts: number;
+  /** The attempt whose result won. */
+  winner: number;
+  abortAttempts: number[];
 }
 export interface GaveUp {
   type: 'gave_up';
   reason: GiveUpReason;
   attempts: number;
   remainingBudgetMs: number;
+  /** The wait that was considered and refused, if one was computed. */
   refusedDelayMs?: number;
+  abortAttempts: number[];
 }
 /** An unsafe write may have happened: look it up by the idempotency key, never repeat it. */
 export interface Reconcile {
   type: 'reconcile';
   attempts: number;
   remainingBudgetMs: number;
+  abortAttempts: number[];
 }
 /** A conflict: re-read, recompute, and start a new operation with `deadlineMs` as its deadline. */
 export interface Restart {
@@ -123,6 +142,7 @@ export interface Restart {
   attempts: number;
   deadlineMs: number;
   remainingBudgetMs: number;
+  abortAttempts: number[];
 }
 export type Ending = Succeeded | GaveUp | Reconcile | Restart;
 export type Decision = StartAttempt | Wait | AwaitOutcome | Ending;
@@ -136,6 +156,23 @@ export type JitterConfig =
 export interface StatusSetConfig {
   httpStatuses?: number[];
   grpcCodes?: GrpcCode[];
+}
+/**
+ * Hedging: extra attempts started while the first still runs, to cut tail
+ * latency. Not allowed with idempotency "unsafe".
+ */
+export interface HedgingConfig {
+  /** How long an attempt runs without an answer before the next hedge starts (0: all at once). */
+  delayMs: number;
+  /** Extra attempts that may run beside the first, 1..=4; each counts toward maxAttempts. */
+  maxHedgedAttempts: number;
+}
+/** The schedule `redeliver` uses for queue messages. */
+export interface RedeliveryConfig {
+  /** Delay before each redelivery, 1 to 8 values; the last one repeats. */
+  delaysMs: number[];
+  /** The oldest a message may be at its next delivery. */
+  maxAgeMs: number;
 }
 
 /** A policy as written. Every field is optional: the core's defaults fill the rest. */
@@ -153,6 +190,10 @@ export interface PolicyConfig {
   conflict?: StatusSetConfig;
   serverGuidance?: { honor?: boolean; capMs?: number; aboveCap?: 'clamp' | 'give_up' };
   idempotency?: Idempotency;
+  /** Off when absent. */
+  hedging?: HedgingConfig;
+  /** For `redeliver`; the backoff ceilings and totalBudgetMs when absent. */
+  redelivery?: RedeliveryConfig;
 }
 
 /** A validated policy's full configuration, as `Policy.toConfig()` returns it. */
@@ -169,6 +210,10 @@ export interface ResolvedPolicyConfig {
   conflict: { httpStatuses: number[]; grpcCodes: GrpcCode[] };
   serverGuidance: { honor: boolean; capMs: number; aboveCap: 'clamp' | 'give_up' };
   idempotency: Idempotency;
+  /** Present only when configured. */
+  hedging?: HedgingConfig;
+  /** Present only when configured. */
+  redelivery?: RedeliveryConfig;
 }
 
 export type ProfileName = 'read' | 'checkout' | 'write_keyed' | 'write_strict' | 'background';
@@ -217,7 +262,10 @@ export type Admission =
 export interface StatsCounters {
   operations: number;
   attempts: number;
+  /** Attempts after the first that followed a failure. */
   retries: number;
+  /** Attempts started while another was still running. */
+  hedges: number;
   succeeded: number;
   reconciles: number;
   restarts: number;
@@ -229,6 +277,9 @@ export interface StatsCounters {
     serverDeclinedRetry: number;
     notRetryable: number;
     cancelled: number;
+    budgetExhausted: number;
+    circuitOpen: number;
+    concurrencyLimited: number;
   };
 }
 
@@ -261,18 +312,21 @@ export interface OperationOptions {
   idempotencyKey?: string;
   /** A deadline propagated by your caller, on the same clock. */
   deadlineMs?: number;
+  /**
+   * The shared controls of the dependency this operation calls. The operation
+   * consults and feeds them itself (breaker, in-flight cap, budget); your
+   * Dependency stays usable (the operation holds its own handle).
+   */
+  dependency?: Dependency;
 }
 
 /** One logical operation: one idempotency key, many attempts. Each call returns exactly one decision. */
 export class Operation {
   constructor(policy: Policy, nowMs: number, options?: OperationOptions);
   poll(nowMs: number): StartAttempt | Wait | AwaitOutcome | Ending;
+  /** Reports how attempt `attempt` ended (for an HTTP response, use `Outcome.fromHttp`). */
   onOutcome(nowMs: number, attempt: number, outcome: Outcome): Decision;
-  /**
-   * Reports an HTTP response with its raw Retry-After header (null when absent),
-   * read against `nowUnixMs` (Date.now()); a malformed header carries no guidance.
-   */
-  onHttpResponse(nowMs: number, attempt: number, status: number, retryAfter: string | null | undefined, nowUnixMs: number): Decision;
+  /** The caller gives up: gave_up / cancelled, listing the running attempts to abort. */
   cancel(nowMs: number): GaveUp;
   /** When to poll next; undefined once ended. */
   nextWakeupMs(): number | undefined;
@@ -293,6 +347,172 @@ export class Stats {
   free(): void;
 }
 
+/**
+ * An HTTP response as an outcome, with the header rules of every binding: the
+ * raw `Retry-After` (delta-seconds or an HTTP-date, read against `nowUnixMs`,
+ * i.e. `Date.now()`) and `retry-after-ms` values, null/undefined when absent.
+ * A readable `retry-after-ms` wins; an unreadable value is no guidance; values
+ * saturate at 2^53-1 ms. Throws "invalid_argument" for a status that is not a
+ * whole number <= 65535 or a bad `nowUnixMs`.
+ */
+export function outcomeFromHttp(
+  status: number,
+  retryAfter: string | null | undefined,
+  retryAfterMs: string | null | undefined,
+  nowUnixMs: number,
+): Outcome & { type: 'http_status' };
+/** Outcome constructors owned by the core. `Outcome.fromHttp === outcomeFromHttp`. */
+export const Outcome: { readonly fromHttp: typeof outcomeFromHttp };
+
+/** Why a queue message goes to the dead-letter queue. */
+export type DeadLetterReason =
+  | 'attempts_exhausted'
+  | 'max_age_exceeded'
+  | 'not_retryable'
+  | 'unsafe_to_repeat'
+  | 'retry_after_above_cap'
+  | 'server_declined_retry';
+/** What to do with a queue message after one delivery. */
+export type Redelivery =
+  | { type: 'acknowledge' }
+  | { type: 'redeliver_after'; delayMs: number; redeliverAtMs: number }
+  | { type: 'dead_letter'; reason: DeadLetterReason };
+/**
+ * What to do with a queue message after delivery number `attempts` (1 for the
+ * first, this one included) that ended with `outcome`; the queue carries the
+ * count and `firstSeenMs`. Throws "invalid_argument" for attempts 0.
+ */
+export function redeliver(policy: Policy, attempts: number, firstSeenMs: number, nowMs: number, outcome: Outcome): Redelivery;
+
+/** A retry budget model and its numbers. */
+export type BudgetConfig =
+  /** gRPC retry throttling: retries allowed while tokens > maxTokens / 2. */
+  | { kind: 'token_bucket'; maxTokens: number; tokenRatio: number }
+  /** Retries per original request over a sliding window, plus a per-second minimum. */
+  | { kind: 'ratio'; retryRatio: number; minRetriesPerSecond: number; windowMs: number }
+  /** AWS-SDK-style quota. */
+  | { kind: 'quota'; capacity: number; retryCost: number; timeoutRetryCost: number; successIncrement: number };
+/** When a closed breaker opens. */
+export type TripConfig =
+  | { kind: 'consecutive'; failures: number }
+  | { kind: 'ratio'; failureRatio: number; minimumThroughput: number; windowMs: number };
+export interface BreakerConfig {
+  trip: TripConfig;
+  /** How long it stays open before probing (>= 1 ms). */
+  openMs: number;
+  /** Probes at a time while half-open, and successes needed to close (>= 1). */
+  halfOpenProbes: number;
+}
+/** Which controls a dependency has. Every field optional. */
+export interface DependencyConfig {
+  budget?: BudgetConfig;
+  breaker?: BreakerConfig;
+  /** The most retries and hedges in flight at once. */
+  maxConcurrentRetries?: number;
+}
+/** Amounts ending in `Milli` are thousandths (of a token, or of a retry). */
+export type BudgetSnapshot =
+  | { kind: 'token_bucket'; tokensMilli: number; maxTokensMilli: number; retriesAllowed: boolean }
+  | { kind: 'ratio'; requests: number; retries: number; balanceMilli: number }
+  | { kind: 'quota'; available: number; capacity: number };
+export type BreakerState = 'closed' | 'open' | 'half_open';
+export interface BreakerSnapshot {
+  /** An open breaker whose openMs is over shows half_open. */
+  state: BreakerState;
+  consecutiveFailures: number;
+  windowResults: number;
+  windowFailures: number;
+  /** When an open breaker starts probing (0 when not open). */
+  openUntilMs: number;
+  probesInFlight: number;
+}
+/** Each control's state; null when the dependency lacks it. */
+export interface DependencySnapshot {
+  budget: BudgetSnapshot | null;
+  breaker: BreakerSnapshot | null;
+  retriesInFlight: number | null;
+}
+/** What a granted retry cost (quota units; 0 for the other models). Hand it back to `onSuccess`. */
+export interface RetryCharge {
+  cost: number;
+}
+
+/**
+ * The shared controls of one downstream dependency. Make one per dependency
+ * and pass it to every operation (`{dependency}`) or run that calls it.
+ * Holds wasm memory: `free()` it, or let the GC do it.
+ */
+export class Dependency {
+  private constructor();
+  /** Validates a camelCase configuration; errors and field paths (snake_case) match `fromJson`. */
+  static fromConfig(config: DependencyConfig): Dependency;
+  /** Reads dependency JSON text in the shared snake_case schema. Throws "invalid_policy_json" or "invalid_policy". */
+  static fromJson(json: string): Dependency;
+  /** Another handle on the same controls (free each handle on its own). */
+  clone(): Dependency;
+  snapshot(nowMs: number): DependencySnapshot;
+  /** A handle on the shared budget (a new object per read), or undefined. */
+  readonly budget: RetryBudget | undefined;
+  /** A handle on the shared breaker (a new object per read), or undefined. */
+  readonly breaker: CircuitBreaker | undefined;
+  /** A handle on the shared in-flight cap (a new object per read), or undefined. */
+  readonly retrySlots: ConcurrencyLimit | undefined;
+  free(): void;
+}
+
+/** A retry budget. Operations with a Dependency use it themselves; call it directly only for your own retry loop. */
+export class RetryBudget {
+  /** Validates a configuration; field paths in errors start with "budget." as in a dependency. */
+  constructor(config: BudgetConfig);
+  /** Counts an original request (a first attempt). */
+  onRequest(nowMs: number): void;
+  /** Asks to dispatch a retry or hedge: the charge when granted, undefined when refused (nothing charged). */
+  tryRetry(nowMs: number, afterTimeout?: boolean): RetryCharge | undefined;
+  /** Records a success; `charge` is what `tryRetry` granted for it (or its cost), absent for a first attempt. */
+  onSuccess(nowMs: number, charge?: RetryCharge | number): void;
+  /** Records a retryable failure. */
+  onFailure(nowMs: number): void;
+  snapshot(nowMs: number): BudgetSnapshot;
+  free(): void;
+}
+
+/** Admission from `CircuitBreaker#tryAcquire`, opaque; hand it back with the result. */
+export class BreakerPermit {
+  private constructor();
+  /** True when the attempt is a half-open probe. */
+  readonly probe: boolean;
+  free(): void;
+}
+
+/** A circuit breaker. Operations with a Dependency use it themselves. */
+export class CircuitBreaker {
+  /** Validates a configuration; field paths in errors start with "breaker." as in a dependency. */
+  constructor(config: BreakerConfig);
+  /** A permit, or undefined when refused (open, or every half-open probe taken). */
+  tryAcquire(nowMs: number): BreakerPermit | undefined;
+  /** The dependency answered (anything but a retryable failure). */
+  onSuccess(nowMs: number, permit: BreakerPermit): void;
+  /** A retryable failure. */
+  onFailure(nowMs: number, permit: BreakerPermit): void;
+  /** Gives a permit back without a result (the attempt was cancelled). */
+  release(permit: BreakerPermit): void;
+  snapshot(nowMs: number): BreakerSnapshot;
+  free(): void;
+}
+
+/** A cap on the retries and hedges in flight to one dependency. */
+export class ConcurrencyLimit {
+  /** A cap of `maxInFlight` (0 refuses every retry and hedge). */
+  constructor(maxInFlight: number);
+  /** Takes a slot; false when all are taken. */
+  tryAcquire(): boolean;
+  /** Gives a slot back (never below zero). */
+  release(): void;
+  readonly inFlight: number;
+  readonly maxInFlight: number;
+  free(): void;
+}
+
 /** A Retry-After value (delta-seconds or an HTTP-date) as ms from `nowUnixMs` (Date.now()). Throws "invalid_header". */
 export function parseRetryAfter(value: string, nowUnixMs: number): number;
 /** A `retry-after-ms` header value. Throws "invalid_header". */
@@ -309,22 +529,38 @@ export function profileNames(): ProfileName[];
 
 export interface AttemptContext {
   attempt: number;
+  /** True for a hedge, running beside an earlier attempt. */
+  hedge: boolean;
   timeoutMs: number;
   abortAtMs: number;
   requestId: string;
   idempotencyKey: string;
-  /** Aborted at the attempt's timeout or when the caller's signal aborts. */
+  /**
+   * This attempt's own signal: aborted at its timeout (reason: a TimeoutError),
+   * when another attempt ends the operation (it is in `abortAttempts`), or when
+   * the caller's signal aborts.
+   */
   signal: AbortSignal;
 }
-/** What an attempt saw: an outcome, or an HTTP response whose raw Retry-After header the core reads. */
+/** What an attempt saw: an outcome, or an HTTP response whose raw headers the core reads (`Outcome.fromHttp`). */
 export type AttemptResult<T> =
   | { outcome: Outcome; http?: undefined; value?: T; error?: unknown }
-  | { http: { status: number; retryAfter?: string | null }; value?: T; error?: unknown };
-export interface RunOptions extends OperationOptions {
+  | {
+      http: { status: number; retryAfter?: string | null; retryAfterMs?: string | null };
+      value?: T;
+      error?: unknown;
+    };
+export interface RunOptions<T = unknown> extends OperationOptions {
   /** Aborting it cancels the operation (the decision is gave_up / cancelled). */
   signal?: AbortSignal;
   /** The monotonic clock in ms; performance.now() by default. */
   now?: () => number;
+  /**
+   * Called with each attempt value the run will not return: superseded by a
+   * later attempt's, or from an attempt that was aborted, timed out or lost a
+   * hedge race. For example to release a response body.
+   */
+  onDiscard?: (value: T) => void;
 }
 export interface RunResult<T> {
   decision: Ending;
@@ -334,14 +570,18 @@ export interface RunResult<T> {
   error?: unknown;
   idempotencyKey: string;
 }
-/** Runs one operation, calling `attempt` whenever the core says so and sleeping when it says wait. */
+/**
+ * Runs one operation, calling `attempt` whenever the core says so and sleeping
+ * when it says wait. Under a hedging policy attempts run concurrently, each
+ * with its own AbortSignal; the ending's `abortAttempts` are aborted.
+ */
 export function run<T>(
   policy: Policy,
   attempt: (context: AttemptContext) => AttemptResult<T> | Promise<AttemptResult<T>>,
-  options?: RunOptions,
+  options?: RunOptions<T>,
 ): Promise<RunResult<T>>;
 
-export interface RetryFetchOptions extends RunOptions {
+export interface RetryFetchOptions extends Omit<RunOptions<Response>, 'onDiscard'> {
   policy: Policy;
   /** The fetch to call; globalThis.fetch by default. */
   fetch?: typeof fetch;
@@ -352,11 +592,16 @@ export interface RetryFetchOptions extends RunOptions {
 }
 export interface RetryFetchResult {
   decision: Ending;
-  /** The last response received: the successful one, or e.g. the last 503. */
+  /** The last response reported: the winning one, or e.g. the last 503. Other bodies are cancelled. */
   response?: Response;
   /** The last network error, if an attempt failed without a response. */
   error?: unknown;
   idempotencyKey: string;
 }
-/** fetch with per-attempt timeouts, Retry-After, an idempotency key and request ids, as the policy decides. */
+/**
+ * fetch with per-attempt timeouts, Retry-After / retry-after-ms (read by the
+ * core), an idempotency key and request ids, as the policy decides. Hedging
+ * policies are supported: one AbortController per attempt, the losers aborted
+ * and their bodies cancelled.
+ */
 export function retryFetch(input: RequestInfo | URL, init: RequestInit | undefined, options: RetryFetchOptions): Promise<RetryFetchResult>;

@@ -12,9 +12,11 @@
 #![warn(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+use std::sync::Arc;
+
 use js_sys::Reflect;
 use retryplan as rp;
-use rp::{Decision, Error, GrpcCode, Outcome, Pushback};
+use rp::{AttemptSet, Decision, Error, GrpcCode, Outcome, Pushback};
 use serde::de::IntoDeserializer;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
@@ -40,19 +42,33 @@ extern "C" {
         id_high: u32,
         id_low: u32,
         remaining: f64,
+        hedge: bool,
     ) -> JsValue;
     #[wasm_bindgen(js_name = wait)]
     fn js_wait(retry: u32, delay_ms: f64, until_ms: f64, server_delay_ms: Option<f64>, remaining: f64) -> JsValue;
     #[wasm_bindgen(js_name = awaitOutcome)]
     fn js_await_outcome(in_flight: u32, until_ms: f64) -> JsValue;
     #[wasm_bindgen(js_name = succeeded)]
-    fn js_succeeded(attempts: u32) -> JsValue;
+    fn js_succeeded(attempts: u32, winner: u32, abort: JsValue) -> JsValue;
     #[wasm_bindgen(js_name = gaveUp)]
-    fn js_gave_up(reason: &str, attempts: u32, remaining: f64, refused_delay_ms: Option<f64>) -> JsValue;
+    fn js_gave_up(
+        reason: &str,
+        attempts: u32,
+        remaining: f64,
+        refused_delay_ms: Option<f64>,
+        abort: JsValue,
+    ) -> JsValue;
     #[wasm_bindgen(js_name = reconcile)]
-    fn js_reconcile(attempts: u32, remaining: f64) -> JsValue;
+    fn js_reconcile(attempts: u32, remaining: f64, abort: JsValue) -> JsValue;
     #[wasm_bindgen(js_name = restart)]
-    fn js_restart(attempts: u32, deadline_ms: f64, remaining: f64) -> JsValue;
+    fn js_restart(attempts: u32, deadline_ms: f64, remaining: f64, abort: JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = httpOutcome)]
+    fn js_http_outcome(status: u16, retry_after_ms: Option<f64>) -> JsValue;
+    #[wasm_bindgen(js_name = charge)]
+    fn js_charge(cost: u32) -> JsValue;
+    /// The attempt numbers of a set given as four 32-bit words (bit 0 of word 0 = attempt 1).
+    #[wasm_bindgen(js_name = attemptList)]
+    fn js_attempt_list(w0: u32, w1: u32, w2: u32, w3: u32) -> JsValue;
 }
 
 /// The largest integer a JS number holds exactly, as the core's `MAX_MS`.
@@ -241,25 +257,70 @@ fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
 /// A core decision as a plain JS object (one factory call, no serde on this path).
 fn decision(decision: Decision) -> JsValue {
     match decision {
-        Decision::StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms } => {
+        Decision::StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms, hedge } => {
             // The id's two 32-bit halves: JS spells them as the core's 16 hex digits
             // (cheaper than decoding a string; the vectors pin the spelling).
             let (high, low) = ((request_id.0 >> 32) as u32, request_id.0 as u32);
-            js_start_attempt(attempt, num(timeout_ms), num(abort_at_ms), high, low, num(remaining_budget_ms))
+            js_start_attempt(attempt, num(timeout_ms), num(abort_at_ms), high, low, num(remaining_budget_ms), hedge)
         }
         Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms } => {
             js_wait(retry, num(delay_ms), num(until_ms), server_delay_ms.map(num), num(remaining_budget_ms))
         }
         Decision::AwaitOutcome { in_flight, until_ms } => js_await_outcome(in_flight, num(until_ms)),
-        Decision::Succeeded { attempts } => js_succeeded(attempts),
-        Decision::GaveUp { reason, attempts, remaining_budget_ms, refused_delay_ms } => {
-            js_gave_up(reason.name(), attempts, num(remaining_budget_ms), refused_delay_ms.map(num))
+        Decision::Succeeded { attempts, winner, abort_attempts } => {
+            js_succeeded(attempts, winner, attempt_list(abort_attempts))
         }
-        Decision::Reconcile { attempts, remaining_budget_ms } => js_reconcile(attempts, num(remaining_budget_ms)),
-        Decision::Restart { attempts, deadline_ms, remaining_budget_ms } => {
-            js_restart(attempts, num(deadline_ms), num(remaining_budget_ms))
+        Decision::GaveUp { reason, attempts, remaining_budget_ms, refused_delay_ms, abort_attempts } => js_gave_up(
+            reason.name(),
+            attempts,
+            num(remaining_budget_ms),
+            refused_delay_ms.map(num),
+            attempt_list(abort_attempts),
+        ),
+        Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts } => {
+            js_reconcile(attempts, num(remaining_budget_ms), attempt_list(abort_attempts))
+        }
+        Decision::Restart { attempts, deadline_ms, remaining_budget_ms, abort_attempts } => {
+            js_restart(attempts, num(deadline_ms), num(remaining_budget_ms), attempt_list(abort_attempts))
         }
     }
+}
+
+/// An attempt set as a fresh JS array of numbers, ascending (empty when none).
+fn attempt_list(set: AttemptSet) -> JsValue {
+    let mut words = [0u32; 4];
+    if !set.is_empty() {
+        for attempt in set.iter() {
+            let bit = attempt - 1; // 0..=127: the set holds 1..=128 only
+            if let Some(word) = words.get_mut((bit / 32) as usize) {
+                *word |= 1 << (bit % 32);
+            }
+        }
+    }
+    let [w0, w1, w2, w3] = words;
+    js_attempt_list(w0, w1, w2, w3)
+}
+
+/// A JS array of attempt numbers (1..=128) as an `AttemptSet`; absent means empty.
+fn attempt_set(value: &JsValue, key: &'static str) -> Result<AttemptSet, JsValue> {
+    let mut set = AttemptSet::EMPTY;
+    if value.is_undefined() || value.is_null() {
+        return Ok(set);
+    }
+    if !js_sys::Array::is_array(value) {
+        return Err(invalid(key, "must be an array of attempt numbers".to_owned()));
+    }
+    for item in js_sys::Array::from(value).iter() {
+        let attempt = item.as_f64().ok_or_else(|| invalid(key, "must hold numbers".to_owned()))?;
+        set.insert(whole(key, attempt, 128.0).and_then(|attempt| {
+            if attempt == 0 {
+                Err(invalid(key, "attempt numbers are 1..=128".to_owned()))
+            } else {
+                Ok(attempt as u32)
+            }
+        })?);
+    }
+    Ok(set)
 }
 
 /// A decision object (as returned by an operation) back to the core's `Decision`.
@@ -274,6 +335,7 @@ fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
     let optional = |key: &'static str| -> Result<Option<u64>, JsValue> {
         optional_number(value, key)?.map(|found| whole(key, found, MAX_SAFE)).transpose()
     };
+    let abort_attempts = || attempt_set(&get(value, "abortAttempts")?, "abortAttempts");
     let kind = string_field(value, "type")?;
     Ok(match kind.as_str() {
         "start_attempt" => {
@@ -288,6 +350,9 @@ fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
                 abort_at_ms: number("abortAtMs")?,
                 request_id: rp::RequestId(request_id),
                 remaining_budget_ms: number("remainingBudgetMs")?,
+                hedge: get(value, "hedge")?
+                    .as_bool()
+                    .ok_or_else(|| invalid("hedge", "must be a boolean".to_owned()))?,
             }
         }
         "wait" => Decision::Wait {
@@ -298,20 +363,28 @@ fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
             remaining_budget_ms: number("remainingBudgetMs")?,
         },
         "await_outcome" => Decision::AwaitOutcome { in_flight: count("inFlight")?, until_ms: number("untilMs")? },
-        "succeeded" => Decision::Succeeded { attempts: count("attempts")? },
+        "succeeded" => Decision::Succeeded {
+            attempts: count("attempts")?,
+            winner: count("winner")?,
+            abort_attempts: abort_attempts()?,
+        },
         "gave_up" => Decision::GaveUp {
             reason: named("reason", &string_field(value, "reason")?)?,
             attempts: count("attempts")?,
             remaining_budget_ms: number("remainingBudgetMs")?,
             refused_delay_ms: optional("refusedDelayMs")?,
+            abort_attempts: abort_attempts()?,
         },
-        "reconcile" => {
-            Decision::Reconcile { attempts: count("attempts")?, remaining_budget_ms: number("remainingBudgetMs")? }
-        }
+        "reconcile" => Decision::Reconcile {
+            attempts: count("attempts")?,
+            remaining_budget_ms: number("remainingBudgetMs")?,
+            abort_attempts: abort_attempts()?,
+        },
         "restart" => Decision::Restart {
             attempts: count("attempts")?,
             deadline_ms: number("deadlineMs")?,
             remaining_budget_ms: number("remainingBudgetMs")?,
+            abort_attempts: abort_attempts()?,
         },
         other => return Err(invalid("decision.type", format!("unknown decision type \"{other}\""))),
     })
@@ -405,8 +478,15 @@ pub struct Operation(rp::Operation);
 impl Operation {
     /// Starts an operation at `nowMs`. `options`: `{seed?, idempotencyKey?, deadlineMs?}`;
     /// without a seed, the seed and key come from `crypto.getRandomValues`.
+    /// `dependency` is a handle this call consumes: `lib/operation.js` passes a
+    /// clone of `options.dependency` (wasm-bindgen takes no optional references).
     #[wasm_bindgen(constructor)]
-    pub fn new(policy: &Policy, now_ms: f64, options: &JsValue) -> Result<Operation, JsValue> {
+    pub fn new(
+        policy: &Policy,
+        now_ms: f64,
+        options: &JsValue,
+        dependency: Option<Dependency>,
+    ) -> Result<Operation, JsValue> {
         let now = ms("nowMs", now_ms)?;
         let given = !options.is_undefined() && !options.is_null();
         let seed = if given { optional_number(options, "seed")? } else { None };
@@ -424,6 +504,7 @@ impl Operation {
                 core_options.deadline_ms = Some(ms("deadlineMs", deadline)?);
             }
         }
+        core_options.dependency = dependency.map(|dependency| dependency.0);
         Ok(Operation(rp::Operation::new(&policy.0, now, core_options)))
     }
 
@@ -439,28 +520,6 @@ impl Operation {
         let now = ms("nowMs", now_ms)?;
         let attempt = attempt_number(attempt)?;
         let outcome = outcome(outcome_value)?;
-        self.0.on_outcome(now, attempt, &outcome).map(decision).map_err(js_error)
-    }
-
-    /// Reports an HTTP response: `status`, and the raw `Retry-After` header
-    /// (`null` when absent) read against `nowUnixMs` (`Date.now()`). The delay
-    /// stays in Rust, so a huge header cannot overflow a JS number. A malformed
-    /// header carries no guidance (RFC 9110 leaves it to the recipient).
-    #[wasm_bindgen(js_name = onHttpResponse)]
-    pub fn on_http_response(
-        &mut self,
-        now_ms: f64,
-        attempt: f64,
-        status: f64,
-        retry_after: Option<String>,
-        now_unix_ms: f64,
-    ) -> Result<JsValue, JsValue> {
-        let now = ms("nowMs", now_ms)?;
-        let attempt = attempt_number(attempt)?;
-        let status = whole("status", status, f64::from(u16::MAX))? as u16;
-        let now_unix = ms("nowUnixMs", now_unix_ms)?;
-        let retry_after_ms = retry_after.and_then(|value| rp::parse_retry_after(&value, now_unix).ok());
-        let outcome = Outcome::HttpStatus { status, retry_after_ms };
         self.0.on_outcome(now, attempt, &outcome).map(decision).map_err(js_error)
     }
 
@@ -586,4 +645,295 @@ pub fn admit(deadline_ms: f64, now_ms: f64, reserve_ms: f64, minimum_useful_ms: 
 #[wasm_bindgen(js_name = profileNames)]
 pub fn profile_names() -> js_sys::Array {
     rp::profiles::NAMES.iter().map(|name| JsValue::from_str(name)).collect()
+}
+
+/// An HTTP response as an outcome: `status`, and the raw `Retry-After` and
+/// `retry-after-ms` header values (`null`/`undefined` when absent), read by the
+/// core against `nowUnixMs` (`Date.now()`): a readable `retry-after-ms` wins,
+/// an unreadable value is no guidance, and values saturate at 2^53-1 ms.
+#[wasm_bindgen(js_name = outcomeFromHttp)]
+pub fn outcome_from_http(
+    status: f64,
+    retry_after: Option<String>,
+    retry_after_ms: Option<String>,
+    now_unix_ms: f64,
+) -> Result<JsValue, JsValue> {
+    let status = whole("status", status, f64::from(u16::MAX))? as u16;
+    let now_unix = ms("nowUnixMs", now_unix_ms)?;
+    let outcome = Outcome::from_http(status, retry_after.as_deref(), retry_after_ms.as_deref(), now_unix);
+    Ok(match outcome {
+        Outcome::HttpStatus { status, retry_after_ms } => js_http_outcome(status, retry_after_ms.map(num)),
+        other => to_js(&other)?,
+    })
+}
+
+/// What to do with a queue message after delivery number `attempts` (1 for
+/// the first) that ended with `outcome`; the message was first seen at `firstSeenMs`.
+#[wasm_bindgen]
+pub fn redeliver(
+    policy: &Policy,
+    attempts: f64,
+    first_seen_ms: f64,
+    now_ms: f64,
+    outcome_value: &JsValue,
+) -> Result<JsValue, JsValue> {
+    let attempts = attempt_number(attempts)?;
+    let first_seen = ms("firstSeenMs", first_seen_ms)?;
+    let now = ms("nowMs", now_ms)?;
+    let redelivery = rp::redeliver(&policy.0, attempts, first_seen, now, &outcome(outcome_value)?).map_err(js_error)?;
+    to_js(&redelivery)
+}
+
+/// A JS config object (camelCase keys) as the snake_case JSON text the core reads,
+/// optionally wrapped as `{"<key>": config}` so field paths start with `key.`.
+fn config_text(config: &JsValue, wrap: Option<&str>) -> Result<String, JsValue> {
+    let text = js_sys::JSON::stringify(&to_snake(config))
+        .ok()
+        .and_then(|text| text.as_string())
+        .filter(|text| text.starts_with('{'))
+        .ok_or_else(|| invalid("config", "must be a plain object that JSON.stringify accepts".to_owned()))?;
+    Ok(match wrap {
+        Some(key) => format!("{{\"{key}\":{text}}}"),
+        None => text,
+    })
+}
+
+/// The shared controls of one downstream dependency: an optional retry budget,
+/// circuit breaker and cap on in-flight retries and hedges. Give it to every
+/// operation that calls the dependency (`new Operation(policy, now, {dependency})`).
+#[wasm_bindgen]
+pub struct Dependency(Arc<rp::Dependency>);
+
+#[wasm_bindgen]
+impl Dependency {
+    /// Validates a configuration object (camelCase keys); errors and field paths match `fromJson`.
+    #[wasm_bindgen(js_name = fromConfig)]
+    pub fn from_config(config: &JsValue) -> Result<Dependency, JsValue> {
+        Dependency::from_json(&config_text(config, None)?)
+    }
+
+    /// Reads and validates dependency JSON text (the shared snake_case schema).
+    #[wasm_bindgen(js_name = fromJson)]
+    pub fn from_json(json: &str) -> Result<Dependency, JsValue> {
+        rp::Dependency::from_json(json).map(Dependency).map_err(js_error)
+    }
+
+    /// Another handle on the same shared controls (free each handle on its own).
+    #[wasm_bindgen(js_name = clone)]
+    pub fn share(&self) -> Dependency {
+        Dependency(Arc::clone(&self.0))
+    }
+
+    /// Every control's state at `nowMs`: `{budget, breaker, retriesInFlight}`, each `null` when absent.
+    pub fn snapshot(&self, now_ms: f64) -> Result<JsValue, JsValue> {
+        to_js(&self.0.snapshot(ms("nowMs", now_ms)?))
+    }
+
+    /// The retry budget (a handle on the shared one), or `undefined`.
+    #[wasm_bindgen(getter)]
+    pub fn budget(&self) -> Option<RetryBudget> {
+        self.0.budget().map(|_| RetryBudget(Control::Shared(Arc::clone(&self.0))))
+    }
+
+    /// The circuit breaker (a handle on the shared one), or `undefined`.
+    #[wasm_bindgen(getter)]
+    pub fn breaker(&self) -> Option<CircuitBreaker> {
+        self.0.breaker().map(|_| CircuitBreaker(Control::Shared(Arc::clone(&self.0))))
+    }
+
+    /// The cap on in-flight retries and hedges (a handle on the shared one), or `undefined`.
+    #[wasm_bindgen(getter, js_name = retrySlots)]
+    pub fn retry_slots(&self) -> Option<ConcurrencyLimit> {
+        self.0.retry_slots().map(|_| ConcurrencyLimit(Control::Shared(Arc::clone(&self.0))))
+    }
+}
+
+/// A control owned by its handle, or one of a dependency's.
+enum Control<T> {
+    Own(T),
+    Shared(Arc<rp::Dependency>),
+}
+
+impl<T> Control<T> {
+    fn get<'a>(&'a self, pick: impl FnOnce(&'a rp::Dependency) -> Option<&'a T>) -> Result<&'a T, JsValue> {
+        match self {
+            Control::Own(control) => Ok(control),
+            // A shared handle is made only when the dependency has the control.
+            Control::Shared(dependency) => {
+                pick(dependency).ok_or_else(|| invalid("control", "the dependency has no such control".to_owned()))
+            }
+        }
+    }
+}
+
+/// A retry budget shared by every operation calling one dependency.
+#[wasm_bindgen]
+pub struct RetryBudget(Control<rp::RetryBudget>);
+
+#[wasm_bindgen]
+impl RetryBudget {
+    /// Validates a budget configuration (camelCase keys: `{kind: "token_bucket", maxTokens, tokenRatio}`, ...).
+    /// Field paths in errors start with `budget.`, as in a dependency configuration.
+    #[wasm_bindgen(constructor)]
+    pub fn new(config: &JsValue) -> Result<RetryBudget, JsValue> {
+        let config = rp::DependencyConfig::from_json(&config_text(config, Some("budget"))?).map_err(js_error)?;
+        let config = config.budget.ok_or_else(|| invalid("config", "is required".to_owned()))?;
+        rp::RetryBudget::new(&config).map(|budget| RetryBudget(Control::Own(budget))).map_err(js_error)
+    }
+
+    fn budget(&self) -> Result<&rp::RetryBudget, JsValue> {
+        self.0.get(rp::Dependency::budget)
+    }
+
+    /// Counts an original request (a first attempt) dispatched at `nowMs`.
+    #[wasm_bindgen(js_name = onRequest)]
+    pub fn on_request(&self, now_ms: f64) -> Result<(), JsValue> {
+        self.budget()?.on_request(ms("nowMs", now_ms)?);
+        Ok(())
+    }
+
+    /// Asks to dispatch a retry (or hedge) now: `{cost}` when granted, `undefined` when refused.
+    /// `afterTimeout`: the failure being retried was a timeout (a quota charges more).
+    #[wasm_bindgen(js_name = tryRetry)]
+    pub fn try_retry(&self, now_ms: f64, after_timeout: Option<bool>) -> Result<JsValue, JsValue> {
+        let charge = self.budget()?.try_retry(ms("nowMs", now_ms)?, after_timeout.unwrap_or(false));
+        Ok(charge.map_or(JsValue::UNDEFINED, |charge| js_charge(charge.cost)))
+    }
+
+    /// Records a success; `charge` is what `tryRetry` granted for this attempt
+    /// (`{cost}` or its cost as a number), absent for a first attempt.
+    #[wasm_bindgen(js_name = onSuccess)]
+    pub fn on_success(&self, now_ms: f64, charge: &JsValue) -> Result<(), JsValue> {
+        let now = ms("nowMs", now_ms)?;
+        let cost = if charge.is_undefined() || charge.is_null() {
+            None
+        } else if let Some(cost) = charge.as_f64() {
+            Some(cost)
+        } else {
+            Some(optional_number(charge, "cost")?.ok_or_else(|| invalid("cost", "is required".to_owned()))?)
+        };
+        let charge = cost
+            .map(|cost| whole("charge", cost, f64::from(u32::MAX)).map(|cost| rp::RetryCharge { cost: cost as u32 }));
+        self.budget()?.on_success(now, charge.transpose()?);
+        Ok(())
+    }
+
+    /// Records a retryable failure.
+    #[wasm_bindgen(js_name = onFailure)]
+    pub fn on_failure(&self, now_ms: f64) -> Result<(), JsValue> {
+        self.budget()?.on_failure(ms("nowMs", now_ms)?);
+        Ok(())
+    }
+
+    /// The state at `nowMs`, for metrics.
+    pub fn snapshot(&self, now_ms: f64) -> Result<JsValue, JsValue> {
+        to_js(&self.budget()?.snapshot(ms("nowMs", now_ms)?))
+    }
+}
+
+/// Admission granted by `CircuitBreaker#tryAcquire`; hand it back with the result.
+#[wasm_bindgen]
+pub struct BreakerPermit(rp::BreakerPermit);
+
+#[wasm_bindgen]
+impl BreakerPermit {
+    /// True when the attempt is a half-open probe.
+    #[wasm_bindgen(getter)]
+    pub fn probe(&self) -> bool {
+        self.0.probe
+    }
+}
+
+/// A circuit breaker shared by every operation calling one dependency.
+#[wasm_bindgen]
+pub struct CircuitBreaker(Control<rp::CircuitBreaker>);
+
+#[wasm_bindgen]
+impl CircuitBreaker {
+    /// Validates a breaker configuration (camelCase keys:
+    /// `{trip: {kind: "consecutive", failures}, openMs, halfOpenProbes}`).
+    /// Field paths in errors start with `breaker.`, as in a dependency configuration.
+    #[wasm_bindgen(constructor)]
+    pub fn new(config: &JsValue) -> Result<CircuitBreaker, JsValue> {
+        let config = rp::DependencyConfig::from_json(&config_text(config, Some("breaker"))?).map_err(js_error)?;
+        let config = config.breaker.ok_or_else(|| invalid("config", "is required".to_owned()))?;
+        rp::CircuitBreaker::new(&config).map(|breaker| CircuitBreaker(Control::Own(breaker))).map_err(js_error)
+    }
+
+    fn breaker(&self) -> Result<&rp::CircuitBreaker, JsValue> {
+        self.0.get(rp::Dependency::breaker)
+    }
+
+    /// Asks to send an attempt at `nowMs`: a permit, or `undefined` when refused.
+    #[wasm_bindgen(js_name = tryAcquire)]
+    pub fn try_acquire(&self, now_ms: f64) -> Result<Option<BreakerPermit>, JsValue> {
+        Ok(self.breaker()?.try_acquire(ms("nowMs", now_ms)?).map(BreakerPermit))
+    }
+
+    /// Records that the dependency answered (anything but a retryable failure).
+    #[wasm_bindgen(js_name = onSuccess)]
+    pub fn on_success(&self, now_ms: f64, permit: &BreakerPermit) -> Result<(), JsValue> {
+        self.breaker()?.on_success(ms("nowMs", now_ms)?, permit.0);
+        Ok(())
+    }
+
+    /// Records a retryable failure.
+    #[wasm_bindgen(js_name = onFailure)]
+    pub fn on_failure(&self, now_ms: f64, permit: &BreakerPermit) -> Result<(), JsValue> {
+        self.breaker()?.on_failure(ms("nowMs", now_ms)?, permit.0);
+        Ok(())
+    }
+
+    /// Gives a permit back without a result (the attempt was cancelled).
+    pub fn release(&self, permit: &BreakerPermit) -> Result<(), JsValue> {
+        self.breaker()?.release(permit.0);
+        Ok(())
+    }
+
+    /// The state at `nowMs`, for metrics.
+    pub fn snapshot(&self, now_ms: f64) -> Result<JsValue, JsValue> {
+        to_js(&self.breaker()?.snapshot(ms("nowMs", now_ms)?))
+    }
+}
+
+/// A cap on the retries and hedges in flight to one dependency at once.
+#[wasm_bindgen]
+pub struct ConcurrencyLimit(Control<rp::ConcurrencyLimit>);
+
+#[wasm_bindgen]
+impl ConcurrencyLimit {
+    /// A cap of `maxInFlight` (0 refuses every retry and hedge).
+    #[wasm_bindgen(constructor)]
+    pub fn new(max_in_flight: f64) -> Result<ConcurrencyLimit, JsValue> {
+        let max = whole("maxInFlight", max_in_flight, f64::from(u32::MAX))? as u32;
+        Ok(ConcurrencyLimit(Control::Own(rp::ConcurrencyLimit::new(max))))
+    }
+
+    fn limit(&self) -> Result<&rp::ConcurrencyLimit, JsValue> {
+        self.0.get(rp::Dependency::retry_slots)
+    }
+
+    /// Takes a slot; false when all are taken.
+    #[wasm_bindgen(js_name = tryAcquire)]
+    pub fn try_acquire(&self) -> Result<bool, JsValue> {
+        Ok(self.limit()?.try_acquire())
+    }
+
+    /// Gives a slot back (never below zero).
+    pub fn release(&self) -> Result<(), JsValue> {
+        self.limit()?.release();
+        Ok(())
+    }
+
+    /// Slots taken now.
+    #[wasm_bindgen(getter, js_name = inFlight)]
+    pub fn in_flight(&self) -> Result<u32, JsValue> {
+        Ok(self.limit()?.in_flight())
+    }
+
+    /// The cap.
+    #[wasm_bindgen(getter, js_name = maxInFlight)]
+    pub fn max_in_flight(&self) -> Result<u32, JsValue> {
+        Ok(self.limit()?.max_in_flight())
+    }
 }

@@ -3,8 +3,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  CircuitBreaker,
+  ConcurrencyLimit,
+  Dependency,
   Operation,
+  Outcome,
   Policy,
+  RetryBudget,
+  outcomeFromHttp,
+  redeliver,
   RetryplanError,
   Stats,
   admit,
@@ -54,6 +61,7 @@ test('the 800 ms checkout, decision by decision, as plain camelCase objects', ()
     abortAtMs: 250,
     requestId: '92c2a5665ff07619',
     remainingBudgetMs: 700,
+    hedge: false,
   });
   assert.deepEqual(operation.poll(100), { type: 'await_outcome', inFlight: 1, untilMs: 250 });
   const unavailable = { type: 'http_status', status: 503 };
@@ -73,6 +81,7 @@ test('the 800 ms checkout, decision by decision, as plain camelCase objects', ()
     attempts: 2,
     remainingBudgetMs: 250,
     refusedDelayMs: 100,
+    abortAttempts: [],
   });
   assert.equal(operation.isEnded, true);
   assert.equal(operation.nextWakeupMs(), undefined);
@@ -228,7 +237,7 @@ test('run: attempts, waits and the ending come from the core; the loop only slee
     },
     { seed: 7 },
   );
-  assert.deepEqual(result.decision, { type: 'succeeded', attempts: 3 });
+  assert.deepEqual(result.decision, { type: 'succeeded', attempts: 3, winner: 3, abortAttempts: [] });
   assert.equal(result.value, 'ok');
   assert.equal(new Set(seen.map((c) => c.idempotencyKey)).size, 1);
   assert.equal(new Set(seen.map((c) => c.requestId)).size, 3);
@@ -246,7 +255,13 @@ test('run: an attempt that overruns its timeout is aborted and reported as timed
     },
     { seed: 1 },
   );
-  assert.deepEqual(result.decision, { type: 'gave_up', reason: 'attempts_exhausted', attempts: 2, remainingBudgetMs: result.decision.remainingBudgetMs });
+  assert.deepEqual(result.decision, {
+    type: 'gave_up',
+    reason: 'attempts_exhausted',
+    attempts: 2,
+    remainingBudgetMs: result.decision.remainingBudgetMs,
+    abortAttempts: [],
+  });
   assert.ok(signals.every((signal) => signal.aborted && signal.reason.name === 'TimeoutError'));
 });
 
@@ -267,17 +282,172 @@ test('run: the caller aborting cancels the operation; an attempt that throws is 
   await assert.rejects(run(policy, () => undefined), (error) => error instanceof RetryplanError && error.code === 'invalid_argument');
 });
 
-test('onHttpResponse reads the raw Retry-After in the core: huge, malformed and absent headers', () => {
+test('Outcome.fromHttp: the core reads Retry-After and retry-after-ms; saturates at 2^53-1; malformed is no guidance', () => {
+  assert.equal(Outcome.fromHttp, outcomeFromHttp);
+  assert.deepEqual(Outcome.fromHttp(503, '2', null, 0), { type: 'http_status', status: 503, retryAfterMs: 2000 });
+  assert.deepEqual(Outcome.fromHttp(503, '2', '150', 0), { type: 'http_status', status: 503, retryAfterMs: 150 });
+  assert.deepEqual(Outcome.fromHttp(503, '2', 'oops', 0), { type: 'http_status', status: 503, retryAfterMs: 2000 });
+  assert.deepEqual(Outcome.fromHttp(503, 'soon', undefined, 0), { type: 'http_status', status: 503 });
+  assert.deepEqual(Outcome.fromHttp(200, null, null, 0), { type: 'http_status', status: 200 });
+  assert.equal(Outcome.fromHttp(503, '99999999999999999999999', null, 0).retryAfterMs, Number.MAX_SAFE_INTEGER);
+  assert.equal(Outcome.fromHttp(503, 'Fri, 31 Dec 9999 23:59:59 GMT', null, 0).retryAfterMs, 253402300799000);
+  throwsCode(() => Outcome.fromHttp(503.5, null, null, 0), 'invalid_argument');
+  throwsCode(() => Outcome.fromHttp(503, '1', null, -1), 'invalid_argument');
+  // Fed to an operation, the saturated value is clamped by the policy like any other.
   const policy = Policy.fromConfig({ jitter: { kind: 'none' }, serverGuidance: { capMs: 5000, aboveCap: 'clamp' } });
-  const operation = () => {
-    const op = new Operation(policy, 0, { seed: 1 });
-    op.poll(0);
-    return op;
+  const operation = new Operation(policy, 0, { seed: 1 });
+  operation.poll(0);
+  assert.equal(operation.onOutcome(10, 1, Outcome.fromHttp(503, '99999999999999999999999', null, 0)).serverDelayMs, 5000);
+});
+
+test('hedging: hedge flags, the winner and the attempts to abort, as numbers', () => {
+  const policy = Policy.fromConfig({
+    maxAttempts: 3,
+    attemptTimeout: { fixedMs: 1000 },
+    jitter: { kind: 'none' },
+    hedging: { delayMs: 100, maxHedgedAttempts: 2 },
+  });
+  assert.deepEqual(policy.toConfig().hedging, { delayMs: 100, maxHedgedAttempts: 2 });
+  const operation = new Operation(policy, 0, { seed: 3 });
+  assert.equal(operation.poll(0).hedge, false);
+  assert.deepEqual(operation.poll(50), { type: 'await_outcome', inFlight: 1, untilMs: 100 });
+  const hedge = operation.poll(100);
+  assert.equal(hedge.type, 'start_attempt');
+  assert.equal(hedge.attempt, 2);
+  assert.equal(hedge.hedge, true);
+  assert.equal(operation.poll(200).attempt, 3);
+  const ending = operation.onOutcome(250, 2, { type: 'success' });
+  assert.deepEqual(ending, { type: 'succeeded', attempts: 3, winner: 2, abortAttempts: [1, 3] });
+  const stats = new Stats();
+  stats.record({ ...hedge });
+  stats.record(ending);
+  assert.equal(stats.toJSON().hedges, 1);
+  throwsCode(() => stats.record({ ...ending, abortAttempts: [0] }), 'invalid_argument');
+  throwsCode(() => stats.record({ ...hedge, hedge: undefined }), 'invalid_argument');
+  throwsCode(() => Policy.fromConfig({ idempotency: 'unsafe', hedging: { delayMs: 1, maxHedgedAttempts: 1 } }), 'invalid_policy');
+});
+
+test('Dependency: shared controls from JSON or camelCase objects, handles on the same state, refusals as reasons', () => {
+  const config = {
+    budget: { kind: 'token_bucket', maxTokens: 2, tokenRatio: 0.5 },
+    breaker: { trip: { kind: 'consecutive', failures: 3 }, openMs: 1000, halfOpenProbes: 1 },
+    maxConcurrentRetries: 5,
   };
-  assert.equal(operation().onHttpResponse(10, 1, 503, '99999999999999999999999', 0).serverDelayMs, 5000);
-  assert.equal(operation().onHttpResponse(10, 1, 503, '2', 0).serverDelayMs, 2000);
-  assert.equal(operation().onHttpResponse(10, 1, 503, 'soon', 0).serverDelayMs, undefined);
-  assert.equal(operation().onHttpResponse(10, 1, 503, null, 0).serverDelayMs, undefined);
-  assert.equal(operation().onHttpResponse(10, 1, 200, undefined, 0).type, 'succeeded');
-  throwsCode(() => operation().onHttpResponse(10, 1, 503.5, null, 0), 'invalid_argument');
+  const dependency = Dependency.fromConfig(config);
+  const same = Dependency.fromJson(
+    '{"budget": {"kind": "token_bucket", "max_tokens": 2, "token_ratio": 0.5}, "breaker": {"trip": {"kind": "consecutive", "failures": 3}, "open_ms": 1000, "half_open_probes": 1}, "max_concurrent_retries": 5}',
+  );
+  assert.deepEqual(dependency.snapshot(0), same.snapshot(0));
+  assert.deepEqual(dependency.snapshot(0), {
+    budget: { kind: 'token_bucket', tokensMilli: 2000, maxTokensMilli: 2000, retriesAllowed: true },
+    breaker: { state: 'closed', consecutiveFailures: 0, windowResults: 0, windowFailures: 0, openUntilMs: 0, probesInFlight: 0 },
+    retriesInFlight: 0,
+  });
+  assert.equal(Dependency.fromConfig({}).budget, undefined);
+  assert.deepEqual(Dependency.fromConfig({}).snapshot(5), { budget: null, breaker: null, retriesInFlight: null });
+
+  // An operation shares the dependency; the caller's handle stays usable.
+  const policy = Policy.fromConfig({ maxAttempts: 5, jitter: { kind: 'none' }, backoff: { kind: 'constant', baseMs: 10, capMs: 10 } });
+  const operation = new Operation(policy, 0, { seed: 1, dependency });
+  operation.poll(0);
+  const wait = operation.onOutcome(10, 1, { type: 'http_status', status: 503 });
+  assert.equal(wait.type, 'wait');
+  assert.equal(dependency.snapshot(10).budget.tokensMilli, 1000);
+  dependency.budget.onFailure(15); // another caller's failure: 0 tokens
+  assert.deepEqual(operation.poll(20), { type: 'gave_up', reason: 'budget_exhausted', attempts: 1, remainingBudgetMs: 9930, abortAttempts: [] });
+  throwsCode(() => new Operation(policy, 0, { seed: 1, dependency: {} }), 'invalid_argument');
+
+  const error = throwsCode(() => Dependency.fromConfig({ budget: { kind: 'token_bucket', maxTokens: 0, tokenRatio: 0.5 } }), 'invalid_policy');
+  assert.deepEqual(error.violations.map((v) => v.field), ['budget.max_tokens']);
+  assert.equal(throwsCode(() => Dependency.fromJson('{"breaker": {"open_ms": 1}}'), 'invalid_policy_json').field, 'breaker');
+});
+
+test('RetryBudget, CircuitBreaker and ConcurrencyLimit on their own; permits are opaque objects', () => {
+  const quota = new RetryBudget({ kind: 'quota', capacity: 10, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1 });
+  const charge = quota.tryRetry(0, true);
+  assert.deepEqual(charge, { cost: 10 });
+  assert.equal(quota.tryRetry(1), undefined);
+  quota.onSuccess(2, charge);
+  quota.onSuccess(2, 0);
+  assert.deepEqual(quota.snapshot(3), { kind: 'quota', available: 10, capacity: 10 });
+  const error = throwsCode(() => new RetryBudget({ kind: 'ratio', retryRatio: 2, minRetriesPerSecond: 0, windowMs: 0 }), 'invalid_policy');
+  assert.deepEqual(error.violations.map((v) => v.field), ['budget.retry_ratio', 'budget.window_ms']);
+  assert.equal(throwsCode(() => new RetryBudget({ kind: 'nope' }), 'invalid_policy_json').field, 'budget.kind');
+
+  const breaker = new CircuitBreaker({ trip: { kind: 'consecutive', failures: 1 }, openMs: 100, halfOpenProbes: 1 });
+  const permit = breaker.tryAcquire(0);
+  assert.equal(permit.probe, false);
+  breaker.onFailure(1, permit);
+  assert.equal(breaker.tryAcquire(50), undefined);
+  assert.equal(breaker.snapshot(50).state, 'open');
+  const probe = breaker.tryAcquire(101);
+  assert.equal(probe.probe, true);
+  breaker.release(probe);
+  breaker.onSuccess(102, breaker.tryAcquire(102));
+  assert.equal(breaker.snapshot(103).state, 'closed');
+  assert.throws(() => breaker.onSuccess(104, { probe: false }));
+
+  const slots = new ConcurrencyLimit(1);
+  assert.equal(slots.tryAcquire(), true);
+  assert.equal(slots.tryAcquire(), false);
+  assert.equal(slots.inFlight, 1);
+  slots.release();
+  assert.equal(slots.maxInFlight, 1);
+  throwsCode(() => new ConcurrencyLimit(-1), 'invalid_argument');
+});
+
+test('redeliver: a stateless decision for queue workers', () => {
+  const policy = Policy.fromConfig({ maxAttempts: 5, totalBudgetMs: 3600000, redelivery: { delaysMs: [5000, 30000], maxAgeMs: 3600000 } });
+  const failed = { type: 'http_status', status: 503 };
+  assert.deepEqual(redeliver(policy, 2, 0, 10000, failed), { type: 'redeliver_after', delayMs: 30000, redeliverAtMs: 40000 });
+  assert.deepEqual(redeliver(policy, 5, 0, 10000, failed), { type: 'dead_letter', reason: 'attempts_exhausted' });
+  assert.deepEqual(redeliver(policy, 1, 0, 10, { type: 'success' }), { type: 'acknowledge' });
+  throwsCode(() => redeliver(policy, 0, 0, 10, failed), 'invalid_argument');
+});
+
+test('run: hedges run concurrently; the winner\'s value returns and the losers are aborted', async () => {
+  const policy = Policy.fromConfig({
+    maxAttempts: 3,
+    totalBudgetMs: 5000,
+    attemptTimeout: { fixedMs: 2000 },
+    jitter: { kind: 'none' },
+    hedging: { delayMs: 20, maxHedgedAttempts: 2 },
+  });
+  const contexts = [];
+  const discarded = [];
+  const result = await run(
+    policy,
+    (context) => {
+      contexts.push(context);
+      // Attempt 1 stalls until aborted; 2 answers after 60 ms; 3 would answer later.
+      const delay = { 1: 10000, 2: 60, 3: 500 }[context.attempt];
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => resolve({ outcome: { type: 'success' }, value: `value ${context.attempt}` }), delay);
+        context.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(context.signal.reason);
+        });
+      });
+    },
+    { seed: 5, onDiscard: (value) => discarded.push(value) },
+  );
+  assert.equal(result.decision.type, 'succeeded');
+  assert.equal(result.decision.winner, 2);
+  assert.deepEqual(result.decision.abortAttempts, [1, 3]);
+  assert.equal(result.value, 'value 2');
+  assert.deepEqual(contexts.map((c) => [c.attempt, c.hedge]), [[1, false], [2, true], [3, true]]);
+  assert.ok(contexts[0].signal.aborted && contexts[2].signal.aborted && !contexts[1].signal.aborted);
+  assert.deepEqual(discarded, []);
+});
+
+test('run: a dependency is shared by every run; its refusals end runs with their reasons', async () => {
+  const dependency = Dependency.fromConfig({ breaker: { trip: { kind: 'consecutive', failures: 1 }, openMs: 60000, halfOpenProbes: 1 } });
+  const policy = Policy.fromConfig({ maxAttempts: 3, jitter: { kind: 'none' }, backoff: { kind: 'constant', baseMs: 1, capMs: 1 } });
+  const failing = () => ({ outcome: { type: 'http_status', status: 503 } });
+  const first = await run(policy, failing, { seed: 1, dependency });
+  assert.equal(first.decision.reason, 'circuit_open');
+  assert.equal(first.decision.attempts, 1);
+  const second = await run(policy, failing, { seed: 2, dependency });
+  assert.deepEqual([second.decision.reason, second.decision.attempts], ['circuit_open', 0]);
+  assert.equal(dependency.snapshot(0).breaker.state, 'open');
 });

@@ -2,6 +2,8 @@
 // one retryFetch scenario (503 + Retry-After, then 200) against a local server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve, repoRoot } from './serve.mjs';
 import { withPage, resultOf } from './chromium.mjs';
@@ -15,10 +17,14 @@ test('vectors and a fetch scenario in Chromium', async () => {
       const result = await resultOf(page, `${server.url}/bindings-js/test/browser/`);
       assert.equal(result.crashed, undefined, result.crashed);
       assert.deepEqual(errors, []);
-      assert.ok(result.vectors.count > 0);
+      const total = readdirSync(vectors)
+        .filter((name) => name.endsWith('.json') && name !== 'schema.json')
+        .reduce((sum, name) => sum + JSON.parse(readFileSync(join(vectors, name), 'utf8')).cases.length, 0);
+      assert.ok(total > 0);
+      assert.equal(result.vectors.count, total, 'every case of every file ran in Chromium');
       assert.deepEqual(result.vectors.failures, []);
       const scenario = result.fetchScenario;
-      assert.deepEqual(scenario.decision, { type: 'succeeded', attempts: 2 });
+      assert.deepEqual(scenario.decision, { type: 'succeeded', attempts: 2, winner: 2, abortAttempts: [] });
       assert.equal(scenario.status, 200);
       assert.equal(scenario.body, 'done');
       assert.ok(scenario.elapsedMs >= 1000, 'waited for Retry-After: 1');

@@ -16,6 +16,8 @@ const scripts = {
   '/busy-long': ['busy3600'],
   '/busy-garbled': ['busy-garbled', 'ok'],
   '/busy-forever': ['busy-huge'],
+  '/busy-ms-then-ok': ['busy-ms', 'ok'],
+  '/hedge-stall-then-ok': ['stall', 'ok'],
 };
 const seen = new Map();
 const sockets = new Set();
@@ -29,7 +31,9 @@ before(async () => {
     request.on('end', () => {
       const log = seen.get(request.url) ?? [];
       seen.set(request.url, log);
-      log.push({ headers: request.headers, body: Buffer.concat(chunks).toString() });
+      const entry = { headers: request.headers, body: Buffer.concat(chunks).toString(), closedEarly: false };
+      log.push(entry);
+      response.on('close', () => (entry.closedEarly = !response.writableFinished));
       const script = scripts[request.url] ?? ['404'];
       const action = script[Math.min(log.length, script.length) - 1];
       if (action === 'ok') return response.writeHead(200, { 'content-type': 'text/plain' }).end('done');
@@ -38,6 +42,7 @@ before(async () => {
       if (action === 'busy3600') return response.writeHead(503, { 'retry-after': '3600' }).end('busy');
       if (action === 'busy-huge') return response.writeHead(503, { 'retry-after': '99999999999999999999999' }).end('busy');
       if (action === 'busy-garbled') return response.writeHead(503, { 'retry-after': 'soon-ish' }).end('busy');
+      if (action === 'busy-ms') return response.writeHead(503, { 'retry-after': '3', 'retry-after-ms': '150' }).end('busy');
       if (action === 'reset') return request.socket.destroy();
       // 'stall': never answer; the socket is destroyed when the server closes.
     });
@@ -151,4 +156,27 @@ test('a Retry-After beyond any JS number still gives a decision, not an exceptio
   const result = await retryFetch(`${base}/busy-forever`, {}, { policy: policy() });
   assert.equal(result.decision.reason, 'retry_after_above_cap');
   assert.equal(result.decision.attempts, 1);
+});
+
+test('retry-after-ms wins over Retry-After (the core reads both raw headers)', async () => {
+  const started = performance.now();
+  const result = await retryFetch(`${base}/busy-ms-then-ok`, {}, { policy: policy() });
+  const elapsed = performance.now() - started;
+  assert.equal(result.decision.type, 'succeeded');
+  assert.ok(elapsed >= 150 && elapsed < 2500, `waited ${elapsed} ms for retry-after-ms: 150`);
+});
+
+test('hedging: each attempt has its own AbortController; the loser is aborted when the hedge wins', async () => {
+  const hedged = policy({ attemptTimeout: { fixedMs: 3000 }, hedging: { delayMs: 50, maxHedgedAttempts: 1 } });
+  const started = performance.now();
+  const result = await retryFetch(`${base}/hedge-stall-then-ok`, {}, { policy: hedged });
+  assert.deepEqual(result.decision, { type: 'succeeded', attempts: 2, winner: 2, abortAttempts: [1] });
+  assert.equal(await result.response.text(), 'done');
+  assert.ok(performance.now() - started < 2000, 'did not wait for the stalled attempt');
+  const log = seen.get('/hedge-stall-then-ok');
+  assert.equal(log.length, 2);
+  assert.equal(log[0].headers['idempotency-key'], log[1].headers['idempotency-key']);
+  assert.notEqual(log[0].headers['x-request-id'], log[1].headers['x-request-id']);
+  for (let waited = 0; !log[0].closedEarly && waited < 2000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(log[0].closedEarly, true, 'the stalled attempt was aborted');
 });

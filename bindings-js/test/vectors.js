@@ -40,10 +40,20 @@ function errorValue(api, error) {
   return { code: error.code };
 }
 
+/**
+ * A typed answer as vector JSON: snake_case keys, and an empty `abortAttempts`
+ * (always present in the JS API) left out, as the vectors write it.
+ */
+function vectorJson(value) {
+  if (value === undefined) return null;
+  const json = JSON.parse(JSON.stringify(toSnake(value)));
+  if (json !== null && Array.isArray(json.abort_attempts) && json.abort_attempts.length === 0) delete json.abort_attempts;
+  return json;
+}
+
 function answer(api, call) {
   try {
-    const value = call();
-    return ['expect', value === undefined ? null : JSON.parse(JSON.stringify(toSnake(value)))];
+    return ['expect', vectorJson(call())];
   } catch (error) {
     return ['expect_error', errorValue(api, error)];
   }
@@ -76,6 +86,16 @@ function runOperation(api, testCase, failures) {
   const options = { seed: field(testCase, 'seed', 'number') };
   if ('idempotency_key' in testCase) options.idempotencyKey = field(testCase, 'idempotency_key', 'string');
   if ('deadline_ms' in testCase) options.deadlineMs = field(testCase, 'deadline_ms', 'number');
+  let dependency;
+  if ('dependency' in testCase) {
+    try {
+      // The dependency configuration is JSON by design (as the policy is).
+      dependency = api.Dependency.fromJson(JSON.stringify(testCase.dependency));
+    } catch (error) {
+      return failures.push(`${id}: invalid dependency: ${error.message}`);
+    }
+    options.dependency = dependency;
+  }
   const operation = new api.Operation(policy, field(testCase, 'start_ms', 'number'), options);
   if ('expect_idempotency_key' in testCase && operation.idempotencyKey !== testCase.expect_idempotency_key) {
     failures.push(`${id}: idempotency key ${operation.idempotencyKey} != ${testCase.expect_idempotency_key}`);
@@ -91,11 +111,92 @@ function runOperation(api, testCase, failures) {
       const attempt = field(step, 'attempt', 'number');
       const outcome = toCamel(step.outcome);
       result = answer(api, () => operation.onOutcome(at, attempt, outcome));
+    } else if (call === 'dependency_snapshot') {
+      if (!dependency) throw new Error(`${id}: dependency_snapshot needs a dependency`);
+      result = answer(api, () => dependency.snapshot(at));
+    } else if (call === 'budget_on_failure') {
+      const budget = dependency?.budget;
+      if (!budget) throw new Error(`${id}: budget_on_failure needs a dependency with a budget`);
+      result = answer(api, () => budget.onFailure(at));
+      budget.free();
     } else throw new Error(`${id}: unknown call \`${call}\``);
     settle(step, result, `${id} step ${index}`, failures);
   });
   operation.free();
+  dependency?.free();
   policy.free();
+}
+
+/** Runs the steps of a `budget` or `breaker` case on one control made by `make` (from the camelCase config). */
+function runControl(api, testCase, failures, make, runStep) {
+  const id = testCase.id;
+  let control;
+  try {
+    control = make();
+  } catch (error) {
+    return settle(testCase, ['expect_error', errorValue(api, error)], id, failures);
+  }
+  if ('expect' in testCase || 'expect_error' in testCase) {
+    failures.push(`${id}: the configuration is valid, but the case expects ${JSON.stringify(testCase.expect_error ?? testCase.expect)}`);
+  }
+  if (!Array.isArray(testCase.steps)) throw new Error(`${id}: a valid configuration needs steps`);
+  const permits = [];
+  testCase.steps.forEach((step, index) => {
+    const at = field(step, 'at_ms', 'number');
+    const call = field(step, 'call', 'string');
+    const result = answer(api, () => runStep(control, step, call, at, permits, `${id} step ${index}`));
+    settle(step, result, `${id} step ${index}`, failures);
+  });
+  permits.forEach((permit) => permit?.free());
+  control.free();
+}
+
+function budgetStep(budget, step, call, at) {
+  switch (call) {
+    case 'on_request':
+      return budget.onRequest(at);
+    case 'try_retry': {
+      const afterTimeout = 'after_timeout' in step ? field(step, 'after_timeout', 'boolean') : undefined;
+      const charge = budget.tryRetry(at, afterTimeout);
+      return charge === undefined ? { granted: false } : { granted: true, cost: charge.cost };
+    }
+    case 'on_success':
+      return budget.onSuccess(at, 'charge_cost' in step ? { cost: field(step, 'charge_cost', 'number') } : undefined);
+    case 'on_failure':
+      return budget.onFailure(at);
+    case 'snapshot':
+      return budget.snapshot(at);
+    default:
+      throw new Error(`unknown budget call \`${call}\``);
+  }
+}
+
+function breakerStep(breaker, step, call, at, permits, label) {
+  const permit = () => {
+    const index = field(step, 'permit_step', 'number');
+    if (!permits[index]) throw new Error(`${label}: no permit at step ${index}`);
+    return permits[index];
+  };
+  let granted;
+  try {
+    switch (call) {
+      case 'try_acquire':
+        granted = breaker.tryAcquire(at);
+        return granted === undefined ? { granted: false } : { granted: true, probe: granted.probe };
+      case 'on_success':
+        return breaker.onSuccess(at, permit());
+      case 'on_failure':
+        return breaker.onFailure(at, permit());
+      case 'release':
+        return breaker.release(permit());
+      case 'snapshot':
+        return breaker.snapshot(at);
+      default:
+        throw new Error(`unknown breaker call \`${call}\``);
+    }
+  } finally {
+    permits.push(granted);
+  }
 }
 
 /** Runs one case; pushes a message per failed check onto `failures`. Throws on a malformed or unknown case. */
@@ -114,6 +215,40 @@ export function runCase(api, testCase, failures) {
   switch (kind) {
     case 'operation':
       return runOperation(api, testCase, failures);
+    case 'budget':
+      return runControl(api, testCase, failures, () => new api.RetryBudget(toCamel(testCase.budget)), budgetStep);
+    case 'breaker':
+      return runControl(api, testCase, failures, () => new api.CircuitBreaker(toCamel(testCase.breaker)), breakerStep);
+    case 'dependency':
+      call = () => {
+        const dependency = api.Dependency.fromJson(JSON.stringify(testCase.dependency));
+        try {
+          return dependency.snapshot(0);
+        } finally {
+          dependency.free();
+        }
+      };
+      break;
+    case 'redelivery':
+      call = withPolicy((policy) =>
+        api.redeliver(
+          policy,
+          field(testCase, 'attempts', 'number'),
+          field(testCase, 'first_seen_ms', 'number'),
+          field(testCase, 'now_ms', 'number'),
+          toCamel(testCase.outcome),
+        ),
+      );
+      break;
+    case 'http_outcome':
+      call = () =>
+        api.Outcome.fromHttp(
+          field(testCase, 'status', 'number'),
+          'retry_after' in testCase ? field(testCase, 'retry_after', 'string') : null,
+          'retry_after_ms' in testCase ? field(testCase, 'retry_after_ms', 'string') : null,
+          field(testCase, 'now_unix_ms', 'number'),
+        );
+      break;
     case 'policy':
       call = withPolicy((policy) => policy.toConfig());
       break;
