@@ -87,7 +87,7 @@ const cockatiel = await perAttempt('cockatiel 4', 3, (count) =>
 const gz = (path) => gzipSync(readFileSync(new URL(path, import.meta.url)), { level: 9 }).length;
 const wasmGz = gz('./wasm/retryplan_js_bg.wasm');
 const glueGz = gz('./wasm/retryplan_js.js');
-const libGz = ['api.js', 'browser.js', 'convert.js', 'helpers.js'].reduce((sum, name) => sum + gz(`./lib/${name}`), 0);
+const libGz = ['api.js', 'browser.js', 'convert.js', 'helpers.js', 'operation.js'].reduce((sum, name) => sum + gz(`./lib/${name}`), 0);
 
 const r = (x) => x.toFixed(2);
 console.log(`node ${process.version}

@@ -31,6 +31,35 @@ function outcomeOf(result) {
   return outcomeFromHttp(status, retryAfter ?? undefined, retryAfterMs ?? undefined, Date.now());
 }
 
+/**
+ * A running attempt. Its AbortController is made on the first read of
+ * `signal` (making one costs more than a decision), so an attempt that never
+ * looks at its signal costs none; an abort before that read is replayed.
+ */
+class Attempt {
+  constructor(abortAtMs) {
+    this.abortAtMs = abortAtMs;
+    this.controller = undefined;
+    this.aborted = false;
+    this.reason = undefined;
+  }
+
+  get signal() {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason) {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+}
+
 const isEnding = (decision) =>
   decision.type === 'succeeded' || decision.type === 'gave_up' || decision.type === 'reconcile' || decision.type === 'restart';
 
@@ -58,7 +87,7 @@ export async function run(policy, attempt, options = {}) {
   const { signal, now = monotonicNow, seed, idempotencyKey, deadlineMs, dependency, onDiscard } = options;
   const operation = new Operation(policy, now(), { seed, idempotencyKey, deadlineMs, dependency });
   const key = operation.idempotencyKey;
-  /** Running attempts by number: `{controller, abortAtMs}`. */
+  /** Running attempts by number. */
   const running = new Map();
   /** Settled attempts not yet reported, in order: `{number, result}` or `{number, thrown}`. */
   const settled = [];
@@ -73,14 +102,16 @@ export async function run(policy, attempt, options = {}) {
 
   const abort = (numbers, reason) => {
     for (const number of numbers) {
-      running.get(number)?.controller.abort(reason);
+      running.get(number)?.abort(reason);
       running.delete(number);
     }
   };
   const finish = (decision, reason) => {
-    abort(decision.abortAttempts, reason ?? new DOMException('retryplan: the operation ended without this attempt', 'AbortError'));
-    // The core lists every running attempt; abort anything left all the same.
-    abort([...running.keys()], reason ?? new DOMException('retryplan: the operation ended', 'AbortError'));
+    if (running.size > 0) {
+      // The core lists every running attempt in abortAttempts; abort anything left all the same.
+      abort(decision.abortAttempts, reason ?? new DOMException('retryplan: the operation ended without this attempt', 'AbortError'));
+      abort([...running.keys()], reason ?? new DOMException('retryplan: the operation ended', 'AbortError'));
+    }
     for (const entry of settled.splice(0)) {
       if (entry.result !== null && typeof entry.result === 'object' && 'value' in entry.result) discard(entry.result.value);
     }
@@ -88,8 +119,8 @@ export async function run(policy, attempt, options = {}) {
   };
   const launch = (decision) => {
     const number = decision.attempt;
-    const controller = new AbortController();
-    running.set(number, { controller, abortAtMs: decision.abortAtMs });
+    const entry = new Attempt(decision.abortAtMs);
+    running.set(number, entry);
     const context = {
       attempt: number,
       hedge: decision.hedge,
@@ -97,15 +128,18 @@ export async function run(policy, attempt, options = {}) {
       abortAtMs: decision.abortAtMs,
       requestId: decision.requestId,
       idempotencyKey: key,
-      signal: controller.signal,
+      get signal() {
+        return entry.signal;
+      },
     };
-    const report = (entry) => {
+    const report = (settledEntry) => {
       // Results of attempts already timed out, aborted or abandoned are ignored.
-      if (running.get(number)?.controller !== controller || ('thrown' in entry && controller.signal.aborted)) {
-        if (entry.result !== null && typeof entry.result === 'object' && 'value' in entry.result) discard(entry.result.value);
+      if (running.get(number) !== entry || ('thrown' in settledEntry && entry.aborted)) {
+        const { result } = settledEntry;
+        if (result !== null && typeof result === 'object' && 'value' in result) discard(result.value);
         return;
       }
-      settled.push(entry);
+      settled.push(settledEntry);
       notify();
     };
     new Promise((resolve) => resolve(attempt(context))).then(
@@ -120,9 +154,9 @@ export async function run(policy, attempt, options = {}) {
       if ('thrown' in entry) throw entry.thrown;
       return { number: entry.number, outcome: outcomeOf(entry.result), result: entry.result };
     }
-    for (const [number, { controller, abortAtMs }] of running) {
-      if (abortAtMs <= at) {
-        controller.abort(new DOMException('retryplan: attempt timed out', 'TimeoutError'));
+    for (const [number, overdue] of running) {
+      if (overdue.abortAtMs <= at) {
+        overdue.abort(new DOMException('retryplan: attempt timed out', 'TimeoutError'));
         return { number, outcome: { type: 'transport', failure: 'timed_out' } };
       }
     }
@@ -140,6 +174,7 @@ export async function run(policy, attempt, options = {}) {
   try {
     let decision = operation.poll(now());
     let duePolls = 0;
+    let yields = 0;
     for (;;) {
       if (signal?.aborted) return finish(operation.cancel(now()), signal.reason);
       if (isEnding(decision)) return finish(decision);
@@ -152,6 +187,7 @@ export async function run(policy, attempt, options = {}) {
       const at = now();
       const next = decision.type === 'await_outcome' ? nextReport(at) : undefined;
       if (next !== undefined) {
+        yields = 0;
         running.delete(next.number);
         if (next.result !== undefined && 'value' in next.result) {
           if (value !== next.result.value) discard(value);
@@ -161,6 +197,14 @@ export async function run(policy, attempt, options = {}) {
         decision = operation.onOutcome(now(), next.number, next.outcome);
         continue;
       }
+      if (decision.type === 'await_outcome' && running.size > 0 && yields < 3) {
+        // An attempt that answers at once settles within a few microtasks: let it
+        // report before arming a timer (a timer costs more than the decision).
+        yields += 1;
+        await undefined;
+        continue;
+      }
+      yields = 0;
       // Due now (a hedge or a retry): poll at once, but yield to timers if it stays due.
       if (decision.untilMs > at || ++duePolls > 2) {
         duePolls = 0;
