@@ -451,3 +451,44 @@ test('run: a dependency is shared by every run; its refusals end runs with their
   assert.deepEqual([second.decision.reason, second.decision.attempts], ['circuit_open', 0]);
   assert.equal(dependency.snapshot(0).breaker.state, 'open');
 });
+
+test('run: cancelling aborts every running hedge with the signal\'s reason; a hedge that overruns times out', async () => {
+  const policy = Policy.fromConfig({
+    maxAttempts: 3,
+    totalBudgetMs: 5000,
+    attemptTimeout: { fixedMs: 60 },
+    minimumUsefulAttemptMs: 10,
+    jitter: { kind: 'none' },
+    hedging: { delayMs: 10, maxHedgedAttempts: 2 },
+  });
+  const stall = ({ signal }) =>
+    new Promise((resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+  const signals = [];
+  const controller = new AbortController();
+  const reason = new Error('user left');
+  setTimeout(() => controller.abort(reason), 40);
+  const cancelled = await run(policy, (context) => (signals.push(context.signal), stall(context)), { seed: 1, signal: controller.signal });
+  assert.deepEqual([cancelled.decision.reason, cancelled.decision.abortAttempts], ['cancelled', [1, 2, 3]]);
+  assert.ok(signals.length === 3 && signals.every((signal) => signal.aborted && signal.reason === reason));
+
+  // Nobody answers: each attempt is aborted at its own abortAtMs and reported as timed_out.
+  const timedOut = [];
+  const exhausted = await run(policy, (context) => (timedOut.push(context.signal), stall(context)), { seed: 2 });
+  assert.deepEqual([exhausted.decision.reason, exhausted.decision.attempts, exhausted.decision.abortAttempts], ['attempts_exhausted', 3, []]);
+  assert.ok(timedOut.every((signal) => signal.aborted && signal.reason.name === 'TimeoutError'));
+});
+
+test('run: an attempt that throws while a hedge runs is a bug: the hedge is aborted and the error rethrown', async () => {
+  const policy = Policy.fromConfig({ maxAttempts: 2, jitter: { kind: 'none' }, hedging: { delayMs: 0, maxHedgedAttempts: 1 } });
+  const signals = [];
+  await assert.rejects(
+    run(policy, (context) => {
+      signals.push(context.signal);
+      if (context.attempt === 2) return Promise.reject(new RangeError('bug in attempt 2'));
+      return new Promise(() => {});
+    }),
+    RangeError,
+  );
+  assert.equal(signals.length, 2);
+  assert.ok(signals[0].aborted);
+});
