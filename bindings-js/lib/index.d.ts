@@ -333,7 +333,14 @@ export class Operation {
   remainingBudgetMs(nowMs: number): number;
   readonly deadlineMs: number;
   readonly idempotencyKey: string;
+  /** Attempts started so far, hedges included. */
   readonly attemptsStarted: number;
+  /** The attempts running now, ascending. */
+  readonly runningAttempts: number[];
+  /** When the operation started (the `nowMs` it was made with). */
+  readonly startedAtMs: number;
+  /** The request id attempt `attempt` gets: 16 lowercase hex digits. */
+  requestId(attempt: number): string;
   readonly isEnded: boolean;
   free(): void;
 }
@@ -343,6 +350,8 @@ export class Stats {
   constructor();
   /** Counts one decision as an operation returned it (each start and ending once). */
   record(decision: Decision): void;
+  /** Adds another set of counters to these (saturating), e.g. per-worker Stats into one. */
+  merge(other: Stats): void;
   toJSON(): StatsCounters;
   free(): void;
 }

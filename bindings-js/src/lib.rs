@@ -555,10 +555,28 @@ impl Operation {
         self.0.idempotency_key().to_string()
     }
 
-    /// Attempts started so far.
+    /// Attempts started so far (hedges included).
     #[wasm_bindgen(getter, js_name = attemptsStarted)]
     pub fn attempts_started(&self) -> u32 {
         self.0.attempts_started()
+    }
+
+    /// The attempts running now, ascending (a new array per read).
+    #[wasm_bindgen(getter, js_name = runningAttempts)]
+    pub fn running_attempts(&self) -> JsValue {
+        attempt_list(self.0.running_attempts())
+    }
+
+    /// When the operation started.
+    #[wasm_bindgen(getter, js_name = startedAtMs)]
+    pub fn started_at_ms(&self) -> f64 {
+        num(self.0.started_at_ms())
+    }
+
+    /// The request id attempt `attempt` gets (16 lowercase hex digits).
+    #[wasm_bindgen(js_name = requestId)]
+    pub fn request_id(&self, attempt: f64) -> Result<String, JsValue> {
+        Ok(self.0.request_id(attempt_number(attempt)?).to_string())
     }
 
     /// True once an ending was returned.
@@ -585,6 +603,11 @@ impl Stats {
     pub fn record(&mut self, decision_value: &JsValue) -> Result<(), JsValue> {
         self.0.record(&decision_from_js(decision_value)?);
         Ok(())
+    }
+
+    /// Adds another set of counters to these (saturating).
+    pub fn merge(&mut self, other: &Stats) {
+        self.0.merge(&other.0);
     }
 
     /// The counters as a plain object.
