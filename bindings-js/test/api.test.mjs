@@ -501,3 +501,11 @@ test('run: an attempt that throws while a hedge runs is a bug: the hedge is abor
   assert.equal(signals.length, 2);
   assert.ok(signals[0].aborted);
 });
+
+test('every runtime export is declared in lib/index.d.ts', async () => {
+  const { readFileSync } = await import('node:fs');
+  const types = readFileSync(new URL('../lib/index.d.ts', import.meta.url), 'utf8');
+  const api = await import('retryplan');
+  const missing = Object.keys(api).filter((name) => !new RegExp(`export (function|class|const) ${name}\\b`).test(types));
+  assert.deepEqual(missing, []);
+});
