@@ -1,0 +1,6 @@
+// Browser (and bundler) entry: fetches and instantiates the wasm once, then exports the API.
+import init from '../wasm/retryplan_js.js';
+
+await init({ module_or_path: new URL('../wasm/retryplan_js_bg.wasm', import.meta.url) });
+
+export * from './api.js';

@@ -1,0 +1,77 @@
+// Conversions used by the wasm glue: the error class and plain-object factories.
+// Nothing here decides anything; it only shapes values the core computed.
+
+/** Misuse of the engine (never a failed attempt: those are decisions). */
+export class RetryplanError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = 'RetryplanError';
+    /** Stable, language-neutral code: the core's `Error::code()`. */
+    this.code = code;
+  }
+}
+
+export const makeError = (code, message) => new RetryplanError(code, message);
+
+export function addViolation(error, field, message) {
+  (error.violations ??= []).push({ field, message });
+}
+
+export function setErrorField(error, field) {
+  error.field = field;
+}
+
+// Keys only: values (enum names such as "http_status") stay snake_case.
+const camel = (key) => key.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+const snake = (key) => key.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
+
+function mapKeys(value, rename) {
+  if (Array.isArray(value)) return value.map((item) => mapKeys(item, rename));
+  if (value === null || typeof value !== 'object') return value;
+  if (value instanceof Map) value = Object.fromEntries(value);
+  const out = {};
+  for (const [key, item] of Object.entries(value)) out[rename(key)] = mapKeys(item, rename);
+  return out;
+}
+
+export const toCamel = (value) => mapKeys(value, camel);
+export const toSnake = (value) => mapKeys(value, snake);
+
+// Decision factories, one per variant, fields in the core's order.
+// A request id arrives as its two 32-bit halves and is spelled as the core's
+// Display does: 16 lowercase hex digits. `abortAttempts` is always an array
+// (empty when nothing is to be aborted), built by `attemptList`.
+const hex8 = (half) => half.toString(16).padStart(8, '0');
+export const startAttempt = (attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge) => ({
+  type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId: hex8(idHigh) + hex8(idLow), remainingBudgetMs, hedge,
+});
+export const wait = (retry, delayMs, untilMs, serverDelayMs, remainingBudgetMs) =>
+  serverDelayMs === undefined
+    ? { type: 'wait', retry, delayMs, untilMs, remainingBudgetMs }
+    : { type: 'wait', retry, delayMs, untilMs, serverDelayMs, remainingBudgetMs };
+export const awaitOutcome = (inFlight, untilMs) => ({ type: 'await_outcome', inFlight, untilMs });
+export const succeeded = (attempts, winner, abortAttempts) => ({ type: 'succeeded', attempts, winner, abortAttempts });
+export const gaveUp = (reason, attempts, remainingBudgetMs, refusedDelayMs, abortAttempts) =>
+  refusedDelayMs === undefined
+    ? { type: 'gave_up', reason, attempts, remainingBudgetMs, abortAttempts }
+    : { type: 'gave_up', reason, attempts, remainingBudgetMs, refusedDelayMs, abortAttempts };
+export const reconcile = (attempts, remainingBudgetMs, abortAttempts) => ({
+  type: 'reconcile', attempts, remainingBudgetMs, abortAttempts,
+});
+export const restart = (attempts, deadlineMs, remainingBudgetMs, abortAttempts) => ({
+  type: 'restart', attempts, deadlineMs, remainingBudgetMs, abortAttempts,
+});
+
+/** The attempt numbers of a set given as four 32-bit words (bit 0 of the first = attempt 1), ascending. */
+export function attemptList(w0, w1, w2, w3) {
+  const list = [];
+  if ((w0 | w1 | w2 | w3) === 0) return list;
+  [w0, w1, w2, w3].forEach((word, index) => {
+    for (let bits = word | 0; bits !== 0; bits &= bits - 1) list.push(index * 32 + 32 - Math.clz32(bits & -bits));
+  });
+  return list;
+}
+
+export const httpOutcome = (status, retryAfterMs) =>
+  retryAfterMs === undefined ? { type: 'http_status', status } : { type: 'http_status', status, retryAfterMs };
+export const charge = (cost) => ({ cost });

@@ -1,0 +1,285 @@
+// Host helpers: they do the I/O and the sleeping, exactly as the core's decisions
+// say. They choose nothing: no defaults for the policy, no extra attempts, no
+// clamping. The only judgement here is converting what the platform reports
+// (a thrown fetch error, a response) into the core's Outcome vocabulary.
+import { Operation } from './operation.js';
+import { outcomeFromHttp } from '../wasm/retryplan_js.js';
+import { RetryplanError } from './convert.js';
+
+const monotonicNow = () => performance.now();
+
+// setTimeout fires at once for delays above 2^31-1 ms (24.8 days); re-arm instead.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Calls `done` after `ms`; returns a function that cancels it. */
+function after(ms, done) {
+  let timer;
+  const arm = (left) => {
+    timer = setTimeout(() => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : done()), Math.min(Math.max(0, left), MAX_TIMER_MS));
+  };
+  arm(ms);
+  return () => clearTimeout(timer);
+}
+
+/** The outcome an attempt result stands for: `{outcome}` as given, `{http}` read by the core. */
+function outcomeOf(result) {
+  if (result === null || typeof result !== 'object' || (result.outcome === undefined && result.http === undefined)) {
+    throw new RetryplanError('invalid_argument', 'invalid argument `attempt`: must resolve to {outcome} or {http}');
+  }
+  if (result.http === undefined) return result.outcome;
+  const { status, retryAfter, retryAfterMs } = result.http;
+  return outcomeFromHttp(status, retryAfter ?? undefined, retryAfterMs ?? undefined, Date.now());
+}
+
+/**
+ * A running attempt. Its AbortController is made on the first read of
+ * `signal` (making one costs more than a decision), so an attempt that never
+ * looks at its signal costs none; an abort before that read is replayed.
+ */
+class Attempt {
+  constructor(abortAtMs) {
+    this.abortAtMs = abortAtMs;
+    this.controller = undefined;
+    this.aborted = false;
+    this.reason = undefined;
+  }
+
+  get signal() {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason) {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+}
+
+const isEnding = (decision) =>
+  decision.type === 'succeeded' || decision.type === 'gave_up' || decision.type === 'reconcile' || decision.type === 'restart';
+
+/**
+ * Runs one operation: calls `attempt(context)` whenever the core says to start
+ * an attempt, reports the outcome it returns, and sleeps when told to wait.
+ * Under a hedging policy several attempts run at once, each with its own
+ * AbortSignal; the ending's `abortAttempts` are aborted when it arrives.
+ *
+ * `attempt` resolves to `{ outcome, value?, error? }`, or for an HTTP response
+ * to `{ http: { status, retryAfter?, retryAfterMs? }, value? }` with the raw
+ * header values, which the core reads (`Outcome.fromHttp`). If it throws
+ * while its signal is not aborted, the run ends, every running attempt is
+ * aborted and the error is rethrown (a bug in the attempt is not a failed
+ * attempt). An attempt still running at its `abortAtMs` is aborted and
+ * reported as `{type: "transport", failure: "timed_out"}`; whatever it
+ * resolves to later is ignored. If `options.signal` aborts, the operation is
+ * cancelled and every running attempt aborted with the signal's reason.
+ *
+ * Resolves to `{ decision, value, error, idempotencyKey }`: the ending decision
+ * and the `value`/`error` of the last reported attempt that returned one (for
+ * a success, the winner's).
+ */
+export async function run(policy, attempt, options = {}) {
+  const { signal, now = monotonicNow, seed, idempotencyKey, deadlineMs, dependency, onDiscard } = options;
+  const operation = new Operation(policy, now(), { seed, idempotencyKey, deadlineMs, dependency });
+  const key = operation.idempotencyKey;
+  /** Running attempts by number. */
+  const running = new Map();
+  /** Settled attempts not yet reported, in order: `{number, result}` or `{number, thrown}`. */
+  const settled = [];
+  let wake; // ends the current sleep early
+  const notify = () => wake?.();
+  signal?.addEventListener('abort', notify, { once: true });
+  let value;
+  let error;
+  const discard = (dropped) => {
+    if (dropped !== undefined && onDiscard) onDiscard(dropped);
+  };
+
+  const abort = (numbers, reason) => {
+    for (const number of numbers) {
+      running.get(number)?.abort(reason);
+      running.delete(number);
+    }
+  };
+  const finish = (decision, reason) => {
+    if (running.size > 0) {
+      // The core lists every running attempt in abortAttempts; abort anything left all the same.
+      abort(decision.abortAttempts, reason ?? new DOMException('retryplan: the operation ended without this attempt', 'AbortError'));
+      abort([...running.keys()], reason ?? new DOMException('retryplan: the operation ended', 'AbortError'));
+    }
+    for (const entry of settled.splice(0)) {
+      if (entry.result !== null && typeof entry.result === 'object' && 'value' in entry.result) discard(entry.result.value);
+    }
+    return { decision, value, error, idempotencyKey: key };
+  };
+  const launch = (decision) => {
+    const number = decision.attempt;
+    const entry = new Attempt(decision.abortAtMs);
+    running.set(number, entry);
+    const context = {
+      attempt: number,
+      hedge: decision.hedge,
+      timeoutMs: decision.timeoutMs,
+      abortAtMs: decision.abortAtMs,
+      requestId: decision.requestId,
+      idempotencyKey: key,
+      get signal() {
+        return entry.signal;
+      },
+    };
+    const report = (settledEntry) => {
+      // Results of attempts already timed out, aborted or abandoned are ignored.
+      if (running.get(number) !== entry || ('thrown' in settledEntry && entry.aborted)) {
+        const { result } = settledEntry;
+        if (result !== null && typeof result === 'object' && 'value' in result) discard(result.value);
+        return;
+      }
+      settled.push(settledEntry);
+      notify();
+    };
+    new Promise((resolve) => resolve(attempt(context))).then(
+      (result) => report({ number, result }),
+      (thrown) => report({ number, thrown }),
+    );
+  };
+  /** The next attempt to report: a settled one, or one past its abort time (timed out). */
+  const nextReport = (at) => {
+    const entry = settled.shift();
+    if (entry !== undefined) {
+      if ('thrown' in entry) throw entry.thrown;
+      return { number: entry.number, outcome: outcomeOf(entry.result), result: entry.result };
+    }
+    for (const [number, overdue] of running) {
+      if (overdue.abortAtMs <= at) {
+        overdue.abort(new DOMException('retryplan: attempt timed out', 'TimeoutError'));
+        return { number, outcome: { type: 'transport', failure: 'timed_out' } };
+      }
+    }
+    return undefined;
+  };
+  const sleepUntil = (untilMs) =>
+    new Promise((resolve) => {
+      const cancel = after(untilMs - now(), () => resolve());
+      wake = () => {
+        cancel();
+        resolve();
+      };
+    }).finally(() => (wake = undefined));
+
+  try {
+    let decision = operation.poll(now());
+    let duePolls = 0;
+    let yields = 0;
+    for (;;) {
+      if (signal?.aborted) return finish(operation.cancel(now()), signal.reason);
+      if (isEnding(decision)) return finish(decision);
+      if (decision.type === 'start_attempt') {
+        launch(decision);
+        decision = operation.poll(now());
+        continue;
+      }
+      // wait or await_outcome: report what settled (or timed out), else sleep.
+      const at = now();
+      const next = decision.type === 'await_outcome' ? nextReport(at) : undefined;
+      if (next !== undefined) {
+        yields = 0;
+        running.delete(next.number);
+        if (next.result !== undefined && 'value' in next.result) {
+          if (value !== next.result.value) discard(value);
+          value = next.result.value;
+        }
+        if (next.result !== undefined && 'error' in next.result) error = next.result.error;
+        decision = operation.onOutcome(now(), next.number, next.outcome);
+        continue;
+      }
+      if (decision.type === 'await_outcome' && running.size > 0 && yields < 3) {
+        // An attempt that answers at once settles within a few microtasks: let it
+        // report before arming a timer (a timer costs more than the decision).
+        yields += 1;
+        await undefined;
+        continue;
+      }
+      yields = 0;
+      // Due now (a hedge or a retry): poll at once, but yield to timers if it stays due.
+      if (decision.untilMs > at || ++duePolls > 2) {
+        duePolls = 0;
+        await sleepUntil(Math.max(decision.untilMs, at + 1));
+      }
+      decision = operation.poll(now());
+    }
+  } catch (thrown) {
+    abort([...running.keys()], new DOMException('retryplan: the run failed', 'AbortError'));
+    throw thrown;
+  } finally {
+    signal?.removeEventListener('abort', notify);
+    operation.free();
+  }
+}
+
+// Node's fetch (undici) names the socket error in `cause.code`. These codes mean
+// the request never left; anything else may have reached the server.
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** The core's name for a fetch rejection: not_sent only when the platform says so. */
+function transportFailure(thrown) {
+  const code = thrown?.cause?.code ?? thrown?.cause?.cause?.code;
+  return NOT_SENT_CODES.has(code) ? 'not_sent' : 'connection_lost';
+}
+
+/**
+ * `fetch` with the core's retries: per-attempt timeout through an AbortSignal,
+ * Retry-After / retry-after-ms honoured (as the policy says, read by the core),
+ * one Idempotency-Key for every attempt and a fresh X-Request-Id per attempt.
+ * Under a hedging policy the hedges run concurrently, each fetch with its own
+ * AbortController; when one wins, the others are aborted (the core lists them
+ * in `abortAttempts`) and their response bodies cancelled.
+ *
+ * Resolves to `{ decision, response, error, idempotencyKey }`: `decision.type`
+ * is "succeeded", "gave_up", "reconcile" or "restart"; `response` is the last
+ * response reported (the winning one, or e.g. the last 503), `error` the last
+ * network error. Every other response's body is cancelled. It rejects only on
+ * misuse (a RetryplanError) or if `input` is unusable.
+ */
+export async function retryFetch(input, init = {}, options = {}) {
+  const {
+    policy,
+    fetch: doFetch = globalThis.fetch,
+    idempotencyKeyHeader = 'Idempotency-Key',
+    requestIdHeader = 'X-Request-Id',
+    ...runOptions
+  } = options;
+  if (typeof ReadableStream !== 'undefined' && init.body instanceof ReadableStream) {
+    // A stream can be sent once; every attempt must send the same body.
+    throw new RetryplanError('invalid_argument', 'invalid argument `init.body`: a ReadableStream cannot be resent; pass a string, Blob, ArrayBuffer, FormData or a Request');
+  }
+  const release = (response) => response?.body?.cancel().catch(() => {});
+  const result = await run(
+    policy,
+    async (context) => {
+      const headers = new Headers(init.headers ?? (input instanceof Request ? input.headers : undefined));
+      if (idempotencyKeyHeader) headers.set(idempotencyKeyHeader, context.idempotencyKey);
+      if (requestIdHeader) headers.set(requestIdHeader, context.requestId);
+      const request = input instanceof Request ? input.clone() : input;
+      let response;
+      try {
+        response = await doFetch(request, { ...init, headers, signal: context.signal });
+      } catch (thrown) {
+        if (context.signal.aborted) throw thrown;
+        return { outcome: { type: 'transport', failure: transportFailure(thrown) }, error: thrown };
+      }
+      const http = {
+        status: response.status,
+        retryAfter: response.headers.get('retry-after'),
+        retryAfterMs: response.headers.get('retry-after-ms'),
+      };
+      return { http, value: response };
+    },
+    { ...runOptions, onDiscard: release },
+  );
+  return { decision: result.decision, response: result.value, error: result.error, idempotencyKey: result.idempotencyKey };
+}

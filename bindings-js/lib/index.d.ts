@@ -1,0 +1,616 @@
+// Types of the `retryplan` package. Keys are camelCase; string values (kinds,
+// reasons, codes) are the core's snake_case names, the same in every language.
+// Every time is a number of milliseconds on your monotonic clock
+// (`performance.now()`; fractions are floored). Times must be finite, >= 0 and
+// <= Number.MAX_SAFE_INTEGER, or a RetryplanError with code "invalid_argument" is thrown.
+
+/** Stable, language-neutral error codes (the core's `Error::code()`). */
+export type ErrorCode =
+  | 'invalid_policy'
+  | 'invalid_policy_json'
+  | 'unknown_profile'
+  | 'operation_ended'
+  | 'attempt_not_running'
+  | 'invalid_argument'
+  | 'invalid_header'
+  | 'entropy_unavailable';
+
+/** One rule an invalid policy breaks. `field` is the dotted snake_case path, e.g. "backoff.cap_ms". */
+export interface Violation {
+  field: string;
+  message: string;
+}
+
+/** Misuse of the engine. A failed attempt is never an error: it is an Outcome, and giving up is a Decision. */
+export class RetryplanError extends Error {
+  readonly name: 'RetryplanError';
+  readonly code: ErrorCode;
+  /** For "invalid_policy": every rule broken. */
+  readonly violations?: Violation[];
+  /** For "invalid_policy_json" (where reading stopped), "invalid_argument" (the argument) and "invalid_header" (the header). */
+  readonly field?: string;
+}
+
+export type GiveUpReason =
+  | 'attempts_exhausted'
+  | 'deadline_insufficient'
+  | 'retry_after_exceeds_budget'
+  | 'retry_after_above_cap'
+  | 'server_declined_retry'
+  | 'not_retryable'
+  | 'cancelled'
+  /** The dependency's retry budget refused the retry (or hedge). */
+  | 'budget_exhausted'
+  /** The dependency's circuit breaker is open (or every half-open probe is taken). */
+  | 'circuit_open'
+  /** The cap on retries and hedges in flight to the dependency is reached. */
+  | 'concurrency_limited';
+
+export type GrpcCode =
+  | 'ok'
+  | 'cancelled'
+  | 'unknown'
+  | 'invalid_argument'
+  | 'deadline_exceeded'
+  | 'not_found'
+  | 'already_exists'
+  | 'permission_denied'
+  | 'resource_exhausted'
+  | 'failed_precondition'
+  | 'aborted'
+  | 'out_of_range'
+  | 'unimplemented'
+  | 'internal'
+  | 'unavailable'
+  | 'data_loss'
+  | 'unauthenticated';
+
+/** not_sent: the request never left. connection_lost / timed_out: it may have been processed. */
+export type TransportFailure = 'not_sent' | 'connection_lost' | 'timed_out';
+export type Verdict = 'retryable' | 'not_retryable' | 'conflict';
+/** A `grpc-retry-pushback-ms` trailer: wait this long, or do not retry. */
+export type Pushback = { retryAfterMs: number } | 'do_not_retry';
+
+/** What the caller saw when an attempt ended. */
+export type Outcome =
+  | { type: 'success' }
+  | { type: 'http_status'; status: number; retryAfterMs?: number }
+  | { type: 'grpc_status'; code: GrpcCode; pushback?: Pushback }
+  | { type: 'transport'; failure: TransportFailure }
+  | { type: 'application'; verdict: Verdict }
+  | { type: 'cancelled' };
+
+/** Start attempt `attempt` now; abort it at `abortAtMs`, then report its outcome. */
+export interface StartAttempt {
+  type: 'start_attempt';
+  attempt: number;
+  timeoutMs: number;
+  abortAtMs: number;
+  /** 16 lowercase hex digits, fresh per attempt. */
+  requestId: string;
+  remainingBudgetMs: number;
+  /** True for a hedge: an extra attempt while another still runs (keep both; the first acceptable result wins). */
+  hedge: boolean;
+}
+/** Sleep until `untilMs`, then poll. */
+export interface Wait {
+  type: 'wait';
+  /** 0 for the first retry. */
+  retry: number;
+  delayMs: number;
+  untilMs: number;
+  serverDelayMs?: number;
+  remainingBudgetMs: number;
+}
+/** Attempts are running: report each one's outcome; poll again at `untilMs` at the latest (an abort or hedge time). */
+export interface AwaitOutcome {
+  type: 'await_outcome';
+  inFlight: number;
+  untilMs: number;
+}
+/**
+ * Every ending lists in `abortAttempts` the (hedged) attempts still running,
+ * ascending, which the caller must abort now: always an array, empty when
+ * nothing runs. `attempts` counts every attempt started, hedges included.
+ */
+export interface Succeeded {
+  type: 'succeeded';
+  attempts: number;
+  /** The attempt whose result won. */
+  winner: number;
+  abortAttempts: number[];
+}
+export interface GaveUp {
+  type: 'gave_up';
+  reason: GiveUpReason;
+  attempts: number;
+  remainingBudgetMs: number;
+  /** The wait that was considered and refused, if one was computed. */
+  refusedDelayMs?: number;
+  abortAttempts: number[];
+}
+/** An unsafe write may have happened: look it up by the idempotency key, never repeat it. */
+export interface Reconcile {
+  type: 'reconcile';
+  attempts: number;
+  remainingBudgetMs: number;
+  abortAttempts: number[];
+}
+/** A conflict: re-read, recompute, and start a new operation with `deadlineMs` as its deadline. */
+export interface Restart {
+  type: 'restart';
+  attempts: number;
+  deadlineMs: number;
+  remainingBudgetMs: number;
+  abortAttempts: number[];
+}
+export type Ending = Succeeded | GaveUp | Reconcile | Restart;
+export type Decision = StartAttempt | Wait | AwaitOutcome | Ending;
+
+export type BackoffKind = 'exponential' | 'linear' | 'constant';
+export type Idempotency = 'safe' | 'idempotent' | 'keyed' | 'unsafe';
+export type AttemptTimeoutConfig = { fixedMs: number } | { fractionOfRemaining: number };
+export type JitterConfig =
+  | { kind: 'none' | 'full' | 'equal' | 'decorrelated' }
+  | { kind: 'proportional'; ratio: number };
+export interface StatusSetConfig {
+  httpStatuses?: number[];
+  grpcCodes?: GrpcCode[];
+}
+/**
+ * Hedging: extra attempts started while the first still runs, to cut tail
+ * latency. Not allowed with idempotency "unsafe".
+ */
+export interface HedgingConfig {
+  /** How long an attempt runs without an answer before the next hedge starts (0: all at once). */
+  delayMs: number;
+  /** Extra attempts that may run beside the first, 1..=4; each counts toward maxAttempts. */
+  maxHedgedAttempts: number;
+}
+/** The schedule `redeliver` uses for queue messages. */
+export interface RedeliveryConfig {
+  /** Delay before each redelivery, 1 to 8 values; the last one repeats. */
+  delaysMs: number[];
+  /** The oldest a message may be at its next delivery. */
+  maxAgeMs: number;
+}
+
+/** A policy as written. Every field is optional: the core's defaults fill the rest. */
+export interface PolicyConfig {
+  /** Attempts in all, the first included (3 = one try and up to two retries). */
+  maxAttempts?: number;
+  totalBudgetMs?: number;
+  attemptTimeout?: AttemptTimeoutConfig;
+  responseReserveMs?: number;
+  minimumUsefulAttemptMs?: number;
+  backoff?: { kind?: BackoffKind; baseMs?: number; multiplier?: number; capMs?: number };
+  jitter?: JitterConfig;
+  retryOn?: StatusSetConfig & { transport?: TransportFailure[] };
+  ambiguous?: StatusSetConfig;
+  conflict?: StatusSetConfig;
+  serverGuidance?: { honor?: boolean; capMs?: number; aboveCap?: 'clamp' | 'give_up' };
+  idempotency?: Idempotency;
+  /** Off when absent. */
+  hedging?: HedgingConfig;
+  /** For `redeliver`; the backoff ceilings and totalBudgetMs when absent. */
+  redelivery?: RedeliveryConfig;
+}
+
+/** A validated policy's full configuration, as `Policy.toConfig()` returns it. */
+export interface ResolvedPolicyConfig {
+  maxAttempts: number;
+  totalBudgetMs: number;
+  attemptTimeout: AttemptTimeoutConfig;
+  responseReserveMs: number;
+  minimumUsefulAttemptMs: number;
+  backoff: { kind: BackoffKind; baseMs: number; multiplier: number; capMs: number };
+  jitter: JitterConfig;
+  retryOn: { httpStatuses: number[]; grpcCodes: GrpcCode[]; transport: TransportFailure[] };
+  ambiguous: { httpStatuses: number[]; grpcCodes: GrpcCode[] };
+  conflict: { httpStatuses: number[]; grpcCodes: GrpcCode[] };
+  serverGuidance: { honor: boolean; capMs: number; aboveCap: 'clamp' | 'give_up' };
+  idempotency: Idempotency;
+  /** Present only when configured. */
+  hedging?: HedgingConfig;
+  /** Present only when configured. */
+  redelivery?: RedeliveryConfig;
+}
+
+export type ProfileName = 'read' | 'checkout' | 'write_keyed' | 'write_strict' | 'background';
+
+export type Class =
+  | { class: 'success' }
+  | { class: 'retryable'; ambiguous: boolean }
+  | { class: 'not_retryable' }
+  | { class: 'conflict' }
+  | { class: 'cancelled' };
+
+export type TimelineStep =
+  | { type: 'attempt'; attempt: number; startMs: number; timeoutMs: number; endMs: number }
+  | {
+      type: 'wait';
+      retry: number;
+      startMs: number;
+      ceilingMs: number;
+      minDelayMs: number;
+      maxDelayMs: number;
+      endMs: number;
+    };
+
+export type Warning =
+  | { type: 'attempts_do_not_fit'; configured: number; fit: number; deadlineMs: number }
+  | { type: 'worst_case_exceeds_deadline'; worstCaseMs: number; deadlineMs: number }
+  | { type: 'guidance_cap_exceeds_budget'; capMs: number; deadlineMs: number };
+
+/** A policy's worst-case timeline, in ms from the operation's start. */
+export interface Timeline {
+  deadlineMs: number;
+  firstAttemptAtMs: number;
+  responseReserveMs: number;
+  configuredAttempts: number;
+  attemptsThatFit: number;
+  steps: TimelineStep[];
+  ending: Decision;
+  unboundedWorstCaseMs: number | null;
+  warnings: Warning[];
+}
+
+export type Admission =
+  | { type: 'admit'; remainingMs: number }
+  | { type: 'reject'; remainingMs: number; minimumUsefulMs: number };
+
+export interface StatsCounters {
+  operations: number;
+  attempts: number;
+  /** Attempts after the first that followed a failure. */
+  retries: number;
+  /** Attempts started while another was still running. */
+  hedges: number;
+  succeeded: number;
+  reconciles: number;
+  restarts: number;
+  gaveUp: {
+    attemptsExhausted: number;
+    deadlineInsufficient: number;
+    retryAfterExceedsBudget: number;
+    retryAfterAboveCap: number;
+    serverDeclinedRetry: number;
+    notRetryable: number;
+    cancelled: number;
+    budgetExhausted: number;
+    circuitOpen: number;
+    concurrencyLimited: number;
+  };
+}
+
+/** A validated, immutable policy. Holds wasm memory: `free()` it, or let the GC do it. */
+export class Policy {
+  private constructor();
+  /** Validates a policy object; throws RetryplanError "invalid_policy" (with violations) or "invalid_policy_json". */
+  static fromConfig(config: PolicyConfig): Policy;
+  /** Validates policy JSON text in the shared snake_case schema (policy files). */
+  static fromJson(json: string): Policy;
+  /** A built-in profile; throws "unknown_profile" for another name. */
+  static profile(name: ProfileName): Policy;
+  toConfig(): ResolvedPolicyConfig;
+  /** The configuration as JSON text in the shared snake_case schema. */
+  toJson(): string;
+  readonly maxAttempts: number;
+  readonly totalBudgetMs: number;
+  /** Backoff ceilings (before jitter) of the first `retries` retries. */
+  backoffCeilingsMs(retries: number): number[];
+  classify(outcome: Outcome): Class;
+  /** The worst case against `deadlineMs` (from the start); the first attempt starts `firstAttemptAtMs` after it. */
+  explain(deadlineMs?: number, firstAttemptAtMs?: number): Timeline;
+  free(): void;
+}
+
+export interface OperationOptions {
+  /** Seeds jitter and request ids (an integer <= 2^53-1). Without it, crypto.getRandomValues seeds it. */
+  seed?: number;
+  /** 1 to 255 visible ASCII characters; derived from the seed (or random) when absent. */
+  idempotencyKey?: string;
+  /** A deadline propagated by your caller, on the same clock. */
+  deadlineMs?: number;
+  /**
+   * The shared controls of the dependency this operation calls. The operation
+   * consults and feeds them itself (breaker, in-flight cap, budget); your
+   * Dependency stays usable (the operation holds its own handle).
+   */
+  dependency?: Dependency;
+}
+
+/** One logical operation: one idempotency key, many attempts. Each call returns exactly one decision. */
+export class Operation {
+  constructor(policy: Policy, nowMs: number, options?: OperationOptions);
+  poll(nowMs: number): StartAttempt | Wait | AwaitOutcome | Ending;
+  /** Reports how attempt `attempt` ended (for an HTTP response, use `Outcome.fromHttp`). */
+  onOutcome(nowMs: number, attempt: number, outcome: Outcome): Decision;
+  /** The caller gives up: gave_up / cancelled, listing the running attempts to abort. */
+  cancel(nowMs: number): GaveUp;
+  /** When to poll next; undefined once ended. */
+  nextWakeupMs(): number | undefined;
+  remainingBudgetMs(nowMs: number): number;
+  readonly deadlineMs: number;
+  readonly idempotencyKey: string;
+  /** Attempts started so far, hedges included. */
+  readonly attemptsStarted: number;
+  /** The attempts running now, ascending. */
+  readonly runningAttempts: number[];
+  /** When the operation started (the `nowMs` it was made with). */
+  readonly startedAtMs: number;
+  /** The request id attempt `attempt` gets: 16 lowercase hex digits. */
+  requestId(attempt: number): string;
+  readonly isEnded: boolean;
+  free(): void;
+}
+
+/** Counters over many operations' decisions. */
+export class Stats {
+  constructor();
+  /** Counts one decision as an operation returned it (each start and ending once). */
+  record(decision: Decision): void;
+  /** Adds another set of counters to these (saturating), e.g. per-worker Stats into one. */
+  merge(other: Stats): void;
+  toJSON(): StatsCounters;
+  free(): void;
+}
+
+/**
+ * An HTTP response as an outcome, with the header rules of every binding: the
+ * raw `Retry-After` (delta-seconds or an HTTP-date, read against `nowUnixMs`,
+ * i.e. `Date.now()`) and `retry-after-ms` values, null/undefined when absent.
+ * A readable `retry-after-ms` wins; an unreadable value is no guidance; values
+ * saturate at 2^53-1 ms. Throws "invalid_argument" for a status that is not a
+ * whole number <= 65535 or a bad `nowUnixMs`.
+ */
+export function outcomeFromHttp(
+  status: number,
+  retryAfter: string | null | undefined,
+  retryAfterMs: string | null | undefined,
+  nowUnixMs: number,
+): Outcome & { type: 'http_status' };
+/** Outcome constructors owned by the core. `Outcome.fromHttp === outcomeFromHttp`. */
+export const Outcome: { readonly fromHttp: typeof outcomeFromHttp };
+
+/** Why a queue message goes to the dead-letter queue. */
+export type DeadLetterReason =
+  | 'attempts_exhausted'
+  | 'max_age_exceeded'
+  | 'not_retryable'
+  | 'unsafe_to_repeat'
+  | 'retry_after_above_cap'
+  | 'server_declined_retry';
+/** What to do with a queue message after one delivery. */
+export type Redelivery =
+  | { type: 'acknowledge' }
+  | { type: 'redeliver_after'; delayMs: number; redeliverAtMs: number }
+  | { type: 'dead_letter'; reason: DeadLetterReason };
+/**
+ * What to do with a queue message after delivery number `attempts` (1 for the
+ * first, this one included) that ended with `outcome`; the queue carries the
+ * count and `firstSeenMs`. Throws "invalid_argument" for attempts 0.
+ */
+export function redeliver(policy: Policy, attempts: number, firstSeenMs: number, nowMs: number, outcome: Outcome): Redelivery;
+
+/** A retry budget model and its numbers. */
+export type BudgetConfig =
+  /** gRPC retry throttling: retries allowed while tokens > maxTokens / 2. */
+  | { kind: 'token_bucket'; maxTokens: number; tokenRatio: number }
+  /** Retries per original request over a sliding window, plus a per-second minimum. */
+  | { kind: 'ratio'; retryRatio: number; minRetriesPerSecond: number; windowMs: number }
+  /** AWS-SDK-style quota. */
+  | { kind: 'quota'; capacity: number; retryCost: number; timeoutRetryCost: number; successIncrement: number };
+/** When a closed breaker opens. */
+export type TripConfig =
+  | { kind: 'consecutive'; failures: number }
+  | { kind: 'ratio'; failureRatio: number; minimumThroughput: number; windowMs: number };
+export interface BreakerConfig {
+  trip: TripConfig;
+  /** How long it stays open before probing (>= 1 ms). */
+  openMs: number;
+  /** Probes at a time while half-open, and successes needed to close (>= 1). */
+  halfOpenProbes: number;
+}
+/** Which controls a dependency has. Every field optional. */
+export interface DependencyConfig {
+  budget?: BudgetConfig;
+  breaker?: BreakerConfig;
+  /** The most retries and hedges in flight at once. */
+  maxConcurrentRetries?: number;
+}
+/** Amounts ending in `Milli` are thousandths (of a token, or of a retry). */
+export type BudgetSnapshot =
+  | { kind: 'token_bucket'; tokensMilli: number; maxTokensMilli: number; retriesAllowed: boolean }
+  | { kind: 'ratio'; requests: number; retries: number; balanceMilli: number }
+  | { kind: 'quota'; available: number; capacity: number };
+export type BreakerState = 'closed' | 'open' | 'half_open';
+export interface BreakerSnapshot {
+  /** An open breaker whose openMs is over shows half_open. */
+  state: BreakerState;
+  consecutiveFailures: number;
+  windowResults: number;
+  windowFailures: number;
+  /** When an open breaker starts probing (0 when not open). */
+  openUntilMs: number;
+  probesInFlight: number;
+}
+/** Each control's state; null when the dependency lacks it. */
+export interface DependencySnapshot {
+  budget: BudgetSnapshot | null;
+  breaker: BreakerSnapshot | null;
+  retriesInFlight: number | null;
+}
+/** What a granted retry cost (quota units; 0 for the other models). Hand it back to `onSuccess`. */
+export interface RetryCharge {
+  cost: number;
+}
+
+/**
+ * The shared controls of one downstream dependency. Make one per dependency
+ * and pass it to every operation (`{dependency}`) or run that calls it.
+ * Holds wasm memory: `free()` it, or let the GC do it.
+ */
+export class Dependency {
+  private constructor();
+  /** Validates a camelCase configuration; errors and field paths (snake_case) match `fromJson`. */
+  static fromConfig(config: DependencyConfig): Dependency;
+  /** Reads dependency JSON text in the shared snake_case schema. Throws "invalid_policy_json" or "invalid_policy". */
+  static fromJson(json: string): Dependency;
+  /** Another handle on the same controls (free each handle on its own). */
+  clone(): Dependency;
+  snapshot(nowMs: number): DependencySnapshot;
+  /** A handle on the shared budget (a new object per read), or undefined. */
+  readonly budget: RetryBudget | undefined;
+  /** A handle on the shared breaker (a new object per read), or undefined. */
+  readonly breaker: CircuitBreaker | undefined;
+  /** A handle on the shared in-flight cap (a new object per read), or undefined. */
+  readonly retrySlots: ConcurrencyLimit | undefined;
+  free(): void;
+}
+
+/** A retry budget. Operations with a Dependency use it themselves; call it directly only for your own retry loop. */
+export class RetryBudget {
+  /** Validates a configuration; field paths in errors start with "budget." as in a dependency. */
+  constructor(config: BudgetConfig);
+  /** Counts an original request (a first attempt). */
+  onRequest(nowMs: number): void;
+  /** Asks to dispatch a retry or hedge: the charge when granted, undefined when refused (nothing charged). */
+  tryRetry(nowMs: number, afterTimeout?: boolean): RetryCharge | undefined;
+  /** Records a success; `charge` is what `tryRetry` granted for it (or its cost), absent for a first attempt. */
+  onSuccess(nowMs: number, charge?: RetryCharge | number): void;
+  /** Records a retryable failure. */
+  onFailure(nowMs: number): void;
+  snapshot(nowMs: number): BudgetSnapshot;
+  free(): void;
+}
+
+/** Admission from `CircuitBreaker#tryAcquire`, opaque; hand it back with the result. */
+export class BreakerPermit {
+  private constructor();
+  /** True when the attempt is a half-open probe. */
+  readonly probe: boolean;
+  free(): void;
+}
+
+/** A circuit breaker. Operations with a Dependency use it themselves. */
+export class CircuitBreaker {
+  /** Validates a configuration; field paths in errors start with "breaker." as in a dependency. */
+  constructor(config: BreakerConfig);
+  /** A permit, or undefined when refused (open, or every half-open probe taken). */
+  tryAcquire(nowMs: number): BreakerPermit | undefined;
+  /** The dependency answered (anything but a retryable failure). */
+  onSuccess(nowMs: number, permit: BreakerPermit): void;
+  /** A retryable failure. */
+  onFailure(nowMs: number, permit: BreakerPermit): void;
+  /** Gives a permit back without a result (the attempt was cancelled). */
+  release(permit: BreakerPermit): void;
+  snapshot(nowMs: number): BreakerSnapshot;
+  free(): void;
+}
+
+/** A cap on the retries and hedges in flight to one dependency. */
+export class ConcurrencyLimit {
+  /** A cap of `maxInFlight` (0 refuses every retry and hedge). */
+  constructor(maxInFlight: number);
+  /** Takes a slot; false when all are taken. */
+  tryAcquire(): boolean;
+  /** Gives a slot back (never below zero). */
+  release(): void;
+  readonly inFlight: number;
+  readonly maxInFlight: number;
+  free(): void;
+}
+
+/** A Retry-After value (delta-seconds or an HTTP-date) as ms from `nowUnixMs` (Date.now()). Throws "invalid_header". */
+export function parseRetryAfter(value: string, nowUnixMs: number): number;
+/** A `retry-after-ms` header value. Throws "invalid_header". */
+export function parseRetryAfterMsHeader(value: string): number;
+export function parseGrpcPushback(value: string): Pushback;
+export function encodeGrpcTimeout(timeoutMs: number): string;
+/** Throws "invalid_header". */
+export function parseGrpcTimeout(value: string): number;
+/** Budget left at `nowMs` before `deadlineMs`, minus `reserveMs`, never below 0. */
+export function remainingBudgetMs(deadlineMs: number, nowMs: number, reserveMs: number): number;
+/** Server-side admission of a request with a propagated deadline. */
+export function admit(deadlineMs: number, nowMs: number, reserveMs: number, minimumUsefulMs: number): Admission;
+export function profileNames(): ProfileName[];
+
+export interface AttemptContext {
+  attempt: number;
+  /** True for a hedge, running beside an earlier attempt. */
+  hedge: boolean;
+  timeoutMs: number;
+  abortAtMs: number;
+  requestId: string;
+  idempotencyKey: string;
+  /**
+   * This attempt's own signal: aborted at its timeout (reason: a TimeoutError),
+   * when another attempt ends the operation (it is in `abortAttempts`), or when
+   * the caller's signal aborts.
+   */
+  signal: AbortSignal;
+}
+/** What an attempt saw: an outcome, or an HTTP response whose raw headers the core reads (`Outcome.fromHttp`). */
+export type AttemptResult<T> =
+  | { outcome: Outcome; http?: undefined; value?: T; error?: unknown }
+  | {
+      http: { status: number; retryAfter?: string | null; retryAfterMs?: string | null };
+      value?: T;
+      error?: unknown;
+    };
+export interface RunOptions<T = unknown> extends OperationOptions {
+  /** Aborting it cancels the operation (the decision is gave_up / cancelled). */
+  signal?: AbortSignal;
+  /** The monotonic clock in ms; performance.now() by default. */
+  now?: () => number;
+  /**
+   * Called with each attempt value the run will not return: superseded by a
+   * later attempt's, or from an attempt that was aborted, timed out or lost a
+   * hedge race. For example to release a response body.
+   */
+  onDiscard?: (value: T) => void;
+}
+export interface RunResult<T> {
+  decision: Ending;
+  /** The value of the last attempt that returned one. */
+  value?: T;
+  /** The error of the last attempt that returned one. */
+  error?: unknown;
+  idempotencyKey: string;
+}
+/**
+ * Runs one operation, calling `attempt` whenever the core says so and sleeping
+ * when it says wait. Under a hedging policy attempts run concurrently, each
+ * with its own AbortSignal; the ending's `abortAttempts` are aborted.
+ */
+export function run<T>(
+  policy: Policy,
+  attempt: (context: AttemptContext) => AttemptResult<T> | Promise<AttemptResult<T>>,
+  options?: RunOptions<T>,
+): Promise<RunResult<T>>;
+
+export interface RetryFetchOptions extends Omit<RunOptions<Response>, 'onDiscard'> {
+  policy: Policy;
+  /** The fetch to call; globalThis.fetch by default. */
+  fetch?: typeof fetch;
+  /** Header carrying the idempotency key ("Idempotency-Key"); null to omit. */
+  idempotencyKeyHeader?: string | null;
+  /** Header carrying each attempt's request id ("X-Request-Id"); null to omit. */
+  requestIdHeader?: string | null;
+}
+export interface RetryFetchResult {
+  decision: Ending;
+  /** The last response reported: the winning one, or e.g. the last 503. Other bodies are cancelled. */
+  response?: Response;
+  /** The last network error, if an attempt failed without a response. */
+  error?: unknown;
+  idempotencyKey: string;
+}
+/**
+ * fetch with per-attempt timeouts, Retry-After / retry-after-ms (read by the
+ * core), an idempotency key and request ids, as the policy decides. Hedging
+ * policies are supported: one AbortController per attempt, the losers aborted
+ * and their bodies cancelled.
+ */
+export function retryFetch(input: RequestInfo | URL, init: RequestInit | undefined, options: RetryFetchOptions): Promise<RetryFetchResult>;

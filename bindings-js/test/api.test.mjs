@@ -1,0 +1,511 @@
+// The representational rules of the binding (not in the shared vectors): how JS
+// values cross, how errors look, what the helpers do without a network.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  CircuitBreaker,
+  ConcurrencyLimit,
+  Dependency,
+  Operation,
+  Outcome,
+  Policy,
+  RetryBudget,
+  outcomeFromHttp,
+  redeliver,
+  RetryplanError,
+  Stats,
+  admit,
+  encodeGrpcTimeout,
+  parseGrpcPushback,
+  parseRetryAfter,
+  profileNames,
+  run,
+} from 'retryplan';
+
+const checkout = () =>
+  Policy.fromConfig({
+    maxAttempts: 3,
+    totalBudgetMs: 800,
+    attemptTimeout: { fixedMs: 200 },
+    responseReserveMs: 50,
+    minimumUsefulAttemptMs: 200,
+    backoff: { kind: 'exponential', baseMs: 50, multiplier: 2, capMs: 400 },
+    jitter: { kind: 'none' },
+    idempotency: 'keyed',
+  });
+
+function throwsCode(call, code) {
+  let caught;
+  try {
+    call();
+  } catch (error) {
+    caught = error;
+  }
+  assert.ok(caught instanceof RetryplanError, `expected a RetryplanError, got ${caught}`);
+  assert.ok(caught instanceof Error);
+  assert.equal(caught.name, 'RetryplanError');
+  assert.equal(caught.code, code);
+  assert.equal(typeof caught.message, 'string');
+  assert.ok(caught.stack.includes('RetryplanError'));
+  return caught;
+}
+
+test('the 800 ms checkout, decision by decision, as plain camelCase objects', () => {
+  const operation = new Operation(checkout(), 0, { seed: 1, idempotencyKey: 'order-5001' });
+  assert.equal(operation.idempotencyKey, 'order-5001');
+  assert.equal(operation.deadlineMs, 800);
+  assert.deepEqual(operation.poll(50), {
+    type: 'start_attempt',
+    attempt: 1,
+    timeoutMs: 200,
+    abortAtMs: 250,
+    requestId: '92c2a5665ff07619',
+    remainingBudgetMs: 700,
+    hedge: false,
+  });
+  assert.deepEqual(operation.poll(100), { type: 'await_outcome', inFlight: 1, untilMs: 250 });
+  const unavailable = { type: 'http_status', status: 503 };
+  assert.deepEqual(operation.onOutcome(250, 1, unavailable), {
+    type: 'wait',
+    retry: 0,
+    delayMs: 50,
+    untilMs: 300,
+    remainingBudgetMs: 500,
+  });
+  assert.equal(operation.nextWakeupMs(), 300);
+  assert.equal(operation.poll(300).attempt, 2);
+  const ending = operation.onOutcome(500, 2, unavailable);
+  assert.deepEqual(ending, {
+    type: 'gave_up',
+    reason: 'deadline_insufficient',
+    attempts: 2,
+    remainingBudgetMs: 250,
+    refusedDelayMs: 100,
+    abortAttempts: [],
+  });
+  assert.equal(operation.isEnded, true);
+  assert.equal(operation.nextWakeupMs(), undefined);
+  throwsCode(() => operation.poll(600), 'operation_ended');
+});
+
+test('times are floored; NaN, infinities, negatives and unsafe integers are invalid_argument', () => {
+  const operation = new Operation(checkout(), 0.9, { seed: 1 });
+  assert.equal(operation.poll(50.99).abortAtMs, 250);
+  for (const bad of [NaN, Infinity, -Infinity, -1, -0.5, 2 ** 53, Number.MAX_VALUE]) {
+    const error = throwsCode(() => operation.poll(bad), 'invalid_argument');
+    assert.equal(error.field, 'nowMs');
+  }
+  assert.equal(operation.poll(Number.MAX_SAFE_INTEGER).type, 'await_outcome');
+  throwsCode(() => new Operation(checkout(), -1, { seed: 1 }), 'invalid_argument');
+  throwsCode(() => operation.onOutcome(60, 1.5, { type: 'success' }), 'invalid_argument');
+});
+
+test('seeds are optional; given seeds are whole numbers <= 2^53-1', () => {
+  const policy = checkout();
+  const a = new Operation(policy, 0);
+  const b = new Operation(policy, 0, {});
+  assert.match(a.idempotencyKey, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.notEqual(a.idempotencyKey, b.idempotencyKey);
+  const seeded = (seed) => new Operation(policy, 0, { seed }).idempotencyKey;
+  assert.equal(seeded(Number.MAX_SAFE_INTEGER), seeded(Number.MAX_SAFE_INTEGER));
+  for (const bad of [1.5, -1, 2 ** 53, NaN]) throwsCode(() => new Operation(policy, 0, { seed: bad }), 'invalid_argument');
+  throwsCode(() => new Operation(policy, 0, { seed: 1, idempotencyKey: 'has space' }), 'invalid_argument');
+  throwsCode(() => new Operation(policy, 0, { seed: 1, idempotencyKey: 42 }), 'invalid_argument');
+});
+
+test('a caller deadline shortens the operation', () => {
+  const operation = new Operation(checkout(), 0, { seed: 1, deadlineMs: 400 });
+  assert.equal(operation.deadlineMs, 400);
+  assert.equal(operation.remainingBudgetMs(100), 250);
+});
+
+test('outcomes of every type cross; malformed ones are invalid_argument and change nothing', () => {
+  const policy = Policy.fromConfig({ jitter: { kind: 'none' }, maxAttempts: 10, totalBudgetMs: 100000 });
+  const outcomes = [
+    { type: 'http_status', status: 503, retryAfterMs: 1000 },
+    { type: 'grpc_status', code: 'unavailable', pushback: { retryAfterMs: 300 } },
+    { type: 'grpc_status', code: 'unavailable' },
+    { type: 'transport', failure: 'not_sent' },
+    { type: 'application', verdict: 'retryable' },
+  ];
+  const operation = new Operation(policy, 0, { seed: 3 });
+  let now = 0;
+  for (const outcome of outcomes) {
+    const start = operation.poll(now);
+    assert.equal(start.type, 'start_attempt');
+    for (const bad of [
+      { type: 'nope' },
+      { type: 'http_status' },
+      { type: 'http_status', status: '503' },
+      { type: 'http_status', status: 42 },
+      { type: 'http_status', status: 503, retryAfterMs: -1 },
+      { type: 'grpc_status', code: 'UNAVAILABLE' },
+      { type: 'grpc_status', code: 'unavailable', pushback: 'soon' },
+      { type: 'transport', failure: 'reset' },
+      { type: 'application', verdict: 'maybe' },
+      null,
+      'success',
+    ]) {
+      throwsCode(() => operation.onOutcome(now, start.attempt, bad), 'invalid_argument');
+    }
+    const wait = operation.onOutcome(now + 10, start.attempt, outcome);
+    assert.equal(wait.type, 'wait', JSON.stringify(outcome));
+    now = wait.untilMs;
+  }
+  throwsCode(() => operation.onOutcome(now, 5, { type: 'success' }), 'attempt_not_running');
+});
+
+test('policy errors list every violation with its field; JSON errors name the path', () => {
+  const error = throwsCode(
+    () => Policy.fromConfig({ maxAttempts: 0, backoff: { baseMs: 200, capMs: 100 } }),
+    'invalid_policy',
+  );
+  assert.deepEqual(
+    error.violations.map((v) => v.field),
+    ['max_attempts', 'backoff.cap_ms'],
+  );
+  assert.equal(error.violations[1].message, 'backoff.cap_ms (100) must be >= backoff.base_ms (200)');
+  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: { baseMs: -5 } }), 'invalid_policy_json').field, 'backoff.base_ms');
+  assert.match(throwsCode(() => Policy.fromConfig({ maxAttemps: 3 }), 'invalid_policy_json').message, /max_attemps/);
+  throwsCode(() => Policy.fromJson('{"max_attempts": 3} {}'), 'invalid_policy_json');
+  throwsCode(() => Policy.fromJson('{"max_attempts": 3.0}'), 'invalid_policy_json');
+  throwsCode(() => Policy.profile('nope'), 'unknown_profile');
+  throwsCode(() => Policy.fromConfig(1n), 'invalid_argument');
+});
+
+test('policies round-trip and expose their configuration', () => {
+  for (const name of profileNames()) {
+    const policy = Policy.profile(name);
+    const again = Policy.fromConfig(policy.toConfig());
+    assert.deepEqual(again.toConfig(), policy.toConfig());
+    assert.deepEqual(Policy.fromJson(policy.toJson()).toConfig(), policy.toConfig());
+  }
+  const policy = Policy.profile('checkout');
+  assert.equal(policy.maxAttempts, 3);
+  assert.equal(policy.totalBudgetMs, 800);
+  assert.deepEqual(policy.backoffCeilingsMs(5), [50, 100, 200, 400, 400]);
+  assert.ok(Array.isArray(policy.backoffCeilingsMs(0)));
+  assert.deepEqual(policy.classify({ type: 'http_status', status: 502 }), { class: 'retryable', ambiguous: true });
+  const timeline = Policy.fromJson(
+    '{"max_attempts": 3, "total_budget_ms": 2000, "attempt_timeout": {"fixed_ms": 1000}, "response_reserve_ms": 0, "jitter": {"kind": "none"}}',
+  ).explain();
+  assert.equal(timeline.unboundedWorstCaseMs, 3300);
+  assert.equal(timeline.attemptsThatFit, 2);
+  assert.equal(timeline.warnings[0].type, 'attempts_do_not_fit');
+  assert.equal(timeline.ending.type, 'gave_up');
+});
+
+test('header helpers and admission', () => {
+  assert.equal(parseRetryAfter('120', 0), 120000);
+  assert.equal(parseRetryAfter('Sun, 06 Nov 1994 08:49:37 GMT', 784111777000 - 30000), 30000);
+  assert.equal(throwsCode(() => parseRetryAfter('12abc', 0), 'invalid_header').field, 'retry-after');
+  assert.deepEqual(parseGrpcPushback('100'), { retryAfterMs: 100 });
+  assert.equal(parseGrpcPushback('-1'), 'do_not_retry');
+  assert.equal(encodeGrpcTimeout(1500), '1500m');
+  assert.deepEqual(admit(1000, 700, 0, 150), { type: 'admit', remainingMs: 300 });
+});
+
+test('stats count decisions as returned', () => {
+  const stats = new Stats();
+  const operation = new Operation(checkout(), 0, { seed: 1 });
+  let decision = operation.poll(0);
+  stats.record(decision);
+  decision = operation.onOutcome(200, 1, { type: 'success' });
+  stats.record(decision);
+  stats.record({ type: 'gave_up', reason: 'cancelled', attempts: 1, remainingBudgetMs: 0 });
+  const counters = JSON.parse(JSON.stringify(stats));
+  assert.equal(counters.operations, 1);
+  assert.equal(counters.succeeded, 1);
+  assert.equal(counters.gaveUp.cancelled, 1);
+  throwsCode(() => stats.record({ type: 'gave_up', reason: 'bored', attempts: 1, remainingBudgetMs: 0 }), 'invalid_argument');
+});
+
+test('run: attempts, waits and the ending come from the core; the loop only sleeps and calls', async () => {
+  const policy = Policy.fromConfig({
+    maxAttempts: 3,
+    totalBudgetMs: 5000,
+    backoff: { kind: 'constant', baseMs: 5, capMs: 5 },
+    jitter: { kind: 'none' },
+    idempotency: 'keyed',
+  });
+  const seen = [];
+  const result = await run(
+    policy,
+    (context) => {
+      seen.push(context);
+      return context.attempt < 3 ? { outcome: { type: 'http_status', status: 503 } } : { outcome: { type: 'success' }, value: 'ok' };
+    },
+    { seed: 7 },
+  );
+  assert.deepEqual(result.decision, { type: 'succeeded', attempts: 3, winner: 3, abortAttempts: [] });
+  assert.equal(result.value, 'ok');
+  assert.equal(new Set(seen.map((c) => c.idempotencyKey)).size, 1);
+  assert.equal(new Set(seen.map((c) => c.requestId)).size, 3);
+  assert.equal(result.idempotencyKey, seen[0].idempotencyKey);
+});
+
+test('run: an attempt that overruns its timeout is aborted and reported as timed_out', async () => {
+  const policy = Policy.fromConfig({ maxAttempts: 2, attemptTimeout: { fixedMs: 30 }, minimumUsefulAttemptMs: 10, jitter: { kind: 'none' } });
+  const signals = [];
+  const result = await run(
+    policy,
+    ({ signal }) => {
+      signals.push(signal);
+      return new Promise(() => {});
+    },
+    { seed: 1 },
+  );
+  assert.deepEqual(result.decision, {
+    type: 'gave_up',
+    reason: 'attempts_exhausted',
+    attempts: 2,
+    remainingBudgetMs: result.decision.remainingBudgetMs,
+    abortAttempts: [],
+  });
+  assert.ok(signals.every((signal) => signal.aborted && signal.reason.name === 'TimeoutError'));
+});
+
+test('run: the caller aborting cancels the operation; an attempt that throws is a bug and rethrows', async () => {
+  const controller = new AbortController();
+  const policy = Policy.fromConfig({ maxAttempts: 5, backoff: { kind: 'constant', baseMs: 1000, capMs: 1000 }, jitter: { kind: 'none' } });
+  const pending = run(policy, () => ({ outcome: { type: 'http_status', status: 503 } }), { seed: 1, signal: controller.signal });
+  setTimeout(() => controller.abort(), 20);
+  const result = await pending;
+  assert.equal(result.decision.type, 'gave_up');
+  assert.equal(result.decision.reason, 'cancelled');
+  await assert.rejects(
+    run(policy, () => {
+      throw new TypeError('boom');
+    }),
+    TypeError,
+  );
+  await assert.rejects(run(policy, () => undefined), (error) => error instanceof RetryplanError && error.code === 'invalid_argument');
+});
+
+test('Outcome.fromHttp: the core reads Retry-After and retry-after-ms; saturates at 2^53-1; malformed is no guidance', () => {
+  assert.equal(Outcome.fromHttp, outcomeFromHttp);
+  assert.deepEqual(Outcome.fromHttp(503, '2', null, 0), { type: 'http_status', status: 503, retryAfterMs: 2000 });
+  assert.deepEqual(Outcome.fromHttp(503, '2', '150', 0), { type: 'http_status', status: 503, retryAfterMs: 150 });
+  assert.deepEqual(Outcome.fromHttp(503, '2', 'oops', 0), { type: 'http_status', status: 503, retryAfterMs: 2000 });
+  assert.deepEqual(Outcome.fromHttp(503, 'soon', undefined, 0), { type: 'http_status', status: 503 });
+  assert.deepEqual(Outcome.fromHttp(200, null, null, 0), { type: 'http_status', status: 200 });
+  assert.equal(Outcome.fromHttp(503, '99999999999999999999999', null, 0).retryAfterMs, Number.MAX_SAFE_INTEGER);
+  assert.equal(Outcome.fromHttp(503, 'Fri, 31 Dec 9999 23:59:59 GMT', null, 0).retryAfterMs, 253402300799000);
+  throwsCode(() => Outcome.fromHttp(503.5, null, null, 0), 'invalid_argument');
+  throwsCode(() => Outcome.fromHttp(503, '1', null, -1), 'invalid_argument');
+  // Fed to an operation, the saturated value is clamped by the policy like any other.
+  const policy = Policy.fromConfig({ jitter: { kind: 'none' }, serverGuidance: { capMs: 5000, aboveCap: 'clamp' } });
+  const operation = new Operation(policy, 0, { seed: 1 });
+  operation.poll(0);
+  assert.equal(operation.onOutcome(10, 1, Outcome.fromHttp(503, '99999999999999999999999', null, 0)).serverDelayMs, 5000);
+});
+
+test('hedging: hedge flags, the winner and the attempts to abort, as numbers', () => {
+  const policy = Policy.fromConfig({
+    maxAttempts: 3,
+    attemptTimeout: { fixedMs: 1000 },
+    jitter: { kind: 'none' },
+    hedging: { delayMs: 100, maxHedgedAttempts: 2 },
+  });
+  assert.deepEqual(policy.toConfig().hedging, { delayMs: 100, maxHedgedAttempts: 2 });
+  const operation = new Operation(policy, 0, { seed: 3 });
+  assert.equal(operation.poll(0).hedge, false);
+  assert.deepEqual(operation.poll(50), { type: 'await_outcome', inFlight: 1, untilMs: 100 });
+  const hedge = operation.poll(100);
+  assert.equal(hedge.type, 'start_attempt');
+  assert.equal(hedge.attempt, 2);
+  assert.equal(hedge.hedge, true);
+  assert.equal(operation.poll(200).attempt, 3);
+  assert.deepEqual(operation.runningAttempts, [1, 2, 3]);
+  assert.equal(operation.requestId(2), hedge.requestId);
+  assert.equal(operation.startedAtMs, 0);
+  const ending = operation.onOutcome(250, 2, { type: 'success' });
+  assert.deepEqual(ending, { type: 'succeeded', attempts: 3, winner: 2, abortAttempts: [1, 3] });
+  assert.deepEqual(operation.runningAttempts, []);
+  const stats = new Stats();
+  stats.record({ ...hedge });
+  stats.record(ending);
+  assert.equal(stats.toJSON().hedges, 1);
+  const total = new Stats();
+  total.merge(stats);
+  total.merge(stats);
+  assert.equal(total.toJSON().hedges, 2);
+  assert.equal(total.toJSON().succeeded, 2);
+  throwsCode(() => stats.record({ ...ending, abortAttempts: [0] }), 'invalid_argument');
+  throwsCode(() => stats.record({ ...hedge, hedge: undefined }), 'invalid_argument');
+  throwsCode(() => Policy.fromConfig({ idempotency: 'unsafe', hedging: { delayMs: 1, maxHedgedAttempts: 1 } }), 'invalid_policy');
+});
+
+test('Dependency: shared controls from JSON or camelCase objects, handles on the same state, refusals as reasons', () => {
+  const config = {
+    budget: { kind: 'token_bucket', maxTokens: 2, tokenRatio: 0.5 },
+    breaker: { trip: { kind: 'consecutive', failures: 3 }, openMs: 1000, halfOpenProbes: 1 },
+    maxConcurrentRetries: 5,
+  };
+  const dependency = Dependency.fromConfig(config);
+  const same = Dependency.fromJson(
+    '{"budget": {"kind": "token_bucket", "max_tokens": 2, "token_ratio": 0.5}, "breaker": {"trip": {"kind": "consecutive", "failures": 3}, "open_ms": 1000, "half_open_probes": 1}, "max_concurrent_retries": 5}',
+  );
+  assert.deepEqual(dependency.snapshot(0), same.snapshot(0));
+  assert.deepEqual(dependency.snapshot(0), {
+    budget: { kind: 'token_bucket', tokensMilli: 2000, maxTokensMilli: 2000, retriesAllowed: true },
+    breaker: { state: 'closed', consecutiveFailures: 0, windowResults: 0, windowFailures: 0, openUntilMs: 0, probesInFlight: 0 },
+    retriesInFlight: 0,
+  });
+  assert.equal(Dependency.fromConfig({}).budget, undefined);
+  assert.deepEqual(Dependency.fromConfig({}).snapshot(5), { budget: null, breaker: null, retriesInFlight: null });
+
+  // An operation shares the dependency; the caller's handle stays usable.
+  const policy = Policy.fromConfig({ maxAttempts: 5, jitter: { kind: 'none' }, backoff: { kind: 'constant', baseMs: 10, capMs: 10 } });
+  const operation = new Operation(policy, 0, { seed: 1, dependency });
+  operation.poll(0);
+  const wait = operation.onOutcome(10, 1, { type: 'http_status', status: 503 });
+  assert.equal(wait.type, 'wait');
+  assert.equal(dependency.snapshot(10).budget.tokensMilli, 1000);
+  dependency.budget.onFailure(15); // another caller's failure: 0 tokens
+  assert.deepEqual(operation.poll(20), { type: 'gave_up', reason: 'budget_exhausted', attempts: 1, remainingBudgetMs: 9930, abortAttempts: [] });
+  throwsCode(() => new Operation(policy, 0, { seed: 1, dependency: {} }), 'invalid_argument');
+
+  const error = throwsCode(() => Dependency.fromConfig({ budget: { kind: 'token_bucket', maxTokens: 0, tokenRatio: 0.5 } }), 'invalid_policy');
+  assert.deepEqual(error.violations.map((v) => v.field), ['budget.max_tokens']);
+  assert.equal(throwsCode(() => Dependency.fromJson('{"breaker": {"open_ms": 1}}'), 'invalid_policy_json').field, 'breaker');
+});
+
+test('RetryBudget, CircuitBreaker and ConcurrencyLimit on their own; permits are opaque objects', () => {
+  const quota = new RetryBudget({ kind: 'quota', capacity: 10, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1 });
+  const charge = quota.tryRetry(0, true);
+  assert.deepEqual(charge, { cost: 10 });
+  assert.equal(quota.tryRetry(1), undefined);
+  quota.onSuccess(2, charge);
+  quota.onSuccess(2, 0);
+  assert.deepEqual(quota.snapshot(3), { kind: 'quota', available: 10, capacity: 10 });
+  const error = throwsCode(() => new RetryBudget({ kind: 'ratio', retryRatio: 2, minRetriesPerSecond: 0, windowMs: 0 }), 'invalid_policy');
+  assert.deepEqual(error.violations.map((v) => v.field), ['budget.retry_ratio', 'budget.window_ms']);
+  assert.equal(throwsCode(() => new RetryBudget({ kind: 'nope' }), 'invalid_policy_json').field, 'budget.kind');
+
+  const breaker = new CircuitBreaker({ trip: { kind: 'consecutive', failures: 1 }, openMs: 100, halfOpenProbes: 1 });
+  const permit = breaker.tryAcquire(0);
+  assert.equal(permit.probe, false);
+  breaker.onFailure(1, permit);
+  assert.equal(breaker.tryAcquire(50), undefined);
+  assert.equal(breaker.snapshot(50).state, 'open');
+  const probe = breaker.tryAcquire(101);
+  assert.equal(probe.probe, true);
+  breaker.release(probe);
+  breaker.onSuccess(102, breaker.tryAcquire(102));
+  assert.equal(breaker.snapshot(103).state, 'closed');
+  assert.throws(() => breaker.onSuccess(104, { probe: false }));
+
+  const slots = new ConcurrencyLimit(1);
+  assert.equal(slots.tryAcquire(), true);
+  assert.equal(slots.tryAcquire(), false);
+  assert.equal(slots.inFlight, 1);
+  slots.release();
+  assert.equal(slots.maxInFlight, 1);
+  throwsCode(() => new ConcurrencyLimit(-1), 'invalid_argument');
+});
+
+test('redeliver: a stateless decision for queue workers', () => {
+  const policy = Policy.fromConfig({ maxAttempts: 5, totalBudgetMs: 3600000, redelivery: { delaysMs: [5000, 30000], maxAgeMs: 3600000 } });
+  const failed = { type: 'http_status', status: 503 };
+  assert.deepEqual(redeliver(policy, 2, 0, 10000, failed), { type: 'redeliver_after', delayMs: 30000, redeliverAtMs: 40000 });
+  assert.deepEqual(redeliver(policy, 5, 0, 10000, failed), { type: 'dead_letter', reason: 'attempts_exhausted' });
+  assert.deepEqual(redeliver(policy, 1, 0, 10, { type: 'success' }), { type: 'acknowledge' });
+  throwsCode(() => redeliver(policy, 0, 0, 10, failed), 'invalid_argument');
+});
+
+test('run: hedges run concurrently; the winner\'s value returns and the losers are aborted', async () => {
+  const policy = Policy.fromConfig({
+    maxAttempts: 3,
+    totalBudgetMs: 5000,
+    attemptTimeout: { fixedMs: 2000 },
+    jitter: { kind: 'none' },
+    hedging: { delayMs: 20, maxHedgedAttempts: 2 },
+  });
+  const contexts = [];
+  const discarded = [];
+  const result = await run(
+    policy,
+    (context) => {
+      contexts.push(context);
+      // Attempt 1 stalls until aborted; 2 answers after 60 ms; 3 would answer later.
+      const delay = { 1: 10000, 2: 60, 3: 500 }[context.attempt];
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => resolve({ outcome: { type: 'success' }, value: `value ${context.attempt}` }), delay);
+        context.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(context.signal.reason);
+        });
+      });
+    },
+    { seed: 5, onDiscard: (value) => discarded.push(value) },
+  );
+  assert.equal(result.decision.type, 'succeeded');
+  assert.equal(result.decision.winner, 2);
+  assert.deepEqual(result.decision.abortAttempts, [1, 3]);
+  assert.equal(result.value, 'value 2');
+  assert.deepEqual(contexts.map((c) => [c.attempt, c.hedge]), [[1, false], [2, true], [3, true]]);
+  assert.ok(contexts[0].signal.aborted && contexts[2].signal.aborted && !contexts[1].signal.aborted);
+  assert.deepEqual(discarded, []);
+});
+
+test('run: a dependency is shared by every run; its refusals end runs with their reasons', async () => {
+  const dependency = Dependency.fromConfig({ breaker: { trip: { kind: 'consecutive', failures: 1 }, openMs: 60000, halfOpenProbes: 1 } });
+  const policy = Policy.fromConfig({ maxAttempts: 3, jitter: { kind: 'none' }, backoff: { kind: 'constant', baseMs: 1, capMs: 1 } });
+  const failing = () => ({ outcome: { type: 'http_status', status: 503 } });
+  const first = await run(policy, failing, { seed: 1, dependency });
+  assert.equal(first.decision.reason, 'circuit_open');
+  assert.equal(first.decision.attempts, 1);
+  const second = await run(policy, failing, { seed: 2, dependency });
+  assert.deepEqual([second.decision.reason, second.decision.attempts], ['circuit_open', 0]);
+  assert.equal(dependency.snapshot(0).breaker.state, 'open');
+});
+
+test('run: cancelling aborts every running hedge with the signal\'s reason; a hedge that overruns times out', async () => {
+  const policy = Policy.fromConfig({
+    maxAttempts: 3,
+    totalBudgetMs: 5000,
+    attemptTimeout: { fixedMs: 60 },
+    minimumUsefulAttemptMs: 10,
+    jitter: { kind: 'none' },
+    hedging: { delayMs: 10, maxHedgedAttempts: 2 },
+  });
+  const stall = ({ signal }) =>
+    new Promise((resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+  const signals = [];
+  const controller = new AbortController();
+  const reason = new Error('user left');
+  setTimeout(() => controller.abort(reason), 40);
+  const cancelled = await run(policy, (context) => (signals.push(context.signal), stall(context)), { seed: 1, signal: controller.signal });
+  assert.deepEqual([cancelled.decision.reason, cancelled.decision.abortAttempts], ['cancelled', [1, 2, 3]]);
+  assert.ok(signals.length === 3 && signals.every((signal) => signal.aborted && signal.reason === reason));
+
+  // Nobody answers: each attempt is aborted at its own abortAtMs and reported as timed_out.
+  const timedOut = [];
+  const exhausted = await run(policy, (context) => (timedOut.push(context.signal), stall(context)), { seed: 2 });
+  assert.deepEqual([exhausted.decision.reason, exhausted.decision.attempts, exhausted.decision.abortAttempts], ['attempts_exhausted', 3, []]);
+  assert.ok(timedOut.every((signal) => signal.aborted && signal.reason.name === 'TimeoutError'));
+});
+
+test('run: an attempt that throws while a hedge runs is a bug: the hedge is aborted and the error rethrown', async () => {
+  const policy = Policy.fromConfig({ maxAttempts: 2, jitter: { kind: 'none' }, hedging: { delayMs: 0, maxHedgedAttempts: 1 } });
+  const signals = [];
+  await assert.rejects(
+    run(policy, (context) => {
+      signals.push(context.signal);
+      if (context.attempt === 2) return Promise.reject(new RangeError('bug in attempt 2'));
+      return new Promise(() => {});
+    }),
+    RangeError,
+  );
+  assert.equal(signals.length, 2);
+  assert.ok(signals[0].aborted);
+});
+
+test('every runtime export is declared in lib/index.d.ts', async () => {
+  const { readFileSync } = await import('node:fs');
+  const types = readFileSync(new URL('../lib/index.d.ts', import.meta.url), 'utf8');
+  const api = await import('retryplan');
+  const missing = Object.keys(api).filter((name) => !new RegExp(`export (function|class|const) ${name}\\b`).test(types));
+  assert.deepEqual(missing, []);
+});

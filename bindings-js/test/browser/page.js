@@ -1,0 +1,41 @@
+// Runs in Chromium: every conformance vector, then one retryFetch scenario.
+import * as api from '/bindings-js/lib/browser.js';
+import { runDocuments } from '/bindings-js/test/vectors.js';
+
+async function main() {
+  const names = await (await fetch('/vectors/index.json')).json();
+  const documents = [];
+  for (const name of names) documents.push({ name, document: await (await fetch(`/vectors/${name}`)).json() });
+  const vectors = runDocuments(api, documents);
+
+  const policy = api.Policy.fromConfig({
+    maxAttempts: 3,
+    totalBudgetMs: 5000,
+    attemptTimeout: { fixedMs: 2000 },
+    backoff: { kind: 'constant', baseMs: 10, capMs: 10 },
+    jitter: { kind: 'none' },
+    idempotency: 'keyed',
+  });
+  const started = performance.now();
+  const result = await api.retryFetch('/api/busy-then-ok', { method: 'POST', body: 'order=5001' }, { policy });
+  const fetchScenario = {
+    decision: result.decision,
+    status: result.response?.status,
+    body: await result.response?.text(),
+    elapsedMs: performance.now() - started,
+    idempotencyKey: result.idempotencyKey,
+    seen: await (await fetch('/api/seen')).json(),
+  };
+  let error;
+  try {
+    api.Policy.profile('nope');
+  } catch (caught) {
+    error = { isError: caught instanceof Error, isOurs: caught instanceof api.RetryplanError, code: caught.code };
+  }
+  return { vectors, fetchScenario, error };
+}
+
+main().then(
+  (result) => (window.__result = result),
+  (error) => (window.__result = { crashed: String(error && error.stack ? error.stack : error) }),
+);

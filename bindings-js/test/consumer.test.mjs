@@ -1,0 +1,59 @@
+// The package as a consumer gets it (npm pack): tsc --strict on a TypeScript
+// consumer, and a Vite build of a tiny page, opened in Chromium.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'vite';
+import { serve } from './serve.mjs';
+import { withPage, resultOf } from './chromium.mjs';
+
+const packageRoot = fileURLToPath(new URL('../', import.meta.url));
+let work;
+let app;
+
+before(() => {
+  work = mkdtempSync(join(tmpdir(), 'retryplan-consumer-'));
+  app = join(work, 'app');
+  cpSync(fileURLToPath(new URL('./consumer/', import.meta.url)), app, { recursive: true });
+  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: packageRoot, encoding: 'utf8' }).trim().split('\n').at(-1);
+  const installed = join(app, 'node_modules', 'retryplan');
+  mkdirSync(installed, { recursive: true });
+  execFileSync('tar', ['xzf', join(work, tarball), '-C', installed, '--strip-components=1']);
+});
+
+after(() => rmSync(work, { recursive: true, force: true }));
+
+test('the packed package holds the entries, the glue, the wasm and the types', () => {
+  const files = (dir) => readdirSync(join(app, 'node_modules', 'retryplan', dir)).sort();
+  assert.deepEqual(files('wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
+  for (const name of ['browser.js', 'node.js', 'api.js', 'convert.js', 'helpers.js', 'operation.js', 'index.d.ts']) assert.ok(files('lib').includes(name), name);
+});
+
+test('tsc --strict accepts a TypeScript consumer', () => {
+  const tsc = join(packageRoot, 'node_modules', '.bin', 'tsc');
+  execFileSync(tsc, ['-p', join(app, 'tsconfig.json')], { stdio: 'pipe' });
+});
+
+test('Vite bundles a page that imports the package, and it runs in Chromium', async () => {
+  const outDir = join(app, 'dist');
+  await build({ root: app, logLevel: 'warn', configFile: false, build: { outDir, emptyOutDir: true } });
+  const assets = readdirSync(join(outDir, 'assets'));
+  assert.ok(assets.some((name) => name.endsWith('.wasm')), `no .wasm among ${assets}`);
+  const server = await serve({ root: outDir, vectors: outDir });
+  try {
+    await withPage(async (page, errors) => {
+      const result = await resultOf(page, `${server.url}/`);
+      assert.deepEqual(errors, []);
+      assert.deepEqual(result.profiles, ['read', 'checkout', 'write_keyed', 'write_strict', 'background']);
+      assert.deepEqual(result.first, {
+        type: 'start_attempt', attempt: 1, timeoutMs: 200, abortAtMs: 250, requestId: '92c2a5665ff07619', remainingBudgetMs: 700, hedge: false,
+      });
+    });
+  } finally {
+    await server.close();
+  }
+});

@@ -1,0 +1,93 @@
+// A TypeScript consumer of the packed package, checked with tsc --strict.
+import {
+  CircuitBreaker,
+  Dependency,
+  Operation,
+  Outcome as Outcomes,
+  Policy,
+  RetryBudget,
+  RetryplanError,
+  redeliver,
+  retryFetch,
+  run,
+  type BreakerPermit,
+  type DependencySnapshot,
+  type GiveUpReason,
+  type Redelivery,
+  type Decision,
+  type Ending,
+  type Outcome,
+  type PolicyConfig,
+} from 'retryplan';
+
+const config: PolicyConfig = {
+  maxAttempts: 3,
+  totalBudgetMs: 800,
+  attemptTimeout: { fixedMs: 200 },
+  backoff: { kind: 'exponential', baseMs: 50, multiplier: 2, capMs: 400 },
+  jitter: { kind: 'full' },
+  idempotency: 'keyed',
+};
+const policy: Policy = Policy.fromConfig(config);
+
+function describe(decision: Decision): string {
+  switch (decision.type) {
+    case 'start_attempt':
+      return `attempt ${decision.attempt} for ${decision.timeoutMs} ms as ${decision.requestId}`;
+    case 'wait':
+      return `wait ${decision.delayMs} ms${decision.serverDelayMs === undefined ? '' : ' (server asked)'}`;
+    case 'await_outcome':
+      return `await until ${decision.untilMs}`;
+    case 'succeeded':
+      return `done after ${decision.attempts}, won by ${decision.winner}, abort ${decision.abortAttempts.join(',')}`;
+    case 'gave_up': {
+      const reason: GiveUpReason = decision.reason;
+      return `gave up: ${reason}${reason === 'budget_exhausted' ? ' (budget)' : ''}`;
+    }
+    case 'reconcile':
+      return `reconcile with ${decision.remainingBudgetMs} ms left`;
+    case 'restart':
+      return `restart before ${decision.deadlineMs}`;
+  }
+}
+
+const dependency: Dependency = Dependency.fromConfig({
+  budget: { kind: 'ratio', retryRatio: 0.05, minRetriesPerSecond: 10, windowMs: 10000 },
+  breaker: { trip: { kind: 'consecutive', failures: 5 }, openMs: 5000, halfOpenProbes: 1 },
+  maxConcurrentRetries: 20,
+});
+const snapshot: DependencySnapshot = dependency.snapshot(0);
+const tokens: number | undefined = snapshot.budget?.kind === 'token_bucket' ? snapshot.budget.tokensMilli : undefined;
+const budget = new RetryBudget({ kind: 'quota', capacity: 10, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1 });
+budget.onSuccess(0, budget.tryRetry(0, true));
+const breaker = new CircuitBreaker({ trip: { kind: 'ratio', failureRatio: 0.5, minimumThroughput: 10, windowMs: 1000 }, openMs: 100, halfOpenProbes: 1 });
+const permit: BreakerPermit | undefined = breaker.tryAcquire(0);
+if (permit && !permit.probe) breaker.onFailure(1, permit);
+const hedged = Policy.fromConfig({ ...config, hedging: { delayMs: 50, maxHedgedAttempts: 1 } });
+const redelivery: Redelivery = redeliver(hedged, 1, 0, 0, Outcomes.fromHttp(503, '2', null, Date.now()));
+if (redelivery.type === 'redeliver_after') describe({ type: 'await_outcome', inFlight: tokens ?? 0, untilMs: redelivery.redeliverAtMs });
+
+const operation = new Operation(policy, performance.now(), { seed: 42, dependency });
+const first = operation.poll(performance.now());
+const outcome: Outcome = { type: 'http_status', status: 503, retryAfterMs: 100 };
+if (first.type === 'start_attempt') describe(operation.onOutcome(performance.now(), first.attempt, outcome));
+
+try {
+  Policy.fromJson('{"max_attempts": 0}');
+} catch (error) {
+  if (error instanceof RetryplanError && error.code === 'invalid_policy') {
+    const fields: string[] = (error.violations ?? []).map((violation) => violation.field);
+    describe({ type: 'succeeded', attempts: fields.length, winner: 1, abortAttempts: [] });
+  }
+}
+
+export async function checkout(body: string): Promise<Ending> {
+  const { decision, response } = await retryFetch('/api/checkout', { method: 'POST', body }, { policy });
+  if (decision.type === 'succeeded' && response) await response.json();
+  const ran = await run(policy, ({ attempt, hedge }) => ({ outcome: { type: 'success' }, value: hedge ? 0 : attempt * 2 }), {
+    dependency,
+    onDiscard: (value: number) => void value,
+  });
+  const doubled: number | undefined = ran.value;
+  return doubled === undefined ? decision : ran.decision;
+}

@@ -1,0 +1,43 @@
+// A static file server on 127.0.0.1 for the browser tests: the repository's
+// bindings-js/ tree, the conformance vectors, and a scripted /api/ endpoint.
+import { createServer } from 'node:http';
+import { readFile, readdir } from 'node:fs/promises';
+import { extname, normalize, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const types = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.html': 'text/html', '.json': 'application/json', '.wasm': 'application/wasm', '.css': 'text/css' };
+
+export async function serve({ root, vectors, mounts = {} }) {
+  const seen = [];
+  const server = createServer(async (request, response) => {
+    const url = new URL(request.url, 'http://x');
+    const path = decodeURIComponent(url.pathname);
+    if (path === '/api/busy-then-ok') {
+      for await (const _ of request);
+      seen.push({ key: request.headers['idempotency-key'], requestId: request.headers['x-request-id'] });
+      if (seen.length === 1) return response.writeHead(503, { 'retry-after': '1' }).end('busy');
+      return response.writeHead(200, { 'content-type': 'text/plain' }).end('done');
+    }
+    if (path === '/api/seen') return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(seen));
+    if (path === '/vectors/index.json') {
+      const names = (await readdir(vectors)).filter((n) => n.endsWith('.json') && n !== 'schema.json').sort();
+      return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(names));
+    }
+    let file;
+    const mount = Object.keys(mounts).find((prefix) => path.startsWith(prefix));
+    if (mount) file = join(mounts[mount], normalize(path.slice(mount.length)));
+    else if (path.startsWith('/vectors/')) file = join(vectors, normalize(path.slice('/vectors/'.length)));
+    else file = join(root, normalize(path));
+    if (file.endsWith('/')) file += 'index.html';
+    try {
+      const body = await readFile(file);
+      response.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' }).end(body);
+    } catch {
+      response.writeHead(404).end('not found');
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));

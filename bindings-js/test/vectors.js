@@ -1,0 +1,309 @@
+// The conformance vector runner, shared by Node (vectors.test.mjs) and Chromium
+// (browser.test.mjs). It drives the typed JS API: vector inputs (snake_case
+// JSON) become camelCase API arguments, and typed results are turned back into
+// snake_case plain JSON for an exact comparison. That key conversion lives here,
+// in the test, not in the package. It mirrors core/tests/conformance.rs.
+
+const camel = (key) => key.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+const snake = (key) => key.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
+
+function renameKeys(value, rename) {
+  if (Array.isArray(value)) return value.map((item) => renameKeys(item, rename));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [rename(key), renameKeys(item, rename)]));
+}
+export const toCamel = (value) => renameKeys(value, camel);
+export const toSnake = (value) => renameKeys(value, snake);
+
+/** Order-insensitive deep equality of plain JSON values. */
+export function jsonEqual(a, b) {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === b.length && a.every((item, index) => jsonEqual(item, b[index]));
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]));
+}
+
+function field(object, key, type) {
+  const value = object[key];
+  if (typeof value !== type) throw new Error(`\`${key}\` must be a ${type}, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** The expectation form of an error, as the Rust runner builds it. */
+function errorValue(api, error) {
+  if (!(error instanceof api.RetryplanError)) throw error; // not ours: a failure of the binding
+  if (!(error instanceof Error) || typeof error.message !== 'string') throw new Error('RetryplanError is not an Error');
+  if (error.code === 'invalid_policy') return { code: error.code, fields: error.violations.map((v) => v.field) };
+  if (error.code === 'invalid_policy_json') return { code: error.code, fields: [error.field] };
+  return { code: error.code };
+}
+
+/**
+ * A typed answer as vector JSON: snake_case keys, and an empty `abortAttempts`
+ * (always present in the JS API) left out, as the vectors write it.
+ */
+function vectorJson(value) {
+  if (value === undefined) return null;
+  const json = JSON.parse(JSON.stringify(toSnake(value)));
+  if (json !== null && Array.isArray(json.abort_attempts) && json.abort_attempts.length === 0) delete json.abort_attempts;
+  return json;
+}
+
+function answer(api, call) {
+  try {
+    return ['expect', vectorJson(call())];
+  } catch (error) {
+    return ['expect_error', errorValue(api, error)];
+  }
+}
+
+function settle(holder, [key, value], label, failures) {
+  const expectedKey = 'expect' in holder ? 'expect' : 'expect_error' in holder ? 'expect_error' : undefined;
+  if (expectedKey === undefined) return failures.push(`${label}: no expectation`);
+  if (expectedKey !== key || !jsonEqual(holder[expectedKey], value)) {
+    failures.push(`${label}: expected ${expectedKey} ${JSON.stringify(holder[expectedKey])}, got ${key} ${JSON.stringify(value)}`);
+  }
+}
+
+function policyOf(api, testCase) {
+  const hasProfile = 'profile' in testCase;
+  if (hasProfile === 'policy' in testCase) throw new Error('a case needs exactly one of `profile` and `policy`');
+  return hasProfile ? api.Policy.profile(field(testCase, 'profile', 'string')) : api.Policy.fromConfig(toCamel(testCase.policy));
+}
+
+const optionalNumber = (object, key) => (key in object ? field(object, key, 'number') : undefined);
+
+function runOperation(api, testCase, failures) {
+  const id = testCase.id;
+  let policy;
+  try {
+    policy = policyOf(api, testCase);
+  } catch (error) {
+    return failures.push(`${id}: invalid policy: ${error.message}`);
+  }
+  const options = { seed: field(testCase, 'seed', 'number') };
+  if ('idempotency_key' in testCase) options.idempotencyKey = field(testCase, 'idempotency_key', 'string');
+  if ('deadline_ms' in testCase) options.deadlineMs = field(testCase, 'deadline_ms', 'number');
+  let dependency;
+  if ('dependency' in testCase) {
+    try {
+      // The dependency configuration is JSON by design (as the policy is).
+      dependency = api.Dependency.fromJson(JSON.stringify(testCase.dependency));
+    } catch (error) {
+      return failures.push(`${id}: invalid dependency: ${error.message}`);
+    }
+    options.dependency = dependency;
+  }
+  const operation = new api.Operation(policy, field(testCase, 'start_ms', 'number'), options);
+  if ('expect_idempotency_key' in testCase && operation.idempotencyKey !== testCase.expect_idempotency_key) {
+    failures.push(`${id}: idempotency key ${operation.idempotencyKey} != ${testCase.expect_idempotency_key}`);
+  }
+  if (!Array.isArray(testCase.steps)) throw new Error(`${id}: operation cases need steps`);
+  testCase.steps.forEach((step, index) => {
+    const at = field(step, 'at_ms', 'number');
+    const call = field(step, 'call', 'string');
+    let result;
+    if (call === 'poll') result = answer(api, () => operation.poll(at));
+    else if (call === 'cancel') result = answer(api, () => operation.cancel(at));
+    else if (call === 'outcome') {
+      const attempt = field(step, 'attempt', 'number');
+      const outcome = toCamel(step.outcome);
+      result = answer(api, () => operation.onOutcome(at, attempt, outcome));
+    } else if (call === 'dependency_snapshot') {
+      if (!dependency) throw new Error(`${id}: dependency_snapshot needs a dependency`);
+      result = answer(api, () => dependency.snapshot(at));
+    } else if (call === 'budget_on_failure') {
+      const budget = dependency?.budget;
+      if (!budget) throw new Error(`${id}: budget_on_failure needs a dependency with a budget`);
+      result = answer(api, () => budget.onFailure(at));
+      budget.free();
+    } else throw new Error(`${id}: unknown call \`${call}\``);
+    settle(step, result, `${id} step ${index}`, failures);
+  });
+  operation.free();
+  dependency?.free();
+  policy.free();
+}
+
+/** Runs the steps of a `budget` or `breaker` case on one control made by `make` (from the camelCase config). */
+function runControl(api, testCase, failures, make, runStep) {
+  const id = testCase.id;
+  let control;
+  try {
+    control = make();
+  } catch (error) {
+    return settle(testCase, ['expect_error', errorValue(api, error)], id, failures);
+  }
+  if ('expect' in testCase || 'expect_error' in testCase) {
+    failures.push(`${id}: the configuration is valid, but the case expects ${JSON.stringify(testCase.expect_error ?? testCase.expect)}`);
+  }
+  if (!Array.isArray(testCase.steps)) throw new Error(`${id}: a valid configuration needs steps`);
+  const permits = [];
+  testCase.steps.forEach((step, index) => {
+    const at = field(step, 'at_ms', 'number');
+    const call = field(step, 'call', 'string');
+    const result = answer(api, () => runStep(control, step, call, at, permits, `${id} step ${index}`));
+    settle(step, result, `${id} step ${index}`, failures);
+  });
+  permits.forEach((permit) => permit?.free());
+  control.free();
+}
+
+function budgetStep(budget, step, call, at) {
+  switch (call) {
+    case 'on_request':
+      return budget.onRequest(at);
+    case 'try_retry': {
+      const afterTimeout = 'after_timeout' in step ? field(step, 'after_timeout', 'boolean') : undefined;
+      const charge = budget.tryRetry(at, afterTimeout);
+      return charge === undefined ? { granted: false } : { granted: true, cost: charge.cost };
+    }
+    case 'on_success':
+      return budget.onSuccess(at, 'charge_cost' in step ? { cost: field(step, 'charge_cost', 'number') } : undefined);
+    case 'on_failure':
+      return budget.onFailure(at);
+    case 'snapshot':
+      return budget.snapshot(at);
+    default:
+      throw new Error(`unknown budget call \`${call}\``);
+  }
+}
+
+function breakerStep(breaker, step, call, at, permits, label) {
+  const permit = () => {
+    const index = field(step, 'permit_step', 'number');
+    if (!permits[index]) throw new Error(`${label}: no permit at step ${index}`);
+    return permits[index];
+  };
+  let granted;
+  try {
+    switch (call) {
+      case 'try_acquire':
+        granted = breaker.tryAcquire(at);
+        return granted === undefined ? { granted: false } : { granted: true, probe: granted.probe };
+      case 'on_success':
+        return breaker.onSuccess(at, permit());
+      case 'on_failure':
+        return breaker.onFailure(at, permit());
+      case 'release':
+        return breaker.release(permit());
+      case 'snapshot':
+        return breaker.snapshot(at);
+      default:
+        throw new Error(`unknown breaker call \`${call}\``);
+    }
+  } finally {
+    permits.push(granted);
+  }
+}
+
+/** Runs one case; pushes a message per failed check onto `failures`. Throws on a malformed or unknown case. */
+export function runCase(api, testCase, failures) {
+  const id = field(testCase, 'id', 'string');
+  const kind = field(testCase, 'kind', 'string');
+  const withPolicy = (use) => () => {
+    const policy = policyOf(api, testCase);
+    try {
+      return use(policy);
+    } finally {
+      policy.free();
+    }
+  };
+  let call;
+  switch (kind) {
+    case 'operation':
+      return runOperation(api, testCase, failures);
+    case 'budget':
+      return runControl(api, testCase, failures, () => new api.RetryBudget(toCamel(testCase.budget)), budgetStep);
+    case 'breaker':
+      return runControl(api, testCase, failures, () => new api.CircuitBreaker(toCamel(testCase.breaker)), breakerStep);
+    case 'dependency':
+      call = () => {
+        const dependency = api.Dependency.fromJson(JSON.stringify(testCase.dependency));
+        try {
+          return dependency.snapshot(0);
+        } finally {
+          dependency.free();
+        }
+      };
+      break;
+    case 'redelivery':
+      call = withPolicy((policy) =>
+        api.redeliver(
+          policy,
+          field(testCase, 'attempts', 'number'),
+          field(testCase, 'first_seen_ms', 'number'),
+          field(testCase, 'now_ms', 'number'),
+          toCamel(testCase.outcome),
+        ),
+      );
+      break;
+    case 'http_outcome':
+      call = () =>
+        api.Outcome.fromHttp(
+          field(testCase, 'status', 'number'),
+          'retry_after' in testCase ? field(testCase, 'retry_after', 'string') : null,
+          'retry_after_ms' in testCase ? field(testCase, 'retry_after_ms', 'string') : null,
+          field(testCase, 'now_unix_ms', 'number'),
+        );
+      break;
+    case 'policy':
+      call = withPolicy((policy) => policy.toConfig());
+      break;
+    case 'backoff_ceilings':
+      call = withPolicy((policy) => policy.backoffCeilingsMs(field(testCase, 'retries', 'number')));
+      break;
+    case 'classify':
+      call = withPolicy((policy) => policy.classify(toCamel(testCase.outcome)));
+      break;
+    case 'explain':
+      call = withPolicy((policy) =>
+        policy.explain(optionalNumber(testCase, 'deadline_ms'), optionalNumber(testCase, 'first_attempt_at_ms') ?? 0),
+      );
+      break;
+    case 'retry_after':
+      call = () => api.parseRetryAfter(field(testCase, 'value', 'string'), field(testCase, 'now_unix_ms', 'number'));
+      break;
+    case 'retry_after_ms':
+      call = () => api.parseRetryAfterMsHeader(field(testCase, 'value', 'string'));
+      break;
+    case 'grpc_pushback':
+      call = () => api.parseGrpcPushback(field(testCase, 'value', 'string'));
+      break;
+    case 'grpc_timeout_encode':
+      call = () => api.encodeGrpcTimeout(field(testCase, 'timeout_ms', 'number'));
+      break;
+    case 'grpc_timeout_parse':
+      call = () => api.parseGrpcTimeout(field(testCase, 'value', 'string'));
+      break;
+    case 'admit':
+      call = () =>
+        api.admit(
+          field(testCase, 'deadline_ms', 'number'),
+          field(testCase, 'now_ms', 'number'),
+          field(testCase, 'reserve_ms', 'number'),
+          field(testCase, 'minimum_useful_ms', 'number'),
+        );
+      break;
+    default:
+      throw new Error(`${id}: unknown kind \`${kind}\``);
+  }
+  settle(testCase, answer(api, call), id, failures);
+}
+
+/** Every case of every vector document: `[{name, document}]` -> `{count, failures}`. */
+export function runDocuments(api, documents) {
+  let count = 0;
+  const failures = [];
+  for (const { name, document } of documents) {
+    if (!Array.isArray(document.cases)) throw new Error(`${name}: a vector file has cases`);
+    for (const testCase of document.cases) {
+      runCase(api, testCase, failures);
+      count += 1;
+    }
+  }
+  if (count === 0) throw new Error('no vectors found');
+  return { count, failures };
+}

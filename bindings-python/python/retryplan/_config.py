@@ -1,0 +1,37 @@
+"""Reading policy files: JSON as text (the engine reads it), TOML into a dict."""
+
+import os
+import sys
+from typing import Any, Dict, Union
+
+__all__ = ["read_policy_file"]
+
+
+def read_policy_file(path: "Union[str, os.PathLike[str]]") -> Union[str, Dict[str, Any]]:
+    """Return the JSON text of a ``.json`` policy file, or the table of a ``.toml`` one.
+
+    TOML needs Python 3.11+ (``tomllib``) or the ``tomli`` package
+    (``pip install retryplan[toml]``). Any other suffix is read as JSON.
+    """
+    from ._errors import InvalidPolicyJsonError
+
+    path = os.fspath(path)
+    if not str(path).endswith(".toml"):
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    if sys.version_info >= (3, 11):
+        import tomllib as toml
+    else:  # pragma: no cover - depends on the interpreter
+        try:
+            import tomli as toml  # type: ignore[import-not-found, no-redef, unused-ignore]
+        except ModuleNotFoundError as error:
+            raise ModuleNotFoundError(
+                "reading a TOML policy on Python < 3.11 needs tomli: pip install 'retryplan[toml]'"
+            ) from error
+    with open(path, "rb") as handle:
+        try:
+            return dict(toml.load(handle))
+        except toml.TOMLDecodeError as error:
+            raise InvalidPolicyJsonError(
+                f"invalid policy TOML in {path}: {error}", field="", detail=str(error)
+            ) from error

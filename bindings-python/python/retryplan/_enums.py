@@ -1,0 +1,98 @@
+"""String enums for the engine's stable snake_case names.
+
+Every member is also a ``str`` equal to the engine's name, so plain strings
+work wherever a member is accepted, and members compare equal to strings.
+"""
+
+from enum import Enum
+
+__all__ = ["GiveUpReason", "GrpcCode", "Idempotency", "TransportFailure", "Verdict"]
+
+
+class _StrEnum(str, Enum):
+    """A str-valued Enum whose ``str()`` is its value on every Python version."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+class GiveUpReason(_StrEnum):
+    """Why an operation gave up (``GaveUp.reason``)."""
+
+    ATTEMPTS_EXHAUSTED = "attempts_exhausted"
+    """The last allowed attempt failed (``max_attempts`` counts the first)."""
+    DEADLINE_INSUFFICIENT = "deadline_insufficient"
+    """What remains cannot hold the next wait plus a minimum useful attempt."""
+    RETRY_AFTER_EXCEEDS_BUDGET = "retry_after_exceeds_budget"
+    """The server asked for a wait that does not fit in what remains."""
+    RETRY_AFTER_ABOVE_CAP = "retry_after_above_cap"
+    """The server asked for a wait above ``server_guidance.cap_ms``."""
+    SERVER_DECLINED_RETRY = "server_declined_retry"
+    """gRPC pushback said not to retry."""
+    NOT_RETRYABLE = "not_retryable"
+    """The outcome is not worth another attempt."""
+    CANCELLED = "cancelled"
+    """The caller cancelled."""
+    BUDGET_EXHAUSTED = "budget_exhausted"
+    """The dependency's retry budget refused the retry."""
+    CIRCUIT_OPEN = "circuit_open"
+    """The dependency's circuit breaker is open."""
+    CONCURRENCY_LIMITED = "concurrency_limited"
+    """The cap on in-flight retries to the dependency is reached."""
+
+
+class TransportFailure(_StrEnum):
+    """A failure below the application protocol."""
+
+    NOT_SENT = "not_sent"
+    """The request never left (refused, DNS, TLS before sending): always safe to repeat."""
+    CONNECTION_LOST = "connection_lost"
+    """The connection broke after (part of) the request was sent: it may have been processed."""
+    TIMED_OUT = "timed_out"
+    """The attempt's timeout fired after sending: it may have been processed."""
+
+
+class Verdict(_StrEnum):
+    """The application's own judgement of a failed attempt."""
+
+    RETRYABLE = "retryable"
+    """Worth another attempt; the effect certainly did not happen."""
+    NOT_RETRYABLE = "not_retryable"
+    """Not worth another attempt."""
+    CONFLICT = "conflict"
+    """State changed underneath: re-read, recompute, redo the unit."""
+
+
+class Idempotency(_StrEnum):
+    """Whether repeating an operation could repeat its effect (``Policy.idempotency``)."""
+
+    SAFE = "safe"
+    """No effect at all (a read)."""
+    IDEMPOTENT = "idempotent"
+    """Repeating has the same effect as doing it once."""
+    KEYED = "keyed"
+    """The server deduplicates by the operation's idempotency key."""
+    UNSAFE = "unsafe"
+    """Repeating may repeat the effect: ambiguous outcomes answer Reconcile."""
+
+
+class GrpcCode(_StrEnum):
+    """gRPC status codes by their canonical snake_case names (numbers 0 to 16 in order)."""
+
+    OK = "ok"
+    CANCELLED = "cancelled"
+    UNKNOWN = "unknown"
+    INVALID_ARGUMENT = "invalid_argument"
+    DEADLINE_EXCEEDED = "deadline_exceeded"
+    NOT_FOUND = "not_found"
+    ALREADY_EXISTS = "already_exists"
+    PERMISSION_DENIED = "permission_denied"
+    RESOURCE_EXHAUSTED = "resource_exhausted"
+    FAILED_PRECONDITION = "failed_precondition"
+    ABORTED = "aborted"
+    OUT_OF_RANGE = "out_of_range"
+    UNIMPLEMENTED = "unimplemented"
+    INTERNAL = "internal"
+    UNAVAILABLE = "unavailable"
+    DATA_LOSS = "data_loss"
+    UNAUTHENTICATED = "unauthenticated"

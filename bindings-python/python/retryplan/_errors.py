@@ -1,0 +1,293 @@
+"""The exceptions of retryplan.
+
+Two families, both under :class:`RetryplanError`:
+
+* misuse of the engine (an invalid policy, an event after the end, a value
+  that cannot be represented): one class per engine error, each with the
+  engine's stable ``code``;
+* the helpers' way of surfacing an operation that ended without success
+  (:class:`OperationFailed`: :class:`GaveUpError`, :class:`ReconcileRequired`,
+  :class:`RestartRequired`). These are not misuse: they carry the engine's
+  final decision and the attempt history.
+"""
+
+from typing import TYPE_CHECKING, Any, Dict, NamedTuple, Optional, Sequence, Tuple
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._native import Decision, Outcome
+
+__all__ = [
+    "ArgumentTypeError",
+    "AttemptFailed",
+    "AttemptNotRunningError",
+    "AttemptRecord",
+    "EntropyUnavailableError",
+    "GaveUpError",
+    "InvalidArgumentError",
+    "InvalidHeaderError",
+    "InvalidPolicyError",
+    "InvalidPolicyJsonError",
+    "OperationEndedError",
+    "OperationFailed",
+    "ReconcileRequired",
+    "RestartRequired",
+    "RetryplanError",
+    "UnknownProfileError",
+    "Violation",
+]
+
+
+class RetryplanError(Exception):
+    """Base of every exception retryplan raises.
+
+    ``code`` is a stable snake_case identifier: for engine errors it equals the
+    engine's ``Error::code()`` (the same in every language binding); messages
+    may be reworded, codes may not.
+    """
+
+    code: str = "retryplan_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class Violation(NamedTuple):
+    """One rule a policy breaks: the dotted field path and the rule in words."""
+
+    field: str
+    message: str
+
+
+class InvalidPolicyError(RetryplanError, ValueError):
+    """The policy breaks one or more rules; ``violations`` lists every one."""
+
+    code = "invalid_policy"
+
+    def __init__(self, message: str, violations: Sequence[Tuple[str, str]] = ()) -> None:
+        super().__init__(message)
+        self.violations: Tuple[Violation, ...] = tuple(Violation(f, m) for f, m in violations)
+
+    @property
+    def fields(self) -> Tuple[str, ...]:
+        """The dotted path of each violation, in order."""
+        return tuple(v.field for v in self.violations)
+
+
+class InvalidPolicyJsonError(RetryplanError, ValueError):
+    """The policy could not be read (syntax, a wrong type, an unknown field).
+
+    ``field`` is the dotted path where reading stopped (empty at the top level).
+    """
+
+    code = "invalid_policy_json"
+
+    def __init__(self, message: str, field: str = "", detail: str = "") -> None:
+        super().__init__(message)
+        self.field = field
+        self.detail = detail
+
+    @property
+    def fields(self) -> Tuple[str, ...]:
+        """``(field,)``, for symmetry with :class:`InvalidPolicyError`."""
+        return (self.field,)
+
+
+class UnknownProfileError(RetryplanError, LookupError):
+    """No built-in profile has this ``name``; ``known`` lists the names."""
+
+    code = "unknown_profile"
+
+    def __init__(self, message: str, name: str = "", known: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.name = name
+        self.known = tuple(known)
+
+    def __str__(self) -> str:  # LookupError subclasses would otherwise be fine; keep the message plain
+        return self.message
+
+
+class OperationEndedError(RetryplanError, RuntimeError):
+    """An outcome, cancel or poll arrived after the operation ended."""
+
+    code = "operation_ended"
+
+
+class AttemptNotRunningError(RetryplanError, RuntimeError):
+    """An outcome names an attempt that is not running (``running`` is the one that is, or None)."""
+
+    code = "attempt_not_running"
+
+    def __init__(self, message: str, attempt: int = 0, running: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.attempt = attempt
+        self.running = running
+
+
+class InvalidArgumentError(RetryplanError, ValueError):
+    """A value handed to the engine cannot be represented; ``name`` is the argument."""
+
+    code = "invalid_argument"
+
+    def __init__(self, message: str, name: str = "", rule: str = "") -> None:
+        super().__init__(message)
+        self.name = name
+        self.rule = rule
+
+
+class ArgumentTypeError(InvalidArgumentError, TypeError):
+    """An argument of the wrong Python type (also a ``TypeError``; code ``invalid_argument``)."""
+
+
+class InvalidHeaderError(RetryplanError, ValueError):
+    """A header value could not be read (Retry-After, retry-after-ms, grpc-timeout).
+
+    ``kind`` is ``empty``, ``malformed`` or ``out_of_range``; ``value`` is a
+    bounded excerpt of the input.
+    """
+
+    code = "invalid_header"
+
+    def __init__(
+        self,
+        message: str,
+        header: str = "",
+        kind: str = "",
+        value: Optional[str] = None,
+        expected: Optional[str] = None,
+        limit: Optional[str] = None,
+    ) -> None:
+        super().__init__(message)
+        self.header = header
+        self.kind = kind
+        self.value = value
+        self.expected = expected
+        self.limit = limit
+
+
+class EntropyUnavailableError(RetryplanError, OSError):
+    """The operating system's random source failed (drawing a seed or key)."""
+
+    code = "entropy_unavailable"
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return self.message
+
+
+_BY_CODE: Dict[str, type] = {
+    cls.code: cls
+    for cls in (
+        InvalidPolicyError,
+        InvalidPolicyJsonError,
+        UnknownProfileError,
+        OperationEndedError,
+        AttemptNotRunningError,
+        InvalidArgumentError,
+        InvalidHeaderError,
+        EntropyUnavailableError,
+    )
+}
+
+
+def _from_native(code: str, message: str, details: Dict[str, Any]) -> RetryplanError:
+    """Build the exception for an engine error (called by ``retryplan._native``)."""
+    if code == "invalid_argument" and details.pop("wrong_type", False):
+        return ArgumentTypeError(message, **details)
+    cls = _BY_CODE.get(code)
+    if cls is None:  # a new engine error this package does not know yet
+        error = RetryplanError(message)
+        error.code = code
+        return error
+    if cls is InvalidPolicyJsonError:
+        return InvalidPolicyJsonError(message, field=details.get("field", ""), detail=details.get("message", ""))
+    if cls is EntropyUnavailableError:
+        return EntropyUnavailableError(message, detail=details.get("message", ""))
+    error = cls(message, **details)
+    assert isinstance(error, RetryplanError)
+    return error
+
+
+class AttemptRecord(NamedTuple):
+    """One attempt a helper made: its number and request id, what it saw, and the decision that followed."""
+
+    attempt: int
+    request_id: str
+    outcome: "Outcome"
+    exception: Optional[BaseException]
+    decision: "Decision"
+
+
+class AttemptFailed(Exception):
+    """Raise this inside a retried function to report an exact outcome.
+
+    ``raise AttemptFailed(Outcome.http_status(503, retry_after_ms=200))`` lets
+    the engine classify the attempt as it would any other outcome.
+    """
+
+    def __init__(self, outcome: "Outcome", message: Optional[str] = None) -> None:
+        super().__init__(message or repr(outcome))
+        self.outcome = outcome
+
+
+class OperationFailed(RetryplanError):
+    """A helper's operation ended without success (not misuse).
+
+    ``decision`` is the engine's final decision, ``history`` every attempt,
+    ``last_exception`` the exception of the last attempt (also ``__cause__``)
+    and ``last_result`` what the last attempt returned, if it returned.
+    """
+
+    code = "operation_failed"
+
+    def __init__(
+        self,
+        message: str,
+        decision: "Decision",
+        history: Sequence[AttemptRecord] = (),
+        idempotency_key: str = "",
+        last_exception: Optional[BaseException] = None,
+        last_result: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.decision = decision
+        self.history: Tuple[AttemptRecord, ...] = tuple(history)
+        self.idempotency_key = idempotency_key
+        self.last_exception = last_exception
+        self.last_result = last_result
+
+    @property
+    def attempts(self) -> int:
+        """Attempts made."""
+        return len(self.history)
+
+    @property
+    def last_outcome(self) -> "Optional[Outcome]":
+        """The outcome of the last attempt, if one was reported."""
+        return self.history[-1].outcome if self.history else None
+
+
+class GaveUpError(OperationFailed):
+    """The engine gave up; ``reason`` (a GiveUpReason) says why."""
+
+    code = "gave_up"
+
+    @property
+    def reason(self) -> Any:
+        """The GiveUpReason of the final decision."""
+        return getattr(self.decision, "reason", None)
+
+
+class ReconcileRequired(OperationFailed):
+    """An unsafe write may have been processed: query its outcome by ``idempotency_key``; do not repeat it."""
+
+    code = "reconcile"
+
+
+class RestartRequired(OperationFailed):
+    """A conflict: re-read, recompute and start again within ``decision.deadline_ms``."""
+
+    code = "restart"

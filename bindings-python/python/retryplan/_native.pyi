@@ -1,0 +1,648 @@
+"""Type stubs of ``retryplan._native``, the compiled engine.
+
+Units: ``now``/``deadline``/``now_unix`` are float seconds (``time.monotonic()``,
+``time.time()``), each with an exact integer-ms twin keyword; every ``*_ms``
+value is integer milliseconds, exactly as in the engine.
+"""
+
+import os
+from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Tuple, Union, final, overload
+
+from ._enums import GiveUpReason, GrpcCode, TransportFailure, Verdict
+
+PROFILE_NAMES: Tuple[str, ...]
+"""The built-in profile names (``read``, ``checkout``, ``write_keyed``, ``write_strict``, ``background``)."""
+GIVE_UP_REASONS: Tuple[str, ...]
+"""Every give-up reason name, in the engine's order."""
+GRPC_CODES: Tuple[str, ...]
+"""The gRPC code names, in numeric order (0 to 16)."""
+MAX_MS: int
+"""The largest millisecond value a policy accepts: 2**53 - 1."""
+__version__: str
+
+
+
+_JsonValue = Any
+_IdempotencyName = Literal["safe", "idempotent", "keyed", "unsafe"]
+
+@final
+class Policy:
+    """A validated, immutable retry policy.
+
+    Every field not given takes the engine's default; every broken rule is
+    reported at once (:class:`~retryplan.InvalidPolicyError`, each naming its
+    field); an unreadable value raises :class:`~retryplan.InvalidPolicyJsonError`
+    naming the field. Nothing is clamped.
+
+    ``Policy(max_attempts=4, backoff={"base_ms": 50, "cap_ms": 400})``
+    """
+
+    def __new__(cls, **fields: _JsonValue) -> "Policy":
+        """A policy from keyword arguments shaped like the JSON schema."""
+    @staticmethod
+    def from_dict(config: Mapping[str, _JsonValue]) -> "Policy":
+        """A policy from a dict shaped like the JSON schema."""
+    @staticmethod
+    def from_json(text: str) -> "Policy":
+        """A policy from JSON text."""
+    @staticmethod
+    def from_file(path: Union[str, "os.PathLike[str]"]) -> "Policy":
+        """A policy from a ``.toml`` file (tomllib, or tomli before 3.11) or any other file as JSON."""
+    @staticmethod
+    def from_profile(name: str) -> "Policy":
+        """The built-in profile ``name`` (see ``PROFILE_NAMES``)."""
+    def to_dict(self) -> Dict[str, _JsonValue]:
+        """The configuration as a dict (normalised: sets sorted, ratios as decimals)."""
+    def to_json(self) -> str:
+        """The configuration as pretty-printed JSON."""
+    @property
+    def max_attempts(self) -> int:
+        """Attempts allowed in all, the first included."""
+    @property
+    def total_budget_ms(self) -> int:
+        """The operation's whole time budget, in ms."""
+    @property
+    def response_reserve_ms(self) -> int:
+        """Time kept back at the end of the budget, in ms."""
+    @property
+    def minimum_useful_attempt_ms(self) -> int:
+        """Least time worth starting an attempt with, in ms."""
+    @property
+    def idempotency(self) -> _IdempotencyName:
+        """``safe``, ``idempotent``, ``keyed`` or ``unsafe``."""
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+def profile(name: str) -> Dict[str, _JsonValue]:
+    """The configuration of a built-in profile, as a dict to adjust and pass to ``Policy.from_dict``."""
+
+@final
+class Pushback:
+    """What a gRPC server asked for in ``grpc-retry-pushback-ms``."""
+
+    @staticmethod
+    def retry_after(ms: int) -> "Pushback":
+        """Retry, but not before ``ms`` milliseconds."""
+    @staticmethod
+    def do_not_retry() -> "Pushback":
+        """The server asked not to retry."""
+    @property
+    def retry_after_ms(self) -> Optional[int]:
+        """The requested delay in ms, or None for "do not retry"."""
+    @property
+    def is_do_not_retry(self) -> bool:
+        """True when the server asked not to retry."""
+    def to_json_value(self) -> Union[Dict[str, int], str]:
+        """The JSON form: ``{"retry_after_ms": n}`` or ``"do_not_retry"``."""
+
+@final
+class Outcome:
+    """What the caller saw when an attempt ended. Build it with the static constructors."""
+
+    @staticmethod
+    def success() -> "Outcome":
+        """The attempt succeeded."""
+    @staticmethod
+    def http_status(status: int, retry_after_ms: Optional[int] = None) -> "Outcome":
+        """An HTTP response; ``retry_after_ms`` is Retry-After already in ms from now (see ``parse_retry_after``)."""
+    @staticmethod
+    def grpc_status(code: Union[GrpcCode, str, int], pushback: Optional[Pushback] = None) -> "Outcome":
+        """A gRPC status: a name (``"unavailable"``) or the wire number (14), with optional pushback."""
+    @staticmethod
+    def transport(failure: Union[TransportFailure, str]) -> "Outcome":
+        """The transport failed: ``not_sent``, ``connection_lost`` or ``timed_out``."""
+    @staticmethod
+    def application(verdict: Union[Verdict, str]) -> "Outcome":
+        """The application's own verdict: ``retryable``, ``not_retryable`` or ``conflict``."""
+    @staticmethod
+    def cancelled() -> "Outcome":
+        """The caller abandoned the attempt and the operation."""
+    @overload
+    @staticmethod
+    def from_http(
+        status: int, retry_after: Optional[str] = None, retry_after_ms: Optional[str] = None, *, now_unix: float
+    ) -> "Outcome":
+        """An HTTP outcome from the status and the raw guidance headers, read the engine's one way.
+
+        ``retry-after-ms`` wins when readable, else ``Retry-After`` (delta-seconds or an
+        HTTP-date against the wall clock ``now_unix``); an unreadable value is no guidance.
+        """
+    @overload
+    @staticmethod
+    def from_http(
+        status: int, retry_after: Optional[str] = None, retry_after_ms: Optional[str] = None, *, now_unix_ms: int
+    ) -> "Outcome": ...
+    @property
+    def kind(self) -> str:
+        """The outcome's kind, as in JSON's ``type``."""
+    def to_dict(self) -> Dict[str, _JsonValue]:
+        """The outcome in the JSON schema's shape."""
+
+class Decision:
+    """What the caller must do now; one subclass per kind, fields exactly as in the engine.
+
+    All times are absolute milliseconds on the caller's clock. Instances are
+    frozen, hashable, comparable, and support ``isinstance`` and ``match``.
+    """
+
+    @property
+    def kind(self) -> str:
+        """The snake_case kind, as in JSON's ``type`` (``start_attempt``, ``wait``, ...)."""
+    @property
+    def is_final(self) -> bool:
+        """True for the four endings: Succeeded, GaveUp, Reconcile, Restart."""
+    def to_dict(self) -> Dict[str, _JsonValue]:
+        """The decision in the JSON schema's shape (absent optional fields omitted)."""
+    @staticmethod
+    def from_dict(value: Mapping[str, _JsonValue]) -> "Decision":
+        """A decision from its JSON-shaped dict (for tests and replays)."""
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class StartAttempt(Decision):
+    """Start attempt ``attempt`` now; abort it at ``abort_at_ms`` (after ``timeout_ms``), then report its outcome."""
+
+    __match_args__: ClassVar[Tuple[str, ...]]
+    @property
+    def attempt(self) -> int:
+        """Attempt number, 1 for the first."""
+    @property
+    def timeout_ms(self) -> int:
+        """The effective timeout: min(per-attempt timeout, remaining budget)."""
+    @property
+    def abort_at_ms(self) -> int:
+        """When to abort the attempt: now + timeout_ms."""
+    @property
+    def request_id(self) -> str:
+        """A fresh id for this attempt's request (16 hex digits)."""
+    @property
+    def remaining_budget_ms(self) -> int:
+        """Budget left at the start, after the response reserve."""
+    @property
+    def hedge(self) -> bool:
+        """True for a hedge: an extra attempt while another still runs (the first acceptable result wins)."""
+
+@final
+class Wait(Decision):
+    """Sleep until ``until_ms`` (cancellably), then poll."""
+
+    __match_args__: ClassVar[Tuple[str, ...]]
+    @property
+    def retry(self) -> int:
+        """Retry number this wait precedes (0 = first retry)."""
+    @property
+    def delay_ms(self) -> int:
+        """The delay: the jittered backoff, raised to any server guidance."""
+    @property
+    def until_ms(self) -> int:
+        """When to poll again: now + delay_ms."""
+    @property
+    def server_delay_ms(self) -> Optional[int]:
+        """The server's requested delay after the policy's cap, if any."""
+    @property
+    def remaining_budget_ms(self) -> int:
+        """Budget left now, after the response reserve."""
+
+@final
+class AwaitOutcome(Decision):
+    """An attempt is running: report its outcome; poll again at ``until_ms`` at the latest."""
+
+    __match_args__: ClassVar[Tuple[str, ...]]
+    @property
+    def in_flight(self) -> int:
+        """How many attempts are running."""
+    @property
+    def until_ms(self) -> int:
+        """When to poll again at the latest."""
+
+@final
+class Succeeded(Decision):
+    """The operation succeeded. It has ended."""
+
+    __match_args__: ClassVar[Tuple[str, ...]]
+    @property
+    def attempts(self) -> int:
+        """Attempts made, the successful one included."""
+    @property
+    def winner(self) -> int:
+        """The attempt whose result won."""
+    @property
+    def abort_attempts(self) -> Tuple[int, ...]:
+        """Attempts still running that the caller must abort now."""
+
+@final
+class GaveUp(Decision):
+    """The operation gave up; ``reason`` says why. It has ended."""
+
+    __match_args__: ClassVar[Tuple[str, ...]]
+    @property
+    def reason(self) -> GiveUpReason:
+        """Why."""
+    @property
+    def attempts(self) -> int:
+        """Attempts made."""
+    @property
+    def remaining_budget_ms(self) -> int:
+        """Budget left now, after the response reserve."""
+    @property
+    def refused_delay_ms(self) -> Optional[int]:
+        """The wait that was considered and refused, if one was computed."""
+    @property
+    def abort_attempts(self) -> Tuple[int, ...]:
+        """Attempts still running that the caller must abort now."""
+
+@final
+class Reconcile(Decision):
+    """An unsafe write may have been processed: query its outcome by the idempotency key. It has ended."""
+
+    __match_args__: ClassVar[Tuple[str, ...]]
+    @property
+    def attempts(self) -> int:
+        """Attempts made."""
+    @property
+    def remaining_budget_ms(self) -> int:
+        """Budget left now, after the response reserve, for the reconciliation."""
+    @property
+    def abort_attempts(self) -> Tuple[int, ...]:
+        """Attempts still running that the caller must abort now."""
+
+@final
+class Restart(Decision):
+    """A conflict: re-read, recompute, and start a new operation with ``deadline_ms`` as its deadline. It has ended."""
+
+    __match_args__: ClassVar[Tuple[str, ...]]
+    @property
+    def attempts(self) -> int:
+        """Attempts made."""
+    @property
+    def deadline_ms(self) -> int:
+        """The deadline the redone unit must respect."""
+    @property
+    def remaining_budget_ms(self) -> int:
+        """Budget left now, after the response reserve."""
+    @property
+    def abort_attempts(self) -> Tuple[int, ...]:
+        """Attempts still running that the caller must abort now."""
+
+@final
+class Operation:
+    """The state machine of one logical operation: events in, one Decision out per call.
+
+    Raises only on misuse (an event after the end, an outcome for an attempt
+    that is not running, a value that cannot be represented).
+    """
+
+    @overload
+    def __new__(
+        cls,
+        policy: Policy,
+        now: float,
+        *,
+        seed: Optional[int] = None,
+        idempotency_key: Optional[str] = None,
+        deadline: Optional[float] = None,
+        deadline_ms: Optional[int] = None,
+        dependency: Optional["Dependency"] = None,
+    ) -> "Operation":
+        """Starts an operation at ``now`` (seconds); ``seed=None`` draws seed and key from the OS."""
+    @overload
+    def __new__(
+        cls,
+        policy: Policy,
+        *,
+        now_ms: int,
+        seed: Optional[int] = None,
+        idempotency_key: Optional[str] = None,
+        deadline: Optional[float] = None,
+        deadline_ms: Optional[int] = None,
+        dependency: Optional["Dependency"] = None,
+    ) -> "Operation":
+        """Starts an operation at ``now_ms`` (integer ms)."""
+    @overload
+    def poll(self, now: float) -> Decision:
+        """The current decision: start an attempt, keep waiting, or await the running attempt."""
+    @overload
+    def poll(self, *, now_ms: int) -> Decision: ...
+    @overload
+    def on_outcome(self, now: float, attempt: int, outcome: Outcome) -> Decision:
+        """Reports how attempt ``attempt`` ended and returns the next decision."""
+    @overload
+    def on_outcome(self, *, attempt: int, outcome: Outcome, now_ms: int) -> Decision: ...
+    @overload
+    def cancel(self, now: float) -> Decision:
+        """The caller abandons the operation: gives up with reason ``cancelled``."""
+    @overload
+    def cancel(self, *, now_ms: int) -> Decision: ...
+    def next_wakeup_ms(self) -> Optional[int]:
+        """When to poll next, in ms on the caller's clock; None once ended."""
+    @overload
+    def remaining_budget_ms(self, now: float) -> int:
+        """Budget left at ``now`` after the response reserve, in ms (saturating at 0)."""
+    @overload
+    def remaining_budget_ms(self, *, now_ms: int) -> int: ...
+    def request_id(self, attempt: int) -> str:
+        """The request id attempt ``attempt`` gets (16 hex digits)."""
+    @property
+    def idempotency_key(self) -> str:
+        """The stable idempotency key of every attempt (the operation id)."""
+    @property
+    def deadline_ms(self) -> int:
+        """The deadline in ms: min(start + total_budget_ms, the caller's deadline)."""
+    @property
+    def started_at_ms(self) -> int:
+        """When the operation started, in ms."""
+    @property
+    def attempts_started(self) -> int:
+        """Attempts started so far."""
+    @property
+    def running_attempts(self) -> Tuple[int, ...]:
+        """The attempts running now (hedging can run several), ascending."""
+    @property
+    def is_ended(self) -> bool:
+        """True once an ending was returned."""
+    @property
+    def policy(self) -> Policy:
+        """The policy this operation runs."""
+
+@final
+class Classification:
+    """What an outcome means under a policy."""
+
+    @property
+    def kind(self) -> Literal["success", "retryable", "not_retryable", "conflict", "cancelled"]:
+        """The class of the outcome."""
+    @property
+    def ambiguous(self) -> bool:
+        """True when a retryable request may have been processed."""
+    def to_dict(self) -> Dict[str, _JsonValue]:
+        """The JSON form, e.g. ``{"class": "retryable", "ambiguous": True}``."""
+
+@final
+class Admission:
+    """A server's verdict on a request with a propagated deadline."""
+
+    @property
+    def kind(self) -> Literal["admit", "reject"]:
+        """``admit`` or ``reject``."""
+    @property
+    def admitted(self) -> bool:
+        """True when the request should be served."""
+    @property
+    def remaining_ms(self) -> int:
+        """Time left for the work, in ms."""
+    @property
+    def minimum_useful_ms(self) -> Optional[int]:
+        """The least time the work needs (rejections only), in ms."""
+    def to_dict(self) -> Dict[str, _JsonValue]:
+        """The JSON form."""
+
+@final
+class Timeline:
+    """A policy's worst-case timeline (every attempt failing at its timeout, every wait at its longest)."""
+
+    @property
+    def deadline_ms(self) -> int:
+        """The deadline used, in ms from the start."""
+    @property
+    def first_attempt_at_ms(self) -> int:
+        """When the first attempt starts, in ms from the operation's start."""
+    @property
+    def response_reserve_ms(self) -> int:
+        """The response reserve kept at the end, in ms."""
+    @property
+    def configured_attempts(self) -> int:
+        """``max_attempts``."""
+    @property
+    def attempts_that_fit(self) -> int:
+        """Attempts that start in the worst case."""
+    @property
+    def steps(self) -> List[Dict[str, _JsonValue]]:
+        """Attempts and waits in order, as JSON-shaped dicts (``type`` is ``attempt`` or ``wait``)."""
+    @property
+    def ending(self) -> Decision:
+        """How the worst case ends."""
+    @property
+    def unbounded_worst_case_ms(self) -> Optional[int]:
+        """All attempts at their fixed timeout plus the longest waits, ignoring the deadline."""
+    @property
+    def warnings(self) -> List[Dict[str, _JsonValue]]:
+        """Warnings as JSON-shaped dicts."""
+    @property
+    def warning_messages(self) -> List[str]:
+        """The warnings in words."""
+    def to_dict(self) -> Dict[str, _JsonValue]:
+        """The JSON form."""
+
+@final
+class Stats:
+    """Counters fed with decisions, for metrics."""
+
+    def __new__(cls) -> "Stats":
+        """All counters at zero."""
+    def record(self, decision: Decision) -> None:
+        """Counts one decision (Wait and AwaitOutcome count nothing)."""
+    def merge(self, other: "Stats") -> None:
+        """Adds another Stats' counters."""
+    @property
+    def operations(self) -> int:
+        """Operations that started a first attempt."""
+    @property
+    def attempts(self) -> int:
+        """Attempts started, first attempts included."""
+    @property
+    def retries(self) -> int:
+        """Attempts after the first."""
+    @property
+    def hedges(self) -> int:
+        """Hedged attempts started."""
+    @property
+    def succeeded(self) -> int:
+        """Operations that succeeded."""
+    @property
+    def reconciles(self) -> int:
+        """Operations that ended in reconciliation."""
+    @property
+    def restarts(self) -> int:
+        """Operations that ended in a restart of the unit."""
+    @property
+    def gave_up(self) -> Dict[GiveUpReason, int]:
+        """Give-ups by reason."""
+    @property
+    def gave_up_total(self) -> int:
+        """All give-ups."""
+    def to_dict(self) -> Dict[str, _JsonValue]:
+        """The JSON form."""
+
+def classify(policy: Policy, outcome: Outcome) -> Classification:
+    """Classifies an outcome under a policy."""
+
+def explain(policy: Policy, deadline_ms: Optional[int] = None, *, first_attempt_at_ms: Optional[int] = None) -> Timeline:
+    """The worst-case timeline of ``policy`` against ``deadline_ms`` (ms from the start; None: the budget alone).
+
+    ``first_attempt_at_ms``: when the first attempt starts after the operation (time already spent; None or 0: at once).
+    """
+
+def backoff_ceilings_ms(policy: Policy, retries: int) -> List[int]:
+    """The backoff ceilings of the first ``retries`` retries, in ms."""
+
+@overload
+def parse_retry_after(value: str, now_unix: float) -> int:
+    """The delay in ms a Retry-After value asks for (delta-seconds, or an HTTP-date read against ``now_unix``)."""
+
+@overload
+def parse_retry_after(value: str, *, now_unix_ms: int) -> int: ...
+def parse_retry_after_ms_header(value: str) -> int:
+    """A ``retry-after-ms`` / ``x-ms-retry-after-ms`` value in ms."""
+
+def parse_grpc_pushback(value: str) -> Pushback:
+    """A ``grpc-retry-pushback-ms`` value (never fails: gRPC gives every value a meaning)."""
+
+def encode_grpc_timeout(timeout_ms: int) -> str:
+    """Encodes a budget in ms as a ``grpc-timeout`` value (never rounds up)."""
+
+def parse_grpc_timeout(value: str) -> int:
+    """Reads a ``grpc-timeout`` value as ms (rounding down)."""
+
+@overload
+def remaining_budget_ms(deadline: float, now: float, *, reserve_ms: int) -> int:
+    """Budget left at ``now`` before ``deadline``, minus ``reserve_ms``, in ms (saturating at 0)."""
+
+@overload
+def remaining_budget_ms(*, reserve_ms: int, deadline_ms: int, now_ms: int) -> int: ...
+@overload
+def admit(deadline: float, now: float, *, reserve_ms: int, minimum_useful_ms: int) -> Admission:
+    """Server-side admission: reject when what remains (after the reserve) is below the minimum useful time."""
+
+@overload
+def admit(*, reserve_ms: int, minimum_useful_ms: int, deadline_ms: int, now_ms: int) -> Admission: ...
+
+@final
+class Dependency:
+    """The shared controls of one downstream dependency: retry budget, circuit breaker,
+    cap on in-flight retries. Pass it to every Operation calling that dependency. Thread-safe.
+
+    ``Dependency(budget={"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1})``
+    """
+
+    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: _JsonValue) -> "Dependency":
+        """A dependency from one dict or keyword arguments shaped like the JSON schema."""
+    @staticmethod
+    def from_json(text: str) -> "Dependency":
+        """A dependency from JSON text."""
+    @overload
+    def snapshot(self, now: float) -> Dict[str, _JsonValue]:
+        """The state of every control at ``now``, as a JSON-shaped dict."""
+    @overload
+    def snapshot(self, *, now_ms: int) -> Dict[str, _JsonValue]: ...
+    @property
+    def budget(self) -> Optional["RetryBudget"]:
+        """The dependency's retry budget, or None."""
+    @property
+    def breaker(self) -> Optional["CircuitBreaker"]:
+        """The dependency's circuit breaker, or None."""
+
+@final
+class RetryCharge:
+    """What a granted retry cost; hand it back with ``RetryBudget.on_success``."""
+
+    def __new__(cls, cost: int) -> "RetryCharge":
+        """A charge of ``cost`` units."""
+    @property
+    def cost(self) -> int:
+        """Units charged (quota model; 0 for the others)."""
+
+@final
+class RetryBudget:
+    """A retry budget (``token_bucket``, ``ratio`` or ``quota``), on its own or a Dependency's. Thread-safe."""
+
+    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: _JsonValue) -> "RetryBudget":
+        """A budget from one dict or keyword arguments (``kind`` and its numbers)."""
+    @overload
+    def on_request(self, now: float) -> None:
+        """Counts an original request (ratio model)."""
+    @overload
+    def on_request(self, *, now_ms: int) -> None: ...
+    @overload
+    def try_retry(self, now: float, after_timeout: bool = False) -> Optional[RetryCharge]:
+        """Asks for a retry: a RetryCharge when granted, None when refused."""
+    @overload
+    def try_retry(self, *, after_timeout: bool = False, now_ms: int) -> Optional[RetryCharge]: ...
+    @overload
+    def on_success(self, now: float, charge: Optional[RetryCharge] = None) -> None:
+        """Reports a success (with the charge of the retry that succeeded, if any)."""
+    @overload
+    def on_success(self, *, charge: Optional[RetryCharge] = None, now_ms: int) -> None: ...
+    @overload
+    def on_failure(self, now: float) -> None:
+        """Reports a failure."""
+    @overload
+    def on_failure(self, *, now_ms: int) -> None: ...
+    @overload
+    def snapshot(self, now: float) -> Dict[str, _JsonValue]:
+        """The budget's state at ``now``, as a JSON-shaped dict."""
+    @overload
+    def snapshot(self, *, now_ms: int) -> Dict[str, _JsonValue]: ...
+
+@final
+class BreakerPermit:
+    """Permission to send one request through a breaker; report it exactly once."""
+
+    @property
+    def probe(self) -> bool:
+        """True for a half-open probe."""
+
+@final
+class CircuitBreaker:
+    """A circuit breaker (``consecutive`` failures or failure ``ratio``), on its own or a Dependency's. Thread-safe."""
+
+    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: _JsonValue) -> "CircuitBreaker":
+        """A breaker from one dict or keyword arguments (``trip``, ``open_ms``, ``half_open_probes``)."""
+    @overload
+    def try_acquire(self, now: float) -> Optional[BreakerPermit]:
+        """Asks to send a request: a BreakerPermit, or None while open."""
+    @overload
+    def try_acquire(self, *, now_ms: int) -> Optional[BreakerPermit]: ...
+    @overload
+    def on_success(self, now: float, permit: BreakerPermit) -> None:
+        """Reports the permitted request succeeded."""
+    @overload
+    def on_success(self, *, permit: BreakerPermit, now_ms: int) -> None: ...
+    @overload
+    def on_failure(self, now: float, permit: BreakerPermit) -> None:
+        """Reports the permitted request failed."""
+    @overload
+    def on_failure(self, *, permit: BreakerPermit, now_ms: int) -> None: ...
+    def release(self, permit: BreakerPermit) -> None:
+        """Returns a permit whose request was never sent (or whose result does not count)."""
+    @overload
+    def snapshot(self, now: float) -> Dict[str, _JsonValue]:
+        """The breaker's state at ``now``, as a JSON-shaped dict."""
+    @overload
+    def snapshot(self, *, now_ms: int) -> Dict[str, _JsonValue]: ...
+
+@final
+class Redelivery:
+    """What to do with a queued message after one delivery."""
+
+    @property
+    def kind(self) -> Literal["acknowledge", "redeliver_after", "dead_letter"]:
+        """``acknowledge``, ``redeliver_after`` or ``dead_letter``."""
+    @property
+    def delay_ms(self) -> Optional[int]:
+        """The delay before the next delivery, in ms (redeliver_after only)."""
+    @property
+    def redeliver_at_ms(self) -> Optional[int]:
+        """When to deliver again, in ms (redeliver_after only)."""
+    @property
+    def reason(self) -> Optional[str]:
+        """Why the message goes to the dead-letter queue (dead_letter only)."""
+    def to_dict(self) -> Dict[str, _JsonValue]:
+        """The JSON form."""
+
+@overload
+def redeliver(policy: Policy, attempts: int, outcome: Outcome, first_seen: float, now: float) -> Redelivery:
+    """What happens to a queued message after delivery number ``attempts`` (1 for the first)."""
+
+@overload
+def redeliver(policy: Policy, attempts: int, outcome: Outcome, *, first_seen_ms: int, now_ms: int) -> Redelivery: ...

@@ -1,0 +1,346 @@
+"""The engine surface: types, conversions and typed errors for bad input."""
+
+import json
+import math
+import pickle
+import sys
+
+import pytest
+
+import retryplan
+from retryplan import (
+    ArgumentTypeError,
+    AttemptNotRunningError,
+    Decision,
+    GiveUpReason,
+    InvalidArgumentError,
+    InvalidHeaderError,
+    InvalidPolicyError,
+    InvalidPolicyJsonError,
+    Operation,
+    OperationEndedError,
+    Outcome,
+    Policy,
+    Pushback,
+    RetryplanError,
+    Stats,
+    UnknownProfileError,
+)
+
+NO_JITTER = {"jitter": {"kind": "none"}}
+
+
+def started(**kwargs: object) -> Operation:
+    op = Operation(Policy(**NO_JITTER), now_ms=0, seed=7, **kwargs)  # type: ignore[arg-type]
+    op.poll(now_ms=0)
+    return op
+
+
+def test_enums_match_the_engine() -> None:
+    assert tuple(r.value for r in GiveUpReason) == retryplan.GIVE_UP_REASONS
+    assert tuple(c.value for c in retryplan.GrpcCode) == retryplan.GRPC_CODES
+    for failure in retryplan.TransportFailure:
+        assert Outcome.transport(failure).to_dict() == {"type": "transport", "failure": failure.value}
+    for verdict in retryplan.Verdict:
+        assert Outcome.application(verdict).to_dict()["verdict"] == verdict.value
+    for idempotency in retryplan.Idempotency:
+        assert Policy(idempotency=idempotency.value).idempotency == idempotency
+
+
+def test_decision_classes_are_frozen_matchable_and_exact() -> None:
+    op = Operation(Policy(**NO_JITTER), 0.0, seed=7)
+    start = op.poll(0.0)
+    assert isinstance(start, retryplan.StartAttempt) and isinstance(start, Decision)
+    assert start.kind == "start_attempt" and not start.is_final
+    with pytest.raises(AttributeError):
+        start.attempt = 5  # type: ignore[misc]
+    wait = op.on_outcome(0.12, start.attempt, Outcome.http_status(503))
+    assert retryplan.Wait.__match_args__ == ("retry", "delay_ms", "until_ms", "server_delay_ms", "remaining_budget_ms")
+    assert (wait.retry, wait.delay_ms, wait.until_ms, wait.server_delay_ms) == (0, 100, 220, None)
+    assert wait == Decision.from_dict(wait.to_dict()) and hash(wait) == hash(Decision.from_dict(wait.to_dict()))
+    assert op.poll(0.15) == Decision.from_dict({**wait.to_dict(), "delay_ms": 70, "remaining_budget_ms": 9800})
+    second = op.poll(0.22)
+    assert op.poll(0.3).to_dict() == {"type": "await_outcome", "in_flight": 1, "until_ms": second.abort_at_ms}
+    done = op.on_outcome(0.3, second.attempt, Outcome.success())
+    assert type(done) is retryplan.Succeeded and done.is_final and done.attempts == 2
+    assert op.next_wakeup_ms() is None and op.is_ended
+
+
+def test_seconds_convert_to_whole_milliseconds_exactly() -> None:
+    policy = Policy()
+    for ms in (0, 1, 1005, 123_456_789, 2**40):
+        assert Operation(policy, ms / 1000.0, seed=1).started_at_ms == ms
+    assert Operation(policy, 0.0019999, seed=1).started_at_ms == 1  # floor
+    assert Operation(policy, 5, seed=1).started_at_ms == 5000  # an int is seconds too
+
+
+@pytest.mark.parametrize(
+    "value, fragment",
+    [(math.nan, "nan"), (math.inf, "finite"), (-math.inf, "finite"), (-0.5, ">= 0"), (1e16, "at most"), (2**80, "at most")],
+)
+def test_bad_clock_values_are_typed_errors_naming_the_argument(value: float, fragment: str) -> None:
+    with pytest.raises(InvalidArgumentError) as raised:
+        Operation(Policy(), value, seed=1)
+    assert raised.value.code == "invalid_argument" and raised.value.name == "now" and fragment in str(raised.value)
+    op = started()
+    with pytest.raises(InvalidArgumentError, match="deadline"):
+        Operation(Policy(), 0.0, seed=1, deadline=value)
+    with pytest.raises(InvalidArgumentError) as raised:
+        op.poll(value)
+    assert raised.value.name == "now"
+
+
+@pytest.mark.parametrize("value", ["1.0", b"1", None, True, [1], object()])
+def test_wrong_types_are_argument_type_errors(value: object) -> None:
+    op = started()
+    with pytest.raises((ArgumentTypeError, InvalidArgumentError)) as raised:
+        op.poll(value)  # type: ignore[arg-type]
+    assert raised.value.code == "invalid_argument" and raised.value.name == "now"
+    if value is not None:
+        assert isinstance(raised.value, TypeError)
+
+
+def test_integer_arguments_reject_negative_huge_and_wrong_types() -> None:
+    op = started()
+    for bad in (-1, 2**32, 2**64):
+        with pytest.raises(InvalidArgumentError, match="attempt"):
+            op.on_outcome(0.1, bad, Outcome.success())
+    with pytest.raises(ArgumentTypeError):
+        op.on_outcome(0.1, 1.0, Outcome.success())  # type: ignore[arg-type]
+    with pytest.raises(ArgumentTypeError, match="outcome"):
+        op.on_outcome(0.1, 1, {"type": "success"})  # type: ignore[arg-type]
+    for bad_ms in (-1, 2**64, 1.5, "5"):
+        with pytest.raises(InvalidArgumentError):
+            op.poll(now_ms=bad_ms)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="not both"):
+        op.poll(1.0, now_ms=1000)
+    with pytest.raises(InvalidArgumentError, match="required"):
+        op.poll()
+    with pytest.raises(InvalidArgumentError, match="status"):
+        Outcome.http_status(70_000)
+    with pytest.raises(InvalidArgumentError, match="seed"):
+        Operation(Policy(), 0.0, seed=-1)
+    with pytest.raises(ArgumentTypeError, match="policy"):
+        Operation({"max_attempts": 3}, 0.0)  # type: ignore[arg-type]
+
+
+def test_misuse_of_the_operation_is_a_typed_error_and_changes_nothing() -> None:
+    op = started()
+    with pytest.raises(AttemptNotRunningError) as raised:
+        op.on_outcome(0.1, 2, Outcome.success())
+    assert (raised.value.attempt, raised.value.running, raised.value.code) == (2, 1, "attempt_not_running")
+    with pytest.raises(InvalidArgumentError, match="status"):
+        op.on_outcome(0.1, 1, Outcome.http_status(42))
+    assert op.poll(0.1).kind == "await_outcome"
+    op.cancel(0.2)
+    with pytest.raises(OperationEndedError) as ended:
+        op.cancel(0.3)
+    assert ended.value.code == "operation_ended" and isinstance(ended.value, RuntimeError)
+
+
+def test_unknown_enum_names_are_invalid_arguments() -> None:
+    with pytest.raises(InvalidArgumentError, match="failure"):
+        Outcome.transport("exploded")
+    with pytest.raises(InvalidArgumentError, match="verdict"):
+        Outcome.application("maybe")
+    with pytest.raises(InvalidArgumentError, match="code"):
+        Outcome.grpc_status(17)
+    assert Outcome.grpc_status(14) == Outcome.grpc_status("unavailable") == Outcome.grpc_status(retryplan.GrpcCode.UNAVAILABLE)
+    with pytest.raises(ArgumentTypeError, match="pushback"):
+        Outcome.grpc_status("unavailable", 100)  # type: ignore[arg-type]
+
+
+def test_policy_errors_name_every_field() -> None:
+    with pytest.raises(InvalidPolicyError) as raised:
+        Policy(max_attempts=0, backoff={"base_ms": 200, "cap_ms": 100}, jitter={"kind": "proportional", "ratio": 2.0})
+    assert raised.value.fields == ("max_attempts", "backoff.cap_ms", "jitter.ratio")
+    assert raised.value.violations[1].message == "backoff.cap_ms (100) must be >= backoff.base_ms (200)"
+    assert isinstance(raised.value, ValueError) and raised.value.code == "invalid_policy"
+
+
+@pytest.mark.parametrize(
+    "config, field",
+    [
+        ({"max_attemps": 3}, "max_attemps"),
+        ({"total_budget_ms": 800.0}, "total_budget_ms"),
+        ({"total_budget_ms": -1}, "total_budget_ms"),
+        ({"total_budget_ms": 2**64}, "total_budget_ms"),
+        ({"backoff": {"kind": "fibonacci"}}, "backoff.kind"),
+        ({"idempotency": True}, "idempotency"),
+        ({"retry_on": {"http_statuses": [503, "504"]}}, "retry_on.http_statuses[1]"),
+        ({"total_budget_ms": {1, 2}}, ""),
+    ],
+)
+def test_unreadable_policies_name_the_field(config: dict, field: str) -> None:
+    with pytest.raises(InvalidPolicyJsonError) as raised:
+        Policy.from_dict(config)
+    assert raised.value.field == field and raised.value.code == "invalid_policy_json"
+
+
+def test_nan_in_a_policy_is_unreadable() -> None:
+    with pytest.raises(InvalidPolicyJsonError):
+        Policy(total_budget_ms=math.nan)
+
+
+def test_huge_policy_numbers_are_rules_not_clamps() -> None:
+    with pytest.raises(InvalidPolicyError) as raised:
+        Policy(total_budget_ms=2**53)
+    assert raised.value.fields == ("total_budget_ms",)
+
+
+def test_policy_round_trips_and_pickles(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    policy = Policy.from_profile("checkout")
+    assert Policy.from_dict(policy.to_dict()) == policy == Policy.from_json(policy.to_json())
+    assert pickle.loads(pickle.dumps(policy)) == policy
+    assert retryplan.profile("checkout") == policy.to_dict()
+    assert set(retryplan.PROFILE_NAMES) >= {"read", "checkout", "write_keyed", "write_strict", "background"}
+    with pytest.raises(UnknownProfileError) as raised:
+        Policy.from_profile("nope")
+    assert raised.value.name == "nope" and "read" in raised.value.known and isinstance(raised.value, LookupError)
+    path = tmp_path / "policy.json"
+    path.write_text(json.dumps({"max_attempts": 5}))
+    assert Policy.from_file(path).max_attempts == 5
+    path.write_text('{"max_attempts": 5,}')
+    with pytest.raises(InvalidPolicyJsonError):
+        Policy.from_file(str(path))
+
+
+def _has_toml() -> bool:
+    import importlib.util
+
+    return any(importlib.util.find_spec(name) is not None for name in ("tomllib", "tomli"))
+
+
+@pytest.mark.skipif(not _has_toml(), reason="TOML needs tomllib (3.11+) or tomli")
+def test_policy_from_toml(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "policy.toml"
+    path.write_text('max_attempts = 4\ntotal_budget_ms = 2000\n[backoff]\nbase_ms = 50\ncap_ms = 400\n[jitter]\nkind = "none"\n')
+    policy = Policy.from_file(path)
+    assert policy.max_attempts == 4 and policy.to_dict()["backoff"]["cap_ms"] == 400
+    path.write_text("max_attempts = [")
+    with pytest.raises(InvalidPolicyJsonError):
+        Policy.from_file(path)
+    path.write_text("max_attempts = 0\n")
+    with pytest.raises(InvalidPolicyError):
+        Policy.from_file(path)
+
+
+def test_headers_and_deadlines() -> None:
+    assert retryplan.parse_retry_after("120", 0.0) == 120_000
+    assert retryplan.parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", 784_111_747.0) == 30_000
+    with pytest.raises(InvalidHeaderError) as raised:
+        retryplan.parse_retry_after("soon", 0.0)
+    assert (raised.value.header, raised.value.kind, raised.value.value) == ("retry-after", "malformed", "soon")
+    assert retryplan.parse_retry_after_ms_header("1500") == 1500
+    assert retryplan.parse_grpc_pushback("100") == Pushback.retry_after(100)
+    assert retryplan.parse_grpc_pushback("-1").is_do_not_retry
+    assert retryplan.encode_grpc_timeout(1500) == "1500m" and retryplan.parse_grpc_timeout("2S") == 2000
+    with pytest.raises(InvalidHeaderError) as raised:
+        retryplan.parse_grpc_timeout("123456789m")
+    assert raised.value.kind == "out_of_range"
+    assert retryplan.remaining_budget_ms(0.8, 0.5, reserve_ms=50) == 250
+    assert retryplan.remaining_budget_ms(deadline_ms=800, now_ms=900, reserve_ms=50) == 0
+    verdict = retryplan.admit(1.0, 0.9, reserve_ms=0, minimum_useful_ms=150)
+    assert not verdict.admitted and verdict.to_dict() == {"type": "reject", "remaining_ms": 100, "minimum_useful_ms": 150}
+    with pytest.raises(ArgumentTypeError):
+        retryplan.parse_retry_after(120, 0.0)  # type: ignore[arg-type]
+
+
+def test_classify_explain_and_stats() -> None:
+    policy = Policy()
+    lost = retryplan.classify(policy, Outcome.transport("connection_lost"))
+    assert (lost.kind, lost.ambiguous) == ("retryable", True)
+    timeline = retryplan.explain(
+        Policy.from_dict(
+            {"max_attempts": 3, "total_budget_ms": 2000, "attempt_timeout": {"fixed_ms": 1000},
+             "response_reserve_ms": 0, "backoff": {"base_ms": 100, "cap_ms": 2000}, "jitter": {"kind": "none"}}
+        )
+    )
+    assert timeline.unbounded_worst_case_ms == 3300 and timeline.attempts_that_fit == 2
+    assert timeline.warning_messages[0] == "max_attempts is 3 but only 2 attempts fit in 2000 ms"
+    assert isinstance(timeline.ending, retryplan.GaveUp)
+    assert retryplan.backoff_ceilings_ms(Policy(backoff={"base_ms": 100, "cap_ms": 2000}), 7) == [
+        100, 200, 400, 800, 1600, 2000, 2000,
+    ]
+    stats = Stats()
+    op = Operation(policy, 0.0, seed=1)
+    for decision in (op.poll(0.0), op.on_outcome(0.1, 1, Outcome.http_status(404))):
+        stats.record(decision)
+    other = Stats()
+    other.merge(stats)
+    assert other.gave_up[GiveUpReason.NOT_RETRYABLE] == 1 and other.to_dict()["attempts"] == 1
+    with pytest.raises(ArgumentTypeError):
+        stats.record("gave_up")  # type: ignore[arg-type]
+
+
+def test_entropy_seeds_and_keys_differ_per_operation() -> None:
+    first, second = Operation(Policy(), 0.0), Operation(Policy(), 0.0)
+    assert first.idempotency_key != second.idempotency_key and len(first.idempotency_key) == 36
+    assert Operation(Policy(), 0.0, idempotency_key="order-1").idempotency_key == "order-1"
+    with pytest.raises(InvalidArgumentError, match="idempotency_key"):
+        Operation(Policy(), 0.0, idempotency_key="has space")
+
+
+def test_every_exception_is_a_retryplan_error_and_shadows_no_builtin() -> None:
+    import builtins
+
+    for name in retryplan.__all__:
+        assert not hasattr(builtins, name), name
+        value = getattr(retryplan, name)
+        if isinstance(value, type) and issubclass(value, BaseException) and value is not retryplan.AttemptFailed:
+            assert issubclass(value, RetryplanError), name
+        assert getattr(value, "__doc__", None) or not callable(value), f"{name} has no docstring"
+
+
+def test_the_stub_declares_every_native_name() -> None:
+    import ast
+    import pathlib
+
+    import retryplan._native as native
+
+    stub = pathlib.Path(retryplan.__file__).with_name("_native.pyi")
+    tree = ast.parse(stub.read_text(encoding="utf-8"))
+    declared = set()
+    for node in tree.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+            declared.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            declared.add(node.target.id)
+    public = {name for name in dir(native) if not name.startswith("_")} | {"__version__"}
+    assert public <= declared, public - declared
+
+
+def test_shared_controls_and_redelivery() -> None:
+    budget = retryplan.RetryBudget(kind="token_bucket", max_tokens=10, token_ratio=0.1)
+    for _ in range(4):
+        budget.on_failure(0.0)
+    charge = budget.try_retry(0.0)
+    assert charge is not None and charge.cost == 0
+    budget.on_failure(now_ms=0)
+    assert budget.try_retry(now_ms=0) is None
+    assert budget.snapshot(0.0)["tokens_milli"] == 5000
+    with pytest.raises(InvalidPolicyError) as raised:
+        retryplan.RetryBudget(kind="token_bucket", max_tokens=0, token_ratio=0.1)
+    assert raised.value.fields == ("budget.max_tokens",)
+    with pytest.raises(InvalidPolicyJsonError):
+        retryplan.RetryBudget({"kind": "token_bucket", "max_tokens": -1, "token_ratio": 0.1})
+    with pytest.raises(InvalidPolicyJsonError):
+        retryplan.Dependency(budgets={})
+
+    breaker = retryplan.CircuitBreaker(trip={"kind": "consecutive", "failures": 1}, open_ms=100, half_open_probes=1)
+    permit = breaker.try_acquire(0.0)
+    assert permit is not None and not permit.probe
+    breaker.on_failure(0.0, permit)
+    assert breaker.try_acquire(0.05) is None and breaker.snapshot(0.05)["state"] == "open"
+    with pytest.raises(ArgumentTypeError, match="permit"):
+        breaker.on_success(0.2, "permit")  # type: ignore[arg-type]
+
+    policy = Policy(max_attempts=5, total_budget_ms=3_600_000, redelivery={"delays_ms": [5000, 30000], "max_age_ms": 3_600_000})
+    verdict = retryplan.redeliver(policy, 2, Outcome.http_status(503), first_seen_ms=0, now_ms=10_000)
+    assert (verdict.kind, verdict.delay_ms, verdict.redeliver_at_ms) == ("redeliver_after", 30_000, 40_000)
+    assert retryplan.redeliver(policy, 1, Outcome.success(), 0.0, 1.0).kind == "acknowledge"
+    with pytest.raises(InvalidArgumentError, match="attempts"):
+        retryplan.redeliver(policy, 0, Outcome.success(), 0.0, 1.0)
+
+    assert Outcome.from_http(503, "2", "oops", now_unix=0.0) == Outcome.http_status(503, 2000)
+    assert Outcome.from_http(503, "soon", None, now_unix_ms=0) == Outcome.http_status(503)

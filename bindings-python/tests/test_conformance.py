@@ -1,0 +1,343 @@
+"""Every conformance vector, driven through the typed Python API.
+
+Each case builds typed objects (Policy, Outcome, Pushback) from the JSON,
+calls the Python API, converts the typed answer with ``to_dict()`` (or the
+plain int/str/list) and compares it with the expectation exactly (an int is
+not a float, a bool is not an int). Errors compare by ``code`` and
+``fields``, like ``core/tests/conformance.rs``. Operation cases run twice:
+with the exact integer-ms keywords and with float seconds.
+"""
+
+import json
+from typing import Any, Callable, Dict, List, Optional
+
+import pytest
+
+import retryplan
+from retryplan import (
+    CircuitBreaker,
+    Dependency,
+    InvalidPolicyError,
+    InvalidPolicyJsonError,
+    Operation,
+    Outcome,
+    Policy,
+    Pushback,
+    RetryBudget,
+    RetryCharge,
+    RetryplanError,
+)
+
+from conftest import vector_dir
+
+
+def load_cases() -> List[Any]:
+    cases = []
+    for path in sorted(vector_dir().glob("*.json")):
+        if path.name == "schema.json":
+            continue
+        document = json.loads(path.read_text(encoding="utf-8"))
+        for case in document["cases"]:
+            cases.append(pytest.param(case, id=case["id"]))
+    return cases
+
+
+CASES = load_cases()
+
+
+def test_vectors_were_found() -> None:
+    assert CASES, f"no conformance vectors found in {vector_dir()}"
+
+
+def strict_equal(a: Any, b: Any) -> bool:
+    """JSON equality that tells int from float and bool from int, as serde_json's Value does."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(strict_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(strict_equal(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+def error_value(error: RetryplanError) -> Dict[str, Any]:
+    if isinstance(error, InvalidPolicyError):
+        return {"code": error.code, "fields": list(error.fields)}
+    if isinstance(error, InvalidPolicyJsonError):
+        return {"code": error.code, "fields": [error.field]}
+    return {"code": error.code}
+
+
+def settle(holder: Dict[str, Any], call: Callable[[], Any], label: str) -> None:
+    """Runs ``call`` and compares its answer (or its error) with the holder's expectation."""
+    try:
+        actual = ("expect", call())
+    except RetryplanError as error:
+        actual = ("expect_error", error_value(error))
+    if "expect" in holder:
+        expected = ("expect", holder["expect"])
+    elif "expect_error" in holder:
+        expected = ("expect_error", holder["expect_error"])
+    else:
+        pytest.fail(f"{label}: no expectation")
+    assert actual[0] == expected[0] and strict_equal(actual[1], expected[1]), (
+        f"{label}: expected {expected[0]} {json.dumps(expected[1])}, got {actual[0]} {json.dumps(actual[1])}"
+    )
+
+
+def policy_of(case: Dict[str, Any]) -> Policy:
+    has_profile, has_policy = "profile" in case, "policy" in case
+    assert has_profile != has_policy, "a case needs exactly one of `profile` and `policy`"
+    if has_profile:
+        return Policy.from_profile(case["profile"])
+    return Policy.from_dict(case["policy"])
+
+
+def outcome_of(value: Dict[str, Any]) -> Outcome:
+    """The typed Outcome for a JSON outcome, through the public constructors."""
+    kind = value["type"]
+    if kind == "success":
+        return Outcome.success()
+    if kind == "http_status":
+        return Outcome.http_status(value["status"], value.get("retry_after_ms"))
+    if kind == "grpc_status":
+        pushback: Optional[Pushback] = None
+        raw = value.get("pushback")
+        if raw == "do_not_retry":
+            pushback = Pushback.do_not_retry()
+        elif raw is not None:
+            pushback = Pushback.retry_after(raw["retry_after_ms"])
+        return Outcome.grpc_status(value["code"], pushback)
+    if kind == "transport":
+        return Outcome.transport(value["failure"])
+    if kind == "application":
+        return Outcome.application(value["verdict"])
+    if kind == "cancelled":
+        return Outcome.cancelled()
+    raise AssertionError(f"unknown outcome type {kind!r}")
+
+
+def seconds(ms: int) -> float:
+    return ms / 1000.0
+
+
+def run_operation(case: Dict[str, Any], in_seconds: bool) -> None:
+    policy = policy_of(case)
+    kwargs: Dict[str, Any] = {"seed": case["seed"]}
+    if "idempotency_key" in case:
+        kwargs["idempotency_key"] = case["idempotency_key"]
+    if case.get("deadline_ms") is not None:
+        if in_seconds:
+            kwargs["deadline"] = seconds(case["deadline_ms"])
+        else:
+            kwargs["deadline_ms"] = case["deadline_ms"]
+    dependency = Dependency(case["dependency"]) if "dependency" in case else None
+    if dependency is not None:
+        kwargs["dependency"] = dependency
+    if in_seconds:
+        operation = Operation(policy, seconds(case["start_ms"]), **kwargs)
+    else:
+        operation = Operation(policy, now_ms=case["start_ms"], **kwargs)
+    if "expect_idempotency_key" in case:
+        assert operation.idempotency_key == case["expect_idempotency_key"]
+    for index, step in enumerate(case["steps"]):
+        at = {"now": seconds(step["at_ms"])} if in_seconds else {"now_ms": step["at_ms"]}
+        call = step["call"]
+        if call == "poll":
+            answer = lambda: operation.poll(**at).to_dict()  # noqa: E731
+        elif call == "cancel":
+            answer = lambda: operation.cancel(**at).to_dict()  # noqa: E731
+        elif call == "dependency_snapshot":
+            assert dependency is not None, "dependency_snapshot needs a dependency"
+            answer = lambda: dependency.snapshot(**at)  # noqa: E731
+        elif call == "budget_on_failure":
+            assert dependency is not None and dependency.budget is not None, "budget_on_failure needs a budget"
+            answer = lambda: dependency.budget.on_failure(**at)  # noqa: E731
+        elif call == "outcome":
+            outcome = outcome_of(step["outcome"])
+            answer = lambda: operation.on_outcome(  # noqa: E731
+                attempt=step["attempt"], outcome=outcome, **at
+            ).to_dict()
+        else:
+            raise AssertionError(f"unknown call {call!r}")
+        unit = "seconds" if in_seconds else "ms"
+        settle(step, answer, f"{case['id']} step {index} ({unit})")
+
+
+def exact_in_seconds(case: Dict[str, Any]) -> bool:
+    """Whether every time in an operation case survives ms -> float seconds -> ms."""
+    times = [case["start_ms"], case.get("deadline_ms") or 0] + [step["at_ms"] for step in case["steps"]]
+    return max(times) < 2**40
+
+
+def kind_operation(case: Dict[str, Any]) -> None:
+    run_operation(case, in_seconds=False)
+    if exact_in_seconds(case):
+        run_operation(case, in_seconds=True)
+
+
+def kind_budget(case: Dict[str, Any]) -> None:
+    try:
+        budget = RetryBudget(case["budget"])
+    except RetryplanError:
+        settle(case, lambda: RetryBudget(case["budget"]), case["id"])
+        return
+    for index, step in enumerate(case["steps"]):
+        at = step["at_ms"]
+        call = step["call"]
+        if call == "on_request":
+            answer = lambda: budget.on_request(now_ms=at)  # noqa: E731
+        elif call == "try_retry":
+            def answer() -> Any:
+                charge = budget.try_retry(now_ms=at, after_timeout=step.get("after_timeout", False))
+                return {"granted": False} if charge is None else {"granted": True, "cost": charge.cost}
+        elif call == "on_success":
+            charge = RetryCharge(step["charge_cost"]) if "charge_cost" in step else None
+            answer = lambda: budget.on_success(now_ms=at, charge=charge)  # noqa: E731
+        elif call == "on_failure":
+            answer = lambda: budget.on_failure(now_ms=at)  # noqa: E731
+        elif call == "snapshot":
+            answer = lambda: budget.snapshot(now_ms=at)  # noqa: E731
+        else:
+            raise AssertionError(f"{case['id']}: unknown budget call {call!r}")
+        settle(step, answer, f"{case['id']} step {index}")
+
+
+def kind_breaker(case: Dict[str, Any]) -> None:
+    try:
+        breaker = CircuitBreaker(case["breaker"])
+    except RetryplanError:
+        settle(case, lambda: CircuitBreaker(case["breaker"]), case["id"])
+        return
+    permits: List[Any] = []
+    for index, step in enumerate(case["steps"]):
+        at = step["at_ms"]
+        call = step["call"]
+        granted: List[Any] = [None]
+        if call == "try_acquire":
+            def answer() -> Any:
+                granted[0] = breaker.try_acquire(now_ms=at)
+                return {"granted": False} if granted[0] is None else {"granted": True, "probe": granted[0].probe}
+        elif call in ("on_success", "on_failure", "release"):
+            permit = permits[step["permit_step"]]
+            assert permit is not None, f"{case['id']} step {index}: no permit at step {step['permit_step']}"
+            if call == "release":
+                answer = lambda: breaker.release(permit)  # noqa: E731
+            else:
+                answer = lambda: getattr(breaker, call)(now_ms=at, permit=permit)  # noqa: E731
+        elif call == "snapshot":
+            answer = lambda: breaker.snapshot(now_ms=at)  # noqa: E731
+        else:
+            raise AssertionError(f"{case['id']}: unknown breaker call {call!r}")
+        settle(step, answer, f"{case['id']} step {index}")
+        permits.append(granted[0])
+
+
+def kind_dependency(case: Dict[str, Any]) -> None:
+    settle(case, lambda: Dependency(case["dependency"]).snapshot(now_ms=0), case["id"])
+
+
+def kind_redelivery(case: Dict[str, Any]) -> None:
+    settle(
+        case,
+        lambda: retryplan.redeliver(
+            policy_of(case),
+            case["attempts"],
+            outcome_of(case["outcome"]),
+            first_seen_ms=case["first_seen_ms"],
+            now_ms=case["now_ms"],
+        ).to_dict(),
+        case["id"],
+    )
+
+
+def kind_http_outcome(case: Dict[str, Any]) -> None:
+    settle(
+        case,
+        lambda: Outcome.from_http(
+            case["status"], case.get("retry_after"), case.get("retry_after_ms"), now_unix_ms=case["now_unix_ms"]
+        ).to_dict(),
+        case["id"],
+    )
+
+
+def kind_policy(case: Dict[str, Any]) -> None:
+    settle(case, lambda: policy_of(case).to_dict(), case["id"])
+
+
+def kind_backoff_ceilings(case: Dict[str, Any]) -> None:
+    settle(case, lambda: retryplan.backoff_ceilings_ms(policy_of(case), case["retries"]), case["id"])
+
+
+def kind_classify(case: Dict[str, Any]) -> None:
+    settle(case, lambda: retryplan.classify(policy_of(case), outcome_of(case["outcome"])).to_dict(), case["id"])
+
+
+def kind_explain(case: Dict[str, Any]) -> None:
+    settle(
+        case,
+        lambda: retryplan.explain(
+            policy_of(case), case.get("deadline_ms"), first_attempt_at_ms=case.get("first_attempt_at_ms", 0)
+        ).to_dict(),
+        case["id"],
+    )
+
+
+def kind_retry_after(case: Dict[str, Any]) -> None:
+    settle(case, lambda: retryplan.parse_retry_after(case["value"], now_unix_ms=case["now_unix_ms"]), case["id"])
+
+
+def kind_retry_after_ms(case: Dict[str, Any]) -> None:
+    settle(case, lambda: retryplan.parse_retry_after_ms_header(case["value"]), case["id"])
+
+
+def kind_grpc_pushback(case: Dict[str, Any]) -> None:
+    settle(case, lambda: retryplan.parse_grpc_pushback(case["value"]).to_json_value(), case["id"])
+
+
+def kind_grpc_timeout_encode(case: Dict[str, Any]) -> None:
+    settle(case, lambda: retryplan.encode_grpc_timeout(case["timeout_ms"]), case["id"])
+
+
+def kind_grpc_timeout_parse(case: Dict[str, Any]) -> None:
+    settle(case, lambda: retryplan.parse_grpc_timeout(case["value"]), case["id"])
+
+
+def kind_admit(case: Dict[str, Any]) -> None:
+    settle(
+        case,
+        lambda: retryplan.admit(
+            deadline_ms=case["deadline_ms"],
+            now_ms=case["now_ms"],
+            reserve_ms=case["reserve_ms"],
+            minimum_useful_ms=case["minimum_useful_ms"],
+        ).to_dict(),
+        case["id"],
+    )
+
+
+RUNNERS: Dict[str, Callable[[Dict[str, Any]], None]] = {
+    "operation": kind_operation,
+    "budget": kind_budget,
+    "breaker": kind_breaker,
+    "dependency": kind_dependency,
+    "redelivery": kind_redelivery,
+    "http_outcome": kind_http_outcome,
+    "policy": kind_policy,
+    "backoff_ceilings": kind_backoff_ceilings,
+    "classify": kind_classify,
+    "explain": kind_explain,
+    "retry_after": kind_retry_after,
+    "retry_after_ms": kind_retry_after_ms,
+    "grpc_pushback": kind_grpc_pushback,
+    "grpc_timeout_encode": kind_grpc_timeout_encode,
+    "grpc_timeout_parse": kind_grpc_timeout_parse,
+    "admit": kind_admit,
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_vector(case: Dict[str, Any]) -> None:
+    runner = RUNNERS.get(case["kind"])
+    assert runner is not None, f"{case['id']}: unknown kind {case['kind']!r}"
+    runner(case)

@@ -1,0 +1,221 @@
+"""The httpx transports against a real HTTP server on 127.0.0.1."""
+
+import asyncio
+import logging
+from typing import Iterator
+
+import httpx
+import pytest
+
+import retryplan
+from retryplan import GaveUpError, GiveUpReason, Policy, ReconcileRequired, Stats
+from retryplan.httpx import AsyncRetryTransport, RetryTransport
+
+from server import Server, http_date, retry_after, status, waits
+
+FAST = {
+    "max_attempts": 4,
+    "total_budget_ms": 4000,
+    "attempt_timeout": {"fixed_ms": 300},
+    "response_reserve_ms": 0,
+    "minimum_useful_attempt_ms": 50,
+    "backoff": {"kind": "constant", "base_ms": 20, "multiplier": 1.0, "cap_ms": 20},
+    "jitter": {"kind": "none"},
+}
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    s = Server()
+    yield s
+    s.close()
+
+
+def client(policy: Policy, **kwargs: object) -> httpx.Client:
+    return httpx.Client(transport=RetryTransport(policy=policy, **kwargs))  # type: ignore[arg-type]
+
+
+def test_503_with_retry_after_seconds_then_success(server: Server) -> None:
+    server.script.queue(retry_after("1"), status(200))
+    with client(Policy.from_dict(FAST)) as c:
+        response = c.get(server.url + "/item")
+    assert response.status_code == 200
+    assert len(server.script.seen) == 2
+    (wait,) = waits(server.script.seen)
+    assert 0.95 <= wait < 3.0  # honoured the 1 s Retry-After (generous upper bound)
+    assert response.extensions.get("retryplan_decision") is None  # success returns the response as is
+
+
+def test_503_with_retry_after_http_date(server: Server) -> None:
+    server.script.queue(retry_after(http_date(2)), status(200))
+    with client(Policy.from_dict(FAST)) as c:
+        assert c.get(server.url + "/date").status_code == 200
+    (wait,) = waits(server.script.seen)
+    assert 0.9 <= wait < 3.5  # an HTTP-date 2 s ahead has 1 s granularity
+
+
+def test_429_retry_after_beyond_budget_gives_up_without_sleeping(server: Server) -> None:
+    server.script.queue(retry_after("30", status=429))
+    with client(Policy.from_dict(FAST)) as c:
+        response = c.get(server.url + "/busy")
+    assert response.status_code == 429
+    decision = response.extensions["retryplan_decision"]
+    assert isinstance(decision, retryplan.GaveUp)
+    assert decision.reason is GiveUpReason.RETRY_AFTER_EXCEEDS_BUDGET
+    assert len(server.script.seen) == 1
+
+
+def test_429_then_success_with_fresh_request_ids(server: Server) -> None:
+    server.script.queue(status(429), status(429), status(200))
+    with client(Policy.from_dict(FAST)) as c:
+        assert c.get(server.url + "/x").status_code == 200
+    ids = [seen["headers"]["x-request-id"] for seen in server.script.seen]
+    assert len(ids) == 3 and len(set(ids)) == 3 and all(len(i) == 16 for i in ids)
+    assert all("idempotency-key" not in seen["headers"] for seen in server.script.seen)  # safe reads carry no key
+    assert all(w >= 0.015 for w in waits(server.script.seen))  # the engine's 20 ms backoff was slept
+
+
+def test_stall_past_the_attempt_timeout_is_retried(server: Server) -> None:
+    server.script.queue(("stall", 5.0), status(200))
+    policy = Policy.from_dict({**FAST, "attempt_timeout": {"fixed_ms": 200}})
+    with client(policy) as c:
+        assert c.get(server.url + "/slow").status_code == 200
+    (wait,) = waits(server.script.seen)
+    assert 0.18 <= wait < 2.0
+
+
+def test_dropped_connection_is_retried_for_a_safe_read(server: Server) -> None:
+    server.script.queue(("drop", None), status(200))
+    with client(Policy.from_dict(FAST)) as c:
+        assert c.get(server.url + "/drop").status_code == 200
+    assert len(server.script.seen) == 2
+
+
+def test_dropped_connection_of_an_unsafe_write_reconciles(server: Server) -> None:
+    server.script.queue(("drop", None), status(200))
+    policy = Policy.from_dict({**FAST, "idempotency": "unsafe"})
+    with client(policy) as c, pytest.raises(ReconcileRequired) as raised:
+        c.post(server.url + "/orders", content=b"{}")
+    assert len(server.script.seen) == 1  # never repeated
+    key = server.script.seen[0]["headers"]["idempotency-key"]
+    assert raised.value.idempotency_key == key
+    assert isinstance(raised.value.last_exception, httpx.RemoteProtocolError)
+
+
+def test_keyed_write_sends_one_stable_key_and_fresh_request_ids(server: Server) -> None:
+    server.script.queue(status(503), ("drop", None), status(201))
+    policy = Policy.from_dict({**FAST, "idempotency": "keyed"})
+    with client(policy) as c:
+        response = c.post(server.url + "/orders", content=b'{"sku": 1}', headers={"Idempotency-Key": "order-77"})
+    assert response.status_code == 201
+    seen = server.script.seen
+    assert [s["headers"]["idempotency-key"] for s in seen] == ["order-77"] * 3
+    assert len({s["headers"]["x-request-id"] for s in seen}) == 3
+    assert all(s["body"] == b'{"sku": 1}' for s in seen)  # the body is re-sent whole
+
+
+def test_succeeds_on_attempt_n(server: Server) -> None:
+    server.script.queue(status(500), status(502), status(504), status(200))
+    stats = Stats()
+    with client(Policy.from_dict(FAST), stats=stats) as c:
+        assert c.get(server.url + "/n").status_code == 200
+    assert len(server.script.seen) == 4
+    assert (stats.operations, stats.attempts, stats.retries, stats.succeeded) == (1, 4, 3, 1)
+
+
+def test_exhausted_attempts_return_the_last_response(server: Server) -> None:
+    server.script.queue(*[status(503)] * 4)
+    with client(Policy.from_dict(FAST)) as c:
+        response = c.get(server.url + "/down")
+    assert response.status_code == 503 and response.text == "status 503"
+    assert response.extensions["retryplan_decision"].reason == "attempts_exhausted"
+    assert len(server.script.seen) == 4
+
+
+def test_not_retryable_status_is_returned_at_once(server: Server) -> None:
+    server.script.queue(status(404))
+    with client(Policy.from_dict(FAST)) as c:
+        assert c.get(server.url + "/missing").status_code == 404
+    assert len(server.script.seen) == 1
+
+
+def test_refused_connection_gives_up_with_the_cause() -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    policy = Policy.from_dict({**FAST, "max_attempts": 2})
+    with client(policy) as c, pytest.raises(GaveUpError) as raised:
+        c.get(f"http://127.0.0.1:{port}/")
+    assert raised.value.reason == "attempts_exhausted"
+    assert raised.value.attempts == 2
+    assert isinstance(raised.value.__cause__, httpx.ConnectError)
+    assert raised.value.last_outcome is not None and raised.value.last_outcome.to_dict() == {
+        "type": "transport",
+        "failure": "not_sent",
+    }
+
+
+def test_each_decision_is_logged_with_its_numbers(server: Server, caplog: pytest.LogCaptureFixture) -> None:
+    server.script.queue(status(503), status(200))
+    with caplog.at_level(logging.DEBUG, logger="retryplan"), client(Policy.from_dict(FAST)) as c:
+        c.get(server.url + "/logged")
+    kinds = [r.retryplan_decision for r in caplog.records if hasattr(r, "retryplan_decision")]
+    assert kinds == ["start_attempt", "wait", "start_attempt", "succeeded"]
+    wait = next(r for r in caplog.records if getattr(r, "retryplan_decision", None) == "wait")
+    assert wait.retryplan["delay_ms"] == 20 and wait.retryplan["retry"] == 0
+
+
+def test_async_transport_retries_and_honours_retry_after(server: Server) -> None:
+    server.script.queue(retry_after("1"), ("drop", None), status(200))
+
+    async def main() -> int:
+        async with httpx.AsyncClient(transport=AsyncRetryTransport(policy=Policy.from_dict(FAST))) as c:
+            return (await c.get(server.url + "/async")).status_code
+
+    assert asyncio.run(main()) == 200
+    first, second = waits(server.script.seen)
+    assert 0.95 <= first < 3.0 and second < 1.0
+
+
+def test_async_cancellation_during_the_wait_is_reported(server: Server) -> None:
+    server.script.queue(retry_after("5"), status(200))
+    stats = Stats()
+    policy = Policy.from_dict({**FAST, "total_budget_ms": 20000})
+
+    async def main() -> None:
+        async with httpx.AsyncClient(transport=AsyncRetryTransport(policy=policy, stats=stats)) as c:
+            task = asyncio.ensure_future(c.get(server.url + "/cancel"))
+            while not server.script.seen:
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.1)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+    asyncio.run(main())
+    assert stats.gave_up[GiveUpReason.CANCELLED] == 1
+    assert len(server.script.seen) == 1
+
+
+def test_retry_after_ms_header_is_honoured(server: Server) -> None:
+    server.script.queue(status(503, {"retry-after-ms": "300", "Retry-After": "30"}), status(200))
+    with client(Policy.from_dict(FAST)) as c:
+        assert c.get(server.url + "/ms").status_code == 200
+    (wait,) = waits(server.script.seen)
+    assert 0.28 <= wait < 2.0  # retry-after-ms wins over Retry-After, as the engine reads them
+
+
+def test_a_shared_dependency_budget_stops_retries_across_requests(server: Server) -> None:
+    server.script.queue(*[status(503)] * 10)
+    dependency = retryplan.Dependency(
+        budget={"kind": "quota", "capacity": 10, "retry_cost": 5, "timeout_retry_cost": 10, "success_increment": 1}
+    )
+    with client(Policy.from_dict(FAST), dependency=dependency) as c:
+        first = c.get(server.url + "/a")
+        second = c.get(server.url + "/b")
+    assert first.extensions["retryplan_decision"].reason == GiveUpReason.BUDGET_EXHAUSTED
+    assert second.extensions["retryplan_decision"].reason == GiveUpReason.BUDGET_EXHAUSTED
+    assert len(server.script.seen) == 4  # two retries in all: the quota of 10 paid 5 each
+    assert dependency.snapshot(0.0)["budget"] == {"kind": "quota", "available": 0, "capacity": 10}
