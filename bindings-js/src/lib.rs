@@ -454,7 +454,11 @@ impl Policy {
     #[wasm_bindgen(js_name = backoffCeilingsMs)]
     pub fn backoff_ceilings_ms(&self, retries: f64) -> Result<js_sys::Array, JsValue> {
         let retries = whole("retries", retries, f64::from(u32::MAX))? as u32;
-        Ok(rp::backoff_ceilings_ms(&self.0, retries).into_iter().map(|ms| JsValue::from_f64(num(ms))).collect())
+        Ok(rp::backoff_ceilings_ms(&self.0, retries)
+            .map_err(js_error)?
+            .into_iter()
+            .map(|ms| JsValue::from_f64(num(ms)))
+            .collect())
     }
 
     /// What an outcome means under this policy: `{class, ambiguous?}`.

@@ -284,7 +284,7 @@ impl Policy {
 
     /// The backoff ceilings of the first `retries` retries (retry 0 = the first retry).
     pub fn backoff_ceilings_ms(&self, retries: i32) -> Result<Vec<i64>> {
-        let ceilings = rp::backoff_ceilings_ms(&self.0, u32_in("retries", retries)?);
+        let ceilings = rp::backoff_ceilings_ms(&self.0, u32_in("retries", retries)?)?;
         Ok(ceilings.into_iter().map(long_out).collect())
     }
 

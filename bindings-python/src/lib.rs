@@ -1570,7 +1570,7 @@ fn explain(
 /// The backoff ceilings of the first `retries` retries, in ms.
 #[pyfunction]
 fn backoff_ceilings_ms(policy: &Bound<'_, PyAny>, retries: &Bound<'_, PyAny>) -> Res<Vec<u64>> {
-    Ok(retryplan::backoff_ceilings_ms(&policy_arg(policy)?.inner, u32_arg("retries", retries)?))
+    Ok(retryplan::backoff_ceilings_ms(&policy_arg(policy)?.inner, u32_arg("retries", retries)?)?)
 }
 
 /// The delay in ms a Retry-After value asks for (delta-seconds or an HTTP-date

@@ -13,7 +13,8 @@
 //! delay (see [`crate::Jitter`] and the [`rng`](crate) notes). No delay ever
 //! exceeds the cap; server guidance may raise a delay above it (it is a floor).
 
-use crate::policy::{Backoff, BackoffKind, Jitter, Policy};
+use crate::error::Error;
+use crate::policy::{Backoff, BackoffKind, Jitter, Policy, MAX_ATTEMPTS_LIMIT};
 
 impl Backoff {
     /// The ceiling for retry `r` (0 = first retry), before jitter.
@@ -71,9 +72,19 @@ pub fn delay_range_ms(policy: &Policy, retry: u32, previous_delay_ms: u64) -> (u
 }
 
 /// The backoff ceilings of the first `retries` retries of a policy.
-#[must_use]
-pub fn backoff_ceilings_ms(policy: &Policy, retries: u32) -> Vec<u64> {
-    (0..retries).map(|retry| policy.backoff.ceiling_ms(retry)).collect()
+///
+/// # Errors
+/// [`Error::InvalidArgument`] when `retries` exceeds
+/// [`MAX_ATTEMPTS_LIMIT`](crate::policy::MAX_ATTEMPTS_LIMIT): no policy
+/// retries more often, and an unbounded list is a way to exhaust memory.
+pub fn backoff_ceilings_ms(policy: &Policy, retries: u32) -> Result<Vec<u64>, Error> {
+    if retries > MAX_ATTEMPTS_LIMIT {
+        return Err(Error::InvalidArgument {
+            name: "retries",
+            rule: format!("must be <= {MAX_ATTEMPTS_LIMIT} (no policy makes more attempts), got {retries}"),
+        });
+    }
+    Ok((0..retries).map(|retry| policy.backoff.ceiling_ms(retry)).collect())
 }
 
 #[cfg(test)]
@@ -90,19 +101,19 @@ mod tests {
     #[test]
     fn seed_ceilings() {
         let p = policy(BackoffConfig { base_ms: 100, cap_ms: 2000, ..BackoffConfig::default() }, JitterConfig::None);
-        assert_eq!(backoff_ceilings_ms(&p, 7), [100, 200, 400, 800, 1600, 2000, 2000]);
+        assert_eq!(backoff_ceilings_ms(&p, 7).unwrap(), [100, 200, 400, 800, 1600, 2000, 2000]);
         let p = policy(BackoffConfig { base_ms: 50, cap_ms: 400, ..BackoffConfig::default() }, JitterConfig::None);
-        assert_eq!(backoff_ceilings_ms(&p, 5), [50, 100, 200, 400, 400]);
+        assert_eq!(backoff_ceilings_ms(&p, 5).unwrap(), [50, 100, 200, 400, 400]);
     }
 
     #[test]
     fn linear_constant_and_fractional_multiplier() {
         let linear = BackoffConfig { kind: BackoffKind::Linear, base_ms: 100, cap_ms: 250, multiplier: 1.0 };
-        assert_eq!(backoff_ceilings_ms(&policy(linear, JitterConfig::None), 4), [100, 200, 250, 250]);
+        assert_eq!(backoff_ceilings_ms(&policy(linear, JitterConfig::None), 4).unwrap(), [100, 200, 250, 250]);
         let constant = BackoffConfig { kind: BackoffKind::Constant, base_ms: 70, cap_ms: 70, multiplier: 1.0 };
-        assert_eq!(backoff_ceilings_ms(&policy(constant, JitterConfig::None), 3), [70, 70, 70]);
+        assert_eq!(backoff_ceilings_ms(&policy(constant, JitterConfig::None), 3).unwrap(), [70, 70, 70]);
         let grpc = BackoffConfig { kind: BackoffKind::Exponential, base_ms: 1000, cap_ms: 120_000, multiplier: 1.6 };
-        assert_eq!(backoff_ceilings_ms(&policy(grpc, JitterConfig::None), 4), [1000, 1600, 2560, 4096]);
+        assert_eq!(backoff_ceilings_ms(&policy(grpc, JitterConfig::None), 4).unwrap(), [1000, 1600, 2560, 4096]);
     }
 
     #[test]

@@ -240,7 +240,7 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
         "policy" => policy(case).map(|policy| to_value(&policy.to_config())),
         "backoff_ceilings" => {
             let retries = u32::try_from(u64_field(case, "retries").expect("retries")).expect("u32");
-            policy(case).map(|policy| to_value(&backoff_ceilings_ms(&policy, retries)))
+            policy(case).and_then(|policy| backoff_ceilings_ms(&policy, retries)).map(|ceilings| to_value(&ceilings))
         }
         "classify" => policy(case).and_then(|policy| {
             let outcome: Outcome =
