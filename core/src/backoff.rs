@@ -75,7 +75,7 @@ pub fn delay_range_ms(policy: &Policy, retry: u32, previous_delay_ms: u64) -> (u
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] when `retries` exceeds
-/// [`MAX_ATTEMPTS_LIMIT`](crate::policy::MAX_ATTEMPTS_LIMIT): no policy
+/// [`MAX_ATTEMPTS_LIMIT`]: no policy
 /// retries more often, and an unbounded list is a way to exhaust memory.
 pub fn backoff_ceilings_ms(policy: &Policy, retries: u32) -> Result<Vec<u64>, Error> {
     if retries > MAX_ATTEMPTS_LIMIT {
