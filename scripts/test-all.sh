@@ -17,6 +17,13 @@ suite() {
   "$@" 2>&1 | tee "$log_dir/$(echo "$name" | tr -c 'a-z0-9\n' '_').log"
 }
 
+# Tools the suites below need: rustfmt and clippy, and jsonschema so the lint
+# validates every vector file against its schema (installed only if missing).
+if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
+  rustup component add rustfmt clippy
+fi
+python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet 'jsonschema==4.26.0'
+
 suite "conformance vectors: lint" python3 tests/conformance/lint.py
 suite "rust: format" cargo fmt --all --check
 suite "rust: clippy" cargo clippy --workspace --all-targets --locked -- -D warnings

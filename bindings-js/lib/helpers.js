@@ -234,7 +234,10 @@ function transportFailure(thrown) {
 /**
  * `fetch` with the core's retries: per-attempt timeout through an AbortSignal,
  * Retry-After / retry-after-ms honoured (as the policy says, read by the core),
- * one Idempotency-Key for every attempt and a fresh X-Request-Id per attempt.
+ * one Idempotency-Key for every attempt when the policy is keyed or unsafe
+ * (`policy.sendsIdempotencyKey`; a key already in `init.headers` is kept as the
+ * operation's key), and a fresh X-Request-Id per attempt. `init.signal` cancels
+ * the operation like `options.signal`.
  * Under a hedging policy the hedges run concurrently, each fetch with its own
  * AbortController; when one wins, the others are aborted (the core lists them
  * in `abortAttempts`) and their response bodies cancelled.
@@ -258,11 +261,15 @@ export async function retryFetch(input, init = {}, options = {}) {
     throw new RetryplanError('invalid_argument', 'invalid argument `init.body`: a ReadableStream cannot be resent; pass a string, Blob, ArrayBuffer, FormData or a Request');
   }
   const release = (response) => response?.body?.cancel().catch(() => {});
+  const callerHeaders = () => new Headers(init.headers ?? (input instanceof Request ? input.headers : undefined));
+  // A key the caller already set is the operation's key: never replace it.
+  const callerKey = idempotencyKeyHeader ? callerHeaders().get(idempotencyKeyHeader) : null;
+  const sendKey = Boolean(idempotencyKeyHeader) && policy.sendsIdempotencyKey;
   const result = await run(
     policy,
     async (context) => {
-      const headers = new Headers(init.headers ?? (input instanceof Request ? input.headers : undefined));
-      if (idempotencyKeyHeader) headers.set(idempotencyKeyHeader, context.idempotencyKey);
+      const headers = callerHeaders();
+      if (sendKey) headers.set(idempotencyKeyHeader, context.idempotencyKey);
       if (requestIdHeader) headers.set(requestIdHeader, context.requestId);
       const request = input instanceof Request ? input.clone() : input;
       let response;
@@ -275,11 +282,17 @@ export async function retryFetch(input, init = {}, options = {}) {
       const http = {
         status: response.status,
         retryAfter: response.headers.get('retry-after'),
-        retryAfterMs: response.headers.get('retry-after-ms'),
+        retryAfterMs: response.headers.get('retry-after-ms') ?? response.headers.get('x-ms-retry-after-ms'),
       };
       return { http, value: response };
     },
-    { ...runOptions, onDiscard: release },
+    {
+      ...runOptions,
+      idempotencyKey: runOptions.idempotencyKey ?? callerKey ?? undefined,
+      // The caller's own signal cancels the whole operation, as `options.signal` does.
+      signal: runOptions.signal ?? init.signal ?? undefined,
+      onDiscard: release,
+    },
   );
   return { decision: result.decision, response: result.value, error: result.error, idempotencyKey: result.idempotencyKey };
 }

@@ -296,6 +296,8 @@ export class Policy {
   /** The configuration as JSON text in the shared snake_case schema. */
   toJson(): string;
   readonly maxAttempts: number;
+  /** True when requests carry the idempotency key header (keyed and unsafe operations). */
+  readonly sendsIdempotencyKey: boolean;
   readonly totalBudgetMs: number;
   /** Backoff ceilings (before jitter) of the first `retries` retries. */
   backoffCeilingsMs(retries: number): number[];

@@ -444,6 +444,13 @@ impl Policy {
         self.0.max_attempts()
     }
 
+    /// True when requests carry the idempotency key header (keyed and unsafe
+    /// operations), as the core's HTTP conventions say.
+    #[wasm_bindgen(getter, js_name = sendsIdempotencyKey)]
+    pub fn sends_idempotency_key(&self) -> bool {
+        self.0.sends_idempotency_key()
+    }
+
     /// The operation's time budget in ms.
     #[wasm_bindgen(getter, js_name = totalBudgetMs)]
     pub fn total_budget_ms(&self) -> f64 {

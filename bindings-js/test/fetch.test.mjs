@@ -18,6 +18,9 @@ const scripts = {
   '/busy-forever': ['busy-huge'],
   '/busy-ms-then-ok': ['busy-ms', 'ok'],
   '/hedge-stall-then-ok': ['stall', 'ok'],
+  '/read-ok': ['ok'],
+  '/caller-key': ['busy1', 'ok'],
+  '/signal': ['stall'],
 };
 const seen = new Map();
 const sockets = new Set();
@@ -179,4 +182,33 @@ test('hedging: each attempt has its own AbortController; the loser is aborted wh
   assert.notEqual(log[0].headers['x-request-id'], log[1].headers['x-request-id']);
   for (let waited = 0; !log[0].closedEarly && waited < 2000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
   assert.equal(log[0].closedEarly, true, 'the stalled attempt was aborted');
+});
+
+test('a safe read sends no Idempotency-Key (policy.sendsIdempotencyKey is false)', async () => {
+  const read = policy({ idempotency: 'safe' });
+  assert.equal(read.sendsIdempotencyKey, false);
+  const result = await retryFetch(`${base}/read-ok`, {}, { policy: read });
+  assert.equal(result.decision.type, 'succeeded');
+  const log = seen.get('/read-ok');
+  assert.equal(log[0].headers['idempotency-key'], undefined);
+  assert.match(log[0].headers['x-request-id'], /^[0-9a-f]{16}$/);
+});
+
+test("the caller's own Idempotency-Key is kept as the operation's key on every attempt", async () => {
+  const result = await retryFetch(
+    `${base}/caller-key`,
+    { method: 'POST', body: 'x', headers: { 'Idempotency-Key': 'order-5001' } },
+    { policy: policy() },
+  );
+  assert.equal(result.decision.type, 'succeeded');
+  assert.equal(result.idempotencyKey, 'order-5001');
+  assert.deepEqual(seen.get('/caller-key').map((entry) => entry.headers['idempotency-key']), ['order-5001', 'order-5001']);
+});
+
+test('init.signal cancels the operation like options.signal', async () => {
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(new Error('user left')), 100);
+  const result = await retryFetch(`${base}/signal`, { signal: controller.signal }, { policy: policy({ attemptTimeout: { fixedMs: 3000 } }) });
+  assert.equal(result.decision.type, 'gave_up');
+  assert.equal(result.decision.reason, 'cancelled');
 });

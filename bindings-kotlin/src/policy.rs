@@ -267,6 +267,11 @@ impl Policy {
         Ok(Arc::new(Policy(rp::Policy::new(&rp::profiles::profile(&name)?)?)))
     }
 
+    /// True when requests carry the idempotency key header (keyed and unsafe operations).
+    pub fn sends_idempotency_key(&self) -> bool {
+        self.0.sends_idempotency_key()
+    }
+
     /// The configuration this policy was validated from (normalised).
     pub fn to_config(&self) -> PolicyConfig {
         self.0.to_config().into()

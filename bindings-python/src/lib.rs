@@ -389,6 +389,12 @@ impl PyPolicy {
         to_py(py, &self.inner.idempotency())
     }
 
+    /// True when requests carry the idempotency key header (keyed and unsafe operations).
+    #[getter]
+    fn sends_idempotency_key(&self) -> bool {
+        self.inner.sends_idempotency_key()
+    }
+
     fn __repr__(&self) -> String {
         let config: PolicyConfig = self.inner.to_config();
         let compact = serde_json::to_string(&config).unwrap_or_default();
@@ -623,8 +629,8 @@ impl IntoField for GiveUpReason {
             let class = py.import("retryplan._enums")?.getattr("GiveUpReason")?;
             GiveUpReason::ALL.iter().map(|reason| class.call1((reason.name(),)).map(Bound::unbind)).collect()
         })?;
-        let index = GiveUpReason::ALL.iter().position(|reason| *reason == self).unwrap_or_default();
-        members.get(index).map(|member| member.clone_ref(py)).ok_or_else(|| {
+        let index = GiveUpReason::ALL.iter().position(|reason| *reason == self);
+        index.and_then(|index| members.get(index)).map(|member| member.clone_ref(py)).ok_or_else(|| {
             pyo3::exceptions::PyRuntimeError::new_err(format!("GiveUpReason has no member {}", self.name()))
         })
     }

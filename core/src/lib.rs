@@ -24,6 +24,7 @@ pub mod dependency;
 pub mod error;
 pub mod grpc_timeout;
 mod guidance;
+pub mod http;
 pub mod operation;
 pub mod policy;
 pub mod profiles;
@@ -44,10 +45,12 @@ pub use decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 pub use dependency::{Dependency, DependencyConfig, DependencySnapshot};
 pub use error::{Error, Violation};
 pub use grpc_timeout::{encode_grpc_timeout, encode_grpc_timeout_into, parse_grpc_timeout};
+pub use http::{IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RETRY_AFTER_MS_HEADERS};
 pub use operation::{IdempotencyKey, Operation, OperationOptions};
 pub use policy::{
     AboveCap, AttemptTimeout, AttemptTimeoutConfig, Backoff, BackoffConfig, BackoffKind, HedgingConfig, Idempotency,
     Jitter, JitterConfig, Policy, PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig,
+    MAX_ATTEMPTS_LIMIT, MAX_MS,
 };
 pub use redelivery::{redeliver, DeadLetterReason, Redelivery, RedeliveryConfig};
 pub use retry_after::{parse_grpc_pushback, parse_retry_after, parse_retry_after_ms_header, HeaderError, Pushback};

@@ -27,8 +27,10 @@
 //! attempts counts every attempt started (retry number = attempts - 1).
 //!
 //! **After an attempt** ([`Operation::on_outcome`]):
-//! 0. the result feeds the dependency's breaker and budget (a retryable
-//!    failure counts as a failure, any other answer as a success);
+//! 0. the result feeds the dependency's controls: for the breaker a retryable
+//!    failure is a failure and any other answer a success (the dependency
+//!    answered); the budget is charged by retryable failures and refilled only
+//!    by successes (gRPC throttling semantics; other answers leave it as is);
 //! 1. success ends it; cancellation gives up (`cancelled`); a conflict answers
 //!    [`Decision::Restart`]; a non-retryable outcome gives up (`not_retryable`);
 //! 2. an ambiguous outcome of an [`Idempotency::Unsafe`] operation answers

@@ -470,6 +470,27 @@ class Linter:
             self.fail(where, f"schema: {len(errors) - self.MAX_SCHEMA_ERRORS_PER_FILE} more schema error(s) not shown")
 
 
+def check_readme_counts(linter, directory, paths):
+    """The README's table of files must list every file with its case count."""
+    readme = directory / "README.md"
+    if not readme.exists():
+        return
+    listed = {}
+    for line in readme.read_text(encoding="utf-8").splitlines():
+        match = re.match(r"^\| `([a-z_]+\.json)` \|.*\| (\d+) \|$", line)
+        if match:
+            listed[match.group(1)] = int(match.group(2))
+    for path in paths:
+        try:
+            count = len(json.loads(path.read_text(encoding="utf-8")).get("cases", []))
+        except (ValueError, AttributeError):
+            continue
+        if path.name not in listed:
+            linter.fail("README.md", f"the table of files does not list {path.name}")
+        elif listed[path.name] != count:
+            linter.fail("README.md", f"the table says {path.name} has {listed[path.name]} cases; it has {count}")
+
+
 def main(argv):
     directory = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parent
     linter = Linter()
@@ -488,6 +509,7 @@ def main(argv):
         linter.fail(str(directory), "no vector files found")
     for path in paths:
         linter.check_file(path)
+    check_readme_counts(linter, directory, paths)
     if linter.problems:
         for problem in linter.problems:
             print(f"lint: {problem}", file=sys.stderr)

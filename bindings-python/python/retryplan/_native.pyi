@@ -70,6 +70,9 @@ class Policy:
     @property
     def idempotency(self) -> _IdempotencyName:
         """``safe``, ``idempotent``, ``keyed`` or ``unsafe``."""
+    @property
+    def sends_idempotency_key(self) -> bool:
+        """True when requests carry the idempotency key header (keyed and unsafe operations)."""
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
 

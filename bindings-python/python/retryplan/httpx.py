@@ -49,14 +49,6 @@ __all__ = ["AsyncRetryTransport", "RetryTransport"]
 _TIMEOUT_KEYS = ("connect", "read", "write", "pool")
 
 
-def _sends_idempotency_key(policy: Policy) -> bool:
-    # NOTE(core): whether a policy's requests carry the idempotency key is a
-    # rule every binding's HTTP helper needs; it is reported to the lead as a
-    # candidate for the engine (e.g. on StartAttempt). Until then: the
-    # policies whose safety rests on server-side deduplication.
-    return policy.idempotency in ("keyed", "unsafe")
-
-
 class _Common:
     """Configuration and per-attempt preparation shared by both transports."""
 
@@ -92,7 +84,7 @@ class _Common:
         dependency = options.get("dependency", self.dependency)
         settings = _Options(policy, None, None, self.logger, self.stats, self.clock, self.seed, name, dependency)
         run = settings.run(key, options.get("deadline"))
-        return run, _sends_idempotency_key(policy), request.extensions.get("timeout")
+        return run, policy.sends_idempotency_key, request.extensions.get("timeout")
 
     def prepare(self, request: httpx.Request, run: _Run, start: StartAttempt, sends_key: bool, base: Any) -> float:
         request.headers[self.request_id_header] = start.request_id

@@ -42,24 +42,30 @@ class RetryingHttpClient(
         request: HttpRequest.Builder,
         bodyHandler: HttpResponse.BodyHandler<T>,
         options: OperationOptions = OperationOptions(),
-    ): RetryResult<HttpResponse<T>> = retrying(policy, options, stats, clock) { attempt ->
-        val sent = request.copy()
-            .timeout(Duration.ofMillis(attempt.timeoutMs))
-            .setHeader(idempotencyKeyHeader, attempt.idempotencyKey)
-            .setHeader(requestIdHeader, attempt.requestId)
-            .build()
-        try {
-            val response = client.send(sent, bodyHandler)
-            Reported(outcomeOf(response), response)
-        } catch (timeout: HttpConnectTimeoutException) {
-            Reported(Outcome.Transport(TransportFailure.NOT_SENT), null)
-        } catch (refused: ConnectException) {
-            Reported(Outcome.Transport(TransportFailure.NOT_SENT), null)
-        } catch (timeout: HttpTimeoutException) {
-            Reported(Outcome.Transport(TransportFailure.TIMED_OUT), null)
-        } catch (lost: IOException) {
-            Reported(Outcome.Transport(TransportFailure.CONNECTION_LOST), null)
+    ): RetryResult<HttpResponse<T>> {
+        // A key the caller already set is the operation's key: never replace it.
+        val callerKey = request.copy().build().headers().firstValue(idempotencyKeyHeader).orElse(null)
+        val sendsKey = policy.sendsIdempotencyKey()
+        return retrying(policy, options.copy(idempotencyKey = options.idempotencyKey ?: callerKey), stats, clock) { attempt ->
+            val builder = request.copy()
+                .timeout(Duration.ofMillis(attempt.timeoutMs))
+                .setHeader(requestIdHeader, attempt.requestId)
+            if (sendsKey) builder.setHeader(idempotencyKeyHeader, attempt.idempotencyKey)
+            send(builder.build(), bodyHandler)
         }
+    }
+
+    private fun <T> send(sent: HttpRequest, bodyHandler: HttpResponse.BodyHandler<T>): Reported<HttpResponse<T>> = try {
+        val response = client.send(sent, bodyHandler)
+        Reported(outcomeOf(response), response)
+    } catch (timeout: HttpConnectTimeoutException) {
+        Reported(Outcome.Transport(TransportFailure.NOT_SENT), null)
+    } catch (refused: ConnectException) {
+        Reported(Outcome.Transport(TransportFailure.NOT_SENT), null)
+    } catch (timeout: HttpTimeoutException) {
+        Reported(Outcome.Transport(TransportFailure.TIMED_OUT), null)
+    } catch (lost: IOException) {
+        Reported(Outcome.Transport(TransportFailure.CONNECTION_LOST), null)
     }
 }
 
@@ -71,6 +77,6 @@ class RetryingHttpClient(
 fun outcomeOf(response: HttpResponse<*>): Outcome = outcomeFromHttp(
     response.statusCode(),
     response.headers().firstValue("Retry-After").orElse(null),
-    response.headers().firstValue("Retry-After-Ms").orElse(null),
+    response.headers().firstValue("Retry-After-Ms").or { response.headers().firstValue("X-Ms-Retry-After-Ms") }.orElse(null),
     System.currentTimeMillis(),
 )

@@ -65,6 +65,23 @@ class RetryingTest {
     }
 
     @Test
+    fun `a safe read sends no idempotency key, and a caller's own key is kept`() {
+        val read = Policy.fromJson("""{"idempotency": "safe", "jitter": {"kind": "none"}}""")
+        assertFalse(read.sendsIdempotencyKey())
+        LocalServer { Reply.Status(200) }.use { server ->
+            RetryingHttpClient(client, read).send(get(server), HttpResponse.BodyHandlers.discarding())
+            assertEquals(listOf<String?>(null), server.seen.map { it.idempotencyKey })
+        }
+        read.close()
+        LocalServer { n -> if (n == 1) Reply.Status(503) else Reply.Status(200) }.use { server ->
+            val request = get(server).header("Idempotency-Key", "order-5001")
+            val result = RetryingHttpClient(client, policy).send(request, HttpResponse.BodyHandlers.discarding())
+            assertEquals("order-5001", result.idempotencyKey)
+            assertEquals(listOf<String?>("order-5001", "order-5001"), server.seen.map { it.idempotencyKey })
+        }
+    }
+
+    @Test
     fun `honors Retry-After from a 503`() {
         LocalServer { n -> if (n == 1) Reply.Status(503, mapOf("Retry-After" to "1")) else Reply.Status(200) }.use { server ->
             val result = RetryingHttpClient(client, policy).send(get(server), HttpResponse.BodyHandlers.discarding())
