@@ -150,6 +150,7 @@ def wrap_coroutine_function(
                         outcome = SUCCESS if outcome_of_result is None else outcome_of_result(result)
                         decision = run.report(start, outcome, None, result)
                         if type(decision) is Succeeded:
+                            run.records.clear()  # unread after a success: frees the failed attempts now (no cycle)
                             return result
                     run.current = None
                 elif kind is Wait:

@@ -539,21 +539,40 @@ def retry(
 
 
 def _wrap_function(fn: Callable[..., Any], options: _Options, sleep: Callable[[float], Any]) -> Callable[..., Any]:
+    # Everything that is the same for every call, read once per decorator.
     outcome_of_exception = options.outcome_of_exception
     outcome_of_result = options.outcome_of_result
+    policy = options.policy
+    clock = options.clock
+    stats = options.stats
+    logger = options.logger
+    plain = options.plain
+    new_run = _Run.__new__
+    set_current = _CURRENT.set
+    reset_current = _CURRENT.reset
+    start_attempt, wait, succeeded, success = StartAttempt, Wait, Succeeded, SUCCESS
+    debug = logging.DEBUG
 
-    @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
         # The hot path: the same steps as Attempts, inlined.
-        run = options.run(None, None)
-        op, clock, records, observe = run.op, run.clock, run.records, run.observe
+        if plain:  # _Run.__init__ for the common case, without its calls and lookups
+            run = new_run(_Run)
+            run.op = op = Operation(policy, clock())
+            run.clock = clock
+            run.options = options
+            run.records = records = []
+            run.observe = observe = stats is not None or logger.isEnabledFor(debug)
+            run.current = None
+        else:
+            run = _Run(options, None, None)
+            op, records, observe = run.op, run.records, run.observe
         result = None
-        token = _CURRENT.set(run)
+        token = set_current(run)
         try:
             decision: Any = op.poll(clock())
             while True:
                 kind = type(decision)
-                if kind is StartAttempt:
+                if kind is start_attempt:
                     if observe:
                         run.decided(decision)
                     run.current = start = decision
@@ -567,11 +586,11 @@ def _wrap_function(fn: Callable[..., Any], options: _Options, sleep: Callable[[f
                         run.cancelled_attempt(start, exc)
                         raise
                     else:
-                        outcome = SUCCESS if outcome_of_result is None else outcome_of_result(result)
+                        outcome = success if outcome_of_result is None else outcome_of_result(result)
                         decision = op.on_outcome(clock(), start.attempt, outcome)
                         records.append((start, outcome, None, decision, result))
                     # run.current keeps the last attempt: current_attempt() is only asked inside fn.
-                elif kind is Wait:
+                elif kind is wait:
                     if observe:
                         run.decided(decision)
                     delay = decision.until_ms / 1000.0 - clock()
@@ -582,14 +601,23 @@ def _wrap_function(fn: Callable[..., Any], options: _Options, sleep: Callable[[f
                             run.cancel()
                             raise
                     decision = op.poll(clock())
-                elif kind is Succeeded:
+                elif kind is succeeded:
                     if observe:
                         run.decided(decision)
+                    # Nothing reads the history after a success: dropping it breaks the cycle
+                    # records -> exception -> traceback -> this frame -> records, so the failed
+                    # attempts are freed now instead of by the cyclic garbage collector.
+                    records.clear()
                     return result
                 else:
                     run.decided(decision)
                     raise run.failure(decision) from run.last_exception
         finally:
-            _CURRENT.reset(token)
+            reset_current(token)
 
+    # functools.wraps, except that a callable object's instance attributes are not copied onto
+    # the wrapper: reading such an object's ``__dict__`` materializes it, which slows every
+    # attribute access of the object from then on (CPython 3.11+), i.e. every attempt.
+    plain_callable = inspect.isfunction(fn) or inspect.ismethod(fn)
+    functools.update_wrapper(call, fn, updated=functools.WRAPPER_UPDATES if plain_callable else ())
     return call
