@@ -1200,14 +1200,9 @@ fn config_json(py: Python<'_>, config: Option<&Bound<'_, PyAny>>, fields: Option
     }
 }
 
-fn read_config<T: serde::de::DeserializeOwned>(text: &str) -> Res<T> {
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
-        let field = error.path().to_string();
-        let field = if field == "." { String::new() } else { field };
-        let message = error.into_inner().to_string();
-        Failure::Core(Error::InvalidPolicyJson { field, message })
-    })
+/// A control's configuration read by the core's reader (field paths from the control's own object).
+fn read_config<T>(text: &str, read: fn(&retryplan::value::Value, &str) -> Result<T, Error>) -> Res<T> {
+    Ok(read(&retryplan::value::Value::from_json(text)?, "")?)
 }
 
 /// The shared controls of one downstream dependency (retry budget, circuit
@@ -1309,7 +1304,7 @@ impl PyRetryBudget {
     #[new]
     #[pyo3(signature = (config = None, **fields))]
     fn new(py: Python<'_>, config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
-        let config: BudgetConfig = read_config(&config_json(py, config, fields)?)?;
+        let config = read_config(&config_json(py, config, fields)?, BudgetConfig::from_value)?;
         Ok(PyRetryBudget { inner: BudgetSource::Own(Box::new(RetryBudget::new(&config)?)) })
     }
 
@@ -1427,7 +1422,7 @@ impl PyCircuitBreaker {
     #[new]
     #[pyo3(signature = (config = None, **fields))]
     fn new(py: Python<'_>, config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
-        let config: BreakerConfig = read_config(&config_json(py, config, fields)?)?;
+        let config = read_config(&config_json(py, config, fields)?, BreakerConfig::from_value)?;
         Ok(PyCircuitBreaker { inner: BreakerSource::Own(Box::new(CircuitBreaker::new(&config)?)) })
     }
 

@@ -25,11 +25,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Violation};
 use crate::policy::{permille_of, MAX_MS};
+use crate::value::{join, tagged, Decimal, Fields, Named, Value};
 use crate::window::SlidingWindow;
 
 /// When a closed breaker opens.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TripConfig {
     /// After this many retryable failures in a row.
     Consecutive {
@@ -48,8 +49,7 @@ pub enum TripConfig {
 }
 
 /// Circuit breaker configuration.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct BreakerConfig {
     /// When it opens.
     pub trip: TripConfig,
@@ -57,6 +57,63 @@ pub struct BreakerConfig {
     pub open_ms: u64,
     /// Probes allowed at a time while half-open, and successes needed to close (>= 1).
     pub half_open_probes: u32,
+}
+
+impl BreakerConfig {
+    /// Reads a breaker object (every field required). Errors name the dotted path from `path`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPolicyJson`].
+    pub fn from_value(value: &Value, path: &str) -> Result<BreakerConfig, Error> {
+        let fields = Fields::new(value, path, &["trip", "open_ms", "half_open_probes"])?;
+        let trip = fields
+            .get("trip")
+            .ok_or_else(|| crate::value::read_error(&join(path, "trip"), "missing field `trip`".to_owned()))?;
+        Ok(BreakerConfig {
+            trip: read_trip(trip, &join(path, "trip"))?,
+            open_ms: fields.required("open_ms")?,
+            half_open_probes: fields.required("half_open_probes")?,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for BreakerConfig {
+    /// Reads through [`BreakerConfig::from_value`], so every format gets the same rules.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        BreakerConfig::from_value(&Value::deserialize(deserializer)?, "").map_err(serde::de::Error::custom)
+    }
+}
+
+fn read_trip(value: &Value, path: &str) -> Result<TripConfig, Error> {
+    let (kind, fields) = tagged(value, path, |kind: TripKind| match kind {
+        TripKind::Consecutive => &["kind", "failures"],
+        TripKind::Ratio => &["kind", "failure_ratio", "minimum_throughput", "window_ms"],
+    })?;
+    Ok(match kind {
+        TripKind::Consecutive => TripConfig::Consecutive { failures: fields.required("failures")? },
+        TripKind::Ratio => TripConfig::Ratio {
+            failure_ratio: fields.required("failure_ratio")?,
+            minimum_throughput: fields.required("minimum_throughput")?,
+            window_ms: fields.required("window_ms")?,
+        },
+    })
+}
+
+/// The names of [`TripConfig`]'s variants (its `kind` tag).
+#[derive(Clone, Copy)]
+enum TripKind {
+    Consecutive,
+    Ratio,
+}
+
+impl Named for TripKind {
+    const ALL: &'static [Self] = &[TripKind::Consecutive, TripKind::Ratio];
+    fn name(self) -> &'static str {
+        match self {
+            TripKind::Consecutive => "consecutive",
+            TripKind::Ratio => "ratio",
+        }
+    }
 }
 
 /// Admission granted by [`CircuitBreaker::try_acquire`]; hand it back with the result.
@@ -147,7 +204,10 @@ impl CircuitBreaker {
             }
             TripConfig::Ratio { failure_ratio, minimum_throughput, window_ms } => {
                 let ratio_permille = permille_of(failure_ratio, 0.0, 1.0, true).unwrap_or_else(|rule| {
-                    fail("breaker.trip.failure_ratio", format!("breaker.trip.failure_ratio ({failure_ratio}) {rule}"));
+                    fail(
+                        "breaker.trip.failure_ratio",
+                        format!("breaker.trip.failure_ratio ({}) {rule}", Decimal(failure_ratio)),
+                    );
                     1000
                 });
                 if minimum_throughput == 0 {

@@ -26,11 +26,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Violation};
 use crate::policy::{permille_of, MAX_MS};
+use crate::value::{tagged, Decimal, Named, Value};
 use crate::window::SlidingWindow;
 
 /// The budget model and its numbers (JSON: `{"kind": "token_bucket", ...}`).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum BudgetConfig {
     /// gRPC retry throttling.
     TokenBucket {
@@ -60,6 +61,64 @@ pub enum BudgetConfig {
         /// Units a successful first attempt returns.
         success_increment: u32,
     },
+}
+
+impl BudgetConfig {
+    /// Reads a budget object (`{"kind": "token_bucket", ...}`; every field of
+    /// the kind is required). Errors name the dotted path from `path`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPolicyJson`].
+    pub fn from_value(value: &Value, path: &str) -> Result<BudgetConfig, Error> {
+        let (kind, fields) = tagged(value, path, |kind: BudgetKind| match kind {
+            BudgetKind::TokenBucket => &["kind", "max_tokens", "token_ratio"],
+            BudgetKind::Ratio => &["kind", "retry_ratio", "min_retries_per_second", "window_ms"],
+            BudgetKind::Quota => &["kind", "capacity", "retry_cost", "timeout_retry_cost", "success_increment"],
+        })?;
+        Ok(match kind {
+            BudgetKind::TokenBucket => BudgetConfig::TokenBucket {
+                max_tokens: fields.required("max_tokens")?,
+                token_ratio: fields.required("token_ratio")?,
+            },
+            BudgetKind::Ratio => BudgetConfig::Ratio {
+                retry_ratio: fields.required("retry_ratio")?,
+                min_retries_per_second: fields.required("min_retries_per_second")?,
+                window_ms: fields.required("window_ms")?,
+            },
+            BudgetKind::Quota => BudgetConfig::Quota {
+                capacity: fields.required("capacity")?,
+                retry_cost: fields.required("retry_cost")?,
+                timeout_retry_cost: fields.required("timeout_retry_cost")?,
+                success_increment: fields.required("success_increment")?,
+            },
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for BudgetConfig {
+    /// Reads through [`BudgetConfig::from_value`], so every format gets the same rules.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        BudgetConfig::from_value(&Value::deserialize(deserializer)?, "").map_err(serde::de::Error::custom)
+    }
+}
+
+/// The names of [`BudgetConfig`]'s variants (its `kind` tag).
+#[derive(Clone, Copy)]
+enum BudgetKind {
+    TokenBucket,
+    Ratio,
+    Quota,
+}
+
+impl Named for BudgetKind {
+    const ALL: &'static [Self] = &[BudgetKind::TokenBucket, BudgetKind::Ratio, BudgetKind::Quota];
+    fn name(self) -> &'static str {
+        match self {
+            BudgetKind::TokenBucket => "token_bucket",
+            BudgetKind::Ratio => "ratio",
+            BudgetKind::Quota => "quota",
+        }
+    }
 }
 
 /// What a granted retry cost, returned to the budget when it succeeds.
@@ -136,7 +195,7 @@ impl RetryBudget {
                 let ratio_milli = match permille_of(token_ratio, 0.0, f64::from(max_tokens.max(1)), true) {
                     Ok(value) => u64::from(value),
                     Err(rule) => {
-                        fail("budget.token_ratio", format!("budget.token_ratio ({token_ratio}) {rule}"));
+                        fail("budget.token_ratio", format!("budget.token_ratio ({}) {rule}", Decimal(token_ratio)));
                         0
                     }
                 };
@@ -147,7 +206,7 @@ impl RetryBudget {
                 let deposit_milli = match permille_of(retry_ratio, 0.0, 1.0, false) {
                     Ok(value) => u64::from(value),
                     Err(rule) => {
-                        fail("budget.retry_ratio", format!("budget.retry_ratio ({retry_ratio}) {rule}"));
+                        fail("budget.retry_ratio", format!("budget.retry_ratio ({}) {rule}", Decimal(retry_ratio)));
                         0
                     }
                 };

@@ -130,6 +130,35 @@ impl TransportFailure {
     }
 }
 
+impl crate::value::Named for GrpcCode {
+    const ALL: &'static [Self] = &GrpcCode::ALL;
+    fn name(self) -> &'static str {
+        GrpcCode::name(self)
+    }
+}
+
+impl crate::value::Named for TransportFailure {
+    const ALL: &'static [Self] = &TransportFailure::ALL;
+    fn name(self) -> &'static str {
+        match self {
+            TransportFailure::NotSent => "not_sent",
+            TransportFailure::ConnectionLost => "connection_lost",
+            TransportFailure::TimedOut => "timed_out",
+        }
+    }
+}
+
+impl crate::value::Named for Verdict {
+    const ALL: &'static [Self] = &[Verdict::Retryable, Verdict::NotRetryable, Verdict::Conflict];
+    fn name(self) -> &'static str {
+        match self {
+            Verdict::Retryable => "retryable",
+            Verdict::NotRetryable => "not_retryable",
+            Verdict::Conflict => "conflict",
+        }
+    }
+}
+
 /// The application's own judgement of a failed attempt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -121,6 +121,13 @@ pub enum GiveUpReason {
     ConcurrencyLimited,
 }
 
+impl crate::value::Named for GiveUpReason {
+    const ALL: &'static [Self] = &GiveUpReason::ALL;
+    fn name(self) -> &'static str {
+        GiveUpReason::name(self)
+    }
+}
+
 impl GiveUpReason {
     /// Every reason, in declaration order.
     pub const ALL: [GiveUpReason; 10] = [

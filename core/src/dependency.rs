@@ -15,7 +15,7 @@ use crate::breaker::{BreakerConfig, BreakerSnapshot, CircuitBreaker};
 use crate::budget::{BudgetConfig, BudgetSnapshot, RetryBudget};
 use crate::concurrency::ConcurrencyLimit;
 use crate::error::Error;
-use crate::policy::read_json;
+use crate::value::{Fields, Value};
 
 /// Which controls a dependency has (JSON, snake_case; every field optional).
 ///
@@ -28,8 +28,7 @@ use crate::policy::read_json;
 /// let dependency = retryplan::Dependency::new(&config).unwrap();
 /// assert!(dependency.budget().is_some());
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct DependencyConfig {
     /// The retry budget, if any.
     pub budget: Option<BudgetConfig>,
@@ -40,12 +39,36 @@ pub struct DependencyConfig {
 }
 
 impl DependencyConfig {
-    /// Reads a configuration from JSON; errors name the field path.
+    /// Reads a configuration from a [`Value`] (every field optional; unknown
+    /// fields refused); errors name the dotted field path.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPolicyJson`].
+    pub fn from_value(value: &Value) -> Result<DependencyConfig, Error> {
+        let fields = Fields::new(value, "", &["budget", "breaker", "max_concurrent_retries"])?;
+        Ok(DependencyConfig {
+            budget: fields.optional("budget", BudgetConfig::from_value)?,
+            breaker: fields.optional("breaker", BreakerConfig::from_value)?,
+            max_concurrent_retries: fields.optional("max_concurrent_retries", crate::value::FromValue::from_value)?,
+        })
+    }
+}
+
+#[cfg(feature = "json")]
+impl DependencyConfig {
+    /// Reads a configuration from JSON text (see [`DependencyConfig::from_value`]).
     ///
     /// # Errors
     /// [`Error::InvalidPolicyJson`].
     pub fn from_json(json: &str) -> Result<DependencyConfig, Error> {
-        read_json(json)
+        DependencyConfig::from_value(&Value::from_json(json)?)
+    }
+}
+
+impl<'de> Deserialize<'de> for DependencyConfig {
+    /// Reads through [`DependencyConfig::from_value`], so every format gets the same rules.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        DependencyConfig::from_value(&Value::deserialize(deserializer)?).map_err(serde::de::Error::custom)
     }
 }
 
@@ -102,6 +125,7 @@ impl Dependency {
         }))
     }
 
+    #[cfg(feature = "json")]
     /// Reads and validates a configuration from JSON.
     ///
     /// # Errors

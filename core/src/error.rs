@@ -126,3 +126,36 @@ impl Error {
         }
     }
 }
+
+/// A string in double quotes for messages, with quotes, backslashes and
+/// control characters escaped (`{:?}` would do it too, but its Unicode tables
+/// cost the wasm build kilobytes).
+pub(crate) struct Quoted<'a>(pub(crate) &'a str);
+
+impl core::fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        use core::fmt::Write;
+        f.write_char('"')?;
+        for c in self.0.chars() {
+            match c {
+                '"' | '\\' => {
+                    f.write_char('\\')?;
+                    f.write_char(c)?;
+                }
+                c if c.is_control() => write!(f, "\\u{{{:x}}}", u32::from(c))?,
+                c => f.write_char(c)?,
+            }
+        }
+        f.write_char('"')
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Quoted;
+
+    #[test]
+    fn quoted_escapes_what_would_confuse_a_log_line() {
+        assert_eq!(Quoted("a\"b\\c\n…").to_string(), "\"a\\\"b\\\\c\\u{a}…\"");
+    }
+}

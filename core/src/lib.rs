@@ -33,6 +33,7 @@ pub mod retry_after;
 mod rng;
 pub mod stats;
 pub mod timeline;
+pub mod value;
 mod window;
 
 pub use backoff::{backoff_ceilings_ms, delay_range_ms};

@@ -89,7 +89,10 @@ impl IdempotencyKey {
         if let Some(bad) = key.chars().find(|c| !c.is_ascii_graphic()) {
             return Err(Error::InvalidArgument {
                 name: "idempotency_key",
-                rule: format!("must be visible ASCII (no spaces or control characters), found {bad:?}"),
+                rule: format!(
+                    "must be visible ASCII (no spaces or control characters), found {}",
+                    crate::error::Quoted(bad.encode_utf8(&mut [0; 4]))
+                ),
             });
         }
         Ok(IdempotencyKey(key))

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::classify::{GrpcCode, TransportFailure};
 use crate::error::{Error, Violation};
 use crate::redelivery::{RedeliveryConfig, RedeliverySchedule, MAX_REDELIVERY_DELAYS};
+use crate::value::{expected, join, one_of, read_name, tagged, Decimal, Fields, FromValue, Named, Value};
 
 /// The largest millisecond value accepted anywhere: 2^53 - 1, the largest
 /// integer a JavaScript number holds exactly.
@@ -24,8 +25,8 @@ pub const MAX_HEDGED_ATTEMPTS: u32 = 4;
 pub const MAX_ATTEMPTS_LIMIT: u32 = 100;
 
 /// How long one attempt may run.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum AttemptTimeoutConfig {
     /// Every attempt gets this many milliseconds (less if the budget has less left).
     FixedMs(u64),
@@ -47,8 +48,7 @@ pub enum BackoffKind {
 }
 
 /// Backoff ceilings before jitter.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct BackoffConfig {
     /// How the ceiling grows.
     pub kind: BackoffKind,
@@ -67,8 +67,8 @@ impl Default for BackoffConfig {
 }
 
 /// How a delay is drawn from the ceiling `c` of retry `r`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum JitterConfig {
     /// Exactly `c`.
     None,
@@ -88,8 +88,7 @@ pub enum JitterConfig {
 }
 
 /// Outcomes that may be retried.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RetryOnConfig {
     /// HTTP statuses worth another attempt.
     pub http_statuses: Vec<u16>,
@@ -110,8 +109,7 @@ impl Default for RetryOnConfig {
 }
 
 /// A set of HTTP statuses and gRPC codes with one meaning (ambiguous, or conflict).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct StatusSetConfig {
     /// HTTP statuses in the set.
     pub http_statuses: Vec<u16>,
@@ -130,8 +128,7 @@ pub enum AboveCap {
 }
 
 /// How server guidance is honored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct ServerGuidanceConfig {
     /// Honor Retry-After and gRPC pushback (a floor for the delay). When false
     /// both are ignored.
@@ -173,8 +170,7 @@ impl Idempotency {
 
 /// Hedging: extra attempts started while the first is still running, to cut
 /// tail latency. Only for operations that may be repeated (not `unsafe`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct HedgingConfig {
     /// How long an attempt runs without an answer before the next hedge
     /// starts, in ms (0 starts them all at once).
@@ -185,12 +181,13 @@ pub struct HedgingConfig {
     pub max_hedged_attempts: u32,
 }
 
-/// The policy as written: plain data with serde, every field defaulted.
+/// The policy as written: plain data, every field defaulted.
 ///
 /// Validate it into a [`Policy`] with [`Policy::new`] (or read JSON with
-/// [`Policy::from_json`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+/// [`Policy::from_json`]). It is read by [`PolicyConfig::from_value`] (the
+/// same rules from JSON, a JS object or serde's `Deserialize`) and written by
+/// serde's `Serialize`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PolicyConfig {
     /// How many attempts in all, the first one included (3 means one try and
     /// up to two retries). 1..=100.
@@ -466,7 +463,7 @@ impl Checker {
     /// A decimal with at most three decimals in `[low, high]`, as thousandths.
     fn permille(&mut self, field: &str, value: f64, low: f64, high: f64, open_low: bool) -> u32 {
         permille_of(value, low, high, open_low).unwrap_or_else(|rule| {
-            self.fail(field, format!("{field} ({value}) {rule}"));
+            self.fail(field, format!("{field} ({}) {rule}", Decimal(value)));
             1000
         })
     }
@@ -490,7 +487,7 @@ pub(crate) fn permille_of(value: f64, low: f64, high: f64, open_low: bool) -> Re
     let in_range = value.is_finite() && value <= high && if open_low { value > low } else { value >= low };
     if !in_range {
         let bracket = if open_low { "(" } else { "[" };
-        return Err(format!("must be a number in {bracket}{low}, {high}]"));
+        return Err(format!("must be a number in {bracket}{}, {}]", Decimal(low), Decimal(high)));
     }
     let scaled = value * 1000.0;
     let rounded = scaled.round();
@@ -719,6 +716,7 @@ impl Policy {
         })
     }
 
+    #[cfg(feature = "json")]
     /// Reads and validates a policy from JSON text. Reading errors name the
     /// field path ([`Error::InvalidPolicyJson`]); rule violations come as
     /// [`Error::InvalidPolicy`].
@@ -846,55 +844,218 @@ fn kind_name(kind: BackoffKind) -> &'static str {
     }
 }
 
+/// The fields of a policy object, in the order `to_json` writes them.
+const POLICY_FIELDS: &[&str] = &[
+    "max_attempts",
+    "total_budget_ms",
+    "attempt_timeout",
+    "response_reserve_ms",
+    "minimum_useful_attempt_ms",
+    "backoff",
+    "jitter",
+    "retry_on",
+    "ambiguous",
+    "conflict",
+    "server_guidance",
+    "idempotency",
+    "hedging",
+    "redelivery",
+];
+
 impl PolicyConfig {
-    /// Reads a configuration from JSON without validating its rules. Errors
-    /// name the dotted path of the field being read.
+    /// Reads a configuration from a [`Value`] without validating its rules:
+    /// absent fields take their defaults, unknown fields are refused, and a
+    /// list is accepted only where the schema has one. Errors name the dotted
+    /// path of the field being read.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPolicyJson`].
+    pub fn from_value(value: &Value) -> Result<PolicyConfig, Error> {
+        let defaults = PolicyConfig::default();
+        let fields = Fields::new(value, "", POLICY_FIELDS)?;
+        Ok(PolicyConfig {
+            max_attempts: fields.or("max_attempts", defaults.max_attempts)?,
+            total_budget_ms: fields.or("total_budget_ms", defaults.total_budget_ms)?,
+            attempt_timeout: fields.with("attempt_timeout", defaults.attempt_timeout, read_attempt_timeout)?,
+            response_reserve_ms: fields.or("response_reserve_ms", defaults.response_reserve_ms)?,
+            minimum_useful_attempt_ms: fields.or("minimum_useful_attempt_ms", defaults.minimum_useful_attempt_ms)?,
+            backoff: fields.with("backoff", defaults.backoff, read_backoff)?,
+            jitter: fields.with("jitter", defaults.jitter, read_jitter)?,
+            retry_on: fields.with("retry_on", defaults.retry_on, read_retry_on)?,
+            ambiguous: fields.with("ambiguous", defaults.ambiguous, read_status_set)?,
+            conflict: fields.with("conflict", defaults.conflict, read_status_set)?,
+            server_guidance: fields.with("server_guidance", defaults.server_guidance, read_server_guidance)?,
+            idempotency: fields.with("idempotency", defaults.idempotency, read_name)?,
+            hedging: fields.optional("hedging", read_hedging)?,
+            redelivery: fields.optional("redelivery", RedeliveryConfig::read)?,
+        })
+    }
+
+    /// The configuration as a [`Value`] (what `to_json` prints).
+    #[must_use]
+    pub fn to_value(&self) -> Value {
+        // Plain data with string keys: serializing it cannot fail.
+        Value::from_serialize(self).unwrap_or(Value::Null)
+    }
+}
+
+#[cfg(feature = "json")]
+impl PolicyConfig {
+    /// Reads a configuration from JSON text without validating its rules (see
+    /// [`PolicyConfig::from_value`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidPolicyJson`], naming the dotted path of the field being read.
     pub fn from_json(json: &str) -> Result<PolicyConfig, Error> {
-        read_json(json)
+        PolicyConfig::from_value(&Value::from_json(json)?)
     }
 
     /// The configuration as pretty-printed JSON.
     #[must_use]
     pub fn to_json(&self) -> String {
-        // Serialising plain data with string keys cannot fail.
-        serde_json::to_string_pretty(self).unwrap_or_default()
+        self.to_value().to_json()
     }
 }
 
-/// The JSON fields whose values are lists; everywhere else a list is refused.
-const LIST_FIELDS: [&str; 4] = ["http_statuses", "grpc_codes", "transport", "delays_ms"];
-
-/// Reads a JSON configuration object: the text must be one JSON object, and
-/// a list is accepted only where the schema has one (serde would otherwise
-/// read `[5, 2000]` as a struct, field by field).
-pub(crate) fn read_json<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, Error> {
-    let value: serde_json::Value = serde_json::from_str(json)
-        .map_err(|error| Error::InvalidPolicyJson { field: String::new(), message: error.to_string() })?;
-    check_lists(&value, "", None)?;
-    serde_path_to_error::deserialize(value).map_err(json_error)
+impl<'de> Deserialize<'de> for PolicyConfig {
+    /// Reads through [`PolicyConfig::from_value`], so every format gets the same rules.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        PolicyConfig::from_value(&Value::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+    }
 }
 
-fn check_lists(value: &serde_json::Value, path: &str, key: Option<&str>) -> Result<(), Error> {
-    match value {
-        serde_json::Value::Array(_) if !key.is_some_and(|key| LIST_FIELDS.contains(&key)) => {
-            Err(Error::InvalidPolicyJson {
-                field: path.to_owned(),
-                message: "expected an object or a single value, found a list".to_owned(),
-            })
+fn read_attempt_timeout(value: &Value, path: &str) -> Result<AttemptTimeoutConfig, Error> {
+    let (key, inner) = one_of(value, path, &["fixed_ms", "fraction_of_remaining"])?;
+    let path = join(path, key);
+    Ok(if key == "fixed_ms" {
+        AttemptTimeoutConfig::FixedMs(u64::from_value(inner, &path)?)
+    } else {
+        AttemptTimeoutConfig::FractionOfRemaining(f64::from_value(inner, &path)?)
+    })
+}
+
+fn read_backoff(value: &Value, path: &str) -> Result<BackoffConfig, Error> {
+    let defaults = BackoffConfig::default();
+    let fields = Fields::new(value, path, &["kind", "base_ms", "multiplier", "cap_ms"])?;
+    Ok(BackoffConfig {
+        kind: fields.with("kind", defaults.kind, read_name)?,
+        base_ms: fields.or("base_ms", defaults.base_ms)?,
+        multiplier: fields.or("multiplier", defaults.multiplier)?,
+        cap_ms: fields.or("cap_ms", defaults.cap_ms)?,
+    })
+}
+
+fn read_jitter(value: &Value, path: &str) -> Result<JitterConfig, Error> {
+    let (kind, fields) = tagged(value, path, |kind: JitterKind| match kind {
+        JitterKind::Proportional => &["kind", "ratio"],
+        _ => &["kind"],
+    })?;
+    Ok(match kind {
+        JitterKind::None => JitterConfig::None,
+        JitterKind::Full => JitterConfig::Full,
+        JitterKind::Equal => JitterConfig::Equal,
+        JitterKind::Decorrelated => JitterConfig::Decorrelated,
+        JitterKind::Proportional => JitterConfig::Proportional { ratio: fields.required("ratio")? },
+    })
+}
+
+/// The names of [`JitterConfig`]'s variants (its `kind` tag).
+#[derive(Clone, Copy)]
+enum JitterKind {
+    None,
+    Full,
+    Equal,
+    Decorrelated,
+    Proportional,
+}
+
+impl Named for JitterKind {
+    const ALL: &'static [Self] =
+        &[JitterKind::None, JitterKind::Full, JitterKind::Equal, JitterKind::Decorrelated, JitterKind::Proportional];
+    fn name(self) -> &'static str {
+        match self {
+            JitterKind::None => "none",
+            JitterKind::Full => "full",
+            JitterKind::Equal => "equal",
+            JitterKind::Decorrelated => "decorrelated",
+            JitterKind::Proportional => "proportional",
         }
-        serde_json::Value::Object(fields) => fields.iter().try_for_each(|(name, field)| {
-            let child = if path.is_empty() { name.clone() } else { format!("{path}.{name}") };
-            check_lists(field, &child, Some(name))
-        }),
-        _ => Ok(()),
     }
 }
 
-/// Converts a path-tracking serde error into [`Error::InvalidPolicyJson`].
-fn json_error(error: serde_path_to_error::Error<serde_json::Error>) -> Error {
-    let field = error.path().to_string();
-    let field = if field == "." { String::new() } else { field };
-    Error::InvalidPolicyJson { field, message: error.into_inner().to_string() }
+fn read_retry_on(value: &Value, path: &str) -> Result<RetryOnConfig, Error> {
+    let defaults = RetryOnConfig::default();
+    let fields = Fields::new(value, path, &["http_statuses", "grpc_codes", "transport"])?;
+    Ok(RetryOnConfig {
+        http_statuses: fields.or("http_statuses", defaults.http_statuses)?,
+        grpc_codes: fields.with("grpc_codes", defaults.grpc_codes, read_names)?,
+        transport: fields.with("transport", defaults.transport, read_names)?,
+    })
+}
+
+fn read_status_set(value: &Value, path: &str) -> Result<StatusSetConfig, Error> {
+    let fields = Fields::new(value, path, &["http_statuses", "grpc_codes"])?;
+    Ok(StatusSetConfig {
+        http_statuses: fields.or("http_statuses", Vec::new())?,
+        grpc_codes: fields.with("grpc_codes", Vec::new(), read_names)?,
+    })
+}
+
+fn read_server_guidance(value: &Value, path: &str) -> Result<ServerGuidanceConfig, Error> {
+    let defaults = ServerGuidanceConfig::default();
+    let fields = Fields::new(value, path, &["honor", "cap_ms", "above_cap"])?;
+    Ok(ServerGuidanceConfig {
+        honor: fields.or("honor", defaults.honor)?,
+        cap_ms: fields.or("cap_ms", defaults.cap_ms)?,
+        above_cap: fields.with("above_cap", defaults.above_cap, read_name)?,
+    })
+}
+
+fn read_hedging(value: &Value, path: &str) -> Result<HedgingConfig, Error> {
+    let fields = Fields::new(value, path, &["delay_ms", "max_hedged_attempts"])?;
+    Ok(HedgingConfig {
+        delay_ms: fields.required("delay_ms")?,
+        max_hedged_attempts: fields.required("max_hedged_attempts")?,
+    })
+}
+
+/// A list of enum names.
+fn read_names<T: Named>(value: &Value, path: &str) -> Result<Vec<T>, Error> {
+    match value {
+        Value::List(items) => {
+            items.iter().enumerate().map(|(index, item)| read_name(item, &format!("{path}[{index}]"))).collect()
+        }
+        other => Err(expected(path, "a list of names", other)),
+    }
+}
+
+impl Named for BackoffKind {
+    const ALL: &'static [Self] = &[BackoffKind::Exponential, BackoffKind::Linear, BackoffKind::Constant];
+    fn name(self) -> &'static str {
+        kind_name(self)
+    }
+}
+
+impl Named for AboveCap {
+    const ALL: &'static [Self] = &[AboveCap::Clamp, AboveCap::GiveUp];
+    fn name(self) -> &'static str {
+        match self {
+            AboveCap::Clamp => "clamp",
+            AboveCap::GiveUp => "give_up",
+        }
+    }
+}
+
+impl Named for Idempotency {
+    const ALL: &'static [Self] = &[Idempotency::Safe, Idempotency::Idempotent, Idempotency::Keyed, Idempotency::Unsafe];
+    fn name(self) -> &'static str {
+        match self {
+            Idempotency::Safe => "safe",
+            Idempotency::Idempotent => "idempotent",
+            Idempotency::Keyed => "keyed",
+            Idempotency::Unsafe => "unsafe",
+        }
+    }
 }
 
 #[cfg(test)]

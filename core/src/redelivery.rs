@@ -22,13 +22,13 @@ use crate::classify::{classify, Class, Outcome};
 use crate::error::Error;
 use crate::guidance::ServerDelay;
 use crate::policy::{Idempotency, Policy};
+use crate::value::{Fields, Value};
 
 /// The most delays a redelivery schedule may list.
 pub const MAX_REDELIVERY_DELAYS: usize = 8;
 
 /// A policy's redelivery section (JSON: `{"delays_ms": [5000, 30000, 120000], "max_age_ms": 3600000}`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RedeliveryConfig {
     /// Delay before each redelivery, 1 to 8 values; the last one repeats.
     pub delays_ms: Vec<u64>,
@@ -42,6 +42,14 @@ pub struct RedeliverySchedule {
     pub(crate) delays_ms: [u64; MAX_REDELIVERY_DELAYS],
     pub(crate) len: usize,
     pub(crate) max_age_ms: u64,
+}
+
+impl RedeliveryConfig {
+    /// Reads a policy's `redelivery` section (both fields required).
+    pub(crate) fn read(value: &Value, path: &str) -> Result<RedeliveryConfig, Error> {
+        let fields = Fields::new(value, path, &["delays_ms", "max_age_ms"])?;
+        Ok(RedeliveryConfig { delays_ms: fields.required("delays_ms")?, max_age_ms: fields.required("max_age_ms")? })
+    }
 }
 
 impl RedeliverySchedule {

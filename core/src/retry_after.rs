@@ -14,6 +14,7 @@
 
 use std::time::UNIX_EPOCH;
 
+use crate::error::Quoted;
 use crate::policy::MAX_MS;
 
 /// Header name used in errors produced by [`parse_retry_after`].
@@ -40,7 +41,7 @@ pub enum HeaderError {
         header: &'static str,
     },
     /// The value does not follow the header's grammar.
-    #[error("{header}: expected {expected}, got {value:?}")]
+    #[error("{header}: expected {expected}, got {}", Quoted(value))]
     Malformed {
         /// The header being parsed.
         header: &'static str,
@@ -50,7 +51,7 @@ pub enum HeaderError {
         value: String,
     },
     /// The value is well formed but outside the range the header allows.
-    #[error("{header}: {value:?} is out of range ({limit})")]
+    #[error("{header}: {} is out of range ({limit})", Quoted(value))]
     OutOfRange {
         /// The header being parsed.
         header: &'static str,

@@ -1,0 +1,573 @@
+//! A format-neutral data tree: what a JSON text, a JS object or a Python dict
+//! carries, and the one reader that turns it into configuration.
+//!
+//! Every binding reads configuration through this module, so the rules
+//! (unknown fields refused, defaults, which fields are lists, which names an
+//! enum accepts) and the dotted field paths in [`Error::InvalidPolicyJson`]
+//! are the same whether the text came from `Policy.from_json` in Python, a
+//! plain object in JavaScript or a `&str` in Rust. The JSON reader (feature
+//! `json`) only parses text into a [`Value`]; a host with its own parser (the
+//! browser's `JSON.parse`) builds the [`Value`] itself and needs no JSON code.
+//!
+//! ```
+//! use retryplan::value::{Number, Value};
+//! use retryplan::PolicyConfig;
+//!
+//! let value = Value::Object(vec![("max_attempts".into(), Value::Number(Number::Unsigned(5)))]);
+//! assert_eq!(PolicyConfig::from_value(&value).unwrap().max_attempts, 5);
+//!
+//! let typo = Value::Object(vec![("max_attemps".into(), Value::Number(Number::Unsigned(5)))]);
+//! let error = PolicyConfig::from_value(&typo).unwrap_err();
+//! assert_eq!(error.to_string(), "invalid policy JSON at `max_attemps`: unknown field `max_attemps`, expected one of \
+//!     `max_attempts`, `total_budget_ms`, `attempt_timeout`, `response_reserve_ms`, `minimum_useful_attempt_ms`, \
+//!     `backoff`, `jitter`, `retry_on`, `ambiguous`, `conflict`, `server_guidance`, `idempotency`, `hedging`, `redelivery`");
+//! ```
+
+use core::fmt;
+
+use crate::error::Error;
+
+mod serializer;
+
+/// A number as the source spelt it: integers are kept exactly (JSON text may
+/// hold integers beyond 2^53), anything else as a float.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Number {
+    /// A whole number >= 0.
+    Unsigned(u64),
+    /// A whole number < 0.
+    Negative(i64),
+    /// A number with a fraction, or a whole number too large for the integer kinds.
+    Float(f64),
+}
+
+impl Number {
+    /// A host's float (a JS number) as the most exact kind: whole numbers in
+    /// range become [`Number::Unsigned`] or [`Number::Negative`].
+    #[must_use]
+    pub fn from_f64(value: f64) -> Number {
+        // 2^64 and -2^63 are exact as f64; the casts below are exact inside these bounds.
+        if value.fract() == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&value) {
+            Number::Unsigned(value as u64)
+        } else if value.fract() == 0.0 && (-9_223_372_036_854_775_808.0..0.0).contains(&value) {
+            Number::Negative(value as i64)
+        } else {
+            Number::Float(value)
+        }
+    }
+
+    /// The number as a float (rounded to the nearest float for large integers).
+    #[must_use]
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Number::Unsigned(value) => value as f64,
+            Number::Negative(value) => value as f64,
+            Number::Float(value) => value,
+        }
+    }
+}
+
+impl fmt::Display for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Number::Unsigned(value) => write!(f, "{value}"),
+            Number::Negative(value) => write!(f, "{value}"),
+            Number::Float(value) => Decimal(value).fmt(f),
+        }
+    }
+}
+
+/// A float in words for messages, without the float formatter (it costs
+/// ~20 KB of wasm): up to six decimals, rounded; `NaN`, `inf` and huge
+/// magnitudes in words.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Decimal(pub(crate) f64);
+
+impl fmt::Display for Decimal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let value = self.0;
+        if value.is_nan() {
+            return f.write_str("NaN");
+        }
+        if value.is_infinite() {
+            return f.write_str(if value > 0.0 { "inf" } else { "-inf" });
+        }
+        let magnitude = value.abs();
+        if magnitude >= 1e15 {
+            return f.write_str(if value > 0.0 { "a number above 10^15" } else { "a number below -10^15" });
+        }
+        // Below 10^15 * 10^6 < 2^64, so the scaled value fits and the cast is exact after rounding.
+        let micros = (magnitude * 1e6).round() as u64;
+        let (whole, mut fraction) = (micros / 1_000_000, micros % 1_000_000);
+        if value < 0.0 && micros != 0 {
+            f.write_str("-")?;
+        }
+        write!(f, "{whole}")?;
+        if fraction != 0 {
+            let mut digits = 6;
+            while fraction % 10 == 0 {
+                fraction /= 10;
+                digits -= 1;
+            }
+            write!(f, ".{fraction:0digits$}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A tree of plain data. Objects keep their keys in order, duplicates included
+/// (the reader refuses duplicates rather than silently keeping one).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// JSON `null` (JS `null`; an `undefined` property is left out instead).
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number.
+    Number(Number),
+    /// A string.
+    String(String),
+    /// A list.
+    List(Vec<Value>),
+    /// An object: its keys and values in order.
+    Object(Vec<(String, Value)>),
+}
+
+impl Value {
+    /// Any serializable value as a tree (how the bindings turn a timeline or a
+    /// snapshot into a host object without a JSON round trip).
+    ///
+    /// # Errors
+    /// Only a map with keys that are not strings, which no type of this crate has.
+    pub fn from_serialize<T: serde::Serialize + ?Sized>(value: &T) -> Result<Value, Error> {
+        value
+            .serialize(serializer::ValueSerializer)
+            .map_err(|error| Error::InvalidArgument { name: "value", rule: error.to_string() })
+    }
+
+    /// A whole number as a value.
+    #[must_use]
+    pub fn unsigned(value: u64) -> Value {
+        Value::Number(Number::Unsigned(value))
+    }
+
+    /// A float as a value (kept as a float when whole: `2.0` stays `2.0` in JSON).
+    #[must_use]
+    pub fn float(value: f64) -> Value {
+        Value::Number(Number::Float(value))
+    }
+
+    /// A string as a value.
+    #[must_use]
+    pub fn string(value: &str) -> Value {
+        Value::String(value.to_owned())
+    }
+
+    /// What this value is, in words, for messages: `a list`, `the string "x"`, ...
+    fn describe(&self) -> String {
+        match self {
+            Value::Null => "null".to_owned(),
+            Value::Bool(value) => format!("the boolean {value}"),
+            Value::Number(number) => format!("the number {number}"),
+            Value::String(text) => format!("the string \"{text}\""),
+            Value::List(_) => "a list".to_owned(),
+            Value::Object(_) => "an object".to_owned(),
+        }
+    }
+}
+
+#[cfg(feature = "json")]
+impl Value {
+    /// Parses JSON text into a tree. Only the syntax is checked here.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPolicyJson`] at the top level (`field` empty) for text that is not one JSON value.
+    pub fn from_json(json: &str) -> Result<Value, Error> {
+        serde_json::from_str(json)
+            .map_err(|error| Error::InvalidPolicyJson { field: String::new(), message: error.to_string() })
+    }
+
+    /// The tree as pretty-printed JSON text (two-space indent, keys in order).
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        // A tree has string keys only, so serializing it cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+}
+
+impl serde::Serialize for Value {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            Value::Null => serializer.serialize_unit(),
+            Value::Bool(value) => serializer.serialize_bool(*value),
+            Value::Number(Number::Unsigned(value)) => serializer.serialize_u64(*value),
+            Value::Number(Number::Negative(value)) => serializer.serialize_i64(*value),
+            Value::Number(Number::Float(value)) => serializer.serialize_f64(*value),
+            Value::String(text) => serializer.serialize_str(text),
+            Value::List(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            Value::Object(fields) => {
+                let mut map = serializer.serialize_map(Some(fields.len()))?;
+                for (key, item) in fields {
+                    map.serialize_entry(key, item)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Value {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Value;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_unit<E>(self) -> Result<Value, E> {
+                Ok(Value::Null)
+            }
+            fn visit_none<E>(self) -> Result<Value, E> {
+                Ok(Value::Null)
+            }
+            fn visit_some<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+                serde::Deserialize::deserialize(deserializer)
+            }
+            fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
+                Ok(Value::Bool(value))
+            }
+            fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
+                Ok(Value::unsigned(value))
+            }
+            fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
+                Ok(Value::Number(u64::try_from(value).map_or(Number::Negative(value), Number::Unsigned)))
+            }
+            fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
+                Ok(Value::float(value))
+            }
+            fn visit_str<E>(self, value: &str) -> Result<Value, E> {
+                Ok(Value::string(value))
+            }
+            fn visit_string<E>(self, value: String) -> Result<Value, E> {
+                Ok(Value::String(value))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(Value::List(items))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+                let mut fields = Vec::new();
+                while let Some((key, item)) = map.next_entry::<String, Value>()? {
+                    fields.push((key, item));
+                }
+                Ok(Value::Object(fields))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// A dotted field path: `backoff.cap_ms`, `retry_on.http_statuses[2]`.
+pub(crate) fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// The reading error at `field`.
+pub(crate) fn read_error(field: &str, message: String) -> Error {
+    Error::InvalidPolicyJson { field: field.to_owned(), message }
+}
+
+/// The reading error for `found` where `what` was expected.
+pub(crate) fn expected(field: &str, what: &str, found: &Value) -> Error {
+    read_error(field, format!("expected {what}, found {}", found.describe()))
+}
+
+/// A type read from one [`Value`] at a dotted path.
+pub(crate) trait FromValue: Sized {
+    fn from_value(value: &Value, path: &str) -> Result<Self, Error>;
+}
+
+impl FromValue for bool {
+    fn from_value(value: &Value, path: &str) -> Result<Self, Error> {
+        match value {
+            Value::Bool(flag) => Ok(*flag),
+            other => Err(expected(path, "true or false", other)),
+        }
+    }
+}
+
+impl FromValue for f64 {
+    fn from_value(value: &Value, path: &str) -> Result<Self, Error> {
+        match value {
+            Value::Number(number) => Ok(number.as_f64()),
+            other => Err(expected(path, "a number", other)),
+        }
+    }
+}
+
+/// A whole number in `0..=max` (a float spelling of a whole number, `3.0`, is accepted:
+/// a JS number cannot tell them apart).
+fn whole(value: &Value, path: &str, max: u64) -> Result<u64, Error> {
+    let found = match value {
+        Value::Number(Number::Unsigned(number)) if *number <= max => return Ok(*number),
+        Value::Number(Number::Float(number)) if number.fract() == 0.0 && (0.0..=max as f64).contains(number) => {
+            // Whole and within a u64 range, so exact (a float at exactly 2^64 is refused above for max = u64::MAX).
+            if *number < 18_446_744_073_709_551_616.0 {
+                return Ok(*number as u64);
+            }
+            value
+        }
+        other => other,
+    };
+    Err(expected(path, &format!("a whole number in 0..={max}"), found))
+}
+
+impl FromValue for u64 {
+    fn from_value(value: &Value, path: &str) -> Result<Self, Error> {
+        whole(value, path, u64::MAX)
+    }
+}
+
+impl FromValue for u32 {
+    fn from_value(value: &Value, path: &str) -> Result<Self, Error> {
+        // In range by the check, so the conversion cannot fail.
+        whole(value, path, u64::from(u32::MAX)).map(|number| u32::try_from(number).unwrap_or(u32::MAX))
+    }
+}
+
+impl FromValue for u16 {
+    fn from_value(value: &Value, path: &str) -> Result<Self, Error> {
+        whole(value, path, u64::from(u16::MAX)).map(|number| u16::try_from(number).unwrap_or(u16::MAX))
+    }
+}
+
+impl<T: FromValue> FromValue for Vec<T> {
+    fn from_value(value: &Value, path: &str) -> Result<Self, Error> {
+        match value {
+            Value::List(items) => {
+                items.iter().enumerate().map(|(index, item)| T::from_value(item, &format!("{path}[{index}]"))).collect()
+            }
+            other => Err(expected(path, "a list", other)),
+        }
+    }
+}
+
+/// An enum written as its snake_case name.
+pub trait Named: Copy + 'static {
+    /// Every variant, in the order the error message lists them.
+    const ALL: &'static [Self];
+    /// The snake_case name.
+    fn name(self) -> &'static str;
+
+    /// The variant called `name`, if any.
+    fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|variant| variant.name() == name)
+    }
+}
+
+/// The names of `T`'s variants as `` `a`, `b` `` for messages.
+fn names<T: Named>() -> String {
+    quoted(T::ALL.iter().map(|variant| variant.name()))
+}
+
+fn quoted<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let mut text = String::new();
+    for (index, name) in names.enumerate() {
+        if index > 0 {
+            text.push_str(", ");
+        }
+        text.push('`');
+        text.push_str(name);
+        text.push('`');
+    }
+    text
+}
+
+/// Reads an enum's name (what the bindings use for names in events, too).
+///
+/// # Errors
+/// [`Error::InvalidPolicyJson`] at `path` naming the accepted names.
+pub(crate) fn read_name<T: Named>(value: &Value, path: &str) -> Result<T, Error> {
+    match value {
+        Value::String(name) => T::from_name(name)
+            .ok_or_else(|| read_error(path, format!("unknown variant `{name}`, expected one of {}", names::<T>()))),
+        other => Err(expected(path, &format!("one of {}", names::<T>()), other)),
+    }
+}
+
+/// The fields of one configuration object, checked against the known names.
+pub(crate) struct Fields<'a> {
+    path: &'a str,
+    fields: &'a [(String, Value)],
+}
+
+impl<'a> Fields<'a> {
+    /// The object at `path`, refusing anything but an object, unknown fields and repeated fields.
+    pub(crate) fn new(value: &'a Value, path: &'a str, known: &[&str]) -> Result<Fields<'a>, Error> {
+        let Value::Object(fields) = value else {
+            return Err(expected(path, "an object", value));
+        };
+        for (index, (key, _)) in fields.iter().enumerate() {
+            if !known.contains(&key.as_str()) {
+                return Err(read_error(
+                    &join(path, key),
+                    format!("unknown field `{key}`, expected one of {}", quoted(known.iter().copied())),
+                ));
+            }
+            if fields.iter().take(index).any(|(earlier, _)| earlier == key) {
+                return Err(read_error(&join(path, key), format!("duplicate field `{key}`")));
+            }
+        }
+        Ok(Fields { path, fields })
+    }
+
+    /// The value of `key`, if present.
+    pub(crate) fn get(&self, key: &str) -> Option<&'a Value> {
+        self.fields.iter().find(|(name, _)| name == key).map(|(_, value)| value)
+    }
+
+    /// The dotted path of `key` in this object.
+    pub(crate) fn path(&self, key: &str) -> String {
+        join(self.path, key)
+    }
+
+    /// `key` read with `read`, or `default` when absent.
+    pub(crate) fn with<T>(
+        &self,
+        key: &str,
+        default: T,
+        read: impl FnOnce(&Value, &str) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        match self.get(key) {
+            Some(value) => read(value, &self.path(key)),
+            None => Ok(default),
+        }
+    }
+
+    /// `key`, or `default` when absent.
+    pub(crate) fn or<T: FromValue>(&self, key: &str, default: T) -> Result<T, Error> {
+        self.with(key, default, T::from_value)
+    }
+
+    /// `key`, which must be present.
+    pub(crate) fn required<T: FromValue>(&self, key: &str) -> Result<T, Error> {
+        match self.get(key) {
+            Some(value) => T::from_value(value, &self.path(key)),
+            None => Err(read_error(&self.path(key), format!("missing field `{key}`"))),
+        }
+    }
+
+    /// `key` read with `read`; absent or `null` is `None`.
+    pub(crate) fn optional<T>(
+        &self,
+        key: &str,
+        read: impl FnOnce(&Value, &str) -> Result<T, Error>,
+    ) -> Result<Option<T>, Error> {
+        match self.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => read(value, &self.path(key)).map(Some),
+        }
+    }
+}
+
+/// An internally tagged object (`{"kind": "proportional", "ratio": 0.2}`):
+/// the tag's variant, and the fields checked against what that variant knows.
+pub(crate) fn tagged<'a, T: Named>(
+    value: &'a Value,
+    path: &'a str,
+    known: impl Fn(T) -> &'static [&'static str],
+) -> Result<(T, Fields<'a>), Error> {
+    let Value::Object(fields) = value else {
+        return Err(expected(path, "an object", value));
+    };
+    let tag =
+        fields.iter().find(|(key, _)| key == "kind").map(|(_, tag)| tag).ok_or_else(|| {
+            read_error(&join(path, "kind"), format!("missing field `kind` (one of {})", names::<T>()))
+        })?;
+    let variant = read_name::<T>(tag, &join(path, "kind"))?;
+    Ok((variant, Fields::new(value, path, known(variant))?))
+}
+
+/// An object with exactly one of `known` as its key (`{"fixed_ms": 3000}`): the key and its value.
+pub(crate) fn one_of<'a>(value: &'a Value, path: &str, known: &[&str]) -> Result<(&'a str, &'a Value), Error> {
+    Fields::new(value, path, known)?;
+    match value {
+        Value::Object(fields) => match fields.as_slice() {
+            [(key, inner)] => Ok((key.as_str(), inner)),
+            _ => Err(read_error(
+                path,
+                format!("expected an object with exactly one of {}", quoted(known.iter().copied())),
+            )),
+        },
+        _ => Err(expected(path, "an object", value)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_print_without_the_float_formatter() {
+        for (value, text) in [
+            (2.0005, "2.0005"),
+            (0.1, "0.1"),
+            (-1.5, "-1.5"),
+            (3.0, "3"),
+            (0.1234567, "0.123457"),
+            (-0.0000001, "0"),
+            (f64::NAN, "NaN"),
+            (f64::NEG_INFINITY, "-inf"),
+            (2e15, "a number above 10^15"),
+        ] {
+            assert_eq!(Decimal(value).to_string(), text, "{value}");
+        }
+    }
+
+    #[test]
+    fn host_floats_become_the_most_exact_number() {
+        assert_eq!(Number::from_f64(5.0), Number::Unsigned(5));
+        assert_eq!(Number::from_f64(-5.0), Number::Negative(-5));
+        assert_eq!(Number::from_f64(0.5), Number::Float(0.5));
+        assert_eq!(Number::from_f64(1e20), Number::Float(1e20));
+        assert!(matches!(Number::from_f64(f64::NAN), Number::Float(value) if value.is_nan()));
+    }
+
+    #[test]
+    fn whole_numbers_name_the_range_and_what_was_found() {
+        let error = u32::from_value(&Value::Number(Number::Negative(-5)), "a.b").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "invalid policy JSON at `a.b`: expected a whole number in 0..=4294967295, found the number -5"
+        );
+        assert_eq!(u64::from_value(&Value::float(3.0), "x").unwrap(), 3);
+        assert!(u16::from_value(&Value::float(2.5), "x").is_err());
+        assert!(u16::from_value(&Value::unsigned(70_000), "x").is_err());
+        assert!(u64::from_value(&Value::float(18_446_744_073_709_551_616.0), "x").is_err());
+    }
+
+    #[test]
+    fn repeated_and_unknown_fields_are_refused() {
+        let value = Value::Object(vec![("a".into(), Value::Null), ("a".into(), Value::Null)]);
+        let Err(Error::InvalidPolicyJson { field, message }) = Fields::new(&value, "x", &["a"]) else {
+            panic!("expected a reading error")
+        };
+        assert_eq!((field.as_str(), message.as_str()), ("x.a", "duplicate field `a`"));
+        assert!(Fields::new(&value, "", &["b"]).is_err());
+        assert!(Fields::new(&Value::List(vec![]), "", &["b"]).is_err());
+    }
+}
