@@ -16,10 +16,12 @@ use std::sync::Arc;
 
 use js_sys::Reflect;
 use retryplan as rp;
+use rp::value::Named;
 use rp::{AttemptSet, Decision, Error, GrpcCode, Outcome, Pushback};
-use serde::de::IntoDeserializer;
-use serde::Deserialize;
 use wasm_bindgen::prelude::*;
+
+mod data;
+use data::Keys;
 
 #[wasm_bindgen(raw_module = "../lib/convert.js")]
 extern "C" {
@@ -29,10 +31,6 @@ extern "C" {
     fn add_violation(error: &JsValue, field: &str, message: &str);
     #[wasm_bindgen(js_name = setErrorField)]
     fn set_error_field(error: &JsValue, field: &str);
-    #[wasm_bindgen(js_name = toCamel)]
-    fn to_camel(value: JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = toSnake)]
-    fn to_snake(value: &JsValue) -> JsValue;
 
     #[wasm_bindgen(js_name = startAttempt)]
     fn js_start_attempt(
@@ -188,10 +186,12 @@ fn string_field(object: &JsValue, key: &'static str) -> Result<String, JsValue> 
     get(object, key)?.as_string().ok_or_else(|| invalid(key, "must be a string".to_owned()))
 }
 
-/// A snake_case name read into a core enum through the core's own serde names.
-fn named<'de, T: Deserialize<'de>>(key: &'static str, name: &str) -> Result<T, JsValue> {
-    let deserializer: serde::de::value::StrDeserializer<'_, serde::de::value::Error> = name.into_deserializer();
-    T::deserialize(deserializer).map_err(|error| invalid(key, error.to_string()))
+/// A snake_case name read into a core enum by the core's own names.
+fn named<T: Named>(key: &'static str, name: &str) -> Result<T, JsValue> {
+    T::from_name(name).ok_or_else(|| {
+        let known: Vec<&str> = T::ALL.iter().map(|variant| variant.name()).collect();
+        invalid(key, format!("unknown name \"{name}\" (one of {})", known.join(", ")))
+    })
 }
 
 fn grpc_code(name: &str) -> Result<GrpcCode, JsValue> {
@@ -390,12 +390,29 @@ fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
     })
 }
 
-/// A serde value of the core as a JS object with camelCase keys.
-/// Pretty-printed on purpose: the core's `to_json` prints that way, so every
-/// type shares one serializer instantiation (2 KB less wasm than `to_string`).
+/// A serializable value of the core as a plain JS object with camelCase keys
+/// (through the core's data tree: no JSON on the way).
 fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string_pretty(value).map_err(|error| invalid("value", error.to_string()))?;
-    js_sys::JSON::parse(&text).map(to_camel)
+    rp::value::Value::from_serialize(value).map(|tree| data::to_js(&tree, Keys::Camel)).map_err(js_error)
+}
+
+/// A configuration argument (a plain object, camelCase keys) as the core's data
+/// tree; anything else is refused by the core's reader, as in JSON.
+fn config_value(config: &JsValue) -> Result<rp::value::Value, JsValue> {
+    data::from_js(config, Keys::Camel).map_err(js_error)
+}
+
+/// JSON text in the shared snake_case schema as the core's data tree, parsed by
+/// the host's `JSON.parse` (a syntax error is `invalid_policy_json` at the top level).
+fn json_value(json: &str) -> Result<rp::value::Value, JsValue> {
+    let parsed = js_sys::JSON::parse(json).map_err(|syntax| {
+        let message = js_sys::Reflect::get(&syntax, &JsValue::from_str("message"))
+            .ok()
+            .and_then(|message| message.as_string())
+            .unwrap_or_else(|| "not JSON".to_owned());
+        js_error(Error::InvalidPolicyJson { field: String::new(), message })
+    })?;
+    data::from_js(&parsed, Keys::Snake).map_err(js_error)
 }
 
 /// A validated, immutable policy.
@@ -408,17 +425,17 @@ impl Policy {
     /// It is read by the core's JSON reader, so errors and field paths match `fromJson`.
     #[wasm_bindgen(js_name = fromConfig)]
     pub fn from_config(config: &JsValue) -> Result<Policy, JsValue> {
-        let text = js_sys::JSON::stringify(&to_snake(config))
-            .ok()
-            .and_then(|text| text.as_string())
-            .ok_or_else(|| invalid("config", "must be a plain object that JSON.stringify accepts".to_owned()))?;
-        Policy::from_json(&text)
+        Policy::read(&config_value(config)?)
     }
 
     /// Reads and validates policy JSON text (the snake_case schema shared by every language).
     #[wasm_bindgen(js_name = fromJson)]
     pub fn from_json(json: &str) -> Result<Policy, JsValue> {
-        rp::Policy::from_json(json).map(Policy).map_err(js_error)
+        Policy::read(&json_value(json)?)
+    }
+
+    fn read(value: &rp::value::Value) -> Result<Policy, JsValue> {
+        rp::PolicyConfig::from_value(value).and_then(|config| rp::Policy::new(&config)).map(Policy).map_err(js_error)
     }
 
     /// A built-in profile (`read`, `checkout`, `write_keyed`, `write_strict`, `background`).
@@ -435,7 +452,11 @@ impl Policy {
     /// The normalised configuration as JSON text in the shared snake_case schema.
     #[wasm_bindgen(js_name = toJson)]
     pub fn to_json(&self) -> String {
-        self.0.to_config().to_json()
+        let config = data::to_js(&self.0.to_config().to_value(), Keys::Snake);
+        js_sys::JSON::stringify_with_replacer_and_space(&config, &JsValue::NULL, &JsValue::from_f64(2.0))
+            .ok()
+            .and_then(|text| text.as_string())
+            .unwrap_or_default()
     }
 
     /// Attempts allowed in all, the first included.
@@ -720,20 +741,6 @@ pub fn redeliver(
     to_js(&redelivery)
 }
 
-/// A JS config object (camelCase keys) as the snake_case JSON text the core reads,
-/// optionally wrapped as `{"<key>": config}` so field paths start with `key.`.
-fn config_text(config: &JsValue, wrap: Option<&str>) -> Result<String, JsValue> {
-    let text = js_sys::JSON::stringify(&to_snake(config))
-        .ok()
-        .and_then(|text| text.as_string())
-        .filter(|text| text.starts_with('{'))
-        .ok_or_else(|| invalid("config", "must be a plain object that JSON.stringify accepts".to_owned()))?;
-    Ok(match wrap {
-        Some(key) => format!("{{\"{key}\":{text}}}"),
-        None => text,
-    })
-}
-
 /// The shared controls of one downstream dependency: an optional retry budget,
 /// circuit breaker and cap on in-flight retries and hedges. Give it to every
 /// operation that calls the dependency (`new Operation(policy, now, {dependency})`).
@@ -745,13 +752,20 @@ impl Dependency {
     /// Validates a configuration object (camelCase keys); errors and field paths match `fromJson`.
     #[wasm_bindgen(js_name = fromConfig)]
     pub fn from_config(config: &JsValue) -> Result<Dependency, JsValue> {
-        Dependency::from_json(&config_text(config, None)?)
+        Dependency::read(&config_value(config)?)
     }
 
     /// Reads and validates dependency JSON text (the shared snake_case schema).
     #[wasm_bindgen(js_name = fromJson)]
     pub fn from_json(json: &str) -> Result<Dependency, JsValue> {
-        rp::Dependency::from_json(json).map(Dependency).map_err(js_error)
+        Dependency::read(&json_value(json)?)
+    }
+
+    fn read(value: &rp::value::Value) -> Result<Dependency, JsValue> {
+        rp::DependencyConfig::from_value(value)
+            .and_then(|config| rp::Dependency::new(&config))
+            .map(Dependency)
+            .map_err(js_error)
     }
 
     /// Another handle on the same shared controls (free each handle on its own).
@@ -812,8 +826,7 @@ impl RetryBudget {
     /// Field paths in errors start with `budget.`, as in a dependency configuration.
     #[wasm_bindgen(constructor)]
     pub fn new(config: &JsValue) -> Result<RetryBudget, JsValue> {
-        let config = rp::DependencyConfig::from_json(&config_text(config, Some("budget"))?).map_err(js_error)?;
-        let config = config.budget.ok_or_else(|| invalid("config", "is required".to_owned()))?;
+        let config = rp::BudgetConfig::from_value(&config_value(config)?, "budget").map_err(js_error)?;
         rp::RetryBudget::new(&config).map(|budget| RetryBudget(Control::Own(budget))).map_err(js_error)
     }
 
@@ -891,8 +904,7 @@ impl CircuitBreaker {
     /// Field paths in errors start with `breaker.`, as in a dependency configuration.
     #[wasm_bindgen(constructor)]
     pub fn new(config: &JsValue) -> Result<CircuitBreaker, JsValue> {
-        let config = rp::DependencyConfig::from_json(&config_text(config, Some("breaker"))?).map_err(js_error)?;
-        let config = config.breaker.ok_or_else(|| invalid("config", "is required".to_owned()))?;
+        let config = rp::BreakerConfig::from_value(&config_value(config)?, "breaker").map_err(js_error)?;
         rp::CircuitBreaker::new(&config).map(|breaker| CircuitBreaker(Control::Own(breaker))).map_err(js_error)
     }
 

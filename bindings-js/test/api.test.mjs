@@ -168,9 +168,20 @@ test('policy errors list every violation with its field; JSON errors name the pa
   assert.equal(throwsCode(() => Policy.fromConfig({ backoff: { baseMs: -5 } }), 'invalid_policy_json').field, 'backoff.base_ms');
   assert.match(throwsCode(() => Policy.fromConfig({ maxAttemps: 3 }), 'invalid_policy_json').message, /max_attemps/);
   throwsCode(() => Policy.fromJson('{"max_attempts": 3} {}'), 'invalid_policy_json');
-  throwsCode(() => Policy.fromJson('{"max_attempts": 3.0}'), 'invalid_policy_json');
+  // A JS number cannot tell 3 from 3.0, so every language accepts a whole number spelt either way.
+  assert.equal(Policy.fromJson('{"max_attempts": 3.0}').maxAttempts, 3);
+  assert.equal(throwsCode(() => Policy.fromJson('{"max_attempts": 3.5}'), 'invalid_policy_json').field, 'max_attempts');
   throwsCode(() => Policy.profile('nope'), 'unknown_profile');
-  throwsCode(() => Policy.fromConfig(1n), 'invalid_argument');
+  // Anything but plain data is refused by the core's reader, naming the field.
+  assert.equal(throwsCode(() => Policy.fromConfig(1n), 'invalid_policy_json').field, '');
+  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: { baseMs: 5n } }), 'invalid_policy_json').field, 'backoff.base_ms');
+  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: new Map() }), 'invalid_policy_json').field, 'backoff');
+  assert.equal(throwsCode(() => Policy.fromConfig({ retryOn: { httpStatuses: [503, '504'] } }), 'invalid_policy_json').field, 'retry_on.http_statuses[1]');
+  const cyclic = { backoff: {} };
+  cyclic.backoff.again = cyclic;
+  throwsCode(() => Policy.fromConfig(cyclic), 'invalid_policy_json');
+  // Properties that are undefined are left out, as JSON.stringify does.
+  assert.equal(Policy.fromConfig({ maxAttempts: undefined }).maxAttempts, Policy.fromConfig({}).maxAttempts);
 });
 
 test('policies round-trip and expose their configuration', () => {
@@ -368,7 +379,7 @@ test('Dependency: shared controls from JSON or camelCase objects, handles on the
 
   const error = throwsCode(() => Dependency.fromConfig({ budget: { kind: 'token_bucket', maxTokens: 0, tokenRatio: 0.5 } }), 'invalid_policy');
   assert.deepEqual(error.violations.map((v) => v.field), ['budget.max_tokens']);
-  assert.equal(throwsCode(() => Dependency.fromJson('{"breaker": {"open_ms": 1}}'), 'invalid_policy_json').field, 'breaker');
+  assert.equal(throwsCode(() => Dependency.fromJson('{"breaker": {"open_ms": 1}}'), 'invalid_policy_json').field, 'breaker.trip');
 });
 
 test('RetryBudget, CircuitBreaker and ConcurrencyLimit on their own; permits are opaque objects', () => {
