@@ -23,6 +23,15 @@ use wasm_bindgen::prelude::*;
 mod data;
 use data::Keys;
 
+/// The global allocator: a small free list instead of dlmalloc (about 3 KB less
+/// of the gzipped download). The engine allocates only when reading
+/// configurations and building messages, never per decision.
+#[global_allocator]
+// SAFETY: wasm32-unknown-unknown without the atomics feature has one thread, the
+// only case `AssumeSingleThreaded` is sound for.
+static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =
+    unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
+
 #[wasm_bindgen(raw_module = "../lib/convert.js")]
 extern "C" {
     #[wasm_bindgen(js_name = makeError)]

@@ -102,8 +102,18 @@ impl IdempotencyKey {
     #[must_use]
     pub fn from_bits(bits: u128) -> IdempotencyKey {
         let bits = (bits & !(0xF << 76) | (0x4 << 76)) & !(0x3 << 62) | (0x2 << 62);
-        let hex = format!("{bits:032x}");
-        IdempotencyKey(format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32]))
+        // 32 lowercase hex digits, most significant first, dashed 8-4-4-4-12
+        // (no string slicing: its panic path costs the wasm build kilobytes).
+        let mut key = String::with_capacity(36);
+        for index in 0..32u32 {
+            if matches!(index, 8 | 12 | 16 | 20) {
+                key.push('-');
+            }
+            let nibble = (bits >> (124 - 4 * index)) & 0xF;
+            // A nibble is below 16, so it is always a hex digit.
+            key.push(char::from_digit(nibble as u32, 16).unwrap_or('0'));
+        }
+        IdempotencyKey(key)
     }
 
     /// The key as text.
@@ -746,6 +756,13 @@ impl Drop for Operation {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_are_uuid_v4_layout_in_lowercase_hex() {
+        let key = IdempotencyKey::from_bits(0x0123_4567_89ab_cdef_fedc_ba98_7654_3210);
+        assert_eq!(key.as_str(), "01234567-89ab-4def-bedc-ba9876543210");
+        assert_eq!(IdempotencyKey::from_bits(u128::MAX).as_str(), "ffffffff-ffff-4fff-bfff-ffffffffffff");
+    }
     use crate::classify::TransportFailure;
     use crate::policy::{AttemptTimeoutConfig, BackoffConfig, JitterConfig, PolicyConfig};
 

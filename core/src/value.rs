@@ -409,6 +409,10 @@ pub(crate) fn read_name<T: Named>(value: &Value, path: &str) -> Result<T, Error>
     }
 }
 
+/// Reads one value at a dotted path. A plain function pointer, not a closure:
+/// every closure would be another copy of the generic reader in the wasm build.
+pub(crate) type Reader<T> = fn(&Value, &str) -> Result<T, Error>;
+
 /// The fields of one configuration object, checked against the known names.
 pub(crate) struct Fields<'a> {
     path: &'a str,
@@ -446,12 +450,7 @@ impl<'a> Fields<'a> {
     }
 
     /// `key` read with `read`, or `default` when absent.
-    pub(crate) fn with<T>(
-        &self,
-        key: &str,
-        default: T,
-        read: impl FnOnce(&Value, &str) -> Result<T, Error>,
-    ) -> Result<T, Error> {
+    pub(crate) fn with<T>(&self, key: &str, default: T, read: Reader<T>) -> Result<T, Error> {
         match self.get(key) {
             Some(value) => read(value, &self.path(key)),
             None => Ok(default),
@@ -472,11 +471,7 @@ impl<'a> Fields<'a> {
     }
 
     /// `key` read with `read`; absent or `null` is `None`.
-    pub(crate) fn optional<T>(
-        &self,
-        key: &str,
-        read: impl FnOnce(&Value, &str) -> Result<T, Error>,
-    ) -> Result<Option<T>, Error> {
+    pub(crate) fn optional<T>(&self, key: &str, read: Reader<T>) -> Result<Option<T>, Error> {
         match self.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(value) => read(value, &self.path(key)).map(Some),
