@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::classify::{GrpcCode, TransportFailure};
 use crate::error::{Error, Violation};
 use crate::redelivery::{RedeliveryConfig, RedeliverySchedule, MAX_REDELIVERY_DELAYS};
-use crate::value::{expected, join, one_of, read_name, tagged, Decimal, Fields, FromValue, Named, Value};
+use crate::value::{expected, join, one_of, optional, read_name, tagged, Decimal, Fields, FromValue, Named, Value};
 
 /// The largest millisecond value accepted anywhere: 2^53 - 1, the largest
 /// integer a JavaScript number holds exactly.
@@ -871,24 +871,31 @@ impl PolicyConfig {
     /// # Errors
     /// [`Error::InvalidPolicyJson`].
     pub fn from_value(value: &Value) -> Result<PolicyConfig, Error> {
-        let defaults = PolicyConfig::default();
+        let mut config = PolicyConfig::default();
         let fields = Fields::new(value, "", POLICY_FIELDS)?;
-        Ok(PolicyConfig {
-            max_attempts: fields.or("max_attempts", defaults.max_attempts)?,
-            total_budget_ms: fields.or("total_budget_ms", defaults.total_budget_ms)?,
-            attempt_timeout: fields.with("attempt_timeout", defaults.attempt_timeout, read_attempt_timeout)?,
-            response_reserve_ms: fields.or("response_reserve_ms", defaults.response_reserve_ms)?,
-            minimum_useful_attempt_ms: fields.or("minimum_useful_attempt_ms", defaults.minimum_useful_attempt_ms)?,
-            backoff: fields.with("backoff", defaults.backoff, read_backoff)?,
-            jitter: fields.with("jitter", defaults.jitter, read_jitter)?,
-            retry_on: fields.with("retry_on", defaults.retry_on, read_retry_on)?,
-            ambiguous: fields.with("ambiguous", defaults.ambiguous, read_status_set)?,
-            conflict: fields.with("conflict", defaults.conflict, read_status_set)?,
-            server_guidance: fields.with("server_guidance", defaults.server_guidance, read_server_guidance)?,
-            idempotency: fields.with("idempotency", defaults.idempotency, read_name)?,
-            hedging: fields.optional("hedging", read_hedging)?,
-            redelivery: fields.optional("redelivery", RedeliveryConfig::read)?,
-        })
+        // Each present field replaces its default; `Fields::new` refused any other key.
+        for (key, item) in fields.entries() {
+            let path = fields.path(key);
+            let path = path.as_str();
+            match key {
+                "max_attempts" => config.max_attempts = u32::from_value(item, path)?,
+                "total_budget_ms" => config.total_budget_ms = u64::from_value(item, path)?,
+                "attempt_timeout" => config.attempt_timeout = read_attempt_timeout(item, path)?,
+                "response_reserve_ms" => config.response_reserve_ms = u64::from_value(item, path)?,
+                "minimum_useful_attempt_ms" => config.minimum_useful_attempt_ms = u64::from_value(item, path)?,
+                "backoff" => config.backoff = read_backoff(item, path)?,
+                "jitter" => config.jitter = read_jitter(item, path)?,
+                "retry_on" => config.retry_on = read_retry_on(item, path)?,
+                "ambiguous" => config.ambiguous = read_status_set(item, path)?,
+                "conflict" => config.conflict = read_status_set(item, path)?,
+                "server_guidance" => config.server_guidance = read_server_guidance(item, path)?,
+                "idempotency" => config.idempotency = read_name(item, path)?,
+                "hedging" => config.hedging = optional(item, path, read_hedging)?,
+                "redelivery" => config.redelivery = optional(item, path, RedeliveryConfig::read)?,
+                _ => {}
+            }
+        }
+        Ok(config)
     }
 
     /// The configuration as a [`Value`] (what `to_json` prints).

@@ -439,6 +439,11 @@ impl<'a> Fields<'a> {
         Ok(Fields { path, fields })
     }
 
+    /// Every field present, in order.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (&'a str, &'a Value)> {
+        self.fields.iter().map(|(key, value)| (key.as_str(), value))
+    }
+
     /// The value of `key`, if present.
     pub(crate) fn get(&self, key: &str) -> Option<&'a Value> {
         self.fields.iter().find(|(name, _)| name == key).map(|(_, value)| value)
@@ -476,6 +481,14 @@ impl<'a> Fields<'a> {
             None | Some(Value::Null) => Ok(None),
             Some(value) => read(value, &self.path(key)).map(Some),
         }
+    }
+}
+
+/// `value` read with `read`, `null` as `None`.
+pub(crate) fn optional<T>(value: &Value, path: &str, read: Reader<T>) -> Result<Option<T>, Error> {
+    match value {
+        Value::Null => Ok(None),
+        value => read(value, path).map(Some),
     }
 }
 
