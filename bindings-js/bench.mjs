@@ -2,10 +2,12 @@
 // 1. One decision through wasm, in ns.
 // 2. The retry loop's own overhead per attempt (no fetch, zero delay), against
 //    p-retry and cockatiel measured in the same run, as ratios.
-// 3. The gzip -9 size of what a browser downloads.
+// 3. The gzip -9 size of what a browser downloads (wasm + minified JS).
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import pRetry from 'p-retry';
+import { rolldown } from 'rolldown';
 import { ConstantBackoff, handleAll, retry } from 'cockatiel';
 import { Operation, Policy, run } from 'retryplan';
 
@@ -83,11 +85,19 @@ const cockatiel = await perAttempt('cockatiel 4', 3, (count) =>
     .catch(() => {}),
 );
 
-// 3. Size.
-const gz = (path) => gzipSync(readFileSync(new URL(path, import.meta.url)), { level: 9 }).length;
-const wasmGz = gz('./wasm/retryplan_js_bg.wasm');
-const glueGz = gz('./wasm/retryplan_js.js');
-const libGz = ['api.js', 'browser.js', 'convert.js', 'helpers.js', 'operation.js'].reduce((sum, name) => sum + gz(`./lib/${name}`), 0);
+// 3. Size: what a browser downloads. The JS is measured minified, as a bundler
+//    ships it (rolldown, the bundler inside Vite): the wasm-bindgen glue alone,
+//    and the whole browser entry (glue + run/retryFetch helpers).
+const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
+const wasmGz = gz(readFileSync(new URL('./wasm/retryplan_js_bg.wasm', import.meta.url)));
+async function minifiedGz(entry) {
+  const bundle = await rolldown({ input: fileURLToPath(new URL(entry, import.meta.url)), logLevel: 'silent' });
+  const { output } = await bundle.generate({ format: 'esm', minify: true });
+  await bundle.close();
+  return output.filter((chunk) => chunk.type === 'chunk').reduce((sum, chunk) => sum + gz(chunk.code), 0);
+}
+const glueGz = await minifiedGz('./wasm/retryplan_js.js');
+const entryGz = await minifiedGz('./lib/browser.js');
 
 const r = (x) => x.toFixed(2);
 console.log(`node ${process.version}
@@ -97,4 +107,5 @@ loop overhead per attempt (no I/O, zero delay, ~100 attempts per operation):`);
 for (const row of [ours, pretry, cockatiel]) {
   console.log(`  ${row.label.padEnd(16)} ${row.usPerAttempt.toFixed(2).padStart(9)} us/attempt  (${r(row.usPerAttempt / ours.usPerAttempt)}x retryplan; ${row.attemptsPerOperation} attempts/op)`);
 }
-console.log(`size, gzip -9: wasm ${wasmGz} B + glue ${glueGz} B = ${wasmGz + glueGz} B (goal 30720 B: ${r((wasmGz + glueGz) / 30720)}x); + lib/*.js ${libGz} B`);
+console.log(`size, gzip -9: wasm ${wasmGz} B + minified glue ${glueGz} B = ${wasmGz + glueGz} B (goal 30720 B: ${r((wasmGz + glueGz) / 30720)}x);
+  with the helpers (the minified browser entry, ${entryGz} B): ${wasmGz + entryGz} B`);
