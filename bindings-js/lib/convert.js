@@ -21,22 +21,6 @@ export function setErrorField(error, field) {
   error.field = field;
 }
 
-// Keys only: values (enum names such as "http_status") stay snake_case.
-const camel = (key) => key.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
-const snake = (key) => key.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
-
-function mapKeys(value, rename) {
-  if (Array.isArray(value)) return value.map((item) => mapKeys(item, rename));
-  if (value === null || typeof value !== 'object') return value;
-  if (value instanceof Map) value = Object.fromEntries(value);
-  const out = {};
-  for (const [key, item] of Object.entries(value)) out[rename(key)] = mapKeys(item, rename);
-  return out;
-}
-
-export const toCamel = (value) => mapKeys(value, camel);
-export const toSnake = (value) => mapKeys(value, snake);
-
 // Decision factories, one per variant, fields in the core's order.
 // A request id arrives as its two 32-bit halves and is spelled as the core's
 // Display does: 16 lowercase hex digits. `abortAttempts` is always an array

@@ -26,6 +26,9 @@ use data::Keys;
 /// The global allocator: a small free list instead of dlmalloc (about 3 KB less
 /// of the gzipped download). The engine allocates only when reading
 /// configurations and building messages, never per decision.
+#[cfg(target_feature = "atomics")]
+compile_error!("the single-threaded allocator below is unsound with wasm threads (atomics)");
+
 #[global_allocator]
 // SAFETY: wasm32-unknown-unknown without the atomics feature has one thread, the
 // only case `AssumeSingleThreaded` is sound for.
@@ -431,7 +434,8 @@ pub struct Policy(rp::Policy);
 #[wasm_bindgen]
 impl Policy {
     /// Validates a policy object (camelCase keys, snake_case values; every field optional).
-    /// It is read by the core's JSON reader, so errors and field paths match `fromJson`.
+    /// It is read by the core's one configuration reader, so errors and field
+    /// paths are those of `fromJson` and of every other language.
     #[wasm_bindgen(js_name = fromConfig)]
     pub fn from_config(config: &JsValue) -> Result<Policy, JsValue> {
         Policy::read(&config_value(config)?)
