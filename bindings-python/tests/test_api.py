@@ -162,7 +162,7 @@ def test_policy_errors_name_every_field() -> None:
     "config, field",
     [
         ({"max_attemps": 3}, "max_attemps"),
-        ({"total_budget_ms": 800.0}, "total_budget_ms"),
+        ({"total_budget_ms": 800.5}, "total_budget_ms"),
         ({"total_budget_ms": -1}, "total_budget_ms"),
         ({"total_budget_ms": 2**64}, "total_budget_ms"),
         ({"backoff": {"kind": "fibonacci"}}, "backoff.kind"),
@@ -175,6 +175,11 @@ def test_unreadable_policies_name_the_field(config: dict, field: str) -> None:
     with pytest.raises(InvalidPolicyJsonError) as raised:
         Policy.from_dict(config)
     assert raised.value.field == field and raised.value.code == "invalid_policy_json"
+
+
+def test_a_whole_number_spelt_as_a_float_is_read_as_in_every_language() -> None:
+    # JavaScript cannot tell 800 from 800.0, so no binding refuses the float spelling.
+    assert Policy.from_dict({"total_budget_ms": 800.0}).total_budget_ms == 800
 
 
 def test_nan_in_a_policy_is_unreadable() -> None:
