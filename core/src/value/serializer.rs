@@ -180,49 +180,28 @@ impl ListBuilder {
     }
 }
 
-impl ser::SerializeSeq for ListBuilder {
-    type Ok = Value;
-    type Error = SerializeError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value> {
-        Ok(self.finish())
-    }
+/// The four list-like serde traits all push an element.
+macro_rules! list_traits {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl ser::$trait for ListBuilder {
+            type Ok = Value;
+            type Error = SerializeError;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+                self.push(value)
+            }
+            fn end(self) -> Result<Value> {
+                Ok(self.finish())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for ListBuilder {
-    type Ok = Value;
-    type Error = SerializeError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value> {
-        Ok(self.finish())
-    }
-}
-
-impl ser::SerializeTupleStruct for ListBuilder {
-    type Ok = Value;
-    type Error = SerializeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value> {
-        Ok(self.finish())
-    }
-}
-
-impl ser::SerializeTupleVariant for ListBuilder {
-    type Ok = Value;
-    type Error = SerializeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value> {
-        Ok(self.finish())
-    }
-}
+list_traits!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ObjectState {
     fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<()> {
@@ -256,27 +235,23 @@ impl ser::SerializeMap for ObjectState {
     }
 }
 
-impl ser::SerializeStruct for ObjectState {
-    type Ok = Value;
-    type Error = SerializeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<()> {
-        self.field(key, value)
-    }
-    fn end(self) -> Result<Value> {
-        Ok(self.finish())
-    }
+/// Structs and struct variants both add a named field.
+macro_rules! struct_traits {
+    ($($trait:ident),*) => {$(
+        impl ser::$trait for ObjectState {
+            type Ok = Value;
+            type Error = SerializeError;
+            fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<()> {
+                self.field(key, value)
+            }
+            fn end(self) -> Result<Value> {
+                Ok(self.finish())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeStructVariant for ObjectState {
-    type Ok = Value;
-    type Error = SerializeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<()> {
-        self.field(key, value)
-    }
-    fn end(self) -> Result<Value> {
-        Ok(self.finish())
-    }
-}
+struct_traits!(SerializeStruct, SerializeStructVariant);
 
 #[cfg(test)]
 mod tests {
