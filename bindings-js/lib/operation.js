@@ -5,6 +5,11 @@
 import { Dependency, Operation as WasmOperation } from '../wasm/retryplan_js.js';
 import { RetryplanError } from './convert.js';
 
+// The outcome tags of the wasm `_onOutcomeParts`, as src/lib.rs numbers them (PARTS_*).
+const SUCCESS = 0;
+const HTTP_STATUS = 1;
+const TRANSPORT = 2;
+
 export class Operation extends WasmOperation {
   constructor(policy, nowMs, options) {
     const dependency = options?.dependency;
@@ -12,5 +17,31 @@ export class Operation extends WasmOperation {
       throw new RetryplanError('invalid_argument', 'invalid argument `dependency`: must be a Dependency');
     }
     super(policy, nowMs, options, dependency?.clone());
+  }
+
+  /**
+   * Reports how attempt `attempt` ended. The common outcomes cross as their
+   * fields (reading the object from wasm, property by property, costs more than
+   * the decision); the Rust side validates them as it validates the object.
+   * Anything else, malformed values included, takes the object path.
+   */
+  onOutcome(nowMs, attempt, outcome) {
+    if (typeof outcome === 'object' && outcome !== null) {
+      const type = outcome.type;
+      if (type === 'http_status') {
+        const status = outcome.status;
+        if (typeof status === 'number') {
+          const retryAfterMs = outcome.retryAfterMs;
+          if (retryAfterMs == null) return this._onOutcomeParts(nowMs, attempt, HTTP_STATUS, status, undefined, undefined);
+          if (typeof retryAfterMs === 'number') return this._onOutcomeParts(nowMs, attempt, HTTP_STATUS, status, retryAfterMs, undefined);
+        }
+      } else if (type === 'success') {
+        return this._onOutcomeParts(nowMs, attempt, SUCCESS, undefined, undefined, undefined);
+      } else if (type === 'transport') {
+        const failure = outcome.failure;
+        if (typeof failure === 'string') return this._onOutcomeParts(nowMs, attempt, TRANSPORT, undefined, undefined, failure);
+      }
+    }
+    return super.onOutcome(nowMs, attempt, outcome);
   }
 }
