@@ -163,10 +163,23 @@ export async function run(policy, attempt, options = {}) {
       settled.push(settledEntry);
       notify();
     };
-    new Promise((resolve) => resolve(attempt(context))).then(
-      (result) => report({ number, result }),
-      (thrown) => report({ number, thrown }),
-    );
+    let result;
+    try {
+      result = attempt(context);
+    } catch (thrown) {
+      report({ number, thrown });
+      return;
+    }
+    if (result !== null && (typeof result === 'object' || typeof result === 'function') && typeof result.then === 'function') {
+      Promise.resolve(result).then(
+        (settledResult) => report({ number, result: settledResult }),
+        (thrown) => report({ number, thrown }),
+      );
+    } else {
+      // Not a promise: it settled already. Waiting a microtask to say so costs
+      // more than the decision (the loop would yield to find it).
+      report({ number, result });
+    }
   };
   /** The next attempt to report: a settled one, or one past its abort time (timed out). */
   const nextReport = (at) => {
