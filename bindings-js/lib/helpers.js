@@ -206,7 +206,10 @@ export async function run(policy, attempt, options = {}) {
     }).finally(() => (wake = undefined));
 
   try {
-    let decision = operation.poll(now());
+    // The clock is read once per turn: `at` is undefined again whenever the
+    // attempt's code may have run or the loop awaited (a read costs ~0.1 us).
+    let at = now();
+    let decision = operation.poll(at);
     let duePolls = 0;
     let yields = 0;
     for (;;) {
@@ -214,11 +217,12 @@ export async function run(policy, attempt, options = {}) {
       if (isEnding(decision)) return finish(decision);
       if (decision.type === 'start_attempt') {
         launch(decision);
-        decision = operation.poll(now());
+        at = now();
+        decision = operation.poll(at);
         continue;
       }
       // wait or await_outcome: report what settled (or timed out), else sleep.
-      const at = now();
+      at ??= now();
       const next = decision.type === 'await_outcome' ? nextReport(at) : undefined;
       if (next !== undefined) {
         yields = 0;
@@ -228,7 +232,7 @@ export async function run(policy, attempt, options = {}) {
           value = next.result.value;
         }
         if (next.result !== undefined && 'error' in next.result) error = next.result.error;
-        decision = operation.onOutcome(now(), next.number, next.outcome);
+        decision = operation.onOutcome(at, next.number, next.outcome);
         continue;
       }
       if (decision.type === 'await_outcome' && running.size > 0 && yields < 3) {
@@ -236,6 +240,7 @@ export async function run(policy, attempt, options = {}) {
         // report before arming a timer (a timer costs more than the decision).
         yields += 1;
         await undefined;
+        at = undefined;
         continue;
       }
       yields = 0;
@@ -243,8 +248,9 @@ export async function run(policy, attempt, options = {}) {
       if (decision.untilMs > at || ++duePolls > 2) {
         duePolls = 0;
         await sleepUntil(Math.max(decision.untilMs, at + 1));
+        at = now();
       }
-      decision = operation.poll(now());
+      decision = operation.poll(at);
     }
   } catch (thrown) {
     abort([...running.keys()], new DOMException('retryplan: the run failed', 'AbortError'));
