@@ -37,11 +37,16 @@ function outcomeOf(result) {
  * looks at its signal costs none; an abort before that read is replayed.
  */
 class Attempt {
-  constructor(abortAtMs) {
+  constructor(number, abortAtMs) {
+    this.number = number;
     this.abortAtMs = abortAtMs;
     this.controller = undefined;
     this.aborted = false;
     this.reason = undefined;
+    /** How it settled, once it has: what it returned, or what it threw. */
+    this.result = undefined;
+    this.threw = false;
+    this.thrown = undefined;
   }
 
   get signal() {
@@ -120,7 +125,7 @@ export async function run(policy, attempt, options = {}) {
   const key = operation.idempotencyKey;
   /** Running attempts by number. */
   const running = new Map();
-  /** Settled attempts not yet reported, in order: `{number, result}` or `{number, thrown}`. */
+  /** Settled attempts not yet reported (Attempt entries, in the order they settled). */
   const settled = [];
   let wake; // ends the current sleep early
   const notify = () => wake?.();
@@ -130,6 +135,7 @@ export async function run(policy, attempt, options = {}) {
   const discard = (dropped) => {
     if (dropped !== undefined && onDiscard) onDiscard(dropped);
   };
+  const hasValue = (result) => result !== null && typeof result === 'object' && 'value' in result;
 
   const abort = (numbers, reason) => {
     for (const number of numbers) {
@@ -144,54 +150,49 @@ export async function run(policy, attempt, options = {}) {
       abort([...running.keys()], reason ?? new DOMException('retryplan: the operation ended', 'AbortError'));
     }
     for (const entry of settled.splice(0)) {
-      if (entry.result !== null && typeof entry.result === 'object' && 'value' in entry.result) discard(entry.result.value);
+      if (hasValue(entry.result)) discard(entry.result.value);
     }
     return { decision, value, error, idempotencyKey: key };
   };
+  /** Queues how `entry` settled; results of attempts already timed out, aborted or abandoned are ignored. */
+  const report = (entry, result, threw, thrown) => {
+    if (running.get(entry.number) !== entry || (threw && entry.aborted)) {
+      if (hasValue(result)) discard(result.value);
+      return;
+    }
+    entry.result = result;
+    entry.threw = threw;
+    entry.thrown = thrown;
+    settled.push(entry);
+    notify();
+  };
   const launch = (decision) => {
-    const number = decision.attempt;
-    const entry = new Attempt(decision.abortAtMs);
-    running.set(number, entry);
-    const context = new AttemptContext(decision, key, entry);
-    const report = (settledEntry) => {
-      // Results of attempts already timed out, aborted or abandoned are ignored.
-      if (running.get(number) !== entry || ('thrown' in settledEntry && entry.aborted)) {
-        const { result } = settledEntry;
-        if (result !== null && typeof result === 'object' && 'value' in result) discard(result.value);
-        return;
-      }
-      settled.push(settledEntry);
-      notify();
-    };
+    const entry = new Attempt(decision.attempt, decision.abortAtMs);
+    running.set(entry.number, entry);
     let result;
     try {
-      result = attempt(context);
+      result = attempt(new AttemptContext(decision, key, entry));
     } catch (thrown) {
-      report({ number, thrown });
+      report(entry, undefined, true, thrown);
       return;
     }
     if (result !== null && (typeof result === 'object' || typeof result === 'function') && typeof result.then === 'function') {
       Promise.resolve(result).then(
-        (settledResult) => report({ number, result: settledResult }),
-        (thrown) => report({ number, thrown }),
+        (settledResult) => report(entry, settledResult, false, undefined),
+        (thrown) => report(entry, undefined, true, thrown),
       );
     } else {
       // Not a promise: it settled already. Waiting a microtask to say so costs
       // more than the decision (the loop would yield to find it).
-      report({ number, result });
+      report(entry, result, false, undefined);
     }
   };
-  /** The next attempt to report: a settled one, or one past its abort time (timed out). */
-  const nextReport = (at) => {
-    const entry = settled.shift();
-    if (entry !== undefined) {
-      if ('thrown' in entry) throw entry.thrown;
-      return { number: entry.number, outcome: outcomeOf(entry.result), result: entry.result };
-    }
-    for (const [number, overdue] of running) {
-      if (overdue.abortAtMs <= at) {
-        overdue.abort(new DOMException('retryplan: attempt timed out', 'TimeoutError'));
-        return { number, outcome: { type: 'transport', failure: 'timed_out' } };
+  /** A running attempt past its abort time, aborted (it is reported as timed out), or undefined. */
+  const overdue = (at) => {
+    for (const entry of running.values()) {
+      if (entry.abortAtMs <= at) {
+        entry.abort(new DOMException('retryplan: attempt timed out', 'TimeoutError'));
+        return entry;
       }
     }
     return undefined;
@@ -223,17 +224,30 @@ export async function run(policy, attempt, options = {}) {
       }
       // wait or await_outcome: report what settled (or timed out), else sleep.
       at ??= now();
-      const next = decision.type === 'await_outcome' ? nextReport(at) : undefined;
-      if (next !== undefined) {
-        yields = 0;
-        running.delete(next.number);
-        if (next.result !== undefined && 'value' in next.result) {
-          if (value !== next.result.value) discard(value);
-          value = next.result.value;
+      if (decision.type === 'await_outcome') {
+        // Report a settled attempt, else one past its abort time as timed out.
+        const next = settled.shift();
+        if (next !== undefined) {
+          if (next.threw) throw next.thrown;
+          const { result } = next;
+          const outcome = outcomeOf(result);
+          running.delete(next.number);
+          if ('value' in result) {
+            if (value !== result.value) discard(value);
+            value = result.value;
+          }
+          if ('error' in result) error = result.error;
+          yields = 0;
+          decision = operation.onOutcome(at, next.number, outcome);
+          continue;
         }
-        if (next.result !== undefined && 'error' in next.result) error = next.result.error;
-        decision = operation.onOutcome(at, next.number, next.outcome);
-        continue;
+        const late = overdue(at);
+        if (late !== undefined) {
+          running.delete(late.number);
+          yields = 0;
+          decision = operation.onOutcome(at, late.number, { type: 'transport', failure: 'timed_out' });
+          continue;
+        }
       }
       if (decision.type === 'await_outcome' && running.size > 0 && yields < 3) {
         // An attempt that answers at once settles within a few microtasks: let it
