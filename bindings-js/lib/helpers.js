@@ -67,21 +67,11 @@ class Attempt {
 
 const ENTRY = Symbol('retryplan.attempt');
 
-/** The context's own `signal` getter, one function shared by every context. */
-const SIGNAL = {
-  enumerable: true,
-  configurable: true,
-  get() {
-    return this[ENTRY].signal;
-  },
-};
-
 /**
- * What `attempt(context)` gets: the same own, enumerable properties as the
- * object literal it replaces (`signal` an accessor), made for a fraction of
- * the cost: a literal with its own getter needs a fresh closure and V8's slow
- * literal path, about 0.5 us, more than the decision. The attempt is reached
- * through a symbol key.
+ * What `attempt(context)` gets. `signal` is a getter on the prototype (made
+ * enumerable, so `for...in` lists it): an own accessor costs ~0.1 us per
+ * attempt to define and an object literal with a getter ~0.5 us, more than
+ * the decision. The attempt is reached through a symbol key.
  */
 class AttemptContext {
   constructor(decision, idempotencyKey, entry) {
@@ -91,10 +81,14 @@ class AttemptContext {
     this.abortAtMs = decision.abortAtMs;
     this.requestId = decision.requestId;
     this.idempotencyKey = idempotencyKey;
-    Object.defineProperty(this, 'signal', SIGNAL);
     this[ENTRY] = entry;
   }
+
+  get signal() {
+    return this[ENTRY].signal;
+  }
 }
+Object.defineProperty(AttemptContext.prototype, 'signal', { enumerable: true });
 
 const isEnding = (decision) =>
   decision.type === 'succeeded' || decision.type === 'gave_up' || decision.type === 'reconcile' || decision.type === 'restart';
