@@ -615,6 +615,54 @@ test('run: an attempt that throws while a hedge runs is a bug: the hedge is abor
   assert.ok(signals[0].aborted);
 });
 
+test('run: plain results, promises and thenables give the same run; values are kept or discarded alike', async () => {
+  const policy = Policy.fromConfig({ maxAttempts: 4, jitter: { kind: 'none' }, backoff: { kind: 'constant', baseMs: 0, capMs: 0 } });
+  const answers = [
+    { outcome: { type: 'http_status', status: 503 }, value: 'v1', error: 'e1' },
+    { http: { status: 503, retryAfter: null }, value: 'v2' },
+    { outcome: { type: 'transport', failure: 'connection_lost' }, error: 'e3' },
+    { outcome: { type: 'success' }, value: 'v4' },
+  ];
+  const shapes = {
+    plain: (answer) => answer,
+    promise: (answer) => Promise.resolve(answer),
+    async: async (answer) => answer,
+    thenable: (answer) => ({ then: (resolve) => resolve(answer) }),
+  };
+  for (const [shape, wrap] of Object.entries(shapes)) {
+    const discarded = [];
+    const result = await run(policy, (context) => wrap(answers[context.attempt - 1]), {
+      seed: 9,
+      onDiscard: (value) => discarded.push(value),
+    });
+    assert.deepEqual(result.decision, { type: 'succeeded', attempts: 4, winner: 4, abortAttempts: [] }, shape);
+    assert.equal(result.value, 'v4', shape);
+    assert.equal(result.error, 'e3', shape);
+    assert.deepEqual(discarded, ['v1', 'v2'], shape);
+  }
+});
+
+test('run: an attempt that throws synchronously while a hedge runs is a bug: the hedge is aborted and the error rethrown', async () => {
+  const policy = Policy.fromConfig({ maxAttempts: 2, jitter: { kind: 'none' }, hedging: { delayMs: 0, maxHedgedAttempts: 1 } });
+  const signals = [];
+  await assert.rejects(
+    run(policy, (context) => {
+      signals.push(context.signal);
+      if (context.attempt === 2) throw new RangeError('bug in attempt 2');
+      return new Promise(() => {});
+    }),
+    RangeError,
+  );
+  assert.equal(signals.length, 2);
+  assert.ok(signals[0].aborted);
+  assert.equal(signals[0].reason.name, 'AbortError');
+  // A plain result that is not {outcome} or {http} is misuse, reported as such.
+  await assert.rejects(
+    run(policy, () => ({ status: 503 })),
+    (error) => error instanceof RetryplanError && error.code === 'invalid_argument' && error.message.includes('`attempt`'),
+  );
+});
+
 test('every runtime export is declared in lib/index.d.ts', async () => {
   const { readFileSync } = await import('node:fs');
   const types = readFileSync(new URL('../lib/index.d.ts', import.meta.url), 'utf8');
