@@ -164,13 +164,15 @@ export async function run(policy, attempt, options = {}) {
     const entry = new Attempt(decision.attempt, decision.abortAtMs);
     running.set(entry.number, entry);
     let result;
+    let promised;
     try {
       result = attempt(new AttemptContext(decision, key, entry));
+      promised = result !== null && (typeof result === 'object' || typeof result === 'function') && typeof result.then === 'function';
     } catch (thrown) {
       report(entry, undefined, true, thrown);
       return;
     }
-    if (result !== null && (typeof result === 'object' || typeof result === 'function') && typeof result.then === 'function') {
+    if (promised) {
       Promise.resolve(result).then(
         (settledResult) => report(entry, settledResult, false, undefined),
         (thrown) => report(entry, undefined, true, thrown),

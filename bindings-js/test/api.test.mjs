@@ -656,6 +656,13 @@ test('run: an attempt that throws synchronously while a hedge runs is a bug: the
   assert.equal(signals.length, 2);
   assert.ok(signals[0].aborted);
   assert.equal(signals[0].reason.name, 'AbortError');
+  // A result whose `then` throws when read is a throwing attempt, as when a promise resolves with it.
+  const thenThrows = {
+    get then() {
+      throw new SyntaxError('unreadable then');
+    },
+  };
+  await assert.rejects(run(policy, () => thenThrows), SyntaxError);
   // A plain result that is not {outcome} or {http} is misuse, reported as such.
   await assert.rejects(
     run(policy, () => ({ status: 503 })),
