@@ -10,6 +10,13 @@ const SUCCESS = 0;
 const HTTP_STATUS = 1;
 const TRANSPORT = 2;
 
+// The internal wasm methods return the decision or the RetryplanError as one
+// value (cheaper than a Result through wasm-bindgen's externref table).
+const decided = (value) => {
+  if (value instanceof RetryplanError) throw value;
+  return value;
+};
+
 export class Operation extends WasmOperation {
   constructor(policy, nowMs, options) {
     const dependency = options?.dependency;
@@ -17,6 +24,11 @@ export class Operation extends WasmOperation {
       throw new RetryplanError('invalid_argument', 'invalid argument `dependency`: must be a Dependency');
     }
     super(policy, nowMs, options, dependency?.clone());
+  }
+
+  /** What to do now: start an attempt, keep waiting, or await the running attempt. */
+  poll(nowMs) {
+    return decided(this._poll(nowMs));
   }
 
   /**
@@ -32,14 +44,14 @@ export class Operation extends WasmOperation {
         const status = outcome.status;
         if (typeof status === 'number') {
           const retryAfterMs = outcome.retryAfterMs;
-          if (retryAfterMs == null) return this._onOutcomeParts(nowMs, attempt, HTTP_STATUS, status, undefined, undefined);
-          if (typeof retryAfterMs === 'number') return this._onOutcomeParts(nowMs, attempt, HTTP_STATUS, status, retryAfterMs, undefined);
+          if (retryAfterMs == null) return decided(this._onOutcomeParts(nowMs, attempt, HTTP_STATUS, status, undefined, undefined));
+          if (typeof retryAfterMs === 'number') return decided(this._onOutcomeParts(nowMs, attempt, HTTP_STATUS, status, retryAfterMs, undefined));
         }
       } else if (type === 'success') {
-        return this._onOutcomeParts(nowMs, attempt, SUCCESS, undefined, undefined, undefined);
+        return decided(this._onOutcomeParts(nowMs, attempt, SUCCESS, undefined, undefined, undefined));
       } else if (type === 'transport') {
         const failure = outcome.failure;
-        if (typeof failure === 'string') return this._onOutcomeParts(nowMs, attempt, TRANSPORT, undefined, undefined, failure);
+        if (typeof failure === 'string') return decided(this._onOutcomeParts(nowMs, attempt, TRANSPORT, undefined, undefined, failure));
       }
     }
     return super.onOutcome(nowMs, attempt, outcome);

@@ -225,6 +225,15 @@ fn http_status(
     Ok(Outcome::HttpStatus { status, retry_after_ms })
 }
 
+/// A decision or the error as one value, for the internal methods that
+/// `lib/operation.js` calls: a `Result<JsValue, JsValue>` return goes through
+/// wasm-bindgen's externref table (an allocation in wasm and a second call to
+/// free it from JS), a plain `JsValue` does not. Decisions are plain objects,
+/// errors `RetryplanError`s, so JS tells them apart and throws the error.
+fn either(result: Result<JsValue, JsValue>) -> JsValue {
+    result.unwrap_or_else(|error| error)
+}
+
 /// A JS outcome object (`{type: "http_status", status, retryAfterMs?}`, ...) as a core `Outcome`.
 fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
     let kind = get(value, "type")?;
@@ -568,6 +577,7 @@ impl Operation {
     /// fields `lib/operation.js` has read (`tag`: 0, 1, 2 as `outcome_from_parts`
     /// numbers them). Internal: the JS `onOutcome` calls it and falls back to
     /// the object path for everything else.
+    /// Returns the decision, or the `RetryplanError` for JS to throw (see `either`).
     #[wasm_bindgen(js_name = _onOutcomeParts)]
     pub fn on_outcome_parts(
         &mut self,
@@ -577,11 +587,19 @@ impl Operation {
         status: Option<f64>,
         retry_after_ms: Option<f64>,
         failure: Option<String>,
-    ) -> Result<JsValue, JsValue> {
-        let now = ms("nowMs", now_ms)?;
-        let attempt = attempt_number(attempt)?;
-        let outcome = outcome_from_parts(tag, status, retry_after_ms, failure)?;
-        self.0.on_outcome(now, attempt, &outcome).map(decision).map_err(js_error)
+    ) -> JsValue {
+        either((|| {
+            let now = ms("nowMs", now_ms)?;
+            let attempt = attempt_number(attempt)?;
+            let outcome = outcome_from_parts(tag, status, retry_after_ms, failure)?;
+            self.0.on_outcome(now, attempt, &outcome).map(decision).map_err(js_error)
+        })())
+    }
+
+    /// `poll` for `lib/operation.js`: the decision, or the `RetryplanError` for JS to throw.
+    #[wasm_bindgen(js_name = _poll)]
+    pub fn poll_either(&mut self, now_ms: f64) -> JsValue {
+        either(self.poll(now_ms))
     }
 
     /// The caller gives up: the decision is `gave_up` with reason `cancelled`.
