@@ -178,9 +178,11 @@ export async function run(policy, attempt, options = {}) {
         (thrown) => report(entry, undefined, true, thrown),
       );
     } else {
-      // Not a promise: it settled already. Waiting a microtask to say so costs
-      // more than the decision (the loop would yield to find it).
-      report(entry, result, false, undefined);
+      // Not a promise: it settled already (and is still this attempt's: only the
+      // loop, which called us, removes attempts). Waiting a microtask to say so
+      // costs more than the decision (the loop would yield to find it).
+      entry.result = result;
+      settled.push(entry);
     }
   };
   /** A running attempt past its abort time, aborted (it is reported as timed out), or undefined. */
@@ -211,16 +213,17 @@ export async function run(policy, attempt, options = {}) {
     let yields = 0;
     for (;;) {
       if (signal?.aborted) return finish(operation.cancel(now()), signal.reason);
-      if (isEnding(decision)) return finish(decision);
-      if (decision.type === 'start_attempt') {
+      const { type } = decision;
+      if (type === 'start_attempt') {
         launch(decision);
         at = now();
         decision = operation.poll(at);
         continue;
       }
+      if (type !== 'await_outcome' && type !== 'wait' && isEnding(decision)) return finish(decision);
       // wait or await_outcome: report what settled (or timed out), else sleep.
       at ??= now();
-      if (decision.type === 'await_outcome') {
+      if (type === 'await_outcome') {
         // Report a settled attempt, else one past its abort time as timed out.
         const next = settled.shift();
         if (next !== undefined) {
@@ -245,7 +248,7 @@ export async function run(policy, attempt, options = {}) {
           continue;
         }
       }
-      if (decision.type === 'await_outcome' && running.size > 0 && yields < 3) {
+      if (type === 'await_outcome' && running.size > 0 && yields < 3) {
         // An attempt that answers at once settles within a few microtasks: let it
         // report before arming a timer (a timer costs more than the decision).
         yields += 1;
