@@ -85,6 +85,27 @@ const cockatiel = await perAttempt('cockatiel 4', 3, (count) =>
     .catch(() => {}),
 );
 
+// The same with async attempts (a promise per attempt, as real I/O gives), after the rows above.
+const oursAsync = await perAttempt('retryplan run()', 300, (count) =>
+  run(
+    policy,
+    async () => {
+      count();
+      return { outcome: unavailable };
+    },
+    { seed: 1 },
+  ),
+);
+const pretryAsync = await perAttempt('p-retry 9', 300, (count) =>
+  pRetry(
+    async () => {
+      count();
+      throw failure;
+    },
+    { retries: 99, minTimeout: 0, maxTimeout: 0, factor: 1, randomize: false },
+  ).catch(() => {}),
+);
+
 // 3. Size: what a browser downloads. The JS is measured minified, as a bundler
 //    ships it (rolldown, the bundler inside Vite): the wasm-bindgen glue alone,
 //    and the whole browser entry (glue + run/retryFetch helpers).
@@ -104,8 +125,13 @@ console.log(`node ${process.version}
 one decision through wasm: ${outcomeNs.toFixed(0)} ns for onOutcome(503) -> start_attempt, ${awaitNs.toFixed(0)} ns for poll -> await_outcome
   (native core, README: 9-15 ns per step: the boundary costs about ${r(outcomeNs / 12)}x); new Operation + free: ${ns(newMs).toFixed(0)} ns
 loop overhead per attempt (no I/O, zero delay, ~100 attempts per operation):`);
-for (const row of [ours, pretry, cockatiel]) {
-  console.log(`  ${row.label.padEnd(16)} ${row.usPerAttempt.toFixed(2).padStart(9)} us/attempt  (${r(row.usPerAttempt / ours.usPerAttempt)}x retryplan; ${row.attemptsPerOperation} attempts/op)`);
-}
+const rows = (list, base) => {
+  for (const row of list) {
+    console.log(`  ${row.label.padEnd(16)} ${row.usPerAttempt.toFixed(2).padStart(9)} us/attempt  (${r(row.usPerAttempt / base.usPerAttempt)}x retryplan; ${row.attemptsPerOperation} attempts/op)`);
+  }
+};
+rows([ours, pretry, cockatiel], ours);
+console.log('  the same with async attempts (measured after the rows above):');
+rows([oursAsync, pretryAsync], oursAsync);
 console.log(`size, gzip -9: wasm ${wasmGz} B + minified glue ${glueGz} B = ${wasmGz + glueGz} B (goal 30720 B: ${r((wasmGz + glueGz) / 30720)}x);
   with the helpers (the minified browser entry, ${entryGz} B): ${wasmGz + entryGz} B`);

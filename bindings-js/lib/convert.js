@@ -25,9 +25,18 @@ export function setErrorField(error, field) {
 // A request id arrives as its two 32-bit halves and is spelled as the core's
 // Display does: 16 lowercase hex digits. `abortAttempts` is always an array
 // (empty when nothing is to be aborted), built by `attemptList`.
-const hex8 = (half) => half.toString(16).padStart(8, '0');
+// The digits go through String.fromCharCode: `half.toString(16)` takes V8's slow
+// path for a half >= 2^31 (not a small integer), about 0.4 us per id.
+const DIGITS = Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0));
+const hex16 = (h, l) =>
+  String.fromCharCode(
+    DIGITS[h >>> 28], DIGITS[(h >>> 24) & 15], DIGITS[(h >>> 20) & 15], DIGITS[(h >>> 16) & 15],
+    DIGITS[(h >>> 12) & 15], DIGITS[(h >>> 8) & 15], DIGITS[(h >>> 4) & 15], DIGITS[h & 15],
+    DIGITS[l >>> 28], DIGITS[(l >>> 24) & 15], DIGITS[(l >>> 20) & 15], DIGITS[(l >>> 16) & 15],
+    DIGITS[(l >>> 12) & 15], DIGITS[(l >>> 8) & 15], DIGITS[(l >>> 4) & 15], DIGITS[l & 15],
+  );
 export const startAttempt = (attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge) => ({
-  type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId: hex8(idHigh) + hex8(idLow), remainingBudgetMs, hedge,
+  type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId: hex16(idHigh, idLow), remainingBudgetMs, hedge,
 });
 export const wait = (retry, delayMs, untilMs, serverDelayMs, remainingBudgetMs) =>
   serverDelayMs === undefined

@@ -37,11 +37,16 @@ function outcomeOf(result) {
  * looks at its signal costs none; an abort before that read is replayed.
  */
 class Attempt {
-  constructor(abortAtMs) {
+  constructor(number, abortAtMs) {
+    this.number = number;
     this.abortAtMs = abortAtMs;
     this.controller = undefined;
     this.aborted = false;
     this.reason = undefined;
+    /** How it settled, once it has: what it returned, or what it threw. */
+    this.result = undefined;
+    this.threw = false;
+    this.thrown = undefined;
   }
 
   get signal() {
@@ -59,6 +64,31 @@ class Attempt {
     this.controller?.abort(reason);
   }
 }
+
+const ENTRY = Symbol('retryplan.attempt');
+
+/**
+ * What `attempt(context)` gets. `signal` is a getter on the prototype (made
+ * enumerable, so `for...in` lists it): an own accessor costs ~0.1 us per
+ * attempt to define and an object literal with a getter ~0.5 us, more than
+ * the decision. The attempt is reached through a symbol key.
+ */
+class AttemptContext {
+  constructor(decision, idempotencyKey, entry) {
+    this.attempt = decision.attempt;
+    this.hedge = decision.hedge;
+    this.timeoutMs = decision.timeoutMs;
+    this.abortAtMs = decision.abortAtMs;
+    this.requestId = decision.requestId;
+    this.idempotencyKey = idempotencyKey;
+    this[ENTRY] = entry;
+  }
+
+  get signal() {
+    return this[ENTRY].signal;
+  }
+}
+Object.defineProperty(AttemptContext.prototype, 'signal', { enumerable: true });
 
 const isEnding = (decision) =>
   decision.type === 'succeeded' || decision.type === 'gave_up' || decision.type === 'reconcile' || decision.type === 'restart';
@@ -89,7 +119,7 @@ export async function run(policy, attempt, options = {}) {
   const key = operation.idempotencyKey;
   /** Running attempts by number. */
   const running = new Map();
-  /** Settled attempts not yet reported, in order: `{number, result}` or `{number, thrown}`. */
+  /** Settled attempts not yet reported (Attempt entries, in the order they settled). */
   const settled = [];
   let wake; // ends the current sleep early
   const notify = () => wake?.();
@@ -99,6 +129,7 @@ export async function run(policy, attempt, options = {}) {
   const discard = (dropped) => {
     if (dropped !== undefined && onDiscard) onDiscard(dropped);
   };
+  const hasValue = (result) => result !== null && typeof result === 'object' && 'value' in result;
 
   const abort = (numbers, reason) => {
     for (const number of numbers) {
@@ -113,51 +144,53 @@ export async function run(policy, attempt, options = {}) {
       abort([...running.keys()], reason ?? new DOMException('retryplan: the operation ended', 'AbortError'));
     }
     for (const entry of settled.splice(0)) {
-      if (entry.result !== null && typeof entry.result === 'object' && 'value' in entry.result) discard(entry.result.value);
+      if (hasValue(entry.result)) discard(entry.result.value);
     }
     return { decision, value, error, idempotencyKey: key };
   };
-  const launch = (decision) => {
-    const number = decision.attempt;
-    const entry = new Attempt(decision.abortAtMs);
-    running.set(number, entry);
-    const context = {
-      attempt: number,
-      hedge: decision.hedge,
-      timeoutMs: decision.timeoutMs,
-      abortAtMs: decision.abortAtMs,
-      requestId: decision.requestId,
-      idempotencyKey: key,
-      get signal() {
-        return entry.signal;
-      },
-    };
-    const report = (settledEntry) => {
-      // Results of attempts already timed out, aborted or abandoned are ignored.
-      if (running.get(number) !== entry || ('thrown' in settledEntry && entry.aborted)) {
-        const { result } = settledEntry;
-        if (result !== null && typeof result === 'object' && 'value' in result) discard(result.value);
-        return;
-      }
-      settled.push(settledEntry);
-      notify();
-    };
-    new Promise((resolve) => resolve(attempt(context))).then(
-      (result) => report({ number, result }),
-      (thrown) => report({ number, thrown }),
-    );
-  };
-  /** The next attempt to report: a settled one, or one past its abort time (timed out). */
-  const nextReport = (at) => {
-    const entry = settled.shift();
-    if (entry !== undefined) {
-      if ('thrown' in entry) throw entry.thrown;
-      return { number: entry.number, outcome: outcomeOf(entry.result), result: entry.result };
+  /** Queues how `entry` settled; results of attempts already timed out, aborted or abandoned are ignored. */
+  const report = (entry, result, threw, thrown) => {
+    if (running.get(entry.number) !== entry || (threw && entry.aborted)) {
+      if (hasValue(result)) discard(result.value);
+      return;
     }
-    for (const [number, overdue] of running) {
-      if (overdue.abortAtMs <= at) {
-        overdue.abort(new DOMException('retryplan: attempt timed out', 'TimeoutError'));
-        return { number, outcome: { type: 'transport', failure: 'timed_out' } };
+    entry.result = result;
+    entry.threw = threw;
+    entry.thrown = thrown;
+    settled.push(entry);
+    notify();
+  };
+  const launch = (decision) => {
+    const entry = new Attempt(decision.attempt, decision.abortAtMs);
+    running.set(entry.number, entry);
+    let result;
+    let promised;
+    try {
+      result = attempt(new AttemptContext(decision, key, entry));
+      promised = result !== null && (typeof result === 'object' || typeof result === 'function') && typeof result.then === 'function';
+    } catch (thrown) {
+      report(entry, undefined, true, thrown);
+      return;
+    }
+    if (promised) {
+      Promise.resolve(result).then(
+        (settledResult) => report(entry, settledResult, false, undefined),
+        (thrown) => report(entry, undefined, true, thrown),
+      );
+    } else {
+      // Not a promise: it settled already (and is still this attempt's: only the
+      // loop, which called us, removes attempts). Waiting a microtask to say so
+      // costs more than the decision (the loop would yield to find it).
+      entry.result = result;
+      settled.push(entry);
+    }
+  };
+  /** A running attempt past its abort time, aborted (it is reported as timed out), or undefined. */
+  const overdue = (at) => {
+    for (const entry of running.values()) {
+      if (entry.abortAtMs <= at) {
+        entry.abort(new DOMException('retryplan: attempt timed out', 'TimeoutError'));
+        return entry;
       }
     }
     return undefined;
@@ -172,36 +205,55 @@ export async function run(policy, attempt, options = {}) {
     }).finally(() => (wake = undefined));
 
   try {
-    let decision = operation.poll(now());
+    // The clock is read once per turn: `at` is undefined again whenever the
+    // attempt's code may have run or the loop awaited (a read costs ~0.1 us).
+    let at = now();
+    let decision = operation.poll(at);
     let duePolls = 0;
     let yields = 0;
     for (;;) {
       if (signal?.aborted) return finish(operation.cancel(now()), signal.reason);
-      if (isEnding(decision)) return finish(decision);
-      if (decision.type === 'start_attempt') {
+      const { type } = decision;
+      if (type === 'start_attempt') {
         launch(decision);
-        decision = operation.poll(now());
+        at = now();
+        decision = operation.poll(at);
         continue;
       }
+      if (type !== 'await_outcome' && type !== 'wait' && isEnding(decision)) return finish(decision);
       // wait or await_outcome: report what settled (or timed out), else sleep.
-      const at = now();
-      const next = decision.type === 'await_outcome' ? nextReport(at) : undefined;
-      if (next !== undefined) {
-        yields = 0;
-        running.delete(next.number);
-        if (next.result !== undefined && 'value' in next.result) {
-          if (value !== next.result.value) discard(value);
-          value = next.result.value;
+      at ??= now();
+      if (type === 'await_outcome') {
+        // Report a settled attempt, else one past its abort time as timed out.
+        const next = settled.shift();
+        if (next !== undefined) {
+          if (next.threw) throw next.thrown;
+          const { result } = next;
+          const outcome = outcomeOf(result);
+          running.delete(next.number);
+          if ('value' in result) {
+            if (value !== result.value) discard(value);
+            value = result.value;
+          }
+          if ('error' in result) error = result.error;
+          yields = 0;
+          decision = operation.onOutcome(at, next.number, outcome);
+          continue;
         }
-        if (next.result !== undefined && 'error' in next.result) error = next.result.error;
-        decision = operation.onOutcome(now(), next.number, next.outcome);
-        continue;
+        const late = overdue(at);
+        if (late !== undefined) {
+          running.delete(late.number);
+          yields = 0;
+          decision = operation.onOutcome(at, late.number, { type: 'transport', failure: 'timed_out' });
+          continue;
+        }
       }
-      if (decision.type === 'await_outcome' && running.size > 0 && yields < 3) {
+      if (type === 'await_outcome' && running.size > 0 && yields < 3) {
         // An attempt that answers at once settles within a few microtasks: let it
         // report before arming a timer (a timer costs more than the decision).
         yields += 1;
         await undefined;
+        at = undefined;
         continue;
       }
       yields = 0;
@@ -209,8 +261,9 @@ export async function run(policy, attempt, options = {}) {
       if (decision.untilMs > at || ++duePolls > 2) {
         duePolls = 0;
         await sleepUntil(Math.max(decision.untilMs, at + 1));
+        at = now();
       }
-      decision = operation.poll(now());
+      decision = operation.poll(at);
     }
   } catch (thrown) {
     abort([...running.keys()], new DOMException('retryplan: the run failed', 'AbortError'));

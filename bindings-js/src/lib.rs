@@ -225,15 +225,33 @@ fn pushback(value: &JsValue) -> Result<Option<Pushback>, JsValue> {
     }
 }
 
+/// An `http_status` outcome from its `status` (absent is an error) and, read
+/// only once the status is valid, its optional `retryAfterMs`.
+fn http_status(
+    status: Option<f64>,
+    retry_after_ms: impl FnOnce() -> Result<Option<f64>, JsValue>,
+) -> Result<Outcome, JsValue> {
+    let status = status.ok_or_else(|| invalid("status", "is required".to_owned()))?;
+    let status = whole("status", status, f64::from(u16::MAX))? as u16;
+    let retry_after_ms = retry_after_ms()?.map(|v| ms("retryAfterMs", v)).transpose()?;
+    Ok(Outcome::HttpStatus { status, retry_after_ms })
+}
+
+/// A decision or the error as one value, for the internal methods that
+/// `lib/operation.js` calls: a `Result<JsValue, JsValue>` return goes through
+/// wasm-bindgen's externref table (an allocation in wasm and a second call to
+/// free it from JS), a plain `JsValue` does not. Decisions are plain objects,
+/// errors `RetryplanError`s, so JS tells them apart and throws the error.
+fn either(result: Result<JsValue, JsValue>) -> JsValue {
+    result.unwrap_or_else(|error| error)
+}
+
 /// A JS outcome object (`{type: "http_status", status, retryAfterMs?}`, ...) as a core `Outcome`.
 fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
     let kind = get(value, "type")?;
     // The common tags are compared as JS strings; the rest are read into Rust.
     if is_str(&kind, "http_status") {
-        let status = optional_number(value, "status")?.ok_or_else(|| invalid("status", "is required".to_owned()))?;
-        let status = whole("status", status, f64::from(u16::MAX))? as u16;
-        let retry_after_ms = optional_number(value, "retryAfterMs")?.map(|v| ms("retryAfterMs", v)).transpose()?;
-        return Ok(Outcome::HttpStatus { status, retry_after_ms });
+        return http_status(optional_number(value, "status")?, || optional_number(value, "retryAfterMs"));
     }
     if is_str(&kind, "success") {
         return Ok(Outcome::Success);
@@ -241,13 +259,7 @@ fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
     let kind = kind.as_string().ok_or_else(|| invalid("type", "must be a string".to_owned()))?;
     Ok(match kind.as_str() {
         "success" => Outcome::Success,
-        "http_status" => {
-            let status =
-                optional_number(value, "status")?.ok_or_else(|| invalid("status", "is required".to_owned()))?;
-            let status = whole("status", status, f64::from(u16::MAX))? as u16;
-            let retry_after_ms = optional_number(value, "retryAfterMs")?.map(|v| ms("retryAfterMs", v)).transpose()?;
-            Outcome::HttpStatus { status, retry_after_ms }
-        }
+        "http_status" => http_status(optional_number(value, "status")?, || optional_number(value, "retryAfterMs"))?,
         "grpc_status" => Outcome::GrpcStatus {
             code: grpc_code(&string_field(value, "code")?)?,
             pushback: pushback(&get(value, "pushback")?)?,
@@ -264,6 +276,31 @@ fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
             ))
         }
     })
+}
+
+/// The outcome tags of `Operation#_onOutcomeParts`, as `lib/operation.js` numbers them.
+const PARTS_SUCCESS: u32 = 0;
+const PARTS_HTTP_STATUS: u32 = 1;
+const PARTS_TRANSPORT: u32 = 2;
+
+/// An outcome given as its fields, already read by `lib/operation.js` (numbers
+/// and a string cross the boundary for less than reading the object from Rust
+/// property by property). Validated exactly as `outcome` validates the object.
+fn outcome_from_parts(
+    tag: u32,
+    status: Option<f64>,
+    retry_after_ms: Option<f64>,
+    failure: Option<String>,
+) -> Result<Outcome, JsValue> {
+    match tag {
+        PARTS_SUCCESS => Ok(Outcome::Success),
+        PARTS_HTTP_STATUS => http_status(status, || Ok(retry_after_ms)),
+        PARTS_TRANSPORT => {
+            let failure = failure.ok_or_else(|| invalid("failure", "must be a string".to_owned()))?;
+            Ok(Outcome::Transport { failure: named("failure", &failure)? })
+        }
+        _ => Err(invalid("outcome.type", "unknown outcome tag".to_owned())),
+    }
 }
 
 /// A core decision as a plain JS object (one factory call, no serde on this path).
@@ -568,6 +605,35 @@ impl Operation {
         let attempt = attempt_number(attempt)?;
         let outcome = outcome(outcome_value)?;
         self.0.on_outcome(now, attempt, &outcome).map(decision).map_err(js_error)
+    }
+
+    /// `onOutcome` for a `success`, `http_status` or `transport` outcome whose
+    /// fields `lib/operation.js` has read (`tag`: 0, 1, 2 as `outcome_from_parts`
+    /// numbers them). Internal: the JS `onOutcome` calls it and falls back to
+    /// the object path for everything else.
+    /// Returns the decision, or the `RetryplanError` for JS to throw (see `either`).
+    #[wasm_bindgen(js_name = _onOutcomeParts)]
+    pub fn on_outcome_parts(
+        &mut self,
+        now_ms: f64,
+        attempt: f64,
+        tag: u32,
+        status: Option<f64>,
+        retry_after_ms: Option<f64>,
+        failure: Option<String>,
+    ) -> JsValue {
+        either((|| {
+            let now = ms("nowMs", now_ms)?;
+            let attempt = attempt_number(attempt)?;
+            let outcome = outcome_from_parts(tag, status, retry_after_ms, failure)?;
+            self.0.on_outcome(now, attempt, &outcome).map(decision).map_err(js_error)
+        })())
+    }
+
+    /// `poll` for `lib/operation.js`: the decision, or the `RetryplanError` for JS to throw.
+    #[wasm_bindgen(js_name = _poll)]
+    pub fn poll_either(&mut self, now_ms: f64) -> JsValue {
+        either(self.poll(now_ms))
     }
 
     /// The caller gives up: the decision is `gave_up` with reason `cancelled`.

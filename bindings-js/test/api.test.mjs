@@ -155,6 +155,86 @@ test('outcomes of every type cross; malformed ones are invalid_argument and chan
   throwsCode(() => operation.onOutcome(now, 5, { type: 'success' }), 'attempt_not_running');
 });
 
+test('onOutcome: success, http_status and transport cross as fields with the object path\'s decisions and errors', () => {
+  // The object path: the wasm class's own onOutcome, which reads the object from Rust.
+  const objectPath = Object.getPrototypeOf(Operation.prototype).onOutcome;
+  assert.notEqual(objectPath, Operation.prototype.onOutcome);
+  const policy = Policy.fromConfig({ jitter: { kind: 'none' }, maxAttempts: 40, totalBudgetMs: 10_000_000 });
+  const fast = new Operation(policy, 0, { seed: 11 });
+  const slow = new Operation(policy, 0, { seed: 11 });
+  const errorOf = (call) => {
+    try {
+      call();
+    } catch (error) {
+      assert.ok(error instanceof RetryplanError, `expected a RetryplanError, got ${error}`);
+      return { code: error.code, field: error.field, message: error.message };
+    }
+    assert.fail('expected a RetryplanError');
+  };
+  const retried = [
+    { type: 'http_status', status: 503 },
+    { type: 'http_status', status: 503, retryAfterMs: 1000 },
+    { type: 'http_status', status: 429, retryAfterMs: 250.7 },
+    { type: 'http_status', status: 503, retryAfterMs: null },
+    { type: 'http_status', status: 503, retryAfterMs: undefined },
+    { type: 'transport', failure: 'not_sent' },
+    { type: 'transport', failure: 'timed_out' },
+    { type: 'transport', failure: 'connection_lost' },
+    Object.assign(Object.create({ type: 'http_status' }), { status: 502 }), // inherited properties are read, as Reflect.get does
+  ];
+  const malformed = [
+    { type: 'http_status', status: 42 },
+    { type: 'http_status', status: 503.5 },
+    { type: 'http_status', status: -1 },
+    { type: 'http_status', status: NaN },
+    { type: 'http_status', status: 65536 },
+    { type: 'http_status', status: Infinity, retryAfterMs: 'soon' },
+    { type: 'http_status', status: 503, retryAfterMs: -1 },
+    { type: 'http_status', status: 503, retryAfterMs: NaN },
+    { type: 'http_status', status: 503, retryAfterMs: 2 ** 53 },
+    { type: 'http_status', status: 503, retryAfterMs: '1000' },
+    { type: 'http_status', retryAfterMs: 1000 },
+    { type: 'http_status', status: '503' },
+    { type: 'transport', failure: 'reset' },
+    { type: 'transport', failure: 'NOT_SENT' },
+    { type: 'transport' },
+    { type: 'transport', failure: 7 },
+  ];
+  let now = 0;
+  for (const outcome of retried) {
+    const start = fast.poll(now);
+    assert.deepEqual(start, slow.poll(now));
+    assert.equal(start.type, 'start_attempt');
+    for (const bad of malformed) {
+      const error = errorOf(() => fast.onOutcome(now, start.attempt, bad));
+      assert.deepEqual(error, errorOf(() => objectPath.call(slow, now, start.attempt, bad)), JSON.stringify(bad));
+      assert.equal(error.code, 'invalid_argument');
+    }
+    for (const [nowMs, attempt] of [[NaN, start.attempt], [-1, start.attempt], [now, 1.5], [now, -1]]) {
+      const error = errorOf(() => fast.onOutcome(nowMs, attempt, outcome));
+      assert.deepEqual(error, errorOf(() => objectPath.call(slow, nowMs, attempt, outcome)));
+      assert.equal(error.field, Number.isNaN(nowMs) || nowMs < 0 ? 'nowMs' : 'attempt');
+    }
+    const decision = fast.onOutcome(now + 10, start.attempt, outcome);
+    assert.deepEqual(decision, objectPath.call(slow, now + 10, start.attempt, outcome), JSON.stringify(outcome));
+    assert.equal(decision.type, 'wait', JSON.stringify(outcome));
+    now = decision.untilMs;
+  }
+  // The fields named in errors, for the fast path's own checks.
+  const start = fast.poll(now);
+  slow.poll(now);
+  assert.equal(errorOf(() => fast.onOutcome(now, start.attempt, { type: 'http_status', status: 1.5 })).field, 'status');
+  assert.equal(errorOf(() => fast.onOutcome(now, start.attempt, { type: 'http_status', status: 503, retryAfterMs: -5 })).field, 'retryAfterMs');
+  assert.equal(errorOf(() => fast.onOutcome(now, start.attempt, { type: 'transport', failure: 'reset' })).field, 'failure');
+  const attemptError = errorOf(() => fast.onOutcome(now, start.attempt + 1, { type: 'success' }));
+  assert.equal(attemptError.code, 'attempt_not_running');
+  assert.deepEqual(attemptError, errorOf(() => objectPath.call(slow, now, start.attempt + 1, { type: 'success' })));
+  const success = fast.onOutcome(now + 1, start.attempt, { type: 'success' });
+  assert.deepEqual(success, objectPath.call(slow, now + 1, start.attempt, { type: 'success' }));
+  assert.deepEqual(success, { type: 'succeeded', attempts: start.attempt, winner: start.attempt, abortAttempts: [] });
+  assert.equal(errorOf(() => fast.onOutcome(now + 2, start.attempt, { type: 'success' })).code, 'operation_ended');
+});
+
 test('policy errors list every violation with its field; JSON errors name the path', () => {
   const error = throwsCode(
     () => Policy.fromConfig({ maxAttempts: 0, backoff: { baseMs: 200, capMs: 100 } }),
@@ -253,6 +333,39 @@ test('run: attempts, waits and the ending come from the core; the loop only slee
   assert.equal(new Set(seen.map((c) => c.idempotencyKey)).size, 1);
   assert.equal(new Set(seen.map((c) => c.requestId)).size, 3);
   assert.equal(result.idempotencyKey, seen[0].idempotencyKey);
+});
+
+test('run: the attempt context has its fields as own properties and a lazy, enumerable signal getter', async () => {
+  const policy = Policy.fromConfig({ maxAttempts: 2, jitter: { kind: 'none' }, backoff: { kind: 'constant', baseMs: 0, capMs: 0 } });
+  const contexts = [];
+  const result = await run(
+    policy,
+    (context) => {
+      contexts.push(context);
+      if (context.attempt === 1) return { outcome: { type: 'http_status', status: 503 } };
+      const { signal, ...fields } = context; // reads the getter: makes the AbortController
+      assert.ok(signal instanceof AbortSignal);
+      assert.equal(signal, context.signal);
+      assert.equal(signal.aborted, false);
+      assert.deepEqual(Object.keys(fields), ['attempt', 'hedge', 'timeoutMs', 'abortAtMs', 'requestId', 'idempotencyKey']);
+      return { outcome: { type: 'success' } };
+    },
+    { seed: 5, idempotencyKey: 'ctx-1' },
+  );
+  assert.equal(result.decision.type, 'succeeded');
+  for (const context of contexts) {
+    // `signal` is a getter on the prototype (an own accessor per attempt costs more than a decision).
+    assert.deepEqual(Object.keys(context), ['attempt', 'hedge', 'timeoutMs', 'abortAtMs', 'requestId', 'idempotencyKey']);
+    const keys = [];
+    for (const name in context) keys.push(name);
+    assert.deepEqual(keys, ['attempt', 'hedge', 'timeoutMs', 'abortAtMs', 'requestId', 'idempotencyKey', 'signal']);
+    assert.ok('signal' in context);
+    assert.equal(context.idempotencyKey, 'ctx-1');
+    assert.equal(context.hedge, false);
+    assert.match(context.requestId, /^[0-9a-f]{16}$/);
+  }
+  assert.deepEqual(contexts.map((context) => context.attempt), [1, 2]);
+  assert.ok(contexts[1].signal.aborted === false);
 });
 
 test('run: an attempt that overruns its timeout is aborted and reported as timed_out', async () => {
@@ -511,6 +624,61 @@ test('run: an attempt that throws while a hedge runs is a bug: the hedge is abor
   );
   assert.equal(signals.length, 2);
   assert.ok(signals[0].aborted);
+});
+
+test('run: plain results, promises and thenables give the same run; values are kept or discarded alike', async () => {
+  const policy = Policy.fromConfig({ maxAttempts: 4, jitter: { kind: 'none' }, backoff: { kind: 'constant', baseMs: 0, capMs: 0 } });
+  const answers = [
+    { outcome: { type: 'http_status', status: 503 }, value: 'v1', error: 'e1' },
+    { http: { status: 503, retryAfter: null }, value: 'v2' },
+    { outcome: { type: 'transport', failure: 'connection_lost' }, error: 'e3' },
+    { outcome: { type: 'success' }, value: 'v4' },
+  ];
+  const shapes = {
+    plain: (answer) => answer,
+    promise: (answer) => Promise.resolve(answer),
+    async: async (answer) => answer,
+    thenable: (answer) => ({ then: (resolve) => resolve(answer) }),
+  };
+  for (const [shape, wrap] of Object.entries(shapes)) {
+    const discarded = [];
+    const result = await run(policy, (context) => wrap(answers[context.attempt - 1]), {
+      seed: 9,
+      onDiscard: (value) => discarded.push(value),
+    });
+    assert.deepEqual(result.decision, { type: 'succeeded', attempts: 4, winner: 4, abortAttempts: [] }, shape);
+    assert.equal(result.value, 'v4', shape);
+    assert.equal(result.error, 'e3', shape);
+    assert.deepEqual(discarded, ['v1', 'v2'], shape);
+  }
+});
+
+test('run: an attempt that throws synchronously while a hedge runs is a bug: the hedge is aborted and the error rethrown', async () => {
+  const policy = Policy.fromConfig({ maxAttempts: 2, jitter: { kind: 'none' }, hedging: { delayMs: 0, maxHedgedAttempts: 1 } });
+  const signals = [];
+  await assert.rejects(
+    run(policy, (context) => {
+      signals.push(context.signal);
+      if (context.attempt === 2) throw new RangeError('bug in attempt 2');
+      return new Promise(() => {});
+    }),
+    RangeError,
+  );
+  assert.equal(signals.length, 2);
+  assert.ok(signals[0].aborted);
+  assert.equal(signals[0].reason.name, 'AbortError');
+  // A result whose `then` throws when read is a throwing attempt, as when a promise resolves with it.
+  const thenThrows = {
+    get then() {
+      throw new SyntaxError('unreadable then');
+    },
+  };
+  await assert.rejects(run(policy, () => thenThrows), SyntaxError);
+  // A plain result that is not {outcome} or {http} is misuse, reported as such.
+  await assert.rejects(
+    run(policy, () => ({ status: 503 })),
+    (error) => error instanceof RetryplanError && error.code === 'invalid_argument' && error.message.includes('`attempt`'),
+  );
 });
 
 test('every runtime export is declared in lib/index.d.ts', async () => {
