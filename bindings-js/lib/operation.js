@@ -28,9 +28,7 @@ export class Operation extends WasmOperation {
 
   /** What to do now: start an attempt, keep waiting, or await the running attempt. */
   poll(nowMs) {
-    const decision = this._poll(nowMs);
-    if (decision instanceof RetryplanError) throw decision;
-    return decision;
+    return decided(this._poll(nowMs));
   }
 
   /**
