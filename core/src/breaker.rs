@@ -77,13 +77,6 @@ impl BreakerConfig {
     }
 }
 
-impl<'de> Deserialize<'de> for BreakerConfig {
-    /// Reads through [`BreakerConfig::from_value`], so every format gets the same rules.
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        BreakerConfig::from_value(&Value::deserialize(deserializer)?, "").map_err(serde::de::Error::custom)
-    }
-}
-
 fn read_trip(value: &Value, path: &str) -> Result<TripConfig, Error> {
     let (kind, fields) = tagged(value, path, |kind: TripKind| match kind {
         TripKind::Consecutive => &["kind", "failures"],
@@ -381,6 +374,9 @@ impl CircuitBreaker {
         }
     }
 }
+
+crate::value::deserialize_through_value!(BreakerConfig, BreakerConfig::from_value);
+crate::value::deserialize_through_value!(TripConfig, read_trip);
 
 #[cfg(test)]
 mod tests {

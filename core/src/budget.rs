@@ -95,13 +95,6 @@ impl BudgetConfig {
     }
 }
 
-impl<'de> Deserialize<'de> for BudgetConfig {
-    /// Reads through [`BudgetConfig::from_value`], so every format gets the same rules.
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        BudgetConfig::from_value(&Value::deserialize(deserializer)?, "").map_err(serde::de::Error::custom)
-    }
-}
-
 /// The names of [`BudgetConfig`]'s variants (its `kind` tag).
 #[derive(Clone, Copy)]
 enum BudgetKind {
@@ -327,6 +320,8 @@ impl RetryBudget {
         }
     }
 }
+
+crate::value::deserialize_through_value!(BudgetConfig, BudgetConfig::from_value);
 
 #[cfg(test)]
 mod tests {

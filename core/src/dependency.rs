@@ -65,13 +65,6 @@ impl DependencyConfig {
     }
 }
 
-impl<'de> Deserialize<'de> for DependencyConfig {
-    /// Reads through [`DependencyConfig::from_value`], so every format gets the same rules.
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        DependencyConfig::from_value(&Value::deserialize(deserializer)?).map_err(serde::de::Error::custom)
-    }
-}
-
 /// The state of every control, for metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct DependencySnapshot {
@@ -162,3 +155,5 @@ impl Dependency {
         }
     }
 }
+
+crate::value::deserialize_through_value!(DependencyConfig, |value, _| DependencyConfig::from_value(value));

@@ -127,9 +127,10 @@ impl Error {
     }
 }
 
-/// A string in double quotes for messages, with quotes, backslashes and
-/// control characters escaped (`{:?}` would do it too, but its Unicode tables
-/// cost the wasm build kilobytes).
+/// A string in double quotes for messages, with quotes, backslashes, control
+/// characters and the invisible formatting characters (zero-width, bidi
+/// overrides) escaped, so a server-sent header cannot disguise a log line
+/// (`{:?}` would do it too, but its Unicode tables cost the wasm kilobytes).
 pub(crate) struct Quoted<'a>(pub(crate) &'a str);
 
 impl core::fmt::Display for Quoted<'_> {
@@ -142,12 +143,17 @@ impl core::fmt::Display for Quoted<'_> {
                     f.write_char('\\')?;
                     f.write_char(c)?;
                 }
-                c if c.is_control() => write!(f, "\\u{{{:x}}}", u32::from(c))?,
+                c if c.is_control() || is_invisible_format(c) => write!(f, "\\u{{{:x}}}", u32::from(c))?,
                 c => f.write_char(c)?,
             }
         }
         f.write_char('"')
     }
+}
+
+/// Zero-width and bidirectional formatting characters (Unicode `Cf` that renders as nothing).
+fn is_invisible_format(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
 }
 
 #[cfg(test)]
@@ -157,5 +163,6 @@ mod tests {
     #[test]
     fn quoted_escapes_what_would_confuse_a_log_line() {
         assert_eq!(Quoted("a\"b\\c\n…").to_string(), "\"a\\\"b\\\\c\\u{a}…\"");
+        assert_eq!(Quoted("1\u{202e}0\u{200b}").to_string(), "\"1\\u{202e}0\\u{200b}\"");
     }
 }

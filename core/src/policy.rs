@@ -924,13 +924,6 @@ impl PolicyConfig {
     }
 }
 
-impl<'de> Deserialize<'de> for PolicyConfig {
-    /// Reads through [`PolicyConfig::from_value`], so every format gets the same rules.
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        PolicyConfig::from_value(&Value::deserialize(deserializer)?).map_err(serde::de::Error::custom)
-    }
-}
-
 fn read_attempt_timeout(value: &Value, path: &str) -> Result<AttemptTimeoutConfig, Error> {
     let (key, inner) = one_of(value, path, &["fixed_ms", "fraction_of_remaining"])?;
     let path = join(path, key);
@@ -1065,6 +1058,15 @@ impl Named for Idempotency {
     }
 }
 
+crate::value::deserialize_through_value!(PolicyConfig, |value, _| PolicyConfig::from_value(value));
+crate::value::deserialize_through_value!(AttemptTimeoutConfig, read_attempt_timeout);
+crate::value::deserialize_through_value!(BackoffConfig, read_backoff);
+crate::value::deserialize_through_value!(JitterConfig, read_jitter);
+crate::value::deserialize_through_value!(RetryOnConfig, read_retry_on);
+crate::value::deserialize_through_value!(StatusSetConfig, read_status_set);
+crate::value::deserialize_through_value!(ServerGuidanceConfig, read_server_guidance);
+crate::value::deserialize_through_value!(HedgingConfig, read_hedging);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1110,6 +1112,18 @@ mod tests {
         assert!(error.to_string().contains("unknown field `max_attemps`"), "{error}");
         let error = PolicyConfig::from_json(r#"{} {}"#).unwrap_err();
         assert_eq!(error.code(), "invalid_policy_json");
+    }
+
+    #[test]
+    fn serde_reads_every_config_type_through_the_one_reader() {
+        let backoff: BackoffConfig = serde_json::from_str(r#"{"base_ms": 5}"#).unwrap();
+        assert_eq!(backoff, BackoffConfig { base_ms: 5, ..BackoffConfig::default() });
+        let timeout: AttemptTimeoutConfig = serde_json::from_str(r#"{"fixed_ms": 7}"#).unwrap();
+        assert_eq!(timeout, AttemptTimeoutConfig::FixedMs(7));
+        let error = serde_json::from_str::<HedgingConfig>(r#"{"delay_ms": 5}"#).unwrap_err();
+        assert!(error.to_string().contains("max_hedged_attempts"), "{error}");
+        let error = serde_json::from_str::<PolicyConfig>(r#"{"jitter": {"kind": "full", "ratio": 0.2}}"#).unwrap_err();
+        assert!(error.to_string().contains("jitter.ratio"), "{error}");
     }
 
     #[test]

@@ -159,3 +159,5 @@ pub fn redeliver(
     }
     Ok(Redelivery::RedeliverAfter { delay_ms, redeliver_at_ms })
 }
+
+crate::value::deserialize_through_value!(RedeliveryConfig, RedeliveryConfig::read);

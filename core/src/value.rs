@@ -78,33 +78,40 @@ impl fmt::Display for Number {
 }
 
 /// A float in words for messages, without the float formatter (it costs
-/// ~20 KB of wasm): up to six decimals, rounded; `NaN`, `inf` and huge
-/// magnitudes in words.
+/// ~20 KB of wasm): its digits up to the 15 significant ones every f64 holds
+/// (at most 12 decimals, rounded), so a value refused for its decimals shows
+/// them; `NaN`, infinities and magnitudes beyond 10^19 or below 10^-12 in words.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Decimal(pub(crate) f64);
 
 impl fmt::Display for Decimal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const SIGNIFICANT: u32 = 15;
         let value = self.0;
         if value.is_nan() {
             return f.write_str("NaN");
         }
-        if value.is_infinite() {
-            return f.write_str(if value > 0.0 { "inf" } else { "-inf" });
-        }
+        let sign = if value < 0.0 { "-" } else { "" };
         let magnitude = value.abs();
-        if magnitude >= 1e15 {
-            return f.write_str(if value > 0.0 { "a number above 10^15" } else { "a number below -10^15" });
+        if magnitude >= 1e19 {
+            return f.write_str(if value > 0.0 { "over 10^19" } else { "below -10^19" });
         }
-        // Below 10^15 * 10^6 < 2^64, so the scaled value fits and the cast is exact after rounding.
-        let micros = (magnitude * 1e6).round() as u64;
-        let (whole, mut fraction) = (micros / 1_000_000, micros % 1_000_000);
-        if value < 0.0 && micros != 0 {
-            f.write_str("-")?;
+        // Below 10^19 < 2^64, so the whole part converts exactly (u64, not u128:
+        // formatting a u128 costs the wasm build 2 KB).
+        let whole = magnitude.trunc() as u64;
+        let whole_digits = whole.checked_ilog10().map_or(1, |log| log + 1);
+        let decimals = SIGNIFICANT.saturating_sub(whole_digits).min(12);
+        let scale = 10u64.pow(decimals);
+        // At most 10^15 after scaling, so the rounded cast is exact.
+        let scaled = if decimals == 0 { whole } else { (magnitude * scale as f64).round() as u64 };
+        if scaled == 0 && magnitude > 0.0 {
+            return f.write_str("a number closer to 0 than 10^-12");
         }
-        write!(f, "{whole}")?;
+        let (whole, mut fraction) = (scaled / scale, scaled % scale);
+        let sign = if scaled == 0 { "" } else { sign };
+        write!(f, "{sign}{whole}")?;
         if fraction != 0 {
-            let mut digits = 6;
+            let mut digits = decimals as usize;
             while fraction % 10 == 0 {
                 fraction /= 10;
                 digits -= 1;
@@ -277,6 +284,24 @@ impl<'de> serde::Deserialize<'de> for Value {
     }
 }
 
+/// serde's `Deserialize` for a configuration type through its reader: the
+/// input becomes a [`Value`] first, so every serde format gets the rules of
+/// [`PolicyConfig::from_value`](crate::PolicyConfig::from_value) (the error's
+/// field path is in its message). It needs a self-describing format (JSON,
+/// TOML, YAML, ...), as it reads with `deserialize_any`.
+macro_rules! deserialize_through_value {
+    ($type:ty, $read:expr) => {
+        impl<'de> serde::Deserialize<'de> for $type {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let value = <$crate::value::Value as serde::Deserialize>::deserialize(deserializer)?;
+                let read: $crate::value::Reader<$type> = $read;
+                read(&value, "").map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+pub(crate) use deserialize_through_value;
+
 /// A dotted field path: `backoff.cap_ms`, `retry_on.http_statuses[2]`.
 pub(crate) fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
@@ -311,10 +336,12 @@ impl FromValue for bool {
 }
 
 impl FromValue for f64 {
+    /// Any finite number. JSON has no NaN or infinities, so a host that has them
+    /// (JS, a Rust caller) gets the reading error that JSON text would get.
     fn from_value(value: &Value, path: &str) -> Result<Self, Error> {
         match value {
-            Value::Number(number) => Ok(number.as_f64()),
-            other => Err(expected(path, "a number", other)),
+            Value::Number(number) if number.as_f64().is_finite() => Ok(number.as_f64()),
+            other => Err(expected(path, "a finite number", other)),
         }
     }
 }
@@ -536,11 +563,18 @@ mod tests {
             (0.1, "0.1"),
             (-1.5, "-1.5"),
             (3.0, "3"),
-            (0.1234567, "0.123457"),
-            (-0.0000001, "0"),
+            (-0.0, "0"),
+            (0.1234567, "0.1234567"),
+            (0.2000001, "0.2000001"),
+            (1e-7, "0.0000001"),
+            (1e-13, "a number closer to 0 than 10^-12"),
+            (-1e-13, "a number closer to 0 than 10^-12"),
+            (123_456_789.123, "123456789.123"),
+            (1e14, "100000000000000"),
+            (1e18, "1000000000000000000"),
+            (1e20, "over 10^19"),
             (f64::NAN, "NaN"),
-            (f64::NEG_INFINITY, "-inf"),
-            (2e15, "a number above 10^15"),
+            (f64::NEG_INFINITY, "below -10^19"),
         ] {
             assert_eq!(Decimal(value).to_string(), text, "{value}");
         }
