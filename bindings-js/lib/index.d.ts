@@ -286,14 +286,22 @@ export interface StatsCounters {
 /** A validated, immutable policy. Holds wasm memory: `free()` it, or let the GC do it. */
 export class Policy {
   private constructor();
-  /** Validates a policy object; throws RetryplanError "invalid_policy" (with violations) or "invalid_policy_json". */
+  /**
+   * Validates a policy object; throws RetryplanError "invalid_policy" (with violations) or "invalid_policy_json".
+   * Plain data only: plain or null-prototype objects (any realm), `Map`s with string keys, arrays, strings,
+   * finite numbers, booleans and `null`; `undefined` properties are left out.
+   */
   static fromConfig(config: PolicyConfig): Policy;
-  /** Validates policy JSON text in the shared snake_case schema (policy files). */
+  /**
+   * Validates policy JSON text in the shared snake_case schema (policy files), parsed by `JSON.parse`:
+   * unlike the other languages, a key repeated in the text is not refused (the last one counts), and
+   * integers beyond 2^53 are rounded before they are read.
+   */
   static fromJson(json: string): Policy;
   /** A built-in profile; throws "unknown_profile" for another name. */
   static profile(name: ProfileName): Policy;
   toConfig(): ResolvedPolicyConfig;
-  /** The configuration as JSON text in the shared snake_case schema. */
+  /** The configuration as JSON text in the shared snake_case schema, numbers as JS prints them (`2`, where Rust prints `2.0`). */
   toJson(): string;
   readonly maxAttempts: number;
   /** True when requests carry the idempotency key header (keyed and unsafe operations). */
@@ -457,7 +465,7 @@ export class Dependency {
   private constructor();
   /** Validates a camelCase configuration; errors and field paths (snake_case) match `fromJson`. */
   static fromConfig(config: DependencyConfig): Dependency;
-  /** Reads dependency JSON text in the shared snake_case schema. Throws "invalid_policy_json" or "invalid_policy". */
+  /** Reads dependency JSON text in the shared snake_case schema (`JSON.parse`, as `Policy.fromJson`). Throws "invalid_policy_json" or "invalid_policy". */
   static fromJson(json: string): Dependency;
   /** Another handle on the same controls (free each handle on its own). */
   clone(): Dependency;

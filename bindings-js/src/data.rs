@@ -6,13 +6,13 @@
 //! is parsed by the host's `JSON.parse`. Object keys are renamed at this edge
 //! only: camelCase in JS, snake_case in the core (values stay as they are).
 
-use js_sys::{Array, Object, Reflect};
+use js_sys::{Array, Map, Object, Reflect};
 use retryplan::value::{Number, Value};
 use retryplan::Error;
 use wasm_bindgen::{JsCast, JsValue};
 
-/// Deeper than any configuration: a cycle, refused rather than overflowing the stack.
-const MAX_DEPTH: u32 = 32;
+/// Deeper than any configuration (the deepest field is `breaker.trip.kind`).
+const MAX_DEPTH: usize = 16;
 
 /// How object keys are spelt on the JS side.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -66,19 +66,18 @@ fn camel_case(key: &str) -> String {
     out
 }
 
-/// Plain JS data (null, booleans, numbers, strings, arrays, plain objects) as
-/// a tree. Properties that are `undefined` are left out, as `JSON.stringify`
-/// does; anything else (a function, a bigint, a Map, a Date, a cycle) is an
-/// `invalid_policy_json` error naming the field.
+/// Plain JS data as a tree: null, booleans, finite numbers, strings, arrays,
+/// plain objects (from any realm, `Object.create(null)` included) and `Map`s
+/// with string keys. Properties that are `undefined` are left out, as
+/// `JSON.stringify` does. Anything else (a function, a bigint, a class
+/// instance or a `Date`, whose fields `JSON.stringify` would change or drop, a
+/// cycle) is an `invalid_policy_json` error naming the field.
 pub(crate) fn from_js(value: &JsValue, keys: Keys) -> Result<Value, Error> {
-    let plain = Object::get_prototype_of(&Object::new());
-    read(value, "", keys, &plain, 0)
+    read(value, "", keys, &mut Vec::new())
 }
 
-fn read(value: &JsValue, path: &str, keys: Keys, plain: &Object, depth: u32) -> Result<Value, Error> {
-    if depth > MAX_DEPTH {
-        return Err(reading_error(path, format!("nested more than {MAX_DEPTH} levels deep (a cycle?)")));
-    }
+/// `ancestors`: the objects and arrays being read around `value`, to refuse cycles.
+fn read(value: &JsValue, path: &str, keys: Keys, ancestors: &mut Vec<JsValue>) -> Result<Value, Error> {
     if value.is_null() {
         return Ok(Value::Null);
     }
@@ -91,37 +90,25 @@ fn read(value: &JsValue, path: &str, keys: Keys, plain: &Object, depth: u32) -> 
     if let Some(text) = value.as_string() {
         return Ok(Value::String(text));
     }
-    if Array::is_array(value) {
-        let items = Array::from(value);
-        return items
-            .iter()
-            .enumerate()
-            .map(|(index, item)| read(&item, &format!("{path}[{index}]"), keys, plain, depth + 1))
-            .collect::<Result<_, _>>()
-            .map(Value::List);
-    }
-    if let Some(object) = value.dyn_ref::<Object>().filter(|_| !value.is_function()) {
-        let prototype = Object::get_prototype_of(object);
-        if prototype.is_null() || prototype == *plain {
-            let mut fields = Vec::new();
-            for entry in Object::entries(object).iter() {
-                let entry = Array::from(&entry);
-                let item = entry.get(1);
-                if item.is_undefined() {
-                    continue;
-                }
-                let key = entry.get(0).as_string().unwrap_or_default();
-                let key = if keys == Keys::Camel { snake_case(&key) } else { key };
-                let item = read(&item, &child(path, &key), keys, plain, depth + 1)?;
-                fields.push((key, item));
-            }
-            return Ok(Value::Object(fields));
+    let container = Array::is_array(value) || (value.is_object() && !value.is_function());
+    if container {
+        if ancestors.iter().any(|ancestor| Object::is(ancestor, value)) {
+            return Err(reading_error(path, "refers back to an object that contains it (a cycle)".to_owned()));
+        }
+        if ancestors.len() >= MAX_DEPTH {
+            return Err(reading_error(path, format!("nested more than {MAX_DEPTH} levels deep")));
+        }
+        ancestors.push(value.clone());
+        let read = read_container(value, path, keys, ancestors);
+        ancestors.pop();
+        if let Some(read) = read {
+            return read;
         }
     }
     let kind = if value.is_undefined() {
         "undefined".to_owned()
     } else if value.is_object() && !value.is_function() {
-        "an object that is not plain data (a class instance, Map or Date)".to_owned()
+        "an object that is not plain data (a class instance or a Date)".to_owned()
     } else {
         format!("a {}", value.js_typeof().as_string().unwrap_or_default())
     };
@@ -129,6 +116,50 @@ fn read(value: &JsValue, path: &str, keys: Keys, plain: &Object, depth: u32) -> 
         path,
         format!("expected plain data (null, a boolean, number, string, array or object), found {kind}"),
     ))
+}
+
+/// An array, a plain object or a `Map` as a tree; `None` for any other object.
+fn read_container(
+    value: &JsValue,
+    path: &str,
+    keys: Keys,
+    ancestors: &mut Vec<JsValue>,
+) -> Option<Result<Value, Error>> {
+    if Array::is_array(value) {
+        let items = Array::from(value);
+        let list =
+            items.iter().enumerate().map(|(index, item)| read(&item, &format!("{path}[{index}]"), keys, ancestors));
+        return Some(list.collect::<Result<_, _>>().map(Value::List));
+    }
+    let entries = if let Some(map) = value.dyn_ref::<Map>() {
+        Array::from(&map.entries())
+    } else {
+        // Plain: no prototype, or one whose own prototype is null (`Object.prototype`
+        // of this realm or another: an iframe's, a `vm` context's).
+        let object = value.unchecked_ref::<Object>();
+        let prototype = Object::get_prototype_of(object);
+        if !(prototype.is_null() || Object::get_prototype_of(&prototype).is_null()) {
+            return None;
+        }
+        Object::entries(object)
+    };
+    let mut fields = Vec::new();
+    for entry in entries.iter() {
+        let entry = Array::from(&entry);
+        let item = entry.get(1);
+        if item.is_undefined() {
+            continue;
+        }
+        let Some(key) = entry.get(0).as_string() else {
+            return Some(Err(reading_error(path, "a Map's keys must be strings".to_owned())));
+        };
+        let key = if keys == Keys::Camel { snake_case(&key) } else { key };
+        match read(&item, &child(path, &key), keys, ancestors) {
+            Ok(item) => fields.push((key, item)),
+            Err(error) => return Some(Err(error)),
+        }
+    }
+    Some(Ok(Value::Object(fields)))
 }
 
 /// A tree as plain JS data (numbers as JS numbers: the core's values stay below 2^53).

@@ -1,6 +1,7 @@
 // The representational rules of the binding (not in the shared vectors): how JS
 // values cross, how errors look, what the helpers do without a network.
 import { test } from 'node:test';
+import vm from 'node:vm';
 import assert from 'node:assert/strict';
 import {
   CircuitBreaker,
@@ -255,11 +256,29 @@ test('policy errors list every violation with its field; JSON errors name the pa
   // Anything but plain data is refused by the core's reader, naming the field.
   assert.equal(throwsCode(() => Policy.fromConfig(1n), 'invalid_policy_json').field, '');
   assert.equal(throwsCode(() => Policy.fromConfig({ backoff: { baseMs: 5n } }), 'invalid_policy_json').field, 'backoff.base_ms');
-  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: new Map() }), 'invalid_policy_json').field, 'backoff');
+  // Plain data only: a Date or a class instance would lose or change fields through JSON.stringify.
+  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: new Date() }), 'invalid_policy_json').field, 'backoff');
+  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: new (class Backoff {})() }), 'invalid_policy_json').field, 'backoff');
+  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: { multiplier: NaN } }), 'invalid_policy_json').field, 'backoff.multiplier');
+  assert.equal(throwsCode(() => Policy.fromConfig({ totalBudgetMs: Infinity }), 'invalid_policy_json').field, 'total_budget_ms');
+  // ...but plain objects of every kind: null-prototype, another realm's, and Maps with string keys.
+  const bare = Object.assign(Object.create(null), { maxAttempts: 4 });
+  assert.equal(Policy.fromConfig(bare).maxAttempts, 4);
+  assert.equal(Policy.fromConfig(vm.runInNewContext('({ maxAttempts: 5, backoff: { baseMs: 7 } })')).maxAttempts, 5);
+  assert.equal(Policy.fromConfig(new Map([['maxAttempts', 6]])).maxAttempts, 6);
+  assert.equal(throwsCode(() => Policy.fromConfig(new Map([[1, 6]])), 'invalid_policy_json').field, '');
   assert.equal(throwsCode(() => Policy.fromConfig({ retryOn: { httpStatuses: [503, '504'] } }), 'invalid_policy_json').field, 'retry_on.http_statuses[1]');
   const cyclic = { backoff: {} };
   cyclic.backoff.again = cyclic;
-  throwsCode(() => Policy.fromConfig(cyclic), 'invalid_policy_json');
+  assert.equal(throwsCode(() => Policy.fromConfig(cyclic), 'invalid_policy_json').field, 'backoff.again');
+  // Many paths back to the top are refused at the first one (reading them all would take forever).
+  let shared = {};
+  for (let level = 0; level < 30; level += 1) shared = { a: shared, b: shared };
+  assert.match(throwsCode(() => Policy.fromConfig({ backoff: shared }), 'invalid_policy_json').field, /^backoff(\.a)+$/);
+  const twice = {};
+  twice.a = twice;
+  twice.b = twice;
+  assert.equal(throwsCode(() => Policy.fromConfig(twice), 'invalid_policy_json').field, 'a');
   // Properties that are undefined are left out, as JSON.stringify does.
   assert.equal(Policy.fromConfig({ maxAttempts: undefined }).maxAttempts, Policy.fromConfig({}).maxAttempts);
 });
@@ -335,7 +354,7 @@ test('run: attempts, waits and the ending come from the core; the loop only slee
   assert.equal(result.idempotencyKey, seen[0].idempotencyKey);
 });
 
-test('run: the attempt context has its fields as own properties and a lazy, enumerable signal getter', async () => {
+test('run: the attempt context has its fields and a lazy, enumerable signal getter as own properties', async () => {
   const policy = Policy.fromConfig({ maxAttempts: 2, jitter: { kind: 'none' }, backoff: { kind: 'constant', baseMs: 0, capMs: 0 } });
   const contexts = [];
   const result = await run(
@@ -354,18 +373,47 @@ test('run: the attempt context has its fields as own properties and a lazy, enum
   );
   assert.equal(result.decision.type, 'succeeded');
   for (const context of contexts) {
-    // `signal` is a getter on the prototype (an own accessor per attempt costs more than a decision).
-    assert.deepEqual(Object.keys(context), ['attempt', 'hedge', 'timeoutMs', 'abortAtMs', 'requestId', 'idempotencyKey']);
-    const keys = [];
-    for (const name in context) keys.push(name);
-    assert.deepEqual(keys, ['attempt', 'hedge', 'timeoutMs', 'abortAtMs', 'requestId', 'idempotencyKey', 'signal']);
-    assert.ok('signal' in context);
+    // `signal` is an own accessor, so a spread or Object.keys keeps it.
+    assert.deepEqual(Object.keys(context), ['attempt', 'hedge', 'timeoutMs', 'abortAtMs', 'requestId', 'idempotencyKey', 'signal']);
+    assert.equal(typeof Object.getOwnPropertyDescriptor(context, 'signal').get, 'function');
+    assert.ok({ ...context }.signal instanceof AbortSignal);
     assert.equal(context.idempotencyKey, 'ctx-1');
     assert.equal(context.hedge, false);
     assert.match(context.requestId, /^[0-9a-f]{16}$/);
   }
   assert.deepEqual(contexts.map((context) => context.attempt), [1, 2]);
   assert.ok(contexts[1].signal.aborted === false);
+});
+
+test('run: a synchronous attempt that runs past its abort time is timed out, as an async one is', async () => {
+  const policy = Policy.fromConfig({
+    maxAttempts: 2,
+    attemptTimeout: { fixedMs: 200 },
+    minimumUsefulAttemptMs: 10,
+    backoff: { kind: 'constant', baseMs: 0, capMs: 0 }, // no wait: the fake clock below only moves in attempts
+    jitter: { kind: 'none' },
+  });
+  for (const asynchronous of [false, true]) {
+    let clock = 0;
+    const discarded = [];
+    const signals = [];
+    const body = (context) => {
+      signals.push(context.signal);
+      clock += context.attempt === 1 ? 500 : 10; // the first one overruns its 200 ms
+      return { outcome: { type: 'success' }, value: `answer ${context.attempt}` };
+    };
+    const result = await run(policy, asynchronous ? async (context) => body(context) : body, {
+      seed: 3,
+      now: () => clock,
+      onDiscard: (value) => discarded.push(value),
+    });
+    assert.equal(result.decision.type, 'succeeded', `async: ${asynchronous}`);
+    assert.equal(result.decision.winner, 2, `async: ${asynchronous}`);
+    assert.equal(result.value, 'answer 2');
+    assert.deepEqual(discarded, ['answer 1']);
+    assert.equal(signals[0].reason.name, 'TimeoutError');
+    assert.equal(signals[1].aborted, false);
+  }
 });
 
 test('run: an attempt that overruns its timeout is aborted and reported as timed_out', async () => {
