@@ -7,7 +7,7 @@
 //! only: camelCase in JS, snake_case in the core (values stay as they are).
 
 use js_sys::{Array, Map, Object, Reflect};
-use retryplan::value::{Number, Value};
+use retryplan::value::{join, Number, Value};
 use retryplan::Error;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -25,14 +25,6 @@ pub(crate) enum Keys {
 
 fn reading_error(field: &str, message: String) -> Error {
     Error::InvalidPolicyJson { field: field.to_owned(), message }
-}
-
-fn child(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{path}.{key}")
-    }
 }
 
 /// `maxAttempts` -> `max_attempts`.
@@ -154,7 +146,7 @@ fn read_container(
             return Some(Err(reading_error(path, "a Map's keys must be strings".to_owned())));
         };
         let key = if keys == Keys::Camel { snake_case(&key) } else { key };
-        match read(&item, &child(path, &key), keys, ancestors) {
+        match read(&item, &join(path, &key), keys, ancestors) {
             Ok(item) => fields.push((key, item)),
             Err(error) => return Some(Err(error)),
         }

@@ -302,8 +302,11 @@ macro_rules! deserialize_through_value {
 }
 pub(crate) use deserialize_through_value;
 
-/// A dotted field path: `backoff.cap_ms`, `retry_on.http_statuses[2]`.
-pub(crate) fn join(path: &str, key: &str) -> String {
+/// The path of field `key` inside the object at `path`, as error field paths
+/// spell it (`backoff` + `cap_ms` = `backoff.cap_ms`; the top level is `""`).
+/// Hosts that convert their own data into a [`Value`] use it to name fields the same way.
+#[must_use]
+pub fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
         key.to_owned()
     } else {
