@@ -27,6 +27,8 @@ python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet 'js
 suite "conformance vectors: lint" python3 tests/conformance/lint.py
 suite "rust: format" cargo fmt --all --check
 suite "rust: clippy" cargo clippy --workspace --all-targets --locked -- -D warnings
+# The core as the JS build uses it (no json, no entropy), checked natively too.
+suite "rust: clippy, core without default features" cargo clippy -p retryplan --lib --no-default-features --locked -- -D warnings
 suite "rust: docs" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 suite "rust: unit, property, conformance and doc tests" cargo test --workspace --locked
 
