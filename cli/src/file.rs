@@ -90,6 +90,11 @@ pub fn read(path: &str) -> Result<String, FileError> {
 pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
     let value: Value = serde_json::from_str(text)
         .map_err(|error| FileError::Invalid(vec![Problem::new("", format!("not valid JSON: {error}"))]))?;
+    // serde_json keeps the last of a repeated key; the core refuses them, and so does a plan.
+    if let Some(field) = retryplan::value::Value::from_json(text).ok().as_ref().and_then(|tree| repeated_key(tree, ""))
+    {
+        return Err(FileError::Invalid(vec![Problem::new(&field, "this key appears more than once in its object")]));
+    }
     let Value::Object(top) = value else {
         return Err(FileError::Invalid(vec![Problem::new(
             "",
@@ -207,6 +212,25 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
         return Err(FileError::Invalid(vec![Problem::new("policy", "no policy to use")]));
     };
     Ok(Plan { policy_source: chosen, policy_config, policy, dependency_config, scenario, sections })
+}
+
+/// The path of the first key repeated within one object, anywhere in `tree`.
+fn repeated_key(tree: &retryplan::value::Value, path: &str) -> Option<String> {
+    use retryplan::value::{join, Value as Tree};
+    match tree {
+        Tree::Object(fields) => fields.iter().enumerate().find_map(|(index, (key, item))| {
+            let field = join(path, key);
+            if fields.iter().take(index).any(|(earlier, _)| earlier == key) {
+                Some(field)
+            } else {
+                repeated_key(item, &field)
+            }
+        }),
+        Tree::List(items) => {
+            items.iter().enumerate().find_map(|(index, item)| repeated_key(item, &format!("{path}[{index}]")))
+        }
+        _ => None,
+    }
 }
 
 /// Reads a policy with `core`'s reader and rules; fields are prefixed with

@@ -170,6 +170,12 @@ fn bad_input_is_a_clear_message_and_a_non_zero_exit() {
         ("malformed.json", r#"{"policy": {"max_attempts": 3"#, 1, "not valid JSON"),
         ("empty.json", "", 1, "not valid JSON"),
         ("list.json", "[1, 2]", 1, "must hold one JSON object"),
+        (
+            "repeated.json",
+            r#"{"policy": {"max_attempts": 3, "backoff": {"base_ms": 10, "base_ms": 20}}}"#,
+            1,
+            "policy.backoff.base_ms: this key appears more than once",
+        ),
         ("typo.json", r#"{"max_attemps": 3}"#, 1, "max_attemps: unknown field `max_attemps`"),
         ("top_typo.json", r#"{"policy": {}, "scenaro": {}}"#, 1, "unknown top-level field `scenaro`"),
         ("mixed.json", r#"{"policy": {}, "max_attempts": 3}"#, 1, "unknown top-level field `max_attempts`"),
