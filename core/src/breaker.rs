@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Violation};
 use crate::policy::{permille_of, MAX_MS};
-use crate::value::{join, tagged, Decimal, Fields, Named, Value};
+use crate::value::{tagged, Decimal, Fields, Named, Value};
 use crate::window::SlidingWindow;
 
 /// When a closed breaker opens.
@@ -66,11 +66,8 @@ impl BreakerConfig {
     /// [`Error::InvalidPolicyJson`].
     pub fn from_value(value: &Value, path: &str) -> Result<BreakerConfig, Error> {
         let fields = Fields::new(value, path, &["trip", "open_ms", "half_open_probes"])?;
-        let trip = fields
-            .get("trip")
-            .ok_or_else(|| crate::value::read_error(&join(path, "trip"), "missing field `trip`".to_owned()))?;
         Ok(BreakerConfig {
-            trip: read_trip(trip, &join(path, "trip"))?,
+            trip: fields.required_with("trip", read_trip)?,
             open_ms: fields.required("open_ms")?,
             half_open_probes: fields.required("half_open_probes")?,
         })

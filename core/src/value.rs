@@ -499,8 +499,13 @@ impl<'a> Fields<'a> {
 
     /// `key`, which must be present.
     pub(crate) fn required<T: FromValue>(&self, key: &str) -> Result<T, Error> {
+        self.required_with(key, T::from_value)
+    }
+
+    /// `key` read with `read`; it must be present.
+    pub(crate) fn required_with<T>(&self, key: &str, read: Reader<T>) -> Result<T, Error> {
         match self.get(key) {
-            Some(value) => T::from_value(value, &self.path(key)),
+            Some(value) => read(value, &self.path(key)),
             None => Err(read_error(&self.path(key), format!("missing field `{key}`"))),
         }
     }
