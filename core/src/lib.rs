@@ -22,10 +22,12 @@ pub mod concurrency;
 pub mod deadline;
 pub mod decision;
 pub mod dependency;
+mod email_date;
 pub mod error;
 pub mod grpc_timeout;
 mod guidance;
 pub mod http;
+mod http_date;
 pub mod operation;
 pub mod policy;
 pub mod profiles;
@@ -55,6 +57,9 @@ pub use policy::{
     MAX_ATTEMPTS_LIMIT, MAX_MS,
 };
 pub use redelivery::{redeliver, DeadLetterReason, Redelivery, RedeliveryConfig};
-pub use retry_after::{parse_grpc_pushback, parse_retry_after, parse_retry_after_ms_header, HeaderError, Pushback};
+pub use retry_after::{
+    parse_grpc_pushback, parse_retry_after, parse_retry_after_ms_header, parse_retry_after_with, HeaderError, Pushback,
+    RetryAfterReading,
+};
 pub use stats::{GiveUpCounts, Stats};
 pub use timeline::{explain, Timeline, TimelineStep, Warning};
