@@ -31,10 +31,12 @@ mod http_date;
 pub mod operation;
 pub mod policy;
 pub mod profiles;
+pub mod rate_limit;
 pub mod redelivery;
 pub mod retry_after;
 mod rng;
 pub mod stats;
+mod structured_field;
 pub mod timeline;
 pub mod value;
 mod window;
@@ -56,6 +58,7 @@ pub use policy::{
     Jitter, JitterConfig, Policy, PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig,
     MAX_ATTEMPTS_LIMIT, MAX_MS,
 };
+pub use rate_limit::{parse_rate_limit, parse_rate_limit_reset};
 pub use redelivery::{redeliver, DeadLetterReason, Redelivery, RedeliveryConfig};
 pub use retry_after::{
     parse_grpc_pushback, parse_retry_after, parse_retry_after_ms_header, parse_retry_after_with, HeaderError, Pushback,
