@@ -22,8 +22,10 @@ pub mod concurrency;
 pub mod deadline;
 pub mod decision;
 pub mod dependency;
+pub mod driver;
 mod email_date;
 pub mod error;
+pub mod failure;
 pub mod grpc_timeout;
 mod guidance;
 pub mod http;
@@ -49,9 +51,13 @@ pub use concurrency::ConcurrencyLimit;
 pub use deadline::{admit, remaining_budget_ms, Admission};
 pub use decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 pub use dependency::{Dependency, DependencyConfig, DependencySnapshot};
+pub use driver::{
+    AbortReason, Action, AttemptPlan, AttemptResult, Concurrency, Driver, DriverOptions, Ending, Event, Receipt,
+};
 pub use error::{Error, Violation};
+pub use failure::Failure;
 pub use grpc_timeout::{encode_grpc_timeout, encode_grpc_timeout_into, parse_grpc_timeout};
-pub use http::{IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RETRY_AFTER_MS_HEADERS};
+pub use http::{Repeatability, GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RETRY_AFTER_MS_HEADERS};
 pub use operation::{IdempotencyKey, Operation, OperationOptions};
 pub use policy::{
     AboveCap, AttemptTimeout, AttemptTimeoutConfig, Backoff, BackoffConfig, BackoffKind, HedgingConfig, Idempotency,
@@ -64,5 +70,5 @@ pub use retry_after::{
     parse_grpc_pushback, parse_retry_after, parse_retry_after_ms_header, parse_retry_after_with, HeaderError, Pushback,
     RetryAfterReading,
 };
-pub use stats::{GiveUpCounts, Stats};
+pub use stats::{GiveUpCounts, SharedStats, Stats};
 pub use timeline::{explain, Timeline, TimelineStep, Warning};
