@@ -151,7 +151,6 @@ pub fn parse_rate_limit_reset(value: &str, now_unix_ms: u64) -> Result<u64, Head
 }
 
 /// [`parse_rate_limit_reset`] with the header named in errors.
-#[allow(dead_code)]
 pub(crate) fn reset_header(header: &'static str, value: &str, now_unix_ms: u64) -> Result<u64, HeaderError> {
     let trimmed = trim_ows(value);
     if trimmed.is_empty() {
@@ -169,7 +168,6 @@ pub(crate) fn reset_header(header: &'static str, value: &str, now_unix_ms: u64) 
 /// True when a `RateLimit-Remaining` / `X-RateLimit-Remaining` value says
 /// quota is left (a number above zero). An absent or unreadable value says
 /// nothing, so the reset header is read as a wait.
-#[allow(dead_code)] // used by the guidance precedence (next commit)
 pub(crate) fn quota_left(remaining: Option<&str>) -> bool {
     remaining.and_then(|value| parse_digits_saturating(trim_ows(value))).is_some_and(|left| left > 0)
 }
