@@ -13,6 +13,8 @@
 //! delay (see [`crate::Jitter`] and the [`rng`](crate) notes). No delay ever
 //! exceeds the cap; server guidance may raise a delay above it (it is a floor).
 
+pub(crate) mod polly;
+
 use crate::error::Error;
 use crate::policy::{Backoff, BackoffKind, Jitter, Policy, MAX_ATTEMPTS_LIMIT};
 
