@@ -10,9 +10,10 @@ use std::sync::Arc;
 
 use retryplan::{
     admit, backoff_ceilings_ms, classify, encode_grpc_timeout, explain, parse_grpc_pushback, parse_grpc_timeout,
-    parse_retry_after, parse_retry_after_ms_header, profiles, redeliver, BreakerConfig, BreakerPermit, BudgetConfig,
-    CircuitBreaker, Concurrency, Dependency, Driver, DriverOptions, Error, Failure, IdempotencyKey, Operation,
-    OperationOptions, Outcome, Policy, PolicyConfig, Repeatability, RetryBudget, RetryCharge, SharedStats,
+    parse_rate_limit, parse_rate_limit_reset, parse_retry_after_ms_header, parse_retry_after_with, profiles, redeliver,
+    BreakerConfig, BreakerPermit, BudgetConfig, CircuitBreaker, Concurrency, Dependency, Driver, DriverOptions, Error,
+    Failure, IdempotencyKey, Operation, OperationOptions, Outcome, Policy, PolicyConfig, Repeatability,
+    RetryAfterReading, RetryBudget, RetryCharge, SharedStats,
 };
 use serde_json::{json, Map, Value};
 
@@ -144,6 +145,15 @@ fn run_operation(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<S
             other => panic!("{id}: unknown call `{other}`"),
         };
         settle(step, answer, fill, failures, &format!("{id} step {index}"));
+    }
+}
+
+/// A case's `reading` of Retry-After (`strict` when absent).
+fn reading(case: &Map<String, Value>) -> RetryAfterReading {
+    match case.get("reading").and_then(Value::as_str) {
+        None | Some("strict") => RetryAfterReading::Strict,
+        Some("lenient") => RetryAfterReading::Lenient,
+        Some(other) => panic!("unknown reading `{other}`"),
     }
 }
 
@@ -343,9 +353,27 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
             to_value(&explain(&policy, u64_field(case, "deadline_ms"), first_attempt_at_ms))
         }),
         "retry_after" => {
-            parse_retry_after(str_field(case, "value"), u64_field(case, "now_unix_ms").expect("now_unix_ms"))
+            let now_unix_ms = u64_field(case, "now_unix_ms").expect("now_unix_ms");
+            parse_retry_after_with(str_field(case, "value"), now_unix_ms, reading(case))
                 .map(|ms| json!(ms))
                 .map_err(Error::from)
+        }
+        "rate_limit" => {
+            let policy_value = case.get("policy_value").map(|value| value.as_str().expect("policy_value is a string"));
+            parse_rate_limit(str_field(case, "value"), policy_value).map(|ms| json!(ms)).map_err(Error::from)
+        }
+        "rate_limit_reset" => {
+            let now_unix_ms = u64_field(case, "now_unix_ms").expect("now_unix_ms");
+            parse_rate_limit_reset(str_field(case, "value"), now_unix_ms).map(|ms| json!(ms)).map_err(Error::from)
+        }
+        "http_response" => {
+            let status = u16::try_from(u64_field(case, "status").expect("status")).expect("u16");
+            let headers = case.get("headers").and_then(Value::as_object).expect("headers is an object");
+            let lookup = |name: &str| {
+                headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).and_then(|(_, value)| value.as_str())
+            };
+            let now_unix_ms = u64_field(case, "now_unix_ms").expect("now_unix_ms");
+            Ok(to_value(&Outcome::from_http_response_with(status, lookup, now_unix_ms, reading(case))))
         }
         "retry_after_ms" => {
             parse_retry_after_ms_header(str_field(case, "value")).map(|ms| json!(ms)).map_err(Error::from)
