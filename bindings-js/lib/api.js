@@ -1,7 +1,7 @@
 // The public API: the wasm exports as they are (Operation through its
 // options-reading subclass), plus the error class and two host helpers (`run`,
 // `retryFetch`) that only do I/O and sleep as told.
-import { outcomeFromHttp } from '../wasm/retryplan_js.js';
+import { guidanceHeaderNames, outcomeFromHttp, outcomeFromHttpResponse as responseOutcome } from '../wasm/retryplan_js.js';
 
 export {
   Policy,
@@ -15,6 +15,8 @@ export {
   redeliver,
   parseRetryAfter,
   parseRetryAfterMsHeader,
+  parseRateLimit,
+  parseRateLimitReset,
   parseGrpcPushback,
   encodeGrpcTimeout,
   parseGrpcTimeout,
@@ -26,5 +28,27 @@ export { Operation } from './operation.js';
 export { RetryplanError } from './convert.js';
 export { run, retryFetch } from './helpers.js';
 
-/** Outcome constructors owned by the core: `Outcome.fromHttp(status, retryAfter, retryAfterMs, nowUnixMs)`. */
-export const Outcome = Object.freeze({ fromHttp: outcomeFromHttp });
+const GUIDANCE_HEADERS = guidanceHeaderNames();
+
+/**
+ * An HTTP response as an outcome, read by the core: `headers` is a `Headers`
+ * (fetch's, whose `get` joins repeated lines with ", ") or a plain object of
+ * header names (any case) to raw values. The first guidance header that asks
+ * for a wait wins; Retry-After is read as `reading` says ("strict" or "lenient").
+ */
+export function outcomeFromHttpResponse(status, headers, nowUnixMs, reading) {
+  let get;
+  if (headers !== null && typeof headers === 'object' && typeof headers.get === 'function') {
+    get = (name) => headers.get(name);
+  } else {
+    const entries = Object.entries(headers ?? {});
+    get = (name) => entries.find(([key]) => key.toLowerCase() === name)?.[1];
+  }
+  return responseOutcome(status, GUIDANCE_HEADERS.map((name) => get(name) ?? undefined), nowUnixMs, reading);
+}
+
+/**
+ * Outcome constructors owned by the core: `Outcome.fromHttp(status, retryAfter, retryAfterMs, nowUnixMs)` and
+ * `Outcome.fromHttpResponse(status, headers, nowUnixMs, reading)`.
+ */
+export const Outcome = Object.freeze({ fromHttp: outcomeFromHttp, fromHttpResponse: outcomeFromHttpResponse });

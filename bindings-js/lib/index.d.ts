@@ -380,8 +380,22 @@ export function outcomeFromHttp(
   retryAfterMs: string | null | undefined,
   nowUnixMs: number,
 ): Outcome & { type: 'http_status' };
+/** How Retry-After is read: RFC 9110 to the letter (the default), or also what Python's email.utils reads. */
+export type RetryAfterReading = 'strict' | 'lenient';
+/**
+ * An HTTP response as an outcome: `headers` is fetch's `Headers` or a plain object (names in any case).
+ * The first guidance header that asks for a wait wins: retry-after-ms, x-ms-retry-after-ms, Retry-After
+ * (read as `reading` says), RateLimit (with RateLimit-Policy), RateLimit-Reset, X-RateLimit-Reset.
+ * A status outside 100..=599 is a lost connection (the server's fault).
+ */
+export function outcomeFromHttpResponse(
+  status: number,
+  headers: { get(name: string): string | null } | Record<string, string>,
+  nowUnixMs: number,
+  reading?: RetryAfterReading,
+): Outcome;
 /** Outcome constructors owned by the core. `Outcome.fromHttp === outcomeFromHttp`. */
-export const Outcome: { readonly fromHttp: typeof outcomeFromHttp };
+export const Outcome: { readonly fromHttp: typeof outcomeFromHttp; readonly fromHttpResponse: typeof outcomeFromHttpResponse };
 
 /** Why a queue message goes to the dead-letter queue. */
 export type DeadLetterReason =
@@ -533,7 +547,11 @@ export class ConcurrencyLimit {
 }
 
 /** A Retry-After value (delta-seconds or an HTTP-date) as ms from `nowUnixMs` (Date.now()). Throws "invalid_header". */
-export function parseRetryAfter(value: string, nowUnixMs: number): number;
+export function parseRetryAfter(value: string, nowUnixMs: number, reading?: RetryAfterReading): number;
+/** The wait in ms a RateLimit field asks for (with its RateLimit-Policy), or null. Throws "invalid_header". */
+export function parseRateLimit(value: string, policyValue?: string): number | null;
+/** A RateLimit-Reset / X-RateLimit-Reset value (delta-seconds below 1e9, a Unix time from it) as ms. Throws "invalid_header". */
+export function parseRateLimitReset(value: string, nowUnixMs: number): number;
 /** A `retry-after-ms` header value. Throws "invalid_header". */
 export function parseRetryAfterMsHeader(value: string): number;
 export function parseGrpcPushback(value: string): Pushback;

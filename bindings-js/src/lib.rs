@@ -728,11 +728,71 @@ impl Stats {
     }
 }
 
-/// Reads a Retry-After value (delta-seconds or any HTTP-date) as ms from `nowUnixMs`.
+/// `"strict"` (RFC 9110, the default when absent) or `"lenient"`.
+fn reading(name: Option<String>) -> Result<rp::RetryAfterReading, JsValue> {
+    use rp::value::Named;
+    match name {
+        None => Ok(rp::RetryAfterReading::Strict),
+        Some(name) => rp::RetryAfterReading::from_name(&name)
+            .ok_or_else(|| invalid("reading", format!("must be \"strict\" or \"lenient\", got {name:?}"))),
+    }
+}
+
+/// Reads a Retry-After value (delta-seconds or any HTTP-date) as ms from
+/// `nowUnixMs`, as `reading` says (`"strict"`, the default, or `"lenient"`).
 #[wasm_bindgen(js_name = parseRetryAfter)]
-pub fn parse_retry_after(value: &str, now_unix_ms: f64) -> Result<f64, JsValue> {
+pub fn parse_retry_after(value: &str, now_unix_ms: f64, reading_name: Option<String>) -> Result<f64, JsValue> {
     let now = ms("nowUnixMs", now_unix_ms)?;
-    rp::parse_retry_after(value, now).map(num).map_err(|error| js_error(error.into()))
+    rp::parse_retry_after_with(value, now, reading(reading_name)?).map(num).map_err(|error| js_error(error.into()))
+}
+
+/// The wait in ms a `RateLimit` field asks for (with its `RateLimit-Policy`), or `null`.
+#[wasm_bindgen(js_name = parseRateLimit)]
+pub fn parse_rate_limit(value: &str, policy_value: Option<String>) -> Result<Option<f64>, JsValue> {
+    rp::parse_rate_limit(value, policy_value.as_deref())
+        .map(|wait| wait.map(num))
+        .map_err(|error| js_error(error.into()))
+}
+
+/// The wait in ms a `RateLimit-Reset` / `X-RateLimit-Reset` value asks for
+/// (delta-seconds below 1e9, a Unix time from it) from `nowUnixMs`.
+#[wasm_bindgen(js_name = parseRateLimitReset)]
+pub fn parse_rate_limit_reset(value: &str, now_unix_ms: f64) -> Result<f64, JsValue> {
+    let now = ms("nowUnixMs", now_unix_ms)?;
+    rp::parse_rate_limit_reset(value, now).map(num).map_err(|error| js_error(error.into()))
+}
+
+/// The response headers the core reads for guidance, lower case, in the order
+/// `outcomeFromHttpResponse` takes their values.
+#[wasm_bindgen(js_name = guidanceHeaderNames)]
+pub fn guidance_header_names() -> js_sys::Array {
+    rp::GUIDANCE_HEADERS.iter().map(|name| JsValue::from_str(name)).collect()
+}
+
+/// An HTTP response as an outcome: `status` and the raw values of the
+/// guidance headers (`values[i]` for `guidanceHeaderNames()[i]`, `null` or
+/// `undefined` when absent), read against `nowUnixMs`: the first header that
+/// asks for a wait wins; Retry-After read as `reading` says.
+#[wasm_bindgen(js_name = outcomeFromHttpResponse)]
+pub fn outcome_from_http_response(
+    status: f64,
+    values: js_sys::Array,
+    now_unix_ms: f64,
+    reading_name: Option<String>,
+) -> Result<JsValue, JsValue> {
+    let status = whole("status", status, f64::from(u16::MAX))? as u16;
+    let now_unix = ms("nowUnixMs", now_unix_ms)?;
+    let reading = reading(reading_name)?;
+    let texts: Vec<Option<String>> = values.iter().map(|value| value.as_string()).collect();
+    let lookup = |name: &str| {
+        let index = rp::GUIDANCE_HEADERS.iter().position(|known| *known == name)?;
+        texts.get(index).and_then(|text| text.as_deref())
+    };
+    let outcome = Outcome::from_http_response_with(status, lookup, now_unix, reading);
+    Ok(match outcome {
+        Outcome::HttpStatus { status, retry_after_ms } => js_http_outcome(status, retry_after_ms.map(num)),
+        other => to_js(&other)?,
+    })
 }
 
 /// Reads a `retry-after-ms` header value.

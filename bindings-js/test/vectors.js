@@ -264,7 +264,31 @@ export function runCase(api, testCase, failures) {
       );
       break;
     case 'retry_after':
-      call = () => api.parseRetryAfter(field(testCase, 'value', 'string'), field(testCase, 'now_unix_ms', 'number'));
+      call = () =>
+        api.parseRetryAfter(
+          field(testCase, 'value', 'string'),
+          field(testCase, 'now_unix_ms', 'number'),
+          'reading' in testCase ? field(testCase, 'reading', 'string') : undefined,
+        );
+      break;
+    case 'rate_limit':
+      call = () =>
+        api.parseRateLimit(
+          field(testCase, 'value', 'string'),
+          'policy_value' in testCase ? field(testCase, 'policy_value', 'string') : undefined,
+        );
+      break;
+    case 'rate_limit_reset':
+      call = () => api.parseRateLimitReset(field(testCase, 'value', 'string'), field(testCase, 'now_unix_ms', 'number'));
+      break;
+    case 'http_response':
+      call = () =>
+        api.Outcome.fromHttpResponse(
+          field(testCase, 'status', 'number'),
+          testCase.headers,
+          field(testCase, 'now_unix_ms', 'number'),
+          'reading' in testCase ? field(testCase, 'reading', 'string') : undefined,
+        );
       break;
     case 'retry_after_ms':
       call = () => api.parseRetryAfterMsHeader(field(testCase, 'value', 'string'));

@@ -18,7 +18,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use retryplan as rp;
 use retryplan::{
     AboveCap, BackoffKind, BreakerState, Class, DeadLetterReason, GiveUpReason, GrpcCode, Idempotency, JitterConfig,
-    TransportFailure, Verdict,
+    RetryAfterReading, TransportFailure, Verdict,
 };
 
 uniffi::setup_scaffolding!();
@@ -32,11 +32,11 @@ pub use controls::{
     BreakerConfig, BreakerPermit, BreakerSnapshot, BudgetConfig, BudgetSnapshot, CircuitBreaker, Dependency,
     DependencyConfig, DependencySnapshot, RetryBudget, RetryCharge, TripConfig,
 };
-pub use decision::{outcome_from_http, Decision, Outcome, Pushback};
+pub use decision::{outcome_from_http, outcome_from_http_response, Decision, Outcome, Pushback};
 pub use operation::{
-    admit, encode_grpc_timeout, parse_grpc_pushback, parse_grpc_timeout, parse_retry_after,
-    parse_retry_after_ms_header, remaining_budget_ms, Admission, GiveUpCounts, Operation, OperationOptions, Stats,
-    StatsSnapshot,
+    admit, encode_grpc_timeout, parse_grpc_pushback, parse_grpc_timeout, parse_rate_limit, parse_rate_limit_reset,
+    parse_retry_after, parse_retry_after_ms_header, parse_retry_after_with, remaining_budget_ms, Admission,
+    GiveUpCounts, Operation, OperationOptions, Stats, StatsSnapshot,
 };
 pub use policy::{
     default_policy_config, policy_config_from_json, profile_config, profile_names, AttemptTimeoutConfig, BackoffConfig,
@@ -76,6 +76,12 @@ pub enum DeadLetterReason {
     UnsafeToRepeat,
     RetryAfterAboveCap,
     ServerDeclinedRetry,
+}
+
+#[uniffi::remote(Enum)]
+pub enum RetryAfterReading {
+    Strict,
+    Lenient,
 }
 
 #[uniffi::remote(Enum)]

@@ -223,6 +223,28 @@ fn required(name: &'static str, ms_name: &'static str, value: Option<u64>) -> Re
         .ok_or_else(|| invalid(name, format!("is required: {name} as float seconds, or {ms_name} as int milliseconds")))
 }
 
+/// How Retry-After is read: `"strict"` (RFC 9110, the default) or `"lenient"`.
+fn reading_arg(obj: Option<&Bound<'_, PyAny>>) -> Res<retryplan::RetryAfterReading> {
+    use retryplan::value::Named;
+    let Some(obj) = obj else { return Ok(retryplan::RetryAfterReading::Strict) };
+    let name = str_arg("reading", obj)?;
+    retryplan::RetryAfterReading::from_name(&name)
+        .ok_or_else(|| invalid("reading", format!("must be \"strict\" or \"lenient\", got {name:?}")))
+}
+
+/// A mapping of header names to raw values, as (name, value) pairs.
+fn headers_arg(obj: &Bound<'_, PyAny>) -> Res<Vec<(String, String)>> {
+    let items = obj.call_method0("items").map_err(|_| wrong_type("headers", "a mapping of str to str", obj))?;
+    let mut pairs = Vec::new();
+    for item in items.try_iter()? {
+        let item = item?;
+        let (name, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
+            item.extract().map_err(|_| wrong_type("headers", "a mapping of str to str", obj))?;
+        pairs.push((str_arg("headers", &name)?.into_owned(), str_arg("headers", &value)?.into_owned()));
+    }
+    Ok(pairs)
+}
+
 fn by_name<T: serde::de::DeserializeOwned>(name: &'static str, obj: &Bound<'_, PyAny>) -> Res<T> {
     let text = str_arg(name, obj)?;
     serde_json::from_value(Value::String(text.into_owned())).map_err(|error| invalid(name, error.to_string()))
@@ -511,6 +533,29 @@ impl PyOutcome {
         let retry_after_ms = retry_after_ms.map(|value| str_arg("retry_after_ms", value)).transpose()?;
         let now = required("now_unix", "now_unix_ms", instant(("now_unix", now_unix), ("now_unix_ms", now_unix_ms))?)?;
         Ok(outcome(Outcome::from_http(status, retry_after.as_deref(), retry_after_ms.as_deref(), now)))
+    }
+
+    /// An HTTP outcome from the status and a mapping of the response's
+    /// headers (names in any case), read the engine's one way: the first
+    /// guidance header that asks for a wait wins (`retry-after-ms`,
+    /// `Retry-After`, `RateLimit`, `RateLimit-Reset`, `X-RateLimit-Reset`);
+    /// `Retry-After` is read as `reading` says (`"strict"` or `"lenient"`).
+    #[staticmethod]
+    #[pyo3(signature = (status, headers, *, now_unix = None, now_unix_ms = None, reading = None))]
+    fn from_http_response(
+        status: &Bound<'_, PyAny>,
+        headers: &Bound<'_, PyAny>,
+        now_unix: Option<&Bound<'_, PyAny>>,
+        now_unix_ms: Option<&Bound<'_, PyAny>>,
+        reading: Option<&Bound<'_, PyAny>>,
+    ) -> Res<PyOutcome> {
+        let status = u16_arg("status", status)?;
+        let pairs = headers_arg(headers)?;
+        let now = required("now_unix", "now_unix_ms", instant(("now_unix", now_unix), ("now_unix_ms", now_unix_ms))?)?;
+        let reading = reading_arg(reading)?;
+        let lookup =
+            |name: &str| pairs.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str());
+        Ok(outcome(Outcome::from_http_response_with(status, lookup, now, reading)))
     }
 
     /// The outcome's kind, as in JSON's `type`.
@@ -1576,17 +1621,43 @@ fn backoff_ceilings_ms(policy: &Bound<'_, PyAny>, retries: &Bound<'_, PyAny>) ->
 }
 
 /// The delay in ms a Retry-After value asks for (delta-seconds or an HTTP-date
-/// read against the wall clock `now_unix`, float seconds from `time.time()`).
+/// read against the wall clock `now_unix`, float seconds from `time.time()`),
+/// read as `reading` says (`"strict"`, the default, or `"lenient"`).
+#[pyfunction]
+#[pyo3(signature = (value, now_unix = None, *, now_unix_ms = None, reading = None))]
+fn parse_retry_after(
+    value: &Bound<'_, PyAny>,
+    now_unix: Option<&Bound<'_, PyAny>>,
+    now_unix_ms: Option<&Bound<'_, PyAny>>,
+    reading: Option<&Bound<'_, PyAny>>,
+) -> Res<u64> {
+    let value = str_arg("value", value)?;
+    let now = required("now_unix", "now_unix_ms", instant(("now_unix", now_unix), ("now_unix_ms", now_unix_ms))?)?;
+    Ok(retryplan::parse_retry_after_with(&value, now, reading_arg(reading)?)?)
+}
+
+/// The wait in ms a `RateLimit` field asks for (with its `RateLimit-Policy`),
+/// or None when it asks for none.
+#[pyfunction]
+#[pyo3(signature = (value, policy_value = None))]
+fn parse_rate_limit(value: &Bound<'_, PyAny>, policy_value: Option<&Bound<'_, PyAny>>) -> Res<Option<u64>> {
+    let value = str_arg("value", value)?;
+    let policy_value = policy_value.map(|policy| str_arg("policy_value", policy)).transpose()?;
+    Ok(retryplan::parse_rate_limit(&value, policy_value.as_deref())?)
+}
+
+/// The wait in ms a `RateLimit-Reset` / `X-RateLimit-Reset` value asks for
+/// (delta-seconds below 1e9, a Unix time from it, against `now_unix`).
 #[pyfunction]
 #[pyo3(signature = (value, now_unix = None, *, now_unix_ms = None))]
-fn parse_retry_after(
+fn parse_rate_limit_reset(
     value: &Bound<'_, PyAny>,
     now_unix: Option<&Bound<'_, PyAny>>,
     now_unix_ms: Option<&Bound<'_, PyAny>>,
 ) -> Res<u64> {
     let value = str_arg("value", value)?;
     let now = required("now_unix", "now_unix_ms", instant(("now_unix", now_unix), ("now_unix_ms", now_unix_ms))?)?;
-    Ok(retryplan::parse_retry_after(&value, now)?)
+    Ok(retryplan::parse_rate_limit_reset(&value, now)?)
 }
 
 /// A `retry-after-ms` / `x-ms-retry-after-ms` value in ms.
@@ -1705,6 +1776,8 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(backoff_ceilings_ms, m)?,
         wrap_pyfunction!(parse_retry_after, m)?,
         wrap_pyfunction!(parse_retry_after_ms_header, m)?,
+        wrap_pyfunction!(parse_rate_limit, m)?,
+        wrap_pyfunction!(parse_rate_limit_reset, m)?,
         wrap_pyfunction!(parse_grpc_pushback, m)?,
         wrap_pyfunction!(encode_grpc_timeout, m)?,
         wrap_pyfunction!(parse_grpc_timeout, m)?,

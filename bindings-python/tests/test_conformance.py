@@ -284,7 +284,27 @@ def kind_explain(case: Dict[str, Any]) -> None:
 
 
 def kind_retry_after(case: Dict[str, Any]) -> None:
-    settle(case, lambda: retryplan.parse_retry_after(case["value"], now_unix_ms=case["now_unix_ms"]), case["id"])
+    reading = case.get("reading", "strict")
+    settle(
+        case,
+        lambda: retryplan.parse_retry_after(case["value"], now_unix_ms=case["now_unix_ms"], reading=reading),
+        case["id"],
+    )
+
+
+def kind_rate_limit(case: Dict[str, Any]) -> None:
+    settle(case, lambda: retryplan.parse_rate_limit(case["value"], case.get("policy_value")), case["id"])
+
+
+def kind_rate_limit_reset(case: Dict[str, Any]) -> None:
+    settle(case, lambda: retryplan.parse_rate_limit_reset(case["value"], now_unix_ms=case["now_unix_ms"]), case["id"])
+
+
+def kind_http_response(case: Dict[str, Any]) -> None:
+    outcome = Outcome.from_http_response(
+        case["status"], case["headers"], now_unix_ms=case["now_unix_ms"], reading=case.get("reading", "strict")
+    )
+    assert outcome.to_dict() == case["expect"], case["id"]
 
 
 def kind_retry_after_ms(case: Dict[str, Any]) -> None:
@@ -329,6 +349,9 @@ RUNNERS: Dict[str, Callable[[Dict[str, Any]], None]] = {
     "explain": kind_explain,
     "retry_after": kind_retry_after,
     "retry_after_ms": kind_retry_after_ms,
+    "rate_limit": kind_rate_limit,
+    "rate_limit_reset": kind_rate_limit_reset,
+    "http_response": kind_http_response,
     "grpc_pushback": kind_grpc_pushback,
     "grpc_timeout_encode": kind_grpc_timeout_encode,
     "grpc_timeout_parse": kind_grpc_timeout_parse,

@@ -135,6 +135,22 @@ class Outcome:
     def from_http(
         status: int, retry_after: Optional[str] = None, retry_after_ms: Optional[str] = None, *, now_unix_ms: int
     ) -> "Outcome": ...
+    @overload
+    @staticmethod
+    def from_http_response(
+        status: int, headers: Mapping[str, str], *, now_unix: float, reading: Literal["strict", "lenient"] = "strict"
+    ) -> "Outcome":
+        """An HTTP outcome from the status and the response's headers (names in any case).
+
+        The first guidance header that asks for a wait wins: ``retry-after-ms``, ``Retry-After``
+        (read as ``reading`` says), ``RateLimit`` (with ``RateLimit-Policy``), ``RateLimit-Reset``,
+        ``X-RateLimit-Reset``.
+        """
+    @overload
+    @staticmethod
+    def from_http_response(
+        status: int, headers: Mapping[str, str], *, now_unix_ms: int, reading: Literal["strict", "lenient"] = "strict"
+    ) -> "Outcome": ...
     @property
     def kind(self) -> str:
         """The outcome's kind, as in JSON's ``type``."""
@@ -490,11 +506,23 @@ def backoff_ceilings_ms(policy: Policy, retries: int) -> List[int]:
     """The backoff ceilings of the first ``retries`` retries, in ms."""
 
 @overload
-def parse_retry_after(value: str, now_unix: float) -> int:
-    """The delay in ms a Retry-After value asks for (delta-seconds, or an HTTP-date read against ``now_unix``)."""
+def parse_retry_after(value: str, now_unix: float, *, reading: Literal["strict", "lenient"] = "strict") -> int:
+    """The delay in ms a Retry-After value asks for (delta-seconds, or an HTTP-date read against ``now_unix``).
+
+    ``reading="lenient"`` also reads what Python's ``email.utils.parsedate_tz`` reads (as urllib3 does).
+    """
 
 @overload
-def parse_retry_after(value: str, *, now_unix_ms: int) -> int: ...
+def parse_retry_after(value: str, *, now_unix_ms: int, reading: Literal["strict", "lenient"] = "strict") -> int: ...
+def parse_rate_limit(value: str, policy_value: Optional[str] = None) -> Optional[int]:
+    """The wait in ms a ``RateLimit`` field asks for (with its ``RateLimit-Policy``), or None for none."""
+
+@overload
+def parse_rate_limit_reset(value: str, now_unix: float) -> int:
+    """The wait in ms a ``RateLimit-Reset`` / ``X-RateLimit-Reset`` value asks for (delta-seconds below 1e9, else a Unix time)."""
+
+@overload
+def parse_rate_limit_reset(value: str, *, now_unix_ms: int) -> int: ...
 def parse_retry_after_ms_header(value: str) -> int:
     """A ``retry-after-ms`` / ``x-ms-retry-after-ms`` value in ms."""
 
