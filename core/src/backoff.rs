@@ -51,7 +51,8 @@ impl Backoff {
 /// The inclusive range a jittered delay for retry `r` is drawn from.
 ///
 /// `previous_delay_ms` is the delay drawn for the previous retry (the base
-/// before the first); only decorrelated jitter uses it.
+/// before the first); only decorrelated jitter uses it. For Polly's jitter
+/// the range holds whatever Polly draws (see [`polly`]'s `delay_range_ms`).
 #[must_use]
 pub fn delay_range_ms(policy: &Policy, retry: u32, previous_delay_ms: u64) -> (u64, u64) {
     let backoff = policy.backoff;
@@ -70,6 +71,7 @@ pub fn delay_range_ms(policy: &Policy, retry: u32, previous_delay_ms: u64) -> (u
             let spread = u64::try_from(u128::from(ceiling) * u128::from(ratio_permille) / 1000).unwrap_or(u64::MAX);
             (ceiling.saturating_sub(spread), ceiling.saturating_add(spread).min(cap))
         }
+        Jitter::Polly { use_jitter } => polly::delay_range_ms(backoff.kind, use_jitter, retry, backoff.base_ms, cap),
     }
 }
 

@@ -8,6 +8,7 @@
 //! | [`Outcome::Success`], HTTP 1xx-3xx, gRPC `ok` | success |
 //! | a status or code in `conflict` | conflict: re-read, recompute, redo the unit |
 //! | a status, code or transport failure in `retry_on` | retryable; ambiguous if in `ambiguous` or the request may have been processed |
+//! | a status in `retry_on` whose `server_guidance.statuses` rule `requires_guidance`, answered without guidance | not retryable |
 //! | [`TransportFailure::NotSent`] | never ambiguous: the request never left |
 //! | [`TransportFailure::ConnectionLost`], [`TransportFailure::TimedOut`] | always ambiguous |
 //! | [`Verdict`] from the application | as it says (never ambiguous) |
@@ -271,7 +272,7 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
     let sets = &policy.classification;
     Ok(match *outcome {
         Outcome::Success => Class::Success,
-        Outcome::HttpStatus { status, .. } => {
+        Outcome::HttpStatus { status, retry_after_ms } => {
             if !(100..=599).contains(&status) {
                 return Err(Error::InvalidArgument {
                     name: "status",
@@ -283,7 +284,13 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
             } else if sets.conflict_http.contains(status) {
                 Class::Conflict
             } else if sets.retry_http.contains(status) {
-                Class::Retryable { ambiguous: sets.ambiguous_http.contains(status) }
+                let needs_guidance =
+                    policy.server_guidance.statuses.get(status).is_some_and(|rule| rule.requires_guidance);
+                if needs_guidance && retry_after_ms.is_none() {
+                    Class::NotRetryable
+                } else {
+                    Class::Retryable { ambiguous: sets.ambiguous_http.contains(status) }
+                }
             } else {
                 Class::NotRetryable
             }

@@ -171,6 +171,59 @@ fn guidance_ms<'a>(
     None
 }
 
+impl Policy {
+    /// [`Outcome::from_http_response_with`], reading `Retry-After` as this
+    /// policy's `server_guidance.retry_after_reading` says: how every HTTP
+    /// helper turns a response into an outcome.
+    #[must_use]
+    pub fn http_outcome<'a>(
+        &self,
+        status: u16,
+        header: impl FnMut(&'static str) -> Option<&'a str>,
+        now_unix_ms: u64,
+    ) -> Outcome {
+        Outcome::from_http_response_with(status, header, now_unix_ms, self.server_guidance.retry_after_reading)
+    }
+}
+
+impl Policy {
+    /// The repeatability of an HTTP request with `method` under this policy:
+    /// what every HTTP helper hands the operation.
+    ///
+    /// - The caller's word for this request (`caller_says_idempotent`) comes
+    ///   first, as in [`Repeatability::for_http`].
+    /// - Without `retry_methods`, RFC 9110 §9.2.2 decides
+    ///   ([`Repeatability::for_http`]).
+    /// - With `retry_methods`, a listed method may be repeated (the policy says
+    ///   so, as urllib3's `allowed_methods`), and an unlisted one is
+    ///   [`Repeatability::NotRetried`].
+    ///
+    /// ```
+    /// use retryplan::{http::Repeatability, Policy};
+    /// let policy = Policy::from_json(r#"{"retry_methods": ["GET", "POST"]}"#).unwrap();
+    /// assert_eq!(policy.repeatability_for_http("POST", None), Ok(Repeatability::Idempotent));
+    /// assert_eq!(policy.repeatability_for_http("PUT", None), Ok(Repeatability::NotRetried { idempotent: true }));
+    /// let rfc = Policy::default();
+    /// assert_eq!(rfc.repeatability_for_http("POST", None), Ok(Repeatability::NotIdempotent));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming `method` when it is not a method token.
+    pub fn repeatability_for_http(
+        &self,
+        method: &str,
+        caller_says_idempotent: Option<bool>,
+    ) -> Result<Repeatability, Error> {
+        let rfc = Repeatability::for_http(method, caller_says_idempotent)?;
+        let Some(methods) = self.retry_methods else { return Ok(rfc) };
+        Ok(match caller_says_idempotent {
+            Some(_) => rfc,
+            None if methods.contains(method) => Repeatability::Idempotent,
+            None => Repeatability::NotRetried { idempotent: is_idempotent_method(method)? },
+        })
+    }
+}
+
 /// Whether the request an operation sends may be repeated by its protocol's
 /// own rules. An input to [`OperationOptions`](crate::OperationOptions): the
 /// engine combines it with the policy's [`Idempotency`] once, for every helper.
@@ -185,6 +238,13 @@ pub enum Repeatability {
     /// Repeating it may repeat its effect (POST, PATCH, CONNECT, any method
     /// RFC 9110 does not call idempotent).
     NotIdempotent,
+    /// The policy's `retry_methods` does not list the method: the request is
+    /// tried again only when it never left or the application judges the
+    /// failure retryable (see [`Policy::repeatability_for_http`]).
+    NotRetried {
+        /// Whether RFC 9110 calls the method idempotent.
+        idempotent: bool,
+    },
 }
 
 impl Repeatability {
@@ -217,7 +277,10 @@ impl Repeatability {
     #[must_use]
     pub fn effective(self, policy: Idempotency) -> Idempotency {
         match (self, policy) {
-            (Repeatability::NotIdempotent, Idempotency::Safe | Idempotency::Idempotent) => Idempotency::Unsafe,
+            (
+                Repeatability::NotIdempotent | Repeatability::NotRetried { idempotent: false },
+                Idempotency::Safe | Idempotency::Idempotent,
+            ) => Idempotency::Unsafe,
             (_, policy) => policy,
         }
     }

@@ -51,6 +51,7 @@
 use std::sync::Arc;
 
 use crate::backoff::delay_range_ms;
+use crate::backoff::polly::{self, PollyState};
 use crate::breaker::BreakerPermit;
 use crate::budget::RetryCharge;
 use crate::classify::{classify, Class, Outcome, TransportFailure};
@@ -59,7 +60,8 @@ use crate::dependency::Dependency;
 use crate::error::Error;
 use crate::guidance::ServerDelay;
 use crate::http::Repeatability;
-use crate::policy::{AttemptTimeout, Idempotency, Policy, MAX_HEDGED_ATTEMPTS};
+use crate::policy::{AttemptTimeout, Idempotency, Jitter, Policy, MAX_HEDGED_ATTEMPTS};
+use crate::retry_limits::{retried_for_unlisted_method, FailureKind, KindCounts};
 use crate::rng::{mix, Draws, SplitMix64};
 
 /// Stream constants for [`mix`]: request ids and derived idempotency keys.
@@ -289,6 +291,13 @@ pub struct Operation {
     /// Set when the server refused further attempts (pushback "do not retry",
     /// or guidance above the cap) while hedges still ran.
     refused_by_server: Option<GiveUpReason>,
+    /// Polly's DecorrelatedJitterBackoffV2 state (jitter `polly`).
+    polly_state: PollyState,
+    /// Failures so far by kind, for `retry_limits`.
+    kind_failures: KindCounts,
+    /// The request's method is not in the policy's `retry_methods`: only a
+    /// request that never left, or an application verdict, is tried again.
+    method_not_retried: bool,
 }
 
 impl Operation {
@@ -321,8 +330,12 @@ impl Operation {
             running: [None; MAX_IN_FLIGHT],
             hedge_at_ms: None,
             // An operation that may not repeat its request never hedges.
-            hedging_stopped: !idempotency.may_repeat_ambiguous(),
+            hedging_stopped: !idempotency.may_repeat_ambiguous()
+                || matches!(options.repeatability, Repeatability::NotRetried { .. }),
             refused_by_server: None,
+            polly_state: PollyState::default(),
+            kind_failures: KindCounts::default(),
+            method_not_retried: matches!(options.repeatability, Repeatability::NotRetried { .. }),
         }
     }
 
@@ -363,6 +376,7 @@ impl Operation {
         if let Some(finished) = finished {
             self.settle(now, &finished, class);
         }
+        let class = self.restricted(class, outcome);
         Ok(self.after_attempt(now, attempt, class, outcome))
     }
 
@@ -665,6 +679,31 @@ impl Operation {
         }
     }
 
+    /// What a retryable class means for this request: with a method the
+    /// policy does not retry, only a request that never left (or an
+    /// application verdict) is tried again; an ambiguous failure of an unsafe
+    /// request still answers reconcile.
+    fn restricted(&self, class: Class, outcome: &Outcome) -> Class {
+        match class {
+            Class::Retryable { ambiguous } if self.method_not_retried && !retried_for_unlisted_method(outcome) => {
+                if ambiguous && self.idempotency == Idempotency::Unsafe {
+                    class
+                } else {
+                    Class::NotRetryable
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Counts a retryable failure by kind; true when its kind's retry limit is used up.
+    fn kind_limit_reached(&mut self, outcome: &Outcome) -> bool {
+        FailureKind::of(outcome).is_some_and(|kind| {
+            let failures = self.kind_failures.count(kind);
+            self.policy.retry_limits.exhausted(kind, failures)
+        })
+    }
+
     fn after_attempt(&mut self, now: u64, attempt: u32, class: Class, outcome: &Outcome) -> Decision {
         let attempts = self.attempts_started;
         let ambiguous = match class {
@@ -692,6 +731,11 @@ impl Operation {
             return self.end(Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts });
         }
         self.last_failure_timed_out = matches!(outcome, Outcome::Transport { failure: TransportFailure::TimedOut });
+        let kind_limit_reached = self.kind_limit_reached(outcome);
+        if kind_limit_reached && !self.running_attempts().is_empty() {
+            self.refuse_further_attempts(GiveUpReason::AttemptsExhausted);
+            return self.poll_in_flight(now);
+        }
         if !self.running_attempts().is_empty() {
             // Another attempt is still running: this failure is not fatal. The
             // next hedge may start at once, or after the server's requested wait;
@@ -708,7 +752,7 @@ impl Operation {
         if let Some(reason) = self.refused_by_server {
             return self.give_up(now, reason, None);
         }
-        if attempts >= self.policy.max_attempts {
+        if attempts >= self.policy.max_attempts || kind_limit_reached {
             return self.give_up(now, GiveUpReason::AttemptsExhausted, None);
         }
 
@@ -722,8 +766,25 @@ impl Operation {
         };
 
         let retry = attempts - 1;
-        let (low, high) = delay_range_ms(&self.policy, retry, self.previous_delay_ms);
-        let backoff_ms = self.draws.in_range(low, high);
+        let backoff_ms = match self.policy.jitter {
+            Jitter::Polly { use_jitter } => {
+                let backoff = self.policy.backoff;
+                let draws = &mut self.draws;
+                polly::delay_ms(
+                    backoff.kind,
+                    use_jitter,
+                    retry,
+                    backoff.base_ms,
+                    backoff.cap_ms,
+                    &mut self.polly_state,
+                    || draws.unit_interval(),
+                )
+            }
+            _ => {
+                let (low, high) = delay_range_ms(&self.policy, retry, self.previous_delay_ms);
+                self.draws.in_range(low, high)
+            }
+        };
         self.previous_delay_ms = backoff_ms;
         let delay_ms = backoff_ms.max(server_delay_ms.unwrap_or(0));
 

@@ -12,6 +12,9 @@ use serde::{Deserialize, Serialize};
 use crate::classify::{GrpcCode, TransportFailure};
 use crate::error::{Error, Violation};
 use crate::redelivery::{RedeliveryConfig, RedeliverySchedule, MAX_REDELIVERY_DELAYS};
+use crate::retry_after::RetryAfterReading;
+use crate::retry_limits::{read_methods, read_retry_limits, MethodSet, RetryLimits, RetryLimitsConfig};
+use crate::status_guidance::{read_status_rules, StatusGuidanceConfig, StatusRules};
 use crate::value::{expected, join, one_of, optional, read_name, tagged, Decimal, Fields, FromValue, Named, Value};
 
 /// The largest millisecond value accepted anywhere: 2^53 - 1, the largest
@@ -85,6 +88,16 @@ pub enum JitterConfig {
         /// Spread around the ceiling, in (0, 1], at most three decimals.
         ratio: f64,
     },
+    /// Polly v8's delays exactly as Polly computes them (see
+    /// [`backoff`](crate::backoff)): `backoff.kind` is Polly's
+    /// `BackoffType`, `base_ms` its `Delay` (0 to 1 day; 0 gives no delay),
+    /// `cap_ms` its `MaxDelay` (any value, even below the base), and
+    /// `use_jitter` its `UseJitter`: +-25% around constant and linear delays,
+    /// DecorrelatedJitterBackoffV2 for exponential (whose factor is 2).
+    Polly {
+        /// Polly's `UseJitter` (true when absent).
+        use_jitter: bool,
+    },
 }
 
 /// Outcomes that may be retried.
@@ -128,7 +141,7 @@ pub enum AboveCap {
 }
 
 /// How server guidance is honored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ServerGuidanceConfig {
     /// Honor Retry-After and gRPC pushback (a floor for the delay). When false
     /// both are ignored.
@@ -137,11 +150,29 @@ pub struct ServerGuidanceConfig {
     pub cap_ms: u64,
     /// What to do above `cap_ms`.
     pub above_cap: AboveCap,
+    /// How HTTP helpers read `Retry-After` ([`Policy::http_outcome`]):
+    /// `strict` RFC 9110 (the default) or `lenient`.
+    #[serde(skip_serializing_if = "is_strict")]
+    pub retry_after_reading: RetryAfterReading,
+    /// Per-status rules (see [`status_guidance`](crate::status_guidance));
+    /// none by default.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub statuses: Vec<StatusGuidanceConfig>,
+}
+
+fn is_strict(reading: &RetryAfterReading) -> bool {
+    *reading == RetryAfterReading::Strict
 }
 
 impl Default for ServerGuidanceConfig {
     fn default() -> Self {
-        ServerGuidanceConfig { honor: true, cap_ms: 60_000, above_cap: AboveCap::GiveUp }
+        ServerGuidanceConfig {
+            honor: true,
+            cap_ms: 60_000,
+            above_cap: AboveCap::GiveUp,
+            retry_after_reading: RetryAfterReading::Strict,
+            statuses: Vec::new(),
+        }
     }
 }
 
@@ -212,6 +243,13 @@ pub struct PolicyConfig {
     pub conflict: StatusSetConfig,
     /// Retry-After and gRPC pushback handling.
     pub server_guidance: ServerGuidanceConfig,
+    /// Retries allowed per kind of failure, beside `max_attempts` (see
+    /// [`retry_limits`](crate::retry_limits)); no limits by default.
+    #[serde(skip_serializing_if = "RetryLimitsConfig::is_empty")]
+    pub retry_limits: RetryLimitsConfig,
+    /// The HTTP methods retried at all; RFC 9110 alone decides when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_methods: Option<Vec<String>>,
     /// Whether repeating may repeat the effect.
     pub idempotency: Idempotency,
     /// Hedging, off when absent.
@@ -240,6 +278,8 @@ impl Default for PolicyConfig {
             },
             conflict: StatusSetConfig { http_statuses: vec![409], grpc_codes: vec![GrpcCode::Aborted] },
             server_guidance: ServerGuidanceConfig::default(),
+            retry_limits: RetryLimitsConfig::default(),
+            retry_methods: None,
             idempotency: Idempotency::Safe,
             hedging: None,
             redelivery: None,
@@ -277,6 +317,11 @@ pub enum Jitter {
     Proportional {
         /// The ratio in thousandths, 1..=1000.
         ratio_permille: u32,
+    },
+    /// See [`JitterConfig::Polly`].
+    Polly {
+        /// Polly's `UseJitter`.
+        use_jitter: bool,
     },
 }
 
@@ -391,6 +436,10 @@ pub struct ServerGuidance {
     pub cap_ms: u64,
     /// What to do above the cap.
     pub above_cap: AboveCap,
+    /// How HTTP helpers read `Retry-After`.
+    pub retry_after_reading: RetryAfterReading,
+    /// Per-status rules.
+    pub statuses: StatusRules,
 }
 
 /// A validated, immutable policy. Cheap to copy (no heap data).
@@ -413,6 +462,8 @@ pub struct Policy {
     pub(crate) jitter: Jitter,
     pub(crate) classification: Classification,
     pub(crate) server_guidance: ServerGuidance,
+    pub(crate) retry_limits: RetryLimits,
+    pub(crate) retry_methods: Option<MethodSet>,
     pub(crate) idempotency: Idempotency,
     pub(crate) hedging: Option<HedgingConfig>,
     pub(crate) redelivery: Option<RedeliverySchedule>,
@@ -437,7 +488,15 @@ fn unreachable_default() -> Policy {
         backoff: Backoff { kind: BackoffKind::Constant, base_ms: 0, multiplier_permille: 1000, cap_ms: 0 },
         jitter: Jitter::None,
         classification: Classification::default(),
-        server_guidance: ServerGuidance { honor: false, cap_ms: 0, above_cap: AboveCap::GiveUp },
+        server_guidance: ServerGuidance {
+            honor: false,
+            cap_ms: 0,
+            above_cap: AboveCap::GiveUp,
+            retry_after_reading: RetryAfterReading::Strict,
+            statuses: StatusRules::default(),
+        },
+        retry_limits: RetryLimits::default(),
+        retry_methods: None,
         idempotency: Idempotency::Unsafe,
         hedging: None,
         redelivery: None,
@@ -566,14 +625,17 @@ impl Policy {
         let b = &c.backoff;
         check.ms("backoff.base_ms", b.base_ms);
         check.ms("backoff.cap_ms", b.cap_ms);
-        if b.cap_ms < b.base_ms {
+        let polly = matches!(c.jitter, JitterConfig::Polly { .. });
+        if polly {
+            check_polly(&mut check, b);
+        } else if b.cap_ms < b.base_ms {
             check.fail(
                 "backoff.cap_ms",
                 format!("backoff.cap_ms ({}) must be >= backoff.base_ms ({})", b.cap_ms, b.base_ms),
             );
         }
         let multiplier_permille = check.permille("backoff.multiplier", b.multiplier, 1.0, 100.0, false);
-        if b.kind != BackoffKind::Constant && b.base_ms == 0 {
+        if !polly && b.kind != BackoffKind::Constant && b.base_ms == 0 {
             check.fail(
                 "backoff.base_ms",
                 format!(
@@ -599,6 +661,7 @@ impl Policy {
             JitterConfig::Proportional { ratio } => {
                 Jitter::Proportional { ratio_permille: check.permille("jitter.ratio", ratio, 0.0, 1.0, true) }
             }
+            JitterConfig::Polly { use_jitter } => Jitter::Polly { use_jitter },
         };
 
         let classification = Classification {
@@ -655,6 +718,10 @@ impl Policy {
         }
 
         check.ms("server_guidance.cap_ms", c.server_guidance.cap_ms);
+        let g = &c.server_guidance;
+        let statuses = StatusRules::new(&g.statuses, (g.honor, g.cap_ms, g.above_cap), &mut check.violations);
+        let retry_limits = RetryLimits::new(&c.retry_limits, &mut check.violations);
+        let retry_methods = c.retry_methods.as_ref().map(|methods| MethodSet::new(methods, &mut check.violations));
         if let Some(hedging) = c.hedging {
             check.ms("hedging.delay_ms", hedging.delay_ms);
             if !(1..=MAX_HEDGED_ATTEMPTS).contains(&hedging.max_hedged_attempts) {
@@ -709,7 +776,11 @@ impl Policy {
                 honor: c.server_guidance.honor,
                 cap_ms: c.server_guidance.cap_ms,
                 above_cap: c.server_guidance.above_cap,
+                retry_after_reading: c.server_guidance.retry_after_reading,
+                statuses,
             },
+            retry_limits,
+            retry_methods,
             idempotency: c.idempotency,
             hedging: c.hedging,
             redelivery,
@@ -754,6 +825,7 @@ impl Policy {
                 Jitter::Proportional { ratio_permille } => {
                     JitterConfig::Proportional { ratio: f64::from(ratio_permille) / 1000.0 }
                 }
+                Jitter::Polly { use_jitter } => JitterConfig::Polly { use_jitter },
             },
             retry_on: RetryOnConfig {
                 http_statuses: cls.retry_http.iter().collect(),
@@ -772,7 +844,11 @@ impl Policy {
                 honor: self.server_guidance.honor,
                 cap_ms: self.server_guidance.cap_ms,
                 above_cap: self.server_guidance.above_cap,
+                retry_after_reading: self.server_guidance.retry_after_reading,
+                statuses: self.server_guidance.statuses.to_config(),
             },
+            retry_limits: self.retry_limits.to_config(),
+            retry_methods: self.retry_methods.map(|methods| methods.iter().map(str::to_owned).collect()),
             idempotency: self.idempotency,
             hedging: self.hedging,
             redelivery: self.redelivery.map(RedeliverySchedule::to_config),
@@ -824,6 +900,16 @@ impl Policy {
     pub fn server_guidance(&self) -> ServerGuidance {
         self.server_guidance
     }
+    /// Retries allowed per kind of failure.
+    #[must_use]
+    pub fn retry_limits(&self) -> RetryLimits {
+        self.retry_limits
+    }
+    /// The HTTP methods retried at all (`None`: RFC 9110 decides).
+    #[must_use]
+    pub fn retry_methods(&self) -> Option<MethodSet> {
+        self.retry_methods
+    }
     /// Whether repeating may repeat the effect.
     #[must_use]
     pub fn idempotency(&self) -> Idempotency {
@@ -857,6 +943,8 @@ const POLICY_FIELDS: &[&str] = &[
     "ambiguous",
     "conflict",
     "server_guidance",
+    "retry_limits",
+    "retry_methods",
     "idempotency",
     "hedging",
     "redelivery",
@@ -889,6 +977,8 @@ impl PolicyConfig {
                 "ambiguous" => config.ambiguous = read_status_set(item, path)?,
                 "conflict" => config.conflict = read_status_set(item, path)?,
                 "server_guidance" => config.server_guidance = read_server_guidance(item, path)?,
+                "retry_limits" => config.retry_limits = read_retry_limits(item, path)?,
+                "retry_methods" => config.retry_methods = optional(item, path, read_methods)?,
                 "idempotency" => config.idempotency = read_name(item, path)?,
                 "hedging" => config.hedging = optional(item, path, read_hedging)?,
                 "redelivery" => config.redelivery = optional(item, path, RedeliveryConfig::read)?,
@@ -948,6 +1038,7 @@ fn read_backoff(value: &Value, path: &str) -> Result<BackoffConfig, Error> {
 fn read_jitter(value: &Value, path: &str) -> Result<JitterConfig, Error> {
     let (kind, fields) = tagged(value, path, |kind: JitterKind| match kind {
         JitterKind::Proportional => &["kind", "ratio"],
+        JitterKind::Polly => &["kind", "use_jitter"],
         _ => &["kind"],
     })?;
     Ok(match kind {
@@ -956,6 +1047,7 @@ fn read_jitter(value: &Value, path: &str) -> Result<JitterConfig, Error> {
         JitterKind::Equal => JitterConfig::Equal,
         JitterKind::Decorrelated => JitterConfig::Decorrelated,
         JitterKind::Proportional => JitterConfig::Proportional { ratio: fields.required("ratio")? },
+        JitterKind::Polly => JitterConfig::Polly { use_jitter: fields.or("use_jitter", true)? },
     })
 }
 
@@ -967,11 +1059,18 @@ enum JitterKind {
     Equal,
     Decorrelated,
     Proportional,
+    Polly,
 }
 
 impl Named for JitterKind {
-    const ALL: &'static [Self] =
-        &[JitterKind::None, JitterKind::Full, JitterKind::Equal, JitterKind::Decorrelated, JitterKind::Proportional];
+    const ALL: &'static [Self] = &[
+        JitterKind::None,
+        JitterKind::Full,
+        JitterKind::Equal,
+        JitterKind::Decorrelated,
+        JitterKind::Proportional,
+        JitterKind::Polly,
+    ];
     fn name(self) -> &'static str {
         match self {
             JitterKind::None => "none",
@@ -979,6 +1078,7 @@ impl Named for JitterKind {
             JitterKind::Equal => "equal",
             JitterKind::Decorrelated => "decorrelated",
             JitterKind::Proportional => "proportional",
+            JitterKind::Polly => "polly",
         }
     }
 }
@@ -1003,12 +1103,39 @@ fn read_status_set(value: &Value, path: &str) -> Result<StatusSetConfig, Error> 
 
 fn read_server_guidance(value: &Value, path: &str) -> Result<ServerGuidanceConfig, Error> {
     let defaults = ServerGuidanceConfig::default();
-    let fields = Fields::new(value, path, &["honor", "cap_ms", "above_cap"])?;
+    let fields = Fields::new(value, path, &["honor", "cap_ms", "above_cap", "retry_after_reading", "statuses"])?;
     Ok(ServerGuidanceConfig {
         honor: fields.or("honor", defaults.honor)?,
         cap_ms: fields.or("cap_ms", defaults.cap_ms)?,
         above_cap: fields.with("above_cap", defaults.above_cap, read_name)?,
+        retry_after_reading: fields.with("retry_after_reading", defaults.retry_after_reading, read_name)?,
+        statuses: fields.with("statuses", defaults.statuses, read_status_rules)?,
     })
+}
+
+/// Polly's own rules when `jitter.kind` is `polly`: `Delay` in [0, 1 day],
+/// the exponential factor fixed at 2; a zero base and a cap below the base
+/// are valid (Polly gives 0, and the cap).
+fn check_polly(check: &mut Checker, backoff: &BackoffConfig) {
+    let one_day = crate::backoff::polly::POLLY_MAX_BASE_MS;
+    if backoff.base_ms > one_day {
+        check.fail(
+            "backoff.base_ms",
+            format!(
+                "backoff.base_ms ({}) must be <= {one_day} (1 day, Polly's range for Delay) for jitter polly",
+                backoff.base_ms
+            ),
+        );
+    }
+    if backoff.kind == BackoffKind::Exponential && backoff.multiplier != 2.0 {
+        check.fail(
+            "backoff.multiplier",
+            format!(
+                "backoff.multiplier ({}) must be 2 for jitter polly (Polly's exponential factor is fixed)",
+                Decimal(backoff.multiplier)
+            ),
+        );
+    }
 }
 
 fn read_hedging(value: &Value, path: &str) -> Result<HedgingConfig, Error> {

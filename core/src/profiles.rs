@@ -79,7 +79,12 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
             backoff: exponential(1_000, 60_000),
             jitter: JitterConfig::Decorrelated,
             retry_on: RetryOnConfig { transport: TransportFailure::ALL.to_vec(), ..RetryOnConfig::default() },
-            server_guidance: ServerGuidanceConfig { honor: true, cap_ms: 120_000, above_cap: AboveCap::Clamp },
+            server_guidance: ServerGuidanceConfig {
+                honor: true,
+                cap_ms: 120_000,
+                above_cap: AboveCap::Clamp,
+                ..ServerGuidanceConfig::default()
+            },
             idempotency: Idempotency::Idempotent,
             ..base
         },

@@ -56,7 +56,6 @@ impl SplitMix64 {
     /// A double in `[0, 1)`: the top 53 bits of the next draw, times 2^-53
     /// (every value a multiple of 2^-53, as .NET's `Random.NextDouble` spans
     /// the same interval).
-    #[allow(dead_code)] // wired with the `polly` jitter kind (next commit)
     pub(crate) fn unit_interval(&mut self) -> f64 {
         const SCALE: f64 = 1.0 / (1u64 << 53) as f64;
         (self.next_u64() >> 11) as f64 * SCALE
@@ -95,7 +94,6 @@ impl Draws {
 
     /// A double in `[0, 1)` (see [`SplitMix64::unit_interval`]); the largest
     /// double below 1 for [`Draws::Highest`].
-    #[allow(dead_code)] // wired with the `polly` jitter kind (next commit)
     pub(crate) fn unit_interval(&mut self) -> f64 {
         match self {
             Draws::Seeded(rng) => rng.unit_interval(),

@@ -57,7 +57,12 @@ prop_compose! {
             minimum_useful_attempt_ms: minimum,
             backoff: BackoffConfig { kind, base_ms, multiplier: f64::from(multiplier_permille) / 1000.0, cap_ms: base_ms + extra_cap },
             jitter,
-            server_guidance: ServerGuidanceConfig { honor, cap_ms, above_cap: if clamp { AboveCap::Clamp } else { AboveCap::GiveUp } },
+            server_guidance: ServerGuidanceConfig {
+                honor,
+                cap_ms,
+                above_cap: if clamp { AboveCap::Clamp } else { AboveCap::GiveUp },
+                ..ServerGuidanceConfig::default()
+            },
             idempotency,
             ..PolicyConfig::default()
         })

@@ -1,5 +1,3 @@
-// Wired into the policy (jitter kind `polly`) in the next commit.
-#![allow(dead_code)]
 //! Polly v8's retry delays (`Polly.Core/Retry/RetryHelper.cs`), computed as
 //! Polly computes them: in 100 ns ticks, in the same order of floating-point
 //! operations, truncated to whole milliseconds only at the end.
