@@ -9,14 +9,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::classify::{GrpcCode, TransportFailure};
+use crate::codes::{GrpcCode, TransportFailure};
 use crate::error::{Error, Violation};
 use crate::redelivery::{RedeliveryConfig, RedeliverySchedule, MAX_REDELIVERY_DELAYS};
-use crate::value::{expected, join, one_of, optional, read_name, tagged, Decimal, Fields, FromValue, Named, Value};
-
-/// The largest millisecond value accepted anywhere: 2^53 - 1, the largest
-/// integer a JavaScript number holds exactly.
-pub const MAX_MS: u64 = (1 << 53) - 1;
+pub use crate::units::MAX_MS;
+use crate::units::{permille_of, Decimal};
+use crate::value::{expected, join, one_of, optional, read_name, tagged, Fields, FromValue, Named, Value};
 
 /// The most hedges that may run beside the first attempt.
 pub const MAX_HEDGED_ATTEMPTS: u32 = 4;
@@ -479,23 +477,6 @@ impl Checker {
         }
         set
     }
-}
-
-/// A decimal with at most three decimals in `[low, high]` (or `(low, high]`)
-/// as integer thousandths, or the rule it breaks.
-pub(crate) fn permille_of(value: f64, low: f64, high: f64, open_low: bool) -> Result<u32, String> {
-    let in_range = value.is_finite() && value <= high && if open_low { value > low } else { value >= low };
-    if !in_range {
-        let bracket = if open_low { "(" } else { "[" };
-        return Err(format!("must be a number in {bracket}{}, {}]", Decimal(low), Decimal(high)));
-    }
-    let scaled = value * 1000.0;
-    let rounded = scaled.round();
-    if (scaled - rounded).abs() > 1e-6 {
-        return Err("must have at most three decimals".to_owned());
-    }
-    // Finite and within the checked range (callers use ranges up to 1000), so the cast is exact.
-    Ok(rounded as u32)
 }
 
 fn grpc_set(codes: &[GrpcCode]) -> GrpcCodeSet {
