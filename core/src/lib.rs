@@ -18,11 +18,14 @@ pub mod breaker;
 pub mod budget;
 pub mod classify;
 mod codes;
+pub mod compatibility;
 pub mod concurrency;
 pub mod deadline;
 pub mod decision;
 pub mod dependency;
+pub mod driver;
 pub mod error;
+pub mod failure;
 pub mod grpc_timeout;
 mod guidance;
 pub mod http;
@@ -47,9 +50,13 @@ pub use concurrency::ConcurrencyLimit;
 pub use deadline::{admit, remaining_budget_ms, Admission};
 pub use decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 pub use dependency::{Dependency, DependencyConfig, DependencySnapshot};
+pub use driver::{
+    AbortReason, Action, AttemptPlan, AttemptResult, Concurrency, Driver, DriverOptions, Ending, Event, Receipt,
+};
 pub use error::{Error, Violation};
+pub use failure::Failure;
 pub use grpc_timeout::{encode_grpc_timeout, encode_grpc_timeout_into, parse_grpc_timeout};
-pub use http::{IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RETRY_AFTER_MS_HEADERS};
+pub use http::{Repeatability, GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RETRY_AFTER_MS_HEADERS};
 pub use operation::{IdempotencyKey, Operation, OperationOptions};
 pub use policy::{
     AboveCap, AttemptTimeout, AttemptTimeoutConfig, Backoff, BackoffConfig, BackoffKind, HedgingConfig, Idempotency,
@@ -58,5 +65,5 @@ pub use policy::{
 };
 pub use redelivery::{redeliver, DeadLetterReason, Redelivery, RedeliveryConfig};
 pub use retry_after::{parse_grpc_pushback, parse_retry_after, parse_retry_after_ms_header, HeaderError, Pushback};
-pub use stats::{GiveUpCounts, Stats};
+pub use stats::{GiveUpCounts, SharedStats, Stats};
 pub use timeline::{explain, Timeline, TimelineStep, Warning};
