@@ -92,7 +92,7 @@ impl IdempotencyKey {
                 name: "idempotency_key",
                 rule: format!(
                     "must be visible ASCII (no spaces or control characters), found {}",
-                    crate::error::Quoted(bad.encode_utf8(&mut [0; 4]))
+                    crate::text::Quoted(bad.encode_utf8(&mut [0; 4]))
                 ),
             });
         }
