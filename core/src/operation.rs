@@ -54,14 +54,14 @@ use crate::backoff::delay_range_ms;
 use crate::backoff::polly::{self, PollyState};
 use crate::breaker::BreakerPermit;
 use crate::budget::RetryCharge;
-use crate::classify::{classify, Class, Outcome, TransportFailure};
+use crate::classify::{classify, Class, Outcome, TransportFailure, Verdict};
 use crate::decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 use crate::dependency::Dependency;
 use crate::error::Error;
 use crate::guidance::ServerDelay;
 use crate::http::Repeatability;
+use crate::policy::retry_limits::{FailureKind, KindCounts};
 use crate::policy::{AttemptTimeout, Idempotency, Jitter, Policy, MAX_HEDGED_ATTEMPTS};
-use crate::retry_limits::{retried_for_unlisted_method, FailureKind, KindCounts};
 use crate::rng::{mix, Draws, SplitMix64};
 
 /// Stream constants for [`mix`]: request ids and derived idempotency keys.
@@ -94,7 +94,7 @@ impl IdempotencyKey {
                 name: "idempotency_key",
                 rule: format!(
                     "must be visible ASCII (no spaces or control characters), found {}",
-                    crate::error::Quoted(bad.encode_utf8(&mut [0; 4]))
+                    crate::text::Quoted(bad.encode_utf8(&mut [0; 4]))
                 ),
             });
         }
@@ -698,7 +698,7 @@ impl Operation {
 
     /// Counts a retryable failure by kind; true when its kind's retry limit is used up.
     fn kind_limit_reached(&mut self, outcome: &Outcome) -> bool {
-        FailureKind::of(outcome).is_some_and(|kind| {
+        failure_kind(outcome).is_some_and(|kind| {
             let failures = self.kind_failures.count(kind);
             self.policy.retry_limits.exhausted(kind, failures)
         })
@@ -863,6 +863,30 @@ impl Operation {
         self.hedge_at_ms = None;
         decision
     }
+}
+
+/// The kind of a failed outcome for `retry_limits` (`None` for success and
+/// cancellation): a request that never left is `connect`, a failure after
+/// sending `read`, a status or code `status`, an application verdict `other`.
+fn failure_kind(outcome: &Outcome) -> Option<FailureKind> {
+    match *outcome {
+        Outcome::Transport { failure: TransportFailure::NotSent } => Some(FailureKind::Connect),
+        Outcome::Transport { .. } => Some(FailureKind::Read),
+        Outcome::HttpStatus { .. } | Outcome::GrpcStatus { .. } => Some(FailureKind::Status),
+        Outcome::Application { .. } => Some(FailureKind::Other),
+        Outcome::Success | Outcome::Cancelled => None,
+    }
+}
+
+/// True when an outcome may be retried for a request whose method the
+/// policy's `retry_methods` does not list: only a request that never left, or
+/// an application verdict `retryable`.
+fn retried_for_unlisted_method(outcome: &Outcome) -> bool {
+    matches!(
+        outcome,
+        Outcome::Transport { failure: TransportFailure::NotSent }
+            | Outcome::Application { verdict: Verdict::Retryable }
+    )
 }
 
 impl Drop for Operation {

@@ -12,8 +12,8 @@
 //! where one is needed, and nothing in this module reads a clock, allocates
 //! on the success path, or panics on any input.
 
-use crate::error::Quoted;
-use crate::policy::MAX_MS;
+use crate::text::Quoted;
+use crate::units::MAX_MS;
 use crate::{email_date, http_date};
 
 /// Header name used in errors produced by [`parse_retry_after`].

@@ -26,32 +26,12 @@
 //! A policy holds at most [`MAX_STATUS_RULES`] rules. The default policy has
 //! none, so nothing changes unless rules are written.
 
-use serde::Serialize;
-
+use super::config::{AboveCap, StatusGuidanceConfig};
 use crate::error::Violation;
-use crate::policy::AboveCap;
-use crate::value::{read_name, Fields, FromValue, Value};
+use crate::units::MAX_MS;
 
 /// The most per-status rules a policy holds.
 pub const MAX_STATUS_RULES: usize = 16;
-
-/// One per-status rule as written; absent fields take the section's values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct StatusGuidanceConfig {
-    /// The HTTP status the rule is for.
-    pub status: u16,
-    /// Whether this status's guidance is honoured (the section's `honor` when absent).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub honor: Option<bool>,
-    /// Retried only when the answer carries guidance.
-    pub requires_guidance: bool,
-    /// The cap for this status (the section's `cap_ms` when absent).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cap_ms: Option<u64>,
-    /// What a wait above the cap does (the section's `above_cap` when absent).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub above_cap: Option<AboveCap>,
-}
 
 /// A validated rule, every field resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -102,7 +82,7 @@ impl StatusRules {
 
     /// Validates `configs` under the section's defaults; every broken rule is
     /// pushed to `violations`, naming `server_guidance.statuses[i].field`.
-    pub(crate) fn new(
+    pub(super) fn new(
         configs: &[StatusGuidanceConfig],
         defaults: (bool, u64, AboveCap),
         violations: &mut Vec<Violation>,
@@ -136,11 +116,11 @@ impl StatusRules {
                 );
             }
             let rule_cap = config.cap_ms.unwrap_or(cap_ms);
-            if rule_cap > crate::policy::MAX_MS {
+            if rule_cap > MAX_MS {
                 fail(
                     violations,
                     format!("{path}.cap_ms"),
-                    format!("{path}.cap_ms ({rule_cap}) must be <= {} (2^53 - 1)", crate::policy::MAX_MS),
+                    format!("{path}.cap_ms ({rule_cap}) must be <= {} (2^53 - 1)", MAX_MS),
                 );
             }
             let rule = StatusGuidance {
@@ -156,27 +136,6 @@ impl StatusRules {
         }
         rules
     }
-}
-
-/// Reads `server_guidance.statuses`: a list of rules.
-pub(crate) fn read_status_rules(value: &Value, path: &str) -> Result<Vec<StatusGuidanceConfig>, crate::Error> {
-    match value {
-        Value::List(items) => {
-            items.iter().enumerate().map(|(index, item)| read_status_rule(item, &format!("{path}[{index}]"))).collect()
-        }
-        other => Err(crate::value::expected(path, "a list of per-status rules", other)),
-    }
-}
-
-fn read_status_rule(value: &Value, path: &str) -> Result<StatusGuidanceConfig, crate::Error> {
-    let fields = Fields::new(value, path, &["status", "honor", "requires_guidance", "cap_ms", "above_cap"])?;
-    Ok(StatusGuidanceConfig {
-        status: fields.required("status")?,
-        honor: fields.optional("honor", bool::from_value)?,
-        requires_guidance: fields.or("requires_guidance", false)?,
-        cap_ms: fields.optional("cap_ms", u64::from_value)?,
-        above_cap: fields.optional("above_cap", read_name)?,
-    })
 }
 
 #[cfg(test)]

@@ -24,14 +24,10 @@
 //! judges the failure retryable: a status or a failure after sending ends the
 //! operation (`not_retryable`, or `reconcile` for a request RFC 9110 does not
 //! call idempotent whose outcome is ambiguous). See
-//! [`Policy::repeatability_for_http`](crate::Policy::repeatability_for_http).
+//! [`Policy::repeatability_for_http`](super::Policy::repeatability_for_http).
 
-use serde::Serialize;
-
-use crate::classify::{Outcome, TransportFailure, Verdict};
-use crate::error::{Error, Violation};
-use crate::policy::MAX_ATTEMPTS_LIMIT;
-use crate::value::{expected, Fields, FromValue, Value};
+use super::config::{RetryLimitsConfig, MAX_ATTEMPTS_LIMIT};
+use crate::error::Violation;
 
 /// The kinds of failure `retry_limits` counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -47,45 +43,8 @@ pub enum FailureKind {
 }
 
 impl FailureKind {
-    /// The kind of a failed outcome (`None` for success and cancellation).
-    #[must_use]
-    pub fn of(outcome: &Outcome) -> Option<FailureKind> {
-        match *outcome {
-            Outcome::Transport { failure: TransportFailure::NotSent } => Some(FailureKind::Connect),
-            Outcome::Transport { .. } => Some(FailureKind::Read),
-            Outcome::HttpStatus { .. } | Outcome::GrpcStatus { .. } => Some(FailureKind::Status),
-            Outcome::Application { .. } => Some(FailureKind::Other),
-            Outcome::Success | Outcome::Cancelled => None,
-        }
-    }
-
-    fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self as usize
-    }
-}
-
-/// `retry_limits` as written.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct RetryLimitsConfig {
-    /// Retries after the connection was not made.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub connect: Option<u32>,
-    /// Retries after the connection broke or timed out after sending.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub read: Option<u32>,
-    /// Retries after a retryable status.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub status: Option<u32>,
-    /// Retries after an application verdict `retryable`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub other: Option<u32>,
-}
-
-impl RetryLimitsConfig {
-    /// True when no limit is set (the section is then left out of the config).
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        *self == RetryLimitsConfig::default()
     }
 }
 
@@ -120,7 +79,7 @@ impl RetryLimits {
         }
     }
 
-    pub(crate) fn new(config: &RetryLimitsConfig, violations: &mut Vec<Violation>) -> RetryLimits {
+    pub(super) fn new(config: &RetryLimitsConfig, violations: &mut Vec<Violation>) -> RetryLimits {
         let fields =
             [("connect", config.connect), ("read", config.read), ("status", config.status), ("other", config.other)];
         for (name, limit) in fields {
@@ -174,7 +133,7 @@ impl MethodSet {
         RETRY_METHODS.iter().enumerate().filter(|(bit, _)| self.0 & (1 << bit) != 0).map(|(_, name)| *name)
     }
 
-    pub(crate) fn new(methods: &[String], violations: &mut Vec<Violation>) -> MethodSet {
+    pub(super) fn new(methods: &[String], violations: &mut Vec<Violation>) -> MethodSet {
         let mut set = MethodSet(0);
         for (index, method) in methods.iter().enumerate() {
             match RETRY_METHODS.iter().position(|known| known == method) {
@@ -183,7 +142,7 @@ impl MethodSet {
                     field: "retry_methods".to_owned(),
                     message: format!(
                         "retry_methods[{index}] ({}) must be one of {} (methods are case-sensitive)",
-                        crate::error::Quoted(method),
+                        crate::text::Quoted(method),
                         RETRY_METHODS.join(", ")
                     ),
                 }),
@@ -193,59 +152,9 @@ impl MethodSet {
     }
 }
 
-/// Reads `retry_limits`.
-pub(crate) fn read_retry_limits(value: &Value, path: &str) -> Result<RetryLimitsConfig, Error> {
-    let fields = Fields::new(value, path, &["connect", "read", "status", "other"])?;
-    Ok(RetryLimitsConfig {
-        connect: fields.optional("connect", u32::from_value)?,
-        read: fields.optional("read", u32::from_value)?,
-        status: fields.optional("status", u32::from_value)?,
-        other: fields.optional("other", u32::from_value)?,
-    })
-}
-
-/// Reads `retry_methods`: a list of method names.
-pub(crate) fn read_methods(value: &Value, path: &str) -> Result<Vec<String>, Error> {
-    match value {
-        Value::List(items) => items
-            .iter()
-            .enumerate()
-            .map(|(index, item)| match item {
-                Value::String(text) => Ok(text.clone()),
-                other => Err(expected(&format!("{path}[{index}]"), "a method name", other)),
-            })
-            .collect(),
-        other => Err(expected(path, "a list of method names", other)),
-    }
-}
-
-/// True when an outcome may be retried for a request whose method the policy
-/// does not list: only a request that never left, or an application verdict.
-pub(crate) fn retried_for_unlisted_method(outcome: &Outcome) -> bool {
-    matches!(
-        outcome,
-        Outcome::Transport { failure: TransportFailure::NotSent }
-            | Outcome::Application { verdict: Verdict::Retryable }
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn kinds_of_outcomes() {
-        let transport = |failure| Outcome::Transport { failure };
-        assert_eq!(FailureKind::of(&transport(TransportFailure::NotSent)), Some(FailureKind::Connect));
-        assert_eq!(FailureKind::of(&transport(TransportFailure::ConnectionLost)), Some(FailureKind::Read));
-        assert_eq!(FailureKind::of(&transport(TransportFailure::TimedOut)), Some(FailureKind::Read));
-        assert_eq!(
-            FailureKind::of(&Outcome::HttpStatus { status: 503, retry_after_ms: None }),
-            Some(FailureKind::Status)
-        );
-        assert_eq!(FailureKind::of(&Outcome::Application { verdict: Verdict::Retryable }), Some(FailureKind::Other));
-        assert_eq!(FailureKind::of(&Outcome::Success), None);
-    }
 
     #[test]
     fn limits_count_retries() {
