@@ -40,8 +40,8 @@ pub use operation::{
 };
 pub use policy::{
     default_policy_config, policy_config_from_json, profile_config, profile_names, AttemptTimeoutConfig, BackoffConfig,
-    HedgingConfig, Policy, PolicyConfig, Redelivery, RedeliveryConfig, RetryOnConfig, ServerGuidanceConfig,
-    StatusSetConfig, Timeline, TimelineStep, Warning,
+    HedgingConfig, Policy, PolicyConfig, Redelivery, RedeliveryConfig, RetryLimitsConfig, RetryOnConfig,
+    ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig, Timeline, TimelineStep, Warning,
 };
 
 // ---------------------------------------------------------------- mirrored core enums
@@ -142,6 +142,7 @@ pub enum JitterConfig {
     Equal,
     Decorrelated,
     Proportional { ratio: f64 },
+    Polly { use_jitter: bool },
 }
 
 #[uniffi::remote(Enum)]

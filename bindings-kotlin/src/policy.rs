@@ -6,11 +6,12 @@ use std::sync::Arc;
 
 use retryplan as rp;
 use retryplan::{
-    AboveCap, BackoffKind, Class, DeadLetterReason, GrpcCode, Idempotency, JitterConfig, TransportFailure,
+    AboveCap, BackoffKind, Class, DeadLetterReason, GrpcCode, Idempotency, JitterConfig, RetryAfterReading,
+    TransportFailure,
 };
 
 use crate::decision::{Decision, Outcome};
-use crate::{count_out, long_out, ms_in, status_in, u32_in, Result, RetryplanError};
+use crate::{count_out, long_out, ms_in, opt_ms_in, status_in, u32_in, Result, RetryplanError};
 
 /// How long one attempt may run.
 #[derive(Clone, Copy, Debug, PartialEq, uniffi::Enum)]
@@ -46,11 +47,42 @@ pub struct StatusSetConfig {
 }
 
 /// How server guidance (Retry-After, gRPC pushback) is honored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
 pub struct ServerGuidanceConfig {
     pub honor: bool,
     pub cap_ms: i64,
     pub above_cap: AboveCap,
+    /// How HTTP helpers read Retry-After: `STRICT` (RFC 9110) or `LENIENT`.
+    pub retry_after_reading: RetryAfterReading,
+    /// Per-status rules; null fields take the section's values.
+    pub statuses: Vec<StatusGuidanceConfig>,
+}
+
+/// One per-status rule of `server_guidance.statuses`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct StatusGuidanceConfig {
+    pub status: i32,
+    /// The section's `honor` when null.
+    pub honor: Option<bool>,
+    /// Retried only when the answer carries guidance.
+    pub requires_guidance: bool,
+    /// The section's `cap_ms` when null.
+    pub cap_ms: Option<i64>,
+    /// The section's `above_cap` when null.
+    pub above_cap: Option<AboveCap>,
+}
+
+/// Retries allowed after failures of each kind (null: no limit but `max_attempts`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, uniffi::Record)]
+pub struct RetryLimitsConfig {
+    /// After the connection was not made.
+    pub connect: Option<i32>,
+    /// After the connection broke or timed out after sending.
+    pub read: Option<i32>,
+    /// After a retryable status.
+    pub status: Option<i32>,
+    /// After an application verdict `retryable`.
+    pub other: Option<i32>,
 }
 
 /// Hedging: extra attempts started while the first still runs (not for `unsafe`).
@@ -89,6 +121,10 @@ pub struct PolicyConfig {
     pub ambiguous: StatusSetConfig,
     pub conflict: StatusSetConfig,
     pub server_guidance: ServerGuidanceConfig,
+    /// Retries allowed per kind of failure.
+    pub retry_limits: RetryLimitsConfig,
+    /// The HTTP methods retried at all; RFC 9110 decides when null.
+    pub retry_methods: Option<Vec<String>>,
     pub idempotency: Idempotency,
     /// Hedging, off when null.
     pub hedging: Option<HedgingConfig>,
@@ -141,7 +177,27 @@ impl From<rp::PolicyConfig> for PolicyConfig {
                 honor: c.server_guidance.honor,
                 cap_ms: long_out(c.server_guidance.cap_ms),
                 above_cap: c.server_guidance.above_cap,
+                retry_after_reading: c.server_guidance.retry_after_reading,
+                statuses: c
+                    .server_guidance
+                    .statuses
+                    .into_iter()
+                    .map(|rule| StatusGuidanceConfig {
+                        status: i32::from(rule.status),
+                        honor: rule.honor,
+                        requires_guidance: rule.requires_guidance,
+                        cap_ms: rule.cap_ms.map(long_out),
+                        above_cap: rule.above_cap,
+                    })
+                    .collect(),
             },
+            retry_limits: RetryLimitsConfig {
+                connect: c.retry_limits.connect.map(count_out),
+                read: c.retry_limits.read.map(count_out),
+                status: c.retry_limits.status.map(count_out),
+                other: c.retry_limits.other.map(count_out),
+            },
+            retry_methods: c.retry_methods,
             idempotency: c.idempotency,
             hedging: c.hedging.map(|h| HedgingConfig {
                 delay_ms: long_out(h.delay_ms),
@@ -195,7 +251,29 @@ impl TryFrom<PolicyConfig> for rp::PolicyConfig {
                 honor: c.server_guidance.honor,
                 cap_ms: ms_in("server_guidance.cap_ms", c.server_guidance.cap_ms)?,
                 above_cap: c.server_guidance.above_cap,
+                retry_after_reading: c.server_guidance.retry_after_reading,
+                statuses: c
+                    .server_guidance
+                    .statuses
+                    .into_iter()
+                    .map(|rule| {
+                        Ok(rp::StatusGuidanceConfig {
+                            status: status_in("server_guidance.statuses.status", rule.status)?,
+                            honor: rule.honor,
+                            requires_guidance: rule.requires_guidance,
+                            cap_ms: opt_ms_in("server_guidance.statuses.cap_ms", rule.cap_ms)?,
+                            above_cap: rule.above_cap,
+                        })
+                    })
+                    .collect::<Result<_>>()?,
             },
+            retry_limits: rp::RetryLimitsConfig {
+                connect: c.retry_limits.connect.map(|n| u32_in("retry_limits.connect", n)).transpose()?,
+                read: c.retry_limits.read.map(|n| u32_in("retry_limits.read", n)).transpose()?,
+                status: c.retry_limits.status.map(|n| u32_in("retry_limits.status", n)).transpose()?,
+                other: c.retry_limits.other.map(|n| u32_in("retry_limits.other", n)).transpose()?,
+            },
+            retry_methods: c.retry_methods,
             idempotency: c.idempotency,
             hedging: match c.hedging {
                 None => None,
