@@ -12,8 +12,8 @@ use retryplan::{
     admit, backoff_ceilings_ms, classify, encode_grpc_timeout, explain, parse_grpc_pushback, parse_grpc_timeout,
     parse_rate_limit, parse_rate_limit_reset, parse_retry_after_ms_header, parse_retry_after_with, profiles, redeliver,
     BreakerConfig, BreakerPermit, BudgetConfig, CircuitBreaker, Concurrency, Dependency, Driver, DriverOptions, Error,
-    Failure, IdempotencyKey, Operation, OperationOptions, Outcome, Policy, PolicyConfig, Repeatability,
-    RetryAfterReading, RetryBudget, RetryCharge, SharedStats,
+    Failure, IdempotencyKey, Operation, OperationOptions, Outcome, Policy, PolicyConfig, RetryAfterReading,
+    RetryBudget, RetryCharge, SharedStats,
 };
 use serde_json::{json, Map, Value};
 
@@ -159,8 +159,8 @@ fn reading(case: &Map<String, Value>) -> RetryAfterReading {
 
 /// The outcome a driver step hands in: an `outcome` as written, a `failure`
 /// by its vocabulary name, or a `response` (status and raw headers, read as
-/// every HTTP helper reads them, against `now_unix_ms`).
-fn step_outcome(step: &Map<String, Value>, label: &str) -> Outcome {
+/// every HTTP helper reads them, through the policy, against `now_unix_ms`).
+fn step_outcome(policy: &Policy, step: &Map<String, Value>, label: &str) -> Outcome {
     if let Some(outcome) = step.get("outcome") {
         return serde_json::from_value(outcome.clone()).unwrap_or_else(|error| panic!("{label}: bad outcome: {error}"));
     }
@@ -175,7 +175,7 @@ fn step_outcome(step: &Map<String, Value>, label: &str) -> Outcome {
     let lookup = |name: &str| {
         headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).and_then(|(_, value)| value.as_str())
     };
-    Outcome::from_http_response(status, lookup, u64_field(step, "now_unix_ms").unwrap_or(0))
+    policy.http_outcome(status, lookup, u64_field(step, "now_unix_ms").unwrap_or(0))
 }
 
 /// Runs a `driver` case: the host loop's calls on one driver, in order.
@@ -190,7 +190,7 @@ fn run_driver(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<Stri
     };
     if let Some(method) = case.get("method") {
         let caller_says = case.get("idempotent_request").map(|flag| flag.as_bool().expect("a boolean"));
-        match Repeatability::for_http(method.as_str().expect("method is a string"), caller_says) {
+        match policy.repeatability_for_http(method.as_str().expect("method is a string"), caller_says) {
             Ok(repeatability) => options = options.with_repeatability(repeatability),
             Err(error) => return settle(case, Err(error), fill, failures, id),
         }
@@ -217,7 +217,7 @@ fn run_driver(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<Stri
             "poll" => Ok(to_value(&driver.poll_action(at_ms))),
             "result" => {
                 let attempt = u32::try_from(u64_field(step, "attempt").expect("result needs attempt")).expect("u32");
-                let outcome = step_outcome(step, &label);
+                let outcome = step_outcome(&policy, step, &label);
                 driver.handle_result(at_ms, attempt, outcome).map(|receipt| to_value(&receipt))
             }
             "cancel" => {

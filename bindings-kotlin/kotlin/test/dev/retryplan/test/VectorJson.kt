@@ -13,6 +13,7 @@ import dev.retryplan.Class
 import dev.retryplan.Decision
 import dev.retryplan.GrpcCode
 import dev.retryplan.JitterConfig
+import dev.retryplan.RetryAfterReading
 import dev.retryplan.Outcome
 import dev.retryplan.PolicyConfig
 import dev.retryplan.Pushback
@@ -269,6 +270,7 @@ object VectorJson {
             is JitterConfig.Equal -> mapOf("kind" to "equal")
             is JitterConfig.Decorrelated -> mapOf("kind" to "decorrelated")
             is JitterConfig.Proportional -> mapOf("kind" to "proportional", "ratio" to j.ratio)
+            is JitterConfig.Polly -> mapOf("kind" to "polly", "use_jitter" to j.useJitter)
         },
         "retry_on" to mapOf(
             "http_statuses" to c.retryOn.httpStatuses.map { it.toLong() },
@@ -286,9 +288,24 @@ object VectorJson {
         "server_guidance" to mapOf(
             "honor" to c.serverGuidance.honor, "cap_ms" to c.serverGuidance.capMs,
             "above_cap" to name(c.serverGuidance.aboveCap),
+        ) + listOfNotNull(
+            c.serverGuidance.retryAfterReading.takeIf { it != RetryAfterReading.STRICT }?.let { "retry_after_reading" to name(it) },
+            c.serverGuidance.statuses.takeIf { it.isNotEmpty() }?.let { rules ->
+                "statuses" to rules.map { rule ->
+                    fields(
+                        "status" to rule.status.toLong(), "honor" to rule.honor, "requires_guidance" to rule.requiresGuidance,
+                        "cap_ms" to rule.capMs, "above_cap" to rule.aboveCap?.let(::name),
+                    )
+                }
+            },
         ),
         "idempotency" to name(c.idempotency),
     ) + listOfNotNull(
+        fields(
+            "connect" to c.retryLimits.connect?.toLong(), "read" to c.retryLimits.read?.toLong(),
+            "status" to c.retryLimits.status?.toLong(), "other" to c.retryLimits.other?.toLong(),
+        ).takeIf { it.isNotEmpty() }?.let { "retry_limits" to it },
+        c.retryMethods?.let { "retry_methods" to it },
         c.hedging?.let { "hedging" to mapOf("delay_ms" to it.delayMs, "max_hedged_attempts" to it.maxHedgedAttempts.toLong()) },
         c.redelivery?.let { "redelivery" to mapOf("delays_ms" to it.delaysMs, "max_age_ms" to it.maxAgeMs) },
     )
