@@ -71,7 +71,6 @@ pub use options::OperationOptions;
 const REQUEST_ID_STREAM: u64 = 0x5245_5155_4553_5449; // "REQUESTI"
 const KEY_STREAM: u64 = 0x4944_454d_5f4b_4559; // "IDEM_KEY"
 
-
 /// The most attempts that run at once: the first plus every hedge.
 pub(crate) const MAX_IN_FLIGHT: usize = 1 + MAX_HEDGED_ATTEMPTS as usize;
 

@@ -95,4 +95,3 @@ impl OperationOptions {
         Ok(OperationOptions::new(seed).with_idempotency_key(IdempotencyKey::from_bits(key)))
     }
 }
-
