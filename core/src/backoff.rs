@@ -60,7 +60,7 @@ impl Backoff {
 ///
 /// `previous_delay_ms` is the delay drawn for the previous retry (the base
 /// before the first); only decorrelated jitter uses it. For Polly's jitter
-/// the range holds whatever Polly draws (see [`polly`]'s `delay_range_ms`).
+/// the range holds whatever Polly draws (see the jitter kind `polly`).
 #[must_use]
 pub fn delay_range_ms(policy: &Policy, retry: u32, previous_delay_ms: u64) -> (u64, u64) {
     let backoff = policy.backoff;

@@ -32,12 +32,12 @@
 //!    rate-limit draft says it MUST take precedence over `RateLimit`;
 //! 3. `RateLimit` (with `RateLimit-Policy`, IETF httpapi draft): the longest
 //!    window of an exhausted quota (`r=0`), see
-//!    [`parse_rate_limit`](crate::rate_limit::parse_rate_limit);
+//!    [`parse_rate_limit`];
 //! 4. `RateLimit-Reset`, unless `RateLimit-Remaining` says quota is left;
 //! 5. `X-RateLimit-Reset`, unless `X-RateLimit-Remaining` says quota is left.
 //!
 //! Reset values are delta-seconds below 1 000 000 000 and Unix times from
-//! there on ([`parse_rate_limit_reset`](crate::rate_limit::parse_rate_limit_reset)).
+//! there on ([`parse_rate_limit_reset`](crate::parse_rate_limit_reset)).
 //!
 //! A header the server sent as several field lines reaches the engine as one
 //! value joined by `", "` (what fetch, requests and OkHttp's `values()` give
