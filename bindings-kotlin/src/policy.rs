@@ -29,6 +29,8 @@ pub struct BackoffConfig {
     pub base_ms: i64,
     pub multiplier: f64,
     pub cap_ms: i64,
+    /// The first retry waits no backoff (urllib3's shape).
+    pub immediate_first_retry: bool,
 }
 
 /// Outcomes that may be retried.
@@ -56,6 +58,8 @@ pub struct ServerGuidanceConfig {
     pub retry_after_reading: RetryAfterReading,
     /// Per-status rules; null fields take the section's values.
     pub statuses: Vec<StatusGuidanceConfig>,
+    /// Honoured guidance replaces the backoff instead of raising it.
+    pub replaces_backoff: bool,
 }
 
 /// One per-status rule of `server_guidance.statuses`.
@@ -158,6 +162,7 @@ impl From<rp::PolicyConfig> for PolicyConfig {
                 base_ms: long_out(c.backoff.base_ms),
                 multiplier: c.backoff.multiplier,
                 cap_ms: long_out(c.backoff.cap_ms),
+                immediate_first_retry: c.backoff.immediate_first_retry,
             },
             jitter: c.jitter,
             retry_on: RetryOnConfig {
@@ -190,6 +195,7 @@ impl From<rp::PolicyConfig> for PolicyConfig {
                         above_cap: rule.above_cap,
                     })
                     .collect(),
+                replaces_backoff: c.server_guidance.replaces_backoff,
             },
             retry_limits: RetryLimitsConfig {
                 connect: c.retry_limits.connect.map(count_out),
@@ -232,6 +238,7 @@ impl TryFrom<PolicyConfig> for rp::PolicyConfig {
                 base_ms: ms_in("backoff.base_ms", c.backoff.base_ms)?,
                 multiplier: c.backoff.multiplier,
                 cap_ms: ms_in("backoff.cap_ms", c.backoff.cap_ms)?,
+                immediate_first_retry: c.backoff.immediate_first_retry,
             },
             jitter: c.jitter,
             retry_on: rp::RetryOnConfig {
@@ -266,6 +273,7 @@ impl TryFrom<PolicyConfig> for rp::PolicyConfig {
                         })
                     })
                     .collect::<Result<_>>()?,
+                replaces_backoff: c.server_guidance.replaces_backoff,
             },
             retry_limits: rp::RetryLimitsConfig {
                 connect: c.retry_limits.connect.map(|n| u32_in("retry_limits.connect", n)).transpose()?,

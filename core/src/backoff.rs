@@ -9,6 +9,9 @@
 //! - linear: `min(cap, base * (r + 1))`;
 //! - constant: `min(cap, base)`.
 //!
+//! With `immediate_first_retry` the first retry's ceiling (and delay) is 0,
+//! whatever the kind and jitter; later retries keep theirs (urllib3's shape).
+//!
 //! The jitter then gives an inclusive range of delays, and one draw picks the
 //! delay (see [`crate::Jitter`] and the [`rng`](crate) notes). No delay ever
 //! exceeds the cap; server guidance may raise a delay above it (it is a floor).
@@ -29,6 +32,9 @@ impl Backoff {
     /// ```
     #[must_use]
     pub fn ceiling_ms(&self, retry: u32) -> u64 {
+        if self.immediate_first_retry && retry == 0 {
+            return 0;
+        }
         let base = self.base_ms.min(self.cap_ms);
         match self.kind {
             BackoffKind::Constant => base,
@@ -63,6 +69,9 @@ impl Backoff {
 /// the range holds whatever Polly draws (see the jitter kind `polly`).
 #[must_use]
 pub fn delay_range_ms(policy: &Policy, retry: u32, previous_delay_ms: u64) -> (u64, u64) {
+    if policy.backoff.immediate_first_retry && retry == 0 {
+        return (0, 0);
+    }
     let backoff = policy.backoff;
     let cap = backoff.cap_ms;
     let ceiling = backoff.ceiling_ms(retry);
@@ -120,11 +129,29 @@ mod tests {
 
     #[test]
     fn linear_constant_and_fractional_multiplier() {
-        let linear = BackoffConfig { kind: BackoffKind::Linear, base_ms: 100, cap_ms: 250, multiplier: 1.0 };
+        let linear = BackoffConfig {
+            kind: BackoffKind::Linear,
+            base_ms: 100,
+            cap_ms: 250,
+            multiplier: 1.0,
+            ..BackoffConfig::default()
+        };
         assert_eq!(backoff_ceilings_ms(&policy(linear, JitterConfig::None), 4).unwrap(), [100, 200, 250, 250]);
-        let constant = BackoffConfig { kind: BackoffKind::Constant, base_ms: 70, cap_ms: 70, multiplier: 1.0 };
+        let constant = BackoffConfig {
+            kind: BackoffKind::Constant,
+            base_ms: 70,
+            cap_ms: 70,
+            multiplier: 1.0,
+            ..BackoffConfig::default()
+        };
         assert_eq!(backoff_ceilings_ms(&policy(constant, JitterConfig::None), 3).unwrap(), [70, 70, 70]);
-        let grpc = BackoffConfig { kind: BackoffKind::Exponential, base_ms: 1000, cap_ms: 120_000, multiplier: 1.6 };
+        let grpc = BackoffConfig {
+            kind: BackoffKind::Exponential,
+            base_ms: 1000,
+            cap_ms: 120_000,
+            multiplier: 1.6,
+            ..BackoffConfig::default()
+        };
         assert_eq!(backoff_ceilings_ms(&policy(grpc, JitterConfig::None), 4).unwrap(), [1000, 1600, 2560, 4096]);
     }
 

@@ -39,7 +39,8 @@
 //! 4. server guidance (when honored): gRPC "do not retry" gives up
 //!    (`server_declined_retry`); above the cap it is clamped or gives up
 //!    (`retry_after_above_cap`);
-//! 5. the delay is the jittered backoff (one draw), raised to the guidance;
+//! 5. the delay is the jittered backoff (one draw), raised to the guidance
+//!    (replaced by it with `server_guidance.replaces_backoff`);
 //! 6. if the guidance plus a minimum useful attempt does not fit in what
 //!    remains, give up now (`retry_after_exceeds_budget`); if the delay plus a
 //!    minimum useful attempt does not fit, give up now (`deadline_insufficient`),
@@ -625,6 +626,7 @@ impl Operation {
 
         let retry = attempts - 1;
         let backoff_ms = match self.policy.jitter {
+            _ if self.policy.backoff.immediate_first_retry && retry == 0 => 0,
             Jitter::Polly { use_jitter } => {
                 let backoff = self.policy.backoff;
                 let draws = &mut self.draws;
@@ -644,7 +646,11 @@ impl Operation {
             }
         };
         self.previous_delay_ms = backoff_ms;
-        let delay_ms = backoff_ms.max(server_delay_ms.unwrap_or(0));
+        let delay_ms = match server_delay_ms {
+            Some(server_ms) if self.policy.server_guidance.replaces_backoff => server_ms,
+            Some(server_ms) => backoff_ms.max(server_ms),
+            None => backoff_ms,
+        };
 
         let remaining = self.remaining_budget_ms(now);
         let minimum = self.policy.minimum_useful_attempt_ms.max(1);

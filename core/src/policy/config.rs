@@ -46,11 +46,26 @@ pub struct BackoffConfig {
     pub multiplier: f64,
     /// No ceiling (and no jittered delay) ever exceeds this, in milliseconds.
     pub cap_ms: u64,
+    /// The first retry waits no backoff (only server guidance), later retries
+    /// keep their ceilings: urllib3's `backoff_factor` shape (0, 2f, 4f, ...
+    /// with `base_ms` f). False by default.
+    #[serde(skip_serializing_if = "is_false")]
+    pub immediate_first_retry: bool,
+}
+
+fn is_false(flag: &bool) -> bool {
+    !*flag
 }
 
 impl Default for BackoffConfig {
     fn default() -> Self {
-        BackoffConfig { kind: BackoffKind::Exponential, base_ms: 100, multiplier: 2.0, cap_ms: 2_000 }
+        BackoffConfig {
+            kind: BackoffKind::Exponential,
+            base_ms: 100,
+            multiplier: 2.0,
+            cap_ms: 2_000,
+            immediate_first_retry: false,
+        }
     }
 }
 
@@ -142,6 +157,11 @@ pub struct ServerGuidanceConfig {
     /// Per-status rules (see [`status_rules`](super::status_rules)); none by default.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub statuses: Vec<StatusGuidanceConfig>,
+    /// Honoured guidance replaces the backoff (the wait is exactly what the
+    /// server asked, as urllib3, ky, got and gRPC do) instead of raising it
+    /// (`max(backoff, guidance)`, the default). False by default.
+    #[serde(skip_serializing_if = "is_false")]
+    pub replaces_backoff: bool,
 }
 
 fn is_strict(reading: &RetryAfterReading) -> bool {
@@ -156,6 +176,7 @@ impl Default for ServerGuidanceConfig {
             above_cap: AboveCap::GiveUp,
             retry_after_reading: RetryAfterReading::Strict,
             statuses: Vec::new(),
+            replaces_backoff: false,
         }
     }
 }

@@ -107,12 +107,13 @@ fn read_attempt_timeout(value: &Value, path: &str) -> Result<AttemptTimeoutConfi
 
 fn read_backoff(value: &Value, path: &str) -> Result<BackoffConfig, Error> {
     let defaults = BackoffConfig::default();
-    let fields = Fields::new(value, path, &["kind", "base_ms", "multiplier", "cap_ms"])?;
+    let fields = Fields::new(value, path, &["kind", "base_ms", "multiplier", "cap_ms", "immediate_first_retry"])?;
     Ok(BackoffConfig {
         kind: fields.with("kind", defaults.kind, read_name)?,
         base_ms: fields.or("base_ms", defaults.base_ms)?,
         multiplier: fields.or("multiplier", defaults.multiplier)?,
         cap_ms: fields.or("cap_ms", defaults.cap_ms)?,
+        immediate_first_retry: fields.or("immediate_first_retry", defaults.immediate_first_retry)?,
     })
 }
 
@@ -152,13 +153,18 @@ fn read_status_set(value: &Value, path: &str) -> Result<StatusSetConfig, Error> 
 
 fn read_server_guidance(value: &Value, path: &str) -> Result<ServerGuidanceConfig, Error> {
     let defaults = ServerGuidanceConfig::default();
-    let fields = Fields::new(value, path, &["honor", "cap_ms", "above_cap", "retry_after_reading", "statuses"])?;
+    let fields = Fields::new(
+        value,
+        path,
+        &["honor", "cap_ms", "above_cap", "retry_after_reading", "statuses", "replaces_backoff"],
+    )?;
     Ok(ServerGuidanceConfig {
         honor: fields.or("honor", defaults.honor)?,
         cap_ms: fields.or("cap_ms", defaults.cap_ms)?,
         above_cap: fields.with("above_cap", defaults.above_cap, read_name)?,
         retry_after_reading: fields.with("retry_after_reading", defaults.retry_after_reading, read_name)?,
         statuses: fields.with("statuses", defaults.statuses, read_status_rules)?,
+        replaces_backoff: fields.or("replaces_backoff", defaults.replaces_backoff)?,
     })
 }
 

@@ -59,6 +59,8 @@ pub struct Backoff {
     pub multiplier_permille: u32,
     /// Upper bound of every ceiling and delay, in ms.
     pub cap_ms: u64,
+    /// The first retry waits no backoff.
+    pub immediate_first_retry: bool,
 }
 
 /// Validated server-guidance handling.
@@ -74,6 +76,8 @@ pub struct ServerGuidance {
     pub retry_after_reading: RetryAfterReading,
     /// Per-status rules.
     pub statuses: StatusRules,
+    /// Honoured guidance replaces the backoff instead of raising it.
+    pub replaces_backoff: bool,
 }
 
 /// The validated schedule, stored in a [`Policy`] without heap data.
@@ -143,6 +147,7 @@ impl Policy {
                 base_ms: self.backoff.base_ms,
                 multiplier: f64::from(self.backoff.multiplier_permille) / 1000.0,
                 cap_ms: self.backoff.cap_ms,
+                immediate_first_retry: self.backoff.immediate_first_retry,
             },
             jitter: match self.jitter {
                 Jitter::None => JitterConfig::None,
@@ -173,6 +178,7 @@ impl Policy {
                 above_cap: self.server_guidance.above_cap,
                 retry_after_reading: self.server_guidance.retry_after_reading,
                 statuses: self.server_guidance.statuses.to_config(),
+                replaces_backoff: self.server_guidance.replaces_backoff,
             },
             retry_limits: self.retry_limits.to_config(),
             retry_methods: self.retry_methods.map(|methods| methods.iter().map(str::to_owned).collect()),

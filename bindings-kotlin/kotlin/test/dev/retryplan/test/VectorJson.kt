@@ -263,7 +263,7 @@ object VectorJson {
         "backoff" to mapOf(
             "kind" to name(c.backoff.kind), "base_ms" to c.backoff.baseMs,
             "multiplier" to c.backoff.multiplier, "cap_ms" to c.backoff.capMs,
-        ),
+        ) + listOfNotNull(c.backoff.immediateFirstRetry.takeIf { it }?.let { "immediate_first_retry" to true }),
         "jitter" to when (val j = c.jitter) {
             is JitterConfig.None -> mapOf("kind" to "none")
             is JitterConfig.Full -> mapOf("kind" to "full")
@@ -290,6 +290,7 @@ object VectorJson {
             "above_cap" to name(c.serverGuidance.aboveCap),
         ) + listOfNotNull(
             c.serverGuidance.retryAfterReading.takeIf { it != RetryAfterReading.STRICT }?.let { "retry_after_reading" to name(it) },
+            c.serverGuidance.replacesBackoff.takeIf { it }?.let { "replaces_backoff" to true },
             c.serverGuidance.statuses.takeIf { it.isNotEmpty() }?.let { rules ->
                 "statuses" to rules.map { rule ->
                     fields(
