@@ -185,19 +185,23 @@ fn bare_item(input: &mut Input<'_>) -> Parsed<BareItem> {
     }
 }
 
-fn number(input: &mut Input<'_>) -> Parsed<BareItem> {
-    let negative = input.eat(b'-');
-    let sign = if negative { -1 } else { 1 };
-    let mut integer: i64 = 0;
-    let mut integer_digits = 0;
+/// Reads ASCII digits into `(value, count)`, failing past `max` digits.
+fn digits(input: &mut Input<'_>, max: u32) -> Parsed<(i64, u32)> {
+    let (mut value, mut count) = (0i64, 0u32);
     while let Some(byte @ b'0'..=b'9') = input.peek() {
         input.at += 1;
-        integer_digits += 1;
-        if integer_digits > 15 {
+        count += 1;
+        if count > max {
             return Err(Invalid);
         }
-        integer = integer * 10 + i64::from(byte - b'0');
+        value = value * 10 + i64::from(byte - b'0');
     }
+    Ok((value, count))
+}
+
+fn number(input: &mut Input<'_>) -> Parsed<BareItem> {
+    let sign = if input.eat(b'-') { -1 } else { 1 };
+    let (integer, integer_digits) = digits(input, 15)?;
     if integer_digits == 0 {
         return Err(Invalid);
     }
@@ -207,16 +211,7 @@ fn number(input: &mut Input<'_>) -> Parsed<BareItem> {
     if integer_digits > 12 {
         return Err(Invalid);
     }
-    let mut fraction: i64 = 0;
-    let mut fraction_digits = 0;
-    while let Some(byte @ b'0'..=b'9') = input.peek() {
-        input.at += 1;
-        fraction_digits += 1;
-        if fraction_digits > 3 {
-            return Err(Invalid);
-        }
-        fraction = fraction * 10 + i64::from(byte - b'0');
-    }
+    let (fraction, fraction_digits) = digits(input, 3)?;
     if fraction_digits == 0 {
         return Err(Invalid);
     }
