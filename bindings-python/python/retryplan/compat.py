@@ -82,7 +82,7 @@ def _count(attribute: str, value: Any) -> Optional[int]:
         return 0
     if value > _MAX_RETRIES:
         raise RetryNotMappable(attribute, f"{value} retries is more than a policy allows ({_MAX_RETRIES})")
-    return value
+    return int(value)
 
 
 def _ms(attribute: str, seconds: Any) -> int:
