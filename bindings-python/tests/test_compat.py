@@ -52,7 +52,7 @@ def test_default_retry_maps_counts_and_methods():
 
 
 def test_backoff_shape_matches_test_backoff():
-    policy = from_urllib3(Retry(total=100, backoff_factor=0.2, status_forcelist=[500]))
+    policy = from_urllib3(Retry(total=50, backoff_factor=0.2, status_forcelist=[500]))
     seen = decisions(policy, [Outcome.http_status(500)] * 5)
     assert seen == [("wait", 0), ("wait", 400), ("wait", 800), ("wait", 1600), ("wait", 3200)]
 
