@@ -28,7 +28,9 @@ export { Operation } from './operation.js';
 export { RetryplanError } from './convert.js';
 export { run, retryFetch } from './helpers.js';
 
-const GUIDANCE_HEADERS = guidanceHeaderNames();
+// Read from the core on first use: the wasm is not instantiated yet while
+// this module is evaluated.
+let guidanceHeaders;
 
 /**
  * An HTTP response as an outcome, read by the core: `headers` is a `Headers`
@@ -44,7 +46,8 @@ export function outcomeFromHttpResponse(status, headers, nowUnixMs, reading) {
     const entries = Object.entries(headers ?? {});
     get = (name) => entries.find(([key]) => key.toLowerCase() === name)?.[1];
   }
-  return responseOutcome(status, GUIDANCE_HEADERS.map((name) => get(name) ?? undefined), nowUnixMs, reading);
+  guidanceHeaders ??= guidanceHeaderNames();
+  return responseOutcome(status, guidanceHeaders.map((name) => get(name) ?? undefined), nowUnixMs, reading);
 }
 
 /**
