@@ -15,6 +15,8 @@
 //!   "layers": 3,                    // depth of the `layered` variant
 //!   "propagate_deadline": true,     // layered: lower layers inherit the attempt's abort time
 //!   "phases": [
+//!     {"kind": "outage", "from_ms": 20000, "to_ms": 20300, "failure": "timeout"},
+//!     {"kind": "outage", "from_ms": 20300, "to_ms": 20310, "failure": "restart"},
 //!     {"kind": "outage", "from_ms": 30000, "to_ms": 60000, "failure": "unavailable"},
 //!     {"kind": "brownout", "from_ms": 80000, "to_ms": 90000, "slowdown": 4}
 //!   ]
@@ -31,8 +33,12 @@
 //! once (optionally with `retry_after_ms`), using no capacity. A `timeout`
 //! outage is a stall: the workers stop, requests pile up in the queue (up to
 //! `queue_limit`, then they are shed) and are served only after the stall, so
-//! the clients' attempts time out. A `brownout` multiplies service times by
-//! `slowdown`.
+//! the clients' attempts time out. A `restart` outage drops everything the
+//! dependency holds at `from_ms`: every request waiting or being served
+//! fails at that instant with a broken connection (ambiguous: it may have
+//! been processed), so their clients retry together, and until `to_ms` new
+//! connections are refused at once (the request never left: safe to
+//! repeat). A `brownout` multiplies service times by `slowdown`.
 //! After the last phase the dependency is healthy again; the report says
 //! whether the fleet recovered or stayed overloaded (metastable failure).
 
@@ -116,6 +122,10 @@ pub enum Failure {
     Unavailable,
     /// A stall: no answer until the phase ends; the client's attempt times out.
     Timeout,
+    /// A restart: at the phase's start every request the dependency holds
+    /// (waiting or being served) fails at once with a broken connection;
+    /// until its end new connections are refused.
+    Restart,
 }
 
 /// One period of trouble.
@@ -242,6 +252,19 @@ impl Scenario {
     #[must_use]
     pub fn trigger_start_ms(&self) -> Option<u64> {
         self.config.phases.iter().map(|phase| phase.window().0).min()
+    }
+
+    /// The window the chart shows at 10 ms resolution: from 100 ms before
+    /// the first restart to 400 ms after it, where the requests it broke come
+    /// back (together, without jitter): `(restart, from, to)` in ms. `None`
+    /// without a restart.
+    #[must_use]
+    pub fn zoom_window(&self) -> Option<(u64, u64, u64)> {
+        let restart = self.config.phases.iter().find_map(|phase| match *phase {
+            Phase::Outage { failure: Failure::Restart, from_ms, .. } => Some(from_ms),
+            _ => None,
+        })?;
+        Some((restart, restart.saturating_sub(100), restart.saturating_add(400).min(self.config.duration_ms)))
     }
 
     /// Healthy throughput of the dependency, requests per second.
