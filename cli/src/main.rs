@@ -1,8 +1,9 @@
 //! `retryplan`: check a policy file, explain its worst case, simulate a fleet.
 //!
 //! Exit codes: 0 ok; 1 the file is invalid (every problem printed with its
-//! field and rule); 2 usage or I/O error; 3 internal error (a bug: the engine
-//! refused an event from the simulator).
+//! field and rule), or `explain --strict` found warnings; 2 usage or I/O
+//! error; 3 internal error (a bug: the engine refused an event from the
+//! simulator).
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -47,6 +48,9 @@ enum Command {
         /// Print the timeline as JSON.
         #[arg(long)]
         json: bool,
+        /// Exit with 1 when the timeline has warnings (for CI).
+        #[arg(long)]
+        strict: bool,
     },
     /// Simulate a fleet running the policy through the file's scenario.
     Simulate {
@@ -88,8 +92,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Check { file, profile } => check(&file, profile.as_deref()),
-        Command::Explain { file, profile, deadline_ms, first_attempt_at_ms, json } => {
-            explain(&file, profile.as_deref(), deadline_ms, first_attempt_at_ms, json)
+        Command::Explain { file, profile, deadline_ms, first_attempt_at_ms, json, strict } => {
+            explain(&file, profile.as_deref(), deadline_ms, first_attempt_at_ms, json, strict)
         }
         Command::Simulate { file, profile, seed, json, svg, no_svg, variants } => {
             let svg = (!no_svg).then(|| svg.unwrap_or_else(|| chart_beside(&file)));
@@ -163,7 +167,14 @@ fn check(path: &str, profile: Option<&str>) -> ExitCode {
     }
 }
 
-fn explain(path: &str, profile: Option<&str>, deadline_ms: Option<u64>, first_at: u64, json: bool) -> ExitCode {
+fn explain(
+    path: &str,
+    profile: Option<&str>,
+    deadline_ms: Option<u64>,
+    first_at: u64,
+    json: bool,
+    strict: bool,
+) -> ExitCode {
     let plan = match load(path, profile, false) {
         Ok(plan) => plan,
         Err(code) => return code,
@@ -181,6 +192,12 @@ fn explain(path: &str, profile: Option<&str>, deadline_ms: Option<u64>, first_at
         let source =
             if plan.policy_source == "policy" { path.to_owned() } else { format!("{path} ({})", plan.policy_source) };
         out(&explain::render(&source, &timeline));
+    }
+    if strict && !timeline.warnings.is_empty() {
+        let count = timeline.warnings.len();
+        let noun = if count == 1 { "warning" } else { "warnings" };
+        eprintln!("retryplan: {path}: {count} {noun}, and --strict fails on warnings");
+        return ExitCode::from(INVALID);
     }
     ExitCode::SUCCESS
 }

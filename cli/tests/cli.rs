@@ -100,6 +100,37 @@ fn explain_warns_when_the_guidance_cap_is_longer_than_the_budget() {
 }
 
 #[test]
+fn explain_numbers_attempts_and_waits_from_one() {
+    let out = retryplan(&["explain", "cli/tests/fixtures/one_second_x3.json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("attempt 1, effective timeout 1000 ms"), "{}", out.stdout);
+    assert!(out.stdout.contains("wait 1, before attempt 2: 100 ms"), "{}", out.stdout);
+    assert!(out.stdout.contains("wait 2, before attempt 3: 200 ms"), "{}", out.stdout);
+    assert!(!out.stdout.contains("retry 0"), "{}", out.stdout);
+    assert!(!out.stdout.contains("attempt(s)"), "{}", out.stdout);
+}
+
+#[test]
+fn explain_strict_fails_on_warnings_only() {
+    let warned = retryplan(&["explain", "examples/policies/checkout.json", "--first-attempt-at-ms", "50", "--strict"]);
+    assert_eq!(warned.code, 1, "{}", warned.stderr);
+    assert!(warned.stdout.contains("Warnings:"), "the timeline is still printed");
+    assert!(warned.stderr.contains("1 warning, and --strict fails on warnings"), "{}", warned.stderr);
+    let json =
+        retryplan(&["explain", "examples/policies/checkout.json", "--first-attempt-at-ms", "50", "--json", "--strict"]);
+    assert_eq!(json.code, 1, "--json --strict too");
+    let clean = scratch(
+        "clean.json",
+        r#"{"max_attempts": 2, "total_budget_ms": 5000, "attempt_timeout": {"fixed_ms": 1000},
+            "server_guidance": {"honor": true, "cap_ms": 1000, "above_cap": "give_up"}}"#,
+    );
+    let fine = retryplan(&["explain", &clean, "--strict"]);
+    assert_eq!(fine.code, 0, "{}{}", fine.stdout, fine.stderr);
+    assert!(fine.stdout.contains("No warnings."), "{}", fine.stdout);
+    assert_eq!(retryplan(&["explain", "examples/policies/checkout.json"]).code, 0, "warnings alone exit 0");
+}
+
+#[test]
 fn explain_json_is_the_core_timeline() {
     let out = retryplan(&["explain", "examples/policies/checkout.json", "--first-attempt-at-ms", "50", "--json"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
