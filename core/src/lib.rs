@@ -16,6 +16,7 @@
 pub mod backoff;
 pub mod breaker;
 pub mod budget;
+pub mod check;
 pub mod classify;
 mod codes;
 pub mod compatibility;
