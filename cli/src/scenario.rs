@@ -42,8 +42,10 @@
 //! After the last phase the dependency is healthy again; the report says
 //! whether the fleet recovered or stayed overloaded (metastable failure).
 
+use retryplan::check;
+use retryplan::value::{closest_name, join, Value};
+use retryplan::Violation;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::file::Problem;
 
@@ -275,24 +277,80 @@ impl Scenario {
     }
 }
 
-/// Reads and checks a scenario; every problem names its field (`scenario.`...).
+/// Reads and checks a scenario, reporting every problem at once, each with
+/// its field (`scenario.`...): the core's [`check::read_all`] reads on past a
+/// structural problem (leaving that field out), then the rules below run on
+/// what was read.
 pub fn read(value: &Value) -> Result<Scenario, Vec<Problem>> {
-    let config: ScenarioConfig = serde_path_to_error::deserialize(value.clone()).map_err(|error| {
-        let path = error.path().to_string();
-        let field = if path == "." { "scenario".to_owned() } else { format!("scenario.{path}") };
-        vec![Problem::new(field, error.into_inner().to_string())]
-    })?;
-    let problems = check(&config);
-    if problems.is_empty() {
-        Ok(Scenario { config })
-    } else {
-        Err(problems)
+    let read = check::read_all(value, read_config);
+    let mut problems = read.problems.clone();
+    if let Some(config) = &read.value {
+        problems.extend(read.unless_left_out(check(config)));
+    }
+    match read.value {
+        Some(config) if problems.is_empty() => Ok(Scenario { config }),
+        _ => Err(problems
+            .into_iter()
+            .map(|problem| {
+                let field =
+                    if problem.field.is_empty() { "scenario".to_owned() } else { join("scenario", &problem.field) };
+                Problem::new(field, problem.message)
+            })
+            .collect()),
     }
 }
 
-fn check(c: &ScenarioConfig) -> Vec<Problem> {
+/// The strict reader: the first problem, with its path inside the scenario.
+fn read_config(value: &Value) -> Result<ScenarioConfig, Violation> {
+    if let Some(field) = repeated_key(value, "") {
+        return Err(Violation { field, message: "this key appears more than once in its object".to_owned() });
+    }
+    let json =
+        serde_json::to_value(value).map_err(|error| Violation { field: String::new(), message: error.to_string() })?;
+    serde_path_to_error::deserialize(json).map_err(|error| {
+        let path = error.path().to_string();
+        let field = if path == "." { String::new() } else { path };
+        Violation { field, message: with_suggestion(error.into_inner().to_string()) }
+    })
+}
+
+/// serde's "unknown field `x`, expected one of `a`, `b`" (or variant), with
+/// the closest expected name offered.
+fn with_suggestion(message: String) -> String {
+    if !(message.starts_with("unknown field") || message.starts_with("unknown variant")) {
+        return message;
+    }
+    // The names are the backquoted words: the unknown one first, then the expected ones.
+    let names: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
+    let Some((unknown, expected)) = names.split_first() else { return message };
+    match closest_name(unknown, expected.iter().copied()) {
+        Some(name) => message.replacen(&format!("`{unknown}`"), &format!("`{unknown}` (did you mean `{name}`?)"), 1),
+        None => message,
+    }
+}
+
+/// The path of the first key repeated within one object, anywhere in `tree`.
+pub(crate) fn repeated_key(tree: &Value, path: &str) -> Option<String> {
+    match tree {
+        Value::Object(fields) => fields.iter().enumerate().find_map(|(index, (key, item))| {
+            let field = join(path, key);
+            if fields.iter().take(index).any(|(earlier, _)| earlier == key) {
+                Some(field)
+            } else {
+                repeated_key(item, &field)
+            }
+        }),
+        Value::List(items) => {
+            items.iter().enumerate().find_map(|(index, item)| repeated_key(item, &format!("{path}[{index}]")))
+        }
+        _ => None,
+    }
+}
+
+/// The scenario's rules; fields are paths inside the scenario.
+fn check(c: &ScenarioConfig) -> Vec<Violation> {
     let mut problems = Vec::new();
-    let mut fail = |field: &str, message: String| problems.push(Problem::new(format!("scenario.{field}"), message));
+    let mut fail = |field: &str, message: String| problems.push(Violation { field: field.to_owned(), message });
     if !(1..=MAX_DURATION_MS).contains(&c.duration_ms) {
         fail(
             "duration_ms",

@@ -186,6 +186,74 @@ fn check_lists_every_problem_with_its_field_and_rule() {
 }
 
 #[test]
+fn check_reports_every_problem_in_one_run_with_suggestions() {
+    // The issue's file: a misspelt field, a jitter name where an object goes,
+    // and a cap below the base. One run, three problems, exit 1.
+    let path = scratch(
+        "three.json",
+        r#"{"max_attempt": 3, "total_budget_ms": 800, "jitter": "full",
+            "backoff": {"kind": "exponential", "base_ms": 200, "multiplier": 2.0, "cap_ms": 100}}"#,
+    );
+    let out = retryplan(&["check", &path]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "a header and three problems:\n{}", out.stdout);
+    assert!(lines[0].ends_with("invalid, 3 problems"), "{}", lines[0]);
+    assert!(
+        lines[1].starts_with("  max_attempt: unknown field `max_attempt` (did you mean `max_attempts`?)"),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(lines[2], r#"  jitter: expected an object, found the string "full" (did you mean `{"kind": "full"}`?)"#);
+    assert_eq!(lines[3], "  backoff.cap_ms: backoff.cap_ms (100) must be >= backoff.base_ms (200)");
+    // explain and simulate refuse the file with the same list.
+    for command in ["explain", "simulate"] {
+        let refused = retryplan(&[command, &path]);
+        assert_eq!(refused.code, 1, "{command}");
+        assert_eq!(refused.stderr, out.stdout, "{command}");
+    }
+}
+
+#[test]
+fn check_reads_on_past_structural_problems_in_every_section() {
+    let path = scratch(
+        "many.json",
+        r#"{"policy": {"max_attempts": "3", "jitter": {"kind": "ful"}, "backoff": {"base_ms": 200, "cap_ms": 100}},
+            "dependancy": {},
+            "dependency": {"budgett": {}, "max_concurrent_retries": -1},
+            "scenario": {"duration_ms": 1000, "arrivals_per_second": 1, "capacity": {"workers": 0, "queue_limit": 0, "extra": 1},
+                         "service_time": {"kind": "constant", "ms": 1}, "outage": true,
+                         "phases": [{"kind": "outag", "from_ms": 1, "to_ms": 2}]}}"#,
+    );
+    let out = retryplan(&["check", &path]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let fields: Vec<&str> =
+        out.stdout.lines().skip(1).filter_map(|line| line.trim_start().split(": ").next()).collect();
+    assert_eq!(
+        fields,
+        [
+            "dependancy",
+            "policy.max_attempts",
+            "policy.jitter.kind",
+            "policy.backoff.cap_ms",
+            "dependency.budgett",
+            "dependency.max_concurrent_retries",
+            "scenario.capacity.extra",
+            "scenario.outage",
+            "scenario.phases[0].kind",
+            "scenario.capacity.workers",
+        ],
+        "{}",
+        out.stdout
+    );
+    for suggestion in
+        ["did you mean `dependency`?", "did you mean `full`?", "did you mean `budget`?", "did you mean `outage`?"]
+    {
+        assert!(out.stdout.contains(suggestion), "{suggestion}:\n{}", out.stdout);
+    }
+}
+
+#[test]
 fn check_validates_every_profile() {
     let path = scratch(
         "bad_profile.json",
@@ -210,7 +278,7 @@ fn bad_input_is_a_clear_message_and_a_non_zero_exit() {
             "repeated.json",
             r#"{"policy": {"max_attempts": 3, "backoff": {"base_ms": 10, "base_ms": 20}}}"#,
             1,
-            "policy.backoff.base_ms: this key appears more than once",
+            "policy.backoff.base_ms: duplicate field `base_ms`",
         ),
         ("typo.json", r#"{"max_attemps": 3}"#, 1, "max_attemps: unknown field `max_attemps`"),
         ("top_typo.json", r#"{"policy": {}, "scenaro": {}}"#, 1, "unknown top-level field `scenaro`"),
