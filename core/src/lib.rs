@@ -46,7 +46,10 @@ pub use deadline::{admit, remaining_budget_ms, Admission};
 pub use decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 pub use dependency::{Dependency, DependencyConfig, DependencySnapshot};
 pub use error::{Error, Violation};
-pub use grpc_timeout::{encode_grpc_timeout, encode_grpc_timeout_into, parse_grpc_timeout};
+pub use grpc_timeout::{
+    encode_grpc_timeout, encode_grpc_timeout_into, encode_grpc_timeout_ns, parse_grpc_timeout, parse_grpc_timeout_ns,
+    MAX_GRPC_TIMEOUT_NS,
+};
 pub use http::{IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RETRY_AFTER_MS_HEADERS};
 pub use operation::{IdempotencyKey, Operation, OperationOptions};
 pub use policy::{
