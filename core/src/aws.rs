@@ -74,6 +74,63 @@ pub const MAX_BACKOFF_MS: u64 = 20_000;
 /// Attempts in all, the first included.
 pub const MAX_ATTEMPTS: u32 = 3;
 
+/// A built-in table of error codes a policy may retry (`retry_on.error_codes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCodeTable {
+    /// [`TRANSIENT_ERROR_CODES`].
+    AwsTransient,
+    /// [`THROTTLING_ERROR_CODES`] (classified with `throttling: true`).
+    AwsThrottling,
+}
+
+impl ErrorCodeTable {
+    /// Every table, in declaration order.
+    pub const ALL: [ErrorCodeTable; 2] = [ErrorCodeTable::AwsTransient, ErrorCodeTable::AwsThrottling];
+
+    /// True when `code` is in the table.
+    #[must_use]
+    pub fn contains(self, code: &ErrorCode) -> bool {
+        match self {
+            ErrorCodeTable::AwsTransient => code.is_transient(),
+            ErrorCodeTable::AwsThrottling => code.is_throttling(),
+        }
+    }
+}
+
+impl crate::value::Named for ErrorCodeTable {
+    const ALL: &'static [Self] = &ErrorCodeTable::ALL;
+    fn name(self) -> &'static str {
+        match self {
+            ErrorCodeTable::AwsTransient => "aws_transient",
+            ErrorCodeTable::AwsThrottling => "aws_throttling",
+        }
+    }
+}
+
+/// A set of [`ErrorCodeTable`]s, as a validated policy keeps it (no heap).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ErrorCodeTables(u8);
+
+impl ErrorCodeTables {
+    /// The set of the listed tables.
+    #[must_use]
+    pub fn of(tables: &[ErrorCodeTable]) -> ErrorCodeTables {
+        ErrorCodeTables(tables.iter().fold(0, |bits, table| bits | 1 << *table as u8))
+    }
+
+    /// True when `table` is in the set.
+    #[must_use]
+    pub fn contains(&self, table: ErrorCodeTable) -> bool {
+        self.0 & (1 << table as u8) != 0
+    }
+
+    /// The tables in declaration order.
+    pub fn iter(&self) -> impl Iterator<Item = ErrorCodeTable> + '_ {
+        ErrorCodeTable::ALL.into_iter().filter(|table| self.contains(*table))
+    }
+}
+
 /// An AWS error code (`ThrottlingException`, `SlowDown`, ...): 1 to 64
 /// visible ASCII characters, stored inline so an [`Outcome`](crate::Outcome)
 /// stays `Copy`.
@@ -83,7 +140,7 @@ pub const MAX_ATTEMPTS: u32 = 3;
 /// let code = ErrorCode::new("SlowDown").unwrap();
 /// assert_eq!(code.as_str(), "SlowDown");
 /// assert!(code.is_throttling());
-/// assert_eq!(ErrorCode::new("").unwrap_err().to_string(), "invalid error_code: must be 1 to 64 bytes long, got 0");
+/// assert_eq!(ErrorCode::new("").unwrap_err().to_string(), "invalid argument `error_code`: must be 1 to 64 bytes long, got 0");
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ErrorCode {
@@ -284,7 +341,7 @@ mod tests {
     fn codes_are_checked_and_never_truncated() {
         assert_eq!(ErrorCode::new(&"x".repeat(64)).unwrap().as_str().len(), 64);
         let error = ErrorCode::new(&"x".repeat(65)).unwrap_err();
-        assert_eq!(error.to_string(), "invalid error_code: must be 1 to 64 bytes long, got 65");
+        assert_eq!(error.to_string(), "invalid argument `error_code`: must be 1 to 64 bytes long, got 65");
         assert!(ErrorCode::new("Slow Down").is_err());
         assert!(ErrorCode::new("Throttlé").is_err());
         let code = ErrorCode::new("PriorRequestNotComplete").unwrap();
@@ -297,10 +354,15 @@ mod tests {
         let code = |header, body| error_code_from_response(header, body).map(|c| c.as_str().to_owned());
         assert_eq!(code(Some("SlowDown"), Some("<Code>Other</Code>")).as_deref(), Some("SlowDown"));
         assert_eq!(code(None, Some(r#"{"code": "Throttling"}"#)).as_deref(), Some("Throttling"));
-        assert_eq!(code(None, Some("<Response><Errors><Error><Code>RequestLimitExceeded</Code></Error></Errors></Response>")).as_deref(), Some("RequestLimitExceeded"));
+        assert_eq!(
+            code(None, Some("<Response><Errors><Error><Code>RequestLimitExceeded</Code></Error></Errors></Response>"))
+                .as_deref(),
+            Some("RequestLimitExceeded")
+        );
         assert_eq!(code(None, Some("plain text")), None);
         assert_eq!(code(None, Some("{not json")), None);
-        assert_eq!(code(Some("y".repeat(65).as_str()), None), None);
+        let long = "y".repeat(65);
+        assert_eq!(code(Some(long.as_str()), None), None);
         assert_eq!(code(None, None), None);
     }
 }

@@ -13,6 +13,7 @@
     )
 )]
 
+pub mod aws;
 pub mod backoff;
 pub mod breaker;
 pub mod budget;
@@ -23,6 +24,7 @@ pub mod deadline;
 pub mod decision;
 pub mod dependency;
 pub mod error;
+pub mod grpc;
 pub mod grpc_timeout;
 mod guidance;
 pub mod http;
@@ -53,8 +55,8 @@ pub use grpc_timeout::{
 pub use http::{IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RETRY_AFTER_MS_HEADERS};
 pub use operation::{IdempotencyKey, Operation, OperationOptions};
 pub use policy::{
-    AboveCap, AttemptTimeout, AttemptTimeoutConfig, Backoff, BackoffConfig, BackoffKind, HedgingConfig, Idempotency,
-    Jitter, JitterConfig, Policy, PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig,
+    AboveCap, AttemptTimeout, AttemptTimeoutConfig, Backoff, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig,
+    Idempotency, Jitter, JitterConfig, Policy, PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig,
     MAX_ATTEMPTS_LIMIT, MAX_MS,
 };
 pub use redelivery::{redeliver, DeadLetterReason, Redelivery, RedeliveryConfig};

@@ -9,8 +9,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::aws::{ErrorCodeTable, ErrorCodeTables};
 use crate::classify::{GrpcCode, TransportFailure};
 use crate::error::{Error, Violation};
+pub use crate::guidance::GuidanceMode;
 use crate::redelivery::{RedeliveryConfig, RedeliverySchedule, MAX_REDELIVERY_DELAYS};
 use crate::value::{expected, join, one_of, optional, read_name, tagged, Decimal, Fields, FromValue, Named, Value};
 
@@ -85,6 +87,10 @@ pub enum JitterConfig {
         /// Spread around the ceiling, in (0, 1], at most three decimals.
         ratio: f64,
     },
+    /// Uniform in `[c * 0.8, c * 1.2]`, *not* bounded by the cap: gRFC A6
+    /// (section "Exponential Backoff", as revised in 2024) multiplies the
+    /// capped ceiling by `random(0.8, 1.2)`.
+    A6,
 }
 
 /// Outcomes that may be retried.
@@ -96,6 +102,11 @@ pub struct RetryOnConfig {
     pub grpc_codes: Vec<GrpcCode>,
     /// Transport failures worth another attempt.
     pub transport: Vec<TransportFailure>,
+    /// Built-in tables of error codes (of HTTP outcomes) worth another
+    /// attempt, whatever the status: `aws_transient`, `aws_throttling`
+    /// (see [`crate::aws`]). Empty by default.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub error_codes: Vec<ErrorCodeTable>,
 }
 
 impl Default for RetryOnConfig {
@@ -104,6 +115,7 @@ impl Default for RetryOnConfig {
             http_statuses: vec![408, 429, 500, 502, 503, 504],
             grpc_codes: vec![GrpcCode::Unavailable],
             transport: vec![TransportFailure::NotSent, TransportFailure::ConnectionLost, TransportFailure::TimedOut],
+            error_codes: Vec::new(),
         }
     }
 }
@@ -137,11 +149,14 @@ pub struct ServerGuidanceConfig {
     pub cap_ms: u64,
     /// What to do above `cap_ms`.
     pub above_cap: AboveCap,
+    /// How honored guidance shapes the delay: `floor` (the default) or `a6`.
+    #[serde(skip_serializing_if = "GuidanceMode::is_floor")]
+    pub mode: GuidanceMode,
 }
 
 impl Default for ServerGuidanceConfig {
     fn default() -> Self {
-        ServerGuidanceConfig { honor: true, cap_ms: 60_000, above_cap: AboveCap::GiveUp }
+        ServerGuidanceConfig { honor: true, cap_ms: 60_000, above_cap: AboveCap::GiveUp, mode: GuidanceMode::Floor }
     }
 }
 
@@ -278,6 +293,8 @@ pub enum Jitter {
         /// The ratio in thousandths, 1..=1000.
         ratio_permille: u32,
     },
+    /// See [`JitterConfig::A6`].
+    A6,
 }
 
 /// Validated backoff.
@@ -380,6 +397,8 @@ pub struct Classification {
     pub conflict_http: HttpStatusSet,
     /// gRPC codes that mean a conflict.
     pub conflict_grpc: GrpcCodeSet,
+    /// Tables of error codes that are retryable.
+    pub retry_error_codes: ErrorCodeTables,
 }
 
 /// Validated server-guidance handling.
@@ -391,6 +410,8 @@ pub struct ServerGuidance {
     pub cap_ms: u64,
     /// What to do above the cap.
     pub above_cap: AboveCap,
+    /// How guidance shapes the delay.
+    pub mode: GuidanceMode,
 }
 
 /// A validated, immutable policy. Cheap to copy (no heap data).
@@ -437,7 +458,12 @@ fn unreachable_default() -> Policy {
         backoff: Backoff { kind: BackoffKind::Constant, base_ms: 0, multiplier_permille: 1000, cap_ms: 0 },
         jitter: Jitter::None,
         classification: Classification::default(),
-        server_guidance: ServerGuidance { honor: false, cap_ms: 0, above_cap: AboveCap::GiveUp },
+        server_guidance: ServerGuidance {
+            honor: false,
+            cap_ms: 0,
+            above_cap: AboveCap::GiveUp,
+            mode: GuidanceMode::Floor,
+        },
         idempotency: Idempotency::Unsafe,
         hedging: None,
         redelivery: None,
@@ -599,6 +625,7 @@ impl Policy {
             JitterConfig::Proportional { ratio } => {
                 Jitter::Proportional { ratio_permille: check.permille("jitter.ratio", ratio, 0.0, 1.0, true) }
             }
+            JitterConfig::A6 => Jitter::A6,
         };
 
         let classification = Classification {
@@ -615,6 +642,7 @@ impl Policy {
             ambiguous_grpc: grpc_set(&c.ambiguous.grpc_codes),
             conflict_http: check.http_set("conflict.http_statuses", &c.conflict.http_statuses),
             conflict_grpc: grpc_set(&c.conflict.grpc_codes),
+            retry_error_codes: ErrorCodeTables::of(&c.retry_on.error_codes),
         };
         for status in classification.conflict_http.iter() {
             if status < 400 {
@@ -709,6 +737,7 @@ impl Policy {
                 honor: c.server_guidance.honor,
                 cap_ms: c.server_guidance.cap_ms,
                 above_cap: c.server_guidance.above_cap,
+                mode: c.server_guidance.mode,
             },
             idempotency: c.idempotency,
             hedging: c.hedging,
@@ -754,11 +783,13 @@ impl Policy {
                 Jitter::Proportional { ratio_permille } => {
                     JitterConfig::Proportional { ratio: f64::from(ratio_permille) / 1000.0 }
                 }
+                Jitter::A6 => JitterConfig::A6,
             },
             retry_on: RetryOnConfig {
                 http_statuses: cls.retry_http.iter().collect(),
                 grpc_codes: cls.retry_grpc.iter().collect(),
                 transport: cls.retry_transport.iter().collect(),
+                error_codes: cls.retry_error_codes.iter().collect(),
             },
             ambiguous: StatusSetConfig {
                 http_statuses: cls.ambiguous_http.iter().collect(),
@@ -772,6 +803,7 @@ impl Policy {
                 honor: self.server_guidance.honor,
                 cap_ms: self.server_guidance.cap_ms,
                 above_cap: self.server_guidance.above_cap,
+                mode: self.server_guidance.mode,
             },
             idempotency: self.idempotency,
             hedging: self.hedging,
@@ -956,6 +988,7 @@ fn read_jitter(value: &Value, path: &str) -> Result<JitterConfig, Error> {
         JitterKind::Equal => JitterConfig::Equal,
         JitterKind::Decorrelated => JitterConfig::Decorrelated,
         JitterKind::Proportional => JitterConfig::Proportional { ratio: fields.required("ratio")? },
+        JitterKind::A6 => JitterConfig::A6,
     })
 }
 
@@ -967,11 +1000,18 @@ enum JitterKind {
     Equal,
     Decorrelated,
     Proportional,
+    A6,
 }
 
 impl Named for JitterKind {
-    const ALL: &'static [Self] =
-        &[JitterKind::None, JitterKind::Full, JitterKind::Equal, JitterKind::Decorrelated, JitterKind::Proportional];
+    const ALL: &'static [Self] = &[
+        JitterKind::None,
+        JitterKind::Full,
+        JitterKind::Equal,
+        JitterKind::Decorrelated,
+        JitterKind::Proportional,
+        JitterKind::A6,
+    ];
     fn name(self) -> &'static str {
         match self {
             JitterKind::None => "none",
@@ -979,17 +1019,19 @@ impl Named for JitterKind {
             JitterKind::Equal => "equal",
             JitterKind::Decorrelated => "decorrelated",
             JitterKind::Proportional => "proportional",
+            JitterKind::A6 => "a6",
         }
     }
 }
 
 fn read_retry_on(value: &Value, path: &str) -> Result<RetryOnConfig, Error> {
     let defaults = RetryOnConfig::default();
-    let fields = Fields::new(value, path, &["http_statuses", "grpc_codes", "transport"])?;
+    let fields = Fields::new(value, path, &["http_statuses", "grpc_codes", "transport", "error_codes"])?;
     Ok(RetryOnConfig {
         http_statuses: fields.or("http_statuses", defaults.http_statuses)?,
         grpc_codes: fields.with("grpc_codes", defaults.grpc_codes, read_names)?,
         transport: fields.with("transport", defaults.transport, read_names)?,
+        error_codes: fields.with("error_codes", defaults.error_codes, read_names)?,
     })
 }
 
@@ -1003,11 +1045,12 @@ fn read_status_set(value: &Value, path: &str) -> Result<StatusSetConfig, Error> 
 
 fn read_server_guidance(value: &Value, path: &str) -> Result<ServerGuidanceConfig, Error> {
     let defaults = ServerGuidanceConfig::default();
-    let fields = Fields::new(value, path, &["honor", "cap_ms", "above_cap"])?;
+    let fields = Fields::new(value, path, &["honor", "cap_ms", "above_cap", "mode"])?;
     Ok(ServerGuidanceConfig {
         honor: fields.or("honor", defaults.honor)?,
         cap_ms: fields.or("cap_ms", defaults.cap_ms)?,
         above_cap: fields.with("above_cap", defaults.above_cap, read_name)?,
+        mode: fields.with("mode", defaults.mode, read_name)?,
     })
 }
 

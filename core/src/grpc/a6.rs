@@ -85,10 +85,20 @@ pub(crate) fn method_policy(
         minimum_useful_attempt_ms: 0,
         backoff: BackoffConfig { kind: BackoffKind::Constant, base_ms: 0, multiplier: 1.0, cap_ms: 0 },
         jitter: JitterConfig::None,
-        retry_on: RetryOnConfig { http_statuses: Vec::new(), grpc_codes: Vec::new(), transport: Vec::new(), error_codes: Vec::new() },
+        retry_on: RetryOnConfig {
+            http_statuses: Vec::new(),
+            grpc_codes: Vec::new(),
+            transport: Vec::new(),
+            error_codes: Vec::new(),
+        },
         ambiguous: StatusSetConfig::default(),
         conflict: StatusSetConfig::default(),
-        server_guidance: ServerGuidanceConfig { honor: true, cap_ms: MAX_MS, above_cap: AboveCap::Clamp, mode: GuidanceMode::A6 },
+        server_guidance: ServerGuidanceConfig {
+            honor: true,
+            cap_ms: MAX_MS,
+            above_cap: AboveCap::Clamp,
+            mode: GuidanceMode::A6,
+        },
         idempotency: Idempotency::Idempotent,
         hedging: None,
         redelivery: None,
@@ -107,8 +117,12 @@ pub(crate) fn method_policy(
         let max_ms = reader.ceil_ms(retry.max_backoff_ns, &retry.max_path);
         config.max_attempts = retry.max_attempts;
         // min(initial * m^n, max) is max for every n when initial > max.
-        config.backoff =
-            BackoffConfig { kind: BackoffKind::Exponential, base_ms: initial_ms.min(max_ms), multiplier, cap_ms: max_ms };
+        config.backoff = BackoffConfig {
+            kind: BackoffKind::Exponential,
+            base_ms: initial_ms.min(max_ms),
+            multiplier,
+            cap_ms: max_ms,
+        };
         config.jitter = JitterConfig::A6;
         config.retry_on.grpc_codes = retry.retryable_codes;
     }
@@ -142,11 +156,14 @@ pub(crate) fn throttling(reader: &mut Reader, max_tokens: u32, token_ratio: f64,
     let whole = if (scaled - scaled.round()).abs() <= 1e-6 { scaled.round() } else { scaled.floor() };
     let mut milli = whole.min(f64::from(max_tokens) * 1000.0) as u32;
     if (whole - scaled).abs() > 1e-6 {
-        reader.warn(ratio_path, format!(
-            "{ratio_path} ({}) keeps three decimals: {} (A6 ignores the decimals beyond the third)",
-            Decimal(token_ratio),
-            Decimal(f64::from(milli) / 1000.0)
-        ));
+        reader.warn(
+            ratio_path,
+            format!(
+                "{ratio_path} ({}) keeps three decimals: {} (A6 ignores the decimals beyond the third)",
+                Decimal(token_ratio),
+                Decimal(f64::from(milli) / 1000.0)
+            ),
+        );
     }
     if whole > f64::from(max_tokens) * 1000.0 {
         reader.warn(ratio_path, format!(

@@ -73,7 +73,22 @@ mod tests {
         ] {
             assert_eq!(parse_duration_ns(text), Ok(ns), "{text}");
         }
-        for text in ["1", "s", ".s", "1 s", " 1s", "1ms", "1.1.1s", "Xs", "as", ".0000000001s", "+1s", "--1s", "315576000001s", "1e3s"] {
+        for text in [
+            "1",
+            "s",
+            ".s",
+            "1 s",
+            " 1s",
+            "1ms",
+            "1.1.1s",
+            "Xs",
+            "as",
+            ".0000000001s",
+            "+1s",
+            "--1s",
+            "315576000001s",
+            "1e3s",
+        ] {
             assert!(parse_duration_ns(text).is_err(), "{text}");
         }
     }

@@ -128,7 +128,13 @@ impl ServiceConfig {
                 let path = format!("{path}[{index}]");
                 for profile in reader.method_config(item, &path)? {
                     if methods.iter().any(|known| known.name == profile.name) {
-                        return Err(rule(&path, format!("the selector {:?} is named twice; each name must be unique across the service config", profile.name)));
+                        return Err(rule(
+                            &path,
+                            format!(
+                                "the selector {:?} is named twice; each name must be unique across the service config",
+                                profile.name
+                            ),
+                        ));
                     }
                     methods.push(profile);
                 }
@@ -332,7 +338,10 @@ fn selector(value: &Value, path: &str) -> Result<(String, String), Error> {
     };
     let (service, method) = (text("service")?, text("method")?);
     if service.is_empty() && !method.is_empty() {
-        return Err(rule(path, format!("a name with method {method:?} needs a service (only the default config has neither)")));
+        return Err(rule(
+            path,
+            format!("a name with method {method:?} needs a service (only the default config has neither)"),
+        ));
     }
     Ok((service, method))
 }
@@ -467,16 +476,17 @@ mod tests {
 
     #[test]
     fn errors_name_the_field() {
-        let error = read(r#"{"methodConfig": [{"name": [{"service": "s"}], "retryPolicy": {"maxAttempts": 1}}]}"#)
-            .unwrap_err();
+        let error =
+            read(r#"{"methodConfig": [{"name": [{"service": "s"}], "retryPolicy": {"maxAttempts": 1}}]}"#).unwrap_err();
         assert_eq!(
             error.to_string(),
             "invalid policy: methodConfig[0].retryPolicy.maxAttempts (1) must be an integer > 1"
         );
         let error = read(r#"{"methodConfig": [{"name": [{"method": "m"}]}]}"#).unwrap_err();
         assert!(error.to_string().contains("needs a service"), "{error}");
-        let error = read(r#"{"methodConfig": [{"name": [{"service": "s"}]}, {"name": [{"service": "s", "method": null}]}]}"#)
-            .unwrap_err();
+        let error =
+            read(r#"{"methodConfig": [{"name": [{"service": "s"}]}, {"name": [{"service": "s", "method": null}]}]}"#)
+                .unwrap_err();
         assert!(error.to_string().contains("named twice"), "{error}");
         let error = read(r#"{"methodConfig": [{"name": [{"service": "s"}], "timeout": "3c"}]}"#).unwrap_err();
         assert_eq!(error.code(), "invalid_policy_json");
