@@ -63,7 +63,7 @@ use crate::decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 use crate::dependency::Dependency;
 use crate::error::Error;
 use crate::guidance::ServerDelay;
-use crate::policy::{AttemptTimeout, GuidanceMode, Idempotency, Policy, MAX_HEDGED_ATTEMPTS};
+use crate::policy::{AttemptTimeout, GuidanceMode, Idempotency, Policy, MAX_HEDGED_ATTEMPTS, MAX_MS};
 use crate::retry_after::Pushback;
 use crate::rng::{mix, Draws, SplitMix64};
 
@@ -287,7 +287,9 @@ impl Operation {
             let low = mix(options.seed, KEY_STREAM, 1);
             IdempotencyKey::from_bits(u128::from(high) << 64 | u128::from(low))
         });
-        let budget_end = now_ms.saturating_add(policy.total_budget_ms);
+        // No time is ever past MAX_MS (2^53 - 1, what a JS number holds exactly),
+        // so an unbounded budget (a gRPC call without a deadline) ends there.
+        let budget_end = now_ms.saturating_add(policy.total_budget_ms).min(MAX_MS.max(now_ms));
         let deadline_ms = options.deadline_ms.map_or(budget_end, |caller| caller.min(budget_end));
         Operation {
             policy: *policy,

@@ -4,16 +4,16 @@
 //!
 //! ```
 //! use retryplan::grpc::ServiceConfig;
-//! use retryplan::{Dependency, Operation, OperationOptions, Policy};
+//! use retryplan::{Dependency, Operation, OperationOptions};
 //! let config = ServiceConfig::from_json(r#"{
 //!   "methodConfig": [{"name": [{"service": "echo.Echo"}], "timeout": "2s",
 //!     "retryPolicy": {"maxAttempts": 3, "initialBackoff": "0.1s", "maxBackoff": "1s",
 //!                     "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}],
 //!   "retryThrottling": {"maxTokens": 10, "tokenRatio": 0.1}
 //! }"#, Default::default()).unwrap();
-//! let policy = Policy::new(config.profile_for("echo.Echo", "Say").unwrap()).unwrap();
+//! let policy = config.profile_for("echo.Echo", "Say").unwrap();
 //! let throttling = Dependency::new(config.throttling.as_ref().unwrap()).unwrap(); // one per server name
-//! let operation = Operation::new(&policy, 0, OperationOptions::new(7).with_dependency(throttling));
+//! let operation = Operation::new(policy, 0, OperationOptions::new(7).with_dependency(throttling));
 //! assert_eq!(operation.deadline_ms(), 2_000);
 //! ```
 

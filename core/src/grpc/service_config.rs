@@ -29,7 +29,7 @@
 use crate::classify::GrpcCode;
 use crate::dependency::DependencyConfig;
 use crate::error::{Error, Violation};
-use crate::policy::PolicyConfig;
+use crate::policy::{Policy, PolicyConfig};
 use crate::value::{expected, read_error, Number, Value};
 
 use super::a6::{self, HedgingPolicy, RetryPolicy};
@@ -64,7 +64,7 @@ pub struct ConfigWarning {
 }
 
 /// The policy of one method selector.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MethodProfile {
     /// The selector as a gRPC path: `/service/method`, `/service/` for a
     /// service's default, `""` for the default config.
@@ -73,8 +73,8 @@ pub struct MethodProfile {
     pub service: String,
     /// The method, empty for a service's default or the default config.
     pub method: String,
-    /// The policy, ready for [`Policy::new`](crate::Policy::new).
-    pub policy: PolicyConfig,
+    /// The policy, validated.
+    pub policy: Policy,
 }
 
 /// A service config, read.
@@ -90,11 +90,11 @@ pub struct MethodProfile {
 ///   "retryThrottling": {"maxTokens": 10, "tokenRatio": 0.1}
 /// }"#, Default::default()).unwrap();
 /// let policy = config.profile_for("helloworld.Greeter", "SayHello").unwrap();
-/// assert_eq!(policy.max_attempts, 5);
+/// assert_eq!(policy.max_attempts(), 5);
 /// assert_eq!(config.warnings[0].field, "methodConfig[0].retryPolicy.maxAttempts");
 /// assert!(config.throttling.is_some());
 /// ```
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ServiceConfig {
     /// One profile per selector, in the order the config names them.
     pub methods: Vec<MethodProfile>,
@@ -168,7 +168,7 @@ impl ServiceConfig {
 
     /// The policy of [`ServiceConfig::method_for`].
     #[must_use]
-    pub fn profile_for(&self, service: &str, method: &str) -> Option<&PolicyConfig> {
+    pub fn profile_for(&self, service: &str, method: &str) -> Option<&Policy> {
         self.method_for(service, method).map(|profile| &profile.policy)
     }
 }
@@ -214,7 +214,8 @@ impl Reader {
         if retry.is_some() && hedging.is_some() {
             return Err(rule(path, "retryPolicy and hedgingPolicy are one of a kind: give at most one".to_owned()));
         }
-        let policy = a6::method_policy(self, timeout_ns.as_ref().map(|(ns, p)| (*ns, p.as_str())), retry, hedging)?;
+        let config = a6::method_policy(self, timeout_ns.as_ref().map(|(ns, p)| (*ns, p.as_str())), retry, hedging)?;
+        let policy = validated(&config, path)?;
         if names.is_empty() {
             self.warn(path, "a method config without names applies to no method; it was skipped".to_owned());
         }
@@ -222,7 +223,7 @@ impl Reader {
             .into_iter()
             .map(|(service, method)| {
                 let name = if service.is_empty() { String::new() } else { format!("/{service}/{method}") };
-                MethodProfile { name, service, method, policy: policy.clone() }
+                MethodProfile { name, service, method, policy }
             })
             .collect())
     }
@@ -324,6 +325,20 @@ impl Reader {
         };
         Ok(a6::throttling(self, max_tokens, token_ratio, &ratio_path))
     }
+}
+
+/// The policy of a method config, its violations named under the method
+/// config's path (`methodConfig[0].hedging.max_hedged_attempts`).
+fn validated(config: &PolicyConfig, path: &str) -> Result<Policy, Error> {
+    Policy::new(config).map_err(|error| match error {
+        Error::InvalidPolicy { violations } => Error::InvalidPolicy {
+            violations: violations
+                .into_iter()
+                .map(|violation| Violation { field: super::join_path(path, &violation.field), ..violation })
+                .collect(),
+        },
+        other => other,
+    })
 }
 
 /// A selector `{service, method}`: `""`, `null` and absent are the same.
@@ -470,8 +485,8 @@ mod tests {
         assert_eq!(config.method_for("MyService", "Foo").unwrap().name, "/MyService/Foo");
         assert_eq!(config.method_for("MyService", "Bar").unwrap().name, "/MyService/");
         assert_eq!(config.method_for("AnotherService", "Baz").unwrap().name, "");
-        assert_eq!(config.profile_for("MyService", "Bar").unwrap().max_attempts, 4);
-        assert_eq!(config.profile_for("MyService", "Foo").unwrap().total_budget_ms, 1_000);
+        assert_eq!(config.profile_for("MyService", "Bar").unwrap().max_attempts(), 4);
+        assert_eq!(config.profile_for("MyService", "Foo").unwrap().total_budget_ms(), 1_000);
     }
 
     #[test]
@@ -501,6 +516,6 @@ mod tests {
         )
         .unwrap();
         let policy = config.profile_for("grpc.testing.TestService", "EmptyCall").unwrap();
-        assert_eq!(policy.retry_on.grpc_codes, [GrpcCode::Unavailable, GrpcCode::DeadlineExceeded]);
+        assert_eq!(policy.to_config().retry_on.grpc_codes, [GrpcCode::DeadlineExceeded, GrpcCode::Unavailable]);
     }
 }
