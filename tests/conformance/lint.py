@@ -503,7 +503,7 @@ def check_readme_counts(linter, directory, paths):
         return
     listed = {}
     for line in readme.read_text(encoding="utf-8").splitlines():
-        match = re.match(r"^\| `([a-z_]+\.json)` \|.*\| (\d+) \|$", line)
+        match = re.match(r"^\| `([a-z0-9_]+\.json)` \|.*\| (\d+) \|$", line)
         if match:
             listed[match.group(1)] = int(match.group(2))
     for path in paths:
