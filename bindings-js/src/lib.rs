@@ -95,7 +95,7 @@ fn js_error(error: Error) -> JsValue {
             }
         }
         Error::InvalidPolicyJson { field, .. } => set_error_field(&value, field),
-        Error::InvalidArgument { name, .. } => set_error_field(&value, name),
+        Error::InvalidArgument { name, .. } | Error::Unsupported { field: name, .. } => set_error_field(&value, name),
         Error::InvalidHeader(header) => set_error_field(&value, header.header()),
         Error::UnknownProfile { .. }
         | Error::OperationEnded

@@ -189,6 +189,9 @@ pub enum RetryplanError {
     /// A value cannot be represented or is out of its range; nothing changed.
     #[error("{description}")]
     InvalidArgument { name: String, code: String, description: String },
+    /// The host cannot carry out a section of the policy (e.g. `hedging` one attempt at a time).
+    #[error("{description}")]
+    Unsupported { field: String, code: String, description: String },
     /// A header value could not be read.
     #[error("{description}")]
     InvalidHeader { header: String, code: String, description: String },
@@ -221,6 +224,9 @@ impl From<rp::Error> for RetryplanError {
             }
             rp::Error::InvalidArgument { name, .. } => {
                 RetryplanError::InvalidArgument { name: name.to_owned(), code, description }
+            }
+            rp::Error::Unsupported { field, .. } => {
+                RetryplanError::Unsupported { field: field.to_owned(), code, description }
             }
             rp::Error::InvalidHeader(header) => {
                 RetryplanError::InvalidHeader { header: header.header().to_owned(), code, description }

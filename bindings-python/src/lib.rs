@@ -124,6 +124,7 @@ fn core_error(py: Python<'_>, error: &Error) -> PyResult<PyErr> {
             ("running", running.parse::<u32>().ok().into_bound_py_any(py)),
         ],
         Error::InvalidArgument { name, rule } => vec![("name", text(name)), ("rule", text(rule))],
+        Error::Unsupported { field, rule } => vec![("field", text(field)), ("rule", text(rule))],
         Error::InvalidHeader(header) => {
             let mut details = vec![("header", text(header.header()))];
             match header {

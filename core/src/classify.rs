@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::aws::{ErrorCode, ErrorCodeTable};
 use crate::error::Error;
 use crate::policy::Policy;
-use crate::retry_after::{parse_retry_after, parse_retry_after_ms_header, Pushback};
+use crate::retry_after::Pushback;
 
 /// gRPC status codes, by their canonical names in snake_case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -184,7 +184,8 @@ pub enum Outcome {
         /// The status, 100..=599. 1xx-3xx count as success.
         status: u16,
         /// A Retry-After delay already converted to milliseconds from now
-        /// (see [`parse_retry_after`], or build it with [`Outcome::from_http`]).
+        /// (see [`parse_retry_after`](crate::parse_retry_after), or build it with
+        /// [`Outcome::from_http_response`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         retry_after_ms: Option<u64>,
         /// The service's error code (AWS: `ThrottlingException`, `SlowDown`,
@@ -215,15 +216,9 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// An HTTP outcome from the status and the raw server-guidance headers,
-    /// so every language reads them the same way:
-    ///
-    /// - `retry-after-ms` (milliseconds, also sent as `x-ms-retry-after-ms`)
-    ///   wins when it is readable, being the more precise;
-    /// - otherwise `Retry-After` (delta-seconds or an HTTP-date, read against
-    ///   the caller's wall clock `now_unix_ms`);
-    /// - an unreadable value counts as no guidance at all: the status alone
-    ///   decides, and the policy's backoff applies.
+    /// An HTTP outcome from the status and the raw server-guidance headers:
+    /// [`Outcome::from_http_response`] for a response whose only guidance
+    /// headers are `Retry-After` and `retry-after-ms` (either may be absent).
     ///
     /// ```
     /// use retryplan::Outcome;
@@ -237,10 +232,12 @@ impl Outcome {
         retry_after_ms: Option<&str>,
         now_unix_ms: u64,
     ) -> Outcome {
-        let precise = retry_after_ms.and_then(|value| parse_retry_after_ms_header(value).ok());
-        let retry_after_ms =
-            precise.or_else(|| retry_after.and_then(|value| parse_retry_after(value, now_unix_ms).ok()));
-        Outcome::HttpStatus { status, retry_after_ms, error_code: None }
+        let header = |name: &'static str| match name {
+            "retry-after" => retry_after,
+            "retry-after-ms" => retry_after_ms,
+            _ => None,
+        };
+        Outcome::from_http_response(status, header, now_unix_ms)
     }
 
     /// The same outcome with the service's error code (HTTP outcomes only;

@@ -78,6 +78,16 @@ pub enum Error {
         /// The rule it breaks.
         rule: String,
     },
+    /// The host cannot carry out a section of the policy as written (a host
+    /// that runs one attempt at a time cannot hedge); `field` names the
+    /// section. Nothing was started.
+    #[error("`{field}` cannot run here: {rule}")]
+    Unsupported {
+        /// The policy section, e.g. `hedging`.
+        field: &'static str,
+        /// Why, and what the caller can do instead.
+        rule: &'static str,
+    },
     /// A header value could not be read (Retry-After, grpc-timeout).
     #[error(transparent)]
     InvalidHeader(#[from] HeaderError),
@@ -121,6 +131,7 @@ impl Error {
             Error::OperationEnded => "operation_ended",
             Error::AttemptNotRunning { .. } => "attempt_not_running",
             Error::InvalidArgument { .. } => "invalid_argument",
+            Error::Unsupported { .. } => "unsupported",
             Error::InvalidHeader(_) => "invalid_header",
             Error::EntropyUnavailable { .. } => "entropy_unavailable",
         }

@@ -63,6 +63,7 @@ use crate::decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 use crate::dependency::Dependency;
 use crate::error::Error;
 use crate::guidance::ServerDelay;
+use crate::http::Repeatability;
 use crate::policy::{AttemptTimeout, GuidanceMode, Idempotency, Policy, MAX_HEDGED_ATTEMPTS, MAX_MS};
 use crate::retry_after::Pushback;
 use crate::rng::{mix, Draws, SplitMix64};
@@ -156,13 +157,23 @@ pub struct OperationOptions {
     /// The shared controls (budget, breaker, in-flight cap) of the dependency
     /// this operation calls.
     pub dependency: Option<Arc<Dependency>>,
+    /// Whether the request may be repeated by its protocol's rules (an HTTP
+    /// method); combined with the policy's idempotency by
+    /// [`Repeatability::effective`].
+    pub repeatability: Repeatability,
 }
 
 impl OperationOptions {
     /// Options with this seed, a key derived from it, and no caller deadline.
     #[must_use]
     pub fn new(seed: u64) -> OperationOptions {
-        OperationOptions { seed, idempotency_key: None, deadline_ms: None, dependency: None }
+        OperationOptions {
+            seed,
+            idempotency_key: None,
+            deadline_ms: None,
+            dependency: None,
+            repeatability: Repeatability::Unknown,
+        }
     }
 
     /// Sets the idempotency key.
@@ -186,6 +197,16 @@ impl OperationOptions {
         self
     }
 
+    /// Says whether the operation's request may be repeated (see
+    /// [`Repeatability::for_http`] for an HTTP method). A request that is not
+    /// idempotent runs a `safe` or `idempotent` policy as `unsafe`, without
+    /// hedges.
+    #[must_use]
+    pub fn with_repeatability(mut self, repeatability: Repeatability) -> OperationOptions {
+        self.repeatability = repeatability;
+        self
+    }
+
     /// A seed and a 128-bit UUID-formatted key from the operating system's
     /// random source (`getrandom`). The only entropy the crate ever reads.
     ///
@@ -203,7 +224,7 @@ impl OperationOptions {
 }
 
 /// The most attempts that run at once: the first plus every hedge.
-const MAX_IN_FLIGHT: usize = 1 + MAX_HEDGED_ATTEMPTS as usize;
+pub(crate) const MAX_IN_FLIGHT: usize = 1 + MAX_HEDGED_ATTEMPTS as usize;
 
 /// Where the operation stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -258,6 +279,8 @@ pub struct Operation {
     seed: u64,
     draws: Draws,
     idempotency_key: IdempotencyKey,
+    /// The policy's idempotency, made `unsafe` for a request that is not idempotent.
+    idempotency: Idempotency,
     dependency: Option<Arc<Dependency>>,
     started_at_ms: u64,
     deadline_ms: u64,
@@ -291,11 +314,13 @@ impl Operation {
         // so an unbounded budget (a gRPC call without a deadline) ends there.
         let budget_end = now_ms.saturating_add(policy.total_budget_ms).min(MAX_MS.max(now_ms));
         let deadline_ms = options.deadline_ms.map_or(budget_end, |caller| caller.min(budget_end));
+        let idempotency = options.repeatability.effective(policy.idempotency);
         Operation {
             policy: *policy,
             seed: options.seed,
             draws: Draws::Seeded(SplitMix64::new(options.seed)),
             idempotency_key,
+            idempotency,
             dependency: options.dependency,
             started_at_ms: now_ms,
             deadline_ms,
@@ -307,7 +332,8 @@ impl Operation {
             phase: Phase::Ready,
             running: [None; MAX_IN_FLIGHT],
             hedge_at_ms: None,
-            hedging_stopped: false,
+            // An operation that may not repeat its request never hedges.
+            hedging_stopped: !idempotency.may_repeat_ambiguous(),
             refused_by_server: None,
         }
     }
@@ -427,6 +453,20 @@ impl Operation {
         self.phase == Phase::Ended
     }
 
+    /// The idempotency this operation runs with: the policy's, or `unsafe`
+    /// when its request is not idempotent ([`Repeatability::effective`]).
+    #[must_use]
+    pub fn idempotency(&self) -> Idempotency {
+        self.idempotency
+    }
+
+    /// True when every attempt's request carries the idempotency key header
+    /// (keyed or unsafe operations; see [`crate::http`]).
+    #[must_use]
+    pub fn sends_idempotency_key(&self) -> bool {
+        self.idempotency.sends_idempotency_key()
+    }
+
     /// The policy this operation runs.
     #[must_use]
     pub fn policy(&self) -> &Policy {
@@ -452,13 +492,24 @@ impl Operation {
         self.last_now_ms
     }
 
-    fn running_list(&self) -> String {
+    pub(crate) fn running_list(&self) -> String {
         let list: Vec<String> = self.running_attempts().iter().map(|attempt| attempt.to_string()).collect();
         if list.is_empty() {
             "none".to_owned()
         } else {
             list.join(", ")
         }
+    }
+
+    /// The running attempt that reached its abort time first (at or before
+    /// `now_ms`; the lower number on a tie), if any.
+    pub(crate) fn earliest_overdue(&self, now_ms: u64) -> Option<u32> {
+        self.running
+            .iter()
+            .flatten()
+            .filter(|running| running.abort_at_ms <= now_ms)
+            .min_by_key(|running| (running.abort_at_ms, running.attempt))
+            .map(|running| running.attempt)
     }
 
     fn in_flight_until(&self) -> u64 {
@@ -654,7 +705,7 @@ impl Operation {
             }
             Class::Retryable { ambiguous, .. } => ambiguous,
         };
-        if ambiguous && self.policy.idempotency == Idempotency::Unsafe {
+        if ambiguous && self.idempotency == Idempotency::Unsafe {
             let remaining_budget_ms = self.remaining_budget_ms(now);
             let abort_attempts = self.abort_running();
             return self.end(Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts });
@@ -737,6 +788,12 @@ impl Operation {
     /// starts, and when the last running attempt fails the operation gives up.
     fn refuse_further_attempts(&mut self, reason: GiveUpReason) {
         self.refused_by_server = Some(reason);
+        self.stop_hedging();
+    }
+
+    /// Runs the operation without hedges (a host that runs one attempt at a
+    /// time, by the caller's explicit choice).
+    pub(crate) fn disable_hedging(&mut self) {
         self.stop_hedging();
     }
 

@@ -6,15 +6,17 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
 use retryplan::{
     admit, aws, backoff_ceilings_ms, classify, encode_grpc_timeout, encode_grpc_timeout_ns, explain,
     grpc::{ServiceConfig, ServiceConfigOptions},
     parse_grpc_pushback, parse_grpc_timeout, parse_grpc_timeout_ns, parse_retry_after, parse_retry_after_ms_header,
-    profiles, redeliver, BreakerConfig, BreakerPermit, BudgetConfig, CircuitBreaker, Dependency, Error, IdempotencyKey,
-    Operation, OperationOptions, Outcome, Policy, PolicyConfig, RetryBudget, RetryCharge,
+    profiles, redeliver, BreakerConfig, BreakerPermit, BudgetConfig, CircuitBreaker, Concurrency, Dependency, Driver,
+    DriverOptions, Error, Failure, IdempotencyKey, Operation, OperationOptions, Outcome, Policy, PolicyConfig,
+    Repeatability, RetryBudget, RetryCharge, SharedStats,
 };
 use serde_json::{json, Map, Value};
-use std::sync::Arc;
 
 fn vector_dir() -> PathBuf {
     std::env::var_os("RETRYPLAN_VECTORS")
@@ -31,6 +33,7 @@ fn error_value(error: &Error) -> Value {
             json!({"code": error.code(), "fields": violations.iter().map(|v| v.field.clone()).collect::<Vec<_>>()})
         }
         Error::InvalidPolicyJson { field, .. } => json!({"code": error.code(), "fields": [field]}),
+        Error::Unsupported { field, .. } => json!({"code": error.code(), "fields": [field]}),
         other => json!({"code": other.code()}),
     }
 }
@@ -79,7 +82,8 @@ fn policy(case: &Map<String, Value>) -> Result<Policy, Error> {
     Policy::new(&policy_config(case)?)
 }
 
-/// The case's dependency: `dependency`, else its service config's throttling.
+/// The case's dependency: `dependency` (or the AWS standard one by name),
+/// else its service config's throttling.
 fn case_dependency(case: &Map<String, Value>) -> Result<Option<Arc<Dependency>>, Error> {
     match case.get("dependency") {
         Some(Value::String(name)) if name == "aws_standard" => {
@@ -124,24 +128,41 @@ fn settle(holder: &mut Map<String, Value>, answer: Answer, fill: bool, failures:
     }
 }
 
-fn run_operation(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String>, id: &str) {
-    let policy = match policy(case) {
-        Ok(policy) => policy,
-        Err(error) => return failures.push(format!("{id}: invalid policy: {error}")),
-    };
+/// The operation options a case describes: seed, key, caller deadline, dependency.
+fn operation_options(
+    case: &Map<String, Value>,
+    id: &str,
+) -> Result<(OperationOptions, Option<Arc<Dependency>>), String> {
     let mut options = OperationOptions::new(u64_field(case, "seed").expect("operation cases need a seed"));
     if let Some(key) = case.get("idempotency_key") {
         let key = key.as_str().expect("idempotency_key is a string");
         options = options.with_idempotency_key(IdempotencyKey::new(key).expect("vector keys are valid"));
     }
     options.deadline_ms = u64_field(case, "deadline_ms");
-    let dependency = match case_dependency(case) {
-        Ok(dependency) => dependency,
-        Err(error) => return failures.push(format!("{id}: invalid dependency: {error}")),
-    };
+    let dependency = case_dependency(case).map_err(|error| format!("{id}: invalid dependency: {error}"))?;
     options.dependency = dependency.clone();
-    if case.get("operations").is_some() {
-        return run_series(case, &policy, &options, fill, failures, id);
+    Ok((options, dependency))
+}
+
+fn run_operation(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String>, id: &str) {
+    let policy = match policy(case) {
+        Ok(policy) => policy,
+        Err(error) => return failures.push(format!("{id}: invalid policy: {error}")),
+    };
+    let (options, dependency) = match operation_options(case, id) {
+        Ok(options) => options,
+        Err(problem) => return failures.push(problem),
+    };
+    if let Some(operations) = case.get_mut("operations").and_then(Value::as_array_mut) {
+        // An operation_series: operations one after another, sharing the dependency.
+        for (index, entry) in operations.iter_mut().enumerate() {
+            let entry = entry.as_object_mut().expect("an operation is an object");
+            let start_ms = u64_field(entry, "start_ms").expect("an operation needs start_ms");
+            let operation = Operation::new(&policy, start_ms, options.clone());
+            let steps = entry.get_mut("steps").and_then(Value::as_array_mut).expect("steps");
+            run_steps(operation, steps, dependency.as_ref(), fill, failures, &format!("{id} operation {index}"));
+        }
+        return;
     }
     let start_ms = u64_field(case, "start_ms").expect("operation cases need start_ms");
     let operation = Operation::new(&policy, start_ms, options);
@@ -152,27 +173,6 @@ fn run_operation(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<S
     }
     let steps = case.get_mut("steps").and_then(Value::as_array_mut).expect("operation cases need steps");
     run_steps(operation, steps, dependency.as_ref(), fill, failures, id);
-}
-
-/// Runs an `operation_series` case: operations one after another, sharing
-/// the case's dependency.
-fn run_series(
-    case: &mut Map<String, Value>,
-    policy: &Policy,
-    options: &OperationOptions,
-    fill: bool,
-    failures: &mut Vec<String>,
-    id: &str,
-) {
-    let dependency = options.dependency.clone();
-    let operations = case.get_mut("operations").and_then(Value::as_array_mut).expect("operations");
-    for (index, entry) in operations.iter_mut().enumerate() {
-        let entry = entry.as_object_mut().expect("an operation is an object");
-        let start_ms = u64_field(entry, "start_ms").expect("an operation needs start_ms");
-        let operation = Operation::new(policy, start_ms, options.clone());
-        let steps = entry.get_mut("steps").and_then(Value::as_array_mut).expect("steps");
-        run_steps(operation, steps, dependency.as_ref(), fill, failures, &format!("{id} operation {index}"));
-    }
 }
 
 fn run_steps(
@@ -205,6 +205,81 @@ fn run_steps(
             other => panic!("{id}: unknown call `{other}`"),
         };
         settle(step, answer, fill, failures, &format!("{id} step {index}"));
+    }
+}
+
+/// The outcome a driver step hands in: an `outcome` as written, a `failure`
+/// by its vocabulary name, or a `response` (status and raw headers, read as
+/// every HTTP helper reads them, against `now_unix_ms`).
+fn step_outcome(step: &Map<String, Value>, label: &str) -> Outcome {
+    if let Some(outcome) = step.get("outcome") {
+        return serde_json::from_value(outcome.clone()).unwrap_or_else(|error| panic!("{label}: bad outcome: {error}"));
+    }
+    if let Some(name) = step.get("failure") {
+        let name = name.as_str().expect("failure is a name");
+        return Failure::from_name(name).unwrap_or_else(|| panic!("{label}: unknown failure `{name}`")).outcome();
+    }
+    let response =
+        step.get("response").and_then(Value::as_object).expect("a result needs outcome, failure or response");
+    let status = u16::try_from(u64_field(response, "status").expect("status")).expect("u16");
+    let headers = response.get("headers").and_then(Value::as_object).cloned().unwrap_or_default();
+    let lookup = |name: &str| {
+        headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).and_then(|(_, value)| value.as_str())
+    };
+    Outcome::from_http_response(status, lookup, u64_field(step, "now_unix_ms").unwrap_or(0))
+}
+
+/// Runs a `driver` case: the host loop's calls on one driver, in order.
+fn run_driver(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String>, id: &str) {
+    let policy = match policy(case) {
+        Ok(policy) => policy,
+        Err(error) => return failures.push(format!("{id}: invalid policy: {error}")),
+    };
+    let (mut options, _dependency) = match operation_options(case, id) {
+        Ok(options) => options,
+        Err(problem) => return failures.push(problem),
+    };
+    if let Some(method) = case.get("method") {
+        let caller_says = case.get("idempotent_request").map(|flag| flag.as_bool().expect("a boolean"));
+        match Repeatability::for_http(method.as_str().expect("method is a string"), caller_says) {
+            Ok(repeatability) => options = options.with_repeatability(repeatability),
+            Err(error) => return settle(case, Err(error), fill, failures, id),
+        }
+    }
+    let concurrency = match case.get("concurrency").and_then(Value::as_str) {
+        None | Some("concurrent") => Concurrency::Concurrent,
+        Some("sequential") => Concurrency::Sequential,
+        Some("sequential_without_hedging") => Concurrency::SequentialWithoutHedging,
+        Some(other) => panic!("{id}: unknown concurrency `{other}`"),
+    };
+    let stats = Arc::new(SharedStats::default());
+    let driver_options = DriverOptions { concurrency, stats: Some(stats.clone()), record_events: true };
+    let start_ms = u64_field(case, "start_ms").expect("driver cases need start_ms");
+    let mut driver = match Driver::new(&policy, start_ms, options, driver_options) {
+        Ok(driver) => driver,
+        Err(error) => return settle(case, Err(error), fill, failures, id),
+    };
+    let steps = case.get_mut("steps").and_then(Value::as_array_mut).expect("valid driver cases need steps");
+    for (index, step) in steps.iter_mut().enumerate() {
+        let step = step.as_object_mut().expect("a step is an object");
+        let label = format!("{id} step {index}");
+        let at_ms = u64_field(step, "at_ms").expect("a step needs at_ms");
+        let answer: Answer = match str_field(step, "call") {
+            "poll" => Ok(to_value(&driver.poll_action(at_ms))),
+            "result" => {
+                let attempt = u32::try_from(u64_field(step, "attempt").expect("result needs attempt")).expect("u32");
+                let outcome = step_outcome(step, &label);
+                driver.handle_result(at_ms, attempt, outcome).map(|receipt| to_value(&receipt))
+            }
+            "cancel" => {
+                driver.handle_cancel(at_ms);
+                Ok(Value::Null)
+            }
+            "events" => Ok(Value::Array(std::iter::from_fn(|| driver.poll_event()).map(|e| to_value(&e)).collect())),
+            "stats" => Ok(to_value(&stats.snapshot())),
+            other => panic!("{id}: unknown driver call `{other}`"),
+        };
+        settle(step, answer, fill, failures, &label);
     }
 }
 
@@ -346,6 +421,7 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
             let code = aws::error_code_from_response(text("errortype_header"), text("body"));
             Ok(code.map_or(Value::Null, |code| json!(code.as_str())))
         }
+        "driver" => return run_driver(case, fill, failures, &id),
         "budget" => return run_budget(case, fill, failures, &id),
         "breaker" => return run_breaker(case, fill, failures, &id),
         "dependency" => {

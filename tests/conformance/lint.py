@@ -57,6 +57,12 @@ KINDS = {
         True,
         None,
     ),
+    "driver": (
+        {"seed", "start_ms"},
+        {"steps", "deadline_ms", "idempotency_key", "dependency", "method", "idempotent_request", "concurrency"},
+        True,
+        True,
+    ),
     "operation_series": ({"seed", "operations"}, {"dependency"}, True, None),
     "grpc_service_config": ({"grpc_service_config"}, {"max_attempts_cap", "lookups"}, False, True),
     "grpc_timeout_ns_encode": ({"timeout_ns"}, set(), False, False),
@@ -83,7 +89,8 @@ INTEGER_FIELDS = {
     "first_attempt_at_ms", "now_ms", "reserve_ms", "minimum_useful_ms", "attempts", "first_seen_ms",
 }
 OBJECT_FIELDS = {"budget", "breaker"}  # configurations read by serde in the runner: always objects
-STRING_FIELDS = {"value", "profile", "idempotency_key", "expect_idempotency_key", "timeout_ns", "errortype_header", "body"}
+STRING_FIELDS = {"value", "profile", "idempotency_key", "expect_idempotency_key", "method", "timeout_ns", "errortype_header", "body"}
+CONCURRENCY = {"concurrent", "sequential", "sequential_without_hedging"}
 
 # What a call's step expects: EITHER a value or an error, a VALUE (never an error, never
 # null), or NOTHING ("expect": null, the call returns nothing).
@@ -97,6 +104,13 @@ STEP_CALLS = {
         "outcome": ({"at_ms", "call", "attempt", "outcome"}, set(), EITHER),
         "dependency_snapshot": ({"at_ms", "call"}, set(), VALUE),
         "budget_on_failure": ({"at_ms", "call"}, set(), NOTHING),
+    },
+    "driver": {
+        "poll": ({"at_ms", "call"}, set(), VALUE),
+        "result": ({"at_ms", "call", "attempt"}, {"outcome", "failure", "response", "now_unix_ms"}, EITHER),
+        "cancel": ({"at_ms", "call"}, set(), NOTHING),
+        "events": ({"at_ms", "call"}, set(), VALUE),
+        "stats": ({"at_ms", "call"}, set(), VALUE),
     },
     "budget": {
         "on_request": ({"at_ms", "call"}, set(), NOTHING),
@@ -117,9 +131,15 @@ STEP_CALLS = {
 }
 ERROR_CODES = {
     "invalid_policy", "invalid_policy_json", "unknown_profile", "operation_ended",
-    "attempt_not_running", "invalid_argument", "invalid_header", "entropy_unavailable",
+    "attempt_not_running", "invalid_argument", "invalid_header", "entropy_unavailable", "unsupported",
 }
-ERRORS_WITH_FIELDS = {"invalid_policy", "invalid_policy_json"}
+ERRORS_WITH_FIELDS = {"invalid_policy", "invalid_policy_json", "unsupported"}
+# The failure vocabulary (core/src/failure.rs): what a driver result may name.
+FAILURES = {
+    "dns_lookup_failed", "connection_refused", "unreachable", "connect_timeout", "tls_handshake_failed",
+    "pool_timeout", "write_failed", "connection_lost", "read_timeout", "body_broken", "malformed_response",
+    "attempt_timed_out", "cancelled",
+}
 
 
 class DuplicateKey(ValueError):
@@ -308,6 +328,17 @@ class Linter:
             self.fail(where, "after_timeout must be true or false")
         if "outcome" in step and not (isinstance(step["outcome"], dict) and isinstance(step["outcome"].get("type"), str)):
             self.fail(where, "outcome must be an object with a type")
+        if call == "result" and len({"outcome", "failure", "response"} & step.keys()) != 1:
+            self.fail(where, "a result step hands in exactly one of outcome / failure / response")
+        if "failure" in step and step["failure"] not in FAILURES:
+            self.fail(where, f"failure must be one of {sorted(FAILURES)}, got {step['failure']!r}")
+        if "response" in step and not (
+            isinstance(step["response"], dict) and is_uint(step["response"].get("status"))
+            and isinstance(step["response"].get("headers", {}), dict)
+        ):
+            self.fail(where, "response must be {status, headers?} with an integer status")
+        if "now_unix_ms" in step and not is_uint(step["now_unix_ms"]):
+            self.fail(where, "now_unix_ms must be a non-negative integer")
         if "permit_step" in step:
             self.check_permit(where, step["permit_step"], steps, index)
         if call in ("dependency_snapshot", "budget_on_failure"):
@@ -398,7 +429,13 @@ class Linter:
         for key in OBJECT_FIELDS & case.keys():
             if not isinstance(case[key], dict):
                 self.fail(where, f"{key} must be an object")
-        if kind in ("operation", "operation_series") and "dependency" in case and not (
+        if "concurrency" in case and case["concurrency"] not in CONCURRENCY:
+            self.fail(where, f"concurrency must be one of {sorted(CONCURRENCY)}")
+        if "idempotent_request" in case and not isinstance(case["idempotent_request"], bool):
+            self.fail(where, "idempotent_request must be true or false")
+        if "idempotent_request" in case and "method" not in case:
+            self.fail(where, "idempotent_request needs a method")
+        if kind in ("operation", "operation_series", "driver") and "dependency" in case and not (
             isinstance(case["dependency"], dict) or case["dependency"] == "aws_standard"
         ):
             self.fail(where, "dependency must be an object (a valid dependency configuration) or \"aws_standard\"")

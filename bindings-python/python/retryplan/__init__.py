@@ -78,6 +78,7 @@ if TYPE_CHECKING:  # pragma: no cover
         RestartRequired,
         RetryplanError,
         UnknownProfileError,
+        UnsupportedError,
         Violation,
     )
     from ._helpers import (
@@ -114,6 +115,7 @@ _LAZY = {
     "RetryCharge",
     "RetryplanError",
             "UnknownProfileError",
+            "UnsupportedError",
             "Violation",
         ),
         "._errors",
@@ -196,6 +198,7 @@ __all__ = [
     "Timeline",
     "TransportFailure",
     "UnknownProfileError",
+    "UnsupportedError",
     "Verdict",
     "Violation",
     "Wait",
