@@ -527,7 +527,7 @@ def aws_standard_dependency() -> Dependency:
 class ServiceConfig:
     """A gRPC service config read as gRFC A6 says: a validated policy per method selector, the retry throttling, warnings."""
 
-    def __init__(self, config: Union[str, Dict[str, Any]], *, max_attempts_cap: Optional[int] = None) -> None: ...
+    def __new__(cls, config: Union[str, Mapping[str, _JsonValue]], *, max_attempts_cap: Optional[int] = None) -> "ServiceConfig": ...
     @property
     def methods(self) -> List[Dict[str, Any]]:
         """One dict per selector: ``name``, ``service``, ``method`` and its ``policy``."""
