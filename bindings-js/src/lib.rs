@@ -865,7 +865,11 @@ impl ServiceConfig {
     /// `undefined`; create one per server name and share it.
     #[wasm_bindgen(js_name = throttlingDependency)]
     pub fn throttling_dependency(&self) -> Result<Option<Dependency>, JsValue> {
-        self.0.throttling.as_ref().map(|config| rp::Dependency::new(config).map(Dependency).map_err(js_error)).transpose()
+        self.0
+            .throttling
+            .as_ref()
+            .map(|config| rp::Dependency::new(config).map(Dependency).map_err(js_error))
+            .transpose()
     }
 
     /// The most specific selector's object for `service`/`method`, or `undefined`.

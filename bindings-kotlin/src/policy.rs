@@ -7,8 +7,7 @@ use std::sync::Arc;
 use retryplan as rp;
 use retryplan::aws::ErrorCodeTable;
 use retryplan::{
-    AboveCap, BackoffKind, Class, DeadLetterReason, GrpcCode, GuidanceMode, Idempotency, JitterConfig,
-    TransportFailure,
+    AboveCap, BackoffKind, Class, DeadLetterReason, GrpcCode, GuidanceMode, Idempotency, JitterConfig, TransportFailure,
 };
 
 use crate::decision::{Decision, Outcome};

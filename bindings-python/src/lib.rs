@@ -456,7 +456,8 @@ impl PyOutcome {
     ) -> Res<PyOutcome> {
         let status = u16_arg("status", status)?;
         let retry_after_ms = retry_after_ms.map(|ms| u64_arg("retry_after_ms", ms)).transpose()?;
-        let error_code = error_code.map(|code| Ok::<_, Failure>(ErrorCode::new(&str_arg("error_code", code)?)?)).transpose()?;
+        let error_code =
+            error_code.map(|code| Ok::<_, Failure>(ErrorCode::new(&str_arg("error_code", code)?)?)).transpose()?;
         Ok(outcome(Outcome::HttpStatus { status, retry_after_ms, error_code }))
     }
 
@@ -1686,7 +1687,11 @@ impl PyServiceConfig {
     #[new]
     #[pyo3(signature = (config, *, max_attempts_cap = None))]
     fn new(py: Python<'_>, config: &Bound<'_, PyAny>, max_attempts_cap: Option<&Bound<'_, PyAny>>) -> Res<Self> {
-        let text = if config.is_instance_of::<PyString>() { str_arg("config", config)?.into_owned() } else { dumps(py, config)? };
+        let text = if config.is_instance_of::<PyString>() {
+            str_arg("config", config)?.into_owned()
+        } else {
+            dumps(py, config)?
+        };
         let max_attempts_cap = match max_attempts_cap {
             Some(cap) => u32_arg("max_attempts_cap", cap)?,
             None => grpc::DEFAULT_MAX_ATTEMPTS_CAP,
@@ -1727,7 +1732,12 @@ impl PyServiceConfig {
     }
 
     /// The most specific selector's dict for `service`/`method`, or None.
-    fn method_for<'py>(&self, py: Python<'py>, service: &Bound<'_, PyAny>, method: &Bound<'_, PyAny>) -> Res<Option<Bound<'py, PyDict>>> {
+    fn method_for<'py>(
+        &self,
+        py: Python<'py>,
+        service: &Bound<'_, PyAny>,
+        method: &Bound<'_, PyAny>,
+    ) -> Res<Option<Bound<'py, PyDict>>> {
         let found = self.inner.method_for(&str_arg("service", service)?, &str_arg("method", method)?);
         Ok(found.map(|profile| method_dict(py, profile)).transpose()?)
     }
