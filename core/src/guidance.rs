@@ -45,35 +45,3 @@ impl ServerGuidance {
         }
     }
 }
-
-/// How honored server guidance (Retry-After, gRPC pushback) shapes the delay.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GuidanceMode {
-    /// A floor: the jittered backoff is drawn as usual and raised to the
-    /// guidance; the schedule keeps counting every retry.
-    #[default]
-    Floor,
-    /// gRFC A6 ("Pushback"): the guidance *replaces* the backoff (the retry
-    /// waits exactly that long, no draw), and the exponential schedule starts
-    /// over, so the next retry without guidance waits from the first ceiling.
-    A6,
-}
-
-impl GuidanceMode {
-    /// True for [`GuidanceMode::Floor`] (the default, left out when written).
-    #[must_use]
-    pub fn is_floor(&self) -> bool {
-        *self == GuidanceMode::Floor
-    }
-}
-
-impl crate::value::Named for GuidanceMode {
-    const ALL: &'static [Self] = &[GuidanceMode::Floor, GuidanceMode::A6];
-    fn name(self) -> &'static str {
-        match self {
-            GuidanceMode::Floor => "floor",
-            GuidanceMode::A6 => "a6",
-        }
-    }
-}

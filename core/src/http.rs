@@ -20,9 +20,9 @@
 //!   decides which one wins; a status outside 100..=599 is the server's fault
 //!   ([`Failure::MalformedResponse`]), never the caller's.
 
-use crate::aws::error_code_from_response;
 use crate::classify::Outcome;
 use crate::error::Error;
+use crate::error_code::{error_code_from_response, ErrorCode};
 use crate::failure::Failure;
 use crate::policy::{Idempotency, Policy};
 use crate::retry_after::{parse_retry_after, parse_retry_after_ms_header};
@@ -85,6 +85,49 @@ impl Outcome {
             precise.or_else(|| header("retry-after").and_then(|value| parse_retry_after(value, now_unix_ms).ok()));
         let error_code = header(AWS_ERROR_TYPE_HEADER).and_then(|value| error_code_from_response(Some(value), None));
         Outcome::HttpStatus { status, retry_after_ms, error_code }
+    }
+
+    /// An HTTP outcome from the status and the raw server-guidance headers:
+    /// [`Outcome::from_http_response`] for a response whose only guidance
+    /// headers are `Retry-After` and `retry-after-ms` (either may be absent).
+    ///
+    /// ```
+    /// use retryplan::Outcome;
+    /// let outcome = Outcome::from_http(503, Some("2"), Some("oops"), 0);
+    /// assert_eq!(outcome, Outcome::HttpStatus { status: 503, retry_after_ms: Some(2_000), error_code: None });
+    /// ```
+    #[must_use]
+    pub fn from_http(
+        status: u16,
+        retry_after: Option<&str>,
+        retry_after_ms: Option<&str>,
+        now_unix_ms: u64,
+    ) -> Outcome {
+        let header = |name: &'static str| match name {
+            "retry-after" => retry_after,
+            "retry-after-ms" => retry_after_ms,
+            _ => None,
+        };
+        Outcome::from_http_response(status, header, now_unix_ms)
+    }
+
+    /// The same outcome with the service's error code (HTTP outcomes only;
+    /// any other outcome is returned unchanged).
+    ///
+    /// ```
+    /// use retryplan::{aws::ErrorCode, Outcome};
+    /// let code = ErrorCode::new("SlowDown").unwrap();
+    /// let outcome = Outcome::from_http(503, None, None, 0).with_error_code(Some(code));
+    /// assert!(matches!(outcome, Outcome::HttpStatus { error_code: Some(_), .. }));
+    /// ```
+    #[must_use]
+    pub fn with_error_code(self, code: Option<ErrorCode>) -> Outcome {
+        match self {
+            Outcome::HttpStatus { status, retry_after_ms, .. } => {
+                Outcome::HttpStatus { status, retry_after_ms, error_code: code }
+            }
+            other => other,
+        }
     }
 }
 

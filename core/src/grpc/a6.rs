@@ -30,7 +30,7 @@ use crate::policy::{
     AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, JitterConfig,
     PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_MS,
 };
-use crate::value::Decimal;
+use crate::units::Decimal;
 
 use super::service_config::{rule, Reader};
 
