@@ -16,15 +16,17 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use retryplan as rp;
+use retryplan::aws::ErrorCodeTable;
 use retryplan::{
-    AboveCap, BackoffKind, BreakerState, Class, DeadLetterReason, GiveUpReason, GrpcCode, Idempotency, JitterConfig,
-    RetryAfterReading, TransportFailure, Verdict,
+    AboveCap, BackoffKind, BreakerState, Class, DeadLetterReason, GiveUpReason, GrpcCode, GuidanceMode, Idempotency,
+    JitterConfig, RetryAfterReading, TransportFailure, Verdict,
 };
 
 uniffi::setup_scaffolding!();
 
 mod controls;
 mod decision;
+mod dialects;
 mod operation;
 mod policy;
 
@@ -33,6 +35,10 @@ pub use controls::{
     DependencyConfig, DependencySnapshot, RetryBudget, RetryCharge, TripConfig,
 };
 pub use decision::{outcome_from_http, outcome_from_http_response, Decision, Outcome, Pushback};
+pub use dialects::{
+    aws_error_code_from_response, aws_standard_dependency, encode_grpc_timeout_ns, parse_grpc_timeout_ns,
+    ConfigWarning, MethodProfile, ServiceConfig,
+};
 pub use operation::{
     admit, encode_grpc_timeout, parse_grpc_pushback, parse_grpc_timeout, parse_rate_limit, parse_rate_limit_reset,
     parse_retry_after, parse_retry_after_ms_header, parse_retry_after_with, remaining_budget_ms, Admission,
@@ -122,7 +128,7 @@ pub enum Verdict {
 #[uniffi::remote(Enum)]
 pub enum Class {
     Success,
-    Retryable { ambiguous: bool },
+    Retryable { ambiguous: bool, throttling: bool },
     NotRetryable,
     Conflict,
     Cancelled,
@@ -142,7 +148,21 @@ pub enum JitterConfig {
     Equal,
     Decorrelated,
     Proportional { ratio: f64 },
+    A6,
     Polly { use_jitter: bool },
+}
+
+#[uniffi::remote(Enum)]
+pub enum GuidanceMode {
+    Floor,
+    A6,
+    Replace,
+}
+
+#[uniffi::remote(Enum)]
+pub enum ErrorCodeTable {
+    AwsTransient,
+    AwsThrottling,
 }
 
 #[uniffi::remote(Enum)]

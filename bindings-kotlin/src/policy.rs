@@ -5,9 +5,10 @@
 use std::sync::Arc;
 
 use retryplan as rp;
+use retryplan::aws::ErrorCodeTable;
 use retryplan::{
-    AboveCap, BackoffKind, Class, DeadLetterReason, GrpcCode, Idempotency, JitterConfig, RetryAfterReading,
-    TransportFailure,
+    AboveCap, BackoffKind, Class, DeadLetterReason, GrpcCode, GuidanceMode, Idempotency, JitterConfig,
+    RetryAfterReading, TransportFailure,
 };
 
 use crate::decision::{Decision, Outcome};
@@ -39,6 +40,9 @@ pub struct RetryOnConfig {
     pub http_statuses: Vec<i32>,
     pub grpc_codes: Vec<GrpcCode>,
     pub transport: Vec<TransportFailure>,
+    /// Built-in error-code tables (AWS standard mode) retried whatever the status.
+    #[uniffi(default)]
+    pub error_codes: Vec<ErrorCodeTable>,
 }
 
 /// A set of HTTP statuses and gRPC codes with one meaning (ambiguous, or conflict).
@@ -58,8 +62,9 @@ pub struct ServerGuidanceConfig {
     pub retry_after_reading: RetryAfterReading,
     /// Per-status rules; null fields take the section's values.
     pub statuses: Vec<StatusGuidanceConfig>,
-    /// Honoured guidance replaces the backoff instead of raising it.
-    pub replaces_backoff: bool,
+    /// `Floor` (the default), `A6` (guidance replaces the backoff and restarts it)
+    /// or `Replace` (guidance replaces the backoff, the schedule keeps counting).
+    pub mode: GuidanceMode,
 }
 
 /// One per-status rule of `server_guidance.statuses`.
@@ -169,6 +174,7 @@ impl From<rp::PolicyConfig> for PolicyConfig {
                 http_statuses: statuses_out(c.retry_on.http_statuses),
                 grpc_codes: c.retry_on.grpc_codes,
                 transport: c.retry_on.transport,
+                error_codes: c.retry_on.error_codes,
             },
             ambiguous: StatusSetConfig {
                 http_statuses: statuses_out(c.ambiguous.http_statuses),
@@ -195,7 +201,7 @@ impl From<rp::PolicyConfig> for PolicyConfig {
                         above_cap: rule.above_cap,
                     })
                     .collect(),
-                replaces_backoff: c.server_guidance.replaces_backoff,
+                mode: c.server_guidance.mode,
             },
             retry_limits: RetryLimitsConfig {
                 connect: c.retry_limits.connect.map(count_out),
@@ -245,6 +251,7 @@ impl TryFrom<PolicyConfig> for rp::PolicyConfig {
                 http_statuses: statuses_in("retry_on.http_statuses", c.retry_on.http_statuses)?,
                 grpc_codes: c.retry_on.grpc_codes,
                 transport: c.retry_on.transport,
+                error_codes: c.retry_on.error_codes,
             },
             ambiguous: rp::StatusSetConfig {
                 http_statuses: statuses_in("ambiguous.http_statuses", c.ambiguous.http_statuses)?,
@@ -273,7 +280,7 @@ impl TryFrom<PolicyConfig> for rp::PolicyConfig {
                         })
                     })
                     .collect::<Result<_>>()?,
-                replaces_backoff: c.server_guidance.replaces_backoff,
+                mode: c.server_guidance.mode,
             },
             retry_limits: rp::RetryLimitsConfig {
                 connect: c.retry_limits.connect.map(|n| u32_in("retry_limits.connect", n)).transpose()?,

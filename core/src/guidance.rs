@@ -1,5 +1,5 @@
 //! Server guidance (HTTP Retry-After, gRPC pushback): a floor for the next
-//! delay (or, with `replaces_backoff`, the delay itself), bounded by the policy's `server_guidance` section.
+//! delay (or, in modes `a6` and `replace`, the delay itself), bounded by the policy's `server_guidance` section.
 //!
 //! A per-status rule (`server_guidance.statuses`) replaces `honor`, `cap_ms`
 //! and `above_cap` for its HTTP status. When `honor` is false the guidance is

@@ -83,7 +83,11 @@ fn outcome() -> impl Strategy<Value = Outcome> {
             prop_oneof![Just(200u16), Just(404), Just(409), Just(429), Just(500), Just(503), Just(504)],
             proptest::option::of(0u64..15_000)
         )
-            .prop_map(|(status, retry_after_ms)| Outcome::HttpStatus { status, retry_after_ms }),
+            .prop_map(|(status, retry_after_ms)| Outcome::HttpStatus {
+                status,
+                retry_after_ms,
+                error_code: None
+            }),
         (
             0u32..17,
             proptest::option::of(prop_oneof![
@@ -136,7 +140,7 @@ fn step() -> impl Strategy<Value = Step> {
 }
 
 fn is_ambiguous(policy: &Policy, outcome: &Outcome) -> bool {
-    matches!(retryplan::classify(policy, outcome), Ok(retryplan::Class::Retryable { ambiguous: true }))
+    matches!(retryplan::classify(policy, outcome), Ok(retryplan::Class::Retryable { ambiguous: true, .. }))
 }
 
 proptest! {

@@ -182,7 +182,7 @@ def from_urllib3(retry: Any) -> Policy:
             "cap_ms": _ms("retry_after_max", retry_after_max),
             "above_cap": "clamp",
             "retry_after_reading": "lenient",
-            "replaces_backoff": True,
+            "mode": "replace",
             "statuses": rules,
         },
         "retry_methods": retry_methods,

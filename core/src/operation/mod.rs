@@ -29,8 +29,10 @@
 //! **After an attempt** ([`Operation::on_outcome`]):
 //! 0. the result feeds the dependency's controls: for the breaker a retryable
 //!    failure is a failure and any other answer a success (the dependency
-//!    answered); the budget is charged by retryable failures and refilled only
-//!    by successes (gRPC throttling semantics; other answers leave it as is);
+//!    answered); the budget is charged by retryable failures, and by a gRPC
+//!    pushback that says "do not retry" whatever the code (when guidance is
+//!    honored), and refilled only by successes (gRPC throttling semantics,
+//!    gRFC A6 "Throttling"; other answers leave it as is);
 //! 1. success ends it; cancellation gives up (`cancelled`); a conflict answers
 //!    [`Decision::Restart`]; a non-retryable outcome gives up (`not_retryable`);
 //! 2. an ambiguous outcome of an [`Idempotency::Unsafe`] operation answers
@@ -39,8 +41,11 @@
 //! 4. server guidance (when honored): gRPC "do not retry" gives up
 //!    (`server_declined_retry`); above the cap it is clamped or gives up
 //!    (`retry_after_above_cap`);
-//! 5. the delay is the jittered backoff (one draw), raised to the guidance
-//!    (replaced by it with `server_guidance.replaces_backoff`);
+//! 5. the delay is the jittered backoff (one draw), raised to the guidance;
+//!    under `server_guidance.mode` `a6` the guidance instead *replaces* the
+//!    backoff (no draw) and the backoff schedule starts over: the next retry
+//!    without guidance uses the first ceiling (gRFC A6 "Pushback"); under
+//!    `replace` the guidance replaces the backoff and the schedule keeps counting;
 //! 6. if the guidance plus a minimum useful attempt does not fit in what
 //!    remains, give up now (`retry_after_exceeds_budget`); if the delay plus a
 //!    minimum useful attempt does not fit, give up now (`deadline_insufficient`),
@@ -62,7 +67,8 @@ use crate::error::Error;
 use crate::guidance::ServerDelay;
 use crate::http::Repeatability;
 use crate::policy::retry_limits::{FailureKind, KindCounts};
-use crate::policy::{AttemptTimeout, Idempotency, Jitter, Policy, MAX_HEDGED_ATTEMPTS};
+use crate::policy::{AttemptTimeout, GuidanceMode, Idempotency, Jitter, Policy, MAX_HEDGED_ATTEMPTS, MAX_MS};
+use crate::retry_after::Pushback;
 use crate::rng::{mix, Draws, SplitMix64};
 
 mod key;
@@ -117,7 +123,7 @@ struct Running {
 /// let policy = Policy::from_json(r#"{"jitter": {"kind": "none"}}"#).unwrap();
 /// let mut op = Operation::new(&policy, 0, OperationOptions::new(7));
 /// let Decision::StartAttempt { attempt, .. } = op.poll(0).unwrap() else { unreachable!() };
-/// let unavailable = Outcome::HttpStatus { status: 503, retry_after_ms: None };
+/// let unavailable = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
 /// assert!(matches!(op.on_outcome(120, attempt, &unavailable).unwrap(), Decision::Wait { until_ms: 220, .. }));
 /// assert!(matches!(op.poll(220).unwrap(), Decision::StartAttempt { attempt: 2, .. }));
 /// assert!(matches!(op.on_outcome(300, 2, &Outcome::Success).unwrap(), Decision::Succeeded { attempts: 2, winner: 2, .. }));
@@ -139,6 +145,9 @@ pub struct Operation {
     last_now_ms: u64,
     attempts_started: u32,
     previous_delay_ms: u64,
+    /// The backoff schedule's retry number for the next computed delay: the
+    /// retries so far, or under `a6` guidance those since the last guidance.
+    backoff_retry: u32,
     last_failure_timed_out: bool,
     phase: Phase,
     running: [Option<Running>; MAX_IN_FLIGHT],
@@ -168,7 +177,9 @@ impl Operation {
             let low = mix(options.seed, KEY_STREAM, 1);
             IdempotencyKey::from_bits(u128::from(high) << 64 | u128::from(low))
         });
-        let budget_end = now_ms.saturating_add(policy.total_budget_ms);
+        // No time is ever past MAX_MS (2^53 - 1, what a JS number holds exactly),
+        // so an unbounded budget (a gRPC call without a deadline) ends there.
+        let budget_end = now_ms.saturating_add(policy.total_budget_ms).min(MAX_MS.max(now_ms));
         let deadline_ms = options.deadline_ms.map_or(budget_end, |caller| caller.min(budget_end));
         let idempotency = options.repeatability.effective(policy.idempotency);
         Operation {
@@ -183,6 +194,7 @@ impl Operation {
             last_now_ms: now_ms,
             attempts_started: 0,
             previous_delay_ms: policy.backoff.base_ms,
+            backoff_retry: 0,
             last_failure_timed_out: false,
             phase: Phase::Ready,
             running: [None; MAX_IN_FLIGHT],
@@ -234,7 +246,7 @@ impl Operation {
         let finished = self.running.get_mut(slot).and_then(Option::take);
         self.running_set.remove(attempt);
         if let Some(finished) = finished {
-            self.settle(now, &finished, class);
+            self.settle(now, &finished, class, outcome);
         }
         let class = self.restricted(class, outcome);
         Ok(self.after_attempt(now, attempt, class, outcome))
@@ -314,7 +326,7 @@ impl Operation {
     }
 
     /// The idempotency this operation runs with: the policy's, or `unsafe`
-    /// when its request is not idempotent ([`Repeatability::effective`]).
+    /// when its request is not idempotent ([`Repeatability::effective`](crate::Repeatability::effective)).
     #[must_use]
     pub fn idempotency(&self) -> Idempotency {
         self.idempotency
@@ -505,7 +517,7 @@ impl Operation {
     }
 
     /// Feeds a finished attempt's result to the dependency's controls.
-    fn settle(&self, now: u64, finished: &Running, class: Class) {
+    fn settle(&self, now: u64, finished: &Running, class: Class, outcome: &Outcome) {
         let Some(dependency) = self.dependency.as_deref() else { return };
         if let (Some(slots), true) = (dependency.retry_slots(), finished.retry_slot) {
             slots.release();
@@ -529,6 +541,13 @@ impl Operation {
                 if let Some((breaker, permit)) = breaker {
                     breaker.on_success(now, permit);
                 }
+                let declined = matches!(outcome, Outcome::GrpcStatus { pushback: Some(Pushback::DoNotRetry), .. });
+                if declined && self.policy.server_guidance.honor {
+                    // gRFC A6 "Throttling": a "do not retry" pushback counts as a failure, whatever the code.
+                    if let Some(budget) = dependency.budget() {
+                        budget.on_failure(now);
+                    }
+                }
                 if class == Class::Success {
                     if let Some(budget) = dependency.budget() {
                         budget.on_success(now, finished.charge);
@@ -544,7 +563,7 @@ impl Operation {
     /// request still answers reconcile.
     fn restricted(&self, class: Class, outcome: &Outcome) -> Class {
         match class {
-            Class::Retryable { ambiguous } if self.method_not_retried && !retried_for_unlisted_method(outcome) => {
+            Class::Retryable { ambiguous, .. } if self.method_not_retried && !retried_for_unlisted_method(outcome) => {
                 if ambiguous && self.idempotency == Idempotency::Unsafe {
                     class
                 } else {
@@ -582,7 +601,7 @@ impl Operation {
                     abort_attempts,
                 });
             }
-            Class::Retryable { ambiguous } => ambiguous,
+            Class::Retryable { ambiguous, .. } => ambiguous,
         };
         if ambiguous && self.idempotency == Idempotency::Unsafe {
             let remaining_budget_ms = self.remaining_budget_ms(now);
@@ -625,31 +644,22 @@ impl Operation {
         };
 
         let retry = attempts - 1;
-        let backoff_ms = match self.policy.jitter {
-            _ if self.policy.backoff.immediate_first_retry && retry == 0 => 0,
-            Jitter::Polly { use_jitter } => {
-                let backoff = self.policy.backoff;
-                let draws = &mut self.draws;
-                polly::delay_ms(
-                    backoff.kind,
-                    use_jitter,
-                    retry,
-                    backoff.base_ms,
-                    backoff.cap_ms,
-                    &mut self.polly_state,
-                    || draws.unit_interval(),
-                )
+        let delay_ms = match (self.policy.server_guidance.mode, server_delay_ms) {
+            (GuidanceMode::A6, Some(server_ms)) => {
+                self.backoff_retry = 0;
+                server_ms
             }
-            _ => {
-                let (low, high) = delay_range_ms(&self.policy, retry, self.previous_delay_ms);
-                self.draws.in_range(low, high)
+            (GuidanceMode::Replace, Some(server_ms)) => {
+                self.backoff_retry = self.backoff_retry.saturating_add(1);
+                server_ms
             }
-        };
-        self.previous_delay_ms = backoff_ms;
-        let delay_ms = match server_delay_ms {
-            Some(server_ms) if self.policy.server_guidance.replaces_backoff => server_ms,
-            Some(server_ms) => backoff_ms.max(server_ms),
-            None => backoff_ms,
+            (mode, _) => {
+                let backoff_retry = if mode == GuidanceMode::A6 { self.backoff_retry } else { retry };
+                let backoff_ms = self.backoff_ms(backoff_retry);
+                self.previous_delay_ms = backoff_ms;
+                self.backoff_retry = self.backoff_retry.saturating_add(1);
+                backoff_ms.max(server_delay_ms.unwrap_or(0))
+            }
         };
 
         let remaining = self.remaining_budget_ms(now);
@@ -668,6 +678,32 @@ impl Operation {
         let until_ms = now.saturating_add(delay_ms);
         self.phase = Phase::Waiting { until_ms, server_delay_ms };
         Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms: remaining }
+    }
+
+    /// The backoff before retry `retry` (0 for the first): nothing for an
+    /// immediate first retry, Polly's arithmetic for jitter `polly`, else one
+    /// draw in the jitter range.
+    fn backoff_ms(&mut self, retry: u32) -> u64 {
+        let backoff = self.policy.backoff;
+        match self.policy.jitter {
+            _ if backoff.immediate_first_retry && retry == 0 => 0,
+            Jitter::Polly { use_jitter } => {
+                let draws = &mut self.draws;
+                polly::delay_ms(
+                    backoff.kind,
+                    use_jitter,
+                    retry,
+                    backoff.base_ms,
+                    backoff.cap_ms,
+                    &mut self.polly_state,
+                    || draws.unit_interval(),
+                )
+            }
+            _ => {
+                let (low, high) = delay_range_ms(&self.policy, retry, self.previous_delay_ms);
+                self.draws.in_range(low, high)
+            }
+        }
     }
 
     /// Plans the next hedge, if the policy hedges, hedging was not stopped,
@@ -780,7 +816,7 @@ mod tests {
         .expect("valid")
     }
 
-    const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None };
+    const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
 
     #[test]
     fn the_800_ms_checkout_gives_up_before_a_third_attempt_that_needs_850_ms() {
@@ -813,7 +849,7 @@ mod tests {
         assert_eq!(op.on_outcome(0, 1, &UNAVAILABLE).unwrap_err().code(), "attempt_not_running");
         let _ = op.poll(0);
         assert_eq!(op.on_outcome(0, 2, &UNAVAILABLE).unwrap_err().code(), "attempt_not_running");
-        let bad = Outcome::HttpStatus { status: 42, retry_after_ms: None };
+        let bad = Outcome::HttpStatus { status: 42, retry_after_ms: None, error_code: None };
         assert_eq!(op.on_outcome(0, 1, &bad).unwrap_err().code(), "invalid_argument");
         assert!(matches!(op.poll(10), Ok(Decision::AwaitOutcome { in_flight: 1, until_ms: 200 })));
     }

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::codes::{GrpcCode, TransportFailure};
+use crate::error_code::ErrorCodeTable;
 use crate::retry_after::RetryAfterReading;
 
 /// The most hedges that may run beside the first attempt.
@@ -88,6 +89,10 @@ pub enum JitterConfig {
         /// Spread around the ceiling, in (0, 1], at most three decimals.
         ratio: f64,
     },
+    /// Uniform in `[c * 0.8, c * 1.2]`, *not* bounded by the cap: gRFC A6
+    /// (section "Exponential Backoff", as revised in 2024) multiplies the
+    /// capped ceiling by `random(0.8, 1.2)`.
+    A6,
     /// Polly v8's delays exactly as Polly computes them (see
     /// [`backoff`](crate::backoff)): `backoff.kind` is Polly's `BackoffType`,
     /// `base_ms` its `Delay` (0 to 1 day; 0 gives no delay), `cap_ms` its
@@ -109,6 +114,11 @@ pub struct RetryOnConfig {
     pub grpc_codes: Vec<GrpcCode>,
     /// Transport failures worth another attempt.
     pub transport: Vec<TransportFailure>,
+    /// Built-in tables of error codes (of HTTP outcomes) worth another
+    /// attempt, whatever the status: `aws_transient`, `aws_throttling`
+    /// (see [`crate::aws`]). Empty by default.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub error_codes: Vec<ErrorCodeTable>,
 }
 
 impl Default for RetryOnConfig {
@@ -117,6 +127,7 @@ impl Default for RetryOnConfig {
             http_statuses: vec![408, 429, 500, 502, 503, 504],
             grpc_codes: vec![GrpcCode::Unavailable],
             transport: vec![TransportFailure::NotSent, TransportFailure::ConnectionLost, TransportFailure::TimedOut],
+            error_codes: Vec::new(),
         }
     }
 }
@@ -157,15 +168,39 @@ pub struct ServerGuidanceConfig {
     /// Per-status rules (see [`status_rules`](super::status_rules)); none by default.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub statuses: Vec<StatusGuidanceConfig>,
-    /// Honoured guidance replaces the backoff (the wait is exactly what the
-    /// server asked, as urllib3, ky, got and gRPC do) instead of raising it
-    /// (`max(backoff, guidance)`, the default). False by default.
-    #[serde(skip_serializing_if = "is_false")]
-    pub replaces_backoff: bool,
+    /// How honored guidance shapes the delay: `floor` (the default), `a6` or `replace`.
+    #[serde(skip_serializing_if = "GuidanceMode::is_floor")]
+    pub mode: GuidanceMode,
 }
 
 fn is_strict(reading: &RetryAfterReading) -> bool {
     *reading == RetryAfterReading::Strict
+}
+
+/// How honored server guidance (Retry-After, gRPC pushback) shapes the delay.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GuidanceMode {
+    /// A floor: the jittered backoff is drawn as usual and raised to the
+    /// guidance; the schedule keeps counting every retry.
+    #[default]
+    Floor,
+    /// gRFC A6 ("Pushback"): the guidance *replaces* the backoff (the retry
+    /// waits exactly that long, no draw), and the exponential schedule starts
+    /// over, so the next retry without guidance waits from the first ceiling.
+    A6,
+    /// The guidance *replaces* the backoff (no draw) and the schedule keeps
+    /// counting: the wait is exactly what the server asked, as urllib3's
+    /// `Retry.sleep`, ky and got wait.
+    Replace,
+}
+
+impl GuidanceMode {
+    /// True for [`GuidanceMode::Floor`] (the default, left out when written).
+    #[must_use]
+    pub fn is_floor(&self) -> bool {
+        *self == GuidanceMode::Floor
+    }
 }
 
 impl Default for ServerGuidanceConfig {
@@ -176,7 +211,7 @@ impl Default for ServerGuidanceConfig {
             above_cap: AboveCap::GiveUp,
             retry_after_reading: RetryAfterReading::Strict,
             statuses: Vec::new(),
-            replaces_backoff: false,
+            mode: GuidanceMode::Floor,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The snake_case names of the policy's enums, as JSON spells them: one
 //! table per enum, read by `read.rs` and used in validation messages.
 
-use super::config::{AboveCap, BackoffKind, Idempotency};
+use super::config::{AboveCap, BackoffKind, GuidanceMode, Idempotency};
 use crate::value::Named;
 
 impl Named for BackoffKind {
@@ -45,6 +45,7 @@ pub(super) enum JitterKind {
     Equal,
     Decorrelated,
     Proportional,
+    A6,
     Polly,
 }
 
@@ -55,6 +56,7 @@ impl Named for JitterKind {
         JitterKind::Equal,
         JitterKind::Decorrelated,
         JitterKind::Proportional,
+        JitterKind::A6,
         JitterKind::Polly,
     ];
     fn name(self) -> &'static str {
@@ -65,6 +67,18 @@ impl Named for JitterKind {
             JitterKind::Decorrelated => "decorrelated",
             JitterKind::Proportional => "proportional",
             JitterKind::Polly => "polly",
+            JitterKind::A6 => "a6",
+        }
+    }
+}
+
+impl Named for GuidanceMode {
+    const ALL: &'static [Self] = &[GuidanceMode::Floor, GuidanceMode::A6, GuidanceMode::Replace];
+    fn name(self) -> &'static str {
+        match self {
+            GuidanceMode::Floor => "floor",
+            GuidanceMode::A6 => "a6",
+            GuidanceMode::Replace => "replace",
         }
     }
 }

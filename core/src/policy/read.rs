@@ -130,16 +130,18 @@ fn read_jitter(value: &Value, path: &str) -> Result<JitterConfig, Error> {
         JitterKind::Decorrelated => JitterConfig::Decorrelated,
         JitterKind::Proportional => JitterConfig::Proportional { ratio: fields.required("ratio")? },
         JitterKind::Polly => JitterConfig::Polly { use_jitter: fields.or("use_jitter", true)? },
+        JitterKind::A6 => JitterConfig::A6,
     })
 }
 
 fn read_retry_on(value: &Value, path: &str) -> Result<RetryOnConfig, Error> {
     let defaults = RetryOnConfig::default();
-    let fields = Fields::new(value, path, &["http_statuses", "grpc_codes", "transport"])?;
+    let fields = Fields::new(value, path, &["http_statuses", "grpc_codes", "transport", "error_codes"])?;
     Ok(RetryOnConfig {
         http_statuses: fields.or("http_statuses", defaults.http_statuses)?,
         grpc_codes: fields.with("grpc_codes", defaults.grpc_codes, read_names)?,
         transport: fields.with("transport", defaults.transport, read_names)?,
+        error_codes: fields.with("error_codes", defaults.error_codes, read_names)?,
     })
 }
 
@@ -153,18 +155,15 @@ fn read_status_set(value: &Value, path: &str) -> Result<StatusSetConfig, Error> 
 
 fn read_server_guidance(value: &Value, path: &str) -> Result<ServerGuidanceConfig, Error> {
     let defaults = ServerGuidanceConfig::default();
-    let fields = Fields::new(
-        value,
-        path,
-        &["honor", "cap_ms", "above_cap", "retry_after_reading", "statuses", "replaces_backoff"],
-    )?;
+    let fields =
+        Fields::new(value, path, &["honor", "cap_ms", "above_cap", "mode", "retry_after_reading", "statuses"])?;
     Ok(ServerGuidanceConfig {
         honor: fields.or("honor", defaults.honor)?,
         cap_ms: fields.or("cap_ms", defaults.cap_ms)?,
         above_cap: fields.with("above_cap", defaults.above_cap, read_name)?,
         retry_after_reading: fields.with("retry_after_reading", defaults.retry_after_reading, read_name)?,
         statuses: fields.with("statuses", defaults.statuses, read_status_rules)?,
-        replaces_backoff: fields.or("replaces_backoff", defaults.replaces_backoff)?,
+        mode: fields.with("mode", defaults.mode, read_name)?,
     })
 }
 

@@ -2,7 +2,7 @@
 //! reports all violations at once, each naming its field; nothing is clamped.
 
 use super::config::{
-    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, Idempotency, JitterConfig, PolicyConfig,
+    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, Idempotency, JitterConfig, PolicyConfig,
     MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_REDELIVERY_DELAYS,
 };
 use super::retry_limits::{MethodSet, RetryLimits};
@@ -44,9 +44,9 @@ fn unreachable_default() -> Policy {
             honor: false,
             cap_ms: 0,
             above_cap: AboveCap::GiveUp,
+            mode: GuidanceMode::Floor,
             retry_after_reading: RetryAfterReading::Strict,
             statuses: StatusRules::default(),
-            replaces_backoff: false,
         },
         retry_limits: RetryLimits::default(),
         retry_methods: None,
@@ -223,6 +223,7 @@ impl Policy {
                 Jitter::Proportional { ratio_permille: check.permille("jitter.ratio", ratio, 0.0, 1.0, true) }
             }
             JitterConfig::Polly { use_jitter } => Jitter::Polly { use_jitter },
+            JitterConfig::A6 => Jitter::A6,
         };
 
         let classification = Classification {
@@ -239,6 +240,7 @@ impl Policy {
             ambiguous_grpc: grpc_set(&c.ambiguous.grpc_codes),
             conflict_http: check.http_set("conflict.http_statuses", &c.conflict.http_statuses),
             conflict_grpc: grpc_set(&c.conflict.grpc_codes),
+            retry_error_codes: crate::error_code::ErrorCodeTables::of(&c.retry_on.error_codes),
         };
         for status in classification.conflict_http.iter() {
             if status < 400 {
@@ -345,7 +347,7 @@ impl Policy {
                 above_cap: c.server_guidance.above_cap,
                 retry_after_reading: c.server_guidance.retry_after_reading,
                 statuses,
-                replaces_backoff: c.server_guidance.replaces_backoff,
+                mode: c.server_guidance.mode,
             },
             retry_limits,
             retry_methods,

@@ -2,8 +2,8 @@
 //! accessors and [`Policy::to_config`]. Built only by `validate.rs`.
 
 use super::config::{
-    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, HedgingConfig, Idempotency, JitterConfig, PolicyConfig,
-    RedeliveryConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_REDELIVERY_DELAYS,
+    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, JitterConfig,
+    PolicyConfig, RedeliveryConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_REDELIVERY_DELAYS,
 };
 use super::retry_limits::{MethodSet, RetryLimits};
 use super::sets::Classification;
@@ -46,6 +46,8 @@ pub enum Jitter {
         /// Polly's `UseJitter`.
         use_jitter: bool,
     },
+    /// See [`JitterConfig::A6`].
+    A6,
 }
 
 /// Validated backoff.
@@ -76,8 +78,8 @@ pub struct ServerGuidance {
     pub retry_after_reading: RetryAfterReading,
     /// Per-status rules.
     pub statuses: StatusRules,
-    /// Honoured guidance replaces the backoff instead of raising it.
-    pub replaces_backoff: bool,
+    /// How guidance shapes the delay.
+    pub mode: GuidanceMode,
 }
 
 /// The validated schedule, stored in a [`Policy`] without heap data.
@@ -158,11 +160,13 @@ impl Policy {
                     JitterConfig::Proportional { ratio: f64::from(ratio_permille) / 1000.0 }
                 }
                 Jitter::Polly { use_jitter } => JitterConfig::Polly { use_jitter },
+                Jitter::A6 => JitterConfig::A6,
             },
             retry_on: RetryOnConfig {
                 http_statuses: cls.retry_http.iter().collect(),
                 grpc_codes: cls.retry_grpc.iter().collect(),
                 transport: cls.retry_transport.iter().collect(),
+                error_codes: cls.retry_error_codes.iter().collect(),
             },
             ambiguous: StatusSetConfig {
                 http_statuses: cls.ambiguous_http.iter().collect(),
@@ -178,7 +182,7 @@ impl Policy {
                 above_cap: self.server_guidance.above_cap,
                 retry_after_reading: self.server_guidance.retry_after_reading,
                 statuses: self.server_guidance.statuses.to_config(),
-                replaces_backoff: self.server_guidance.replaces_backoff,
+                mode: self.server_guidance.mode,
             },
             retry_limits: self.retry_limits.to_config(),
             retry_methods: self.retry_methods.map(|methods| methods.iter().map(str::to_owned).collect()),
