@@ -157,6 +157,55 @@ export const startAction = (attempt, timeoutMs, abortAtMs, idHigh, idLow, remain
   hedge,
   sendIdempotencyKey,
 });
+
+const CONTROLLER = Symbol('retryplan.controller');
+const REASON = Symbol('retryplan.reason');
+const NOT_ABORTED = Symbol('retryplan.notAborted');
+
+/**
+ * A started attempt as the helpers hold it: the plan's fields (own,
+ * enumerable), its operation's `idempotencyKey` (set by the helper), and its
+ * own `signal`, an AbortSignal made on the first read (an AbortController
+ * costs more than a decision; an abort before that read is replayed). run()
+ * hands it to the attempt as its context.
+ */
+export class Attempt {
+  constructor(attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge, sendIdempotencyKey) {
+    this.attempt = attempt;
+    this.hedge = hedge;
+    this.timeoutMs = timeoutMs;
+    this.abortAtMs = abortAtMs;
+    this.requestId = hex16(idHigh, idLow);
+    this.idempotencyKey = undefined;
+    this.remainingBudgetMs = remainingBudgetMs;
+    this.sendIdempotencyKey = sendIdempotencyKey;
+    this[CONTROLLER] = undefined;
+    this[REASON] = NOT_ABORTED;
+  }
+
+  get signal() {
+    if (this[CONTROLLER] === undefined) {
+      this[CONTROLLER] = new AbortController();
+      if (this[REASON] !== NOT_ABORTED) this[CONTROLLER].abort(this[REASON]);
+    }
+    return this[CONTROLLER].signal;
+  }
+}
+export const newAttempt = (attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge, sendIdempotencyKey) =>
+  new Attempt(attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge, sendIdempotencyKey);
+
+/** Set by the wasm when the result `_driverResultPoll` took was discarded; read and cleared by the host. */
+export const receipt = { discarded: false };
+export const resultDiscarded = () => {
+  receipt.discarded = true;
+};
+
+/** Aborts an attempt's signal (now, or when it is first read). */
+export function abortAttempt(entry, reason) {
+  entry[REASON] = reason;
+  entry[CONTROLLER]?.abort(reason);
+}
+
 export const abortAction = (attempt, reason) => ({ type: 'abort_attempt', attempt, reason });
 export const sleepAction = (untilMs) => ({ type: 'sleep', untilMs });
 export const finishAction = (decision, lastResult) =>
@@ -164,6 +213,7 @@ export const finishAction = (decision, lastResult) =>
 export const attemptResult = (attempt, outcome) => ({ attempt, outcome });
 export const decisionEvent = (atMs, decision, after) => (after === undefined ? { atMs, decision } : { atMs, decision, after });
 
+export const namedOutcome = (type, key, name) => (key === '' ? { type } : { type, [key]: name });
 export const httpOutcome = (status, retryAfterMs) =>
   retryAfterMs === undefined ? { type: 'http_status', status } : { type: 'http_status', status, retryAfterMs };
 export const charge = (cost) => ({ cost });

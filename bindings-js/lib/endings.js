@@ -1,10 +1,23 @@
 // The typed endings the helpers throw when an operation ends without a value
 // to return: one class per ending, each carrying what decided it.
 
+// Whether the endings can be made without a stack trace: capturing one costs
+// more than every decision of a ten-attempt operation, and would only show
+// retryplan's own frames (the attempt's error, their `cause`, has its stack).
+// Engines other than V8, and frozen intrinsics, keep their default.
+const limit = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit');
+const withoutStack = limit?.writable === true;
+
 /** An operation that ended without a result to return. */
 export class OperationFailedError extends Error {
   constructor(message, decision, idempotencyKey, lastOutcome, cause) {
-    super(message, cause === undefined ? undefined : { cause });
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (withoutStack) Error.stackTraceLimit = 0;
+    try {
+      super(message, cause === undefined ? undefined : { cause });
+    } finally {
+      if (withoutStack) Error.stackTraceLimit = stackTraceLimit;
+    }
     this.name = new.target.name;
     /** The ending decision (`gave_up`, `reconcile` or `restart`). */
     this.decision = decision;
@@ -41,8 +54,5 @@ export class RestartRequiredError extends OperationFailedError {
   }
 }
 
-const ENDINGS = { gave_up: GaveUpError, reconcile: ReconcileRequiredError, restart: RestartRequiredError };
-
-/** The typed ending for an ending decision other than `succeeded`. */
-export const endingError = (decision, idempotencyKey, lastOutcome, cause) =>
-  new ENDINGS[decision.type](decision, idempotencyKey, lastOutcome, cause);
+/** The typed ending's class for an ending decision other than `succeeded`. */
+export const ENDINGS = { gave_up: GaveUpError, reconcile: ReconcileRequiredError, restart: RestartRequiredError };

@@ -3,8 +3,10 @@
 // each action and hands each attempt's outcome back as it arrives. It keeps
 // no bookkeeping of late or expired attempts: a result the driver discards is
 // disposed of at once.
-import { decided } from './convert.js';
-import { FAILURE, failureIndex } from './outcomes.js';
+import { _driverCancel, _driverEvent, _driverLastResult, _driverPoll, _driverResult, _driverResultPoll } from '../wasm/retryplan_js.js';
+import { Attempt, RetryplanError, abortAttempt, decided, receipt } from './convert.js';
+import { handleResult } from './driver.js';
+import { FAILURE, failureIndex, parts, read } from './outcomes.js';
 
 // setTimeout fires at once for delays above 2^31-1 ms (24.8 days); re-arm instead.
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -19,47 +21,33 @@ function after(ms, done) {
   return () => clearTimeout(timer);
 }
 
-/** An attempt the driver started. Its AbortController is made on the first read of `signal` (it costs more than a decision). */
-export class Attempt {
-  constructor(host, plan) {
-    this.host = host;
-    this.plan = plan;
-    this.controller = undefined;
-    this.aborted = false;
-    this.reason = undefined;
-  }
-
-  get signal() {
-    if (this.controller === undefined) {
-      this.controller = new AbortController();
-      if (this.aborted) this.controller.abort(this.reason);
-    }
-    return this.controller.signal;
-  }
-
-  abort(reason) {
-    this.aborted = true;
-    this.reason = reason;
-    this.controller?.abort(reason);
-  }
-}
-
+const NOT_RETRYABLE = Object.freeze({ type: 'application', verdict: 'not_retryable' });
 const abortError = (message) => new DOMException(`retryplan: ${message}`, 'AbortError');
 
 /**
- * One operation's loop over `driver`. `start(attempt)` begins an attempt's
- * I/O and reports how it ended with `settle` or `settleFailure`; `dispose`
- * releases a value the helper will not return (a response body).
+ * One operation's loop over the driver `driver` (a handle), for a helper's I/O (`io`):
+ * - `attempt(entry)` sends one attempt, `entry` being the `Attempt` the
+ *   driver started (`io.entry` may complete it); what it returns (or
+ *   resolves to) is read by `io.outcomeOf(value)`, which may throw for a value
+ *   it cannot read (then `io.unreadable` is the failure);
+ * - what it throws is named by `io.failureOf(error)` (the failure table), else
+ *   by the caller's `outcomeOfError(error)` hook, else not retryable;
+ * - `io.dispose(value)` releases a value the helper will not return.
+ * It calls the attempt itself, so that an error the attempt makes captures a
+ * stack as short as a plain loop's (most of what making an error costs).
  */
 export class Host {
-  constructor(driver, start, dispose, { now, signal, onDecision }) {
+  constructor(driver, attempt, io, { now, signal, onDecision, outcomeOfError }) {
     this.driver = driver;
-    this.start = start;
-    this.dispose = dispose;
+    this.attempt = attempt;
+    this.io = io;
     this.now = now;
     this.signal = signal ?? undefined;
     this.onDecision = onDecision ?? undefined;
-    this.running = new Map();
+    this.outcomeOfError = outcomeOfError;
+    /** Running attempts by number (cheaper than a Map for a handful of small integers), and how many. */
+    this.running = [];
+    this.inFlight = 0;
     /** The latest result the driver accepted: its attempt, and the value it carried or the error it threw. */
     this.latestAttempt = 0;
     this.latestValue = undefined;
@@ -70,42 +58,101 @@ export class Host {
     this.failure = undefined;
     this.woken = false;
     this.wake = undefined;
+    this.readAt = undefined;
+    this.next = undefined;
+  }
+
+  // How an attempt ended. With `polling` (the loop hands the result in
+  // itself, before its next poll), the next action is polled with it, in one
+  // call to the driver, and kept for the loop (`next`).
+
+  /** Attempt `entry` returned (or resolved to) `value`. */
+  returned(entry, value, polling) {
+    let outcome;
+    try {
+      outcome = this.io.outcomeOf(value);
+    } catch (unreadable) {
+      return this.settleFailure(entry, this.io.unreadable, unreadable, value, polling);
+    }
+    this.settle(entry, outcome, value, undefined, polling);
+  }
+
+  /** Attempt `entry` threw (or rejected with) `thrown`: the failure table first, then the hook (by default: not retryable). */
+  threw(entry, thrown, polling) {
+    const failure = this.io.failureOf(thrown);
+    if (failure !== undefined) return this.settleFailure(entry, failure, thrown, undefined, polling);
+    let outcome;
+    try {
+      outcome = this.outcomeOfError?.(thrown);
+    } catch (hookError) {
+      return this.abandon(hookError);
+    }
+    this.settle(entry, outcome ?? NOT_RETRYABLE, undefined, thrown, polling);
   }
 
   /** Attempt `entry` ended with `outcome` (an Outcome object), carrying `value` or having thrown `error`. */
-  settle(entry, outcome, value, error) {
-    if (this.done) return this.dispose(value);
-    let receipt;
+  settle(entry, outcome, value, error, polling) {
+    if (this.done) return this.io.dispose(value);
+    const now = this.clock();
+    if (polling && read(outcome)) {
+      return this.polled(entry, _driverResultPoll(this.driver, now, entry.attempt, parts.tag, parts.a, parts.b), value, error);
+    }
+    let accepted;
     try {
-      receipt = this.driver.handleResult(this.now(), entry.plan.attempt, outcome);
+      accepted = handleResult(this.driver, now, entry.attempt, outcome) === 'accepted';
     } catch (thrown) {
-      this.dispose(value);
+      this.io.dispose(value);
       return this.abandon(thrown); // an outcome the core refuses: the hook's or the caller's mistake
     }
-    this.received(entry, receipt, value, error);
+    this.received(entry, accepted, value, error);
   }
 
   /** Attempt `entry` failed as the platform reported: `failure` is a name of the vocabulary. */
-  settleFailure(entry, failure, error, value) {
-    if (this.done) return this.dispose(value);
-    const receipt = decided(this.driver._handleResult(this.now(), entry.plan.attempt, FAILURE, failureIndex(failure), undefined));
-    this.received(entry, receipt, value, error);
+  settleFailure(entry, failure, error, value, polling) {
+    if (this.done) return this.io.dispose(value);
+    const index = failureIndex(failure);
+    if (polling) return this.polled(entry, _driverResultPoll(this.driver, this.clock(), entry.attempt, FAILURE, index, undefined), value, error);
+    const accepted = decided(_driverResult(this.driver, this.clock(), entry.attempt, FAILURE, index, undefined)) === 'accepted';
+    this.received(entry, accepted, value, error);
   }
 
-  received(entry, receipt, value, error) {
-    if (receipt === 'accepted') {
-      this.running.delete(entry.plan.attempt);
-      this.keep(entry.plan.attempt, value, error);
-    } else this.dispose(value);
+  /** A result handed in with the next poll: `next` is that action, or the error (nothing changed). */
+  polled(entry, next, value, error) {
+    if (next instanceof RetryplanError) {
+      this.io.dispose(value);
+      return this.abandon(next);
+    }
+    this.next = next;
+    const discarded = receipt.discarded;
+    receipt.discarded = false;
+    this.received(entry, !discarded, value, error);
+  }
+
+  received(entry, accepted, value, error) {
+    if (accepted) {
+      this.forget(entry.attempt);
+      this.keep(entry.attempt, value, error);
+    } else this.io.dispose(value);
     this.wakeUp();
+  }
+
+  forget(attempt) {
+    this.running[attempt] = undefined;
+    this.inFlight -= 1;
   }
 
   /** Keeps the latest accepted result, disposing of the value it replaces. */
   keep(attempt, value, error) {
-    if (this.latestValue !== undefined && this.latestValue !== value) this.dispose(this.latestValue);
+    if (this.latestValue !== undefined && this.latestValue !== value) this.io.dispose(this.latestValue);
     this.latestAttempt = attempt;
     this.latestValue = value;
     this.latestError = error;
+  }
+
+  /** The time now, read for a result; the loop's next poll reuses it (a read costs more than a decision). */
+  clock() {
+    this.readAt = this.now();
+    return this.readAt;
   }
 
   /** Ends the operation with `error` (thrown by the helper itself, never an attempt's failure). */
@@ -129,7 +176,7 @@ export class Host {
     this.woken = false;
     // An attempt that answers at once settles within a few microtasks: let it
     // report before arming a timer (a timer costs more than the decision).
-    for (let turn = 0; turn < 3 && this.running.size > 0; turn += 1) {
+    for (let turn = 0; turn < 3 && this.inFlight > 0; turn += 1) {
       await undefined;
       if (this.woken) return;
     }
@@ -152,56 +199,69 @@ export class Host {
         if (this.failed) throw this.failure;
         if (signal?.aborted && !this.cancelled) {
           this.cancelled = true;
-          driver.handleCancel(this.now());
+          this.next = undefined; // decided before the cancel: its attempt is aborted, never started
+          _driverCancel(driver, this.now());
         }
-        const action = decided(driver._pollAction(this.now()));
-        if (this.onDecision !== undefined) for (let event; (event = driver.pollEvent()) !== undefined; ) this.onDecision(event);
-        switch (action.type) {
-          case 'start_attempt': {
-            const entry = new Attempt(this, action);
-            this.running.set(action.attempt, entry);
-            this.start(entry);
-            break;
+        let action = this.next;
+        if (action === undefined) action = decided(_driverPoll(driver, this.readAt ?? this.now()));
+        else this.next = undefined;
+        this.readAt = undefined;
+        if (this.onDecision !== undefined) for (let event; (event = _driverEvent(driver)) !== undefined; ) this.onDecision(event);
+        if (action instanceof Attempt) {
+          // Each attempt starts from a fresh, short stack (see the class comment).
+          await undefined;
+          const entry = this.io.entry(action);
+          this.running[entry.attempt] = entry;
+          this.inFlight += 1;
+          const attempt = this.attempt; // called as a plain function: `this` is not the host's
+          let result;
+          try {
+            result = attempt(entry);
+            if (typeof result?.then === 'function') {
+              Promise.resolve(result).then((value) => this.returned(entry, value, false), (thrown) => this.threw(entry, thrown, false));
+              continue;
+            }
+          } catch (thrown) {
+            this.threw(entry, thrown, true);
+            continue;
           }
-          case 'abort_attempt':
-            this.abort(action.attempt, action.reason);
-            break;
-          case 'sleep':
-            await this.sleep(action.untilMs);
-            break;
-          default:
-            this.done = true;
-            return action;
+          this.returned(entry, result, true);
+        } else if (action.type === 'abort_attempt') this.abort(action.attempt, action.reason);
+        else if (action.type === 'sleep') await this.sleep(action.untilMs);
+        else {
+          this.done = true;
+          return action;
         }
       }
     } catch (thrown) {
       this.done = true;
-      driver.handleCancel(this.now());
-      for (const entry of this.running.values()) entry.abort(abortError('the operation failed'));
-      this.dispose(this.latestValue);
+      _driverCancel(driver, this.now());
+      for (const entry of this.running) if (entry !== undefined) abortAttempt(entry, abortError('the operation failed'));
+      this.io.dispose(this.latestValue);
       throw thrown;
     } finally {
       signal?.removeEventListener('abort', cancelled);
-      this.running.clear();
+      this.running.length = 0;
+      this.inFlight = 0;
     }
   }
 
   abort(attempt, reason) {
-    const entry = this.running.get(attempt);
+    const entry = this.running[attempt];
     if (entry === undefined) return;
-    this.running.delete(attempt);
+    this.forget(attempt);
     if (reason === 'timed_out') {
       // The driver counted it as timed out: that is now the latest result.
       const timeout = new DOMException(`retryplan: attempt ${attempt} reached its timeout`, 'TimeoutError');
-      entry.abort(timeout);
+      abortAttempt(entry, timeout);
       this.keep(attempt, undefined, timeout);
-    } else if (reason === 'cancelled' && this.signal?.aborted) entry.abort(this.signal.reason);
-    else entry.abort(abortError(reason === 'lost_race' ? 'another attempt won' : 'the operation ended'));
+    } else if (reason === 'cancelled' && this.signal?.aborted) abortAttempt(entry, this.signal.reason);
+    else abortAttempt(entry, abortError(reason === 'lost_race' ? 'another attempt won' : 'the operation ended'));
   }
 
   /** The finish's last result: its outcome, and the error it threw or the value it carried, as the host kept them. */
   lastResult() {
-    const last = this.driver._lastResult();
+    const last = _driverLastResult(this.driver);
     const kept = last !== undefined && last.attempt === this.latestAttempt;
     return { outcome: last?.outcome, error: kept ? this.latestError : undefined, value: kept ? this.latestValue : undefined };
   }

@@ -30,12 +30,12 @@ mod data;
 mod decisions;
 mod driver;
 mod operation;
+mod outcomes;
 
 use args::{attempt_number, ms, number, optional_ms, outcome, text, whole};
 pub use controls::{BreakerPermit, CircuitBreaker, ConcurrencyLimit, Dependency, RetryBudget};
 use data::Keys;
 use decisions::{config_value, decision_from_js, json_value, to_js};
-pub use driver::Driver;
 pub use operation::Operation;
 
 /// The global allocator: a small free list instead of dlmalloc (about 3 KB less
@@ -403,7 +403,7 @@ pub fn outcome_from_http(
     let retry_after_ms = args::optional_text("retryAfterMs", retry_after_ms)?;
     let now_unix = ms("nowUnixMs", now_unix_ms)?;
     let outcome = rp::Outcome::from_http(status, retry_after.as_deref(), retry_after_ms.as_deref(), now_unix);
-    driver::outcome_js(&outcome)
+    outcomes::outcome_js(&outcome)
 }
 
 /// What to do with a queue message after delivery number `attempts` (1 for

@@ -9,17 +9,19 @@ use crate::decisions::{attempt_list, decision};
 use crate::{either, js_error, num, Dependency, Policy, MAX_SAFE};
 
 /// The options every operation starts from: `options` is `{seed?,
-/// idempotencyKey?, deadlineMs?}` (or `undefined`), `dependency` a handle the
+/// idempotencyKey?, deadlineMs?}` (absent for `undefined` or `null`), `dependency` a handle the
 /// caller consumes, `random` six words from `crypto.getRandomValues` that
 /// seed the operation and make its key when `options` has no seed (drawn in
 /// batches by `lib/entropy.js`: cheaper than a call per operation).
 pub(crate) fn operation_options(
-    options: &JsValue,
+    options: Option<&JsValue>,
     dependency: Option<Dependency>,
     random: [u32; 6],
 ) -> Result<rp::OperationOptions, JsValue> {
-    let given = !options.is_undefined() && !options.is_null();
-    let seed = if given { optional_number(options, "seed")? } else { None };
+    let seed = match options {
+        Some(options) => optional_number(options, "seed")?,
+        None => None,
+    };
     let mut core_options = match seed {
         Some(seed) => rp::OperationOptions::new(crate::args::whole_number("seed", seed, MAX_SAFE)?),
         None => {
@@ -28,7 +30,7 @@ pub(crate) fn operation_options(
             rp::OperationOptions::from_random(s0 << 32 | s1, key)
         }
     };
-    if given {
+    if let Some(options) = options {
         let key = get(options, "idempotencyKey")?;
         if !key.is_undefined() && !key.is_null() {
             core_options.idempotency_key =
@@ -56,7 +58,7 @@ impl Operation {
     pub fn new(
         policy: &Policy,
         now_ms: &JsValue,
-        options: &JsValue,
+        options: Option<JsValue>,
         dependency: Option<Dependency>,
         r0: u32,
         r1: u32,
@@ -66,7 +68,7 @@ impl Operation {
         r5: u32,
     ) -> Result<Operation, JsValue> {
         let now = ms("nowMs", now_ms)?;
-        let options = operation_options(options, dependency, [r0, r1, r2, r3, r4, r5])?;
+        let options = operation_options(options.as_ref(), dependency, [r0, r1, r2, r3, r4, r5])?;
         Ok(Operation(rp::Operation::new(&policy.0, now, options)))
     }
 

@@ -14,6 +14,8 @@ import {
   Stats,
   failureOf,
 } from 'retryplan';
+import { handleResult, newDriver } from '../lib/driver.js';
+import { _driverFree, _driverPollAction, _driverResultOf } from '../wasm/retryplan_js.js';
 
 const policy = (config = {}) =>
   Policy.fromConfig({
@@ -70,8 +72,6 @@ test('the driver hands out one action at a time and counts a hung attempt as tim
 });
 
 test('handleResult: the common outcomes cross as numbers with the object path\'s receipts and errors', () => {
-  const objectPath = Object.getPrototypeOf(Driver.prototype).handleResult;
-  assert.notEqual(objectPath, Driver.prototype.handleResult);
   const outcomes = [
     { type: 'http_status', status: 503 },
     { type: 'http_status', status: 429, retryAfterMs: 250.7 },
@@ -83,7 +83,7 @@ test('handleResult: the common outcomes cross as numbers with the object path\'s
     { type: 'application', verdict: 'maybe' },
     { type: 'cancelled' },
   ];
-  const answer = (driver, call) => {
+  const answer = (call) => {
     try {
       return call();
     } catch (error) {
@@ -91,13 +91,23 @@ test('handleResult: the common outcomes cross as numbers with the object path\'s
     }
   };
   for (const outcome of outcomes) {
-    const fast = new Driver(policy(), 0, { seed: 3 });
-    const slow = new Driver(policy(), 0, { seed: 3 });
-    fast.pollAction(0);
-    slow.pollAction(0);
-    assert.deepEqual(answer(fast, () => fast.handleResult(10, 1, outcome)), answer(slow, () => objectPath.call(slow, 10, 1, outcome)), JSON.stringify(outcome));
-    assert.deepEqual(fast.pollAction(10), slow.pollAction(10), JSON.stringify(outcome));
+    const fast = newDriver(policy(), 0, { seed: 3 });
+    const slow = newDriver(policy(), 0, { seed: 3 });
+    _driverPollAction(fast, 0);
+    _driverPollAction(slow, 0);
+    assert.deepEqual(answer(() => handleResult(fast, 10, 1, outcome)), answer(() => _driverResultOf(slow, 10, 1, outcome)), JSON.stringify(outcome));
+    assert.deepEqual(_driverPollAction(fast, 10), _driverPollAction(slow, 10), JSON.stringify(outcome));
+    _driverFree(fast);
+    _driverFree(slow);
   }
+  // A freed driver is refused, by the class and by its handle.
+  const driver = new Driver(policy(), 0, { seed: 1 });
+  driver.free();
+  driver.free();
+  assert.equal(errorOf(() => driver.pollAction(0)).field, 'driver');
+  const handle = newDriver(policy(), 0, { seed: 1 });
+  _driverFree(handle);
+  assert.equal(errorOf(() => _driverPollAction(handle, 0)).field, 'driver');
 });
 
 test('the method is an input: a POST is never repeated after it may have been processed, unless the caller says so', () => {

@@ -70,8 +70,18 @@ const KEY_STREAM: u64 = 0x4944_454d_5f4b_4559; // "IDEM_KEY"
 pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
 
 /// An idempotency key: 1 to 255 visible ASCII characters (it travels in a header).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct IdempotencyKey(String);
+#[derive(Clone)]
+pub struct IdempotencyKey(KeyText);
+
+/// A key's text. A generated key is kept inline: making an operation
+/// allocates nothing for its key.
+#[derive(Clone)]
+enum KeyText {
+    /// A UUID-formatted key made by [`IdempotencyKey::from_bits`]: 36 ASCII bytes.
+    Uuid([u8; 36]),
+    /// A key the caller chose.
+    Given(String),
+}
 
 impl IdempotencyKey {
     /// Checks and wraps a caller-supplied key.
@@ -96,37 +106,82 @@ impl IdempotencyKey {
                 ),
             });
         }
-        Ok(IdempotencyKey(key))
+        Ok(IdempotencyKey(KeyText::Given(key)))
     }
 
     /// A UUID-formatted (version 4 layout) key made from 128 bits.
     #[must_use]
     pub fn from_bits(bits: u128) -> IdempotencyKey {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
         let bits = (bits & !(0xF << 76) | (0x4 << 76)) & !(0x3 << 62) | (0x2 << 62);
-        // 32 lowercase hex digits, most significant first, dashed 8-4-4-4-12
-        // (no string slicing: its panic path costs the wasm build kilobytes).
-        let mut key = String::with_capacity(36);
-        for index in 0..32u32 {
-            if matches!(index, 8 | 12 | 16 | 20) {
-                key.push('-');
+        // 32 lowercase hex digits, most significant first, dashed 8-4-4-4-12,
+        // read from the two 64-bit halves (no string slicing or indexing:
+        // their panic paths cost the wasm build kilobytes).
+        let mut text = [b'-'; 36];
+        let mut position = 0;
+        for half in [(bits >> 64) as u64, bits as u64] {
+            let mut shift = 64;
+            while shift > 0 {
+                shift -= 4;
+                if matches!(position, 8 | 13 | 18 | 23) {
+                    position += 1;
+                }
+                if let (Some(byte), Some(digit)) = (text.get_mut(position), HEX.get(((half >> shift) & 0xF) as usize)) {
+                    *byte = *digit;
+                }
+                position += 1;
             }
-            let nibble = (bits >> (124 - 4 * index)) & 0xF;
-            // A nibble is below 16, so it is always a hex digit.
-            key.push(char::from_digit(nibble as u32, 16).unwrap_or('0'));
         }
-        IdempotencyKey(key)
+        IdempotencyKey(KeyText::Uuid(text))
     }
 
     /// The key as text.
     #[must_use]
     pub fn as_str(&self) -> &str {
-        &self.0
+        match &self.0 {
+            // Hex digits and dashes are always UTF-8.
+            KeyText::Uuid(text) => core::str::from_utf8(text).unwrap_or_default(),
+            KeyText::Given(text) => text,
+        }
     }
 }
 
 impl core::fmt::Display for IdempotencyKey {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
+    }
+}
+
+impl core::fmt::Debug for IdempotencyKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("IdempotencyKey").field(&self.as_str()).finish()
+    }
+}
+
+// A key is its text, however it is stored.
+impl PartialEq for IdempotencyKey {
+    fn eq(&self, other: &IdempotencyKey) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for IdempotencyKey {}
+
+impl core::hash::Hash for IdempotencyKey {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl PartialOrd for IdempotencyKey {
+    fn partial_cmp(&self, other: &IdempotencyKey) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for IdempotencyKey {
+    fn cmp(&self, other: &IdempotencyKey) -> core::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
     }
 }
 
@@ -836,6 +891,26 @@ mod tests {
         let key = IdempotencyKey::from_bits(0x0123_4567_89ab_cdef_fedc_ba98_7654_3210);
         assert_eq!(key.as_str(), "01234567-89ab-4def-bedc-ba9876543210");
         assert_eq!(IdempotencyKey::from_bits(u128::MAX).as_str(), "ffffffff-ffff-4fff-bfff-ffffffffffff");
+        assert_eq!(IdempotencyKey::from_bits(0).as_str(), "00000000-0000-4000-8000-000000000000");
+    }
+
+    #[test]
+    fn a_key_is_its_text_however_it_was_made() {
+        use std::collections::hash_map::DefaultHasher;
+        use std::hash::{Hash, Hasher};
+        let generated = IdempotencyKey::from_bits(7);
+        let given = IdempotencyKey::new(generated.as_str()).unwrap();
+        let hash = |key: &IdempotencyKey| {
+            let mut hasher = DefaultHasher::new();
+            key.hash(&mut hasher);
+            hasher.finish()
+        };
+        assert_eq!(generated, given);
+        assert_eq!(hash(&generated), hash(&given));
+        assert_eq!(generated.cmp(&given), core::cmp::Ordering::Equal);
+        assert!(IdempotencyKey::new("0").unwrap() < generated && generated < IdempotencyKey::new("z").unwrap());
+        assert_eq!(format!("{generated:?}"), format!("IdempotencyKey({:?})", given.as_str()));
+        assert_eq!(generated.to_string(), given.as_str());
     }
     use crate::classify::TransportFailure;
     use crate::policy::{AttemptTimeoutConfig, BackoffConfig, JitterConfig, PolicyConfig};
