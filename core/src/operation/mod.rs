@@ -58,236 +58,18 @@ use crate::decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 use crate::dependency::Dependency;
 use crate::error::Error;
 use crate::guidance::ServerDelay;
-use crate::http::Repeatability;
 use crate::policy::{AttemptTimeout, Idempotency, Policy, MAX_HEDGED_ATTEMPTS};
 use crate::rng::{mix, Draws, SplitMix64};
+
+mod key;
+mod options;
+
+pub use key::{IdempotencyKey, MAX_IDEMPOTENCY_KEY_LEN};
+pub use options::OperationOptions;
 
 /// Stream constants for [`mix`]: request ids and derived idempotency keys.
 const REQUEST_ID_STREAM: u64 = 0x5245_5155_4553_5449; // "REQUESTI"
 const KEY_STREAM: u64 = 0x4944_454d_5f4b_4559; // "IDEM_KEY"
-
-/// The longest idempotency key accepted, in bytes.
-pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
-
-/// An idempotency key: 1 to 255 visible ASCII characters (it travels in a header).
-#[derive(Clone)]
-pub struct IdempotencyKey(KeyText);
-
-/// A key's text. A generated key is kept inline: making an operation
-/// allocates nothing for its key.
-#[derive(Clone)]
-enum KeyText {
-    /// A UUID-formatted key made by [`IdempotencyKey::from_bits`]: 36 ASCII bytes.
-    Uuid([u8; 36]),
-    /// A key the caller chose.
-    Given(String),
-}
-
-impl IdempotencyKey {
-    /// Checks and wraps a caller-supplied key.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] when the key is empty, longer than 255
-    /// bytes, or holds anything but visible ASCII (`!` to `~`).
-    pub fn new(key: impl Into<String>) -> Result<IdempotencyKey, Error> {
-        let key = key.into();
-        if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY_LEN {
-            return Err(Error::InvalidArgument {
-                name: "idempotency_key",
-                rule: format!("must be 1 to {MAX_IDEMPOTENCY_KEY_LEN} bytes long, got {}", key.len()),
-            });
-        }
-        if let Some(bad) = key.chars().find(|c| !c.is_ascii_graphic()) {
-            return Err(Error::InvalidArgument {
-                name: "idempotency_key",
-                rule: format!(
-                    "must be visible ASCII (no spaces or control characters), found {}",
-                    crate::error::Quoted(bad.encode_utf8(&mut [0; 4]))
-                ),
-            });
-        }
-        Ok(IdempotencyKey(KeyText::Given(key)))
-    }
-
-    /// A UUID-formatted (version 4 layout) key made from 128 bits.
-    #[must_use]
-    pub fn from_bits(bits: u128) -> IdempotencyKey {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let bits = (bits & !(0xF << 76) | (0x4 << 76)) & !(0x3 << 62) | (0x2 << 62);
-        // 32 lowercase hex digits, most significant first, dashed 8-4-4-4-12,
-        // read from the two 64-bit halves (no string slicing or indexing:
-        // their panic paths cost the wasm build kilobytes).
-        let mut text = [b'-'; 36];
-        let mut position = 0;
-        for half in [(bits >> 64) as u64, bits as u64] {
-            let mut shift = 64;
-            while shift > 0 {
-                shift -= 4;
-                if matches!(position, 8 | 13 | 18 | 23) {
-                    position += 1;
-                }
-                if let (Some(byte), Some(digit)) = (text.get_mut(position), HEX.get(((half >> shift) & 0xF) as usize)) {
-                    *byte = *digit;
-                }
-                position += 1;
-            }
-        }
-        IdempotencyKey(KeyText::Uuid(text))
-    }
-
-    /// The key as text.
-    #[must_use]
-    pub fn as_str(&self) -> &str {
-        match &self.0 {
-            // Hex digits and dashes are always UTF-8.
-            KeyText::Uuid(text) => core::str::from_utf8(text).unwrap_or_default(),
-            KeyText::Given(text) => text,
-        }
-    }
-}
-
-impl core::fmt::Display for IdempotencyKey {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl core::fmt::Debug for IdempotencyKey {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_tuple("IdempotencyKey").field(&self.as_str()).finish()
-    }
-}
-
-// A key is its text, however it is stored.
-impl PartialEq for IdempotencyKey {
-    fn eq(&self, other: &IdempotencyKey) -> bool {
-        self.as_str() == other.as_str()
-    }
-}
-
-impl Eq for IdempotencyKey {}
-
-impl core::hash::Hash for IdempotencyKey {
-    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
-        self.as_str().hash(state);
-    }
-}
-
-impl PartialOrd for IdempotencyKey {
-    fn partial_cmp(&self, other: &IdempotencyKey) -> Option<core::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for IdempotencyKey {
-    fn cmp(&self, other: &IdempotencyKey) -> core::cmp::Ordering {
-        self.as_str().cmp(other.as_str())
-    }
-}
-
-/// How an operation starts: its seed, key and the caller's deadline.
-///
-/// ```
-/// use retryplan::{OperationOptions, IdempotencyKey};
-/// let options = OperationOptions::new(42)
-///     .with_idempotency_key(IdempotencyKey::new("order-5001").unwrap())
-///     .with_deadline_ms(1_800);
-/// assert_eq!(options.seed, 42);
-/// ```
-#[derive(Clone, Debug)]
-pub struct OperationOptions {
-    /// Seeds the jitter and the request ids (and the key when none is given).
-    pub seed: u64,
-    /// The stable key for all attempts; derived from the seed when `None`.
-    pub idempotency_key: Option<IdempotencyKey>,
-    /// A deadline propagated by the caller, on the same clock; the operation's
-    /// deadline is the earlier of this and `start + total_budget_ms`.
-    pub deadline_ms: Option<u64>,
-    /// The shared controls (budget, breaker, in-flight cap) of the dependency
-    /// this operation calls.
-    pub dependency: Option<Arc<Dependency>>,
-    /// Whether the request may be repeated by its protocol's rules (an HTTP
-    /// method); combined with the policy's idempotency by
-    /// [`Repeatability::effective`].
-    pub repeatability: Repeatability,
-}
-
-impl OperationOptions {
-    /// Options with this seed, a key derived from it, and no caller deadline.
-    #[must_use]
-    pub fn new(seed: u64) -> OperationOptions {
-        OperationOptions {
-            seed,
-            idempotency_key: None,
-            deadline_ms: None,
-            dependency: None,
-            repeatability: Repeatability::Unknown,
-        }
-    }
-
-    /// Sets the idempotency key.
-    #[must_use]
-    pub fn with_idempotency_key(mut self, key: IdempotencyKey) -> OperationOptions {
-        self.idempotency_key = Some(key);
-        self
-    }
-
-    /// Sets the caller's propagated deadline (absolute ms on the caller's clock).
-    #[must_use]
-    pub fn with_deadline_ms(mut self, deadline_ms: u64) -> OperationOptions {
-        self.deadline_ms = Some(deadline_ms);
-        self
-    }
-
-    /// Sets the dependency whose shared controls this operation uses.
-    #[must_use]
-    pub fn with_dependency(mut self, dependency: Arc<Dependency>) -> OperationOptions {
-        self.dependency = Some(dependency);
-        self
-    }
-
-    /// Says whether the operation's request may be repeated (see
-    /// [`Repeatability::for_http`] for an HTTP method). A request that is not
-    /// idempotent runs a `safe` or `idempotent` policy as `unsafe`, without
-    /// hedges.
-    #[must_use]
-    pub fn with_repeatability(mut self, repeatability: Repeatability) -> OperationOptions {
-        self.repeatability = repeatability;
-        self
-    }
-
-    /// A seed and a 128-bit UUID-formatted key from the operating system's
-    /// random source (`getrandom`). The only entropy the crate ever reads.
-    ///
-    /// # Errors
-    /// [`Error::EntropyUnavailable`] when the random source fails.
-    #[cfg(feature = "entropy")]
-    pub fn from_entropy() -> Result<OperationOptions, Error> {
-        let mut bytes = [0u8; 24];
-        getrandom::fill(&mut bytes).map_err(|error| Error::EntropyUnavailable { message: error.to_string() })?;
-        let (seed, key) = bytes.split_at(8);
-        let seed = u64::from_le_bytes(seed.try_into().unwrap_or_default());
-        let key = u128::from_le_bytes(key.try_into().unwrap_or_default());
-        Ok(OperationOptions::from_random(seed, key))
-    }
-
-    /// Options from random bits the host drew itself, as
-    /// [`from_entropy`](OperationOptions::from_entropy) draws them: a seed and
-    /// 128 bits for a UUID-formatted key. For a host whose own random source is
-    /// cheaper to reach in bulk than `getrandom` (the wasm build draws from
-    /// `crypto.getRandomValues` in batches).
-    ///
-    /// ```
-    /// use retryplan::OperationOptions;
-    /// let options = OperationOptions::from_random(7, u128::MAX);
-    /// assert_eq!(options.seed, 7);
-    /// assert_eq!(options.idempotency_key.unwrap().as_str(), "ffffffff-ffff-4fff-bfff-ffffffffffff");
-    /// ```
-    #[must_use]
-    pub fn from_random(seed: u64, key_bits: u128) -> OperationOptions {
-        OperationOptions::new(seed).with_idempotency_key(IdempotencyKey::from_bits(key_bits))
-    }
-}
 
 /// The most attempts that run at once: the first plus every hedge.
 pub(crate) const MAX_IN_FLIGHT: usize = 1 + MAX_HEDGED_ATTEMPTS as usize;
@@ -356,6 +138,8 @@ pub struct Operation {
     last_failure_timed_out: bool,
     phase: Phase,
     running: [Option<Running>; MAX_IN_FLIGHT],
+    /// The attempt numbers in `running`, kept alongside it.
+    running_set: AttemptSet,
     hedge_at_ms: Option<u64>,
     hedging_stopped: bool,
     /// Set when the server refused further attempts (pushback "do not retry",
@@ -391,6 +175,7 @@ impl Operation {
             last_failure_timed_out: false,
             phase: Phase::Ready,
             running: [None; MAX_IN_FLIGHT],
+            running_set: AttemptSet::EMPTY,
             hedge_at_ms: None,
             // An operation that may not repeat its request never hedges.
             hedging_stopped: !idempotency.may_repeat_ambiguous(),
@@ -432,6 +217,7 @@ impl Operation {
         let class = classify(&self.policy, outcome)?;
         let now = self.observe(now_ms);
         let finished = self.running.get_mut(slot).and_then(Option::take);
+        self.running_set.remove(attempt);
         if let Some(finished) = finished {
             self.settle(now, &finished, class);
         }
@@ -502,9 +288,7 @@ impl Operation {
     /// Attempts running now.
     #[must_use]
     pub fn running_attempts(&self) -> AttemptSet {
-        let mut set = AttemptSet::EMPTY;
-        self.running.iter().flatten().for_each(|running| set.insert(running.attempt));
-        set
+        self.running_set
     }
 
     /// True once an ending was returned.
@@ -644,6 +428,7 @@ impl Operation {
         if let Some(free) = self.running.get_mut(slot) {
             *free = Some(Running { attempt, abort_at_ms, ..held });
         }
+        self.running_set.insert(attempt);
         self.phase = Phase::InFlight;
         self.schedule_hedge(now, None);
         Ok(Decision::StartAttempt {
@@ -847,7 +632,7 @@ impl Operation {
 
     /// Gives back what the running attempts hold and lists them for the caller to abort.
     fn abort_running(&mut self) -> AttemptSet {
-        let aborted = self.running_attempts();
+        let aborted = core::mem::take(&mut self.running_set);
         for index in 0..MAX_IN_FLIGHT {
             if let Some(running) = self.running.get_mut(index).and_then(Option::take) {
                 self.release(&running);
@@ -886,32 +671,6 @@ impl Drop for Operation {
 mod tests {
     use super::*;
 
-    #[test]
-    fn keys_are_uuid_v4_layout_in_lowercase_hex() {
-        let key = IdempotencyKey::from_bits(0x0123_4567_89ab_cdef_fedc_ba98_7654_3210);
-        assert_eq!(key.as_str(), "01234567-89ab-4def-bedc-ba9876543210");
-        assert_eq!(IdempotencyKey::from_bits(u128::MAX).as_str(), "ffffffff-ffff-4fff-bfff-ffffffffffff");
-        assert_eq!(IdempotencyKey::from_bits(0).as_str(), "00000000-0000-4000-8000-000000000000");
-    }
-
-    #[test]
-    fn a_key_is_its_text_however_it_was_made() {
-        use std::collections::hash_map::DefaultHasher;
-        use std::hash::{Hash, Hasher};
-        let generated = IdempotencyKey::from_bits(7);
-        let given = IdempotencyKey::new(generated.as_str()).unwrap();
-        let hash = |key: &IdempotencyKey| {
-            let mut hasher = DefaultHasher::new();
-            key.hash(&mut hasher);
-            hasher.finish()
-        };
-        assert_eq!(generated, given);
-        assert_eq!(hash(&generated), hash(&given));
-        assert_eq!(generated.cmp(&given), core::cmp::Ordering::Equal);
-        assert!(IdempotencyKey::new("0").unwrap() < generated && generated < IdempotencyKey::new("z").unwrap());
-        assert_eq!(format!("{generated:?}"), format!("IdempotencyKey({:?})", given.as_str()));
-        assert_eq!(generated.to_string(), given.as_str());
-    }
     use crate::classify::TransportFailure;
     use crate::policy::{AttemptTimeoutConfig, BackoffConfig, JitterConfig, PolicyConfig};
 
@@ -989,14 +748,5 @@ mod tests {
         assert_eq!(op.idempotency_key(), again.idempotency_key());
         assert_eq!(op.idempotency_key().as_str().len(), 36);
         assert_eq!(&op.idempotency_key().as_str()[14..15], "4");
-    }
-
-    #[test]
-    fn key_validation() {
-        assert!(IdempotencyKey::new("order-5001").is_ok());
-        assert_eq!(IdempotencyKey::new("").unwrap_err().code(), "invalid_argument");
-        assert!(IdempotencyKey::new("has space").is_err());
-        assert!(IdempotencyKey::new("x".repeat(256)).is_err());
-        assert!(IdempotencyKey::new("ключ").is_err());
     }
 }
