@@ -116,9 +116,18 @@ const hex16 = (h, l) =>
     DIGITS[l >>> 28], DIGITS[(l >>> 24) & 15], DIGITS[(l >>> 20) & 15], DIGITS[(l >>> 16) & 15],
     DIGITS[(l >>> 12) & 15], DIGITS[(l >>> 8) & 15], DIGITS[(l >>> 4) & 15], DIGITS[l & 15],
   );
-export const startAttempt = (attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge) => ({
-  type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId: hex16(idHigh, idLow), remainingBudgetMs, hedge,
-});
+/**
+ * A started attempt in one of three forms, as src/lib.rs numbers them
+ * (START_*): a decision, a driver's action (with `sendIdempotencyKey`), or
+ * the helpers' own record of it (an `Attempt`).
+ */
+export function startAttempt(form, attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge, sendIdempotencyKey) {
+  if (form === 2) return new Attempt(attempt, timeoutMs, abortAtMs, hex16(idHigh, idLow), remainingBudgetMs, hedge, sendIdempotencyKey);
+  const requestId = hex16(idHigh, idLow);
+  return form === 0
+    ? { type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs, hedge }
+    : { type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs, hedge, sendIdempotencyKey };
+}
 export const wait = (retry, delayMs, untilMs, serverDelayMs, remainingBudgetMs) =>
   serverDelayMs === undefined
     ? { type: 'wait', retry, delayMs, untilMs, remainingBudgetMs }
@@ -146,17 +155,7 @@ export function attemptList(w0, w1, w2, w3) {
   return list;
 }
 
-// Driver actions and events, fields in the core's order (see `startAttempt` for the request id).
-export const startAction = (attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge, sendIdempotencyKey) => ({
-  type: 'start_attempt',
-  attempt,
-  timeoutMs,
-  abortAtMs,
-  requestId: hex16(idHigh, idLow),
-  remainingBudgetMs,
-  hedge,
-  sendIdempotencyKey,
-});
+// The helpers' record of a started attempt, and what the host loop reads.
 
 const CONTROLLER = Symbol('retryplan.controller');
 const REASON = Symbol('retryplan.reason');
@@ -170,12 +169,12 @@ const NOT_ABORTED = Symbol('retryplan.notAborted');
  * hands it to the attempt as its context.
  */
 export class Attempt {
-  constructor(attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge, sendIdempotencyKey) {
+  constructor(attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs, hedge, sendIdempotencyKey) {
     this.attempt = attempt;
     this.hedge = hedge;
     this.timeoutMs = timeoutMs;
     this.abortAtMs = abortAtMs;
-    this.requestId = hex16(idHigh, idLow);
+    this.requestId = requestId;
     this.idempotencyKey = undefined;
     this.remainingBudgetMs = remainingBudgetMs;
     this.sendIdempotencyKey = sendIdempotencyKey;
@@ -191,8 +190,6 @@ export class Attempt {
     return this[CONTROLLER].signal;
   }
 }
-export const newAttempt = (attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge, sendIdempotencyKey) =>
-  new Attempt(attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge, sendIdempotencyKey);
 
 /** Set by the wasm when the result `_driverResultPoll` took was discarded; read and cleared by the host. */
 export const receipt = { discarded: false };
@@ -206,6 +203,7 @@ export function abortAttempt(entry, reason) {
   entry[CONTROLLER]?.abort(reason);
 }
 
+// Driver actions and events, fields in the core's order.
 export const abortAction = (attempt, reason) => ({ type: 'abort_attempt', attempt, reason });
 export const sleepAction = (untilMs) => ({ type: 'sleep', untilMs });
 export const finishAction = (decision, lastResult) =>

@@ -623,19 +623,9 @@ export interface DriverOptions extends OperationOptions {
   recordEvents?: boolean;
 }
 
-/** Everything a host needs to send one attempt. */
-export interface AttemptPlan {
-  type: 'start_attempt';
-  attempt: number;
-  /** min(per-attempt timeout, what remains). */
-  timeoutMs: number;
-  /** When the driver counts the attempt as timed out (and aborts it). */
-  abortAtMs: number;
-  /** 16 lowercase hex digits, fresh per attempt: send it as X-Request-Id. */
-  requestId: string;
-  remainingBudgetMs: number;
-  hedge: boolean;
-  /** Send the operation's idempotency key with this attempt. */
+/** Everything a host needs to send one attempt: the decision, and whether to send the idempotency key. */
+export interface AttemptPlan extends StartAttempt {
+  /** Send the operation's idempotency key (IDEMPOTENCY_KEY_HEADER) with this attempt. */
   sendIdempotencyKey: boolean;
 }
 export type AbortReason = 'timed_out' | 'lost_race' | 'cancelled' | 'operation_ended';
@@ -724,20 +714,27 @@ export class RestartRequiredError extends OperationFailedError {
   readonly deadlineMs: number;
 }
 
+/** What `run()`'s attempt gets: the attempt's plan, its operation's key, and its own signal. */
 export interface AttemptContext {
   attempt: number;
   /** True for a hedge, running beside an earlier attempt. */
   hedge: boolean;
   timeoutMs: number;
   abortAtMs: number;
+  /** 16 lowercase hex digits, fresh per attempt: send it as X-Request-Id. */
   requestId: string;
   idempotencyKey: string;
+  /** Budget left at the start: propagate it downstream as a deadline. */
+  remainingBudgetMs: number;
+  /** True when a request carries the idempotency key (a keyed or unsafe policy). */
+  sendIdempotencyKey: boolean;
   /**
-   * This attempt's own signal: aborted at its timeout (reason: a TimeoutError),
-   * when another attempt ends the operation (it is in `abortAttempts`), or when
-   * the caller's signal aborts (reason: the signal's reason).
+   * This attempt's own signal, made when first read (a getter: `{...context}`
+   * does not copy it): aborted at its timeout (reason: a TimeoutError), when
+   * another attempt ends the operation (an AbortError), or when the caller's
+   * signal aborts (reason: the signal's reason).
    */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
 }
 
 /** What every helper takes. */

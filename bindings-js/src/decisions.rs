@@ -12,7 +12,7 @@ use crate::args::{checked_string, get, named, optional_number, string_field, who
 use crate::data::{self, Keys, Source};
 use crate::{
     invalid, js_attempt_list, js_await_outcome, js_error, js_gave_up, js_reconcile, js_restart, js_start_attempt,
-    js_succeeded, js_wait, num, parse_json, MAX_SAFE,
+    js_succeeded, js_wait, num, parse_json, MAX_SAFE, START_DECISION,
 };
 
 /// A core decision as a plain JS object (one factory call, no serde on this path).
@@ -22,7 +22,18 @@ pub(crate) fn decision(decision: Decision) -> JsValue {
             // The id's two 32-bit halves: JS spells them as the core's 16 hex digits
             // (cheaper than decoding a string; the vectors pin the spelling).
             let (high, low) = ((request_id.0 >> 32) as u32, request_id.0 as u32);
-            js_start_attempt(attempt, num(timeout_ms), num(abort_at_ms), high, low, num(remaining_budget_ms), hedge)
+            let remaining = num(remaining_budget_ms);
+            js_start_attempt(
+                START_DECISION,
+                attempt,
+                num(timeout_ms),
+                num(abort_at_ms),
+                high,
+                low,
+                remaining,
+                hedge,
+                false,
+            )
         }
         Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms } => {
             js_wait(retry, num(delay_ms), num(until_ms), server_delay_ms.map(num), num(remaining_budget_ms))

@@ -22,35 +22,10 @@ use crate::args::{
 use crate::decisions::decision;
 use crate::operation::operation_options;
 use crate::outcomes::attempt_result_js;
-use crate::{either, invalid, js_error, num, Dependency, Policy, Stats};
+use crate::{either, invalid, js_error, js_start_attempt, num, Dependency, Policy, Stats, START_ACTION, START_HELPER};
 
 #[wasm_bindgen(raw_module = "../lib/convert.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = startAction)]
-    #[allow(clippy::too_many_arguments)]
-    fn js_start_action(
-        attempt: u32,
-        timeout_ms: f64,
-        abort_at_ms: f64,
-        id_high: u32,
-        id_low: u32,
-        remaining: f64,
-        hedge: bool,
-        send_idempotency_key: bool,
-    ) -> JsValue;
-    /// The helpers' own record of a started attempt (`Attempt` in convert.js), same fields.
-    #[wasm_bindgen(js_name = newAttempt)]
-    #[allow(clippy::too_many_arguments)]
-    fn js_new_attempt(
-        attempt: u32,
-        timeout_ms: f64,
-        abort_at_ms: f64,
-        id_high: u32,
-        id_low: u32,
-        remaining: f64,
-        hedge: bool,
-        send_idempotency_key: bool,
-    ) -> JsValue;
     #[wasm_bindgen(js_name = abortAction)]
     fn js_abort_action(attempt: u32, reason: &str) -> JsValue;
     #[wasm_bindgen(js_name = sleepAction)]
@@ -79,10 +54,10 @@ fn receipt_js(receipt: Receipt) -> JsValue {
 
 /// A start action as the public object, or as the helpers' `Attempt`.
 fn start_js(plan: AttemptPlan, for_helpers: bool) -> JsValue {
-    let make = if for_helpers { js_new_attempt } else { js_start_action };
     // The request id's two 32-bit halves, spelt by JS as the core's 16 hex digits.
     let id = plan.request_id.0;
-    make(
+    js_start_attempt(
+        if for_helpers { START_HELPER } else { START_ACTION },
         plan.attempt,
         num(plan.timeout_ms),
         num(plan.abort_at_ms),

@@ -22,6 +22,7 @@ import {
   profileNames,
   run,
 } from 'retryplan';
+import { throwsCode } from './assertions.mjs';
 
 const checkout = () =>
   Policy.fromConfig({
@@ -34,22 +35,6 @@ const checkout = () =>
     jitter: { kind: 'none' },
     idempotency: 'keyed',
   });
-
-function throwsCode(call, code) {
-  let caught;
-  try {
-    call();
-  } catch (error) {
-    caught = error;
-  }
-  assert.ok(caught instanceof RetryplanError, `expected a RetryplanError, got ${caught}`);
-  assert.ok(caught instanceof Error);
-  assert.equal(caught.name, 'RetryplanError');
-  assert.equal(caught.code, code);
-  assert.equal(typeof caught.message, 'string');
-  assert.ok(caught.stack.includes('RetryplanError'));
-  return caught;
-}
 
 test('the 800 ms checkout, decision by decision, as plain camelCase objects', () => {
   const operation = new Operation(checkout(), 0, { seed: 1, idempotencyKey: 'order-5001' });

@@ -22,6 +22,9 @@ const { scenarios } = JSON.parse(readFileSync(new URL('../../tests/helpers/scena
  * (nothing sent) or reset after sending. retryFetch reads that honestly as
  * connection_lost (it may have been processed).
  */
+// dns_failure_is_not_sent_and_retried holds in Chromium too, though not for
+// the scenario's reason: the failed lookup is the same opaque TypeError,
+// read as connection_lost, which a GET (idempotent) may repeat as well.
 const inChromium = {
   connection_refused_is_not_sent_and_retried: {
     reason: 'a refused connection is the opaque TypeError in a browser, read as connection_lost: the POST (unsafe under the default policy) is never repeated and reconciles after one attempt, where Node, told ECONNREFUSED, retries it',

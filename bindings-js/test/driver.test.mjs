@@ -10,11 +10,11 @@ import {
   Outcome,
   Policy,
   REQUEST_ID_HEADER,
-  RetryplanError,
   Stats,
   failureOf,
 } from 'retryplan';
 import { handleResult, newDriver } from '../lib/driver.js';
+import { throwsCode as errorOf } from './assertions.mjs';
 import { _driverFree, _driverPollAction, _driverResultOf } from '../wasm/retryplan_js.js';
 
 const policy = (config = {}) =>
@@ -27,16 +27,6 @@ const policy = (config = {}) =>
     jitter: { kind: 'none' },
     ...config,
   });
-
-function errorOf(call) {
-  try {
-    call();
-  } catch (error) {
-    assert.ok(error instanceof RetryplanError, `expected a RetryplanError, got ${error}`);
-    return error;
-  }
-  assert.fail('expected a RetryplanError');
-}
 
 test('the driver hands out one action at a time and counts a hung attempt as timed out itself', () => {
   const stats = new Stats();

@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { GaveUpError, OperationFailedError, Policy, ReconcileRequiredError, RetryplanError, Stats, retryFetch } from 'retryplan';
+import { rejection } from './assertions.mjs';
 
 // Each path scripts its answers by attempt: a list of actions, the last repeating.
 const scripts = {
@@ -113,15 +114,6 @@ test('a stalled attempt is aborted at its timeout and retried', async () => {
   assert.equal(result.decision.attempts, 2);
   assert.equal(result.response.status, 200);
 });
-
-async function rejection(promise) {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail('expected a rejection');
-}
 
 test('a reset connection is retried for a keyed write, and reconciled for an unsafe one (rejects: no response)', async () => {
   const keyed = await retryFetch(`${base}/reset-then-ok`, { method: 'POST', body: 'x' }, { policy: policy() });

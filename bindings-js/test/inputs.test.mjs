@@ -13,7 +13,6 @@ import {
   Outcome,
   Policy,
   RetryBudget,
-  RetryplanError,
   admit,
   encodeGrpcTimeout,
   parseGrpcPushback,
@@ -24,18 +23,9 @@ import {
   remainingBudgetMs,
   wasmTrapped,
 } from 'retryplan';
+import { throwsCode } from './assertions.mjs';
 
-function refused(call, code = 'invalid_argument') {
-  let caught;
-  try {
-    call();
-  } catch (error) {
-    caught = error;
-  }
-  assert.ok(caught instanceof RetryplanError, `expected a RetryplanError, got ${caught}`);
-  assert.equal(caught.code, code, caught.message);
-  return caught;
-}
+const refused = (call, code = 'invalid_argument') => throwsCode(call, code);
 
 const policy = Policy.fromConfig({ jitter: { kind: 'none' } });
 

@@ -14,6 +14,7 @@ import {
   Stats,
   run,
 } from 'retryplan';
+import { rejection } from './assertions.mjs';
 
 const RETRYABLE = { type: 'application', verdict: 'retryable' };
 const retryable = () => RETRYABLE;
@@ -21,15 +22,6 @@ class Busy extends Error {}
 
 const quick = (config = {}) =>
   Policy.fromConfig({ maxAttempts: 3, jitter: { kind: 'none' }, backoff: { kind: 'constant', baseMs: 0, capMs: 0 }, ...config });
-
-async function rejection(promise) {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail('expected a rejection');
-}
 
 test('run: the winner\'s value; attempts, waits and the ending come from the core', async () => {
   const policy = quick({ backoff: { kind: 'constant', baseMs: 5, capMs: 5 }, idempotency: 'keyed' });
