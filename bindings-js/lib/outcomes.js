@@ -34,6 +34,7 @@ export function read(outcome) {
     case 'http_status': {
       const { status, retryAfterMs } = outcome;
       if (typeof status !== 'number' || (retryAfterMs != null && typeof retryAfterMs !== 'number')) return false;
+      if (outcome.errorCode != null) return false; // a service's error code: the object path reads it
       parts.tag = HTTP_STATUS;
       parts.a = status;
       parts.b = retryAfterMs ?? undefined;

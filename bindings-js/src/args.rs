@@ -13,7 +13,7 @@ use retryplan::value::Named;
 use retryplan::{GrpcCode, Outcome, Pushback};
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::{invalid, is_well_formed, MAX_SAFE};
+use crate::{invalid, is_well_formed, js_error, MAX_SAFE};
 
 /// The longest string accepted from JS, in UTF-16 code units (1 MiB of
 /// ASCII): far above any real name, header value or policy file, far below
@@ -154,7 +154,7 @@ pub(crate) fn optional_text(name: &'static str, value: &JsValue) -> Result<Optio
 
 /// The property names and tags read on every call, as JS strings made once
 /// (making a JS string from Rust costs more than a decision).
-const KEY_NAMES: [&str; 6] = ["type", "status", "retryAfterMs", "http_status", "success", "seed"];
+const KEY_NAMES: [&str; 7] = ["type", "status", "retryAfterMs", "http_status", "success", "seed", "errorCode"];
 
 thread_local! {
     static KEYS: Vec<JsValue> = KEY_NAMES.iter().map(|name| JsValue::from_str(name)).collect();
@@ -240,7 +240,18 @@ pub(crate) fn http_status(
     let status = status.ok_or_else(|| invalid("status", "is required".to_owned()))?;
     let status = whole_number("status", status, f64::from(u16::MAX))? as u16;
     let retry_after_ms = retry_after_ms()?.map(|v| ms_number("retryAfterMs", v)).transpose()?;
-    Ok(Outcome::HttpStatus { status, retry_after_ms })
+    Ok(Outcome::HttpStatus { status, retry_after_ms, error_code: None })
+}
+
+/// An `http_status` outcome object's optional `errorCode` (the service's
+/// error code, AWS), checked by the core's `ErrorCode::new`.
+fn with_error_code(outcome: Outcome, value: &JsValue) -> Result<Outcome, JsValue> {
+    let code = get(value, "errorCode")?;
+    if code.is_undefined() || code.is_null() {
+        return Ok(outcome);
+    }
+    let code = retryplan::aws::ErrorCode::new(&text("errorCode", &code)?).map_err(js_error)?;
+    Ok(outcome.with_error_code(Some(code)))
 }
 
 /// A JS outcome object (`{type: "http_status", status, retryAfterMs?}`, ...) as a core `Outcome`.
@@ -248,7 +259,8 @@ pub(crate) fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
     let kind = get(value, "type")?;
     // The common tags are compared as JS strings; the rest are read into Rust.
     if is_str(&kind, "http_status") {
-        return http_status(optional_number(value, "status")?, || optional_number(value, "retryAfterMs"));
+        let outcome = http_status(optional_number(value, "status")?, || optional_number(value, "retryAfterMs"))?;
+        return with_error_code(outcome, value);
     }
     if is_str(&kind, "success") {
         return Ok(Outcome::Success);

@@ -145,6 +145,19 @@ impl RetryBudget {
         Ok(())
     }
 
+    /// Takes `amount` units from a quota (AWS `acquire`): true when taken,
+    /// false when fewer are left (nothing is taken).
+    pub fn acquire(&self, amount: &JsValue) -> Result<bool, JsValue> {
+        let amount = whole("amount", amount, f64::from(u32::MAX))? as u32;
+        self.budget()?.acquire(amount).map_err(js_error)
+    }
+
+    /// Gives `amount` units back to a quota, never above its capacity.
+    pub fn release(&self, amount: &JsValue) -> Result<(), JsValue> {
+        let amount = whole("amount", amount, f64::from(u32::MAX))? as u32;
+        self.budget()?.release(amount).map_err(js_error)
+    }
+
     /// The state at `nowMs`, for metrics.
     pub fn snapshot(&self, now_ms: &JsValue) -> Result<JsValue, JsValue> {
         to_js(&self.budget()?.snapshot(ms("nowMs", now_ms)?))

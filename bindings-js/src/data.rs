@@ -40,6 +40,9 @@ pub(crate) enum Keys {
 pub(crate) enum Source {
     /// A JS configuration object: camelCase keys, renamed to snake_case.
     Camel,
+    /// A JS object whose keys are read as written (a gRPC service config:
+    /// `methodConfig`, `retryPolicy`).
+    AsWritten,
     /// JSON text parsed by `parseJson`: snake_case keys as written, and every
     /// object an `{entries: [[key, value], ...]}` holding its keys in text
     /// order, a repeated key included (so that the core refuses it).

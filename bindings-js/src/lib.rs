@@ -28,6 +28,7 @@ mod args;
 mod controls;
 mod data;
 mod decisions;
+mod dialects;
 mod driver;
 mod operation;
 mod outcomes;
@@ -36,6 +37,7 @@ use args::{attempt_number, ms, number, optional_ms, outcome, text, whole};
 pub use controls::{BreakerPermit, CircuitBreaker, ConcurrencyLimit, Dependency, RetryBudget};
 use data::Keys;
 use decisions::{config_value, decision_from_js, json_value, to_js};
+pub use dialects::ServiceConfig;
 pub use operation::Operation;
 
 /// The global allocator: a small free list instead of dlmalloc (about 3 KB less

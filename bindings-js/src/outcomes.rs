@@ -26,11 +26,13 @@ extern "C" {
 pub(crate) fn outcome_js(outcome: &Outcome) -> Result<JsValue, JsValue> {
     Ok(match *outcome {
         Outcome::Success => js_named_outcome("success", "", ""),
-        Outcome::HttpStatus { status, retry_after_ms } => js_http_outcome(status, retry_after_ms.map(num)),
+        Outcome::HttpStatus { status, retry_after_ms, error_code: None } => {
+            js_http_outcome(status, retry_after_ms.map(num))
+        }
         Outcome::Transport { failure } => js_named_outcome("transport", "failure", failure.name()),
         Outcome::Application { verdict } => js_named_outcome("application", "verdict", verdict.name()),
         Outcome::Cancelled => js_named_outcome("cancelled", "", ""),
-        grpc @ Outcome::GrpcStatus { .. } => to_js(&grpc)?,
+        other @ (Outcome::GrpcStatus { .. } | Outcome::HttpStatus { .. }) => to_js(&other)?,
     })
 }
 
