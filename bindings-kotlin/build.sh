@@ -40,6 +40,21 @@ rm -rf "$BUILD/generated"
 "$ROOT/target/$PROFILE/uniffi-bindgen" generate "$SO" --language kotlin --no-format --out-dir "$BUILD/generated/kotlin"
 "$ROOT/target/$PROFILE/uniffi-bindgen" generate "$SO" --language swift --no-format --out-dir "$BUILD/generated/swift"
 
+# uniffi 0.32 lowers an object passed as an argument (a Policy to Operation(...),
+# a Dependency in OperationOptions, a BreakerPermit to onSuccess) by cloning its
+# handle without the check its own methods make, so a destroyed object reached
+# freed memory. Lower it under that same guard (`callWithHandle`: refuses a
+# destroyed object, keeps it alive while cloning). The count check makes a
+# uniffi upgrade that changes this code fail here, not silently.
+GENERATED="$BUILD/generated/kotlin/dev/retryplan/retryplan_uniffi.kt"
+objects="$(grep -c '^open class [A-Za-z]*: Disposable, AutoCloseable' "$GENERATED")"
+unguarded="$(grep -c '^        return value\.uniffiCloneHandle()$' "$GENERATED" || true)"
+if [ "$objects" -lt 1 ] || [ "$unguarded" != "$objects" ]; then
+  echo "kotlin: expected one unguarded lower() per object ($objects objects, $unguarded found): check uniffi's ObjectTemplate.kt" >&2
+  exit 1
+fi
+sed -i 's/^        return value\.uniffiCloneHandle()$/        return value.callWithHandle { it }/' "$GENERATED"
+
 # kotlinc takes ~15 s per source set: reuse its output when nothing it reads changed.
 compile() { # name output-dir classpath extra-key sources...
   local name="$1" out="$2" classpath="$3" extra="$4"
