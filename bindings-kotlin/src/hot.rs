@@ -135,6 +135,7 @@ fn outcome(kind: i32, code: i32, guidance: i32, guidance_ms: i64) -> Option<Outc
     let index = usize::try_from(code).ok();
     Some(match kind {
         0 => Outcome::Success,
+        // An HTTP status with a service error code (a string) takes uniffi's path instead.
         1 => Outcome::HttpStatus {
             status: code,
             retry_after_ms: match guidance {
@@ -142,6 +143,7 @@ fn outcome(kind: i32, code: i32, guidance: i32, guidance_ms: i64) -> Option<Outc
                 1 => Some(guidance_ms),
                 _ => return None,
             },
+            error_code: None,
         },
         2 => Outcome::GrpcStatus {
             code: *GrpcCode::ALL.get(index?)?,
@@ -272,7 +274,9 @@ mod tests {
         assert_eq!(format!("{:016x}", out[4]), request_id);
         // 503 then a retry: the same answers as the twin on uniffi's path.
         let fast = retryplan_kotlin_on_outcome(handle, 20, 1, 1, 503, 1, 1500, out.as_mut_ptr(), WORDS as i32);
-        let slow = twin.on_outcome(20, 1, Outcome::HttpStatus { status: 503, retry_after_ms: Some(1500) }).unwrap();
+        let slow = twin
+            .on_outcome(20, 1, Outcome::HttpStatus { status: 503, retry_after_ms: Some(1500), error_code: None })
+            .unwrap();
         assert_eq!(fast, DONE);
         let Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms } = slow else { panic!() };
         assert_eq!(out[..6], [1, retry.into(), delay_ms, until_ms, server_delay_ms.unwrap(), remaining_budget_ms]);
@@ -325,7 +329,10 @@ mod tests {
         assert_eq!(outcome(2, 17, 0, 0), None);
         assert_eq!(outcome(2, -1, 0, 0), None);
         assert_eq!(outcome(1, 503, 7, 0), None);
-        assert_eq!(outcome(1, 503, 1, 250), Some(Outcome::HttpStatus { status: 503, retry_after_ms: Some(250) }));
+        assert_eq!(
+            outcome(1, 503, 1, 250),
+            Some(Outcome::HttpStatus { status: 503, retry_after_ms: Some(250), error_code: None })
+        );
     }
 
     #[test]

@@ -17,15 +17,17 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use retryplan as rp;
+use retryplan::aws::ErrorCodeTable;
 use retryplan::{
-    AboveCap, BackoffKind, BreakerState, Class, DeadLetterReason, GiveUpReason, GrpcCode, Idempotency, JitterConfig,
-    TransportFailure, Verdict,
+    AboveCap, BackoffKind, BreakerState, Class, DeadLetterReason, GiveUpReason, GrpcCode, GuidanceMode, Idempotency,
+    JitterConfig, TransportFailure, Verdict,
 };
 
 uniffi::setup_scaffolding!();
 
 mod controls;
 mod decision;
+mod dialects;
 mod hot;
 mod operation;
 mod policy;
@@ -35,6 +37,10 @@ pub use controls::{
     DependencyConfig, DependencySnapshot, RetryBudget, RetryCharge, TripConfig,
 };
 pub use decision::{outcome_from_http, Decision, Outcome, Pushback};
+pub use dialects::{
+    aws_error_code_from_response, aws_standard_dependency, encode_grpc_timeout_ns, parse_grpc_timeout_ns,
+    ConfigWarning, MethodProfile, ServiceConfig,
+};
 pub use operation::{
     admit, encode_grpc_timeout, parse_grpc_pushback, parse_grpc_timeout, parse_retry_after,
     parse_retry_after_ms_header, remaining_budget_ms, Admission, GiveUpCounts, Operation, OperationOptions, Stats,
@@ -118,7 +124,7 @@ pub enum Verdict {
 #[uniffi::remote(Enum)]
 pub enum Class {
     Success,
-    Retryable { ambiguous: bool },
+    Retryable { ambiguous: bool, throttling: bool },
     NotRetryable,
     Conflict,
     Cancelled,
@@ -138,6 +144,19 @@ pub enum JitterConfig {
     Equal,
     Decorrelated,
     Proportional { ratio: f64 },
+    A6,
+}
+
+#[uniffi::remote(Enum)]
+pub enum GuidanceMode {
+    Floor,
+    A6,
+}
+
+#[uniffi::remote(Enum)]
+pub enum ErrorCodeTable {
+    AwsTransient,
+    AwsThrottling,
 }
 
 #[uniffi::remote(Enum)]
@@ -191,6 +210,9 @@ pub enum RetryplanError {
     /// A value cannot be represented or is out of its range; nothing changed.
     #[error("{description}")]
     InvalidArgument { name: String, code: String, description: String },
+    /// The host cannot carry out a section of the policy (e.g. `hedging` one attempt at a time).
+    #[error("{description}")]
+    Unsupported { field: String, code: String, description: String },
     /// A header value could not be read.
     #[error("{description}")]
     InvalidHeader { header: String, code: String, description: String },
@@ -223,6 +245,9 @@ impl From<rp::Error> for RetryplanError {
             }
             rp::Error::InvalidArgument { name, .. } => {
                 RetryplanError::InvalidArgument { name: name.to_owned(), code, description }
+            }
+            rp::Error::Unsupported { field, .. } => {
+                RetryplanError::Unsupported { field: field.to_owned(), code, description }
             }
             rp::Error::InvalidHeader(header) => {
                 RetryplanError::InvalidHeader { header: header.header().to_owned(), code, description }

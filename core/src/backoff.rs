@@ -11,7 +11,9 @@
 //!
 //! The jitter then gives an inclusive range of delays, and one draw picks the
 //! delay (see [`crate::Jitter`] and the [`rng`](crate) notes). No delay ever
-//! exceeds the cap; server guidance may raise a delay above it (it is a floor).
+//! exceeds the cap, except under `a6` jitter, where gRFC A6 multiplies the
+//! capped ceiling by `random(0.8, 1.2)`; server guidance may raise a delay
+//! above it (it is a floor).
 
 use crate::error::Error;
 use crate::policy::{Backoff, BackoffKind, Jitter, Policy, MAX_ATTEMPTS_LIMIT};
@@ -37,8 +39,16 @@ impl Backoff {
                     if ceiling >= self.cap_ms {
                         break;
                     }
-                    let grown = u128::from(ceiling) * u128::from(self.multiplier_permille) / 1000;
-                    ceiling = u64::try_from(grown).unwrap_or(u64::MAX).min(self.cap_ms);
+                    // In u64 whenever the product fits (a division by a constant
+                    // is a multiplication there; u128 division is a library call).
+                    let grown = match ceiling.checked_mul(u64::from(self.multiplier_permille)) {
+                        Some(product) => product / 1000,
+                        None => {
+                            let wide = u128::from(ceiling) * u128::from(self.multiplier_permille) / 1000;
+                            u64::try_from(wide).unwrap_or(u64::MAX)
+                        }
+                    };
+                    ceiling = grown.min(self.cap_ms);
                 }
                 ceiling
             }
@@ -67,6 +77,11 @@ pub fn delay_range_ms(policy: &Policy, retry: u32, previous_delay_ms: u64) -> (u
         Jitter::Proportional { ratio_permille } => {
             let spread = u64::try_from(u128::from(ceiling) * u128::from(ratio_permille) / 1000).unwrap_or(u64::MAX);
             (ceiling.saturating_sub(spread), ceiling.saturating_add(spread).min(cap))
+        }
+        Jitter::A6 => {
+            // min(initial * m^n, max) * random(0.8, 1.2): the spread is not capped (gRFC A6).
+            let spread = ceiling / 5;
+            (ceiling - spread, ceiling.saturating_add(spread))
         }
     }
 }
@@ -135,5 +150,7 @@ mod tests {
         assert_eq!(delay_range_ms(&policy(b, JitterConfig::Proportional { ratio: 0.2 }), 9, 0), (800, 1000));
         assert_eq!(delay_range_ms(&policy(b, JitterConfig::Decorrelated), 0, 100), (100, 300));
         assert_eq!(delay_range_ms(&policy(b, JitterConfig::Decorrelated), 5, 900), (100, 1000));
+        assert_eq!(delay_range_ms(&policy(b, JitterConfig::A6), 0, 0), (80, 120));
+        assert_eq!(delay_range_ms(&policy(b, JitterConfig::A6), 9, 0), (800, 1200), "A6 may exceed the cap");
     }
 }

@@ -7,6 +7,7 @@
 //! |---|---|
 //! | [`Outcome::Success`], HTTP 1xx-3xx, gRPC `ok` | success |
 //! | a status or code in `conflict` | conflict: re-read, recompute, redo the unit |
+//! | an HTTP error whose `error_code` is in a `retry_on.error_codes` table | retryable; `throttling` for `aws_throttling` codes |
 //! | a status, code or transport failure in `retry_on` | retryable; ambiguous if in `ambiguous` or the request may have been processed |
 //! | [`TransportFailure::NotSent`] | never ambiguous: the request never left |
 //! | [`TransportFailure::ConnectionLost`], [`TransportFailure::TimedOut`] | always ambiguous |
@@ -16,137 +17,11 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::codes::{GrpcCode, TransportFailure};
 use crate::error::Error;
+use crate::error_code::{ErrorCode, ErrorCodeTable};
 use crate::policy::Policy;
-use crate::retry_after::{parse_retry_after, parse_retry_after_ms_header, Pushback};
-
-/// gRPC status codes, by their canonical names in snake_case.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[allow(missing_docs)]
-pub enum GrpcCode {
-    Ok,
-    Cancelled,
-    Unknown,
-    InvalidArgument,
-    DeadlineExceeded,
-    NotFound,
-    AlreadyExists,
-    PermissionDenied,
-    ResourceExhausted,
-    FailedPrecondition,
-    Aborted,
-    OutOfRange,
-    Unimplemented,
-    Internal,
-    Unavailable,
-    DataLoss,
-    Unauthenticated,
-}
-
-impl GrpcCode {
-    /// Every code, in numeric order.
-    pub const ALL: [GrpcCode; 17] = [
-        GrpcCode::Ok,
-        GrpcCode::Cancelled,
-        GrpcCode::Unknown,
-        GrpcCode::InvalidArgument,
-        GrpcCode::DeadlineExceeded,
-        GrpcCode::NotFound,
-        GrpcCode::AlreadyExists,
-        GrpcCode::PermissionDenied,
-        GrpcCode::ResourceExhausted,
-        GrpcCode::FailedPrecondition,
-        GrpcCode::Aborted,
-        GrpcCode::OutOfRange,
-        GrpcCode::Unimplemented,
-        GrpcCode::Internal,
-        GrpcCode::Unavailable,
-        GrpcCode::DataLoss,
-        GrpcCode::Unauthenticated,
-    ];
-
-    /// The numeric code on the wire (0 for `ok` ... 16 for `unauthenticated`).
-    #[must_use]
-    pub fn number(self) -> u32 {
-        self as u32
-    }
-
-    /// The code for a wire number, if it is one of the 17 defined codes.
-    #[must_use]
-    pub fn from_number(number: u32) -> Option<GrpcCode> {
-        usize::try_from(number).ok().and_then(|index| GrpcCode::ALL.get(index).copied())
-    }
-
-    /// The snake_case name, as in JSON.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            GrpcCode::Ok => "ok",
-            GrpcCode::Cancelled => "cancelled",
-            GrpcCode::Unknown => "unknown",
-            GrpcCode::InvalidArgument => "invalid_argument",
-            GrpcCode::DeadlineExceeded => "deadline_exceeded",
-            GrpcCode::NotFound => "not_found",
-            GrpcCode::AlreadyExists => "already_exists",
-            GrpcCode::PermissionDenied => "permission_denied",
-            GrpcCode::ResourceExhausted => "resource_exhausted",
-            GrpcCode::FailedPrecondition => "failed_precondition",
-            GrpcCode::Aborted => "aborted",
-            GrpcCode::OutOfRange => "out_of_range",
-            GrpcCode::Unimplemented => "unimplemented",
-            GrpcCode::Internal => "internal",
-            GrpcCode::Unavailable => "unavailable",
-            GrpcCode::DataLoss => "data_loss",
-            GrpcCode::Unauthenticated => "unauthenticated",
-        }
-    }
-}
-
-/// A failure below the application protocol, split by whether the request
-/// may have reached the server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TransportFailure {
-    /// The request never left (DNS failure, connection refused, TLS handshake
-    /// failed before sending). Always safe to repeat.
-    NotSent,
-    /// The connection broke after the request was (partly) sent: it may have
-    /// been processed.
-    ConnectionLost,
-    /// The attempt's timeout fired after sending: it may have been processed.
-    TimedOut,
-}
-
-impl TransportFailure {
-    /// Every kind, in declaration order.
-    pub const ALL: [TransportFailure; 3] =
-        [TransportFailure::NotSent, TransportFailure::ConnectionLost, TransportFailure::TimedOut];
-
-    /// True when the server may have processed the request.
-    #[must_use]
-    pub fn may_have_been_processed(self) -> bool {
-        !matches!(self, TransportFailure::NotSent)
-    }
-}
-
-impl crate::value::Named for GrpcCode {
-    const ALL: &'static [Self] = &GrpcCode::ALL;
-    fn name(self) -> &'static str {
-        GrpcCode::name(self)
-    }
-}
-
-impl crate::value::Named for TransportFailure {
-    const ALL: &'static [Self] = &TransportFailure::ALL;
-    fn name(self) -> &'static str {
-        match self {
-            TransportFailure::NotSent => "not_sent",
-            TransportFailure::ConnectionLost => "connection_lost",
-            TransportFailure::TimedOut => "timed_out",
-        }
-    }
-}
+use crate::retry_after::Pushback;
 
 impl crate::value::Named for Verdict {
     const ALL: &'static [Self] = &[Verdict::Retryable, Verdict::NotRetryable, Verdict::Conflict];
@@ -182,9 +57,14 @@ pub enum Outcome {
         /// The status, 100..=599. 1xx-3xx count as success.
         status: u16,
         /// A Retry-After delay already converted to milliseconds from now
-        /// (see [`parse_retry_after`], or build it with [`Outcome::from_http`]).
+        /// (see [`parse_retry_after`](crate::parse_retry_after), or build it with
+        /// [`Outcome::from_http_response`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         retry_after_ms: Option<u64>,
+        /// The service's error code (AWS: `ThrottlingException`, `SlowDown`,
+        /// ...), read with [`crate::aws::error_code_from_response`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error_code: Option<ErrorCode>,
     },
     /// A gRPC status arrived.
     GrpcStatus {
@@ -208,34 +88,9 @@ pub enum Outcome {
     Cancelled,
 }
 
-impl Outcome {
-    /// An HTTP outcome from the status and the raw server-guidance headers,
-    /// so every language reads them the same way:
-    ///
-    /// - `retry-after-ms` (milliseconds, also sent as `x-ms-retry-after-ms`)
-    ///   wins when it is readable, being the more precise;
-    /// - otherwise `Retry-After` (delta-seconds or an HTTP-date, read against
-    ///   the caller's wall clock `now_unix_ms`);
-    /// - an unreadable value counts as no guidance at all: the status alone
-    ///   decides, and the policy's backoff applies.
-    ///
-    /// ```
-    /// use retryplan::Outcome;
-    /// let outcome = Outcome::from_http(503, Some("2"), Some("oops"), 0);
-    /// assert_eq!(outcome, Outcome::HttpStatus { status: 503, retry_after_ms: Some(2_000) });
-    /// ```
-    #[must_use]
-    pub fn from_http(
-        status: u16,
-        retry_after: Option<&str>,
-        retry_after_ms: Option<&str>,
-        now_unix_ms: u64,
-    ) -> Outcome {
-        let precise = retry_after_ms.and_then(|value| parse_retry_after_ms_header(value).ok());
-        let retry_after_ms =
-            precise.or_else(|| retry_after.and_then(|value| parse_retry_after(value, now_unix_ms).ok()));
-        Outcome::HttpStatus { status, retry_after_ms }
-    }
+/// `serde`'s `skip_serializing_if` for a `false` flag.
+fn is_false(flag: &bool) -> bool {
+    !*flag
 }
 
 /// What an outcome means under a policy.
@@ -248,6 +103,10 @@ pub enum Class {
     Retryable {
         /// The request may have been processed.
         ambiguous: bool,
+        /// The server throttled the request (an `aws_throttling` error code):
+        /// retryable, but a sign of overload rather than a transient fault.
+        #[serde(default, skip_serializing_if = "is_false")]
+        throttling: bool,
     },
     /// Another identical attempt will not help.
     NotRetryable,
@@ -263,8 +122,8 @@ pub enum Class {
 /// use retryplan::{classify, Class, Outcome, Policy, TransportFailure};
 /// let policy = Policy::default();
 /// let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost };
-/// assert_eq!(classify(&policy, &lost), Ok(Class::Retryable { ambiguous: true }));
-/// let teapot = Outcome::HttpStatus { status: 418, retry_after_ms: None };
+/// assert_eq!(classify(&policy, &lost), Ok(Class::Retryable { ambiguous: true, throttling: false }));
+/// let teapot = Outcome::HttpStatus { status: 418, retry_after_ms: None, error_code: None };
 /// assert_eq!(classify(&policy, &teapot), Ok(Class::NotRetryable));
 /// ```
 ///
@@ -274,7 +133,7 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
     let sets = &policy.classification;
     Ok(match *outcome {
         Outcome::Success => Class::Success,
-        Outcome::HttpStatus { status, .. } => {
+        Outcome::HttpStatus { status, error_code, .. } => {
             if !(100..=599).contains(&status) {
                 return Err(Error::InvalidArgument {
                     name: "status",
@@ -285,8 +144,12 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
                 Class::Success
             } else if sets.conflict_http.contains(status) {
                 Class::Conflict
-            } else if sets.retry_http.contains(status) {
-                Class::Retryable { ambiguous: sets.ambiguous_http.contains(status) }
+            } else if error_code.is_some_and(|code| in_table(sets, ErrorCodeTable::AwsThrottling, &code)) {
+                Class::Retryable { ambiguous: false, throttling: true }
+            } else if sets.retry_http.contains(status)
+                || error_code.is_some_and(|code| in_table(sets, ErrorCodeTable::AwsTransient, &code))
+            {
+                Class::Retryable { ambiguous: sets.ambiguous_http.contains(status), throttling: false }
             } else {
                 Class::NotRetryable
             }
@@ -297,25 +160,30 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
             } else if sets.conflict_grpc.contains(code) {
                 Class::Conflict
             } else if sets.retry_grpc.contains(code) {
-                Class::Retryable { ambiguous: sets.ambiguous_grpc.contains(code) }
+                Class::Retryable { ambiguous: sets.ambiguous_grpc.contains(code), throttling: false }
             } else {
                 Class::NotRetryable
             }
         }
         Outcome::Transport { failure } => {
             if sets.retry_transport.contains(failure) {
-                Class::Retryable { ambiguous: failure.may_have_been_processed() }
+                Class::Retryable { ambiguous: failure.may_have_been_processed(), throttling: false }
             } else {
                 Class::NotRetryable
             }
         }
         Outcome::Application { verdict } => match verdict {
-            Verdict::Retryable => Class::Retryable { ambiguous: false },
+            Verdict::Retryable => Class::Retryable { ambiguous: false, throttling: false },
             Verdict::NotRetryable => Class::NotRetryable,
             Verdict::Conflict => Class::Conflict,
         },
         Outcome::Cancelled => Class::Cancelled,
     })
+}
+
+/// True when the policy retries `table` and `code` is in it.
+fn in_table(sets: &crate::policy::Classification, table: ErrorCodeTable, code: &ErrorCode) -> bool {
+    sets.retry_error_codes.contains(table) && table.contains(code)
 }
 
 #[cfg(test)]
@@ -324,24 +192,14 @@ mod tests {
     use crate::policy::PolicyConfig;
 
     #[test]
-    fn grpc_numbers_match_the_wire() {
-        for (index, code) in GrpcCode::ALL.iter().enumerate() {
-            assert_eq!(code.number() as usize, index);
-            assert_eq!(GrpcCode::from_number(code.number()), Some(*code));
-        }
-        assert_eq!(GrpcCode::Unavailable.number(), 14);
-        assert_eq!(GrpcCode::from_number(17), None);
-    }
-
-    #[test]
     fn default_http_classification() {
         let policy = Policy::default();
-        let class = |status| classify(&policy, &Outcome::HttpStatus { status, retry_after_ms: None });
+        let class = |status| classify(&policy, &Outcome::HttpStatus { status, retry_after_ms: None, error_code: None });
         for status in [408, 429, 503] {
-            assert_eq!(class(status), Ok(Class::Retryable { ambiguous: false }), "{status}");
+            assert_eq!(class(status), Ok(Class::Retryable { ambiguous: false, throttling: false }), "{status}");
         }
         for status in [500, 502, 504] {
-            assert_eq!(class(status), Ok(Class::Retryable { ambiguous: true }), "{status}");
+            assert_eq!(class(status), Ok(Class::Retryable { ambiguous: true, throttling: false }), "{status}");
         }
         for status in [400, 401, 403, 404, 422, 501] {
             assert_eq!(class(status), Ok(Class::NotRetryable), "{status}");
@@ -360,7 +218,7 @@ mod tests {
         config.retry_on.transport = vec![TransportFailure::NotSent];
         let policy = Policy::new(&config).expect("valid");
         let grpc = |code| classify(&policy, &Outcome::GrpcStatus { code, pushback: None });
-        assert_eq!(grpc(GrpcCode::ResourceExhausted), Ok(Class::Retryable { ambiguous: false }));
+        assert_eq!(grpc(GrpcCode::ResourceExhausted), Ok(Class::Retryable { ambiguous: false, throttling: false }));
         assert_eq!(grpc(GrpcCode::Aborted), Ok(Class::NotRetryable));
         let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost };
         assert_eq!(classify(&policy, &lost), Ok(Class::NotRetryable));

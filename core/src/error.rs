@@ -78,6 +78,16 @@ pub enum Error {
         /// The rule it breaks.
         rule: String,
     },
+    /// The host cannot carry out a section of the policy as written (a host
+    /// that runs one attempt at a time cannot hedge); `field` names the
+    /// section. Nothing was started.
+    #[error("`{field}` cannot run here: {rule}")]
+    Unsupported {
+        /// The policy section, e.g. `hedging`.
+        field: &'static str,
+        /// Why, and what the caller can do instead.
+        rule: &'static str,
+    },
     /// A header value could not be read (Retry-After, grpc-timeout).
     #[error(transparent)]
     InvalidHeader(#[from] HeaderError),
@@ -121,48 +131,9 @@ impl Error {
             Error::OperationEnded => "operation_ended",
             Error::AttemptNotRunning { .. } => "attempt_not_running",
             Error::InvalidArgument { .. } => "invalid_argument",
+            Error::Unsupported { .. } => "unsupported",
             Error::InvalidHeader(_) => "invalid_header",
             Error::EntropyUnavailable { .. } => "entropy_unavailable",
         }
-    }
-}
-
-/// A string in double quotes for messages, with quotes, backslashes, control
-/// characters and the invisible formatting characters (zero-width, bidi
-/// overrides) escaped, so a server-sent header cannot disguise a log line
-/// (`{:?}` would do it too, but its Unicode tables cost the wasm kilobytes).
-pub(crate) struct Quoted<'a>(pub(crate) &'a str);
-
-impl core::fmt::Display for Quoted<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        use core::fmt::Write;
-        f.write_char('"')?;
-        for c in self.0.chars() {
-            match c {
-                '"' | '\\' => {
-                    f.write_char('\\')?;
-                    f.write_char(c)?;
-                }
-                c if c.is_control() || is_invisible_format(c) => write!(f, "\\u{{{:x}}}", u32::from(c))?,
-                c => f.write_char(c)?,
-            }
-        }
-        f.write_char('"')
-    }
-}
-
-/// Zero-width and bidirectional formatting characters (Unicode `Cf` that renders as nothing).
-fn is_invisible_format(c: char) -> bool {
-    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Quoted;
-
-    #[test]
-    fn quoted_escapes_what_would_confuse_a_log_line() {
-        assert_eq!(Quoted("a\"b\\c\n…").to_string(), "\"a\\\"b\\\\c\\u{a}…\"");
-        assert_eq!(Quoted("1\u{202e}0\u{200b}").to_string(), "\"1\\u{202e}0\\u{200b}\"");
     }
 }

@@ -13,15 +13,23 @@
     )
 )]
 
+pub mod aws;
 pub mod backoff;
 pub mod breaker;
 pub mod budget;
+pub mod check;
 pub mod classify;
+mod codes;
+pub mod compatibility;
 pub mod concurrency;
 pub mod deadline;
 pub mod decision;
 pub mod dependency;
+pub mod driver;
 pub mod error;
+mod error_code;
+pub mod failure;
+pub mod grpc;
 pub mod grpc_timeout;
 mod guidance;
 pub mod http;
@@ -32,7 +40,9 @@ pub mod redelivery;
 pub mod retry_after;
 mod rng;
 pub mod stats;
+mod text;
 pub mod timeline;
+mod units;
 pub mod value;
 mod window;
 
@@ -44,16 +54,26 @@ pub use concurrency::ConcurrencyLimit;
 pub use deadline::{admit, remaining_budget_ms, Admission};
 pub use decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 pub use dependency::{Dependency, DependencyConfig, DependencySnapshot};
+pub use driver::{
+    AbortReason, Action, AttemptPlan, AttemptResult, Concurrency, Driver, DriverOptions, Ending, Event, Receipt,
+};
 pub use error::{Error, Violation};
-pub use grpc_timeout::{encode_grpc_timeout, encode_grpc_timeout_into, parse_grpc_timeout};
-pub use http::{IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RETRY_AFTER_MS_HEADERS};
+pub use failure::Failure;
+pub use grpc_timeout::{
+    encode_grpc_timeout, encode_grpc_timeout_into, encode_grpc_timeout_ns, parse_grpc_timeout, parse_grpc_timeout_ns,
+    MAX_GRPC_TIMEOUT_NS,
+};
+pub use http::{
+    Repeatability, AWS_ERROR_TYPE_HEADER, GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER,
+    RETRY_AFTER_MS_HEADERS,
+};
 pub use operation::{IdempotencyKey, Operation, OperationOptions};
 pub use policy::{
-    AboveCap, AttemptTimeout, AttemptTimeoutConfig, Backoff, BackoffConfig, BackoffKind, HedgingConfig, Idempotency,
-    Jitter, JitterConfig, Policy, PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig,
+    AboveCap, AttemptTimeout, AttemptTimeoutConfig, Backoff, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig,
+    Idempotency, Jitter, JitterConfig, Policy, PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig,
     MAX_ATTEMPTS_LIMIT, MAX_MS,
 };
 pub use redelivery::{redeliver, DeadLetterReason, Redelivery, RedeliveryConfig};
 pub use retry_after::{parse_grpc_pushback, parse_retry_after, parse_retry_after_ms_header, HeaderError, Pushback};
-pub use stats::{GiveUpCounts, Stats};
+pub use stats::{GiveUpCounts, SharedStats, Stats};
 pub use timeline::{explain, Timeline, TimelineStep, Warning};

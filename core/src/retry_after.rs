@@ -14,8 +14,8 @@
 
 use std::time::UNIX_EPOCH;
 
-use crate::error::Quoted;
-use crate::policy::MAX_MS;
+use crate::text::Quoted;
+use crate::units::MAX_MS;
 
 /// Header name used in errors produced by [`parse_retry_after`].
 const RETRY_AFTER: &str = "retry-after";

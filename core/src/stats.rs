@@ -1,5 +1,7 @@
 //! Aggregate counters over many operations' decisions, for metrics.
 
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
 use serde::{Deserialize, Serialize};
 
 use crate::decision::{Decision, GiveUpReason};
@@ -126,5 +128,46 @@ impl Stats {
         self.reconciles = self.reconciles.saturating_add(other.reconciles);
         self.restarts = self.restarts.saturating_add(other.restarts);
         self.gave_up.merge(&other.gave_up);
+    }
+}
+
+/// [`Stats`] shared by many operations and threads, counted inside the engine
+/// as decisions are made (the [`Driver`](crate::Driver) records every
+/// decision it takes from its operation), read as a consistent snapshot.
+///
+/// ```
+/// use std::sync::Arc;
+/// use retryplan::{Driver, DriverOptions, OperationOptions, Policy, SharedStats};
+/// let stats = Arc::new(SharedStats::default());
+/// let options = DriverOptions { stats: Some(stats.clone()), ..DriverOptions::default() };
+/// let mut driver = Driver::new(&Policy::default(), 0, OperationOptions::new(1), options).unwrap();
+/// let _start = driver.poll_action(0);
+/// assert_eq!(stats.snapshot().operations, 1);
+/// ```
+#[derive(Debug, Default)]
+pub struct SharedStats {
+    counts: Mutex<Stats>,
+}
+
+impl SharedStats {
+    /// Counts one decision (see [`Stats::record`]).
+    pub fn record(&self, decision: &Decision) {
+        self.counts().record(decision);
+    }
+
+    /// The counts so far.
+    #[must_use]
+    pub fn snapshot(&self) -> Stats {
+        *self.counts()
+    }
+
+    /// Adds counts made elsewhere (e.g. by another process, or before a restart).
+    pub fn merge(&self, other: &Stats) {
+        self.counts().merge(other);
+    }
+
+    fn counts(&self) -> MutexGuard<'_, Stats> {
+        // Counting cannot leave the counters half-updated: a poisoned lock holds valid counts.
+        self.counts.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

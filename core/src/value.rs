@@ -18,7 +18,8 @@
 //!
 //! let typo = Value::Object(vec![("max_attemps".into(), Value::Number(Number::Unsigned(5)))]);
 //! let error = PolicyConfig::from_value(&typo).unwrap_err();
-//! assert_eq!(error.to_string(), "invalid policy JSON at `max_attemps`: unknown field `max_attemps`, expected one of \
+//! assert_eq!(error.to_string(), "invalid policy JSON at `max_attemps`: unknown field `max_attemps` \
+//!     (did you mean `max_attempts`?), expected one of \
 //!     `max_attempts`, `total_budget_ms`, `attempt_timeout`, `response_reserve_ms`, `minimum_useful_attempt_ms`, \
 //!     `backoff`, `jitter`, `retry_on`, `ambiguous`, `conflict`, `server_guidance`, `idempotency`, `hedging`, `redelivery`");
 //! ```
@@ -26,8 +27,12 @@
 use core::fmt;
 
 use crate::error::Error;
+use crate::units::Decimal;
 
 mod serializer;
+mod suggest;
+
+pub use suggest::closest_name;
 
 /// A number as the source spelt it: integers are kept exactly (JSON text may
 /// hold integers beyond 2^53), anything else as a float.
@@ -74,51 +79,6 @@ impl fmt::Display for Number {
             Number::Negative(value) => write!(f, "{value}"),
             Number::Float(value) => Decimal(value).fmt(f),
         }
-    }
-}
-
-/// A float in words for messages, without the float formatter (it costs
-/// ~20 KB of wasm): its digits up to the 15 significant ones every f64 holds
-/// (at most 12 decimals, rounded), so a value refused for its decimals shows
-/// them; `NaN`, infinities and magnitudes beyond 10^19 or below 10^-12 in words.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Decimal(pub(crate) f64);
-
-impl fmt::Display for Decimal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const SIGNIFICANT: u32 = 15;
-        let value = self.0;
-        if value.is_nan() {
-            return f.write_str("NaN");
-        }
-        let sign = if value < 0.0 { "-" } else { "" };
-        let magnitude = value.abs();
-        if magnitude >= 1e19 {
-            return f.write_str(if value > 0.0 { "over 10^19" } else { "below -10^19" });
-        }
-        // Below 10^19 < 2^64, so the whole part converts exactly (u64, not u128:
-        // formatting a u128 costs the wasm build 2 KB).
-        let whole = magnitude.trunc() as u64;
-        let whole_digits = whole.checked_ilog10().map_or(1, |log| log + 1);
-        let decimals = SIGNIFICANT.saturating_sub(whole_digits).min(12);
-        let scale = 10u64.pow(decimals);
-        // At most 10^15 after scaling, so the rounded cast is exact.
-        let scaled = if decimals == 0 { whole } else { (magnitude * scale as f64).round() as u64 };
-        if scaled == 0 && magnitude > 0.0 {
-            return f.write_str("a number closer to 0 than 10^-12");
-        }
-        let (whole, mut fraction) = (scaled / scale, scaled % scale);
-        let sign = if scaled == 0 { "" } else { sign };
-        write!(f, "{sign}{whole}")?;
-        if fraction != 0 {
-            let mut digits = decimals as usize;
-            while fraction % 10 == 0 {
-                fraction /= 10;
-                digits -= 1;
-            }
-            write!(f, ".{fraction:0digits$}")?;
-        }
-        Ok(())
     }
 }
 
@@ -409,6 +369,11 @@ pub trait Named: Copy + 'static {
     }
 }
 
+/// ` (did you mean `x`?)` when `name` looks like a typo of one of `known`, else nothing.
+fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    closest_name(name, known).map(|close| format!(" (did you mean `{close}`?)")).unwrap_or_default()
+}
+
 /// The names of `T`'s variants as `` `a`, `b` `` for messages.
 fn names<T: Named>() -> String {
     quoted(T::ALL.iter().map(|variant| variant.name()))
@@ -433,8 +398,10 @@ fn quoted<'a>(names: impl Iterator<Item = &'a str>) -> String {
 /// [`Error::InvalidPolicyJson`] at `path` naming the accepted names.
 pub(crate) fn read_name<T: Named>(value: &Value, path: &str) -> Result<T, Error> {
     match value {
-        Value::String(name) => T::from_name(name)
-            .ok_or_else(|| read_error(path, format!("unknown variant `{name}`, expected one of {}", names::<T>()))),
+        Value::String(name) => T::from_name(name).ok_or_else(|| {
+            let hint = did_you_mean(name, T::ALL.iter().map(|variant| variant.name()));
+            read_error(path, format!("unknown variant `{name}`{hint}, expected one of {}", names::<T>()))
+        }),
         other => Err(expected(path, &format!("one of {}", names::<T>()), other)),
     }
 }
@@ -457,9 +424,10 @@ impl<'a> Fields<'a> {
         };
         for (index, (key, _)) in fields.iter().enumerate() {
             if !known.contains(&key.as_str()) {
+                let hint = did_you_mean(key, known.iter().copied());
                 return Err(read_error(
                     &join(path, key),
-                    format!("unknown field `{key}`, expected one of {}", quoted(known.iter().copied())),
+                    format!("unknown field `{key}`{hint}, expected one of {}", quoted(known.iter().copied())),
                 ));
             }
             if fields.iter().take(index).any(|(earlier, _)| earlier == key) {
@@ -535,7 +503,14 @@ pub(crate) fn tagged<'a, T: Named>(
     known: impl Fn(T) -> &'static [&'static str],
 ) -> Result<(T, Fields<'a>), Error> {
     let Value::Object(fields) = value else {
-        return Err(expected(path, "an object", value));
+        // `"jitter": "full"` for `{"kind": "full"}`: say so.
+        return Err(match value {
+            Value::String(name) if T::from_name(name).is_some() => read_error(
+                path,
+                format!("expected an object, found {} (did you mean `{{\"kind\": \"{name}\"}}`?)", value.describe()),
+            ),
+            other => expected(path, "an object", other),
+        });
     };
     let tag =
         fields.iter().find(|(key, _)| key == "kind").map(|(_, tag)| tag).ok_or_else(|| {
@@ -563,30 +538,6 @@ pub(crate) fn one_of<'a>(value: &'a Value, path: &str, known: &[&str]) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn decimals_print_without_the_float_formatter() {
-        for (value, text) in [
-            (2.0005, "2.0005"),
-            (0.1, "0.1"),
-            (-1.5, "-1.5"),
-            (3.0, "3"),
-            (-0.0, "0"),
-            (0.1234567, "0.1234567"),
-            (0.2000001, "0.2000001"),
-            (1e-7, "0.0000001"),
-            (1e-13, "a number closer to 0 than 10^-12"),
-            (-1e-13, "a number closer to 0 than 10^-12"),
-            (123_456_789.123, "123456789.123"),
-            (1e14, "100000000000000"),
-            (1e18, "1000000000000000000"),
-            (1e20, "over 10^19"),
-            (f64::NAN, "NaN"),
-            (f64::NEG_INFINITY, "below -10^19"),
-        ] {
-            assert_eq!(Decimal(value).to_string(), text, "{value}");
-        }
-    }
 
     #[test]
     fn host_floats_become_the_most_exact_number() {

@@ -6,11 +6,15 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
 use retryplan::{
-    admit, backoff_ceilings_ms, classify, encode_grpc_timeout, explain, parse_grpc_pushback, parse_grpc_timeout,
-    parse_retry_after, parse_retry_after_ms_header, profiles, redeliver, BreakerConfig, BreakerPermit, BudgetConfig,
-    CircuitBreaker, Dependency, Error, IdempotencyKey, Operation, OperationOptions, Outcome, Policy, PolicyConfig,
-    RetryBudget, RetryCharge,
+    admit, aws, backoff_ceilings_ms, classify, encode_grpc_timeout, encode_grpc_timeout_ns, explain,
+    grpc::{ServiceConfig, ServiceConfigOptions},
+    parse_grpc_pushback, parse_grpc_timeout, parse_grpc_timeout_ns, parse_retry_after, parse_retry_after_ms_header,
+    profiles, redeliver, BreakerConfig, BreakerPermit, BudgetConfig, CircuitBreaker, Concurrency, Dependency, Driver,
+    DriverOptions, Error, Failure, IdempotencyKey, Operation, OperationOptions, Outcome, Policy, PolicyConfig,
+    Repeatability, RetryBudget, RetryCharge, SharedStats,
 };
 use serde_json::{json, Map, Value};
 
@@ -29,6 +33,7 @@ fn error_value(error: &Error) -> Value {
             json!({"code": error.code(), "fields": violations.iter().map(|v| v.field.clone()).collect::<Vec<_>>()})
         }
         Error::InvalidPolicyJson { field, .. } => json!({"code": error.code(), "fields": [field]}),
+        Error::Unsupported { field, .. } => json!({"code": error.code(), "fields": [field]}),
         other => json!({"code": other.code()}),
     }
 }
@@ -45,8 +50,52 @@ fn policy_config(case: &Map<String, Value>) -> Result<PolicyConfig, Error> {
     }
 }
 
+/// A case's service config, read with its `max_attempts_cap` (default 5).
+fn service_config(case: &Map<String, Value>) -> Option<Result<ServiceConfig, Error>> {
+    let config = case.get("grpc_service_config")?;
+    let mut options = ServiceConfigOptions::default();
+    if let Some(cap) = u64_field(case, "max_attempts_cap") {
+        options.max_attempts_cap = u32::try_from(cap).expect("u32");
+    }
+    Some(ServiceConfig::from_json(&config.to_string(), options))
+}
+
+/// An outcome from its JSON form; the error code goes through
+/// `ErrorCode::new`, the typed API that refuses what it cannot hold.
+fn outcome(value: Option<&Value>) -> Result<Outcome, Error> {
+    let mut value = value.cloned().expect("an outcome");
+    let code = value.as_object_mut().and_then(|object| object.remove("error_code"));
+    let outcome: Outcome = serde_json::from_value(value).expect("a well-formed outcome");
+    match code {
+        Some(code) => Ok(outcome.with_error_code(Some(aws::ErrorCode::new(code.as_str().expect("a string"))?))),
+        None => Ok(outcome),
+    }
+}
+
 fn policy(case: &Map<String, Value>) -> Result<Policy, Error> {
+    if let Some(config) = service_config(case) {
+        let method = case.get("grpc_method").and_then(Value::as_object).expect("grpc_method {service, method}");
+        let config = config?;
+        let policy = config.profile_for(str_field(method, "service"), str_field(method, "method"));
+        return Ok(*policy.expect("the vector's method has a profile"));
+    }
     Policy::new(&policy_config(case)?)
+}
+
+/// The case's dependency: `dependency` (or the AWS standard one by name),
+/// else its service config's throttling.
+fn case_dependency(case: &Map<String, Value>) -> Result<Option<Arc<Dependency>>, Error> {
+    match case.get("dependency") {
+        Some(Value::String(name)) if name == "aws_standard" => {
+            return Dependency::new(&aws::standard_dependency()).map(Some)
+        }
+        Some(config) => return Dependency::from_json(&config.to_string()).map(Some),
+        None => {}
+    }
+    match service_config(case) {
+        Some(config) => config?.throttling.map(|throttling| Dependency::new(&throttling)).transpose(),
+        None => Ok(None),
+    }
 }
 
 fn u64_field(object: &Map<String, Value>, key: &str) -> Option<u64> {
@@ -79,33 +128,61 @@ fn settle(holder: &mut Map<String, Value>, answer: Answer, fill: bool, failures:
     }
 }
 
-fn run_operation(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String>, id: &str) {
-    let policy = match policy(case) {
-        Ok(policy) => policy,
-        Err(error) => return failures.push(format!("{id}: invalid policy: {error}")),
-    };
+/// The operation options a case describes: seed, key, caller deadline, dependency.
+fn operation_options(
+    case: &Map<String, Value>,
+    id: &str,
+) -> Result<(OperationOptions, Option<Arc<Dependency>>), String> {
     let mut options = OperationOptions::new(u64_field(case, "seed").expect("operation cases need a seed"));
     if let Some(key) = case.get("idempotency_key") {
         let key = key.as_str().expect("idempotency_key is a string");
         options = options.with_idempotency_key(IdempotencyKey::new(key).expect("vector keys are valid"));
     }
     options.deadline_ms = u64_field(case, "deadline_ms");
-    let dependency = match case.get("dependency") {
-        Some(config) => match Dependency::from_json(&config.to_string()) {
-            Ok(dependency) => Some(dependency),
-            Err(error) => return failures.push(format!("{id}: invalid dependency: {error}")),
-        },
-        None => None,
-    };
+    let dependency = case_dependency(case).map_err(|error| format!("{id}: invalid dependency: {error}"))?;
     options.dependency = dependency.clone();
+    Ok((options, dependency))
+}
+
+fn run_operation(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String>, id: &str) {
+    let policy = match policy(case) {
+        Ok(policy) => policy,
+        Err(error) => return failures.push(format!("{id}: invalid policy: {error}")),
+    };
+    let (options, dependency) = match operation_options(case, id) {
+        Ok(options) => options,
+        Err(problem) => return failures.push(problem),
+    };
+    if let Some(operations) = case.get_mut("operations").and_then(Value::as_array_mut) {
+        // An operation_series: operations one after another, sharing the dependency.
+        for (index, entry) in operations.iter_mut().enumerate() {
+            let entry = entry.as_object_mut().expect("an operation is an object");
+            let start_ms = u64_field(entry, "start_ms").expect("an operation needs start_ms");
+            let operation = Operation::new(&policy, start_ms, options.clone());
+            let steps = entry.get_mut("steps").and_then(Value::as_array_mut).expect("steps");
+            run_steps(operation, steps, dependency.as_ref(), fill, failures, &format!("{id} operation {index}"));
+        }
+        return;
+    }
     let start_ms = u64_field(case, "start_ms").expect("operation cases need start_ms");
-    let mut operation = Operation::new(&policy, start_ms, options);
+    let operation = Operation::new(&policy, start_ms, options);
     if let Some(expected) = case.get("expect_idempotency_key") {
         if expected.as_str() != Some(operation.idempotency_key().as_str()) {
             failures.push(format!("{id}: idempotency key {} != {expected}", operation.idempotency_key()));
         }
     }
     let steps = case.get_mut("steps").and_then(Value::as_array_mut).expect("operation cases need steps");
+    run_steps(operation, steps, dependency.as_ref(), fill, failures, id);
+}
+
+fn run_steps(
+    mut operation: Operation,
+    steps: &mut [Value],
+    dependency: Option<&Arc<Dependency>>,
+    fill: bool,
+    failures: &mut Vec<String>,
+    id: &str,
+) {
     for (index, step) in steps.iter_mut().enumerate() {
         let step = step.as_object_mut().expect("a step is an object");
         let at_ms = u64_field(step, "at_ms").expect("a step needs at_ms");
@@ -114,21 +191,95 @@ fn run_operation(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<S
             "cancel" => operation.cancel(at_ms).map(|decision| to_value(&decision)),
             "outcome" => {
                 let attempt = u32::try_from(u64_field(step, "attempt").expect("outcome needs attempt")).expect("u32");
-                let outcome: Outcome =
-                    serde_json::from_value(step.get("outcome").cloned().expect("outcome needs outcome"))
-                        .unwrap_or_else(|error| panic!("{id} step {index}: bad outcome: {error}"));
-                operation.on_outcome(at_ms, attempt, &outcome).map(|decision| to_value(&decision))
+                outcome(step.get("outcome"))
+                    .and_then(|outcome| operation.on_outcome(at_ms, attempt, &outcome))
+                    .map(|decision| to_value(&decision))
             }
             "dependency_snapshot" => {
-                Ok(to_value(&dependency.as_ref().expect("dependency_snapshot needs a dependency").snapshot(at_ms)))
+                Ok(to_value(&dependency.expect("dependency_snapshot needs a dependency").snapshot(at_ms)))
             }
             "budget_on_failure" => {
-                dependency.as_ref().and_then(|dependency| dependency.budget()).expect("a budget").on_failure(at_ms);
+                dependency.and_then(|dependency| dependency.budget()).expect("a budget").on_failure(at_ms);
                 Ok(Value::Null)
             }
             other => panic!("{id}: unknown call `{other}`"),
         };
         settle(step, answer, fill, failures, &format!("{id} step {index}"));
+    }
+}
+
+/// The outcome a driver step hands in: an `outcome` as written, a `failure`
+/// by its vocabulary name, or a `response` (status and raw headers, read as
+/// every HTTP helper reads them, against `now_unix_ms`).
+fn step_outcome(step: &Map<String, Value>, label: &str) -> Outcome {
+    if let Some(outcome) = step.get("outcome") {
+        return serde_json::from_value(outcome.clone()).unwrap_or_else(|error| panic!("{label}: bad outcome: {error}"));
+    }
+    if let Some(name) = step.get("failure") {
+        let name = name.as_str().expect("failure is a name");
+        return Failure::from_name(name).unwrap_or_else(|| panic!("{label}: unknown failure `{name}`")).outcome();
+    }
+    let response =
+        step.get("response").and_then(Value::as_object).expect("a result needs outcome, failure or response");
+    let status = u16::try_from(u64_field(response, "status").expect("status")).expect("u16");
+    let headers = response.get("headers").and_then(Value::as_object).cloned().unwrap_or_default();
+    let lookup = |name: &str| {
+        headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).and_then(|(_, value)| value.as_str())
+    };
+    Outcome::from_http_response(status, lookup, u64_field(step, "now_unix_ms").unwrap_or(0))
+}
+
+/// Runs a `driver` case: the host loop's calls on one driver, in order.
+fn run_driver(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String>, id: &str) {
+    let policy = match policy(case) {
+        Ok(policy) => policy,
+        Err(error) => return failures.push(format!("{id}: invalid policy: {error}")),
+    };
+    let (mut options, _dependency) = match operation_options(case, id) {
+        Ok(options) => options,
+        Err(problem) => return failures.push(problem),
+    };
+    if let Some(method) = case.get("method") {
+        let caller_says = case.get("idempotent_request").map(|flag| flag.as_bool().expect("a boolean"));
+        match Repeatability::for_http(method.as_str().expect("method is a string"), caller_says) {
+            Ok(repeatability) => options = options.with_repeatability(repeatability),
+            Err(error) => return settle(case, Err(error), fill, failures, id),
+        }
+    }
+    let concurrency = match case.get("concurrency").and_then(Value::as_str) {
+        None | Some("concurrent") => Concurrency::Concurrent,
+        Some("sequential") => Concurrency::Sequential,
+        Some("sequential_without_hedging") => Concurrency::SequentialWithoutHedging,
+        Some(other) => panic!("{id}: unknown concurrency `{other}`"),
+    };
+    let stats = Arc::new(SharedStats::default());
+    let driver_options = DriverOptions { concurrency, stats: Some(stats.clone()), record_events: true };
+    let start_ms = u64_field(case, "start_ms").expect("driver cases need start_ms");
+    let mut driver = match Driver::new(&policy, start_ms, options, driver_options) {
+        Ok(driver) => driver,
+        Err(error) => return settle(case, Err(error), fill, failures, id),
+    };
+    let steps = case.get_mut("steps").and_then(Value::as_array_mut).expect("valid driver cases need steps");
+    for (index, step) in steps.iter_mut().enumerate() {
+        let step = step.as_object_mut().expect("a step is an object");
+        let label = format!("{id} step {index}");
+        let at_ms = u64_field(step, "at_ms").expect("a step needs at_ms");
+        let answer: Answer = match str_field(step, "call") {
+            "poll" => Ok(to_value(&driver.poll_action(at_ms))),
+            "result" => {
+                let attempt = u32::try_from(u64_field(step, "attempt").expect("result needs attempt")).expect("u32");
+                let outcome = step_outcome(step, &label);
+                driver.handle_result(at_ms, attempt, outcome).map(|receipt| to_value(&receipt))
+            }
+            "cancel" => {
+                driver.handle_cancel(at_ms);
+                Ok(Value::Null)
+            }
+            "events" => Ok(Value::Array(std::iter::from_fn(|| driver.poll_event()).map(|e| to_value(&e)).collect())),
+            "stats" => Ok(to_value(&stats.snapshot())),
+            other => panic!("{id}: unknown driver call `{other}`"),
+        };
+        settle(step, answer, fill, failures, &label);
     }
 }
 
@@ -166,6 +317,16 @@ fn run_budget(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<Stri
                 Value::Null
             }
             "snapshot" => to_value(&budget.snapshot(at_ms)),
+            "acquire" => {
+                let amount = u32::try_from(u64_field(step, "amount").expect("amount")).expect("u32");
+                json!({"granted": budget.acquire(amount).expect("a quota")})
+            }
+            "release" => {
+                budget
+                    .release(u32::try_from(u64_field(step, "amount").expect("amount")).expect("u32"))
+                    .expect("a quota");
+                Value::Null
+            }
             other => panic!("{id}: unknown budget call `{other}`"),
         };
         settle(step, Ok(answer), fill, failures, &format!("{id} step {index}"));
@@ -222,7 +383,45 @@ fn run_breaker(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<Str
 fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String>) {
     let id = str_field(case, "id").to_owned();
     let answer: Answer = match str_field(case, "kind") {
-        "operation" => return run_operation(case, fill, failures, &id),
+        "operation" | "operation_series" => return run_operation(case, fill, failures, &id),
+        "grpc_service_config" => service_config(case).expect("grpc_service_config").map(|config| {
+            let methods: Vec<Value> = config
+                .methods
+                .iter()
+                .map(|profile| json!({"name": profile.name, "policy": to_value(&profile.policy.to_config())}))
+                .collect();
+            let throttling = config
+                .throttling
+                .map(|throttling| to_value(&Dependency::new(&throttling).expect("valid throttling").snapshot(0)));
+            let lookups: Vec<Value> = case
+                .get("lookups")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+                .iter()
+                .map(|lookup| {
+                    let lookup = lookup.as_object().expect("a lookup is an object");
+                    let found = config.method_for(str_field(lookup, "service"), str_field(lookup, "method"));
+                    found.map_or(Value::Null, |profile| json!(profile.name))
+                })
+                .collect();
+            let warnings: Vec<Value> =
+                config.warnings.iter().map(|w| json!({"field": w.field, "message": w.message})).collect();
+            json!({"methods": methods, "throttling": throttling, "warnings": warnings, "lookups": lookups})
+        }),
+        "grpc_timeout_ns_encode" => {
+            let ns: u64 = str_field(case, "timeout_ns").parse().expect("timeout_ns is a decimal string");
+            Ok(json!(encode_grpc_timeout_ns(ns)))
+        }
+        "grpc_timeout_ns_parse" => {
+            parse_grpc_timeout_ns(str_field(case, "value")).map(|ns| json!(ns.to_string())).map_err(Error::from)
+        }
+        "aws_error_code" => {
+            let text = |key: &str| case.get(key).and_then(Value::as_str);
+            let code = aws::error_code_from_response(text("errortype_header"), text("body"));
+            Ok(code.map_or(Value::Null, |code| json!(code.as_str())))
+        }
+        "driver" => return run_driver(case, fill, failures, &id),
         "budget" => return run_budget(case, fill, failures, &id),
         "breaker" => return run_breaker(case, fill, failures, &id),
         "dependency" => {
@@ -243,8 +442,7 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
             policy(case).and_then(|policy| backoff_ceilings_ms(&policy, retries)).map(|ceilings| to_value(&ceilings))
         }
         "classify" => policy(case).and_then(|policy| {
-            let outcome: Outcome =
-                serde_json::from_value(case.get("outcome").cloned().expect("outcome")).expect("outcome");
+            let outcome = outcome(case.get("outcome"))?;
             classify(&policy, &outcome).map(|class| to_value(&class))
         }),
         "explain" => policy(case).map(|policy| {

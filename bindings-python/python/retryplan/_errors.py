@@ -139,6 +139,17 @@ class ArgumentTypeError(InvalidArgumentError, TypeError):
     """An argument of the wrong Python type (also a ``TypeError``; code ``invalid_argument``)."""
 
 
+class UnsupportedError(RetryplanError, ValueError):
+    """The helper cannot carry out a section of the policy (``field``, e.g. ``hedging`` one attempt at a time)."""
+
+    code = "unsupported"
+
+    def __init__(self, message: str, field: str = "", rule: str = "") -> None:
+        super().__init__(message)
+        self.field = field
+        self.rule = rule
+
+
 class InvalidHeaderError(RetryplanError, ValueError):
     """A header value could not be read (Retry-After, retry-after-ms, grpc-timeout).
 
@@ -187,6 +198,7 @@ _BY_CODE: Dict[str, type] = {
         OperationEndedError,
         AttemptNotRunningError,
         InvalidArgumentError,
+        UnsupportedError,
         InvalidHeaderError,
         EntropyUnavailableError,
     )

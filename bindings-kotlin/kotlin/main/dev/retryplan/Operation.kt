@@ -64,6 +64,8 @@ class Operation(policy: Policy, nowMs: Long, options: OperationOptions) :
 
     @Throws(RetryplanException::class)
     override fun onOutcome(nowMs: Long, attempt: Int, outcome: Outcome): Decision {
+        // A service error code (AWS "SlowDown") is a string: that outcome takes uniffi's path.
+        if (outcome is Outcome.HttpStatus && outcome.errorCode != null) return super.onOutcome(nowMs, attempt, outcome)
         var kind = 0
         var code = 0
         var guidance = 0

@@ -44,6 +44,8 @@ class HotPathTest {
 
     private val outcomes: List<Outcome> = listOf(Outcome.Success, Outcome.Cancelled) +
         listOf(200, 409, 429, 500, 503).flatMap { listOf(Outcome.HttpStatus(it, null), Outcome.HttpStatus(it, 1500)) } +
+        // A service error code is a string: that outcome takes uniffi's path inside Operation.
+        listOf(Outcome.HttpStatus(400, null, "SlowDown"), Outcome.HttpStatus(503, 200, "ThrottlingException")) +
         GrpcCode.entries.flatMap {
             listOf(Outcome.GrpcStatus(it, null), Outcome.GrpcStatus(it, Pushback.RetryAfterMs(700)), Outcome.GrpcStatus(it, Pushback.DoNotRetry))
         } +

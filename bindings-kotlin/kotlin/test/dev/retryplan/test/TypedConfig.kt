@@ -6,7 +6,9 @@ import dev.retryplan.BackoffKind
 import dev.retryplan.BreakerConfig
 import dev.retryplan.BudgetConfig
 import dev.retryplan.DependencyConfig
+import dev.retryplan.ErrorCodeTable
 import dev.retryplan.GrpcCode
+import dev.retryplan.GuidanceMode
 import dev.retryplan.HedgingConfig
 import dev.retryplan.Idempotency
 import dev.retryplan.JitterConfig
@@ -96,25 +98,28 @@ object TypedConfig {
                     "equal" -> JitterConfig.Equal
                     "decorrelated" -> JitterConfig.Decorrelated
                     "proportional" -> JitterConfig.Proportional(double(j["ratio"] ?: no()))
+                    "a6" -> JitterConfig.A6
                     else -> no()
                 }.also { kind -> if ("ratio" in j && kind !is JitterConfig.Proportional) no() }
             },
             retryOn = m.or("retry_on", d.retryOn) {
-                val r = obj(it, "http_statuses", "grpc_codes", "transport")
+                val r = obj(it, "http_statuses", "grpc_codes", "transport", "error_codes")
                 d.retryOn.copy(
                     httpStatuses = r.or("http_statuses", d.retryOn.httpStatuses) { s -> list(s).map(::int) },
                     grpcCodes = r.or("grpc_codes", d.retryOn.grpcCodes) { s -> list(s).map { c -> named<GrpcCode>(c) } },
                     transport = r.or("transport", d.retryOn.transport) { s -> list(s).map { f -> named<TransportFailure>(f) } },
+                    errorCodes = r.or("error_codes", d.retryOn.errorCodes) { s -> list(s).map { t -> named<ErrorCodeTable>(t) } },
                 )
             },
             ambiguous = m.or("ambiguous", d.ambiguous, ::statusSet),
             conflict = m.or("conflict", d.conflict, ::statusSet),
             serverGuidance = m.or("server_guidance", d.serverGuidance) {
-                val g = obj(it, "honor", "cap_ms", "above_cap")
+                val g = obj(it, "honor", "cap_ms", "above_cap", "mode")
                 d.serverGuidance.copy(
                     honor = g.or("honor", d.serverGuidance.honor, ::bool),
                     capMs = g.or("cap_ms", d.serverGuidance.capMs, ::long),
                     aboveCap = g.or("above_cap", d.serverGuidance.aboveCap) { a -> named<AboveCap>(a) },
+                    mode = g.or("mode", d.serverGuidance.mode) { m -> named<GuidanceMode>(m) },
                 )
             },
             idempotency = m.or("idempotency", d.idempotency) { named<Idempotency>(it) },

@@ -1,0 +1,149 @@
+//! What a driver tells its host to do, and what it tells it back about a result.
+
+use serde::Serialize;
+
+use crate::classify::Outcome;
+use crate::decision::{Decision, RequestId};
+use crate::value::Named;
+
+/// One thing the host must do now. [`Driver::poll_action`](super::Driver::poll_action)
+/// returns exactly one; all times are absolute milliseconds on the host's clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Action {
+    /// Start this attempt now, carrying out the plan; report how it ended
+    /// with [`Driver::handle_result`](super::Driver::handle_result).
+    StartAttempt(AttemptPlan),
+    /// Abort this running attempt (cancel its I/O, close what it opened). Any
+    /// result it still delivers is discarded.
+    AbortAttempt {
+        /// The attempt to abort.
+        attempt: u32,
+        /// Why.
+        reason: AbortReason,
+    },
+    /// Sleep until `until_ms`, waking early when an attempt delivers a result
+    /// or the caller cancels; then poll again.
+    Sleep {
+        /// When to poll again at the latest.
+        until_ms: u64,
+    },
+    /// The operation has ended: return or raise [`Ending::decision`]. Every
+    /// poll from now on returns the same ending.
+    Finish(Ending),
+}
+
+/// Everything a host needs to send one attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct AttemptPlan {
+    /// Attempt number, 1 for the first.
+    pub attempt: u32,
+    /// The effective timeout: `min(per-attempt timeout, remaining budget)`.
+    /// Propagate it downstream (e.g. as `grpc-timeout`).
+    pub timeout_ms: u64,
+    /// When the driver counts the attempt as timed out: now + `timeout_ms`.
+    /// A host that can interrupt the attempt aborts it then; a result that
+    /// arrives at or after this time is discarded either way.
+    pub abort_at_ms: u64,
+    /// A fresh id for this attempt's request (send it as `X-Request-Id`).
+    pub request_id: RequestId,
+    /// Budget left at the start, after the response reserve.
+    pub remaining_budget_ms: u64,
+    /// True for a hedge: an extra attempt while another still runs.
+    pub hedge: bool,
+    /// True when the request carries the operation's idempotency key (keyed
+    /// or unsafe operations; see [`crate::http`]).
+    pub send_idempotency_key: bool,
+}
+
+/// Why the driver aborts a running attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AbortReason {
+    /// It reached its `abort_at_ms`; it counts as `timed_out`.
+    TimedOut,
+    /// Another attempt's success won the race.
+    LostRace,
+    /// The caller cancelled the operation.
+    Cancelled,
+    /// The operation ended otherwise (gave up, reconcile, restart).
+    OperationEnded,
+}
+
+impl AbortReason {
+    /// Every reason, in declaration order.
+    pub const ALL: [AbortReason; 4] =
+        [AbortReason::TimedOut, AbortReason::LostRace, AbortReason::Cancelled, AbortReason::OperationEnded];
+}
+
+impl Named for AbortReason {
+    const ALL: &'static [Self] = &AbortReason::ALL;
+    fn name(self) -> &'static str {
+        match self {
+            AbortReason::TimedOut => "timed_out",
+            AbortReason::LostRace => "lost_race",
+            AbortReason::Cancelled => "cancelled",
+            AbortReason::OperationEnded => "operation_ended",
+        }
+    }
+}
+
+/// How an operation ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Ending {
+    /// The final decision: `Succeeded`, `GaveUp`, `Reconcile` or `Restart`.
+    pub decision: Decision,
+    /// The last attempt result the driver took into account (a host's report,
+    /// or a timeout it counted itself); `None` when no attempt ended before
+    /// the operation did. For `Succeeded` it is the winner's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_result: Option<AttemptResult>,
+}
+
+/// An attempt and how it ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct AttemptResult {
+    /// The attempt number.
+    pub attempt: u32,
+    /// How it ended.
+    pub outcome: Outcome,
+}
+
+/// What the driver did with a result the host handed it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Receipt {
+    /// The result counts: it may decide the operation. Keep the value it
+    /// carried as the operation's latest (closing the one it replaces).
+    Accepted,
+    /// The attempt had already been counted as timed out or aborted, or the
+    /// operation had ended: the result is ignored. Dispose of what it carried
+    /// (close a response body, drop a value).
+    Discarded,
+}
+
+impl Named for Receipt {
+    const ALL: &'static [Self] = &[Receipt::Accepted, Receipt::Discarded];
+    fn name(self) -> &'static str {
+        match self {
+            Receipt::Accepted => "accepted",
+            Receipt::Discarded => "discarded",
+        }
+    }
+}
+
+/// A decision the engine made, for observers (logs, metrics, the helpers'
+/// `on_decision` hooks): recorded when
+/// [`DriverOptions::record_events`](super::DriverOptions::record_events) is set,
+/// read with [`Driver::poll_event`](super::Driver::poll_event).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Event {
+    /// When it was made (the host's clock reading).
+    pub at_ms: u64,
+    /// The decision: each attempt start, each wait and hedge-wait that
+    /// follows a result, and the ending, each once.
+    pub decision: Decision,
+    /// The result that led to it, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<AttemptResult>,
+}

@@ -1,0 +1,355 @@
+//! The host loop, decided once: a [`Driver`] owns everything a helper's loop
+//! does except the I/O itself.
+//!
+//! [`Operation`] answers one decision per event. Turning those decisions into
+//! I/O takes a loop — start attempts, enforce their abort times, ignore late
+//! results, hedge, sleep, cancel, end — and that loop is itself a decision
+//! procedure, so it lives here, once, and every helper in every language
+//! (`run` and `retryFetch` in JS, `@retry`, `attempts()` and the httpx
+//! transports in Python, `retrying {}` and the OkHttp interceptor in Kotlin)
+//! is an adapter from its runtime to it. Like quinn-proto's connection, the
+//! driver reads no clock and does no I/O: results go in through `handle_*`
+//! calls, one [`Action`] at a time comes out of [`Driver::poll_action`].
+//!
+//! ```text
+//! loop {
+//!     match driver.poll_action(now()) {
+//!         StartAttempt(plan)            => spawn the attempt; when it ends: driver.handle_result(now(), n, outcome)
+//!         AbortAttempt { attempt, .. }  => abort that attempt's I/O (its result, if any, is discarded)
+//!         Sleep { until_ms }            => sleep until then; a result or the caller's cancel wakes you early
+//!         Finish(ending)                => return the winner's value, or raise the typed ending
+//!     }
+//! }
+//! ```
+//!
+//! The rules the driver applies, identical in every language:
+//!
+//! 1. **Per-attempt timeouts are the driver's.** An attempt still running at
+//!    its `abort_at_ms` is counted as `timed_out` by the driver itself, which
+//!    tells the host to abort it ([`AbortReason::TimedOut`]). A result handed
+//!    in at or after that time, or for an attempt already aborted, or after
+//!    the end, is [`Receipt::Discarded`]: never an error, and the host keeps
+//!    no bookkeeping of its own. A host that cannot interrupt an attempt
+//!    (synchronous code) still has its late result counted as a timeout.
+//! 2. **What an attempt's failure means** is decided by the engine: a host
+//!    maps what its platform raised through its one table to a
+//!    [`Failure`](crate::Failure) (whose [`outcome`](crate::Failure::outcome)
+//!    it reports), or, for an error of the application's own code, through
+//!    the helper's mapping hook (error to outcome; by default the application
+//!    verdict `not_retryable`). An error raised because the request itself is
+//!    invalid (a malformed URL, a bad header value) is the caller's mistake:
+//!    the host cancels the driver and rethrows it unchanged.
+//! 3. **Hedging needs a concurrent host.** A host that runs one attempt at a
+//!    time says so ([`Concurrency::Sequential`]); a policy with a `hedging`
+//!    section is then refused ([`Error::Unsupported`] naming `hedging`)
+//!    unless the caller chose [`Concurrency::SequentialWithoutHedging`]. No
+//!    section of a policy is ignored silently.
+//! 4. **Endings carry the last result** ([`Ending::last_result`]): for a
+//!    success, the winner's. A host keeps the value or error of its latest
+//!    accepted result (replacing, and closing, the previous one) and returns
+//!    or raises it with the ending; a discarded result's value is closed at
+//!    once.
+//! 5. **Counting and observing happen here**: with [`DriverOptions::stats`]
+//!    every decision is counted as it is made (each start and ending once),
+//!    and with [`DriverOptions::record_events`] each new decision is kept as an
+//!    [`Event`] for the helper's observation hook.
+//!
+//! ```
+//! use retryplan::{Action, Driver, DriverOptions, OperationOptions, Outcome, Policy, Receipt};
+//! let policy = Policy::from_json(r#"{"jitter": {"kind": "none"}, "attempt_timeout": {"fixed_ms": 300}}"#).unwrap();
+//! let mut driver = Driver::new(&policy, 0, OperationOptions::new(7), DriverOptions::default()).unwrap();
+//! let Action::StartAttempt(first) = driver.poll_action(0) else { unreachable!() };
+//! assert_eq!((first.attempt, first.abort_at_ms), (1, 300));
+//! // The attempt answers 503 at 120 ms: back off 100 ms.
+//! let unavailable = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
+//! assert_eq!(driver.handle_result(120, 1, unavailable), Ok(Receipt::Accepted));
+//! assert_eq!(driver.poll_action(120), Action::Sleep { until_ms: 220 });
+//! let Action::StartAttempt(second) = driver.poll_action(220) else { unreachable!() };
+//! // It hangs: at its abort time the driver counts it as timed out itself.
+//! assert!(matches!(driver.poll_action(520), Action::AbortAttempt { attempt: 2, .. }));
+//! // Its answer arrives too late and is discarded.
+//! assert_eq!(driver.handle_result(530, second.attempt, Outcome::Success), Ok(Receipt::Discarded));
+//! ```
+
+mod action;
+mod queue;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+pub use action::{AbortReason, Action, AttemptPlan, AttemptResult, Ending, Event, Receipt};
+use queue::ActionQueue;
+
+use crate::classify::{classify, Outcome, TransportFailure};
+use crate::decision::{AttemptSet, Decision, GiveUpReason};
+use crate::error::Error;
+use crate::operation::{IdempotencyKey, Operation, OperationOptions};
+use crate::policy::Policy;
+use crate::stats::SharedStats;
+
+/// Whether the host can run several attempts at once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Concurrency {
+    /// Attempts may run at once: hedges start beside running attempts
+    /// (JS promises, asyncio tasks, threads, coroutines).
+    #[default]
+    Concurrent,
+    /// One attempt at a time (a synchronous call): a policy with a `hedging`
+    /// section is refused with [`Error::Unsupported`].
+    Sequential,
+    /// One attempt at a time, and the caller explicitly accepts that a
+    /// hedging policy runs without its hedges (its retries still apply).
+    SequentialWithoutHedging,
+}
+
+/// How a host runs its driver.
+#[derive(Clone, Debug, Default)]
+pub struct DriverOptions {
+    /// Whether the host can run attempts concurrently.
+    pub concurrency: Concurrency,
+    /// Counters shared with other operations; every decision is counted as it
+    /// is made.
+    pub stats: Option<Arc<SharedStats>>,
+    /// Keep each new decision as an [`Event`] for [`Driver::poll_event`] (for
+    /// a helper's observation hook). Off, nothing is kept.
+    pub record_events: bool,
+}
+
+/// Where the driver stands.
+#[derive(Clone, Copy, Debug)]
+enum State {
+    Live,
+    Ended(Ending),
+}
+
+/// The host loop of one operation: results in, one [`Action`] out per poll
+/// (see the [module documentation](self)).
+#[derive(Debug)]
+pub struct Driver {
+    operation: Operation,
+    state: State,
+    /// Actions decided inside a `handle_*` call or an expiry, handed out first.
+    queue: ActionQueue,
+    /// The last attempt result taken into account.
+    last_result: Option<AttemptResult>,
+    stats: Option<Arc<SharedStats>>,
+    events: Option<VecDeque<Event>>,
+}
+
+impl Driver {
+    /// Starts an operation at `now_ms` under `policy`, run by a host as
+    /// `driver_options` says.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] naming `hedging` when the policy hedges and the
+    /// host runs attempts [`Concurrency::Sequential`]ly.
+    pub fn new(
+        policy: &Policy,
+        now_ms: u64,
+        options: OperationOptions,
+        driver_options: DriverOptions,
+    ) -> Result<Driver, Error> {
+        let mut operation = Operation::new(policy, now_ms, options);
+        match driver_options.concurrency {
+            Concurrency::Concurrent => {}
+            Concurrency::Sequential if policy.hedging.is_some() => {
+                return Err(Error::Unsupported {
+                    field: "hedging",
+                    rule: "this helper runs one attempt at a time and cannot hedge; use a concurrent helper \
+                           (async or threads), or opt into sequential attempts without hedges",
+                })
+            }
+            Concurrency::Sequential => {}
+            Concurrency::SequentialWithoutHedging => operation.disable_hedging(),
+        }
+        Ok(Driver {
+            operation,
+            state: State::Live,
+            queue: ActionQueue::new(),
+            last_result: None,
+            stats: driver_options.stats,
+            events: driver_options.record_events.then(VecDeque::new),
+        })
+    }
+
+    /// What to do now: hand out the actions already decided, else count any
+    /// attempt past its abort time as timed out, else ask the operation.
+    pub fn poll_action(&mut self, now_ms: u64) -> Action {
+        if let Some(action) = self.queue.pop() {
+            return action;
+        }
+        if let State::Ended(ending) = self.state {
+            return Action::Finish(ending);
+        }
+        self.expire_overdue(now_ms);
+        if let Some(action) = self.queue.pop() {
+            return action;
+        }
+        if let State::Ended(ending) = self.state {
+            return Action::Finish(ending);
+        }
+        // Every ending the operation returns passes through `end`, so a live
+        // driver's operation has not ended and always answers; were it ever
+        // to refuse, polling again at once is the harmless answer.
+        let Ok(decision) = self.operation.poll(now_ms) else {
+            return Action::Sleep { until_ms: now_ms };
+        };
+        match decision {
+            Decision::StartAttempt { .. } => {
+                self.count(now_ms, &decision, None);
+                self.start_action(decision)
+            }
+            Decision::Wait { until_ms, .. } | Decision::AwaitOutcome { until_ms, .. } => Action::Sleep { until_ms },
+            ending => {
+                self.count(now_ms, &ending, None);
+                self.end(ending);
+                self.queue.pop().unwrap_or(Action::Finish(self.ending_or(ending)))
+            }
+        }
+    }
+
+    /// Hands in how attempt `attempt` ended, as the host observed it at `now_ms`.
+    ///
+    /// # Errors
+    /// [`Error::AttemptNotRunning`] when this driver never started `attempt`;
+    /// [`Error::InvalidArgument`] for an HTTP status outside 100..=599 (build
+    /// HTTP outcomes with [`Outcome::from_http_response`], which reads such a
+    /// status as the server's fault). On error nothing changes.
+    pub fn handle_result(&mut self, now_ms: u64, attempt: u32, outcome: Outcome) -> Result<Receipt, Error> {
+        if attempt == 0 || attempt > self.operation.attempts_started() {
+            return Err(Error::AttemptNotRunning { attempt, running: self.operation.running_list() });
+        }
+        classify(self.operation.policy(), &outcome)?;
+        self.expire_overdue(now_ms);
+        if matches!(self.state, State::Ended(_)) || !self.operation.running_attempts().contains(attempt) {
+            return Ok(Receipt::Discarded);
+        }
+        let result = AttemptResult { attempt, outcome };
+        let decision = self.operation.on_outcome(now_ms, attempt, &outcome)?;
+        self.last_result = Some(result);
+        self.take(now_ms, decision, Some(result));
+        Ok(Receipt::Accepted)
+    }
+
+    /// The caller abandons the operation: it gives up (`cancelled`) and every
+    /// running attempt is aborted ([`AbortReason::Cancelled`]). After the end
+    /// this does nothing (a cancel racing the end is not an error).
+    pub fn handle_cancel(&mut self, now_ms: u64) {
+        if matches!(self.state, State::Ended(_)) {
+            return;
+        }
+        if let Ok(decision) = self.operation.cancel(now_ms) {
+            self.count(now_ms, &decision, None);
+            self.end(decision);
+        }
+    }
+
+    /// The oldest recorded [`Event`] not yet read (only with
+    /// [`DriverOptions::record_events`]).
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.as_mut().and_then(VecDeque::pop_front)
+    }
+
+    /// The operation's idempotency key (the same on every attempt).
+    #[must_use]
+    pub fn idempotency_key(&self) -> &IdempotencyKey {
+        self.operation.idempotency_key()
+    }
+
+    /// The operation being driven (its deadline, budget left, attempts, ...).
+    #[must_use]
+    pub fn operation(&self) -> &Operation {
+        &self.operation
+    }
+
+    /// True once the operation has ended (the next poll returns
+    /// [`Action::Finish`] after any pending aborts).
+    #[must_use]
+    pub fn is_ended(&self) -> bool {
+        matches!(self.state, State::Ended(_))
+    }
+
+    /// Counts every running attempt whose abort time has come as timed out,
+    /// earliest first, queueing its abort and whatever the operation decides.
+    fn expire_overdue(&mut self, now_ms: u64) {
+        while let (State::Live, Some(attempt)) = (self.state, self.operation.earliest_overdue(now_ms)) {
+            let outcome = Outcome::Transport { failure: TransportFailure::TimedOut };
+            let Ok(decision) = self.operation.on_outcome(now_ms, attempt, &outcome) else { return };
+            self.queue.push(Action::AbortAttempt { attempt, reason: AbortReason::TimedOut });
+            let result = AttemptResult { attempt, outcome };
+            self.last_result = Some(result);
+            self.take(now_ms, decision, Some(result));
+        }
+    }
+
+    /// Acts on a decision the operation made in answer to a result or an
+    /// expiry: a start is queued, an ending ends the driver; a wait needs
+    /// nothing (the next poll reads it from the operation again).
+    fn take(&mut self, now_ms: u64, decision: Decision, after: Option<AttemptResult>) {
+        self.count(now_ms, &decision, after);
+        match decision {
+            Decision::StartAttempt { .. } => {
+                let start = self.start_action(decision);
+                self.queue.push(start);
+            }
+            Decision::Wait { .. } | Decision::AwaitOutcome { .. } => {}
+            ending => self.end(ending),
+        }
+    }
+
+    fn start_action(&self, decision: Decision) -> Action {
+        match decision {
+            Decision::StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms, hedge } => {
+                Action::StartAttempt(AttemptPlan {
+                    attempt,
+                    timeout_ms,
+                    abort_at_ms,
+                    request_id,
+                    remaining_budget_ms,
+                    hedge,
+                    send_idempotency_key: self.operation.sends_idempotency_key(),
+                })
+            }
+            other => Action::Finish(self.ending_or(other)),
+        }
+    }
+
+    /// Records the ending and queues the aborts of the attempts it lists.
+    fn end(&mut self, decision: Decision) {
+        let (abort_attempts, reason) = match decision {
+            Decision::Succeeded { abort_attempts, .. } => (abort_attempts, AbortReason::LostRace),
+            Decision::GaveUp { reason: GiveUpReason::Cancelled, abort_attempts, .. } => {
+                (abort_attempts, AbortReason::Cancelled)
+            }
+            Decision::GaveUp { abort_attempts, .. }
+            | Decision::Reconcile { abort_attempts, .. }
+            | Decision::Restart { abort_attempts, .. } => (abort_attempts, AbortReason::OperationEnded),
+            Decision::StartAttempt { .. } | Decision::Wait { .. } | Decision::AwaitOutcome { .. } => {
+                (AttemptSet::EMPTY, AbortReason::OperationEnded)
+            }
+        };
+        for attempt in abort_attempts.iter() {
+            self.queue.push(Action::AbortAttempt { attempt, reason });
+        }
+        self.state = State::Ended(Ending { decision, last_result: self.last_result });
+    }
+
+    fn ending_or(&self, decision: Decision) -> Ending {
+        match self.state {
+            State::Ended(ending) => ending,
+            State::Live => Ending { decision, last_result: self.last_result },
+        }
+    }
+
+    fn count(&mut self, at_ms: u64, decision: &Decision, after: Option<AttemptResult>) {
+        if let Some(stats) = &self.stats {
+            stats.record(decision);
+        }
+        if let Some(events) = &mut self.events {
+            events.push_back(Event { at_ms, decision: *decision, after });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

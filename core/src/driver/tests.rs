@@ -1,0 +1,242 @@
+use super::*;
+use crate::http::Repeatability;
+use crate::Failure;
+
+fn policy(json: &str) -> Policy {
+    Policy::from_json(json).unwrap()
+}
+
+const PLAIN: &str = r#"{"max_attempts": 3, "total_budget_ms": 5000, "attempt_timeout": {"fixed_ms": 300},
+    "jitter": {"kind": "none"}, "minimum_useful_attempt_ms": 50, "response_reserve_ms": 0}"#;
+const HEDGING: &str = r#"{"max_attempts": 3, "total_budget_ms": 5000, "attempt_timeout": {"fixed_ms": 1000},
+    "jitter": {"kind": "none"}, "minimum_useful_attempt_ms": 50, "response_reserve_ms": 0,
+    "hedging": {"delay_ms": 100, "max_hedged_attempts": 1}}"#;
+
+const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
+
+fn driver(json: &str) -> Driver {
+    Driver::new(&policy(json), 0, OperationOptions::new(7), DriverOptions::default()).unwrap()
+}
+
+fn started(action: Action) -> AttemptPlan {
+    match action {
+        Action::StartAttempt(plan) => plan,
+        other => panic!("expected a start, got {other:?}"),
+    }
+}
+
+fn finished(action: Action) -> Ending {
+    match action {
+        Action::Finish(ending) => ending,
+        other => panic!("expected the end, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_503_then_a_success() {
+    let mut driver = driver(PLAIN);
+    let first = started(driver.poll_action(0));
+    assert_eq!((first.attempt, first.timeout_ms, first.abort_at_ms, first.hedge), (1, 300, 300, false));
+    assert!(!first.send_idempotency_key);
+    assert_eq!(driver.handle_result(40, 1, UNAVAILABLE), Ok(Receipt::Accepted));
+    assert_eq!(driver.poll_action(40), Action::Sleep { until_ms: 140 });
+    assert_eq!(driver.poll_action(90), Action::Sleep { until_ms: 140 });
+    let second = started(driver.poll_action(140));
+    assert_eq!((second.attempt, second.abort_at_ms), (2, 440));
+    assert_eq!(driver.poll_action(150), Action::Sleep { until_ms: 440 });
+    assert_eq!(driver.handle_result(200, 2, Outcome::Success), Ok(Receipt::Accepted));
+    let ending = finished(driver.poll_action(200));
+    assert!(matches!(ending.decision, Decision::Succeeded { attempts: 2, winner: 2, .. }));
+    assert_eq!(ending.last_result, Some(AttemptResult { attempt: 2, outcome: Outcome::Success }));
+    // The end is stable, and nothing after it is an error.
+    assert_eq!(finished(driver.poll_action(900)), ending);
+    driver.handle_cancel(950);
+    assert_eq!(driver.handle_result(960, 1, Outcome::Success), Ok(Receipt::Discarded));
+    assert_eq!(finished(driver.poll_action(990)), ending);
+}
+
+#[test]
+fn an_attempt_past_its_abort_time_is_timed_out_by_the_driver_and_its_late_answer_discarded() {
+    let mut driver = driver(PLAIN);
+    started(driver.poll_action(0));
+    assert_eq!(driver.poll_action(299), Action::Sleep { until_ms: 300 });
+    assert_eq!(driver.poll_action(300), Action::AbortAttempt { attempt: 1, reason: AbortReason::TimedOut });
+    assert_eq!(driver.poll_action(300), Action::Sleep { until_ms: 400 });
+    assert_eq!(driver.handle_result(310, 1, Outcome::Success), Ok(Receipt::Discarded));
+    let second = started(driver.poll_action(400));
+    // A result handed in at the abort time itself is late too.
+    assert_eq!(driver.handle_result(second.abort_at_ms, 2, Outcome::Success), Ok(Receipt::Discarded));
+    assert_eq!(driver.poll_action(700), Action::AbortAttempt { attempt: 2, reason: AbortReason::TimedOut });
+    assert!(matches!(driver.poll_action(700), Action::Sleep { until_ms: 900 }));
+    started(driver.poll_action(900));
+    let last = Outcome::Transport { failure: TransportFailure::TimedOut };
+    assert_eq!(driver.poll_action(1200), Action::AbortAttempt { attempt: 3, reason: AbortReason::TimedOut });
+    let ending = finished(driver.poll_action(1200));
+    assert!(matches!(ending.decision, Decision::GaveUp { reason: GiveUpReason::AttemptsExhausted, attempts: 3, .. }));
+    assert_eq!(ending.last_result, Some(AttemptResult { attempt: 3, outcome: last }));
+}
+
+#[test]
+fn a_sequential_host_reporting_after_the_abort_time_gets_a_timeout() {
+    let options = DriverOptions { concurrency: Concurrency::Sequential, ..DriverOptions::default() };
+    let mut driver = Driver::new(&policy(PLAIN), 0, OperationOptions::new(7), options).unwrap();
+    started(driver.poll_action(0));
+    // The synchronous attempt returned at 450 ms, past its 300 ms abort time.
+    assert_eq!(driver.handle_result(450, 1, Outcome::Success), Ok(Receipt::Discarded));
+    assert_eq!(driver.poll_action(450), Action::AbortAttempt { attempt: 1, reason: AbortReason::TimedOut });
+    assert_eq!(driver.poll_action(450), Action::Sleep { until_ms: 550 });
+}
+
+#[test]
+fn a_hedge_wins_and_the_loser_is_aborted_then_ignored() {
+    let mut driver = driver(HEDGING);
+    started(driver.poll_action(0));
+    assert_eq!(driver.poll_action(50), Action::Sleep { until_ms: 100 });
+    let hedge = started(driver.poll_action(100));
+    assert!(hedge.hedge);
+    assert_eq!(driver.handle_result(180, 2, Outcome::Success), Ok(Receipt::Accepted));
+    assert_eq!(driver.poll_action(180), Action::AbortAttempt { attempt: 1, reason: AbortReason::LostRace });
+    let ending = finished(driver.poll_action(180));
+    assert!(matches!(ending.decision, Decision::Succeeded { winner: 2, .. }));
+    assert_eq!(driver.handle_result(190, 1, UNAVAILABLE), Ok(Receipt::Discarded));
+}
+
+#[test]
+fn a_zero_delay_retry_decided_by_a_result_is_handed_out_by_the_next_poll() {
+    let mut driver =
+        driver(r#"{"backoff": {"kind": "constant", "base_ms": 0, "cap_ms": 0}, "jitter": {"kind": "none"}}"#);
+    started(driver.poll_action(0));
+    assert_eq!(driver.handle_result(10, 1, UNAVAILABLE), Ok(Receipt::Accepted));
+    assert_eq!(started(driver.poll_action(10)).attempt, 2);
+}
+
+#[test]
+fn cancelling_while_attempts_run_aborts_them_and_gives_up() {
+    let mut driver = driver(HEDGING);
+    started(driver.poll_action(0));
+    started(driver.poll_action(100));
+    driver.handle_cancel(150);
+    assert!(driver.is_ended());
+    assert_eq!(driver.poll_action(150), Action::AbortAttempt { attempt: 1, reason: AbortReason::Cancelled });
+    assert_eq!(driver.poll_action(150), Action::AbortAttempt { attempt: 2, reason: AbortReason::Cancelled });
+    let ending = finished(driver.poll_action(150));
+    assert!(matches!(ending.decision, Decision::GaveUp { reason: GiveUpReason::Cancelled, attempts: 2, .. }));
+    assert_eq!(ending.last_result, None);
+}
+
+#[test]
+fn cancelling_a_wait_spends_nothing_more() {
+    let mut driver = driver(PLAIN);
+    started(driver.poll_action(0));
+    driver.handle_result(40, 1, Failure::ConnectionRefused.outcome()).unwrap();
+    assert_eq!(driver.poll_action(40), Action::Sleep { until_ms: 140 });
+    driver.handle_cancel(60);
+    let ending = finished(driver.poll_action(60));
+    assert!(matches!(ending.decision, Decision::GaveUp { reason: GiveUpReason::Cancelled, attempts: 1, .. }));
+    assert_eq!(ending.last_result.map(|result| result.attempt), Some(1));
+}
+
+#[test]
+fn a_sequential_host_refuses_a_hedging_policy_unless_told_to_run_it_without_hedges() {
+    let sequential = DriverOptions { concurrency: Concurrency::Sequential, ..DriverOptions::default() };
+    let error = Driver::new(&policy(HEDGING), 0, OperationOptions::new(7), sequential).unwrap_err();
+    assert_eq!(error.code(), "unsupported");
+    assert!(matches!(error, Error::Unsupported { field: "hedging", .. }));
+
+    let without = DriverOptions { concurrency: Concurrency::SequentialWithoutHedging, ..DriverOptions::default() };
+    let mut driver = Driver::new(&policy(HEDGING), 0, OperationOptions::new(7), without).unwrap();
+    started(driver.poll_action(0));
+    // No hedge at 100 ms: the attempt's own abort time is the next wake-up.
+    assert_eq!(driver.poll_action(100), Action::Sleep { until_ms: 1000 });
+}
+
+#[test]
+fn a_post_under_a_safe_policy_is_never_repeated_after_it_may_have_been_processed() {
+    let post = Repeatability::for_http("POST", None).unwrap();
+    let options = OperationOptions::new(7).with_repeatability(post);
+    let mut driver = Driver::new(&policy(HEDGING), 0, options, DriverOptions::default()).unwrap();
+    let first = started(driver.poll_action(0));
+    assert!(first.send_idempotency_key, "an unsafe operation names itself for reconciliation");
+    // No hedge for a request that must not be repeated.
+    assert_eq!(driver.poll_action(100), Action::Sleep { until_ms: 1000 });
+    driver.handle_result(150, 1, Failure::ConnectionLost.outcome()).unwrap();
+    assert!(matches!(finished(driver.poll_action(150)).decision, Decision::Reconcile { attempts: 1, .. }));
+
+    // A connection refused means nothing was sent: that is retried.
+    let options = OperationOptions::new(7).with_repeatability(post);
+    let mut driver = Driver::new(&policy(PLAIN), 0, options, DriverOptions::default()).unwrap();
+    started(driver.poll_action(0));
+    driver.handle_result(20, 1, Failure::ConnectionRefused.outcome()).unwrap();
+    assert_eq!(driver.poll_action(20), Action::Sleep { until_ms: 120 });
+
+    // The caller may say the request is repeatable.
+    let repeatable = Repeatability::for_http("POST", Some(true)).unwrap();
+    let options = OperationOptions::new(7).with_repeatability(repeatable);
+    let mut driver = Driver::new(&policy(PLAIN), 0, options, DriverOptions::default()).unwrap();
+    assert!(!started(driver.poll_action(0)).send_idempotency_key);
+    driver.handle_result(20, 1, Failure::ConnectionLost.outcome()).unwrap();
+    assert_eq!(driver.poll_action(20), Action::Sleep { until_ms: 120 });
+}
+
+#[test]
+fn misuse_is_an_error_and_changes_nothing() {
+    let mut driver = driver(PLAIN);
+    assert_eq!(driver.handle_result(0, 1, Outcome::Success).unwrap_err().code(), "attempt_not_running");
+    started(driver.poll_action(0));
+    assert_eq!(driver.handle_result(10, 0, Outcome::Success).unwrap_err().code(), "attempt_not_running");
+    assert_eq!(driver.handle_result(10, 2, Outcome::Success).unwrap_err().code(), "attempt_not_running");
+    let bad = Outcome::HttpStatus { status: 700, retry_after_ms: None, error_code: None };
+    // Even when the attempt is overdue, a refused result expires nothing.
+    assert_eq!(driver.handle_result(400, 1, bad).unwrap_err().code(), "invalid_argument");
+    assert_eq!(driver.handle_result(200, 1, Outcome::Success), Ok(Receipt::Accepted));
+}
+
+#[test]
+fn stats_count_each_decision_once_and_events_record_each_new_one() {
+    let stats = Arc::new(SharedStats::default());
+    let options = DriverOptions { stats: Some(stats.clone()), record_events: true, ..DriverOptions::default() };
+    let mut driver = Driver::new(&policy(PLAIN), 0, OperationOptions::new(7), options).unwrap();
+    started(driver.poll_action(0));
+    driver.handle_result(40, 1, UNAVAILABLE).unwrap();
+    for now in [40, 60, 80] {
+        assert_eq!(driver.poll_action(now), Action::Sleep { until_ms: 140 });
+    }
+    started(driver.poll_action(140));
+    driver.handle_result(200, 2, Outcome::Success).unwrap();
+    finished(driver.poll_action(200));
+    finished(driver.poll_action(300));
+    let counted = stats.snapshot();
+    assert_eq!((counted.operations, counted.attempts, counted.retries, counted.succeeded), (1, 2, 1, 1));
+
+    let events: Vec<Event> = std::iter::from_fn(|| driver.poll_event()).collect();
+    let kinds: Vec<&str> = events.iter().map(|event| event.decision.kind()).collect();
+    assert_eq!(kinds, ["start_attempt", "wait", "start_attempt", "succeeded"]);
+    assert_eq!(events.get(1).and_then(|event| event.after), Some(AttemptResult { attempt: 1, outcome: UNAVAILABLE }));
+    assert_eq!(events.get(1).map(|event| event.at_ms), Some(40));
+    assert_eq!(driver.poll_event(), None);
+}
+
+#[test]
+fn without_event_recording_nothing_is_kept() {
+    let mut driver = driver(PLAIN);
+    started(driver.poll_action(0));
+    driver.handle_result(10, 1, Outcome::Success).unwrap();
+    finished(driver.poll_action(10));
+    assert_eq!(driver.poll_event(), None);
+}
+
+#[test]
+fn several_overdue_attempts_expire_in_abort_time_order() {
+    let json = r#"{"max_attempts": 3, "total_budget_ms": 5000, "attempt_timeout": {"fixed_ms": 1000},
+        "jitter": {"kind": "none"}, "minimum_useful_attempt_ms": 50, "response_reserve_ms": 0,
+        "hedging": {"delay_ms": 100, "max_hedged_attempts": 2}}"#;
+    let mut driver = driver(json);
+    started(driver.poll_action(0));
+    started(driver.poll_action(100));
+    started(driver.poll_action(200));
+    // At 1150 ms attempts 1 (abort 1000) and 2 (abort 1100) are overdue; 3 (abort 1200) is not.
+    assert_eq!(driver.handle_result(1150, 3, Outcome::Success), Ok(Receipt::Accepted));
+    assert_eq!(driver.poll_action(1150), Action::AbortAttempt { attempt: 1, reason: AbortReason::TimedOut });
+    assert_eq!(driver.poll_action(1150), Action::AbortAttempt { attempt: 2, reason: AbortReason::TimedOut });
+    assert!(matches!(finished(driver.poll_action(1150)).decision, Decision::Succeeded { winner: 3, .. }));
+}
