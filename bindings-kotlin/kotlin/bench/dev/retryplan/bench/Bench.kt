@@ -46,13 +46,12 @@ private val OK = Outcome.HttpStatus(200, null)
 
 /**
  * One operation of [cycles] retry cycles: `poll` starts an attempt, `onOutcome(503)`
- * answers Wait; the last attempt succeeds. Returns every decision, and adds the
- * time spent in the decision calls alone (not creating or closing) to [spent].
+ * answers Wait; the last attempt succeeds. Returns a value the JIT cannot drop,
+ * and adds every decision to [out] when given.
  */
-private fun run(decider: Decider, cycles: Int, spent: LongArray?, out: MutableList<Decision>?): Int {
+private fun run(decider: Decider, cycles: Int, out: MutableList<Decision>? = null): Int {
     var now = 0L
     var sink = 0
-    val start = System.nanoTime()
     for (cycle in 1..cycles) {
         val started = decider.poll(now) as Decision.StartAttempt
         now += 1
@@ -62,22 +61,27 @@ private fun run(decider: Decider, cycles: Int, spent: LongArray?, out: MutableLi
         sink += started.attempt + next.hashCode()
         now += DELAY_MS
     }
-    if (spent != null) spent[0] += System.nanoTime() - start
     return sink
 }
 
-private class Row(val label: String, val native: Double, val floor: Double)
+/** Wall-clock and CPU ns per unit: CPU counts every thread of the JVM (JNA's cleaner, the GC) but not waiting for a core. */
+private class Cost(val wallNs: Double, val cpuNs: Double) {
+    operator fun minus(other: Cost) = Cost(wallNs - other.wallNs, cpuNs - other.cpuNs)
+    operator fun div(by: Int) = Cost(wallNs / by, cpuNs / by)
+}
+
+private val os = java.lang.management.ManagementFactory.getOperatingSystemMXBean() as com.sun.management.OperatingSystemMXBean
 
 /**
- * The median of [rounds] rounds of `measure(n)` (ns per call), with `n` grown
- * first until one round takes about [roundNs]: slow and fast calls get rounds
- * of the same length. `measure` runs `n` units and returns ns per call.
+ * The median cost of one unit over [rounds] rounds of `work(n)` (n units), with
+ * `n` grown first until a round takes about [roundNs], so slow and fast calls
+ * get rounds of the same length. Medians of wall and CPU time are taken apart.
  */
-private fun timed(rounds: Int, roundNs: Long, measure: (Int) -> Double): Double {
+private fun timed(rounds: Int, roundNs: Long, work: (Int) -> Unit): Cost {
     var n = 1
     while (true) {
         val start = System.nanoTime()
-        measure(n)
+        work(n)
         val took = System.nanoTime() - start
         if (took >= roundNs / 4) {
             n = maxOf(1, (n.toLong() * roundNs / maxOf(1, took)).toInt())
@@ -85,8 +89,14 @@ private fun timed(rounds: Int, roundNs: Long, measure: (Int) -> Double): Double 
         }
         n *= 4
     }
-    measure(n) // warm-up at full size: the JIT and the library's first calls
-    return List(rounds) { measure(n) }.sorted()[rounds / 2]
+    work(n) // warm-up at full size: the JIT and the library's first calls
+    val costs = List(rounds) {
+        val wall = System.nanoTime()
+        val cpu = os.processCpuTime
+        work(n)
+        Cost((System.nanoTime() - wall).toDouble() / n, (os.processCpuTime - cpu).toDouble() / n)
+    }
+    return Cost(costs.map { it.wallNs }.sorted()[rounds / 2], costs.map { it.cpuNs }.sorted()[rounds / 2])
 }
 
 fun main(args: Array<String>) {
@@ -95,8 +105,8 @@ fun main(args: Array<String>) {
     var sink = 0
     Policy.fromJson(POLICY).use { policy ->
         // The floor is only a floor if it decides the same: compare one whole operation first.
-        val expected = mutableListOf<Decision>().also { val d = native(policy); run(d, 100, null, it); d.close() }
-        val actual = mutableListOf<Decision>().also { run(floor(), 100, null, it) }
+        val expected = mutableListOf<Decision>().also { val d = native(policy); run(d, 100, it); d.close() }
+        val actual = mutableListOf<Decision>().also { run(floor(), 100, it) }
         check(expected == actual) { "the floor decides differently:\n$expected\n$actual" }
         fun waiting(decider: Decider) = decider.also { d ->
             val start = d.poll(0) as Decision.StartAttempt
@@ -105,46 +115,39 @@ fun main(args: Array<String>) {
         val nativeWaiting = waiting(native(policy))
         val floorWaiting = waiting(floor())
 
-        /** ns per decision call over [operations] operations of 100 retry cycles (creating and closing excluded). */
-        fun perCall(decider: () -> Decider, operations: Int): Double {
-            val spent = LongArray(1)
-            repeat(operations) { val d = decider(); sink += run(d, 100, spent, null); d.close() }
-            return spent[0].toDouble() / (operations * 200)
-        }
-        fun polls(decider: Decider, calls: Int): Double {
-            val start = System.nanoTime()
+        fun polls(decider: Decider, calls: Int) {
             // Before the wait ends (at 11): a Wait each time, read at a varying time so nothing is hoisted.
             for (i in 0 until calls) sink += decider.poll((i and 7).toLong()).hashCode()
-            return (System.nanoTime() - start).toDouble() / calls
         }
-        /** ns per operation: create, 5 retry cycles (10 decisions), close. */
-        fun wholeOperations(decider: () -> Decider, operations: Int): Double {
-            val start = System.nanoTime()
-            repeat(operations) { val d = decider(); sink += run(d, 5, null, null); d.close() }
-            return (System.nanoTime() - start).toDouble() / operations
+        fun operations(make: () -> Decider, cycles: Int) = { n: Int ->
+            repeat(n) { val d = make(); sink += run(d, cycles); d.close() }
         }
-        val rows = listOf(
-            Row("poll answering Wait (one waiting operation)",
-                timed(rounds, roundNs) { polls(nativeWaiting, it) }, timed(rounds, roundNs) { polls(floorWaiting, it) }),
-            Row("poll / onOutcome in retry cycles, per call",
-                timed(rounds, roundNs) { perCall({ native(policy) }, it) }, timed(rounds, roundNs) { perCall(::floor, it) }),
-            Row("whole operation: new, 10 decisions, close",
-                timed(rounds, roundNs) { wholeOperations({ native(policy) }, it) },
-                timed(rounds, roundNs) { wholeOperations(::floor, it) }),
+        fun compare(make: () -> Decider, waiting: Decider) = listOf(
+            timed(rounds, roundNs) { polls(waiting, it) },
+            // Per decision call: 100 retry cycles (200 calls) less creating and closing, over 200.
+            (timed(rounds, roundNs, operations(make, 100)) - timed(rounds, roundNs, operations(make, 0))) / 200,
+            timed(rounds, roundNs, operations(make, 5)),
+            timed(rounds, roundNs, operations(make, 0)),
+        )
+        val binding = compare({ native(policy) }, nativeWaiting)
+        val pure = compare(::floor, floorWaiting)
+        val labels = listOf(
+            "poll answering Wait (one waiting operation)",
+            "poll / onOutcome in retry cycles, per call",
+            "whole operation: new, 10 decisions, close",
+            "new + close (no decision)",
         )
         // For reference: a getter that returns a plain Long through uniffi's generated call.
         val op = (nativeWaiting as NativeDecider).op
-        val getter = timed(rounds, roundNs) { calls ->
-            val start = System.nanoTime()
-            repeat(calls) { sink += op.deadlineMs().toInt() }
-            (System.nanoTime() - start).toDouble() / calls
-        }
+        val getter = timed(rounds, roundNs) { calls -> repeat(calls) { sink += op.deadlineMs().toInt() } }
         nativeWaiting.close()
-        println("%-46s %12s %13s %8s".format("median of $rounds rounds", "binding", "pure Kotlin", "ratio"))
-        for (r in rows) {
-            println("%-46s %9.0f ns %10.1f ns %7.0fx".format(r.label, r.native, r.floor, r.native / r.floor))
+        println("median of $rounds rounds, ns per call or operation: wall clock / CPU (all JVM threads)")
+        println("%-44s %21s %17s %11s".format("", "binding", "pure Kotlin", "ratio (CPU)"))
+        for (i in labels.indices) {
+            val (b, f) = binding[i] to pure[i]
+            println("%-44s %10.0f / %8.0f %8.1f / %6.1f %10.0fx".format(labels[i], b.wallNs, b.cpuNs, f.wallNs, f.cpuNs, b.cpuNs / f.cpuNs))
         }
-        println("%-46s %9.0f ns".format("deadlineMs() (a Long, uniffi's generated call)", getter))
+        println("%-44s %10.0f / %8.0f".format("deadlineMs() (a Long, uniffi's generated call)", getter.wallNs, getter.cpuNs))
         if (sink == 42) println()
     }
 }
