@@ -1,7 +1,7 @@
-// The public API: the wasm exports as they are (Operation through its
-// options-reading subclass), plus the error class and two host helpers (`run`,
-// `retryFetch`) that only do I/O and sleep as told.
-import { guidanceHeaderNames, outcomeFromHttp, outcomeFromHttpResponse as responseOutcome } from '../wasm/retryplan_js.js';
+// The public API: the wasm exports as they are (Operation and Driver through
+// their subclasses, which read options and pass the common outcomes as
+// numbers), the error classes, the header names, and the two helpers.
+import { outcomeFromHttp, outcomeFromHttpResponse, outcomeOfFailure } from '../wasm/retryplan_js.js';
 
 export {
   Policy,
@@ -28,35 +28,23 @@ export {
   remainingBudgetMs,
   admit,
   profileNames,
+  wasmTrapped,
 } from '../wasm/retryplan_js.js';
 export { Operation } from './operation.js';
+export { Driver } from './driver.js';
 export { RetryplanError } from './convert.js';
+export { OperationFailedError, GaveUpError, ReconcileRequiredError, RestartRequiredError } from './endings.js';
+export { failureOf } from './failures.js';
+export { GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from './constants.js';
 export { run, retryFetch } from './helpers.js';
 
-// Read from the core on first use: the wasm is not instantiated yet while
-// this module is evaluated.
-let guidanceHeaders;
-
 /**
- * An HTTP response as an outcome, read by the core: `headers` is a `Headers`
- * (fetch's, whose `get` joins repeated lines with ", ") or a plain object of
- * header names (any case) to raw values. The first guidance header that asks
- * for a wait wins; Retry-After is read as `reading` says ("strict" or "lenient").
+ * Outcome constructors owned by the core: `fromHttp(status, retryAfter,
+ * retryAfterMs, nowUnixMs)`, `fromHttpResponse(status, headers, nowUnixMs)`
+ * and `fromFailure(failure)`.
  */
-export function outcomeFromHttpResponse(status, headers, nowUnixMs, reading) {
-  let get;
-  if (headers !== null && typeof headers === 'object' && typeof headers.get === 'function') {
-    get = (name) => headers.get(name);
-  } else {
-    const entries = Object.entries(headers ?? {});
-    get = (name) => entries.find(([key]) => key.toLowerCase() === name)?.[1];
-  }
-  guidanceHeaders ??= guidanceHeaderNames();
-  return responseOutcome(status, guidanceHeaders.map((name) => get(name) ?? undefined), nowUnixMs, reading);
-}
-
-/**
- * Outcome constructors owned by the core: `Outcome.fromHttp(status, retryAfter, retryAfterMs, nowUnixMs)` and
- * `Outcome.fromHttpResponse(status, headers, nowUnixMs, reading)`.
- */
-export const Outcome = Object.freeze({ fromHttp: outcomeFromHttp, fromHttpResponse: outcomeFromHttpResponse });
+export const Outcome = Object.freeze({
+  fromHttp: outcomeFromHttp,
+  fromHttpResponse: outcomeFromHttpResponse,
+  fromFailure: outcomeOfFailure,
+});
