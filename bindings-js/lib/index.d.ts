@@ -679,12 +679,11 @@ export const Outcome: {
    * outside 100..=599 is `{type: 'transport', failure: 'connection_lost'}`
    * (a malformed response: the server's fault, never an error); otherwise the
    * guidance headers (`GUIDANCE_HEADERS`, in that order; which one wins is the
-   * core's rule) through `headers`, HTTP-dates against `nowUnixMs` (`Date.now()`).
-   */
-  /**
-   * The first guidance header (GUIDANCE_HEADERS, in order) that asks for a wait wins: retry-after-ms,
-   * x-ms-retry-after-ms, Retry-After (read as `reading` says), RateLimit (with RateLimit-Policy),
-   * RateLimit-Reset, X-RateLimit-Reset.
+   * core's rule: the first that asks for a wait, of retry-after-ms,
+   * x-ms-retry-after-ms, Retry-After, RateLimit with RateLimit-Policy,
+   * RateLimit-Reset, X-RateLimit-Reset) through `headers`, HTTP-dates against
+   * `nowUnixMs` (`Date.now()`), Retry-After read as `reading` says (default
+   * 'strict'; `retryFetch` reads as its policy says).
    */
   readonly fromHttpResponse: (status: number, headers: HeaderLookup, nowUnixMs: number, reading?: RetryAfterReading) => Outcome;
   /** What a failure means to the engine. */

@@ -114,6 +114,30 @@ pub fn outcome_from_http_response(
     let status = u16::try_from(whole("status", status, MAX_SAFE)?).unwrap_or(u16::MAX);
     let now_unix = ms("nowUnixMs", now_unix_ms)?;
     let reading = crate::http_dialect::reading(reading)?;
+    response_outcome(status, headers, now_unix, reading)
+}
+
+/// An HTTP response as an outcome under `policy`: Retry-After read as its
+/// `server_guidance.retry_after_reading` says (what `retryFetch` hands the
+/// driver). Internal.
+#[wasm_bindgen(js_name = _policyHttpOutcome)]
+pub fn policy_http_outcome(
+    policy: &crate::Policy,
+    status: &JsValue,
+    headers: &JsValue,
+    now_unix_ms: &JsValue,
+) -> Result<JsValue, JsValue> {
+    let status = u16::try_from(whole("status", status, MAX_SAFE)?).unwrap_or(u16::MAX);
+    let now_unix = ms("nowUnixMs", now_unix_ms)?;
+    response_outcome(status, headers, now_unix, policy.0.server_guidance().retry_after_reading)
+}
+
+fn response_outcome(
+    status: u16,
+    headers: &JsValue,
+    now_unix: u64,
+    reading: rp::RetryAfterReading,
+) -> Result<JsValue, JsValue> {
     let mut values = Vec::with_capacity(rp::GUIDANCE_HEADERS.len());
     for name in rp::GUIDANCE_HEADERS {
         values.push((name, header(headers, name)?));
