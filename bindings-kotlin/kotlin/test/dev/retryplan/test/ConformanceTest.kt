@@ -19,8 +19,12 @@ import dev.retryplan.encodeGrpcTimeout
 import dev.retryplan.outcomeFromHttp
 import dev.retryplan.parseGrpcPushback
 import dev.retryplan.parseGrpcTimeout
-import dev.retryplan.parseRetryAfter
 import dev.retryplan.parseRetryAfterMsHeader
+import dev.retryplan.RetryAfterReading
+import dev.retryplan.outcomeFromHttpResponse
+import dev.retryplan.parseRateLimit
+import dev.retryplan.parseRateLimitReset
+import dev.retryplan.parseRetryAfterWith
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.DynamicTest
