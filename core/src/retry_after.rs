@@ -87,8 +87,9 @@ impl HeaderError {
 }
 
 /// Copies at most [`EXCERPT_CHARS`] characters of `value`, cutting on a char
-/// boundary and marking the cut with an ellipsis.
-fn excerpt(value: &str) -> String {
+/// boundary and marking the cut with an ellipsis (header values here, and
+/// configuration values and keys echoed in reading errors).
+pub(crate) fn excerpt(value: &str) -> String {
     match value.char_indices().nth(EXCERPT_CHARS) {
         Some((cut, _)) => {
             let mut out = String::from(value.get(..cut).unwrap_or_default());

@@ -189,40 +189,6 @@ class EntropyUnavailableError(RetryplanError, OSError):
         return self.message
 
 
-_BY_CODE: Dict[str, type] = {
-    cls.code: cls
-    for cls in (
-        InvalidPolicyError,
-        InvalidPolicyJsonError,
-        UnknownProfileError,
-        OperationEndedError,
-        AttemptNotRunningError,
-        InvalidArgumentError,
-        UnsupportedError,
-        InvalidHeaderError,
-        EntropyUnavailableError,
-    )
-}
-
-
-def _from_native(code: str, message: str, details: Dict[str, Any]) -> RetryplanError:
-    """Build the exception for an engine error (called by ``retryplan._native``)."""
-    if code == "invalid_argument" and details.pop("wrong_type", False):
-        return ArgumentTypeError(message, **details)
-    cls = _BY_CODE.get(code)
-    if cls is None:  # a new engine error this package does not know yet
-        error = RetryplanError(message)
-        error.code = code
-        return error
-    if cls is InvalidPolicyJsonError:
-        return InvalidPolicyJsonError(message, field=details.get("field", ""), detail=details.get("message", ""))
-    if cls is EntropyUnavailableError:
-        return EntropyUnavailableError(message, detail=details.get("message", ""))
-    error = cls(message, **details)
-    assert isinstance(error, RetryplanError)
-    return error
-
-
 class AttemptRecord(NamedTuple):
     """One attempt a helper made: its number and request id, what it saw, and the decision that followed."""
 
