@@ -354,7 +354,7 @@ def test_shared_controls_and_redelivery() -> None:
 # ---------------------------------------------------------------- what bad input gets (issue 16 item 8)
 
 
-@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 10**400])
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 10**400], ids=["nan", "inf", "-inf", "10**400"])
 @pytest.mark.parametrize("path", [("total_budget_ms",), ("backoff", "base_ms"), ("jitter", "ratio")])
 def test_unrepresentable_numbers_in_a_policy_dict_name_the_field(value: object, path: tuple) -> None:
     config: dict = {"jitter": {"kind": "proportional", "ratio": 0.5}}
