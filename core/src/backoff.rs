@@ -37,8 +37,16 @@ impl Backoff {
                     if ceiling >= self.cap_ms {
                         break;
                     }
-                    let grown = u128::from(ceiling) * u128::from(self.multiplier_permille) / 1000;
-                    ceiling = u64::try_from(grown).unwrap_or(u64::MAX).min(self.cap_ms);
+                    // In u64 whenever the product fits (a division by a constant
+                    // is a multiplication there; u128 division is a library call).
+                    let grown = match ceiling.checked_mul(u64::from(self.multiplier_permille)) {
+                        Some(product) => product / 1000,
+                        None => {
+                            let wide = u128::from(ceiling) * u128::from(self.multiplier_permille) / 1000;
+                            u64::try_from(wide).unwrap_or(u64::MAX)
+                        }
+                    };
+                    ceiling = grown.min(self.cap_ms);
                 }
                 ceiling
             }

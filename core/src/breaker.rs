@@ -24,8 +24,8 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Violation};
-use crate::policy::{permille_of, MAX_MS};
-use crate::value::{tagged, Decimal, Fields, Named, Value};
+use crate::units::{permille_of, Decimal, MAX_MS};
+use crate::value::{tagged, Fields, Named, Value};
 use crate::window::SlidingWindow;
 
 /// When a closed breaker opens.

@@ -25,8 +25,8 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Violation};
-use crate::policy::{permille_of, MAX_MS};
-use crate::value::{tagged, Decimal, Named, Value};
+use crate::units::{permille_of, Decimal, MAX_MS};
+use crate::value::{tagged, Named, Value};
 use crate::window::SlidingWindow;
 
 /// The budget model and its numbers (JSON: `{"kind": "token_bucket", ...}`).

@@ -48,6 +48,13 @@ impl AttemptSet {
         }
     }
 
+    /// Removes an attempt number (absent numbers are ignored).
+    pub fn remove(&mut self, attempt: u32) {
+        if let Some(bit) = attempt.checked_sub(1).filter(|bit| *bit < 128) {
+            self.0 &= !(1 << bit);
+        }
+    }
+
     /// True when the set holds `attempt`.
     #[must_use]
     pub fn contains(&self, attempt: u32) -> bool {

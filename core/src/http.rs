@@ -77,6 +77,30 @@ impl Outcome {
             precise.or_else(|| header("retry-after").and_then(|value| parse_retry_after(value, now_unix_ms).ok()));
         Outcome::HttpStatus { status, retry_after_ms }
     }
+
+    /// An HTTP outcome from the status and the raw server-guidance headers:
+    /// [`Outcome::from_http_response`] for a response whose only guidance
+    /// headers are `Retry-After` and `retry-after-ms` (either may be absent).
+    ///
+    /// ```
+    /// use retryplan::Outcome;
+    /// let outcome = Outcome::from_http(503, Some("2"), Some("oops"), 0);
+    /// assert_eq!(outcome, Outcome::HttpStatus { status: 503, retry_after_ms: Some(2_000) });
+    /// ```
+    #[must_use]
+    pub fn from_http(
+        status: u16,
+        retry_after: Option<&str>,
+        retry_after_ms: Option<&str>,
+        now_unix_ms: u64,
+    ) -> Outcome {
+        let header = |name: &'static str| match name {
+            "retry-after" => retry_after,
+            "retry-after-ms" => retry_after_ms,
+            _ => None,
+        };
+        Outcome::from_http_response(status, header, now_unix_ms)
+    }
 }
 
 /// Whether the request an operation sends may be repeated by its protocol's

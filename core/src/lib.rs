@@ -17,6 +17,7 @@ pub mod backoff;
 pub mod breaker;
 pub mod budget;
 pub mod classify;
+mod codes;
 pub mod compatibility;
 pub mod concurrency;
 pub mod deadline;
@@ -35,7 +36,9 @@ pub mod redelivery;
 pub mod retry_after;
 mod rng;
 pub mod stats;
+mod text;
 pub mod timeline;
+mod units;
 pub mod value;
 mod window;
 

@@ -21,45 +21,9 @@ use serde::{Deserialize, Serialize};
 use crate::classify::{classify, Class, Outcome};
 use crate::error::Error;
 use crate::guidance::ServerDelay;
+pub use crate::policy::config::{RedeliveryConfig, MAX_REDELIVERY_DELAYS};
+pub use crate::policy::validated::RedeliverySchedule;
 use crate::policy::{Idempotency, Policy};
-use crate::value::{Fields, Value};
-
-/// The most delays a redelivery schedule may list.
-pub const MAX_REDELIVERY_DELAYS: usize = 8;
-
-/// A policy's redelivery section (JSON: `{"delays_ms": [5000, 30000, 120000], "max_age_ms": 3600000}`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct RedeliveryConfig {
-    /// Delay before each redelivery, 1 to 8 values; the last one repeats.
-    pub delays_ms: Vec<u64>,
-    /// The oldest a message may be at its next delivery, in ms.
-    pub max_age_ms: u64,
-}
-
-/// The validated schedule, stored in a [`Policy`] without heap data.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct RedeliverySchedule {
-    pub(crate) delays_ms: [u64; MAX_REDELIVERY_DELAYS],
-    pub(crate) len: usize,
-    pub(crate) max_age_ms: u64,
-}
-
-impl RedeliveryConfig {
-    /// Reads a policy's `redelivery` section (both fields required).
-    pub(crate) fn read(value: &Value, path: &str) -> Result<RedeliveryConfig, Error> {
-        let fields = Fields::new(value, path, &["delays_ms", "max_age_ms"])?;
-        Ok(RedeliveryConfig { delays_ms: fields.required("delays_ms")?, max_age_ms: fields.required("max_age_ms")? })
-    }
-}
-
-impl RedeliverySchedule {
-    pub(crate) fn to_config(self) -> RedeliveryConfig {
-        RedeliveryConfig {
-            delays_ms: self.delays_ms.iter().copied().take(self.len).collect(),
-            max_age_ms: self.max_age_ms,
-        }
-    }
-}
 
 /// Why a message goes to the dead-letter queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -159,5 +123,3 @@ pub fn redeliver(
     }
     Ok(Redelivery::RedeliverAfter { delay_ms, redeliver_at_ms })
 }
-
-crate::value::deserialize_through_value!(RedeliveryConfig, RedeliveryConfig::read);

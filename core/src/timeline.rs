@@ -225,3 +225,25 @@ fn unbounded_worst_case_ms(policy: &Policy) -> Option<u64> {
     }
     Some(total)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::Class;
+    use crate::value::Value;
+
+    #[test]
+    fn trees_match_serde_json_for_the_crates_types() {
+        let policy = Policy::default();
+        let timeline = explain(&policy, Some(1_500), 0);
+        let tree = Value::from_serialize(&timeline).unwrap();
+        let json: serde_json::Value = serde_json::to_value(&timeline).unwrap();
+        let round: serde_json::Value = serde_json::to_value(&tree).unwrap();
+        assert_eq!(round, json);
+        let snapshot = Class::Retryable { ambiguous: true };
+        assert_eq!(
+            serde_json::to_value(Value::from_serialize(&snapshot).unwrap()).unwrap(),
+            serde_json::to_value(snapshot).unwrap()
+        );
+    }
+}

@@ -26,7 +26,8 @@
 use core::fmt;
 
 use crate::error::Error;
-use crate::retry_after::excerpt;
+use crate::text::excerpt;
+use crate::units::Decimal;
 
 mod serializer;
 
@@ -75,51 +76,6 @@ impl fmt::Display for Number {
             Number::Negative(value) => write!(f, "{value}"),
             Number::Float(value) => Decimal(value).fmt(f),
         }
-    }
-}
-
-/// A float in words for messages, without the float formatter (it costs
-/// ~20 KB of wasm): its digits up to the 15 significant ones every f64 holds
-/// (at most 12 decimals, rounded), so a value refused for its decimals shows
-/// them; `NaN`, infinities and magnitudes beyond 10^19 or below 10^-12 in words.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Decimal(pub(crate) f64);
-
-impl fmt::Display for Decimal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const SIGNIFICANT: u32 = 15;
-        let value = self.0;
-        if value.is_nan() {
-            return f.write_str("NaN");
-        }
-        let sign = if value < 0.0 { "-" } else { "" };
-        let magnitude = value.abs();
-        if magnitude >= 1e19 {
-            return f.write_str(if value > 0.0 { "over 10^19" } else { "below -10^19" });
-        }
-        // Below 10^19 < 2^64, so the whole part converts exactly (u64, not u128:
-        // formatting a u128 costs the wasm build 2 KB).
-        let whole = magnitude.trunc() as u64;
-        let whole_digits = whole.checked_ilog10().map_or(1, |log| log + 1);
-        let decimals = SIGNIFICANT.saturating_sub(whole_digits).min(12);
-        let scale = 10u64.pow(decimals);
-        // At most 10^15 after scaling, so the rounded cast is exact.
-        let scaled = if decimals == 0 { whole } else { (magnitude * scale as f64).round() as u64 };
-        if scaled == 0 && magnitude > 0.0 {
-            return f.write_str("a number closer to 0 than 10^-12");
-        }
-        let (whole, mut fraction) = (scaled / scale, scaled % scale);
-        let sign = if scaled == 0 { "" } else { sign };
-        write!(f, "{sign}{whole}")?;
-        if fraction != 0 {
-            let mut digits = decimals as usize;
-            while fraction % 10 == 0 {
-                fraction /= 10;
-                digits -= 1;
-            }
-            write!(f, ".{fraction:0digits$}")?;
-        }
-        Ok(())
     }
 }
 
@@ -565,30 +521,6 @@ pub(crate) fn one_of<'a>(value: &'a Value, path: &str, known: &[&str]) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn decimals_print_without_the_float_formatter() {
-        for (value, text) in [
-            (2.0005, "2.0005"),
-            (0.1, "0.1"),
-            (-1.5, "-1.5"),
-            (3.0, "3"),
-            (-0.0, "0"),
-            (0.1234567, "0.1234567"),
-            (0.2000001, "0.2000001"),
-            (1e-7, "0.0000001"),
-            (1e-13, "a number closer to 0 than 10^-12"),
-            (-1e-13, "a number closer to 0 than 10^-12"),
-            (123_456_789.123, "123456789.123"),
-            (1e14, "100000000000000"),
-            (1e18, "1000000000000000000"),
-            (1e20, "over 10^19"),
-            (f64::NAN, "NaN"),
-            (f64::NEG_INFINITY, "below -10^19"),
-        ] {
-            assert_eq!(Decimal(value).to_string(), text, "{value}");
-        }
-    }
 
     #[test]
     fn reading_errors_echo_a_huge_value_or_key_as_an_excerpt() {

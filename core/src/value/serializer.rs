@@ -252,23 +252,3 @@ macro_rules! struct_traits {
 }
 
 struct_traits!(SerializeStruct, SerializeStructVariant);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn trees_match_serde_json_for_the_crates_types() {
-        let policy = crate::Policy::default();
-        let timeline = crate::explain(&policy, Some(1_500), 0);
-        let tree = Value::from_serialize(&timeline).unwrap();
-        let json: serde_json::Value = serde_json::to_value(&timeline).unwrap();
-        let round: serde_json::Value = serde_json::to_value(&tree).unwrap();
-        assert_eq!(round, json);
-        let snapshot = crate::Class::Retryable { ambiguous: true };
-        assert_eq!(
-            serde_json::to_value(Value::from_serialize(&snapshot).unwrap()).unwrap(),
-            serde_json::to_value(snapshot).unwrap()
-        );
-    }
-}

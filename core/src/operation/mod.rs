@@ -58,164 +58,18 @@ use crate::decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 use crate::dependency::Dependency;
 use crate::error::Error;
 use crate::guidance::ServerDelay;
-use crate::http::Repeatability;
 use crate::policy::{AttemptTimeout, Idempotency, Policy, MAX_HEDGED_ATTEMPTS};
 use crate::rng::{mix, Draws, SplitMix64};
+
+mod key;
+mod options;
+
+pub use key::{IdempotencyKey, MAX_IDEMPOTENCY_KEY_LEN};
+pub use options::OperationOptions;
 
 /// Stream constants for [`mix`]: request ids and derived idempotency keys.
 const REQUEST_ID_STREAM: u64 = 0x5245_5155_4553_5449; // "REQUESTI"
 const KEY_STREAM: u64 = 0x4944_454d_5f4b_4559; // "IDEM_KEY"
-
-/// The longest idempotency key accepted, in bytes.
-pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
-
-/// An idempotency key: 1 to 255 visible ASCII characters (it travels in a header).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct IdempotencyKey(String);
-
-impl IdempotencyKey {
-    /// Checks and wraps a caller-supplied key.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] when the key is empty, longer than 255
-    /// bytes, or holds anything but visible ASCII (`!` to `~`).
-    pub fn new(key: impl Into<String>) -> Result<IdempotencyKey, Error> {
-        let key = key.into();
-        if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY_LEN {
-            return Err(Error::InvalidArgument {
-                name: "idempotency_key",
-                rule: format!("must be 1 to {MAX_IDEMPOTENCY_KEY_LEN} bytes long, got {}", key.len()),
-            });
-        }
-        if let Some(bad) = key.chars().find(|c| !c.is_ascii_graphic()) {
-            return Err(Error::InvalidArgument {
-                name: "idempotency_key",
-                rule: format!(
-                    "must be visible ASCII (no spaces or control characters), found {}",
-                    crate::error::Quoted(bad.encode_utf8(&mut [0; 4]))
-                ),
-            });
-        }
-        Ok(IdempotencyKey(key))
-    }
-
-    /// A UUID-formatted (version 4 layout) key made from 128 bits.
-    #[must_use]
-    pub fn from_bits(bits: u128) -> IdempotencyKey {
-        let bits = (bits & !(0xF << 76) | (0x4 << 76)) & !(0x3 << 62) | (0x2 << 62);
-        // 32 lowercase hex digits, most significant first, dashed 8-4-4-4-12
-        // (no string slicing: its panic path costs the wasm build kilobytes).
-        let mut key = String::with_capacity(36);
-        for index in 0..32u32 {
-            if matches!(index, 8 | 12 | 16 | 20) {
-                key.push('-');
-            }
-            let nibble = (bits >> (124 - 4 * index)) & 0xF;
-            // A nibble is below 16, so it is always a hex digit.
-            key.push(char::from_digit(nibble as u32, 16).unwrap_or('0'));
-        }
-        IdempotencyKey(key)
-    }
-
-    /// The key as text.
-    #[must_use]
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl core::fmt::Display for IdempotencyKey {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-/// How an operation starts: its seed, key and the caller's deadline.
-///
-/// ```
-/// use retryplan::{OperationOptions, IdempotencyKey};
-/// let options = OperationOptions::new(42)
-///     .with_idempotency_key(IdempotencyKey::new("order-5001").unwrap())
-///     .with_deadline_ms(1_800);
-/// assert_eq!(options.seed, 42);
-/// ```
-#[derive(Clone, Debug)]
-pub struct OperationOptions {
-    /// Seeds the jitter and the request ids (and the key when none is given).
-    pub seed: u64,
-    /// The stable key for all attempts; derived from the seed when `None`.
-    pub idempotency_key: Option<IdempotencyKey>,
-    /// A deadline propagated by the caller, on the same clock; the operation's
-    /// deadline is the earlier of this and `start + total_budget_ms`.
-    pub deadline_ms: Option<u64>,
-    /// The shared controls (budget, breaker, in-flight cap) of the dependency
-    /// this operation calls.
-    pub dependency: Option<Arc<Dependency>>,
-    /// Whether the request may be repeated by its protocol's rules (an HTTP
-    /// method); combined with the policy's idempotency by
-    /// [`Repeatability::effective`].
-    pub repeatability: Repeatability,
-}
-
-impl OperationOptions {
-    /// Options with this seed, a key derived from it, and no caller deadline.
-    #[must_use]
-    pub fn new(seed: u64) -> OperationOptions {
-        OperationOptions {
-            seed,
-            idempotency_key: None,
-            deadline_ms: None,
-            dependency: None,
-            repeatability: Repeatability::Unknown,
-        }
-    }
-
-    /// Sets the idempotency key.
-    #[must_use]
-    pub fn with_idempotency_key(mut self, key: IdempotencyKey) -> OperationOptions {
-        self.idempotency_key = Some(key);
-        self
-    }
-
-    /// Sets the caller's propagated deadline (absolute ms on the caller's clock).
-    #[must_use]
-    pub fn with_deadline_ms(mut self, deadline_ms: u64) -> OperationOptions {
-        self.deadline_ms = Some(deadline_ms);
-        self
-    }
-
-    /// Sets the dependency whose shared controls this operation uses.
-    #[must_use]
-    pub fn with_dependency(mut self, dependency: Arc<Dependency>) -> OperationOptions {
-        self.dependency = Some(dependency);
-        self
-    }
-
-    /// Says whether the operation's request may be repeated (see
-    /// [`Repeatability::for_http`] for an HTTP method). A request that is not
-    /// idempotent runs a `safe` or `idempotent` policy as `unsafe`, without
-    /// hedges.
-    #[must_use]
-    pub fn with_repeatability(mut self, repeatability: Repeatability) -> OperationOptions {
-        self.repeatability = repeatability;
-        self
-    }
-
-    /// A seed and a 128-bit UUID-formatted key from the operating system's
-    /// random source (`getrandom`). The only entropy the crate ever reads.
-    ///
-    /// # Errors
-    /// [`Error::EntropyUnavailable`] when the random source fails.
-    #[cfg(feature = "entropy")]
-    pub fn from_entropy() -> Result<OperationOptions, Error> {
-        let mut bytes = [0u8; 24];
-        getrandom::fill(&mut bytes).map_err(|error| Error::EntropyUnavailable { message: error.to_string() })?;
-        let (seed, key) = bytes.split_at(8);
-        let seed = u64::from_le_bytes(seed.try_into().unwrap_or_default());
-        let key = u128::from_le_bytes(key.try_into().unwrap_or_default());
-        Ok(OperationOptions::new(seed).with_idempotency_key(IdempotencyKey::from_bits(key)))
-    }
-}
 
 /// The most attempts that run at once: the first plus every hedge.
 pub(crate) const MAX_IN_FLIGHT: usize = 1 + MAX_HEDGED_ATTEMPTS as usize;
@@ -284,6 +138,8 @@ pub struct Operation {
     last_failure_timed_out: bool,
     phase: Phase,
     running: [Option<Running>; MAX_IN_FLIGHT],
+    /// The attempt numbers in `running`, kept alongside it.
+    running_set: AttemptSet,
     hedge_at_ms: Option<u64>,
     hedging_stopped: bool,
     /// Set when the server refused further attempts (pushback "do not retry",
@@ -319,6 +175,7 @@ impl Operation {
             last_failure_timed_out: false,
             phase: Phase::Ready,
             running: [None; MAX_IN_FLIGHT],
+            running_set: AttemptSet::EMPTY,
             hedge_at_ms: None,
             // An operation that may not repeat its request never hedges.
             hedging_stopped: !idempotency.may_repeat_ambiguous(),
@@ -360,6 +217,7 @@ impl Operation {
         let class = classify(&self.policy, outcome)?;
         let now = self.observe(now_ms);
         let finished = self.running.get_mut(slot).and_then(Option::take);
+        self.running_set.remove(attempt);
         if let Some(finished) = finished {
             self.settle(now, &finished, class);
         }
@@ -430,9 +288,7 @@ impl Operation {
     /// Attempts running now.
     #[must_use]
     pub fn running_attempts(&self) -> AttemptSet {
-        let mut set = AttemptSet::EMPTY;
-        self.running.iter().flatten().for_each(|running| set.insert(running.attempt));
-        set
+        self.running_set
     }
 
     /// True once an ending was returned.
@@ -572,6 +428,7 @@ impl Operation {
         if let Some(free) = self.running.get_mut(slot) {
             *free = Some(Running { attempt, abort_at_ms, ..held });
         }
+        self.running_set.insert(attempt);
         self.phase = Phase::InFlight;
         self.schedule_hedge(now, None);
         Ok(Decision::StartAttempt {
@@ -775,7 +632,7 @@ impl Operation {
 
     /// Gives back what the running attempts hold and lists them for the caller to abort.
     fn abort_running(&mut self) -> AttemptSet {
-        let aborted = self.running_attempts();
+        let aborted = core::mem::take(&mut self.running_set);
         for index in 0..MAX_IN_FLIGHT {
             if let Some(running) = self.running.get_mut(index).and_then(Option::take) {
                 self.release(&running);
@@ -814,12 +671,6 @@ impl Drop for Operation {
 mod tests {
     use super::*;
 
-    #[test]
-    fn keys_are_uuid_v4_layout_in_lowercase_hex() {
-        let key = IdempotencyKey::from_bits(0x0123_4567_89ab_cdef_fedc_ba98_7654_3210);
-        assert_eq!(key.as_str(), "01234567-89ab-4def-bedc-ba9876543210");
-        assert_eq!(IdempotencyKey::from_bits(u128::MAX).as_str(), "ffffffff-ffff-4fff-bfff-ffffffffffff");
-    }
     use crate::classify::TransportFailure;
     use crate::policy::{AttemptTimeoutConfig, BackoffConfig, JitterConfig, PolicyConfig};
 
@@ -897,14 +748,5 @@ mod tests {
         assert_eq!(op.idempotency_key(), again.idempotency_key());
         assert_eq!(op.idempotency_key().as_str().len(), 36);
         assert_eq!(&op.idempotency_key().as_str()[14..15], "4");
-    }
-
-    #[test]
-    fn key_validation() {
-        assert!(IdempotencyKey::new("order-5001").is_ok());
-        assert_eq!(IdempotencyKey::new("").unwrap_err().code(), "invalid_argument");
-        assert!(IdempotencyKey::new("has space").is_err());
-        assert!(IdempotencyKey::new("x".repeat(256)).is_err());
-        assert!(IdempotencyKey::new("ключ").is_err());
     }
 }

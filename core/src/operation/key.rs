@@ -1,0 +1,152 @@
+//! The idempotency key: the one name of an operation across all its attempts.
+
+use std::sync::OnceLock;
+
+use crate::error::Error;
+
+/// The longest idempotency key accepted, in bytes.
+pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
+
+/// An idempotency key: 1 to 255 visible ASCII characters (it travels in a header).
+///
+/// A key made from random bits ([`IdempotencyKey::from_bits`], the keys an
+/// operation derives or draws) is spelt as a UUID only when first read: most
+/// operations of a safe policy never send theirs.
+#[derive(Clone)]
+pub struct IdempotencyKey(Spelling);
+
+#[derive(Clone)]
+enum Spelling {
+    /// A key the caller chose, checked.
+    Given(String),
+    /// 128 bits in the UUID version 4 layout, spelt on first read.
+    Uuid { bits: u128, text: OnceLock<String> },
+}
+
+impl IdempotencyKey {
+    /// Checks and wraps a caller-supplied key.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the key is empty, longer than 255
+    /// bytes, or holds anything but visible ASCII (`!` to `~`).
+    pub fn new(key: impl Into<String>) -> Result<IdempotencyKey, Error> {
+        let key = key.into();
+        if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY_LEN {
+            return Err(Error::InvalidArgument {
+                name: "idempotency_key",
+                rule: format!("must be 1 to {MAX_IDEMPOTENCY_KEY_LEN} bytes long, got {}", key.len()),
+            });
+        }
+        if let Some(bad) = key.chars().find(|c| !c.is_ascii_graphic()) {
+            return Err(Error::InvalidArgument {
+                name: "idempotency_key",
+                rule: format!(
+                    "must be visible ASCII (no spaces or control characters), found {}",
+                    crate::text::Quoted(bad.encode_utf8(&mut [0; 4]))
+                ),
+            });
+        }
+        Ok(IdempotencyKey(Spelling::Given(key)))
+    }
+
+    /// A UUID-formatted (version 4 layout) key made from 128 bits: 32
+    /// lowercase hex digits dashed 8-4-4-4-12, with the version and variant
+    /// bits set. Spelt when first read.
+    #[must_use]
+    pub fn from_bits(bits: u128) -> IdempotencyKey {
+        let bits = (bits & !(0xF << 76) | (0x4 << 76)) & !(0x3 << 62) | (0x2 << 62);
+        IdempotencyKey(Spelling::Uuid { bits, text: OnceLock::new() })
+    }
+
+    /// The key as text.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            Spelling::Given(key) => key,
+            Spelling::Uuid { bits, text } => text.get_or_init(|| uuid_text(*bits)),
+        }
+    }
+}
+
+/// 32 lowercase hex digits, most significant first, dashed 8-4-4-4-12 (no
+/// string slicing: its panic path costs the wasm build kilobytes).
+fn uuid_text(bits: u128) -> String {
+    let mut key = String::with_capacity(36);
+    for index in 0..32u32 {
+        if matches!(index, 8 | 12 | 16 | 20) {
+            key.push('-');
+        }
+        let nibble = (bits >> (124 - 4 * index)) & 0xF;
+        // A nibble is below 16, so it is always a hex digit.
+        key.push(char::from_digit(nibble as u32, 16).unwrap_or('0'));
+    }
+    key
+}
+
+impl PartialEq for IdempotencyKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for IdempotencyKey {}
+
+impl core::hash::Hash for IdempotencyKey {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl PartialOrd for IdempotencyKey {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for IdempotencyKey {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl core::fmt::Debug for IdempotencyKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("IdempotencyKey").field(&self.as_str()).finish()
+    }
+}
+
+impl core::fmt::Display for IdempotencyKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_uuid_v4_layout_in_lowercase_hex() {
+        let key = IdempotencyKey::from_bits(0x0123_4567_89ab_cdef_fedc_ba98_7654_3210);
+        assert_eq!(key.as_str(), "01234567-89ab-4def-bedc-ba9876543210");
+        assert_eq!(IdempotencyKey::from_bits(u128::MAX).as_str(), "ffffffff-ffff-4fff-bfff-ffffffffffff");
+    }
+
+    #[test]
+    fn a_spelt_and_a_given_key_with_the_same_text_are_equal() {
+        let derived = IdempotencyKey::from_bits(0x0123_4567_89ab_cdef_fedc_ba98_7654_3210);
+        let given = IdempotencyKey::new("01234567-89ab-4def-bedc-ba9876543210").unwrap();
+        assert_eq!(derived, given);
+        assert_eq!(derived.clone().to_string(), given.to_string());
+        assert_eq!(format!("{derived:?}"), "IdempotencyKey(\"01234567-89ab-4def-bedc-ba9876543210\")");
+    }
+
+    #[test]
+    fn key_validation() {
+        assert!(IdempotencyKey::new("order-5001").is_ok());
+        assert_eq!(IdempotencyKey::new("").unwrap_err().code(), "invalid_argument");
+        assert!(IdempotencyKey::new("has space").is_err());
+        assert!(IdempotencyKey::new("x".repeat(256)).is_err());
+        assert!(IdempotencyKey::new("ключ").is_err());
+    }
+}

@@ -1,0 +1,97 @@
+//! How an operation starts: its seed, key, caller deadline, shared controls
+//! and whether its request may be repeated.
+
+use std::sync::Arc;
+
+use super::key::IdempotencyKey;
+use crate::dependency::Dependency;
+#[cfg(feature = "entropy")]
+use crate::error::Error;
+use crate::http::Repeatability;
+
+/// How an operation starts: its seed, key and the caller's deadline.
+///
+/// ```
+/// use retryplan::{OperationOptions, IdempotencyKey};
+/// let options = OperationOptions::new(42)
+///     .with_idempotency_key(IdempotencyKey::new("order-5001").unwrap())
+///     .with_deadline_ms(1_800);
+/// assert_eq!(options.seed, 42);
+/// ```
+#[derive(Clone, Debug)]
+pub struct OperationOptions {
+    /// Seeds the jitter and the request ids (and the key when none is given).
+    pub seed: u64,
+    /// The stable key for all attempts; derived from the seed when `None`.
+    pub idempotency_key: Option<IdempotencyKey>,
+    /// A deadline propagated by the caller, on the same clock; the operation's
+    /// deadline is the earlier of this and `start + total_budget_ms`.
+    pub deadline_ms: Option<u64>,
+    /// The shared controls (budget, breaker, in-flight cap) of the dependency
+    /// this operation calls.
+    pub dependency: Option<Arc<Dependency>>,
+    /// Whether the request may be repeated by its protocol's rules (an HTTP
+    /// method); combined with the policy's idempotency by
+    /// [`Repeatability::effective`].
+    pub repeatability: Repeatability,
+}
+
+impl OperationOptions {
+    /// Options with this seed, a key derived from it, and no caller deadline.
+    #[must_use]
+    pub fn new(seed: u64) -> OperationOptions {
+        OperationOptions {
+            seed,
+            idempotency_key: None,
+            deadline_ms: None,
+            dependency: None,
+            repeatability: Repeatability::Unknown,
+        }
+    }
+
+    /// Sets the idempotency key.
+    #[must_use]
+    pub fn with_idempotency_key(mut self, key: IdempotencyKey) -> OperationOptions {
+        self.idempotency_key = Some(key);
+        self
+    }
+
+    /// Sets the caller's propagated deadline (absolute ms on the caller's clock).
+    #[must_use]
+    pub fn with_deadline_ms(mut self, deadline_ms: u64) -> OperationOptions {
+        self.deadline_ms = Some(deadline_ms);
+        self
+    }
+
+    /// Sets the dependency whose shared controls this operation uses.
+    #[must_use]
+    pub fn with_dependency(mut self, dependency: Arc<Dependency>) -> OperationOptions {
+        self.dependency = Some(dependency);
+        self
+    }
+
+    /// Says whether the operation's request may be repeated (see
+    /// [`Repeatability::for_http`] for an HTTP method). A request that is not
+    /// idempotent runs a `safe` or `idempotent` policy as `unsafe`, without
+    /// hedges.
+    #[must_use]
+    pub fn with_repeatability(mut self, repeatability: Repeatability) -> OperationOptions {
+        self.repeatability = repeatability;
+        self
+    }
+
+    /// A seed and a 128-bit UUID-formatted key from the operating system's
+    /// random source (`getrandom`). The only entropy the crate ever reads.
+    ///
+    /// # Errors
+    /// [`Error::EntropyUnavailable`] when the random source fails.
+    #[cfg(feature = "entropy")]
+    pub fn from_entropy() -> Result<OperationOptions, Error> {
+        let mut bytes = [0u8; 24];
+        getrandom::fill(&mut bytes).map_err(|error| Error::EntropyUnavailable { message: error.to_string() })?;
+        let (seed, key) = bytes.split_at(8);
+        let seed = u64::from_le_bytes(seed.try_into().unwrap_or_default());
+        let key = u128::from_le_bytes(key.try_into().unwrap_or_default());
+        Ok(OperationOptions::new(seed).with_idempotency_key(IdempotencyKey::from_bits(key)))
+    }
+}

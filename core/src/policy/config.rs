@@ -1,0 +1,247 @@
+//! The policy as written ([`PolicyConfig`]): plain data, its defaults and
+//! the limits its rules name. Read by `read.rs`, validated by `validate.rs`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::codes::{GrpcCode, TransportFailure};
+
+/// The most hedges that may run beside the first attempt.
+pub const MAX_HEDGED_ATTEMPTS: u32 = 4;
+
+/// The most attempts a policy may allow (first attempt included).
+pub const MAX_ATTEMPTS_LIMIT: u32 = 100;
+
+/// How long one attempt may run.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AttemptTimeoutConfig {
+    /// Every attempt gets this many milliseconds (less if the budget has less left).
+    FixedMs(u64),
+    /// Every attempt gets this fraction, in (0, 1], of the budget that remains
+    /// when it starts; never less than `minimum_useful_attempt_ms`.
+    FractionOfRemaining(f64),
+}
+
+/// How the backoff ceiling grows with the retry number `r` (0 for the first retry).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackoffKind {
+    /// `min(cap_ms, base_ms * multiplier^r)`.
+    Exponential,
+    /// `min(cap_ms, base_ms * (r + 1))`.
+    Linear,
+    /// `base_ms` every time (`cap_ms` still bounds it).
+    Constant,
+}
+
+/// Backoff ceilings before jitter.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct BackoffConfig {
+    /// How the ceiling grows.
+    pub kind: BackoffKind,
+    /// The first retry's ceiling, in milliseconds.
+    pub base_ms: u64,
+    /// Growth factor for `exponential`, in [1, 100], at most three decimals.
+    pub multiplier: f64,
+    /// No ceiling (and no jittered delay) ever exceeds this, in milliseconds.
+    pub cap_ms: u64,
+}
+
+impl Default for BackoffConfig {
+    fn default() -> Self {
+        BackoffConfig { kind: BackoffKind::Exponential, base_ms: 100, multiplier: 2.0, cap_ms: 2_000 }
+    }
+}
+
+/// How a delay is drawn from the ceiling `c` of retry `r`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum JitterConfig {
+    /// Exactly `c`.
+    None,
+    /// Uniform in `[0, c]`: spreads clients the most (the default).
+    Full,
+    /// Uniform in `[c/2, c]`: guarantees half the ceiling.
+    Equal,
+    /// Uniform in `[base, min(cap, 3 * previous delay)]`, the previous delay
+    /// starting at `base` (the ceilings of `backoff.kind` are not used).
+    Decorrelated,
+    /// Uniform in `[c * (1 - ratio), min(cap, c * (1 + ratio))]`, as gRPC's
+    /// retry design does with ratio 0.2.
+    Proportional {
+        /// Spread around the ceiling, in (0, 1], at most three decimals.
+        ratio: f64,
+    },
+}
+
+/// Outcomes that may be retried.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RetryOnConfig {
+    /// HTTP statuses worth another attempt.
+    pub http_statuses: Vec<u16>,
+    /// gRPC codes worth another attempt.
+    pub grpc_codes: Vec<GrpcCode>,
+    /// Transport failures worth another attempt.
+    pub transport: Vec<TransportFailure>,
+}
+
+impl Default for RetryOnConfig {
+    fn default() -> Self {
+        RetryOnConfig {
+            http_statuses: vec![408, 429, 500, 502, 503, 504],
+            grpc_codes: vec![GrpcCode::Unavailable],
+            transport: vec![TransportFailure::NotSent, TransportFailure::ConnectionLost, TransportFailure::TimedOut],
+        }
+    }
+}
+
+/// A set of HTTP statuses and gRPC codes with one meaning (ambiguous, or conflict).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct StatusSetConfig {
+    /// HTTP statuses in the set.
+    pub http_statuses: Vec<u16>,
+    /// gRPC codes in the set.
+    pub grpc_codes: Vec<GrpcCode>,
+}
+
+/// What to do when server guidance (Retry-After, gRPC pushback) exceeds `cap_ms`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AboveCap {
+    /// Wait `cap_ms` instead.
+    Clamp,
+    /// Give up now with reason `retry_after_above_cap`.
+    GiveUp,
+}
+
+/// How server guidance is honored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ServerGuidanceConfig {
+    /// Honor Retry-After and gRPC pushback (a floor for the delay). When false
+    /// both are ignored.
+    pub honor: bool,
+    /// The longest guidance honored as given, in milliseconds.
+    pub cap_ms: u64,
+    /// What to do above `cap_ms`.
+    pub above_cap: AboveCap,
+}
+
+impl Default for ServerGuidanceConfig {
+    fn default() -> Self {
+        ServerGuidanceConfig { honor: true, cap_ms: 60_000, above_cap: AboveCap::GiveUp }
+    }
+}
+
+/// Whether repeating the operation could repeat its effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Idempotency {
+    /// No effect at all (a read).
+    Safe,
+    /// Repeating has the same effect as doing it once (a PUT of a whole value).
+    Idempotent,
+    /// The server deduplicates by the operation's idempotency key.
+    Keyed,
+    /// Repeating may repeat the effect: an ambiguous outcome answers
+    /// [`Decision::Reconcile`](crate::Decision::Reconcile), never a new attempt.
+    Unsafe,
+}
+
+impl Idempotency {
+    /// True when an attempt whose request may have been processed can be sent again.
+    #[must_use]
+    pub fn may_repeat_ambiguous(self) -> bool {
+        !matches!(self, Idempotency::Unsafe)
+    }
+}
+
+/// Hedging: extra attempts started while the first is still running, to cut
+/// tail latency. Only for operations that may be repeated (not `unsafe`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct HedgingConfig {
+    /// How long an attempt runs without an answer before the next hedge
+    /// starts, in ms (0 starts them all at once).
+    pub delay_ms: u64,
+    /// Extra attempts that may run beside the first, 1..=4. Every hedge
+    /// counts toward `max_attempts` and needs the same deadline, budget,
+    /// breaker and concurrency checks as a retry.
+    pub max_hedged_attempts: u32,
+}
+
+/// The most delays a redelivery schedule may list.
+pub const MAX_REDELIVERY_DELAYS: usize = 8;
+
+/// A policy's redelivery section (JSON: `{"delays_ms": [5000, 30000, 120000], "max_age_ms": 3600000}`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RedeliveryConfig {
+    /// Delay before each redelivery, 1 to 8 values; the last one repeats.
+    pub delays_ms: Vec<u64>,
+    /// The oldest a message may be at its next delivery, in ms.
+    pub max_age_ms: u64,
+}
+
+/// The policy as written: plain data, every field defaulted.
+///
+/// Validate it into a [`Policy`](super::Policy) with [`Policy::new`](super::Policy::new)
+/// (or read JSON with [`Policy::from_json`](super::Policy::from_json)). It is read by [`PolicyConfig::from_value`] (the
+/// same rules from JSON, a JS object or serde's `Deserialize`) and written by
+/// serde's `Serialize`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PolicyConfig {
+    /// How many attempts in all, the first one included (3 means one try and
+    /// up to two retries). 1..=100.
+    pub max_attempts: u32,
+    /// The whole operation's time budget, in milliseconds, from its start.
+    pub total_budget_ms: u64,
+    /// How long one attempt may run.
+    pub attempt_timeout: AttemptTimeoutConfig,
+    /// Time kept back at the end of the budget to handle the last response.
+    pub response_reserve_ms: u64,
+    /// No attempt starts with less time than this left (after the reserve).
+    pub minimum_useful_attempt_ms: u64,
+    /// Backoff ceilings.
+    pub backoff: BackoffConfig,
+    /// How a delay is drawn from the ceiling.
+    pub jitter: JitterConfig,
+    /// Outcomes worth another attempt.
+    pub retry_on: RetryOnConfig,
+    /// Retryable outcomes whose request may have been processed.
+    pub ambiguous: StatusSetConfig,
+    /// Outcomes that mean "state changed underneath: re-read and redo the unit".
+    pub conflict: StatusSetConfig,
+    /// Retry-After and gRPC pushback handling.
+    pub server_guidance: ServerGuidanceConfig,
+    /// Whether repeating may repeat the effect.
+    pub idempotency: Idempotency,
+    /// Hedging, off when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hedging: Option<HedgingConfig>,
+    /// Queue redelivery schedule for [`redeliver`](crate::redeliver); the
+    /// backoff ceilings and `total_budget_ms` when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redelivery: Option<RedeliveryConfig>,
+}
+
+impl Default for PolicyConfig {
+    fn default() -> Self {
+        PolicyConfig {
+            max_attempts: 3,
+            total_budget_ms: 10_000,
+            attempt_timeout: AttemptTimeoutConfig::FixedMs(3_000),
+            response_reserve_ms: 50,
+            minimum_useful_attempt_ms: 100,
+            backoff: BackoffConfig::default(),
+            jitter: JitterConfig::Full,
+            retry_on: RetryOnConfig::default(),
+            ambiguous: StatusSetConfig {
+                http_statuses: vec![500, 502, 504],
+                grpc_codes: vec![GrpcCode::DeadlineExceeded],
+            },
+            conflict: StatusSetConfig { http_statuses: vec![409], grpc_codes: vec![GrpcCode::Aborted] },
+            server_guidance: ServerGuidanceConfig::default(),
+            idempotency: Idempotency::Safe,
+            hedging: None,
+            redelivery: None,
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! Policy: the serde schema ([`PolicyConfig`]) and its validated, immutable form ([`Policy`]).
+//!
+//! JSON is the lingua franca: field names are snake_case, durations are whole
+//! milliseconds in fields ending `_ms`, ratios are decimal numbers with at most
+//! three decimals (they are stored as integer thousandths so every platform
+//! computes bit-identical delays). Every field has a default, and unknown
+//! fields are rejected. [`Policy::new`] checks every rule and reports all
+//! violations at once, each naming its field; nothing is clamped silently.
+//!
+//! One job per file, each using only the files listed before it:
+//!
+//! - `config.rs`: the schema as written, its defaults and limits;
+//! - `names.rs`: the snake_case names of its enums;
+//! - `read.rs`: the one reader from a [`Value`](crate::value::Value) or JSON
+//!   text, and the writer back;
+//! - `sets.rs`: the classification sets as bit sets;
+//! - `validated.rs`: the validated [`Policy`], its accessors and
+//!   [`Policy::to_config`];
+//! - `validate.rs`: the rules, checked by [`Policy::new`].
+
+pub(crate) mod config;
+mod names;
+mod read;
+mod sets;
+mod validate;
+pub(crate) mod validated;
+
+pub use config::{
+    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, HedgingConfig, Idempotency, JitterConfig, PolicyConfig,
+    RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS,
+};
+pub use sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};
+pub use validated::{AttemptTimeout, Backoff, Jitter, Policy, ServerGuidance};
+
+pub use crate::units::MAX_MS;

@@ -1,0 +1,62 @@
+//! The snake_case names of the policy's enums, as JSON spells them: one
+//! table per enum, read by `read.rs` and used in validation messages.
+
+use super::config::{AboveCap, BackoffKind, Idempotency};
+use crate::value::Named;
+
+impl Named for BackoffKind {
+    const ALL: &'static [Self] = &[BackoffKind::Exponential, BackoffKind::Linear, BackoffKind::Constant];
+    fn name(self) -> &'static str {
+        match self {
+            BackoffKind::Exponential => "exponential",
+            BackoffKind::Linear => "linear",
+            BackoffKind::Constant => "constant",
+        }
+    }
+}
+
+impl Named for AboveCap {
+    const ALL: &'static [Self] = &[AboveCap::Clamp, AboveCap::GiveUp];
+    fn name(self) -> &'static str {
+        match self {
+            AboveCap::Clamp => "clamp",
+            AboveCap::GiveUp => "give_up",
+        }
+    }
+}
+
+impl Named for Idempotency {
+    const ALL: &'static [Self] = &[Idempotency::Safe, Idempotency::Idempotent, Idempotency::Keyed, Idempotency::Unsafe];
+    fn name(self) -> &'static str {
+        match self {
+            Idempotency::Safe => "safe",
+            Idempotency::Idempotent => "idempotent",
+            Idempotency::Keyed => "keyed",
+            Idempotency::Unsafe => "unsafe",
+        }
+    }
+}
+
+/// The names of [`JitterConfig`](super::JitterConfig)'s variants (its `kind` tag).
+#[derive(Clone, Copy)]
+pub(super) enum JitterKind {
+    None,
+    Full,
+    Equal,
+    Decorrelated,
+    Proportional,
+}
+
+impl Named for JitterKind {
+    const ALL: &'static [Self] =
+        &[JitterKind::None, JitterKind::Full, JitterKind::Equal, JitterKind::Decorrelated, JitterKind::Proportional];
+    fn name(self) -> &'static str {
+        match self {
+            JitterKind::None => "none",
+            JitterKind::Full => "full",
+            JitterKind::Equal => "equal",
+            JitterKind::Decorrelated => "decorrelated",
+            JitterKind::Proportional => "proportional",
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! The one reader of a policy: [`PolicyConfig::from_value`] (and JSON text,
+//! and serde's `Deserialize` for every config type) with its defaults,
+//! unknown-field refusal and dotted error paths; and the writer back to a
+//! [`Value`] or JSON.
+
+use super::config::{
+    AttemptTimeoutConfig, BackoffConfig, HedgingConfig, JitterConfig, PolicyConfig, RedeliveryConfig, RetryOnConfig,
+    ServerGuidanceConfig, StatusSetConfig,
+};
+use super::names::JitterKind;
+use crate::error::Error;
+use crate::value::{expected, join, one_of, optional, read_name, tagged, Fields, FromValue, Named, Value};
+
+/// The fields of a policy object, in the order `to_json` writes them.
+const POLICY_FIELDS: &[&str] = &[
+    "max_attempts",
+    "total_budget_ms",
+    "attempt_timeout",
+    "response_reserve_ms",
+    "minimum_useful_attempt_ms",
+    "backoff",
+    "jitter",
+    "retry_on",
+    "ambiguous",
+    "conflict",
+    "server_guidance",
+    "idempotency",
+    "hedging",
+    "redelivery",
+];
+
+impl PolicyConfig {
+    /// Reads a configuration from a [`Value`] without validating its rules:
+    /// absent fields take their defaults, unknown fields are refused, and a
+    /// list is accepted only where the schema has one. Errors name the dotted
+    /// path of the field being read.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPolicyJson`].
+    pub fn from_value(value: &Value) -> Result<PolicyConfig, Error> {
+        let mut config = PolicyConfig::default();
+        let fields = Fields::new(value, "", POLICY_FIELDS)?;
+        // Each present field replaces its default; `Fields::new` refused any other key.
+        for (key, item) in fields.entries() {
+            let path = fields.path(key);
+            let path = path.as_str();
+            match key {
+                "max_attempts" => config.max_attempts = u32::from_value(item, path)?,
+                "total_budget_ms" => config.total_budget_ms = u64::from_value(item, path)?,
+                "attempt_timeout" => config.attempt_timeout = read_attempt_timeout(item, path)?,
+                "response_reserve_ms" => config.response_reserve_ms = u64::from_value(item, path)?,
+                "minimum_useful_attempt_ms" => config.minimum_useful_attempt_ms = u64::from_value(item, path)?,
+                "backoff" => config.backoff = read_backoff(item, path)?,
+                "jitter" => config.jitter = read_jitter(item, path)?,
+                "retry_on" => config.retry_on = read_retry_on(item, path)?,
+                "ambiguous" => config.ambiguous = read_status_set(item, path)?,
+                "conflict" => config.conflict = read_status_set(item, path)?,
+                "server_guidance" => config.server_guidance = read_server_guidance(item, path)?,
+                "idempotency" => config.idempotency = read_name(item, path)?,
+                "hedging" => config.hedging = optional(item, path, read_hedging)?,
+                "redelivery" => config.redelivery = optional(item, path, read_redelivery)?,
+                _ => {}
+            }
+        }
+        Ok(config)
+    }
+
+    /// The configuration as a [`Value`] (what `to_json` prints).
+    #[must_use]
+    pub fn to_value(&self) -> Value {
+        // Plain data with string keys: serializing it cannot fail.
+        Value::from_serialize(self).unwrap_or(Value::Null)
+    }
+}
+
+#[cfg(feature = "json")]
+impl PolicyConfig {
+    /// Reads a configuration from JSON text without validating its rules (see
+    /// [`PolicyConfig::from_value`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidPolicyJson`], naming the dotted path of the field being read.
+    pub fn from_json(json: &str) -> Result<PolicyConfig, Error> {
+        PolicyConfig::from_value(&Value::from_json(json)?)
+    }
+
+    /// The configuration as pretty-printed JSON.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        self.to_value().to_json()
+    }
+}
+
+fn read_attempt_timeout(value: &Value, path: &str) -> Result<AttemptTimeoutConfig, Error> {
+    let (key, inner) = one_of(value, path, &["fixed_ms", "fraction_of_remaining"])?;
+    let path = join(path, key);
+    Ok(if key == "fixed_ms" {
+        AttemptTimeoutConfig::FixedMs(u64::from_value(inner, &path)?)
+    } else {
+        AttemptTimeoutConfig::FractionOfRemaining(f64::from_value(inner, &path)?)
+    })
+}
+
+fn read_backoff(value: &Value, path: &str) -> Result<BackoffConfig, Error> {
+    let defaults = BackoffConfig::default();
+    let fields = Fields::new(value, path, &["kind", "base_ms", "multiplier", "cap_ms"])?;
+    Ok(BackoffConfig {
+        kind: fields.with("kind", defaults.kind, read_name)?,
+        base_ms: fields.or("base_ms", defaults.base_ms)?,
+        multiplier: fields.or("multiplier", defaults.multiplier)?,
+        cap_ms: fields.or("cap_ms", defaults.cap_ms)?,
+    })
+}
+
+fn read_jitter(value: &Value, path: &str) -> Result<JitterConfig, Error> {
+    let (kind, fields) = tagged(value, path, |kind: JitterKind| match kind {
+        JitterKind::Proportional => &["kind", "ratio"],
+        _ => &["kind"],
+    })?;
+    Ok(match kind {
+        JitterKind::None => JitterConfig::None,
+        JitterKind::Full => JitterConfig::Full,
+        JitterKind::Equal => JitterConfig::Equal,
+        JitterKind::Decorrelated => JitterConfig::Decorrelated,
+        JitterKind::Proportional => JitterConfig::Proportional { ratio: fields.required("ratio")? },
+    })
+}
+
+fn read_retry_on(value: &Value, path: &str) -> Result<RetryOnConfig, Error> {
+    let defaults = RetryOnConfig::default();
+    let fields = Fields::new(value, path, &["http_statuses", "grpc_codes", "transport"])?;
+    Ok(RetryOnConfig {
+        http_statuses: fields.or("http_statuses", defaults.http_statuses)?,
+        grpc_codes: fields.with("grpc_codes", defaults.grpc_codes, read_names)?,
+        transport: fields.with("transport", defaults.transport, read_names)?,
+    })
+}
+
+fn read_status_set(value: &Value, path: &str) -> Result<StatusSetConfig, Error> {
+    let fields = Fields::new(value, path, &["http_statuses", "grpc_codes"])?;
+    Ok(StatusSetConfig {
+        http_statuses: fields.or("http_statuses", Vec::new())?,
+        grpc_codes: fields.with("grpc_codes", Vec::new(), read_names)?,
+    })
+}
+
+fn read_server_guidance(value: &Value, path: &str) -> Result<ServerGuidanceConfig, Error> {
+    let defaults = ServerGuidanceConfig::default();
+    let fields = Fields::new(value, path, &["honor", "cap_ms", "above_cap"])?;
+    Ok(ServerGuidanceConfig {
+        honor: fields.or("honor", defaults.honor)?,
+        cap_ms: fields.or("cap_ms", defaults.cap_ms)?,
+        above_cap: fields.with("above_cap", defaults.above_cap, read_name)?,
+    })
+}
+
+fn read_hedging(value: &Value, path: &str) -> Result<HedgingConfig, Error> {
+    let fields = Fields::new(value, path, &["delay_ms", "max_hedged_attempts"])?;
+    Ok(HedgingConfig {
+        delay_ms: fields.required("delay_ms")?,
+        max_hedged_attempts: fields.required("max_hedged_attempts")?,
+    })
+}
+
+/// A list of enum names.
+fn read_names<T: Named>(value: &Value, path: &str) -> Result<Vec<T>, Error> {
+    match value {
+        Value::List(items) => {
+            items.iter().enumerate().map(|(index, item)| read_name(item, &format!("{path}[{index}]"))).collect()
+        }
+        other => Err(expected(path, "a list of names", other)),
+    }
+}
+
+/// A policy's `redelivery` section (both fields required).
+fn read_redelivery(value: &Value, path: &str) -> Result<RedeliveryConfig, Error> {
+    let fields = Fields::new(value, path, &["delays_ms", "max_age_ms"])?;
+    Ok(RedeliveryConfig { delays_ms: fields.required("delays_ms")?, max_age_ms: fields.required("max_age_ms")? })
+}
+
+crate::value::deserialize_through_value!(PolicyConfig, |value, _| PolicyConfig::from_value(value));
+crate::value::deserialize_through_value!(AttemptTimeoutConfig, read_attempt_timeout);
+crate::value::deserialize_through_value!(BackoffConfig, read_backoff);
+crate::value::deserialize_through_value!(JitterConfig, read_jitter);
+crate::value::deserialize_through_value!(RetryOnConfig, read_retry_on);
+crate::value::deserialize_through_value!(StatusSetConfig, read_status_set);
+crate::value::deserialize_through_value!(ServerGuidanceConfig, read_server_guidance);
+crate::value::deserialize_through_value!(HedgingConfig, read_hedging);
+crate::value::deserialize_through_value!(RedeliveryConfig, read_redelivery);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_errors_name_the_path() {
+        let error = PolicyConfig::from_json(r#"{"backoff": {"base_ms": -5}}"#).unwrap_err();
+        let Error::InvalidPolicyJson { field, message } = error else { panic!("wrong error") };
+        assert_eq!(field, "backoff.base_ms");
+        assert!(message.contains("-5"), "{message}");
+        let error = PolicyConfig::from_json(r#"{"max_attemps": 3}"#).unwrap_err();
+        assert!(error.to_string().contains("unknown field `max_attemps`"), "{error}");
+        let error = PolicyConfig::from_json(r#"{} {}"#).unwrap_err();
+        assert_eq!(error.code(), "invalid_policy_json");
+    }
+
+    #[test]
+    fn serde_reads_every_config_type_through_the_one_reader() {
+        let backoff: BackoffConfig = serde_json::from_str(r#"{"base_ms": 5}"#).unwrap();
+        assert_eq!(backoff, BackoffConfig { base_ms: 5, ..BackoffConfig::default() });
+        let timeout: AttemptTimeoutConfig = serde_json::from_str(r#"{"fixed_ms": 7}"#).unwrap();
+        assert_eq!(timeout, AttemptTimeoutConfig::FixedMs(7));
+        let error = serde_json::from_str::<HedgingConfig>(r#"{"delay_ms": 5}"#).unwrap_err();
+        assert!(error.to_string().contains("max_hedged_attempts"), "{error}");
+        let error = serde_json::from_str::<PolicyConfig>(r#"{"jitter": {"kind": "full", "ratio": 0.2}}"#).unwrap_err();
+        assert!(error.to_string().contains("jitter.ratio"), "{error}");
+    }
+}

@@ -1,0 +1,349 @@
+//! Validation: [`Policy::new`] checks every rule of a [`PolicyConfig`] and
+//! reports all violations at once, each naming its field; nothing is clamped.
+
+use super::config::{
+    AboveCap, AttemptTimeoutConfig, BackoffKind, Idempotency, JitterConfig, PolicyConfig, MAX_ATTEMPTS_LIMIT,
+    MAX_HEDGED_ATTEMPTS, MAX_REDELIVERY_DELAYS,
+};
+use super::sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};
+use super::validated::{AttemptTimeout, Backoff, Jitter, Policy, RedeliverySchedule, ServerGuidance};
+use crate::codes::GrpcCode;
+use crate::error::{Error, Violation};
+use crate::units::{permille_of, Decimal, MAX_MS};
+use crate::value::Named;
+
+impl Default for Policy {
+    fn default() -> Self {
+        // The default configuration is valid (a unit test checks it), so the
+        // fallback is never used; it only avoids a panic path.
+        Policy::new(&PolicyConfig::default()).unwrap_or_else(|_| unreachable_default())
+    }
+}
+
+#[cold]
+fn unreachable_default() -> Policy {
+    Policy {
+        max_attempts: 1,
+        total_budget_ms: 1,
+        attempt_timeout: AttemptTimeout::Fixed { ms: 1 },
+        response_reserve_ms: 0,
+        minimum_useful_attempt_ms: 0,
+        backoff: Backoff { kind: BackoffKind::Constant, base_ms: 0, multiplier_permille: 1000, cap_ms: 0 },
+        jitter: Jitter::None,
+        classification: Classification::default(),
+        server_guidance: ServerGuidance { honor: false, cap_ms: 0, above_cap: AboveCap::GiveUp },
+        idempotency: Idempotency::Unsafe,
+        hedging: None,
+        redelivery: None,
+    }
+}
+
+/// Collects violations while validating.
+struct Checker {
+    violations: Vec<Violation>,
+}
+
+impl Checker {
+    fn fail(&mut self, field: &str, message: String) {
+        self.violations.push(Violation { field: field.to_owned(), message });
+    }
+
+    fn ms(&mut self, field: &str, value: u64) {
+        if value > MAX_MS {
+            self.fail(field, format!("{field} ({value}) must be <= {MAX_MS} (2^53 - 1)"));
+        }
+    }
+
+    /// A decimal with at most three decimals in `[low, high]`, as thousandths.
+    fn permille(&mut self, field: &str, value: f64, low: f64, high: f64, open_low: bool) -> u32 {
+        permille_of(value, low, high, open_low).unwrap_or_else(|rule| {
+            self.fail(field, format!("{field} ({}) {rule}", Decimal(value)));
+            1000
+        })
+    }
+
+    fn http_set(&mut self, field: &str, statuses: &[u16]) -> HttpStatusSet {
+        let mut set = HttpStatusSet::default();
+        for (index, status) in statuses.iter().enumerate() {
+            if (100..=599).contains(status) {
+                set.insert(*status);
+            } else {
+                self.fail(field, format!("{field}[{index}] ({status}) must be an HTTP status in 100..=599"));
+            }
+        }
+        set
+    }
+}
+
+fn grpc_set(codes: &[GrpcCode]) -> GrpcCodeSet {
+    let mut set = GrpcCodeSet::default();
+    for code in codes {
+        set.insert(*code);
+    }
+    set
+}
+
+impl Policy {
+    /// Validates a configuration. Every broken rule is reported in
+    /// [`Error::InvalidPolicy`], each naming its field.
+    pub fn new(config: &PolicyConfig) -> Result<Policy, Error> {
+        let mut check = Checker { violations: Vec::new() };
+        let c = config;
+
+        if !(1..=MAX_ATTEMPTS_LIMIT).contains(&c.max_attempts) {
+            check.fail(
+                "max_attempts",
+                format!(
+                    "max_attempts ({}) must be in 1..={MAX_ATTEMPTS_LIMIT} (it counts the first attempt: 3 means up to 2 retries)",
+                    c.max_attempts
+                ),
+            );
+        }
+        if c.total_budget_ms == 0 {
+            check.fail(
+                "total_budget_ms",
+                "total_budget_ms (0) must be >= 1: every operation needs a finite, non-zero budget".to_owned(),
+            );
+        }
+        check.ms("total_budget_ms", c.total_budget_ms);
+        check.ms("response_reserve_ms", c.response_reserve_ms);
+        check.ms("minimum_useful_attempt_ms", c.minimum_useful_attempt_ms);
+        let before_first_attempt = c.response_reserve_ms.saturating_add(c.minimum_useful_attempt_ms);
+        if c.total_budget_ms > 0 && before_first_attempt >= c.total_budget_ms {
+            check.fail(
+                "total_budget_ms",
+                format!(
+                    "total_budget_ms ({}) must be > response_reserve_ms ({}) + minimum_useful_attempt_ms ({}), or no attempt could ever start",
+                    c.total_budget_ms, c.response_reserve_ms, c.minimum_useful_attempt_ms
+                ),
+            );
+        }
+
+        let attempt_timeout = match c.attempt_timeout {
+            AttemptTimeoutConfig::FixedMs(ms) => {
+                check.ms("attempt_timeout.fixed_ms", ms);
+                if ms == 0 {
+                    check.fail("attempt_timeout.fixed_ms", "attempt_timeout.fixed_ms (0) must be >= 1".to_owned());
+                } else if ms < c.minimum_useful_attempt_ms {
+                    check.fail(
+                        "attempt_timeout.fixed_ms",
+                        format!(
+                            "attempt_timeout.fixed_ms ({ms}) must be >= minimum_useful_attempt_ms ({}), or every attempt would be too short to be useful",
+                            c.minimum_useful_attempt_ms
+                        ),
+                    );
+                }
+                AttemptTimeout::Fixed { ms }
+            }
+            AttemptTimeoutConfig::FractionOfRemaining(fraction) => AttemptTimeout::FractionOfRemaining {
+                permille: check.permille("attempt_timeout.fraction_of_remaining", fraction, 0.0, 1.0, true),
+            },
+        };
+
+        let b = &c.backoff;
+        check.ms("backoff.base_ms", b.base_ms);
+        check.ms("backoff.cap_ms", b.cap_ms);
+        if b.cap_ms < b.base_ms {
+            check.fail(
+                "backoff.cap_ms",
+                format!("backoff.cap_ms ({}) must be >= backoff.base_ms ({})", b.cap_ms, b.base_ms),
+            );
+        }
+        let multiplier_permille = check.permille("backoff.multiplier", b.multiplier, 1.0, 100.0, false);
+        if b.kind != BackoffKind::Constant && b.base_ms == 0 {
+            check.fail(
+                "backoff.base_ms",
+                format!(
+                    "backoff.base_ms (0) must be >= 1 for {} backoff (use kind \"constant\" for immediate retries)",
+                    b.kind.name()
+                ),
+            );
+        }
+
+        let jitter = match c.jitter {
+            JitterConfig::None => Jitter::None,
+            JitterConfig::Full => Jitter::Full,
+            JitterConfig::Equal => Jitter::Equal,
+            JitterConfig::Decorrelated => {
+                if b.base_ms == 0 {
+                    check.fail(
+                        "jitter.kind",
+                        "jitter.kind decorrelated needs backoff.base_ms >= 1 (it grows from the base)".to_owned(),
+                    );
+                }
+                Jitter::Decorrelated
+            }
+            JitterConfig::Proportional { ratio } => {
+                Jitter::Proportional { ratio_permille: check.permille("jitter.ratio", ratio, 0.0, 1.0, true) }
+            }
+        };
+
+        let classification = Classification {
+            retry_http: check.http_set("retry_on.http_statuses", &c.retry_on.http_statuses),
+            retry_grpc: grpc_set(&c.retry_on.grpc_codes),
+            retry_transport: {
+                let mut set = TransportSet::default();
+                for failure in &c.retry_on.transport {
+                    set.insert(*failure);
+                }
+                set
+            },
+            ambiguous_http: check.http_set("ambiguous.http_statuses", &c.ambiguous.http_statuses),
+            ambiguous_grpc: grpc_set(&c.ambiguous.grpc_codes),
+            conflict_http: check.http_set("conflict.http_statuses", &c.conflict.http_statuses),
+            conflict_grpc: grpc_set(&c.conflict.grpc_codes),
+        };
+        for status in classification.conflict_http.iter() {
+            if status < 400 {
+                check.fail(
+                    "conflict.http_statuses",
+                    format!("conflict.http_statuses ({status}) must be an error status (>= 400)"),
+                );
+            }
+            if classification.retry_http.contains(status) {
+                check.fail(
+                    "conflict.http_statuses",
+                    format!("conflict.http_statuses ({status}) must not also be in retry_on.http_statuses: a conflict is redone, not repeated"),
+                );
+            }
+        }
+        for status in classification.retry_http.iter().filter(|status| *status < 400) {
+            check.fail(
+                "retry_on.http_statuses",
+                format!("retry_on.http_statuses ({status}) must be an error status (>= 400): 1xx-3xx count as success"),
+            );
+        }
+        for code in classification.conflict_grpc.iter() {
+            if classification.retry_grpc.contains(code) {
+                check.fail(
+                    "conflict.grpc_codes",
+                    format!("conflict.grpc_codes ({}) must not also be in retry_on.grpc_codes", code.name()),
+                );
+            }
+        }
+        for (field, set) in [
+            ("retry_on.grpc_codes", &c.retry_on.grpc_codes),
+            ("ambiguous.grpc_codes", &c.ambiguous.grpc_codes),
+            ("conflict.grpc_codes", &c.conflict.grpc_codes),
+        ] {
+            if set.contains(&GrpcCode::Ok) {
+                check.fail(field, format!("{field} must not list ok: it counts as success"));
+            }
+        }
+
+        check.ms("server_guidance.cap_ms", c.server_guidance.cap_ms);
+        if let Some(hedging) = c.hedging {
+            check.ms("hedging.delay_ms", hedging.delay_ms);
+            if !(1..=MAX_HEDGED_ATTEMPTS).contains(&hedging.max_hedged_attempts) {
+                check.fail(
+                    "hedging.max_hedged_attempts",
+                    format!(
+                        "hedging.max_hedged_attempts ({}) must be in 1..={MAX_HEDGED_ATTEMPTS}",
+                        hedging.max_hedged_attempts
+                    ),
+                );
+            }
+            if c.idempotency == Idempotency::Unsafe {
+                check.fail(
+                    "hedging",
+                    "hedging needs an operation that may be repeated: idempotency must be safe, idempotent or keyed, not unsafe".to_owned(),
+                );
+            }
+        }
+
+        let redelivery = c.redelivery.as_ref().map(|config| {
+            let count = config.delays_ms.len();
+            if !(1..=MAX_REDELIVERY_DELAYS).contains(&count) {
+                check.fail(
+                    "redelivery.delays_ms",
+                    format!("redelivery.delays_ms has {count} values; it must have 1 to {MAX_REDELIVERY_DELAYS}"),
+                );
+            }
+            let mut delays_ms = [0; MAX_REDELIVERY_DELAYS];
+            for (index, delay) in config.delays_ms.iter().enumerate() {
+                check.ms(&format!("redelivery.delays_ms[{index}]"), *delay);
+                if let Some(slot) = delays_ms.get_mut(index) {
+                    *slot = *delay;
+                }
+            }
+            check.ms("redelivery.max_age_ms", config.max_age_ms);
+            RedeliverySchedule { delays_ms, len: count.min(MAX_REDELIVERY_DELAYS), max_age_ms: config.max_age_ms }
+        });
+
+        if !check.violations.is_empty() {
+            return Err(Error::InvalidPolicy { violations: check.violations });
+        }
+        Ok(Policy {
+            max_attempts: c.max_attempts,
+            total_budget_ms: c.total_budget_ms,
+            attempt_timeout,
+            response_reserve_ms: c.response_reserve_ms,
+            minimum_useful_attempt_ms: c.minimum_useful_attempt_ms,
+            backoff: Backoff { kind: b.kind, base_ms: b.base_ms, multiplier_permille, cap_ms: b.cap_ms },
+            jitter,
+            classification,
+            server_guidance: ServerGuidance {
+                honor: c.server_guidance.honor,
+                cap_ms: c.server_guidance.cap_ms,
+                above_cap: c.server_guidance.above_cap,
+            },
+            idempotency: c.idempotency,
+            hedging: c.hedging,
+            redelivery,
+        })
+    }
+
+    #[cfg(feature = "json")]
+    /// Reads and validates a policy from JSON text. Reading errors name the
+    /// field path ([`Error::InvalidPolicyJson`]); rule violations come as
+    /// [`Error::InvalidPolicy`].
+    pub fn from_json(json: &str) -> Result<Policy, Error> {
+        Policy::new(&PolicyConfig::from_json(json)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_config_is_valid_and_round_trips() {
+        let config = PolicyConfig::default();
+        let policy = Policy::new(&config).expect("default is valid");
+        assert_eq!(policy, Policy::default());
+        assert_eq!(policy.to_config(), config);
+        let json = config.to_json();
+        assert_eq!(PolicyConfig::from_json(&json).expect("round trip"), config);
+    }
+
+    #[test]
+    fn every_violation_is_reported_with_its_field() {
+        let mut config = PolicyConfig::default();
+        config.max_attempts = 0;
+        config.backoff.base_ms = 200;
+        config.backoff.cap_ms = 100;
+        config.backoff.multiplier = 2.0005;
+        config.jitter = JitterConfig::Proportional { ratio: f64::NAN };
+        config.retry_on.http_statuses = vec![503, 700];
+        let Err(Error::InvalidPolicy { violations }) = Policy::new(&config) else {
+            panic!("expected invalid policy");
+        };
+        let fields: Vec<&str> = violations.iter().map(|v| v.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            ["max_attempts", "backoff.cap_ms", "backoff.multiplier", "jitter.ratio", "retry_on.http_statuses"]
+        );
+        assert_eq!(violations[1].message, "backoff.cap_ms (100) must be >= backoff.base_ms (200)");
+        assert_eq!(violations[4].message, "retry_on.http_statuses[1] (700) must be an HTTP status in 100..=599");
+    }
+
+    #[test]
+    fn budget_must_leave_room_for_one_attempt() {
+        let mut config = PolicyConfig::default();
+        config.total_budget_ms = 150;
+        config.response_reserve_ms = 50;
+        config.minimum_useful_attempt_ms = 100;
+        let error = Policy::new(&config).unwrap_err();
+        assert!(error.to_string().contains("no attempt could ever start"), "{error}");
+    }
+}

@@ -1,0 +1,221 @@
+//! The validated, immutable [`Policy`] and its parts, read back through its
+//! accessors and [`Policy::to_config`]. Built only by `validate.rs`.
+
+use super::config::{
+    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, HedgingConfig, Idempotency, JitterConfig, PolicyConfig,
+    RedeliveryConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_REDELIVERY_DELAYS,
+};
+use super::sets::Classification;
+
+/// Validated per-attempt timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AttemptTimeout {
+    /// A fixed number of milliseconds.
+    Fixed {
+        /// The timeout.
+        ms: u64,
+    },
+    /// Thousandths of the remaining budget.
+    FractionOfRemaining {
+        /// 1..=1000.
+        permille: u32,
+    },
+}
+
+/// Validated jitter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Jitter {
+    /// See [`JitterConfig::None`].
+    None,
+    /// See [`JitterConfig::Full`].
+    Full,
+    /// See [`JitterConfig::Equal`].
+    Equal,
+    /// See [`JitterConfig::Decorrelated`].
+    Decorrelated,
+    /// See [`JitterConfig::Proportional`].
+    Proportional {
+        /// The ratio in thousandths, 1..=1000.
+        ratio_permille: u32,
+    },
+}
+
+/// Validated backoff.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Backoff {
+    /// How the ceiling grows.
+    pub kind: BackoffKind,
+    /// First ceiling in ms.
+    pub base_ms: u64,
+    /// Growth factor in thousandths (2000 = x2).
+    pub multiplier_permille: u32,
+    /// Upper bound of every ceiling and delay, in ms.
+    pub cap_ms: u64,
+}
+
+/// Validated server-guidance handling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ServerGuidance {
+    /// Honor guidance at all.
+    pub honor: bool,
+    /// Longest guidance honored as given.
+    pub cap_ms: u64,
+    /// What to do above the cap.
+    pub above_cap: AboveCap,
+}
+
+/// The validated schedule, stored in a [`Policy`] without heap data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RedeliverySchedule {
+    pub(crate) delays_ms: [u64; MAX_REDELIVERY_DELAYS],
+    pub(crate) len: usize,
+    pub(crate) max_age_ms: u64,
+}
+
+impl RedeliverySchedule {
+    /// The section as written, for [`Policy::to_config`].
+    pub(crate) fn to_config(self) -> RedeliveryConfig {
+        RedeliveryConfig {
+            delays_ms: self.delays_ms.iter().copied().take(self.len).collect(),
+            max_age_ms: self.max_age_ms,
+        }
+    }
+}
+
+/// A validated, immutable policy. Cheap to copy (no heap data).
+///
+/// ```
+/// use retryplan::Policy;
+/// let policy = Policy::from_json(r#"{"max_attempts": 4, "total_budget_ms": 2000}"#).unwrap();
+/// assert_eq!(policy.max_attempts(), 4);
+/// let error = Policy::from_json(r#"{"backoff": {"base_ms": 200, "cap_ms": 100}}"#).unwrap_err();
+/// assert_eq!(error.to_string(), "invalid policy: backoff.cap_ms (100) must be >= backoff.base_ms (200)");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Policy {
+    pub(crate) max_attempts: u32,
+    pub(crate) total_budget_ms: u64,
+    pub(crate) attempt_timeout: AttemptTimeout,
+    pub(crate) response_reserve_ms: u64,
+    pub(crate) minimum_useful_attempt_ms: u64,
+    pub(crate) backoff: Backoff,
+    pub(crate) jitter: Jitter,
+    pub(crate) classification: Classification,
+    pub(crate) server_guidance: ServerGuidance,
+    pub(crate) idempotency: Idempotency,
+    pub(crate) hedging: Option<HedgingConfig>,
+    pub(crate) redelivery: Option<RedeliverySchedule>,
+}
+
+impl Policy {
+    /// The configuration this policy was validated from (normalised: sets
+    /// sorted, ratios as decimals).
+    #[must_use]
+    pub fn to_config(&self) -> PolicyConfig {
+        let cls = &self.classification;
+        PolicyConfig {
+            max_attempts: self.max_attempts,
+            total_budget_ms: self.total_budget_ms,
+            attempt_timeout: match self.attempt_timeout {
+                AttemptTimeout::Fixed { ms } => AttemptTimeoutConfig::FixedMs(ms),
+                AttemptTimeout::FractionOfRemaining { permille } => {
+                    AttemptTimeoutConfig::FractionOfRemaining(f64::from(permille) / 1000.0)
+                }
+            },
+            response_reserve_ms: self.response_reserve_ms,
+            minimum_useful_attempt_ms: self.minimum_useful_attempt_ms,
+            backoff: BackoffConfig {
+                kind: self.backoff.kind,
+                base_ms: self.backoff.base_ms,
+                multiplier: f64::from(self.backoff.multiplier_permille) / 1000.0,
+                cap_ms: self.backoff.cap_ms,
+            },
+            jitter: match self.jitter {
+                Jitter::None => JitterConfig::None,
+                Jitter::Full => JitterConfig::Full,
+                Jitter::Equal => JitterConfig::Equal,
+                Jitter::Decorrelated => JitterConfig::Decorrelated,
+                Jitter::Proportional { ratio_permille } => {
+                    JitterConfig::Proportional { ratio: f64::from(ratio_permille) / 1000.0 }
+                }
+            },
+            retry_on: RetryOnConfig {
+                http_statuses: cls.retry_http.iter().collect(),
+                grpc_codes: cls.retry_grpc.iter().collect(),
+                transport: cls.retry_transport.iter().collect(),
+            },
+            ambiguous: StatusSetConfig {
+                http_statuses: cls.ambiguous_http.iter().collect(),
+                grpc_codes: cls.ambiguous_grpc.iter().collect(),
+            },
+            conflict: StatusSetConfig {
+                http_statuses: cls.conflict_http.iter().collect(),
+                grpc_codes: cls.conflict_grpc.iter().collect(),
+            },
+            server_guidance: ServerGuidanceConfig {
+                honor: self.server_guidance.honor,
+                cap_ms: self.server_guidance.cap_ms,
+                above_cap: self.server_guidance.above_cap,
+            },
+            idempotency: self.idempotency,
+            hedging: self.hedging,
+            redelivery: self.redelivery.map(RedeliverySchedule::to_config),
+        }
+    }
+
+    /// Attempts allowed in all, the first included.
+    #[must_use]
+    pub fn max_attempts(&self) -> u32 {
+        self.max_attempts
+    }
+    /// The operation's time budget in ms.
+    #[must_use]
+    pub fn total_budget_ms(&self) -> u64 {
+        self.total_budget_ms
+    }
+    /// The per-attempt timeout rule.
+    #[must_use]
+    pub fn attempt_timeout(&self) -> AttemptTimeout {
+        self.attempt_timeout
+    }
+    /// Time kept back for the last response, in ms.
+    #[must_use]
+    pub fn response_reserve_ms(&self) -> u64 {
+        self.response_reserve_ms
+    }
+    /// Least time worth starting an attempt with, in ms.
+    #[must_use]
+    pub fn minimum_useful_attempt_ms(&self) -> u64 {
+        self.minimum_useful_attempt_ms
+    }
+    /// Backoff ceilings.
+    #[must_use]
+    pub fn backoff(&self) -> Backoff {
+        self.backoff
+    }
+    /// Jitter.
+    #[must_use]
+    pub fn jitter(&self) -> Jitter {
+        self.jitter
+    }
+    /// Outcome classification sets.
+    #[must_use]
+    pub fn classification(&self) -> &Classification {
+        &self.classification
+    }
+    /// Server guidance handling.
+    #[must_use]
+    pub fn server_guidance(&self) -> ServerGuidance {
+        self.server_guidance
+    }
+    /// Whether repeating may repeat the effect.
+    #[must_use]
+    pub fn idempotency(&self) -> Idempotency {
+        self.idempotency
+    }
+    /// Hedging, if enabled.
+    #[must_use]
+    pub fn hedging(&self) -> Option<HedgingConfig> {
+        self.hedging
+    }
+}

@@ -1,0 +1,60 @@
+//! Text from callers and servers as it appears in messages. A leaf: it
+//! depends on nothing else in the crate.
+
+/// A string in double quotes for messages, with quotes, backslashes, control
+/// characters and the invisible formatting characters (zero-width, bidi
+/// overrides) escaped, so a server-sent header cannot disguise a log line
+/// (`{:?}` would do it too, but its Unicode tables cost the wasm kilobytes).
+pub(crate) struct Quoted<'a>(pub(crate) &'a str);
+
+impl core::fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        use core::fmt::Write;
+        f.write_char('"')?;
+        for c in self.0.chars() {
+            match c {
+                '"' | '\\' => {
+                    f.write_char('\\')?;
+                    f.write_char(c)?;
+                }
+                c if c.is_control() || is_invisible_format(c) => write!(f, "\\u{{{:x}}}", u32::from(c))?,
+                c => f.write_char(c)?,
+            }
+        }
+        f.write_char('"')
+    }
+}
+
+/// Longest excerpt of an offending value echoed in an error (a header value,
+/// a configuration value or key), in characters.
+pub(crate) const EXCERPT_CHARS: usize = 64;
+
+/// Copies at most [`EXCERPT_CHARS`] characters of `value`, cutting on a char
+/// boundary and marking the cut with an ellipsis: a bad input of megabytes
+/// must not be copied whole into an error.
+pub(crate) fn excerpt(value: &str) -> String {
+    match value.char_indices().nth(EXCERPT_CHARS) {
+        Some((cut, _)) => {
+            let mut out = String::from(value.get(..cut).unwrap_or_default());
+            out.push('…');
+            out
+        }
+        None => String::from(value),
+    }
+}
+
+/// Zero-width and bidirectional formatting characters (Unicode `Cf` that renders as nothing).
+fn is_invisible_format(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Quoted;
+
+    #[test]
+    fn quoted_escapes_what_would_confuse_a_log_line() {
+        assert_eq!(Quoted("a\"b\\c\n…").to_string(), "\"a\\\"b\\\\c\\u{a}…\"");
+        assert_eq!(Quoted("1\u{202e}0\u{200b}").to_string(), "\"1\\u{202e}0\\u{200b}\"");
+    }
+}
