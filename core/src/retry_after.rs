@@ -82,7 +82,6 @@ impl HeaderError {
     }
 }
 
-
 /// Reads `1*DIGIT` as a `u64`, saturating at `u64::MAX` instead of
 /// overflowing. Returns `None` for an empty string or any non-digit byte
 /// (signs, dots, spaces and non-ASCII included).
