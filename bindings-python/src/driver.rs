@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::pyclass_init::PyClassInitializer;
 use pyo3::types::{PyBool, PyString};
 use retryplan::value::Named;
-use retryplan::{Action, AttemptResult, Concurrency, Driver, DriverOptions, Event, Receipt, Repeatability};
+use retryplan::{Action, AttemptResult, Concurrency, Driver, DriverOptions, Event, Receipt, Repeatability, RequestId};
 
 use crate::args::{class_arg, given, str_arg, u32_arg, NOW};
 use crate::controls::PyStats;
@@ -56,22 +56,36 @@ impl PyAction {
 }
 
 /// Start this attempt now, as planned; report how it ended with `Driver.handle_result`.
-#[pyclass(module = "retryplan", frozen, extends = PyAction, get_all)]
+#[pyclass(module = "retryplan", frozen, extends = PyAction)]
 pub(crate) struct AttemptPlan {
     /// Attempt number, 1 for the first.
+    #[pyo3(get)]
     attempt: u32,
     /// The effective timeout: min(per-attempt timeout, remaining budget), in ms.
+    #[pyo3(get)]
     timeout_ms: u64,
     /// When the driver counts the attempt as timed out (now + timeout_ms).
+    #[pyo3(get)]
     abort_at_ms: u64,
-    /// A fresh id for this attempt's request (send it as `X-Request-Id`).
-    request_id: String,
     /// Budget left at the start, after the response reserve.
+    #[pyo3(get)]
     remaining_budget_ms: u64,
     /// True for a hedge: an extra attempt while another still runs.
+    #[pyo3(get)]
     hedge: bool,
     /// True when the request carries the operation's idempotency key.
+    #[pyo3(get)]
     send_idempotency_key: bool,
+    id: RequestId,
+}
+
+#[pymethods]
+impl AttemptPlan {
+    /// A fresh id for this attempt's request (send it as `X-Request-Id`).
+    #[getter]
+    fn request_id(&self) -> String {
+        self.id.to_string()
+    }
 }
 
 /// Abort this running attempt (its result, if it still delivers one, is discarded).
@@ -91,12 +105,30 @@ pub(crate) struct Sleep {
 }
 
 /// The operation has ended: return or raise `decision`; every poll from now on returns it again.
-#[pyclass(module = "retryplan", frozen, extends = PyAction, get_all)]
+#[pyclass(module = "retryplan", frozen, extends = PyAction)]
 pub(crate) struct Ending {
+    inner: retryplan::Ending,
+}
+
+#[pymethods]
+impl Ending {
     /// The final decision: Succeeded, GaveUp, Reconcile or Restart.
-    decision: Py<PyAny>,
+    #[getter]
+    fn decision(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        decision_to_py(py, self.inner.decision)
+    }
+
+    /// True when the operation succeeded.
+    #[getter]
+    fn succeeded(&self) -> bool {
+        matches!(self.inner.decision, retryplan::Decision::Succeeded { .. })
+    }
+
     /// The last attempt result taken into account (the winner's for a success), or None.
-    last_result: Option<Py<PyAttemptResult>>,
+    #[getter]
+    fn last_result(&self, py: Python<'_>) -> PyResult<Option<Py<PyAttemptResult>>> {
+        result_to_py(py, self.inner.last_result)
+    }
 }
 
 /// An attempt and how it ended.
@@ -124,10 +156,10 @@ fn action_to_py(py: Python<'_>, inner: Action) -> PyResult<Py<PyAny>> {
                 attempt: plan.attempt,
                 timeout_ms: plan.timeout_ms,
                 abort_at_ms: plan.abort_at_ms,
-                request_id: plan.request_id.to_string(),
                 remaining_budget_ms: plan.remaining_budget_ms,
                 hedge: plan.hedge,
                 send_idempotency_key: plan.send_idempotency_key,
+                id: plan.request_id,
             }),
         )?
         .into_any(),
@@ -135,11 +167,7 @@ fn action_to_py(py: Python<'_>, inner: Action) -> PyResult<Py<PyAny>> {
             Bound::new(py, base.add_subclass(AbortAttempt { attempt, reason: reason.name() }))?.into_any()
         }
         Action::Sleep { until_ms } => Bound::new(py, base.add_subclass(Sleep { until_ms }))?.into_any(),
-        Action::Finish(ending) => {
-            let decision = decision_to_py(py, ending.decision)?;
-            Bound::new(py, base.add_subclass(Ending { decision, last_result: result_to_py(py, ending.last_result)? }))?
-                .into_any()
-        }
+        Action::Finish(inner) => Bound::new(py, base.add_subclass(Ending { inner }))?.into_any(),
     }
     .unbind())
 }
@@ -180,11 +208,12 @@ pub(crate) struct PyDriver {
 #[pymethods]
 impl PyDriver {
     #[new]
-    #[pyo3(signature = (policy, now = None, *, now_ms = None, seed = None, idempotency_key = None, deadline = None, deadline_ms = None, dependency = None, method = None, idempotent = None, concurrency = None, stats = None, record_events = false))]
+    #[pyo3(signature = (policy, now = None, concurrency = None, *, now_ms = None, seed = None, idempotency_key = None, deadline = None, deadline_ms = None, dependency = None, method = None, idempotent = None, stats = None, record_events = false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         policy: &Bound<'_, PyAny>,
         now: Option<&Bound<'_, PyAny>>,
+        concurrency: Option<&Bound<'_, PyAny>>,
         now_ms: Option<&Bound<'_, PyAny>>,
         seed: Option<&Bound<'_, PyAny>>,
         idempotency_key: Option<&Bound<'_, PyAny>>,
@@ -193,7 +222,6 @@ impl PyDriver {
         dependency: Option<&Bound<'_, PyAny>>,
         method: Option<&Bound<'_, PyAny>>,
         idempotent: Option<&Bound<'_, PyAny>>,
-        concurrency: Option<&Bound<'_, PyAny>>,
         stats: Option<&Bound<'_, PyAny>>,
         record_events: bool,
     ) -> Res<Self> {
@@ -254,6 +282,22 @@ impl PyDriver {
             Receipt::Accepted => intern!(py, "accepted"),
             Receipt::Discarded => intern!(py, "discarded"),
         })
+    }
+
+    /// `handle_result`, then `poll_action`, at one clock reading: the action that follows the result, for a
+    /// host that runs one attempt at a time and keeps nothing that needs disposing of (a late result is
+    /// simply dropped). One crossing instead of two: the hot path of the sync helpers.
+    fn next_action(
+        &mut self,
+        py: Python<'_>,
+        now: &Bound<'_, PyAny>,
+        attempt: &Bound<'_, PyAny>,
+        outcome: &Bound<'_, PyAny>,
+    ) -> Res<Py<PyAny>> {
+        let now = NOW.read(Some(now), None)?;
+        let outcome = class_arg::<PyOutcome>("outcome", outcome)?.inner;
+        self.inner.handle_result(now, u32_arg("attempt", attempt)?, outcome)?;
+        Ok(action_to_py(py, self.inner.poll_action(now))?)
     }
 
     /// The caller abandons the operation: it gives up (`cancelled`), running attempts are aborted.

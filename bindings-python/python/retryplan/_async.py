@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from ._helpers import _check_reported, loop_config
+from ._helpers import _check_reported, _options
 from ._native import AbortAttempt, AttemptPlan, Ending, Sleep
 from ._run import CURRENT, Attempt, Config, Run
 
@@ -140,6 +140,7 @@ class AsyncAttempts:
         self._run = config.run(**options)
         self._sleep = sleep
         self._attempt: Optional[Attempt] = None
+        self.pending: Any = None  # the action that followed the last attempt's result
 
     @property
     def driver(self) -> Driver:
@@ -151,9 +152,10 @@ class AsyncAttempts:
         return self
 
     async def __anext__(self) -> Attempt:
-        run = self._run
+        run, pending = self._run, self.pending
         _check_reported(self._attempt)
-        step = run.step()
+        self.pending = None
+        step = run.step(pending)
         while isinstance(step, float):
             if step > 0:
                 try:
@@ -215,6 +217,10 @@ def async_attempts(
     outcome_of_exception: Optional[OutcomeOfError] = None,
 ) -> AsyncAttempts:
     """Start one operation and iterate over its attempts with ``async for`` (one at a time; options as ``attempts``)."""
-    config, options = loop_config(locals())
-    return AsyncAttempts(config, sleep, options)
+    config = Config(
+        policy, outcome_of_error=outcome_of_error, outcome_of_exception=outcome_of_exception, on_decision=on_decision,
+        logger=logger, stats=stats, clock=clock, seed=seed, name=name, dependency=dependency, sequential=True,
+        sequential_attempts=sequential_attempts,
+    )  # fmt: skip
+    return AsyncAttempts(config, sleep, _options(idempotency_key, deadline))
 

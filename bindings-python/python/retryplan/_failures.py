@@ -15,19 +15,23 @@ helper's ``outcome_of_error`` hook decides, by default the application
 verdict ``not_retryable``.
 """
 
+from __future__ import annotations
+
 import sys
-from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 from ._native import FAILURES, Outcome
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Callable, Dict, Optional, Tuple, Union
+
+    Resolver = Callable[[BaseException], Any]  # reads what a wrapping error carries (its cause, a response)
 
 INVALID_REQUEST = object()
 """The request itself is invalid: rethrow the error unchanged (never retried, never ``connection_lost``)."""
 
 _OUTCOMES = {name: Outcome.failure(name) for name in FAILURES}
 _ENOUGH_CAUSES = 8  # deeper than any library wraps an error
-
-# A resolver reads what a wrapping error carries (its cause, a response).
-Resolver = Callable[[BaseException], Any]
 
 
 def _cause(default: Optional[str]) -> Resolver:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ._native import Ending
+from ._native import AttemptPlan, Ending
 from ._run import CURRENT, Attempt, Config, Run, current_attempt
 
 TYPE_CHECKING = False
@@ -79,7 +79,7 @@ def retry(
             dependency=dependency,
             sequential=not is_async,
             sequential_attempts=sequential_attempts,
-        )
+        ).check()
         if is_async:
             from ._async import wrap_coroutine_function
 
@@ -131,6 +131,7 @@ class Attempts:
         self._run = config.run(**options)
         self._sleep = sleep
         self._attempt: Optional[Attempt] = None
+        self.pending: Any = None  # the action that followed the last attempt's result
 
     @property
     def driver(self) -> Driver:
@@ -147,15 +148,22 @@ class Attempts:
         return self
 
     def __next__(self) -> Attempt:
-        run = self._run
+        run, pending = self._run, self.pending
         _check_reported(self._attempt)
-        plan = run.next_plan(self._sleep)
+        self.pending = None
+        plan = pending if type(pending) is AttemptPlan else run.next_plan(self._sleep, pending)
         if isinstance(plan, Ending):
             self._attempt = None
             run.end(plan)  # raises the typed ending unless the operation succeeded
             raise StopIteration
         self._attempt = attempt = Attempt(plan, run, self)
         return attempt
+
+
+def _options(idempotency_key: Optional[str], deadline: Optional[float]) -> Dict[str, Any]:
+    if idempotency_key is None and deadline is None:
+        return {}
+    return {"idempotency_key": idempotency_key, "deadline": deadline}
 
 
 def _check_reported(attempt: Optional[Attempt]) -> None:
@@ -188,12 +196,9 @@ def attempts(
     ``dependency`` shares a retry budget, breaker and retry cap with every
     operation that names it. The other options are :func:`retry`'s.
     """
-    config, options = loop_config(locals())
-    return Attempts(config, sleep, options)
-
-
-def loop_config(arguments: Dict[str, Any]) -> Tuple[Config, Dict[str, Any]]:
-    """An attempt loop's settings (one attempt at a time) and its operation's options, from its arguments."""
-    options = {key: arguments.pop(key) for key in ("idempotency_key", "deadline")}
-    del arguments["sleep"]
-    return Config(sequential=True, **arguments), options
+    config = Config(
+        policy, outcome_of_error=outcome_of_error, outcome_of_exception=outcome_of_exception, on_decision=on_decision,
+        logger=logger, stats=stats, clock=clock, seed=seed, name=name, dependency=dependency, sequential=True,
+        sequential_attempts=sequential_attempts,
+    )  # fmt: skip
+    return Attempts(config, sleep, _options(idempotency_key, deadline))

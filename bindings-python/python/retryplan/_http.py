@@ -61,7 +61,7 @@ class HttpHelper:
         self.wall_clock = wall_clock
         self.request_id_header = request_id_header
         self.idempotency_key_header = idempotency_key_header
-        self.config = Config(outcome_of_result=self.outcome, dispose=client.close, **settings)
+        self.config = Config(outcome_of_result=self.outcome, dispose=client.close, **settings).check()
 
     def outcome(self, response: Any) -> Outcome:
         """A response's outcome, read the core's one way (an HTTP-date against the wall clock)."""

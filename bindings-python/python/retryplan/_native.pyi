@@ -758,6 +758,9 @@ class Ending(Action):
     def decision(self) -> Decision:
         """The final decision: Succeeded, GaveUp, Reconcile or Restart."""
     @property
+    def succeeded(self) -> bool:
+        """True when the operation succeeded."""
+    @property
     def last_result(self) -> Optional[AttemptResult]:
         """The last attempt result taken into account (the winner's for a success), or None."""
 
@@ -794,6 +797,7 @@ class Driver:
         cls,
         policy: Policy,
         now: float,
+        concurrency: Optional[_Concurrency] = None,
         *,
         seed: Optional[int] = None,
         idempotency_key: Optional[str] = None,
@@ -802,7 +806,6 @@ class Driver:
         dependency: Optional[Dependency] = None,
         method: Optional[str] = None,
         idempotent: Optional[bool] = None,
-        concurrency: Optional[_Concurrency] = None,
         stats: Optional[Stats] = None,
         record_events: bool = False,
     ) -> "Driver":
@@ -820,6 +823,7 @@ class Driver:
         cls,
         policy: Policy,
         *,
+        concurrency: Optional[_Concurrency] = None,
         now_ms: int,
         seed: Optional[int] = None,
         idempotency_key: Optional[str] = None,
@@ -828,7 +832,6 @@ class Driver:
         dependency: Optional[Dependency] = None,
         method: Optional[str] = None,
         idempotent: Optional[bool] = None,
-        concurrency: Optional[_Concurrency] = None,
         stats: Optional[Stats] = None,
         record_events: bool = False,
     ) -> "Driver":
@@ -843,6 +846,12 @@ class Driver:
         """Hands in how ``attempt`` ended: ``"accepted"``, or ``"discarded"`` (dispose of what it carried)."""
     @overload
     def handle_result(self, *, attempt: int, outcome: Outcome, now_ms: int) -> Literal["accepted", "discarded"]: ...
+    def next_action(self, now: float, attempt: int, outcome: Outcome) -> Action:
+        """``handle_result`` then ``poll_action`` at one clock reading: the action after the result.
+
+        For a host that runs one attempt at a time and keeps nothing that needs disposing of (a
+        late result is simply dropped): one crossing instead of two, the sync helpers' hot path.
+        """
     @overload
     def handle_cancel(self, now: float) -> None:
         """The caller abandons the operation: it gives up (``cancelled``), running attempts are aborted."""

@@ -19,6 +19,7 @@ import sys
 import time
 from _contextvars import ContextVar
 
+from ._failures import _BY_TYPE as _KNOWN
 from ._failures import INVALID_REQUEST, outcome_of as _table
 from ._native import AttemptPlan, Driver, Ending, GaveUp, Outcome, Reconcile, Sleep, Succeeded
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 SUCCESS = Outcome.success()
 NOT_RETRYABLE = Outcome.application("not_retryable")
 DEBUG, INFO = 10, 20  # logging's levels, without importing logging
+_UNSEEN = object()
 
 CURRENT: ContextVar[Any] = ContextVar("retryplan_current_attempt", default=None)
 """The Run (sync ``@retry``) or Attempt (a task of the async helpers) whose attempt runs in this context."""
@@ -69,6 +71,7 @@ class Config:
         "dependency",
         "concurrency",
         "dispose",
+        "plain",
     )
 
     def __init__(
@@ -98,8 +101,6 @@ class Config:
         self.concurrency: Concurrency = "concurrent"
         if sequential:
             self.concurrency = "sequential_without_hedging" if sequential_attempts else "sequential"
-        # The core refuses now what this helper cannot run (a policy's hedging, one attempt at a time).
-        Driver(policy, now_ms=0, seed=0, concurrency=self.concurrency)
         self.policy = policy
         self.outcome_of_error = outcome_of_error
         self.outcome_of_result = outcome_of_result
@@ -111,6 +112,12 @@ class Config:
         self.name = name
         self.dependency = dependency
         self.dispose = dispose
+        self.plain = seed is None and stats is None and dependency is None  # a driver from the policy alone
+
+    def check(self) -> Config:
+        """Has the core refuse now what this helper cannot run (a policy's hedging, one attempt at a time)."""
+        Driver(self.policy, 0.0, self.concurrency, seed=0)
+        return self
 
     def run(self, **options: Any) -> Run:
         """A new operation (options: ``idempotency_key``, ``deadline``, ``method``, ``idempotent``, ``policy``, ...)."""
@@ -120,50 +127,61 @@ class Config:
 class Run:
     """One operation: the driver, and the value or error of its latest accepted result."""
 
-    __slots__ = ("driver", "config", "clock", "name", "observe", "log", "plan", "value", "error", "settled")
+    __slots__ = ("driver", "config", "clock", "name", "observe", "fast", "log", "plan", "value", "error", "outcome", "settled")
 
     def __init__(self, config: Config, options: Dict[str, Any]) -> None:
-        logger = config.logger if config.logger is not None else _default_logger()
+        logger = config.logger if config.logger is not None else _LOGGER[0] if _LOGGER else _default_logger()
         self.log = logger if logger is not None and logger.isEnabledFor(INFO) else None
-        self.observe = config.on_decision is not None or (self.log is not None and logger.isEnabledFor(DEBUG))
-        self.config, self.name = config, config.name
-        self.clock = clock = config.clock
+        self.observe = observe = config.on_decision is not None or (self.log is not None and logger.isEnabledFor(DEBUG))
+        self.fast = config.dispose is None and not observe  # nothing to dispose of, nobody to tell: one crossing
+        self.config, self.name, self.clock = config, config.name, config.clock
+        self.plan: Optional[AttemptPlan] = None  # the attempt running (sequential helpers), for current_attempt()
+        self.settled: Optional[AttemptPlan] = None  # the attempt of the latest result (accepted, unless late)
+        self.value: Any = None
+        self.error: Optional[BaseException] = None
+        self.outcome: Optional[Outcome] = None
+        if not options and config.plain and not observe:  # the common case: keywords cost more than the engine here
+            self.driver = Driver(config.policy, self.clock(), config.concurrency)
+            return
         kwargs = {key: value for key, value in options.items() if value is not None}
         policy = kwargs.pop("policy", config.policy)
         for key in ("seed", "stats", "dependency"):
-            value = getattr(config, key)
-            if value is not None:
-                kwargs.setdefault(key, value)
-        if self.observe:
-            kwargs["record_events"] = True
-        self.driver = Driver(policy, clock(), concurrency=config.concurrency, **kwargs)
-        self.plan: Optional[AttemptPlan] = None  # the attempt running (sequential helpers), for current_attempt()
-        self.settled: Optional[AttemptPlan] = None  # the attempt whose result is the latest accepted one
-        self.value: Any = None
-        self.error: Optional[BaseException] = None
+            if getattr(config, key) is not None:
+                kwargs.setdefault(key, getattr(config, key))
+        self.driver = Driver(policy, self.clock(), config.concurrency, record_events=observe, **kwargs)
 
     # ------------------------------------------------------------ into the driver
 
-    def report(self, plan: AttemptPlan, outcome: Outcome, value: Any = None, error: Any = None) -> bool:
+    def report(self, plan: AttemptPlan, outcome: Outcome, value: Any = None, error: Any = None, now: Any = None) -> bool:
         """Hands in how ``plan``'s attempt ended; True when accepted. A value no longer needed is disposed of."""
-        accepted: bool = self.driver.handle_result(self.clock(), plan.attempt, outcome) == "accepted"
+        accepted: bool = self.driver.handle_result(self.clock() if now is None else now, plan.attempt, outcome) == "accepted"
         if self.observe:
             self.observed()
         dispose = self.config.dispose
         if accepted:
             if dispose is not None and self.value is not None:
                 dispose(self.value)  # a newer result replaces it
-            self.settled, self.value, self.error = plan, value, error
+            self.settled, self.value, self.error, self.outcome = plan, value, error, outcome
         elif dispose is not None and value is not None:
             dispose(value)  # late, or the operation has ended
         return accepted
+
+    def reported(self, plan: AttemptPlan, outcome: Outcome, value: Any, error: Any, now: float) -> Any:
+        """Hands in how ``plan``'s attempt ended and returns the next action (for the sequential helpers)."""
+        if self.fast:  # one crossing; a late result is dropped by the driver, failure() tells which one decided
+            self.settled, self.value, self.error, self.outcome = plan, value, error, outcome
+            return self.driver.next_action(now, plan.attempt, outcome)
+        self.report(plan, outcome, value, error, now)
+        return self.poll()
 
     def outcome_of(self, error: BaseException) -> Outcome:
         """What an attempt's error means: the failure table, else the hook, else ``not_retryable``.
 
         An invalid request (a bad URL or header) ends the operation and is raised again unchanged.
         """
-        meaning = _table(error)
+        meaning = _KNOWN.get(type(error), _UNSEEN)  # the table's verdict on this class, when it is a plain one
+        if meaning is _UNSEEN or (meaning is not None and type(meaning) is not Outcome and meaning is not INVALID_REQUEST):
+            meaning = _table(error)
         if type(meaning) is Outcome:
             return meaning
         if meaning is INVALID_REQUEST:
@@ -208,58 +226,88 @@ class Run:
 
     # ------------------------------------------------------------ the sequential host loop
 
-    def step(self) -> Union[AttemptPlan, Ending, float]:
-        """One move of the sequential host loop: the attempt to run now, the ending, or seconds to sleep first."""
+    def poll(self) -> Any:
+        action = self.driver.poll_action(self.clock())
+        if self.observe:
+            self.observed()
+        return action
+
+    def step(self, action: Any = None) -> Union[AttemptPlan, Ending, float]:
+        """One move of the sequential host loop from ``action`` (else a new poll): the attempt to run now, the
+        ending, or the seconds to sleep before the next poll."""
         while True:
-            action = self.driver.poll_action(self.clock())
-            if self.observe:
-                self.observed()
-            kind = type(action)
+            if action is None:
+                action = self.poll()
             if isinstance(action, (AttemptPlan, Ending)):
                 return action
             if isinstance(action, Sleep):
                 return action.until_ms / 1000.0 - self.clock()
-            # AbortAttempt: one attempt at a time, so it has returned already (late, and discarded).
+            action = None  # AbortAttempt: one attempt at a time, so it has returned already (late, and discarded).
 
-    def next_plan(self, sleep: Callable[[float], Any]) -> Union[AttemptPlan, Ending]:
+    def next_plan(self, sleep: Callable[[float], Any], action: Any = None) -> Union[AttemptPlan, Ending]:
         """The next attempt to run, sleeping (cancellably) as the driver says; or the ending."""
-        step = self.step()
+        step = self.step(action)
         while isinstance(step, float):
-            self.pause(sleep, step)
+            if step > 0:
+                try:
+                    sleep(step)
+                except BaseException:
+                    self.cancel()
+                    raise
             step = self.step()
         return step
 
-    def pause(self, sleep: Callable[[float], Any], seconds: float) -> None:
-        if seconds > 0:
-            try:
-                sleep(seconds)
-            except BaseException:
-                self.cancel()
-                raise
-
     def call(self, attempt: Callable[..., Any], args: Any, kwargs: Any, sleep: Callable[[float], Any]) -> Ending:
-        """Runs the operation one blocking attempt at a time (``attempt(*args, **kwargs)``); returns the ending."""
+        """Runs the operation one blocking attempt at a time (``attempt(*args, **kwargs)``); returns the ending.
+
+        The hot path of ``@retry``: when nothing needs disposing of and nobody observes, an attempt costs one
+        crossing into the engine (``next_action``: the result, then the next action, at one clock reading)."""
+        config, clock, known, fast = self.config, self.clock, _KNOWN, self.fast
+        hook, read, next_action = config.outcome_of_error, config.outcome_of_result, self.driver.next_action
+        settled: Optional[AttemptPlan] = None
+        value: Any = None
+        failed: Optional[BaseException] = None
+        outcome: Optional[Outcome] = None
+        action = self.poll()
         while True:
-            plan = self.next_plan(sleep)
-            if isinstance(plan, Ending):
-                return plan
-            self.plan = plan
+            if type(action) is not AttemptPlan:
+                if type(action) is not Ending:
+                    action = self.next_plan(sleep, action)
+                if isinstance(action, Ending):
+                    if fast:  # the latest result (a late one was dropped by the driver: failure() tells)
+                        self.settled, self.value, self.error, self.outcome = settled, value, failed, outcome
+                    return action
+            self.plan = plan = action
+            failed = None
             try:
                 value = attempt(*args, **kwargs)
             except Exception as error:
-                self.report(plan, self.outcome_of(error), None, error)
+                now, value, failed = clock(), None, error
+                meaning = known.get(type(error), _UNSEEN)  # the failure table's verdict, learnt per class
+                if type(meaning) is Outcome:
+                    outcome = meaning
+                elif meaning is None and hook is not None:
+                    outcome = hook(error) or NOT_RETRYABLE
+                else:
+                    outcome = self.outcome_of(error)
             except BaseException:
                 self.cancel()
                 raise
             else:
-                self.report(plan, self.outcome_of_value(value), value)
+                now = clock()
+                outcome = SUCCESS if read is None else read(value)
+            if fast:
+                settled, action = plan, next_action(now, plan.attempt, outcome)
+            else:
+                action = self.reported(plan, outcome, value, failed, now)
 
     # ------------------------------------------------------------ the ending
 
     def end(self, ending: Ending) -> Any:
         """The winner's value, or raises the typed ending (GaveUpError, ReconcileRequired, RestartRequired)."""
-        value, error = self.deciding()
-        if type(ending.decision) is Succeeded:
+        value, error = self.value, self.error
+        self.value = self.error = None  # handed over once: nothing stays alive through this run
+        if ending.succeeded:
             return value
         raise self.failure(ending, value, error) from error
 
@@ -274,8 +322,9 @@ class Run:
         from ._errors import GaveUpError, ReconcileRequired, RestartRequired
 
         decision, last = ending.decision, ending.last_result
-        if last is None or self.settled is None or last.attempt != self.settled.attempt:
-            value = error = None  # the driver's own timeout decided, not a reported result
+        settled = self.settled
+        if last is None or settled is None or last.attempt != settled.attempt or last.outcome != self.outcome:
+            value = error = None  # the driver decided on its own (a timeout), not on a reported result
         if self.log is not None and not self.observe:
             self.logged(decision)
         kind = type(decision)
@@ -347,7 +396,10 @@ class Attempt:
         if self._reported:
             raise RuntimeError(f"attempt {self.number} was already reported")
         self._reported = True
-        return self._run.report(self.plan, outcome, result, exception)
+        run = self._run
+        accepted = run.report(self.plan, outcome, result, exception)
+        self._loop.pending = run.poll()
+        return accepted
 
     def __enter__(self) -> Attempt:
         return self
@@ -360,12 +412,13 @@ class Attempt:
         self._reported = True
         run = self._run
         if exc is None:
-            run.report(self.plan, SUCCESS)
+            self._loop.pending = run.reported(self.plan, SUCCESS, None, None, run.clock())
             return False
         if not isinstance(exc, Exception):
             run.cancel()  # KeyboardInterrupt, a cancelled task: the caller gave up
             return False
-        run.report(self.plan, run.outcome_of(exc), None, exc)
+        now = run.clock()
+        self._loop.pending = run.reported(self.plan, run.outcome_of(exc), None, exc, now)
         return True  # the loop goes on: another attempt, or the typed ending
 
     async def __aenter__(self) -> Attempt:

@@ -37,7 +37,6 @@ import time
 
 import httpx
 
-from ._async import run_concurrently
 from ._http import HttpHelper, blocking
 
 TYPE_CHECKING = False
@@ -182,7 +181,8 @@ class RetryTransport(httpx.BaseTransport):
         attempt = _attempt_request(self.http, run, plan, request)
         connection = attempt.extensions["trace"] = _Connection(request.extensions.get("trace"))
         window = self.http.window(plan, run.clock)
-        return blocking(self.transport.handle_request, attempt, window, _close, connection.abort)  # type: ignore[no-any-return]
+        response: httpx.Response = blocking(self.transport.handle_request, attempt, window, _close, connection.abort)
+        return response
 
     def close(self) -> None:
         """Closes the wrapped transport."""
@@ -222,6 +222,8 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Sends ``request`` as one operation: attempts (hedges too), waits and headers as the driver decides."""
         import asyncio
+
+        from ._async import run_concurrently  # asyncio only when the async transport runs
 
         run = _start(self.http, request)
         await request.aread()
