@@ -38,8 +38,12 @@ def port() -> Iterator[int]:
     line = server.stdout.readline()  # "listening 127.0.0.1:PORT"
     assert line.startswith("listening 127.0.0.1:"), line
     yield int(line.rsplit(":", 1)[1])
-    server.stdin.close()  # the server stops when its stdin closes
-    server.wait(timeout=10)
+    server.stdin.close()  # the server stops when its stdin closes...
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:  # ...but on Python 3.12+ it first waits for open connections (a hang: 60 s)
+        server.terminate()
+        server.wait(timeout=10)
 
 
 def control(port: int, method: str, path: str) -> Any:

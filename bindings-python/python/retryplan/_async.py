@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from ._helpers import _check_reported, _options
+from ._helpers import AttemptLoop, _options
 from ._native import AbortAttempt, AttemptPlan, Ending, Sleep
 from ._run import CURRENT, Attempt, Config, Run
 
@@ -130,32 +130,18 @@ def wrap_coroutine_function(
     return call
 
 
-class AsyncAttempts:
+class AsyncAttempts(AttemptLoop):
     """The asyncio attempt loop: ``async for attempt in async_attempts(policy): async with attempt: ...``.
 
     Same contract as :class:`retryplan.Attempts`, sleeping with ``asyncio.sleep``.
     """
 
-    def __init__(self, config: Config, sleep: Sleeper, options: Dict[str, Any]) -> None:
-        self._run = config.run(**options)
-        self._sleep = sleep
-        self._attempt: Optional[Attempt] = None
-        self.pending: Any = None  # the action that followed the last attempt's result
-
-    @property
-    def driver(self) -> Driver:
-        """The core's driver of this operation (its idempotency key, deadline, attempts started)."""
-        driver: Driver = self._run.driver
-        return driver
-
     def __aiter__(self) -> AsyncAttempts:
         return self
 
     async def __anext__(self) -> Attempt:
-        run, pending = self._run, self.pending
-        _check_reported(self._attempt)
-        self.pending = None
-        step = run.step(pending)
+        run = self._run
+        step = run.step(self._resume())
         while isinstance(step, float):
             if step > 0:
                 try:
@@ -164,11 +150,9 @@ class AsyncAttempts:
                     run.cancel()
                     raise
             step = run.step()
-        if isinstance(step, Ending):
-            self._attempt = None
-            run.end(step)
+        attempt = self._next(step)
+        if attempt is None:
             raise StopAsyncIteration
-        self._attempt = attempt = Attempt(step, run, self)
         return attempt
 
 

@@ -118,16 +118,10 @@ def _wrap_function(fn: Callable[..., Any], config: Config, sleep: Callable[[floa
     return call
 
 
-class Attempts:
-    """The sync attempt loop: ``for attempt in attempts(policy): with attempt: ...``.
+class AttemptLoop:
+    """What the sync and the asyncio attempt loops share: the operation, and the action after a result."""
 
-    Each iteration is one attempt the driver started; between attempts the
-    loop sleeps as the driver says. The loop ends after a success and raises
-    the typed ending (``GaveUpError``, ``ReconcileRequired``,
-    ``RestartRequired``) when the operation ends otherwise.
-    """
-
-    def __init__(self, config: Config, sleep: Callable[[float], Any], options: Dict[str, Any]) -> None:
+    def __init__(self, config: Config, sleep: Any, options: Dict[str, Any]) -> None:
         self._run = config.run(**options)
         self._sleep = sleep
         self._attempt: Optional[Attempt] = None
@@ -144,19 +138,42 @@ class Attempts:
         """The operation's stable idempotency key."""
         return self.driver.idempotency_key
 
+    def _resume(self) -> Any:
+        """The action after the last attempt's result, once the attempt has reported (else misuse)."""
+        attempt, pending = self._attempt, self.pending
+        if attempt is not None and not attempt._reported:
+            message = f"attempt {attempt.number} ended without an outcome: use `with attempt:` or attempt.report(...)"
+            raise RuntimeError(message)
+        self.pending = None
+        return pending
+
+    def _next(self, step: Any) -> Optional[Attempt]:
+        """The attempt for a planned step, or None at the ending (raising the typed ending unless it succeeded)."""
+        if isinstance(step, Ending):
+            self._attempt = None
+            self._run.end(step)
+            return None
+        self._attempt = attempt = Attempt(step, self._run, self)
+        return attempt
+
+
+class Attempts(AttemptLoop):
+    """The sync attempt loop: ``for attempt in attempts(policy): with attempt: ...``.
+
+    Each iteration is one attempt the driver started; between attempts the
+    loop sleeps as the driver says. The loop ends after a success and raises
+    the typed ending (``GaveUpError``, ``ReconcileRequired``,
+    ``RestartRequired``) when the operation ends otherwise.
+    """
+
     def __iter__(self) -> Attempts:
         return self
 
     def __next__(self) -> Attempt:
-        run, pending = self._run, self.pending
-        _check_reported(self._attempt)
-        self.pending = None
-        plan = pending if type(pending) is AttemptPlan else run.next_plan(self._sleep, pending)
-        if isinstance(plan, Ending):
-            self._attempt = None
-            run.end(plan)  # raises the typed ending unless the operation succeeded
+        pending = self._resume()
+        attempt = self._next(pending if type(pending) is AttemptPlan else self._run.next_plan(self._sleep, pending))
+        if attempt is None:
             raise StopIteration
-        self._attempt = attempt = Attempt(plan, run, self)
         return attempt
 
 
@@ -164,12 +181,6 @@ def _options(idempotency_key: Optional[str], deadline: Optional[float]) -> Dict[
     if idempotency_key is None and deadline is None:
         return {}
     return {"idempotency_key": idempotency_key, "deadline": deadline}
-
-
-def _check_reported(attempt: Optional[Attempt]) -> None:
-    if attempt is not None and not attempt._reported:
-        message = f"attempt {attempt.number} ended without an outcome: use `with attempt:` or attempt.report(...)"
-        raise RuntimeError(message)
 
 
 def attempts(
