@@ -36,19 +36,24 @@ function errorValue(api, error) {
   if (!(error instanceof api.RetryplanError)) throw error; // not ours: a failure of the binding
   if (!(error instanceof Error) || typeof error.message !== 'string') throw new Error('RetryplanError is not an Error');
   if (error.code === 'invalid_policy') return { code: error.code, fields: error.violations.map((v) => v.field) };
-  if (error.code === 'invalid_policy_json') return { code: error.code, fields: [error.field] };
+  if (error.code === 'invalid_policy_json' || error.code === 'unsupported') return { code: error.code, fields: [error.field] };
   return { code: error.code };
 }
 
-/**
- * A typed answer as vector JSON: snake_case keys, and an empty `abortAttempts`
- * (always present in the JS API) left out, as the vectors write it.
- */
+/** Drops every empty `abort_attempts` (always present in the JS API), as the vectors leave it out. */
+function dropEmptyAborts(json) {
+  if (Array.isArray(json)) json.forEach(dropEmptyAborts);
+  else if (json !== null && typeof json === 'object') {
+    if (Array.isArray(json.abort_attempts) && json.abort_attempts.length === 0) delete json.abort_attempts;
+    Object.values(json).forEach(dropEmptyAborts);
+  }
+  return json;
+}
+
+/** A typed answer as vector JSON: snake_case keys, and no empty `abortAttempts`. */
 function vectorJson(value) {
   if (value === undefined) return null;
-  const json = JSON.parse(JSON.stringify(toSnake(value)));
-  if (json !== null && Array.isArray(json.abort_attempts) && json.abort_attempts.length === 0) delete json.abort_attempts;
-  return json;
+  return dropEmptyAborts(JSON.parse(JSON.stringify(toSnake(value))));
 }
 
 function answer(api, call) {
@@ -67,7 +72,22 @@ function settle(holder, [key, value], label, failures) {
   }
 }
 
+function serviceConfigOf(api, testCase) {
+  // A service config is read with the keys gRPC writes (no renaming).
+  return api.ServiceConfig.fromJson(JSON.stringify(testCase.grpc_service_config), optionalNumber(testCase, 'max_attempts_cap'));
+}
+
 function policyOf(api, testCase) {
+  if ('grpc_service_config' in testCase) {
+    const config = serviceConfigOf(api, testCase);
+    try {
+      const policy = config.profileFor(field(testCase.grpc_method, 'service', 'string'), field(testCase.grpc_method, 'method', 'string'));
+      if (policy === undefined) throw new Error(`${testCase.id}: no profile for the method`);
+      return policy;
+    } finally {
+      config.free();
+    }
+  }
   const hasProfile = 'profile' in testCase;
   if (hasProfile === 'policy' in testCase) throw new Error('a case needs exactly one of `profile` and `policy`');
   return hasProfile ? api.Policy.profile(field(testCase, 'profile', 'string')) : api.Policy.fromConfig(toCamel(testCase.policy));
@@ -75,7 +95,36 @@ function policyOf(api, testCase) {
 
 const optionalNumber = (object, key) => (key in object ? field(object, key, 'number') : undefined);
 
-function runOperation(api, testCase, failures) {
+/** The case's dependency: its configuration, the AWS standard one by name, or the service config's throttling. */
+function dependencyOf(api, testCase) {
+  if (testCase.dependency === 'aws_standard') return api.awsStandardDependency();
+  // The dependency configuration is JSON by design (as the policy is).
+  if ('dependency' in testCase) return api.Dependency.fromJson(JSON.stringify(testCase.dependency));
+  if ('grpc_service_config' in testCase) {
+    const config = serviceConfigOf(api, testCase);
+    try {
+      return config.throttlingDependency();
+    } finally {
+      config.free();
+    }
+  }
+  return undefined;
+}
+
+function runSeries(api, testCase, failures) {
+  let dependency;
+  try {
+    dependency = dependencyOf(api, testCase);
+  } catch (error) {
+    return failures.push(`${testCase.id}: invalid dependency: ${error.message}`);
+  }
+  testCase.operations.forEach((operation, index) => {
+    runOperation(api, { ...testCase, ...operation, id: `${testCase.id} operation ${index}` }, failures, dependency);
+  });
+  dependency?.free();
+}
+
+function runOperation(api, testCase, failures, shared) {
   const id = testCase.id;
   let policy;
   try {
@@ -86,16 +135,15 @@ function runOperation(api, testCase, failures) {
   const options = { seed: field(testCase, 'seed', 'number') };
   if ('idempotency_key' in testCase) options.idempotencyKey = field(testCase, 'idempotency_key', 'string');
   if ('deadline_ms' in testCase) options.deadlineMs = field(testCase, 'deadline_ms', 'number');
-  let dependency;
-  if ('dependency' in testCase) {
+  let dependency = shared;
+  if (dependency === undefined) {
     try {
-      // The dependency configuration is JSON by design (as the policy is).
-      dependency = api.Dependency.fromJson(JSON.stringify(testCase.dependency));
+      dependency = dependencyOf(api, testCase);
     } catch (error) {
       return failures.push(`${id}: invalid dependency: ${error.message}`);
     }
-    options.dependency = dependency;
   }
+  if (dependency !== undefined) options.dependency = dependency;
   const operation = new api.Operation(policy, field(testCase, 'start_ms', 'number'), options);
   if ('expect_idempotency_key' in testCase && operation.idempotencyKey !== testCase.expect_idempotency_key) {
     failures.push(`${id}: idempotency key ${operation.idempotencyKey} != ${testCase.expect_idempotency_key}`);
@@ -123,7 +171,64 @@ function runOperation(api, testCase, failures) {
     settle(step, result, `${id} step ${index}`, failures);
   });
   operation.free();
-  dependency?.free();
+  if (shared === undefined) dependency?.free();
+  policy.free();
+}
+
+/** The outcome a driver step hands in: as written, a failure by its name, or a response read by the core. */
+function stepOutcome(api, step) {
+  if ('outcome' in step) return toCamel(step.outcome);
+  if ('failure' in step) return api.Outcome.fromFailure(field(step, 'failure', 'string'));
+  const { status, headers = {} } = step.response;
+  const lookup = (name) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+  return api.Outcome.fromHttpResponse(status, lookup, optionalNumber(step, 'now_unix_ms') ?? 0);
+}
+
+/** Runs a `driver` case: the host loop's calls on one Driver, in order, with stats and events on. */
+function runDriver(api, testCase, failures) {
+  const id = testCase.id;
+  let policy;
+  try {
+    policy = policyOf(api, testCase);
+  } catch (error) {
+    return failures.push(`${id}: invalid policy: ${error.message}`);
+  }
+  const stats = new api.Stats();
+  const options = { seed: field(testCase, 'seed', 'number'), stats, recordEvents: true };
+  if ('idempotency_key' in testCase) options.idempotencyKey = field(testCase, 'idempotency_key', 'string');
+  if ('deadline_ms' in testCase) options.deadlineMs = field(testCase, 'deadline_ms', 'number');
+  if ('method' in testCase) options.method = field(testCase, 'method', 'string');
+  if ('idempotent_request' in testCase) options.idempotent = field(testCase, 'idempotent_request', 'boolean');
+  if ('concurrency' in testCase) options.concurrency = field(testCase, 'concurrency', 'string');
+  if ('dependency' in testCase) options.dependency = api.Dependency.fromJson(JSON.stringify(testCase.dependency));
+  let driver;
+  try {
+    driver = new api.Driver(policy, field(testCase, 'start_ms', 'number'), options);
+  } catch (error) {
+    return settle(testCase, ['expect_error', errorValue(api, error)], id, failures);
+  }
+  if ('expect' in testCase || 'expect_error' in testCase) failures.push(`${id}: the driver was made, but the case expects an error`);
+  testCase.steps.forEach((step, index) => {
+    const at = field(step, 'at_ms', 'number');
+    const call = field(step, 'call', 'string');
+    const label = `${id} step ${index}`;
+    let result;
+    if (call === 'poll') result = answer(api, () => driver.pollAction(at));
+    else if (call === 'result') result = answer(api, () => driver.handleResult(at, field(step, 'attempt', 'number'), stepOutcome(api, step)));
+    else if (call === 'cancel') result = answer(api, () => driver.handleCancel(at));
+    else if (call === 'events') {
+      result = answer(api, () => {
+        const events = [];
+        for (let event; (event = driver.pollEvent()) !== undefined; ) events.push(event);
+        return events;
+      });
+    } else if (call === 'stats') result = answer(api, () => stats.toJSON());
+    else throw new Error(`${label}: unknown driver call \`${call}\``);
+    settle(step, result, label, failures);
+  });
+  driver.free();
+  options.dependency?.free();
+  stats.free();
   policy.free();
 }
 
@@ -166,6 +271,10 @@ function budgetStep(budget, step, call, at) {
       return budget.onFailure(at);
     case 'snapshot':
       return budget.snapshot(at);
+    case 'acquire':
+      return { granted: budget.acquire(field(step, 'amount', 'number')) };
+    case 'release':
+      return budget.release(field(step, 'amount', 'number'));
     default:
       throw new Error(`unknown budget call \`${call}\``);
   }
@@ -215,6 +324,42 @@ export function runCase(api, testCase, failures) {
   switch (kind) {
     case 'operation':
       return runOperation(api, testCase, failures);
+    case 'driver':
+      return runDriver(api, testCase, failures);
+    case 'operation_series':
+      return runSeries(api, testCase, failures);
+    case 'grpc_service_config':
+      call = () => {
+        const config = serviceConfigOf(api, testCase);
+        const dependency = config.throttlingDependency();
+        try {
+          const methods = config.methods.map((method) => {
+            const policy = method.policy.toConfig();
+            method.policy.free();
+            return { name: method.name, policy };
+          });
+          const lookups = (testCase.lookups ?? []).map((lookup) => {
+            const found = config.methodFor(lookup.service, lookup.method);
+            if (found === undefined) return null;
+            found.policy.free();
+            return found.name;
+          });
+          return { methods, throttling: dependency === undefined ? null : dependency.snapshot(0), warnings: config.warnings, lookups };
+        } finally {
+          dependency?.free();
+          config.free();
+        }
+      };
+      break;
+    case 'grpc_timeout_ns_encode':
+      call = () => api.encodeGrpcTimeoutNs(BigInt(field(testCase, 'timeout_ns', 'string')));
+      break;
+    case 'grpc_timeout_ns_parse':
+      call = () => String(api.parseGrpcTimeoutNs(field(testCase, 'value', 'string')));
+      break;
+    case 'aws_error_code':
+      call = () => api.awsErrorCodeFromResponse(testCase.errortype_header, testCase.body) ?? null;
+      break;
     case 'budget':
       return runControl(api, testCase, failures, () => new api.RetryBudget(toCamel(testCase.budget)), budgetStep);
     case 'breaker':

@@ -177,6 +177,16 @@ impl PyRetryBudget {
         Ok(())
     }
 
+    /// Takes `amount` units from a quota (AWS `acquire`): True when taken, False when fewer are left.
+    fn acquire(&self, amount: &Bound<'_, PyAny>) -> Res<bool> {
+        Ok(self.budget()?.acquire(u32_arg("amount", amount)?)?)
+    }
+
+    /// Gives `amount` units back to a quota, never above its capacity.
+    fn release(&self, amount: &Bound<'_, PyAny>) -> Res<()> {
+        Ok(self.budget()?.release(u32_arg("amount", amount)?)?)
+    }
+
     /// The budget's state at `now`, as a JSON-shaped dict.
     #[pyo3(signature = (now = None, *, now_ms = None))]
     fn snapshot<'py>(

@@ -7,7 +7,8 @@
 //! exceptions of `retryplan._errors`), `data` (dicts to and from the core's
 //! data tree), `policy`, `outcome`, `decision`, `operation`, `driver` (the
 //! host loop every helper adapts), `controls` (budget, breaker, dependency,
-//! stats) and `timeline` (explain, backoff, redelivery).
+//! stats), `timeline` (explain, backoff, redelivery) and `dialects` (gRPC
+//! service configs, AWS standard mode).
 #![forbid(unsafe_code)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
@@ -21,6 +22,7 @@ mod args;
 mod controls;
 mod data;
 mod decision;
+mod dialects;
 mod driver;
 mod errors;
 mod operation;
@@ -62,6 +64,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<controls::PyBreakerPermit>()?;
     m.add_class::<timeline::PyTimeline>()?;
     m.add_class::<timeline::PyRedelivery>()?;
+    m.add_class::<dialects::PyServiceConfig>()?;
     for function in [
         wrap_pyfunction!(policy::profile, m)?,
         wrap_pyfunction!(outcome::classify, m)?,
@@ -70,6 +73,10 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(outcome::parse_grpc_pushback, m)?,
         wrap_pyfunction!(outcome::encode_grpc_timeout, m)?,
         wrap_pyfunction!(outcome::parse_grpc_timeout, m)?,
+        wrap_pyfunction!(outcome::encode_grpc_timeout_ns, m)?,
+        wrap_pyfunction!(outcome::parse_grpc_timeout_ns, m)?,
+        wrap_pyfunction!(dialects::aws_error_code_from_response, m)?,
+        wrap_pyfunction!(dialects::aws_standard_dependency, m)?,
         wrap_pyfunction!(operation::remaining_budget_ms, m)?,
         wrap_pyfunction!(operation::admit, m)?,
         wrap_pyfunction!(timeline::explain, m)?,

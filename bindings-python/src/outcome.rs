@@ -5,11 +5,12 @@
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt};
+use retryplan::aws::ErrorCode;
 use retryplan::{Class, Failure, GrpcCode, Outcome, Pushback, GUIDANCE_HEADERS};
 
 use crate::args::{by_name, class_arg, str_arg, u16_arg, u32_arg, u64_arg, NOW_UNIX};
 use crate::data::{repr_of, serialized};
-use crate::errors::{invalid, wrong_type, Res};
+use crate::errors::{invalid, wrong_type, Fault, Res};
 use crate::policy::PyPolicy;
 
 /// What the caller saw when an attempt ended. Build it with the static
@@ -39,13 +40,19 @@ impl PyOutcome {
         outcome(Outcome::Success)
     }
 
-    /// An HTTP response arrived; `retry_after_ms` is Retry-After already in ms from now.
+    /// An HTTP response arrived; `retry_after_ms` is Retry-After already in ms from now; `error_code` is the
+    /// service's error code (AWS: `"SlowDown"`, 1 to 64 visible ASCII characters).
     #[staticmethod]
-    #[pyo3(signature = (status, retry_after_ms = None))]
-    fn http_status(status: &Bound<'_, PyAny>, retry_after_ms: Option<&Bound<'_, PyAny>>) -> Res<PyOutcome> {
+    #[pyo3(signature = (status, retry_after_ms = None, error_code = None))]
+    fn http_status(
+        status: &Bound<'_, PyAny>,
+        retry_after_ms: Option<&Bound<'_, PyAny>>,
+        error_code: Option<&Bound<'_, PyAny>>,
+    ) -> Res<PyOutcome> {
         let status = u16_arg("status", status)?;
         let retry_after_ms = retry_after_ms.map(|ms| u64_arg("retry_after_ms", ms)).transpose()?;
-        Ok(outcome(Outcome::HttpStatus { status, retry_after_ms }))
+        let error_code = error_code.map(|code| Ok::<_, Fault>(ErrorCode::new(&str_arg("error_code", code)?)?));
+        Ok(outcome(Outcome::HttpStatus { status, retry_after_ms, error_code: error_code.transpose()? }))
     }
 
     /// A gRPC status arrived: `code` is a name (`"unavailable"`) or the wire number (14).
@@ -228,7 +235,13 @@ impl PyClassification {
     /// True when a retryable request may have been processed.
     #[getter]
     fn ambiguous(&self) -> bool {
-        matches!(self.inner, Class::Retryable { ambiguous: true })
+        matches!(self.inner, Class::Retryable { ambiguous: true, .. })
+    }
+
+    /// True when the server throttled the request (an AWS throttling error code).
+    #[getter]
+    fn throttling(&self) -> bool {
+        matches!(self.inner, Class::Retryable { throttling: true, .. })
     }
 
     /// The JSON form, e.g. `{"class": "retryable", "ambiguous": True}`.
@@ -283,4 +296,16 @@ pub(crate) fn encode_grpc_timeout(timeout_ms: &Bound<'_, PyAny>) -> Res<String> 
 #[pyfunction]
 pub(crate) fn parse_grpc_timeout(value: &Bound<'_, PyAny>) -> Res<u64> {
     Ok(retryplan::parse_grpc_timeout(&str_arg("value", value)?)?)
+}
+
+/// Encodes a budget in nanoseconds as a `grpc-timeout` value, in the unit a peer would choose (never rounds up).
+#[pyfunction]
+pub(crate) fn encode_grpc_timeout_ns(timeout_ns: &Bound<'_, PyAny>) -> Res<String> {
+    Ok(retryplan::encode_grpc_timeout_ns(u64_arg("timeout_ns", timeout_ns)?))
+}
+
+/// Reads a `grpc-timeout` value as exact nanoseconds (saturating at 2**63 - 1).
+#[pyfunction]
+pub(crate) fn parse_grpc_timeout_ns(value: &Bound<'_, PyAny>) -> Res<u64> {
+    Ok(retryplan::parse_grpc_timeout_ns(&str_arg("value", value)?)?)
 }

@@ -9,7 +9,12 @@ import dev.retryplan.Policy
 import dev.retryplan.RetryBudget
 import dev.retryplan.RetryCharge
 import dev.retryplan.RetryplanException
+import dev.retryplan.ServiceConfig
 import dev.retryplan.admit
+import dev.retryplan.awsErrorCodeFromResponse
+import dev.retryplan.awsStandardDependency
+import dev.retryplan.encodeGrpcTimeoutNs
+import dev.retryplan.parseGrpcTimeoutNs
 import dev.retryplan.encodeGrpcTimeout
 import dev.retryplan.outcomeFromHttp
 import dev.retryplan.parseGrpcPushback
@@ -19,13 +24,17 @@ import dev.retryplan.parseRetryAfterMsHeader
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.DynamicTest
+import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestFactory
 import java.io.File
 
 /**
  * Every case of every JSON file in `tests/conformance/` through the typed Kotlin API, one
  * JUnit test per case id. Each typed result is turned back into the vectors'
- * JSON and compared exactly, as `core/tests/conformance.rs` does.
+ * JSON and compared exactly, as `core/tests/conformance.rs` does. `policy` and
+ * `dependency` cases run twice when the typed records can hold their JSON
+ * (`TypedConfig`): from JSON text and from `PolicyConfig` / `DependencyConfig`,
+ * with the same expected answer, error code and field path included.
  */
 class ConformanceTest {
     private fun vectorDir(): File {
@@ -55,6 +64,27 @@ class ConformanceTest {
         return tests
     }
 
+    @Test
+    fun `the typed records hold the reading-error vectors, so the typed path is checked`() {
+        val cases = listOf("policy", "dependency").flatMap { name ->
+            val document = obj(Json.parse(File(vectorDir(), "$name.json").readText()))
+            (document["cases"] as List<*>).map(::obj)
+        }
+        fun typed(c: Map<String, Any?>) = when (c["kind"]) {
+            "policy" -> c["policy"]?.let(TypedConfig::policy)
+            "dependency" -> TypedConfig.dependency(c["dependency"])
+            else -> null
+        }
+        val pinned = listOf(
+            "policy.json.negative_duration", "policy.json.negative_fixed_timeout", "policy.json.http_status_beyond_16_bits",
+            "policy.json.negative_hedging_delay", "policy.json.negative_redelivery_delay", "dependency.invalid.negative_cap",
+            "dependency.invalid.negative_open_ms", "dependency.invalid.negative_max_tokens",
+        )
+        val byId = cases.associateBy { it["id"] as String }
+        for (id in pinned) assertTrue(typed(byId[id] ?: error("no vector $id")) != null, "$id is not held by the typed records")
+        println("conformance: ${cases.count { typed(it) != null }} of ${cases.size} policy and dependency cases also run from typed records")
+    }
+
     /** The answer of one call, as the Rust runner's `Answer`: ("expect", value) or ("expect_error", error). */
     private fun answer(call: () -> Any?): Pair<String, Any?> = try {
         "expect" to call()
@@ -67,7 +97,15 @@ class ConformanceTest {
         assertEquals(key to holder[key], actual, label)
     }
 
+    private fun serviceConfig(case: Map<String, Any?>): ServiceConfig =
+        ServiceConfig.fromJson(Json.write(case["grpc_service_config"]), optLong(case, "max_attempts_cap")?.toInt())
+
     private fun policy(case: Map<String, Any?>): Policy {
+        if ("grpc_service_config" in case) {
+            val method = obj(case["grpc_method"])
+            return serviceConfig(case).use { it.profileFor(string(method, "service"), string(method, "method")) }
+                ?: error("${case["id"]}: no profile for the method")
+        }
         val profile = case["profile"]
         val policy = case["policy"]
         require((profile == null) != (policy == null)) { "a case needs exactly one of `profile` and `policy`" }
@@ -85,10 +123,37 @@ class ConformanceTest {
         val id = case["id"] as String
         val result: Pair<String, Any?> = when (val kind = case["kind"]) {
             "operation" -> return runOperation(case, id)
+            "operation_series" -> return runSeries(case, id)
+            "grpc_service_config" -> answer {
+                serviceConfig(case).use { config ->
+                    val methods = config.methods().map { m -> m.policy.use { p -> mapOf("name" to m.name, "policy" to VectorJson.policyConfig(p.toConfig())) } }
+                    val lookups = (case["lookups"] as List<*>? ?: emptyList<Any?>()).map { l ->
+                        val lookup = obj(l)
+                        config.methodFor(string(lookup, "service"), string(lookup, "method"))?.let { m -> m.policy.close(); m.name }
+                    }
+                    val throttling = config.throttlingDependency()?.use { VectorJson.dependencySnapshot(it.snapshot(0)) }
+                    mapOf(
+                        "methods" to methods,
+                        "throttling" to throttling,
+                        "warnings" to config.warnings().map { mapOf("field" to it.field, "message" to it.message) },
+                        "lookups" to lookups,
+                    )
+                }
+            }
+            "grpc_timeout_ns_encode" -> answer { encodeGrpcTimeoutNs(string(case, "timeout_ns").toLong()) }
+            "grpc_timeout_ns_parse" -> answer { parseGrpcTimeoutNs(string(case, "value")).toString() }
+            "aws_error_code" -> answer { awsErrorCodeFromResponse(case["errortype_header"] as String?, case["body"] as String?) }
             "budget" -> return runBudget(case, id)
             "breaker" -> return runBreaker(case, id)
-            "dependency" -> answer {
-                Dependency.fromJson(Json.write(case["dependency"])).use { VectorJson.dependencySnapshot(it.snapshot(0)) }
+            "dependency" -> {
+                val json = answer {
+                    Dependency.fromJson(Json.write(case["dependency"])).use { VectorJson.dependencySnapshot(it.snapshot(0)) }
+                }
+                // The typed record, when it can hold the JSON, must get the same answer: one reader.
+                TypedConfig.dependency(case["dependency"])?.let { config ->
+                    settle(case, answer { Dependency(config).use { VectorJson.dependencySnapshot(it.snapshot(0)) } }, "$id (typed)")
+                }
+                json
             }
             "redelivery" -> answer {
                 policy(case).use { p ->
@@ -108,7 +173,12 @@ class ConformanceTest {
                     ),
                 )
             }
-            "policy" -> answer { policy(case).use { VectorJson.policyConfig(it.toConfig()) } }
+            "policy" -> {
+                case["policy"]?.let(TypedConfig::policy)?.let { config ->
+                    settle(case, answer { Policy(config).use { VectorJson.policyConfig(it.toConfig()) } }, "$id (typed)")
+                }
+                answer { policy(case).use { VectorJson.policyConfig(it.toConfig()) } }
+            }
             "backoff_ceilings" -> answer { policy(case).use { p -> p.backoffCeilingsMs(long(case, "retries").toInt()) } }
             "classify" -> answer {
                 policy(case).use { p -> VectorJson.classification(p.classify(VectorJson.outcome(case["outcome"]))) }
@@ -133,8 +203,23 @@ class ConformanceTest {
         settle(case, result, id)
     }
 
-    private fun runOperation(case: Map<String, Any?>, id: String) {
-        val dependency = case["dependency"]?.let { Dependency.fromJson(Json.write(it)) }
+    /** The case's dependency: its configuration, the AWS standard one by name, or the service config's throttling. */
+    private fun dependency(case: Map<String, Any?>): Dependency? = when (val d = case["dependency"]) {
+        "aws_standard" -> awsStandardDependency()
+        null -> if ("grpc_service_config" in case) serviceConfig(case).use { it.throttlingDependency() } else null
+        else -> Dependency.fromJson(Json.write(d))
+    }
+
+    private fun runSeries(case: Map<String, Any?>, id: String) {
+        val dependency = dependency(case)
+        (case["operations"] as List<*>).forEachIndexed { index, o ->
+            runOperation(case + obj(o), "$id operation $index", dependency)
+        }
+        dependency?.close()
+    }
+
+    private fun runOperation(case: Map<String, Any?>, id: String, shared: Dependency? = null) {
+        val dependency = shared ?: dependency(case)
         val options = OperationOptions(
             seed = long(case, "seed"),
             idempotencyKey = case["idempotency_key"]?.let { string(case, "idempotency_key") },
@@ -164,7 +249,7 @@ class ConformanceTest {
                 }
             }
         }
-        dependency?.close()
+        if (shared == null) dependency?.close()
     }
 
     private fun steps(case: Map<String, Any?>, id: String): List<Map<String, Any?>> =
@@ -189,6 +274,8 @@ class ConformanceTest {
                     "on_success" -> null.also { budget.onSuccess(at, optLong(step, "charge_cost")?.let { RetryCharge(it.toInt()) }) }
                     "on_failure" -> null.also { budget.onFailure(at) }
                     "snapshot" -> VectorJson.budgetSnapshot(budget.snapshot(at))
+                    "acquire" -> mapOf("granted" to budget.acquire(long(step, "amount").toInt()))
+                    "release" -> null.also { budget.release(long(step, "amount").toInt()) }
                     else -> error("$id: unknown budget call `$call`")
                 }
                 settle(step, "expect" to result, "$id step $index")
