@@ -28,6 +28,7 @@ mod errors;
 mod operation;
 mod outcome;
 mod policy;
+mod run;
 mod timeline;
 
 #[pymodule]
@@ -56,6 +57,10 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<driver::Ending>()?;
     m.add_class::<driver::PyAttemptResult>()?;
     m.add_class::<driver::PyEvent>()?;
+    m.add_class::<run::Settings>()?;
+    m.add_class::<run::Run>()?;
+    m.add_class::<run::Attempt>()?;
+    m.add_class::<run::Attempts>()?;
     m.add_class::<controls::PyStats>()?;
     m.add_class::<controls::PyDependency>()?;
     m.add_class::<controls::PyRetryBudget>()?;

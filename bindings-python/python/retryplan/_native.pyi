@@ -6,7 +6,7 @@ value is integer milliseconds, exactly as in the engine.
 """
 
 import os
-from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Protocol, Tuple, Union, final, overload
+from typing import Any, Awaitable, Callable, ClassVar, Dict, List, Literal, Mapping, Optional, Protocol, Tuple, Union, final, overload
 
 from ._enums import GiveUpReason, GrpcCode, TransportFailure, Verdict
 
@@ -938,3 +938,150 @@ class Driver:
     @property
     def is_ended(self) -> bool:
         """True once the operation has ended."""
+
+@final
+class Settings:
+    """What a helper was given, checked once (built by ``retryplan._run.Config``)."""
+
+    def __new__(
+        cls,
+        config: Any,
+        policy: Policy,
+        concurrency: _Concurrency,
+        plain: bool,
+        outcome_of_error: Optional[Callable[[BaseException], Optional[Outcome]]],
+        outcome_of_result: Optional[Callable[[Any], Outcome]],
+        on_decision: bool,
+        logger: Any,
+        clock: Callable[[], float],
+        dispose: Optional[Callable[[Any], Any]],
+        name: str,
+    ) -> "Settings": ...
+    def call(
+        self, attempt: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any], sleep: Callable[[float], Any]
+    ) -> Any:
+        """One operation, each attempt ``attempt(*args, **kwargs)``: its value, or raises the typed ending."""
+
+@final
+class Run:
+    """One operation as every helper runs it: its driver, and the value or error of its latest accepted result."""
+
+    name: str
+    """The operation's name in logs and messages."""
+    read: Optional[Callable[[Any], Outcome]]
+    """What a returned value means (the helper's ``outcome_of_result``; an HTTP helper's reading)."""
+    def __new__(cls, settings: Settings, options: Optional[Dict[str, Any]] = None) -> "Run": ...
+    @property
+    def driver(self) -> Driver:
+        """The core's driver of this operation."""
+    @property
+    def config(self) -> Any:
+        """The helper's ``Config`` (its hooks)."""
+    @property
+    def observe(self) -> bool:
+        """True when every decision is observed (``on_decision``, or the log at DEBUG)."""
+    @property
+    def log(self) -> Any:
+        """The logger, when it logs (INFO), else None."""
+    @property
+    def plan(self) -> Optional[AttemptPlan]:
+        """The attempt running (sequential helpers), or None."""
+    @property
+    def settled(self) -> Optional[AttemptPlan]:
+        """The attempt of the latest result (accepted, unless late), or None."""
+    def clock(self) -> float:
+        """The helper's clock, in float seconds."""
+    def dispose(self, value: Any) -> None:
+        """Disposes of a value no longer needed, when the helper disposes of values."""
+    def poll(self) -> Action:
+        """The next action (observed when someone listens)."""
+    def report(self, plan: AttemptPlan, outcome: Outcome, value: Any = None, error: Optional[BaseException] = None) -> bool:
+        """Hands in how ``plan``'s attempt ended; True when accepted."""
+    def outcome_of(self, error: BaseException) -> Outcome:
+        """What an attempt's error means: the failure table, the hook, else ``not_retryable``."""
+    def outcome_of_value(self, value: Any) -> Outcome:
+        """What a returned value means: success, unless the helper's ``outcome_of_result`` says otherwise."""
+    def cancel(self) -> None:
+        """The caller gave up on the operation: it ends ``cancelled``."""
+    def call(
+        self, attempt: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any], sleep: Callable[[float], Any]
+    ) -> Ending:
+        """Runs the operation one blocking attempt at a time; returns the Ending."""
+    def end(self, ending: Ending) -> Any:
+        """The winner's value, or raises the typed ending."""
+    def deciding(self) -> Tuple[Any, Optional[BaseException]]:
+        """The value and error of the latest accepted result, handed over once."""
+    def failure(self, ending: Ending, value: Any = None, error: Optional[BaseException] = None) -> Any:
+        """The typed ending (an ``OperationFailed``)."""
+    def current(self) -> Optional["Attempt"]:
+        """The attempt running now, for ``current_attempt()``."""
+
+class Attempt:
+    """One attempt the driver started: its number, timeout and ids.
+
+    As a context manager (``with attempt:`` in ``attempts()``, ``async with`` in ``async_attempts()``):
+    leaving the block reports success unless :meth:`report` was called; an exception is reported through
+    the failure table and the ``outcome_of_error`` hook and suppressed (the loop then retries, or raises
+    the typed ending); an invalid request, a ``KeyboardInterrupt`` or a cancellation ends the operation.
+    """
+
+    timer: Any
+    """The timer of ``async with attempt:``."""
+    def __new__(cls, plan: AttemptPlan, run: Run) -> "Attempt": ...
+    @property
+    def number(self) -> int:
+        """The attempt number, 1 for the first."""
+    @property
+    def timeout(self) -> float:
+        """The effective timeout in seconds (``plan.timeout_ms / 1000``)."""
+    @property
+    def abort_at(self) -> float:
+        """When the driver counts this attempt as timed out, on the helper's clock (seconds)."""
+    def remaining(self) -> float:
+        """Seconds left before this attempt times out (never negative)."""
+    @property
+    def request_id(self) -> str:
+        """A fresh id for this attempt's request (send it as ``X-Request-Id``)."""
+    @property
+    def idempotency_key(self) -> str:
+        """The operation's stable idempotency key (the same on every attempt)."""
+    @property
+    def send_idempotency_key(self) -> bool:
+        """True when this attempt's request should carry the idempotency key."""
+    @property
+    def plan(self) -> AttemptPlan:
+        """The driver's plan of this attempt."""
+    @property
+    def reported(self) -> bool:
+        """True once the attempt reported its outcome."""
+    def report(self, outcome: Outcome, *, result: Any = None, exception: Optional[BaseException] = None) -> bool:
+        """Reports this attempt's outcome; True when the driver accepted it (False: it was late)."""
+    def cut(self) -> None:
+        """Marks the attempt reported: cut at its abort time, the driver counts it timed out itself."""
+    def __enter__(self) -> "Attempt": ...
+    def __exit__(self, exc_type: Any, exc: Optional[BaseException], traceback: Any) -> bool: ...
+    def __aenter__(self) -> Awaitable["Attempt"]: ...
+    def __aexit__(self, exc_type: Any, exc: Optional[BaseException], traceback: Any) -> Awaitable[bool]: ...
+
+class Attempts:
+    """The sync attempt loop: ``for attempt in attempts(policy): with attempt: ...``.
+
+    Each iteration is one attempt the driver started; between attempts the loop sleeps as the driver
+    says. The loop ends after a success and raises the typed ending (``GaveUpError``,
+    ``ReconcileRequired``, ``RestartRequired``) when the operation ends otherwise.
+    """
+
+    def __new__(cls, run: Run, sleep: Any) -> "Attempts": ...
+    @property
+    def driver(self) -> Driver:
+        """The core's driver of this operation (its idempotency key, deadline, attempts started)."""
+    @property
+    def idempotency_key(self) -> str:
+        """The operation's stable idempotency key."""
+    @property
+    def run(self) -> Run:
+        """The operation."""
+    def __iter__(self) -> "Attempts": ...
+    def __next__(self) -> Attempt: ...
+    def step(self, resume: bool) -> Union[Attempt, float, None]:
+        """One move for a host that sleeps itself: the next Attempt, seconds to sleep, or None after a success."""
