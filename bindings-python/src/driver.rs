@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::pyclass_init::PyClassInitializer;
 use pyo3::types::{PyBool, PyString};
 use retryplan::value::Named;
-use retryplan::{Action, AttemptResult, Concurrency, Driver, DriverOptions, Event, OperationOptions, Policy, Receipt};
+use retryplan::{Action, AttemptResult, Concurrency, Driver, DriverOptions, Event, OperationOptions, Receipt};
 
 use crate::args::{class_arg, given, str_arg, u32_arg, NOW, NOW_UNIX};
 use crate::controls::PyStats;
@@ -226,10 +226,15 @@ pub(crate) struct PyDriver {
 }
 
 impl PyDriver {
-    /// A driver of `policy` alone, seed and key from the OS (the helpers' common case).
-    pub(crate) fn plain(policy: &Policy, now_ms: u64, concurrency: Concurrency) -> Res<PyDriver> {
-        let options = DriverOptions { concurrency, ..DriverOptions::default() };
-        Ok(PyDriver { inner: Driver::new(policy, now_ms, OperationOptions::from_entropy()?, options)? })
+    /// A driver of `policy` alone with these options (the helpers' common case).
+    pub(crate) fn with(
+        policy: &PyPolicy,
+        now_ms: u64,
+        concurrency: Concurrency,
+        options: OperationOptions,
+    ) -> Res<PyDriver> {
+        let driver_options = DriverOptions { concurrency, ..DriverOptions::default() };
+        Ok(PyDriver { inner: Driver::new(&policy.inner, now_ms, options, driver_options)? })
     }
 }
 

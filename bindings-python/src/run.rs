@@ -1,5 +1,5 @@
 //! `Run`: one operation as every helper runs it, and the one sequential host
-//! loop, here in Rust so that an attempt costs no Python-level bookkeeping.
+//! loop, here so that an attempt costs no Python-level bookkeeping.
 //!
 //! `Settings` is what a helper was given (built once by `retryplan._run.Config`);
 //! `Run` is one operation over a `Driver` with the value or error of its
@@ -8,22 +8,23 @@
 //! what it raised (the failure table's answer for its class, else the
 //! `outcome_of_error` hook, else `not_retryable`), reads the clock (the
 //! default `time.monotonic` without a Python call) and hands the result to
-//! the driver, sleeping as the driver says. `Attempts` and `Attempt` drive the
+//! the driver, sleeping as the driver says. `Attempts` and `Attempt` step the
 //! same loop for `attempts()` and `async_attempts()`; the asyncio loop of the
 //! concurrent helpers (`retryplan._async`) reports through `Run.report`.
 //! Observing (the `on_decision` hook, the log) and the typed endings stay in
 //! `retryplan._run`: they run only when someone listens, or at a failure.
 
+use std::sync::Mutex;
 use std::time::Instant;
 
 use pyo3::exceptions::{PyException, PyRuntimeError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyString, PyTuple};
-use retryplan::{Action, AttemptPlan, Concurrency, Ending, Outcome, Receipt, Verdict};
+use pyo3::types::{PyDict, PyTuple};
+use retryplan::{Action, AttemptPlan, Concurrency, Ending, Error, OperationOptions, Outcome, Receipt, Verdict};
 
-use crate::args::{seconds_to_ms, NOW};
+use crate::args::NOW;
 use crate::driver::{action_to_py, plan_arg, PyDriver};
 use crate::errors::{wrong_type, Fault, Res};
 use crate::outcome::PyOutcome;
@@ -37,13 +38,15 @@ struct Shared {
     table: Py<PyAny>,
     /// `retryplan._failures.INVALID_REQUEST`.
     invalid_request: Py<PyAny>,
-    /// `retryplan._run`: `observed(run)`, `failure(run, ending, value, error)`, `CURRENT`.
+    /// `retryplan._run`: `observed(run)`, `failure(run, ending, value, error)`.
     helpers: Py<PyModule>,
+    /// `retryplan._run.CURRENT`: the run or attempt running in this context.
+    current: Py<PyAny>,
     /// `sys.modules`, to see whether the application imported `logging`.
     modules: Py<PyDict>,
-    /// One `time.monotonic()` reading and the instant it was taken: the same clock (CLOCK_MONOTONIC,
+    /// An instant and `time.monotonic()` then, in ns: the same clock (CLOCK_MONOTONIC,
     /// mach_absolute_time, QueryPerformanceCounter), read from Rust from then on.
-    monotonic: (Instant, f64),
+    monotonic: (Instant, u64),
 }
 
 static SHARED: PyOnceLock<Shared> = PyOnceLock::new();
@@ -51,23 +54,52 @@ static LOGGER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 fn shared(py: Python<'_>) -> PyResult<&'static Shared> {
     SHARED.get_or_try_init(py, || {
-        let failures = py.import("retryplan._failures")?;
-        let time = py.import("time")?.getattr("monotonic")?;
-        let reading = time.call0()?.extract::<f64>()?;
+        let (failures, helpers) = (py.import("retryplan._failures")?, py.import("retryplan._run")?);
+        let reading = py.import("time")?.getattr("monotonic")?.call0()?.extract::<f64>()?;
         Ok(Shared {
             known: failures.getattr("_BY_TYPE")?.cast_into::<PyDict>()?.unbind(),
             table: failures.getattr("outcome_of")?.unbind(),
             invalid_request: failures.getattr("INVALID_REQUEST")?.unbind(),
-            helpers: py.import("retryplan._run")?.unbind(),
+            current: helpers.getattr("CURRENT")?.unbind(),
+            helpers: helpers.unbind(),
             modules: py.import("sys")?.getattr("modules")?.cast_into::<PyDict>()?.unbind(),
-            monotonic: (Instant::now(), reading),
+            monotonic: (Instant::now(), (reading * 1e9) as u64),
         })
     })
+}
+
+/// OS randomness for 16 operations at a time: one `getrandom` call instead of 16 (each a system
+/// call of ~1 us on a VM). Every operation still gets its own 24 bytes from the OS; a forked child
+/// forgets the parent's (`Settings.forget_entropy`, registered with `os.register_at_fork`).
+struct Entropy {
+    bytes: [u8; 24 * 16],
+    used: usize,
+}
+
+static ENTROPY: Mutex<Entropy> = Mutex::new(Entropy { bytes: [0; 24 * 16], used: 24 * 16 });
+
+/// A seed and a key for one operation, from the pool.
+fn drawn() -> Res<OperationOptions> {
+    let mut pool = ENTROPY.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if pool.used >= pool.bytes.len() {
+        let unavailable = |error: getrandom::Error| Error::EntropyUnavailable { message: error.to_string() };
+        getrandom::fill(&mut pool.bytes).map_err(unavailable)?;
+        pool.used = 0;
+    }
+    let mut draw = [0u8; 24];
+    if let Some(bytes) = pool.bytes.get(pool.used..pool.used + 24) {
+        draw.copy_from_slice(bytes);
+    }
+    pool.used += 24;
+    let (seed, key) = draw.split_at(8);
+    let seed = u64::from_le_bytes(seed.try_into().unwrap_or_default());
+    Ok(OperationOptions::from_random(seed, u128::from_le_bytes(key.try_into().unwrap_or_default())))
 }
 
 /// What a helper was given, checked once (`retryplan._run.Config` builds it).
 #[pyclass(module = "retryplan", frozen)]
 pub(crate) struct Settings {
+    shared: &'static Shared,
     config: Py<PyAny>,
     policy: Py<PyPolicy>,
     concurrency: Concurrency,
@@ -83,11 +115,55 @@ pub(crate) struct Settings {
     name: Py<PyAny>,
 }
 
+impl Settings {
+    /// The helper's clock in ms: `time.monotonic` read natively, or the helper's own (float seconds).
+    fn now_ms(&self, py: Python<'_>) -> PyResult<u64> {
+        match &self.clock {
+            None => Ok(self.monotonic_ns() / 1_000_000),
+            Some(clock) => Ok(NOW.read(Some(&clock.bind(py).call0()?), None)?),
+        }
+    }
+
+    /// The helper's clock in float seconds.
+    fn now(&self, py: Python<'_>) -> PyResult<f64> {
+        match &self.clock {
+            None => Ok(self.monotonic_ns() as f64 / 1e9),
+            Some(clock) => clock.bind(py).call0()?.extract(),
+        }
+    }
+
+    fn monotonic_ns(&self) -> u64 {
+        let (instant, reading) = self.shared.monotonic;
+        reading.saturating_add(u64::try_from(instant.elapsed().as_nanos()).unwrap_or(u64::MAX))
+    }
+
+    /// The logger (when it logs at INFO) and whether every decision is observed: `on_decision`, or
+    /// the log at DEBUG. Without a logger of its own, a helper logs to `retryplan` once the
+    /// application has imported logging.
+    fn listeners(&self, py: Python<'_>) -> PyResult<(Option<Py<PyAny>>, bool)> {
+        let logger = match (&self.logger, self.shared.modules.bind(py).get_item("logging")?) {
+            (Some(logger), _) => logger.bind(py).clone(),
+            (None, Some(logging)) => {
+                let retryplan = || logging.call_method1("getLogger", ("retryplan",)).map(Bound::unbind);
+                LOGGER.get_or_try_init(py, retryplan)?.bind(py).clone()
+            }
+            (None, None) => return Ok((None, self.on_decision)),
+        };
+        let enabled = |level: u32| logger.call_method1(intern!(py, "isEnabledFor"), (level,))?.is_truthy();
+        if !enabled(20)? {
+            return Ok((None, self.on_decision));
+        }
+        let debug = enabled(10)?;
+        Ok((Some(logger.unbind()), self.on_decision || debug))
+    }
+}
+
 #[pymethods]
 impl Settings {
     #[new]
     #[allow(clippy::too_many_arguments)]
     fn new(
+        py: Python<'_>,
         config: Py<PyAny>,
         policy: &Bound<'_, PyAny>,
         concurrency: &str,
@@ -106,10 +182,11 @@ impl Settings {
             "sequential_without_hedging" => Concurrency::SequentialWithoutHedging,
             _ => Concurrency::Concurrent,
         };
-        let monotonic = clock.py().import("time")?.getattr("monotonic")?;
+        let monotonic = py.import("time")?.getattr("monotonic")?;
         let clock = (!clock.is(&monotonic)).then(|| clock.clone().unbind());
-        let policy = policy.clone().unbind();
+        let (shared, policy) = (shared(py)?, policy.clone().unbind());
         Ok(Settings {
+            shared,
             config,
             policy,
             concurrency,
@@ -135,11 +212,18 @@ impl Settings {
     ) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         let run = Bound::new(py, Run::new(slf, None)?)?;
-        let current = shared(py)?.helpers.bind(py).getattr(intern!(py, "CURRENT"))?;
+        let current = slf.get().shared.current.bind(py);
         let token = current.call_method1(intern!(py, "set"), (&run,))?;
-        let ending = run_sequential(&run, attempt, args, kwargs, sleep);
+        let ending = Ctx::of(&run).run_sequential(attempt, args, kwargs, sleep);
         current.call_method1(intern!(py, "reset"), (token,))?;
-        end(&run, ending?)
+        Ctx::of(&run).end(ending?)
+    }
+
+    /// Forgets the OS randomness drawn ahead (a forked child must not reuse its parent's).
+    #[staticmethod]
+    fn forget_entropy() {
+        let mut pool = ENTROPY.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        pool.used = pool.bytes.len();
     }
 }
 
@@ -152,8 +236,6 @@ pub(crate) struct Run {
     log: Option<Py<PyAny>>,
     /// Someone sees every decision (`on_decision`, or the log at DEBUG): events are recorded.
     observe: bool,
-    /// Nothing to dispose of, nobody to tell: a result and the next action in one step.
-    fast: bool,
     /// The operation's name in logs and messages.
     #[pyo3(get, set)]
     name: Py<PyAny>,
@@ -173,243 +255,54 @@ pub(crate) struct Run {
 
 impl Run {
     fn new(settings: &Bound<'_, Settings>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Run> {
-        let py = settings.py();
-        let s = settings.get();
-        let (log, observe) = listeners(py, s)?;
-        let now = clock_ms(py, s)?;
-        let options = options.filter(|options| !options.is_empty());
-        let driver = match options {
-            None if s.plain && !observe => Py::new(py, PyDriver::plain(&s.policy.get().inner, now, s.concurrency)?)?,
-            _ => {
+        let (py, s) = (settings.py(), settings.get());
+        let (log, observe) = s.listeners(py)?;
+        let now = s.now_ms(py)?;
+        let driver = match options.filter(|options| !options.is_empty()) {
+            None if s.plain && !observe => Py::new(py, PyDriver::with(s.policy.get(), now, s.concurrency, drawn()?)?)?,
+            options => {
                 let kwargs = PyDict::new(py);
-                if let Some(options) = options {
-                    for (key, value) in options.iter() {
-                        if !value.is_none() {
-                            kwargs.set_item(key, value)?;
-                        }
+                for (key, value) in options.iter().flat_map(|options| options.iter()) {
+                    if !value.is_none() {
+                        kwargs.set_item(key, value)?;
                     }
                 }
-                let policy = match kwargs.get_item("policy")? {
-                    Some(policy) => {
-                        kwargs.del_item("policy")?;
-                        policy
-                    }
-                    None => s.policy.bind(py).clone().into_any(),
-                };
-                let config = s.config.bind(py);
+                let policy = kwargs.get_item("policy")?.unwrap_or_else(|| s.policy.bind(py).clone().into_any());
+                kwargs.del_item("policy").ok();
                 for key in ["seed", "stats", "dependency"] {
-                    let value = config.getattr(key)?;
+                    let value = s.config.bind(py).getattr(key)?;
                     if !value.is_none() && !kwargs.contains(key)? {
                         kwargs.set_item(key, value)?;
                     }
                 }
-                kwargs.set_item("now_ms", now)?;
-                kwargs.set_item("record_events", observe)?;
-                let args = (policy, py.None(), concurrency_name(py, s.concurrency));
-                py.get_type::<PyDriver>().call(args, Some(&kwargs))?.cast_into::<PyDriver>()?.unbind()
+                (kwargs.set_item("now_ms", now)?, kwargs.set_item("record_events", observe)?);
+                let concurrency = match s.concurrency {
+                    Concurrency::Concurrent => "concurrent",
+                    Concurrency::Sequential => "sequential",
+                    Concurrency::SequentialWithoutHedging => "sequential_without_hedging",
+                };
+                let driver = py.get_type::<PyDriver>().call((policy, py.None(), concurrency), Some(&kwargs))?;
+                driver.cast_into::<PyDriver>()?.unbind()
             }
         };
-        Ok(Run {
-            settings: settings.clone().unbind(),
-            driver,
-            log,
-            observe,
-            fast: s.dispose.is_none() && !observe,
-            name: s.name.clone_ref(py),
-            read: s.outcome_of_result.as_ref().map(|read| read.clone_ref(py)),
-            plan: None,
-            settled: None,
-            value: None,
-            error: None,
-            outcome: None,
-            pending: None,
-        })
+        let (name, read) = (s.name.clone_ref(py), s.outcome_of_result.as_ref().map(|read| read.clone_ref(py)));
+        let settings = settings.clone().unbind();
+        let (plan, settled, value, error, outcome, pending) = (None, None, None, None, None, None);
+        Ok(Run { settings, driver, log, observe, name, read, plan, settled, value, error, outcome, pending })
     }
 }
 
-fn concurrency_name(py: Python<'_>, concurrency: Concurrency) -> Bound<'_, PyAny> {
-    let name = match concurrency {
-        Concurrency::Concurrent => "concurrent",
-        Concurrency::Sequential => "sequential",
-        Concurrency::SequentialWithoutHedging => "sequential_without_hedging",
-    };
-    PyString::new(py, name).into_any()
+/// A run with what its loop reads at every step, taken once.
+struct Ctx<'a, 'py> {
+    run: &'a Bound<'py, Run>,
+    py: Python<'py>,
+    settings: Bound<'py, Settings>,
+    driver: Bound<'py, PyDriver>,
+    observe: bool,
 }
 
-/// The logger (when it logs at INFO) and whether every decision is observed: `on_decision`, or the log at DEBUG.
-/// Without a logger of its own, a helper logs to `retryplan` once the application has imported logging.
-fn listeners(py: Python<'_>, s: &Settings) -> PyResult<(Option<Py<PyAny>>, bool)> {
-    let logger = match &s.logger {
-        Some(logger) => Some(logger.bind(py).clone()),
-        None => match shared(py)?.modules.bind(py).get_item("logging")? {
-            None => None,
-            Some(logging) => Some(
-                LOGGER
-                    .get_or_try_init(py, || logging.call_method1("getLogger", ("retryplan",)).map(Bound::unbind))?
-                    .bind(py)
-                    .clone(),
-            ),
-        },
-    };
-    let enabled = |logger: &Bound<'_, PyAny>, level: u32| -> PyResult<bool> {
-        logger.call_method1(intern!(py, "isEnabledFor"), (level,))?.is_truthy()
-    };
-    let log = match logger {
-        Some(logger) if enabled(&logger, 20)? => Some(logger),
-        _ => None,
-    };
-    let debug = match &log {
-        Some(logger) => enabled(logger, 10)?,
-        None => false,
-    };
-    Ok((log.map(Bound::unbind), s.on_decision || debug))
-}
-
-fn monotonic(py: Python<'_>) -> PyResult<f64> {
-    let (instant, reading) = shared(py)?.monotonic;
-    Ok(reading + instant.elapsed().as_secs_f64())
-}
-
-/// The helper's clock in ms: `time.monotonic` read natively, or the helper's own clock (float seconds).
-fn clock_ms(py: Python<'_>, s: &Settings) -> PyResult<u64> {
-    Ok(match &s.clock {
-        None => seconds_to_ms("now", monotonic(py)?)?,
-        Some(clock) => NOW.read(Some(&clock.bind(py).call0()?), None)?,
-    })
-}
-
-fn run_clock_ms(run: &Bound<'_, Run>) -> PyResult<u64> {
-    let settings = run.borrow().settings.clone_ref(run.py());
-    clock_ms(run.py(), settings.get())
-}
-
-/// The next action from the driver (observed when someone listens).
-fn poll(run: &Bound<'_, Run>) -> PyResult<Action> {
-    let now = run_clock_ms(run)?;
-    let (driver, observe) = {
-        let run = run.borrow();
-        (run.driver.clone_ref(run.py()), run.observe)
-    };
-    let action = driver.bind(run.py()).borrow_mut().inner.poll_action(now);
-    if observe {
-        observed(run)?;
-    }
-    Ok(action)
-}
-
-fn observed(run: &Bound<'_, Run>) -> PyResult<()> {
-    shared(run.py())?.helpers.bind(run.py()).call_method1(intern!(run.py(), "observed"), (run,))?;
-    Ok(())
-}
-
-fn cancel(run: &Bound<'_, Run>) -> PyResult<()> {
-    let now = run_clock_ms(run)?;
-    let (driver, observe) = {
-        let run = run.borrow();
-        (run.driver.clone_ref(run.py()), run.observe)
-    };
-    driver.bind(run.py()).borrow_mut().inner.handle_cancel(now);
-    if observe {
-        observed(run)?;
-    }
-    Ok(())
-}
-
-/// Hands in how `plan`'s attempt ended; true when accepted. A value no longer needed is disposed of.
-fn report(
-    run: &Bound<'_, Run>,
-    plan: AttemptPlan,
-    outcome: Outcome,
-    value: Option<Py<PyAny>>,
-    error: Option<Py<PyAny>>,
-    now: u64,
-) -> PyResult<bool> {
-    let py = run.py();
-    let (driver, observe, settings) = {
-        let run = run.borrow();
-        (run.driver.clone_ref(py), run.observe, run.settings.clone_ref(py))
-    };
-    let receipt = driver.bind(py).borrow_mut().inner.handle_result(now, plan.attempt, outcome);
-    let accepted = receipt.map_err(core_error)? == Receipt::Accepted;
-    if observe {
-        observed(run)?;
-    }
-    let dispose = settings.get().dispose.as_ref().map(|dispose| dispose.bind(py));
-    if accepted {
-        let replaced = {
-            let mut run = run.borrow_mut();
-            let replaced = run.value.take();
-            (run.settled, run.value, run.error, run.outcome) = (Some(plan), value, error, Some(outcome));
-            replaced
-        };
-        if let (Some(dispose), Some(replaced)) = (dispose, replaced) {
-            if !replaced.is_none(py) {
-                dispose.call1((replaced,))?;
-            }
-        }
-    } else if let (Some(dispose), Some(value)) = (dispose, value) {
-        if !value.is_none(py) {
-            dispose.call1((value,))?;
-        }
-    }
-    Ok(accepted)
-}
-
-/// Hands in how `plan`'s attempt ended and returns the next action (the sequential helpers).
-fn reported(
-    run: &Bound<'_, Run>,
-    plan: AttemptPlan,
-    outcome: Outcome,
-    value: Option<Py<PyAny>>,
-    error: Option<Py<PyAny>>,
-    now: u64,
-) -> PyResult<Action> {
-    let py = run.py();
-    if !run.borrow().fast {
-        report(run, plan, outcome, value, error, now)?;
-        return poll(run);
-    }
-    let driver = {
-        // A late result is dropped by the driver; `failure` tells whether this one decided.
-        let mut run = run.borrow_mut();
-        (run.settled, run.value, run.error, run.outcome) = (Some(plan), value, error, Some(outcome));
-        run.driver.clone_ref(py)
-    };
-    let mut driver = driver.bind(py).borrow_mut();
-    driver.inner.handle_result(now, plan.attempt, outcome).map_err(core_error)?;
-    Ok(driver.inner.poll_action(now))
-}
-
-/// What an attempt's error means: the failure table, else the hook, else `not_retryable`. An invalid
-/// request (a bad URL or header) ends the operation and is raised again unchanged.
-fn outcome_of(run: &Bound<'_, Run>, error: &Bound<'_, PyAny>) -> PyResult<Outcome> {
-    let py = run.py();
-    let shared = shared(py)?;
-    let mut meaning = shared.known.bind(py).get_item(error.get_type())?;
-    if let Some(known) = &meaning {
-        if let Ok(outcome) = known.cast::<PyOutcome>() {
-            return Ok(outcome.get().inner);
-        }
-        if !known.is_none() {
-            meaning = None; // a resolver (it reads the error) or the invalid-request mark: ask the table
-        }
-    }
-    let meaning = match meaning {
-        Some(meaning) => meaning,
-        None => shared.table.bind(py).call1((error,))?,
-    };
-    if let Ok(outcome) = meaning.cast::<PyOutcome>() {
-        return Ok(outcome.get().inner);
-    }
-    if meaning.is(shared.invalid_request.bind(py)) {
-        cancel(run)?;
-        return Err(PyErr::from_value(error.clone()));
-    }
-    let settings = run.borrow().settings.clone_ref(py);
-    match &settings.get().outcome_of_error {
-        Some(hook) => outcome_arg(&hook.bind(py).call1((error,))?, not_retryable()),
-        None => Ok(not_retryable()),
-    }
+fn core_error(error: Error) -> PyErr {
+    PyErr::from(Fault::from(error))
 }
 
 fn not_retryable() -> Outcome {
@@ -418,157 +311,254 @@ fn not_retryable() -> Outcome {
 
 /// What a hook returned: an Outcome, or None for `default`.
 fn outcome_arg(obj: &Bound<'_, PyAny>, default: Outcome) -> PyResult<Outcome> {
-    if obj.is_none() {
-        return Ok(default);
-    }
     match obj.cast::<PyOutcome>() {
         Ok(outcome) => Ok(outcome.get().inner),
+        Err(_) if obj.is_none() => Ok(default),
         Err(_) => Err(PyErr::from(wrong_type("outcome", "a retryplan.Outcome", obj))),
     }
 }
 
-/// What a returned value means: success, unless the run's `read` says otherwise.
-fn outcome_of_value(run: &Bound<'_, Run>, value: &Bound<'_, PyAny>) -> PyResult<Outcome> {
-    let read = run.borrow().read.as_ref().map(|read| read.clone_ref(run.py()));
-    match read {
-        None => Ok(Outcome::Success),
-        Some(read) => {
-            let outcome = read.bind(run.py()).call1((value,))?;
-            match outcome.cast::<PyOutcome>() {
-                Ok(outcome) => Ok(outcome.get().inner),
-                Err(_) => Err(PyErr::from(wrong_type("outcome", "a retryplan.Outcome", &outcome))),
-            }
-        }
-    }
-}
-
-/// One move of the sequential loop from `action` (else a new poll): an attempt to run, the ending, or the
-/// seconds to sleep before the next poll.
+/// One move of the sequential loop: an action to carry out (a start, the ending), or seconds to sleep.
 enum Step {
     Act(Action),
     Sleep(f64),
 }
 
-fn step(run: &Bound<'_, Run>, mut action: Option<Action>) -> PyResult<Step> {
-    loop {
-        let next = match action.take() {
-            Some(action) => action,
-            None => poll(run)?,
-        };
-        match next {
-            Action::StartAttempt(_) | Action::Finish(_) => return Ok(Step::Act(next)),
-            Action::Sleep { until_ms } => {
-                let settings = run.borrow().settings.clone_ref(run.py());
-                let now = match &settings.get().clock {
-                    None => monotonic(run.py())?,
-                    Some(clock) => clock.bind(run.py()).call0()?.extract::<f64>()?,
-                };
-                return Ok(Step::Sleep(until_ms as f64 / 1000.0 - now));
-            }
-            // One attempt at a time: an aborted one has returned already (late, and discarded).
-            Action::AbortAttempt { .. } => {}
+impl<'a, 'py> Ctx<'a, 'py> {
+    fn of(run: &'a Bound<'py, Run>) -> Ctx<'a, 'py> {
+        let py = run.py();
+        let this = run.borrow();
+        let (settings, driver) = (this.settings.bind(py).clone(), this.driver.bind(py).clone());
+        Ctx { run, py, settings, driver, observe: this.observe }
+    }
+
+    fn s(&self) -> &Settings {
+        self.settings.get()
+    }
+
+    /// Nothing to dispose of, nobody to tell: a result and the next action in one step.
+    fn fast(&self) -> bool {
+        self.s().dispose.is_none() && !self.observe
+    }
+
+    fn observed(&self) -> PyResult<()> {
+        if self.observe {
+            self.s().shared.helpers.bind(self.py).call_method1(intern!(self.py, "observed"), (self.run,))?;
+        }
+        Ok(())
+    }
+
+    /// The next action from the driver.
+    fn poll(&self) -> PyResult<Action> {
+        let now = self.s().now_ms(self.py)?;
+        let action = self.driver.borrow_mut().inner.poll_action(now);
+        self.observed()?;
+        Ok(action)
+    }
+
+    fn cancel(&self) -> PyResult<()> {
+        let now = self.s().now_ms(self.py)?;
+        self.driver.borrow_mut().inner.handle_cancel(now);
+        self.observed()
+    }
+
+    fn dispose(&self, value: Option<Py<PyAny>>) -> PyResult<()> {
+        match (&self.s().dispose, value) {
+            (Some(dispose), Some(value)) if !value.is_none(self.py) => dispose.bind(self.py).call1((value,)).map(drop),
+            _ => Ok(()),
         }
     }
-}
 
-/// The next attempt to run, sleeping (cancellably) as the driver says; or the ending.
-fn next_plan(run: &Bound<'_, Run>, sleep: &Bound<'_, PyAny>, action: Option<Action>) -> PyResult<Action> {
-    let mut next = step(run, action)?;
-    loop {
-        match next {
-            Step::Act(action) => return Ok(action),
-            Step::Sleep(seconds) => {
-                if seconds > 0.0 {
+    /// Hands in how `plan`'s attempt ended; true when accepted. A value no longer needed is disposed of.
+    fn report(
+        &self,
+        plan: AttemptPlan,
+        outcome: Outcome,
+        value: Option<Py<PyAny>>,
+        error: Option<Py<PyAny>>,
+    ) -> PyResult<bool> {
+        let now = self.s().now_ms(self.py)?;
+        self.report_at(now, plan, outcome, value, error)
+    }
+
+    fn report_at(
+        &self,
+        now: u64,
+        plan: AttemptPlan,
+        outcome: Outcome,
+        value: Option<Py<PyAny>>,
+        error: Option<Py<PyAny>>,
+    ) -> PyResult<bool> {
+        let receipt = self.driver.borrow_mut().inner.handle_result(now, plan.attempt, outcome).map_err(core_error)?;
+        self.observed()?;
+        if receipt == Receipt::Discarded {
+            self.dispose(value)?;
+            return Ok(false);
+        }
+        let replaced = {
+            let mut run = self.run.borrow_mut();
+            let replaced = run.value.take();
+            (run.settled, run.value, run.error, run.outcome) = (Some(plan), value, error, Some(outcome));
+            replaced
+        };
+        self.dispose(replaced)?;
+        Ok(true)
+    }
+
+    /// Hands in how `plan`'s attempt ended at `now` and returns the next action (the sequential helpers).
+    fn reported(
+        &self,
+        now: u64,
+        plan: AttemptPlan,
+        outcome: Outcome,
+        value: Option<Py<PyAny>>,
+        error: Option<Py<PyAny>>,
+    ) -> PyResult<Action> {
+        if !self.fast() {
+            self.report_at(now, plan, outcome, value, error)?;
+            return self.poll();
+        }
+        // A late result is dropped by the driver; `failure` tells whether this one decided.
+        let mut run = self.run.borrow_mut();
+        (run.settled, run.value, run.error, run.outcome) = (Some(plan), value, error, Some(outcome));
+        drop(run);
+        let mut driver = self.driver.borrow_mut();
+        driver.inner.handle_result(now, plan.attempt, outcome).map_err(core_error)?;
+        Ok(driver.inner.poll_action(now))
+    }
+
+    /// What an attempt's error means: the failure table, else the hook, else `not_retryable`. An invalid
+    /// request (a bad URL or header) ends the operation and is raised again unchanged.
+    fn outcome_of(&self, error: &Bound<'py, PyAny>) -> PyResult<Outcome> {
+        let (py, shared) = (self.py, self.s().shared);
+        let meaning = match shared.known.bind(py).get_item(error.get_type())? {
+            Some(known) if known.is_none() || known.is_instance_of::<PyOutcome>() => known,
+            _ => shared.table.bind(py).call1((error,))?, // a class not seen yet, or an answer that reads the error
+        };
+        if let Ok(outcome) = meaning.cast::<PyOutcome>() {
+            return Ok(outcome.get().inner);
+        }
+        if meaning.is(shared.invalid_request.bind(py)) {
+            self.cancel()?;
+            return Err(PyErr::from_value(error.clone()));
+        }
+        match &self.s().outcome_of_error {
+            Some(hook) => outcome_arg(&hook.bind(py).call1((error,))?, not_retryable()),
+            None => Ok(not_retryable()),
+        }
+    }
+
+    /// What a returned value means: success, unless the run's `read` says otherwise.
+    fn outcome_of_value(&self, value: &Bound<'py, PyAny>) -> PyResult<Outcome> {
+        let read = self.run.borrow().read.as_ref().map(|read| read.clone_ref(self.py));
+        match read {
+            None => Ok(Outcome::Success),
+            Some(read) => outcome_arg(&read.bind(self.py).call1((value,))?, Outcome::Success),
+        }
+    }
+
+    /// One move from `action` (else a new poll): an attempt to run, the ending, or the seconds to sleep.
+    fn step(&self, mut action: Option<Action>) -> PyResult<Step> {
+        loop {
+            match action.take().map_or_else(|| self.poll(), Ok)? {
+                Action::Sleep { until_ms } => {
+                    return Ok(Step::Sleep(until_ms as f64 / 1000.0 - self.s().now(self.py)?))
+                }
+                // One attempt at a time: an aborted one has returned already (late, and discarded).
+                Action::AbortAttempt { .. } => {}
+                next => return Ok(Step::Act(next)),
+            }
+        }
+    }
+
+    /// The next attempt to run, sleeping (cancellably) as the driver says; or the ending.
+    fn next_plan(&self, sleep: &Bound<'py, PyAny>, action: Option<Action>) -> PyResult<Action> {
+        let mut next = self.step(action)?;
+        loop {
+            match next {
+                Step::Act(action) => return Ok(action),
+                Step::Sleep(seconds) if seconds > 0.0 => {
                     if let Err(error) = sleep.call1((seconds,)) {
-                        cancel(run)?;
+                        self.cancel()?;
                         return Err(error);
                     }
                 }
-                next = step(run, None)?;
+                Step::Sleep(_) => {}
             }
+            next = self.step(None)?;
         }
     }
-}
 
-/// Runs the operation one blocking attempt at a time; returns the ending.
-fn run_sequential(
-    run: &Bound<'_, Run>,
-    attempt: &Bound<'_, PyAny>,
-    args: &Bound<'_, PyTuple>,
-    kwargs: Option<&Bound<'_, PyDict>>,
-    sleep: &Bound<'_, PyAny>,
-) -> PyResult<Ending> {
-    let py = run.py();
-    let mut action = poll(run)?;
-    loop {
-        if !matches!(action, Action::StartAttempt(_)) {
-            action = next_plan(run, sleep, Some(action))?;
+    /// Runs the operation one blocking attempt at a time; returns the ending.
+    fn run_sequential(
+        &self,
+        attempt: &Bound<'py, PyAny>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+        sleep: &Bound<'py, PyAny>,
+    ) -> PyResult<Ending> {
+        let (py, fast) = (self.py, self.fast());
+        let mut action = self.poll()?;
+        loop {
+            if !matches!(action, Action::StartAttempt(_)) {
+                action = self.next_plan(sleep, Some(action))?;
+            }
+            let plan = match action {
+                Action::StartAttempt(plan) => plan,
+                Action::Finish(ending) => return Ok(ending),
+                _ => continue,
+            };
+            {
+                let mut run = self.run.borrow_mut();
+                run.plan = Some(plan);
+                if fast {
+                    (run.value, run.error) = (None, None); // only the latest result is ever kept alive
+                }
+            }
+            let (now, outcome, value, error) = match attempt.call(args, kwargs) {
+                Ok(value) => (self.s().now_ms(py)?, self.outcome_of_value(&value)?, Some(value.unbind()), None),
+                Err(error) if error.is_instance_of::<PyException>(py) => {
+                    let now = self.s().now_ms(py)?;
+                    let error = error.into_value(py).into_bound(py).into_any();
+                    (now, self.outcome_of(&error)?, None, Some(error.unbind()))
+                }
+                Err(interrupted) => {
+                    self.cancel()?; // KeyboardInterrupt, SystemExit: the caller gave up
+                    return Err(interrupted);
+                }
+            };
+            action = self.reported(now, plan, outcome, value, error)?;
         }
-        let plan = match action {
-            Action::StartAttempt(plan) => plan,
-            Action::Finish(ending) => return Ok(ending),
-            _ => continue,
+    }
+
+    /// The winner's value, or raises the typed ending (GaveUpError, ReconcileRequired, RestartRequired).
+    fn end(&self, ending: Ending) -> PyResult<Py<PyAny>> {
+        let (value, error) = {
+            let mut run = self.run.borrow_mut();
+            (run.value.take(), run.error.take()) // handed over once: nothing stays alive through this run
         };
-        {
-            let mut run = run.borrow_mut();
-            run.plan = Some(plan);
-            if run.fast {
-                (run.value, run.error) = (None, None); // only the latest result is ever kept alive
-            }
+        if matches!(ending.decision, retryplan::Decision::Succeeded { .. }) {
+            return Ok(value.unwrap_or_else(|| self.py.None()));
         }
-        let (now, outcome, value, error) = match attempt.call(args, kwargs) {
-            Ok(value) => {
-                let now = run_clock_ms(run)?;
-                (now, outcome_of_value(run, &value)?, Some(value.unbind()), None)
-            }
-            Err(error) if error.is_instance_of::<PyException>(py) => {
-                let now = run_clock_ms(run)?;
-                let error = error.into_value(py).into_bound(py).into_any();
-                (now, outcome_of(run, &error)?, None, Some(error.unbind()))
-            }
-            Err(interrupted) => {
-                cancel(run)?; // KeyboardInterrupt, SystemExit: the caller gave up
-                return Err(interrupted);
-            }
+        Err(self.failure(ending, value, error)?)
+    }
+
+    /// The typed ending; `value` and `error` count only when they came from the deciding attempt.
+    fn failure(&self, ending: Ending, value: Option<Py<PyAny>>, error: Option<Py<PyAny>>) -> PyResult<PyErr> {
+        let deciding = {
+            let run = self.run.borrow();
+            let settled = run.settled.zip(run.outcome).map(|(plan, outcome)| (plan.attempt, outcome));
+            settled.is_some() && ending.last_result.map(|last| (last.attempt, last.outcome)) == settled
         };
-        action = reported(run, plan, outcome, value, error, now)?;
+        let (value, error) = if deciding { (value, error) } else { (None, None) };
+        let (py, ending) = (self.py, action_to_py(self.py, Action::Finish(ending))?);
+        let helpers = self.s().shared.helpers.bind(py);
+        Ok(PyErr::from_value(helpers.call_method1(intern!(py, "failure"), (self.run, ending, value, error))?))
     }
 }
 
-/// The winner's value, or raises the typed ending (GaveUpError, ReconcileRequired, RestartRequired).
-fn end(run: &Bound<'_, Run>, ending: Ending) -> PyResult<Py<PyAny>> {
-    let py = run.py();
-    let (value, error) = {
-        let mut run = run.borrow_mut();
-        (run.value.take(), run.error.take()) // handed over once: nothing stays alive through this run
-    };
-    if matches!(ending.decision, retryplan::Decision::Succeeded { .. }) {
-        return Ok(value.unwrap_or_else(|| py.None()));
-    }
-    Err(failure(run, ending, value, error)?)
-}
-
-/// The typed ending; `value` and `error` count only when they came from the deciding attempt.
-fn failure(
-    run: &Bound<'_, Run>,
-    ending: Ending,
-    value: Option<Py<PyAny>>,
-    error: Option<Py<PyAny>>,
-) -> PyResult<PyErr> {
-    let py = run.py();
-    let deciding = {
-        let run = run.borrow();
-        let settled = run.settled.zip(run.outcome).map(|(plan, outcome)| (plan.attempt, outcome));
-        ending.last_result.map(|last| (last.attempt, last.outcome)) == settled && settled.is_some()
-    };
-    let (value, error) = if deciding { (value, error) } else { (None, None) };
-    let ending = action_to_py(py, Action::Finish(ending))?;
-    let exception = shared(py)?.helpers.bind(py).call_method1(intern!(py, "failure"), (run, ending, value, error))?;
-    Ok(PyErr::from_value(exception))
-}
-
-fn current_plan(run: &Bound<'_, Run>, plan: Option<AttemptPlan>) -> PyResult<Option<Py<PyAny>>> {
-    plan.map(|plan| action_to_py(run.py(), Action::StartAttempt(plan))).transpose()
+fn plan_to_py(py: Python<'_>, plan: Option<AttemptPlan>) -> PyResult<Option<Py<PyAny>>> {
+    plan.map(|plan| action_to_py(py, Action::StartAttempt(plan))).transpose()
 }
 
 #[pymethods]
@@ -587,16 +577,16 @@ impl Run {
         self.driver.clone_ref(py)
     }
 
-    /// True when every decision is observed (on_decision, or the log at DEBUG).
-    #[getter]
-    fn observe(&self) -> bool {
-        self.observe
-    }
-
     /// The helper's `Config` (its hooks).
     #[getter]
     fn config(&self, py: Python<'_>) -> Py<PyAny> {
         self.settings.get().config.clone_ref(py)
+    }
+
+    /// True when every decision is observed (on_decision, or the log at DEBUG).
+    #[getter]
+    fn observe(&self) -> bool {
+        self.observe
     }
 
     /// The logger, when it logs (INFO), else None.
@@ -607,38 +597,29 @@ impl Run {
 
     /// The attempt running (sequential helpers), or None.
     #[getter]
-    fn plan(slf: &Bound<'_, Self>) -> PyResult<Option<Py<PyAny>>> {
-        let plan = slf.borrow().plan;
-        current_plan(slf, plan)
+    fn plan(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        plan_to_py(py, self.plan)
     }
 
     /// The attempt of the latest result (accepted, unless late), or None.
     #[getter]
-    fn settled(slf: &Bound<'_, Self>) -> PyResult<Option<Py<PyAny>>> {
-        let plan = slf.borrow().settled;
-        current_plan(slf, plan)
+    fn settled(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        plan_to_py(py, self.settled)
     }
 
     /// The helper's clock, in float seconds.
     fn clock(&self, py: Python<'_>) -> PyResult<f64> {
-        match &self.settings.get().clock {
-            None => monotonic(py),
-            Some(clock) => clock.bind(py).call0()?.extract(),
-        }
+        self.settings.get().now(py)
     }
 
     /// Disposes of a value no longer needed (a response: closed), when the helper disposes of values.
-    fn dispose(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        if let Some(dispose) = &self.settings.get().dispose {
-            dispose.bind(py).call1((value,))?;
-        }
-        Ok(())
+    fn dispose(slf: &Bound<'_, Self>, value: Py<PyAny>) -> PyResult<()> {
+        Ctx::of(slf).dispose(Some(value))
     }
 
     /// The next action (observed when someone listens).
     fn poll(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        let action = poll(slf)?;
-        action_to_py(slf.py(), action)
+        action_to_py(slf.py(), Ctx::of(slf).poll()?)
     }
 
     /// Hands in how `plan`'s attempt ended; True when accepted (a value no longer needed is disposed of).
@@ -651,28 +632,26 @@ impl Run {
         error: Option<Py<PyAny>>,
     ) -> PyResult<bool> {
         let (plan, outcome) = (plan_arg(plan)?, outcome_arg(outcome, Outcome::Success)?);
-        let now = run_clock_ms(slf)?;
-        report(slf, plan, outcome, value, error, now)
+        Ctx::of(slf).report(plan, outcome, value, error)
     }
 
     /// What an attempt's error means (the failure table, the hook, `not_retryable`); an invalid request
     /// ends the operation and is raised again.
     fn outcome_of(slf: &Bound<'_, Self>, error: &Bound<'_, PyAny>) -> PyResult<PyOutcome> {
-        Ok(PyOutcome { inner: outcome_of(slf, error)? })
+        Ok(PyOutcome { inner: Ctx::of(slf).outcome_of(error)? })
     }
 
     /// What a returned value means: success, unless the helper's `outcome_of_result` says otherwise.
     fn outcome_of_value(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<PyOutcome> {
-        Ok(PyOutcome { inner: outcome_of_value(slf, value)? })
+        Ok(PyOutcome { inner: Ctx::of(slf).outcome_of_value(value)? })
     }
 
     /// The caller gave up on the operation (a cancelled task, a KeyboardInterrupt): it ends `cancelled`.
     fn cancel(slf: &Bound<'_, Self>) -> PyResult<()> {
-        cancel(slf)
+        Ctx::of(slf).cancel()
     }
 
     /// Runs the operation one blocking attempt at a time (`attempt(*args, **kwargs)`); returns the Ending.
-    #[pyo3(signature = (attempt, args, kwargs, sleep))]
     fn call(
         slf: &Bound<'_, Self>,
         attempt: &Bound<'_, PyAny>,
@@ -680,13 +659,13 @@ impl Run {
         kwargs: Option<&Bound<'_, PyDict>>,
         sleep: &Bound<'_, PyAny>,
     ) -> PyResult<Py<PyAny>> {
-        let ending = run_sequential(slf, attempt, args, kwargs, sleep)?;
+        let ending = Ctx::of(slf).run_sequential(attempt, args, kwargs, sleep)?;
         action_to_py(slf.py(), Action::Finish(ending))
     }
 
     /// The winner's value, or raises the typed ending.
     fn end(slf: &Bound<'_, Self>, ending: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        end(slf, ending_arg(ending)?)
+        Ctx::of(slf).end(ending_arg(ending)?)
     }
 
     /// The value and error of the latest accepted result, handed over once.
@@ -703,7 +682,7 @@ impl Run {
         value: Option<Py<PyAny>>,
         error: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        let error = failure(slf, ending_arg(ending)?, value, error)?;
+        let error = Ctx::of(slf).failure(ending_arg(ending)?, value, error)?;
         Ok(error.into_value(slf.py()).into_any())
     }
 
@@ -744,16 +723,24 @@ impl Attempt {
         Attempt { inner, run: run.clone().unbind(), in_loop, reported: false, timer: None }
     }
 
-    fn reporting(&mut self) -> PyResult<()> {
-        if !self.in_loop {
+    /// Marks the attempt reported, or says why it cannot report.
+    fn reporting<'py>(slf: &Bound<'py, Self>) -> PyResult<(AttemptPlan, Bound<'py, Run>)> {
+        let mut attempt = slf.borrow_mut();
+        if !attempt.in_loop {
             return Err(PyRuntimeError::new_err("under @retry an attempt reports itself: return a value or raise"));
         }
-        if self.reported {
-            return Err(PyRuntimeError::new_err(format!("attempt {} was already reported", self.inner.attempt)));
+        if attempt.reported {
+            return Err(PyRuntimeError::new_err(format!("attempt {} was already reported", attempt.inner.attempt)));
         }
-        self.reported = true;
-        Ok(())
+        attempt.reported = true;
+        Ok((attempt.inner, attempt.run.bind(slf.py()).clone()))
     }
+}
+
+fn idempotency_key(py: Python<'_>, run: &Py<Run>) -> String {
+    let driver = run.borrow(py).driver.clone_ref(py);
+    let key = driver.borrow(py).inner.idempotency_key().as_str().to_owned();
+    key
 }
 
 #[pymethods]
@@ -796,9 +783,7 @@ impl Attempt {
     /// The operation's stable idempotency key (the same on every attempt).
     #[getter]
     fn idempotency_key(&self, py: Python<'_>) -> String {
-        let driver = self.run.borrow(py).driver.clone_ref(py);
-        let key = driver.borrow(py).inner.idempotency_key().as_str().to_owned();
-        key
+        idempotency_key(py, &self.run)
     }
 
     /// True when this attempt's request should carry the idempotency key.
@@ -822,16 +807,10 @@ impl Attempt {
         exception: Option<Py<PyAny>>,
     ) -> PyResult<bool> {
         let outcome = outcome_arg(outcome, Outcome::Success)?;
-        let (plan, run) = {
-            let mut attempt = slf.borrow_mut();
-            attempt.reporting()?;
-            (attempt.inner, attempt.run.clone_ref(slf.py()))
-        };
-        let run = run.bind(slf.py());
-        let now = run_clock_ms(run)?;
-        let accepted = report(run, plan, outcome, result, exception, now)?;
-        let pending = poll(run)?;
-        run.borrow_mut().pending = Some(pending);
+        let (plan, run) = Attempt::reporting(slf)?;
+        let ctx = Ctx::of(&run);
+        let accepted = ctx.report(plan, outcome, result, exception)?;
+        run.borrow_mut().pending = Some(ctx.poll()?);
         Ok(accepted)
     }
 
@@ -856,31 +835,22 @@ impl Attempt {
         exc: &Bound<'_, PyAny>,
         _traceback: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
-        let py = slf.py();
-        let (plan, run) = {
-            let mut attempt = slf.borrow_mut();
-            if attempt.reported {
-                return Ok(false);
-            }
-            attempt.reporting()?;
-            (attempt.inner, attempt.run.clone_ref(py))
+        if slf.borrow().reported {
+            return Ok(false);
+        }
+        let (plan, run) = Attempt::reporting(slf)?;
+        let ctx = Ctx::of(&run);
+        if !exc.is_none() && !exc.is_instance_of::<PyException>() {
+            ctx.cancel()?; // KeyboardInterrupt, a cancelled task: the caller gave up
+            return Ok(false);
+        }
+        let now = ctx.s().now_ms(slf.py())?;
+        let pending = match exc.is_none() {
+            true => ctx.reported(now, plan, Outcome::Success, None, None)?,
+            false => ctx.reported(now, plan, ctx.outcome_of(exc)?, None, Some(exc.clone().unbind()))?,
         };
-        let run = run.bind(py);
-        if exc.is_none() {
-            let now = run_clock_ms(run)?;
-            let pending = reported(run, plan, Outcome::Success, None, None, now)?;
-            run.borrow_mut().pending = Some(pending);
-            return Ok(false);
-        }
-        if !exc.is_instance_of::<PyException>() {
-            cancel(run)?; // KeyboardInterrupt, a cancelled task: the caller gave up
-            return Ok(false);
-        }
-        let now = run_clock_ms(run)?;
-        let outcome = outcome_of(run, exc)?;
-        let pending = reported(run, plan, outcome, None, Some(exc.clone().unbind()), now)?;
         run.borrow_mut().pending = Some(pending);
-        Ok(true) // the loop goes on: another attempt, or the typed ending
+        Ok(!exc.is_none()) // an error is suppressed: the loop goes on (another attempt, or the typed ending)
     }
 
     fn __aenter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
@@ -930,17 +900,14 @@ impl Attempts {
     /// The attempt for a planned step, or None at a successful ending (any other ending is raised).
     fn next(&mut self, py: Python<'_>, action: Action) -> PyResult<Option<Py<Attempt>>> {
         let run = self.run.bind(py);
+        self.attempt = None;
         match action {
             Action::StartAttempt(plan) => {
                 let attempt = Py::new(py, Attempt::of(run, plan, true))?;
                 self.attempt = Some(attempt.clone_ref(py));
                 Ok(Some(attempt))
             }
-            Action::Finish(ending) => {
-                self.attempt = None;
-                end(run, ending)?;
-                Ok(None)
-            }
+            Action::Finish(ending) => Ctx::of(run).end(ending).map(|_| None),
             _ => Err(PyRuntimeError::new_err("the driver planned neither an attempt nor the end")),
         }
     }
@@ -962,9 +929,7 @@ impl Attempts {
     /// The operation's stable idempotency key.
     #[getter]
     fn idempotency_key(&self, py: Python<'_>) -> String {
-        let driver = self.driver(py);
-        let key = driver.borrow(py).inner.idempotency_key().as_str().to_owned();
-        key
+        idempotency_key(py, &self.run)
     }
 
     /// The operation.
@@ -978,10 +943,9 @@ impl Attempts {
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<Attempt>>> {
-        let pending = self.resume(py)?;
-        let action = match pending {
+        let action = match self.resume(py)? {
             Some(action @ Action::StartAttempt(_)) => action,
-            other => next_plan(self.run.bind(py), self.sleep.bind(py), other)?,
+            other => Ctx::of(self.run.bind(py)).next_plan(self.sleep.bind(py), other)?,
         };
         self.next(py, action)
     }
@@ -990,13 +954,9 @@ impl Attempts {
     /// sleep before calling again with `resume=False`, or None after a success (raises any other ending).
     fn step(&mut self, py: Python<'_>, resume: bool) -> PyResult<Py<PyAny>> {
         let pending = if resume { self.resume(py)? } else { None };
-        match step(self.run.bind(py), pending)? {
+        match Ctx::of(self.run.bind(py)).step(pending)? {
             Step::Sleep(seconds) => Ok(seconds.into_pyobject(py)?.into_any().unbind()),
             Step::Act(action) => Ok(self.next(py, action)?.map_or_else(|| py.None(), Py::into_any)),
         }
     }
-}
-
-fn core_error(error: retryplan::Error) -> PyErr {
-    PyErr::from(Fault::from(error))
 }

@@ -15,7 +15,7 @@ when the application imported it (else nobody can be listening).
 
 from __future__ import annotations
 
-import sys
+import os
 import time
 from _contextvars import ContextVar
 
@@ -37,6 +37,9 @@ DEBUG, INFO = 10, 20  # logging's levels, without importing logging
 
 CURRENT: ContextVar[Any] = ContextVar("retryplan_current_attempt", default=None)
 """The Run (sync ``@retry``) or Attempt (a task of the async helpers) whose attempt runs in this context."""
+
+if hasattr(os, "register_at_fork"):  # the helpers draw OS randomness ahead: a forked child must not reuse it
+    os.register_at_fork(after_in_child=Settings.forget_entropy)
 
 
 class Config:
