@@ -18,15 +18,15 @@ from __future__ import annotations
 import asyncio
 import time
 
-from ._helpers import _options
-from ._native import AbortAttempt, Attempt, AttemptPlan, Attempts, Ending, Sleep
+from ._helpers import _options, loop_config
+from ._native import AbortAttempt, Attempt, AttemptPlan, Attempts, Ending, Run, Sleep
 from ._run import CURRENT, Config
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Awaitable, Callable, Dict, List, Optional
 
-    from ._native import Dependency, Driver, Policy, Run, Stats
+    from ._native import Dependency, Driver, Policy, Stats
     from ._run import OnDecision, OutcomeOfError
 
     Sleeper = Callable[[float], Awaitable[Any]]
@@ -231,10 +231,9 @@ def async_attempts(
     outcome_of_exception: Optional[OutcomeOfError] = None,
 ) -> AsyncAttempts:
     """Start one operation and iterate over its attempts with ``async for`` (one at a time; options as ``attempts``)."""
-    config = Config(
-        policy, outcome_of_error=outcome_of_error, outcome_of_exception=outcome_of_exception, on_decision=on_decision,
-        logger=logger, stats=stats, clock=clock, seed=seed, name=name, dependency=dependency, sequential=True,
-        sequential_attempts=sequential_attempts,
+    config = loop_config(
+        policy, outcome_of_error, on_decision, logger, stats, clock, seed, name, dependency, sequential_attempts,
+        outcome_of_exception,
     )  # fmt: skip
-    return AsyncAttempts(config.run(**_options(idempotency_key, deadline)), sleep)
+    return AsyncAttempts(Run(config.native, _options(idempotency_key, deadline)), sleep)
 

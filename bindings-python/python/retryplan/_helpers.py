@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ._native import Attempt, Attempts
+from ._native import Attempt, Attempts, Run
 from ._run import Config, current_attempt
 
 TYPE_CHECKING = False
@@ -115,10 +115,44 @@ def _wrap_function(fn: Callable[..., Any], config: Config, sleep: Callable[[floa
     return call
 
 
-def _options(idempotency_key: Optional[str], deadline: Optional[float]) -> Dict[str, Any]:
+def _options(idempotency_key: Optional[str], deadline: Optional[float]) -> Optional[Dict[str, Any]]:
     if idempotency_key is None and deadline is None:
-        return {}
+        return None
     return {"idempotency_key": idempotency_key, "deadline": deadline}
+
+
+_LOOPS: Dict[Tuple[Any, ...], Config] = {}  # the settings of recent attempt loops, by what they were given
+_ENOUGH_LOOPS = 64
+
+
+def loop_config(
+    policy: Policy,
+    outcome_of_error: Optional[OutcomeOfError],
+    on_decision: Optional[OnDecision],
+    logger: Any,
+    stats: Optional[Stats],
+    clock: Callable[[], float],
+    seed: Optional[int],
+    name: str,
+    dependency: Optional[Dependency],
+    sequential_attempts: bool,
+    outcome_of_exception: Optional[OutcomeOfError],
+) -> Config:
+    """The settings of an attempt loop (``attempts()`` and ``async_attempts()`` start one per operation, mostly
+    with the same arguments): checked once, and kept while they are in use (a Config holds what its key names)."""
+    given = (policy, outcome_of_error, on_decision, logger, stats, clock, dependency)
+    key = (*map(id, given), seed, name, sequential_attempts)
+    config = _LOOPS.get(key) if outcome_of_exception is None else None  # the deprecated name warns every time
+    if config is None:
+        config = Config(
+            policy, outcome_of_error=outcome_of_error, outcome_of_exception=outcome_of_exception, on_decision=on_decision,
+            logger=logger, stats=stats, clock=clock, seed=seed, name=name, dependency=dependency, sequential=True,
+            sequential_attempts=sequential_attempts,
+        )  # fmt: skip
+        if len(_LOOPS) >= _ENOUGH_LOOPS:
+            _LOOPS.clear()
+        _LOOPS[key] = config
+    return config
 
 
 def attempts(
@@ -145,9 +179,8 @@ def attempts(
     ``dependency`` shares a retry budget, breaker and retry cap with every
     operation that names it. The other options are :func:`retry`'s.
     """
-    config = Config(
-        policy, outcome_of_error=outcome_of_error, outcome_of_exception=outcome_of_exception, on_decision=on_decision,
-        logger=logger, stats=stats, clock=clock, seed=seed, name=name, dependency=dependency, sequential=True,
-        sequential_attempts=sequential_attempts,
+    config = loop_config(
+        policy, outcome_of_error, on_decision, logger, stats, clock, seed, name, dependency, sequential_attempts,
+        outcome_of_exception,
     )  # fmt: skip
-    return Attempts(config.run(**_options(idempotency_key, deadline)), sleep)
+    return Attempts(Run(config.native, _options(idempotency_key, deadline)), sleep)
