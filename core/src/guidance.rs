@@ -4,7 +4,9 @@
 //! When `honor` is false the guidance is ignored. A pushback that says "do
 //! not retry" refuses the retry. A requested wait above `cap_ms` is clamped
 //! to the cap or refuses the retry, as `above_cap` says. Whatever remains is
-//! a floor: the jittered delay is raised to it, never drawn below it.
+//! a floor: the jittered delay is raised to it, never drawn below it; with
+//! `max_above_backoff_ms` it raises the delay at most that far above the
+//! drawn backoff (`clamp(guidance, t, t + max_above_backoff_ms)`).
 
 use crate::classify::Outcome;
 use crate::policy::{AboveCap, ServerGuidance};
@@ -42,6 +44,15 @@ impl ServerGuidance {
             _ if requested_ms <= self.cap_ms => ServerDelay::AtLeastMs(requested_ms),
             AboveCap::Clamp => ServerDelay::AtLeastMs(self.cap_ms),
             AboveCap::GiveUp => ServerDelay::AboveCap { requested_ms },
+        }
+    }
+
+    /// The honored guidance bounded above by the drawn backoff plus
+    /// `max_above_backoff_ms`, when the policy sets it.
+    pub(crate) fn bound_above_backoff(&self, server_ms: u64, backoff_ms: u64) -> u64 {
+        match self.max_above_backoff_ms {
+            Some(above_ms) => server_ms.min(backoff_ms.saturating_add(above_ms)),
+            None => server_ms,
         }
     }
 }

@@ -34,12 +34,18 @@ pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
 pub const REQUEST_ID_HEADER: &str = "X-Request-Id";
 
 /// The millisecond guidance headers, in the order they are consulted.
-pub const RETRY_AFTER_MS_HEADERS: [&str; 2] = ["retry-after-ms", "x-ms-retry-after-ms"];
+pub const RETRY_AFTER_MS_HEADERS: [&str; 3] = ["retry-after-ms", "x-ms-retry-after-ms", AWS_RETRY_AFTER_HEADER];
 
 /// Every response header [`Outcome::from_http_response`] may read, lower case,
 /// in the order it consults them. A helper hands the engine a lookup over
 /// these names (or their values in this order); it never picks one itself.
-pub const GUIDANCE_HEADERS: [&str; 4] = ["retry-after-ms", "x-ms-retry-after-ms", "retry-after", AWS_ERROR_TYPE_HEADER];
+pub const GUIDANCE_HEADERS: [&str; 5] =
+    ["retry-after-ms", "x-ms-retry-after-ms", AWS_RETRY_AFTER_HEADER, "retry-after", AWS_ERROR_TYPE_HEADER];
+
+/// The header in which AWS services suggest a retry delay in milliseconds,
+/// honoured by the AWS SDKs' 2026 standard mode within `[t, t + 5 s]` of the
+/// computed backoff `t` (see [`crate::aws`]).
+pub const AWS_RETRY_AFTER_HEADER: &str = "x-amz-retry-after";
 
 /// The header in which AWS services with JSON protocols send the error code
 /// (read into [`Outcome::HttpStatus`]'s `error_code`; codes in XML bodies are
@@ -53,8 +59,8 @@ impl Outcome {
     ///
     /// - a status outside 100..=599 is [`Failure::MalformedResponse`] (the
     ///   request may have been processed);
-    /// - `retry-after-ms`, else `x-ms-retry-after-ms` (milliseconds), wins
-    ///   when readable, being the more precise;
+    /// - `retry-after-ms`, else `x-ms-retry-after-ms`, else `x-amz-retry-after`
+    ///   (milliseconds), wins when readable, being the more precise;
     /// - otherwise `Retry-After` (delta-seconds or an HTTP-date, read against
     ///   the caller's wall clock `now_unix_ms`);
     /// - an unreadable value counts as no guidance at all: the status alone
@@ -270,6 +276,9 @@ mod tests {
         assert_eq!(read(&[("retry-after-ms", "x"), ("x-ms-retry-after-ms", "250")]), ms(Some(250)));
         assert_eq!(read(&[("retry-after-ms", "x"), ("retry-after", "1")]), ms(Some(1000)));
         assert_eq!(read(&[("retry-after", "soon")]), ms(None));
+        assert_eq!(read(&[("retry-after", "3"), ("x-amz-retry-after", "1500")]), ms(Some(1500)));
+        assert_eq!(read(&[("x-amz-retry-after", "1500"), ("x-ms-retry-after-ms", "250")]), ms(Some(250)));
+        assert_eq!(read(&[("x-amz-retry-after", "invalid"), ("retry-after", "1")]), ms(Some(1000)));
         assert_eq!(read(&[]), ms(None));
         for status in [0, 99, 600, 999] {
             assert_eq!(

@@ -28,6 +28,7 @@ pub(crate) mod validated;
 pub use config::{
     AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, JitterConfig,
     PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS,
+    MAX_MULTIPLIER,
 };
 pub use sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};
 pub use validated::{AttemptTimeout, Backoff, Jitter, Policy, ServerGuidance};

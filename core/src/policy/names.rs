@@ -46,6 +46,7 @@ pub(super) enum JitterKind {
     Decorrelated,
     Proportional,
     A6,
+    FullThenCap,
 }
 
 impl Named for JitterKind {
@@ -56,6 +57,7 @@ impl Named for JitterKind {
         JitterKind::Decorrelated,
         JitterKind::Proportional,
         JitterKind::A6,
+        JitterKind::FullThenCap,
     ];
     fn name(self) -> &'static str {
         match self {
@@ -65,6 +67,7 @@ impl Named for JitterKind {
             JitterKind::Decorrelated => "decorrelated",
             JitterKind::Proportional => "proportional",
             JitterKind::A6 => "a6",
+            JitterKind::FullThenCap => "full_then_cap",
         }
     }
 }

@@ -103,12 +103,13 @@ fn read_attempt_timeout(value: &Value, path: &str) -> Result<AttemptTimeoutConfi
 
 fn read_backoff(value: &Value, path: &str) -> Result<BackoffConfig, Error> {
     let defaults = BackoffConfig::default();
-    let fields = Fields::new(value, path, &["kind", "base_ms", "multiplier", "cap_ms"])?;
+    let fields = Fields::new(value, path, &["kind", "base_ms", "multiplier", "cap_ms", "throttling_base_ms"])?;
     Ok(BackoffConfig {
         kind: fields.with("kind", defaults.kind, read_name)?,
         base_ms: fields.or("base_ms", defaults.base_ms)?,
         multiplier: fields.or("multiplier", defaults.multiplier)?,
         cap_ms: fields.or("cap_ms", defaults.cap_ms)?,
+        throttling_base_ms: fields.optional("throttling_base_ms", u64::from_value)?,
     })
 }
 
@@ -124,6 +125,7 @@ fn read_jitter(value: &Value, path: &str) -> Result<JitterConfig, Error> {
         JitterKind::Decorrelated => JitterConfig::Decorrelated,
         JitterKind::Proportional => JitterConfig::Proportional { ratio: fields.required("ratio")? },
         JitterKind::A6 => JitterConfig::A6,
+        JitterKind::FullThenCap => JitterConfig::FullThenCap,
     })
 }
 
@@ -148,12 +150,13 @@ fn read_status_set(value: &Value, path: &str) -> Result<StatusSetConfig, Error> 
 
 fn read_server_guidance(value: &Value, path: &str) -> Result<ServerGuidanceConfig, Error> {
     let defaults = ServerGuidanceConfig::default();
-    let fields = Fields::new(value, path, &["honor", "cap_ms", "above_cap", "mode"])?;
+    let fields = Fields::new(value, path, &["honor", "cap_ms", "above_cap", "mode", "max_above_backoff_ms"])?;
     Ok(ServerGuidanceConfig {
         honor: fields.or("honor", defaults.honor)?,
         cap_ms: fields.or("cap_ms", defaults.cap_ms)?,
         above_cap: fields.with("above_cap", defaults.above_cap, read_name)?,
         mode: fields.with("mode", defaults.mode, read_name)?,
+        max_above_backoff_ms: fields.optional("max_above_backoff_ms", u64::from_value)?,
     })
 }
 

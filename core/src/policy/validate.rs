@@ -3,7 +3,7 @@
 
 use super::config::{
     AboveCap, AttemptTimeoutConfig, BackoffKind, GuidanceMode, Idempotency, JitterConfig, PolicyConfig,
-    MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_REDELIVERY_DELAYS,
+    MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_MULTIPLIER, MAX_REDELIVERY_DELAYS,
 };
 use super::sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};
 use super::validated::{AttemptTimeout, Backoff, Jitter, Policy, RedeliverySchedule, ServerGuidance};
@@ -28,7 +28,13 @@ fn unreachable_default() -> Policy {
         attempt_timeout: AttemptTimeout::Fixed { ms: 1 },
         response_reserve_ms: 0,
         minimum_useful_attempt_ms: 0,
-        backoff: Backoff { kind: BackoffKind::Constant, base_ms: 0, multiplier_permille: 1000, cap_ms: 0 },
+        backoff: Backoff {
+            kind: BackoffKind::Constant,
+            base_ms: 0,
+            multiplier_permille: 1000,
+            cap_ms: 0,
+            throttling_base_ms: None,
+        },
         jitter: Jitter::None,
         classification: Classification::default(),
         server_guidance: ServerGuidance {
@@ -36,6 +42,7 @@ fn unreachable_default() -> Policy {
             cap_ms: 0,
             above_cap: AboveCap::GiveUp,
             mode: GuidanceMode::Floor,
+            max_above_backoff_ms: None,
         },
         idempotency: Idempotency::Unsafe,
         hedging: None,
@@ -154,7 +161,7 @@ impl Policy {
                 format!("backoff.cap_ms ({}) must be >= backoff.base_ms ({})", b.cap_ms, b.base_ms),
             );
         }
-        let multiplier_permille = check.permille("backoff.multiplier", b.multiplier, 1.0, 100.0, false);
+        let multiplier_permille = check.permille("backoff.multiplier", b.multiplier, 0.0, MAX_MULTIPLIER, true);
         if b.kind != BackoffKind::Constant && b.base_ms == 0 {
             check.fail(
                 "backoff.base_ms",
@@ -163,6 +170,24 @@ impl Policy {
                     b.kind.name()
                 ),
             );
+        }
+        if let Some(throttling_base_ms) = b.throttling_base_ms {
+            check.ms("backoff.throttling_base_ms", throttling_base_ms);
+            if throttling_base_ms > b.cap_ms {
+                check.fail(
+                    "backoff.throttling_base_ms",
+                    format!(
+                        "backoff.throttling_base_ms ({throttling_base_ms}) must be <= backoff.cap_ms ({})",
+                        b.cap_ms
+                    ),
+                );
+            }
+            if throttling_base_ms == 0 && (b.kind != BackoffKind::Constant || c.jitter == JitterConfig::Decorrelated) {
+                check.fail(
+                    "backoff.throttling_base_ms",
+                    "backoff.throttling_base_ms (0) must be >= 1, as backoff.base_ms must".to_owned(),
+                );
+            }
         }
 
         let jitter = match c.jitter {
@@ -182,6 +207,7 @@ impl Policy {
                 Jitter::Proportional { ratio_permille: check.permille("jitter.ratio", ratio, 0.0, 1.0, true) }
             }
             JitterConfig::A6 => Jitter::A6,
+            JitterConfig::FullThenCap => Jitter::FullThenCap,
         };
 
         let classification = Classification {
@@ -239,6 +265,18 @@ impl Policy {
         }
 
         check.ms("server_guidance.cap_ms", c.server_guidance.cap_ms);
+        if let Some(above_ms) = c.server_guidance.max_above_backoff_ms {
+            check.ms("server_guidance.max_above_backoff_ms", above_ms);
+            if c.server_guidance.mode != GuidanceMode::Floor {
+                check.fail(
+                    "server_guidance.max_above_backoff_ms",
+                    format!(
+                        "server_guidance.max_above_backoff_ms needs mode floor: under mode {} the guidance replaces the backoff",
+                        c.server_guidance.mode.name()
+                    ),
+                );
+            }
+        }
         if let Some(hedging) = c.hedging {
             check.ms("hedging.delay_ms", hedging.delay_ms);
             if !(1..=MAX_HEDGED_ATTEMPTS).contains(&hedging.max_hedged_attempts) {
@@ -286,7 +324,13 @@ impl Policy {
             attempt_timeout,
             response_reserve_ms: c.response_reserve_ms,
             minimum_useful_attempt_ms: c.minimum_useful_attempt_ms,
-            backoff: Backoff { kind: b.kind, base_ms: b.base_ms, multiplier_permille, cap_ms: b.cap_ms },
+            backoff: Backoff {
+                kind: b.kind,
+                base_ms: b.base_ms,
+                multiplier_permille,
+                cap_ms: b.cap_ms,
+                throttling_base_ms: b.throttling_base_ms,
+            },
             jitter,
             classification,
             server_guidance: ServerGuidance {
@@ -294,6 +338,7 @@ impl Policy {
                 cap_ms: c.server_guidance.cap_ms,
                 above_cap: c.server_guidance.above_cap,
                 mode: c.server_guidance.mode,
+                max_above_backoff_ms: c.server_guidance.max_above_backoff_ms,
             },
             idempotency: c.idempotency,
             hedging: c.hedging,

@@ -40,6 +40,8 @@ pub enum Jitter {
     },
     /// See [`JitterConfig::A6`].
     A6,
+    /// See [`JitterConfig::FullThenCap`].
+    FullThenCap,
 }
 
 /// Validated backoff.
@@ -49,10 +51,12 @@ pub struct Backoff {
     pub kind: BackoffKind,
     /// First ceiling in ms.
     pub base_ms: u64,
-    /// Growth factor in thousandths (2000 = x2).
+    /// Growth factor in thousandths (2000 = x2; below 1000 the ceilings shrink).
     pub multiplier_permille: u32,
     /// Upper bound of every ceiling and delay, in ms.
     pub cap_ms: u64,
+    /// The base after a throttling error, if it differs from `base_ms`.
+    pub throttling_base_ms: Option<u64>,
 }
 
 /// Validated server-guidance handling.
@@ -66,6 +70,8 @@ pub struct ServerGuidance {
     pub above_cap: AboveCap,
     /// How guidance shapes the delay.
     pub mode: GuidanceMode,
+    /// The most guidance may raise the delay above the drawn backoff.
+    pub max_above_backoff_ms: Option<u64>,
 }
 
 /// The validated schedule, stored in a [`Policy`] without heap data.
@@ -133,6 +139,7 @@ impl Policy {
                 base_ms: self.backoff.base_ms,
                 multiplier: f64::from(self.backoff.multiplier_permille) / 1000.0,
                 cap_ms: self.backoff.cap_ms,
+                throttling_base_ms: self.backoff.throttling_base_ms,
             },
             jitter: match self.jitter {
                 Jitter::None => JitterConfig::None,
@@ -143,6 +150,7 @@ impl Policy {
                     JitterConfig::Proportional { ratio: f64::from(ratio_permille) / 1000.0 }
                 }
                 Jitter::A6 => JitterConfig::A6,
+                Jitter::FullThenCap => JitterConfig::FullThenCap,
             },
             retry_on: RetryOnConfig {
                 http_statuses: cls.retry_http.iter().collect(),
@@ -163,6 +171,7 @@ impl Policy {
                 cap_ms: self.server_guidance.cap_ms,
                 above_cap: self.server_guidance.above_cap,
                 mode: self.server_guidance.mode,
+                max_above_backoff_ms: self.server_guidance.max_above_backoff_ms,
             },
             idempotency: self.idempotency,
             hedging: self.hedging,
