@@ -22,6 +22,7 @@ export {
   parseGrpcTimeoutNs,
   awsErrorCodeFromResponse,
   awsStandardDependency,
+  awsStandard2026Dependency,
   ServiceConfig,
   remainingBudgetMs,
   admit,

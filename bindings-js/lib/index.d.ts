@@ -153,7 +153,7 @@ export type BackoffKind = 'exponential' | 'linear' | 'constant';
 export type Idempotency = 'safe' | 'idempotent' | 'keyed' | 'unsafe';
 export type AttemptTimeoutConfig = { fixedMs: number } | { fractionOfRemaining: number };
 export type JitterConfig =
-  | { kind: 'none' | 'full' | 'equal' | 'decorrelated' | 'a6' }
+  | { kind: 'none' | 'full' | 'equal' | 'decorrelated' | 'a6' | 'full_then_cap' }
   | { kind: 'proportional'; ratio: number };
 export interface StatusSetConfig {
   httpStatuses?: number[];
@@ -185,12 +185,20 @@ export interface PolicyConfig {
   attemptTimeout?: AttemptTimeoutConfig;
   responseReserveMs?: number;
   minimumUsefulAttemptMs?: number;
-  backoff?: { kind?: BackoffKind; baseMs?: number; multiplier?: number; capMs?: number };
+  /** `throttlingBaseMs`: the base after a throttling error (absent: `baseMs`). */
+  backoff?: { kind?: BackoffKind; baseMs?: number; multiplier?: number; capMs?: number; throttlingBaseMs?: number };
   jitter?: JitterConfig;
   retryOn?: StatusSetConfig & { transport?: TransportFailure[]; errorCodes?: ErrorCodeTable[] };
   ambiguous?: StatusSetConfig;
   conflict?: StatusSetConfig;
-  serverGuidance?: { honor?: boolean; capMs?: number; aboveCap?: 'clamp' | 'give_up'; mode?: 'floor' | 'a6' };
+  /** `maxAboveBackoffMs`: the most guidance may raise the delay above the drawn backoff (absent: no bound). */
+  serverGuidance?: {
+    honor?: boolean;
+    capMs?: number;
+    aboveCap?: 'clamp' | 'give_up';
+    mode?: 'floor' | 'a6';
+    maxAboveBackoffMs?: number;
+  };
   idempotency?: Idempotency;
   /** Off when absent. */
   hedging?: HedgingConfig;
@@ -205,12 +213,12 @@ export interface ResolvedPolicyConfig {
   attemptTimeout: AttemptTimeoutConfig;
   responseReserveMs: number;
   minimumUsefulAttemptMs: number;
-  backoff: { kind: BackoffKind; baseMs: number; multiplier: number; capMs: number };
+  backoff: { kind: BackoffKind; baseMs: number; multiplier: number; capMs: number; throttlingBaseMs?: number };
   jitter: JitterConfig;
   retryOn: { httpStatuses: number[]; grpcCodes: GrpcCode[]; transport: TransportFailure[]; errorCodes?: ErrorCodeTable[] };
   ambiguous: { httpStatuses: number[]; grpcCodes: GrpcCode[] };
   conflict: { httpStatuses: number[]; grpcCodes: GrpcCode[] };
-  serverGuidance: { honor: boolean; capMs: number; aboveCap: 'clamp' | 'give_up'; mode?: 'a6' };
+  serverGuidance: { honor: boolean; capMs: number; aboveCap: 'clamp' | 'give_up'; mode?: 'a6'; maxAboveBackoffMs?: number };
   idempotency: Idempotency;
   /** Present only when configured. */
   hedging?: HedgingConfig;
@@ -218,7 +226,15 @@ export interface ResolvedPolicyConfig {
   redelivery?: RedeliveryConfig;
 }
 
-export type ProfileName = 'read' | 'checkout' | 'write_keyed' | 'write_strict' | 'background';
+export type ProfileName =
+  | 'read'
+  | 'checkout'
+  | 'write_keyed'
+  | 'write_strict'
+  | 'background'
+  | 'aws_standard'
+  | 'aws_standard_2026'
+  | 'aws_standard_2026_dynamodb';
 
 export type Class =
   | { class: 'success' }
@@ -412,7 +428,15 @@ export type BudgetConfig =
   /** Retries per original request over a sliding window, plus a per-second minimum. */
   | { kind: 'ratio'; retryRatio: number; minRetriesPerSecond: number; windowMs: number }
   /** AWS-SDK-style quota. */
-  | { kind: 'quota'; capacity: number; retryCost: number; timeoutRetryCost: number; successIncrement: number };
+  | {
+      kind: 'quota';
+      capacity: number;
+      retryCost: number;
+      timeoutRetryCost: number;
+      successIncrement: number;
+      /** What a retry after a throttling error costs; `retryCost` when absent. */
+      throttlingRetryCost?: number;
+    };
 /** When a closed breaker opens. */
 export type TripConfig =
   | { kind: 'consecutive'; failures: number }
@@ -554,6 +578,8 @@ export function parseGrpcTimeoutNs(value: string): bigint;
 export function awsErrorCodeFromResponse(errortypeHeader?: string | null, body?: string | null): string | undefined;
 /** The AWS SDK standard mode's dependency: the 500-unit retry quota. */
 export function awsStandardDependency(): Dependency;
+/** The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14, or 5 after a throttling error. */
+export function awsStandard2026Dependency(): Dependency;
 
 /** One method selector of a gRPC service config and its policy. */
 export interface MethodProfile {

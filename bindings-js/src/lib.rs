@@ -818,6 +818,13 @@ pub fn aws_standard_dependency() -> Result<Dependency, JsValue> {
     rp::Dependency::new(&rp::aws::standard_dependency()).map(Dependency).map_err(js_error)
 }
 
+/// The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14,
+/// or 5 after a throttling error.
+#[wasm_bindgen(js_name = awsStandard2026Dependency)]
+pub fn aws_standard_2026_dependency() -> Result<Dependency, JsValue> {
+    rp::Dependency::new(&rp::aws::standard_2026_dependency()).map(Dependency).map_err(js_error)
+}
+
 /// A gRPC service config read as gRFC A6 says: one validated policy per method
 /// selector, the channel's retry throttling, and warnings for what was capped
 /// or truncated.

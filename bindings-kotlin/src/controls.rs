@@ -12,9 +12,24 @@ use crate::{count_out, long_out, ms_in, u32_in, Result};
 /// How a retry budget is kept (gRPC token bucket, ratio over a window, AWS-style quota).
 #[derive(Clone, Copy, Debug, PartialEq, uniffi::Enum)]
 pub enum BudgetConfig {
-    TokenBucket { max_tokens: i32, token_ratio: f64 },
-    Ratio { retry_ratio: f64, min_retries_per_second: i32, window_ms: i64 },
-    Quota { capacity: i32, retry_cost: i32, timeout_retry_cost: i32, success_increment: i32 },
+    TokenBucket {
+        max_tokens: i32,
+        token_ratio: f64,
+    },
+    Ratio {
+        retry_ratio: f64,
+        min_retries_per_second: i32,
+        window_ms: i64,
+    },
+    Quota {
+        capacity: i32,
+        retry_cost: i32,
+        timeout_retry_cost: i32,
+        success_increment: i32,
+        /// What a retry after a throttling error costs; null: `retry_cost`.
+        #[uniffi(default)]
+        throttling_retry_cost: Option<i32>,
+    },
 }
 
 impl TryFrom<BudgetConfig> for rp::BudgetConfig {
@@ -29,14 +44,21 @@ impl TryFrom<BudgetConfig> for rp::BudgetConfig {
                 min_retries_per_second: u32_in("budget.min_retries_per_second", min_retries_per_second)?,
                 window_ms: ms_in("budget.window_ms", window_ms)?,
             },
-            BudgetConfig::Quota { capacity, retry_cost, timeout_retry_cost, success_increment } => {
-                rp::BudgetConfig::Quota {
-                    capacity: u32_in("budget.capacity", capacity)?,
-                    retry_cost: u32_in("budget.retry_cost", retry_cost)?,
-                    timeout_retry_cost: u32_in("budget.timeout_retry_cost", timeout_retry_cost)?,
-                    success_increment: u32_in("budget.success_increment", success_increment)?,
-                }
-            }
+            BudgetConfig::Quota {
+                capacity,
+                retry_cost,
+                timeout_retry_cost,
+                success_increment,
+                throttling_retry_cost,
+            } => rp::BudgetConfig::Quota {
+                capacity: u32_in("budget.capacity", capacity)?,
+                retry_cost: u32_in("budget.retry_cost", retry_cost)?,
+                timeout_retry_cost: u32_in("budget.timeout_retry_cost", timeout_retry_cost)?,
+                success_increment: u32_in("budget.success_increment", success_increment)?,
+                throttling_retry_cost: throttling_retry_cost
+                    .map(|cost| u32_in("budget.throttling_retry_cost", cost))
+                    .transpose()?,
+            },
         })
     }
 }

@@ -36,8 +36,8 @@ pub use controls::{
 };
 pub use decision::{outcome_from_http, Decision, Outcome, Pushback};
 pub use dialects::{
-    aws_error_code_from_response, aws_standard_dependency, encode_grpc_timeout_ns, parse_grpc_timeout_ns,
-    ConfigWarning, MethodProfile, ServiceConfig,
+    aws_error_code_from_response, aws_standard_2026_dependency, aws_standard_dependency, encode_grpc_timeout_ns,
+    parse_grpc_timeout_ns, ConfigWarning, MethodProfile, ServiceConfig,
 };
 pub use operation::{
     admit, encode_grpc_timeout, parse_grpc_pushback, parse_grpc_timeout, parse_retry_after,
@@ -143,6 +143,7 @@ pub enum JitterConfig {
     Decorrelated,
     Proportional { ratio: f64 },
     A6,
+    FullThenCap,
 }
 
 #[uniffi::remote(Enum)]

@@ -29,6 +29,9 @@ pub struct BackoffConfig {
     pub base_ms: i64,
     pub multiplier: f64,
     pub cap_ms: i64,
+    /// The base after a throttling error; null: `base_ms`.
+    #[uniffi(default)]
+    pub throttling_base_ms: Option<i64>,
 }
 
 /// Outcomes that may be retried.
@@ -57,6 +60,9 @@ pub struct ServerGuidanceConfig {
     pub above_cap: AboveCap,
     /// `Floor` (the default) or `A6`: guidance replaces the backoff and restarts it.
     pub mode: GuidanceMode,
+    /// The most guidance may raise the delay above the drawn backoff; null: no bound.
+    #[uniffi(default)]
+    pub max_above_backoff_ms: Option<i64>,
 }
 
 /// Hedging: extra attempts started while the first still runs (not for `unsafe`).
@@ -128,6 +134,7 @@ impl From<rp::PolicyConfig> for PolicyConfig {
                 base_ms: long_out(c.backoff.base_ms),
                 multiplier: c.backoff.multiplier,
                 cap_ms: long_out(c.backoff.cap_ms),
+                throttling_base_ms: c.backoff.throttling_base_ms.map(long_out),
             },
             jitter: c.jitter,
             retry_on: RetryOnConfig {
@@ -149,6 +156,7 @@ impl From<rp::PolicyConfig> for PolicyConfig {
                 cap_ms: long_out(c.server_guidance.cap_ms),
                 above_cap: c.server_guidance.above_cap,
                 mode: c.server_guidance.mode,
+                max_above_backoff_ms: c.server_guidance.max_above_backoff_ms.map(long_out),
             },
             idempotency: c.idempotency,
             hedging: c.hedging.map(|h| HedgingConfig {
@@ -184,6 +192,11 @@ impl TryFrom<PolicyConfig> for rp::PolicyConfig {
                 base_ms: ms_in("backoff.base_ms", c.backoff.base_ms)?,
                 multiplier: c.backoff.multiplier,
                 cap_ms: ms_in("backoff.cap_ms", c.backoff.cap_ms)?,
+                throttling_base_ms: c
+                    .backoff
+                    .throttling_base_ms
+                    .map(|ms| ms_in("backoff.throttling_base_ms", ms))
+                    .transpose()?,
             },
             jitter: c.jitter,
             retry_on: rp::RetryOnConfig {
@@ -205,6 +218,11 @@ impl TryFrom<PolicyConfig> for rp::PolicyConfig {
                 cap_ms: ms_in("server_guidance.cap_ms", c.server_guidance.cap_ms)?,
                 above_cap: c.server_guidance.above_cap,
                 mode: c.server_guidance.mode,
+                max_above_backoff_ms: c
+                    .server_guidance
+                    .max_above_backoff_ms
+                    .map(|ms| ms_in("server_guidance.max_above_backoff_ms", ms))
+                    .transpose()?,
             },
             idempotency: c.idempotency,
             hedging: match c.hedging {

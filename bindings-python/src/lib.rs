@@ -1672,6 +1672,13 @@ fn aws_standard_dependency() -> Res<PyDependency> {
     Ok(PyDependency { inner: Dependency::new(&aws::standard_dependency())? })
 }
 
+/// The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14,
+/// or 5 after a throttling error.
+#[pyfunction]
+fn aws_standard_2026_dependency() -> Res<PyDependency> {
+    Ok(PyDependency { inner: Dependency::new(&aws::standard_2026_dependency())? })
+}
+
 /// A gRPC service config, read as gRFC A6 says: one validated policy per
 /// method selector, the channel's retry throttling, and warnings for what
 /// was capped or truncated.
@@ -1858,6 +1865,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(parse_grpc_timeout_ns, m)?,
         wrap_pyfunction!(aws_error_code_from_response, m)?,
         wrap_pyfunction!(aws_standard_dependency, m)?,
+        wrap_pyfunction!(aws_standard_2026_dependency, m)?,
         wrap_pyfunction!(remaining_budget_ms, m)?,
         wrap_pyfunction!(admit, m)?,
         wrap_pyfunction!(redeliver, m)?,

@@ -523,6 +523,9 @@ def aws_error_code_from_response(errortype_header: Optional[str] = None, body: O
 def aws_standard_dependency() -> Dependency:
     """The AWS SDK standard mode's dependency: the 500-unit retry quota."""
 
+def aws_standard_2026_dependency() -> Dependency:
+    """The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14, or 5 after a throttling error."""
+
 @final
 class ServiceConfig:
     """A gRPC service config read as gRFC A6 says: a validated policy per method selector, the retry throttling, warnings."""

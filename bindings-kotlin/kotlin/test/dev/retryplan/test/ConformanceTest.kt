@@ -12,6 +12,7 @@ import dev.retryplan.RetryplanException
 import dev.retryplan.ServiceConfig
 import dev.retryplan.admit
 import dev.retryplan.awsErrorCodeFromResponse
+import dev.retryplan.awsStandard2026Dependency
 import dev.retryplan.awsStandardDependency
 import dev.retryplan.encodeGrpcTimeoutNs
 import dev.retryplan.parseGrpcTimeoutNs
@@ -166,9 +167,10 @@ class ConformanceTest {
         settle(case, result, id)
     }
 
-    /** The case's dependency: its configuration, the AWS standard one by name, or the service config's throttling. */
+    /** The case's dependency: its configuration, an AWS standard one by name, or the service config's throttling. */
     private fun dependency(case: Map<String, Any?>): Dependency? = when (val d = case["dependency"]) {
         "aws_standard" -> awsStandardDependency()
+        "aws_standard_2026" -> awsStandard2026Dependency()
         null -> if ("grpc_service_config" in case) serviceConfig(case).use { it.throttlingDependency() } else null
         else -> Dependency.fromJson(Json.write(d))
     }

@@ -68,9 +68,10 @@ object VectorJson {
                 BudgetConfig.Ratio(double(map["retry_ratio"]), int(map["min_retries_per_second"]), long(map["window_ms"]))
             }
             "quota" -> {
-                only(map, "kind", "capacity", "retry_cost", "timeout_retry_cost", "success_increment")
+                only(map, "kind", "capacity", "retry_cost", "timeout_retry_cost", "success_increment", "throttling_retry_cost")
                 BudgetConfig.Quota(
                     int(map["capacity"]), int(map["retry_cost"]), int(map["timeout_retry_cost"]), int(map["success_increment"]),
+                    map["throttling_retry_cost"]?.let(::int),
                 )
             }
             else -> error("unknown budget $map")
@@ -266,7 +267,7 @@ object VectorJson {
         "backoff" to mapOf(
             "kind" to name(c.backoff.kind), "base_ms" to c.backoff.baseMs,
             "multiplier" to c.backoff.multiplier, "cap_ms" to c.backoff.capMs,
-        ),
+        ) + listOfNotNull(c.backoff.throttlingBaseMs?.let { "throttling_base_ms" to it }),
         "jitter" to when (val j = c.jitter) {
             is JitterConfig.None -> mapOf("kind" to "none")
             is JitterConfig.Full -> mapOf("kind" to "full")
@@ -274,6 +275,7 @@ object VectorJson {
             is JitterConfig.Decorrelated -> mapOf("kind" to "decorrelated")
             is JitterConfig.Proportional -> mapOf("kind" to "proportional", "ratio" to j.ratio)
             is JitterConfig.A6 -> mapOf("kind" to "a6")
+            is JitterConfig.FullThenCap -> mapOf("kind" to "full_then_cap")
         },
         "retry_on" to mapOf(
             "http_statuses" to c.retryOn.httpStatuses.map { it.toLong() },
@@ -291,7 +293,8 @@ object VectorJson {
         "server_guidance" to mapOf(
             "honor" to c.serverGuidance.honor, "cap_ms" to c.serverGuidance.capMs,
             "above_cap" to name(c.serverGuidance.aboveCap),
-        ) + (if (c.serverGuidance.mode == GuidanceMode.FLOOR) emptyMap() else mapOf("mode" to name(c.serverGuidance.mode))),
+        ) + (if (c.serverGuidance.mode == GuidanceMode.FLOOR) emptyMap() else mapOf("mode" to name(c.serverGuidance.mode))) +
+            listOfNotNull(c.serverGuidance.maxAboveBackoffMs?.let { "max_above_backoff_ms" to it }),
         "idempotency" to name(c.idempotency),
     ) + listOfNotNull(
         c.hedging?.let { "hedging" to mapOf("delay_ms" to it.delayMs, "max_hedged_attempts" to it.maxHedgedAttempts.toLong()) },
