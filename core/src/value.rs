@@ -18,7 +18,8 @@
 //!
 //! let typo = Value::Object(vec![("max_attemps".into(), Value::Number(Number::Unsigned(5)))]);
 //! let error = PolicyConfig::from_value(&typo).unwrap_err();
-//! assert_eq!(error.to_string(), "invalid policy JSON at `max_attemps`: unknown field `max_attemps`, expected one of \
+//! assert_eq!(error.to_string(), "invalid policy JSON at `max_attemps`: unknown field `max_attemps` \
+//!     (did you mean `max_attempts`?), expected one of \
 //!     `max_attempts`, `total_budget_ms`, `attempt_timeout`, `response_reserve_ms`, `minimum_useful_attempt_ms`, \
 //!     `backoff`, `jitter`, `retry_on`, `ambiguous`, `conflict`, `server_guidance`, `idempotency`, `hedging`, `redelivery`");
 //! ```
@@ -29,6 +30,9 @@ use crate::error::Error;
 use crate::units::Decimal;
 
 mod serializer;
+mod suggest;
+
+pub use suggest::closest_name;
 
 /// A number as the source spelt it: integers are kept exactly (JSON text may
 /// hold integers beyond 2^53), anything else as a float.
@@ -365,6 +369,11 @@ pub trait Named: Copy + 'static {
     }
 }
 
+/// ` (did you mean `x`?)` when `name` looks like a typo of one of `known`, else nothing.
+fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    closest_name(name, known).map(|close| format!(" (did you mean `{close}`?)")).unwrap_or_default()
+}
+
 /// The names of `T`'s variants as `` `a`, `b` `` for messages.
 fn names<T: Named>() -> String {
     quoted(T::ALL.iter().map(|variant| variant.name()))
@@ -389,8 +398,10 @@ fn quoted<'a>(names: impl Iterator<Item = &'a str>) -> String {
 /// [`Error::InvalidPolicyJson`] at `path` naming the accepted names.
 pub(crate) fn read_name<T: Named>(value: &Value, path: &str) -> Result<T, Error> {
     match value {
-        Value::String(name) => T::from_name(name)
-            .ok_or_else(|| read_error(path, format!("unknown variant `{name}`, expected one of {}", names::<T>()))),
+        Value::String(name) => T::from_name(name).ok_or_else(|| {
+            let hint = did_you_mean(name, T::ALL.iter().map(|variant| variant.name()));
+            read_error(path, format!("unknown variant `{name}`{hint}, expected one of {}", names::<T>()))
+        }),
         other => Err(expected(path, &format!("one of {}", names::<T>()), other)),
     }
 }
@@ -413,9 +424,10 @@ impl<'a> Fields<'a> {
         };
         for (index, (key, _)) in fields.iter().enumerate() {
             if !known.contains(&key.as_str()) {
+                let hint = did_you_mean(key, known.iter().copied());
                 return Err(read_error(
                     &join(path, key),
-                    format!("unknown field `{key}`, expected one of {}", quoted(known.iter().copied())),
+                    format!("unknown field `{key}`{hint}, expected one of {}", quoted(known.iter().copied())),
                 ));
             }
             if fields.iter().take(index).any(|(earlier, _)| earlier == key) {
@@ -491,7 +503,14 @@ pub(crate) fn tagged<'a, T: Named>(
     known: impl Fn(T) -> &'static [&'static str],
 ) -> Result<(T, Fields<'a>), Error> {
     let Value::Object(fields) = value else {
-        return Err(expected(path, "an object", value));
+        // `"jitter": "full"` for `{"kind": "full"}`: say so.
+        return Err(match value {
+            Value::String(name) if T::from_name(name).is_some() => read_error(
+                path,
+                format!("expected an object, found {} (did you mean `{{\"kind\": \"{name}\"}}`?)", value.describe()),
+            ),
+            other => expected(path, "an object", other),
+        });
     };
     let tag =
         fields.iter().find(|(key, _)| key == "kind").map(|(_, tag)| tag).ok_or_else(|| {
