@@ -39,6 +39,14 @@ impl Backoff {
         self.grown_ms(self.base_ms, retry, self.cap_ms)
     }
 
+    /// The ceiling for retry `r` after a failure that was, or was not, a
+    /// throttling error (the same as [`Backoff::ceiling_ms`] unless the
+    /// policy sets `throttling_base_ms`).
+    #[must_use]
+    pub fn ceiling_after_ms(&self, retry: u32, after_throttling: bool) -> u64 {
+        self.grown_ms(self.base_for_ms(after_throttling), retry, self.cap_ms)
+    }
+
     /// The base of a retry: `throttling_base_ms` after a throttling error
     /// when the policy sets one, else `base_ms`.
     #[must_use]
