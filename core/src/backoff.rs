@@ -13,6 +13,10 @@
 //! `base` is `backoff.base_ms`, or `backoff.throttling_base_ms` when the
 //! failure being retried is a throttling error and the policy sets one.
 //!
+//! With `immediate_first_retry` the first retry's ceiling (and delay) is 0,
+//! whatever the kind, jitter and failure; later retries keep theirs
+//! (urllib3's shape).
+//!
 //! The jitter then gives an inclusive range, and one draw picks the delay
 //! (see [`crate::Jitter`] and the [`rng`](crate) notes). No delay ever
 //! exceeds the cap, except under `a6` jitter, where gRFC A6 multiplies the
@@ -20,6 +24,8 @@
 //! above it (it is a floor). `full_then_cap` draws over the ceiling *before*
 //! the cap (the same step-by-step arithmetic, saturating at 2^53 - 1 ms) and
 //! caps the draw afterwards.
+
+pub(crate) mod polly;
 
 use crate::error::Error;
 use crate::policy::{Backoff, BackoffKind, Jitter, Policy, MAX_ATTEMPTS_LIMIT, MAX_MS};
@@ -36,7 +42,7 @@ impl Backoff {
     /// ```
     #[must_use]
     pub fn ceiling_ms(&self, retry: u32) -> u64 {
-        self.grown_ms(self.base_ms, retry, self.cap_ms)
+        self.ceiling_after_ms(retry, false)
     }
 
     /// The ceiling for retry `r` after a failure that was, or was not, a
@@ -44,6 +50,9 @@ impl Backoff {
     /// policy sets `throttling_base_ms`).
     #[must_use]
     pub fn ceiling_after_ms(&self, retry: u32, after_throttling: bool) -> u64 {
+        if self.immediate_first_retry && retry == 0 {
+            return 0;
+        }
         self.grown_ms(self.base_for_ms(after_throttling), retry, self.cap_ms)
     }
 
@@ -102,8 +111,12 @@ impl DrawRange {
 
 /// How the delay of retry `retry` is drawn. `previous_delay_ms` is the delay
 /// drawn for the previous retry (the base before the first); only
-/// decorrelated jitter uses it.
+/// decorrelated jitter uses it. For Polly's jitter the range holds whatever
+/// Polly draws (see the jitter kind `polly`).
 fn draw_range(policy: &Policy, retry: u32, previous_delay_ms: u64, after_throttling: bool) -> DrawRange {
+    if policy.backoff.immediate_first_retry && retry == 0 {
+        return DrawRange::uncapped(0, 0);
+    }
     let backoff = policy.backoff;
     let cap = backoff.cap_ms;
     let base = backoff.base_for_ms(after_throttling);
@@ -120,6 +133,10 @@ fn draw_range(policy: &Policy, retry: u32, previous_delay_ms: u64, after_throttl
             let spread = u64::try_from(u128::from(ceiling) * u128::from(ratio_permille) / 1000).unwrap_or(u64::MAX);
             DrawRange::uncapped(ceiling.saturating_sub(spread), ceiling.saturating_add(spread).min(cap))
         }
+        Jitter::Polly { use_jitter } => {
+            let (low, high) = polly::delay_range_ms(backoff.kind, use_jitter, retry, base, cap);
+            DrawRange::uncapped(low, high)
+        }
         Jitter::A6 => {
             // min(initial * m^n, max) * random(0.8, 1.2): the spread is not capped (gRFC A6).
             let spread = ceiling / 5;
@@ -133,7 +150,8 @@ fn draw_range(policy: &Policy, retry: u32, previous_delay_ms: u64, after_throttl
 /// not a throttling error (what one draw can give, after any cap).
 ///
 /// `previous_delay_ms` is the delay drawn for the previous retry (the base
-/// before the first); only decorrelated jitter uses it.
+/// before the first); only decorrelated jitter uses it. For Polly's jitter
+/// the range holds whatever Polly draws (see the jitter kind `polly`).
 #[must_use]
 pub fn delay_range_ms(policy: &Policy, retry: u32, previous_delay_ms: u64) -> (u64, u64) {
     let range = draw_range(policy, retry, previous_delay_ms, false);
@@ -195,7 +213,7 @@ mod tests {
             base_ms: 100,
             cap_ms: 250,
             multiplier: 1.0,
-            throttling_base_ms: None,
+            ..BackoffConfig::default()
         };
         assert_eq!(backoff_ceilings_ms(&policy(linear, JitterConfig::None), 4).unwrap(), [100, 200, 250, 250]);
         let constant = BackoffConfig {
@@ -203,7 +221,7 @@ mod tests {
             base_ms: 70,
             cap_ms: 70,
             multiplier: 1.0,
-            throttling_base_ms: None,
+            ..BackoffConfig::default()
         };
         assert_eq!(backoff_ceilings_ms(&policy(constant, JitterConfig::None), 3).unwrap(), [70, 70, 70]);
         let grpc = BackoffConfig {
@@ -211,7 +229,7 @@ mod tests {
             base_ms: 1000,
             cap_ms: 120_000,
             multiplier: 1.6,
-            throttling_base_ms: None,
+            ..BackoffConfig::default()
         };
         assert_eq!(backoff_ceilings_ms(&policy(grpc, JitterConfig::None), 4).unwrap(), [1000, 1600, 2560, 4096]);
     }

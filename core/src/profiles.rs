@@ -49,7 +49,7 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
         base_ms,
         multiplier: 2.0,
         cap_ms,
-        throttling_base_ms: None,
+        ..BackoffConfig::default()
     };
     Ok(match name {
         "read" => PolicyConfig {
@@ -87,7 +87,7 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
                 base_ms: 200,
                 multiplier: 1.0,
                 cap_ms: 200,
-                throttling_base_ms: None,
+                ..BackoffConfig::default()
             },
             jitter: JitterConfig::Equal,
             idempotency: Idempotency::Unsafe,
@@ -131,7 +131,7 @@ pub(crate) fn aws_standard() -> PolicyConfig {
             base_ms: BASE_DELAY_MS,
             multiplier: 2.0,
             cap_ms: MAX_BACKOFF_MS,
-            throttling_base_ms: None,
+            ..BackoffConfig::default()
         },
         jitter: JitterConfig::FullThenCap,
         retry_on: RetryOnConfig {
@@ -146,6 +146,8 @@ pub(crate) fn aws_standard() -> PolicyConfig {
         idempotency: Idempotency::Idempotent,
         hedging: None,
         redelivery: None,
+        retry_limits: crate::policy::RetryLimitsConfig::default(),
+        retry_methods: None,
     }
 }
 
@@ -162,6 +164,7 @@ pub(crate) fn aws_standard_2026() -> PolicyConfig {
             multiplier: 2.0,
             cap_ms: MAX_BACKOFF_MS,
             throttling_base_ms: Some(THROTTLING_BASE_DELAY_2026_MS),
+            ..classic.backoff
         },
         jitter: JitterConfig::Full,
         // x-amz-retry-after within [t, t + 5 s], whatever it asks for: t is at
@@ -172,6 +175,7 @@ pub(crate) fn aws_standard_2026() -> PolicyConfig {
             above_cap: AboveCap::Clamp,
             mode: crate::policy::GuidanceMode::Floor,
             max_above_backoff_ms: Some(MAX_RETRY_AFTER_ABOVE_BACKOFF_MS),
+            ..ServerGuidanceConfig::default()
         },
         ..classic
     }

@@ -42,6 +42,8 @@ prop_compose! {
         multiplier_permille in prop_oneof![1000u32..4000, 1u32..1000],
         throttling_base_ms in proptest::option::of(1u64..1_000),
         max_above_backoff_ms in proptest::option::of(0u64..6_000),
+        immediate_first_retry in proptest::bool::weighted(0.2),
+        replace in proptest::bool::weighted(0.2),
         jitter in jitter(),
         honor in any::<bool>(),
         cap_ms in 0u64..10_000,
@@ -64,14 +66,17 @@ prop_compose! {
                 multiplier: f64::from(multiplier_permille) / 1000.0,
                 cap_ms: base_ms + extra_cap,
                 throttling_base_ms: throttling_base_ms.map(|ms| ms.min(base_ms + extra_cap)),
+                immediate_first_retry,
             },
             jitter,
             server_guidance: ServerGuidanceConfig {
                 honor,
                 cap_ms,
                 above_cap: if clamp { AboveCap::Clamp } else { AboveCap::GiveUp },
-                mode: retryplan::GuidanceMode::Floor,
-                max_above_backoff_ms,
+                // The bound above the backoff needs mode floor (refused with replace).
+                max_above_backoff_ms: max_above_backoff_ms.filter(|_| !replace),
+                mode: if replace { retryplan::GuidanceMode::Replace } else { retryplan::GuidanceMode::Floor },
+                ..ServerGuidanceConfig::default()
             },
             idempotency,
             ..PolicyConfig::default()

@@ -28,7 +28,7 @@ use crate::dependency::DependencyConfig;
 use crate::error::Error;
 use crate::policy::{
     AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, JitterConfig,
-    PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_MS, MAX_MULTIPLIER,
+    PolicyConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_MS, MAX_MULTIPLIER,
 };
 use crate::units::Decimal;
 
@@ -88,7 +88,7 @@ pub(crate) fn method_policy(
             base_ms: 0,
             multiplier: 1.0,
             cap_ms: 0,
-            throttling_base_ms: None,
+            ..BackoffConfig::default()
         },
         jitter: JitterConfig::None,
         retry_on: RetryOnConfig {
@@ -104,11 +104,13 @@ pub(crate) fn method_policy(
             cap_ms: MAX_MS,
             above_cap: AboveCap::Clamp,
             mode: GuidanceMode::A6,
-            max_above_backoff_ms: None,
+            ..ServerGuidanceConfig::default()
         },
         idempotency: Idempotency::Idempotent,
         hedging: None,
         redelivery: None,
+        retry_limits: RetryLimitsConfig::default(),
+        retry_methods: None,
     };
     if let Some(retry) = retry {
         let initial_ms = reader.ceil_ms(retry.initial_backoff_ns, &retry.initial_path);
@@ -122,7 +124,7 @@ pub(crate) fn method_policy(
             base_ms: initial_ms.min(max_ms),
             multiplier,
             cap_ms: max_ms,
-            throttling_base_ms: None,
+            ..BackoffConfig::default()
         };
         config.jitter = JitterConfig::A6;
         config.retry_on.grpc_codes = retry.retryable_codes;

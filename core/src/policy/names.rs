@@ -47,6 +47,7 @@ pub(super) enum JitterKind {
     Proportional,
     A6,
     FullThenCap,
+    Polly,
 }
 
 impl Named for JitterKind {
@@ -58,6 +59,7 @@ impl Named for JitterKind {
         JitterKind::Proportional,
         JitterKind::A6,
         JitterKind::FullThenCap,
+        JitterKind::Polly,
     ];
     fn name(self) -> &'static str {
         match self {
@@ -66,6 +68,7 @@ impl Named for JitterKind {
             JitterKind::Equal => "equal",
             JitterKind::Decorrelated => "decorrelated",
             JitterKind::Proportional => "proportional",
+            JitterKind::Polly => "polly",
             JitterKind::A6 => "a6",
             JitterKind::FullThenCap => "full_then_cap",
         }
@@ -73,11 +76,12 @@ impl Named for JitterKind {
 }
 
 impl Named for GuidanceMode {
-    const ALL: &'static [Self] = &[GuidanceMode::Floor, GuidanceMode::A6];
+    const ALL: &'static [Self] = &[GuidanceMode::Floor, GuidanceMode::A6, GuidanceMode::Replace];
     fn name(self) -> &'static str {
         match self {
             GuidanceMode::Floor => "floor",
             GuidanceMode::A6 => "a6",
+            GuidanceMode::Replace => "replace",
         }
     }
 }
