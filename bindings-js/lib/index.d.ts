@@ -718,7 +718,7 @@ export const Outcome: {
    * (a malformed response: the server's fault, never an error); otherwise the
    * guidance headers (`GUIDANCE_HEADERS`, in that order; which one wins is the
    * core's rule: the first that asks for a wait, of retry-after-ms,
-   * x-ms-retry-after-ms, Retry-After, RateLimit with RateLimit-Policy,
+   * x-ms-retry-after-ms, x-amz-retry-after, Retry-After, RateLimit with RateLimit-Policy,
    * RateLimit-Reset, X-RateLimit-Reset) through `headers`, HTTP-dates against
    * `nowUnixMs` (`Date.now()`), Retry-After read as `reading` says (default
    * 'strict'; `retryFetch` reads as its policy says).

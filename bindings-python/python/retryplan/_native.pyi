@@ -161,8 +161,9 @@ class Outcome:
         ``GUIDANCE_HEADERS`` (``httpx.Headers``, ``requests``' headers, a dict with
         lower-case keys); ``now_unix`` reads an HTTP-date. A status outside 100..=599
         is ``malformed_response``, the server's fault (never an error). The first
-        guidance header that asks for a wait wins: ``retry-after-ms``, ``Retry-After``
-        (read as ``reading`` says), ``RateLimit`` (with ``RateLimit-Policy``),
+        guidance header that asks for a wait wins: ``retry-after-ms``,
+        ``x-ms-retry-after-ms``, ``x-amz-retry-after``, ``Retry-After`` (read as
+        ``reading`` says), ``RateLimit`` (with ``RateLimit-Policy``),
         ``RateLimit-Reset``, ``X-RateLimit-Reset``.
         """
     @overload
