@@ -418,6 +418,39 @@ mod tests {
     }
 
     #[test]
+    fn every_dialect_field_round_trips() {
+        use super::super::config::{RetryLimitsConfig, StatusGuidanceConfig};
+        let mut config = PolicyConfig::default();
+        config.backoff.base_ms = 50;
+        config.backoff.cap_ms = 20_000;
+        config.backoff.throttling_base_ms = Some(1_000);
+        config.backoff.immediate_first_retry = true;
+        config.jitter = JitterConfig::FullThenCap;
+        config.server_guidance.retry_after_reading = RetryAfterReading::Lenient;
+        config.server_guidance.statuses = vec![StatusGuidanceConfig {
+            status: 503,
+            honor: Some(true),
+            requires_guidance: true,
+            cap_ms: Some(10_000),
+            above_cap: Some(AboveCap::Clamp),
+        }];
+        config.server_guidance.max_above_backoff_ms = Some(5_000);
+        config.retry_limits = RetryLimitsConfig { connect: Some(2), read: None, status: Some(1), other: Some(0) };
+        config.retry_methods = Some(vec!["GET".to_owned(), "POST".to_owned()]);
+        let policy = Policy::new(&config).expect("valid");
+        assert_eq!(policy.to_config(), config);
+        assert_eq!(PolicyConfig::from_json(&config.to_json()).expect("round trip"), config);
+
+        // The other side of each choice: polly with a throttling base, mode replace.
+        config.jitter = JitterConfig::Polly { use_jitter: true };
+        config.server_guidance.mode = GuidanceMode::Replace;
+        config.server_guidance.max_above_backoff_ms = None;
+        let policy = Policy::new(&config).expect("valid");
+        assert_eq!(policy.to_config(), config);
+        assert_eq!(PolicyConfig::from_json(&config.to_json()).expect("round trip"), config);
+    }
+
+    #[test]
     fn every_violation_is_reported_with_its_field() {
         let mut config = PolicyConfig::default();
         config.max_attempts = 0;
