@@ -84,6 +84,8 @@ class ConformanceTest {
             "policy.json.negative_duration", "policy.json.negative_fixed_timeout", "policy.json.http_status_beyond_16_bits",
             "policy.json.negative_hedging_delay", "policy.json.negative_redelivery_delay", "dependency.invalid.negative_cap",
             "dependency.invalid.negative_open_ms", "dependency.invalid.negative_max_tokens",
+            "policy.valid.aws_2026_rules", "policy.valid.aws_and_http_dialect_fields_together",
+            "policy.valid.polly_throttling_base_follows_pollys_rules",
         )
         val byId = cases.associateBy { it["id"] as String }
         for (id in pinned) assertTrue(typed(byId[id] ?: error("no vector $id")) != null, "$id is not held by the typed records")
