@@ -204,8 +204,10 @@ pub struct ServerGuidanceConfig {
     /// The most honored guidance may raise the delay above the drawn backoff
     /// `t`, in ms: the delay is `clamp(guidance, t, t + max_above_backoff_ms)`
     /// (the AWS SDKs' 2026 standard mode honours `x-amz-retry-after` within
-    /// `[t, t + 5 s]`). Applied after `cap_ms`; mode `floor` only. Absent
-    /// (the default): no bound, the guidance is a plain floor.
+    /// `[t, t + 5 s]`). Applied after `cap_ms` (or a per-status rule's cap),
+    /// to every status; mode `floor` only (refused with `replace` and `a6`,
+    /// which draw no backoff). Absent (the default): no bound, the guidance
+    /// is a plain floor.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_above_backoff_ms: Option<u64>,
 }
