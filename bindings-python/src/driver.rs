@@ -318,22 +318,6 @@ impl PyDriver {
         })
     }
 
-    /// `handle_result`, then `poll_action`, at one clock reading: the action that follows the result, for a
-    /// host that runs one attempt at a time and keeps nothing that needs disposing of (a late result is
-    /// simply dropped). One crossing instead of two: the hot path of the sync helpers.
-    fn next_action(
-        &mut self,
-        py: Python<'_>,
-        now: &Bound<'_, PyAny>,
-        attempt: &Bound<'_, PyAny>,
-        outcome: &Bound<'_, PyAny>,
-    ) -> Res<Py<PyAny>> {
-        let now = NOW.read(Some(now), None)?;
-        let outcome = class_arg::<PyOutcome>("outcome", outcome)?.inner;
-        self.inner.handle_result(now, u32_arg("attempt", attempt)?, outcome)?;
-        Ok(action_to_py(py, self.inner.poll_action(now))?)
-    }
-
     /// A response's outcome (`Outcome.from_http_response`), Retry-After read as this operation's
     /// policy says (`server_guidance.retry_after_reading`): how every HTTP helper reads a response.
     #[pyo3(signature = (status, headers, *, now_unix = None, now_unix_ms = None))]

@@ -275,7 +275,8 @@ impl Run {
                         kwargs.set_item(key, value)?;
                     }
                 }
-                (kwargs.set_item("now_ms", now)?, kwargs.set_item("record_events", observe)?);
+                kwargs.set_item("now_ms", now)?;
+                kwargs.set_item("record_events", observe)?;
                 let concurrency = match s.concurrency {
                     Concurrency::Concurrent => "concurrent",
                     Concurrency::Sequential => "sequential",
@@ -706,7 +707,7 @@ fn ending_arg(ending: &Bound<'_, PyAny>) -> PyResult<Ending> {
 /// the block reports success unless `report` was called; an exception is reported through the failure
 /// table and the `outcome_of_error` hook and suppressed (the loop then retries, or raises the typed
 /// ending); an invalid request, a `KeyboardInterrupt` or a cancellation ends the operation and propagates.
-#[pyclass(module = "retryplan")]
+#[pyclass(module = "retryplan", subclass)]
 pub(crate) struct Attempt {
     inner: AttemptPlan,
     run: Py<Run>,
@@ -875,7 +876,7 @@ impl Attempt {
 /// The attempt loop: `for attempt in attempts(policy): with attempt: ...` (and, stepped from asyncio,
 /// `async_attempts()`). Each iteration is one attempt the driver started; between attempts the loop sleeps
 /// as the driver says. The loop ends after a success and raises the typed ending otherwise.
-#[pyclass(module = "retryplan")]
+#[pyclass(module = "retryplan", subclass)]
 pub(crate) struct Attempts {
     run: Py<Run>,
     sleep: Py<PyAny>,

@@ -102,7 +102,8 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from ._failures import default_outcome_of_exception, http_outcome, response_outcome
     from ._helpers import Attempts, attempts, retry
-    from ._run import Attempt, current_attempt
+    from ._native import Attempt
+    from ._run import current_attempt
 
 _LAZY = {
     "_enums": ("Failure", "GiveUpReason", "GrpcCode", "Idempotency", "TransportFailure", "Verdict"),

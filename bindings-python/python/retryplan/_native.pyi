@@ -907,12 +907,6 @@ class Driver:
         """Hands in how ``attempt`` ended: ``"accepted"``, or ``"discarded"`` (dispose of what it carried)."""
     @overload
     def handle_result(self, *, attempt: int, outcome: Outcome, now_ms: int) -> Literal["accepted", "discarded"]: ...
-    def next_action(self, now: float, attempt: int, outcome: Outcome) -> Action:
-        """``handle_result`` then ``poll_action`` at one clock reading: the action after the result.
-
-        For a host that runs one attempt at a time and keeps nothing that needs disposing of (a
-        late result is simply dropped): one crossing instead of two, the sync helpers' hot path.
-        """
     @overload
     def read_response(self, status: int, headers: _Headers, *, now_unix: float) -> Outcome:
         """A response's outcome (``Outcome.from_http_response``), Retry-After read as this
@@ -965,6 +959,9 @@ class Settings:
         self, attempt: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any], sleep: Callable[[float], Any]
     ) -> Any:
         """One operation, each attempt ``attempt(*args, **kwargs)``: its value, or raises the typed ending."""
+    @staticmethod
+    def forget_entropy() -> None:
+        """Forgets the OS randomness drawn ahead (a forked child must not reuse its parent's)."""
 
 @final
 class Run:

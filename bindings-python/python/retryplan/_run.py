@@ -1,16 +1,19 @@
-"""One operation as every helper runs it: the core's driver, the clock, the latest result, the ending.
+"""One operation as every helper runs it: the settings a helper was given, and what the engine calls back.
 
 Every helper (``@retry``, ``attempts()``, ``async_attempts()``, the httpx
-transports, a requests adapter) is an adapter over :class:`Run` and the
-core's ``Driver``, which decides when attempts start, time out, hedge, wait
-and end. The adapter does only the I/O its runtime offers: it starts what the
-driver plans, reports what happened (``report``), sleeps while it says so,
-and returns or raises at the ending. One rule for an attempt that raises:
-the one failure table (``_failures``), then the ``outcome_of_error`` hook,
-else the verdict ``not_retryable``; an invalid request is rethrown unchanged.
+transports, a requests adapter) is an adapter over the engine's ``Run``
+(``retryplan._native``): one operation over the core's ``Driver``, which
+decides when attempts start, time out, hedge, wait and end, with the value or
+error of its latest accepted result. The sequential host loop (``Run.call``,
+``Attempts``) runs in the engine; the asyncio loop (``retryplan._async``)
+reports through ``Run.report``. One rule for an attempt that raises: the one
+failure table (``_failures``), then the ``outcome_of_error`` hook, else the
+verdict ``not_retryable``; an invalid request is rethrown unchanged.
 
-Nothing here imports more than the compiled engine: logging is used only
-when the application imported it (else nobody can be listening).
+This module keeps what runs only when someone listens or an operation fails:
+``observed`` (the ``on_decision`` hook and the log) and ``failure`` (the typed
+ending). Nothing here imports more than the compiled engine: logging is used
+only when the application imported it (else nobody can be listening).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from ._native import Attempt, Driver, GaveUp, Reconcile, Run, Settings, Succeede
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Dict, List, Literal, Optional, Tuple, Union
+    from typing import Any, Callable, Literal, Optional
 
     from ._errors import OperationFailed
     from ._native import Decision, Dependency, Ending, Event, Outcome, Policy, Stats
@@ -162,5 +165,6 @@ def current_attempt() -> Optional[Attempt]:
     """The attempt running in this context under ``@retry`` (None outside one)."""
     holder = CURRENT.get()
     if holder is None or type(holder) is Attempt:
-        return holder  # type: ignore[no-any-return]
-    return holder.current()  # type: ignore[no-any-return]
+        return holder
+    attempt: Optional[Attempt] = holder.current()
+    return attempt
