@@ -38,7 +38,6 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<policy::PyPolicy>()?;
     m.add_class::<outcome::PyOutcome>()?;
     m.add_class::<outcome::PyPushback>()?;
-    m.add_class::<outcome::PyClassification>()?;
     m.add_class::<decision::PyDecision>()?;
     m.add_class::<decision::StartAttempt>()?;
     m.add_class::<decision::Wait>()?;
@@ -48,7 +47,6 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<decision::Reconcile>()?;
     m.add_class::<decision::Restart>()?;
     m.add_class::<operation::PyOperation>()?;
-    m.add_class::<operation::PyAdmission>()?;
     m.add_class::<driver::PyDriver>()?;
     m.add_class::<driver::PyAction>()?;
     m.add_class::<driver::AttemptPlan>()?;
@@ -67,8 +65,6 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<controls::PyRetryCharge>()?;
     m.add_class::<controls::PyCircuitBreaker>()?;
     m.add_class::<controls::PyBreakerPermit>()?;
-    m.add_class::<timeline::PyTimeline>()?;
-    m.add_class::<timeline::PyRedelivery>()?;
     m.add_class::<dialects::PyServiceConfig>()?;
     for function in [
         wrap_pyfunction!(policy::profile, m)?,

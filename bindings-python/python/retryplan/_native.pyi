@@ -9,6 +9,7 @@ import os
 from typing import Any, Awaitable, Callable, ClassVar, Dict, List, Literal, Mapping, Optional, Protocol, Tuple, Union, final, overload
 
 from ._enums import GiveUpReason, GrpcCode, TransportFailure, Verdict
+from ._values import Admission, Classification, Redelivery, Timeline
 
 PROFILE_NAMES: Tuple[str, ...]
 """The built-in profile names (``read``, ``checkout``, ``write_keyed``, ``write_strict``, ``background``)."""
@@ -405,78 +406,6 @@ class Operation:
         """The policy this operation runs."""
 
 @final
-class Classification:
-    """What an outcome means under a policy."""
-
-    @property
-    def kind(self) -> Literal["success", "retryable", "not_retryable", "conflict", "cancelled"]:
-        """The class of the outcome."""
-    @property
-    def ambiguous(self) -> bool:
-        """True when a retryable request may have been processed."""
-    @property
-    def throttling(self) -> bool:
-        """True when the server throttled the request (an AWS throttling error code)."""
-    def to_dict(self) -> Dict[str, _JsonValue]:
-        """The JSON form, e.g. ``{"class": "retryable", "ambiguous": True}``."""
-
-@final
-class Admission:
-    """A server's verdict on a request with a propagated deadline."""
-
-    @property
-    def kind(self) -> Literal["admit", "reject"]:
-        """``admit`` or ``reject``."""
-    @property
-    def admitted(self) -> bool:
-        """True when the request should be served."""
-    @property
-    def remaining_ms(self) -> int:
-        """Time left for the work, in ms."""
-    @property
-    def minimum_useful_ms(self) -> Optional[int]:
-        """The least time the work needs (rejections only), in ms."""
-    def to_dict(self) -> Dict[str, _JsonValue]:
-        """The JSON form."""
-
-@final
-class Timeline:
-    """A policy's worst-case timeline (every attempt failing at its timeout, every wait at its longest)."""
-
-    @property
-    def deadline_ms(self) -> int:
-        """The deadline used, in ms from the start."""
-    @property
-    def first_attempt_at_ms(self) -> int:
-        """When the first attempt starts, in ms from the operation's start."""
-    @property
-    def response_reserve_ms(self) -> int:
-        """The response reserve kept at the end, in ms."""
-    @property
-    def configured_attempts(self) -> int:
-        """``max_attempts``."""
-    @property
-    def attempts_that_fit(self) -> int:
-        """Attempts that start in the worst case."""
-    @property
-    def steps(self) -> List[Dict[str, _JsonValue]]:
-        """Attempts and waits in order, as JSON-shaped dicts (``type`` is ``attempt`` or ``wait``)."""
-    @property
-    def ending(self) -> Decision:
-        """How the worst case ends."""
-    @property
-    def unbounded_worst_case_ms(self) -> Optional[int]:
-        """All attempts at their fixed timeout plus the longest waits, ignoring the deadline."""
-    @property
-    def warnings(self) -> List[Dict[str, _JsonValue]]:
-        """Warnings as JSON-shaped dicts."""
-    @property
-    def warning_messages(self) -> List[str]:
-        """The warnings in words."""
-    def to_dict(self) -> Dict[str, _JsonValue]:
-        """The JSON form."""
-
-@final
 class Stats:
     """Counters of operations, attempts, retries, endings and give-ups by reason, for metrics.
 
@@ -715,25 +644,6 @@ class CircuitBreaker:
         """The breaker's state at ``now``, as a JSON-shaped dict."""
     @overload
     def snapshot(self, *, now_ms: int) -> Dict[str, _JsonValue]: ...
-
-@final
-class Redelivery:
-    """What to do with a queued message after one delivery."""
-
-    @property
-    def kind(self) -> Literal["acknowledge", "redeliver_after", "dead_letter"]:
-        """``acknowledge``, ``redeliver_after`` or ``dead_letter``."""
-    @property
-    def delay_ms(self) -> Optional[int]:
-        """The delay before the next delivery, in ms (redeliver_after only)."""
-    @property
-    def redeliver_at_ms(self) -> Optional[int]:
-        """When to deliver again, in ms (redeliver_after only)."""
-    @property
-    def reason(self) -> Optional[str]:
-        """Why the message goes to the dead-letter queue (dead_letter only)."""
-    def to_dict(self) -> Dict[str, _JsonValue]:
-        """The JSON form."""
 
 @overload
 def redeliver(policy: Policy, attempts: int, outcome: Outcome, first_seen: float, now: float) -> Redelivery:
