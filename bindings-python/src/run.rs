@@ -231,10 +231,14 @@ impl Settings {
 #[pyclass(module = "retryplan")]
 pub(crate) struct Run {
     settings: Py<Settings>,
+    /// The core's driver of this operation.
+    #[pyo3(get)]
     driver: Py<PyDriver>,
-    /// The logger, when it logs endings (INFO).
+    /// The logger, when it logs endings (INFO), else None.
+    #[pyo3(get)]
     log: Option<Py<PyAny>>,
-    /// Someone sees every decision (`on_decision`, or the log at DEBUG): events are recorded.
+    /// True when every decision is observed (`on_decision`, or the log at DEBUG): events are recorded.
+    #[pyo3(get)]
     observe: bool,
     /// The operation's name in logs and messages.
     #[pyo3(get, set)]
@@ -572,28 +576,10 @@ impl Run {
         Run::new(settings, options)
     }
 
-    /// The core's driver of this operation.
-    #[getter]
-    fn driver(&self, py: Python<'_>) -> Py<PyDriver> {
-        self.driver.clone_ref(py)
-    }
-
     /// The helper's `Config` (its hooks).
     #[getter]
     fn config(&self, py: Python<'_>) -> Py<PyAny> {
         self.settings.get().config.clone_ref(py)
-    }
-
-    /// True when every decision is observed (on_decision, or the log at DEBUG).
-    #[getter]
-    fn observe(&self) -> bool {
-        self.observe
-    }
-
-    /// The logger, when it logs (INFO), else None.
-    #[getter]
-    fn log(&self, py: Python<'_>) -> Option<Py<PyAny>> {
-        self.log.as_ref().map(|log| log.clone_ref(py))
     }
 
     /// The attempt running (sequential helpers), or None.
@@ -623,28 +609,21 @@ impl Run {
         action_to_py(slf.py(), Ctx::of(slf).poll()?)
     }
 
-    /// Hands in how `plan`'s attempt ended; True when accepted (a value no longer needed is disposed of).
-    #[pyo3(signature = (plan, outcome, value = None, error = None))]
-    fn report(
+    /// Hands in how `plan`'s attempt ended: it raised `error` (the failure table, the hook, `not_retryable`;
+    /// an invalid request ends the operation and is raised again), else returned `value` (read as the
+    /// helper says). True when accepted; a value no longer needed is disposed of.
+    #[pyo3(signature = (plan, value, error = None))]
+    fn settle(
         slf: &Bound<'_, Self>,
         plan: &Bound<'_, PyAny>,
-        outcome: &Bound<'_, PyAny>,
-        value: Option<Py<PyAny>>,
-        error: Option<Py<PyAny>>,
+        value: &Bound<'_, PyAny>,
+        error: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<bool> {
-        let (plan, outcome) = (plan_arg(plan)?, outcome_arg(outcome, Outcome::Success)?);
-        Ctx::of(slf).report(plan, outcome, value, error)
-    }
-
-    /// What an attempt's error means (the failure table, the hook, `not_retryable`); an invalid request
-    /// ends the operation and is raised again.
-    fn outcome_of(slf: &Bound<'_, Self>, error: &Bound<'_, PyAny>) -> PyResult<PyOutcome> {
-        Ok(PyOutcome { inner: Ctx::of(slf).outcome_of(error)? })
-    }
-
-    /// What a returned value means: success, unless the helper's `outcome_of_result` says otherwise.
-    fn outcome_of_value(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<PyOutcome> {
-        Ok(PyOutcome { inner: Ctx::of(slf).outcome_of_value(value)? })
+        let (ctx, plan) = (Ctx::of(slf), plan_arg(plan)?);
+        match error {
+            Some(error) => ctx.report(plan, ctx.outcome_of(error)?, None, Some(error.clone().unbind())),
+            None => ctx.report(plan, ctx.outcome_of_value(value)?, Some(value.clone().unbind()), None),
+        }
     }
 
     /// The caller gave up on the operation (a cancelled task, a KeyboardInterrupt): it ends `cancelled`.

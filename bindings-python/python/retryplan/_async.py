@@ -104,11 +104,7 @@ def _report(run: Run, task: asyncio.Task[Any], plans: Dict[Any, AttemptPlan], ru
     if task.cancelled():
         return  # aborted: the driver has counted it already
     error = task.exception()
-    if error is None:
-        value = task.result()
-        run.report(plan, run.outcome_of_value(value), value)
-    else:
-        run.report(plan, run.outcome_of(error), None, error)
+    run.settle(plan, None if error is not None else task.result(), error)
 
 
 def _dispose(run: Run, task: asyncio.Task[Any]) -> None:

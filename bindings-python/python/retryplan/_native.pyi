@@ -906,12 +906,8 @@ class Run:
         """Disposes of a value no longer needed, when the helper disposes of values."""
     def poll(self) -> Action:
         """The next action (observed when someone listens)."""
-    def report(self, plan: AttemptPlan, outcome: Outcome, value: Any = None, error: Optional[BaseException] = None) -> bool:
-        """Hands in how ``plan``'s attempt ended; True when accepted."""
-    def outcome_of(self, error: BaseException) -> Outcome:
-        """What an attempt's error means: the failure table, the hook, else ``not_retryable``."""
-    def outcome_of_value(self, value: Any) -> Outcome:
-        """What a returned value means: success, unless the helper's ``outcome_of_result`` says otherwise."""
+    def settle(self, plan: AttemptPlan, value: Any, error: Optional[BaseException] = None) -> bool:
+        """Hands in how ``plan``'s attempt ended: it raised ``error``, else returned ``value``; True when accepted."""
     def cancel(self) -> None:
         """The caller gave up on the operation: it ends ``cancelled``."""
     def call(
