@@ -494,6 +494,16 @@ impl<'a, 'py> Ctx<'a, 'py> {
         }
     }
 
+    /// `plan` starts: the attempt running. With nothing to dispose of and nobody observing, the latest
+    /// result is dropped now: a newer attempt's result or timeout decides from here on.
+    fn start(&self, plan: AttemptPlan, fast: bool) {
+        let mut run = self.run.borrow_mut();
+        run.plan = Some(plan);
+        if fast {
+            (run.value, run.error) = (None, None);
+        }
+    }
+
     /// Runs the operation one blocking attempt at a time; returns the ending.
     fn run_sequential(
         &self,
@@ -513,13 +523,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
                 Action::Finish(ending) => return Ok(ending),
                 _ => continue,
             };
-            {
-                let mut run = self.run.borrow_mut();
-                run.plan = Some(plan);
-                if fast {
-                    (run.value, run.error) = (None, None); // only the latest result is ever kept alive
-                }
-            }
+            self.start(plan, fast);
             let (now, outcome, value, error) = match attempt.call(args, kwargs) {
                 Ok(value) => (self.s().now_ms(py)?, self.outcome_of_value(&value)?, Some(value.unbind()), None),
                 Err(error) if error.is_instance_of::<PyException>(py) => {
@@ -883,6 +887,8 @@ impl Attempts {
         self.attempt = None;
         match action {
             Action::StartAttempt(plan) => {
+                let ctx = Ctx::of(run);
+                ctx.start(plan, ctx.fast());
                 let attempt = Py::new(py, Attempt::of(run, plan, true))?;
                 self.attempt = Some(attempt.clone_ref(py));
                 Ok(Some(attempt))
