@@ -5,10 +5,13 @@
 //! `args` (arguments, one reading per kind; a clock reading is float seconds
 //! or its exact `_ms` twin), `errors` (one map from core errors to the
 //! exceptions of `retryplan._errors`), `data` (dicts to and from the core's
-//! data tree), `policy`, `outcome`, `decision`, `operation`, `driver` (the
-//! host loop every helper adapts), `controls` (budget, breaker, dependency,
-//! stats), `timeline` (explain, backoff, redelivery) and `dialects` (gRPC
-//! service configs, AWS standard mode).
+//! data tree, and the plain values of `retryplan._values`), `policy`,
+//! `outcome`, `decision`, `operation`, `driver` (the host loop every helper
+//! adapts), `run` (one operation as every helper runs it, and the sequential
+//! loop itself), `attempts` (the attempt loops over it), `sources` (the clock,
+//! OS randomness and Python callbacks a run reads), `controls` (budget,
+//! breaker, dependency, stats), `timeline` (explain, backoff, redelivery) and
+//! `dialects` (gRPC service configs, AWS standard mode).
 #![forbid(unsafe_code)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
@@ -19,6 +22,7 @@ use retryplan::{
 };
 
 mod args;
+mod attempts;
 mod controls;
 mod data;
 mod decision;
@@ -29,6 +33,7 @@ mod operation;
 mod outcome;
 mod policy;
 mod run;
+mod sources;
 mod timeline;
 
 #[pymodule]
@@ -57,8 +62,8 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<driver::PyEvent>()?;
     m.add_class::<run::Settings>()?;
     m.add_class::<run::Run>()?;
-    m.add_class::<run::Attempt>()?;
-    m.add_class::<run::Attempts>()?;
+    m.add_class::<attempts::Attempt>()?;
+    m.add_class::<attempts::Attempts>()?;
     m.add_class::<controls::PyStats>()?;
     m.add_class::<controls::PyDependency>()?;
     m.add_class::<controls::PyRetryBudget>()?;
