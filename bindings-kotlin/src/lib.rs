@@ -19,8 +19,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use retryplan as rp;
 use retryplan::aws::ErrorCodeTable;
 use retryplan::{
-    AboveCap, BackoffKind, BreakerState, Class, DeadLetterReason, GiveUpReason, GrpcCode, GuidanceMode, Idempotency,
-    JitterConfig, TransportFailure, Verdict,
+    AbortReason, AboveCap, BackoffKind, BreakerState, Class, Concurrency, DeadLetterReason, Failure, GiveUpReason,
+    GrpcCode, GuidanceMode, Idempotency, JitterConfig, Receipt, Repeatability, TransportFailure, Verdict,
 };
 
 uniffi::setup_scaffolding!();
@@ -28,7 +28,9 @@ uniffi::setup_scaffolding!();
 mod controls;
 mod decision;
 mod dialects;
+mod driver;
 mod hot;
+mod hot_driver;
 mod operation;
 mod policy;
 
@@ -40,6 +42,10 @@ pub use decision::{outcome_from_http, Decision, Outcome, Pushback};
 pub use dialects::{
     aws_error_code_from_response, aws_standard_dependency, encode_grpc_timeout_ns, parse_grpc_timeout_ns,
     ConfigWarning, MethodProfile, ServiceConfig,
+};
+pub use driver::{
+    failure_outcome, guidance_headers, idempotency_key_header, outcome_from_guidance_headers, repeatability_for_http,
+    request_id_header, Action, AttemptPlan, AttemptResult, Driver, DriverOptions, Ending, Event,
 };
 pub use operation::{
     admit, encode_grpc_timeout, parse_grpc_pushback, parse_grpc_timeout, parse_retry_after,
@@ -163,6 +169,51 @@ pub enum ErrorCodeTable {
 pub enum AboveCap {
     Clamp,
     GiveUp,
+}
+
+#[uniffi::remote(Enum)]
+pub enum Failure {
+    DnsLookupFailed,
+    ConnectionRefused,
+    Unreachable,
+    ConnectTimeout,
+    TlsHandshakeFailed,
+    PoolTimeout,
+    WriteFailed,
+    ConnectionLost,
+    ReadTimeout,
+    BodyBroken,
+    MalformedResponse,
+    AttemptTimedOut,
+    Cancelled,
+}
+
+#[uniffi::remote(Enum)]
+pub enum AbortReason {
+    TimedOut,
+    LostRace,
+    Cancelled,
+    OperationEnded,
+}
+
+#[uniffi::remote(Enum)]
+pub enum Receipt {
+    Accepted,
+    Discarded,
+}
+
+#[uniffi::remote(Enum)]
+pub enum Concurrency {
+    Concurrent,
+    Sequential,
+    SequentialWithoutHedging,
+}
+
+#[uniffi::remote(Enum)]
+pub enum Repeatability {
+    Unknown,
+    Idempotent,
+    NotIdempotent,
 }
 
 #[uniffi::remote(Enum)]
