@@ -21,6 +21,7 @@ import dev.retryplan.repeatabilityForHttp
 import dev.retryplan.responseOrThrow
 import okhttp3.Call
 import okhttp3.Interceptor
+import okhttp3.OkHttpClient
 import okhttp3.Request
 import okhttp3.RequestBody
 import okhttp3.Response
@@ -109,6 +110,16 @@ class RetryInterceptor @JvmOverloads constructor(
         attempts[own] = builder.build() to timeoutMs
         return interruptible(Response::close, own::cancel) { own.execute() }
     }
+}
+
+/**
+ * Adds a [RetryInterceptor] as the first application interceptor and turns
+ * off OkHttp's own silent retry of failed connections (which would repeat a
+ * request, a POST included, below the policy's decision).
+ */
+fun OkHttpClient.Builder.retrying(interceptor: RetryInterceptor): OkHttpClient.Builder = apply {
+    interceptors().add(0, interceptor)
+    retryOnConnectionFailure(false)
 }
 
 /** A response as the core's outcome: its status and guidance headers, read by the core. */
