@@ -22,10 +22,7 @@ import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.DynamicTest
 import org.junit.jupiter.api.TestFactory
 import org.junit.jupiter.api.TestInstance
-import java.io.BufferedReader
-import java.io.File
 import java.io.IOException
-import java.io.InputStreamReader
 import java.net.ServerSocket
 import java.net.URI
 import java.net.http.HttpClient
@@ -42,49 +39,29 @@ import kotlin.concurrent.schedule
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HelperScenariosTest {
-    private lateinit var server: Process
-    private var port = 0
-    private val control = HttpClient.newHttpClient()
-
-    private fun root(): File {
-        var dir: File? = File("").absoluteFile
-        while (dir != null && !File(dir, "tests/helpers/server.py").isFile) dir = dir.parentFile
-        return dir ?: error("tests/helpers not found above ${File("").absolutePath}")
-    }
+    private lateinit var server: ScenarioServer
+    private val port get() = server.port
 
     @BeforeAll
     fun start() {
-        server = ProcessBuilder("python3", File(root(), "tests/helpers/server.py").path).redirectError(ProcessBuilder.Redirect.INHERIT).start()
-        val first = BufferedReader(InputStreamReader(server.inputStream)).readLine() ?: error("server.py printed nothing")
-        port = first.substringAfterLast(':').toInt()
+        server = ScenarioServer()
         // Load and warm the helpers once (the native library, OkHttp, the coroutine threads), untimed.
-        val warmUp = scenarioList().first { it["id"] == "not_found_is_not_retried" }
+        val warmUp = server.scenarios.first { it["id"] == "not_found_is_not_retried" }
         Policy.fromJson(Json.write(warmUp["policy"])).use { policy ->
             repeat(3) { okhttp(warmUp, policy, null, false); httpClient(warmUp, policy, null, false) }
         }
     }
 
     @AfterAll
-    fun stop() {
-        server.outputStream.close() // the server stops when its stdin closes
-        server.waitFor()
-    }
+    fun stop() = server.close()
 
     @Suppress("UNCHECKED_CAST")
     private fun obj(value: Any?) = value as Map<String, Any?>
 
-    private fun scenarioList(): List<Map<String, Any?>> =
-        (obj(Json.parse(File(root(), "tests/helpers/scenarios.json").readText()))["scenarios"] as List<*>).map(::obj)
-
-    private fun controlCall(method: String, path: String): Any? {
-        val request = HttpRequest.newBuilder(URI("http://127.0.0.1:$port$path")).method(method, HttpRequest.BodyPublishers.noBody()).build()
-        return Json.parse(control.send(request, HttpResponse.BodyHandlers.ofString()).body())
-    }
-
     private fun url(scenario: Map<String, Any?>): String {
-        val id = scenario["id"]
+        val id = scenario["id"] as String
         return when (val host = obj(scenario["request"])["host"]) {
-            null, "server" -> "http://127.0.0.1:$port/s/$id"
+            null, "server" -> server.url(id)
             "invalid_dns" -> "http://retryplan-test.invalid:$port/s/$id"
             "closed_port" -> "http://127.0.0.1:${ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1")).use { it.localPort }}/s/$id"
             else -> error("unknown host $host")
@@ -98,7 +75,7 @@ class HelperScenariosTest {
     }
 
     @TestFactory
-    fun scenarios(): List<DynamicTest> = scenarioList().flatMap { scenario ->
+    fun scenarios(): List<DynamicTest> = server.scenarios.flatMap { scenario ->
         listOf(
             DynamicTest.dynamicTest("okhttp: ${scenario["id"]}") { check(scenario, ::okhttp) },
             DynamicTest.dynamicTest("httpclient: ${scenario["id"]}") { check(scenario, ::httpClient) },
@@ -157,7 +134,7 @@ class HelperScenariosTest {
     private fun check(scenario: Map<String, Any?>, helper: (Map<String, Any?>, Policy, Long?, Boolean) -> Seen) {
         val id = scenario["id"] as String
         val expect = obj(scenario["expect"])
-        controlCall("POST", "/__reset")
+        server.reset()
         val cancelAfter = (scenario["caller"] as Map<*, *>?)?.get("cancel_after_ms") as Long?
         // The whole call is timed (a body is read only when the scenario checks it).
         val (seen, elapsedMs) = Policy.fromJson(Json.write(scenario["policy"])).use { policy ->
@@ -197,7 +174,7 @@ class HelperScenariosTest {
                 }
             }
         }
-        val log = (controlCall("GET", "/__log/$id") as List<*>).map(::obj)
+        val log = server.log(id)
         assertEquals(expect["requests"], log.size.toLong(), "$id: requests seen by the server ($log)")
         val ids = log.map { it["request_id"] }
         assertTrue(ids.all { it is String } && ids.toSet().size == ids.size, "$id: request ids present and distinct: $ids")
