@@ -15,6 +15,8 @@ export {
   redeliver,
   parseRetryAfter,
   parseRetryAfterMsHeader,
+  parseRateLimit,
+  parseRateLimitReset,
   parseGrpcPushback,
   encodeGrpcTimeout,
   parseGrpcTimeout,
@@ -38,7 +40,7 @@ export { run, retryFetch } from './helpers.js';
 
 /**
  * Outcome constructors owned by the core: `fromHttp(status, retryAfter,
- * retryAfterMs, nowUnixMs)`, `fromHttpResponse(status, headers, nowUnixMs)`
+ * retryAfterMs, nowUnixMs)`, `fromHttpResponse(status, headers, nowUnixMs, reading)`
  * and `fromFailure(failure)`.
  */
 export const Outcome = Object.freeze({

@@ -5,15 +5,16 @@
 //! `poll_action`, `handle_result`, `handle_failure`, `handle_cancel` and
 //! `poll_event` also have a hot path for Kotlin (`hot_driver.rs`).
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use retryplan as rp;
 
-use crate::decision::{Decision, Outcome};
+use crate::decision::{outcome_from_http_response, Decision, Outcome};
 use crate::hot_driver;
 use crate::operation::{OperationOptions, Stats};
 use crate::policy::Policy;
-use crate::{count_out, lock, long_out, ms_in, status_in, u32_in, Result};
+use crate::{count_out, lock, long_out, ms_in, u32_in, Result};
 
 /// Everything a host needs to send one attempt.
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
@@ -204,6 +205,15 @@ impl Driver {
         long_out(lock(&self.0).driver.operation().deadline_ms())
     }
 
+    /// A response's outcome (`outcome_from_http_response`), `Retry-After` read
+    /// as this operation's policy says (`server_guidance.retry_after_reading`):
+    /// how every HTTP helper reads a response. `headers` needs only those named
+    /// in `guidance_headers()` (names in any case).
+    pub fn read_response(&self, status: i32, headers: HashMap<String, String>, now_unix_ms: i64) -> Result<Outcome> {
+        let reading = lock(&self.0).driver.operation().policy().server_guidance().retry_after_reading;
+        outcome_from_http_response(status, headers, now_unix_ms, reading)
+    }
+
     /// True once the operation has ended.
     pub fn is_ended(&self) -> bool {
         lock(&self.0).driver.is_ended()
@@ -239,7 +249,8 @@ pub fn failure_outcome(failure: rp::Failure) -> Outcome {
 
 /// Every response header the core reads for guidance, lower case, in the
 /// order it consults them (`retry-after-ms`, `x-ms-retry-after-ms`,
-/// `retry-after`, ...): hand their values to `outcome_from_guidance_headers`.
+/// `retry-after`, the rate-limit headers, ...): the headers
+/// `outcome_from_http_response` and `Driver.read_response` need.
 #[uniffi::export]
 pub fn guidance_headers() -> Vec<String> {
     rp::GUIDANCE_HEADERS.iter().map(|name| (*name).to_owned()).collect()
@@ -255,27 +266,4 @@ pub fn idempotency_key_header() -> String {
 #[uniffi::export]
 pub fn request_id_header() -> String {
     rp::REQUEST_ID_HEADER.to_owned()
-}
-
-/// An HTTP outcome from a response's status and the values of
-/// `guidance_headers()`, in that order (null where absent), read by the core:
-/// which header wins, every Retry-After form (HTTP-dates against the wall
-/// clock `now_unix_ms`), a status outside 100..=599 as `malformed_response`.
-#[uniffi::export]
-pub fn outcome_from_guidance_headers(status: i32, values: Vec<Option<String>>, now_unix_ms: i64) -> Result<Outcome> {
-    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
-    // A status beyond 16 bits is outside 100..=599 as well: the server's fault, not an error.
-    let status = status_in("status", status).unwrap_or(0);
-    let lookup = |name: &str| {
-        let index = rp::GUIDANCE_HEADERS.iter().position(|header| *header == name)?;
-        values.get(index)?.as_deref()
-    };
-    Ok(rp::Outcome::from_http_response(status, lookup, now_unix_ms).into())
-}
-
-/// Whether an HTTP request with `method` may be repeated, unless the caller
-/// says so for this request (`idempotent`); RFC 9110's rules, the core's.
-#[uniffi::export]
-pub fn repeatability_for_http(method: String, idempotent: Option<bool>) -> Result<rp::Repeatability> {
-    Ok(rp::Repeatability::for_http(&method, idempotent)?)
 }

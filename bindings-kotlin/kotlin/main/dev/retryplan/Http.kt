@@ -20,16 +20,35 @@ val REQUEST_ID_HEADER: String = requestIdHeader()
  */
 val GUIDANCE_HEADERS: List<String> = guidanceHeaders()
 
+/** The guidance headers a lookup finds, by their lower-case names. */
+private fun guidance(header: (String) -> String?): Map<String, String> {
+    val found = HashMap<String, String>(4)
+    for (name in GUIDANCE_HEADERS) header(name)?.let { found[name] = it }
+    return found
+}
+
 /**
  * An HTTP outcome from a response's [status] and a lookup of its headers by
  * the lower-case names in [GUIDANCE_HEADERS] ([header] returns null for an
  * absent one), read by the core the one way every language reads them: which
  * header wins, Retry-After as delta-seconds or an HTTP-date (against the wall
- * clock [nowUnixMs]), an unreadable value as no guidance, and a status outside
- * 100..=599 as `malformed_response` (never an error).
+ * clock [nowUnixMs], read as [reading] says), an unreadable value as no
+ * guidance, and a status outside 100..=599 as `malformed_response` (never an error).
  */
-fun outcomeFromHttpResponse(status: Int, nowUnixMs: Long = System.currentTimeMillis(), header: (String) -> String?): Outcome =
-    outcomeFromGuidanceHeaders(status, GUIDANCE_HEADERS.map(header), nowUnixMs)
+fun outcomeFromHttpResponse(
+    status: Int,
+    nowUnixMs: Long = System.currentTimeMillis(),
+    reading: RetryAfterReading = RetryAfterReading.STRICT,
+    header: (String) -> String?,
+): Outcome = outcomeFromHttpResponse(status, guidance(header), nowUnixMs, reading)
+
+/**
+ * A response's outcome as every HTTP helper reads it: [outcomeFromHttpResponse]
+ * with `Retry-After` read as this operation's policy says
+ * (`server_guidance.retry_after_reading`).
+ */
+fun Driver.readResponse(status: Int, nowUnixMs: Long = System.currentTimeMillis(), header: (String) -> String?): Outcome =
+    readResponse(status, guidance(header), nowUnixMs)
 
 private val failureOutcomes: Map<Failure, Outcome> = Failure.entries.associateWith(::failureOutcome)
 

@@ -15,8 +15,8 @@ import dev.retryplan.Stats
 import dev.retryplan.blocking.blocking
 import dev.retryplan.driverFor
 import dev.retryplan.httpFailureOf
-import dev.retryplan.outcomeFromHttpResponse
-import dev.retryplan.repeatabilityForHttp
+import dev.retryplan.Driver
+import dev.retryplan.readResponse
 import dev.retryplan.responseOrThrow
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
@@ -68,9 +68,9 @@ class RetryingHttpClient(
         val template = request.copy().build()
         // A key the caller already set is the operation's key: never replace it.
         val callerKey = template.headers().firstValue(IDEMPOTENCY_KEY_HEADER).orElse(null)
-        val repeatability = repeatabilityForHttp(template.method(), idempotent)
+        val repeatability = policy.repeatabilityForHttp(template.method(), idempotent)
         return driverFor(policy, dependency, callerKey, null, null, repeatability, stats, onDecision, clock).use { driver ->
-            val io = Io<HttpResponse<T>>(::outcomeOf, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody)
+            val io = Io<HttpResponse<T>>(driver::outcomeOf, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody)
             val host = Host(driver, clock, io, onDecision, outcomeOfError)
             val ended = host.run { attempt -> client.sendAsync(copy(request, attempt), bodyHandler).await(::closeBody) }
             RetriedResponse(ended.decision, ended.responseOrThrow(::closeBody), host.key)
@@ -84,9 +84,9 @@ class RetryingHttpClient(
     }
 }
 
-/** A response as the core's outcome: its status and guidance headers, read by the core. */
-fun outcomeOf(response: HttpResponse<*>): Outcome =
-    outcomeFromHttpResponse(response.statusCode()) { name -> response.headers().firstValue(name).orElse(null) }
+/** A response as the core's outcome: its status and guidance headers, read by the core as the operation's policy says. */
+fun Driver.outcomeOf(response: HttpResponse<*>): Outcome =
+    readResponse(response.statusCode()) { name -> response.headers().firstValue(name).orElse(null) }
 
 private fun closeBody(response: HttpResponse<*>) {
     (response.body() as? AutoCloseable)?.close()

@@ -16,8 +16,8 @@ import dev.retryplan.blocking.blocking
 import dev.retryplan.blocking.interruptible
 import dev.retryplan.driverFor
 import dev.retryplan.httpFailureOf
-import dev.retryplan.outcomeFromHttpResponse
-import dev.retryplan.repeatabilityForHttp
+import dev.retryplan.Driver
+import dev.retryplan.readResponse
 import dev.retryplan.responseOrThrow
 import okhttp3.Call
 import okhttp3.Interceptor
@@ -82,10 +82,10 @@ class RetryInterceptor @JvmOverloads constructor(
         val call = chain.call()
         if (call.isCanceled) throw IOException("Canceled")
         val request = chain.request()
-        val repeatability = repeatabilityForHttp(request.method(), request.tag(Idempotent::class.java)?.value)
         val policy = if (isOneShot(request.body())) once else policy
+        val repeatability = policy.repeatabilityForHttp(request.method(), request.tag(Idempotent::class.java)?.value)
         return driverFor(policy, dependency, request.header(IDEMPOTENCY_KEY_HEADER), null, null, repeatability, stats, onDecision, clock).use { driver ->
-            val io = Io<Response>(::outcomeOf, ::httpFailureOf, { it is IllegalArgumentException }, Response::close)
+            val io = Io<Response>(driver::outcomeOf, ::httpFailureOf, { it is IllegalArgumentException }, Response::close)
             val host = Host(driver, clock, io, onDecision, outcomeOfError)
             val tag = RetryTag(host.key)
             val calls = Collections.synchronizedList(ArrayList<Call>())
@@ -122,8 +122,8 @@ fun OkHttpClient.Builder.retrying(interceptor: RetryInterceptor): OkHttpClient.B
     retryOnConnectionFailure(false)
 }
 
-/** A response as the core's outcome: its status and guidance headers, read by the core. */
-fun outcomeOf(response: Response): Outcome = outcomeFromHttpResponse(response.code()) { name -> response.header(name) }
+/** A response as the core's outcome: its status and guidance headers, read by the core as the operation's policy says. */
+fun Driver.outcomeOf(response: Response): Outcome = readResponse(response.code()) { name -> response.header(name) }
 
 /**
  * True for a body that can be written once: `isOneShot()` or `isDuplex()`

@@ -9,8 +9,7 @@ import dev.retryplan.DriverOptions
 import dev.retryplan.Failure
 import dev.retryplan.Receipt
 import dev.retryplan.Stats
-import dev.retryplan.outcomeFromHttpResponse
-import dev.retryplan.repeatabilityForHttp
+import dev.retryplan.readResponse
 import dev.retryplan.Operation
 import dev.retryplan.OperationOptions
 import dev.retryplan.Policy
@@ -27,8 +26,12 @@ import dev.retryplan.encodeGrpcTimeout
 import dev.retryplan.outcomeFromHttp
 import dev.retryplan.parseGrpcPushback
 import dev.retryplan.parseGrpcTimeout
-import dev.retryplan.parseRetryAfter
 import dev.retryplan.parseRetryAfterMsHeader
+import dev.retryplan.RetryAfterReading
+import dev.retryplan.outcomeFromHttpResponse
+import dev.retryplan.parseRateLimit
+import dev.retryplan.parseRateLimitReset
+import dev.retryplan.parseRetryAfterWith
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.DynamicTest
@@ -127,6 +130,12 @@ class ConformanceTest {
 
     private fun string(case: Map<String, Any?>, key: String): String = case[key] as? String ?: error("`$key` must be a string")
 
+    private fun reading(case: Map<String, Any?>): RetryAfterReading = when (case["reading"]) {
+        null, "strict" -> RetryAfterReading.STRICT
+        "lenient" -> RetryAfterReading.LENIENT
+        else -> error("unknown reading ${case["reading"]}")
+    }
+
     private fun run(case: Map<String, Any?>) {
         val id = case["id"] as String
         val result: Pair<String, Any?> = when (val kind = case["kind"]) {
@@ -197,7 +206,16 @@ class ConformanceTest {
                     VectorJson.timeline(p.explain(optLong(case, "deadline_ms"), optLong(case, "first_attempt_at_ms") ?: 0))
                 }
             }
-            "retry_after" -> answer { parseRetryAfter(string(case, "value"), long(case, "now_unix_ms")) }
+            "retry_after" -> answer { parseRetryAfterWith(string(case, "value"), long(case, "now_unix_ms"), reading(case)) }
+            "rate_limit" -> answer { parseRateLimit(string(case, "value"), case["policy_value"] as String?) }
+            "rate_limit_reset" -> answer { parseRateLimitReset(string(case, "value"), long(case, "now_unix_ms")) }
+            "http_response" -> answer {
+                @Suppress("UNCHECKED_CAST")
+                val headers = case["headers"] as Map<String, String>
+                VectorJson.outcomeJson(
+                    outcomeFromHttpResponse(long(case, "status").toInt(), headers, long(case, "now_unix_ms"), reading(case)),
+                )
+            }
             "retry_after_ms" -> answer { parseRetryAfterMsHeader(string(case, "value")) }
             "grpc_pushback" -> answer { VectorJson.pushback(parseGrpcPushback(string(case, "value"))) }
             "grpc_timeout_encode" -> answer { encodeGrpcTimeout(long(case, "timeout_ms")) }
@@ -264,26 +282,26 @@ class ConformanceTest {
     /** A driver case: the host loop's calls on one driver, through the typed API (the hot path, as helpers call it). */
     private fun runDriver(case: Map<String, Any?>, id: String) {
         val dependency = dependency(case)
-        val repeatability = try {
-            case["method"]?.let { repeatabilityForHttp(string(case, "method"), case["idempotent_request"] as Boolean?) }
-        } catch (e: RetryplanException) {
-            return settle(case, "expect_error" to VectorJson.error(e), id)
-        }
-        val options = OperationOptions(
-            seed = long(case, "seed"),
-            idempotencyKey = case["idempotency_key"]?.let { string(case, "idempotency_key") },
-            deadlineMs = optLong(case, "deadline_ms"),
-            dependency = dependency,
-            repeatability = repeatability,
-        )
-        val concurrency = when (val c = case["concurrency"]) {
-            null, "concurrent" -> Concurrency.CONCURRENT
-            "sequential" -> Concurrency.SEQUENTIAL
-            "sequential_without_hedging" -> Concurrency.SEQUENTIAL_WITHOUT_HEDGING
-            else -> error("$id: unknown concurrency $c")
-        }
         val stats = Stats()
         policy(case).use { policy ->
+            val repeatability = try {
+                case["method"]?.let { policy.repeatabilityForHttp(string(case, "method"), case["idempotent_request"] as Boolean?) }
+            } catch (e: RetryplanException) {
+                return settle(case, "expect_error" to VectorJson.error(e), id)
+            }
+            val options = OperationOptions(
+                seed = long(case, "seed"),
+                idempotencyKey = case["idempotency_key"]?.let { string(case, "idempotency_key") },
+                deadlineMs = optLong(case, "deadline_ms"),
+                dependency = dependency,
+                repeatability = repeatability,
+            )
+            val concurrency = when (val c = case["concurrency"]) {
+                null, "concurrent" -> Concurrency.CONCURRENT
+                "sequential" -> Concurrency.SEQUENTIAL
+                "sequential_without_hedging" -> Concurrency.SEQUENTIAL_WITHOUT_HEDGING
+                else -> error("$id: unknown concurrency $c")
+            }
             val driver = try {
                 Driver(policy, long(case, "start_ms"), options, DriverOptions(concurrency, stats, recordEvents = true))
             } catch (e: RetryplanException) {
@@ -317,7 +335,7 @@ class ConformanceTest {
         step["outcome"]?.let { return driver.handleResult(at, attempt, VectorJson.outcome(it)) }
         val response = obj(step["response"] ?: error("a result needs outcome, failure or response"))
         val headers = obj(response["headers"] ?: emptyMap<String, Any?>())
-        val outcome = outcomeFromHttpResponse(long(response, "status").toInt(), optLong(step, "now_unix_ms") ?: 0) { name ->
+        val outcome = driver.readResponse(long(response, "status").toInt(), optLong(step, "now_unix_ms") ?: 0) { name ->
             headers.entries.firstOrNull { it.key.equals(name, ignoreCase = true) }?.value as String?
         }
         return driver.handleResult(at, attempt, outcome)
