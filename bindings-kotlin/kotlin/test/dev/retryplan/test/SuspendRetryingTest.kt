@@ -16,6 +16,8 @@ import dev.retryplan.Verdict
 import dev.retryplan.code
 import dev.retryplan.blocking.interruptible
 import dev.retryplan.http.RetryingHttpClient
+import dev.retryplan.okhttp.RetryInterceptor
+import dev.retryplan.okhttp.retrying
 import dev.retryplan.outcomeFromHttpResponse
 import dev.retryplan.retrying
 import kotlinx.coroutines.CancellationException
@@ -314,5 +316,25 @@ class SuspendRetryingTest {
             runBlocking { policy().use { policy -> retrying<Unit>(policy, outcomeOfError = { Outcome.HttpStatus(42) }) { throw IllegalStateException() } } }
         }
         assertEquals("invalid_argument", error.code)
+    }
+
+    @Test
+    fun `a key the caller set is the operation's key, in the interceptor and the HttpClient adapter`() {
+        val id = "keyed_post_reset_after_read_is_retried_with_the_same_key"
+        policy(""", "idempotency": "keyed"""", timeoutMs = 500).use { policy ->
+            server.reset()
+            val okhttp = OkHttpClient.Builder().retrying(RetryInterceptor(policy)).build()
+            val request = Request.Builder().url(server.url(id)).header(IDEMPOTENCY_KEY_HEADER, "order-5001")
+                .post(RequestBody.create(MediaType.parse("text/plain"), "order 5001")).build()
+            okhttp.newCall(request).execute().use { assertEquals(201, it.code()) }
+            assertEquals(listOf("order-5001", "order-5001"), server.log(id).map { it["idempotency_key"] })
+            server.reset()
+            val http = RetryingHttpClient(HttpClient.newHttpClient(), policy)
+            val builder = HttpRequest.newBuilder(java.net.URI(server.url(id))).header(IDEMPOTENCY_KEY_HEADER, "order-5002")
+                .POST(HttpRequest.BodyPublishers.ofString("order 5002"))
+            val result = http.send(builder, HttpResponse.BodyHandlers.ofString())
+            assertEquals(201 to "order-5002", result.response.statusCode() to result.idempotencyKey)
+            assertEquals(listOf("order-5002", "order-5002"), server.log(id).map { it["idempotency_key"] })
+        }
     }
 }
