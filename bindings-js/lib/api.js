@@ -24,6 +24,7 @@ export {
   parseGrpcTimeoutNs,
   awsErrorCodeFromResponse,
   awsStandardDependency,
+  awsStandard2026Dependency,
   ServiceConfig,
   remainingBudgetMs,
   admit,

@@ -95,9 +95,10 @@ function policyOf(api, testCase) {
 
 const optionalNumber = (object, key) => (key in object ? field(object, key, 'number') : undefined);
 
-/** The case's dependency: its configuration, the AWS standard one by name, or the service config's throttling. */
+/** The case's dependency: its configuration, an AWS standard one by name, or the service config's throttling. */
 function dependencyOf(api, testCase) {
   if (testCase.dependency === 'aws_standard') return api.awsStandardDependency();
+  if (testCase.dependency === 'aws_standard_2026') return api.awsStandard2026Dependency();
   // The dependency configuration is JSON by design (as the policy is).
   if ('dependency' in testCase) return api.Dependency.fromJson(JSON.stringify(testCase.dependency));
   if ('grpc_service_config' in testCase) {
