@@ -16,7 +16,9 @@ import dev.retryplan.Verdict
 import dev.retryplan.code
 import dev.retryplan.blocking.interruptible
 import dev.retryplan.http.RetryingHttpClient
+import dev.retryplan.okhttp.Idempotent
 import dev.retryplan.okhttp.RetryInterceptor
+import dev.retryplan.okhttp.retryDecision
 import dev.retryplan.okhttp.retrying
 import dev.retryplan.outcomeFromHttpResponse
 import dev.retryplan.retrying
@@ -31,6 +33,8 @@ import okhttp3.OkHttpClient
 import okhttp3.Request
 import okhttp3.RequestBody
 import okhttp3.Response
+import okhttp3.internal.http.UnrepeatableRequestBody
+import okio.BufferedSink
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertSame
@@ -335,6 +339,36 @@ class SuspendRetryingTest {
             val result = http.send(builder, HttpResponse.BodyHandlers.ofString())
             assertEquals(201 to "order-5002", result.response.statusCode() to result.idempotencyKey)
             assertEquals(listOf("order-5002", "order-5002"), server.log(id).map { it["idempotency_key"] })
+        }
+    }
+
+    private fun interceptorCall(policy: Policy, request: Request): Pair<Int, Decision?> =
+        OkHttpClient.Builder().retrying(RetryInterceptor(policy)).build().newCall(request).execute().use { it.code() to it.retryDecision }
+
+    @Test
+    fun `a one-shot body is sent once, and a POST tagged idempotent is repeated`() {
+        policy(""", "idempotency": "keyed"""", timeoutMs = 500).use { keyed ->
+            val id = "retry_after_seconds_then_ok"
+            server.reset()
+            // OkHttp 3.13 marks a body it must not resend with UnrepeatableRequestBody (isOneShot() from 3.14 on).
+            val oneShot = object : RequestBody(), UnrepeatableRequestBody {
+                override fun contentType() = MediaType.parse("text/plain")
+                override fun writeTo(sink: BufferedSink) {
+                    sink.writeUtf8("streamed once")
+                }
+            }
+            val (status, decision) = interceptorCall(keyed, Request.Builder().url(server.url(id)).post(oneShot).build())
+            assertEquals(503, status)
+            assertEquals(GiveUpReason.ATTEMPTS_EXHAUSTED, (decision as Decision.GaveUp).reason)
+            assertEquals(1, server.log(id).size, "sent once")
+        }
+        policy(timeoutMs = 500).use { safe ->
+            val id = "keyed_post_reset_after_read_is_retried_with_the_same_key"
+            server.reset()
+            val body = RequestBody.create(MediaType.parse("text/plain"), "order 5001")
+            val request = Request.Builder().url(server.url(id)).post(body).tag(Idempotent::class.java, Idempotent(true)).build()
+            assertEquals(201, interceptorCall(safe, request).first)
+            assertEquals(2, server.log(id).size, "the caller's word makes the POST repeatable")
         }
     }
 }
