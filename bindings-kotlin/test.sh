@@ -42,9 +42,10 @@ if [ -n "$missing" ] || [ "$declared" -lt 50 ]; then
 fi
 echo "swift: header parses; all $declared declared functions are exported by $LIB"
 
-step "packaging: the AAR layout and the POMs"
+step "packaging: the AAR layout and the POMs; the README's examples are the compiled ones"
 ./aar.sh --test
 python3 check-poms.py "$BUILD/maven"
+python3 check-examples.py
 
 step "tests (JUnit 5; the native library loads from the jar, no -Djna.library.path)"
 REPORT="$BUILD/junit.txt"

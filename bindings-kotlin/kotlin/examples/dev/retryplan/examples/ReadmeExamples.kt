@@ -30,14 +30,14 @@ class Busy : Exception()
 fun log(message: Any?) = println(message)
 
 // README: coroutines
-suspend fun loadProfile(api: ProfileApi, userId: String): String {
-    val policy = Policy.profile("read")
-    return retrying(policy, outcomeOfError = { if (it is Busy) Outcome.Application(Verdict.RETRYABLE) else null }) { attempt ->
+val readPolicy = Policy.profile("read") // immutable: share one
+
+suspend fun loadProfile(api: ProfileApi, userId: String): String =
+    retrying(readPolicy, outcomeOfError = { if (it is Busy) Outcome.Application(Verdict.RETRYABLE) else null }) { attempt ->
         // A suspend call; an IOException it throws is read by the failure table
         // (refused, DNS, timeouts, resets), anything else by outcomeOfError.
         api.profile(userId, requestId = attempt.requestId)
     }
-}
 // README: end
 
 // README: okhttp
