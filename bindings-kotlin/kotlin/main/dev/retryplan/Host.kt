@@ -91,8 +91,8 @@ internal class Host<T>(
         } catch (error: Throwable) {
             // The caller cancelled, or the helper failed: the operation gives up, every attempt is cancelled.
             driver.handleCancel(clock.nowMs())
-            observe()
             running.values.forEach { it.cancel() }
+            runCatching(::observe) // a hook that throws does not hide the error being raised
             finish(null)
             throw error
         }
