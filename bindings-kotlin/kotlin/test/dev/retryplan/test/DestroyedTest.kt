@@ -3,7 +3,12 @@ package dev.retryplan.test
 import dev.retryplan.BreakerConfig
 import dev.retryplan.BreakerState
 import dev.retryplan.CircuitBreaker
+import dev.retryplan.Action
 import dev.retryplan.Decision
+import dev.retryplan.Driver
+import dev.retryplan.DriverOptions
+import dev.retryplan.Failure
+import dev.retryplan.Stats
 import dev.retryplan.Dependency
 import dev.retryplan.DependencyConfig
 import dev.retryplan.Operation
@@ -82,6 +87,26 @@ class DestroyedTest {
             refused { operation.cancel(10) }
             refused { operation.deadlineMs() }
         }
+    }
+
+    @Test
+    fun `a destroyed driver refuses every call, and a destroyed policy or stats is refused as its argument`() {
+        Policy.fromJson(json).use { policy ->
+            val driver = Driver(policy, 0, options, DriverOptions(recordEvents = true))
+            val start = driver.pollAction(0) as Action.StartAttempt
+            driver.close()
+            driver.close()
+            refused { driver.pollAction(10) }
+            refused { driver.handleResult(10, start.plan.attempt, Outcome.Success) }
+            refused { driver.handleFailure(10, start.plan.attempt, Failure.CONNECTION_LOST) }
+            refused { driver.handleCancel(10) }
+            refused { driver.pollEvent() }
+            refused { driver.idempotencyKey() }
+            val stats = Stats().also { it.close() }
+            refused { Driver(policy, 0, options, DriverOptions(stats = stats)) }
+        }
+        val closed = Policy.fromJson(json).also { it.close() }
+        refused { Driver(closed, 0, options) }
     }
 
     /** [rounds] times: [threads] threads call [use] while the main thread destroys the object [make] gave. */
