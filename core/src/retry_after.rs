@@ -14,7 +14,7 @@
 
 use std::time::UNIX_EPOCH;
 
-use crate::text::Quoted;
+use crate::text::{excerpt, Quoted};
 use crate::units::MAX_MS;
 
 /// Header name used in errors produced by [`parse_retry_after`].
@@ -22,16 +22,13 @@ const RETRY_AFTER: &str = "retry-after";
 /// Header name used in errors produced by [`parse_retry_after_ms_header`].
 const RETRY_AFTER_MS: &str = "retry-after-ms";
 
-/// Longest excerpt of an offending value kept inside a [`HeaderError`], in
-/// characters.
-const EXCERPT_CHARS: usize = 64;
-
 /// Why a header value could not be read.
 ///
 /// Shared by every header parser in the crate. The `header` field always
 /// names the header (lower case) so that a log line is useful on its own, and
 /// `value` holds at most 64 characters of the offending input, with a
-/// trailing `…` when it had to be shortened.
+/// trailing `…` when it had to be shortened (the excerpt every error of the
+/// crate keeps of a caller's or a server's text).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum HeaderError {
     /// The value was empty, or held nothing but whitespace.
@@ -83,19 +80,6 @@ impl HeaderError {
         match self {
             Self::Empty { header } | Self::Malformed { header, .. } | Self::OutOfRange { header, .. } => header,
         }
-    }
-}
-
-/// Copies at most [`EXCERPT_CHARS`] characters of `value`, cutting on a char
-/// boundary and marking the cut with an ellipsis.
-fn excerpt(value: &str) -> String {
-    match value.char_indices().nth(EXCERPT_CHARS) {
-        Some((cut, _)) => {
-            let mut out = String::from(value.get(..cut).unwrap_or_default());
-            out.push('…');
-            out
-        }
-        None => String::from(value),
     }
 }
 
@@ -323,10 +307,8 @@ mod tests {
         let Err(HeaderError::Malformed { value, .. }) = parse_retry_after(&long, 0) else {
             panic!("expected Malformed");
         };
-        assert_eq!(value.chars().count(), EXCERPT_CHARS + 1);
+        assert_eq!(value.chars().count(), crate::text::EXCERPT_CHARS + 1);
         assert!(value.ends_with('…'));
-        assert_eq!(excerpt("short"), "short");
-        assert_eq!(excerpt(&"x".repeat(64)), "x".repeat(64));
     }
 
     #[test]

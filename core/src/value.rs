@@ -26,6 +26,7 @@
 use core::fmt;
 
 use crate::error::Error;
+use crate::text::{excerpt, Quoted};
 use crate::units::Decimal;
 
 mod serializer;
@@ -132,7 +133,7 @@ impl Value {
             Value::Null => "null".to_owned(),
             Value::Bool(value) => format!("the boolean {value}"),
             Value::Number(number) => format!("the number {number}"),
-            Value::String(text) => format!("the string \"{text}\""),
+            Value::String(text) => format!("the string {}", Quoted(&excerpt(text))),
             Value::List(_) => "a list".to_owned(),
             Value::Object(_) => "an object".to_owned(),
         }
@@ -389,8 +390,9 @@ fn quoted<'a>(names: impl Iterator<Item = &'a str>) -> String {
 /// [`Error::InvalidPolicyJson`] at `path` naming the accepted names.
 pub(crate) fn read_name<T: Named>(value: &Value, path: &str) -> Result<T, Error> {
     match value {
-        Value::String(name) => T::from_name(name)
-            .ok_or_else(|| read_error(path, format!("unknown variant `{name}`, expected one of {}", names::<T>()))),
+        Value::String(name) => T::from_name(name).ok_or_else(|| {
+            read_error(path, format!("unknown variant `{}`, expected one of {}", excerpt(name), names::<T>()))
+        }),
         other => Err(expected(path, &format!("one of {}", names::<T>()), other)),
     }
 }
@@ -413,8 +415,10 @@ impl<'a> Fields<'a> {
         };
         for (index, (key, _)) in fields.iter().enumerate() {
             if !known.contains(&key.as_str()) {
+                // A key is the caller's text: the path and the message keep an excerpt of it.
+                let key = excerpt(key);
                 return Err(read_error(
-                    &join(path, key),
+                    &join(path, &key),
                     format!("unknown field `{key}`, expected one of {}", quoted(known.iter().copied())),
                 ));
             }
@@ -540,6 +544,27 @@ mod tests {
         assert!(u16::from_value(&Value::float(2.5), "x").is_err());
         assert!(u16::from_value(&Value::unsigned(70_000), "x").is_err());
         assert!(u64::from_value(&Value::float(18_446_744_073_709_551_616.0), "x").is_err());
+    }
+
+    #[test]
+    fn refused_text_is_kept_as_a_bounded_excerpt() {
+        let huge = "x".repeat(50 * 1024 * 1024);
+        let cut = format!("{}…", "x".repeat(64));
+        let error = u32::from_value(&Value::String(huge.clone()), "max_attempts").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("invalid policy JSON at `max_attempts`: expected a whole number in 0..=4294967295, found the string \"{cut}\"")
+        );
+        let unknown = Value::Object(vec![(huge.clone(), Value::Null)]);
+        let Err(Error::InvalidPolicyJson { field, message }) = Fields::new(&unknown, "backoff", &["a"]) else {
+            panic!("expected a reading error")
+        };
+        assert_eq!(field, format!("backoff.{cut}"));
+        assert!(message.len() < 200, "{} bytes", message.len());
+        let error = crate::PolicyConfig::from_value(&Value::Object(vec![("idempotency".into(), Value::String(huge))]))
+            .unwrap_err();
+        assert!(error.to_string().len() < 300, "{} bytes", error.to_string().len());
+        assert!(error.to_string().contains(&cut));
     }
 
     #[test]
