@@ -14,7 +14,14 @@
 //!   opens it again for another `open_ms`.
 //!
 //! A result from an attempt admitted before the last transition (not a probe
-//! while half-open, or anything while open) changes nothing. What counts as a
+//! while half-open, or anything while open) changes nothing.
+//!
+//! Times follow the rule of every control's clock ([`crate::clock`]) with the
+//! longer of `open_ms` and the ratio trip's window as the horizon: a reading
+//! earlier than the latest by at most that counts as the latest; one earlier
+//! by more restarts the breaker's clock there, keeping its state (an open
+//! breaker stays open for the time it had left, the window keeps its counts).
+//! One far-future reading therefore never leaves a breaker open for good. What counts as a
 //! failure is what the operation's policy classifies as retryable; any other
 //! answer counts as a success (the dependency answered); a cancelled attempt
 //! only gives its probe back.
@@ -23,6 +30,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
+use crate::clock::{ControlClock, Reading};
 use crate::error::{Error, Violation};
 use crate::units::{permille_of, Decimal, MAX_MS};
 use crate::value::{tagged, Fields, Named, Value};
@@ -146,8 +154,15 @@ pub struct BreakerSnapshot {
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Phase {
     Closed,
-    Open { until_ms: u64 },
-    HalfOpen { in_flight: u32, successes: u32 },
+    /// Open since `since_ms` (kept rather than the end, so an opening stamped
+    /// near `u64::MAX` keeps its whole `open_ms` when the clock restarts).
+    Open {
+        since_ms: u64,
+    },
+    HalfOpen {
+        in_flight: u32,
+        successes: u32,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,6 +178,18 @@ struct State {
     consecutive_failures: u32,
     /// Counter 0: results, counter 1: failures.
     window: SlidingWindow,
+    clock: ControlClock,
+}
+
+impl State {
+    /// Takes a reading; when the clock restarts, the open period moves back with it.
+    fn read(&mut self, now_ms: u64) -> Reading {
+        let reading = self.clock.read(now_ms);
+        if let Phase::Open { since_ms } = &mut self.phase {
+            *since_ms = since_ms.saturating_sub(reading.restarted_back_ms);
+        }
+        reading
+    }
 }
 
 /// A circuit breaker shared by every operation calling one dependency.
@@ -239,6 +266,7 @@ impl CircuitBreaker {
                 generation: 0,
                 consecutive_failures: 0,
                 window: SlidingWindow::new(window_ms.max(1)),
+                clock: ControlClock::new(config.open_ms.max(window_ms)),
             }),
         })
     }
@@ -253,8 +281,9 @@ impl CircuitBreaker {
     /// half-open with every probe taken).
     pub fn try_acquire(&self, now_ms: u64) -> Option<BreakerPermit> {
         let mut state = self.state();
-        if let Phase::Open { until_ms } = state.phase {
-            if now_ms < until_ms {
+        let now_ms = state.read(now_ms).now_ms;
+        if let Phase::Open { since_ms } = state.phase {
+            if now_ms.saturating_sub(since_ms) < self.open_ms {
                 return None;
             }
             state.phase = Phase::HalfOpen { in_flight: 0, successes: 0 };
@@ -274,6 +303,7 @@ impl CircuitBreaker {
     /// Records that the dependency answered (anything but a retryable failure).
     pub fn on_success(&self, now_ms: u64, permit: BreakerPermit) {
         let mut state = self.state();
+        let reading = state.read(now_ms);
         if permit.generation != state.generation {
             return;
         }
@@ -281,7 +311,7 @@ impl CircuitBreaker {
         match &mut state.phase {
             Phase::Closed => match self.trip {
                 Trip::Consecutive { .. } => state.consecutive_failures = 0,
-                Trip::Ratio { .. } => state.window.add(now_ms, RESULTS, 1),
+                Trip::Ratio { .. } => state.window.add(reading, RESULTS, 1),
             },
             Phase::HalfOpen { in_flight, successes } if permit.probe => {
                 *in_flight = in_flight.saturating_sub(1);
@@ -297,6 +327,8 @@ impl CircuitBreaker {
     /// Records a retryable failure.
     pub fn on_failure(&self, now_ms: u64, permit: BreakerPermit) {
         let mut state = self.state();
+        let reading = state.read(now_ms);
+        let now_ms = reading.now_ms;
         if permit.generation != state.generation {
             return;
         }
@@ -308,9 +340,9 @@ impl CircuitBreaker {
                         state.consecutive_failures >= failures
                     }
                     Trip::Ratio { ratio_permille, minimum_throughput } => {
-                        state.window.add(now_ms, RESULTS, 1);
-                        state.window.add(now_ms, FAILURES, 1);
-                        let [results, failures] = state.window.totals(now_ms);
+                        state.window.add(reading, RESULTS, 1);
+                        state.window.add(reading, FAILURES, 1);
+                        let [results, failures] = state.window.totals(reading);
                         results >= minimum_throughput
                             && failures.saturating_mul(1000) >= ratio_permille.saturating_mul(results)
                     }
@@ -336,7 +368,7 @@ impl CircuitBreaker {
     }
 
     fn open(&self, state: &mut State, now_ms: u64) {
-        state.phase = Phase::Open { until_ms: now_ms.saturating_add(self.open_ms) };
+        state.phase = Phase::Open { since_ms: now_ms };
         state.generation += 1;
         state.consecutive_failures = 0;
         state.window.clear();
@@ -354,11 +386,19 @@ impl CircuitBreaker {
     #[must_use]
     pub fn snapshot(&self, now_ms: u64) -> BreakerSnapshot {
         let state = self.state();
-        let [window_results, window_failures] = state.window.peek(now_ms);
+        let reading = state.clock.peek(now_ms);
+        let now_ms = reading.now_ms;
+        let [window_results, window_failures] = state.window.peek(reading);
         let (phase, open_until_ms, probes_in_flight) = match state.phase {
             Phase::Closed => (BreakerState::Closed, 0, 0),
-            Phase::Open { until_ms } if now_ms < until_ms => (BreakerState::Open, until_ms, 0),
-            Phase::Open { .. } => (BreakerState::HalfOpen, 0, 0),
+            Phase::Open { since_ms } => {
+                let since_ms = since_ms.saturating_sub(reading.restarted_back_ms);
+                if now_ms.saturating_sub(since_ms) < self.open_ms {
+                    (BreakerState::Open, since_ms.saturating_add(self.open_ms), 0)
+                } else {
+                    (BreakerState::HalfOpen, 0, 0)
+                }
+            }
             Phase::HalfOpen { in_flight, .. } => (BreakerState::HalfOpen, 0, in_flight),
         };
         BreakerSnapshot {
@@ -427,6 +467,38 @@ mod tests {
                 probes_in_flight: 0
             }
         );
+    }
+
+    #[test]
+    fn one_far_future_reading_does_not_keep_it_open() {
+        for bad in [u64::MAX, 1_700_000_000_000] {
+            let breaker = consecutive(1, 1);
+            let permit = breaker.try_acquire(100).unwrap();
+            breaker.on_failure(bad, permit);
+            assert_eq!(breaker.snapshot(bad).state, BreakerState::Open);
+            assert!(breaker.try_acquire(200).is_none(), "the clock restarts at 200: open for 1000 ms more");
+            assert_eq!(breaker.snapshot(200).open_until_ms, 1_200);
+            assert!(breaker.try_acquire(1_199).is_none());
+            let probe = breaker.try_acquire(1_200).unwrap();
+            assert!(probe.probe, "{bad}: probing 1000 ms after the restart, not in 55 years");
+            breaker.on_success(1_250, probe);
+            assert_eq!(breaker.snapshot(1_250).state, BreakerState::Closed);
+        }
+    }
+
+    #[test]
+    fn readings_behind_the_latest_within_the_horizon_count_as_the_latest() {
+        let breaker = consecutive(1, 1);
+        let permit = breaker.try_acquire(5_000).unwrap();
+        breaker.on_failure(5_000, permit);
+        assert!(breaker.try_acquire(6_000).is_some(), "open_ms is over at 6000");
+        let breaker = consecutive(1, 1);
+        let permit = breaker.try_acquire(5_000).unwrap();
+        breaker.on_failure(5_000, permit);
+        assert!(breaker.try_acquire(4_000).is_none(), "1000 ms behind is no time elapsed");
+        assert_eq!(breaker.snapshot(4_000).open_until_ms, 6_000, "not moved");
+        assert!(breaker.try_acquire(3_999).is_none(), "1001 ms behind restarts the clock: open 1000 ms from 3999");
+        assert_eq!(breaker.snapshot(3_999).open_until_ms, 4_999);
     }
 
     #[test]

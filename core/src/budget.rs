@@ -19,11 +19,19 @@
 //!
 //! The retry is charged when it is about to be dispatched (after the wait), by
 //! [`Operation`](crate::Operation); a waiter that is cancelled spends nothing.
+//!
+//! Only the ratio budget keeps time. It follows the rule of every control's
+//! clock ([`crate::clock`]) with its window as the horizon: a reading earlier
+//! than the latest by at most `window_ms` counts as the latest; one earlier by
+//! more restarts the budget's clock there, keeping the counts at their ages.
+//! One far-future reading therefore never stops the window from expiring.
+//! The token bucket and the quota ignore the times they are given.
 
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
+use crate::clock::ControlClock;
 use crate::error::{Error, Violation};
 use crate::units::{permille_of, Decimal, MAX_MS};
 use crate::value::{tagged, Named, Value};
@@ -157,7 +165,7 @@ pub enum BudgetSnapshot {
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum State {
     TokenBucket { tokens_milli: u64, max_milli: u64, ratio_milli: u64 },
-    Ratio { window: SlidingWindow, deposit_milli: u64, reserve_milli: u64 },
+    Ratio { window: SlidingWindow, clock: ControlClock, deposit_milli: u64, reserve_milli: u64 },
     Quota { available: u32, capacity: u32, retry_cost: u32, timeout_retry_cost: u32, success_increment: u32 },
 }
 
@@ -208,7 +216,12 @@ impl RetryBudget {
                 }
                 // Retries per second x seconds in the window, in thousandths of a retry.
                 let reserve_milli = u64::from(min_retries_per_second).saturating_mul(window_ms);
-                State::Ratio { window: SlidingWindow::new(window_ms), deposit_milli, reserve_milli }
+                State::Ratio {
+                    window: SlidingWindow::new(window_ms),
+                    clock: ControlClock::new(window_ms),
+                    deposit_milli,
+                    reserve_milli,
+                }
             }
             BudgetConfig::Quota { capacity, retry_cost, timeout_retry_cost, success_increment } => {
                 if capacity == 0 {
@@ -238,8 +251,8 @@ impl RetryBudget {
 
     /// Counts an original request (a first attempt) dispatched at `now_ms`.
     pub fn on_request(&self, now_ms: u64) {
-        if let State::Ratio { window, .. } = &mut *self.state() {
-            window.add(now_ms, REQUESTS, 1);
+        if let State::Ratio { window, clock, .. } = &mut *self.state() {
+            window.add(clock.read(now_ms), REQUESTS, 1);
         }
     }
 
@@ -251,12 +264,13 @@ impl RetryBudget {
             State::TokenBucket { tokens_milli, max_milli, .. } => {
                 (*tokens_milli * 2 > *max_milli).then_some(RetryCharge { cost: 0 })
             }
-            State::Ratio { window, deposit_milli, reserve_milli } => {
-                let [requests, retries] = window.totals(now_ms);
+            State::Ratio { window, clock, deposit_milli, reserve_milli } => {
+                let reading = clock.read(now_ms);
+                let [requests, retries] = window.totals(reading);
                 let earned = requests.saturating_mul(*deposit_milli).saturating_add(*reserve_milli);
                 let spent = retries.saturating_mul(1000);
                 if earned.saturating_sub(spent) >= 1000 {
-                    window.add(now_ms, RETRIES, 1);
+                    window.add(reading, RETRIES, 1);
                     Some(RetryCharge { cost: 0 })
                 } else {
                     None
@@ -305,8 +319,8 @@ impl RetryBudget {
                 max_tokens_milli: *max_milli,
                 retries_allowed: *tokens_milli * 2 > *max_milli,
             },
-            State::Ratio { window, deposit_milli, reserve_milli } => {
-                let [requests, retries] = window.peek(now_ms);
+            State::Ratio { window, clock, deposit_milli, reserve_milli } => {
+                let [requests, retries] = window.peek(clock.peek(now_ms));
                 let earned = requests.saturating_mul(*deposit_milli).saturating_add(*reserve_milli);
                 BudgetSnapshot::Ratio {
                     requests,
@@ -358,6 +372,18 @@ mod tests {
         assert_eq!((0..1_000).filter(|_| budget.try_retry(10, false).is_some()).count(), 333);
         let budget = ratio(0.0, 3);
         assert_eq!((0..10).filter(|_| budget.try_retry(0, false).is_some()).count(), 3, "the per-second minimum");
+    }
+
+    #[test]
+    fn one_far_future_reading_does_not_stop_the_window() {
+        for bad in [u64::MAX, 1_700_000_000_000] {
+            let budget = ratio(0.0, 2);
+            assert!(budget.try_retry(0, false).is_some());
+            assert!(budget.try_retry(bad, false).is_some());
+            assert!(budget.try_retry(100, false).is_some(), "{bad}: the clock restarts at 100 with one retry counted");
+            assert!(budget.try_retry(1_099, false).is_none(), "two in the window until 1100");
+            assert!(budget.try_retry(1_100, false).is_some(), "{bad}: the window moves on after the restart");
+        }
     }
 
     #[test]

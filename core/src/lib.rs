@@ -17,6 +17,7 @@ pub mod backoff;
 pub mod breaker;
 pub mod budget;
 pub mod classify;
+pub mod clock;
 mod codes;
 pub mod compatibility;
 pub mod concurrency;
