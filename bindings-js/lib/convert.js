@@ -67,4 +67,3 @@ export function attemptList(w0, w1, w2, w3) {
 
 export const httpOutcome = (status, retryAfterMs) =>
   retryAfterMs === undefined ? { type: 'http_status', status } : { type: 'http_status', status, retryAfterMs };
-export const charge = (cost) => ({ cost });

@@ -20,6 +20,7 @@ use pyo3::IntoPyObjectExt;
 use retryplan::policy::MAX_MS;
 use std::sync::Arc;
 
+use retryplan::GrantCell;
 use retryplan::{
     profiles, Admission, AttemptSet, BreakerConfig, BreakerPermit, BudgetConfig, CircuitBreaker, Class, Decision,
     Dependency, Error, GiveUpReason, GrpcCode, HeaderError, IdempotencyKey, Operation, OperationOptions, Outcome,
@@ -1275,28 +1276,45 @@ impl PyRetryBudget {
     }
 }
 
-/// What a granted retry cost (`cost` units; 0 outside the quota model); hand it back on success.
-#[pyclass(module = "retryplan", name = "RetryCharge", frozen, eq, hash)]
-#[derive(PartialEq, Eq, Hash)]
+/// What a granted retry cost (`cost` units; 0 outside the quota model); hand it back once,
+/// with the retry's success (refunded) or failure (spent). Only `try_retry` makes one.
+#[pyclass(module = "retryplan", name = "RetryCharge", frozen)]
 struct PyRetryCharge {
-    inner: RetryCharge,
+    cost: u32,
+    cell: GrantCell<RetryCharge>,
+}
+
+impl PyRetryCharge {
+    fn new(charge: RetryCharge) -> Self {
+        PyRetryCharge { cost: charge.cost(), cell: GrantCell::new(charge) }
+    }
 }
 
 #[pymethods]
 impl PyRetryCharge {
-    #[new]
-    fn new(cost: &Bound<'_, PyAny>) -> Res<Self> {
-        Ok(PyRetryCharge { inner: RetryCharge { cost: u32_arg("cost", cost)? } })
-    }
-
     /// Units charged.
     #[getter]
     fn cost(&self) -> u32 {
-        self.inner.cost
+        self.cost
     }
 
     fn __repr__(&self) -> String {
-        format!("RetryCharge(cost={})", self.inner.cost)
+        format!("RetryCharge(cost={})", self.cost)
+    }
+}
+
+/// The core charge kept in a `RetryCharge` argument (taken: a second use is refused).
+fn charge_arg(charge: Option<&Bound<'_, PyAny>>) -> Res<Option<RetryCharge>> {
+    match charge {
+        Some(charge) => Ok(Some(
+            charge
+                .cast::<PyRetryCharge>()
+                .map_err(|_| wrong_type("charge", "a retryplan.RetryCharge", charge))?
+                .get()
+                .cell
+                .take()?,
+        )),
+        None => Ok(None),
     }
 }
 
@@ -1326,7 +1344,7 @@ impl PyRetryBudget {
         now_ms: Option<&Bound<'_, PyAny>>,
     ) -> Res<Option<PyRetryCharge>> {
         let now = required("now", "now_ms", instant(("now", now), ("now_ms", now_ms))?)?;
-        Ok(self.budget()?.try_retry(now, after_timeout).map(|inner| PyRetryCharge { inner }))
+        Ok(self.budget()?.try_retry(now, after_timeout).map(PyRetryCharge::new))
     }
 
     /// Reports a success (with the charge of the retry that succeeded, if any).
@@ -1338,26 +1356,21 @@ impl PyRetryBudget {
         now_ms: Option<&Bound<'_, PyAny>>,
     ) -> Res<()> {
         let now = required("now", "now_ms", instant(("now", now), ("now_ms", now_ms))?)?;
-        let charge = match charge {
-            Some(charge) => Some(
-                charge
-                    .cast::<PyRetryCharge>()
-                    .map_err(|_| wrong_type("charge", "a retryplan.RetryCharge", charge))?
-                    .get()
-                    .inner,
-            ),
-            None => None,
-        };
-        self.budget()?.on_success(now, charge);
-        Ok(())
+        let budget = self.budget()?;
+        Ok(budget.on_success(now, charge_arg(charge)?)?)
     }
 
-    /// Reports a failure.
-    #[pyo3(signature = (now = None, *, now_ms = None))]
-    fn on_failure(&self, now: Option<&Bound<'_, PyAny>>, now_ms: Option<&Bound<'_, PyAny>>) -> Res<()> {
+    /// Reports a failure (with the charge of the retry that failed, if any: it stays spent).
+    #[pyo3(signature = (now = None, charge = None, *, now_ms = None))]
+    fn on_failure(
+        &self,
+        now: Option<&Bound<'_, PyAny>>,
+        charge: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<()> {
         let now = required("now", "now_ms", instant(("now", now), ("now_ms", now_ms))?)?;
-        self.budget()?.on_failure(now);
-        Ok(())
+        let budget = self.budget()?;
+        Ok(budget.on_failure(now, charge_arg(charge)?)?)
     }
 
     /// The budget's state at `now`, as a JSON-shaped dict.
@@ -1387,7 +1400,14 @@ struct PyCircuitBreaker {
 /// Permission to send one request through a breaker (`probe`: a half-open trial); report it exactly once.
 #[pyclass(module = "retryplan", name = "BreakerPermit", frozen)]
 struct PyBreakerPermit {
-    inner: BreakerPermit,
+    probe: bool,
+    cell: GrantCell<BreakerPermit>,
+}
+
+impl PyBreakerPermit {
+    fn new(permit: BreakerPermit) -> Self {
+        PyBreakerPermit { probe: permit.is_probe(), cell: GrantCell::new(permit) }
+    }
 }
 
 #[pymethods]
@@ -1395,16 +1415,22 @@ impl PyBreakerPermit {
     /// True for a half-open probe.
     #[getter]
     fn probe(&self) -> bool {
-        self.inner.probe
+        self.probe
     }
 
     fn __repr__(&self) -> String {
-        format!("BreakerPermit(probe={})", if self.inner.probe { "True" } else { "False" })
+        format!("BreakerPermit(probe={})", if self.probe { "True" } else { "False" })
     }
 }
 
+/// The core permit kept in a `BreakerPermit` argument (taken: a second use is refused).
 fn permit_arg(obj: &Bound<'_, PyAny>) -> Res<BreakerPermit> {
-    Ok(obj.cast::<PyBreakerPermit>().map_err(|_| wrong_type("permit", "a retryplan.BreakerPermit", obj))?.get().inner)
+    Ok(obj
+        .cast::<PyBreakerPermit>()
+        .map_err(|_| wrong_type("permit", "a retryplan.BreakerPermit", obj))?
+        .get()
+        .cell
+        .take()?)
 }
 
 impl PyCircuitBreaker {
@@ -1435,7 +1461,7 @@ impl PyCircuitBreaker {
         now_ms: Option<&Bound<'_, PyAny>>,
     ) -> Res<Option<PyBreakerPermit>> {
         let now = required("now", "now_ms", instant(("now", now), ("now_ms", now_ms))?)?;
-        Ok(self.breaker()?.try_acquire(now).map(|inner| PyBreakerPermit { inner }))
+        Ok(self.breaker()?.try_acquire(now).map(PyBreakerPermit::new))
     }
 
     /// Reports the permitted request succeeded.
@@ -1448,8 +1474,8 @@ impl PyCircuitBreaker {
     ) -> Res<()> {
         let now = required("now", "now_ms", instant(("now", now), ("now_ms", now_ms))?)?;
         let permit = permit.ok_or_else(|| invalid("permit", "is required".to_owned()))?;
-        self.breaker()?.on_success(now, permit_arg(permit)?);
-        Ok(())
+        let breaker = self.breaker()?;
+        Ok(breaker.on_success(now, permit_arg(permit)?)?)
     }
 
     /// Reports the permitted request failed.
@@ -1462,14 +1488,14 @@ impl PyCircuitBreaker {
     ) -> Res<()> {
         let now = required("now", "now_ms", instant(("now", now), ("now_ms", now_ms))?)?;
         let permit = permit.ok_or_else(|| invalid("permit", "is required".to_owned()))?;
-        self.breaker()?.on_failure(now, permit_arg(permit)?);
-        Ok(())
+        let breaker = self.breaker()?;
+        Ok(breaker.on_failure(now, permit_arg(permit)?)?)
     }
 
     /// Returns a permit whose request was never sent (or whose result does not count).
     fn release(&self, permit: &Bound<'_, PyAny>) -> Res<()> {
-        self.breaker()?.release(permit_arg(permit)?);
-        Ok(())
+        let breaker = self.breaker()?;
+        Ok(breaker.release(permit_arg(permit)?)?)
     }
 
     /// The breaker's state at `now`, as a JSON-shaped dict.

@@ -26,12 +26,13 @@
 //! answer counts as a success (the dependency answered); a cancelled attempt
 //! only gives its probe back.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{ControlClock, Reading};
 use crate::error::{Error, Violation};
+use crate::grant::{foreign, issued_by};
 use crate::units::{permille_of, Decimal, MAX_MS};
 use crate::value::{tagged, Fields, Named, Value};
 use crate::window::SlidingWindow;
@@ -114,12 +115,31 @@ impl Named for TripKind {
     }
 }
 
-/// Admission granted by [`CircuitBreaker::try_acquire`]; hand it back with the result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Admission granted by [`CircuitBreaker::try_acquire`]; hand it back once,
+/// with the result or as a release, to the breaker that granted it (the
+/// rules of every grant: [`crate::grant`]). Dropped unsettled, it is released.
+#[derive(Debug)]
 pub struct BreakerPermit {
-    /// True when the attempt is a half-open probe.
-    pub probe: bool,
+    probe: bool,
     generation: u64,
+    /// The breaker that granted it; empty once settled.
+    owner: Weak<Mutex<State>>,
+}
+
+impl BreakerPermit {
+    /// True when the attempt is a half-open probe.
+    #[must_use]
+    pub fn is_probe(&self) -> bool {
+        self.probe
+    }
+}
+
+impl Drop for BreakerPermit {
+    fn drop(&mut self) {
+        if let Some(state) = self.owner.upgrade() {
+            lock(&state).release(self.generation, self.probe);
+        }
+    }
 }
 
 /// The breaker's state name.
@@ -182,6 +202,16 @@ struct State {
 }
 
 impl State {
+    /// Gives back a permit of `generation` without a result.
+    fn release(&mut self, generation: u64, probe: bool) {
+        if generation != self.generation || !probe {
+            return;
+        }
+        if let Phase::HalfOpen { in_flight, .. } = &mut self.phase {
+            *in_flight = in_flight.saturating_sub(1);
+        }
+    }
+
     /// Takes a reading; when the clock restarts, the open period moves back with it.
     fn read(&mut self, now_ms: u64) -> Reading {
         let reading = self.clock.read(now_ms);
@@ -198,7 +228,15 @@ pub struct CircuitBreaker {
     trip: Trip,
     open_ms: u64,
     half_open_probes: u32,
-    state: Mutex<State>,
+    /// Shared with the permits out (their back-reference), so a permit knows
+    /// its breaker and a dropped one is given back.
+    state: Arc<Mutex<State>>,
+}
+
+fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    // Every transition is a single assignment under the lock; a poisoned
+    // lock still holds a consistent state.
+    state.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 const RESULTS: usize = 0;
@@ -261,20 +299,35 @@ impl CircuitBreaker {
             trip,
             open_ms: config.open_ms,
             half_open_probes: config.half_open_probes,
-            state: Mutex::new(State {
+            state: Arc::new(Mutex::new(State {
                 phase: Phase::Closed,
                 generation: 0,
                 consecutive_failures: 0,
                 window: SlidingWindow::new(window_ms.max(1)),
                 clock: ControlClock::new(config.open_ms.max(window_ms)),
-            }),
+            })),
         })
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        // Every transition is a single assignment under the lock; a poisoned
-        // lock still holds a consistent state.
-        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn state(&self) -> MutexGuard<'_, State> {
+        lock(&self.state)
+    }
+
+    /// The generation and probe flag of a permit this breaker granted, which
+    /// is settled from now on; a permit of another breaker is refused (and,
+    /// dropped, goes back to its own breaker, before this one's lock is taken).
+    fn settle(&self, mut permit: BreakerPermit) -> Result<(u64, bool), Error> {
+        if !issued_by(&permit.owner, &self.state) {
+            return Err(foreign::<BreakerPermit>("circuit breaker"));
+        }
+        permit.owner = Weak::new();
+        Ok((permit.generation, permit.probe))
+    }
+
+    /// Permits granted and not yet settled (results, releases and drops settle them).
+    #[must_use]
+    pub fn permits_outstanding(&self) -> usize {
+        Arc::weak_count(&self.state)
     }
 
     /// Asks to send an attempt at `now_ms`. `None` means refused (open, or
@@ -290,22 +343,27 @@ impl CircuitBreaker {
             state.generation += 1;
         }
         let generation = state.generation;
-        match &mut state.phase {
-            Phase::Closed => Some(BreakerPermit { probe: false, generation }),
+        let probe = match &mut state.phase {
+            Phase::Closed => false,
             Phase::HalfOpen { in_flight, .. } if *in_flight < self.half_open_probes => {
                 *in_flight += 1;
-                Some(BreakerPermit { probe: true, generation })
+                true
             }
-            Phase::HalfOpen { .. } | Phase::Open { .. } => None,
-        }
+            Phase::HalfOpen { .. } | Phase::Open { .. } => return None,
+        };
+        Some(BreakerPermit { probe, generation, owner: Arc::downgrade(&self.state) })
     }
 
     /// Records that the dependency answered (anything but a retryable failure).
-    pub fn on_success(&self, now_ms: u64, permit: BreakerPermit) {
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] (`permit`) for a permit another breaker granted; nothing changes.
+    pub fn on_success(&self, now_ms: u64, permit: BreakerPermit) -> Result<(), Error> {
+        let (generation, probe) = self.settle(permit)?;
         let mut state = self.state();
         let reading = state.read(now_ms);
-        if permit.generation != state.generation {
-            return;
+        if generation != state.generation {
+            return Ok(());
         }
         let probes = self.half_open_probes;
         match &mut state.phase {
@@ -313,7 +371,7 @@ impl CircuitBreaker {
                 Trip::Consecutive { .. } => state.consecutive_failures = 0,
                 Trip::Ratio { .. } => state.window.add(reading, RESULTS, 1),
             },
-            Phase::HalfOpen { in_flight, successes } if permit.probe => {
+            Phase::HalfOpen { in_flight, successes } if probe => {
                 *in_flight = in_flight.saturating_sub(1);
                 *successes += 1;
                 if *successes >= probes {
@@ -322,15 +380,20 @@ impl CircuitBreaker {
             }
             Phase::HalfOpen { .. } | Phase::Open { .. } => {}
         }
+        Ok(())
     }
 
     /// Records a retryable failure.
-    pub fn on_failure(&self, now_ms: u64, permit: BreakerPermit) {
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] (`permit`) for a permit another breaker granted; nothing changes.
+    pub fn on_failure(&self, now_ms: u64, permit: BreakerPermit) -> Result<(), Error> {
+        let (generation, probe) = self.settle(permit)?;
         let mut state = self.state();
         let reading = state.read(now_ms);
         let now_ms = reading.now_ms;
-        if permit.generation != state.generation {
-            return;
+        if generation != state.generation {
+            return Ok(());
         }
         match state.phase {
             Phase::Closed => {
@@ -351,20 +414,20 @@ impl CircuitBreaker {
                     self.open(&mut state, now_ms);
                 }
             }
-            Phase::HalfOpen { .. } if permit.probe => self.open(&mut state, now_ms),
+            Phase::HalfOpen { .. } if probe => self.open(&mut state, now_ms),
             Phase::HalfOpen { .. } | Phase::Open { .. } => {}
         }
+        Ok(())
     }
 
     /// Gives a permit back without a result (the attempt was cancelled).
-    pub fn release(&self, permit: BreakerPermit) {
-        let mut state = self.state();
-        if permit.generation != state.generation || !permit.probe {
-            return;
-        }
-        if let Phase::HalfOpen { in_flight, .. } = &mut state.phase {
-            *in_flight = in_flight.saturating_sub(1);
-        }
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] (`permit`) for a permit another breaker granted; nothing changes.
+    pub fn release(&self, permit: BreakerPermit) -> Result<(), Error> {
+        let (generation, probe) = self.settle(permit)?;
+        self.state().release(generation, probe);
+        Ok(())
     }
 
     fn open(&self, state: &mut State, now_ms: u64) {
@@ -433,14 +496,14 @@ mod tests {
         let breaker = consecutive(3, 1);
         for now in 0..3 {
             let permit = breaker.try_acquire(now).unwrap();
-            breaker.on_failure(now, permit);
+            breaker.on_failure(now, permit).unwrap();
         }
         assert_eq!(breaker.snapshot(10).state, BreakerState::Open);
         assert!(breaker.try_acquire(1_001).is_none(), "open until 1002");
         let probe = breaker.try_acquire(1_002).unwrap();
-        assert!(probe.probe);
+        assert!(probe.is_probe());
         assert!(breaker.try_acquire(1_002).is_none(), "one probe at a time");
-        breaker.on_success(1_010, probe);
+        breaker.on_success(1_010, probe).unwrap();
         assert_eq!(breaker.snapshot(1_010).state, BreakerState::Closed);
     }
 
@@ -449,13 +512,13 @@ mod tests {
         let breaker = consecutive(1, 2);
         let early = breaker.try_acquire(0).unwrap();
         let tripping = breaker.try_acquire(0).unwrap();
-        breaker.on_failure(5, tripping);
-        breaker.on_failure(6, early);
+        breaker.on_failure(5, tripping).unwrap();
+        breaker.on_failure(6, early).unwrap();
         assert_eq!(breaker.snapshot(6).open_until_ms, 1_005, "the stale failure did not extend the open time");
         let first = breaker.try_acquire(1_005).unwrap();
         let second = breaker.try_acquire(1_005).unwrap();
-        breaker.release(second);
-        breaker.on_failure(1_006, first);
+        breaker.release(second).unwrap();
+        breaker.on_failure(1_006, first).unwrap();
         assert_eq!(
             breaker.snapshot(1_006),
             BreakerSnapshot {
@@ -470,18 +533,36 @@ mod tests {
     }
 
     #[test]
+    fn a_permit_is_owned_by_its_breaker_and_given_back_when_dropped() {
+        let (a, b) = (consecutive(1, 1), consecutive(1, 1));
+        let tripping = a.try_acquire(0).unwrap();
+        a.on_failure(0, tripping).unwrap();
+        let probe = a.try_acquire(1_000).unwrap();
+        assert_eq!(a.permits_outstanding(), 1);
+        let error = b.on_failure(1_001, probe).unwrap_err();
+        assert_eq!(error.to_string(), "invalid argument `permit`: was issued by another circuit breaker");
+        assert_eq!(b.snapshot(1_001).state, BreakerState::Closed, "breaker B is unchanged");
+        assert_eq!(a.permits_outstanding(), 0, "the refused permit went back to A");
+        assert_eq!(a.snapshot(1_001).probes_in_flight, 0, "as a release: its probe is free again");
+        let probe = a.try_acquire(1_002).unwrap();
+        assert!(a.try_acquire(1_002).is_none(), "one probe at a time");
+        drop(probe);
+        assert!(a.try_acquire(1_003).is_some(), "a dropped probe is given back");
+    }
+
+    #[test]
     fn one_far_future_reading_does_not_keep_it_open() {
         for bad in [u64::MAX, 1_700_000_000_000] {
             let breaker = consecutive(1, 1);
             let permit = breaker.try_acquire(100).unwrap();
-            breaker.on_failure(bad, permit);
+            breaker.on_failure(bad, permit).unwrap();
             assert_eq!(breaker.snapshot(bad).state, BreakerState::Open);
             assert!(breaker.try_acquire(200).is_none(), "the clock restarts at 200: open for 1000 ms more");
             assert_eq!(breaker.snapshot(200).open_until_ms, 1_200);
             assert!(breaker.try_acquire(1_199).is_none());
             let probe = breaker.try_acquire(1_200).unwrap();
-            assert!(probe.probe, "{bad}: probing 1000 ms after the restart, not in 55 years");
-            breaker.on_success(1_250, probe);
+            assert!(probe.is_probe(), "{bad}: probing 1000 ms after the restart, not in 55 years");
+            breaker.on_success(1_250, probe).unwrap();
             assert_eq!(breaker.snapshot(1_250).state, BreakerState::Closed);
         }
     }
@@ -490,11 +571,11 @@ mod tests {
     fn readings_behind_the_latest_within_the_horizon_count_as_the_latest() {
         let breaker = consecutive(1, 1);
         let permit = breaker.try_acquire(5_000).unwrap();
-        breaker.on_failure(5_000, permit);
+        breaker.on_failure(5_000, permit).unwrap();
         assert!(breaker.try_acquire(6_000).is_some(), "open_ms is over at 6000");
         let breaker = consecutive(1, 1);
         let permit = breaker.try_acquire(5_000).unwrap();
-        breaker.on_failure(5_000, permit);
+        breaker.on_failure(5_000, permit).unwrap();
         assert!(breaker.try_acquire(4_000).is_none(), "1000 ms behind is no time elapsed");
         assert_eq!(breaker.snapshot(4_000).open_until_ms, 6_000, "not moved");
         assert!(breaker.try_acquire(3_999).is_none(), "1001 ms behind restarts the clock: open 1000 ms from 3999");
@@ -512,16 +593,16 @@ mod tests {
         for (now, fails) in [(0, true), (1, true), (2, true)] {
             let permit = breaker.try_acquire(now).unwrap();
             if fails {
-                breaker.on_failure(now, permit)
+                breaker.on_failure(now, permit).unwrap()
             } else {
-                breaker.on_success(now, permit)
+                breaker.on_success(now, permit).unwrap()
             }
         }
         assert_eq!(breaker.snapshot(3).state, BreakerState::Closed, "3 results < minimum throughput 4");
         let permit = breaker.try_acquire(3).unwrap();
-        breaker.on_success(3, permit);
+        breaker.on_success(3, permit).unwrap();
         let permit = breaker.try_acquire(4).unwrap();
-        breaker.on_failure(4, permit);
+        breaker.on_failure(4, permit).unwrap();
         assert_eq!(breaker.snapshot(4).state, BreakerState::Open, "4 failures of 5 >= 50 %");
     }
 }
