@@ -68,13 +68,15 @@ export type GrpcCode =
 /** not_sent: the request never left. connection_lost / timed_out: it may have been processed. */
 export type TransportFailure = 'not_sent' | 'connection_lost' | 'timed_out';
 export type Verdict = 'retryable' | 'not_retryable' | 'conflict';
+/** Built-in tables of error codes a policy may retry (AWS standard mode). */
+export type ErrorCodeTable = 'aws_transient' | 'aws_throttling';
 /** A `grpc-retry-pushback-ms` trailer: wait this long, or do not retry. */
 export type Pushback = { retryAfterMs: number } | 'do_not_retry';
 
 /** What the caller saw when an attempt ended. */
 export type Outcome =
   | { type: 'success' }
-  | { type: 'http_status'; status: number; retryAfterMs?: number }
+  | { type: 'http_status'; status: number; retryAfterMs?: number; /** The service's error code (AWS), 1 to 64 visible ASCII characters. */ errorCode?: string }
   | { type: 'grpc_status'; code: GrpcCode; pushback?: Pushback }
   | { type: 'transport'; failure: TransportFailure }
   | { type: 'application'; verdict: Verdict }
@@ -151,7 +153,7 @@ export type BackoffKind = 'exponential' | 'linear' | 'constant';
 export type Idempotency = 'safe' | 'idempotent' | 'keyed' | 'unsafe';
 export type AttemptTimeoutConfig = { fixedMs: number } | { fractionOfRemaining: number };
 export type JitterConfig =
-  | { kind: 'none' | 'full' | 'equal' | 'decorrelated' }
+  | { kind: 'none' | 'full' | 'equal' | 'decorrelated' | 'a6' }
   | { kind: 'proportional'; ratio: number };
 export interface StatusSetConfig {
   httpStatuses?: number[];
@@ -185,10 +187,10 @@ export interface PolicyConfig {
   minimumUsefulAttemptMs?: number;
   backoff?: { kind?: BackoffKind; baseMs?: number; multiplier?: number; capMs?: number };
   jitter?: JitterConfig;
-  retryOn?: StatusSetConfig & { transport?: TransportFailure[] };
+  retryOn?: StatusSetConfig & { transport?: TransportFailure[]; errorCodes?: ErrorCodeTable[] };
   ambiguous?: StatusSetConfig;
   conflict?: StatusSetConfig;
-  serverGuidance?: { honor?: boolean; capMs?: number; aboveCap?: 'clamp' | 'give_up' };
+  serverGuidance?: { honor?: boolean; capMs?: number; aboveCap?: 'clamp' | 'give_up'; mode?: 'floor' | 'a6' };
   idempotency?: Idempotency;
   /** Off when absent. */
   hedging?: HedgingConfig;
@@ -205,10 +207,10 @@ export interface ResolvedPolicyConfig {
   minimumUsefulAttemptMs: number;
   backoff: { kind: BackoffKind; baseMs: number; multiplier: number; capMs: number };
   jitter: JitterConfig;
-  retryOn: { httpStatuses: number[]; grpcCodes: GrpcCode[]; transport: TransportFailure[] };
+  retryOn: { httpStatuses: number[]; grpcCodes: GrpcCode[]; transport: TransportFailure[]; errorCodes?: ErrorCodeTable[] };
   ambiguous: { httpStatuses: number[]; grpcCodes: GrpcCode[] };
   conflict: { httpStatuses: number[]; grpcCodes: GrpcCode[] };
-  serverGuidance: { honor: boolean; capMs: number; aboveCap: 'clamp' | 'give_up' };
+  serverGuidance: { honor: boolean; capMs: number; aboveCap: 'clamp' | 'give_up'; mode?: 'a6' };
   idempotency: Idempotency;
   /** Present only when configured. */
   hedging?: HedgingConfig;
@@ -220,7 +222,7 @@ export type ProfileName = 'read' | 'checkout' | 'write_keyed' | 'write_strict' |
 
 export type Class =
   | { class: 'success' }
-  | { class: 'retryable'; ambiguous: boolean }
+  | { class: 'retryable'; ambiguous: boolean; /** Present (true) for an AWS throttling error code. */ throttling?: true }
   | { class: 'not_retryable' }
   | { class: 'conflict' }
   | { class: 'cancelled' };
@@ -496,6 +498,10 @@ export class RetryBudget {
   onSuccess(nowMs: number, charge?: RetryCharge): void;
   /** Records a retryable failure; `charge` is what `tryRetry` granted for it (spent), absent for a first attempt. */
   onFailure(nowMs: number, charge?: RetryCharge): void;
+  /** Takes `amount` units from a quota (AWS acquire): true when taken, false when fewer are left. Throws "invalid_argument" for another kind. */
+  acquire(amount: number): boolean;
+  /** Gives `amount` units back to a quota, never above its capacity. */
+  release(amount: number): void;
   snapshot(nowMs: number): BudgetSnapshot;
   free(): void;
 }
@@ -545,6 +551,39 @@ export function parseGrpcPushback(value: string): Pushback;
 export function encodeGrpcTimeout(timeoutMs: number): string;
 /** Throws "invalid_header". */
 export function parseGrpcTimeout(value: string): number;
+/** A budget in nanoseconds as a `grpc-timeout` value, in the unit a peer would choose (never rounded up). */
+export function encodeGrpcTimeoutNs(timeoutNs: bigint): string;
+/** A `grpc-timeout` value as exact nanoseconds (saturating at 2^63-1). Throws "invalid_header". */
+export function parseGrpcTimeoutNs(value: string): bigint;
+/** The AWS error code of a response: `x-amzn-errortype`, else a JSON body's `__type`/`code`, else an XML `<Code>`. */
+export function awsErrorCodeFromResponse(errortypeHeader?: string | null, body?: string | null): string | undefined;
+/** The AWS SDK standard mode's dependency: the 500-unit retry quota. */
+export function awsStandardDependency(): Dependency;
+
+/** One method selector of a gRPC service config and its policy. */
+export interface MethodProfile {
+  /** `/service/method`, `/service/` (a service's default) or `` (the default config). */
+  name: string;
+  service: string;
+  method: string;
+  policy: Policy;
+}
+
+/** A gRPC service config read as gRFC A6 says: a validated policy per method selector, the retry throttling, warnings. */
+export class ServiceConfig {
+  private constructor();
+  /** Reads a service config object, keys as gRPC writes them; `maxAttemptsCap` defaults to 5. */
+  static fromConfig(config: object, maxAttemptsCap?: number): ServiceConfig;
+  static fromJson(json: string, maxAttemptsCap?: number): ServiceConfig;
+  readonly methods: MethodProfile[];
+  /** What was capped or truncated rather than refused. */
+  readonly warnings: { field: string; message: string }[];
+  /** A new Dependency holding the retry throttling, or undefined; one per server name. */
+  throttlingDependency(): Dependency | undefined;
+  methodFor(service: string, method: string): MethodProfile | undefined;
+  profileFor(service: string, method: string): Policy | undefined;
+  free(): void;
+}
 /** Budget left at `nowMs` before `deadlineMs`, minus `reserveMs`, never below 0. */
 export function remainingBudgetMs(deadlineMs: number, nowMs: number, reserveMs: number): number;
 /** Server-side admission of a request with a propagated deadline. */

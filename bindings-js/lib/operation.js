@@ -42,7 +42,7 @@ export class Operation extends WasmOperation {
       const type = outcome.type;
       if (type === 'http_status') {
         const status = outcome.status;
-        if (typeof status === 'number') {
+        if (typeof status === 'number' && outcome.errorCode == null) {
           const retryAfterMs = outcome.retryAfterMs;
           if (retryAfterMs == null) return decided(this._onOutcomeParts(nowMs, attempt, HTTP_STATUS, status, undefined, undefined));
           if (typeof retryAfterMs === 'number') return decided(this._onOutcomeParts(nowMs, attempt, HTTP_STATUS, status, retryAfterMs, undefined));

@@ -155,7 +155,7 @@ fn num(value: u64) -> f64 {
 
 /// The property names and tags read on every call, as JS strings made once
 /// (making a JS string from Rust costs more than a decision).
-const KEY_NAMES: [&str; 6] = ["type", "status", "retryAfterMs", "http_status", "success", "seed"];
+const KEY_NAMES: [&str; 7] = ["type", "status", "retryAfterMs", "http_status", "success", "seed", "errorCode"];
 
 thread_local! {
     static KEYS: Vec<JsValue> = KEY_NAMES.iter().map(|name| JsValue::from_str(name)).collect();
@@ -232,7 +232,18 @@ fn http_status(
     let status = status.ok_or_else(|| invalid("status", "is required".to_owned()))?;
     let status = whole("status", status, f64::from(u16::MAX))? as u16;
     let retry_after_ms = retry_after_ms()?.map(|v| ms("retryAfterMs", v)).transpose()?;
-    Ok(Outcome::HttpStatus { status, retry_after_ms })
+    Ok(Outcome::HttpStatus { status, retry_after_ms, error_code: None })
+}
+
+/// An `http_status` outcome object's optional `errorCode` (the service's
+/// error code, AWS), checked by the core's `ErrorCode::new`.
+fn with_error_code(outcome: Outcome, value: &JsValue) -> Result<Outcome, JsValue> {
+    let code = get(value, "errorCode")?;
+    if code.is_undefined() || code.is_null() {
+        return Ok(outcome);
+    }
+    let code = code.as_string().ok_or_else(|| invalid("errorCode", "must be a string".to_owned()))?;
+    Ok(outcome.with_error_code(Some(rp::aws::ErrorCode::new(&code).map_err(js_error)?)))
 }
 
 /// A decision or the error as one value, for the internal methods that
@@ -249,7 +260,8 @@ fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
     let kind = get(value, "type")?;
     // The common tags are compared as JS strings; the rest are read into Rust.
     if is_str(&kind, "http_status") {
-        return http_status(optional_number(value, "status")?, || optional_number(value, "retryAfterMs"));
+        let outcome = http_status(optional_number(value, "status")?, || optional_number(value, "retryAfterMs"))?;
+        return with_error_code(outcome, value);
     }
     if is_str(&kind, "success") {
         return Ok(Outcome::Success);
@@ -257,7 +269,10 @@ fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
     let kind = kind.as_string().ok_or_else(|| invalid("type", "must be a string".to_owned()))?;
     Ok(match kind.as_str() {
         "success" => Outcome::Success,
-        "http_status" => http_status(optional_number(value, "status")?, || optional_number(value, "retryAfterMs"))?,
+        "http_status" => with_error_code(
+            http_status(optional_number(value, "status")?, || optional_number(value, "retryAfterMs"))?,
+            value,
+        )?,
         "grpc_status" => Outcome::GrpcStatus {
             code: grpc_code(&string_field(value, "code")?)?,
             pushback: pushback(&get(value, "pushback")?)?,
@@ -775,6 +790,113 @@ pub fn admit(deadline_ms: f64, now_ms: f64, reserve_ms: f64, minimum_useful_ms: 
     to_js(&admission)
 }
 
+/// Encodes a budget of `timeoutNs` nanoseconds (a bigint) as a `grpc-timeout`
+/// value, in the unit a peer would choose (never rounded up).
+#[wasm_bindgen(js_name = encodeGrpcTimeoutNs)]
+pub fn encode_grpc_timeout_ns(timeout_ns: u64) -> String {
+    rp::encode_grpc_timeout_ns(timeout_ns)
+}
+
+/// Reads a `grpc-timeout` value as exact nanoseconds (a bigint, saturating at 2^63-1).
+#[wasm_bindgen(js_name = parseGrpcTimeoutNs)]
+pub fn parse_grpc_timeout_ns(value: &str) -> Result<u64, JsValue> {
+    rp::parse_grpc_timeout_ns(value).map_err(|error| js_error(Error::from(error)))
+}
+
+/// The AWS error code of a response: the `x-amzn-errortype` header, else a
+/// JSON body's `__type`/`code`, else an XML body's `<Code>`; `undefined` when none.
+#[wasm_bindgen(js_name = awsErrorCodeFromResponse)]
+pub fn aws_error_code_from_response(errortype_header: Option<String>, body: Option<String>) -> Option<String> {
+    rp::aws::error_code_from_response(errortype_header.as_deref(), body.as_deref()).map(|code| code.as_str().to_owned())
+}
+
+/// The AWS SDK standard mode's dependency: the 500-unit retry quota.
+#[wasm_bindgen(js_name = awsStandardDependency)]
+pub fn aws_standard_dependency() -> Result<Dependency, JsValue> {
+    rp::Dependency::new(&rp::aws::standard_dependency()).map(Dependency).map_err(js_error)
+}
+
+/// A gRPC service config read as gRFC A6 says: one validated policy per method
+/// selector, the channel's retry throttling, and warnings for what was capped
+/// or truncated.
+#[wasm_bindgen]
+pub struct ServiceConfig(rp::grpc::ServiceConfig);
+
+#[wasm_bindgen]
+impl ServiceConfig {
+    /// Reads a service config object (its keys as gRPC writes them:
+    /// `methodConfig`, `retryPolicy`, ...); `maxAttemptsCap` is the client-side
+    /// cap on maxAttempts (default 5).
+    #[wasm_bindgen(js_name = fromConfig)]
+    pub fn from_config(config: &JsValue, max_attempts_cap: Option<f64>) -> Result<ServiceConfig, JsValue> {
+        ServiceConfig::read(&data::from_js(config, Keys::Snake).map_err(js_error)?, max_attempts_cap)
+    }
+
+    /// Reads a service config from JSON text.
+    #[wasm_bindgen(js_name = fromJson)]
+    pub fn from_json(json: &str, max_attempts_cap: Option<f64>) -> Result<ServiceConfig, JsValue> {
+        ServiceConfig::read(&json_value(json)?, max_attempts_cap)
+    }
+
+    fn read(value: &rp::value::Value, max_attempts_cap: Option<f64>) -> Result<ServiceConfig, JsValue> {
+        let max_attempts_cap = match max_attempts_cap {
+            Some(cap) => whole("maxAttemptsCap", cap, f64::from(u32::MAX))? as u32,
+            None => rp::grpc::DEFAULT_MAX_ATTEMPTS_CAP,
+        };
+        let options = rp::grpc::ServiceConfigOptions { max_attempts_cap };
+        rp::grpc::ServiceConfig::from_value(value, options).map(ServiceConfig).map_err(js_error)
+    }
+
+    /// One object per selector: `{name, service, method, policy}`.
+    #[wasm_bindgen(getter)]
+    pub fn methods(&self) -> js_sys::Array {
+        self.0.methods.iter().map(method_object).collect()
+    }
+
+    /// What was capped or truncated: `[{field, message}]`.
+    #[wasm_bindgen(getter)]
+    pub fn warnings(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.warnings)
+    }
+
+    /// A new Dependency holding the retry throttling (token bucket), or
+    /// `undefined`; create one per server name and share it.
+    #[wasm_bindgen(js_name = throttlingDependency)]
+    pub fn throttling_dependency(&self) -> Result<Option<Dependency>, JsValue> {
+        self.0
+            .throttling
+            .as_ref()
+            .map(|config| rp::Dependency::new(config).map(Dependency).map_err(js_error))
+            .transpose()
+    }
+
+    /// The most specific selector's object for `service`/`method`, or `undefined`.
+    #[wasm_bindgen(js_name = methodFor)]
+    pub fn method_for(&self, service: &str, method: &str) -> JsValue {
+        self.0.method_for(service, method).map_or(JsValue::UNDEFINED, method_object)
+    }
+
+    /// The most specific selector's policy for `service`/`method`, or `undefined`.
+    #[wasm_bindgen(js_name = profileFor)]
+    pub fn profile_for(&self, service: &str, method: &str) -> Option<Policy> {
+        self.0.profile_for(service, method).map(|policy| Policy(*policy))
+    }
+}
+
+/// A selector's `{name, service, method, policy}` object.
+fn method_object(profile: &rp::grpc::MethodProfile) -> JsValue {
+    let object = js_sys::Object::new();
+    let set = |key: &str, value: JsValue| {
+        // Setting a property of a fresh plain object cannot fail.
+        let _ = Reflect::set(&object, &JsValue::from_str(key), &value);
+    };
+    set("name", JsValue::from_str(&profile.name));
+    set("service", JsValue::from_str(&profile.service));
+    set("method", JsValue::from_str(&profile.method));
+    set("policy", JsValue::from(Policy(profile.policy)));
+    object.into()
+}
+
 /// The built-in profile names.
 #[wasm_bindgen(js_name = profileNames)]
 pub fn profile_names() -> js_sys::Array {
@@ -796,7 +918,9 @@ pub fn outcome_from_http(
     let now_unix = ms("nowUnixMs", now_unix_ms)?;
     let outcome = Outcome::from_http(status, retry_after.as_deref(), retry_after_ms.as_deref(), now_unix);
     Ok(match outcome {
-        Outcome::HttpStatus { status, retry_after_ms } => js_http_outcome(status, retry_after_ms.map(num)),
+        Outcome::HttpStatus { status, retry_after_ms, error_code: None } => {
+            js_http_outcome(status, retry_after_ms.map(num))
+        }
         other => to_js(&other)?,
     })
 }
@@ -952,6 +1076,19 @@ impl RetryBudget {
     pub fn on_failure_charged(&self, now_ms: f64, charge: &RetryCharge) -> Result<(), JsValue> {
         let now = ms("nowMs", now_ms)?;
         self.budget()?.on_failure(now, Some(charge.take()?)).map_err(js_error)
+    }
+
+    /// Takes `amount` units from a quota (AWS `acquire`): true when taken,
+    /// false when fewer are left (nothing is taken).
+    pub fn acquire(&self, amount: f64) -> Result<bool, JsValue> {
+        let amount = whole("amount", amount, f64::from(u32::MAX))? as u32;
+        self.budget()?.acquire(amount).map_err(js_error)
+    }
+
+    /// Gives `amount` units back to a quota, never above its capacity.
+    pub fn release(&self, amount: f64) -> Result<(), JsValue> {
+        let amount = whole("amount", amount, f64::from(u32::MAX))? as u32;
+        self.budget()?.release(amount).map_err(js_error)
     }
 
     /// The state at `nowMs`, for metrics.

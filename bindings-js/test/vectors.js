@@ -67,7 +67,22 @@ function settle(holder, [key, value], label, failures) {
   }
 }
 
+function serviceConfigOf(api, testCase) {
+  // A service config is read with the keys gRPC writes (no renaming).
+  return api.ServiceConfig.fromJson(JSON.stringify(testCase.grpc_service_config), optionalNumber(testCase, 'max_attempts_cap'));
+}
+
 function policyOf(api, testCase) {
+  if ('grpc_service_config' in testCase) {
+    const config = serviceConfigOf(api, testCase);
+    try {
+      const policy = config.profileFor(field(testCase.grpc_method, 'service', 'string'), field(testCase.grpc_method, 'method', 'string'));
+      if (policy === undefined) throw new Error(`${testCase.id}: no profile for the method`);
+      return policy;
+    } finally {
+      config.free();
+    }
+  }
   const hasProfile = 'profile' in testCase;
   if (hasProfile === 'policy' in testCase) throw new Error('a case needs exactly one of `profile` and `policy`');
   return hasProfile ? api.Policy.profile(field(testCase, 'profile', 'string')) : api.Policy.fromConfig(toCamel(testCase.policy));
@@ -75,7 +90,36 @@ function policyOf(api, testCase) {
 
 const optionalNumber = (object, key) => (key in object ? field(object, key, 'number') : undefined);
 
-function runOperation(api, testCase, failures) {
+/** The case's dependency: its configuration, the AWS standard one by name, or the service config's throttling. */
+function dependencyOf(api, testCase) {
+  if (testCase.dependency === 'aws_standard') return api.awsStandardDependency();
+  // The dependency configuration is JSON by design (as the policy is).
+  if ('dependency' in testCase) return api.Dependency.fromJson(JSON.stringify(testCase.dependency));
+  if ('grpc_service_config' in testCase) {
+    const config = serviceConfigOf(api, testCase);
+    try {
+      return config.throttlingDependency();
+    } finally {
+      config.free();
+    }
+  }
+  return undefined;
+}
+
+function runSeries(api, testCase, failures) {
+  let dependency;
+  try {
+    dependency = dependencyOf(api, testCase);
+  } catch (error) {
+    return failures.push(`${testCase.id}: invalid dependency: ${error.message}`);
+  }
+  testCase.operations.forEach((operation, index) => {
+    runOperation(api, { ...testCase, ...operation, id: `${testCase.id} operation ${index}` }, failures, dependency);
+  });
+  dependency?.free();
+}
+
+function runOperation(api, testCase, failures, shared) {
   const id = testCase.id;
   let policy;
   try {
@@ -86,16 +130,15 @@ function runOperation(api, testCase, failures) {
   const options = { seed: field(testCase, 'seed', 'number') };
   if ('idempotency_key' in testCase) options.idempotencyKey = field(testCase, 'idempotency_key', 'string');
   if ('deadline_ms' in testCase) options.deadlineMs = field(testCase, 'deadline_ms', 'number');
-  let dependency;
-  if ('dependency' in testCase) {
+  let dependency = shared;
+  if (dependency === undefined) {
     try {
-      // The dependency configuration is JSON by design (as the policy is).
-      dependency = api.Dependency.fromJson(JSON.stringify(testCase.dependency));
+      dependency = dependencyOf(api, testCase);
     } catch (error) {
       return failures.push(`${id}: invalid dependency: ${error.message}`);
     }
-    options.dependency = dependency;
   }
+  if (dependency !== undefined) options.dependency = dependency;
   const operation = new api.Operation(policy, field(testCase, 'start_ms', 'number'), options);
   if ('expect_idempotency_key' in testCase && operation.idempotencyKey !== testCase.expect_idempotency_key) {
     failures.push(`${id}: idempotency key ${operation.idempotencyKey} != ${testCase.expect_idempotency_key}`);
@@ -123,7 +166,7 @@ function runOperation(api, testCase, failures) {
     settle(step, result, `${id} step ${index}`, failures);
   });
   operation.free();
-  dependency?.free();
+  if (shared === undefined) dependency?.free();
   policy.free();
 }
 
@@ -174,6 +217,10 @@ function budgetStep(budget, step, call, at, charges, label) {
         return budget.onFailure(at, charge());
       case 'snapshot':
         return budget.snapshot(at);
+      case 'acquire':
+        return { granted: budget.acquire(field(step, 'amount', 'number')) };
+      case 'release':
+        return budget.release(field(step, 'amount', 'number'));
       default:
         throw new Error(`unknown budget call \`${call}\``);
     }
@@ -226,6 +273,40 @@ export function runCase(api, testCase, failures) {
   switch (kind) {
     case 'operation':
       return runOperation(api, testCase, failures);
+    case 'operation_series':
+      return runSeries(api, testCase, failures);
+    case 'grpc_service_config':
+      call = () => {
+        const config = serviceConfigOf(api, testCase);
+        const dependency = config.throttlingDependency();
+        try {
+          const methods = config.methods.map((method) => {
+            const policy = method.policy.toConfig();
+            method.policy.free();
+            return { name: method.name, policy };
+          });
+          const lookups = (testCase.lookups ?? []).map((lookup) => {
+            const found = config.methodFor(lookup.service, lookup.method);
+            if (found === undefined) return null;
+            found.policy.free();
+            return found.name;
+          });
+          return { methods, throttling: dependency === undefined ? null : dependency.snapshot(0), warnings: config.warnings, lookups };
+        } finally {
+          dependency?.free();
+          config.free();
+        }
+      };
+      break;
+    case 'grpc_timeout_ns_encode':
+      call = () => api.encodeGrpcTimeoutNs(BigInt(field(testCase, 'timeout_ns', 'string')));
+      break;
+    case 'grpc_timeout_ns_parse':
+      call = () => String(api.parseGrpcTimeoutNs(field(testCase, 'value', 'string')));
+      break;
+    case 'aws_error_code':
+      call = () => api.awsErrorCodeFromResponse(testCase.errortype_header, testCase.body) ?? null;
+      break;
     case 'budget':
       return runControl(api, testCase, failures, () => new api.RetryBudget(toCamel(testCase.budget)), budgetStep);
     case 'breaker':

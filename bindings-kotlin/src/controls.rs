@@ -104,6 +104,17 @@ impl RetryBudget {
         Ok(Arc::new(RetryBudget(rp::RetryBudget::new(&config.try_into()?)?)))
     }
 
+    /// Takes `amount` units from a quota (AWS `acquire`): true when taken,
+    /// false when fewer are left (nothing is taken).
+    pub fn acquire(&self, amount: i32) -> Result<bool> {
+        Ok(self.0.acquire(u32_in("amount", amount)?)?)
+    }
+
+    /// Gives `amount` units back to a quota, never above its capacity.
+    pub fn release(&self, amount: i32) -> Result<()> {
+        Ok(self.0.release(u32_in("amount", amount)?)?)
+    }
+
     /// A first attempt was made.
     pub fn on_request(&self, now_ms: i64) -> Result<()> {
         self.0.on_request(ms_in("now_ms", now_ms)?);

@@ -24,7 +24,7 @@ impl From<rp::Pushback> for Pushback {
 }
 
 /// What the caller saw when an attempt ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum)]
 pub enum Outcome {
     /// The attempt succeeded.
     Success,
@@ -33,6 +33,9 @@ pub enum Outcome {
         status: i32,
         #[uniffi(default)]
         retry_after_ms: Option<i64>,
+        /// The service's error code (AWS: "SlowDown"), 1 to 64 visible ASCII characters.
+        #[uniffi(default)]
+        error_code: Option<String>,
     },
     /// A gRPC status arrived, with the pushback trailer if any.
     GrpcStatus {
@@ -53,9 +56,10 @@ impl TryFrom<Outcome> for rp::Outcome {
     fn try_from(outcome: Outcome) -> Result<Self> {
         Ok(match outcome {
             Outcome::Success => rp::Outcome::Success,
-            Outcome::HttpStatus { status, retry_after_ms } => rp::Outcome::HttpStatus {
+            Outcome::HttpStatus { status, retry_after_ms, error_code } => rp::Outcome::HttpStatus {
                 status: status_in("status", status)?,
                 retry_after_ms: opt_ms_in("retry_after_ms", retry_after_ms)?,
+                error_code: error_code.map(|code| rp::aws::ErrorCode::new(&code)).transpose()?,
             },
             Outcome::GrpcStatus { code, pushback } => rp::Outcome::GrpcStatus {
                 code,
@@ -76,9 +80,11 @@ impl From<rp::Outcome> for Outcome {
     fn from(outcome: rp::Outcome) -> Self {
         match outcome {
             rp::Outcome::Success => Outcome::Success,
-            rp::Outcome::HttpStatus { status, retry_after_ms } => {
-                Outcome::HttpStatus { status: status.into(), retry_after_ms: retry_after_ms.map(long_out) }
-            }
+            rp::Outcome::HttpStatus { status, retry_after_ms, error_code } => Outcome::HttpStatus {
+                status: status.into(),
+                retry_after_ms: retry_after_ms.map(long_out),
+                error_code: error_code.map(|code| code.as_str().to_owned()),
+            },
             rp::Outcome::GrpcStatus { code, pushback } => {
                 Outcome::GrpcStatus { code, pushback: pushback.map(Pushback::from) }
             }

@@ -16,15 +16,17 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use retryplan as rp;
+use retryplan::aws::ErrorCodeTable;
 use retryplan::{
-    AboveCap, BackoffKind, BreakerState, Class, DeadLetterReason, GiveUpReason, GrpcCode, Idempotency, JitterConfig,
-    TransportFailure, Verdict,
+    AboveCap, BackoffKind, BreakerState, Class, DeadLetterReason, GiveUpReason, GrpcCode, GuidanceMode, Idempotency,
+    JitterConfig, TransportFailure, Verdict,
 };
 
 uniffi::setup_scaffolding!();
 
 mod controls;
 mod decision;
+mod dialects;
 mod operation;
 mod policy;
 
@@ -33,6 +35,10 @@ pub use controls::{
     DependencyConfig, DependencySnapshot, RetryBudget, RetryCharge, TripConfig,
 };
 pub use decision::{outcome_from_http, Decision, Outcome, Pushback};
+pub use dialects::{
+    aws_error_code_from_response, aws_standard_dependency, encode_grpc_timeout_ns, parse_grpc_timeout_ns,
+    ConfigWarning, MethodProfile, ServiceConfig,
+};
 pub use operation::{
     admit, encode_grpc_timeout, parse_grpc_pushback, parse_grpc_timeout, parse_retry_after,
     parse_retry_after_ms_header, remaining_budget_ms, Admission, GiveUpCounts, Operation, OperationOptions, Stats,
@@ -116,7 +122,7 @@ pub enum Verdict {
 #[uniffi::remote(Enum)]
 pub enum Class {
     Success,
-    Retryable { ambiguous: bool },
+    Retryable { ambiguous: bool, throttling: bool },
     NotRetryable,
     Conflict,
     Cancelled,
@@ -136,6 +142,19 @@ pub enum JitterConfig {
     Equal,
     Decorrelated,
     Proportional { ratio: f64 },
+    A6,
+}
+
+#[uniffi::remote(Enum)]
+pub enum GuidanceMode {
+    Floor,
+    A6,
+}
+
+#[uniffi::remote(Enum)]
+pub enum ErrorCodeTable {
+    AwsTransient,
+    AwsThrottling,
 }
 
 #[uniffi::remote(Enum)]

@@ -5,8 +5,9 @@
 use std::sync::Arc;
 
 use retryplan as rp;
+use retryplan::aws::ErrorCodeTable;
 use retryplan::{
-    AboveCap, BackoffKind, Class, DeadLetterReason, GrpcCode, Idempotency, JitterConfig, TransportFailure,
+    AboveCap, BackoffKind, Class, DeadLetterReason, GrpcCode, GuidanceMode, Idempotency, JitterConfig, TransportFailure,
 };
 
 use crate::decision::{Decision, Outcome};
@@ -36,6 +37,9 @@ pub struct RetryOnConfig {
     pub http_statuses: Vec<i32>,
     pub grpc_codes: Vec<GrpcCode>,
     pub transport: Vec<TransportFailure>,
+    /// Built-in error-code tables (AWS standard mode) retried whatever the status.
+    #[uniffi(default)]
+    pub error_codes: Vec<ErrorCodeTable>,
 }
 
 /// A set of HTTP statuses and gRPC codes with one meaning (ambiguous, or conflict).
@@ -51,6 +55,8 @@ pub struct ServerGuidanceConfig {
     pub honor: bool,
     pub cap_ms: i64,
     pub above_cap: AboveCap,
+    /// `Floor` (the default) or `A6`: guidance replaces the backoff and restarts it.
+    pub mode: GuidanceMode,
 }
 
 /// Hedging: extra attempts started while the first still runs (not for `unsafe`).
@@ -128,6 +134,7 @@ impl From<rp::PolicyConfig> for PolicyConfig {
                 http_statuses: statuses_out(c.retry_on.http_statuses),
                 grpc_codes: c.retry_on.grpc_codes,
                 transport: c.retry_on.transport,
+                error_codes: c.retry_on.error_codes,
             },
             ambiguous: StatusSetConfig {
                 http_statuses: statuses_out(c.ambiguous.http_statuses),
@@ -141,6 +148,7 @@ impl From<rp::PolicyConfig> for PolicyConfig {
                 honor: c.server_guidance.honor,
                 cap_ms: long_out(c.server_guidance.cap_ms),
                 above_cap: c.server_guidance.above_cap,
+                mode: c.server_guidance.mode,
             },
             idempotency: c.idempotency,
             hedging: c.hedging.map(|h| HedgingConfig {
@@ -182,6 +190,7 @@ impl TryFrom<PolicyConfig> for rp::PolicyConfig {
                 http_statuses: statuses_in("retry_on.http_statuses", c.retry_on.http_statuses)?,
                 grpc_codes: c.retry_on.grpc_codes,
                 transport: c.retry_on.transport,
+                error_codes: c.retry_on.error_codes,
             },
             ambiguous: rp::StatusSetConfig {
                 http_statuses: statuses_in("ambiguous.http_statuses", c.ambiguous.http_statuses)?,
@@ -195,6 +204,7 @@ impl TryFrom<PolicyConfig> for rp::PolicyConfig {
                 honor: c.server_guidance.honor,
                 cap_ms: ms_in("server_guidance.cap_ms", c.server_guidance.cap_ms)?,
                 above_cap: c.server_guidance.above_cap,
+                mode: c.server_guidance.mode,
             },
             idempotency: c.idempotency,
             hedging: match c.hedging {

@@ -20,6 +20,8 @@ use pyo3::IntoPyObjectExt;
 use retryplan::policy::MAX_MS;
 use std::sync::Arc;
 
+use retryplan::aws::{self, ErrorCode};
+use retryplan::grpc;
 use retryplan::GrantCell;
 use retryplan::{
     profiles, Admission, AttemptSet, BreakerConfig, BreakerPermit, BudgetConfig, CircuitBreaker, Class, Decision,
@@ -443,13 +445,21 @@ impl PyOutcome {
         outcome(Outcome::Success)
     }
 
-    /// An HTTP response arrived; `retry_after_ms` is Retry-After already in ms from now.
+    /// An HTTP response arrived; `retry_after_ms` is Retry-After already in ms
+    /// from now; `error_code` is the service's error code (AWS: `"SlowDown"`,
+    /// 1 to 64 visible ASCII characters).
     #[staticmethod]
-    #[pyo3(signature = (status, retry_after_ms = None))]
-    fn http_status(status: &Bound<'_, PyAny>, retry_after_ms: Option<&Bound<'_, PyAny>>) -> Res<PyOutcome> {
+    #[pyo3(signature = (status, retry_after_ms = None, error_code = None))]
+    fn http_status(
+        status: &Bound<'_, PyAny>,
+        retry_after_ms: Option<&Bound<'_, PyAny>>,
+        error_code: Option<&Bound<'_, PyAny>>,
+    ) -> Res<PyOutcome> {
         let status = u16_arg("status", status)?;
         let retry_after_ms = retry_after_ms.map(|ms| u64_arg("retry_after_ms", ms)).transpose()?;
-        Ok(outcome(Outcome::HttpStatus { status, retry_after_ms }))
+        let error_code =
+            error_code.map(|code| Ok::<_, Failure>(ErrorCode::new(&str_arg("error_code", code)?)?)).transpose()?;
+        Ok(outcome(Outcome::HttpStatus { status, retry_after_ms, error_code }))
     }
 
     /// A gRPC status arrived: `code` is a name (`"unavailable"`) or the wire number (14).
@@ -938,7 +948,13 @@ impl PyClassification {
     /// True when a retryable request may have been processed.
     #[getter]
     fn ambiguous(&self) -> bool {
-        matches!(self.inner, Class::Retryable { ambiguous: true })
+        matches!(self.inner, Class::Retryable { ambiguous: true, .. })
+    }
+
+    /// True when the server throttled the request (an AWS throttling error code).
+    #[getter]
+    fn throttling(&self) -> bool {
+        matches!(self.inner, Class::Retryable { throttling: true, .. })
     }
 
     /// The JSON form, e.g. `{"class": "retryable", "ambiguous": True}`.
@@ -1373,6 +1389,17 @@ impl PyRetryBudget {
         Ok(budget.on_failure(now, charge_arg(charge)?)?)
     }
 
+    /// Takes `amount` units from a quota (AWS `acquire`): True when taken,
+    /// False when fewer are left (nothing taken).
+    fn acquire(&self, amount: &Bound<'_, PyAny>) -> Res<bool> {
+        Ok(self.budget()?.acquire(u32_arg("amount", amount)?)?)
+    }
+
+    /// Gives `amount` units back to a quota, never above its capacity.
+    fn release(&self, amount: &Bound<'_, PyAny>) -> Res<()> {
+        Ok(self.budget()?.release(u32_arg("amount", amount)?)?)
+    }
+
     /// The budget's state at `now`, as a JSON-shaped dict.
     #[pyo3(signature = (now = None, *, now_ms = None))]
     fn snapshot<'py>(
@@ -1639,6 +1666,124 @@ fn parse_grpc_timeout(value: &Bound<'_, PyAny>) -> Res<u64> {
     Ok(retryplan::parse_grpc_timeout(&str_arg("value", value)?)?)
 }
 
+/// Encodes a budget in nanoseconds as a `grpc-timeout` value, in the unit a
+/// peer would choose (never rounds up).
+#[pyfunction]
+fn encode_grpc_timeout_ns(timeout_ns: &Bound<'_, PyAny>) -> Res<String> {
+    Ok(retryplan::encode_grpc_timeout_ns(u64_arg("timeout_ns", timeout_ns)?))
+}
+
+/// Reads a `grpc-timeout` value as exact nanoseconds (saturating at 2**63 - 1).
+#[pyfunction]
+fn parse_grpc_timeout_ns(value: &Bound<'_, PyAny>) -> Res<u64> {
+    Ok(retryplan::parse_grpc_timeout_ns(&str_arg("value", value)?)?)
+}
+
+/// The AWS error code of a response: the `x-amzn-errortype` header, else a
+/// JSON body's `__type`/`code`, else an XML body's `<Code>`; None when none.
+#[pyfunction]
+#[pyo3(signature = (errortype_header = None, body = None))]
+fn aws_error_code_from_response(
+    errortype_header: Option<&Bound<'_, PyAny>>,
+    body: Option<&Bound<'_, PyAny>>,
+) -> Res<Option<String>> {
+    let header = errortype_header.map(|value| str_arg("errortype_header", value)).transpose()?;
+    let body = body.map(|value| str_arg("body", value)).transpose()?;
+    Ok(aws::error_code_from_response(header.as_deref(), body.as_deref()).map(|code| code.as_str().to_owned()))
+}
+
+/// The AWS SDK standard mode's dependency: the 500-unit retry quota.
+#[pyfunction]
+fn aws_standard_dependency() -> Res<PyDependency> {
+    Ok(PyDependency { inner: Dependency::new(&aws::standard_dependency())? })
+}
+
+/// A gRPC service config, read as gRFC A6 says: one validated policy per
+/// method selector, the channel's retry throttling, and warnings for what
+/// was capped or truncated.
+#[pyclass(module = "retryplan", name = "ServiceConfig", frozen)]
+struct PyServiceConfig {
+    inner: grpc::ServiceConfig,
+}
+
+#[pymethods]
+impl PyServiceConfig {
+    /// Reads a service config from a dict (or JSON text); `max_attempts_cap`
+    /// is the client-side cap on maxAttempts (default 5).
+    #[new]
+    #[pyo3(signature = (config, *, max_attempts_cap = None))]
+    fn new(py: Python<'_>, config: &Bound<'_, PyAny>, max_attempts_cap: Option<&Bound<'_, PyAny>>) -> Res<Self> {
+        let text = if config.is_instance_of::<PyString>() {
+            str_arg("config", config)?.into_owned()
+        } else {
+            dumps(py, config)?
+        };
+        let max_attempts_cap = match max_attempts_cap {
+            Some(cap) => u32_arg("max_attempts_cap", cap)?,
+            None => grpc::DEFAULT_MAX_ATTEMPTS_CAP,
+        };
+        let options = grpc::ServiceConfigOptions { max_attempts_cap };
+        Ok(PyServiceConfig { inner: grpc::ServiceConfig::from_json(&text, options)? })
+    }
+
+    /// One dict per selector: `name` (`/service/method`, `/service/` or ``),
+    /// `service`, `method` and its `policy`.
+    #[getter]
+    fn methods<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.inner.methods.iter().map(|profile| method_dict(py, profile)).collect()
+    }
+
+    /// What was capped or truncated: dicts with `field` and `message`.
+    #[getter]
+    fn warnings<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.inner
+            .warnings
+            .iter()
+            .map(|warning| {
+                let dict = PyDict::new(py);
+                dict.set_item("field", &warning.field)?;
+                dict.set_item("message", &warning.message)?;
+                Ok(dict)
+            })
+            .collect()
+    }
+
+    /// A new Dependency holding the retry throttling (token bucket), or None;
+    /// create one per server name and share it.
+    fn throttling_dependency(&self) -> Res<Option<PyDependency>> {
+        Ok(match &self.inner.throttling {
+            Some(config) => Some(PyDependency { inner: Dependency::new(config)? }),
+            None => None,
+        })
+    }
+
+    /// The most specific selector's dict for `service`/`method`, or None.
+    fn method_for<'py>(
+        &self,
+        py: Python<'py>,
+        service: &Bound<'_, PyAny>,
+        method: &Bound<'_, PyAny>,
+    ) -> Res<Option<Bound<'py, PyDict>>> {
+        let found = self.inner.method_for(&str_arg("service", service)?, &str_arg("method", method)?);
+        Ok(found.map(|profile| method_dict(py, profile)).transpose()?)
+    }
+
+    /// The most specific selector's policy for `service`/`method`, or None.
+    fn profile_for(&self, service: &Bound<'_, PyAny>, method: &Bound<'_, PyAny>) -> Res<Option<PyPolicy>> {
+        let found = self.inner.profile_for(&str_arg("service", service)?, &str_arg("method", method)?);
+        Ok(found.map(|policy| PyPolicy { inner: *policy }))
+    }
+}
+
+fn method_dict<'py>(py: Python<'py>, profile: &grpc::MethodProfile) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    dict.set_item("name", &profile.name)?;
+    dict.set_item("service", &profile.service)?;
+    dict.set_item("method", &profile.method)?;
+    dict.set_item("policy", PyPolicy { inner: profile.policy })?;
+    Ok(dict)
+}
+
 /// Budget left at `now` before `deadline`, minus `reserve_ms`, in ms (saturating at 0).
 #[pyfunction]
 #[pyo3(signature = (deadline = None, now = None, *, reserve_ms, deadline_ms = None, now_ms = None))]
@@ -1724,6 +1869,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCircuitBreaker>()?;
     m.add_class::<PyBreakerPermit>()?;
     m.add_class::<PyRedelivery>()?;
+    m.add_class::<PyServiceConfig>()?;
     for function in [
         wrap_pyfunction!(profile, m)?,
         wrap_pyfunction!(classify, m)?,
@@ -1734,6 +1880,10 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(parse_grpc_pushback, m)?,
         wrap_pyfunction!(encode_grpc_timeout, m)?,
         wrap_pyfunction!(parse_grpc_timeout, m)?,
+        wrap_pyfunction!(encode_grpc_timeout_ns, m)?,
+        wrap_pyfunction!(parse_grpc_timeout_ns, m)?,
+        wrap_pyfunction!(aws_error_code_from_response, m)?,
+        wrap_pyfunction!(aws_standard_dependency, m)?,
         wrap_pyfunction!(remaining_budget_ms, m)?,
         wrap_pyfunction!(admit, m)?,
         wrap_pyfunction!(redeliver, m)?,

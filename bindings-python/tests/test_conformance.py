@@ -84,7 +84,18 @@ def settle(holder: Dict[str, Any], call: Callable[[], Any], label: str) -> None:
     )
 
 
+def service_config_of(case: Dict[str, Any]) -> "retryplan.ServiceConfig":
+    if "max_attempts_cap" in case:
+        return retryplan.ServiceConfig(case["grpc_service_config"], max_attempts_cap=case["max_attempts_cap"])
+    return retryplan.ServiceConfig(case["grpc_service_config"])
+
+
 def policy_of(case: Dict[str, Any]) -> Policy:
+    if "grpc_service_config" in case:
+        method = case["grpc_method"]
+        found = service_config_of(case).profile_for(method["service"], method["method"])
+        assert found is not None, f"{case['id']}: no profile for {method}"
+        return found
     has_profile, has_policy = "profile" in case, "policy" in case
     assert has_profile != has_policy, "a case needs exactly one of `profile` and `policy`"
     if has_profile:
@@ -98,7 +109,7 @@ def outcome_of(value: Dict[str, Any]) -> Outcome:
     if kind == "success":
         return Outcome.success()
     if kind == "http_status":
-        return Outcome.http_status(value["status"], value.get("retry_after_ms"))
+        return Outcome.http_status(value["status"], value.get("retry_after_ms"), value.get("error_code"))
     if kind == "grpc_status":
         pushback: Optional[Pushback] = None
         raw = value.get("pushback")
@@ -120,7 +131,18 @@ def seconds(ms: int) -> float:
     return ms / 1000.0
 
 
-def run_operation(case: Dict[str, Any], in_seconds: bool) -> None:
+def dependency_of(case: Dict[str, Any]) -> Optional[Dependency]:
+    """The case's dependency: its configuration, the AWS standard one by name, or the service config's throttling."""
+    if case.get("dependency") == "aws_standard":
+        return retryplan.aws_standard_dependency()
+    if "dependency" in case:
+        return Dependency(case["dependency"])
+    if "grpc_service_config" in case:
+        return service_config_of(case).throttling_dependency()
+    return None
+
+
+def run_operation(case: Dict[str, Any], in_seconds: bool, dependency: Optional[Dependency] = None) -> None:
     policy = policy_of(case)
     kwargs: Dict[str, Any] = {"seed": case["seed"]}
     if "idempotency_key" in case:
@@ -130,7 +152,8 @@ def run_operation(case: Dict[str, Any], in_seconds: bool) -> None:
             kwargs["deadline"] = seconds(case["deadline_ms"])
         else:
             kwargs["deadline_ms"] = case["deadline_ms"]
-    dependency = Dependency(case["dependency"]) if "dependency" in case else None
+    if dependency is None:
+        dependency = dependency_of(case)
     if dependency is not None:
         kwargs["dependency"] = dependency
     if in_seconds:
@@ -175,6 +198,47 @@ def kind_operation(case: Dict[str, Any]) -> None:
         run_operation(case, in_seconds=True)
 
 
+def kind_operation_series(case: Dict[str, Any]) -> None:
+    dependency = dependency_of(case)
+    for index, operation in enumerate(case["operations"]):
+        single = {**case, **operation, "id": f"{case['id']} operation {index}"}
+        run_operation(single, in_seconds=False, dependency=dependency)
+
+
+def kind_grpc_service_config(case: Dict[str, Any]) -> None:
+    def answer() -> Any:
+        config = service_config_of(case)
+        dependency = config.throttling_dependency()
+        lookups = []
+        for lookup in case.get("lookups", []):
+            found = config.method_for(lookup["service"], lookup["method"])
+            lookups.append(None if found is None else found["name"])
+        return {
+            "methods": [{"name": m["name"], "policy": m["policy"].to_dict()} for m in config.methods],
+            "throttling": None if dependency is None else dependency.snapshot(now_ms=0),
+            "warnings": config.warnings,
+            "lookups": lookups,
+        }
+
+    settle(case, answer, case["id"])
+
+
+def kind_grpc_timeout_ns_encode(case: Dict[str, Any]) -> None:
+    settle(case, lambda: retryplan.encode_grpc_timeout_ns(int(case["timeout_ns"])), case["id"])
+
+
+def kind_grpc_timeout_ns_parse(case: Dict[str, Any]) -> None:
+    settle(case, lambda: str(retryplan.parse_grpc_timeout_ns(case["value"])), case["id"])
+
+
+def kind_aws_error_code(case: Dict[str, Any]) -> None:
+    settle(
+        case,
+        lambda: retryplan.aws_error_code_from_response(case.get("errortype_header"), case.get("body")),
+        case["id"],
+    )
+
+
 def kind_budget(case: Dict[str, Any]) -> None:
     try:
         budget = RetryBudget(case["budget"])
@@ -198,6 +262,10 @@ def kind_budget(case: Dict[str, Any]) -> None:
             answer = lambda: getattr(budget, call)(now_ms=at, charge=charge)  # noqa: E731
         elif call == "snapshot":
             answer = lambda: budget.snapshot(now_ms=at)  # noqa: E731
+        elif call == "acquire":
+            answer = lambda: {"granted": budget.acquire(step["amount"])}  # noqa: E731
+        elif call == "release":
+            answer = lambda: budget.release(step["amount"])  # noqa: E731
         else:
             raise AssertionError(f"{case['id']}: unknown budget call {call!r}")
         settle(step, answer, f"{case['id']} step {index}")
@@ -334,6 +402,11 @@ RUNNERS: Dict[str, Callable[[Dict[str, Any]], None]] = {
     "grpc_timeout_encode": kind_grpc_timeout_encode,
     "grpc_timeout_parse": kind_grpc_timeout_parse,
     "admit": kind_admit,
+    "operation_series": kind_operation_series,
+    "grpc_service_config": kind_grpc_service_config,
+    "grpc_timeout_ns_encode": kind_grpc_timeout_ns_encode,
+    "grpc_timeout_ns_parse": kind_grpc_timeout_ns_parse,
+    "aws_error_code": kind_aws_error_code,
 }
 
 

@@ -97,9 +97,9 @@ impl Reply {
     fn outcome(self) -> Outcome {
         match self {
             Reply::Success => Outcome::Success,
-            Reply::Unavailable => Outcome::HttpStatus { status: 503, retry_after_ms: None },
+            Reply::Unavailable => Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None },
             Reply::UnavailableRetryAfter(ms) => {
-                Outcome::HttpStatus { status: 503, retry_after_ms: Some(u64::from(ms)) }
+                Outcome::HttpStatus { status: 503, retry_after_ms: Some(u64::from(ms)), error_code: None }
             }
             Reply::TimedOut => Outcome::Transport { failure: TransportFailure::TimedOut },
         }

@@ -9,7 +9,7 @@ fn policy() -> Policy {
     Policy::from_json(r#"{"max_attempts": 5, "total_budget_ms": 60000}"#).expect("valid")
 }
 
-const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None };
+const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
 
 fn benches(c: &mut Criterion) {
     let policy = policy();

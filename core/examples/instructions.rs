@@ -23,7 +23,7 @@ const OPERATIONS: u64 = 1_000;
 /// Decisions per operation: five starts, four waits, one give-up.
 const DECISIONS: u64 = 10;
 
-const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None };
+const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
 
 fn policy() -> Policy {
     Policy::from_json(r#"{"max_attempts": 5, "total_budget_ms": 60000}"#).expect("a valid policy")

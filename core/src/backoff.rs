@@ -11,7 +11,9 @@
 //!
 //! The jitter then gives an inclusive range of delays, and one draw picks the
 //! delay (see [`crate::Jitter`] and the [`rng`](crate) notes). No delay ever
-//! exceeds the cap; server guidance may raise a delay above it (it is a floor).
+//! exceeds the cap, except under `a6` jitter, where gRFC A6 multiplies the
+//! capped ceiling by `random(0.8, 1.2)`; server guidance may raise a delay
+//! above it (it is a floor).
 
 use crate::error::Error;
 use crate::policy::{Backoff, BackoffKind, Jitter, Policy, MAX_ATTEMPTS_LIMIT};
@@ -75,6 +77,11 @@ pub fn delay_range_ms(policy: &Policy, retry: u32, previous_delay_ms: u64) -> (u
         Jitter::Proportional { ratio_permille } => {
             let spread = u64::try_from(u128::from(ceiling) * u128::from(ratio_permille) / 1000).unwrap_or(u64::MAX);
             (ceiling.saturating_sub(spread), ceiling.saturating_add(spread).min(cap))
+        }
+        Jitter::A6 => {
+            // min(initial * m^n, max) * random(0.8, 1.2): the spread is not capped (gRFC A6).
+            let spread = ceiling / 5;
+            (ceiling - spread, ceiling.saturating_add(spread))
         }
     }
 }
@@ -143,5 +150,7 @@ mod tests {
         assert_eq!(delay_range_ms(&policy(b, JitterConfig::Proportional { ratio: 0.2 }), 9, 0), (800, 1000));
         assert_eq!(delay_range_ms(&policy(b, JitterConfig::Decorrelated), 0, 100), (100, 300));
         assert_eq!(delay_range_ms(&policy(b, JitterConfig::Decorrelated), 5, 900), (100, 1000));
+        assert_eq!(delay_range_ms(&policy(b, JitterConfig::A6), 0, 0), (80, 120));
+        assert_eq!(delay_range_ms(&policy(b, JitterConfig::A6), 9, 0), (800, 1200), "A6 may exceed the cap");
     }
 }

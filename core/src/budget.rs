@@ -316,6 +316,48 @@ impl RetryBudget {
         Some(RetryCharge { cost, owner: Arc::downgrade(&self.state) })
     }
 
+    /// Takes `cost` units from a quota, as the AWS SDKs' `acquire`: true when
+    /// they were there (and are now taken), false when fewer are left
+    /// (nothing is taken).
+    ///
+    /// ```
+    /// use retryplan::{BudgetConfig, RetryBudget};
+    /// let quota = RetryBudget::new(&BudgetConfig::Quota { capacity: 50, retry_cost: 5, timeout_retry_cost: 10, success_increment: 1 }).unwrap();
+    /// assert_eq!(quota.acquire(49), Ok(true));
+    /// assert_eq!(quota.acquire(10), Ok(false));
+    /// quota.release(100).unwrap();
+    /// assert_eq!(quota.acquire(50), Ok(true));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a budget that is not a quota.
+    pub fn acquire(&self, cost: u32) -> Result<bool, Error> {
+        match &mut *self.state() {
+            State::Quota { available, .. } => {
+                let granted = *available >= cost;
+                if granted {
+                    *available -= cost;
+                }
+                Ok(granted)
+            }
+            _ => Err(not_a_quota("acquire")),
+        }
+    }
+
+    /// Gives `amount` units back to a quota, never above its capacity.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a budget that is not a quota.
+    pub fn release(&self, amount: u32) -> Result<(), Error> {
+        match &mut *self.state() {
+            State::Quota { available, capacity, .. } => {
+                *available = available.saturating_add(amount).min(*capacity);
+                Ok(())
+            }
+            _ => Err(not_a_quota("release")),
+        }
+    }
+
     /// Records a success; `charge` is what the attempt's retry cost, if it
     /// was a retry (the quota refunds it).
     ///
@@ -381,6 +423,14 @@ impl RetryBudget {
                 BudgetSnapshot::Quota { available: *available, capacity: *capacity }
             }
         }
+    }
+}
+
+/// The error for `acquire` / `release` on a budget without units.
+fn not_a_quota(call: &'static str) -> Error {
+    Error::InvalidArgument {
+        name: "budget",
+        rule: format!("{call} needs a budget of kind quota (units to take and give back)"),
     }
 }
 

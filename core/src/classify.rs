@@ -7,6 +7,7 @@
 //! |---|---|
 //! | [`Outcome::Success`], HTTP 1xx-3xx, gRPC `ok` | success |
 //! | a status or code in `conflict` | conflict: re-read, recompute, redo the unit |
+//! | an HTTP error whose `error_code` is in a `retry_on.error_codes` table | retryable; `throttling` for `aws_throttling` codes |
 //! | a status, code or transport failure in `retry_on` | retryable; ambiguous if in `ambiguous` or the request may have been processed |
 //! | [`TransportFailure::NotSent`] | never ambiguous: the request never left |
 //! | [`TransportFailure::ConnectionLost`], [`TransportFailure::TimedOut`] | always ambiguous |
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::codes::{GrpcCode, TransportFailure};
 use crate::error::Error;
+use crate::error_code::{ErrorCode, ErrorCodeTable};
 use crate::policy::Policy;
 use crate::retry_after::Pushback;
 
@@ -59,6 +61,10 @@ pub enum Outcome {
         /// [`Outcome::from_http_response`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         retry_after_ms: Option<u64>,
+        /// The service's error code (AWS: `ThrottlingException`, `SlowDown`,
+        /// ...), read with [`crate::aws::error_code_from_response`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error_code: Option<ErrorCode>,
     },
     /// A gRPC status arrived.
     GrpcStatus {
@@ -82,6 +88,11 @@ pub enum Outcome {
     Cancelled,
 }
 
+/// `serde`'s `skip_serializing_if` for a `false` flag.
+fn is_false(flag: &bool) -> bool {
+    !*flag
+}
+
 /// What an outcome means under a policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "class", rename_all = "snake_case")]
@@ -92,6 +103,10 @@ pub enum Class {
     Retryable {
         /// The request may have been processed.
         ambiguous: bool,
+        /// The server throttled the request (an `aws_throttling` error code):
+        /// retryable, but a sign of overload rather than a transient fault.
+        #[serde(default, skip_serializing_if = "is_false")]
+        throttling: bool,
     },
     /// Another identical attempt will not help.
     NotRetryable,
@@ -107,8 +122,8 @@ pub enum Class {
 /// use retryplan::{classify, Class, Outcome, Policy, TransportFailure};
 /// let policy = Policy::default();
 /// let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost };
-/// assert_eq!(classify(&policy, &lost), Ok(Class::Retryable { ambiguous: true }));
-/// let teapot = Outcome::HttpStatus { status: 418, retry_after_ms: None };
+/// assert_eq!(classify(&policy, &lost), Ok(Class::Retryable { ambiguous: true, throttling: false }));
+/// let teapot = Outcome::HttpStatus { status: 418, retry_after_ms: None, error_code: None };
 /// assert_eq!(classify(&policy, &teapot), Ok(Class::NotRetryable));
 /// ```
 ///
@@ -118,7 +133,7 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
     let sets = &policy.classification;
     Ok(match *outcome {
         Outcome::Success => Class::Success,
-        Outcome::HttpStatus { status, .. } => {
+        Outcome::HttpStatus { status, error_code, .. } => {
             if !(100..=599).contains(&status) {
                 return Err(Error::InvalidArgument {
                     name: "status",
@@ -129,8 +144,12 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
                 Class::Success
             } else if sets.conflict_http.contains(status) {
                 Class::Conflict
-            } else if sets.retry_http.contains(status) {
-                Class::Retryable { ambiguous: sets.ambiguous_http.contains(status) }
+            } else if error_code.is_some_and(|code| in_table(sets, ErrorCodeTable::AwsThrottling, &code)) {
+                Class::Retryable { ambiguous: false, throttling: true }
+            } else if sets.retry_http.contains(status)
+                || error_code.is_some_and(|code| in_table(sets, ErrorCodeTable::AwsTransient, &code))
+            {
+                Class::Retryable { ambiguous: sets.ambiguous_http.contains(status), throttling: false }
             } else {
                 Class::NotRetryable
             }
@@ -141,25 +160,30 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
             } else if sets.conflict_grpc.contains(code) {
                 Class::Conflict
             } else if sets.retry_grpc.contains(code) {
-                Class::Retryable { ambiguous: sets.ambiguous_grpc.contains(code) }
+                Class::Retryable { ambiguous: sets.ambiguous_grpc.contains(code), throttling: false }
             } else {
                 Class::NotRetryable
             }
         }
         Outcome::Transport { failure } => {
             if sets.retry_transport.contains(failure) {
-                Class::Retryable { ambiguous: failure.may_have_been_processed() }
+                Class::Retryable { ambiguous: failure.may_have_been_processed(), throttling: false }
             } else {
                 Class::NotRetryable
             }
         }
         Outcome::Application { verdict } => match verdict {
-            Verdict::Retryable => Class::Retryable { ambiguous: false },
+            Verdict::Retryable => Class::Retryable { ambiguous: false, throttling: false },
             Verdict::NotRetryable => Class::NotRetryable,
             Verdict::Conflict => Class::Conflict,
         },
         Outcome::Cancelled => Class::Cancelled,
     })
+}
+
+/// True when the policy retries `table` and `code` is in it.
+fn in_table(sets: &crate::policy::Classification, table: ErrorCodeTable, code: &ErrorCode) -> bool {
+    sets.retry_error_codes.contains(table) && table.contains(code)
 }
 
 #[cfg(test)]
@@ -170,12 +194,12 @@ mod tests {
     #[test]
     fn default_http_classification() {
         let policy = Policy::default();
-        let class = |status| classify(&policy, &Outcome::HttpStatus { status, retry_after_ms: None });
+        let class = |status| classify(&policy, &Outcome::HttpStatus { status, retry_after_ms: None, error_code: None });
         for status in [408, 429, 503] {
-            assert_eq!(class(status), Ok(Class::Retryable { ambiguous: false }), "{status}");
+            assert_eq!(class(status), Ok(Class::Retryable { ambiguous: false, throttling: false }), "{status}");
         }
         for status in [500, 502, 504] {
-            assert_eq!(class(status), Ok(Class::Retryable { ambiguous: true }), "{status}");
+            assert_eq!(class(status), Ok(Class::Retryable { ambiguous: true, throttling: false }), "{status}");
         }
         for status in [400, 401, 403, 404, 422, 501] {
             assert_eq!(class(status), Ok(Class::NotRetryable), "{status}");
@@ -194,7 +218,7 @@ mod tests {
         config.retry_on.transport = vec![TransportFailure::NotSent];
         let policy = Policy::new(&config).expect("valid");
         let grpc = |code| classify(&policy, &Outcome::GrpcStatus { code, pushback: None });
-        assert_eq!(grpc(GrpcCode::ResourceExhausted), Ok(Class::Retryable { ambiguous: false }));
+        assert_eq!(grpc(GrpcCode::ResourceExhausted), Ok(Class::Retryable { ambiguous: false, throttling: false }));
         assert_eq!(grpc(GrpcCode::Aborted), Ok(Class::NotRetryable));
         let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost };
         assert_eq!(classify(&policy, &lost), Ok(Class::NotRetryable));

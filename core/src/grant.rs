@@ -22,6 +22,12 @@
 //!   spent. A control counts its grants still out
 //!   ([`CircuitBreaker::permits_outstanding`](crate::CircuitBreaker::permits_outstanding), ...).
 //!
+//! [`RetryBudget::acquire`](crate::RetryBudget::acquire) and
+//! [`RetryBudget::release`](crate::RetryBudget::release) are outside these
+//! rules on purpose: they are the AWS SDKs' raw quota calls, in units, for a
+//! host that mirrors botocore's own bookkeeping; a retry loop uses
+//! [`RetryBudget::try_retry`](crate::RetryBudget::try_retry) and its charge.
+//!
 //! A misused grant is an error, not a silent no-op, as every misuse of the
 //! engine is ([`crate::error`]); it names the argument, and a control's own
 //! state never changes on a refusal. An [`Operation`](crate::Operation)

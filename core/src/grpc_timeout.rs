@@ -13,9 +13,21 @@
 //! | `u`  | microseconds |
 //! | `n`  | nanoseconds  |
 //!
-//! This crate keeps time in whole milliseconds. Conversions in both
-//! directions round toward zero, so a budget handed downstream is never
-//! larger than the one actually left.
+//! Two pairs of functions read and write it:
+//!
+//! - [`parse_grpc_timeout_ns`] / [`encode_grpc_timeout_ns`] keep every unit
+//!   exactly, in integer nanoseconds, as grpc-go and grpc-java do. Parsing
+//!   saturates where they saturate: at `i64::MAX` nanoseconds (about 292
+//!   years, [`MAX_GRPC_TIMEOUT_NS`]), which `99999999H` exceeds. Encoding picks
+//!   the unit a peer would choose: the finest of `n`, `u`, `m`, `S`, `M`, `H`
+//!   whose value fits in eight digits.
+//! - [`parse_grpc_timeout`] / [`encode_grpc_timeout`] work in the whole
+//!   milliseconds the engine counts in.
+//!
+//! Conversions to a coarser unit round toward zero, so a budget handed
+//! downstream is never larger than the one actually left. (grpc-java's
+//! `TimeoutMarshaller` rounds down too; grpc-go's `encodeTimeout` rounds up,
+//! which can grant the next hop up to one unit more than the caller has.)
 
 use std::fmt::Write as _;
 
@@ -28,6 +40,16 @@ const GRPC_TIMEOUT: &str = "grpc-timeout";
 const MAX_VALUE: u64 = 99_999_999;
 /// Most digits the value field may have.
 const MAX_DIGITS: usize = 8;
+
+/// The largest budget [`parse_grpc_timeout_ns`] returns: `i64::MAX`
+/// nanoseconds, where grpc-go and grpc-java saturate.
+pub const MAX_GRPC_TIMEOUT_NS: u64 = i64::MAX as u64;
+
+const NS_PER_US: u64 = 1_000;
+const NS_PER_MS: u64 = 1_000_000;
+const NS_PER_SECOND: u64 = 1_000_000_000;
+const NS_PER_MINUTE: u64 = 60 * NS_PER_SECOND;
+const NS_PER_HOUR: u64 = 60 * NS_PER_MINUTE;
 
 const MS_PER_SECOND: u64 = 1_000;
 const MS_PER_MINUTE: u64 = 60 * MS_PER_SECOND;
@@ -70,6 +92,62 @@ pub fn encode_grpc_timeout_into(timeout_ms: u64, out: &mut String) {
     let _ = write!(out, "{value}{unit}");
 }
 
+/// Encodes a budget of `timeout_ns` nanoseconds as a `grpc-timeout` value,
+/// in the finest unit whose value fits in eight digits (`n`, then `u`, `m`,
+/// `S`, `M`, `H`), as grpc-go and grpc-java choose it.
+///
+/// A coarser unit rounds down, never up. Every `u64` fits: `u64::MAX`
+/// nanoseconds is `5124095H`.
+///
+/// ```
+/// use retryplan::encode_grpc_timeout_ns;
+/// assert_eq!(encode_grpc_timeout_ns(1_500), "1500n");
+/// assert_eq!(encode_grpc_timeout_ns(123_456_789), "123456u");
+/// assert_eq!(encode_grpc_timeout_ns(2_000_000_000), "2000000u");
+/// ```
+#[must_use]
+pub fn encode_grpc_timeout_ns(timeout_ns: u64) -> String {
+    let mut out = String::with_capacity(MAX_DIGITS + 1);
+    let units = [(1, 'n'), (NS_PER_US, 'u'), (NS_PER_MS, 'm'), (NS_PER_SECOND, 'S'), (NS_PER_MINUTE, 'M')];
+    let (value, unit) = units
+        .iter()
+        .map(|&(per, unit)| (timeout_ns / per, unit))
+        .find(|&(value, _)| value <= MAX_VALUE)
+        .unwrap_or(((timeout_ns / NS_PER_HOUR).min(MAX_VALUE), 'H'));
+    // Formatting into a String cannot fail; there is no error to report.
+    let _ = write!(out, "{value}{unit}");
+    out
+}
+
+/// Reads a `grpc-timeout` value and returns the budget in nanoseconds,
+/// exactly for every unit.
+///
+/// The grammar is that of [`parse_grpc_timeout`]. The result saturates at
+/// [`MAX_GRPC_TIMEOUT_NS`] (`i64::MAX` nanoseconds), as in grpc-go and
+/// grpc-java: `99999999H` reads as that value.
+///
+/// ```
+/// use retryplan::parse_grpc_timeout_ns;
+/// assert_eq!(parse_grpc_timeout_ns("1500u"), Ok(1_500_000));
+/// assert_eq!(parse_grpc_timeout_ns("7n"), Ok(7));
+/// assert_eq!(parse_grpc_timeout_ns("99999999H"), Ok(i64::MAX as u64));
+/// ```
+///
+/// # Errors
+/// As [`parse_grpc_timeout`].
+pub fn parse_grpc_timeout_ns(value: &str) -> Result<u64, HeaderError> {
+    let (amount, unit) = split_grpc_timeout(value)?;
+    let per = match unit {
+        b'H' => NS_PER_HOUR,
+        b'M' => NS_PER_MINUTE,
+        b'S' => NS_PER_SECOND,
+        b'm' => NS_PER_MS,
+        b'u' => NS_PER_US,
+        _ => 1,
+    };
+    Ok(amount.saturating_mul(per).min(MAX_GRPC_TIMEOUT_NS))
+}
+
 /// How one unit of a `grpc-timeout` value converts to milliseconds.
 #[derive(Clone, Copy)]
 enum Scale {
@@ -97,6 +175,24 @@ enum Scale {
 ///   a sign, inner whitespace, or any non-ASCII character.
 /// * [`HeaderError::OutOfRange`] for more than eight digits.
 pub fn parse_grpc_timeout(value: &str) -> Result<u64, HeaderError> {
+    let (amount, unit) = split_grpc_timeout(value)?;
+    let scale = match unit {
+        b'H' => Scale::Times(MS_PER_HOUR),
+        b'M' => Scale::Times(MS_PER_MINUTE),
+        b'S' => Scale::Times(MS_PER_SECOND),
+        b'm' => Scale::Times(1),
+        b'u' => Scale::Per(1_000),
+        _ => Scale::Per(1_000_000),
+    };
+    Ok(match scale {
+        Scale::Times(ms) => amount.saturating_mul(ms),
+        Scale::Per(units) => amount.checked_div(units).unwrap_or(0),
+    })
+}
+
+/// Checks the grammar `1*8DIGIT unit` (surrounding ASCII whitespace ignored)
+/// and returns the amount and the unit letter (one of `HMSmun`).
+fn split_grpc_timeout(value: &str) -> Result<(u64, u8), HeaderError> {
     let trimmed = value.trim_ascii();
     if trimmed.is_empty() {
         return Err(HeaderError::Empty { header: GRPC_TIMEOUT });
@@ -109,16 +205,11 @@ pub fn parse_grpc_timeout(value: &str) -> Result<u64, HeaderError> {
         Some((unit, rest)) => (rest, *unit),
         None => return Err(malformed("digits followed by a unit")),
     };
-    let scale = match unit {
-        b'H' => Scale::Times(MS_PER_HOUR),
-        b'M' => Scale::Times(MS_PER_MINUTE),
-        b'S' => Scale::Times(MS_PER_SECOND),
-        b'm' => Scale::Times(1),
-        b'u' => Scale::Per(1_000),
-        b'n' => Scale::Per(1_000_000),
+    match unit {
+        b'H' | b'M' | b'S' | b'm' | b'u' | b'n' => {}
         b'0'..=b'9' => return Err(malformed("a unit after the digits (H, M, S, m, u or n)")),
         _ => return Err(malformed("a unit of H, M, S, m, u or n")),
-    };
+    }
     if digits.is_empty() {
         return Err(malformed("at least one digit before the unit"));
     }
@@ -133,10 +224,7 @@ pub fn parse_grpc_timeout(value: &str) -> Result<u64, HeaderError> {
         .ok()
         .and_then(parse_digits_saturating)
         .ok_or_else(|| malformed("only ASCII digits before the unit"))?;
-    Ok(match scale {
-        Scale::Times(ms) => amount.saturating_mul(ms),
-        Scale::Per(units) => amount.checked_div(units).unwrap_or(0),
-    })
+    Ok((amount, unit))
 }
 
 #[cfg(test)]
@@ -224,6 +312,32 @@ mod tests {
         assert_eq!(parsed("99999999n"), Some(99));
         assert_eq!(parsed("00000010S"), Some(10_000));
         assert_eq!(parsed(" 10S\t"), Some(10_000));
+    }
+
+    #[test]
+    fn nanoseconds_exactly() {
+        assert_eq!(parse_grpc_timeout_ns("1n"), Ok(1));
+        assert_eq!(parse_grpc_timeout_ns("999u"), Ok(999_000));
+        assert_eq!(parse_grpc_timeout_ns("12345678m"), Ok(12_345_678_000_000));
+        assert_eq!(parse_grpc_timeout_ns("3S"), Ok(3_000_000_000));
+        assert_eq!(parse_grpc_timeout_ns("2M"), Ok(120_000_000_000));
+        assert_eq!(parse_grpc_timeout_ns("1H"), Ok(3_600_000_000_000));
+        assert_eq!(parse_grpc_timeout_ns("2562047H"), Ok(9_223_369_200_000_000_000));
+        assert_eq!(parse_grpc_timeout_ns("2562048H"), Ok(MAX_GRPC_TIMEOUT_NS));
+        assert_eq!(parse_grpc_timeout_ns("99999999M"), Ok(5_999_999_940_000_000_000));
+        assert!(parse_grpc_timeout_ns("123456789n").is_err());
+        assert_eq!(encode_grpc_timeout_ns(0), "0n");
+        assert_eq!(encode_grpc_timeout_ns(99_999_999), "99999999n");
+        assert_eq!(encode_grpc_timeout_ns(100_000_000), "100000u");
+        assert_eq!(encode_grpc_timeout_ns(100_000_000_000), "100000m");
+        assert_eq!(encode_grpc_timeout_ns(100_000_000_000_000), "100000S");
+        assert_eq!(encode_grpc_timeout_ns(100_000_000 * NS_PER_SECOND), "1666666M");
+        assert_eq!(encode_grpc_timeout_ns(100_000_000 * NS_PER_MINUTE), "1666666H");
+        assert_eq!(encode_grpc_timeout_ns(u64::MAX), "5124095H");
+        for ns in [1, 999, 123_456_789, 98_765_432_109, u64::MAX / 3] {
+            let back = parse_grpc_timeout_ns(&encode_grpc_timeout_ns(ns)).unwrap();
+            assert!(back <= ns, "{ns}");
+        }
     }
 
     #[test]

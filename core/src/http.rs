@@ -22,6 +22,7 @@
 
 use crate::classify::Outcome;
 use crate::error::Error;
+use crate::error_code::{error_code_from_response, ErrorCode};
 use crate::failure::Failure;
 use crate::policy::{Idempotency, Policy};
 use crate::retry_after::{parse_retry_after, parse_retry_after_ms_header};
@@ -38,7 +39,12 @@ pub const RETRY_AFTER_MS_HEADERS: [&str; 2] = ["retry-after-ms", "x-ms-retry-aft
 /// Every response header [`Outcome::from_http_response`] may read, lower case,
 /// in the order it consults them. A helper hands the engine a lookup over
 /// these names (or their values in this order); it never picks one itself.
-pub const GUIDANCE_HEADERS: [&str; 3] = ["retry-after-ms", "x-ms-retry-after-ms", "retry-after"];
+pub const GUIDANCE_HEADERS: [&str; 4] = ["retry-after-ms", "x-ms-retry-after-ms", "retry-after", AWS_ERROR_TYPE_HEADER];
+
+/// The header in which AWS services with JSON protocols send the error code
+/// (read into [`Outcome::HttpStatus`]'s `error_code`; codes in XML bodies are
+/// read by [`crate::aws::error_code_from_response`]).
+pub const AWS_ERROR_TYPE_HEADER: &str = "x-amzn-errortype";
 
 impl Outcome {
     /// An HTTP outcome from a response's status and a lookup of its headers
@@ -52,13 +58,15 @@ impl Outcome {
     /// - otherwise `Retry-After` (delta-seconds or an HTTP-date, read against
     ///   the caller's wall clock `now_unix_ms`);
     /// - an unreadable value counts as no guidance at all: the status alone
-    ///   decides, and the policy's backoff applies.
+    ///   decides, and the policy's backoff applies;
+    /// - `x-amzn-errortype` (AWS JSON protocols) gives the `error_code`,
+    ///   sanitized as the SDKs do ([`crate::aws::error_code_from_response`]).
     ///
     /// ```
     /// use retryplan::{Outcome, TransportFailure};
     /// let headers = [("retry-after", "2"), ("retry-after-ms", "oops")];
     /// let lookup = |name: &str| headers.iter().find(|(key, _)| *key == name).map(|(_, value)| *value);
-    /// assert_eq!(Outcome::from_http_response(503, lookup, 0), Outcome::HttpStatus { status: 503, retry_after_ms: Some(2_000) });
+    /// assert_eq!(Outcome::from_http_response(503, lookup, 0), Outcome::HttpStatus { status: 503, retry_after_ms: Some(2_000), error_code: None });
     /// assert_eq!(Outcome::from_http_response(999, lookup, 0), Outcome::Transport { failure: TransportFailure::ConnectionLost });
     /// ```
     #[must_use]
@@ -75,7 +83,8 @@ impl Outcome {
             .find_map(|name| header(name).and_then(|value| parse_retry_after_ms_header(value).ok()));
         let retry_after_ms =
             precise.or_else(|| header("retry-after").and_then(|value| parse_retry_after(value, now_unix_ms).ok()));
-        Outcome::HttpStatus { status, retry_after_ms }
+        let error_code = header(AWS_ERROR_TYPE_HEADER).and_then(|value| error_code_from_response(Some(value), None));
+        Outcome::HttpStatus { status, retry_after_ms, error_code }
     }
 
     /// An HTTP outcome from the status and the raw server-guidance headers:
@@ -85,7 +94,7 @@ impl Outcome {
     /// ```
     /// use retryplan::Outcome;
     /// let outcome = Outcome::from_http(503, Some("2"), Some("oops"), 0);
-    /// assert_eq!(outcome, Outcome::HttpStatus { status: 503, retry_after_ms: Some(2_000) });
+    /// assert_eq!(outcome, Outcome::HttpStatus { status: 503, retry_after_ms: Some(2_000), error_code: None });
     /// ```
     #[must_use]
     pub fn from_http(
@@ -100,6 +109,25 @@ impl Outcome {
             _ => None,
         };
         Outcome::from_http_response(status, header, now_unix_ms)
+    }
+
+    /// The same outcome with the service's error code (HTTP outcomes only;
+    /// any other outcome is returned unchanged).
+    ///
+    /// ```
+    /// use retryplan::{aws::ErrorCode, Outcome};
+    /// let code = ErrorCode::new("SlowDown").unwrap();
+    /// let outcome = Outcome::from_http(503, None, None, 0).with_error_code(Some(code));
+    /// assert!(matches!(outcome, Outcome::HttpStatus { error_code: Some(_), .. }));
+    /// ```
+    #[must_use]
+    pub fn with_error_code(self, code: Option<ErrorCode>) -> Outcome {
+        match self {
+            Outcome::HttpStatus { status, retry_after_ms, .. } => {
+                Outcome::HttpStatus { status, retry_after_ms, error_code: code }
+            }
+            other => other,
+        }
     }
 }
 
@@ -236,7 +264,7 @@ mod tests {
         let read = |headers: &[(&'static str, &'static str)]| {
             Outcome::from_http_response(429, |name| headers.iter().find(|(k, _)| *k == name).map(|(_, v)| *v), 0)
         };
-        let ms = |value| Outcome::HttpStatus { status: 429, retry_after_ms: value };
+        let ms = |value| Outcome::HttpStatus { status: 429, retry_after_ms: value, error_code: None };
         assert_eq!(read(&[("retry-after", "3"), ("x-ms-retry-after-ms", "250")]), ms(Some(250)));
         assert_eq!(read(&[("retry-after-ms", "100"), ("x-ms-retry-after-ms", "250")]), ms(Some(100)));
         assert_eq!(read(&[("retry-after-ms", "x"), ("x-ms-retry-after-ms", "250")]), ms(Some(250)));

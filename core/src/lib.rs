@@ -13,6 +13,7 @@
     )
 )]
 
+pub mod aws;
 pub mod backoff;
 pub mod breaker;
 pub mod budget;
@@ -26,8 +27,10 @@ pub mod decision;
 pub mod dependency;
 pub mod driver;
 pub mod error;
+mod error_code;
 pub mod failure;
 pub mod grant;
+pub mod grpc;
 pub mod grpc_timeout;
 mod guidance;
 pub mod http;
@@ -58,12 +61,18 @@ pub use driver::{
 pub use error::{Error, Violation};
 pub use failure::Failure;
 pub use grant::GrantCell;
-pub use grpc_timeout::{encode_grpc_timeout, encode_grpc_timeout_into, parse_grpc_timeout};
-pub use http::{Repeatability, GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RETRY_AFTER_MS_HEADERS};
+pub use grpc_timeout::{
+    encode_grpc_timeout, encode_grpc_timeout_into, encode_grpc_timeout_ns, parse_grpc_timeout, parse_grpc_timeout_ns,
+    MAX_GRPC_TIMEOUT_NS,
+};
+pub use http::{
+    Repeatability, AWS_ERROR_TYPE_HEADER, GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER,
+    RETRY_AFTER_MS_HEADERS,
+};
 pub use operation::{IdempotencyKey, Operation, OperationOptions};
 pub use policy::{
-    AboveCap, AttemptTimeout, AttemptTimeoutConfig, Backoff, BackoffConfig, BackoffKind, HedgingConfig, Idempotency,
-    Jitter, JitterConfig, Policy, PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig,
+    AboveCap, AttemptTimeout, AttemptTimeoutConfig, Backoff, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig,
+    Idempotency, Jitter, JitterConfig, Policy, PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig,
     MAX_ATTEMPTS_LIMIT, MAX_MS,
 };
 pub use redelivery::{redeliver, DeadLetterReason, Redelivery, RedeliveryConfig};

@@ -9,6 +9,7 @@
 //! | `write_keyed` | writes the server deduplicates by key | 3 | 5 s | 2 s | 100 ms x2 to 2 s, full jitter | keyed |
 //! | `write_strict` | writes without deduplication | 2 | 5 s | 2 s | 200 ms, equal jitter | unsafe: ambiguous outcomes reconcile |
 //! | `background` | queue workers, batch jobs | 8 | 5 min | 30 s | 1 s x2 to 1 min, decorrelated | idempotent |
+//! | `aws_standard` | AWS SDK standard retry mode ([`crate::aws`]) | 3 | none (give a deadline) | the remaining budget | 1 s x2 to 20 s, full jitter | idempotent |
 
 use crate::classify::TransportFailure;
 use crate::error::Error;
@@ -18,7 +19,7 @@ use crate::policy::{
 };
 
 /// The built-in profile names.
-pub const NAMES: [&str; 5] = ["read", "checkout", "write_keyed", "write_strict", "background"];
+pub const NAMES: [&str; 6] = ["read", "checkout", "write_keyed", "write_strict", "background", "aws_standard"];
 
 /// The configuration of a built-in profile.
 ///
@@ -79,12 +80,48 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
             backoff: exponential(1_000, 60_000),
             jitter: JitterConfig::Decorrelated,
             retry_on: RetryOnConfig { transport: TransportFailure::ALL.to_vec(), ..RetryOnConfig::default() },
-            server_guidance: ServerGuidanceConfig { honor: true, cap_ms: 120_000, above_cap: AboveCap::Clamp },
+            server_guidance: ServerGuidanceConfig {
+                cap_ms: 120_000,
+                above_cap: AboveCap::Clamp,
+                ..ServerGuidanceConfig::default()
+            },
             idempotency: Idempotency::Idempotent,
             ..base
         },
+        "aws_standard" => aws_standard(),
         _ => return Err(Error::UnknownProfile { name: crate::text::excerpt(name), known: NAMES.join(", ") }),
     })
+}
+
+/// The AWS SDKs' standard retry mode (see [`crate::aws`] for each number's source).
+pub(crate) fn aws_standard() -> PolicyConfig {
+    use crate::aws::{ErrorCodeTable, BASE_DELAY_MS, MAX_ATTEMPTS, MAX_BACKOFF_MS, TRANSIENT_STATUSES};
+    PolicyConfig {
+        max_attempts: MAX_ATTEMPTS,
+        total_budget_ms: crate::policy::MAX_MS,
+        attempt_timeout: AttemptTimeoutConfig::FractionOfRemaining(1.0),
+        response_reserve_ms: 0,
+        minimum_useful_attempt_ms: 0,
+        backoff: BackoffConfig {
+            kind: BackoffKind::Exponential,
+            base_ms: BASE_DELAY_MS,
+            multiplier: 2.0,
+            cap_ms: MAX_BACKOFF_MS,
+        },
+        jitter: JitterConfig::Full,
+        retry_on: RetryOnConfig {
+            http_statuses: TRANSIENT_STATUSES.to_vec(),
+            grpc_codes: Vec::new(),
+            transport: TransportFailure::ALL.to_vec(),
+            error_codes: ErrorCodeTable::ALL.to_vec(),
+        },
+        ambiguous: crate::policy::StatusSetConfig::default(),
+        conflict: crate::policy::StatusSetConfig::default(),
+        server_guidance: ServerGuidanceConfig { honor: false, ..ServerGuidanceConfig::default() },
+        idempotency: Idempotency::Idempotent,
+        hedging: None,
+        redelivery: None,
+    }
 }
 
 #[cfg(test)]

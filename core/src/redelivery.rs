@@ -70,7 +70,7 @@ pub enum Redelivery {
 /// use retryplan::{redeliver, Outcome, Policy, Redelivery};
 /// let policy = Policy::from_json(r#"{"max_attempts": 5, "total_budget_ms": 3600000,
 ///     "redelivery": {"delays_ms": [5000, 30000, 120000], "max_age_ms": 3600000}}"#).unwrap();
-/// let failed = Outcome::HttpStatus { status: 503, retry_after_ms: None };
+/// let failed = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
 /// assert_eq!(redeliver(&policy, 2, 0, 10_000, &failed).unwrap(),
 ///            Redelivery::RedeliverAfter { delay_ms: 30_000, redeliver_at_ms: 40_000 });
 /// ```
@@ -94,7 +94,7 @@ pub fn redeliver(
     match classify(policy, outcome)? {
         Class::Success => return Ok(Redelivery::Acknowledge),
         Class::NotRetryable => return dead(DeadLetterReason::NotRetryable),
-        Class::Retryable { ambiguous: true } if policy.idempotency == Idempotency::Unsafe => {
+        Class::Retryable { ambiguous: true, .. } if policy.idempotency == Idempotency::Unsafe => {
             return dead(DeadLetterReason::UnsafeToRepeat)
         }
         Class::Retryable { .. } | Class::Conflict | Class::Cancelled => {}

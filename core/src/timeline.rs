@@ -240,7 +240,7 @@ mod tests {
         let json: serde_json::Value = serde_json::to_value(&timeline).unwrap();
         let round: serde_json::Value = serde_json::to_value(&tree).unwrap();
         assert_eq!(round, json);
-        let snapshot = Class::Retryable { ambiguous: true };
+        let snapshot = Class::Retryable { ambiguous: true, throttling: false };
         assert_eq!(
             serde_json::to_value(Value::from_serialize(&snapshot).unwrap()).unwrap(),
             serde_json::to_value(snapshot).unwrap()

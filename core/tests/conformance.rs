@@ -9,11 +9,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use retryplan::{
-    admit, backoff_ceilings_ms, classify, encode_grpc_timeout, explain, grant::Grant, parse_grpc_pushback,
-    parse_grpc_timeout, parse_retry_after, parse_retry_after_ms_header, profiles, redeliver, BreakerConfig,
-    BreakerPermit, BudgetConfig, CircuitBreaker, Concurrency, Dependency, Driver, DriverOptions, Error, Failure,
-    GrantCell, IdempotencyKey, Operation, OperationOptions, Outcome, Policy, PolicyConfig, Repeatability, RetryBudget,
-    RetryCharge, SharedStats,
+    admit, aws, backoff_ceilings_ms, classify, encode_grpc_timeout, encode_grpc_timeout_ns, explain,
+    grant::Grant,
+    grpc::{ServiceConfig, ServiceConfigOptions},
+    parse_grpc_pushback, parse_grpc_timeout, parse_grpc_timeout_ns, parse_retry_after, parse_retry_after_ms_header,
+    profiles, redeliver, BreakerConfig, BreakerPermit, BudgetConfig, CircuitBreaker, Concurrency, Dependency, Driver,
+    DriverOptions, Error, Failure, GrantCell, IdempotencyKey, Operation, OperationOptions, Outcome, Policy,
+    PolicyConfig, Repeatability, RetryBudget, RetryCharge, SharedStats,
 };
 use serde_json::{json, Map, Value};
 
@@ -49,8 +51,52 @@ fn policy_config(case: &Map<String, Value>) -> Result<PolicyConfig, Error> {
     }
 }
 
+/// A case's service config, read with its `max_attempts_cap` (default 5).
+fn service_config(case: &Map<String, Value>) -> Option<Result<ServiceConfig, Error>> {
+    let config = case.get("grpc_service_config")?;
+    let mut options = ServiceConfigOptions::default();
+    if let Some(cap) = u64_field(case, "max_attempts_cap") {
+        options.max_attempts_cap = u32::try_from(cap).expect("u32");
+    }
+    Some(ServiceConfig::from_json(&config.to_string(), options))
+}
+
+/// An outcome from its JSON form; the error code goes through
+/// `ErrorCode::new`, the typed API that refuses what it cannot hold.
+fn outcome(value: Option<&Value>) -> Result<Outcome, Error> {
+    let mut value = value.cloned().expect("an outcome");
+    let code = value.as_object_mut().and_then(|object| object.remove("error_code"));
+    let outcome: Outcome = serde_json::from_value(value).expect("a well-formed outcome");
+    match code {
+        Some(code) => Ok(outcome.with_error_code(Some(aws::ErrorCode::new(code.as_str().expect("a string"))?))),
+        None => Ok(outcome),
+    }
+}
+
 fn policy(case: &Map<String, Value>) -> Result<Policy, Error> {
+    if let Some(config) = service_config(case) {
+        let method = case.get("grpc_method").and_then(Value::as_object).expect("grpc_method {service, method}");
+        let config = config?;
+        let policy = config.profile_for(str_field(method, "service"), str_field(method, "method"));
+        return Ok(*policy.expect("the vector's method has a profile"));
+    }
     Policy::new(&policy_config(case)?)
+}
+
+/// The case's dependency: `dependency` (or the AWS standard one by name),
+/// else its service config's throttling.
+fn case_dependency(case: &Map<String, Value>) -> Result<Option<Arc<Dependency>>, Error> {
+    match case.get("dependency") {
+        Some(Value::String(name)) if name == "aws_standard" => {
+            return Dependency::new(&aws::standard_dependency()).map(Some)
+        }
+        Some(config) => return Dependency::from_json(&config.to_string()).map(Some),
+        None => {}
+    }
+    match service_config(case) {
+        Some(config) => config?.throttling.map(|throttling| Dependency::new(&throttling)).transpose(),
+        None => Ok(None),
+    }
 }
 
 fn u64_field(object: &Map<String, Value>, key: &str) -> Option<u64> {
@@ -94,13 +140,7 @@ fn operation_options(
         options = options.with_idempotency_key(IdempotencyKey::new(key).expect("vector keys are valid"));
     }
     options.deadline_ms = u64_field(case, "deadline_ms");
-    let dependency = match case.get("dependency") {
-        Some(config) => match Dependency::from_json(&config.to_string()) {
-            Ok(dependency) => Some(dependency),
-            Err(error) => return Err(format!("{id}: invalid dependency: {error}")),
-        },
-        None => None,
-    };
+    let dependency = case_dependency(case).map_err(|error| format!("{id}: invalid dependency: {error}"))?;
     options.dependency = dependency.clone();
     Ok((options, dependency))
 }
@@ -114,14 +154,36 @@ fn run_operation(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<S
         Ok(options) => options,
         Err(problem) => return failures.push(problem),
     };
+    if let Some(operations) = case.get_mut("operations").and_then(Value::as_array_mut) {
+        // An operation_series: operations one after another, sharing the dependency.
+        for (index, entry) in operations.iter_mut().enumerate() {
+            let entry = entry.as_object_mut().expect("an operation is an object");
+            let start_ms = u64_field(entry, "start_ms").expect("an operation needs start_ms");
+            let operation = Operation::new(&policy, start_ms, options.clone());
+            let steps = entry.get_mut("steps").and_then(Value::as_array_mut).expect("steps");
+            run_steps(operation, steps, dependency.as_ref(), fill, failures, &format!("{id} operation {index}"));
+        }
+        return;
+    }
     let start_ms = u64_field(case, "start_ms").expect("operation cases need start_ms");
-    let mut operation = Operation::new(&policy, start_ms, options);
+    let operation = Operation::new(&policy, start_ms, options);
     if let Some(expected) = case.get("expect_idempotency_key") {
         if expected.as_str() != Some(operation.idempotency_key().as_str()) {
             failures.push(format!("{id}: idempotency key {} != {expected}", operation.idempotency_key()));
         }
     }
     let steps = case.get_mut("steps").and_then(Value::as_array_mut).expect("operation cases need steps");
+    run_steps(operation, steps, dependency.as_ref(), fill, failures, id);
+}
+
+fn run_steps(
+    mut operation: Operation,
+    steps: &mut [Value],
+    dependency: Option<&Arc<Dependency>>,
+    fill: bool,
+    failures: &mut Vec<String>,
+    id: &str,
+) {
     for (index, step) in steps.iter_mut().enumerate() {
         let step = step.as_object_mut().expect("a step is an object");
         let at_ms = u64_field(step, "at_ms").expect("a step needs at_ms");
@@ -130,16 +192,14 @@ fn run_operation(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<S
             "cancel" => operation.cancel(at_ms).map(|decision| to_value(&decision)),
             "outcome" => {
                 let attempt = u32::try_from(u64_field(step, "attempt").expect("outcome needs attempt")).expect("u32");
-                let outcome: Outcome =
-                    serde_json::from_value(step.get("outcome").cloned().expect("outcome needs outcome"))
-                        .unwrap_or_else(|error| panic!("{id} step {index}: bad outcome: {error}"));
-                operation.on_outcome(at_ms, attempt, &outcome).map(|decision| to_value(&decision))
+                outcome(step.get("outcome"))
+                    .and_then(|outcome| operation.on_outcome(at_ms, attempt, &outcome))
+                    .map(|decision| to_value(&decision))
             }
             "dependency_snapshot" => {
-                Ok(to_value(&dependency.as_ref().expect("dependency_snapshot needs a dependency").snapshot(at_ms)))
+                Ok(to_value(&dependency.expect("dependency_snapshot needs a dependency").snapshot(at_ms)))
             }
             "budget_on_failure" => dependency
-                .as_ref()
                 .and_then(|dependency| dependency.budget())
                 .expect("a budget")
                 .on_failure(at_ms, None)
@@ -288,6 +348,16 @@ fn run_budget(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<Stri
                 charge(&charges, step, &label).and_then(|charge| budget.on_failure(at_ms, charge)).map(|()| Value::Null)
             }
             "snapshot" => Ok(to_value(&budget.snapshot(at_ms))),
+            "acquire" => {
+                let amount = u32::try_from(u64_field(step, "amount").expect("amount")).expect("u32");
+                Ok(json!({"granted": budget.acquire(amount).expect("a quota")}))
+            }
+            "release" => {
+                budget
+                    .release(u32::try_from(u64_field(step, "amount").expect("amount")).expect("u32"))
+                    .expect("a quota");
+                Ok(Value::Null)
+            }
             other => panic!("{id}: unknown budget call `{other}`"),
         };
         charges.push(grant);
@@ -335,7 +405,44 @@ fn run_breaker(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<Str
 fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String>) {
     let id = str_field(case, "id").to_owned();
     let answer: Answer = match str_field(case, "kind") {
-        "operation" => return run_operation(case, fill, failures, &id),
+        "operation" | "operation_series" => return run_operation(case, fill, failures, &id),
+        "grpc_service_config" => service_config(case).expect("grpc_service_config").map(|config| {
+            let methods: Vec<Value> = config
+                .methods
+                .iter()
+                .map(|profile| json!({"name": profile.name, "policy": to_value(&profile.policy.to_config())}))
+                .collect();
+            let throttling = config
+                .throttling
+                .map(|throttling| to_value(&Dependency::new(&throttling).expect("valid throttling").snapshot(0)));
+            let lookups: Vec<Value> = case
+                .get("lookups")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+                .iter()
+                .map(|lookup| {
+                    let lookup = lookup.as_object().expect("a lookup is an object");
+                    let found = config.method_for(str_field(lookup, "service"), str_field(lookup, "method"));
+                    found.map_or(Value::Null, |profile| json!(profile.name))
+                })
+                .collect();
+            let warnings: Vec<Value> =
+                config.warnings.iter().map(|w| json!({"field": w.field, "message": w.message})).collect();
+            json!({"methods": methods, "throttling": throttling, "warnings": warnings, "lookups": lookups})
+        }),
+        "grpc_timeout_ns_encode" => {
+            let ns: u64 = str_field(case, "timeout_ns").parse().expect("timeout_ns is a decimal string");
+            Ok(json!(encode_grpc_timeout_ns(ns)))
+        }
+        "grpc_timeout_ns_parse" => {
+            parse_grpc_timeout_ns(str_field(case, "value")).map(|ns| json!(ns.to_string())).map_err(Error::from)
+        }
+        "aws_error_code" => {
+            let text = |key: &str| case.get(key).and_then(Value::as_str);
+            let code = aws::error_code_from_response(text("errortype_header"), text("body"));
+            Ok(code.map_or(Value::Null, |code| json!(code.as_str())))
+        }
         "driver" => return run_driver(case, fill, failures, &id),
         "budget" => return run_budget(case, fill, failures, &id),
         "breaker" => return run_breaker(case, fill, failures, &id),
@@ -357,8 +464,7 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
             policy(case).and_then(|policy| backoff_ceilings_ms(&policy, retries)).map(|ceilings| to_value(&ceilings))
         }
         "classify" => policy(case).and_then(|policy| {
-            let outcome: Outcome =
-                serde_json::from_value(case.get("outcome").cloned().expect("outcome")).expect("outcome");
+            let outcome = outcome(case.get("outcome"))?;
             classify(&policy, &outcome).map(|class| to_value(&class))
         }),
         "explain" => policy(case).map(|policy| {

@@ -23,7 +23,7 @@ fn started(decision: Decision) -> (u32, bool) {
     }
 }
 
-const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None };
+const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
 
 #[test]
 fn a_hedge_that_wins_aborts_the_first_attempt() {
@@ -48,7 +48,7 @@ fn a_non_fatal_failure_lets_the_other_attempt_run_and_hedges_again() {
     // Attempt 1 fails retryably while 2 runs: the next hedge starts at once.
     assert_eq!(started(op.on_outcome(120, 1, &UNAVAILABLE).unwrap()), (3, true));
     // A fatal answer ends everything and lists the attempts to abort.
-    let not_found = Outcome::HttpStatus { status: 404, retry_after_ms: None };
+    let not_found = Outcome::HttpStatus { status: 404, retry_after_ms: None, error_code: None };
     let Decision::GaveUp { reason, abort_attempts, .. } = op.on_outcome(130, 3, &not_found).unwrap() else {
         panic!("gives up")
     };

@@ -57,7 +57,7 @@ prop_compose! {
             minimum_useful_attempt_ms: minimum,
             backoff: BackoffConfig { kind, base_ms, multiplier: f64::from(multiplier_permille) / 1000.0, cap_ms: base_ms + extra_cap },
             jitter,
-            server_guidance: ServerGuidanceConfig { honor, cap_ms, above_cap: if clamp { AboveCap::Clamp } else { AboveCap::GiveUp } },
+            server_guidance: ServerGuidanceConfig { honor, cap_ms, above_cap: if clamp { AboveCap::Clamp } else { AboveCap::GiveUp }, mode: retryplan::GuidanceMode::Floor },
             idempotency,
             ..PolicyConfig::default()
         })
@@ -72,7 +72,11 @@ fn outcome() -> impl Strategy<Value = Outcome> {
             prop_oneof![Just(200u16), Just(404), Just(409), Just(429), Just(500), Just(503), Just(504)],
             proptest::option::of(0u64..15_000)
         )
-            .prop_map(|(status, retry_after_ms)| Outcome::HttpStatus { status, retry_after_ms }),
+            .prop_map(|(status, retry_after_ms)| Outcome::HttpStatus {
+                status,
+                retry_after_ms,
+                error_code: None
+            }),
         (
             0u32..17,
             proptest::option::of(prop_oneof![
@@ -125,7 +129,7 @@ fn step() -> impl Strategy<Value = Step> {
 }
 
 fn is_ambiguous(policy: &Policy, outcome: &Outcome) -> bool {
-    matches!(retryplan::classify(policy, outcome), Ok(retryplan::Class::Retryable { ambiguous: true }))
+    matches!(retryplan::classify(policy, outcome), Ok(retryplan::Class::Retryable { ambiguous: true, .. }))
 }
 
 proptest! {

@@ -52,8 +52,8 @@ fn main() -> ExitCode {
     let key = IdempotencyKey::new("order-5001").unwrap_or_else(|_| unreachable!("a valid literal key"));
     let mut operation = Operation::new(&policy, 0, OperationOptions::new(42).with_idempotency_key(key));
     let replies = [
-        (200, Outcome::HttpStatus { status: 503, retry_after_ms: None }),
-        (200, Outcome::HttpStatus { status: 503, retry_after_ms: Some(100) }),
+        (200, Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None }),
+        (200, Outcome::HttpStatus { status: 503, retry_after_ms: Some(100), error_code: None }),
     ];
     let mut now_ms = 50;
     let mut replies = replies.iter();

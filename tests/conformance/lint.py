@@ -43,7 +43,8 @@ ID_PATTERN = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)+$")
 SHOULD = re.compile(r"\bshould\b", re.IGNORECASE)
 
 COMMON = {"id", "kind", "description"}
-POLICY_SOURCE = {"policy", "profile"}  # exactly one of them
+POLICY_SOURCE = {"policy", "profile", "grpc_service_config"}  # exactly one of them
+SERVICE_CONFIG_SOURCE = {"grpc_method", "max_attempts_cap"}  # with grpc_service_config (grpc_method required)
 EXPECTATION = {"expect", "expect_error"}  # exactly one of them (expect only, where noted)
 
 # kind -> (required fields, optional fields, takes a policy/profile, may expect an error).
@@ -62,6 +63,11 @@ KINDS = {
         True,
         True,
     ),
+    "operation_series": ({"seed", "operations"}, {"dependency"}, True, None),
+    "grpc_service_config": ({"grpc_service_config"}, {"max_attempts_cap", "lookups"}, False, True),
+    "grpc_timeout_ns_encode": ({"timeout_ns"}, set(), False, False),
+    "grpc_timeout_ns_parse": ({"value"}, set(), False, True),
+    "aws_error_code": (set(), {"errortype_header", "body"}, False, False),
     "budget": ({"budget"}, {"steps"}, False, True),
     "breaker": ({"breaker"}, {"steps"}, False, True),
     "dependency": ({"dependency"}, set(), False, True),
@@ -83,7 +89,7 @@ INTEGER_FIELDS = {
     "first_attempt_at_ms", "now_ms", "reserve_ms", "minimum_useful_ms", "attempts", "first_seen_ms",
 }
 OBJECT_FIELDS = {"budget", "breaker"}  # configurations read by serde in the runner: always objects
-STRING_FIELDS = {"value", "profile", "idempotency_key", "expect_idempotency_key", "method"}
+STRING_FIELDS = {"value", "profile", "idempotency_key", "expect_idempotency_key", "method", "timeout_ns", "errortype_header", "body"}
 CONCURRENCY = {"concurrent", "sequential", "sequential_without_hedging"}
 
 # What a call's step expects: EITHER a value or an error, a VALUE (never an error, never
@@ -112,6 +118,8 @@ STEP_CALLS = {
         "on_success": ({"at_ms", "call"}, {"charge_step"}, NOTHING_OR_ERROR),
         "on_failure": ({"at_ms", "call"}, {"charge_step"}, NOTHING_OR_ERROR),
         "snapshot": ({"at_ms", "call"}, set(), VALUE),
+        "acquire": ({"at_ms", "call", "amount"}, set(), VALUE),
+        "release": ({"at_ms", "call", "amount"}, set(), NOTHING),
     },
     "breaker": {
         "try_acquire": ({"at_ms", "call"}, set(), VALUE),
@@ -337,7 +345,9 @@ class Linter:
             self.check_grant(where, "charge_step", "try_retry", step["charge_step"], steps, index)
         if call in ("dependency_snapshot", "budget_on_failure"):
             dependency = case.get("dependency")
-            if not isinstance(dependency, dict):
+            if dependency == "aws_standard" or (dependency is None and "grpc_service_config" in case):
+                pass  # the AWS standard quota, or the service config's throttling
+            elif not isinstance(dependency, dict):
                 self.fail(where, f"{call} needs the case's dependency")
             elif call == "budget_on_failure" and not isinstance(dependency.get("budget"), dict):
                 self.fail(where, "budget_on_failure needs a budget in the case's dependency")
@@ -399,10 +409,14 @@ class Linter:
             allowed |= POLICY_SOURCE
             sources = POLICY_SOURCE & case.keys()
             if len(sources) != 1:
-                self.fail(where, f"needs exactly one of policy / profile, has {sorted(sources) or 'neither'}")
-        if kind not in STEP_CALLS:
+                self.fail(where, f"needs exactly one of policy / profile / grpc_service_config, has {sorted(sources) or 'neither'}")
+            if "grpc_service_config" in case:
+                allowed |= SERVICE_CONFIG_SOURCE
+                if not isinstance(case.get("grpc_method"), dict):
+                    self.fail(where, "grpc_service_config needs grpc_method {service, method}")
+        if kind not in STEP_CALLS and kind != "operation_series":
             allowed |= EXPECTATION
-        elif kind != "operation":
+        elif kind not in ("operation", "operation_series"):
             allowed.add("expect_error")
         missing = required - case.keys()
         unknown = case.keys() - allowed
@@ -425,14 +439,26 @@ class Linter:
             self.fail(where, "idempotent_request must be true or false")
         if "idempotent_request" in case and "method" not in case:
             self.fail(where, "idempotent_request needs a method")
-        if kind in ("operation", "driver") and "dependency" in case and not isinstance(case["dependency"], dict):
-            self.fail(where, "dependency must be an object (a valid dependency configuration)")
+        if kind in ("operation", "operation_series", "driver") and "dependency" in case and not (
+            isinstance(case["dependency"], dict) or case["dependency"] == "aws_standard"
+        ):
+            self.fail(where, "dependency must be an object (a valid dependency configuration) or \"aws_standard\"")
         if "attempts" in case and is_uint(case["attempts"]) and case["attempts"] > 2**32 - 1:
             self.fail(where, "attempts must be a 32-bit integer")
         if "outcome" in case and not (isinstance(case["outcome"], dict) and isinstance(case["outcome"].get("type"), str)):
             self.fail(where, "outcome must be an object with a type")
         if kind == "operation":
             self.check_steps(where, case, kind)
+        elif kind == "operation_series":
+            operations = case.get("operations")
+            if not isinstance(operations, list) or not operations:
+                self.fail(where, "operations must be a non-empty list")
+                return
+            for index, operation in enumerate(operations):
+                if not (isinstance(operation, dict) and operation.keys() == {"start_ms", "steps"}):
+                    self.fail(f"{where} operation {index}", "an operation is {start_ms, steps}")
+                    continue
+                self.check_steps(f"{where} operation {index}", {**case, **operation}, "operation")
         elif kind in STEP_CALLS:
             if ("steps" in case) == ("expect_error" in case):
                 self.fail(where, f"a {kind} case has steps (valid configuration) or expect_error (invalid one), one of them")
@@ -518,7 +544,7 @@ def check_readme_counts(linter, directory, paths):
         return
     listed = {}
     for line in readme.read_text(encoding="utf-8").splitlines():
-        match = re.match(r"^\| `([a-z_]+\.json)` \|.*\| (\d+) \|$", line)
+        match = re.match(r"^\| `([a-z0-9_]+\.json)` \|.*\| (\d+) \|$", line)
         if match:
             listed[match.group(1)] = int(match.group(2))
     for path in paths:

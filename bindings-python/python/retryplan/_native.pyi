@@ -106,8 +106,9 @@ class Outcome:
     def success() -> "Outcome":
         """The attempt succeeded."""
     @staticmethod
-    def http_status(status: int, retry_after_ms: Optional[int] = None) -> "Outcome":
-        """An HTTP response; ``retry_after_ms`` is Retry-After already in ms from now (see ``parse_retry_after``)."""
+    def http_status(status: int, retry_after_ms: Optional[int] = None, error_code: Optional[str] = None) -> "Outcome":
+        """An HTTP response; ``retry_after_ms`` is Retry-After already in ms from now (see ``parse_retry_after``);
+        ``error_code`` is the service's error code (AWS: ``"SlowDown"``, 1 to 64 visible ASCII characters)."""
     @staticmethod
     def grpc_status(code: Union[GrpcCode, str, int], pushback: Optional[Pushback] = None) -> "Outcome":
         """A gRPC status: a name (``"unavailable"``) or the wire number (14), with optional pushback."""
@@ -378,6 +379,9 @@ class Classification:
     @property
     def ambiguous(self) -> bool:
         """True when a retryable request may have been processed."""
+    @property
+    def throttling(self) -> bool:
+        """True when the server throttled the request (an AWS throttling error code)."""
     def to_dict(self) -> Dict[str, _JsonValue]:
         """The JSON form, e.g. ``{"class": "retryable", "ambiguous": True}``."""
 
@@ -507,6 +511,36 @@ def encode_grpc_timeout(timeout_ms: int) -> str:
 def parse_grpc_timeout(value: str) -> int:
     """Reads a ``grpc-timeout`` value as ms (rounding down)."""
 
+def encode_grpc_timeout_ns(timeout_ns: int) -> str:
+    """Encodes a budget in nanoseconds as a ``grpc-timeout`` value, in the unit a peer would choose (never rounds up)."""
+
+def parse_grpc_timeout_ns(value: str) -> int:
+    """Reads a ``grpc-timeout`` value as exact nanoseconds (saturating at 2**63 - 1)."""
+
+def aws_error_code_from_response(errortype_header: Optional[str] = None, body: Optional[str] = None) -> Optional[str]:
+    """The AWS error code of a response: ``x-amzn-errortype``, else a JSON body's ``__type``/``code``, else an XML ``<Code>``."""
+
+def aws_standard_dependency() -> Dependency:
+    """The AWS SDK standard mode's dependency: the 500-unit retry quota."""
+
+@final
+class ServiceConfig:
+    """A gRPC service config read as gRFC A6 says: a validated policy per method selector, the retry throttling, warnings."""
+
+    def __new__(cls, config: Union[str, Mapping[str, _JsonValue]], *, max_attempts_cap: Optional[int] = None) -> "ServiceConfig": ...
+    @property
+    def methods(self) -> List[Dict[str, Any]]:
+        """One dict per selector: ``name``, ``service``, ``method`` and its ``policy``."""
+    @property
+    def warnings(self) -> List[Dict[str, str]]:
+        """What was capped or truncated: dicts with ``field`` and ``message``."""
+    def throttling_dependency(self) -> Optional[Dependency]:
+        """A new Dependency holding the retry throttling, or None; one per server name."""
+    def method_for(self, service: str, method: str) -> Optional[Dict[str, Any]]:
+        """The most specific selector's dict for ``service``/``method``, or None."""
+    def profile_for(self, service: str, method: str) -> Optional[Policy]:
+        """The most specific selector's policy for ``service``/``method``, or None."""
+
 @overload
 def remaining_budget_ms(deadline: float, now: float, *, reserve_ms: int) -> int:
     """Budget left at ``now`` before ``deadline``, minus ``reserve_ms``, in ms (saturating at 0)."""
@@ -582,6 +616,10 @@ class RetryBudget:
         """Reports a failure (with the charge of the retry that failed, if any: it stays spent)."""
     @overload
     def on_failure(self, *, charge: Optional[RetryCharge] = None, now_ms: int) -> None: ...
+    def acquire(self, amount: int) -> bool:
+        """Takes ``amount`` units from a quota (AWS ``acquire``): True when taken, False when fewer are left."""
+    def release(self, amount: int) -> None:
+        """Gives ``amount`` units back to a quota, never above its capacity."""
     @overload
     def snapshot(self, now: float) -> Dict[str, _JsonValue]:
         """The budget's state at ``now``, as a JSON-shaped dict."""

@@ -61,7 +61,7 @@
 //! let Action::StartAttempt(first) = driver.poll_action(0) else { unreachable!() };
 //! assert_eq!((first.attempt, first.abort_at_ms), (1, 300));
 //! // The attempt answers 503 at 120 ms: back off 100 ms.
-//! let unavailable = Outcome::HttpStatus { status: 503, retry_after_ms: None };
+//! let unavailable = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
 //! assert_eq!(driver.handle_result(120, 1, unavailable), Ok(Receipt::Accepted));
 //! assert_eq!(driver.poll_action(120), Action::Sleep { until_ms: 220 });
 //! let Action::StartAttempt(second) = driver.poll_action(220) else { unreachable!() };

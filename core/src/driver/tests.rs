@@ -12,7 +12,7 @@ const HEDGING: &str = r#"{"max_attempts": 3, "total_budget_ms": 5000, "attempt_t
     "jitter": {"kind": "none"}, "minimum_useful_attempt_ms": 50, "response_reserve_ms": 0,
     "hedging": {"delay_ms": 100, "max_hedged_attempts": 1}}"#;
 
-const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None };
+const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
 
 fn driver(json: &str) -> Driver {
     Driver::new(&policy(json), 0, OperationOptions::new(7), DriverOptions::default()).unwrap()
@@ -185,7 +185,7 @@ fn misuse_is_an_error_and_changes_nothing() {
     started(driver.poll_action(0));
     assert_eq!(driver.handle_result(10, 0, Outcome::Success).unwrap_err().code(), "attempt_not_running");
     assert_eq!(driver.handle_result(10, 2, Outcome::Success).unwrap_err().code(), "attempt_not_running");
-    let bad = Outcome::HttpStatus { status: 700, retry_after_ms: None };
+    let bad = Outcome::HttpStatus { status: 700, retry_after_ms: None, error_code: None };
     // Even when the attempt is overdue, a refused result expires nothing.
     assert_eq!(driver.handle_result(400, 1, bad).unwrap_err().code(), "invalid_argument");
     assert_eq!(driver.handle_result(200, 1, Outcome::Success), Ok(Receipt::Accepted));

@@ -29,8 +29,10 @@
 //! **After an attempt** ([`Operation::on_outcome`]):
 //! 0. the result feeds the dependency's controls: for the breaker a retryable
 //!    failure is a failure and any other answer a success (the dependency
-//!    answered); the budget is charged by retryable failures and refilled only
-//!    by successes (gRPC throttling semantics; other answers leave it as is);
+//!    answered); the budget is charged by retryable failures, and by a gRPC
+//!    pushback that says "do not retry" whatever the code (when guidance is
+//!    honored), and refilled only by successes (gRPC throttling semantics,
+//!    gRFC A6 "Throttling"; other answers leave it as is);
 //! 1. success ends it; cancellation gives up (`cancelled`); a conflict answers
 //!    [`Decision::Restart`]; a non-retryable outcome gives up (`not_retryable`);
 //! 2. an ambiguous outcome of an [`Idempotency::Unsafe`] operation answers
@@ -40,6 +42,9 @@
 //!    (`server_declined_retry`); above the cap it is clamped or gives up
 //!    (`retry_after_above_cap`);
 //! 5. the delay is the jittered backoff (one draw), raised to the guidance;
+//!    under `server_guidance.mode` `a6` the guidance instead *replaces* the
+//!    backoff (no draw) and the backoff schedule starts over: the next retry
+//!    without guidance uses the first ceiling (gRFC A6 "Pushback");
 //! 6. if the guidance plus a minimum useful attempt does not fit in what
 //!    remains, give up now (`retry_after_exceeds_budget`); if the delay plus a
 //!    minimum useful attempt does not fit, give up now (`deadline_insufficient`),
@@ -59,7 +64,8 @@ use crate::decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 use crate::dependency::Dependency;
 use crate::error::Error;
 use crate::guidance::ServerDelay;
-use crate::policy::{AttemptTimeout, Idempotency, Policy, MAX_HEDGED_ATTEMPTS};
+use crate::policy::{AttemptTimeout, GuidanceMode, Idempotency, Policy, MAX_HEDGED_ATTEMPTS, MAX_MS};
+use crate::retry_after::Pushback;
 use crate::rng::{mix, Draws, SplitMix64};
 
 mod key;
@@ -121,7 +127,7 @@ fn settled(result: Result<(), Error>) {
 /// let policy = Policy::from_json(r#"{"jitter": {"kind": "none"}}"#).unwrap();
 /// let mut op = Operation::new(&policy, 0, OperationOptions::new(7));
 /// let Decision::StartAttempt { attempt, .. } = op.poll(0).unwrap() else { unreachable!() };
-/// let unavailable = Outcome::HttpStatus { status: 503, retry_after_ms: None };
+/// let unavailable = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
 /// assert!(matches!(op.on_outcome(120, attempt, &unavailable).unwrap(), Decision::Wait { until_ms: 220, .. }));
 /// assert!(matches!(op.poll(220).unwrap(), Decision::StartAttempt { attempt: 2, .. }));
 /// assert!(matches!(op.on_outcome(300, 2, &Outcome::Success).unwrap(), Decision::Succeeded { attempts: 2, winner: 2, .. }));
@@ -143,6 +149,9 @@ pub struct Operation {
     last_now_ms: u64,
     attempts_started: u32,
     previous_delay_ms: u64,
+    /// The backoff schedule's retry number for the next computed delay: the
+    /// retries so far, or under `a6` guidance those since the last guidance.
+    backoff_retry: u32,
     last_failure_timed_out: bool,
     phase: Phase,
     running: [Option<Running>; MAX_IN_FLIGHT],
@@ -165,7 +174,9 @@ impl Operation {
             let low = mix(options.seed, KEY_STREAM, 1);
             IdempotencyKey::from_bits(u128::from(high) << 64 | u128::from(low))
         });
-        let budget_end = now_ms.saturating_add(policy.total_budget_ms);
+        // No time is ever past MAX_MS (2^53 - 1, what a JS number holds exactly),
+        // so an unbounded budget (a gRPC call without a deadline) ends there.
+        let budget_end = now_ms.saturating_add(policy.total_budget_ms).min(MAX_MS.max(now_ms));
         let deadline_ms = options.deadline_ms.map_or(budget_end, |caller| caller.min(budget_end));
         let idempotency = options.repeatability.effective(policy.idempotency);
         Operation {
@@ -180,6 +191,7 @@ impl Operation {
             last_now_ms: now_ms,
             attempts_started: 0,
             previous_delay_ms: policy.backoff.base_ms,
+            backoff_retry: 0,
             last_failure_timed_out: false,
             phase: Phase::Ready,
             running: [const { None }; MAX_IN_FLIGHT],
@@ -228,7 +240,7 @@ impl Operation {
         let finished = self.running.get_mut(slot).and_then(Option::take);
         self.running_set.remove(attempt);
         if let Some(finished) = finished {
-            self.settle(now, finished, class);
+            self.settle(now, finished, class, outcome);
         }
         Ok(self.after_attempt(now, attempt, class, outcome))
     }
@@ -503,7 +515,7 @@ impl Operation {
     }
 
     /// Feeds a finished attempt's result to the dependency's controls.
-    fn settle(&self, now: u64, finished: Running, class: Class) {
+    fn settle(&self, now: u64, finished: Running, class: Class, outcome: &Outcome) {
         let Some(dependency) = self.dependency.as_deref() else { return };
         let Running { breaker: permit, retry_slot, charge, .. } = finished;
         if let (Some(slots), Some(slot)) = (dependency.retry_slots(), retry_slot) {
@@ -531,6 +543,11 @@ impl Operation {
             Class::Success | Class::NotRetryable | Class::Conflict => {
                 if let Some((breaker, permit)) = breaker {
                     settled(breaker.on_success(now, permit));
+                }
+                let declined = matches!(outcome, Outcome::GrpcStatus { pushback: Some(Pushback::DoNotRetry), .. });
+                if let (true, true, Some(budget)) = (declined, self.policy.server_guidance.honor, budget) {
+                    // gRFC A6 "Throttling": a "do not retry" pushback counts as a failure, whatever the code.
+                    settled(budget.on_failure(now, None));
                 }
                 match (budget, class) {
                     (Some(budget), Class::Success) => settled(budget.on_success(now, charge)),
@@ -564,7 +581,7 @@ impl Operation {
                     abort_attempts,
                 });
             }
-            Class::Retryable { ambiguous } => ambiguous,
+            Class::Retryable { ambiguous, .. } => ambiguous,
         };
         if ambiguous && self.idempotency == Idempotency::Unsafe {
             let remaining_budget_ms = self.remaining_budget_ms(now);
@@ -602,10 +619,20 @@ impl Operation {
         };
 
         let retry = attempts - 1;
-        let (low, high) = delay_range_ms(&self.policy, retry, self.previous_delay_ms);
-        let backoff_ms = self.draws.in_range(low, high);
-        self.previous_delay_ms = backoff_ms;
-        let delay_ms = backoff_ms.max(server_delay_ms.unwrap_or(0));
+        let delay_ms = match (self.policy.server_guidance.mode, server_delay_ms) {
+            (GuidanceMode::A6, Some(server_ms)) => {
+                self.backoff_retry = 0;
+                server_ms
+            }
+            (mode, _) => {
+                let backoff_retry = if mode == GuidanceMode::A6 { self.backoff_retry } else { retry };
+                let (low, high) = delay_range_ms(&self.policy, backoff_retry, self.previous_delay_ms);
+                let backoff_ms = self.draws.in_range(low, high);
+                self.previous_delay_ms = backoff_ms;
+                self.backoff_retry = self.backoff_retry.saturating_add(1);
+                backoff_ms.max(server_delay_ms.unwrap_or(0))
+            }
+        };
 
         let remaining = self.remaining_budget_ms(now);
         let minimum = self.policy.minimum_useful_attempt_ms.max(1);
@@ -712,7 +739,7 @@ mod tests {
         .expect("valid")
     }
 
-    const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None };
+    const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
 
     #[test]
     fn the_800_ms_checkout_gives_up_before_a_third_attempt_that_needs_850_ms() {
@@ -745,7 +772,7 @@ mod tests {
         assert_eq!(op.on_outcome(0, 1, &UNAVAILABLE).unwrap_err().code(), "attempt_not_running");
         let _ = op.poll(0);
         assert_eq!(op.on_outcome(0, 2, &UNAVAILABLE).unwrap_err().code(), "attempt_not_running");
-        let bad = Outcome::HttpStatus { status: 42, retry_after_ms: None };
+        let bad = Outcome::HttpStatus { status: 42, retry_after_ms: None, error_code: None };
         assert_eq!(op.on_outcome(0, 1, &bad).unwrap_err().code(), "invalid_argument");
         assert!(matches!(op.poll(10), Ok(Decision::AwaitOutcome { in_flight: 1, until_ms: 200 })));
     }

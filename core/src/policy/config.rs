@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::codes::{GrpcCode, TransportFailure};
+use crate::error_code::ErrorCodeTable;
 
 /// The most hedges that may run beside the first attempt.
 pub const MAX_HEDGED_ATTEMPTS: u32 = 4;
@@ -72,6 +73,10 @@ pub enum JitterConfig {
         /// Spread around the ceiling, in (0, 1], at most three decimals.
         ratio: f64,
     },
+    /// Uniform in `[c * 0.8, c * 1.2]`, *not* bounded by the cap: gRFC A6
+    /// (section "Exponential Backoff", as revised in 2024) multiplies the
+    /// capped ceiling by `random(0.8, 1.2)`.
+    A6,
 }
 
 /// Outcomes that may be retried.
@@ -83,6 +88,11 @@ pub struct RetryOnConfig {
     pub grpc_codes: Vec<GrpcCode>,
     /// Transport failures worth another attempt.
     pub transport: Vec<TransportFailure>,
+    /// Built-in tables of error codes (of HTTP outcomes) worth another
+    /// attempt, whatever the status: `aws_transient`, `aws_throttling`
+    /// (see [`crate::aws`]). Empty by default.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub error_codes: Vec<ErrorCodeTable>,
 }
 
 impl Default for RetryOnConfig {
@@ -91,6 +101,7 @@ impl Default for RetryOnConfig {
             http_statuses: vec![408, 429, 500, 502, 503, 504],
             grpc_codes: vec![GrpcCode::Unavailable],
             transport: vec![TransportFailure::NotSent, TransportFailure::ConnectionLost, TransportFailure::TimedOut],
+            error_codes: Vec::new(),
         }
     }
 }
@@ -124,11 +135,36 @@ pub struct ServerGuidanceConfig {
     pub cap_ms: u64,
     /// What to do above `cap_ms`.
     pub above_cap: AboveCap,
+    /// How honored guidance shapes the delay: `floor` (the default) or `a6`.
+    #[serde(skip_serializing_if = "GuidanceMode::is_floor")]
+    pub mode: GuidanceMode,
+}
+
+/// How honored server guidance (Retry-After, gRPC pushback) shapes the delay.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GuidanceMode {
+    /// A floor: the jittered backoff is drawn as usual and raised to the
+    /// guidance; the schedule keeps counting every retry.
+    #[default]
+    Floor,
+    /// gRFC A6 ("Pushback"): the guidance *replaces* the backoff (the retry
+    /// waits exactly that long, no draw), and the exponential schedule starts
+    /// over, so the next retry without guidance waits from the first ceiling.
+    A6,
+}
+
+impl GuidanceMode {
+    /// True for [`GuidanceMode::Floor`] (the default, left out when written).
+    #[must_use]
+    pub fn is_floor(&self) -> bool {
+        *self == GuidanceMode::Floor
+    }
 }
 
 impl Default for ServerGuidanceConfig {
     fn default() -> Self {
-        ServerGuidanceConfig { honor: true, cap_ms: 60_000, above_cap: AboveCap::GiveUp }
+        ServerGuidanceConfig { honor: true, cap_ms: 60_000, above_cap: AboveCap::GiveUp, mode: GuidanceMode::Floor }
     }
 }
 

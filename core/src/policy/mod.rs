@@ -26,8 +26,8 @@ mod validate;
 pub(crate) mod validated;
 
 pub use config::{
-    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, HedgingConfig, Idempotency, JitterConfig, PolicyConfig,
-    RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS,
+    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, JitterConfig,
+    PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS,
 };
 pub use sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};
 pub use validated::{AttemptTimeout, Backoff, Jitter, Policy, ServerGuidance};

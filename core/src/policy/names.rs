@@ -1,7 +1,7 @@
 //! The snake_case names of the policy's enums, as JSON spells them: one
 //! table per enum, read by `read.rs` and used in validation messages.
 
-use super::config::{AboveCap, BackoffKind, Idempotency};
+use super::config::{AboveCap, BackoffKind, GuidanceMode, Idempotency};
 use crate::value::Named;
 
 impl Named for BackoffKind {
@@ -45,11 +45,18 @@ pub(super) enum JitterKind {
     Equal,
     Decorrelated,
     Proportional,
+    A6,
 }
 
 impl Named for JitterKind {
-    const ALL: &'static [Self] =
-        &[JitterKind::None, JitterKind::Full, JitterKind::Equal, JitterKind::Decorrelated, JitterKind::Proportional];
+    const ALL: &'static [Self] = &[
+        JitterKind::None,
+        JitterKind::Full,
+        JitterKind::Equal,
+        JitterKind::Decorrelated,
+        JitterKind::Proportional,
+        JitterKind::A6,
+    ];
     fn name(self) -> &'static str {
         match self {
             JitterKind::None => "none",
@@ -57,6 +64,17 @@ impl Named for JitterKind {
             JitterKind::Equal => "equal",
             JitterKind::Decorrelated => "decorrelated",
             JitterKind::Proportional => "proportional",
+            JitterKind::A6 => "a6",
+        }
+    }
+}
+
+impl Named for GuidanceMode {
+    const ALL: &'static [Self] = &[GuidanceMode::Floor, GuidanceMode::A6];
+    fn name(self) -> &'static str {
+        match self {
+            GuidanceMode::Floor => "floor",
+            GuidanceMode::A6 => "a6",
         }
     }
 }

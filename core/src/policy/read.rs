@@ -123,16 +123,18 @@ fn read_jitter(value: &Value, path: &str) -> Result<JitterConfig, Error> {
         JitterKind::Equal => JitterConfig::Equal,
         JitterKind::Decorrelated => JitterConfig::Decorrelated,
         JitterKind::Proportional => JitterConfig::Proportional { ratio: fields.required("ratio")? },
+        JitterKind::A6 => JitterConfig::A6,
     })
 }
 
 fn read_retry_on(value: &Value, path: &str) -> Result<RetryOnConfig, Error> {
     let defaults = RetryOnConfig::default();
-    let fields = Fields::new(value, path, &["http_statuses", "grpc_codes", "transport"])?;
+    let fields = Fields::new(value, path, &["http_statuses", "grpc_codes", "transport", "error_codes"])?;
     Ok(RetryOnConfig {
         http_statuses: fields.or("http_statuses", defaults.http_statuses)?,
         grpc_codes: fields.with("grpc_codes", defaults.grpc_codes, read_names)?,
         transport: fields.with("transport", defaults.transport, read_names)?,
+        error_codes: fields.with("error_codes", defaults.error_codes, read_names)?,
     })
 }
 
@@ -146,11 +148,12 @@ fn read_status_set(value: &Value, path: &str) -> Result<StatusSetConfig, Error> 
 
 fn read_server_guidance(value: &Value, path: &str) -> Result<ServerGuidanceConfig, Error> {
     let defaults = ServerGuidanceConfig::default();
-    let fields = Fields::new(value, path, &["honor", "cap_ms", "above_cap"])?;
+    let fields = Fields::new(value, path, &["honor", "cap_ms", "above_cap", "mode"])?;
     Ok(ServerGuidanceConfig {
         honor: fields.or("honor", defaults.honor)?,
         cap_ms: fields.or("cap_ms", defaults.cap_ms)?,
         above_cap: fields.with("above_cap", defaults.above_cap, read_name)?,
+        mode: fields.with("mode", defaults.mode, read_name)?,
     })
 }
 

@@ -2,6 +2,7 @@
 //! transport failures as bit sets, so classifying an outcome is a lookup.
 
 use crate::codes::{GrpcCode, TransportFailure};
+use crate::error_code::ErrorCodeTables;
 
 /// A set of HTTP statuses (100..=599) as a bit set.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -90,4 +91,6 @@ pub struct Classification {
     pub conflict_http: HttpStatusSet,
     /// gRPC codes that mean a conflict.
     pub conflict_grpc: GrpcCodeSet,
+    /// Tables of error codes that are retryable.
+    pub retry_error_codes: ErrorCodeTables,
 }

@@ -2,8 +2,8 @@
 //! reports all violations at once, each naming its field; nothing is clamped.
 
 use super::config::{
-    AboveCap, AttemptTimeoutConfig, BackoffKind, Idempotency, JitterConfig, PolicyConfig, MAX_ATTEMPTS_LIMIT,
-    MAX_HEDGED_ATTEMPTS, MAX_REDELIVERY_DELAYS,
+    AboveCap, AttemptTimeoutConfig, BackoffKind, GuidanceMode, Idempotency, JitterConfig, PolicyConfig,
+    MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_REDELIVERY_DELAYS,
 };
 use super::sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};
 use super::validated::{AttemptTimeout, Backoff, Jitter, Policy, RedeliverySchedule, ServerGuidance};
@@ -31,7 +31,12 @@ fn unreachable_default() -> Policy {
         backoff: Backoff { kind: BackoffKind::Constant, base_ms: 0, multiplier_permille: 1000, cap_ms: 0 },
         jitter: Jitter::None,
         classification: Classification::default(),
-        server_guidance: ServerGuidance { honor: false, cap_ms: 0, above_cap: AboveCap::GiveUp },
+        server_guidance: ServerGuidance {
+            honor: false,
+            cap_ms: 0,
+            above_cap: AboveCap::GiveUp,
+            mode: GuidanceMode::Floor,
+        },
         idempotency: Idempotency::Unsafe,
         hedging: None,
         redelivery: None,
@@ -176,6 +181,7 @@ impl Policy {
             JitterConfig::Proportional { ratio } => {
                 Jitter::Proportional { ratio_permille: check.permille("jitter.ratio", ratio, 0.0, 1.0, true) }
             }
+            JitterConfig::A6 => Jitter::A6,
         };
 
         let classification = Classification {
@@ -192,6 +198,7 @@ impl Policy {
             ambiguous_grpc: grpc_set(&c.ambiguous.grpc_codes),
             conflict_http: check.http_set("conflict.http_statuses", &c.conflict.http_statuses),
             conflict_grpc: grpc_set(&c.conflict.grpc_codes),
+            retry_error_codes: crate::error_code::ErrorCodeTables::of(&c.retry_on.error_codes),
         };
         for status in classification.conflict_http.iter() {
             if status < 400 {
@@ -286,6 +293,7 @@ impl Policy {
                 honor: c.server_guidance.honor,
                 cap_ms: c.server_guidance.cap_ms,
                 above_cap: c.server_guidance.above_cap,
+                mode: c.server_guidance.mode,
             },
             idempotency: c.idempotency,
             hedging: c.hedging,

@@ -2,8 +2,8 @@
 //! accessors and [`Policy::to_config`]. Built only by `validate.rs`.
 
 use super::config::{
-    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, HedgingConfig, Idempotency, JitterConfig, PolicyConfig,
-    RedeliveryConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_REDELIVERY_DELAYS,
+    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, JitterConfig,
+    PolicyConfig, RedeliveryConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_REDELIVERY_DELAYS,
 };
 use super::sets::Classification;
 
@@ -38,6 +38,8 @@ pub enum Jitter {
         /// The ratio in thousandths, 1..=1000.
         ratio_permille: u32,
     },
+    /// See [`JitterConfig::A6`].
+    A6,
 }
 
 /// Validated backoff.
@@ -62,6 +64,8 @@ pub struct ServerGuidance {
     pub cap_ms: u64,
     /// What to do above the cap.
     pub above_cap: AboveCap,
+    /// How guidance shapes the delay.
+    pub mode: GuidanceMode,
 }
 
 /// The validated schedule, stored in a [`Policy`] without heap data.
@@ -138,11 +142,13 @@ impl Policy {
                 Jitter::Proportional { ratio_permille } => {
                     JitterConfig::Proportional { ratio: f64::from(ratio_permille) / 1000.0 }
                 }
+                Jitter::A6 => JitterConfig::A6,
             },
             retry_on: RetryOnConfig {
                 http_statuses: cls.retry_http.iter().collect(),
                 grpc_codes: cls.retry_grpc.iter().collect(),
                 transport: cls.retry_transport.iter().collect(),
+                error_codes: cls.retry_error_codes.iter().collect(),
             },
             ambiguous: StatusSetConfig {
                 http_statuses: cls.ambiguous_http.iter().collect(),
@@ -156,6 +162,7 @@ impl Policy {
                 honor: self.server_guidance.honor,
                 cap_ms: self.server_guidance.cap_ms,
                 above_cap: self.server_guidance.above_cap,
+                mode: self.server_guidance.mode,
             },
             idempotency: self.idempotency,
             hedging: self.hedging,

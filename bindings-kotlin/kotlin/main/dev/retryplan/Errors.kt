@@ -13,6 +13,7 @@ val RetryplanException.code: String
         is RetryplanException.OperationEnded -> code
         is RetryplanException.AttemptNotRunning -> code
         is RetryplanException.InvalidArgument -> code
+        is RetryplanException.Unsupported -> code
         is RetryplanException.InvalidHeader -> code
         is RetryplanException.EntropyUnavailable -> code
     }
@@ -26,6 +27,7 @@ val RetryplanException.description: String
         is RetryplanException.OperationEnded -> description
         is RetryplanException.AttemptNotRunning -> description
         is RetryplanException.InvalidArgument -> description
+        is RetryplanException.Unsupported -> description
         is RetryplanException.InvalidHeader -> description
         is RetryplanException.EntropyUnavailable -> description
     }

@@ -9,7 +9,12 @@ import dev.retryplan.Policy
 import dev.retryplan.RetryBudget
 import dev.retryplan.RetryCharge
 import dev.retryplan.RetryplanException
+import dev.retryplan.ServiceConfig
 import dev.retryplan.admit
+import dev.retryplan.awsErrorCodeFromResponse
+import dev.retryplan.awsStandardDependency
+import dev.retryplan.encodeGrpcTimeoutNs
+import dev.retryplan.parseGrpcTimeoutNs
 import dev.retryplan.encodeGrpcTimeout
 import dev.retryplan.outcomeFromHttp
 import dev.retryplan.parseGrpcPushback
@@ -67,7 +72,15 @@ class ConformanceTest {
         assertEquals(key to holder[key], actual, label)
     }
 
+    private fun serviceConfig(case: Map<String, Any?>): ServiceConfig =
+        ServiceConfig.fromJson(Json.write(case["grpc_service_config"]), optLong(case, "max_attempts_cap")?.toInt())
+
     private fun policy(case: Map<String, Any?>): Policy {
+        if ("grpc_service_config" in case) {
+            val method = obj(case["grpc_method"])
+            return serviceConfig(case).use { it.profileFor(string(method, "service"), string(method, "method")) }
+                ?: error("${case["id"]}: no profile for the method")
+        }
         val profile = case["profile"]
         val policy = case["policy"]
         require((profile == null) != (policy == null)) { "a case needs exactly one of `profile` and `policy`" }
@@ -85,6 +98,26 @@ class ConformanceTest {
         val id = case["id"] as String
         val result: Pair<String, Any?> = when (val kind = case["kind"]) {
             "operation" -> return runOperation(case, id)
+            "operation_series" -> return runSeries(case, id)
+            "grpc_service_config" -> answer {
+                serviceConfig(case).use { config ->
+                    val methods = config.methods().map { m -> m.policy.use { p -> mapOf("name" to m.name, "policy" to VectorJson.policyConfig(p.toConfig())) } }
+                    val lookups = (case["lookups"] as List<*>? ?: emptyList<Any?>()).map { l ->
+                        val lookup = obj(l)
+                        config.methodFor(string(lookup, "service"), string(lookup, "method"))?.let { m -> m.policy.close(); m.name }
+                    }
+                    val throttling = config.throttlingDependency()?.use { VectorJson.dependencySnapshot(it.snapshot(0)) }
+                    mapOf(
+                        "methods" to methods,
+                        "throttling" to throttling,
+                        "warnings" to config.warnings().map { mapOf("field" to it.field, "message" to it.message) },
+                        "lookups" to lookups,
+                    )
+                }
+            }
+            "grpc_timeout_ns_encode" -> answer { encodeGrpcTimeoutNs(string(case, "timeout_ns").toLong()) }
+            "grpc_timeout_ns_parse" -> answer { parseGrpcTimeoutNs(string(case, "value")).toString() }
+            "aws_error_code" -> answer { awsErrorCodeFromResponse(case["errortype_header"] as String?, case["body"] as String?) }
             "budget" -> return runBudget(case, id)
             "breaker" -> return runBreaker(case, id)
             "dependency" -> answer {
@@ -133,8 +166,23 @@ class ConformanceTest {
         settle(case, result, id)
     }
 
-    private fun runOperation(case: Map<String, Any?>, id: String) {
-        val dependency = case["dependency"]?.let { Dependency.fromJson(Json.write(it)) }
+    /** The case's dependency: its configuration, the AWS standard one by name, or the service config's throttling. */
+    private fun dependency(case: Map<String, Any?>): Dependency? = when (val d = case["dependency"]) {
+        "aws_standard" -> awsStandardDependency()
+        null -> if ("grpc_service_config" in case) serviceConfig(case).use { it.throttlingDependency() } else null
+        else -> Dependency.fromJson(Json.write(d))
+    }
+
+    private fun runSeries(case: Map<String, Any?>, id: String) {
+        val dependency = dependency(case)
+        (case["operations"] as List<*>).forEachIndexed { index, o ->
+            runOperation(case + obj(o), "$id operation $index", dependency)
+        }
+        dependency?.close()
+    }
+
+    private fun runOperation(case: Map<String, Any?>, id: String, shared: Dependency? = null) {
+        val dependency = shared ?: dependency(case)
         val options = OperationOptions(
             seed = long(case, "seed"),
             idempotencyKey = case["idempotency_key"]?.let { string(case, "idempotency_key") },
@@ -164,7 +212,7 @@ class ConformanceTest {
                 }
             }
         }
-        dependency?.close()
+        if (shared == null) dependency?.close()
     }
 
     private fun steps(case: Map<String, Any?>, id: String): List<Map<String, Any?>> =
@@ -192,6 +240,8 @@ class ConformanceTest {
                     "on_success" -> answer { null.also { budget.onSuccess(at, charge()) } }
                     "on_failure" -> answer { null.also { budget.onFailure(at, charge()) } }
                     "snapshot" -> answer { VectorJson.budgetSnapshot(budget.snapshot(at)) }
+                    "acquire" -> answer { mapOf("granted" to budget.acquire(long(step, "amount").toInt())) }
+                    "release" -> answer { null.also { budget.release(long(step, "amount").toInt()) } }
                     else -> error("$id: unknown budget call `$call`")
                 }
                 charges += granted

@@ -64,7 +64,7 @@ class ErrorsTest {
 
     @Test
     fun `profiles by name`() {
-        assertEquals(listOf("read", "checkout", "write_keyed", "write_strict", "background"), profileNames())
+        assertEquals(listOf("read", "checkout", "write_keyed", "write_strict", "background", "aws_standard"), profileNames())
         assertEquals(800L, profileConfig("checkout").totalBudgetMs)
         Policy.profile("checkout").use { assertEquals(profileConfig("checkout"), it.toConfig()) }
         val error = raises<RetryplanException.UnknownProfile>("unknown_profile") { Policy.profile("nope") }

@@ -12,6 +12,7 @@ import dev.retryplan.AttemptTimeoutConfig
 import dev.retryplan.Class
 import dev.retryplan.Decision
 import dev.retryplan.GrpcCode
+import dev.retryplan.GuidanceMode
 import dev.retryplan.JitterConfig
 import dev.retryplan.Outcome
 import dev.retryplan.PolicyConfig
@@ -127,7 +128,9 @@ object VectorJson {
     fun outcomeJson(o: Outcome): Any = when (o) {
         is Outcome.Success -> mapOf("type" to "success")
         is Outcome.Cancelled -> mapOf("type" to "cancelled")
-        is Outcome.HttpStatus -> fields("type" to "http_status", "status" to o.status.toLong(), "retry_after_ms" to o.retryAfterMs)
+        is Outcome.HttpStatus -> fields(
+            "type" to "http_status", "status" to o.status.toLong(), "retry_after_ms" to o.retryAfterMs, "error_code" to o.errorCode,
+        )
         is Outcome.GrpcStatus -> fields("type" to "grpc_status", "code" to name(o.code), "pushback" to o.pushback?.let(::pushback))
         is Outcome.Transport -> mapOf("type" to "transport", "failure" to name(o.failure))
         is Outcome.Application -> mapOf("type" to "application", "verdict" to name(o.verdict))
@@ -139,8 +142,8 @@ object VectorJson {
             "success" -> Outcome.Success.also { only(map, "type") }
             "cancelled" -> Outcome.Cancelled.also { only(map, "type") }
             "http_status" -> {
-                only(map, "type", "status", "retry_after_ms")
-                Outcome.HttpStatus(long(map["status"]).toInt(), map["retry_after_ms"]?.let(::long))
+                only(map, "type", "status", "retry_after_ms", "error_code")
+                Outcome.HttpStatus(long(map["status"]).toInt(), map["retry_after_ms"]?.let(::long), map["error_code"] as String?)
             }
             "grpc_status" -> {
                 only(map, "type", "code", "pushback")
@@ -196,7 +199,8 @@ object VectorJson {
 
     fun classification(c: Class): Map<String, Any?> = when (c) {
         is Class.Success -> mapOf("class" to "success")
-        is Class.Retryable -> mapOf("class" to "retryable", "ambiguous" to c.ambiguous)
+        is Class.Retryable -> mapOf("class" to "retryable", "ambiguous" to c.ambiguous) +
+            (if (c.throttling) mapOf("throttling" to true) else emptyMap())
         is Class.NotRetryable -> mapOf("class" to "not_retryable")
         is Class.Conflict -> mapOf("class" to "conflict")
         is Class.Cancelled -> mapOf("class" to "cancelled")
@@ -269,12 +273,13 @@ object VectorJson {
             is JitterConfig.Equal -> mapOf("kind" to "equal")
             is JitterConfig.Decorrelated -> mapOf("kind" to "decorrelated")
             is JitterConfig.Proportional -> mapOf("kind" to "proportional", "ratio" to j.ratio)
+            is JitterConfig.A6 -> mapOf("kind" to "a6")
         },
         "retry_on" to mapOf(
             "http_statuses" to c.retryOn.httpStatuses.map { it.toLong() },
             "grpc_codes" to c.retryOn.grpcCodes.map(::name),
             "transport" to c.retryOn.transport.map(::name),
-        ),
+        ) + (if (c.retryOn.errorCodes.isEmpty()) emptyMap() else mapOf("error_codes" to c.retryOn.errorCodes.map(::name))),
         "ambiguous" to mapOf(
             "http_statuses" to c.ambiguous.httpStatuses.map { it.toLong() },
             "grpc_codes" to c.ambiguous.grpcCodes.map(::name),
@@ -286,7 +291,7 @@ object VectorJson {
         "server_guidance" to mapOf(
             "honor" to c.serverGuidance.honor, "cap_ms" to c.serverGuidance.capMs,
             "above_cap" to name(c.serverGuidance.aboveCap),
-        ),
+        ) + (if (c.serverGuidance.mode == GuidanceMode.FLOOR) emptyMap() else mapOf("mode" to name(c.serverGuidance.mode))),
         "idempotency" to name(c.idempotency),
     ) + listOfNotNull(
         c.hedging?.let { "hedging" to mapOf("delay_ms" to it.delayMs, "max_hedged_attempts" to it.maxHedgedAttempts.toLong()) },

@@ -1,0 +1,123 @@
+//! The dialects users arrive with: a gRPC service config (gRFC A6), the AWS
+//! SDK standard mode, and `grpc-timeout` in exact nanoseconds. Conversion only;
+//! every rule is the core's (`retryplan::grpc`, `retryplan::aws`).
+
+use std::sync::Arc;
+
+use retryplan as rp;
+
+use crate::controls::Dependency;
+use crate::policy::Policy;
+use crate::{invalid, u32_in, Result};
+
+/// Encodes a budget of `timeout_ns` nanoseconds as a `grpc-timeout` value, in
+/// the unit a peer would choose (never rounded up).
+#[uniffi::export]
+pub fn encode_grpc_timeout_ns(timeout_ns: i64) -> Result<String> {
+    let ns = u64::try_from(timeout_ns)
+        .map_err(|_| invalid("timeout_ns", format!("must be >= 0 nanoseconds, got {timeout_ns}")))?;
+    Ok(rp::encode_grpc_timeout_ns(ns))
+}
+
+/// A `grpc-timeout` value as exact nanoseconds (saturating at `Long.MAX_VALUE`).
+#[uniffi::export]
+pub fn parse_grpc_timeout_ns(value: String) -> Result<i64> {
+    let ns = rp::parse_grpc_timeout_ns(&value).map_err(rp::Error::from)?;
+    // The core saturates at i64::MAX, so this always fits.
+    Ok(i64::try_from(ns).unwrap_or(i64::MAX))
+}
+
+/// The AWS error code of a response: the `x-amzn-errortype` header, else a
+/// JSON body's `__type`/`code`, else an XML body's `<Code>`; null when none.
+#[uniffi::export]
+pub fn aws_error_code_from_response(errortype_header: Option<String>, body: Option<String>) -> Option<String> {
+    rp::aws::error_code_from_response(errortype_header.as_deref(), body.as_deref()).map(|code| code.as_str().to_owned())
+}
+
+/// The AWS SDK standard mode's dependency: the 500-unit retry quota.
+#[uniffi::export]
+pub fn aws_standard_dependency() -> Result<Arc<Dependency>> {
+    Ok(Arc::new(Dependency(rp::Dependency::new(&rp::aws::standard_dependency())?)))
+}
+
+/// Something a service config reader changed rather than refused.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct ConfigWarning {
+    /// The field path, such as `methodConfig[0].retryPolicy.maxAttempts`.
+    pub field: String,
+    /// What was changed, with the values.
+    pub message: String,
+}
+
+/// One method selector of a service config and its policy.
+#[derive(Clone, Debug, uniffi::Record)]
+pub struct MethodProfile {
+    /// `/service/method`, `/service/` (a service's default) or `` (the default config).
+    pub name: String,
+    pub service: String,
+    pub method: String,
+    pub policy: Arc<Policy>,
+}
+
+fn profile(method: &rp::grpc::MethodProfile) -> MethodProfile {
+    MethodProfile {
+        name: method.name.clone(),
+        service: method.service.clone(),
+        method: method.method.clone(),
+        policy: Arc::new(Policy(method.policy)),
+    }
+}
+
+/// A gRPC service config read as gRFC A6 says: one validated policy per
+/// method selector, the channel's retry throttling, and warnings for what was
+/// capped or truncated.
+#[derive(Debug, uniffi::Object)]
+pub struct ServiceConfig(rp::grpc::ServiceConfig);
+
+#[uniffi::export]
+impl ServiceConfig {
+    /// Reads a service config from JSON; `max_attempts_cap` is the
+    /// client-side cap on maxAttempts (null: 5).
+    #[uniffi::constructor(default(max_attempts_cap = None))]
+    pub fn from_json(json: String, max_attempts_cap: Option<i32>) -> Result<Arc<ServiceConfig>> {
+        let max_attempts_cap = match max_attempts_cap {
+            Some(cap) => u32_in("max_attempts_cap", cap)?,
+            None => rp::grpc::DEFAULT_MAX_ATTEMPTS_CAP,
+        };
+        let options = rp::grpc::ServiceConfigOptions { max_attempts_cap };
+        Ok(Arc::new(ServiceConfig(rp::grpc::ServiceConfig::from_json(&json, options)?)))
+    }
+
+    /// One profile per selector, in the order the config names them.
+    pub fn methods(&self) -> Vec<MethodProfile> {
+        self.0.methods.iter().map(profile).collect()
+    }
+
+    /// What was capped or truncated rather than refused.
+    pub fn warnings(&self) -> Vec<ConfigWarning> {
+        self.0
+            .warnings
+            .iter()
+            .map(|warning| ConfigWarning { field: warning.field.clone(), message: warning.message.clone() })
+            .collect()
+    }
+
+    /// A new Dependency holding the retry throttling (token bucket), or null;
+    /// create one per server name and share it.
+    pub fn throttling_dependency(&self) -> Result<Option<Arc<Dependency>>> {
+        Ok(match &self.0.throttling {
+            Some(config) => Some(Arc::new(Dependency(rp::Dependency::new(config)?))),
+            None => None,
+        })
+    }
+
+    /// The most specific selector for `service`/`method`, or null.
+    pub fn method_for(&self, service: String, method: String) -> Option<MethodProfile> {
+        self.0.method_for(&service, &method).map(profile)
+    }
+
+    /// The most specific selector's policy for `service`/`method`, or null.
+    pub fn profile_for(&self, service: String, method: String) -> Option<Arc<Policy>> {
+        self.0.profile_for(&service, &method).map(|policy| Arc::new(Policy(*policy)))
+    }
+}

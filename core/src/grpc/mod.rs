@@ -1,0 +1,29 @@
+//! gRPC as its users configure it: the service config's retry, hedging and
+//! throttling settings ([`ServiceConfig`]), read to the letter of gRFC A6
+//! ([`a6`] lists each rule and where the engine carries it).
+//!
+//! ```
+//! use retryplan::grpc::ServiceConfig;
+//! use retryplan::{Dependency, Operation, OperationOptions};
+//! let config = ServiceConfig::from_json(r#"{
+//!   "methodConfig": [{"name": [{"service": "echo.Echo"}], "timeout": "2s",
+//!     "retryPolicy": {"maxAttempts": 3, "initialBackoff": "0.1s", "maxBackoff": "1s",
+//!                     "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}],
+//!   "retryThrottling": {"maxTokens": 10, "tokenRatio": 0.1}
+//! }"#, Default::default()).unwrap();
+//! let policy = config.profile_for("echo.Echo", "Say").unwrap();
+//! let throttling = Dependency::new(config.throttling.as_ref().unwrap()).unwrap(); // one per server name
+//! let operation = Operation::new(policy, 0, OperationOptions::new(7).with_dependency(throttling));
+//! assert_eq!(operation.deadline_ms(), 2_000);
+//! ```
+
+pub mod a6;
+mod duration;
+pub mod service_config;
+
+pub use service_config::{ConfigWarning, MethodProfile, ServiceConfig, ServiceConfigOptions, DEFAULT_MAX_ATTEMPTS_CAP};
+
+/// `path.key`, or `key` at the top level.
+pub(crate) fn join_path(path: &str, key: &str) -> String {
+    crate::value::join(path, key)
+}

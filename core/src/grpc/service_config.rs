@@ -1,0 +1,521 @@
+//! Reading a gRPC service config (its JSON form) into one policy per method
+//! selector and the channel's shared retry throttling.
+//!
+//! What is read, and how (gRFC A6 "Validation of retryPolicy / hedgingPolicy /
+//! retryThrottling", `grpc/service_config/service_config.proto`):
+//!
+//! - `methodConfig[]`, each with `name[]` selectors `{service, method}`. A
+//!   method config without names is skipped (with a warning). An empty or
+//!   absent `service` needs an empty `method` and makes the default config;
+//!   an empty `method` makes the service's default. Every selector must be
+//!   unique in the whole config.
+//! - `timeout`, `retryPolicy`, `hedgingPolicy` of a method config; at most one
+//!   of the last two (a proto `oneof`). What they become is in [`super::a6`].
+//! - `retryThrottling`: `maxTokens` a JSON integer in (0, 1000]; `tokenRatio`
+//!   a number > 0, decimals beyond the third ignored (warned).
+//! - Field names as in the proto3 JSON mapping: lowerCamelCase or the proto
+//!   field name (`maxAttempts`, `max_attempts`), matched without regard to
+//!   case as grpc-go's reader does (its own tests write `"MaxAttempts"`). A
+//!   name given twice is an error. Fields the engine has no use for
+//!   (`loadBalancingConfig`, `waitForReady`, message sizes, ...) are ignored,
+//!   as gRPC clients ignore unknown fields.
+//! - Status codes as a JSON integer 1..=16 or a name in any case
+//!   (`"UNAVAILABLE"`, `"unavailable"`, `14`); `OK` is refused (grpc-java).
+//!
+//! Invalid input is an error naming the field path and the rule
+//! (`methodConfig[0].retryPolicy.maxAttempts`); what A6 caps or truncates
+//! instead of refusing is done and reported in [`ServiceConfig::warnings`].
+
+use crate::classify::GrpcCode;
+use crate::dependency::DependencyConfig;
+use crate::error::{Error, Violation};
+use crate::policy::{Policy, PolicyConfig};
+use crate::value::{expected, read_error, Number, Value};
+
+use super::a6::{self, HedgingPolicy, RetryPolicy};
+use super::duration::parse_duration_ns;
+
+/// The client-side cap on `maxAttempts` gRPC applies by default (A6 "Limits
+/// on Retries and Hedges").
+pub const DEFAULT_MAX_ATTEMPTS_CAP: u32 = 5;
+
+/// How a service config is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServiceConfigOptions {
+    /// The client-side cap on `maxAttempts` of retry and hedging policies
+    /// (a channel argument in gRPC): higher values are treated as this one,
+    /// with a warning. At least 2; default 5.
+    pub max_attempts_cap: u32,
+}
+
+impl Default for ServiceConfigOptions {
+    fn default() -> Self {
+        ServiceConfigOptions { max_attempts_cap: DEFAULT_MAX_ATTEMPTS_CAP }
+    }
+}
+
+/// Something the reader changed rather than refused, as A6 says to.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ConfigWarning {
+    /// The field path, such as `methodConfig[0].retryPolicy.maxAttempts`.
+    pub field: String,
+    /// What was changed, with the values.
+    pub message: String,
+}
+
+/// The policy of one method selector.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MethodProfile {
+    /// The selector as a gRPC path: `/service/method`, `/service/` for a
+    /// service's default, `""` for the default config.
+    pub name: String,
+    /// The service (with its proto package), empty for the default config.
+    pub service: String,
+    /// The method, empty for a service's default or the default config.
+    pub method: String,
+    /// The policy, validated.
+    pub policy: Policy,
+}
+
+/// A service config, read.
+///
+/// ```
+/// use retryplan::grpc::ServiceConfig;
+/// let config = ServiceConfig::from_json(r#"{
+///   "methodConfig": [{
+///     "name": [{"service": "helloworld.Greeter"}],
+///     "retryPolicy": {"maxAttempts": 9, "initialBackoff": "0.1s", "maxBackoff": "1s",
+///                     "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}
+///   }],
+///   "retryThrottling": {"maxTokens": 10, "tokenRatio": 0.1}
+/// }"#, Default::default()).unwrap();
+/// let policy = config.profile_for("helloworld.Greeter", "SayHello").unwrap();
+/// assert_eq!(policy.max_attempts(), 5);
+/// assert_eq!(config.warnings[0].field, "methodConfig[0].retryPolicy.maxAttempts");
+/// assert!(config.throttling.is_some());
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServiceConfig {
+    /// One profile per selector, in the order the config names them.
+    pub methods: Vec<MethodProfile>,
+    /// The channel's retry throttling as a dependency (a token bucket), if
+    /// the config has `retryThrottling`: share one per server name.
+    pub throttling: Option<DependencyConfig>,
+    /// What was capped or truncated rather than refused.
+    pub warnings: Vec<ConfigWarning>,
+}
+
+impl ServiceConfig {
+    /// Reads a service config from a [`Value`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidPolicyJson`] for a field of the wrong type, and
+    /// [`Error::InvalidPolicy`] for a rule broken (every one at once is not
+    /// attempted: the first one found is reported), each naming the field
+    /// path; [`Error::InvalidArgument`] for `max_attempts_cap` below 2.
+    pub fn from_value(value: &Value, options: ServiceConfigOptions) -> Result<ServiceConfig, Error> {
+        if options.max_attempts_cap < 2 {
+            return Err(Error::InvalidArgument {
+                name: "max_attempts_cap",
+                rule: format!("must be >= 2 (a retry needs two attempts), got {}", options.max_attempts_cap),
+            });
+        }
+        let mut reader = Reader { options, warnings: Vec::new() };
+        let top = Object::new(value, "")?;
+        let mut methods: Vec<MethodProfile> = Vec::new();
+        if let Some((path, list)) = top.get("methodConfig")? {
+            for (index, item) in list_items(list, &path)?.iter().enumerate() {
+                let path = format!("{path}[{index}]");
+                for profile in reader.method_config(item, &path)? {
+                    if methods.iter().any(|known| known.name == profile.name) {
+                        return Err(rule(
+                            &path,
+                            format!(
+                                "the selector {:?} is named twice; each name must be unique across the service config",
+                                profile.name
+                            ),
+                        ));
+                    }
+                    methods.push(profile);
+                }
+            }
+        }
+        let throttling = match top.get("retryThrottling")? {
+            Some((path, item)) => Some(reader.throttling(item, &path)?),
+            None => None,
+        };
+        Ok(ServiceConfig { methods, throttling, warnings: reader.warnings })
+    }
+
+    /// Reads a service config from JSON text (see [`ServiceConfig::from_value`]).
+    ///
+    /// # Errors
+    /// As [`ServiceConfig::from_value`], and [`Error::InvalidPolicyJson`] for text that is not JSON.
+    #[cfg(feature = "json")]
+    pub fn from_json(json: &str, options: ServiceConfigOptions) -> Result<ServiceConfig, Error> {
+        ServiceConfig::from_value(&Value::from_json(json)?, options)
+    }
+
+    /// The profile of the most specific selector for `service`/`method`: the
+    /// exact method, else the service's default, else the default config.
+    #[must_use]
+    pub fn method_for(&self, service: &str, method: &str) -> Option<&MethodProfile> {
+        let find = |service: &str, method: &str| {
+            self.methods.iter().find(|profile| profile.service == service && profile.method == method)
+        };
+        find(service, method).or_else(|| find(service, "")).or_else(|| find("", ""))
+    }
+
+    /// The policy of [`ServiceConfig::method_for`].
+    #[must_use]
+    pub fn profile_for(&self, service: &str, method: &str) -> Option<&Policy> {
+        self.method_for(service, method).map(|profile| &profile.policy)
+    }
+}
+
+/// A rule broken at `field`.
+pub(crate) fn rule(field: &str, message: String) -> Error {
+    Error::InvalidPolicy { violations: vec![Violation { field: field.to_owned(), message }] }
+}
+
+/// The reader's state: its options and the warnings so far.
+pub(crate) struct Reader {
+    pub(crate) options: ServiceConfigOptions,
+    pub(crate) warnings: Vec<ConfigWarning>,
+}
+
+impl Reader {
+    pub(crate) fn warn(&mut self, field: &str, message: String) {
+        self.warnings.push(ConfigWarning { field: field.to_owned(), message });
+    }
+
+    fn method_config(&mut self, value: &Value, path: &str) -> Result<Vec<MethodProfile>, Error> {
+        let object = Object::new(value, path)?;
+        let names = match object.get("name")? {
+            Some((names_path, list)) => list_items(list, &names_path)?
+                .iter()
+                .enumerate()
+                .map(|(index, item)| selector(item, &format!("{names_path}[{index}]")))
+                .collect::<Result<Vec<_>, Error>>()?,
+            None => Vec::new(),
+        };
+        let timeout_ns = match object.get("timeout")? {
+            Some((timeout_path, item)) => Some((duration(item, &timeout_path)?, timeout_path)),
+            None => None,
+        };
+        let retry = match object.get("retryPolicy")? {
+            Some((retry_path, item)) => Some(self.retry_policy(item, &retry_path)?),
+            None => None,
+        };
+        let hedging = match object.get("hedgingPolicy")? {
+            Some((hedging_path, item)) => Some(self.hedging_policy(item, &hedging_path)?),
+            None => None,
+        };
+        if retry.is_some() && hedging.is_some() {
+            return Err(rule(path, "retryPolicy and hedgingPolicy are one of a kind: give at most one".to_owned()));
+        }
+        let config = a6::method_policy(self, timeout_ns.as_ref().map(|(ns, p)| (*ns, p.as_str())), retry, hedging)?;
+        let policy = validated(&config, path)?;
+        if names.is_empty() {
+            self.warn(path, "a method config without names applies to no method; it was skipped".to_owned());
+        }
+        Ok(names
+            .into_iter()
+            .map(|(service, method)| {
+                let name = if service.is_empty() { String::new() } else { format!("/{service}/{method}") };
+                MethodProfile { name, service, method, policy }
+            })
+            .collect())
+    }
+
+    fn retry_policy(&mut self, value: &Value, path: &str) -> Result<RetryPolicy, Error> {
+        let object = Object::new(value, path)?;
+        let max_attempts = self.max_attempts(&object, path)?;
+        let (initial_path, initial) = object.required("initialBackoff", path)?;
+        let initial_backoff_ns = positive_duration(initial, &initial_path)?;
+        let (max_path, max) = object.required("maxBackoff", path)?;
+        let max_backoff_ns = positive_duration(max, &max_path)?;
+        let (multiplier_path, multiplier) = object.required("backoffMultiplier", path)?;
+        let backoff_multiplier = match multiplier {
+            Value::Number(number) if number.as_f64() > 0.0 => number.as_f64(),
+            Value::Number(number) => {
+                return Err(rule(&multiplier_path, format!("{multiplier_path} ({number}) must be a number > 0")))
+            }
+            other => return Err(expected(&multiplier_path, "a number > 0", other)),
+        };
+        let (codes_path, codes) = object.required("retryableStatusCodes", path)?;
+        let retryable_codes = status_codes(codes, &codes_path)?;
+        if retryable_codes.is_empty() {
+            return Err(rule(&codes_path, format!("{codes_path} must not be empty")));
+        }
+        Ok(RetryPolicy {
+            max_attempts,
+            initial_backoff_ns,
+            initial_path,
+            max_backoff_ns,
+            max_path,
+            backoff_multiplier,
+            multiplier_path,
+            retryable_codes,
+        })
+    }
+
+    fn hedging_policy(&mut self, value: &Value, path: &str) -> Result<HedgingPolicy, Error> {
+        let object = Object::new(value, path)?;
+        let max_attempts = self.max_attempts(&object, path)?;
+        let (delay_ns, delay_path) = match object.get("hedgingDelay")? {
+            Some((delay_path, item)) => {
+                let ns = duration(item, &delay_path)?;
+                if ns < 0 {
+                    return Err(rule(&delay_path, format!("{delay_path} must not be negative")));
+                }
+                (ns, delay_path)
+            }
+            None => (0, super::join_path(path, "hedgingDelay")),
+        };
+        let non_fatal_codes = match object.get("nonFatalStatusCodes")? {
+            Some((codes_path, codes)) => status_codes(codes, &codes_path)?,
+            None => Vec::new(),
+        };
+        Ok(HedgingPolicy { max_attempts, delay_ns, delay_path, non_fatal_codes })
+    }
+
+    /// `maxAttempts`: required, a JSON integer > 1; above the cap it is the cap (warned).
+    fn max_attempts(&mut self, object: &Object<'_>, path: &str) -> Result<u32, Error> {
+        let (attempts_path, value) = object.required("maxAttempts", path)?;
+        let attempts = match value {
+            Value::Number(Number::Unsigned(n)) => *n,
+            Value::Number(Number::Negative(n)) => {
+                return Err(rule(&attempts_path, format!("{attempts_path} ({n}) must be an integer > 1")))
+            }
+            other => return Err(expected(&attempts_path, "a JSON integer > 1", other)),
+        };
+        if attempts <= 1 {
+            return Err(rule(&attempts_path, format!("{attempts_path} ({attempts}) must be an integer > 1")));
+        }
+        let cap = self.options.max_attempts_cap;
+        if attempts > u64::from(cap) {
+            self.warn(
+                &attempts_path,
+                format!("{attempts_path} ({attempts}) is above the client-side cap of {cap} and is treated as {cap}"),
+            );
+            return Ok(cap);
+        }
+        // At most the cap (a u32) here.
+        Ok(u32::try_from(attempts).unwrap_or(cap))
+    }
+
+    fn throttling(&mut self, value: &Value, path: &str) -> Result<DependencyConfig, Error> {
+        let object = Object::new(value, path)?;
+        let (tokens_path, tokens) = object.required("maxTokens", path)?;
+        let max_tokens = match tokens {
+            Value::Number(Number::Unsigned(n)) if (1..=1000).contains(n) => u32::try_from(*n).unwrap_or(1000),
+            Value::Number(number @ (Number::Unsigned(_) | Number::Negative(_))) => {
+                return Err(rule(&tokens_path, format!("{tokens_path} ({number}) must be an integer in (0, 1000]")))
+            }
+            other => return Err(expected(&tokens_path, "a JSON integer in (0, 1000]", other)),
+        };
+        let (ratio_path, ratio) = object.required("tokenRatio", path)?;
+        let token_ratio = match ratio {
+            Value::Number(number) if number.as_f64() > 0.0 && number.as_f64().is_finite() => number.as_f64(),
+            Value::Number(number) => {
+                return Err(rule(&ratio_path, format!("{ratio_path} ({number}) must be a number > 0")))
+            }
+            other => return Err(expected(&ratio_path, "a number > 0", other)),
+        };
+        Ok(a6::throttling(self, max_tokens, token_ratio, &ratio_path))
+    }
+}
+
+/// The policy of a method config, its violations named under the method
+/// config's path (`methodConfig[0].hedging.max_hedged_attempts`).
+fn validated(config: &PolicyConfig, path: &str) -> Result<Policy, Error> {
+    Policy::new(config).map_err(|error| match error {
+        Error::InvalidPolicy { violations } => Error::InvalidPolicy {
+            violations: violations
+                .into_iter()
+                .map(|violation| Violation { field: super::join_path(path, &violation.field), ..violation })
+                .collect(),
+        },
+        other => other,
+    })
+}
+
+/// A selector `{service, method}`: `""`, `null` and absent are the same.
+fn selector(value: &Value, path: &str) -> Result<(String, String), Error> {
+    let object = Object::new(value, path)?;
+    let text = |key: &str| -> Result<String, Error> {
+        match object.get(key)? {
+            None | Some((_, Value::Null)) => Ok(String::new()),
+            Some((_, Value::String(text))) => Ok(text.clone()),
+            Some((field, other)) => Err(expected(&field, "a string", other)),
+        }
+    };
+    let (service, method) = (text("service")?, text("method")?);
+    if service.is_empty() && !method.is_empty() {
+        return Err(rule(
+            path,
+            format!("a name with method {method:?} needs a service (only the default config has neither)"),
+        ));
+    }
+    Ok((service, method))
+}
+
+/// A Duration string, in signed nanoseconds.
+fn duration(value: &Value, path: &str) -> Result<i128, Error> {
+    match value {
+        Value::String(text) => parse_duration_ns(text)
+            .map_err(|what| read_error(path, format!("expected {what}, found the string {text:?}"))),
+        other => Err(expected(path, "a duration string such as \"0.25s\"", other)),
+    }
+}
+
+/// A Duration that must be > 0.
+fn positive_duration(value: &Value, path: &str) -> Result<i128, Error> {
+    let ns = duration(value, path)?;
+    if ns <= 0 {
+        return Err(rule(path, format!("{path} must be a duration > 0")));
+    }
+    Ok(ns)
+}
+
+/// A list of status codes: integers 1..=16 or names in any case; `OK` refused.
+fn status_codes(value: &Value, path: &str) -> Result<Vec<GrpcCode>, Error> {
+    let mut codes = Vec::new();
+    for (index, item) in list_items(value, path)?.iter().enumerate() {
+        let field = format!("{path}[{index}]");
+        let code = match item {
+            Value::Number(Number::Unsigned(n)) => u32::try_from(*n).ok().and_then(GrpcCode::from_number),
+            Value::Number(Number::Float(n)) if n.fract() == 0.0 && (0.0..17.0).contains(n) => {
+                GrpcCode::from_number(*n as u32)
+            }
+            Value::String(name) => GrpcCode::ALL.into_iter().find(|code| code.name().eq_ignore_ascii_case(name)),
+            _ => None,
+        };
+        match code {
+            Some(GrpcCode::Ok) => return Err(rule(&field, format!("{field} must not be OK (OK is never a failure)"))),
+            Some(code) => {
+                if !codes.contains(&code) {
+                    codes.push(code);
+                }
+            }
+            None => {
+                return Err(expected(
+                    &field,
+                    "a gRPC status code: an integer 0..=16 or a name such as \"UNAVAILABLE\"",
+                    item,
+                ))
+            }
+        }
+    }
+    Ok(codes)
+}
+
+/// The items of a list.
+fn list_items<'a>(value: &'a Value, path: &str) -> Result<&'a [Value], Error> {
+    match value {
+        Value::List(items) => Ok(items),
+        other => Err(expected(path, "a list", other)),
+    }
+}
+
+/// An object whose keys are matched as the proto3 JSON mapping and grpc-go
+/// do: lowerCamelCase or snake_case, any case.
+struct Object<'a> {
+    path: &'a str,
+    fields: &'a [(String, Value)],
+}
+
+/// A key reduced for matching: lower case, without underscores.
+fn folded(key: &str) -> String {
+    key.chars().filter(|c| *c != '_').map(|c| c.to_ascii_lowercase()).collect()
+}
+
+impl<'a> Object<'a> {
+    fn new(value: &'a Value, path: &'a str) -> Result<Object<'a>, Error> {
+        match value {
+            Value::Object(fields) => Ok(Object { path, fields }),
+            other => Err(expected(path, "an object", other)),
+        }
+    }
+
+    /// The field called `name` (lowerCamelCase), with its path, if present.
+    fn get(&self, name: &str) -> Result<Option<(String, &'a Value)>, Error> {
+        let wanted = folded(name);
+        let mut matches = self.fields.iter().filter(|(key, _)| folded(key) == wanted);
+        let found = matches.next();
+        if let Some((again, _)) = matches.next() {
+            return Err(read_error(
+                &super::join_path(self.path, again),
+                format!("`{name}` is given more than once (names match without regard to case or underscores)"),
+            ));
+        }
+        Ok(found.map(|(key, value)| (super::join_path(self.path, key), value)))
+    }
+
+    /// A required field.
+    fn required(&self, name: &str, path: &str) -> Result<(String, &'a Value), Error> {
+        self.get(name)?.ok_or_else(|| {
+            let field = super::join_path(path, name);
+            rule(&field, format!("{field} is required"))
+        })
+    }
+}
+
+#[cfg(all(test, feature = "json"))]
+mod tests {
+    use super::*;
+
+    fn read(json: &str) -> Result<ServiceConfig, Error> {
+        ServiceConfig::from_json(json, ServiceConfigOptions::default())
+    }
+
+    const RETRY: &str = r#""retryPolicy": {"maxAttempts": 4, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}"#;
+
+    #[test]
+    fn most_specific_selector_wins() {
+        let config = read(&format!(
+            r#"{{"methodConfig": [
+                {{"name": [{{}}], "timeout": "3s"}},
+                {{"name": [{{"service": "MyService"}}], {RETRY}}},
+                {{"name": [{{"service": "MyService", "method": "Foo"}}], "timeout": "1s"}}
+            ]}}"#
+        ))
+        .unwrap();
+        assert_eq!(config.method_for("MyService", "Foo").unwrap().name, "/MyService/Foo");
+        assert_eq!(config.method_for("MyService", "Bar").unwrap().name, "/MyService/");
+        assert_eq!(config.method_for("AnotherService", "Baz").unwrap().name, "");
+        assert_eq!(config.profile_for("MyService", "Bar").unwrap().max_attempts(), 4);
+        assert_eq!(config.profile_for("MyService", "Foo").unwrap().total_budget_ms(), 1_000);
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let error =
+            read(r#"{"methodConfig": [{"name": [{"service": "s"}], "retryPolicy": {"maxAttempts": 1}}]}"#).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "invalid policy: methodConfig[0].retryPolicy.maxAttempts (1) must be an integer > 1"
+        );
+        let error = read(r#"{"methodConfig": [{"name": [{"method": "m"}]}]}"#).unwrap_err();
+        assert!(error.to_string().contains("needs a service"), "{error}");
+        let error =
+            read(r#"{"methodConfig": [{"name": [{"service": "s"}]}, {"name": [{"service": "s", "method": null}]}]}"#)
+                .unwrap_err();
+        assert!(error.to_string().contains("named twice"), "{error}");
+        let error = read(r#"{"methodConfig": [{"name": [{"service": "s"}], "timeout": "3c"}]}"#).unwrap_err();
+        assert_eq!(error.code(), "invalid_policy_json");
+    }
+
+    #[test]
+    fn keys_match_any_case_and_unknown_keys_are_ignored() {
+        let config = read(
+            r#"{"loadBalancingPolicy": "round_robin", "methodConfig": [{"name": [{"service": "grpc.testing.TestService"}],
+               "waitForReady": true, "retryPolicy": {"MaxAttempts": 4, "InitialBackoff": ".01s", "MaxBackoff": ".01s",
+               "BackoffMultiplier": 1.0, "retryable_status_codes": ["unavailable", 4]}}]}"#,
+        )
+        .unwrap();
+        let policy = config.profile_for("grpc.testing.TestService", "EmptyCall").unwrap();
+        assert_eq!(policy.to_config().retry_on.grpc_codes, [GrpcCode::DeadlineExceeded, GrpcCode::Unavailable]);
+    }
+}
