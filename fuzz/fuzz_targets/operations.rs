@@ -109,8 +109,13 @@ fn outcome(knobs: &OutcomeKnobs) -> Outcome {
             error_code: None,
         },
         OutcomeKnobs::Grpc(code, pushback) => Outcome::GrpcStatus {
-            code: [GrpcCode::Ok, GrpcCode::Unavailable, GrpcCode::DeadlineExceeded, GrpcCode::Aborted, GrpcCode::NotFound]
-                [usize::from(code) % 5],
+            code: [
+                GrpcCode::Ok,
+                GrpcCode::Unavailable,
+                GrpcCode::DeadlineExceeded,
+                GrpcCode::Aborted,
+                GrpcCode::NotFound,
+            ][usize::from(code) % 5],
             pushback: pushback.map(|ms| ms.map_or(Pushback::DoNotRetry, |ms| Pushback::RetryAfterMs(u64::from(ms)))),
         },
         OutcomeKnobs::Transport(failure) => Outcome::Transport {
@@ -171,15 +176,23 @@ fn dependency(k: &DependencyKnobs) -> Option<Arc<Dependency>> {
     let [a, b, c, d] = k.budget_numbers.map(u64::from);
     let budget = match k.budget % 4 {
         0 => None,
-        1 => Some(json!({"kind": "token_bucket", "max_tokens": a % 20 + 1, "token_ratio": (b % ((a % 20 + 1) * 1000) + 1) as f64 / 1000.0})),
-        2 => Some(json!({"kind": "ratio", "retry_ratio": (a % 1001) as f64 / 1000.0, "min_retries_per_second": b % 5, "window_ms": c % 5000 + 1})),
-        _ => Some(json!({"kind": "quota", "capacity": a % 50 + 1, "retry_cost": b % (a % 50 + 2), "timeout_retry_cost": c % (a % 50 + 2), "success_increment": d % 5})),
+        1 => Some(
+            json!({"kind": "token_bucket", "max_tokens": a % 20 + 1, "token_ratio": (b % ((a % 20 + 1) * 1000) + 1) as f64 / 1000.0}),
+        ),
+        2 => Some(
+            json!({"kind": "ratio", "retry_ratio": (a % 1001) as f64 / 1000.0, "min_retries_per_second": b % 5, "window_ms": c % 5000 + 1}),
+        ),
+        _ => Some(
+            json!({"kind": "quota", "capacity": a % 50 + 1, "retry_cost": b % (a % 50 + 2), "timeout_retry_cost": c % (a % 50 + 2), "success_increment": d % 5}),
+        ),
     };
     let [e, f, g, h] = k.breaker_numbers.map(u64::from);
     let trip = match k.breaker % 3 {
         0 => None,
         1 => Some(json!({"kind": "consecutive", "failures": e % 5 + 1})),
-        _ => Some(json!({"kind": "ratio", "failure_ratio": (e % 1000 + 1) as f64 / 1000.0, "minimum_throughput": f % 10 + 1, "window_ms": g % 5000 + 1})),
+        _ => Some(
+            json!({"kind": "ratio", "failure_ratio": (e % 1000 + 1) as f64 / 1000.0, "minimum_throughput": f % 10 + 1, "window_ms": g % 5000 + 1}),
+        ),
     };
     let mut config = json!({});
     let object = config.as_object_mut()?;
@@ -225,16 +238,26 @@ impl Checker<'_> {
     /// An attempt's start; `now_ms` is when it was decided, when known (a
     /// driver hands out starts it decided while handling a result).
     fn start(&self, deadline_ms: u64, attempt: u32, abort_at_ms: u64, timeout_ms: u64, now_ms: Option<u64>) {
-        assert!(attempt >= 1 && attempt <= self.policy.max_attempts(), "attempt {attempt} of {}", self.policy.max_attempts());
+        assert!(
+            attempt >= 1 && attempt <= self.policy.max_attempts(),
+            "attempt {attempt} of {}",
+            self.policy.max_attempts()
+        );
         assert!(timeout_ms >= 1, "a zero timeout");
         if let Some(now_ms) = now_ms {
             assert_eq!(abort_at_ms, now_ms.saturating_add(timeout_ms));
         }
-        assert!(abort_at_ms <= self.end(deadline_ms), "attempt {attempt} ends at {abort_at_ms}, after {deadline_ms} - reserve");
+        assert!(
+            abort_at_ms <= self.end(deadline_ms),
+            "attempt {attempt} ends at {abort_at_ms}, after {deadline_ms} - reserve"
+        );
     }
 
     fn wait(&self, delay_ms: u64, server_delay_ms: Option<u64>) {
-        assert!(delay_ms >= server_delay_ms.unwrap_or(0), "a wait of {delay_ms} below the server's {server_delay_ms:?}");
+        assert!(
+            delay_ms >= server_delay_ms.unwrap_or(0),
+            "a wait of {delay_ms} below the server's {server_delay_ms:?}"
+        );
         if server_delay_ms.is_none() {
             let backoff = self.policy.backoff();
             let highest = match self.policy.jitter() {
@@ -274,7 +297,8 @@ impl Checker<'_> {
             _ => {}
         }
         if let Some(outcome) = reported {
-            let ambiguous = matches!(classify(operation.policy(), outcome), Ok(Class::Retryable { ambiguous: true, .. }));
+            let ambiguous =
+                matches!(classify(operation.policy(), outcome), Ok(Class::Retryable { ambiguous: true, .. }));
             if ambiguous && operation.idempotency() == Idempotency::Unsafe {
                 assert!(
                     matches!(decision, Decision::Reconcile { .. } | Decision::GaveUp { .. }),
@@ -289,11 +313,19 @@ impl Checker<'_> {
 fn check_controls(dependency: &Dependency, running: usize, all_ended: bool) {
     let running = if all_ended { 0 } else { running };
     if let Some(breaker) = dependency.breaker() {
-        assert!(breaker.permits_outstanding() <= running, "{} permits out, {running} running", breaker.permits_outstanding());
+        assert!(
+            breaker.permits_outstanding() <= running,
+            "{} permits out, {running} running",
+            breaker.permits_outstanding()
+        );
         assert!(breaker.snapshot(0).probes_in_flight as usize <= running);
     }
     if let Some(budget) = dependency.budget() {
-        assert!(budget.charges_outstanding() <= running, "{} charges out, {running} running", budget.charges_outstanding());
+        assert!(
+            budget.charges_outstanding() <= running,
+            "{} charges out, {running} running",
+            budget.charges_outstanding()
+        );
         if let BudgetSnapshot::TokenBucket { tokens_milli, max_tokens_milli, .. } = budget.snapshot(0) {
             assert!(tokens_milli <= max_tokens_milli);
         }
@@ -330,8 +362,9 @@ fuzz_target!(|script: Script| {
         let runner = match knobs.driver {
             None => Runner::Operation(Operation::new(&policy, start_ms, options)),
             Some(kind) => {
-                let concurrency = [Concurrency::Concurrent, Concurrency::Sequential, Concurrency::SequentialWithoutHedging]
-                    [usize::from(kind) % 3];
+                let concurrency =
+                    [Concurrency::Concurrent, Concurrency::Sequential, Concurrency::SequentialWithoutHedging]
+                        [usize::from(kind) % 3];
                 let driver_options = DriverOptions { concurrency, ..DriverOptions::default() };
                 match Driver::new(&policy, start_ms, options, driver_options) {
                     Ok(driver) => Runner::Driver(driver),
@@ -403,10 +436,9 @@ fuzz_target!(|script: Script| {
                                     Decision::Wait { .. } | Decision::AwaitOutcome { .. } => {}
                                 }
                             }
-                            Err(error) => assert!(
-                                ["operation_ended", "attempt_not_running"].contains(&error.code()),
-                                "{error}"
-                            ),
+                            Err(error) => {
+                                assert!(["operation_ended", "attempt_not_running"].contains(&error.code()), "{error}")
+                            }
                         }
                         assert_eq!(operation.running_attempts().len() as usize, client.running.len());
                     }
@@ -434,8 +466,12 @@ fuzz_target!(|script: Script| {
                                 assert!(plan.abort_at_ms <= now.saturating_add(plan.timeout_ms));
                                 client.running.push(plan.attempt);
                             }
-                            Action::AbortAttempt { attempt, .. } => client.running.retain(|running| *running != attempt),
-                            Action::Sleep { until_ms } => assert!(until_ms > reading || driver.is_ended(), "sleep until {until_ms} at {reading}"),
+                            Action::AbortAttempt { attempt, .. } => {
+                                client.running.retain(|running| *running != attempt)
+                            }
+                            Action::Sleep { until_ms } => {
+                                assert!(until_ms > reading || driver.is_ended(), "sleep until {until_ms} at {reading}")
+                            }
                             Action::Finish(_) => assert!(driver.is_ended()),
                         }
                         assert!(driver.operation().attempts_started() <= policy.max_attempts());
