@@ -20,6 +20,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use retryplan::value::excerpt;
 use retryplan::{Dependency, DependencyConfig, Error, Policy, PolicyConfig};
 use serde::Serialize;
 use serde_json::Value;
@@ -38,9 +39,14 @@ pub struct Problem {
     pub message: String,
 }
 
+/// The longest field path and message a problem keeps, in characters: a
+/// key or value of the file is quoted as an excerpt, never whole.
+const MAX_FIELD_CHARS: usize = 256;
+const MAX_MESSAGE_CHARS: usize = 512;
+
 impl Problem {
     pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> Problem {
-        Problem { field: field.into(), message: message.into() }
+        Problem { field: excerpt(&field.into(), MAX_FIELD_CHARS), message: excerpt(&message.into(), MAX_MESSAGE_CHARS) }
     }
 }
 
@@ -130,13 +136,16 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
                 },
                 "dependency" => dependency_value = Some(field.clone()),
                 "scenario" => scenario_value = Some(field.clone()),
-                other => problems.push(Problem::new(
-                    other,
-                    format!(
-                        "unknown top-level field `{other}`: a plan holds only {} (a policy's own fields go under `policy`)",
-                        PLAN_KEYS.join(", ")
-                    ),
-                )),
+                other => {
+                    let other = excerpt(other, 64);
+                    problems.push(Problem::new(
+                        &other,
+                        format!(
+                            "unknown top-level field `{other}`: a plan holds only {} (a policy's own fields go under `policy`)",
+                            PLAN_KEYS.join(", ")
+                        ),
+                    ))
+                }
             }
         }
     } else {
@@ -149,8 +158,9 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
             let source = format!("profiles.{name}");
             if !policies.contains_key(&source) {
                 let known = if profile_names.is_empty() { "none".to_owned() } else { profile_names.join(", ") };
-                return Err(FileError::Usage(format!(
-                    "the file has no profile `{name}` (profiles in the file: {known})"
+                return Err(FileError::Usage(excerpt(
+                    &format!("the file has no profile `{name}` (profiles in the file: {known})"),
+                    MAX_MESSAGE_CHARS,
                 )));
             }
             source
@@ -163,9 +173,12 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
         }
         None if selection.all_profiles => format!("profiles.{}", profile_names[0]),
         None => {
-            return Err(FileError::Usage(format!(
-                "the file has several profiles and no `policy`: choose one with --profile ({})",
-                profile_names.join(", ")
+            return Err(FileError::Usage(excerpt(
+                &format!(
+                    "the file has several profiles and no `policy`: choose one with --profile ({})",
+                    profile_names.join(", ")
+                ),
+                MAX_MESSAGE_CHARS,
             )))
         }
     };

@@ -9,7 +9,12 @@ pub(crate) const EXCERPT_CHARS: usize = 64;
 /// refuses (a header, a field name, a string where a number belongs), so a
 /// 50 MB value makes a short message, never a 50 MB one.
 pub(crate) fn excerpt(value: &str) -> String {
-    match value.char_indices().nth(EXCERPT_CHARS) {
+    excerpt_chars(value, EXCERPT_CHARS)
+}
+
+/// At most `max_chars` characters of `value`, as [`excerpt`].
+pub(crate) fn excerpt_chars(value: &str, max_chars: usize) -> String {
+    match value.char_indices().nth(max_chars) {
         Some((cut, _)) => {
             let mut out = String::from(value.get(..cut).unwrap_or_default());
             out.push('…');

@@ -26,7 +26,7 @@
 use core::fmt;
 
 use crate::error::Error;
-use crate::text::{excerpt, Quoted};
+use crate::text::{Quoted, EXCERPT_CHARS};
 use crate::units::Decimal;
 
 mod serializer;
@@ -133,7 +133,7 @@ impl Value {
             Value::Null => "null".to_owned(),
             Value::Bool(value) => format!("the boolean {value}"),
             Value::Number(number) => format!("the number {number}"),
-            Value::String(text) => format!("the string {}", Quoted(&excerpt(text))),
+            Value::String(text) => format!("the string {}", Quoted(&excerpt(text, EXCERPT_CHARS))),
             Value::List(_) => "a list".to_owned(),
             Value::Object(_) => "an object".to_owned(),
         }
@@ -271,6 +271,20 @@ pub fn join(path: &str, key: &str) -> String {
     }
 }
 
+/// At most `max_chars` characters of `text`, cut on a char boundary and
+/// marked with a trailing `…`: what every error of the crate keeps of a
+/// caller's or a server's text (64 characters). Hosts that build messages of
+/// their own from input (the CLI's plan reader) cut them the same way.
+///
+/// ```
+/// assert_eq!(retryplan::value::excerpt("retry_after_ms", 5), "retry…");
+/// assert_eq!(retryplan::value::excerpt("ok", 5), "ok");
+/// ```
+#[must_use]
+pub fn excerpt(text: &str, max_chars: usize) -> String {
+    crate::text::excerpt_chars(text, max_chars)
+}
+
 /// The reading error at `field`.
 pub(crate) fn read_error(field: &str, message: String) -> Error {
     Error::InvalidPolicyJson { field: field.to_owned(), message }
@@ -391,7 +405,10 @@ fn quoted<'a>(names: impl Iterator<Item = &'a str>) -> String {
 pub(crate) fn read_name<T: Named>(value: &Value, path: &str) -> Result<T, Error> {
     match value {
         Value::String(name) => T::from_name(name).ok_or_else(|| {
-            read_error(path, format!("unknown variant `{}`, expected one of {}", excerpt(name), names::<T>()))
+            read_error(
+                path,
+                format!("unknown variant `{}`, expected one of {}", excerpt(name, EXCERPT_CHARS), names::<T>()),
+            )
         }),
         other => Err(expected(path, &format!("one of {}", names::<T>()), other)),
     }
@@ -416,7 +433,7 @@ impl<'a> Fields<'a> {
         for (index, (key, _)) in fields.iter().enumerate() {
             if !known.contains(&key.as_str()) {
                 // A key is the caller's text: the path and the message keep an excerpt of it.
-                let key = excerpt(key);
+                let key = excerpt(key, EXCERPT_CHARS);
                 return Err(read_error(
                     &join(path, &key),
                     format!("unknown field `{key}`, expected one of {}", quoted(known.iter().copied())),
