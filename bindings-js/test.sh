@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every test of the JS binding, from a fresh machine: installs what is missing
 # (idempotently, checking versions first), builds the package, then runs
-# node --test: the conformance vectors, the API and helper tests, retryFetch
-# against a local HTTP server, the vectors and a fetch scenario in headless
+# node --test: the conformance vectors, the API, driver, bad-input and helper
+# tests, retryFetch against a local HTTP server, the shared helper scenarios
+# (tests/helpers/) in Node, the vectors and the helper scenarios in headless
 # Chromium, tsc --strict on a TypeScript consumer, and a Vite build of a page.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -41,6 +42,10 @@ step "tests"
 node --test \
   test/vectors.test.mjs \
   test/api.test.mjs \
+  test/driver.test.mjs \
+  test/inputs.test.mjs \
+  test/run.test.mjs \
   test/fetch.test.mjs \
+  test/scenarios.test.mjs \
   test/browser.test.mjs \
   test/consumer.test.mjs

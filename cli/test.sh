@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The CLI's part of scripts/test-all.sh. Its unit and integration tests already
 # ran there (`cargo test --workspace`); this runs the README's main job once,
-# in release mode as a user would, and checks that the chart was written.
+# in release mode as a user would, and checks that the chart was written
+# beside the plan file and that nothing was written into the working directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-chart=target/retryplan-simulate.svg
+chart=examples/checkout.svg
 rm -f "$chart"
+before=$(ls -A)
 cargo run --release --locked -p retryplan-cli -- simulate examples/checkout.json
 test -s "$chart" && head -c 4 "$chart" | grep -q '<svg' || { echo "cli: no chart at $chart" >&2; exit 1; }
+test "$before" = "$(ls -A)" || { echo "cli: simulate wrote into the working directory" >&2; exit 1; }
 echo "cli: main job ran, chart at $chart"

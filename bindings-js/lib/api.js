@@ -1,7 +1,7 @@
-// The public API: the wasm exports as they are (Operation through its
-// options-reading subclass), plus the error class and two host helpers (`run`,
-// `retryFetch`) that only do I/O and sleep as told.
-import { outcomeFromHttp, RetryBudget } from '../wasm/retryplan_js.js';
+// The public API: the wasm exports as they are (Operation and Driver through
+// their subclasses, which read options and pass the common outcomes as
+// numbers), the error classes, the header names, and the two helpers.
+import { outcomeFromHttp, outcomeFromHttpResponse, outcomeOfFailure, RetryBudget } from '../wasm/retryplan_js.js';
 
 // `onSuccess(nowMs, charge?)` / `onFailure(nowMs, charge?)`: wasm-bindgen takes an
 // optional object only by moving it (a second use would then read as "no
@@ -39,10 +39,23 @@ export {
   remainingBudgetMs,
   admit,
   profileNames,
+  wasmTrapped,
 } from '../wasm/retryplan_js.js';
 export { Operation } from './operation.js';
+export { Driver } from './driver.js';
 export { RetryplanError } from './convert.js';
+export { OperationFailedError, GaveUpError, ReconcileRequiredError, RestartRequiredError } from './endings.js';
+export { failureOf } from './failures.js';
+export { GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from './constants.js';
 export { run, retryFetch } from './helpers.js';
 
-/** Outcome constructors owned by the core: `Outcome.fromHttp(status, retryAfter, retryAfterMs, nowUnixMs)`. */
-export const Outcome = Object.freeze({ fromHttp: outcomeFromHttp });
+/**
+ * Outcome constructors owned by the core: `fromHttp(status, retryAfter,
+ * retryAfterMs, nowUnixMs)`, `fromHttpResponse(status, headers, nowUnixMs)`
+ * and `fromFailure(failure)`.
+ */
+export const Outcome = Object.freeze({
+  fromHttp: outcomeFromHttp,
+  fromHttpResponse: outcomeFromHttpResponse,
+  fromFailure: outcomeOfFailure,
+});

@@ -1,6 +1,8 @@
 // Browser (and bundler) entry: fetches and instantiates the wasm once, then exports the API.
 import init from '../wasm/retryplan_js.js';
+import { load } from './constants.js';
 
 await init({ module_or_path: new URL('../wasm/retryplan_js_bg.wasm', import.meta.url) });
+load();
 
 export * from './api.js';

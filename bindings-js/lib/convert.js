@@ -21,6 +21,87 @@ export function setErrorField(error, field) {
   error.field = field;
 }
 
+/** The value of an internal wasm method that returns a result or a RetryplanError: the result, or the error thrown. */
+export const decided = (value) => {
+  if (value instanceof RetryplanError) throw value;
+  return value;
+};
+
+/**
+ * False when `text` holds a lone surrogate, which copying it into wasm would
+ * silently replace with U+FFFD (the binding refuses it instead).
+ */
+const LONE_SURROGATE = /\p{Cs}/u;
+export const isWellFormed =
+  typeof String.prototype.isWellFormed === 'function' ? (text) => text.isWellFormed() : (text) => !LONE_SURROGATE.test(text);
+
+/** A JSON object as `parseJson` gives it to the wasm: its entries in text order, a repeated key included. */
+class JsonObject {
+  constructor(entries) {
+    this.entries = entries;
+  }
+}
+
+/** Deeper than any configuration; the wasm reader names the field past its own, lower limit. */
+const MAX_JSON_DEPTH = 64;
+const JSON_NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+
+/**
+ * JSON text as plain data for the core's configuration reader, which refuses
+ * a key the text repeats, as every other language does (`JSON.parse` keeps
+ * the last one silently). The text is checked by `JSON.parse` first (its
+ * syntax errors, its messages), then walked once more to keep every key.
+ */
+export function parseJson(text) {
+  JSON.parse(text);
+  let at = 0;
+  const skipSpace = () => {
+    for (let c = text.charCodeAt(at); c === 32 || c === 9 || c === 10 || c === 13; c = text.charCodeAt(++at));
+  };
+  const string = () => {
+    const start = at;
+    for (at += 1; text.charCodeAt(at) !== 34; at += text.charCodeAt(at) === 92 ? 2 : 1);
+    at += 1;
+    return JSON.parse(text.slice(start, at));
+  };
+  const value = (depth) => {
+    if (depth > MAX_JSON_DEPTH) throw new SyntaxError(`JSON nested more than ${MAX_JSON_DEPTH} levels deep`);
+    skipSpace();
+    const first = text[at];
+    if (first === '{' || first === '[') {
+      const items = [];
+      at += 1;
+      skipSpace();
+      if (text[at] === (first === '{' ? '}' : ']')) at += 1;
+      else {
+        do {
+          skipSpace();
+          if (first === '{') {
+            const key = string();
+            skipSpace();
+            at += 1; // the colon
+            items.push([key, value(depth + 1)]);
+          } else items.push(value(depth + 1));
+          skipSpace();
+        } while (text[at++] === ',');
+      }
+      return first === '{' ? new JsonObject(items) : items;
+    }
+    if (first === '"') return string();
+    const literal = { t: true, f: false, n: null }[first];
+    if (literal !== undefined) {
+      at += literal === false ? 5 : 4;
+      return literal;
+    }
+    JSON_NUMBER.lastIndex = at;
+    JSON_NUMBER.test(text);
+    const number = Number(text.slice(at, JSON_NUMBER.lastIndex));
+    at = JSON_NUMBER.lastIndex;
+    return number;
+  };
+  return value(0);
+}
+
 // Decision factories, one per variant, fields in the core's order.
 // A request id arrives as its two 32-bit halves and is spelled as the core's
 // Display does: 16 lowercase hex digits. `abortAttempts` is always an array
@@ -35,9 +116,18 @@ const hex16 = (h, l) =>
     DIGITS[l >>> 28], DIGITS[(l >>> 24) & 15], DIGITS[(l >>> 20) & 15], DIGITS[(l >>> 16) & 15],
     DIGITS[(l >>> 12) & 15], DIGITS[(l >>> 8) & 15], DIGITS[(l >>> 4) & 15], DIGITS[l & 15],
   );
-export const startAttempt = (attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge) => ({
-  type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId: hex16(idHigh, idLow), remainingBudgetMs, hedge,
-});
+/**
+ * A started attempt in one of three forms, as src/lib.rs numbers them
+ * (START_*): a decision, a driver's action (with `sendIdempotencyKey`), or
+ * the helpers' own record of it (an `Attempt`).
+ */
+export function startAttempt(form, attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge, sendIdempotencyKey) {
+  if (form === 2) return new Attempt(attempt, timeoutMs, abortAtMs, hex16(idHigh, idLow), remainingBudgetMs, hedge, sendIdempotencyKey);
+  const requestId = hex16(idHigh, idLow);
+  return form === 0
+    ? { type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs, hedge }
+    : { type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs, hedge, sendIdempotencyKey };
+}
 export const wait = (retry, delayMs, untilMs, serverDelayMs, remainingBudgetMs) =>
   serverDelayMs === undefined
     ? { type: 'wait', retry, delayMs, untilMs, remainingBudgetMs }
@@ -65,5 +155,62 @@ export function attemptList(w0, w1, w2, w3) {
   return list;
 }
 
+// The helpers' record of a started attempt, and what the host loop reads.
+
+const CONTROLLER = Symbol('retryplan.controller');
+const REASON = Symbol('retryplan.reason');
+const NOT_ABORTED = Symbol('retryplan.notAborted');
+
+/**
+ * A started attempt as the helpers hold it: the plan's fields (own,
+ * enumerable), its operation's `idempotencyKey` (set by the helper), and its
+ * own `signal`, an AbortSignal made on the first read (an AbortController
+ * costs more than a decision; an abort before that read is replayed). run()
+ * hands it to the attempt as its context.
+ */
+export class Attempt {
+  constructor(attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs, hedge, sendIdempotencyKey) {
+    this.attempt = attempt;
+    this.hedge = hedge;
+    this.timeoutMs = timeoutMs;
+    this.abortAtMs = abortAtMs;
+    this.requestId = requestId;
+    this.idempotencyKey = undefined;
+    this.remainingBudgetMs = remainingBudgetMs;
+    this.sendIdempotencyKey = sendIdempotencyKey;
+    this[CONTROLLER] = undefined;
+    this[REASON] = NOT_ABORTED;
+  }
+
+  get signal() {
+    if (this[CONTROLLER] === undefined) {
+      this[CONTROLLER] = new AbortController();
+      if (this[REASON] !== NOT_ABORTED) this[CONTROLLER].abort(this[REASON]);
+    }
+    return this[CONTROLLER].signal;
+  }
+}
+
+/** Set by the wasm when the result `_driverResultPoll` took was discarded; read and cleared by the host. */
+export const receipt = { discarded: false };
+export const resultDiscarded = () => {
+  receipt.discarded = true;
+};
+
+/** Aborts an attempt's signal (now, or when it is first read). */
+export function abortAttempt(entry, reason) {
+  entry[REASON] = reason;
+  entry[CONTROLLER]?.abort(reason);
+}
+
+// Driver actions and events, fields in the core's order.
+export const abortAction = (attempt, reason) => ({ type: 'abort_attempt', attempt, reason });
+export const sleepAction = (untilMs) => ({ type: 'sleep', untilMs });
+export const finishAction = (decision, lastResult) =>
+  lastResult === undefined ? { type: 'finish', decision } : { type: 'finish', decision, lastResult };
+export const attemptResult = (attempt, outcome) => ({ attempt, outcome });
+export const decisionEvent = (atMs, decision, after) => (after === undefined ? { atMs, decision } : { atMs, decision, after });
+
+export const namedOutcome = (type, key, name) => (key === '' ? { type } : { type, [key]: name });
 export const httpOutcome = (status, retryAfterMs) =>
   retryAfterMs === undefined ? { type: 'http_status', status } : { type: 'http_status', status, retryAfterMs };

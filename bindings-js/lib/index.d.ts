@@ -1,8 +1,10 @@
 // Types of the `retryplan` package. Keys are camelCase; string values (kinds,
 // reasons, codes) are the core's snake_case names, the same in every language.
 // Every time is a number of milliseconds on your monotonic clock
-// (`performance.now()`; fractions are floored). Times must be finite, >= 0 and
-// <= Number.MAX_SAFE_INTEGER, or a RetryplanError with code "invalid_argument" is thrown.
+// (`performance.now()`; fractions are floored). Times must be numbers (never
+// coerced: null or '0' is refused), finite, >= 0 and <= Number.MAX_SAFE_INTEGER;
+// strings must be strings of at most 2^20 UTF-16 units without lone
+// surrogates; otherwise a RetryplanError with code "invalid_argument" names the argument.
 
 /** Stable, language-neutral error codes (the core's `Error::code()`). */
 export type ErrorCode =
@@ -13,7 +15,9 @@ export type ErrorCode =
   | 'attempt_not_running'
   | 'invalid_argument'
   | 'invalid_header'
-  | 'entropy_unavailable';
+  | 'entropy_unavailable'
+  /** A policy section the host cannot carry out (`field`: "hedging" for a sequential host). */
+  | 'unsupported';
 
 /** One rule an invalid policy breaks. `field` is the dotted snake_case path, e.g. "backoff.cap_ms". */
 export interface Violation {
@@ -27,7 +31,7 @@ export class RetryplanError extends Error {
   readonly code: ErrorCode;
   /** For "invalid_policy": every rule broken. */
   readonly violations?: Violation[];
-  /** For "invalid_policy_json" (where reading stopped), "invalid_argument" (the argument) and "invalid_header" (the header). */
+  /** For "invalid_policy_json" (where reading stopped), "invalid_argument" (the argument), "invalid_header" (the header) and "unsupported" (the section). */
   readonly field?: string;
 }
 
@@ -295,9 +299,9 @@ export class Policy {
    */
   static fromConfig(config: PolicyConfig): Policy;
   /**
-   * Validates policy JSON text in the shared snake_case schema (policy files), parsed by `JSON.parse`:
-   * unlike the other languages, a key repeated in the text is not refused (the last one counts), and
-   * integers beyond 2^53 are rounded before they are read.
+   * Validates policy JSON text in the shared snake_case schema (policy files). A key repeated in
+   * the text is refused ("invalid_policy_json" naming it), as in every language; integers beyond
+   * 2^53 are rounded before they are read (JS numbers).
    */
   static fromJson(json: string): Policy;
   /** A built-in profile; throws "unknown_profile" for another name. */
@@ -357,7 +361,7 @@ export class Operation {
   free(): void;
 }
 
-/** Counters over many operations' decisions. */
+/** Counters over many operations' decisions: give it to drivers and helpers (`{stats}`), which count as the core decides. */
 export class Stats {
   constructor();
   /** Counts one decision as an operation returned it (each start and ending once). */
@@ -382,8 +386,6 @@ export function outcomeFromHttp(
   retryAfterMs: string | null | undefined,
   nowUnixMs: number,
 ): Outcome & { type: 'http_status' };
-/** Outcome constructors owned by the core. `Outcome.fromHttp === outcomeFromHttp`. */
-export const Outcome: { readonly fromHttp: typeof outcomeFromHttp };
 
 /** Why a queue message goes to the dead-letter queue. */
 export type DeadLetterReason =
@@ -472,7 +474,7 @@ export class Dependency {
   private constructor();
   /** Validates a camelCase configuration; errors and field paths (snake_case) match `fromJson`. */
   static fromConfig(config: DependencyConfig): Dependency;
-  /** Reads dependency JSON text in the shared snake_case schema (`JSON.parse`, as `Policy.fromJson`). Throws "invalid_policy_json" or "invalid_policy". */
+  /** Reads dependency JSON text in the shared snake_case schema (as `Policy.fromJson`). Throws "invalid_policy_json" or "invalid_policy". */
   static fromJson(json: string): Dependency;
   /** Another handle on the same controls (free each handle on its own). */
   clone(): Dependency;
@@ -590,81 +592,253 @@ export function remainingBudgetMs(deadlineMs: number, nowMs: number, reserveMs: 
 export function admit(deadlineMs: number, nowMs: number, reserveMs: number, minimumUsefulMs: number): Admission;
 export function profileNames(): ProfileName[];
 
+/** A failure of the platform, named the same in every language (retryplan::Failure). */
+export type Failure =
+  /** Nothing was sent: always safe to repeat (their outcome is transport not_sent). */
+  | 'dns_lookup_failed'
+  | 'connection_refused'
+  | 'unreachable'
+  | 'connect_timeout'
+  | 'tls_handshake_failed'
+  | 'pool_timeout'
+  /** The request was (partly) sent: it may have been processed (connection_lost). */
+  | 'write_failed'
+  | 'connection_lost'
+  | 'body_broken'
+  /** A status outside 100..=599 or an unreadable head: the server's fault. */
+  | 'malformed_response'
+  /** Sent, then no (complete) answer in time (timed_out). */
+  | 'read_timeout'
+  | 'attempt_timed_out'
+  /** The caller abandoned the attempt and the operation. */
+  | 'cancelled';
+
+/**
+ * The failure a platform error stands for, by the binding's one table: Node's
+ * error codes along the `cause` chain of a fetch error (ECONNREFUSED,
+ * ENOTFOUND, UND_ERR_SOCKET, ...) and DOMException names (AbortError,
+ * TimeoutError); undefined when the table does not know it.
+ */
+export function failureOf(error: unknown): Failure | undefined;
+
+/** Response headers as the core reads them: a `Headers` (anything with `get`), or a function of the lower-case name. */
+export type HeaderLookup = { get(name: string): string | null | undefined } | ((name: string) => string | null | undefined);
+
+/** Outcome constructors owned by the core. `Outcome.fromHttp === outcomeFromHttp`. */
+export const Outcome: {
+  readonly fromHttp: typeof outcomeFromHttp;
+  /**
+   * An HTTP response as every helper in every language reads it: a status
+   * outside 100..=599 is `{type: 'transport', failure: 'connection_lost'}`
+   * (a malformed response: the server's fault, never an error); otherwise the
+   * guidance headers (`GUIDANCE_HEADERS`, in that order; which one wins is the
+   * core's rule) through `headers`, HTTP-dates against `nowUnixMs` (`Date.now()`).
+   */
+  readonly fromHttpResponse: (status: number, headers: HeaderLookup, nowUnixMs: number) => Outcome;
+  /** What a failure means to the engine. */
+  readonly fromFailure: (failure: Failure) => Outcome;
+};
+
+/** Every response header the core reads for server guidance, lower case, in the order it consults them. */
+export const GUIDANCE_HEADERS: readonly string[];
+/** "Idempotency-Key": carries the operation's key when an attempt's plan says `sendIdempotencyKey`. */
+export const IDEMPOTENCY_KEY_HEADER: string;
+/** "X-Request-Id": carries each attempt's fresh request id. */
+export const REQUEST_ID_HEADER: string;
+
+/** Whether a host runs attempts at once (hedging needs it). */
+export type Concurrency = 'concurrent' | 'sequential' | 'sequential_without_hedging';
+
+export interface DriverOptions extends OperationOptions {
+  /**
+   * The HTTP method of the request the operation sends (case-sensitive, as on
+   * the wire). A method RFC 9110 does not call idempotent (POST, PATCH, ...)
+   * makes a `safe` or `idempotent` policy `unsafe`: never repeated after it
+   * may have been processed, sent with an Idempotency-Key to reconcile by.
+   */
+  method?: string;
+  /** The caller's word for this request: it may (true) or may not (false) be repeated. Needs `method`. */
+  idempotent?: boolean;
+  /** "concurrent" by default. A "sequential" host is refused a hedging policy ("unsupported", field "hedging"). */
+  concurrency?: Concurrency;
+  /** Counters the driver updates as it decides (shared with every driver given the same Stats). */
+  stats?: Stats;
+  /** Keep each decision for `pollEvent` (off: nothing is kept). */
+  recordEvents?: boolean;
+}
+
+/** Everything a host needs to send one attempt: the decision, and whether to send the idempotency key. */
+export interface AttemptPlan extends StartAttempt {
+  /** Send the operation's idempotency key (IDEMPOTENCY_KEY_HEADER) with this attempt. */
+  sendIdempotencyKey: boolean;
+}
+export type AbortReason = 'timed_out' | 'lost_race' | 'cancelled' | 'operation_ended';
+/** An attempt and how it ended. */
+export interface AttemptOutcome {
+  attempt: number;
+  outcome: Outcome;
+}
+/** What a host does now. */
+export type Action =
+  | AttemptPlan
+  /** Abort that attempt's I/O; any result it still delivers is discarded. */
+  | { type: 'abort_attempt'; attempt: number; reason: AbortReason }
+  /** Sleep until `untilMs`, waking early for a result or a cancel; then poll. */
+  | { type: 'sleep'; untilMs: number }
+  /** The operation ended; `lastResult` is the last result taken into account (the winner's for a success). */
+  | { type: 'finish'; decision: Ending; lastResult?: AttemptOutcome };
+/** What the driver did with a result: keep what it carried, or dispose of it. */
+export type Receipt = 'accepted' | 'discarded';
+/** A decision as the core made it, for observers. */
+export interface DecisionEvent {
+  atMs: number;
+  decision: Decision;
+  /** The result that led to it, when one did. */
+  after?: AttemptOutcome;
+}
+
+/**
+ * The host loop of one operation, decided by the core: poll one action at a
+ * time (start, abort, sleep, finish), hand in each attempt's outcome as it
+ * arrives. The driver counts an attempt still running at its `abortAtMs` as
+ * timed out itself; a late result is `"discarded"`, never an error.
+ */
+export class Driver {
+  constructor(policy: Policy, nowMs: number, options?: DriverOptions);
+  pollAction(nowMs: number): Action;
+  handleResult(nowMs: number, attempt: number, outcome: Outcome): Receipt;
+  /** The caller abandons the operation: it gives up ("cancelled"); the next polls abort every running attempt. */
+  handleCancel(nowMs: number): void;
+  /** The oldest recorded decision not yet read (with `recordEvents`). */
+  pollEvent(): DecisionEvent | undefined;
+  readonly idempotencyKey: string;
+  readonly deadlineMs: number;
+  readonly attemptsStarted: number;
+  readonly isEnded: boolean;
+  free(): void;
+}
+
+/**
+ * True once the wasm module has trapped (a `WebAssembly.RuntimeError`: out
+ * of memory, or a bug). Its objects may then be unusable and what they held
+ * (a retry slot, a breaker probe) never released: load the module again (a
+ * new page or process). Inputs are bounded (strings to 2^20 characters,
+ * configurations to 100,000 values) so that no argument can make it run out
+ * of memory.
+ */
+export function wasmTrapped(): boolean;
+
+/** An operation that ended without a result to return. */
+export class OperationFailedError extends Error {
+  /** The ending decision. */
+  readonly decision: GaveUp | Reconcile | Restart;
+  /** Attempts started, hedges included. */
+  readonly attempts: number;
+  readonly idempotencyKey: string;
+  /** How the last attempt the core took into account ended, if one did. */
+  readonly lastOutcome?: Outcome;
+  /** The error the last attempt threw, if it threw (a TimeoutError DOMException when the driver timed it out). */
+  readonly cause?: unknown;
+}
+/** The operation gave up: `reason` says why. */
+export class GaveUpError extends OperationFailedError {
+  readonly name: 'GaveUpError';
+  readonly decision: GaveUp;
+  readonly reason: GiveUpReason;
+}
+/** An unsafe write may have happened: look it up by `idempotencyKey`, never repeat it blindly. */
+export class ReconcileRequiredError extends OperationFailedError {
+  readonly name: 'ReconcileRequiredError';
+  readonly decision: Reconcile;
+}
+/** A conflict: re-read, recompute, and start a new operation before `deadlineMs`. */
+export class RestartRequiredError extends OperationFailedError {
+  readonly name: 'RestartRequiredError';
+  readonly decision: Restart;
+  readonly deadlineMs: number;
+}
+
+/** What `run()`'s attempt gets: the attempt's plan, its operation's key, and its own signal. */
 export interface AttemptContext {
   attempt: number;
   /** True for a hedge, running beside an earlier attempt. */
   hedge: boolean;
   timeoutMs: number;
   abortAtMs: number;
+  /** 16 lowercase hex digits, fresh per attempt: send it as X-Request-Id. */
   requestId: string;
   idempotencyKey: string;
+  /** Budget left at the start: propagate it downstream as a deadline. */
+  remainingBudgetMs: number;
+  /** True when a request carries the idempotency key (a keyed or unsafe policy). */
+  sendIdempotencyKey: boolean;
   /**
-   * This attempt's own signal: aborted at its timeout (reason: a TimeoutError),
-   * when another attempt ends the operation (it is in `abortAttempts`), or when
-   * the caller's signal aborts.
+   * This attempt's own signal, made when first read (a getter: `{...context}`
+   * does not copy it): aborted at its timeout (reason: a TimeoutError), when
+   * another attempt ends the operation (an AbortError), or when the caller's
+   * signal aborts (reason: the signal's reason).
    */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
 }
-/** What an attempt saw: an outcome, or an HTTP response whose raw headers the core reads (`Outcome.fromHttp`). */
-export type AttemptResult<T> =
-  | { outcome: Outcome; http?: undefined; value?: T; error?: unknown }
-  | {
-      http: { status: number; retryAfter?: string | null; retryAfterMs?: string | null };
-      value?: T;
-      error?: unknown;
-    };
-export interface RunOptions<T = unknown> extends OperationOptions {
-  /** Aborting it cancels the operation (the decision is gave_up / cancelled). */
+
+/** What every helper takes. */
+export interface HelperOptions extends OperationOptions {
+  /** Aborting it cancels the operation: the helper rejects with the signal's reason. */
   signal?: AbortSignal;
   /** The monotonic clock in ms; performance.now() by default. */
   now?: () => number;
   /**
-   * Called with each attempt value the run will not return: superseded by a
-   * later attempt's, or from an attempt that was aborted, timed out or lost a
-   * hedge race. For example to release a response body.
+   * What an error an attempt threw means, when the failure table (`failureOf`)
+   * does not know it: an Outcome (e.g. `{type: 'application', verdict:
+   * 'retryable'}`), or nothing for the default, not retryable.
    */
+  outcomeOfError?: (error: unknown) => Outcome | undefined | void;
+  /** Called with each decision as the core makes it (each start, wait and the ending). */
+  onDecision?: (event: DecisionEvent) => void;
+  /** Counters the core updates as it decides. */
+  stats?: Stats;
+}
+export interface RunOptions<T = unknown> extends HelperOptions {
+  /** Called with each value the run will not return: an attempt's that succeeded too late (timed out, or another won). */
   onDiscard?: (value: T) => void;
 }
-export interface RunResult<T> {
-  decision: Ending;
-  /** The value of the last attempt that returned one. */
-  value?: T;
-  /** The error of the last attempt that returned one. */
-  error?: unknown;
-  idempotencyKey: string;
-}
 /**
- * Runs one operation, calling `attempt` whenever the core says so and sleeping
- * when it says wait. Under a hedging policy attempts run concurrently, each
- * with its own AbortSignal; the ending's `abortAttempts` are aborted.
+ * Runs one operation: calls `attempt(context)` whenever the core says so and
+ * resolves to the winner's value. An attempt that throws is a failure, read
+ * by the failure table, else by `outcomeOfError` (default: not retryable);
+ * under a hedging policy attempts run concurrently, each with its own
+ * AbortSignal. Rejects with GaveUpError, ReconcileRequiredError or
+ * RestartRequiredError when there is no value, or with `signal.reason`.
  */
 export function run<T>(
   policy: Policy,
-  attempt: (context: AttemptContext) => AttemptResult<T> | Promise<AttemptResult<T>>,
+  attempt: (context: AttemptContext) => T | PromiseLike<T>,
   options?: RunOptions<T>,
-): Promise<RunResult<T>>;
+): Promise<T>;
 
-export interface RetryFetchOptions extends Omit<RunOptions<Response>, 'onDiscard'> {
+export interface RetryFetchOptions extends HelperOptions {
   policy: Policy;
   /** The fetch to call; globalThis.fetch by default. */
   fetch?: typeof fetch;
-  /** Header carrying the idempotency key ("Idempotency-Key"); null to omit. */
+  /** Whether this request may be repeated, whatever its method says (see `DriverOptions.method`). */
+  idempotent?: boolean;
+  /** Header carrying the idempotency key (`IDEMPOTENCY_KEY_HEADER`); null to omit. */
   idempotencyKeyHeader?: string | null;
-  /** Header carrying each attempt's request id ("X-Request-Id"); null to omit. */
+  /** Header carrying each attempt's request id (`REQUEST_ID_HEADER`); null to omit. */
   requestIdHeader?: string | null;
 }
-export interface RetryFetchResult {
-  decision: Ending;
-  /** The last response reported: the winning one, or e.g. the last 503. Other bodies are cancelled. */
-  response?: Response;
-  /** The last network error, if an attempt failed without a response. */
-  error?: unknown;
-  idempotencyKey: string;
-}
+/** The last response and the ending attached: the winner's on success, e.g. the last 503 or a 404 when the operation gave up. */
+export type RetryFetchResult =
+  | { decision: Succeeded; response: Response; idempotencyKey: string }
+  | { decision: GaveUp; response: Response; idempotencyKey: string }
+  | { decision: Restart; response: Response; idempotencyKey: string };
 /**
- * fetch with per-attempt timeouts, Retry-After / retry-after-ms (read by the
- * core), an idempotency key and request ids, as the policy decides. Hedging
- * policies are supported: one AbortController per attempt, the losers aborted
- * and their bodies cancelled.
+ * fetch with the core's retries: per-attempt timeouts (an AbortSignal per
+ * attempt), Retry-After read by the core, the method's repeatability, an
+ * Idempotency-Key when the plan says so, a fresh X-Request-Id per attempt,
+ * hedging. Resolves with the last response when there is one; rejects with
+ * the typed ending when there is none, and always for reconcile (every
+ * response not returned has its body cancelled); rejects unchanged for an
+ * invalid request (a bad URL, a bad header), before sending anything.
  */
 export function retryFetch(input: RequestInfo | URL, init: RequestInit | undefined, options: RetryFetchOptions): Promise<RetryFetchResult>;

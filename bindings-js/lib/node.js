@@ -1,7 +1,9 @@
 // Node entry: loads the wasm synchronously from the package, then exports the API.
 import { readFileSync } from 'node:fs';
 import { initSync } from '../wasm/retryplan_js.js';
+import { load } from './constants.js';
 
 initSync({ module: readFileSync(new URL('../wasm/retryplan_js_bg.wasm', import.meta.url)) });
+load();
 
 export * from './api.js';

@@ -3,56 +3,36 @@
 // constructor consumes a separate handle: a clone of `options.dependency`
 // (an Arc clone in Rust), leaving the caller's Dependency usable.
 import { Dependency, Operation as WasmOperation } from '../wasm/retryplan_js.js';
-import { RetryplanError } from './convert.js';
+import { RetryplanError, decided } from './convert.js';
+import { drawUnlessSeeded, pool } from './entropy.js';
+import { parts, read } from './outcomes.js';
 
-// The outcome tags of the wasm `_onOutcomeParts`, as src/lib.rs numbers them (PARTS_*).
-const SUCCESS = 0;
-const HTTP_STATUS = 1;
-const TRANSPORT = 2;
-
-// The internal wasm methods return the decision or the RetryplanError as one
-// value (cheaper than a Result through wasm-bindgen's externref table).
-const decided = (value) => {
-  if (value instanceof RetryplanError) throw value;
-  return value;
-};
+/** A handle on `options[name]` for the wasm constructor to consume, checked to be a `type`. */
+export function handle(options, name, type) {
+  const value = options != null && typeof options === 'object' ? options[name] : undefined;
+  if (value == null) return undefined;
+  if (!(value instanceof type)) {
+    throw Object.assign(new RetryplanError('invalid_argument', `invalid argument \`${name}\`: must be a ${type.name}`), { field: name });
+  }
+  return name === 'stats' ? value._share() : value.clone();
+}
 
 export class Operation extends WasmOperation {
   constructor(policy, nowMs, options) {
-    const dependency = options?.dependency;
-    if (dependency != null && !(dependency instanceof Dependency)) {
-      throw new RetryplanError('invalid_argument', 'invalid argument `dependency`: must be a Dependency');
-    }
-    super(policy, nowMs, options, dependency?.clone());
+    const at = drawUnlessSeeded(options);
+    const dependency = handle(options, 'dependency', Dependency);
+    super(policy, nowMs, options, dependency, pool[at], pool[at + 1], pool[at + 2], pool[at + 3], pool[at + 4], pool[at + 5]);
   }
 
   /** What to do now: start an attempt, keep waiting, or await the running attempt. */
   poll(nowMs) {
-    return decided(this._poll(nowMs));
+    return typeof nowMs === 'number' ? decided(this._poll(nowMs)) : super.poll(nowMs);
   }
 
-  /**
-   * Reports how attempt `attempt` ended. The common outcomes cross as their
-   * fields (reading the object from wasm, property by property, costs more than
-   * the decision); the Rust side validates them as it validates the object.
-   * Anything else, malformed values included, takes the object path.
-   */
+  /** Reports how attempt `attempt` ended (the common outcomes cross as numbers). */
   onOutcome(nowMs, attempt, outcome) {
-    if (typeof outcome === 'object' && outcome !== null) {
-      const type = outcome.type;
-      if (type === 'http_status') {
-        const status = outcome.status;
-        if (typeof status === 'number' && outcome.errorCode == null) {
-          const retryAfterMs = outcome.retryAfterMs;
-          if (retryAfterMs == null) return decided(this._onOutcomeParts(nowMs, attempt, HTTP_STATUS, status, undefined, undefined));
-          if (typeof retryAfterMs === 'number') return decided(this._onOutcomeParts(nowMs, attempt, HTTP_STATUS, status, retryAfterMs, undefined));
-        }
-      } else if (type === 'success') {
-        return decided(this._onOutcomeParts(nowMs, attempt, SUCCESS, undefined, undefined, undefined));
-      } else if (type === 'transport') {
-        const failure = outcome.failure;
-        if (typeof failure === 'string') return decided(this._onOutcomeParts(nowMs, attempt, TRANSPORT, undefined, undefined, failure));
-      }
+    if (typeof nowMs === 'number' && typeof attempt === 'number' && read(outcome)) {
+      return decided(this._onOutcomeParts(nowMs, attempt, parts.tag, parts.a, parts.b));
     }
     return super.onOutcome(nowMs, attempt, outcome);
   }

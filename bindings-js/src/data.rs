@@ -3,24 +3,58 @@
 //! Configuration is read by the core's one reader (`PolicyConfig::from_value`
 //! and friends), so a JS object gets exactly the rules and field paths of
 //! JSON text in every other language, with no JSON code in the wasm: JSON text
-//! is parsed by the host's `JSON.parse`. Object keys are renamed at this edge
-//! only: camelCase in JS, snake_case in the core (values stay as they are).
+//! is parsed by the host (`parseJson` in `lib/convert.js`). Object keys are
+//! renamed at this edge only: camelCase in JS, snake_case in the core (values
+//! stay as they are).
+//!
+//! Reading is bounded so that no configuration can exhaust wasm memory (a
+//! trap would leave the module unusable): strings as every string argument is
+//! ([`unreadable`]), nesting by [`MAX_DEPTH`], and the number of values read by
+//! [`MAX_VALUES`] (a list holding the same list many times over, many levels
+//! deep, would otherwise grow without bound).
 
-use js_sys::{Array, Map, Object, Reflect};
+use js_sys::{Array, JsString, Map, Object, Reflect};
 use retryplan::value::{join, Number, Value};
 use retryplan::Error;
 use wasm_bindgen::{JsCast, JsValue};
 
+use crate::args::unreadable;
+
 /// Deeper than any configuration (the deepest field is `breaker.trip.kind`).
 const MAX_DEPTH: usize = 16;
 
-/// How object keys are spelt on the JS side.
+/// Far more values than any configuration holds (a policy has about 40).
+const MAX_VALUES: usize = 100_000;
+
+/// How object keys are spelt on the JS side, for [`to_js`].
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Keys {
     /// camelCase (JS objects), snake_case in the core.
     Camel,
-    /// snake_case as in the JSON schema (parsed JSON text), unchanged.
+    /// snake_case as in the JSON schema, unchanged.
     Snake,
+}
+
+/// Where data read by [`from_js`] comes from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// A JS configuration object: camelCase keys, renamed to snake_case.
+    Camel,
+    /// A JS object whose keys are read as written (a gRPC service config:
+    /// `methodConfig`, `retryPolicy`).
+    AsWritten,
+    /// JSON text parsed by `parseJson`: snake_case keys as written, and every
+    /// object an `{entries: [[key, value], ...]}` holding its keys in text
+    /// order, a repeated key included (so that the core refuses it).
+    Json,
+}
+
+/// What one read carries along: the objects around the value (to refuse
+/// cycles) and how many values it has read.
+struct Reading {
+    source: Source,
+    ancestors: Vec<JsValue>,
+    values: usize,
 }
 
 fn reading_error(field: &str, message: String) -> Error {
@@ -64,12 +98,23 @@ fn camel_case(key: &str) -> String {
 /// `JSON.stringify` does. Anything else (a function, a bigint, a class
 /// instance or a `Date`, whose fields `JSON.stringify` would change or drop, a
 /// cycle) is an `invalid_policy_json` error naming the field.
-pub(crate) fn from_js(value: &JsValue, keys: Keys) -> Result<Value, Error> {
-    read(value, "", keys, &mut Vec::new())
+pub(crate) fn from_js(value: &JsValue, source: Source) -> Result<Value, Error> {
+    read(value, "", &mut Reading { source, ancestors: Vec::new(), values: 0 })
 }
 
-/// `ancestors`: the objects and arrays being read around `value`, to refuse cycles.
-fn read(value: &JsValue, path: &str, keys: Keys, ancestors: &mut Vec<JsValue>) -> Result<Value, Error> {
+/// A JS string as Rust text, or the reading error naming `path`.
+fn string(string: &JsString, path: &str) -> Result<String, Error> {
+    match unreadable(string) {
+        Some(rule) => Err(reading_error(path, rule)),
+        None => Ok(String::from(string)),
+    }
+}
+
+fn read(value: &JsValue, path: &str, reading: &mut Reading) -> Result<Value, Error> {
+    reading.values += 1;
+    if reading.values > MAX_VALUES {
+        return Err(reading_error(path, format!("holds more than {MAX_VALUES} values in all")));
+    }
     if value.is_null() {
         return Ok(Value::Null);
     }
@@ -79,20 +124,20 @@ fn read(value: &JsValue, path: &str, keys: Keys, ancestors: &mut Vec<JsValue>) -
     if let Some(number) = value.as_f64() {
         return Ok(Value::Number(Number::from_f64(number)));
     }
-    if let Some(text) = value.as_string() {
-        return Ok(Value::String(text));
+    if let Some(text) = value.dyn_ref::<JsString>() {
+        return string(text, path).map(Value::String);
     }
     let container = Array::is_array(value) || (value.is_object() && !value.is_function());
     if container {
-        if ancestors.iter().any(|ancestor| Object::is(ancestor, value)) {
+        if reading.ancestors.iter().any(|ancestor| Object::is(ancestor, value)) {
             return Err(reading_error(path, "refers back to an object that contains it (a cycle)".to_owned()));
         }
-        if ancestors.len() >= MAX_DEPTH {
+        if reading.ancestors.len() >= MAX_DEPTH {
             return Err(reading_error(path, format!("nested more than {MAX_DEPTH} levels deep")));
         }
-        ancestors.push(value.clone());
-        let read = read_container(value, path, keys, ancestors);
-        ancestors.pop();
+        reading.ancestors.push(value.clone());
+        let read = read_container(value, path, reading);
+        reading.ancestors.pop();
         if let Some(read) = read {
             return read;
         }
@@ -111,19 +156,16 @@ fn read(value: &JsValue, path: &str, keys: Keys, ancestors: &mut Vec<JsValue>) -
 }
 
 /// An array, a plain object or a `Map` as a tree; `None` for any other object.
-fn read_container(
-    value: &JsValue,
-    path: &str,
-    keys: Keys,
-    ancestors: &mut Vec<JsValue>,
-) -> Option<Result<Value, Error>> {
+fn read_container(value: &JsValue, path: &str, reading: &mut Reading) -> Option<Result<Value, Error>> {
     if Array::is_array(value) {
         let items = Array::from(value);
-        let list =
-            items.iter().enumerate().map(|(index, item)| read(&item, &format!("{path}[{index}]"), keys, ancestors));
+        let list = items.iter().enumerate().map(|(index, item)| read(&item, &format!("{path}[{index}]"), reading));
         return Some(list.collect::<Result<_, _>>().map(Value::List));
     }
-    let entries = if let Some(map) = value.dyn_ref::<Map>() {
+    let entries = if reading.source == Source::Json {
+        // `parseJson` made every object, with its entries in text order.
+        Array::from(&Reflect::get(value, &JsValue::from_str("entries")).unwrap_or_default())
+    } else if let Some(map) = value.dyn_ref::<Map>() {
         Array::from(&map.entries())
     } else {
         // Plain: no prototype, or one whose own prototype is null (`Object.prototype`
@@ -142,11 +184,16 @@ fn read_container(
         if item.is_undefined() {
             continue;
         }
-        let Some(key) = entry.get(0).as_string() else {
+        let key = entry.get(0);
+        let Some(key) = key.dyn_ref::<JsString>() else {
             return Some(Err(reading_error(path, "a Map's keys must be strings".to_owned())));
         };
-        let key = if keys == Keys::Camel { snake_case(&key) } else { key };
-        match read(&item, &join(path, &key), keys, ancestors) {
+        let key = match string(key, path) {
+            Ok(key) if reading.source == Source::Camel => snake_case(&key),
+            Ok(key) => key,
+            Err(error) => return Some(Err(error)),
+        };
+        match read(&item, &join(path, &key), reading) {
             Ok(item) => fields.push((key, item)),
             Err(error) => return Some(Err(error)),
         }

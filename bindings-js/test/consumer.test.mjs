@@ -30,7 +30,8 @@ after(() => rmSync(work, { recursive: true, force: true }));
 test('the packed package holds the entries, the glue, the wasm and the types', () => {
   const files = (dir) => readdirSync(join(app, 'node_modules', 'retryplan', dir)).sort();
   assert.deepEqual(files('wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
-  for (const name of ['browser.js', 'node.js', 'api.js', 'convert.js', 'helpers.js', 'operation.js', 'index.d.ts']) assert.ok(files('lib').includes(name), name);
+  const lib = ['browser.js', 'node.js', 'api.js', 'convert.js', 'constants.js', 'driver.js', 'endings.js', 'entropy.js', 'failures.js', 'helpers.js', 'host.js', 'operation.js', 'outcomes.js', 'index.d.ts'];
+  for (const name of lib) assert.ok(files('lib').includes(name), name);
 });
 
 test('tsc --strict accepts a TypeScript consumer', () => {

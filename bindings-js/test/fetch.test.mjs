@@ -3,7 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { Policy, RetryplanError, retryFetch } from 'retryplan';
+import { GaveUpError, OperationFailedError, Policy, ReconcileRequiredError, RetryplanError, Stats, retryFetch } from 'retryplan';
+import { rejection } from './assertions.mjs';
 
 // Each path scripts its answers by attempt: a list of actions, the last repeating.
 const scripts = {
@@ -21,6 +22,12 @@ const scripts = {
   '/read-ok': ['ok'],
   '/caller-key': ['busy1', 'ok'],
   '/signal': ['stall'],
+  '/post-500': ['500'],
+  '/post-reset-then-ok': ['reset', 'ok'],
+  '/weird-then-ok': ['999', 'ok'],
+  '/slow-503-then-ok': ['busy-slow-body', 'ok'],
+  '/observed': ['busy0', 'ok'],
+  '/never': ['ok'],
 };
 const seen = new Map();
 const sockets = new Set();
@@ -46,6 +53,16 @@ before(async () => {
       if (action === 'busy-huge') return response.writeHead(503, { 'retry-after': '99999999999999999999999' }).end('busy');
       if (action === 'busy-garbled') return response.writeHead(503, { 'retry-after': 'soon-ish' }).end('busy');
       if (action === 'busy-ms') return response.writeHead(503, { 'retry-after': '3', 'retry-after-ms': '150' }).end('busy');
+      if (action === 'busy0') return response.writeHead(503, { 'retry-after': '0' }).end('busy');
+      if (action === '500') return response.writeHead(500).end('oops');
+      if (action === '999') return response.writeHead(999).end('weird');
+      if (action === 'busy-slow-body') {
+        // A long error body that would take 2 s: the client cancels it once a newer result is accepted.
+        response.writeHead(503, { 'retry-after': '0', 'content-length': '40' });
+        const timer = setInterval(() => response.write('x'), 50);
+        response.on('close', () => clearInterval(timer));
+        return;
+      }
       if (action === 'reset') return request.socket.destroy();
       // 'stall': never answer; the socket is destroyed when the server closes.
     });
@@ -98,14 +115,15 @@ test('a stalled attempt is aborted at its timeout and retried', async () => {
   assert.equal(result.response.status, 200);
 });
 
-test('a reset connection is retried for a keyed write, and reconciled for an unsafe one', async () => {
+test('a reset connection is retried for a keyed write, and reconciled for an unsafe one (rejects: no response)', async () => {
   const keyed = await retryFetch(`${base}/reset-then-ok`, { method: 'POST', body: 'x' }, { policy: policy() });
   assert.equal(keyed.decision.type, 'succeeded');
-  const unsafe = await retryFetch(`${base}/reset`, { method: 'POST', body: 'x' }, { policy: policy({ idempotency: 'unsafe' }) });
-  assert.equal(unsafe.decision.type, 'reconcile');
-  assert.equal(unsafe.decision.attempts, 1);
-  assert.ok(unsafe.error instanceof TypeError);
-  assert.equal(unsafe.response, undefined);
+  const unsafe = await rejection(retryFetch(`${base}/reset`, { method: 'POST', body: 'x' }, { policy: policy({ idempotency: 'unsafe' }) }));
+  assert.ok(unsafe instanceof ReconcileRequiredError && unsafe instanceof OperationFailedError);
+  assert.equal(unsafe.attempts, 1);
+  assert.ok(unsafe.cause instanceof TypeError, 'the fetch error');
+  assert.deepEqual(unsafe.lastOutcome, { type: 'transport', failure: 'connection_lost' });
+  assert.equal(seen.get('/reset').length, 1);
 });
 
 test('a refused connection was never sent: even an unsafe write is retried, then gives up', async () => {
@@ -113,10 +131,59 @@ test('a refused connection was never sent: even an unsafe write is retried, then
   await new Promise((resolve) => closed.listen(0, '127.0.0.1', resolve));
   const port = closed.address().port;
   await new Promise((resolve) => closed.close(resolve));
-  const result = await retryFetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'x' }, { policy: policy({ idempotency: 'unsafe' }) });
-  assert.equal(result.decision.type, 'gave_up');
-  assert.equal(result.decision.reason, 'attempts_exhausted');
-  assert.equal(result.decision.attempts, 3);
+  const error = await rejection(retryFetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'x' }, { policy: policy({ idempotency: 'unsafe' }) }));
+  assert.ok(error instanceof GaveUpError);
+  assert.equal(error.reason, 'attempts_exhausted');
+  assert.equal(error.attempts, 3);
+  assert.deepEqual(error.lastOutcome, { type: 'transport', failure: 'not_sent' });
+});
+
+test('a POST under a safe policy runs as unsafe: a 500 is never repeated; it carries an Idempotency-Key and rejects with reconcile', async () => {
+  const read = policy({ idempotency: 'safe' });
+  const error = await rejection(retryFetch(`${base}/post-500`, { method: 'POST', body: 'order 1' }, { policy: read }));
+  assert.ok(error instanceof ReconcileRequiredError);
+  assert.deepEqual(error.lastOutcome, { type: 'http_status', status: 500 });
+  const log = seen.get('/post-500');
+  assert.equal(log.length, 1);
+  assert.equal(log[0].headers['idempotency-key'], error.idempotencyKey);
+  // The caller says this POST may be repeated: retried after a reset.
+  const retried = await retryFetch(`${base}/post-reset-then-ok`, { method: 'POST', body: 'x' }, { policy: read, idempotent: true });
+  assert.equal(retried.decision.type, 'succeeded');
+  assert.equal(seen.get('/post-reset-then-ok')[0].headers['idempotency-key'], undefined, 'an idempotent request needs no key');
+});
+
+test('an invalid request is the caller\'s mistake: rethrown unchanged, nothing sent, never connection_lost', async () => {
+  for (const [input, init] of [['/never', {}], ['http://[bad', {}], [`${base}/never`, { headers: { 'x-bad': 'a\nb' } }], [`${base}/never`, { method: 'GE T' }]]) {
+    const error = await rejection(retryFetch(input, init, { policy: policy() }));
+    assert.ok(error instanceof TypeError, `${input}: ${error}`);
+    assert.ok(!(error instanceof OperationFailedError) && !(error instanceof RetryplanError));
+  }
+  assert.equal(seen.get('/never'), undefined);
+});
+
+test('a status outside 100..=599 is the server\'s fault: retried as connection_lost, never invalid_argument', async () => {
+  const result = await retryFetch(`${base}/weird-then-ok`, {}, { policy: policy() });
+  assert.equal(result.decision.type, 'succeeded');
+  assert.equal(result.response.status, 200);
+  assert.equal(seen.get('/weird-then-ok').length, 2);
+});
+
+test('a failed response\'s body is cancelled as soon as a newer result is accepted', async () => {
+  const result = await retryFetch(`${base}/slow-503-then-ok`, {}, { policy: policy() });
+  assert.equal(result.decision.type, 'succeeded');
+  const log = seen.get('/slow-503-then-ok');
+  for (let waited = 0; !log[0].closedEarly && waited < 1500; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(log[0].closedEarly, true, 'the 503 body was cancelled, not read to its end');
+});
+
+test('onDecision and stats: each decision as the core makes it, counted in the core', async () => {
+  const events = [];
+  const stats = new Stats();
+  const result = await retryFetch(`${base}/observed`, {}, { policy: policy(), onDecision: (event) => events.push(event), stats });
+  assert.equal(result.decision.type, 'succeeded');
+  assert.deepEqual(events.map((event) => event.decision.type), ['start_attempt', 'wait', 'start_attempt', 'succeeded']);
+  assert.deepEqual(events[1].after, { attempt: 1, outcome: { type: 'http_status', status: 503, retryAfterMs: 0 } });
+  assert.deepEqual([stats.toJSON().attempts, stats.toJSON().succeeded], [2, 1]);
 });
 
 test('a non-retryable status ends at once and hands back the response', async () => {
@@ -141,11 +208,13 @@ test('a malformed Retry-After carries no guidance', async () => {
   assert.equal(result.decision.type, 'succeeded');
 });
 
-test('aborting the caller signal cancels the operation', async () => {
+test('aborting the caller signal cancels the operation: rejects with the signal\'s reason', async () => {
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 100);
-  const result = await retryFetch(`${base}/stall`, {}, { policy: policy(), signal: controller.signal });
-  assert.deepEqual([result.decision.type, result.decision.reason], ['gave_up', 'cancelled']);
+  const stats = new Stats();
+  const error = await rejection(retryFetch(`${base}/stall`, {}, { policy: policy(), signal: controller.signal, stats }));
+  assert.equal(error, controller.signal.reason);
+  assert.equal(stats.toJSON().gaveUp.cancelled, 1, 'the driver gave up cancelled first');
 });
 
 test('a stream body cannot be resent, so it is refused up front', async () => {
@@ -207,8 +276,8 @@ test("the caller's own Idempotency-Key is kept as the operation's key on every a
 
 test('init.signal cancels the operation like options.signal', async () => {
   const controller = new AbortController();
-  setTimeout(() => controller.abort(new Error('user left')), 100);
-  const result = await retryFetch(`${base}/signal`, { signal: controller.signal }, { policy: policy({ attemptTimeout: { fixedMs: 3000 } }) });
-  assert.equal(result.decision.type, 'gave_up');
-  assert.equal(result.decision.reason, 'cancelled');
+  const reason = new Error('user left');
+  setTimeout(() => controller.abort(reason), 100);
+  const error = await rejection(retryFetch(`${base}/signal`, { signal: controller.signal }, { policy: policy({ attemptTimeout: { fixedMs: 3000 } }) }));
+  assert.equal(error, reason);
 });

@@ -1,17 +1,42 @@
 // A static file server on 127.0.0.1 for the browser tests: the repository's
 // bindings-js/ tree, the conformance vectors, and a scripted /api/ endpoint.
-import { createServer } from 'node:http';
+import { createServer, request as forward } from 'node:http';
 import { readFile, readdir } from 'node:fs/promises';
 import { extname, normalize, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const types = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.html': 'text/html', '.json': 'application/json', '.wasm': 'application/wasm', '.css': 'text/css' };
 
-export async function serve({ root, vectors, mounts = {} }) {
+/**
+ * Forwards a request to the scenario server as it is, and its answer back as
+ * it comes (status, headers, a trickling body), so the page's fetch reaches
+ * the server from its own origin. A reset or refused upstream connection
+ * resets the page's; a page that goes away takes the upstream request along.
+ */
+function relay(request, response, port) {
+  const upstream = forward({ host: '127.0.0.1', port, method: request.method, path: request.url, headers: request.headers });
+  upstream.on('response', (answer) => {
+    response.writeHead(answer.statusCode, answer.statusMessage, { ...answer.headers, connection: 'close' });
+    answer.pipe(response);
+  });
+  upstream.on('error', () => request.socket.resetAndDestroy());
+  response.on('close', () => upstream.destroy());
+  request.pipe(upstream);
+}
+
+/**
+ * Serves files (and `/api/` scripted answers) on 127.0.0.1; with
+ * `scenarioPort`, relays `/s/*` to the scenario server. Every response closes
+ * its connection: a browser silently resends a request (a POST too) whose
+ * reused keep-alive connection is reset, which would hide what a helper did.
+ */
+export async function serve({ root, vectors, mounts = {}, scenarioPort }) {
   const seen = [];
   const server = createServer(async (request, response) => {
     const url = new URL(request.url, 'http://x');
     const path = decodeURIComponent(url.pathname);
+    response.setHeader('connection', 'close');
+    if (scenarioPort !== undefined && path.startsWith('/s/')) return relay(request, response, scenarioPort);
     if (path === '/api/busy-then-ok') {
       for await (const _ of request);
       seen.push({ key: request.headers['idempotency-key'], requestId: request.headers['x-request-id'] });

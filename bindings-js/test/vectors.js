@@ -36,19 +36,24 @@ function errorValue(api, error) {
   if (!(error instanceof api.RetryplanError)) throw error; // not ours: a failure of the binding
   if (!(error instanceof Error) || typeof error.message !== 'string') throw new Error('RetryplanError is not an Error');
   if (error.code === 'invalid_policy') return { code: error.code, fields: error.violations.map((v) => v.field) };
-  if (error.code === 'invalid_policy_json') return { code: error.code, fields: [error.field] };
+  if (error.code === 'invalid_policy_json' || error.code === 'unsupported') return { code: error.code, fields: [error.field] };
   return { code: error.code };
 }
 
-/**
- * A typed answer as vector JSON: snake_case keys, and an empty `abortAttempts`
- * (always present in the JS API) left out, as the vectors write it.
- */
+/** Drops every empty `abort_attempts` (always present in the JS API), as the vectors leave it out. */
+function dropEmptyAborts(json) {
+  if (Array.isArray(json)) json.forEach(dropEmptyAborts);
+  else if (json !== null && typeof json === 'object') {
+    if (Array.isArray(json.abort_attempts) && json.abort_attempts.length === 0) delete json.abort_attempts;
+    Object.values(json).forEach(dropEmptyAborts);
+  }
+  return json;
+}
+
+/** A typed answer as vector JSON: snake_case keys, and no empty `abortAttempts`. */
 function vectorJson(value) {
   if (value === undefined) return null;
-  const json = JSON.parse(JSON.stringify(toSnake(value)));
-  if (json !== null && Array.isArray(json.abort_attempts) && json.abort_attempts.length === 0) delete json.abort_attempts;
-  return json;
+  return dropEmptyAborts(JSON.parse(JSON.stringify(toSnake(value))));
 }
 
 function answer(api, call) {
@@ -170,6 +175,63 @@ function runOperation(api, testCase, failures, shared) {
   policy.free();
 }
 
+/** The outcome a driver step hands in: as written, a failure by its name, or a response read by the core. */
+function stepOutcome(api, step) {
+  if ('outcome' in step) return toCamel(step.outcome);
+  if ('failure' in step) return api.Outcome.fromFailure(field(step, 'failure', 'string'));
+  const { status, headers = {} } = step.response;
+  const lookup = (name) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+  return api.Outcome.fromHttpResponse(status, lookup, optionalNumber(step, 'now_unix_ms') ?? 0);
+}
+
+/** Runs a `driver` case: the host loop's calls on one Driver, in order, with stats and events on. */
+function runDriver(api, testCase, failures) {
+  const id = testCase.id;
+  let policy;
+  try {
+    policy = policyOf(api, testCase);
+  } catch (error) {
+    return failures.push(`${id}: invalid policy: ${error.message}`);
+  }
+  const stats = new api.Stats();
+  const options = { seed: field(testCase, 'seed', 'number'), stats, recordEvents: true };
+  if ('idempotency_key' in testCase) options.idempotencyKey = field(testCase, 'idempotency_key', 'string');
+  if ('deadline_ms' in testCase) options.deadlineMs = field(testCase, 'deadline_ms', 'number');
+  if ('method' in testCase) options.method = field(testCase, 'method', 'string');
+  if ('idempotent_request' in testCase) options.idempotent = field(testCase, 'idempotent_request', 'boolean');
+  if ('concurrency' in testCase) options.concurrency = field(testCase, 'concurrency', 'string');
+  if ('dependency' in testCase) options.dependency = api.Dependency.fromJson(JSON.stringify(testCase.dependency));
+  let driver;
+  try {
+    driver = new api.Driver(policy, field(testCase, 'start_ms', 'number'), options);
+  } catch (error) {
+    return settle(testCase, ['expect_error', errorValue(api, error)], id, failures);
+  }
+  if ('expect' in testCase || 'expect_error' in testCase) failures.push(`${id}: the driver was made, but the case expects an error`);
+  testCase.steps.forEach((step, index) => {
+    const at = field(step, 'at_ms', 'number');
+    const call = field(step, 'call', 'string');
+    const label = `${id} step ${index}`;
+    let result;
+    if (call === 'poll') result = answer(api, () => driver.pollAction(at));
+    else if (call === 'result') result = answer(api, () => driver.handleResult(at, field(step, 'attempt', 'number'), stepOutcome(api, step)));
+    else if (call === 'cancel') result = answer(api, () => driver.handleCancel(at));
+    else if (call === 'events') {
+      result = answer(api, () => {
+        const events = [];
+        for (let event; (event = driver.pollEvent()) !== undefined; ) events.push(event);
+        return events;
+      });
+    } else if (call === 'stats') result = answer(api, () => stats.toJSON());
+    else throw new Error(`${label}: unknown driver call \`${call}\``);
+    settle(step, result, label, failures);
+  });
+  driver.free();
+  options.dependency?.free();
+  stats.free();
+  policy.free();
+}
+
 /** Runs the steps of a `budget` or `breaker` case on one control made by `make` (from the camelCase config). */
 function runControl(api, testCase, failures, make, runStep) {
   const id = testCase.id;
@@ -273,6 +335,8 @@ export function runCase(api, testCase, failures) {
   switch (kind) {
     case 'operation':
       return runOperation(api, testCase, failures);
+    case 'driver':
+      return runDriver(api, testCase, failures);
     case 'operation_series':
       return runSeries(api, testCase, failures);
     case 'grpc_service_config':

@@ -1,6 +1,10 @@
 //! `retryplan explain`: prints `retryplan::explain`'s worst-case timeline as a
 //! table. Every number comes from the core's [`Timeline`]; nothing is
 //! recomputed here (only start/end columns are laid out).
+//!
+//! Numbers are for people: attempts count from 1 (the first attempt is
+//! attempt 1) and so do waits (wait 1 comes before attempt 2); the core's
+//! `retry` index, which counts retries from 0, appears only in `--json`.
 
 use std::fmt::Write as _;
 
@@ -38,9 +42,11 @@ pub fn render(source: &str, timeline: &Timeline) -> String {
                 } else {
                     format!("{min_delay_ms} to {max_delay_ms} ms (jitter)")
                 };
+                // Retry r (from 0) is attempt r + 2; its wait is wait r + 1.
+                let (wait, next) = (retry.saturating_add(1), retry.saturating_add(2));
                 let _ = writeln!(
                     out,
-                    "{start_ms:>8}  {end_ms:>8}  wait before retry {retry}: {range}, backoff ceiling {ceiling_ms} ms"
+                    "{start_ms:>8}  {end_ms:>8}  wait {wait}, before attempt {next}: {range}, backoff ceiling {ceiling_ms} ms"
                 );
             }
         }
@@ -102,9 +108,15 @@ fn ending(decision: &Decision) -> String {
                 .map(|delay| format!("; the next wait of {delay} ms plus a useful attempt does not fit"))
                 .unwrap_or_default();
             format!(
-                "gives up: {reason} after {attempts} attempt(s) with {remaining_budget_ms} ms of budget left after the reserve{refused}"
+                "gives up: {reason} after {} with {remaining_budget_ms} ms of budget left after the reserve{refused}",
+                plural(attempts, "attempt", "attempts")
             )
         }
         other => format!("ends: {}", serde_json::to_string(&other).unwrap_or_else(|_| other.kind().to_owned())),
     }
+}
+
+/// `1 attempt`, `2 attempts`.
+fn plural(count: u32, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
 }

@@ -20,10 +20,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use retryplan::value::excerpt;
+use retryplan::check;
+use retryplan::value::{closest_name, excerpt, join, Value};
 use retryplan::{Dependency, DependencyConfig, Error, Policy, PolicyConfig};
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::scenario::Scenario;
 
@@ -92,35 +92,41 @@ pub fn read(path: &str) -> Result<String, FileError> {
     std::fs::read_to_string(path).map_err(|error| FileError::Io(format!("cannot read {path}: {error}")))
 }
 
-/// Parses and validates a file's text, collecting every problem.
+/// Parses and validates a file's text, collecting every problem: the core
+/// reads each policy and the dependency on past a structural problem
+/// ([`retryplan::check`]), and so does the scenario's reader here.
 pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
-    let value: Value = serde_json::from_str(text)
-        .map_err(|error| FileError::Invalid(vec![Problem::new("", format!("not valid JSON: {error}"))]))?;
-    // serde_json keeps the last of a repeated key; the core refuses them, and so does a plan.
-    if let Some(field) = retryplan::value::Value::from_json(text).ok().as_ref().and_then(|tree| repeated_key(tree, ""))
-    {
-        return Err(FileError::Invalid(vec![Problem::new(&field, "this key appears more than once in its object")]));
-    }
-    let Value::Object(top) = value else {
+    let tree = Value::from_json(text).map_err(|error| {
+        let message = match error {
+            Error::InvalidPolicyJson { message, .. } => message,
+            other => other.to_string(),
+        };
+        FileError::Invalid(vec![Problem::new("", format!("not valid JSON: {message}"))])
+    })?;
+    let Value::Object(top) = &tree else {
         return Err(FileError::Invalid(vec![Problem::new(
             "",
             "the file must hold one JSON object: a policy, or a plan with policy/profiles/dependency/scenario",
         )]));
     };
-    let is_plan = PLAN_KEYS.iter().any(|key| top.contains_key(*key));
+    let is_plan = PLAN_KEYS.iter().any(|key| top.iter().any(|(name, _)| name == key));
     let mut problems = Vec::new();
     let mut sections = Vec::new();
 
     // Which policies the file holds, by source name.
-    let mut policies: BTreeMap<String, Value> = BTreeMap::new();
+    let mut policies: BTreeMap<String, &Value> = BTreeMap::new();
     let mut profile_names: Vec<String> = Vec::new();
     let mut dependency_value = None;
     let mut scenario_value = None;
     if is_plan {
-        for (key, field) in &top {
+        for (index, (key, field)) in top.iter().enumerate() {
+            if top.iter().take(index).any(|(earlier, _)| earlier == key) {
+                problems.push(Problem::new(key, "this key appears more than once in its object"));
+                continue;
+            }
             match key.as_str() {
                 "policy" => {
-                    policies.insert("policy".to_owned(), field.clone());
+                    policies.insert("policy".to_owned(), field);
                 }
                 "profiles" => match field {
                     Value::Object(profiles) => {
@@ -128,34 +134,42 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
                             problems.push(Problem::new("profiles", "profiles must name at least one policy"));
                         }
                         for (name, profile) in profiles {
+                            if profile_names.contains(name) {
+                                let field = join("profiles", name);
+                                problems.push(Problem::new(field, "this key appears more than once in its object"));
+                                continue;
+                            }
                             profile_names.push(name.clone());
-                            policies.insert(format!("profiles.{name}"), profile.clone());
+                            policies.insert(join("profiles", name), profile);
                         }
                     }
                     _ => problems.push(Problem::new("profiles", "profiles must be an object of named policies")),
                 },
-                "dependency" => dependency_value = Some(field.clone()),
-                "scenario" => scenario_value = Some(field.clone()),
+                "dependency" => dependency_value = Some(field),
+                "scenario" => scenario_value = Some(field),
                 other => {
+                    let hint = closest_name(other, PLAN_KEYS)
+                        .map(|name| format!(" (did you mean `{name}`?)"))
+                        .unwrap_or_default();
                     let other = excerpt(other, 64);
                     problems.push(Problem::new(
                         &other,
                         format!(
-                            "unknown top-level field `{other}`: a plan holds only {} (a policy's own fields go under `policy`)",
+                            "unknown top-level field `{other}`{hint}: a plan holds only {} (a policy's own fields go under `policy`)",
                             PLAN_KEYS.join(", ")
                         ),
-                    ))
+                    ));
                 }
             }
         }
     } else {
-        policies.insert("policy".to_owned(), Value::Object(top.clone()));
+        policies.insert("policy".to_owned(), &tree);
     }
 
     // The policy to use.
     let chosen = match selection.profile {
         Some(name) => {
-            let source = format!("profiles.{name}");
+            let source = join("profiles", name);
             if !policies.contains_key(&source) {
                 let known = if profile_names.is_empty() { "none".to_owned() } else { profile_names.join(", ") };
                 return Err(FileError::Usage(excerpt(
@@ -188,29 +202,29 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
         if source != &chosen && !selection.all_profiles {
             continue;
         }
-        let prefix = if is_plan { format!("{source}.") } else { String::new() };
-        match read_policy(value, &prefix) {
-            Ok((config, policy)) => {
+        let prefix = if is_plan { source.as_str() } else { "" };
+        match check::policy(value) {
+            Ok(policy) => {
                 if source == &chosen {
-                    chosen_policy = Some((config, policy));
+                    chosen_policy = Some(policy);
                 }
             }
-            Err(more) => problems.extend(more),
+            Err(more) => problems.extend(within(prefix, more)),
         }
         sections.push(if is_plan { source.clone() } else { "policy".to_owned() });
     }
 
     let mut dependency_config = DependencyConfig::default();
-    if let Some(value) = &dependency_value {
+    if let Some(value) = dependency_value {
         sections.push("dependency".to_owned());
-        match read_dependency(value) {
+        match check::dependency(value) {
             Ok(config) => dependency_config = config,
-            Err(more) => problems.extend(more),
+            Err(more) => problems.extend(within("dependency", more)),
         }
     }
 
     let mut scenario = None;
-    if let Some(value) = &scenario_value {
+    if let Some(value) = scenario_value {
         sections.push("scenario".to_owned());
         match crate::scenario::read(value) {
             Ok(read) => scenario = Some(read),
@@ -221,51 +235,19 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
     if !problems.is_empty() {
         return Err(FileError::Invalid(problems));
     }
-    let Some((policy_config, policy)) = chosen_policy else {
+    let Some(policy) = chosen_policy else {
         return Err(FileError::Invalid(vec![Problem::new("policy", "no policy to use")]));
     };
-    Ok(Plan { policy_source: chosen, policy_config, policy, dependency_config, scenario, sections })
+    Ok(Plan { policy_source: chosen, policy_config: policy.to_config(), policy, dependency_config, scenario, sections })
 }
 
-/// The path of the first key repeated within one object, anywhere in `tree`.
-fn repeated_key(tree: &retryplan::value::Value, path: &str) -> Option<String> {
-    use retryplan::value::{join, Value as Tree};
-    match tree {
-        Tree::Object(fields) => fields.iter().enumerate().find_map(|(index, (key, item))| {
-            let field = join(path, key);
-            if fields.iter().take(index).any(|(earlier, _)| earlier == key) {
-                Some(field)
-            } else {
-                repeated_key(item, &field)
-            }
-        }),
-        Tree::List(items) => {
-            items.iter().enumerate().find_map(|(index, item)| repeated_key(item, &format!("{path}[{index}]")))
-        }
-        _ => None,
-    }
-}
-
-/// Reads a policy with `core`'s reader and rules; fields are prefixed with
-/// where the policy sits in the file.
-fn read_policy(value: &Value, prefix: &str) -> Result<(PolicyConfig, Policy), Vec<Problem>> {
-    if !value.is_object() {
-        return Err(vec![Problem::new(prefix.trim_end_matches('.'), "a policy must be a JSON object")]);
-    }
-    let config = PolicyConfig::from_json(&value.to_string()).map_err(|error| core_problems(&error, prefix))?;
-    let policy = Policy::new(&config).map_err(|error| core_problems(&error, prefix))?;
-    Ok((config, policy))
-}
-
-/// Reads the dependency controls with `core`'s reader and rules.
-fn read_dependency(value: &Value) -> Result<DependencyConfig, Vec<Problem>> {
-    if !value.is_object() {
-        return Err(vec![Problem::new("dependency", "dependency must be a JSON object")]);
-    }
-    let config =
-        DependencyConfig::from_json(&value.to_string()).map_err(|error| core_problems(&error, "dependency."))?;
-    Dependency::new(&config).map_err(|error| core_problems(&error, "dependency."))?;
-    Ok(config)
+/// Problems the core found in the part of the file at `prefix`, with their
+/// full field paths (the part itself for a problem at its top).
+fn within(prefix: &str, violations: Vec<retryplan::Violation>) -> impl Iterator<Item = Problem> + '_ {
+    violations.into_iter().map(move |violation| {
+        let field = if violation.field.is_empty() { prefix.to_owned() } else { join(prefix, &violation.field) };
+        Problem::new(field, violation.message)
+    })
 }
 
 /// A fresh set of shared controls (one per client and layer in the simulation).
@@ -276,22 +258,4 @@ pub fn new_dependency(config: &DependencyConfig) -> Option<Arc<Dependency>> {
     }
     // Validated when the file was loaded.
     Dependency::new(config).ok()
-}
-
-/// `core`'s errors as problems, each with its full field path.
-fn core_problems(error: &Error, prefix: &str) -> Vec<Problem> {
-    let join = |field: &str| {
-        if field.is_empty() {
-            prefix.trim_end_matches('.').to_owned()
-        } else {
-            format!("{prefix}{field}")
-        }
-    };
-    match error {
-        Error::InvalidPolicy { violations } => {
-            violations.iter().map(|violation| Problem::new(join(&violation.field), violation.message.clone())).collect()
-        }
-        Error::InvalidPolicyJson { field, message } => vec![Problem::new(join(field), message.clone())],
-        other => vec![Problem::new(prefix.trim_end_matches('.'), format!("{other} ({})", other.code()))],
-    }
 }

@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use retryplan::{GiveUpCounts, GiveUpReason};
 use serde::Serialize;
 
-use crate::scenario::Scenario;
-use crate::sim::Run;
+use crate::scenario::{Failure, Phase, Scenario};
+use crate::sim::{Run, SLOT_MS};
 
 /// A bucket's success ratio must reach this share of the healthy baseline to
 /// count as recovered.
@@ -26,6 +26,10 @@ pub struct BucketReport {
     pub retries: u64,
     /// Offered load, attempts per second.
     pub attempts_per_second: f64,
+    /// The most attempts that reached the dependency within one 10 ms slot
+    /// of the bucket: retries that arrive together show here, not in the
+    /// per-second rate.
+    pub peak_attempts_in_10ms: u32,
     /// Retries per second.
     pub retries_per_second: f64,
     /// Logical operations that succeeded in the bucket.
@@ -107,6 +111,10 @@ pub struct Summary {
     pub latency_p99_ms: Option<u32>,
     /// Highest offered load in one bucket, attempts per second.
     pub peak_attempts_per_second: f64,
+    /// The most attempts that reached the dependency within one 10 ms slot.
+    pub peak_attempts_in_10ms: u32,
+    /// When that slot starts, ms.
+    pub peak_10ms_at_ms: u64,
     /// The recovery verdict.
     pub recovery: Recovery,
 }
@@ -120,10 +128,30 @@ pub struct VariantReport {
     pub description: String,
     /// Layers of retries.
     pub layers: u32,
+    /// The window of the variant's ratio retry budget, when it has one (the
+    /// chart marks when the window lets retries through again).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget_window_ms: Option<u64>,
     /// Totals.
     pub summary: Summary,
     /// Per-bucket series.
     pub buckets: Vec<BucketReport>,
+    /// Attempts per 10 ms around the scenario's first restart, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zoom: Option<Zoom>,
+}
+
+/// A short window at 10 ms resolution (see [`Scenario::zoom_window`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct Zoom {
+    /// When the restart it looks at begins, ms.
+    pub restart_ms: u64,
+    /// Start of the first slot, ms.
+    pub from_ms: u64,
+    /// Width of a slot, ms.
+    pub slot_ms: u64,
+    /// Attempts that reached the dependency in each slot.
+    pub attempts: Vec<u32>,
 }
 
 fn percentile(sorted: &[u32], share: f64) -> Option<u32> {
@@ -136,7 +164,14 @@ fn percentile(sorted: &[u32], share: f64) -> Option<u32> {
 
 /// Builds a variant's report from its run.
 #[must_use]
-pub fn variant_report(name: &str, description: &str, layers: u32, scenario: &Scenario, run: Run) -> VariantReport {
+pub fn variant_report(
+    name: &str,
+    description: &str,
+    layers: u32,
+    budget_window_ms: Option<u64>,
+    scenario: &Scenario,
+    run: Run,
+) -> VariantReport {
     let bucket_ms = scenario.config.bucket_ms;
     let per_second = |count: u64| count as f64 * 1000.0 / bucket_ms as f64;
     let mut all_latencies = Vec::new();
@@ -145,6 +180,30 @@ pub fn variant_report(name: &str, description: &str, layers: u32, scenario: &Sce
     let (mut operations, mut attempts, mut retries) = (0, 0, 0);
     let (mut budget, mut breaker, mut concurrency, mut shed, mut late) = (0, 0, 0, 0, 0);
     let mut peak: f64 = 0.0;
+    // The busiest 10 ms slot of each bucket (slots past the last bucket count in it).
+    let last_bucket = run.buckets.len().saturating_sub(1);
+    let mut slot_peaks = vec![0u32; run.buckets.len()];
+    let (mut peak_slot, mut peak_slot_index) = (0u32, 0usize);
+    for (index, count) in run.attempts_per_slot.iter().enumerate() {
+        let start = index as u64 * SLOT_MS;
+        let bucket = usize::try_from(start / bucket_ms).unwrap_or(usize::MAX).min(last_bucket);
+        if let Some(slot_peak) = slot_peaks.get_mut(bucket) {
+            *slot_peak = (*slot_peak).max(*count);
+        }
+        if *count > peak_slot {
+            (peak_slot, peak_slot_index) = (*count, index);
+        }
+    }
+    let zoom = scenario.zoom_window().map(|(restart_ms, from_ms, to_ms)| Zoom {
+        restart_ms,
+        from_ms,
+        slot_ms: SLOT_MS,
+        attempts: (from_ms / SLOT_MS..to_ms.div_ceil(SLOT_MS))
+            .map(|index| {
+                usize::try_from(index).ok().and_then(|index| run.attempts_per_slot.get(index)).copied().unwrap_or(0)
+            })
+            .collect(),
+    });
     for (index, mut bucket) in run.buckets.into_iter().enumerate() {
         bucket.latencies_ms.sort_unstable();
         let top = bucket.top;
@@ -164,6 +223,7 @@ pub fn variant_report(name: &str, description: &str, layers: u32, scenario: &Sce
             attempts: bucket.attempts,
             retries: bucket.extra_attempts,
             attempts_per_second: per_second(bucket.attempts),
+            peak_attempts_in_10ms: slot_peaks.get(index).copied().unwrap_or(0),
             retries_per_second: per_second(bucket.extra_attempts),
             succeeded: top.succeeded,
             succeeded_per_second: per_second(top.succeeded),
@@ -187,6 +247,7 @@ pub fn variant_report(name: &str, description: &str, layers: u32, scenario: &Sce
         name: name.to_owned(),
         description: description.to_owned(),
         layers,
+        budget_window_ms,
         summary: Summary {
             operations,
             attempts,
@@ -205,9 +266,12 @@ pub fn variant_report(name: &str, description: &str, layers: u32, scenario: &Sce
             latency_p50_ms: percentile(&all_latencies, 0.5),
             latency_p99_ms: percentile(&all_latencies, 0.99),
             peak_attempts_per_second: peak,
+            peak_attempts_in_10ms: peak_slot,
+            peak_10ms_at_ms: peak_slot_index as u64 * SLOT_MS,
             recovery,
         },
         buckets: reports,
+        zoom,
     }
 }
 
@@ -280,6 +344,18 @@ fn recovery(scenario: &Scenario, buckets: &[BucketReport]) -> Recovery {
     }
 }
 
+/// A time from the start in seconds, with as many decimals as it needs (up to ms).
+fn clock(ms: u64) -> String {
+    let decimals = if ms % 100 == 0 {
+        1
+    } else if ms % 10 == 0 {
+        2
+    } else {
+        3
+    };
+    format!("{:.decimals$} s", ms as f64 / 1000.0)
+}
+
 fn percent(value: f64) -> String {
     format!("{:.1}%", value * 100.0)
 }
@@ -304,14 +380,15 @@ pub fn table(scenario: &Scenario, seed: u64, reports: &[VariantReport]) -> Strin
     for phase in &config.phases {
         let (from, to) = phase.window();
         let what = match phase {
-            crate::scenario::Phase::Outage { failure, retry_after_ms, .. } => match (failure, retry_after_ms) {
-                (crate::scenario::Failure::Unavailable, Some(ra)) => format!("outage (503, Retry-After {ra} ms)"),
-                (crate::scenario::Failure::Unavailable, None) => "outage (503)".to_owned(),
-                (crate::scenario::Failure::Timeout, _) => "outage (no answer: timeouts)".to_owned(),
+            Phase::Outage { failure, retry_after_ms, .. } => match (failure, retry_after_ms) {
+                (Failure::Unavailable, Some(ra)) => format!("outage (503, Retry-After {ra} ms)"),
+                (Failure::Unavailable, None) => "outage (503)".to_owned(),
+                (Failure::Timeout, _) => "stall (no answer: attempts time out)".to_owned(),
+                (Failure::Restart, _) => "restart (held requests reset, new connections refused)".to_owned(),
             },
-            crate::scenario::Phase::Brownout { slowdown, .. } => format!("brownout ({slowdown}x slower)"),
+            Phase::Brownout { slowdown, .. } => format!("brownout ({slowdown}x slower)"),
         };
-        let _ = writeln!(out, "  {:.1} s to {:.1} s: {what}", from as f64 / 1000.0, to as f64 / 1000.0);
+        let _ = writeln!(out, "  {} to {}: {what}", clock(from), clock(to));
     }
     out.push('\n');
 
@@ -325,6 +402,9 @@ pub fn table(scenario: &Scenario, seed: u64, reports: &[VariantReport]) -> Strin
     row("attempt amplification", &|r| format!("{:.2}x", r.summary.amplification));
     row("retries per operation", &|r| format!("{:.3}", r.summary.retries as f64 / r.summary.operations.max(1) as f64));
     row("peak offered load", &|r| format!("{:.0}/s", r.summary.peak_attempts_per_second));
+    row("largest 10 ms burst", &|r| {
+        format!("{} at {:.2} s", r.summary.peak_attempts_in_10ms, r.summary.peak_10ms_at_ms as f64 / 1000.0)
+    });
     row("success rate", &|r| percent(r.summary.success_rate));
     for reason in GiveUpReason::ALL {
         if reports.iter().any(|r| r.summary.gave_up.get(reason) > 0) {

@@ -15,6 +15,8 @@
 //!   "layers": 3,                    // depth of the `layered` variant
 //!   "propagate_deadline": true,     // layered: lower layers inherit the attempt's abort time
 //!   "phases": [
+//!     {"kind": "outage", "from_ms": 20000, "to_ms": 20300, "failure": "timeout"},
+//!     {"kind": "outage", "from_ms": 20300, "to_ms": 20310, "failure": "restart"},
 //!     {"kind": "outage", "from_ms": 30000, "to_ms": 60000, "failure": "unavailable"},
 //!     {"kind": "brownout", "from_ms": 80000, "to_ms": 90000, "slowdown": 4}
 //!   ]
@@ -31,13 +33,19 @@
 //! once (optionally with `retry_after_ms`), using no capacity. A `timeout`
 //! outage is a stall: the workers stop, requests pile up in the queue (up to
 //! `queue_limit`, then they are shed) and are served only after the stall, so
-//! the clients' attempts time out. A `brownout` multiplies service times by
-//! `slowdown`.
+//! the clients' attempts time out. A `restart` outage drops everything the
+//! dependency holds at `from_ms`: every request waiting or being served
+//! fails at that instant with a broken connection (ambiguous: it may have
+//! been processed), so their clients retry together, and until `to_ms` new
+//! connections are refused at once (the request never left: safe to
+//! repeat). A `brownout` multiplies service times by `slowdown`.
 //! After the last phase the dependency is healthy again; the report says
 //! whether the fleet recovered or stayed overloaded (metastable failure).
 
+use retryplan::check;
+use retryplan::value::{closest_name, join, Value};
+use retryplan::Violation;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::file::Problem;
 
@@ -116,6 +124,10 @@ pub enum Failure {
     Unavailable,
     /// A stall: no answer until the phase ends; the client's attempt times out.
     Timeout,
+    /// A restart: at the phase's start every request the dependency holds
+    /// (waiting or being served) fails at once with a broken connection;
+    /// until its end new connections are refused.
+    Restart,
 }
 
 /// One period of trouble.
@@ -244,6 +256,19 @@ impl Scenario {
         self.config.phases.iter().map(|phase| phase.window().0).min()
     }
 
+    /// The window the chart shows at 10 ms resolution: from 100 ms before
+    /// the first restart to 400 ms after it, where the requests it broke come
+    /// back (together, without jitter): `(restart, from, to)` in ms. `None`
+    /// without a restart.
+    #[must_use]
+    pub fn zoom_window(&self) -> Option<(u64, u64, u64)> {
+        let restart = self.config.phases.iter().find_map(|phase| match *phase {
+            Phase::Outage { failure: Failure::Restart, from_ms, .. } => Some(from_ms),
+            _ => None,
+        })?;
+        Some((restart, restart.saturating_sub(100), restart.saturating_add(400).min(self.config.duration_ms)))
+    }
+
     /// Healthy throughput of the dependency, requests per second.
     #[must_use]
     pub fn capacity_per_second(&self) -> f64 {
@@ -252,24 +277,80 @@ impl Scenario {
     }
 }
 
-/// Reads and checks a scenario; every problem names its field (`scenario.`...).
+/// Reads and checks a scenario, reporting every problem at once, each with
+/// its field (`scenario.`...): the core's [`check::read_all`] reads on past a
+/// structural problem (leaving that field out), then the rules below run on
+/// what was read.
 pub fn read(value: &Value) -> Result<Scenario, Vec<Problem>> {
-    let config: ScenarioConfig = serde_path_to_error::deserialize(value.clone()).map_err(|error| {
-        let path = error.path().to_string();
-        let field = if path == "." { "scenario".to_owned() } else { format!("scenario.{path}") };
-        vec![Problem::new(field, error.into_inner().to_string())]
-    })?;
-    let problems = check(&config);
-    if problems.is_empty() {
-        Ok(Scenario { config })
-    } else {
-        Err(problems)
+    let read = check::read_all(value, read_config);
+    let mut problems = read.problems.clone();
+    if let Some(config) = &read.value {
+        problems.extend(read.unless_left_out(check(config)));
+    }
+    match read.value {
+        Some(config) if problems.is_empty() => Ok(Scenario { config }),
+        _ => Err(problems
+            .into_iter()
+            .map(|problem| {
+                let field =
+                    if problem.field.is_empty() { "scenario".to_owned() } else { join("scenario", &problem.field) };
+                Problem::new(field, problem.message)
+            })
+            .collect()),
     }
 }
 
-fn check(c: &ScenarioConfig) -> Vec<Problem> {
+/// The strict reader: the first problem, with its path inside the scenario.
+fn read_config(value: &Value) -> Result<ScenarioConfig, Violation> {
+    if let Some(field) = repeated_key(value, "") {
+        return Err(Violation { field, message: "this key appears more than once in its object".to_owned() });
+    }
+    let json =
+        serde_json::to_value(value).map_err(|error| Violation { field: String::new(), message: error.to_string() })?;
+    serde_path_to_error::deserialize(json).map_err(|error| {
+        let path = error.path().to_string();
+        let field = if path == "." { String::new() } else { path };
+        Violation { field, message: with_suggestion(error.into_inner().to_string()) }
+    })
+}
+
+/// serde's "unknown field `x`, expected one of `a`, `b`" (or variant), with
+/// the closest expected name offered.
+fn with_suggestion(message: String) -> String {
+    if !(message.starts_with("unknown field") || message.starts_with("unknown variant")) {
+        return message;
+    }
+    // The names are the backquoted words: the unknown one first, then the expected ones.
+    let names: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
+    let Some((unknown, expected)) = names.split_first() else { return message };
+    match closest_name(unknown, expected.iter().copied()) {
+        Some(name) => message.replacen(&format!("`{unknown}`"), &format!("`{unknown}` (did you mean `{name}`?)"), 1),
+        None => message,
+    }
+}
+
+/// The path of the first key repeated within one object, anywhere in `tree`.
+pub(crate) fn repeated_key(tree: &Value, path: &str) -> Option<String> {
+    match tree {
+        Value::Object(fields) => fields.iter().enumerate().find_map(|(index, (key, item))| {
+            let field = join(path, key);
+            if fields.iter().take(index).any(|(earlier, _)| earlier == key) {
+                Some(field)
+            } else {
+                repeated_key(item, &field)
+            }
+        }),
+        Value::List(items) => {
+            items.iter().enumerate().find_map(|(index, item)| repeated_key(item, &format!("{path}[{index}]")))
+        }
+        _ => None,
+    }
+}
+
+/// The scenario's rules; fields are paths inside the scenario.
+fn check(c: &ScenarioConfig) -> Vec<Violation> {
     let mut problems = Vec::new();
-    let mut fail = |field: &str, message: String| problems.push(Problem::new(format!("scenario.{field}"), message));
+    let mut fail = |field: &str, message: String| problems.push(Violation { field: field.to_owned(), message });
     if !(1..=MAX_DURATION_MS).contains(&c.duration_ms) {
         fail(
             "duration_ms",

@@ -67,11 +67,18 @@ pub struct Bucket {
     pub latencies_ms: Vec<u32>,
 }
 
+/// Width (ms) of the slots in which [`Run::attempts_per_slot`] counts
+/// attempts: short enough to show retries that arrive together.
+pub const SLOT_MS: u64 = 10;
+
 /// The raw result of one run.
 #[derive(Clone, Debug)]
 pub struct Run {
     /// One per bucket; activity after the last arrival is counted in the last one.
     pub buckets: Vec<Bucket>,
+    /// Attempts that reached the dependency in each [`SLOT_MS`] slot from
+    /// time 0 (the last slot is the last attempt's).
+    pub attempts_per_slot: Vec<u32>,
     /// Virtual time of the last event.
     pub end_ms: u64,
 }
@@ -84,6 +91,10 @@ enum Reply {
     /// A 503 with a Retry-After of this many ms (at most an hour: it fits).
     UnavailableRetryAfter(u32),
     TimedOut,
+    /// A restarting dependency refused the connection: the request never left.
+    Refused,
+    /// The dependency restarted while holding the request: the connection broke.
+    Reset,
 }
 
 impl Reply {
@@ -102,6 +113,8 @@ impl Reply {
                 Outcome::HttpStatus { status: 503, retry_after_ms: Some(u64::from(ms)), error_code: None }
             }
             Reply::TimedOut => Outcome::Transport { failure: TransportFailure::TimedOut },
+            Reply::Refused => Outcome::Transport { failure: TransportFailure::NotSent },
+            Reply::Reset => Outcome::Transport { failure: TransportFailure::ConnectionLost },
         }
     }
 }
@@ -189,6 +202,7 @@ pub struct Simulation<'a> {
     next_arrival_ms: f64,
     operations_created: u64,
     buckets: Vec<Bucket>,
+    attempts_per_slot: Vec<u32>,
     bucket_ms: u64,
     /// The bucket `now` falls in (the last one after the arrivals stop), and
     /// when the next one starts: kept as `now` moves, so no division per event.
@@ -197,6 +211,9 @@ pub struct Simulation<'a> {
     hedging: bool,
     now: u64,
     key: IdempotencyKey,
+    /// When each restart phase begins, in order, and how many have emptied the dependency.
+    restart_starts: Vec<u64>,
+    restarts_applied: usize,
 }
 
 /// An engine error during a run: the simulator fed an operation something it
@@ -232,12 +249,22 @@ impl<'a> Simulation<'a> {
             next_arrival_ms: 0.0,
             operations_created: 0,
             buckets: vec![Bucket::default(); scenario.buckets().max(1)],
+            attempts_per_slot: vec![0; usize::try_from(config.duration_ms.div_ceil(SLOT_MS)).unwrap_or(0)],
             bucket_ms: config.bucket_ms.max(1),
             current_bucket: 0,
             next_bucket_ms: config.bucket_ms.max(1),
             hedging: setup.policy.hedging().is_some(),
             now: 0,
             key: IdempotencyKey::from_bits(u128::from(seed)),
+            restart_starts: config
+                .phases
+                .iter()
+                .filter_map(|phase| match phase {
+                    Phase::Outage { failure: Failure::Restart, from_ms, .. } => Some(*from_ms),
+                    _ => None,
+                })
+                .collect(),
+            restarts_applied: 0,
         }
     }
 
@@ -273,7 +300,7 @@ impl<'a> Simulation<'a> {
             }
         }
         progress(1.0);
-        Ok(Run { buckets: self.buckets, end_ms: self.now })
+        Ok(Run { buckets: self.buckets, attempts_per_slot: self.attempts_per_slot, end_ms: self.now })
     }
 
     fn push(&mut self, time: u64, slot: u32, generation: u32, attempt: u32, kind: Kind) {
@@ -385,6 +412,13 @@ impl<'a> Simulation<'a> {
                     let bucket = self.bucket();
                     bucket.attempts += 1;
                     bucket.extra_attempts += u64::from(extra);
+                    let index = usize::try_from(self.now / SLOT_MS).unwrap_or(usize::MAX);
+                    if index >= self.attempts_per_slot.len() {
+                        self.attempts_per_slot.resize(index.saturating_add(1), 0);
+                    }
+                    if let Some(count) = self.attempts_per_slot.get_mut(index) {
+                        *count = count.saturating_add(1);
+                    }
                     self.call_dependency(slot, generation, attempt, abort_at_ms);
                 } else {
                     // The layer below runs one operation for this attempt, with
@@ -479,10 +513,12 @@ impl<'a> Simulation<'a> {
         let network = self.scenario.config.network_ms;
         let reply_at =
             |reply: Reply, at: u64| if at <= abort_at_ms { (reply, at) } else { (Reply::TimedOut, abort_at_ms) };
+        self.apply_restarts(now);
         let (reply, at) = match self.phase_at(now) {
             Some(Phase::Outage { failure: Failure::Unavailable, retry_after_ms, .. }) => {
                 reply_at(Reply::unavailable(*retry_after_ms), now + network)
             }
+            Some(Phase::Outage { failure: Failure::Restart, .. }) => reply_at(Reply::Refused, now + network),
             _ => {
                 let server = &mut self.server;
                 while server.waiting.front().is_some_and(|start| *start <= now) {
@@ -522,7 +558,10 @@ impl<'a> Simulation<'a> {
                         worker.0 = finish;
                     }
                     let respond_at = finish + network;
-                    if respond_at <= abort_at_ms {
+                    if let Some(restart_ms) = self.next_restart_after(now).filter(|restart_ms| finish > *restart_ms) {
+                        // Still held (waiting or being served) when the dependency restarts.
+                        reply_at(Reply::Reset, restart_ms + network)
+                    } else if respond_at <= abort_at_ms {
                         (answer, respond_at)
                     } else {
                         self.bucket().served_late += 1;
@@ -532,6 +571,26 @@ impl<'a> Simulation<'a> {
             }
         };
         self.push(at.max(now), slot, generation, attempt, Kind::Reply(reply));
+    }
+}
+
+impl Simulation<'_> {
+    /// Empties the dependency once for each restart that has begun by `now`.
+    fn apply_restarts(&mut self, now: u64) {
+        while let Some(restart_ms) = self.restart_starts.get(self.restarts_applied).copied() {
+            if restart_ms > now {
+                break;
+            }
+            self.restarts_applied += 1;
+            self.server.waiting.clear();
+            let workers = self.server.workers.len();
+            self.server.workers = (0..workers).map(|_| Reverse(0)).collect();
+        }
+    }
+
+    /// When the next restart after `now` begins.
+    fn next_restart_after(&self, now: u64) -> Option<u64> {
+        self.restart_starts.iter().copied().find(|start| *start > now)
     }
 }
 

@@ -1,7 +1,7 @@
 //! `retryplan simulate`: the variants compared in one run, and the whole
 //! report.
 
-use retryplan::{JitterConfig, Policy};
+use retryplan::{BudgetConfig, JitterConfig, Policy};
 use serde::Serialize;
 
 use crate::file::Plan;
@@ -133,7 +133,18 @@ pub fn run(
     let mut reports = Vec::new();
     for (index, variant) in variants.iter().enumerate() {
         let run = Simulation::new(scenario, &variant.setup, seed).run(&mut |done| progress(index, done))?;
-        reports.push(variant_report(variant.name.name(), &variant.description, variant.setup.layers, scenario, run));
+        let budget_window_ms = match variant.setup.dependency.budget {
+            Some(BudgetConfig::Ratio { window_ms, .. }) => Some(window_ms),
+            _ => None,
+        };
+        reports.push(variant_report(
+            variant.name.name(),
+            &variant.description,
+            variant.setup.layers,
+            budget_window_ms,
+            scenario,
+            run,
+        ));
     }
     Ok(SimulationReport {
         policy: plan.policy_source.clone(),

@@ -20,8 +20,13 @@ struct Output {
 }
 
 fn retryplan(args: &[&str]) -> Output {
+    retryplan_in(&root(), args)
+}
+
+/// The binary run with `dir` as its working directory.
+fn retryplan_in(dir: &Path, args: &[&str]) -> Output {
     let output =
-        Command::new(env!("CARGO_BIN_EXE_retryplan")).args(args).current_dir(root()).output().expect("the binary runs");
+        Command::new(env!("CARGO_BIN_EXE_retryplan")).args(args).current_dir(dir).output().expect("the binary runs");
     let out = Output {
         code: output.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -95,6 +100,37 @@ fn explain_warns_when_the_guidance_cap_is_longer_than_the_budget() {
 }
 
 #[test]
+fn explain_numbers_attempts_and_waits_from_one() {
+    let out = retryplan(&["explain", "cli/tests/fixtures/one_second_x3.json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("attempt 1, effective timeout 1000 ms"), "{}", out.stdout);
+    assert!(out.stdout.contains("wait 1, before attempt 2: 100 ms"), "{}", out.stdout);
+    assert!(out.stdout.contains("wait 2, before attempt 3: 200 ms"), "{}", out.stdout);
+    assert!(!out.stdout.contains("retry 0"), "{}", out.stdout);
+    assert!(!out.stdout.contains("attempt(s)"), "{}", out.stdout);
+}
+
+#[test]
+fn explain_strict_fails_on_warnings_only() {
+    let warned = retryplan(&["explain", "examples/policies/checkout.json", "--first-attempt-at-ms", "50", "--strict"]);
+    assert_eq!(warned.code, 1, "{}", warned.stderr);
+    assert!(warned.stdout.contains("Warnings:"), "the timeline is still printed");
+    assert!(warned.stderr.contains("1 warning, and --strict fails on warnings"), "{}", warned.stderr);
+    let json =
+        retryplan(&["explain", "examples/policies/checkout.json", "--first-attempt-at-ms", "50", "--json", "--strict"]);
+    assert_eq!(json.code, 1, "--json --strict too");
+    let clean = scratch(
+        "clean.json",
+        r#"{"max_attempts": 2, "total_budget_ms": 5000, "attempt_timeout": {"fixed_ms": 1000},
+            "server_guidance": {"honor": true, "cap_ms": 1000, "above_cap": "give_up"}}"#,
+    );
+    let fine = retryplan(&["explain", &clean, "--strict"]);
+    assert_eq!(fine.code, 0, "{}{}", fine.stdout, fine.stderr);
+    assert!(fine.stdout.contains("No warnings."), "{}", fine.stdout);
+    assert_eq!(retryplan(&["explain", "examples/policies/checkout.json"]).code, 0, "warnings alone exit 0");
+}
+
+#[test]
 fn explain_json_is_the_core_timeline() {
     let out = retryplan(&["explain", "examples/policies/checkout.json", "--first-attempt-at-ms", "50", "--json"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -150,6 +186,74 @@ fn check_lists_every_problem_with_its_field_and_rule() {
 }
 
 #[test]
+fn check_reports_every_problem_in_one_run_with_suggestions() {
+    // The issue's file: a misspelt field, a jitter name where an object goes,
+    // and a cap below the base. One run, three problems, exit 1.
+    let path = scratch(
+        "three.json",
+        r#"{"max_attempt": 3, "total_budget_ms": 800, "jitter": "full",
+            "backoff": {"kind": "exponential", "base_ms": 200, "multiplier": 2.0, "cap_ms": 100}}"#,
+    );
+    let out = retryplan(&["check", &path]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "a header and three problems:\n{}", out.stdout);
+    assert!(lines[0].ends_with("invalid, 3 problems"), "{}", lines[0]);
+    assert!(
+        lines[1].starts_with("  max_attempt: unknown field `max_attempt` (did you mean `max_attempts`?)"),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(lines[2], r#"  jitter: expected an object, found the string "full" (did you mean `{"kind": "full"}`?)"#);
+    assert_eq!(lines[3], "  backoff.cap_ms: backoff.cap_ms (100) must be >= backoff.base_ms (200)");
+    // explain and simulate refuse the file with the same list.
+    for command in ["explain", "simulate"] {
+        let refused = retryplan(&[command, &path]);
+        assert_eq!(refused.code, 1, "{command}");
+        assert_eq!(refused.stderr, out.stdout, "{command}");
+    }
+}
+
+#[test]
+fn check_reads_on_past_structural_problems_in_every_section() {
+    let path = scratch(
+        "many.json",
+        r#"{"policy": {"max_attempts": "3", "jitter": {"kind": "ful"}, "backoff": {"base_ms": 200, "cap_ms": 100}},
+            "dependancy": {},
+            "dependency": {"budgett": {}, "max_concurrent_retries": -1},
+            "scenario": {"duration_ms": 1000, "arrivals_per_second": 1, "capacity": {"workers": 0, "queue_limit": 0, "extra": 1},
+                         "service_time": {"kind": "constant", "ms": 1}, "outage": true,
+                         "phases": [{"kind": "outag", "from_ms": 1, "to_ms": 2}]}}"#,
+    );
+    let out = retryplan(&["check", &path]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let fields: Vec<&str> =
+        out.stdout.lines().skip(1).filter_map(|line| line.trim_start().split(": ").next()).collect();
+    assert_eq!(
+        fields,
+        [
+            "dependancy",
+            "policy.max_attempts",
+            "policy.jitter.kind",
+            "policy.backoff.cap_ms",
+            "dependency.budgett",
+            "dependency.max_concurrent_retries",
+            "scenario.capacity.extra",
+            "scenario.outage",
+            "scenario.phases[0].kind",
+            "scenario.capacity.workers",
+        ],
+        "{}",
+        out.stdout
+    );
+    for suggestion in
+        ["did you mean `dependency`?", "did you mean `full`?", "did you mean `budget`?", "did you mean `outage`?"]
+    {
+        assert!(out.stdout.contains(suggestion), "{suggestion}:\n{}", out.stdout);
+    }
+}
+
+#[test]
 fn check_validates_every_profile() {
     let path = scratch(
         "bad_profile.json",
@@ -174,7 +278,7 @@ fn bad_input_is_a_clear_message_and_a_non_zero_exit() {
             "repeated.json",
             r#"{"policy": {"max_attempts": 3, "backoff": {"base_ms": 10, "base_ms": 20}}}"#,
             1,
-            "policy.backoff.base_ms: this key appears more than once",
+            "policy.backoff.base_ms: duplicate field `base_ms`",
         ),
         ("typo.json", r#"{"max_attemps": 3}"#, 1, "max_attemps: unknown field `max_attemps`"),
         ("top_typo.json", r#"{"policy": {}, "scenaro": {}}"#, 1, "unknown top-level field `scenaro`"),
@@ -306,7 +410,7 @@ fn layered_retries_multiply_to_27_and_64_when_everything_fails() {
 
 #[test]
 fn simulate_is_deterministic_for_a_seed() {
-    // The example's world, shorter: a 5 s stall in 30 s, every variant.
+    // The example's world, shorter: a restart, then a 5 s stall in 30 s, every variant.
     let example: Value =
         serde_json::from_str(&std::fs::read_to_string(root().join("examples/checkout.json")).expect("read"))
             .expect("JSON");
@@ -314,8 +418,11 @@ fn simulate_is_deterministic_for_a_seed() {
     plan["scenario"]["duration_ms"] = 30_000.into();
     plan["scenario"]["arrivals_per_second"] = 500.into();
     plan["scenario"]["capacity"]["workers"] = 16.into();
-    plan["scenario"]["phases"][0]["from_ms"] = 10_000.into();
-    plan["scenario"]["phases"][0]["to_ms"] = 15_000.into();
+    plan["scenario"]["phases"] = serde_json::json!([
+        {"kind": "outage", "from_ms": 5_000, "to_ms": 5_300, "failure": "timeout"},
+        {"kind": "outage", "from_ms": 5_300, "to_ms": 5_310, "failure": "restart"},
+        {"kind": "outage", "from_ms": 10_000, "to_ms": 15_000, "failure": "timeout"}
+    ]);
     let path = scratch("deterministic.json", &plan.to_string());
     let run = |seed: &str| retryplan(&["simulate", &path, "--json", "--no-svg", "--seed", seed]);
     let first = run("7");
@@ -406,12 +513,99 @@ fn the_main_job_writes_a_chart() {
     assert!(out.stderr.contains(&format!("chart written to {svg_arg}")), "{}", out.stderr);
     let text = std::fs::read_to_string(&svg).expect("the chart exists");
     assert!(text.starts_with("<svg"), "an SVG document");
-    for label in ["as-written", "no-jitter", "no-budget", "layered", "outage"] {
-        assert!(text.contains(label), "the chart names {label}");
+    // Every variant has its own row, each trigger is named by its kind, and
+    // the verdicts, the budget's refills and the restart's burst are on the chart.
+    // plotters writes each text on a line of its own.
+    let texts: Vec<&str> = text.lines().map(str::trim).collect();
+    for label in ["as-written", "no-jitter", "no-budget", "layered", "stall + restart", "stall", "restart"] {
+        assert!(texts.contains(&label), "the chart shows {label}");
     }
-    for label in ["attempt amplification", "success rate", "gave up: budget_exhausted", "METASTABLE", "recovered"] {
+    for label in ["recovered +3.0 s", "METASTABLE", "budget refills", "in 10 ms"] {
+        assert!(text.contains(label), "the chart shows {label}");
+    }
+    assert!(!texts.iter().any(|line| line.starts_with("outage")), "a stall is not called an outage");
+    for label in [
+        "attempt amplification",
+        "success rate",
+        "largest 10 ms burst",
+        "gave up: budget_exhausted",
+        "METASTABLE",
+        "recovered",
+    ] {
         assert!(out.stdout.contains(label), "the table shows {label}:\n{}", out.stdout);
     }
+    // The throughput line says what it measured.
+    assert!(out.stderr.contains("attempts at the dependency) in"), "{}", out.stderr);
+    assert!(out.stderr.contains("cargo bench -p retryplan-cli"), "{}", out.stderr);
+}
+
+#[test]
+fn each_lever_of_the_main_job_visibly_matters() {
+    let report = simulate_json("examples/checkout.json", &[]);
+    let summary = |name: &str, field: &str| variant(&report, name)["summary"][field].clone();
+    let burst = |name: &str| summary(name, "peak_attempts_in_10ms").as_u64().expect("burst");
+    // Jitter: the requests the restart broke come back in the same 10 ms without it.
+    assert!(burst("no-jitter") >= 3 * burst("as-written"), "{} vs {}", burst("no-jitter"), burst("as-written"));
+    let zoom = &variant(&report, "no-jitter")["zoom"];
+    assert_eq!(zoom["slot_ms"], 10);
+    let wave = zoom["attempts"].as_array().expect("slots").iter().filter_map(Value::as_u64).max().expect("a slot");
+    assert_eq!(wave, burst("no-jitter"), "the largest burst is the restart's wave");
+    // The budget: without it the fleet never recovers from the stall.
+    assert_eq!(summary("as-written", "recovery")["verdict"], "recovered");
+    assert_eq!(summary("no-budget", "recovery")["verdict"], "metastable");
+    // Layering without deadline propagation multiplies the peak load.
+    let peak = |name: &str| summary(name, "peak_attempts_per_second").as_f64().expect("peak");
+    assert!(peak("layered") >= 2.0 * peak("as-written"), "{} vs {}", peak("layered"), peak("as-written"));
+}
+
+#[test]
+fn a_restart_resets_what_the_dependency_holds_and_refuses_connections_until_it_is_back() {
+    // One client, one operation every 100 ms, each served in 50 ms; the
+    // dependency restarts at 1025 ms (holding the request of 1000 ms) and is
+    // back at 1200 ms, refusing the requests of 1100 ms meanwhile.
+    let path = scratch(
+        "restart.json",
+        r#"{
+  "policy": {"max_attempts": 2, "total_budget_ms": 5000, "attempt_timeout": {"fixed_ms": 1000},
+             "response_reserve_ms": 0, "minimum_useful_attempt_ms": 1,
+             "backoff": {"kind": "constant", "base_ms": 300, "multiplier": 1.0, "cap_ms": 300},
+             "jitter": {"kind": "none"}, "idempotency": "keyed"},
+  "scenario": {"duration_ms": 2000, "bucket_ms": 100, "arrivals_per_second": 10, "arrival": "synchronized",
+               "capacity": {"workers": 4, "queue_limit": 4}, "service_time": {"kind": "constant", "ms": 50},
+               "phases": [{"kind": "outage", "from_ms": 1025, "to_ms": 1200, "failure": "restart"}]}
+}"#,
+    );
+    let report = simulate_json(&path, &["--variants", "as-written"]);
+    let buckets = variant(&report, "as-written")["buckets"].as_array().expect("buckets").clone();
+    let at = |ms: u64, field: &str| buckets[(ms / 100) as usize][field].as_u64().expect("a count");
+    // Both broken requests retry once, 300 ms later, and then succeed.
+    assert_eq!((at(1000, "attempts"), at(1100, "attempts")), (1, 1));
+    assert_eq!(at(1300, "retries"), 1, "the reset request of 1000 ms retries at 1325 ms");
+    assert_eq!(at(1400, "retries"), 1, "the refused request of 1100 ms retries at 1400 ms");
+    assert_eq!(summary_u64(&report, "as-written", "succeeded"), summary_u64(&report, "as-written", "operations"));
+    assert_eq!(summary_u64(&report, "as-written", "retries"), 2);
+}
+
+#[test]
+fn the_chart_goes_beside_the_plan_file_not_into_the_working_directory() {
+    let base = std::env::temp_dir().join(format!("retryplan-cli-tests-{}-beside", std::process::id()));
+    let (plans, elsewhere) = (base.join("plans"), base.join("elsewhere"));
+    std::fs::create_dir_all(&plans).expect("dir");
+    std::fs::create_dir_all(&elsewhere).expect("dir");
+    let plan = plans.join("small.json");
+    std::fs::write(
+        &plan,
+        r#"{"policy": {}, "scenario": {"duration_ms": 2000, "arrivals_per_second": 10,
+            "capacity": {"workers": 2, "queue_limit": 2}, "service_time": {"kind": "constant", "ms": 5}}}"#,
+    )
+    .expect("write");
+    let out = retryplan_in(&elsewhere, &["simulate", &plan.to_string_lossy(), "--variants", "as-written"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let chart = plans.join("small.svg");
+    assert!(out.stderr.contains(&format!("chart written to {}", chart.display())), "{}", out.stderr);
+    assert!(std::fs::read_to_string(&chart).expect("the chart beside the plan").starts_with("<svg"));
+    let left: Vec<_> = std::fs::read_dir(&elsewhere).expect("dir").collect();
+    assert!(left.is_empty(), "nothing written to the working directory: {left:?}");
 }
 
 #[test]

@@ -17,6 +17,7 @@ pub mod aws;
 pub mod backoff;
 pub mod breaker;
 pub mod budget;
+pub mod check;
 pub mod classify;
 pub mod clock;
 mod codes;

@@ -81,7 +81,8 @@ impl core::fmt::Display for Warning {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match *self {
             Warning::AttemptsDoNotFit { configured, fit, deadline_ms } => {
-                write!(f, "max_attempts is {configured} but only {fit} attempts fit in {deadline_ms} ms")
+                let fit = if fit == 1 { "1 attempt fits".to_owned() } else { format!("{fit} attempts fit") };
+                write!(f, "max_attempts is {configured} but only {fit} in {deadline_ms} ms")
             }
             Warning::WorstCaseExceedsDeadline { worst_case_ms, deadline_ms } => {
                 write!(f, "worst case {worst_case_ms} ms exceeds the {deadline_ms} ms deadline")
@@ -245,5 +246,13 @@ mod tests {
             serde_json::to_value(Value::from_serialize(&snapshot).unwrap()).unwrap(),
             serde_json::to_value(snapshot).unwrap()
         );
+    }
+
+    #[test]
+    fn warnings_count_in_words() {
+        let one = Warning::AttemptsDoNotFit { configured: 3, fit: 1, deadline_ms: 300 };
+        assert_eq!(one.to_string(), "max_attempts is 3 but only 1 attempt fits in 300 ms");
+        let two = Warning::AttemptsDoNotFit { configured: 3, fit: 2, deadline_ms: 800 };
+        assert_eq!(two.to_string(), "max_attempts is 3 but only 2 attempts fit in 800 ms");
     }
 }

@@ -18,7 +18,8 @@
 //!
 //! let typo = Value::Object(vec![("max_attemps".into(), Value::Number(Number::Unsigned(5)))]);
 //! let error = PolicyConfig::from_value(&typo).unwrap_err();
-//! assert_eq!(error.to_string(), "invalid policy JSON at `max_attemps`: unknown field `max_attemps`, expected one of \
+//! assert_eq!(error.to_string(), "invalid policy JSON at `max_attemps`: unknown field `max_attemps` \
+//!     (did you mean `max_attempts`?), expected one of \
 //!     `max_attempts`, `total_budget_ms`, `attempt_timeout`, `response_reserve_ms`, `minimum_useful_attempt_ms`, \
 //!     `backoff`, `jitter`, `retry_on`, `ambiguous`, `conflict`, `server_guidance`, `idempotency`, `hedging`, `redelivery`");
 //! ```
@@ -30,6 +31,9 @@ use crate::text::{Quoted, EXCERPT_CHARS};
 use crate::units::Decimal;
 
 mod serializer;
+mod suggest;
+
+pub use suggest::closest_name;
 
 /// A number as the source spelt it: integers are kept exactly (JSON text may
 /// hold integers beyond 2^53), anything else as a float.
@@ -380,6 +384,11 @@ pub trait Named: Copy + 'static {
     }
 }
 
+/// ` (did you mean `x`?)` when `name` looks like a typo of one of `known`, else nothing.
+fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    closest_name(name, known).map(|close| format!(" (did you mean `{close}`?)")).unwrap_or_default()
+}
+
 /// The names of `T`'s variants as `` `a`, `b` `` for messages.
 fn names<T: Named>() -> String {
     quoted(T::ALL.iter().map(|variant| variant.name()))
@@ -405,10 +414,9 @@ fn quoted<'a>(names: impl Iterator<Item = &'a str>) -> String {
 pub(crate) fn read_name<T: Named>(value: &Value, path: &str) -> Result<T, Error> {
     match value {
         Value::String(name) => T::from_name(name).ok_or_else(|| {
-            read_error(
-                path,
-                format!("unknown variant `{}`, expected one of {}", excerpt(name, EXCERPT_CHARS), names::<T>()),
-            )
+            let hint = did_you_mean(name, T::ALL.iter().map(|variant| variant.name()));
+            let name = excerpt(name, EXCERPT_CHARS);
+            read_error(path, format!("unknown variant `{name}`{hint}, expected one of {}", names::<T>()))
         }),
         other => Err(expected(path, &format!("one of {}", names::<T>()), other)),
     }
@@ -431,13 +439,12 @@ impl<'a> Fields<'a> {
             return Err(expected(path, "an object", value));
         };
         for (index, (key, _)) in fields.iter().enumerate() {
+            // A key is echoed as an excerpt: a bad configuration must not copy megabytes into an error.
             if !known.contains(&key.as_str()) {
-                // A key is the caller's text: the path and the message keep an excerpt of it.
+                let hint = did_you_mean(key, known.iter().copied());
                 let key = excerpt(key, EXCERPT_CHARS);
-                return Err(read_error(
-                    &join(path, &key),
-                    format!("unknown field `{key}`, expected one of {}", quoted(known.iter().copied())),
-                ));
+                let message = format!("unknown field `{key}`{hint}, expected one of {}", quoted(known.iter().copied()));
+                return Err(read_error(&join(path, &key), message));
             }
             if fields.iter().take(index).any(|(earlier, _)| earlier == key) {
                 return Err(read_error(&join(path, key), format!("duplicate field `{key}`")));
@@ -512,7 +519,14 @@ pub(crate) fn tagged<'a, T: Named>(
     known: impl Fn(T) -> &'static [&'static str],
 ) -> Result<(T, Fields<'a>), Error> {
     let Value::Object(fields) = value else {
-        return Err(expected(path, "an object", value));
+        // `"jitter": "full"` for `{"kind": "full"}`: say so.
+        return Err(match value {
+            Value::String(name) if T::from_name(name).is_some() => read_error(
+                path,
+                format!("expected an object, found {} (did you mean `{{\"kind\": \"{name}\"}}`?)", value.describe()),
+            ),
+            other => expected(path, "an object", other),
+        });
     };
     let tag =
         fields.iter().find(|(key, _)| key == "kind").map(|(_, tag)| tag).ok_or_else(|| {
@@ -540,6 +554,23 @@ pub(crate) fn one_of<'a>(value: &'a Value, path: &str, known: &[&str]) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reading_errors_echo_a_huge_value_or_key_as_an_excerpt() {
+        let huge = "x".repeat(50_000);
+        let object = |key: &str, value: Value| Value::Object(vec![(key.to_owned(), value)]);
+        for (config, field) in [
+            (object("idempotency", Value::String(huge.clone())), "idempotency"),
+            (object("total_budget_ms", Value::String(huge.clone())), "total_budget_ms"),
+            (object(&huge, Value::Null), ""),
+        ] {
+            let error = crate::PolicyConfig::from_value(&config).unwrap_err();
+            let Error::InvalidPolicyJson { field: at, .. } = &error else { panic!("{error:?}") };
+            assert!(error.to_string().len() < 1_000, "{} bytes", error.to_string().len());
+            assert!(at.starts_with(field) && at.len() < 100, "{at}");
+            assert!(error.to_string().contains(&format!("{}…", "x".repeat(64))), "{error}");
+        }
+    }
 
     #[test]
     fn host_floats_become_the_most_exact_number() {

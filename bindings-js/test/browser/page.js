@@ -1,6 +1,10 @@
-// Runs in Chromium: every conformance vector, then one retryFetch scenario.
+// Runs in Chromium: every conformance vector, then one retryFetch scenario;
+// then offers the shared helper scenarios to the test (window.__observe).
 import * as api from '/bindings-js/lib/browser.js';
 import { runDocuments } from '/bindings-js/test/vectors.js';
+import { observe } from '/bindings-js/test/scenarios.js';
+
+window.__observe = (scenario, url) => observe(api, scenario, url);
 
 async function main() {
   const names = await (await fetch('/vectors/index.json')).json();

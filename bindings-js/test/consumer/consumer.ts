@@ -2,6 +2,11 @@
 import {
   CircuitBreaker,
   Dependency,
+  Driver,
+  GaveUpError,
+  GUIDANCE_HEADERS,
+  OperationFailedError,
+  ReconcileRequiredError,
   Operation,
   Outcome as Outcomes,
   Policy,
@@ -10,7 +15,10 @@ import {
   redeliver,
   retryFetch,
   run,
+  type Action,
   type BreakerPermit,
+  type DecisionEvent,
+  type Failure,
   type DependencySnapshot,
   type GiveUpReason,
   type Redelivery,
@@ -82,12 +90,35 @@ try {
 }
 
 export async function checkout(body: string): Promise<Ending> {
-  const { decision, response } = await retryFetch('/api/checkout', { method: 'POST', body }, { policy });
-  if (decision.type === 'succeeded' && response) await response.json();
-  const ran = await run(policy, ({ attempt, hedge }) => ({ outcome: { type: 'success' }, value: hedge ? 0 : attempt * 2 }), {
-    dependency,
-    onDiscard: (value: number) => void value,
-  });
-  const doubled: number | undefined = ran.value;
-  return doubled === undefined ? decision : ran.decision;
+  try {
+    const result = await retryFetch('/api/checkout', { method: 'POST', body }, { policy, idempotent: false });
+    // The result narrows on the decision; a response is always there.
+    if (result.decision.type === 'succeeded') await result.response.json();
+    else if (result.decision.type === 'gave_up') console.log(result.decision.reason, result.response.status);
+    const doubled: number = await run(policy, ({ attempt, hedge }) => (hedge ? 0 : attempt * 2), {
+      dependency,
+      onDiscard: (value: number) => void value,
+      outcomeOfError: (error) => (error instanceof TypeError ? { type: 'application', verdict: 'retryable' } : undefined),
+      onDecision: (event: DecisionEvent) => void event.decision.type,
+    });
+    return doubled > 0 ? result.decision : result.decision;
+  } catch (error) {
+    if (error instanceof ReconcileRequiredError) return error.decision;
+    if (error instanceof GaveUpError) {
+      const reason: GiveUpReason = error.reason;
+      describe({ type: 'succeeded', attempts: error.attempts, winner: reason.length, abortAttempts: [] });
+    }
+    if (error instanceof OperationFailedError) return error.decision;
+    throw error;
+  }
+}
+
+export function drive(failure: Failure): Action {
+  const driver = new Driver(policy, performance.now(), { method: 'GET', concurrency: 'sequential', recordEvents: true });
+  const action = driver.pollAction(performance.now());
+  if (action.type === 'start_attempt' && action.sendIdempotencyKey) driver.handleResult(performance.now(), action.attempt, Outcomes.fromFailure(failure));
+  const headers = new Headers();
+  const read: Outcome = Outcomes.fromHttpResponse(503, headers, Date.now());
+  describe({ type: 'await_outcome', inFlight: GUIDANCE_HEADERS.length + (read.type === 'http_status' ? 0 : 1), untilMs: 0 });
+  return action;
 }

@@ -92,6 +92,23 @@ impl OperationOptions {
         let (seed, key) = bytes.split_at(8);
         let seed = u64::from_le_bytes(seed.try_into().unwrap_or_default());
         let key = u128::from_le_bytes(key.try_into().unwrap_or_default());
-        Ok(OperationOptions::new(seed).with_idempotency_key(IdempotencyKey::from_bits(key)))
+        Ok(OperationOptions::from_random(seed, key))
+    }
+
+    /// Options from random bits the host drew itself, as
+    /// [`from_entropy`](OperationOptions::from_entropy) draws them: a seed and
+    /// 128 bits for a UUID-formatted key. For a host whose own random source is
+    /// cheaper to reach in bulk than `getrandom` (the wasm build draws from
+    /// `crypto.getRandomValues` in batches).
+    ///
+    /// ```
+    /// use retryplan::OperationOptions;
+    /// let options = OperationOptions::from_random(7, u128::MAX);
+    /// assert_eq!(options.seed, 7);
+    /// assert_eq!(options.idempotency_key.unwrap().as_str(), "ffffffff-ffff-4fff-bfff-ffffffffffff");
+    /// ```
+    #[must_use]
+    pub fn from_random(seed: u64, key_bits: u128) -> OperationOptions {
+        OperationOptions::new(seed).with_idempotency_key(IdempotencyKey::from_bits(key_bits))
     }
 }

@@ -1,0 +1,58 @@
+// The typed endings the helpers throw when an operation ends without a value
+// to return: one class per ending, each carrying what decided it.
+
+// Whether the endings can be made without a stack trace: capturing one costs
+// more than every decision of a ten-attempt operation, and would only show
+// retryplan's own frames (the attempt's error, their `cause`, has its stack).
+// Engines other than V8, and frozen intrinsics, keep their default.
+const limit = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit');
+const withoutStack = limit?.writable === true;
+
+/** An operation that ended without a result to return. */
+export class OperationFailedError extends Error {
+  constructor(message, decision, idempotencyKey, lastOutcome, cause) {
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (withoutStack) Error.stackTraceLimit = 0;
+    try {
+      super(message, cause === undefined ? undefined : { cause });
+    } finally {
+      if (withoutStack) Error.stackTraceLimit = stackTraceLimit;
+    }
+    this.name = new.target.name;
+    /** The ending decision (`gave_up`, `reconcile` or `restart`). */
+    this.decision = decision;
+    /** Attempts started, hedges included. */
+    this.attempts = decision.attempts;
+    this.idempotencyKey = idempotencyKey;
+    /** How the last attempt the core took into account ended, if one did. */
+    this.lastOutcome = lastOutcome;
+  }
+}
+
+/** The operation gave up: `reason` says why (attempts_exhausted, deadline_insufficient, ...). */
+export class GaveUpError extends OperationFailedError {
+  constructor(decision, idempotencyKey, lastOutcome, cause) {
+    const tried = `${decision.attempts} attempt${decision.attempts === 1 ? '' : 's'}`;
+    super(`retryplan: gave up after ${tried}: ${decision.reason}`, decision, idempotencyKey, lastOutcome, cause);
+    this.reason = decision.reason;
+  }
+}
+
+/** An unsafe write may have happened: look it up by the idempotency key, never repeat it blindly. */
+export class ReconcileRequiredError extends OperationFailedError {
+  constructor(decision, idempotencyKey, lastOutcome, cause) {
+    const message = `retryplan: the write may have happened; reconcile it by its idempotency key ${idempotencyKey}`;
+    super(message, decision, idempotencyKey, lastOutcome, cause);
+  }
+}
+
+/** A conflict: re-read, recompute, and start a new operation before `deadlineMs`. */
+export class RestartRequiredError extends OperationFailedError {
+  constructor(decision, idempotencyKey, lastOutcome, cause) {
+    super('retryplan: a conflict: restart the unit of work', decision, idempotencyKey, lastOutcome, cause);
+    this.deadlineMs = decision.deadlineMs;
+  }
+}
+
+/** The typed ending's class for an ending decision other than `succeeded`. */
+export const ENDINGS = { gave_up: GaveUpError, reconcile: ReconcileRequiredError, restart: RestartRequiredError };

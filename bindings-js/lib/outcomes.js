@@ -1,0 +1,57 @@
+// The common outcomes as numbers for the wasm fast paths (`_onOutcomeParts`,
+// `_handleResult`): reading an object from Rust, property by property, costs
+// more than the decision. Anything unusual (malformed values included) takes
+// the object path, which validates it; the numbers are validated the same way.
+import { _names } from '../wasm/retryplan_js.js';
+
+// The tags, as src/args.rs numbers them (PARTS_*).
+export const SUCCESS = 0;
+const HTTP_STATUS = 1;
+const TRANSPORT = 2;
+const APPLICATION = 3;
+export const FAILURE = 4;
+const CANCELLED = 5;
+
+/** Name -> index maps of [transport failures, verdicts, failures], read from the core on first use. */
+let indexes;
+const index = (list, name) => (indexes ??= _names().map((names) => new Map(names.map((name, at) => [name, at]))))[list].get(name);
+
+/** The index of a failure of the vocabulary (`dns_lookup_failed`, ...), or undefined. */
+export const failureIndex = (name) => index(2, name);
+
+/** The parts `read` found: `tag`, `a` (a status or a name's index), `b` (retryAfterMs or undefined). */
+export const parts = { tag: 0, a: 0, b: undefined };
+
+/** True (and `parts` set) when `outcome` is a well-formed common outcome. */
+export function read(outcome) {
+  if (typeof outcome !== 'object' || outcome === null) return false;
+  parts.a = 0;
+  parts.b = undefined;
+  switch (outcome.type) {
+    case 'success':
+      parts.tag = SUCCESS;
+      return true;
+    case 'http_status': {
+      const { status, retryAfterMs } = outcome;
+      if (typeof status !== 'number' || (retryAfterMs != null && typeof retryAfterMs !== 'number')) return false;
+      if (outcome.errorCode != null) return false; // a service's error code: the object path reads it
+      parts.tag = HTTP_STATUS;
+      parts.a = status;
+      parts.b = retryAfterMs ?? undefined;
+      return true;
+    }
+    case 'transport':
+      parts.tag = TRANSPORT;
+      parts.a = index(0, outcome.failure);
+      return parts.a !== undefined;
+    case 'application':
+      parts.tag = APPLICATION;
+      parts.a = index(1, outcome.verdict);
+      return parts.a !== undefined;
+    case 'cancelled':
+      parts.tag = CANCELLED;
+      return true;
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,312 @@
+//! Reading JS arguments: times, whole numbers, strings, names and outcomes.
+//!
+//! Nothing is coerced: a time is a JS number (never `null`, `'0'` or `true`,
+//! which JS would silently turn into 0 or 1), a string is a JS string (never a
+//! number turned into text), and each refusal is a `RetryplanError`
+//! (`invalid_argument`) naming the argument. Strings are bounded before they
+//! are copied into wasm memory, so no argument can exhaust it (a trap would
+//! leave the object it was passed to unusable), and a lone surrogate, which
+//! the copy would silently replace with U+FFFD, is refused instead.
+
+use js_sys::{JsString, Reflect};
+use retryplan::value::Named;
+use retryplan::{GrpcCode, Outcome, Pushback};
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::{invalid, is_well_formed, js_error, MAX_SAFE};
+
+/// The longest string accepted from JS, in UTF-16 code units (1 MiB of
+/// ASCII): far above any real name, header value or policy file, far below
+/// what could exhaust wasm memory.
+pub(crate) const MAX_TEXT: u32 = 1 << 20;
+
+/// What kind of JS value `value` is, for messages (never its contents).
+pub(crate) fn kind_of(value: &JsValue) -> &'static str {
+    if value.is_null() {
+        "null"
+    } else if value.is_undefined() {
+        "undefined"
+    } else if value.is_string() {
+        "a string"
+    } else if value.as_bool().is_some() {
+        "a boolean"
+    } else if value.as_f64().is_some() {
+        "a number"
+    } else if value.is_bigint() {
+        "a bigint"
+    } else if value.is_function() {
+        "a function"
+    } else if value.is_symbol() {
+        "a symbol"
+    } else {
+        "an object"
+    }
+}
+
+/// A JS number, never coerced from another type.
+pub(crate) fn number(name: &'static str, value: &JsValue) -> Result<f64, JsValue> {
+    value.as_f64().ok_or_else(|| invalid(name, format!("must be a number, got {}", kind_of(value))))
+}
+
+/// A JS number as whole milliseconds: floored; NaN, infinities, negatives and
+/// values above 2^53-1 are refused.
+pub(crate) fn ms_number(name: &'static str, value: f64) -> Result<u64, JsValue> {
+    if value.is_finite() && (0.0..=MAX_SAFE).contains(&value) {
+        // In range and finite, so the conversion is exact after flooring.
+        Ok(value.floor() as u64)
+    } else {
+        Err(invalid(name, format!("must be a finite number of milliseconds in 0..=2^53-1, got {}", describe(value))))
+    }
+}
+
+/// A JS argument that is a time or duration in milliseconds (see [`ms_number`]).
+pub(crate) fn ms(name: &'static str, value: &JsValue) -> Result<u64, JsValue> {
+    ms_number(name, number(name, value)?)
+}
+
+/// An optional time: `undefined` and `null` are absent.
+pub(crate) fn optional_ms(name: &'static str, value: &JsValue) -> Result<Option<u64>, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    ms(name, value).map(Some)
+}
+
+/// A JS number that must be a whole number in `0..=max` (no flooring).
+pub(crate) fn whole_number(name: &'static str, value: f64, max: f64) -> Result<u64, JsValue> {
+    if value.is_finite() && value.fract() == 0.0 && (0.0..=max).contains(&value) {
+        Ok(value as u64)
+    } else {
+        Err(invalid(name, format!("must be a whole number in 0..={}, got {}", max as u64, describe(value))))
+    }
+}
+
+/// A JS argument that must be a whole number in `0..=max`.
+pub(crate) fn whole(name: &'static str, value: &JsValue, max: f64) -> Result<u64, JsValue> {
+    whole_number(name, number(name, value)?, max)
+}
+
+/// A refused number in words, without float formatting (it costs ~12 KB of wasm).
+pub(crate) fn describe(value: f64) -> String {
+    if value.is_nan() {
+        "NaN".to_owned()
+    } else if value.is_infinite() {
+        if value > 0.0 { "Infinity" } else { "-Infinity" }.to_owned()
+    } else if value < 0.0 {
+        "a negative number".to_owned()
+    } else if value.fract() != 0.0 {
+        "a fraction".to_owned()
+    } else if value > MAX_SAFE {
+        "a number above 2^53-1".to_owned()
+    } else {
+        (value as u64).to_string()
+    }
+}
+
+pub(crate) fn attempt_number(value: f64) -> Result<u32, JsValue> {
+    whole_number("attempt", value, f64::from(u32::MAX)).map(|attempt| attempt as u32)
+}
+
+/// An optional flag: `undefined` and `null` are absent; anything but a boolean is refused.
+pub(crate) fn optional_flag(name: &'static str, value: &JsValue) -> Result<Option<bool>, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    value.as_bool().map(Some).ok_or_else(|| invalid(name, format!("must be a boolean, got {}", kind_of(value))))
+}
+
+/// Why a JS string cannot be read as Rust text, if it cannot: it is longer
+/// than [`MAX_TEXT`] or holds a lone surrogate. Checked before the copy.
+pub(crate) fn unreadable(string: &JsString) -> Option<String> {
+    let length = string.length();
+    if length > MAX_TEXT {
+        return Some(format!("must be at most {MAX_TEXT} characters long, got {length}"));
+    }
+    if !is_well_formed(string) {
+        return Some("holds a lone surrogate (UTF-16 that is not Unicode text)".to_owned());
+    }
+    None
+}
+
+/// A JS argument that must be a string (see [`unreadable`]), checked but not copied.
+pub(crate) fn checked_string<'a>(name: &'static str, value: &'a JsValue) -> Result<&'a JsString, JsValue> {
+    let Some(string) = value.dyn_ref::<JsString>() else {
+        return Err(invalid(name, format!("must be a string, got {}", kind_of(value))));
+    };
+    match unreadable(string) {
+        Some(rule) => Err(invalid(name, rule)),
+        None => Ok(string),
+    }
+}
+
+/// A JS argument that must be a string (see [`unreadable`]), copied into Rust.
+pub(crate) fn text(name: &'static str, value: &JsValue) -> Result<String, JsValue> {
+    checked_string(name, value).map(String::from)
+}
+
+/// An optional string: `undefined` and `null` are absent.
+pub(crate) fn optional_text(name: &'static str, value: &JsValue) -> Result<Option<String>, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    text(name, value).map(Some)
+}
+
+/// The property names and tags read on every call, as JS strings made once
+/// (making a JS string from Rust costs more than a decision).
+const KEY_NAMES: [&str; 7] = ["type", "status", "retryAfterMs", "http_status", "success", "seed", "errorCode"];
+
+thread_local! {
+    static KEYS: Vec<JsValue> = KEY_NAMES.iter().map(|name| JsValue::from_str(name)).collect();
+}
+
+/// Calls `use_key` with `name` as a JS string: cached for the names in `KEY_NAMES`.
+fn with_key<T>(name: &'static str, use_key: impl FnOnce(&JsValue) -> T) -> T {
+    match KEY_NAMES.iter().position(|known| core::ptr::eq(*known, name) || *known == name) {
+        Some(index) => KEYS.with(|keys| match keys.get(index) {
+            Some(key) => use_key(key),
+            None => use_key(&JsValue::from_str(name)),
+        }),
+        None => use_key(&JsValue::from_str(name)),
+    }
+}
+
+/// True when `value` is the JS string `name` (no copy into Rust).
+fn is_str(value: &JsValue, name: &'static str) -> bool {
+    with_key(name, |key| value == key)
+}
+
+/// Property `key` of `object` (an options or outcome object).
+pub(crate) fn get(object: &JsValue, key: &'static str) -> Result<JsValue, JsValue> {
+    if !object.is_object() {
+        return Err(invalid("options", format!("expected an object with `{key}`, got {}", kind_of(object))));
+    }
+    with_key(key, |name| Reflect::get(object, name))
+}
+
+/// Property `key` as a number, `None` when `undefined` or `null`.
+pub(crate) fn optional_number(object: &JsValue, key: &'static str) -> Result<Option<f64>, JsValue> {
+    let value = get(object, key)?;
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    number(key, &value).map(Some)
+}
+
+pub(crate) fn string_field(object: &JsValue, key: &'static str) -> Result<String, JsValue> {
+    text(key, &get(object, key)?)
+}
+
+/// A snake_case name read into a core enum by the core's own names.
+pub(crate) fn named<T: Named>(key: &'static str, name: &str) -> Result<T, JsValue> {
+    T::from_name(name).ok_or_else(|| {
+        let known: Vec<&str> = T::ALL.iter().map(|variant| variant.name()).collect();
+        invalid(key, format!("unknown name \"{name}\" (one of {})", known.join(", ")))
+    })
+}
+
+/// The variant at `index` of `T::ALL` (the order of the names `lib/` reads
+/// once from `names`), for the fast paths that pass a name as its index.
+pub(crate) fn by_index<T: Named>(key: &'static str, index: f64) -> Result<T, JsValue> {
+    let found = whole_number(key, index, f64::from(u32::MAX)).ok().and_then(|index| T::ALL.get(index as usize));
+    found.copied().ok_or_else(|| invalid(key, "unknown name index".to_owned()))
+}
+
+fn grpc_code(name: &str) -> Result<GrpcCode, JsValue> {
+    GrpcCode::ALL.into_iter().find(|code| code.name() == name).ok_or_else(|| {
+        invalid("code", format!("unknown gRPC code \"{name}\" (use the snake_case name, e.g. \"unavailable\")"))
+    })
+}
+
+fn pushback(value: &JsValue) -> Result<Option<Pushback>, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    if value.is_string() && text("pushback", value)? == "do_not_retry" {
+        return Ok(Some(Pushback::DoNotRetry));
+    }
+    match value.is_object().then(|| optional_number(value, "retryAfterMs")) {
+        Some(Ok(Some(delay))) => Ok(Some(Pushback::RetryAfterMs(ms_number("pushback.retryAfterMs", delay)?))),
+        _ => Err(invalid("pushback", "must be \"do_not_retry\" or {retryAfterMs: number}".to_owned())),
+    }
+}
+
+/// An `http_status` outcome from its `status` (absent is an error) and, read
+/// only once the status is valid, its optional `retryAfterMs`.
+pub(crate) fn http_status(
+    status: Option<f64>,
+    retry_after_ms: impl FnOnce() -> Result<Option<f64>, JsValue>,
+) -> Result<Outcome, JsValue> {
+    let status = status.ok_or_else(|| invalid("status", "is required".to_owned()))?;
+    let status = whole_number("status", status, f64::from(u16::MAX))? as u16;
+    let retry_after_ms = retry_after_ms()?.map(|v| ms_number("retryAfterMs", v)).transpose()?;
+    Ok(Outcome::HttpStatus { status, retry_after_ms, error_code: None })
+}
+
+/// An `http_status` outcome object's optional `errorCode` (the service's
+/// error code, AWS), checked by the core's `ErrorCode::new`.
+fn with_error_code(outcome: Outcome, value: &JsValue) -> Result<Outcome, JsValue> {
+    let code = get(value, "errorCode")?;
+    if code.is_undefined() || code.is_null() {
+        return Ok(outcome);
+    }
+    let code = retryplan::aws::ErrorCode::new(&text("errorCode", &code)?).map_err(js_error)?;
+    Ok(outcome.with_error_code(Some(code)))
+}
+
+/// A JS outcome object (`{type: "http_status", status, retryAfterMs?}`, ...) as a core `Outcome`.
+pub(crate) fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
+    let kind = get(value, "type")?;
+    // The common tags are compared as JS strings; the rest are read into Rust.
+    if is_str(&kind, "http_status") {
+        let outcome = http_status(optional_number(value, "status")?, || optional_number(value, "retryAfterMs"))?;
+        return with_error_code(outcome, value);
+    }
+    if is_str(&kind, "success") {
+        return Ok(Outcome::Success);
+    }
+    Ok(match text("type", &kind)?.as_str() {
+        "grpc_status" => Outcome::GrpcStatus {
+            code: grpc_code(&string_field(value, "code")?)?,
+            pushback: pushback(&get(value, "pushback")?)?,
+        },
+        "transport" => Outcome::Transport { failure: named("failure", &string_field(value, "failure")?)? },
+        "application" => Outcome::Application { verdict: named("verdict", &string_field(value, "verdict")?)? },
+        "cancelled" => Outcome::Cancelled,
+        other => {
+            return Err(invalid(
+                "outcome.type",
+                format!(
+                    "unknown outcome type \"{other}\" (success, http_status, grpc_status, transport, application, \
+                     cancelled)"
+                ),
+            ))
+        }
+    })
+}
+
+/// The outcome tags of the fast paths (`_onOutcomeParts`, `_handleResult`), as
+/// `lib/outcomes.js` numbers them: the common outcomes cross as numbers.
+const PARTS_SUCCESS: u32 = 0;
+const PARTS_HTTP_STATUS: u32 = 1;
+const PARTS_TRANSPORT: u32 = 2;
+const PARTS_APPLICATION: u32 = 3;
+const PARTS_FAILURE: u32 = 4;
+const PARTS_CANCELLED: u32 = 5;
+
+/// An outcome given as its parts, already read by `lib/outcomes.js` (numbers
+/// cross the boundary for less than reading the object from Rust property by
+/// property). `a` is the status, or the index of a transport failure, verdict
+/// or failure name; `b` the optional `retryAfterMs`. Validated exactly as
+/// `outcome` validates the object.
+pub(crate) fn outcome_from_parts(tag: u32, a: f64, b: Option<f64>) -> Result<Outcome, JsValue> {
+    match tag {
+        PARTS_SUCCESS => Ok(Outcome::Success),
+        PARTS_HTTP_STATUS => http_status(Some(a), || Ok(b)),
+        PARTS_TRANSPORT => Ok(Outcome::Transport { failure: by_index("failure", a)? }),
+        PARTS_APPLICATION => Ok(Outcome::Application { verdict: by_index("verdict", a)? }),
+        PARTS_FAILURE => Ok(by_index::<retryplan::Failure>("failure", a)?.outcome()),
+        PARTS_CANCELLED => Ok(Outcome::Cancelled),
+        _ => Err(invalid("outcome.type", "unknown outcome tag".to_owned())),
+    }
+}

@@ -1,0 +1,203 @@
+// The Driver as users and helpers call it, the failure vocabulary and its one
+// table, HTTP responses read through a header lookup, and the header names.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  Driver,
+  Dependency,
+  GUIDANCE_HEADERS,
+  IDEMPOTENCY_KEY_HEADER,
+  Outcome,
+  Policy,
+  REQUEST_ID_HEADER,
+  Stats,
+  failureOf,
+} from 'retryplan';
+import { handleResult, newDriver } from '../lib/driver.js';
+import { throwsCode as errorOf } from './assertions.mjs';
+import { _driverFree, _driverPollAction, _driverResultOf } from '../wasm/retryplan_js.js';
+
+const policy = (config = {}) =>
+  Policy.fromConfig({
+    maxAttempts: 3,
+    totalBudgetMs: 5000,
+    attemptTimeout: { fixedMs: 300 },
+    responseReserveMs: 0,
+    minimumUsefulAttemptMs: 50,
+    jitter: { kind: 'none' },
+    ...config,
+  });
+
+test('the driver hands out one action at a time and counts a hung attempt as timed out itself', () => {
+  const stats = new Stats();
+  const driver = new Driver(policy(), 0, { seed: 7, stats, recordEvents: true });
+  const start = driver.pollAction(0);
+  assert.deepEqual(start, {
+    type: 'start_attempt', attempt: 1, timeoutMs: 300, abortAtMs: 300, requestId: 'a3953908a4c14ed9', remainingBudgetMs: 5000, hedge: false, sendIdempotencyKey: false,
+  });
+  assert.deepEqual(driver.pollAction(100), { type: 'sleep', untilMs: 300 });
+  assert.deepEqual(driver.pollAction(300), { type: 'abort_attempt', attempt: 1, reason: 'timed_out' });
+  assert.deepEqual(driver.pollAction(300), { type: 'sleep', untilMs: 400 });
+  assert.equal(driver.handleResult(310, 1, { type: 'success' }), 'discarded', 'a late answer is ignored, never an error');
+  assert.equal(driver.pollAction(400).attempt, 2);
+  assert.equal(driver.handleResult(450, 2, { type: 'success' }), 'accepted');
+  const finish = driver.pollAction(450);
+  assert.deepEqual(finish, {
+    type: 'finish',
+    decision: { type: 'succeeded', attempts: 2, winner: 2, abortAttempts: [] },
+    lastResult: { attempt: 2, outcome: { type: 'success' } },
+  });
+  assert.equal(driver.isEnded, true);
+  assert.equal(driver.attemptsStarted, 2);
+  assert.equal(driver.deadlineMs, 5000);
+  const events = [];
+  for (let event; (event = driver.pollEvent()) !== undefined; ) events.push(event);
+  assert.deepEqual(events.map((event) => event.decision.type), ['start_attempt', 'wait', 'start_attempt', 'succeeded']);
+  assert.deepEqual(events[1].after, { attempt: 1, outcome: { type: 'transport', failure: 'timed_out' } });
+  assert.equal(stats.toJSON().succeeded, 1);
+  driver.handleCancel(500); // after the end: nothing happens
+  assert.deepEqual(driver.pollAction(500), finish);
+  const misuse = errorOf(() => driver.handleResult(500, 9, { type: 'success' }));
+  assert.equal(misuse.code, 'attempt_not_running');
+});
+
+test('handleResult: the common outcomes cross as numbers with the object path\'s receipts and errors', () => {
+  const outcomes = [
+    { type: 'http_status', status: 503 },
+    { type: 'http_status', status: 429, retryAfterMs: 250.7 },
+    { type: 'transport', failure: 'not_sent' },
+    { type: 'application', verdict: 'retryable' },
+    { type: 'http_status', status: 42 },
+    { type: 'http_status', status: 503, retryAfterMs: -1 },
+    { type: 'transport', failure: 'reset' },
+    { type: 'application', verdict: 'maybe' },
+    { type: 'cancelled' },
+  ];
+  const answer = (call) => {
+    try {
+      return call();
+    } catch (error) {
+      return { code: error.code, field: error.field, message: error.message };
+    }
+  };
+  for (const outcome of outcomes) {
+    const fast = newDriver(policy(), 0, { seed: 3 });
+    const slow = newDriver(policy(), 0, { seed: 3 });
+    _driverPollAction(fast, 0);
+    _driverPollAction(slow, 0);
+    assert.deepEqual(answer(() => handleResult(fast, 10, 1, outcome)), answer(() => _driverResultOf(slow, 10, 1, outcome)), JSON.stringify(outcome));
+    assert.deepEqual(_driverPollAction(fast, 10), _driverPollAction(slow, 10), JSON.stringify(outcome));
+    _driverFree(fast);
+    _driverFree(slow);
+  }
+  // A freed driver is refused, by the class and by its handle.
+  const driver = new Driver(policy(), 0, { seed: 1 });
+  driver.free();
+  driver.free();
+  assert.equal(errorOf(() => driver.pollAction(0)).field, 'driver');
+  const handle = newDriver(policy(), 0, { seed: 1 });
+  _driverFree(handle);
+  assert.equal(errorOf(() => _driverPollAction(handle, 0)).field, 'driver');
+});
+
+test('the method is an input: a POST is never repeated after it may have been processed, unless the caller says so', () => {
+  const lost = { type: 'transport', failure: 'connection_lost' };
+  const post = new Driver(policy(), 0, { seed: 7, method: 'POST' });
+  assert.equal(post.pollAction(0).sendIdempotencyKey, true, 'carries a key to reconcile by');
+  post.handleResult(10, 1, lost);
+  assert.equal(post.pollAction(10).decision.type, 'reconcile');
+  const idempotent = new Driver(policy(), 0, { seed: 7, method: 'POST', idempotent: true });
+  assert.equal(idempotent.pollAction(0).sendIdempotencyKey, false);
+  idempotent.handleResult(10, 1, lost);
+  assert.equal(idempotent.pollAction(10).type, 'sleep');
+  assert.equal(errorOf(() => new Driver(policy(), 0, { method: 'GE T' })).field, 'method');
+  assert.equal(errorOf(() => new Driver(policy(), 0, { idempotent: true })).field, 'idempotent');
+  assert.equal(errorOf(() => new Driver(policy(), 0, { method: 'GET', idempotent: 'yes' })).field, 'idempotent');
+});
+
+test('a sequential host is refused a hedging policy (unsupported, field hedging) unless it opts out of hedges', () => {
+  const hedging = policy({ hedging: { delayMs: 50, maxHedgedAttempts: 1 } });
+  const refused = errorOf(() => new Driver(hedging, 0, { concurrency: 'sequential' }));
+  assert.deepEqual([refused.code, refused.field], ['unsupported', 'hedging']);
+  const without = new Driver(hedging, 0, { seed: 1, concurrency: 'sequential_without_hedging' });
+  without.pollAction(0);
+  assert.deepEqual(without.pollAction(100), { type: 'sleep', untilMs: 300 }, 'no hedge at 50 ms');
+  assert.equal(errorOf(() => new Driver(hedging, 0, { concurrency: 'parallel' })).field, 'concurrency');
+  assert.equal(new Driver(hedging, 0, { seed: 1 }).pollAction(0).hedge, false);
+});
+
+test('a dependency and stats given to a driver stay usable; the stats count every driver\'s decisions', () => {
+  const dependency = Dependency.fromConfig({ maxConcurrentRetries: 1 });
+  const stats = new Stats();
+  for (const seed of [1, 2]) {
+    const driver = new Driver(policy(), 0, { seed, dependency, stats });
+    driver.pollAction(0);
+    driver.handleResult(5, 1, { type: 'success' });
+    driver.pollAction(5);
+    driver.free();
+  }
+  assert.deepEqual([stats.toJSON().operations, stats.toJSON().succeeded], [2, 2]);
+  assert.equal(dependency.snapshot(0).retriesInFlight, 0);
+  assert.equal(errorOf(() => new Driver(policy(), 0, { stats: {} })).field, 'stats');
+});
+
+test('Outcome.fromHttpResponse: the core reads the guidance headers through a lookup; a status outside 100..=599 is malformed', () => {
+  assert.deepEqual(GUIDANCE_HEADERS, ['retry-after-ms', 'x-ms-retry-after-ms', 'retry-after', 'x-amzn-errortype']);
+  assert.ok(Object.isFrozen(GUIDANCE_HEADERS));
+  assert.deepEqual([IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER], ['Idempotency-Key', 'X-Request-Id']);
+  const headers = new Headers({ 'Retry-After': '2', 'x-ms-retry-after-ms': '250' });
+  assert.deepEqual(Outcome.fromHttpResponse(503, headers, 0), { type: 'http_status', status: 503, retryAfterMs: 250 });
+  assert.deepEqual(Outcome.fromHttpResponse(503, (name) => (name === 'retry-after' ? '2' : null), 0), { type: 'http_status', status: 503, retryAfterMs: 2000 });
+  assert.deepEqual(Outcome.fromHttpResponse(429, new Map([['retry-after-ms', 'soon']]), 0), { type: 'http_status', status: 429 });
+  const malformed = { type: 'transport', failure: 'connection_lost' };
+  for (const status of [0, 99, 600, 999, 70000]) assert.deepEqual(Outcome.fromHttpResponse(status, new Headers(), 0), malformed, String(status));
+  assert.equal(errorOf(() => Outcome.fromHttpResponse(503.5, new Headers(), 0)).field, 'status');
+  assert.equal(errorOf(() => Outcome.fromHttpResponse(503, 'retry-after: 1', 0)).field, 'headers');
+  assert.equal(errorOf(() => Outcome.fromHttpResponse(503, () => 5, 0)).field, 'headers');
+  assert.equal(errorOf(() => Outcome.fromHttpResponse(503, new Headers(), null)).field, 'nowUnixMs');
+  const thrown = new Error('lookup failed');
+  assert.throws(() => Outcome.fromHttpResponse(503, () => {
+    throw thrown;
+  }, 0), (error) => error === thrown);
+});
+
+test('Outcome.fromFailure: what each failure of the vocabulary means to the engine', () => {
+  const notSent = ['dns_lookup_failed', 'connection_refused', 'unreachable', 'connect_timeout', 'tls_handshake_failed', 'pool_timeout'];
+  for (const failure of notSent) assert.deepEqual(Outcome.fromFailure(failure), { type: 'transport', failure: 'not_sent' });
+  for (const failure of ['write_failed', 'connection_lost', 'body_broken', 'malformed_response']) {
+    assert.deepEqual(Outcome.fromFailure(failure), { type: 'transport', failure: 'connection_lost' });
+  }
+  for (const failure of ['read_timeout', 'attempt_timed_out']) assert.deepEqual(Outcome.fromFailure(failure), { type: 'transport', failure: 'timed_out' });
+  assert.deepEqual(Outcome.fromFailure('cancelled'), { type: 'cancelled' });
+  assert.equal(errorOf(() => Outcome.fromFailure('reset')).field, 'failure');
+});
+
+test('failureOf: the one table from platform errors to the vocabulary; anything else is left to the hook', () => {
+  const coded = (code, extra = {}) => Object.assign(new Error(code), { code, ...extra });
+  const fetchError = (cause) => new TypeError('fetch failed', { cause });
+  const cases = [
+    [fetchError(coded('ECONNREFUSED')), 'connection_refused'],
+    [fetchError(coded('ENOTFOUND')), 'dns_lookup_failed'],
+    [fetchError(coded('EAI_AGAIN')), 'dns_lookup_failed'],
+    [fetchError(coded('UND_ERR_CONNECT_TIMEOUT')), 'connect_timeout'],
+    [fetchError(coded('ECONNRESET')), 'connection_lost'],
+    [fetchError(coded('UND_ERR_SOCKET')), 'connection_lost'],
+    [fetchError(coded('EPIPE')), 'write_failed'],
+    [fetchError(coded('EHOSTUNREACH')), 'unreachable'],
+    [fetchError(coded('CERT_HAS_EXPIRED')), 'tls_handshake_failed'],
+    [fetchError(coded('UND_ERR_HEADERS_TIMEOUT')), 'read_timeout'],
+    [fetchError(coded('ETIMEDOUT', { syscall: 'connect' })), 'connect_timeout'],
+    [fetchError(coded('ETIMEDOUT', { syscall: 'read' })), 'read_timeout'],
+    [fetchError(coded('HPE_INVALID_STATUS')), 'malformed_response'],
+    [fetchError(new AggregateError([coded('ECONNREFUSED'), coded('ECONNREFUSED')])), 'connection_refused'],
+    [new TypeError('wrapped twice', { cause: fetchError(coded('ENOTFOUND')) }), 'dns_lookup_failed'],
+    [coded('ECONNRESET'), 'connection_lost'],
+    [new DOMException('stop', 'AbortError'), 'cancelled'],
+    [new DOMException('late', 'TimeoutError'), 'attempt_timed_out'],
+    [coded('ABORT_ERR'), 'cancelled'],
+  ];
+  for (const [error, failure] of cases) assert.equal(failureOf(error), failure, `${error.message} ${error.cause?.code ?? ''}`);
+  for (const other of [new Error('no'), new TypeError('x is not a function'), fetchError(coded('SOMETHING_NEW')), 'a string', null, undefined, 42, { code: 7 }]) {
+    assert.equal(failureOf(other), undefined, String(other));
+  }
+});

@@ -1,0 +1,349 @@
+// run(): the value helper as the root README's contract table says. The
+// winner's value is returned; an ending without one rejects with a typed
+// error; a thrown error goes through the failure table, then the hook.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  Dependency,
+  GaveUpError,
+  OperationFailedError,
+  Policy,
+  ReconcileRequiredError,
+  RestartRequiredError,
+  RetryplanError,
+  Stats,
+  run,
+} from 'retryplan';
+import { rejection } from './assertions.mjs';
+
+const RETRYABLE = { type: 'application', verdict: 'retryable' };
+const retryable = () => RETRYABLE;
+class Busy extends Error {}
+
+const quick = (config = {}) =>
+  Policy.fromConfig({ maxAttempts: 3, jitter: { kind: 'none' }, backoff: { kind: 'constant', baseMs: 0, capMs: 0 }, ...config });
+
+test('run: the winner\'s value; attempts, waits and the ending come from the core', async () => {
+  const policy = quick({ backoff: { kind: 'constant', baseMs: 5, capMs: 5 }, idempotency: 'keyed' });
+  const seen = [];
+  const value = await run(
+    policy,
+    (context) => {
+      seen.push(context);
+      if (context.attempt < 3) throw new Busy('busy');
+      return 'ok';
+    },
+    { seed: 7, outcomeOfError: (error) => (error instanceof Busy ? RETRYABLE : undefined) },
+  );
+  assert.equal(value, 'ok');
+  assert.equal(new Set(seen.map((c) => c.idempotencyKey)).size, 1);
+  assert.equal(new Set(seen.map((c) => c.requestId)).size, 3);
+});
+
+test('run: the attempt context has the plan\'s fields, its key, and a lazy signal', async () => {
+  const contexts = [];
+  await run(
+    quick({ maxAttempts: 2 }),
+    (context) => {
+      contexts.push(context);
+      if (context.attempt === 1) throw new Busy();
+      const { signal } = context; // the first read makes the AbortController
+      assert.ok(signal instanceof AbortSignal);
+      assert.equal(signal, context.signal);
+      assert.equal(signal.aborted, false);
+      return 'done';
+    },
+    { seed: 5, idempotencyKey: 'ctx-1', outcomeOfError: retryable },
+  );
+  const fields = ['attempt', 'hedge', 'timeoutMs', 'abortAtMs', 'requestId', 'idempotencyKey', 'remainingBudgetMs', 'sendIdempotencyKey'];
+  for (const context of contexts) {
+    assert.deepEqual(Object.keys(context), fields);
+    assert.equal(Object.getOwnPropertyDescriptor(context, 'signal'), undefined, 'a getter: the signal is made when read');
+    assert.equal(context.idempotencyKey, 'ctx-1'); // read after the run: still there
+    assert.equal(context.hedge, false);
+    assert.equal(context.sendIdempotencyKey, false);
+    assert.equal(typeof context.remainingBudgetMs, 'number');
+    assert.match(context.requestId, /^[0-9a-f]{16}$/);
+  }
+  assert.deepEqual(contexts.map((context) => context.attempt), [1, 2]);
+  // A key drawn from the OS is readable after the run too.
+  let kept;
+  await run(quick(), (context) => void (kept = context));
+  assert.match(kept.idempotencyKey, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  // An abort before the first read is replayed on it.
+  const policy = Policy.fromConfig({ maxAttempts: 1, attemptTimeout: { fixedMs: 20 }, minimumUsefulAttemptMs: 10 });
+  let late;
+  await rejection(run(policy, (context) => ((late = context), new Promise(() => {}))));
+  assert.equal(late.signal.aborted, true);
+  assert.equal(late.signal.reason.name, 'TimeoutError');
+});
+
+test('run: an attempt that throws is not retryable by default: GaveUpError with the error as its cause', async () => {
+  const boom = new TypeError('boom'); // a bug in the attempt, not a network error
+  let calls = 0;
+  const error = await rejection(
+    run(quick(), () => {
+      calls += 1;
+      throw boom;
+    }),
+  );
+  assert.equal(calls, 1);
+  assert.ok(error instanceof GaveUpError && error instanceof OperationFailedError && error instanceof Error);
+  assert.equal(error.name, 'GaveUpError');
+  assert.equal(error.reason, 'not_retryable');
+  assert.equal(error.attempts, 1);
+  assert.equal(error.cause, boom);
+  assert.deepEqual(error.lastOutcome, { type: 'application', verdict: 'not_retryable' });
+  assert.match(error.idempotencyKey, /^[0-9a-f-]{36}$/);
+  assert.deepEqual(error.decision, { type: 'gave_up', reason: 'not_retryable', attempts: 1, remainingBudgetMs: error.decision.remainingBudgetMs, abortAttempts: [] });
+  // Returning (anything, undefined included) is success.
+  assert.equal(await run(quick(), () => undefined), undefined);
+});
+
+test('run: the failure table reads platform errors before the hook: ECONNREFUSED was never sent, a reset may have been processed', async () => {
+  const unsafe = quick({ idempotency: 'unsafe' });
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED', syscall: 'connect' });
+  let hookCalls = 0;
+  const outcomeOfError = () => {
+    hookCalls += 1;
+  };
+  const exhausted = await rejection(run(unsafe, () => Promise.reject(refused), { outcomeOfError }));
+  assert.equal(exhausted.reason, 'attempts_exhausted');
+  assert.equal(exhausted.attempts, 3);
+  assert.equal(exhausted.cause, refused);
+  assert.deepEqual(exhausted.lastOutcome, { type: 'transport', failure: 'not_sent' });
+  // A fetch error whose cause says the socket closed after sending: reconcile, once.
+  const reset = new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+  let calls = 0;
+  const reconcile = await rejection(
+    run(unsafe, () => {
+      calls += 1;
+      throw reset;
+    }, { outcomeOfError, idempotencyKey: 'order-7' }),
+  );
+  assert.ok(reconcile instanceof ReconcileRequiredError && reconcile instanceof OperationFailedError);
+  assert.equal(calls, 1);
+  assert.equal(reconcile.idempotencyKey, 'order-7');
+  assert.equal(reconcile.cause, reset);
+  assert.deepEqual(reconcile.lastOutcome, { type: 'transport', failure: 'connection_lost' });
+  assert.equal(hookCalls, 0, 'the table knew both errors');
+});
+
+test('run: the hook maps the application\'s errors; a conflict restarts; a bad outcome is misuse', async () => {
+  const restart = await rejection(run(quick(), () => Promise.reject(new Busy()), { outcomeOfError: () => ({ type: 'application', verdict: 'conflict' }) }));
+  assert.ok(restart instanceof RestartRequiredError);
+  assert.equal(restart.deadlineMs, restart.decision.deadlineMs);
+  assert.equal(restart.decision.type, 'restart');
+  const misuse = await rejection(run(quick(), () => Promise.reject(new Busy()), { outcomeOfError: () => ({ type: 'nope' }) }));
+  assert.ok(misuse instanceof RetryplanError);
+  assert.equal(misuse.code, 'invalid_argument');
+  const hookBug = new RangeError('hook bug');
+  assert.equal(
+    await rejection(run(quick(), () => {
+      throw new Busy();
+    }, { outcomeOfError: () => {
+      throw hookBug;
+    } })),
+    hookBug,
+  );
+});
+
+test('run: a synchronous attempt that runs past its abort time is timed out, as an async one is', async () => {
+  const policy = Policy.fromConfig({
+    maxAttempts: 2,
+    attemptTimeout: { fixedMs: 200 },
+    minimumUsefulAttemptMs: 10,
+    backoff: { kind: 'constant', baseMs: 0, capMs: 0 }, // no wait: the fake clock below only moves in attempts
+    jitter: { kind: 'none' },
+  });
+  for (const asynchronous of [false, true]) {
+    let clock = 0;
+    const discarded = [];
+    const signals = [];
+    const body = (context) => {
+      signals.push(context.signal);
+      clock += context.attempt === 1 ? 500 : 10; // the first one overruns its 200 ms
+      return `answer ${context.attempt}`;
+    };
+    const value = await run(policy, asynchronous ? async (context) => body(context) : body, {
+      seed: 3,
+      now: () => clock,
+      onDiscard: (late) => discarded.push(late),
+    });
+    assert.equal(value, 'answer 2', `async: ${asynchronous}`);
+    assert.deepEqual(discarded, ['answer 1']);
+    assert.equal(signals[0].reason.name, 'TimeoutError');
+    assert.equal(signals[1].aborted, false);
+  }
+});
+
+test('run: an attempt that overruns its timeout is aborted; the ending\'s cause is the TimeoutError', async () => {
+  const policy = Policy.fromConfig({ maxAttempts: 2, attemptTimeout: { fixedMs: 30 }, minimumUsefulAttemptMs: 10, jitter: { kind: 'none' } });
+  const signals = [];
+  const error = await rejection(
+    run(policy, ({ signal }) => {
+      signals.push(signal);
+      return new Promise(() => {});
+    }, { seed: 1 }),
+  );
+  assert.equal(error.reason, 'attempts_exhausted');
+  assert.equal(error.attempts, 2);
+  assert.deepEqual(error.lastOutcome, { type: 'transport', failure: 'timed_out' });
+  assert.equal(error.cause, signals[1].reason);
+  assert.ok(signals.every((signal) => signal.aborted && signal.reason.name === 'TimeoutError'));
+});
+
+test('run: the caller aborting cancels the operation and rejects with the signal\'s reason', async () => {
+  const policy = Policy.fromConfig({ maxAttempts: 5, backoff: { kind: 'constant', baseMs: 1000, capMs: 1000 }, jitter: { kind: 'none' } });
+  const controller = new AbortController();
+  const stats = new Stats();
+  const pending = run(policy, () => Promise.reject(new Busy()), { seed: 1, signal: controller.signal, outcomeOfError: retryable, stats });
+  setTimeout(() => controller.abort(), 20);
+  const reason = await rejection(pending);
+  assert.equal(reason, controller.signal.reason);
+  assert.equal(reason.name, 'AbortError');
+  assert.equal(stats.toJSON().gaveUp.cancelled, 1);
+  // Already aborted: nothing runs.
+  let calls = 0;
+  const left = new Error('user left');
+  assert.equal(await rejection(run(policy, () => (calls += 1), { signal: AbortSignal.abort(left) })), left);
+  assert.equal(calls, 0);
+});
+
+test('run: onDecision sees each decision as the core makes it; stats are counted by the core', async () => {
+  const events = [];
+  const stats = new Stats();
+  const value = await run(quick({ backoff: { kind: 'constant', baseMs: 5, capMs: 5 } }), ({ attempt }) => {
+    if (attempt === 1) throw new Busy();
+    return attempt;
+  }, { seed: 9, outcomeOfError: retryable, onDecision: (event) => events.push(event), stats });
+  assert.equal(value, 2);
+  assert.deepEqual(events.map((event) => event.decision.type), ['start_attempt', 'wait', 'start_attempt', 'succeeded']);
+  assert.deepEqual(events[1].after, { attempt: 1, outcome: RETRYABLE });
+  assert.deepEqual(events[3].after, { attempt: 2, outcome: { type: 'success' } });
+  assert.ok(events.every((event) => typeof event.atMs === 'number'));
+  const counters = stats.toJSON();
+  assert.deepEqual([counters.operations, counters.attempts, counters.retries, counters.succeeded], [1, 2, 1, 1]);
+  // A hook that throws is the caller's bug: the run rejects with it.
+  const bug = new Error('observer bug');
+  assert.equal(await rejection(run(quick(), () => 1, { onDecision: () => {
+    throw bug;
+  } })), bug);
+});
+
+test('run: hedges run concurrently; the winner\'s value returns and the losers are aborted', async () => {
+  const policy = Policy.fromConfig({
+    maxAttempts: 3,
+    totalBudgetMs: 5000,
+    attemptTimeout: { fixedMs: 2000 },
+    jitter: { kind: 'none' },
+    hedging: { delayMs: 20, maxHedgedAttempts: 2 },
+  });
+  const contexts = [];
+  const discarded = [];
+  const value = await run(
+    policy,
+    (context) => {
+      contexts.push(context);
+      // Attempt 1 stalls until aborted; 2 answers after 60 ms; 3 would answer later.
+      const delay = { 1: 10000, 2: 60, 3: 500 }[context.attempt];
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => resolve(`value ${context.attempt}`), delay);
+        context.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(context.signal.reason);
+        });
+      });
+    },
+    { seed: 5, onDiscard: (late) => discarded.push(late) },
+  );
+  assert.equal(value, 'value 2');
+  assert.deepEqual(contexts.map((c) => [c.attempt, c.hedge]), [[1, false], [2, true], [3, true]]);
+  assert.ok(contexts[0].signal.aborted && contexts[2].signal.aborted && !contexts[1].signal.aborted);
+  assert.equal(contexts[0].signal.reason.name, 'AbortError');
+  assert.deepEqual(discarded, []);
+});
+
+test('run: a dependency is shared by every run; its refusals end runs with their reasons', async () => {
+  const dependency = Dependency.fromConfig({ breaker: { trip: { kind: 'consecutive', failures: 1 }, openMs: 60000, halfOpenProbes: 1 } });
+  const policy = quick({ backoff: { kind: 'constant', baseMs: 1, capMs: 1 } });
+  const failing = () => Promise.reject(new Busy());
+  const outcomeOfError = () => ({ type: 'http_status', status: 503 });
+  const first = await rejection(run(policy, failing, { seed: 1, dependency, outcomeOfError }));
+  assert.deepEqual([first.reason, first.attempts], ['circuit_open', 1]);
+  assert.deepEqual(first.lastOutcome, { type: 'http_status', status: 503 });
+  const second = await rejection(run(policy, failing, { seed: 2, dependency, outcomeOfError }));
+  assert.deepEqual([second.reason, second.attempts, second.lastOutcome, second.cause], ['circuit_open', 0, undefined, undefined]);
+  assert.equal(dependency.snapshot(0).breaker.state, 'open');
+});
+
+test('run: cancelling aborts every running hedge with the signal\'s reason; hedges that overrun time out', async () => {
+  const policy = Policy.fromConfig({
+    maxAttempts: 3,
+    totalBudgetMs: 5000,
+    attemptTimeout: { fixedMs: 60 },
+    minimumUsefulAttemptMs: 10,
+    jitter: { kind: 'none' },
+    hedging: { delayMs: 10, maxHedgedAttempts: 2 },
+  });
+  const stall = ({ signal }) => new Promise((resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+  const signals = [];
+  const controller = new AbortController();
+  const reason = new Error('user left');
+  setTimeout(() => controller.abort(reason), 40);
+  const cancelled = await rejection(run(policy, (context) => (signals.push(context.signal), stall(context)), { seed: 1, signal: controller.signal }));
+  assert.equal(cancelled, reason);
+  assert.ok(signals.length === 3 && signals.every((signal) => signal.aborted && signal.reason === reason));
+
+  // Nobody answers: each attempt is aborted at its own abortAtMs and counted as timed out.
+  const timedOut = [];
+  const exhausted = await rejection(run(policy, (context) => (timedOut.push(context.signal), stall(context)), { seed: 2 }));
+  assert.deepEqual([exhausted.reason, exhausted.attempts, exhausted.decision.abortAttempts], ['attempts_exhausted', 3, []]);
+  assert.ok(timedOut.every((signal) => signal.aborted && signal.reason.name === 'TimeoutError'));
+});
+
+test('run: an attempt that throws while a hedge runs ends the operation; the hedge is aborted', async () => {
+  const policy = Policy.fromConfig({ maxAttempts: 2, jitter: { kind: 'none' }, hedging: { delayMs: 0, maxHedgedAttempts: 1 } });
+  for (const synchronous of [false, true]) {
+    const signals = [];
+    const bug = new RangeError('bug in attempt 2');
+    const error = await rejection(
+      run(policy, (context) => {
+        signals.push(context.signal);
+        if (context.attempt === 2) {
+          if (synchronous) throw bug;
+          return Promise.reject(bug);
+        }
+        return new Promise(() => {});
+      }),
+    );
+    assert.equal(error.reason, 'not_retryable');
+    assert.equal(error.cause, bug);
+    assert.equal(signals.length, 2);
+    assert.ok(signals[0].aborted);
+    assert.equal(signals[0].reason.name, 'AbortError');
+  }
+});
+
+test('run: plain values, promises and thenables give the same run; a then that throws is a thrown error', async () => {
+  const policy = quick({ maxAttempts: 4 });
+  const shapes = {
+    plain: (value) => value,
+    promise: (value) => Promise.resolve(value),
+    async: async (value) => value,
+    thenable: (value) => ({ then: (resolve) => resolve(value) }),
+  };
+  for (const [shape, wrap] of Object.entries(shapes)) {
+    const failing = { plain: () => { throw new Busy(); }, promise: () => Promise.reject(new Busy()), async: async () => { throw new Busy(); }, thenable: () => ({ then: (_, reject) => reject(new Busy()) }) }[shape];
+    const value = await run(policy, (context) => (context.attempt < 4 ? failing() : wrap(`v${context.attempt}`)), { seed: 9, outcomeOfError: retryable });
+    assert.equal(value, 'v4', shape);
+  }
+  const unreadable = new SyntaxError('unreadable then');
+  const thenThrows = {
+    get then() {
+      throw unreadable;
+    },
+  };
+  const error = await rejection(run(policy, () => thenThrows));
+  assert.deepEqual([error.reason, error.cause], ['not_retryable', unreadable]);
+});

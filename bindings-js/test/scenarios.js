@@ -1,0 +1,66 @@
+// The shared helper scenarios (tests/helpers/scenarios.json) through
+// retryFetch, as a user calls it: what a runner observes (in Node or in
+// Chromium, the same code) and the checks of a scenario's `expect`.
+
+/** The result shape of `expect.result`, from what retryFetch did. */
+function resultOf(api, outcome, signal) {
+  if (outcome.response !== undefined) {
+    const { decision, response } = outcome;
+    return { returns: { status: response.status, ending: decision.type, ...(decision.type === 'gave_up' ? { reason: decision.reason } : {}) } };
+  }
+  const { error } = outcome;
+  if (signal.aborted && error === signal.reason) return { raises: { cancelled: true } };
+  if (error instanceof api.OperationFailedError) {
+    return { raises: { ending: error.decision.type, ...(error instanceof api.GaveUpError ? { reason: error.reason } : {}) } };
+  }
+  if (error instanceof api.RetryplanError) return { raises: { error: error.code, field: error.field } };
+  return { unexpected: String(error && error.stack ? error.stack : error) };
+}
+
+/** Runs one scenario against `url` and reports what was observed (plain data, so a page can hand it back). */
+export async function observe(api, scenario, url) {
+  const policy = api.Policy.fromJson(JSON.stringify(scenario.policy));
+  const { method, body } = scenario.request;
+  const controller = new AbortController();
+  const cancelAfter = scenario.caller?.cancel_after_ms;
+  const timer = cancelAfter === undefined ? undefined : setTimeout(() => controller.abort(), cancelAfter);
+  const started = performance.now();
+  let outcome;
+  try {
+    outcome = await api.retryFetch(url, { method, body }, { policy, signal: controller.signal });
+  } catch (error) {
+    outcome = { error };
+  }
+  const elapsedMs = performance.now() - started;
+  clearTimeout(timer);
+  const result = resultOf(api, outcome, controller.signal);
+  let text;
+  if (outcome.response !== undefined) {
+    if ('body' in scenario.expect) text = await outcome.response.text();
+    else await outcome.response.body?.cancel();
+  }
+  const cause = outcome.error?.cause;
+  policy.free();
+  return { result, body: text, elapsedMs, cause: cause === undefined ? undefined : { name: cause.name, code: cause.cause?.code ?? cause.code } };
+}
+
+/** Every way `observed` and the server's `log` differ from `expect`, as messages. */
+export function check(expect, observed, log) {
+  const failures = [];
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  if (log.length !== expect.requests) failures.push(`the server saw ${log.length} requests, expected ${expect.requests}`);
+  const ids = log.map((entry) => entry.request_id);
+  if (ids.some((id) => typeof id !== 'string' || !/^[0-9a-f]{16}$/.test(id)) || new Set(ids).size !== ids.length) {
+    failures.push(`request ids are not all present and distinct: ${JSON.stringify(ids)}`);
+  }
+  const keys = log.map((entry) => entry.idempotency_key);
+  if (expect.idempotency_key === 'absent' && keys.some((key) => key !== null)) failures.push(`an idempotency key was sent: ${JSON.stringify(keys)}`);
+  if (expect.idempotency_key === 'same' && (keys.some((key) => typeof key !== 'string') || new Set(keys).size !== 1)) {
+    failures.push(`not the same idempotency key on every request: ${JSON.stringify(keys)}`);
+  }
+  if (!same(observed.result, expect.result)) failures.push(`result ${JSON.stringify(observed.result)}, expected ${JSON.stringify(expect.result)}`);
+  if ('body' in expect && observed.body !== expect.body) failures.push(`body ${JSON.stringify(observed.body)}, expected ${JSON.stringify(expect.body)}`);
+  const { min, max } = expect.elapsed_ms;
+  if (!(observed.elapsedMs >= min && observed.elapsedMs <= max)) failures.push(`took ${Math.round(observed.elapsedMs)} ms, expected ${min}..${max}`);
+  return failures;
+}
