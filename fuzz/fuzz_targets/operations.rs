@@ -339,6 +339,11 @@ fn check_controls(dependency: &Dependency, running: usize, all_ended: bool) {
     }
 }
 
+/// One of the running attempts, or (one time in `running + 1`) any number, to exercise refusals.
+fn chosen(running: &[u32], choice: u8) -> u32 {
+    running.get(usize::from(choice) % (running.len() + 1)).copied().unwrap_or(u32::from(choice))
+}
+
 fn remove(running: &mut Vec<u32>, attempts: AttemptSet) {
     running.retain(|attempt| !attempts.contains(*attempt));
 }
@@ -403,11 +408,7 @@ fuzz_target!(|script: Script| {
                         let (result, reported) = match event {
                             Event::Cancel(_) => (operation.cancel(reading), None),
                             Event::Outcome(_, choice, knobs) => {
-                                let attempt = client
-                                    .running
-                                    .get(usize::from(*choice) % (client.running.len() + 1))
-                                    .copied()
-                                    .unwrap_or(u32::from(*choice));
+                                let attempt = chosen(&client.running, *choice);
                                 let outcome = outcome(knobs);
                                 let result = operation.on_outcome(reading, attempt, &outcome);
                                 if result.is_ok() {
@@ -447,11 +448,7 @@ fuzz_target!(|script: Script| {
                         match event {
                             Event::Cancel(_) => driver.handle_cancel(reading),
                             Event::Outcome(_, choice, knobs) => {
-                                let attempt = client
-                                    .running
-                                    .get(usize::from(*choice) % (client.running.len() + 1))
-                                    .copied()
-                                    .unwrap_or(u32::from(*choice));
+                                let attempt = chosen(&client.running, *choice);
                                 match driver.handle_result(reading, attempt, outcome(knobs)) {
                                     Ok(_) => client.running.retain(|running| *running != attempt),
                                     Err(error) => assert_eq!(error.code(), "attempt_not_running", "{error}"),
