@@ -23,7 +23,11 @@ cargo_fuzz_version=0.13.2
 # the sanitizer finds nothing the fuzzer does not and halves the speed), and
 # debug assertions with overflow checks on, so an internal assertion or an
 # unsaturated overflow is a crash.
-flags=(--sanitizer none --debug-assertions)
+# Builds go to a cache outside the clone (RETRYPLAN_FUZZ_TARGET_DIR to move
+# it): a fresh clone on a machine that built the targets before only
+# recompiles the repository's crates, not libFuzzer and every dependency.
+target_dir=${RETRYPLAN_FUZZ_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/retryplan/fuzz-target}
+flags=(--sanitizer none --debug-assertions --target-dir "$target_dir")
 
 if ! rustup toolchain list | grep -q '^nightly'; then
   rustup toolchain install nightly --profile minimal
