@@ -28,6 +28,8 @@ export {
   redeliver,
   parseRetryAfter,
   parseRetryAfterMsHeader,
+  parseRateLimit,
+  parseRateLimitReset,
   parseGrpcPushback,
   encodeGrpcTimeout,
   parseGrpcTimeout,
@@ -35,6 +37,7 @@ export {
   parseGrpcTimeoutNs,
   awsErrorCodeFromResponse,
   awsStandardDependency,
+  awsStandard2026Dependency,
   ServiceConfig,
   remainingBudgetMs,
   admit,
@@ -51,7 +54,7 @@ export { run, retryFetch } from './helpers.js';
 
 /**
  * Outcome constructors owned by the core: `fromHttp(status, retryAfter,
- * retryAfterMs, nowUnixMs)`, `fromHttpResponse(status, headers, nowUnixMs)`
+ * retryAfterMs, nowUnixMs)`, `fromHttpResponse(status, headers, nowUnixMs, reading)`
  * and `fromFailure(failure)`.
  */
 export const Outcome = Object.freeze({

@@ -1,5 +1,5 @@
 //! The gRPC and AWS dialects: gRPC service configs, `grpc-timeout` in
-//! nanoseconds, AWS error codes and the AWS standard mode's dependency.
+//! nanoseconds, AWS error codes and the AWS standard mode's dependencies.
 
 use js_sys::Reflect;
 use retryplan as rp;
@@ -39,6 +39,13 @@ pub fn aws_error_code_from_response(errortype_header: &JsValue, body: &JsValue) 
 #[wasm_bindgen(js_name = awsStandardDependency)]
 pub fn aws_standard_dependency() -> Result<Dependency, JsValue> {
     rp::Dependency::new(&rp::aws::standard_dependency()).map(Dependency).map_err(js_error)
+}
+
+/// The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14,
+/// or 5 after a throttling error.
+#[wasm_bindgen(js_name = awsStandard2026Dependency)]
+pub fn aws_standard_2026_dependency() -> Result<Dependency, JsValue> {
+    rp::Dependency::new(&rp::aws::standard_2026_dependency()).map(Dependency).map_err(js_error)
 }
 
 /// A gRPC service config read as gRFC A6 says: one validated policy per method

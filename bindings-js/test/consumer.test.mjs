@@ -49,7 +49,9 @@ test('Vite bundles a page that imports the package, and it runs in Chromium', as
     await withPage(async (page, errors) => {
       const result = await resultOf(page, `${server.url}/`);
       assert.deepEqual(errors, []);
-      assert.deepEqual(result.profiles, ['read', 'checkout', 'write_keyed', 'write_strict', 'background', 'aws_standard']);
+      assert.deepEqual(result.profiles, [
+        'read', 'checkout', 'write_keyed', 'write_strict', 'background', 'aws_standard', 'aws_standard_2026', 'aws_standard_2026_dynamodb',
+      ]);
       assert.deepEqual(result.first, {
         type: 'start_attempt', attempt: 1, timeoutMs: 200, abortAtMs: 250, requestId: '92c2a5665ff07619', remainingBudgetMs: 700, hedge: false,
       });

@@ -95,9 +95,10 @@ function policyOf(api, testCase) {
 
 const optionalNumber = (object, key) => (key in object ? field(object, key, 'number') : undefined);
 
-/** The case's dependency: its configuration, the AWS standard one by name, or the service config's throttling. */
+/** The case's dependency: its configuration, an AWS standard one by name, or the service config's throttling. */
 function dependencyOf(api, testCase) {
   if (testCase.dependency === 'aws_standard') return api.awsStandardDependency();
+  if (testCase.dependency === 'aws_standard_2026') return api.awsStandard2026Dependency();
   // The dependency configuration is JSON by design (as the policy is).
   if ('dependency' in testCase) return api.Dependency.fromJson(JSON.stringify(testCase.dependency));
   if ('grpc_service_config' in testCase) {
@@ -175,13 +176,16 @@ function runOperation(api, testCase, failures, shared) {
   policy.free();
 }
 
-/** The outcome a driver step hands in: as written, a failure by its name, or a response read by the core. */
-function stepOutcome(api, step) {
+/**
+ * The outcome a driver step hands in: as written, a failure by its name, or a
+ * response read by the core, Retry-After as the policy's `retryAfterReading` says.
+ */
+function stepOutcome(api, step, reading) {
   if ('outcome' in step) return toCamel(step.outcome);
   if ('failure' in step) return api.Outcome.fromFailure(field(step, 'failure', 'string'));
   const { status, headers = {} } = step.response;
   const lookup = (name) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
-  return api.Outcome.fromHttpResponse(status, lookup, optionalNumber(step, 'now_unix_ms') ?? 0);
+  return api.Outcome.fromHttpResponse(status, lookup, optionalNumber(step, 'now_unix_ms') ?? 0, reading);
 }
 
 /** Runs a `driver` case: the host loop's calls on one Driver, in order, with stats and events on. */
@@ -208,13 +212,14 @@ function runDriver(api, testCase, failures) {
     return settle(testCase, ['expect_error', errorValue(api, error)], id, failures);
   }
   if ('expect' in testCase || 'expect_error' in testCase) failures.push(`${id}: the driver was made, but the case expects an error`);
+  const reading = policy.toConfig().serverGuidance.retryAfterReading;
   testCase.steps.forEach((step, index) => {
     const at = field(step, 'at_ms', 'number');
     const call = field(step, 'call', 'string');
     const label = `${id} step ${index}`;
     let result;
     if (call === 'poll') result = answer(api, () => driver.pollAction(at));
-    else if (call === 'result') result = answer(api, () => driver.handleResult(at, field(step, 'attempt', 'number'), stepOutcome(api, step)));
+    else if (call === 'result') result = answer(api, () => driver.handleResult(at, field(step, 'attempt', 'number'), stepOutcome(api, step, reading)));
     else if (call === 'cancel') result = answer(api, () => driver.handleCancel(at));
     else if (call === 'events') {
       result = answer(api, () => {
@@ -420,7 +425,31 @@ export function runCase(api, testCase, failures) {
       );
       break;
     case 'retry_after':
-      call = () => api.parseRetryAfter(field(testCase, 'value', 'string'), field(testCase, 'now_unix_ms', 'number'));
+      call = () =>
+        api.parseRetryAfter(
+          field(testCase, 'value', 'string'),
+          field(testCase, 'now_unix_ms', 'number'),
+          'reading' in testCase ? field(testCase, 'reading', 'string') : undefined,
+        );
+      break;
+    case 'rate_limit':
+      call = () =>
+        api.parseRateLimit(
+          field(testCase, 'value', 'string'),
+          'policy_value' in testCase ? field(testCase, 'policy_value', 'string') : undefined,
+        );
+      break;
+    case 'rate_limit_reset':
+      call = () => api.parseRateLimitReset(field(testCase, 'value', 'string'), field(testCase, 'now_unix_ms', 'number'));
+      break;
+    case 'http_response':
+      call = () =>
+        api.Outcome.fromHttpResponse(
+          field(testCase, 'status', 'number'),
+          new Headers(testCase.headers),
+          field(testCase, 'now_unix_ms', 'number'),
+          'reading' in testCase ? field(testCase, 'reading', 'string') : undefined,
+        );
       break;
     case 'retry_after_ms':
       call = () => api.parseRetryAfterMsHeader(field(testCase, 'value', 'string'));

@@ -136,9 +136,11 @@ def seconds(ms: int) -> float:
 
 
 def dependency_of(case: Dict[str, Any]) -> Optional[Dependency]:
-    """The case's dependency: its configuration, the AWS standard one by name, or the service config's throttling."""
+    """The case's dependency: its configuration, an AWS standard one by name, or the service config's throttling."""
     if case.get("dependency") == "aws_standard":
         return retryplan.aws_standard_dependency()
+    if case.get("dependency") == "aws_standard_2026":
+        return retryplan.aws_standard_2026_dependency()
     if "dependency" in case:
         return Dependency(case["dependency"])
     if "grpc_service_config" in case:
@@ -202,15 +204,16 @@ def kind_operation(case: Dict[str, Any]) -> None:
         run_operation(case, in_seconds=True)
 
 
-def driver_outcome(step: Dict[str, Any]) -> Outcome:
-    """What a driver step hands in: an outcome as written, a failure by name, or a raw response."""
+def driver_outcome(driver: Driver, step: Dict[str, Any]) -> Outcome:
+    """What a driver step hands in: an outcome as written, a failure by name, or a raw response read as
+    every HTTP helper reads it (through the driver: Retry-After as the policy says)."""
     if "outcome" in step:
         return outcome_of(step["outcome"])
     if "failure" in step:
         return Outcome.failure(step["failure"])
     response = step["response"]
     headers = {name.lower(): value for name, value in response["headers"].items()}  # looked up by lower-case name
-    return Outcome.from_http_response(response["status"], headers, now_unix_ms=step.get("now_unix_ms", 0))
+    return driver.read_response(response["status"], headers, now_unix_ms=step.get("now_unix_ms", 0))
 
 
 def run_driver(case: Dict[str, Any], in_seconds: bool) -> None:
@@ -238,7 +241,7 @@ def run_driver(case: Dict[str, Any], in_seconds: bool) -> None:
         if call == "poll":
             answer = lambda: driver.poll_action(**at).to_dict()  # noqa: E731
         elif call == "result":
-            outcome = driver_outcome(step)
+            outcome = driver_outcome(driver, step)
             answer = lambda: driver.handle_result(attempt=step["attempt"], outcome=outcome, **at)  # noqa: E731
         elif call == "cancel":
             answer = lambda: driver.handle_cancel(**at)  # noqa: E731
@@ -413,7 +416,28 @@ def kind_explain(case: Dict[str, Any]) -> None:
 
 
 def kind_retry_after(case: Dict[str, Any]) -> None:
-    settle(case, lambda: retryplan.parse_retry_after(case["value"], now_unix_ms=case["now_unix_ms"]), case["id"])
+    reading = case.get("reading", "strict")
+    settle(
+        case,
+        lambda: retryplan.parse_retry_after(case["value"], now_unix_ms=case["now_unix_ms"], reading=reading),
+        case["id"],
+    )
+
+
+def kind_rate_limit(case: Dict[str, Any]) -> None:
+    settle(case, lambda: retryplan.parse_rate_limit(case["value"], case.get("policy_value")), case["id"])
+
+
+def kind_rate_limit_reset(case: Dict[str, Any]) -> None:
+    settle(case, lambda: retryplan.parse_rate_limit_reset(case["value"], now_unix_ms=case["now_unix_ms"]), case["id"])
+
+
+def kind_http_response(case: Dict[str, Any]) -> None:
+    headers = {name.lower(): value for name, value in case["headers"].items()}  # looked up by lower-case name
+    outcome = Outcome.from_http_response(
+        case["status"], headers, now_unix_ms=case["now_unix_ms"], reading=case.get("reading", "strict")
+    )
+    assert outcome.to_dict() == case["expect"], case["id"]
 
 
 def kind_retry_after_ms(case: Dict[str, Any]) -> None:
@@ -459,6 +483,9 @@ RUNNERS: Dict[str, Callable[[Dict[str, Any]], None]] = {
     "explain": kind_explain,
     "retry_after": kind_retry_after,
     "retry_after_ms": kind_retry_after_ms,
+    "rate_limit": kind_rate_limit,
+    "rate_limit_reset": kind_rate_limit_reset,
+    "http_response": kind_http_response,
     "grpc_pushback": kind_grpc_pushback,
     "grpc_timeout_encode": kind_grpc_timeout_encode,
     "grpc_timeout_parse": kind_grpc_timeout_parse,

@@ -27,6 +27,7 @@ pub mod deadline;
 pub mod decision;
 pub mod dependency;
 pub mod driver;
+mod email_date;
 pub mod error;
 mod error_code;
 pub mod failure;
@@ -35,13 +36,16 @@ pub mod grpc;
 pub mod grpc_timeout;
 mod guidance;
 pub mod http;
+mod http_date;
 pub mod operation;
 pub mod policy;
 pub mod profiles;
+pub mod rate_limit;
 pub mod redelivery;
 pub mod retry_after;
 mod rng;
 pub mod stats;
+mod structured_field;
 mod text;
 pub mod timeline;
 mod units;
@@ -50,7 +54,7 @@ mod window;
 
 pub use backoff::{backoff_ceilings_ms, delay_range_ms};
 pub use breaker::{BreakerConfig, BreakerPermit, BreakerSnapshot, BreakerState, CircuitBreaker, TripConfig};
-pub use budget::{BudgetConfig, BudgetSnapshot, RetryBudget, RetryCharge};
+pub use budget::{BudgetConfig, BudgetSnapshot, RetryBudget, RetryCause, RetryCharge};
 pub use classify::{classify, Class, GrpcCode, Outcome, TransportFailure, Verdict};
 pub use concurrency::{ConcurrencyLimit, RetrySlot};
 pub use deadline::{admit, remaining_budget_ms, Admission};
@@ -67,16 +71,20 @@ pub use grpc_timeout::{
     MAX_GRPC_TIMEOUT_NS,
 };
 pub use http::{
-    Repeatability, AWS_ERROR_TYPE_HEADER, GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER,
-    RETRY_AFTER_MS_HEADERS,
+    Repeatability, AWS_ERROR_TYPE_HEADER, AWS_RETRY_AFTER_HEADER, GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER,
+    REQUEST_ID_HEADER, RETRY_AFTER_MS_HEADERS,
 };
 pub use operation::{IdempotencyKey, Operation, OperationOptions};
 pub use policy::{
     AboveCap, AttemptTimeout, AttemptTimeoutConfig, Backoff, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig,
-    Idempotency, Jitter, JitterConfig, Policy, PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig,
-    MAX_ATTEMPTS_LIMIT, MAX_MS,
+    Idempotency, Jitter, JitterConfig, Policy, PolicyConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig,
+    StatusGuidanceConfig, StatusSetConfig, MAX_ATTEMPTS_LIMIT, MAX_MS,
 };
+pub use rate_limit::{parse_rate_limit, parse_rate_limit_reset};
 pub use redelivery::{redeliver, DeadLetterReason, Redelivery, RedeliveryConfig};
-pub use retry_after::{parse_grpc_pushback, parse_retry_after, parse_retry_after_ms_header, HeaderError, Pushback};
+pub use retry_after::{
+    parse_grpc_pushback, parse_retry_after, parse_retry_after_ms_header, parse_retry_after_with, HeaderError, Pushback,
+    RetryAfterReading,
+};
 pub use stats::{GiveUpCounts, SharedStats, Stats};
 pub use timeline::{explain, Timeline, TimelineStep, Warning};

@@ -43,6 +43,7 @@ ID_PATTERN = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)+$")
 SHOULD = re.compile(r"\bshould\b", re.IGNORECASE)
 
 COMMON = {"id", "kind", "description"}
+NAMED_DEPENDENCIES = {"aws_standard", "aws_standard_2026"}  # built-in dependencies, by name
 POLICY_SOURCE = {"policy", "profile", "grpc_service_config"}  # exactly one of them
 SERVICE_CONFIG_SOURCE = {"grpc_method", "max_attempts_cap"}  # with grpc_service_config (grpc_method required)
 EXPECTATION = {"expect", "expect_error"}  # exactly one of them (expect only, where noted)
@@ -76,7 +77,10 @@ KINDS = {
     "backoff_ceilings": ({"retries"}, set(), True, True),
     "classify": ({"outcome"}, set(), True, True),
     "explain": (set(), {"deadline_ms", "first_attempt_at_ms"}, True, True),
-    "retry_after": ({"value", "now_unix_ms"}, set(), False, True),
+    "retry_after": ({"value", "now_unix_ms"}, {"reading"}, False, True),
+    "rate_limit": ({"value"}, {"policy_value"}, False, True),
+    "rate_limit_reset": ({"value", "now_unix_ms"}, set(), False, True),
+    "http_response": ({"status", "headers", "now_unix_ms"}, {"reading"}, False, False),
     "retry_after_ms": ({"value"}, set(), False, True),
     "http_outcome": ({"status", "now_unix_ms"}, {"retry_after", "retry_after_ms"}, False, False),
     "grpc_pushback": ({"value"}, set(), False, False),
@@ -89,7 +93,8 @@ INTEGER_FIELDS = {
     "first_attempt_at_ms", "now_ms", "reserve_ms", "minimum_useful_ms", "attempts", "first_seen_ms",
 }
 OBJECT_FIELDS = {"budget", "breaker"}  # configurations read by serde in the runner: always objects
-STRING_FIELDS = {"value", "profile", "idempotency_key", "expect_idempotency_key", "method", "timeout_ns", "errortype_header", "body"}
+STRING_FIELDS = {"value", "profile", "idempotency_key", "expect_idempotency_key", "method", "timeout_ns", "errortype_header", "body", "policy_value"}
+READINGS = {"strict", "lenient"}
 CONCURRENCY = {"concurrent", "sequential", "sequential_without_hedging"}
 
 # What a call's step expects: EITHER a value or an error, a VALUE (never an error, never
@@ -345,8 +350,8 @@ class Linter:
             self.check_grant(where, "charge_step", "try_retry", step["charge_step"], steps, index)
         if call in ("dependency_snapshot", "budget_on_failure"):
             dependency = case.get("dependency")
-            if dependency == "aws_standard" or (dependency is None and "grpc_service_config" in case):
-                pass  # the AWS standard quota, or the service config's throttling
+            if (isinstance(dependency, str) and dependency in NAMED_DEPENDENCIES) or (dependency is None and "grpc_service_config" in case):
+                pass  # an AWS standard quota, or the service config's throttling
             elif not isinstance(dependency, dict):
                 self.fail(where, f"{call} needs the case's dependency")
             elif call == "budget_on_failure" and not isinstance(dependency.get("budget"), dict):
@@ -433,6 +438,12 @@ class Linter:
         for key in OBJECT_FIELDS & case.keys():
             if not isinstance(case[key], dict):
                 self.fail(where, f"{key} must be an object")
+        if "reading" in case and case["reading"] not in READINGS:
+            self.fail(where, f"reading must be one of {sorted(READINGS)}")
+        if "headers" in case and not (
+            isinstance(case["headers"], dict) and all(isinstance(value, str) for value in case["headers"].values())
+        ):
+            self.fail(where, "headers must be an object of strings")
         if "concurrency" in case and case["concurrency"] not in CONCURRENCY:
             self.fail(where, f"concurrency must be one of {sorted(CONCURRENCY)}")
         if "idempotent_request" in case and not isinstance(case["idempotent_request"], bool):
@@ -440,9 +451,9 @@ class Linter:
         if "idempotent_request" in case and "method" not in case:
             self.fail(where, "idempotent_request needs a method")
         if kind in ("operation", "operation_series", "driver") and "dependency" in case and not (
-            isinstance(case["dependency"], dict) or case["dependency"] == "aws_standard"
+            isinstance(case["dependency"], dict) or (isinstance(case["dependency"], str) and case["dependency"] in NAMED_DEPENDENCIES)
         ):
-            self.fail(where, "dependency must be an object (a valid dependency configuration) or \"aws_standard\"")
+            self.fail(where, f"dependency must be an object (a valid dependency configuration) or one of {sorted(NAMED_DEPENDENCIES)}")
         if "attempts" in case and is_uint(case["attempts"]) and case["attempts"] > 2**32 - 1:
             self.fail(where, "attempts must be a 32-bit integer")
         if "outcome" in case and not (isinstance(case["outcome"], dict) and isinstance(case["outcome"].get("type"), str)):

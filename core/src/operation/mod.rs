@@ -10,7 +10,9 @@
 //! With a shared [`Dependency`]: an open circuit breaker gives up
 //! (`circuit_open`); a retry or hedge also needs a free in-flight slot
 //! (`concurrency_limited`) and then a retry-budget token (`budget_exhausted`),
-//! taken only now, after the wait, so a cancelled waiter spends nothing. The
+//! taken only now, after the wait, so a cancelled waiter spends nothing (a
+//! quota prices it by the failure being retried: timeout, throttling or
+//! other, [`RetryCause`]). The
 //! effective timeout is `min(per-attempt timeout, remaining)`, where a
 //! fraction-of-remaining timeout is never below the minimum useful time.
 //!
@@ -41,10 +43,17 @@
 //! 4. server guidance (when honored): gRPC "do not retry" gives up
 //!    (`server_declined_retry`); above the cap it is clamped or gives up
 //!    (`retry_after_above_cap`);
-//! 5. the delay is the jittered backoff (one draw), raised to the guidance;
-//!    under `server_guidance.mode` `a6` the guidance instead *replaces* the
-//!    backoff (no draw) and the backoff schedule starts over: the next retry
-//!    without guidance uses the first ceiling (gRFC A6 "Pushback");
+//! 5. the delay is the jittered backoff (one draw; from
+//!    `backoff.throttling_base_ms` instead of `base_ms` after a throttling
+//!    error; none for the first retry under `backoff.immediate_first_retry`),
+//!    raised to the guidance, which `server_guidance.max_above_backoff_ms`
+//!    bounds to at most that far above the drawn backoff (after the cap of
+//!    step 4); under `server_guidance.mode` `a6` the guidance instead
+//!    *replaces* the backoff (no draw) and the backoff schedule starts over:
+//!    the next retry without guidance uses the first ceiling (gRFC A6
+//!    "Pushback"); under `replace` the guidance replaces the backoff and the
+//!    schedule keeps counting (`max_above_backoff_ms` is refused with either:
+//!    with no draw there is no backoff to bound the guidance by);
 //! 6. if the guidance plus a minimum useful attempt does not fit in what
 //!    remains, give up now (`retry_after_exceeds_budget`); if the delay plus a
 //!    minimum useful attempt does not fit, give up now (`deadline_insufficient`),
@@ -55,16 +64,19 @@
 
 use std::sync::Arc;
 
-use crate::backoff::delay_range_ms;
+use crate::backoff::draw_delay_ms;
+use crate::backoff::polly::{self, PollyState};
 use crate::breaker::BreakerPermit;
-use crate::budget::RetryCharge;
-use crate::classify::{classify, Class, Outcome, TransportFailure};
+use crate::budget::{RetryCause, RetryCharge};
+use crate::classify::{classify, Class, Outcome, TransportFailure, Verdict};
 use crate::concurrency::RetrySlot;
 use crate::decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 use crate::dependency::Dependency;
 use crate::error::Error;
 use crate::guidance::ServerDelay;
-use crate::policy::{AttemptTimeout, GuidanceMode, Idempotency, Policy, MAX_HEDGED_ATTEMPTS, MAX_MS};
+use crate::http::Repeatability;
+use crate::policy::retry_limits::{FailureKind, KindCounts};
+use crate::policy::{AttemptTimeout, GuidanceMode, Idempotency, Jitter, Policy, MAX_HEDGED_ATTEMPTS, MAX_MS};
 use crate::retry_after::Pushback;
 use crate::rng::{mix, Draws, SplitMix64};
 
@@ -152,7 +164,8 @@ pub struct Operation {
     /// The backoff schedule's retry number for the next computed delay: the
     /// retries so far, or under `a6` guidance those since the last guidance.
     backoff_retry: u32,
-    last_failure_timed_out: bool,
+    /// The class of the last failure, which prices the retry that repeats it.
+    last_failure: RetryCause,
     phase: Phase,
     running: [Option<Running>; MAX_IN_FLIGHT],
     /// The attempt numbers in `running`, kept alongside it.
@@ -162,6 +175,13 @@ pub struct Operation {
     /// Set when the server refused further attempts (pushback "do not retry",
     /// or guidance above the cap) while hedges still ran.
     refused_by_server: Option<GiveUpReason>,
+    /// Polly's DecorrelatedJitterBackoffV2 state (jitter `polly`).
+    polly_state: PollyState,
+    /// Failures so far by kind, for `retry_limits`.
+    kind_failures: KindCounts,
+    /// The request's method is not in the policy's `retry_methods`: only a
+    /// request that never left, or an application verdict, is tried again.
+    method_not_retried: bool,
 }
 
 impl Operation {
@@ -192,14 +212,18 @@ impl Operation {
             attempts_started: 0,
             previous_delay_ms: policy.backoff.base_ms,
             backoff_retry: 0,
-            last_failure_timed_out: false,
+            last_failure: RetryCause::Transient,
             phase: Phase::Ready,
             running: [const { None }; MAX_IN_FLIGHT],
             running_set: AttemptSet::EMPTY,
             hedge_at_ms: None,
             // An operation that may not repeat its request never hedges.
-            hedging_stopped: !idempotency.may_repeat_ambiguous(),
+            hedging_stopped: !idempotency.may_repeat_ambiguous()
+                || matches!(options.repeatability, Repeatability::NotRetried { .. }),
             refused_by_server: None,
+            polly_state: PollyState::default(),
+            kind_failures: KindCounts::default(),
+            method_not_retried: matches!(options.repeatability, Repeatability::NotRetried { .. }),
         }
     }
 
@@ -242,6 +266,7 @@ impl Operation {
         if let Some(finished) = finished {
             self.settle(now, finished, class, outcome);
         }
+        let class = self.restricted(class, outcome);
         Ok(self.after_attempt(now, attempt, class, outcome))
     }
 
@@ -489,7 +514,7 @@ impl Operation {
             }
         }
         if let Some(budget) = dependency.budget() {
-            match budget.try_retry(now, self.last_failure_timed_out) {
+            match budget.try_retry_for(now, self.last_failure) {
                 Some(charge) => held.charge = Some(charge),
                 None => {
                     self.release(held);
@@ -562,9 +587,34 @@ impl Operation {
         }
     }
 
+    /// What a retryable class means for this request: with a method the
+    /// policy does not retry, only a request that never left (or an
+    /// application verdict) is tried again; an ambiguous failure of an unsafe
+    /// request still answers reconcile.
+    fn restricted(&self, class: Class, outcome: &Outcome) -> Class {
+        match class {
+            Class::Retryable { ambiguous, .. } if self.method_not_retried && !retried_for_unlisted_method(outcome) => {
+                if ambiguous && self.idempotency == Idempotency::Unsafe {
+                    class
+                } else {
+                    Class::NotRetryable
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Counts a retryable failure by kind; true when its kind's retry limit is used up.
+    fn kind_limit_reached(&mut self, outcome: &Outcome) -> bool {
+        failure_kind(outcome).is_some_and(|kind| {
+            let failures = self.kind_failures.count(kind);
+            self.policy.retry_limits.exhausted(kind, failures)
+        })
+    }
+
     fn after_attempt(&mut self, now: u64, attempt: u32, class: Class, outcome: &Outcome) -> Decision {
         let attempts = self.attempts_started;
-        let ambiguous = match class {
+        let (ambiguous, throttling) = match class {
             Class::Success => {
                 let abort_attempts = self.abort_running();
                 return self.end(Decision::Succeeded { attempts, winner: attempt, abort_attempts });
@@ -581,14 +631,25 @@ impl Operation {
                     abort_attempts,
                 });
             }
-            Class::Retryable { ambiguous, .. } => ambiguous,
+            Class::Retryable { ambiguous, throttling } => (ambiguous, throttling),
         };
         if ambiguous && self.idempotency == Idempotency::Unsafe {
             let remaining_budget_ms = self.remaining_budget_ms(now);
             let abort_attempts = self.abort_running();
             return self.end(Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts });
         }
-        self.last_failure_timed_out = matches!(outcome, Outcome::Transport { failure: TransportFailure::TimedOut });
+        self.last_failure = if throttling {
+            RetryCause::Throttling
+        } else if matches!(outcome, Outcome::Transport { failure: TransportFailure::TimedOut }) {
+            RetryCause::Timeout
+        } else {
+            RetryCause::Transient
+        };
+        let kind_limit_reached = self.kind_limit_reached(outcome);
+        if kind_limit_reached && !self.running_attempts().is_empty() {
+            self.refuse_further_attempts(GiveUpReason::AttemptsExhausted);
+            return self.poll_in_flight(now);
+        }
         if !self.running_attempts().is_empty() {
             // Another attempt is still running: this failure is not fatal. The
             // next hedge may start at once, or after the server's requested wait;
@@ -605,7 +666,7 @@ impl Operation {
         if let Some(reason) = self.refused_by_server {
             return self.give_up(now, reason, None);
         }
-        if attempts >= self.policy.max_attempts {
+        if attempts >= self.policy.max_attempts || kind_limit_reached {
             return self.give_up(now, GiveUpReason::AttemptsExhausted, None);
         }
 
@@ -619,17 +680,23 @@ impl Operation {
         };
 
         let retry = attempts - 1;
-        let delay_ms = match (self.policy.server_guidance.mode, server_delay_ms) {
+        let guidance = self.policy.server_guidance;
+        let mut server_delay_ms = server_delay_ms;
+        let delay_ms = match (guidance.mode, server_delay_ms) {
             (GuidanceMode::A6, Some(server_ms)) => {
                 self.backoff_retry = 0;
                 server_ms
             }
+            (GuidanceMode::Replace, Some(server_ms)) => {
+                self.backoff_retry = self.backoff_retry.saturating_add(1);
+                server_ms
+            }
             (mode, _) => {
                 let backoff_retry = if mode == GuidanceMode::A6 { self.backoff_retry } else { retry };
-                let (low, high) = delay_range_ms(&self.policy, backoff_retry, self.previous_delay_ms);
-                let backoff_ms = self.draws.in_range(low, high);
+                let backoff_ms = self.backoff_ms(backoff_retry, throttling);
                 self.previous_delay_ms = backoff_ms;
                 self.backoff_retry = self.backoff_retry.saturating_add(1);
+                server_delay_ms = server_delay_ms.map(|server_ms| guidance.bound_above_backoff(server_ms, backoff_ms));
                 backoff_ms.max(server_delay_ms.unwrap_or(0))
             }
         };
@@ -650,6 +717,30 @@ impl Operation {
         let until_ms = now.saturating_add(delay_ms);
         self.phase = Phase::Waiting { until_ms, server_delay_ms };
         Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms: remaining }
+    }
+
+    /// The backoff before retry `retry` (0 for the first), from
+    /// `backoff.throttling_base_ms` instead of `base_ms` after a throttling
+    /// error: nothing for an immediate first retry, Polly's arithmetic for
+    /// jitter `polly`, else one draw in the jitter range.
+    fn backoff_ms(&mut self, retry: u32, after_throttling: bool) -> u64 {
+        let backoff = self.policy.backoff;
+        match self.policy.jitter {
+            _ if backoff.immediate_first_retry && retry == 0 => 0,
+            Jitter::Polly { use_jitter } => {
+                let draws = &mut self.draws;
+                polly::delay_ms(
+                    backoff.kind,
+                    use_jitter,
+                    retry,
+                    backoff.base_for_ms(after_throttling),
+                    backoff.cap_ms,
+                    &mut self.polly_state,
+                    || draws.unit_interval(),
+                )
+            }
+            _ => draw_delay_ms(&self.policy, retry, self.previous_delay_ms, after_throttling, &mut self.draws),
+        }
     }
 
     /// Plans the next hedge, if the policy hedges, hedging was not stopped,
@@ -709,6 +800,30 @@ impl Operation {
         self.hedge_at_ms = None;
         decision
     }
+}
+
+/// The kind of a failed outcome for `retry_limits` (`None` for success and
+/// cancellation): a request that never left is `connect`, a failure after
+/// sending `read`, a status or code `status`, an application verdict `other`.
+fn failure_kind(outcome: &Outcome) -> Option<FailureKind> {
+    match *outcome {
+        Outcome::Transport { failure: TransportFailure::NotSent } => Some(FailureKind::Connect),
+        Outcome::Transport { .. } => Some(FailureKind::Read),
+        Outcome::HttpStatus { .. } | Outcome::GrpcStatus { .. } => Some(FailureKind::Status),
+        Outcome::Application { .. } => Some(FailureKind::Other),
+        Outcome::Success | Outcome::Cancelled => None,
+    }
+}
+
+/// True when an outcome may be retried for a request whose method the
+/// policy's `retry_methods` does not list: only a request that never left, or
+/// an application verdict `retryable`.
+fn retried_for_unlisted_method(outcome: &Outcome) -> bool {
+    matches!(
+        outcome,
+        Outcome::Transport { failure: TransportFailure::NotSent }
+            | Outcome::Application { verdict: Verdict::Retryable }
+    )
 }
 
 impl Drop for Operation {

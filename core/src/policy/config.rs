@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::codes::{GrpcCode, TransportFailure};
 use crate::error_code::ErrorCodeTable;
+use crate::retry_after::RetryAfterReading;
 
 /// The most hedges that may run beside the first attempt.
 pub const MAX_HEDGED_ATTEMPTS: u32 = 4;
@@ -27,13 +28,18 @@ pub enum AttemptTimeoutConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BackoffKind {
-    /// `min(cap_ms, base_ms * multiplier^r)`.
+    /// `min(cap_ms, base_ms * multiplier^r)`: grows with a multiplier above
+    /// 1, shrinks toward 0 with one below 1.
     Exponential,
     /// `min(cap_ms, base_ms * (r + 1))`.
     Linear,
     /// `base_ms` every time (`cap_ms` still bounds it).
     Constant,
 }
+
+/// The largest `backoff.multiplier`: 10^6 (gRPC accepts any number > 0; a
+/// larger one only matters when `cap_ms / base_ms` exceeds 10^6).
+pub const MAX_MULTIPLIER: f64 = 1_000_000.0;
 
 /// Backoff ceilings before jitter.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -42,15 +48,45 @@ pub struct BackoffConfig {
     pub kind: BackoffKind,
     /// The first retry's ceiling, in milliseconds.
     pub base_ms: u64,
-    /// Growth factor for `exponential`, in [1, 100], at most three decimals.
+    /// Growth factor for `exponential`, in (0, 10^6] with at most three
+    /// decimals (kept as integer thousandths): above 1 the ceilings grow, 1
+    /// keeps them constant, below 1 they shrink toward 0 (gRFC A6 allows any
+    /// `backoffMultiplier` > 0). Default 2.
     pub multiplier: f64,
     /// No ceiling (and no jittered delay) ever exceeds this, in milliseconds.
     pub cap_ms: u64,
+    /// The base used instead of `base_ms` when the failure being retried is a
+    /// throttling error (an `aws_throttling` error code, classified
+    /// `throttling: true`): the AWS SDKs' 2026 standard mode waits from 1 s
+    /// after throttling and from 50 ms after other errors. Every formula of
+    /// `kind` and the jitter uses it in place of `base_ms` for that retry
+    /// (under jitter `polly` it is Polly's `Delay` for that retry); the retry
+    /// number is unchanged. Absent (the default): `base_ms` for every
+    /// failure. The rules of `base_ms` apply to it: at most `cap_ms` and at
+    /// least 1 for growing kinds (under `polly`: 0 to 1 day).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throttling_base_ms: Option<u64>,
+    /// The first retry waits no backoff (only server guidance), later retries
+    /// keep their ceilings: urllib3's `backoff_factor` shape (0, 2f, 4f, ...
+    /// with `base_ms` f). Also after a throttling error. False by default.
+    #[serde(skip_serializing_if = "is_false")]
+    pub immediate_first_retry: bool,
+}
+
+fn is_false(flag: &bool) -> bool {
+    !*flag
 }
 
 impl Default for BackoffConfig {
     fn default() -> Self {
-        BackoffConfig { kind: BackoffKind::Exponential, base_ms: 100, multiplier: 2.0, cap_ms: 2_000 }
+        BackoffConfig {
+            kind: BackoffKind::Exponential,
+            base_ms: 100,
+            multiplier: 2.0,
+            cap_ms: 2_000,
+            throttling_base_ms: None,
+            immediate_first_retry: false,
+        }
     }
 }
 
@@ -77,6 +113,26 @@ pub enum JitterConfig {
     /// (section "Exponential Backoff", as revised in 2024) multiplies the
     /// capped ceiling by `random(0.8, 1.2)`.
     A6,
+    /// Uniform in `[0, u]` over the ceiling *before* the cap, `u = base *
+    /// multiplier^r` for `exponential` (`base * (r + 1)` for `linear`,
+    /// `base` for `constant`), then capped: `min(cap, draw)`. This is the
+    /// AWS SDKs' standard mode before the 2026 revision (botocore
+    /// `ExponentialBackoff`: `t_i = min(random() * 2^i, 20 s)`): from the
+    /// first retry whose uncapped ceiling exceeds the cap, the delay is the
+    /// cap with probability `1 - cap / u`, where `full` would draw
+    /// uniformly under the cap. `u` is computed like the ceilings (step by
+    /// step in integer ms), saturating at 2^53 - 1 ms.
+    FullThenCap,
+    /// Polly v8's delays exactly as Polly computes them (see
+    /// [`backoff`](crate::backoff)): `backoff.kind` is Polly's `BackoffType`,
+    /// `base_ms` its `Delay` (0 to 1 day; 0 gives no delay), `cap_ms` its
+    /// `MaxDelay` (any value, even below the base), and `use_jitter` its
+    /// `UseJitter`: +-25% around constant and linear delays,
+    /// DecorrelatedJitterBackoffV2 for exponential (whose factor is 2).
+    Polly {
+        /// Polly's `UseJitter` (true when absent).
+        use_jitter: bool,
+    },
 }
 
 /// Outcomes that may be retried.
@@ -126,7 +182,7 @@ pub enum AboveCap {
 }
 
 /// How server guidance is honored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ServerGuidanceConfig {
     /// Honor Retry-After and gRPC pushback (a floor for the delay). When false
     /// both are ignored.
@@ -135,9 +191,29 @@ pub struct ServerGuidanceConfig {
     pub cap_ms: u64,
     /// What to do above `cap_ms`.
     pub above_cap: AboveCap,
-    /// How honored guidance shapes the delay: `floor` (the default) or `a6`.
+    /// How HTTP helpers read `Retry-After` ([`Policy::http_outcome`](super::Policy::http_outcome)):
+    /// `strict` RFC 9110 (the default) or `lenient`.
+    #[serde(skip_serializing_if = "is_strict")]
+    pub retry_after_reading: RetryAfterReading,
+    /// Per-status rules (see [`status_rules`](super::status_rules)); none by default.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub statuses: Vec<StatusGuidanceConfig>,
+    /// How honored guidance shapes the delay: `floor` (the default), `a6` or `replace`.
     #[serde(skip_serializing_if = "GuidanceMode::is_floor")]
     pub mode: GuidanceMode,
+    /// The most honored guidance may raise the delay above the drawn backoff
+    /// `t`, in ms: the delay is `clamp(guidance, t, t + max_above_backoff_ms)`
+    /// (the AWS SDKs' 2026 standard mode honours `x-amz-retry-after` within
+    /// `[t, t + 5 s]`). Applied after `cap_ms` (or a per-status rule's cap),
+    /// to every status; mode `floor` only (refused with `replace` and `a6`,
+    /// which draw no backoff). Absent (the default): no bound, the guidance
+    /// is a plain floor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_above_backoff_ms: Option<u64>,
+}
+
+fn is_strict(reading: &RetryAfterReading) -> bool {
+    *reading == RetryAfterReading::Strict
 }
 
 /// How honored server guidance (Retry-After, gRPC pushback) shapes the delay.
@@ -152,6 +228,10 @@ pub enum GuidanceMode {
     /// waits exactly that long, no draw), and the exponential schedule starts
     /// over, so the next retry without guidance waits from the first ceiling.
     A6,
+    /// The guidance *replaces* the backoff (no draw) and the schedule keeps
+    /// counting: the wait is exactly what the server asked, as urllib3's
+    /// `Retry.sleep`, ky and got wait.
+    Replace,
 }
 
 impl GuidanceMode {
@@ -164,7 +244,60 @@ impl GuidanceMode {
 
 impl Default for ServerGuidanceConfig {
     fn default() -> Self {
-        ServerGuidanceConfig { honor: true, cap_ms: 60_000, above_cap: AboveCap::GiveUp, mode: GuidanceMode::Floor }
+        ServerGuidanceConfig {
+            honor: true,
+            cap_ms: 60_000,
+            above_cap: AboveCap::GiveUp,
+            retry_after_reading: RetryAfterReading::Strict,
+            statuses: Vec::new(),
+            mode: GuidanceMode::Floor,
+            max_above_backoff_ms: None,
+        }
+    }
+}
+
+/// One per-status rule of `server_guidance.statuses` as written; absent
+/// fields take the section's values (see [`status_rules`](super::status_rules)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct StatusGuidanceConfig {
+    /// The HTTP status the rule is for.
+    pub status: u16,
+    /// Whether this status's guidance is honoured (the section's `honor` when absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub honor: Option<bool>,
+    /// Retried only when the answer carries guidance.
+    pub requires_guidance: bool,
+    /// The cap for this status (the section's `cap_ms` when absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cap_ms: Option<u64>,
+    /// What a wait above the cap does (the section's `above_cap` when absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub above_cap: Option<AboveCap>,
+}
+
+/// `retry_limits` as written: retries allowed after failures of each kind
+/// (see [`retry_limits`](super::retry_limits)); absent is no limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RetryLimitsConfig {
+    /// Retries after the connection was not made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connect: Option<u32>,
+    /// Retries after the connection broke or timed out after sending.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read: Option<u32>,
+    /// Retries after a retryable status.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u32>,
+    /// Retries after an application verdict `retryable`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub other: Option<u32>,
+}
+
+impl RetryLimitsConfig {
+    /// True when no limit is set (the section is then left out of the config).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        *self == RetryLimitsConfig::default()
     }
 }
 
@@ -247,6 +380,13 @@ pub struct PolicyConfig {
     pub conflict: StatusSetConfig,
     /// Retry-After and gRPC pushback handling.
     pub server_guidance: ServerGuidanceConfig,
+    /// Retries allowed per kind of failure, beside `max_attempts` (see
+    /// [`retry_limits`](super::retry_limits)); no limits by default.
+    #[serde(skip_serializing_if = "RetryLimitsConfig::is_empty")]
+    pub retry_limits: RetryLimitsConfig,
+    /// The HTTP methods retried at all; RFC 9110 alone decides when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_methods: Option<Vec<String>>,
     /// Whether repeating may repeat the effect.
     pub idempotency: Idempotency,
     /// Hedging, off when absent.
@@ -275,6 +415,8 @@ impl Default for PolicyConfig {
             },
             conflict: StatusSetConfig { http_statuses: vec![409], grpc_codes: vec![GrpcCode::Aborted] },
             server_guidance: ServerGuidanceConfig::default(),
+            retry_limits: RetryLimitsConfig::default(),
+            retry_methods: None,
             idempotency: Idempotency::Safe,
             hedging: None,
             redelivery: None,

@@ -46,6 +46,8 @@ pub(super) enum JitterKind {
     Decorrelated,
     Proportional,
     A6,
+    FullThenCap,
+    Polly,
 }
 
 impl Named for JitterKind {
@@ -56,6 +58,8 @@ impl Named for JitterKind {
         JitterKind::Decorrelated,
         JitterKind::Proportional,
         JitterKind::A6,
+        JitterKind::FullThenCap,
+        JitterKind::Polly,
     ];
     fn name(self) -> &'static str {
         match self {
@@ -64,17 +68,20 @@ impl Named for JitterKind {
             JitterKind::Equal => "equal",
             JitterKind::Decorrelated => "decorrelated",
             JitterKind::Proportional => "proportional",
+            JitterKind::Polly => "polly",
             JitterKind::A6 => "a6",
+            JitterKind::FullThenCap => "full_then_cap",
         }
     }
 }
 
 impl Named for GuidanceMode {
-    const ALL: &'static [Self] = &[GuidanceMode::Floor, GuidanceMode::A6];
+    const ALL: &'static [Self] = &[GuidanceMode::Floor, GuidanceMode::A6, GuidanceMode::Replace];
     fn name(self) -> &'static str {
         match self {
             GuidanceMode::Floor => "floor",
             GuidanceMode::A6 => "a6",
+            GuidanceMode::Replace => "replace",
         }
     }
 }

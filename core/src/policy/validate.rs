@@ -2,13 +2,16 @@
 //! reports all violations at once, each naming its field; nothing is clamped.
 
 use super::config::{
-    AboveCap, AttemptTimeoutConfig, BackoffKind, GuidanceMode, Idempotency, JitterConfig, PolicyConfig,
-    MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_REDELIVERY_DELAYS,
+    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, Idempotency, JitterConfig, PolicyConfig,
+    MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_MULTIPLIER, MAX_REDELIVERY_DELAYS,
 };
+use super::retry_limits::{MethodSet, RetryLimits};
 use super::sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};
+use super::status_rules::StatusRules;
 use super::validated::{AttemptTimeout, Backoff, Jitter, Policy, RedeliverySchedule, ServerGuidance};
 use crate::codes::GrpcCode;
 use crate::error::{Error, Violation};
+use crate::retry_after::RetryAfterReading;
 use crate::units::{permille_of, Decimal, MAX_MS};
 use crate::value::Named;
 
@@ -28,7 +31,14 @@ fn unreachable_default() -> Policy {
         attempt_timeout: AttemptTimeout::Fixed { ms: 1 },
         response_reserve_ms: 0,
         minimum_useful_attempt_ms: 0,
-        backoff: Backoff { kind: BackoffKind::Constant, base_ms: 0, multiplier_permille: 1000, cap_ms: 0 },
+        backoff: Backoff {
+            kind: BackoffKind::Constant,
+            base_ms: 0,
+            multiplier_permille: 1000,
+            cap_ms: 0,
+            throttling_base_ms: None,
+            immediate_first_retry: false,
+        },
         jitter: Jitter::None,
         classification: Classification::default(),
         server_guidance: ServerGuidance {
@@ -36,10 +46,42 @@ fn unreachable_default() -> Policy {
             cap_ms: 0,
             above_cap: AboveCap::GiveUp,
             mode: GuidanceMode::Floor,
+            retry_after_reading: RetryAfterReading::Strict,
+            statuses: StatusRules::default(),
+            max_above_backoff_ms: None,
         },
+        retry_limits: RetryLimits::default(),
+        retry_methods: None,
         idempotency: Idempotency::Unsafe,
         hedging: None,
         redelivery: None,
+    }
+}
+
+/// Polly's own rules when `jitter.kind` is `polly`: `Delay` in [0, 1 day],
+/// the exponential factor fixed at 2; a zero base and a cap below the base
+/// are valid (Polly gives 0, and the cap). `throttling_base_ms`, Polly's
+/// `Delay` after a throttling error, follows the same rules as `base_ms`.
+fn check_polly(check: &mut Checker, backoff: &BackoffConfig) {
+    let one_day = crate::backoff::polly::POLLY_MAX_BASE_MS;
+    let bases =
+        [("backoff.base_ms", Some(backoff.base_ms)), ("backoff.throttling_base_ms", backoff.throttling_base_ms)];
+    for (field, base_ms) in bases {
+        if let Some(base_ms) = base_ms.filter(|base_ms| *base_ms > one_day) {
+            check.fail(
+                field,
+                format!("{field} ({base_ms}) must be <= {one_day} (1 day, Polly's range for Delay) for jitter polly"),
+            );
+        }
+    }
+    if backoff.kind == BackoffKind::Exponential && backoff.multiplier != 2.0 {
+        check.fail(
+            "backoff.multiplier",
+            format!(
+                "backoff.multiplier ({}) must be 2 for jitter polly (Polly's exponential factor is fixed)",
+                Decimal(backoff.multiplier)
+            ),
+        );
     }
 }
 
@@ -148,14 +190,17 @@ impl Policy {
         let b = &c.backoff;
         check.ms("backoff.base_ms", b.base_ms);
         check.ms("backoff.cap_ms", b.cap_ms);
-        if b.cap_ms < b.base_ms {
+        let polly = matches!(c.jitter, JitterConfig::Polly { .. });
+        if polly {
+            check_polly(&mut check, b);
+        } else if b.cap_ms < b.base_ms {
             check.fail(
                 "backoff.cap_ms",
                 format!("backoff.cap_ms ({}) must be >= backoff.base_ms ({})", b.cap_ms, b.base_ms),
             );
         }
-        let multiplier_permille = check.permille("backoff.multiplier", b.multiplier, 1.0, 100.0, false);
-        if b.kind != BackoffKind::Constant && b.base_ms == 0 {
+        let multiplier_permille = check.permille("backoff.multiplier", b.multiplier, 0.0, MAX_MULTIPLIER, true);
+        if !polly && b.kind != BackoffKind::Constant && b.base_ms == 0 {
             check.fail(
                 "backoff.base_ms",
                 format!(
@@ -163,6 +208,24 @@ impl Policy {
                     b.kind.name()
                 ),
             );
+        }
+        if let Some(throttling_base_ms) = b.throttling_base_ms.filter(|_| !polly) {
+            check.ms("backoff.throttling_base_ms", throttling_base_ms);
+            if throttling_base_ms > b.cap_ms {
+                check.fail(
+                    "backoff.throttling_base_ms",
+                    format!(
+                        "backoff.throttling_base_ms ({throttling_base_ms}) must be <= backoff.cap_ms ({})",
+                        b.cap_ms
+                    ),
+                );
+            }
+            if throttling_base_ms == 0 && (b.kind != BackoffKind::Constant || c.jitter == JitterConfig::Decorrelated) {
+                check.fail(
+                    "backoff.throttling_base_ms",
+                    "backoff.throttling_base_ms (0) must be >= 1, as backoff.base_ms must".to_owned(),
+                );
+            }
         }
 
         let jitter = match c.jitter {
@@ -181,7 +244,9 @@ impl Policy {
             JitterConfig::Proportional { ratio } => {
                 Jitter::Proportional { ratio_permille: check.permille("jitter.ratio", ratio, 0.0, 1.0, true) }
             }
+            JitterConfig::Polly { use_jitter } => Jitter::Polly { use_jitter },
             JitterConfig::A6 => Jitter::A6,
+            JitterConfig::FullThenCap => Jitter::FullThenCap,
         };
 
         let classification = Classification {
@@ -239,6 +304,22 @@ impl Policy {
         }
 
         check.ms("server_guidance.cap_ms", c.server_guidance.cap_ms);
+        if let Some(above_ms) = c.server_guidance.max_above_backoff_ms {
+            check.ms("server_guidance.max_above_backoff_ms", above_ms);
+            if c.server_guidance.mode != GuidanceMode::Floor {
+                check.fail(
+                    "server_guidance.max_above_backoff_ms",
+                    format!(
+                        "server_guidance.max_above_backoff_ms needs mode floor: under mode {} the guidance replaces the backoff",
+                        c.server_guidance.mode.name()
+                    ),
+                );
+            }
+        }
+        let g = &c.server_guidance;
+        let statuses = StatusRules::new(&g.statuses, (g.honor, g.cap_ms, g.above_cap), &mut check.violations);
+        let retry_limits = RetryLimits::new(&c.retry_limits, &mut check.violations);
+        let retry_methods = c.retry_methods.as_ref().map(|methods| MethodSet::new(methods, &mut check.violations));
         if let Some(hedging) = c.hedging {
             check.ms("hedging.delay_ms", hedging.delay_ms);
             if !(1..=MAX_HEDGED_ATTEMPTS).contains(&hedging.max_hedged_attempts) {
@@ -286,15 +367,27 @@ impl Policy {
             attempt_timeout,
             response_reserve_ms: c.response_reserve_ms,
             minimum_useful_attempt_ms: c.minimum_useful_attempt_ms,
-            backoff: Backoff { kind: b.kind, base_ms: b.base_ms, multiplier_permille, cap_ms: b.cap_ms },
+            backoff: Backoff {
+                kind: b.kind,
+                base_ms: b.base_ms,
+                multiplier_permille,
+                cap_ms: b.cap_ms,
+                throttling_base_ms: b.throttling_base_ms,
+                immediate_first_retry: b.immediate_first_retry,
+            },
             jitter,
             classification,
             server_guidance: ServerGuidance {
                 honor: c.server_guidance.honor,
                 cap_ms: c.server_guidance.cap_ms,
                 above_cap: c.server_guidance.above_cap,
+                retry_after_reading: c.server_guidance.retry_after_reading,
+                statuses,
                 mode: c.server_guidance.mode,
+                max_above_backoff_ms: c.server_guidance.max_above_backoff_ms,
             },
+            retry_limits,
+            retry_methods,
             idempotency: c.idempotency,
             hedging: c.hedging,
             redelivery,
@@ -322,6 +415,39 @@ mod tests {
         assert_eq!(policy.to_config(), config);
         let json = config.to_json();
         assert_eq!(PolicyConfig::from_json(&json).expect("round trip"), config);
+    }
+
+    #[test]
+    fn every_dialect_field_round_trips() {
+        use super::super::config::{RetryLimitsConfig, StatusGuidanceConfig};
+        let mut config = PolicyConfig::default();
+        config.backoff.base_ms = 50;
+        config.backoff.cap_ms = 20_000;
+        config.backoff.throttling_base_ms = Some(1_000);
+        config.backoff.immediate_first_retry = true;
+        config.jitter = JitterConfig::FullThenCap;
+        config.server_guidance.retry_after_reading = RetryAfterReading::Lenient;
+        config.server_guidance.statuses = vec![StatusGuidanceConfig {
+            status: 503,
+            honor: Some(true),
+            requires_guidance: true,
+            cap_ms: Some(10_000),
+            above_cap: Some(AboveCap::Clamp),
+        }];
+        config.server_guidance.max_above_backoff_ms = Some(5_000);
+        config.retry_limits = RetryLimitsConfig { connect: Some(2), read: None, status: Some(1), other: Some(0) };
+        config.retry_methods = Some(vec!["GET".to_owned(), "POST".to_owned()]);
+        let policy = Policy::new(&config).expect("valid");
+        assert_eq!(policy.to_config(), config);
+        assert_eq!(PolicyConfig::from_json(&config.to_json()).expect("round trip"), config);
+
+        // The other side of each choice: polly with a throttling base, mode replace.
+        config.jitter = JitterConfig::Polly { use_jitter: true };
+        config.server_guidance.mode = GuidanceMode::Replace;
+        config.server_guidance.max_above_backoff_ms = None;
+        let policy = Policy::new(&config).expect("valid");
+        assert_eq!(policy.to_config(), config);
+        assert_eq!(PolicyConfig::from_json(&config.to_json()).expect("round trip"), config);
     }
 
     #[test]

@@ -12,6 +12,7 @@ import dev.retryplan.RetryplanException
 import dev.retryplan.ServiceConfig
 import dev.retryplan.admit
 import dev.retryplan.awsErrorCodeFromResponse
+import dev.retryplan.awsStandard2026Dependency
 import dev.retryplan.awsStandardDependency
 import dev.retryplan.encodeGrpcTimeoutNs
 import dev.retryplan.parseGrpcTimeoutNs
@@ -19,8 +20,12 @@ import dev.retryplan.encodeGrpcTimeout
 import dev.retryplan.outcomeFromHttp
 import dev.retryplan.parseGrpcPushback
 import dev.retryplan.parseGrpcTimeout
-import dev.retryplan.parseRetryAfter
 import dev.retryplan.parseRetryAfterMsHeader
+import dev.retryplan.RetryAfterReading
+import dev.retryplan.outcomeFromHttpResponse
+import dev.retryplan.parseRateLimit
+import dev.retryplan.parseRateLimitReset
+import dev.retryplan.parseRetryAfterWith
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.DynamicTest
@@ -79,6 +84,8 @@ class ConformanceTest {
             "policy.json.negative_duration", "policy.json.negative_fixed_timeout", "policy.json.http_status_beyond_16_bits",
             "policy.json.negative_hedging_delay", "policy.json.negative_redelivery_delay", "dependency.invalid.negative_cap",
             "dependency.invalid.negative_open_ms", "dependency.invalid.negative_max_tokens",
+            "policy.valid.aws_2026_rules", "policy.valid.aws_and_http_dialect_fields_together",
+            "policy.valid.polly_throttling_base_follows_pollys_rules",
         )
         val byId = cases.associateBy { it["id"] as String }
         for (id in pinned) assertTrue(typed(byId[id] ?: error("no vector $id")) != null, "$id is not held by the typed records")
@@ -118,6 +125,12 @@ class ConformanceTest {
     private fun optLong(case: Map<String, Any?>, key: String): Long? = case[key]?.let { long(case, key) }
 
     private fun string(case: Map<String, Any?>, key: String): String = case[key] as? String ?: error("`$key` must be a string")
+
+    private fun reading(case: Map<String, Any?>): RetryAfterReading = when (case["reading"]) {
+        null, "strict" -> RetryAfterReading.STRICT
+        "lenient" -> RetryAfterReading.LENIENT
+        else -> error("unknown reading ${case["reading"]}")
+    }
 
     private fun run(case: Map<String, Any?>) {
         val id = case["id"] as String
@@ -188,7 +201,16 @@ class ConformanceTest {
                     VectorJson.timeline(p.explain(optLong(case, "deadline_ms"), optLong(case, "first_attempt_at_ms") ?: 0))
                 }
             }
-            "retry_after" -> answer { parseRetryAfter(string(case, "value"), long(case, "now_unix_ms")) }
+            "retry_after" -> answer { parseRetryAfterWith(string(case, "value"), long(case, "now_unix_ms"), reading(case)) }
+            "rate_limit" -> answer { parseRateLimit(string(case, "value"), case["policy_value"] as String?) }
+            "rate_limit_reset" -> answer { parseRateLimitReset(string(case, "value"), long(case, "now_unix_ms")) }
+            "http_response" -> answer {
+                @Suppress("UNCHECKED_CAST")
+                val headers = case["headers"] as Map<String, String>
+                VectorJson.outcomeJson(
+                    outcomeFromHttpResponse(long(case, "status").toInt(), headers, long(case, "now_unix_ms"), reading(case)),
+                )
+            }
             "retry_after_ms" -> answer { parseRetryAfterMsHeader(string(case, "value")) }
             "grpc_pushback" -> answer { VectorJson.pushback(parseGrpcPushback(string(case, "value"))) }
             "grpc_timeout_encode" -> answer { encodeGrpcTimeout(long(case, "timeout_ms")) }
@@ -203,9 +225,10 @@ class ConformanceTest {
         settle(case, result, id)
     }
 
-    /** The case's dependency: its configuration, the AWS standard one by name, or the service config's throttling. */
+    /** The case's dependency: its configuration, an AWS standard one by name, or the service config's throttling. */
     private fun dependency(case: Map<String, Any?>): Dependency? = when (val d = case["dependency"]) {
         "aws_standard" -> awsStandardDependency()
+        "aws_standard_2026" -> awsStandard2026Dependency()
         null -> if ("grpc_service_config" in case) serviceConfig(case).use { it.throttlingDependency() } else null
         else -> Dependency.fromJson(Json.write(d))
     }
