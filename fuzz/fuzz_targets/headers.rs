@@ -1,7 +1,8 @@
 //! Every header reader on any text: Retry-After (delta-seconds and the three
-//! HTTP-date forms), retry-after-ms, grpc-timeout (ms and ns, with the
-//! encoders' round trips), grpc-retry-pushback-ms, the AWS error code, and an
-//! HTTP response's outcome. Never a panic; results within their documented
+//! HTTP-date forms; the lenient reading agrees with the strict one wherever
+//! that one reads), retry-after-ms, RateLimit / RateLimit-Policy and
+//! RateLimit-Reset, grpc-timeout (ms and ns, with the encoders' round trips),
+//! grpc-retry-pushback-ms, the AWS error code, and an HTTP response's outcome. Never a panic; results within their documented
 //! bounds; errors keep a bounded excerpt of the value.
 #![no_main]
 
@@ -9,7 +10,8 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use retryplan::{
     aws, encode_grpc_timeout, encode_grpc_timeout_ns, parse_grpc_pushback, parse_grpc_timeout, parse_grpc_timeout_ns,
-    parse_retry_after, parse_retry_after_ms_header, HeaderError, Outcome, MAX_GRPC_TIMEOUT_NS, MAX_MS,
+    parse_rate_limit, parse_rate_limit_reset, parse_retry_after, parse_retry_after_ms_header, parse_retry_after_with,
+    HeaderError, Outcome, RetryAfterReading, MAX_GRPC_TIMEOUT_NS, MAX_MS,
 };
 
 #[derive(Arbitrary, Debug)]
@@ -31,7 +33,27 @@ fn bounded(error: &HeaderError) {
 
 fuzz_target!(|input: Input<'_>| {
     let value = input.value;
-    match parse_retry_after(value, input.now_unix_ms) {
+    let strict = parse_retry_after(value, input.now_unix_ms);
+    match &strict {
+        Ok(ms) => assert!(*ms <= MAX_MS),
+        Err(error) => bounded(error),
+    }
+    match parse_retry_after_with(value, input.now_unix_ms, RetryAfterReading::Lenient) {
+        Ok(ms) => {
+            assert!(ms <= MAX_MS);
+            assert!(strict.as_ref().is_err() || strict == Ok(ms), "{value:?}: strict {strict:?}, lenient {ms}");
+        }
+        Err(error) => {
+            bounded(&error);
+            assert!(strict.is_err(), "{value:?}: the strict reading reads it, the lenient one does not");
+        }
+    }
+    let policy = input.headers.first().map(|(_, policy)| *policy);
+    match parse_rate_limit(value, policy) {
+        Ok(wait) => assert!(wait.is_none_or(|ms| ms <= MAX_MS)),
+        Err(error) => bounded(&error),
+    }
+    match parse_rate_limit_reset(value, input.now_unix_ms) {
         Ok(ms) => assert!(ms <= MAX_MS),
         Err(error) => bounded(&error),
     }
