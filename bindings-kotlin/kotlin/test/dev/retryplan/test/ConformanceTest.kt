@@ -348,32 +348,37 @@ class ConformanceTest {
     private fun steps(case: Map<String, Any?>, id: String): List<Map<String, Any?>> =
         (case["steps"] as? List<*> ?: error("$id: needs steps")).map(::obj)
 
-    /** Calls on one retry budget, in order. */
+    /** Calls on one retry budget, in order; refunds and failures name the `try_retry` step whose charge they hand back. */
     private fun runBudget(case: Map<String, Any?>, id: String) {
         val budget = try {
             RetryBudget(VectorJson.budgetConfig(case["budget"]))
         } catch (e: RetryplanException) {
             return settle(case, "expect_error" to VectorJson.error(e), id)
         }
+        val charges = mutableListOf<RetryCharge?>()
         budget.use {
             steps(case, id).forEachIndexed { index, step ->
                 val at = long(step, "at_ms")
-                val result: Any? = when (val call = step["call"]) {
-                    "on_request" -> null.also { budget.onRequest(at) }
-                    "try_retry" -> when (val charge = budget.tryRetry(at, step["after_timeout"] as Boolean? ?: false)) {
-                        null -> mapOf("granted" to false)
-                        else -> mapOf("granted" to true, "cost" to charge.cost.toLong())
+                fun charge() = optLong(step, "charge_step")?.let { charges[it.toInt()] ?: error("$id step $index: no charge") }
+                var granted: RetryCharge? = null
+                val result = when (val call = step["call"]) {
+                    "on_request" -> answer { null.also { budget.onRequest(at) } }
+                    "try_retry" -> answer {
+                        granted = budget.tryRetry(at, step["after_timeout"] as Boolean? ?: false)
+                        granted?.let { mapOf("granted" to true, "cost" to it.cost().toLong()) } ?: mapOf("granted" to false)
                     }
-                    "on_success" -> null.also { budget.onSuccess(at, optLong(step, "charge_cost")?.let { RetryCharge(it.toInt()) }) }
-                    "on_failure" -> null.also { budget.onFailure(at) }
-                    "snapshot" -> VectorJson.budgetSnapshot(budget.snapshot(at))
-                    "acquire" -> mapOf("granted" to budget.acquire(long(step, "amount").toInt()))
-                    "release" -> null.also { budget.release(long(step, "amount").toInt()) }
+                    "on_success" -> answer { null.also { budget.onSuccess(at, charge()) } }
+                    "on_failure" -> answer { null.also { budget.onFailure(at, charge()) } }
+                    "snapshot" -> answer { VectorJson.budgetSnapshot(budget.snapshot(at)) }
+                    "acquire" -> answer { mapOf("granted" to budget.acquire(long(step, "amount").toInt())) }
+                    "release" -> answer { null.also { budget.release(long(step, "amount").toInt()) } }
                     else -> error("$id: unknown budget call `$call`")
                 }
-                settle(step, "expect" to result, "$id step $index")
+                charges += granted
+                settle(step, result, "$id step $index")
             }
         }
+        charges.forEach { it?.close() }
     }
 
     /** Calls on one circuit breaker, in order; results name the `try_acquire` step whose permit they return. */
@@ -389,19 +394,19 @@ class ConformanceTest {
                 val at = long(step, "at_ms")
                 fun permit() = permits[long(step, "permit_step").toInt()] ?: error("$id step $index: no permit")
                 var granted: BreakerPermit? = null
-                val result: Any? = when (val call = step["call"]) {
-                    "try_acquire" -> {
+                val result = when (val call = step["call"]) {
+                    "try_acquire" -> answer {
                         granted = breaker.tryAcquire(at)
                         granted?.let { mapOf("granted" to true, "probe" to it.probe()) } ?: mapOf("granted" to false)
                     }
-                    "on_success" -> null.also { breaker.onSuccess(at, permit()) }
-                    "on_failure" -> null.also { breaker.onFailure(at, permit()) }
-                    "release" -> null.also { breaker.release(permit()) }
-                    "snapshot" -> VectorJson.breakerSnapshot(breaker.snapshot(at))
+                    "on_success" -> answer { null.also { breaker.onSuccess(at, permit()) } }
+                    "on_failure" -> answer { null.also { breaker.onFailure(at, permit()) } }
+                    "release" -> answer { null.also { breaker.release(permit()) } }
+                    "snapshot" -> answer { VectorJson.breakerSnapshot(breaker.snapshot(at)) }
                     else -> error("$id: unknown breaker call `$call`")
                 }
                 permits += granted
-                settle(step, "expect" to result, "$id step $index")
+                settle(step, result, "$id step $index")
             }
         }
         permits.forEach { it?.close() }

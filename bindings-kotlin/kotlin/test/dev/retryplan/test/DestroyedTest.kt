@@ -15,6 +15,7 @@ import dev.retryplan.Operation
 import dev.retryplan.OperationOptions
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
+import dev.retryplan.RetryplanException
 import dev.retryplan.TripConfig
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertThrows
@@ -172,7 +173,14 @@ class DestroyedTest {
     @Test
     fun `a permit reported while another thread destroys it is counted once or refused`() {
         CircuitBreaker(BreakerConfig(TripConfig.Consecutive(1_000_000), 1000, 1)).use { breaker ->
-            val (reported, refusals) = race(300, 1, { breaker.tryAcquire(0)!! }) { permit -> breaker.onFailure(0, permit) }
+            val (reported, refusals) = race(300, 1, { breaker.tryAcquire(0)!! }) { permit ->
+                try {
+                    breaker.onFailure(0, permit)
+                } catch (settled: RetryplanException.InvalidArgument) {
+                    // A permit is single-use: reported again, it is refused (and not counted).
+                    throw IllegalStateException(settled.message, settled)
+                }
+            }
             assertEquals(reported, breaker.snapshot(0).consecutiveFailures, "each report counted exactly once")
             println("permits reported $reported, refused $refusals")
         }
