@@ -1,7 +1,19 @@
 // The public API: the wasm exports as they are (Operation and Driver through
 // their subclasses, which read options and pass the common outcomes as
 // numbers), the error classes, the header names, and the two helpers.
-import { outcomeFromHttp, outcomeFromHttpResponse, outcomeOfFailure } from '../wasm/retryplan_js.js';
+import { outcomeFromHttp, outcomeFromHttpResponse, outcomeOfFailure, RetryBudget } from '../wasm/retryplan_js.js';
+
+// `onSuccess(nowMs, charge?)` / `onFailure(nowMs, charge?)`: wasm-bindgen takes an
+// optional object only by moving it (a second use would then read as "no
+// charge"), so a charge goes by reference to its own export, which refuses a
+// second use with "invalid_argument".
+for (const name of ['onSuccess', 'onFailure']) {
+  const first = RetryBudget.prototype[name];
+  const charged = RetryBudget.prototype[`__${name}Charged`];
+  RetryBudget.prototype[name] = function (nowMs, charge) {
+    return charge === undefined || charge === null ? first.call(this, nowMs) : charged.call(this, nowMs, charge);
+  };
+}
 
 export {
   Policy,
@@ -10,6 +22,7 @@ export {
   RetryBudget,
   CircuitBreaker,
   BreakerPermit,
+  RetryCharge,
   ConcurrencyLimit,
   outcomeFromHttp,
   redeliver,

@@ -214,4 +214,3 @@ export const decisionEvent = (atMs, decision, after) => (after === undefined ? {
 export const namedOutcome = (type, key, name) => (key === '' ? { type } : { type, [key]: name });
 export const httpOutcome = (status, retryAfterMs) =>
   retryAfterMs === undefined ? { type: 'http_status', status } : { type: 'http_status', status, retryAfterMs };
-export const charge = (cost) => ({ cost });

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
 
-use crate::args::{ms, optional_flag, optional_number, whole, whole_number};
+use crate::args::{ms, optional_flag, whole};
 use crate::decisions::{config_value, json_value, to_js};
-use crate::{invalid, js_charge, js_error};
+use crate::{invalid, js_error};
 
 /// The shared controls of one downstream dependency: an optional retry budget,
 /// circuit breaker and cap on in-flight retries and hedges. Give it to every
@@ -62,7 +62,7 @@ impl Dependency {
     /// The cap on in-flight retries and hedges (a handle on the shared one), or `undefined`.
     #[wasm_bindgen(getter, js_name = retrySlots)]
     pub fn retry_slots(&self) -> Option<ConcurrencyLimit> {
-        self.0.retry_slots().map(|_| ConcurrencyLimit(Control::Shared(Arc::clone(&self.0))))
+        self.0.retry_slots().map(|_| ConcurrencyLimit(Control::Shared(Arc::clone(&self.0)), Default::default()))
     }
 }
 
@@ -109,40 +109,42 @@ impl RetryBudget {
         Ok(())
     }
 
-    /// Asks to dispatch a retry (or hedge) now: `{cost}` when granted, `undefined` when refused.
+    /// Asks to dispatch a retry (or hedge) now: a `RetryCharge` when granted, `undefined` when refused.
     /// `afterTimeout`: the failure being retried was a timeout (a quota charges more).
     #[wasm_bindgen(js_name = tryRetry)]
-    pub fn try_retry(&self, now_ms: &JsValue, after_timeout: &JsValue) -> Result<JsValue, JsValue> {
+    pub fn try_retry(&self, now_ms: &JsValue, after_timeout: &JsValue) -> Result<Option<RetryCharge>, JsValue> {
         let now = ms("nowMs", now_ms)?;
         let after_timeout = optional_flag("afterTimeout", after_timeout)?.unwrap_or(false);
         let charge = self.budget()?.try_retry(now, after_timeout);
-        Ok(charge.map_or(JsValue::UNDEFINED, |charge| js_charge(charge.cost)))
+        Ok(charge.map(|charge| RetryCharge { cost: charge.cost(), cell: rp::GrantCell::new(charge) }))
     }
 
-    /// Records a success; `charge` is what `tryRetry` granted for this attempt
-    /// (`{cost}` or its cost as a number), absent for a first attempt.
+    /// Records a success of a first attempt. `lib/api.js` makes this
+    /// `onSuccess(nowMs, charge?)`: with a charge, it calls `__onSuccessCharged`.
     #[wasm_bindgen(js_name = onSuccess)]
-    pub fn on_success(&self, now_ms: &JsValue, charge: &JsValue) -> Result<(), JsValue> {
-        let now = ms("nowMs", now_ms)?;
-        let cost = if charge.is_undefined() || charge.is_null() {
-            None
-        } else if let Some(cost) = charge.as_f64() {
-            Some(cost)
-        } else {
-            Some(optional_number(charge, "cost")?.ok_or_else(|| invalid("cost", "is required".to_owned()))?)
-        };
-        let charge = cost.map(|cost| {
-            whole_number("charge", cost, f64::from(u32::MAX)).map(|cost| rp::RetryCharge { cost: cost as u32 })
-        });
-        self.budget()?.on_success(now, charge.transpose()?);
-        Ok(())
+    pub fn on_success(&self, now_ms: &JsValue) -> Result<(), JsValue> {
+        self.budget()?.on_success(ms("nowMs", now_ms)?, None).map_err(js_error)
     }
 
-    /// Records a retryable failure.
+    /// Records a retry's success: its `charge` is refunded (once).
+    #[wasm_bindgen(js_name = __onSuccessCharged, skip_typescript)]
+    pub fn on_success_charged(&self, now_ms: &JsValue, charge: &RetryCharge) -> Result<(), JsValue> {
+        let now = ms("nowMs", now_ms)?;
+        self.budget()?.on_success(now, Some(charge.take()?)).map_err(js_error)
+    }
+
+    /// Records a retryable failure of a first attempt (or another caller's).
+    /// `lib/api.js` makes this `onFailure(nowMs, charge?)`, as `onSuccess`.
     #[wasm_bindgen(js_name = onFailure)]
     pub fn on_failure(&self, now_ms: &JsValue) -> Result<(), JsValue> {
-        self.budget()?.on_failure(ms("nowMs", now_ms)?);
-        Ok(())
+        self.budget()?.on_failure(ms("nowMs", now_ms)?, None).map_err(js_error)
+    }
+
+    /// Records a retry's retryable failure: its `charge` stays spent.
+    #[wasm_bindgen(js_name = __onFailureCharged, skip_typescript)]
+    pub fn on_failure_charged(&self, now_ms: &JsValue, charge: &RetryCharge) -> Result<(), JsValue> {
+        let now = ms("nowMs", now_ms)?;
+        self.budget()?.on_failure(now, Some(charge.take()?)).map_err(js_error)
     }
 
     /// Takes `amount` units from a quota (AWS `acquire`): true when taken,
@@ -164,16 +166,44 @@ impl RetryBudget {
     }
 }
 
-/// Admission granted by `CircuitBreaker#tryAcquire`; hand it back with the result.
+/// What `RetryBudget#tryRetry` charged; hand it back once, with the retry's
+/// success (refunded) or failure (spent).
 #[wasm_bindgen]
-pub struct BreakerPermit(rp::BreakerPermit);
+pub struct RetryCharge {
+    cost: u32,
+    cell: rp::GrantCell<rp::RetryCharge>,
+}
+
+#[wasm_bindgen]
+impl RetryCharge {
+    /// Units charged (quota model; 0 for the others).
+    #[wasm_bindgen(getter)]
+    pub fn cost(&self) -> u32 {
+        self.cost
+    }
+
+    fn take(&self) -> Result<rp::RetryCharge, JsValue> {
+        self.cell.take().map_err(js_error)
+    }
+}
+
+/// Admission granted by `CircuitBreaker#tryAcquire`; hand it back once, with the result or as a release.
+#[wasm_bindgen]
+pub struct BreakerPermit {
+    probe: bool,
+    cell: rp::GrantCell<rp::BreakerPermit>,
+}
 
 #[wasm_bindgen]
 impl BreakerPermit {
     /// True when the attempt is a half-open probe.
     #[wasm_bindgen(getter)]
     pub fn probe(&self) -> bool {
-        self.0.probe
+        self.probe
+    }
+
+    fn take(&self) -> Result<rp::BreakerPermit, JsValue> {
+        self.cell.take().map_err(js_error)
     }
 }
 
@@ -199,27 +229,27 @@ impl CircuitBreaker {
     /// Asks to send an attempt at `nowMs`: a permit, or `undefined` when refused.
     #[wasm_bindgen(js_name = tryAcquire)]
     pub fn try_acquire(&self, now_ms: &JsValue) -> Result<Option<BreakerPermit>, JsValue> {
-        Ok(self.breaker()?.try_acquire(ms("nowMs", now_ms)?).map(BreakerPermit))
+        let permit = self.breaker()?.try_acquire(ms("nowMs", now_ms)?);
+        Ok(permit.map(|permit| BreakerPermit { probe: permit.is_probe(), cell: rp::GrantCell::new(permit) }))
     }
 
     /// Records that the dependency answered (anything but a retryable failure).
     #[wasm_bindgen(js_name = onSuccess)]
     pub fn on_success(&self, now_ms: &JsValue, permit: &BreakerPermit) -> Result<(), JsValue> {
-        self.breaker()?.on_success(ms("nowMs", now_ms)?, permit.0);
-        Ok(())
+        let now = ms("nowMs", now_ms)?;
+        self.breaker()?.on_success(now, permit.take()?).map_err(js_error)
     }
 
     /// Records a retryable failure.
     #[wasm_bindgen(js_name = onFailure)]
     pub fn on_failure(&self, now_ms: &JsValue, permit: &BreakerPermit) -> Result<(), JsValue> {
-        self.breaker()?.on_failure(ms("nowMs", now_ms)?, permit.0);
-        Ok(())
+        let now = ms("nowMs", now_ms)?;
+        self.breaker()?.on_failure(now, permit.take()?).map_err(js_error)
     }
 
     /// Gives a permit back without a result (the attempt was cancelled).
     pub fn release(&self, permit: &BreakerPermit) -> Result<(), JsValue> {
-        self.breaker()?.release(permit.0);
-        Ok(())
+        self.breaker()?.release(permit.take()?).map_err(js_error)
     }
 
     /// The state at `nowMs`, for metrics.
@@ -229,8 +259,9 @@ impl CircuitBreaker {
 }
 
 /// A cap on the retries and hedges in flight to one dependency at once.
+/// A handle gives back only the slots it took itself (never an operation's).
 #[wasm_bindgen]
-pub struct ConcurrencyLimit(Control<rp::ConcurrencyLimit>);
+pub struct ConcurrencyLimit(Control<rp::ConcurrencyLimit>, std::cell::RefCell<Vec<rp::RetrySlot>>);
 
 #[wasm_bindgen]
 impl ConcurrencyLimit {
@@ -238,23 +269,29 @@ impl ConcurrencyLimit {
     #[wasm_bindgen(constructor)]
     pub fn new(max_in_flight: &JsValue) -> Result<ConcurrencyLimit, JsValue> {
         let max = whole("maxInFlight", max_in_flight, f64::from(u32::MAX))? as u32;
-        Ok(ConcurrencyLimit(Control::Own(rp::ConcurrencyLimit::new(max))))
+        Ok(ConcurrencyLimit(Control::Own(rp::ConcurrencyLimit::new(max)), Default::default()))
     }
 
     fn limit(&self) -> Result<&rp::ConcurrencyLimit, JsValue> {
         self.0.get(rp::Dependency::retry_slots)
     }
 
-    /// Takes a slot; false when all are taken.
+    /// Takes a slot (kept by this handle); false when all are taken.
     #[wasm_bindgen(js_name = tryAcquire)]
     pub fn try_acquire(&self) -> Result<bool, JsValue> {
-        Ok(self.limit()?.try_acquire())
+        let slot = self.limit()?.try_acquire();
+        let taken = slot.is_some();
+        self.1.borrow_mut().extend(slot);
+        Ok(taken)
     }
 
-    /// Gives a slot back (never below zero).
+    /// Gives back a slot this handle took; `invalid_argument` when it holds none.
     pub fn release(&self) -> Result<(), JsValue> {
-        self.limit()?.release();
-        Ok(())
+        let limit = self.limit()?;
+        let slot = self.1.borrow_mut().pop().ok_or_else(|| {
+            invalid("slot", "this handle holds no slot: it gives back only the slots its tryAcquire took".to_owned())
+        })?;
+        limit.release(slot).map_err(js_error)
     }
 
     /// Slots taken now.

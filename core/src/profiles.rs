@@ -113,7 +113,7 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
         "aws_standard" => aws_standard(),
         "aws_standard_2026" => aws_standard_2026(),
         "aws_standard_2026_dynamodb" => aws_standard_2026_dynamodb(),
-        _ => return Err(Error::UnknownProfile { name: name.to_owned(), known: NAMES.join(", ") }),
+        _ => return Err(Error::UnknownProfile { name: crate::text::excerpt(name), known: NAMES.join(", ") }),
     })
 }
 
@@ -203,5 +203,11 @@ mod tests {
             let config = profile(name).expect("known");
             Policy::new(&config).unwrap_or_else(|error| panic!("{name}: {error}"));
         }
+    }
+
+    #[test]
+    fn an_unknown_name_is_kept_as_an_excerpt() {
+        let Err(Error::UnknownProfile { name, .. }) = profile(&"r".repeat(1 << 20)) else { panic!("unknown") };
+        assert_eq!(name, format!("{}…", "r".repeat(64)));
     }
 }

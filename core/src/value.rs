@@ -27,7 +27,7 @@
 use core::fmt;
 
 use crate::error::Error;
-use crate::text::excerpt;
+use crate::text::{Quoted, EXCERPT_CHARS};
 use crate::units::Decimal;
 
 mod serializer;
@@ -137,7 +137,7 @@ impl Value {
             Value::Null => "null".to_owned(),
             Value::Bool(value) => format!("the boolean {value}"),
             Value::Number(number) => format!("the number {number}"),
-            Value::String(text) => format!("the string \"{}\"", excerpt(text)),
+            Value::String(text) => format!("the string {}", Quoted(&excerpt(text, EXCERPT_CHARS))),
             Value::List(_) => "a list".to_owned(),
             Value::Object(_) => "an object".to_owned(),
         }
@@ -275,6 +275,20 @@ pub fn join(path: &str, key: &str) -> String {
     }
 }
 
+/// At most `max_chars` characters of `text`, cut on a char boundary and
+/// marked with a trailing `…`: what every error of the crate keeps of a
+/// caller's or a server's text (64 characters). Hosts that build messages of
+/// their own from input (the CLI's plan reader) cut them the same way.
+///
+/// ```
+/// assert_eq!(retryplan::value::excerpt("retry_after_ms", 5), "retry…");
+/// assert_eq!(retryplan::value::excerpt("ok", 5), "ok");
+/// ```
+#[must_use]
+pub fn excerpt(text: &str, max_chars: usize) -> String {
+    crate::text::excerpt_chars(text, max_chars)
+}
+
 /// The reading error at `field`.
 pub(crate) fn read_error(field: &str, message: String) -> Error {
     Error::InvalidPolicyJson { field: field.to_owned(), message }
@@ -401,7 +415,8 @@ pub(crate) fn read_name<T: Named>(value: &Value, path: &str) -> Result<T, Error>
     match value {
         Value::String(name) => T::from_name(name).ok_or_else(|| {
             let hint = did_you_mean(name, T::ALL.iter().map(|variant| variant.name()));
-            read_error(path, format!("unknown variant `{}`{hint}, expected one of {}", excerpt(name), names::<T>()))
+            let name = excerpt(name, EXCERPT_CHARS);
+            read_error(path, format!("unknown variant `{name}`{hint}, expected one of {}", names::<T>()))
         }),
         other => Err(expected(path, &format!("one of {}", names::<T>()), other)),
     }
@@ -427,7 +442,7 @@ impl<'a> Fields<'a> {
             // A key is echoed as an excerpt: a bad configuration must not copy megabytes into an error.
             if !known.contains(&key.as_str()) {
                 let hint = did_you_mean(key, known.iter().copied());
-                let key = excerpt(key);
+                let key = excerpt(key, EXCERPT_CHARS);
                 let message = format!("unknown field `{key}`{hint}, expected one of {}", quoted(known.iter().copied()));
                 return Err(read_error(&join(path, &key), message));
             }
@@ -577,6 +592,27 @@ mod tests {
         assert!(u16::from_value(&Value::float(2.5), "x").is_err());
         assert!(u16::from_value(&Value::unsigned(70_000), "x").is_err());
         assert!(u64::from_value(&Value::float(18_446_744_073_709_551_616.0), "x").is_err());
+    }
+
+    #[test]
+    fn refused_text_is_kept_as_a_bounded_excerpt() {
+        let huge = "x".repeat(50 * 1024 * 1024);
+        let cut = format!("{}…", "x".repeat(64));
+        let error = u32::from_value(&Value::String(huge.clone()), "max_attempts").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("invalid policy JSON at `max_attempts`: expected a whole number in 0..=4294967295, found the string \"{cut}\"")
+        );
+        let unknown = Value::Object(vec![(huge.clone(), Value::Null)]);
+        let Err(Error::InvalidPolicyJson { field, message }) = Fields::new(&unknown, "backoff", &["a"]) else {
+            panic!("expected a reading error")
+        };
+        assert_eq!(field, format!("backoff.{cut}"));
+        assert!(message.len() < 200, "{} bytes", message.len());
+        let error = crate::PolicyConfig::from_value(&Value::Object(vec![("idempotency".into(), Value::String(huge))]))
+            .unwrap_err();
+        assert!(error.to_string().len() < 300, "{} bytes", error.to_string().len());
+        assert!(error.to_string().contains(&cut));
     }
 
     #[test]

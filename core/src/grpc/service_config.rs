@@ -30,6 +30,7 @@ use crate::classify::GrpcCode;
 use crate::dependency::DependencyConfig;
 use crate::error::{Error, Violation};
 use crate::policy::{Policy, PolicyConfig};
+use crate::text::{excerpt, Quoted};
 use crate::value::{expected, read_error, Number, Value};
 
 use super::a6::{self, HedgingPolicy, RetryPolicy};
@@ -131,8 +132,8 @@ impl ServiceConfig {
                         return Err(rule(
                             &path,
                             format!(
-                                "the selector {:?} is named twice; each name must be unique across the service config",
-                                profile.name
+                                "the selector {} is named twice; each name must be unique across the service config",
+                                Quoted(&excerpt(&profile.name))
                             ),
                         ));
                     }
@@ -355,7 +356,10 @@ fn selector(value: &Value, path: &str) -> Result<(String, String), Error> {
     if service.is_empty() && !method.is_empty() {
         return Err(rule(
             path,
-            format!("a name with method {method:?} needs a service (only the default config has neither)"),
+            format!(
+                "a name with method {} needs a service (only the default config has neither)",
+                Quoted(&excerpt(&method))
+            ),
         ));
     }
     Ok((service, method))
@@ -365,7 +369,7 @@ fn selector(value: &Value, path: &str) -> Result<(String, String), Error> {
 fn duration(value: &Value, path: &str) -> Result<i128, Error> {
     match value {
         Value::String(text) => parse_duration_ns(text)
-            .map_err(|what| read_error(path, format!("expected {what}, found the string {text:?}"))),
+            .map_err(|what| read_error(path, format!("expected {what}, found the string {}", Quoted(&excerpt(text))))),
         other => Err(expected(path, "a duration string such as \"0.25s\"", other)),
     }
 }
@@ -468,6 +472,35 @@ mod tests {
 
     fn read(json: &str) -> Result<ServiceConfig, Error> {
         ServiceConfig::from_json(json, ServiceConfigOptions::default())
+    }
+
+    #[test]
+    fn refused_names_keys_and_values_are_kept_as_excerpts() {
+        let long = "x".repeat(1 << 20);
+        let underscores = "_".repeat(1 << 20);
+        for json in [
+            format!(
+                r#"{{"methodConfig": [{{"name": [{{"service": "{long}"}}]}}, {{"name": [{{"service": "{long}"}}]}}]}}"#
+            ),
+            format!(r#"{{"methodConfig": [{{"name": [{{"method": "{long}"}}]}}]}}"#),
+            format!(r#"{{"methodConfig": [{{"name": [{{}}], "timeout": "{long}"}}]}}"#),
+            format!(r#"{{"retryThrottling": {{"maxTokens": 10, "max{underscores}Tokens": 10, "tokenRatio": 0.1}}}}"#),
+            format!(r#"{{"retryThrottling": {{"max{underscores}Tokens": 0, "tokenRatio": 0.1}}}}"#),
+        ] {
+            let error = read(&json).unwrap_err();
+            let (field, message) = match &error {
+                Error::InvalidPolicyJson { field, message } => (field.clone(), message.clone()),
+                Error::InvalidPolicy { violations } => (violations[0].field.clone(), violations[0].message.clone()),
+                other => panic!("{other}"),
+            };
+            assert!(
+                field.len() <= 300 && message.len() <= 600,
+                "{} / {} bytes: {}",
+                field.len(),
+                message.len(),
+                &message[..200]
+            );
+        }
     }
 
     const RETRY: &str = r#""retryPolicy": {"maxAttempts": 4, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}"#;
