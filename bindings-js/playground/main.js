@@ -34,6 +34,12 @@ function showProfiles(profiles, hasPolicy) {
   profileMenu.value = options.includes(chosen) ? chosen : (options[0] ?? '');
 }
 
+/** Dims the charts while the text is invalid: they show its last valid version. */
+function stale(yes) {
+  $('results-pane').classList.toggle('stale', yes);
+  $('stale-note').hidden = !yes;
+}
+
 let simulationTimer;
 let generation = 0;
 
@@ -48,6 +54,7 @@ function update() {
     $('status').className = 'bad';
     editor.classList.add('invalid');
     showProblems(checked.problems);
+    stale(true);
     document.body.dataset.state = 'invalid';
     return;
   }
@@ -59,12 +66,14 @@ function update() {
     $('status').textContent = 'invalid';
     $('status').className = 'bad';
     showProblems(explained.problems);
+    stale(true);
     document.body.dataset.state = 'invalid';
     return;
   }
   $('status').textContent = `ok (${checked.sections.join(', ')})`;
   $('status').className = 'good';
   showProblems([]);
+  stale(false);
   $('timeline').innerHTML = explained.svg;
   $('explain-table').textContent = explained.table;
   document.body.dataset.state = 'explained';

@@ -2,7 +2,8 @@
 // a tiny static server, driven as a person would: load, break a field, see the
 // error naming it, fix it, see the timeline and the simulation change.
 // Screenshots go to test/screenshots/ and are checked to be real renderings;
-// UPDATE_SCREENSHOT=1 also refreshes the checked-in ../playground.png.
+// UPDATE_SCREENSHOT=1 also refreshes the checked-in ../playground.png (the
+// page as loaded).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -127,7 +128,8 @@ test('edit a field, see the error at it, fix it, see the timeline and the simula
   assert.match(first.simulationSvg, /^<svg/);
   assert.ok(first.simulatedAttempts > 0);
   assert.match(first.simStatus, /4 variants, .* attempts at the dependency, simulated in \d+ ms/);
-  await screenshot(page, 'loaded.png');
+  const loaded = await screenshot(page, 'loaded.png');
+  if (process.env.UPDATE_SCREENSHOT === '1') copyFileSync(loaded, join(here, 'playground.png'));
 
   // A misspelt field and a bad enum value: both reported at once, by field.
   await edit(page, '"max_attempts": 3', '"max_attempt": 2');
@@ -138,6 +140,7 @@ test('edit a field, see the error at it, fix it, see the timeline and the simula
   assert.deepEqual(fields, ['policy.jitter.kind', 'policy.max_attempt']);
   const misspelt = broken.problems.find((problem) => problem.field === 'policy.max_attempt');
   assert.match(misspelt.text, /did you mean `max_attempts`/);
+  assert.ok(await page.isVisible('#stale-note'), 'the charts are marked as showing the last valid version');
   await screenshot(page, 'invalid.png');
 
   // Fixed: two attempts now, and a different fleet run.
@@ -145,6 +148,7 @@ test('edit a field, see the error at it, fix it, see the timeline and the simula
   await edit(page, '"jitter": {"kind": "ful"}', '"jitter": {"kind": "full"}');
   const fixed = await settled(page, 'simulated');
   assert.deepEqual(fixed.problems, []);
+  assert.ok(!(await page.isVisible('#stale-note')));
   assert.equal(fixed.attemptsDrawn, 2);
   assert.notEqual(fixed.timelineSvg, first.timelineSvg);
   assert.notEqual(fixed.simulationSvg, first.simulationSvg);
@@ -157,8 +161,7 @@ test('edit a field, see the error at it, fix it, see the timeline and the simula
   await edit(page, '"arrivals_per_second": 5000', '"arrivals_per_second": 500');
   await settled(page, 'simulated');
 
-  const path = await screenshot(page, 'fixed.png');
-  if (process.env.UPDATE_SCREENSHOT === '1') copyFileSync(path, join(here, 'playground.png'));
+  await screenshot(page, 'fixed.png');
   assert.deepEqual(errors, []);
   await page.close();
 });
