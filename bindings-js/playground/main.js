@@ -8,6 +8,12 @@ const editor = $('editor');
 const profileMenu = $('profile');
 const seedInput = $('seed');
 
+/** A whole number from an input, within u32; `undefined` when empty. */
+function wholeNumber(input) {
+  if (input.value.trim() === '') return undefined;
+  return Math.min(Math.max(Math.trunc(Number(input.value)) || 0, 0), 0xffffffff);
+}
+
 /** Shows every problem, each at its field. */
 function showProblems(problems) {
   const list = $('problems');
@@ -61,7 +67,7 @@ function update() {
   editor.classList.remove('invalid');
   showProfiles(checked.profiles, checked.sections.includes('policy'));
   const profile = profileMenu.value || undefined;
-  const explained = JSON.parse(explain(text, profile));
+  const explained = JSON.parse(explain(text, profile, wholeNumber($('deadline')), wholeNumber($('first-at'))));
   if (!explained.ok) {
     $('status').textContent = 'invalid';
     $('status').className = 'bad';
@@ -76,6 +82,11 @@ function update() {
   stale(false);
   $('timeline').innerHTML = explained.svg;
   $('explain-table').textContent = explained.table;
+  $('warnings').replaceChildren(...explained.warnings.map((warning) => {
+    const item = document.createElement('li');
+    item.textContent = `warning: ${warning}`;
+    return item;
+  }));
   document.body.dataset.state = 'explained';
   $('sim-status').textContent = 'simulating…';
   // Let the page paint the timeline before the (bounded) simulation runs.
@@ -85,7 +96,7 @@ function update() {
 
 function runSimulation(text, profile, mine) {
   if (mine !== generation) return;
-  const seed = Math.min(Math.max(Math.trunc(Number(seedInput.value)) || 0, 0), 0xffffffff);
+  const seed = wholeNumber(seedInput) ?? 1;
   const started = performance.now();
   const simulated = JSON.parse(simulate(text, profile, seed));
   const elapsed = performance.now() - started;
@@ -116,8 +127,13 @@ $('bounds').textContent =
   'a blip at 10 s and a 15 s stall (the CLI\'s runs 2,000/s for 120 s from 20 clients against 64). retryplan simulate runs any size.';
 editor.value = example;
 let typing;
-editor.addEventListener('input', () => { clearTimeout(typing); typing = setTimeout(update, 200); });
+editor.addEventListener('input', () => {
+  // Pending until the typing pauses: nothing shown is for this text yet.
+  document.body.dataset.state = 'typing';
+  clearTimeout(typing);
+  typing = setTimeout(update, 200);
+});
 profileMenu.addEventListener('change', update);
-seedInput.addEventListener('change', update);
+for (const input of [seedInput, $('deadline'), $('first-at')]) input.addEventListener('change', update);
 $('reset').addEventListener('click', () => { editor.value = example; update(); });
 update();

@@ -107,20 +107,30 @@ pub fn check(text: &str) -> String {
     }
 }
 
-/// `retryplan explain`: the chosen policy's worst-case timeline (the core's
-/// JSON), the CLI's table and the timeline drawn as SVG, as JSON
-/// `{ok, source, timeline, table, svg}`; or `{ok: false, problems}`.
+/// `retryplan explain [--deadline-ms N] [--first-attempt-at-ms N]`: the
+/// chosen policy's worst-case timeline (the core's JSON), its warnings in
+/// words, the CLI's table and the timeline drawn as SVG, as JSON
+/// `{ok, source, timeline, warnings, table, svg}`; or `{ok: false, problems}`.
 #[wasm_bindgen]
 #[must_use]
-pub fn explain(text: &str, profile: Option<String>) -> String {
+pub fn explain(
+    text: &str,
+    profile: Option<String>,
+    deadline_ms: Option<u32>,
+    first_attempt_at_ms: Option<u32>,
+) -> String {
     let plan = match load(text, profile.as_deref(), false) {
         Ok(plan) => plan,
         Err(problems) => return refused(problems),
     };
-    let timeline = retryplan::explain(&plan.policy, None, 0);
+    let timeline =
+        retryplan::explain(&plan.policy, deadline_ms.map(u64::from), first_attempt_at_ms.map_or(0, u64::from));
+    let warnings: Vec<String> = timeline.warnings.iter().map(ToString::to_string).collect();
     let table = explain::render(&plan.policy_source, &timeline);
     let svg = timeline_chart::svg(&plan.policy_source, &timeline);
-    to_json(&json!({"ok": true, "source": plan.policy_source, "timeline": timeline, "table": table, "svg": svg}))
+    to_json(&json!({
+        "ok": true, "source": plan.policy_source, "timeline": timeline, "warnings": warnings, "table": table, "svg": svg,
+    }))
 }
 
 /// Problems that keep the file's scenario from running in the page, each at

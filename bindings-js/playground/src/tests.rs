@@ -58,7 +58,7 @@ fn a_valid_plan_checks_explains_and_simulates() {
     assert_eq!(checked["ok"], true, "{checked}");
     assert_eq!(checked["sections"], serde_json::json!(["policy", "dependency", "scenario"]));
 
-    let explained = parse(&explain(SMALL_PLAN, None));
+    let explained = parse(&explain(SMALL_PLAN, None, None, None));
     assert_eq!(explained["ok"], true, "{explained}");
     let fit = explained["timeline"]["attempts_that_fit"].as_u64().unwrap();
     let svg = explained["svg"].as_str().unwrap();
@@ -77,8 +77,20 @@ fn a_valid_plan_checks_explains_and_simulates() {
 #[test]
 fn fewer_attempts_draw_fewer_bars() {
     let two = SMALL_PLAN.replacen("\"max_attempts\": 3", "\"max_attempts\": 2", 1);
-    let answer = parse(&explain(&two, None));
+    let answer = parse(&explain(&two, None, None, None));
     assert_eq!(answer["svg"].as_str().unwrap().matches("data-attempt=").count(), 2);
+}
+
+#[test]
+fn a_caller_deadline_cuts_the_timeline_and_warns_in_words() {
+    let answer = parse(&explain(SMALL_PLAN, None, Some(400), Some(20)));
+    assert_eq!(answer["timeline"]["deadline_ms"], 400);
+    assert_eq!(answer["timeline"]["first_attempt_at_ms"], 20);
+    let fit = answer["timeline"]["attempts_that_fit"].as_u64().unwrap();
+    assert!(fit < 3, "{answer}");
+    assert_eq!(answer["svg"].as_str().unwrap().matches("data-attempt=").count() as u64, fit);
+    let warnings = answer["warnings"].as_array().unwrap();
+    assert!(warnings.iter().any(|warning| warning.as_str().unwrap().contains("only")), "{warnings:?}");
 }
 
 #[test]
@@ -102,6 +114,6 @@ fn inputs_past_the_page_bounds_are_refused_by_field() {
 
     let no_scenario = r#"{"policy": {"max_attempts": 2}}"#;
     assert_eq!(problems(&parse(&simulate(no_scenario, None, 1)))[0].0, "scenario");
-    assert_eq!(problems(&parse(&explain(no_scenario, Some("missing".to_owned()))))[0].0, "profile");
+    assert_eq!(problems(&parse(&explain(no_scenario, Some("missing".to_owned()), None, None)))[0].0, "profile");
     assert_eq!(parse(&limits())["max_operations"], MAX_OPERATIONS);
 }

@@ -72,6 +72,7 @@ async function settled(page, state) {
     simulationSvg: document.querySelector('#simulation svg')?.outerHTML ?? '',
     simulatedAttempts: Number(document.getElementById('simulation').dataset.attempts ?? 0),
     simStatus: document.getElementById('sim-status').textContent,
+    warnings: [...document.querySelectorAll('#warnings li')].map((item) => item.textContent),
   }));
 }
 
@@ -153,6 +154,16 @@ test('edit a field, see the error at it, fix it, see the timeline and the simula
   assert.notEqual(fixed.timelineSvg, first.timelineSvg);
   assert.notEqual(fixed.simulationSvg, first.simulationSvg);
   assert.notEqual(fixed.simulatedAttempts, first.simulatedAttempts);
+
+  // A caller's deadline (explain --deadline-ms): fewer attempts fit, and a warning says so.
+  await page.fill('#deadline', '300');
+  await page.dispatchEvent('#deadline', 'change');
+  const cut = await settled(page, 'simulated');
+  assert.equal(cut.attemptsDrawn, 1);
+  assert.ok(cut.warnings.some((warning) => /only 1 attempt fits/.test(warning)), cut.warnings.join('; '));
+  await page.fill('#deadline', '');
+  await page.dispatchEvent('#deadline', 'change');
+  assert.equal((await settled(page, 'simulated')).attemptsDrawn, 2);
 
   // Too large for the page: refused with the field, not run.
   await edit(page, '"arrivals_per_second": 500', '"arrivals_per_second": 5000');
