@@ -221,15 +221,15 @@ class Linter:
         if not isinstance(call, str) or call not in kind.calls:
             self.fail(where, f"a {kind.name} step's call must be one of {sorted(kind.calls)}, got {call!r}")
             return
-        rules = kind.calls[call]
-        missing = rules.required - step.keys()
-        unknown = step.keys() - rules.allowed
+        spec = kind.calls[call]
+        missing = spec.required - step.keys()
+        unknown = step.keys() - spec.allowed
         if missing:
             self.fail(where, f"{call} step lacks {sorted(missing)}")
         if unknown:
             self.fail(where, f"{call} step has unknown keys {sorted(unknown)}")
-        self.check_fields(where, rules.shape, step)
-        for group in rules.one_of:
+        self.check_fields(where, spec.shape, step)
+        for group in spec.one_of:
             if len(set(group) & step.keys()) != 1:
                 self.fail(where, f"a {call} step hands in exactly one of {' / '.join(group)}")
         for key, granting_call in GRANTS.items():
@@ -243,7 +243,7 @@ class Linter:
                 self.fail(where, f"{call} needs the case's dependency")
             elif call == "budget_on_failure" and not isinstance(dependency.get("budget"), dict):
                 self.fail(where, "budget_on_failure needs a budget in the case's dependency")
-        expects = rules.expects
+        expects = spec.expects
         if expects == EITHER or (expects == NOTHING_OR_ERROR and "expect_error" in step):
             self.check_expectation(where, step)
         elif expects == NOTHING_OR_ERROR and ("expect" not in step or step["expect"] is not None):
