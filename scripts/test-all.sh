@@ -39,6 +39,7 @@ for binding in bindings-python bindings-js bindings-kotlin cli; do
   fi
 done
 
+suite "playground (bindings-js/playground): wasm page in Chromium" bindings-js/playground/test.sh
 # Every fuzz target for a few seconds from the checked-in corpus (fuzz/):
 # installs nightly and cargo-fuzz once; the longer runs are scripts/fuzz.sh.
 suite "fuzz: every target, 8 s each, from the corpus" scripts/fuzz.sh 8
