@@ -70,6 +70,8 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<controls::PyRetryCharge>()?;
     m.add_class::<controls::PyCircuitBreaker>()?;
     m.add_class::<controls::PyBreakerPermit>()?;
+    m.add_class::<controls::PyConcurrencyLimit>()?;
+    m.add_class::<controls::PyRetrySlot>()?;
     m.add_class::<dialects::PyServiceConfig>()?;
     for function in [
         wrap_pyfunction!(policy::profile, m)?,

@@ -561,10 +561,13 @@ class Dependency:
     @property
     def breaker(self) -> Optional["CircuitBreaker"]:
         """The dependency's circuit breaker, or None."""
+    @property
+    def retry_slots(self) -> Optional["ConcurrencyLimit"]:
+        """The dependency's cap on in-flight retries and hedges, or None."""
 
 @final
 class RetryCharge:
-    """What a granted retry cost; hand it back once, with ``RetryBudget.on_success`` or ``on_failure``.
+    """What a granted retry cost; hand it back once, with ``RetryBudget.on_success``, ``on_failure`` or ``spend``.
 
     Only ``RetryBudget.try_retry`` makes one; a second use raises ``InvalidArgument``.
     """
@@ -599,6 +602,11 @@ class RetryBudget:
         """Reports a failure (with the charge of the retry that failed, if any: it stays spent)."""
     @overload
     def on_failure(self, *, charge: Optional[RetryCharge] = None, now_ms: int) -> None: ...
+    def spend(self, charge: RetryCharge) -> None:
+        """Settles a charge whose retry ended with neither a success nor a retryable failure: it stays spent."""
+    @property
+    def charges_outstanding(self) -> int:
+        """Charges granted and not yet settled."""
     def acquire(self, amount: int) -> bool:
         """Takes ``amount`` units from a quota (AWS ``acquire``): True when taken, False when fewer are left."""
     def release(self, amount: int) -> None:
@@ -640,11 +648,38 @@ class CircuitBreaker:
     def on_failure(self, *, permit: BreakerPermit, now_ms: int) -> None: ...
     def release(self, permit: BreakerPermit) -> None:
         """Returns a permit whose request was never sent (or whose result does not count)."""
+    @property
+    def permits_outstanding(self) -> int:
+        """Permits granted and not yet settled."""
     @overload
     def snapshot(self, now: float) -> Dict[str, _JsonValue]:
         """The breaker's state at ``now``, as a JSON-shaped dict."""
     @overload
     def snapshot(self, *, now_ms: int) -> Dict[str, _JsonValue]: ...
+
+@final
+class RetrySlot:
+    """One slot of a ConcurrencyLimit; give it back once, with ``ConcurrencyLimit.release``.
+
+    Only ``ConcurrencyLimit.try_acquire`` makes one; a second use raises ``InvalidArgumentError``.
+    """
+
+@final
+class ConcurrencyLimit:
+    """A cap on the retries and hedges in flight at once (a Dependency's ``retry_slots``, or its own). Thread-safe."""
+
+    def __new__(cls, max_in_flight: int) -> "ConcurrencyLimit":
+        """A cap of ``max_in_flight`` (0 refuses every retry and hedge)."""
+    def try_acquire(self) -> Optional[RetrySlot]:
+        """Takes a slot: a RetrySlot, or None when all are taken."""
+    def release(self, slot: RetrySlot) -> None:
+        """Gives a slot back (once, to the limit that granted it)."""
+    @property
+    def in_flight(self) -> int:
+        """Slots taken now."""
+    @property
+    def max_in_flight(self) -> int:
+        """The cap."""
 
 @overload
 def redeliver(policy: Policy, attempts: int, outcome: Outcome, first_seen: float, now: float) -> Redelivery:
