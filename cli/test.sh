@@ -3,6 +3,9 @@
 # ran there (`cargo test --workspace`); this runs the README's main job once,
 # in release mode as a user would, and checks that the chart was written
 # beside the plan file and that nothing was written into the working directory.
+# Then every `retryplan` command the READMEs show (their output compared where
+# they show it: cli/check-readme.py), `check` on every example policy file, and
+# the Rust example program (examples/rust/checkout.rs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 chart=examples/checkout.svg
@@ -12,3 +15,10 @@ cargo run --release --locked -p retryplan-cli -- simulate examples/checkout.json
 test -s "$chart" && head -c 4 "$chart" | grep -q '<svg' || { echo "cli: no chart at $chart" >&2; exit 1; }
 test "$before" = "$(ls -A)" || { echo "cli: simulate wrote into the working directory" >&2; exit 1; }
 echo "cli: main job ran, chart at $chart"
+
+python3 cli/check-readme.py "${CARGO_TARGET_DIR:-target}/release/retryplan"
+find examples -name '*.json' | sort | while read -r plan; do
+  "${CARGO_TARGET_DIR:-target}/release/retryplan" check "$plan" >/dev/null || { echo "cli: $plan is invalid" >&2; exit 1; }
+done
+cargo run --quiet --locked -p retryplan --example checkout >/dev/null
+echo "cli: README commands, example files and examples/rust/checkout.rs ran"

@@ -26,6 +26,8 @@ python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet 'js
 
 suite "conformance vectors: lint" python3 tests/conformance/lint.py
 suite "conformance vectors: lint self-test" python3 tests/conformance/test_lint.py
+# Every README code block is run by a suite below or marked as not tested.
+suite "readme snippets: every block tested or marked" python3 scripts/readme_snippets.py check
 suite "rust: format" cargo fmt --all --check
 suite "rust: clippy" cargo clippy --workspace --all-targets --locked -- -D warnings
 # The core as the JS build uses it (no json, no entropy), checked natively too.

@@ -52,6 +52,14 @@ mod units;
 pub mod value;
 mod window;
 
+/// The repository's README, compiled and run by `cargo test --doc` (never
+/// built otherwise): its Rust examples cannot drift from this crate's API.
+/// `scripts/readme_snippets.py check` proves every other block of it is run by
+/// some suite or marked as not tested.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct RepositoryReadme;
+
 pub use backoff::{backoff_ceilings_ms, delay_range_ms};
 pub use breaker::{BreakerConfig, BreakerPermit, BreakerSnapshot, BreakerState, CircuitBreaker, TripConfig};
 pub use budget::{BudgetConfig, BudgetSnapshot, RetryBudget, RetryCause, RetryCharge};

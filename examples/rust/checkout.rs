@@ -39,7 +39,9 @@ fn main() -> ExitCode {
                 println!("  {start_ms:>6} ms  attempt {attempt} runs up to {timeout_ms} ms (until {end_ms} ms)");
             }
             TimelineStep::Wait { retry, start_ms, min_delay_ms, max_delay_ms, .. } => {
-                println!("  {start_ms:>6} ms  wait before retry {retry}: {min_delay_ms}..={max_delay_ms} ms");
+                // `retry` counts retries from 0; people count waits from 1, as the CLI does.
+                let (wait, next) = (retry.saturating_add(1), retry.saturating_add(2));
+                println!("  {start_ms:>6} ms  wait {wait}, before attempt {next}: {min_delay_ms}..={max_delay_ms} ms");
             }
         }
     }

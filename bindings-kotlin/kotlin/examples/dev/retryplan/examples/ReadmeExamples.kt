@@ -1,15 +1,22 @@
 // The Kotlin examples of bindings-kotlin/README.md, compiled with the test
-// classes by build.sh (so CI fails when the README's code stops compiling).
-// Keep each block identical to the README's.
+// classes by build.sh (so CI fails when the README's code stops compiling)
+// and run, where they need no server, by ReadmeExamplesTest. Each block is the
+// README's, without its import lines: check-examples.py compares them both ways.
 package dev.retryplan.examples
 
+import dev.retryplan.Decision
 import dev.retryplan.Dependency
 import dev.retryplan.GaveUpException
+import dev.retryplan.MonotonicClock
+import dev.retryplan.Operation
+import dev.retryplan.OperationOptions
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.ReconcileRequiredException
 import dev.retryplan.Stats
 import dev.retryplan.Verdict
+import dev.retryplan.http.RetriedResponse
+import dev.retryplan.http.RetryingHttpClient
 import dev.retryplan.okhttp.Idempotent
 import dev.retryplan.okhttp.RetryInterceptor
 import dev.retryplan.okhttp.retryDecision
@@ -19,6 +26,11 @@ import okhttp3.MediaType
 import okhttp3.OkHttpClient
 import okhttp3.Request
 import okhttp3.RequestBody
+import java.io.InputStream
+import java.net.URI
+import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
 
 /** Stand-ins for an app's own code. */
 interface ProfileApi {
@@ -75,4 +87,36 @@ fun nightlyExport(policy: Policy): Int = dev.retryplan.blocking.retrying(policy)
     // Runs on a thread of its own: interrupted when the attempt is aborted.
     attempt.number
 }
+// README: end
+
+// README: api
+val checkout = Policy.profile("checkout") // 800 ms, up to 3 attempts of at most 200 ms, keyed writes
+// or: Policy.fromJson("""{"max_attempts": 3, "total_budget_ms": 800, "attempt_timeout": {"fixed_ms": 200}}""")
+// or: Policy(defaultPolicyConfig().copy(maxAttempts = 5))   // defaults and rules come from the core
+
+/** One operation: `send` makes one attempt with its timeout, the idempotency key and its request id. */
+fun placeOrder(send: (timeoutMs: Long, idempotencyKey: String, requestId: String) -> Outcome): Decision {
+    val clock = MonotonicClock.SYSTEM                      // System.nanoTime() in ms
+    Operation(checkout, clock.nowMs(), OperationOptions(idempotencyKey = "order-5001")).use { op ->
+        var decision = op.poll(clock.nowMs())
+        while (true) {
+            decision = when (decision) {
+                is Decision.StartAttempt -> {
+                    val outcome = send(decision.timeoutMs, op.idempotencyKey(), decision.requestId)
+                    op.onOutcome(clock.nowMs(), decision.attempt, outcome)
+                }
+                is Decision.Wait -> { Thread.sleep(maxOf(0L, decision.untilMs - clock.nowMs())); op.poll(clock.nowMs()) }
+                is Decision.AwaitOutcome -> error("not with one attempt at a time")
+                is Decision.Succeeded, is Decision.GaveUp, is Decision.Reconcile, is Decision.Restart -> return decision
+            }
+        }
+    }
+}
+// README: end
+
+// README: httpclient
+val http = RetryingHttpClient(HttpClient.newHttpClient(), Policy.profile("checkout"))
+
+fun postOrder(uri: URI, body: HttpRequest.BodyPublisher): RetriedResponse<InputStream> =
+    http.send(HttpRequest.newBuilder(uri).POST(body), HttpResponse.BodyHandlers.ofInputStream())
 // README: end

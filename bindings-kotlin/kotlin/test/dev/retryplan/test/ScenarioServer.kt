@@ -11,11 +11,12 @@ import java.net.http.HttpResponse
 /**
  * `tests/helpers/server.py`, the one local server (127.0.0.1) every language's
  * helpers run against, as a child process: it stops when its stdin closes.
+ * [scenarioFile] (from the repository root) says what it answers.
  */
-class ScenarioServer : AutoCloseable {
+class ScenarioServer(scenarioFile: String = "tests/helpers/scenarios.json") : AutoCloseable {
     val root: File = generateSequence(File("").absoluteFile) { it.parentFile }
         .firstOrNull { File(it, "tests/helpers/server.py").isFile } ?: error("tests/helpers not found above ${File("").absolutePath}")
-    private val process: Process = ProcessBuilder("python3", File(root, "tests/helpers/server.py").path)
+    private val process: Process = ProcessBuilder("python3", File(root, "tests/helpers/server.py").path, File(root, scenarioFile).path)
         .redirectError(ProcessBuilder.Redirect.INHERIT).start()
     val port: Int = (BufferedReader(InputStreamReader(process.inputStream)).readLine() ?: error("server.py printed nothing"))
         .substringAfterLast(':').toInt()
@@ -24,7 +25,7 @@ class ScenarioServer : AutoCloseable {
     /** The scenarios, as JSON objects. */
     @Suppress("UNCHECKED_CAST")
     val scenarios: List<Map<String, Any?>> =
-        ((Json.parse(File(root, "tests/helpers/scenarios.json").readText()) as Map<String, Any?>)["scenarios"] as List<*>)
+        ((Json.parse(File(root, scenarioFile).readText()) as Map<String, Any?>)["scenarios"] as List<*>)
             .map { it as Map<String, Any?> }
 
     fun url(id: String) = "http://127.0.0.1:$port/s/$id"
