@@ -1,35 +1,24 @@
-// The public API: the wasm exports as they are (Operation and Driver through
-// their subclasses, which read options and pass the common outcomes as
-// numbers), the error classes, the header names, and the two helpers.
+// The public API of the default entry: the wasm exports as they are
+// (Operation, Driver and Stats through their subclasses), the error classes,
+// the header names, and the two helpers. The tools entry adds lib/tools.js.
 import { outcomeFromHttp, outcomeFromHttpResponse, outcomeOfFailure } from '../wasm/retryplan_js.js';
 
 export {
   Policy,
-  Stats,
   Dependency,
   RetryBudget,
   CircuitBreaker,
   BreakerPermit,
   ConcurrencyLimit,
   outcomeFromHttp,
-  redeliver,
   parseRetryAfter,
   parseRetryAfterMsHeader,
-  parseGrpcPushback,
-  encodeGrpcTimeout,
-  parseGrpcTimeout,
-  encodeGrpcTimeoutNs,
-  parseGrpcTimeoutNs,
-  awsErrorCodeFromResponse,
-  awsStandardDependency,
-  ServiceConfig,
-  remainingBudgetMs,
-  admit,
   profileNames,
   wasmTrapped,
 } from '../wasm/retryplan_js.js';
 export { Operation } from './operation.js';
 export { Driver } from './driver.js';
+export { Stats } from './stats.js';
 export { RetryplanError } from './convert.js';
 export { OperationFailedError, GaveUpError, ReconcileRequiredError, RestartRequiredError } from './endings.js';
 export { failureOf } from './failures.js';

@@ -12,7 +12,11 @@ const APPLICATION = 3;
 export const FAILURE = 4;
 const CANCELLED = 5;
 
-/** Name -> index maps of [transport failures, verdicts, failures], read from the core on first use. */
+/** The core's names: [transport failures, verdicts, failures, give-up reasons], read on first use. */
+let lists;
+export const names = (list) => (lists ??= _names())[list];
+
+/** Name -> index maps of the lists, made on first use. */
 let indexes;
 const index = (list, name) => (indexes ??= _names().map((names) => new Map(names.map((name, at) => [name, at]))))[list].get(name);
 

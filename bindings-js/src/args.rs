@@ -65,6 +65,7 @@ pub(crate) fn ms(name: &'static str, value: &JsValue) -> Result<u64, JsValue> {
 }
 
 /// An optional time: `undefined` and `null` are absent.
+#[cfg(feature = "tools")]
 pub(crate) fn optional_ms(name: &'static str, value: &JsValue) -> Result<Option<u64>, JsValue> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);

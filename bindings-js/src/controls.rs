@@ -6,7 +6,9 @@ use retryplan as rp;
 use wasm_bindgen::prelude::*;
 
 use crate::args::{ms, optional_flag, optional_number, whole, whole_number};
-use crate::decisions::{config_value, json_value, to_js};
+use crate::decisions::config_value;
+#[cfg(feature = "tools")]
+use crate::tools::{json_value, to_js};
 use crate::{invalid, js_charge, js_error};
 
 /// The shared controls of one downstream dependency: an optional retry budget,
@@ -23,12 +25,6 @@ impl Dependency {
         Dependency::read(&config_value(config)?)
     }
 
-    /// Reads and validates dependency JSON text (the shared snake_case schema).
-    #[wasm_bindgen(js_name = fromJson)]
-    pub fn from_json(json: &JsValue) -> Result<Dependency, JsValue> {
-        Dependency::read(&json_value(json)?)
-    }
-
     fn read(value: &rp::value::Value) -> Result<Dependency, JsValue> {
         rp::DependencyConfig::from_value(value)
             .and_then(|config| rp::Dependency::new(&config))
@@ -40,11 +36,6 @@ impl Dependency {
     #[wasm_bindgen(js_name = clone)]
     pub fn share(&self) -> Dependency {
         Dependency(Arc::clone(&self.0))
-    }
-
-    /// Every control's state at `nowMs`: `{budget, breaker, retriesInFlight}`, each `null` when absent.
-    pub fn snapshot(&self, now_ms: &JsValue) -> Result<JsValue, JsValue> {
-        to_js(&self.0.snapshot(ms("nowMs", now_ms)?))
     }
 
     /// The retry budget (a handle on the shared one), or `undefined`.
@@ -157,11 +148,6 @@ impl RetryBudget {
         let amount = whole("amount", amount, f64::from(u32::MAX))? as u32;
         self.budget()?.release(amount).map_err(js_error)
     }
-
-    /// The state at `nowMs`, for metrics.
-    pub fn snapshot(&self, now_ms: &JsValue) -> Result<JsValue, JsValue> {
-        to_js(&self.budget()?.snapshot(ms("nowMs", now_ms)?))
-    }
 }
 
 /// Admission granted by `CircuitBreaker#tryAcquire`; hand it back with the result.
@@ -221,11 +207,6 @@ impl CircuitBreaker {
         self.breaker()?.release(permit.0);
         Ok(())
     }
-
-    /// The state at `nowMs`, for metrics.
-    pub fn snapshot(&self, now_ms: &JsValue) -> Result<JsValue, JsValue> {
-        to_js(&self.breaker()?.snapshot(ms("nowMs", now_ms)?))
-    }
 }
 
 /// A cap on the retries and hedges in flight to one dependency at once.
@@ -267,5 +248,39 @@ impl ConcurrencyLimit {
     #[wasm_bindgen(getter, js_name = maxInFlight)]
     pub fn max_in_flight(&self) -> Result<u32, JsValue> {
         Ok(self.limit()?.max_in_flight())
+    }
+}
+
+/// The tools' part of the controls: JSON text and snapshots.
+#[cfg(feature = "tools")]
+#[wasm_bindgen]
+impl Dependency {
+    /// Reads and validates dependency JSON text (the shared snake_case schema).
+    #[wasm_bindgen(js_name = fromJson)]
+    pub fn from_json(json: &JsValue) -> Result<Dependency, JsValue> {
+        Dependency::read(&json_value(json)?)
+    }
+
+    /// Every control's state at `nowMs`: `{budget, breaker, retriesInFlight}`, each `null` when absent.
+    pub fn snapshot(&self, now_ms: &JsValue) -> Result<JsValue, JsValue> {
+        to_js(&self.0.snapshot(ms("nowMs", now_ms)?))
+    }
+}
+
+#[cfg(feature = "tools")]
+#[wasm_bindgen]
+impl RetryBudget {
+    /// The state at `nowMs`, for metrics.
+    pub fn snapshot(&self, now_ms: &JsValue) -> Result<JsValue, JsValue> {
+        to_js(&self.budget()?.snapshot(ms("nowMs", now_ms)?))
+    }
+}
+
+#[cfg(feature = "tools")]
+#[wasm_bindgen]
+impl CircuitBreaker {
+    /// The state at `nowMs`, for metrics.
+    pub fn snapshot(&self, now_ms: &JsValue) -> Result<JsValue, JsValue> {
+        to_js(&self.breaker()?.snapshot(ms("nowMs", now_ms)?))
     }
 }

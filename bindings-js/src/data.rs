@@ -3,7 +3,7 @@
 //! Configuration is read by the core's one reader (`PolicyConfig::from_value`
 //! and friends), so a JS object gets exactly the rules and field paths of
 //! JSON text in every other language, with no JSON code in the wasm: JSON text
-//! is parsed by the host (`parseJson` in `lib/convert.js`). Object keys are
+//! is parsed by the host (`parseJson` in `lib/json.js`). Object keys are
 //! renamed at this edge only: camelCase in JS, snake_case in the core (values
 //! stay as they are).
 //!
@@ -27,6 +27,7 @@ const MAX_DEPTH: usize = 16;
 const MAX_VALUES: usize = 100_000;
 
 /// How object keys are spelt on the JS side, for [`to_js`].
+#[cfg(feature = "tools")]
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Keys {
     /// camelCase (JS objects), snake_case in the core.
@@ -42,10 +43,12 @@ pub(crate) enum Source {
     Camel,
     /// A JS object whose keys are read as written (a gRPC service config:
     /// `methodConfig`, `retryPolicy`).
+    #[cfg(feature = "tools")]
     AsWritten,
     /// JSON text parsed by `parseJson`: snake_case keys as written, and every
     /// object an `{entries: [[key, value], ...]}` holding its keys in text
     /// order, a repeated key included (so that the core refuses it).
+    #[cfg(feature = "tools")]
     Json,
 }
 
@@ -76,6 +79,7 @@ fn snake_case(key: &str) -> String {
 }
 
 /// `max_attempts` -> `maxAttempts`.
+#[cfg(feature = "tools")]
 fn camel_case(key: &str) -> String {
     let mut out = String::with_capacity(key.len());
     let mut upper = false;
@@ -162,7 +166,11 @@ fn read_container(value: &JsValue, path: &str, reading: &mut Reading) -> Option<
         let list = items.iter().enumerate().map(|(index, item)| read(&item, &format!("{path}[{index}]"), reading));
         return Some(list.collect::<Result<_, _>>().map(Value::List));
     }
-    let entries = if reading.source == Source::Json {
+    #[cfg(feature = "tools")]
+    let json = reading.source == Source::Json;
+    #[cfg(not(feature = "tools"))]
+    let json = false;
+    let entries = if json {
         // `parseJson` made every object, with its entries in text order.
         Array::from(&Reflect::get(value, &JsValue::from_str("entries")).unwrap_or_default())
     } else if let Some(map) = value.dyn_ref::<Map>() {
@@ -202,6 +210,7 @@ fn read_container(value: &JsValue, path: &str, reading: &mut Reading) -> Option<
 }
 
 /// A tree as plain JS data (numbers as JS numbers: the core's values stay below 2^53).
+#[cfg(feature = "tools")]
 pub(crate) fn to_js(value: &Value, keys: Keys) -> JsValue {
     match value {
         Value::Null => JsValue::NULL,

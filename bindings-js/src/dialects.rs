@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::args::{kind_of, optional_text, text, whole};
 use crate::data::{self, Source};
-use crate::decisions::{json_value, to_js};
+use crate::tools::{json_value, to_js};
 use crate::{invalid, js_error, Dependency, Error, Policy};
 
 /// Encodes a budget of `timeoutNs` nanoseconds (a bigint) as a `grpc-timeout`

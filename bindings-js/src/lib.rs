@@ -28,15 +28,18 @@ mod args;
 mod controls;
 mod data;
 mod decisions;
+#[cfg(feature = "tools")]
 mod dialects;
 mod driver;
 mod operation;
 mod outcomes;
+#[cfg(feature = "tools")]
+mod tools;
 
-use args::{attempt_number, ms, number, optional_ms, outcome, text, whole};
+use args::{ms, text, whole};
 pub use controls::{BreakerPermit, CircuitBreaker, ConcurrencyLimit, Dependency, RetryBudget};
-use data::Keys;
-use decisions::{config_value, decision_from_js, json_value, to_js};
+use decisions::config_value;
+#[cfg(feature = "tools")]
 pub use dialects::ServiceConfig;
 pub use operation::Operation;
 
@@ -110,9 +113,6 @@ extern "C" {
     /// False when the string holds a lone surrogate.
     #[wasm_bindgen(js_name = isWellFormed)]
     fn is_well_formed(text: &JsString) -> bool;
-    /// JSON text as plain data, objects as `{entries}` (see `data::Source::Json`).
-    #[wasm_bindgen(js_name = parseJson, catch)]
-    fn parse_json(text: &JsString) -> Result<JsValue, JsValue>;
 
     /// A started attempt as `form` says (`START_*`): a decision, a driver's
     /// action (with `sendIdempotencyKey`) or the helpers' `Attempt`.
@@ -148,7 +148,7 @@ extern "C" {
     #[wasm_bindgen(js_name = restart)]
     fn js_restart(attempts: u32, deadline_ms: f64, remaining: f64, abort: JsValue) -> JsValue;
     #[wasm_bindgen(js_name = httpOutcome)]
-    fn js_http_outcome(status: u16, retry_after_ms: Option<f64>) -> JsValue;
+    fn js_http_outcome(status: u16, retry_after_ms: Option<f64>, error_code: Option<&str>) -> JsValue;
     #[wasm_bindgen(js_name = charge)]
     fn js_charge(cost: u32) -> JsValue;
     /// The attempt numbers of a set given as four 32-bit words (bit 0 of word 0 = attempt 1).
@@ -217,12 +217,6 @@ impl Policy {
         Policy::read(&config_value(config)?)
     }
 
-    /// Reads and validates policy JSON text (the snake_case schema shared by every language).
-    #[wasm_bindgen(js_name = fromJson)]
-    pub fn from_json(json: &JsValue) -> Result<Policy, JsValue> {
-        Policy::read(&json_value(json)?)
-    }
-
     fn read(value: &rp::value::Value) -> Result<Policy, JsValue> {
         rp::PolicyConfig::from_value(value).and_then(|config| rp::Policy::new(&config)).map(Policy).map_err(js_error)
     }
@@ -231,22 +225,6 @@ impl Policy {
     pub fn profile(name: &JsValue) -> Result<Policy, JsValue> {
         let name = text("name", name)?;
         rp::profiles::profile(&name).and_then(|config| rp::Policy::new(&config)).map(Policy).map_err(js_error)
-    }
-
-    /// The normalised configuration, as a camelCase object.
-    #[wasm_bindgen(js_name = toConfig)]
-    pub fn to_config(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.0.to_config())
-    }
-
-    /// The normalised configuration as JSON text in the shared snake_case schema.
-    #[wasm_bindgen(js_name = toJson)]
-    pub fn to_json(&self) -> String {
-        let config = data::to_js(&self.0.to_config().to_value(), Keys::Snake);
-        js_sys::JSON::stringify_with_replacer_and_space(&config, &JsValue::NULL, &JsValue::from_f64(2.0))
-            .ok()
-            .and_then(|text| text.as_string())
-            .unwrap_or_default()
     }
 
     /// Attempts allowed in all, the first included.
@@ -267,31 +245,6 @@ impl Policy {
     pub fn total_budget_ms(&self) -> f64 {
         num(self.0.total_budget_ms())
     }
-
-    /// The backoff ceilings of the first `retries` retries.
-    #[wasm_bindgen(js_name = backoffCeilingsMs)]
-    pub fn backoff_ceilings_ms(&self, retries: &JsValue) -> Result<js_sys::Array, JsValue> {
-        let retries = whole("retries", retries, f64::from(u32::MAX))? as u32;
-        Ok(rp::backoff_ceilings_ms(&self.0, retries)
-            .map_err(js_error)?
-            .into_iter()
-            .map(|ms| JsValue::from_f64(num(ms)))
-            .collect())
-    }
-
-    /// What an outcome means under this policy: `{class, ambiguous?}`.
-    pub fn classify(&self, outcome_value: &JsValue) -> Result<JsValue, JsValue> {
-        let class = rp::classify(&self.0, &outcome(outcome_value)?).map_err(js_error)?;
-        to_js(&class)
-    }
-
-    /// The worst-case timeline against `deadlineMs` (from the start; `undefined`
-    /// for the total budget alone), the first attempt `firstAttemptAtMs` after the start.
-    pub fn explain(&self, deadline_ms: &JsValue, first_attempt_at_ms: &JsValue) -> Result<JsValue, JsValue> {
-        let deadline_ms = optional_ms("deadlineMs", deadline_ms)?;
-        let first = optional_ms("firstAttemptAtMs", first_attempt_at_ms)?.unwrap_or(0);
-        to_js(&rp::explain(&self.0, deadline_ms, first))
-    }
 }
 
 /// Counters over many operations' decisions, for metrics, shared: a driver
@@ -308,21 +261,28 @@ impl Stats {
         Stats::default()
     }
 
-    /// Counts one decision object as returned by an operation.
-    pub fn record(&self, decision_value: &JsValue) -> Result<(), JsValue> {
-        self.0.record(&decision_from_js(decision_value)?);
-        Ok(())
-    }
-
     /// Adds another set of counters to these (saturating).
     pub fn merge(&self, other: &Stats) {
         self.0.merge(&other.0.snapshot());
     }
 
-    /// The counters as a plain object.
-    #[wasm_bindgen(js_name = toJSON)]
-    pub fn to_json(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.0.snapshot())
+    /// The counters, in the order of the core's `Stats` fields (the give-ups
+    /// by reason last, in `GiveUpReason::ALL` order), for `lib/stats.js` to
+    /// name. Internal: `toJSON` is the public form.
+    #[wasm_bindgen(js_name = _counts)]
+    pub fn counts(&self) -> Vec<f64> {
+        let stats = self.0.snapshot();
+        let mut counts = vec![
+            stats.operations,
+            stats.attempts,
+            stats.retries,
+            stats.hedges,
+            stats.succeeded,
+            stats.reconciles,
+            stats.restarts,
+        ];
+        counts.extend(rp::GiveUpReason::ALL.iter().map(|reason| stats.gave_up.get(*reason)));
+        counts.into_iter().map(num).collect()
     }
 
     /// Another handle on the same counters, for a driver to consume
@@ -352,47 +312,6 @@ pub fn parse_retry_after_ms_header(value: &JsValue) -> Result<f64, JsValue> {
     rp::parse_retry_after_ms_header(&text("value", value)?).map(num).map_err(header_error)
 }
 
-/// Reads a `grpc-retry-pushback-ms` trailer: `{retryAfterMs}` or `"do_not_retry"`.
-#[wasm_bindgen(js_name = parseGrpcPushback)]
-pub fn parse_grpc_pushback(value: &JsValue) -> Result<JsValue, JsValue> {
-    to_js(&rp::parse_grpc_pushback(&text("value", value)?))
-}
-
-/// Encodes a timeout as a `grpc-timeout` header value (never rounding up).
-#[wasm_bindgen(js_name = encodeGrpcTimeout)]
-pub fn encode_grpc_timeout(timeout_ms: &JsValue) -> Result<String, JsValue> {
-    Ok(rp::encode_grpc_timeout(ms("timeoutMs", timeout_ms)?))
-}
-
-/// Reads a `grpc-timeout` header value as ms.
-#[wasm_bindgen(js_name = parseGrpcTimeout)]
-pub fn parse_grpc_timeout(value: &JsValue) -> Result<f64, JsValue> {
-    rp::parse_grpc_timeout(&text("value", value)?).map(num).map_err(header_error)
-}
-
-/// Budget left at `nowMs` before `deadlineMs`, minus `reserveMs` (0 at the least).
-#[wasm_bindgen(js_name = remainingBudgetMs)]
-pub fn remaining_budget_ms(deadline_ms: &JsValue, now_ms: &JsValue, reserve_ms: &JsValue) -> Result<f64, JsValue> {
-    Ok(num(rp::remaining_budget_ms(ms("deadlineMs", deadline_ms)?, ms("nowMs", now_ms)?, ms("reserveMs", reserve_ms)?)))
-}
-
-/// Server-side admission: `{type: "admit", remainingMs}` or `{type: "reject", ...}`.
-#[wasm_bindgen]
-pub fn admit(
-    deadline_ms: &JsValue,
-    now_ms: &JsValue,
-    reserve_ms: &JsValue,
-    minimum_useful_ms: &JsValue,
-) -> Result<JsValue, JsValue> {
-    let admission = rp::admit(
-        ms("deadlineMs", deadline_ms)?,
-        ms("nowMs", now_ms)?,
-        ms("reserveMs", reserve_ms)?,
-        ms("minimumUsefulMs", minimum_useful_ms)?,
-    );
-    to_js(&admission)
-}
-
 /// The built-in profile names.
 #[wasm_bindgen(js_name = profileNames)]
 pub fn profile_names() -> js_sys::Array {
@@ -416,21 +335,4 @@ pub fn outcome_from_http(
     let now_unix = ms("nowUnixMs", now_unix_ms)?;
     let outcome = rp::Outcome::from_http(status, retry_after.as_deref(), retry_after_ms.as_deref(), now_unix);
     outcomes::outcome_js(&outcome)
-}
-
-/// What to do with a queue message after delivery number `attempts` (1 for
-/// the first) that ended with `outcome`; the message was first seen at `firstSeenMs`.
-#[wasm_bindgen]
-pub fn redeliver(
-    policy: &Policy,
-    attempts: &JsValue,
-    first_seen_ms: &JsValue,
-    now_ms: &JsValue,
-    outcome_value: &JsValue,
-) -> Result<JsValue, JsValue> {
-    let attempts = attempt_number(number("attempts", attempts)?)?;
-    let first_seen = ms("firstSeenMs", first_seen_ms)?;
-    let now = ms("nowMs", now_ms)?;
-    let redelivery = rp::redeliver(&policy.0, attempts, first_seen, now, &outcome(outcome_value)?).map_err(js_error)?;
-    to_js(&redelivery)
 }

@@ -5,12 +5,11 @@
 use js_sys::{Array, Function, Reflect};
 use retryplan as rp;
 use rp::value::Named;
-use rp::{AttemptResult, Outcome};
+use rp::{AttemptResult, Outcome, Pushback};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::args::{kind_of, ms, named, optional_text, text, whole};
-use crate::decisions::to_js;
 use crate::{invalid, js_http_outcome, num, MAX_SAFE};
 
 #[wasm_bindgen(raw_module = "../lib/convert.js")]
@@ -20,19 +19,29 @@ extern "C" {
     /// `{type}`, or `{type, [key]: name}` when `key` is not empty.
     #[wasm_bindgen(js_name = namedOutcome)]
     fn js_named_outcome(kind: &str, key: &str, name: &str) -> JsValue;
+    /// `{type: "grpc_status", code, pushback?}`: `{retryAfterMs}` or `"do_not_retry"` (`declined`).
+    #[wasm_bindgen(js_name = grpcOutcome)]
+    fn js_grpc_outcome(code: &str, retry_after_ms: Option<f64>, declined: bool) -> JsValue;
 }
 
-/// An outcome as a plain JS object, through a factory but for gRPC statuses.
+/// An outcome as a plain JS object, through a factory (no serde).
 pub(crate) fn outcome_js(outcome: &Outcome) -> Result<JsValue, JsValue> {
     Ok(match *outcome {
         Outcome::Success => js_named_outcome("success", "", ""),
-        Outcome::HttpStatus { status, retry_after_ms, error_code: None } => {
-            js_http_outcome(status, retry_after_ms.map(num))
+        Outcome::HttpStatus { status, retry_after_ms, error_code } => {
+            js_http_outcome(status, retry_after_ms.map(num), error_code.as_ref().map(rp::aws::ErrorCode::as_str))
+        }
+        Outcome::GrpcStatus { code, pushback } => {
+            let (delay, declined) = match pushback {
+                None => (None, false),
+                Some(Pushback::RetryAfterMs(ms)) => (Some(num(ms)), false),
+                Some(Pushback::DoNotRetry) => (None, true),
+            };
+            js_grpc_outcome(code.name(), delay, declined)
         }
         Outcome::Transport { failure } => js_named_outcome("transport", "failure", failure.name()),
         Outcome::Application { verdict } => js_named_outcome("application", "verdict", verdict.name()),
         Outcome::Cancelled => js_named_outcome("cancelled", "", ""),
-        other @ (Outcome::GrpcStatus { .. } | Outcome::HttpStatus { .. }) => to_js(&other)?,
     })
 }
 
@@ -44,14 +53,17 @@ pub(crate) fn attempt_result_js(result: Option<AttemptResult>) -> Result<JsValue
     }
 }
 
-/// The names the fast paths pass as indexes, in the core's order:
-/// `[transport failures, verdicts, failures]`. Internal.
+/// The names the fast paths pass as indexes, in the core's order, and the
+/// give-up reasons in the order of `Stats#_counts`:
+/// `[transport failures, verdicts, failures, give-up reasons]`. Internal.
 #[wasm_bindgen(js_name = _names)]
 pub fn names() -> Array {
     fn list<T: Named>() -> JsValue {
         T::ALL.iter().map(|variant| JsValue::from_str(variant.name())).collect::<Array>().into()
     }
-    [list::<rp::TransportFailure>(), list::<rp::Verdict>(), list::<rp::Failure>()].into_iter().collect()
+    [list::<rp::TransportFailure>(), list::<rp::Verdict>(), list::<rp::Failure>(), list::<rp::GiveUpReason>()]
+        .into_iter()
+        .collect()
 }
 
 /// The core's HTTP header names: `[GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER,

@@ -21,8 +21,35 @@ import {
   parseRetryAfter,
   profileNames,
   run,
-} from 'retryplan';
+} from 'retryplan/tools';
+import * as lean from 'retryplan';
+import * as tools from 'retryplan/tools';
 import { throwsCode } from './assertions.mjs';
+
+test('two entries: the default one for a checkout page, the tools a superset with its own wasm', () => {
+  assert.deepEqual(Object.keys(lean).sort(), [
+    'BreakerPermit', 'CircuitBreaker', 'ConcurrencyLimit', 'Dependency', 'Driver', 'GUIDANCE_HEADERS', 'GaveUpError',
+    'IDEMPOTENCY_KEY_HEADER', 'Operation', 'OperationFailedError', 'Outcome', 'Policy', 'REQUEST_ID_HEADER',
+    'ReconcileRequiredError', 'RestartRequiredError', 'RetryBudget', 'RetryplanError', 'Stats', 'failureOf',
+    'outcomeFromHttp', 'parseRetryAfter', 'parseRetryAfterMsHeader', 'profileNames', 'retryFetch', 'run', 'wasmTrapped',
+  ]);
+  assert.deepEqual(Object.keys(tools).filter((name) => !(name in lean)).sort(), [
+    'ServiceConfig', 'admit', 'awsErrorCodeFromResponse', 'awsStandardDependency', 'encodeGrpcTimeout', 'encodeGrpcTimeoutNs',
+    'parseGrpcPushback', 'parseGrpcTimeout', 'parseGrpcTimeoutNs', 'redeliver', 'remainingBudgetMs',
+  ]);
+  for (const tool of ['fromJson']) assert.equal(lean.Policy[tool], undefined, tool);
+  for (const tool of ['toConfig', 'toJson', 'explain', 'classify', 'backoffCeilingsMs']) assert.equal(lean.Policy.prototype[tool], undefined, tool);
+  assert.equal(lean.Dependency.fromJson, undefined);
+  assert.equal(lean.Dependency.prototype.snapshot, undefined);
+  assert.equal(lean.RetryBudget.prototype.snapshot, undefined);
+  assert.equal(lean.Stats.prototype.record, undefined);
+  // The wasm objects are each entry's own; the error classes and the failure table are shared.
+  assert.notEqual(lean.Policy, tools.Policy);
+  for (const shared of ['RetryplanError', 'OperationFailedError', 'GaveUpError', 'failureOf']) assert.equal(lean[shared], tools[shared], shared);
+  const fromTools = throwsCode(() => tools.Policy.fromJson('{"max_attempts": 0}'), 'invalid_policy');
+  assert.ok(fromTools instanceof lean.RetryplanError);
+  assert.deepEqual(new lean.Stats().toJSON(), new tools.Stats().toJSON());
+});
 
 const checkout = () =>
   Policy.fromConfig({

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,11 +27,13 @@ before(() => {
 
 after(() => rmSync(work, { recursive: true, force: true }));
 
-test('the packed package holds the entries, the glue, the wasm and the types', () => {
+test('the packed package holds both entries: their JS, glue, wasm and types', () => {
   const files = (dir) => readdirSync(join(app, 'node_modules', 'retryplan', dir)).sort();
   assert.deepEqual(files('wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
-  const lib = ['browser.js', 'node.js', 'api.js', 'convert.js', 'constants.js', 'driver.js', 'endings.js', 'entropy.js', 'failures.js', 'helpers.js', 'host.js', 'operation.js', 'outcomes.js', 'index.d.ts'];
+  assert.deepEqual(files('tools/wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
+  const lib = ['browser.js', 'node.js', 'api.js', 'convert.js', 'constants.js', 'driver.js', 'endings.js', 'entropy.js', 'failures.js', 'helpers.js', 'host.js', 'operation.js', 'outcomes.js', 'index.d.ts', 'tools.d.ts'];
   for (const name of lib) assert.ok(files('lib').includes(name), name);
+  for (const name of ['browser.js', 'node.js', 'api.js', 'tools.js', 'convert.js']) assert.ok(files('tools/lib').includes(name), `tools/lib/${name}`);
 });
 
 test('tsc --strict accepts a TypeScript consumer', () => {
@@ -39,11 +41,18 @@ test('tsc --strict accepts a TypeScript consumer', () => {
   execFileSync(tsc, ['-p', join(app, 'tsconfig.json')], { stdio: 'pipe' });
 });
 
-test('Vite bundles a page that imports the package, and it runs in Chromium', async () => {
+test('Vite bundles a page that imports the default entry, ships the lean wasm only, and it runs in Chromium', async () => {
   const outDir = join(app, 'dist');
   await build({ root: app, logLevel: 'warn', configFile: false, build: { outDir, emptyOutDir: true } });
   const assets = readdirSync(join(outDir, 'assets'));
-  assert.ok(assets.some((name) => name.endsWith('.wasm')), `no .wasm among ${assets}`);
+  const wasm = assets.filter((name) => name.endsWith('.wasm'));
+  assert.equal(wasm.length, 1, `one .wasm among ${assets}`);
+  // Told apart by size: the page ships the default entry's wasm, not the tools'.
+  const size = (path) => statSync(path).size;
+  const lean = size(join(packageRoot, 'wasm', 'retryplan_js_bg.wasm'));
+  const tools = size(join(packageRoot, 'tools', 'wasm', 'retryplan_js_bg.wasm'));
+  assert.notEqual(lean, tools);
+  assert.equal(size(join(outDir, 'assets', wasm[0])), lean, 'the lean wasm');
   const server = await serve({ root: outDir, vectors: outDir });
   try {
     await withPage(async (page, errors) => {

@@ -137,7 +137,7 @@ test('a dependency and stats given to a driver stay usable; the stats count ever
     driver.free();
   }
   assert.deepEqual([stats.toJSON().operations, stats.toJSON().succeeded], [2, 2]);
-  assert.equal(dependency.snapshot(0).retriesInFlight, 0);
+  assert.equal(dependency.retrySlots.inFlight, 0);
   assert.equal(errorOf(() => new Driver(policy(), 0, { stats: {} })).field, 'stats');
 });
 

@@ -1,0 +1,254 @@
+//! The tools (`retryplan/tools`, the `tools` feature): what developer
+//! consoles, playgrounds and Node services use and a checkout page does not
+//! (JSON text, `toConfig`/`toJson`, `explain`, `classify`, snapshots,
+//! redelivery, the gRPC dialect, admission). Built into their own wasm file,
+//! so the default entry does not download them.
+
+use js_sys::Array;
+use retryplan as rp;
+use rp::{AttemptSet, Decision, Error};
+use wasm_bindgen::prelude::*;
+
+use crate::args::{
+    attempt_number, checked_string, get, ms, named, number, optional_ms, optional_number, outcome, string_field, text,
+    whole, whole_number,
+};
+use crate::data::{self, Keys, Source};
+use crate::{header_error, invalid, js_error, num, Policy, Stats, MAX_SAFE};
+
+#[wasm_bindgen(raw_module = "../lib/json.js")]
+extern "C" {
+    /// JSON text as plain data, objects as `{entries}` (see `data::Source::Json`).
+    #[wasm_bindgen(js_name = parseJson, catch)]
+    fn parse_json(text: &js_sys::JsString) -> Result<JsValue, JsValue>;
+}
+
+#[wasm_bindgen]
+impl Policy {
+    /// Reads and validates policy JSON text (the snake_case schema shared by every language).
+    #[wasm_bindgen(js_name = fromJson)]
+    pub fn from_json(json: &JsValue) -> Result<Policy, JsValue> {
+        Policy::read(&json_value(json)?)
+    }
+
+    /// The normalised configuration, as a camelCase object.
+    #[wasm_bindgen(js_name = toConfig)]
+    pub fn to_config(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.to_config())
+    }
+
+    /// The normalised configuration as JSON text in the shared snake_case schema.
+    #[wasm_bindgen(js_name = toJson)]
+    pub fn to_json(&self) -> String {
+        let config = data::to_js(&self.0.to_config().to_value(), Keys::Snake);
+        js_sys::JSON::stringify_with_replacer_and_space(&config, &JsValue::NULL, &JsValue::from_f64(2.0))
+            .ok()
+            .and_then(|text| text.as_string())
+            .unwrap_or_default()
+    }
+
+    /// The backoff ceilings of the first `retries` retries.
+    #[wasm_bindgen(js_name = backoffCeilingsMs)]
+    pub fn backoff_ceilings_ms(&self, retries: &JsValue) -> Result<js_sys::Array, JsValue> {
+        let retries = whole("retries", retries, f64::from(u32::MAX))? as u32;
+        Ok(rp::backoff_ceilings_ms(&self.0, retries)
+            .map_err(js_error)?
+            .into_iter()
+            .map(|ms| JsValue::from_f64(num(ms)))
+            .collect())
+    }
+
+    /// What an outcome means under this policy: `{class, ambiguous?}`.
+    pub fn classify(&self, outcome_value: &JsValue) -> Result<JsValue, JsValue> {
+        let class = rp::classify(&self.0, &outcome(outcome_value)?).map_err(js_error)?;
+        to_js(&class)
+    }
+
+    /// The worst-case timeline against `deadlineMs` (from the start; `undefined`
+    /// for the total budget alone), the first attempt `firstAttemptAtMs` after the start.
+    pub fn explain(&self, deadline_ms: &JsValue, first_attempt_at_ms: &JsValue) -> Result<JsValue, JsValue> {
+        let deadline_ms = optional_ms("deadlineMs", deadline_ms)?;
+        let first = optional_ms("firstAttemptAtMs", first_attempt_at_ms)?.unwrap_or(0);
+        to_js(&rp::explain(&self.0, deadline_ms, first))
+    }
+}
+
+#[wasm_bindgen]
+impl Stats {
+    /// Counts one decision object as returned by an operation.
+    pub fn record(&self, decision_value: &JsValue) -> Result<(), JsValue> {
+        self.0.record(&decision_from_js(decision_value)?);
+        Ok(())
+    }
+}
+
+/// Reads a `grpc-retry-pushback-ms` trailer: `{retryAfterMs}` or `"do_not_retry"`.
+#[wasm_bindgen(js_name = parseGrpcPushback)]
+pub fn parse_grpc_pushback(value: &JsValue) -> Result<JsValue, JsValue> {
+    to_js(&rp::parse_grpc_pushback(&text("value", value)?))
+}
+
+/// Encodes a timeout as a `grpc-timeout` header value (never rounding up).
+#[wasm_bindgen(js_name = encodeGrpcTimeout)]
+pub fn encode_grpc_timeout(timeout_ms: &JsValue) -> Result<String, JsValue> {
+    Ok(rp::encode_grpc_timeout(ms("timeoutMs", timeout_ms)?))
+}
+
+/// Reads a `grpc-timeout` header value as ms.
+#[wasm_bindgen(js_name = parseGrpcTimeout)]
+pub fn parse_grpc_timeout(value: &JsValue) -> Result<f64, JsValue> {
+    rp::parse_grpc_timeout(&text("value", value)?).map(num).map_err(header_error)
+}
+
+/// Budget left at `nowMs` before `deadlineMs`, minus `reserveMs` (0 at the least).
+#[wasm_bindgen(js_name = remainingBudgetMs)]
+pub fn remaining_budget_ms(deadline_ms: &JsValue, now_ms: &JsValue, reserve_ms: &JsValue) -> Result<f64, JsValue> {
+    Ok(num(rp::remaining_budget_ms(ms("deadlineMs", deadline_ms)?, ms("nowMs", now_ms)?, ms("reserveMs", reserve_ms)?)))
+}
+
+/// Server-side admission: `{type: "admit", remainingMs}` or `{type: "reject", ...}`.
+#[wasm_bindgen]
+pub fn admit(
+    deadline_ms: &JsValue,
+    now_ms: &JsValue,
+    reserve_ms: &JsValue,
+    minimum_useful_ms: &JsValue,
+) -> Result<JsValue, JsValue> {
+    let admission = rp::admit(
+        ms("deadlineMs", deadline_ms)?,
+        ms("nowMs", now_ms)?,
+        ms("reserveMs", reserve_ms)?,
+        ms("minimumUsefulMs", minimum_useful_ms)?,
+    );
+    to_js(&admission)
+}
+
+/// What to do with a queue message after delivery number `attempts` (1 for
+/// the first) that ended with `outcome`; the message was first seen at `firstSeenMs`.
+#[wasm_bindgen]
+pub fn redeliver(
+    policy: &Policy,
+    attempts: &JsValue,
+    first_seen_ms: &JsValue,
+    now_ms: &JsValue,
+    outcome_value: &JsValue,
+) -> Result<JsValue, JsValue> {
+    let attempts = attempt_number(number("attempts", attempts)?)?;
+    let first_seen = ms("firstSeenMs", first_seen_ms)?;
+    let now = ms("nowMs", now_ms)?;
+    let redelivery = rp::redeliver(&policy.0, attempts, first_seen, now, &outcome(outcome_value)?).map_err(js_error)?;
+    to_js(&redelivery)
+}
+
+/// A JS array of attempt numbers (1..=128) as an `AttemptSet`; absent means empty.
+fn attempt_set(value: &JsValue, key: &'static str) -> Result<AttemptSet, JsValue> {
+    let mut set = AttemptSet::EMPTY;
+    if value.is_undefined() || value.is_null() {
+        return Ok(set);
+    }
+    if !Array::is_array(value) {
+        return Err(invalid(key, "must be an array of attempt numbers".to_owned()));
+    }
+    let items = Array::from(value);
+    if items.length() > 128 {
+        return Err(invalid(key, "holds at most 128 attempt numbers".to_owned()));
+    }
+    for item in items.iter() {
+        let attempt = item.as_f64().ok_or_else(|| invalid(key, "must hold numbers".to_owned()))?;
+        let attempt = whole_number(key, attempt, 128.0)?;
+        if attempt == 0 {
+            return Err(invalid(key, "attempt numbers are 1..=128".to_owned()));
+        }
+        set.insert(attempt as u32);
+    }
+    Ok(set)
+}
+
+/// A decision object (as returned by an operation) back to the core's `Decision`.
+fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
+    let number = |key: &'static str| -> Result<u64, JsValue> {
+        let found = optional_number(value, key)?.ok_or_else(|| invalid(key, "is required".to_owned()))?;
+        whole_number(key, found, MAX_SAFE)
+    };
+    let count = |key: &'static str| -> Result<u32, JsValue> {
+        u32::try_from(number(key)?).map_err(|_| invalid(key, "must fit in 32 bits".to_owned()))
+    };
+    let optional = |key: &'static str| -> Result<Option<u64>, JsValue> {
+        optional_number(value, key)?.map(|found| whole_number(key, found, MAX_SAFE)).transpose()
+    };
+    let abort_attempts = || attempt_set(&get(value, "abortAttempts")?, "abortAttempts");
+    let kind = string_field(value, "type")?;
+    Ok(match kind.as_str() {
+        "start_attempt" => {
+            let request_id = string_field(value, "requestId")?;
+            let request_id = u64::from_str_radix(&request_id, 16)
+                .ok()
+                .filter(|_| request_id.len() == 16)
+                .ok_or_else(|| invalid("requestId", "must be 16 hex digits".to_owned()))?;
+            Decision::StartAttempt {
+                attempt: count("attempt")?,
+                timeout_ms: number("timeoutMs")?,
+                abort_at_ms: number("abortAtMs")?,
+                request_id: rp::RequestId(request_id),
+                remaining_budget_ms: number("remainingBudgetMs")?,
+                hedge: get(value, "hedge")?
+                    .as_bool()
+                    .ok_or_else(|| invalid("hedge", "must be a boolean".to_owned()))?,
+            }
+        }
+        "wait" => Decision::Wait {
+            retry: count("retry")?,
+            delay_ms: number("delayMs")?,
+            until_ms: number("untilMs")?,
+            server_delay_ms: optional("serverDelayMs")?,
+            remaining_budget_ms: number("remainingBudgetMs")?,
+        },
+        "await_outcome" => Decision::AwaitOutcome { in_flight: count("inFlight")?, until_ms: number("untilMs")? },
+        "succeeded" => Decision::Succeeded {
+            attempts: count("attempts")?,
+            winner: count("winner")?,
+            abort_attempts: abort_attempts()?,
+        },
+        "gave_up" => Decision::GaveUp {
+            reason: named("reason", &string_field(value, "reason")?)?,
+            attempts: count("attempts")?,
+            remaining_budget_ms: number("remainingBudgetMs")?,
+            refused_delay_ms: optional("refusedDelayMs")?,
+            abort_attempts: abort_attempts()?,
+        },
+        "reconcile" => Decision::Reconcile {
+            attempts: count("attempts")?,
+            remaining_budget_ms: number("remainingBudgetMs")?,
+            abort_attempts: abort_attempts()?,
+        },
+        "restart" => Decision::Restart {
+            attempts: count("attempts")?,
+            deadline_ms: number("deadlineMs")?,
+            remaining_budget_ms: number("remainingBudgetMs")?,
+            abort_attempts: abort_attempts()?,
+        },
+        other => return Err(invalid("decision.type", format!("unknown decision type \"{other}\""))),
+    })
+}
+
+/// A serializable value of the core as a plain JS object with camelCase keys
+/// (through the core's data tree: no JSON on the way).
+pub(crate) fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> {
+    rp::value::Value::from_serialize(value).map(|tree| data::to_js(&tree, Keys::Camel)).map_err(js_error)
+}
+
+/// JSON text in the shared snake_case schema as the core's data tree. The
+/// host parses it (`parseJson` in `lib/json.js`, over `JSON.parse`),
+/// keeping a key the text repeats so that the core's reader refuses it, as it
+/// does in every other language; a syntax error is `invalid_policy_json` at
+/// the top level.
+pub(crate) fn json_value(json: &JsValue) -> Result<rp::value::Value, JsValue> {
+    let parsed = parse_json(checked_string("json", json)?).map_err(|syntax| {
+        let message = js_sys::Reflect::get(&syntax, &JsValue::from_str("message"))
+            .ok()
+            .and_then(|message| message.as_string())
+            .unwrap_or_else(|| "not JSON".to_owned());
+        js_error(Error::InvalidPolicyJson { field: String::new(), message })
+    })?;
+    data::from_js(&parsed, Source::Json).map_err(js_error)
+}
