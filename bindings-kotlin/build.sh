@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Builds the Kotlin binding from a fresh clone: installs what is missing
-# (idempotently), builds the cdylib, generates Kotlin + Swift, compiles with
-# kotlinc (cached by a hash of its inputs) and packs the jar with the native
-# library inside under linux-x86-64/. Outputs go to bindings-kotlin/build/
-# (gitignored): libs/retryplan-kotlin.jar, generated/{kotlin,swift}/. PROFILE=release packs an
-# optimised library (the default, debug, shares its build with cargo test).
+# (idempotently), builds the cdylib (release by default), generates Kotlin +
+# Swift, compiles with kotlinc (cached by a hash of its inputs) and packs the
+# jars and their POMs. Outputs go to bindings-kotlin/build/ (gitignored):
+#   libs/retryplan-kotlin.jar      the binding (JVM and Android code) + linux-x86-64 library
+#   libs/retryplan-kotlin-jvm.jar  JVM-only helpers (java.net.http), needs the first
+#   maven/dev/retryplan/...        both as a Maven repository (jar + pom naming JNA)
+#   generated/{kotlin,swift}/      uniffi's output
+# PROFILE=debug packs the debug library instead (15 times larger; shares its
+# build with cargo test).
 set -euo pipefail
 cd "$(dirname "$0")"
 HERE="$PWD"
@@ -14,10 +18,12 @@ JNA=/usr/share/java/jna.jar
 JUNIT=/usr/share/java/junit-platform-console-standalone.jar
 KOTLIN_HOME="$HERE/node_modules/kotlin-compiler"
 KOTLINC="$KOTLIN_HOME/bin/kotlinc"
-STDLIB="$KOTLIN_HOME/lib/kotlin-stdlib.jar"
 LIB=libretryplan_uniffi.so
-PROFILE="${PROFILE:-debug}"
+PROFILE="${PROFILE:-release}"
 case "$PROFILE" in debug) CARGO_PROFILE=() ;; release) CARGO_PROFILE=(--release) ;; *) echo "PROFILE is debug or release" >&2; exit 2 ;; esac
+VERSION="$(sed -n 's/^version = "\(.*\)"$/\1/p' "$ROOT/Cargo.toml" | head -1)"
+# shellcheck source=maven.sh
+. ./maven.sh
 step() { printf -- '--- kotlin: %s\n' "$1"; }
 
 step "tools"
@@ -33,41 +39,74 @@ if [ ! -x "$KOTLINC" ]; then
   npm ci --no-audit --no-fund --loglevel=error
 fi
 
-step "cdylib and bindgen"
-(cd "$ROOT" && cargo build --locked "${CARGO_PROFILE[@]}" -p retryplan-kotlin --lib --bin uniffi-bindgen)
+step "cdylib ($PROFILE) and bindgen"
+# The generator is a tool: debug, shared with the workspace's debug builds.
+(cd "$ROOT" && cargo build --locked -p retryplan-uniffi-bindgen)
+(cd "$ROOT" && cargo build --locked "${CARGO_PROFILE[@]}" -p retryplan-kotlin --lib)
 SO="$ROOT/target/$PROFILE/$LIB"
+BINDGEN="$ROOT/target/debug/uniffi-bindgen"
 rm -rf "$BUILD/generated"
-"$ROOT/target/$PROFILE/uniffi-bindgen" generate "$SO" --language kotlin --no-format --out-dir "$BUILD/generated/kotlin"
-"$ROOT/target/$PROFILE/uniffi-bindgen" generate "$SO" --language swift --no-format --out-dir "$BUILD/generated/swift"
+"$BINDGEN" generate "$SO" --language kotlin --no-format --out-dir "$BUILD/generated/kotlin"
+"$BINDGEN" generate "$SO" --language swift --no-format --out-dir "$BUILD/generated/swift"
+
+# uniffi 0.32 lowers an object passed as an argument (a Policy to Operation(...),
+# a Dependency in OperationOptions, a BreakerPermit to onSuccess) by cloning its
+# handle without the check its own methods make, so a destroyed object reached
+# freed memory. Lower it under that same guard (`callWithHandle`: refuses a
+# destroyed object, keeps it alive while cloning). The count check makes a
+# uniffi upgrade that changes this code fail here, not silently.
+GENERATED="$BUILD/generated/kotlin/dev/retryplan/retryplan_uniffi.kt"
+objects="$(grep -c '^open class [A-Za-z]*: Disposable, AutoCloseable' "$GENERATED")"
+unguarded="$(grep -c '^        return value\.uniffiCloneHandle()$' "$GENERATED" || true)"
+if [ "$objects" -lt 1 ] || [ "$unguarded" != "$objects" ]; then
+  echo "kotlin: expected one unguarded lower() per object ($objects objects, $unguarded found): check uniffi's ObjectTemplate.kt" >&2
+  exit 1
+fi
+sed -i 's/^        return value\.uniffiCloneHandle()$/        return value.callWithHandle { it }/' "$GENERATED"
 
 # kotlinc takes ~15 s per source set: reuse its output when nothing it reads changed.
-compile() { # name output-dir classpath extra-key sources...
+compile() { # module-name output-dir classpath extra-key sources...
   local name="$1" out="$2" classpath="$3" extra="$4"
   shift 4
   local key
-  key="$( { "$KOTLINC" -version 2>&1; echo "$classpath $extra"; cat "$@"; } | sha256sum | cut -c1-16)"
+  key="$( { "$KOTLINC" -version 2>&1; echo "$classpath $extra $KOTLIN_API"; cat "$@"; } | sha256sum | cut -c1-16)"
   if [ -f "$out/.key" ] && [ "$(cat "$out/.key")" = "$key" ]; then
     echo "$name: unchanged, reusing $out"
     return
   fi
   rm -rf "$out"
   mkdir -p "$out"
-  "$KOTLINC" -nowarn -cp "$classpath" -d "$out" "$@"
+  "$KOTLINC" -nowarn -Xsuppress-version-warnings -module-name "$name" -api-version "$KOTLIN_API" -language-version "$KOTLIN_API" \
+    -cp "$classpath" -d "$out" "$@"
   echo "$key" >"$out/.key"
 }
 
 step "compile"
+# main: what runs on the JVM and on Android; jvm: what needs the JDK (java.net.http).
 mapfile -t MAIN_SOURCES < <(find "$BUILD/generated/kotlin" kotlin/main -name '*.kt' | sort)
-compile main "$BUILD/classes/main" "$JNA" "" "${MAIN_SOURCES[@]}"
+compile retryplan-kotlin "$BUILD/classes/main" "$JNA" "" "${MAIN_SOURCES[@]}"
+mapfile -t JVM_SOURCES < <(find kotlin/jvm -name '*.kt' | sort)
+compile retryplan-kotlin-jvm "$BUILD/classes/jvm" "$BUILD/classes/main:$JNA" "$(cat "$BUILD/classes/main/.key")" "${JVM_SOURCES[@]}"
 mapfile -t TEST_SOURCES < <(find kotlin/test kotlin/bench -name '*.kt' | sort)
-# The key of the test classes includes the main classes' key, so they rebuild together.
-compile test "$BUILD/classes/test" "$BUILD/classes/main:$JNA:$JUNIT" "$(cat "$BUILD/classes/main/.key")" "${TEST_SOURCES[@]}"
+# The key of the test classes includes the others' keys, so they rebuild together.
+compile retryplan-kotlin-test "$BUILD/classes/test" "$BUILD/classes/main:$BUILD/classes/jvm:$JNA:$JUNIT" \
+  "$(cat "$BUILD/classes/main/.key" "$BUILD/classes/jvm/.key")" "${TEST_SOURCES[@]}"
 
-step "jar"
+step "jars and POMs"
 rm -rf "$BUILD/jar" && mkdir -p "$BUILD/jar/linux-x86-64" "$BUILD/libs"
 cp "$SO" "$BUILD/jar/linux-x86-64/$LIB"
 JAR="$BUILD/libs/retryplan-kotlin.jar"
-rm -f "$JAR"
+JVM_JAR="$BUILD/libs/retryplan-kotlin-jvm.jar"
+rm -f "$JAR" "$JVM_JAR"
 jar --create --file "$JAR" -C "$BUILD/classes/main" dev -C "$BUILD/classes/main" META-INF -C "$BUILD/jar" linux-x86-64
+jar --create --file "$JVM_JAR" -C "$BUILD/classes/jvm" dev -C "$BUILD/classes/jvm" META-INF
 jar --list --file "$JAR" | grep -qx "linux-x86-64/$LIB"
-echo "built $JAR ($PROFILE)"
+if jar --list --file "$JAR" | grep -q '^dev/retryplan/http/'; then
+  echo "kotlin: JVM-only classes leaked into $JAR" >&2
+  exit 1
+fi
+publish retryplan-kotlin jar "$JAR" "retryplan for Kotlin on the JVM (JNA; the Linux x86-64 library inside)" \
+  "$(dependency net.java.dev.jna jna "$JNA_VERSION"; dependency org.jetbrains.kotlin kotlin-stdlib "$KOTLIN_API.0")"
+publish retryplan-kotlin-jvm jar "$JVM_JAR" "retryplan helpers that need the JDK (java.net.http), not Android" \
+  "$(dependency dev.retryplan retryplan-kotlin "$VERSION")"
+echo "built $JAR ($PROFILE, $(du -k "$JAR" | cut -f1) KB), $JVM_JAR, and $BUILD/maven"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds (build.sh), runs the JUnit suites from the jar, and checks the
-# generated Swift: the header parses and every function it declares is
-# exported by the library. This is what scripts/test-all.sh runs.
+# Builds (build.sh, release library), runs the JUnit suites from the jars,
+# checks the POMs and the AAR layout (aar.sh --test), and checks the generated
+# Swift: the header parses and every function it declares is exported by the
+# library. This is what scripts/test-all.sh runs.
 set -euo pipefail
 cd "$(dirname "$0")"
 ./build.sh
@@ -12,8 +13,9 @@ JNA=/usr/share/java/jna.jar
 JUNIT=/usr/share/java/junit-platform-console-standalone.jar
 STDLIB="$HERE/node_modules/kotlin-compiler/lib/kotlin-stdlib.jar"
 JAR="$BUILD/libs/retryplan-kotlin.jar"
+JVM_JAR="$BUILD/libs/retryplan-kotlin-jvm.jar"
 LIB=libretryplan_uniffi.so
-SO="$ROOT/target/${PROFILE:-debug}/$LIB"
+SO="$ROOT/target/${PROFILE:-release}/$LIB"
 step() { printf -- '--- kotlin: %s\n' "$1"; }
 
 step "swift: header parses, every declared symbol is exported"
@@ -33,12 +35,16 @@ if [ -n "$missing" ] || [ "$declared" -lt 50 ]; then
 fi
 echo "swift: header parses; all $declared declared functions are exported by $LIB"
 
+step "packaging: the AAR layout and the POMs"
+./aar.sh --test
+python3 check-poms.py "$BUILD/maven"
+
 step "tests (JUnit 5; the native library loads from the jar, no -Djna.library.path)"
 REPORT="$BUILD/junit.txt"
 set +e
 java -Dretryplan.vectors="$ROOT/tests/conformance" -jar "$JUNIT" \
   --disable-banner --disable-ansi-colors --details=tree --details-theme=ascii --fail-if-no-tests \
-  -cp "$JAR:$BUILD/classes/test:$STDLIB:$JNA" \
+  -cp "$JAR:$JVM_JAR:$BUILD/classes/test:$STDLIB:$JNA" \
   --select-package dev.retryplan.test 2>&1 | tee "$REPORT"
 status=${PIPESTATUS[0]}
 set -e

@@ -7,8 +7,8 @@ export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-1}" PIP_DISABLE_PIP_VERSION_CHECK=1
 venv=target/python-bench
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install -q maturin==1.16.0 -r bindings-python/requirements-bench.txt
 fi
+"$venv/bin/python" -m pip install -q maturin==1.16.0 -r bindings-python/requirements-bench.txt  # a no-op when satisfied
 rm -rf target/python-bench-wheel
 "$venv/bin/maturin" build --release -q -m bindings-python/Cargo.toml -i "$venv/bin/python" --out target/python-bench-wheel
 "$venv/bin/python" -m pip install -q --force-reinstall --no-deps target/python-bench-wheel/*.whl

@@ -1,44 +1,26 @@
 //! Shared controls, one per downstream dependency: retry budget, circuit
 //! breaker, and the `Dependency` that bundles them for operations. All are
-//! thread-safe in the core; these objects only convert.
+//! thread-safe in the core; these objects only convert. Configurations are
+//! read by the core's reader, as policies are (see `policy.rs`): a negative
+//! `openMs` is `invalid_policy_json` at `breaker.open_ms`, as in JSON.
 
 use std::sync::Arc;
 
+use serde::Serialize;
+
 use retryplan as rp;
+use retryplan::value::Value;
 use retryplan::BreakerState;
 
 use crate::{count_out, long_out, ms_in, u32_in, Result};
 
 /// How a retry budget is kept (gRPC token bucket, ratio over a window, AWS-style quota).
-#[derive(Clone, Copy, Debug, PartialEq, uniffi::Enum)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, uniffi::Enum)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum BudgetConfig {
     TokenBucket { max_tokens: i32, token_ratio: f64 },
     Ratio { retry_ratio: f64, min_retries_per_second: i32, window_ms: i64 },
     Quota { capacity: i32, retry_cost: i32, timeout_retry_cost: i32, success_increment: i32 },
-}
-
-impl TryFrom<BudgetConfig> for rp::BudgetConfig {
-    type Error = crate::RetryplanError;
-    fn try_from(config: BudgetConfig) -> Result<Self> {
-        Ok(match config {
-            BudgetConfig::TokenBucket { max_tokens, token_ratio } => {
-                rp::BudgetConfig::TokenBucket { max_tokens: u32_in("budget.max_tokens", max_tokens)?, token_ratio }
-            }
-            BudgetConfig::Ratio { retry_ratio, min_retries_per_second, window_ms } => rp::BudgetConfig::Ratio {
-                retry_ratio,
-                min_retries_per_second: u32_in("budget.min_retries_per_second", min_retries_per_second)?,
-                window_ms: ms_in("budget.window_ms", window_ms)?,
-            },
-            BudgetConfig::Quota { capacity, retry_cost, timeout_retry_cost, success_increment } => {
-                rp::BudgetConfig::Quota {
-                    capacity: u32_in("budget.capacity", capacity)?,
-                    retry_cost: u32_in("budget.retry_cost", retry_cost)?,
-                    timeout_retry_cost: u32_in("budget.timeout_retry_cost", timeout_retry_cost)?,
-                    success_increment: u32_in("budget.success_increment", success_increment)?,
-                }
-            }
-        })
-    }
 }
 
 /// A budget's state, for metrics.
@@ -86,7 +68,8 @@ impl RetryBudget {
     /// Validates the configuration.
     #[uniffi::constructor]
     pub fn new(config: BudgetConfig) -> Result<Arc<RetryBudget>> {
-        Ok(Arc::new(RetryBudget(rp::RetryBudget::new(&config.try_into()?)?)))
+        let config = rp::BudgetConfig::from_value(&Value::from_serialize(&config)?, "budget")?;
+        Ok(Arc::new(RetryBudget(rp::RetryBudget::new(&config)?)))
     }
 
     /// Takes `amount` units from a quota (AWS `acquire`): true when taken,
@@ -135,38 +118,19 @@ impl RetryBudget {
 }
 
 /// When a breaker opens: after consecutive failures, or a failure ratio over a window.
-#[derive(Clone, Copy, Debug, PartialEq, uniffi::Enum)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, uniffi::Enum)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TripConfig {
     Consecutive { failures: i32 },
     Ratio { failure_ratio: f64, minimum_throughput: i32, window_ms: i64 },
 }
 
 /// A circuit breaker's configuration.
-#[derive(Clone, Copy, Debug, PartialEq, uniffi::Record)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, uniffi::Record)]
 pub struct BreakerConfig {
     pub trip: TripConfig,
     pub open_ms: i64,
     pub half_open_probes: i32,
-}
-
-impl TryFrom<BreakerConfig> for rp::BreakerConfig {
-    type Error = crate::RetryplanError;
-    fn try_from(c: BreakerConfig) -> Result<Self> {
-        Ok(rp::BreakerConfig {
-            trip: match c.trip {
-                TripConfig::Consecutive { failures } => {
-                    rp::TripConfig::Consecutive { failures: u32_in("breaker.trip.failures", failures)? }
-                }
-                TripConfig::Ratio { failure_ratio, minimum_throughput, window_ms } => rp::TripConfig::Ratio {
-                    failure_ratio,
-                    minimum_throughput: u32_in("breaker.trip.minimum_throughput", minimum_throughput)?,
-                    window_ms: ms_in("breaker.trip.window_ms", window_ms)?,
-                },
-            },
-            open_ms: ms_in("breaker.open_ms", c.open_ms)?,
-            half_open_probes: u32_in("breaker.half_open_probes", c.half_open_probes)?,
-        })
-    }
 }
 
 /// A breaker's state, for metrics.
@@ -214,7 +178,8 @@ impl CircuitBreaker {
     /// Validates the configuration.
     #[uniffi::constructor]
     pub fn new(config: BreakerConfig) -> Result<Arc<CircuitBreaker>> {
-        Ok(Arc::new(CircuitBreaker(rp::CircuitBreaker::new(&config.try_into()?)?)))
+        let config = rp::BreakerConfig::from_value(&Value::from_serialize(&config)?, "breaker")?;
+        Ok(Arc::new(CircuitBreaker(rp::CircuitBreaker::new(&config)?)))
     }
 
     /// May an attempt go now? Null when the breaker refuses.
@@ -246,7 +211,7 @@ impl CircuitBreaker {
 }
 
 /// The controls of one downstream dependency; every part is optional.
-#[derive(Clone, Copy, Debug, Default, PartialEq, uniffi::Record)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, uniffi::Record)]
 pub struct DependencyConfig {
     #[uniffi(default)]
     pub budget: Option<BudgetConfig>,
@@ -274,15 +239,8 @@ impl Dependency {
     /// Validates the configuration (every violation is reported).
     #[uniffi::constructor]
     pub fn new(config: DependencyConfig) -> Result<Arc<Dependency>> {
-        let core = rp::DependencyConfig {
-            budget: config.budget.map(TryInto::try_into).transpose()?,
-            breaker: config.breaker.map(TryInto::try_into).transpose()?,
-            max_concurrent_retries: config
-                .max_concurrent_retries
-                .map(|n| u32_in("max_concurrent_retries", n))
-                .transpose()?,
-        };
-        Ok(Arc::new(Dependency(rp::Dependency::new(&core)?)))
+        let config = rp::DependencyConfig::from_value(&Value::from_serialize(&config)?)?;
+        Ok(Arc::new(Dependency(rp::Dependency::new(&config)?)))
     }
 
     /// Reads and validates the configuration from JSON.

@@ -7,6 +7,7 @@ use retryplan as rp;
 
 use crate::controls::Dependency;
 use crate::decision::{attempts_out, Decision, Outcome, Pushback};
+use crate::hot;
 use crate::policy::Policy;
 use crate::{lock, long_out, ms_in, opt_ms_in, u32_in, Result};
 
@@ -51,27 +52,24 @@ impl Operation {
         }
         core.deadline_ms = opt_ms_in("deadline_ms", options.deadline_ms)?;
         core.dependency = options.dependency.map(|dependency| Arc::clone(&dependency.0));
-        Ok(Arc::new(Operation(Mutex::new(rp::Operation::new(&policy.0, now_ms, core)))))
+        let operation = Arc::new(Operation(Mutex::new(rp::Operation::new(&policy.0, now_ms, core))));
+        hot::register(&operation);
+        Ok(operation)
     }
 
     /// The current decision at `now_ms`.
     pub fn poll(&self, now_ms: i64) -> Result<Decision> {
-        let now_ms = ms_in("now_ms", now_ms)?;
-        Ok(lock(&self.0).poll(now_ms)?.into())
+        Ok(self.decide_poll(ms_in("now_ms", now_ms)?)?.into())
     }
 
     /// Reports how attempt `attempt` ended and returns the next decision.
     pub fn on_outcome(&self, now_ms: i64, attempt: i32, outcome: Outcome) -> Result<Decision> {
-        let now_ms = ms_in("now_ms", now_ms)?;
-        let attempt = u32_in("attempt", attempt)?;
-        let outcome = outcome.try_into()?;
-        Ok(lock(&self.0).on_outcome(now_ms, attempt, &outcome)?.into())
+        Ok(self.decide_outcome(ms_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, outcome.try_into()?)?.into())
     }
 
     /// The caller abandons the operation: gives up with reason `cancelled`.
     pub fn cancel(&self, now_ms: i64) -> Result<Decision> {
-        let now_ms = ms_in("now_ms", now_ms)?;
-        Ok(lock(&self.0).cancel(now_ms)?.into())
+        Ok(self.decide_cancel(ms_in("now_ms", now_ms)?)?.into())
     }
 
     /// When to poll next, or null once ended.
@@ -118,6 +116,27 @@ impl Operation {
     /// True once an ending was returned.
     pub fn is_ended(&self) -> bool {
         lock(&self.0).is_ended()
+    }
+}
+
+/// The core's answers, shared by the uniffi methods above and the Kotlin hot path (`hot.rs`).
+impl Operation {
+    pub(crate) fn decide_poll(&self, now_ms: u64) -> Result<rp::Decision> {
+        Ok(lock(&self.0).poll(now_ms)?)
+    }
+
+    pub(crate) fn decide_outcome(&self, now_ms: u64, attempt: u32, outcome: rp::Outcome) -> Result<rp::Decision> {
+        Ok(lock(&self.0).on_outcome(now_ms, attempt, &outcome)?)
+    }
+
+    pub(crate) fn decide_cancel(&self, now_ms: u64) -> Result<rp::Decision> {
+        Ok(lock(&self.0).cancel(now_ms)?)
+    }
+}
+
+impl Drop for Operation {
+    fn drop(&mut self) {
+        hot::unregister(self);
     }
 }
 

@@ -4,14 +4,17 @@
 
 use std::sync::Arc;
 
+use serde::{Serialize, Serializer};
+
 use retryplan as rp;
 use retryplan::aws::ErrorCodeTable;
+use retryplan::value::Value;
 use retryplan::{
     AboveCap, BackoffKind, Class, DeadLetterReason, GrpcCode, GuidanceMode, Idempotency, JitterConfig, TransportFailure,
 };
 
 use crate::decision::{Decision, Outcome};
-use crate::{count_out, long_out, ms_in, status_in, u32_in, Result, RetryplanError};
+use crate::{count_out, long_out, ms_in, u32_in, Result, RetryplanError};
 
 /// How long one attempt may run.
 #[derive(Clone, Copy, Debug, PartialEq, uniffi::Enum)]
@@ -22,8 +25,22 @@ pub enum AttemptTimeoutConfig {
     FractionOfRemaining { fraction: f64 },
 }
 
+/// As the JSON schema spells it: `{"fixed_ms": 200}` or `{"fraction_of_remaining": 0.25}`.
+impl Serialize for AttemptTimeoutConfig {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        match *self {
+            AttemptTimeoutConfig::FixedMs { ms } => {
+                serializer.serialize_newtype_variant("AttemptTimeoutConfig", 0, "fixed_ms", &ms)
+            }
+            AttemptTimeoutConfig::FractionOfRemaining { fraction } => {
+                serializer.serialize_newtype_variant("AttemptTimeoutConfig", 1, "fraction_of_remaining", &fraction)
+            }
+        }
+    }
+}
+
 /// Backoff ceilings before jitter.
-#[derive(Clone, Copy, Debug, PartialEq, uniffi::Record)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, uniffi::Record)]
 pub struct BackoffConfig {
     pub kind: BackoffKind,
     pub base_ms: i64,
@@ -32,7 +49,7 @@ pub struct BackoffConfig {
 }
 
 /// Outcomes that may be retried.
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, uniffi::Record)]
 pub struct RetryOnConfig {
     pub http_statuses: Vec<i32>,
     pub grpc_codes: Vec<GrpcCode>,
@@ -43,14 +60,14 @@ pub struct RetryOnConfig {
 }
 
 /// A set of HTTP statuses and gRPC codes with one meaning (ambiguous, or conflict).
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, uniffi::Record)]
 pub struct StatusSetConfig {
     pub http_statuses: Vec<i32>,
     pub grpc_codes: Vec<GrpcCode>,
 }
 
 /// How server guidance (Retry-After, gRPC pushback) is honored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, uniffi::Record)]
 pub struct ServerGuidanceConfig {
     pub honor: bool,
     pub cap_ms: i64,
@@ -60,7 +77,7 @@ pub struct ServerGuidanceConfig {
 }
 
 /// Hedging: extra attempts started while the first still runs (not for `unsafe`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, uniffi::Record)]
 pub struct HedgingConfig {
     /// How long an attempt runs without an answer before the next hedge starts.
     pub delay_ms: i64,
@@ -69,7 +86,7 @@ pub struct HedgingConfig {
 }
 
 /// A queue redelivery schedule (see `Policy.redeliver`).
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, uniffi::Record)]
 pub struct RedeliveryConfig {
     /// The delay before each redelivery; the last one repeats.
     pub delays_ms: Vec<i64>,
@@ -81,7 +98,7 @@ pub struct RedeliveryConfig {
 /// in JSON, camelCase in Kotlin). Start from `defaultPolicyConfig()` or
 /// `profileConfig(name)` and `copy(...)` what you change; `Policy(config)`
 /// validates it.
-#[derive(Clone, Debug, PartialEq, uniffi::Record)]
+#[derive(Clone, Debug, PartialEq, Serialize, uniffi::Record)]
 pub struct PolicyConfig {
     /// Attempts in all, the first included (3 = one try and up to two retries).
     pub max_attempts: i32,
@@ -97,17 +114,15 @@ pub struct PolicyConfig {
     pub server_guidance: ServerGuidanceConfig,
     pub idempotency: Idempotency,
     /// Hedging, off when null.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub hedging: Option<HedgingConfig>,
     /// Queue redelivery schedule; the backoff ceilings and total budget when null.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub redelivery: Option<RedeliveryConfig>,
 }
 
 fn statuses_out(statuses: Vec<u16>) -> Vec<i32> {
     statuses.into_iter().map(i32::from).collect()
-}
-
-fn statuses_in(name: &'static str, statuses: Vec<i32>) -> Result<Vec<u16>> {
-    statuses.into_iter().map(|status| status_in(name, status)).collect()
 }
 
 impl From<rp::PolicyConfig> for PolicyConfig {
@@ -165,67 +180,13 @@ impl From<rp::PolicyConfig> for PolicyConfig {
 
 impl TryFrom<PolicyConfig> for rp::PolicyConfig {
     type Error = RetryplanError;
-    fn try_from(c: PolicyConfig) -> Result<Self> {
-        Ok(rp::PolicyConfig {
-            max_attempts: u32_in("max_attempts", c.max_attempts)?,
-            total_budget_ms: ms_in("total_budget_ms", c.total_budget_ms)?,
-            attempt_timeout: match c.attempt_timeout {
-                AttemptTimeoutConfig::FixedMs { ms } => {
-                    rp::AttemptTimeoutConfig::FixedMs(ms_in("attempt_timeout.fixed_ms", ms)?)
-                }
-                AttemptTimeoutConfig::FractionOfRemaining { fraction } => {
-                    rp::AttemptTimeoutConfig::FractionOfRemaining(fraction)
-                }
-            },
-            response_reserve_ms: ms_in("response_reserve_ms", c.response_reserve_ms)?,
-            minimum_useful_attempt_ms: ms_in("minimum_useful_attempt_ms", c.minimum_useful_attempt_ms)?,
-            backoff: rp::BackoffConfig {
-                kind: c.backoff.kind,
-                base_ms: ms_in("backoff.base_ms", c.backoff.base_ms)?,
-                multiplier: c.backoff.multiplier,
-                cap_ms: ms_in("backoff.cap_ms", c.backoff.cap_ms)?,
-            },
-            jitter: c.jitter,
-            retry_on: rp::RetryOnConfig {
-                http_statuses: statuses_in("retry_on.http_statuses", c.retry_on.http_statuses)?,
-                grpc_codes: c.retry_on.grpc_codes,
-                transport: c.retry_on.transport,
-                error_codes: c.retry_on.error_codes,
-            },
-            ambiguous: rp::StatusSetConfig {
-                http_statuses: statuses_in("ambiguous.http_statuses", c.ambiguous.http_statuses)?,
-                grpc_codes: c.ambiguous.grpc_codes,
-            },
-            conflict: rp::StatusSetConfig {
-                http_statuses: statuses_in("conflict.http_statuses", c.conflict.http_statuses)?,
-                grpc_codes: c.conflict.grpc_codes,
-            },
-            server_guidance: rp::ServerGuidanceConfig {
-                honor: c.server_guidance.honor,
-                cap_ms: ms_in("server_guidance.cap_ms", c.server_guidance.cap_ms)?,
-                above_cap: c.server_guidance.above_cap,
-                mode: c.server_guidance.mode,
-            },
-            idempotency: c.idempotency,
-            hedging: match c.hedging {
-                None => None,
-                Some(h) => Some(rp::HedgingConfig {
-                    delay_ms: ms_in("hedging.delay_ms", h.delay_ms)?,
-                    max_hedged_attempts: u32_in("hedging.max_hedged_attempts", h.max_hedged_attempts)?,
-                }),
-            },
-            redelivery: match c.redelivery {
-                None => None,
-                Some(r) => Some(rp::RedeliveryConfig {
-                    delays_ms: r
-                        .delays_ms
-                        .into_iter()
-                        .map(|ms| ms_in("redelivery.delays_ms", ms))
-                        .collect::<Result<_>>()?,
-                    max_age_ms: ms_in("redelivery.max_age_ms", r.max_age_ms)?,
-                }),
-            },
-        })
+    /// Through the core's one reader: the record becomes the data tree a JSON
+    /// text or a JS object becomes (serde's `Serialize`, field names as in the
+    /// JSON schema), so a bad value gets the same error code and field path
+    /// in every language (a negative `backoff.baseMs` is `invalid_policy_json`
+    /// at `backoff.base_ms`, as in JSON).
+    fn try_from(config: PolicyConfig) -> Result<Self> {
+        Ok(rp::PolicyConfig::from_value(&Value::from_serialize(&config)?)?)
     }
 }
 
@@ -280,6 +241,11 @@ impl Policy {
     /// True when requests carry the idempotency key header (keyed and unsafe operations).
     pub fn sends_idempotency_key(&self) -> bool {
         self.0.sends_idempotency_key()
+    }
+
+    /// True when the policy hedges: starts extra attempts while one still runs.
+    pub fn has_hedging(&self) -> bool {
+        self.0.hedging().is_some()
     }
 
     /// The configuration this policy was validated from (normalised).

@@ -168,7 +168,7 @@ def test_policy_errors_name_every_field() -> None:
         ({"backoff": {"kind": "fibonacci"}}, "backoff.kind"),
         ({"idempotency": True}, "idempotency"),
         ({"retry_on": {"http_statuses": [503, "504"]}}, "retry_on.http_statuses[1]"),
-        ({"total_budget_ms": {1, 2}}, ""),
+        ({"total_budget_ms": {1, 2}}, "total_budget_ms"),  # a set is not plain data: the field is named
     ],
 )
 def test_unreadable_policies_name_the_field(config: dict, field: str) -> None:
@@ -349,3 +349,68 @@ def test_shared_controls_and_redelivery() -> None:
 
     assert Outcome.from_http(503, "2", "oops", now_unix=0.0) == Outcome.http_status(503, 2000)
     assert Outcome.from_http(503, "soon", None, now_unix_ms=0) == Outcome.http_status(503)
+
+
+# ---------------------------------------------------------------- what bad input gets (issue 16 item 8)
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 10**400], ids=["nan", "inf", "-inf", "10**400"])
+@pytest.mark.parametrize("path", [("total_budget_ms",), ("backoff", "base_ms"), ("jitter", "ratio")])
+def test_unrepresentable_numbers_in_a_policy_dict_name_the_field(value: object, path: tuple) -> None:
+    config: dict = {"jitter": {"kind": "proportional", "ratio": 0.5}}
+    inner = config
+    for key in path[:-1]:
+        inner = inner.setdefault(key, {})
+    inner[path[-1]] = value
+    with pytest.raises(InvalidPolicyJsonError) as raised:
+        Policy.from_dict(config)
+    assert raised.value.field == ".".join(path)
+
+
+@pytest.mark.parametrize("clock", ["now_ms", "deadline_ms"])
+def test_millisecond_clock_readings_stop_at_2_to_the_53_minus_1(clock: str) -> None:
+    readings = {"now_ms": 0, clock: 2**53 - 1}
+    Operation(Policy(), seed=1, **readings)  # type: ignore[call-overload]
+    for beyond in (2**53, 2**64 - 1):
+        readings[clock] = beyond
+        with pytest.raises(InvalidArgumentError) as raised:
+            Operation(Policy(), seed=1, **readings)  # type: ignore[call-overload]
+        assert raised.value.name == clock and "2^53 - 1" in str(raised.value)
+    with pytest.raises(InvalidArgumentError) as raised:
+        started().poll(now_ms=2**53)
+    assert raised.value.name == "now_ms"
+
+
+LONE = "\ud800"
+
+
+def test_lone_surrogates_are_typed_errors_naming_the_argument_or_field() -> None:
+    for call, name in [
+        (lambda: Policy.from_json(LONE), "text"),
+        (lambda: Policy.from_profile(LONE), "name"),
+        (lambda: Operation(Policy(), 0.0, idempotency_key="key" + LONE), "idempotency_key"),
+        (lambda: Outcome.transport(LONE), "failure"),
+        (lambda: retryplan.parse_retry_after(LONE, 0.0), "value"),
+        (lambda: Outcome.from_http_response(503, {"retry-after": LONE}, now_unix=0.0), "headers"),
+    ]:
+        with pytest.raises(InvalidArgumentError) as raised:
+            call()
+        assert raised.value.name == name and "surrogate" in str(raised.value)
+    for config, field in [({"idempotency": LONE}, "idempotency"), ({"backoff": {LONE: 1}}, "backoff")]:
+        with pytest.raises(InvalidPolicyJsonError) as unreadable:
+            Policy.from_dict(config)
+        assert unreadable.value.field == field and "surrogate" in str(unreadable.value)
+
+
+def test_a_huge_bad_config_value_is_cut_in_the_error() -> None:
+    huge = "x" * 50_000_000
+    for call in (
+        lambda: Policy.from_dict({"idempotency": huge}),
+        lambda: Policy.from_dict({"total_budget_ms": huge}),
+        lambda: Policy.from_dict({huge: 1}),
+        lambda: Policy.from_json('{"idempotency": "' + huge + '"}'),
+        lambda: retryplan.Dependency(budget={"kind": huge}),
+    ):
+        with pytest.raises(InvalidPolicyJsonError) as raised:
+            call()
+        assert len(str(raised.value)) < 1_000 and len(raised.value.field) < 100

@@ -17,6 +17,7 @@ import retryplan
 from retryplan import (
     CircuitBreaker,
     Dependency,
+    Driver,
     InvalidPolicyError,
     InvalidPolicyJsonError,
     Operation,
@@ -26,6 +27,7 @@ from retryplan import (
     RetryBudget,
     RetryCharge,
     RetryplanError,
+    Stats,
 )
 
 from conftest import vector_dir
@@ -64,6 +66,8 @@ def error_value(error: RetryplanError) -> Dict[str, Any]:
     if isinstance(error, InvalidPolicyError):
         return {"code": error.code, "fields": list(error.fields)}
     if isinstance(error, InvalidPolicyJsonError):
+        return {"code": error.code, "fields": [error.field]}
+    if isinstance(error, retryplan.UnsupportedError):
         return {"code": error.code, "fields": [error.field]}
     return {"code": error.code}
 
@@ -197,6 +201,62 @@ def kind_operation(case: Dict[str, Any]) -> None:
     run_operation(case, in_seconds=False)
     if exact_in_seconds(case):
         run_operation(case, in_seconds=True)
+
+
+def driver_outcome(step: Dict[str, Any]) -> Outcome:
+    """What a driver step hands in: an outcome as written, a failure by name, or a raw response."""
+    if "outcome" in step:
+        return outcome_of(step["outcome"])
+    if "failure" in step:
+        return Outcome.failure(step["failure"])
+    response = step["response"]
+    headers = {name.lower(): value for name, value in response["headers"].items()}  # looked up by lower-case name
+    return Outcome.from_http_response(response["status"], headers, now_unix_ms=step.get("now_unix_ms", 0))
+
+
+def run_driver(case: Dict[str, Any], in_seconds: bool) -> None:
+    stats = Stats()
+    kwargs: Dict[str, Any] = {"seed": case["seed"], "stats": stats, "record_events": True}
+    for key in ("idempotency_key", "method", "concurrency"):
+        if key in case:
+            kwargs[key] = case[key]
+    if "idempotent_request" in case:
+        kwargs["idempotent"] = case["idempotent_request"]
+    if case.get("deadline_ms") is not None:
+        kwargs["deadline" if in_seconds else "deadline_ms"] = (
+            seconds(case["deadline_ms"]) if in_seconds else case["deadline_ms"]
+        )
+    if "dependency" in case:
+        kwargs["dependency"] = Dependency(case["dependency"])
+    start = {"now": seconds(case["start_ms"])} if in_seconds else {"now_ms": case["start_ms"]}
+    if "expect_error" in case:
+        settle(case, lambda: Driver(policy_of(case), **start, **kwargs), case["id"])
+        return
+    driver = Driver(policy_of(case), **start, **kwargs)
+    for index, step in enumerate(case["steps"]):
+        at = {"now": seconds(step["at_ms"])} if in_seconds else {"now_ms": step["at_ms"]}
+        call = step["call"]
+        if call == "poll":
+            answer = lambda: driver.poll_action(**at).to_dict()  # noqa: E731
+        elif call == "result":
+            outcome = driver_outcome(step)
+            answer = lambda: driver.handle_result(attempt=step["attempt"], outcome=outcome, **at)  # noqa: E731
+        elif call == "cancel":
+            answer = lambda: driver.handle_cancel(**at)  # noqa: E731
+        elif call == "events":
+            answer = lambda: [event.to_dict() for event in iter(driver.poll_event, None)]  # noqa: E731
+        elif call == "stats":
+            answer = lambda: stats.to_dict()  # noqa: E731
+        else:
+            raise AssertionError(f"{case['id']}: unknown driver call {call!r}")
+        unit = "seconds" if in_seconds else "ms"
+        settle(step, answer, f"{case['id']} step {index} ({unit})")
+
+
+def kind_driver(case: Dict[str, Any]) -> None:
+    run_driver(case, in_seconds=False)
+    if "steps" not in case or exact_in_seconds(case):
+        run_driver(case, in_seconds=True)
 
 
 def kind_operation_series(case: Dict[str, Any]) -> None:
@@ -386,6 +446,7 @@ def kind_admit(case: Dict[str, Any]) -> None:
 
 RUNNERS: Dict[str, Callable[[Dict[str, Any]], None]] = {
     "operation": kind_operation,
+    "driver": kind_driver,
     "budget": kind_budget,
     "breaker": kind_breaker,
     "dependency": kind_dependency,

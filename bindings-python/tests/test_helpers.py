@@ -1,7 +1,8 @@
 """The sync and asyncio helpers with a fake clock (no real sleeping)."""
 
 import asyncio
-from typing import List
+import time
+from typing import Any, List
 
 import pytest
 
@@ -54,10 +55,11 @@ def test_decorator_retries_with_the_engines_waits() -> None:
     assert retryplan.current_attempt() is None
 
 
-def test_decorator_gives_up_with_history_and_cause() -> None:
+def test_decorator_gives_up_with_the_ending_and_cause() -> None:
     clock = FakeClock()
+    events: List[retryplan.Event] = []
 
-    @retryplan.retry(POLICY, clock=clock, sleep=clock.sleep, seed=1)
+    @retryplan.retry(POLICY, clock=clock, sleep=clock.sleep, seed=1, on_decision=events.append)
     def down() -> None:
         raise AttemptFailed(Outcome.http_status(503))
 
@@ -65,9 +67,10 @@ def test_decorator_gives_up_with_history_and_cause() -> None:
         down()
     error = raised.value
     assert error.reason is GiveUpReason.ATTEMPTS_EXHAUSTED and error.attempts == 4 and error.code == "gave_up"
-    assert [r.attempt for r in error.history] == [1, 2, 3, 4]
-    assert isinstance(error.__cause__, AttemptFailed)
-    assert error.last_outcome == Outcome.http_status(503)
+    assert [e.decision.attempt for e in events if isinstance(e.decision, retryplan.StartAttempt)] == [1, 2, 3, 4]
+    assert isinstance(error.__cause__, AttemptFailed) and error.cause is error.__cause__
+    assert error.last_outcome == Outcome.http_status(503) and isinstance(error.decision, retryplan.GaveUp)
+    assert len(error.idempotency_key) == 36  # the operation's key, drawn from the seed
 
 
 def test_unknown_exceptions_are_not_retried() -> None:
@@ -211,3 +214,287 @@ def test_an_open_breaker_refuses_attempts_of_every_operation() -> None:
     assert first.value.reason == GiveUpReason.CIRCUIT_OPEN and second.value.reason == GiveUpReason.CIRCUIT_OPEN
     assert len(calls) == 1  # the second operation never reached the function
     assert dependency.snapshot(0.0)["breaker"]["state"] == "open"
+
+
+# ---------------------------------------------------------------- the helper contract (README, "Helpers")
+
+HEDGING = Policy(
+    max_attempts=3, total_budget_ms=5000, attempt_timeout={"fixed_ms": 2000}, jitter={"kind": "none"},
+    hedging={"delay_ms": 50, "max_hedged_attempts": 1},
+)
+
+
+class AppError(Exception):
+    """An ordinary application error."""
+
+
+def test_sync_helpers_refuse_a_hedging_policy_unless_told_to_run_it_one_attempt_at_a_time() -> None:
+    for make in (lambda: retryplan.retry(HEDGING)(lambda: None), lambda: retryplan.attempts(HEDGING)):
+        with pytest.raises(retryplan.UnsupportedError) as refused:  # when the sync function is decorated
+            make()
+        assert refused.value.field == "hedging" and refused.value.code == "unsupported"
+    calls = []
+
+    @retryplan.retry(HEDGING, sequential_attempts=True, seed=1)
+    def one_at_a_time() -> int:
+        calls.append(retryplan.current_attempt())
+        return len(calls)
+
+    assert one_at_a_time() == 1 and calls[0] is not None and not calls[0].plan.hedge
+
+
+def test_async_retry_hedges_and_cancels_the_loser() -> None:
+    stats, started, cancelled = Stats(), [], []
+
+    @retryplan.retry(HEDGING, seed=1, stats=stats)
+    async def fetch() -> str:
+        attempt = retryplan.current_attempt()
+        assert attempt is not None
+        started.append((attempt.number, attempt.plan.hedge))
+        if attempt.number == 1:
+            try:
+                await asyncio.sleep(5)
+            except asyncio.CancelledError:
+                cancelled.append(attempt.number)
+                raise
+        return f"attempt {attempt.number}"
+
+    assert asyncio.run(fetch()) == "attempt 2"
+    assert started == [(1, False), (2, True)] and cancelled == [1]
+    assert (stats.attempts, stats.hedges, stats.succeeded) == (2, 1, 1)
+
+
+def test_the_hook_decides_only_what_the_failure_table_does_not_know() -> None:
+    seen: List[BaseException] = []
+    failures = iter([AppError("busy"), ConnectionRefusedError(), AppError("busy")])
+
+    def outcome_of_error(error: BaseException) -> "Outcome | None":
+        seen.append(error)
+        return Outcome.application("retryable") if isinstance(error, AppError) else None
+
+    @retryplan.retry(POLICY, seed=1, sleep=lambda _: None, outcome_of_error=outcome_of_error)
+    def flaky() -> str:
+        error = next(failures, None)
+        if error is not None:
+            raise error
+        return "done"
+
+    assert flaky() == "done"
+    assert [type(error) for error in seen] == [AppError, AppError]  # ConnectionRefusedError is the table's
+
+    @retryplan.retry(POLICY, seed=1, outcome_of_error=lambda error: None)
+    def unknown() -> None:
+        raise AppError("bug")
+
+    with pytest.raises(GaveUpError) as raised:
+        unknown()
+    assert raised.value.reason == "not_retryable" and raised.value.attempts == 1
+
+
+def test_outcome_of_exception_is_a_deprecated_alias_of_outcome_of_error() -> None:
+    calls = []
+
+    def flaky() -> int:
+        calls.append(1)
+        if len(calls) < 2:
+            raise AppError()
+        return len(calls)
+
+    with pytest.warns(DeprecationWarning, match="outcome_of_error"):
+        flaky = retryplan.retry(POLICY, seed=1, outcome_of_exception=lambda error: Outcome.application("retryable"))(flaky)
+
+    assert flaky() == 2
+
+
+def test_an_invalid_request_is_raised_again_unchanged() -> None:
+    httpx = pytest.importorskip("httpx")
+    stats, calls = Stats(), []
+    invalid = httpx.UnsupportedProtocol("Request URL has an unsupported protocol 'ftp://'.")
+
+    @retryplan.retry(POLICY, seed=1, stats=stats)
+    def send() -> None:
+        calls.append(1)
+        raise invalid
+
+    with pytest.raises(httpx.UnsupportedProtocol) as raised:
+        send()
+    assert raised.value is invalid and len(calls) == 1 and stats.gave_up[GiveUpReason.CANCELLED] == 1
+
+
+def test_typed_endings_carry_reason_attempts_key_last_outcome_cause_and_decision() -> None:
+    unsafe = Policy(idempotency="unsafe", jitter={"kind": "none"})
+    reset = ConnectionResetError("reset after sending")
+    with pytest.raises(ReconcileRequired) as raised:
+        for attempt in retryplan.attempts(unsafe, seed=3, idempotency_key="order-9"):
+            with attempt:
+                raise reset
+    ending = raised.value
+    assert (ending.idempotency_key, ending.attempts, ending.cause, ending.__cause__) == ("order-9", 1, reset, reset)
+    assert ending.last_outcome == Outcome.failure("connection_lost") and isinstance(ending.decision, retryplan.Reconcile)
+
+
+def test_a_success_keeps_no_error_of_an_earlier_attempt_alive() -> None:
+    import gc
+    import weakref
+
+    errors: List["weakref.ref[BaseException]"] = []
+
+    @retryplan.retry(Policy(max_attempts=50, jitter={"kind": "none"}, backoff={"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0}), seed=1,
+                     outcome_of_error=lambda error: Outcome.application("retryable"))
+    def flaky() -> int:
+        # Only the error of the attempt just before can still be alive: the latest accepted result.
+        assert sum(ref() is not None for ref in errors) <= 1
+        if len(errors) < 40:
+            raise registered(AppError(len(errors)))  # no local name: the frame must not hold its own error
+        return len(errors)
+
+    def registered(error: BaseException) -> BaseException:
+        errors.append(weakref.ref(error))
+        return error
+
+    gc.disable()
+    try:
+        assert flaky() == 40
+        assert all(ref() is None for ref in errors)  # freed without the cyclic collector
+    finally:
+        gc.enable()
+
+
+def test_a_sync_call_that_returns_after_its_abort_time_counts_as_timed_out() -> None:
+    clock = FakeClock()
+    events: List[retryplan.Event] = []
+    policy = Policy(max_attempts=3, attempt_timeout={"fixed_ms": 100}, jitter={"kind": "none"})
+
+    @retryplan.retry(policy, clock=clock, sleep=clock.sleep, seed=1, on_decision=events.append)
+    def slow_then_fast() -> str:
+        attempt = retryplan.current_attempt()
+        assert attempt is not None
+        if attempt.number == 1:
+            clock.now += 0.5  # returns 400 ms after its abort time: its value is dropped
+            return "late"
+        return "in time"
+
+    assert slow_then_fast() == "in time"
+    afters = [event.after for event in events if event.after is not None]
+    assert afters[0].attempt == 1 and afters[0].outcome == Outcome.transport("timed_out")
+
+
+def test_a_keyboard_interrupt_during_the_wait_ends_the_operation() -> None:
+    stats = Stats()
+
+    def interrupted(seconds: float) -> None:
+        raise KeyboardInterrupt
+
+    @retryplan.retry(POLICY, seed=1, stats=stats, sleep=interrupted)
+    def failing() -> None:
+        raise ConnectionResetError()
+
+    with pytest.raises(KeyboardInterrupt):
+        failing()
+    assert stats.gave_up[GiveUpReason.CANCELLED] == 1 and stats.attempts == 1
+
+
+def test_async_attempts_cut_the_block_at_its_abort_time() -> None:
+    policy = Policy(max_attempts=3, attempt_timeout={"fixed_ms": 100}, jitter={"kind": "none"},
+                    backoff={"base_ms": 10, "cap_ms": 10})
+
+    async def main() -> List[int]:
+        numbers = []
+        async for attempt in retryplan.async_attempts(policy, seed=5):
+            async with attempt:
+                numbers.append(attempt.number)
+                if attempt.number == 1:
+                    await asyncio.sleep(10)  # cut at 100 ms
+        return numbers
+
+    started = time.monotonic()
+    assert asyncio.run(main()) == [1, 2] and time.monotonic() - started < 2.0
+
+
+def test_every_decision_reaches_on_decision_and_the_log(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    clock, events = FakeClock(), []
+    with caplog.at_level(logging.DEBUG, logger="retryplan"):
+
+        @retryplan.retry(POLICY, clock=clock, sleep=clock.sleep, seed=1, on_decision=events.append)
+        def flaky() -> None:
+            raise AttemptFailed(Outcome.http_status(404))
+
+        with pytest.raises(GaveUpError):
+            flaky()
+    kinds = [event.decision.kind for event in events]
+    assert kinds == ["start_attempt", "gave_up"]
+    assert [r.retryplan_decision for r in caplog.records if hasattr(r, "retryplan_decision")] == kinds
+    assert caplog.records[-1].levelno == logging.INFO and caplog.records[-1].retryplan["reason"] == "not_retryable"
+
+
+@pytest.mark.parametrize(
+    "make, failure",
+    [
+        (lambda: ConnectionRefusedError(), "connection_refused"),
+        (lambda: __import__("socket").gaierror(-2, "Name or service not known"), "dns_lookup_failed"),
+        (lambda: ConnectionResetError(), "connection_lost"),
+        (lambda: BrokenPipeError(), "write_failed"),
+        (lambda: TimeoutError(), "read_timeout"),
+        (lambda: OSError(__import__("errno").ENETUNREACH, "unreachable"), "unreachable"),
+        (lambda: __import__("ssl").SSLCertVerificationError(), "tls_handshake_failed"),
+        (lambda: __import__("http.client").client.IncompleteRead(b""), "body_broken"),
+        (lambda: __import__("httpx").ConnectTimeout("t"), "connect_timeout"),
+        (lambda: __import__("httpx").PoolTimeout("t"), "pool_timeout"),
+        (lambda: __import__("httpx").ReadTimeout("t"), "read_timeout"),
+        (lambda: __import__("httpx").WriteError("w"), "write_failed"),
+        (lambda: __import__("httpx").ReadError("r"), "connection_lost"),
+        (lambda: __import__("httpx").RemoteProtocolError("Server disconnected"), "connection_lost"),
+        (lambda: _caused(__import__("httpx").ConnectError("c"), ConnectionRefusedError()), "connection_refused"),
+        (lambda: _caused(__import__("httpx").ConnectError("c"), __import__("socket").gaierror(-2, "x")), "dns_lookup_failed"),
+        (lambda: __import__("httpx").ConnectError("no cause"), "unreachable"),
+    ],
+)
+def test_the_failure_table(make: "Any", failure: str) -> None:
+    assert retryplan.default_outcome_of_exception(make()) == Outcome.failure(failure)
+
+
+def _caused(error: BaseException, cause: BaseException) -> BaseException:
+    error.__cause__ = cause
+    return error
+
+
+def test_the_failure_table_reads_requests_and_urllib3_errors() -> None:
+    requests = pytest.importorskip("requests")
+    import urllib3.exceptions as u
+
+    def wrapped(reason: BaseException) -> BaseException:
+        """requests.ConnectionError(MaxRetryError(reason)), chained as requests and urllib3 chain them."""
+        retries = _caused(u.MaxRetryError(None, "http://x/", reason), reason)  # type: ignore[arg-type]
+        error = requests.ConnectionError(retries)
+        error.__context__ = retries
+        return error
+
+    refused = _caused(u.NewConnectionError(None, "refused"), ConnectionRefusedError())  # type: ignore[arg-type]
+    dns = _caused(u.NameResolutionError("retryplan-test.invalid", None, __import__("socket").gaierror(-2, "x")),  # type: ignore[arg-type]
+                  __import__("socket").gaierror(-2, "x"))
+    reset = u.ProtocolError("Connection aborted.", ConnectionResetError())
+    cases = [
+        (wrapped(refused), "connection_refused"),
+        (wrapped(dns), "dns_lookup_failed"),
+        (_caused(requests.ConnectionError(reset), reset), "connection_lost"),
+        (requests.ConnectTimeout(), "connect_timeout"),
+        (requests.ReadTimeout(), "read_timeout"),
+        (requests.exceptions.ChunkedEncodingError(), "body_broken"),
+        (requests.exceptions.SSLError(), "tls_handshake_failed"),
+        (u.ReadTimeoutError(None, "/", "read timed out"), "read_timeout"),  # type: ignore[arg-type]
+    ]
+    for error, failure in cases:
+        assert retryplan.default_outcome_of_exception(error) == Outcome.failure(failure), (error, failure)
+    stats = Stats()
+    for invalid in (requests.exceptions.MissingSchema("no scheme"), requests.exceptions.InvalidURL("bad")):
+
+        @retryplan.retry(POLICY, seed=1, stats=stats)
+        def send() -> None:
+            raise invalid
+
+        with pytest.raises(type(invalid)) as raised:
+            send()
+        assert raised.value is invalid
+    assert stats.attempts == 2 and stats.gave_up[GiveUpReason.CANCELLED] == 2

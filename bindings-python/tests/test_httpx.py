@@ -2,6 +2,7 @@
 
 import asyncio
 import logging
+import time
 from typing import Iterator
 
 import httpx
@@ -43,7 +44,8 @@ def test_503_with_retry_after_seconds_then_success(server: Server) -> None:
     assert len(server.script.seen) == 2
     (wait,) = waits(server.script.seen)
     assert 0.95 <= wait < 3.0  # honoured the 1 s Retry-After (generous upper bound)
-    assert response.extensions.get("retryplan_decision") is None  # success returns the response as is
+    decision = response.extensions["retryplan_decision"]  # the ending rides on every response returned
+    assert isinstance(decision, retryplan.Succeeded) and (decision.attempts, decision.winner) == (2, 2)
 
 
 def test_503_with_retry_after_http_date(server: Server) -> None:
@@ -99,7 +101,7 @@ def test_dropped_connection_of_an_unsafe_write_reconciles(server: Server) -> Non
     assert len(server.script.seen) == 1  # never repeated
     key = server.script.seen[0]["headers"]["idempotency-key"]
     assert raised.value.idempotency_key == key
-    assert isinstance(raised.value.last_exception, httpx.RemoteProtocolError)
+    assert isinstance(raised.value.cause, httpx.RemoteProtocolError) and raised.value.__cause__ is raised.value.cause
 
 
 def test_keyed_write_sends_one_stable_key_and_fresh_request_ids(server: Server) -> None:
@@ -219,3 +221,71 @@ def test_a_shared_dependency_budget_stops_retries_across_requests(server: Server
     assert second.extensions["retryplan_decision"].reason == GiveUpReason.BUDGET_EXHAUSTED
     assert len(server.script.seen) == 4  # two retries in all: the quota of 10 paid 5 each
     assert dependency.snapshot(0.0)["budget"] == {"kind": "quota", "available": 0, "capacity": 10}
+
+
+# ---------------------------------------------------------------- the helper contract (README, "Helpers")
+
+
+@pytest.mark.parametrize("status_code", [600, 999])
+def test_a_status_outside_100_599_is_an_outcome_and_every_response_is_closed(server: Server, status_code: int) -> None:
+    # Issue 16 item 4: such answers used to raise InvalidArgumentError and leak their connection, so a pool of 3
+    # was exhausted after 3 of them (PoolTimeout).
+    server.script.queue(*[status(status_code)] * 16)
+    policy = Policy.from_dict({**FAST, "max_attempts": 2})
+    limits, timeout = httpx.Limits(max_connections=3), httpx.Timeout(2.0, pool=0.5)
+
+    def sync_calls() -> list:
+        transport = RetryTransport(httpx.HTTPTransport(limits=limits), policy=policy)
+        with httpx.Client(transport=transport, timeout=timeout) as c:
+            return [c.get(server.url + f"/weird/{n}") for n in range(4)]
+
+    async def async_calls() -> list:
+        transport = AsyncRetryTransport(httpx.AsyncHTTPTransport(limits=limits), policy=policy)
+        async with httpx.AsyncClient(transport=transport, timeout=timeout) as c:
+            return [await c.get(server.url + f"/weird/{n}") for n in range(4)]
+
+    for responses in (sync_calls(), asyncio.run(async_calls())):
+        assert [r.status_code for r in responses] == [status_code] * 4
+        assert all(r.extensions["retryplan_decision"].reason == "attempts_exhausted" for r in responses)
+    assert len(server.script.seen) == 16  # two attempts each: malformed_response is retried for a GET
+
+
+def test_a_post_is_never_repeated_after_it_may_have_been_processed_unless_the_request_says_so(server: Server) -> None:
+    server.script.queue(status(500), status(500), status(201))
+    with client(Policy.from_dict(FAST)) as c, pytest.raises(ReconcileRequired) as raised:
+        c.post(server.url + "/orders", content=b"{}")
+    assert len(server.script.seen) == 1 and raised.value.last_outcome == retryplan.Outcome.http_status(500)
+    assert server.script.seen[0]["headers"]["idempotency-key"] == raised.value.idempotency_key  # to reconcile by
+    with client(Policy.from_dict(FAST)) as c:
+        response = c.post(server.url + "/orders", content=b"{}", extensions={"retryplan": {"idempotent": True}})
+    assert response.status_code == 201 and len(server.script.seen) == 3
+
+
+def test_an_invalid_request_is_raised_again_unchanged() -> None:
+    stats = Stats()
+    with client(Policy.from_dict(FAST), stats=stats) as c, pytest.raises(httpx.UnsupportedProtocol):
+        c.get("ftp://127.0.0.1/file")
+    assert stats.attempts == 1 and stats.gave_up[GiveUpReason.CANCELLED] == 1
+
+
+def test_an_abandoned_sync_attempt_stops_reading_at_once(server: Server) -> None:
+    import threading
+
+    server.script.queue(("stall", 5.0), status(200))
+    policy = Policy.from_dict({**FAST, "attempt_timeout": {"fixed_ms": 200}})
+    with client(policy) as c:
+        assert c.get(server.url + "/stall").status_code == 200
+        deadline = time.monotonic() + 1.0
+        while any(t.name == "retryplan-attempt" for t in threading.enumerate()) and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert not any(t.name == "retryplan-attempt" for t in threading.enumerate())  # its socket was shut
+
+
+def test_on_decision_sees_every_decision_of_a_request(server: Server) -> None:
+    server.script.queue(status(503), status(200))
+    events: list = []
+    with client(Policy.from_dict(FAST), on_decision=events.append) as c:
+        c.get(server.url + "/observed")
+    kinds = [event.decision.kind for event in events]
+    assert kinds == ["start_attempt", "wait", "start_attempt", "succeeded"]
+    assert events[1].after.outcome == retryplan.Outcome.http_status(503)

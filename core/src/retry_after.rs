@@ -14,17 +14,13 @@
 
 use std::time::UNIX_EPOCH;
 
-use crate::text::Quoted;
+use crate::text::{excerpt, Quoted};
 use crate::units::MAX_MS;
 
 /// Header name used in errors produced by [`parse_retry_after`].
 const RETRY_AFTER: &str = "retry-after";
 /// Header name used in errors produced by [`parse_retry_after_ms_header`].
 const RETRY_AFTER_MS: &str = "retry-after-ms";
-
-/// Longest excerpt of an offending value kept inside a [`HeaderError`], in
-/// characters.
-const EXCERPT_CHARS: usize = 64;
 
 /// Why a header value could not be read.
 ///
@@ -83,19 +79,6 @@ impl HeaderError {
         match self {
             Self::Empty { header } | Self::Malformed { header, .. } | Self::OutOfRange { header, .. } => header,
         }
-    }
-}
-
-/// Copies at most [`EXCERPT_CHARS`] characters of `value`, cutting on a char
-/// boundary and marking the cut with an ellipsis.
-fn excerpt(value: &str) -> String {
-    match value.char_indices().nth(EXCERPT_CHARS) {
-        Some((cut, _)) => {
-            let mut out = String::from(value.get(..cut).unwrap_or_default());
-            out.push('…');
-            out
-        }
-        None => String::from(value),
     }
 }
 
@@ -323,7 +306,7 @@ mod tests {
         let Err(HeaderError::Malformed { value, .. }) = parse_retry_after(&long, 0) else {
             panic!("expected Malformed");
         };
-        assert_eq!(value.chars().count(), EXCERPT_CHARS + 1);
+        assert_eq!(value.chars().count(), crate::text::EXCERPT_CHARS + 1);
         assert!(value.ends_with('…'));
         assert_eq!(excerpt("short"), "short");
         assert_eq!(excerpt(&"x".repeat(64)), "x".repeat(64));

@@ -25,6 +25,24 @@ impl core::fmt::Display for Quoted<'_> {
     }
 }
 
+/// Longest excerpt of an offending value echoed in an error (a header value,
+/// a configuration value or key), in characters.
+pub(crate) const EXCERPT_CHARS: usize = 64;
+
+/// Copies at most [`EXCERPT_CHARS`] characters of `value`, cutting on a char
+/// boundary and marking the cut with an ellipsis: a bad input of megabytes
+/// must not be copied whole into an error.
+pub(crate) fn excerpt(value: &str) -> String {
+    match value.char_indices().nth(EXCERPT_CHARS) {
+        Some((cut, _)) => {
+            let mut out = String::from(value.get(..cut).unwrap_or_default());
+            out.push('…');
+            out
+        }
+        None => String::from(value),
+    }
+}
+
 /// Zero-width and bidirectional formatting characters (Unicode `Cf` that renders as nothing).
 fn is_invisible_format(c: char) -> bool {
     matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')

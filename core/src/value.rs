@@ -27,6 +27,7 @@
 use core::fmt;
 
 use crate::error::Error;
+use crate::text::excerpt;
 use crate::units::Decimal;
 
 mod serializer;
@@ -136,7 +137,7 @@ impl Value {
             Value::Null => "null".to_owned(),
             Value::Bool(value) => format!("the boolean {value}"),
             Value::Number(number) => format!("the number {number}"),
-            Value::String(text) => format!("the string \"{text}\""),
+            Value::String(text) => format!("the string \"{}\"", excerpt(text)),
             Value::List(_) => "a list".to_owned(),
             Value::Object(_) => "an object".to_owned(),
         }
@@ -400,7 +401,7 @@ pub(crate) fn read_name<T: Named>(value: &Value, path: &str) -> Result<T, Error>
     match value {
         Value::String(name) => T::from_name(name).ok_or_else(|| {
             let hint = did_you_mean(name, T::ALL.iter().map(|variant| variant.name()));
-            read_error(path, format!("unknown variant `{name}`{hint}, expected one of {}", names::<T>()))
+            read_error(path, format!("unknown variant `{}`{hint}, expected one of {}", excerpt(name), names::<T>()))
         }),
         other => Err(expected(path, &format!("one of {}", names::<T>()), other)),
     }
@@ -423,12 +424,12 @@ impl<'a> Fields<'a> {
             return Err(expected(path, "an object", value));
         };
         for (index, (key, _)) in fields.iter().enumerate() {
+            // A key is echoed as an excerpt: a bad configuration must not copy megabytes into an error.
             if !known.contains(&key.as_str()) {
                 let hint = did_you_mean(key, known.iter().copied());
-                return Err(read_error(
-                    &join(path, key),
-                    format!("unknown field `{key}`{hint}, expected one of {}", quoted(known.iter().copied())),
-                ));
+                let key = excerpt(key);
+                let message = format!("unknown field `{key}`{hint}, expected one of {}", quoted(known.iter().copied()));
+                return Err(read_error(&join(path, &key), message));
             }
             if fields.iter().take(index).any(|(earlier, _)| earlier == key) {
                 return Err(read_error(&join(path, key), format!("duplicate field `{key}`")));
@@ -538,6 +539,23 @@ pub(crate) fn one_of<'a>(value: &'a Value, path: &str, known: &[&str]) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reading_errors_echo_a_huge_value_or_key_as_an_excerpt() {
+        let huge = "x".repeat(50_000);
+        let object = |key: &str, value: Value| Value::Object(vec![(key.to_owned(), value)]);
+        for (config, field) in [
+            (object("idempotency", Value::String(huge.clone())), "idempotency"),
+            (object("total_budget_ms", Value::String(huge.clone())), "total_budget_ms"),
+            (object(&huge, Value::Null), ""),
+        ] {
+            let error = crate::PolicyConfig::from_value(&config).unwrap_err();
+            let Error::InvalidPolicyJson { field: at, .. } = &error else { panic!("{error:?}") };
+            assert!(error.to_string().len() < 1_000, "{} bytes", error.to_string().len());
+            assert!(at.starts_with(field) && at.len() < 100, "{at}");
+            assert!(error.to_string().contains(&format!("{}…", "x".repeat(64))), "{error}");
+        }
+    }
 
     #[test]
     fn host_floats_become_the_most_exact_number() {

@@ -1,7 +1,9 @@
 """retryplan: retry and deadline decisions from one sans-IO engine.
 
 The engine (compiled Rust, ``retryplan._native``) decides; this package
-converts types and errors and does the I/O the Python way.
+converts types and errors and does the I/O the Python way. Every helper
+(``retry``, ``attempts``, ``async_attempts``, ``retryplan.httpx``) is an
+adapter over the engine's host loop, ``Driver``.
 
 Units: a clock reading you pass in (``now``, ``deadline``) is float seconds
 from ``time.monotonic()`` (``now_unix``: ``time.time()``), and each also has an
@@ -10,23 +12,32 @@ Everything else, every policy field, decision field and return value, is
 integer milliseconds named ``_ms``, exactly as in the engine.
 
 Only the compiled engine is imported eagerly; the enums, the exceptions and
-the helpers (``retry``, ``attempts``, ``async_attempts``, ``current_attempt``,
-and the ``retryplan.httpx`` module) are imported on first use, so
-``import retryplan`` stays cheap.
+the helpers are imported on first use, so ``import retryplan`` stays cheap.
 """
 
 from ._native import (
+    FAILURES,
     GIVE_UP_REASONS,
     GRPC_CODES,
+    GUIDANCE_HEADERS,
+    IDEMPOTENCY_KEY_HEADER,
     MAX_MS,
     PROFILE_NAMES,
+    REQUEST_ID_HEADER,
+    AbortAttempt,
+    Action,
     Admission,
+    AttemptPlan,
+    AttemptResult,
     AwaitOutcome,
     BreakerPermit,
     CircuitBreaker,
     Classification,
     Decision,
     Dependency,
+    Driver,
+    Ending,
+    Event,
     GaveUp,
     Operation,
     Outcome,
@@ -38,6 +49,7 @@ from ._native import (
     RetryBudget,
     RetryCharge,
     ServiceConfig,
+    Sleep,
     StartAttempt,
     Stats,
     Succeeded,
@@ -65,12 +77,11 @@ from ._native import (
 TYPE_CHECKING = False  # typing is not imported at run time: it would double the import time
 if TYPE_CHECKING:  # pragma: no cover
     from ._async import AsyncAttempts, async_attempts
-    from ._enums import GiveUpReason, GrpcCode, Idempotency, TransportFailure, Verdict
+    from ._enums import Failure, GiveUpReason, GrpcCode, Idempotency, TransportFailure, Verdict
     from ._errors import (
         ArgumentTypeError,
         AttemptFailed,
         AttemptNotRunningError,
-        AttemptRecord,
         EntropyUnavailableError,
         GaveUpError,
         InvalidArgumentError,
@@ -86,86 +97,71 @@ if TYPE_CHECKING:  # pragma: no cover
         UnsupportedError,
         Violation,
     )
-    from ._helpers import (
-        Attempt,
-        Attempts,
-        attempts,
-        current_attempt,
-        default_outcome_of_exception,
-        http_outcome,
-        response_outcome,
-        retry,
-    )
+    from ._failures import default_outcome_of_exception, http_outcome, response_outcome
+    from ._helpers import Attempts, attempts, retry
+    from ._run import Attempt, current_attempt
 
 _LAZY = {
-    **dict.fromkeys(("GiveUpReason", "GrpcCode", "Idempotency", "TransportFailure", "Verdict"), "._enums"),
-    **dict.fromkeys(
-        (
-            "ArgumentTypeError",
-            "AttemptFailed",
-            "AttemptNotRunningError",
-            "AttemptRecord",
-            "EntropyUnavailableError",
-            "GaveUpError",
-            "InvalidArgumentError",
-            "InvalidHeaderError",
-            "InvalidPolicyError",
-            "InvalidPolicyJsonError",
-            "OperationEndedError",
-            "OperationFailed",
-            "ReconcileRequired",
-    "Redelivery",
-            "RestartRequired",
-            "RetryBudget",
-    "RetryCharge",
-    "RetryplanError",
-            "UnknownProfileError",
-            "UnsupportedError",
-            "Violation",
-        ),
-        "._errors",
+    "_enums": ("Failure", "GiveUpReason", "GrpcCode", "Idempotency", "TransportFailure", "Verdict"),
+    "_errors": (
+        "ArgumentTypeError",
+        "AttemptFailed",
+        "AttemptNotRunningError",
+        "EntropyUnavailableError",
+        "GaveUpError",
+        "InvalidArgumentError",
+        "InvalidHeaderError",
+        "InvalidPolicyError",
+        "InvalidPolicyJsonError",
+        "OperationEndedError",
+        "OperationFailed",
+        "ReconcileRequired",
+        "RestartRequired",
+        "RetryplanError",
+        "UnknownProfileError",
+        "UnsupportedError",
+        "Violation",
     ),
-    **dict.fromkeys(
-        (
-            "Attempt",
-            "Attempts",
-            "attempts",
-            "current_attempt",
-            "default_outcome_of_exception",
-            "http_outcome",
-            "response_outcome",
-            "retry",
-        ),
-        "._helpers",
-    ),
-    **dict.fromkeys(("AsyncAttempts", "async_attempts"), "._async"),
+    "_failures": ("default_outcome_of_exception", "http_outcome", "response_outcome"),
+    "_helpers": ("Attempts", "attempts", "retry"),
+    "_run": ("Attempt", "current_attempt"),
+    "_async": ("AsyncAttempts", "async_attempts"),
 }
+_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
 
 
 def __getattr__(name: str) -> object:
     """Import enums, exceptions and helpers on first use (PEP 562), so ``import retryplan`` stays cheap."""
-    module = _LAZY.get(name)
+    module = _MODULE_OF.get(name)
     if module is None:
         raise AttributeError(f"module 'retryplan' has no attribute {name!r}")
-    import importlib
+    import sys
 
-    value = getattr(importlib.import_module(module, __name__), name)
+    __import__(f"{__name__}.{module}")
+    value = getattr(sys.modules[f"{__name__}.{module}"], name)
     globals()[name] = value
     return value
 
 
 __all__ = [
+    "FAILURES",
     "GIVE_UP_REASONS",
     "GRPC_CODES",
+    "GUIDANCE_HEADERS",
+    "IDEMPOTENCY_KEY_HEADER",
     "MAX_MS",
     "PROFILE_NAMES",
+    "REQUEST_ID_HEADER",
+    "AbortAttempt",
+    "Action",
     "Admission",
     "ArgumentTypeError",
     "AsyncAttempts",
     "Attempt",
     "AttemptFailed",
     "AttemptNotRunningError",
-    "AttemptRecord",
+    "AttemptPlan",
+    "AttemptResult",
     "Attempts",
     "AwaitOutcome",
     "BreakerPermit",
@@ -173,7 +169,11 @@ __all__ = [
     "Classification",
     "Decision",
     "Dependency",
+    "Driver",
+    "Ending",
     "EntropyUnavailableError",
+    "Event",
+    "Failure",
     "GaveUp",
     "GaveUpError",
     "GiveUpReason",
@@ -198,6 +198,7 @@ __all__ = [
     "RetryCharge",
     "RetryplanError",
     "ServiceConfig",
+    "Sleep",
     "StartAttempt",
     "Stats",
     "Succeeded",

@@ -1,100 +1,186 @@
-"""asyncio helpers: the ``async for`` attempt loop and the coroutine side of ``@retry``.
+"""asyncio helpers, adapters over the core's driver.
 
-Waits use ``asyncio.sleep``; cancelling the task cancels the wait, is
-reported to the engine as a cancel (reason ``cancelled``) and propagates.
+:func:`run_concurrently` is the concurrent host loop (``@retry`` on an
+``async def``, the async httpx transport): each attempt the driver plans runs
+as a task, hedges beside the attempt they hedge; an attempt still running at
+its abort time is cancelled (the driver counts it ``timed_out``), so are the
+losers of a race, and whatever a discarded attempt returned is disposed of.
+Cancelling the caller's task ends the operation (``cancelled``), cancels every
+attempt and propagates.
+
+``async_attempts()`` runs its attempts in the caller's task, so one at a
+time, like ``attempts()``; ``async with attempt:`` cancels the block at the
+attempt's abort time.
 """
 
-import asyncio
-import functools
-import logging
-import time
-from typing import Any, Awaitable, Callable, List, Optional
+from __future__ import annotations
 
-from ._errors import AttemptRecord
-from ._helpers import (
-    _CURRENT,
-    SUCCESS,
-    _TIMED_OUT,
-    Attempt,
-    OutcomeOfException,
-    _is_step,
-    _Options,
-    _Run,
-)
-from ._native import Decision, Dependency, Operation, Policy, StartAttempt, Stats, Succeeded, Wait
+import asyncio
+import time
+
+from ._helpers import AttemptLoop, _options
+from ._native import AbortAttempt, AttemptPlan, Ending, Sleep
+from ._run import CURRENT, Attempt, Config, Run
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Awaitable, Callable, Dict, List, Optional
+
+    from ._native import Dependency, Driver, Policy, Stats
+    from ._run import OnDecision, OutcomeOfError
+
+    Sleeper = Callable[[float], Awaitable[Any]]
 
 __all__ = ["AsyncAttempts", "async_attempts"]
 
 
-async def _wait(run: _Run, decision: Wait, sleep: Callable[[float], Awaitable[Any]]) -> Any:
-    """Sleeps until the engine's ``until_ms``; a cancelled wait is the caller cancelling."""
-    delay = run.seconds_until(decision)
-    if delay > 0:
-        try:
-            await sleep(delay)
-        except BaseException:
-            run.cancel()
-            raise
-    return run.poll()
+async def run_concurrently(
+    run: Run, start: Callable[[AttemptPlan], Awaitable[Any]], sleep: Optional[Sleeper] = None
+) -> Ending:
+    """Runs the operation with its attempts as tasks (``start(plan)``); returns the ending."""
+    loop = asyncio.get_running_loop()
+    plans: Dict[asyncio.Task[Any], AttemptPlan] = {}  # every attempt not yet reported
+    running: Dict[int, asyncio.Task[Any]] = {}
+    finished: List[asyncio.Task[Any]] = []
+    waiter: List[Optional[asyncio.Future[None]]] = [None]
+
+    def on_done(task: asyncio.Task[Any]) -> None:
+        finished.append(task)
+        if waiter[0] is not None and not waiter[0].done():
+            waiter[0].set_result(None)
+
+    try:
+        while True:
+            action = run.driver.poll_action(run.clock())
+            if run.observe:
+                run.observed()
+            if isinstance(action, AttemptPlan):
+                task = loop.create_task(_attempt(run, start, action))
+                plans[task], running[action.attempt] = action, task
+                task.add_done_callback(on_done)
+            elif isinstance(action, AbortAttempt):
+                aborted = running.pop(action.attempt, None)
+                if aborted is not None:
+                    aborted.cancel()
+            elif isinstance(action, Ending):
+                return action
+            elif isinstance(action, Sleep):  # until then, or until an attempt ends
+                delay = action.until_ms / 1000.0 - run.clock()
+                if not finished and delay > 0:
+                    await (sleep(delay) if sleep is not None and not running else _wake(loop, waiter, delay))
+                while finished:
+                    _report(run, finished.pop(0), plans, running)
+    except BaseException:
+        run.cancel()  # the caller's cancellation, or an invalid request raised again: the operation ends
+        raise
+    finally:
+        for task in plans:  # not reported: cancel the running, dispose of what the finished returned
+            task.cancel()
+            task.add_done_callback(lambda done: _dispose(run, done))
 
 
-class AsyncAttempts:
-    """The asyncio attempt loop: ``async for attempt in async_attempts(policy): with attempt: ...``.
+async def _wake(loop: asyncio.AbstractEventLoop, waiter: List[Optional[asyncio.Future[None]]], delay: float) -> None:
+    future = waiter[0] = loop.create_future()
+    timer = loop.call_later(delay, _set, future)
+    try:
+        await future
+    finally:
+        timer.cancel()
+        waiter[0] = None
+
+
+def _set(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+async def _attempt(run: Run, start: Callable[[AttemptPlan], Awaitable[Any]], plan: AttemptPlan) -> Any:
+    CURRENT.set(Attempt(plan, run))  # the task's own context: current_attempt() inside this attempt
+    return await start(plan)
+
+
+def _report(run: Run, task: asyncio.Task[Any], plans: Dict[Any, AttemptPlan], running: Dict[int, Any]) -> None:
+    plan = plans.pop(task)
+    if running.get(plan.attempt) is task:
+        del running[plan.attempt]
+    if task.cancelled():
+        return  # aborted: the driver has counted it already
+    error = task.exception()
+    if error is None:
+        value = task.result()
+        run.report(plan, run.outcome_of_value(value), value)
+    else:
+        run.report(plan, run.outcome_of(error), None, error)
+
+
+def _dispose(run: Run, task: asyncio.Task[Any]) -> None:
+    if not task.cancelled() and task.exception() is None and run.config.dispose is not None:
+        run.config.dispose(task.result())
+
+
+def wrap_coroutine_function(
+    fn: Callable[..., Awaitable[Any]], config: Config, sleep: Optional[Sleeper]
+) -> Callable[..., Awaitable[Any]]:
+    """The coroutine side of ``@retry``: each attempt a task, hedges included."""
+
+    async def call(*args: Any, **kwargs: Any) -> Any:
+        run = Run(config, {})
+        return run.end(await run_concurrently(run, lambda plan: fn(*args, **kwargs), sleep))
+
+    return call
+
+
+class AsyncAttempts(AttemptLoop):
+    """The asyncio attempt loop: ``async for attempt in async_attempts(policy): async with attempt: ...``.
 
     Same contract as :class:`retryplan.Attempts`, sleeping with ``asyncio.sleep``.
     """
 
-    def __init__(
-        self,
-        options: _Options,
-        sleep: Callable[[float], Awaitable[Any]],
-        idempotency_key: Optional[str],
-        deadline: Optional[float],
-    ) -> None:
-        self._options = options
-        self._sleep = sleep
-        self._run = options.run(idempotency_key, deadline)
-        self._pending: Any = None
-        self._attempt: Optional[Attempt] = None
-        self.decision: Optional[Decision] = None
-
-    @property
-    def operation(self) -> Operation:
-        """The engine's operation (its idempotency key, deadline, ...)."""
-        return self._run.op
-
-    @property
-    def history(self) -> List[AttemptRecord]:
-        """Every attempt reported so far."""
-        return self._run.history
-
-    def __aiter__(self) -> "AsyncAttempts":
+    def __aiter__(self) -> AsyncAttempts:
         return self
 
     async def __anext__(self) -> Attempt:
         run = self._run
-        if run.op.is_ended and self._pending is None:
+        step = run.step(self._resume())
+        while isinstance(step, float):
+            if step > 0:
+                try:
+                    await self._sleep(step)
+                except BaseException:
+                    run.cancel()
+                    raise
+            step = run.step()
+        attempt = self._next(step)
+        if attempt is None:
             raise StopAsyncIteration
-        attempt = self._attempt
-        if attempt is not None and not attempt._reported:
-            raise RuntimeError(
-                f"attempt {attempt.number} ended without an outcome: use `with attempt:` or attempt.report(...)"
-            )
-        decision, self._pending = self._pending, None
-        if decision is None:
-            decision = run.poll()
-        while True:
-            self.decision = decision
-            kind = type(decision)
-            if kind is StartAttempt:
-                self._attempt = Attempt(decision, run, self, self._options.outcome_of_exception)
-                return self._attempt
-            if kind is Wait:
-                decision = await _wait(run, decision, self._sleep)
-                continue
-            if kind is Succeeded:
-                raise StopAsyncIteration
-            raise run.failure(decision) from run.last_exception
+        return attempt
+
+
+def attempt_timeout(seconds: float) -> Any:
+    """``asyncio.timeout`` (3.11+), else a small equivalent: cancels the block, which then raises TimeoutError."""
+    timeout = getattr(asyncio, "timeout", None)
+    return timeout(seconds) if timeout is not None else _Timeout(seconds)
+
+
+class _Timeout:
+    def __init__(self, seconds: float) -> None:
+        self.seconds, self.fired = seconds, False
+        self.timer: Optional[asyncio.TimerHandle] = None
+
+    async def __aenter__(self) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self.timer = asyncio.get_running_loop().call_later(self.seconds, self.fire, task)
+
+    def fire(self, task: asyncio.Task[Any]) -> None:
+        self.fired = True
+        task.cancel()
+
+    async def __aexit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        if self.fired and isinstance(exc, asyncio.CancelledError):
+            raise TimeoutError from exc
 
 
 def async_attempts(
@@ -102,71 +188,23 @@ def async_attempts(
     *,
     idempotency_key: Optional[str] = None,
     deadline: Optional[float] = None,
-    outcome_of_exception: Optional[OutcomeOfException] = None,
-    logger: Optional[logging.Logger] = None,
+    outcome_of_error: Optional[OutcomeOfError] = None,
+    on_decision: Optional[OnDecision] = None,
+    logger: Any = None,
     stats: Optional[Stats] = None,
     clock: Callable[[], float] = time.monotonic,
-    sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    sleep: Sleeper = asyncio.sleep,
     seed: Optional[int] = None,
     name: str = "operation",
     dependency: Optional[Dependency] = None,
+    sequential_attempts: bool = False,
+    outcome_of_exception: Optional[OutcomeOfError] = None,
 ) -> AsyncAttempts:
-    """Start one operation and iterate over its attempts with ``async for``."""
-    options = _Options(policy, outcome_of_exception, None, logger, stats, clock, seed, name, dependency)
-    return AsyncAttempts(options, sleep, idempotency_key, deadline)
+    """Start one operation and iterate over its attempts with ``async for`` (one at a time; options as ``attempts``)."""
+    config = Config(
+        policy, outcome_of_error=outcome_of_error, outcome_of_exception=outcome_of_exception, on_decision=on_decision,
+        logger=logger, stats=stats, clock=clock, seed=seed, name=name, dependency=dependency, sequential=True,
+        sequential_attempts=sequential_attempts,
+    )  # fmt: skip
+    return AsyncAttempts(config, sleep, _options(idempotency_key, deadline))
 
-
-def wrap_coroutine_function(
-    fn: Callable[..., Awaitable[Any]],
-    options: _Options,
-    sleep: Optional[Callable[[float], Awaitable[Any]]],
-) -> Callable[..., Awaitable[Any]]:
-    """The coroutine side of ``@retry``: each attempt runs under ``asyncio.wait_for`` with its timeout."""
-    outcome_of_exception = options.outcome_of_exception
-    outcome_of_result = options.outcome_of_result
-    do_sleep = sleep or asyncio.sleep
-
-    @functools.wraps(fn)
-    async def call(*args: Any, **kwargs: Any) -> Any:
-        run = options.run(None, None)
-        token = _CURRENT.set(run)
-        try:
-            decision = run.poll()
-            while True:
-                kind = type(decision)
-                if kind is StartAttempt:
-                    run.current = start = decision
-                    try:
-                        timeout = start.abort_at_ms / 1000.0 - run.clock()
-                        result = await asyncio.wait_for(fn(*args, **kwargs), max(timeout, 0.0))
-                    except asyncio.TimeoutError as exc:
-                        decision = _after_failure(run, start, _TIMED_OUT, exc)
-                    except Exception as exc:
-                        decision = _after_failure(run, start, outcome_of_exception(exc), exc)
-                    except BaseException as exc:
-                        run.cancelled_attempt(start, exc)
-                        raise
-                    else:
-                        outcome = SUCCESS if outcome_of_result is None else outcome_of_result(result)
-                        decision = run.report(start, outcome, None, result)
-                        if type(decision) is Succeeded:
-                            run.records.clear()  # unread after a success: frees the failed attempts now (no cycle)
-                            return result
-                    run.current = None
-                elif kind is Wait:
-                    decision = await _wait(run, decision, do_sleep)
-                elif kind is Succeeded:
-                    return run.last_result
-                else:
-                    raise run.failure(decision) from run.last_exception
-        finally:
-            _CURRENT.reset(token)
-
-    return call
-
-
-def _after_failure(run: _Run, start: StartAttempt, outcome: Any, exc: BaseException) -> Any:
-    decision = run.report(start, outcome, exc)
-    if not _is_step(decision) and type(decision) is not Succeeded:
-        raise run.failure(decision) from exc
-    return decision

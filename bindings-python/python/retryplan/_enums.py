@@ -6,7 +6,7 @@ work wherever a member is accepted, and members compare equal to strings.
 
 from enum import Enum
 
-__all__ = ["GiveUpReason", "GrpcCode", "Idempotency", "TransportFailure", "Verdict"]
+__all__ = ["Failure", "GiveUpReason", "GrpcCode", "Idempotency", "TransportFailure", "Verdict"]
 
 
 class _StrEnum(str, Enum):
@@ -50,6 +50,37 @@ class TransportFailure(_StrEnum):
     """The connection broke after (part of) the request was sent: it may have been processed."""
     TIMED_OUT = "timed_out"
     """The attempt's timeout fired after sending: it may have been processed."""
+
+
+class Failure(_StrEnum):
+    """What a host saw go wrong with an attempt, named the same in every language (``Outcome.failure``)."""
+
+    DNS_LOOKUP_FAILED = "dns_lookup_failed"
+    """The host name could not be resolved (nothing was sent)."""
+    CONNECTION_REFUSED = "connection_refused"
+    """The server refused the connection (nothing was sent)."""
+    UNREACHABLE = "unreachable"
+    """No route to the network or the host (nothing was sent)."""
+    CONNECT_TIMEOUT = "connect_timeout"
+    """The connection could not be made in time (nothing was sent)."""
+    TLS_HANDSHAKE_FAILED = "tls_handshake_failed"
+    """The TLS handshake failed (nothing was sent)."""
+    POOL_TIMEOUT = "pool_timeout"
+    """No pooled connection became free in time (nothing was sent)."""
+    WRITE_FAILED = "write_failed"
+    """The connection broke while the request was being written (it may have been processed)."""
+    CONNECTION_LOST = "connection_lost"
+    """Reset or closed after the request was sent, before a complete response (it may have been processed)."""
+    READ_TIMEOUT = "read_timeout"
+    """No (complete) response within the read timeout (it may have been processed)."""
+    BODY_BROKEN = "body_broken"
+    """The response started, then its body broke off mid-stream."""
+    MALFORMED_RESPONSE = "malformed_response"
+    """The answer could not be read as a response (a status outside 100..=599): the server's fault."""
+    ATTEMPT_TIMED_OUT = "attempt_timed_out"
+    """The attempt ran to its abort time and was aborted."""
+    CANCELLED = "cancelled"
+    """The caller abandoned the attempt."""
 
 
 class Verdict(_StrEnum):

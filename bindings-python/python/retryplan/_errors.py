@@ -11,7 +11,7 @@ Two families, both under :class:`RetryplanError`:
   final decision and the attempt history.
 """
 
-from typing import TYPE_CHECKING, Any, Dict, NamedTuple, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Optional, Sequence, Tuple
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._native import Decision, Outcome
@@ -20,7 +20,7 @@ __all__ = [
     "ArgumentTypeError",
     "AttemptFailed",
     "AttemptNotRunningError",
-    "AttemptRecord",
+    "AttemptTimedOut",
     "EntropyUnavailableError",
     "GaveUpError",
     "InvalidArgumentError",
@@ -189,50 +189,6 @@ class EntropyUnavailableError(RetryplanError, OSError):
         return self.message
 
 
-_BY_CODE: Dict[str, type] = {
-    cls.code: cls
-    for cls in (
-        InvalidPolicyError,
-        InvalidPolicyJsonError,
-        UnknownProfileError,
-        OperationEndedError,
-        AttemptNotRunningError,
-        InvalidArgumentError,
-        UnsupportedError,
-        InvalidHeaderError,
-        EntropyUnavailableError,
-    )
-}
-
-
-def _from_native(code: str, message: str, details: Dict[str, Any]) -> RetryplanError:
-    """Build the exception for an engine error (called by ``retryplan._native``)."""
-    if code == "invalid_argument" and details.pop("wrong_type", False):
-        return ArgumentTypeError(message, **details)
-    cls = _BY_CODE.get(code)
-    if cls is None:  # a new engine error this package does not know yet
-        error = RetryplanError(message)
-        error.code = code
-        return error
-    if cls is InvalidPolicyJsonError:
-        return InvalidPolicyJsonError(message, field=details.get("field", ""), detail=details.get("message", ""))
-    if cls is EntropyUnavailableError:
-        return EntropyUnavailableError(message, detail=details.get("message", ""))
-    error = cls(message, **details)
-    assert isinstance(error, RetryplanError)
-    return error
-
-
-class AttemptRecord(NamedTuple):
-    """One attempt a helper made: its number and request id, what it saw, and the decision that followed."""
-
-    attempt: int
-    request_id: str
-    outcome: "Outcome"
-    exception: Optional[BaseException]
-    decision: "Decision"
-
-
 class AttemptFailed(Exception):
     """Raise this inside a retried function to report an exact outcome.
 
@@ -245,12 +201,18 @@ class AttemptFailed(Exception):
         self.outcome = outcome
 
 
+class AttemptTimedOut(TimeoutError):
+    """An attempt a sync helper stopped waiting for at its abort time (the failure ``attempt_timed_out``)."""
+
+
 class OperationFailed(RetryplanError):
     """A helper's operation ended without success (not misuse).
 
-    ``decision`` is the engine's final decision, ``history`` every attempt,
-    ``last_exception`` the exception of the last attempt (also ``__cause__``)
-    and ``last_result`` what the last attempt returned, if it returned.
+    ``decision`` is the engine's final decision; ``attempts`` the attempts
+    started; ``idempotency_key`` the operation's key; ``last_outcome`` how
+    the deciding (last) attempt ended; ``cause`` the exception it raised, if
+    it raised (also ``__cause__``); ``last_result`` what it returned, if it
+    returned. Only the last attempt is kept: no history of every error.
     """
 
     code = "operation_failed"
@@ -259,27 +221,28 @@ class OperationFailed(RetryplanError):
         self,
         message: str,
         decision: "Decision",
-        history: Sequence[AttemptRecord] = (),
+        *,
         idempotency_key: str = "",
-        last_exception: Optional[BaseException] = None,
+        last_outcome: "Optional[Outcome]" = None,
+        cause: Optional[BaseException] = None,
         last_result: Any = None,
     ) -> None:
         super().__init__(message)
         self.decision = decision
-        self.history: Tuple[AttemptRecord, ...] = tuple(history)
         self.idempotency_key = idempotency_key
-        self.last_exception = last_exception
+        self.last_outcome = last_outcome
+        self.cause = cause
         self.last_result = last_result
 
     @property
     def attempts(self) -> int:
-        """Attempts made."""
-        return len(self.history)
+        """Attempts started, hedges included."""
+        return int(getattr(self.decision, "attempts", 0))
 
     @property
-    def last_outcome(self) -> "Optional[Outcome]":
-        """The outcome of the last attempt, if one was reported."""
-        return self.history[-1].outcome if self.history else None
+    def last_exception(self) -> Optional[BaseException]:
+        """Deprecated alias of :attr:`cause` (kept for one release)."""
+        return self.cause
 
 
 class GaveUpError(OperationFailed):

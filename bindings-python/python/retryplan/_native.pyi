@@ -6,7 +6,7 @@ value is integer milliseconds, exactly as in the engine.
 """
 
 import os
-from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Tuple, Union, final, overload
+from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Protocol, Tuple, Union, final, overload
 
 from ._enums import GiveUpReason, GrpcCode, TransportFailure, Verdict
 
@@ -18,11 +18,22 @@ GRPC_CODES: Tuple[str, ...]
 """The gRPC code names, in numeric order (0 to 16)."""
 MAX_MS: int
 """The largest millisecond value a policy accepts: 2**53 - 1."""
+FAILURES: Tuple[str, ...]
+"""The failure vocabulary (``dns_lookup_failed``, ``connection_refused``, ...), for ``Outcome.failure``."""
+GUIDANCE_HEADERS: Tuple[str, ...]
+"""Every response header ``Outcome.from_http_response`` reads, lower case, in the order it consults them."""
+IDEMPOTENCY_KEY_HEADER: str
+"""The header carrying the operation's idempotency key (``Idempotency-Key``)."""
+REQUEST_ID_HEADER: str
+"""The header carrying each attempt's request id (``X-Request-Id``)."""
 __version__: str
 
 
 
 _JsonValue = Any
+
+class _Headers(Protocol):
+    def get(self, name: str, /) -> Optional[str]: ...
 _IdempotencyName = Literal["safe", "idempotent", "keyed", "unsafe"]
 
 @final
@@ -116,6 +127,9 @@ class Outcome:
     def transport(failure: Union[TransportFailure, str]) -> "Outcome":
         """The transport failed: ``not_sent``, ``connection_lost`` or ``timed_out``."""
     @staticmethod
+    def failure(name: str) -> "Outcome":
+        """A failure of the shared vocabulary by name (``dns_lookup_failed``, ``connection_lost``, ...; see ``FAILURES``)."""
+    @staticmethod
     def application(verdict: Union[Verdict, str]) -> "Outcome":
         """The application's own verdict: ``retryable``, ``not_retryable`` or ``conflict``."""
     @staticmethod
@@ -136,6 +150,19 @@ class Outcome:
     def from_http(
         status: int, retry_after: Optional[str] = None, retry_after_ms: Optional[str] = None, *, now_unix_ms: int
     ) -> "Outcome": ...
+    @overload
+    @staticmethod
+    def from_http_response(status: int, headers: _Headers, *, now_unix: float) -> "Outcome":
+        """A response's outcome from its status and headers, read the engine's one way.
+
+        ``headers`` is a mapping whose ``get`` finds the lower-case names of
+        ``GUIDANCE_HEADERS`` (``httpx.Headers``, ``requests``' headers, a dict with
+        lower-case keys); ``now_unix`` reads an HTTP-date. A status outside 100..=599
+        is ``malformed_response``, the server's fault (never an error).
+        """
+    @overload
+    @staticmethod
+    def from_http_response(status: int, headers: _Headers, *, now_unix_ms: int) -> "Outcome": ...
     @property
     def kind(self) -> str:
         """The outcome's kind, as in JSON's ``type``."""
@@ -443,7 +470,11 @@ class Timeline:
 
 @final
 class Stats:
-    """Counters fed with decisions, for metrics."""
+    """Counters of operations, attempts, retries, endings and give-ups by reason, for metrics.
+
+    Counted inside the engine as the helpers' drivers decide (pass it as ``stats=``), or fed
+    decisions by hand with ``record``. Thread-safe.
+    """
 
     def __new__(cls) -> "Stats":
         """All counters at zero."""
@@ -459,10 +490,10 @@ class Stats:
         """Attempts started, first attempts included."""
     @property
     def retries(self) -> int:
-        """Attempts after the first."""
+        """Attempts after the first that followed a failure."""
     @property
     def hedges(self) -> int:
-        """Hedged attempts started."""
+        """Hedges: attempts started while another was still running."""
     @property
     def succeeded(self) -> int:
         """Operations that succeeded."""
@@ -687,3 +718,197 @@ def redeliver(policy: Policy, attempts: int, outcome: Outcome, first_seen: float
 
 @overload
 def redeliver(policy: Policy, attempts: int, outcome: Outcome, *, first_seen_ms: int, now_ms: int) -> Redelivery: ...
+
+class Action:
+    """One thing a host must do now (``Driver.poll_action``); one subclass per kind.
+
+    ``AttemptPlan`` (start this attempt), ``AbortAttempt``, ``Sleep``, ``Ending``.
+    Times are absolute ms on the host's clock.
+    """
+
+    @property
+    def kind(self) -> Literal["start_attempt", "abort_attempt", "sleep", "finish"]:
+        """The snake_case kind, as in the vectors' ``type``."""
+    def to_dict(self) -> Dict[str, _JsonValue]:
+        """The action in the vectors' JSON shape."""
+
+@final
+class AttemptPlan(Action):
+    """Start this attempt now, as planned; report how it ended with ``Driver.handle_result``."""
+
+    @property
+    def attempt(self) -> int:
+        """Attempt number, 1 for the first."""
+    @property
+    def timeout_ms(self) -> int:
+        """The effective timeout: min(per-attempt timeout, remaining budget), in ms."""
+    @property
+    def abort_at_ms(self) -> int:
+        """When the driver counts the attempt as timed out (now + timeout_ms)."""
+    @property
+    def request_id(self) -> str:
+        """A fresh id for this attempt's request (send it as ``X-Request-Id``)."""
+    @property
+    def remaining_budget_ms(self) -> int:
+        """Budget left at the start, after the response reserve."""
+    @property
+    def hedge(self) -> bool:
+        """True for a hedge: an extra attempt while another still runs."""
+    @property
+    def send_idempotency_key(self) -> bool:
+        """True when the request carries the operation's idempotency key."""
+
+@final
+class AbortAttempt(Action):
+    """Abort this running attempt (its result, if it still delivers one, is discarded)."""
+
+    @property
+    def attempt(self) -> int:
+        """The attempt to abort."""
+    @property
+    def reason(self) -> Literal["timed_out", "lost_race", "cancelled", "operation_ended"]:
+        """Why."""
+
+@final
+class Sleep(Action):
+    """Sleep until ``until_ms``, waking early for a result or the caller's cancel; then poll."""
+
+    @property
+    def until_ms(self) -> int:
+        """When to poll again at the latest."""
+
+@final
+class AttemptResult:
+    """An attempt and how it ended."""
+
+    @property
+    def attempt(self) -> int:
+        """The attempt number."""
+    @property
+    def outcome(self) -> Outcome:
+        """How it ended."""
+
+@final
+class Ending(Action):
+    """The operation has ended: return or raise ``decision``; every poll from now on returns it again."""
+
+    @property
+    def decision(self) -> Decision:
+        """The final decision: Succeeded, GaveUp, Reconcile or Restart."""
+    @property
+    def succeeded(self) -> bool:
+        """True when the operation succeeded."""
+    @property
+    def last_result(self) -> Optional[AttemptResult]:
+        """The last attempt result taken into account (the winner's for a success), or None."""
+
+@final
+class Event:
+    """A decision the driver made, for observers (``on_decision`` hooks, logs, metrics)."""
+
+    @property
+    def at_ms(self) -> int:
+        """When it was made (the host's clock, ms)."""
+    @property
+    def decision(self) -> Decision:
+        """The decision."""
+    @property
+    def after(self) -> Optional[AttemptResult]:
+        """The result that led to it, when one did."""
+    def to_dict(self) -> Dict[str, _JsonValue]:
+        """The event in the vectors' JSON shape."""
+
+_Concurrency = Literal["concurrent", "sequential", "sequential_without_hedging"]
+
+@final
+class Driver:
+    """The host loop of one operation: results in, one action out per poll.
+
+    Every helper is an adapter from its runtime to this loop: start each
+    ``AttemptPlan``, abort each ``AbortAttempt``, sleep until each ``Sleep``
+    (waking for results), and return or raise at the ``Ending``. Raises only
+    on misuse.
+    """
+
+    @overload
+    def __new__(
+        cls,
+        policy: Policy,
+        now: float,
+        concurrency: Optional[_Concurrency] = None,
+        *,
+        seed: Optional[int] = None,
+        idempotency_key: Optional[str] = None,
+        deadline: Optional[float] = None,
+        deadline_ms: Optional[int] = None,
+        dependency: Optional[Dependency] = None,
+        method: Optional[str] = None,
+        idempotent: Optional[bool] = None,
+        stats: Optional[Stats] = None,
+        record_events: bool = False,
+    ) -> "Driver":
+        """Starts an operation at ``now`` (seconds).
+
+        ``method``: the HTTP request's method (a method RFC 9110 does not call
+        idempotent makes a safe or idempotent policy unsafe), ``idempotent``: the
+        caller's word for this request. ``concurrency``: ``concurrent`` (default),
+        ``sequential`` (a hedging policy is refused: ``UnsupportedError``) or
+        ``sequential_without_hedging``. ``stats``: counted as decisions are made.
+        ``record_events``: keep each decision for ``poll_event``.
+        """
+    @overload
+    def __new__(
+        cls,
+        policy: Policy,
+        *,
+        concurrency: Optional[_Concurrency] = None,
+        now_ms: int,
+        seed: Optional[int] = None,
+        idempotency_key: Optional[str] = None,
+        deadline: Optional[float] = None,
+        deadline_ms: Optional[int] = None,
+        dependency: Optional[Dependency] = None,
+        method: Optional[str] = None,
+        idempotent: Optional[bool] = None,
+        stats: Optional[Stats] = None,
+        record_events: bool = False,
+    ) -> "Driver":
+        """Starts an operation at ``now_ms`` (integer ms)."""
+    @overload
+    def poll_action(self, now: float) -> Action:
+        """What to do now: an ``AttemptPlan`` to start, an ``AbortAttempt``, a ``Sleep`` or the ``Ending``."""
+    @overload
+    def poll_action(self, *, now_ms: int) -> Action: ...
+    @overload
+    def handle_result(self, now: float, attempt: int, outcome: Outcome) -> Literal["accepted", "discarded"]:
+        """Hands in how ``attempt`` ended: ``"accepted"``, or ``"discarded"`` (dispose of what it carried)."""
+    @overload
+    def handle_result(self, *, attempt: int, outcome: Outcome, now_ms: int) -> Literal["accepted", "discarded"]: ...
+    def next_action(self, now: float, attempt: int, outcome: Outcome) -> Action:
+        """``handle_result`` then ``poll_action`` at one clock reading: the action after the result.
+
+        For a host that runs one attempt at a time and keeps nothing that needs disposing of (a
+        late result is simply dropped): one crossing instead of two, the sync helpers' hot path.
+        """
+    @overload
+    def handle_cancel(self, now: float) -> None:
+        """The caller abandons the operation: it gives up (``cancelled``), running attempts are aborted."""
+    @overload
+    def handle_cancel(self, *, now_ms: int) -> None: ...
+    def poll_event(self) -> Optional[Event]:
+        """The oldest recorded Event not yet read (only with ``record_events=True``), or None."""
+    @property
+    def idempotency_key(self) -> str:
+        """The operation's idempotency key (the same on every attempt)."""
+    @property
+    def deadline_ms(self) -> int:
+        """The deadline in ms: min(start + total_budget_ms, the caller's deadline)."""
+    @property
+    def attempts_started(self) -> int:
+        """Attempts started so far."""
+    @property
+    def running_attempts(self) -> Tuple[int, ...]:
+        """The attempts running now, ascending."""
+    @property
+    def is_ended(self) -> bool:
+        """True once the operation has ended."""

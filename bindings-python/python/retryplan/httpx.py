@@ -1,272 +1,244 @@
-"""httpx transports that run every request as one retryplan operation.
+"""httpx transports that run every request as one retryplan operation (adapters over the core's driver).
 
 ``RetryTransport`` wraps an ``httpx.BaseTransport`` (default
-``httpx.HTTPTransport()``), ``AsyncRetryTransport`` an
-``httpx.AsyncBaseTransport``. For each attempt the engine starts, they
+``httpx.HTTPTransport()``) and runs one attempt at a time: a policy with a
+``hedging`` section raises ``UnsupportedError`` unless
+``sequential_attempts=True``. ``AsyncRetryTransport`` wraps an
+``httpx.AsyncBaseTransport`` and hedges: each attempt is a task, losers are
+cancelled and their responses closed. For each attempt the driver starts,
+they send a fresh ``X-Request-Id`` and, when the attempt's plan says so,
+the operation's ``Idempotency-Key`` (a key already on the request is the
+key); set httpx's timeouts to what is left of the attempt (never above a
+timeout the client set); and read the response the core's one way
+(``Outcome.from_http_response``). A request whose method RFC 9110 does not
+call idempotent (POST, PATCH, ...) is never repeated after it may have been
+processed unless the policy is ``keyed`` or the request says
+``extensions={"retryplan": {"idempotent": True}}``.
 
-* set httpx's per-request timeouts to what is left of the attempt
-  (``abort_at_ms``), never above a timeout the client already set;
-* send a fresh ``X-Request-Id`` (the attempt's request id) and, when the
-  policy's idempotency is ``keyed`` or ``unsafe``, the operation's stable
-  ``Idempotency-Key`` (a key already on the request is used as the key);
-* report the status and the raw ``Retry-After`` / ``retry-after-ms`` headers
-  (read by the engine, an HTTP-date against ``time.time()``), or the
-  transport failure, and sleep as the engine's ``Wait`` says.
+The response of the deciding attempt is returned, with the ending in
+``response.extensions["retryplan_decision"]``; the typed ending is raised
+when there is none (``GaveUpError`` chained from the last error), and
+always for reconcile (``ReconcileRequired``: never repeat an unsafe write
+blindly). Every other response is closed. No byte is read past an attempt's
+abort time or the deadline: the sync transport stops waiting for an attempt
+at its abort time, and a failed response's body that has not arrived within
+its attempt's window is cut (returned empty). A success's body is yours to
+read.
 
-The last response is returned when there is one (a 503 after the last
-attempt, a 404, a 409 that asks for a restart), with the final decision in
-``response.extensions["retryplan_decision"]``. ``ReconcileRequired`` is
-always raised (an unsafe write may have happened: never repeat it blindly),
-and an operation whose last attempt raised ends in ``GaveUpError`` chained
-from that exception.
-
-Per request, ``extensions={"retryplan": {"policy": ..., "idempotency_key":
-..., "deadline": ..., "dependency": ...}}`` overrides the transport's policy
-or dependency, sets the key, or passes a caller deadline
-(``time.monotonic()`` seconds). Pass ``dependency=`` to share a retry budget,
-circuit breaker and retry cap across every request to one service.
-
-Attempts run one at a time: a policy's hedging needs the engine API
-(``Operation.poll`` while attempts run).
-
-httpx's timeouts are per phase (connect, each read, each write): a server
-that trickles bytes can stretch a sync attempt past its window. The async
-transport also bounds the whole attempt with ``asyncio.wait_for``.
+Per request, ``extensions={"retryplan": {"policy": ..., "dependency": ...,
+"idempotency_key": ..., "deadline": ..., "idempotent": ...}}`` overrides the
+transport's policy or dependency, sets the key, passes a caller deadline
+(``time.monotonic()`` seconds) or says whether the request may be repeated.
 """
 
-import asyncio
-import logging
+from __future__ import annotations
+
 import time
-from typing import Any, Callable, Dict, Optional, Tuple
 
 import httpx
 
-from ._helpers import _Options, _Run, default_outcome_of_exception, response_outcome
-from ._native import Decision, Dependency, Outcome, Policy, Reconcile, StartAttempt, Stats, Succeeded, Wait
+from ._http import HttpHelper, blocking
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Awaitable, Callable, Dict, Optional, Set
+
+    from ._native import AttemptPlan, Decision
+    from ._run import Run
 
 __all__ = ["AsyncRetryTransport", "RetryTransport"]
 
-_TIMEOUT_KEYS = ("connect", "read", "write", "pool")
+_PHASES = ("connect", "read", "write", "pool")
+_OPTIONS = ("policy", "dependency", "idempotency_key", "deadline", "idempotent")
 
 
-class _Common:
-    """Configuration and per-attempt preparation shared by both transports."""
+class _Responses:
+    """httpx responses as the shared HTTP logic sees them."""
 
-    def __init__(
-        self,
-        *,
-        policy: Policy,
-        logger: Optional[logging.Logger],
-        stats: Optional[Stats],
-        clock: Callable[[], float],
-        wall_clock: Callable[[], float],
-        seed: Optional[int],
-        request_id_header: str,
-        idempotency_key_header: str,
-        dependency: Optional[Dependency],
-    ) -> None:
-        _Options(policy, None, None, logger, stats, clock, seed, "", dependency)  # checks the policy's type
-        self.policy = policy
-        self.logger = logger
-        self.stats = stats
-        self.clock = clock
-        self.wall_clock = wall_clock
-        self.seed = seed
-        self.request_id_header = request_id_header
-        self.idempotency_key_header = idempotency_key_header
-        self.dependency = dependency
+    def status(self, response: httpx.Response) -> int:
+        return response.status_code
 
-    def start(self, request: httpx.Request) -> Tuple[_Run, bool, Any]:
-        options: Dict[str, Any] = request.extensions.get("retryplan") or {}
-        policy = options.get("policy", self.policy)
-        key = options.get("idempotency_key") or request.headers.get(self.idempotency_key_header)
-        name = f"{request.method} {request.url.host}{request.url.path}"
-        dependency = options.get("dependency", self.dependency)
-        settings = _Options(policy, None, None, self.logger, self.stats, self.clock, self.seed, name, dependency)
-        run = settings.run(key, options.get("deadline"))
-        return run, policy.sends_idempotency_key, request.extensions.get("timeout")
+    def headers(self, response: httpx.Response) -> httpx.Headers:
+        return response.headers
 
-    def prepare(self, request: httpx.Request, run: _Run, start: StartAttempt, sends_key: bool, base: Any) -> float:
-        request.headers[self.request_id_header] = start.request_id
-        if sends_key:
-            request.headers[self.idempotency_key_header] = run.op.idempotency_key
-        left = max(0.0, start.abort_at_ms / 1000.0 - self.clock())
-        timeout = {}
-        for key in _TIMEOUT_KEYS:
-            given = base.get(key) if isinstance(base, dict) else None
-            timeout[key] = left if given is None else min(given, left)
-        request.extensions["timeout"] = timeout
-        return left
+    def close(self, response: httpx.Response) -> None:
+        response.close()
 
-    def outcome_of(self, response: httpx.Response) -> Outcome:
-        return response_outcome(response.headers, response.status_code, now_unix=self.wall_clock())
+    def cut(self, response: httpx.Response) -> httpx.Response:
+        """The response without its body (closed unread), the ending still attached."""
+        self.close(response)
+        return httpx.Response(response.status_code, headers=response.headers, extensions=response.extensions)
 
-    @staticmethod
-    def finish(run: _Run, decision: Decision, response: Optional[httpx.Response]) -> httpx.Response:
-        """Returns the last response of an ended operation, or raises its failure."""
-        if response is not None and type(decision) is not Reconcile:
-            response.extensions["retryplan_decision"] = decision
-            return response
-        raise run.failure(decision) from run.last_exception
+    def abort(self, response: httpx.Response) -> None:
+        """Stops a read of the body in progress."""
+        _shut(response.extensions.get("network_stream"))
+
+    def attach(self, response: httpx.Response, decision: Decision) -> httpx.Response:
+        response.extensions["retryplan_decision"] = decision
+        return response
 
 
-class RetryTransport(httpx.BaseTransport, _Common):
-    """A sync httpx transport that retries under a retryplan policy (see the module doc)."""
+def _shut(stream: Any) -> None:
+    """Shuts a connection's socket: a read in progress on it stops at once."""
+    import socket
+
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+class _Connection:
+    """The connection a sync attempt opened (httpx's ``trace`` extension, chained to the caller's own), so an
+    attempt abandoned at its abort time stops reading a trickling head at once. A pooled connection it reused
+    is not known here: that read ends with the server or at httpx's read timeout (the attempt's window)."""
+
+    def __init__(self, trace: Any) -> None:
+        self.trace, self.stream = trace, None
+
+    def __call__(self, event: str, info: Dict[str, Any]) -> None:
+        if event in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            self.stream = info.get("return_value")
+        if self.trace is not None:
+            self.trace(event, info)
+
+    def abort(self) -> None:
+        _shut(self.stream)
+
+
+class _AsyncResponses(_Responses):
+    def __init__(self) -> None:
+        self.closing: Set[Any] = set()  # the closes under way (a task is only weakly held by its loop)
+
+    def close(self, response: httpx.Response) -> None:
+        import asyncio
+
+        task = asyncio.get_running_loop().create_task(response.aclose())
+        self.closing.add(task)
+        task.add_done_callback(self.closing.discard)
+
+
+def _helper(responses: _Responses, settings: Dict[str, Any]) -> HttpHelper:
+    settings = {key: value for key, value in settings.items() if key not in ("self", "transport", "sleep")}
+    return HttpHelper(responses, **settings)
+
+
+def _start(http: HttpHelper, request: httpx.Request) -> Run:
+    options = request.extensions.get("retryplan") or {}
+    run = http.start(request.method, request.headers, {key: options[key] for key in _OPTIONS if key in options})
+    run.name = f"{request.method} {request.url.host}{request.url.path}"
+    return run
+
+
+def _attempt_request(http: HttpHelper, run: Run, plan: AttemptPlan, request: httpx.Request) -> httpx.Request:
+    """The request of one attempt: its headers, and httpx's timeouts cut to what is left of the attempt."""
+    window = http.window(plan, run.clock)
+    given = request.extensions.get("timeout") or {}
+    timeout = {phase: window if given.get(phase) is None else min(given[phase], window) for phase in _PHASES}
+    headers = request.headers.copy()
+    headers.update(http.attempt_headers(run, plan))
+    extensions = {**request.extensions, "timeout": timeout}
+    return httpx.Request(request.method, request.url, headers=headers, stream=request.stream, extensions=extensions)
+
+
+class RetryTransport(httpx.BaseTransport):
+    """A sync httpx transport that retries under a retryplan policy, one attempt at a time (see the module doc)."""
 
     def __init__(
         self,
         transport: Optional[httpx.BaseTransport] = None,
         *,
-        policy: Policy,
-        logger: Optional[logging.Logger] = None,
-        stats: Optional[Stats] = None,
+        policy: Any,
+        outcome_of_error: Any = None,
+        on_decision: Any = None,
+        logger: Any = None,
+        stats: Any = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         sleep: Callable[[float], Any] = time.sleep,
         seed: Optional[int] = None,
         request_id_header: str = "X-Request-Id",
         idempotency_key_header: str = "Idempotency-Key",
-        dependency: Optional[Dependency] = None,
+        dependency: Any = None,
+        sequential_attempts: bool = False,
     ) -> None:
-        _Common.__init__(
-            self,
-            policy=policy,
-            logger=logger,
-            stats=stats,
-            clock=clock,
-            wall_clock=wall_clock,
-            seed=seed,
-            request_id_header=request_id_header,
-            idempotency_key_header=idempotency_key_header,
-            dependency=dependency,
-        )
+        self.http = _helper(_Responses(), {**locals(), "sequential": True})
         self.transport = transport if transport is not None else httpx.HTTPTransport()
         self.sleep = sleep
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        """Sends ``request`` as one operation: attempts, waits and headers as the engine decides."""
-        run, sends_key, base = self.start(request)
+        """Sends ``request`` as one operation: attempts, waits and headers as the driver decides."""
+        run = _start(self.http, request)
         request.read()  # a body sent again must be replayable
-        response: Optional[httpx.Response] = None
-        decision = run.poll()
-        while True:
-            kind = type(decision)
-            if kind is StartAttempt:
-                self.prepare(request, run, decision, sends_key, base)
-                error: Optional[BaseException] = None
-                try:
-                    response = self.transport.handle_request(request)
-                    outcome = self.outcome_of(response)
-                except Exception as exc:
-                    response, error = None, exc
-                    outcome = default_outcome_of_exception(exc)
-                except BaseException as exc:
-                    run.cancelled_attempt(decision, exc)
-                    raise
-                decision = run.report(decision, outcome, error, response)
-                if type(decision) is Succeeded:
-                    return response  # type: ignore[return-value]
-                if response is not None:
-                    response.read()
-                    response.close()
-                if decision.is_final:
-                    return self.finish(run, decision, response)
-            elif kind is Wait:
-                delay = run.seconds_until(decision)
-                if delay > 0:
-                    try:
-                        self.sleep(delay)
-                    except BaseException:
-                        run.cancel()
-                        raise
-                decision = run.poll()
-            else:
-                return self.finish(run, decision, response)
+        ending = run.call(self._attempt, (run, request), {}, self.sleep)
+        return self.http.finish(run, ending, httpx.Response.read)  # type: ignore[no-any-return]
+
+    def _attempt(self, run: Run, request: httpx.Request) -> httpx.Response:
+        plan = run.plan
+        assert plan is not None
+        attempt = _attempt_request(self.http, run, plan, request)
+        connection = attempt.extensions["trace"] = _Connection(request.extensions.get("trace"))
+        window = self.http.window(plan, run.clock)
+        response: httpx.Response = blocking(self.transport.handle_request, attempt, window, _close, connection.abort)
+        return response
 
     def close(self) -> None:
         """Closes the wrapped transport."""
         self.transport.close()
 
 
-class AsyncRetryTransport(httpx.AsyncBaseTransport, _Common):
-    """An asyncio httpx transport that retries under a retryplan policy (see the module doc).
+def _close(response: Optional[httpx.Response]) -> None:
+    if response is not None:
+        response.close()
 
-    Task cancellation during an attempt or a wait is reported to the engine
-    (reason ``cancelled``) and propagates.
-    """
+
+class AsyncRetryTransport(httpx.AsyncBaseTransport):
+    """An asyncio httpx transport that retries under a retryplan policy and hedges (see the module doc)."""
 
     def __init__(
         self,
         transport: Optional[httpx.AsyncBaseTransport] = None,
         *,
-        policy: Policy,
-        logger: Optional[logging.Logger] = None,
-        stats: Optional[Stats] = None,
+        policy: Any,
+        outcome_of_error: Any = None,
+        on_decision: Any = None,
+        logger: Any = None,
+        stats: Any = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
-        sleep: Callable[[float], Any] = asyncio.sleep,
+        sleep: Optional[Callable[[float], Awaitable[Any]]] = None,
         seed: Optional[int] = None,
         request_id_header: str = "X-Request-Id",
         idempotency_key_header: str = "Idempotency-Key",
-        dependency: Optional[Dependency] = None,
+        dependency: Any = None,
     ) -> None:
-        _Common.__init__(
-            self,
-            policy=policy,
-            logger=logger,
-            stats=stats,
-            clock=clock,
-            wall_clock=wall_clock,
-            seed=seed,
-            request_id_header=request_id_header,
-            idempotency_key_header=idempotency_key_header,
-            dependency=dependency,
-        )
+        self.responses = _AsyncResponses()
+        self.http = _helper(self.responses, locals())
         self.transport = transport if transport is not None else httpx.AsyncHTTPTransport()
         self.sleep = sleep
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        """Sends ``request`` as one operation: attempts, waits and headers as the engine decides."""
-        run, sends_key, base = self.start(request)
+        """Sends ``request`` as one operation: attempts (hedges too), waits and headers as the driver decides."""
+        import asyncio
+
+        from ._async import run_concurrently  # asyncio only when the async transport runs
+
+        run = _start(self.http, request)
         await request.aread()
-        response: Optional[httpx.Response] = None
-        decision = run.poll()
-        while True:
-            kind = type(decision)
-            if kind is StartAttempt:
-                left = self.prepare(request, run, decision, sends_key, base)
-                error: Optional[BaseException] = None
-                try:
-                    response = await asyncio.wait_for(self.transport.handle_async_request(request), left)
-                    outcome = self.outcome_of(response)
-                except asyncio.TimeoutError as exc:
-                    response, error = None, exc
-                    outcome = Outcome.transport("timed_out")
-                except Exception as exc:
-                    response, error = None, exc
-                    outcome = default_outcome_of_exception(exc)
-                except BaseException as exc:
-                    run.cancelled_attempt(decision, exc)
-                    raise
-                decision = run.report(decision, outcome, error, response)
-                if type(decision) is Succeeded:
-                    return response  # type: ignore[return-value]
-                if response is not None:
-                    await response.aread()
-                    await response.aclose()
-                if decision.is_final:
-                    return self.finish(run, decision, response)
-            elif kind is Wait:
-                delay = run.seconds_until(decision)
-                if delay > 0:
-                    try:
-                        await self.sleep(delay)
-                    except BaseException:
-                        run.cancel()
-                        raise
-                decision = run.poll()
-            else:
-                return self.finish(run, decision, response)
+        send = self.transport.handle_async_request
+        ending = await run_concurrently(run, lambda plan: send(_attempt_request(self.http, run, plan, request)), self.sleep)
+        response, window = self.http.settle(run, ending)
+        if window is not None:
+            try:
+                await asyncio.wait_for(response.aread(), max(window, 0.0))
+            except Exception:  # not in time, or broken: the body is not read
+                return self.responses.cut(response)
+            except BaseException:
+                self.responses.close(response)
+                raise
+        return response  # type: ignore[no-any-return]
 
     async def aclose(self) -> None:
         """Closes the wrapped transport."""

@@ -22,6 +22,11 @@ pub fn closest_name<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) ->
     let allowed = 1 + length / 4;
     let mut best: Option<(usize, &'a str)> = None;
     for candidate in known {
+        // The distance is at least the difference in length: skip what cannot be close before
+        // computing it (its cost is the product of the lengths; a name may be megabytes long).
+        if length.abs_diff(candidate.chars().count()) > allowed {
+            continue;
+        }
         let distance = edit_distance(name, candidate);
         let rewritten = distance >= length.max(candidate.chars().count());
         if distance <= allowed && !rewritten && best.is_none_or(|(shortest, _)| distance < shortest) {
@@ -82,5 +87,13 @@ mod tests {
         assert_eq!(closest_name("random", known), None);
         assert_eq!(closest_name("x", ["y", "z"]), None, "replacing every letter is no typo");
         assert_eq!(closest_name("ab", ["ax", "ay"]), Some("ax"), "ties go to the first");
+    }
+
+    #[test]
+    fn a_huge_name_is_refused_without_computing_its_distances() {
+        // Without the length check this takes minutes (50 M x 15 cells and 50 M row allocations per name).
+        let huge = "x".repeat(50_000_000);
+        assert_eq!(closest_name(&huge, ["max_attempts", "total_budget_ms"]), None);
+        assert_eq!(closest_name("max_attempts_and_more", ["max_attempts"]), None, "too long to be a typo");
     }
 }

@@ -96,7 +96,7 @@ fun <T> retrying(
     block: (Attempt) -> Reported<T>,
 ): RetryResult<T> = Operation(policy, clock.nowMs(), options).use { operation ->
     val loop = Loop(operation, stats, clock, block)
-    if (policy.toConfig().hedging == null) loop.runInline() else loop.runConcurrently()
+    if (policy.hasHedging()) loop.runConcurrently() else loop.runInline()
 }
 
 private class Loop<T>(

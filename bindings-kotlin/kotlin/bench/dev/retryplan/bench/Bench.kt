@@ -6,41 +6,148 @@ import dev.retryplan.OperationOptions
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
 
-/**
- * What one decision call costs through JNA (not a test: run it by hand, see the README).
- * Prints the median of several timed rounds after a warm-up, in ns per call.
+/*
+ * What one decision call costs from Kotlin through the jar, against a pure-Kotlin
+ * loop making the same decisions (KotlinFloor), in one JVM after a warm-up. Not
+ * a test (timings are not assertions): run it with bench.sh. Every row prints
+ * the median of several rounds in ns per call, and the ratio to the floor.
  */
-fun main(args: Array<String>) {
-    val rounds = args.getOrNull(0)?.toInt() ?: 7
-    val calls = args.getOrNull(1)?.toInt() ?: 200_000
-    Policy.profile("checkout").use { policy ->
-        Operation(policy, 0, OperationOptions(seed = 1)).use { waiting ->
-            val first = waiting.poll(50) as Decision.StartAttempt
-            val wait = waiting.onOutcome(250, first.attempt, Outcome.HttpStatus(503)) as Decision.Wait
-            val at = wait.untilMs - 1
-            report("poll (a Wait decision)", rounds, calls) { waiting.poll(at) }
-            // Where the time goes: a call that returns a plain number, and one that returns a string.
-            report("deadlineMs (an i64, no buffer)", rounds, calls) { waiting.deadlineMs() }
-            report("idempotencyKey (a string buffer)", rounds, calls) { waiting.idempotencyKey() }
-        }
-        report("operation: new + poll + onOutcome(success) + close", rounds, calls / 4) {
-            Operation(policy, 0, OperationOptions(seed = 1)).use { op ->
-                val start = op.poll(0) as Decision.StartAttempt
-                op.onOutcome(10, start.attempt, Outcome.Success)
-            }
-        }
-    }
+
+private const val SEED = 7L
+private const val DELAY_MS = 10L
+private const val POLICY = """{"max_attempts": 100, "total_budget_ms": 100000000, "attempt_timeout": {"fixed_ms": 1000},
+    "response_reserve_ms": 50, "minimum_useful_attempt_ms": 100, "jitter": {"kind": "none"},
+    "backoff": {"kind": "constant", "base_ms": 10, "multiplier": 1.0, "cap_ms": 10}}"""
+
+/** The two implementations the bench drives the same way. */
+private interface Decider {
+    fun poll(nowMs: Long): Decision
+    fun onOutcome(nowMs: Long, attempt: Int, outcome: Outcome.HttpStatus): Decision
+    fun close() {}
 }
 
-private fun report(label: String, rounds: Int, calls: Int, call: () -> Any) {
+private class NativeDecider(policy: Policy) : Decider {
+    val op = Operation(policy, 0, OperationOptions(seed = SEED))
+    override fun poll(nowMs: Long) = op.poll(nowMs)
+    override fun onOutcome(nowMs: Long, attempt: Int, outcome: Outcome.HttpStatus) = op.onOutcome(nowMs, attempt, outcome)
+    override fun close() = op.close()
+}
+
+private fun native(policy: Policy): Decider = NativeDecider(policy)
+
+private fun floor(): Decider = object : Decider {
+    val loop = KotlinFloor(100, 100_000_000, 1000, 50, 100, DELAY_MS, SEED, 0)
+    override fun poll(nowMs: Long) = loop.poll(nowMs)
+    override fun onOutcome(nowMs: Long, attempt: Int, outcome: Outcome.HttpStatus) = loop.onOutcome(nowMs, attempt, outcome)
+}
+
+private val UNAVAILABLE = Outcome.HttpStatus(503, null)
+private val OK = Outcome.HttpStatus(200, null)
+
+/**
+ * One operation of [cycles] retry cycles: `poll` starts an attempt, `onOutcome(503)`
+ * answers Wait; the last attempt succeeds. Returns a value the JIT cannot drop,
+ * and adds every decision to [out] when given.
+ */
+private fun run(decider: Decider, cycles: Int, out: MutableList<Decision>? = null): Int {
+    var now = 0L
     var sink = 0
-    repeat(calls) { sink += call().hashCode() } // warm-up: JIT and JNA's first calls
-    val perCall = (1..rounds).map {
+    for (cycle in 1..cycles) {
+        val started = decider.poll(now) as Decision.StartAttempt
+        now += 1
+        val next = decider.onOutcome(now, started.attempt, if (cycle == cycles) OK else UNAVAILABLE)
+        out?.add(started)
+        out?.add(next)
+        sink += started.attempt + next.hashCode()
+        now += DELAY_MS
+    }
+    return sink
+}
+
+/** Wall-clock and CPU ns per unit: CPU counts every thread of the JVM (JNA's cleaner, the GC) but not waiting for a core. */
+private class Cost(val wallNs: Double, val cpuNs: Double) {
+    operator fun minus(other: Cost) = Cost(wallNs - other.wallNs, cpuNs - other.cpuNs)
+    operator fun div(by: Int) = Cost(wallNs / by, cpuNs / by)
+}
+
+private val os = java.lang.management.ManagementFactory.getOperatingSystemMXBean() as com.sun.management.OperatingSystemMXBean
+
+/**
+ * The median cost of one unit over [rounds] rounds of `work(n)` (n units), with
+ * `n` grown first until a round takes about [roundNs], so slow and fast calls
+ * get rounds of the same length. Medians of wall and CPU time are taken apart.
+ */
+private fun timed(rounds: Int, roundNs: Long, work: (Int) -> Unit): Cost {
+    var n = 1
+    while (true) {
         val start = System.nanoTime()
-        repeat(calls) { sink += call().hashCode() }
-        (System.nanoTime() - start).toDouble() / calls
-    }.sorted()
-    println("%-52s median %8.0f ns  (min %.0f, max %.0f; %d rounds x %d calls)%s".format(
-        label, perCall[perCall.size / 2], perCall.first(), perCall.last(), rounds, calls, if (sink == 42) " " else "",
-    ))
+        work(n)
+        val took = System.nanoTime() - start
+        if (took >= roundNs / 4) {
+            n = maxOf(1, (n.toLong() * roundNs / maxOf(1, took)).toInt())
+            break
+        }
+        n *= 4
+    }
+    work(n) // warm-up at full size: the JIT and the library's first calls
+    val costs = List(rounds) {
+        val wall = System.nanoTime()
+        val cpu = os.processCpuTime
+        work(n)
+        Cost((System.nanoTime() - wall).toDouble() / n, (os.processCpuTime - cpu).toDouble() / n)
+    }
+    return Cost(costs.map { it.wallNs }.sorted()[rounds / 2], costs.map { it.cpuNs }.sorted()[rounds / 2])
+}
+
+fun main(args: Array<String>) {
+    val rounds = args.getOrNull(0)?.toInt() ?: 7
+    val roundNs = (args.getOrNull(1)?.toDouble() ?: 0.5).let { (it * 1e9).toLong() }
+    var sink = 0
+    Policy.fromJson(POLICY).use { policy ->
+        // The floor is only a floor if it decides the same: compare one whole operation first.
+        val expected = mutableListOf<Decision>().also { val d = native(policy); run(d, 100, it); d.close() }
+        val actual = mutableListOf<Decision>().also { run(floor(), 100, it) }
+        check(expected == actual) { "the floor decides differently:\n$expected\n$actual" }
+        fun waiting(decider: Decider) = decider.also { d ->
+            val start = d.poll(0) as Decision.StartAttempt
+            check(d.onOutcome(1, start.attempt, UNAVAILABLE) is Decision.Wait)
+        }
+        val nativeWaiting = waiting(native(policy))
+        val floorWaiting = waiting(floor())
+
+        fun polls(decider: Decider, calls: Int) {
+            // Before the wait ends (at 11): a Wait each time, read at a varying time so nothing is hoisted.
+            for (i in 0 until calls) sink += decider.poll((i and 7).toLong()).hashCode()
+        }
+        fun operations(make: () -> Decider, cycles: Int) = { n: Int ->
+            repeat(n) { val d = make(); sink += run(d, cycles); d.close() }
+        }
+        fun compare(make: () -> Decider, waiting: Decider) = listOf(
+            timed(rounds, roundNs) { polls(waiting, it) },
+            // Per decision call: 100 retry cycles (200 calls) less creating and closing, over 200.
+            (timed(rounds, roundNs, operations(make, 100)) - timed(rounds, roundNs, operations(make, 0))) / 200,
+            timed(rounds, roundNs, operations(make, 5)),
+            timed(rounds, roundNs, operations(make, 0)),
+        )
+        val binding = compare({ native(policy) }, nativeWaiting)
+        val pure = compare(::floor, floorWaiting)
+        val labels = listOf(
+            "poll answering Wait (one waiting operation)",
+            "poll / onOutcome in retry cycles, per call",
+            "whole operation: new, 10 decisions, close",
+            "new + close (no decision)",
+        )
+        // For reference: a getter that returns a plain Long through uniffi's generated call.
+        val op = (nativeWaiting as NativeDecider).op
+        val getter = timed(rounds, roundNs) { calls -> repeat(calls) { sink += op.deadlineMs().toInt() } }
+        nativeWaiting.close()
+        println("median of $rounds rounds, ns per call or operation: wall clock / CPU (all JVM threads)")
+        println("%-44s %21s %17s %11s".format("", "binding", "pure Kotlin", "ratio (CPU)"))
+        for (i in labels.indices) {
+            val (b, f) = binding[i] to pure[i]
+            println("%-44s %10.0f / %8.0f %8.1f / %6.1f %10.0fx".format(labels[i], b.wallNs, b.cpuNs, f.wallNs, f.cpuNs, b.cpuNs / f.cpuNs))
+        }
+        println("%-44s %10.0f / %8.0f".format("deadlineMs() (a Long, uniffi's generated call)", getter.wallNs, getter.cpuNs))
+        if (sink == 42) println()
+    }
 }

@@ -24,13 +24,17 @@ import dev.retryplan.parseRetryAfterMsHeader
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.DynamicTest
+import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestFactory
 import java.io.File
 
 /**
  * Every case of every JSON file in `tests/conformance/` through the typed Kotlin API, one
  * JUnit test per case id. Each typed result is turned back into the vectors'
- * JSON and compared exactly, as `core/tests/conformance.rs` does.
+ * JSON and compared exactly, as `core/tests/conformance.rs` does. `policy` and
+ * `dependency` cases run twice when the typed records can hold their JSON
+ * (`TypedConfig`): from JSON text and from `PolicyConfig` / `DependencyConfig`,
+ * with the same expected answer, error code and field path included.
  */
 class ConformanceTest {
     private fun vectorDir(): File {
@@ -58,6 +62,27 @@ class ConformanceTest {
         assertTrue(tests.isNotEmpty(), "no vectors found in ${vectorDir()}")
         println("conformance: ${tests.size} vectors in ${files.size} files")
         return tests
+    }
+
+    @Test
+    fun `the typed records hold the reading-error vectors, so the typed path is checked`() {
+        val cases = listOf("policy", "dependency").flatMap { name ->
+            val document = obj(Json.parse(File(vectorDir(), "$name.json").readText()))
+            (document["cases"] as List<*>).map(::obj)
+        }
+        fun typed(c: Map<String, Any?>) = when (c["kind"]) {
+            "policy" -> c["policy"]?.let(TypedConfig::policy)
+            "dependency" -> TypedConfig.dependency(c["dependency"])
+            else -> null
+        }
+        val pinned = listOf(
+            "policy.json.negative_duration", "policy.json.negative_fixed_timeout", "policy.json.http_status_beyond_16_bits",
+            "policy.json.negative_hedging_delay", "policy.json.negative_redelivery_delay", "dependency.invalid.negative_cap",
+            "dependency.invalid.negative_open_ms", "dependency.invalid.negative_max_tokens",
+        )
+        val byId = cases.associateBy { it["id"] as String }
+        for (id in pinned) assertTrue(typed(byId[id] ?: error("no vector $id")) != null, "$id is not held by the typed records")
+        println("conformance: ${cases.count { typed(it) != null }} of ${cases.size} policy and dependency cases also run from typed records")
     }
 
     /** The answer of one call, as the Rust runner's `Answer`: ("expect", value) or ("expect_error", error). */
@@ -120,8 +145,15 @@ class ConformanceTest {
             "aws_error_code" -> answer { awsErrorCodeFromResponse(case["errortype_header"] as String?, case["body"] as String?) }
             "budget" -> return runBudget(case, id)
             "breaker" -> return runBreaker(case, id)
-            "dependency" -> answer {
-                Dependency.fromJson(Json.write(case["dependency"])).use { VectorJson.dependencySnapshot(it.snapshot(0)) }
+            "dependency" -> {
+                val json = answer {
+                    Dependency.fromJson(Json.write(case["dependency"])).use { VectorJson.dependencySnapshot(it.snapshot(0)) }
+                }
+                // The typed record, when it can hold the JSON, must get the same answer: one reader.
+                TypedConfig.dependency(case["dependency"])?.let { config ->
+                    settle(case, answer { Dependency(config).use { VectorJson.dependencySnapshot(it.snapshot(0)) } }, "$id (typed)")
+                }
+                json
             }
             "redelivery" -> answer {
                 policy(case).use { p ->
@@ -141,7 +173,12 @@ class ConformanceTest {
                     ),
                 )
             }
-            "policy" -> answer { policy(case).use { VectorJson.policyConfig(it.toConfig()) } }
+            "policy" -> {
+                case["policy"]?.let(TypedConfig::policy)?.let { config ->
+                    settle(case, answer { Policy(config).use { VectorJson.policyConfig(it.toConfig()) } }, "$id (typed)")
+                }
+                answer { policy(case).use { VectorJson.policyConfig(it.toConfig()) } }
+            }
             "backoff_ceilings" -> answer { policy(case).use { p -> p.backoffCeilingsMs(long(case, "retries").toInt()) } }
             "classify" -> answer {
                 policy(case).use { p -> VectorJson.classification(p.classify(VectorJson.outcome(case["outcome"]))) }

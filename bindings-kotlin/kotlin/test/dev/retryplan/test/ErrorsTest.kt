@@ -5,6 +5,9 @@ import dev.retryplan.BreakerConfig
 import dev.retryplan.BudgetConfig
 import dev.retryplan.CircuitBreaker
 import dev.retryplan.Dependency
+import dev.retryplan.DependencyConfig
+import dev.retryplan.HedgingConfig
+import dev.retryplan.PolicyConfig
 import dev.retryplan.RetryBudget
 import dev.retryplan.TripConfig
 import dev.retryplan.outcomeFromHttp
@@ -84,20 +87,55 @@ class ErrorsTest {
         raises<RetryplanException.InvalidArgument>("invalid_argument") { policy.backoffCeilingsMs(-1) }
         raises<RetryplanException.InvalidArgument>("invalid_argument") { policy.explain(-1, 0) }
         raises<RetryplanException.InvalidArgument>("invalid_argument") { encodeGrpcTimeout(-1) }
-        raises<RetryplanException.InvalidArgument>("invalid_argument") {
-            Policy(defaultPolicyConfig().copy(attemptTimeout = AttemptTimeoutConfig.FixedMs(-3)))
-        }
-        raises<RetryplanException.InvalidArgument>("invalid_argument") {
-            Policy(defaultPolicyConfig().copy(retryOn = defaultPolicyConfig().retryOn.copy(httpStatuses = listOf(70_000))))
-        }
     }
 
     @Test
-    fun `a non-finite fraction is a policy violation, not a crash`() {
-        val error = raises<RetryplanException.InvalidPolicy>("invalid_policy") {
-            Policy(defaultPolicyConfig().copy(attemptTimeout = AttemptTimeoutConfig.FractionOfRemaining(Double.NaN)))
+    fun `a typed configuration is read by the core's reader, with the codes and paths JSON gets`() {
+        fun same(config: PolicyConfig, json: String, field: String) {
+            val typed = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") { Policy(config) }
+            val text = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") { Policy.fromJson(json) }
+            assertEquals(field, typed.field)
+            assertEquals(field, text.field)
+            assertEquals(text.description, typed.description)
         }
-        assertEquals(listOf("attempt_timeout.fraction_of_remaining"), error.violations.map { it.field })
+        val defaults = defaultPolicyConfig()
+        same(defaults.copy(attemptTimeout = AttemptTimeoutConfig.FixedMs(-3)), """{"attempt_timeout": {"fixed_ms": -3}}""",
+            "attempt_timeout.fixed_ms")
+        same(defaults.copy(retryOn = defaults.retryOn.copy(httpStatuses = listOf(503, 70_000))),
+            """{"retry_on": {"http_statuses": [503, 70000]}}""", "retry_on.http_statuses[1]")
+        same(defaults.copy(backoff = defaults.backoff.copy(baseMs = -5)), """{"backoff": {"base_ms": -5}}""", "backoff.base_ms")
+        same(defaults.copy(hedging = HedgingConfig(-1, 1)), """{"hedging": {"delay_ms": -1, "max_hedged_attempts": 1}}""",
+            "hedging.delay_ms")
+        // Rules are checked after reading, as for JSON: every violation listed.
+        val invalid = raises<RetryplanException.InvalidPolicy>("invalid_policy") { Policy(defaults.copy(maxAttempts = 0)) }
+        assertEquals(listOf("max_attempts"), invalid.violations.map { it.field })
+    }
+
+    @Test
+    fun `typed control configurations get the codes and paths their JSON gets`() {
+        val budget = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") { RetryBudget(BudgetConfig.TokenBucket(-1, 0.1)) }
+        assertEquals("budget.max_tokens", budget.field)
+        val breaker = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") {
+            CircuitBreaker(BreakerConfig(TripConfig.Consecutive(5), -5, 1))
+        }
+        assertEquals("breaker.open_ms", breaker.field)
+        val typed = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") {
+            Dependency(DependencyConfig(maxConcurrentRetries = -1))
+        }
+        val text = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") {
+            Dependency.fromJson("""{"max_concurrent_retries": -1}""")
+        }
+        assertEquals(listOf("max_concurrent_retries", "max_concurrent_retries"), listOf(typed.field, text.field))
+    }
+
+    @Test
+    fun `a non-finite number is a reading error at its field, as in JS, not a crash`() {
+        for (value in listOf(Double.NaN, Double.POSITIVE_INFINITY)) {
+            val error = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") {
+                Policy(defaultPolicyConfig().copy(attemptTimeout = AttemptTimeoutConfig.FractionOfRemaining(value)))
+            }
+            assertEquals("attempt_timeout.fraction_of_remaining", error.field)
+        }
     }
 
     @Test
@@ -152,9 +190,13 @@ class ErrorsTest {
     fun `bad controls are typed errors`() {
         val budget = raises<RetryplanException.InvalidPolicy>("invalid_policy") { RetryBudget(BudgetConfig.TokenBucket(0, 0.1)) }
         assertEquals(listOf("budget.max_tokens"), budget.violations.map { it.field })
-        raises<RetryplanException.InvalidArgument>("invalid_argument") { RetryBudget(BudgetConfig.TokenBucket(-1, 0.1)) }
-        raises<RetryplanException.InvalidPolicy>("invalid_policy") {
+        // Not a number is a reading error at the field (as in JS), a ratio out of range a violation.
+        val nan = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") {
             CircuitBreaker(BreakerConfig(TripConfig.Ratio(Double.NaN, 10, 1000), 1000, 1))
+        }
+        assertEquals("breaker.trip.failure_ratio", nan.field)
+        raises<RetryplanException.InvalidPolicy>("invalid_policy") {
+            CircuitBreaker(BreakerConfig(TripConfig.Ratio(1.5, 10, 1000), 1000, 1))
         }
         raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") { Dependency.fromJson("""{"budgt": {}}""") }
         CircuitBreaker(BreakerConfig(TripConfig.Consecutive(1), 1000, 1)).use { breaker ->

@@ -1,0 +1,125 @@
+package dev.retryplan.test
+
+import dev.retryplan.Decision
+import dev.retryplan.GrpcCode
+import dev.retryplan.NativeOperation
+import dev.retryplan.Operation
+import dev.retryplan.OperationOptions
+import dev.retryplan.Outcome
+import dev.retryplan.Policy
+import dev.retryplan.Pushback
+import dev.retryplan.RetryplanException
+import dev.retryplan.TransportFailure
+import dev.retryplan.Verdict
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertThrows
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.function.Executable
+
+/**
+ * `Operation.poll`, `onOutcome` and `cancel` take the hot path (primitives in,
+ * a `long[]` out); [NativeOperation] is uniffi's generated path. Run side by
+ * side with the same seed, they must answer alike for every outcome and every
+ * enum value (the two sides agree on ordinals), every decision kind, and
+ * attempt numbers in both halves of the abort set; errors stay typed.
+ */
+class HotPathTest {
+    private fun policy(json: String) = Policy.fromJson(json)
+
+    /** Runs [steps] on a hot and a uniffi operation and checks every answer (or exception) is equal. */
+    private fun sideBySide(policy: Policy, steps: (call: ((Operation) -> Decision, (NativeOperation) -> Decision) -> Decision) -> Unit) {
+        Operation(policy, 0, OperationOptions(seed = 11)).use { hot ->
+            NativeOperation(policy, 0, OperationOptions(seed = 11)).use { native ->
+                steps { onHot, onNative ->
+                    val expected = runCatching { onNative(native) }
+                    val actual = runCatching { onHot(hot) }
+                    assertEquals(expected.exceptionOrNull()?.javaClass, actual.exceptionOrNull()?.javaClass)
+                    assertEquals(expected.exceptionOrNull()?.toString(), actual.exceptionOrNull()?.toString())
+                    assertEquals(expected.getOrNull(), actual.getOrNull())
+                    actual.getOrThrow()
+                }
+            }
+        }
+    }
+
+    private val outcomes: List<Outcome> = listOf(Outcome.Success, Outcome.Cancelled) +
+        listOf(200, 409, 429, 500, 503).flatMap { listOf(Outcome.HttpStatus(it, null), Outcome.HttpStatus(it, 1500)) } +
+        // A service error code is a string: that outcome takes uniffi's path inside Operation.
+        listOf(Outcome.HttpStatus(400, null, "SlowDown"), Outcome.HttpStatus(503, 200, "ThrottlingException")) +
+        GrpcCode.entries.flatMap {
+            listOf(Outcome.GrpcStatus(it, null), Outcome.GrpcStatus(it, Pushback.RetryAfterMs(700)), Outcome.GrpcStatus(it, Pushback.DoNotRetry))
+        } +
+        TransportFailure.entries.map { Outcome.Transport(it) } + Verdict.entries.map { Outcome.Application(it) }
+
+    @Test
+    fun `every outcome and enum value gets the answer uniffi's path gives`() {
+        for (idempotency in listOf("safe", "unsafe")) {
+            policy("""{"max_attempts": 3, "jitter": {"kind": "none"}, "idempotency": "$idempotency"}""").use { policy ->
+                for (outcome in outcomes) {
+                    sideBySide(policy) { call ->
+                        val start = call({ it.poll(0) }, { it.poll(0) }) as Decision.StartAttempt
+                        when (call({ it.onOutcome(10, start.attempt, outcome) }, { it.onOutcome(10, start.attempt, outcome) })) {
+                            is Decision.Wait -> call({ it.poll(5_000) }, { it.poll(5_000) })
+                            else -> {}
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    fun `hedges, awaited outcomes and aborts above attempt 64 come out alike`() {
+        val json = """{"max_attempts": 100, "total_budget_ms": 1000000, "jitter": {"kind": "none"},
+            "attempt_timeout": {"fixed_ms": 1000}, "minimum_useful_attempt_ms": 1,
+            "backoff": {"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0},
+            "hedging": {"delay_ms": 50, "max_hedged_attempts": 1}, "idempotency": "idempotent"}"""
+        policy(json).use { policy ->
+            sideBySide(policy) { call ->
+                var now = 0L
+                var decision = call({ it.poll(now) }, { it.poll(now) })
+                // 65 attempts fail one at a time; attempt 66 runs.
+                while (decision !is Decision.StartAttempt || decision.attempt < 66) {
+                    now += 1
+                    decision = when (val d = decision) {
+                        is Decision.StartAttempt -> call({ it.onOutcome(now, d.attempt, Outcome.HttpStatus(503)) },
+                            { it.onOutcome(now, d.attempt, Outcome.HttpStatus(503)) })
+                        else -> call({ it.poll(now) }, { it.poll(now) })
+                    }
+                }
+                assertEquals(Decision.AwaitOutcome::class.java, call({ it.poll(now + 10) }, { it.poll(now + 10) }).javaClass)
+                val hedge = call({ it.poll(now + 50) }, { it.poll(now + 50) }) as Decision.StartAttempt
+                assertEquals(67 to true, hedge.attempt to hedge.hedge)
+                val ending = call({ it.onOutcome(now + 60, 67, Outcome.Success) }, { it.onOutcome(now + 60, 67, Outcome.Success) })
+                assertEquals(Decision.Succeeded(67, 67, listOf(66)), ending)
+            }
+        }
+    }
+
+    @Test
+    fun `cancel and every error of the hot path are uniffi's, and change nothing`() {
+        policy("""{"jitter": {"kind": "none"}}""").use { policy ->
+            sideBySide(policy) { call ->
+                assertThrows(RetryplanException.AttemptNotRunning::class.java, Executable {
+                    call({ it.onOutcome(0, 1, Outcome.Success) }, { it.onOutcome(0, 1, Outcome.Success) })
+                })
+                assertThrows(RetryplanException.InvalidArgument::class.java, Executable { call({ it.poll(-1) }, { it.poll(-1) }) })
+                call({ it.poll(0) }, { it.poll(0) })
+                for (bad in listOf(Outcome.HttpStatus(42), Outcome.HttpStatus(-503), Outcome.HttpStatus(503, -1),
+                    Outcome.GrpcStatus(GrpcCode.UNAVAILABLE, Pushback.RetryAfterMs(-1)))) {
+                    assertThrows(RetryplanException.InvalidArgument::class.java, Executable {
+                        call({ it.onOutcome(5, 1, bad) }, { it.onOutcome(5, 1, bad) })
+                    })
+                }
+                assertThrows(RetryplanException.InvalidArgument::class.java, Executable {
+                    call({ it.onOutcome(5, -1, Outcome.Success) }, { it.onOutcome(5, -1, Outcome.Success) })
+                })
+                // Nothing changed: attempt 1 still runs.
+                call({ it.poll(6) }, { it.poll(6) }) as Decision.AwaitOutcome
+                call({ it.cancel(7) }, { it.cancel(7) }) as Decision.GaveUp
+                assertThrows(RetryplanException.OperationEnded::class.java, Executable { call({ it.poll(8) }, { it.poll(8) }) })
+                assertThrows(RetryplanException.OperationEnded::class.java, Executable { call({ it.cancel(8) }, { it.cancel(8) }) })
+            }
+        }
+    }
+}

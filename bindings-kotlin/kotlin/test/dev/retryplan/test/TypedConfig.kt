@@ -1,0 +1,191 @@
+package dev.retryplan.test
+
+import dev.retryplan.AboveCap
+import dev.retryplan.AttemptTimeoutConfig
+import dev.retryplan.BackoffKind
+import dev.retryplan.BreakerConfig
+import dev.retryplan.BudgetConfig
+import dev.retryplan.DependencyConfig
+import dev.retryplan.ErrorCodeTable
+import dev.retryplan.GrpcCode
+import dev.retryplan.GuidanceMode
+import dev.retryplan.HedgingConfig
+import dev.retryplan.Idempotency
+import dev.retryplan.JitterConfig
+import dev.retryplan.PolicyConfig
+import dev.retryplan.RedeliveryConfig
+import dev.retryplan.StatusSetConfig
+import dev.retryplan.TransportFailure
+import dev.retryplan.TripConfig
+import dev.retryplan.defaultPolicyConfig
+
+/**
+ * A vector's policy or dependency JSON as the typed records a Kotlin user
+ * builds (`defaultPolicyConfig().copy(...)`, `DependencyConfig(...)`), or null
+ * when the JSON holds something the records cannot hold (an unknown field, a
+ * string for a number, a fraction for a `Long`, an unknown name): the runner
+ * then checks the typed path gives exactly the answer the JSON path gives.
+ * Only shapes are read here; every value, negative or out of range, is kept
+ * for the core to judge.
+ */
+object TypedConfig {
+    private class NotTyped : Exception()
+
+    private fun <T> typed(read: () -> T): T? = try {
+        read()
+    } catch (notTyped: NotTyped) {
+        null
+    }
+
+    private fun no(): Nothing = throw NotTyped()
+
+    @Suppress("UNCHECKED_CAST")
+    private fun obj(value: Any?, vararg keys: String): Map<String, Any?> {
+        val map = value as? Map<String, Any?> ?: no()
+        if (!keys.toSet().containsAll(map.keys)) no()
+        return map
+    }
+
+    private fun long(value: Any?): Long = value as? Long ?: no()
+    private fun int(value: Any?): Int = long(value).let { if (it in Int.MIN_VALUE..Int.MAX_VALUE) it.toInt() else no() }
+    private fun double(value: Any?): Double = when (value) {
+        is Double -> value
+        is Long -> value.toDouble()
+        else -> no()
+    }
+    private fun bool(value: Any?): Boolean = value as? Boolean ?: no()
+    private fun list(value: Any?): List<Any?> = value as? List<Any?> ?: no()
+
+    private inline fun <reified E : Enum<E>> named(value: Any?): E =
+        enumValues<E>().firstOrNull { it.name.lowercase() == value } ?: no()
+
+    /** `map[key]` read by [read], or [default] when absent. */
+    private fun <T> Map<String, Any?>.or(key: String, default: T, read: (Any?) -> T): T =
+        if (containsKey(key)) read(get(key)) else default
+
+    fun policy(json: Any?): PolicyConfig? = typed {
+        val d = defaultPolicyConfig()
+        val m = obj(json, "max_attempts", "total_budget_ms", "attempt_timeout", "response_reserve_ms",
+            "minimum_useful_attempt_ms", "backoff", "jitter", "retry_on", "ambiguous", "conflict", "server_guidance",
+            "idempotency", "hedging", "redelivery")
+        PolicyConfig(
+            maxAttempts = m.or("max_attempts", d.maxAttempts, ::int),
+            totalBudgetMs = m.or("total_budget_ms", d.totalBudgetMs, ::long),
+            attemptTimeout = m.or("attempt_timeout", d.attemptTimeout) {
+                val t = obj(it, "fixed_ms", "fraction_of_remaining")
+                when (t.keys) {
+                    setOf("fixed_ms") -> AttemptTimeoutConfig.FixedMs(long(t["fixed_ms"]))
+                    setOf("fraction_of_remaining") -> AttemptTimeoutConfig.FractionOfRemaining(double(t["fraction_of_remaining"]))
+                    else -> no()
+                }
+            },
+            responseReserveMs = m.or("response_reserve_ms", d.responseReserveMs, ::long),
+            minimumUsefulAttemptMs = m.or("minimum_useful_attempt_ms", d.minimumUsefulAttemptMs, ::long),
+            backoff = m.or("backoff", d.backoff) {
+                val b = obj(it, "kind", "base_ms", "multiplier", "cap_ms")
+                d.backoff.copy(
+                    kind = b.or("kind", d.backoff.kind) { k -> named<BackoffKind>(k) },
+                    baseMs = b.or("base_ms", d.backoff.baseMs, ::long),
+                    multiplier = b.or("multiplier", d.backoff.multiplier, ::double),
+                    capMs = b.or("cap_ms", d.backoff.capMs, ::long),
+                )
+            },
+            jitter = m.or("jitter", d.jitter) {
+                val j = obj(it, "kind", "ratio")
+                when (j["kind"]) {
+                    "none" -> JitterConfig.None
+                    "full" -> JitterConfig.Full
+                    "equal" -> JitterConfig.Equal
+                    "decorrelated" -> JitterConfig.Decorrelated
+                    "proportional" -> JitterConfig.Proportional(double(j["ratio"] ?: no()))
+                    "a6" -> JitterConfig.A6
+                    else -> no()
+                }.also { kind -> if ("ratio" in j && kind !is JitterConfig.Proportional) no() }
+            },
+            retryOn = m.or("retry_on", d.retryOn) {
+                val r = obj(it, "http_statuses", "grpc_codes", "transport", "error_codes")
+                d.retryOn.copy(
+                    httpStatuses = r.or("http_statuses", d.retryOn.httpStatuses) { s -> list(s).map(::int) },
+                    grpcCodes = r.or("grpc_codes", d.retryOn.grpcCodes) { s -> list(s).map { c -> named<GrpcCode>(c) } },
+                    transport = r.or("transport", d.retryOn.transport) { s -> list(s).map { f -> named<TransportFailure>(f) } },
+                    errorCodes = r.or("error_codes", d.retryOn.errorCodes) { s -> list(s).map { t -> named<ErrorCodeTable>(t) } },
+                )
+            },
+            ambiguous = m.or("ambiguous", d.ambiguous, ::statusSet),
+            conflict = m.or("conflict", d.conflict, ::statusSet),
+            serverGuidance = m.or("server_guidance", d.serverGuidance) {
+                val g = obj(it, "honor", "cap_ms", "above_cap", "mode")
+                d.serverGuidance.copy(
+                    honor = g.or("honor", d.serverGuidance.honor, ::bool),
+                    capMs = g.or("cap_ms", d.serverGuidance.capMs, ::long),
+                    aboveCap = g.or("above_cap", d.serverGuidance.aboveCap) { a -> named<AboveCap>(a) },
+                    mode = g.or("mode", d.serverGuidance.mode) { m -> named<GuidanceMode>(m) },
+                )
+            },
+            idempotency = m.or("idempotency", d.idempotency) { named<Idempotency>(it) },
+            hedging = m.or("hedging", null) {
+                it?.let { value ->
+                    val h = obj(value, "delay_ms", "max_hedged_attempts")
+                    HedgingConfig(long(h["delay_ms"] ?: no()), int(h["max_hedged_attempts"] ?: no()))
+                }
+            },
+            redelivery = m.or("redelivery", null) {
+                it?.let { value ->
+                    val r = obj(value, "delays_ms", "max_age_ms")
+                    RedeliveryConfig(list(r["delays_ms"] ?: no()).map(::long), long(r["max_age_ms"] ?: no()))
+                }
+            },
+        )
+    }
+
+    /** An `ambiguous` or `conflict` set: absent lists are empty, as the core reads them. */
+    private fun statusSet(value: Any?): StatusSetConfig {
+        val s = obj(value, "http_statuses", "grpc_codes")
+        return StatusSetConfig(
+            s.or("http_statuses", emptyList()) { list(it).map(::int) },
+            s.or("grpc_codes", emptyList()) { list(it).map { c -> named<GrpcCode>(c) } },
+        )
+    }
+
+    fun dependency(json: Any?): DependencyConfig? = typed {
+        val m = obj(json, "budget", "breaker", "max_concurrent_retries")
+        DependencyConfig(
+            budget = m["budget"]?.let(::budget),
+            breaker = m["breaker"]?.let(::breaker),
+            maxConcurrentRetries = m["max_concurrent_retries"]?.let(::int),
+        )
+    }
+
+    private fun budget(value: Any?): BudgetConfig {
+        val b = obj(value, "kind", "max_tokens", "token_ratio", "retry_ratio", "min_retries_per_second", "window_ms",
+            "capacity", "retry_cost", "timeout_retry_cost", "success_increment")
+        fun exactly(vararg keys: String) = if (b.keys == setOf("kind", *keys)) Unit else no()
+        return when (b["kind"]) {
+            "token_bucket" -> exactly("max_tokens", "token_ratio").let {
+                BudgetConfig.TokenBucket(int(b["max_tokens"]), double(b["token_ratio"]))
+            }
+            "ratio" -> exactly("retry_ratio", "min_retries_per_second", "window_ms").let {
+                BudgetConfig.Ratio(double(b["retry_ratio"]), int(b["min_retries_per_second"]), long(b["window_ms"]))
+            }
+            "quota" -> exactly("capacity", "retry_cost", "timeout_retry_cost", "success_increment").let {
+                BudgetConfig.Quota(int(b["capacity"]), int(b["retry_cost"]), int(b["timeout_retry_cost"]), int(b["success_increment"]))
+            }
+            else -> no()
+        }
+    }
+
+    private fun breaker(value: Any?): BreakerConfig {
+        val b = obj(value, "trip", "open_ms", "half_open_probes")
+        val t = obj(b["trip"] ?: no(), "kind", "failures", "failure_ratio", "minimum_throughput", "window_ms")
+        val trip = when (t["kind"]) {
+            "consecutive" -> if (t.keys == setOf("kind", "failures")) TripConfig.Consecutive(int(t["failures"])) else no()
+            "ratio" -> if (t.keys == setOf("kind", "failure_ratio", "minimum_throughput", "window_ms")) {
+                TripConfig.Ratio(double(t["failure_ratio"]), int(t["minimum_throughput"]), long(t["window_ms"]))
+            } else {
+                no()
+            }
+            else -> no()
+        }
+        return BreakerConfig(trip, long(b["open_ms"] ?: no()), int(b["half_open_probes"] ?: no()))
+    }
+}

@@ -1,0 +1,53 @@
+# Sourced by build.sh and aar.sh: POMs and a Maven repository layout
+# (build/maven/dev/retryplan/<artifact>/<version>/), which Gradle and Maven
+# read as `maven { url = uri(".../build/maven") }`. Needs VERSION and BUILD.
+
+# What the POMs name: JNA is the version Debian ships and the tests run with;
+# the classes are compiled for Kotlin $KOTLIN_API (an app's kotlin-stdlib must
+# be at least that).
+JNA_VERSION=5.13.0
+KOTLIN_API=2.0
+
+# dependency group artifact version [type]
+dependency() {
+  echo "    <dependency>"
+  echo "      <groupId>$1</groupId>"
+  echo "      <artifactId>$2</artifactId>"
+  echo "      <version>$3</version>"
+  if [ -n "${4:-}" ]; then echo "      <type>$4</type>"; fi
+  echo "    </dependency>"
+}
+
+# pom artifact packaging description dependencies-xml
+pom() {
+  cat <<EOF
+<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+         xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 https://maven.apache.org/xsd/maven-4.0.0.xsd">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>dev.retryplan</groupId>
+  <artifactId>$1</artifactId>
+  <version>$VERSION</version>
+  <packaging>$2</packaging>
+  <name>$1</name>
+  <description>$3</description>
+  <licenses>
+    <license>
+      <name>MIT OR Apache-2.0</name>
+    </license>
+  </licenses>
+  <dependencies>
+$4
+  </dependencies>
+</project>
+EOF
+}
+
+# publish artifact packaging file description dependencies-xml
+publish() {
+  local dir="$BUILD/maven/dev/retryplan/$1/$VERSION"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  cp "$3" "$dir/$1-$VERSION.$2"
+  pom "$1" "$2" "$4" "$5" >"$dir/$1-$VERSION.pom"
+}

@@ -1,0 +1,160 @@
+"""What every HTTP helper shares, whatever its client library (httpx here; a requests adapter calls the same).
+
+A library adapter supplies a :class:`Client` (read a response's status and
+headers, read its body, cut it, close it, abort its I/O, attach the ending);
+this module does the rest once:
+
+* the operation's options from the request: its method (RFC 9110: a method
+  that is not idempotent is never repeated after it may have been processed
+  unless the policy is ``keyed`` or the request says ``idempotent``), its key
+  (an ``Idempotency-Key`` already set is the operation's key), a deadline;
+* each attempt's headers (a fresh ``X-Request-Id``; the key when the plan says
+  so) and its window (what is left of the attempt, for the client's timeouts);
+* one reading of a response (``Outcome.from_http_response``: the core picks the
+  guidance header; a status outside 100..=599 is the server's fault);
+* the ending: the last response is returned with the decision attached, the
+  typed ending raised when there is none, and always for reconcile; every
+  response not returned is closed;
+* no byte read past the deadline: a sync attempt runs in a worker thread that
+  is abandoned at its abort time, and the body of a failed response returned
+  at the end is read only within its attempt's window (else cut: not read).
+"""
+
+from __future__ import annotations
+
+import time
+
+from ._errors import AttemptTimedOut
+from ._native import IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, Outcome, Reconcile, Succeeded
+from ._run import Config, Run
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Callable, Dict, Optional, Protocol, Tuple
+
+    from ._native import AttemptPlan, Ending
+
+    class Client(Protocol):
+        """An HTTP library's responses as the helpers see them."""
+
+        def status(self, response: Any) -> int: ...
+        def headers(self, response: Any) -> Any: ...
+        def close(self, response: Any) -> Any: ...
+        def cut(self, response: Any) -> Any: ...
+        def abort(self, response: Any) -> None: ...
+        def attach(self, response: Any, decision: Any) -> Any: ...
+
+
+class HttpHelper:
+    """The settings of one HTTP helper (a transport, an adapter) and what it does per request."""
+
+    def __init__(
+        self,
+        client: Client,
+        *,
+        wall_clock: Callable[[], float] = time.time,
+        request_id_header: str = REQUEST_ID_HEADER,
+        idempotency_key_header: str = IDEMPOTENCY_KEY_HEADER,
+        **settings: Any,
+    ) -> None:
+        self.client = client
+        self.wall_clock = wall_clock
+        self.request_id_header = request_id_header
+        self.idempotency_key_header = idempotency_key_header
+        self.config = Config(outcome_of_result=self.outcome, dispose=client.close, **settings).check()
+
+    def outcome(self, response: Any) -> Outcome:
+        """A response's outcome, read the core's one way (an HTTP-date against the wall clock)."""
+        client = self.client
+        return Outcome.from_http_response(client.status(response), client.headers(response), now_unix=self.wall_clock())
+
+    def start(self, method: str, headers: Any, options: Optional[Dict[str, Any]]) -> Run:
+        """The operation of one request: ``options`` is the request's ``retryplan`` extension (policy,
+        dependency, idempotency_key, deadline, idempotent), ``headers`` its headers (a key already set)."""
+        options = dict(options or {})
+        options.setdefault("idempotency_key", headers.get(self.idempotency_key_header))
+        return self.config.run(method=method, **options)
+
+    def attempt_headers(self, run: Run, plan: AttemptPlan) -> Dict[str, str]:
+        """The headers of this attempt's request: its request id, and the key when the plan sends it."""
+        headers = {self.request_id_header: plan.request_id}
+        if plan.send_idempotency_key:
+            headers[self.idempotency_key_header] = run.driver.idempotency_key
+        return headers
+
+    def window(self, plan: AttemptPlan, clock: Callable[[], float]) -> float:
+        """Seconds left of the attempt (its timeout, within the deadline)."""
+        return max(0.0, plan.abort_at_ms / 1000.0 - clock())
+
+    def settle(self, run: Run, ending: Ending) -> Tuple[Any, Optional[float]]:
+        """The response to return, with the seconds left to read its body in (None: a success, whose body is
+        the caller's to read). Raises the typed ending when there is no response, and for reconcile."""
+        decision, plan = ending.decision, run.settled
+        response, error = run.deciding()
+        if type(decision) is Succeeded:
+            return self.client.attach(response, decision), None
+        if response is None or type(decision) is Reconcile:
+            if response is not None:
+                self.client.close(response)
+            raise run.failure(ending, None, error) from error
+        return self.client.attach(response, decision), 0.0 if plan is None else self.window(plan, run.clock)
+
+    def finish(self, run: Run, ending: Ending, read: Callable[[Any], Any]) -> Any:
+        """The sync ending: the response to return, its failed body read (``read``) within its window or cut."""
+        response, window = self.settle(run, ending)
+        if window is None:
+            return response
+        try:
+            blocking(read, response, window, lambda _: self.client.close(response), lambda: self.client.abort(response))
+        except Exception:  # not in time, or broken: the body is not read
+            return self.client.cut(response)
+        return response
+
+
+def blocking(call: Callable[[Any], Any], arg: Any, seconds: float, cleanup: Callable[[Any], Any], abort: Any = None) -> Any:
+    """``call(arg)`` in a worker thread, waited for ``seconds`` at most: its value or error; else the call is
+    abandoned (``abort()`` stops its I/O if it can; ``cleanup(value)`` disposes of what it still returns)
+    and AttemptTimedOut is raised."""
+    if seconds <= 0:
+        raise AttemptTimedOut("no time left")
+    import threading
+    from contextvars import copy_context
+
+    done, lock, state = threading.Event(), threading.Lock(), {}  # type: Any, Any, Dict[str, Any]
+
+    def work() -> None:
+        try:
+            value = context.run(call, arg)
+        except BaseException as error:  # handed to the caller, or dropped when abandoned
+            value, state["error"] = None, error
+        with lock:
+            state["value"] = value
+            abandoned = state.get("abandoned", False)
+        if abandoned:
+            cleanup(value)
+        done.set()
+
+    context = copy_context()
+    threading.Thread(target=work, name="retryplan-attempt", daemon=True).start()
+    try:
+        finished = done.wait(seconds)
+    except BaseException:  # KeyboardInterrupt while waiting: the caller gives up
+        finished = False
+        _abandon(state, lock, cleanup, abort)
+        raise
+    if finished:
+        if "error" in state:
+            raise state["error"]
+        return state["value"]
+    _abandon(state, lock, cleanup, abort)
+    raise AttemptTimedOut(f"abandoned at its abort time, after {seconds:.3f} s")
+
+
+def _abandon(state: Dict[str, Any], lock: Any, cleanup: Callable[[Any], Any], abort: Any) -> None:
+    with lock:
+        state["abandoned"] = True
+        late = "value" in state
+    if late:
+        cleanup(state["value"])
+    elif abort is not None:
+        abort()

@@ -1,0 +1,138 @@
+//! Python arguments to core values, one reading per kind of argument, each
+//! error naming the argument. A clock reading is float seconds
+//! (`time.monotonic()`, `time.time()`) under one name, or its exact
+//! integer-millisecond twin keyword under another; both stop at 2^53 - 1 ms.
+
+use std::borrow::Cow;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
+use pyo3::PyClass;
+use retryplan::value::Named;
+use retryplan::MAX_MS;
+
+use crate::errors::{invalid, wrong_type, Res};
+
+/// A clock reading's two spellings: seconds, and its `_ms` twin.
+#[derive(Clone, Copy)]
+pub(crate) struct Clock(&'static str, &'static str);
+
+pub(crate) const NOW: Clock = Clock("now", "now_ms");
+pub(crate) const DEADLINE: Clock = Clock("deadline", "deadline_ms");
+pub(crate) const NOW_UNIX: Clock = Clock("now_unix", "now_unix_ms");
+pub(crate) const FIRST_SEEN: Clock = Clock("first_seen", "first_seen_ms");
+
+impl Clock {
+    /// The reading in ms when one spelling is given; both is an error.
+    pub(crate) fn optional(
+        self,
+        seconds: Option<&Bound<'_, PyAny>>,
+        ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<Option<u64>> {
+        let Clock(name, ms_name) = self;
+        match (seconds, ms) {
+            (Some(_), Some(_)) => {
+                Err(invalid(name, format!("pass either {name} (seconds) or {ms_name} (int ms), not both")))
+            }
+            (Some(seconds), None) => seconds_arg(name, seconds).map(Some),
+            (None, Some(ms)) => {
+                let value = u64_arg(ms_name, ms)?;
+                match value <= MAX_MS {
+                    true => Ok(Some(value)),
+                    false => Err(invalid(ms_name, format!("must be at most {MAX_MS} (2^53 - 1), got {value}"))),
+                }
+            }
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// The reading in ms; one spelling is required.
+    pub(crate) fn read(self, seconds: Option<&Bound<'_, PyAny>>, ms: Option<&Bound<'_, PyAny>>) -> Res<u64> {
+        let Clock(name, ms_name) = self;
+        let required =
+            || invalid(name, format!("is required: {name} as float seconds, or {ms_name} as int milliseconds"));
+        self.optional(seconds, ms)?.ok_or_else(required)
+    }
+}
+
+/// Float seconds to integer ms: the floor of `seconds * 1000`, where a float
+/// that is the nearest one to a whole millisecond (e.g. `1.005`) counts as
+/// exactly that millisecond, so `ms / 1000` always converts back to `ms`.
+fn seconds_to_ms(name: &'static str, seconds: f64) -> Res<u64> {
+    if seconds.is_nan() {
+        return Err(invalid(name, "must be a number of seconds, got nan".to_owned()));
+    }
+    if !seconds.is_finite() {
+        return Err(invalid(name, format!("must be finite, got {seconds}")));
+    }
+    if seconds < 0.0 {
+        return Err(invalid(name, format!("must be >= 0, got {seconds}")));
+    }
+    let mut ms = (seconds * 1000.0).floor();
+    if (ms + 1.0) / 1000.0 == seconds {
+        ms += 1.0;
+    }
+    if ms > MAX_MS as f64 {
+        return Err(invalid(name, format!("must be at most {MAX_MS} ms (2^53 - 1) as seconds, got {seconds}")));
+    }
+    Ok(ms as u64)
+}
+
+fn seconds_arg(name: &'static str, obj: &Bound<'_, PyAny>) -> Res<u64> {
+    if let Ok(float) = obj.cast::<PyFloat>() {
+        return seconds_to_ms(name, float.value());
+    }
+    if obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>() {
+        return match obj.extract::<f64>() {
+            Ok(seconds) => seconds_to_ms(name, seconds),
+            Err(_) => Err(invalid(name, format!("must be at most {MAX_MS} ms (2^53 - 1) as seconds, got {obj}"))),
+        };
+    }
+    Err(wrong_type(name, "a float (seconds)", obj))
+}
+
+pub(crate) fn u64_arg(name: &'static str, obj: &Bound<'_, PyAny>) -> Res<u64> {
+    if obj.is_instance_of::<PyBool>() || !obj.is_instance_of::<PyInt>() {
+        return Err(wrong_type(name, "an int", obj));
+    }
+    obj.extract::<u64>().map_err(|_| invalid(name, format!("must be an integer in 0..={}, got {obj}", u64::MAX)))
+}
+
+pub(crate) fn u32_arg(name: &'static str, obj: &Bound<'_, PyAny>) -> Res<u32> {
+    let value = u64_arg(name, obj)?;
+    u32::try_from(value).map_err(|_| invalid(name, format!("must be an integer in 0..={}, got {value}", u32::MAX)))
+}
+
+pub(crate) fn u16_arg(name: &'static str, obj: &Bound<'_, PyAny>) -> Res<u16> {
+    let value = u64_arg(name, obj)?;
+    u16::try_from(value).map_err(|_| invalid(name, format!("must be an integer in 0..={}, got {value}", u16::MAX)))
+}
+
+/// Text, refusing lone surrogates (which no UTF-8 text can hold).
+pub(crate) fn str_arg<'a>(name: &'static str, obj: &'a Bound<'_, PyAny>) -> Res<Cow<'a, str>> {
+    let text = obj.cast::<PyString>().map_err(|_| wrong_type(name, "a str", obj))?;
+    text.to_cow().map_err(|_| invalid(name, "must be text without lone surrogates (U+D800 to U+DFFF)".to_owned()))
+}
+
+/// An enum by its snake_case name.
+pub(crate) fn by_name<T: Named>(name: &'static str, obj: &Bound<'_, PyAny>) -> Res<T> {
+    let text = str_arg(name, obj)?;
+    T::from_name(&text).ok_or_else(|| {
+        let known: Vec<&str> = T::ALL.iter().map(|variant| variant.name()).collect();
+        let got: String = text.chars().take(64).collect();
+        invalid(name, format!("must be one of {}, got `{got}`", known.join(", ")))
+    })
+}
+
+/// An instance of the frozen class `T` (`retryplan.<T>`).
+pub(crate) fn class_arg<'a, T: PyClass<Frozen = pyo3::pyclass::boolean_struct::True> + Sync>(
+    name: &'static str,
+    obj: &'a Bound<'_, PyAny>,
+) -> Res<&'a T> {
+    Ok(obj.cast::<T>().map_err(|_| wrong_type(name, &format!("a retryplan.{}", T::NAME), obj))?.get())
+}
+
+/// A required argument that pyo3 saw as optional (so the error is ours, naming it).
+pub(crate) fn given<'a, 'py>(name: &'static str, obj: Option<&'a Bound<'py, PyAny>>) -> Res<&'a Bound<'py, PyAny>> {
+    obj.ok_or_else(|| invalid(name, "is required".to_owned()))
+}

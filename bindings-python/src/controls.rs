@@ -1,0 +1,376 @@
+//! The shared controls of a dependency (retry budget, circuit breaker, cap on
+//! in-flight retries) and the shared counters (`Stats`). All thread-safe.
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use retryplan::value::Value;
+use retryplan::{
+    BreakerConfig, BreakerPermit, BudgetConfig, CircuitBreaker, Dependency, DependencyConfig, GiveUpReason,
+    RetryBudget, RetryCharge, SharedStats,
+};
+
+use crate::args::{class_arg, str_arg, u32_arg, NOW};
+use crate::data::{from_py, repr_of, serialized};
+use crate::decision::{IntoField, PyDecision};
+use crate::errors::{invalid, Res};
+
+/// A configuration from one dict or keyword arguments, as the core's data tree.
+fn config_value(config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Value> {
+    match (config, fields) {
+        (Some(_), Some(fields)) if !fields.is_empty() => {
+            Err(invalid("config", "pass either one dict or keyword arguments, not both".to_owned()))
+        }
+        (Some(config), _) => from_py(config),
+        (None, Some(fields)) => from_py(fields.as_any()),
+        (None, None) => Ok(Value::Object(Vec::new())),
+    }
+}
+
+/// The shared controls of one downstream dependency (retry budget, circuit
+/// breaker, cap on in-flight retries), shared by every Operation that names
+/// it. Thread-safe.
+#[pyclass(module = "retryplan", name = "Dependency", frozen)]
+pub(crate) struct PyDependency {
+    pub(crate) inner: Arc<Dependency>,
+}
+
+#[pymethods]
+impl PyDependency {
+    #[new]
+    #[pyo3(signature = (config = None, **fields))]
+    fn new(config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
+        let config = DependencyConfig::from_value(&config_value(config, fields)?)?;
+        Ok(PyDependency { inner: Dependency::new(&config)? })
+    }
+
+    /// A dependency from JSON text.
+    #[staticmethod]
+    fn from_json(text: &Bound<'_, PyAny>) -> Res<Self> {
+        Ok(PyDependency { inner: Dependency::from_json(&str_arg("text", text)?)? })
+    }
+
+    /// The state of every control at `now`, as a JSON-shaped dict.
+    #[pyo3(signature = (now = None, *, now_ms = None))]
+    fn snapshot<'py>(
+        &self,
+        py: Python<'py>,
+        now: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<Bound<'py, PyAny>> {
+        serialized(py, &self.inner.snapshot(NOW.read(now, now_ms)?))
+    }
+
+    /// The dependency's retry budget, or None.
+    #[getter]
+    fn budget(&self) -> Option<PyRetryBudget> {
+        self.inner.budget().map(|_| PyRetryBudget { inner: Source::Dependency(Arc::clone(&self.inner)) })
+    }
+
+    /// The dependency's circuit breaker, or None.
+    #[getter]
+    fn breaker(&self) -> Option<PyCircuitBreaker> {
+        self.inner.breaker().map(|_| PyCircuitBreaker { inner: Source::Dependency(Arc::clone(&self.inner)) })
+    }
+}
+
+/// A control of its own, or one of a dependency's.
+enum Source<T> {
+    Own(Box<T>),
+    Dependency(Arc<Dependency>),
+}
+
+impl<T> Source<T> {
+    fn get<'a>(&'a self, name: &'static str, of: fn(&'a Dependency) -> Option<&'a T>) -> Res<&'a T> {
+        match self {
+            Source::Own(control) => Ok(control),
+            Source::Dependency(dependency) => {
+                of(dependency).ok_or_else(|| invalid(name, format!("the dependency has no {name}")))
+            }
+        }
+    }
+}
+
+/// A retry budget (token bucket, ratio or quota), on its own or a Dependency's. Thread-safe.
+#[pyclass(module = "retryplan", name = "RetryBudget", frozen)]
+pub(crate) struct PyRetryBudget {
+    inner: Source<RetryBudget>,
+}
+
+/// What a granted retry cost (`cost` units; 0 outside the quota model); hand it back on success.
+#[pyclass(module = "retryplan", name = "RetryCharge", frozen, eq, hash)]
+#[derive(PartialEq, Eq, Hash)]
+pub(crate) struct PyRetryCharge {
+    inner: RetryCharge,
+}
+
+#[pymethods]
+impl PyRetryCharge {
+    #[new]
+    fn new(cost: &Bound<'_, PyAny>) -> Res<Self> {
+        Ok(PyRetryCharge { inner: RetryCharge { cost: u32_arg("cost", cost)? } })
+    }
+
+    /// Units charged.
+    #[getter]
+    fn cost(&self) -> u32 {
+        self.inner.cost
+    }
+
+    fn __repr__(&self) -> String {
+        format!("RetryCharge(cost={})", self.inner.cost)
+    }
+}
+
+impl PyRetryBudget {
+    fn budget(&self) -> Res<&RetryBudget> {
+        self.inner.get("budget", Dependency::budget)
+    }
+}
+
+#[pymethods]
+impl PyRetryBudget {
+    #[new]
+    #[pyo3(signature = (config = None, **fields))]
+    fn new(config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
+        let config = BudgetConfig::from_value(&config_value(config, fields)?, "")?;
+        Ok(PyRetryBudget { inner: Source::Own(Box::new(RetryBudget::new(&config)?)) })
+    }
+
+    /// Counts an original request (ratio model).
+    #[pyo3(signature = (now = None, *, now_ms = None))]
+    fn on_request(&self, now: Option<&Bound<'_, PyAny>>, now_ms: Option<&Bound<'_, PyAny>>) -> Res<()> {
+        self.budget()?.on_request(NOW.read(now, now_ms)?);
+        Ok(())
+    }
+
+    /// Asks for a retry: a RetryCharge when granted, None when refused.
+    #[pyo3(signature = (now = None, after_timeout = false, *, now_ms = None))]
+    fn try_retry(
+        &self,
+        now: Option<&Bound<'_, PyAny>>,
+        after_timeout: bool,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<Option<PyRetryCharge>> {
+        Ok(self.budget()?.try_retry(NOW.read(now, now_ms)?, after_timeout).map(|inner| PyRetryCharge { inner }))
+    }
+
+    /// Reports a success (with the charge of the retry that succeeded, if any).
+    #[pyo3(signature = (now = None, charge = None, *, now_ms = None))]
+    fn on_success(
+        &self,
+        now: Option<&Bound<'_, PyAny>>,
+        charge: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<()> {
+        let now = NOW.read(now, now_ms)?;
+        let charge = charge.map(|charge| class_arg::<PyRetryCharge>("charge", charge).map(|c| c.inner)).transpose()?;
+        self.budget()?.on_success(now, charge);
+        Ok(())
+    }
+
+    /// Reports a failure.
+    #[pyo3(signature = (now = None, *, now_ms = None))]
+    fn on_failure(&self, now: Option<&Bound<'_, PyAny>>, now_ms: Option<&Bound<'_, PyAny>>) -> Res<()> {
+        self.budget()?.on_failure(NOW.read(now, now_ms)?);
+        Ok(())
+    }
+
+    /// Takes `amount` units from a quota (AWS `acquire`): True when taken, False when fewer are left.
+    fn acquire(&self, amount: &Bound<'_, PyAny>) -> Res<bool> {
+        Ok(self.budget()?.acquire(u32_arg("amount", amount)?)?)
+    }
+
+    /// Gives `amount` units back to a quota, never above its capacity.
+    fn release(&self, amount: &Bound<'_, PyAny>) -> Res<()> {
+        Ok(self.budget()?.release(u32_arg("amount", amount)?)?)
+    }
+
+    /// The budget's state at `now`, as a JSON-shaped dict.
+    #[pyo3(signature = (now = None, *, now_ms = None))]
+    fn snapshot<'py>(
+        &self,
+        py: Python<'py>,
+        now: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<Bound<'py, PyAny>> {
+        serialized(py, &self.budget()?.snapshot(NOW.read(now, now_ms)?))
+    }
+}
+
+/// A circuit breaker (consecutive failures or failure ratio), on its own or a Dependency's. Thread-safe.
+#[pyclass(module = "retryplan", name = "CircuitBreaker", frozen)]
+pub(crate) struct PyCircuitBreaker {
+    inner: Source<CircuitBreaker>,
+}
+
+/// Permission to send one request through a breaker (`probe`: a half-open trial); report it exactly once.
+#[pyclass(module = "retryplan", name = "BreakerPermit", frozen)]
+pub(crate) struct PyBreakerPermit {
+    inner: BreakerPermit,
+}
+
+#[pymethods]
+impl PyBreakerPermit {
+    /// True for a half-open probe.
+    #[getter]
+    fn probe(&self) -> bool {
+        self.inner.probe
+    }
+
+    fn __repr__(&self) -> String {
+        format!("BreakerPermit(probe={})", if self.inner.probe { "True" } else { "False" })
+    }
+}
+
+fn permit_arg(permit: Option<&Bound<'_, PyAny>>) -> Res<BreakerPermit> {
+    let permit = permit.ok_or_else(|| invalid("permit", "is required".to_owned()))?;
+    Ok(class_arg::<PyBreakerPermit>("permit", permit)?.inner)
+}
+
+impl PyCircuitBreaker {
+    fn breaker(&self) -> Res<&CircuitBreaker> {
+        self.inner.get("breaker", Dependency::breaker)
+    }
+}
+
+#[pymethods]
+impl PyCircuitBreaker {
+    #[new]
+    #[pyo3(signature = (config = None, **fields))]
+    fn new(config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
+        let config = BreakerConfig::from_value(&config_value(config, fields)?, "")?;
+        Ok(PyCircuitBreaker { inner: Source::Own(Box::new(CircuitBreaker::new(&config)?)) })
+    }
+
+    /// Asks to send a request: a BreakerPermit, or None while open.
+    #[pyo3(signature = (now = None, *, now_ms = None))]
+    fn try_acquire(
+        &self,
+        now: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<Option<PyBreakerPermit>> {
+        Ok(self.breaker()?.try_acquire(NOW.read(now, now_ms)?).map(|inner| PyBreakerPermit { inner }))
+    }
+
+    /// Reports the permitted request succeeded.
+    #[pyo3(signature = (now = None, permit = None, *, now_ms = None))]
+    fn on_success(
+        &self,
+        now: Option<&Bound<'_, PyAny>>,
+        permit: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<()> {
+        let now = NOW.read(now, now_ms)?;
+        self.breaker()?.on_success(now, permit_arg(permit)?);
+        Ok(())
+    }
+
+    /// Reports the permitted request failed.
+    #[pyo3(signature = (now = None, permit = None, *, now_ms = None))]
+    fn on_failure(
+        &self,
+        now: Option<&Bound<'_, PyAny>>,
+        permit: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<()> {
+        let now = NOW.read(now, now_ms)?;
+        self.breaker()?.on_failure(now, permit_arg(permit)?);
+        Ok(())
+    }
+
+    /// Returns a permit whose request was never sent (or whose result does not count).
+    fn release(&self, permit: &Bound<'_, PyAny>) -> Res<()> {
+        self.breaker()?.release(permit_arg(Some(permit))?);
+        Ok(())
+    }
+
+    /// The breaker's state at `now`, as a JSON-shaped dict.
+    #[pyo3(signature = (now = None, *, now_ms = None))]
+    fn snapshot<'py>(
+        &self,
+        py: Python<'py>,
+        now: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<Bound<'py, PyAny>> {
+        serialized(py, &self.breaker()?.snapshot(NOW.read(now, now_ms)?))
+    }
+}
+
+/// Counters of operations, attempts, retries, endings and give-ups by reason,
+/// counted inside the engine as helpers' drivers decide (pass it as `stats=`),
+/// or fed decisions by hand with `record`. Thread-safe.
+#[pyclass(module = "retryplan", name = "Stats", frozen)]
+#[derive(Default)]
+pub(crate) struct PyStats {
+    pub(crate) inner: Arc<SharedStats>,
+}
+
+macro_rules! stats_methods {
+    ($($(#[doc = $doc:literal])* $counter:ident),*) => {
+        #[pymethods]
+        impl PyStats {
+            #[new]
+            fn new() -> Self {
+                PyStats::default()
+            }
+
+            /// Counts one decision (Wait and AwaitOutcome count nothing).
+            fn record(&self, decision: &Bound<'_, PyAny>) -> Res<()> {
+                self.inner.record(&class_arg::<PyDecision>("decision", decision)?.inner);
+                Ok(())
+            }
+
+            /// Adds another Stats' counters.
+            fn merge(&self, other: &Bound<'_, PyAny>) -> Res<()> {
+                self.inner.merge(&class_arg::<PyStats>("other", other)?.inner.snapshot());
+                Ok(())
+            }
+
+            $($(#[doc = $doc])* #[getter] fn $counter(&self) -> u64 { self.inner.snapshot().$counter })*
+
+            /// Give-ups by reason: a dict from GiveUpReason to count.
+            #[getter]
+            fn gave_up<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+                let (dict, counts) = (PyDict::new(py), self.inner.snapshot().gave_up);
+                for reason in GiveUpReason::ALL {
+                    dict.set_item(reason.into_field(py)?, counts.get(reason))?;
+                }
+                Ok(dict)
+            }
+
+            /// All give-ups.
+            #[getter]
+            fn gave_up_total(&self) -> u64 {
+                self.inner.snapshot().gave_up.total()
+            }
+
+            /// The JSON form.
+            fn to_dict<'py>(&self, py: Python<'py>) -> Res<Bound<'py, PyAny>> {
+                serialized(py, &self.inner.snapshot())
+            }
+
+            fn __repr__(&self) -> String {
+                repr_of("Stats", &self.inner.snapshot())
+            }
+        }
+    };
+}
+
+stats_methods!(
+    /// Operations that started a first attempt.
+    operations,
+    /// Attempts started, first attempts included.
+    attempts,
+    /// Attempts after the first that followed a failure.
+    retries,
+    /// Hedges: attempts started while another was still running.
+    hedges,
+    /// Operations that succeeded.
+    succeeded,
+    /// Operations that ended in reconciliation.
+    reconciles,
+    /// Operations that ended in a restart of the unit.
+    restarts
+);

@@ -1,0 +1,183 @@
+//! `Decision` and its seven subclasses, one per kind, fields exactly as in the engine.
+
+use pyo3::prelude::*;
+use pyo3::pyclass_init::PyClassInitializer;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
+use retryplan::{AttemptSet, Decision, GiveUpReason, RequestId};
+
+use crate::data::{from_py, repr_of, serialized};
+use crate::errors::{invalid, wrong_type, Res};
+
+/// What the caller must do now. One subclass per kind: `StartAttempt`,
+/// `Wait`, `AwaitOutcome`, `Succeeded`, `GaveUp`, `Reconcile`, `Restart`;
+/// fields exactly as in the engine (absolute times in ms on the caller's clock).
+#[pyclass(module = "retryplan", name = "Decision", frozen, subclass, eq, hash)]
+#[derive(PartialEq, Eq, Hash)]
+pub(crate) struct PyDecision {
+    pub(crate) inner: Decision,
+}
+
+static REASONS: PyOnceLock<Vec<Py<PyAny>>> = PyOnceLock::new();
+
+/// A field of a core value as Python sees it.
+pub(crate) trait IntoField {
+    fn into_field(self, py: Python<'_>) -> PyResult<Py<PyAny>>;
+}
+
+macro_rules! plain_field {
+    ($($ty:ty),*) => {$(
+        impl IntoField for $ty {
+            fn into_field(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+                Ok(self.into_pyobject(py)?.into_any().unbind())
+            }
+        }
+    )*};
+}
+plain_field!(u32, u64, Option<u64>);
+
+impl IntoField for bool {
+    fn into_field(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(PyBool::new(py, self).to_owned().into_any().unbind())
+    }
+}
+
+impl IntoField for AttemptSet {
+    fn into_field(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(PyTuple::new(py, self.iter().collect::<Vec<u32>>())?.into_any().unbind())
+    }
+}
+
+impl IntoField for RequestId {
+    fn into_field(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(PyString::new(py, &self.to_string()).into_any().unbind())
+    }
+}
+
+impl IntoField for GiveUpReason {
+    /// The member of `retryplan.GiveUpReason`.
+    fn into_field(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let members = REASONS.get_or_try_init(py, || -> PyResult<Vec<Py<PyAny>>> {
+            let class = py.import("retryplan._enums")?.getattr("GiveUpReason")?;
+            GiveUpReason::ALL.iter().map(|reason| class.call1((reason.name(),)).map(Bound::unbind)).collect()
+        })?;
+        let index = GiveUpReason::ALL.iter().position(|reason| *reason == self);
+        let member = index.and_then(|index| members.get(index)).map(|member| member.clone_ref(py));
+        member.ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err(format!("no GiveUpReason {}", self.name())))
+    }
+}
+
+fn class_name(decision: &Decision) -> &'static str {
+    match decision {
+        Decision::StartAttempt { .. } => "StartAttempt",
+        Decision::Wait { .. } => "Wait",
+        Decision::AwaitOutcome { .. } => "AwaitOutcome",
+        Decision::Succeeded { .. } => "Succeeded",
+        Decision::GaveUp { .. } => "GaveUp",
+        Decision::Reconcile { .. } => "Reconcile",
+        Decision::Restart { .. } => "Restart",
+    }
+}
+
+/// A decision as an instance of its subclass.
+pub(crate) fn decision_to_py(py: Python<'_>, inner: Decision) -> PyResult<Py<PyAny>> {
+    let base = PyClassInitializer::from(PyDecision { inner });
+    Ok(match inner {
+        Decision::StartAttempt { .. } => Bound::new(py, base.add_subclass(StartAttempt))?.into_any().unbind(),
+        Decision::Wait { .. } => Bound::new(py, base.add_subclass(Wait))?.into_any().unbind(),
+        Decision::AwaitOutcome { .. } => Bound::new(py, base.add_subclass(AwaitOutcome))?.into_any().unbind(),
+        Decision::Succeeded { .. } => Bound::new(py, base.add_subclass(Succeeded))?.into_any().unbind(),
+        Decision::GaveUp { .. } => Bound::new(py, base.add_subclass(GaveUp))?.into_any().unbind(),
+        Decision::Reconcile { .. } => Bound::new(py, base.add_subclass(Reconcile))?.into_any().unbind(),
+        Decision::Restart { .. } => Bound::new(py, base.add_subclass(Restart))?.into_any().unbind(),
+    })
+}
+
+#[pymethods]
+impl PyDecision {
+    /// The snake_case kind, as in JSON's `type` (`start_attempt`, `wait`, ...).
+    #[getter]
+    fn kind(&self) -> &'static str {
+        self.inner.kind()
+    }
+
+    /// True for the four endings: Succeeded, GaveUp, Reconcile, Restart.
+    #[getter]
+    fn is_final(&self) -> bool {
+        self.inner.is_final()
+    }
+
+    /// The decision in the JSON schema's shape (absent optional fields omitted).
+    fn to_dict<'py>(&self, py: Python<'py>) -> Res<Bound<'py, PyAny>> {
+        serialized(py, &self.inner)
+    }
+
+    /// A decision from its JSON-shaped dict (for tests and replays).
+    #[staticmethod]
+    fn from_dict(py: Python<'_>, value: &Bound<'_, PyAny>) -> Res<Py<PyAny>> {
+        if !value.is_instance_of::<PyDict>() {
+            return Err(wrong_type("value", "a dict", value));
+        }
+        let tree = serde_json::to_value(from_py(value)?).map_err(|error| invalid("value", error.to_string()))?;
+        let decision: Decision = serde_json::from_value(tree).map_err(|error| invalid("value", error.to_string()))?;
+        Ok(decision_to_py(py, decision)?)
+    }
+
+    fn __repr__(&self) -> String {
+        repr_of(class_name(&self.inner), &self.inner)
+    }
+}
+
+macro_rules! decision_class {
+    ($(#[doc = $doc:literal])* $class:ident { $($field:ident),* }) => {
+        $(#[doc = $doc])*
+        #[pyclass(module = "retryplan", frozen, extends = PyDecision)]
+        pub(crate) struct $class;
+
+        #[pymethods]
+        impl $class {
+            #[classattr]
+            fn __match_args__(py: Python<'_>) -> PyResult<Py<PyTuple>> {
+                Ok(PyTuple::new(py, [$(stringify!($field)),*])?.unbind())
+            }
+            $(
+                #[getter]
+                fn $field(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+                    match slf.as_super().get().inner {
+                        Decision::$class { $field, .. } => $field.into_field(slf.py()),
+                        _ => Ok(slf.py().None()),
+                    }
+                }
+            )*
+        }
+    };
+}
+
+decision_class!(
+    /// Start attempt `attempt` now; abort it at `abort_at_ms` (after `timeout_ms`), then report its outcome.
+    StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms, hedge }
+);
+decision_class!(
+    /// Sleep until `until_ms` (cancellably), then poll.
+    Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms }
+);
+decision_class!(
+    /// An attempt is running: report its outcome; poll again at `until_ms` at the latest.
+    AwaitOutcome { in_flight, until_ms }
+);
+decision_class!(
+    /// The operation succeeded (attempt `winner` won); abort `abort_attempts`. It has ended.
+    Succeeded { attempts, winner, abort_attempts }
+);
+decision_class!(
+    /// The operation gave up; `reason` (a GiveUpReason) says why. It has ended.
+    GaveUp { reason, attempts, remaining_budget_ms, refused_delay_ms, abort_attempts }
+);
+decision_class!(
+    /// An unsafe write may have been processed: query its outcome by the idempotency key; do not repeat it. It has ended.
+    Reconcile { attempts, remaining_budget_ms, abort_attempts }
+);
+decision_class!(
+    /// A conflict: re-read, recompute and start a new operation with `deadline_ms` as its deadline. It has ended.
+    Restart { attempts, deadline_ms, remaining_budget_ms, abort_attempts }
+);

@@ -1,0 +1,113 @@
+//! The dialects of other retry designs read by the core: gRPC service configs
+//! (gRFC A6) and the AWS SDKs' standard mode (error codes, the retry quota).
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use retryplan::aws;
+use retryplan::grpc;
+use retryplan::Dependency;
+
+use crate::args::{str_arg, u32_arg};
+use crate::controls::PyDependency;
+use crate::data::from_py;
+use crate::errors::Res;
+use crate::policy::PyPolicy;
+
+/// The AWS error code of a response: the `x-amzn-errortype` header, else a
+/// JSON body's `__type`/`code`, else an XML body's `<Code>`; None when none.
+#[pyfunction]
+#[pyo3(signature = (errortype_header = None, body = None))]
+pub(crate) fn aws_error_code_from_response(
+    errortype_header: Option<&Bound<'_, PyAny>>,
+    body: Option<&Bound<'_, PyAny>>,
+) -> Res<Option<String>> {
+    let header = errortype_header.map(|value| str_arg("errortype_header", value)).transpose()?;
+    let body = body.map(|value| str_arg("body", value)).transpose()?;
+    Ok(aws::error_code_from_response(header.as_deref(), body.as_deref()).map(|code| code.as_str().to_owned()))
+}
+
+/// The AWS SDK standard mode's dependency: the 500-unit retry quota.
+#[pyfunction]
+pub(crate) fn aws_standard_dependency() -> Res<PyDependency> {
+    Ok(PyDependency { inner: Dependency::new(&aws::standard_dependency())? })
+}
+
+/// A gRPC service config, read as gRFC A6 says: one validated policy per
+/// method selector, the channel's retry throttling, and warnings for what
+/// was capped or truncated.
+#[pyclass(module = "retryplan", name = "ServiceConfig", frozen)]
+pub(crate) struct PyServiceConfig {
+    inner: grpc::ServiceConfig,
+}
+
+#[pymethods]
+impl PyServiceConfig {
+    /// Reads a service config from a dict (or JSON text); `max_attempts_cap`
+    /// is the client-side cap on maxAttempts (default 5).
+    #[new]
+    #[pyo3(signature = (config, *, max_attempts_cap = None))]
+    fn new(config: &Bound<'_, PyAny>, max_attempts_cap: Option<&Bound<'_, PyAny>>) -> Res<Self> {
+        let max_attempts_cap = match max_attempts_cap {
+            Some(cap) => u32_arg("max_attempts_cap", cap)?,
+            None => grpc::DEFAULT_MAX_ATTEMPTS_CAP,
+        };
+        let options = grpc::ServiceConfigOptions { max_attempts_cap };
+        let inner = match config.is_instance_of::<PyString>() {
+            true => grpc::ServiceConfig::from_json(&str_arg("config", config)?, options)?,
+            false => grpc::ServiceConfig::from_value(&from_py(config)?, options)?,
+        };
+        Ok(PyServiceConfig { inner })
+    }
+
+    /// One dict per selector: `name` (`/service/method`, `/service/` or ``),
+    /// `service`, `method` and its `policy`.
+    #[getter]
+    fn methods<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.inner.methods.iter().map(|profile| method_dict(py, profile)).collect()
+    }
+
+    /// What was capped or truncated: dicts with `field` and `message`.
+    #[getter]
+    fn warnings<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let warning = |warning: &grpc::ConfigWarning| {
+            let dict = PyDict::new(py);
+            dict.set_item("field", &warning.field)?;
+            dict.set_item("message", &warning.message)?;
+            Ok(dict)
+        };
+        self.inner.warnings.iter().map(warning).collect()
+    }
+
+    /// A new Dependency holding the retry throttling (token bucket), or None;
+    /// create one per server name and share it.
+    fn throttling_dependency(&self) -> Res<Option<PyDependency>> {
+        let dependency = self.inner.throttling.as_ref().map(Dependency::new).transpose()?;
+        Ok(dependency.map(|inner| PyDependency { inner }))
+    }
+
+    /// The most specific selector's dict for `service`/`method`, or None.
+    fn method_for<'py>(
+        &self,
+        py: Python<'py>,
+        service: &Bound<'_, PyAny>,
+        method: &Bound<'_, PyAny>,
+    ) -> Res<Option<Bound<'py, PyDict>>> {
+        let found = self.inner.method_for(&str_arg("service", service)?, &str_arg("method", method)?);
+        Ok(found.map(|profile| method_dict(py, profile)).transpose()?)
+    }
+
+    /// The most specific selector's policy for `service`/`method`, or None.
+    fn profile_for(&self, service: &Bound<'_, PyAny>, method: &Bound<'_, PyAny>) -> Res<Option<PyPolicy>> {
+        let found = self.inner.profile_for(&str_arg("service", service)?, &str_arg("method", method)?);
+        Ok(found.map(|policy| PyPolicy { inner: *policy }))
+    }
+}
+
+fn method_dict<'py>(py: Python<'py>, profile: &grpc::MethodProfile) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    dict.set_item("name", &profile.name)?;
+    dict.set_item("service", &profile.service)?;
+    dict.set_item("method", &profile.method)?;
+    dict.set_item("policy", PyPolicy { inner: profile.policy })?;
+    Ok(dict)
+}

@@ -1,0 +1,346 @@
+//! `Driver`: the host loop, decided once in the core. Results go in as the
+//! host observes them; one action comes out per poll (`AttemptPlan`: start
+//! it, `AbortAttempt`, `Sleep`, `Ending`). Every helper adapts its runtime to it.
+
+use std::sync::Arc;
+
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::pyclass_init::PyClassInitializer;
+use pyo3::types::{PyBool, PyString};
+use retryplan::value::Named;
+use retryplan::{Action, AttemptResult, Concurrency, Driver, DriverOptions, Event, Receipt, Repeatability, RequestId};
+
+use crate::args::{class_arg, given, str_arg, u32_arg, NOW};
+use crate::controls::PyStats;
+use crate::data::{repr_of, serialized};
+use crate::decision::{decision_to_py, IntoField};
+use crate::errors::{invalid, wrong_type, Res};
+use crate::operation::options;
+use crate::outcome::PyOutcome;
+use crate::policy::PyPolicy;
+
+/// One thing the host must do now; one subclass per kind: `AttemptPlan`
+/// (start this attempt), `AbortAttempt`, `Sleep`, `Ending`. Times are
+/// absolute ms on the host's clock.
+#[pyclass(module = "retryplan", name = "Action", frozen, subclass)]
+pub(crate) struct PyAction {
+    inner: Action,
+}
+
+#[pymethods]
+impl PyAction {
+    /// The snake_case kind: `start_attempt`, `abort_attempt`, `sleep` or `finish`.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match self.inner {
+            Action::StartAttempt(_) => "start_attempt",
+            Action::AbortAttempt { .. } => "abort_attempt",
+            Action::Sleep { .. } => "sleep",
+            Action::Finish(_) => "finish",
+        }
+    }
+
+    /// The action in the vectors' JSON shape.
+    fn to_dict<'py>(&self, py: Python<'py>) -> Res<Bound<'py, PyAny>> {
+        serialized(py, &self.inner)
+    }
+
+    fn __repr__(&self) -> String {
+        match self.inner {
+            Action::StartAttempt(plan) => repr_of("AttemptPlan", &plan),
+            Action::Finish(ending) => repr_of("Ending", &ending),
+            other => repr_of(if matches!(other, Action::Sleep { .. }) { "Sleep" } else { "AbortAttempt" }, &other),
+        }
+    }
+}
+
+/// Start this attempt now, as planned; report how it ended with `Driver.handle_result`.
+#[pyclass(module = "retryplan", frozen, extends = PyAction)]
+pub(crate) struct AttemptPlan {
+    /// Attempt number, 1 for the first.
+    #[pyo3(get)]
+    attempt: u32,
+    /// The effective timeout: min(per-attempt timeout, remaining budget), in ms.
+    #[pyo3(get)]
+    timeout_ms: u64,
+    /// When the driver counts the attempt as timed out (now + timeout_ms).
+    #[pyo3(get)]
+    abort_at_ms: u64,
+    /// Budget left at the start, after the response reserve.
+    #[pyo3(get)]
+    remaining_budget_ms: u64,
+    /// True for a hedge: an extra attempt while another still runs.
+    #[pyo3(get)]
+    hedge: bool,
+    /// True when the request carries the operation's idempotency key.
+    #[pyo3(get)]
+    send_idempotency_key: bool,
+    id: RequestId,
+}
+
+#[pymethods]
+impl AttemptPlan {
+    /// A fresh id for this attempt's request (send it as `X-Request-Id`).
+    #[getter]
+    fn request_id(&self) -> String {
+        self.id.to_string()
+    }
+}
+
+/// Abort this running attempt (its result, if it still delivers one, is discarded).
+#[pyclass(module = "retryplan", frozen, extends = PyAction, get_all)]
+pub(crate) struct AbortAttempt {
+    /// The attempt to abort.
+    attempt: u32,
+    /// `timed_out`, `lost_race`, `cancelled` or `operation_ended`.
+    reason: &'static str,
+}
+
+/// Sleep until `until_ms`, waking early for a result or the caller's cancel; then poll.
+#[pyclass(module = "retryplan", frozen, extends = PyAction, get_all)]
+pub(crate) struct Sleep {
+    /// When to poll again at the latest.
+    until_ms: u64,
+}
+
+/// The operation has ended: return or raise `decision`; every poll from now on returns it again.
+#[pyclass(module = "retryplan", frozen, extends = PyAction)]
+pub(crate) struct Ending {
+    inner: retryplan::Ending,
+}
+
+#[pymethods]
+impl Ending {
+    /// The final decision: Succeeded, GaveUp, Reconcile or Restart.
+    #[getter]
+    fn decision(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        decision_to_py(py, self.inner.decision)
+    }
+
+    /// True when the operation succeeded.
+    #[getter]
+    fn succeeded(&self) -> bool {
+        matches!(self.inner.decision, retryplan::Decision::Succeeded { .. })
+    }
+
+    /// The last attempt result taken into account (the winner's for a success), or None.
+    #[getter]
+    fn last_result(&self, py: Python<'_>) -> PyResult<Option<Py<PyAttemptResult>>> {
+        result_to_py(py, self.inner.last_result)
+    }
+}
+
+/// An attempt and how it ended.
+#[pyclass(module = "retryplan", name = "AttemptResult", frozen, get_all)]
+pub(crate) struct PyAttemptResult {
+    /// The attempt number.
+    attempt: u32,
+    /// How it ended.
+    outcome: Py<PyOutcome>,
+}
+
+fn result_to_py(py: Python<'_>, result: Option<AttemptResult>) -> PyResult<Option<Py<PyAttemptResult>>> {
+    let to_py = |AttemptResult { attempt, outcome }| {
+        Py::new(py, PyAttemptResult { attempt, outcome: Py::new(py, PyOutcome { inner: outcome })? })
+    };
+    result.map(to_py).transpose()
+}
+
+fn action_to_py(py: Python<'_>, inner: Action) -> PyResult<Py<PyAny>> {
+    let base = PyClassInitializer::from(PyAction { inner });
+    Ok(match inner {
+        Action::StartAttempt(plan) => Bound::new(
+            py,
+            base.add_subclass(AttemptPlan {
+                attempt: plan.attempt,
+                timeout_ms: plan.timeout_ms,
+                abort_at_ms: plan.abort_at_ms,
+                remaining_budget_ms: plan.remaining_budget_ms,
+                hedge: plan.hedge,
+                send_idempotency_key: plan.send_idempotency_key,
+                id: plan.request_id,
+            }),
+        )?
+        .into_any(),
+        Action::AbortAttempt { attempt, reason } => {
+            Bound::new(py, base.add_subclass(AbortAttempt { attempt, reason: reason.name() }))?.into_any()
+        }
+        Action::Sleep { until_ms } => Bound::new(py, base.add_subclass(Sleep { until_ms }))?.into_any(),
+        Action::Finish(inner) => Bound::new(py, base.add_subclass(Ending { inner }))?.into_any(),
+    }
+    .unbind())
+}
+
+/// A decision the driver made, for observers (the helpers' `on_decision` hook, logs, metrics).
+#[pyclass(module = "retryplan", name = "Event", frozen)]
+pub(crate) struct PyEvent {
+    /// When it was made (the host's clock, ms).
+    #[pyo3(get)]
+    at_ms: u64,
+    /// The decision.
+    #[pyo3(get)]
+    decision: Py<PyAny>,
+    /// The result that led to it, when one did.
+    #[pyo3(get)]
+    after: Option<Py<PyAttemptResult>>,
+    inner: Event,
+}
+
+#[pymethods]
+impl PyEvent {
+    /// The event in the vectors' JSON shape.
+    fn to_dict<'py>(&self, py: Python<'py>) -> Res<Bound<'py, PyAny>> {
+        serialized(py, &self.inner)
+    }
+
+    fn __repr__(&self) -> String {
+        repr_of("Event", &self.inner)
+    }
+}
+
+/// The host loop of one operation: results in, one action out per poll.
+#[pyclass(module = "retryplan", name = "Driver")]
+pub(crate) struct PyDriver {
+    inner: Driver,
+}
+
+#[pymethods]
+impl PyDriver {
+    #[new]
+    #[pyo3(signature = (policy, now = None, concurrency = None, *, now_ms = None, seed = None, idempotency_key = None, deadline = None, deadline_ms = None, dependency = None, method = None, idempotent = None, stats = None, record_events = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        policy: &Bound<'_, PyAny>,
+        now: Option<&Bound<'_, PyAny>>,
+        concurrency: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+        seed: Option<&Bound<'_, PyAny>>,
+        idempotency_key: Option<&Bound<'_, PyAny>>,
+        deadline: Option<&Bound<'_, PyAny>>,
+        deadline_ms: Option<&Bound<'_, PyAny>>,
+        dependency: Option<&Bound<'_, PyAny>>,
+        method: Option<&Bound<'_, PyAny>>,
+        idempotent: Option<&Bound<'_, PyAny>>,
+        stats: Option<&Bound<'_, PyAny>>,
+        record_events: bool,
+    ) -> Res<Self> {
+        let policy = &class_arg::<PyPolicy>("policy", policy)?.inner;
+        let now = NOW.read(now, now_ms)?;
+        let mut options = options(seed, idempotency_key, (deadline, deadline_ms), dependency)?;
+        let flag = |flag: &Bound<'_, PyAny>| match flag.cast::<PyBool>() {
+            Ok(flag) => Ok(flag.is_true()),
+            Err(_) => Err(wrong_type("idempotent", "a bool or None", flag)),
+        };
+        let idempotent = idempotent.map(flag).transpose()?;
+        match method {
+            Some(method) => {
+                options = options.with_repeatability(Repeatability::for_http(&str_arg("method", method)?, idempotent)?)
+            }
+            None if idempotent.is_some() => return Err(invalid("idempotent", "needs the request's method".to_owned())),
+            None => {}
+        }
+        let concurrency = match concurrency.map(|name| str_arg("concurrency", name)).transpose()?.as_deref() {
+            None | Some("concurrent") => Concurrency::Concurrent,
+            Some("sequential") => Concurrency::Sequential,
+            Some("sequential_without_hedging") => Concurrency::SequentialWithoutHedging,
+            Some(_) => {
+                let rule = "must be `concurrent`, `sequential` or `sequential_without_hedging`";
+                return Err(invalid("concurrency", rule.to_owned()));
+            }
+        };
+        let stats = stats.map(|stats| class_arg::<PyStats>("stats", stats).map(|stats| Arc::clone(&stats.inner)));
+        let driver_options = DriverOptions { concurrency, stats: stats.transpose()?, record_events };
+        Ok(PyDriver { inner: Driver::new(policy, now, options, driver_options)? })
+    }
+
+    /// What to do now: an `AttemptPlan` to start, an `AbortAttempt`, a `Sleep` or the `Ending`.
+    #[pyo3(signature = (now = None, *, now_ms = None))]
+    fn poll_action(
+        &mut self,
+        py: Python<'_>,
+        now: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<Py<PyAny>> {
+        Ok(action_to_py(py, self.inner.poll_action(NOW.read(now, now_ms)?))?)
+    }
+
+    /// Hands in how attempt `attempt` ended: `"accepted"`, or `"discarded"` (dispose of what it carried).
+    #[pyo3(signature = (now = None, attempt = None, outcome = None, *, now_ms = None))]
+    fn handle_result<'py>(
+        &mut self,
+        py: Python<'py>,
+        now: Option<&Bound<'_, PyAny>>,
+        attempt: Option<&Bound<'_, PyAny>>,
+        outcome: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<&Bound<'py, PyString>> {
+        let now = NOW.read(now, now_ms)?;
+        let attempt = u32_arg("attempt", given("attempt", attempt)?)?;
+        let outcome = class_arg::<PyOutcome>("outcome", given("outcome", outcome)?)?.inner;
+        Ok(match self.inner.handle_result(now, attempt, outcome)? {
+            Receipt::Accepted => intern!(py, "accepted"),
+            Receipt::Discarded => intern!(py, "discarded"),
+        })
+    }
+
+    /// `handle_result`, then `poll_action`, at one clock reading: the action that follows the result, for a
+    /// host that runs one attempt at a time and keeps nothing that needs disposing of (a late result is
+    /// simply dropped). One crossing instead of two: the hot path of the sync helpers.
+    fn next_action(
+        &mut self,
+        py: Python<'_>,
+        now: &Bound<'_, PyAny>,
+        attempt: &Bound<'_, PyAny>,
+        outcome: &Bound<'_, PyAny>,
+    ) -> Res<Py<PyAny>> {
+        let now = NOW.read(Some(now), None)?;
+        let outcome = class_arg::<PyOutcome>("outcome", outcome)?.inner;
+        self.inner.handle_result(now, u32_arg("attempt", attempt)?, outcome)?;
+        Ok(action_to_py(py, self.inner.poll_action(now))?)
+    }
+
+    /// The caller abandons the operation: it gives up (`cancelled`), running attempts are aborted.
+    #[pyo3(signature = (now = None, *, now_ms = None))]
+    fn handle_cancel(&mut self, now: Option<&Bound<'_, PyAny>>, now_ms: Option<&Bound<'_, PyAny>>) -> Res<()> {
+        self.inner.handle_cancel(NOW.read(now, now_ms)?);
+        Ok(())
+    }
+
+    /// The oldest recorded Event not yet read (only with `record_events=True`), or None.
+    fn poll_event(&mut self, py: Python<'_>) -> PyResult<Option<PyEvent>> {
+        let Some(inner) = self.inner.poll_event() else { return Ok(None) };
+        let (decision, after) = (decision_to_py(py, inner.decision)?, result_to_py(py, inner.after)?);
+        Ok(Some(PyEvent { at_ms: inner.at_ms, decision, after, inner }))
+    }
+
+    /// The operation's idempotency key (the same on every attempt).
+    #[getter]
+    fn idempotency_key(&self) -> &str {
+        self.inner.idempotency_key().as_str()
+    }
+
+    /// The deadline in ms: min(start + total_budget_ms, the caller's deadline).
+    #[getter]
+    fn deadline_ms(&self) -> u64 {
+        self.inner.operation().deadline_ms()
+    }
+
+    /// Attempts started so far.
+    #[getter]
+    fn attempts_started(&self) -> u32 {
+        self.inner.operation().attempts_started()
+    }
+
+    /// The attempts running now, ascending.
+    #[getter]
+    fn running_attempts(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.inner.operation().running_attempts().into_field(py)
+    }
+
+    /// True once the operation has ended.
+    #[getter]
+    fn is_ended(&self) -> bool {
+        self.inner.is_ended()
+    }
+}

@@ -1,0 +1,241 @@
+//! `Operation` (one decision per event), the options every operation and
+//! driver starts with, and the deadline arithmetic servers use (`admit`).
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use retryplan::{Admission, IdempotencyKey, Operation, OperationOptions};
+
+use crate::args::{class_arg, given, str_arg, u32_arg, u64_arg, DEADLINE, NOW};
+use crate::controls::PyDependency;
+use crate::data::{repr_of, serialized};
+use crate::decision::{decision_to_py, IntoField};
+use crate::errors::Res;
+use crate::outcome::PyOutcome;
+use crate::policy::PyPolicy;
+
+/// The options of a new operation: a seed (else seed and key from the OS), a key, a deadline, a dependency.
+pub(crate) fn options(
+    seed: Option<&Bound<'_, PyAny>>,
+    idempotency_key: Option<&Bound<'_, PyAny>>,
+    (deadline, deadline_ms): (Option<&Bound<'_, PyAny>>, Option<&Bound<'_, PyAny>>),
+    dependency: Option<&Bound<'_, PyAny>>,
+) -> Res<OperationOptions> {
+    let mut options = match seed {
+        Some(seed) => OperationOptions::new(u64_arg("seed", seed)?),
+        None => OperationOptions::from_entropy()?,
+    };
+    if let Some(key) = idempotency_key {
+        options = options.with_idempotency_key(IdempotencyKey::new(str_arg("idempotency_key", key)?)?);
+    }
+    options.deadline_ms = DEADLINE.optional(deadline, deadline_ms)?;
+    if let Some(dependency) = dependency {
+        options.dependency = Some(Arc::clone(&class_arg::<PyDependency>("dependency", dependency)?.inner));
+    }
+    Ok(options)
+}
+
+/// The state machine of one logical operation: events in, one Decision out per call.
+#[pyclass(module = "retryplan", name = "Operation")]
+pub(crate) struct PyOperation {
+    inner: Operation,
+}
+
+#[pymethods]
+impl PyOperation {
+    #[new]
+    #[pyo3(signature = (policy, now = None, *, now_ms = None, seed = None, idempotency_key = None, deadline = None, deadline_ms = None, dependency = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        policy: &Bound<'_, PyAny>,
+        now: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+        seed: Option<&Bound<'_, PyAny>>,
+        idempotency_key: Option<&Bound<'_, PyAny>>,
+        deadline: Option<&Bound<'_, PyAny>>,
+        deadline_ms: Option<&Bound<'_, PyAny>>,
+        dependency: Option<&Bound<'_, PyAny>>,
+    ) -> Res<Self> {
+        let policy = &class_arg::<PyPolicy>("policy", policy)?.inner;
+        let now = NOW.read(now, now_ms)?;
+        let options = options(seed, idempotency_key, (deadline, deadline_ms), dependency)?;
+        Ok(PyOperation { inner: Operation::new(policy, now, options) })
+    }
+
+    /// The current decision: start an attempt, keep waiting, or await the running attempt.
+    #[pyo3(signature = (now = None, *, now_ms = None))]
+    fn poll(
+        &mut self,
+        py: Python<'_>,
+        now: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<Py<PyAny>> {
+        Ok(decision_to_py(py, self.inner.poll(NOW.read(now, now_ms)?)?)?)
+    }
+
+    /// Reports how attempt `attempt` ended and returns the next decision.
+    #[pyo3(signature = (now = None, attempt = None, outcome = None, *, now_ms = None))]
+    fn on_outcome(
+        &mut self,
+        py: Python<'_>,
+        now: Option<&Bound<'_, PyAny>>,
+        attempt: Option<&Bound<'_, PyAny>>,
+        outcome: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<Py<PyAny>> {
+        let now = NOW.read(now, now_ms)?;
+        let attempt = u32_arg("attempt", given("attempt", attempt)?)?;
+        let outcome = &class_arg::<PyOutcome>("outcome", given("outcome", outcome)?)?.inner;
+        Ok(decision_to_py(py, self.inner.on_outcome(now, attempt, outcome)?)?)
+    }
+
+    /// The caller abandons the operation: gives up with reason `cancelled`.
+    #[pyo3(signature = (now = None, *, now_ms = None))]
+    fn cancel(
+        &mut self,
+        py: Python<'_>,
+        now: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<Py<PyAny>> {
+        Ok(decision_to_py(py, self.inner.cancel(NOW.read(now, now_ms)?)?)?)
+    }
+
+    /// When to poll next, in ms on the caller's clock; None once ended.
+    fn next_wakeup_ms(&self) -> Option<u64> {
+        self.inner.next_wakeup_ms()
+    }
+
+    /// Budget left at `now` after the response reserve, in ms (saturating at 0).
+    #[pyo3(signature = (now = None, *, now_ms = None))]
+    fn remaining_budget_ms(&self, now: Option<&Bound<'_, PyAny>>, now_ms: Option<&Bound<'_, PyAny>>) -> Res<u64> {
+        Ok(self.inner.remaining_budget_ms(NOW.read(now, now_ms)?))
+    }
+
+    /// The request id attempt `attempt` gets (16 hex digits).
+    fn request_id(&self, attempt: &Bound<'_, PyAny>) -> Res<String> {
+        Ok(self.inner.request_id(u32_arg("attempt", attempt)?).to_string())
+    }
+
+    /// The stable idempotency key of every attempt (the operation id).
+    #[getter]
+    fn idempotency_key(&self) -> &str {
+        self.inner.idempotency_key().as_str()
+    }
+
+    /// The deadline in ms: min(start + total_budget_ms, the caller's deadline).
+    #[getter]
+    fn deadline_ms(&self) -> u64 {
+        self.inner.deadline_ms()
+    }
+
+    /// When the operation started, in ms.
+    #[getter]
+    fn started_at_ms(&self) -> u64 {
+        self.inner.started_at_ms()
+    }
+
+    /// Attempts started so far.
+    #[getter]
+    fn attempts_started(&self) -> u32 {
+        self.inner.attempts_started()
+    }
+
+    /// The attempts running now (hedging can run several), ascending.
+    #[getter]
+    fn running_attempts(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.inner.running_attempts().into_field(py)
+    }
+
+    /// True once an ending was returned.
+    #[getter]
+    fn is_ended(&self) -> bool {
+        self.inner.is_ended()
+    }
+
+    /// The policy this operation runs.
+    #[getter]
+    fn policy(&self) -> PyPolicy {
+        PyPolicy { inner: *self.inner.policy() }
+    }
+
+    fn __repr__(&self) -> String {
+        let ended = if self.inner.is_ended() { "True" } else { "False" };
+        let (key, started, deadline) =
+            (self.inner.idempotency_key(), self.inner.attempts_started(), self.inner.deadline_ms());
+        format!("<Operation idempotency_key='{key}' attempts_started={started} deadline_ms={deadline} ended={ended}>")
+    }
+}
+
+/// A server's verdict on a request with a propagated deadline: `admitted`,
+/// the time left, and (when rejected) the least time the work needs.
+#[pyclass(module = "retryplan", name = "Admission", frozen, eq, hash)]
+#[derive(PartialEq, Eq, Hash)]
+pub(crate) struct PyAdmission {
+    inner: Admission,
+    /// `admit` or `reject`.
+    #[pyo3(get)]
+    kind: &'static str,
+    /// True when the request should be served.
+    #[pyo3(get)]
+    admitted: bool,
+    /// Time left for the work, in ms.
+    #[pyo3(get)]
+    remaining_ms: u64,
+    /// The least time the work needs (rejections only), in ms.
+    #[pyo3(get)]
+    minimum_useful_ms: Option<u64>,
+}
+
+#[pymethods]
+impl PyAdmission {
+    /// The JSON form.
+    fn to_dict<'py>(&self, py: Python<'py>) -> Res<Bound<'py, PyAny>> {
+        serialized(py, &self.inner)
+    }
+
+    fn __repr__(&self) -> String {
+        repr_of(&format!("Admission[{}]", self.kind), &self.inner)
+    }
+}
+
+/// Budget left at `now` before `deadline`, minus `reserve_ms`, in ms (saturating at 0).
+#[pyfunction]
+#[pyo3(signature = (deadline = None, now = None, *, reserve_ms, deadline_ms = None, now_ms = None))]
+pub(crate) fn remaining_budget_ms(
+    deadline: Option<&Bound<'_, PyAny>>,
+    now: Option<&Bound<'_, PyAny>>,
+    reserve_ms: &Bound<'_, PyAny>,
+    deadline_ms: Option<&Bound<'_, PyAny>>,
+    now_ms: Option<&Bound<'_, PyAny>>,
+) -> Res<u64> {
+    let (deadline, now) = (DEADLINE.read(deadline, deadline_ms)?, NOW.read(now, now_ms)?);
+    Ok(retryplan::remaining_budget_ms(deadline, now, u64_arg("reserve_ms", reserve_ms)?))
+}
+
+/// Server-side admission: reject when what remains (after the reserve) is below the minimum useful time.
+#[pyfunction]
+#[pyo3(signature = (deadline = None, now = None, *, reserve_ms, minimum_useful_ms, deadline_ms = None, now_ms = None))]
+pub(crate) fn admit(
+    deadline: Option<&Bound<'_, PyAny>>,
+    now: Option<&Bound<'_, PyAny>>,
+    reserve_ms: &Bound<'_, PyAny>,
+    minimum_useful_ms: &Bound<'_, PyAny>,
+    deadline_ms: Option<&Bound<'_, PyAny>>,
+    now_ms: Option<&Bound<'_, PyAny>>,
+) -> Res<PyAdmission> {
+    let (deadline, now) = (DEADLINE.read(deadline, deadline_ms)?, NOW.read(now, now_ms)?);
+    let minimum = u64_arg("minimum_useful_ms", minimum_useful_ms)?;
+    let inner = retryplan::admit(deadline, now, u64_arg("reserve_ms", reserve_ms)?, minimum);
+    Ok(match inner {
+        Admission::Admit { remaining_ms } => {
+            PyAdmission { inner, kind: "admit", admitted: true, remaining_ms, minimum_useful_ms: None }
+        }
+        Admission::Reject { remaining_ms, minimum_useful_ms } => PyAdmission {
+            inner,
+            kind: "reject",
+            admitted: false,
+            remaining_ms,
+            minimum_useful_ms: Some(minimum_useful_ms),
+        },
+    })
+}

@@ -1,0 +1,311 @@
+//! What an attempt ended with (`Outcome`, read from an HTTP response or a
+//! failure name too), what it means under a policy (`Classification`), and
+//! the header parsers that feed it.
+
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyInt};
+use retryplan::aws::ErrorCode;
+use retryplan::{Class, Failure, GrpcCode, Outcome, Pushback, GUIDANCE_HEADERS};
+
+use crate::args::{by_name, class_arg, str_arg, u16_arg, u32_arg, u64_arg, NOW_UNIX};
+use crate::data::{repr_of, serialized};
+use crate::errors::{invalid, wrong_type, Fault, Res};
+use crate::policy::PyPolicy;
+
+/// What the caller saw when an attempt ended. Build it with the static
+/// constructors (`Outcome.http_status(503)`, ...).
+#[pyclass(module = "retryplan", name = "Outcome", frozen, eq, hash)]
+#[derive(PartialEq, Eq, Hash)]
+pub(crate) struct PyOutcome {
+    pub(crate) inner: Outcome,
+}
+
+fn outcome(inner: Outcome) -> PyOutcome {
+    PyOutcome { inner }
+}
+
+/// What a gRPC server asked for in `grpc-retry-pushback-ms`.
+#[pyclass(module = "retryplan", name = "Pushback", frozen, eq, hash)]
+#[derive(PartialEq, Eq, Hash)]
+pub(crate) struct PyPushback {
+    inner: Pushback,
+}
+
+#[pymethods]
+impl PyOutcome {
+    /// The attempt succeeded.
+    #[staticmethod]
+    fn success() -> PyOutcome {
+        outcome(Outcome::Success)
+    }
+
+    /// An HTTP response arrived; `retry_after_ms` is Retry-After already in ms from now; `error_code` is the
+    /// service's error code (AWS: `"SlowDown"`, 1 to 64 visible ASCII characters).
+    #[staticmethod]
+    #[pyo3(signature = (status, retry_after_ms = None, error_code = None))]
+    fn http_status(
+        status: &Bound<'_, PyAny>,
+        retry_after_ms: Option<&Bound<'_, PyAny>>,
+        error_code: Option<&Bound<'_, PyAny>>,
+    ) -> Res<PyOutcome> {
+        let status = u16_arg("status", status)?;
+        let retry_after_ms = retry_after_ms.map(|ms| u64_arg("retry_after_ms", ms)).transpose()?;
+        let error_code = error_code.map(|code| Ok::<_, Fault>(ErrorCode::new(&str_arg("error_code", code)?)?));
+        Ok(outcome(Outcome::HttpStatus { status, retry_after_ms, error_code: error_code.transpose()? }))
+    }
+
+    /// A gRPC status arrived: `code` is a name (`"unavailable"`) or the wire number (14).
+    #[staticmethod]
+    #[pyo3(signature = (code, pushback = None))]
+    fn grpc_status(code: &Bound<'_, PyAny>, pushback: Option<&Bound<'_, PyAny>>) -> Res<PyOutcome> {
+        let code = if code.is_instance_of::<PyInt>() && !code.is_instance_of::<PyBool>() {
+            let number = u32_arg("code", code)?;
+            GrpcCode::from_number(number)
+                .ok_or_else(|| invalid("code", format!("a gRPC code number must be in 0..=16, got {number}")))?
+        } else {
+            by_name("code", code)?
+        };
+        let pushback = pushback.map(|value| class_arg::<PyPushback>("pushback", value).map(|p| p.inner)).transpose()?;
+        Ok(outcome(Outcome::GrpcStatus { code, pushback }))
+    }
+
+    /// The transport failed: `not_sent`, `connection_lost` or `timed_out`.
+    #[staticmethod]
+    fn transport(failure: &Bound<'_, PyAny>) -> Res<PyOutcome> {
+        Ok(outcome(Outcome::Transport { failure: by_name("failure", failure)? }))
+    }
+
+    /// A failure of the shared vocabulary by name (`dns_lookup_failed`, `connection_lost`, ...; see `FAILURES`).
+    #[staticmethod]
+    fn failure(name: &Bound<'_, PyAny>) -> Res<PyOutcome> {
+        Ok(outcome(by_name::<Failure>("failure", name)?.outcome()))
+    }
+
+    /// The application's own verdict: `retryable`, `not_retryable` or `conflict`.
+    #[staticmethod]
+    fn application(verdict: &Bound<'_, PyAny>) -> Res<PyOutcome> {
+        Ok(outcome(Outcome::Application { verdict: by_name("verdict", verdict)? }))
+    }
+
+    /// The caller abandoned the attempt and the operation.
+    #[staticmethod]
+    fn cancelled() -> PyOutcome {
+        outcome(Outcome::Cancelled)
+    }
+
+    /// An HTTP outcome from the status and the raw guidance headers
+    /// (`retry-after-ms` when readable, else `Retry-After`; `now_unix` reads an HTTP-date).
+    #[staticmethod]
+    #[pyo3(signature = (status, retry_after = None, retry_after_ms = None, *, now_unix = None, now_unix_ms = None))]
+    fn from_http(
+        status: &Bound<'_, PyAny>,
+        retry_after: Option<&Bound<'_, PyAny>>,
+        retry_after_ms: Option<&Bound<'_, PyAny>>,
+        now_unix: Option<&Bound<'_, PyAny>>,
+        now_unix_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<PyOutcome> {
+        let status = u16_arg("status", status)?;
+        let retry_after = retry_after.map(|value| str_arg("retry_after", value)).transpose()?;
+        let retry_after_ms = retry_after_ms.map(|value| str_arg("retry_after_ms", value)).transpose()?;
+        let now = NOW_UNIX.read(now_unix, now_unix_ms)?;
+        Ok(outcome(Outcome::from_http(status, retry_after.as_deref(), retry_after_ms.as_deref(), now)))
+    }
+
+    /// A response's outcome from its status and headers (a mapping whose `get` finds the lower-case
+    /// names of `GUIDANCE_HEADERS`), read the engine's one way; a status outside 100..=599 is
+    /// `malformed_response`, the server's fault.
+    #[staticmethod]
+    #[pyo3(signature = (status, headers, *, now_unix = None, now_unix_ms = None))]
+    fn from_http_response(
+        status: &Bound<'_, PyAny>,
+        headers: &Bound<'_, PyAny>,
+        now_unix: Option<&Bound<'_, PyAny>>,
+        now_unix_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<PyOutcome> {
+        if status.is_instance_of::<PyBool>() || !status.is_instance_of::<PyInt>() {
+            return Err(wrong_type("status", "an int", status));
+        }
+        let status = status.extract::<u16>().unwrap_or(0); // any number: outside 100..=599 is malformed
+        let now = NOW_UNIX.read(now_unix, now_unix_ms)?;
+        let get =
+            headers.getattr(intern!(headers.py(), "get")).map_err(|_| wrong_type("headers", "a mapping", headers))?;
+        let mut values: [Option<String>; GUIDANCE_HEADERS.len()] = Default::default();
+        for (slot, name) in values.iter_mut().zip(GUIDANCE_HEADERS) {
+            let value = get.call1((name,))?;
+            if !value.is_none() {
+                *slot = Some(str_arg("headers", &value)?.into_owned());
+            }
+        }
+        let lookup = |name: &str| {
+            let index = GUIDANCE_HEADERS.iter().position(|known| *known == name);
+            index.and_then(|index| values.get(index)).and_then(Option::as_deref)
+        };
+        Ok(outcome(Outcome::from_http_response(status, lookup, now)))
+    }
+
+    /// The outcome's kind, as in JSON's `type`.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match self.inner {
+            Outcome::Success => "success",
+            Outcome::HttpStatus { .. } => "http_status",
+            Outcome::GrpcStatus { .. } => "grpc_status",
+            Outcome::Transport { .. } => "transport",
+            Outcome::Application { .. } => "application",
+            Outcome::Cancelled => "cancelled",
+        }
+    }
+
+    /// The outcome in the JSON schema's shape.
+    fn to_dict<'py>(&self, py: Python<'py>) -> Res<Bound<'py, PyAny>> {
+        serialized(py, &self.inner)
+    }
+
+    fn __repr__(&self) -> String {
+        repr_of(&format!("Outcome.{}", self.kind()), &self.inner)
+    }
+}
+
+#[pymethods]
+impl PyPushback {
+    /// Retry, but not before `ms` milliseconds.
+    #[staticmethod]
+    fn retry_after(ms: &Bound<'_, PyAny>) -> Res<PyPushback> {
+        Ok(PyPushback { inner: Pushback::RetryAfterMs(u64_arg("ms", ms)?) })
+    }
+
+    /// The server asked not to retry.
+    #[staticmethod]
+    fn do_not_retry() -> PyPushback {
+        PyPushback { inner: Pushback::DoNotRetry }
+    }
+
+    /// The requested delay in ms, or None for "do not retry".
+    #[getter]
+    fn retry_after_ms(&self) -> Option<u64> {
+        match self.inner {
+            Pushback::RetryAfterMs(ms) => Some(ms),
+            Pushback::DoNotRetry => None,
+        }
+    }
+
+    /// True when the server asked not to retry.
+    #[getter]
+    fn is_do_not_retry(&self) -> bool {
+        self.inner == Pushback::DoNotRetry
+    }
+
+    /// The JSON form: `{"retry_after_ms": n}` or `"do_not_retry"`.
+    fn to_json_value<'py>(&self, py: Python<'py>) -> Res<Bound<'py, PyAny>> {
+        serialized(py, &self.inner)
+    }
+
+    fn __repr__(&self) -> String {
+        match self.inner {
+            Pushback::RetryAfterMs(ms) => format!("Pushback.retry_after({ms})"),
+            Pushback::DoNotRetry => "Pushback.do_not_retry()".to_owned(),
+        }
+    }
+}
+
+/// What an outcome means under a policy: `kind` is `success`, `retryable`,
+/// `not_retryable`, `conflict` or `cancelled`; `ambiguous` is True when a
+/// retryable request may have been processed.
+#[pyclass(module = "retryplan", name = "Classification", frozen, eq, hash)]
+#[derive(PartialEq, Eq, Hash)]
+pub(crate) struct PyClassification {
+    inner: Class,
+}
+
+#[pymethods]
+impl PyClassification {
+    /// `success`, `retryable`, `not_retryable`, `conflict` or `cancelled`.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match self.inner {
+            Class::Success => "success",
+            Class::Retryable { .. } => "retryable",
+            Class::NotRetryable => "not_retryable",
+            Class::Conflict => "conflict",
+            Class::Cancelled => "cancelled",
+        }
+    }
+
+    /// True when a retryable request may have been processed.
+    #[getter]
+    fn ambiguous(&self) -> bool {
+        matches!(self.inner, Class::Retryable { ambiguous: true, .. })
+    }
+
+    /// True when the server throttled the request (an AWS throttling error code).
+    #[getter]
+    fn throttling(&self) -> bool {
+        matches!(self.inner, Class::Retryable { throttling: true, .. })
+    }
+
+    /// The JSON form, e.g. `{"class": "retryable", "ambiguous": True}`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> Res<Bound<'py, PyAny>> {
+        serialized(py, &self.inner)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Classification(kind='{}', ambiguous={})", self.kind(), if self.ambiguous() { "True" } else { "False" })
+    }
+}
+
+/// Classifies an outcome under a policy.
+#[pyfunction]
+pub(crate) fn classify(policy: &Bound<'_, PyAny>, outcome: &Bound<'_, PyAny>) -> Res<PyClassification> {
+    let policy = &class_arg::<PyPolicy>("policy", policy)?.inner;
+    Ok(PyClassification { inner: retryplan::classify(policy, &class_arg::<PyOutcome>("outcome", outcome)?.inner)? })
+}
+
+/// The delay in ms a Retry-After value asks for (delta-seconds or an HTTP-date
+/// read against the wall clock `now_unix`, float seconds from `time.time()`).
+#[pyfunction]
+#[pyo3(signature = (value, now_unix = None, *, now_unix_ms = None))]
+pub(crate) fn parse_retry_after(
+    value: &Bound<'_, PyAny>,
+    now_unix: Option<&Bound<'_, PyAny>>,
+    now_unix_ms: Option<&Bound<'_, PyAny>>,
+) -> Res<u64> {
+    let value = str_arg("value", value)?;
+    Ok(retryplan::parse_retry_after(&value, NOW_UNIX.read(now_unix, now_unix_ms)?)?)
+}
+
+/// A `retry-after-ms` / `x-ms-retry-after-ms` value in ms.
+#[pyfunction]
+pub(crate) fn parse_retry_after_ms_header(value: &Bound<'_, PyAny>) -> Res<u64> {
+    Ok(retryplan::parse_retry_after_ms_header(&str_arg("value", value)?)?)
+}
+
+/// A `grpc-retry-pushback-ms` value (never fails: gRPC gives every value a meaning).
+#[pyfunction]
+pub(crate) fn parse_grpc_pushback(value: &Bound<'_, PyAny>) -> Res<PyPushback> {
+    Ok(PyPushback { inner: retryplan::parse_grpc_pushback(&str_arg("value", value)?) })
+}
+
+/// Encodes a budget in ms as a `grpc-timeout` value (never rounds up).
+#[pyfunction]
+pub(crate) fn encode_grpc_timeout(timeout_ms: &Bound<'_, PyAny>) -> Res<String> {
+    Ok(retryplan::encode_grpc_timeout(u64_arg("timeout_ms", timeout_ms)?))
+}
+
+/// Reads a `grpc-timeout` value as ms (rounding down).
+#[pyfunction]
+pub(crate) fn parse_grpc_timeout(value: &Bound<'_, PyAny>) -> Res<u64> {
+    Ok(retryplan::parse_grpc_timeout(&str_arg("value", value)?)?)
+}
+
+/// Encodes a budget in nanoseconds as a `grpc-timeout` value, in the unit a peer would choose (never rounds up).
+#[pyfunction]
+pub(crate) fn encode_grpc_timeout_ns(timeout_ns: &Bound<'_, PyAny>) -> Res<String> {
+    Ok(retryplan::encode_grpc_timeout_ns(u64_arg("timeout_ns", timeout_ns)?))
+}
+
+/// Reads a `grpc-timeout` value as exact nanoseconds (saturating at 2**63 - 1).
+#[pyfunction]
+pub(crate) fn parse_grpc_timeout_ns(value: &Bound<'_, PyAny>) -> Res<u64> {
+    Ok(retryplan::parse_grpc_timeout_ns(&str_arg("value", value)?)?)
+}

@@ -1,0 +1,126 @@
+//! `Policy`: read from keyword arguments, a dict, JSON, a file or a profile
+//! by the core's one reader.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use retryplan::value::Value;
+use retryplan::{profiles, Policy, PolicyConfig};
+
+use crate::args::str_arg;
+use crate::data::{from_py, serialized, to_py};
+use crate::errors::Res;
+
+/// A validated, immutable retry policy. Build it from keyword arguments,
+/// a dict, JSON, a JSON/TOML file or a named profile; every field not given
+/// takes the engine's default, and every broken rule is reported at once.
+#[pyclass(module = "retryplan", name = "Policy", frozen, eq, hash)]
+#[derive(PartialEq, Eq, Hash)]
+pub(crate) struct PyPolicy {
+    pub(crate) inner: Policy,
+}
+
+fn from_value(value: &Value) -> Res<PyPolicy> {
+    Ok(PyPolicy { inner: Policy::new(&PolicyConfig::from_value(value)?)? })
+}
+
+#[pymethods]
+impl PyPolicy {
+    #[new]
+    #[pyo3(signature = (**fields))]
+    fn new(fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
+        match fields {
+            Some(fields) => from_value(&from_py(fields.as_any())?),
+            None => Ok(PyPolicy { inner: Policy::default() }),
+        }
+    }
+
+    /// A policy from a dict shaped like the JSON schema.
+    #[staticmethod]
+    fn from_dict(config: &Bound<'_, PyAny>) -> Res<Self> {
+        // Anything but a dict is the reader's to refuse (invalid_policy_json at the top level).
+        from_value(&from_py(config)?)
+    }
+
+    /// A policy from JSON text.
+    #[staticmethod]
+    fn from_json(text: &Bound<'_, PyAny>) -> Res<Self> {
+        Ok(PyPolicy { inner: Policy::from_json(&str_arg("text", text)?)? })
+    }
+
+    /// A policy from a `.json` or `.toml` file.
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: &Bound<'_, PyAny>) -> Res<Self> {
+        let config = py.import("retryplan._config")?.getattr("read_policy_file")?.call1((path,))?;
+        match config.is_instance_of::<PyString>() {
+            true => PyPolicy::from_json(&config),
+            false => PyPolicy::from_dict(&config),
+        }
+    }
+
+    /// The built-in profile `name` (see `PROFILE_NAMES`).
+    #[staticmethod]
+    fn from_profile(name: &Bound<'_, PyAny>) -> Res<Self> {
+        Ok(PyPolicy { inner: Policy::new(&profiles::profile(&str_arg("name", name)?)?)? })
+    }
+
+    /// The configuration as a dict (normalised: sets sorted, ratios as decimals).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.inner.to_config().to_value())
+    }
+
+    /// The configuration as pretty-printed JSON.
+    fn to_json(&self) -> String {
+        self.inner.to_config().to_json()
+    }
+
+    /// Attempts allowed in all, the first included.
+    #[getter]
+    fn max_attempts(&self) -> u32 {
+        self.inner.max_attempts()
+    }
+
+    /// The operation's whole time budget, in ms.
+    #[getter]
+    fn total_budget_ms(&self) -> u64 {
+        self.inner.total_budget_ms()
+    }
+
+    /// Time kept back at the end of the budget, in ms.
+    #[getter]
+    fn response_reserve_ms(&self) -> u64 {
+        self.inner.response_reserve_ms()
+    }
+
+    /// Least time worth starting an attempt with, in ms.
+    #[getter]
+    fn minimum_useful_attempt_ms(&self) -> u64 {
+        self.inner.minimum_useful_attempt_ms()
+    }
+
+    /// `safe`, `idempotent`, `keyed` or `unsafe`.
+    #[getter]
+    fn idempotency<'py>(&self, py: Python<'py>) -> Res<Bound<'py, PyAny>> {
+        serialized(py, &self.inner.idempotency())
+    }
+
+    /// True when requests carry the idempotency key header (keyed and unsafe operations).
+    #[getter]
+    fn sends_idempotency_key(&self) -> bool {
+        self.inner.sends_idempotency_key()
+    }
+
+    fn __repr__(&self) -> String {
+        let compact = serde_json::to_string(&self.inner.to_config()).unwrap_or_default();
+        format!("Policy.from_json('{compact}')")
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        Ok((slf.get_type().getattr("from_json")?, (slf.get().to_json(),)))
+    }
+}
+
+/// The configuration of a built-in profile, as a dict to adjust and pass to `Policy.from_dict`.
+#[pyfunction]
+pub(crate) fn profile<'py>(py: Python<'py>, name: &Bound<'_, PyAny>) -> Res<Bound<'py, PyAny>> {
+    Ok(to_py(py, &profiles::profile(&str_arg("name", name)?)?.to_value())?)
+}
