@@ -28,6 +28,8 @@ build() {
 
 build "$here/wasm"
 build "$here/tools/wasm" --features tools
+# The core's message table, for lib/messages.js to compose errors outside the wasm.
+node "$here/rules-table.mjs"
 node "$here/tools-entry.mjs"
 
 echo "built: $(size retryplan_js_bg.wasm "$here/wasm/retryplan_js_bg.wasm"); $(size retryplan_js.js "$here/wasm/retryplan_js.js")"

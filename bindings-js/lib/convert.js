@@ -1,5 +1,6 @@
 // Conversions used by the wasm glue: the error class and plain-object factories.
 // Nothing here decides anything; it only shapes values the core computed.
+import { bindingMessage, compose } from './messages.js';
 
 /** Misuse of the engine (never a failed attempt: those are decisions). */
 export class RetryplanError extends Error {
@@ -11,14 +12,25 @@ export class RetryplanError extends Error {
   }
 }
 
-export const makeError = (code, message) => new RetryplanError(code, message);
-
-export function addViolation(error, field, message) {
-  (error.violations ??= []).push({ field, message });
+/** A core error (see src/lib.rs `js_error`): its message composed here, from the core's table. */
+export function coreError(code, field, message) {
+  const error = new RetryplanError(code, compose(message));
+  if (field !== undefined) error.field = field;
+  return error;
 }
 
-export function setErrorField(error, field) {
+export function addViolation(error, field, message) {
+  (error.violations ??= []).push({ field, message: compose(message) });
+}
+
+/** A warning of the core (`{field, message}`), its message composed here. */
+export const warning = (field, message) => ({ field, message: compose(message) });
+
+/** A refusal of the binding's own (an argument, or a configuration value only JS has): see messages.js BINDING. */
+export function bindingError(json, field, key, a, b) {
+  const error = new RetryplanError(json ? 'invalid_policy_json' : 'invalid_argument', bindingMessage(json, field, key, a, b));
   error.field = field;
+  return error;
 }
 
 /** The value of an internal wasm method that returns a result or a RetryplanError: the result, or the error thrown. */

@@ -1,6 +1,6 @@
 //! The shared controls of a dependency, and each control on its own.
 
-use std::sync::Arc;
+use alloc::sync::Arc;
 
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
@@ -68,9 +68,7 @@ impl<T> Control<T> {
         match self {
             Control::Own(control) => Ok(control),
             // A shared handle is made only when the dependency has the control.
-            Control::Shared(dependency) => {
-                pick(dependency).ok_or_else(|| invalid("control", "the dependency has no such control".to_owned()))
-            }
+            Control::Shared(dependency) => pick(dependency).ok_or_else(|| invalid("control", "control")),
         }
     }
 }
@@ -120,7 +118,7 @@ impl RetryBudget {
         } else if let Some(cost) = charge.as_f64() {
             Some(cost)
         } else {
-            Some(optional_number(charge, "cost")?.ok_or_else(|| invalid("cost", "is required".to_owned()))?)
+            Some(optional_number(charge, "cost")?.ok_or_else(|| invalid("cost", "required"))?)
         };
         let charge = cost.map(|cost| {
             whole_number("charge", cost, f64::from(u32::MAX)).map(|cost| rp::RetryCharge { cost: cost as u32 })

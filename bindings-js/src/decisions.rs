@@ -8,8 +8,8 @@ use wasm_bindgen::JsValue;
 
 use crate::data::{self, Source};
 use crate::{
-    js_attempt_list, js_await_outcome, js_error, js_gave_up, js_reconcile, js_restart, js_start_attempt, js_succeeded,
-    js_wait, num, START_DECISION,
+    js_attempt_list, js_await_outcome, js_gave_up, js_reconcile, js_restart, js_start_attempt, js_succeeded, js_wait,
+    num, START_DECISION,
 };
 
 /// A core decision as a plain JS object (one factory call, no serde on this path).
@@ -73,5 +73,5 @@ pub(crate) fn attempt_list(set: AttemptSet) -> JsValue {
 /// A configuration argument (a plain object, camelCase keys) as the core's data
 /// tree; anything else is refused by the core's reader, as in JSON.
 pub(crate) fn config_value(config: &JsValue) -> Result<rp::value::Value, JsValue> {
-    data::from_js(config, Source::Camel).map_err(js_error)
+    data::from_js(config, Source::Camel)
 }

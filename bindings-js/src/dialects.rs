@@ -5,18 +5,27 @@ use js_sys::Reflect;
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
 
-use crate::args::{kind_of, optional_text, text, whole};
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+
+use crate::args::{optional_text, text, whole};
 use crate::data::{self, Source};
-use crate::tools::{json_value, to_js};
-use crate::{invalid, js_error, Dependency, Error, Policy};
+use crate::tools::json_value;
+use crate::{invalid_with, js_error, message_js, Dependency, Error, Policy};
+
+#[wasm_bindgen(raw_module = "../lib/convert.js")]
+extern "C" {
+    /// `{field, message}`, the message composed from its data.
+    #[wasm_bindgen(js_name = warning)]
+    fn js_warning(field: &str, message: JsValue) -> JsValue;
+}
 
 /// Encodes a budget of `timeoutNs` nanoseconds (a bigint) as a `grpc-timeout`
 /// value, in the unit a peer would choose (never rounded up).
 #[wasm_bindgen(js_name = encodeGrpcTimeoutNs)]
 pub fn encode_grpc_timeout_ns(timeout_ns: &JsValue) -> Result<String, JsValue> {
-    let nanoseconds = u64::try_from(timeout_ns.clone()).map_err(|_| {
-        invalid("timeoutNs", format!("must be a bigint in 0..2^64 (nanoseconds), got {}", kind_of(timeout_ns)))
-    })?;
+    let nanoseconds = u64::try_from(timeout_ns.clone())
+        .map_err(|_| invalid_with("timeoutNs", "nanoseconds", timeout_ns, &JsValue::UNDEFINED))?;
     Ok(rp::encode_grpc_timeout_ns(nanoseconds))
 }
 
@@ -54,7 +63,7 @@ impl ServiceConfig {
     /// cap on maxAttempts (default 5).
     #[wasm_bindgen(js_name = fromConfig)]
     pub fn from_config(config: &JsValue, max_attempts_cap: &JsValue) -> Result<ServiceConfig, JsValue> {
-        ServiceConfig::read(&data::from_js(config, Source::AsWritten).map_err(js_error)?, max_attempts_cap)
+        ServiceConfig::read(&data::from_js(config, Source::AsWritten)?, max_attempts_cap)
     }
 
     /// Reads a service config from JSON text.
@@ -81,8 +90,8 @@ impl ServiceConfig {
 
     /// What was capped or truncated: `[{field, message}]`.
     #[wasm_bindgen(getter)]
-    pub fn warnings(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.0.warnings)
+    pub fn warnings(&self) -> js_sys::Array {
+        self.0.warnings.iter().map(|warning| js_warning(&warning.field, message_js(&warning.message))).collect()
     }
 
     /// A new Dependency holding the retry throttling (token bucket), or

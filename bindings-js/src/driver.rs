@@ -9,7 +9,9 @@
 //! A call never holds the table while it reads a JS object (a getter could
 //! call back in): options and outcome objects are read first.
 
-use std::cell::RefCell;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::cell::{OnceCell, RefCell};
 
 use retryplan as rp;
 use rp::value::Named;
@@ -22,7 +24,10 @@ use crate::args::{
 use crate::decisions::decision;
 use crate::operation::operation_options;
 use crate::outcomes::attempt_result_js;
-use crate::{either, invalid, js_error, js_start_attempt, num, Dependency, Policy, Stats, START_ACTION, START_HELPER};
+use crate::{
+    either, invalid, invalid_with, js_error, js_start_attempt, num, Dependency, Global, Policy, Stats, START_ACTION,
+    START_HELPER,
+};
 
 #[wasm_bindgen(raw_module = "../lib/convert.js")]
 extern "C" {
@@ -39,17 +44,25 @@ extern "C" {
     fn js_result_discarded();
 }
 
-thread_local! {
-    /// The receipts as JS strings, made once.
-    static RECEIPTS: (JsValue, JsValue) = (JsValue::from_str(Receipt::Accepted.name()), JsValue::from_str(Receipt::Discarded.name()));
-    static DRIVERS: RefCell<Drivers> = const { RefCell::new(Drivers { slots: Vec::new(), free: Vec::new() }) };
+/// The receipts as JS strings, made once.
+static RECEIPTS: Global<OnceCell<[JsValue; 2]>> = Global(OnceCell::new());
+
+/// The drivers alive (see [`Drivers`]).
+static DRIVERS: Global<RefCell<Drivers>> = Global(RefCell::new(Drivers { slots: Vec::new(), free: Vec::new() }));
+
+/// Runs `use_table` on the table of drivers.
+fn table<T>(use_table: impl FnOnce(&RefCell<Drivers>) -> T) -> T {
+    use_table(&DRIVERS.0)
 }
 
 fn receipt_js(receipt: Receipt) -> JsValue {
-    RECEIPTS.with(|(accepted, discarded)| match receipt {
+    let [accepted, discarded] = RECEIPTS
+        .0
+        .get_or_init(|| [JsValue::from_str(Receipt::Accepted.name()), JsValue::from_str(Receipt::Discarded.name())]);
+    match receipt {
         Receipt::Accepted => accepted.clone(),
         Receipt::Discarded => discarded.clone(),
-    })
+    }
 }
 
 /// A start action as the public object, or as the helpers' `Attempt`.
@@ -77,10 +90,9 @@ fn concurrency(value: &JsValue) -> Result<Concurrency, JsValue> {
         Some("sequential") => Concurrency::Sequential,
         Some("sequential_without_hedging") => Concurrency::SequentialWithoutHedging,
         Some(other) => {
-            return Err(invalid(
-                "concurrency",
-                format!("unknown name \"{other}\" (one of concurrent, sequential, sequential_without_hedging)"),
-            ))
+            let known: js_sys::Array =
+                ["concurrent", "sequential", "sequential_without_hedging"].into_iter().map(JsValue::from_str).collect();
+            return Err(invalid_with("concurrency", "name", &JsValue::from_str(other), &known));
         }
     })
 }
@@ -124,12 +136,12 @@ struct Drivers {
 const INDEX_BITS: u32 = 20;
 
 fn stale() -> JsValue {
-    invalid("driver", "was freed (or is in use by a call that is still running)".to_owned())
+    invalid("driver", "freed")
 }
 
 /// Runs `use_driver` on the driver `handle` names.
 fn with<T>(handle: u32, use_driver: impl FnOnce(&mut DriverState) -> Result<T, JsValue>) -> Result<T, JsValue> {
-    DRIVERS.with(|drivers| {
+    table(|drivers| {
         let mut drivers = drivers.try_borrow_mut().map_err(|_| stale())?;
         let index = (handle & ((1 << INDEX_BITS) - 1)) as usize;
         match drivers.slots.get_mut(index) {
@@ -168,9 +180,7 @@ pub fn driver_new(
                 let repeatability = Repeatability::for_http(&method, idempotent).map_err(js_error)?;
                 operation = operation.with_repeatability(repeatability);
             }
-            None if idempotent.is_some() => {
-                return Err(invalid("idempotent", "says whether a request may be repeated: give its `method`".into()))
-            }
+            None if idempotent.is_some() => return Err(invalid("idempotent", "method_needed")),
             None => {}
         }
         host.concurrency = concurrency(&get(options, "concurrency")?)?;
@@ -178,7 +188,7 @@ pub fn driver_new(
     }
     let state =
         DriverState { inner: rp::Driver::new(&policy.0, now, operation, host).map_err(js_error)?, ending: None };
-    DRIVERS.with(|drivers| {
+    table(|drivers| {
         let mut drivers = drivers.try_borrow_mut().map_err(|_| stale())?;
         let index = match drivers.free.pop() {
             Some(index) => index,
@@ -186,7 +196,9 @@ pub fn driver_new(
                 drivers.slots.push((0, None));
                 drivers.slots.len() - 1
             }
-            None => return Err(invalid("driver", format!("at most {} drivers may be alive at once", 1 << INDEX_BITS))),
+            None => {
+                return Err(invalid_with("driver", "drivers", &JsValue::from(1u32 << INDEX_BITS), &JsValue::UNDEFINED))
+            }
         };
         let slot = drivers.slots.get_mut(index).ok_or_else(stale)?;
         slot.1 = Some(state);
@@ -198,7 +210,7 @@ pub fn driver_new(
 /// stale handle is ignored.
 #[wasm_bindgen(js_name = _driverFree)]
 pub fn driver_free(handle: u32) {
-    let dropped = DRIVERS.with(|drivers| {
+    let dropped = table(|drivers| {
         let mut drivers = drivers.try_borrow_mut().ok()?;
         let index = (handle & ((1 << INDEX_BITS) - 1)) as usize;
         let (generation, state) = drivers.slots.get_mut(index)?;
@@ -298,7 +310,7 @@ pub fn driver_last_result(handle: u32) -> Result<JsValue, JsValue> {
 /// The operation's idempotency key (the same on every attempt).
 #[wasm_bindgen(js_name = _driverKey)]
 pub fn driver_key(handle: u32) -> Result<String, JsValue> {
-    with(handle, |driver| Ok(driver.inner.idempotency_key().to_string()))
+    with(handle, |driver| Ok(String::from(driver.inner.idempotency_key().as_str())))
 }
 
 /// `[deadlineMs, attemptsStarted, isEnded as 0 or 1]`.
@@ -306,7 +318,7 @@ pub fn driver_key(handle: u32) -> Result<String, JsValue> {
 pub fn driver_state(handle: u32) -> Result<Vec<f64>, JsValue> {
     with(handle, |driver| {
         let operation = driver.inner.operation();
-        Ok(vec![
+        Ok(alloc::vec![
             num(operation.deadline_ms()),
             f64::from(operation.attempts_started()),
             f64::from(u8::from(driver.inner.is_ended())),

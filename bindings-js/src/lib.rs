@@ -13,14 +13,18 @@
 //!
 //! Natively this crate is empty, so `cargo test --workspace` never calls a JS import.
 #![cfg(target_arch = "wasm32")]
+#![no_std]
 #![warn(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use std::alloc::{GlobalAlloc, Layout};
-use std::sync::atomic::{AtomicBool, Ordering};
+extern crate alloc;
 
-use js_sys::JsString;
+use core::alloc::{GlobalAlloc, Layout};
+use core::sync::atomic::{AtomicBool, Ordering};
+
+use js_sys::{Array, JsString};
 use retryplan as rp;
+use rp::message::{Arg, Message};
 use rp::Error;
 use wasm_bindgen::prelude::*;
 
@@ -48,7 +52,7 @@ pub use operation::Operation;
 /// [`trapped`]). The engine allocates only when reading configurations and
 /// building messages, never per decision.
 #[cfg(target_feature = "atomics")]
-compile_error!("the single-threaded allocator below is unsound with wasm threads (atomics)");
+compile_error!("the single-threaded allocator and globals below are unsound with wasm threads (atomics)");
 
 struct Allocator(lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator>);
 
@@ -87,11 +91,22 @@ unsafe impl GlobalAlloc for Allocator {
 static ALLOCATOR: Allocator =
     Allocator(unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) });
 
-/// Marks the module as trapped when anything panics (a panic aborts, which traps).
-#[wasm_bindgen(start)]
-fn start() {
-    std::panic::set_hook(Box::new(|_| TRAPPED.store(true, Ordering::Relaxed)));
+/// A panic (a bug: the binding denies unwrap, expect and indexing) marks the
+/// module as trapped and traps at once. The smallest panic path there is: the
+/// panic's message is never read, so no formatting code is linked (see the
+/// size table in README.md).
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    TRAPPED.store(true, Ordering::Relaxed);
+    core::arch::wasm32::unreachable()
 }
+
+/// A value the module keeps between calls. The module has one thread (see the
+/// `atomics` check above), so sharing it is sound.
+pub(crate) struct Global<T>(pub(crate) T);
+
+// SAFETY: wasm32-unknown-unknown without the atomics feature has one thread.
+unsafe impl<T> Sync for Global<T> {}
 
 /// True once the module has trapped (a `WebAssembly.RuntimeError` was thrown:
 /// out of memory, or a bug): its objects may be left unusable and what they
@@ -104,12 +119,17 @@ pub fn trapped() -> bool {
 
 #[wasm_bindgen(raw_module = "../lib/convert.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = makeError)]
-    fn make_error(code: &str, message: &str) -> JsValue;
+    /// A core error: its code, its field (an argument, a field path, a
+    /// header, a policy section), and its message as data (see `message_js`).
+    #[wasm_bindgen(js_name = coreError)]
+    fn core_error(code: &str, field: Option<&str>, message: JsValue) -> JsValue;
     #[wasm_bindgen(js_name = addViolation)]
-    fn add_violation(error: &JsValue, field: &str, message: &str);
-    #[wasm_bindgen(js_name = setErrorField)]
-    fn set_error_field(error: &JsValue, field: &str);
+    fn add_violation(error: &JsValue, field: &str, message: JsValue);
+    /// An error of the binding's own (`invalid_argument`, or with `json`
+    /// `invalid_policy_json`) at `field`: the key of its rule in
+    /// `lib/messages.js` and up to two values the words name.
+    #[wasm_bindgen(js_name = bindingError)]
+    fn binding_error(json: bool, field: &str, rule: &str, a: &JsValue, b: &JsValue) -> JsValue;
     /// False when the string holds a lone surrogate.
     #[wasm_bindgen(js_name = isWellFormed)]
     fn is_well_formed(text: &JsString) -> bool;
@@ -164,29 +184,65 @@ const START_HELPER: u32 = 2;
 /// The largest integer a JS number holds exactly, as the core's `MAX_MS`.
 const MAX_SAFE: f64 = rp::policy::MAX_MS as f64;
 
-/// A core error as a `RetryplanError` (a real `Error` subclass with `.code`).
+/// A message as data for `lib/messages.js` to compose: `[rule index,
+/// ...values]`, a value being a string, a number (a bigint beyond 2^53), an
+/// array of names (strings), a message, or an array of messages.
+fn message_js(message: &Message) -> JsValue {
+    let array = Array::new();
+    array.push(&JsValue::from(message.rule().index()));
+    for arg in message.args() {
+        array.push(&arg_js(arg));
+    }
+    array.into()
+}
+
+fn arg_js(arg: &Arg) -> JsValue {
+    match arg {
+        Arg::Text(text) => JsValue::from_str(text),
+        Arg::Unsigned(number) if *number as f64 <= MAX_SAFE => JsValue::from_f64(*number as f64),
+        Arg::Unsigned(number) => JsValue::from(*number),
+        Arg::Signed(number) if (*number as f64).abs() <= MAX_SAFE => JsValue::from_f64(*number as f64),
+        Arg::Signed(number) => JsValue::from(*number),
+        Arg::Float(number) => JsValue::from_f64(*number),
+        Arg::Names(names) => names.iter().map(|name| JsValue::from_str(name)).collect::<Array>().into(),
+        Arg::Message(message) => message_js(message),
+        Arg::Messages(messages) => messages.iter().map(message_js).collect::<Array>().into(),
+        _ => JsValue::UNDEFINED,
+    }
+}
+
+/// A core error as a `RetryplanError` (a real `Error` subclass with `.code`),
+/// its message composed by `lib/messages.js`.
 fn js_error(error: Error) -> JsValue {
-    let value = make_error(error.code(), &error.to_string());
     // Exhaustive on purpose: a new core error must be mapped here.
-    match &error {
-        Error::InvalidPolicy { violations } => {
-            for violation in violations {
-                add_violation(&value, &violation.field, &violation.message);
-            }
-        }
-        Error::InvalidPolicyJson { field, .. } => set_error_field(&value, field),
-        Error::InvalidArgument { name, .. } | Error::Unsupported { field: name, .. } => set_error_field(&value, name),
-        Error::InvalidHeader(header) => set_error_field(&value, header.header()),
-        Error::UnknownProfile { .. }
+    let field = match &error {
+        Error::InvalidPolicyJson { field, .. } => Some(field.as_str()),
+        Error::InvalidArgument { name, .. } | Error::Unsupported { field: name, .. } => Some(*name),
+        Error::InvalidHeader(header) => Some(header.header()),
+        Error::InvalidPolicy { .. }
+        | Error::UnknownProfile { .. }
         | Error::OperationEnded
         | Error::AttemptNotRunning { .. }
-        | Error::EntropyUnavailable { .. } => {}
+        | Error::EntropyUnavailable { .. } => None,
+    };
+    let value = core_error(error.code(), field, message_js(&error.message()));
+    if let Error::InvalidPolicy { violations } = &error {
+        for violation in violations {
+            add_violation(&value, &violation.field, message_js(&violation.message));
+        }
     }
     value
 }
 
-fn invalid(name: &'static str, rule: String) -> JsValue {
-    js_error(Error::InvalidArgument { name, rule })
+/// An `invalid_argument` error of the binding's own: `rule` is the key of its
+/// words in `lib/messages.js` (`BINDING`).
+fn invalid(name: &str, rule: &str) -> JsValue {
+    binding_error(false, name, rule, &JsValue::UNDEFINED, &JsValue::UNDEFINED)
+}
+
+/// [`invalid`] naming the values `a` and `b`.
+fn invalid_with(name: &str, rule: &str, a: &JsValue, b: &JsValue) -> JsValue {
+    binding_error(false, name, rule, a, b)
 }
 
 /// A u64 from the core as a JS number (exact up to 2^53-1, the core's `MAX_MS`).
@@ -251,7 +307,7 @@ impl Policy {
 /// given this object (`{stats}`) counts each decision as the core makes it.
 #[wasm_bindgen]
 #[derive(Default)]
-pub struct Stats(std::sync::Arc<rp::SharedStats>);
+pub struct Stats(alloc::sync::Arc<rp::SharedStats>);
 
 #[wasm_bindgen]
 impl Stats {
@@ -270,9 +326,9 @@ impl Stats {
     /// by reason last, in `GiveUpReason::ALL` order), for `lib/stats.js` to
     /// name. Internal: `toJSON` is the public form.
     #[wasm_bindgen(js_name = _counts)]
-    pub fn counts(&self) -> Vec<f64> {
+    pub fn counts(&self) -> alloc::vec::Vec<f64> {
         let stats = self.0.snapshot();
-        let mut counts = vec![
+        let mut counts = alloc::vec![
             stats.operations,
             stats.attempts,
             stats.retries,
@@ -289,7 +345,7 @@ impl Stats {
     /// (wasm-bindgen takes no optional references). Internal.
     #[wasm_bindgen(js_name = _share)]
     pub fn share(&self) -> Stats {
-        Stats(std::sync::Arc::clone(&self.0))
+        Stats(alloc::sync::Arc::clone(&self.0))
     }
 }
 

@@ -1,6 +1,8 @@
 //! `Operation`: one logical operation, decision by decision, and the options
 //! an operation (or a driver) starts from.
 
+use alloc::string::String;
+
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
 
@@ -143,7 +145,7 @@ impl Operation {
     /// The stable idempotency key of every attempt.
     #[wasm_bindgen(getter, js_name = idempotencyKey)]
     pub fn idempotency_key(&self) -> String {
-        self.0.idempotency_key().to_string()
+        String::from(self.0.idempotency_key().as_str())
     }
 
     /// Attempts started so far (hedges included).
@@ -167,7 +169,7 @@ impl Operation {
     /// The request id attempt `attempt` gets (16 lowercase hex digits).
     #[wasm_bindgen(js_name = requestId)]
     pub fn request_id(&self, attempt: &JsValue) -> Result<String, JsValue> {
-        Ok(self.0.request_id(attempt_number(number("attempt", attempt)?)?).to_string())
+        Ok(hex16(self.0.request_id(attempt_number(number("attempt", attempt)?)?).0))
     }
 
     /// True once an ending was returned.
@@ -175,4 +177,14 @@ impl Operation {
     pub fn is_ended(&self) -> bool {
         self.0.is_ended()
     }
+}
+
+/// A request id as the core's `Display` spells it: 16 lowercase hex digits
+/// (without the formatter: the wasm carries no formatting code).
+fn hex16(id: u64) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    (0..16)
+        .rev()
+        .map(|nibble| char::from(DIGITS.get(((id >> (nibble * 4)) & 0xF) as usize).copied().unwrap_or(b'0')))
+        .collect()
 }

@@ -9,8 +9,11 @@ use rp::{AttemptResult, Outcome, Pushback};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::args::{kind_of, ms, named, optional_text, text, whole};
-use crate::{invalid, js_http_outcome, num, MAX_SAFE};
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::args::{ms, named, optional_text, text, whole};
+use crate::{invalid, invalid_with, js_http_outcome, num, MAX_SAFE};
 
 #[wasm_bindgen(raw_module = "../lib/convert.js")]
 extern "C" {
@@ -92,18 +95,13 @@ fn header(lookup: &JsValue, name: &str) -> Result<Option<String>, JsValue> {
         function.call1(&JsValue::UNDEFINED, &name)?
     } else if lookup.is_object() {
         let get = Reflect::get(lookup, &JsValue::from_str("get"))?;
-        let get = get.dyn_ref::<Function>().ok_or_else(|| {
-            invalid("headers", "must be a function of the header name, or have a `get` method (Headers)".into())
-        })?;
+        let get = get.dyn_ref::<Function>().ok_or_else(|| invalid("headers", "header_lookup"))?;
         get.call1(lookup, &name)?
     } else {
-        return Err(invalid("headers", format!("must be a Headers object or a function, got {}", kind_of(lookup))));
+        return Err(invalid_with("headers", "headers", lookup, &JsValue::UNDEFINED));
     };
     if !value.is_string() && !value.is_null() && !value.is_undefined() {
-        return Err(invalid(
-            "headers",
-            format!("a header value must be a string, null or undefined, got {}", kind_of(&value)),
-        ));
+        return Err(invalid_with("headers", "header_value", &value, &JsValue::UNDEFINED));
     }
     optional_text("headers", &value)
 }

@@ -4,9 +4,11 @@
 //! redelivery, the gRPC dialect, admission). Built into their own wasm file,
 //! so the default entry does not download them.
 
+use alloc::string::String;
+
 use js_sys::Array;
 use retryplan as rp;
-use rp::{AttemptSet, Decision, Error};
+use rp::{AttemptSet, Decision};
 use wasm_bindgen::prelude::*;
 
 use crate::args::{
@@ -14,7 +16,7 @@ use crate::args::{
     whole, whole_number,
 };
 use crate::data::{self, Keys, Source};
-use crate::{header_error, invalid, js_error, num, Policy, Stats, MAX_SAFE};
+use crate::{header_error, invalid, invalid_with, js_error, num, Policy, Stats, MAX_SAFE};
 
 #[wasm_bindgen(raw_module = "../lib/json.js")]
 extern "C" {
@@ -147,17 +149,17 @@ fn attempt_set(value: &JsValue, key: &'static str) -> Result<AttemptSet, JsValue
         return Ok(set);
     }
     if !Array::is_array(value) {
-        return Err(invalid(key, "must be an array of attempt numbers".to_owned()));
+        return Err(invalid(key, "attempts"));
     }
     let items = Array::from(value);
     if items.length() > 128 {
-        return Err(invalid(key, "holds at most 128 attempt numbers".to_owned()));
+        return Err(invalid(key, "attempts_count"));
     }
     for item in items.iter() {
-        let attempt = item.as_f64().ok_or_else(|| invalid(key, "must hold numbers".to_owned()))?;
+        let attempt = item.as_f64().ok_or_else(|| invalid(key, "attempts_numbers"))?;
         let attempt = whole_number(key, attempt, 128.0)?;
         if attempt == 0 {
-            return Err(invalid(key, "attempt numbers are 1..=128".to_owned()));
+            return Err(invalid(key, "attempts_range"));
         }
         set.insert(attempt as u32);
     }
@@ -167,12 +169,11 @@ fn attempt_set(value: &JsValue, key: &'static str) -> Result<AttemptSet, JsValue
 /// A decision object (as returned by an operation) back to the core's `Decision`.
 fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
     let number = |key: &'static str| -> Result<u64, JsValue> {
-        let found = optional_number(value, key)?.ok_or_else(|| invalid(key, "is required".to_owned()))?;
+        let found = optional_number(value, key)?.ok_or_else(|| invalid(key, "required"))?;
         whole_number(key, found, MAX_SAFE)
     };
-    let count = |key: &'static str| -> Result<u32, JsValue> {
-        u32::try_from(number(key)?).map_err(|_| invalid(key, "must fit in 32 bits".to_owned()))
-    };
+    let count =
+        |key: &'static str| -> Result<u32, JsValue> { u32::try_from(number(key)?).map_err(|_| invalid(key, "bits")) };
     let optional = |key: &'static str| -> Result<Option<u64>, JsValue> {
         optional_number(value, key)?.map(|found| whole_number(key, found, MAX_SAFE)).transpose()
     };
@@ -184,16 +185,14 @@ fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
             let request_id = u64::from_str_radix(&request_id, 16)
                 .ok()
                 .filter(|_| request_id.len() == 16)
-                .ok_or_else(|| invalid("requestId", "must be 16 hex digits".to_owned()))?;
+                .ok_or_else(|| invalid("requestId", "request_id"))?;
             Decision::StartAttempt {
                 attempt: count("attempt")?,
                 timeout_ms: number("timeoutMs")?,
                 abort_at_ms: number("abortAtMs")?,
                 request_id: rp::RequestId(request_id),
                 remaining_budget_ms: number("remainingBudgetMs")?,
-                hedge: get(value, "hedge")?
-                    .as_bool()
-                    .ok_or_else(|| invalid("hedge", "must be a boolean".to_owned()))?,
+                hedge: get(value, "hedge")?.as_bool().ok_or_else(|| invalid("hedge", "hedge"))?,
             }
         }
         "wait" => Decision::Wait {
@@ -227,7 +226,9 @@ fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
             remaining_budget_ms: number("remainingBudgetMs")?,
             abort_attempts: abort_attempts()?,
         },
-        other => return Err(invalid("decision.type", format!("unknown decision type \"{other}\""))),
+        other => {
+            return Err(invalid_with("decision.type", "decision_type", &JsValue::from_str(other), &JsValue::UNDEFINED))
+        }
     })
 }
 
@@ -244,11 +245,8 @@ pub(crate) fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> 
 /// the top level.
 pub(crate) fn json_value(json: &JsValue) -> Result<rp::value::Value, JsValue> {
     let parsed = parse_json(checked_string("json", json)?).map_err(|syntax| {
-        let message = js_sys::Reflect::get(&syntax, &JsValue::from_str("message"))
-            .ok()
-            .and_then(|message| message.as_string())
-            .unwrap_or_else(|| "not JSON".to_owned());
-        js_error(Error::InvalidPolicyJson { field: String::new(), message })
+        let message = js_sys::Reflect::get(&syntax, &JsValue::from_str("message")).unwrap_or_default();
+        crate::binding_error(true, "", "json", &message, &JsValue::UNDEFINED)
     })?;
-    data::from_js(&parsed, Source::Json).map_err(js_error)
+    data::from_js(&parsed, Source::Json)
 }

@@ -15,7 +15,10 @@
 //! capped ceiling by `random(0.8, 1.2)`; server guidance may raise a delay
 //! above it (it is a floor).
 
+use alloc::vec::Vec;
+
 use crate::error::Error;
+use crate::message::message;
 use crate::policy::{Backoff, BackoffKind, Jitter, Policy, MAX_ATTEMPTS_LIMIT};
 
 impl Backoff {
@@ -96,7 +99,7 @@ pub fn backoff_ceilings_ms(policy: &Policy, retries: u32) -> Result<Vec<u64>, Er
     if retries > MAX_ATTEMPTS_LIMIT {
         return Err(Error::InvalidArgument {
             name: "retries",
-            rule: format!("must be <= {MAX_ATTEMPTS_LIMIT} (no policy makes more attempts), got {retries}"),
+            rule: message!(TooManyRetries, MAX_ATTEMPTS_LIMIT, retries),
         });
     }
     Ok((0..retries).map(|retry| policy.backoff.ceiling_ms(retry)).collect())

@@ -19,12 +19,14 @@
 //! answer counts as a success (the dependency answered); a cancelled attempt
 //! only gives its probe back.
 
-use std::sync::Mutex;
+use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Violation};
-use crate::units::{permille_of, Decimal, MAX_MS};
+use crate::lock::Lock;
+use crate::message::{message, Message};
+use crate::units::{permille_of, MAX_MS};
 use crate::value::{tagged, Fields, Named, Value};
 use crate::window::SlidingWindow;
 
@@ -171,7 +173,7 @@ pub struct CircuitBreaker {
     trip: Trip,
     open_ms: u64,
     half_open_probes: u32,
-    state: Mutex<State>,
+    state: Lock<State>,
 }
 
 const RESULTS: usize = 0;
@@ -184,33 +186,27 @@ impl CircuitBreaker {
     /// [`Error::InvalidPolicy`] with every violation.
     pub fn new(config: &BreakerConfig) -> Result<CircuitBreaker, Error> {
         let mut violations = Vec::new();
-        let mut fail = |field: &str, message: String| violations.push(Violation { field: field.to_owned(), message });
+        let mut fail = |field: &str, message: Message| violations.push(Violation::new(field, message));
         let (trip, window_ms) = match config.trip {
             TripConfig::Consecutive { failures } => {
                 if failures == 0 {
-                    fail("breaker.trip.failures", "breaker.trip.failures (0) must be >= 1".to_owned());
+                    fail("breaker.trip.failures", message!(ZeroNotAllowed, "breaker.trip.failures"));
                 }
                 (Trip::Consecutive { failures }, 1)
             }
             TripConfig::Ratio { failure_ratio, minimum_throughput, window_ms } => {
                 let ratio_permille = permille_of(failure_ratio, 0.0, 1.0, true).unwrap_or_else(|rule| {
-                    fail(
-                        "breaker.trip.failure_ratio",
-                        format!("breaker.trip.failure_ratio ({}) {rule}", Decimal(failure_ratio)),
-                    );
+                    fail("breaker.trip.failure_ratio", rule.message("breaker.trip.failure_ratio", failure_ratio));
                     1000
                 });
                 if minimum_throughput == 0 {
                     fail(
                         "breaker.trip.minimum_throughput",
-                        "breaker.trip.minimum_throughput (0) must be >= 1".to_owned(),
+                        message!(ZeroNotAllowed, "breaker.trip.minimum_throughput"),
                     );
                 }
                 if window_ms == 0 || window_ms > MAX_MS {
-                    fail(
-                        "breaker.trip.window_ms",
-                        format!("breaker.trip.window_ms ({window_ms}) must be in 1..={MAX_MS}"),
-                    );
+                    fail("breaker.trip.window_ms", message!(OutOfRange, "breaker.trip.window_ms", window_ms, MAX_MS));
                 }
                 (
                     Trip::Ratio {
@@ -222,10 +218,10 @@ impl CircuitBreaker {
             }
         };
         if config.open_ms == 0 || config.open_ms > MAX_MS {
-            fail("breaker.open_ms", format!("breaker.open_ms ({}) must be in 1..={MAX_MS}", config.open_ms));
+            fail("breaker.open_ms", message!(OutOfRange, "breaker.open_ms", config.open_ms, MAX_MS));
         }
         if config.half_open_probes == 0 {
-            fail("breaker.half_open_probes", "breaker.half_open_probes (0) must be >= 1".to_owned());
+            fail("breaker.half_open_probes", message!(ZeroNotAllowed, "breaker.half_open_probes"));
         }
         if !violations.is_empty() {
             return Err(Error::InvalidPolicy { violations });
@@ -234,7 +230,7 @@ impl CircuitBreaker {
             trip,
             open_ms: config.open_ms,
             half_open_probes: config.half_open_probes,
-            state: Mutex::new(State {
+            state: Lock::new(State {
                 phase: Phase::Closed,
                 generation: 0,
                 consecutive_failures: 0,
@@ -243,10 +239,8 @@ impl CircuitBreaker {
         })
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        // Every transition is a single assignment under the lock; a poisoned
-        // lock still holds a consistent state.
-        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn state(&self) -> impl core::ops::DerefMut<Target = State> + '_ {
+        self.state.lock()
     }
 
     /// Asks to send an attempt at `now_ms`. `None` means refused (open, or

@@ -20,12 +20,14 @@
 //! The retry is charged when it is about to be dispatched (after the wait), by
 //! [`Operation`](crate::Operation); a waiter that is cancelled spends nothing.
 
-use std::sync::Mutex;
+use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Violation};
-use crate::units::{permille_of, Decimal, MAX_MS};
+use crate::lock::Lock;
+use crate::message::{message, Message};
+use crate::units::{permille_of, MAX_MS};
 use crate::value::{tagged, Named, Value};
 use crate::window::SlidingWindow;
 
@@ -168,7 +170,7 @@ const RETRIES: usize = 1;
 /// A retry budget shared by every operation calling one dependency.
 #[derive(Debug)]
 pub struct RetryBudget {
-    state: Mutex<State>,
+    state: Lock<State>,
 }
 
 impl RetryBudget {
@@ -179,16 +181,16 @@ impl RetryBudget {
     /// [`Error::InvalidPolicy`] with every violation.
     pub fn new(config: &BudgetConfig) -> Result<RetryBudget, Error> {
         let mut violations = Vec::new();
-        let mut fail = |field: &str, message: String| violations.push(Violation { field: field.to_owned(), message });
+        let mut fail = |field: &str, message: Message| violations.push(Violation::new(field, message));
         let state = match *config {
             BudgetConfig::TokenBucket { max_tokens, token_ratio } => {
                 if !(1..=1000).contains(&max_tokens) {
-                    fail("budget.max_tokens", format!("budget.max_tokens ({max_tokens}) must be in 1..=1000"));
+                    fail("budget.max_tokens", message!(OutOfRange, "budget.max_tokens", max_tokens, 1000u32));
                 }
                 let ratio_milli = match permille_of(token_ratio, 0.0, f64::from(max_tokens.max(1)), true) {
                     Ok(value) => u64::from(value),
                     Err(rule) => {
-                        fail("budget.token_ratio", format!("budget.token_ratio ({}) {rule}", Decimal(token_ratio)));
+                        fail("budget.token_ratio", rule.message("budget.token_ratio", token_ratio));
                         0
                     }
                 };
@@ -199,12 +201,12 @@ impl RetryBudget {
                 let deposit_milli = match permille_of(retry_ratio, 0.0, 1.0, false) {
                     Ok(value) => u64::from(value),
                     Err(rule) => {
-                        fail("budget.retry_ratio", format!("budget.retry_ratio ({}) {rule}", Decimal(retry_ratio)));
+                        fail("budget.retry_ratio", rule.message("budget.retry_ratio", retry_ratio));
                         0
                     }
                 };
                 if window_ms == 0 || window_ms > MAX_MS {
-                    fail("budget.window_ms", format!("budget.window_ms ({window_ms}) must be in 1..={MAX_MS}"));
+                    fail("budget.window_ms", message!(OutOfRange, "budget.window_ms", window_ms, MAX_MS));
                 }
                 // Retries per second x seconds in the window, in thousandths of a retry.
                 let reserve_milli = u64::from(min_retries_per_second).saturating_mul(window_ms);
@@ -212,13 +214,13 @@ impl RetryBudget {
             }
             BudgetConfig::Quota { capacity, retry_cost, timeout_retry_cost, success_increment } => {
                 if capacity == 0 {
-                    fail("budget.capacity", "budget.capacity (0) must be >= 1".to_owned());
+                    fail("budget.capacity", message!(ZeroNotAllowed, "budget.capacity"));
                 }
                 for (field, cost) in
                     [("budget.retry_cost", retry_cost), ("budget.timeout_retry_cost", timeout_retry_cost)]
                 {
                     if cost > capacity {
-                        fail(field, format!("{field} ({cost}) must be <= budget.capacity ({capacity}), or no retry could ever be paid"));
+                        fail(field, message!(CostAboveCapacity, field, cost, capacity));
                     }
                 }
                 State::Quota { available: capacity, capacity, retry_cost, timeout_retry_cost, success_increment }
@@ -227,13 +229,11 @@ impl RetryBudget {
         if !violations.is_empty() {
             return Err(Error::InvalidPolicy { violations });
         }
-        Ok(RetryBudget { state: Mutex::new(state) })
+        Ok(RetryBudget { state: Lock::new(state) })
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        // A panic elsewhere while holding the lock cannot leave the counters
-        // half-updated (every update is a single assignment), so keep going.
-        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn state(&self) -> impl core::ops::DerefMut<Target = State> + '_ {
+        self.state.lock()
     }
 
     /// Counts an original request (a first attempt) dispatched at `now_ms`.
@@ -365,10 +365,7 @@ impl RetryBudget {
 
 /// The error for `acquire` / `release` on a budget without units.
 fn not_a_quota(call: &'static str) -> Error {
-    Error::InvalidArgument {
-        name: "budget",
-        rule: format!("{call} needs a budget of kind quota (units to take and give back)"),
-    }
+    Error::InvalidArgument { name: "budget", rule: message!(NotAQuota, call) }
 }
 
 crate::value::deserialize_through_value!(BudgetConfig, BudgetConfig::from_value);

@@ -1,6 +1,6 @@
 //! A cap on the retries and hedges in flight to one dependency at once.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::{AtomicU32, Ordering};
 
 /// Counts in-flight retries and hedges; acquired when one is dispatched,
 /// released when its outcome is reported (or the operation ends).

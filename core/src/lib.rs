@@ -1,4 +1,5 @@
 #![doc = include_str!("../README.md")]
+#![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
@@ -12,6 +13,8 @@
         clippy::field_reassign_with_default
     )
 )]
+
+extern crate alloc;
 
 pub mod aws;
 pub mod backoff;
@@ -33,6 +36,8 @@ pub mod grpc;
 pub mod grpc_timeout;
 mod guidance;
 pub mod http;
+mod lock;
+pub mod message;
 pub mod operation;
 pub mod policy;
 pub mod profiles;

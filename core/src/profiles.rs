@@ -11,6 +11,9 @@
 //! | `background` | queue workers, batch jobs | 8 | 5 min | 30 s | 1 s x2 to 1 min, decorrelated | idempotent |
 //! | `aws_standard` | AWS SDK standard retry mode ([`crate::aws`]) | 3 | none (give a deadline) | the remaining budget | 1 s x2 to 20 s, full jitter | idempotent |
 
+use alloc::borrow::ToOwned;
+use alloc::vec::Vec;
+
 use crate::classify::TransportFailure;
 use crate::error::Error;
 use crate::policy::{

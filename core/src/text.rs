@@ -1,6 +1,8 @@
 //! Text from callers and servers as it appears in messages. A leaf: it
 //! depends on nothing else in the crate.
 
+use alloc::string::String;
+
 /// A string in double quotes for messages, with quotes, backslashes, control
 /// characters and the invisible formatting characters (zero-width, bidi
 /// overrides) escaped, so a server-sent header cannot disguise a log line
@@ -22,6 +24,27 @@ impl core::fmt::Display for Quoted<'_> {
             }
         }
         f.write_char('"')
+    }
+}
+
+/// Appends `number` in decimal digits (without the formatter: the wasm
+/// build carries no formatting machinery).
+pub(crate) fn push_decimal(out: &mut String, number: u64) {
+    let mut digits = [0u8; 20];
+    let mut rest = number;
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        if let Some(slot) = digits.get_mut(start) {
+            *slot = b'0' + (rest % 10) as u8;
+        }
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for digit in digits.iter().skip(start) {
+        out.push(char::from(*digit));
     }
 }
 
@@ -51,6 +74,15 @@ fn is_invisible_format(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::Quoted;
+
+    #[test]
+    fn decimals_without_the_formatter() {
+        for number in [0, 7, 10, 1234, u64::MAX] {
+            let mut text = String::new();
+            super::push_decimal(&mut text, number);
+            assert_eq!(text, number.to_string());
+        }
+    }
 
     #[test]
     fn quoted_escapes_what_would_confuse_a_log_line() {

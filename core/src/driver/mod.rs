@@ -74,8 +74,8 @@
 mod action;
 mod queue;
 
-use std::collections::VecDeque;
-use std::sync::Arc;
+use alloc::collections::VecDeque;
+use alloc::sync::Arc;
 
 pub use action::{AbortReason, Action, AttemptPlan, AttemptResult, Ending, Event, Receipt};
 use queue::ActionQueue;
@@ -83,6 +83,7 @@ use queue::ActionQueue;
 use crate::classify::{classify, Outcome, TransportFailure};
 use crate::decision::{AttemptSet, Decision, GiveUpReason};
 use crate::error::Error;
+use crate::message::message;
 use crate::operation::{IdempotencyKey, Operation, OperationOptions};
 use crate::policy::Policy;
 use crate::stats::SharedStats;
@@ -153,11 +154,7 @@ impl Driver {
         match driver_options.concurrency {
             Concurrency::Concurrent => {}
             Concurrency::Sequential if policy.hedging.is_some() => {
-                return Err(Error::Unsupported {
-                    field: "hedging",
-                    rule: "this helper runs one attempt at a time and cannot hedge; use a concurrent helper \
-                           (async or threads), or opt into sequential attempts without hedges",
-                })
+                return Err(Error::Unsupported { field: "hedging", rule: message!(CannotHedge) })
             }
             Concurrency::Sequential => {}
             Concurrency::SequentialWithoutHedging => operation.disable_hedging(),

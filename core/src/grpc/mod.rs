@@ -23,6 +23,8 @@ pub mod service_config;
 
 pub use service_config::{ConfigWarning, MethodProfile, ServiceConfig, ServiceConfigOptions, DEFAULT_MAX_ATTEMPTS_CAP};
 
+use alloc::string::String;
+
 /// `path.key`, or `key` at the top level.
 pub(crate) fn join_path(path: &str, key: &str) -> String {
     crate::value::join(path, key)

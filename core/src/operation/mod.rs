@@ -53,7 +53,8 @@
 //!
 //! A clock reading earlier than one already seen counts as no time elapsed.
 
-use std::sync::Arc;
+use alloc::string::String;
+use alloc::sync::Arc;
 
 use crate::backoff::delay_range_ms;
 use crate::breaker::BreakerPermit;
@@ -348,13 +349,19 @@ impl Operation {
         self.last_now_ms
     }
 
+    /// The running attempts as `1, 2`, or `none` (for messages).
     pub(crate) fn running_list(&self) -> String {
-        let list: Vec<String> = self.running_attempts().iter().map(|attempt| attempt.to_string()).collect();
-        if list.is_empty() {
-            "none".to_owned()
-        } else {
-            list.join(", ")
+        let mut list = String::new();
+        for attempt in self.running_attempts().iter() {
+            if !list.is_empty() {
+                list.push_str(", ");
+            }
+            crate::text::push_decimal(&mut list, u64::from(attempt));
         }
+        if list.is_empty() {
+            list.push_str("none");
+        }
+        list
     }
 
     /// The running attempt that reached its abort time first (at or before

@@ -9,7 +9,10 @@ use super::config::{
 };
 use super::names::JitterKind;
 use crate::error::Error;
-use crate::value::{expected, join, one_of, optional, read_name, tagged, Fields, FromValue, Named, Value};
+use alloc::vec::Vec;
+
+use crate::message::message;
+use crate::value::{expected, item, join, one_of, optional, read_name, tagged, Fields, FromValue, Named, Value};
 
 /// The fields of a policy object, in the order `to_json` writes them.
 const POLICY_FIELDS: &[&str] = &[
@@ -169,9 +172,9 @@ fn read_hedging(value: &Value, path: &str) -> Result<HedgingConfig, Error> {
 fn read_names<T: Named>(value: &Value, path: &str) -> Result<Vec<T>, Error> {
     match value {
         Value::List(items) => {
-            items.iter().enumerate().map(|(index, item)| read_name(item, &format!("{path}[{index}]"))).collect()
+            items.iter().enumerate().map(|(index, value)| read_name(value, &item(path, index))).collect()
         }
-        other => Err(expected(path, "a list of names", other)),
+        other => Err(expected(path, message!(ListOfNames), other)),
     }
 }
 
@@ -200,7 +203,7 @@ mod tests {
         let error = PolicyConfig::from_json(r#"{"backoff": {"base_ms": -5}}"#).unwrap_err();
         let Error::InvalidPolicyJson { field, message } = error else { panic!("wrong error") };
         assert_eq!(field, "backoff.base_ms");
-        assert!(message.contains("-5"), "{message}");
+        assert!(message.to_string().contains("-5"), "{message}");
         let error = PolicyConfig::from_json(r#"{"max_attemps": 3}"#).unwrap_err();
         assert!(error.to_string().contains("unknown field `max_attemps`"), "{error}");
         let error = PolicyConfig::from_json(r#"{} {}"#).unwrap_err();
