@@ -13,6 +13,8 @@ export {
   outcomeFromHttp,
   parseRetryAfter,
   parseRetryAfterMsHeader,
+  parseRateLimit,
+  parseRateLimitReset,
   profileNames,
   wasmTrapped,
 } from '../wasm/retryplan_js.js';
@@ -27,7 +29,7 @@ export { run, retryFetch } from './helpers.js';
 
 /**
  * Outcome constructors owned by the core: `fromHttp(status, retryAfter,
- * retryAfterMs, nowUnixMs)`, `fromHttpResponse(status, headers, nowUnixMs)`
+ * retryAfterMs, nowUnixMs)`, `fromHttpResponse(status, headers, nowUnixMs, reading)`
  * and `fromFailure(failure)`.
  */
 export const Outcome = Object.freeze({

@@ -2,7 +2,7 @@
 // one host loop (host.js). They decide nothing: the driver says when attempts
 // start, time out, hedge, wait and end; the failure table (failures.js) and
 // the caller's `outcomeOfError` hook say what an error means.
-import { _driverFree, _driverKey, outcomeFromHttpResponse } from '../wasm/retryplan_js.js';
+import { _driverFree, _driverKey, _policyHttpOutcome } from '../wasm/retryplan_js.js';
 import { RetryplanError } from './convert.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from './constants.js';
 import { newDriver } from './driver.js';
@@ -124,7 +124,7 @@ export function retryFetch(input, init = {}, options = {}) {
     };
     const io = {
       entry: (entry) => entry,
-      outcomeOf: (response) => outcomeFromHttpResponse(response.status, response.headers, Date.now()),
+      outcomeOf: (response) => _policyHttpOutcome(policy, response.status, response.headers, Date.now()),
       unreadable: 'malformed_response',
       // fetch rejects with a TypeError for a network error; a browser says no more.
       failureOf: (thrown) => failureOf(thrown) ?? (thrown instanceof TypeError ? 'connection_lost' : undefined),

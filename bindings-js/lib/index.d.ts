@@ -159,7 +159,29 @@ export type Idempotency = 'safe' | 'idempotent' | 'keyed' | 'unsafe';
 export type AttemptTimeoutConfig = { fixedMs: number } | { fractionOfRemaining: number };
 export type JitterConfig =
   | { kind: 'none' | 'full' | 'equal' | 'decorrelated' | 'a6' }
-  | { kind: 'proportional'; ratio: number };
+  | { kind: 'proportional'; ratio: number }
+  /** Polly v8's constant/linear/exponential delays and its jitter (DecorrelatedJitterBackoffV2 for exponential). */
+  | { kind: 'polly'; useJitter: boolean };
+/** One rule of `serverGuidance.statuses`: replaces the section's honor, capMs and aboveCap for one HTTP status. */
+export interface StatusGuidanceConfig {
+  status: number;
+  honor?: boolean;
+  /** Retried only when the answer carries guidance (413 in urllib3, ky and got). */
+  requiresGuidance?: boolean;
+  capMs?: number;
+  aboveCap?: 'clamp' | 'give_up';
+}
+/** Retries allowed after failures of each kind, beside maxAttempts (urllib3's counters); absent: no limit. */
+export interface RetryLimitsConfig {
+  /** After the connection was not made. */
+  connect?: number;
+  /** After the connection broke or timed out after sending. */
+  read?: number;
+  /** After a retryable HTTP status. */
+  status?: number;
+  /** After any other retryable failure. */
+  other?: number;
+}
 export interface StatusSetConfig {
   httpStatuses?: number[];
   grpcCodes?: GrpcCode[];
@@ -190,17 +212,30 @@ export interface PolicyConfig {
   attemptTimeout?: AttemptTimeoutConfig;
   responseReserveMs?: number;
   minimumUsefulAttemptMs?: number;
-  backoff?: { kind?: BackoffKind; baseMs?: number; multiplier?: number; capMs?: number };
+  /** `immediateFirstRetry`: the first retry waits no backoff (urllib3's backoff_factor: 0, 2f, 4f, ...). */
+  backoff?: { kind?: BackoffKind; baseMs?: number; multiplier?: number; capMs?: number; immediateFirstRetry?: boolean };
   jitter?: JitterConfig;
   retryOn?: StatusSetConfig & { transport?: TransportFailure[]; errorCodes?: ErrorCodeTable[] };
   ambiguous?: StatusSetConfig;
   conflict?: StatusSetConfig;
-  serverGuidance?: { honor?: boolean; capMs?: number; aboveCap?: 'clamp' | 'give_up'; mode?: 'floor' | 'a6' };
+  serverGuidance?: {
+    honor?: boolean;
+    capMs?: number;
+    aboveCap?: 'clamp' | 'give_up';
+    /** floor (default): a floor under the drawn backoff; replace: the wait itself; a6: the wait itself, schedule restarted. */
+    mode?: 'floor' | 'a6' | 'replace';
+    /** How HTTP helpers read Retry-After (default strict). */
+    retryAfterReading?: RetryAfterReading;
+    statuses?: StatusGuidanceConfig[];
+  };
   idempotency?: Idempotency;
   /** Off when absent. */
   hedging?: HedgingConfig;
   /** For `redeliver`; the backoff ceilings and totalBudgetMs when absent. */
   redelivery?: RedeliveryConfig;
+  retryLimits?: RetryLimitsConfig;
+  /** The HTTP methods retried at all (urllib3's allowed_methods); absent: RFC 9110 §9.2.2 (idempotent methods). */
+  retryMethods?: string[];
 }
 
 /** A validated policy's full configuration, as `Policy.toConfig()` returns it. */
@@ -210,17 +245,28 @@ export interface ResolvedPolicyConfig {
   attemptTimeout: AttemptTimeoutConfig;
   responseReserveMs: number;
   minimumUsefulAttemptMs: number;
-  backoff: { kind: BackoffKind; baseMs: number; multiplier: number; capMs: number };
+  backoff: { kind: BackoffKind; baseMs: number; multiplier: number; capMs: number; immediateFirstRetry?: true };
   jitter: JitterConfig;
   retryOn: { httpStatuses: number[]; grpcCodes: GrpcCode[]; transport: TransportFailure[]; errorCodes?: ErrorCodeTable[] };
   ambiguous: { httpStatuses: number[]; grpcCodes: GrpcCode[] };
   conflict: { httpStatuses: number[]; grpcCodes: GrpcCode[] };
-  serverGuidance: { honor: boolean; capMs: number; aboveCap: 'clamp' | 'give_up'; mode?: 'a6' };
+  serverGuidance: {
+    honor: boolean;
+    capMs: number;
+    aboveCap: 'clamp' | 'give_up';
+    mode?: 'a6' | 'replace';
+    retryAfterReading?: 'lenient';
+    statuses?: Required<StatusGuidanceConfig>[];
+  };
   idempotency: Idempotency;
   /** Present only when configured. */
   hedging?: HedgingConfig;
   /** Present only when configured. */
   redelivery?: RedeliveryConfig;
+  /** Present only when configured. */
+  retryLimits?: RetryLimitsConfig;
+  /** Present only when configured. */
+  retryMethods?: string[];
 }
 
 export type ProfileName = 'read' | 'checkout' | 'write_keyed' | 'write_strict' | 'background';
@@ -513,8 +559,14 @@ export class ConcurrencyLimit {
   free(): void;
 }
 
+/** How Retry-After is read: RFC 9110 to the letter (the default), or also what Python's email.utils reads. */
+export type RetryAfterReading = 'strict' | 'lenient';
 /** A Retry-After value (delta-seconds or an HTTP-date) as ms from `nowUnixMs` (Date.now()). Throws "invalid_header". */
-export function parseRetryAfter(value: string, nowUnixMs: number): number;
+export function parseRetryAfter(value: string, nowUnixMs: number, reading?: RetryAfterReading): number;
+/** The wait in ms a RateLimit field asks for (with its RateLimit-Policy), or null. Throws "invalid_header". */
+export function parseRateLimit(value: string, policyValue?: string): number | null;
+/** A RateLimit-Reset / X-RateLimit-Reset value (delta-seconds below 1e9, a Unix time from it) as ms. Throws "invalid_header". */
+export function parseRateLimitReset(value: string, nowUnixMs: number): number;
 /** A `retry-after-ms` header value. Throws "invalid_header". */
 export function parseRetryAfterMsHeader(value: string): number;
 export function profileNames(): ProfileName[];
@@ -559,9 +611,13 @@ export const Outcome: {
    * outside 100..=599 is `{type: 'transport', failure: 'connection_lost'}`
    * (a malformed response: the server's fault, never an error); otherwise the
    * guidance headers (`GUIDANCE_HEADERS`, in that order; which one wins is the
-   * core's rule) through `headers`, HTTP-dates against `nowUnixMs` (`Date.now()`).
+   * core's rule: the first that asks for a wait, of retry-after-ms,
+   * x-ms-retry-after-ms, Retry-After, RateLimit with RateLimit-Policy,
+   * RateLimit-Reset, X-RateLimit-Reset) through `headers`, HTTP-dates against
+   * `nowUnixMs` (`Date.now()`), Retry-After read as `reading` says (default
+   * 'strict'; `retryFetch` reads as its policy says).
    */
-  readonly fromHttpResponse: (status: number, headers: HeaderLookup, nowUnixMs: number) => Outcome;
+  readonly fromHttpResponse: (status: number, headers: HeaderLookup, nowUnixMs: number, reading?: RetryAfterReading) => Outcome;
   /** What a failure means to the engine. */
   readonly fromFailure: (failure: Failure) => Outcome;
 };

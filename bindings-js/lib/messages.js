@@ -106,6 +106,7 @@ export const BINDING = {
   method_needed: () => 'says whether a request may be repeated: give its `method`',
   header_lookup: () => 'must be a function of the header name, or have a `get` method (Headers)',
   headers: (value) => `must be a Headers object or a function, got ${kindOf(value)}`,
+  reading: (name) => `must be "strict" or "lenient", got ${quote(name)}`,
   header_value: (value) => `a header value must be a string, null or undefined, got ${kindOf(value)}`,
   // Reading a configuration (`invalid_policy_json`).
   values: (max) => `holds more than ${max} values in all`,

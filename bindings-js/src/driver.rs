@@ -15,7 +15,7 @@ use core::cell::{OnceCell, RefCell};
 
 use retryplan as rp;
 use rp::value::Named;
-use rp::{Action, AttemptPlan, Concurrency, Ending, Outcome, Receipt, Repeatability};
+use rp::{Action, AttemptPlan, Concurrency, Ending, Outcome, Receipt};
 use wasm_bindgen::prelude::*;
 
 use crate::args::{
@@ -153,7 +153,7 @@ fn with<T>(handle: u32, use_driver: impl FnOnce(&mut DriverState) -> Result<T, J
 
 /// Starts an operation at `nowMs` run by a host; returns its handle.
 /// `options` is the operation's (see `operation_options`) plus `method` and
-/// `idempotent` (the request's repeatability), `concurrency` and
+/// `idempotent` (the request's repeatability, with the policy's `retry_methods`), `concurrency` and
 /// `recordEvents`; `dependency` and `stats` are handles made for this call.
 #[wasm_bindgen(js_name = _driverNew)]
 #[allow(clippy::too_many_arguments)] // the random words cross as numbers: no array to copy
@@ -177,7 +177,7 @@ pub fn driver_new(
         let idempotent = optional_flag("idempotent", &get(options, "idempotent")?)?;
         match optional_text("method", &get(options, "method")?)? {
             Some(method) => {
-                let repeatability = Repeatability::for_http(&method, idempotent).map_err(js_error)?;
+                let repeatability = policy.0.repeatability_for_http(&method, idempotent).map_err(js_error)?;
                 operation = operation.with_repeatability(repeatability);
             }
             None if idempotent.is_some() => return Err(invalid("idempotent", "method_needed")),

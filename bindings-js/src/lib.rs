@@ -35,6 +35,7 @@ mod decisions;
 #[cfg(feature = "tools")]
 mod dialects;
 mod driver;
+mod http_dialect;
 mod operation;
 mod outcomes;
 #[cfg(feature = "tools")]
@@ -354,12 +355,13 @@ fn header_error(error: rp::HeaderError) -> JsValue {
     js_error(error.into())
 }
 
-/// Reads a Retry-After value (delta-seconds or any HTTP-date) as ms from `nowUnixMs`.
+/// Reads a Retry-After value (delta-seconds or any HTTP-date) as ms from
+/// `nowUnixMs`, as `reading` says (`"strict"`, the default, or `"lenient"`).
 #[wasm_bindgen(js_name = parseRetryAfter)]
-pub fn parse_retry_after(value: &JsValue, now_unix_ms: &JsValue) -> Result<f64, JsValue> {
+pub fn parse_retry_after(value: &JsValue, now_unix_ms: &JsValue, reading: &JsValue) -> Result<f64, JsValue> {
     let value = text("value", value)?;
     let now = ms("nowUnixMs", now_unix_ms)?;
-    rp::parse_retry_after(&value, now).map(num).map_err(header_error)
+    rp::parse_retry_after_with(&value, now, http_dialect::reading(reading)?).map(num).map_err(header_error)
 }
 
 /// Reads a `retry-after-ms` header value.

@@ -110,21 +110,48 @@ fn header(lookup: &JsValue, name: &str) -> Result<Option<String>, JsValue> {
 /// status outside 100..=599 is a malformed response (the server's fault: the
 /// request may have been processed); otherwise the guidance headers
 /// (`GUIDANCE_HEADERS`, in that order) through `headers`, HTTP-dates against
-/// `nowUnixMs`.
+/// `nowUnixMs`; Retry-After read as `reading` says (`"strict"`, the default,
+/// or `"lenient"`).
 #[wasm_bindgen(js_name = outcomeFromHttpResponse)]
 pub fn outcome_from_http_response(
     status: &JsValue,
     headers: &JsValue,
     now_unix_ms: &JsValue,
+    reading: &JsValue,
 ) -> Result<JsValue, JsValue> {
     // Any whole number is a status a server may send; past u16 it is as far
     // outside 100..=599 as 65535 is.
     let status = u16::try_from(whole("status", status, MAX_SAFE)?).unwrap_or(u16::MAX);
     let now_unix = ms("nowUnixMs", now_unix_ms)?;
+    let reading = crate::http_dialect::reading(reading)?;
+    response_outcome(status, headers, now_unix, reading)
+}
+
+/// An HTTP response as an outcome under `policy`: Retry-After read as its
+/// `server_guidance.retry_after_reading` says (what `retryFetch` hands the
+/// driver). Internal.
+#[wasm_bindgen(js_name = _policyHttpOutcome)]
+pub fn policy_http_outcome(
+    policy: &crate::Policy,
+    status: &JsValue,
+    headers: &JsValue,
+    now_unix_ms: &JsValue,
+) -> Result<JsValue, JsValue> {
+    let status = u16::try_from(whole("status", status, MAX_SAFE)?).unwrap_or(u16::MAX);
+    let now_unix = ms("nowUnixMs", now_unix_ms)?;
+    response_outcome(status, headers, now_unix, policy.0.server_guidance().retry_after_reading)
+}
+
+fn response_outcome(
+    status: u16,
+    headers: &JsValue,
+    now_unix: u64,
+    reading: rp::RetryAfterReading,
+) -> Result<JsValue, JsValue> {
     let mut values = Vec::with_capacity(rp::GUIDANCE_HEADERS.len());
     for name in rp::GUIDANCE_HEADERS {
         values.push((name, header(headers, name)?));
     }
     let lookup = |wanted: &str| values.iter().find(|(name, _)| *name == wanted).and_then(|(_, value)| value.as_deref());
-    outcome_js(&Outcome::from_http_response(status, lookup, now_unix))
+    outcome_js(&Outcome::from_http_response_with(status, lookup, now_unix, reading))
 }

@@ -31,7 +31,8 @@ test('two entries: the default one for a checkout page, the tools a superset wit
     'BreakerPermit', 'CircuitBreaker', 'ConcurrencyLimit', 'Dependency', 'Driver', 'GUIDANCE_HEADERS', 'GaveUpError',
     'IDEMPOTENCY_KEY_HEADER', 'Operation', 'OperationFailedError', 'Outcome', 'Policy', 'REQUEST_ID_HEADER',
     'ReconcileRequiredError', 'RestartRequiredError', 'RetryBudget', 'RetryplanError', 'Stats', 'failureOf',
-    'outcomeFromHttp', 'parseRetryAfter', 'parseRetryAfterMsHeader', 'profileNames', 'retryFetch', 'run', 'wasmTrapped',
+    'outcomeFromHttp', 'parseRateLimit', 'parseRateLimitReset', 'parseRetryAfter', 'parseRetryAfterMsHeader', 'profileNames',
+    'retryFetch', 'run', 'wasmTrapped',
   ]);
   assert.deepEqual(Object.keys(tools).filter((name) => !(name in lean)).sort(), [
     'ServiceConfig', 'admit', 'awsErrorCodeFromResponse', 'awsStandardDependency', 'encodeGrpcTimeout', 'encodeGrpcTimeoutNs',

@@ -142,7 +142,10 @@ test('a dependency and stats given to a driver stay usable; the stats count ever
 });
 
 test('Outcome.fromHttpResponse: the core reads the guidance headers through a lookup; a status outside 100..=599 is malformed', () => {
-  assert.deepEqual(GUIDANCE_HEADERS, ['retry-after-ms', 'x-ms-retry-after-ms', 'retry-after', 'x-amzn-errortype']);
+  assert.deepEqual(GUIDANCE_HEADERS, [
+    'retry-after-ms', 'x-ms-retry-after-ms', 'retry-after', 'ratelimit', 'ratelimit-policy', 'ratelimit-reset',
+    'ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-remaining', 'x-amzn-errortype',
+  ]);
   assert.ok(Object.isFrozen(GUIDANCE_HEADERS));
   assert.deepEqual([IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER], ['Idempotency-Key', 'X-Request-Id']);
   const headers = new Headers({ 'Retry-After': '2', 'x-ms-retry-after-ms': '250' });

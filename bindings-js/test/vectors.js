@@ -234,13 +234,16 @@ function runOperation(api, testCase, failures, shared, run) {
   policy.free();
 }
 
-/** The outcome a driver step hands in: as written, a failure by its name, or a response read by the core. */
-function stepOutcome(api, step) {
+/**
+ * The outcome a driver step hands in: as written, a failure by its name, or a
+ * response read by the core, Retry-After as the policy's `retryAfterReading` says.
+ */
+function stepOutcome(api, step, reading) {
   if ('outcome' in step) return toCamel(step.outcome);
   if ('failure' in step) return api.Outcome.fromFailure(field(step, 'failure', 'string'));
   const { status, headers = {} } = step.response;
   const lookup = (name) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
-  return api.Outcome.fromHttpResponse(status, lookup, optionalNumber(step, 'now_unix_ms') ?? 0);
+  return api.Outcome.fromHttpResponse(status, lookup, optionalNumber(step, 'now_unix_ms') ?? 0, reading);
 }
 
 /** Runs a `driver` case: the host loop's calls on one Driver, in order, with stats and events on. */
@@ -267,6 +270,8 @@ function runDriver(api, testCase, failures, run) {
     return settle(testCase, ['expect_error', errorValue(api, error)], id, failures);
   }
   if ('expect' in testCase || 'expect_error' in testCase) failures.push(`${id}: the driver was made, but the case expects an error`);
+  // The default entry has no toConfig: the reading is the one the case's policy writes (strict when absent).
+  const reading = run.lean ? testCase.policy?.server_guidance?.retry_after_reading : policy.toConfig().serverGuidance.retryAfterReading;
   testCase.steps.forEach((step, index) => {
     const at = field(step, 'at_ms', 'number');
     const call = field(step, 'call', 'string');
@@ -274,7 +279,7 @@ function runDriver(api, testCase, failures, run) {
     if (skipStep(run, call, label)) return;
     let result;
     if (call === 'poll') result = answer(api, () => driver.pollAction(at));
-    else if (call === 'result') result = answer(api, () => driver.handleResult(at, field(step, 'attempt', 'number'), stepOutcome(api, step)));
+    else if (call === 'result') result = answer(api, () => driver.handleResult(at, field(step, 'attempt', 'number'), stepOutcome(api, step, reading)));
     else if (call === 'cancel') result = answer(api, () => driver.handleCancel(at));
     else if (call === 'events') {
       result = answer(api, () => {
@@ -473,7 +478,31 @@ export function runCase(api, testCase, failures, run = { lean: false, skipped: [
       );
       break;
     case 'retry_after':
-      call = () => api.parseRetryAfter(field(testCase, 'value', 'string'), field(testCase, 'now_unix_ms', 'number'));
+      call = () =>
+        api.parseRetryAfter(
+          field(testCase, 'value', 'string'),
+          field(testCase, 'now_unix_ms', 'number'),
+          'reading' in testCase ? field(testCase, 'reading', 'string') : undefined,
+        );
+      break;
+    case 'rate_limit':
+      call = () =>
+        api.parseRateLimit(
+          field(testCase, 'value', 'string'),
+          'policy_value' in testCase ? field(testCase, 'policy_value', 'string') : undefined,
+        );
+      break;
+    case 'rate_limit_reset':
+      call = () => api.parseRateLimitReset(field(testCase, 'value', 'string'), field(testCase, 'now_unix_ms', 'number'));
+      break;
+    case 'http_response':
+      call = () =>
+        api.Outcome.fromHttpResponse(
+          field(testCase, 'status', 'number'),
+          new Headers(testCase.headers),
+          field(testCase, 'now_unix_ms', 'number'),
+          'reading' in testCase ? field(testCase, 'reading', 'string') : undefined,
+        );
       break;
     case 'retry_after_ms':
       call = () => api.parseRetryAfterMsHeader(field(testCase, 'value', 'string'));

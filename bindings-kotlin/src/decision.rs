@@ -111,6 +111,27 @@ pub fn outcome_from_http(
     Ok(rp::Outcome::from_http(status, retry_after.as_deref(), retry_after_ms.as_deref(), now_unix_ms).into())
 }
 
+/// An HTTP response as an outcome: `status` and the response's headers
+/// (names in any case; a repeated header's lines joined by ", "), read the
+/// core's one way: the first guidance header that asks for a wait wins
+/// (retry-after-ms, Retry-After read as `reading` says, RateLimit with
+/// RateLimit-Policy, RateLimit-Reset, X-RateLimit-Reset). A status outside
+/// 100..=599 is a lost connection (the server's fault).
+#[uniffi::export]
+pub fn outcome_from_http_response(
+    status: i32,
+    headers: std::collections::HashMap<String, String>,
+    now_unix_ms: i64,
+    reading: rp::RetryAfterReading,
+) -> Result<Outcome> {
+    let status = u16::try_from(status)
+        .map_err(|_| crate::invalid("status", format!("must be a whole number in 0..=65535, got {status}")))?;
+    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
+    let lookup =
+        |name: &str| headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str());
+    Ok(rp::Outcome::from_http_response_with(status, lookup, now_unix_ms, reading).into())
+}
+
 /// What the caller must do now. All times are absolute ms on the caller's clock.
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum)]
 pub enum Decision {

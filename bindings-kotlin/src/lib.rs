@@ -20,7 +20,7 @@ use retryplan as rp;
 use retryplan::aws::ErrorCodeTable;
 use retryplan::{
     AboveCap, BackoffKind, BreakerState, Class, DeadLetterReason, GiveUpReason, GrpcCode, GuidanceMode, Idempotency,
-    JitterConfig, TransportFailure, Verdict,
+    JitterConfig, RetryAfterReading, TransportFailure, Verdict,
 };
 
 uniffi::setup_scaffolding!();
@@ -36,20 +36,20 @@ pub use controls::{
     BreakerConfig, BreakerPermit, BreakerSnapshot, BudgetConfig, BudgetSnapshot, CircuitBreaker, Dependency,
     DependencyConfig, DependencySnapshot, RetryBudget, RetryCharge, TripConfig,
 };
-pub use decision::{outcome_from_http, Decision, Outcome, Pushback};
+pub use decision::{outcome_from_http, outcome_from_http_response, Decision, Outcome, Pushback};
 pub use dialects::{
     aws_error_code_from_response, aws_standard_dependency, encode_grpc_timeout_ns, parse_grpc_timeout_ns,
     ConfigWarning, MethodProfile, ServiceConfig,
 };
 pub use operation::{
-    admit, encode_grpc_timeout, parse_grpc_pushback, parse_grpc_timeout, parse_retry_after,
-    parse_retry_after_ms_header, remaining_budget_ms, Admission, GiveUpCounts, Operation, OperationOptions, Stats,
-    StatsSnapshot,
+    admit, encode_grpc_timeout, parse_grpc_pushback, parse_grpc_timeout, parse_rate_limit, parse_rate_limit_reset,
+    parse_retry_after, parse_retry_after_ms_header, parse_retry_after_with, remaining_budget_ms, Admission,
+    GiveUpCounts, Operation, OperationOptions, Stats, StatsSnapshot,
 };
 pub use policy::{
     default_policy_config, policy_config_from_json, profile_config, profile_names, AttemptTimeoutConfig, BackoffConfig,
-    HedgingConfig, Policy, PolicyConfig, Redelivery, RedeliveryConfig, RetryOnConfig, ServerGuidanceConfig,
-    StatusSetConfig, Timeline, TimelineStep, Warning,
+    HedgingConfig, Policy, PolicyConfig, Redelivery, RedeliveryConfig, RetryLimitsConfig, RetryOnConfig,
+    ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig, Timeline, TimelineStep, Warning,
 };
 
 // ---------------------------------------------------------------- mirrored core enums
@@ -84,6 +84,12 @@ pub enum DeadLetterReason {
     UnsafeToRepeat,
     RetryAfterAboveCap,
     ServerDeclinedRetry,
+}
+
+#[uniffi::remote(Enum)]
+pub enum RetryAfterReading {
+    Strict,
+    Lenient,
 }
 
 #[uniffi::remote(Enum)]
@@ -145,12 +151,14 @@ pub enum JitterConfig {
     Decorrelated,
     Proportional { ratio: f64 },
     A6,
+    Polly { use_jitter: bool },
 }
 
 #[uniffi::remote(Enum)]
 pub enum GuidanceMode {
     Floor,
     A6,
+    Replace,
 }
 
 #[uniffi::remote(Enum)]

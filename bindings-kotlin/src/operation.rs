@@ -223,6 +223,29 @@ pub fn parse_retry_after(value: String, now_unix_ms: i64) -> Result<i64> {
     Ok(long_out(rp::parse_retry_after(&value, now_unix_ms).map_err(rp::Error::from)?))
 }
 
+/// A Retry-After value read as `reading` says: `Strict` (RFC 9110, what
+/// `parse_retry_after` does) or `Lenient` (also what Python's email.utils reads).
+#[uniffi::export]
+pub fn parse_retry_after_with(value: String, now_unix_ms: i64, reading: rp::RetryAfterReading) -> Result<i64> {
+    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
+    Ok(long_out(rp::parse_retry_after_with(&value, now_unix_ms, reading).map_err(rp::Error::from)?))
+}
+
+/// The wait in ms a `RateLimit` field asks for (with its `RateLimit-Policy`),
+/// or null when it asks for none.
+#[uniffi::export]
+pub fn parse_rate_limit(value: String, policy_value: Option<String>) -> Result<Option<i64>> {
+    Ok(rp::parse_rate_limit(&value, policy_value.as_deref()).map_err(rp::Error::from)?.map(long_out))
+}
+
+/// A `RateLimit-Reset` / `X-RateLimit-Reset` value (delta-seconds below 1e9,
+/// a Unix time from it) as ms from `now_unix_ms`.
+#[uniffi::export]
+pub fn parse_rate_limit_reset(value: String, now_unix_ms: i64) -> Result<i64> {
+    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
+    Ok(long_out(rp::parse_rate_limit_reset(&value, now_unix_ms).map_err(rp::Error::from)?))
+}
+
 /// A `retry-after-ms` header value.
 #[uniffi::export]
 pub fn parse_retry_after_ms_header(value: String) -> Result<i64> {

@@ -10,7 +10,8 @@ use retryplan as rp;
 use retryplan::aws::ErrorCodeTable;
 use retryplan::value::Value;
 use retryplan::{
-    AboveCap, BackoffKind, Class, DeadLetterReason, GrpcCode, GuidanceMode, Idempotency, JitterConfig, TransportFailure,
+    AboveCap, BackoffKind, Class, DeadLetterReason, GrpcCode, GuidanceMode, Idempotency, JitterConfig,
+    RetryAfterReading, TransportFailure,
 };
 
 use crate::decision::{Decision, Outcome};
@@ -46,6 +47,8 @@ pub struct BackoffConfig {
     pub base_ms: i64,
     pub multiplier: f64,
     pub cap_ms: i64,
+    /// The first retry waits no backoff (urllib3's shape).
+    pub immediate_first_retry: bool,
 }
 
 /// Outcomes that may be retried.
@@ -67,13 +70,45 @@ pub struct StatusSetConfig {
 }
 
 /// How server guidance (Retry-After, gRPC pushback) is honored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, uniffi::Record)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, uniffi::Record)]
 pub struct ServerGuidanceConfig {
     pub honor: bool,
     pub cap_ms: i64,
     pub above_cap: AboveCap,
-    /// `Floor` (the default) or `A6`: guidance replaces the backoff and restarts it.
+    /// How HTTP helpers read Retry-After: `STRICT` (RFC 9110) or `LENIENT`.
+    pub retry_after_reading: RetryAfterReading,
+    /// Per-status rules; null fields take the section's values.
+    pub statuses: Vec<StatusGuidanceConfig>,
+    /// `Floor` (the default), `A6` (guidance replaces the backoff and restarts it)
+    /// or `Replace` (guidance replaces the backoff, the schedule keeps counting).
     pub mode: GuidanceMode,
+}
+
+/// One per-status rule of `server_guidance.statuses`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, uniffi::Record)]
+pub struct StatusGuidanceConfig {
+    pub status: i32,
+    /// The section's `honor` when null.
+    pub honor: Option<bool>,
+    /// Retried only when the answer carries guidance.
+    pub requires_guidance: bool,
+    /// The section's `cap_ms` when null.
+    pub cap_ms: Option<i64>,
+    /// The section's `above_cap` when null.
+    pub above_cap: Option<AboveCap>,
+}
+
+/// Retries allowed after failures of each kind (null: no limit but `max_attempts`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, uniffi::Record)]
+pub struct RetryLimitsConfig {
+    /// After the connection was not made.
+    pub connect: Option<i32>,
+    /// After the connection broke or timed out after sending.
+    pub read: Option<i32>,
+    /// After a retryable status.
+    pub status: Option<i32>,
+    /// After an application verdict `retryable`.
+    pub other: Option<i32>,
 }
 
 /// Hedging: extra attempts started while the first still runs (not for `unsafe`).
@@ -112,6 +147,10 @@ pub struct PolicyConfig {
     pub ambiguous: StatusSetConfig,
     pub conflict: StatusSetConfig,
     pub server_guidance: ServerGuidanceConfig,
+    /// Retries allowed per kind of failure.
+    pub retry_limits: RetryLimitsConfig,
+    /// The HTTP methods retried at all; RFC 9110 decides when null.
+    pub retry_methods: Option<Vec<String>>,
     pub idempotency: Idempotency,
     /// Hedging, off when null.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -143,6 +182,7 @@ impl From<rp::PolicyConfig> for PolicyConfig {
                 base_ms: long_out(c.backoff.base_ms),
                 multiplier: c.backoff.multiplier,
                 cap_ms: long_out(c.backoff.cap_ms),
+                immediate_first_retry: c.backoff.immediate_first_retry,
             },
             jitter: c.jitter,
             retry_on: RetryOnConfig {
@@ -163,8 +203,28 @@ impl From<rp::PolicyConfig> for PolicyConfig {
                 honor: c.server_guidance.honor,
                 cap_ms: long_out(c.server_guidance.cap_ms),
                 above_cap: c.server_guidance.above_cap,
+                retry_after_reading: c.server_guidance.retry_after_reading,
+                statuses: c
+                    .server_guidance
+                    .statuses
+                    .into_iter()
+                    .map(|rule| StatusGuidanceConfig {
+                        status: i32::from(rule.status),
+                        honor: rule.honor,
+                        requires_guidance: rule.requires_guidance,
+                        cap_ms: rule.cap_ms.map(long_out),
+                        above_cap: rule.above_cap,
+                    })
+                    .collect(),
                 mode: c.server_guidance.mode,
             },
+            retry_limits: RetryLimitsConfig {
+                connect: c.retry_limits.connect.map(count_out),
+                read: c.retry_limits.read.map(count_out),
+                status: c.retry_limits.status.map(count_out),
+                other: c.retry_limits.other.map(count_out),
+            },
+            retry_methods: c.retry_methods,
             idempotency: c.idempotency,
             hedging: c.hedging.map(|h| HedgingConfig {
                 delay_ms: long_out(h.delay_ms),

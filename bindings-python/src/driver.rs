@@ -9,15 +9,15 @@ use pyo3::prelude::*;
 use pyo3::pyclass_init::PyClassInitializer;
 use pyo3::types::{PyBool, PyString};
 use retryplan::value::Named;
-use retryplan::{Action, AttemptResult, Concurrency, Driver, DriverOptions, Event, Receipt, Repeatability, RequestId};
+use retryplan::{Action, AttemptResult, Concurrency, Driver, DriverOptions, Event, Receipt, RequestId};
 
-use crate::args::{class_arg, given, str_arg, u32_arg, NOW};
+use crate::args::{class_arg, given, str_arg, u32_arg, NOW, NOW_UNIX};
 use crate::controls::PyStats;
 use crate::data::{repr_of, serialized};
 use crate::decision::{decision_to_py, IntoField};
 use crate::errors::{invalid, wrong_type, Res};
 use crate::operation::options;
-use crate::outcome::PyOutcome;
+use crate::outcome::{response_outcome, PyOutcome};
 use crate::policy::PyPolicy;
 
 /// One thing the host must do now; one subclass per kind: `AttemptPlan`
@@ -235,7 +235,8 @@ impl PyDriver {
         let idempotent = idempotent.map(flag).transpose()?;
         match method {
             Some(method) => {
-                options = options.with_repeatability(Repeatability::for_http(&str_arg("method", method)?, idempotent)?)
+                let repeatability = policy.repeatability_for_http(&str_arg("method", method)?, idempotent)?;
+                options = options.with_repeatability(repeatability);
             }
             None if idempotent.is_some() => return Err(invalid("idempotent", "needs the request's method".to_owned())),
             None => {}
@@ -298,6 +299,20 @@ impl PyDriver {
         let outcome = class_arg::<PyOutcome>("outcome", outcome)?.inner;
         self.inner.handle_result(now, u32_arg("attempt", attempt)?, outcome)?;
         Ok(action_to_py(py, self.inner.poll_action(now))?)
+    }
+
+    /// A response's outcome (`Outcome.from_http_response`), Retry-After read as this operation's
+    /// policy says (`server_guidance.retry_after_reading`): how every HTTP helper reads a response.
+    #[pyo3(signature = (status, headers, *, now_unix = None, now_unix_ms = None))]
+    fn read_response(
+        &self,
+        status: &Bound<'_, PyAny>,
+        headers: &Bound<'_, PyAny>,
+        now_unix: Option<&Bound<'_, PyAny>>,
+        now_unix_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<PyOutcome> {
+        let reading = self.inner.operation().policy().server_guidance().retry_after_reading;
+        response_outcome(status, headers, NOW_UNIX.read(now_unix, now_unix_ms)?, reading)
     }
 
     /// The caller abandons the operation: it gives up (`cancelled`), running attempts are aborted.

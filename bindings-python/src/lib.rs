@@ -70,6 +70,8 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(outcome::classify, m)?,
         wrap_pyfunction!(outcome::parse_retry_after, m)?,
         wrap_pyfunction!(outcome::parse_retry_after_ms_header, m)?,
+        wrap_pyfunction!(outcome::parse_rate_limit, m)?,
+        wrap_pyfunction!(outcome::parse_rate_limit_reset, m)?,
         wrap_pyfunction!(outcome::parse_grpc_pushback, m)?,
         wrap_pyfunction!(outcome::encode_grpc_timeout, m)?,
         wrap_pyfunction!(outcome::parse_grpc_timeout, m)?,

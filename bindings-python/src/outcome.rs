@@ -6,7 +6,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt};
 use retryplan::aws::ErrorCode;
-use retryplan::{Class, Failure, GrpcCode, Outcome, Pushback, GUIDANCE_HEADERS};
+use retryplan::{Class, Failure, GrpcCode, Outcome, Pushback, RetryAfterReading, GUIDANCE_HEADERS};
 
 use crate::args::{by_name, class_arg, str_arg, u16_arg, u32_arg, u64_arg, NOW_UNIX};
 use crate::data::{repr_of, serialized};
@@ -114,34 +114,19 @@ impl PyOutcome {
 
     /// A response's outcome from its status and headers (a mapping whose `get` finds the lower-case
     /// names of `GUIDANCE_HEADERS`), read the engine's one way; a status outside 100..=599 is
-    /// `malformed_response`, the server's fault.
+    /// `malformed_response`, the server's fault. `Retry-After` is read as `reading` says
+    /// (`"strict"`, the default, or `"lenient"`).
     #[staticmethod]
-    #[pyo3(signature = (status, headers, *, now_unix = None, now_unix_ms = None))]
+    #[pyo3(signature = (status, headers, *, now_unix = None, now_unix_ms = None, reading = None))]
     fn from_http_response(
         status: &Bound<'_, PyAny>,
         headers: &Bound<'_, PyAny>,
         now_unix: Option<&Bound<'_, PyAny>>,
         now_unix_ms: Option<&Bound<'_, PyAny>>,
+        reading: Option<&Bound<'_, PyAny>>,
     ) -> Res<PyOutcome> {
-        if status.is_instance_of::<PyBool>() || !status.is_instance_of::<PyInt>() {
-            return Err(wrong_type("status", "an int", status));
-        }
-        let status = status.extract::<u16>().unwrap_or(0); // any number: outside 100..=599 is malformed
-        let now = NOW_UNIX.read(now_unix, now_unix_ms)?;
-        let get =
-            headers.getattr(intern!(headers.py(), "get")).map_err(|_| wrong_type("headers", "a mapping", headers))?;
-        let mut values: [Option<String>; GUIDANCE_HEADERS.len()] = Default::default();
-        for (slot, name) in values.iter_mut().zip(GUIDANCE_HEADERS) {
-            let value = get.call1((name,))?;
-            if !value.is_none() {
-                *slot = Some(str_arg("headers", &value)?.into_owned());
-            }
-        }
-        let lookup = |name: &str| {
-            let index = GUIDANCE_HEADERS.iter().position(|known| *known == name);
-            index.and_then(|index| values.get(index)).and_then(Option::as_deref)
-        };
-        Ok(outcome(Outcome::from_http_response(status, lookup, now)))
+        let reading = reading_arg(reading)?;
+        response_outcome(status, headers, NOW_UNIX.read(now_unix, now_unix_ms)?, reading)
     }
 
     /// The outcome's kind, as in JSON's `type`.
@@ -261,17 +246,80 @@ pub(crate) fn classify(policy: &Bound<'_, PyAny>, outcome: &Bound<'_, PyAny>) ->
     Ok(PyClassification { inner: retryplan::classify(policy, &class_arg::<PyOutcome>("outcome", outcome)?.inner)? })
 }
 
+/// A response's status and headers (a mapping whose `get` finds the lower-case
+/// names of `GUIDANCE_HEADERS`) as an outcome, read the core's one way with
+/// Retry-After read as `reading` says (the caller's word, or a policy's).
+/// Any whole status is read: outside 100..=599 it is `malformed_response`.
+pub(crate) fn response_outcome(
+    status: &Bound<'_, PyAny>,
+    headers: &Bound<'_, PyAny>,
+    now: u64,
+    reading: RetryAfterReading,
+) -> Res<PyOutcome> {
+    if status.is_instance_of::<PyBool>() || !status.is_instance_of::<PyInt>() {
+        return Err(wrong_type("status", "an int", status));
+    }
+    let status = status.extract::<u16>().unwrap_or(0); // any number: outside 100..=599 is malformed
+    let get = headers.getattr(intern!(headers.py(), "get")).map_err(|_| wrong_type("headers", "a mapping", headers))?;
+    let mut values: [Option<String>; GUIDANCE_HEADERS.len()] = Default::default();
+    for (slot, name) in values.iter_mut().zip(GUIDANCE_HEADERS) {
+        let value = get.call1((name,))?;
+        if !value.is_none() {
+            *slot = Some(str_arg("headers", &value)?.into_owned());
+        }
+    }
+    let lookup = |name: &str| {
+        let index = GUIDANCE_HEADERS.iter().position(|known| *known == name);
+        index.and_then(|index| values.get(index)).and_then(Option::as_deref)
+    };
+    Ok(outcome(Outcome::from_http_response_with(status, lookup, now, reading)))
+}
+
+/// How Retry-After is read: `"strict"` (RFC 9110, the default) or `"lenient"`.
+pub(crate) fn reading_arg(obj: Option<&Bound<'_, PyAny>>) -> Res<RetryAfterReading> {
+    match obj {
+        None => Ok(RetryAfterReading::Strict),
+        Some(obj) => by_name("reading", obj),
+    }
+}
+
 /// The delay in ms a Retry-After value asks for (delta-seconds or an HTTP-date
-/// read against the wall clock `now_unix`, float seconds from `time.time()`).
+/// read against the wall clock `now_unix`, float seconds from `time.time()`),
+/// read as `reading` says (`"strict"`, the default, or `"lenient"`).
+#[pyfunction]
+#[pyo3(signature = (value, now_unix = None, *, now_unix_ms = None, reading = None))]
+pub(crate) fn parse_retry_after(
+    value: &Bound<'_, PyAny>,
+    now_unix: Option<&Bound<'_, PyAny>>,
+    now_unix_ms: Option<&Bound<'_, PyAny>>,
+    reading: Option<&Bound<'_, PyAny>>,
+) -> Res<u64> {
+    let value = str_arg("value", value)?;
+    let now = NOW_UNIX.read(now_unix, now_unix_ms)?;
+    Ok(retryplan::parse_retry_after_with(&value, now, reading_arg(reading)?)?)
+}
+
+/// The wait in ms a `RateLimit` field asks for (with its `RateLimit-Policy`),
+/// or None when it asks for none.
+#[pyfunction]
+#[pyo3(signature = (value, policy_value = None))]
+pub(crate) fn parse_rate_limit(value: &Bound<'_, PyAny>, policy_value: Option<&Bound<'_, PyAny>>) -> Res<Option<u64>> {
+    let value = str_arg("value", value)?;
+    let policy_value = policy_value.map(|policy| str_arg("policy_value", policy)).transpose()?;
+    Ok(retryplan::parse_rate_limit(&value, policy_value.as_deref())?)
+}
+
+/// The wait in ms a `RateLimit-Reset` / `X-RateLimit-Reset` value asks for
+/// (delta-seconds below 1e9, a Unix time from it, against `now_unix`).
 #[pyfunction]
 #[pyo3(signature = (value, now_unix = None, *, now_unix_ms = None))]
-pub(crate) fn parse_retry_after(
+pub(crate) fn parse_rate_limit_reset(
     value: &Bound<'_, PyAny>,
     now_unix: Option<&Bound<'_, PyAny>>,
     now_unix_ms: Option<&Bound<'_, PyAny>>,
 ) -> Res<u64> {
     let value = str_arg("value", value)?;
-    Ok(retryplan::parse_retry_after(&value, NOW_UNIX.read(now_unix, now_unix_ms)?)?)
+    Ok(retryplan::parse_rate_limit_reset(&value, NOW_UNIX.read(now_unix, now_unix_ms)?)?)
 }
 
 /// A `retry-after-ms` / `x-ms-retry-after-ms` value in ms.

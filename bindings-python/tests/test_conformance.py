@@ -203,15 +203,16 @@ def kind_operation(case: Dict[str, Any]) -> None:
         run_operation(case, in_seconds=True)
 
 
-def driver_outcome(step: Dict[str, Any]) -> Outcome:
-    """What a driver step hands in: an outcome as written, a failure by name, or a raw response."""
+def driver_outcome(driver: Driver, step: Dict[str, Any]) -> Outcome:
+    """What a driver step hands in: an outcome as written, a failure by name, or a raw response read as
+    every HTTP helper reads it (through the driver: Retry-After as the policy says)."""
     if "outcome" in step:
         return outcome_of(step["outcome"])
     if "failure" in step:
         return Outcome.failure(step["failure"])
     response = step["response"]
     headers = {name.lower(): value for name, value in response["headers"].items()}  # looked up by lower-case name
-    return Outcome.from_http_response(response["status"], headers, now_unix_ms=step.get("now_unix_ms", 0))
+    return driver.read_response(response["status"], headers, now_unix_ms=step.get("now_unix_ms", 0))
 
 
 def run_driver(case: Dict[str, Any], in_seconds: bool) -> None:
@@ -239,7 +240,7 @@ def run_driver(case: Dict[str, Any], in_seconds: bool) -> None:
         if call == "poll":
             answer = lambda: driver.poll_action(**at).to_dict()  # noqa: E731
         elif call == "result":
-            outcome = driver_outcome(step)
+            outcome = driver_outcome(driver, step)
             answer = lambda: driver.handle_result(attempt=step["attempt"], outcome=outcome, **at)  # noqa: E731
         elif call == "cancel":
             answer = lambda: driver.handle_cancel(**at)  # noqa: E731
@@ -412,7 +413,28 @@ def kind_explain(case: Dict[str, Any]) -> None:
 
 
 def kind_retry_after(case: Dict[str, Any]) -> None:
-    settle(case, lambda: retryplan.parse_retry_after(case["value"], now_unix_ms=case["now_unix_ms"]), case["id"])
+    reading = case.get("reading", "strict")
+    settle(
+        case,
+        lambda: retryplan.parse_retry_after(case["value"], now_unix_ms=case["now_unix_ms"], reading=reading),
+        case["id"],
+    )
+
+
+def kind_rate_limit(case: Dict[str, Any]) -> None:
+    settle(case, lambda: retryplan.parse_rate_limit(case["value"], case.get("policy_value")), case["id"])
+
+
+def kind_rate_limit_reset(case: Dict[str, Any]) -> None:
+    settle(case, lambda: retryplan.parse_rate_limit_reset(case["value"], now_unix_ms=case["now_unix_ms"]), case["id"])
+
+
+def kind_http_response(case: Dict[str, Any]) -> None:
+    headers = {name.lower(): value for name, value in case["headers"].items()}  # looked up by lower-case name
+    outcome = Outcome.from_http_response(
+        case["status"], headers, now_unix_ms=case["now_unix_ms"], reading=case.get("reading", "strict")
+    )
+    assert outcome.to_dict() == case["expect"], case["id"]
 
 
 def kind_retry_after_ms(case: Dict[str, Any]) -> None:
@@ -458,6 +480,9 @@ RUNNERS: Dict[str, Callable[[Dict[str, Any]], None]] = {
     "explain": kind_explain,
     "retry_after": kind_retry_after,
     "retry_after_ms": kind_retry_after_ms,
+    "rate_limit": kind_rate_limit,
+    "rate_limit_reset": kind_rate_limit_reset,
+    "http_response": kind_http_response,
     "grpc_pushback": kind_grpc_pushback,
     "grpc_timeout_encode": kind_grpc_timeout_encode,
     "grpc_timeout_parse": kind_grpc_timeout_parse,

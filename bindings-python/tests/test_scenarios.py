@@ -1,11 +1,11 @@
-"""The shared helper scenarios (``tests/helpers/``) through both httpx transports.
+"""The shared helper scenarios (``tests/helpers/``) through both httpx transports and the requests adapter.
 
 One local server (``tests/helpers/server.py``, a subprocess) plays each
 scenario; each transport is used as a user would (a client, the policy read
-from the scenario's JSON). The sync transport runs one attempt at a time, so
-``expect_sequential`` replaces ``expect`` where a scenario has one; its
-caller cancels with a KeyboardInterrupt (SIGALRM), the async one cancels the
-task. Failures name the scenario and the transport.
+from the scenario's JSON). The sync transport and the requests adapter run
+one attempt at a time, so ``expect_sequential`` replaces ``expect`` where a
+scenario has one; their caller cancels with a KeyboardInterrupt (SIGALRM),
+the async one cancels the task. Failures name the scenario and the transport.
 """
 
 import asyncio
@@ -21,9 +21,11 @@ from typing import Any, Dict, Iterator, Tuple
 
 import httpx
 import pytest
+import requests
 
 import retryplan
 from retryplan.httpx import AsyncRetryTransport, RetryTransport
+from retryplan.requests import RetryAdapter
 
 HELPERS = pathlib.Path(__file__).resolve().parents[2] / "tests" / "helpers"
 SCENARIOS = json.loads((HELPERS / "scenarios.json").read_text(encoding="utf-8"))["scenarios"]
@@ -68,12 +70,19 @@ def url_of(scenario: Dict[str, Any], port: int) -> str:
     return f"http://127.0.0.1:{port}/s/{scenario['id']}"
 
 
-def run_sync(scenario: Dict[str, Any], url: str) -> Tuple[str, Any, float]:
-    """Sends the scenario's request through RetryTransport: ("returns", response) or ("raises", error), and
-    the seconds it took (the client is made first, untimed, unless making it is what fails)."""
+def run_sync(scenario: Dict[str, Any], url: str, library: str = "httpx") -> Tuple[str, Any, float]:
+    """Sends the scenario's request through RetryTransport (or a requests session with RetryAdapter mounted):
+    ("returns", response) or ("raises", error), and the seconds it took (the client is made first, untimed,
+    unless making it is what fails)."""
     started = time.monotonic()
     try:
-        client = httpx.Client(transport=RetryTransport(policy=retryplan.Policy.from_dict(scenario["policy"])))
+        policy = retryplan.Policy.from_dict(scenario["policy"])
+        client: Any
+        if library == "requests":
+            client = requests.Session()
+            client.mount("http://", RetryAdapter(policy=policy))
+        else:
+            client = httpx.Client(transport=RetryTransport(policy=policy))
     except retryplan.RetryplanError as refused:  # a policy this transport cannot run
         return "raises", refused, time.monotonic() - started
     cancel_after = scenario.get("caller", {}).get("cancel_after_ms")
@@ -83,7 +92,11 @@ def run_sync(scenario: Dict[str, Any], url: str) -> Tuple[str, Any, float]:
         if cancel_after is not None:
             signal.setitimer(signal.ITIMER_REAL, cancel_after / 1000)
         request = scenario["request"]
-        response = client.request(request["method"], url, content=request.get("body"))
+        body = request.get("body")
+        if library == "requests":
+            response = client.request(request["method"], url, data=None if body is None else body.encode())
+        else:
+            response = client.request(request["method"], url, content=body)
         return "returns", response, time.monotonic() - started
     except BaseException as error:  # KeyboardInterrupt too: the sync caller's cancellation
         return "raises", error, time.monotonic() - started
@@ -122,7 +135,7 @@ def check_result(expected: Dict[str, Any], kind: str, value: Any, label: str) ->
     ((want_kind, want),) = expected.items()
     assert kind == want_kind, f"{label}: expected it {want_kind}, it {kind} {value!r}"
     if kind == "returns":
-        decision = value.extensions.get("retryplan_decision")
+        decision = getattr(value, "retryplan_decision", None) or value.extensions.get("retryplan_decision")
         assert value.status_code == want["status"], f"{label}: status {value.status_code}"
         assert decision is not None and decision.kind == want["ending"], f"{label}: ending {decision!r}"
         if "reason" in want:
@@ -139,13 +152,15 @@ def check_result(expected: Dict[str, Any], kind: str, value: Any, label: str) ->
             assert value.reason == want["reason"], f"{label}: reason {value.reason}"
 
 
-@pytest.mark.parametrize("transport", ["sync", "async"])
+@pytest.mark.parametrize("transport", ["sync", "async", "requests"])
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["id"] for s in SCENARIOS])
 def test_scenario(port: int, scenario: Dict[str, Any], transport: str) -> None:
     label = f"{scenario['id']} ({transport})"
-    expect = scenario.get("expect_sequential", scenario["expect"]) if transport == "sync" else scenario["expect"]
+    sequential = transport in ("sync", "requests")
+    expect = scenario.get("expect_sequential", scenario["expect"]) if sequential else scenario["expect"]
     control(port, "POST", "/__reset")
-    kind, value, seconds = (run_sync if transport == "sync" else run_async)(scenario, url_of(scenario, port))
+    url = url_of(scenario, port)
+    kind, value, seconds = run_async(scenario, url) if transport == "async" else run_sync(scenario, url, transport)
     elapsed_ms = seconds * 1000
     seen = control(port, "GET", f"/__log/{scenario['id']}")
 

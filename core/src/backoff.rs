@@ -9,11 +9,16 @@
 //! - linear: `min(cap, base * (r + 1))`;
 //! - constant: `min(cap, base)`.
 //!
+//! With `immediate_first_retry` the first retry's ceiling (and delay) is 0,
+//! whatever the kind and jitter; later retries keep theirs (urllib3's shape).
+//!
 //! The jitter then gives an inclusive range of delays, and one draw picks the
 //! delay (see [`crate::Jitter`] and the [`rng`](crate) notes). No delay ever
 //! exceeds the cap, except under `a6` jitter, where gRFC A6 multiplies the
 //! capped ceiling by `random(0.8, 1.2)`; server guidance may raise a delay
 //! above it (it is a floor).
+
+pub(crate) mod polly;
 
 use alloc::vec::Vec;
 
@@ -32,6 +37,9 @@ impl Backoff {
     /// ```
     #[must_use]
     pub fn ceiling_ms(&self, retry: u32) -> u64 {
+        if self.immediate_first_retry && retry == 0 {
+            return 0;
+        }
         let base = self.base_ms.min(self.cap_ms);
         match self.kind {
             BackoffKind::Constant => base,
@@ -62,9 +70,13 @@ impl Backoff {
 /// The inclusive range a jittered delay for retry `r` is drawn from.
 ///
 /// `previous_delay_ms` is the delay drawn for the previous retry (the base
-/// before the first); only decorrelated jitter uses it.
+/// before the first); only decorrelated jitter uses it. For Polly's jitter
+/// the range holds whatever Polly draws (see the jitter kind `polly`).
 #[must_use]
 pub fn delay_range_ms(policy: &Policy, retry: u32, previous_delay_ms: u64) -> (u64, u64) {
+    if policy.backoff.immediate_first_retry && retry == 0 {
+        return (0, 0);
+    }
     let backoff = policy.backoff;
     let cap = backoff.cap_ms;
     let ceiling = backoff.ceiling_ms(retry);
@@ -81,6 +93,7 @@ pub fn delay_range_ms(policy: &Policy, retry: u32, previous_delay_ms: u64) -> (u
             let spread = u64::try_from(u128::from(ceiling) * u128::from(ratio_permille) / 1000).unwrap_or(u64::MAX);
             (ceiling.saturating_sub(spread), ceiling.saturating_add(spread).min(cap))
         }
+        Jitter::Polly { use_jitter } => polly::delay_range_ms(backoff.kind, use_jitter, retry, backoff.base_ms, cap),
         Jitter::A6 => {
             // min(initial * m^n, max) * random(0.8, 1.2): the spread is not capped (gRFC A6).
             let spread = ceiling / 5;
@@ -126,11 +139,29 @@ mod tests {
 
     #[test]
     fn linear_constant_and_fractional_multiplier() {
-        let linear = BackoffConfig { kind: BackoffKind::Linear, base_ms: 100, cap_ms: 250, multiplier: 1.0 };
+        let linear = BackoffConfig {
+            kind: BackoffKind::Linear,
+            base_ms: 100,
+            cap_ms: 250,
+            multiplier: 1.0,
+            ..BackoffConfig::default()
+        };
         assert_eq!(backoff_ceilings_ms(&policy(linear, JitterConfig::None), 4).unwrap(), [100, 200, 250, 250]);
-        let constant = BackoffConfig { kind: BackoffKind::Constant, base_ms: 70, cap_ms: 70, multiplier: 1.0 };
+        let constant = BackoffConfig {
+            kind: BackoffKind::Constant,
+            base_ms: 70,
+            cap_ms: 70,
+            multiplier: 1.0,
+            ..BackoffConfig::default()
+        };
         assert_eq!(backoff_ceilings_ms(&policy(constant, JitterConfig::None), 3).unwrap(), [70, 70, 70]);
-        let grpc = BackoffConfig { kind: BackoffKind::Exponential, base_ms: 1000, cap_ms: 120_000, multiplier: 1.6 };
+        let grpc = BackoffConfig {
+            kind: BackoffKind::Exponential,
+            base_ms: 1000,
+            cap_ms: 120_000,
+            multiplier: 1.6,
+            ..BackoffConfig::default()
+        };
         assert_eq!(backoff_ceilings_ms(&policy(grpc, JitterConfig::None), 4).unwrap(), [1000, 1600, 2560, 4096]);
     }
 

@@ -9,6 +9,7 @@
 //! | a status or code in `conflict` | conflict: re-read, recompute, redo the unit |
 //! | an HTTP error whose `error_code` is in a `retry_on.error_codes` table | retryable; `throttling` for `aws_throttling` codes |
 //! | a status, code or transport failure in `retry_on` | retryable; ambiguous if in `ambiguous` or the request may have been processed |
+//! | a status in `retry_on` whose `server_guidance.statuses` rule `requires_guidance`, answered without guidance | not retryable |
 //! | [`TransportFailure::NotSent`] | never ambiguous: the request never left |
 //! | [`TransportFailure::ConnectionLost`], [`TransportFailure::TimedOut`] | always ambiguous |
 //! | [`Verdict`] from the application | as it says (never ambiguous) |
@@ -134,7 +135,7 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
     let sets = &policy.classification;
     Ok(match *outcome {
         Outcome::Success => Class::Success,
-        Outcome::HttpStatus { status, error_code, .. } => {
+        Outcome::HttpStatus { status, retry_after_ms, error_code } => {
             if !(100..=599).contains(&status) {
                 return Err(Error::InvalidArgument { name: "status", rule: message!(NotHttpStatus, status) });
             }
@@ -147,7 +148,13 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
             } else if sets.retry_http.contains(status)
                 || error_code.is_some_and(|code| in_table(sets, ErrorCodeTable::AwsTransient, &code))
             {
-                Class::Retryable { ambiguous: sets.ambiguous_http.contains(status), throttling: false }
+                let needs_guidance =
+                    policy.server_guidance.statuses.get(status).is_some_and(|rule| rule.requires_guidance);
+                if needs_guidance && retry_after_ms.is_none() {
+                    Class::NotRetryable
+                } else {
+                    Class::Retryable { ambiguous: sets.ambiguous_http.contains(status), throttling: false }
+                }
             } else {
                 Class::NotRetryable
             }

@@ -1,7 +1,9 @@
 //! Server guidance (HTTP Retry-After, gRPC pushback): a floor for the next
-//! delay, bounded by the policy's `server_guidance` section.
+//! delay (or, in modes `a6` and `replace`, the delay itself), bounded by the policy's `server_guidance` section.
 //!
-//! When `honor` is false the guidance is ignored. A pushback that says "do
+//! A per-status rule (`server_guidance.statuses`) replaces `honor`, `cap_ms`
+//! and `above_cap` for its HTTP status. When `honor` is false the guidance is
+//! ignored. A pushback that says "do
 //! not retry" refuses the retry. A requested wait above `cap_ms` is clamped
 //! to the cap or refuses the retry, as `above_cap` says. Whatever remains is
 //! a floor: the jittered delay is raised to it, never drawn below it.
@@ -29,7 +31,14 @@ pub(crate) enum ServerDelay {
 impl ServerGuidance {
     /// Applies the policy's guidance rules to what the server said in `outcome`.
     pub(crate) fn apply(&self, outcome: &Outcome) -> ServerDelay {
-        if !self.honor {
+        let (honor, cap_ms, above_cap) = match *outcome {
+            Outcome::HttpStatus { status, .. } => self
+                .statuses
+                .get(status)
+                .map_or((self.honor, self.cap_ms, self.above_cap), |rule| (rule.honor, rule.cap_ms, rule.above_cap)),
+            _ => (self.honor, self.cap_ms, self.above_cap),
+        };
+        if !honor {
             return ServerDelay::None;
         }
         let requested_ms = match *outcome {
@@ -38,9 +47,9 @@ impl ServerGuidance {
             Outcome::GrpcStatus { pushback: Some(Pushback::DoNotRetry), .. } => return ServerDelay::DoNotRetry,
             _ => return ServerDelay::None,
         };
-        match self.above_cap {
-            _ if requested_ms <= self.cap_ms => ServerDelay::AtLeastMs(requested_ms),
-            AboveCap::Clamp => ServerDelay::AtLeastMs(self.cap_ms),
+        match above_cap {
+            _ if requested_ms <= cap_ms => ServerDelay::AtLeastMs(requested_ms),
+            AboveCap::Clamp => ServerDelay::AtLeastMs(cap_ms),
             AboveCap::GiveUp => ServerDelay::AboveCap { requested_ms },
         }
     }

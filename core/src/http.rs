@@ -19,6 +19,34 @@
 //!   [`GUIDANCE_HEADERS`], through [`Outcome::from_http_response`], which
 //!   decides which one wins; a status outside 100..=599 is the server's fault
 //!   ([`Failure::MalformedResponse`]), never the caller's.
+//!
+//! ## Which guidance header wins
+//!
+//! The first header in this order that asks for a wait gives the outcome's
+//! `retry_after_ms`; a header that is absent, unreadable (malformed, or a
+//! singleton sent as several field lines) or asks for no wait is passed over:
+//!
+//! 1. `retry-after-ms`, then `x-ms-retry-after-ms`: milliseconds, the most
+//!    precise;
+//! 2. `Retry-After` (RFC 9110 section 10.2.3): the standard, and the
+//!    rate-limit draft says it MUST take precedence over `RateLimit`;
+//! 3. `RateLimit` (with `RateLimit-Policy`, IETF httpapi draft): the longest
+//!    window of an exhausted quota (`r=0`), see
+//!    [`parse_rate_limit`];
+//! 4. `RateLimit-Reset`, unless `RateLimit-Remaining` says quota is left;
+//! 5. `X-RateLimit-Reset`, unless `X-RateLimit-Remaining` says quota is left.
+//!
+//! Reset values are delta-seconds below 1 000 000 000 and Unix times from
+//! there on ([`parse_rate_limit_reset`](crate::parse_rate_limit_reset)).
+//!
+//! A header the server sent as several field lines reaches the engine as one
+//! value joined by `", "` (what fetch, requests and OkHttp's `values()` give
+//! after joining). For the singleton headers (all but the two List fields)
+//! no line wins: RFC 9110 section 5.3 forbids a sender to split them, the
+//! joined value is outside their grammar, and a browser cannot tell the lines
+//! apart, so "the first line" could not mean the same in every language. The
+//! List fields `RateLimit` and `RateLimit-Policy` are read whole, as
+//! Structured Fields define (RFC 9651 section 4.2).
 
 use crate::classify::Outcome;
 use crate::error::Error;
@@ -26,7 +54,8 @@ use crate::error_code::{error_code_from_response, ErrorCode};
 use crate::failure::Failure;
 use crate::message::message;
 use crate::policy::{Idempotency, Policy};
-use crate::retry_after::{parse_retry_after, parse_retry_after_ms_header};
+use crate::rate_limit::{parse_rate_limit, quota_left, reset_header};
+use crate::retry_after::{parse_retry_after_ms_header, parse_retry_after_with, RetryAfterReading};
 
 /// The header carrying the operation's idempotency key.
 pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
@@ -40,7 +69,18 @@ pub const RETRY_AFTER_MS_HEADERS: [&str; 2] = ["retry-after-ms", "x-ms-retry-aft
 /// Every response header [`Outcome::from_http_response`] may read, lower case,
 /// in the order it consults them. A helper hands the engine a lookup over
 /// these names (or their values in this order); it never picks one itself.
-pub const GUIDANCE_HEADERS: [&str; 4] = ["retry-after-ms", "x-ms-retry-after-ms", "retry-after", AWS_ERROR_TYPE_HEADER];
+pub const GUIDANCE_HEADERS: [&str; 10] = [
+    "retry-after-ms",
+    "x-ms-retry-after-ms",
+    "retry-after",
+    "ratelimit",
+    "ratelimit-policy",
+    "ratelimit-reset",
+    "ratelimit-remaining",
+    "x-ratelimit-reset",
+    "x-ratelimit-remaining",
+    AWS_ERROR_TYPE_HEADER,
+];
 
 /// The header in which AWS services with JSON protocols send the error code
 /// (read into [`Outcome::HttpStatus`]'s `error_code`; codes in XML bodies are
@@ -49,19 +89,9 @@ pub const AWS_ERROR_TYPE_HEADER: &str = "x-amzn-errortype";
 
 impl Outcome {
     /// An HTTP outcome from a response's status and a lookup of its headers
-    /// (by the lower-case names in [`GUIDANCE_HEADERS`]), the one reading
-    /// every helper in every language uses:
-    ///
-    /// - a status outside 100..=599 is [`Failure::MalformedResponse`] (the
-    ///   request may have been processed);
-    /// - `retry-after-ms`, else `x-ms-retry-after-ms` (milliseconds), wins
-    ///   when readable, being the more precise;
-    /// - otherwise `Retry-After` (delta-seconds or an HTTP-date, read against
-    ///   the caller's wall clock `now_unix_ms`);
-    /// - an unreadable value counts as no guidance at all: the status alone
-    ///   decides, and the policy's backoff applies;
-    /// - `x-amzn-errortype` (AWS JSON protocols) gives the `error_code`,
-    ///   sanitized as the SDKs do ([`crate::aws::error_code_from_response`]).
+    /// (by the lower-case names in [`GUIDANCE_HEADERS`]), reading
+    /// `Retry-After` strictly: [`Outcome::from_http_response_with`] with
+    /// [`RetryAfterReading::Strict`].
     ///
     /// ```
     /// use retryplan::{Outcome, TransportFailure};
@@ -73,17 +103,44 @@ impl Outcome {
     #[must_use]
     pub fn from_http_response<'a>(
         status: u16,
+        header: impl FnMut(&'static str) -> Option<&'a str>,
+        now_unix_ms: u64,
+    ) -> Outcome {
+        Outcome::from_http_response_with(status, header, now_unix_ms, RetryAfterReading::Strict)
+    }
+
+    /// An HTTP outcome from a response's status and a lookup of its headers,
+    /// the one reading every helper in every language uses:
+    ///
+    /// - a status outside 100..=599 is [`Failure::MalformedResponse`] (the
+    ///   request may have been processed);
+    /// - the wait is the first guidance header, in the order of the
+    ///   [module documentation](self), that asks for one; `Retry-After` is read
+    ///   as `reading` says, against the caller's wall clock `now_unix_ms`;
+    /// - no readable guidance leaves `retry_after_ms` empty: the status alone
+    ///   decides, and the policy's backoff applies.
+    ///
+    /// ```
+    /// use retryplan::{Outcome, RetryAfterReading};
+    /// let headers = [("ratelimit", "\"default\";r=0;t=30"), ("retry-after", "Mon, 3 Jun 2019 11:00:10 UTC")];
+    /// let lookup = |name: &str| headers.iter().find(|(key, _)| *key == name).map(|(_, value)| *value);
+    /// let now = 1_559_559_600_000; // 2019-06-03 11:00:00 UTC
+    /// let strict = Outcome::from_http_response_with(429, lookup, now, RetryAfterReading::Strict);
+    /// assert_eq!(strict, Outcome::HttpStatus { status: 429, retry_after_ms: Some(30_000), error_code: None });
+    /// let lenient = Outcome::from_http_response_with(429, lookup, now, RetryAfterReading::Lenient);
+    /// assert_eq!(lenient, Outcome::HttpStatus { status: 429, retry_after_ms: Some(10_000), error_code: None });
+    /// ```
+    #[must_use]
+    pub fn from_http_response_with<'a>(
+        status: u16,
         mut header: impl FnMut(&'static str) -> Option<&'a str>,
         now_unix_ms: u64,
+        reading: RetryAfterReading,
     ) -> Outcome {
         if !(100..=599).contains(&status) {
             return Failure::MalformedResponse.outcome();
         }
-        let precise = RETRY_AFTER_MS_HEADERS
-            .iter()
-            .find_map(|name| header(name).and_then(|value| parse_retry_after_ms_header(value).ok()));
-        let retry_after_ms =
-            precise.or_else(|| header("retry-after").and_then(|value| parse_retry_after(value, now_unix_ms).ok()));
+        let retry_after_ms = guidance_ms(&mut header, now_unix_ms, reading);
         let error_code = header(AWS_ERROR_TYPE_HEADER).and_then(|value| error_code_from_response(Some(value), None));
         Outcome::HttpStatus { status, retry_after_ms, error_code }
     }
@@ -132,6 +189,94 @@ impl Outcome {
     }
 }
 
+/// The wait the first guidance header that asks for one gives (see the
+/// module documentation for the order).
+fn guidance_ms<'a>(
+    header: &mut impl FnMut(&'static str) -> Option<&'a str>,
+    now_unix_ms: u64,
+    reading: RetryAfterReading,
+) -> Option<u64> {
+    for name in RETRY_AFTER_MS_HEADERS {
+        if let Some(ms) = header(name).and_then(|value| parse_retry_after_ms_header(value).ok()) {
+            return Some(ms);
+        }
+    }
+    if let Some(ms) = header("retry-after").and_then(|value| parse_retry_after_with(value, now_unix_ms, reading).ok()) {
+        return Some(ms);
+    }
+    if let Some(rate_limit) = header("ratelimit") {
+        let policy = header("ratelimit-policy");
+        if let Ok(Some(ms)) = parse_rate_limit(rate_limit, policy) {
+            return Some(ms);
+        }
+    }
+    for (reset, remaining) in
+        [("ratelimit-reset", "ratelimit-remaining"), ("x-ratelimit-reset", "x-ratelimit-remaining")]
+    {
+        let Some(value) = header(reset) else { continue };
+        if quota_left(header(remaining)) {
+            continue;
+        }
+        if let Ok(ms) = reset_header(reset, value, now_unix_ms) {
+            return Some(ms);
+        }
+    }
+    None
+}
+
+impl Policy {
+    /// [`Outcome::from_http_response_with`], reading `Retry-After` as this
+    /// policy's `server_guidance.retry_after_reading` says: how every HTTP
+    /// helper turns a response into an outcome.
+    #[must_use]
+    pub fn http_outcome<'a>(
+        &self,
+        status: u16,
+        header: impl FnMut(&'static str) -> Option<&'a str>,
+        now_unix_ms: u64,
+    ) -> Outcome {
+        Outcome::from_http_response_with(status, header, now_unix_ms, self.server_guidance.retry_after_reading)
+    }
+}
+
+impl Policy {
+    /// The repeatability of an HTTP request with `method` under this policy:
+    /// what every HTTP helper hands the operation.
+    ///
+    /// - The caller's word for this request (`caller_says_idempotent`) comes
+    ///   first, as in [`Repeatability::for_http`].
+    /// - Without `retry_methods`, RFC 9110 §9.2.2 decides
+    ///   ([`Repeatability::for_http`]).
+    /// - With `retry_methods`, a listed method may be repeated (the policy says
+    ///   so, as urllib3's `allowed_methods`), and an unlisted one is
+    ///   [`Repeatability::NotRetried`].
+    ///
+    /// ```
+    /// use retryplan::{http::Repeatability, Policy};
+    /// let policy = Policy::from_json(r#"{"retry_methods": ["GET", "POST"]}"#).unwrap();
+    /// assert_eq!(policy.repeatability_for_http("POST", None), Ok(Repeatability::Idempotent));
+    /// assert_eq!(policy.repeatability_for_http("PUT", None), Ok(Repeatability::NotRetried { idempotent: true }));
+    /// let rfc = Policy::default();
+    /// assert_eq!(rfc.repeatability_for_http("POST", None), Ok(Repeatability::NotIdempotent));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming `method` when it is not a method token.
+    pub fn repeatability_for_http(
+        &self,
+        method: &str,
+        caller_says_idempotent: Option<bool>,
+    ) -> Result<Repeatability, Error> {
+        let rfc = Repeatability::for_http(method, caller_says_idempotent)?;
+        let Some(methods) = self.retry_methods else { return Ok(rfc) };
+        Ok(match caller_says_idempotent {
+            Some(_) => rfc,
+            None if methods.contains(method) => Repeatability::Idempotent,
+            None => Repeatability::NotRetried { idempotent: is_idempotent_method(method)? },
+        })
+    }
+}
+
 /// Whether the request an operation sends may be repeated by its protocol's
 /// own rules. An input to [`OperationOptions`](crate::OperationOptions): the
 /// engine combines it with the policy's [`Idempotency`] once, for every helper.
@@ -146,6 +291,13 @@ pub enum Repeatability {
     /// Repeating it may repeat its effect (POST, PATCH, CONNECT, any method
     /// RFC 9110 does not call idempotent).
     NotIdempotent,
+    /// The policy's `retry_methods` does not list the method: the request is
+    /// tried again only when it never left or the application judges the
+    /// failure retryable (see [`Policy::repeatability_for_http`]).
+    NotRetried {
+        /// Whether RFC 9110 calls the method idempotent.
+        idempotent: bool,
+    },
 }
 
 impl Repeatability {
@@ -178,7 +330,10 @@ impl Repeatability {
     #[must_use]
     pub fn effective(self, policy: Idempotency) -> Idempotency {
         match (self, policy) {
-            (Repeatability::NotIdempotent, Idempotency::Safe | Idempotency::Idempotent) => Idempotency::Unsafe,
+            (
+                Repeatability::NotIdempotent | Repeatability::NotRetried { idempotent: false },
+                Idempotency::Safe | Idempotency::Idempotent,
+            ) => Idempotency::Unsafe,
             (_, policy) => policy,
         }
     }
@@ -275,6 +430,48 @@ mod tests {
                 "{status}"
             );
         }
+    }
+
+    #[test]
+    fn rate_limit_headers_come_after_retry_after() {
+        let now = 1_700_000_000_000;
+        let read = |headers: &[(&'static str, &'static str)]| {
+            let lookup = |name: &str| headers.iter().find(|(k, _)| *k == name).map(|(_, v)| *v);
+            match Outcome::from_http_response(429, lookup, now) {
+                Outcome::HttpStatus { retry_after_ms, .. } => retry_after_ms,
+                other => panic!("{other:?}"),
+            }
+        };
+        let rate_limit = ("ratelimit", "\"default\";r=0;t=30");
+        // Retry-After takes precedence over RateLimit (the draft's MUST).
+        assert_eq!(read(&[rate_limit, ("retry-after", "5")]), Some(5_000));
+        // An unreadable Retry-After is passed over.
+        assert_eq!(read(&[rate_limit, ("retry-after", "5, 6")]), Some(30_000));
+        // RateLimit with quota left asks for no wait: the reset headers are next.
+        let available = ("ratelimit", "\"default\";r=5;t=30");
+        assert_eq!(read(&[available, ("ratelimit-reset", "7")]), Some(7_000));
+        // A missing t takes the policy's window.
+        let exhausted = ("ratelimit", "\"hour\";r=0");
+        assert_eq!(read(&[exhausted, ("ratelimit-policy", "\"hour\";q=100;w=3600")]), Some(3_600_000));
+        // Reset headers: delta seconds or Unix time, unless quota is left.
+        assert_eq!(read(&[("ratelimit-reset", "12")]), Some(12_000));
+        assert_eq!(read(&[("x-ratelimit-reset", "1700000042")]), Some(42_000));
+        assert_eq!(read(&[("x-ratelimit-reset", "1700000042"), ("x-ratelimit-remaining", "0")]), Some(42_000));
+        assert_eq!(read(&[("x-ratelimit-reset", "1700000042"), ("x-ratelimit-remaining", "4999")]), None);
+        assert_eq!(read(&[("ratelimit-reset", "12"), ("x-ratelimit-reset", "1700000042")]), Some(12_000));
+        assert_eq!(read(&[("ratelimit-reset", "soon"), ("x-ratelimit-reset", "1700000042")]), Some(42_000));
+        assert_eq!(read(&[("ratelimit", "nonsense;;"), ("ratelimit-reset", "3")]), Some(3_000));
+    }
+
+    #[test]
+    fn lenient_reading_reads_what_strict_passes_over() {
+        let headers = [("retry-after", "Mon, 3 Jun 2019 11:00:10 UTC")];
+        let lookup = |name: &str| headers.iter().find(|(k, _)| *k == name).map(|(_, v)| *v);
+        let now = 1_559_559_600_000;
+        let strict = Outcome::from_http_response_with(503, lookup, now, RetryAfterReading::Strict);
+        assert_eq!(strict, Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None });
+        let lenient = Outcome::from_http_response_with(503, lookup, now, RetryAfterReading::Lenient);
+        assert_eq!(lenient, Outcome::HttpStatus { status: 503, retry_after_ms: Some(10_000), error_code: None });
     }
 
     #[test]

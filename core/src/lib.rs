@@ -29,6 +29,7 @@ pub mod deadline;
 pub mod decision;
 pub mod dependency;
 pub mod driver;
+mod email_date;
 pub mod error;
 mod error_code;
 pub mod failure;
@@ -36,15 +37,18 @@ pub mod grpc;
 pub mod grpc_timeout;
 mod guidance;
 pub mod http;
+mod http_date;
 mod lock;
 pub mod message;
 pub mod operation;
 pub mod policy;
 pub mod profiles;
+pub mod rate_limit;
 pub mod redelivery;
 pub mod retry_after;
 mod rng;
 pub mod stats;
+mod structured_field;
 mod text;
 pub mod timeline;
 mod units;
@@ -75,10 +79,14 @@ pub use http::{
 pub use operation::{IdempotencyKey, Operation, OperationOptions};
 pub use policy::{
     AboveCap, AttemptTimeout, AttemptTimeoutConfig, Backoff, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig,
-    Idempotency, Jitter, JitterConfig, Policy, PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig,
-    MAX_ATTEMPTS_LIMIT, MAX_MS,
+    Idempotency, Jitter, JitterConfig, Policy, PolicyConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig,
+    StatusGuidanceConfig, StatusSetConfig, MAX_ATTEMPTS_LIMIT, MAX_MS,
 };
+pub use rate_limit::{parse_rate_limit, parse_rate_limit_reset};
 pub use redelivery::{redeliver, DeadLetterReason, Redelivery, RedeliveryConfig};
-pub use retry_after::{parse_grpc_pushback, parse_retry_after, parse_retry_after_ms_header, HeaderError, Pushback};
+pub use retry_after::{
+    parse_grpc_pushback, parse_retry_after, parse_retry_after_ms_header, parse_retry_after_with, HeaderError, Pushback,
+    RetryAfterReading,
+};
 pub use stats::{GiveUpCounts, SharedStats, Stats};
 pub use timeline::{explain, Timeline, TimelineStep, Warning};

@@ -289,6 +289,28 @@ rules! {
     RatioAboveTokens = "ratio_above_tokens": "{0} ({1}) is above maxTokens ({2}): one success refills the bucket either way, so it is kept as {2}",
     /// A token ratio truncated to 0 (a warning): field.
     RatioZero = "ratio_zero": "{0} is 0 after truncation: the bucket never refills; kept as 0.001, the least the engine holds",
+
+    // The HTTP clients' dialects.
+    /// A Polly base beyond a day: base, the most.
+    PollyBaseRange = "polly_base_range": "backoff.base_ms ({0}) must be <= {1} (1 day, Polly's range for Delay) for jitter polly",
+    /// A Polly multiplier other than 2: multiplier.
+    PollyMultiplier = "polly_multiplier": "backoff.multiplier ({0}) must be 2 for jitter polly (Polly's exponential factor is fixed)",
+    /// Too many per-status rules: count, the most.
+    StatusRulesCount = "status_rules_count": "server_guidance.statuses holds {0} rules, at most {1}",
+    /// A field that must be an HTTP status: field, status.
+    FieldNotHttpStatus = "field_not_http_status": "{0} ({1}) must be an HTTP status in 100..=599",
+    /// A status with two rules: field, status.
+    StatusRuleTwice = "status_rule_twice": "{0} ({1}) has a rule already; each status has at most one",
+    /// A per-kind retry limit too high: field, limit, the bound.
+    LimitTooHigh = "limit_too_high": "{0} ({1}) must be < {2} (no policy makes more attempts)",
+    /// A method `retry_methods` cannot name: index, method, the methods.
+    UnknownMethod = "unknown_method": "retry_methods[{0}] ({1:q}) must be one of {2} (methods are case-sensitive)",
+    /// A list of per-status rules expected.
+    ListOfStatusRules = "list_of_status_rules": "a list of per-status rules",
+    /// A method name expected.
+    MethodName = "method_name": "a method name",
+    /// A list of method names expected.
+    ListOfMethodNames = "list_of_method_names": "a list of method names",
 }
 
 /// A value inside a [`Message`] (see the module docs for how each is written).

@@ -36,8 +36,13 @@ pub const NAMES: [&str; 6] = ["read", "checkout", "write_keyed", "write_strict",
 /// [`Error::UnknownProfile`] for a name not in [`NAMES`].
 pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
     let base = PolicyConfig::default();
-    let exponential =
-        |base_ms, cap_ms| BackoffConfig { kind: BackoffKind::Exponential, base_ms, multiplier: 2.0, cap_ms };
+    let exponential = |base_ms, cap_ms| BackoffConfig {
+        kind: BackoffKind::Exponential,
+        base_ms,
+        multiplier: 2.0,
+        cap_ms,
+        ..BackoffConfig::default()
+    };
     Ok(match name {
         "read" => PolicyConfig {
             max_attempts: 3,
@@ -69,7 +74,13 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
             max_attempts: 2,
             total_budget_ms: 5_000,
             attempt_timeout: AttemptTimeoutConfig::FixedMs(2_000),
-            backoff: BackoffConfig { kind: BackoffKind::Constant, base_ms: 200, multiplier: 1.0, cap_ms: 200 },
+            backoff: BackoffConfig {
+                kind: BackoffKind::Constant,
+                base_ms: 200,
+                multiplier: 1.0,
+                cap_ms: 200,
+                ..BackoffConfig::default()
+            },
             jitter: JitterConfig::Equal,
             idempotency: Idempotency::Unsafe,
             ..base
@@ -110,6 +121,7 @@ pub(crate) fn aws_standard() -> PolicyConfig {
             base_ms: BASE_DELAY_MS,
             multiplier: 2.0,
             cap_ms: MAX_BACKOFF_MS,
+            immediate_first_retry: false,
         },
         jitter: JitterConfig::Full,
         retry_on: RetryOnConfig {
@@ -124,6 +136,8 @@ pub(crate) fn aws_standard() -> PolicyConfig {
         idempotency: Idempotency::Idempotent,
         hedging: None,
         redelivery: None,
+        retry_limits: crate::policy::RetryLimitsConfig::default(),
+        retry_methods: None,
     }
 }
 

@@ -17,6 +17,7 @@ use alloc::string::String;
 use crate::message::{message, Message};
 use crate::text::excerpt;
 use crate::units::MAX_MS;
+use crate::{email_date, http_date};
 
 /// Header name used in errors produced by [`parse_retry_after`].
 const RETRY_AFTER: &str = "retry-after";
@@ -110,11 +111,55 @@ pub(crate) fn parse_digits_saturating(digits: &str) -> Option<u64> {
     })
 }
 
+/// How a `Retry-After` value is read: the policy's
+/// `server_guidance.retry_after_reading`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RetryAfterReading {
+    /// RFC 9110 to the letter (the default): `1*DIGIT` seconds or an
+    /// HTTP-date, see [`parse_retry_after`].
+    #[default]
+    Strict,
+    /// Everything `Strict` reads, with the same result, and also what
+    /// Python's `email.utils.parsedate_tz` reads (urllib3's reading): one-digit
+    /// days, numeric and North American zones, missing seconds, any
+    /// whitespace around digits. See [`parse_retry_after_with`].
+    Lenient,
+}
+
+impl crate::value::Named for RetryAfterReading {
+    const ALL: &'static [Self] = &[RetryAfterReading::Strict, RetryAfterReading::Lenient];
+    fn name(self) -> &'static str {
+        match self {
+            RetryAfterReading::Strict => "strict",
+            RetryAfterReading::Lenient => "lenient",
+        }
+    }
+}
+
+/// Trims the optional whitespace (`OWS`: spaces and horizontal tabs) that
+/// RFC 9110 section 5.5 keeps out of a field value.
+pub(crate) fn trim_ows(value: &str) -> &str {
+    value.trim_matches([' ', '\t'])
+}
+
+/// Milliseconds from `now_unix_ms` until a moment given in Unix seconds
+/// (plus `extra_ms`); `0` when it has passed, at most [`MAX_MS`].
+pub(crate) fn ms_until(unix_seconds: i128, now_unix_ms: u64) -> u64 {
+    let delay = unix_seconds.saturating_mul(1000).saturating_sub(i128::from(now_unix_ms));
+    u64::try_from(delay.clamp(0, i128::from(MAX_MS))).unwrap_or(MAX_MS)
+}
+
+/// Milliseconds in a whole number of seconds, at most [`MAX_MS`].
+pub(crate) fn seconds_to_ms(seconds: u64) -> u64 {
+    seconds.saturating_mul(1000).min(MAX_MS)
+}
+
 /// Returns the delay, in milliseconds from `now_unix_ms`, that a
-/// `Retry-After` value asks for.
+/// `Retry-After` value asks for, read strictly (RFC 9110 section 10.2.3).
 ///
-/// Surrounding ASCII whitespace is ignored. Two forms are accepted, as in
-/// RFC 9110 section 10.2.3:
+/// Optional whitespace (spaces and tabs) around the value is ignored. Two
+/// forms are accepted:
 ///
 /// * delta-seconds, one or more ASCII digits (leading zeros allowed). A value
 ///   larger than [`MAX_MS`] (2^53 - 1 ms, the largest a JavaScript number
@@ -122,10 +167,16 @@ pub(crate) fn parse_digits_saturating(digits: &str) -> Option<u64> {
 ///   hint still reads as "a very long time" in every language.
 /// * an HTTP-date in any of the three forms of RFC 9110 section 5.6.7:
 ///   IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the obsolete RFC 850 form
-///   (`Sunday, 06-Nov-94 08:49:37 GMT`, two-digit years mapping to 1970-2069)
-///   and asctime (`Sun Nov  6 08:49:37 1994`). The weekday must agree with
-///   the date. The delay is the date minus `now_unix_ms`, and a date that has
-///   already passed yields `0`.
+///   (`Sunday, 06-Nov-94 08:49:37 GMT`, the two-digit year read by the
+///   50-year rule against `now_unix_ms`) and asctime (`Sun Nov  6 08:49:37
+///   1994`). Years 0000-9999; second 60 (a leap second) is the next second;
+///   the day name must agree with the date (not checked for the RFC 850
+///   form, whose century the 50-year rule chooses). The delay is the date
+///   minus `now_unix_ms`, and a date that has already passed yields `0`.
+///
+/// A header sent as several field lines arrives joined by commas (`1, 2`)
+/// and is not in the grammar, so it is unreadable: RFC 9110 section 5.3
+/// forbids a sender to split a singleton field, and no line is preferred.
 ///
 /// `now_unix_ms` is the caller's wall-clock time in milliseconds since the
 /// Unix epoch; it is only consulted for the date form.
@@ -135,38 +186,45 @@ pub(crate) fn parse_digits_saturating(digits: &str) -> Option<u64> {
 /// [`HeaderError::Empty`] for an empty or all-whitespace value, and
 /// [`HeaderError::Malformed`] for anything else that is neither form:
 /// signed or fractional numbers (`-5`, `+5`, `1.5`), impossible or
-/// inconsistent dates, other time zones, and free text.
+/// inconsistent dates, other time zones, lists, and free text.
 pub fn parse_retry_after(value: &str, now_unix_ms: u64) -> Result<u64, HeaderError> {
-    let trimmed = value.trim_ascii();
+    parse_retry_after_with(value, now_unix_ms, RetryAfterReading::Strict)
+}
+
+/// Reads a `Retry-After` value as `reading` says.
+///
+/// [`RetryAfterReading::Strict`] is [`parse_retry_after`].
+/// [`RetryAfterReading::Lenient`] first reads the value strictly; when that
+/// fails it reads it as urllib3 does: digits with any whitespace around them
+/// are seconds (`^\s*[0-9]+\s*$`), anything else goes through the model of
+/// Python's `email.utils.parsedate_tz` + `mktime_tz` (two-digit years
+/// 1969-2068, zones `GMT`/`UTC`/`EST`/`+0800`/..., a missing zone is UTC).
+///
+/// # Errors
+///
+/// As [`parse_retry_after`], for what neither reading accepts.
+pub fn parse_retry_after_with(value: &str, now_unix_ms: u64, reading: RetryAfterReading) -> Result<u64, HeaderError> {
+    let trimmed = trim_ows(value);
     if trimmed.is_empty() {
         return Err(HeaderError::Empty { header: RETRY_AFTER });
     }
     if let Some(seconds) = parse_digits_saturating(trimmed) {
-        return Ok(seconds.saturating_mul(1000).min(MAX_MS));
+        return Ok(seconds_to_ms(seconds));
     }
-    match http_date_ms(trimmed) {
-        Some(date_ms) => Ok(date_ms.saturating_sub(now_unix_ms).min(MAX_MS)),
-        None => Err(HeaderError::malformed(RETRY_AFTER, "delta-seconds or an HTTP-date", trimmed)),
+    let now_secs = i64::try_from(now_unix_ms / 1000).unwrap_or(i64::MAX);
+    if let Some(date) = http_date::parse_http_date(trimmed, now_secs) {
+        return Ok(ms_until(i128::from(date), now_unix_ms));
     }
-}
-
-/// An HTTP-date as Unix milliseconds.
-#[cfg(feature = "std")]
-fn http_date_ms(text: &str) -> Option<u64> {
-    let when = httpdate::parse_http_date(text).ok()?;
-    // httpdate only produces dates from 1970 on, so the subtraction cannot
-    // fail; treat the impossible case as "already passed".
-    Some(
-        when.duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |since| u64::try_from(since.as_millis()).unwrap_or(u64::MAX)),
-    )
-}
-
-/// An HTTP-date as Unix milliseconds. WIP: no_std has no date reader until
-/// the HTTP-dialects branch's own RFC 9110 reader lands.
-#[cfg(not(feature = "std"))]
-fn http_date_ms(_text: &str) -> Option<u64> {
-    None
+    if reading == RetryAfterReading::Lenient {
+        let digits = value.trim_matches(email_date::is_python_space);
+        if let Some(seconds) = parse_digits_saturating(digits) {
+            return Ok(seconds_to_ms(seconds));
+        }
+        if let Some(date) = email_date::parse_email_date(value) {
+            return Ok(ms_until(date, now_unix_ms));
+        }
+    }
+    Err(HeaderError::malformed(RETRY_AFTER, "delta-seconds or an HTTP-date", trimmed))
 }
 
 /// Reads a `retry-after-ms` or `x-ms-retry-after-ms` value: a non-negative
@@ -181,7 +239,7 @@ fn http_date_ms(_text: &str) -> Option<u64> {
 /// [`HeaderError::Malformed`] for anything other than ASCII digits (signs,
 /// fractions, units, dates).
 pub fn parse_retry_after_ms_header(value: &str) -> Result<u64, HeaderError> {
-    let trimmed = value.trim_ascii();
+    let trimmed = trim_ows(value);
     if trimmed.is_empty() {
         return Err(HeaderError::Empty { header: RETRY_AFTER_MS });
     }
@@ -280,9 +338,37 @@ mod tests {
         assert_eq!(parse_retry_after("Thu, 01 Jan 1970 00:00:00 GMT", 0), Ok(0));
         let last = parse_retry_after("Fri, 31 Dec 9999 23:59:59 GMT", 0);
         assert_eq!(last, Ok(253_402_300_799_000));
-        // RFC 850 two-digit years below 70 belong to the 2000s.
+        // RFC 850 two-digit years: at the epoch, "00" is 2000 (30 years ahead).
         let y2k = parse_retry_after("Saturday, 01-Jan-00 00:00:00 GMT", 0);
         assert_eq!(y2k, Ok(946_684_800_000));
+        // Dates before 1970 are dates too: already passed.
+        assert_eq!(parse_retry_after("Wed, 31 Dec 1969 23:59:59 GMT", 0), Ok(0));
+        assert_eq!(parse_retry_after("Fri, 01 Jan 0010 00:00:00 GMT", REF_MS), Ok(0));
+        // A leap second is the next second.
+        let leap = parse_retry_after("Wed, 31 Dec 2031 23:59:60 GMT", 1_956_527_999_000);
+        assert_eq!(leap, Ok(1_000));
+    }
+
+    #[test]
+    fn lenient_reads_what_email_utils_reads() {
+        let lenient = |value| parse_retry_after_with(value, 1_559_559_600_000, RetryAfterReading::Lenient);
+        // urllib3's test_respect_retry_after_header_sleep, now 2019-06-03 11:00:00 UTC.
+        assert_eq!(lenient("Mon, 3 Jun 2019 12:00:00 UTC"), Ok(3_600_000));
+        assert_eq!(lenient("Mon, 3 Jun 2019 11:00:00 UTC"), Ok(0));
+        assert_eq!(lenient("Mon, 03 Jun 2019 11:30:12 GMT"), Ok(1_812_000));
+        assert_eq!(lenient("Monday, 03-Jun-19 11:30:12 GMT"), Ok(1_812_000));
+        assert_eq!(lenient("Mon Jun  3 11:30:12 2019"), Ok(1_812_000));
+        assert_eq!(lenient("\t42 "), Ok(42_000));
+        assert_eq!(lenient("\n42\u{a0}"), Ok(42_000));
+        for bad in ["-1", "+1", "1.0", "\u{b2}", "", "soon"] {
+            assert!(lenient(bad).is_err(), "{bad:?}");
+        }
+        // Strict refuses the same one-digit day and UTC zone.
+        assert!(parse_retry_after("Mon, 3 Jun 2019 12:00:00 UTC", 1_559_559_600_000).is_err());
+        // Lenient agrees with strict wherever strict reads a value.
+        let rfc850 = "Saturday, 23-May-76 00:00:01 GMT";
+        let now = 1_779_494_400_000;
+        assert_eq!(parse_retry_after_with(rfc850, now, RetryAfterReading::Lenient), parse_retry_after(rfc850, now));
     }
 
     fn malformed(result: Result<u64, HeaderError>, name: &str) -> bool {
@@ -295,9 +381,9 @@ mod tests {
         assert_eq!(parse_retry_after("", 0), empty);
         assert_eq!(parse_retry_after(" \t ", 0), empty);
         // Signs, fractions, exponents, units, free text, non-ASCII digits
-        // (Arabic-Indic three, fullwidth five), then dates httpdate refuses:
+        // (Arabic-Indic three, fullwidth five), then dates the strict reader refuses:
         // wrong weekday, other zones, lower case, impossible day or hour,
-        // before the epoch, truncated.
+        // truncated, two field lines joined by a comma.
         let words = "-5 +5 1.5 1e3 12abc 5s soon \u{663} \u{FF15}".split(' ');
         let dates = [
             "Mon, 06 Nov 1994 08:49:37 GMT",
@@ -305,9 +391,10 @@ mod tests {
             "sun, 06 nov 1994 08:49:37 gmt",
             "Tue, 31 Feb 1994 08:49:37 GMT",
             "Sun, 06 Nov 1994 24:00:00 GMT",
-            "Wed, 31 Dec 1969 23:59:59 GMT",
             "Sun, 06 Nov 1994",
             "5 s",
+            "1, 2",
+            "Sun, 06 Nov 1994 08:49:37 GMT, Sun, 06 Nov 1994 08:49:37 GMT",
         ];
         for bad in words.chain(dates) {
             let result = parse_retry_after(bad, 0);

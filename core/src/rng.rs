@@ -18,8 +18,12 @@
 //! (the whole `u64` range when that span would overflow). The modulo bias is
 //! negligible for millisecond ranges; what matters is that the method is fixed.
 //!
+//! A draw in `[0, 1)` (Polly's jitter) is the top 53 bits of the next output
+//! times 2^-53.
+//!
 //! What consumes draws, in order: exactly one draw per computed backoff delay
-//! whose jitter range is wider than a single value. Nothing else touches the
+//! whose jitter range is wider than a single value (Polly's jitter: one per
+//! delay whose base is not zero, as Polly calls its randomizer). Nothing else touches the
 //! stream: request ids and derived idempotency keys come from [`mix`], a
 //! stateless hash of the seed, so they never shift a jitter draw.
 
@@ -47,6 +51,14 @@ impl SplitMix64 {
     pub(crate) fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(GOLDEN_GAMMA);
         finalize(self.state)
+    }
+
+    /// A double in `[0, 1)`: the top 53 bits of the next draw, times 2^-53
+    /// (every value a multiple of 2^-53, as .NET's `Random.NextDouble` spans
+    /// the same interval).
+    pub(crate) fn unit_interval(&mut self) -> f64 {
+        const SCALE: f64 = 1.0 / (1u64 << 53) as f64;
+        (self.next_u64() >> 11) as f64 * SCALE
     }
 
     /// A value in `[low, high]`; `low` when `high <= low`, without a draw.
@@ -77,6 +89,15 @@ impl Draws {
         match self {
             Draws::Seeded(rng) => rng.in_range(low, high),
             Draws::Highest => high.max(low),
+        }
+    }
+
+    /// A double in `[0, 1)` (see [`SplitMix64::unit_interval`]); the largest
+    /// double below 1 for [`Draws::Highest`].
+    pub(crate) fn unit_interval(&mut self) -> f64 {
+        match self {
+            Draws::Seeded(rng) => rng.unit_interval(),
+            Draws::Highest => crate::backoff::polly::LARGEST_BELOW_ONE,
         }
     }
 }

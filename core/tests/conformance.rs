@@ -18,10 +18,11 @@ use std::sync::Arc;
 use retryplan::{
     admit, aws, backoff_ceilings_ms, classify, encode_grpc_timeout, encode_grpc_timeout_ns, explain,
     grpc::{ServiceConfig, ServiceConfigOptions},
-    parse_grpc_pushback, parse_grpc_timeout, parse_grpc_timeout_ns, parse_retry_after, parse_retry_after_ms_header,
-    profiles, redeliver, BreakerConfig, BreakerPermit, BudgetConfig, CircuitBreaker, Concurrency, Dependency, Driver,
-    DriverOptions, Error, Failure, IdempotencyKey, Operation, OperationOptions, Outcome, Policy, PolicyConfig,
-    Repeatability, RetryBudget, RetryCharge, SharedStats,
+    parse_grpc_pushback, parse_grpc_timeout, parse_grpc_timeout_ns, parse_rate_limit, parse_rate_limit_reset,
+    parse_retry_after_ms_header, parse_retry_after_with, profiles, redeliver, BreakerConfig, BreakerPermit,
+    BudgetConfig, CircuitBreaker, Concurrency, Dependency, Driver, DriverOptions, Error, Failure, IdempotencyKey,
+    Operation, OperationOptions, Outcome, Policy, PolicyConfig, RetryAfterReading, RetryBudget, RetryCharge,
+    SharedStats,
 };
 use serde_json::{json, Map, Value};
 
@@ -223,10 +224,19 @@ fn run_steps(
     }
 }
 
+/// A case's `reading` of Retry-After (`strict` when absent).
+fn reading(case: &Map<String, Value>) -> RetryAfterReading {
+    match case.get("reading").and_then(Value::as_str) {
+        None | Some("strict") => RetryAfterReading::Strict,
+        Some("lenient") => RetryAfterReading::Lenient,
+        Some(other) => panic!("unknown reading `{other}`"),
+    }
+}
+
 /// The outcome a driver step hands in: an `outcome` as written, a `failure`
 /// by its vocabulary name, or a `response` (status and raw headers, read as
-/// every HTTP helper reads them, against `now_unix_ms`).
-fn step_outcome(step: &Map<String, Value>, label: &str) -> Outcome {
+/// every HTTP helper reads them, through the policy, against `now_unix_ms`).
+fn step_outcome(policy: &Policy, step: &Map<String, Value>, label: &str) -> Outcome {
     if let Some(outcome) = step.get("outcome") {
         return serde_json::from_value(outcome.clone()).unwrap_or_else(|error| panic!("{label}: bad outcome: {error}"));
     }
@@ -241,7 +251,7 @@ fn step_outcome(step: &Map<String, Value>, label: &str) -> Outcome {
     let lookup = |name: &str| {
         headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).and_then(|(_, value)| value.as_str())
     };
-    Outcome::from_http_response(status, lookup, u64_field(step, "now_unix_ms").unwrap_or(0))
+    policy.http_outcome(status, lookup, u64_field(step, "now_unix_ms").unwrap_or(0))
 }
 
 /// Runs a `driver` case: the host loop's calls on one driver, in order.
@@ -256,7 +266,7 @@ fn run_driver(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<Stri
     };
     if let Some(method) = case.get("method") {
         let caller_says = case.get("idempotent_request").map(|flag| flag.as_bool().expect("a boolean"));
-        match Repeatability::for_http(method.as_str().expect("method is a string"), caller_says) {
+        match policy.repeatability_for_http(method.as_str().expect("method is a string"), caller_says) {
             Ok(repeatability) => options = options.with_repeatability(repeatability),
             Err(error) => return settle(case, Err(error), fill, failures, id),
         }
@@ -283,7 +293,7 @@ fn run_driver(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<Stri
             "poll" => Ok(to_value(&driver.poll_action(at_ms))),
             "result" => {
                 let attempt = u32::try_from(u64_field(step, "attempt").expect("result needs attempt")).expect("u32");
-                let outcome = step_outcome(step, &label);
+                let outcome = step_outcome(&policy, step, &label);
                 driver.handle_result(at_ms, attempt, outcome).map(|receipt| to_value(&receipt))
             }
             "cancel" => {
@@ -465,9 +475,27 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
             to_value(&explain(&policy, u64_field(case, "deadline_ms"), first_attempt_at_ms))
         }),
         "retry_after" => {
-            parse_retry_after(str_field(case, "value"), u64_field(case, "now_unix_ms").expect("now_unix_ms"))
+            let now_unix_ms = u64_field(case, "now_unix_ms").expect("now_unix_ms");
+            parse_retry_after_with(str_field(case, "value"), now_unix_ms, reading(case))
                 .map(|ms| json!(ms))
                 .map_err(Error::from)
+        }
+        "rate_limit" => {
+            let policy_value = case.get("policy_value").map(|value| value.as_str().expect("policy_value is a string"));
+            parse_rate_limit(str_field(case, "value"), policy_value).map(|ms| json!(ms)).map_err(Error::from)
+        }
+        "rate_limit_reset" => {
+            let now_unix_ms = u64_field(case, "now_unix_ms").expect("now_unix_ms");
+            parse_rate_limit_reset(str_field(case, "value"), now_unix_ms).map(|ms| json!(ms)).map_err(Error::from)
+        }
+        "http_response" => {
+            let status = u16::try_from(u64_field(case, "status").expect("status")).expect("u16");
+            let headers = case.get("headers").and_then(Value::as_object).expect("headers is an object");
+            let lookup = |name: &str| {
+                headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).and_then(|(_, value)| value.as_str())
+            };
+            let now_unix_ms = u64_field(case, "now_unix_ms").expect("now_unix_ms");
+            Ok(to_value(&Outcome::from_http_response_with(status, lookup, now_unix_ms, reading(case))))
         }
         "retry_after_ms" => {
             parse_retry_after_ms_header(str_field(case, "value")).map(|ms| json!(ms)).map_err(Error::from)

@@ -55,9 +55,20 @@ prop_compose! {
             attempt_timeout,
             response_reserve_ms: reserve,
             minimum_useful_attempt_ms: minimum,
-            backoff: BackoffConfig { kind, base_ms, multiplier: f64::from(multiplier_permille) / 1000.0, cap_ms: base_ms + extra_cap },
+            backoff: BackoffConfig {
+                kind,
+                base_ms,
+                multiplier: f64::from(multiplier_permille) / 1000.0,
+                cap_ms: base_ms + extra_cap,
+                ..BackoffConfig::default()
+            },
             jitter,
-            server_guidance: ServerGuidanceConfig { honor, cap_ms, above_cap: if clamp { AboveCap::Clamp } else { AboveCap::GiveUp }, mode: retryplan::GuidanceMode::Floor },
+            server_guidance: ServerGuidanceConfig {
+                honor,
+                cap_ms,
+                above_cap: if clamp { AboveCap::Clamp } else { AboveCap::GiveUp },
+                ..ServerGuidanceConfig::default()
+            },
             idempotency,
             ..PolicyConfig::default()
         })

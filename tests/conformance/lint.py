@@ -76,7 +76,10 @@ KINDS = {
     "backoff_ceilings": ({"retries"}, set(), True, True),
     "classify": ({"outcome"}, set(), True, True),
     "explain": (set(), {"deadline_ms", "first_attempt_at_ms"}, True, True),
-    "retry_after": ({"value", "now_unix_ms"}, set(), False, True),
+    "retry_after": ({"value", "now_unix_ms"}, {"reading"}, False, True),
+    "rate_limit": ({"value"}, {"policy_value"}, False, True),
+    "rate_limit_reset": ({"value", "now_unix_ms"}, set(), False, True),
+    "http_response": ({"status", "headers", "now_unix_ms"}, {"reading"}, False, False),
     "retry_after_ms": ({"value"}, set(), False, True),
     "http_outcome": ({"status", "now_unix_ms"}, {"retry_after", "retry_after_ms"}, False, False),
     "grpc_pushback": ({"value"}, set(), False, False),
@@ -89,7 +92,8 @@ INTEGER_FIELDS = {
     "first_attempt_at_ms", "now_ms", "reserve_ms", "minimum_useful_ms", "attempts", "first_seen_ms",
 }
 OBJECT_FIELDS = {"budget", "breaker"}  # configurations read by serde in the runner: always objects
-STRING_FIELDS = {"value", "profile", "idempotency_key", "expect_idempotency_key", "method", "timeout_ns", "errortype_header", "body"}
+STRING_FIELDS = {"value", "profile", "idempotency_key", "expect_idempotency_key", "method", "timeout_ns", "errortype_header", "body", "policy_value"}
+READINGS = {"strict", "lenient"}
 CONCURRENCY = {"concurrent", "sequential", "sequential_without_hedging"}
 
 # What a call's step expects: EITHER a value or an error, a VALUE (never an error, never
@@ -429,6 +433,12 @@ class Linter:
         for key in OBJECT_FIELDS & case.keys():
             if not isinstance(case[key], dict):
                 self.fail(where, f"{key} must be an object")
+        if "reading" in case and case["reading"] not in READINGS:
+            self.fail(where, f"reading must be one of {sorted(READINGS)}")
+        if "headers" in case and not (
+            isinstance(case["headers"], dict) and all(isinstance(value, str) for value in case["headers"].values())
+        ):
+            self.fail(where, "headers must be an object of strings")
         if "concurrency" in case and case["concurrency"] not in CONCURRENCY:
             self.fail(where, f"concurrency must be one of {sorted(CONCURRENCY)}")
         if "idempotent_request" in case and not isinstance(case["idempotent_request"], bool):

@@ -33,6 +33,7 @@ import asyncio
 import email.utils
 import json
 import math
+import os
 import socket
 import struct
 import sys
@@ -187,9 +188,13 @@ async def main() -> None:
     print(f"listening 127.0.0.1:{port}", flush=True)
     loop = asyncio.get_running_loop()
     stdin_closed = loop.run_in_executor(None, sys.stdin.read)
-    async with server:
-        await asyncio.wait([asyncio.ensure_future(stdin_closed), asyncio.ensure_future(server.serve_forever())],
-                           return_when=asyncio.FIRST_COMPLETED)
+    await asyncio.wait([asyncio.ensure_future(stdin_closed), asyncio.ensure_future(server.serve_forever())],
+                       return_when=asyncio.FIRST_COMPLETED)
+    # Stdin closed: the runner is done. Exit at once, without waiting for
+    # connections still held open by hanging scenarios (Python 3.12+ would
+    # wait for them when the server closes).
+    sys.stdout.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

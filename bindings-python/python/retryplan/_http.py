@@ -10,8 +10,9 @@ this module does the rest once:
   (an ``Idempotency-Key`` already set is the operation's key), a deadline;
 * each attempt's headers (a fresh ``X-Request-Id``; the key when the plan says
   so) and its window (what is left of the attempt, for the client's timeouts);
-* one reading of a response (``Outcome.from_http_response``: the core picks the
-  guidance header; a status outside 100..=599 is the server's fault);
+* one reading of a response (``Driver.read_response``: the core picks the
+  guidance header and reads Retry-After as the operation's policy says; a
+  status outside 100..=599 is the server's fault);
 * the ending: the last response is returned with the decision attached, the
   typed ending raised when there is none, and always for reconcile; every
   response not returned is closed;
@@ -25,14 +26,14 @@ from __future__ import annotations
 import time
 
 from ._errors import AttemptTimedOut
-from ._native import IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, Outcome, Reconcile, Succeeded
+from ._native import IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, Reconcile, Succeeded
 from ._run import Config, Run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, Dict, Optional, Protocol, Tuple
 
-    from ._native import AttemptPlan, Ending
+    from ._native import AttemptPlan, Ending, Outcome
 
     class Client(Protocol):
         """An HTTP library's responses as the helpers see them."""
@@ -61,19 +62,23 @@ class HttpHelper:
         self.wall_clock = wall_clock
         self.request_id_header = request_id_header
         self.idempotency_key_header = idempotency_key_header
-        self.config = Config(outcome_of_result=self.outcome, dispose=client.close, **settings).check()
-
-    def outcome(self, response: Any) -> Outcome:
-        """A response's outcome, read the core's one way (an HTTP-date against the wall clock)."""
-        client = self.client
-        return Outcome.from_http_response(client.status(response), client.headers(response), now_unix=self.wall_clock())
+        self.config = Config(dispose=client.close, **settings).check()
 
     def start(self, method: str, headers: Any, options: Optional[Dict[str, Any]]) -> Run:
         """The operation of one request: ``options`` is the request's ``retryplan`` extension (policy,
         dependency, idempotency_key, deadline, idempotent), ``headers`` its headers (a key already set)."""
         options = dict(options or {})
         options.setdefault("idempotency_key", headers.get(self.idempotency_key_header))
-        return self.config.run(method=method, **options)
+        run = self.config.run(method=method, **options)
+        driver, client, wall_clock = run.driver, self.client, self.wall_clock
+
+        def outcome(response: Any) -> Outcome:
+            """A response's outcome, read the core's one way under the operation's policy (an HTTP-date
+            against the wall clock)."""
+            return driver.read_response(client.status(response), client.headers(response), now_unix=wall_clock())
+
+        run.read = outcome
+        return run
 
     def attempt_headers(self, run: Run, plan: AttemptPlan) -> Dict[str, str]:
         """The headers of this attempt's request: its request id, and the key when the plan sends it."""

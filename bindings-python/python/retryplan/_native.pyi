@@ -152,17 +152,24 @@ class Outcome:
     ) -> "Outcome": ...
     @overload
     @staticmethod
-    def from_http_response(status: int, headers: _Headers, *, now_unix: float) -> "Outcome":
+    def from_http_response(
+        status: int, headers: _Headers, *, now_unix: float, reading: Literal["strict", "lenient"] = "strict"
+    ) -> "Outcome":
         """A response's outcome from its status and headers, read the engine's one way.
 
         ``headers`` is a mapping whose ``get`` finds the lower-case names of
         ``GUIDANCE_HEADERS`` (``httpx.Headers``, ``requests``' headers, a dict with
         lower-case keys); ``now_unix`` reads an HTTP-date. A status outside 100..=599
-        is ``malformed_response``, the server's fault (never an error).
+        is ``malformed_response``, the server's fault (never an error). The first
+        guidance header that asks for a wait wins: ``retry-after-ms``, ``Retry-After``
+        (read as ``reading`` says), ``RateLimit`` (with ``RateLimit-Policy``),
+        ``RateLimit-Reset``, ``X-RateLimit-Reset``.
         """
     @overload
     @staticmethod
-    def from_http_response(status: int, headers: _Headers, *, now_unix_ms: int) -> "Outcome": ...
+    def from_http_response(
+        status: int, headers: _Headers, *, now_unix_ms: int, reading: Literal["strict", "lenient"] = "strict"
+    ) -> "Outcome": ...
     @property
     def kind(self) -> str:
         """The outcome's kind, as in JSON's ``type``."""
@@ -525,11 +532,23 @@ def backoff_ceilings_ms(policy: Policy, retries: int) -> List[int]:
     """The backoff ceilings of the first ``retries`` retries, in ms."""
 
 @overload
-def parse_retry_after(value: str, now_unix: float) -> int:
-    """The delay in ms a Retry-After value asks for (delta-seconds, or an HTTP-date read against ``now_unix``)."""
+def parse_retry_after(value: str, now_unix: float, *, reading: Literal["strict", "lenient"] = "strict") -> int:
+    """The delay in ms a Retry-After value asks for (delta-seconds, or an HTTP-date read against ``now_unix``).
+
+    ``reading="lenient"`` also reads what Python's ``email.utils.parsedate_tz`` reads (as urllib3 does).
+    """
 
 @overload
-def parse_retry_after(value: str, *, now_unix_ms: int) -> int: ...
+def parse_retry_after(value: str, *, now_unix_ms: int, reading: Literal["strict", "lenient"] = "strict") -> int: ...
+def parse_rate_limit(value: str, policy_value: Optional[str] = None) -> Optional[int]:
+    """The wait in ms a ``RateLimit`` field asks for (with its ``RateLimit-Policy``), or None for none."""
+
+@overload
+def parse_rate_limit_reset(value: str, now_unix: float) -> int:
+    """The wait in ms a ``RateLimit-Reset`` / ``X-RateLimit-Reset`` value asks for (delta-seconds below 1e9, else a Unix time)."""
+
+@overload
+def parse_rate_limit_reset(value: str, *, now_unix_ms: int) -> int: ...
 def parse_retry_after_ms_header(value: str) -> int:
     """A ``retry-after-ms`` / ``x-ms-retry-after-ms`` value in ms."""
 
@@ -890,6 +909,13 @@ class Driver:
         For a host that runs one attempt at a time and keeps nothing that needs disposing of (a
         late result is simply dropped): one crossing instead of two, the sync helpers' hot path.
         """
+    @overload
+    def read_response(self, status: int, headers: _Headers, *, now_unix: float) -> Outcome:
+        """A response's outcome (``Outcome.from_http_response``), Retry-After read as this
+        operation's policy says (``server_guidance.retry_after_reading``): how every HTTP helper
+        reads a response."""
+    @overload
+    def read_response(self, status: int, headers: _Headers, *, now_unix_ms: int) -> Outcome: ...
     @overload
     def handle_cancel(self, now: float) -> None:
         """The caller abandons the operation: it gives up (``cancelled``), running attempts are aborted."""

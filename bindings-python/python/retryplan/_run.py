@@ -127,7 +127,7 @@ class Config:
 class Run:
     """One operation: the driver, and the value or error of its latest accepted result."""
 
-    __slots__ = ("driver", "config", "clock", "name", "observe", "fast", "log", "plan", "value", "error", "outcome", "settled")
+    __slots__ = ("driver", "config", "clock", "name", "observe", "fast", "log", "plan", "value", "error", "outcome", "settled", "read")
 
     def __init__(self, config: Config, options: Dict[str, Any]) -> None:
         logger = config.logger if config.logger is not None else _LOGGER[0] if _LOGGER else _default_logger()
@@ -140,6 +140,8 @@ class Run:
         self.value: Any = None
         self.error: Optional[BaseException] = None
         self.outcome: Optional[Outcome] = None
+        # What a returned value means (the helper's outcome_of_result; an HTTP helper reads through the driver).
+        self.read: Optional[OutcomeOfResult] = config.outcome_of_result
         if not options and config.plain and not observe:  # the common case: keywords cost more than the engine here
             self.driver = Driver(config.policy, self.clock(), config.concurrency)
             return
@@ -193,7 +195,7 @@ class Run:
 
     def outcome_of_value(self, value: Any) -> Outcome:
         """What a returned value means: success, unless the helper's ``outcome_of_result`` says otherwise."""
-        read = self.config.outcome_of_result
+        read = self.read
         return SUCCESS if read is None else read(value)
 
     def cancel(self) -> None:
@@ -263,7 +265,7 @@ class Run:
         The hot path of ``@retry``: when nothing needs disposing of and nobody observes, an attempt costs one
         crossing into the engine (``next_action``: the result, then the next action, at one clock reading)."""
         config, clock, known, fast = self.config, self.clock, _KNOWN, self.fast
-        hook, read, next_action = config.outcome_of_error, config.outcome_of_result, self.driver.next_action
+        hook, read, next_action = config.outcome_of_error, self.read, self.driver.next_action
         settled: Optional[AttemptPlan] = None
         value: Any = None
         failed: Optional[BaseException] = None

@@ -33,7 +33,7 @@ use crate::error::Error;
 use crate::message::message;
 use crate::policy::{
     AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, JitterConfig,
-    PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_MS,
+    PolicyConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_MS,
 };
 use crate::units::float;
 
@@ -88,7 +88,13 @@ pub(crate) fn method_policy(
         attempt_timeout: AttemptTimeoutConfig::FractionOfRemaining(1.0),
         response_reserve_ms: 0,
         minimum_useful_attempt_ms: 0,
-        backoff: BackoffConfig { kind: BackoffKind::Constant, base_ms: 0, multiplier: 1.0, cap_ms: 0 },
+        backoff: BackoffConfig {
+            kind: BackoffKind::Constant,
+            base_ms: 0,
+            multiplier: 1.0,
+            cap_ms: 0,
+            immediate_first_retry: false,
+        },
         jitter: JitterConfig::None,
         retry_on: RetryOnConfig {
             http_statuses: Vec::new(),
@@ -103,10 +109,13 @@ pub(crate) fn method_policy(
             cap_ms: MAX_MS,
             above_cap: AboveCap::Clamp,
             mode: GuidanceMode::A6,
+            ..ServerGuidanceConfig::default()
         },
         idempotency: Idempotency::Idempotent,
         hedging: None,
         redelivery: None,
+        retry_limits: RetryLimitsConfig::default(),
+        retry_methods: None,
     };
     if let Some(retry) = retry {
         let multiplier = retry.backoff_multiplier;
@@ -124,6 +133,7 @@ pub(crate) fn method_policy(
             base_ms: initial_ms.min(max_ms),
             multiplier,
             cap_ms: max_ms,
+            immediate_first_retry: false,
         };
         config.jitter = JitterConfig::A6;
         config.retry_on.grpc_codes = retry.retryable_codes;

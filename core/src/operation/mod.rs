@@ -44,7 +44,8 @@
 //! 5. the delay is the jittered backoff (one draw), raised to the guidance;
 //!    under `server_guidance.mode` `a6` the guidance instead *replaces* the
 //!    backoff (no draw) and the backoff schedule starts over: the next retry
-//!    without guidance uses the first ceiling (gRFC A6 "Pushback");
+//!    without guidance uses the first ceiling (gRFC A6 "Pushback"); under
+//!    `replace` the guidance replaces the backoff and the schedule keeps counting;
 //! 6. if the guidance plus a minimum useful attempt does not fit in what
 //!    remains, give up now (`retry_after_exceeds_budget`); if the delay plus a
 //!    minimum useful attempt does not fit, give up now (`deadline_insufficient`),
@@ -57,14 +58,17 @@ use alloc::string::String;
 use alloc::sync::Arc;
 
 use crate::backoff::delay_range_ms;
+use crate::backoff::polly::{self, PollyState};
 use crate::breaker::BreakerPermit;
 use crate::budget::RetryCharge;
-use crate::classify::{classify, Class, Outcome, TransportFailure};
+use crate::classify::{classify, Class, Outcome, TransportFailure, Verdict};
 use crate::decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 use crate::dependency::Dependency;
 use crate::error::Error;
 use crate::guidance::ServerDelay;
-use crate::policy::{AttemptTimeout, GuidanceMode, Idempotency, Policy, MAX_HEDGED_ATTEMPTS, MAX_MS};
+use crate::http::Repeatability;
+use crate::policy::retry_limits::{FailureKind, KindCounts};
+use crate::policy::{AttemptTimeout, GuidanceMode, Idempotency, Jitter, Policy, MAX_HEDGED_ATTEMPTS, MAX_MS};
 use crate::retry_after::Pushback;
 use crate::rng::{mix, Draws, SplitMix64};
 
@@ -155,6 +159,13 @@ pub struct Operation {
     /// Set when the server refused further attempts (pushback "do not retry",
     /// or guidance above the cap) while hedges still ran.
     refused_by_server: Option<GiveUpReason>,
+    /// Polly's DecorrelatedJitterBackoffV2 state (jitter `polly`).
+    polly_state: PollyState,
+    /// Failures so far by kind, for `retry_limits`.
+    kind_failures: KindCounts,
+    /// The request's method is not in the policy's `retry_methods`: only a
+    /// request that never left, or an application verdict, is tried again.
+    method_not_retried: bool,
 }
 
 impl Operation {
@@ -191,8 +202,12 @@ impl Operation {
             running_set: AttemptSet::EMPTY,
             hedge_at_ms: None,
             // An operation that may not repeat its request never hedges.
-            hedging_stopped: !idempotency.may_repeat_ambiguous(),
+            hedging_stopped: !idempotency.may_repeat_ambiguous()
+                || matches!(options.repeatability, Repeatability::NotRetried { .. }),
             refused_by_server: None,
+            polly_state: PollyState::default(),
+            kind_failures: KindCounts::default(),
+            method_not_retried: matches!(options.repeatability, Repeatability::NotRetried { .. }),
         }
     }
 
@@ -234,6 +249,7 @@ impl Operation {
         if let Some(finished) = finished {
             self.settle(now, &finished, class, outcome);
         }
+        let class = self.restricted(class, outcome);
         Ok(self.after_attempt(now, attempt, class, outcome))
     }
 
@@ -548,6 +564,31 @@ impl Operation {
         }
     }
 
+    /// What a retryable class means for this request: with a method the
+    /// policy does not retry, only a request that never left (or an
+    /// application verdict) is tried again; an ambiguous failure of an unsafe
+    /// request still answers reconcile.
+    fn restricted(&self, class: Class, outcome: &Outcome) -> Class {
+        match class {
+            Class::Retryable { ambiguous, .. } if self.method_not_retried && !retried_for_unlisted_method(outcome) => {
+                if ambiguous && self.idempotency == Idempotency::Unsafe {
+                    class
+                } else {
+                    Class::NotRetryable
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Counts a retryable failure by kind; true when its kind's retry limit is used up.
+    fn kind_limit_reached(&mut self, outcome: &Outcome) -> bool {
+        failure_kind(outcome).is_some_and(|kind| {
+            let failures = self.kind_failures.count(kind);
+            self.policy.retry_limits.exhausted(kind, failures)
+        })
+    }
+
     fn after_attempt(&mut self, now: u64, attempt: u32, class: Class, outcome: &Outcome) -> Decision {
         let attempts = self.attempts_started;
         let ambiguous = match class {
@@ -575,6 +616,11 @@ impl Operation {
             return self.end(Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts });
         }
         self.last_failure_timed_out = matches!(outcome, Outcome::Transport { failure: TransportFailure::TimedOut });
+        let kind_limit_reached = self.kind_limit_reached(outcome);
+        if kind_limit_reached && !self.running_attempts().is_empty() {
+            self.refuse_further_attempts(GiveUpReason::AttemptsExhausted);
+            return self.poll_in_flight(now);
+        }
         if !self.running_attempts().is_empty() {
             // Another attempt is still running: this failure is not fatal. The
             // next hedge may start at once, or after the server's requested wait;
@@ -591,7 +637,7 @@ impl Operation {
         if let Some(reason) = self.refused_by_server {
             return self.give_up(now, reason, None);
         }
-        if attempts >= self.policy.max_attempts {
+        if attempts >= self.policy.max_attempts || kind_limit_reached {
             return self.give_up(now, GiveUpReason::AttemptsExhausted, None);
         }
 
@@ -610,10 +656,13 @@ impl Operation {
                 self.backoff_retry = 0;
                 server_ms
             }
+            (GuidanceMode::Replace, Some(server_ms)) => {
+                self.backoff_retry = self.backoff_retry.saturating_add(1);
+                server_ms
+            }
             (mode, _) => {
                 let backoff_retry = if mode == GuidanceMode::A6 { self.backoff_retry } else { retry };
-                let (low, high) = delay_range_ms(&self.policy, backoff_retry, self.previous_delay_ms);
-                let backoff_ms = self.draws.in_range(low, high);
+                let backoff_ms = self.backoff_ms(backoff_retry);
                 self.previous_delay_ms = backoff_ms;
                 self.backoff_retry = self.backoff_retry.saturating_add(1);
                 backoff_ms.max(server_delay_ms.unwrap_or(0))
@@ -636,6 +685,32 @@ impl Operation {
         let until_ms = now.saturating_add(delay_ms);
         self.phase = Phase::Waiting { until_ms, server_delay_ms };
         Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms: remaining }
+    }
+
+    /// The backoff before retry `retry` (0 for the first): nothing for an
+    /// immediate first retry, Polly's arithmetic for jitter `polly`, else one
+    /// draw in the jitter range.
+    fn backoff_ms(&mut self, retry: u32) -> u64 {
+        let backoff = self.policy.backoff;
+        match self.policy.jitter {
+            _ if backoff.immediate_first_retry && retry == 0 => 0,
+            Jitter::Polly { use_jitter } => {
+                let draws = &mut self.draws;
+                polly::delay_ms(
+                    backoff.kind,
+                    use_jitter,
+                    retry,
+                    backoff.base_ms,
+                    backoff.cap_ms,
+                    &mut self.polly_state,
+                    || draws.unit_interval(),
+                )
+            }
+            _ => {
+                let (low, high) = delay_range_ms(&self.policy, retry, self.previous_delay_ms);
+                self.draws.in_range(low, high)
+            }
+        }
     }
 
     /// Plans the next hedge, if the policy hedges, hedging was not stopped,
@@ -695,6 +770,30 @@ impl Operation {
         self.hedge_at_ms = None;
         decision
     }
+}
+
+/// The kind of a failed outcome for `retry_limits` (`None` for success and
+/// cancellation): a request that never left is `connect`, a failure after
+/// sending `read`, a status or code `status`, an application verdict `other`.
+fn failure_kind(outcome: &Outcome) -> Option<FailureKind> {
+    match *outcome {
+        Outcome::Transport { failure: TransportFailure::NotSent } => Some(FailureKind::Connect),
+        Outcome::Transport { .. } => Some(FailureKind::Read),
+        Outcome::HttpStatus { .. } | Outcome::GrpcStatus { .. } => Some(FailureKind::Status),
+        Outcome::Application { .. } => Some(FailureKind::Other),
+        Outcome::Success | Outcome::Cancelled => None,
+    }
+}
+
+/// True when an outcome may be retried for a request whose method the
+/// policy's `retry_methods` does not list: only a request that never left, or
+/// an application verdict `retryable`.
+fn retried_for_unlisted_method(outcome: &Outcome) -> bool {
+    matches!(
+        outcome,
+        Outcome::Transport { failure: TransportFailure::NotSent }
+            | Outcome::Application { verdict: Verdict::Retryable }
+    )
 }
 
 impl Drop for Operation {

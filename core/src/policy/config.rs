@@ -1,6 +1,7 @@
 //! The policy as written ([`PolicyConfig`]): plain data, its defaults and
 //! the limits its rules name. Read by `read.rs`, validated by `validate.rs`.
 
+use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -8,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::codes::{GrpcCode, TransportFailure};
 use crate::error_code::ErrorCodeTable;
+use crate::retry_after::RetryAfterReading;
 
 /// The most hedges that may run beside the first attempt.
 pub const MAX_HEDGED_ATTEMPTS: u32 = 4;
@@ -49,11 +51,26 @@ pub struct BackoffConfig {
     pub multiplier: f64,
     /// No ceiling (and no jittered delay) ever exceeds this, in milliseconds.
     pub cap_ms: u64,
+    /// The first retry waits no backoff (only server guidance), later retries
+    /// keep their ceilings: urllib3's `backoff_factor` shape (0, 2f, 4f, ...
+    /// with `base_ms` f). False by default.
+    #[serde(skip_serializing_if = "is_false")]
+    pub immediate_first_retry: bool,
+}
+
+fn is_false(flag: &bool) -> bool {
+    !*flag
 }
 
 impl Default for BackoffConfig {
     fn default() -> Self {
-        BackoffConfig { kind: BackoffKind::Exponential, base_ms: 100, multiplier: 2.0, cap_ms: 2_000 }
+        BackoffConfig {
+            kind: BackoffKind::Exponential,
+            base_ms: 100,
+            multiplier: 2.0,
+            cap_ms: 2_000,
+            immediate_first_retry: false,
+        }
     }
 }
 
@@ -80,6 +97,16 @@ pub enum JitterConfig {
     /// (section "Exponential Backoff", as revised in 2024) multiplies the
     /// capped ceiling by `random(0.8, 1.2)`.
     A6,
+    /// Polly v8's delays exactly as Polly computes them (see
+    /// [`backoff`](crate::backoff)): `backoff.kind` is Polly's `BackoffType`,
+    /// `base_ms` its `Delay` (0 to 1 day; 0 gives no delay), `cap_ms` its
+    /// `MaxDelay` (any value, even below the base), and `use_jitter` its
+    /// `UseJitter`: +-25% around constant and linear delays,
+    /// DecorrelatedJitterBackoffV2 for exponential (whose factor is 2).
+    Polly {
+        /// Polly's `UseJitter` (true when absent).
+        use_jitter: bool,
+    },
 }
 
 /// Outcomes that may be retried.
@@ -129,7 +156,7 @@ pub enum AboveCap {
 }
 
 /// How server guidance is honored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ServerGuidanceConfig {
     /// Honor Retry-After and gRPC pushback (a floor for the delay). When false
     /// both are ignored.
@@ -138,9 +165,20 @@ pub struct ServerGuidanceConfig {
     pub cap_ms: u64,
     /// What to do above `cap_ms`.
     pub above_cap: AboveCap,
-    /// How honored guidance shapes the delay: `floor` (the default) or `a6`.
+    /// How HTTP helpers read `Retry-After` ([`Policy::http_outcome`](super::Policy::http_outcome)):
+    /// `strict` RFC 9110 (the default) or `lenient`.
+    #[serde(skip_serializing_if = "is_strict")]
+    pub retry_after_reading: RetryAfterReading,
+    /// Per-status rules (see [`status_rules`](super::status_rules)); none by default.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub statuses: Vec<StatusGuidanceConfig>,
+    /// How honored guidance shapes the delay: `floor` (the default), `a6` or `replace`.
     #[serde(skip_serializing_if = "GuidanceMode::is_floor")]
     pub mode: GuidanceMode,
+}
+
+fn is_strict(reading: &RetryAfterReading) -> bool {
+    *reading == RetryAfterReading::Strict
 }
 
 /// How honored server guidance (Retry-After, gRPC pushback) shapes the delay.
@@ -155,6 +193,10 @@ pub enum GuidanceMode {
     /// waits exactly that long, no draw), and the exponential schedule starts
     /// over, so the next retry without guidance waits from the first ceiling.
     A6,
+    /// The guidance *replaces* the backoff (no draw) and the schedule keeps
+    /// counting: the wait is exactly what the server asked, as urllib3's
+    /// `Retry.sleep`, ky and got wait.
+    Replace,
 }
 
 impl GuidanceMode {
@@ -167,7 +209,59 @@ impl GuidanceMode {
 
 impl Default for ServerGuidanceConfig {
     fn default() -> Self {
-        ServerGuidanceConfig { honor: true, cap_ms: 60_000, above_cap: AboveCap::GiveUp, mode: GuidanceMode::Floor }
+        ServerGuidanceConfig {
+            honor: true,
+            cap_ms: 60_000,
+            above_cap: AboveCap::GiveUp,
+            retry_after_reading: RetryAfterReading::Strict,
+            statuses: Vec::new(),
+            mode: GuidanceMode::Floor,
+        }
+    }
+}
+
+/// One per-status rule of `server_guidance.statuses` as written; absent
+/// fields take the section's values (see [`status_rules`](super::status_rules)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct StatusGuidanceConfig {
+    /// The HTTP status the rule is for.
+    pub status: u16,
+    /// Whether this status's guidance is honoured (the section's `honor` when absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub honor: Option<bool>,
+    /// Retried only when the answer carries guidance.
+    pub requires_guidance: bool,
+    /// The cap for this status (the section's `cap_ms` when absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cap_ms: Option<u64>,
+    /// What a wait above the cap does (the section's `above_cap` when absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub above_cap: Option<AboveCap>,
+}
+
+/// `retry_limits` as written: retries allowed after failures of each kind
+/// (see [`retry_limits`](super::retry_limits)); absent is no limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RetryLimitsConfig {
+    /// Retries after the connection was not made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connect: Option<u32>,
+    /// Retries after the connection broke or timed out after sending.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read: Option<u32>,
+    /// Retries after a retryable status.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u32>,
+    /// Retries after an application verdict `retryable`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub other: Option<u32>,
+}
+
+impl RetryLimitsConfig {
+    /// True when no limit is set (the section is then left out of the config).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        *self == RetryLimitsConfig::default()
     }
 }
 
@@ -250,6 +344,13 @@ pub struct PolicyConfig {
     pub conflict: StatusSetConfig,
     /// Retry-After and gRPC pushback handling.
     pub server_guidance: ServerGuidanceConfig,
+    /// Retries allowed per kind of failure, beside `max_attempts` (see
+    /// [`retry_limits`](super::retry_limits)); no limits by default.
+    #[serde(skip_serializing_if = "RetryLimitsConfig::is_empty")]
+    pub retry_limits: RetryLimitsConfig,
+    /// The HTTP methods retried at all; RFC 9110 alone decides when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_methods: Option<Vec<String>>,
     /// Whether repeating may repeat the effect.
     pub idempotency: Idempotency,
     /// Hedging, off when absent.
@@ -278,6 +379,8 @@ impl Default for PolicyConfig {
             },
             conflict: StatusSetConfig { http_statuses: vec![409], grpc_codes: vec![GrpcCode::Aborted] },
             server_guidance: ServerGuidanceConfig::default(),
+            retry_limits: RetryLimitsConfig::default(),
+            retry_methods: None,
             idempotency: Idempotency::Safe,
             hedging: None,
             redelivery: None,

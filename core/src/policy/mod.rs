@@ -14,6 +14,9 @@
 //! - `read.rs`: the one reader from a [`Value`](crate::value::Value) or JSON
 //!   text, and the writer back;
 //! - `sets.rs`: the classification sets as bit sets;
+//! - `status_rules.rs`: per-status guidance rules, validated;
+//! - `retry_limits.rs`: retry limits per failure kind and the method
+//!   allow-list, validated;
 //! - `validated.rs`: the validated [`Policy`], its accessors and
 //!   [`Policy::to_config`];
 //! - `validate.rs`: the rules, checked by [`Policy::new`].
@@ -21,15 +24,20 @@
 pub(crate) mod config;
 mod names;
 mod read;
+pub mod retry_limits;
 mod sets;
+pub mod status_rules;
 mod validate;
 pub(crate) mod validated;
 
 pub use config::{
     AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, JitterConfig,
-    PolicyConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS,
+    PolicyConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig,
+    MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS,
 };
+pub use retry_limits::{FailureKind, MethodSet, RetryLimits, RETRY_METHODS};
 pub use sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};
+pub use status_rules::{StatusGuidance, StatusRules, MAX_STATUS_RULES};
 pub use validated::{AttemptTimeout, Backoff, Jitter, Policy, ServerGuidance};
 
 pub use crate::units::MAX_MS;

@@ -46,6 +46,7 @@ pub(super) enum JitterKind {
     Decorrelated,
     Proportional,
     A6,
+    Polly,
 }
 
 impl Named for JitterKind {
@@ -56,6 +57,7 @@ impl Named for JitterKind {
         JitterKind::Decorrelated,
         JitterKind::Proportional,
         JitterKind::A6,
+        JitterKind::Polly,
     ];
     fn name(self) -> &'static str {
         match self {
@@ -64,17 +66,19 @@ impl Named for JitterKind {
             JitterKind::Equal => "equal",
             JitterKind::Decorrelated => "decorrelated",
             JitterKind::Proportional => "proportional",
+            JitterKind::Polly => "polly",
             JitterKind::A6 => "a6",
         }
     }
 }
 
 impl Named for GuidanceMode {
-    const ALL: &'static [Self] = &[GuidanceMode::Floor, GuidanceMode::A6];
+    const ALL: &'static [Self] = &[GuidanceMode::Floor, GuidanceMode::A6, GuidanceMode::Replace];
     fn name(self) -> &'static str {
         match self {
             GuidanceMode::Floor => "floor",
             GuidanceMode::A6 => "a6",
+            GuidanceMode::Replace => "replace",
         }
     }
 }

@@ -3,13 +3,15 @@
 //! unknown-field refusal and dotted error paths; and the writer back to a
 //! [`Value`] or JSON.
 
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use super::config::{
-    AttemptTimeoutConfig, BackoffConfig, HedgingConfig, JitterConfig, PolicyConfig, RedeliveryConfig, RetryOnConfig,
-    ServerGuidanceConfig, StatusSetConfig,
+    AttemptTimeoutConfig, BackoffConfig, HedgingConfig, JitterConfig, PolicyConfig, RedeliveryConfig,
+    RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig,
 };
 use super::names::JitterKind;
 use crate::error::Error;
-use alloc::vec::Vec;
 
 use crate::message::message;
 use crate::value::{expected, item, join, one_of, optional, read_name, tagged, Fields, FromValue, Named, Value};
@@ -27,6 +29,8 @@ const POLICY_FIELDS: &[&str] = &[
     "ambiguous",
     "conflict",
     "server_guidance",
+    "retry_limits",
+    "retry_methods",
     "idempotency",
     "hedging",
     "redelivery",
@@ -59,6 +63,8 @@ impl PolicyConfig {
                 "ambiguous" => config.ambiguous = read_status_set(item, path)?,
                 "conflict" => config.conflict = read_status_set(item, path)?,
                 "server_guidance" => config.server_guidance = read_server_guidance(item, path)?,
+                "retry_limits" => config.retry_limits = read_retry_limits(item, path)?,
+                "retry_methods" => config.retry_methods = optional(item, path, read_methods)?,
                 "idempotency" => config.idempotency = read_name(item, path)?,
                 "hedging" => config.hedging = optional(item, path, read_hedging)?,
                 "redelivery" => config.redelivery = optional(item, path, read_redelivery)?,
@@ -106,18 +112,20 @@ fn read_attempt_timeout(value: &Value, path: &str) -> Result<AttemptTimeoutConfi
 
 fn read_backoff(value: &Value, path: &str) -> Result<BackoffConfig, Error> {
     let defaults = BackoffConfig::default();
-    let fields = Fields::new(value, path, &["kind", "base_ms", "multiplier", "cap_ms"])?;
+    let fields = Fields::new(value, path, &["kind", "base_ms", "multiplier", "cap_ms", "immediate_first_retry"])?;
     Ok(BackoffConfig {
         kind: fields.with("kind", defaults.kind, read_name)?,
         base_ms: fields.or("base_ms", defaults.base_ms)?,
         multiplier: fields.or("multiplier", defaults.multiplier)?,
         cap_ms: fields.or("cap_ms", defaults.cap_ms)?,
+        immediate_first_retry: fields.or("immediate_first_retry", defaults.immediate_first_retry)?,
     })
 }
 
 fn read_jitter(value: &Value, path: &str) -> Result<JitterConfig, Error> {
     let (kind, fields) = tagged(value, path, |kind: JitterKind| match kind {
         JitterKind::Proportional => &["kind", "ratio"],
+        JitterKind::Polly => &["kind", "use_jitter"],
         _ => &["kind"],
     })?;
     Ok(match kind {
@@ -126,6 +134,7 @@ fn read_jitter(value: &Value, path: &str) -> Result<JitterConfig, Error> {
         JitterKind::Equal => JitterConfig::Equal,
         JitterKind::Decorrelated => JitterConfig::Decorrelated,
         JitterKind::Proportional => JitterConfig::Proportional { ratio: fields.required("ratio")? },
+        JitterKind::Polly => JitterConfig::Polly { use_jitter: fields.or("use_jitter", true)? },
         JitterKind::A6 => JitterConfig::A6,
     })
 }
@@ -151,13 +160,62 @@ fn read_status_set(value: &Value, path: &str) -> Result<StatusSetConfig, Error> 
 
 fn read_server_guidance(value: &Value, path: &str) -> Result<ServerGuidanceConfig, Error> {
     let defaults = ServerGuidanceConfig::default();
-    let fields = Fields::new(value, path, &["honor", "cap_ms", "above_cap", "mode"])?;
+    let fields =
+        Fields::new(value, path, &["honor", "cap_ms", "above_cap", "mode", "retry_after_reading", "statuses"])?;
     Ok(ServerGuidanceConfig {
         honor: fields.or("honor", defaults.honor)?,
         cap_ms: fields.or("cap_ms", defaults.cap_ms)?,
         above_cap: fields.with("above_cap", defaults.above_cap, read_name)?,
+        retry_after_reading: fields.with("retry_after_reading", defaults.retry_after_reading, read_name)?,
+        statuses: fields.with("statuses", defaults.statuses, read_status_rules)?,
         mode: fields.with("mode", defaults.mode, read_name)?,
     })
+}
+
+/// Reads `server_guidance.statuses`: a list of per-status rules.
+fn read_status_rules(value: &Value, path: &str) -> Result<Vec<StatusGuidanceConfig>, Error> {
+    match value {
+        Value::List(items) => {
+            items.iter().enumerate().map(|(index, value)| read_status_rule(value, &item(path, index))).collect()
+        }
+        other => Err(expected(path, message!(ListOfStatusRules), other)),
+    }
+}
+
+fn read_status_rule(value: &Value, path: &str) -> Result<StatusGuidanceConfig, Error> {
+    let fields = Fields::new(value, path, &["status", "honor", "requires_guidance", "cap_ms", "above_cap"])?;
+    Ok(StatusGuidanceConfig {
+        status: fields.required("status")?,
+        honor: fields.optional("honor", bool::from_value)?,
+        requires_guidance: fields.or("requires_guidance", false)?,
+        cap_ms: fields.optional("cap_ms", u64::from_value)?,
+        above_cap: fields.optional("above_cap", read_name)?,
+    })
+}
+
+fn read_retry_limits(value: &Value, path: &str) -> Result<RetryLimitsConfig, Error> {
+    let fields = Fields::new(value, path, &["connect", "read", "status", "other"])?;
+    Ok(RetryLimitsConfig {
+        connect: fields.optional("connect", u32::from_value)?,
+        read: fields.optional("read", u32::from_value)?,
+        status: fields.optional("status", u32::from_value)?,
+        other: fields.optional("other", u32::from_value)?,
+    })
+}
+
+/// Reads `retry_methods`: a list of method names.
+fn read_methods(value: &Value, path: &str) -> Result<Vec<String>, Error> {
+    match value {
+        Value::List(items) => items
+            .iter()
+            .enumerate()
+            .map(|(index, entry)| match entry {
+                Value::String(text) => Ok(text.clone()),
+                other => Err(expected(&item(path, index), message!(MethodName), other)),
+            })
+            .collect(),
+        other => Err(expected(path, message!(ListOfMethodNames), other)),
+    }
 }
 
 fn read_hedging(value: &Value, path: &str) -> Result<HedgingConfig, Error> {
@@ -222,3 +280,5 @@ mod tests {
         assert!(error.to_string().contains("jitter.ratio"), "{error}");
     }
 }
+crate::value::deserialize_through_value!(StatusGuidanceConfig, read_status_rule);
+crate::value::deserialize_through_value!(RetryLimitsConfig, read_retry_limits);

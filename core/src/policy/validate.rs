@@ -2,16 +2,19 @@
 //! reports all violations at once, each naming its field; nothing is clamped.
 
 use super::config::{
-    AboveCap, AttemptTimeoutConfig, BackoffKind, GuidanceMode, Idempotency, JitterConfig, PolicyConfig,
+    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, Idempotency, JitterConfig, PolicyConfig,
     MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_REDELIVERY_DELAYS,
 };
+use super::retry_limits::{MethodSet, RetryLimits};
 use super::sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};
+use super::status_rules::StatusRules;
 use super::validated::{AttemptTimeout, Backoff, Jitter, Policy, RedeliverySchedule, ServerGuidance};
 use alloc::vec::Vec;
 
 use crate::codes::GrpcCode;
 use crate::error::{Error, Violation};
 use crate::message::{message, Message};
+use crate::retry_after::RetryAfterReading;
 use crate::units::{permille_of, MAX_MS};
 use crate::value::{item, Named};
 
@@ -31,7 +34,13 @@ fn unreachable_default() -> Policy {
         attempt_timeout: AttemptTimeout::Fixed { ms: 1 },
         response_reserve_ms: 0,
         minimum_useful_attempt_ms: 0,
-        backoff: Backoff { kind: BackoffKind::Constant, base_ms: 0, multiplier_permille: 1000, cap_ms: 0 },
+        backoff: Backoff {
+            kind: BackoffKind::Constant,
+            base_ms: 0,
+            multiplier_permille: 1000,
+            cap_ms: 0,
+            immediate_first_retry: false,
+        },
         jitter: Jitter::None,
         classification: Classification::default(),
         server_guidance: ServerGuidance {
@@ -39,10 +48,27 @@ fn unreachable_default() -> Policy {
             cap_ms: 0,
             above_cap: AboveCap::GiveUp,
             mode: GuidanceMode::Floor,
+            retry_after_reading: RetryAfterReading::Strict,
+            statuses: StatusRules::default(),
         },
+        retry_limits: RetryLimits::default(),
+        retry_methods: None,
         idempotency: Idempotency::Unsafe,
         hedging: None,
         redelivery: None,
+    }
+}
+
+/// Polly's own rules when `jitter.kind` is `polly`: `Delay` in [0, 1 day],
+/// the exponential factor fixed at 2; a zero base and a cap below the base
+/// are valid (Polly gives 0, and the cap).
+fn check_polly(check: &mut Checker, backoff: &BackoffConfig) {
+    let one_day = crate::backoff::polly::POLLY_MAX_BASE_MS;
+    if backoff.base_ms > one_day {
+        check.fail("backoff.base_ms", message!(PollyBaseRange, backoff.base_ms, one_day));
+    }
+    if backoff.kind == BackoffKind::Exponential && backoff.multiplier != 2.0 {
+        check.fail("backoff.multiplier", message!(PollyMultiplier, backoff.multiplier));
     }
 }
 
@@ -136,11 +162,14 @@ impl Policy {
         let b = &c.backoff;
         check.ms("backoff.base_ms", b.base_ms);
         check.ms("backoff.cap_ms", b.cap_ms);
-        if b.cap_ms < b.base_ms {
+        let polly = matches!(c.jitter, JitterConfig::Polly { .. });
+        if polly {
+            check_polly(&mut check, b);
+        } else if b.cap_ms < b.base_ms {
             check.fail("backoff.cap_ms", message!(CapBelowBase, b.cap_ms, b.base_ms));
         }
         let multiplier_permille = check.permille("backoff.multiplier", b.multiplier, 1.0, 100.0, false);
-        if b.kind != BackoffKind::Constant && b.base_ms == 0 {
+        if !polly && b.kind != BackoffKind::Constant && b.base_ms == 0 {
             check.fail("backoff.base_ms", message!(BaseZero, b.kind.name()));
         }
 
@@ -157,6 +186,7 @@ impl Policy {
             JitterConfig::Proportional { ratio } => {
                 Jitter::Proportional { ratio_permille: check.permille("jitter.ratio", ratio, 0.0, 1.0, true) }
             }
+            JitterConfig::Polly { use_jitter } => Jitter::Polly { use_jitter },
             JitterConfig::A6 => Jitter::A6,
         };
 
@@ -203,6 +233,10 @@ impl Policy {
         }
 
         check.ms("server_guidance.cap_ms", c.server_guidance.cap_ms);
+        let g = &c.server_guidance;
+        let statuses = StatusRules::new(&g.statuses, (g.honor, g.cap_ms, g.above_cap), &mut check.violations);
+        let retry_limits = RetryLimits::new(&c.retry_limits, &mut check.violations);
+        let retry_methods = c.retry_methods.as_ref().map(|methods| MethodSet::new(methods, &mut check.violations));
         if let Some(hedging) = c.hedging {
             check.ms("hedging.delay_ms", hedging.delay_ms);
             if !(1..=MAX_HEDGED_ATTEMPTS).contains(&hedging.max_hedged_attempts) {
@@ -246,15 +280,25 @@ impl Policy {
             attempt_timeout,
             response_reserve_ms: c.response_reserve_ms,
             minimum_useful_attempt_ms: c.minimum_useful_attempt_ms,
-            backoff: Backoff { kind: b.kind, base_ms: b.base_ms, multiplier_permille, cap_ms: b.cap_ms },
+            backoff: Backoff {
+                kind: b.kind,
+                base_ms: b.base_ms,
+                multiplier_permille,
+                cap_ms: b.cap_ms,
+                immediate_first_retry: b.immediate_first_retry,
+            },
             jitter,
             classification,
             server_guidance: ServerGuidance {
                 honor: c.server_guidance.honor,
                 cap_ms: c.server_guidance.cap_ms,
                 above_cap: c.server_guidance.above_cap,
+                retry_after_reading: c.server_guidance.retry_after_reading,
+                statuses,
                 mode: c.server_guidance.mode,
             },
+            retry_limits,
+            retry_methods,
             idempotency: c.idempotency,
             hedging: c.hedging,
             redelivery,

@@ -5,7 +5,10 @@ use super::config::{
     AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, JitterConfig,
     PolicyConfig, RedeliveryConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_REDELIVERY_DELAYS,
 };
+use super::retry_limits::{MethodSet, RetryLimits};
 use super::sets::Classification;
+use super::status_rules::StatusRules;
+use crate::retry_after::RetryAfterReading;
 
 /// Validated per-attempt timeout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -38,6 +41,11 @@ pub enum Jitter {
         /// The ratio in thousandths, 1..=1000.
         ratio_permille: u32,
     },
+    /// See [`JitterConfig::Polly`].
+    Polly {
+        /// Polly's `UseJitter`.
+        use_jitter: bool,
+    },
     /// See [`JitterConfig::A6`].
     A6,
 }
@@ -53,6 +61,8 @@ pub struct Backoff {
     pub multiplier_permille: u32,
     /// Upper bound of every ceiling and delay, in ms.
     pub cap_ms: u64,
+    /// The first retry waits no backoff.
+    pub immediate_first_retry: bool,
 }
 
 /// Validated server-guidance handling.
@@ -64,6 +74,10 @@ pub struct ServerGuidance {
     pub cap_ms: u64,
     /// What to do above the cap.
     pub above_cap: AboveCap,
+    /// How HTTP helpers read `Retry-After`.
+    pub retry_after_reading: RetryAfterReading,
+    /// Per-status rules.
+    pub statuses: StatusRules,
     /// How guidance shapes the delay.
     pub mode: GuidanceMode,
 }
@@ -106,6 +120,8 @@ pub struct Policy {
     pub(crate) jitter: Jitter,
     pub(crate) classification: Classification,
     pub(crate) server_guidance: ServerGuidance,
+    pub(crate) retry_limits: RetryLimits,
+    pub(crate) retry_methods: Option<MethodSet>,
     pub(crate) idempotency: Idempotency,
     pub(crate) hedging: Option<HedgingConfig>,
     pub(crate) redelivery: Option<RedeliverySchedule>,
@@ -133,6 +149,7 @@ impl Policy {
                 base_ms: self.backoff.base_ms,
                 multiplier: f64::from(self.backoff.multiplier_permille) / 1000.0,
                 cap_ms: self.backoff.cap_ms,
+                immediate_first_retry: self.backoff.immediate_first_retry,
             },
             jitter: match self.jitter {
                 Jitter::None => JitterConfig::None,
@@ -142,6 +159,7 @@ impl Policy {
                 Jitter::Proportional { ratio_permille } => {
                     JitterConfig::Proportional { ratio: f64::from(ratio_permille) / 1000.0 }
                 }
+                Jitter::Polly { use_jitter } => JitterConfig::Polly { use_jitter },
                 Jitter::A6 => JitterConfig::A6,
             },
             retry_on: RetryOnConfig {
@@ -162,8 +180,12 @@ impl Policy {
                 honor: self.server_guidance.honor,
                 cap_ms: self.server_guidance.cap_ms,
                 above_cap: self.server_guidance.above_cap,
+                retry_after_reading: self.server_guidance.retry_after_reading,
+                statuses: self.server_guidance.statuses.to_config(),
                 mode: self.server_guidance.mode,
             },
+            retry_limits: self.retry_limits.to_config(),
+            retry_methods: self.retry_methods.map(|methods| methods.iter().map(|method| alloc::string::String::from(method)).collect()),
             idempotency: self.idempotency,
             hedging: self.hedging,
             redelivery: self.redelivery.map(RedeliverySchedule::to_config),
@@ -214,6 +236,16 @@ impl Policy {
     #[must_use]
     pub fn server_guidance(&self) -> ServerGuidance {
         self.server_guidance
+    }
+    /// Retries allowed per kind of failure.
+    #[must_use]
+    pub fn retry_limits(&self) -> RetryLimits {
+        self.retry_limits
+    }
+    /// The HTTP methods retried at all (`None`: RFC 9110 decides).
+    #[must_use]
+    pub fn retry_methods(&self) -> Option<MethodSet> {
+        self.retry_methods
     }
     /// Whether repeating may repeat the effect.
     #[must_use]

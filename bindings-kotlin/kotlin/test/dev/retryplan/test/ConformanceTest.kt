@@ -19,8 +19,12 @@ import dev.retryplan.encodeGrpcTimeout
 import dev.retryplan.outcomeFromHttp
 import dev.retryplan.parseGrpcPushback
 import dev.retryplan.parseGrpcTimeout
-import dev.retryplan.parseRetryAfter
 import dev.retryplan.parseRetryAfterMsHeader
+import dev.retryplan.RetryAfterReading
+import dev.retryplan.outcomeFromHttpResponse
+import dev.retryplan.parseRateLimit
+import dev.retryplan.parseRateLimitReset
+import dev.retryplan.parseRetryAfterWith
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.DynamicTest
@@ -119,6 +123,12 @@ class ConformanceTest {
 
     private fun string(case: Map<String, Any?>, key: String): String = case[key] as? String ?: error("`$key` must be a string")
 
+    private fun reading(case: Map<String, Any?>): RetryAfterReading = when (case["reading"]) {
+        null, "strict" -> RetryAfterReading.STRICT
+        "lenient" -> RetryAfterReading.LENIENT
+        else -> error("unknown reading ${case["reading"]}")
+    }
+
     private fun run(case: Map<String, Any?>) {
         val id = case["id"] as String
         val result: Pair<String, Any?> = when (val kind = case["kind"]) {
@@ -188,7 +198,16 @@ class ConformanceTest {
                     VectorJson.timeline(p.explain(optLong(case, "deadline_ms"), optLong(case, "first_attempt_at_ms") ?: 0))
                 }
             }
-            "retry_after" -> answer { parseRetryAfter(string(case, "value"), long(case, "now_unix_ms")) }
+            "retry_after" -> answer { parseRetryAfterWith(string(case, "value"), long(case, "now_unix_ms"), reading(case)) }
+            "rate_limit" -> answer { parseRateLimit(string(case, "value"), case["policy_value"] as String?) }
+            "rate_limit_reset" -> answer { parseRateLimitReset(string(case, "value"), long(case, "now_unix_ms")) }
+            "http_response" -> answer {
+                @Suppress("UNCHECKED_CAST")
+                val headers = case["headers"] as Map<String, String>
+                VectorJson.outcomeJson(
+                    outcomeFromHttpResponse(long(case, "status").toInt(), headers, long(case, "now_unix_ms"), reading(case)),
+                )
+            }
             "retry_after_ms" -> answer { parseRetryAfterMsHeader(string(case, "value")) }
             "grpc_pushback" -> answer { VectorJson.pushback(parseGrpcPushback(string(case, "value"))) }
             "grpc_timeout_encode" -> answer { encodeGrpcTimeout(long(case, "timeout_ms")) }

@@ -14,6 +14,9 @@ import dev.retryplan.Idempotency
 import dev.retryplan.JitterConfig
 import dev.retryplan.PolicyConfig
 import dev.retryplan.RedeliveryConfig
+import dev.retryplan.RetryAfterReading
+import dev.retryplan.RetryLimitsConfig
+import dev.retryplan.StatusGuidanceConfig
 import dev.retryplan.StatusSetConfig
 import dev.retryplan.TransportFailure
 import dev.retryplan.TripConfig
@@ -67,7 +70,7 @@ object TypedConfig {
         val d = defaultPolicyConfig()
         val m = obj(json, "max_attempts", "total_budget_ms", "attempt_timeout", "response_reserve_ms",
             "minimum_useful_attempt_ms", "backoff", "jitter", "retry_on", "ambiguous", "conflict", "server_guidance",
-            "idempotency", "hedging", "redelivery")
+            "idempotency", "hedging", "redelivery", "retry_limits", "retry_methods")
         PolicyConfig(
             maxAttempts = m.or("max_attempts", d.maxAttempts, ::int),
             totalBudgetMs = m.or("total_budget_ms", d.totalBudgetMs, ::long),
@@ -82,16 +85,17 @@ object TypedConfig {
             responseReserveMs = m.or("response_reserve_ms", d.responseReserveMs, ::long),
             minimumUsefulAttemptMs = m.or("minimum_useful_attempt_ms", d.minimumUsefulAttemptMs, ::long),
             backoff = m.or("backoff", d.backoff) {
-                val b = obj(it, "kind", "base_ms", "multiplier", "cap_ms")
+                val b = obj(it, "kind", "base_ms", "multiplier", "cap_ms", "immediate_first_retry")
                 d.backoff.copy(
                     kind = b.or("kind", d.backoff.kind) { k -> named<BackoffKind>(k) },
                     baseMs = b.or("base_ms", d.backoff.baseMs, ::long),
                     multiplier = b.or("multiplier", d.backoff.multiplier, ::double),
                     capMs = b.or("cap_ms", d.backoff.capMs, ::long),
+                    immediateFirstRetry = b.or("immediate_first_retry", d.backoff.immediateFirstRetry, ::bool),
                 )
             },
             jitter = m.or("jitter", d.jitter) {
-                val j = obj(it, "kind", "ratio")
+                val j = obj(it, "kind", "ratio", "use_jitter")
                 when (j["kind"]) {
                     "none" -> JitterConfig.None
                     "full" -> JitterConfig.Full
@@ -99,8 +103,12 @@ object TypedConfig {
                     "decorrelated" -> JitterConfig.Decorrelated
                     "proportional" -> JitterConfig.Proportional(double(j["ratio"] ?: no()))
                     "a6" -> JitterConfig.A6
+                    "polly" -> JitterConfig.Polly(bool(j["use_jitter"] ?: no()))
                     else -> no()
-                }.also { kind -> if ("ratio" in j && kind !is JitterConfig.Proportional) no() }
+                }.also { kind ->
+                    if ("ratio" in j && kind !is JitterConfig.Proportional) no()
+                    if ("use_jitter" in j && kind !is JitterConfig.Polly) no()
+                }
             },
             retryOn = m.or("retry_on", d.retryOn) {
                 val r = obj(it, "http_statuses", "grpc_codes", "transport", "error_codes")
@@ -114,12 +122,16 @@ object TypedConfig {
             ambiguous = m.or("ambiguous", d.ambiguous, ::statusSet),
             conflict = m.or("conflict", d.conflict, ::statusSet),
             serverGuidance = m.or("server_guidance", d.serverGuidance) {
-                val g = obj(it, "honor", "cap_ms", "above_cap", "mode")
+                val g = obj(it, "honor", "cap_ms", "above_cap", "mode", "retry_after_reading", "statuses")
                 d.serverGuidance.copy(
                     honor = g.or("honor", d.serverGuidance.honor, ::bool),
                     capMs = g.or("cap_ms", d.serverGuidance.capMs, ::long),
                     aboveCap = g.or("above_cap", d.serverGuidance.aboveCap) { a -> named<AboveCap>(a) },
                     mode = g.or("mode", d.serverGuidance.mode) { m -> named<GuidanceMode>(m) },
+                    retryAfterReading = g.or("retry_after_reading", d.serverGuidance.retryAfterReading) { r ->
+                        named<RetryAfterReading>(r)
+                    },
+                    statuses = g.or("statuses", d.serverGuidance.statuses) { rules -> list(rules).map(::statusRule) },
                 )
             },
             idempotency = m.or("idempotency", d.idempotency) { named<Idempotency>(it) },
@@ -135,6 +147,30 @@ object TypedConfig {
                     RedeliveryConfig(list(r["delays_ms"] ?: no()).map(::long), long(r["max_age_ms"] ?: no()))
                 }
             },
+            retryLimits = m.or("retry_limits", d.retryLimits) {
+                val l = obj(it, "connect", "read", "status", "other")
+                RetryLimitsConfig(
+                    connect = l["connect"]?.let(::int),
+                    read = l["read"]?.let(::int),
+                    status = l["status"]?.let(::int),
+                    other = l["other"]?.let(::int),
+                )
+            },
+            retryMethods = m.or("retry_methods", d.retryMethods) {
+                it?.let { methods -> list(methods).map { name -> name as? String ?: no() } }
+            },
+        )
+    }
+
+    /** One rule of `server_guidance.statuses`: absent fields take the section's values. */
+    private fun statusRule(value: Any?): StatusGuidanceConfig {
+        val r = obj(value, "status", "honor", "requires_guidance", "cap_ms", "above_cap")
+        return StatusGuidanceConfig(
+            status = int(r["status"] ?: no()),
+            honor = r["honor"]?.let(::bool),
+            requiresGuidance = r.or("requires_guidance", false, ::bool),
+            capMs = r["cap_ms"]?.let(::long),
+            aboveCap = r["above_cap"]?.let { a -> named<AboveCap>(a) },
         )
     }
 

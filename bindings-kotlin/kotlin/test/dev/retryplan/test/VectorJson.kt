@@ -14,6 +14,7 @@ import dev.retryplan.Decision
 import dev.retryplan.GrpcCode
 import dev.retryplan.GuidanceMode
 import dev.retryplan.JitterConfig
+import dev.retryplan.RetryAfterReading
 import dev.retryplan.Outcome
 import dev.retryplan.PolicyConfig
 import dev.retryplan.Pushback
@@ -266,7 +267,7 @@ object VectorJson {
         "backoff" to mapOf(
             "kind" to name(c.backoff.kind), "base_ms" to c.backoff.baseMs,
             "multiplier" to c.backoff.multiplier, "cap_ms" to c.backoff.capMs,
-        ),
+        ) + listOfNotNull(c.backoff.immediateFirstRetry.takeIf { it }?.let { "immediate_first_retry" to true }),
         "jitter" to when (val j = c.jitter) {
             is JitterConfig.None -> mapOf("kind" to "none")
             is JitterConfig.Full -> mapOf("kind" to "full")
@@ -274,6 +275,7 @@ object VectorJson {
             is JitterConfig.Decorrelated -> mapOf("kind" to "decorrelated")
             is JitterConfig.Proportional -> mapOf("kind" to "proportional", "ratio" to j.ratio)
             is JitterConfig.A6 -> mapOf("kind" to "a6")
+            is JitterConfig.Polly -> mapOf("kind" to "polly", "use_jitter" to j.useJitter)
         },
         "retry_on" to mapOf(
             "http_statuses" to c.retryOn.httpStatuses.map { it.toLong() },
@@ -291,9 +293,25 @@ object VectorJson {
         "server_guidance" to mapOf(
             "honor" to c.serverGuidance.honor, "cap_ms" to c.serverGuidance.capMs,
             "above_cap" to name(c.serverGuidance.aboveCap),
-        ) + (if (c.serverGuidance.mode == GuidanceMode.FLOOR) emptyMap() else mapOf("mode" to name(c.serverGuidance.mode))),
+        ) + listOfNotNull(
+            c.serverGuidance.retryAfterReading.takeIf { it != RetryAfterReading.STRICT }?.let { "retry_after_reading" to name(it) },
+            c.serverGuidance.statuses.takeIf { it.isNotEmpty() }?.let { rules ->
+                "statuses" to rules.map { rule ->
+                    fields(
+                        "status" to rule.status.toLong(), "honor" to rule.honor, "requires_guidance" to rule.requiresGuidance,
+                        "cap_ms" to rule.capMs, "above_cap" to rule.aboveCap?.let(::name),
+                    )
+                }
+            },
+            c.serverGuidance.mode.takeIf { it != GuidanceMode.FLOOR }?.let { "mode" to name(it) },
+        ),
         "idempotency" to name(c.idempotency),
     ) + listOfNotNull(
+        fields(
+            "connect" to c.retryLimits.connect?.toLong(), "read" to c.retryLimits.read?.toLong(),
+            "status" to c.retryLimits.status?.toLong(), "other" to c.retryLimits.other?.toLong(),
+        ).takeIf { it.isNotEmpty() }?.let { "retry_limits" to it },
+        c.retryMethods?.let { "retry_methods" to it },
         c.hedging?.let { "hedging" to mapOf("delay_ms" to it.delayMs, "max_hedged_attempts" to it.maxHedgedAttempts.toLong()) },
         c.redelivery?.let { "redelivery" to mapOf("delays_ms" to it.delaysMs, "max_age_ms" to it.maxAgeMs) },
     )

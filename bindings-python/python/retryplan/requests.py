@@ -1,0 +1,201 @@
+"""A requests transport adapter that runs every request as one retryplan operation (an adapter over the core's driver).
+
+Mount it like ``requests.adapters.HTTPAdapter``::
+
+    session = requests.Session()
+    adapter = RetryAdapter(policy=retryplan.Policy.from_profile("read"))
+    session.mount("https://", adapter)
+    session.mount("http://", adapter)
+
+It runs one attempt at a time, as the sync httpx transport does (a policy
+with a ``hedging`` section raises ``UnsupportedError`` unless
+``sequential_attempts=True``), on the same driver and the same shared HTTP
+logic as every other helper: for each attempt the driver starts it sends a
+fresh ``X-Request-Id`` and, when the attempt's plan says so, the
+operation's ``Idempotency-Key`` (a key already on the request is the key);
+it cuts requests' ``timeout`` (a number, a ``(connect, read)`` pair or
+None) to what is left of the attempt; and it reads the response the core's
+one way, Retry-After as the policy says. urllib3's own retries stay off
+(``max_retries`` is the policy's job: ``retryplan.compat.from_urllib3``
+maps a ``Retry``). A request whose method RFC 9110 does not call idempotent
+(POST, PATCH, ...) is never repeated after it may have been processed
+unless the policy is ``keyed``, lists the method in ``retry_methods``, or
+the adapter is made with ``idempotent=True``.
+
+The response of the deciding attempt is returned, with the ending in
+``response.retryplan_decision``; the typed ending is raised when there is
+none (``GaveUpError`` chained from the last error), and always for
+reconcile (``ReconcileRequired``). Every other response is closed. No byte
+is read past an attempt's abort time or the deadline: an attempt is
+abandoned at its abort time, and a failed response's body that has not
+arrived within its attempt's window is cut (returned empty). A success's
+body is read by requests as usual (``stream=False``) or left to you.
+
+A body that cannot be sent twice (a generator, a file without a position
+to rewind to) is refused before anything is sent.
+"""
+
+from __future__ import annotations
+
+import time
+from urllib.parse import urlsplit
+
+import requests
+from requests.adapters import HTTPAdapter
+
+from ._errors import UnsupportedError
+from ._http import HttpHelper, blocking
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Callable, Mapping, Optional, Tuple, Union
+
+    from ._native import Decision
+    from ._run import Run
+
+__all__ = ["RetryAdapter"]
+
+_BODIES = (bytes, str)
+
+
+class _Responses:
+    """requests' responses as the shared HTTP logic sees them."""
+
+    def status(self, response: requests.Response) -> int:
+        return response.status_code
+
+    def headers(self, response: requests.Response) -> Any:
+        return response.headers  # a CaseInsensitiveDict: `get` finds the lower-case names
+
+    def close(self, response: requests.Response) -> None:
+        response.close()
+
+    def cut(self, response: requests.Response) -> requests.Response:
+        """The response without its body (closed unread), the ending still attached."""
+        self.close(response)
+        response._content = b""  # what requests holds once a body is read
+        response._content_consumed = True
+        return response
+
+    def abort(self, response: requests.Response) -> None:
+        """Stops a read of the body in progress: shuts the connection's socket."""
+        import socket
+
+        fp = getattr(getattr(response.raw, "_fp", None), "fp", None)  # http.client's file over the socket
+        sock = getattr(getattr(fp, "raw", None), "_sock", None)
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def attach(self, response: requests.Response, decision: Decision) -> requests.Response:
+        response.retryplan_decision = decision  # type: ignore[attr-defined]
+        return response
+
+
+def _read(response: requests.Response) -> Any:
+    return response.content
+
+
+def _close(response: Optional[requests.Response]) -> None:
+    if response is not None:
+        response.close()
+
+
+def _cut_timeout(timeout: Any, window: float) -> Tuple[float, float]:
+    """requests' ``timeout`` (None, a number, a ``(connect, read)`` pair, urllib3's ``Timeout``) cut to ``window``."""
+    if timeout is None:
+        return window, window
+    if isinstance(timeout, tuple):
+        connect, read = timeout
+    elif hasattr(timeout, "connect_timeout"):  # urllib3's Timeout
+        connect, read = timeout.connect_timeout, timeout.read_timeout
+    else:
+        connect = read = timeout
+    return (window if connect is None else min(float(connect), window), window if read is None else min(float(read), window))
+
+
+def _replayable(request: requests.PreparedRequest) -> bool:
+    """True when every attempt can send the same body: none, bytes or text, or a file requests can rewind."""
+    body = request.body
+    return body is None or isinstance(body, _BODIES) or isinstance(getattr(request, "_body_position", None), int)
+
+
+class RetryAdapter(HTTPAdapter):
+    """A requests adapter that retries under a retryplan policy, one attempt at a time (see the module doc)."""
+
+    def __init__(
+        self,
+        *,
+        policy: Any,
+        outcome_of_error: Any = None,
+        on_decision: Any = None,
+        logger: Any = None,
+        stats: Any = None,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], Any] = time.sleep,
+        seed: Optional[int] = None,
+        request_id_header: str = "X-Request-Id",
+        idempotency_key_header: str = "Idempotency-Key",
+        dependency: Any = None,
+        sequential_attempts: bool = False,
+        idempotent: Optional[bool] = None,
+        pool_connections: int = 10,
+        pool_maxsize: int = 10,
+        pool_block: bool = False,
+    ) -> None:
+        super().__init__(pool_connections=pool_connections, pool_maxsize=pool_maxsize, max_retries=0, pool_block=pool_block)
+        settings = {key: value for key, value in locals().items() if key not in _NOT_SETTINGS}
+        self.http = HttpHelper(_Responses(), sequential=True, **settings)
+        self.sleep = sleep
+        self.idempotent = idempotent
+
+    def send(
+        self,
+        request: requests.PreparedRequest,
+        stream: bool = False,
+        timeout: Any = None,
+        verify: Union[bool, str] = True,
+        cert: Any = None,
+        proxies: Optional[Mapping[str, str]] = None,
+    ) -> requests.Response:
+        """Sends ``request`` as one operation: attempts, waits and headers as the driver decides."""
+        if not _replayable(request):
+            raise UnsupportedError(
+                "unsupported `request.body`: a generator or a file without a position cannot be sent again; "
+                "pass bytes, text or a seekable file",
+                "request.body",
+                "replayable",
+            )
+        method = request.method or "GET"
+        options = None if self.idempotent is None else {"idempotent": self.idempotent}
+        run = self.http.start(method, request.headers, options)
+        url = urlsplit(request.url or "")
+        run.name = f"{method} {url.hostname}{url.path}"
+        settings = (timeout, verify, cert, proxies)
+        ending = run.call(self._attempt, (run, request, settings), {}, self.sleep)
+        response: requests.Response = self.http.finish(run, ending, _read)
+        return response
+
+    def _attempt(self, run: Run, request: requests.PreparedRequest, settings: Tuple[Any, Any, Any, Any]) -> requests.Response:
+        plan = run.plan
+        assert plan is not None
+        timeout, verify, cert, proxies = settings
+        attempt = request.copy()
+        attempt.headers.update(self.http.attempt_headers(run, plan))
+        if getattr(attempt, "_body_position", None) is not None:
+            requests.utils.rewind_body(attempt)  # the same bytes again, from where the first attempt began
+        window = self.http.window(plan, run.clock)
+
+        def send(prepared: requests.PreparedRequest) -> requests.Response:
+            return HTTPAdapter.send(
+                self, prepared, stream=True, timeout=_cut_timeout(timeout, window), verify=verify, cert=cert, proxies=proxies
+            )
+
+        response: requests.Response = blocking(send, attempt, window, _close)
+        return response
+
+
+_NOT_SETTINGS = frozenset(("self", "__class__", "sleep", "idempotent", "pool_connections", "pool_maxsize", "pool_block"))
