@@ -116,7 +116,7 @@ impl ServiceConfig {
     #[wasm_bindgen(js_name = profileFor)]
     pub fn profile_for(&self, service: &JsValue, method: &JsValue) -> Result<Option<Policy>, JsValue> {
         let (service, method) = (text("service", service)?, text("method", method)?);
-        Ok(self.0.profile_for(&service, &method).map(|policy| Policy(*policy)))
+        Ok(self.0.profile_for(&service, &method).map(|policy| Policy(alloc::sync::Arc::new(*policy))))
     }
 }
 
@@ -130,6 +130,6 @@ fn method_object(profile: &rp::grpc::MethodProfile) -> JsValue {
     set("name", JsValue::from_str(&profile.name));
     set("service", JsValue::from_str(&profile.service));
     set("method", JsValue::from_str(&profile.method));
-    set("policy", JsValue::from(Policy(profile.policy)));
+    set("policy", JsValue::from(Policy(alloc::sync::Arc::new(profile.policy))));
     object.into()
 }

@@ -260,9 +260,10 @@ fn either(result: Result<JsValue, JsValue>) -> JsValue {
     result.unwrap_or_else(|error| error)
 }
 
-/// A validated, immutable policy.
+/// A validated, immutable policy, shared by every operation and driver made
+/// from it (no copy per operation).
 #[wasm_bindgen]
-pub struct Policy(rp::Policy);
+pub struct Policy(alloc::sync::Arc<rp::Policy>);
 
 #[wasm_bindgen]
 impl Policy {
@@ -275,13 +276,13 @@ impl Policy {
     }
 
     fn read(value: &rp::value::Value) -> Result<Policy, JsValue> {
-        rp::PolicyConfig::from_value(value).and_then(|config| rp::Policy::new(&config)).map(Policy).map_err(js_error)
+        rp::PolicyConfig::from_value(value).and_then(|config| rp::Policy::new(&config)).map(|policy| Policy(alloc::sync::Arc::new(policy))).map_err(js_error)
     }
 
     /// A built-in profile (`read`, `checkout`, `write_keyed`, `write_strict`, `background`).
     pub fn profile(name: &JsValue) -> Result<Policy, JsValue> {
         let name = text("name", name)?;
-        rp::profiles::profile(&name).and_then(|config| rp::Policy::new(&config)).map(Policy).map_err(js_error)
+        rp::profiles::profile(&name).and_then(|config| rp::Policy::new(&config)).map(|policy| Policy(alloc::sync::Arc::new(policy))).map_err(js_error)
     }
 
     /// Attempts allowed in all, the first included.

@@ -50,14 +50,12 @@ impl Backoff {
                     if ceiling >= self.cap_ms {
                         break;
                     }
-                    // In u64 whenever the product fits (a division by a constant
-                    // is a multiplication there; u128 division is a library call).
+                    // In u64 (a division by a constant is a multiplication there;
+                    // u128 division is a library call). A product beyond u64 is
+                    // beyond 2^64 / 1000 ms, far above any cap (at most 2^53 - 1).
                     let grown = match ceiling.checked_mul(u64::from(self.multiplier_permille)) {
                         Some(product) => product / 1000,
-                        None => {
-                            let wide = u128::from(ceiling) * u128::from(self.multiplier_permille) / 1000;
-                            u64::try_from(wide).unwrap_or(u64::MAX)
-                        }
+                        None => u64::MAX,
                     };
                     ceiling = grown.min(self.cap_ms);
                 }
@@ -90,7 +88,8 @@ pub fn delay_range_ms(policy: &Policy, retry: u32, previous_delay_ms: u64) -> (u
             (low, high)
         }
         Jitter::Proportional { ratio_permille } => {
-            let spread = u64::try_from(u128::from(ceiling) * u128::from(ratio_permille) / 1000).unwrap_or(u64::MAX);
+            // A ceiling is at most 2^53 - 1 ms and the ratio at most 1000: the product fits in u64.
+            let spread = ceiling.saturating_mul(u64::from(ratio_permille)) / 1000;
             (ceiling.saturating_sub(spread), ceiling.saturating_add(spread).min(cap))
         }
         Jitter::Polly { use_jitter } => polly::delay_range_ms(backoff.kind, use_jitter, retry, backoff.base_ms, cap),

@@ -76,7 +76,7 @@ pub use http::{
     Repeatability, AWS_ERROR_TYPE_HEADER, GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER,
     RETRY_AFTER_MS_HEADERS,
 };
-pub use operation::{IdempotencyKey, Operation, OperationOptions};
+pub use operation::{IdempotencyKey, Operation, OperationOptions, SharedPolicy};
 pub use policy::{
     AboveCap, AttemptTimeout, AttemptTimeoutConfig, Backoff, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig,
     Idempotency, Jitter, JitterConfig, Policy, PolicyConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig,

@@ -84,8 +84,7 @@ use crate::classify::{classify, Outcome, TransportFailure};
 use crate::decision::{AttemptSet, Decision, GiveUpReason};
 use crate::error::Error;
 use crate::message::message;
-use crate::operation::{IdempotencyKey, Operation, OperationOptions};
-use crate::policy::Policy;
+use crate::operation::{IdempotencyKey, Operation, OperationOptions, SharedPolicy};
 use crate::stats::SharedStats;
 
 /// Whether the host can run several attempts at once.
@@ -145,7 +144,7 @@ impl Driver {
     /// [`Error::Unsupported`] naming `hedging` when the policy hedges and the
     /// host runs attempts [`Concurrency::Sequential`]ly.
     pub fn new(
-        policy: &Policy,
+        policy: impl SharedPolicy,
         now_ms: u64,
         options: OperationOptions,
         driver_options: DriverOptions,
@@ -153,7 +152,7 @@ impl Driver {
         let mut operation = Operation::new(policy, now_ms, options);
         match driver_options.concurrency {
             Concurrency::Concurrent => {}
-            Concurrency::Sequential if policy.hedging.is_some() => {
+            Concurrency::Sequential if operation.policy().hedging.is_some() => {
                 return Err(Error::Unsupported { field: "hedging", rule: message!(CannotHedge) })
             }
             Concurrency::Sequential => {}

@@ -1,3 +1,4 @@
+use crate::policy::Policy;
 use super::*;
 use crate::http::Repeatability;
 use crate::Failure;

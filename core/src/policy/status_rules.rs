@@ -57,13 +57,19 @@ pub struct StatusGuidance {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct StatusRules {
     rules: [Option<StatusGuidance>; MAX_STATUS_RULES],
+    /// The rules written (they fill `rules` from the start): most policies
+    /// have none, and an outcome's lookup then costs one comparison.
+    len: u8,
 }
 
 impl StatusRules {
     /// The rule for `status`, if the policy has one.
     #[must_use]
     pub fn get(&self, status: u16) -> Option<StatusGuidance> {
-        self.rules.iter().flatten().find(|rule| rule.status == status).copied()
+        if self.len == 0 {
+            return None;
+        }
+        self.rules.iter().take(usize::from(self.len)).flatten().find(|rule| rule.status == status).copied()
     }
 
     /// The rules in the order written.
@@ -126,6 +132,7 @@ impl StatusRules {
             };
             if let Some(slot) = rules.rules.get_mut(index) {
                 *slot = Some(rule);
+                rules.len = rules.len.saturating_add(1);
             }
         }
         rules
