@@ -83,9 +83,11 @@ function field(object, key, type) {
 function errorValue(api, error) {
   if (!(error instanceof api.RetryplanError)) throw error; // not ours: a failure of the binding
   if (!(error instanceof Error) || typeof error.message !== 'string') throw new Error('RetryplanError is not an Error');
-  if (error.code === 'invalid_policy') return { code: error.code, fields: error.violations.map((v) => v.field) };
-  if (error.code === 'invalid_policy_json' || error.code === 'unsupported') return { code: error.code, fields: [error.field] };
-  return { code: error.code };
+  let value = { code: error.code };
+  if (error.code === 'invalid_policy') value = { code: error.code, fields: error.violations.map((v) => v.field) };
+  if (error.code === 'invalid_policy_json' || error.code === 'unsupported') value = { code: error.code, fields: [error.field] };
+  // The text, for the message checks (not part of the vector's expectation).
+  return Object.defineProperty(value, 'message', { value: error.message, enumerable: false });
 }
 
 /** Drops every empty `abort_attempts` (always present in the JS API), as the vectors leave it out. */
@@ -112,7 +114,8 @@ function answer(api, call) {
   }
 }
 
-function settle(holder, [key, value], label, failures) {
+function settle(holder, [key, value], label, failures, run) {
+  if (key === 'expect_error' && run?.messages !== undefined) run.messages[label] = value.message;
   const expectedKey = 'expect' in holder ? 'expect' : 'expect_error' in holder ? 'expect_error' : undefined;
   if (expectedKey === undefined) return failures.push(`${label}: no expectation`);
   if (expectedKey !== key || !jsonEqual(holder[expectedKey], value)) {
@@ -227,7 +230,7 @@ function runOperation(api, testCase, failures, shared, run) {
       result = answer(api, () => budget.onFailure(at));
       budget.free();
     } else throw new Error(`${id}: unknown call \`${call}\``);
-    settle(step, result, `${id} step ${index}`, failures);
+    settle(step, result, `${id} step ${index}`, failures, run);
   });
   operation.free();
   if (shared === undefined) dependency?.free();
@@ -267,7 +270,7 @@ function runDriver(api, testCase, failures, run) {
   try {
     driver = new api.Driver(policy, field(testCase, 'start_ms', 'number'), options);
   } catch (error) {
-    return settle(testCase, ['expect_error', errorValue(api, error)], id, failures);
+    return settle(testCase, ['expect_error', errorValue(api, error)], id, failures, run);
   }
   if ('expect' in testCase || 'expect_error' in testCase) failures.push(`${id}: the driver was made, but the case expects an error`);
   // The default entry has no toConfig: the reading is the one the case's policy writes (strict when absent).
@@ -289,7 +292,7 @@ function runDriver(api, testCase, failures, run) {
       });
     } else if (call === 'stats') result = answer(api, () => stats.toJSON());
     else throw new Error(`${label}: unknown driver call \`${call}\``);
-    settle(step, result, label, failures);
+    settle(step, result, label, failures, run);
   });
   driver.free();
   options.dependency?.free();
@@ -304,7 +307,7 @@ function runControl(api, testCase, failures, make, runStep, run) {
   try {
     control = make();
   } catch (error) {
-    return settle(testCase, ['expect_error', errorValue(api, error)], id, failures);
+    return settle(testCase, ['expect_error', errorValue(api, error)], id, failures, run);
   }
   if ('expect' in testCase || 'expect_error' in testCase) {
     failures.push(`${id}: the configuration is valid, but the case expects ${JSON.stringify(testCase.expect_error ?? testCase.expect)}`);
@@ -316,7 +319,7 @@ function runControl(api, testCase, failures, make, runStep, run) {
     const call = field(step, 'call', 'string');
     if (skipStep(run, call, `${id} step ${index}`)) return permits.push(undefined);
     const result = answer(api, () => runStep(control, step, call, at, permits, `${id} step ${index}`));
-    settle(step, result, `${id} step ${index}`, failures);
+    settle(step, result, `${id} step ${index}`, failures, run);
   });
   permits.forEach((permit) => permit?.free());
   control.free();
@@ -528,7 +531,7 @@ export function runCase(api, testCase, failures, run = { lean: false, skipped: [
     default:
       throw new Error(`${id}: unknown kind \`${kind}\``);
   }
-  settle(testCase, answer(api, call), id, failures);
+  settle(testCase, answer(api, call), id, failures, run);
 }
 
 /**
@@ -538,7 +541,7 @@ export function runCase(api, testCase, failures, run = { lean: false, skipped: [
 export function runDocuments(api, documents, lean = false) {
   let count = 0;
   const failures = [];
-  const run = { lean, skipped: [] };
+  const run = { lean, skipped: [], messages: {} };
   for (const { name, document } of documents) {
     if (!Array.isArray(document.cases)) throw new Error(`${name}: a vector file has cases`);
     for (const testCase of document.cases) {
@@ -547,5 +550,5 @@ export function runDocuments(api, documents, lean = false) {
     }
   }
   if (count === 0) throw new Error('no vectors found');
-  return { count, failures, skipped: run.skipped };
+  return { count, failures, skipped: run.skipped, messages: run.messages };
 }

@@ -10,6 +10,9 @@ import * as leanApi from 'retryplan';
 import * as tools from 'retryplan/tools';
 import { LEAN_CANNOT_RUN, runCase } from './vectors.js';
 
+/** The text of every error the vectors expect, as Rust composes it (core/tests/conformance.rs keeps it current). */
+const rustMessages = JSON.parse(readFileSync(new URL('../../tests/messages/errors.json', import.meta.url), 'utf8')).messages;
+
 // RETRYPLAN_VECTORS names another directory, as for the Rust runner.
 const dir = process.env.RETRYPLAN_VECTORS
   ? pathToFileURL(process.env.RETRYPLAN_VECTORS.replace(/\/?$/, '/'))
@@ -27,7 +30,7 @@ test('the vector directory holds vectors', () => {
 
 for (const [entry, api, lean] of [['retryplan/tools', tools, false], ['retryplan', leanApi, true]]) {
   let ran = 0;
-  const run = { lean, skipped: [] };
+  const run = { lean, skipped: [], messages: {} };
   for (const { name, document } of documents) {
     for (const testCase of document.cases) {
       test(`${entry}: ${name}: ${testCase.id}`, () => {
@@ -38,6 +41,15 @@ for (const [entry, api, lean] of [['retryplan/tools', tools, false], ['retryplan
       });
     }
   }
+
+  test(`${entry}: every error's message is the core's, byte for byte (composed outside the wasm)`, { skip: process.env.RETRYPLAN_VECTORS !== undefined }, () => {
+    const labels = Object.keys(run.messages);
+    assert.ok(labels.length > 0);
+    for (const label of labels) assert.equal(run.messages[label], rustMessages[label], label);
+    // The tools entry meets every error of the vectors; the default entry every one it runs.
+    if (!lean) assert.deepEqual(labels.sort(), Object.keys(rustMessages).sort());
+    console.log(`node ${entry}: ${labels.length} error messages identical to Rust's`);
+  });
 
   test(`${entry}: every case of every file ran`, () => {
     assert.equal(ran, total);
