@@ -1,26 +1,15 @@
-// The public API of the default entry: the wasm exports as they are
-// (Operation, Driver and Stats through their subclasses), the error classes,
-// the header names, and the two helpers. The tools entry adds lib/tools.js.
-import { outcomeFromHttp, outcomeFromHttpResponse, outcomeOfFailure } from '../wasm/retryplan_js.js';
+// The public API of the default entry: the classes over the wasm's objects,
+// the error classes, the header names, the Outcome constructors and header
+// readers, and the two helpers. The tools entry adds lib/tools.js.
+import { outcomeFromHttp, outcomeFromHttpResponse, outcomeOfFailure } from './http.js';
 
-export {
-  Policy,
-  Dependency,
-  RetryBudget,
-  CircuitBreaker,
-  BreakerPermit,
-  ConcurrencyLimit,
-  outcomeFromHttp,
-  parseRetryAfter,
-  parseRetryAfterMsHeader,
-  parseRateLimit,
-  parseRateLimitReset,
-  profileNames,
-  wasmTrapped,
-} from '../wasm/retryplan_js.js';
+export { wasmTrapped } from '../wasm/retryplan_js.js';
+export { Policy, profileNames } from './policy.js';
+export { Dependency, RetryBudget, CircuitBreaker, BreakerPermit, ConcurrencyLimit } from './controls.js';
 export { Operation } from './operation.js';
 export { Driver } from './driver.js';
 export { Stats } from './stats.js';
+export { outcomeFromHttp, parseRetryAfter, parseRetryAfterMsHeader, parseRateLimit, parseRateLimitReset } from './http.js';
 export { RetryplanError } from './convert.js';
 export { OperationFailedError, GaveUpError, ReconcileRequiredError, RestartRequiredError } from './endings.js';
 export { failureOf } from './failures.js';

@@ -61,6 +61,9 @@ const hex16 = (h, l) =>
     DIGITS[l >>> 28], DIGITS[(l >>> 24) & 15], DIGITS[(l >>> 20) & 15], DIGITS[(l >>> 16) & 15],
     DIGITS[(l >>> 12) & 15], DIGITS[(l >>> 8) & 15], DIGITS[(l >>> 4) & 15], DIGITS[l & 15],
   );
+/** A request id from its two 32-bit halves: 16 lowercase hex digits, as the core's Display spells it. */
+export const requestIdText = hex16;
+
 /**
  * A started attempt in one of three forms, as src/lib.rs numbers them
  * (START_*): a decision, a driver's action (with `sendIdempotencyKey`), or

@@ -44,6 +44,7 @@ pub(crate) fn ms_number(name: &'static str, value: f64) -> Result<u64, JsValue> 
 }
 
 /// A JS argument that is a time or duration in milliseconds (see [`ms_number`]).
+#[cfg(feature = "tools")]
 pub(crate) fn ms(name: &'static str, value: &JsValue) -> Result<u64, JsValue> {
     ms_number(name, number(name, value)?)
 }
@@ -67,20 +68,14 @@ pub(crate) fn whole_number(name: &'static str, value: f64, max: f64) -> Result<u
 }
 
 /// A JS argument that must be a whole number in `0..=max`.
+#[cfg(feature = "tools")]
 pub(crate) fn whole(name: &'static str, value: &JsValue, max: f64) -> Result<u64, JsValue> {
     whole_number(name, number(name, value)?, max)
 }
 
+#[cfg(feature = "tools")]
 pub(crate) fn attempt_number(value: f64) -> Result<u32, JsValue> {
     whole_number("attempt", value, f64::from(u32::MAX)).map(|attempt| attempt as u32)
-}
-
-/// An optional flag: `undefined` and `null` are absent; anything but a boolean is refused.
-pub(crate) fn optional_flag(name: &'static str, value: &JsValue) -> Result<Option<bool>, JsValue> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
-    }
-    value.as_bool().map(Some).ok_or_else(|| invalid_with(name, "boolean", value, &JsValue::UNDEFINED))
 }
 
 /// Why a JS string cannot be read as Rust text, if it cannot: the key of the
@@ -114,6 +109,7 @@ pub(crate) fn text(name: &'static str, value: &JsValue) -> Result<String, JsValu
 }
 
 /// An optional string: `undefined` and `null` are absent.
+#[cfg(feature = "tools")]
 pub(crate) fn optional_text(name: &'static str, value: &JsValue) -> Result<Option<String>, JsValue> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);

@@ -8,8 +8,11 @@
 //! built by the factories of `lib/convert.js`, keyed in camelCase, with
 //! snake_case string values, as the `.d.ts` describes.
 //!
-//! The methods whose names start with `_` are internal fast paths for
-//! `lib/*.js` (numbers in, one value out); they are not part of the API.
+//! The exported functions all start with `_`: they are the internals of the
+//! classes and functions of `lib/*.js`, which check every argument's type and
+//! range and pass numbers, strings and handles (see `objects`); a value that
+//! came through them is taken as it is (a number is cast, never refused). A
+//! configuration or outcome object is read here, by the core's one reader.
 //!
 //! Natively this crate is empty, so `cargo test --workspace` never calls a JS import.
 #![cfg(target_arch = "wasm32")]
@@ -35,18 +38,13 @@ mod decisions;
 #[cfg(feature = "tools")]
 mod dialects;
 mod driver;
-mod http_dialect;
+mod headers;
+mod objects;
 mod operation;
 mod outcomes;
+mod policy;
 #[cfg(feature = "tools")]
 mod tools;
-
-use args::{ms, text, whole};
-pub use controls::{BreakerPermit, CircuitBreaker, ConcurrencyLimit, Dependency, RetryBudget};
-use decisions::config_value;
-#[cfg(feature = "tools")]
-pub use dialects::ServiceConfig;
-pub use operation::Operation;
 
 /// The global allocator: a small free list instead of dlmalloc (about 3 KB less
 /// of the gzipped download), which records running out of memory (see
@@ -258,140 +256,4 @@ fn num(value: u64) -> f64 {
 /// strings, errors `RetryplanError`s, so JS tells them apart and throws the error.
 fn either(result: Result<JsValue, JsValue>) -> JsValue {
     result.unwrap_or_else(|error| error)
-}
-
-/// A validated, immutable policy, shared by every operation and driver made
-/// from it (no copy per operation).
-#[wasm_bindgen]
-pub struct Policy(alloc::sync::Arc<rp::Policy>);
-
-#[wasm_bindgen]
-impl Policy {
-    /// Validates a policy object (camelCase keys, snake_case values; every field optional).
-    /// It is read by the core's one configuration reader, so errors and field
-    /// paths are those of `fromJson` and of every other language.
-    #[wasm_bindgen(js_name = fromConfig)]
-    pub fn from_config(config: &JsValue) -> Result<Policy, JsValue> {
-        Policy::read(&config_value(config)?)
-    }
-
-    fn read(value: &rp::value::Value) -> Result<Policy, JsValue> {
-        rp::PolicyConfig::from_value(value).and_then(|config| rp::Policy::new(&config)).map(|policy| Policy(alloc::sync::Arc::new(policy))).map_err(js_error)
-    }
-
-    /// A built-in profile (`read`, `checkout`, `write_keyed`, `write_strict`, `background`).
-    pub fn profile(name: &JsValue) -> Result<Policy, JsValue> {
-        let name = text("name", name)?;
-        rp::profiles::profile(&name).and_then(|config| rp::Policy::new(&config)).map(|policy| Policy(alloc::sync::Arc::new(policy))).map_err(js_error)
-    }
-
-    /// Attempts allowed in all, the first included.
-    #[wasm_bindgen(getter, js_name = maxAttempts)]
-    pub fn max_attempts(&self) -> u32 {
-        self.0.max_attempts()
-    }
-
-    /// True when requests carry the idempotency key header (keyed and unsafe
-    /// operations), as the core's HTTP conventions say.
-    #[wasm_bindgen(getter, js_name = sendsIdempotencyKey)]
-    pub fn sends_idempotency_key(&self) -> bool {
-        self.0.sends_idempotency_key()
-    }
-
-    /// The operation's time budget in ms.
-    #[wasm_bindgen(getter, js_name = totalBudgetMs)]
-    pub fn total_budget_ms(&self) -> f64 {
-        num(self.0.total_budget_ms())
-    }
-}
-
-/// Counters over many operations' decisions, for metrics, shared: a driver
-/// given this object (`{stats}`) counts each decision as the core makes it.
-#[wasm_bindgen]
-#[derive(Default)]
-pub struct Stats(alloc::sync::Arc<rp::SharedStats>);
-
-#[wasm_bindgen]
-impl Stats {
-    /// Empty counters.
-    #[wasm_bindgen(constructor)]
-    pub fn new() -> Stats {
-        Stats::default()
-    }
-
-    /// Adds another set of counters to these (saturating).
-    pub fn merge(&self, other: &Stats) {
-        self.0.merge(&other.0.snapshot());
-    }
-
-    /// The counters, in the order of the core's `Stats` fields (the give-ups
-    /// by reason last, in `GiveUpReason::ALL` order), for `lib/stats.js` to
-    /// name. Internal: `toJSON` is the public form.
-    #[wasm_bindgen(js_name = _counts)]
-    pub fn counts(&self) -> alloc::vec::Vec<f64> {
-        let stats = self.0.snapshot();
-        let mut counts = alloc::vec![
-            stats.operations,
-            stats.attempts,
-            stats.retries,
-            stats.hedges,
-            stats.succeeded,
-            stats.reconciles,
-            stats.restarts,
-        ];
-        counts.extend(rp::GiveUpReason::ALL.iter().map(|reason| stats.gave_up.get(*reason)));
-        counts.into_iter().map(num).collect()
-    }
-
-    /// Another handle on the same counters, for a driver to consume
-    /// (wasm-bindgen takes no optional references). Internal.
-    #[wasm_bindgen(js_name = _share)]
-    pub fn share(&self) -> Stats {
-        Stats(alloc::sync::Arc::clone(&self.0))
-    }
-}
-
-/// A header error as a `RetryplanError`.
-fn header_error(error: rp::HeaderError) -> JsValue {
-    js_error(error.into())
-}
-
-/// Reads a Retry-After value (delta-seconds or any HTTP-date) as ms from
-/// `nowUnixMs`, as `reading` says (`"strict"`, the default, or `"lenient"`).
-#[wasm_bindgen(js_name = parseRetryAfter)]
-pub fn parse_retry_after(value: &JsValue, now_unix_ms: &JsValue, reading: &JsValue) -> Result<f64, JsValue> {
-    let value = text("value", value)?;
-    let now = ms("nowUnixMs", now_unix_ms)?;
-    rp::parse_retry_after_with(&value, now, http_dialect::reading(reading)?).map(num).map_err(header_error)
-}
-
-/// Reads a `retry-after-ms` header value.
-#[wasm_bindgen(js_name = parseRetryAfterMsHeader)]
-pub fn parse_retry_after_ms_header(value: &JsValue) -> Result<f64, JsValue> {
-    rp::parse_retry_after_ms_header(&text("value", value)?).map(num).map_err(header_error)
-}
-
-/// The built-in profile names.
-#[wasm_bindgen(js_name = profileNames)]
-pub fn profile_names() -> js_sys::Array {
-    rp::profiles::NAMES.iter().map(|name| JsValue::from_str(name)).collect()
-}
-
-/// An HTTP response as an outcome: `status`, and the raw `Retry-After` and
-/// `retry-after-ms` header values (`null`/`undefined` when absent), read by the
-/// core against `nowUnixMs` (`Date.now()`): a readable `retry-after-ms` wins,
-/// an unreadable value is no guidance, and values saturate at 2^53-1 ms.
-#[wasm_bindgen(js_name = outcomeFromHttp)]
-pub fn outcome_from_http(
-    status: &JsValue,
-    retry_after: &JsValue,
-    retry_after_ms: &JsValue,
-    now_unix_ms: &JsValue,
-) -> Result<JsValue, JsValue> {
-    let status = whole("status", status, f64::from(u16::MAX))? as u16;
-    let retry_after = args::optional_text("retryAfter", retry_after)?;
-    let retry_after_ms = args::optional_text("retryAfterMs", retry_after_ms)?;
-    let now_unix = ms("nowUnixMs", now_unix_ms)?;
-    let outcome = rp::Outcome::from_http(status, retry_after.as_deref(), retry_after_ms.as_deref(), now_unix);
-    outcomes::outcome_js(&outcome)
 }

@@ -15,8 +15,12 @@ use crate::args::{
     attempt_number, checked_string, get, ms, named, number, optional_ms, optional_number, outcome, string_field, text,
     whole, whole_number,
 };
+use crate::controls::keep_dependency;
 use crate::data::{self, Keys, Source};
-use crate::{header_error, invalid, invalid_with, js_error, num, Policy, Stats, MAX_SAFE};
+use crate::headers::header_error;
+use crate::objects::{self, Object};
+use crate::policy::{handle_js, keep_policy};
+use crate::{invalid, invalid_with, js_error, num, MAX_SAFE};
 
 #[wasm_bindgen(raw_module = "../lib/json.js")]
 extern "C" {
@@ -25,62 +29,100 @@ extern "C" {
     fn parse_json(text: &js_sys::JsString) -> Result<JsValue, JsValue>;
 }
 
-#[wasm_bindgen]
-impl Policy {
-    /// Reads and validates policy JSON text (the snake_case schema shared by every language).
-    #[wasm_bindgen(js_name = fromJson)]
-    pub fn from_json(json: &JsValue) -> Result<Policy, JsValue> {
-        Policy::read(&json_value(json)?)
-    }
+/// Runs `use_policy` on the policy `handle` names.
+fn policy<T>(handle: u32, use_policy: impl FnOnce(&rp::Policy) -> Result<T, JsValue>) -> Result<T, JsValue> {
+    use_policy(&*objects::policy(handle)?)
+}
 
-    /// The normalised configuration, as a camelCase object.
-    #[wasm_bindgen(js_name = toConfig)]
-    pub fn to_config(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.0.to_config())
-    }
+/// Reads and validates policy JSON text (the snake_case schema shared by
+/// every language): its handle, or the `RetryplanError`.
+#[wasm_bindgen(js_name = _policyFromJson)]
+pub fn policy_from_json(json: &JsValue) -> JsValue {
+    handle_js(json_value(json).and_then(|value| {
+        keep_policy(rp::PolicyConfig::from_value(&value).and_then(|config| rp::Policy::new(&config)))
+    }))
+}
 
-    /// The normalised configuration as JSON text in the shared snake_case schema.
-    #[wasm_bindgen(js_name = toJson)]
-    pub fn to_json(&self) -> String {
-        let config = data::to_js(&self.0.to_config().to_value(), Keys::Snake);
-        js_sys::JSON::stringify_with_replacer_and_space(&config, &JsValue::NULL, &JsValue::from_f64(2.0))
+/// The normalised configuration, as a camelCase object.
+#[wasm_bindgen(js_name = _policyToConfig)]
+pub fn policy_to_config(handle: u32) -> Result<JsValue, JsValue> {
+    policy(handle, |policy| to_js(&policy.to_config()))
+}
+
+/// The normalised configuration as JSON text in the shared snake_case schema.
+#[wasm_bindgen(js_name = _policyToJson)]
+pub fn policy_to_json(handle: u32) -> Result<String, JsValue> {
+    policy(handle, |policy| {
+        let config = data::to_js(&policy.to_config().to_value(), Keys::Snake);
+        Ok(js_sys::JSON::stringify_with_replacer_and_space(&config, &JsValue::NULL, &JsValue::from_f64(2.0))
             .ok()
             .and_then(|text| text.as_string())
-            .unwrap_or_default()
-    }
+            .unwrap_or_default())
+    })
+}
 
-    /// The backoff ceilings of the first `retries` retries.
-    #[wasm_bindgen(js_name = backoffCeilingsMs)]
-    pub fn backoff_ceilings_ms(&self, retries: &JsValue) -> Result<js_sys::Array, JsValue> {
-        let retries = whole("retries", retries, f64::from(u32::MAX))? as u32;
-        Ok(rp::backoff_ceilings_ms(&self.0, retries)
+/// The backoff ceilings of the first `retries` retries.
+#[wasm_bindgen(js_name = _policyCeilings)]
+pub fn policy_ceilings(handle: u32, retries: &JsValue) -> Result<js_sys::Array, JsValue> {
+    let retries = whole("retries", retries, f64::from(u32::MAX))? as u32;
+    policy(handle, |policy| {
+        Ok(rp::backoff_ceilings_ms(policy, retries)
             .map_err(js_error)?
             .into_iter()
             .map(|ms| JsValue::from_f64(num(ms)))
             .collect())
-    }
-
-    /// What an outcome means under this policy: `{class, ambiguous?}`.
-    pub fn classify(&self, outcome_value: &JsValue) -> Result<JsValue, JsValue> {
-        let class = rp::classify(&self.0, &outcome(outcome_value)?).map_err(js_error)?;
-        to_js(&class)
-    }
-
-    /// The worst-case timeline against `deadlineMs` (from the start; `undefined`
-    /// for the total budget alone), the first attempt `firstAttemptAtMs` after the start.
-    pub fn explain(&self, deadline_ms: &JsValue, first_attempt_at_ms: &JsValue) -> Result<JsValue, JsValue> {
-        let deadline_ms = optional_ms("deadlineMs", deadline_ms)?;
-        let first = optional_ms("firstAttemptAtMs", first_attempt_at_ms)?.unwrap_or(0);
-        to_js(&rp::explain(&self.0, deadline_ms, first))
-    }
+    })
 }
 
-#[wasm_bindgen]
-impl Stats {
-    /// Counts one decision object as returned by an operation.
-    pub fn record(&self, decision_value: &JsValue) -> Result<(), JsValue> {
-        self.0.record(&decision_from_js(decision_value)?);
-        Ok(())
+/// What an outcome means under the policy: `{class, ambiguous?}`.
+#[wasm_bindgen(js_name = _policyClassify)]
+pub fn policy_classify(handle: u32, outcome_value: &JsValue) -> Result<JsValue, JsValue> {
+    let outcome = outcome(outcome_value)?;
+    policy(handle, |policy| to_js(&rp::classify(policy, &outcome).map_err(js_error)?))
+}
+
+/// The worst-case timeline against `deadlineMs` (from the start; `undefined`
+/// for the total budget alone), the first attempt `firstAttemptAtMs` after the start.
+#[wasm_bindgen(js_name = _policyExplain)]
+pub fn policy_explain(handle: u32, deadline_ms: &JsValue, first_attempt_at_ms: &JsValue) -> Result<JsValue, JsValue> {
+    let deadline_ms = optional_ms("deadlineMs", deadline_ms)?;
+    let first = optional_ms("firstAttemptAtMs", first_attempt_at_ms)?.unwrap_or(0);
+    policy(handle, |policy| to_js(&rp::explain(policy, deadline_ms, first)))
+}
+
+/// Counts one decision object as returned by an operation.
+#[wasm_bindgen(js_name = _statsRecord)]
+pub fn stats_record(handle: u32, decision_value: &JsValue) -> Result<(), JsValue> {
+    let decision = decision_from_js(decision_value)?;
+    objects::stats(handle)?.ok_or_else(|| objects::freed("stats"))?.record(&decision);
+    Ok(())
+}
+
+/// Reads dependency JSON text (the shared snake_case schema): its handle, or the `RetryplanError`.
+#[wasm_bindgen(js_name = _dependencyFromJson)]
+pub fn dependency_from_json(json: &JsValue) -> JsValue {
+    handle_js(json_value(json).and_then(|value| keep_dependency(&value)))
+}
+
+/// Every control's state at `nowMs`: `{budget, breaker, retriesInFlight}`, each `null` when absent.
+#[wasm_bindgen(js_name = _dependencySnapshot)]
+pub fn dependency_snapshot(handle: u32, now_ms: &JsValue) -> Result<JsValue, JsValue> {
+    let now = ms("nowMs", now_ms)?;
+    to_js(&crate::controls::dependency(handle)?.snapshot(now))
+}
+
+/// A control's state at `nowMs`, for metrics: the budget's or the breaker's.
+#[wasm_bindgen(js_name = _controlSnapshot)]
+pub fn control_snapshot(handle: u32, now_ms: &JsValue) -> Result<JsValue, JsValue> {
+    let now = ms("nowMs", now_ms)?;
+    let snapshot = objects::with(handle, "control", |object| match object {
+        Object::Budget(control) => Ok(Ok(control.get(rp::Dependency::budget)?.snapshot(now))),
+        Object::Breaker(control) => Ok(Err(control.get(rp::Dependency::breaker)?.snapshot(now))),
+        _ => Err(objects::freed("control")),
+    })?;
+    match snapshot {
+        Ok(budget) => to_js(&budget),
+        Err(breaker) => to_js(&breaker),
     }
 }
 
@@ -126,10 +168,11 @@ pub fn admit(
 }
 
 /// What to do with a queue message after delivery number `attempts` (1 for
-/// the first) that ended with `outcome`; the message was first seen at `firstSeenMs`.
-#[wasm_bindgen]
+/// the first) that ended with `outcome`; the message was first seen at
+/// `firstSeenMs`. `policy` is a handle (`lib/tools.js` passes it).
+#[wasm_bindgen(js_name = _redeliver)]
 pub fn redeliver(
-    policy: &Policy,
+    policy: u32,
     attempts: &JsValue,
     first_seen_ms: &JsValue,
     now_ms: &JsValue,
@@ -138,7 +181,9 @@ pub fn redeliver(
     let attempts = attempt_number(number("attempts", attempts)?)?;
     let first_seen = ms("firstSeenMs", first_seen_ms)?;
     let now = ms("nowMs", now_ms)?;
-    let redelivery = rp::redeliver(&policy.0, attempts, first_seen, now, &outcome(outcome_value)?).map_err(js_error)?;
+    let outcome = outcome(outcome_value)?;
+    let redelivery =
+        rp::redeliver(&*objects::policy(policy)?, attempts, first_seen, now, &outcome).map_err(js_error)?;
     to_js(&redelivery)
 }
 

@@ -112,6 +112,9 @@ impl Dependency {
         if !violations.is_empty() {
             return Err(Error::InvalidPolicy { violations });
         }
+        // Without `std` the controls are for one thread (`RefCell`): an `Arc`
+        // of them is `!Send`, as intended there.
+        #[cfg_attr(not(feature = "std"), allow(clippy::arc_with_non_send_sync))]
         Ok(Arc::new(Dependency {
             budget,
             breaker,

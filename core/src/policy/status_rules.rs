@@ -32,8 +32,8 @@ use alloc::vec::Vec;
 use super::config::{AboveCap, StatusGuidanceConfig};
 use crate::error::Violation;
 use crate::message::{message, Message};
-use crate::value::{item, join};
 use crate::units::MAX_MS;
+use crate::value::{item, join};
 
 /// The most per-status rules a policy holds.
 pub const MAX_STATUS_RULES: usize = 16;

@@ -185,7 +185,9 @@ impl Policy {
                 mode: self.server_guidance.mode,
             },
             retry_limits: self.retry_limits.to_config(),
-            retry_methods: self.retry_methods.map(|methods| methods.iter().map(|method| alloc::string::String::from(method)).collect()),
+            retry_methods: self
+                .retry_methods
+                .map(|methods| methods.iter().map(alloc::string::String::from).collect()),
             idempotency: self.idempotency,
             hedging: self.hedging,
             redelivery: self.redelivery.map(RedeliverySchedule::to_config),

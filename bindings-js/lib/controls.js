@@ -1,0 +1,175 @@
+// The shared controls of a dependency (`Dependency`), and each control on its
+// own: `RetryBudget`, `CircuitBreaker` (with its `BreakerPermit`s) and
+// `ConcurrencyLimit`. Configurations are read by the core's one reader.
+import {
+  _breakerNew,
+  _breakerSettle,
+  _breakerTryAcquire,
+  _budgetAcquire,
+  _budgetNew,
+  _budgetOnFailure,
+  _budgetOnRequest,
+  _budgetOnSuccess,
+  _budgetRelease,
+  _budgetTryRetry,
+  _dependencyControl,
+  _dependencyControls,
+  _dependencyFromConfig,
+  _dependencyShare,
+  _limitCall,
+  _limitNew,
+  _permitProbe,
+} from '../wasm/retryplan_js.js';
+import { flag, ms, number, refuse, whole } from './args.js';
+import { charge, decided } from './convert.js';
+import { HANDLE, Held, handleOf, make } from './objects.js';
+
+const U32 = 2 ** 32 - 1;
+const handle = (object) => object[HANDLE] ?? 0;
+
+/**
+ * The shared controls of one downstream dependency: an optional retry budget,
+ * circuit breaker and cap on in-flight retries and hedges. Give it to every
+ * operation that calls the dependency (`{dependency}`).
+ */
+export class Dependency extends Held {
+  /** Validates a configuration object (camelCase keys); errors and field paths match every language's. */
+  static fromConfig(config) {
+    return make(this, _dependencyFromConfig(config));
+  }
+
+  /** Another handle on the same shared controls (free each handle on its own). */
+  clone() {
+    return make(this.constructor, _dependencyShare(handle(this)));
+  }
+
+  /** The retry budget (a handle on the shared one, a new object per read), or undefined. */
+  get budget() {
+    return _dependencyControls(handle(this)) & 1 ? make(RetryBudget, _dependencyControl(handle(this), 0)) : undefined;
+  }
+
+  /** The circuit breaker (a handle on the shared one, a new object per read), or undefined. */
+  get breaker() {
+    return _dependencyControls(handle(this)) & 2 ? make(CircuitBreaker, _dependencyControl(handle(this), 1)) : undefined;
+  }
+
+  /** The cap on in-flight retries and hedges (a handle on the shared one, a new object per read), or undefined. */
+  get retrySlots() {
+    return _dependencyControls(handle(this)) & 4 ? make(ConcurrencyLimit, _dependencyControl(handle(this), 2)) : undefined;
+  }
+}
+
+/** A retry budget shared by every operation calling one dependency. */
+export class RetryBudget extends Held {
+  /** Validates a configuration (`{kind: "token_bucket", maxTokens, tokenRatio}`, ...); field paths start with `budget.`. */
+  constructor(config) {
+    super(decided(_budgetNew(config)));
+  }
+
+  /** Counts an original request (a first attempt) dispatched at `nowMs`. */
+  onRequest(nowMs) {
+    decided(_budgetOnRequest(handle(this), ms('nowMs', nowMs)));
+  }
+
+  /** Asks to dispatch a retry (or hedge) now: `{cost}` when granted, undefined when refused. */
+  tryRetry(nowMs, afterTimeout) {
+    const cost = decided(_budgetTryRetry(handle(this), ms('nowMs', nowMs), flag('afterTimeout', afterTimeout) ?? false));
+    return cost < 0 ? undefined : charge(cost);
+  }
+
+  /** Records a success; `charge` is what `tryRetry` granted for the attempt (`{cost}` or its cost), absent for a first attempt. */
+  onSuccess(nowMs, charge) {
+    const now = ms('nowMs', nowMs);
+    let cost = -1;
+    if (typeof charge === 'number') cost = whole('charge', charge, U32);
+    else if (charge != null) {
+      if (typeof charge !== 'object') throw refuse('options', 'options', charge, 'cost');
+      if (charge.cost == null) throw refuse('cost', 'required');
+      cost = whole('charge', number('cost', charge.cost), U32);
+    }
+    decided(_budgetOnSuccess(handle(this), now, cost));
+  }
+
+  /** Records a retryable failure. */
+  onFailure(nowMs) {
+    decided(_budgetOnFailure(handle(this), ms('nowMs', nowMs)));
+  }
+
+  /** Takes `amount` units from a quota (AWS `acquire`): true when taken, false when fewer are left. */
+  acquire(amount) {
+    return decided(_budgetAcquire(handle(this), whole('amount', amount, U32)));
+  }
+
+  /** Gives `amount` units back to a quota, never above its capacity. */
+  release(amount) {
+    decided(_budgetRelease(handle(this), whole('amount', amount, U32)));
+  }
+}
+
+/** Admission granted by `CircuitBreaker#tryAcquire`; hand it back with the result. */
+export class BreakerPermit extends Held {
+  /** True when the attempt is a half-open probe. */
+  get probe() {
+    return _permitProbe(handle(this));
+  }
+}
+
+/** A circuit breaker shared by every operation calling one dependency. */
+export class CircuitBreaker extends Held {
+  /** Validates a configuration (`{trip: {kind: "consecutive", failures}, openMs, halfOpenProbes}`); field paths start with `breaker.`. */
+  constructor(config) {
+    super(decided(_breakerNew(config)));
+  }
+
+  /** Asks to send an attempt at `nowMs`: a permit, or undefined when refused. */
+  tryAcquire(nowMs) {
+    const permit = decided(_breakerTryAcquire(handle(this), ms('nowMs', nowMs)));
+    return permit === 0 ? undefined : make(BreakerPermit, permit);
+  }
+
+  /** Records that the dependency answered (anything but a retryable failure). */
+  onSuccess(nowMs, permit) {
+    decided(_breakerSettle(handle(this), ms('nowMs', nowMs), handleOf('permit', permit, BreakerPermit), 0));
+  }
+
+  /** Records a retryable failure. */
+  onFailure(nowMs, permit) {
+    decided(_breakerSettle(handle(this), ms('nowMs', nowMs), handleOf('permit', permit, BreakerPermit), 1));
+  }
+
+  /** Gives a permit back without a result (the attempt was cancelled). */
+  release(permit) {
+    decided(_breakerSettle(handle(this), 0, handleOf('permit', permit, BreakerPermit), 2));
+  }
+}
+
+/** A cap on the retries and hedges in flight to one dependency at once. */
+export class ConcurrencyLimit extends Held {
+  /** A cap of `maxInFlight` (0 refuses every retry and hedge). */
+  constructor(maxInFlight) {
+    super(decided(_limitNew(whole('maxInFlight', maxInFlight, U32))));
+  }
+
+  /** Takes a slot; false when all are taken. */
+  tryAcquire() {
+    return _limitCall(handle(this), 1) === 1;
+  }
+
+  /** Gives a slot back (never below zero). */
+  release() {
+    _limitCall(handle(this), 0);
+  }
+
+  /** Slots taken now. */
+  get inFlight() {
+    return _limitCall(handle(this), 2);
+  }
+
+  /** The cap. */
+  get maxInFlight() {
+    return _limitCall(handle(this), 3);
+  }
+}
+
+/** An optional Dependency argument's handle (0 when absent). */
+export const dependencyHandle = (options) => handleOf('dependency', options?.dependency, Dependency, true);
