@@ -21,7 +21,7 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * measured size with a little headroom, so that the download cannot grow
  * unnoticed; lower it as the entry shrinks (README, "Size").
  */
-const LIMIT = 79_000;
+const LIMIT = 74_000;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);

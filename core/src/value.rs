@@ -30,7 +30,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::error::Error;
-use crate::message::{message, Arg, Message};
+use crate::message::{message, Arg, Message, Rule};
 use crate::text::excerpt;
 use crate::units::{float, Decimal};
 
@@ -306,13 +306,25 @@ pub fn item(path: &str, index: usize) -> String {
     joined
 }
 
-/// The reading error at `field`.
+/// The reading error at `field`. Cold and never inlined, as every error
+/// path here: the reader's happy path stays small in the wasm build.
+#[cold]
+#[inline(never)]
 pub(crate) fn read_error(field: &str, message: Message) -> Error {
     Error::InvalidPolicyJson { field: field.to_owned(), message }
 }
 
+/// The reading error for `found` where `what` (a phrase without values) was expected.
+#[cold]
+#[inline(never)]
+pub(crate) fn expected(field: &str, what: Rule, found: &Value) -> Error {
+    expected_message(field, Message::new(what, Vec::new()), found)
+}
+
 /// The reading error for `found` where `what` was expected.
-pub(crate) fn expected(field: &str, what: Message, found: &Value) -> Error {
+#[cold]
+#[inline(never)]
+pub(crate) fn expected_message(field: &str, what: Message, found: &Value) -> Error {
     read_error(field, message!(Expected, what, found.describe()))
 }
 
@@ -325,7 +337,7 @@ impl FromValue for bool {
     fn from_value(value: &Value, path: &str) -> Result<Self, Error> {
         match value {
             Value::Bool(flag) => Ok(*flag),
-            other => Err(expected(path, message!(Boolean), other)),
+            other => Err(expected(path, Rule::Boolean, other)),
         }
     }
 }
@@ -336,7 +348,7 @@ impl FromValue for f64 {
     fn from_value(value: &Value, path: &str) -> Result<Self, Error> {
         match value {
             Value::Number(number) if number.as_f64().is_finite() => Ok(number.as_f64()),
-            other => Err(expected(path, message!(FiniteNumber), other)),
+            other => Err(expected(path, Rule::FiniteNumber, other)),
         }
     }
 }
@@ -355,7 +367,7 @@ fn whole(value: &Value, path: &str, max: u64) -> Result<u64, Error> {
         }
         other => other,
     };
-    Err(expected(path, message!(WholeNumber, max), found))
+    Err(expected_message(path, message!(WholeNumber, max), found))
 }
 
 impl FromValue for u64 {
@@ -383,7 +395,7 @@ impl<T: FromValue> FromValue for Vec<T> {
             Value::List(items) => {
                 items.iter().enumerate().map(|(index, value)| T::from_value(value, &item(path, index))).collect()
             }
-            other => Err(expected(path, message!(List), other)),
+            other => Err(expected(path, Rule::List, other)),
         }
     }
 }
@@ -402,6 +414,7 @@ pub trait Named: Copy + 'static {
 }
 
 /// ` (did you mean `x`?)` when `name` looks like a typo of one of `known`, else nothing.
+#[cold]
 fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Arg {
     match closest_name(name, known) {
         Some(close) => Arg::from(message!(DidYouMean, String::from(close))),
@@ -424,7 +437,7 @@ pub(crate) fn read_name<T: Named>(value: &Value, path: &str) -> Result<T, Error>
             let hint = did_you_mean(name, T::ALL.iter().map(|variant| variant.name()));
             read_error(path, message!(UnknownVariant, excerpt(name), hint, names::<T>()))
         }),
-        other => Err(expected(path, message!(OneOf, names::<T>()), other)),
+        other => Err(expected_message(path, message!(OneOf, names::<T>()), other)),
     }
 }
 
@@ -442,7 +455,7 @@ impl<'a> Fields<'a> {
     /// The object at `path`, refusing anything but an object, unknown fields and repeated fields.
     pub(crate) fn new(value: &'a Value, path: &'a str, known: &[&str]) -> Result<Fields<'a>, Error> {
         let Value::Object(fields) = value else {
-            return Err(expected(path, message!(Object), value));
+            return Err(expected(path, Rule::Object, value));
         };
         for (index, (key, _)) in fields.iter().enumerate() {
             // A key is echoed as an excerpt: a bad configuration must not copy megabytes into an error.
@@ -530,7 +543,7 @@ pub(crate) fn tagged<'a, T: Named>(
             Value::String(name) if T::from_name(name).is_some() => {
                 read_error(path, message!(KindAsString, value.describe(), name))
             }
-            other => expected(path, message!(Object), other),
+            other => expected(path, Rule::Object, other),
         });
     };
     let tag = fields
@@ -550,7 +563,7 @@ pub(crate) fn one_of<'a>(value: &'a Value, path: &str, known: &[&str]) -> Result
             [(key, inner)] => Ok((key.as_str(), inner)),
             _ => Err(read_error(path, message!(ExactlyOneOf, Arg::names(known.iter().copied())))),
         },
-        _ => Err(expected(path, message!(Object), value)),
+        _ => Err(expected(path, Rule::Object, value)),
     }
 }
 

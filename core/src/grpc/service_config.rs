@@ -33,7 +33,7 @@ use alloc::vec::Vec;
 use crate::classify::GrpcCode;
 use crate::dependency::DependencyConfig;
 use crate::error::{Error, Violation};
-use crate::message::{message, Message};
+use crate::message::{message, Message, Rule};
 use crate::policy::{Policy, PolicyConfig};
 use crate::units::float;
 use crate::value::{expected, item, read_error, Number, Value};
@@ -241,7 +241,7 @@ impl Reader {
             Value::Number(number) => {
                 return Err(rule(&multiplier_path, message!(NotPositive, &multiplier_path, number.arg())))
             }
-            other => return Err(expected(&multiplier_path, message!(PositiveNumber), other)),
+            other => return Err(expected(&multiplier_path, Rule::PositiveNumber, other)),
         };
         let (codes_path, codes) = object.required("retryableStatusCodes", path)?;
         let retryable_codes = status_codes(codes, &codes_path)?;
@@ -288,7 +288,7 @@ impl Reader {
             Value::Number(Number::Negative(n)) => {
                 return Err(rule(&attempts_path, message!(AttemptsNotAboveOne, &attempts_path, *n)))
             }
-            other => return Err(expected(&attempts_path, message!(IntegerAboveOne), other)),
+            other => return Err(expected(&attempts_path, Rule::IntegerAboveOne, other)),
         };
         if attempts <= 1 {
             return Err(rule(&attempts_path, message!(AttemptsNotAboveOne, &attempts_path, attempts)));
@@ -310,13 +310,13 @@ impl Reader {
             Value::Number(number @ (Number::Unsigned(_) | Number::Negative(_))) => {
                 return Err(rule(&tokens_path, message!(TokensOutOfRange, &tokens_path, number.arg())))
             }
-            other => return Err(expected(&tokens_path, message!(TokensInteger), other)),
+            other => return Err(expected(&tokens_path, Rule::TokensInteger, other)),
         };
         let (ratio_path, ratio) = object.required("tokenRatio", path)?;
         let token_ratio = match ratio {
             Value::Number(number) if number.as_f64() > 0.0 && number.as_f64().is_finite() => number.as_f64(),
             Value::Number(number) => return Err(rule(&ratio_path, message!(NotPositive, &ratio_path, number.arg()))),
-            other => return Err(expected(&ratio_path, message!(PositiveNumber), other)),
+            other => return Err(expected(&ratio_path, Rule::PositiveNumber, other)),
         };
         Ok(a6::throttling(self, max_tokens, token_ratio, &ratio_path))
     }
@@ -343,7 +343,7 @@ fn selector(value: &Value, path: &str) -> Result<(String, String), Error> {
         match object.get(key)? {
             None | Some((_, Value::Null)) => Ok(String::new()),
             Some((_, Value::String(text))) => Ok(text.clone()),
-            Some((field, other)) => Err(expected(&field, message!(String), other)),
+            Some((field, other)) => Err(expected(&field, Rule::String, other)),
         }
     };
     let (service, method) = (text("service")?, text("method")?);
@@ -358,7 +358,7 @@ fn duration(value: &Value, path: &str) -> Result<i128, Error> {
     match value {
         Value::String(text) => parse_duration_ns(text)
             .map_err(|what| read_error(path, message!(DurationSyntax, Message::new(what, Vec::new()), text))),
-        other => Err(expected(path, message!(Duration), other)),
+        other => Err(expected(path, Rule::Duration, other)),
     }
 }
 
@@ -391,7 +391,7 @@ fn status_codes(value: &Value, path: &str) -> Result<Vec<GrpcCode>, Error> {
                     codes.push(code);
                 }
             }
-            None => return Err(expected(&field, message!(StatusCode), entry)),
+            None => return Err(expected(&field, Rule::StatusCode, entry)),
         }
     }
     Ok(codes)
@@ -401,7 +401,7 @@ fn status_codes(value: &Value, path: &str) -> Result<Vec<GrpcCode>, Error> {
 fn list_items<'a>(value: &'a Value, path: &str) -> Result<&'a [Value], Error> {
     match value {
         Value::List(items) => Ok(items),
-        other => Err(expected(path, message!(List), other)),
+        other => Err(expected(path, Rule::List, other)),
     }
 }
 
@@ -421,7 +421,7 @@ impl<'a> Object<'a> {
     fn new(value: &'a Value, path: &'a str) -> Result<Object<'a>, Error> {
         match value {
             Value::Object(fields) => Ok(Object { path, fields }),
-            other => Err(expected(path, message!(Object), other)),
+            other => Err(expected(path, Rule::Object, other)),
         }
     }
 

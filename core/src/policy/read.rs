@@ -13,7 +13,7 @@ use super::config::{
 use super::names::JitterKind;
 use crate::error::Error;
 
-use crate::message::message;
+use crate::message::Rule;
 use crate::value::{expected, item, join, one_of, optional, read_name, tagged, Fields, FromValue, Named, Value};
 
 /// The fields of a policy object, in the order `to_json` writes them.
@@ -178,7 +178,7 @@ fn read_status_rules(value: &Value, path: &str) -> Result<Vec<StatusGuidanceConf
         Value::List(items) => {
             items.iter().enumerate().map(|(index, value)| read_status_rule(value, &item(path, index))).collect()
         }
-        other => Err(expected(path, message!(ListOfStatusRules), other)),
+        other => Err(expected(path, Rule::ListOfStatusRules, other)),
     }
 }
 
@@ -211,10 +211,10 @@ fn read_methods(value: &Value, path: &str) -> Result<Vec<String>, Error> {
             .enumerate()
             .map(|(index, entry)| match entry {
                 Value::String(text) => Ok(text.clone()),
-                other => Err(expected(&item(path, index), message!(MethodName), other)),
+                other => Err(expected(&item(path, index), Rule::MethodName, other)),
             })
             .collect(),
-        other => Err(expected(path, message!(ListOfMethodNames), other)),
+        other => Err(expected(path, Rule::ListOfMethodNames, other)),
     }
 }
 
@@ -232,7 +232,7 @@ fn read_names<T: Named>(value: &Value, path: &str) -> Result<Vec<T>, Error> {
         Value::List(items) => {
             items.iter().enumerate().map(|(index, value)| read_name(value, &item(path, index))).collect()
         }
-        other => Err(expected(path, message!(ListOfNames), other)),
+        other => Err(expected(path, Rule::ListOfNames, other)),
     }
 }
 
