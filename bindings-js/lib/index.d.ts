@@ -158,7 +158,7 @@ export type BackoffKind = 'exponential' | 'linear' | 'constant';
 export type Idempotency = 'safe' | 'idempotent' | 'keyed' | 'unsafe';
 export type AttemptTimeoutConfig = { fixedMs: number } | { fractionOfRemaining: number };
 export type JitterConfig =
-  | { kind: 'none' | 'full' | 'equal' | 'decorrelated' | 'a6' }
+  | { kind: 'none' | 'full' | 'equal' | 'decorrelated' | 'a6' | 'full_then_cap' }
   | { kind: 'proportional'; ratio: number }
   /** Polly v8's constant/linear/exponential delays and its jitter (DecorrelatedJitterBackoffV2 for exponential). */
   | { kind: 'polly'; useJitter: boolean };
@@ -212,8 +212,18 @@ export interface PolicyConfig {
   attemptTimeout?: AttemptTimeoutConfig;
   responseReserveMs?: number;
   minimumUsefulAttemptMs?: number;
-  /** `immediateFirstRetry`: the first retry waits no backoff (urllib3's backoff_factor: 0, 2f, 4f, ...). */
-  backoff?: { kind?: BackoffKind; baseMs?: number; multiplier?: number; capMs?: number; immediateFirstRetry?: boolean };
+  /**
+   * `throttlingBaseMs`: the base after a throttling error (absent: `baseMs`).
+   * `immediateFirstRetry`: the first retry waits no backoff (urllib3's backoff_factor: 0, 2f, 4f, ...).
+   */
+  backoff?: {
+    kind?: BackoffKind;
+    baseMs?: number;
+    multiplier?: number;
+    capMs?: number;
+    throttlingBaseMs?: number;
+    immediateFirstRetry?: boolean;
+  };
   jitter?: JitterConfig;
   retryOn?: StatusSetConfig & { transport?: TransportFailure[]; errorCodes?: ErrorCodeTable[] };
   ambiguous?: StatusSetConfig;
@@ -227,6 +237,8 @@ export interface PolicyConfig {
     /** How HTTP helpers read Retry-After (default strict). */
     retryAfterReading?: RetryAfterReading;
     statuses?: StatusGuidanceConfig[];
+    /** The most guidance may raise the delay above the drawn backoff (absent: no bound; mode floor only). */
+    maxAboveBackoffMs?: number;
   };
   idempotency?: Idempotency;
   /** Off when absent. */
@@ -245,7 +257,14 @@ export interface ResolvedPolicyConfig {
   attemptTimeout: AttemptTimeoutConfig;
   responseReserveMs: number;
   minimumUsefulAttemptMs: number;
-  backoff: { kind: BackoffKind; baseMs: number; multiplier: number; capMs: number; immediateFirstRetry?: true };
+  backoff: {
+    kind: BackoffKind;
+    baseMs: number;
+    multiplier: number;
+    capMs: number;
+    throttlingBaseMs?: number;
+    immediateFirstRetry?: true;
+  };
   jitter: JitterConfig;
   retryOn: { httpStatuses: number[]; grpcCodes: GrpcCode[]; transport: TransportFailure[]; errorCodes?: ErrorCodeTable[] };
   ambiguous: { httpStatuses: number[]; grpcCodes: GrpcCode[] };
@@ -257,6 +276,7 @@ export interface ResolvedPolicyConfig {
     mode?: 'a6' | 'replace';
     retryAfterReading?: 'lenient';
     statuses?: Required<StatusGuidanceConfig>[];
+    maxAboveBackoffMs?: number;
   };
   idempotency: Idempotency;
   /** Present only when configured. */
@@ -269,7 +289,15 @@ export interface ResolvedPolicyConfig {
   retryMethods?: string[];
 }
 
-export type ProfileName = 'read' | 'checkout' | 'write_keyed' | 'write_strict' | 'background';
+export type ProfileName =
+  | 'read'
+  | 'checkout'
+  | 'write_keyed'
+  | 'write_strict'
+  | 'background'
+  | 'aws_standard'
+  | 'aws_standard_2026'
+  | 'aws_standard_2026_dynamodb';
 
 export type Class =
   | { class: 'success' }
@@ -438,7 +466,15 @@ export type BudgetConfig =
   /** Retries per original request over a sliding window, plus a per-second minimum. */
   | { kind: 'ratio'; retryRatio: number; minRetriesPerSecond: number; windowMs: number }
   /** AWS-SDK-style quota. */
-  | { kind: 'quota'; capacity: number; retryCost: number; timeoutRetryCost: number; successIncrement: number };
+  | {
+      kind: 'quota';
+      capacity: number;
+      retryCost: number;
+      timeoutRetryCost: number;
+      successIncrement: number;
+      /** What a retry after a throttling error costs; `retryCost` when absent. */
+      throttlingRetryCost?: number;
+    };
 /** When a closed breaker opens. */
 export type TripConfig =
   | { kind: 'consecutive'; failures: number }
@@ -612,7 +648,7 @@ export const Outcome: {
    * (a malformed response: the server's fault, never an error); otherwise the
    * guidance headers (`GUIDANCE_HEADERS`, in that order; which one wins is the
    * core's rule: the first that asks for a wait, of retry-after-ms,
-   * x-ms-retry-after-ms, Retry-After, RateLimit with RateLimit-Policy,
+   * x-ms-retry-after-ms, x-amz-retry-after, Retry-After, RateLimit with RateLimit-Policy,
    * RateLimit-Reset, X-RateLimit-Reset) through `headers`, HTTP-dates against
    * `nowUnixMs` (`Date.now()`), Retry-After read as `reading` says (default
    * 'strict'; `retryFetch` reads as its policy says).

@@ -89,6 +89,8 @@ export function parseGrpcTimeoutNs(value: string): bigint;
 export function awsErrorCodeFromResponse(errortypeHeader?: string | null, body?: string | null): string | undefined;
 /** The AWS SDK standard mode's dependency: the 500-unit retry quota. */
 export function awsStandardDependency(): Dependency;
+/** The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14, or 5 after a throttling error. */
+export function awsStandard2026Dependency(): Dependency;
 
 /** One method selector of a gRPC service config and its policy. */
 export interface MethodProfile {

@@ -5,6 +5,7 @@
 // classes are the tools entry's own); the default entry never imports it.
 import {
   _awsStandardDependency,
+  _awsStandard2026Dependency,
   _controlSnapshot,
   _dependencyFromJson,
   _dependencySnapshot,
@@ -97,6 +98,9 @@ export const redeliver = (policy, attempts, firstSeenMs, nowMs, outcome) =>
 
 /** The AWS SDK standard mode's dependency: the 500-unit retry quota. */
 export const awsStandardDependency = () => make(Dependency, _awsStandardDependency());
+
+/** The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14, or 5 after a throttling error. */
+export const awsStandard2026Dependency = () => make(Dependency, _awsStandard2026Dependency());
 
 /** One selector: `{name, service, method, policy}`. */
 const method = ([name, service, methodName, policy]) => ({ name, service, method: methodName, policy: make(Policy, policy) });

@@ -1,5 +1,5 @@
 //! The gRPC and AWS dialects: gRPC service configs, `grpc-timeout` in
-//! nanoseconds, AWS error codes and the AWS standard mode's dependency.
+//! nanoseconds, AWS error codes and the AWS standard mode's dependencies.
 
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
@@ -50,6 +50,17 @@ pub fn aws_error_code_from_response(errortype_header: &JsValue, body: &JsValue) 
 pub fn aws_standard_dependency() -> JsValue {
     handle_js(
         rp::Dependency::new(&rp::aws::standard_dependency())
+            .map_err(js_error)
+            .and_then(|dependency| objects::insert(Object::Dependency(dependency))),
+    )
+}
+
+/// The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14,
+/// or 5 after a throttling error. Its handle.
+#[wasm_bindgen(js_name = _awsStandard2026Dependency)]
+pub fn aws_standard_2026_dependency() -> JsValue {
+    handle_js(
+        rp::Dependency::new(&rp::aws::standard_2026_dependency())
             .map_err(js_error)
             .and_then(|dependency| objects::insert(Object::Dependency(dependency))),
     )

@@ -39,7 +39,8 @@ test('two entries: the default one for a checkout page, the tools a superset wit
     'retryFetch', 'run', 'wasmTrapped',
   ]);
   assert.deepEqual(Object.keys(tools).filter((name) => !(name in lean)).sort(), [
-    'ServiceConfig', 'admit', 'awsErrorCodeFromResponse', 'awsStandardDependency', 'encodeGrpcTimeout', 'encodeGrpcTimeoutNs',
+    'ServiceConfig', 'admit', 'awsErrorCodeFromResponse', 'awsStandard2026Dependency', 'awsStandardDependency',
+    'encodeGrpcTimeout', 'encodeGrpcTimeoutNs',
     'parseGrpcPushback', 'parseGrpcTimeout', 'parseGrpcTimeoutNs', 'redeliver', 'remainingBudgetMs',
   ]);
   for (const tool of ['fromJson']) assert.equal(lean.Policy[tool], undefined, tool);

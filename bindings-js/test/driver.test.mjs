@@ -144,8 +144,8 @@ test('a dependency and stats given to a driver stay usable; the stats count ever
 
 test('Outcome.fromHttpResponse: the core reads the guidance headers through a lookup; a status outside 100..=599 is malformed', () => {
   assert.deepEqual(GUIDANCE_HEADERS, [
-    'retry-after-ms', 'x-ms-retry-after-ms', 'retry-after', 'ratelimit', 'ratelimit-policy', 'ratelimit-reset',
-    'ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-remaining', 'x-amzn-errortype',
+    'retry-after-ms', 'x-ms-retry-after-ms', 'x-amz-retry-after', 'retry-after', 'ratelimit', 'ratelimit-policy',
+    'ratelimit-reset', 'ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-remaining', 'x-amzn-errortype',
   ]);
   assert.ok(Object.isFrozen(GUIDANCE_HEADERS));
   assert.deepEqual([IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER], ['Idempotency-Key', 'X-Request-Id']);
@@ -153,6 +153,8 @@ test('Outcome.fromHttpResponse: the core reads the guidance headers through a lo
   assert.deepEqual(Outcome.fromHttpResponse(503, headers, 0), { type: 'http_status', status: 503, retryAfterMs: 250 });
   assert.deepEqual(Outcome.fromHttpResponse(503, (name) => (name === 'retry-after' ? '2' : null), 0), { type: 'http_status', status: 503, retryAfterMs: 2000 });
   assert.deepEqual(Outcome.fromHttpResponse(429, new Map([['retry-after-ms', 'soon']]), 0), { type: 'http_status', status: 429 });
+  const amz = new Headers({ 'Retry-After': '2', 'x-amz-retry-after': '1500' });
+  assert.deepEqual(Outcome.fromHttpResponse(500, amz, 0), { type: 'http_status', status: 500, retryAfterMs: 1500 });
   const malformed = { type: 'transport', failure: 'connection_lost' };
   for (const status of [0, 99, 600, 999, 70000]) assert.deepEqual(Outcome.fromHttpResponse(status, new Headers(), 0), malformed, String(status));
   assert.equal(errorOf(() => Outcome.fromHttpResponse(503.5, new Headers(), 0)).field, 'status');

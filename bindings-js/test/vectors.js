@@ -39,6 +39,7 @@ export const LEAN_CANNOT_RUN = {
   inputs: {
     grpc_service_config: 'the policy comes from a gRPC service config (ServiceConfig is a tool)',
     aws_standard: 'the dependency is awsStandardDependency(), a tool (the AWS dialect)',
+    aws_standard_2026: 'the dependency is awsStandard2026Dependency(), a tool (the AWS dialect)',
   },
 };
 
@@ -49,6 +50,7 @@ export function leanCannotRun(testCase) {
   if (byKind !== undefined && !readsOnly) return byKind;
   if ('grpc_service_config' in testCase) return LEAN_CANNOT_RUN.inputs.grpc_service_config;
   if (testCase.dependency === 'aws_standard') return LEAN_CANNOT_RUN.inputs.aws_standard;
+  if (testCase.dependency === 'aws_standard_2026') return LEAN_CANNOT_RUN.inputs.aws_standard_2026;
   return undefined;
 }
 
@@ -146,13 +148,14 @@ function policyOf(api, testCase) {
 
 const optionalNumber = (object, key) => (key in object ? field(object, key, 'number') : undefined);
 
-/** The case's dependency: its configuration, the AWS standard one by name, or the service config's throttling. */
+/** The case's dependency: its configuration, an AWS standard one by name, or the service config's throttling. */
 /** A dependency configuration: JSON text for the tools entry (its reader), an object for the default entry. */
 const readDependency = (api, config, run) =>
   run.lean ? api.Dependency.fromConfig(toCamel(config)) : api.Dependency.fromJson(JSON.stringify(config));
 
 function dependencyOf(api, testCase, run) {
   if (testCase.dependency === 'aws_standard') return api.awsStandardDependency();
+  if (testCase.dependency === 'aws_standard_2026') return api.awsStandard2026Dependency();
   if ('dependency' in testCase) return readDependency(api, testCase.dependency, run);
   if ('grpc_service_config' in testCase) {
     const config = serviceConfigOf(api, testCase);

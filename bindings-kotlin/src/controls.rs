@@ -18,9 +18,24 @@ use crate::{count_out, long_out, ms_in, u32_in, Result};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, uniffi::Enum)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum BudgetConfig {
-    TokenBucket { max_tokens: i32, token_ratio: f64 },
-    Ratio { retry_ratio: f64, min_retries_per_second: i32, window_ms: i64 },
-    Quota { capacity: i32, retry_cost: i32, timeout_retry_cost: i32, success_increment: i32 },
+    TokenBucket {
+        max_tokens: i32,
+        token_ratio: f64,
+    },
+    Ratio {
+        retry_ratio: f64,
+        min_retries_per_second: i32,
+        window_ms: i64,
+    },
+    Quota {
+        capacity: i32,
+        retry_cost: i32,
+        timeout_retry_cost: i32,
+        success_increment: i32,
+        /// What a retry after a throttling error costs; null: `retry_cost`.
+        #[uniffi(default)]
+        throttling_retry_cost: Option<i32>,
+    },
 }
 
 /// A budget's state, for metrics.

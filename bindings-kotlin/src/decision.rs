@@ -114,8 +114,9 @@ pub fn outcome_from_http(
 /// An HTTP response as an outcome: `status` and the response's headers
 /// (names in any case; a repeated header's lines joined by ", "), read the
 /// core's one way: the first guidance header that asks for a wait wins
-/// (retry-after-ms, Retry-After read as `reading` says, RateLimit with
-/// RateLimit-Policy, RateLimit-Reset, X-RateLimit-Reset). A status outside
+/// (retry-after-ms, x-ms-retry-after-ms, x-amz-retry-after, Retry-After read
+/// as `reading` says, RateLimit with RateLimit-Policy, RateLimit-Reset,
+/// X-RateLimit-Reset). A status outside
 /// 100..=599 is a lost connection (the server's fault).
 #[uniffi::export]
 pub fn outcome_from_http_response(

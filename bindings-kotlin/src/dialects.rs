@@ -40,6 +40,13 @@ pub fn aws_standard_dependency() -> Result<Arc<Dependency>> {
     Ok(Arc::new(Dependency(rp::Dependency::new(&rp::aws::standard_dependency())?)))
 }
 
+/// The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14,
+/// or 5 after a throttling error.
+#[uniffi::export]
+pub fn aws_standard_2026_dependency() -> Result<Arc<Dependency>> {
+    Ok(Arc::new(Dependency(rp::Dependency::new(&rp::aws::standard_2026_dependency())?)))
+}
+
 /// Something a service config reader changed rather than refused.
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
 pub struct ConfigWarning {

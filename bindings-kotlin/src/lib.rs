@@ -38,8 +38,8 @@ pub use controls::{
 };
 pub use decision::{outcome_from_http, outcome_from_http_response, Decision, Outcome, Pushback};
 pub use dialects::{
-    aws_error_code_from_response, aws_standard_dependency, encode_grpc_timeout_ns, parse_grpc_timeout_ns,
-    ConfigWarning, MethodProfile, ServiceConfig,
+    aws_error_code_from_response, aws_standard_2026_dependency, aws_standard_dependency, encode_grpc_timeout_ns,
+    parse_grpc_timeout_ns, ConfigWarning, MethodProfile, ServiceConfig,
 };
 pub use operation::{
     admit, encode_grpc_timeout, parse_grpc_pushback, parse_grpc_timeout, parse_rate_limit, parse_rate_limit_reset,
@@ -151,6 +151,7 @@ pub enum JitterConfig {
     Decorrelated,
     Proportional { ratio: f64 },
     A6,
+    FullThenCap,
     Polly { use_jitter: bool },
 }
 

@@ -49,6 +49,9 @@ pub struct BackoffConfig {
     pub cap_ms: i64,
     /// The first retry waits no backoff (urllib3's shape).
     pub immediate_first_retry: bool,
+    /// The base after a throttling error; null: `base_ms`.
+    #[uniffi(default)]
+    pub throttling_base_ms: Option<i64>,
 }
 
 /// Outcomes that may be retried.
@@ -82,6 +85,9 @@ pub struct ServerGuidanceConfig {
     /// `Floor` (the default), `A6` (guidance replaces the backoff and restarts it)
     /// or `Replace` (guidance replaces the backoff, the schedule keeps counting).
     pub mode: GuidanceMode,
+    /// The most guidance may raise the delay above the drawn backoff; null: no bound.
+    #[uniffi(default)]
+    pub max_above_backoff_ms: Option<i64>,
 }
 
 /// One per-status rule of `server_guidance.statuses`.
@@ -183,6 +189,7 @@ impl From<rp::PolicyConfig> for PolicyConfig {
                 multiplier: c.backoff.multiplier,
                 cap_ms: long_out(c.backoff.cap_ms),
                 immediate_first_retry: c.backoff.immediate_first_retry,
+                throttling_base_ms: c.backoff.throttling_base_ms.map(long_out),
             },
             jitter: c.jitter,
             retry_on: RetryOnConfig {
@@ -217,6 +224,7 @@ impl From<rp::PolicyConfig> for PolicyConfig {
                     })
                     .collect(),
                 mode: c.server_guidance.mode,
+                max_above_backoff_ms: c.server_guidance.max_above_backoff_ms.map(long_out),
             },
             retry_limits: RetryLimitsConfig {
                 connect: c.retry_limits.connect.map(count_out),

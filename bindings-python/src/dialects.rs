@@ -32,6 +32,13 @@ pub(crate) fn aws_standard_dependency() -> Res<PyDependency> {
     Ok(PyDependency { inner: Dependency::new(&aws::standard_dependency())? })
 }
 
+/// The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14,
+/// or 5 after a throttling error.
+#[pyfunction]
+pub(crate) fn aws_standard_2026_dependency() -> Res<PyDependency> {
+    Ok(PyDependency { inner: Dependency::new(&aws::standard_2026_dependency())? })
+}
+
 /// A gRPC service config, read as gRFC A6 says: one validated policy per
 /// method selector, the channel's retry throttling, and warnings for what
 /// was capped or truncated.

@@ -137,9 +137,11 @@ def seconds(ms: int) -> float:
 
 
 def dependency_of(case: Dict[str, Any]) -> Optional[Dependency]:
-    """The case's dependency: its configuration, the AWS standard one by name, or the service config's throttling."""
+    """The case's dependency: its configuration, an AWS standard one by name, or the service config's throttling."""
     if case.get("dependency") == "aws_standard":
         return retryplan.aws_standard_dependency()
+    if case.get("dependency") == "aws_standard_2026":
+        return retryplan.aws_standard_2026_dependency()
     if "dependency" in case:
         return Dependency(case["dependency"])
     if "grpc_service_config" in case:

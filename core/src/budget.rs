@@ -14,8 +14,9 @@
 //!   sliding `window_ms`. Integer thousandths again, so 5 % of 100 requests is
 //!   exactly 5 retries (no over-allocation of fractional percentages).
 //! - **quota** like the AWS SDKs' standard mode: `capacity` units; a retry costs
-//!   `retry_cost` (`timeout_retry_cost` after a timeout); a successful retry
-//!   refunds what it cost, a successful first attempt adds `success_increment`.
+//!   `retry_cost` (`timeout_retry_cost` after a timeout, `throttling_retry_cost`
+//!   after a throttling error); a successful retry refunds what it cost, a
+//!   successful first attempt adds `success_increment`.
 //!
 //! The retry is charged when it is about to be dispatched (after the wait), by
 //! [`Operation`](crate::Operation); a waiter that is cancelled spends nothing.
@@ -62,7 +63,25 @@ pub enum BudgetConfig {
         timeout_retry_cost: u32,
         /// Units a successful first attempt returns.
         success_increment: u32,
+        /// Units a retry after a throttling error costs (the AWS SDKs' 2026
+        /// standard mode: 5, where other retries cost 14). Absent (the
+        /// default): the same as `retry_cost`. At most `capacity`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        throttling_retry_cost: Option<u32>,
     },
+}
+
+/// Why a retry is asked for, as a quota prices it: the class of the failure
+/// being retried.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RetryCause {
+    /// Any retryable failure that is neither of the others.
+    #[default]
+    Transient,
+    /// The failure was a timeout (`transport: timed_out`).
+    Timeout,
+    /// The failure was a throttling error (classified `throttling: true`).
+    Throttling,
 }
 
 impl BudgetConfig {
@@ -75,7 +94,9 @@ impl BudgetConfig {
         let (kind, fields) = tagged(value, path, |kind: BudgetKind| match kind {
             BudgetKind::TokenBucket => &["kind", "max_tokens", "token_ratio"],
             BudgetKind::Ratio => &["kind", "retry_ratio", "min_retries_per_second", "window_ms"],
-            BudgetKind::Quota => &["kind", "capacity", "retry_cost", "timeout_retry_cost", "success_increment"],
+            BudgetKind::Quota => {
+                &["kind", "capacity", "retry_cost", "timeout_retry_cost", "success_increment", "throttling_retry_cost"]
+            }
         })?;
         Ok(match kind {
             BudgetKind::TokenBucket => BudgetConfig::TokenBucket {
@@ -92,6 +113,7 @@ impl BudgetConfig {
                 retry_cost: fields.required("retry_cost")?,
                 timeout_retry_cost: fields.required("timeout_retry_cost")?,
                 success_increment: fields.required("success_increment")?,
+                throttling_retry_cost: fields.optional("throttling_retry_cost", crate::value::FromValue::from_value)?,
             },
         })
     }
@@ -158,9 +180,24 @@ pub enum BudgetSnapshot {
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum State {
-    TokenBucket { tokens_milli: u64, max_milli: u64, ratio_milli: u64 },
-    Ratio { window: SlidingWindow, deposit_milli: u64, reserve_milli: u64 },
-    Quota { available: u32, capacity: u32, retry_cost: u32, timeout_retry_cost: u32, success_increment: u32 },
+    TokenBucket {
+        tokens_milli: u64,
+        max_milli: u64,
+        ratio_milli: u64,
+    },
+    Ratio {
+        window: SlidingWindow,
+        deposit_milli: u64,
+        reserve_milli: u64,
+    },
+    Quota {
+        available: u32,
+        capacity: u32,
+        retry_cost: u32,
+        timeout_retry_cost: u32,
+        throttling_retry_cost: u32,
+        success_increment: u32,
+    },
 }
 
 /// Counter indexes in the ratio window.
@@ -212,18 +249,34 @@ impl RetryBudget {
                 let reserve_milli = u64::from(min_retries_per_second).saturating_mul(window_ms);
                 State::Ratio { window: SlidingWindow::new(window_ms), deposit_milli, reserve_milli }
             }
-            BudgetConfig::Quota { capacity, retry_cost, timeout_retry_cost, success_increment } => {
+            BudgetConfig::Quota {
+                capacity,
+                retry_cost,
+                timeout_retry_cost,
+                success_increment,
+                throttling_retry_cost,
+            } => {
                 if capacity == 0 {
                     fail("budget.capacity", message!(ZeroNotAllowed, "budget.capacity"));
                 }
-                for (field, cost) in
-                    [("budget.retry_cost", retry_cost), ("budget.timeout_retry_cost", timeout_retry_cost)]
-                {
+                for (field, cost) in [
+                    ("budget.retry_cost", Some(retry_cost)),
+                    ("budget.timeout_retry_cost", Some(timeout_retry_cost)),
+                    ("budget.throttling_retry_cost", throttling_retry_cost),
+                ] {
+                    let Some(cost) = cost else { continue };
                     if cost > capacity {
                         fail(field, message!(CostAboveCapacity, field, cost, capacity));
                     }
                 }
-                State::Quota { available: capacity, capacity, retry_cost, timeout_retry_cost, success_increment }
+                State::Quota {
+                    available: capacity,
+                    capacity,
+                    retry_cost,
+                    timeout_retry_cost,
+                    throttling_retry_cost: throttling_retry_cost.unwrap_or(retry_cost),
+                    success_increment,
+                }
             }
         };
         if !violations.is_empty() {
@@ -244,9 +297,29 @@ impl RetryBudget {
     }
 
     /// Asks to dispatch a retry (or a hedge) now. `after_timeout` says the
-    /// failure being retried was a timeout (the quota charges more).
-    /// `None` means refused: nothing was charged.
+    /// failure being retried was a timeout (the quota charges more): the
+    /// same as [`RetryBudget::try_retry_for`] with [`RetryCause::Timeout`]
+    /// or [`RetryCause::Transient`]. `None` means refused: nothing was charged.
     pub fn try_retry(&self, now_ms: u64, after_timeout: bool) -> Option<RetryCharge> {
+        let cause = if after_timeout { RetryCause::Timeout } else { RetryCause::Transient };
+        self.try_retry_for(now_ms, cause)
+    }
+
+    /// Asks to dispatch a retry (or a hedge) now, for a failure of class
+    /// `cause`: a quota charges `retry_cost`, `timeout_retry_cost` or
+    /// `throttling_retry_cost`; the other models ignore the cause. `None`
+    /// means refused: nothing was charged.
+    ///
+    /// ```
+    /// use retryplan::{budget::RetryCause, BudgetConfig, RetryBudget};
+    /// let config = BudgetConfig::Quota {
+    ///     capacity: 500, retry_cost: 14, timeout_retry_cost: 14, success_increment: 1, throttling_retry_cost: Some(5),
+    /// };
+    /// let quota = RetryBudget::new(&config).unwrap();
+    /// assert_eq!(quota.try_retry_for(0, RetryCause::Throttling).map(|charge| charge.cost), Some(5));
+    /// assert_eq!(quota.try_retry_for(0, RetryCause::Transient).map(|charge| charge.cost), Some(14));
+    /// ```
+    pub fn try_retry_for(&self, now_ms: u64, cause: RetryCause) -> Option<RetryCharge> {
         match &mut *self.state() {
             State::TokenBucket { tokens_milli, max_milli, .. } => {
                 (*tokens_milli * 2 > *max_milli).then_some(RetryCharge { cost: 0 })
@@ -262,8 +335,12 @@ impl RetryBudget {
                     None
                 }
             }
-            State::Quota { available, retry_cost, timeout_retry_cost, .. } => {
-                let cost = if after_timeout { *timeout_retry_cost } else { *retry_cost };
+            State::Quota { available, retry_cost, timeout_retry_cost, throttling_retry_cost, .. } => {
+                let cost = match cause {
+                    RetryCause::Transient => *retry_cost,
+                    RetryCause::Timeout => *timeout_retry_cost,
+                    RetryCause::Throttling => *throttling_retry_cost,
+                };
                 if *available >= cost {
                     *available -= cost;
                     Some(RetryCharge { cost })
@@ -280,7 +357,10 @@ impl RetryBudget {
     ///
     /// ```
     /// use retryplan::{BudgetConfig, RetryBudget};
-    /// let quota = RetryBudget::new(&BudgetConfig::Quota { capacity: 50, retry_cost: 5, timeout_retry_cost: 10, success_increment: 1 }).unwrap();
+    /// let config = BudgetConfig::Quota {
+    ///     capacity: 50, retry_cost: 5, timeout_retry_cost: 10, success_increment: 1, throttling_retry_cost: None,
+    /// };
+    /// let quota = RetryBudget::new(&config).unwrap();
     /// assert_eq!(quota.acquire(49), Ok(true));
     /// assert_eq!(quota.acquire(10), Ok(false));
     /// quota.release(100).unwrap();
@@ -429,7 +509,13 @@ mod tests {
 
     #[test]
     fn quota_charges_more_after_timeouts_and_refunds_successful_retries() {
-        let config = BudgetConfig::Quota { capacity: 20, retry_cost: 5, timeout_retry_cost: 10, success_increment: 1 };
+        let config = BudgetConfig::Quota {
+            capacity: 20,
+            retry_cost: 5,
+            timeout_retry_cost: 10,
+            success_increment: 1,
+            throttling_retry_cost: None,
+        };
         let budget = RetryBudget::new(&config).unwrap();
         let charge = budget.try_retry(0, true).unwrap();
         assert_eq!(charge.cost, 10);
@@ -439,6 +525,34 @@ mod tests {
         budget.on_success(0, Some(charge));
         budget.on_success(0, None);
         assert_eq!(budget.snapshot(0), BudgetSnapshot::Quota { available: 11, capacity: 20 });
+        assert_eq!(budget.try_retry_for(0, RetryCause::Throttling), Some(RetryCharge { cost: 5 }), "as retry_cost");
+    }
+
+    #[test]
+    fn quota_prices_throttling_retries_apart() {
+        let config = BudgetConfig::Quota {
+            capacity: 500,
+            retry_cost: 14,
+            timeout_retry_cost: 14,
+            success_increment: 1,
+            throttling_retry_cost: Some(5),
+        };
+        let budget = RetryBudget::new(&config).unwrap();
+        let costs: Vec<u32> = [RetryCause::Throttling, RetryCause::Transient, RetryCause::Timeout]
+            .into_iter()
+            .filter_map(|cause| budget.try_retry_for(0, cause).map(|charge| charge.cost))
+            .collect();
+        assert_eq!(costs, [5, 14, 14]);
+        assert_eq!(budget.snapshot(0), BudgetSnapshot::Quota { available: 467, capacity: 500 });
+        let too_dear = BudgetConfig::Quota {
+            capacity: 4,
+            retry_cost: 1,
+            timeout_retry_cost: 1,
+            success_increment: 1,
+            throttling_retry_cost: Some(5),
+        };
+        let Err(Error::InvalidPolicy { violations }) = RetryBudget::new(&too_dear) else { panic!() };
+        assert_eq!(violations[0].field, "budget.throttling_retry_cost");
     }
 
     #[test]

@@ -217,7 +217,8 @@ pub enum Decision {
         delay_ms: u64,
         /// When to poll again: now + `delay_ms`.
         until_ms: u64,
-        /// The server's requested delay after the policy's cap, if any.
+        /// The server's requested delay as honored (after the policy's
+        /// `cap_ms` and `max_above_backoff_ms`), if any.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         server_delay_ms: Option<u64>,
         /// Budget left now, after the response reserve.

@@ -1,12 +1,18 @@
-//! Server guidance (HTTP Retry-After, gRPC pushback): a floor for the next
-//! delay (or, in modes `a6` and `replace`, the delay itself), bounded by the policy's `server_guidance` section.
+//! Server guidance (HTTP Retry-After and the other guidance headers, gRPC
+//! pushback): a floor for the next delay (or, in modes `a6` and `replace`,
+//! the delay itself), bounded by the policy's `server_guidance` section.
 //!
-//! A per-status rule (`server_guidance.statuses`) replaces `honor`, `cap_ms`
-//! and `above_cap` for its HTTP status. When `honor` is false the guidance is
-//! ignored. A pushback that says "do
-//! not retry" refuses the retry. A requested wait above `cap_ms` is clamped
-//! to the cap or refuses the retry, as `above_cap` says. Whatever remains is
-//! a floor: the jittered delay is raised to it, never drawn below it.
+//! In order: a per-status rule (`server_guidance.statuses`) replaces
+//! `honor`, `cap_ms` and `above_cap` for its HTTP status. When `honor` is
+//! false the guidance is ignored. A pushback that says "do not retry" refuses
+//! the retry. A requested wait above `cap_ms` is clamped to the cap or
+//! refuses the retry, as `above_cap` says. Whatever remains is a floor: the
+//! jittered delay is raised to it, never drawn below it; with
+//! `max_above_backoff_ms` it raises the delay at most that far above the
+//! drawn backoff `t` (`clamp(guidance, t, t + max_above_backoff_ms)`), for
+//! every status, after the cap (guidance the cap refuses is never rescued by
+//! the bound). The bound needs mode `floor`: under `a6` and `replace` the
+//! guidance is the wait and no backoff is drawn, so the policy refuses it.
 
 use crate::classify::Outcome;
 use crate::policy::{AboveCap, ServerGuidance};
@@ -51,6 +57,15 @@ impl ServerGuidance {
             _ if requested_ms <= cap_ms => ServerDelay::AtLeastMs(requested_ms),
             AboveCap::Clamp => ServerDelay::AtLeastMs(cap_ms),
             AboveCap::GiveUp => ServerDelay::AboveCap { requested_ms },
+        }
+    }
+
+    /// The honored guidance bounded above by the drawn backoff plus
+    /// `max_above_backoff_ms`, when the policy sets it.
+    pub(crate) fn bound_above_backoff(&self, server_ms: u64, backoff_ms: u64) -> u64 {
+        match self.max_above_backoff_ms {
+            Some(above_ms) => server_ms.min(backoff_ms.saturating_add(above_ms)),
+            None => server_ms,
         }
     }
 }

@@ -26,8 +26,10 @@
 //! `retry_after_ms`; a header that is absent, unreadable (malformed, or a
 //! singleton sent as several field lines) or asks for no wait is passed over:
 //!
-//! 1. `retry-after-ms`, then `x-ms-retry-after-ms`: milliseconds, the most
-//!    precise;
+//! 1. `retry-after-ms`, then `x-ms-retry-after-ms`, then `x-amz-retry-after`
+//!    ([`AWS_RETRY_AFTER_HEADER`]): milliseconds, the most precise (the AWS
+//!    header is a service's own millisecond `Retry-After`, so it sits with the
+//!    other millisecond headers, before the standard one it refines);
 //! 2. `Retry-After` (RFC 9110 section 10.2.3): the standard, and the
 //!    rate-limit draft says it MUST take precedence over `RateLimit`;
 //! 3. `RateLimit` (with `RateLimit-Policy`, IETF httpapi draft): the longest
@@ -64,14 +66,15 @@ pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
 pub const REQUEST_ID_HEADER: &str = "X-Request-Id";
 
 /// The millisecond guidance headers, in the order they are consulted.
-pub const RETRY_AFTER_MS_HEADERS: [&str; 2] = ["retry-after-ms", "x-ms-retry-after-ms"];
+pub const RETRY_AFTER_MS_HEADERS: [&str; 3] = ["retry-after-ms", "x-ms-retry-after-ms", AWS_RETRY_AFTER_HEADER];
 
 /// Every response header [`Outcome::from_http_response`] may read, lower case,
 /// in the order it consults them. A helper hands the engine a lookup over
 /// these names (or their values in this order); it never picks one itself.
-pub const GUIDANCE_HEADERS: [&str; 10] = [
+pub const GUIDANCE_HEADERS: [&str; 11] = [
     "retry-after-ms",
     "x-ms-retry-after-ms",
+    AWS_RETRY_AFTER_HEADER,
     "retry-after",
     "ratelimit",
     "ratelimit-policy",
@@ -81,6 +84,11 @@ pub const GUIDANCE_HEADERS: [&str; 10] = [
     "x-ratelimit-remaining",
     AWS_ERROR_TYPE_HEADER,
 ];
+
+/// The header in which AWS services suggest a retry delay in milliseconds,
+/// honoured by the AWS SDKs' 2026 standard mode within `[t, t + 5 s]` of the
+/// computed backoff `t` (see [`crate::aws`]).
+pub const AWS_RETRY_AFTER_HEADER: &str = "x-amz-retry-after";
 
 /// The header in which AWS services with JSON protocols send the error code
 /// (read into [`Outcome::HttpStatus`]'s `error_code`; codes in XML bodies are
@@ -422,6 +430,9 @@ mod tests {
         assert_eq!(read(&[("retry-after-ms", "x"), ("x-ms-retry-after-ms", "250")]), ms(Some(250)));
         assert_eq!(read(&[("retry-after-ms", "x"), ("retry-after", "1")]), ms(Some(1000)));
         assert_eq!(read(&[("retry-after", "soon")]), ms(None));
+        assert_eq!(read(&[("retry-after", "3"), ("x-amz-retry-after", "1500")]), ms(Some(1500)));
+        assert_eq!(read(&[("x-amz-retry-after", "1500"), ("x-ms-retry-after-ms", "250")]), ms(Some(250)));
+        assert_eq!(read(&[("x-amz-retry-after", "invalid"), ("retry-after", "1")]), ms(Some(1000)));
         assert_eq!(read(&[]), ms(None));
         for status in [0, 99, 600, 999] {
             assert_eq!(
@@ -445,6 +456,9 @@ mod tests {
         let rate_limit = ("ratelimit", "\"default\";r=0;t=30");
         // Retry-After takes precedence over RateLimit (the draft's MUST).
         assert_eq!(read(&[rate_limit, ("retry-after", "5")]), Some(5_000));
+        // So do the millisecond headers, x-amz-retry-after among them.
+        assert_eq!(read(&[rate_limit, ("x-amz-retry-after", "1500")]), Some(1_500));
+        assert_eq!(read(&[("ratelimit-reset", "12"), ("x-amz-retry-after", "oops")]), Some(12_000));
         // An unreadable Retry-After is passed over.
         assert_eq!(read(&[rate_limit, ("retry-after", "5, 6")]), Some(30_000));
         // RateLimit with quota left asks for no wait: the reset headers are next.

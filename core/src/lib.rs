@@ -57,7 +57,7 @@ mod window;
 
 pub use backoff::{backoff_ceilings_ms, delay_range_ms};
 pub use breaker::{BreakerConfig, BreakerPermit, BreakerSnapshot, BreakerState, CircuitBreaker, TripConfig};
-pub use budget::{BudgetConfig, BudgetSnapshot, RetryBudget, RetryCharge};
+pub use budget::{BudgetConfig, BudgetSnapshot, RetryBudget, RetryCause, RetryCharge};
 pub use classify::{classify, Class, GrpcCode, Outcome, TransportFailure, Verdict};
 pub use concurrency::ConcurrencyLimit;
 pub use deadline::{admit, remaining_budget_ms, Admission};
@@ -73,8 +73,8 @@ pub use grpc_timeout::{
     MAX_GRPC_TIMEOUT_NS,
 };
 pub use http::{
-    Repeatability, AWS_ERROR_TYPE_HEADER, GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER,
-    RETRY_AFTER_MS_HEADERS,
+    Repeatability, AWS_ERROR_TYPE_HEADER, AWS_RETRY_AFTER_HEADER, GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER,
+    REQUEST_ID_HEADER, RETRY_AFTER_MS_HEADERS,
 };
 pub use operation::{IdempotencyKey, Operation, OperationOptions, SharedPolicy};
 pub use policy::{

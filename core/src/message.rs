@@ -181,6 +181,12 @@ rules! {
     FixedTimeoutTooShort = "fixed_timeout_too_short": "attempt_timeout.fixed_ms ({0}) must be >= minimum_useful_attempt_ms ({1}), or every attempt would be too short to be useful",
     /// A backoff cap below its base: cap, base.
     CapBelowBase = "cap_below_base": "backoff.cap_ms ({0}) must be >= backoff.base_ms ({1})",
+    /// A throttling base above the cap: throttling base, cap.
+    ThrottlingBaseAboveCap = "throttling_base_above_cap": "backoff.throttling_base_ms ({0}) must be <= backoff.cap_ms ({1})",
+    /// A zero throttling base where the base must be at least 1.
+    ThrottlingBaseZero = "throttling_base_zero": "backoff.throttling_base_ms (0) must be >= 1, as backoff.base_ms must",
+    /// `max_above_backoff_ms` under a mode other than floor: the mode.
+    AboveBackoffNeedsFloor = "above_backoff_needs_floor": "server_guidance.max_above_backoff_ms needs mode floor: under mode {0} the guidance replaces the backoff",
     /// A growing backoff from 0: the kind.
     BaseZero = "base_zero": "backoff.base_ms (0) must be >= 1 for {0} backoff (use kind \"constant\" for immediate retries)",
     /// Decorrelated jitter from a base of 0.
@@ -279,8 +285,12 @@ rules! {
     TimeoutBelowMs = "timeout_below_ms": "{0} must be at least 1 ms: the engine counts whole milliseconds",
     /// A timeout truncated to whole ms (a warning): field, ms.
     TimeoutTruncated = "timeout_truncated": "{0} is kept as {1} ms: the engine counts whole milliseconds and never rounds a deadline up",
-    /// A backoff multiplier the engine cannot hold: field, value.
-    MultiplierRange = "multiplier_range": "{0} ({1}) must be in [1, 100] with at most three decimals: the engine grows backoffs in whole thousandths and never shrinks them",
+    /// A multiplier too large to hold (a warning: it changes nothing): field, value, the largest.
+    MultiplierCapped = "multiplier_capped": "{0} ({1}) is kept as {2}: the first retry already waits maxBackoff with either, so every delay is the same",
+    /// A multiplier too large to hold: field, value, the largest.
+    MultiplierTooLarge = "multiplier_too_large": "{0} ({1}) must be at most {2} unless initialBackoff * {2} reaches maxBackoff: the engine cannot hold a larger growth factor",
+    /// A multiplier kept in whole thousandths (a warning): field, value, kept.
+    MultiplierThousandths = "multiplier_thousandths": "{0} ({1}) is kept as {2}: the engine computes backoffs with the multiplier in whole thousandths",
     /// A duration rounded up to whole ms (a warning): field, ms.
     RoundedUp = "rounded_up": "{0} is rounded up to {1} ms: the engine counts whole milliseconds",
     /// A token ratio truncated to three decimals (a warning): field, value, kept.
@@ -291,8 +301,8 @@ rules! {
     RatioZero = "ratio_zero": "{0} is 0 after truncation: the bucket never refills; kept as 0.001, the least the engine holds",
 
     // The HTTP clients' dialects.
-    /// A Polly base beyond a day: base, the most.
-    PollyBaseRange = "polly_base_range": "backoff.base_ms ({0}) must be <= {1} (1 day, Polly's range for Delay) for jitter polly",
+    /// A Polly base beyond a day: field, base, the most.
+    PollyBaseRange = "polly_base_range": "{0} ({1}) must be <= {2} (1 day, Polly's range for Delay) for jitter polly",
     /// A Polly multiplier other than 2: multiplier.
     PollyMultiplier = "polly_multiplier": "backoff.multiplier ({0}) must be 2 for jitter polly (Polly's exponential factor is fixed)",
     /// Too many per-status rules: count, the most.

@@ -9,7 +9,9 @@
 //! | `write_keyed` | writes the server deduplicates by key | 3 | 5 s | 2 s | 100 ms x2 to 2 s, full jitter | keyed |
 //! | `write_strict` | writes without deduplication | 2 | 5 s | 2 s | 200 ms, equal jitter | unsafe: ambiguous outcomes reconcile |
 //! | `background` | queue workers, batch jobs | 8 | 5 min | 30 s | 1 s x2 to 1 min, decorrelated | idempotent |
-//! | `aws_standard` | AWS SDK standard retry mode ([`crate::aws`]) | 3 | none (give a deadline) | the remaining budget | 1 s x2 to 20 s, full jitter | idempotent |
+//! | `aws_standard` | AWS SDK standard retry mode, classic ([`crate::aws`]) | 3 | none (give a deadline) | the remaining budget | 1 s x2, full jitter then capped at 20 s | idempotent |
+//! | `aws_standard_2026` | AWS SDK standard retry mode, 2026 revision ([`crate::aws`]) | 3 | none (give a deadline) | the remaining budget | 50 ms (1 s after throttling) x2 to 20 s, full jitter; `x-amz-retry-after` within `[t, t + 5 s]` | idempotent |
+//! | `aws_standard_2026_dynamodb` | the same for DynamoDB and DynamoDB Streams | 4 | none (give a deadline) | the remaining budget | 25 ms (1 s after throttling) x2 to 20 s, full jitter; `x-amz-retry-after` within `[t, t + 5 s]` | idempotent |
 
 use alloc::borrow::ToOwned;
 use alloc::vec::Vec;
@@ -22,7 +24,16 @@ use crate::policy::{
 };
 
 /// The built-in profile names.
-pub const NAMES: [&str; 6] = ["read", "checkout", "write_keyed", "write_strict", "background", "aws_standard"];
+pub const NAMES: [&str; 8] = [
+    "read",
+    "checkout",
+    "write_keyed",
+    "write_strict",
+    "background",
+    "aws_standard",
+    "aws_standard_2026",
+    "aws_standard_2026_dynamodb",
+];
 
 /// The configuration of a built-in profile.
 ///
@@ -103,11 +114,13 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
             ..base
         },
         "aws_standard" => aws_standard(),
+        "aws_standard_2026" => aws_standard_2026(),
+        "aws_standard_2026_dynamodb" => aws_standard_2026_dynamodb(),
         _ => return Err(Error::UnknownProfile { name: name.to_owned(), known: NAMES.join(", ") }),
     })
 }
 
-/// The AWS SDKs' standard retry mode (see [`crate::aws`] for each number's source).
+/// The AWS SDKs' classic standard retry mode (see [`crate::aws`] for each number's source).
 pub(crate) fn aws_standard() -> PolicyConfig {
     use crate::aws::{ErrorCodeTable, BASE_DELAY_MS, MAX_ATTEMPTS, MAX_BACKOFF_MS, TRANSIENT_STATUSES};
     PolicyConfig {
@@ -121,9 +134,9 @@ pub(crate) fn aws_standard() -> PolicyConfig {
             base_ms: BASE_DELAY_MS,
             multiplier: 2.0,
             cap_ms: MAX_BACKOFF_MS,
-            immediate_first_retry: false,
+            ..BackoffConfig::default()
         },
-        jitter: JitterConfig::Full,
+        jitter: JitterConfig::FullThenCap,
         retry_on: RetryOnConfig {
             http_statuses: TRANSIENT_STATUSES.to_vec(),
             grpc_codes: Vec::new(),
@@ -138,6 +151,47 @@ pub(crate) fn aws_standard() -> PolicyConfig {
         redelivery: None,
         retry_limits: crate::policy::RetryLimitsConfig::default(),
         retry_methods: None,
+    }
+}
+
+/// The 2026 revision of the AWS SDKs' standard retry mode (see [`crate::aws`]).
+pub(crate) fn aws_standard_2026() -> PolicyConfig {
+    use crate::aws::{
+        BASE_DELAY_2026_MS, MAX_BACKOFF_MS, MAX_RETRY_AFTER_ABOVE_BACKOFF_MS, THROTTLING_BASE_DELAY_2026_MS,
+    };
+    let classic = aws_standard();
+    PolicyConfig {
+        backoff: BackoffConfig {
+            kind: BackoffKind::Exponential,
+            base_ms: BASE_DELAY_2026_MS,
+            multiplier: 2.0,
+            cap_ms: MAX_BACKOFF_MS,
+            throttling_base_ms: Some(THROTTLING_BASE_DELAY_2026_MS),
+            ..classic.backoff
+        },
+        jitter: JitterConfig::Full,
+        // x-amz-retry-after within [t, t + 5 s], whatever it asks for: t is at
+        // most 20 s, so clamping first at 25 s changes nothing.
+        server_guidance: ServerGuidanceConfig {
+            honor: true,
+            cap_ms: MAX_BACKOFF_MS + MAX_RETRY_AFTER_ABOVE_BACKOFF_MS,
+            above_cap: AboveCap::Clamp,
+            mode: crate::policy::GuidanceMode::Floor,
+            max_above_backoff_ms: Some(MAX_RETRY_AFTER_ABOVE_BACKOFF_MS),
+            ..ServerGuidanceConfig::default()
+        },
+        ..classic
+    }
+}
+
+/// The 2026 revision for DynamoDB and DynamoDB Streams: 25 ms base, 4 attempts.
+pub(crate) fn aws_standard_2026_dynamodb() -> PolicyConfig {
+    use crate::aws::{DYNAMODB_BASE_DELAY_2026_MS, DYNAMODB_MAX_ATTEMPTS_2026};
+    let general = aws_standard_2026();
+    PolicyConfig {
+        max_attempts: DYNAMODB_MAX_ATTEMPTS_2026,
+        backoff: BackoffConfig { base_ms: DYNAMODB_BASE_DELAY_2026_MS, ..general.backoff },
+        ..general
     }
 }
 

@@ -8,9 +8,11 @@
 //!
 //! The delay schedule is the policy's `redelivery.delays_ms` (the last delay
 //! repeats), or its backoff ceilings when the policy has no `redelivery`
-//! section; `max_attempts` bounds the deliveries and `redelivery.max_age_ms`
-//! (default: `total_budget_ms`) bounds the message's age at its next delivery.
-//! Server guidance raises a delay as for an operation. A conflict is
+//! section (from `backoff.throttling_base_ms` after a throttling error);
+//! `max_attempts` bounds the deliveries and `redelivery.max_age_ms` (default:
+//! `total_budget_ms`) bounds the message's age at its next delivery. Server
+//! guidance raises a delay as for an operation (at most
+//! `server_guidance.max_above_backoff_ms` above the scheduled delay). A conflict is
 //! redelivered (the next delivery re-reads the state: that is the restart), so
 //! is a cancelled delivery (the worker stopped, the message is still due); an
 //! ambiguous outcome of an unsafe operation is dead-lettered for
@@ -89,7 +91,8 @@ pub fn redeliver(
         return Err(Error::InvalidArgument { name: "attempts", rule: message!(NoDeliveries) });
     }
     let dead = |reason| Ok(Redelivery::DeadLetter { reason });
-    match classify(policy, outcome)? {
+    let class = classify(policy, outcome)?;
+    match class {
         Class::Success => return Ok(Redelivery::Acknowledge),
         Class::NotRetryable => return dead(DeadLetterReason::NotRetryable),
         Class::Retryable { ambiguous: true, .. } if policy.idempotency == Idempotency::Unsafe => {
@@ -112,8 +115,12 @@ pub fn redeliver(
             let index = usize::try_from(redelivery).unwrap_or(usize::MAX).min(schedule.len.saturating_sub(1));
             (schedule.delays_ms.get(index).copied().unwrap_or(0), schedule.max_age_ms)
         }
-        None => (policy.backoff.ceiling_ms(redelivery), policy.total_budget_ms),
+        None => {
+            let after_throttling = matches!(class, Class::Retryable { throttling: true, .. });
+            (policy.backoff.ceiling_after_ms(redelivery, after_throttling), policy.total_budget_ms)
+        }
     };
+    let server_delay_ms = policy.server_guidance.bound_above_backoff(server_delay_ms, scheduled_ms);
     let delay_ms = scheduled_ms.max(server_delay_ms);
     let redeliver_at_ms = now_ms.saturating_add(delay_ms);
     if redeliver_at_ms.saturating_sub(first_seen_ms) > max_age_ms {

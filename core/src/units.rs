@@ -69,7 +69,8 @@ pub(crate) fn permille_of(value: f64, low: f64, high: f64, open_low: bool) -> Re
     if (scaled - rounded).abs() > 1e-6 {
         return Err(Permille::TooManyDecimals);
     }
-    // Finite and within the checked range (callers use ranges up to 1000), so the cast is exact.
+    // Finite and within the checked range (callers use ranges up to 10^6, so
+    // at most 10^9 thousandths, below u32::MAX), so the cast is exact.
     Ok(rounded as u32)
 }
 

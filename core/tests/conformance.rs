@@ -95,12 +95,15 @@ fn policy(case: &Map<String, Value>) -> Result<Policy, Error> {
     Policy::new(&policy_config(case)?)
 }
 
-/// The case's dependency: `dependency` (or the AWS standard one by name),
+/// The case's dependency: `dependency` (or an AWS standard one by name),
 /// else its service config's throttling.
 fn case_dependency(case: &Map<String, Value>) -> Result<Option<Arc<Dependency>>, Error> {
     match case.get("dependency") {
         Some(Value::String(name)) if name == "aws_standard" => {
             return Dependency::new(&aws::standard_dependency()).map(Some)
+        }
+        Some(Value::String(name)) if name == "aws_standard_2026" => {
+            return Dependency::new(&aws::standard_2026_dependency()).map(Some)
         }
         Some(config) => return Dependency::from_json(&config.to_string()).map(Some),
         None => {}

@@ -58,6 +58,7 @@ fn a_quota_loses_and_mints_no_units_across_threads() {
             retry_cost: 5,
             timeout_retry_cost: 10,
             success_increment: 0,
+            throttling_retry_cost: None,
         })
         .unwrap(),
     );

@@ -14,6 +14,7 @@ fn jitter() -> impl Strategy<Value = JitterConfig> {
         Just(JitterConfig::Full),
         Just(JitterConfig::Equal),
         Just(JitterConfig::Decorrelated),
+        Just(JitterConfig::FullThenCap),
         (1u32..=1000).prop_map(|permille| JitterConfig::Proportional { ratio: f64::from(permille) / 1000.0 }),
     ]
 }
@@ -38,7 +39,11 @@ prop_compose! {
         kind in prop_oneof![Just(BackoffKind::Exponential), Just(BackoffKind::Linear), Just(BackoffKind::Constant)],
         base_ms in 1u64..1_000,
         extra_cap in 0u64..5_000,
-        multiplier_permille in 1000u32..4000,
+        multiplier_permille in prop_oneof![1000u32..4000, 1u32..1000],
+        throttling_base_ms in proptest::option::of(1u64..1_000),
+        max_above_backoff_ms in proptest::option::of(0u64..6_000),
+        immediate_first_retry in proptest::bool::weighted(0.2),
+        replace in proptest::bool::weighted(0.2),
         jitter in jitter(),
         honor in any::<bool>(),
         cap_ms in 0u64..10_000,
@@ -60,13 +65,17 @@ prop_compose! {
                 base_ms,
                 multiplier: f64::from(multiplier_permille) / 1000.0,
                 cap_ms: base_ms + extra_cap,
-                ..BackoffConfig::default()
+                throttling_base_ms: throttling_base_ms.map(|ms| ms.min(base_ms + extra_cap)),
+                immediate_first_retry,
             },
             jitter,
             server_guidance: ServerGuidanceConfig {
                 honor,
                 cap_ms,
                 above_cap: if clamp { AboveCap::Clamp } else { AboveCap::GiveUp },
+                // The bound above the backoff needs mode floor (refused with replace).
+                max_above_backoff_ms: max_above_backoff_ms.filter(|_| !replace),
+                mode: if replace { retryplan::GuidanceMode::Replace } else { retryplan::GuidanceMode::Floor },
                 ..ServerGuidanceConfig::default()
             },
             idempotency,

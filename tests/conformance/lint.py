@@ -43,6 +43,7 @@ ID_PATTERN = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)+$")
 SHOULD = re.compile(r"\bshould\b", re.IGNORECASE)
 
 COMMON = {"id", "kind", "description"}
+NAMED_DEPENDENCIES = {"aws_standard", "aws_standard_2026"}  # built-in dependencies, by name
 POLICY_SOURCE = {"policy", "profile", "grpc_service_config"}  # exactly one of them
 SERVICE_CONFIG_SOURCE = {"grpc_method", "max_attempts_cap"}  # with grpc_service_config (grpc_method required)
 EXPECTATION = {"expect", "expect_error"}  # exactly one of them (expect only, where noted)
@@ -347,8 +348,8 @@ class Linter:
             self.check_permit(where, step["permit_step"], steps, index)
         if call in ("dependency_snapshot", "budget_on_failure"):
             dependency = case.get("dependency")
-            if dependency == "aws_standard" or (dependency is None and "grpc_service_config" in case):
-                pass  # the AWS standard quota, or the service config's throttling
+            if (isinstance(dependency, str) and dependency in NAMED_DEPENDENCIES) or (dependency is None and "grpc_service_config" in case):
+                pass  # an AWS standard quota, or the service config's throttling
             elif not isinstance(dependency, dict):
                 self.fail(where, f"{call} needs the case's dependency")
             elif call == "budget_on_failure" and not isinstance(dependency.get("budget"), dict):
@@ -446,9 +447,9 @@ class Linter:
         if "idempotent_request" in case and "method" not in case:
             self.fail(where, "idempotent_request needs a method")
         if kind in ("operation", "operation_series", "driver") and "dependency" in case and not (
-            isinstance(case["dependency"], dict) or case["dependency"] == "aws_standard"
+            isinstance(case["dependency"], dict) or (isinstance(case["dependency"], str) and case["dependency"] in NAMED_DEPENDENCIES)
         ):
-            self.fail(where, "dependency must be an object (a valid dependency configuration) or \"aws_standard\"")
+            self.fail(where, f"dependency must be an object (a valid dependency configuration) or one of {sorted(NAMED_DEPENDENCIES)}")
         if "attempts" in case and is_uint(case["attempts"]) and case["attempts"] > 2**32 - 1:
             self.fail(where, "attempts must be a 32-bit integer")
         if "outcome" in case and not (isinstance(case["outcome"], dict) and isinstance(case["outcome"].get("type"), str)):

@@ -161,8 +161,9 @@ class Outcome:
         ``GUIDANCE_HEADERS`` (``httpx.Headers``, ``requests``' headers, a dict with
         lower-case keys); ``now_unix`` reads an HTTP-date. A status outside 100..=599
         is ``malformed_response``, the server's fault (never an error). The first
-        guidance header that asks for a wait wins: ``retry-after-ms``, ``Retry-After``
-        (read as ``reading`` says), ``RateLimit`` (with ``RateLimit-Policy``),
+        guidance header that asks for a wait wins: ``retry-after-ms``,
+        ``x-ms-retry-after-ms``, ``x-amz-retry-after``, ``Retry-After`` (read as
+        ``reading`` says), ``RateLimit`` (with ``RateLimit-Policy``),
         ``RateLimit-Reset``, ``X-RateLimit-Reset``.
         """
     @overload
@@ -572,6 +573,9 @@ def aws_error_code_from_response(errortype_header: Optional[str] = None, body: O
 
 def aws_standard_dependency() -> Dependency:
     """The AWS SDK standard mode's dependency: the 500-unit retry quota."""
+
+def aws_standard_2026_dependency() -> Dependency:
+    """The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14, or 5 after a throttling error."""
 
 @final
 class ServiceConfig:

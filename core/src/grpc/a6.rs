@@ -5,7 +5,7 @@
 //! | A6 section | rule | where |
 //! |---|---|---|
 //! | Maximum Number of Retries | `maxAttempts` counts the original attempt; the call deadline spans every attempt | `max_attempts`; `timeout` becomes `total_budget_ms` |
-//! | Validation of retryPolicy | `maxAttempts` a JSON integer > 1, `initialBackoff`/`maxBackoff` Durations > 0, `backoffMultiplier` > 0, `retryableStatusCodes` non-empty | [`super::service_config`] refuses anything else |
+//! | Validation of retryPolicy | `maxAttempts` a JSON integer > 1, `initialBackoff`/`maxBackoff` Durations > 0, `backoffMultiplier` > 0, `retryableStatusCodes` non-empty | [`super::service_config`] refuses anything else; a multiplier is kept in thousandths (warned when rounded) |
 //! | Limits on Retries and Hedges | `maxAttempts` above the client cap (default 5) is treated as the cap | capped, with a warning |
 //! | Exponential Backoff (2024 revision) | retry `n` waits `min(initialBackoff * multiplier^n, maxBackoff) * random(0.8, 1.2)`, which may exceed `maxBackoff` | backoff `exponential`, jitter `a6` ([`JitterConfig::A6`]) |
 //! | Retryable Status Codes | only the listed codes are retried | `retry_on.grpc_codes`; nothing else (HTTP, transport) |
@@ -33,7 +33,7 @@ use crate::error::Error;
 use crate::message::message;
 use crate::policy::{
     AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, JitterConfig,
-    PolicyConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_MS,
+    PolicyConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_MS, MAX_MULTIPLIER,
 };
 use crate::units::float;
 
@@ -93,7 +93,7 @@ pub(crate) fn method_policy(
             base_ms: 0,
             multiplier: 1.0,
             cap_ms: 0,
-            immediate_first_retry: false,
+            ..BackoffConfig::default()
         },
         jitter: JitterConfig::None,
         retry_on: RetryOnConfig {
@@ -118,14 +118,10 @@ pub(crate) fn method_policy(
         retry_methods: None,
     };
     if let Some(retry) = retry {
-        let multiplier = retry.backoff_multiplier;
-        let thousandths = multiplier * 1000.0;
-        if !(1.0..=100.0).contains(&multiplier) || (thousandths - float::round(thousandths)).abs() > 1e-6 {
-            let path = &retry.multiplier_path;
-            return Err(rule(path, message!(MultiplierRange, path, multiplier)));
-        }
         let initial_ms = reader.ceil_ms(retry.initial_backoff_ns, &retry.initial_path);
         let max_ms = reader.ceil_ms(retry.max_backoff_ns, &retry.max_path);
+        let multiplier =
+            reader.multiplier(retry.backoff_multiplier, &retry.multiplier_path, initial_ms.min(max_ms), max_ms)?;
         config.max_attempts = retry.max_attempts;
         // min(initial * m^n, max) is max for every n when initial > max.
         config.backoff = BackoffConfig {
@@ -133,7 +129,7 @@ pub(crate) fn method_policy(
             base_ms: initial_ms.min(max_ms),
             multiplier,
             cap_ms: max_ms,
-            immediate_first_retry: false,
+            ..BackoffConfig::default()
         };
         config.jitter = JitterConfig::A6;
         config.retry_on.grpc_codes = retry.retryable_codes;
@@ -148,6 +144,28 @@ pub(crate) fn method_policy(
 }
 
 impl Reader {
+    /// `backoffMultiplier` (a number > 0, already checked) as the engine
+    /// keeps it: in thousandths, the nearest one (warned when it differs;
+    /// 0.001 at least). Above [`MAX_MULTIPLIER`] it is kept as that bound
+    /// (warned) when the first retry already reaches `maxBackoff` either way,
+    /// so every ceiling is the same; otherwise it is refused.
+    fn multiplier(&mut self, multiplier: f64, path: &str, base_ms: u64, max_ms: u64) -> Result<f64, Error> {
+        if multiplier > MAX_MULTIPLIER {
+            // base * 10^6 computed exactly in u128 (base and max are below 2^53).
+            if u128::from(base_ms) * 1_000_000 >= u128::from(max_ms) {
+                self.warn(path, message!(MultiplierCapped, path.to_owned(), multiplier, MAX_MULTIPLIER));
+                return Ok(MAX_MULTIPLIER);
+            }
+            return Err(rule(path, message!(MultiplierTooLarge, path.to_owned(), multiplier, MAX_MULTIPLIER)));
+        }
+        let thousandths = float::round(multiplier * 1000.0).max(1.0);
+        let kept = thousandths / 1000.0;
+        if (multiplier * 1000.0 - thousandths).abs() > 1e-6 {
+            self.warn(path, message!(MultiplierThousandths, path.to_owned(), multiplier, kept));
+        }
+        Ok(kept)
+    }
+
     /// A non-negative duration in whole ms, rounded up (a positive wait never
     /// becomes no wait), with a warning when it was not whole.
     fn ceil_ms(&mut self, ns: i128, path: &str) -> u64 {

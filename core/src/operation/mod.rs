@@ -10,7 +10,9 @@
 //! With a shared [`Dependency`]: an open circuit breaker gives up
 //! (`circuit_open`); a retry or hedge also needs a free in-flight slot
 //! (`concurrency_limited`) and then a retry-budget token (`budget_exhausted`),
-//! taken only now, after the wait, so a cancelled waiter spends nothing. The
+//! taken only now, after the wait, so a cancelled waiter spends nothing (a
+//! quota prices it by the failure being retried: timeout, throttling or
+//! other, [`RetryCause`]). The
 //! effective timeout is `min(per-attempt timeout, remaining)`, where a
 //! fraction-of-remaining timeout is never below the minimum useful time.
 //!
@@ -41,11 +43,17 @@
 //! 4. server guidance (when honored): gRPC "do not retry" gives up
 //!    (`server_declined_retry`); above the cap it is clamped or gives up
 //!    (`retry_after_above_cap`);
-//! 5. the delay is the jittered backoff (one draw), raised to the guidance;
-//!    under `server_guidance.mode` `a6` the guidance instead *replaces* the
-//!    backoff (no draw) and the backoff schedule starts over: the next retry
-//!    without guidance uses the first ceiling (gRFC A6 "Pushback"); under
-//!    `replace` the guidance replaces the backoff and the schedule keeps counting;
+//! 5. the delay is the jittered backoff (one draw; from
+//!    `backoff.throttling_base_ms` instead of `base_ms` after a throttling
+//!    error; none for the first retry under `backoff.immediate_first_retry`),
+//!    raised to the guidance, which `server_guidance.max_above_backoff_ms`
+//!    bounds to at most that far above the drawn backoff (after the cap of
+//!    step 4); under `server_guidance.mode` `a6` the guidance instead
+//!    *replaces* the backoff (no draw) and the backoff schedule starts over:
+//!    the next retry without guidance uses the first ceiling (gRFC A6
+//!    "Pushback"); under `replace` the guidance replaces the backoff and the
+//!    schedule keeps counting (`max_above_backoff_ms` is refused with either:
+//!    with no draw there is no backoff to bound the guidance by);
 //! 6. if the guidance plus a minimum useful attempt does not fit in what
 //!    remains, give up now (`retry_after_exceeds_budget`); if the delay plus a
 //!    minimum useful attempt does not fit, give up now (`deadline_insufficient`),
@@ -57,10 +65,10 @@
 use alloc::string::String;
 use alloc::sync::Arc;
 
-use crate::backoff::delay_range_ms;
+use crate::backoff::draw_delay_ms;
 use crate::backoff::polly::{self, PollyState};
 use crate::breaker::BreakerPermit;
-use crate::budget::RetryCharge;
+use crate::budget::{RetryCause, RetryCharge};
 use crate::classify::{classify, Class, Outcome, TransportFailure, Verdict};
 use crate::decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 use crate::dependency::Dependency;
@@ -170,7 +178,8 @@ pub struct Operation {
     /// The backoff schedule's retry number for the next computed delay: the
     /// retries so far, or under `a6` guidance those since the last guidance.
     backoff_retry: u32,
-    last_failure_timed_out: bool,
+    /// The class of the last failure, which prices the retry that repeats it.
+    last_failure: RetryCause,
     phase: Phase,
     running: [Option<Running>; MAX_IN_FLIGHT],
     /// The attempt numbers in `running`, kept alongside it.
@@ -221,7 +230,7 @@ impl Operation {
             attempts_started: 0,
             previous_delay_ms,
             backoff_retry: 0,
-            last_failure_timed_out: false,
+            last_failure: RetryCause::Transient,
             phase: Phase::Ready,
             running: [None; MAX_IN_FLIGHT],
             running_set: AttemptSet::EMPTY,
@@ -527,7 +536,7 @@ impl Operation {
             held.retry_slot = true;
         }
         if let Some(budget) = dependency.budget() {
-            match budget.try_retry(now, self.last_failure_timed_out) {
+            match budget.try_retry_for(now, self.last_failure) {
                 Some(charge) => held.charge = Some(charge),
                 None => {
                     self.release(&held);
@@ -617,7 +626,7 @@ impl Operation {
 
     fn after_attempt(&mut self, now: u64, attempt: u32, class: Class, outcome: &Outcome) -> Decision {
         let attempts = self.attempts_started;
-        let ambiguous = match class {
+        let (ambiguous, throttling) = match class {
             Class::Success => {
                 let abort_attempts = self.abort_running();
                 return self.end(Decision::Succeeded { attempts, winner: attempt, abort_attempts });
@@ -634,14 +643,20 @@ impl Operation {
                     abort_attempts,
                 });
             }
-            Class::Retryable { ambiguous, .. } => ambiguous,
+            Class::Retryable { ambiguous, throttling } => (ambiguous, throttling),
         };
         if ambiguous && self.idempotency == Idempotency::Unsafe {
             let remaining_budget_ms = self.remaining_budget_ms(now);
             let abort_attempts = self.abort_running();
             return self.end(Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts });
         }
-        self.last_failure_timed_out = matches!(outcome, Outcome::Transport { failure: TransportFailure::TimedOut });
+        self.last_failure = if throttling {
+            RetryCause::Throttling
+        } else if matches!(outcome, Outcome::Transport { failure: TransportFailure::TimedOut }) {
+            RetryCause::Timeout
+        } else {
+            RetryCause::Transient
+        };
         let kind_limit_reached = self.kind_limit_reached(outcome);
         if kind_limit_reached && !self.running_attempts().is_empty() {
             self.refuse_further_attempts(GiveUpReason::AttemptsExhausted);
@@ -677,7 +692,9 @@ impl Operation {
         };
 
         let retry = attempts - 1;
-        let delay_ms = match (self.policy.server_guidance.mode, server_delay_ms) {
+        let guidance = self.policy.server_guidance;
+        let mut server_delay_ms = server_delay_ms;
+        let delay_ms = match (guidance.mode, server_delay_ms) {
             (GuidanceMode::A6, Some(server_ms)) => {
                 self.backoff_retry = 0;
                 server_ms
@@ -688,9 +705,10 @@ impl Operation {
             }
             (mode, _) => {
                 let backoff_retry = if mode == GuidanceMode::A6 { self.backoff_retry } else { retry };
-                let backoff_ms = self.backoff_ms(backoff_retry);
+                let backoff_ms = self.backoff_ms(backoff_retry, throttling);
                 self.previous_delay_ms = backoff_ms;
                 self.backoff_retry = self.backoff_retry.saturating_add(1);
+                server_delay_ms = server_delay_ms.map(|server_ms| guidance.bound_above_backoff(server_ms, backoff_ms));
                 backoff_ms.max(server_delay_ms.unwrap_or(0))
             }
         };
@@ -713,10 +731,11 @@ impl Operation {
         Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms: remaining }
     }
 
-    /// The backoff before retry `retry` (0 for the first): nothing for an
-    /// immediate first retry, Polly's arithmetic for jitter `polly`, else one
-    /// draw in the jitter range.
-    fn backoff_ms(&mut self, retry: u32) -> u64 {
+    /// The backoff before retry `retry` (0 for the first), from
+    /// `backoff.throttling_base_ms` instead of `base_ms` after a throttling
+    /// error: nothing for an immediate first retry, Polly's arithmetic for
+    /// jitter `polly`, else one draw in the jitter range.
+    fn backoff_ms(&mut self, retry: u32, after_throttling: bool) -> u64 {
         let backoff = self.policy.backoff;
         match self.policy.jitter {
             _ if backoff.immediate_first_retry && retry == 0 => 0,
@@ -726,16 +745,13 @@ impl Operation {
                     backoff.kind,
                     use_jitter,
                     retry,
-                    backoff.base_ms,
+                    backoff.base_for_ms(after_throttling),
                     backoff.cap_ms,
                     &mut self.polly_state,
                     || draws.unit_interval(),
                 )
             }
-            _ => {
-                let (low, high) = delay_range_ms(&self.policy, retry, self.previous_delay_ms);
-                self.draws.in_range(low, high)
-            }
+            _ => draw_delay_ms(&self.policy, retry, self.previous_delay_ms, after_throttling, &mut self.draws),
         }
     }
 

@@ -32,13 +32,18 @@ pub enum AttemptTimeoutConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BackoffKind {
-    /// `min(cap_ms, base_ms * multiplier^r)`.
+    /// `min(cap_ms, base_ms * multiplier^r)`: grows with a multiplier above
+    /// 1, shrinks toward 0 with one below 1.
     Exponential,
     /// `min(cap_ms, base_ms * (r + 1))`.
     Linear,
     /// `base_ms` every time (`cap_ms` still bounds it).
     Constant,
 }
+
+/// The largest `backoff.multiplier`: 10^6 (gRPC accepts any number > 0; a
+/// larger one only matters when `cap_ms / base_ms` exceeds 10^6).
+pub const MAX_MULTIPLIER: f64 = 1_000_000.0;
 
 /// Backoff ceilings before jitter.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -47,13 +52,27 @@ pub struct BackoffConfig {
     pub kind: BackoffKind,
     /// The first retry's ceiling, in milliseconds.
     pub base_ms: u64,
-    /// Growth factor for `exponential`, in [1, 100], at most three decimals.
+    /// Growth factor for `exponential`, in (0, 10^6] with at most three
+    /// decimals (kept as integer thousandths): above 1 the ceilings grow, 1
+    /// keeps them constant, below 1 they shrink toward 0 (gRFC A6 allows any
+    /// `backoffMultiplier` > 0). Default 2.
     pub multiplier: f64,
     /// No ceiling (and no jittered delay) ever exceeds this, in milliseconds.
     pub cap_ms: u64,
+    /// The base used instead of `base_ms` when the failure being retried is a
+    /// throttling error (an `aws_throttling` error code, classified
+    /// `throttling: true`): the AWS SDKs' 2026 standard mode waits from 1 s
+    /// after throttling and from 50 ms after other errors. Every formula of
+    /// `kind` and the jitter uses it in place of `base_ms` for that retry
+    /// (under jitter `polly` it is Polly's `Delay` for that retry); the retry
+    /// number is unchanged. Absent (the default): `base_ms` for every
+    /// failure. The rules of `base_ms` apply to it: at most `cap_ms` and at
+    /// least 1 for growing kinds (under `polly`: 0 to 1 day).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throttling_base_ms: Option<u64>,
     /// The first retry waits no backoff (only server guidance), later retries
     /// keep their ceilings: urllib3's `backoff_factor` shape (0, 2f, 4f, ...
-    /// with `base_ms` f). False by default.
+    /// with `base_ms` f). Also after a throttling error. False by default.
     #[serde(skip_serializing_if = "is_false")]
     pub immediate_first_retry: bool,
 }
@@ -69,6 +88,7 @@ impl Default for BackoffConfig {
             base_ms: 100,
             multiplier: 2.0,
             cap_ms: 2_000,
+            throttling_base_ms: None,
             immediate_first_retry: false,
         }
     }
@@ -97,6 +117,16 @@ pub enum JitterConfig {
     /// (section "Exponential Backoff", as revised in 2024) multiplies the
     /// capped ceiling by `random(0.8, 1.2)`.
     A6,
+    /// Uniform in `[0, u]` over the ceiling *before* the cap, `u = base *
+    /// multiplier^r` for `exponential` (`base * (r + 1)` for `linear`,
+    /// `base` for `constant`), then capped: `min(cap, draw)`. This is the
+    /// AWS SDKs' standard mode before the 2026 revision (botocore
+    /// `ExponentialBackoff`: `t_i = min(random() * 2^i, 20 s)`): from the
+    /// first retry whose uncapped ceiling exceeds the cap, the delay is the
+    /// cap with probability `1 - cap / u`, where `full` would draw
+    /// uniformly under the cap. `u` is computed like the ceilings (step by
+    /// step in integer ms), saturating at 2^53 - 1 ms.
+    FullThenCap,
     /// Polly v8's delays exactly as Polly computes them (see
     /// [`backoff`](crate::backoff)): `backoff.kind` is Polly's `BackoffType`,
     /// `base_ms` its `Delay` (0 to 1 day; 0 gives no delay), `cap_ms` its
@@ -175,6 +205,15 @@ pub struct ServerGuidanceConfig {
     /// How honored guidance shapes the delay: `floor` (the default), `a6` or `replace`.
     #[serde(skip_serializing_if = "GuidanceMode::is_floor")]
     pub mode: GuidanceMode,
+    /// The most honored guidance may raise the delay above the drawn backoff
+    /// `t`, in ms: the delay is `clamp(guidance, t, t + max_above_backoff_ms)`
+    /// (the AWS SDKs' 2026 standard mode honours `x-amz-retry-after` within
+    /// `[t, t + 5 s]`). Applied after `cap_ms` (or a per-status rule's cap),
+    /// to every status; mode `floor` only (refused with `replace` and `a6`,
+    /// which draw no backoff). Absent (the default): no bound, the guidance
+    /// is a plain floor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_above_backoff_ms: Option<u64>,
 }
 
 fn is_strict(reading: &RetryAfterReading) -> bool {
@@ -216,6 +255,7 @@ impl Default for ServerGuidanceConfig {
             retry_after_reading: RetryAfterReading::Strict,
             statuses: Vec::new(),
             mode: GuidanceMode::Floor,
+            max_above_backoff_ms: None,
         }
     }
 }

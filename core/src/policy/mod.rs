@@ -33,7 +33,7 @@ pub(crate) mod validated;
 pub use config::{
     AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, JitterConfig,
     PolicyConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig,
-    MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS,
+    MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_MULTIPLIER,
 };
 pub use retry_limits::{FailureKind, MethodSet, RetryLimits, RETRY_METHODS};
 pub use sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};

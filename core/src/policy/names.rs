@@ -46,6 +46,7 @@ pub(super) enum JitterKind {
     Decorrelated,
     Proportional,
     A6,
+    FullThenCap,
     Polly,
 }
 
@@ -57,6 +58,7 @@ impl Named for JitterKind {
         JitterKind::Decorrelated,
         JitterKind::Proportional,
         JitterKind::A6,
+        JitterKind::FullThenCap,
         JitterKind::Polly,
     ];
     fn name(self) -> &'static str {
@@ -68,6 +70,7 @@ impl Named for JitterKind {
             JitterKind::Proportional => "proportional",
             JitterKind::Polly => "polly",
             JitterKind::A6 => "a6",
+            JitterKind::FullThenCap => "full_then_cap",
         }
     }
 }

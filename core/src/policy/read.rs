@@ -112,12 +112,17 @@ fn read_attempt_timeout(value: &Value, path: &str) -> Result<AttemptTimeoutConfi
 
 fn read_backoff(value: &Value, path: &str) -> Result<BackoffConfig, Error> {
     let defaults = BackoffConfig::default();
-    let fields = Fields::new(value, path, &["kind", "base_ms", "multiplier", "cap_ms", "immediate_first_retry"])?;
+    let fields = Fields::new(
+        value,
+        path,
+        &["kind", "base_ms", "multiplier", "cap_ms", "throttling_base_ms", "immediate_first_retry"],
+    )?;
     Ok(BackoffConfig {
         kind: fields.with("kind", defaults.kind, read_name)?,
         base_ms: fields.or("base_ms", defaults.base_ms)?,
         multiplier: fields.or("multiplier", defaults.multiplier)?,
         cap_ms: fields.or("cap_ms", defaults.cap_ms)?,
+        throttling_base_ms: fields.optional("throttling_base_ms", u64::from_value)?,
         immediate_first_retry: fields.or("immediate_first_retry", defaults.immediate_first_retry)?,
     })
 }
@@ -136,6 +141,7 @@ fn read_jitter(value: &Value, path: &str) -> Result<JitterConfig, Error> {
         JitterKind::Proportional => JitterConfig::Proportional { ratio: fields.required("ratio")? },
         JitterKind::Polly => JitterConfig::Polly { use_jitter: fields.or("use_jitter", true)? },
         JitterKind::A6 => JitterConfig::A6,
+        JitterKind::FullThenCap => JitterConfig::FullThenCap,
     })
 }
 
@@ -160,8 +166,11 @@ fn read_status_set(value: &Value, path: &str) -> Result<StatusSetConfig, Error> 
 
 fn read_server_guidance(value: &Value, path: &str) -> Result<ServerGuidanceConfig, Error> {
     let defaults = ServerGuidanceConfig::default();
-    let fields =
-        Fields::new(value, path, &["honor", "cap_ms", "above_cap", "mode", "retry_after_reading", "statuses"])?;
+    let fields = Fields::new(
+        value,
+        path,
+        &["honor", "cap_ms", "above_cap", "mode", "max_above_backoff_ms", "retry_after_reading", "statuses"],
+    )?;
     Ok(ServerGuidanceConfig {
         honor: fields.or("honor", defaults.honor)?,
         cap_ms: fields.or("cap_ms", defaults.cap_ms)?,
@@ -169,6 +178,7 @@ fn read_server_guidance(value: &Value, path: &str) -> Result<ServerGuidanceConfi
         retry_after_reading: fields.with("retry_after_reading", defaults.retry_after_reading, read_name)?,
         statuses: fields.with("statuses", defaults.statuses, read_status_rules)?,
         mode: fields.with("mode", defaults.mode, read_name)?,
+        max_above_backoff_ms: fields.optional("max_above_backoff_ms", u64::from_value)?,
     })
 }
 

@@ -3,7 +3,7 @@
 
 use super::config::{
     AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, Idempotency, JitterConfig, PolicyConfig,
-    MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_REDELIVERY_DELAYS,
+    MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_MULTIPLIER, MAX_REDELIVERY_DELAYS,
 };
 use super::retry_limits::{MethodSet, RetryLimits};
 use super::sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};
@@ -39,6 +39,7 @@ fn unreachable_default() -> Policy {
             base_ms: 0,
             multiplier_permille: 1000,
             cap_ms: 0,
+            throttling_base_ms: None,
             immediate_first_retry: false,
         },
         jitter: Jitter::None,
@@ -50,6 +51,7 @@ fn unreachable_default() -> Policy {
             mode: GuidanceMode::Floor,
             retry_after_reading: RetryAfterReading::Strict,
             statuses: StatusRules::default(),
+            max_above_backoff_ms: None,
         },
         retry_limits: RetryLimits::default(),
         retry_methods: None,
@@ -61,11 +63,16 @@ fn unreachable_default() -> Policy {
 
 /// Polly's own rules when `jitter.kind` is `polly`: `Delay` in [0, 1 day],
 /// the exponential factor fixed at 2; a zero base and a cap below the base
-/// are valid (Polly gives 0, and the cap).
+/// are valid (Polly gives 0, and the cap). `throttling_base_ms`, Polly's
+/// `Delay` after a throttling error, follows the same rules as `base_ms`.
 fn check_polly(check: &mut Checker, backoff: &BackoffConfig) {
     let one_day = crate::backoff::polly::POLLY_MAX_BASE_MS;
-    if backoff.base_ms > one_day {
-        check.fail("backoff.base_ms", message!(PollyBaseRange, backoff.base_ms, one_day));
+    let bases =
+        [("backoff.base_ms", Some(backoff.base_ms)), ("backoff.throttling_base_ms", backoff.throttling_base_ms)];
+    for (field, base_ms) in bases {
+        if let Some(base_ms) = base_ms.filter(|base_ms| *base_ms > one_day) {
+            check.fail(field, message!(PollyBaseRange, field, base_ms, one_day));
+        }
     }
     if backoff.kind == BackoffKind::Exponential && backoff.multiplier != 2.0 {
         check.fail("backoff.multiplier", message!(PollyMultiplier, backoff.multiplier));
@@ -168,9 +175,19 @@ impl Policy {
         } else if b.cap_ms < b.base_ms {
             check.fail("backoff.cap_ms", message!(CapBelowBase, b.cap_ms, b.base_ms));
         }
-        let multiplier_permille = check.permille("backoff.multiplier", b.multiplier, 1.0, 100.0, false);
+        let multiplier_permille = check.permille("backoff.multiplier", b.multiplier, 0.0, MAX_MULTIPLIER, true);
         if !polly && b.kind != BackoffKind::Constant && b.base_ms == 0 {
             check.fail("backoff.base_ms", message!(BaseZero, b.kind.name()));
+        }
+        if let Some(throttling_base_ms) = b.throttling_base_ms.filter(|_| !polly) {
+            check.ms("backoff.throttling_base_ms", throttling_base_ms);
+            if throttling_base_ms > b.cap_ms {
+                check
+                    .fail("backoff.throttling_base_ms", message!(ThrottlingBaseAboveCap, throttling_base_ms, b.cap_ms));
+            }
+            if throttling_base_ms == 0 && (b.kind != BackoffKind::Constant || c.jitter == JitterConfig::Decorrelated) {
+                check.fail("backoff.throttling_base_ms", message!(ThrottlingBaseZero));
+            }
         }
 
         let jitter = match c.jitter {
@@ -188,6 +205,7 @@ impl Policy {
             }
             JitterConfig::Polly { use_jitter } => Jitter::Polly { use_jitter },
             JitterConfig::A6 => Jitter::A6,
+            JitterConfig::FullThenCap => Jitter::FullThenCap,
         };
 
         let classification = Classification {
@@ -233,6 +251,15 @@ impl Policy {
         }
 
         check.ms("server_guidance.cap_ms", c.server_guidance.cap_ms);
+        if let Some(above_ms) = c.server_guidance.max_above_backoff_ms {
+            check.ms("server_guidance.max_above_backoff_ms", above_ms);
+            if c.server_guidance.mode != GuidanceMode::Floor {
+                check.fail(
+                    "server_guidance.max_above_backoff_ms",
+                    message!(AboveBackoffNeedsFloor, c.server_guidance.mode.name()),
+                );
+            }
+        }
         let g = &c.server_guidance;
         let statuses = StatusRules::new(&g.statuses, (g.honor, g.cap_ms, g.above_cap), &mut check.violations);
         let retry_limits = RetryLimits::new(&c.retry_limits, &mut check.violations);
@@ -285,6 +312,7 @@ impl Policy {
                 base_ms: b.base_ms,
                 multiplier_permille,
                 cap_ms: b.cap_ms,
+                throttling_base_ms: b.throttling_base_ms,
                 immediate_first_retry: b.immediate_first_retry,
             },
             jitter,
@@ -296,6 +324,7 @@ impl Policy {
                 retry_after_reading: c.server_guidance.retry_after_reading,
                 statuses,
                 mode: c.server_guidance.mode,
+                max_above_backoff_ms: c.server_guidance.max_above_backoff_ms,
             },
             retry_limits,
             retry_methods,
@@ -326,6 +355,39 @@ mod tests {
         assert_eq!(policy.to_config(), config);
         let json = config.to_json();
         assert_eq!(PolicyConfig::from_json(&json).expect("round trip"), config);
+    }
+
+    #[test]
+    fn every_dialect_field_round_trips() {
+        use super::super::config::{RetryLimitsConfig, StatusGuidanceConfig};
+        let mut config = PolicyConfig::default();
+        config.backoff.base_ms = 50;
+        config.backoff.cap_ms = 20_000;
+        config.backoff.throttling_base_ms = Some(1_000);
+        config.backoff.immediate_first_retry = true;
+        config.jitter = JitterConfig::FullThenCap;
+        config.server_guidance.retry_after_reading = RetryAfterReading::Lenient;
+        config.server_guidance.statuses = vec![StatusGuidanceConfig {
+            status: 503,
+            honor: Some(true),
+            requires_guidance: true,
+            cap_ms: Some(10_000),
+            above_cap: Some(AboveCap::Clamp),
+        }];
+        config.server_guidance.max_above_backoff_ms = Some(5_000);
+        config.retry_limits = RetryLimitsConfig { connect: Some(2), read: None, status: Some(1), other: Some(0) };
+        config.retry_methods = Some(vec!["GET".to_owned(), "POST".to_owned()]);
+        let policy = Policy::new(&config).expect("valid");
+        assert_eq!(policy.to_config(), config);
+        assert_eq!(PolicyConfig::from_json(&config.to_json()).expect("round trip"), config);
+
+        // The other side of each choice: polly with a throttling base, mode replace.
+        config.jitter = JitterConfig::Polly { use_jitter: true };
+        config.server_guidance.mode = GuidanceMode::Replace;
+        config.server_guidance.max_above_backoff_ms = None;
+        let policy = Policy::new(&config).expect("valid");
+        assert_eq!(policy.to_config(), config);
+        assert_eq!(PolicyConfig::from_json(&config.to_json()).expect("round trip"), config);
     }
 
     #[test]

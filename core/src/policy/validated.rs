@@ -48,6 +48,8 @@ pub enum Jitter {
     },
     /// See [`JitterConfig::A6`].
     A6,
+    /// See [`JitterConfig::FullThenCap`].
+    FullThenCap,
 }
 
 /// Validated backoff.
@@ -57,10 +59,12 @@ pub struct Backoff {
     pub kind: BackoffKind,
     /// First ceiling in ms.
     pub base_ms: u64,
-    /// Growth factor in thousandths (2000 = x2).
+    /// Growth factor in thousandths (2000 = x2; below 1000 the ceilings shrink).
     pub multiplier_permille: u32,
     /// Upper bound of every ceiling and delay, in ms.
     pub cap_ms: u64,
+    /// The base after a throttling error, if it differs from `base_ms`.
+    pub throttling_base_ms: Option<u64>,
     /// The first retry waits no backoff.
     pub immediate_first_retry: bool,
 }
@@ -80,6 +84,8 @@ pub struct ServerGuidance {
     pub statuses: StatusRules,
     /// How guidance shapes the delay.
     pub mode: GuidanceMode,
+    /// The most guidance may raise the delay above the drawn backoff.
+    pub max_above_backoff_ms: Option<u64>,
 }
 
 /// The validated schedule, stored in a [`Policy`] without heap data.
@@ -149,6 +155,7 @@ impl Policy {
                 base_ms: self.backoff.base_ms,
                 multiplier: f64::from(self.backoff.multiplier_permille) / 1000.0,
                 cap_ms: self.backoff.cap_ms,
+                throttling_base_ms: self.backoff.throttling_base_ms,
                 immediate_first_retry: self.backoff.immediate_first_retry,
             },
             jitter: match self.jitter {
@@ -161,6 +168,7 @@ impl Policy {
                 }
                 Jitter::Polly { use_jitter } => JitterConfig::Polly { use_jitter },
                 Jitter::A6 => JitterConfig::A6,
+                Jitter::FullThenCap => JitterConfig::FullThenCap,
             },
             retry_on: RetryOnConfig {
                 http_statuses: cls.retry_http.iter().collect(),
@@ -183,11 +191,10 @@ impl Policy {
                 retry_after_reading: self.server_guidance.retry_after_reading,
                 statuses: self.server_guidance.statuses.to_config(),
                 mode: self.server_guidance.mode,
+                max_above_backoff_ms: self.server_guidance.max_above_backoff_ms,
             },
             retry_limits: self.retry_limits.to_config(),
-            retry_methods: self
-                .retry_methods
-                .map(|methods| methods.iter().map(alloc::string::String::from).collect()),
+            retry_methods: self.retry_methods.map(|methods| methods.iter().map(alloc::string::String::from).collect()),
             idempotency: self.idempotency,
             hedging: self.hedging,
             redelivery: self.redelivery.map(RedeliverySchedule::to_config),

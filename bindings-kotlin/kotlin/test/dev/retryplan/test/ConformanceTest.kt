@@ -12,6 +12,7 @@ import dev.retryplan.RetryplanException
 import dev.retryplan.ServiceConfig
 import dev.retryplan.admit
 import dev.retryplan.awsErrorCodeFromResponse
+import dev.retryplan.awsStandard2026Dependency
 import dev.retryplan.awsStandardDependency
 import dev.retryplan.encodeGrpcTimeoutNs
 import dev.retryplan.parseGrpcTimeoutNs
@@ -83,6 +84,8 @@ class ConformanceTest {
             "policy.json.negative_duration", "policy.json.negative_fixed_timeout", "policy.json.http_status_beyond_16_bits",
             "policy.json.negative_hedging_delay", "policy.json.negative_redelivery_delay", "dependency.invalid.negative_cap",
             "dependency.invalid.negative_open_ms", "dependency.invalid.negative_max_tokens",
+            "policy.valid.aws_2026_rules", "policy.valid.aws_and_http_dialect_fields_together",
+            "policy.valid.polly_throttling_base_follows_pollys_rules",
         )
         val byId = cases.associateBy { it["id"] as String }
         for (id in pinned) assertTrue(typed(byId[id] ?: error("no vector $id")) != null, "$id is not held by the typed records")
@@ -222,9 +225,10 @@ class ConformanceTest {
         settle(case, result, id)
     }
 
-    /** The case's dependency: its configuration, the AWS standard one by name, or the service config's throttling. */
+    /** The case's dependency: its configuration, an AWS standard one by name, or the service config's throttling. */
     private fun dependency(case: Map<String, Any?>): Dependency? = when (val d = case["dependency"]) {
         "aws_standard" -> awsStandardDependency()
+        "aws_standard_2026" -> awsStandard2026Dependency()
         null -> if ("grpc_service_config" in case) serviceConfig(case).use { it.throttlingDependency() } else null
         else -> Dependency.fromJson(Json.write(d))
     }

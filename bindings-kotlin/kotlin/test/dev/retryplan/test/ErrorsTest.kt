@@ -67,7 +67,13 @@ class ErrorsTest {
 
     @Test
     fun `profiles by name`() {
-        assertEquals(listOf("read", "checkout", "write_keyed", "write_strict", "background", "aws_standard"), profileNames())
+        assertEquals(
+            listOf(
+                "read", "checkout", "write_keyed", "write_strict", "background",
+                "aws_standard", "aws_standard_2026", "aws_standard_2026_dynamodb",
+            ),
+            profileNames(),
+        )
         assertEquals(800L, profileConfig("checkout").totalBudgetMs)
         Policy.profile("checkout").use { assertEquals(profileConfig("checkout"), it.toConfig()) }
         val error = raises<RetryplanException.UnknownProfile>("unknown_profile") { Policy.profile("nope") }

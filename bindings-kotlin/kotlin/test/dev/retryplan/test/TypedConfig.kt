@@ -85,13 +85,14 @@ object TypedConfig {
             responseReserveMs = m.or("response_reserve_ms", d.responseReserveMs, ::long),
             minimumUsefulAttemptMs = m.or("minimum_useful_attempt_ms", d.minimumUsefulAttemptMs, ::long),
             backoff = m.or("backoff", d.backoff) {
-                val b = obj(it, "kind", "base_ms", "multiplier", "cap_ms", "immediate_first_retry")
+                val b = obj(it, "kind", "base_ms", "multiplier", "cap_ms", "immediate_first_retry", "throttling_base_ms")
                 d.backoff.copy(
                     kind = b.or("kind", d.backoff.kind) { k -> named<BackoffKind>(k) },
                     baseMs = b.or("base_ms", d.backoff.baseMs, ::long),
                     multiplier = b.or("multiplier", d.backoff.multiplier, ::double),
                     capMs = b.or("cap_ms", d.backoff.capMs, ::long),
                     immediateFirstRetry = b.or("immediate_first_retry", d.backoff.immediateFirstRetry, ::bool),
+                    throttlingBaseMs = b["throttling_base_ms"]?.let(::long),
                 )
             },
             jitter = m.or("jitter", d.jitter) {
@@ -103,6 +104,7 @@ object TypedConfig {
                     "decorrelated" -> JitterConfig.Decorrelated
                     "proportional" -> JitterConfig.Proportional(double(j["ratio"] ?: no()))
                     "a6" -> JitterConfig.A6
+                    "full_then_cap" -> JitterConfig.FullThenCap
                     "polly" -> JitterConfig.Polly(bool(j["use_jitter"] ?: no()))
                     else -> no()
                 }.also { kind ->
@@ -122,7 +124,7 @@ object TypedConfig {
             ambiguous = m.or("ambiguous", d.ambiguous, ::statusSet),
             conflict = m.or("conflict", d.conflict, ::statusSet),
             serverGuidance = m.or("server_guidance", d.serverGuidance) {
-                val g = obj(it, "honor", "cap_ms", "above_cap", "mode", "retry_after_reading", "statuses")
+                val g = obj(it, "honor", "cap_ms", "above_cap", "mode", "retry_after_reading", "statuses", "max_above_backoff_ms")
                 d.serverGuidance.copy(
                     honor = g.or("honor", d.serverGuidance.honor, ::bool),
                     capMs = g.or("cap_ms", d.serverGuidance.capMs, ::long),
@@ -132,6 +134,7 @@ object TypedConfig {
                         named<RetryAfterReading>(r)
                     },
                     statuses = g.or("statuses", d.serverGuidance.statuses) { rules -> list(rules).map(::statusRule) },
+                    maxAboveBackoffMs = g["max_above_backoff_ms"]?.let(::long),
                 )
             },
             idempotency = m.or("idempotency", d.idempotency) { named<Idempotency>(it) },
@@ -194,7 +197,7 @@ object TypedConfig {
 
     private fun budget(value: Any?): BudgetConfig {
         val b = obj(value, "kind", "max_tokens", "token_ratio", "retry_ratio", "min_retries_per_second", "window_ms",
-            "capacity", "retry_cost", "timeout_retry_cost", "success_increment")
+            "capacity", "retry_cost", "timeout_retry_cost", "success_increment", "throttling_retry_cost")
         fun exactly(vararg keys: String) = if (b.keys == setOf("kind", *keys)) Unit else no()
         return when (b["kind"]) {
             "token_bucket" -> exactly("max_tokens", "token_ratio").let {
@@ -203,8 +206,13 @@ object TypedConfig {
             "ratio" -> exactly("retry_ratio", "min_retries_per_second", "window_ms").let {
                 BudgetConfig.Ratio(double(b["retry_ratio"]), int(b["min_retries_per_second"]), long(b["window_ms"]))
             }
-            "quota" -> exactly("capacity", "retry_cost", "timeout_retry_cost", "success_increment").let {
-                BudgetConfig.Quota(int(b["capacity"]), int(b["retry_cost"]), int(b["timeout_retry_cost"]), int(b["success_increment"]))
+            "quota" -> if (b.keys - "throttling_retry_cost" == setOf("kind", "capacity", "retry_cost", "timeout_retry_cost", "success_increment")) {
+                BudgetConfig.Quota(
+                    int(b["capacity"]), int(b["retry_cost"]), int(b["timeout_retry_cost"]), int(b["success_increment"]),
+                    b["throttling_retry_cost"]?.let(::int),
+                )
+            } else {
+                no()
             }
             else -> no()
         }

@@ -69,9 +69,10 @@ object VectorJson {
                 BudgetConfig.Ratio(double(map["retry_ratio"]), int(map["min_retries_per_second"]), long(map["window_ms"]))
             }
             "quota" -> {
-                only(map, "kind", "capacity", "retry_cost", "timeout_retry_cost", "success_increment")
+                only(map, "kind", "capacity", "retry_cost", "timeout_retry_cost", "success_increment", "throttling_retry_cost")
                 BudgetConfig.Quota(
                     int(map["capacity"]), int(map["retry_cost"]), int(map["timeout_retry_cost"]), int(map["success_increment"]),
+                    map["throttling_retry_cost"]?.let(::int),
                 )
             }
             else -> error("unknown budget $map")
@@ -267,7 +268,10 @@ object VectorJson {
         "backoff" to mapOf(
             "kind" to name(c.backoff.kind), "base_ms" to c.backoff.baseMs,
             "multiplier" to c.backoff.multiplier, "cap_ms" to c.backoff.capMs,
-        ) + listOfNotNull(c.backoff.immediateFirstRetry.takeIf { it }?.let { "immediate_first_retry" to true }),
+        ) + listOfNotNull(
+            c.backoff.throttlingBaseMs?.let { "throttling_base_ms" to it },
+            c.backoff.immediateFirstRetry.takeIf { it }?.let { "immediate_first_retry" to true },
+        ),
         "jitter" to when (val j = c.jitter) {
             is JitterConfig.None -> mapOf("kind" to "none")
             is JitterConfig.Full -> mapOf("kind" to "full")
@@ -275,6 +279,7 @@ object VectorJson {
             is JitterConfig.Decorrelated -> mapOf("kind" to "decorrelated")
             is JitterConfig.Proportional -> mapOf("kind" to "proportional", "ratio" to j.ratio)
             is JitterConfig.A6 -> mapOf("kind" to "a6")
+            is JitterConfig.FullThenCap -> mapOf("kind" to "full_then_cap")
             is JitterConfig.Polly -> mapOf("kind" to "polly", "use_jitter" to j.useJitter)
         },
         "retry_on" to mapOf(
@@ -304,6 +309,7 @@ object VectorJson {
                 }
             },
             c.serverGuidance.mode.takeIf { it != GuidanceMode.FLOOR }?.let { "mode" to name(it) },
+            c.serverGuidance.maxAboveBackoffMs?.let { "max_above_backoff_ms" to it },
         ),
         "idempotency" to name(c.idempotency),
     ) + listOfNotNull(
