@@ -2,11 +2,12 @@
 // consumer, and a Vite build of a tiny page, opened in Chromium.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'vite';
 import { serve } from './serve.mjs';
 import { withPage, resultOf } from './chromium.mjs';
@@ -36,9 +37,45 @@ test('the packed package holds both entries: their JS, glue, wasm and types', ()
   for (const name of ['browser.js', 'node.js', 'api.js', 'tools.js', 'convert.js']) assert.ok(files('tools/lib').includes(name), `tools/lib/${name}`);
 });
 
+test('npm pack refuses a package that was not built', () => {
+  const bare = join(work, 'unbuilt');
+  mkdirSync(bare);
+  for (const name of ['package.json', 'prepack.mjs', 'README.md']) cpSync(join(packageRoot, name), join(bare, name));
+  const packed = spawnSync('npm', ['pack', '--dry-run'], { cwd: bare, encoding: 'utf8' });
+  assert.notEqual(packed.status, 0);
+  assert.match(packed.stderr, /refusing to pack without a build \(missing wasm\/retryplan_js\.js, .*\): run \.\/build\.sh first/);
+});
+
 test('tsc --strict accepts a TypeScript consumer', () => {
   const tsc = join(packageRoot, 'node_modules', '.bin', 'tsc');
   execFileSync(tsc, ['-p', join(app, 'tsconfig.json')], { stdio: 'pipe' });
+});
+
+test("the README's checkout example type-checks under tsc --strict as written, and runs in Node", async () => {
+  const example = new URL('../examples/checkout.mts', import.meta.url);
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  assert.ok(readme.includes(`\`\`\`ts\n${readFileSync(example, 'utf8')}\`\`\``), 'the README shows examples/checkout.mts as it is');
+  cpSync(fileURLToPath(example), join(app, 'checkout.mts'));
+  const tsc = join(packageRoot, 'node_modules', '.bin', 'tsc');
+  const flags = ['--strict', '--target', 'es2022', '--module', 'nodenext', '--lib', 'es2022,dom', '--outDir', join(app, 'out')];
+  execFileSync(tsc, [...flags, join(app, 'checkout.mts')], { stdio: 'pipe' });
+  // A shop that is busy once, then takes the order.
+  const seen = [];
+  const shop = createServer((request, response) => {
+    seen.push([request.method, request.url, request.headers['idempotency-key']]);
+    if (seen.length === 1) return response.writeHead(503).end();
+    response.writeHead(201, { 'content-type': 'application/json' }).end('{"order": 42}');
+  });
+  await new Promise((resolve) => shop.listen(0, '127.0.0.1', resolve));
+  try {
+    const { placeOrder } = await import(pathToFileURL(join(app, 'out', 'checkout.mjs')).href);
+    assert.deepEqual(await placeOrder(`http://127.0.0.1:${shop.address().port}`, { sku: 'tea', quantity: 1 }), { order: 42 });
+    assert.equal(seen.length, 2);
+    assert.deepEqual(seen.map(([method, url]) => [method, url]), [['POST', '/api/orders'], ['POST', '/api/orders']]);
+    assert.equal(seen[0][2], seen[1][2], 'one idempotency key for both attempts');
+  } finally {
+    shop.close();
+  }
 });
 
 test('Vite bundles a page that imports the default entry, ships the lean wasm only, and it runs in Chromium', async () => {
