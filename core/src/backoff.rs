@@ -131,7 +131,8 @@ fn draw_range(policy: &Policy, retry: u32, previous_delay_ms: u64, after_throttl
             DrawRange::uncapped(low, previous_delay_ms.saturating_mul(3).clamp(low, cap))
         }
         Jitter::Proportional { ratio_permille } => {
-            let spread = u64::try_from(u128::from(ceiling) * u128::from(ratio_permille) / 1000).unwrap_or(u64::MAX);
+            // A ceiling is at most 2^53 - 1 ms and the ratio at most 1000: the product fits in u64.
+            let spread = ceiling.saturating_mul(u64::from(ratio_permille)) / 1000;
             DrawRange::uncapped(ceiling.saturating_sub(spread), ceiling.saturating_add(spread).min(cap))
         }
         Jitter::Polly { use_jitter } => {

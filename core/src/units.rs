@@ -42,6 +42,18 @@ pub(crate) mod float {
         }
     }
 
+    /// The nearest whole number, halves to even (`f64::round_ties_even`, C's
+    /// `rint`), without libm's: below 2^52 in magnitude, adding 2^52 rounds
+    /// the fraction away as IEEE 754's default rounding does (to nearest,
+    /// ties to even), and subtracting it again is exact.
+    pub(crate) fn round_ties_even(value: f64) -> f64 {
+        if value.abs() < WHOLE {
+            ((value.abs() + WHOLE) - WHOLE).copysign(value)
+        } else {
+            value
+        }
+    }
+
     /// The nearest whole number, halves away from zero (as `f64::round`).
     pub(crate) fn round(value: f64) -> f64 {
         let whole = trunc(value);
@@ -161,6 +173,14 @@ mod tests {
             assert_eq!(float::trunc(value), value.trunc(), "trunc {value}");
             assert_eq!(float::fract(value), value.fract(), "fract {value}");
         }
+        for value in [
+            0.0, -0.0, 0.3, -0.3, 0.5, -0.5, 1.5, 2.5, -2.5, 0.49999999999999994, 1e15 + 0.5, 4503599627370495.5,
+            4.5e15, 1e300, -7.25, 3.999, f64::INFINITY, f64::MIN_POSITIVE,
+        ] {
+            assert_eq!(float::round_ties_even(value).to_bits(), value.round_ties_even().to_bits(), "{value}");
+            assert_eq!(float::round_ties_even(value).to_bits(), libm::rint(value).to_bits(), "{value}");
+        }
+        assert!(float::round_ties_even(f64::NAN).is_nan());
         assert!(float::round(f64::NAN).is_nan() && float::trunc(f64::INFINITY).is_infinite());
     }
 
