@@ -31,12 +31,13 @@ shrink() {
 }
 
 build "$here/wasm"
-# The default entry optimised as shipped but with its name section (function
-# names): test/messages.test.mjs checks it holds no formatting code, size.mjs
-# gives each part's share. Not part of the package.
+# Each entry optimised as shipped but with its name section (function names):
+# test/messages.test.mjs checks the default one holds no formatting code,
+# size.mjs gives each part's share. Not part of the package.
 "$wasm_opt" -Oz -g "$here/wasm/retryplan_js_bg.wasm" -o "$root/target/wasm32-unknown-unknown/wasm-release/retryplan_js.lean.wasm"
 shrink "$here/wasm"
 build "$here/tools/wasm" --features tools
+"$wasm_opt" -Oz -g "$here/tools/wasm/retryplan_js_bg.wasm" -o "$root/target/wasm32-unknown-unknown/wasm-release/retryplan_js.tools.wasm"
 shrink "$here/tools/wasm"
 # The core's message table, for lib/messages.js to compose errors outside the wasm.
 node "$here/rules-table.mjs"

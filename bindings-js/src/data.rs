@@ -158,8 +158,14 @@ fn read(value: &JsValue, path: &str, reading: &mut Reading) -> Result<Value, JsV
 fn read_container(value: &JsValue, path: &str, reading: &mut Reading) -> Option<Result<Value, JsValue>> {
     if Array::is_array(value) {
         let items = Array::from(value);
-        let list = items.iter().enumerate().map(|(index, entry)| read(&entry, &item(path, index), reading));
-        return Some(list.collect::<Result<_, _>>().map(Value::List));
+        let mut list = Vec::new();
+        for (index, entry) in items.iter().enumerate() {
+            match read(&entry, &item(path, index), reading) {
+                Ok(entry) => list.push(entry),
+                Err(error) => return Some(Err(error)),
+            }
+        }
+        return Some(Ok(Value::List(list)));
     }
     #[cfg(feature = "tools")]
     let json = reading.source == Source::Json;

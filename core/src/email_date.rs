@@ -129,7 +129,8 @@ fn zone_offset(zone: &str) -> i128 {
     // parsedate_tz as None, which it then turns into 0.
     let hhmm = named.or_else(|| python_int(zone)).unwrap_or_default();
     let (hours, minutes) = div_rem_100(hhmm.unsigned_abs());
-    let seconds = i128::try_from(hours).unwrap_or(i128::MAX).saturating_mul(3600).saturating_add(i128::from(minutes) * 60);
+    let seconds =
+        i128::try_from(hours).unwrap_or(i128::MAX).saturating_mul(3600).saturating_add(i128::from(minutes) * 60);
     if hhmm < 0 {
         -seconds
     } else {

@@ -174,8 +174,24 @@ mod tests {
             assert_eq!(float::fract(value), value.fract(), "fract {value}");
         }
         for value in [
-            0.0, -0.0, 0.3, -0.3, 0.5, -0.5, 1.5, 2.5, -2.5, 0.49999999999999994, 1e15 + 0.5, 4503599627370495.5,
-            4.5e15, 1e300, -7.25, 3.999, f64::INFINITY, f64::MIN_POSITIVE,
+            0.0,
+            -0.0,
+            0.3,
+            -0.3,
+            0.5,
+            -0.5,
+            1.5,
+            2.5,
+            -2.5,
+            0.49999999999999994,
+            1e15 + 0.5,
+            4503599627370495.5,
+            4.5e15,
+            1e300,
+            -7.25,
+            3.999,
+            f64::INFINITY,
+            f64::MIN_POSITIVE,
         ] {
             assert_eq!(float::round_ties_even(value).to_bits(), value.round_ties_even().to_bits(), "{value}");
             assert_eq!(float::round_ties_even(value).to_bits(), libm::rint(value).to_bits(), "{value}");

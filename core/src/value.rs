@@ -391,13 +391,25 @@ impl FromValue for u16 {
 
 impl<T: FromValue> FromValue for Vec<T> {
     fn from_value(value: &Value, path: &str) -> Result<Self, Error> {
-        match value {
-            Value::List(items) => {
-                items.iter().enumerate().map(|(index, value)| T::from_value(value, &item(path, index))).collect()
-            }
-            other => Err(expected(path, Rule::List, other)),
-        }
+        list(value, path, Rule::List, T::from_value)
     }
+}
+
+/// Reads a list, each item with `read` (its path `path[index]`); anything
+/// else is an error expecting `what`. A plain loop: collecting into a
+/// `Result<Vec<T>, _>` costs the wasm build about 1 KB per item type.
+pub(crate) fn list<T>(
+    value: &Value,
+    path: &str,
+    what: Rule,
+    mut read: impl FnMut(&Value, &str) -> Result<T, Error>,
+) -> Result<Vec<T>, Error> {
+    let Value::List(items) = value else { return Err(expected(path, what, value)) };
+    let mut read_items = Vec::with_capacity(items.len());
+    for (index, value) in items.iter().enumerate() {
+        read_items.push(read(value, &item(path, index))?);
+    }
+    Ok(read_items)
 }
 
 /// An enum written as its snake_case name.

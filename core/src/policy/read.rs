@@ -14,7 +14,7 @@ use super::names::JitterKind;
 use crate::error::Error;
 
 use crate::message::Rule;
-use crate::value::{expected, item, join, one_of, optional, read_name, tagged, Fields, FromValue, Named, Value};
+use crate::value::{expected, join, list, one_of, optional, read_name, tagged, Fields, FromValue, Named, Value};
 
 /// The fields of a policy object, in the order `to_json` writes them.
 const POLICY_FIELDS: &[&str] = &[
@@ -184,12 +184,7 @@ fn read_server_guidance(value: &Value, path: &str) -> Result<ServerGuidanceConfi
 
 /// Reads `server_guidance.statuses`: a list of per-status rules.
 fn read_status_rules(value: &Value, path: &str) -> Result<Vec<StatusGuidanceConfig>, Error> {
-    match value {
-        Value::List(items) => {
-            items.iter().enumerate().map(|(index, value)| read_status_rule(value, &item(path, index))).collect()
-        }
-        other => Err(expected(path, Rule::ListOfStatusRules, other)),
-    }
+    list(value, path, Rule::ListOfStatusRules, read_status_rule)
 }
 
 fn read_status_rule(value: &Value, path: &str) -> Result<StatusGuidanceConfig, Error> {
@@ -215,17 +210,10 @@ fn read_retry_limits(value: &Value, path: &str) -> Result<RetryLimitsConfig, Err
 
 /// Reads `retry_methods`: a list of method names.
 fn read_methods(value: &Value, path: &str) -> Result<Vec<String>, Error> {
-    match value {
-        Value::List(items) => items
-            .iter()
-            .enumerate()
-            .map(|(index, entry)| match entry {
-                Value::String(text) => Ok(text.clone()),
-                other => Err(expected(&item(path, index), Rule::MethodName, other)),
-            })
-            .collect(),
-        other => Err(expected(path, Rule::ListOfMethodNames, other)),
-    }
+    list(value, path, Rule::ListOfMethodNames, |entry, path| match entry {
+        Value::String(text) => Ok(text.clone()),
+        other => Err(expected(path, Rule::MethodName, other)),
+    })
 }
 
 fn read_hedging(value: &Value, path: &str) -> Result<HedgingConfig, Error> {
@@ -238,12 +226,7 @@ fn read_hedging(value: &Value, path: &str) -> Result<HedgingConfig, Error> {
 
 /// A list of enum names.
 fn read_names<T: Named>(value: &Value, path: &str) -> Result<Vec<T>, Error> {
-    match value {
-        Value::List(items) => {
-            items.iter().enumerate().map(|(index, value)| read_name(value, &item(path, index))).collect()
-        }
-        other => Err(expected(path, Rule::ListOfNames, other)),
-    }
+    list(value, path, Rule::ListOfNames, read_name)
 }
 
 /// A policy's `redelivery` section (both fields required).
