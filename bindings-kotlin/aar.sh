@@ -131,5 +131,6 @@ if [ -z "$abis" ]; then
   exit 1
 fi
 publish retryplan-kotlin-android aar "$AAR" "retryplan for Android (JNA; native libraries for: $abis)" \
-  "$(dependency net.java.dev.jna jna "$JNA_VERSION" aar; dependency org.jetbrains.kotlin kotlin-stdlib "$KOTLIN_API.0")"
+  "$(dependency net.java.dev.jna jna "$JNA_VERSION" aar; dependency org.jetbrains.kotlin kotlin-stdlib "$KOTLIN_API.0"
+     dependency org.jetbrains.kotlinx kotlinx-coroutines-core "$COROUTINES_VERSION")"
 echo "built $AAR for: $abis (and $BUILD/maven/dev/retryplan/retryplan-kotlin-android/$VERSION)"

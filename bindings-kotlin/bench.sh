@@ -7,5 +7,5 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ./build.sh >/dev/null
-java -cp "build/libs/retryplan-kotlin.jar:build/classes/test:node_modules/kotlin-compiler/lib/kotlin-stdlib.jar:/usr/share/java/jna.jar" \
+java -cp "build/libs/retryplan-kotlin.jar:build/classes/test:node_modules/kotlin-compiler/lib/kotlin-stdlib.jar:node_modules/kotlin-compiler/lib/kotlinx-coroutines-core-jvm.jar:/usr/share/java/jna.jar" \
   dev.retryplan.bench.BenchKt "$@"

@@ -5,6 +5,7 @@
 # jars and their POMs. Outputs go to bindings-kotlin/build/ (gitignored):
 #   libs/retryplan-kotlin.jar      the binding (JVM and Android code) + linux-x86-64 library
 #   libs/retryplan-kotlin-jvm.jar  JVM-only helpers (java.net.http), needs the first
+#   libs/retryplan-kotlin-okhttp.jar  the OkHttp interceptor (JVM and Android), needs the first
 #   maven/dev/retryplan/...        both as a Maven repository (jar + pom naming JNA)
 #   generated/{kotlin,swift}/      uniffi's output
 # PROFILE=debug packs the debug library instead (15 times larger; shares its
@@ -16,6 +17,11 @@ ROOT="$(cd .. && pwd)"
 BUILD="$HERE/build"
 JNA=/usr/share/java/jna.jar
 JUNIT=/usr/share/java/junit-platform-console-standalone.jar
+# The API floor the classes are compiled against: Debian's kotlinx-coroutines
+# 1.0.1 (the API retrying needs has been stable since 1.0) and OkHttp 3.13
+# (the Interceptor API OkHttp 4 and 5 keep). The tests run with newer ones.
+COROUTINES=/usr/share/java/kotlinx-coroutines-core.jar
+OKHTTP=/usr/share/java/okhttp.jar:/usr/share/java/okio.jar
 KOTLIN_HOME="$HERE/node_modules/kotlin-compiler"
 KOTLINC="$KOTLIN_HOME/bin/kotlinc"
 LIB=libretryplan_uniffi.so
@@ -30,6 +36,10 @@ step "tools"
 missing=()
 [ -f "$JNA" ] || missing+=(libjna-java)
 [ -f "$JUNIT" ] || missing+=(junit5)
+[ -f "$COROUTINES" ] || missing+=(libkotlinx-coroutines-java)
+# atomicfu: Debian's coroutines jar still calls it at run time (the tests run it once that way).
+[ -f /usr/share/java/atomicfu.jar ] || missing+=(libkotlinx-atomicfu-java)
+[ -f /usr/share/java/okhttp.jar ] || missing+=(libokhttp-java)
 command -v jar >/dev/null || missing+=(default-jdk-headless)
 if [ "${#missing[@]}" -gt 0 ]; then
   apt-get update -qq
@@ -65,8 +75,9 @@ fi
 sed -i 's/^        return value\.uniffiCloneHandle()$/        return value.callWithHandle { it }/' "$GENERATED"
 
 # kotlinc takes ~15 s per source set: reuse its output when nothing it reads changed.
-compile() { # module-name output-dir classpath extra-key sources...
-  local name="$1" out="$2" classpath="$3" extra="$4"
+compile() { # module-name output-dir classpath extra-key sources...  (FRIENDS: modules whose internals it sees)
+  local name="$1" out="$2" classpath="$3" extra="$4" friends=()
+  [ -z "${FRIENDS:-}" ] || friends=("-Xfriend-paths=$FRIENDS")
   shift 4
   local key
   key="$( { "$KOTLINC" -version 2>&1; echo "$classpath $extra $KOTLIN_API"; cat "$@"; } | sha256sum | cut -c1-16)"
@@ -77,36 +88,46 @@ compile() { # module-name output-dir classpath extra-key sources...
   rm -rf "$out"
   mkdir -p "$out"
   "$KOTLINC" -nowarn -Xsuppress-version-warnings -module-name "$name" -api-version "$KOTLIN_API" -language-version "$KOTLIN_API" \
-    -cp "$classpath" -d "$out" "$@"
+    "${friends[@]}" -cp "$classpath" -d "$out" "$@"
   echo "$key" >"$out/.key"
 }
 
 step "compile"
-# main: what runs on the JVM and on Android; jvm: what needs the JDK (java.net.http).
+# main: what runs on the JVM and on Android; jvm: what needs the JDK (java.net.http);
+# okhttp: the interceptor. The helpers' modules see main's internals (the host loop).
 mapfile -t MAIN_SOURCES < <(find "$BUILD/generated/kotlin" kotlin/main -name '*.kt' | sort)
-compile retryplan-kotlin "$BUILD/classes/main" "$JNA" "" "${MAIN_SOURCES[@]}"
+compile retryplan-kotlin "$BUILD/classes/main" "$JNA:$COROUTINES" "" "${MAIN_SOURCES[@]}"
+MAIN_KEY="$(cat "$BUILD/classes/main/.key")"
 mapfile -t JVM_SOURCES < <(find kotlin/jvm -name '*.kt' | sort)
-compile retryplan-kotlin-jvm "$BUILD/classes/jvm" "$BUILD/classes/main:$JNA" "$(cat "$BUILD/classes/main/.key")" "${JVM_SOURCES[@]}"
-mapfile -t TEST_SOURCES < <(find kotlin/test kotlin/bench -name '*.kt' | sort)
+FRIENDS="$BUILD/classes/main" compile retryplan-kotlin-jvm "$BUILD/classes/jvm" "$BUILD/classes/main:$JNA:$COROUTINES" "$MAIN_KEY" "${JVM_SOURCES[@]}"
+mapfile -t OKHTTP_SOURCES < <(find kotlin/okhttp -name '*.kt' | sort)
+FRIENDS="$BUILD/classes/main" compile retryplan-kotlin-okhttp "$BUILD/classes/okhttp" "$BUILD/classes/main:$JNA:$COROUTINES:$OKHTTP" \
+  "$MAIN_KEY" "${OKHTTP_SOURCES[@]}"
+mapfile -t TEST_SOURCES < <(find kotlin/test kotlin/bench kotlin/examples -name '*.kt' | sort)
 # The key of the test classes includes the others' keys, so they rebuild together.
-compile retryplan-kotlin-test "$BUILD/classes/test" "$BUILD/classes/main:$BUILD/classes/jvm:$JNA:$JUNIT" \
-  "$(cat "$BUILD/classes/main/.key" "$BUILD/classes/jvm/.key")" "${TEST_SOURCES[@]}"
+compile retryplan-kotlin-test "$BUILD/classes/test" "$BUILD/classes/main:$BUILD/classes/jvm:$BUILD/classes/okhttp:$JNA:$COROUTINES:$OKHTTP:$JUNIT" \
+  "$(cat "$BUILD/classes/main/.key" "$BUILD/classes/jvm/.key" "$BUILD/classes/okhttp/.key")" "${TEST_SOURCES[@]}"
 
 step "jars and POMs"
 rm -rf "$BUILD/jar" && mkdir -p "$BUILD/jar/linux-x86-64" "$BUILD/libs"
 cp "$SO" "$BUILD/jar/linux-x86-64/$LIB"
 JAR="$BUILD/libs/retryplan-kotlin.jar"
 JVM_JAR="$BUILD/libs/retryplan-kotlin-jvm.jar"
-rm -f "$JAR" "$JVM_JAR"
+OKHTTP_JAR="$BUILD/libs/retryplan-kotlin-okhttp.jar"
+rm -f "$JAR" "$JVM_JAR" "$OKHTTP_JAR"
 jar --create --file "$JAR" -C "$BUILD/classes/main" dev -C "$BUILD/classes/main" META-INF -C "$BUILD/jar" linux-x86-64
 jar --create --file "$JVM_JAR" -C "$BUILD/classes/jvm" dev -C "$BUILD/classes/jvm" META-INF
+jar --create --file "$OKHTTP_JAR" -C "$BUILD/classes/okhttp" dev -C "$BUILD/classes/okhttp" META-INF
 jar --list --file "$JAR" | grep -qx "linux-x86-64/$LIB"
-if jar --list --file "$JAR" | grep -q '^dev/retryplan/http/'; then
+if jar --list --file "$JAR" | grep -q '^dev/retryplan/\(http\|okhttp\)/'; then
   echo "kotlin: JVM-only classes leaked into $JAR" >&2
   exit 1
 fi
 publish retryplan-kotlin jar "$JAR" "retryplan for Kotlin on the JVM (JNA; the Linux x86-64 library inside)" \
-  "$(dependency net.java.dev.jna jna "$JNA_VERSION"; dependency org.jetbrains.kotlin kotlin-stdlib "$KOTLIN_API.0")"
+  "$(dependency net.java.dev.jna jna "$JNA_VERSION"; dependency org.jetbrains.kotlin kotlin-stdlib "$KOTLIN_API.0"
+     dependency org.jetbrains.kotlinx kotlinx-coroutines-core "$COROUTINES_VERSION")"
 publish retryplan-kotlin-jvm jar "$JVM_JAR" "retryplan helpers that need the JDK (java.net.http), not Android" \
   "$(dependency dev.retryplan retryplan-kotlin "$VERSION")"
-echo "built $JAR ($PROFILE, $(du -k "$JAR" | cut -f1) KB), $JVM_JAR, and $BUILD/maven"
+publish retryplan-kotlin-okhttp jar "$OKHTTP_JAR" "retryplan's OkHttp interceptor (JVM and Android)" \
+  "$(dependency dev.retryplan retryplan-kotlin "$VERSION"; dependency com.squareup.okhttp3 okhttp "$OKHTTP_VERSION")"
+echo "built $JAR ($PROFILE, $(du -k "$JAR" | cut -f1) KB), $JVM_JAR, $OKHTTP_JAR and $BUILD/maven"

@@ -14,11 +14,17 @@ EXPECTED = {
     "retryplan-kotlin": ("jar", {
         ("net.java.dev.jna", "jna", "5.13.0", None),
         ("org.jetbrains.kotlin", "kotlin-stdlib", "2.0.0", None),
+        ("org.jetbrains.kotlinx", "kotlinx-coroutines-core", "1.0.1", None),
     }),
     "retryplan-kotlin-jvm": ("jar", {("dev.retryplan", "retryplan-kotlin", None, None)}),
+    "retryplan-kotlin-okhttp": ("jar", {
+        ("dev.retryplan", "retryplan-kotlin", None, None),
+        ("com.squareup.okhttp3", "okhttp", "3.13.1", None),
+    }),
     "retryplan-kotlin-android": ("aar", {
         ("net.java.dev.jna", "jna", "5.13.0", "aar"),
         ("org.jetbrains.kotlin", "kotlin-stdlib", "2.0.0", None),
+        ("org.jetbrains.kotlinx", "kotlinx-coroutines-core", "1.0.1", None),
     }),
 }
 

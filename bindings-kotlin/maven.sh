@@ -7,6 +7,10 @@
 # be at least that).
 JNA_VERSION=5.13.0
 KOTLIN_API=2.0
+# The oldest versions the classes are compiled against (an app may bring any
+# later 1.x coroutines and OkHttp 3.13 to 5: see the README).
+COROUTINES_VERSION=1.0.1
+OKHTTP_VERSION=3.13.1
 
 # dependency group artifact version [type]
 dependency() {

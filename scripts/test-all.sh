@@ -38,6 +38,10 @@ for binding in bindings-python bindings-js bindings-kotlin cli; do
   fi
 done
 
+# Every fuzz target for a few seconds from the checked-in corpus (fuzz/):
+# installs nightly and cargo-fuzz once; the longer runs are scripts/fuzz.sh.
+suite "fuzz: every target, 8 s each, from the corpus" scripts/fuzz.sh 8
+
 # Sum the counts every runner printed: cargo/libtest ("test result: ok. N
 # passed; M failed"), pytest ("N passed"), node --test ("# pass N" / "# fail M")
 # and the JUnit console launcher ("[ N tests successful ]" / "[ M tests failed ]").

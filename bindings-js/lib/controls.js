@@ -1,17 +1,18 @@
 // The shared controls of a dependency (`Dependency`), and each control on its
-// own: `RetryBudget`, `CircuitBreaker` (with its `BreakerPermit`s) and
-// `ConcurrencyLimit`. Configurations are read by the core's one reader.
+// own: `RetryBudget` (with its `RetryCharge`s), `CircuitBreaker` (with its
+// `BreakerPermit`s) and `ConcurrencyLimit`. A charge or a permit is settled
+// once, by the control that granted it (the core refuses anything else). Configurations are read by the core's one reader.
 import {
   _breakerNew,
   _breakerSettle,
   _breakerTryAcquire,
   _budgetAcquire,
   _budgetNew,
-  _budgetOnFailure,
   _budgetOnRequest,
-  _budgetOnSuccess,
   _budgetRelease,
+  _budgetSettle,
   _budgetTryRetry,
+  _chargeCost,
   _dependencyControl,
   _dependencyControls,
   _dependencyFromConfig,
@@ -20,8 +21,8 @@ import {
   _limitNew,
   _permitProbe,
 } from '../wasm/retryplan_js.js';
-import { flag, ms, number, refuse, whole } from './args.js';
-import { charge, decided } from './convert.js';
+import { flag, ms, whole } from './args.js';
+import { decided } from './convert.js';
 import { HANDLE, Held, handleOf, make } from './objects.js';
 
 const U32 = 2 ** 32 - 1;
@@ -71,28 +72,20 @@ export class RetryBudget extends Held {
     decided(_budgetOnRequest(handle(this), ms('nowMs', nowMs)));
   }
 
-  /** Asks to dispatch a retry (or hedge) now: `{cost}` when granted, undefined when refused. */
+  /** Asks to dispatch a retry (or hedge) now: a `RetryCharge` when granted, undefined when refused. */
   tryRetry(nowMs, afterTimeout) {
-    const cost = decided(_budgetTryRetry(handle(this), ms('nowMs', nowMs), flag('afterTimeout', afterTimeout) ?? false));
-    return cost < 0 ? undefined : charge(cost);
+    const charge = decided(_budgetTryRetry(handle(this), ms('nowMs', nowMs), flag('afterTimeout', afterTimeout) ?? false));
+    return charge === 0 ? undefined : make(RetryCharge, charge);
   }
 
-  /** Records a success; `charge` is what `tryRetry` granted for the attempt (`{cost}` or its cost), absent for a first attempt. */
+  /** Records a success; `charge` is what `tryRetry` granted for the attempt (refunded, once), absent for a first attempt. */
   onSuccess(nowMs, charge) {
-    const now = ms('nowMs', nowMs);
-    let cost = -1;
-    if (typeof charge === 'number') cost = whole('charge', charge, U32);
-    else if (charge != null) {
-      if (typeof charge !== 'object') throw refuse('options', 'options', charge, 'cost');
-      if (charge.cost == null) throw refuse('cost', 'required');
-      cost = whole('charge', number('cost', charge.cost), U32);
-    }
-    decided(_budgetOnSuccess(handle(this), now, cost));
+    decided(_budgetSettle(handle(this), ms('nowMs', nowMs), handleOf('charge', charge, RetryCharge, true), 0));
   }
 
-  /** Records a retryable failure. */
-  onFailure(nowMs) {
-    decided(_budgetOnFailure(handle(this), ms('nowMs', nowMs)));
+  /** Records a retryable failure; `charge` is what `tryRetry` granted for the attempt (spent, once), absent for a first attempt. */
+  onFailure(nowMs, charge) {
+    decided(_budgetSettle(handle(this), ms('nowMs', nowMs), handleOf('charge', charge, RetryCharge, true), 1));
   }
 
   /** Takes `amount` units from a quota (AWS `acquire`): true when taken, false when fewer are left. */
@@ -106,7 +99,15 @@ export class RetryBudget extends Held {
   }
 }
 
-/** Admission granted by `CircuitBreaker#tryAcquire`; hand it back with the result. */
+/** What `RetryBudget#tryRetry` charged, opaque; hand it back once, with the retry's success (refunded) or failure (spent). */
+export class RetryCharge extends Held {
+  /** Units charged (quota model; 0 for the others). */
+  get cost() {
+    return _chargeCost(handle(this));
+  }
+}
+
+/** Admission granted by `CircuitBreaker#tryAcquire`; hand it back once, with the result or as a release. */
 export class BreakerPermit extends Held {
   /** True when the attempt is a half-open probe. */
   get probe() {
@@ -150,12 +151,12 @@ export class ConcurrencyLimit extends Held {
     super(decided(_limitNew(whole('maxInFlight', maxInFlight, U32))));
   }
 
-  /** Takes a slot; false when all are taken. */
+  /** Takes a slot, kept by this handle; false when all are taken. */
   tryAcquire() {
     return _limitCall(handle(this), 1) === 1;
   }
 
-  /** Gives a slot back (never below zero). */
+  /** Gives back a slot this handle's `tryAcquire` took (never an operation's); throws "invalid_argument" when it holds none. */
   release() {
     _limitCall(handle(this), 0);
   }

@@ -169,4 +169,3 @@ export const grpcOutcome = (code, retryAfterMs, declined) => {
   if (declined) return { type: 'grpc_status', code, pushback: 'do_not_retry' };
   return retryAfterMs === undefined ? { type: 'grpc_status', code } : { type: 'grpc_status', code, pushback: { retryAfterMs } };
 };
-export const charge = (cost) => ({ cost });

@@ -515,9 +515,14 @@ export interface DependencySnapshot {
   breaker: BreakerSnapshot | null;
   retriesInFlight: number | null;
 }
-/** What a granted retry cost (quota units; 0 for the other models). Hand it back to `onSuccess`. */
-export interface RetryCharge {
-  cost: number;
+/**
+ * What a granted retry cost (quota units; 0 for the other models), opaque: only `tryRetry` makes one.
+ * Hand it back once, to `onSuccess` (refunded) or `onFailure` (spent); a second use throws "invalid_argument".
+ */
+export class RetryCharge {
+  private constructor();
+  readonly cost: number;
+  free(): void;
 }
 
 /**
@@ -548,10 +553,10 @@ export class RetryBudget {
   onRequest(nowMs: number): void;
   /** Asks to dispatch a retry or hedge: the charge when granted, undefined when refused (nothing charged). */
   tryRetry(nowMs: number, afterTimeout?: boolean): RetryCharge | undefined;
-  /** Records a success; `charge` is what `tryRetry` granted for it (or its cost), absent for a first attempt. */
-  onSuccess(nowMs: number, charge?: RetryCharge | number): void;
-  /** Records a retryable failure. */
-  onFailure(nowMs: number): void;
+  /** Records a success; `charge` is what `tryRetry` granted for it (refunded once), absent for a first attempt. */
+  onSuccess(nowMs: number, charge?: RetryCharge): void;
+  /** Records a retryable failure; `charge` is what `tryRetry` granted for it (spent), absent for a first attempt. */
+  onFailure(nowMs: number, charge?: RetryCharge): void;
   /** Takes `amount` units from a quota (AWS acquire): true when taken, false when fewer are left. Throws "invalid_argument" for another kind. */
   acquire(amount: number): boolean;
   /** Gives `amount` units back to a quota, never above its capacity. */
@@ -559,7 +564,7 @@ export class RetryBudget {
   free(): void;
 }
 
-/** Admission from `CircuitBreaker#tryAcquire`, opaque; hand it back with the result. */
+/** Admission from `CircuitBreaker#tryAcquire`, opaque; hand it back once, with the result or as a release (a second use throws "invalid_argument"). */
 export class BreakerPermit {
   private constructor();
   /** True when the attempt is a half-open probe. */
@@ -586,9 +591,9 @@ export class CircuitBreaker {
 export class ConcurrencyLimit {
   /** A cap of `maxInFlight` (0 refuses every retry and hedge). */
   constructor(maxInFlight: number);
-  /** Takes a slot; false when all are taken. */
+  /** Takes a slot, kept by this handle; false when all are taken. */
   tryAcquire(): boolean;
-  /** Gives a slot back (never below zero). */
+  /** Gives back a slot this handle's `tryAcquire` took (never an operation's); throws "invalid_argument" when it holds none. */
   release(): void;
   readonly inFlight: number;
   readonly maxInFlight: number;

@@ -2,6 +2,7 @@
 //! (`lib/controls.js`).
 
 use alloc::sync::Arc;
+use alloc::vec::Vec;
 
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
@@ -9,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use crate::decisions::config_value;
 use crate::objects::{self, Control, Object};
 use crate::policy::handle_js;
-use crate::{either, js_error};
+use crate::{either, invalid, js_error};
 
 /// Runs `use_dependency` on the dependency `handle` names.
 pub(crate) fn dependency(handle: u32) -> Result<Arc<rp::Dependency>, JsValue> {
@@ -51,7 +52,7 @@ pub fn dependency_control(handle: u32, which: u32) -> JsValue {
         objects::insert(match which {
             0 => Object::Budget(Control::Shared(dependency)),
             1 => Object::Breaker(Control::Shared(dependency)),
-            _ => Object::Limit(Control::Shared(dependency)),
+            _ => Object::Limit(Control::Shared(dependency), Vec::new()),
         })
     }))
 }
@@ -84,33 +85,51 @@ pub fn budget_on_request(handle: u32, now_ms: f64) -> JsValue {
     }))
 }
 
-/// Asks to dispatch a retry: the cost charged (0 for the models that charge
-/// nothing), -1 when refused, or the `RetryplanError`.
+/// Asks to dispatch a retry: the handle of its charge (a `RetryCharge`), 0
+/// when refused, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _budgetTryRetry)]
 pub fn budget_try_retry(handle: u32, now_ms: f64, after_timeout: bool) -> JsValue {
-    either(budget(handle, |budget| {
-        Ok(JsValue::from_f64(
-            budget.try_retry(now_ms as u64, after_timeout).map_or(-1.0, |charge| f64::from(charge.cost)),
-        ))
+    let granted = budget(handle, |budget| Ok(budget.try_retry(now_ms as u64, after_timeout)));
+    handle_js(granted.and_then(|charge| {
+        charge.map_or(Ok(0), |charge| objects::insert(Object::Charge(charge.cost(), rp::GrantCell::new(charge))))
     }))
 }
 
-/// Records a success; `cost` is what `tryRetry` granted for the attempt, -1 for a first attempt.
-#[wasm_bindgen(js_name = _budgetOnSuccess)]
-pub fn budget_on_success(handle: u32, now_ms: f64, cost: f64) -> JsValue {
-    either(budget(handle, |budget| {
-        let charge = (cost >= 0.0).then_some(rp::RetryCharge { cost: cost as u32 });
-        budget.on_success(now_ms as u64, charge);
-        Ok(JsValue::UNDEFINED)
-    }))
+/// The units a charge cost (quota model; 0 for the others).
+#[wasm_bindgen(js_name = _chargeCost)]
+pub fn charge_cost(handle: u32) -> Result<u32, JsValue> {
+    objects::with(handle, "charge", |object| match object {
+        Object::Charge(cost, _) => Ok(*cost),
+        _ => Err(objects::freed("charge")),
+    })
 }
 
-/// Records a retryable failure.
-#[wasm_bindgen(js_name = _budgetOnFailure)]
-pub fn budget_on_failure(handle: u32, now_ms: f64) -> JsValue {
-    either(budget(handle, |budget| {
-        budget.on_failure(now_ms as u64);
-        Ok(JsValue::UNDEFINED)
+/// The charge `handle` names, taken (a second take is the core's
+/// `invalid_argument`); none for handle 0.
+fn take_charge(handle: u32) -> Result<Option<rp::RetryCharge>, JsValue> {
+    if handle == 0 {
+        return Ok(None);
+    }
+    objects::with(handle, "charge", |object| match object {
+        Object::Charge(_, cell) => cell.take().map(Some).map_err(js_error),
+        _ => Err(objects::freed("charge")),
+    })
+}
+
+/// Records a success (0) or a retryable failure (1); `charge` is the handle of
+/// what `tryRetry` granted for the attempt (refunded on a success, spent on a
+/// failure), 0 for a first attempt.
+#[wasm_bindgen(js_name = _budgetSettle)]
+pub fn budget_settle(handle: u32, now_ms: f64, charge: u32, how: u32) -> JsValue {
+    either(take_charge(charge).and_then(|charge| {
+        budget(handle, |budget| {
+            let settled = if how == 0 {
+                budget.on_success(now_ms as u64, charge)
+            } else {
+                budget.on_failure(now_ms as u64, charge)
+            };
+            settled.map(|()| JsValue::UNDEFINED).map_err(js_error)
+        })
     }))
 }
 
@@ -134,10 +153,10 @@ fn breaker<T>(handle: u32, use_breaker: impl FnOnce(&rp::CircuitBreaker) -> Resu
     })
 }
 
-/// The permit `handle` names.
-fn permit(handle: u32) -> Result<rp::BreakerPermit, JsValue> {
+/// The permit `handle` names, taken (a second take is the core's `invalid_argument`).
+fn take_permit(handle: u32) -> Result<rp::BreakerPermit, JsValue> {
     objects::with(handle, "permit", |object| match object {
-        Object::Permit(permit) => Ok(*permit),
+        Object::Permit(_, cell) => cell.take().map_err(js_error),
         _ => Err(objects::freed("permit")),
     })
 }
@@ -157,34 +176,42 @@ pub fn breaker_new(config: &JsValue) -> JsValue {
 #[wasm_bindgen(js_name = _breakerTryAcquire)]
 pub fn breaker_try_acquire(handle: u32, now_ms: f64) -> JsValue {
     let granted = breaker(handle, |breaker| Ok(breaker.try_acquire(now_ms as u64)));
-    handle_js(granted.and_then(|permit| permit.map_or(Ok(0), |permit| objects::insert(Object::Permit(permit)))))
+    handle_js(granted.and_then(|permit| {
+        permit.map_or(Ok(0), |permit| objects::insert(Object::Permit(permit.is_probe(), rp::GrantCell::new(permit))))
+    }))
 }
 
 /// True when the permit is a half-open probe.
 #[wasm_bindgen(js_name = _permitProbe)]
 pub fn permit_probe(handle: u32) -> Result<bool, JsValue> {
-    Ok(permit(handle)?.probe)
+    objects::with(handle, "permit", |object| match object {
+        Object::Permit(probe, _) => Ok(*probe),
+        _ => Err(objects::freed("permit")),
+    })
 }
 
-/// Hands a permit back: 0 with a success, 1 with a failure, 2 without a result.
+/// Hands a permit back (once): 0 with a success, 1 with a failure, 2 without a result.
 #[wasm_bindgen(js_name = _breakerSettle)]
 pub fn breaker_settle(handle: u32, now_ms: f64, permit_handle: u32, how: u32) -> JsValue {
-    either(permit(permit_handle).and_then(|permit| {
+    either(take_permit(permit_handle).and_then(|permit| {
         breaker(handle, |breaker| {
-            match how {
+            let settled = match how {
                 0 => breaker.on_success(now_ms as u64, permit),
                 1 => breaker.on_failure(now_ms as u64, permit),
                 _ => breaker.release(permit),
-            }
-            Ok(JsValue::UNDEFINED)
+            };
+            settled.map(|()| JsValue::UNDEFINED).map_err(js_error)
         })
     }))
 }
 
-/// Runs `use_limit` on the cap `handle` names.
-fn limit<T>(handle: u32, use_limit: impl FnOnce(&rp::ConcurrencyLimit) -> T) -> Result<T, JsValue> {
+/// Runs `use_limit` on the cap `handle` names and the slots its handle took.
+fn limit<T>(
+    handle: u32,
+    use_limit: impl FnOnce(&rp::ConcurrencyLimit, &mut Vec<rp::RetrySlot>) -> Result<T, JsValue>,
+) -> Result<T, JsValue> {
     objects::with(handle, "limit", |object| match object {
-        Object::Limit(control) => Ok(use_limit(control.get(rp::Dependency::retry_slots)?)),
+        Object::Limit(control, slots) => use_limit(control.get(rp::Dependency::retry_slots)?, slots),
         _ => Err(objects::freed("limit")),
     })
 }
@@ -192,20 +219,26 @@ fn limit<T>(handle: u32, use_limit: impl FnOnce(&rp::ConcurrencyLimit) -> T) -> 
 /// A cap of `maxInFlight`: its handle.
 #[wasm_bindgen(js_name = _limitNew)]
 pub fn limit_new(max_in_flight: u32) -> JsValue {
-    handle_js(objects::insert(Object::Limit(Control::Own(rp::ConcurrencyLimit::new(max_in_flight)))))
+    handle_js(objects::insert(Object::Limit(Control::Own(rp::ConcurrencyLimit::new(max_in_flight)), Vec::new())))
 }
 
-/// Takes a slot (1) or releases one (0): whether one was taken; or reads
-/// `inFlight` (2) or `maxInFlight` (3).
+/// Takes a slot, kept by this handle (1), or gives back one this handle took
+/// (0; `invalid_argument` when it holds none): whether one was taken; or
+/// reads `inFlight` (2) or `maxInFlight` (3).
 #[wasm_bindgen(js_name = _limitCall)]
 pub fn limit_call(handle: u32, call: u32) -> Result<u32, JsValue> {
-    limit(handle, |limit| match call {
+    limit(handle, |limit, slots| match call {
         0 => {
-            limit.release();
-            0
+            let slot = slots.pop().ok_or_else(|| invalid("slot", "slot_none"))?;
+            limit.release(slot).map(|()| 0).map_err(js_error)
         }
-        1 => u32::from(limit.try_acquire()),
-        2 => limit.in_flight(),
-        _ => limit.max_in_flight(),
+        1 => {
+            let slot = limit.try_acquire();
+            let taken = slot.is_some();
+            slots.extend(slot);
+            Ok(u32::from(taken))
+        }
+        2 => Ok(limit.in_flight()),
+        _ => Ok(limit.max_in_flight()),
     })
 }

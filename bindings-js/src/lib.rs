@@ -168,8 +168,6 @@ extern "C" {
     fn js_restart(attempts: u32, deadline_ms: f64, remaining: f64, abort: JsValue) -> JsValue;
     #[wasm_bindgen(js_name = httpOutcome)]
     fn js_http_outcome(status: u16, retry_after_ms: Option<f64>, error_code: Option<&str>) -> JsValue;
-    #[wasm_bindgen(js_name = charge)]
-    fn js_charge(cost: u32) -> JsValue;
     /// The attempt numbers of a set given as four 32-bit words (bit 0 of word 0 = attempt 1).
     #[wasm_bindgen(js_name = attemptList)]
     fn js_attempt_list(w0: u32, w1: u32, w2: u32, w3: u32) -> JsValue;

@@ -45,8 +45,12 @@ pub(crate) enum Object {
     Dependency(Arc<rp::Dependency>),
     Budget(Control<rp::RetryBudget>),
     Breaker(Control<rp::CircuitBreaker>),
-    Permit(rp::BreakerPermit),
-    Limit(Control<rp::ConcurrencyLimit>),
+    /// A breaker's permit (whether it is a probe), settled once.
+    Permit(bool, rp::GrantCell<rp::BreakerPermit>),
+    /// A budget's charge (its cost), settled once.
+    Charge(u32, rp::GrantCell<rp::RetryCharge>),
+    /// A cap, and the slots this handle took (it gives back only those).
+    Limit(Control<rp::ConcurrencyLimit>, Vec<rp::RetrySlot>),
     Stats(Arc<rp::SharedStats>),
     Driver(crate::driver::DriverState),
     #[cfg(feature = "tools")]

@@ -11,6 +11,7 @@ import {
   Outcome,
   Policy,
   RetryBudget,
+  RetryCharge,
   outcomeFromHttp,
   redeliver,
   RetryplanError,
@@ -34,7 +35,7 @@ test('two entries: the default one for a checkout page, the tools a superset wit
   assert.deepEqual(Object.keys(lean).sort(), [
     'BreakerPermit', 'CircuitBreaker', 'ConcurrencyLimit', 'Dependency', 'Driver', 'GUIDANCE_HEADERS', 'GaveUpError',
     'IDEMPOTENCY_KEY_HEADER', 'Operation', 'OperationFailedError', 'Outcome', 'Policy', 'REQUEST_ID_HEADER',
-    'ReconcileRequiredError', 'RestartRequiredError', 'RetryBudget', 'RetryplanError', 'Stats', 'failureOf',
+    'ReconcileRequiredError', 'RestartRequiredError', 'RetryBudget', 'RetryCharge', 'RetryplanError', 'Stats', 'failureOf',
     'outcomeFromHttp', 'parseRateLimit', 'parseRateLimitReset', 'parseRetryAfter', 'parseRetryAfterMsHeader', 'profileNames',
     'retryFetch', 'run', 'wasmTrapped',
   ]);
@@ -441,10 +442,12 @@ test('Dependency: shared controls from JSON or camelCase objects, handles on the
 test('RetryBudget, CircuitBreaker and ConcurrencyLimit on their own; permits are opaque objects', () => {
   const quota = new RetryBudget({ kind: 'quota', capacity: 10, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1 });
   const charge = quota.tryRetry(0, true);
-  assert.deepEqual(charge, { cost: 10 });
+  assert.ok(charge instanceof RetryCharge);
+  assert.equal(charge.cost, 10);
   assert.equal(quota.tryRetry(1), undefined);
   quota.onSuccess(2, charge);
-  quota.onSuccess(2, 0);
+  throwsCode(() => quota.onSuccess(2, charge), 'invalid_argument');
+  quota.onSuccess(2);
   assert.deepEqual(quota.snapshot(3), { kind: 'quota', available: 10, capacity: 10 });
   const error = throwsCode(() => new RetryBudget({ kind: 'ratio', retryRatio: 2, minRetriesPerSecond: 0, windowMs: 0 }), 'invalid_policy');
   assert.deepEqual(error.violations.map((v) => v.field), ['budget.retry_ratio', 'budget.window_ms']);
@@ -454,6 +457,7 @@ test('RetryBudget, CircuitBreaker and ConcurrencyLimit on their own; permits are
   const permit = breaker.tryAcquire(0);
   assert.equal(permit.probe, false);
   breaker.onFailure(1, permit);
+  throwsCode(() => breaker.onFailure(1, permit), 'invalid_argument');
   assert.equal(breaker.tryAcquire(50), undefined);
   assert.equal(breaker.snapshot(50).state, 'open');
   const probe = breaker.tryAcquire(101);
@@ -468,6 +472,8 @@ test('RetryBudget, CircuitBreaker and ConcurrencyLimit on their own; permits are
   assert.equal(slots.tryAcquire(), false);
   assert.equal(slots.inFlight, 1);
   slots.release();
+  throwsCode(() => slots.release(), 'invalid_argument');
+  assert.equal(slots.inFlight, 0);
   assert.equal(slots.maxInFlight, 1);
   throwsCode(() => new ConcurrencyLimit(-1), 'invalid_argument');
 });

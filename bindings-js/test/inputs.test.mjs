@@ -74,7 +74,7 @@ test('a time is a number: null, strings, booleans and undefined are refused, nev
   assert.equal(policy.explain(undefined, null).firstAttemptAtMs, 0);
   assert.equal(refused(() => policy.explain('100')).field, 'deadlineMs');
   assert.equal(refused(() => budget.tryRetry(0, 'yes')).field, 'afterTimeout');
-  assert.deepEqual(budget.tryRetry(0, null), { cost: 5 });
+  assert.equal(budget.tryRetry(0, null).cost, 5);
 });
 
 test('a string is a string: numbers, null and objects are a RetryplanError naming the argument, not a TypeError', () => {

@@ -328,27 +328,38 @@ function runControl(api, testCase, failures, make, runStep, run) {
   control.free();
 }
 
-function budgetStep(budget, step, call, at) {
-  switch (call) {
-    case 'on_request':
-      return budget.onRequest(at);
-    case 'try_retry': {
-      const afterTimeout = 'after_timeout' in step ? field(step, 'after_timeout', 'boolean') : undefined;
-      const charge = budget.tryRetry(at, afterTimeout);
-      return charge === undefined ? { granted: false } : { granted: true, cost: charge.cost };
+function budgetStep(budget, step, call, at, charges, label) {
+  const charge = () => {
+    if (!('charge_step' in step)) return undefined;
+    const index = field(step, 'charge_step', 'number');
+    if (!charges[index]) throw new Error(`${label}: no charge at step ${index}`);
+    return charges[index];
+  };
+  let granted;
+  try {
+    switch (call) {
+      case 'on_request':
+        return budget.onRequest(at);
+      case 'try_retry': {
+        const afterTimeout = 'after_timeout' in step ? field(step, 'after_timeout', 'boolean') : undefined;
+        granted = budget.tryRetry(at, afterTimeout);
+        return granted === undefined ? { granted: false } : { granted: true, cost: granted.cost };
+      }
+      case 'on_success':
+        return budget.onSuccess(at, charge());
+      case 'on_failure':
+        return budget.onFailure(at, charge());
+      case 'snapshot':
+        return budget.snapshot(at);
+      case 'acquire':
+        return { granted: budget.acquire(field(step, 'amount', 'number')) };
+      case 'release':
+        return budget.release(field(step, 'amount', 'number'));
+      default:
+        throw new Error(`unknown budget call \`${call}\``);
     }
-    case 'on_success':
-      return budget.onSuccess(at, 'charge_cost' in step ? { cost: field(step, 'charge_cost', 'number') } : undefined);
-    case 'on_failure':
-      return budget.onFailure(at);
-    case 'snapshot':
-      return budget.snapshot(at);
-    case 'acquire':
-      return { granted: budget.acquire(field(step, 'amount', 'number')) };
-    case 'release':
-      return budget.release(field(step, 'amount', 'number'));
-    default:
-      throw new Error(`unknown budget call \`${call}\``);
+  } finally {
+    charges.push(granted);
   }
 }
 

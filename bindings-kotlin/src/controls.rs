@@ -68,10 +68,25 @@ impl From<rp::BudgetSnapshot> for BudgetSnapshot {
     }
 }
 
-/// What a granted retry cost; hand it back with `onSuccess`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
+/// What a granted retry cost; hand it back once, with `onSuccess` (refunded)
+/// or `onFailure` (spent). Only `tryRetry` makes one; a second use throws.
+#[derive(Debug, uniffi::Object)]
 pub struct RetryCharge {
-    pub cost: i32,
+    cost: u32,
+    cell: rp::GrantCell<rp::RetryCharge>,
+}
+
+#[uniffi::export]
+impl RetryCharge {
+    /// Units charged (quota model; 0 for the others).
+    pub fn cost(&self) -> i32 {
+        count_out(self.cost)
+    }
+}
+
+/// The core charge kept in a `RetryCharge` argument (taken: a second use is refused).
+fn charge_in(charge: Option<Arc<RetryCharge>>) -> Result<Option<rp::RetryCharge>> {
+    Ok(charge.map(|charge| charge.cell.take()).transpose()?)
 }
 
 /// A retry budget shared by many operations and threads.
@@ -105,25 +120,21 @@ impl RetryBudget {
     }
 
     /// May a retry go now? Null when the budget refuses.
-    pub fn try_retry(&self, now_ms: i64, after_timeout: bool) -> Result<Option<RetryCharge>> {
+    pub fn try_retry(&self, now_ms: i64, after_timeout: bool) -> Result<Option<Arc<RetryCharge>>> {
         let charge = self.0.try_retry(ms_in("now_ms", now_ms)?, after_timeout);
-        Ok(charge.map(|charge| RetryCharge { cost: count_out(charge.cost) }))
+        Ok(charge.map(|charge| Arc::new(RetryCharge { cost: charge.cost(), cell: rp::GrantCell::new(charge) })))
     }
 
     /// An attempt succeeded (with the charge of the retry that made it, if any).
-    pub fn on_success(&self, now_ms: i64, charge: Option<RetryCharge>) -> Result<()> {
-        let charge = match charge {
-            Some(charge) => Some(rp::RetryCharge { cost: u32_in("cost", charge.cost)? }),
-            None => None,
-        };
-        self.0.on_success(ms_in("now_ms", now_ms)?, charge);
-        Ok(())
+    pub fn on_success(&self, now_ms: i64, charge: Option<Arc<RetryCharge>>) -> Result<()> {
+        let now_ms = ms_in("now_ms", now_ms)?;
+        Ok(self.0.on_success(now_ms, charge_in(charge)?)?)
     }
 
-    /// An attempt failed.
-    pub fn on_failure(&self, now_ms: i64) -> Result<()> {
-        self.0.on_failure(ms_in("now_ms", now_ms)?);
-        Ok(())
+    /// An attempt failed (with the charge of the retry that made it, if any: it stays spent).
+    pub fn on_failure(&self, now_ms: i64, charge: Option<Arc<RetryCharge>>) -> Result<()> {
+        let now_ms = ms_in("now_ms", now_ms)?;
+        Ok(self.0.on_failure(now_ms, charge_in(charge)?)?)
     }
 
     /// The state at `now_ms`.
@@ -172,15 +183,19 @@ impl From<rp::BreakerSnapshot> for BreakerSnapshot {
     }
 }
 
-/// Admission granted by `CircuitBreaker.tryAcquire`; hand it back with the result.
+/// Admission granted by `CircuitBreaker.tryAcquire`; hand it back once, with
+/// the result or as a release (a second use throws).
 #[derive(Debug, uniffi::Object)]
-pub struct BreakerPermit(rp::BreakerPermit);
+pub struct BreakerPermit {
+    probe: bool,
+    cell: rp::GrantCell<rp::BreakerPermit>,
+}
 
 #[uniffi::export]
 impl BreakerPermit {
     /// True when this admission is a half-open probe.
     pub fn probe(&self) -> bool {
-        self.0.probe
+        self.probe
     }
 }
 
@@ -199,24 +214,27 @@ impl CircuitBreaker {
 
     /// May an attempt go now? Null when the breaker refuses.
     pub fn try_acquire(&self, now_ms: i64) -> Result<Option<Arc<BreakerPermit>>> {
-        Ok(self.0.try_acquire(ms_in("now_ms", now_ms)?).map(|permit| Arc::new(BreakerPermit(permit))))
+        Ok(self
+            .0
+            .try_acquire(ms_in("now_ms", now_ms)?)
+            .map(|permit| Arc::new(BreakerPermit { probe: permit.is_probe(), cell: rp::GrantCell::new(permit) })))
     }
 
     /// The attempt admitted by `permit` succeeded.
     pub fn on_success(&self, now_ms: i64, permit: Arc<BreakerPermit>) -> Result<()> {
-        self.0.on_success(ms_in("now_ms", now_ms)?, permit.0);
-        Ok(())
+        let now_ms = ms_in("now_ms", now_ms)?;
+        Ok(self.0.on_success(now_ms, permit.cell.take()?)?)
     }
 
     /// The attempt admitted by `permit` failed.
     pub fn on_failure(&self, now_ms: i64, permit: Arc<BreakerPermit>) -> Result<()> {
-        self.0.on_failure(ms_in("now_ms", now_ms)?, permit.0);
-        Ok(())
+        let now_ms = ms_in("now_ms", now_ms)?;
+        Ok(self.0.on_failure(now_ms, permit.cell.take()?)?)
     }
 
     /// The attempt admitted by `permit` ended without a result (cancelled).
-    pub fn release(&self, permit: Arc<BreakerPermit>) {
-        self.0.release(permit.0);
+    pub fn release(&self, permit: Arc<BreakerPermit>) -> Result<()> {
+        Ok(self.0.release(permit.cell.take()?)?)
     }
 
     /// The state at `now_ms`.
@@ -278,6 +296,9 @@ impl Dependency {
     /// false when this dependency has no budget.
     pub fn budget_on_failure(&self, now_ms: i64) -> Result<bool> {
         let now_ms = ms_in("now_ms", now_ms)?;
-        Ok(self.0.budget().map(|budget| budget.on_failure(now_ms)).is_some())
+        match self.0.budget() {
+            Some(budget) => budget.on_failure(now_ms, None).map(|()| true).map_err(Into::into),
+            None => Ok(false),
+        }
     }
 }

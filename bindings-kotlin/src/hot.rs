@@ -47,48 +47,78 @@ pub const PANICKED: i32 = 4;
 pub const WORDS: usize = 8;
 
 /// An absent optional value (every value written is >= 0).
-const NONE: i64 = -1;
+pub(crate) const NONE: i64 = -1;
 
-/// Live operations by their uniffi handle (the address `Arc::into_raw` gives,
-/// which is `Arc::as_ptr`). Weak, so the table never keeps one alive.
-static LIVE: RwLock<BTreeMap<usize, Weak<Operation>>> = RwLock::new(BTreeMap::new());
+/// Live objects of one type by their uniffi handle (the address `Arc::into_raw`
+/// gives, which is `Arc::as_ptr`). Weak, so the table never keeps one alive.
+pub(crate) struct Registry<T>(RwLock<BTreeMap<usize, Weak<T>>>);
 
-/// Records a new operation; `Operation::new` calls it before handing the `Arc` to uniffi.
-pub(crate) fn register(operation: &Arc<Operation>) {
-    let key = Arc::as_ptr(operation) as usize;
-    LIVE.write().unwrap_or_else(PoisonError::into_inner).insert(key, Arc::downgrade(operation));
+impl<T> Registry<T> {
+    pub(crate) const fn new() -> Registry<T> {
+        Registry(RwLock::new(BTreeMap::new()))
+    }
+
+    /// Records a new object; its constructor calls it before handing the `Arc` to uniffi.
+    pub(crate) fn register(&self, object: &Arc<T>) {
+        let key = Arc::as_ptr(object) as usize;
+        self.0.write().unwrap_or_else(PoisonError::into_inner).insert(key, Arc::downgrade(object));
+    }
+
+    /// Forgets an object being dropped (its address may be reused once it is freed).
+    pub(crate) fn unregister(&self, object: &T) {
+        let key = std::ptr::from_ref(object) as usize;
+        self.0.write().unwrap_or_else(PoisonError::into_inner).remove(&key);
+    }
+
+    pub(crate) fn live(&self, handle: u64) -> Option<Arc<T>> {
+        let key = usize::try_from(handle).ok()?;
+        self.0.read().unwrap_or_else(PoisonError::into_inner).get(&key)?.upgrade()
+    }
 }
 
-/// Forgets an operation being dropped (its address may be reused once it is freed).
-pub(crate) fn unregister(operation: &Operation) {
-    let key = std::ptr::from_ref(operation) as usize;
-    LIVE.write().unwrap_or_else(PoisonError::into_inner).remove(&key);
-}
+/// Live operations.
+pub(crate) static OPERATIONS: Registry<Operation> = Registry::new();
 
-fn live(handle: u64) -> Option<Arc<Operation>> {
-    let key = usize::try_from(handle).ok()?;
-    LIVE.read().unwrap_or_else(PoisonError::into_inner).get(&key)?.upgrade()
-}
-
-/// Runs `decide` on the operation `handle` and writes its decision into `out`.
-fn answer(handle: u64, out: *mut i64, len: i32, decide: impl FnOnce(&Operation) -> Result<rp::Decision>) -> i32 {
-    if out.is_null() || usize::try_from(len).ok() != Some(WORDS) {
+/// Runs `decide` on the object `handle` of `registry` and writes the `N` words
+/// it answers into `out`, which must be `long[N]`. `decide` answers a status
+/// other than [`DONE`] when there is nothing to write.
+pub(crate) fn answer_into<T, const N: usize>(
+    registry: &Registry<T>,
+    handle: u64,
+    out: *mut i64,
+    len: i32,
+    decide: impl FnOnce(&T) -> std::result::Result<[i64; N], i32>,
+) -> i32 {
+    if out.is_null() || usize::try_from(len).ok() != Some(N) {
         return BAD_BUFFER;
     }
     let run = || {
-        let Some(operation) = live(handle) else { return NOT_LIVE };
-        let Ok(decision) = decide(&operation) else { return FAILED };
-        let words = encode(&decision);
-        // SAFETY: `out` is not null and points to `len == WORDS` i64s: JNA's direct
+        let Some(object) = registry.live(handle) else { return NOT_LIVE };
+        let words = match decide(&object) {
+            Ok(words) => words,
+            Err(status) => return status,
+        };
+        // SAFETY: `out` is not null and points to `len == N` i64s: JNA's direct
         // mapping passes a Java `long[]` as a pointer to its elements (jlong is
         // i64, suitably aligned), valid and used by nothing else until this call
-        // returns; the Kotlin side always passes a fresh `LongArray(WORDS)`.
-        let out = unsafe { std::slice::from_raw_parts_mut(out, WORDS) };
+        // returns; the Kotlin side always passes a `LongArray` of its own.
+        let out = unsafe { std::slice::from_raw_parts_mut(out, N) };
         out.copy_from_slice(&words);
         DONE
     };
     // Unwinding into the JVM would abort the process: report a panic instead.
     catch_unwind(AssertUnwindSafe(run)).unwrap_or(PANICKED)
+}
+
+/// Runs `call` on the object `handle` of `registry`, for a call that writes nothing.
+pub(crate) fn answer_status<T>(registry: &Registry<T>, handle: u64, call: impl FnOnce(&T) -> i32) -> i32 {
+    let run = || registry.live(handle).map_or(NOT_LIVE, |object| call(&object));
+    catch_unwind(AssertUnwindSafe(run)).unwrap_or(PANICKED)
+}
+
+/// Runs `decide` on the operation `handle` and writes its decision into `out`.
+fn answer(handle: u64, out: *mut i64, len: i32, decide: impl FnOnce(&Operation) -> Result<rp::Decision>) -> i32 {
+    answer_into(&OPERATIONS, handle, out, len, |operation| decide(operation).map(|d| encode(&d)).map_err(|_| FAILED))
 }
 
 /// `Operation.poll(now_ms)`.
@@ -131,7 +161,7 @@ pub extern "C" fn retryplan_kotlin_on_outcome(
 /// The outcome the Kotlin side encoded, as the uniffi type (converted to the
 /// core's by the same `TryFrom` as uniffi's path); `None` for an encoding
 /// Kotlin never sends.
-fn outcome(kind: i32, code: i32, guidance: i32, guidance_ms: i64) -> Option<Outcome> {
+pub(crate) fn outcome(kind: i32, code: i32, guidance: i32, guidance_ms: i64) -> Option<Outcome> {
     let index = usize::try_from(code).ok();
     Some(match kind {
         0 => Outcome::Success,
@@ -163,10 +193,10 @@ fn outcome(kind: i32, code: i32, guidance: i32, guidance_ms: i64) -> Option<Outc
 
 /// The verdicts in the order uniffi declares them (`lib.rs`): the Kotlin enum's
 /// ordinals. (`GrpcCode::ALL` and `TransportFailure::ALL` are in that order too.)
-const VERDICTS: [Verdict; 3] = [Verdict::Retryable, Verdict::NotRetryable, Verdict::Conflict];
+pub(crate) const VERDICTS: [Verdict; 3] = [Verdict::Retryable, Verdict::NotRetryable, Verdict::Conflict];
 
 /// The Kotlin enum's ordinal of a give-up reason (its order in `lib.rs`).
-fn reason_index(reason: GiveUpReason) -> i64 {
+pub(crate) fn reason_index(reason: GiveUpReason) -> i64 {
     match reason {
         GiveUpReason::AttemptsExhausted => 0,
         GiveUpReason::DeadlineInsufficient => 1,
@@ -199,7 +229,7 @@ fn attempt_words(set: rp::AttemptSet) -> [i64; 2] {
 }
 
 /// A decision as `[kind, fields..., abort words]`; the layout is read by `HotPath.kt`.
-fn encode(decision: &rp::Decision) -> [i64; WORDS] {
+pub(crate) fn encode(decision: &rp::Decision) -> [i64; WORDS] {
     let count = |value: u32| i64::from(crate::count_out(value));
     let with_aborts = |head: [i64; 6], set: rp::AttemptSet| {
         let [low, high] = attempt_words(set);

@@ -19,8 +19,9 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use retryplan as rp;
 use retryplan::aws::ErrorCodeTable;
 use retryplan::{
-    AboveCap, BackoffKind, BreakerState, Class, DeadLetterReason, GiveUpReason, GrpcCode, GuidanceMode, Idempotency,
-    JitterConfig, RetryAfterReading, TransportFailure, Verdict,
+    AbortReason, AboveCap, BackoffKind, BreakerState, Class, Concurrency, DeadLetterReason, Failure, GiveUpReason,
+    GrpcCode, GuidanceMode, Idempotency, JitterConfig, Receipt, Repeatability, RetryAfterReading, TransportFailure,
+    Verdict,
 };
 
 uniffi::setup_scaffolding!();
@@ -28,7 +29,9 @@ uniffi::setup_scaffolding!();
 mod controls;
 mod decision;
 mod dialects;
+mod driver;
 mod hot;
+mod hot_driver;
 mod operation;
 mod policy;
 
@@ -40,6 +43,10 @@ pub use decision::{outcome_from_http, outcome_from_http_response, Decision, Outc
 pub use dialects::{
     aws_error_code_from_response, aws_standard_2026_dependency, aws_standard_dependency, encode_grpc_timeout_ns,
     parse_grpc_timeout_ns, ConfigWarning, MethodProfile, ServiceConfig,
+};
+pub use driver::{
+    failure_outcome, guidance_headers, idempotency_key_header, request_id_header, Action, AttemptPlan, AttemptResult,
+    Driver, DriverOptions, Ending, Event,
 };
 pub use operation::{
     admit, encode_grpc_timeout, parse_grpc_pushback, parse_grpc_timeout, parse_rate_limit, parse_rate_limit_reset,
@@ -172,6 +179,52 @@ pub enum ErrorCodeTable {
 pub enum AboveCap {
     Clamp,
     GiveUp,
+}
+
+#[uniffi::remote(Enum)]
+pub enum Failure {
+    DnsLookupFailed,
+    ConnectionRefused,
+    Unreachable,
+    ConnectTimeout,
+    TlsHandshakeFailed,
+    PoolTimeout,
+    WriteFailed,
+    ConnectionLost,
+    ReadTimeout,
+    BodyBroken,
+    MalformedResponse,
+    AttemptTimedOut,
+    Cancelled,
+}
+
+#[uniffi::remote(Enum)]
+pub enum AbortReason {
+    TimedOut,
+    LostRace,
+    Cancelled,
+    OperationEnded,
+}
+
+#[uniffi::remote(Enum)]
+pub enum Receipt {
+    Accepted,
+    Discarded,
+}
+
+#[uniffi::remote(Enum)]
+pub enum Concurrency {
+    Concurrent,
+    Sequential,
+    SequentialWithoutHedging,
+}
+
+#[uniffi::remote(Enum)]
+pub enum Repeatability {
+    Unknown,
+    Idempotent,
+    NotIdempotent,
+    NotRetried { idempotent: bool },
 }
 
 #[uniffi::remote(Enum)]

@@ -29,6 +29,27 @@ pub struct OperationOptions {
     /// The shared controls of the dependency this operation calls.
     #[uniffi(default)]
     pub dependency: Option<Arc<Dependency>>,
+    /// Whether the request may be repeated by its protocol's rules
+    /// (`repeatabilityForHttp(method, idempotent)`); null: the policy alone decides.
+    #[uniffi(default)]
+    pub repeatability: Option<rp::Repeatability>,
+}
+
+impl OperationOptions {
+    /// The core's options: a seed (and a key) from the operating system when none is given.
+    pub(crate) fn into_core(self) -> Result<rp::OperationOptions> {
+        let mut core = match self.seed {
+            // Bit-for-bit: a seed is 64 random bits, whatever their sign in Kotlin.
+            Some(seed) => rp::OperationOptions::new(seed as u64),
+            None => rp::OperationOptions::from_entropy()?,
+        };
+        if let Some(key) = self.idempotency_key {
+            core.idempotency_key = Some(rp::IdempotencyKey::new(key)?);
+        }
+        core.deadline_ms = opt_ms_in("deadline_ms", self.deadline_ms)?;
+        core.dependency = self.dependency.map(|dependency| Arc::clone(&dependency.0));
+        Ok(core.with_repeatability(self.repeatability.unwrap_or_default()))
+    }
 }
 
 /// One logical operation (one business effect, one idempotency key, many
@@ -42,18 +63,9 @@ impl Operation {
     #[uniffi::constructor]
     pub fn new(policy: Arc<Policy>, now_ms: i64, options: OperationOptions) -> Result<Arc<Operation>> {
         let now_ms = ms_in("now_ms", now_ms)?;
-        let mut core = match options.seed {
-            // Bit-for-bit: a seed is 64 random bits, whatever their sign in Kotlin.
-            Some(seed) => rp::OperationOptions::new(seed as u64),
-            None => rp::OperationOptions::from_entropy()?,
-        };
-        if let Some(key) = options.idempotency_key {
-            core.idempotency_key = Some(rp::IdempotencyKey::new(key)?);
-        }
-        core.deadline_ms = opt_ms_in("deadline_ms", options.deadline_ms)?;
-        core.dependency = options.dependency.map(|dependency| Arc::clone(&dependency.0));
+        let core = options.into_core()?;
         let operation = Arc::new(Operation(Mutex::new(rp::Operation::new(&policy.0, now_ms, core))));
-        hot::register(&operation);
+        hot::OPERATIONS.register(&operation);
         Ok(operation)
     }
 
@@ -136,7 +148,7 @@ impl Operation {
 
 impl Drop for Operation {
     fn drop(&mut self) {
-        hot::unregister(self);
+        hot::OPERATIONS.unregister(self);
     }
 }
 
@@ -168,9 +180,10 @@ pub struct StatsSnapshot {
     pub gave_up: GiveUpCounts,
 }
 
-/// Counters fed with every decision, shared by any number of threads.
+/// Counters fed with every decision, shared by any number of threads: the
+/// core's `SharedStats`, which a `Driver` given them counts into itself.
 #[derive(Debug, Default, uniffi::Object)]
-pub struct Stats(Mutex<rp::Stats>);
+pub struct Stats(pub(crate) Arc<rp::SharedStats>);
 
 #[uniffi::export]
 impl Stats {
@@ -183,13 +196,13 @@ impl Stats {
     /// Counts one decision (`Wait` and `AwaitOutcome` count nothing).
     pub fn record(&self, decision: Decision) -> Result<()> {
         let decision = decision.try_into()?;
-        lock(&self.0).record(&decision);
+        self.0.record(&decision);
         Ok(())
     }
 
     /// The counters now.
     pub fn snapshot(&self) -> StatsSnapshot {
-        let s = *lock(&self.0);
+        let s = self.0.snapshot();
         let g = s.gave_up;
         StatsSnapshot {
             operations: long_out(s.operations),

@@ -311,6 +311,14 @@ impl Policy {
         self.0.sends_idempotency_key()
     }
 
+    /// Whether an HTTP request with `method` may be repeated under this policy
+    /// (RFC 9110, or the policy's `retry_methods`), unless the caller says so
+    /// for this request (`idempotent`): pass it in `OperationOptions.repeatability`.
+    #[uniffi::method(default(idempotent = None))]
+    pub fn repeatability_for_http(&self, method: String, idempotent: Option<bool>) -> Result<rp::Repeatability> {
+        Ok(self.0.repeatability_for_http(&method, idempotent)?)
+    }
+
     /// True when the policy hedges: starts extra attempts while one still runs.
     pub fn has_hedging(&self) -> bool {
         self.0.hedging().is_some()

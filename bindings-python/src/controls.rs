@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use retryplan::value::Value;
 use retryplan::{
-    BreakerConfig, BreakerPermit, BudgetConfig, CircuitBreaker, Dependency, DependencyConfig, GiveUpReason,
+    BreakerConfig, BreakerPermit, BudgetConfig, CircuitBreaker, Dependency, DependencyConfig, GiveUpReason, GrantCell,
     RetryBudget, RetryCharge, SharedStats,
 };
 
@@ -98,29 +98,39 @@ pub(crate) struct PyRetryBudget {
     inner: Source<RetryBudget>,
 }
 
-/// What a granted retry cost (`cost` units; 0 outside the quota model); hand it back on success.
-#[pyclass(module = "retryplan", name = "RetryCharge", frozen, eq, hash)]
-#[derive(PartialEq, Eq, Hash)]
+/// What a granted retry cost (`cost` units; 0 outside the quota model); hand it back once,
+/// with the retry's success (refunded) or failure (spent). Only `try_retry` makes one.
+#[pyclass(module = "retryplan", name = "RetryCharge", frozen)]
 pub(crate) struct PyRetryCharge {
-    inner: RetryCharge,
+    cost: u32,
+    cell: GrantCell<RetryCharge>,
+}
+
+impl PyRetryCharge {
+    fn new(charge: RetryCharge) -> Self {
+        PyRetryCharge { cost: charge.cost(), cell: GrantCell::new(charge) }
+    }
 }
 
 #[pymethods]
 impl PyRetryCharge {
-    #[new]
-    fn new(cost: &Bound<'_, PyAny>) -> Res<Self> {
-        Ok(PyRetryCharge { inner: RetryCharge { cost: u32_arg("cost", cost)? } })
-    }
-
     /// Units charged.
     #[getter]
     fn cost(&self) -> u32 {
-        self.inner.cost
+        self.cost
     }
 
     fn __repr__(&self) -> String {
-        format!("RetryCharge(cost={})", self.inner.cost)
+        format!("RetryCharge(cost={})", self.cost)
     }
+}
+
+/// The core charge kept in a `RetryCharge` argument (taken: a second use is refused).
+fn charge_arg(charge: Option<&Bound<'_, PyAny>>) -> Res<Option<RetryCharge>> {
+    Ok(charge
+        .map(|charge| class_arg::<PyRetryCharge>("charge", charge).map(|c| c.cell.take()))
+        .transpose()?
+        .transpose()?)
 }
 
 impl PyRetryBudget {
@@ -153,7 +163,7 @@ impl PyRetryBudget {
         after_timeout: bool,
         now_ms: Option<&Bound<'_, PyAny>>,
     ) -> Res<Option<PyRetryCharge>> {
-        Ok(self.budget()?.try_retry(NOW.read(now, now_ms)?, after_timeout).map(|inner| PyRetryCharge { inner }))
+        Ok(self.budget()?.try_retry(NOW.read(now, now_ms)?, after_timeout).map(PyRetryCharge::new))
     }
 
     /// Reports a success (with the charge of the retry that succeeded, if any).
@@ -165,16 +175,21 @@ impl PyRetryBudget {
         now_ms: Option<&Bound<'_, PyAny>>,
     ) -> Res<()> {
         let now = NOW.read(now, now_ms)?;
-        let charge = charge.map(|charge| class_arg::<PyRetryCharge>("charge", charge).map(|c| c.inner)).transpose()?;
-        self.budget()?.on_success(now, charge);
-        Ok(())
+        let budget = self.budget()?;
+        Ok(budget.on_success(now, charge_arg(charge)?)?)
     }
 
-    /// Reports a failure.
-    #[pyo3(signature = (now = None, *, now_ms = None))]
-    fn on_failure(&self, now: Option<&Bound<'_, PyAny>>, now_ms: Option<&Bound<'_, PyAny>>) -> Res<()> {
-        self.budget()?.on_failure(NOW.read(now, now_ms)?);
-        Ok(())
+    /// Reports a failure (with the charge of the retry that failed, if any: it stays spent).
+    #[pyo3(signature = (now = None, charge = None, *, now_ms = None))]
+    fn on_failure(
+        &self,
+        now: Option<&Bound<'_, PyAny>>,
+        charge: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<()> {
+        let now = NOW.read(now, now_ms)?;
+        let budget = self.budget()?;
+        Ok(budget.on_failure(now, charge_arg(charge)?)?)
     }
 
     /// Takes `amount` units from a quota (AWS `acquire`): True when taken, False when fewer are left.
@@ -208,7 +223,14 @@ pub(crate) struct PyCircuitBreaker {
 /// Permission to send one request through a breaker (`probe`: a half-open trial); report it exactly once.
 #[pyclass(module = "retryplan", name = "BreakerPermit", frozen)]
 pub(crate) struct PyBreakerPermit {
-    inner: BreakerPermit,
+    probe: bool,
+    cell: GrantCell<BreakerPermit>,
+}
+
+impl PyBreakerPermit {
+    fn new(permit: BreakerPermit) -> Self {
+        PyBreakerPermit { probe: permit.is_probe(), cell: GrantCell::new(permit) }
+    }
 }
 
 #[pymethods]
@@ -216,17 +238,18 @@ impl PyBreakerPermit {
     /// True for a half-open probe.
     #[getter]
     fn probe(&self) -> bool {
-        self.inner.probe
+        self.probe
     }
 
     fn __repr__(&self) -> String {
-        format!("BreakerPermit(probe={})", if self.inner.probe { "True" } else { "False" })
+        format!("BreakerPermit(probe={})", if self.probe { "True" } else { "False" })
     }
 }
 
+/// The core permit kept in a `BreakerPermit` argument (taken: a second use is refused).
 fn permit_arg(permit: Option<&Bound<'_, PyAny>>) -> Res<BreakerPermit> {
     let permit = permit.ok_or_else(|| invalid("permit", "is required".to_owned()))?;
-    Ok(class_arg::<PyBreakerPermit>("permit", permit)?.inner)
+    Ok(class_arg::<PyBreakerPermit>("permit", permit)?.cell.take()?)
 }
 
 impl PyCircuitBreaker {
@@ -251,7 +274,7 @@ impl PyCircuitBreaker {
         now: Option<&Bound<'_, PyAny>>,
         now_ms: Option<&Bound<'_, PyAny>>,
     ) -> Res<Option<PyBreakerPermit>> {
-        Ok(self.breaker()?.try_acquire(NOW.read(now, now_ms)?).map(|inner| PyBreakerPermit { inner }))
+        Ok(self.breaker()?.try_acquire(NOW.read(now, now_ms)?).map(PyBreakerPermit::new))
     }
 
     /// Reports the permitted request succeeded.
@@ -263,8 +286,8 @@ impl PyCircuitBreaker {
         now_ms: Option<&Bound<'_, PyAny>>,
     ) -> Res<()> {
         let now = NOW.read(now, now_ms)?;
-        self.breaker()?.on_success(now, permit_arg(permit)?);
-        Ok(())
+        let breaker = self.breaker()?;
+        Ok(breaker.on_success(now, permit_arg(permit)?)?)
     }
 
     /// Reports the permitted request failed.
@@ -276,14 +299,14 @@ impl PyCircuitBreaker {
         now_ms: Option<&Bound<'_, PyAny>>,
     ) -> Res<()> {
         let now = NOW.read(now, now_ms)?;
-        self.breaker()?.on_failure(now, permit_arg(permit)?);
-        Ok(())
+        let breaker = self.breaker()?;
+        Ok(breaker.on_failure(now, permit_arg(permit)?)?)
     }
 
     /// Returns a permit whose request was never sent (or whose result does not count).
     fn release(&self, permit: &Bound<'_, PyAny>) -> Res<()> {
-        self.breaker()?.release(permit_arg(Some(permit))?);
-        Ok(())
+        let breaker = self.breaker()?;
+        Ok(breaker.release(permit_arg(Some(permit))?)?)
     }
 
     /// The breaker's state at `now`, as a JSON-shaped dict.

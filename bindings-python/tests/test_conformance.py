@@ -25,7 +25,6 @@ from retryplan import (
     Policy,
     Pushback,
     RetryBudget,
-    RetryCharge,
     RetryplanError,
     Stats,
 )
@@ -309,20 +308,21 @@ def kind_budget(case: Dict[str, Any]) -> None:
     except RetryplanError:
         settle(case, lambda: RetryBudget(case["budget"]), case["id"])
         return
+    charges: List[Any] = []
     for index, step in enumerate(case["steps"]):
         at = step["at_ms"]
         call = step["call"]
+        granted: List[Any] = [None]
         if call == "on_request":
             answer = lambda: budget.on_request(now_ms=at)  # noqa: E731
         elif call == "try_retry":
             def answer() -> Any:
-                charge = budget.try_retry(now_ms=at, after_timeout=step.get("after_timeout", False))
-                return {"granted": False} if charge is None else {"granted": True, "cost": charge.cost}
-        elif call == "on_success":
-            charge = RetryCharge(step["charge_cost"]) if "charge_cost" in step else None
-            answer = lambda: budget.on_success(now_ms=at, charge=charge)  # noqa: E731
-        elif call == "on_failure":
-            answer = lambda: budget.on_failure(now_ms=at)  # noqa: E731
+                granted[0] = budget.try_retry(now_ms=at, after_timeout=step.get("after_timeout", False))
+                return {"granted": False} if granted[0] is None else {"granted": True, "cost": granted[0].cost}
+        elif call in ("on_success", "on_failure"):
+            charge = charges[step["charge_step"]] if "charge_step" in step else None
+            assert "charge_step" not in step or charge is not None, f"{case['id']} step {index}: no charge"
+            answer = lambda: getattr(budget, call)(now_ms=at, charge=charge)  # noqa: E731
         elif call == "snapshot":
             answer = lambda: budget.snapshot(now_ms=at)  # noqa: E731
         elif call == "acquire":
@@ -332,6 +332,7 @@ def kind_budget(case: Dict[str, Any]) -> None:
         else:
             raise AssertionError(f"{case['id']}: unknown budget call {call!r}")
         settle(step, answer, f"{case['id']} step {index}")
+        charges.append(granted[0])
 
 
 def kind_breaker(case: Dict[str, Any]) -> None:

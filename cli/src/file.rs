@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use retryplan::check;
-use retryplan::value::{closest_name, join, Value};
+use retryplan::value::{closest_name, excerpt, join, Value};
 use retryplan::{Dependency, DependencyConfig, Error, Policy, PolicyConfig};
 use serde::Serialize;
 
@@ -39,9 +39,14 @@ pub struct Problem {
     pub message: String,
 }
 
+/// The longest field path and message a problem keeps, in characters: a
+/// key or value of the file is quoted as an excerpt, never whole.
+const MAX_FIELD_CHARS: usize = 256;
+const MAX_MESSAGE_CHARS: usize = 512;
+
 impl Problem {
     pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> Problem {
-        Problem { field: field.into(), message: message.into() }
+        Problem { field: excerpt(&field.into(), MAX_FIELD_CHARS), message: excerpt(&message.into(), MAX_MESSAGE_CHARS) }
     }
 }
 
@@ -146,8 +151,9 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
                     let hint = closest_name(other, PLAN_KEYS)
                         .map(|name| format!(" (did you mean `{name}`?)"))
                         .unwrap_or_default();
+                    let other = excerpt(other, 64);
                     problems.push(Problem::new(
-                        other,
+                        &other,
                         format!(
                             "unknown top-level field `{other}`{hint}: a plan holds only {} (a policy's own fields go under `policy`)",
                             PLAN_KEYS.join(", ")
@@ -166,8 +172,9 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
             let source = join("profiles", name);
             if !policies.contains_key(&source) {
                 let known = if profile_names.is_empty() { "none".to_owned() } else { profile_names.join(", ") };
-                return Err(FileError::Usage(format!(
-                    "the file has no profile `{name}` (profiles in the file: {known})"
+                return Err(FileError::Usage(excerpt(
+                    &format!("the file has no profile `{name}` (profiles in the file: {known})"),
+                    MAX_MESSAGE_CHARS,
                 )));
             }
             source
@@ -180,9 +187,12 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
         }
         None if selection.all_profiles => format!("profiles.{}", profile_names[0]),
         None => {
-            return Err(FileError::Usage(format!(
-                "the file has several profiles and no `policy`: choose one with --profile ({})",
-                profile_names.join(", ")
+            return Err(FileError::Usage(excerpt(
+                &format!(
+                    "the file has several profiles and no `policy`: choose one with --profile ({})",
+                    profile_names.join(", ")
+                ),
+                MAX_MESSAGE_CHARS,
             )))
         }
     };

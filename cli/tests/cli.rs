@@ -607,3 +607,26 @@ fn the_chart_goes_beside_the_plan_file_not_into_the_working_directory() {
     let left: Vec<_> = std::fs::read_dir(&elsewhere).expect("dir").collect();
     assert!(left.is_empty(), "nothing written to the working directory: {left:?}");
 }
+
+#[test]
+fn a_plan_s_problems_quote_its_keys_as_excerpts() {
+    // Found by fuzz/plan: an unknown top-level key was copied whole into the
+    // problem's field and message (and so is any key serde names).
+    use retryplan_cli::file::{load, FileError, Selection};
+    let huge = "k".repeat(1 << 20);
+    for text in [
+        format!(r#"{{"policy": {{}}, "{huge}": 1}}"#),
+        format!(r#"{{"policy": {{}}, "scenario": {{"{huge}": 1}}}}"#),
+        format!(r#"{{"profiles": {{"{huge}": {{}}, "b": {{}}}}}}"#),
+    ] {
+        match load(&text, &Selection::default()) {
+            Err(FileError::Invalid(problems)) => {
+                for problem in problems {
+                    assert!(problem.field.len() <= 1024 && problem.message.len() <= 2048, "{problem:?}");
+                }
+            }
+            Err(FileError::Usage(message)) => assert!(message.len() <= 2048, "{} bytes", message.len()),
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -56,7 +56,7 @@ fn benches(c: &mut Criterion) {
     let shared = budget();
     let retry = |budget: &RetryBudget| {
         let charge = budget.try_retry(black_box(0), false);
-        budget.on_success(0, charge);
+        let _ = black_box(budget.on_success(0, charge));
     };
     c.bench_function("budget: try_retry + on_success, uncontended", |b| b.iter(|| retry(&shared)));
     {
@@ -68,7 +68,7 @@ fn benches(c: &mut Criterion) {
     let shared = breaker();
     let event = |breaker: &CircuitBreaker| {
         if let Some(permit) = breaker.try_acquire(black_box(0)) {
-            breaker.on_success(0, permit);
+            let _ = black_box(breaker.on_success(0, permit));
         }
     };
     c.bench_function("breaker: try_acquire + on_success, uncontended", |b| b.iter(|| event(&shared)));

@@ -132,8 +132,8 @@ pub fn standard_dependency() -> DependencyConfig {
 /// use retryplan::{budget::RetryCause, Dependency};
 /// let dependency = Dependency::new(&retryplan::aws::standard_2026_dependency()).unwrap();
 /// let quota = dependency.budget().unwrap();
-/// assert_eq!(quota.try_retry_for(0, RetryCause::Throttling).map(|charge| charge.cost), Some(5));
-/// assert_eq!(quota.try_retry_for(0, RetryCause::Timeout).map(|charge| charge.cost), Some(14));
+/// assert_eq!(quota.try_retry_for(0, RetryCause::Throttling).map(|charge| charge.cost()), Some(5));
+/// assert_eq!(quota.try_retry_for(0, RetryCause::Timeout).map(|charge| charge.cost()), Some(14));
 /// ```
 #[must_use]
 pub fn standard_2026_dependency() -> DependencyConfig {

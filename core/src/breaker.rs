@@ -14,7 +14,14 @@
 //!   opens it again for another `open_ms`.
 //!
 //! A result from an attempt admitted before the last transition (not a probe
-//! while half-open, or anything while open) changes nothing. What counts as a
+//! while half-open, or anything while open) changes nothing.
+//!
+//! Times follow the rule of every control's clock ([`crate::clock`]) with the
+//! longer of `open_ms` and the ratio trip's window as the horizon: a reading
+//! earlier than the latest by at most that counts as the latest; one earlier
+//! by more restarts the breaker's clock there, keeping its state (an open
+//! breaker stays open for the time it had left, the window keeps its counts).
+//! One far-future reading therefore never leaves a breaker open for good. What counts as a
 //! failure is what the operation's policy classifies as retryable; any other
 //! answer counts as a success (the dependency answered); a cancelled attempt
 //! only gives its probe back.
@@ -23,8 +30,10 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
+use crate::clock::{ControlClock, Reading};
 use crate::error::{Error, Violation};
-use crate::lock::Lock;
+use crate::grant::{foreign, issued_by};
+use crate::lock::{Lock, Shared, SharedWeak};
 use crate::message::{message, Message};
 use crate::units::{permille_of, MAX_MS};
 use crate::value::{tagged, Fields, Named, Value};
@@ -108,12 +117,31 @@ impl Named for TripKind {
     }
 }
 
-/// Admission granted by [`CircuitBreaker::try_acquire`]; hand it back with the result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Admission granted by [`CircuitBreaker::try_acquire`]; hand it back once,
+/// with the result or as a release, to the breaker that granted it (the
+/// rules of every grant: [`crate::grant`]). Dropped unsettled, it is released.
+#[derive(Debug)]
 pub struct BreakerPermit {
-    /// True when the attempt is a half-open probe.
-    pub probe: bool,
+    probe: bool,
     generation: u64,
+    /// The breaker that granted it; empty once settled.
+    owner: SharedWeak<Lock<State>>,
+}
+
+impl BreakerPermit {
+    /// True when the attempt is a half-open probe.
+    #[must_use]
+    pub fn is_probe(&self) -> bool {
+        self.probe
+    }
+}
+
+impl Drop for BreakerPermit {
+    fn drop(&mut self) {
+        if let Some(state) = self.owner.upgrade() {
+            state.lock().release(self.generation, self.probe);
+        }
+    }
 }
 
 /// The breaker's state name.
@@ -148,8 +176,15 @@ pub struct BreakerSnapshot {
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Phase {
     Closed,
-    Open { until_ms: u64 },
-    HalfOpen { in_flight: u32, successes: u32 },
+    /// Open since `since_ms` (kept rather than the end, so an opening stamped
+    /// near `u64::MAX` keeps its whole `open_ms` when the clock restarts).
+    Open {
+        since_ms: u64,
+    },
+    HalfOpen {
+        in_flight: u32,
+        successes: u32,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -165,6 +200,28 @@ struct State {
     consecutive_failures: u32,
     /// Counter 0: results, counter 1: failures.
     window: SlidingWindow,
+    clock: ControlClock,
+}
+
+impl State {
+    /// Gives back a permit of `generation` without a result.
+    fn release(&mut self, generation: u64, probe: bool) {
+        if generation != self.generation || !probe {
+            return;
+        }
+        if let Phase::HalfOpen { in_flight, .. } = &mut self.phase {
+            *in_flight = in_flight.saturating_sub(1);
+        }
+    }
+
+    /// Takes a reading; when the clock restarts, the open period moves back with it.
+    fn read(&mut self, now_ms: u64) -> Reading {
+        let reading = self.clock.read(now_ms);
+        if let Phase::Open { since_ms } = &mut self.phase {
+            *since_ms = since_ms.saturating_sub(reading.restarted_back_ms);
+        }
+        reading
+    }
 }
 
 /// A circuit breaker shared by every operation calling one dependency.
@@ -173,7 +230,9 @@ pub struct CircuitBreaker {
     trip: Trip,
     open_ms: u64,
     half_open_probes: u32,
-    state: Lock<State>,
+    /// Shared with the permits out (their back-reference), so a permit knows
+    /// its breaker and a dropped one is given back.
+    state: Shared<Lock<State>>,
 }
 
 const RESULTS: usize = 0;
@@ -230,12 +289,13 @@ impl CircuitBreaker {
             trip,
             open_ms: config.open_ms,
             half_open_probes: config.half_open_probes,
-            state: Lock::new(State {
+            state: Shared::new(Lock::new(State {
                 phase: Phase::Closed,
                 generation: 0,
                 consecutive_failures: 0,
                 window: SlidingWindow::new(window_ms.max(1)),
-            }),
+                clock: ControlClock::new(config.open_ms.max(window_ms)),
+            })),
         })
     }
 
@@ -243,41 +303,65 @@ impl CircuitBreaker {
         self.state.lock()
     }
 
+    /// The generation and probe flag of a permit this breaker granted, which
+    /// is settled from now on; a permit of another breaker is refused (and,
+    /// dropped, goes back to its own breaker, before this one's lock is taken).
+    fn settle(&self, mut permit: BreakerPermit) -> Result<(u64, bool), Error> {
+        if !issued_by(&permit.owner, &self.state) {
+            return Err(foreign::<BreakerPermit>("circuit breaker"));
+        }
+        permit.owner = SharedWeak::new();
+        Ok((permit.generation, permit.probe))
+    }
+
+    /// Permits granted and not yet settled (results, releases and drops settle them).
+    #[must_use]
+    pub fn permits_outstanding(&self) -> usize {
+        Shared::weak_count(&self.state)
+    }
+
     /// Asks to send an attempt at `now_ms`. `None` means refused (open, or
     /// half-open with every probe taken).
     pub fn try_acquire(&self, now_ms: u64) -> Option<BreakerPermit> {
         let mut state = self.state();
-        if let Phase::Open { until_ms } = state.phase {
-            if now_ms < until_ms {
+        let now_ms = state.read(now_ms).now_ms;
+        if let Phase::Open { since_ms } = state.phase {
+            if now_ms.saturating_sub(since_ms) < self.open_ms {
                 return None;
             }
             state.phase = Phase::HalfOpen { in_flight: 0, successes: 0 };
             state.generation += 1;
         }
         let generation = state.generation;
-        match &mut state.phase {
-            Phase::Closed => Some(BreakerPermit { probe: false, generation }),
+        let probe = match &mut state.phase {
+            Phase::Closed => false,
             Phase::HalfOpen { in_flight, .. } if *in_flight < self.half_open_probes => {
                 *in_flight += 1;
-                Some(BreakerPermit { probe: true, generation })
+                true
             }
-            Phase::HalfOpen { .. } | Phase::Open { .. } => None,
-        }
+            Phase::HalfOpen { .. } | Phase::Open { .. } => return None,
+        };
+        Some(BreakerPermit { probe, generation, owner: Shared::downgrade(&self.state) })
     }
 
     /// Records that the dependency answered (anything but a retryable failure).
-    pub fn on_success(&self, now_ms: u64, permit: BreakerPermit) {
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] (`permit`) for a permit another breaker granted; nothing changes.
+    pub fn on_success(&self, now_ms: u64, permit: BreakerPermit) -> Result<(), Error> {
+        let (generation, probe) = self.settle(permit)?;
         let mut state = self.state();
-        if permit.generation != state.generation {
-            return;
+        let reading = state.read(now_ms);
+        if generation != state.generation {
+            return Ok(());
         }
         let probes = self.half_open_probes;
         match &mut state.phase {
             Phase::Closed => match self.trip {
                 Trip::Consecutive { .. } => state.consecutive_failures = 0,
-                Trip::Ratio { .. } => state.window.add(now_ms, RESULTS, 1),
+                Trip::Ratio { .. } => state.window.add(reading, RESULTS, 1),
             },
-            Phase::HalfOpen { in_flight, successes } if permit.probe => {
+            Phase::HalfOpen { in_flight, successes } if probe => {
                 *in_flight = in_flight.saturating_sub(1);
                 *successes += 1;
                 if *successes >= probes {
@@ -286,13 +370,20 @@ impl CircuitBreaker {
             }
             Phase::HalfOpen { .. } | Phase::Open { .. } => {}
         }
+        Ok(())
     }
 
     /// Records a retryable failure.
-    pub fn on_failure(&self, now_ms: u64, permit: BreakerPermit) {
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] (`permit`) for a permit another breaker granted; nothing changes.
+    pub fn on_failure(&self, now_ms: u64, permit: BreakerPermit) -> Result<(), Error> {
+        let (generation, probe) = self.settle(permit)?;
         let mut state = self.state();
-        if permit.generation != state.generation {
-            return;
+        let reading = state.read(now_ms);
+        let now_ms = reading.now_ms;
+        if generation != state.generation {
+            return Ok(());
         }
         match state.phase {
             Phase::Closed => {
@@ -302,9 +393,9 @@ impl CircuitBreaker {
                         state.consecutive_failures >= failures
                     }
                     Trip::Ratio { ratio_permille, minimum_throughput } => {
-                        state.window.add(now_ms, RESULTS, 1);
-                        state.window.add(now_ms, FAILURES, 1);
-                        let [results, failures] = state.window.totals(now_ms);
+                        state.window.add(reading, RESULTS, 1);
+                        state.window.add(reading, FAILURES, 1);
+                        let [results, failures] = state.window.totals(reading);
                         results >= minimum_throughput
                             && failures.saturating_mul(1000) >= ratio_permille.saturating_mul(results)
                     }
@@ -313,24 +404,24 @@ impl CircuitBreaker {
                     self.open(&mut state, now_ms);
                 }
             }
-            Phase::HalfOpen { .. } if permit.probe => self.open(&mut state, now_ms),
+            Phase::HalfOpen { .. } if probe => self.open(&mut state, now_ms),
             Phase::HalfOpen { .. } | Phase::Open { .. } => {}
         }
+        Ok(())
     }
 
     /// Gives a permit back without a result (the attempt was cancelled).
-    pub fn release(&self, permit: BreakerPermit) {
-        let mut state = self.state();
-        if permit.generation != state.generation || !permit.probe {
-            return;
-        }
-        if let Phase::HalfOpen { in_flight, .. } = &mut state.phase {
-            *in_flight = in_flight.saturating_sub(1);
-        }
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] (`permit`) for a permit another breaker granted; nothing changes.
+    pub fn release(&self, permit: BreakerPermit) -> Result<(), Error> {
+        let (generation, probe) = self.settle(permit)?;
+        self.state().release(generation, probe);
+        Ok(())
     }
 
     fn open(&self, state: &mut State, now_ms: u64) {
-        state.phase = Phase::Open { until_ms: now_ms.saturating_add(self.open_ms) };
+        state.phase = Phase::Open { since_ms: now_ms };
         state.generation += 1;
         state.consecutive_failures = 0;
         state.window.clear();
@@ -348,11 +439,19 @@ impl CircuitBreaker {
     #[must_use]
     pub fn snapshot(&self, now_ms: u64) -> BreakerSnapshot {
         let state = self.state();
-        let [window_results, window_failures] = state.window.peek(now_ms);
+        let reading = state.clock.peek(now_ms);
+        let now_ms = reading.now_ms;
+        let [window_results, window_failures] = state.window.peek(reading);
         let (phase, open_until_ms, probes_in_flight) = match state.phase {
             Phase::Closed => (BreakerState::Closed, 0, 0),
-            Phase::Open { until_ms } if now_ms < until_ms => (BreakerState::Open, until_ms, 0),
-            Phase::Open { .. } => (BreakerState::HalfOpen, 0, 0),
+            Phase::Open { since_ms } => {
+                let since_ms = since_ms.saturating_sub(reading.restarted_back_ms);
+                if now_ms.saturating_sub(since_ms) < self.open_ms {
+                    (BreakerState::Open, since_ms.saturating_add(self.open_ms), 0)
+                } else {
+                    (BreakerState::HalfOpen, 0, 0)
+                }
+            }
             Phase::HalfOpen { in_flight, .. } => (BreakerState::HalfOpen, 0, in_flight),
         };
         BreakerSnapshot {
@@ -387,14 +486,14 @@ mod tests {
         let breaker = consecutive(3, 1);
         for now in 0..3 {
             let permit = breaker.try_acquire(now).unwrap();
-            breaker.on_failure(now, permit);
+            breaker.on_failure(now, permit).unwrap();
         }
         assert_eq!(breaker.snapshot(10).state, BreakerState::Open);
         assert!(breaker.try_acquire(1_001).is_none(), "open until 1002");
         let probe = breaker.try_acquire(1_002).unwrap();
-        assert!(probe.probe);
+        assert!(probe.is_probe());
         assert!(breaker.try_acquire(1_002).is_none(), "one probe at a time");
-        breaker.on_success(1_010, probe);
+        breaker.on_success(1_010, probe).unwrap();
         assert_eq!(breaker.snapshot(1_010).state, BreakerState::Closed);
     }
 
@@ -403,13 +502,13 @@ mod tests {
         let breaker = consecutive(1, 2);
         let early = breaker.try_acquire(0).unwrap();
         let tripping = breaker.try_acquire(0).unwrap();
-        breaker.on_failure(5, tripping);
-        breaker.on_failure(6, early);
+        breaker.on_failure(5, tripping).unwrap();
+        breaker.on_failure(6, early).unwrap();
         assert_eq!(breaker.snapshot(6).open_until_ms, 1_005, "the stale failure did not extend the open time");
         let first = breaker.try_acquire(1_005).unwrap();
         let second = breaker.try_acquire(1_005).unwrap();
-        breaker.release(second);
-        breaker.on_failure(1_006, first);
+        breaker.release(second).unwrap();
+        breaker.on_failure(1_006, first).unwrap();
         assert_eq!(
             breaker.snapshot(1_006),
             BreakerSnapshot {
@@ -424,6 +523,56 @@ mod tests {
     }
 
     #[test]
+    fn a_permit_is_owned_by_its_breaker_and_given_back_when_dropped() {
+        let (a, b) = (consecutive(1, 1), consecutive(1, 1));
+        let tripping = a.try_acquire(0).unwrap();
+        a.on_failure(0, tripping).unwrap();
+        let probe = a.try_acquire(1_000).unwrap();
+        assert_eq!(a.permits_outstanding(), 1);
+        let error = b.on_failure(1_001, probe).unwrap_err();
+        assert_eq!(error.to_string(), "invalid argument `permit`: was issued by another circuit breaker");
+        assert_eq!(b.snapshot(1_001).state, BreakerState::Closed, "breaker B is unchanged");
+        assert_eq!(a.permits_outstanding(), 0, "the refused permit went back to A");
+        assert_eq!(a.snapshot(1_001).probes_in_flight, 0, "as a release: its probe is free again");
+        let probe = a.try_acquire(1_002).unwrap();
+        assert!(a.try_acquire(1_002).is_none(), "one probe at a time");
+        drop(probe);
+        assert!(a.try_acquire(1_003).is_some(), "a dropped probe is given back");
+    }
+
+    #[test]
+    fn one_far_future_reading_does_not_keep_it_open() {
+        for bad in [u64::MAX, 1_700_000_000_000] {
+            let breaker = consecutive(1, 1);
+            let permit = breaker.try_acquire(100).unwrap();
+            breaker.on_failure(bad, permit).unwrap();
+            assert_eq!(breaker.snapshot(bad).state, BreakerState::Open);
+            assert!(breaker.try_acquire(200).is_none(), "the clock restarts at 200: open for 1000 ms more");
+            assert_eq!(breaker.snapshot(200).open_until_ms, 1_200);
+            assert!(breaker.try_acquire(1_199).is_none());
+            let probe = breaker.try_acquire(1_200).unwrap();
+            assert!(probe.is_probe(), "{bad}: probing 1000 ms after the restart, not in 55 years");
+            breaker.on_success(1_250, probe).unwrap();
+            assert_eq!(breaker.snapshot(1_250).state, BreakerState::Closed);
+        }
+    }
+
+    #[test]
+    fn readings_behind_the_latest_within_the_horizon_count_as_the_latest() {
+        let breaker = consecutive(1, 1);
+        let permit = breaker.try_acquire(5_000).unwrap();
+        breaker.on_failure(5_000, permit).unwrap();
+        assert!(breaker.try_acquire(6_000).is_some(), "open_ms is over at 6000");
+        let breaker = consecutive(1, 1);
+        let permit = breaker.try_acquire(5_000).unwrap();
+        breaker.on_failure(5_000, permit).unwrap();
+        assert!(breaker.try_acquire(4_000).is_none(), "1000 ms behind is no time elapsed");
+        assert_eq!(breaker.snapshot(4_000).open_until_ms, 6_000, "not moved");
+        assert!(breaker.try_acquire(3_999).is_none(), "1001 ms behind restarts the clock: open 1000 ms from 3999");
+        assert_eq!(breaker.snapshot(3_999).open_until_ms, 4_999);
+    }
+
+    #[test]
     fn ratio_trip_waits_for_minimum_throughput() {
         let config = BreakerConfig {
             trip: TripConfig::Ratio { failure_ratio: 0.5, minimum_throughput: 4, window_ms: 10_000 },
@@ -434,16 +583,16 @@ mod tests {
         for (now, fails) in [(0, true), (1, true), (2, true)] {
             let permit = breaker.try_acquire(now).unwrap();
             if fails {
-                breaker.on_failure(now, permit)
+                breaker.on_failure(now, permit).unwrap()
             } else {
-                breaker.on_success(now, permit)
+                breaker.on_success(now, permit).unwrap()
             }
         }
         assert_eq!(breaker.snapshot(3).state, BreakerState::Closed, "3 results < minimum throughput 4");
         let permit = breaker.try_acquire(3).unwrap();
-        breaker.on_success(3, permit);
+        breaker.on_success(3, permit).unwrap();
         let permit = breaker.try_acquire(4).unwrap();
-        breaker.on_failure(4, permit);
+        breaker.on_failure(4, permit).unwrap();
         assert_eq!(breaker.snapshot(4).state, BreakerState::Open, "4 failures of 5 >= 50 %");
     }
 }

@@ -20,13 +20,22 @@
 //!
 //! The retry is charged when it is about to be dispatched (after the wait), by
 //! [`Operation`](crate::Operation); a waiter that is cancelled spends nothing.
+//!
+//! Only the ratio budget keeps time. It follows the rule of every control's
+//! clock ([`crate::clock`]) with its window as the horizon: a reading earlier
+//! than the latest by at most `window_ms` counts as the latest; one earlier by
+//! more restarts the budget's clock there, keeping the counts at their ages.
+//! One far-future reading therefore never stops the window from expiring.
+//! The token bucket and the quota ignore the times they are given.
 
 use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
+use crate::clock::ControlClock;
 use crate::error::{Error, Violation};
-use crate::lock::Lock;
+use crate::grant::{foreign, issued_by};
+use crate::lock::{Lock, Shared, SharedWeak};
 use crate::message::{message, Message};
 use crate::units::{permille_of, MAX_MS};
 use crate::value::{tagged, Named, Value};
@@ -138,11 +147,22 @@ impl Named for BudgetKind {
     }
 }
 
-/// What a granted retry cost, returned to the budget when it succeeds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// What a granted retry cost: hand it back once, to the budget that granted
+/// it, with the retry's success (refunded) or failure (spent) — the rules of
+/// every grant: [`crate::grant`]. Dropped unsettled, it is spent.
+#[derive(Debug)]
 pub struct RetryCharge {
+    cost: u32,
+    /// The budget that granted it.
+    owner: SharedWeak<Lock<State>>,
+}
+
+impl RetryCharge {
     /// Units charged (quota model; 0 for the others).
-    pub cost: u32,
+    #[must_use]
+    pub fn cost(&self) -> u32 {
+        self.cost
+    }
 }
 
 /// The budget's state, for metrics.
@@ -187,6 +207,7 @@ enum State {
     },
     Ratio {
         window: SlidingWindow,
+        clock: ControlClock,
         deposit_milli: u64,
         reserve_milli: u64,
     },
@@ -207,7 +228,8 @@ const RETRIES: usize = 1;
 /// A retry budget shared by every operation calling one dependency.
 #[derive(Debug)]
 pub struct RetryBudget {
-    state: Lock<State>,
+    /// Shared with the charges out (their back-reference), so a charge knows its budget.
+    state: Shared<Lock<State>>,
 }
 
 impl RetryBudget {
@@ -247,7 +269,12 @@ impl RetryBudget {
                 }
                 // Retries per second x seconds in the window, in thousandths of a retry.
                 let reserve_milli = u64::from(min_retries_per_second).saturating_mul(window_ms);
-                State::Ratio { window: SlidingWindow::new(window_ms), deposit_milli, reserve_milli }
+                State::Ratio {
+                    window: SlidingWindow::new(window_ms),
+                    clock: ControlClock::new(window_ms),
+                    deposit_milli,
+                    reserve_milli,
+                }
             }
             BudgetConfig::Quota {
                 capacity,
@@ -282,17 +309,33 @@ impl RetryBudget {
         if !violations.is_empty() {
             return Err(Error::InvalidPolicy { violations });
         }
-        Ok(RetryBudget { state: Lock::new(state) })
+        Ok(RetryBudget { state: Shared::new(Lock::new(state)) })
     }
 
     fn state(&self) -> impl core::ops::DerefMut<Target = State> + '_ {
         self.state.lock()
     }
 
+    /// The cost of a charge this budget granted (settled from now on); a
+    /// charge of another budget is refused.
+    fn settle(&self, charge: Option<RetryCharge>) -> Result<Option<u32>, Error> {
+        match charge {
+            None => Ok(None),
+            Some(charge) if issued_by(&charge.owner, &self.state) => Ok(Some(charge.cost)),
+            Some(_) => Err(foreign::<RetryCharge>("retry budget")),
+        }
+    }
+
+    /// Charges granted and not yet settled (successes, failures and drops settle them).
+    #[must_use]
+    pub fn charges_outstanding(&self) -> usize {
+        Shared::weak_count(&self.state)
+    }
+
     /// Counts an original request (a first attempt) dispatched at `now_ms`.
     pub fn on_request(&self, now_ms: u64) {
-        if let State::Ratio { window, .. } = &mut *self.state() {
-            window.add(now_ms, REQUESTS, 1);
+        if let State::Ratio { window, clock, .. } = &mut *self.state() {
+            window.add(clock.read(now_ms), REQUESTS, 1);
         }
     }
 
@@ -316,21 +359,20 @@ impl RetryBudget {
     ///     capacity: 500, retry_cost: 14, timeout_retry_cost: 14, success_increment: 1, throttling_retry_cost: Some(5),
     /// };
     /// let quota = RetryBudget::new(&config).unwrap();
-    /// assert_eq!(quota.try_retry_for(0, RetryCause::Throttling).map(|charge| charge.cost), Some(5));
-    /// assert_eq!(quota.try_retry_for(0, RetryCause::Transient).map(|charge| charge.cost), Some(14));
+    /// assert_eq!(quota.try_retry_for(0, RetryCause::Throttling).map(|charge| charge.cost()), Some(5));
+    /// assert_eq!(quota.try_retry_for(0, RetryCause::Transient).map(|charge| charge.cost()), Some(14));
     /// ```
     pub fn try_retry_for(&self, now_ms: u64, cause: RetryCause) -> Option<RetryCharge> {
-        match &mut *self.state() {
-            State::TokenBucket { tokens_milli, max_milli, .. } => {
-                (*tokens_milli * 2 > *max_milli).then_some(RetryCharge { cost: 0 })
-            }
-            State::Ratio { window, deposit_milli, reserve_milli } => {
-                let [requests, retries] = window.totals(now_ms);
+        let cost = match &mut *self.state() {
+            State::TokenBucket { tokens_milli, max_milli, .. } => (*tokens_milli * 2 > *max_milli).then_some(0),
+            State::Ratio { window, clock, deposit_milli, reserve_milli } => {
+                let reading = clock.read(now_ms);
+                let [requests, retries] = window.totals(reading);
                 let earned = requests.saturating_mul(*deposit_milli).saturating_add(*reserve_milli);
                 let spent = retries.saturating_mul(1000);
                 if earned.saturating_sub(spent) >= 1000 {
-                    window.add(now_ms, RETRIES, 1);
-                    Some(RetryCharge { cost: 0 })
+                    window.add(reading, RETRIES, 1);
+                    Some(0)
                 } else {
                     None
                 }
@@ -343,12 +385,13 @@ impl RetryBudget {
                 };
                 if *available >= cost {
                     *available -= cost;
-                    Some(RetryCharge { cost })
+                    Some(cost)
                 } else {
                     None
                 }
             }
-        }
+        }?;
+        Some(RetryCharge { cost, owner: Shared::downgrade(&self.state) })
     }
 
     /// Takes `cost` units from a quota, as the AWS SDKs' `acquire`: true when
@@ -397,25 +440,46 @@ impl RetryBudget {
     }
 
     /// Records a success; `charge` is what the attempt's retry cost, if it
-    /// was a retry.
-    pub fn on_success(&self, _now_ms: u64, charge: Option<RetryCharge>) {
+    /// was a retry (the quota refunds it).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] (`charge`) for a charge another budget granted; nothing changes.
+    pub fn on_success(&self, _now_ms: u64, charge: Option<RetryCharge>) -> Result<(), Error> {
+        let charged = self.settle(charge)?;
         match &mut *self.state() {
             State::TokenBucket { tokens_milli, max_milli, ratio_milli } => {
                 *tokens_milli = tokens_milli.saturating_add(*ratio_milli).min(*max_milli);
             }
             State::Ratio { .. } => {}
             State::Quota { available, capacity, success_increment, .. } => {
-                let refund = charge.map_or(*success_increment, |charge| charge.cost);
+                let refund = charged.unwrap_or(*success_increment);
                 *available = available.saturating_add(refund).min(*capacity);
             }
         }
+        Ok(())
     }
 
-    /// Records a retryable failure.
-    pub fn on_failure(&self, _now_ms: u64) {
+    /// Records a retryable failure; `charge` is what the attempt's retry
+    /// cost, if it was a retry (it stays spent).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] (`charge`) for a charge another budget granted; nothing changes.
+    pub fn on_failure(&self, _now_ms: u64, charge: Option<RetryCharge>) -> Result<(), Error> {
+        self.settle(charge)?;
         if let State::TokenBucket { tokens_milli, .. } = &mut *self.state() {
             *tokens_milli = tokens_milli.saturating_sub(1000);
         }
+        Ok(())
+    }
+
+    /// Settles a charge whose retry ended with neither a success nor a
+    /// retryable failure (cancelled, aborted, another answer): its cost
+    /// stays spent and nothing else is recorded.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] (`charge`) for a charge another budget granted.
+    pub fn spend(&self, charge: RetryCharge) -> Result<(), Error> {
+        self.settle(Some(charge)).map(|_| ())
     }
 
     /// The state at `now_ms`, for metrics.
@@ -427,8 +491,8 @@ impl RetryBudget {
                 max_tokens_milli: *max_milli,
                 retries_allowed: *tokens_milli * 2 > *max_milli,
             },
-            State::Ratio { window, deposit_milli, reserve_milli } => {
-                let [requests, retries] = window.peek(now_ms);
+            State::Ratio { window, clock, deposit_milli, reserve_milli } => {
+                let [requests, retries] = window.peek(clock.peek(now_ms));
                 let earned = requests.saturating_mul(*deposit_milli).saturating_add(*reserve_milli);
                 BudgetSnapshot::Ratio {
                     requests,
@@ -488,22 +552,34 @@ mod tests {
     }
 
     #[test]
+    fn one_far_future_reading_does_not_stop_the_window() {
+        for bad in [u64::MAX, 1_700_000_000_000] {
+            let budget = ratio(0.0, 2);
+            assert!(budget.try_retry(0, false).is_some());
+            assert!(budget.try_retry(bad, false).is_some());
+            assert!(budget.try_retry(100, false).is_some(), "{bad}: the clock restarts at 100 with one retry counted");
+            assert!(budget.try_retry(1_099, false).is_none(), "two in the window until 1100");
+            assert!(budget.try_retry(1_100, false).is_some(), "{bad}: the window moves on after the restart");
+        }
+    }
+
+    #[test]
     fn token_bucket_follows_grpc_arithmetic() {
         let budget = RetryBudget::new(&BudgetConfig::TokenBucket { max_tokens: 10, token_ratio: 0.1 }).unwrap();
         for _ in 0..4 {
-            budget.on_failure(0);
+            budget.on_failure(0, None).unwrap();
         }
         assert!(budget.try_retry(0, false).is_some(), "6 tokens > 5");
-        budget.on_failure(0);
+        budget.on_failure(0, None).unwrap();
         assert!(budget.try_retry(0, false).is_none(), "5 tokens is not > 5");
-        budget.on_success(0, None);
+        budget.on_success(0, None).unwrap();
         assert_eq!(
             budget.snapshot(0),
             BudgetSnapshot::TokenBucket { tokens_milli: 5_100, max_tokens_milli: 10_000, retries_allowed: true }
         );
-        (0..20).for_each(|_| budget.on_failure(0));
+        (0..20).for_each(|_| budget.on_failure(0, None).unwrap());
         assert!(matches!(budget.snapshot(0), BudgetSnapshot::TokenBucket { tokens_milli: 0, .. }));
-        (0..200).for_each(|_| budget.on_success(0, None));
+        (0..200).for_each(|_| budget.on_success(0, None).unwrap());
         assert!(matches!(budget.snapshot(0), BudgetSnapshot::TokenBucket { tokens_milli: 10_000, .. }));
     }
 
@@ -518,14 +594,18 @@ mod tests {
         };
         let budget = RetryBudget::new(&config).unwrap();
         let charge = budget.try_retry(0, true).unwrap();
-        assert_eq!(charge.cost, 10);
+        assert_eq!(charge.cost(), 10);
         assert!(budget.try_retry(0, false).is_some());
         assert!(budget.try_retry(0, false).is_some());
         assert!(budget.try_retry(0, false).is_none(), "0 left");
-        budget.on_success(0, Some(charge));
-        budget.on_success(0, None);
+        budget.on_success(0, Some(charge)).unwrap();
+        budget.on_success(0, None).unwrap();
         assert_eq!(budget.snapshot(0), BudgetSnapshot::Quota { available: 11, capacity: 20 });
-        assert_eq!(budget.try_retry_for(0, RetryCause::Throttling), Some(RetryCharge { cost: 5 }), "as retry_cost");
+        assert_eq!(
+            budget.try_retry_for(0, RetryCause::Throttling).map(|charge| charge.cost()),
+            Some(5),
+            "as retry_cost"
+        );
     }
 
     #[test]
@@ -553,6 +633,28 @@ mod tests {
         };
         let Err(Error::InvalidPolicy { violations }) = RetryBudget::new(&too_dear) else { panic!() };
         assert_eq!(violations[0].field, "budget.throttling_retry_cost");
+    }
+
+    #[test]
+    fn a_charge_refunds_once_and_only_to_its_budget() {
+        let config = BudgetConfig::Quota {
+            capacity: 20,
+            retry_cost: 5,
+            timeout_retry_cost: 10,
+            success_increment: 1,
+            throttling_retry_cost: None,
+        };
+        let (a, b) = (RetryBudget::new(&config).unwrap(), RetryBudget::new(&config).unwrap());
+        let charge = a.try_retry(0, false).unwrap();
+        b.try_retry(0, true).unwrap();
+        assert_eq!(a.charges_outstanding(), 1);
+        let error = b.on_success(0, Some(charge)).unwrap_err();
+        assert_eq!(error.to_string(), "invalid argument `charge`: was issued by another retry budget");
+        assert_eq!(b.snapshot(0), BudgetSnapshot::Quota { available: 10, capacity: 20 }, "B refunded nothing");
+        assert_eq!(a.charges_outstanding(), 0, "the refused charge is spent");
+        let charge = a.try_retry(0, false).unwrap();
+        a.on_failure(0, Some(charge)).unwrap();
+        assert_eq!(a.snapshot(0), BudgetSnapshot::Quota { available: 10, capacity: 20 }, "failures spend");
     }
 
     #[test]

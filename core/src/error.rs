@@ -82,7 +82,9 @@ pub enum Error {
     },
     /// A value handed to the engine cannot be represented (an HTTP status
     /// outside 100..=599, an empty idempotency key, a negative or non-finite
-    /// time in a binding). Nothing was changed.
+    /// time in a binding), or a grant cannot be used: a breaker `permit`,
+    /// retry `charge` or retry `slot` already settled, or issued by another
+    /// control ([`crate::grant`]). Nothing was changed.
     InvalidArgument {
         /// The argument's name.
         name: &'static str,

@@ -22,6 +22,7 @@ pub mod breaker;
 pub mod budget;
 pub mod check;
 pub mod classify;
+pub mod clock;
 mod codes;
 pub mod compatibility;
 pub mod concurrency;
@@ -33,6 +34,7 @@ mod email_date;
 pub mod error;
 mod error_code;
 pub mod failure;
+pub mod grant;
 pub mod grpc;
 pub mod grpc_timeout;
 mod guidance;
@@ -59,7 +61,7 @@ pub use backoff::{backoff_ceilings_ms, delay_range_ms};
 pub use breaker::{BreakerConfig, BreakerPermit, BreakerSnapshot, BreakerState, CircuitBreaker, TripConfig};
 pub use budget::{BudgetConfig, BudgetSnapshot, RetryBudget, RetryCause, RetryCharge};
 pub use classify::{classify, Class, GrpcCode, Outcome, TransportFailure, Verdict};
-pub use concurrency::ConcurrencyLimit;
+pub use concurrency::{ConcurrencyLimit, RetrySlot};
 pub use deadline::{admit, remaining_budget_ms, Admission};
 pub use decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 pub use dependency::{Dependency, DependencyConfig, DependencySnapshot};
@@ -68,6 +70,7 @@ pub use driver::{
 };
 pub use error::{Error, Violation};
 pub use failure::Failure;
+pub use grant::GrantCell;
 pub use grpc_timeout::{
     encode_grpc_timeout, encode_grpc_timeout_into, encode_grpc_timeout_ns, parse_grpc_timeout, parse_grpc_timeout_ns,
     MAX_GRPC_TIMEOUT_NS,

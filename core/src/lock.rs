@@ -1,6 +1,9 @@
 //! The interior mutability of the shared controls (budgets, breakers, stats):
 //! a `Mutex` with the standard library, so one control serves many threads;
 //! a `RefCell` without it (`no_std`, the JS binding's single-threaded wasm).
+//! Likewise the pointer a control shares with the grants it hands out
+//! ([`Shared`], [`SharedWeak`]): an `Arc` with the standard library, an `Rc`
+//! without it (an `Arc` of a `RefCell` would claim a thread safety it lacks).
 //! A leaf: it depends on nothing else in the crate.
 
 #[cfg(feature = "std")]
@@ -25,6 +28,8 @@ mod imp {
 
     /// A value computed once, on first use.
     pub(crate) type Once<T> = OnceLock<T>;
+
+    pub(crate) use alloc::sync::{Arc as Shared, Weak as SharedWeak};
 }
 
 #[cfg(not(feature = "std"))]
@@ -49,6 +54,8 @@ mod imp {
 
     /// A value computed once, on first use.
     pub(crate) type Once<T> = OnceCell<T>;
+
+    pub(crate) use alloc::rc::{Rc as Shared, Weak as SharedWeak};
 }
 
-pub(crate) use imp::{Lock, Once};
+pub(crate) use imp::{Lock, Once, Shared, SharedWeak};

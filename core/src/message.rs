@@ -142,7 +142,7 @@ rules! {
     /// A number found.
     FoundNumber = "found_number": "the number {0}",
     /// A string found.
-    FoundString = "found_string": "the string \"{0}\"",
+    FoundString = "found_string": "the string {0:q}",
     /// A name the enum does not have: name, hint, the names.
     UnknownVariant = "unknown_variant": "unknown variant `{0}`{1}, expected one of {2}",
     /// A field the object does not have: field, hint, the fields.
@@ -227,6 +227,10 @@ rules! {
     NotAQuota = "not_a_quota": "{0} needs a budget of kind quota (units to take and give back)",
     /// A sequential host given a hedging policy.
     CannotHedge = "cannot_hedge": "this helper runs one attempt at a time and cannot hedge; use a concurrent helper (async or threads), or opt into sequential attempts without hedges",
+    /// A grant (permit, charge, slot) used a second time.
+    GrantSettled = "grant_settled": "was already settled (reported, released or refunded); each is used once",
+    /// A grant handed to a control that did not issue it: the kind of control.
+    GrantForeign = "grant_foreign": "was issued by another {0}",
 
     // gRPC service configs.
     /// A client-side cap on maxAttempts below 2: the cap.

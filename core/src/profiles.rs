@@ -13,7 +13,6 @@
 //! | `aws_standard_2026` | AWS SDK standard retry mode, 2026 revision ([`crate::aws`]) | 3 | none (give a deadline) | the remaining budget | 50 ms (1 s after throttling) x2 to 20 s, full jitter; `x-amz-retry-after` within `[t, t + 5 s]` | idempotent |
 //! | `aws_standard_2026_dynamodb` | the same for DynamoDB and DynamoDB Streams | 4 | none (give a deadline) | the remaining budget | 25 ms (1 s after throttling) x2 to 20 s, full jitter; `x-amz-retry-after` within `[t, t + 5 s]` | idempotent |
 
-use alloc::borrow::ToOwned;
 use alloc::vec::Vec;
 
 use crate::classify::TransportFailure;
@@ -116,7 +115,7 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
         "aws_standard" => aws_standard(),
         "aws_standard_2026" => aws_standard_2026(),
         "aws_standard_2026_dynamodb" => aws_standard_2026_dynamodb(),
-        _ => return Err(Error::UnknownProfile { name: name.to_owned(), known: NAMES.join(", ") }),
+        _ => return Err(Error::UnknownProfile { name: crate::text::excerpt(name), known: NAMES.join(", ") }),
     })
 }
 
@@ -206,5 +205,11 @@ mod tests {
             let config = profile(name).expect("known");
             Policy::new(&config).unwrap_or_else(|error| panic!("{name}: {error}"));
         }
+    }
+
+    #[test]
+    fn an_unknown_name_is_kept_as_an_excerpt() {
+        let Err(Error::UnknownProfile { name, .. }) = profile(&"r".repeat(1 << 20)) else { panic!("unknown") };
+        assert_eq!(name, format!("{}…", "r".repeat(64)));
     }
 }

@@ -29,7 +29,8 @@ const RETRY_AFTER_MS: &str = "retry-after-ms";
 /// Shared by every header parser in the crate. The `header` field always
 /// names the header (lower case) so that a log line is useful on its own, and
 /// `value` holds at most 64 characters of the offending input, with a
-/// trailing `…` when it had to be shortened.
+/// trailing `…` when it had to be shortened (the excerpt every error of the
+/// crate keeps of a caller's or a server's text).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HeaderError {
     /// The value was empty, or held nothing but whitespace.
@@ -424,8 +425,6 @@ mod tests {
         };
         assert_eq!(value.chars().count(), crate::text::EXCERPT_CHARS + 1);
         assert!(value.ends_with('…'));
-        assert_eq!(excerpt("short"), "short");
-        assert_eq!(excerpt(&"x".repeat(64)), "x".repeat(64));
     }
 
     #[test]

@@ -3,6 +3,29 @@
 
 use alloc::string::String;
 
+/// Longest excerpt of a caller's or a server's text kept in an error, in characters.
+pub(crate) const EXCERPT_CHARS: usize = 64;
+
+/// At most [`EXCERPT_CHARS`] characters of `value`, cut on a char boundary
+/// and marked with a trailing `…` when cut: what an error keeps of a value it
+/// refuses (a header, a field name, a string where a number belongs), so a
+/// 50 MB value makes a short message, never a 50 MB one.
+pub(crate) fn excerpt(value: &str) -> String {
+    excerpt_chars(value, EXCERPT_CHARS)
+}
+
+/// At most `max_chars` characters of `value`, as [`excerpt`].
+pub(crate) fn excerpt_chars(value: &str, max_chars: usize) -> String {
+    match value.char_indices().nth(max_chars) {
+        Some((cut, _)) => {
+            let mut out = String::from(value.get(..cut).unwrap_or_default());
+            out.push('…');
+            out
+        }
+        None => String::from(value),
+    }
+}
+
 /// A string in double quotes for messages, with quotes, backslashes, control
 /// characters and the invisible formatting characters (zero-width, bidi
 /// overrides) escaped, so a server-sent header cannot disguise a log line
@@ -48,24 +71,6 @@ pub(crate) fn push_decimal(out: &mut String, number: u64) {
     }
 }
 
-/// Longest excerpt of an offending value echoed in an error (a header value,
-/// a configuration value or key), in characters.
-pub(crate) const EXCERPT_CHARS: usize = 64;
-
-/// Copies at most [`EXCERPT_CHARS`] characters of `value`, cutting on a char
-/// boundary and marking the cut with an ellipsis: a bad input of megabytes
-/// must not be copied whole into an error.
-pub(crate) fn excerpt(value: &str) -> String {
-    match value.char_indices().nth(EXCERPT_CHARS) {
-        Some((cut, _)) => {
-            let mut out = String::from(value.get(..cut).unwrap_or_default());
-            out.push('…');
-            out
-        }
-        None => String::from(value),
-    }
-}
-
 /// Zero-width and bidirectional formatting characters (Unicode `Cf` that renders as nothing).
 fn is_invisible_format(c: char) -> bool {
     matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
@@ -73,7 +78,14 @@ fn is_invisible_format(c: char) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::Quoted;
+    use super::*;
+
+    #[test]
+    fn excerpts_are_bounded_on_a_char_boundary() {
+        assert_eq!(excerpt("short"), "short");
+        assert_eq!(excerpt(&"x".repeat(64)), "x".repeat(64));
+        assert_eq!(excerpt(&"é".repeat(65)), format!("{}…", "é".repeat(64)));
+    }
 
     #[test]
     fn decimals_without_the_formatter() {

@@ -71,14 +71,21 @@ pub(crate) mod float {
 
 /// A decimal with at most three decimals in `[low, high]` (or `(low, high]`)
 /// as integer thousandths, or the rule it breaks.
+///
+/// The value must *be* a number of thousandths, up to the float's own
+/// rounding (a few units in its last place, so `0.1 + 0.2` is 0.3): a value
+/// that is not (`1e-10`, `0.0005`) is refused, never rounded to the nearest
+/// thousandth, so what is stored is what was written and a configuration
+/// written back out reads in again as the same thing.
 pub(crate) fn permille_of(value: f64, low: f64, high: f64, open_low: bool) -> Result<u32, Permille> {
     let in_range = value.is_finite() && value <= high && if open_low { value > low } else { value >= low };
     if !in_range {
         return Err(Permille::OutOfRange { low, high, open_low });
     }
-    let scaled = value * 1000.0;
-    let rounded = float::round(scaled);
-    if (scaled - rounded).abs() > 1e-6 {
+    let rounded = float::round(value * 1000.0);
+    // Relative to the value: thousandths read from decimal text land within
+    // an ulp or two of `rounded / 1000`; anything further is another number.
+    if (rounded / 1000.0 - value).abs() > value.abs() * 8.0 * f64::EPSILON {
         return Err(Permille::TooManyDecimals);
     }
     // Finite and within the checked range (callers use ranges up to 10^6, so

@@ -31,7 +31,7 @@ use core::fmt;
 
 use crate::error::Error;
 use crate::message::{message, Arg, Message, Rule};
-use crate::text::excerpt;
+use crate::text::EXCERPT_CHARS;
 use crate::units::{float, Decimal};
 
 mod serializer;
@@ -153,7 +153,7 @@ impl Value {
             Value::Null => message!(FoundNull),
             Value::Bool(value) => message!(FoundBoolean, if *value { "true" } else { "false" }),
             Value::Number(number) => message!(FoundNumber, number.arg()),
-            Value::String(text) => message!(FoundString, excerpt(text)),
+            Value::String(text) => message!(FoundString, excerpt(text, EXCERPT_CHARS)),
             Value::List(_) => message!(List),
             Value::Object(_) => message!(Object),
         }
@@ -306,6 +306,20 @@ pub fn item(path: &str, index: usize) -> String {
     joined
 }
 
+/// At most `max_chars` characters of `text`, cut on a char boundary and
+/// marked with a trailing `…`: what every error of the crate keeps of a
+/// caller's or a server's text (64 characters). Hosts that build messages of
+/// their own from input (the CLI's plan reader) cut them the same way.
+///
+/// ```
+/// assert_eq!(retryplan::value::excerpt("retry_after_ms", 5), "retry…");
+/// assert_eq!(retryplan::value::excerpt("ok", 5), "ok");
+/// ```
+#[must_use]
+pub fn excerpt(text: &str, max_chars: usize) -> String {
+    crate::text::excerpt_chars(text, max_chars)
+}
+
 /// The reading error at `field`. Cold and never inlined, as every error
 /// path here: the reader's happy path stays small in the wasm build.
 #[cold]
@@ -447,7 +461,7 @@ pub(crate) fn read_name<T: Named>(value: &Value, path: &str) -> Result<T, Error>
     match value {
         Value::String(name) => T::from_name(name).ok_or_else(|| {
             let hint = did_you_mean(name, T::ALL.iter().map(|variant| variant.name()));
-            read_error(path, message!(UnknownVariant, excerpt(name), hint, names::<T>()))
+            read_error(path, message!(UnknownVariant, excerpt(name, EXCERPT_CHARS), hint, names::<T>()))
         }),
         other => Err(expected_message(path, message!(OneOf, names::<T>()), other)),
     }
@@ -473,7 +487,7 @@ impl<'a> Fields<'a> {
             // A key is echoed as an excerpt: a bad configuration must not copy megabytes into an error.
             if !known.contains(&key.as_str()) {
                 let hint = did_you_mean(key, known.iter().copied());
-                let key = excerpt(key);
+                let key = excerpt(key, EXCERPT_CHARS);
                 let message = message!(UnknownField, &key, hint, Arg::names(known.iter().copied()));
                 return Err(read_error(&join(path, &key), message));
             }
@@ -620,6 +634,28 @@ mod tests {
         assert!(u16::from_value(&Value::float(2.5), "x").is_err());
         assert!(u16::from_value(&Value::unsigned(70_000), "x").is_err());
         assert!(u64::from_value(&Value::float(18_446_744_073_709_551_616.0), "x").is_err());
+    }
+
+    #[test]
+    fn refused_text_is_kept_as_a_bounded_excerpt() {
+        let huge = "x".repeat(50 * 1024 * 1024);
+        let cut = format!("{}…", "x".repeat(64));
+        let error = u32::from_value(&Value::String(huge.clone()), "max_attempts").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("invalid policy JSON at `max_attempts`: expected a whole number in 0..=4294967295, found the string \"{cut}\"")
+        );
+        let unknown = Value::Object(vec![(huge.clone(), Value::Null)]);
+        let Err(Error::InvalidPolicyJson { field, message }) = Fields::new(&unknown, "backoff", &["a"]) else {
+            panic!("expected a reading error")
+        };
+        assert_eq!(field, format!("backoff.{cut}"));
+        let message = message.to_string();
+        assert!(message.len() < 200, "{} bytes", message.len());
+        let error = crate::PolicyConfig::from_value(&Value::Object(vec![("idempotency".into(), Value::String(huge))]))
+            .unwrap_err();
+        assert!(error.to_string().len() < 300, "{} bytes", error.to_string().len());
+        assert!(error.to_string().contains(&cut));
     }
 
     #[test]

@@ -17,12 +17,13 @@ use std::sync::Arc;
 
 use retryplan::{
     admit, aws, backoff_ceilings_ms, classify, encode_grpc_timeout, encode_grpc_timeout_ns, explain,
+    grant::Grant,
     grpc::{ServiceConfig, ServiceConfigOptions},
     parse_grpc_pushback, parse_grpc_timeout, parse_grpc_timeout_ns, parse_rate_limit, parse_rate_limit_reset,
     parse_retry_after_ms_header, parse_retry_after_with, profiles, redeliver, BreakerConfig, BreakerPermit,
-    BudgetConfig, CircuitBreaker, Concurrency, Dependency, Driver, DriverOptions, Error, Failure, IdempotencyKey,
-    Operation, OperationOptions, Outcome, Policy, PolicyConfig, RetryAfterReading, RetryBudget, RetryCharge,
-    SharedStats,
+    BudgetConfig, CircuitBreaker, Concurrency, Dependency, Driver, DriverOptions, Error, Failure, GrantCell,
+    IdempotencyKey, Operation, OperationOptions, Outcome, Policy, PolicyConfig, RetryAfterReading, RetryBudget,
+    RetryCharge, SharedStats,
 };
 use serde_json::{json, Map, Value};
 
@@ -217,10 +218,11 @@ fn run_steps(
             "dependency_snapshot" => {
                 Ok(to_value(&dependency.expect("dependency_snapshot needs a dependency").snapshot(at_ms)))
             }
-            "budget_on_failure" => {
-                dependency.and_then(|dependency| dependency.budget()).expect("a budget").on_failure(at_ms);
-                Ok(Value::Null)
-            }
+            "budget_on_failure" => dependency
+                .and_then(|dependency| dependency.budget())
+                .expect("a budget")
+                .on_failure(at_ms, None)
+                .map(|()| Value::Null),
             other => panic!("{id}: unknown call `{other}`"),
         };
         settle(step, answer, fill, failures, &format!("{id} step {index}"));
@@ -311,53 +313,83 @@ fn run_driver(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<Stri
     }
 }
 
-/// Runs a `budget` case: calls on one retry budget, in order.
+/// The grant an earlier step handed out, named by that step's index in `field`
+/// (the runner keeps each in a `GrantCell`, as a binding keeps it in an object).
+fn granted<'a, T: Grant>(
+    grants: &'a [Option<GrantCell<T>>],
+    step: &Map<String, Value>,
+    field: &str,
+    label: &str,
+) -> &'a GrantCell<T> {
+    let at = usize::try_from(u64_field(step, field).unwrap_or_else(|| panic!("{label}: {field}"))).expect("index");
+    grants.get(at).and_then(Option::as_ref).unwrap_or_else(|| panic!("{label}: nothing granted at step {at}"))
+}
+
+/// The charge named by an optional `charge_step`.
+fn charge(
+    charges: &[Option<GrantCell<RetryCharge>>],
+    step: &Map<String, Value>,
+    label: &str,
+) -> Result<Option<RetryCharge>, Error> {
+    if step.contains_key("charge_step") {
+        granted(charges, step, "charge_step", label).take().map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// Runs a `budget` case: calls on one retry budget, in order; refunds name the
+/// `try_retry` step whose charge they hand back.
 fn run_budget(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String>, id: &str) {
     let config: BudgetConfig = serde_json::from_value(case.get("budget").cloned().expect("a budget")).expect("config");
     let budget = match RetryBudget::new(&config) {
         Ok(budget) => budget,
         Err(error) => return settle(case, Err(error), fill, failures, id),
     };
+    let mut charges: Vec<Option<GrantCell<RetryCharge>>> = Vec::new();
     let steps = case.get_mut("steps").and_then(Value::as_array_mut).expect("budget cases need steps");
     for (index, step) in steps.iter_mut().enumerate() {
         let step = step.as_object_mut().expect("a step is an object");
         let at_ms = u64_field(step, "at_ms").expect("a step needs at_ms");
-        let answer = match str_field(step, "call") {
+        let label = format!("{id} step {index}");
+        let mut grant = None;
+        let answer: Answer = match str_field(step, "call") {
             "on_request" => {
                 budget.on_request(at_ms);
-                Value::Null
+                Ok(Value::Null)
             }
             "try_retry" => {
                 let after_timeout = step.get("after_timeout").and_then(Value::as_bool).unwrap_or(false);
-                match budget.try_retry(at_ms, after_timeout) {
-                    Some(charge) => json!({"granted": true, "cost": charge.cost}),
+                Ok(match budget.try_retry(at_ms, after_timeout) {
+                    Some(charge) => {
+                        let answer = json!({"granted": true, "cost": charge.cost()});
+                        grant = Some(GrantCell::new(charge));
+                        answer
+                    }
                     None => json!({"granted": false}),
-                }
+                })
             }
             "on_success" => {
-                let charge =
-                    u64_field(step, "charge_cost").map(|cost| RetryCharge { cost: u32::try_from(cost).expect("u32") });
-                budget.on_success(at_ms, charge);
-                Value::Null
+                charge(&charges, step, &label).and_then(|charge| budget.on_success(at_ms, charge)).map(|()| Value::Null)
             }
             "on_failure" => {
-                budget.on_failure(at_ms);
-                Value::Null
+                charge(&charges, step, &label).and_then(|charge| budget.on_failure(at_ms, charge)).map(|()| Value::Null)
             }
-            "snapshot" => to_value(&budget.snapshot(at_ms)),
+            "snapshot" => Ok(to_value(&budget.snapshot(at_ms))),
             "acquire" => {
                 let amount = u32::try_from(u64_field(step, "amount").expect("amount")).expect("u32");
-                json!({"granted": budget.acquire(amount).expect("a quota")})
+                Ok(json!({"granted": budget.acquire(amount).expect("a quota")}))
             }
             "release" => {
                 budget
                     .release(u32::try_from(u64_field(step, "amount").expect("amount")).expect("u32"))
                     .expect("a quota");
-                Value::Null
+                Ok(Value::Null)
             }
             other => panic!("{id}: unknown budget call `{other}`"),
         };
-        settle(step, Ok(answer), fill, failures, &format!("{id} step {index}"));
+        charges.push(grant);
+        settle(step, answer, fill, failures, &label);
     }
 }
 
@@ -370,41 +402,31 @@ fn run_breaker(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<Str
         Ok(breaker) => breaker,
         Err(error) => return settle(case, Err(error), fill, failures, id),
     };
-    let mut permits: Vec<Option<BreakerPermit>> = Vec::new();
+    let mut permits: Vec<Option<GrantCell<BreakerPermit>>> = Vec::new();
     let steps = case.get_mut("steps").and_then(Value::as_array_mut).expect("breaker cases need steps");
     for (index, step) in steps.iter_mut().enumerate() {
         let step = step.as_object_mut().expect("a step is an object");
         let at_ms = u64_field(step, "at_ms").expect("a step needs at_ms");
-        let permit = || {
-            let at = usize::try_from(u64_field(step, "permit_step").expect("permit_step")).expect("index");
-            permits.get(at).copied().flatten().unwrap_or_else(|| panic!("{id} step {index}: no permit at step {at}"))
-        };
-        let mut granted = None;
-        let answer = match str_field(step, "call") {
-            "try_acquire" => {
-                granted = breaker.try_acquire(at_ms);
-                match granted {
-                    Some(permit) => json!({"granted": true, "probe": permit.probe}),
-                    None => json!({"granted": false}),
+        let label = format!("{id} step {index}");
+        let permit = || granted(&permits, step, "permit_step", &label).take();
+        let mut grant = None;
+        let answer: Answer = match str_field(step, "call") {
+            "try_acquire" => Ok(match breaker.try_acquire(at_ms) {
+                Some(permit) => {
+                    let answer = json!({"granted": true, "probe": permit.is_probe()});
+                    grant = Some(GrantCell::new(permit));
+                    answer
                 }
-            }
-            "on_success" => {
-                breaker.on_success(at_ms, permit());
-                Value::Null
-            }
-            "on_failure" => {
-                breaker.on_failure(at_ms, permit());
-                Value::Null
-            }
-            "release" => {
-                breaker.release(permit());
-                Value::Null
-            }
-            "snapshot" => to_value(&breaker.snapshot(at_ms)),
+                None => json!({"granted": false}),
+            }),
+            "on_success" => permit().and_then(|permit| breaker.on_success(at_ms, permit)).map(|()| Value::Null),
+            "on_failure" => permit().and_then(|permit| breaker.on_failure(at_ms, permit)).map(|()| Value::Null),
+            "release" => permit().and_then(|permit| breaker.release(permit)).map(|()| Value::Null),
+            "snapshot" => Ok(to_value(&breaker.snapshot(at_ms))),
             other => panic!("{id}: unknown breaker call `{other}`"),
         };
-        permits.push(granted);
-        settle(step, Ok(answer), fill, failures, &format!("{id} step {index}"));
+        permits.push(grant);
+        settle(step, answer, fill, failures, &label);
     }
 }
 

@@ -68,10 +68,13 @@ fn a_quota_loses_and_mints_no_units_across_threads() {
         let mut mine = 0;
         for round in 0..20_000 {
             let charge = shared.try_retry(0, (round + thread_index) % 2 == 0).expect("capacity suffices");
-            mine += u64::from(charge.cost);
+            let cost = u64::from(charge.cost());
+            mine += cost;
             if round % 4 == 0 {
-                shared.on_success(0, Some(charge));
-                mine -= u64::from(charge.cost);
+                shared.on_success(0, Some(charge)).unwrap();
+                mine -= cost;
+            } else {
+                shared.on_failure(0, Some(charge)).unwrap();
             }
         }
         net.fetch_add(mine, Ordering::Relaxed);
@@ -87,10 +90,10 @@ fn a_token_bucket_counts_every_event_across_threads() {
     let shared = budget.clone();
     hammer(move |_| {
         for _ in 0..100 {
-            shared.on_failure(0);
+            shared.on_failure(0, None).unwrap();
         }
         for _ in 0..100 {
-            shared.on_success(0, None);
+            shared.on_success(0, None).unwrap();
         }
     });
     // 400 failures cost 400 tokens; 400 successes return 200: never above the cap on the way.
@@ -112,15 +115,15 @@ fn a_breaker_and_a_cap_stay_consistent_across_threads() {
     let (shared_breaker, shared_cap, shared_peak) = (breaker.clone(), cap.clone(), peak.clone());
     hammer(move |_| {
         for round in 0..10_000 {
-            if shared_cap.try_acquire() {
+            if let Some(slot) = shared_cap.try_acquire() {
                 shared_peak.fetch_max(u64::from(shared_cap.in_flight()), Ordering::Relaxed);
-                shared_cap.release();
+                shared_cap.release(slot).unwrap();
             }
             let permit = shared_breaker.try_acquire(0).expect("closed");
             if round % 2 == 0 {
-                shared_breaker.on_failure(0, permit);
+                shared_breaker.on_failure(0, permit).unwrap();
             } else {
-                shared_breaker.on_success(0, permit);
+                shared_breaker.on_success(0, permit).unwrap();
             }
         }
     });

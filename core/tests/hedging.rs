@@ -81,7 +81,7 @@ fn a_hedge_refused_by_the_budget_does_not_end_the_operation() {
     let dependency =
         Dependency::from_json(r#"{"budget": {"kind": "token_bucket", "max_tokens": 2, "token_ratio": 0.1}}"#).unwrap();
     // Drain the bucket to the threshold: 2 tokens -> 1 (1 > 1 is false).
-    dependency.budget().unwrap().on_failure(0);
+    dependency.budget().unwrap().on_failure(0, None).unwrap();
     let options = OperationOptions::new(1).with_dependency(dependency.clone());
     let mut op = Operation::new(&hedged(3, 100, 1), 0, options);
     started(op.poll(0).unwrap());

@@ -304,8 +304,8 @@ mod shared_controls {
                         let BudgetSnapshot::TokenBucket { tokens_milli, max_tokens_milli, .. } = before else { unreachable!() };
                         prop_assert_eq!(granted, tokens_milli * 2 > max_tokens_milli);
                     }
-                    Event::Success => budget.on_success(0, None),
-                    Event::Failure => budget.on_failure(0),
+                    Event::Success => budget.on_success(0, None).unwrap(),
+                    Event::Failure => budget.on_failure(0, None).unwrap(),
                 }
                 let BudgetSnapshot::TokenBucket { tokens_milli, max_tokens_milli, .. } = budget.snapshot(0) else { unreachable!() };
                 prop_assert!(tokens_milli <= max_tokens_milli);
@@ -331,8 +331,8 @@ mod shared_controls {
                 match event {
                     Event::Request => { budget.on_request(at); requests += 1; }
                     Event::Retry(_) => if budget.try_retry(at, false).is_some() { granted += 1 },
-                    Event::Success => budget.on_success(at, None),
-                    Event::Failure => budget.on_failure(at),
+                    Event::Success => budget.on_success(at, None).unwrap(),
+                    Event::Failure => budget.on_failure(at, None).unwrap(),
                 }
                 let allowance_milli = requests * u64::from(ratio_milli) + u64::from(min_per_second) * window_ms;
                 prop_assert!(granted * 1000 <= allowance_milli, "{} retries for {} requests", granted, requests);

@@ -9,7 +9,7 @@ Every *.json file in DIR except schema.json is a vector file. For each one it ch
 - the top level is exactly {"schema": "retryplan-vectors/1", "description", "cases"};
 - every case has id, kind and description, plus exactly the fields its kind allows, and
   every step exactly the fields its call allows (the tables below mirror schema.json;
-  keep them in step); a breaker step's permit_step names an earlier granted try_acquire;
+  keep them in step); a breaker step's permit_step names an earlier granted try_acquire, a budget step's charge_step an earlier granted try_retry;
 - ids are unique across all files, match ^[a-z0-9_]+(\\.[a-z0-9_]+)+$, and start with
   the file's topic (its name, or the name's first word: "seed" for seed_scenarios.json);
 - every integer is within +/- 9007199254740991 (2^53 - 1), so JavaScript reads it exactly;
@@ -99,7 +99,7 @@ CONCURRENCY = {"concurrent", "sequential", "sequential_without_hedging"}
 
 # What a call's step expects: EITHER a value or an error, a VALUE (never an error, never
 # null), or NOTHING ("expect": null, the call returns nothing).
-EITHER, VALUE, NOTHING = "either", "value", "nothing"
+EITHER, VALUE, NOTHING, NOTHING_OR_ERROR = "either", "value", "nothing", "nothing_or_error"
 
 # kind -> call -> (required step fields besides the expectation, optional fields, what it expects)
 STEP_CALLS = {
@@ -120,17 +120,17 @@ STEP_CALLS = {
     "budget": {
         "on_request": ({"at_ms", "call"}, set(), NOTHING),
         "try_retry": ({"at_ms", "call"}, {"after_timeout"}, VALUE),
-        "on_success": ({"at_ms", "call"}, {"charge_cost"}, NOTHING),
-        "on_failure": ({"at_ms", "call"}, set(), NOTHING),
+        "on_success": ({"at_ms", "call"}, {"charge_step"}, NOTHING_OR_ERROR),
+        "on_failure": ({"at_ms", "call"}, {"charge_step"}, NOTHING_OR_ERROR),
         "snapshot": ({"at_ms", "call"}, set(), VALUE),
         "acquire": ({"at_ms", "call", "amount"}, set(), VALUE),
         "release": ({"at_ms", "call", "amount"}, set(), NOTHING),
     },
     "breaker": {
         "try_acquire": ({"at_ms", "call"}, set(), VALUE),
-        "on_success": ({"at_ms", "call", "permit_step"}, set(), NOTHING),
-        "on_failure": ({"at_ms", "call", "permit_step"}, set(), NOTHING),
-        "release": ({"at_ms", "call", "permit_step"}, set(), NOTHING),
+        "on_success": ({"at_ms", "call", "permit_step"}, set(), NOTHING_OR_ERROR),
+        "on_failure": ({"at_ms", "call", "permit_step"}, set(), NOTHING_OR_ERROR),
+        "release": ({"at_ms", "call", "permit_step"}, set(), NOTHING_OR_ERROR),
         "snapshot": ({"at_ms", "call"}, set(), VALUE),
     },
 }
@@ -326,7 +326,7 @@ class Linter:
             self.fail(where, f"{call} step has unknown keys {sorted(unknown)}")
         if "at_ms" in step and not is_uint(step["at_ms"]):
             self.fail(where, "at_ms must be a non-negative integer")
-        for key in ("attempt", "charge_cost"):
+        for key in ("attempt",):
             if key in step and not (is_uint(step[key]) and step[key] <= 2**32 - 1):
                 self.fail(where, f"{key} must be a non-negative 32-bit integer")
         if "after_timeout" in step and not isinstance(step["after_timeout"], bool):
@@ -345,7 +345,9 @@ class Linter:
         if "now_unix_ms" in step and not is_uint(step["now_unix_ms"]):
             self.fail(where, "now_unix_ms must be a non-negative integer")
         if "permit_step" in step:
-            self.check_permit(where, step["permit_step"], steps, index)
+            self.check_grant(where, "permit_step", "try_acquire", step["permit_step"], steps, index)
+        if "charge_step" in step:
+            self.check_grant(where, "charge_step", "try_retry", step["charge_step"], steps, index)
         if call in ("dependency_snapshot", "budget_on_failure"):
             dependency = case.get("dependency")
             if (isinstance(dependency, str) and dependency in NAMED_DEPENDENCIES) or (dependency is None and "grpc_service_config" in case):
@@ -354,8 +356,10 @@ class Linter:
                 self.fail(where, f"{call} needs the case's dependency")
             elif call == "budget_on_failure" and not isinstance(dependency.get("budget"), dict):
                 self.fail(where, "budget_on_failure needs a budget in the case's dependency")
-        if expects == EITHER:
+        if expects == EITHER or (expects == NOTHING_OR_ERROR and "expect_error" in step):
             self.check_expectation(where, step)
+        elif expects == NOTHING_OR_ERROR and ("expect" not in step or step["expect"] is not None):
+            self.fail(where, f"{call} returns nothing: it needs expect null, or expect_error")
         elif "expect_error" in step or "expect" not in step:
             self.fail(where, f"{call} cannot fail: it needs expect (and no expect_error)")
         elif expects == NOTHING and step["expect"] is not None:
@@ -363,16 +367,16 @@ class Linter:
         elif expects == VALUE and step["expect"] is None:
             self.fail(where, f"{call} returns a value: its expect cannot be null")
 
-    def check_permit(self, where, permit_step, steps, index):
-        """permit_step names an earlier try_acquire step that was granted (its expect says so)."""
-        if not (is_uint(permit_step) and permit_step < index):
-            self.fail(where, "permit_step must be the index of an earlier step")
+    def check_grant(self, where, key, granting_call, grant_step, steps, index):
+        """permit_step / charge_step names an earlier try_acquire / try_retry step that was granted (its expect says so)."""
+        if not (is_uint(grant_step) and grant_step < index):
+            self.fail(where, f"{key} must be the index of an earlier step")
             return
-        target = steps[permit_step]
-        if not (isinstance(target, dict) and target.get("call") == "try_acquire"):
-            self.fail(where, f"permit_step {permit_step} is not a try_acquire step")
+        target = steps[grant_step]
+        if not (isinstance(target, dict) and target.get("call") == granting_call):
+            self.fail(where, f"{key} {grant_step} is not a {granting_call} step")
         elif isinstance(target.get("expect"), dict) and target["expect"].get("granted") is not True:
-            self.fail(where, f"permit_step {permit_step} was not granted: there is no permit to hand back")
+            self.fail(where, f"{key} {grant_step} was not granted: there is nothing to hand back")
 
     def check_case(self, where, case, topic):
         if not isinstance(case, dict):

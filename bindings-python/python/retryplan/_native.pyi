@@ -635,10 +635,11 @@ class Dependency:
 
 @final
 class RetryCharge:
-    """What a granted retry cost; hand it back with ``RetryBudget.on_success``."""
+    """What a granted retry cost; hand it back once, with ``RetryBudget.on_success`` or ``on_failure``.
 
-    def __new__(cls, cost: int) -> "RetryCharge":
-        """A charge of ``cost`` units."""
+    Only ``RetryBudget.try_retry`` makes one; a second use raises ``InvalidArgument``.
+    """
+
     @property
     def cost(self) -> int:
         """Units charged (quota model; 0 for the others)."""
@@ -665,10 +666,10 @@ class RetryBudget:
     @overload
     def on_success(self, *, charge: Optional[RetryCharge] = None, now_ms: int) -> None: ...
     @overload
-    def on_failure(self, now: float) -> None:
-        """Reports a failure."""
+    def on_failure(self, now: float, charge: Optional[RetryCharge] = None) -> None:
+        """Reports a failure (with the charge of the retry that failed, if any: it stays spent)."""
     @overload
-    def on_failure(self, *, now_ms: int) -> None: ...
+    def on_failure(self, *, charge: Optional[RetryCharge] = None, now_ms: int) -> None: ...
     def acquire(self, amount: int) -> bool:
         """Takes ``amount`` units from a quota (AWS ``acquire``): True when taken, False when fewer are left."""
     def release(self, amount: int) -> None:

@@ -25,7 +25,9 @@ pub use service_config::{ConfigWarning, MethodProfile, ServiceConfig, ServiceCon
 
 use alloc::string::String;
 
-/// `path.key`, or `key` at the top level.
+/// `path.key`, or `key` at the top level. The key is the config's own
+/// spelling (matched without regard to case or underscores), so a path keeps
+/// an excerpt of it: a megabyte of underscores never reaches a message.
 pub(crate) fn join_path(path: &str, key: &str) -> String {
-    crate::value::join(path, key)
+    crate::value::join(path, &crate::text::excerpt(key))
 }

@@ -35,6 +35,7 @@ use crate::dependency::DependencyConfig;
 use crate::error::{Error, Violation};
 use crate::message::{message, Message, Rule};
 use crate::policy::{Policy, PolicyConfig};
+use crate::text::excerpt;
 use crate::units::float;
 use crate::value::{expected, item, read_error, Number, Value};
 
@@ -134,7 +135,7 @@ impl ServiceConfig {
                 let path = item(&path, index);
                 for profile in reader.method_config(entry, &path)? {
                     if methods.iter().any(|known| known.name == profile.name) {
-                        return Err(rule(&path, message!(SelectorTwice, &profile.name)));
+                        return Err(rule(&path, message!(SelectorTwice, excerpt(&profile.name))));
                     }
                     methods.push(profile);
                 }
@@ -348,7 +349,7 @@ fn selector(value: &Value, path: &str) -> Result<(String, String), Error> {
     };
     let (service, method) = (text("service")?, text("method")?);
     if service.is_empty() && !method.is_empty() {
-        return Err(rule(path, message!(MethodWithoutService, &method)));
+        return Err(rule(path, message!(MethodWithoutService, excerpt(&method))));
     }
     Ok((service, method))
 }
@@ -357,7 +358,7 @@ fn selector(value: &Value, path: &str) -> Result<(String, String), Error> {
 fn duration(value: &Value, path: &str) -> Result<i128, Error> {
     match value {
         Value::String(text) => parse_duration_ns(text)
-            .map_err(|what| read_error(path, message!(DurationSyntax, Message::new(what, Vec::new()), text))),
+            .map_err(|what| read_error(path, message!(DurationSyntax, Message::new(what, Vec::new()), excerpt(text)))),
         other => Err(expected(path, Rule::Duration, other)),
     }
 }
@@ -451,6 +452,35 @@ mod tests {
 
     fn read(json: &str) -> Result<ServiceConfig, Error> {
         ServiceConfig::from_json(json, ServiceConfigOptions::default())
+    }
+
+    #[test]
+    fn refused_names_keys_and_values_are_kept_as_excerpts() {
+        let long = "x".repeat(1 << 20);
+        let underscores = "_".repeat(1 << 20);
+        for json in [
+            format!(
+                r#"{{"methodConfig": [{{"name": [{{"service": "{long}"}}]}}, {{"name": [{{"service": "{long}"}}]}}]}}"#
+            ),
+            format!(r#"{{"methodConfig": [{{"name": [{{"method": "{long}"}}]}}]}}"#),
+            format!(r#"{{"methodConfig": [{{"name": [{{}}], "timeout": "{long}"}}]}}"#),
+            format!(r#"{{"retryThrottling": {{"maxTokens": 10, "max{underscores}Tokens": 10, "tokenRatio": 0.1}}}}"#),
+            format!(r#"{{"retryThrottling": {{"max{underscores}Tokens": 0, "tokenRatio": 0.1}}}}"#),
+        ] {
+            let error = read(&json).unwrap_err();
+            let (field, message) = match &error {
+                Error::InvalidPolicyJson { field, message } => (field.clone(), message.to_string()),
+                Error::InvalidPolicy { violations } => (violations[0].field.clone(), violations[0].message.to_string()),
+                other => panic!("{other}"),
+            };
+            assert!(
+                field.len() <= 300 && message.len() <= 600,
+                "{} / {} bytes: {}",
+                field.len(),
+                message.len(),
+                &message[..200]
+            );
+        }
     }
 
     const RETRY: &str = r#""retryPolicy": {"maxAttempts": 4, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}"#;

@@ -70,6 +70,7 @@ use crate::backoff::polly::{self, PollyState};
 use crate::breaker::BreakerPermit;
 use crate::budget::{RetryCause, RetryCharge};
 use crate::classify::{classify, Class, Outcome, TransportFailure, Verdict};
+use crate::concurrency::RetrySlot;
 use crate::decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 use crate::dependency::Dependency;
 use crate::error::Error;
@@ -135,14 +136,21 @@ enum Start {
     Hedge,
 }
 
-/// What a running attempt holds from the shared controls.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a running attempt holds from the shared controls: grants it settles
+/// exactly once (with its result, or given back when it is aborted).
+#[derive(Debug)]
 struct Running {
     attempt: u32,
     abort_at_ms: u64,
     breaker: Option<BreakerPermit>,
-    retry_slot: bool,
+    retry_slot: Option<RetrySlot>,
     charge: Option<RetryCharge>,
+}
+
+/// A grant the operation settles is always one it took from its own
+/// dependency, so settling it cannot fail; a failure would be a bug here.
+fn settled(result: Result<(), Error>) {
+    debug_assert!(result.is_ok(), "an operation settled a grant of another control: {result:?}");
 }
 
 /// The state machine of one logical operation.
@@ -232,7 +240,7 @@ impl Operation {
             backoff_retry: 0,
             last_failure: RetryCause::Transient,
             phase: Phase::Ready,
-            running: [None; MAX_IN_FLIGHT],
+            running: [const { None }; MAX_IN_FLIGHT],
             running_set: AttemptSet::EMPTY,
             hedge_at_ms: None,
             // An operation that may not repeat its request never hedges.
@@ -273,7 +281,8 @@ impl Operation {
         if self.phase == Phase::Ended {
             return Err(Error::OperationEnded);
         }
-        let Some(slot) = self.running.iter().position(|running| running.is_some_and(|r| r.attempt == attempt)) else {
+        let Some(slot) = self.running.iter().position(|running| running.as_ref().is_some_and(|r| r.attempt == attempt))
+        else {
             return Err(Error::AttemptNotRunning { attempt, running: self.running_list() });
         };
         let class = classify(&self.policy, outcome)?;
@@ -281,7 +290,7 @@ impl Operation {
         let finished = self.running.get_mut(slot).and_then(Option::take);
         self.running_set.remove(attempt);
         if let Some(finished) = finished {
-            self.settle(now, &finished, class, outcome);
+            self.settle(now, finished, class, outcome);
         }
         let class = self.restricted(class, outcome);
         Ok(self.after_attempt(now, attempt, class, outcome))
@@ -515,7 +524,7 @@ impl Operation {
     /// for a retry or hedge an in-flight slot and then a budget token. On
     /// refusal everything taken is given back.
     fn acquire(&self, now: u64, start: Start) -> Result<Running, GiveUpReason> {
-        let mut held = Running { attempt: 0, abort_at_ms: 0, breaker: None, retry_slot: false, charge: None };
+        let mut held = Running { attempt: 0, abort_at_ms: 0, breaker: None, retry_slot: None, charge: None };
         let Some(dependency) = self.dependency.as_deref() else {
             return Ok(held);
         };
@@ -529,17 +538,19 @@ impl Operation {
             return Ok(held);
         }
         if let Some(slots) = dependency.retry_slots() {
-            if !slots.try_acquire() {
-                self.release(&held);
-                return Err(GiveUpReason::ConcurrencyLimited);
+            match slots.try_acquire() {
+                Some(slot) => held.retry_slot = Some(slot),
+                None => {
+                    self.release(held);
+                    return Err(GiveUpReason::ConcurrencyLimited);
+                }
             }
-            held.retry_slot = true;
         }
         if let Some(budget) = dependency.budget() {
             match budget.try_retry_for(now, self.last_failure) {
                 Some(charge) => held.charge = Some(charge),
                 None => {
-                    self.release(&held);
+                    self.release(held);
                     return Err(GiveUpReason::BudgetExhausted);
                 }
             }
@@ -547,53 +558,63 @@ impl Operation {
         Ok(held)
     }
 
-    /// Gives back what an attempt holds without a result.
-    fn release(&self, held: &Running) {
+    /// Gives back what an attempt holds without a result (a charge stays spent).
+    fn release(&self, held: Running) {
         let Some(dependency) = self.dependency.as_deref() else { return };
         if let (Some(breaker), Some(permit)) = (dependency.breaker(), held.breaker) {
-            breaker.release(permit);
+            settled(breaker.release(permit));
         }
-        if let (Some(slots), true) = (dependency.retry_slots(), held.retry_slot) {
-            slots.release();
+        if let (Some(slots), Some(slot)) = (dependency.retry_slots(), held.retry_slot) {
+            settled(slots.release(slot));
+        }
+        if let (Some(budget), Some(charge)) = (dependency.budget(), held.charge) {
+            settled(budget.spend(charge));
         }
     }
 
     /// Feeds a finished attempt's result to the dependency's controls.
-    fn settle(&self, now: u64, finished: &Running, class: Class, outcome: &Outcome) {
+    fn settle(&self, now: u64, finished: Running, class: Class, outcome: &Outcome) {
         let Some(dependency) = self.dependency.as_deref() else { return };
-        if let (Some(slots), true) = (dependency.retry_slots(), finished.retry_slot) {
-            slots.release();
+        let Running { breaker: permit, retry_slot, charge, .. } = finished;
+        if let (Some(slots), Some(slot)) = (dependency.retry_slots(), retry_slot) {
+            settled(slots.release(slot));
         }
-        let breaker = dependency.breaker().zip(finished.breaker);
+        let breaker = dependency.breaker().zip(permit);
+        let budget = dependency.budget();
         match class {
             Class::Cancelled => {
                 if let Some((breaker, permit)) = breaker {
-                    breaker.release(permit);
+                    settled(breaker.release(permit));
+                }
+                if let (Some(budget), Some(charge)) = (budget, charge) {
+                    settled(budget.spend(charge));
                 }
             }
             Class::Retryable { .. } => {
                 if let Some((breaker, permit)) = breaker {
-                    breaker.on_failure(now, permit);
+                    settled(breaker.on_failure(now, permit));
                 }
-                if let Some(budget) = dependency.budget() {
-                    budget.on_failure(now);
+                if let Some(budget) = budget {
+                    settled(budget.on_failure(now, charge));
                 }
             }
             Class::Success | Class::NotRetryable | Class::Conflict => {
                 if let Some((breaker, permit)) = breaker {
-                    breaker.on_success(now, permit);
+                    settled(breaker.on_success(now, permit));
                 }
                 let declined = matches!(outcome, Outcome::GrpcStatus { pushback: Some(Pushback::DoNotRetry), .. });
-                if declined && self.policy.server_guidance.honor {
+                if let (true, true, Some(budget)) = (declined, self.policy.server_guidance.honor, budget) {
                     // gRFC A6 "Throttling": a "do not retry" pushback counts as a failure, whatever the code.
-                    if let Some(budget) = dependency.budget() {
-                        budget.on_failure(now);
-                    }
+                    settled(budget.on_failure(now, None));
                 }
-                if class == Class::Success {
-                    if let Some(budget) = dependency.budget() {
-                        budget.on_success(now, finished.charge);
+                match (budget, class) {
+                    (Some(budget), Class::Success) => settled(budget.on_success(now, charge)),
+                    (Some(budget), _) => {
+                        if let Some(charge) = charge {
+                            settled(budget.spend(charge));
+                        }
                     }
+                    (None, _) => {}
                 }
             }
         }
@@ -788,7 +809,7 @@ impl Operation {
         let aborted = core::mem::take(&mut self.running_set);
         for index in 0..MAX_IN_FLIGHT {
             if let Some(running) = self.running.get_mut(index).and_then(Option::take) {
-                self.release(&running);
+                self.release(running);
             }
         }
         aborted
@@ -849,6 +870,7 @@ mod tests {
     use super::*;
 
     use crate::classify::TransportFailure;
+    use crate::dependency::Dependency;
     use crate::policy::{AttemptTimeoutConfig, BackoffConfig, JitterConfig, PolicyConfig};
 
     fn checkout() -> Policy {
@@ -915,6 +937,36 @@ mod tests {
         let _ = op.poll(110);
         let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost };
         assert!(matches!(op.on_outcome(200, 2, &lost), Ok(Decision::Reconcile { attempts: 2, .. })));
+    }
+
+    #[test]
+    fn every_grant_is_settled_when_an_attempt_ends_or_the_operation_is_dropped() {
+        let dependency = Dependency::from_json(
+            r#"{"budget": {"kind": "quota", "capacity": 100, "retry_cost": 5, "timeout_retry_cost": 10, "success_increment": 1},
+                "breaker": {"trip": {"kind": "consecutive", "failures": 100}, "open_ms": 1000, "half_open_probes": 1},
+                "max_concurrent_retries": 5}"#,
+        )
+        .unwrap();
+        let outstanding = |dependency: &Dependency| {
+            (
+                dependency.breaker().unwrap().permits_outstanding(),
+                dependency.budget().unwrap().charges_outstanding(),
+                dependency.retry_slots().unwrap().in_flight(),
+            )
+        };
+        for ending in [None, Some(Outcome::Cancelled), Some(UNAVAILABLE), Some(Outcome::Success)] {
+            let options = OperationOptions::new(3).with_dependency(Arc::clone(&dependency));
+            let mut op = Operation::new(&checkout(), 0, options);
+            let _ = op.poll(0);
+            assert!(matches!(op.on_outcome(10, 1, &UNAVAILABLE), Ok(Decision::Wait { until_ms: 60, .. })));
+            assert!(matches!(op.poll(60), Ok(Decision::StartAttempt { attempt: 2, .. })));
+            assert_eq!(outstanding(&dependency), (1, 1, 1), "the retry holds a permit, a charge and a slot");
+            match ending {
+                None => drop(op),
+                Some(outcome) => drop(op.on_outcome(70, 2, &outcome).unwrap()),
+            }
+            assert_eq!(outstanding(&dependency), (0, 0, 0), "after {ending:?}");
+        }
     }
 
     #[test]

@@ -250,6 +250,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_config_written_back_out_reads_in_as_the_same_numbers() {
+        // Found by fuzz/config: a long decimal was read one ulp off the nearest
+        // float, and read again from its own output one ulp elsewhere.
+        let text = r#"{"jitter": {"kind": "proportional", "ratio": 1777777777777777777777777777777777777777777777777777777777777.2}}"#;
+        let config = PolicyConfig::from_json(text).unwrap();
+        assert_eq!(PolicyConfig::from_json(&config.to_json()).unwrap(), config);
+    }
+
+    #[test]
     fn json_errors_name_the_path() {
         let error = PolicyConfig::from_json(r#"{"backoff": {"base_ms": -5}}"#).unwrap_err();
         let Error::InvalidPolicyJson { field, message } = error else { panic!("wrong error") };

@@ -1,10 +1,15 @@
 package dev.retryplan.bench
 
+import dev.retryplan.Action
 import dev.retryplan.Decision
+import dev.retryplan.Driver
 import dev.retryplan.Operation
 import dev.retryplan.OperationOptions
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
+import dev.retryplan.Verdict
+import dev.retryplan.retrying
+import kotlinx.coroutines.runBlocking
 
 /*
  * What one decision call costs from Kotlin through the jar, against a pure-Kotlin
@@ -64,6 +69,49 @@ private fun run(decider: Decider, cycles: Int, out: MutableList<Decision>? = nul
     return sink
 }
 
+/**
+ * One operation of [cycles] retry cycles through the driver, as a helper's
+ * loop calls it: `pollAction` starts an attempt, `handleResult(503)` takes its
+ * result, `pollAction` answers Sleep, and the next poll is at its end; the last
+ * attempt succeeds. Three driver calls per cycle (the floor's cycle is two).
+ */
+private fun driverCycles(policy: Policy, cycles: Int): Int {
+    var sink = 0
+    Driver(policy, 0, OperationOptions(seed = SEED)).use { driver ->
+        var now = 0L
+        for (cycle in 1..cycles) {
+            val start = driver.pollAction(now) as Action.StartAttempt
+            now += 1
+            sink += driver.handleResult(now, start.plan.attempt, if (cycle == cycles) OK else UNAVAILABLE).ordinal
+            val next = driver.pollAction(now)
+            sink += next.hashCode()
+            if (next is Action.Sleep) now = next.untilMs
+        }
+    }
+    return sink
+}
+
+/** The workload of issue 11: zero delay, ten attempts, each failing with an application error the hook calls retryable. */
+private const val TEN_TRIES = """{"max_attempts": 10, "total_budget_ms": 100000, "attempt_timeout": {"fixed_ms": 10000},
+    "response_reserve_ms": 0, "minimum_useful_attempt_ms": 1, "jitter": {"kind": "none"},
+    "backoff": {"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0}}"""
+private val RETRYABLE = Outcome.Application(Verdict.RETRYABLE)
+private class Flaky : Exception(null, null, false, false)
+private val FLAKY = Flaky()
+
+/** The hand-written loop a user would write instead of `retrying`: up to ten tries, retrying every error. */
+private inline fun <T> handLoop(block: (Int) -> T): T {
+    var attempt = 1
+    while (true) {
+        try {
+            return block(attempt)
+        } catch (e: Exception) {
+            if (attempt == 10) throw e
+        }
+        attempt += 1
+    }
+}
+
 /** Wall-clock and CPU ns per unit: CPU counts every thread of the JVM (JNA's cleaner, the GC) but not waiting for a core. */
 private class Cost(val wallNs: Double, val cpuNs: Double) {
     operator fun minus(other: Cost) = Cost(wallNs - other.wallNs, cpuNs - other.cpuNs)
@@ -83,8 +131,8 @@ private fun timed(rounds: Int, roundNs: Long, work: (Int) -> Unit): Cost {
         val start = System.nanoTime()
         work(n)
         val took = System.nanoTime() - start
-        if (took >= roundNs / 4) {
-            n = maxOf(1, (n.toLong() * roundNs / maxOf(1, took)).toInt())
+        if (took >= roundNs / 4 || n > Int.MAX_VALUE / 16) {
+            n = (n.toLong() * roundNs / maxOf(1, took)).coerceIn(1, Int.MAX_VALUE.toLong()).toInt()
             break
         }
         n *= 4
@@ -148,6 +196,35 @@ fun main(args: Array<String>) {
             println("%-44s %10.0f / %8.0f %8.1f / %6.1f %10.0fx".format(labels[i], b.wallNs, b.cpuNs, f.wallNs, f.cpuNs, b.cpuNs / f.cpuNs))
         }
         println("%-44s %10.0f / %8.0f".format("deadlineMs() (a Long, uniffi's generated call)", getter.wallNs, getter.cpuNs))
-        if (sink == 42) println()
+
+        // The driver (what every helper's loop calls): a retry cycle, against the floor's poll + onOutcome.
+        val cycle = (timed(rounds, roundNs) { n -> repeat(n) { sink += driverCycles(policy, 100) } } -
+            timed(rounds, roundNs) { n -> repeat(n) { sink += driverCycles(policy, 0) } }) / 100
+        val floorCycle = pure[1].let { Cost(it.wallNs * 2, it.cpuNs * 2) }
+        println()
+        println("%-44s %10.0f / %8.0f %8.1f / %6.1f %10.0fx".format(
+            "driver retry cycle (3 calls) vs floor (2 calls)", cycle.wallNs, cycle.cpuNs, floorCycle.wallNs, floorCycle.cpuNs,
+            cycle.cpuNs / floorCycle.cpuNs,
+        ))
+        println("%-44s %10.0f / %8.0f".format("  per driver call", cycle.wallNs / 3, cycle.cpuNs / 3))
     }
+    // The helper as users call it: a fresh operation per call (seed and key from the OS), in one coroutine.
+    Policy.fromJson(TEN_TRIES).use { policy ->
+        val happy = timed(rounds, roundNs) { n -> runBlocking { repeat(n) { sink += retrying(policy) { it.number } } } }
+        val happyHand = timed(rounds, roundNs) { n -> repeat(n) { sink += handLoop { it } } }
+        val hook: (Throwable) -> Outcome = { RETRYABLE }
+        val ten = timed(rounds, roundNs) { n ->
+            runBlocking {
+                repeat(n) { sink += runCatching { retrying<Int>(policy, outcomeOfError = hook) { throw FLAKY } }.exceptionOrNull().hashCode() }
+            }
+        }
+        val tenHand = timed(rounds, roundNs) { n -> repeat(n) { sink += runCatching { handLoop<Int> { throw FLAKY } }.exceptionOrNull().hashCode() } }
+        println()
+        println("%-44s %21s %17s %11s".format("suspend retrying {} per operation", "retrying", "hand loop", "ratio (CPU)"))
+        for ((label, pair) in listOf("one attempt, succeeds" to (happy to happyHand), "ten attempts, each throws (hook: retryable)" to (ten to tenHand))) {
+            val (b, f) = pair
+            println("%-44s %10.0f / %8.0f %8.1f / %6.1f %10.0fx".format(label, b.wallNs, b.cpuNs, f.wallNs, f.cpuNs, b.cpuNs / f.cpuNs))
+        }
+    }
+    if (sink == 42) println()
 }

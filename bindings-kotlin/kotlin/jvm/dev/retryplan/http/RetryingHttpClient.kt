@@ -1,82 +1,109 @@
 package dev.retryplan.http
 
+import dev.retryplan.Attempt
+import dev.retryplan.Decision
+import dev.retryplan.Dependency
+import dev.retryplan.Event
+import dev.retryplan.Host
+import dev.retryplan.IDEMPOTENCY_KEY_HEADER
+import dev.retryplan.Io
 import dev.retryplan.MonotonicClock
-import dev.retryplan.OperationOptions
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
-import dev.retryplan.Reported
-import dev.retryplan.RetryResult
+import dev.retryplan.REQUEST_ID_HEADER
 import dev.retryplan.Stats
-import dev.retryplan.TransportFailure
-import dev.retryplan.outcomeFromHttp
-import dev.retryplan.retrying
-import java.io.IOException
-import java.net.ConnectException
+import dev.retryplan.blocking.blocking
+import dev.retryplan.driverFor
+import dev.retryplan.httpFailureOf
+import dev.retryplan.Driver
+import dev.retryplan.readResponse
+import dev.retryplan.responseOrThrow
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CompletableDeferred
 import java.net.http.HttpClient
-import java.net.http.HttpConnectTimeoutException
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
-import java.net.http.HttpTimeoutException
 import java.time.Duration
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.CompletionException
+
+/** The last response of a [RetryingHttpClient] call, with how the operation ended. */
+data class RetriedResponse<T>(val decision: Decision, val response: HttpResponse<T>, val idempotencyKey: String)
 
 /**
- * An example `java.net.http.HttpClient` wrapper: each attempt gets the
- * engine's timeout, the operation's idempotency key and a fresh request id as
- * headers; the response status and its Retry-After go back to the engine,
- * which decides everything else. With a hedging policy, hedges are sent
- * concurrently and the losers interrupted. Blocking; interrupt the thread to cancel.
+ * `java.net.http.HttpClient` with the core's retries (JVM only: Android has no
+ * `java.net.http`): an adapter over the same host loop as `retrying`. Each
+ * attempt is a copy of the request with the attempt's timeout, a fresh
+ * `X-Request-Id` and, when the plan says so, the `Idempotency-Key`; attempts
+ * run concurrently under a hedging policy, and an aborted one is cancelled.
+ * The method decides what may be repeated (RFC 9110; `idempotent` overrides
+ * it per request); the status and guidance headers are read by the core.
+ * Returns the last response (see [send]); every other response's body is
+ * closed when it is an [AutoCloseable] (use `BodyHandlers.ofInputStream()` to
+ * let the status decide before the body is read: a handler that reads the
+ * body reads it inside the attempt's window).
  */
 class RetryingHttpClient(
     private val client: HttpClient,
     private val policy: Policy,
+    private val dependency: Dependency? = null,
     private val stats: Stats? = null,
+    private val onDecision: ((Event) -> Unit)? = null,
+    private val outcomeOfError: ((Throwable) -> Outcome?)? = null,
     private val clock: MonotonicClock = MonotonicClock.SYSTEM,
-    private val idempotencyKeyHeader: String = "Idempotency-Key",
-    private val requestIdHeader: String = "X-Request-Id",
 ) {
     /**
-     * Sends [request] (copied per attempt) until the engine answers an ending.
-     * The result's value is the last response received, if any.
+     * Sends [request] (copied per attempt) until the core answers an ending,
+     * blocking the calling thread (interrupt it to cancel: `InterruptedException`).
+     * Returns the last response with the ending, when there is one and the
+     * ending is not reconcile; otherwise throws the typed ending (an
+     * `IOException`). An `IllegalArgumentException` of the client (an invalid
+     * request) is rethrown unchanged.
      */
-    fun <T> send(
-        request: HttpRequest.Builder,
-        bodyHandler: HttpResponse.BodyHandler<T>,
-        options: OperationOptions = OperationOptions(),
-    ): RetryResult<HttpResponse<T>> {
+    fun <T> send(request: HttpRequest.Builder, bodyHandler: HttpResponse.BodyHandler<T>, idempotent: Boolean? = null): RetriedResponse<T> =
+        blocking { sendAwait(request, bodyHandler, idempotent) }
+
+    /** [send] as a suspend function: cancelling the caller cancels the operation and every attempt. */
+    suspend fun <T> sendAwait(request: HttpRequest.Builder, bodyHandler: HttpResponse.BodyHandler<T>, idempotent: Boolean? = null): RetriedResponse<T> {
+        val template = request.copy().build()
         // A key the caller already set is the operation's key: never replace it.
-        val callerKey = request.copy().build().headers().firstValue(idempotencyKeyHeader).orElse(null)
-        val sendsKey = policy.sendsIdempotencyKey()
-        return retrying(policy, options.copy(idempotencyKey = options.idempotencyKey ?: callerKey), stats, clock) { attempt ->
-            val builder = request.copy()
-                .timeout(Duration.ofMillis(attempt.timeoutMs))
-                .setHeader(requestIdHeader, attempt.requestId)
-            if (sendsKey) builder.setHeader(idempotencyKeyHeader, attempt.idempotencyKey)
-            send(builder.build(), bodyHandler)
+        val callerKey = template.headers().firstValue(IDEMPOTENCY_KEY_HEADER).orElse(null)
+        val repeatability = policy.repeatabilityForHttp(template.method(), idempotent)
+        return driverFor(policy, dependency, callerKey, null, null, repeatability, stats, onDecision, clock).use { driver ->
+            val io = Io<HttpResponse<T>>(driver::outcomeOf, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody)
+            val host = Host(driver, clock, io, onDecision, outcomeOfError)
+            val ended = host.run { attempt -> client.sendAsync(copy(request, attempt), bodyHandler).await(::closeBody) }
+            RetriedResponse(ended.decision, ended.responseOrThrow(::closeBody), host.key)
         }
     }
 
-    private fun <T> send(sent: HttpRequest, bodyHandler: HttpResponse.BodyHandler<T>): Reported<HttpResponse<T>> = try {
-        val response = client.send(sent, bodyHandler)
-        Reported(outcomeOf(response), response)
-    } catch (timeout: HttpConnectTimeoutException) {
-        Reported(Outcome.Transport(TransportFailure.NOT_SENT), null)
-    } catch (refused: ConnectException) {
-        Reported(Outcome.Transport(TransportFailure.NOT_SENT), null)
-    } catch (timeout: HttpTimeoutException) {
-        Reported(Outcome.Transport(TransportFailure.TIMED_OUT), null)
-    } catch (lost: IOException) {
-        Reported(Outcome.Transport(TransportFailure.CONNECTION_LOST), null)
+    private fun copy(request: HttpRequest.Builder, attempt: Attempt): HttpRequest {
+        val builder = request.copy().timeout(Duration.ofMillis(attempt.timeoutMs)).setHeader(REQUEST_ID_HEADER, attempt.requestId)
+        if (attempt.sendIdempotencyKey) builder.setHeader(IDEMPOTENCY_KEY_HEADER, attempt.idempotencyKey)
+        return builder.build()
     }
 }
 
-/**
- * A response as the engine's outcome: its status, with `Retry-After` (any
- * form) and `Retry-After-Ms` read by the core exactly as every binding reads
- * them (`outcomeFromHttp`). Usable with an [dev.retryplan.Operation] held directly.
- */
-fun outcomeOf(response: HttpResponse<*>): Outcome = outcomeFromHttp(
-    response.statusCode(),
-    response.headers().firstValue("Retry-After").orElse(null),
-    response.headers().firstValue("Retry-After-Ms").or { response.headers().firstValue("X-Ms-Retry-After-Ms") }.orElse(null),
-    System.currentTimeMillis(),
-)
+/** A response as the core's outcome: its status and guidance headers, read by the core as the operation's policy says. */
+fun Driver.outcomeOf(response: HttpResponse<*>): Outcome =
+    readResponse(response.statusCode()) { name -> response.headers().firstValue(name).orElse(null) }
+
+private fun closeBody(response: HttpResponse<*>) {
+    (response.body() as? AutoCloseable)?.close()
+}
+
+/** Waits for the future; cancelling the caller cancels it (aborting the exchange), a late value goes to [dispose]. */
+private suspend fun <T> CompletableFuture<T>.await(dispose: (T) -> Unit): T {
+    val result = CompletableDeferred<T>()
+    whenComplete { value, error ->
+        if (error != null) result.completeExceptionally((error as? CompletionException)?.cause ?: error)
+        else if (!result.complete(value)) dispose(value)
+    }
+    try {
+        return result.await()
+    } catch (cancelled: CancellationException) {
+        result.cancel()
+        cancel(true)
+        throw cancelled
+    }
+}

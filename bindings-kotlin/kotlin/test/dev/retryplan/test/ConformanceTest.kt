@@ -2,7 +2,14 @@ package dev.retryplan.test
 
 import dev.retryplan.BreakerPermit
 import dev.retryplan.CircuitBreaker
+import dev.retryplan.Concurrency
 import dev.retryplan.Dependency
+import dev.retryplan.Driver
+import dev.retryplan.DriverOptions
+import dev.retryplan.Failure
+import dev.retryplan.Receipt
+import dev.retryplan.Stats
+import dev.retryplan.readResponse
 import dev.retryplan.Operation
 import dev.retryplan.OperationOptions
 import dev.retryplan.Policy
@@ -137,6 +144,7 @@ class ConformanceTest {
         val result: Pair<String, Any?> = when (val kind = case["kind"]) {
             "operation" -> return runOperation(case, id)
             "operation_series" -> return runSeries(case, id)
+            "driver" -> return runDriver(case, id)
             "grpc_service_config" -> answer {
                 serviceConfig(case).use { config ->
                     val methods = config.methods().map { m -> m.policy.use { p -> mapOf("name" to m.name, "policy" to VectorJson.policyConfig(p.toConfig())) } }
@@ -275,35 +283,102 @@ class ConformanceTest {
         if (shared == null) dependency?.close()
     }
 
+    /** A driver case: the host loop's calls on one driver, through the typed API (the hot path, as helpers call it). */
+    private fun runDriver(case: Map<String, Any?>, id: String) {
+        val dependency = dependency(case)
+        val stats = Stats()
+        policy(case).use { policy ->
+            val repeatability = try {
+                case["method"]?.let { policy.repeatabilityForHttp(string(case, "method"), case["idempotent_request"] as Boolean?) }
+            } catch (e: RetryplanException) {
+                return settle(case, "expect_error" to VectorJson.error(e), id)
+            }
+            val options = OperationOptions(
+                seed = long(case, "seed"),
+                idempotencyKey = case["idempotency_key"]?.let { string(case, "idempotency_key") },
+                deadlineMs = optLong(case, "deadline_ms"),
+                dependency = dependency,
+                repeatability = repeatability,
+            )
+            val concurrency = when (val c = case["concurrency"]) {
+                null, "concurrent" -> Concurrency.CONCURRENT
+                "sequential" -> Concurrency.SEQUENTIAL
+                "sequential_without_hedging" -> Concurrency.SEQUENTIAL_WITHOUT_HEDGING
+                else -> error("$id: unknown concurrency $c")
+            }
+            val driver = try {
+                Driver(policy, long(case, "start_ms"), options, DriverOptions(concurrency, stats, recordEvents = true))
+            } catch (e: RetryplanException) {
+                return settle(case, "expect_error" to VectorJson.error(e), id)
+            }
+            driver.use {
+                steps(case, id).forEachIndexed { index, step ->
+                    val at = long(step, "at_ms")
+                    val result = answer {
+                        when (val call = step["call"]) {
+                            "poll" -> VectorJson.action(driver.pollAction(at))
+                            "result" -> VectorJson.name(driverResult(driver, step, at))
+                            "cancel" -> null.also { driver.handleCancel(at) }
+                            "events" -> generateSequence { driver.pollEvent() }.map(VectorJson::event).toList()
+                            "stats" -> VectorJson.stats(stats.snapshot())
+                            else -> error("$id: unknown driver call `$call`")
+                        }
+                    }
+                    settle(step, result, "$id step $index")
+                }
+            }
+        }
+        stats.close()
+        dependency?.close()
+    }
+
+    /** A result step: an outcome as written, a failure by name, or a response read by the binding's HTTP reader. */
+    private fun driverResult(driver: Driver, step: Map<String, Any?>, at: Long): Receipt {
+        val attempt = long(step, "attempt").toInt()
+        step["failure"]?.let { name -> return driver.handleFailure(at, attempt, Failure.valueOf((name as String).uppercase())) }
+        step["outcome"]?.let { return driver.handleResult(at, attempt, VectorJson.outcome(it)) }
+        val response = obj(step["response"] ?: error("a result needs outcome, failure or response"))
+        val headers = obj(response["headers"] ?: emptyMap<String, Any?>())
+        val outcome = driver.readResponse(long(response, "status").toInt(), optLong(step, "now_unix_ms") ?: 0) { name ->
+            headers.entries.firstOrNull { it.key.equals(name, ignoreCase = true) }?.value as String?
+        }
+        return driver.handleResult(at, attempt, outcome)
+    }
+
     private fun steps(case: Map<String, Any?>, id: String): List<Map<String, Any?>> =
         (case["steps"] as? List<*> ?: error("$id: needs steps")).map(::obj)
 
-    /** Calls on one retry budget, in order. */
+    /** Calls on one retry budget, in order; refunds and failures name the `try_retry` step whose charge they hand back. */
     private fun runBudget(case: Map<String, Any?>, id: String) {
         val budget = try {
             RetryBudget(VectorJson.budgetConfig(case["budget"]))
         } catch (e: RetryplanException) {
             return settle(case, "expect_error" to VectorJson.error(e), id)
         }
+        val charges = mutableListOf<RetryCharge?>()
         budget.use {
             steps(case, id).forEachIndexed { index, step ->
                 val at = long(step, "at_ms")
-                val result: Any? = when (val call = step["call"]) {
-                    "on_request" -> null.also { budget.onRequest(at) }
-                    "try_retry" -> when (val charge = budget.tryRetry(at, step["after_timeout"] as Boolean? ?: false)) {
-                        null -> mapOf("granted" to false)
-                        else -> mapOf("granted" to true, "cost" to charge.cost.toLong())
+                fun charge() = optLong(step, "charge_step")?.let { charges[it.toInt()] ?: error("$id step $index: no charge") }
+                var granted: RetryCharge? = null
+                val result = when (val call = step["call"]) {
+                    "on_request" -> answer { null.also { budget.onRequest(at) } }
+                    "try_retry" -> answer {
+                        granted = budget.tryRetry(at, step["after_timeout"] as Boolean? ?: false)
+                        granted?.let { mapOf("granted" to true, "cost" to it.cost().toLong()) } ?: mapOf("granted" to false)
                     }
-                    "on_success" -> null.also { budget.onSuccess(at, optLong(step, "charge_cost")?.let { RetryCharge(it.toInt()) }) }
-                    "on_failure" -> null.also { budget.onFailure(at) }
-                    "snapshot" -> VectorJson.budgetSnapshot(budget.snapshot(at))
-                    "acquire" -> mapOf("granted" to budget.acquire(long(step, "amount").toInt()))
-                    "release" -> null.also { budget.release(long(step, "amount").toInt()) }
+                    "on_success" -> answer { null.also { budget.onSuccess(at, charge()) } }
+                    "on_failure" -> answer { null.also { budget.onFailure(at, charge()) } }
+                    "snapshot" -> answer { VectorJson.budgetSnapshot(budget.snapshot(at)) }
+                    "acquire" -> answer { mapOf("granted" to budget.acquire(long(step, "amount").toInt())) }
+                    "release" -> answer { null.also { budget.release(long(step, "amount").toInt()) } }
                     else -> error("$id: unknown budget call `$call`")
                 }
-                settle(step, "expect" to result, "$id step $index")
+                charges += granted
+                settle(step, result, "$id step $index")
             }
         }
+        charges.forEach { it?.close() }
     }
 
     /** Calls on one circuit breaker, in order; results name the `try_acquire` step whose permit they return. */
@@ -319,19 +394,19 @@ class ConformanceTest {
                 val at = long(step, "at_ms")
                 fun permit() = permits[long(step, "permit_step").toInt()] ?: error("$id step $index: no permit")
                 var granted: BreakerPermit? = null
-                val result: Any? = when (val call = step["call"]) {
-                    "try_acquire" -> {
+                val result = when (val call = step["call"]) {
+                    "try_acquire" -> answer {
                         granted = breaker.tryAcquire(at)
                         granted?.let { mapOf("granted" to true, "probe" to it.probe()) } ?: mapOf("granted" to false)
                     }
-                    "on_success" -> null.also { breaker.onSuccess(at, permit()) }
-                    "on_failure" -> null.also { breaker.onFailure(at, permit()) }
-                    "release" -> null.also { breaker.release(permit()) }
-                    "snapshot" -> VectorJson.breakerSnapshot(breaker.snapshot(at))
+                    "on_success" -> answer { null.also { breaker.onSuccess(at, permit()) } }
+                    "on_failure" -> answer { null.also { breaker.onFailure(at, permit()) } }
+                    "release" -> answer { null.also { breaker.release(permit()) } }
+                    "snapshot" -> answer { VectorJson.breakerSnapshot(breaker.snapshot(at)) }
                     else -> error("$id: unknown breaker call `$call`")
                 }
                 permits += granted
-                settle(step, "expect" to result, "$id step $index")
+                settle(step, result, "$id step $index")
             }
         }
         permits.forEach { it?.close() }

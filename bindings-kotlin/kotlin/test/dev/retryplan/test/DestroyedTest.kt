@@ -3,13 +3,19 @@ package dev.retryplan.test
 import dev.retryplan.BreakerConfig
 import dev.retryplan.BreakerState
 import dev.retryplan.CircuitBreaker
+import dev.retryplan.Action
 import dev.retryplan.Decision
+import dev.retryplan.Driver
+import dev.retryplan.DriverOptions
+import dev.retryplan.Failure
+import dev.retryplan.Stats
 import dev.retryplan.Dependency
 import dev.retryplan.DependencyConfig
 import dev.retryplan.Operation
 import dev.retryplan.OperationOptions
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
+import dev.retryplan.RetryplanException
 import dev.retryplan.TripConfig
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertThrows
@@ -84,6 +90,26 @@ class DestroyedTest {
         }
     }
 
+    @Test
+    fun `a destroyed driver refuses every call, and a destroyed policy or stats is refused as its argument`() {
+        Policy.fromJson(json).use { policy ->
+            val driver = Driver(policy, 0, options, DriverOptions(recordEvents = true))
+            val start = driver.pollAction(0) as Action.StartAttempt
+            driver.close()
+            driver.close()
+            refused { driver.pollAction(10) }
+            refused { driver.handleResult(10, start.plan.attempt, Outcome.Success) }
+            refused { driver.handleFailure(10, start.plan.attempt, Failure.CONNECTION_LOST) }
+            refused { driver.handleCancel(10) }
+            refused { driver.pollEvent() }
+            refused { driver.idempotencyKey() }
+            val stats = Stats().also { it.close() }
+            refused { Driver(policy, 0, options, DriverOptions(stats = stats)) }
+        }
+        val closed = Policy.fromJson(json).also { it.close() }
+        refused { Driver(closed, 0, options) }
+    }
+
     /** [rounds] times: [threads] threads call [use] while the main thread destroys the object [make] gave. */
     private fun <T : AutoCloseable> race(rounds: Int, threads: Int, make: () -> T, use: (T) -> Unit): Pair<Int, Int> {
         val pool = Executors.newFixedThreadPool(threads + 1)
@@ -147,7 +173,14 @@ class DestroyedTest {
     @Test
     fun `a permit reported while another thread destroys it is counted once or refused`() {
         CircuitBreaker(BreakerConfig(TripConfig.Consecutive(1_000_000), 1000, 1)).use { breaker ->
-            val (reported, refusals) = race(300, 1, { breaker.tryAcquire(0)!! }) { permit -> breaker.onFailure(0, permit) }
+            val (reported, refusals) = race(300, 1, { breaker.tryAcquire(0)!! }) { permit ->
+                try {
+                    breaker.onFailure(0, permit)
+                } catch (settled: RetryplanException.InvalidArgument) {
+                    // A permit is single-use: reported again, it is refused (and not counted).
+                    throw IllegalStateException(settled.message, settled)
+                }
+            }
             assertEquals(reported, breaker.snapshot(0).consecutiveFailures, "each report counted exactly once")
             println("permits reported $reported, refused $refusals")
         }

@@ -1,6 +1,10 @@
 package dev.retryplan.test
 
 import dev.retryplan.Decision
+import dev.retryplan.Driver
+import dev.retryplan.DriverOptions
+import dev.retryplan.Failure
+import dev.retryplan.NativeDriver
 import dev.retryplan.GrpcCode
 import dev.retryplan.NativeOperation
 import dev.retryplan.Operation
@@ -119,6 +123,50 @@ class HotPathTest {
                 call({ it.cancel(7) }, { it.cancel(7) }) as Decision.GaveUp
                 assertThrows(RetryplanException.OperationEnded::class.java, Executable { call({ it.poll(8) }, { it.poll(8) }) })
                 assertThrows(RetryplanException.OperationEnded::class.java, Executable { call({ it.cancel(8) }, { it.cancel(8) }) })
+            }
+        }
+    }
+
+    /**
+     * The driver's hot path against uniffi's, with events recorded: for every
+     * outcome as the last result of a finish (an error code takes the typed
+     * path) and every failure of the vocabulary, the same actions, receipts
+     * and events; a refused result stays typed.
+     */
+    @Test
+    fun `the driver's hot path answers as uniffi's path does`() {
+        val options = DriverOptions(recordEvents = true)
+        fun both(policy: Policy, steps: (hot: Driver, native: NativeDriver) -> Unit) =
+            Driver(policy, 0, OperationOptions(seed = 11), options).use { hot ->
+                NativeDriver(policy, 0, OperationOptions(seed = 11), options).use { native -> steps(hot, native) }
+            }
+        fun sameEvents(hot: Driver, native: NativeDriver) =
+            assertEquals(generateSequence { native.pollEvent() }.toList(), generateSequence { hot.pollEvent() }.toList())
+        policy("""{"max_attempts": 2, "jitter": {"kind": "none"}, "attempt_timeout": {"fixed_ms": 300}}""").use { policy ->
+            for (outcome in outcomes) {
+                both(policy) { hot, native ->
+                    assertEquals(native.pollAction(0), hot.pollAction(0))
+                    assertEquals(native.handleResult(10, 1, outcome), hot.handleResult(10, 1, outcome))
+                    for (at in listOf(10L, 500L, 1_000L, 1_400L, 5_000L)) assertEquals(native.pollAction(at), hot.pollAction(at))
+                    sameEvents(hot, native)
+                }
+            }
+            for (failure in Failure.entries) {
+                both(policy) { hot, native ->
+                    assertEquals(native.pollAction(0), hot.pollAction(0))
+                    assertEquals(native.handleFailure(10, 1, failure), hot.handleFailure(10, 1, failure))
+                    // A late result for the attempt is discarded, alike.
+                    assertEquals(native.handleResult(20, 1, Outcome.Success), hot.handleResult(20, 1, Outcome.Success))
+                    hot.handleCancel(30)
+                    native.handleCancel(30)
+                    assertEquals(native.pollAction(40), hot.pollAction(40))
+                    sameEvents(hot, native)
+                }
+            }
+            both(policy) { hot, native ->
+                assertThrows(RetryplanException.AttemptNotRunning::class.java) { hot.handleResult(0, 9, Outcome.Success) }
+                assertThrows(RetryplanException.AttemptNotRunning::class.java) { native.handleResult(0, 9, Outcome.Success) }
+                assertThrows(RetryplanException.InvalidArgument::class.java) { hot.pollAction(-1) }
             }
         }
     }

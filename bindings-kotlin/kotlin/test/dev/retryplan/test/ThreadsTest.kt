@@ -10,7 +10,7 @@ import dev.retryplan.Dependency
 import dev.retryplan.DependencyConfig
 import dev.retryplan.RetryBudget
 import dev.retryplan.TripConfig
-import dev.retryplan.retrying
+import dev.retryplan.blocking.retrying
 import dev.retryplan.Operation
 import dev.retryplan.OperationOptions
 import dev.retryplan.Outcome
@@ -134,10 +134,11 @@ class ThreadsTest {
             "response_reserve_ms": 0, "minimum_useful_attempt_ms": 1, "jitter": {"kind": "none"},
             "backoff": {"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0}}"""
         fun operation(policy: Policy, dependency: Dependency, stats: Stats) {
-            val result = retrying(policy, OperationOptions(dependency = dependency), stats) { attempt ->
-                if (attempt.number == 1) attempt.outcome(Outcome.HttpStatus(503)) else attempt.success(Unit)
+            val unavailable = IllegalStateException("503")
+            val winner = retrying(policy, dependency, stats = stats, outcomeOfError = { Outcome.HttpStatus(503) }) { attempt ->
+                if (attempt.number == 1) throw unavailable else attempt.number
             }
-            assertEquals(2, (result.ending as Decision.Succeeded).attempts)
+            assertEquals(2, winner)
         }
         Policy.fromJson(zeroWait).use { policy ->
             val shared = Dependency(config)

@@ -1,6 +1,10 @@
 package dev.retryplan.test
 
+import dev.retryplan.Action
 import dev.retryplan.Admission
+import dev.retryplan.AttemptResult
+import dev.retryplan.Event
+import dev.retryplan.StatsSnapshot
 import dev.retryplan.BreakerConfig
 import dev.retryplan.BreakerSnapshot
 import dev.retryplan.BudgetConfig
@@ -199,6 +203,37 @@ object VectorJson {
         )
     }
 
+    private fun result(r: AttemptResult?): Map<String, Any?>? =
+        r?.let { mapOf("attempt" to it.attempt.toLong(), "outcome" to outcomeJson(it.outcome)) }
+
+    fun action(a: Action): Map<String, Any?> = when (a) {
+        is Action.StartAttempt -> a.plan.let { p ->
+            mapOf(
+                "type" to "start_attempt", "attempt" to p.attempt.toLong(), "timeout_ms" to p.timeoutMs, "abort_at_ms" to p.abortAtMs,
+                "request_id" to p.requestId, "remaining_budget_ms" to p.remainingBudgetMs, "hedge" to p.hedge,
+                "send_idempotency_key" to p.sendIdempotencyKey,
+            )
+        }
+        is Action.AbortAttempt -> mapOf("type" to "abort_attempt", "attempt" to a.attempt.toLong(), "reason" to name(a.reason))
+        is Action.Sleep -> mapOf("type" to "sleep", "until_ms" to a.untilMs)
+        is Action.Finish -> fields("type" to "finish", "decision" to decision(a.ending.decision), "last_result" to result(a.ending.lastResult))
+    }
+
+    fun event(e: Event): Map<String, Any?> = fields("at_ms" to e.atMs, "decision" to decision(e.decision), "after" to result(e.after))
+
+    fun stats(s: StatsSnapshot): Map<String, Any?> = s.gaveUp.let { g ->
+        mapOf(
+            "operations" to s.operations, "attempts" to s.attempts, "retries" to s.retries, "hedges" to s.hedges,
+            "succeeded" to s.succeeded, "reconciles" to s.reconciles, "restarts" to s.restarts,
+            "gave_up" to mapOf(
+                "attempts_exhausted" to g.attemptsExhausted, "deadline_insufficient" to g.deadlineInsufficient,
+                "retry_after_exceeds_budget" to g.retryAfterExceedsBudget, "retry_after_above_cap" to g.retryAfterAboveCap,
+                "server_declined_retry" to g.serverDeclinedRetry, "not_retryable" to g.notRetryable, "cancelled" to g.cancelled,
+                "budget_exhausted" to g.budgetExhausted, "circuit_open" to g.circuitOpen, "concurrency_limited" to g.concurrencyLimited,
+            ),
+        )
+    }
+
     fun classification(c: Class): Map<String, Any?> = when (c) {
         is Class.Success -> mapOf("class" to "success")
         is Class.Retryable -> mapOf("class" to "retryable", "ambiguous" to c.ambiguous) +
@@ -326,6 +361,7 @@ object VectorJson {
     fun error(e: RetryplanException): Map<String, Any?> = when (e) {
         is RetryplanException.InvalidPolicy -> mapOf("code" to e.code, "fields" to e.violations.map { it.field })
         is RetryplanException.InvalidPolicyJson -> mapOf("code" to e.code, "fields" to listOf(e.field))
+        is RetryplanException.Unsupported -> mapOf("code" to e.code, "fields" to listOf(e.field))
         else -> mapOf("code" to e.code)
     }
 }

@@ -1,0 +1,88 @@
+package dev.retryplan
+
+import java.io.EOFException
+import java.io.IOException
+import java.io.InterruptedIOException
+import java.net.ConnectException
+import java.net.NoRouteToHostException
+import java.net.PortUnreachableException
+import java.net.ProtocolException
+import java.net.SocketException
+import java.net.SocketTimeoutException
+import java.net.UnknownHostException
+import javax.net.ssl.SSLException
+import javax.net.ssl.SSLHandshakeException
+import javax.net.ssl.SSLPeerUnverifiedException
+
+/*
+ * The binding's one table from what the JVM, Android, java.net.http and OkHttp
+ * throw to the core's failure vocabulary (whose `outcome` says what each
+ * means). Classes that are not on every platform (java.net.http is not on
+ * Android; OkHttp is the app's choice) are matched by name, so this file
+ * links against neither.
+ */
+
+/** How deep the cause chain is searched (a client wraps a socket error once or twice). */
+private const val MAX_CAUSES = 4
+
+/** By exact class name: classes this jar does not link against. */
+private val BY_NAME = mapOf(
+    "java.net.http.HttpConnectTimeoutException" to Failure.CONNECT_TIMEOUT,
+    // java.net.http: the response headers did not arrive within the request's timeout.
+    "java.net.http.HttpTimeoutException" to Failure.READ_TIMEOUT,
+    // OkHttp: the HTTP/2 connection went away (the request may have been sent).
+    "okhttp3.internal.http2.ConnectionShutdownException" to Failure.CONNECTION_LOST,
+    // kotlinx-coroutines: a withTimeout inside the attempt fired.
+    "kotlinx.coroutines.TimeoutCancellationException" to Failure.ATTEMPT_TIMED_OUT,
+)
+
+/** A socket timeout while connecting: the JDK's "Connect timed out", or thrown from a connect call. */
+private fun duringConnect(error: Throwable): Boolean =
+    error.message?.contains("connect", ignoreCase = true) == true ||
+        error.stackTrace.any { it.methodName == "connect" && (it.className.startsWith("java.net.") || it.className.startsWith("sun.nio.ch.")) }
+
+/** OkHttp's HTTP/2 stream reset: REFUSED_STREAM means the server did not process it (RFC 9113 §8.7). */
+private fun streamReset(error: Throwable): Failure? {
+    if (error.javaClass.name != "okhttp3.internal.http2.StreamResetException") return null
+    val code = runCatching { error.javaClass.getField("errorCode").get(error)?.toString() }.getOrNull()
+    return if (code == "REFUSED_STREAM") Failure.CONNECTION_REFUSED else Failure.CONNECTION_LOST
+}
+
+private fun byClass(error: Throwable): Failure? = BY_NAME[error.javaClass.name] ?: streamReset(error) ?: when (error) {
+    is UnknownHostException -> Failure.DNS_LOOKUP_FAILED
+    is ConnectException -> if (error.message?.contains("timed out", ignoreCase = true) == true) Failure.CONNECT_TIMEOUT else Failure.CONNECTION_REFUSED
+    is NoRouteToHostException, is PortUnreachableException -> Failure.UNREACHABLE
+    is SocketTimeoutException -> if (duringConnect(error)) Failure.CONNECT_TIMEOUT else Failure.READ_TIMEOUT
+    // Certificate and handshake failures (a hostname OkHttp refuses included) happen before any request byte.
+    is SSLHandshakeException, is SSLPeerUnverifiedException -> Failure.TLS_HANDSHAKE_FAILED
+    // Any other TLS error breaks an established connection.
+    is SSLException -> Failure.CONNECTION_LOST
+    // OkHttp's call timeout ("timeout"); an interrupted blocking read or write otherwise.
+    is InterruptedIOException -> if (error.message == "timeout") Failure.ATTEMPT_TIMED_OUT else Failure.CANCELLED
+    is InterruptedException -> Failure.CANCELLED
+    // A response that could not be read as HTTP (OkHttp: "Unexpected status line").
+    is ProtocolException -> Failure.MALFORMED_RESPONSE
+    is SocketException -> if (error.message?.contains("Broken pipe", ignoreCase = true) == true) Failure.WRITE_FAILED else Failure.CONNECTION_LOST
+    // The server closed the connection before a complete response.
+    is EOFException -> Failure.CONNECTION_LOST
+    // OkHttp's cancelled call.
+    is IOException -> if (error.message == "Canceled") Failure.CANCELLED else null
+    else -> null
+}
+
+/**
+ * The failure [error] stands for in the core's vocabulary, or null when the
+ * table does not know it (then a helper asks its `outcomeOfError` hook, and
+ * by default the attempt is `not_retryable`). The error and its causes are
+ * searched, nearest first.
+ */
+fun failureOf(error: Throwable): Failure? {
+    var current: Throwable? = error
+    var depth = 0
+    while (current != null && depth < MAX_CAUSES) {
+        byClass(current)?.let { return it }
+        current = current.cause.takeIf { it !== current }
+        depth += 1
+    }
+    return null
+}

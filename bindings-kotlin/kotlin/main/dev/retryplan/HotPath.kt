@@ -1,0 +1,174 @@
+package dev.retryplan
+
+import com.sun.jna.Native
+import java.util.concurrent.atomic.AtomicBoolean
+import java.util.concurrent.atomic.AtomicLong
+
+/**
+ * The C functions of `src/hot.rs` and `src/hot_driver.rs`, bound by JNA's
+ * direct mapping to the library uniffi loads (same name, same override
+ * property), and the decoding of their answers. The layouts are `hot.rs`'s
+ * `encode` (a decision, 8 words) and `hot_driver.rs`'s (an action or an
+ * event, 16 words).
+ */
+internal object HotPath {
+    const val WORDS = 8
+    const val DRIVER_WORDS = 16
+    const val DONE = 0
+    const val FAILED = 1
+    const val PANICKED = 4
+    const val TYPED = 5
+    const val DISCARDED = 6
+    /** The outcome kind of a failure of the vocabulary (its code is the ordinal). */
+    const val FAILURE = 6
+
+    init {
+        val name = "retryplan_uniffi"
+        Native.register(HotPath::class.java, System.getProperty("uniffi.component.$name.libraryOverride") ?: name)
+    }
+
+    external fun retryplan_kotlin_poll(handle: Long, nowMs: Long, out: LongArray, len: Int): Int
+    external fun retryplan_kotlin_cancel(handle: Long, nowMs: Long, out: LongArray, len: Int): Int
+    external fun retryplan_kotlin_on_outcome(
+        handle: Long, nowMs: Long, attempt: Int, kind: Int, code: Int, guidance: Int, guidanceMs: Long,
+        out: LongArray, len: Int,
+    ): Int
+    external fun retryplan_kotlin_driver_poll(handle: Long, nowMs: Long, out: LongArray, len: Int): Int
+    external fun retryplan_kotlin_driver_result(
+        handle: Long, nowMs: Long, attempt: Int, kind: Int, code: Int, guidance: Int, guidanceMs: Long,
+    ): Int
+    external fun retryplan_kotlin_driver_cancel(handle: Long, nowMs: Long): Int
+    external fun retryplan_kotlin_driver_event(handle: Long, out: LongArray, len: Int): Int
+
+    /** True when the engine refused the call and changed nothing: uniffi's path raises the typed exception. */
+    fun refused(status: Int): Boolean = when (status) {
+        DONE -> false
+        FAILED, PANICKED -> true
+        else -> throw IllegalStateException("retryplan: the hot path answered $status (is the library the one this jar was built with?)")
+    }
+
+    /**
+     * Calls [use] with [outcome] as the hot path takes it (kind, code, guidance,
+     * guidance ms), or with kind -1 for an outcome it cannot carry (an HTTP
+     * status with a service error code, a string): that one takes uniffi's path.
+     */
+    inline fun <R> encoded(outcome: Outcome, use: (kind: Int, code: Int, guidance: Int, guidanceMs: Long) -> R): R =
+        when (outcome) {
+            is Outcome.Success -> use(0, 0, 0, 0)
+            is Outcome.HttpStatus -> when {
+                outcome.errorCode != null -> use(-1, 0, 0, 0)
+                else -> outcome.retryAfterMs.let { ms -> if (ms == null) use(1, outcome.status, 0, 0) else use(1, outcome.status, 1, ms) }
+            }
+            is Outcome.GrpcStatus -> when (val pushback = outcome.pushback) {
+                null -> use(2, outcome.code.ordinal, 0, 0)
+                is Pushback.RetryAfterMs -> use(2, outcome.code.ordinal, 1, pushback.ms)
+                is Pushback.DoNotRetry -> use(2, outcome.code.ordinal, 2, 0)
+            }
+            is Outcome.Transport -> use(3, outcome.failure.ordinal, 0, 0)
+            is Outcome.Application -> use(4, outcome.verdict.ordinal, 0, 0)
+            is Outcome.Cancelled -> use(5, 0, 0, 0)
+        }
+
+    private val reasons = GiveUpReason.entries
+    private val aborts = AbortReason.entries
+    private val grpcCodes = GrpcCode.entries
+    private val transportFailures = TransportFailure.entries
+    private val verdicts = Verdict.entries
+
+    private fun optional(value: Long): Long? = if (value < 0) null else value
+
+    /** Attempts 1..=128 from two 64-bit words (bit n - 1 for attempt n), ascending. */
+    private fun attempts(low: Long, high: Long): List<Int> {
+        if (low == 0L && high == 0L) return emptyList()
+        val list = ArrayList<Int>(java.lang.Long.bitCount(low) + java.lang.Long.bitCount(high))
+        for (bit in 0 until 64) if (low ushr bit and 1L == 1L) list += bit + 1
+        for (bit in 0 until 64) if (high ushr bit and 1L == 1L) list += bit + 65
+        return list
+    }
+
+    /** The request id as the core prints it: 16 lowercase hex digits. */
+    private fun hex16(id: Long): String {
+        val digits = java.lang.Long.toHexString(id)
+        return if (digits.length == 16) digits else "0".repeat(16 - digits.length) + digits
+    }
+
+    /** The decision written at [at]: `[kind, five fields, the attempts to abort as two words]`. */
+    fun decision(w: LongArray, at: Int = 0): Decision = when (w[at].toInt()) {
+        0 -> Decision.StartAttempt(w[at + 1].toInt(), w[at + 2], w[at + 3], hex16(w[at + 4]), w[at + 5], w[at + 6] != 0L)
+        1 -> Decision.Wait(w[at + 1].toInt(), w[at + 2], w[at + 3], optional(w[at + 4]), w[at + 5])
+        2 -> Decision.AwaitOutcome(w[at + 1].toInt(), w[at + 2])
+        3 -> Decision.Succeeded(w[at + 1].toInt(), w[at + 2].toInt(), attempts(w[at + 6], w[at + 7]))
+        4 -> Decision.GaveUp(reasons[w[at + 1].toInt()], w[at + 2].toInt(), w[at + 3], optional(w[at + 4]), attempts(w[at + 6], w[at + 7]))
+        5 -> Decision.Reconcile(w[at + 1].toInt(), w[at + 2], attempts(w[at + 6], w[at + 7]))
+        6 -> Decision.Restart(w[at + 1].toInt(), w[at + 2], w[at + 3], attempts(w[at + 6], w[at + 7]))
+        else -> throw IllegalStateException("retryplan: unknown decision kind ${w[at]}")
+    }
+
+    /** The attempt result written at [at]: `[attempt or -1, kind, code, guidance, guidance ms]`. */
+    private fun result(w: LongArray, at: Int): AttemptResult? {
+        if (w[at] < 0) return null
+        val code = w[at + 2].toInt()
+        val outcome = when (w[at + 1].toInt()) {
+            0 -> Outcome.Success
+            1 -> Outcome.HttpStatus(code, if (w[at + 3] == 1L) w[at + 4] else null, null)
+            2 -> Outcome.GrpcStatus(
+                grpcCodes[code],
+                when (w[at + 3].toInt()) {
+                    0 -> null
+                    1 -> Pushback.RetryAfterMs(w[at + 4])
+                    else -> Pushback.DoNotRetry
+                },
+            )
+            3 -> Outcome.Transport(transportFailures[code])
+            4 -> Outcome.Application(verdicts[code])
+            else -> Outcome.Cancelled
+        }
+        return AttemptResult(w[at].toInt(), outcome)
+    }
+
+    fun action(w: LongArray): Action = when (w[0].toInt()) {
+        0 -> Action.StartAttempt(AttemptPlan(w[1].toInt(), w[2], w[3], hex16(w[4]), w[5], w[6] != 0L, w[7] != 0L))
+        1 -> Action.AbortAttempt(w[1].toInt(), aborts[w[2].toInt()])
+        2 -> Action.Sleep(w[1])
+        3 -> Action.Finish(Ending(decision(w, 1), result(w, 9)))
+        else -> throw IllegalStateException("retryplan: unknown action kind ${w[0]}")
+    }
+
+    /** The event written into [w], or null when there was none. */
+    fun event(w: LongArray): Event? = if (w[0] == 0L) null else Event(w[1], decision(w, 2), result(w, 10))
+}
+
+/**
+ * uniffi's guard, for the hot path: the native object is freed ([free]) only
+ * once [destroy] was called *and* no hot call is running, and no hot call
+ * starts after [destroy]. The generated methods keep their own guard.
+ */
+internal class HotGuard(private val type: String, private val free: () -> Unit) {
+    private val calls = AtomicLong(1)
+    private val closing = AtomicBoolean(false)
+
+    fun destroy() {
+        if (closing.compareAndSet(false, true)) release()
+    }
+
+    fun release() {
+        if (calls.decrementAndGet() == 0L) free()
+    }
+
+    fun enter() {
+        while (true) {
+            val count = calls.get()
+            if (count == 0L || closing.get()) throw IllegalStateException("$type object has already been destroyed")
+            if (calls.compareAndSet(count, count + 1)) return
+        }
+    }
+
+    inline fun <R> call(block: () -> R): R {
+        enter()
+        try {
+            return block()
+        } finally {
+            release()
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package dev.retryplan.blocking
+
+import dev.retryplan.Attempt
+import dev.retryplan.Dependency
+import dev.retryplan.Event
+import dev.retryplan.MonotonicClock
+import dev.retryplan.Outcome
+import dev.retryplan.Policy
+import dev.retryplan.Stats
+import dev.retryplan.closeIfCloseable
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.launch
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.ExecutorService
+import java.util.concurrent.Executors
+import java.util.concurrent.TimeUnit
+
+/*
+ * The blocking layer, for plain JVM code: the same host loop (a coroutine on
+ * Dispatchers.Default) with each attempt's blocking work on a thread of its
+ * own, interrupted when the attempt is aborted. Nothing here decides anything.
+ */
+
+/** Threads that run blocking attempts: daemon, made as needed, kept a minute when idle. */
+private val attemptThreads: ExecutorService = Executors.newCachedThreadPool { task ->
+    Thread(task, "retryplan-attempt").apply { isDaemon = true }
+}
+
+/**
+ * Runs blocking [work] on an attempt thread and suspends until it ends.
+ * Cancelling the caller calls [onCancel] (e.g. an HTTP call's `cancel`) and
+ * interrupts the thread; a value [work] still returns then goes to [dispose].
+ */
+suspend fun <T> interruptible(dispose: (T) -> Unit = ::closeIfCloseable, onCancel: () -> Unit = {}, work: () -> T): T {
+    val result = CompletableDeferred<T>()
+    val task = attemptThreads.submit {
+        try {
+            val value = work()
+            if (!result.complete(value)) dispose(value)
+        } catch (error: Throwable) {
+            result.completeExceptionally(error)
+        }
+    }
+    try {
+        return result.await()
+    } catch (cancelled: CancellationException) {
+        result.cancel()
+        runCatching(onCancel)
+        task.cancel(true)
+        throw cancelled
+    }
+}
+
+/**
+ * Runs [body] (a helper's loop) on `Dispatchers.Default` and blocks the
+ * calling thread until it ends. Interrupting the thread, or [cancelled]
+ * answering true (checked every 20 ms), cancels it; then, once the loop has
+ * ended (the operation cancelled, every attempt aborted), this throws
+ * `InterruptedException`, or what [onCancelled] returns.
+ */
+fun <T> blocking(
+    cancelled: (() -> Boolean)? = null,
+    onCancelled: () -> Throwable = { InterruptedException("retryplan: the operation was cancelled") },
+    body: suspend () -> T,
+): T {
+    val done = CountDownLatch(1)
+    var value: Result<T>? = null
+    val job = CoroutineScope(Dispatchers.Default).launch {
+        try {
+            value = Result.success(body())
+        } catch (error: Throwable) {
+            value = Result.failure(error)
+        } finally {
+            done.countDown()
+        }
+    }
+    var interrupted = false
+    while (true) {
+        try {
+            if (cancelled == null) done.await() else if (!done.await(20, TimeUnit.MILLISECONDS)) {
+                if (cancelled()) job.cancel()
+                continue
+            }
+            break
+        } catch (interrupt: InterruptedException) {
+            interrupted = true
+            job.cancel()
+        }
+    }
+    val result = value!!
+    if (result.exceptionOrNull() is CancellationException && (interrupted || job.isCancelled)) throw onCancelled()
+    if (interrupted) Thread.currentThread().interrupt()
+    return result.getOrThrow()
+}
+
+/**
+ * The blocking [dev.retryplan.retrying], for plain JVM code: the same loop
+ * and rules, with each attempt of [block] on a thread of its own (so a hedge
+ * runs beside it and an attempt past its `abortAtMs` is interrupted).
+ * Interrupting the calling thread cancels the operation (it gives up,
+ * `cancelled`) and every attempt, then throws `InterruptedException`.
+ */
+fun <T> retrying(
+    policy: Policy,
+    dependency: Dependency? = null,
+    idempotencyKey: String? = null,
+    deadlineMs: Long? = null,
+    stats: Stats? = null,
+    onDecision: ((Event) -> Unit)? = null,
+    outcomeOfError: ((Throwable) -> Outcome?)? = null,
+    onDiscard: (T) -> Unit = ::closeIfCloseable,
+    clock: MonotonicClock = MonotonicClock.SYSTEM,
+    seed: Long? = null,
+    block: (Attempt) -> T,
+): T = blocking {
+    dev.retryplan.retrying(policy, dependency, idempotencyKey, deadlineMs, stats, onDecision, outcomeOfError, onDiscard, clock, seed) { attempt ->
+        interruptible(onDiscard) { block(attempt) }
+    }
+}

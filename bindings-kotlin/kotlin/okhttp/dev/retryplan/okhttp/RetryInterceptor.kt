@@ -1,0 +1,140 @@
+package dev.retryplan.okhttp
+
+import dev.retryplan.Attempt
+import dev.retryplan.Decision
+import dev.retryplan.Dependency
+import dev.retryplan.Event
+import dev.retryplan.Host
+import dev.retryplan.IDEMPOTENCY_KEY_HEADER
+import dev.retryplan.Io
+import dev.retryplan.MonotonicClock
+import dev.retryplan.Outcome
+import dev.retryplan.Policy
+import dev.retryplan.REQUEST_ID_HEADER
+import dev.retryplan.Stats
+import dev.retryplan.blocking.blocking
+import dev.retryplan.blocking.interruptible
+import dev.retryplan.driverFor
+import dev.retryplan.httpFailureOf
+import dev.retryplan.Driver
+import dev.retryplan.readResponse
+import dev.retryplan.responseOrThrow
+import okhttp3.Call
+import okhttp3.Interceptor
+import okhttp3.OkHttpClient
+import okhttp3.Request
+import okhttp3.RequestBody
+import okhttp3.Response
+import java.io.IOException
+import java.util.Collections
+import java.util.IdentityHashMap
+import java.util.concurrent.TimeUnit
+
+/** Tag a request with `Idempotent(true)` to let it be repeated whatever its method, or `false` to forbid it. */
+class Idempotent(val value: Boolean)
+
+/** How an operation ended, on each attempt's request: read it from the response with [retryDecision]. */
+class RetryTag internal constructor(val idempotencyKey: String) {
+    @Volatile var decision: Decision? = null
+        internal set
+}
+
+/** The ending decision of the operation that returned this response (null when no RetryInterceptor ran). */
+val Response.retryDecision: Decision? get() = request().tag(RetryTag::class.java)?.decision
+
+/**
+ * An OkHttp application interceptor running the core's retries: an adapter
+ * over the same host loop as `retrying`. Add it first among the application
+ * interceptors: each attempt is a call of its own (a clone of the intercepted
+ * call, which this interceptor lets through to the rest of the chain), so an
+ * attempt can be aborted at its timeout and hedges run concurrently.
+ *
+ * Per attempt it sets the chain's connect, read and write timeouts to the
+ * attempt's window, sends a fresh `X-Request-Id` and, when the plan says so,
+ * the `Idempotency-Key` (a key the caller set is the operation's key). The
+ * method says what may be repeated (RFC 9110; tag the request [Idempotent] to
+ * say otherwise); the status and guidance headers are read by the core. A
+ * one-shot or duplex body is sent once, never repeated. It returns the last
+ * response (the ending in [retryDecision]) and closes every other; with no
+ * response, and always for reconcile, it throws the typed ending (an
+ * `IOException`). `call.cancel()` cancels the operation and every attempt
+ * (`IOException("Canceled")`, as OkHttp throws).
+ */
+class RetryInterceptor @JvmOverloads constructor(
+    private val policy: Policy,
+    private val dependency: Dependency? = null,
+    private val stats: Stats? = null,
+    private val onDecision: ((Event) -> Unit)? = null,
+    private val outcomeOfError: ((Throwable) -> Outcome?)? = null,
+    private val clock: MonotonicClock = MonotonicClock.SYSTEM,
+) : Interceptor {
+    /** The attempt calls this interceptor made, and their request and timeout: let through, not retried again. */
+    private val attempts = Collections.synchronizedMap(IdentityHashMap<Call, Pair<Request, Int>>())
+
+    /** The policy for a body that can be sent once: one attempt, no hedge (read by the core). */
+    private val once: Policy by lazy { Policy(policy.toConfig().copy(maxAttempts = 1, hedging = null)) }
+
+    override fun intercept(chain: Interceptor.Chain): Response {
+        attempts[chain.call()]?.let { (request, timeoutMs) ->
+            return chain.withConnectTimeout(timeoutMs, TimeUnit.MILLISECONDS).withReadTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+                .withWriteTimeout(timeoutMs, TimeUnit.MILLISECONDS).proceed(request)
+        }
+        val call = chain.call()
+        if (call.isCanceled) throw IOException("Canceled")
+        val request = chain.request()
+        val policy = if (isOneShot(request.body())) once else policy
+        val repeatability = policy.repeatabilityForHttp(request.method(), request.tag(Idempotent::class.java)?.value)
+        return driverFor(policy, dependency, request.header(IDEMPOTENCY_KEY_HEADER), null, null, repeatability, stats, onDecision, clock).use { driver ->
+            val io = Io<Response>(driver::outcomeOf, ::httpFailureOf, { it is IllegalArgumentException }, Response::close)
+            val host = Host(driver, clock, io, onDecision, outcomeOfError)
+            val tag = RetryTag(host.key)
+            val calls = Collections.synchronizedList(ArrayList<Call>())
+            try {
+                val ended = blocking(call::isCanceled, { IOException("Canceled") }) {
+                    host.run { attempt -> send(call, request, attempt, tag, calls) }
+                }
+                tag.decision = ended.decision
+                ended.responseOrThrow(Response::close)
+            } finally {
+                synchronized(calls) { calls.forEach { attempts.remove(it) } }
+            }
+        }
+    }
+
+    private suspend fun send(call: Call, request: Request, attempt: Attempt, tag: RetryTag, calls: MutableList<Call>): Response {
+        val builder = request.newBuilder().header(REQUEST_ID_HEADER, attempt.requestId).tag(RetryTag::class.java, tag)
+        if (attempt.sendIdempotencyKey) builder.header(IDEMPOTENCY_KEY_HEADER, attempt.idempotencyKey)
+        val timeoutMs = attempt.timeoutMs.coerceIn(1, Int.MAX_VALUE.toLong()).toInt() // 0 is "no timeout" to OkHttp
+        val own = call.clone()
+        calls += own
+        attempts[own] = builder.build() to timeoutMs
+        return interruptible(Response::close, own::cancel) { own.execute() }
+    }
+}
+
+/**
+ * Adds a [RetryInterceptor] as the first application interceptor and turns
+ * off OkHttp's own silent retry of failed connections (which would repeat a
+ * request, a POST included, below the policy's decision).
+ */
+fun OkHttpClient.Builder.retrying(interceptor: RetryInterceptor): OkHttpClient.Builder = apply {
+    interceptors().add(0, interceptor)
+    retryOnConnectionFailure(false)
+}
+
+/** A response as the core's outcome: its status and guidance headers, read by the core as the operation's policy says. */
+fun Driver.outcomeOf(response: Response): Outcome = readResponse(response.code()) { name -> response.header(name) }
+
+/**
+ * True for a body that can be written once: `isOneShot()` or `isDuplex()`
+ * (OkHttp 3.14 and later, called by name), or on OkHttp 3.13 and older the
+ * internal markers that OkHttp itself never retries
+ * (`UnrepeatableRequestBody`, `DuplexRequestBody`).
+ */
+private fun isOneShot(body: RequestBody?): Boolean {
+    if (body == null) return false
+    fun flag(name: String) = runCatching { body.javaClass.getMethod(name).invoke(body) == true }.getOrDefault(false)
+    val markers = setOf("okhttp3.internal.http.UnrepeatableRequestBody", "okhttp3.internal.duplex.DuplexRequestBody")
+    return flag("isOneShot") || flag("isDuplex") || generateSequence<Class<*>>(body.javaClass) { it.superclass }
+        .any { type -> type.interfaces.any { it.name in markers } }
+}
