@@ -51,5 +51,6 @@ node --test \
   test/fetch.test.mjs \
   test/scenarios.test.mjs \
   test/messages.test.mjs \
+  test/tags.test.mjs \
   test/browser.test.mjs \
   test/consumer.test.mjs

@@ -24,6 +24,18 @@ import {
 import { flag, ms, whole } from './args.js';
 import { decided } from './convert.js';
 import { HANDLE, Held, handleOf, make } from './objects.js';
+import {
+  CONTROL_BREAKER,
+  CONTROL_BUDGET,
+  CONTROL_LIMIT,
+  LIMIT_ACQUIRE,
+  LIMIT_IN_FLIGHT,
+  LIMIT_MAX_IN_FLIGHT,
+  LIMIT_RELEASE,
+  SETTLE_FAILURE,
+  SETTLE_RELEASE,
+  SETTLE_SUCCESS,
+} from './tags.js';
 
 const U32 = 2 ** 32 - 1;
 const handle = (object) => object[HANDLE] ?? 0;
@@ -46,17 +58,17 @@ export class Dependency extends Held {
 
   /** The retry budget (a handle on the shared one, a new object per read), or undefined. */
   get budget() {
-    return _dependencyControls(handle(this)) & 1 ? make(RetryBudget, _dependencyControl(handle(this), 0)) : undefined;
+    return _dependencyControls(handle(this)) & (1 << CONTROL_BUDGET) ? make(RetryBudget, _dependencyControl(handle(this), CONTROL_BUDGET)) : undefined;
   }
 
   /** The circuit breaker (a handle on the shared one, a new object per read), or undefined. */
   get breaker() {
-    return _dependencyControls(handle(this)) & 2 ? make(CircuitBreaker, _dependencyControl(handle(this), 1)) : undefined;
+    return _dependencyControls(handle(this)) & (1 << CONTROL_BREAKER) ? make(CircuitBreaker, _dependencyControl(handle(this), CONTROL_BREAKER)) : undefined;
   }
 
   /** The cap on in-flight retries and hedges (a handle on the shared one, a new object per read), or undefined. */
   get retrySlots() {
-    return _dependencyControls(handle(this)) & 4 ? make(ConcurrencyLimit, _dependencyControl(handle(this), 2)) : undefined;
+    return _dependencyControls(handle(this)) & (1 << CONTROL_LIMIT) ? make(ConcurrencyLimit, _dependencyControl(handle(this), CONTROL_LIMIT)) : undefined;
   }
 }
 
@@ -80,12 +92,12 @@ export class RetryBudget extends Held {
 
   /** Records a success; `charge` is what `tryRetry` granted for the attempt (refunded, once), absent for a first attempt. */
   onSuccess(nowMs, charge) {
-    decided(_budgetSettle(handle(this), ms('nowMs', nowMs), handleOf('charge', charge, RetryCharge, true), 0));
+    decided(_budgetSettle(handle(this), ms('nowMs', nowMs), handleOf('charge', charge, RetryCharge, true), SETTLE_SUCCESS));
   }
 
   /** Records a retryable failure; `charge` is what `tryRetry` granted for the attempt (spent, once), absent for a first attempt. */
   onFailure(nowMs, charge) {
-    decided(_budgetSettle(handle(this), ms('nowMs', nowMs), handleOf('charge', charge, RetryCharge, true), 1));
+    decided(_budgetSettle(handle(this), ms('nowMs', nowMs), handleOf('charge', charge, RetryCharge, true), SETTLE_FAILURE));
   }
 
   /** Takes `amount` units from a quota (AWS `acquire`): true when taken, false when fewer are left. */
@@ -130,17 +142,17 @@ export class CircuitBreaker extends Held {
 
   /** Records that the dependency answered (anything but a retryable failure). */
   onSuccess(nowMs, permit) {
-    decided(_breakerSettle(handle(this), ms('nowMs', nowMs), handleOf('permit', permit, BreakerPermit), 0));
+    decided(_breakerSettle(handle(this), ms('nowMs', nowMs), handleOf('permit', permit, BreakerPermit), SETTLE_SUCCESS));
   }
 
   /** Records a retryable failure. */
   onFailure(nowMs, permit) {
-    decided(_breakerSettle(handle(this), ms('nowMs', nowMs), handleOf('permit', permit, BreakerPermit), 1));
+    decided(_breakerSettle(handle(this), ms('nowMs', nowMs), handleOf('permit', permit, BreakerPermit), SETTLE_FAILURE));
   }
 
   /** Gives a permit back without a result (the attempt was cancelled). */
   release(permit) {
-    decided(_breakerSettle(handle(this), 0, handleOf('permit', permit, BreakerPermit), 2));
+    decided(_breakerSettle(handle(this), 0, handleOf('permit', permit, BreakerPermit), SETTLE_RELEASE));
   }
 }
 
@@ -153,22 +165,22 @@ export class ConcurrencyLimit extends Held {
 
   /** Takes a slot, kept by this handle; false when all are taken. */
   tryAcquire() {
-    return _limitCall(handle(this), 1) === 1;
+    return _limitCall(handle(this), LIMIT_ACQUIRE) === 1;
   }
 
   /** Gives back a slot this handle's `tryAcquire` took (never an operation's); throws "invalid_argument" when it holds none. */
   release() {
-    _limitCall(handle(this), 0);
+    _limitCall(handle(this), LIMIT_RELEASE);
   }
 
   /** Slots taken now. */
   get inFlight() {
-    return _limitCall(handle(this), 2);
+    return _limitCall(handle(this), LIMIT_IN_FLIGHT);
   }
 
   /** The cap. */
   get maxInFlight() {
-    return _limitCall(handle(this), 3);
+    return _limitCall(handle(this), LIMIT_MAX_IN_FLIGHT);
   }
 }
 

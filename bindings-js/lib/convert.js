@@ -1,6 +1,7 @@
 // Conversions used by the wasm glue: the error class and plain-object factories.
 // Nothing here decides anything; it only shapes values the core computed.
 import { bindingMessage, compose } from './messages.js';
+import { START_DECISION, START_HELPER } from './tags.js';
 
 /** Misuse of the engine (never a failed attempt: those are decisions). */
 export class RetryplanError extends Error {
@@ -65,14 +66,13 @@ const hex16 = (h, l) =>
 export const requestIdText = hex16;
 
 /**
- * A started attempt in one of three forms, as src/lib.rs numbers them
- * (START_*): a decision, a driver's action (with `sendIdempotencyKey`), or
+ * A started attempt in one of three forms (`START_*`, lib/tags.js): a decision, a driver's action (with `sendIdempotencyKey`), or
  * the helpers' own record of it (an `Attempt`).
  */
 export function startAttempt(form, attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge, sendIdempotencyKey) {
-  if (form === 2) return new Attempt(attempt, timeoutMs, abortAtMs, hex16(idHigh, idLow), remainingBudgetMs, hedge, sendIdempotencyKey);
+  if (form === START_HELPER) return new Attempt(attempt, timeoutMs, abortAtMs, hex16(idHigh, idLow), remainingBudgetMs, hedge, sendIdempotencyKey);
   const requestId = hex16(idHigh, idLow);
-  return form === 0
+  return form === START_DECISION
     ? { type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs, hedge }
     : { type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs, hedge, sendIdempotencyKey };
 }

@@ -243,7 +243,7 @@ pub(crate) fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
 }
 
 /// The outcome tags of the fast paths (`_onOutcomeParts`, `_handleResult`), as
-/// `lib/outcomes.js` numbers them: the common outcomes cross as numbers.
+/// `lib/tags.js` numbers them (test/tags.test.mjs checks both agree): the common outcomes cross as numbers.
 const PARTS_SUCCESS: u32 = 0;
 const PARTS_HTTP_STATUS: u32 = 1;
 const PARTS_TRANSPORT: u32 = 2;

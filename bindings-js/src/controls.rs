@@ -12,6 +12,24 @@ use crate::objects::{self, Control, Object};
 use crate::policy::handle_js;
 use crate::{either, invalid, js_error};
 
+// The codes `lib/controls.js` passes, from `lib/tags.js` (test/tags.test.mjs
+// checks that both say the same).
+/// A dependency's controls: the budget, the breaker, the cap (also the bit of each in `_dependencyControls`).
+const CONTROL_BUDGET: u32 = 0;
+const CONTROL_BREAKER: u32 = 1;
+const CONTROL_LIMIT: u32 = 2;
+/// How a grant is settled: with a success, a failure, or without a result.
+const SETTLE_SUCCESS: u32 = 0;
+const SETTLE_FAILURE: u32 = 1;
+#[allow(dead_code)] // the last arm of its match (`_`): named for test/tags.test.mjs
+const SETTLE_RELEASE: u32 = 2;
+/// The calls of `_limitCall`.
+const LIMIT_RELEASE: u32 = 0;
+const LIMIT_ACQUIRE: u32 = 1;
+const LIMIT_IN_FLIGHT: u32 = 2;
+#[allow(dead_code)] // the last arm of its match (`_`): named for test/tags.test.mjs
+const LIMIT_MAX_IN_FLIGHT: u32 = 3;
+
 /// Runs `use_dependency` on the dependency `handle` names.
 pub(crate) fn dependency(handle: u32) -> Result<Arc<rp::Dependency>, JsValue> {
     objects::dependency(handle)?.ok_or_else(|| objects::freed("dependency"))
@@ -36,22 +54,22 @@ pub fn dependency_share(handle: u32) -> JsValue {
     handle_js(dependency(handle).and_then(|dependency| objects::insert(Object::Dependency(dependency))))
 }
 
-/// Which controls the dependency has: bit 0 a budget, bit 1 a breaker, bit 2 a cap.
+/// Which controls the dependency has: bit `CONTROL_*` set for each.
 #[wasm_bindgen(js_name = _dependencyControls)]
 pub fn dependency_controls(handle: u32) -> Result<u32, JsValue> {
     let dependency = dependency(handle)?;
-    Ok(u32::from(dependency.budget().is_some())
-        | u32::from(dependency.breaker().is_some()) << 1
-        | u32::from(dependency.retry_slots().is_some()) << 2)
+    Ok(u32::from(dependency.budget().is_some()) << CONTROL_BUDGET
+        | u32::from(dependency.breaker().is_some()) << CONTROL_BREAKER
+        | u32::from(dependency.retry_slots().is_some()) << CONTROL_LIMIT)
 }
 
-/// A handle on control `which` of the dependency (0 the budget, 1 the breaker, 2 the cap).
+/// A handle on control `which` of the dependency (`CONTROL_*`).
 #[wasm_bindgen(js_name = _dependencyControl)]
 pub fn dependency_control(handle: u32, which: u32) -> JsValue {
     handle_js(dependency(handle).and_then(|dependency| {
         objects::insert(match which {
-            0 => Object::Budget(Control::Shared(dependency)),
-            1 => Object::Breaker(Control::Shared(dependency)),
+            CONTROL_BUDGET => Object::Budget(Control::Shared(dependency)),
+            CONTROL_BREAKER => Object::Breaker(Control::Shared(dependency)),
             _ => Object::Limit(Control::Shared(dependency), Vec::new()),
         })
     }))
@@ -116,14 +134,14 @@ fn take_charge(handle: u32) -> Result<Option<rp::RetryCharge>, JsValue> {
     })
 }
 
-/// Records a success (0) or a retryable failure (1); `charge` is the handle of
+/// Records a success (`SETTLE_SUCCESS`) or a retryable failure; `charge` is the handle of
 /// what `tryRetry` granted for the attempt (refunded on a success, spent on a
 /// failure), 0 for a first attempt.
 #[wasm_bindgen(js_name = _budgetSettle)]
 pub fn budget_settle(handle: u32, now_ms: f64, charge: u32, how: u32) -> JsValue {
     either(take_charge(charge).and_then(|charge| {
         budget(handle, |budget| {
-            let settled = if how == 0 {
+            let settled = if how == SETTLE_SUCCESS {
                 budget.on_success(now_ms as u64, charge)
             } else {
                 budget.on_failure(now_ms as u64, charge)
@@ -190,14 +208,14 @@ pub fn permit_probe(handle: u32) -> Result<bool, JsValue> {
     })
 }
 
-/// Hands a permit back (once): 0 with a success, 1 with a failure, 2 without a result.
+/// Hands a permit back (once), as `how` says (`SETTLE_*`).
 #[wasm_bindgen(js_name = _breakerSettle)]
 pub fn breaker_settle(handle: u32, now_ms: f64, permit_handle: u32, how: u32) -> JsValue {
     either(take_permit(permit_handle).and_then(|permit| {
         breaker(handle, |breaker| {
             let settled = match how {
-                0 => breaker.on_success(now_ms as u64, permit),
-                1 => breaker.on_failure(now_ms as u64, permit),
+                SETTLE_SUCCESS => breaker.on_success(now_ms as u64, permit),
+                SETTLE_FAILURE => breaker.on_failure(now_ms as u64, permit),
                 _ => breaker.release(permit),
             };
             settled.map(|()| JsValue::UNDEFINED).map_err(js_error)
@@ -222,23 +240,23 @@ pub fn limit_new(max_in_flight: u32) -> JsValue {
     handle_js(objects::insert(Object::Limit(Control::Own(rp::ConcurrencyLimit::new(max_in_flight)), Vec::new())))
 }
 
-/// Takes a slot, kept by this handle (1), or gives back one this handle took
-/// (0; `invalid_argument` when it holds none): whether one was taken; or
-/// reads `inFlight` (2) or `maxInFlight` (3).
+/// Takes a slot, kept by this handle (`LIMIT_ACQUIRE`), or gives back one this
+/// handle took (`LIMIT_RELEASE`; `invalid_argument` when it holds none):
+/// whether one was taken; or reads `inFlight` or `maxInFlight`.
 #[wasm_bindgen(js_name = _limitCall)]
 pub fn limit_call(handle: u32, call: u32) -> Result<u32, JsValue> {
     limit(handle, |limit, slots| match call {
-        0 => {
+        LIMIT_RELEASE => {
             let slot = slots.pop().ok_or_else(|| invalid("slot", "slot_none"))?;
             limit.release(slot).map(|()| 0).map_err(js_error)
         }
-        1 => {
+        LIMIT_ACQUIRE => {
             let slot = limit.try_acquire();
             let taken = slot.is_some();
             slots.extend(slot);
             Ok(u32::from(taken))
         }
-        2 => Ok(limit.in_flight()),
+        LIMIT_IN_FLIGHT => Ok(limit.in_flight()),
         _ => Ok(limit.max_in_flight()),
     })
 }

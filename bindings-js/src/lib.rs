@@ -173,7 +173,7 @@ extern "C" {
     fn js_attempt_list(w0: u32, w1: u32, w2: u32, w3: u32) -> JsValue;
 }
 
-/// The forms of `startAttempt`, as `lib/convert.js` numbers them.
+/// The forms of `startAttempt`, as `lib/tags.js` numbers them (test/tags.test.mjs checks both agree).
 const START_DECISION: u32 = 0;
 const START_ACTION: u32 = 1;
 const START_HELPER: u32 = 2;
