@@ -74,6 +74,21 @@ if [ "$objects" -lt 1 ] || [ "$unguarded" != "$objects" ]; then
 fi
 sed -i 's/^        return value\.uniffiCloneHandle()$/        return value.callWithHandle { it }/' "$GENERATED"
 
+# uniffi encodes a String with a strict UTF-8 encoder, so a lone surrogate
+# (UTF-16 that is no Unicode text) threw java's MalformedInputException. Make
+# it the typed error the other bindings give: `InvalidArgument` naming the
+# argument or record field that held it (`Text.kt`: `uniffiText`), `text`
+# where no name is known. The counts make a uniffi upgrade that changes this
+# code fail here.
+perl -0pi -e 's/            encode\(CharBuffer\.wrap\(value\)\)\n/            try { encode(CharBuffer.wrap(value)) } catch (e: java.nio.charset.CharacterCodingException) { throw loneSurrogate("text") }\n/' "$GENERATED"
+perl -pi -e 'sub snake { my $s = shift; $s =~ s/([A-Z])/_\l$1/g; $s }
+  s/(FfiConverter\w*String\w*\.lower\(`(\w+)`\))/"uniffiText(\"" . snake($2) . "\") { $1 }"/ge;
+  s/(FfiConverter\w*String\w*\.write\(value\.`(\w+)`, buf\))/"uniffiText(\"" . snake($2) . "\") { $1 }"/ge' "$GENERATED"
+if [ "$(grep -c 'throw loneSurrogate("text")' "$GENERATED")" != 1 ] || [ "$(grep -c 'uniffiText("' "$GENERATED")" -lt 10 ]; then
+  echo "kotlin: the String lowering to patch has changed: check uniffi's StringHelper.kt" >&2
+  exit 1
+fi
+
 # kotlinc takes ~15 s per source set: reuse its output when nothing it reads changed.
 compile() { # module-name output-dir classpath extra-key sources...  (FRIENDS: modules whose internals it sees)
   local name="$1" out="$2" classpath="$3" extra="$4" friends=()

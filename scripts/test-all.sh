@@ -25,6 +25,7 @@ fi
 python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet 'jsonschema==4.26.0'
 
 suite "conformance vectors: lint" python3 tests/conformance/lint.py
+suite "conformance vectors: lint self-test" python3 tests/conformance/test_lint.py
 suite "rust: format" cargo fmt --all --check
 suite "rust: clippy" cargo clippy --workspace --all-targets --locked -- -D warnings
 # The core as the JS build uses it (no json, no entropy), checked natively too.
@@ -38,13 +39,15 @@ for binding in bindings-python bindings-js bindings-kotlin cli; do
   fi
 done
 
+suite "playground (bindings-js/playground): wasm page in Chromium" bindings-js/playground/test.sh
 # Every fuzz target for a few seconds from the checked-in corpus (fuzz/):
 # installs nightly and cargo-fuzz once; the longer runs are scripts/fuzz.sh.
 suite "fuzz: every target, 8 s each, from the corpus" scripts/fuzz.sh 8
 
 # Sum the counts every runner printed: cargo/libtest ("test result: ok. N
-# passed; M failed"), pytest ("N passed"), node --test ("# pass N" / "# fail M")
-# and the JUnit console launcher ("[ N tests successful ]" / "[ M tests failed ]").
+# passed; M failed"), pytest ("N passed"), unittest ("Ran N tests" then "OK" or
+# "FAILED (failures=M)"), node --test ("# pass N" / "# fail M") and the JUnit
+# console launcher ("[ N tests successful ]" / "[ M tests failed ]").
 python3 - "$log_dir" <<'EOF'
 import pathlib, re, sys
 passed = failed = 0
@@ -56,6 +59,10 @@ for log in sorted(pathlib.Path(sys.argv[1]).glob("*.log")):
         summary = m.group(1)
         p = re.search(r"(\d+) passed", summary); f = re.search(r"(\d+) failed", summary)
         passed += int(p.group(1)) if p else 0; failed += int(f.group(1)) if f else 0
+    for ran, status in re.findall(r"^Ran (\d+) tests? in [\d.]+s\n\n(OK.*|FAILED.*)$", text, re.M):
+        bad = sum(int(n) for n in re.findall(r"(?:failures|errors)=(\d+)", status))
+        skipped = sum(int(n) for n in re.findall(r"skipped=(\d+)", status))
+        passed += int(ran) - bad - skipped; failed += bad
     for p in re.findall(r"^# pass (\d+)$", text, re.M): passed += int(p)
     for f in re.findall(r"^# fail (\d+)$", text, re.M): failed += int(f)
     for p in re.findall(r"\[\s*(\d+) tests successful\s*\]", text): passed += int(p)

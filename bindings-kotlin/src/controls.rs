@@ -1,5 +1,8 @@
 //! Shared controls, one per downstream dependency: retry budget, circuit
-//! breaker, and the `Dependency` that bundles them for operations. All are
+//! breaker, cap on in-flight retries and hedges (`ConcurrencyLimit`), the
+//! grants each hands out (`RetryCharge`, `BreakerPermit`, `RetrySlot`: single
+//! use, owned by the control that issued them, as in the core), and the
+//! `Dependency` that bundles the three for operations. All are
 //! thread-safe in the core; these objects only convert. Configurations are
 //! read by the core's reader, as policies are (see `policy.rs`): a negative
 //! `openMs` is `invalid_policy_json` at `breaker.open_ms`, as in JSON.
@@ -12,7 +15,7 @@ use retryplan as rp;
 use retryplan::value::Value;
 use retryplan::BreakerState;
 
-use crate::{count_out, long_out, ms_in, u32_in, Result};
+use crate::{clock_in, count_out, long_out, u32_in, Result};
 
 /// How a retry budget is kept (gRPC token bucket, ratio over a window, AWS-style quota).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, uniffi::Enum)]
@@ -89,9 +92,36 @@ fn charge_in(charge: Option<Arc<RetryCharge>>) -> Result<Option<rp::RetryCharge>
     Ok(charge.map(|charge| charge.cell.take()).transpose()?)
 }
 
-/// A retry budget shared by many operations and threads.
+/// A control of its own, or one of a dependency's (`Dependency.budget()`, ...).
+#[derive(Debug)]
+enum Source<T> {
+    Own(T),
+    Dependency(Arc<rp::Dependency>, fn(&rp::Dependency) -> Option<&T>),
+}
+
+impl<T> Source<T> {
+    /// The control, or `invalid_argument` naming it when the dependency has
+    /// none (never: a handle is only made for a control that exists).
+    fn get(&self, name: &'static str) -> Result<&T> {
+        match self {
+            Source::Own(control) => Ok(control),
+            Source::Dependency(dependency, of) => {
+                of(dependency).ok_or_else(|| crate::invalid(name, format!("the dependency has no {name}")))
+            }
+        }
+    }
+}
+
+/// A retry budget shared by many operations and threads, on its own or a
+/// dependency's (`Dependency.budget()`).
 #[derive(Debug, uniffi::Object)]
-pub struct RetryBudget(rp::RetryBudget);
+pub struct RetryBudget(Source<rp::RetryBudget>);
+
+impl RetryBudget {
+    fn budget(&self) -> Result<&rp::RetryBudget> {
+        self.0.get("budget")
+    }
+}
 
 #[uniffi::export]
 impl RetryBudget {
@@ -99,47 +129,62 @@ impl RetryBudget {
     #[uniffi::constructor]
     pub fn new(config: BudgetConfig) -> Result<Arc<RetryBudget>> {
         let config = rp::BudgetConfig::from_value(&Value::from_serialize(&config)?, "budget")?;
-        Ok(Arc::new(RetryBudget(rp::RetryBudget::new(&config)?)))
+        Ok(Arc::new(RetryBudget(Source::Own(rp::RetryBudget::new(&config)?))))
     }
 
-    /// Takes `amount` units from a quota (AWS `acquire`): true when taken,
-    /// false when fewer are left (nothing is taken).
+    /// Takes `amount` units from a quota, as the AWS SDKs' raw `acquire`
+    /// (for a host that mirrors botocore's own bookkeeping; a retry loop uses
+    /// `tryRetry` and its charge): true when taken, false when fewer are
+    /// left (nothing is taken).
     pub fn acquire(&self, amount: i32) -> Result<bool> {
-        Ok(self.0.acquire(u32_in("amount", amount)?)?)
+        Ok(self.budget()?.acquire(u32_in("amount", amount)?)?)
     }
 
-    /// Gives `amount` units back to a quota, never above its capacity.
+    /// Gives `amount` units back to a quota, never above its capacity (the
+    /// AWS SDKs' raw `release`, as `acquire`).
     pub fn release(&self, amount: i32) -> Result<()> {
-        Ok(self.0.release(u32_in("amount", amount)?)?)
+        Ok(self.budget()?.release(u32_in("amount", amount)?)?)
     }
 
     /// A first attempt was made.
     pub fn on_request(&self, now_ms: i64) -> Result<()> {
-        self.0.on_request(ms_in("now_ms", now_ms)?);
+        self.budget()?.on_request(clock_in("now_ms", now_ms)?);
         Ok(())
     }
 
     /// May a retry go now? Null when the budget refuses.
     pub fn try_retry(&self, now_ms: i64, after_timeout: bool) -> Result<Option<Arc<RetryCharge>>> {
-        let charge = self.0.try_retry(ms_in("now_ms", now_ms)?, after_timeout);
+        let charge = self.budget()?.try_retry(clock_in("now_ms", now_ms)?, after_timeout);
         Ok(charge.map(|charge| Arc::new(RetryCharge { cost: charge.cost(), cell: rp::GrantCell::new(charge) })))
     }
 
     /// An attempt succeeded (with the charge of the retry that made it, if any).
     pub fn on_success(&self, now_ms: i64, charge: Option<Arc<RetryCharge>>) -> Result<()> {
-        let now_ms = ms_in("now_ms", now_ms)?;
-        Ok(self.0.on_success(now_ms, charge_in(charge)?)?)
+        let now_ms = clock_in("now_ms", now_ms)?;
+        Ok(self.budget()?.on_success(now_ms, charge_in(charge)?)?)
     }
 
     /// An attempt failed (with the charge of the retry that made it, if any: it stays spent).
     pub fn on_failure(&self, now_ms: i64, charge: Option<Arc<RetryCharge>>) -> Result<()> {
-        let now_ms = ms_in("now_ms", now_ms)?;
-        Ok(self.0.on_failure(now_ms, charge_in(charge)?)?)
+        let now_ms = clock_in("now_ms", now_ms)?;
+        Ok(self.budget()?.on_failure(now_ms, charge_in(charge)?)?)
+    }
+
+    /// Settles a charge whose retry ended with neither a success nor a
+    /// retryable failure (cancelled, aborted): its cost stays spent.
+    pub fn spend(&self, charge: Arc<RetryCharge>) -> Result<()> {
+        let budget = self.budget()?;
+        Ok(budget.spend(charge.cell.take()?)?)
+    }
+
+    /// Charges granted and not yet settled.
+    pub fn charges_outstanding(&self) -> Result<i64> {
+        Ok(i64::try_from(self.budget()?.charges_outstanding()).unwrap_or(i64::MAX))
     }
 
     /// The state at `now_ms`.
     pub fn snapshot(&self, now_ms: i64) -> Result<BudgetSnapshot> {
-        Ok(self.0.snapshot(ms_in("now_ms", now_ms)?).into())
+        Ok(self.budget()?.snapshot(clock_in("now_ms", now_ms)?).into())
     }
 }
 
@@ -199,9 +244,16 @@ impl BreakerPermit {
     }
 }
 
-/// A circuit breaker shared by many operations and threads.
+/// A circuit breaker shared by many operations and threads, on its own or a
+/// dependency's (`Dependency.breaker()`).
 #[derive(Debug, uniffi::Object)]
-pub struct CircuitBreaker(rp::CircuitBreaker);
+pub struct CircuitBreaker(Source<rp::CircuitBreaker>);
+
+impl CircuitBreaker {
+    fn breaker(&self) -> Result<&rp::CircuitBreaker> {
+        self.0.get("breaker")
+    }
+}
 
 #[uniffi::export]
 impl CircuitBreaker {
@@ -209,37 +261,91 @@ impl CircuitBreaker {
     #[uniffi::constructor]
     pub fn new(config: BreakerConfig) -> Result<Arc<CircuitBreaker>> {
         let config = rp::BreakerConfig::from_value(&Value::from_serialize(&config)?, "breaker")?;
-        Ok(Arc::new(CircuitBreaker(rp::CircuitBreaker::new(&config)?)))
+        Ok(Arc::new(CircuitBreaker(Source::Own(rp::CircuitBreaker::new(&config)?))))
     }
 
     /// May an attempt go now? Null when the breaker refuses.
     pub fn try_acquire(&self, now_ms: i64) -> Result<Option<Arc<BreakerPermit>>> {
         Ok(self
-            .0
-            .try_acquire(ms_in("now_ms", now_ms)?)
+            .breaker()?
+            .try_acquire(clock_in("now_ms", now_ms)?)
             .map(|permit| Arc::new(BreakerPermit { probe: permit.is_probe(), cell: rp::GrantCell::new(permit) })))
     }
 
     /// The attempt admitted by `permit` succeeded.
     pub fn on_success(&self, now_ms: i64, permit: Arc<BreakerPermit>) -> Result<()> {
-        let now_ms = ms_in("now_ms", now_ms)?;
-        Ok(self.0.on_success(now_ms, permit.cell.take()?)?)
+        let (now_ms, breaker) = (clock_in("now_ms", now_ms)?, self.breaker()?);
+        Ok(breaker.on_success(now_ms, permit.cell.take()?)?)
     }
 
     /// The attempt admitted by `permit` failed.
     pub fn on_failure(&self, now_ms: i64, permit: Arc<BreakerPermit>) -> Result<()> {
-        let now_ms = ms_in("now_ms", now_ms)?;
-        Ok(self.0.on_failure(now_ms, permit.cell.take()?)?)
+        let (now_ms, breaker) = (clock_in("now_ms", now_ms)?, self.breaker()?);
+        Ok(breaker.on_failure(now_ms, permit.cell.take()?)?)
     }
 
     /// The attempt admitted by `permit` ended without a result (cancelled).
     pub fn release(&self, permit: Arc<BreakerPermit>) -> Result<()> {
-        Ok(self.0.release(permit.cell.take()?)?)
+        let breaker = self.breaker()?;
+        Ok(breaker.release(permit.cell.take()?)?)
+    }
+
+    /// Permits granted and not yet settled.
+    pub fn permits_outstanding(&self) -> Result<i64> {
+        Ok(i64::try_from(self.breaker()?.permits_outstanding()).unwrap_or(i64::MAX))
     }
 
     /// The state at `now_ms`.
     pub fn snapshot(&self, now_ms: i64) -> Result<BreakerSnapshot> {
-        Ok(self.0.snapshot(ms_in("now_ms", now_ms)?).into())
+        Ok(self.breaker()?.snapshot(clock_in("now_ms", now_ms)?).into())
+    }
+}
+
+/// One slot of a `ConcurrencyLimit`; give it back once, with `release`, to
+/// the limit that granted it (a second use throws). Only `tryAcquire` makes one.
+#[derive(Debug, uniffi::Object)]
+pub struct RetrySlot {
+    cell: rp::GrantCell<rp::RetrySlot>,
+}
+
+/// A cap on the retries and hedges in flight at once, on its own or a
+/// dependency's (`Dependency.retrySlots()`).
+#[derive(Debug, uniffi::Object)]
+pub struct ConcurrencyLimit(Source<rp::ConcurrencyLimit>);
+
+impl ConcurrencyLimit {
+    fn limit(&self) -> Result<&rp::ConcurrencyLimit> {
+        self.0.get("retry_slots")
+    }
+}
+
+#[uniffi::export]
+impl ConcurrencyLimit {
+    /// A cap of `max_in_flight` (0 refuses every retry and hedge).
+    #[uniffi::constructor]
+    pub fn new(max_in_flight: i32) -> Result<Arc<ConcurrencyLimit>> {
+        Ok(Arc::new(ConcurrencyLimit(Source::Own(rp::ConcurrencyLimit::new(u32_in("max_in_flight", max_in_flight)?)))))
+    }
+
+    /// Takes a slot; null when all are taken.
+    pub fn try_acquire(&self) -> Result<Option<Arc<RetrySlot>>> {
+        Ok(self.limit()?.try_acquire().map(|slot| Arc::new(RetrySlot { cell: rp::GrantCell::new(slot) })))
+    }
+
+    /// Gives a slot back.
+    pub fn release(&self, slot: Arc<RetrySlot>) -> Result<()> {
+        let limit = self.limit()?;
+        Ok(limit.release(slot.cell.take()?)?)
+    }
+
+    /// Slots taken now.
+    pub fn in_flight(&self) -> Result<i32> {
+        Ok(count_out(self.limit()?.in_flight()))
+    }
+
+    /// The cap.
+    pub fn max_in_flight(&self) -> Result<i32> {
+        Ok(count_out(self.limit()?.max_in_flight()))
     }
 }
 
@@ -284,7 +390,7 @@ impl Dependency {
 
     /// The state at `now_ms`.
     pub fn snapshot(&self, now_ms: i64) -> Result<DependencySnapshot> {
-        let s = self.0.snapshot(ms_in("now_ms", now_ms)?);
+        let s = self.0.snapshot(clock_in("now_ms", now_ms)?);
         Ok(DependencySnapshot {
             budget: s.budget.map(Into::into),
             breaker: s.breaker.map(Into::into),
@@ -292,13 +398,22 @@ impl Dependency {
         })
     }
 
-    /// Reports a failure to the budget (a call made outside an operation);
-    /// false when this dependency has no budget.
-    pub fn budget_on_failure(&self, now_ms: i64) -> Result<bool> {
-        let now_ms = ms_in("now_ms", now_ms)?;
-        match self.0.budget() {
-            Some(budget) => budget.on_failure(now_ms, None).map(|()| true).map_err(Into::into),
-            None => Ok(false),
-        }
+    /// The retry budget, if configured: the one every operation naming this
+    /// dependency shares.
+    pub fn budget(&self) -> Option<Arc<RetryBudget>> {
+        let of: fn(&rp::Dependency) -> Option<&rp::RetryBudget> = rp::Dependency::budget;
+        of(&self.0).map(|_| Arc::new(RetryBudget(Source::Dependency(Arc::clone(&self.0), of))))
+    }
+
+    /// The circuit breaker, if configured.
+    pub fn breaker(&self) -> Option<Arc<CircuitBreaker>> {
+        let of: fn(&rp::Dependency) -> Option<&rp::CircuitBreaker> = rp::Dependency::breaker;
+        of(&self.0).map(|_| Arc::new(CircuitBreaker(Source::Dependency(Arc::clone(&self.0), of))))
+    }
+
+    /// The cap on in-flight retries and hedges, if configured.
+    pub fn retry_slots(&self) -> Option<Arc<ConcurrencyLimit>> {
+        let of: fn(&rp::Dependency) -> Option<&rp::ConcurrencyLimit> = rp::Dependency::retry_slots;
+        of(&self.0).map(|_| Arc::new(ConcurrencyLimit(Source::Dependency(Arc::clone(&self.0), of))))
     }
 }

@@ -14,7 +14,7 @@ use crate::decision::{outcome_from_http_response, Decision, Outcome};
 use crate::hot_driver;
 use crate::operation::{OperationOptions, Stats};
 use crate::policy::Policy;
-use crate::{count_out, lock, long_out, ms_in, u32_in, Result};
+use crate::{clock_in, count_out, lock, long_out, u32_in, Result};
 
 /// Everything a host needs to send one attempt.
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
@@ -156,7 +156,7 @@ impl Driver {
         options: OperationOptions,
         driver_options: DriverOptions,
     ) -> Result<Arc<Driver>> {
-        let now_ms = ms_in("now_ms", now_ms)?;
+        let now_ms = clock_in("now_ms", now_ms)?;
         let core_options = rp::DriverOptions {
             concurrency: driver_options.concurrency.unwrap_or_default(),
             stats: driver_options.stats.map(|stats| Arc::clone(&stats.0)),
@@ -170,22 +170,22 @@ impl Driver {
 
     /// What to do now.
     pub fn poll_action(&self, now_ms: i64) -> Result<Action> {
-        Ok(self.action(ms_in("now_ms", now_ms)?).into())
+        Ok(self.action(clock_in("now_ms", now_ms)?).into())
     }
 
     /// Hands in how attempt `attempt` ended, as observed at `now_ms`.
     pub fn handle_result(&self, now_ms: i64, attempt: i32, outcome: Outcome) -> Result<rp::Receipt> {
-        self.result(ms_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, outcome.try_into()?)
+        self.result(clock_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, outcome.try_into()?)
     }
 
     /// Hands in attempt `attempt`'s failure, named in the vocabulary (its outcome is the core's).
     pub fn handle_failure(&self, now_ms: i64, attempt: i32, failure: rp::Failure) -> Result<rp::Receipt> {
-        self.result(ms_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, failure.outcome())
+        self.result(clock_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, failure.outcome())
     }
 
     /// The caller abandons the operation: it gives up (`cancelled`) and every running attempt is aborted.
     pub fn handle_cancel(&self, now_ms: i64) -> Result<()> {
-        self.cancel(ms_in("now_ms", now_ms)?);
+        self.cancel(clock_in("now_ms", now_ms)?);
         Ok(())
     }
 

@@ -30,7 +30,7 @@ use retryplan::{GiveUpReason, GrpcCode, TransportFailure, Verdict};
 
 use crate::decision::{Outcome, Pushback};
 use crate::operation::Operation;
-use crate::{long_out, ms_in, u32_in, Result};
+use crate::{clock_in, long_out, u32_in, Result};
 
 /// The decision was written into the caller's array.
 pub const DONE: i32 = 0;
@@ -124,13 +124,13 @@ fn answer(handle: u64, out: *mut i64, len: i32, decide: impl FnOnce(&Operation) 
 /// `Operation.poll(now_ms)`.
 #[no_mangle]
 pub extern "C" fn retryplan_kotlin_poll(handle: u64, now_ms: i64, out: *mut i64, len: i32) -> i32 {
-    answer(handle, out, len, |operation| operation.decide_poll(ms_in("now_ms", now_ms)?))
+    answer(handle, out, len, |operation| operation.decide_poll(clock_in("now_ms", now_ms)?))
 }
 
 /// `Operation.cancel(now_ms)`.
 #[no_mangle]
 pub extern "C" fn retryplan_kotlin_cancel(handle: u64, now_ms: i64, out: *mut i64, len: i32) -> i32 {
-    answer(handle, out, len, |operation| operation.decide_cancel(ms_in("now_ms", now_ms)?))
+    answer(handle, out, len, |operation| operation.decide_cancel(clock_in("now_ms", now_ms)?))
 }
 
 /// `Operation.onOutcome(now_ms, attempt, outcome)`, the outcome as `kind`
@@ -154,7 +154,7 @@ pub extern "C" fn retryplan_kotlin_on_outcome(
         let outcome = outcome(kind, code, guidance, guidance_ms).ok_or_else(|| {
             crate::invalid("outcome", format!("no outcome has kind {kind}, code {code}, guidance {guidance}"))
         })?;
-        operation.decide_outcome(ms_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, outcome.try_into()?)
+        operation.decide_outcome(clock_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, outcome.try_into()?)
     })
 }
 

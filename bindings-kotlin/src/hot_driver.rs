@@ -26,7 +26,7 @@ use crate::driver::Driver;
 use crate::hot::{
     answer_into, answer_status, encode, outcome, Registry, DONE, FAILED, NONE, VERDICTS, WORDS as DECISION_WORDS,
 };
-use crate::{count_out, lock, long_out, ms_in, u32_in};
+use crate::{clock_in, count_out, lock, long_out, u32_in};
 
 /// Longs in an action or an event.
 pub const WORDS: usize = 16;
@@ -44,7 +44,7 @@ pub(crate) static DRIVERS: Registry<Driver> = Registry::new();
 #[no_mangle]
 pub extern "C" fn retryplan_kotlin_driver_poll(handle: u64, now_ms: i64, out: *mut i64, len: i32) -> i32 {
     answer_into(&DRIVERS, handle, out, len, |driver| {
-        let now_ms = ms_in("now_ms", now_ms).map_err(|_| FAILED)?;
+        let now_ms = clock_in("now_ms", now_ms).map_err(|_| FAILED)?;
         action_words(&driver.action(now_ms)).ok_or(TYPED)
     })
 }
@@ -69,7 +69,8 @@ pub extern "C" fn retryplan_kotlin_driver_result(
         } else {
             outcome(kind, code, guidance, guidance_ms).and_then(|outcome| rp::Outcome::try_from(outcome).ok())
         };
-        let (Some(outcome), Ok(now_ms), Ok(attempt)) = (outcome, ms_in("now_ms", now_ms), u32_in("attempt", attempt))
+        let (Some(outcome), Ok(now_ms), Ok(attempt)) =
+            (outcome, clock_in("now_ms", now_ms), u32_in("attempt", attempt))
         else {
             return FAILED;
         };
@@ -84,7 +85,7 @@ pub extern "C" fn retryplan_kotlin_driver_result(
 /// `Driver.handleCancel(now_ms)`.
 #[no_mangle]
 pub extern "C" fn retryplan_kotlin_driver_cancel(handle: u64, now_ms: i64) -> i32 {
-    answer_status(&DRIVERS, handle, |driver| match ms_in("now_ms", now_ms) {
+    answer_status(&DRIVERS, handle, |driver| match clock_in("now_ms", now_ms) {
         Ok(now_ms) => {
             driver.cancel(now_ms);
             DONE

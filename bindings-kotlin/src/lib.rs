@@ -36,8 +36,8 @@ mod operation;
 mod policy;
 
 pub use controls::{
-    BreakerConfig, BreakerPermit, BreakerSnapshot, BudgetConfig, BudgetSnapshot, CircuitBreaker, Dependency,
-    DependencyConfig, DependencySnapshot, RetryBudget, RetryCharge, TripConfig,
+    BreakerConfig, BreakerPermit, BreakerSnapshot, BudgetConfig, BudgetSnapshot, CircuitBreaker, ConcurrencyLimit,
+    Dependency, DependencyConfig, DependencySnapshot, RetryBudget, RetryCharge, RetrySlot, TripConfig,
 };
 pub use decision::{outcome_from_http, outcome_from_http_response, Decision, Outcome, Pushback};
 pub use dialects::{
@@ -333,6 +333,21 @@ fn invalid(name: &'static str, rule: String) -> RetryplanError {
 /// A millisecond value handed in: never negative.
 fn ms_in(name: &'static str, value: i64) -> Result<u64> {
     u64::try_from(value).map_err(|_| invalid(name, format!("must be >= 0 milliseconds, got {value}")))
+}
+
+/// A clock reading handed in (`now_ms`, `deadline_ms`, ...): 0 to the core's
+/// `MAX_MS` (2^53 - 1), the range of every time the core keeps; Python and
+/// JS refuse the same readings with the same message.
+fn clock_in(name: &'static str, value: i64) -> Result<u64> {
+    let ms = ms_in(name, value)?;
+    match ms <= rp::MAX_MS {
+        true => Ok(ms),
+        false => Err(invalid(name, format!("must be at most {} (2^53 - 1), got {ms}", rp::MAX_MS))),
+    }
+}
+
+fn opt_clock_in(name: &'static str, value: Option<i64>) -> Result<Option<u64>> {
+    value.map(|value| clock_in(name, value)).transpose()
 }
 
 fn opt_ms_in(name: &'static str, value: Option<i64>) -> Result<Option<u64>> {

@@ -9,7 +9,7 @@ use crate::controls::Dependency;
 use crate::decision::{attempts_out, Decision, Outcome, Pushback};
 use crate::hot;
 use crate::policy::Policy;
-use crate::{lock, long_out, ms_in, opt_ms_in, u32_in, Result};
+use crate::{clock_in, lock, long_out, ms_in, opt_clock_in, u32_in, Result};
 
 /// How an operation starts. Every field may be null: no seed draws one (and
 /// a key) from the operating system; no key derives one from the seed; no
@@ -46,7 +46,7 @@ impl OperationOptions {
         if let Some(key) = self.idempotency_key {
             core.idempotency_key = Some(rp::IdempotencyKey::new(key)?);
         }
-        core.deadline_ms = opt_ms_in("deadline_ms", self.deadline_ms)?;
+        core.deadline_ms = opt_clock_in("deadline_ms", self.deadline_ms)?;
         core.dependency = self.dependency.map(|dependency| Arc::clone(&dependency.0));
         Ok(core.with_repeatability(self.repeatability.unwrap_or_default()))
     }
@@ -62,7 +62,7 @@ impl Operation {
     /// Starts an operation at `now_ms`; call `poll` for its first decision.
     #[uniffi::constructor]
     pub fn new(policy: Arc<Policy>, now_ms: i64, options: OperationOptions) -> Result<Arc<Operation>> {
-        let now_ms = ms_in("now_ms", now_ms)?;
+        let now_ms = clock_in("now_ms", now_ms)?;
         let core = options.into_core()?;
         let operation = Arc::new(Operation(Mutex::new(rp::Operation::new(&policy.0, now_ms, core))));
         hot::OPERATIONS.register(&operation);
@@ -71,17 +71,17 @@ impl Operation {
 
     /// The current decision at `now_ms`.
     pub fn poll(&self, now_ms: i64) -> Result<Decision> {
-        Ok(self.decide_poll(ms_in("now_ms", now_ms)?)?.into())
+        Ok(self.decide_poll(clock_in("now_ms", now_ms)?)?.into())
     }
 
     /// Reports how attempt `attempt` ended and returns the next decision.
     pub fn on_outcome(&self, now_ms: i64, attempt: i32, outcome: Outcome) -> Result<Decision> {
-        Ok(self.decide_outcome(ms_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, outcome.try_into()?)?.into())
+        Ok(self.decide_outcome(clock_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, outcome.try_into()?)?.into())
     }
 
     /// The caller abandons the operation: gives up with reason `cancelled`.
     pub fn cancel(&self, now_ms: i64) -> Result<Decision> {
-        Ok(self.decide_cancel(ms_in("now_ms", now_ms)?)?.into())
+        Ok(self.decide_cancel(clock_in("now_ms", now_ms)?)?.into())
     }
 
     /// When to poll next, or null once ended.
@@ -91,7 +91,7 @@ impl Operation {
 
     /// Budget left at `now_ms` after the response reserve.
     pub fn remaining_budget_ms(&self, now_ms: i64) -> Result<i64> {
-        let now_ms = ms_in("now_ms", now_ms)?;
+        let now_ms = clock_in("now_ms", now_ms)?;
         Ok(long_out(lock(&self.0).remaining_budget_ms(now_ms)))
     }
 
@@ -232,7 +232,7 @@ impl Stats {
 /// `now_unix_ms` is the wall clock, needed only for the date forms.
 #[uniffi::export]
 pub fn parse_retry_after(value: String, now_unix_ms: i64) -> Result<i64> {
-    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
+    let now_unix_ms = clock_in("now_unix_ms", now_unix_ms)?;
     Ok(long_out(rp::parse_retry_after(&value, now_unix_ms).map_err(rp::Error::from)?))
 }
 
@@ -240,7 +240,7 @@ pub fn parse_retry_after(value: String, now_unix_ms: i64) -> Result<i64> {
 /// `parse_retry_after` does) or `Lenient` (also what Python's email.utils reads).
 #[uniffi::export]
 pub fn parse_retry_after_with(value: String, now_unix_ms: i64, reading: rp::RetryAfterReading) -> Result<i64> {
-    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
+    let now_unix_ms = clock_in("now_unix_ms", now_unix_ms)?;
     Ok(long_out(rp::parse_retry_after_with(&value, now_unix_ms, reading).map_err(rp::Error::from)?))
 }
 
@@ -255,7 +255,7 @@ pub fn parse_rate_limit(value: String, policy_value: Option<String>) -> Result<O
 /// a Unix time from it) as ms from `now_unix_ms`.
 #[uniffi::export]
 pub fn parse_rate_limit_reset(value: String, now_unix_ms: i64) -> Result<i64> {
-    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
+    let now_unix_ms = clock_in("now_unix_ms", now_unix_ms)?;
     Ok(long_out(rp::parse_rate_limit_reset(&value, now_unix_ms).map_err(rp::Error::from)?))
 }
 
@@ -287,8 +287,8 @@ pub fn parse_grpc_timeout(value: String) -> Result<i64> {
 #[uniffi::export]
 pub fn remaining_budget_ms(deadline_ms: i64, now_ms: i64, reserve_ms: i64) -> Result<i64> {
     Ok(long_out(rp::remaining_budget_ms(
-        ms_in("deadline_ms", deadline_ms)?,
-        ms_in("now_ms", now_ms)?,
+        clock_in("deadline_ms", deadline_ms)?,
+        clock_in("now_ms", now_ms)?,
         ms_in("reserve_ms", reserve_ms)?,
     )))
 }
@@ -306,8 +306,8 @@ pub enum Admission {
 #[uniffi::export]
 pub fn admit(deadline_ms: i64, now_ms: i64, reserve_ms: i64, minimum_useful_ms: i64) -> Result<Admission> {
     let admission = rp::admit(
-        ms_in("deadline_ms", deadline_ms)?,
-        ms_in("now_ms", now_ms)?,
+        clock_in("deadline_ms", deadline_ms)?,
+        clock_in("now_ms", now_ms)?,
         ms_in("reserve_ms", reserve_ms)?,
         ms_in("minimum_useful_ms", minimum_useful_ms)?,
     );

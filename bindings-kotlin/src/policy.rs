@@ -15,7 +15,7 @@ use retryplan::{
 };
 
 use crate::decision::{Decision, Outcome};
-use crate::{count_out, long_out, ms_in, u32_in, Result, RetryplanError};
+use crate::{clock_in, count_out, long_out, ms_in, u32_in, Result, RetryplanError};
 
 /// How long one attempt may run.
 #[derive(Clone, Copy, Debug, PartialEq, uniffi::Enum)]
@@ -351,8 +351,8 @@ impl Policy {
         let redelivery = rp::redeliver(
             &self.0,
             u32_in("attempts", attempts)?,
-            ms_in("first_seen_ms", first_seen_ms)?,
-            ms_in("now_ms", now_ms)?,
+            clock_in("first_seen_ms", first_seen_ms)?,
+            clock_in("now_ms", now_ms)?,
             &outcome.try_into()?,
         )?;
         Ok(match redelivery {

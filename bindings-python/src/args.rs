@@ -58,7 +58,7 @@ impl Clock {
 /// Float seconds to integer ms: the floor of `seconds * 1000`, where a float
 /// that is the nearest one to a whole millisecond (e.g. `1.005`) counts as
 /// exactly that millisecond, so `ms / 1000` always converts back to `ms`.
-fn seconds_to_ms(name: &'static str, seconds: f64) -> Res<u64> {
+pub(crate) fn seconds_to_ms(name: &'static str, seconds: f64) -> Res<u64> {
     if seconds.is_nan() {
         return Err(invalid(name, "must be a number of seconds, got nan".to_owned()));
     }

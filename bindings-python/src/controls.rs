@@ -7,8 +7,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use retryplan::value::Value;
 use retryplan::{
-    BreakerConfig, BreakerPermit, BudgetConfig, CircuitBreaker, Dependency, DependencyConfig, GiveUpReason, GrantCell,
-    RetryBudget, RetryCharge, SharedStats,
+    BreakerConfig, BreakerPermit, BudgetConfig, CircuitBreaker, ConcurrencyLimit, Dependency, DependencyConfig,
+    GiveUpReason, GrantCell, RetryBudget, RetryCharge, RetrySlot, SharedStats,
 };
 
 use crate::args::{class_arg, str_arg, u32_arg, NOW};
@@ -72,6 +72,12 @@ impl PyDependency {
     #[getter]
     fn breaker(&self) -> Option<PyCircuitBreaker> {
         self.inner.breaker().map(|_| PyCircuitBreaker { inner: Source::Dependency(Arc::clone(&self.inner)) })
+    }
+
+    /// The dependency's cap on in-flight retries and hedges, or None.
+    #[getter]
+    fn retry_slots(&self) -> Option<PyConcurrencyLimit> {
+        self.inner.retry_slots().map(|_| PyConcurrencyLimit { inner: Source::Dependency(Arc::clone(&self.inner)) })
     }
 }
 
@@ -192,6 +198,19 @@ impl PyRetryBudget {
         Ok(budget.on_failure(now, charge_arg(charge)?)?)
     }
 
+    /// Settles a charge whose retry ended with neither a success nor a retryable failure: it stays spent.
+    fn spend(&self, charge: &Bound<'_, PyAny>) -> Res<()> {
+        let budget = self.budget()?;
+        let charge = charge_arg(Some(charge))?.ok_or_else(|| invalid("charge", "is required".to_owned()))?;
+        Ok(budget.spend(charge)?)
+    }
+
+    /// Charges granted and not yet settled.
+    #[getter]
+    fn charges_outstanding(&self) -> Res<usize> {
+        Ok(self.budget()?.charges_outstanding())
+    }
+
     /// Takes `amount` units from a quota (AWS `acquire`): True when taken, False when fewer are left.
     fn acquire(&self, amount: &Bound<'_, PyAny>) -> Res<bool> {
         Ok(self.budget()?.acquire(u32_arg("amount", amount)?)?)
@@ -309,6 +328,12 @@ impl PyCircuitBreaker {
         Ok(breaker.release(permit_arg(Some(permit))?)?)
     }
 
+    /// Permits granted and not yet settled.
+    #[getter]
+    fn permits_outstanding(&self) -> Res<usize> {
+        Ok(self.breaker()?.permits_outstanding())
+    }
+
     /// The breaker's state at `now`, as a JSON-shaped dict.
     #[pyo3(signature = (now = None, *, now_ms = None))]
     fn snapshot<'py>(
@@ -318,6 +343,64 @@ impl PyCircuitBreaker {
         now_ms: Option<&Bound<'_, PyAny>>,
     ) -> Res<Bound<'py, PyAny>> {
         serialized(py, &self.breaker()?.snapshot(NOW.read(now, now_ms)?))
+    }
+}
+
+/// A cap on the retries and hedges in flight at once (a Dependency's `retry_slots`, or its own). Thread-safe.
+#[pyclass(module = "retryplan", name = "ConcurrencyLimit", frozen)]
+pub(crate) struct PyConcurrencyLimit {
+    inner: Source<ConcurrencyLimit>,
+}
+
+/// One slot of a ConcurrencyLimit; give it back once, with `release`. Only `try_acquire` makes one.
+#[pyclass(module = "retryplan", name = "RetrySlot", frozen)]
+pub(crate) struct PyRetrySlot {
+    cell: GrantCell<RetrySlot>,
+}
+
+#[pymethods]
+impl PyRetrySlot {
+    fn __repr__(&self) -> String {
+        format!("RetrySlot(settled={})", if self.cell.is_settled() { "True" } else { "False" })
+    }
+}
+
+impl PyConcurrencyLimit {
+    fn limit(&self) -> Res<&ConcurrencyLimit> {
+        self.inner.get("retry_slots", Dependency::retry_slots)
+    }
+}
+
+#[pymethods]
+impl PyConcurrencyLimit {
+    #[new]
+    fn new(max_in_flight: &Bound<'_, PyAny>) -> Res<Self> {
+        Ok(PyConcurrencyLimit {
+            inner: Source::Own(Box::new(ConcurrencyLimit::new(u32_arg("max_in_flight", max_in_flight)?))),
+        })
+    }
+
+    /// Takes a slot: a RetrySlot, or None when all are taken.
+    fn try_acquire(&self) -> Res<Option<PyRetrySlot>> {
+        Ok(self.limit()?.try_acquire().map(|slot| PyRetrySlot { cell: GrantCell::new(slot) }))
+    }
+
+    /// Gives a slot back (once, to the limit that granted it).
+    fn release(&self, slot: &Bound<'_, PyAny>) -> Res<()> {
+        let limit = self.limit()?;
+        Ok(limit.release(class_arg::<PyRetrySlot>("slot", slot)?.cell.take()?)?)
+    }
+
+    /// Slots taken now.
+    #[getter]
+    fn in_flight(&self) -> Res<u32> {
+        Ok(self.limit()?.in_flight())
+    }
+
+    /// The cap.
+    #[getter]
+    fn max_in_flight(&self) -> Res<u32> {
+        Ok(self.limit()?.max_in_flight())
     }
 }
 

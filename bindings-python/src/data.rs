@@ -5,6 +5,7 @@
 //! between; results come back as dicts, lists, ints and floats.
 
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use retryplan::value::{join, Number, Value};
 use retryplan::Error;
@@ -106,6 +107,25 @@ pub(crate) fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, 
             }
             dict.into_any()
         }
+    })
+}
+
+static VALUES: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+
+/// A core value that holds no engine state as an instance of its class in `retryplan._values`
+/// (`Classification`, `Admission`, ...), built from its JSON form (and `extra`, when the class takes more).
+pub(crate) fn typed<'py, T: serde::Serialize>(
+    py: Python<'py>,
+    class: &str,
+    value: &T,
+    extra: Option<Bound<'py, PyAny>>,
+) -> Res<Bound<'py, PyAny>> {
+    let module = VALUES.get_or_try_init(py, || py.import("retryplan._values").map(Bound::unbind))?;
+    let class = module.bind(py).getattr(class)?;
+    let fields = serialized(py, value)?;
+    Ok(match extra {
+        None => class.call1((fields,))?,
+        Some(extra) => class.call1((fields, extra))?,
     })
 }
 

@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::pyclass_init::PyClassInitializer;
 use pyo3::types::{PyBool, PyString};
 use retryplan::value::Named;
-use retryplan::{Action, AttemptResult, Concurrency, Driver, DriverOptions, Event, Receipt, RequestId};
+use retryplan::{Action, AttemptResult, Concurrency, Driver, DriverOptions, Event, OperationOptions, Receipt};
 
 use crate::args::{class_arg, given, str_arg, u32_arg, NOW, NOW_UNIX};
 use crate::controls::PyStats;
@@ -58,33 +58,51 @@ impl PyAction {
 /// Start this attempt now, as planned; report how it ended with `Driver.handle_result`.
 #[pyclass(module = "retryplan", frozen, extends = PyAction)]
 pub(crate) struct AttemptPlan {
-    /// Attempt number, 1 for the first.
-    #[pyo3(get)]
-    attempt: u32,
-    /// The effective timeout: min(per-attempt timeout, remaining budget), in ms.
-    #[pyo3(get)]
-    timeout_ms: u64,
-    /// When the driver counts the attempt as timed out (now + timeout_ms).
-    #[pyo3(get)]
-    abort_at_ms: u64,
-    /// Budget left at the start, after the response reserve.
-    #[pyo3(get)]
-    remaining_budget_ms: u64,
-    /// True for a hedge: an extra attempt while another still runs.
-    #[pyo3(get)]
-    hedge: bool,
-    /// True when the request carries the operation's idempotency key.
-    #[pyo3(get)]
-    send_idempotency_key: bool,
-    id: RequestId,
+    inner: retryplan::AttemptPlan,
 }
 
 #[pymethods]
 impl AttemptPlan {
+    /// Attempt number, 1 for the first.
+    #[getter]
+    fn attempt(&self) -> u32 {
+        self.inner.attempt
+    }
+
+    /// The effective timeout: min(per-attempt timeout, remaining budget), in ms.
+    #[getter]
+    fn timeout_ms(&self) -> u64 {
+        self.inner.timeout_ms
+    }
+
+    /// When the driver counts the attempt as timed out (now + timeout_ms).
+    #[getter]
+    fn abort_at_ms(&self) -> u64 {
+        self.inner.abort_at_ms
+    }
+
+    /// Budget left at the start, after the response reserve.
+    #[getter]
+    fn remaining_budget_ms(&self) -> u64 {
+        self.inner.remaining_budget_ms
+    }
+
+    /// True for a hedge: an extra attempt while another still runs.
+    #[getter]
+    fn hedge(&self) -> bool {
+        self.inner.hedge
+    }
+
+    /// True when the request carries the operation's idempotency key.
+    #[getter]
+    fn send_idempotency_key(&self) -> bool {
+        self.inner.send_idempotency_key
+    }
+
     /// A fresh id for this attempt's request (send it as `X-Request-Id`).
     #[getter]
     fn request_id(&self) -> String {
-        self.id.to_string()
+        self.inner.request_id.to_string()
     }
 }
 
@@ -147,22 +165,11 @@ fn result_to_py(py: Python<'_>, result: Option<AttemptResult>) -> PyResult<Optio
     result.map(to_py).transpose()
 }
 
-fn action_to_py(py: Python<'_>, inner: Action) -> PyResult<Py<PyAny>> {
+/// An action as an instance of its subclass.
+pub(crate) fn action_to_py(py: Python<'_>, inner: Action) -> PyResult<Py<PyAny>> {
     let base = PyClassInitializer::from(PyAction { inner });
     Ok(match inner {
-        Action::StartAttempt(plan) => Bound::new(
-            py,
-            base.add_subclass(AttemptPlan {
-                attempt: plan.attempt,
-                timeout_ms: plan.timeout_ms,
-                abort_at_ms: plan.abort_at_ms,
-                remaining_budget_ms: plan.remaining_budget_ms,
-                hedge: plan.hedge,
-                send_idempotency_key: plan.send_idempotency_key,
-                id: plan.request_id,
-            }),
-        )?
-        .into_any(),
+        Action::StartAttempt(inner) => Bound::new(py, base.add_subclass(AttemptPlan { inner }))?.into_any(),
         Action::AbortAttempt { attempt, reason } => {
             Bound::new(py, base.add_subclass(AbortAttempt { attempt, reason: reason.name() }))?.into_any()
         }
@@ -199,10 +206,36 @@ impl PyEvent {
     }
 }
 
+/// The action a Python `Action` carries, if `obj` is one.
+pub(crate) fn action_arg(obj: &Bound<'_, PyAny>) -> Option<Action> {
+    obj.cast::<PyAction>().ok().map(|action| action.get().inner)
+}
+
+/// The plan an `AttemptPlan` carries.
+pub(crate) fn plan_arg(obj: &Bound<'_, PyAny>) -> Res<retryplan::AttemptPlan> {
+    match action_arg(obj) {
+        Some(Action::StartAttempt(plan)) => Ok(plan),
+        _ => Err(wrong_type("plan", "a retryplan.AttemptPlan", obj)),
+    }
+}
+
 /// The host loop of one operation: results in, one action out per poll.
 #[pyclass(module = "retryplan", name = "Driver")]
 pub(crate) struct PyDriver {
-    inner: Driver,
+    pub(crate) inner: Driver,
+}
+
+impl PyDriver {
+    /// A driver of `policy` alone with these options (the helpers' common case).
+    pub(crate) fn with(
+        policy: &PyPolicy,
+        now_ms: u64,
+        concurrency: Concurrency,
+        options: OperationOptions,
+    ) -> Res<PyDriver> {
+        let driver_options = DriverOptions { concurrency, ..DriverOptions::default() };
+        Ok(PyDriver { inner: Driver::new(&policy.inner, now_ms, options, driver_options)? })
+    }
 }
 
 #[pymethods]
@@ -283,22 +316,6 @@ impl PyDriver {
             Receipt::Accepted => intern!(py, "accepted"),
             Receipt::Discarded => intern!(py, "discarded"),
         })
-    }
-
-    /// `handle_result`, then `poll_action`, at one clock reading: the action that follows the result, for a
-    /// host that runs one attempt at a time and keeps nothing that needs disposing of (a late result is
-    /// simply dropped). One crossing instead of two: the hot path of the sync helpers.
-    fn next_action(
-        &mut self,
-        py: Python<'_>,
-        now: &Bound<'_, PyAny>,
-        attempt: &Bound<'_, PyAny>,
-        outcome: &Bound<'_, PyAny>,
-    ) -> Res<Py<PyAny>> {
-        let now = NOW.read(Some(now), None)?;
-        let outcome = class_arg::<PyOutcome>("outcome", outcome)?.inner;
-        self.inner.handle_result(now, u32_arg("attempt", attempt)?, outcome)?;
-        Ok(action_to_py(py, self.inner.poll_action(now))?)
     }
 
     /// A response's outcome (`Outcome.from_http_response`), Retry-After read as this operation's

@@ -5,10 +5,13 @@
 //! `args` (arguments, one reading per kind; a clock reading is float seconds
 //! or its exact `_ms` twin), `errors` (one map from core errors to the
 //! exceptions of `retryplan._errors`), `data` (dicts to and from the core's
-//! data tree), `policy`, `outcome`, `decision`, `operation`, `driver` (the
-//! host loop every helper adapts), `controls` (budget, breaker, dependency,
-//! stats), `timeline` (explain, backoff, redelivery) and `dialects` (gRPC
-//! service configs, AWS standard mode).
+//! data tree, and the plain values of `retryplan._values`), `policy`,
+//! `outcome`, `decision`, `operation`, `driver` (the host loop every helper
+//! adapts), `run` (one operation as every helper runs it, and the sequential
+//! loop itself), `attempts` (the attempt loops over it), `sources` (the clock,
+//! OS randomness and Python callbacks a run reads), `controls` (budget,
+//! breaker, dependency, stats), `timeline` (explain, backoff, redelivery) and
+//! `dialects` (gRPC service configs, AWS standard mode).
 #![forbid(unsafe_code)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
@@ -19,6 +22,7 @@ use retryplan::{
 };
 
 mod args;
+mod attempts;
 mod controls;
 mod data;
 mod decision;
@@ -28,6 +32,8 @@ mod errors;
 mod operation;
 mod outcome;
 mod policy;
+mod run;
+mod sources;
 mod timeline;
 
 #[pymodule]
@@ -37,7 +43,6 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<policy::PyPolicy>()?;
     m.add_class::<outcome::PyOutcome>()?;
     m.add_class::<outcome::PyPushback>()?;
-    m.add_class::<outcome::PyClassification>()?;
     m.add_class::<decision::PyDecision>()?;
     m.add_class::<decision::StartAttempt>()?;
     m.add_class::<decision::Wait>()?;
@@ -47,7 +52,6 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<decision::Reconcile>()?;
     m.add_class::<decision::Restart>()?;
     m.add_class::<operation::PyOperation>()?;
-    m.add_class::<operation::PyAdmission>()?;
     m.add_class::<driver::PyDriver>()?;
     m.add_class::<driver::PyAction>()?;
     m.add_class::<driver::AttemptPlan>()?;
@@ -56,14 +60,18 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<driver::Ending>()?;
     m.add_class::<driver::PyAttemptResult>()?;
     m.add_class::<driver::PyEvent>()?;
+    m.add_class::<run::Settings>()?;
+    m.add_class::<run::Run>()?;
+    m.add_class::<attempts::Attempt>()?;
+    m.add_class::<attempts::Attempts>()?;
     m.add_class::<controls::PyStats>()?;
     m.add_class::<controls::PyDependency>()?;
     m.add_class::<controls::PyRetryBudget>()?;
     m.add_class::<controls::PyRetryCharge>()?;
     m.add_class::<controls::PyCircuitBreaker>()?;
     m.add_class::<controls::PyBreakerPermit>()?;
-    m.add_class::<timeline::PyTimeline>()?;
-    m.add_class::<timeline::PyRedelivery>()?;
+    m.add_class::<controls::PyConcurrencyLimit>()?;
+    m.add_class::<controls::PyRetrySlot>()?;
     m.add_class::<dialects::PyServiceConfig>()?;
     for function in [
         wrap_pyfunction!(policy::profile, m)?,

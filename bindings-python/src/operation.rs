@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use retryplan::{Admission, IdempotencyKey, Operation, OperationOptions};
+use retryplan::{IdempotencyKey, Operation, OperationOptions};
 
 use crate::args::{class_arg, given, str_arg, u32_arg, u64_arg, DEADLINE, NOW};
 use crate::controls::PyDependency;
-use crate::data::{repr_of, serialized};
+use crate::data::typed;
 use crate::decision::{decision_to_py, IntoField};
 use crate::errors::Res;
 use crate::outcome::PyOutcome;
@@ -166,38 +166,6 @@ impl PyOperation {
     }
 }
 
-/// A server's verdict on a request with a propagated deadline: `admitted`,
-/// the time left, and (when rejected) the least time the work needs.
-#[pyclass(module = "retryplan", name = "Admission", frozen, eq, hash)]
-#[derive(PartialEq, Eq, Hash)]
-pub(crate) struct PyAdmission {
-    inner: Admission,
-    /// `admit` or `reject`.
-    #[pyo3(get)]
-    kind: &'static str,
-    /// True when the request should be served.
-    #[pyo3(get)]
-    admitted: bool,
-    /// Time left for the work, in ms.
-    #[pyo3(get)]
-    remaining_ms: u64,
-    /// The least time the work needs (rejections only), in ms.
-    #[pyo3(get)]
-    minimum_useful_ms: Option<u64>,
-}
-
-#[pymethods]
-impl PyAdmission {
-    /// The JSON form.
-    fn to_dict<'py>(&self, py: Python<'py>) -> Res<Bound<'py, PyAny>> {
-        serialized(py, &self.inner)
-    }
-
-    fn __repr__(&self) -> String {
-        repr_of(&format!("Admission[{}]", self.kind), &self.inner)
-    }
-}
-
 /// Budget left at `now` before `deadline`, minus `reserve_ms`, in ms (saturating at 0).
 #[pyfunction]
 #[pyo3(signature = (deadline = None, now = None, *, reserve_ms, deadline_ms = None, now_ms = None))]
@@ -215,27 +183,17 @@ pub(crate) fn remaining_budget_ms(
 /// Server-side admission: reject when what remains (after the reserve) is below the minimum useful time.
 #[pyfunction]
 #[pyo3(signature = (deadline = None, now = None, *, reserve_ms, minimum_useful_ms, deadline_ms = None, now_ms = None))]
-pub(crate) fn admit(
+pub(crate) fn admit<'py>(
+    py: Python<'py>,
     deadline: Option<&Bound<'_, PyAny>>,
     now: Option<&Bound<'_, PyAny>>,
     reserve_ms: &Bound<'_, PyAny>,
     minimum_useful_ms: &Bound<'_, PyAny>,
     deadline_ms: Option<&Bound<'_, PyAny>>,
     now_ms: Option<&Bound<'_, PyAny>>,
-) -> Res<PyAdmission> {
+) -> Res<Bound<'py, PyAny>> {
     let (deadline, now) = (DEADLINE.read(deadline, deadline_ms)?, NOW.read(now, now_ms)?);
     let minimum = u64_arg("minimum_useful_ms", minimum_useful_ms)?;
-    let inner = retryplan::admit(deadline, now, u64_arg("reserve_ms", reserve_ms)?, minimum);
-    Ok(match inner {
-        Admission::Admit { remaining_ms } => {
-            PyAdmission { inner, kind: "admit", admitted: true, remaining_ms, minimum_useful_ms: None }
-        }
-        Admission::Reject { remaining_ms, minimum_useful_ms } => PyAdmission {
-            inner,
-            kind: "reject",
-            admitted: false,
-            remaining_ms,
-            minimum_useful_ms: Some(minimum_useful_ms),
-        },
-    })
+    let admission = retryplan::admit(deadline, now, u64_arg("reserve_ms", reserve_ms)?, minimum);
+    typed(py, "Admission", &admission, None)
 }

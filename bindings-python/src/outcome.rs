@@ -6,10 +6,10 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt};
 use retryplan::aws::ErrorCode;
-use retryplan::{Class, Failure, GrpcCode, Outcome, Pushback, RetryAfterReading, GUIDANCE_HEADERS};
+use retryplan::{Failure, GrpcCode, Outcome, Pushback, RetryAfterReading, GUIDANCE_HEADERS};
 
 use crate::args::{by_name, class_arg, str_arg, u16_arg, u32_arg, u64_arg, NOW_UNIX};
-use crate::data::{repr_of, serialized};
+use crate::data::{repr_of, serialized, typed};
 use crate::errors::{invalid, wrong_type, Fault, Res};
 use crate::policy::PyPolicy;
 
@@ -194,56 +194,12 @@ impl PyPushback {
     }
 }
 
-/// What an outcome means under a policy: `kind` is `success`, `retryable`,
-/// `not_retryable`, `conflict` or `cancelled`; `ambiguous` is True when a
-/// retryable request may have been processed.
-#[pyclass(module = "retryplan", name = "Classification", frozen, eq, hash)]
-#[derive(PartialEq, Eq, Hash)]
-pub(crate) struct PyClassification {
-    inner: Class,
-}
-
-#[pymethods]
-impl PyClassification {
-    /// `success`, `retryable`, `not_retryable`, `conflict` or `cancelled`.
-    #[getter]
-    fn kind(&self) -> &'static str {
-        match self.inner {
-            Class::Success => "success",
-            Class::Retryable { .. } => "retryable",
-            Class::NotRetryable => "not_retryable",
-            Class::Conflict => "conflict",
-            Class::Cancelled => "cancelled",
-        }
-    }
-
-    /// True when a retryable request may have been processed.
-    #[getter]
-    fn ambiguous(&self) -> bool {
-        matches!(self.inner, Class::Retryable { ambiguous: true, .. })
-    }
-
-    /// True when the server throttled the request (an AWS throttling error code).
-    #[getter]
-    fn throttling(&self) -> bool {
-        matches!(self.inner, Class::Retryable { throttling: true, .. })
-    }
-
-    /// The JSON form, e.g. `{"class": "retryable", "ambiguous": True}`.
-    fn to_dict<'py>(&self, py: Python<'py>) -> Res<Bound<'py, PyAny>> {
-        serialized(py, &self.inner)
-    }
-
-    fn __repr__(&self) -> String {
-        format!("Classification(kind='{}', ambiguous={})", self.kind(), if self.ambiguous() { "True" } else { "False" })
-    }
-}
-
 /// Classifies an outcome under a policy.
 #[pyfunction]
-pub(crate) fn classify(policy: &Bound<'_, PyAny>, outcome: &Bound<'_, PyAny>) -> Res<PyClassification> {
-    let policy = &class_arg::<PyPolicy>("policy", policy)?.inner;
-    Ok(PyClassification { inner: retryplan::classify(policy, &class_arg::<PyOutcome>("outcome", outcome)?.inner)? })
+pub(crate) fn classify<'py>(policy: &Bound<'py, PyAny>, outcome: &Bound<'_, PyAny>) -> Res<Bound<'py, PyAny>> {
+    let inner = &class_arg::<PyPolicy>("policy", policy)?.inner;
+    let class = retryplan::classify(inner, &class_arg::<PyOutcome>("outcome", outcome)?.inner)?;
+    typed(policy.py(), "Classification", &class, None)
 }
 
 /// A response's status and headers (a mapping whose `get` finds the lower-case

@@ -360,6 +360,30 @@ def test_a_success_keeps_no_error_of_an_earlier_attempt_alive() -> None:
         gc.enable()
 
 
+def test_an_attempt_loop_keeps_no_error_of_an_earlier_attempt_alive() -> None:
+    import gc
+    import weakref
+
+    errors: List["weakref.ref[BaseException]"] = []
+
+    def registered(error: BaseException) -> BaseException:
+        errors.append(weakref.ref(error))
+        return error
+
+    policy = Policy(max_attempts=50, jitter={"kind": "none"}, backoff={"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0})
+    gc.disable()
+    try:
+        for attempt in retryplan.attempts(policy, seed=1, outcome_of_error=lambda error: Outcome.application("retryable")):
+            with attempt:
+                # The errors of earlier attempts are not kept: a newer attempt decides from here on.
+                assert all(ref() is None for ref in errors)
+                if len(errors) < 40:
+                    raise registered(AppError(len(errors)))  # no local name: the frame must not hold its own error
+        assert len(errors) == 40 and all(ref() is None for ref in errors)  # freed without the cyclic collector
+    finally:
+        gc.enable()
+
+
 def test_a_sync_call_that_returns_after_its_abort_time_counts_as_timed_out() -> None:
     clock = FakeClock()
     events: List[retryplan.Event] = []

@@ -75,9 +75,15 @@ impl AttemptSet {
         self.0.count_ones()
     }
 
-    /// The attempt numbers in ascending order.
+    /// The attempt numbers in ascending order (one step per member: every
+    /// ending walks its `abort_attempts`, mostly empty).
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        (1..=128).filter(|attempt| self.contains(*attempt))
+        let mut bits = self.0;
+        core::iter::from_fn(move || {
+            let lowest = bits.trailing_zeros();
+            bits &= bits.wrapping_sub(1);
+            (lowest < 128).then_some(lowest + 1)
+        })
     }
 }
 
@@ -310,5 +316,22 @@ impl Decision {
             Decision::Reconcile { .. } => "reconcile",
             Decision::Restart { .. } => "restart",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::AttemptSet;
+
+    #[test]
+    fn an_attempt_set_walks_its_members_in_order() {
+        let mut set = AttemptSet::EMPTY;
+        assert_eq!(set.iter().count(), 0);
+        for attempt in [128, 65, 3, 64, 1, 0, 129] {
+            set.insert(attempt);
+        }
+        assert_eq!(set.iter().collect::<Vec<_>>(), [1, 3, 64, 65, 128]);
+        set.remove(64);
+        assert_eq!(set.iter().collect::<Vec<_>>(), [1, 3, 65, 128]);
     }
 }

@@ -3,20 +3,25 @@
 
 Usage: python3 tests/conformance/lint.py [DIR]   (DIR defaults to this file's directory)
 
-Every *.json file in DIR except schema.json is a vector file. For each one it checks:
+schema.json is the one source of truth for the vector format: this script reads its
+rules from it at load time (the kinds, their required and allowed fields, the field
+types, the step calls and what each expects, the error codes and which carry fields,
+the failure names, the id pattern, the integer limit...). Every other *.json file in
+DIR is a vector file. For each one it checks:
 
 - it is UTF-8 JSON without duplicate object keys;
-- the top level is exactly {"schema": "retryplan-vectors/1", "description", "cases"};
+- the top level is exactly the schema's {"schema", "description", "cases"};
 - every case has id, kind and description, plus exactly the fields its kind allows, and
-  every step exactly the fields its call allows (the tables below mirror schema.json;
-  keep them in step); a breaker step's permit_step names an earlier granted try_acquire, a budget step's charge_step an earlier granted try_retry;
-- ids are unique across all files, match ^[a-z0-9_]+(\\.[a-z0-9_]+)+$, and start with
-  the file's topic (its name, or the name's first word: "seed" for seed_scenarios.json);
+  every step exactly the fields its call allows, each of the schema's type (integer
+  within its bounds, string, boolean, enum, object); a breaker step's permit_step names
+  an earlier granted try_acquire, a budget step's charge_step an earlier granted try_retry;
+- ids are unique across all files, match the schema's id pattern, and start with the
+  file's topic (its name, or the name's first word: "seed" for seed_scenarios.json);
 - every integer is within +/- 9007199254740991 (2^53 - 1), so JavaScript reads it exactly;
 - every case has exactly one of expect / expect_error, except that operation cases carry
-  them per step and budget / breaker cases have either steps (each with its own) or an
-  expect_error; a step whose call returns nothing has "expect": null; an expect_error is
-  {"code"} or, for policy errors, {"code", "fields"};
+  them per step and budget / breaker / driver cases have either steps (each with its own)
+  or an expect_error; a step whose call returns nothing has "expect": null; an
+  expect_error is {"code"} or, for the codes the schema names, {"code", "fields"};
 - descriptions state facts: the word "should" is not used;
 - the file text is canonical: what the Rust runner's fill mode writes (serde_json pretty
   printing, two-space indent, UTF-8 unescaped, a final newline). That equals
@@ -28,6 +33,7 @@ Every *.json file in DIR except schema.json is a vector file. For each one it ch
 
 Exits 1 with one line per problem, or prints a summary such as
 "lint: 80 cases in 11 files OK (validated against schema.json with jsonschema 4.23.0)".
+test_lint.py (next to this file) feeds it broken cases and checks each is reported.
 """
 
 import importlib.metadata
@@ -37,115 +43,12 @@ import re
 import sys
 from pathlib import Path
 
-SCHEMA_TAG = "retryplan-vectors/1"
-MAX_EXACT = 2**53 - 1
-ID_PATTERN = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)+$")
-SHOULD = re.compile(r"\bshould\b", re.IGNORECASE)
+from schema_rules import EITHER, NOTHING, NOTHING_OR_ERROR, VALUE, Rules, is_int
 
-COMMON = {"id", "kind", "description"}
-NAMED_DEPENDENCIES = {"aws_standard", "aws_standard_2026"}  # built-in dependencies, by name
-POLICY_SOURCE = {"policy", "profile", "grpc_service_config"}  # exactly one of them
-SERVICE_CONFIG_SOURCE = {"grpc_method", "max_attempts_cap"}  # with grpc_service_config (grpc_method required)
-EXPECTATION = {"expect", "expect_error"}  # exactly one of them (expect only, where noted)
-
-# kind -> (required fields, optional fields, takes a policy/profile, may expect an error).
-# Kinds in STEP_CALLS run steps: operation cases always (expectations per step), budget and
-# breaker cases unless their configuration is invalid (then expect_error and no steps).
-KINDS = {
-    "operation": (
-        {"seed", "start_ms", "steps"},
-        {"deadline_ms", "idempotency_key", "expect_idempotency_key", "dependency"},
-        True,
-        None,
-    ),
-    "driver": (
-        {"seed", "start_ms"},
-        {"steps", "deadline_ms", "idempotency_key", "dependency", "method", "idempotent_request", "concurrency"},
-        True,
-        True,
-    ),
-    "operation_series": ({"seed", "operations"}, {"dependency"}, True, None),
-    "grpc_service_config": ({"grpc_service_config"}, {"max_attempts_cap", "lookups"}, False, True),
-    "grpc_timeout_ns_encode": ({"timeout_ns"}, set(), False, False),
-    "grpc_timeout_ns_parse": ({"value"}, set(), False, True),
-    "aws_error_code": (set(), {"errortype_header", "body"}, False, False),
-    "budget": ({"budget"}, {"steps"}, False, True),
-    "breaker": ({"breaker"}, {"steps"}, False, True),
-    "dependency": ({"dependency"}, set(), False, True),
-    "redelivery": ({"attempts", "first_seen_ms", "now_ms", "outcome"}, set(), True, True),
-    "policy": (set(), set(), True, True),
-    "backoff_ceilings": ({"retries"}, set(), True, True),
-    "classify": ({"outcome"}, set(), True, True),
-    "explain": (set(), {"deadline_ms", "first_attempt_at_ms"}, True, True),
-    "retry_after": ({"value", "now_unix_ms"}, {"reading"}, False, True),
-    "rate_limit": ({"value"}, {"policy_value"}, False, True),
-    "rate_limit_reset": ({"value", "now_unix_ms"}, set(), False, True),
-    "http_response": ({"status", "headers", "now_unix_ms"}, {"reading"}, False, False),
-    "retry_after_ms": ({"value"}, set(), False, True),
-    "http_outcome": ({"status", "now_unix_ms"}, {"retry_after", "retry_after_ms"}, False, False),
-    "grpc_pushback": ({"value"}, set(), False, False),
-    "grpc_timeout_encode": ({"timeout_ms"}, set(), False, False),
-    "grpc_timeout_parse": ({"value"}, set(), False, True),
-    "admit": ({"deadline_ms", "now_ms", "reserve_ms", "minimum_useful_ms"}, set(), False, False),
-}
-INTEGER_FIELDS = {
-    "seed", "start_ms", "deadline_ms", "retries", "now_unix_ms", "timeout_ms",
-    "first_attempt_at_ms", "now_ms", "reserve_ms", "minimum_useful_ms", "attempts", "first_seen_ms",
-}
-OBJECT_FIELDS = {"budget", "breaker"}  # configurations read by serde in the runner: always objects
-STRING_FIELDS = {"value", "profile", "idempotency_key", "expect_idempotency_key", "method", "timeout_ns", "errortype_header", "body", "policy_value"}
-READINGS = {"strict", "lenient"}
-CONCURRENCY = {"concurrent", "sequential", "sequential_without_hedging"}
-
-# What a call's step expects: EITHER a value or an error, a VALUE (never an error, never
-# null), or NOTHING ("expect": null, the call returns nothing).
-EITHER, VALUE, NOTHING, NOTHING_OR_ERROR = "either", "value", "nothing", "nothing_or_error"
-
-# kind -> call -> (required step fields besides the expectation, optional fields, what it expects)
-STEP_CALLS = {
-    "operation": {
-        "poll": ({"at_ms", "call"}, set(), EITHER),
-        "cancel": ({"at_ms", "call"}, set(), EITHER),
-        "outcome": ({"at_ms", "call", "attempt", "outcome"}, set(), EITHER),
-        "dependency_snapshot": ({"at_ms", "call"}, set(), VALUE),
-        "budget_on_failure": ({"at_ms", "call"}, set(), NOTHING),
-    },
-    "driver": {
-        "poll": ({"at_ms", "call"}, set(), VALUE),
-        "result": ({"at_ms", "call", "attempt"}, {"outcome", "failure", "response", "now_unix_ms"}, EITHER),
-        "cancel": ({"at_ms", "call"}, set(), NOTHING),
-        "events": ({"at_ms", "call"}, set(), VALUE),
-        "stats": ({"at_ms", "call"}, set(), VALUE),
-    },
-    "budget": {
-        "on_request": ({"at_ms", "call"}, set(), NOTHING),
-        "try_retry": ({"at_ms", "call"}, {"after_timeout"}, VALUE),
-        "on_success": ({"at_ms", "call"}, {"charge_step"}, NOTHING_OR_ERROR),
-        "on_failure": ({"at_ms", "call"}, {"charge_step"}, NOTHING_OR_ERROR),
-        "snapshot": ({"at_ms", "call"}, set(), VALUE),
-        "acquire": ({"at_ms", "call", "amount"}, set(), VALUE),
-        "release": ({"at_ms", "call", "amount"}, set(), NOTHING),
-    },
-    "breaker": {
-        "try_acquire": ({"at_ms", "call"}, set(), VALUE),
-        "on_success": ({"at_ms", "call", "permit_step"}, set(), NOTHING_OR_ERROR),
-        "on_failure": ({"at_ms", "call", "permit_step"}, set(), NOTHING_OR_ERROR),
-        "release": ({"at_ms", "call", "permit_step"}, set(), NOTHING_OR_ERROR),
-        "snapshot": ({"at_ms", "call"}, set(), VALUE),
-    },
-}
-ERROR_CODES = {
-    "invalid_policy", "invalid_policy_json", "unknown_profile", "operation_ended",
-    "attempt_not_running", "invalid_argument", "invalid_header", "entropy_unavailable", "unsupported",
-}
-ERRORS_WITH_FIELDS = {"invalid_policy", "invalid_policy_json", "unsupported"}
-# The failure vocabulary (core/src/failure.rs): what a driver result may name.
-FAILURES = {
-    "dns_lookup_failed", "connection_refused", "unreachable", "connect_timeout", "tls_handshake_failed",
-    "pool_timeout", "write_failed", "connection_lost", "read_timeout", "body_broken", "malformed_response",
-    "attempt_timed_out", "cancelled",
-}
-
+# lint.py's own rules, which the schema does not state.
+SHOULD = re.compile(r"\bshould\b", re.IGNORECASE)  # descriptions state facts
+GRANTS = {"permit_step": "try_acquire", "charge_step": "try_retry"}  # step index -> the granting call
+STEP_NEEDS_DEPENDENCY = {"dependency_snapshot", "budget_on_failure"}  # calls that read the case's dependency
 
 class DuplicateKey(ValueError):
     pass
@@ -192,10 +95,6 @@ def canonical(value, indent=0):
     if isinstance(value, float):
         return canonical_float(value)
     return json.dumps(value, ensure_ascii=False)
-
-
-def is_uint(value):
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_EXACT
 
 
 def schema_validator(linter, schema):
@@ -256,7 +155,8 @@ def schema_message(error):
 class Linter:
     MAX_SCHEMA_ERRORS_PER_FILE = 10
 
-    def __init__(self):
+    def __init__(self, rules):
+        self.rules = rules
         self.problems = []
         self.ids = {}
         self.cases = 0
@@ -269,11 +169,12 @@ class Linter:
     def check_numbers(self, where, value, path="$"):
         if isinstance(value, bool) or value is None or isinstance(value, str):
             return
+        limit = self.rules.max_exact
         if isinstance(value, int):
-            if abs(value) > MAX_EXACT:
+            if abs(value) > limit:
                 self.fail(where, f"{path} = {value} is beyond 2^53 - 1 (JavaScript cannot hold it exactly)")
         elif isinstance(value, float):
-            if not math.isfinite(value) or abs(value) > MAX_EXACT:
+            if not math.isfinite(value) or abs(value) > limit:
                 self.fail(where, f"{path} = {value!r} is not a finite number within 2^53 - 1")
         elif isinstance(value, dict):
             for key, item in value.items():
@@ -282,8 +183,13 @@ class Linter:
             for index, item in enumerate(value):
                 self.check_numbers(where, item, f"{path}[{index}]")
 
+    def check_fields(self, where, shape, holder):
+        for problem in shape.field_problems(holder):
+            self.fail(where, problem)
+
     def check_expectation(self, where, holder, error_allowed=True):
-        present = EXPECTATION & holder.keys()
+        rules = self.rules
+        present = rules.expectation & holder.keys()
         if len(present) != 1:
             self.fail(where, f"needs exactly one of expect / expect_error, has {sorted(present) or 'neither'}")
             return
@@ -294,13 +200,13 @@ class Linter:
             if not isinstance(error, dict) or "code" not in error:
                 self.fail(where, "expect_error must be an object with a code")
                 return
-            unknown = set(error) - {"code", "fields"}
+            unknown = set(error) - rules.error_keys
             if unknown:
                 self.fail(where, f"expect_error has unknown keys {sorted(unknown)}")
             code = error["code"]
-            if code not in ERROR_CODES:
-                self.fail(where, f"expect_error.code {code!r} is not one of {sorted(ERROR_CODES)}")
-            if code in ERRORS_WITH_FIELDS:
+            if code not in rules.error_codes:
+                self.fail(where, f"expect_error.code {code!r} is not one of {sorted(rules.error_codes)}")
+            if code in rules.errors_with_fields:
                 fields = error.get("fields")
                 if not isinstance(fields, list) or not fields or not all(isinstance(f, str) for f in fields):
                     self.fail(where, f"expect_error for {code} needs a non-empty list of field paths")
@@ -311,51 +217,33 @@ class Linter:
         if not isinstance(step, dict):
             self.fail(where, "a step must be an object")
             return
-        calls = STEP_CALLS[kind]
         call = step.get("call")
-        if call not in calls:
-            self.fail(where, f"a {kind} step's call must be one of {sorted(calls)}, got {call!r}")
+        if not isinstance(call, str) or call not in kind.calls:
+            self.fail(where, f"a {kind.name} step's call must be one of {sorted(kind.calls)}, got {call!r}")
             return
-        required, optional, expects = calls[call]
-        allowed = required | optional | EXPECTATION
-        missing = required - step.keys()
-        unknown = step.keys() - allowed
+        spec = kind.calls[call]
+        missing = spec.required - step.keys()
+        unknown = step.keys() - spec.allowed
         if missing:
             self.fail(where, f"{call} step lacks {sorted(missing)}")
         if unknown:
             self.fail(where, f"{call} step has unknown keys {sorted(unknown)}")
-        if "at_ms" in step and not is_uint(step["at_ms"]):
-            self.fail(where, "at_ms must be a non-negative integer")
-        for key in ("attempt",):
-            if key in step and not (is_uint(step[key]) and step[key] <= 2**32 - 1):
-                self.fail(where, f"{key} must be a non-negative 32-bit integer")
-        if "after_timeout" in step and not isinstance(step["after_timeout"], bool):
-            self.fail(where, "after_timeout must be true or false")
-        if "outcome" in step and not (isinstance(step["outcome"], dict) and isinstance(step["outcome"].get("type"), str)):
-            self.fail(where, "outcome must be an object with a type")
-        if call == "result" and len({"outcome", "failure", "response"} & step.keys()) != 1:
-            self.fail(where, "a result step hands in exactly one of outcome / failure / response")
-        if "failure" in step and step["failure"] not in FAILURES:
-            self.fail(where, f"failure must be one of {sorted(FAILURES)}, got {step['failure']!r}")
-        if "response" in step and not (
-            isinstance(step["response"], dict) and is_uint(step["response"].get("status"))
-            and isinstance(step["response"].get("headers", {}), dict)
-        ):
-            self.fail(where, "response must be {status, headers?} with an integer status")
-        if "now_unix_ms" in step and not is_uint(step["now_unix_ms"]):
-            self.fail(where, "now_unix_ms must be a non-negative integer")
-        if "permit_step" in step:
-            self.check_grant(where, "permit_step", "try_acquire", step["permit_step"], steps, index)
-        if "charge_step" in step:
-            self.check_grant(where, "charge_step", "try_retry", step["charge_step"], steps, index)
-        if call in ("dependency_snapshot", "budget_on_failure"):
+        self.check_fields(where, spec.shape, step)
+        for group in spec.one_of:
+            if len(set(group) & step.keys()) != 1:
+                self.fail(where, f"a {call} step hands in exactly one of {' / '.join(group)}")
+        for key, granting_call in GRANTS.items():
+            if key in step:
+                self.check_grant(where, key, granting_call, step[key], steps, index)
+        if call in STEP_NEEDS_DEPENDENCY:
             dependency = case.get("dependency")
-            if (isinstance(dependency, str) and dependency in NAMED_DEPENDENCIES) or (dependency is None and "grpc_service_config" in case):
+            if (isinstance(dependency, str) and dependency in kind.dependencies) or (dependency is None and "grpc_service_config" in case):
                 pass  # an AWS standard quota, or the service config's throttling
             elif not isinstance(dependency, dict):
                 self.fail(where, f"{call} needs the case's dependency")
             elif call == "budget_on_failure" and not isinstance(dependency.get("budget"), dict):
                 self.fail(where, "budget_on_failure needs a budget in the case's dependency")
+        expects = spec.expects
         if expects == EITHER or (expects == NOTHING_OR_ERROR and "expect_error" in step):
             self.check_expectation(where, step)
         elif expects == NOTHING_OR_ERROR and ("expect" not in step or step["expect"] is not None):
@@ -369,7 +257,7 @@ class Linter:
 
     def check_grant(self, where, key, granting_call, grant_step, steps, index):
         """permit_step / charge_step names an earlier try_acquire / try_retry step that was granted (its expect says so)."""
-        if not (is_uint(grant_step) and grant_step < index):
+        if not (is_int(grant_step) and 0 <= grant_step < index):
             self.fail(where, f"{key} must be the index of an earlier step")
             return
         target = steps[grant_step]
@@ -382,15 +270,16 @@ class Linter:
         if not isinstance(case, dict):
             self.fail(where, "a case must be an object")
             return
+        rules = self.rules
         self.cases += 1
-        missing_common = COMMON - case.keys()
+        missing_common = rules.common - case.keys()
         if missing_common:
             self.fail(where, f"lacks {sorted(missing_common)}")
         case_id = case.get("id")
         if isinstance(case_id, str):
             where = f"{where} ({case_id})"
-            if not ID_PATTERN.match(case_id):
-                self.fail(where, "id must match ^[a-z0-9_]+(\\.[a-z0-9_]+)+$")
+            if not rules.id_regex.match(case_id):
+                self.fail(where, f"id must match {rules.id_pattern}")
             elif topic not in (case_id.split(".")[0],) and not topic.startswith(case_id.split(".")[0] + "_"):
                 self.fail(where, f"id must start with the file's topic {topic!r}")
             if case_id in self.ids:
@@ -405,80 +294,51 @@ class Linter:
         elif isinstance(description, str) and SHOULD.search(description):
             self.fail(where, "description must state a fact, without 'should'")
         kind = case.get("kind")
-        if kind not in KINDS:
-            self.fail(where, f"kind must be one of {sorted(KINDS)}, got {kind!r}")
+        if not isinstance(kind, str) or kind not in rules.kinds:
+            self.fail(where, f"kind must be one of {sorted(rules.kinds)}, got {kind!r}")
             return
-        required, optional, takes_policy, error_allowed = KINDS[kind]
-        allowed = COMMON | required | optional
-        if takes_policy:
-            allowed |= POLICY_SOURCE
-            sources = POLICY_SOURCE & case.keys()
+        kind = rules.kinds[kind]
+        if kind.takes_policy:
+            sources = {group[0] for group in rules.policy_group} & case.keys()
             if len(sources) != 1:
-                self.fail(where, f"needs exactly one of policy / profile / grpc_service_config, has {sorted(sources) or 'neither'}")
-            if "grpc_service_config" in case:
-                allowed |= SERVICE_CONFIG_SOURCE
-                if not isinstance(case.get("grpc_method"), dict):
-                    self.fail(where, "grpc_service_config needs grpc_method {service, method}")
-        if kind not in STEP_CALLS and kind != "operation_series":
-            allowed |= EXPECTATION
-        elif kind not in ("operation", "operation_series"):
-            allowed.add("expect_error")
-        missing = required - case.keys()
-        unknown = case.keys() - allowed
+                names = " / ".join(group[0] for group in rules.policy_group if group[0] in kind.allowed)
+                self.fail(where, f"needs exactly one of {names}, has {sorted(sources) or 'neither'}")
+            for group in rules.policy_group:
+                if group[0] in case and set(group) - case.keys():
+                    self.fail(where, f"{group[0]} needs {' and '.join(sorted(set(group) - case.keys()))}")
+        missing = kind.required - case.keys()
+        unknown = case.keys() - kind.allowed
         if missing:
-            self.fail(where, f"{kind} case lacks {sorted(missing)}")
+            self.fail(where, f"{kind.name} case lacks {sorted(missing)}")
         if unknown:
-            self.fail(where, f"{kind} case has unknown keys {sorted(unknown)}")
-        for key in INTEGER_FIELDS & case.keys():
-            if not is_uint(case[key]):
-                self.fail(where, f"{key} must be an integer in 0..=2^53-1")
-        for key in STRING_FIELDS & case.keys():
-            if not isinstance(case[key], str):
-                self.fail(where, f"{key} must be a string")
-        for key in OBJECT_FIELDS & case.keys():
-            if not isinstance(case[key], dict):
-                self.fail(where, f"{key} must be an object")
-        if "reading" in case and case["reading"] not in READINGS:
-            self.fail(where, f"reading must be one of {sorted(READINGS)}")
-        if "headers" in case and not (
-            isinstance(case["headers"], dict) and all(isinstance(value, str) for value in case["headers"].values())
-        ):
-            self.fail(where, "headers must be an object of strings")
-        if "concurrency" in case and case["concurrency"] not in CONCURRENCY:
-            self.fail(where, f"concurrency must be one of {sorted(CONCURRENCY)}")
-        if "idempotent_request" in case and not isinstance(case["idempotent_request"], bool):
-            self.fail(where, "idempotent_request must be true or false")
-        if "idempotent_request" in case and "method" not in case:
-            self.fail(where, "idempotent_request needs a method")
-        if kind in ("operation", "operation_series", "driver") and "dependency" in case and not (
-            isinstance(case["dependency"], dict) or (isinstance(case["dependency"], str) and case["dependency"] in NAMED_DEPENDENCIES)
-        ):
-            self.fail(where, f"dependency must be an object (a valid dependency configuration) or one of {sorted(NAMED_DEPENDENCIES)}")
-        if "attempts" in case and is_uint(case["attempts"]) and case["attempts"] > 2**32 - 1:
-            self.fail(where, "attempts must be a 32-bit integer")
-        if "outcome" in case and not (isinstance(case["outcome"], dict) and isinstance(case["outcome"].get("type"), str)):
-            self.fail(where, "outcome must be an object with a type")
-        if kind == "operation":
-            self.check_steps(where, case, kind)
-        elif kind == "operation_series":
+            self.fail(where, f"{kind.name} case has unknown keys {sorted(unknown)}")
+        for key, needed in kind.needs.items():
+            if key in case and set(needed) - case.keys():
+                self.fail(where, f"{key} needs {' and '.join(sorted(set(needed) - case.keys()))}")
+        self.check_fields(where, kind.shape, case)
+        if kind.operation is not None:
             operations = case.get("operations")
             if not isinstance(operations, list) or not operations:
                 self.fail(where, "operations must be a non-empty list")
                 return
+            keys = set(kind.operation["properties"])
             for index, operation in enumerate(operations):
-                if not (isinstance(operation, dict) and operation.keys() == {"start_ms", "steps"}):
-                    self.fail(f"{where} operation {index}", "an operation is {start_ms, steps}")
+                if not (isinstance(operation, dict) and operation.keys() == keys):
+                    self.fail(f"{where} operation {index}", f"an operation is {{{', '.join(sorted(keys))}}}")
                     continue
-                self.check_steps(f"{where} operation {index}", {**case, **operation}, "operation")
-        elif kind in STEP_CALLS:
+                self.check_fields(f"{where} operation {index}", kind.operation_shape, operation)
+                self.check_steps(f"{where} operation {index}", {**case, **operation}, kind)
+        elif kind.steps_or_error:
             if ("steps" in case) == ("expect_error" in case):
-                self.fail(where, f"a {kind} case has steps (valid configuration) or expect_error (invalid one), one of them")
+                self.fail(where, f"a {kind.name} case has steps (valid configuration) or expect_error (invalid one), one of them")
             elif "steps" in case:
                 self.check_steps(where, case, kind)
             else:
-                self.check_expectation(where, case, error_allowed)
+                self.check_expectation(where, case, kind.may_fail)
+        elif kind.calls is not None:
+            self.check_steps(where, case, kind)
         else:
-            self.check_expectation(where, case, error_allowed)
+            self.check_expectation(where, case, kind.may_fail)
 
     def check_steps(self, where, case, kind):
         steps = case.get("steps")
@@ -515,11 +375,11 @@ class Linter:
         if not isinstance(document, dict):
             self.fail(where, "the top level must be an object")
             return
-        keys = set(document)
-        if keys != {"schema", "description", "cases"}:
-            self.fail(where, f"top-level keys must be schema, description, cases; got {sorted(keys)}")
-        if document.get("schema") != SCHEMA_TAG:
-            self.fail(where, f"schema must be {SCHEMA_TAG!r}")
+        keys, top_level = set(document), self.rules.top_level
+        if keys != set(top_level):
+            self.fail(where, f"top-level keys must be {', '.join(top_level)}; got {sorted(keys)}")
+        if document.get("schema") != self.rules.schema_tag:
+            self.fail(where, f"schema must be {self.rules.schema_tag!r}")
         if not (isinstance(document.get("description"), str) and document["description"].strip()):
             self.fail(where, "description must be a non-empty string")
         cases = document.get("cases")
@@ -569,25 +429,42 @@ def check_readme_counts(linter, directory, paths):
             linter.fail("README.md", f"the table says {path.name} has {listed[path.name]} cases; it has {count}")
 
 
-def main(argv):
-    directory = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parent
-    linter = Linter()
+def load_rules(linter, directory):
+    """The rules from DIR/schema.json and the schema validator with its summary note;
+    no rules (and a problem) when schema.json is missing, not JSON or not in the shape read here."""
     schema_path = directory / "schema.json"
-    note = "schema validation skipped: no schema.json"
-    if schema_path.exists():
-        try:
-            schema = json.loads(schema_path.read_text(encoding="utf-8"), object_pairs_hook=no_duplicates)
-        except (ValueError, DuplicateKey) as error:
-            linter.fail("schema.json", f"not valid JSON: {error}")
-            note = "schema validation skipped: schema.json is not valid JSON"
-        else:
-            linter.validator, note = schema_validator(linter, schema)
+    try:
+        schema = json.loads(schema_path.read_text(encoding="utf-8"), object_pairs_hook=no_duplicates)
+    except (OSError, UnicodeDecodeError, ValueError, DuplicateKey) as error:
+        linter.fail("schema.json", f"cannot read the rules: {error}")
+        return None, None, ""
+    try:
+        rules = Rules(schema)
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError, re.error) as error:
+        linter.fail("schema.json", f"not in the shape lint.py reads its rules from: {type(error).__name__} {error}")
+        return None, None, ""
+    validator, note = schema_validator(linter, schema)
+    return rules, validator, note
+
+
+def lint(directory):
+    """Lints every vector file in directory: the Linter with its problems, and the summary note."""
+    linter = Linter(None)
+    linter.rules, linter.validator, note = load_rules(linter, directory)
+    if linter.rules is None:
+        return linter, note
     paths = sorted(p for p in directory.glob("*.json") if p.name != "schema.json")
     if not paths:
         linter.fail(str(directory), "no vector files found")
     for path in paths:
         linter.check_file(path)
     check_readme_counts(linter, directory, paths)
+    return linter, note
+
+
+def main(argv):
+    directory = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parent
+    linter, note = lint(directory)
     if linter.problems:
         for problem in linter.problems:
             print(f"lint: {problem}", file=sys.stderr)

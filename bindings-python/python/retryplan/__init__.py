@@ -26,13 +26,12 @@ from ._native import (
     REQUEST_ID_HEADER,
     AbortAttempt,
     Action,
-    Admission,
     AttemptPlan,
     AttemptResult,
     AwaitOutcome,
     BreakerPermit,
     CircuitBreaker,
-    Classification,
+    ConcurrencyLimit,
     Decision,
     Dependency,
     Driver,
@@ -44,16 +43,15 @@ from ._native import (
     Policy,
     Pushback,
     Reconcile,
-    Redelivery,
     Restart,
     RetryBudget,
     RetryCharge,
+    RetrySlot,
     ServiceConfig,
     Sleep,
     StartAttempt,
     Stats,
     Succeeded,
-    Timeline,
     Wait,
     __version__,
     admit,
@@ -102,7 +100,9 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from ._failures import default_outcome_of_exception, http_outcome, response_outcome
     from ._helpers import Attempts, attempts, retry
-    from ._run import Attempt, current_attempt
+    from ._native import Attempt
+    from ._run import current_attempt
+    from ._values import Admission, Classification, Redelivery, Timeline
 
 _LAZY = {
     "_enums": ("Failure", "GiveUpReason", "GrpcCode", "Idempotency", "TransportFailure", "Verdict"),
@@ -129,6 +129,7 @@ _LAZY = {
     "_helpers": ("Attempts", "attempts", "retry"),
     "_run": ("Attempt", "current_attempt"),
     "_async": ("AsyncAttempts", "async_attempts"),
+    "_values": ("Admission", "Classification", "Redelivery", "Timeline"),
 }
 _MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
 
@@ -169,6 +170,7 @@ __all__ = [
     "AwaitOutcome",
     "BreakerPermit",
     "CircuitBreaker",
+    "ConcurrencyLimit",
     "Classification",
     "Decision",
     "Dependency",
@@ -199,6 +201,7 @@ __all__ = [
     "RestartRequired",
     "RetryBudget",
     "RetryCharge",
+    "RetrySlot",
     "RetryplanError",
     "ServiceConfig",
     "Sleep",

@@ -18,9 +18,9 @@ from __future__ import annotations
 import asyncio
 import time
 
-from ._helpers import AttemptLoop, _options
-from ._native import AbortAttempt, AttemptPlan, Ending, Sleep
-from ._run import CURRENT, Attempt, Config, Run
+from ._helpers import _options, loop_config
+from ._native import AbortAttempt, Attempt, AttemptPlan, Attempts, Ending, Run, Sleep
+from ._run import CURRENT, Config
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -51,9 +51,7 @@ async def run_concurrently(
 
     try:
         while True:
-            action = run.driver.poll_action(run.clock())
-            if run.observe:
-                run.observed()
+            action = run.poll()
             if isinstance(action, AttemptPlan):
                 task = loop.create_task(_attempt(run, start, action))
                 plans[task], running[action.attempt] = action, task
@@ -106,16 +104,12 @@ def _report(run: Run, task: asyncio.Task[Any], plans: Dict[Any, AttemptPlan], ru
     if task.cancelled():
         return  # aborted: the driver has counted it already
     error = task.exception()
-    if error is None:
-        value = task.result()
-        run.report(plan, run.outcome_of_value(value), value)
-    else:
-        run.report(plan, run.outcome_of(error), None, error)
+    run.settle(plan, None if error is not None else task.result(), error)
 
 
 def _dispose(run: Run, task: asyncio.Task[Any]) -> None:
-    if not task.cancelled() and task.exception() is None and run.config.dispose is not None:
-        run.config.dispose(task.result())
+    if not task.cancelled() and task.exception() is None:
+        run.dispose(task.result())
 
 
 def wrap_coroutine_function(
@@ -124,36 +118,68 @@ def wrap_coroutine_function(
     """The coroutine side of ``@retry``: each attempt a task, hedges included."""
 
     async def call(*args: Any, **kwargs: Any) -> Any:
-        run = Run(config, {})
+        run = config.run()
         return run.end(await run_concurrently(run, lambda plan: fn(*args, **kwargs), sleep))
 
     return call
 
 
-class AsyncAttempts(AttemptLoop):
+class AsyncAttempts:
     """The asyncio attempt loop: ``async for attempt in async_attempts(policy): async with attempt: ...``.
 
-    Same contract as :class:`retryplan.Attempts`, sleeping with ``asyncio.sleep``.
+    Same contract as :class:`retryplan.Attempts` (the same loop, in the engine), sleeping with ``asyncio.sleep``.
     """
+
+    def __init__(self, run: Run, sleep: Sleeper) -> None:
+        self._attempts = Attempts(run, sleep)
+        self._sleep = sleep
+
+    @property
+    def driver(self) -> Driver:
+        """The core's driver of this operation (its idempotency key, deadline, attempts started)."""
+        return self._attempts.driver
+
+    @property
+    def idempotency_key(self) -> str:
+        """The operation's stable idempotency key."""
+        return self._attempts.idempotency_key
 
     def __aiter__(self) -> AsyncAttempts:
         return self
 
     async def __anext__(self) -> Attempt:
-        run = self._run
-        step = run.step(self._resume())
+        attempts = self._attempts
+        step = attempts.step(True)
         while isinstance(step, float):
             if step > 0:
                 try:
                     await self._sleep(step)
                 except BaseException:
-                    run.cancel()
+                    attempts.run.cancel()
                     raise
-            step = run.step()
-        attempt = self._next(step)
-        if attempt is None:
+            step = attempts.step(False)
+        if step is None:
             raise StopAsyncIteration
-        return attempt
+        return step
+
+
+async def enter(attempt: Attempt) -> Attempt:
+    """``async with attempt:``: the block is cancelled at the attempt's abort time."""
+    attempt.timer = timer = attempt_timeout(attempt.remaining())
+    await timer.__aenter__()
+    return attempt
+
+
+async def leave(attempt: Attempt, exc_type: Any, exc: Optional[BaseException], tb: Any) -> bool:
+    """Leaving ``async with attempt:``: a block cut at its abort time has timed out (the driver counts it
+    itself); otherwise as ``with attempt:``."""
+    timer, attempt.timer = attempt.timer, None
+    try:
+        await timer.__aexit__(exc_type, exc, tb)
+    except TimeoutError:
+        attempt.cut()
+        return True
+    return attempt.__exit__(exc_type, exc, tb)
 
 
 def attempt_timeout(seconds: float) -> Any:
@@ -201,10 +227,9 @@ def async_attempts(
     outcome_of_exception: Optional[OutcomeOfError] = None,
 ) -> AsyncAttempts:
     """Start one operation and iterate over its attempts with ``async for`` (one at a time; options as ``attempts``)."""
-    config = Config(
-        policy, outcome_of_error=outcome_of_error, outcome_of_exception=outcome_of_exception, on_decision=on_decision,
-        logger=logger, stats=stats, clock=clock, seed=seed, name=name, dependency=dependency, sequential=True,
-        sequential_attempts=sequential_attempts,
+    config = loop_config(
+        policy, outcome_of_error, on_decision, logger, stats, clock, seed, name, dependency, sequential_attempts,
+        outcome_of_exception,
     )  # fmt: skip
-    return AsyncAttempts(config, sleep, _options(idempotency_key, deadline))
+    return AsyncAttempts(Run(config.native, _options(idempotency_key, deadline)), sleep)
 

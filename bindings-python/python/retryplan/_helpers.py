@@ -13,14 +13,14 @@ from __future__ import annotations
 import sys
 import time
 
-from ._native import AttemptPlan, Ending
-from ._run import CURRENT, Attempt, Config, Run, current_attempt
+from ._native import Attempt, Attempts, Run
+from ._run import Config, current_attempt
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, Dict, Optional, Tuple, TypeVar
 
-    from ._native import Dependency, Driver, Outcome, Policy, Stats
+    from ._native import Dependency, Outcome, Policy, Stats
     from ._run import OnDecision, OutcomeOfError, OutcomeOfResult
 
     F = TypeVar("F", bound=Callable[..., Any])
@@ -107,80 +107,52 @@ def _is_coroutine_function(fn: Any) -> bool:
 
 
 def _wrap_function(fn: Callable[..., Any], config: Config, sleep: Callable[[float], Any]) -> Callable[..., Any]:
+    run = config.native.call  # the sequential host loop, in the engine
+
     def call(*args: Any, **kwargs: Any) -> Any:
-        run = Run(config, {})
-        token = CURRENT.set(run)
-        try:
-            return run.end(run.call(fn, args, kwargs, sleep))
-        finally:
-            CURRENT.reset(token)
+        return run(fn, args, kwargs, sleep)
 
     return call
 
 
-class AttemptLoop:
-    """What the sync and the asyncio attempt loops share: the operation, and the action after a result."""
-
-    def __init__(self, config: Config, sleep: Any, options: Dict[str, Any]) -> None:
-        self._run = config.run(**options)
-        self._sleep = sleep
-        self._attempt: Optional[Attempt] = None
-        self.pending: Any = None  # the action that followed the last attempt's result
-
-    @property
-    def driver(self) -> Driver:
-        """The core's driver of this operation (its idempotency key, deadline, attempts started)."""
-        driver: Driver = self._run.driver
-        return driver
-
-    @property
-    def idempotency_key(self) -> str:
-        """The operation's stable idempotency key."""
-        return self.driver.idempotency_key
-
-    def _resume(self) -> Any:
-        """The action after the last attempt's result, once the attempt has reported (else misuse)."""
-        attempt, pending = self._attempt, self.pending
-        if attempt is not None and not attempt._reported:
-            message = f"attempt {attempt.number} ended without an outcome: use `with attempt:` or attempt.report(...)"
-            raise RuntimeError(message)
-        self.pending = None
-        return pending
-
-    def _next(self, step: Any) -> Optional[Attempt]:
-        """The attempt for a planned step, or None at the ending (raising the typed ending unless it succeeded)."""
-        if isinstance(step, Ending):
-            self._attempt = None
-            self._run.end(step)
-            return None
-        self._attempt = attempt = Attempt(step, self._run, self)
-        return attempt
-
-
-class Attempts(AttemptLoop):
-    """The sync attempt loop: ``for attempt in attempts(policy): with attempt: ...``.
-
-    Each iteration is one attempt the driver started; between attempts the
-    loop sleeps as the driver says. The loop ends after a success and raises
-    the typed ending (``GaveUpError``, ``ReconcileRequired``,
-    ``RestartRequired``) when the operation ends otherwise.
-    """
-
-    def __iter__(self) -> Attempts:
-        return self
-
-    def __next__(self) -> Attempt:
-        pending = self._resume()
-        attempt = self._next(pending if type(pending) is AttemptPlan else self._run.next_plan(self._sleep, pending))
-        if attempt is None:
-            raise StopIteration
-        return attempt
-
-
-def _options(idempotency_key: Optional[str], deadline: Optional[float]) -> Dict[str, Any]:
+def _options(idempotency_key: Optional[str], deadline: Optional[float]) -> Optional[Dict[str, Any]]:
     if idempotency_key is None and deadline is None:
-        return {}
+        return None
     return {"idempotency_key": idempotency_key, "deadline": deadline}
+
+
+_LOOPS: Dict[Tuple[Any, ...], Config] = {}  # the settings of recent attempt loops, by what they were given
+_ENOUGH_LOOPS = 64
+
+
+def loop_config(
+    policy: Policy,
+    outcome_of_error: Optional[OutcomeOfError],
+    on_decision: Optional[OnDecision],
+    logger: Any,
+    stats: Optional[Stats],
+    clock: Callable[[], float],
+    seed: Optional[int],
+    name: str,
+    dependency: Optional[Dependency],
+    sequential_attempts: bool,
+    outcome_of_exception: Optional[OutcomeOfError],
+) -> Config:
+    """The settings of an attempt loop (``attempts()`` and ``async_attempts()`` start one per operation, mostly
+    with the same arguments): checked once, and kept while they are in use (a Config holds what its key names)."""
+    given = (policy, outcome_of_error, on_decision, logger, stats, clock, dependency)
+    key = (*map(id, given), seed, name, sequential_attempts)
+    config = _LOOPS.get(key) if outcome_of_exception is None else None  # the deprecated name warns every time
+    if config is None:
+        config = Config(
+            policy, outcome_of_error=outcome_of_error, outcome_of_exception=outcome_of_exception, on_decision=on_decision,
+            logger=logger, stats=stats, clock=clock, seed=seed, name=name, dependency=dependency, sequential=True,
+            sequential_attempts=sequential_attempts,
+        )  # fmt: skip
+        if len(_LOOPS) >= _ENOUGH_LOOPS:
+            _LOOPS.clear()
+        _LOOPS[key] = config
+    return config
 
 
 def attempts(
@@ -207,9 +179,8 @@ def attempts(
     ``dependency`` shares a retry budget, breaker and retry cap with every
     operation that names it. The other options are :func:`retry`'s.
     """
-    config = Config(
-        policy, outcome_of_error=outcome_of_error, outcome_of_exception=outcome_of_exception, on_decision=on_decision,
-        logger=logger, stats=stats, clock=clock, seed=seed, name=name, dependency=dependency, sequential=True,
-        sequential_attempts=sequential_attempts,
+    config = loop_config(
+        policy, outcome_of_error, on_decision, logger, stats, clock, seed, name, dependency, sequential_attempts,
+        outcome_of_exception,
     )  # fmt: skip
-    return Attempts(config, sleep, _options(idempotency_key, deadline))
+    return Attempts(Run(config.native, _options(idempotency_key, deadline)), sleep)

@@ -27,7 +27,8 @@ import time
 
 from ._errors import AttemptTimedOut
 from ._native import IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, Reconcile, Succeeded
-from ._run import Config, Run
+from ._run import Config
+from ._native import Run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

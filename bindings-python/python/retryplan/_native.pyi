@@ -6,9 +6,10 @@ value is integer milliseconds, exactly as in the engine.
 """
 
 import os
-from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Protocol, Tuple, Union, final, overload
+from typing import Any, Awaitable, Callable, ClassVar, Dict, List, Literal, Mapping, Optional, Protocol, Tuple, Union, final, overload
 
 from ._enums import GiveUpReason, GrpcCode, TransportFailure, Verdict
+from ._values import Admission, Classification, Redelivery, Timeline
 
 PROFILE_NAMES: Tuple[str, ...]
 """The built-in profile names (``read``, ``checkout``, ``write_keyed``, ``write_strict``, ``background``)."""
@@ -405,78 +406,6 @@ class Operation:
         """The policy this operation runs."""
 
 @final
-class Classification:
-    """What an outcome means under a policy."""
-
-    @property
-    def kind(self) -> Literal["success", "retryable", "not_retryable", "conflict", "cancelled"]:
-        """The class of the outcome."""
-    @property
-    def ambiguous(self) -> bool:
-        """True when a retryable request may have been processed."""
-    @property
-    def throttling(self) -> bool:
-        """True when the server throttled the request (an AWS throttling error code)."""
-    def to_dict(self) -> Dict[str, _JsonValue]:
-        """The JSON form, e.g. ``{"class": "retryable", "ambiguous": True}``."""
-
-@final
-class Admission:
-    """A server's verdict on a request with a propagated deadline."""
-
-    @property
-    def kind(self) -> Literal["admit", "reject"]:
-        """``admit`` or ``reject``."""
-    @property
-    def admitted(self) -> bool:
-        """True when the request should be served."""
-    @property
-    def remaining_ms(self) -> int:
-        """Time left for the work, in ms."""
-    @property
-    def minimum_useful_ms(self) -> Optional[int]:
-        """The least time the work needs (rejections only), in ms."""
-    def to_dict(self) -> Dict[str, _JsonValue]:
-        """The JSON form."""
-
-@final
-class Timeline:
-    """A policy's worst-case timeline (every attempt failing at its timeout, every wait at its longest)."""
-
-    @property
-    def deadline_ms(self) -> int:
-        """The deadline used, in ms from the start."""
-    @property
-    def first_attempt_at_ms(self) -> int:
-        """When the first attempt starts, in ms from the operation's start."""
-    @property
-    def response_reserve_ms(self) -> int:
-        """The response reserve kept at the end, in ms."""
-    @property
-    def configured_attempts(self) -> int:
-        """``max_attempts``."""
-    @property
-    def attempts_that_fit(self) -> int:
-        """Attempts that start in the worst case."""
-    @property
-    def steps(self) -> List[Dict[str, _JsonValue]]:
-        """Attempts and waits in order, as JSON-shaped dicts (``type`` is ``attempt`` or ``wait``)."""
-    @property
-    def ending(self) -> Decision:
-        """How the worst case ends."""
-    @property
-    def unbounded_worst_case_ms(self) -> Optional[int]:
-        """All attempts at their fixed timeout plus the longest waits, ignoring the deadline."""
-    @property
-    def warnings(self) -> List[Dict[str, _JsonValue]]:
-        """Warnings as JSON-shaped dicts."""
-    @property
-    def warning_messages(self) -> List[str]:
-        """The warnings in words."""
-    def to_dict(self) -> Dict[str, _JsonValue]:
-        """The JSON form."""
-
-@final
 class Stats:
     """Counters of operations, attempts, retries, endings and give-ups by reason, for metrics.
 
@@ -632,10 +561,13 @@ class Dependency:
     @property
     def breaker(self) -> Optional["CircuitBreaker"]:
         """The dependency's circuit breaker, or None."""
+    @property
+    def retry_slots(self) -> Optional["ConcurrencyLimit"]:
+        """The dependency's cap on in-flight retries and hedges, or None."""
 
 @final
 class RetryCharge:
-    """What a granted retry cost; hand it back once, with ``RetryBudget.on_success`` or ``on_failure``.
+    """What a granted retry cost; hand it back once, with ``RetryBudget.on_success``, ``on_failure`` or ``spend``.
 
     Only ``RetryBudget.try_retry`` makes one; a second use raises ``InvalidArgument``.
     """
@@ -670,6 +602,11 @@ class RetryBudget:
         """Reports a failure (with the charge of the retry that failed, if any: it stays spent)."""
     @overload
     def on_failure(self, *, charge: Optional[RetryCharge] = None, now_ms: int) -> None: ...
+    def spend(self, charge: RetryCharge) -> None:
+        """Settles a charge whose retry ended with neither a success nor a retryable failure: it stays spent."""
+    @property
+    def charges_outstanding(self) -> int:
+        """Charges granted and not yet settled."""
     def acquire(self, amount: int) -> bool:
         """Takes ``amount`` units from a quota (AWS ``acquire``): True when taken, False when fewer are left."""
     def release(self, amount: int) -> None:
@@ -711,6 +648,9 @@ class CircuitBreaker:
     def on_failure(self, *, permit: BreakerPermit, now_ms: int) -> None: ...
     def release(self, permit: BreakerPermit) -> None:
         """Returns a permit whose request was never sent (or whose result does not count)."""
+    @property
+    def permits_outstanding(self) -> int:
+        """Permits granted and not yet settled."""
     @overload
     def snapshot(self, now: float) -> Dict[str, _JsonValue]:
         """The breaker's state at ``now``, as a JSON-shaped dict."""
@@ -718,23 +658,28 @@ class CircuitBreaker:
     def snapshot(self, *, now_ms: int) -> Dict[str, _JsonValue]: ...
 
 @final
-class Redelivery:
-    """What to do with a queued message after one delivery."""
+class RetrySlot:
+    """One slot of a ConcurrencyLimit; give it back once, with ``ConcurrencyLimit.release``.
 
+    Only ``ConcurrencyLimit.try_acquire`` makes one; a second use raises ``InvalidArgumentError``.
+    """
+
+@final
+class ConcurrencyLimit:
+    """A cap on the retries and hedges in flight at once (a Dependency's ``retry_slots``, or its own). Thread-safe."""
+
+    def __new__(cls, max_in_flight: int) -> "ConcurrencyLimit":
+        """A cap of ``max_in_flight`` (0 refuses every retry and hedge)."""
+    def try_acquire(self) -> Optional[RetrySlot]:
+        """Takes a slot: a RetrySlot, or None when all are taken."""
+    def release(self, slot: RetrySlot) -> None:
+        """Gives a slot back (once, to the limit that granted it)."""
     @property
-    def kind(self) -> Literal["acknowledge", "redeliver_after", "dead_letter"]:
-        """``acknowledge``, ``redeliver_after`` or ``dead_letter``."""
+    def in_flight(self) -> int:
+        """Slots taken now."""
     @property
-    def delay_ms(self) -> Optional[int]:
-        """The delay before the next delivery, in ms (redeliver_after only)."""
-    @property
-    def redeliver_at_ms(self) -> Optional[int]:
-        """When to deliver again, in ms (redeliver_after only)."""
-    @property
-    def reason(self) -> Optional[str]:
-        """Why the message goes to the dead-letter queue (dead_letter only)."""
-    def to_dict(self) -> Dict[str, _JsonValue]:
-        """The JSON form."""
+    def max_in_flight(self) -> int:
+        """The cap."""
 
 @overload
 def redeliver(policy: Policy, attempts: int, outcome: Outcome, first_seen: float, now: float) -> Redelivery:
@@ -908,12 +853,6 @@ class Driver:
         """Hands in how ``attempt`` ended: ``"accepted"``, or ``"discarded"`` (dispose of what it carried)."""
     @overload
     def handle_result(self, *, attempt: int, outcome: Outcome, now_ms: int) -> Literal["accepted", "discarded"]: ...
-    def next_action(self, now: float, attempt: int, outcome: Outcome) -> Action:
-        """``handle_result`` then ``poll_action`` at one clock reading: the action after the result.
-
-        For a host that runs one attempt at a time and keeps nothing that needs disposing of (a
-        late result is simply dropped): one crossing instead of two, the sync helpers' hot path.
-        """
     @overload
     def read_response(self, status: int, headers: _Headers, *, now_unix: float) -> Outcome:
         """A response's outcome (``Outcome.from_http_response``), Retry-After read as this
@@ -943,3 +882,149 @@ class Driver:
     @property
     def is_ended(self) -> bool:
         """True once the operation has ended."""
+
+@final
+class Settings:
+    """What a helper was given, checked once (built by ``retryplan._run.Config``)."""
+
+    def __new__(
+        cls,
+        config: Any,
+        policy: Policy,
+        concurrency: _Concurrency,
+        plain: bool,
+        outcome_of_error: Optional[Callable[[BaseException], Optional[Outcome]]],
+        outcome_of_result: Optional[Callable[[Any], Outcome]],
+        on_decision: bool,
+        logger: Any,
+        clock: Callable[[], float],
+        dispose: Optional[Callable[[Any], Any]],
+        name: str,
+    ) -> "Settings": ...
+    def call(
+        self, attempt: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any], sleep: Callable[[float], Any]
+    ) -> Any:
+        """One operation, each attempt ``attempt(*args, **kwargs)``: its value, or raises the typed ending."""
+    @staticmethod
+    def forget_entropy() -> None:
+        """Forgets the OS randomness drawn ahead (a forked child must not reuse its parent's)."""
+
+@final
+class Run:
+    """One operation as every helper runs it: its driver, and the value or error of its latest accepted result."""
+
+    name: str
+    """The operation's name in logs and messages."""
+    read: Optional[Callable[[Any], Outcome]]
+    """What a returned value means (the helper's ``outcome_of_result``; an HTTP helper's reading)."""
+    def __new__(cls, settings: Settings, options: Optional[Dict[str, Any]] = None) -> "Run": ...
+    @property
+    def driver(self) -> Driver:
+        """The core's driver of this operation."""
+    @property
+    def config(self) -> Any:
+        """The helper's ``Config`` (its hooks)."""
+    @property
+    def observe(self) -> bool:
+        """True when every decision is observed (``on_decision``, or the log at DEBUG)."""
+    @property
+    def log(self) -> Any:
+        """The logger, when it logs (INFO), else None."""
+    @property
+    def plan(self) -> Optional[AttemptPlan]:
+        """The attempt running (sequential helpers), or None."""
+    @property
+    def settled(self) -> Optional[AttemptPlan]:
+        """The attempt of the latest result (accepted, unless late), or None."""
+    def clock(self) -> float:
+        """The helper's clock, in float seconds."""
+    def dispose(self, value: Any) -> None:
+        """Disposes of a value no longer needed, when the helper disposes of values."""
+    def poll(self) -> Action:
+        """The next action (observed when someone listens)."""
+    def settle(self, plan: AttemptPlan, value: Any, error: Optional[BaseException] = None) -> bool:
+        """Hands in how ``plan``'s attempt ended: it raised ``error``, else returned ``value``; True when accepted."""
+    def cancel(self) -> None:
+        """The caller gave up on the operation: it ends ``cancelled``."""
+    def call(
+        self, attempt: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any], sleep: Callable[[float], Any]
+    ) -> Ending:
+        """Runs the operation one blocking attempt at a time; returns the Ending."""
+    def end(self, ending: Ending) -> Any:
+        """The winner's value, or raises the typed ending."""
+    def deciding(self) -> Tuple[Any, Optional[BaseException]]:
+        """The value and error of the latest accepted result, handed over once."""
+    def failure(self, ending: Ending, value: Any = None, error: Optional[BaseException] = None) -> Any:
+        """The typed ending (an ``OperationFailed``)."""
+    def current(self) -> Optional["Attempt"]:
+        """The attempt running now, for ``current_attempt()``."""
+
+class Attempt:
+    """One attempt the driver started: its number, timeout and ids.
+
+    As a context manager (``with attempt:`` in ``attempts()``, ``async with`` in ``async_attempts()``):
+    leaving the block reports success unless :meth:`report` was called; an exception is reported through
+    the failure table and the ``outcome_of_error`` hook and suppressed (the loop then retries, or raises
+    the typed ending); an invalid request, a ``KeyboardInterrupt`` or a cancellation ends the operation.
+    """
+
+    timer: Any
+    """The timer of ``async with attempt:``."""
+    def __new__(cls, plan: AttemptPlan, run: Run) -> "Attempt": ...
+    @property
+    def number(self) -> int:
+        """The attempt number, 1 for the first."""
+    @property
+    def timeout(self) -> float:
+        """The effective timeout in seconds (``plan.timeout_ms / 1000``)."""
+    @property
+    def abort_at(self) -> float:
+        """When the driver counts this attempt as timed out, on the helper's clock (seconds)."""
+    def remaining(self) -> float:
+        """Seconds left before this attempt times out (never negative)."""
+    @property
+    def request_id(self) -> str:
+        """A fresh id for this attempt's request (send it as ``X-Request-Id``)."""
+    @property
+    def idempotency_key(self) -> str:
+        """The operation's stable idempotency key (the same on every attempt)."""
+    @property
+    def send_idempotency_key(self) -> bool:
+        """True when this attempt's request should carry the idempotency key."""
+    @property
+    def plan(self) -> AttemptPlan:
+        """The driver's plan of this attempt."""
+    @property
+    def reported(self) -> bool:
+        """True once the attempt reported its outcome."""
+    def report(self, outcome: Outcome, *, result: Any = None, exception: Optional[BaseException] = None) -> bool:
+        """Reports this attempt's outcome; True when the driver accepted it (False: it was late)."""
+    def cut(self) -> None:
+        """Marks the attempt reported: cut at its abort time, the driver counts it timed out itself."""
+    def __enter__(self) -> "Attempt": ...
+    def __exit__(self, exc_type: Any, exc: Optional[BaseException], traceback: Any) -> bool: ...
+    def __aenter__(self) -> Awaitable["Attempt"]: ...
+    def __aexit__(self, exc_type: Any, exc: Optional[BaseException], traceback: Any) -> Awaitable[bool]: ...
+
+class Attempts:
+    """The sync attempt loop: ``for attempt in attempts(policy): with attempt: ...``.
+
+    Each iteration is one attempt the driver started; between attempts the loop sleeps as the driver
+    says. The loop ends after a success and raises the typed ending (``GaveUpError``,
+    ``ReconcileRequired``, ``RestartRequired``) when the operation ends otherwise.
+    """
+
+    def __new__(cls, run: Run, sleep: Any) -> "Attempts": ...
+    @property
+    def driver(self) -> Driver:
+        """The core's driver of this operation (its idempotency key, deadline, attempts started)."""
+    @property
+    def idempotency_key(self) -> str:
+        """The operation's stable idempotency key."""
+    @property
+    def run(self) -> Run:
+        """The operation."""
+    def __iter__(self) -> "Attempts": ...
+    def __next__(self) -> Attempt: ...
+    def step(self, resume: bool) -> Union[Attempt, float, None]:
+        """One move for a host that sleeps itself: the next Attempt, seconds to sleep, or None after a success."""

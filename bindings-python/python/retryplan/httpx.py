@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Awaitable, Callable, Dict, Optional, Set
 
     from ._native import AttemptPlan, Decision
-    from ._run import Run
+    from ._native import Run
 
 __all__ = ["AsyncRetryTransport", "RetryTransport"]
 

@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, Mapping, Optional, Tuple, Union
 
     from ._native import Decision
-    from ._run import Run
+    from ._native import Run
 
 __all__ = ["RetryAdapter"]
 

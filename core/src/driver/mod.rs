@@ -115,11 +115,12 @@ pub struct DriverOptions {
     pub record_events: bool,
 }
 
-/// Where the driver stands.
+/// Where the driver stands: live, or ended with this decision (the ending's
+/// last result is `last_result`, which no longer changes once ended).
 #[derive(Clone, Copy, Debug)]
 enum State {
     Live,
-    Ended(Ending),
+    Ended(Decision),
 }
 
 /// The host loop of one operation: results in, one [`Action`] out per poll
@@ -174,15 +175,15 @@ impl Driver {
         if let Some(action) = self.queue.pop() {
             return action;
         }
-        if let State::Ended(ending) = self.state {
-            return Action::Finish(ending);
+        if let State::Ended(decision) = self.state {
+            return Action::Finish(self.ending(decision));
         }
         self.expire_overdue(now_ms);
         if let Some(action) = self.queue.pop() {
             return action;
         }
-        if let State::Ended(ending) = self.state {
-            return Action::Finish(ending);
+        if let State::Ended(decision) = self.state {
+            return Action::Finish(self.ending(decision));
         }
         // Every ending the operation returns passes through `end`, so a live
         // driver's operation has not ended and always answers; were it ever
@@ -271,7 +272,7 @@ impl Driver {
         while let (State::Live, Some(attempt)) = (self.state, self.operation.earliest_overdue(now_ms)) {
             let outcome = Outcome::Transport { failure: TransportFailure::TimedOut };
             let Ok(decision) = self.operation.on_outcome(now_ms, attempt, &outcome) else { return };
-            self.queue.push(Action::AbortAttempt { attempt, reason: AbortReason::TimedOut });
+            self.queue.push_abort(attempt, AbortReason::TimedOut);
             let result = AttemptResult { attempt, outcome };
             self.last_result = Some(result);
             self.take(now_ms, decision, Some(result));
@@ -285,8 +286,9 @@ impl Driver {
         self.count(now_ms, &decision, after);
         match decision {
             Decision::StartAttempt { .. } => {
-                let start = self.start_action(decision);
-                self.queue.push(start);
+                if let Action::StartAttempt(plan) = self.start_action(decision) {
+                    self.queue.push_start(plan);
+                }
             }
             Decision::Wait { .. } | Decision::AwaitOutcome { .. } => {}
             ending => self.end(ending),
@@ -325,15 +327,19 @@ impl Driver {
             }
         };
         for attempt in abort_attempts.iter() {
-            self.queue.push(Action::AbortAttempt { attempt, reason });
+            self.queue.push_abort(attempt, reason);
         }
-        self.state = State::Ended(Ending { decision, last_result: self.last_result });
+        self.state = State::Ended(decision);
+    }
+
+    fn ending(&self, decision: Decision) -> Ending {
+        Ending { decision, last_result: self.last_result }
     }
 
     fn ending_or(&self, decision: Decision) -> Ending {
         match self.state {
-            State::Ended(ending) => ending,
-            State::Live => Ending { decision, last_result: self.last_result },
+            State::Ended(ended) => self.ending(ended),
+            State::Live => self.ending(decision),
         }
     }
 

@@ -1,16 +1,25 @@
-//! A fixed-capacity FIFO of actions waiting to be handed to the host.
+//! A fixed-capacity FIFO of the actions waiting to be handed to the host.
 
-use super::action::Action;
+use super::action::{AbortReason, Action, AttemptPlan};
 use crate::operation::MAX_IN_FLIGHT;
 
 /// Room for every running attempt's abort plus a start per slot: each start
 /// adds a running attempt and each abort removes one, so no call can queue more.
 const CAPACITY: usize = 2 * MAX_IN_FLIGHT + 1;
 
+/// What can wait in the queue: starts and aborts (an ending is never queued,
+/// it is the driver's state). A third of an [`Action`]'s size, which holds an
+/// ending's outcome: every driver carries the whole queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Queued {
+    Start(AttemptPlan),
+    Abort { attempt: u32, reason: AbortReason },
+}
+
 /// Actions decided but not yet returned, oldest first. Never allocates.
 #[derive(Debug)]
 pub(super) struct ActionQueue {
-    slots: [Option<Action>; CAPACITY],
+    slots: [Option<Queued>; CAPACITY],
     head: usize,
     len: usize,
 }
@@ -20,14 +29,23 @@ impl ActionQueue {
         ActionQueue { slots: [None; CAPACITY], head: 0, len: 0 }
     }
 
-    /// Adds an action at the back. Returns false (and drops nothing queued)
+    /// Queues the start of `plan`. Returns false (and drops nothing queued)
     /// when full, which the capacity argument above rules out.
-    pub(super) fn push(&mut self, action: Action) -> bool {
+    pub(super) fn push_start(&mut self, plan: AttemptPlan) -> bool {
+        self.push(Queued::Start(plan))
+    }
+
+    /// Queues the abort of `attempt` (same contract as [`push_start`](Self::push_start)).
+    pub(super) fn push_abort(&mut self, attempt: u32, reason: AbortReason) -> bool {
+        self.push(Queued::Abort { attempt, reason })
+    }
+
+    fn push(&mut self, queued: Queued) -> bool {
         if self.len == CAPACITY {
             return false;
         }
         if let Some(slot) = self.slots.get_mut((self.head + self.len) % CAPACITY) {
-            *slot = Some(action);
+            *slot = Some(queued);
             self.len += 1;
         }
         true
@@ -38,10 +56,13 @@ impl ActionQueue {
         if self.len == 0 {
             return None;
         }
-        let action = self.slots.get_mut(self.head).and_then(Option::take);
+        let queued = self.slots.get_mut(self.head).and_then(Option::take);
         self.head = (self.head + 1) % CAPACITY;
         self.len -= 1;
-        action
+        queued.map(|queued| match queued {
+            Queued::Start(plan) => Action::StartAttempt(plan),
+            Queued::Abort { attempt, reason } => Action::AbortAttempt { attempt, reason },
+        })
     }
 }
 
@@ -52,18 +73,23 @@ mod tests {
     #[test]
     fn first_in_first_out_across_the_wrap() {
         let mut queue = ActionQueue::new();
-        let sleep = |until_ms| Action::Sleep { until_ms };
-        for round in 0..3u64 {
-            for index in 0..CAPACITY as u64 {
-                assert!(queue.push(sleep(round * 100 + index)));
+        let abort = |attempt| Action::AbortAttempt { attempt, reason: AbortReason::TimedOut };
+        for round in 0..3u32 {
+            for index in 0..CAPACITY as u32 {
+                assert!(queue.push_abort(round * 100 + index, AbortReason::TimedOut));
             }
-            assert!(!queue.push(sleep(999)), "full");
-            for index in 0..CAPACITY as u64 {
-                assert_eq!(queue.pop(), Some(sleep(round * 100 + index)));
+            assert!(!queue.push_abort(999, AbortReason::TimedOut), "full");
+            for index in 0..CAPACITY as u32 {
+                assert_eq!(queue.pop(), Some(abort(round * 100 + index)));
             }
             assert_eq!(queue.pop(), None);
-            assert!(queue.push(sleep(7)));
-            assert_eq!(queue.pop(), Some(sleep(7)));
+            assert!(queue.push_abort(7, AbortReason::LostRace));
+            assert_eq!(queue.pop(), Some(Action::AbortAttempt { attempt: 7, reason: AbortReason::LostRace }));
         }
+    }
+
+    #[test]
+    fn a_slot_is_a_third_of_an_action() {
+        assert!(3 * core::mem::size_of::<Option<Queued>>() <= core::mem::size_of::<Action>());
     }
 }

@@ -272,7 +272,10 @@ class ConformanceTest {
                                 operation.onOutcome(at, long(step, "attempt").toInt(), VectorJson.outcome(step["outcome"])),
                             )
                             "dependency_snapshot" -> VectorJson.dependencySnapshot(dependency!!.snapshot(at))
-                            "budget_on_failure" -> null.also { check(dependency!!.budgetOnFailure(at)) { "$id: no budget" } }
+                            "budget_on_failure" -> null.also {
+                                val budget = checkNotNull(dependency!!.budget()) { "$id: no budget" }
+                                budget.use { it.onFailure(at, null) }
+                            }
                             else -> error("$id: unknown call `$call`")
                         }
                     }

@@ -1,0 +1,250 @@
+package dev.retryplan.test
+
+import dev.retryplan.BreakerConfig
+import dev.retryplan.BreakerState
+import dev.retryplan.BudgetConfig
+import dev.retryplan.BudgetSnapshot
+import dev.retryplan.CircuitBreaker
+import dev.retryplan.ConcurrencyLimit
+import dev.retryplan.Dependency
+import dev.retryplan.DependencyConfig
+import dev.retryplan.RetryBudget
+import dev.retryplan.RetryplanException
+import dev.retryplan.TripConfig
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertNotNull
+import org.junit.jupiter.api.Assertions.assertNull
+import org.junit.jupiter.api.Assertions.assertThrows
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.Timeout
+import org.junit.jupiter.api.function.Executable
+import java.util.concurrent.ConcurrentLinkedQueue
+import java.util.concurrent.CyclicBarrier
+import java.util.concurrent.Executors
+import java.util.concurrent.TimeUnit
+
+/**
+ * The control handles: a dependency's budget, breaker and retry slots, the
+ * grants each issues (single use, owned by the control that issued them, as
+ * in the core's `grant` module) and the counters of grants still out. The
+ * same surface, names and errors as the Python binding (`test_controls.py`).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ControlsTest {
+    private val quota = BudgetConfig.Quota(capacity = 20, retryCost = 5, timeoutRetryCost = 5, successIncrement = 1)
+    private val breakerConfig = BreakerConfig(TripConfig.Consecutive(1), openMs = 1000, halfOpenProbes = 2)
+
+    private fun refused(name: String, call: () -> Any?) {
+        val error = assertThrows(RetryplanException.InvalidArgument::class.java, Executable { call() })
+        assertEquals("invalid_argument" to name, error.code to error.name, error.description)
+    }
+
+    private fun available(budget: RetryBudget, nowMs: Long = 0) = (budget.snapshot(nowMs) as BudgetSnapshot.Quota).available
+
+    @Test
+    fun `a dependency exposes its three controls under the core's names`() {
+        Dependency(DependencyConfig(budget = quota, breaker = breakerConfig, maxConcurrentRetries = 2)).use { dependency ->
+            val slots = dependency.retrySlots()!!
+            assertEquals(0 to 2, slots.inFlight() to slots.maxInFlight())
+            val slot = slots.tryAcquire()!!
+            assertEquals(1, dependency.snapshot(0).retriesInFlight, "the handle is the dependency's own cap")
+            val charge = dependency.budget()!!.tryRetry(0, false)!!
+            assertEquals(15, (dependency.snapshot(0).budget as BudgetSnapshot.Quota).available)
+            slots.release(slot)
+            dependency.budget()!!.onSuccess(1, charge)
+            assertEquals(20, (dependency.snapshot(1).budget as BudgetSnapshot.Quota).available)
+            assertNotNull(dependency.breaker()!!.tryAcquire(0))
+        }
+        Dependency(DependencyConfig()).use { empty ->
+            assertNull(empty.budget())
+            assertNull(empty.breaker())
+            assertNull(empty.retrySlots())
+        }
+    }
+
+    @Test
+    fun `a permit reported twice is refused and counts once`() {
+        CircuitBreaker(breakerConfig).use { breaker ->
+            breaker.onFailure(0, breaker.tryAcquire(0)!!)
+            val first = breaker.tryAcquire(1000)!!
+            val second = breaker.tryAcquire(1000)!!
+            assertEquals(2L, breaker.permitsOutstanding())
+            breaker.onSuccess(1010, first)
+            refused("permit") { breaker.onSuccess(1020, first) }
+            refused("permit") { breaker.onFailure(1020, first) }
+            refused("permit") { breaker.release(first) }
+            val snapshot = breaker.snapshot(1020)
+            assertEquals(BreakerState.HALF_OPEN to 1, snapshot.state to snapshot.probesInFlight)
+            breaker.onSuccess(1030, second)
+            assertEquals(BreakerState.CLOSED, breaker.snapshot(1030).state)
+            assertEquals(0L, breaker.permitsOutstanding())
+        }
+    }
+
+    @Test
+    fun `a charge is settled once by a refund, a failure or a spend`() {
+        RetryBudget(quota).use { budget ->
+            val charges = List(3) { budget.tryRetry(0, false)!! }
+            assertEquals(listOf(5, 5, 5), charges.map { it.cost() })
+            assertEquals(3L, budget.chargesOutstanding())
+            budget.onSuccess(1, charges[0])
+            budget.onFailure(1, charges[1])
+            budget.spend(charges[2])
+            assertEquals(0L, budget.chargesOutstanding())
+            assertEquals(10, available(budget, 1))
+            for (charge in charges) {
+                refused("charge") { budget.onSuccess(2, charge) }
+                refused("charge") { budget.onFailure(2, charge) }
+                refused("charge") { budget.spend(charge) }
+            }
+            assertEquals(10, available(budget, 2), "no refund went through twice")
+        }
+    }
+
+    @Test
+    fun `a slot released twice is refused`() {
+        ConcurrencyLimit(1).use { limit ->
+            val slot = limit.tryAcquire()!!
+            assertNull(limit.tryAcquire())
+            limit.release(slot)
+            val other = limit.tryAcquire()!!
+            refused("slot") { limit.release(slot) }
+            assertEquals(1, limit.inFlight(), "the second release did not free the slot another holder took")
+            limit.release(other)
+            assertEquals(0, limit.inFlight())
+        }
+    }
+
+    @Test
+    fun `a grant of another control is refused and changes neither`() {
+        val (breakerA, breakerB) = CircuitBreaker(breakerConfig) to CircuitBreaker(breakerConfig)
+        val permit = breakerA.tryAcquire(0)!!
+        refused("permit") { breakerB.onFailure(0, permit) }
+        assertEquals(BreakerState.CLOSED, breakerB.snapshot(0).state)
+        assertEquals(0L, breakerA.permitsOutstanding(), "the refused permit went back to A")
+        refused("permit") { breakerA.onFailure(0, permit) }
+
+        val (budgetA, budgetB) = RetryBudget(quota) to RetryBudget(quota)
+        budgetB.tryRetry(0, false)
+        val charge = budgetA.tryRetry(0, false)!!
+        refused("charge") { budgetB.onSuccess(1, charge) }
+        assertEquals(15 to 15, available(budgetA, 1) to available(budgetB, 1), "B refunded nothing")
+        assertEquals(0L, budgetA.chargesOutstanding())
+
+        val (limitA, limitB) = ConcurrencyLimit(1) to ConcurrencyLimit(1)
+        val slot = limitA.tryAcquire()!!
+        val held = limitB.tryAcquire()!!
+        refused("slot") { limitB.release(slot) }
+        assertEquals(0 to 1, limitA.inFlight() to limitB.inFlight())
+        limitB.release(held)
+
+        val dependencyA = Dependency(DependencyConfig(maxConcurrentRetries = 1))
+        val dependencyB = Dependency(DependencyConfig(maxConcurrentRetries = 1))
+        refused("slot") { dependencyB.retrySlots()!!.release(dependencyA.retrySlots()!!.tryAcquire()!!) }
+        listOf(breakerA, breakerB, budgetA, budgetB, limitA, limitB, dependencyA, dependencyB).forEach { it.close() }
+    }
+
+    @Test
+    fun `a grant destroyed unsettled is given back, and refused afterwards`() {
+        Dependency(DependencyConfig(budget = quota, breaker = breakerConfig, maxConcurrentRetries = 1)).use { dependency ->
+            val (budget, breaker, slots) = Triple(dependency.budget()!!, dependency.breaker()!!, dependency.retrySlots()!!)
+            val charge = budget.tryRetry(0, false)!!
+            val permit = breaker.tryAcquire(0)!!
+            val slot = slots.tryAcquire()!!
+            charge.close()
+            permit.destroy()
+            slot.close()
+            assertEquals(Triple(0L, 0L, 0), Triple(budget.chargesOutstanding(), breaker.permitsOutstanding(), slots.inFlight()))
+            assertEquals(15, available(budget), "a charge dropped unsettled stays spent")
+            for (reuse in listOf({ budget.onSuccess(1, charge) }, { breaker.onSuccess(1, permit) }, { slots.release(slot) })) {
+                val error = assertThrows(IllegalStateException::class.java, Executable { reuse() })
+                assertTrue(error.message!!.contains("destroyed"), error.message)
+            }
+            assertEquals(15, available(budget), "a destroyed charge refunds nothing")
+        }
+    }
+
+    @Test
+    fun `the raw quota amounts are the AWS acquire and release only`() {
+        RetryBudget(quota).use { budget ->
+            assertTrue(budget.acquire(19))
+            assertTrue(!budget.acquire(2))
+            budget.release(100)
+            assertEquals(20, available(budget), "never above capacity")
+            refused("amount") { budget.acquire(-1) }
+        }
+        val methods = RetryBudget::class.java.methods.map { it.name }.toSet()
+        assertTrue("refund" !in methods && "charge" !in methods, "no amount outside the AWS calls")
+        assertTrue(Dependency::class.java.methods.none { it.name.startsWith("budgetOn") }, "no conformance-only calls")
+    }
+
+    @Test
+    fun `threads settling one grant succeed exactly once`() {
+        val pool = Executors.newFixedThreadPool(4)
+        try {
+            repeat(20) {
+                Dependency(DependencyConfig(budget = quota, breaker = breakerConfig, maxConcurrentRetries = 1)).use { dependency ->
+                    val (budget, breaker, slots) = Triple(dependency.budget()!!, dependency.breaker()!!, dependency.retrySlots()!!)
+                    val charge = budget.tryRetry(0, false)!!
+                    val permit = breaker.tryAcquire(0)!!
+                    val slot = slots.tryAcquire()!!
+                    val settled = ConcurrentLinkedQueue<String>()
+                    val barrier = CyclicBarrier(4)
+                    val jobs = List(4) {
+                        pool.submit {
+                            barrier.await()
+                            for ((name, call) in listOf<Pair<String, () -> Unit>>(
+                                "charge" to { budget.onSuccess(1, charge) },
+                                "permit" to { breaker.onSuccess(1, permit) },
+                                "slot" to { slots.release(slot) },
+                            )) {
+                                try {
+                                    call()
+                                    settled += name
+                                } catch (error: RetryplanException.InvalidArgument) {
+                                    assertEquals(name, error.name)
+                                }
+                            }
+                        }
+                    }
+                    jobs.forEach { it.get() }
+                    assertEquals(listOf("charge", "permit", "slot"), settled.sorted())
+                    assertEquals(20, available(budget, 1), "refunded once, not four times")
+                    assertEquals(Triple(0L, 0L, 0), Triple(budget.chargesOutstanding(), breaker.permitsOutstanding(), slots.inFlight()))
+                }
+            }
+        } finally {
+            pool.shutdownNow()
+        }
+    }
+
+    @Test
+    fun `threads sharing a dependency never exceed its cap and leak nothing`() {
+        val threads = 4
+        val pool = Executors.newFixedThreadPool(threads)
+        Dependency(DependencyConfig(budget = quota, breaker = breakerConfig, maxConcurrentRetries = 2)).use { dependency ->
+            val (budget, breaker, slots) = Triple(dependency.budget()!!, dependency.breaker()!!, dependency.retrySlots()!!)
+            val peaks = ConcurrentLinkedQueue<Int>()
+            val barrier = CyclicBarrier(threads)
+            val jobs = List(threads) {
+                pool.submit {
+                    barrier.await()
+                    repeat(200) {
+                        val slot = slots.tryAcquire() ?: return@repeat
+                        peaks += slots.inFlight()
+                        val permit = breaker.tryAcquire(0)
+                        budget.tryRetry(0, false)?.let { budget.onSuccess(0, it) }
+                        permit?.let { breaker.onSuccess(0, it) }
+                        slots.release(slot)
+                    }
+                }
+            }
+            jobs.forEach { it.get() }
+            pool.shutdown()
+            assertTrue(peaks.isNotEmpty() && peaks.max() <= 2, "peak ${peaks.maxOrNull()}")
+            assertEquals(Triple(0L, 0L, 0), Triple(budget.chargesOutstanding(), breaker.permitsOutstanding(), slots.inFlight()))
+            assertEquals(20, available(budget))
+        }
+    }
+}

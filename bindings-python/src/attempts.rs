@@ -1,0 +1,273 @@
+//! `Attempt` and `Attempts`: the attempt loops (`attempts()`, stepped from
+//! asyncio by `async_attempts()`) over the one sequential loop of `Run`, and
+//! the attempt `current_attempt()` returns under every helper.
+
+use pyo3::exceptions::{PyException, PyRuntimeError};
+use pyo3::prelude::*;
+use retryplan::{Action, AttemptPlan, Outcome};
+
+use crate::driver::{action_to_py, plan_arg, PyDriver};
+use crate::run::{outcome_arg, Ctx, Run, Step};
+
+/// One attempt the driver started: its number, timeout and ids.
+///
+/// As a context manager (`with attempt:` in `attempts()`, `async with` in `async_attempts()`): leaving
+/// the block reports success unless `report` was called; an exception is reported through the failure
+/// table and the `outcome_of_error` hook and suppressed (the loop then retries, or raises the typed
+/// ending); an invalid request, a `KeyboardInterrupt` or a cancellation ends the operation and propagates.
+#[pyclass(module = "retryplan", subclass)]
+pub(crate) struct Attempt {
+    inner: AttemptPlan,
+    run: Py<Run>,
+    /// An attempt loop's attempt (it reports itself); false under `@retry` (the call reports).
+    in_loop: bool,
+    reported: bool,
+    /// The timer of `async with attempt:` (`retryplan._async`).
+    #[pyo3(get, set)]
+    timer: Option<Py<PyAny>>,
+}
+
+impl Attempt {
+    pub(crate) fn of(run: &Bound<'_, Run>, inner: AttemptPlan, in_loop: bool) -> Attempt {
+        Attempt { inner, run: run.clone().unbind(), in_loop, reported: false, timer: None }
+    }
+
+    /// Marks the attempt reported, or says why it cannot report.
+    fn reporting<'py>(slf: &Bound<'py, Self>) -> PyResult<(AttemptPlan, Bound<'py, Run>)> {
+        let mut attempt = slf.borrow_mut();
+        if !attempt.in_loop {
+            return Err(PyRuntimeError::new_err("under @retry an attempt reports itself: return a value or raise"));
+        }
+        if attempt.reported {
+            return Err(PyRuntimeError::new_err(format!("attempt {} was already reported", attempt.inner.attempt)));
+        }
+        attempt.reported = true;
+        Ok((attempt.inner, attempt.run.bind(slf.py()).clone()))
+    }
+}
+
+fn idempotency_key(py: Python<'_>, run: &Py<Run>) -> String {
+    let driver = run.borrow(py).driver.clone_ref(py);
+    let key = driver.borrow(py).inner.idempotency_key().as_str().to_owned();
+    key
+}
+
+#[pymethods]
+impl Attempt {
+    /// An attempt of `run` (the tasks of the concurrent helpers: for `current_attempt()`).
+    #[new]
+    fn new(plan: &Bound<'_, PyAny>, run: &Bound<'_, Run>) -> PyResult<Attempt> {
+        Ok(Attempt::of(run, plan_arg(plan)?, false))
+    }
+
+    /// The attempt number, 1 for the first.
+    #[getter]
+    fn number(&self) -> u32 {
+        self.inner.attempt
+    }
+
+    /// The effective timeout in seconds (`plan.timeout_ms / 1000`).
+    #[getter]
+    fn timeout(&self) -> f64 {
+        self.inner.timeout_ms as f64 / 1000.0
+    }
+
+    /// When the driver counts this attempt as timed out, on the helper's clock (seconds).
+    #[getter]
+    fn abort_at(&self) -> f64 {
+        self.inner.abort_at_ms as f64 / 1000.0
+    }
+
+    /// Seconds left before this attempt times out (never negative).
+    fn remaining(&self, py: Python<'_>) -> PyResult<f64> {
+        Ok((self.abort_at() - self.run.borrow(py).clock(py)?).max(0.0))
+    }
+
+    /// A fresh id for this attempt's request (send it as `X-Request-Id`).
+    #[getter]
+    fn request_id(&self) -> String {
+        self.inner.request_id.to_string()
+    }
+
+    /// The operation's stable idempotency key (the same on every attempt).
+    #[getter]
+    fn idempotency_key(&self, py: Python<'_>) -> String {
+        idempotency_key(py, &self.run)
+    }
+
+    /// True when this attempt's request should carry the idempotency key.
+    #[getter]
+    fn send_idempotency_key(&self) -> bool {
+        self.inner.send_idempotency_key
+    }
+
+    /// The driver's plan of this attempt.
+    #[getter]
+    fn plan(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        action_to_py(py, Action::StartAttempt(self.inner))
+    }
+
+    /// Reports this attempt's outcome; True when the driver accepted it (False: it was late).
+    #[pyo3(signature = (outcome, *, result = None, exception = None))]
+    fn report(
+        slf: &Bound<'_, Self>,
+        outcome: &Bound<'_, PyAny>,
+        result: Option<Py<PyAny>>,
+        exception: Option<Py<PyAny>>,
+    ) -> PyResult<bool> {
+        let outcome = outcome_arg(outcome, Outcome::Success)?;
+        let (plan, run) = Attempt::reporting(slf)?;
+        let ctx = Ctx::of(&run);
+        let accepted = ctx.report(plan, outcome, result, exception)?;
+        run.borrow_mut().pending = Some(ctx.poll()?);
+        Ok(accepted)
+    }
+
+    /// True once the attempt reported its outcome (a block left, `report`, or cut at its abort time).
+    #[getter]
+    fn reported(&self) -> bool {
+        self.reported
+    }
+
+    /// Marks the attempt reported: cut at its abort time, the driver counts it timed out itself.
+    fn cut(&mut self) {
+        self.reported = true;
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __exit__(
+        slf: &Bound<'_, Self>,
+        _exc_type: &Bound<'_, PyAny>,
+        exc: &Bound<'_, PyAny>,
+        _traceback: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
+        if slf.borrow().reported {
+            return Ok(false);
+        }
+        let (plan, run) = Attempt::reporting(slf)?;
+        let ctx = Ctx::of(&run);
+        if !exc.is_none() && !exc.is_instance_of::<PyException>() {
+            ctx.cancel()?; // KeyboardInterrupt, a cancelled task: the caller gave up
+            return Ok(false);
+        }
+        let now = ctx.s().now_ms(slf.py())?;
+        let pending = match exc.is_none() {
+            true => ctx.reported(now, plan, Outcome::Success, None, None)?,
+            false => ctx.reported(now, plan, ctx.outcome_of(exc)?, None, Some(exc.clone().unbind()))?,
+        };
+        run.borrow_mut().pending = Some(pending);
+        Ok(!exc.is_none()) // an error is suppressed: the loop goes on (another attempt, or the typed ending)
+    }
+
+    fn __aenter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        slf.py().import("retryplan._async")?.call_method1("enter", (slf,))
+    }
+
+    fn __aexit__<'py>(
+        slf: &Bound<'py, Self>,
+        exc_type: &Bound<'py, PyAny>,
+        exc: &Bound<'py, PyAny>,
+        traceback: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        slf.py().import("retryplan._async")?.call_method1("leave", (slf, exc_type, exc, traceback))
+    }
+
+    fn __repr__(&self) -> String {
+        let (number, timeout, id) = (self.inner.attempt, self.timeout(), self.inner.request_id);
+        format!("<Attempt {number} timeout={timeout:?}s request_id={id}>")
+    }
+}
+
+/// The attempt loop: `for attempt in attempts(policy): with attempt: ...` (and, stepped from asyncio,
+/// `async_attempts()`). Each iteration is one attempt the driver started; between attempts the loop sleeps
+/// as the driver says. The loop ends after a success and raises the typed ending otherwise.
+#[pyclass(module = "retryplan", subclass)]
+pub(crate) struct Attempts {
+    run: Py<Run>,
+    sleep: Py<PyAny>,
+    attempt: Option<Py<Attempt>>,
+}
+
+impl Attempts {
+    /// The action after the last attempt's result, once the attempt has reported (else misuse).
+    fn resume(&mut self, py: Python<'_>) -> PyResult<Option<Action>> {
+        if let Some(attempt) = &self.attempt {
+            let attempt = attempt.borrow(py);
+            if !attempt.reported {
+                let number = attempt.inner.attempt;
+                let message =
+                    format!("attempt {number} ended without an outcome: use `with attempt:` or attempt.report(...)");
+                return Err(PyRuntimeError::new_err(message));
+            }
+        }
+        Ok(self.run.borrow_mut(py).pending.take())
+    }
+
+    /// The attempt for a planned step, or None at a successful ending (any other ending is raised).
+    fn next(&mut self, py: Python<'_>, action: Action) -> PyResult<Option<Py<Attempt>>> {
+        let run = self.run.bind(py);
+        self.attempt = None;
+        match action {
+            Action::StartAttempt(plan) => {
+                let ctx = Ctx::of(run);
+                ctx.start(plan, ctx.fast());
+                let attempt = Py::new(py, Attempt::of(run, plan, true))?;
+                self.attempt = Some(attempt.clone_ref(py));
+                Ok(Some(attempt))
+            }
+            Action::Finish(ending) => Ctx::of(run).end(ending).map(|_| None),
+            _ => Err(PyRuntimeError::new_err("the driver planned neither an attempt nor the end")),
+        }
+    }
+}
+
+#[pymethods]
+impl Attempts {
+    #[new]
+    fn new(run: Py<Run>, sleep: Py<PyAny>) -> Attempts {
+        Attempts { run, sleep, attempt: None }
+    }
+
+    /// The core's driver of this operation (its idempotency key, deadline, attempts started).
+    #[getter]
+    fn driver(&self, py: Python<'_>) -> Py<PyDriver> {
+        self.run.borrow(py).driver.clone_ref(py)
+    }
+
+    /// The operation's stable idempotency key.
+    #[getter]
+    fn idempotency_key(&self, py: Python<'_>) -> String {
+        idempotency_key(py, &self.run)
+    }
+
+    /// The operation.
+    #[getter]
+    fn run(&self, py: Python<'_>) -> Py<Run> {
+        self.run.clone_ref(py)
+    }
+
+    fn __iter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<Attempt>>> {
+        let action = match self.resume(py)? {
+            Some(action @ Action::StartAttempt(_)) => action,
+            other => Ctx::of(self.run.bind(py)).next_plan(self.sleep.bind(py), other)?,
+        };
+        self.next(py, action)
+    }
+
+    /// One move of the loop for a host that sleeps itself (asyncio): the next Attempt, the seconds to
+    /// sleep before calling again with `resume=False`, or None after a success (raises any other ending).
+    fn step(&mut self, py: Python<'_>, resume: bool) -> PyResult<Py<PyAny>> {
+        let pending = if resume { self.resume(py)? } else { None };
+        match Ctx::of(self.run.bind(py)).step(pending)? {
+            Step::Sleep(seconds) => Ok(seconds.into_pyobject(py)?.into_any().unbind()),
+            Step::Act(action) => Ok(self.next(py, action)?.map_or_else(|| py.None(), Py::into_any)),
+        }
+    }
+}

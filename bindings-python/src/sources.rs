@@ -1,0 +1,84 @@
+//! What a run reads from outside the engine, each found once: the Python
+//! helpers it calls back, `sys.modules`, the monotonic clock (read natively)
+//! and the operating system's randomness (drawn ahead for several operations).
+
+use std::sync::Mutex;
+use std::time::Instant;
+
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyDict;
+use retryplan::{Error, OperationOptions};
+
+use crate::errors::Res;
+
+/// The Python objects the loop consults, found once.
+pub(crate) struct Shared {
+    /// `retryplan._failures._BY_TYPE`: the failure table's answer per exception class.
+    pub(crate) known: Py<PyDict>,
+    /// `retryplan._failures.outcome_of`, for a class not seen yet or an answer that reads the error.
+    pub(crate) table: Py<PyAny>,
+    /// `retryplan._failures.INVALID_REQUEST`.
+    pub(crate) invalid_request: Py<PyAny>,
+    /// `retryplan._run`: `observed(run)`, `failure(run, ending, value, error)`.
+    pub(crate) helpers: Py<PyModule>,
+    /// `retryplan._run.CURRENT`: the run or attempt running in this context.
+    pub(crate) current: Py<PyAny>,
+    /// `sys.modules`, to see whether the application imported `logging`.
+    pub(crate) modules: Py<PyDict>,
+    /// An instant and `time.monotonic()` then, in ns: the same clock (CLOCK_MONOTONIC,
+    /// mach_absolute_time, QueryPerformanceCounter), read from Rust from then on.
+    pub(crate) monotonic: (Instant, u64),
+}
+
+static SHARED: PyOnceLock<Shared> = PyOnceLock::new();
+
+pub(crate) fn shared(py: Python<'_>) -> PyResult<&'static Shared> {
+    SHARED.get_or_try_init(py, || {
+        let (failures, helpers) = (py.import("retryplan._failures")?, py.import("retryplan._run")?);
+        let reading = py.import("time")?.getattr("monotonic")?.call0()?.extract::<f64>()?;
+        Ok(Shared {
+            known: failures.getattr("_BY_TYPE")?.cast_into::<PyDict>()?.unbind(),
+            table: failures.getattr("outcome_of")?.unbind(),
+            invalid_request: failures.getattr("INVALID_REQUEST")?.unbind(),
+            current: helpers.getattr("CURRENT")?.unbind(),
+            helpers: helpers.unbind(),
+            modules: py.import("sys")?.getattr("modules")?.cast_into::<PyDict>()?.unbind(),
+            monotonic: (Instant::now(), (reading * 1e9) as u64),
+        })
+    })
+}
+
+/// OS randomness for 16 operations at a time: one `getrandom` call instead of 16 (each a system
+/// call of ~1 us on a VM). Every operation still gets its own 24 bytes from the OS; a forked child
+/// forgets the parent's (`Settings.forget_entropy`, registered with `os.register_at_fork`).
+struct Entropy {
+    bytes: [u8; 24 * 16],
+    used: usize,
+}
+
+static ENTROPY: Mutex<Entropy> = Mutex::new(Entropy { bytes: [0; 24 * 16], used: 24 * 16 });
+
+/// A seed and a key for one operation, from the pool.
+pub(crate) fn drawn() -> Res<OperationOptions> {
+    let mut pool = ENTROPY.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if pool.used >= pool.bytes.len() {
+        let unavailable = |error: getrandom::Error| Error::EntropyUnavailable { message: error.to_string() };
+        getrandom::fill(&mut pool.bytes).map_err(unavailable)?;
+        pool.used = 0;
+    }
+    let mut draw = [0u8; 24];
+    if let Some(bytes) = pool.bytes.get(pool.used..pool.used + 24) {
+        draw.copy_from_slice(bytes);
+    }
+    pool.used += 24;
+    let (seed, key) = draw.split_at(8);
+    let seed = u64::from_le_bytes(seed.try_into().unwrap_or_default());
+    Ok(OperationOptions::from_random(seed, u128::from_le_bytes(key.try_into().unwrap_or_default())))
+}
+
+/// Forgets the OS randomness drawn ahead (a forked child must not reuse its parent's).
+pub(crate) fn forget_entropy() {
+    let mut pool = ENTROPY.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    pool.used = pool.bytes.len();
+}

@@ -1,0 +1,186 @@
+"""What bad input gets: one row per kind of bad input, each a typed error with
+the core's code and the argument or field it names (the same code and field
+the Kotlin binding gives for the same input, and the conformance vectors pin
+for the core). The README's "What bad input gets" table is these rows: a test
+below reads it and compares."""
+
+import math
+import pathlib
+from typing import Any, Callable, List, NamedTuple, Optional
+
+import pytest
+
+import retryplan
+from retryplan import (
+    CircuitBreaker,
+    ConcurrencyLimit,
+    Dependency,
+    InvalidArgumentError,
+    InvalidPolicyJsonError,
+    Operation,
+    Policy,
+    RetryBudget,
+    RetryplanError,
+)
+
+NO_ERROR = "none"
+BREAKER = {"trip": {"kind": "consecutive", "failures": 1}, "open_ms": 1000, "half_open_probes": 1}
+QUOTA = {"kind": "quota", "capacity": 20, "retry_cost": 5, "timeout_retry_cost": 5, "success_increment": 1}
+HUGE = "x" * 10_000_000
+
+
+class Row(NamedTuple):
+    """A README row: the input, what it raises (class, code, field), and a call that gives it."""
+
+    label: str
+    error: str
+    code: str
+    field: str
+    call: Callable[[], Any]
+
+
+def op() -> Operation:
+    operation = Operation(Policy(), now_ms=0, seed=1)
+    operation.poll(now_ms=0)
+    return operation
+
+
+def ended() -> Operation:
+    operation = op()
+    operation.cancel(now_ms=1)
+    return operation
+
+
+def reported_twice() -> None:
+    breaker = CircuitBreaker(BREAKER)
+    permit = breaker.try_acquire(now_ms=0)
+    breaker.on_success(now_ms=1, permit=permit)
+    breaker.on_success(now_ms=2, permit=permit)
+
+
+def foreign_slot() -> None:
+    mine, other = ConcurrencyLimit(1), ConcurrencyLimit(1)
+    other.release(mine.try_acquire())  # type: ignore[arg-type]
+
+
+def clock_backwards() -> None:
+    operation = op()
+    operation.on_outcome(0.5, 1, retryplan.Outcome.http_status(503))
+    assert operation.poll(0.3) == operation.poll(0.5), "the earlier reading counts as no time: 0.5 s"
+
+
+def clock_far_ahead() -> None:
+    breaker = CircuitBreaker(BREAKER)
+    breaker.on_failure(now_ms=1_700_000_000_000, permit=breaker.try_acquire(now_ms=100))
+    assert breaker.try_acquire(now_ms=200) is None, "open for the 1000 ms it had left"
+    assert breaker.try_acquire(now_ms=1200) is not None, "not for 55 years"
+    budget = RetryBudget(kind="ratio", retry_ratio=0.5, min_retries_per_second=0, window_ms=1000)
+    budget.on_request(now_ms=2**53 - 1)
+    budget.on_request(now_ms=0)
+    assert budget.snapshot(now_ms=0)["requests"] == 2, "the clock restarted at 0 with both counts"
+    assert budget.snapshot(now_ms=1000)["requests"] == 0, "and they leave the window 1000 ms later, not in 285,000 years"
+
+
+ROWS: List[Row] = [
+    Row("NaN clock reading", "InvalidArgumentError", "invalid_argument", "now", lambda: op().poll(math.nan)),
+    Row("+Infinity clock reading", "InvalidArgumentError", "invalid_argument", "now", lambda: op().poll(math.inf)),
+    Row("-Infinity clock reading", "InvalidArgumentError", "invalid_argument", "now", lambda: op().poll(-math.inf)),
+    Row("negative clock reading", "InvalidArgumentError", "invalid_argument", "now_ms", lambda: op().poll(now_ms=-1)),
+    Row("clock reading beyond 2^53 - 1 ms", "InvalidArgumentError", "invalid_argument", "now_ms",
+        lambda: op().poll(now_ms=2**53)),
+    Row("clock reading beyond 2^64", "InvalidArgumentError", "invalid_argument", "now_ms",
+        lambda: op().poll(now_ms=2**64)),
+    Row("wrong type for an argument", "ArgumentTypeError", "invalid_argument", "now",
+        lambda: op().poll("1.0")),  # type: ignore[arg-type]
+    Row("None for a required argument", "InvalidArgumentError", "invalid_argument", "now", lambda: op().poll(None)),
+    Row("negative count", "InvalidArgumentError", "invalid_argument", "max_in_flight", lambda: ConcurrencyLimit(-1)),
+    Row("count beyond 32 bits", "InvalidArgumentError", "invalid_argument", "max_in_flight",
+        lambda: ConcurrencyLimit(2**32)),
+    Row("NaN in a configuration", "InvalidPolicyJsonError", "invalid_policy_json", "attempt_timeout.fraction_of_remaining",
+        lambda: Policy.from_dict({"attempt_timeout": {"fraction_of_remaining": math.nan}})),
+    Row("Infinity in a configuration", "InvalidPolicyJsonError", "invalid_policy_json",
+        "attempt_timeout.fraction_of_remaining",
+        lambda: Policy.from_dict({"attempt_timeout": {"fraction_of_remaining": math.inf}})),
+    Row("negative number in a configuration", "InvalidPolicyJsonError", "invalid_policy_json", "backoff.base_ms",
+        lambda: Policy.from_dict({"backoff": {"base_ms": -5}})),
+    Row("time beyond 2^53 - 1 ms in a configuration", "InvalidPolicyError", "invalid_policy", "total_budget_ms",
+        lambda: Policy.from_dict({"total_budget_ms": 2**53})),
+    Row("number beyond 2^64 in a configuration", "InvalidPolicyJsonError", "invalid_policy_json", "total_budget_ms",
+        lambda: Policy.from_json('{"total_budget_ms": 18446744073709551616}')),
+    Row("wrong type in a configuration", "InvalidPolicyJsonError", "invalid_policy_json", "max_attempts",
+        lambda: Policy.from_json('{"max_attempts": "3"}')),
+    Row("null in a configuration", "InvalidPolicyJsonError", "invalid_policy_json", "total_budget_ms",
+        lambda: Policy.from_json('{"total_budget_ms": null}')),
+    Row("unknown field", "InvalidPolicyJsonError", "invalid_policy_json", "max_attemps",
+        lambda: Policy.from_json('{"max_attemps": 3}')),
+    Row("duplicate field", "InvalidPolicyJsonError", "invalid_policy_json", "max_attempts",
+        lambda: Policy.from_json('{"max_attempts": 3, "max_attempts": 4}')),
+    Row("lone surrogate in an argument", "InvalidArgumentError", "invalid_argument", "idempotency_key",
+        lambda: Operation(Policy(), now_ms=0, seed=1, idempotency_key="key\ud800")),
+    Row("lone surrogate in a configuration", "InvalidPolicyJsonError", "invalid_policy_json", "idempotency",
+        lambda: Policy.from_dict({"idempotency": "\ud800"})),
+    Row("huge string in a configuration (10 MB)", "InvalidPolicyJsonError", "invalid_policy_json", "idempotency",
+        lambda: Policy.from_json('{"idempotency": "' + HUGE + '"}')),
+    Row("clock backwards (an operation)", NO_ERROR, NO_ERROR, NO_ERROR, clock_backwards),
+    Row("clock far ahead (a breaker, a budget)", NO_ERROR, NO_ERROR, NO_ERROR, clock_far_ahead),
+    Row("call after the end", "OperationEndedError", "operation_ended", NO_ERROR, lambda: ended().poll(now_ms=2)),
+    Row("grant used twice", "InvalidArgumentError", "invalid_argument", "permit", reported_twice),
+    Row("grant of another control", "InvalidArgumentError", "invalid_argument", "slot", foreign_slot),
+]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row.label for row in ROWS])
+def test_bad_input_gets_a_typed_error_with_the_code_and_field(row: Row) -> None:
+    if row.error == NO_ERROR:
+        row.call()
+        return
+    with pytest.raises(RetryplanError) as raised:
+        row.call()
+    error = raised.value
+    assert type(error).__name__ == row.error and error.code == row.code, error
+    field: Optional[str] = getattr(error, "name", None) or getattr(error, "field", None)
+    if isinstance(error, retryplan.InvalidPolicyError):
+        field = ",".join(error.fields)
+    assert (field or NO_ERROR) == row.field, error
+    assert len(str(error)) < 1000, "a bad value is excerpted, never copied whole"
+
+
+def test_a_huge_value_is_quoted_as_an_excerpt() -> None:
+    with pytest.raises(InvalidPolicyJsonError) as raised:
+        Policy.from_json('{"idempotency": "' + HUGE + '"}')
+    assert "x" * 64 in str(raised.value) and "x" * 65 not in str(raised.value)
+
+
+def test_a_dependency_reads_its_controls_with_the_same_codes() -> None:
+    for text, field in [
+        ('{"max_concurrent_retries": 4294967296}', "max_concurrent_retries"),
+        ('{"max_concurrent_retries": 1.5}', "max_concurrent_retries"),
+        ('{"breaker": {"open_ms": 1000, "open_ms": 2000}}', "breaker.open_ms"),
+        ('{"budget": {"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1, "extra": 1}}', "budget.extra"),
+    ]:
+        with pytest.raises(InvalidPolicyJsonError) as raised:
+            Dependency.from_json(text)
+        assert raised.value.field == field
+    with pytest.raises(InvalidArgumentError) as amount:
+        RetryBudget(QUOTA).acquire(-1)
+    assert amount.value.name == "amount"
+
+
+def readme_rows() -> List[tuple]:
+    readme = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+    section = readme.read_text(encoding="utf-8").split("\n## What bad input gets\n", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [cell.strip().strip("`") for cell in line.strip().strip("|").split("|")]
+        if not line.startswith("| ") or cells[0] in ("input", "") or set(cells[0]) <= set("-: "):
+            continue
+        rows.append(tuple(cells))
+    return rows
+
+
+def test_the_readme_table_is_these_rows() -> None:
+    assert readme_rows() == [(row.label, row.error, row.code, row.field) for row in ROWS]
+
+
+def test_every_row_label_is_unique() -> None:
+    assert len({row.label for row in ROWS}) == len(ROWS)
