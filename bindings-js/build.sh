@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Builds the npm package in place: wasm/retryplan_js.js (wasm-bindgen `web` glue)
-# and wasm/retryplan_js_bg.wasm (size-optimised), next to the hand-written lib/.
+# Builds the npm package in place, both entries:
+# - `retryplan` (the default, lean entry): wasm/retryplan_js.js (wasm-bindgen
+#   `web` glue) and wasm/retryplan_js_bg.wasm, next to the hand-written lib/;
+# - `retryplan/tools`: the same crate with the `tools` feature, its own glue and
+#   wasm in tools/wasm/, and tools/lib/ (made by tools-entry.mjs from lib/).
 # Run from anywhere; needs the wasm32 target, wasm-bindgen-cli 0.2.130 and
 # `npm ci` done here (test.sh installs all three).
 set -euo pipefail
@@ -8,15 +11,37 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 cd "$root"
 
-cargo build -p retryplan-js --target wasm32-unknown-unknown --profile wasm-release --locked --quiet
 raw="$root/target/wasm32-unknown-unknown/wasm-release/retryplan_js.wasm"
-
-rm -rf "$here/wasm"
-wasm-bindgen --target web --no-typescript --out-dir "$here/wasm" --out-name retryplan_js "$raw"
-
 # npm binaryen (never Debian's wasm-opt 108: its output crashes with current glue).
-"$here/node_modules/.bin/wasm-opt" -Oz --strip-debug --strip-producers \
-  "$here/wasm/retryplan_js_bg.wasm" -o "$here/wasm/retryplan_js_bg.wasm"
+wasm_opt="$here/node_modules/.bin/wasm-opt"
+size() { printf '%s raw %d B, gzip -9 %d B' "$1" "$(wc -c <"$2")" "$(gzip -9c "$2" | wc -c)"; }
 
-size() { printf '%s raw %d B, gzip -9 %d B' "$(basename "$1")" "$(wc -c <"$1")" "$(gzip -9c "$1" | wc -c)"; }
-echo "built: $(size "$here/wasm/retryplan_js_bg.wasm"); $(size "$here/wasm/retryplan_js.js")"
+# build <out dir> [cargo features...]: the crate, its glue and its optimised wasm in <out dir>.
+build() {
+  local out="$1"
+  shift
+  cargo build -p retryplan-js --target wasm32-unknown-unknown --profile wasm-release --locked --quiet "$@"
+  rm -rf "$out"
+  wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name retryplan_js "$raw"
+}
+
+# shrink <out dir>: the size-optimised wasm, without names or debug information.
+shrink() {
+  "$wasm_opt" -Oz --strip-debug --strip-producers "$1/retryplan_js_bg.wasm" -o "$1/retryplan_js_bg.wasm"
+}
+
+build "$here/wasm"
+# Each entry optimised as shipped but with its name section (function names):
+# test/messages.test.mjs checks the default one holds no formatting code,
+# size.mjs gives each part's share. Not part of the package.
+"$wasm_opt" -Oz -g "$here/wasm/retryplan_js_bg.wasm" -o "$root/target/wasm32-unknown-unknown/wasm-release/retryplan_js.lean.wasm"
+shrink "$here/wasm"
+build "$here/tools/wasm" --features tools
+"$wasm_opt" -Oz -g "$here/tools/wasm/retryplan_js_bg.wasm" -o "$root/target/wasm32-unknown-unknown/wasm-release/retryplan_js.tools.wasm"
+shrink "$here/tools/wasm"
+# The core's message table, for lib/messages.js to compose errors outside the wasm.
+node "$here/rules-table.mjs"
+node "$here/tools-entry.mjs"
+
+echo "built: $(size retryplan_js_bg.wasm "$here/wasm/retryplan_js_bg.wasm"); $(size retryplan_js.js "$here/wasm/retryplan_js.js")"
+echo "built tools: $(size retryplan_js_bg.wasm "$here/tools/wasm/retryplan_js_bg.wasm"); $(size retryplan_js.js "$here/tools/wasm/retryplan_js.js")"

@@ -38,6 +38,9 @@ echo "wasm-bindgen $want, $(/usr/bin/chromium --version 2>/dev/null | head -1), 
 step "build"
 ./build.sh
 
+step "size gate"
+node size.mjs
+
 step "tests"
 node --test \
   test/vectors.test.mjs \
@@ -47,5 +50,7 @@ node --test \
   test/run.test.mjs \
   test/fetch.test.mjs \
   test/scenarios.test.mjs \
+  test/messages.test.mjs \
+  test/tags.test.mjs \
   test/browser.test.mjs \
   test/consumer.test.mjs

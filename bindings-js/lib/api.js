@@ -1,51 +1,15 @@
-// The public API: the wasm exports as they are (Operation and Driver through
-// their subclasses, which read options and pass the common outcomes as
-// numbers), the error classes, the header names, and the two helpers.
-import { outcomeFromHttp, outcomeFromHttpResponse, outcomeOfFailure, RetryBudget } from '../wasm/retryplan_js.js';
+// The public API of the default entry: the classes over the wasm's objects,
+// the error classes, the header names, the Outcome constructors and header
+// readers, and the two helpers. The tools entry adds lib/tools.js.
+import { outcomeFromHttp, outcomeFromHttpResponse, outcomeOfFailure } from './http.js';
 
-// `onSuccess(nowMs, charge?)` / `onFailure(nowMs, charge?)`: wasm-bindgen takes an
-// optional object only by moving it (a second use would then read as "no
-// charge"), so a charge goes by reference to its own export, which refuses a
-// second use with "invalid_argument".
-for (const name of ['onSuccess', 'onFailure']) {
-  const first = RetryBudget.prototype[name];
-  const charged = RetryBudget.prototype[`__${name}Charged`];
-  RetryBudget.prototype[name] = function (nowMs, charge) {
-    return charge === undefined || charge === null ? first.call(this, nowMs) : charged.call(this, nowMs, charge);
-  };
-}
-
-export {
-  Policy,
-  Stats,
-  Dependency,
-  RetryBudget,
-  CircuitBreaker,
-  BreakerPermit,
-  RetryCharge,
-  ConcurrencyLimit,
-  outcomeFromHttp,
-  redeliver,
-  parseRetryAfter,
-  parseRetryAfterMsHeader,
-  parseRateLimit,
-  parseRateLimitReset,
-  parseGrpcPushback,
-  encodeGrpcTimeout,
-  parseGrpcTimeout,
-  encodeGrpcTimeoutNs,
-  parseGrpcTimeoutNs,
-  awsErrorCodeFromResponse,
-  awsStandardDependency,
-  awsStandard2026Dependency,
-  ServiceConfig,
-  remainingBudgetMs,
-  admit,
-  profileNames,
-  wasmTrapped,
-} from '../wasm/retryplan_js.js';
+export { wasmTrapped } from '../wasm/retryplan_js.js';
+export { Policy, profileNames } from './policy.js';
+export { Dependency, RetryBudget, RetryCharge, CircuitBreaker, BreakerPermit, ConcurrencyLimit } from './controls.js';
 export { Operation } from './operation.js';
 export { Driver } from './driver.js';
+export { Stats } from './stats.js';
+export { outcomeFromHttp, parseRetryAfter, parseRetryAfterMsHeader, parseRateLimit, parseRateLimitReset } from './http.js';
 export { RetryplanError } from './convert.js';
 export { OperationFailedError, GaveUpError, ReconcileRequiredError, RestartRequiredError } from './endings.js';
 export { failureOf } from './failures.js';

@@ -1,5 +1,7 @@
 // Conversions used by the wasm glue: the error class and plain-object factories.
 // Nothing here decides anything; it only shapes values the core computed.
+import { bindingMessage, compose } from './messages.js';
+import { START_DECISION, START_HELPER } from './tags.js';
 
 /** Misuse of the engine (never a failed attempt: those are decisions). */
 export class RetryplanError extends Error {
@@ -11,14 +13,25 @@ export class RetryplanError extends Error {
   }
 }
 
-export const makeError = (code, message) => new RetryplanError(code, message);
-
-export function addViolation(error, field, message) {
-  (error.violations ??= []).push({ field, message });
+/** A core error (see src/lib.rs `js_error`): its message composed here, from the core's table. */
+export function coreError(code, field, message) {
+  const error = new RetryplanError(code, compose(message));
+  if (field !== undefined) error.field = field;
+  return error;
 }
 
-export function setErrorField(error, field) {
+export function addViolation(error, field, message) {
+  (error.violations ??= []).push({ field, message: compose(message) });
+}
+
+/** A warning of the core (`{field, message}`), its message composed here. */
+export const warning = (field, message) => ({ field, message: compose(message) });
+
+/** A refusal of the binding's own (an argument, or a configuration value only JS has): see messages.js BINDING. */
+export function bindingError(json, field, key, a, b) {
+  const error = new RetryplanError(json ? 'invalid_policy_json' : 'invalid_argument', bindingMessage(json, field, key, a, b));
   error.field = field;
+  return error;
 }
 
 /** The value of an internal wasm method that returns a result or a RetryplanError: the result, or the error thrown. */
@@ -35,73 +48,6 @@ const LONE_SURROGATE = /\p{Cs}/u;
 export const isWellFormed =
   typeof String.prototype.isWellFormed === 'function' ? (text) => text.isWellFormed() : (text) => !LONE_SURROGATE.test(text);
 
-/** A JSON object as `parseJson` gives it to the wasm: its entries in text order, a repeated key included. */
-class JsonObject {
-  constructor(entries) {
-    this.entries = entries;
-  }
-}
-
-/** Deeper than any configuration; the wasm reader names the field past its own, lower limit. */
-const MAX_JSON_DEPTH = 64;
-const JSON_NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-
-/**
- * JSON text as plain data for the core's configuration reader, which refuses
- * a key the text repeats, as every other language does (`JSON.parse` keeps
- * the last one silently). The text is checked by `JSON.parse` first (its
- * syntax errors, its messages), then walked once more to keep every key.
- */
-export function parseJson(text) {
-  JSON.parse(text);
-  let at = 0;
-  const skipSpace = () => {
-    for (let c = text.charCodeAt(at); c === 32 || c === 9 || c === 10 || c === 13; c = text.charCodeAt(++at));
-  };
-  const string = () => {
-    const start = at;
-    for (at += 1; text.charCodeAt(at) !== 34; at += text.charCodeAt(at) === 92 ? 2 : 1);
-    at += 1;
-    return JSON.parse(text.slice(start, at));
-  };
-  const value = (depth) => {
-    if (depth > MAX_JSON_DEPTH) throw new SyntaxError(`JSON nested more than ${MAX_JSON_DEPTH} levels deep`);
-    skipSpace();
-    const first = text[at];
-    if (first === '{' || first === '[') {
-      const items = [];
-      at += 1;
-      skipSpace();
-      if (text[at] === (first === '{' ? '}' : ']')) at += 1;
-      else {
-        do {
-          skipSpace();
-          if (first === '{') {
-            const key = string();
-            skipSpace();
-            at += 1; // the colon
-            items.push([key, value(depth + 1)]);
-          } else items.push(value(depth + 1));
-          skipSpace();
-        } while (text[at++] === ',');
-      }
-      return first === '{' ? new JsonObject(items) : items;
-    }
-    if (first === '"') return string();
-    const literal = { t: true, f: false, n: null }[first];
-    if (literal !== undefined) {
-      at += literal === false ? 5 : 4;
-      return literal;
-    }
-    JSON_NUMBER.lastIndex = at;
-    JSON_NUMBER.test(text);
-    const number = Number(text.slice(at, JSON_NUMBER.lastIndex));
-    at = JSON_NUMBER.lastIndex;
-    return number;
-  };
-  return value(0);
-}
-
 // Decision factories, one per variant, fields in the core's order.
 // A request id arrives as its two 32-bit halves and is spelled as the core's
 // Display does: 16 lowercase hex digits. `abortAttempts` is always an array
@@ -116,15 +62,17 @@ const hex16 = (h, l) =>
     DIGITS[l >>> 28], DIGITS[(l >>> 24) & 15], DIGITS[(l >>> 20) & 15], DIGITS[(l >>> 16) & 15],
     DIGITS[(l >>> 12) & 15], DIGITS[(l >>> 8) & 15], DIGITS[(l >>> 4) & 15], DIGITS[l & 15],
   );
+/** A request id from its two 32-bit halves: 16 lowercase hex digits, as the core's Display spells it. */
+export const requestIdText = hex16;
+
 /**
- * A started attempt in one of three forms, as src/lib.rs numbers them
- * (START_*): a decision, a driver's action (with `sendIdempotencyKey`), or
+ * A started attempt in one of three forms (`START_*`, lib/tags.js): a decision, a driver's action (with `sendIdempotencyKey`), or
  * the helpers' own record of it (an `Attempt`).
  */
 export function startAttempt(form, attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge, sendIdempotencyKey) {
-  if (form === 2) return new Attempt(attempt, timeoutMs, abortAtMs, hex16(idHigh, idLow), remainingBudgetMs, hedge, sendIdempotencyKey);
+  if (form === START_HELPER) return new Attempt(attempt, timeoutMs, abortAtMs, hex16(idHigh, idLow), remainingBudgetMs, hedge, sendIdempotencyKey);
   const requestId = hex16(idHigh, idLow);
-  return form === 0
+  return form === START_DECISION
     ? { type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs, hedge }
     : { type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs, hedge, sendIdempotencyKey };
 }
@@ -212,5 +160,12 @@ export const attemptResult = (attempt, outcome) => ({ attempt, outcome });
 export const decisionEvent = (atMs, decision, after) => (after === undefined ? { atMs, decision } : { atMs, decision, after });
 
 export const namedOutcome = (type, key, name) => (key === '' ? { type } : { type, [key]: name });
-export const httpOutcome = (status, retryAfterMs) =>
-  retryAfterMs === undefined ? { type: 'http_status', status } : { type: 'http_status', status, retryAfterMs };
+export const httpOutcome = (status, retryAfterMs, errorCode) => {
+  const outcome = retryAfterMs === undefined ? { type: 'http_status', status } : { type: 'http_status', status, retryAfterMs };
+  if (errorCode !== undefined) outcome.errorCode = errorCode;
+  return outcome;
+};
+export const grpcOutcome = (code, retryAfterMs, declined) => {
+  if (declined) return { type: 'grpc_status', code, pushback: 'do_not_retry' };
+  return retryAfterMs === undefined ? { type: 'grpc_status', code } : { type: 'grpc_status', code, pushback: { retryAfterMs } };
+};

@@ -2,15 +2,23 @@
 // one host loop (host.js). They decide nothing: the driver says when attempts
 // start, time out, hedge, wait and end; the failure table (failures.js) and
 // the caller's `outcomeOfError` hook say what an error means.
-import { _driverFree, _driverKey, _policyHttpOutcome } from '../wasm/retryplan_js.js';
+import { _driverKey, _free } from '../wasm/retryplan_js.js';
+import { ms } from './args.js';
 import { RetryplanError } from './convert.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from './constants.js';
 import { newDriver } from './driver.js';
 import { ENDINGS } from './endings.js';
 import { failureOf } from './failures.js';
 import { Host } from './host.js';
+import { policyOutcome } from './http.js';
 
 const monotonicNow = () => performance.now();
+
+/** The helper's clock (`options.now`, or the monotonic clock), each reading checked as a time. */
+const clockOf = (options) => {
+  const now = options.now ?? monotonicNow;
+  return () => ms('nowMs', now());
+};
 const SUCCESS = Object.freeze({ type: 'success' });
 
 /** The driver's options from a helper's: `undefined` (no options to read) when there are none. */
@@ -44,11 +52,11 @@ function conclude(setup) {
       try {
         return finish(action.decision);
       } finally {
-        _driverFree(host.driver);
+        _free(host.driver);
       }
     },
     (error) => {
-      _driverFree(host.driver);
+      _free(host.driver);
       throw error;
     },
   );
@@ -70,7 +78,8 @@ function ending(host, decision) {
  */
 export function run(policy, attempt, options = {}) {
   return conclude(() => {
-    const { now = monotonicNow, onDiscard } = options;
+    const { onDiscard } = options;
+    const now = clockOf(options);
     const driver = newDriver(policy, now(), driverOptions(options));
     const io = {
       entry: (entry) => {
@@ -100,7 +109,8 @@ const cancelBody = (response) => response?.body?.cancel().catch(() => {});
  */
 export function retryFetch(input, init = {}, options = {}) {
   return conclude(() => {
-    const { policy, fetch: doFetch = globalThis.fetch, idempotent, now = monotonicNow } = options;
+    const { policy, fetch: doFetch = globalThis.fetch, idempotent } = options;
+    const now = clockOf(options);
     const { idempotencyKeyHeader = IDEMPOTENCY_KEY_HEADER, requestIdHeader = REQUEST_ID_HEADER } = options;
     if (typeof ReadableStream !== 'undefined' && init.body instanceof ReadableStream) {
       // A stream can be sent once; every attempt must send the same body.
@@ -124,7 +134,7 @@ export function retryFetch(input, init = {}, options = {}) {
     };
     const io = {
       entry: (entry) => entry,
-      outcomeOf: (response) => _policyHttpOutcome(policy, response.status, response.headers, Date.now()),
+      outcomeOf: (response) => policyOutcome(policy, response.status, response.headers, Date.now()),
       unreadable: 'malformed_response',
       // fetch rejects with a TypeError for a network error; a browser says no more.
       failureOf: (thrown) => failureOf(thrown) ?? (thrown instanceof TypeError ? 'connection_lost' : undefined),

@@ -206,7 +206,7 @@ export class Host {
         if (action === undefined) action = decided(_driverPoll(driver, this.readAt ?? this.now()));
         else this.next = undefined;
         this.readAt = undefined;
-        if (this.onDecision !== undefined) for (let event; (event = _driverEvent(driver)) !== undefined; ) this.onDecision(event);
+        if (this.onDecision !== undefined) for (let event; (event = decided(_driverEvent(driver))) !== undefined; ) this.onDecision(event);
         if (action instanceof Attempt) {
           // Each attempt starts from a fresh, short stack (see the class comment).
           await undefined;
@@ -261,7 +261,7 @@ export class Host {
 
   /** The finish's last result: its outcome, and the error it threw or the value it carried, as the host kept them. */
   lastResult() {
-    const last = _driverLastResult(this.driver);
+    const last = decided(_driverLastResult(this.driver));
     const kept = last !== undefined && last.attempt === this.latestAttempt;
     return { outcome: last?.outcome, error: kept ? this.latestError : undefined, value: kept ? this.latestValue : undefined };
   }

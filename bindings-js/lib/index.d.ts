@@ -1,4 +1,5 @@
-// Types of the `retryplan` package. Keys are camelCase; string values (kinds,
+// Types of the `retryplan` package, the default entry (`retryplan/tools`
+// adds the tools: lib/tools.d.ts). Keys are camelCase; string values (kinds,
 // reasons, codes) are the core's snake_case names, the same in every language.
 // Every time is a number of milliseconds on your monotonic clock
 // (`performance.now()`; fractions are floored). Times must be numbers (never
@@ -365,33 +366,19 @@ export interface StatsCounters {
 
 /** A validated, immutable policy. Holds wasm memory: `free()` it, or let the GC do it. */
 export class Policy {
-  private constructor();
+  protected constructor();
   /**
    * Validates a policy object; throws RetryplanError "invalid_policy" (with violations) or "invalid_policy_json".
    * Plain data only: plain or null-prototype objects (any realm), `Map`s with string keys, arrays, strings,
    * finite numbers, booleans and `null`; `undefined` properties are left out.
    */
   static fromConfig(config: PolicyConfig): Policy;
-  /**
-   * Validates policy JSON text in the shared snake_case schema (policy files). A key repeated in
-   * the text is refused ("invalid_policy_json" naming it), as in every language; integers beyond
-   * 2^53 are rounded before they are read (JS numbers).
-   */
-  static fromJson(json: string): Policy;
   /** A built-in profile; throws "unknown_profile" for another name. */
   static profile(name: ProfileName): Policy;
-  toConfig(): ResolvedPolicyConfig;
-  /** The configuration as JSON text in the shared snake_case schema, numbers as JS prints them (`2`, where Rust prints `2.0`). */
-  toJson(): string;
   readonly maxAttempts: number;
   /** True when requests carry the idempotency key header (keyed and unsafe operations). */
   readonly sendsIdempotencyKey: boolean;
   readonly totalBudgetMs: number;
-  /** Backoff ceilings (before jitter) of the first `retries` retries. */
-  backoffCeilingsMs(retries: number): number[];
-  classify(outcome: Outcome): Class;
-  /** The worst case against `deadlineMs` (from the start); the first attempt starts `firstAttemptAtMs` after it. */
-  explain(deadlineMs?: number, firstAttemptAtMs?: number): Timeline;
   free(): void;
 }
 
@@ -438,8 +425,6 @@ export class Operation {
 /** Counters over many operations' decisions: give it to drivers and helpers (`{stats}`), which count as the core decides. */
 export class Stats {
   constructor();
-  /** Counts one decision as an operation returned it (each start and ending once). */
-  record(decision: Decision): void;
   /** Adds another set of counters to these (saturating), e.g. per-worker Stats into one. */
   merge(other: Stats): void;
   toJSON(): StatsCounters;
@@ -474,13 +459,6 @@ export type Redelivery =
   | { type: 'acknowledge' }
   | { type: 'redeliver_after'; delayMs: number; redeliverAtMs: number }
   | { type: 'dead_letter'; reason: DeadLetterReason };
-/**
- * What to do with a queue message after delivery number `attempts` (1 for the
- * first, this one included) that ended with `outcome`; the queue carries the
- * count and `firstSeenMs`. Throws "invalid_argument" for attempts 0.
- */
-export function redeliver(policy: Policy, attempts: number, firstSeenMs: number, nowMs: number, outcome: Outcome): Redelivery;
-
 /** A retry budget model and its numbers. */
 export type BudgetConfig =
   /** gRPC retry throttling: retries allowed while tokens > maxTokens / 2. */
@@ -553,14 +531,11 @@ export class RetryCharge {
  * Holds wasm memory: `free()` it, or let the GC do it.
  */
 export class Dependency {
-  private constructor();
-  /** Validates a camelCase configuration; errors and field paths (snake_case) match `fromJson`. */
+  protected constructor();
+  /** Validates a camelCase configuration; errors and field paths (snake_case) match `fromJson` (retryplan/tools). */
   static fromConfig(config: DependencyConfig): Dependency;
-  /** Reads dependency JSON text in the shared snake_case schema (as `Policy.fromJson`). Throws "invalid_policy_json" or "invalid_policy". */
-  static fromJson(json: string): Dependency;
   /** Another handle on the same controls (free each handle on its own). */
   clone(): Dependency;
-  snapshot(nowMs: number): DependencySnapshot;
   /** A handle on the shared budget (a new object per read), or undefined. */
   readonly budget: RetryBudget | undefined;
   /** A handle on the shared breaker (a new object per read), or undefined. */
@@ -586,7 +561,6 @@ export class RetryBudget {
   acquire(amount: number): boolean;
   /** Gives `amount` units back to a quota, never above its capacity. */
   release(amount: number): void;
-  snapshot(nowMs: number): BudgetSnapshot;
   free(): void;
 }
 
@@ -610,7 +584,6 @@ export class CircuitBreaker {
   onFailure(nowMs: number, permit: BreakerPermit): void;
   /** Gives a permit back without a result (the attempt was cancelled). */
   release(permit: BreakerPermit): void;
-  snapshot(nowMs: number): BreakerSnapshot;
   free(): void;
 }
 
@@ -637,49 +610,6 @@ export function parseRateLimit(value: string, policyValue?: string): number | nu
 export function parseRateLimitReset(value: string, nowUnixMs: number): number;
 /** A `retry-after-ms` header value. Throws "invalid_header". */
 export function parseRetryAfterMsHeader(value: string): number;
-export function parseGrpcPushback(value: string): Pushback;
-export function encodeGrpcTimeout(timeoutMs: number): string;
-/** Throws "invalid_header". */
-export function parseGrpcTimeout(value: string): number;
-/** A budget in nanoseconds as a `grpc-timeout` value, in the unit a peer would choose (never rounded up). */
-export function encodeGrpcTimeoutNs(timeoutNs: bigint): string;
-/** A `grpc-timeout` value as exact nanoseconds (saturating at 2^63-1). Throws "invalid_header". */
-export function parseGrpcTimeoutNs(value: string): bigint;
-/** The AWS error code of a response: `x-amzn-errortype`, else a JSON body's `__type`/`code`, else an XML `<Code>`. */
-export function awsErrorCodeFromResponse(errortypeHeader?: string | null, body?: string | null): string | undefined;
-/** The AWS SDK standard mode's dependency: the 500-unit retry quota. */
-export function awsStandardDependency(): Dependency;
-/** The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14, or 5 after a throttling error. */
-export function awsStandard2026Dependency(): Dependency;
-
-/** One method selector of a gRPC service config and its policy. */
-export interface MethodProfile {
-  /** `/service/method`, `/service/` (a service's default) or `` (the default config). */
-  name: string;
-  service: string;
-  method: string;
-  policy: Policy;
-}
-
-/** A gRPC service config read as gRFC A6 says: a validated policy per method selector, the retry throttling, warnings. */
-export class ServiceConfig {
-  private constructor();
-  /** Reads a service config object, keys as gRPC writes them; `maxAttemptsCap` defaults to 5. */
-  static fromConfig(config: object, maxAttemptsCap?: number): ServiceConfig;
-  static fromJson(json: string, maxAttemptsCap?: number): ServiceConfig;
-  readonly methods: MethodProfile[];
-  /** What was capped or truncated rather than refused. */
-  readonly warnings: { field: string; message: string }[];
-  /** A new Dependency holding the retry throttling, or undefined; one per server name. */
-  throttlingDependency(): Dependency | undefined;
-  methodFor(service: string, method: string): MethodProfile | undefined;
-  profileFor(service: string, method: string): Policy | undefined;
-  free(): void;
-}
-/** Budget left at `nowMs` before `deadlineMs`, minus `reserveMs`, never below 0. */
-export function remainingBudgetMs(deadlineMs: number, nowMs: number, reserveMs: number): number;
-/** Server-side admission of a request with a propagated deadline. */
-export function admit(deadlineMs: number, nowMs: number, reserveMs: number, minimumUsefulMs: number): Admission;
 export function profileNames(): ProfileName[];
 
 /** A failure of the platform, named the same in every language (retryplan::Failure). */

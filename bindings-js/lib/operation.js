@@ -1,39 +1,119 @@
-// `Operation` as users construct it: `new Operation(policy, nowMs, {seed?, idempotencyKey?, deadlineMs?, dependency?})`.
-// wasm-bindgen takes no optional reference to a Rust object, so the wasm
-// constructor consumes a separate handle: a clone of `options.dependency`
-// (an Arc clone in Rust), leaving the caller's Dependency usable.
-import { Dependency, Operation as WasmOperation } from '../wasm/retryplan_js.js';
-import { RetryplanError, decided } from './convert.js';
+// `Operation`: one logical operation, decision by decision:
+// `new Operation(policy, nowMs, {seed?, idempotencyKey?, deadlineMs?, dependency?})`.
+import {
+  _operationCancel,
+  _operationKey,
+  _operationNew,
+  _operationOutcome,
+  _operationOutcomeOf,
+  _operationPoll,
+  _operationRemaining,
+  _operationRequestId,
+  _operationRunning,
+  _operationState,
+} from '../wasm/retryplan_js.js';
+import { attempt, ms, options as optionsOf, optional, text, whole } from './args.js';
+import { decided, requestIdText } from './convert.js';
+import { dependencyHandle } from './controls.js';
 import { drawUnlessSeeded, pool } from './entropy.js';
+import { HANDLE, Held, handleOf } from './objects.js';
 import { parts, read } from './outcomes.js';
+import { Policy } from './policy.js';
 
-/** A handle on `options[name]` for the wasm constructor to consume, checked to be a `type`. */
-export function handle(options, name, type) {
-  const value = options != null && typeof options === 'object' ? options[name] : undefined;
-  if (value == null) return undefined;
-  if (!(value instanceof type)) {
-    throw Object.assign(new RetryplanError('invalid_argument', `invalid argument \`${name}\`: must be a ${type.name}`), { field: name });
-  }
-  return name === 'stats' ? value._share() : value.clone();
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/**
+ * What every operation (and driver) starts from, checked: `[seed, key,
+ * deadline]` (each undefined when absent), with `at`, the index in the
+ * entropy pool of the words that seed it and make its key when it has no
+ * seed. The caller's order of checks: dependency first, then the rest.
+ */
+export function operationOptions(options) {
+  const at = drawUnlessSeeded(options);
+  const seed = optional(whole, 'seed', options?.seed, MAX_SAFE);
+  const key = optional(text, 'idempotencyKey', options?.idempotencyKey);
+  const deadline = optional(ms, 'deadlineMs', options?.deadlineMs);
+  return [at, seed, key, deadline];
 }
 
-export class Operation extends WasmOperation {
+const handle = (operation) => operation[HANDLE] ?? 0;
+
+export class Operation extends Held {
   constructor(policy, nowMs, options) {
-    const at = drawUnlessSeeded(options);
-    const dependency = handle(options, 'dependency', Dependency);
-    super(policy, nowMs, options, dependency, pool[at], pool[at + 1], pool[at + 2], pool[at + 3], pool[at + 4], pool[at + 5]);
+    optionsOf(options, 'seed');
+    const dependency = dependencyHandle(options);
+    const policyHandle = handleOf('policy', policy, Policy);
+    const now = ms('nowMs', nowMs);
+    const [at, seed, key, deadline] = operationOptions(options);
+    super(
+      decided(
+        _operationNew(policyHandle, now, seed, key, deadline, dependency, pool[at], pool[at + 1], pool[at + 2], pool[at + 3], pool[at + 4], pool[at + 5]),
+      ),
+    );
   }
 
   /** What to do now: start an attempt, keep waiting, or await the running attempt. */
   poll(nowMs) {
-    return typeof nowMs === 'number' ? decided(this._poll(nowMs)) : super.poll(nowMs);
+    return decided(_operationPoll(handle(this), ms('nowMs', nowMs)));
   }
 
   /** Reports how attempt `attempt` ended (the common outcomes cross as numbers). */
-  onOutcome(nowMs, attempt, outcome) {
-    if (typeof nowMs === 'number' && typeof attempt === 'number' && read(outcome)) {
-      return decided(this._onOutcomeParts(nowMs, attempt, parts.tag, parts.a, parts.b));
-    }
-    return super.onOutcome(nowMs, attempt, outcome);
+  onOutcome(nowMs, number, outcome) {
+    const now = ms('nowMs', nowMs);
+    const at = attempt(number);
+    if (read(outcome)) return decided(_operationOutcome(handle(this), now, at, parts.tag, parts.a, parts.b));
+    return decided(_operationOutcomeOf(handle(this), now, at, outcome));
+  }
+
+  /** The caller gives up: `gave_up` with reason `cancelled`. */
+  cancel(nowMs) {
+    return decided(_operationCancel(handle(this), ms('nowMs', nowMs)));
+  }
+
+  /** When to poll next, or undefined once ended. */
+  nextWakeupMs() {
+    const next = _operationState(handle(this))[0];
+    return next < 0 ? undefined : next;
+  }
+
+  /** Budget left at `nowMs` after the response reserve. */
+  remainingBudgetMs(nowMs) {
+    return _operationRemaining(handle(this), ms('nowMs', nowMs));
+  }
+
+  /** The operation's deadline: `min(start + totalBudgetMs, deadlineMs)`. */
+  get deadlineMs() {
+    return _operationState(handle(this))[1];
+  }
+
+  /** The stable idempotency key of every attempt. */
+  get idempotencyKey() {
+    return _operationKey(handle(this));
+  }
+
+  /** Attempts started so far (hedges included). */
+  get attemptsStarted() {
+    return _operationState(handle(this))[2];
+  }
+
+  /** The attempts running now, ascending (a new array per read). */
+  get runningAttempts() {
+    return _operationRunning(handle(this));
+  }
+
+  /** When the operation started. */
+  get startedAtMs() {
+    return _operationState(handle(this))[3];
+  }
+
+  /** The request id attempt `attempt` gets (16 lowercase hex digits). */
+  requestId(number) {
+    const [high, low] = _operationRequestId(handle(this), attempt(number));
+    return requestIdText(high, low);
+  }
+
+  /** True once an ending was returned. */
+  get isEnded() {
+    return _operationState(handle(this))[4] === 1;
   }
 }

@@ -4,15 +4,16 @@
 // the object path, which validates it; the numbers are validated the same way.
 import { _names } from '../wasm/retryplan_js.js';
 
-// The tags, as src/args.rs numbers them (PARTS_*).
-export const SUCCESS = 0;
-const HTTP_STATUS = 1;
-const TRANSPORT = 2;
-const APPLICATION = 3;
-export const FAILURE = 4;
-const CANCELLED = 5;
+import { PARTS_APPLICATION, PARTS_CANCELLED, PARTS_FAILURE, PARTS_HTTP_STATUS, PARTS_SUCCESS, PARTS_TRANSPORT } from './tags.js';
 
-/** Name -> index maps of [transport failures, verdicts, failures], read from the core on first use. */
+export const SUCCESS = PARTS_SUCCESS;
+export const FAILURE = PARTS_FAILURE;
+
+/** The core's names: [transport failures, verdicts, failures, give-up reasons], read on first use. */
+let lists;
+export const names = (list) => (lists ??= _names())[list];
+
+/** Name -> index maps of the lists, made on first use. */
 let indexes;
 const index = (list, name) => (indexes ??= _names().map((names) => new Map(names.map((name, at) => [name, at]))))[list].get(name);
 
@@ -29,27 +30,27 @@ export function read(outcome) {
   parts.b = undefined;
   switch (outcome.type) {
     case 'success':
-      parts.tag = SUCCESS;
+      parts.tag = PARTS_SUCCESS;
       return true;
     case 'http_status': {
       const { status, retryAfterMs } = outcome;
       if (typeof status !== 'number' || (retryAfterMs != null && typeof retryAfterMs !== 'number')) return false;
       if (outcome.errorCode != null) return false; // a service's error code: the object path reads it
-      parts.tag = HTTP_STATUS;
+      parts.tag = PARTS_HTTP_STATUS;
       parts.a = status;
       parts.b = retryAfterMs ?? undefined;
       return true;
     }
     case 'transport':
-      parts.tag = TRANSPORT;
+      parts.tag = PARTS_TRANSPORT;
       parts.a = index(0, outcome.failure);
       return parts.a !== undefined;
     case 'application':
-      parts.tag = APPLICATION;
+      parts.tag = PARTS_APPLICATION;
       parts.a = index(1, outcome.verdict);
       return parts.a !== undefined;
     case 'cancelled':
-      parts.tag = CANCELLED;
+      parts.tag = PARTS_CANCELLED;
       return true;
     default:
       return false;

@@ -7,64 +7,50 @@
 //! are copied into wasm memory, so no argument can exhaust it (a trap would
 //! leave the object it was passed to unusable), and a lone surrogate, which
 //! the copy would silently replace with U+FFFD, is refused instead.
+//!
+//! A refusal names its rule by a key of `lib/messages.js` (`BINDING`) and
+//! hands over the value it refused: the words are composed there, outside
+//! the wasm.
 
-use js_sys::{JsString, Reflect};
+use alloc::string::String;
+
+use js_sys::{Array, JsString, Reflect};
 use retryplan::value::Named;
 use retryplan::{GrpcCode, Outcome, Pushback};
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::{invalid, is_well_formed, js_error, MAX_SAFE};
+use crate::{invalid, invalid_with, is_well_formed, js_error, MAX_SAFE};
 
 /// The longest string accepted from JS, in UTF-16 code units (1 MiB of
 /// ASCII): far above any real name, header value or policy file, far below
 /// what could exhaust wasm memory.
 pub(crate) const MAX_TEXT: u32 = 1 << 20;
 
-/// What kind of JS value `value` is, for messages (never its contents).
-pub(crate) fn kind_of(value: &JsValue) -> &'static str {
-    if value.is_null() {
-        "null"
-    } else if value.is_undefined() {
-        "undefined"
-    } else if value.is_string() {
-        "a string"
-    } else if value.as_bool().is_some() {
-        "a boolean"
-    } else if value.as_f64().is_some() {
-        "a number"
-    } else if value.is_bigint() {
-        "a bigint"
-    } else if value.is_function() {
-        "a function"
-    } else if value.is_symbol() {
-        "a symbol"
-    } else {
-        "an object"
-    }
-}
-
 /// A JS number, never coerced from another type.
 pub(crate) fn number(name: &'static str, value: &JsValue) -> Result<f64, JsValue> {
-    value.as_f64().ok_or_else(|| invalid(name, format!("must be a number, got {}", kind_of(value))))
+    value.as_f64().ok_or_else(|| invalid_with(name, "number", value, &JsValue::UNDEFINED))
 }
 
 /// A JS number as whole milliseconds: floored; NaN, infinities, negatives and
 /// values above 2^53-1 are refused.
 pub(crate) fn ms_number(name: &'static str, value: f64) -> Result<u64, JsValue> {
     if value.is_finite() && (0.0..=MAX_SAFE).contains(&value) {
-        // In range and finite, so the conversion is exact after flooring.
-        Ok(value.floor() as u64)
+        // In range and finite, so the conversion is exact after flooring
+        // (a cast truncates, which floors a number >= 0).
+        Ok(value as u64)
     } else {
-        Err(invalid(name, format!("must be a finite number of milliseconds in 0..=2^53-1, got {}", describe(value))))
+        Err(invalid_with(name, "ms", &JsValue::from_f64(value), &JsValue::UNDEFINED))
     }
 }
 
 /// A JS argument that is a time or duration in milliseconds (see [`ms_number`]).
+#[cfg(feature = "tools")]
 pub(crate) fn ms(name: &'static str, value: &JsValue) -> Result<u64, JsValue> {
     ms_number(name, number(name, value)?)
 }
 
 /// An optional time: `undefined` and `null` are absent.
+#[cfg(feature = "tools")]
 pub(crate) fn optional_ms(name: &'static str, value: &JsValue) -> Result<Option<u64>, JsValue> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
@@ -74,56 +60,34 @@ pub(crate) fn optional_ms(name: &'static str, value: &JsValue) -> Result<Option<
 
 /// A JS number that must be a whole number in `0..=max` (no flooring).
 pub(crate) fn whole_number(name: &'static str, value: f64, max: f64) -> Result<u64, JsValue> {
-    if value.is_finite() && value.fract() == 0.0 && (0.0..=max).contains(&value) {
+    if value.is_finite() && value == (value as u64) as f64 && (0.0..=max).contains(&value) {
         Ok(value as u64)
     } else {
-        Err(invalid(name, format!("must be a whole number in 0..={}, got {}", max as u64, describe(value))))
+        Err(invalid_with(name, "whole", &JsValue::from_f64(value), &JsValue::from_f64(max)))
     }
 }
 
 /// A JS argument that must be a whole number in `0..=max`.
+#[cfg(feature = "tools")]
 pub(crate) fn whole(name: &'static str, value: &JsValue, max: f64) -> Result<u64, JsValue> {
     whole_number(name, number(name, value)?, max)
 }
 
-/// A refused number in words, without float formatting (it costs ~12 KB of wasm).
-pub(crate) fn describe(value: f64) -> String {
-    if value.is_nan() {
-        "NaN".to_owned()
-    } else if value.is_infinite() {
-        if value > 0.0 { "Infinity" } else { "-Infinity" }.to_owned()
-    } else if value < 0.0 {
-        "a negative number".to_owned()
-    } else if value.fract() != 0.0 {
-        "a fraction".to_owned()
-    } else if value > MAX_SAFE {
-        "a number above 2^53-1".to_owned()
-    } else {
-        (value as u64).to_string()
-    }
-}
-
+#[cfg(feature = "tools")]
 pub(crate) fn attempt_number(value: f64) -> Result<u32, JsValue> {
     whole_number("attempt", value, f64::from(u32::MAX)).map(|attempt| attempt as u32)
 }
 
-/// An optional flag: `undefined` and `null` are absent; anything but a boolean is refused.
-pub(crate) fn optional_flag(name: &'static str, value: &JsValue) -> Result<Option<bool>, JsValue> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
-    }
-    value.as_bool().map(Some).ok_or_else(|| invalid(name, format!("must be a boolean, got {}", kind_of(value))))
-}
-
-/// Why a JS string cannot be read as Rust text, if it cannot: it is longer
-/// than [`MAX_TEXT`] or holds a lone surrogate. Checked before the copy.
-pub(crate) fn unreadable(string: &JsString) -> Option<String> {
+/// Why a JS string cannot be read as Rust text, if it cannot: the key of the
+/// rule and its value (it is longer than [`MAX_TEXT`] or holds a lone
+/// surrogate). Checked before the copy.
+pub(crate) fn unreadable(string: &JsString) -> Option<(&'static str, JsValue)> {
     let length = string.length();
     if length > MAX_TEXT {
-        return Some(format!("must be at most {MAX_TEXT} characters long, got {length}"));
+        return Some(("long", JsValue::from(length)));
     }
     if !is_well_formed(string) {
-        return Some("holds a lone surrogate (UTF-16 that is not Unicode text)".to_owned());
+        return Some(("surrogate", JsValue::UNDEFINED));
     }
     None
 }
@@ -131,10 +95,10 @@ pub(crate) fn unreadable(string: &JsString) -> Option<String> {
 /// A JS argument that must be a string (see [`unreadable`]), checked but not copied.
 pub(crate) fn checked_string<'a>(name: &'static str, value: &'a JsValue) -> Result<&'a JsString, JsValue> {
     let Some(string) = value.dyn_ref::<JsString>() else {
-        return Err(invalid(name, format!("must be a string, got {}", kind_of(value))));
+        return Err(invalid_with(name, "string", value, &JsValue::UNDEFINED));
     };
     match unreadable(string) {
-        Some(rule) => Err(invalid(name, rule)),
+        Some((rule, detail)) => Err(invalid_with(name, rule, &detail, &JsValue::from(MAX_TEXT))),
         None => Ok(string),
     }
 }
@@ -145,6 +109,7 @@ pub(crate) fn text(name: &'static str, value: &JsValue) -> Result<String, JsValu
 }
 
 /// An optional string: `undefined` and `null` are absent.
+#[cfg(feature = "tools")]
 pub(crate) fn optional_text(name: &'static str, value: &JsValue) -> Result<Option<String>, JsValue> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
@@ -156,17 +121,14 @@ pub(crate) fn optional_text(name: &'static str, value: &JsValue) -> Result<Optio
 /// (making a JS string from Rust costs more than a decision).
 const KEY_NAMES: [&str; 7] = ["type", "status", "retryAfterMs", "http_status", "success", "seed", "errorCode"];
 
-thread_local! {
-    static KEYS: Vec<JsValue> = KEY_NAMES.iter().map(|name| JsValue::from_str(name)).collect();
-}
+/// The JS strings of [`KEY_NAMES`], made on first use.
+static KEYS: crate::Global<core::cell::OnceCell<[JsValue; 7]>> = crate::Global(core::cell::OnceCell::new());
 
 /// Calls `use_key` with `name` as a JS string: cached for the names in `KEY_NAMES`.
 fn with_key<T>(name: &'static str, use_key: impl FnOnce(&JsValue) -> T) -> T {
-    match KEY_NAMES.iter().position(|known| core::ptr::eq(*known, name) || *known == name) {
-        Some(index) => KEYS.with(|keys| match keys.get(index) {
-            Some(key) => use_key(key),
-            None => use_key(&JsValue::from_str(name)),
-        }),
+    let keys = KEYS.0.get_or_init(|| KEY_NAMES.map(JsValue::from_str));
+    match KEY_NAMES.iter().position(|known| core::ptr::eq(*known, name) || *known == name).and_then(|at| keys.get(at)) {
+        Some(key) => use_key(key),
         None => use_key(&JsValue::from_str(name)),
     }
 }
@@ -179,7 +141,7 @@ fn is_str(value: &JsValue, name: &'static str) -> bool {
 /// Property `key` of `object` (an options or outcome object).
 pub(crate) fn get(object: &JsValue, key: &'static str) -> Result<JsValue, JsValue> {
     if !object.is_object() {
-        return Err(invalid("options", format!("expected an object with `{key}`, got {}", kind_of(object))));
+        return Err(invalid_with("options", "options", object, &JsValue::from_str(key)));
     }
     with_key(key, |name| Reflect::get(object, name))
 }
@@ -197,25 +159,28 @@ pub(crate) fn string_field(object: &JsValue, key: &'static str) -> Result<String
     text(key, &get(object, key)?)
 }
 
+/// The names of `T`'s variants as a JS array (for a message).
+pub(crate) fn names_js<T: Named>() -> JsValue {
+    T::ALL.iter().map(|variant| JsValue::from_str(variant.name())).collect::<Array>().into()
+}
+
 /// A snake_case name read into a core enum by the core's own names.
 pub(crate) fn named<T: Named>(key: &'static str, name: &str) -> Result<T, JsValue> {
-    T::from_name(name).ok_or_else(|| {
-        let known: Vec<&str> = T::ALL.iter().map(|variant| variant.name()).collect();
-        invalid(key, format!("unknown name \"{name}\" (one of {})", known.join(", ")))
-    })
+    T::from_name(name).ok_or_else(|| invalid_with(key, "name", &JsValue::from_str(name), &names_js::<T>()))
 }
 
 /// The variant at `index` of `T::ALL` (the order of the names `lib/` reads
 /// once from `names`), for the fast paths that pass a name as its index.
 pub(crate) fn by_index<T: Named>(key: &'static str, index: f64) -> Result<T, JsValue> {
     let found = whole_number(key, index, f64::from(u32::MAX)).ok().and_then(|index| T::ALL.get(index as usize));
-    found.copied().ok_or_else(|| invalid(key, "unknown name index".to_owned()))
+    found.copied().ok_or_else(|| invalid(key, "index"))
 }
 
 fn grpc_code(name: &str) -> Result<GrpcCode, JsValue> {
-    GrpcCode::ALL.into_iter().find(|code| code.name() == name).ok_or_else(|| {
-        invalid("code", format!("unknown gRPC code \"{name}\" (use the snake_case name, e.g. \"unavailable\")"))
-    })
+    GrpcCode::ALL
+        .into_iter()
+        .find(|code| code.name() == name)
+        .ok_or_else(|| invalid_with("code", "grpc_code", &JsValue::from_str(name), &JsValue::UNDEFINED))
 }
 
 fn pushback(value: &JsValue) -> Result<Option<Pushback>, JsValue> {
@@ -227,7 +192,7 @@ fn pushback(value: &JsValue) -> Result<Option<Pushback>, JsValue> {
     }
     match value.is_object().then(|| optional_number(value, "retryAfterMs")) {
         Some(Ok(Some(delay))) => Ok(Some(Pushback::RetryAfterMs(ms_number("pushback.retryAfterMs", delay)?))),
-        _ => Err(invalid("pushback", "must be \"do_not_retry\" or {retryAfterMs: number}".to_owned())),
+        _ => Err(invalid("pushback", "pushback")),
     }
 }
 
@@ -237,7 +202,7 @@ pub(crate) fn http_status(
     status: Option<f64>,
     retry_after_ms: impl FnOnce() -> Result<Option<f64>, JsValue>,
 ) -> Result<Outcome, JsValue> {
-    let status = status.ok_or_else(|| invalid("status", "is required".to_owned()))?;
+    let status = status.ok_or_else(|| invalid("status", "required"))?;
     let status = whole_number("status", status, f64::from(u16::MAX))? as u16;
     let retry_after_ms = retry_after_ms()?.map(|v| ms_number("retryAfterMs", v)).transpose()?;
     Ok(Outcome::HttpStatus { status, retry_after_ms, error_code: None })
@@ -273,20 +238,12 @@ pub(crate) fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
         "transport" => Outcome::Transport { failure: named("failure", &string_field(value, "failure")?)? },
         "application" => Outcome::Application { verdict: named("verdict", &string_field(value, "verdict")?)? },
         "cancelled" => Outcome::Cancelled,
-        other => {
-            return Err(invalid(
-                "outcome.type",
-                format!(
-                    "unknown outcome type \"{other}\" (success, http_status, grpc_status, transport, application, \
-                     cancelled)"
-                ),
-            ))
-        }
+        _ => return Err(invalid_with("outcome.type", "outcome_type", &kind, &JsValue::UNDEFINED)),
     })
 }
 
 /// The outcome tags of the fast paths (`_onOutcomeParts`, `_handleResult`), as
-/// `lib/outcomes.js` numbers them: the common outcomes cross as numbers.
+/// `lib/tags.js` numbers them (test/tags.test.mjs checks both agree): the common outcomes cross as numbers.
 const PARTS_SUCCESS: u32 = 0;
 const PARTS_HTTP_STATUS: u32 = 1;
 const PARTS_TRANSPORT: u32 = 2;
@@ -307,6 +264,6 @@ pub(crate) fn outcome_from_parts(tag: u32, a: f64, b: Option<f64>) -> Result<Out
         PARTS_APPLICATION => Ok(Outcome::Application { verdict: by_index("verdict", a)? }),
         PARTS_FAILURE => Ok(by_index::<retryplan::Failure>("failure", a)?.outcome()),
         PARTS_CANCELLED => Ok(Outcome::Cancelled),
-        _ => Err(invalid("outcome.type", "unknown outcome tag".to_owned())),
+        _ => Err(invalid("outcome.type", "outcome_tag")),
     }
 }

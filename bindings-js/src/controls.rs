@@ -1,308 +1,262 @@
-//! The shared controls of a dependency, and each control on its own.
+//! The shared controls of a dependency, and each control on its own
+//! (`lib/controls.js`).
 
-use std::sync::Arc;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
 
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
 
-use crate::args::{ms, optional_flag, whole};
-use crate::decisions::{config_value, json_value, to_js};
-use crate::{invalid, js_error};
+use crate::decisions::config_value;
+use crate::objects::{self, Control, Object};
+use crate::policy::handle_js;
+use crate::{either, invalid, js_error};
 
-/// The shared controls of one downstream dependency: an optional retry budget,
-/// circuit breaker and cap on in-flight retries and hedges. Give it to every
-/// operation that calls the dependency (`new Operation(policy, now, {dependency})`).
-#[wasm_bindgen]
-pub struct Dependency(pub(crate) Arc<rp::Dependency>);
+// The codes `lib/controls.js` passes, from `lib/tags.js` (test/tags.test.mjs
+// checks that both say the same).
+/// A dependency's controls: the budget, the breaker, the cap (also the bit of each in `_dependencyControls`).
+const CONTROL_BUDGET: u32 = 0;
+const CONTROL_BREAKER: u32 = 1;
+const CONTROL_LIMIT: u32 = 2;
+/// How a grant is settled: with a success, a failure, or without a result.
+const SETTLE_SUCCESS: u32 = 0;
+const SETTLE_FAILURE: u32 = 1;
+#[allow(dead_code)] // the last arm of its match (`_`): named for test/tags.test.mjs
+const SETTLE_RELEASE: u32 = 2;
+/// The calls of `_limitCall`.
+const LIMIT_RELEASE: u32 = 0;
+const LIMIT_ACQUIRE: u32 = 1;
+const LIMIT_IN_FLIGHT: u32 = 2;
+#[allow(dead_code)] // the last arm of its match (`_`): named for test/tags.test.mjs
+const LIMIT_MAX_IN_FLIGHT: u32 = 3;
 
-#[wasm_bindgen]
-impl Dependency {
-    /// Validates a configuration object (camelCase keys); errors and field paths match `fromJson`.
-    #[wasm_bindgen(js_name = fromConfig)]
-    pub fn from_config(config: &JsValue) -> Result<Dependency, JsValue> {
-        Dependency::read(&config_value(config)?)
-    }
-
-    /// Reads and validates dependency JSON text (the shared snake_case schema).
-    #[wasm_bindgen(js_name = fromJson)]
-    pub fn from_json(json: &JsValue) -> Result<Dependency, JsValue> {
-        Dependency::read(&json_value(json)?)
-    }
-
-    fn read(value: &rp::value::Value) -> Result<Dependency, JsValue> {
-        rp::DependencyConfig::from_value(value)
-            .and_then(|config| rp::Dependency::new(&config))
-            .map(Dependency)
-            .map_err(js_error)
-    }
-
-    /// Another handle on the same shared controls (free each handle on its own).
-    #[wasm_bindgen(js_name = clone)]
-    pub fn share(&self) -> Dependency {
-        Dependency(Arc::clone(&self.0))
-    }
-
-    /// Every control's state at `nowMs`: `{budget, breaker, retriesInFlight}`, each `null` when absent.
-    pub fn snapshot(&self, now_ms: &JsValue) -> Result<JsValue, JsValue> {
-        to_js(&self.0.snapshot(ms("nowMs", now_ms)?))
-    }
-
-    /// The retry budget (a handle on the shared one), or `undefined`.
-    #[wasm_bindgen(getter)]
-    pub fn budget(&self) -> Option<RetryBudget> {
-        self.0.budget().map(|_| RetryBudget(Control::Shared(Arc::clone(&self.0))))
-    }
-
-    /// The circuit breaker (a handle on the shared one), or `undefined`.
-    #[wasm_bindgen(getter)]
-    pub fn breaker(&self) -> Option<CircuitBreaker> {
-        self.0.breaker().map(|_| CircuitBreaker(Control::Shared(Arc::clone(&self.0))))
-    }
-
-    /// The cap on in-flight retries and hedges (a handle on the shared one), or `undefined`.
-    #[wasm_bindgen(getter, js_name = retrySlots)]
-    pub fn retry_slots(&self) -> Option<ConcurrencyLimit> {
-        self.0.retry_slots().map(|_| ConcurrencyLimit(Control::Shared(Arc::clone(&self.0)), Default::default()))
-    }
+/// Runs `use_dependency` on the dependency `handle` names.
+pub(crate) fn dependency(handle: u32) -> Result<Arc<rp::Dependency>, JsValue> {
+    objects::dependency(handle)?.ok_or_else(|| objects::freed("dependency"))
 }
 
-/// A control owned by its handle, or one of a dependency's.
-enum Control<T> {
-    Own(T),
-    Shared(Arc<rp::Dependency>),
+/// Reads a dependency configuration object (camelCase keys): its handle, or the `RetryplanError`.
+#[wasm_bindgen(js_name = _dependencyFromConfig)]
+pub fn dependency_from_config(config: &JsValue) -> JsValue {
+    handle_js(config_value(config).and_then(|value| keep_dependency(&value)))
 }
 
-impl<T> Control<T> {
-    fn get<'a>(&'a self, pick: impl FnOnce(&'a rp::Dependency) -> Option<&'a T>) -> Result<&'a T, JsValue> {
-        match self {
-            Control::Own(control) => Ok(control),
-            // A shared handle is made only when the dependency has the control.
-            Control::Shared(dependency) => {
-                pick(dependency).ok_or_else(|| invalid("control", "the dependency has no such control".to_owned()))
-            }
+/// A dependency read from the core's data tree, kept.
+pub(crate) fn keep_dependency(value: &rp::value::Value) -> Result<u32, JsValue> {
+    let dependency =
+        rp::DependencyConfig::from_value(value).and_then(|config| rp::Dependency::new(&config)).map_err(js_error)?;
+    objects::insert(Object::Dependency(dependency))
+}
+
+/// Another handle on the same shared controls.
+#[wasm_bindgen(js_name = _dependencyShare)]
+pub fn dependency_share(handle: u32) -> JsValue {
+    handle_js(dependency(handle).and_then(|dependency| objects::insert(Object::Dependency(dependency))))
+}
+
+/// Which controls the dependency has: bit `CONTROL_*` set for each.
+#[wasm_bindgen(js_name = _dependencyControls)]
+pub fn dependency_controls(handle: u32) -> Result<u32, JsValue> {
+    let dependency = dependency(handle)?;
+    Ok(u32::from(dependency.budget().is_some()) << CONTROL_BUDGET
+        | u32::from(dependency.breaker().is_some()) << CONTROL_BREAKER
+        | u32::from(dependency.retry_slots().is_some()) << CONTROL_LIMIT)
+}
+
+/// A handle on control `which` of the dependency (`CONTROL_*`).
+#[wasm_bindgen(js_name = _dependencyControl)]
+pub fn dependency_control(handle: u32, which: u32) -> JsValue {
+    handle_js(dependency(handle).and_then(|dependency| {
+        objects::insert(match which {
+            CONTROL_BUDGET => Object::Budget(Control::Shared(dependency)),
+            CONTROL_BREAKER => Object::Breaker(Control::Shared(dependency)),
+            _ => Object::Limit(Control::Shared(dependency), Vec::new()),
+        })
+    }))
+}
+
+/// Runs `use_budget` on the budget `handle` names.
+fn budget<T>(handle: u32, use_budget: impl FnOnce(&rp::RetryBudget) -> Result<T, JsValue>) -> Result<T, JsValue> {
+    objects::with(handle, "budget", |object| match object {
+        Object::Budget(control) => use_budget(control.get(rp::Dependency::budget)?),
+        _ => Err(objects::freed("budget")),
+    })
+}
+
+/// Reads a budget configuration object (field paths start with `budget.`):
+/// its handle, or the `RetryplanError`.
+#[wasm_bindgen(js_name = _budgetNew)]
+pub fn budget_new(config: &JsValue) -> JsValue {
+    handle_js(config_value(config).and_then(|value| {
+        let config = rp::BudgetConfig::from_value(&value, "budget").map_err(js_error)?;
+        let budget = rp::RetryBudget::new(&config).map_err(js_error)?;
+        objects::insert(Object::Budget(Control::Own(budget)))
+    }))
+}
+
+/// Counts an original request (a first attempt) dispatched at `nowMs`.
+#[wasm_bindgen(js_name = _budgetOnRequest)]
+pub fn budget_on_request(handle: u32, now_ms: f64) -> JsValue {
+    either(budget(handle, |budget| {
+        budget.on_request(now_ms as u64);
+        Ok(JsValue::UNDEFINED)
+    }))
+}
+
+/// Asks to dispatch a retry: the handle of its charge (a `RetryCharge`), 0
+/// when refused, or the `RetryplanError`.
+#[wasm_bindgen(js_name = _budgetTryRetry)]
+pub fn budget_try_retry(handle: u32, now_ms: f64, after_timeout: bool) -> JsValue {
+    let granted = budget(handle, |budget| Ok(budget.try_retry(now_ms as u64, after_timeout)));
+    handle_js(granted.and_then(|charge| {
+        charge.map_or(Ok(0), |charge| objects::insert(Object::Charge(charge.cost(), rp::GrantCell::new(charge))))
+    }))
+}
+
+/// The units a charge cost (quota model; 0 for the others).
+#[wasm_bindgen(js_name = _chargeCost)]
+pub fn charge_cost(handle: u32) -> Result<u32, JsValue> {
+    objects::with(handle, "charge", |object| match object {
+        Object::Charge(cost, _) => Ok(*cost),
+        _ => Err(objects::freed("charge")),
+    })
+}
+
+/// The charge `handle` names, taken (a second take is the core's
+/// `invalid_argument`); none for handle 0.
+fn take_charge(handle: u32) -> Result<Option<rp::RetryCharge>, JsValue> {
+    if handle == 0 {
+        return Ok(None);
+    }
+    objects::with(handle, "charge", |object| match object {
+        Object::Charge(_, cell) => cell.take().map(Some).map_err(js_error),
+        _ => Err(objects::freed("charge")),
+    })
+}
+
+/// Records a success (`SETTLE_SUCCESS`) or a retryable failure; `charge` is the handle of
+/// what `tryRetry` granted for the attempt (refunded on a success, spent on a
+/// failure), 0 for a first attempt.
+#[wasm_bindgen(js_name = _budgetSettle)]
+pub fn budget_settle(handle: u32, now_ms: f64, charge: u32, how: u32) -> JsValue {
+    either(take_charge(charge).and_then(|charge| {
+        budget(handle, |budget| {
+            let settled = if how == SETTLE_SUCCESS {
+                budget.on_success(now_ms as u64, charge)
+            } else {
+                budget.on_failure(now_ms as u64, charge)
+            };
+            settled.map(|()| JsValue::UNDEFINED).map_err(js_error)
+        })
+    }))
+}
+
+/// Takes `amount` units from a quota: true when taken, or the `RetryplanError`.
+#[wasm_bindgen(js_name = _budgetAcquire)]
+pub fn budget_acquire(handle: u32, amount: u32) -> JsValue {
+    either(budget(handle, |budget| budget.acquire(amount).map(JsValue::from_bool).map_err(js_error)))
+}
+
+/// Gives `amount` units back to a quota.
+#[wasm_bindgen(js_name = _budgetRelease)]
+pub fn budget_release(handle: u32, amount: u32) -> JsValue {
+    either(budget(handle, |budget| budget.release(amount).map(|()| JsValue::UNDEFINED).map_err(js_error)))
+}
+
+/// Runs `use_breaker` on the breaker `handle` names.
+fn breaker<T>(handle: u32, use_breaker: impl FnOnce(&rp::CircuitBreaker) -> Result<T, JsValue>) -> Result<T, JsValue> {
+    objects::with(handle, "breaker", |object| match object {
+        Object::Breaker(control) => use_breaker(control.get(rp::Dependency::breaker)?),
+        _ => Err(objects::freed("breaker")),
+    })
+}
+
+/// The permit `handle` names, taken (a second take is the core's `invalid_argument`).
+fn take_permit(handle: u32) -> Result<rp::BreakerPermit, JsValue> {
+    objects::with(handle, "permit", |object| match object {
+        Object::Permit(_, cell) => cell.take().map_err(js_error),
+        _ => Err(objects::freed("permit")),
+    })
+}
+
+/// Reads a breaker configuration object (field paths start with `breaker.`):
+/// its handle, or the `RetryplanError`.
+#[wasm_bindgen(js_name = _breakerNew)]
+pub fn breaker_new(config: &JsValue) -> JsValue {
+    handle_js(config_value(config).and_then(|value| {
+        let config = rp::BreakerConfig::from_value(&value, "breaker").map_err(js_error)?;
+        let breaker = rp::CircuitBreaker::new(&config).map_err(js_error)?;
+        objects::insert(Object::Breaker(Control::Own(breaker)))
+    }))
+}
+
+/// Asks to send an attempt at `nowMs`: a permit's handle (0 when refused), or the `RetryplanError`.
+#[wasm_bindgen(js_name = _breakerTryAcquire)]
+pub fn breaker_try_acquire(handle: u32, now_ms: f64) -> JsValue {
+    let granted = breaker(handle, |breaker| Ok(breaker.try_acquire(now_ms as u64)));
+    handle_js(granted.and_then(|permit| {
+        permit.map_or(Ok(0), |permit| objects::insert(Object::Permit(permit.is_probe(), rp::GrantCell::new(permit))))
+    }))
+}
+
+/// True when the permit is a half-open probe.
+#[wasm_bindgen(js_name = _permitProbe)]
+pub fn permit_probe(handle: u32) -> Result<bool, JsValue> {
+    objects::with(handle, "permit", |object| match object {
+        Object::Permit(probe, _) => Ok(*probe),
+        _ => Err(objects::freed("permit")),
+    })
+}
+
+/// Hands a permit back (once), as `how` says (`SETTLE_*`).
+#[wasm_bindgen(js_name = _breakerSettle)]
+pub fn breaker_settle(handle: u32, now_ms: f64, permit_handle: u32, how: u32) -> JsValue {
+    either(take_permit(permit_handle).and_then(|permit| {
+        breaker(handle, |breaker| {
+            let settled = match how {
+                SETTLE_SUCCESS => breaker.on_success(now_ms as u64, permit),
+                SETTLE_FAILURE => breaker.on_failure(now_ms as u64, permit),
+                _ => breaker.release(permit),
+            };
+            settled.map(|()| JsValue::UNDEFINED).map_err(js_error)
+        })
+    }))
+}
+
+/// Runs `use_limit` on the cap `handle` names and the slots its handle took.
+fn limit<T>(
+    handle: u32,
+    use_limit: impl FnOnce(&rp::ConcurrencyLimit, &mut Vec<rp::RetrySlot>) -> Result<T, JsValue>,
+) -> Result<T, JsValue> {
+    objects::with(handle, "limit", |object| match object {
+        Object::Limit(control, slots) => use_limit(control.get(rp::Dependency::retry_slots)?, slots),
+        _ => Err(objects::freed("limit")),
+    })
+}
+
+/// A cap of `maxInFlight`: its handle.
+#[wasm_bindgen(js_name = _limitNew)]
+pub fn limit_new(max_in_flight: u32) -> JsValue {
+    handle_js(objects::insert(Object::Limit(Control::Own(rp::ConcurrencyLimit::new(max_in_flight)), Vec::new())))
+}
+
+/// Takes a slot, kept by this handle (`LIMIT_ACQUIRE`), or gives back one this
+/// handle took (`LIMIT_RELEASE`; `invalid_argument` when it holds none):
+/// whether one was taken; or reads `inFlight` or `maxInFlight`.
+#[wasm_bindgen(js_name = _limitCall)]
+pub fn limit_call(handle: u32, call: u32) -> Result<u32, JsValue> {
+    limit(handle, |limit, slots| match call {
+        LIMIT_RELEASE => {
+            let slot = slots.pop().ok_or_else(|| invalid("slot", "slot_none"))?;
+            limit.release(slot).map(|()| 0).map_err(js_error)
         }
-    }
-}
-
-/// A retry budget shared by every operation calling one dependency.
-#[wasm_bindgen]
-pub struct RetryBudget(Control<rp::RetryBudget>);
-
-#[wasm_bindgen]
-impl RetryBudget {
-    /// Validates a budget configuration (camelCase keys: `{kind: "token_bucket", maxTokens, tokenRatio}`, ...).
-    /// Field paths in errors start with `budget.`, as in a dependency configuration.
-    #[wasm_bindgen(constructor)]
-    pub fn new(config: &JsValue) -> Result<RetryBudget, JsValue> {
-        let config = rp::BudgetConfig::from_value(&config_value(config)?, "budget").map_err(js_error)?;
-        rp::RetryBudget::new(&config).map(|budget| RetryBudget(Control::Own(budget))).map_err(js_error)
-    }
-
-    fn budget(&self) -> Result<&rp::RetryBudget, JsValue> {
-        self.0.get(rp::Dependency::budget)
-    }
-
-    /// Counts an original request (a first attempt) dispatched at `nowMs`.
-    #[wasm_bindgen(js_name = onRequest)]
-    pub fn on_request(&self, now_ms: &JsValue) -> Result<(), JsValue> {
-        self.budget()?.on_request(ms("nowMs", now_ms)?);
-        Ok(())
-    }
-
-    /// Asks to dispatch a retry (or hedge) now: a `RetryCharge` when granted, `undefined` when refused.
-    /// `afterTimeout`: the failure being retried was a timeout (a quota charges more).
-    #[wasm_bindgen(js_name = tryRetry)]
-    pub fn try_retry(&self, now_ms: &JsValue, after_timeout: &JsValue) -> Result<Option<RetryCharge>, JsValue> {
-        let now = ms("nowMs", now_ms)?;
-        let after_timeout = optional_flag("afterTimeout", after_timeout)?.unwrap_or(false);
-        let charge = self.budget()?.try_retry(now, after_timeout);
-        Ok(charge.map(|charge| RetryCharge { cost: charge.cost(), cell: rp::GrantCell::new(charge) }))
-    }
-
-    /// Records a success of a first attempt. `lib/api.js` makes this
-    /// `onSuccess(nowMs, charge?)`: with a charge, it calls `__onSuccessCharged`.
-    #[wasm_bindgen(js_name = onSuccess)]
-    pub fn on_success(&self, now_ms: &JsValue) -> Result<(), JsValue> {
-        self.budget()?.on_success(ms("nowMs", now_ms)?, None).map_err(js_error)
-    }
-
-    /// Records a retry's success: its `charge` is refunded (once).
-    #[wasm_bindgen(js_name = __onSuccessCharged, skip_typescript)]
-    pub fn on_success_charged(&self, now_ms: &JsValue, charge: &RetryCharge) -> Result<(), JsValue> {
-        let now = ms("nowMs", now_ms)?;
-        self.budget()?.on_success(now, Some(charge.take()?)).map_err(js_error)
-    }
-
-    /// Records a retryable failure of a first attempt (or another caller's).
-    /// `lib/api.js` makes this `onFailure(nowMs, charge?)`, as `onSuccess`.
-    #[wasm_bindgen(js_name = onFailure)]
-    pub fn on_failure(&self, now_ms: &JsValue) -> Result<(), JsValue> {
-        self.budget()?.on_failure(ms("nowMs", now_ms)?, None).map_err(js_error)
-    }
-
-    /// Records a retry's retryable failure: its `charge` stays spent.
-    #[wasm_bindgen(js_name = __onFailureCharged, skip_typescript)]
-    pub fn on_failure_charged(&self, now_ms: &JsValue, charge: &RetryCharge) -> Result<(), JsValue> {
-        let now = ms("nowMs", now_ms)?;
-        self.budget()?.on_failure(now, Some(charge.take()?)).map_err(js_error)
-    }
-
-    /// Takes `amount` units from a quota (AWS `acquire`): true when taken,
-    /// false when fewer are left (nothing is taken).
-    pub fn acquire(&self, amount: &JsValue) -> Result<bool, JsValue> {
-        let amount = whole("amount", amount, f64::from(u32::MAX))? as u32;
-        self.budget()?.acquire(amount).map_err(js_error)
-    }
-
-    /// Gives `amount` units back to a quota, never above its capacity.
-    pub fn release(&self, amount: &JsValue) -> Result<(), JsValue> {
-        let amount = whole("amount", amount, f64::from(u32::MAX))? as u32;
-        self.budget()?.release(amount).map_err(js_error)
-    }
-
-    /// The state at `nowMs`, for metrics.
-    pub fn snapshot(&self, now_ms: &JsValue) -> Result<JsValue, JsValue> {
-        to_js(&self.budget()?.snapshot(ms("nowMs", now_ms)?))
-    }
-}
-
-/// What `RetryBudget#tryRetry` charged; hand it back once, with the retry's
-/// success (refunded) or failure (spent).
-#[wasm_bindgen]
-pub struct RetryCharge {
-    cost: u32,
-    cell: rp::GrantCell<rp::RetryCharge>,
-}
-
-#[wasm_bindgen]
-impl RetryCharge {
-    /// Units charged (quota model; 0 for the others).
-    #[wasm_bindgen(getter)]
-    pub fn cost(&self) -> u32 {
-        self.cost
-    }
-
-    fn take(&self) -> Result<rp::RetryCharge, JsValue> {
-        self.cell.take().map_err(js_error)
-    }
-}
-
-/// Admission granted by `CircuitBreaker#tryAcquire`; hand it back once, with the result or as a release.
-#[wasm_bindgen]
-pub struct BreakerPermit {
-    probe: bool,
-    cell: rp::GrantCell<rp::BreakerPermit>,
-}
-
-#[wasm_bindgen]
-impl BreakerPermit {
-    /// True when the attempt is a half-open probe.
-    #[wasm_bindgen(getter)]
-    pub fn probe(&self) -> bool {
-        self.probe
-    }
-
-    fn take(&self) -> Result<rp::BreakerPermit, JsValue> {
-        self.cell.take().map_err(js_error)
-    }
-}
-
-/// A circuit breaker shared by every operation calling one dependency.
-#[wasm_bindgen]
-pub struct CircuitBreaker(Control<rp::CircuitBreaker>);
-
-#[wasm_bindgen]
-impl CircuitBreaker {
-    /// Validates a breaker configuration (camelCase keys:
-    /// `{trip: {kind: "consecutive", failures}, openMs, halfOpenProbes}`).
-    /// Field paths in errors start with `breaker.`, as in a dependency configuration.
-    #[wasm_bindgen(constructor)]
-    pub fn new(config: &JsValue) -> Result<CircuitBreaker, JsValue> {
-        let config = rp::BreakerConfig::from_value(&config_value(config)?, "breaker").map_err(js_error)?;
-        rp::CircuitBreaker::new(&config).map(|breaker| CircuitBreaker(Control::Own(breaker))).map_err(js_error)
-    }
-
-    fn breaker(&self) -> Result<&rp::CircuitBreaker, JsValue> {
-        self.0.get(rp::Dependency::breaker)
-    }
-
-    /// Asks to send an attempt at `nowMs`: a permit, or `undefined` when refused.
-    #[wasm_bindgen(js_name = tryAcquire)]
-    pub fn try_acquire(&self, now_ms: &JsValue) -> Result<Option<BreakerPermit>, JsValue> {
-        let permit = self.breaker()?.try_acquire(ms("nowMs", now_ms)?);
-        Ok(permit.map(|permit| BreakerPermit { probe: permit.is_probe(), cell: rp::GrantCell::new(permit) }))
-    }
-
-    /// Records that the dependency answered (anything but a retryable failure).
-    #[wasm_bindgen(js_name = onSuccess)]
-    pub fn on_success(&self, now_ms: &JsValue, permit: &BreakerPermit) -> Result<(), JsValue> {
-        let now = ms("nowMs", now_ms)?;
-        self.breaker()?.on_success(now, permit.take()?).map_err(js_error)
-    }
-
-    /// Records a retryable failure.
-    #[wasm_bindgen(js_name = onFailure)]
-    pub fn on_failure(&self, now_ms: &JsValue, permit: &BreakerPermit) -> Result<(), JsValue> {
-        let now = ms("nowMs", now_ms)?;
-        self.breaker()?.on_failure(now, permit.take()?).map_err(js_error)
-    }
-
-    /// Gives a permit back without a result (the attempt was cancelled).
-    pub fn release(&self, permit: &BreakerPermit) -> Result<(), JsValue> {
-        self.breaker()?.release(permit.take()?).map_err(js_error)
-    }
-
-    /// The state at `nowMs`, for metrics.
-    pub fn snapshot(&self, now_ms: &JsValue) -> Result<JsValue, JsValue> {
-        to_js(&self.breaker()?.snapshot(ms("nowMs", now_ms)?))
-    }
-}
-
-/// A cap on the retries and hedges in flight to one dependency at once.
-/// A handle gives back only the slots it took itself (never an operation's).
-#[wasm_bindgen]
-pub struct ConcurrencyLimit(Control<rp::ConcurrencyLimit>, std::cell::RefCell<Vec<rp::RetrySlot>>);
-
-#[wasm_bindgen]
-impl ConcurrencyLimit {
-    /// A cap of `maxInFlight` (0 refuses every retry and hedge).
-    #[wasm_bindgen(constructor)]
-    pub fn new(max_in_flight: &JsValue) -> Result<ConcurrencyLimit, JsValue> {
-        let max = whole("maxInFlight", max_in_flight, f64::from(u32::MAX))? as u32;
-        Ok(ConcurrencyLimit(Control::Own(rp::ConcurrencyLimit::new(max)), Default::default()))
-    }
-
-    fn limit(&self) -> Result<&rp::ConcurrencyLimit, JsValue> {
-        self.0.get(rp::Dependency::retry_slots)
-    }
-
-    /// Takes a slot (kept by this handle); false when all are taken.
-    #[wasm_bindgen(js_name = tryAcquire)]
-    pub fn try_acquire(&self) -> Result<bool, JsValue> {
-        let slot = self.limit()?.try_acquire();
-        let taken = slot.is_some();
-        self.1.borrow_mut().extend(slot);
-        Ok(taken)
-    }
-
-    /// Gives back a slot this handle took; `invalid_argument` when it holds none.
-    pub fn release(&self) -> Result<(), JsValue> {
-        let limit = self.limit()?;
-        let slot = self.1.borrow_mut().pop().ok_or_else(|| {
-            invalid("slot", "this handle holds no slot: it gives back only the slots its tryAcquire took".to_owned())
-        })?;
-        limit.release(slot).map_err(js_error)
-    }
-
-    /// Slots taken now.
-    #[wasm_bindgen(getter, js_name = inFlight)]
-    pub fn in_flight(&self) -> Result<u32, JsValue> {
-        Ok(self.limit()?.in_flight())
-    }
-
-    /// The cap.
-    #[wasm_bindgen(getter, js_name = maxInFlight)]
-    pub fn max_in_flight(&self) -> Result<u32, JsValue> {
-        Ok(self.limit()?.max_in_flight())
-    }
+        LIMIT_ACQUIRE => {
+            let slot = limit.try_acquire();
+            let taken = slot.is_some();
+            slots.extend(slot);
+            Ok(u32::from(taken))
+        }
+        LIMIT_IN_FLIGHT => Ok(limit.in_flight()),
+        _ => Ok(limit.max_in_flight()),
+    })
 }

@@ -3,7 +3,7 @@
 //! Configuration is read by the core's one reader (`PolicyConfig::from_value`
 //! and friends), so a JS object gets exactly the rules and field paths of
 //! JSON text in every other language, with no JSON code in the wasm: JSON text
-//! is parsed by the host (`parseJson` in `lib/convert.js`). Object keys are
+//! is parsed by the host (`parseJson` in `lib/json.js`). Object keys are
 //! renamed at this edge only: camelCase in JS, snake_case in the core (values
 //! stay as they are).
 //!
@@ -13,12 +13,15 @@
 //! [`MAX_VALUES`] (a list holding the same list many times over, many levels
 //! deep, would otherwise grow without bound).
 
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use js_sys::{Array, JsString, Map, Object, Reflect};
-use retryplan::value::{join, Number, Value};
-use retryplan::Error;
+use retryplan::value::{item, join, Number, Value};
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::args::unreadable;
+use crate::args::{unreadable, MAX_TEXT};
+use crate::binding_error;
 
 /// Deeper than any configuration (the deepest field is `breaker.trip.kind`).
 const MAX_DEPTH: usize = 16;
@@ -27,6 +30,7 @@ const MAX_DEPTH: usize = 16;
 const MAX_VALUES: usize = 100_000;
 
 /// How object keys are spelt on the JS side, for [`to_js`].
+#[cfg(feature = "tools")]
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Keys {
     /// camelCase (JS objects), snake_case in the core.
@@ -42,10 +46,12 @@ pub(crate) enum Source {
     Camel,
     /// A JS object whose keys are read as written (a gRPC service config:
     /// `methodConfig`, `retryPolicy`).
+    #[cfg(feature = "tools")]
     AsWritten,
     /// JSON text parsed by `parseJson`: snake_case keys as written, and every
     /// object an `{entries: [[key, value], ...]}` holding its keys in text
     /// order, a repeated key included (so that the core refuses it).
+    #[cfg(feature = "tools")]
     Json,
 }
 
@@ -57,8 +63,10 @@ struct Reading {
     values: usize,
 }
 
-fn reading_error(field: &str, message: String) -> Error {
-    Error::InvalidPolicyJson { field: field.to_owned(), message }
+/// An `invalid_policy_json` error at `field`: `rule` is the key of its words
+/// in `lib/messages.js`, `value` what they name.
+fn reading_error(field: &str, rule: &str, value: &JsValue) -> JsValue {
+    binding_error(true, field, rule, value, &JsValue::UNDEFINED)
 }
 
 /// `maxAttempts` -> `max_attempts`.
@@ -76,6 +84,7 @@ fn snake_case(key: &str) -> String {
 }
 
 /// `max_attempts` -> `maxAttempts`.
+#[cfg(feature = "tools")]
 fn camel_case(key: &str) -> String {
     let mut out = String::with_capacity(key.len());
     let mut upper = false;
@@ -98,22 +107,22 @@ fn camel_case(key: &str) -> String {
 /// `JSON.stringify` does. Anything else (a function, a bigint, a class
 /// instance or a `Date`, whose fields `JSON.stringify` would change or drop, a
 /// cycle) is an `invalid_policy_json` error naming the field.
-pub(crate) fn from_js(value: &JsValue, source: Source) -> Result<Value, Error> {
+pub(crate) fn from_js(value: &JsValue, source: Source) -> Result<Value, JsValue> {
     read(value, "", &mut Reading { source, ancestors: Vec::new(), values: 0 })
 }
 
 /// A JS string as Rust text, or the reading error naming `path`.
-fn string(string: &JsString, path: &str) -> Result<String, Error> {
+fn string(string: &JsString, path: &str) -> Result<String, JsValue> {
     match unreadable(string) {
-        Some(rule) => Err(reading_error(path, rule)),
+        Some((rule, detail)) => Err(binding_error(true, path, rule, &detail, &JsValue::from(MAX_TEXT))),
         None => Ok(String::from(string)),
     }
 }
 
-fn read(value: &JsValue, path: &str, reading: &mut Reading) -> Result<Value, Error> {
+fn read(value: &JsValue, path: &str, reading: &mut Reading) -> Result<Value, JsValue> {
     reading.values += 1;
     if reading.values > MAX_VALUES {
-        return Err(reading_error(path, format!("holds more than {MAX_VALUES} values in all")));
+        return Err(reading_error(path, "values", &JsValue::from_f64(MAX_VALUES as f64)));
     }
     if value.is_null() {
         return Ok(Value::Null);
@@ -130,10 +139,10 @@ fn read(value: &JsValue, path: &str, reading: &mut Reading) -> Result<Value, Err
     let container = Array::is_array(value) || (value.is_object() && !value.is_function());
     if container {
         if reading.ancestors.iter().any(|ancestor| Object::is(ancestor, value)) {
-            return Err(reading_error(path, "refers back to an object that contains it (a cycle)".to_owned()));
+            return Err(reading_error(path, "cycle", &JsValue::UNDEFINED));
         }
         if reading.ancestors.len() >= MAX_DEPTH {
-            return Err(reading_error(path, format!("nested more than {MAX_DEPTH} levels deep")));
+            return Err(reading_error(path, "depth", &JsValue::from_f64(MAX_DEPTH as f64)));
         }
         reading.ancestors.push(value.clone());
         let read = read_container(value, path, reading);
@@ -142,27 +151,27 @@ fn read(value: &JsValue, path: &str, reading: &mut Reading) -> Result<Value, Err
             return read;
         }
     }
-    let kind = if value.is_undefined() {
-        "undefined".to_owned()
-    } else if value.is_object() && !value.is_function() {
-        "an object that is not plain data (a class instance or a Date)".to_owned()
-    } else {
-        format!("a {}", value.js_typeof().as_string().unwrap_or_default())
-    };
-    Err(reading_error(
-        path,
-        format!("expected plain data (null, a boolean, number, string, array or object), found {kind}"),
-    ))
+    Err(reading_error(path, "plain", value))
 }
 
 /// An array, a plain object or a `Map` as a tree; `None` for any other object.
-fn read_container(value: &JsValue, path: &str, reading: &mut Reading) -> Option<Result<Value, Error>> {
+fn read_container(value: &JsValue, path: &str, reading: &mut Reading) -> Option<Result<Value, JsValue>> {
     if Array::is_array(value) {
         let items = Array::from(value);
-        let list = items.iter().enumerate().map(|(index, item)| read(&item, &format!("{path}[{index}]"), reading));
-        return Some(list.collect::<Result<_, _>>().map(Value::List));
+        let mut list = Vec::new();
+        for (index, entry) in items.iter().enumerate() {
+            match read(&entry, &item(path, index), reading) {
+                Ok(entry) => list.push(entry),
+                Err(error) => return Some(Err(error)),
+            }
+        }
+        return Some(Ok(Value::List(list)));
     }
-    let entries = if reading.source == Source::Json {
+    #[cfg(feature = "tools")]
+    let json = reading.source == Source::Json;
+    #[cfg(not(feature = "tools"))]
+    let json = false;
+    let entries = if json {
         // `parseJson` made every object, with its entries in text order.
         Array::from(&Reflect::get(value, &JsValue::from_str("entries")).unwrap_or_default())
     } else if let Some(map) = value.dyn_ref::<Map>() {
@@ -186,7 +195,7 @@ fn read_container(value: &JsValue, path: &str, reading: &mut Reading) -> Option<
         }
         let key = entry.get(0);
         let Some(key) = key.dyn_ref::<JsString>() else {
-            return Some(Err(reading_error(path, "a Map's keys must be strings".to_owned())));
+            return Some(Err(reading_error(path, "map_keys", &JsValue::UNDEFINED)));
         };
         let key = match string(key, path) {
             Ok(key) if reading.source == Source::Camel => snake_case(&key),
@@ -202,6 +211,7 @@ fn read_container(value: &JsValue, path: &str, reading: &mut Reading) -> Option<
 }
 
 /// A tree as plain JS data (numbers as JS numbers: the core's values stay below 2^53).
+#[cfg(feature = "tools")]
 pub(crate) fn to_js(value: &Value, keys: Keys) -> JsValue {
     match value {
         Value::Null => JsValue::NULL,

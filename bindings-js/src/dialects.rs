@@ -1,22 +1,32 @@
 //! The gRPC and AWS dialects: gRPC service configs, `grpc-timeout` in
 //! nanoseconds, AWS error codes and the AWS standard mode's dependencies.
 
-use js_sys::Reflect;
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
 
-use crate::args::{kind_of, optional_text, text, whole};
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+
+use crate::args::{optional_text, text, whole};
 use crate::data::{self, Source};
-use crate::decisions::{json_value, to_js};
-use crate::{invalid, js_error, Dependency, Error, Policy};
+use crate::objects::{self, Object};
+use crate::policy::handle_js;
+use crate::tools::json_value;
+use crate::{invalid_with, js_error, message_js, Error};
+
+#[wasm_bindgen(raw_module = "../lib/convert.js")]
+extern "C" {
+    /// `{field, message}`, the message composed from its data.
+    #[wasm_bindgen(js_name = warning)]
+    fn js_warning(field: &str, message: JsValue) -> JsValue;
+}
 
 /// Encodes a budget of `timeoutNs` nanoseconds (a bigint) as a `grpc-timeout`
 /// value, in the unit a peer would choose (never rounded up).
 #[wasm_bindgen(js_name = encodeGrpcTimeoutNs)]
 pub fn encode_grpc_timeout_ns(timeout_ns: &JsValue) -> Result<String, JsValue> {
-    let nanoseconds = u64::try_from(timeout_ns.clone()).map_err(|_| {
-        invalid("timeoutNs", format!("must be a bigint in 0..2^64 (nanoseconds), got {}", kind_of(timeout_ns)))
-    })?;
+    let nanoseconds = u64::try_from(timeout_ns.clone())
+        .map_err(|_| invalid_with("timeoutNs", "nanoseconds", timeout_ns, &JsValue::UNDEFINED))?;
     Ok(rp::encode_grpc_timeout_ns(nanoseconds))
 }
 
@@ -35,99 +45,103 @@ pub fn aws_error_code_from_response(errortype_header: &JsValue, body: &JsValue) 
     Ok(rp::aws::error_code_from_response(header.as_deref(), body.as_deref()).map(|code| code.as_str().to_owned()))
 }
 
-/// The AWS SDK standard mode's dependency: the 500-unit retry quota.
-#[wasm_bindgen(js_name = awsStandardDependency)]
-pub fn aws_standard_dependency() -> Result<Dependency, JsValue> {
-    rp::Dependency::new(&rp::aws::standard_dependency()).map(Dependency).map_err(js_error)
+/// The AWS SDK standard mode's dependency (the 500-unit retry quota): its handle.
+#[wasm_bindgen(js_name = _awsStandardDependency)]
+pub fn aws_standard_dependency() -> JsValue {
+    handle_js(
+        rp::Dependency::new(&rp::aws::standard_dependency())
+            .map_err(js_error)
+            .and_then(|dependency| objects::insert(Object::Dependency(dependency))),
+    )
 }
 
 /// The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14,
-/// or 5 after a throttling error.
-#[wasm_bindgen(js_name = awsStandard2026Dependency)]
-pub fn aws_standard_2026_dependency() -> Result<Dependency, JsValue> {
-    rp::Dependency::new(&rp::aws::standard_2026_dependency()).map(Dependency).map_err(js_error)
+/// or 5 after a throttling error. Its handle.
+#[wasm_bindgen(js_name = _awsStandard2026Dependency)]
+pub fn aws_standard_2026_dependency() -> JsValue {
+    handle_js(
+        rp::Dependency::new(&rp::aws::standard_2026_dependency())
+            .map_err(js_error)
+            .and_then(|dependency| objects::insert(Object::Dependency(dependency))),
+    )
 }
 
-/// A gRPC service config read as gRFC A6 says: one validated policy per method
-/// selector, the channel's retry throttling, and warnings for what was capped
-/// or truncated.
-#[wasm_bindgen]
-pub struct ServiceConfig(rp::grpc::ServiceConfig);
+/// Runs `use_config` on the service config `handle` names.
+fn with<T>(handle: u32, use_config: impl FnOnce(&rp::grpc::ServiceConfig) -> Result<T, JsValue>) -> Result<T, JsValue> {
+    objects::with(handle, "serviceConfig", |object| match object {
+        Object::ServiceConfig(config) => use_config(config),
+        _ => Err(objects::freed("serviceConfig")),
+    })
+}
 
-#[wasm_bindgen]
-impl ServiceConfig {
-    /// Reads a service config object (its keys as gRPC writes them:
-    /// `methodConfig`, `retryPolicy`, ...); `maxAttemptsCap` is the client-side
-    /// cap on maxAttempts (default 5).
-    #[wasm_bindgen(js_name = fromConfig)]
-    pub fn from_config(config: &JsValue, max_attempts_cap: &JsValue) -> Result<ServiceConfig, JsValue> {
-        ServiceConfig::read(&data::from_js(config, Source::AsWritten).map_err(js_error)?, max_attempts_cap)
-    }
-
-    /// Reads a service config from JSON text.
-    #[wasm_bindgen(js_name = fromJson)]
-    pub fn from_json(json: &JsValue, max_attempts_cap: &JsValue) -> Result<ServiceConfig, JsValue> {
-        ServiceConfig::read(&json_value(json)?, max_attempts_cap)
-    }
-
-    fn read(value: &rp::value::Value, max_attempts_cap: &JsValue) -> Result<ServiceConfig, JsValue> {
+/// Reads a service config object (its keys as gRPC writes them:
+/// `methodConfig`, `retryPolicy`, ...), or with `json` JSON text;
+/// `maxAttemptsCap` is the client-side cap on maxAttempts (default 5). Its
+/// handle, or the `RetryplanError`.
+#[wasm_bindgen(js_name = _serviceConfigRead)]
+pub fn service_config_read(config: &JsValue, json: bool, max_attempts_cap: &JsValue) -> JsValue {
+    let read = || {
+        let value = if json { json_value(config)? } else { data::from_js(config, Source::AsWritten)? };
         let max_attempts_cap = if max_attempts_cap.is_undefined() || max_attempts_cap.is_null() {
             rp::grpc::DEFAULT_MAX_ATTEMPTS_CAP
         } else {
             whole("maxAttemptsCap", max_attempts_cap, f64::from(u32::MAX))? as u32
         };
         let options = rp::grpc::ServiceConfigOptions { max_attempts_cap };
-        rp::grpc::ServiceConfig::from_value(value, options).map(ServiceConfig).map_err(js_error)
-    }
+        let config = rp::grpc::ServiceConfig::from_value(&value, options).map_err(js_error)?;
+        objects::insert(Object::ServiceConfig(config))
+    };
+    handle_js(read())
+}
 
-    /// One object per selector: `{name, service, method, policy}`.
-    #[wasm_bindgen(getter)]
-    pub fn methods(&self) -> js_sys::Array {
-        self.0.methods.iter().map(method_object).collect()
-    }
+/// One `[name, service, method, policy handle]` per selector.
+#[wasm_bindgen(js_name = _serviceConfigMethods)]
+pub fn service_config_methods(handle: u32) -> Result<js_sys::Array, JsValue> {
+    let profiles = with(handle, |config| Ok(config.methods.clone()))?;
+    profiles.iter().map(method_js).collect()
+}
 
-    /// What was capped or truncated: `[{field, message}]`.
-    #[wasm_bindgen(getter)]
-    pub fn warnings(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.0.warnings)
-    }
+/// What was capped or truncated: `[{field, message}]`.
+#[wasm_bindgen(js_name = _serviceConfigWarnings)]
+pub fn service_config_warnings(handle: u32) -> Result<js_sys::Array, JsValue> {
+    with(handle, |config| {
+        Ok(config.warnings.iter().map(|warning| js_warning(&warning.field, message_js(&warning.message))).collect())
+    })
+}
 
-    /// A new Dependency holding the retry throttling (token bucket), or
-    /// `undefined`; create one per server name and share it.
-    #[wasm_bindgen(js_name = throttlingDependency)]
-    pub fn throttling_dependency(&self) -> Result<Option<Dependency>, JsValue> {
-        self.0
-            .throttling
-            .as_ref()
-            .map(|config| rp::Dependency::new(config).map(Dependency).map_err(js_error))
-            .transpose()
-    }
+/// A new dependency holding the retry throttling (token bucket): its handle, or 0 without one.
+#[wasm_bindgen(js_name = _serviceConfigThrottling)]
+pub fn service_config_throttling(handle: u32) -> JsValue {
+    handle_js(with(handle, |config| Ok(config.throttling)).and_then(|throttling| match throttling {
+        Some(config) => {
+            let dependency = rp::Dependency::new(&config).map_err(js_error)?;
+            objects::insert(Object::Dependency(dependency))
+        }
+        None => Ok(0),
+    }))
+}
 
-    /// The most specific selector's object for `service`/`method`, or `undefined`.
-    #[wasm_bindgen(js_name = methodFor)]
-    pub fn method_for(&self, service: &JsValue, method: &JsValue) -> Result<JsValue, JsValue> {
-        let (service, method) = (text("service", service)?, text("method", method)?);
-        Ok(self.0.method_for(&service, &method).map_or(JsValue::UNDEFINED, method_object))
-    }
-
-    /// The most specific selector's policy for `service`/`method`, or `undefined`.
-    #[wasm_bindgen(js_name = profileFor)]
-    pub fn profile_for(&self, service: &JsValue, method: &JsValue) -> Result<Option<Policy>, JsValue> {
-        let (service, method) = (text("service", service)?, text("method", method)?);
-        Ok(self.0.profile_for(&service, &method).map(|policy| Policy(*policy)))
+/// The most specific selector for `service`/`method` as `[name, service,
+/// method, policy handle]`, or `undefined`.
+#[wasm_bindgen(js_name = _serviceConfigMethodFor)]
+pub fn service_config_method_for(handle: u32, service: &JsValue, method: &JsValue) -> Result<JsValue, JsValue> {
+    let (service, method) = (text("service", service)?, text("method", method)?);
+    match with(handle, |config| Ok(config.method_for(&service, &method).cloned()))? {
+        Some(profile) => method_js(&profile),
+        None => Ok(JsValue::UNDEFINED),
     }
 }
 
-/// A selector's `{name, service, method, policy}` object.
-fn method_object(profile: &rp::grpc::MethodProfile) -> JsValue {
-    let object = js_sys::Object::new();
-    let set = |key: &str, value: JsValue| {
-        // Setting a property of a fresh plain object cannot fail.
-        let _ = Reflect::set(&object, &JsValue::from_str(key), &value);
-    };
-    set("name", JsValue::from_str(&profile.name));
-    set("service", JsValue::from_str(&profile.service));
-    set("method", JsValue::from_str(&profile.method));
-    set("policy", JsValue::from(Policy(profile.policy)));
-    object.into()
+/// `[name, service, method, policy handle]` (the policy kept as its own object).
+fn method_js(profile: &rp::grpc::MethodProfile) -> Result<JsValue, JsValue> {
+    let policy = objects::insert(Object::Policy(alloc::sync::Arc::new(profile.policy)))?;
+    let entry: js_sys::Array = [
+        JsValue::from_str(&profile.name),
+        JsValue::from_str(&profile.service),
+        JsValue::from_str(&profile.method),
+        JsValue::from(policy),
+    ]
+    .into_iter()
+    .collect();
+    Ok(entry.into())
 }

@@ -1,28 +1,27 @@
 //! The driver: the host loop decided by the core (actions out, results in).
 //!
-//! Drivers are held in a table and named by handles (`_driver*` functions),
-//! not as wasm-bindgen objects: a helper makes and frees one per operation,
-//! and a wasm-bindgen object costs a JS wrapper and a FinalizationRegistry
-//! entry each time, more than all of a short operation's decisions.
+//! Drivers are objects of the table (`objects`), named by handles: a helper
+//! makes and frees one per operation through the `_driver*` functions, and
 //! `lib/driver.js` makes the public `Driver` class over the same handles.
-//!
 //! A call never holds the table while it reads a JS object (a getter could
-//! call back in): options and outcome objects are read first.
+//! call back in): outcome objects are read first.
 
-use std::cell::RefCell;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::cell::OnceCell;
 
 use retryplan as rp;
 use rp::value::Named;
 use rp::{Action, AttemptPlan, Concurrency, Ending, Outcome, Receipt};
 use wasm_bindgen::prelude::*;
 
-use crate::args::{
-    attempt_number, get, ms, ms_number, number, optional_flag, optional_text, outcome, outcome_from_parts,
-};
+use crate::args::{outcome, outcome_from_parts};
 use crate::decisions::decision;
-use crate::operation::operation_options;
+use crate::objects::{self, Object};
+use crate::operation::Options;
 use crate::outcomes::attempt_result_js;
-use crate::{either, invalid, js_error, js_start_attempt, num, Dependency, Policy, Stats, START_ACTION, START_HELPER};
+use crate::policy::handle_js;
+use crate::{either, js_error, js_start_attempt, num, Global, START_ACTION, START_HELPER};
 
 #[wasm_bindgen(raw_module = "../lib/convert.js")]
 extern "C" {
@@ -39,17 +38,17 @@ extern "C" {
     fn js_result_discarded();
 }
 
-thread_local! {
-    /// The receipts as JS strings, made once.
-    static RECEIPTS: (JsValue, JsValue) = (JsValue::from_str(Receipt::Accepted.name()), JsValue::from_str(Receipt::Discarded.name()));
-    static DRIVERS: RefCell<Drivers> = const { RefCell::new(Drivers { slots: Vec::new(), free: Vec::new() }) };
-}
+/// The receipts as JS strings, made once.
+static RECEIPTS: Global<OnceCell<[JsValue; 2]>> = Global(OnceCell::new());
 
 fn receipt_js(receipt: Receipt) -> JsValue {
-    RECEIPTS.with(|(accepted, discarded)| match receipt {
+    let [accepted, discarded] = RECEIPTS
+        .0
+        .get_or_init(|| [JsValue::from_str(Receipt::Accepted.name()), JsValue::from_str(Receipt::Discarded.name())]);
+    match receipt {
         Receipt::Accepted => accepted.clone(),
         Receipt::Discarded => discarded.clone(),
-    })
+    }
 }
 
 /// A start action as the public object, or as the helpers' `Attempt`.
@@ -69,32 +68,15 @@ fn start_js(plan: AttemptPlan, for_helpers: bool) -> JsValue {
     )
 }
 
-/// `concurrency` as the core's enum: "concurrent" (the default), "sequential"
-/// or "sequential_without_hedging".
-fn concurrency(value: &JsValue) -> Result<Concurrency, JsValue> {
-    Ok(match optional_text("concurrency", value)?.as_deref() {
-        None | Some("concurrent") => Concurrency::Concurrent,
-        Some("sequential") => Concurrency::Sequential,
-        Some("sequential_without_hedging") => Concurrency::SequentialWithoutHedging,
-        Some(other) => {
-            return Err(invalid(
-                "concurrency",
-                format!("unknown name \"{other}\" (one of concurrent, sequential, sequential_without_hedging)"),
-            ))
-        }
-    })
-}
-
 /// One operation's driver, and its ending once a poll returned it.
-struct DriverState {
+pub(crate) struct DriverState {
     inner: rp::Driver,
     ending: Option<Ending>,
 }
 
 impl DriverState {
     fn action(&mut self, now_ms: f64, for_helpers: bool) -> Result<JsValue, JsValue> {
-        let now = ms_number("nowMs", now_ms)?;
-        Ok(match self.inner.poll_action(now) {
+        Ok(match self.inner.poll_action(now_ms as u64) {
             Action::StartAttempt(plan) => start_js(plan, for_helpers),
             Action::AbortAttempt { attempt, reason } => js_abort_action(attempt, reason.name()),
             Action::Sleep { until_ms } => js_sleep_action(num(until_ms)),
@@ -107,117 +89,68 @@ impl DriverState {
         })
     }
 
-    fn result(&mut self, now_ms: f64, attempt: f64, outcome: Outcome) -> Result<JsValue, JsValue> {
-        let now = ms_number("nowMs", now_ms)?;
-        let attempt = attempt_number(attempt)?;
-        self.inner.handle_result(now, attempt, outcome).map(receipt_js).map_err(js_error)
+    fn result(&mut self, now_ms: f64, attempt: u32, outcome: Outcome) -> Result<JsValue, JsValue> {
+        self.inner.handle_result(now_ms as u64, attempt, outcome).map(receipt_js).map_err(js_error)
     }
-}
-
-/// The drivers alive, by handle: a slot index in the low 20 bits, the slot's
-/// generation above, so that a handle freed (and its slot reused) is refused.
-struct Drivers {
-    slots: Vec<(u32, Option<DriverState>)>,
-    free: Vec<usize>,
-}
-
-const INDEX_BITS: u32 = 20;
-
-fn stale() -> JsValue {
-    invalid("driver", "was freed (or is in use by a call that is still running)".to_owned())
 }
 
 /// Runs `use_driver` on the driver `handle` names.
 fn with<T>(handle: u32, use_driver: impl FnOnce(&mut DriverState) -> Result<T, JsValue>) -> Result<T, JsValue> {
-    DRIVERS.with(|drivers| {
-        let mut drivers = drivers.try_borrow_mut().map_err(|_| stale())?;
-        let index = (handle & ((1 << INDEX_BITS) - 1)) as usize;
-        match drivers.slots.get_mut(index) {
-            Some((generation, Some(state))) if *generation == handle >> INDEX_BITS => use_driver(state),
-            _ => Err(stale()),
-        }
+    objects::with(handle, "driver", |object| match object {
+        Object::Driver(driver) => use_driver(driver),
+        _ => Err(objects::freed("driver")),
     })
 }
 
-/// Starts an operation at `nowMs` run by a host; returns its handle.
-/// `options` is the operation's (see `operation_options`) plus `method` and
-/// `idempotent` (the request's repeatability, with the policy's `retry_methods`), `concurrency` and
-/// `recordEvents`; `dependency` and `stats` are handles made for this call.
+/// Starts an operation at `nowMs` run by a host, as `lib/driver.js` checked
+/// its options: the operation's (see `Options`), the request's `method` and
+/// `idempotent` (its repeatability, with the policy's `retry_methods`),
+/// `concurrency` (0 concurrent, 1 sequential, 2 sequential without hedging),
+/// the stats' handle (0 for none) and `recordEvents`. Its handle, or the
+/// `RetryplanError`.
 #[wasm_bindgen(js_name = _driverNew)]
-#[allow(clippy::too_many_arguments)] // the random words cross as numbers: no array to copy
+#[allow(clippy::too_many_arguments)] // numbers and strings cross: no object to read
 pub fn driver_new(
-    policy: &Policy,
-    now_ms: &JsValue,
-    options: Option<JsValue>,
-    dependency: Option<Dependency>,
-    stats: Option<Stats>,
+    policy: u32,
+    now_ms: f64,
+    seed: Option<f64>,
+    key: Option<String>,
+    deadline_ms: Option<f64>,
+    dependency: u32,
+    method: Option<String>,
+    idempotent: Option<bool>,
+    concurrency: u32,
+    stats: u32,
+    record_events: bool,
     r0: u32,
     r1: u32,
     r2: u32,
     r3: u32,
     r4: u32,
     r5: u32,
-) -> Result<u32, JsValue> {
-    let now = ms("nowMs", now_ms)?;
-    let mut operation = operation_options(options.as_ref(), dependency, [r0, r1, r2, r3, r4, r5])?;
-    let mut host = rp::DriverOptions { stats: stats.map(|stats| stats.0), ..rp::DriverOptions::default() };
-    if let Some(options) = &options {
-        let idempotent = optional_flag("idempotent", &get(options, "idempotent")?)?;
-        match optional_text("method", &get(options, "method")?)? {
-            Some(method) => {
-                let repeatability = policy.0.repeatability_for_http(&method, idempotent).map_err(js_error)?;
-                operation = operation.with_repeatability(repeatability);
-            }
-            None if idempotent.is_some() => {
-                return Err(invalid("idempotent", "says whether a request may be repeated: give its `method`".into()))
-            }
-            None => {}
+) -> JsValue {
+    let options = Options { seed, key, deadline_ms, dependency, random: [r0, r1, r2, r3, r4, r5] };
+    handle_js(objects::policy(policy).and_then(|policy| {
+        let mut operation = options.core()?;
+        if let Some(method) = method {
+            operation =
+                operation.with_repeatability(policy.repeatability_for_http(&method, idempotent).map_err(js_error)?);
         }
-        host.concurrency = concurrency(&get(options, "concurrency")?)?;
-        host.record_events = optional_flag("recordEvents", &get(options, "recordEvents")?)?.unwrap_or(false);
-    }
-    let state =
-        DriverState { inner: rp::Driver::new(&policy.0, now, operation, host).map_err(js_error)?, ending: None };
-    DRIVERS.with(|drivers| {
-        let mut drivers = drivers.try_borrow_mut().map_err(|_| stale())?;
-        let index = match drivers.free.pop() {
-            Some(index) => index,
-            None if drivers.slots.len() < 1 << INDEX_BITS => {
-                drivers.slots.push((0, None));
-                drivers.slots.len() - 1
-            }
-            None => return Err(invalid("driver", format!("at most {} drivers may be alive at once", 1 << INDEX_BITS))),
+        let concurrency = match concurrency {
+            0 => Concurrency::Concurrent,
+            1 => Concurrency::Sequential,
+            _ => Concurrency::SequentialWithoutHedging,
         };
-        let slot = drivers.slots.get_mut(index).ok_or_else(stale)?;
-        slot.1 = Some(state);
-        Ok(slot.0 << INDEX_BITS | index as u32)
-    })
+        let host = rp::DriverOptions { stats: objects::stats(stats)?, concurrency, record_events };
+        let inner = rp::Driver::new(&policy, now_ms as u64, operation, host).map_err(js_error)?;
+        objects::insert(Object::Driver(DriverState { inner, ending: None }))
+    }))
 }
 
-/// Frees a driver (dropping it gives back what its running attempts held). A
-/// stale handle is ignored.
-#[wasm_bindgen(js_name = _driverFree)]
-pub fn driver_free(handle: u32) {
-    let dropped = DRIVERS.with(|drivers| {
-        let mut drivers = drivers.try_borrow_mut().ok()?;
-        let index = (handle & ((1 << INDEX_BITS) - 1)) as usize;
-        let (generation, state) = drivers.slots.get_mut(index)?;
-        if *generation != handle >> INDEX_BITS || state.is_none() {
-            return None;
-        }
-        *generation = (*generation + 1) % (1 << (32 - INDEX_BITS));
-        let dropped = state.take();
-        drivers.free.push(index);
-        dropped
-    });
-    drop(dropped); // outside the table: dropping may reach shared controls, never JS
-}
-
-/// What to do now, as `pollAction` gives it (a finish with its `lastResult`).
+/// What to do now, as `pollAction` gives it (a finish with its `lastResult`), or the `RetryplanError`.
 #[wasm_bindgen(js_name = _driverPollAction)]
-pub fn driver_poll_action(handle: u32, now_ms: &JsValue) -> Result<JsValue, JsValue> {
-    let now = number("nowMs", now_ms)?;
-    with(handle, |driver| driver.action(now, false))
+pub fn driver_poll_action(handle: u32, now_ms: f64) -> JsValue {
+    either(with(handle, |driver| driver.action(now_ms, false)))
 }
 
 /// What to do now, for the helpers: a start as an `Attempt`, a finish without
@@ -227,23 +160,17 @@ pub fn driver_poll(handle: u32, now_ms: f64) -> JsValue {
     either(with(handle, |driver| driver.action(now_ms, true)))
 }
 
-/// How an attempt ended, as an outcome object: `"accepted"` or `"discarded"`.
+/// How an attempt ended, as an outcome object: `"accepted"` or `"discarded"`, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _driverResultOf)]
-pub fn driver_result_of(
-    handle: u32,
-    now_ms: &JsValue,
-    attempt: &JsValue,
-    outcome_value: &JsValue,
-) -> Result<JsValue, JsValue> {
-    let (now, attempt) = (number("nowMs", now_ms)?, number("attempt", attempt)?);
-    let outcome = outcome(outcome_value)?; // before taking the table: it reads a JS object
-    with(handle, |driver| driver.result(now, attempt, outcome))
+pub fn driver_result_of(handle: u32, now_ms: f64, attempt: u32, outcome_value: &JsValue) -> JsValue {
+    // Read before the table is taken: it reads a JS object.
+    either(outcome(outcome_value).and_then(|outcome| with(handle, |driver| driver.result(now_ms, attempt, outcome))))
 }
 
 /// How an attempt ended, as the parts `lib/outcomes.js` read (see
 /// `outcome_from_parts`): the receipt or the `RetryplanError`.
 #[wasm_bindgen(js_name = _driverResult)]
-pub fn driver_result(handle: u32, now_ms: f64, attempt: f64, tag: u32, a: f64, b: Option<f64>) -> JsValue {
+pub fn driver_result(handle: u32, now_ms: f64, attempt: u32, tag: u32, a: f64, b: Option<f64>) -> JsValue {
     either(
         outcome_from_parts(tag, a, b)
             .and_then(|outcome| with(handle, |driver| driver.result(now_ms, attempt, outcome))),
@@ -254,12 +181,10 @@ pub fn driver_result(handle: u32, now_ms: f64, attempt: f64, tag: u32, a: f64, b
 /// an attempt that answered before the host's next poll): the next action,
 /// or the `RetryplanError`. A discarded result is told by `resultDiscarded`.
 #[wasm_bindgen(js_name = _driverResultPoll)]
-pub fn driver_result_poll(handle: u32, now_ms: f64, attempt: f64, tag: u32, a: f64, b: Option<f64>) -> JsValue {
+pub fn driver_result_poll(handle: u32, now_ms: f64, attempt: u32, tag: u32, a: f64, b: Option<f64>) -> JsValue {
     let next = outcome_from_parts(tag, a, b).and_then(|outcome| {
         with(handle, |driver| {
-            let now = ms_number("nowMs", now_ms)?;
-            let attempt = attempt_number(attempt)?;
-            if driver.inner.handle_result(now, attempt, outcome).map_err(js_error)? == Receipt::Discarded {
+            if driver.inner.handle_result(now_ms as u64, attempt, outcome).map_err(js_error)? == Receipt::Discarded {
                 js_result_discarded();
             }
             driver.action(now_ms, true)
@@ -270,35 +195,34 @@ pub fn driver_result_poll(handle: u32, now_ms: f64, attempt: f64, tag: u32, a: f
 
 /// The caller abandons the operation (nothing happens after the end).
 #[wasm_bindgen(js_name = _driverCancel)]
-pub fn driver_cancel(handle: u32, now_ms: &JsValue) -> Result<(), JsValue> {
-    let now = ms("nowMs", now_ms)?;
-    with(handle, |driver| {
-        driver.inner.handle_cancel(now);
-        Ok(())
-    })
+pub fn driver_cancel(handle: u32, now_ms: f64) -> JsValue {
+    either(with(handle, |driver| {
+        driver.inner.handle_cancel(now_ms as u64);
+        Ok(JsValue::UNDEFINED)
+    }))
 }
 
-/// The oldest decision recorded and not yet read, or `undefined`.
+/// The oldest decision recorded and not yet read, `undefined`, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _driverEvent)]
-pub fn driver_event(handle: u32) -> Result<JsValue, JsValue> {
-    with(handle, |driver| match driver.inner.poll_event() {
+pub fn driver_event(handle: u32) -> JsValue {
+    either(with(handle, |driver| match driver.inner.poll_event() {
         Some(event) => {
             Ok(js_decision_event(num(event.at_ms), decision(event.decision), attempt_result_js(event.after)?))
         }
         None => Ok(JsValue::UNDEFINED),
-    })
+    }))
 }
 
-/// The last result of the ending a poll returned, or `undefined`.
+/// The last result of the ending a poll returned, `undefined`, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _driverLastResult)]
-pub fn driver_last_result(handle: u32) -> Result<JsValue, JsValue> {
-    with(handle, |driver| attempt_result_js(driver.ending.and_then(|ending| ending.last_result)))
+pub fn driver_last_result(handle: u32) -> JsValue {
+    either(with(handle, |driver| attempt_result_js(driver.ending.and_then(|ending| ending.last_result))))
 }
 
 /// The operation's idempotency key (the same on every attempt).
 #[wasm_bindgen(js_name = _driverKey)]
 pub fn driver_key(handle: u32) -> Result<String, JsValue> {
-    with(handle, |driver| Ok(driver.inner.idempotency_key().to_string()))
+    with(handle, |driver| Ok(String::from(driver.inner.idempotency_key().as_str())))
 }
 
 /// `[deadlineMs, attemptsStarted, isEnded as 0 or 1]`.
@@ -306,7 +230,7 @@ pub fn driver_key(handle: u32) -> Result<String, JsValue> {
 pub fn driver_state(handle: u32) -> Result<Vec<f64>, JsValue> {
     with(handle, |driver| {
         let operation = driver.inner.operation();
-        Ok(vec![
+        Ok(alloc::vec![
             num(operation.deadline_ms()),
             f64::from(operation.attempts_started()),
             f64::from(u8::from(driver.inner.is_ended())),

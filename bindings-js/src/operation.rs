@@ -1,178 +1,150 @@
-//! `Operation`: one logical operation, decision by decision, and the options
-//! an operation (or a driver) starts from.
+//! Operations (`lib/operation.js`): one logical operation, decision by
+//! decision, and the options an operation (or a driver) starts from.
+
+use alloc::string::String;
+use alloc::vec::Vec;
 
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
 
-use crate::args::{attempt_number, get, ms, ms_number, number, optional_number, outcome, outcome_from_parts, text};
+use crate::args::{outcome, outcome_from_parts};
 use crate::decisions::{attempt_list, decision};
-use crate::{either, js_error, num, Dependency, Policy, MAX_SAFE};
+use crate::objects::{self, Object};
+use crate::policy::handle_js;
+use crate::{either, js_error, num};
 
-/// The options every operation starts from: `options` is `{seed?,
-/// idempotencyKey?, deadlineMs?}` (absent for `undefined` or `null`), `dependency` a handle the
-/// caller consumes, `random` six words from `crypto.getRandomValues` that
-/// seed the operation and make its key when `options` has no seed (drawn in
-/// batches by `lib/entropy.js`: cheaper than a call per operation).
-pub(crate) fn operation_options(
-    options: Option<&JsValue>,
-    dependency: Option<Dependency>,
-    random: [u32; 6],
-) -> Result<rp::OperationOptions, JsValue> {
-    let seed = match options {
-        Some(options) => optional_number(options, "seed")?,
-        None => None,
-    };
-    let mut core_options = match seed {
-        Some(seed) => rp::OperationOptions::new(crate::args::whole_number("seed", seed, MAX_SAFE)?),
-        None => {
-            let [s0, s1, k0, k1, k2, k3] = random.map(u64::from);
-            let key = u128::from(k0 << 32 | k1) << 64 | u128::from(k2 << 32 | k3);
-            rp::OperationOptions::from_random(s0 << 32 | s1, key)
-        }
-    };
-    if let Some(options) = options {
-        let key = get(options, "idempotencyKey")?;
-        if !key.is_undefined() && !key.is_null() {
-            core_options.idempotency_key =
-                Some(rp::IdempotencyKey::new(text("idempotencyKey", &key)?).map_err(js_error)?);
-        }
-        if let Some(deadline) = optional_number(options, "deadlineMs")? {
-            core_options.deadline_ms = Some(ms_number("deadlineMs", deadline)?);
-        }
-    }
-    core_options.dependency = dependency.map(|dependency| dependency.0);
-    Ok(core_options)
+/// The options every operation starts from, as `lib/operation.js` checked
+/// them: the seed (`seeded`), the caller's key and deadline, the dependency's
+/// handle (0 for none), and six words from `crypto.getRandomValues` that seed
+/// the operation and make its key when it has no seed (drawn in batches by
+/// `lib/entropy.js`: cheaper than a call per operation).
+pub(crate) struct Options {
+    pub(crate) seed: Option<f64>,
+    pub(crate) key: Option<String>,
+    pub(crate) deadline_ms: Option<f64>,
+    pub(crate) dependency: u32,
+    pub(crate) random: [u32; 6],
 }
 
-/// One logical operation: one idempotency key, many attempts.
-#[wasm_bindgen]
-pub struct Operation(rp::Operation);
-
-#[wasm_bindgen]
-impl Operation {
-    /// Starts an operation at `nowMs` (see `operation_options`). Called by
-    /// `lib/operation.js`, which passes a clone of `options.dependency`
-    /// (wasm-bindgen takes no optional references) and the random words.
-    #[wasm_bindgen(constructor)]
-    #[allow(clippy::too_many_arguments)] // the random words cross as numbers: no array to copy
-    pub fn new(
-        policy: &Policy,
-        now_ms: &JsValue,
-        options: Option<JsValue>,
-        dependency: Option<Dependency>,
-        r0: u32,
-        r1: u32,
-        r2: u32,
-        r3: u32,
-        r4: u32,
-        r5: u32,
-    ) -> Result<Operation, JsValue> {
-        let now = ms("nowMs", now_ms)?;
-        let options = operation_options(options.as_ref(), dependency, [r0, r1, r2, r3, r4, r5])?;
-        Ok(Operation(rp::Operation::new(&policy.0, now, options)))
+impl Options {
+    pub(crate) fn core(self) -> Result<rp::OperationOptions, JsValue> {
+        let mut options = match self.seed {
+            Some(seed) => rp::OperationOptions::new(seed as u64),
+            None => {
+                let [s0, s1, k0, k1, k2, k3] = self.random.map(u64::from);
+                let key = u128::from(k0 << 32 | k1) << 64 | u128::from(k2 << 32 | k3);
+                rp::OperationOptions::from_random(s0 << 32 | s1, key)
+            }
+        };
+        if let Some(key) = self.key {
+            options.idempotency_key = Some(rp::IdempotencyKey::new(key).map_err(js_error)?);
+        }
+        options.deadline_ms = self.deadline_ms.map(|deadline| deadline as u64);
+        options.dependency = objects::dependency(self.dependency)?;
+        Ok(options)
     }
+}
 
-    /// What to do now: start an attempt, keep waiting, or await the running attempt.
-    pub fn poll(&mut self, now_ms: &JsValue) -> Result<JsValue, JsValue> {
-        self.poll_at(number("nowMs", now_ms)?)
-    }
+/// Runs `use_operation` on the operation `handle` names.
+fn with<T>(handle: u32, use_operation: impl FnOnce(&mut rp::Operation) -> Result<T, JsValue>) -> Result<T, JsValue> {
+    objects::with(handle, "operation", |object| match object {
+        Object::Operation(operation) => use_operation(operation),
+        _ => Err(objects::freed("operation")),
+    })
+}
 
-    fn poll_at(&mut self, now_ms: f64) -> Result<JsValue, JsValue> {
-        let now = ms_number("nowMs", now_ms)?;
-        self.0.poll(now).map(decision).map_err(js_error)
-    }
+/// Starts an operation at `nowMs` under the policy `policy` (see
+/// [`Options`]): its handle, or the `RetryplanError`.
+#[wasm_bindgen(js_name = _operationNew)]
+#[allow(clippy::too_many_arguments)] // numbers and strings cross: no object to read
+pub fn operation_new(
+    policy: u32,
+    now_ms: f64,
+    seed: Option<f64>,
+    key: Option<String>,
+    deadline_ms: Option<f64>,
+    dependency: u32,
+    r0: u32,
+    r1: u32,
+    r2: u32,
+    r3: u32,
+    r4: u32,
+    r5: u32,
+) -> JsValue {
+    let options = Options { seed, key, deadline_ms, dependency, random: [r0, r1, r2, r3, r4, r5] };
+    handle_js(objects::policy(policy).and_then(|policy| {
+        let operation = rp::Operation::new(&policy, now_ms as u64, options.core()?);
+        objects::insert(Object::Operation(operation))
+    }))
+}
 
-    /// Reports how attempt `attempt` ended; returns the next decision.
-    #[wasm_bindgen(js_name = onOutcome)]
-    pub fn on_outcome(
-        &mut self,
-        now_ms: &JsValue,
-        attempt: &JsValue,
-        outcome_value: &JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let now = ms("nowMs", now_ms)?;
-        let attempt = attempt_number(number("attempt", attempt)?)?;
-        let outcome = outcome(outcome_value)?;
-        self.0.on_outcome(now, attempt, &outcome).map(decision).map_err(js_error)
-    }
+/// What to do now: the decision, or the `RetryplanError`.
+#[wasm_bindgen(js_name = _operationPoll)]
+pub fn operation_poll(handle: u32, now_ms: f64) -> JsValue {
+    either(with(handle, |operation| operation.poll(now_ms as u64).map(decision).map_err(js_error)))
+}
 
-    /// `onOutcome` for an outcome whose parts `lib/outcomes.js` has read
-    /// (see `outcome_from_parts`). Internal: the JS `onOutcome` calls it and
-    /// falls back to the object path for everything else. Returns the
-    /// decision, or the `RetryplanError` for JS to throw (see `either`).
-    #[wasm_bindgen(js_name = _onOutcomeParts)]
-    pub fn on_outcome_parts(&mut self, now_ms: f64, attempt: f64, tag: u32, a: f64, b: Option<f64>) -> JsValue {
-        either((|| {
-            let now = ms_number("nowMs", now_ms)?;
-            let attempt = attempt_number(attempt)?;
-            let outcome = outcome_from_parts(tag, a, b)?;
-            self.0.on_outcome(now, attempt, &outcome).map(decision).map_err(js_error)
-        })())
-    }
+/// How attempt `attempt` ended, as the parts `lib/outcomes.js` read (see
+/// `outcome_from_parts`): the next decision, or the `RetryplanError`.
+#[wasm_bindgen(js_name = _operationOutcome)]
+pub fn operation_outcome(handle: u32, now_ms: f64, attempt: u32, tag: u32, a: f64, b: Option<f64>) -> JsValue {
+    either(outcome_from_parts(tag, a, b).and_then(|outcome| {
+        with(handle, |operation| operation.on_outcome(now_ms as u64, attempt, &outcome).map(decision).map_err(js_error))
+    }))
+}
 
-    /// `poll` for `lib/operation.js`: the decision, or the `RetryplanError` for JS to throw.
-    #[wasm_bindgen(js_name = _poll)]
-    pub fn poll_either(&mut self, now_ms: f64) -> JsValue {
-        either(self.poll_at(now_ms))
-    }
+/// How attempt `attempt` ended, as an outcome object (read before the table is taken).
+#[wasm_bindgen(js_name = _operationOutcomeOf)]
+pub fn operation_outcome_of(handle: u32, now_ms: f64, attempt: u32, outcome_value: &JsValue) -> JsValue {
+    either(outcome(outcome_value).and_then(|outcome| {
+        with(handle, |operation| operation.on_outcome(now_ms as u64, attempt, &outcome).map(decision).map_err(js_error))
+    }))
+}
 
-    /// The caller gives up: the decision is `gave_up` with reason `cancelled`.
-    pub fn cancel(&mut self, now_ms: &JsValue) -> Result<JsValue, JsValue> {
-        let now = ms("nowMs", now_ms)?;
-        self.0.cancel(now).map(decision).map_err(js_error)
-    }
+/// The caller gives up: `gave_up` with reason `cancelled`, or the `RetryplanError`.
+#[wasm_bindgen(js_name = _operationCancel)]
+pub fn operation_cancel(handle: u32, now_ms: f64) -> JsValue {
+    either(with(handle, |operation| operation.cancel(now_ms as u64).map(decision).map_err(js_error)))
+}
 
-    /// When to poll next, or `undefined` once ended.
-    #[wasm_bindgen(js_name = nextWakeupMs)]
-    pub fn next_wakeup_ms(&self) -> Option<f64> {
-        self.0.next_wakeup_ms().map(num)
-    }
+/// Budget left at `nowMs` after the response reserve.
+#[wasm_bindgen(js_name = _operationRemaining)]
+pub fn operation_remaining(handle: u32, now_ms: f64) -> Result<f64, JsValue> {
+    with(handle, |operation| Ok(num(operation.remaining_budget_ms(now_ms as u64))))
+}
 
-    /// Budget left at `nowMs` after the response reserve.
-    #[wasm_bindgen(js_name = remainingBudgetMs)]
-    pub fn remaining_budget_ms(&self, now_ms: &JsValue) -> Result<f64, JsValue> {
-        Ok(num(self.0.remaining_budget_ms(ms("nowMs", now_ms)?)))
-    }
+/// `[nextWakeupMs (-1 once ended), deadlineMs, attemptsStarted, startedAtMs, isEnded as 0 or 1]`.
+#[wasm_bindgen(js_name = _operationState)]
+pub fn operation_state(handle: u32) -> Result<Vec<f64>, JsValue> {
+    with(handle, |operation| {
+        Ok(alloc::vec![
+            operation.next_wakeup_ms().map_or(-1.0, num),
+            num(operation.deadline_ms()),
+            f64::from(operation.attempts_started()),
+            num(operation.started_at_ms()),
+            f64::from(u8::from(operation.is_ended())),
+        ])
+    })
+}
 
-    /// The operation's deadline: `min(start + totalBudgetMs, deadlineMs)`.
-    #[wasm_bindgen(getter, js_name = deadlineMs)]
-    pub fn deadline_ms(&self) -> f64 {
-        num(self.0.deadline_ms())
-    }
+/// The operation's idempotency key (the same on every attempt).
+#[wasm_bindgen(js_name = _operationKey)]
+pub fn operation_key(handle: u32) -> Result<String, JsValue> {
+    with(handle, |operation| Ok(String::from(operation.idempotency_key().as_str())))
+}
 
-    /// The stable idempotency key of every attempt.
-    #[wasm_bindgen(getter, js_name = idempotencyKey)]
-    pub fn idempotency_key(&self) -> String {
-        self.0.idempotency_key().to_string()
-    }
+/// The attempts running now, ascending (a new array).
+#[wasm_bindgen(js_name = _operationRunning)]
+pub fn operation_running(handle: u32) -> Result<JsValue, JsValue> {
+    with(handle, |operation| Ok(attempt_list(operation.running_attempts())))
+}
 
-    /// Attempts started so far (hedges included).
-    #[wasm_bindgen(getter, js_name = attemptsStarted)]
-    pub fn attempts_started(&self) -> u32 {
-        self.0.attempts_started()
-    }
-
-    /// The attempts running now, ascending (a new array per read).
-    #[wasm_bindgen(getter, js_name = runningAttempts)]
-    pub fn running_attempts(&self) -> JsValue {
-        attempt_list(self.0.running_attempts())
-    }
-
-    /// When the operation started.
-    #[wasm_bindgen(getter, js_name = startedAtMs)]
-    pub fn started_at_ms(&self) -> f64 {
-        num(self.0.started_at_ms())
-    }
-
-    /// The request id attempt `attempt` gets (16 lowercase hex digits).
-    #[wasm_bindgen(js_name = requestId)]
-    pub fn request_id(&self, attempt: &JsValue) -> Result<String, JsValue> {
-        Ok(self.0.request_id(attempt_number(number("attempt", attempt)?)?).to_string())
-    }
-
-    /// True once an ending was returned.
-    #[wasm_bindgen(getter, js_name = isEnded)]
-    pub fn is_ended(&self) -> bool {
-        self.0.is_ended()
-    }
+/// The request id attempt `attempt` gets, as its two 32-bit halves (JS
+/// spells them as the core's 16 hex digits).
+#[wasm_bindgen(js_name = _operationRequestId)]
+pub fn operation_request_id(handle: u32, attempt: u32) -> Result<Vec<u32>, JsValue> {
+    with(handle, |operation| {
+        let id = operation.request_id(attempt).0;
+        Ok(alloc::vec![(id >> 32) as u32, id as u32])
+    })
 }

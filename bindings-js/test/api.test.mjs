@@ -22,8 +22,41 @@ import {
   parseRetryAfter,
   profileNames,
   run,
-} from 'retryplan';
+} from 'retryplan/tools';
+import * as lean from 'retryplan';
+import * as tools from 'retryplan/tools';
 import { throwsCode } from './assertions.mjs';
+import { attempt, ms } from '../lib/args.js';
+import { decided } from '../lib/convert.js';
+import { HANDLE } from '../lib/objects.js';
+import { _operationOutcomeOf } from '../wasm/retryplan_js.js';
+
+test('two entries: the default one for a checkout page, the tools a superset with its own wasm', () => {
+  assert.deepEqual(Object.keys(lean).sort(), [
+    'BreakerPermit', 'CircuitBreaker', 'ConcurrencyLimit', 'Dependency', 'Driver', 'GUIDANCE_HEADERS', 'GaveUpError',
+    'IDEMPOTENCY_KEY_HEADER', 'Operation', 'OperationFailedError', 'Outcome', 'Policy', 'REQUEST_ID_HEADER',
+    'ReconcileRequiredError', 'RestartRequiredError', 'RetryBudget', 'RetryCharge', 'RetryplanError', 'Stats', 'failureOf',
+    'outcomeFromHttp', 'parseRateLimit', 'parseRateLimitReset', 'parseRetryAfter', 'parseRetryAfterMsHeader', 'profileNames',
+    'retryFetch', 'run', 'wasmTrapped',
+  ]);
+  assert.deepEqual(Object.keys(tools).filter((name) => !(name in lean)).sort(), [
+    'ServiceConfig', 'admit', 'awsErrorCodeFromResponse', 'awsStandard2026Dependency', 'awsStandardDependency',
+    'encodeGrpcTimeout', 'encodeGrpcTimeoutNs',
+    'parseGrpcPushback', 'parseGrpcTimeout', 'parseGrpcTimeoutNs', 'redeliver', 'remainingBudgetMs',
+  ]);
+  for (const tool of ['fromJson']) assert.equal(lean.Policy[tool], undefined, tool);
+  for (const tool of ['toConfig', 'toJson', 'explain', 'classify', 'backoffCeilingsMs']) assert.equal(lean.Policy.prototype[tool], undefined, tool);
+  assert.equal(lean.Dependency.fromJson, undefined);
+  assert.equal(lean.Dependency.prototype.snapshot, undefined);
+  assert.equal(lean.RetryBudget.prototype.snapshot, undefined);
+  assert.equal(lean.Stats.prototype.record, undefined);
+  // The wasm objects are each entry's own; the error classes and the failure table are shared.
+  assert.notEqual(lean.Policy, tools.Policy);
+  for (const shared of ['RetryplanError', 'OperationFailedError', 'GaveUpError', 'failureOf']) assert.equal(lean[shared], tools[shared], shared);
+  const fromTools = throwsCode(() => tools.Policy.fromJson('{"max_attempts": 0}'), 'invalid_policy');
+  assert.ok(fromTools instanceof lean.RetryplanError);
+  assert.deepEqual(new lean.Stats().toJSON(), new tools.Stats().toJSON());
+});
 
 const checkout = () =>
   Policy.fromConfig({
@@ -143,12 +176,13 @@ test('outcomes of every type cross; malformed ones are invalid_argument and chan
 });
 
 test('onOutcome: success, http_status and transport cross as fields with the object path\'s decisions and errors', () => {
-  // The object path: the wasm class's own onOutcome, which reads the object from Rust.
-  const objectPath = Object.getPrototypeOf(Operation.prototype).onOutcome;
-  assert.notEqual(objectPath, Operation.prototype.onOutcome);
-  const policy = Policy.fromConfig({ jitter: { kind: 'none' }, maxAttempts: 40, totalBudgetMs: 10_000_000 });
-  const fast = new Operation(policy, 0, { seed: 11 });
-  const slow = new Operation(policy, 0, { seed: 11 });
+  // The object path: the wasm reads the outcome object itself (what onOutcome does for any other outcome).
+  const objectPath = function objectPath(nowMs, number, outcome) {
+    return decided(_operationOutcomeOf(this[HANDLE], ms('nowMs', nowMs), attempt(number), outcome));
+  };
+  const policy = lean.Policy.fromConfig({ jitter: { kind: 'none' }, maxAttempts: 40, totalBudgetMs: 10_000_000 });
+  const fast = new lean.Operation(policy, 0, { seed: 11 });
+  const slow = new lean.Operation(policy, 0, { seed: 11 });
   const errorOf = (call) => {
     try {
       call();

@@ -1,4 +1,4 @@
-// The package in headless Chromium: every vector through the browser entry,
+// The package in headless Chromium: every vector through both browser entries,
 // one retryFetch scenario against a local server, then every shared helper
 // scenario (tests/helpers/) through retryFetch against the scenario server,
 // reached from the page's own origin through a relay (serve.mjs).
@@ -47,6 +47,10 @@ test('vectors, a fetch scenario and the shared helper scenarios in Chromium', as
       assert.ok(total > 0);
       assert.equal(result.vectors.count, total, 'every case of every file ran in Chromium');
       assert.deepEqual(result.vectors.failures, []);
+      assert.deepEqual(result.vectors.skipped, [], 'the tools entry runs everything');
+      assert.equal(result.leanVectors.count, total, 'the default entry met every case');
+      assert.deepEqual(result.leanVectors.failures, []);
+      assert.ok(result.sameError, 'one RetryplanError for both entries');
       const scenario = result.fetchScenario;
       assert.deepEqual(scenario.decision, { type: 'succeeded', attempts: 2, winner: 2, abortAttempts: [] });
       assert.equal(scenario.status, 200);
@@ -56,7 +60,8 @@ test('vectors, a fetch scenario and the shared helper scenarios in Chromium', as
       assert.ok(scenario.seen.every((entry) => entry.key === scenario.idempotencyKey));
       assert.notEqual(scenario.seen[0].requestId, scenario.seen[1].requestId);
       assert.deepEqual(result.error, { isError: true, isOurs: true, code: 'unknown_profile' });
-      console.log(`chromium: ${result.vectors.count} vectors passed, ${result.vectors.failures.length} failed`);
+      console.log(`chromium: ${result.vectors.count} vectors passed in retryplan/tools, ${result.vectors.failures.length} failed`);
+      console.log(`chromium: ${result.leanVectors.count - result.leanVectors.skipped.filter((line) => !/ step \d+ /.test(line)).length} vectors passed in retryplan (the rest left out as the Node test lists them), ${result.leanVectors.failures.length} failed`);
 
       const failures = [];
       for (const each of scenarios) {

@@ -2,11 +2,12 @@
 // consumer, and a Vite build of a tiny page, opened in Chromium.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'vite';
 import { serve } from './serve.mjs';
 import { withPage, resultOf } from './chromium.mjs';
@@ -27,11 +28,22 @@ before(() => {
 
 after(() => rmSync(work, { recursive: true, force: true }));
 
-test('the packed package holds the entries, the glue, the wasm and the types', () => {
+test('the packed package holds both entries: their JS, glue, wasm and types', () => {
   const files = (dir) => readdirSync(join(app, 'node_modules', 'retryplan', dir)).sort();
   assert.deepEqual(files('wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
-  const lib = ['browser.js', 'node.js', 'api.js', 'convert.js', 'constants.js', 'driver.js', 'endings.js', 'entropy.js', 'failures.js', 'helpers.js', 'host.js', 'operation.js', 'outcomes.js', 'index.d.ts'];
+  assert.deepEqual(files('tools/wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
+  const lib = ['browser.js', 'node.js', 'api.js', 'convert.js', 'constants.js', 'driver.js', 'endings.js', 'entropy.js', 'failures.js', 'helpers.js', 'host.js', 'operation.js', 'outcomes.js', 'index.d.ts', 'tools.d.ts'];
   for (const name of lib) assert.ok(files('lib').includes(name), name);
+  for (const name of ['browser.js', 'node.js', 'api.js', 'tools.js', 'convert.js']) assert.ok(files('tools/lib').includes(name), `tools/lib/${name}`);
+});
+
+test('npm pack refuses a package that was not built', () => {
+  const bare = join(work, 'unbuilt');
+  mkdirSync(bare);
+  for (const name of ['package.json', 'prepack.mjs', 'README.md']) cpSync(join(packageRoot, name), join(bare, name));
+  const packed = spawnSync('npm', ['pack', '--dry-run'], { cwd: bare, encoding: 'utf8' });
+  assert.notEqual(packed.status, 0);
+  assert.match(packed.stderr, /refusing to pack without a build \(missing wasm\/retryplan_js\.js, .*\): run \.\/build\.sh first/);
 });
 
 test('tsc --strict accepts a TypeScript consumer', () => {
@@ -39,11 +51,45 @@ test('tsc --strict accepts a TypeScript consumer', () => {
   execFileSync(tsc, ['-p', join(app, 'tsconfig.json')], { stdio: 'pipe' });
 });
 
-test('Vite bundles a page that imports the package, and it runs in Chromium', async () => {
+test("the README's checkout example type-checks under tsc --strict as written, and runs in Node", async () => {
+  const example = new URL('../examples/checkout.mts', import.meta.url);
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  assert.ok(readme.includes(`\`\`\`ts\n${readFileSync(example, 'utf8')}\`\`\``), 'the README shows examples/checkout.mts as it is');
+  cpSync(fileURLToPath(example), join(app, 'checkout.mts'));
+  const tsc = join(packageRoot, 'node_modules', '.bin', 'tsc');
+  const flags = ['--strict', '--target', 'es2022', '--module', 'nodenext', '--lib', 'es2022,dom', '--outDir', join(app, 'out')];
+  execFileSync(tsc, [...flags, join(app, 'checkout.mts')], { stdio: 'pipe' });
+  // A shop that is busy once, then takes the order.
+  const seen = [];
+  const shop = createServer((request, response) => {
+    seen.push([request.method, request.url, request.headers['idempotency-key']]);
+    if (seen.length === 1) return response.writeHead(503).end();
+    response.writeHead(201, { 'content-type': 'application/json' }).end('{"order": 42}');
+  });
+  await new Promise((resolve) => shop.listen(0, '127.0.0.1', resolve));
+  try {
+    const { placeOrder } = await import(pathToFileURL(join(app, 'out', 'checkout.mjs')).href);
+    assert.deepEqual(await placeOrder(`http://127.0.0.1:${shop.address().port}`, { sku: 'tea', quantity: 1 }), { order: 42 });
+    assert.equal(seen.length, 2);
+    assert.deepEqual(seen.map(([method, url]) => [method, url]), [['POST', '/api/orders'], ['POST', '/api/orders']]);
+    assert.equal(seen[0][2], seen[1][2], 'one idempotency key for both attempts');
+  } finally {
+    shop.close();
+  }
+});
+
+test('Vite bundles a page that imports the default entry, ships the lean wasm only, and it runs in Chromium', async () => {
   const outDir = join(app, 'dist');
   await build({ root: app, logLevel: 'warn', configFile: false, build: { outDir, emptyOutDir: true } });
   const assets = readdirSync(join(outDir, 'assets'));
-  assert.ok(assets.some((name) => name.endsWith('.wasm')), `no .wasm among ${assets}`);
+  const wasm = assets.filter((name) => name.endsWith('.wasm'));
+  assert.equal(wasm.length, 1, `one .wasm among ${assets}`);
+  // Told apart by size: the page ships the default entry's wasm, not the tools'.
+  const size = (path) => statSync(path).size;
+  const lean = size(join(packageRoot, 'wasm', 'retryplan_js_bg.wasm'));
+  const tools = size(join(packageRoot, 'tools', 'wasm', 'retryplan_js_bg.wasm'));
+  assert.notEqual(lean, tools);
+  assert.equal(size(join(outDir, 'assets', wasm[0])), lean, 'the lean wasm');
   const server = await serve({ root: outDir, vectors: outDir });
   try {
     await withPage(async (page, errors) => {

@@ -15,7 +15,8 @@ import {
 } from 'retryplan';
 import { handleResult, newDriver } from '../lib/driver.js';
 import { throwsCode as errorOf } from './assertions.mjs';
-import { _driverFree, _driverPollAction, _driverResultOf } from '../wasm/retryplan_js.js';
+import { decided } from '../lib/convert.js';
+import { _driverPollAction, _driverResultOf, _free } from '../wasm/retryplan_js.js';
 
 const policy = (config = {}) =>
   Policy.fromConfig({
@@ -85,10 +86,10 @@ test('handleResult: the common outcomes cross as numbers with the object path\'s
     const slow = newDriver(policy(), 0, { seed: 3 });
     _driverPollAction(fast, 0);
     _driverPollAction(slow, 0);
-    assert.deepEqual(answer(() => handleResult(fast, 10, 1, outcome)), answer(() => _driverResultOf(slow, 10, 1, outcome)), JSON.stringify(outcome));
+    assert.deepEqual(answer(() => handleResult(fast, 10, 1, outcome)), answer(() => decided(_driverResultOf(slow, 10, 1, outcome))), JSON.stringify(outcome));
     assert.deepEqual(_driverPollAction(fast, 10), _driverPollAction(slow, 10), JSON.stringify(outcome));
-    _driverFree(fast);
-    _driverFree(slow);
+    _free(fast);
+    _free(slow);
   }
   // A freed driver is refused, by the class and by its handle.
   const driver = new Driver(policy(), 0, { seed: 1 });
@@ -96,8 +97,8 @@ test('handleResult: the common outcomes cross as numbers with the object path\'s
   driver.free();
   assert.equal(errorOf(() => driver.pollAction(0)).field, 'driver');
   const handle = newDriver(policy(), 0, { seed: 1 });
-  _driverFree(handle);
-  assert.equal(errorOf(() => _driverPollAction(handle, 0)).field, 'driver');
+  _free(handle);
+  assert.equal(errorOf(() => decided(_driverPollAction(handle, 0))).field, 'driver');
 });
 
 test('the method is an input: a POST is never repeated after it may have been processed, unless the caller says so', () => {
@@ -137,7 +138,7 @@ test('a dependency and stats given to a driver stay usable; the stats count ever
     driver.free();
   }
   assert.deepEqual([stats.toJSON().operations, stats.toJSON().succeeded], [2, 2]);
-  assert.equal(dependency.snapshot(0).retriesInFlight, 0);
+  assert.equal(dependency.retrySlots.inFlight, 0);
   assert.equal(errorOf(() => new Driver(policy(), 0, { stats: {} })).field, 'stats');
 });
 

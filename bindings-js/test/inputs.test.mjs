@@ -22,7 +22,7 @@ import {
   redeliver,
   remainingBudgetMs,
   wasmTrapped,
-} from 'retryplan';
+} from 'retryplan/tools';
 import { throwsCode } from './assertions.mjs';
 
 const refused = (call, code = 'invalid_argument') => throwsCode(call, code);

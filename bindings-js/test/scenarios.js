@@ -1,6 +1,7 @@
 // The shared helper scenarios (tests/helpers/scenarios.json) through
 // retryFetch, as a user calls it: what a runner observes (in Node or in
 // Chromium, the same code) and the checks of a scenario's `expect`.
+import { toCamel } from './vectors.js';
 
 /** The result shape of `expect.result`, from what retryFetch did. */
 function resultOf(api, outcome, signal) {
@@ -19,7 +20,7 @@ function resultOf(api, outcome, signal) {
 
 /** Runs one scenario against `url` and reports what was observed (plain data, so a page can hand it back). */
 export async function observe(api, scenario, url) {
-  const policy = api.Policy.fromJson(JSON.stringify(scenario.policy));
+  const policy = api.Policy.fromConfig(toCamel(scenario.policy));
   const { method, body } = scenario.request;
   const controller = new AbortController();
   const cancelAfter = scenario.caller?.cancel_after_ms;

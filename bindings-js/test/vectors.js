@@ -3,6 +3,56 @@
 // JSON) become camelCase API arguments, and typed results are turned back into
 // snake_case plain JSON for an exact comparison. That key conversion lives here,
 // in the test, not in the package. It mirrors core/tests/conformance.rs.
+//
+// Both entries run it: `retryplan/tools` every case, the default entry
+// (`retryplan`) every case and step it has the API for. What it cannot run is
+// listed in LEAN_CANNOT_RUN with the reason, and each case or step left out
+// is reported by id (`skipped`).
+
+/**
+ * What the default entry cannot run, and why: whole kinds (a kind with an
+ * `expect_error` still runs when the error comes from reading the
+ * configuration, which the default entry does), single step calls (the other
+ * steps of the case run), and case inputs.
+ */
+export const LEAN_CANNOT_RUN = {
+  kinds: {
+    policy: 'the normalised configuration (toConfig) is a tool; the invalid policies run',
+    dependency: 'snapshots are a tool; the invalid configurations run',
+    classify: 'Policy#classify is a tool',
+    explain: 'Policy#explain is a tool',
+    backoff_ceilings: 'Policy#backoffCeilingsMs is a tool',
+    redelivery: 'redeliver is a tool (queue workers, not browsers)',
+    admit: 'admit is a tool (servers)',
+    grpc_pushback: 'parseGrpcPushback is a tool (the gRPC dialect)',
+    grpc_timeout_encode: 'encodeGrpcTimeout is a tool (the gRPC dialect)',
+    grpc_timeout_parse: 'parseGrpcTimeout is a tool (the gRPC dialect)',
+    grpc_timeout_ns_encode: 'encodeGrpcTimeoutNs is a tool (the gRPC dialect)',
+    grpc_timeout_ns_parse: 'parseGrpcTimeoutNs is a tool (the gRPC dialect)',
+    grpc_service_config: 'ServiceConfig is a tool (the gRPC dialect)',
+    aws_error_code: 'awsErrorCodeFromResponse is a tool (the AWS dialect)',
+  },
+  calls: {
+    dependency_snapshot: 'Dependency#snapshot is a tool',
+    snapshot: 'RetryBudget#snapshot and CircuitBreaker#snapshot are tools',
+  },
+  inputs: {
+    grpc_service_config: 'the policy comes from a gRPC service config (ServiceConfig is a tool)',
+    aws_standard: 'the dependency is awsStandardDependency(), a tool (the AWS dialect)',
+    aws_standard_2026: 'the dependency is awsStandard2026Dependency(), a tool (the AWS dialect)',
+  },
+};
+
+/** Why the default entry cannot run `testCase` as a whole, or undefined when it can (perhaps without some steps). */
+export function leanCannotRun(testCase) {
+  const byKind = LEAN_CANNOT_RUN.kinds[testCase.kind];
+  const readsOnly = (testCase.kind === 'policy' || testCase.kind === 'dependency') && 'expect_error' in testCase;
+  if (byKind !== undefined && !readsOnly) return byKind;
+  if ('grpc_service_config' in testCase) return LEAN_CANNOT_RUN.inputs.grpc_service_config;
+  if (testCase.dependency === 'aws_standard') return LEAN_CANNOT_RUN.inputs.aws_standard;
+  if (testCase.dependency === 'aws_standard_2026') return LEAN_CANNOT_RUN.inputs.aws_standard_2026;
+  return undefined;
+}
 
 const camel = (key) => key.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
 const snake = (key) => key.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
@@ -35,9 +85,11 @@ function field(object, key, type) {
 function errorValue(api, error) {
   if (!(error instanceof api.RetryplanError)) throw error; // not ours: a failure of the binding
   if (!(error instanceof Error) || typeof error.message !== 'string') throw new Error('RetryplanError is not an Error');
-  if (error.code === 'invalid_policy') return { code: error.code, fields: error.violations.map((v) => v.field) };
-  if (error.code === 'invalid_policy_json' || error.code === 'unsupported') return { code: error.code, fields: [error.field] };
-  return { code: error.code };
+  let value = { code: error.code };
+  if (error.code === 'invalid_policy') value = { code: error.code, fields: error.violations.map((v) => v.field) };
+  if (error.code === 'invalid_policy_json' || error.code === 'unsupported') value = { code: error.code, fields: [error.field] };
+  // The text, for the message checks (not part of the vector's expectation).
+  return Object.defineProperty(value, 'message', { value: error.message, enumerable: false });
 }
 
 /** Drops every empty `abort_attempts` (always present in the JS API), as the vectors leave it out. */
@@ -64,7 +116,8 @@ function answer(api, call) {
   }
 }
 
-function settle(holder, [key, value], label, failures) {
+function settle(holder, [key, value], label, failures, run) {
+  if (key === 'expect_error' && run?.messages !== undefined) run.messages[label] = value.message;
   const expectedKey = 'expect' in holder ? 'expect' : 'expect_error' in holder ? 'expect_error' : undefined;
   if (expectedKey === undefined) return failures.push(`${label}: no expectation`);
   if (expectedKey !== key || !jsonEqual(holder[expectedKey], value)) {
@@ -96,11 +149,14 @@ function policyOf(api, testCase) {
 const optionalNumber = (object, key) => (key in object ? field(object, key, 'number') : undefined);
 
 /** The case's dependency: its configuration, an AWS standard one by name, or the service config's throttling. */
-function dependencyOf(api, testCase) {
+/** A dependency configuration: JSON text for the tools entry (its reader), an object for the default entry. */
+const readDependency = (api, config, run) =>
+  run.lean ? api.Dependency.fromConfig(toCamel(config)) : api.Dependency.fromJson(JSON.stringify(config));
+
+function dependencyOf(api, testCase, run) {
   if (testCase.dependency === 'aws_standard') return api.awsStandardDependency();
   if (testCase.dependency === 'aws_standard_2026') return api.awsStandard2026Dependency();
-  // The dependency configuration is JSON by design (as the policy is).
-  if ('dependency' in testCase) return api.Dependency.fromJson(JSON.stringify(testCase.dependency));
+  if ('dependency' in testCase) return readDependency(api, testCase.dependency, run);
   if ('grpc_service_config' in testCase) {
     const config = serviceConfigOf(api, testCase);
     try {
@@ -112,20 +168,27 @@ function dependencyOf(api, testCase) {
   return undefined;
 }
 
-function runSeries(api, testCase, failures) {
+function runSeries(api, testCase, failures, run) {
   let dependency;
   try {
-    dependency = dependencyOf(api, testCase);
+    dependency = dependencyOf(api, testCase, run);
   } catch (error) {
     return failures.push(`${testCase.id}: invalid dependency: ${error.message}`);
   }
   testCase.operations.forEach((operation, index) => {
-    runOperation(api, { ...testCase, ...operation, id: `${testCase.id} operation ${index}` }, failures, dependency);
+    runOperation(api, { ...testCase, ...operation, id: `${testCase.id} operation ${index}` }, failures, dependency, run);
   });
   dependency?.free();
 }
 
-function runOperation(api, testCase, failures, shared) {
+/** True (and the step reported in `run.skipped`) when the entry cannot run this call. */
+function skipStep(run, call, label) {
+  const reason = run.lean ? LEAN_CANNOT_RUN.calls[call] : undefined;
+  if (reason !== undefined) run.skipped.push(`${label} (${call}): ${reason}`);
+  return reason !== undefined;
+}
+
+function runOperation(api, testCase, failures, shared, run) {
   const id = testCase.id;
   let policy;
   try {
@@ -139,7 +202,7 @@ function runOperation(api, testCase, failures, shared) {
   let dependency = shared;
   if (dependency === undefined) {
     try {
-      dependency = dependencyOf(api, testCase);
+      dependency = dependencyOf(api, testCase, run);
     } catch (error) {
       return failures.push(`${id}: invalid dependency: ${error.message}`);
     }
@@ -153,6 +216,7 @@ function runOperation(api, testCase, failures, shared) {
   testCase.steps.forEach((step, index) => {
     const at = field(step, 'at_ms', 'number');
     const call = field(step, 'call', 'string');
+    if (skipStep(run, call, `${id} step ${index}`)) return;
     let result;
     if (call === 'poll') result = answer(api, () => operation.poll(at));
     else if (call === 'cancel') result = answer(api, () => operation.cancel(at));
@@ -169,7 +233,7 @@ function runOperation(api, testCase, failures, shared) {
       result = answer(api, () => budget.onFailure(at));
       budget.free();
     } else throw new Error(`${id}: unknown call \`${call}\``);
-    settle(step, result, `${id} step ${index}`, failures);
+    settle(step, result, `${id} step ${index}`, failures, run);
   });
   operation.free();
   if (shared === undefined) dependency?.free();
@@ -189,7 +253,7 @@ function stepOutcome(api, step, reading) {
 }
 
 /** Runs a `driver` case: the host loop's calls on one Driver, in order, with stats and events on. */
-function runDriver(api, testCase, failures) {
+function runDriver(api, testCase, failures, run) {
   const id = testCase.id;
   let policy;
   try {
@@ -204,19 +268,21 @@ function runDriver(api, testCase, failures) {
   if ('method' in testCase) options.method = field(testCase, 'method', 'string');
   if ('idempotent_request' in testCase) options.idempotent = field(testCase, 'idempotent_request', 'boolean');
   if ('concurrency' in testCase) options.concurrency = field(testCase, 'concurrency', 'string');
-  if ('dependency' in testCase) options.dependency = api.Dependency.fromJson(JSON.stringify(testCase.dependency));
+  if ('dependency' in testCase) options.dependency = readDependency(api, testCase.dependency, run);
   let driver;
   try {
     driver = new api.Driver(policy, field(testCase, 'start_ms', 'number'), options);
   } catch (error) {
-    return settle(testCase, ['expect_error', errorValue(api, error)], id, failures);
+    return settle(testCase, ['expect_error', errorValue(api, error)], id, failures, run);
   }
   if ('expect' in testCase || 'expect_error' in testCase) failures.push(`${id}: the driver was made, but the case expects an error`);
-  const reading = policy.toConfig().serverGuidance.retryAfterReading;
+  // The default entry has no toConfig: the reading is the one the case's policy writes (strict when absent).
+  const reading = run.lean ? testCase.policy?.server_guidance?.retry_after_reading : policy.toConfig().serverGuidance.retryAfterReading;
   testCase.steps.forEach((step, index) => {
     const at = field(step, 'at_ms', 'number');
     const call = field(step, 'call', 'string');
     const label = `${id} step ${index}`;
+    if (skipStep(run, call, label)) return;
     let result;
     if (call === 'poll') result = answer(api, () => driver.pollAction(at));
     else if (call === 'result') result = answer(api, () => driver.handleResult(at, field(step, 'attempt', 'number'), stepOutcome(api, step, reading)));
@@ -229,7 +295,7 @@ function runDriver(api, testCase, failures) {
       });
     } else if (call === 'stats') result = answer(api, () => stats.toJSON());
     else throw new Error(`${label}: unknown driver call \`${call}\``);
-    settle(step, result, label, failures);
+    settle(step, result, label, failures, run);
   });
   driver.free();
   options.dependency?.free();
@@ -238,13 +304,13 @@ function runDriver(api, testCase, failures) {
 }
 
 /** Runs the steps of a `budget` or `breaker` case on one control made by `make` (from the camelCase config). */
-function runControl(api, testCase, failures, make, runStep) {
+function runControl(api, testCase, failures, make, runStep, run) {
   const id = testCase.id;
   let control;
   try {
     control = make();
   } catch (error) {
-    return settle(testCase, ['expect_error', errorValue(api, error)], id, failures);
+    return settle(testCase, ['expect_error', errorValue(api, error)], id, failures, run);
   }
   if ('expect' in testCase || 'expect_error' in testCase) {
     failures.push(`${id}: the configuration is valid, but the case expects ${JSON.stringify(testCase.expect_error ?? testCase.expect)}`);
@@ -254,8 +320,9 @@ function runControl(api, testCase, failures, make, runStep) {
   testCase.steps.forEach((step, index) => {
     const at = field(step, 'at_ms', 'number');
     const call = field(step, 'call', 'string');
+    if (skipStep(run, call, `${id} step ${index}`)) return permits.push(undefined);
     const result = answer(api, () => runStep(control, step, call, at, permits, `${id} step ${index}`));
-    settle(step, result, `${id} step ${index}`, failures);
+    settle(step, result, `${id} step ${index}`, failures, run);
   });
   permits.forEach((permit) => permit?.free());
   control.free();
@@ -325,9 +392,11 @@ function breakerStep(breaker, step, call, at, permits, label) {
 }
 
 /** Runs one case; pushes a message per failed check onto `failures`. Throws on a malformed or unknown case. */
-export function runCase(api, testCase, failures) {
+export function runCase(api, testCase, failures, run = { lean: false, skipped: [] }) {
   const id = field(testCase, 'id', 'string');
   const kind = field(testCase, 'kind', 'string');
+  const cannot = run.lean ? leanCannotRun(testCase) : undefined;
+  if (cannot !== undefined) return run.skipped.push(`${id}: ${cannot}`);
   const withPolicy = (use) => () => {
     const policy = policyOf(api, testCase);
     try {
@@ -339,11 +408,11 @@ export function runCase(api, testCase, failures) {
   let call;
   switch (kind) {
     case 'operation':
-      return runOperation(api, testCase, failures);
+      return runOperation(api, testCase, failures, undefined, run);
     case 'driver':
-      return runDriver(api, testCase, failures);
+      return runDriver(api, testCase, failures, run);
     case 'operation_series':
-      return runSeries(api, testCase, failures);
+      return runSeries(api, testCase, failures, run);
     case 'grpc_service_config':
       call = () => {
         const config = serviceConfigOf(api, testCase);
@@ -377,14 +446,14 @@ export function runCase(api, testCase, failures) {
       call = () => api.awsErrorCodeFromResponse(testCase.errortype_header, testCase.body) ?? null;
       break;
     case 'budget':
-      return runControl(api, testCase, failures, () => new api.RetryBudget(toCamel(testCase.budget)), budgetStep);
+      return runControl(api, testCase, failures, () => new api.RetryBudget(toCamel(testCase.budget)), budgetStep, run);
     case 'breaker':
-      return runControl(api, testCase, failures, () => new api.CircuitBreaker(toCamel(testCase.breaker)), breakerStep);
+      return runControl(api, testCase, failures, () => new api.CircuitBreaker(toCamel(testCase.breaker)), breakerStep, run);
     case 'dependency':
       call = () => {
-        const dependency = api.Dependency.fromJson(JSON.stringify(testCase.dependency));
+        const dependency = readDependency(api, testCase.dependency, run);
         try {
-          return dependency.snapshot(0);
+          return run.lean ? null : dependency.snapshot(0);
         } finally {
           dependency.free();
         }
@@ -411,7 +480,8 @@ export function runCase(api, testCase, failures) {
         );
       break;
     case 'policy':
-      call = withPolicy((policy) => policy.toConfig());
+      // The default entry reads the policy only (an invalid one's error is the expectation).
+      call = withPolicy((policy) => (run.lean ? null : policy.toConfig()));
       break;
     case 'backoff_ceilings':
       call = withPolicy((policy) => policy.backoffCeilingsMs(field(testCase, 'retries', 'number')));
@@ -475,20 +545,24 @@ export function runCase(api, testCase, failures) {
     default:
       throw new Error(`${id}: unknown kind \`${kind}\``);
   }
-  settle(testCase, answer(api, call), id, failures);
+  settle(testCase, answer(api, call), id, failures, run);
 }
 
-/** Every case of every vector document: `[{name, document}]` -> `{count, failures}`. */
-export function runDocuments(api, documents) {
+/**
+ * Every case of every vector document: `[{name, document}]` -> `{count,
+ * failures, skipped}`; with `lean`, as the default entry runs them.
+ */
+export function runDocuments(api, documents, lean = false) {
   let count = 0;
   const failures = [];
+  const run = { lean, skipped: [], messages: {} };
   for (const { name, document } of documents) {
     if (!Array.isArray(document.cases)) throw new Error(`${name}: a vector file has cases`);
     for (const testCase of document.cases) {
-      runCase(api, testCase, failures);
+      runCase(api, testCase, failures, run);
       count += 1;
     }
   }
   if (count === 0) throw new Error('no vectors found');
-  return { count, failures };
+  return { count, failures, skipped: run.skipped, messages: run.messages };
 }

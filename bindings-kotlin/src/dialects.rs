@@ -105,7 +105,7 @@ impl ServiceConfig {
         self.0
             .warnings
             .iter()
-            .map(|warning| ConfigWarning { field: warning.field.clone(), message: warning.message.clone() })
+            .map(|warning| ConfigWarning { field: warning.field.clone(), message: warning.message.to_string() })
             .collect()
     }
 

@@ -290,7 +290,10 @@ impl From<rp::Error> for RetryplanError {
         // Exhaustive on purpose: a new core error must be mapped here.
         match error {
             rp::Error::InvalidPolicy { violations } => RetryplanError::InvalidPolicy {
-                violations: violations.into_iter().map(|v| Violation { field: v.field, message: v.message }).collect(),
+                violations: violations
+                    .into_iter()
+                    .map(|v| Violation { field: v.field, message: v.message.to_string() })
+                    .collect(),
                 code,
                 description,
             },
@@ -324,7 +327,7 @@ type Result<T, E = RetryplanError> = std::result::Result<T, E>;
 // ---------------------------------------------------------------- numbers across the boundary
 
 fn invalid(name: &'static str, rule: String) -> RetryplanError {
-    rp::Error::InvalidArgument { name, rule }.into()
+    rp::Error::InvalidArgument { name, rule: rule.into() }.into()
 }
 
 /// A millisecond value handed in: never negative.

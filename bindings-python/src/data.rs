@@ -16,7 +16,7 @@ use crate::errors::Res;
 const MAX_DEPTH: usize = 16;
 
 fn reading_error(field: &str, message: String) -> Error {
-    Error::InvalidPolicyJson { field: field.to_owned(), message }
+    Error::InvalidPolicyJson { field: field.to_owned(), message: message.into() }
 }
 
 /// Plain data as a tree: None, bool, int, float (NaN and infinities are left

@@ -79,7 +79,7 @@ impl PyServiceConfig {
         let warning = |warning: &grpc::ConfigWarning| {
             let dict = PyDict::new(py);
             dict.set_item("field", &warning.field)?;
-            dict.set_item("message", &warning.message)?;
+            dict.set_item("message", warning.message.to_string())?;
             Ok(dict)
         };
         self.inner.warnings.iter().map(warning).collect()

@@ -39,7 +39,7 @@ impl From<PyErr> for Fault {
 
 /// `invalid_argument` naming `name`.
 pub(crate) fn invalid(name: &'static str, rule: String) -> Fault {
-    Fault::Core(Error::InvalidArgument { name, rule })
+    Fault::Core(Error::InvalidArgument { name, rule: rule.into() })
 }
 
 /// `invalid_argument` (also a `TypeError`) for `obj`, which is not `expected`.
@@ -73,13 +73,14 @@ fn exception(py: Python<'_>, fault: Fault) -> PyResult<PyErr> {
         Fault::Core(error) => {
             let class = match &error {
                 Error::InvalidPolicy { violations } => {
-                    let pairs: Vec<(&str, &str)> = violations.iter().map(|v| (&*v.field, &*v.message)).collect();
+                    let pairs: Vec<(&str, String)> =
+                        violations.iter().map(|v| (&*v.field, v.message.to_string())).collect();
                     fields.set_item("violations", pairs)?;
                     "InvalidPolicyError"
                 }
                 Error::InvalidPolicyJson { field, message } => {
                     set("field", field)?;
-                    set("detail", message)?;
+                    set("detail", &message.to_string())?;
                     "InvalidPolicyJsonError"
                 }
                 Error::UnknownProfile { name, .. } => {
@@ -95,12 +96,12 @@ fn exception(py: Python<'_>, fault: Fault) -> PyResult<PyErr> {
                 }
                 Error::InvalidArgument { name, rule } => {
                     set("name", name)?;
-                    set("rule", rule)?;
+                    set("rule", &rule.to_string())?;
                     "InvalidArgumentError"
                 }
                 Error::Unsupported { field, rule } => {
                     set("field", field)?;
-                    set("rule", rule)?;
+                    set("rule", &rule.to_string())?;
                     "UnsupportedError"
                 }
                 Error::InvalidHeader(header) => {
@@ -121,7 +122,7 @@ fn exception(py: Python<'_>, fault: Fault) -> PyResult<PyErr> {
                     "InvalidHeaderError"
                 }
                 Error::EntropyUnavailable { message } => {
-                    set("detail", message)?;
+                    set("detail", &message.to_string())?;
                     "EntropyUnavailableError"
                 }
             };

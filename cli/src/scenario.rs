@@ -303,14 +303,14 @@ pub fn read(value: &Value) -> Result<Scenario, Vec<Problem>> {
 /// The strict reader: the first problem, with its path inside the scenario.
 fn read_config(value: &Value) -> Result<ScenarioConfig, Violation> {
     if let Some(field) = repeated_key(value, "") {
-        return Err(Violation { field, message: "this key appears more than once in its object".to_owned() });
+        return Err(Violation { field, message: "this key appears more than once in its object".into() });
     }
-    let json =
-        serde_json::to_value(value).map_err(|error| Violation { field: String::new(), message: error.to_string() })?;
+    let json = serde_json::to_value(value)
+        .map_err(|error| Violation { field: String::new(), message: error.to_string().into() })?;
     serde_path_to_error::deserialize(json).map_err(|error| {
         let path = error.path().to_string();
         let field = if path == "." { String::new() } else { path };
-        Violation { field, message: with_suggestion(error.into_inner().to_string()) }
+        Violation { field, message: with_suggestion(error.into_inner().to_string()).into() }
     })
 }
 
@@ -350,7 +350,8 @@ pub(crate) fn repeated_key(tree: &Value, path: &str) -> Option<String> {
 /// The scenario's rules; fields are paths inside the scenario.
 fn check(c: &ScenarioConfig) -> Vec<Violation> {
     let mut problems = Vec::new();
-    let mut fail = |field: &str, message: String| problems.push(Violation { field: field.to_owned(), message });
+    let mut fail =
+        |field: &str, message: String| problems.push(Violation { field: field.to_owned(), message: message.into() });
     if !(1..=MAX_DURATION_MS).contains(&c.duration_ms) {
         fail(
             "duration_ms",

@@ -15,6 +15,7 @@
 //! the `workload_*` functions (`--toggle-collect`), so start-up is not counted.
 
 use std::hint::black_box;
+use std::sync::Arc;
 
 use retryplan::{Decision, IdempotencyKey, Operation, OperationOptions, Outcome, Policy};
 
@@ -25,8 +26,9 @@ const DECISIONS: u64 = 10;
 
 const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
 
-fn policy() -> Policy {
-    Policy::from_json(r#"{"max_attempts": 5, "total_budget_ms": 60000}"#).expect("a valid policy")
+/// The policy every operation shares (an `Arc`: no copy per operation).
+fn policy() -> Arc<Policy> {
+    Arc::new(Policy::from_json(r#"{"max_attempts": 5, "total_budget_ms": 60000}"#).expect("a valid policy"))
 }
 
 /// Drives one operation from creation to its ending, every attempt failing.
@@ -45,7 +47,7 @@ fn drive(mut operation: Operation) -> Decision {
 }
 
 #[inline(never)]
-fn workload_engine_given_key(policy: &Policy, key: &IdempotencyKey) -> u64 {
+fn workload_engine_given_key(policy: &Arc<Policy>, key: &IdempotencyKey) -> u64 {
     let mut attempts = 0;
     for seed in 0..OPERATIONS {
         let options = OperationOptions::new(seed).with_idempotency_key(key.clone());
@@ -57,7 +59,7 @@ fn workload_engine_given_key(policy: &Policy, key: &IdempotencyKey) -> u64 {
 }
 
 #[inline(never)]
-fn workload_engine_derived_key(policy: &Policy) -> u64 {
+fn workload_engine_derived_key(policy: &Arc<Policy>) -> u64 {
     let mut attempts = 0;
     for seed in 0..OPERATIONS {
         if let Decision::GaveUp { attempts: made, .. } = drive(Operation::new(policy, 0, OperationOptions::new(seed))) {

@@ -27,7 +27,10 @@
 
 pub(crate) mod polly;
 
+use alloc::vec::Vec;
+
 use crate::error::Error;
+use crate::message::message;
 use crate::policy::{Backoff, BackoffKind, Jitter, Policy, MAX_ATTEMPTS_LIMIT, MAX_MS};
 use crate::rng::Draws;
 
@@ -79,14 +82,12 @@ impl Backoff {
                     if ceiling == 0 || (growing && ceiling >= limit_ms) {
                         break;
                     }
-                    // In u64 whenever the product fits (a division by a constant
-                    // is a multiplication there; u128 division is a library call).
+                    // In u64 (a division by a constant is a multiplication there;
+                    // u128 division is a library call). A product beyond u64 is
+                    // beyond 2^64 / 1000 ms, far above any cap (at most 2^53 - 1).
                     let grown = match ceiling.checked_mul(u64::from(self.multiplier_permille)) {
                         Some(product) => product / 1000,
-                        None => {
-                            let wide = u128::from(ceiling) * u128::from(self.multiplier_permille) / 1000;
-                            u64::try_from(wide).unwrap_or(u64::MAX)
-                        }
+                        None => u64::MAX,
                     };
                     ceiling = grown.min(limit_ms);
                 }
@@ -130,7 +131,8 @@ fn draw_range(policy: &Policy, retry: u32, previous_delay_ms: u64, after_throttl
             DrawRange::uncapped(low, previous_delay_ms.saturating_mul(3).clamp(low, cap))
         }
         Jitter::Proportional { ratio_permille } => {
-            let spread = u64::try_from(u128::from(ceiling) * u128::from(ratio_permille) / 1000).unwrap_or(u64::MAX);
+            // A ceiling is at most 2^53 - 1 ms and the ratio at most 1000: the product fits in u64.
+            let spread = ceiling.saturating_mul(u64::from(ratio_permille)) / 1000;
             DrawRange::uncapped(ceiling.saturating_sub(spread), ceiling.saturating_add(spread).min(cap))
         }
         Jitter::Polly { use_jitter } => {
@@ -181,7 +183,7 @@ pub fn backoff_ceilings_ms(policy: &Policy, retries: u32) -> Result<Vec<u64>, Er
     if retries > MAX_ATTEMPTS_LIMIT {
         return Err(Error::InvalidArgument {
             name: "retries",
-            rule: format!("must be <= {MAX_ATTEMPTS_LIMIT} (no policy makes more attempts), got {retries}"),
+            rule: message!(TooManyRetries, MAX_ATTEMPTS_LIMIT, retries),
         });
     }
     Ok((0..retries).map(|retry| policy.backoff.ceiling_ms(retry)).collect())

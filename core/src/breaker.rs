@@ -26,14 +26,16 @@
 //! answer counts as a success (the dependency answered); a cancelled attempt
 //! only gives its probe back.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{ControlClock, Reading};
 use crate::error::{Error, Violation};
 use crate::grant::{foreign, issued_by};
-use crate::units::{permille_of, Decimal, MAX_MS};
+use crate::lock::{Lock, Shared, SharedWeak};
+use crate::message::{message, Message};
+use crate::units::{permille_of, MAX_MS};
 use crate::value::{tagged, Fields, Named, Value};
 use crate::window::SlidingWindow;
 
@@ -123,7 +125,7 @@ pub struct BreakerPermit {
     probe: bool,
     generation: u64,
     /// The breaker that granted it; empty once settled.
-    owner: Weak<Mutex<State>>,
+    owner: SharedWeak<Lock<State>>,
 }
 
 impl BreakerPermit {
@@ -137,7 +139,7 @@ impl BreakerPermit {
 impl Drop for BreakerPermit {
     fn drop(&mut self) {
         if let Some(state) = self.owner.upgrade() {
-            lock(&state).release(self.generation, self.probe);
+            state.lock().release(self.generation, self.probe);
         }
     }
 }
@@ -230,13 +232,7 @@ pub struct CircuitBreaker {
     half_open_probes: u32,
     /// Shared with the permits out (their back-reference), so a permit knows
     /// its breaker and a dropped one is given back.
-    state: Arc<Mutex<State>>,
-}
-
-fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
-    // Every transition is a single assignment under the lock; a poisoned
-    // lock still holds a consistent state.
-    state.lock().unwrap_or_else(PoisonError::into_inner)
+    state: Shared<Lock<State>>,
 }
 
 const RESULTS: usize = 0;
@@ -249,33 +245,27 @@ impl CircuitBreaker {
     /// [`Error::InvalidPolicy`] with every violation.
     pub fn new(config: &BreakerConfig) -> Result<CircuitBreaker, Error> {
         let mut violations = Vec::new();
-        let mut fail = |field: &str, message: String| violations.push(Violation { field: field.to_owned(), message });
+        let mut fail = |field: &str, message: Message| violations.push(Violation::new(field, message));
         let (trip, window_ms) = match config.trip {
             TripConfig::Consecutive { failures } => {
                 if failures == 0 {
-                    fail("breaker.trip.failures", "breaker.trip.failures (0) must be >= 1".to_owned());
+                    fail("breaker.trip.failures", message!(ZeroNotAllowed, "breaker.trip.failures"));
                 }
                 (Trip::Consecutive { failures }, 1)
             }
             TripConfig::Ratio { failure_ratio, minimum_throughput, window_ms } => {
                 let ratio_permille = permille_of(failure_ratio, 0.0, 1.0, true).unwrap_or_else(|rule| {
-                    fail(
-                        "breaker.trip.failure_ratio",
-                        format!("breaker.trip.failure_ratio ({}) {rule}", Decimal(failure_ratio)),
-                    );
+                    fail("breaker.trip.failure_ratio", rule.message("breaker.trip.failure_ratio", failure_ratio));
                     1000
                 });
                 if minimum_throughput == 0 {
                     fail(
                         "breaker.trip.minimum_throughput",
-                        "breaker.trip.minimum_throughput (0) must be >= 1".to_owned(),
+                        message!(ZeroNotAllowed, "breaker.trip.minimum_throughput"),
                     );
                 }
                 if window_ms == 0 || window_ms > MAX_MS {
-                    fail(
-                        "breaker.trip.window_ms",
-                        format!("breaker.trip.window_ms ({window_ms}) must be in 1..={MAX_MS}"),
-                    );
+                    fail("breaker.trip.window_ms", message!(OutOfRange, "breaker.trip.window_ms", window_ms, MAX_MS));
                 }
                 (
                     Trip::Ratio {
@@ -287,10 +277,10 @@ impl CircuitBreaker {
             }
         };
         if config.open_ms == 0 || config.open_ms > MAX_MS {
-            fail("breaker.open_ms", format!("breaker.open_ms ({}) must be in 1..={MAX_MS}", config.open_ms));
+            fail("breaker.open_ms", message!(OutOfRange, "breaker.open_ms", config.open_ms, MAX_MS));
         }
         if config.half_open_probes == 0 {
-            fail("breaker.half_open_probes", "breaker.half_open_probes (0) must be >= 1".to_owned());
+            fail("breaker.half_open_probes", message!(ZeroNotAllowed, "breaker.half_open_probes"));
         }
         if !violations.is_empty() {
             return Err(Error::InvalidPolicy { violations });
@@ -299,7 +289,7 @@ impl CircuitBreaker {
             trip,
             open_ms: config.open_ms,
             half_open_probes: config.half_open_probes,
-            state: Arc::new(Mutex::new(State {
+            state: Shared::new(Lock::new(State {
                 phase: Phase::Closed,
                 generation: 0,
                 consecutive_failures: 0,
@@ -309,8 +299,8 @@ impl CircuitBreaker {
         })
     }
 
-    fn state(&self) -> MutexGuard<'_, State> {
-        lock(&self.state)
+    fn state(&self) -> impl core::ops::DerefMut<Target = State> + '_ {
+        self.state.lock()
     }
 
     /// The generation and probe flag of a permit this breaker granted, which
@@ -320,14 +310,14 @@ impl CircuitBreaker {
         if !issued_by(&permit.owner, &self.state) {
             return Err(foreign::<BreakerPermit>("circuit breaker"));
         }
-        permit.owner = Weak::new();
+        permit.owner = SharedWeak::new();
         Ok((permit.generation, permit.probe))
     }
 
     /// Permits granted and not yet settled (results, releases and drops settle them).
     #[must_use]
     pub fn permits_outstanding(&self) -> usize {
-        Arc::weak_count(&self.state)
+        Shared::weak_count(&self.state)
     }
 
     /// Asks to send an attempt at `now_ms`. `None` means refused (open, or
@@ -351,7 +341,7 @@ impl CircuitBreaker {
             }
             Phase::HalfOpen { .. } | Phase::Open { .. } => return None,
         };
-        Some(BreakerPermit { probe, generation, owner: Arc::downgrade(&self.state) })
+        Some(BreakerPermit { probe, generation, owner: Shared::downgrade(&self.state) })
     }
 
     /// Records that the dependency answered (anything but a retryable failure).

@@ -28,14 +28,16 @@
 //! One far-future reading therefore never stops the window from expiring.
 //! The token bucket and the quota ignore the times they are given.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
 use crate::clock::ControlClock;
 use crate::error::{Error, Violation};
 use crate::grant::{foreign, issued_by};
-use crate::units::{permille_of, Decimal, MAX_MS};
+use crate::lock::{Lock, Shared, SharedWeak};
+use crate::message::{message, Message};
+use crate::units::{permille_of, MAX_MS};
 use crate::value::{tagged, Named, Value};
 use crate::window::SlidingWindow;
 
@@ -152,7 +154,7 @@ impl Named for BudgetKind {
 pub struct RetryCharge {
     cost: u32,
     /// The budget that granted it.
-    owner: Weak<Mutex<State>>,
+    owner: SharedWeak<Lock<State>>,
 }
 
 impl RetryCharge {
@@ -227,7 +229,7 @@ const RETRIES: usize = 1;
 #[derive(Debug)]
 pub struct RetryBudget {
     /// Shared with the charges out (their back-reference), so a charge knows its budget.
-    state: Arc<Mutex<State>>,
+    state: Shared<Lock<State>>,
 }
 
 impl RetryBudget {
@@ -238,16 +240,16 @@ impl RetryBudget {
     /// [`Error::InvalidPolicy`] with every violation.
     pub fn new(config: &BudgetConfig) -> Result<RetryBudget, Error> {
         let mut violations = Vec::new();
-        let mut fail = |field: &str, message: String| violations.push(Violation { field: field.to_owned(), message });
+        let mut fail = |field: &str, message: Message| violations.push(Violation::new(field, message));
         let state = match *config {
             BudgetConfig::TokenBucket { max_tokens, token_ratio } => {
                 if !(1..=1000).contains(&max_tokens) {
-                    fail("budget.max_tokens", format!("budget.max_tokens ({max_tokens}) must be in 1..=1000"));
+                    fail("budget.max_tokens", message!(OutOfRange, "budget.max_tokens", max_tokens, 1000u32));
                 }
                 let ratio_milli = match permille_of(token_ratio, 0.0, f64::from(max_tokens.max(1)), true) {
                     Ok(value) => u64::from(value),
                     Err(rule) => {
-                        fail("budget.token_ratio", format!("budget.token_ratio ({}) {rule}", Decimal(token_ratio)));
+                        fail("budget.token_ratio", rule.message("budget.token_ratio", token_ratio));
                         0
                     }
                 };
@@ -258,12 +260,12 @@ impl RetryBudget {
                 let deposit_milli = match permille_of(retry_ratio, 0.0, 1.0, false) {
                     Ok(value) => u64::from(value),
                     Err(rule) => {
-                        fail("budget.retry_ratio", format!("budget.retry_ratio ({}) {rule}", Decimal(retry_ratio)));
+                        fail("budget.retry_ratio", rule.message("budget.retry_ratio", retry_ratio));
                         0
                     }
                 };
                 if window_ms == 0 || window_ms > MAX_MS {
-                    fail("budget.window_ms", format!("budget.window_ms ({window_ms}) must be in 1..={MAX_MS}"));
+                    fail("budget.window_ms", message!(OutOfRange, "budget.window_ms", window_ms, MAX_MS));
                 }
                 // Retries per second x seconds in the window, in thousandths of a retry.
                 let reserve_milli = u64::from(min_retries_per_second).saturating_mul(window_ms);
@@ -282,7 +284,7 @@ impl RetryBudget {
                 throttling_retry_cost,
             } => {
                 if capacity == 0 {
-                    fail("budget.capacity", "budget.capacity (0) must be >= 1".to_owned());
+                    fail("budget.capacity", message!(ZeroNotAllowed, "budget.capacity"));
                 }
                 for (field, cost) in [
                     ("budget.retry_cost", Some(retry_cost)),
@@ -291,7 +293,7 @@ impl RetryBudget {
                 ] {
                     let Some(cost) = cost else { continue };
                     if cost > capacity {
-                        fail(field, format!("{field} ({cost}) must be <= budget.capacity ({capacity}), or no retry could ever be paid"));
+                        fail(field, message!(CostAboveCapacity, field, cost, capacity));
                     }
                 }
                 State::Quota {
@@ -307,13 +309,11 @@ impl RetryBudget {
         if !violations.is_empty() {
             return Err(Error::InvalidPolicy { violations });
         }
-        Ok(RetryBudget { state: Arc::new(Mutex::new(state)) })
+        Ok(RetryBudget { state: Shared::new(Lock::new(state)) })
     }
 
-    fn state(&self) -> MutexGuard<'_, State> {
-        // A panic elsewhere while holding the lock cannot leave the counters
-        // half-updated (every update is a single assignment), so keep going.
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    fn state(&self) -> impl core::ops::DerefMut<Target = State> + '_ {
+        self.state.lock()
     }
 
     /// The cost of a charge this budget granted (settled from now on); a
@@ -329,7 +329,7 @@ impl RetryBudget {
     /// Charges granted and not yet settled (successes, failures and drops settle them).
     #[must_use]
     pub fn charges_outstanding(&self) -> usize {
-        Arc::weak_count(&self.state)
+        Shared::weak_count(&self.state)
     }
 
     /// Counts an original request (a first attempt) dispatched at `now_ms`.
@@ -391,7 +391,7 @@ impl RetryBudget {
                 }
             }
         }?;
-        Some(RetryCharge { cost, owner: Arc::downgrade(&self.state) })
+        Some(RetryCharge { cost, owner: Shared::downgrade(&self.state) })
     }
 
     /// Takes `cost` units from a quota, as the AWS SDKs' `acquire`: true when
@@ -509,10 +509,7 @@ impl RetryBudget {
 
 /// The error for `acquire` / `release` on a budget without units.
 fn not_a_quota(call: &'static str) -> Error {
-    Error::InvalidArgument {
-        name: "budget",
-        rule: format!("{call} needs a budget of kind quota (units to take and give back)"),
-    }
+    Error::InvalidArgument { name: "budget", rule: message!(NotAQuota, call) }
 }
 
 crate::value::deserialize_through_value!(BudgetConfig, BudgetConfig::from_value);

@@ -19,14 +19,17 @@
 //! let problems = check::policy(&value).unwrap_err();
 //! let fields: Vec<&str> = problems.iter().map(|problem| problem.field.as_str()).collect();
 //! assert_eq!(fields, ["max_attempt", "jitter", "backoff.cap_ms"]);
-//! assert!(problems[0].message.contains("did you mean `max_attempts`?"));
+//! assert!(problems[0].message.to_string().contains("did you mean `max_attempts`?"));
 //! # Ok::<(), retryplan::Error>(())
 //! ```
 
 use crate::dependency::{Dependency, DependencyConfig};
 use crate::error::{Error, Violation};
 use crate::policy::{Policy, PolicyConfig};
-use crate::value::{join, Value};
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::value::{item, join, Value};
 
 /// What [`read_all`] could read, and every structural problem on the way.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,7 +90,7 @@ pub fn read_all<T>(value: &Value, mut read: impl FnMut(&Value) -> Result<T, Viol
 fn reading_problem(error: Error) -> Violation {
     match error {
         Error::InvalidPolicyJson { field, message } => Violation { field, message },
-        other => Violation { field: String::new(), message: other.to_string() },
+        other => Violation::new("", other.message()),
     }
 }
 
@@ -130,7 +133,7 @@ pub fn dependency(value: &Value) -> Result<DependencyConfig, Vec<Violation>> {
 fn rules_broken(error: Error) -> Vec<Violation> {
     match error {
         Error::InvalidPolicy { violations } => violations,
-        other => vec![reading_problem(other)],
+        other => alloc::vec![reading_problem(other)],
     }
 }
 
@@ -172,7 +175,7 @@ fn leave_out(node: &mut Value, path: &str, target: &str) -> Found {
             }
         }
         Value::List(items) => {
-            let inside = (0..items.len()).any(|index| within(target, &format!("{path}[{index}]")));
+            let inside = (0..items.len()).any(|index| within(target, &item(path, index)));
             if inside {
                 Found::Here
             } else {
@@ -191,7 +194,7 @@ mod tests {
         let value = Value::from_json(json).unwrap();
         match policy(&value) {
             Ok(_) => Vec::new(),
-            Err(problems) => problems.into_iter().map(|problem| (problem.field, problem.message)).collect(),
+            Err(problems) => problems.into_iter().map(|problem| (problem.field, problem.message.to_string())).collect(),
         }
     }
 
@@ -231,7 +234,11 @@ mod tests {
                 panic!("{json} is refused by the reader")
             };
             let all = policy(&value).unwrap_err();
-            assert_eq!((all[0].field.as_str(), all[0].message.as_str()), (field.as_str(), message.as_str()), "{json}");
+            assert_eq!(
+                (all[0].field.as_str(), all[0].message.to_string()),
+                (field.as_str(), message.to_string()),
+                "{json}"
+            );
         }
     }
 
@@ -263,7 +270,7 @@ mod tests {
             PolicyConfig::from_value(value).map_err(reading_problem)
         });
         assert_eq!(read.left_out, ["jitter"]);
-        let about = |field: &str| Violation { field: field.to_owned(), message: String::new() };
+        let about = |field: &str| Violation::new(field, crate::message::Message::text(""));
         let kept =
             read.unless_left_out(vec![about("jitter.ratio"), about("jitter"), about("jitters"), about("backoff")]);
         let fields: Vec<&str> = kept.iter().map(|violation| violation.field.as_str()).collect();
@@ -286,7 +293,7 @@ mod tests {
         .unwrap();
         let found = dependency(&value).unwrap_err();
         assert_eq!(found[0].field, "budgett");
-        assert!(found[0].message.contains("did you mean `budget`?"), "{}", found[0].message);
+        assert!(found[0].message.to_string().contains("did you mean `budget`?"), "{}", found[0].message);
         assert!(found.len() >= 2, "the breaker's rule too: {found:?}");
     }
 }

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::codes::{GrpcCode, TransportFailure};
 use crate::error::Error;
 use crate::error_code::{ErrorCode, ErrorCodeTable};
+use crate::message::message;
 use crate::policy::Policy;
 use crate::retry_after::Pushback;
 
@@ -136,10 +137,7 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
         Outcome::Success => Class::Success,
         Outcome::HttpStatus { status, retry_after_ms, error_code } => {
             if !(100..=599).contains(&status) {
-                return Err(Error::InvalidArgument {
-                    name: "status",
-                    rule: format!("an HTTP status must be in 100..=599, got {status}"),
-                });
+                return Err(Error::InvalidArgument { name: "status", rule: message!(NotHttpStatus, status) });
             }
             if status < 400 {
                 Class::Success

@@ -1,10 +1,10 @@
 //! A cap on the retries and hedges in flight to one dependency at once.
 
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Weak};
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::error::Error;
 use crate::grant::{foreign, issued_by};
+use crate::lock::{Shared, SharedWeak};
 
 /// Counts in-flight retries and hedges; a slot is taken when one is
 /// dispatched and given back when its outcome is reported (or the operation
@@ -13,7 +13,7 @@ use crate::grant::{foreign, issued_by};
 pub struct ConcurrencyLimit {
     max_in_flight: u32,
     /// Shared with the slots out (their back-reference).
-    in_flight: Arc<AtomicU32>,
+    in_flight: Shared<AtomicU32>,
 }
 
 /// One slot of a [`ConcurrencyLimit`]: give it back once, to the limit that
@@ -22,7 +22,7 @@ pub struct ConcurrencyLimit {
 #[derive(Debug)]
 pub struct RetrySlot {
     /// The limit that granted it; empty once given back.
-    owner: Weak<AtomicU32>,
+    owner: SharedWeak<AtomicU32>,
 }
 
 impl Drop for RetrySlot {
@@ -42,7 +42,7 @@ impl ConcurrencyLimit {
     /// A cap of `max_in_flight` (0 refuses every retry and hedge).
     #[must_use]
     pub fn new(max_in_flight: u32) -> ConcurrencyLimit {
-        ConcurrencyLimit { max_in_flight, in_flight: Arc::new(AtomicU32::new(0)) }
+        ConcurrencyLimit { max_in_flight, in_flight: Shared::new(AtomicU32::new(0)) }
     }
 
     /// Takes a slot; `None` when all are taken (refusal is a reason, not an error).
@@ -52,7 +52,7 @@ impl ConcurrencyLimit {
                 (current < self.max_in_flight).then_some(current + 1)
             })
             .ok()
-            .map(|_| RetrySlot { owner: Arc::downgrade(&self.in_flight) })
+            .map(|_| RetrySlot { owner: Shared::downgrade(&self.in_flight) })
     }
 
     /// Gives a slot back.
@@ -64,7 +64,7 @@ impl ConcurrencyLimit {
         if !issued_by(&slot.owner, &self.in_flight) {
             return Err(foreign::<RetrySlot>("concurrency limit"));
         }
-        slot.owner = Weak::new();
+        slot.owner = SharedWeak::new();
         give_back(&self.in_flight);
         Ok(())
     }

@@ -1,5 +1,7 @@
 //! Decisions: what the caller must do now, with the reason and the numbers behind it.
 
+use alloc::vec::Vec;
+
 use serde::{Deserialize, Serialize};
 
 /// An identifier for one attempt's request: 64 bits shown as 16 lowercase hex digits.
@@ -24,7 +26,7 @@ impl Serialize for RequestId {
 
 impl<'de> Deserialize<'de> for RequestId {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        let text = <alloc::borrow::Cow<'de, str>>::deserialize(deserializer)?;
         if text.len() != 16 {
             return Err(serde::de::Error::custom("a request id is 16 hex digits"));
         }

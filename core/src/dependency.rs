@@ -7,7 +7,8 @@
 //! the operation consults and feeds it at the right moments, so callers never
 //! have to.
 
-use std::sync::Arc;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
@@ -85,7 +86,7 @@ fn keep<T>(result: Result<T, Error>, violations: &mut Vec<crate::error::Violatio
             None
         }
         Err(other) => {
-            violations.push(crate::error::Violation { field: String::new(), message: other.to_string() });
+            violations.push(crate::error::Violation::new("", other.message()));
             None
         }
     }
@@ -111,6 +112,9 @@ impl Dependency {
         if !violations.is_empty() {
             return Err(Error::InvalidPolicy { violations });
         }
+        // Without `std` the controls are for one thread (`RefCell`): an `Arc`
+        // of them is `!Send`, as intended there.
+        #[cfg_attr(not(feature = "std"), allow(clippy::arc_with_non_send_sync))]
         Ok(Arc::new(Dependency {
             budget,
             breaker,

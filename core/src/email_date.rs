@@ -30,6 +30,8 @@
 //! (Python's `int()` also reads other scripts' decimal digits), and case is
 //! folded for ASCII letters only.
 
+use alloc::vec::Vec;
+
 use crate::http_date::days_from_civil;
 
 /// Month names as `email.utils` knows them: the short ones, then the long.
@@ -126,9 +128,28 @@ fn zone_offset(zone: &str) -> i128 {
     // An unknown zone, and `-0000` ("UTC, local zone unknown"), come out of
     // parsedate_tz as None, which it then turns into 0.
     let hhmm = named.or_else(|| python_int(zone)).unwrap_or_default();
-    let sign = if hhmm < 0 { -1 } else { 1 };
-    let magnitude = hhmm.saturating_abs();
-    sign * (magnitude / 100 * 3600 + magnitude % 100 * 60)
+    let (hours, minutes) = div_rem_100(hhmm.unsigned_abs());
+    let seconds =
+        i128::try_from(hours).unwrap_or(i128::MAX).saturating_mul(3600).saturating_add(i128::from(minutes) * 60);
+    if hhmm < 0 {
+        -seconds
+    } else {
+        seconds
+    }
+}
+
+/// `value / 100` and `value % 100`, by long division in 32-bit digits (an
+/// i128 or u128 division is a library call of about 1 KB in the wasm).
+fn div_rem_100(value: u128) -> (u128, u64) {
+    let mut quotient = 0u128;
+    let mut remainder = 0u64;
+    for shift in [96, 64, 32, 0] {
+        let digit = u64::from(u32::try_from((value >> shift) & 0xffff_ffff).unwrap_or_default());
+        let current = remainder << 32 | digit;
+        quotient |= u128::from(current / 100) << shift;
+        remainder = current % 100;
+    }
+    (quotient, remainder)
 }
 
 /// `h:m[:s]` or `h.m[.s]` into three numbers.
@@ -221,6 +242,22 @@ pub(crate) fn parse_email_date(value: &str) -> Option<i128> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_division_by_100() {
+        for value in [0, 99, 100, 12_345, u128::from(u64::MAX), u128::from(u64::MAX) * 1000 + 7, u128::MAX] {
+            assert_eq!(div_rem_100(value), (value / 100, u64::try_from(value % 100).unwrap()), "{value}");
+        }
+    }
+
+    #[test]
+    fn a_huge_zone_saturates() {
+        let huge = "9".repeat(60);
+        assert_eq!(zone_offset(&huge), i128::MAX);
+        assert_eq!(zone_offset(&format!("-{huge}")), -i128::MAX);
+        assert_eq!(zone_offset("+0830"), 8 * 3600 + 30 * 60);
+        assert_eq!(zone_offset("-0145"), -(3600 + 45 * 60));
+    }
 
     fn utc(year: i64, month: u32, day: i64, hour: i128, minute: i128, second: i128) -> i128 {
         i128::from(days_from_civil(year, month, day)) * 86_400 + hour * 3600 + minute * 60 + second

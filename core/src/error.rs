@@ -5,21 +5,38 @@
 //! cannot accept: an invalid policy, an outcome for an attempt that is not
 //! running, an event after the operation ended, a header it cannot read.
 
+//!
+//! Every error is data: its [`code`](Error::code), its typed fields, and its
+//! [`message`](Error::message) (a [`Message`]: a rule and the values it
+//! names), which [`Display`](core::fmt::Display) composes into text.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::message::{message, Message};
 use crate::retry_after::HeaderError;
 
-/// One rule a policy breaks: the dotted field path and the rule, in words.
+/// One rule a policy breaks: the dotted field path and the rule with its values.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Violation {
     /// Dotted path of the offending field, e.g. `backoff.cap_ms`.
     pub field: String,
     /// The rule it breaks, with the values involved, e.g.
     /// `backoff.cap_ms (100) must be >= backoff.base_ms (200)`.
-    pub message: String,
+    pub message: Message,
+}
+
+impl Violation {
+    /// The violation of `message` at `field`.
+    #[must_use]
+    pub fn new(field: &str, message: Message) -> Violation {
+        Violation { field: String::from(field), message }
+    }
 }
 
 impl core::fmt::Display for Violation {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(&self.message)
+        self.message.fmt(f)
     }
 }
 
@@ -27,12 +44,11 @@ impl core::fmt::Display for Violation {
 ///
 /// [`Error::code`] is the stable, language-neutral identifier every binding
 /// exposes; messages may be reworded, codes may not.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Error {
     /// The policy breaks one or more rules; every violation is listed, none is
     /// silently clamped. Raised by [`Policy::new`](crate::Policy::new) and the
     /// JSON readers. No policy is created.
-    #[error("invalid policy: {}", join_violations(.violations))]
     InvalidPolicy {
         /// Every rule the configuration breaks, in field order.
         violations: Vec<Violation>,
@@ -40,15 +56,13 @@ pub enum Error {
     /// The policy JSON could not be read (syntax, a wrong type, an unknown
     /// field). `field` is the dotted path where reading stopped (empty at the
     /// top level).
-    #[error("invalid policy JSON at `{field}`: {message}")]
     InvalidPolicyJson {
         /// Dotted path of the field being read when the error occurred.
         field: String,
-        /// What was wrong, as reported by the JSON reader.
-        message: String,
+        /// What was wrong, as reported by the reader.
+        message: Message,
     },
     /// No built-in profile has this name. See [`profiles::NAMES`](crate::profiles::NAMES).
-    #[error("unknown profile `{name}` (known: {known})")]
     UnknownProfile {
         /// The name asked for.
         name: String,
@@ -57,11 +71,9 @@ pub enum Error {
     },
     /// An outcome, cancellation or poll arrived after the operation ended.
     /// The operation stays ended; start a new one.
-    #[error("the operation already ended; start a new operation")]
     OperationEnded,
     /// An outcome names an attempt that is not running (already reported,
     /// never started, or the operation is waiting). The operation is unchanged.
-    #[error("attempt {attempt} is not running (running: {running})")]
     AttemptNotRunning {
         /// The attempt number the outcome named.
         attempt: u32,
@@ -73,44 +85,29 @@ pub enum Error {
     /// time in a binding), or a grant cannot be used: a breaker `permit`,
     /// retry `charge` or retry `slot` already settled, or issued by another
     /// control ([`crate::grant`]). Nothing was changed.
-    #[error("invalid argument `{name}`: {rule}")]
     InvalidArgument {
         /// The argument's name.
         name: &'static str,
         /// The rule it breaks.
-        rule: String,
+        rule: Message,
     },
     /// The host cannot carry out a section of the policy as written (a host
     /// that runs one attempt at a time cannot hedge); `field` names the
     /// section. Nothing was started.
-    #[error("`{field}` cannot run here: {rule}")]
     Unsupported {
         /// The policy section, e.g. `hedging`.
         field: &'static str,
         /// Why, and what the caller can do instead.
-        rule: &'static str,
+        rule: Message,
     },
     /// A header value could not be read (Retry-After, grpc-timeout).
-    #[error(transparent)]
-    InvalidHeader(#[from] HeaderError),
+    InvalidHeader(HeaderError),
     /// The operating system's random source failed (only with the `entropy`
     /// feature, when drawing a seed or an idempotency key).
-    #[error("no entropy available: {message}")]
     EntropyUnavailable {
         /// What the random source reported.
         message: String,
     },
-}
-
-fn join_violations(violations: &[Violation]) -> String {
-    let mut text = String::new();
-    for (index, violation) in violations.iter().enumerate() {
-        if index > 0 {
-            text.push_str("; ");
-        }
-        text.push_str(&violation.message);
-    }
-    text
 }
 
 impl Error {
@@ -137,5 +134,41 @@ impl Error {
             Error::InvalidHeader(_) => "invalid_header",
             Error::EntropyUnavailable { .. } => "entropy_unavailable",
         }
+    }
+
+    /// The whole error as a message (its rule and values), as
+    /// [`Display`](core::fmt::Display) writes it.
+    #[must_use]
+    pub fn message(&self) -> Message {
+        match self {
+            Error::InvalidPolicy { violations } => {
+                message!(
+                    InvalidPolicy,
+                    violations.iter().map(|violation| violation.message.clone()).collect::<Vec<_>>()
+                )
+            }
+            Error::InvalidPolicyJson { field, message } => message!(InvalidPolicyJson, field, message.clone()),
+            Error::UnknownProfile { name, known } => message!(UnknownProfile, name, known),
+            Error::OperationEnded => message!(OperationEnded),
+            Error::AttemptNotRunning { attempt, running } => message!(AttemptNotRunning, *attempt, running),
+            Error::InvalidArgument { name, rule } => message!(InvalidArgument, *name, rule.clone()),
+            Error::Unsupported { field, rule } => message!(Unsupported, *field, rule.clone()),
+            Error::InvalidHeader(header) => header.message(),
+            Error::EntropyUnavailable { message } => message!(EntropyUnavailable, message),
+        }
+    }
+}
+
+impl core::fmt::Display for Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.message().fmt(f)
+    }
+}
+
+impl core::error::Error for Error {}
+
+impl From<HeaderError> for Error {
+    fn from(error: HeaderError) -> Error {
+        Error::InvalidHeader(error)
     }
 }

@@ -7,8 +7,11 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+
 use crate::error::Error;
-use crate::text::Quoted;
+use crate::message::{message, Message};
 
 /// The longest error code an [`ErrorCode`] holds, in bytes.
 pub const MAX_ERROR_CODE_LEN: usize = 64;
@@ -118,15 +121,12 @@ impl ErrorCode {
     /// longer than 64 bytes, or holds anything but visible ASCII. Nothing is
     /// ever truncated.
     pub fn new(code: &str) -> Result<ErrorCode, Error> {
-        let invalid = |rule: String| Error::InvalidArgument { name: "error_code", rule };
+        let invalid = |rule: Message| Error::InvalidArgument { name: "error_code", rule };
         if code.is_empty() || code.len() > MAX_ERROR_CODE_LEN {
-            return Err(invalid(format!("must be 1 to {MAX_ERROR_CODE_LEN} bytes long, got {}", code.len())));
+            return Err(invalid(message!(TextLength, MAX_ERROR_CODE_LEN, code.len())));
         }
         if let Some(bad) = code.chars().find(|c| !c.is_ascii_graphic()) {
-            return Err(invalid(format!(
-                "must be visible ASCII (no spaces or control characters), found {}",
-                Quoted(bad.encode_utf8(&mut [0; 4]))
-            )));
+            return Err(invalid(message!(NotVisibleAscii, String::from(bad))));
         }
         let mut bytes = [0u8; MAX_ERROR_CODE_LEN];
         for (slot, byte) in bytes.iter_mut().zip(code.bytes()) {
@@ -141,7 +141,7 @@ impl ErrorCode {
     pub fn as_str(&self) -> &str {
         let used = self.bytes.get(..usize::from(self.len)).unwrap_or_default();
         // Only visible ASCII is ever stored, so this is valid UTF-8.
-        std::str::from_utf8(used).unwrap_or_default()
+        core::str::from_utf8(used).unwrap_or_default()
     }
 
     /// True for a code in [`THROTTLING_ERROR_CODES`].

@@ -33,12 +33,12 @@
 //! state never changes on a refusal. An [`Operation`](crate::Operation)
 //! settles each grant it takes exactly once, so it never meets these errors.
 
-use std::sync::{Mutex, PoisonError, Weak};
-
 use crate::breaker::BreakerPermit;
 use crate::budget::RetryCharge;
 use crate::concurrency::RetrySlot;
 use crate::error::Error;
+use crate::lock::{Lock, Shared, SharedWeak};
+use crate::message::message;
 
 /// A token a control hands out: [`BreakerPermit`], [`RetryCharge`] or [`RetrySlot`].
 pub trait Grant: sealed::Sealed {
@@ -66,7 +66,8 @@ impl Grant for RetrySlot {
 }
 
 /// A grant kept in a host's object until it is settled: [`take`](GrantCell::take)
-/// hands it out once and refuses every later use. `Send + Sync`.
+/// hands it out once and refuses every later use. `Send + Sync` with the
+/// standard library (the `no_std` build is single-threaded).
 ///
 /// ```
 /// use retryplan::{grant::GrantCell, CircuitBreaker, BreakerConfig, TripConfig};
@@ -78,13 +79,13 @@ impl Grant for RetrySlot {
 /// assert_eq!(permit.take().unwrap_err().code(), "invalid_argument");
 /// ```
 #[derive(Debug)]
-pub struct GrantCell<T: Grant>(Mutex<Option<T>>);
+pub struct GrantCell<T: Grant>(Lock<Option<T>>);
 
 impl<T: Grant> GrantCell<T> {
     /// Keeps `grant` until it is taken.
     #[must_use]
     pub fn new(grant: T) -> GrantCell<T> {
-        GrantCell(Mutex::new(Some(grant)))
+        GrantCell(Lock::new(Some(grant)))
     }
 
     /// The grant, the first time; afterwards [`Error::InvalidArgument`]
@@ -93,25 +94,22 @@ impl<T: Grant> GrantCell<T> {
     /// # Errors
     /// [`Error::InvalidArgument`] when the grant was already taken.
     pub fn take(&self) -> Result<T, Error> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).take().ok_or_else(|| Error::InvalidArgument {
-            name: T::ARGUMENT,
-            rule: "was already settled (reported, released or refunded); each is used once".to_owned(),
-        })
+        self.0.lock().take().ok_or_else(|| Error::InvalidArgument { name: T::ARGUMENT, rule: message!(GrantSettled) })
     }
 
     /// True once the grant was taken.
     #[must_use]
     pub fn is_settled(&self) -> bool {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).is_none()
+        self.0.lock().is_none()
     }
 }
 
 /// The error for a grant that another control issued.
-pub(crate) fn foreign<T: Grant>(control: &str) -> Error {
-    Error::InvalidArgument { name: T::ARGUMENT, rule: format!("was issued by another {control}") }
+pub(crate) fn foreign<T: Grant>(control: &'static str) -> Error {
+    Error::InvalidArgument { name: T::ARGUMENT, rule: message!(GrantForeign, control) }
 }
 
 /// True when `owner` (a grant's back-reference) points at `control`.
-pub(crate) fn issued_by<S>(owner: &Weak<S>, control: &std::sync::Arc<S>) -> bool {
-    core::ptr::eq(owner.as_ptr(), std::sync::Arc::as_ptr(control))
+pub(crate) fn issued_by<S>(owner: &SharedWeak<S>, control: &Shared<S>) -> bool {
+    core::ptr::eq(owner.as_ptr(), Shared::as_ptr(control))
 }

@@ -29,7 +29,8 @@
 //! `TimeoutMarshaller` rounds down too; grpc-go's `encodeTimeout` rounds up,
 //! which can grant the next hop up to one unit more than the caller has.)
 
-use std::fmt::Write as _;
+use alloc::string::String;
+use core::fmt::Write as _;
 
 use crate::retry_after::{parse_digits_saturating, HeaderError};
 
@@ -220,7 +221,7 @@ fn split_grpc_timeout(value: &str) -> Result<(u64, u8), HeaderError> {
         return Err(HeaderError::out_of_range(GRPC_TIMEOUT, "at most 8 digits", trimmed));
     }
     // All bytes were checked to be ASCII digits, so this is valid UTF-8.
-    let amount = std::str::from_utf8(digits)
+    let amount = core::str::from_utf8(digits)
         .ok()
         .and_then(parse_digits_saturating)
         .ok_or_else(|| malformed("only ASCII digits before the unit"))?;

@@ -54,6 +54,7 @@ use crate::classify::Outcome;
 use crate::error::Error;
 use crate::error_code::{error_code_from_response, ErrorCode};
 use crate::failure::Failure;
+use crate::message::message;
 use crate::policy::{Idempotency, Policy};
 use crate::rate_limit::{parse_rate_limit, quota_left, reset_header};
 use crate::retry_after::{parse_retry_after_ms_header, parse_retry_after_with, RetryAfterReading};
@@ -354,11 +355,7 @@ impl Repeatability {
 pub fn is_idempotent_method(method: &str) -> Result<bool, Error> {
     let is_tchar = |byte: u8| byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte);
     if method.is_empty() || !method.bytes().all(is_tchar) {
-        return Err(Error::InvalidArgument {
-            name: "method",
-            rule: "must be an HTTP method token (RFC 9110 §9.1): one or more letters, digits or !#$%&'*+-.^_`|~"
-                .to_owned(),
-        });
+        return Err(Error::InvalidArgument { name: "method", rule: message!(NotMethodToken) });
     }
     Ok(matches!(method, "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"))
 }

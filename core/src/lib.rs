@@ -1,4 +1,5 @@
 #![doc = include_str!("../README.md")]
+#![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
@@ -12,6 +13,8 @@
         clippy::field_reassign_with_default
     )
 )]
+
+extern crate alloc;
 
 pub mod aws;
 pub mod backoff;
@@ -37,6 +40,8 @@ pub mod grpc_timeout;
 mod guidance;
 pub mod http;
 mod http_date;
+mod lock;
+pub mod message;
 pub mod operation;
 pub mod policy;
 pub mod profiles;
@@ -82,7 +87,7 @@ pub use http::{
     Repeatability, AWS_ERROR_TYPE_HEADER, AWS_RETRY_AFTER_HEADER, GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER,
     REQUEST_ID_HEADER, RETRY_AFTER_MS_HEADERS,
 };
-pub use operation::{IdempotencyKey, Operation, OperationOptions};
+pub use operation::{IdempotencyKey, Operation, OperationOptions, SharedPolicy};
 pub use policy::{
     AboveCap, AttemptTimeout, AttemptTimeoutConfig, Backoff, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig,
     Idempotency, Jitter, JitterConfig, Policy, PolicyConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig,

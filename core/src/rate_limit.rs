@@ -12,6 +12,9 @@
 //! Which of them wins against `Retry-After` is decided where every guidance
 //! header is read together (see [`crate::http`]).
 
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use crate::retry_after::{ms_until, parse_digits_saturating, seconds_to_ms, trim_ows, HeaderError};
 use crate::structured_field::{parse_list, BareItem, Member};
 
@@ -55,7 +58,7 @@ fn policy_windows(rate_limit_policy: &str) -> Vec<(String, u64)> {
             non_negative(member, "q")?.ok_or(())?;
             match non_negative(member, "w")? {
                 Some(0) => return Err(()),
-                Some(window) => windows.push((name.to_owned(), window)),
+                Some(window) => windows.push((String::from(name), window)),
                 None => {}
             }
             if !matches!(member.parameter("qu"), None | Some(BareItem::String(_)))

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::classify::{classify, Class, Outcome};
 use crate::error::Error;
 use crate::guidance::ServerDelay;
+use crate::message::message;
 pub use crate::policy::config::{RedeliveryConfig, MAX_REDELIVERY_DELAYS};
 pub use crate::policy::validated::RedeliverySchedule;
 use crate::policy::{Idempotency, Policy};
@@ -87,10 +88,7 @@ pub fn redeliver(
     outcome: &Outcome,
 ) -> Result<Redelivery, Error> {
     if attempts == 0 {
-        return Err(Error::InvalidArgument {
-            name: "attempts",
-            rule: "counts deliveries including this one: >= 1".to_owned(),
-        });
+        return Err(Error::InvalidArgument { name: "attempts", rule: message!(NoDeliveries) });
     }
     let dead = |reason| Ok(Redelivery::DeadLetter { reason });
     let class = classify(policy, outcome)?;

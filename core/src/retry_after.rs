@@ -12,7 +12,10 @@
 //! where one is needed, and nothing in this module reads a clock, allocates
 //! on the success path, or panics on any input.
 
-use crate::text::{excerpt, Quoted};
+use alloc::string::String;
+
+use crate::message::{message, Message};
+use crate::text::excerpt;
 use crate::units::MAX_MS;
 use crate::{email_date, http_date};
 
@@ -28,16 +31,14 @@ const RETRY_AFTER_MS: &str = "retry-after-ms";
 /// `value` holds at most 64 characters of the offending input, with a
 /// trailing `…` when it had to be shortened (the excerpt every error of the
 /// crate keeps of a caller's or a server's text).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HeaderError {
     /// The value was empty, or held nothing but whitespace.
-    #[error("{header}: value is empty")]
     Empty {
         /// The header being parsed.
         header: &'static str,
     },
     /// The value does not follow the header's grammar.
-    #[error("{header}: expected {expected}, got {}", Quoted(value))]
     Malformed {
         /// The header being parsed.
         header: &'static str,
@@ -47,7 +48,6 @@ pub enum HeaderError {
         value: String,
     },
     /// The value is well formed but outside the range the header allows.
-    #[error("{header}: {} is out of range ({limit})", Quoted(value))]
     OutOfRange {
         /// The header being parsed.
         header: &'static str,
@@ -80,7 +80,25 @@ impl HeaderError {
             Self::Empty { header } | Self::Malformed { header, .. } | Self::OutOfRange { header, .. } => header,
         }
     }
+
+    /// The error as a message (its rule and values).
+    #[must_use]
+    pub fn message(&self) -> Message {
+        match self {
+            Self::Empty { header } => message!(HeaderEmpty, *header),
+            Self::Malformed { header, expected, value } => message!(HeaderMalformed, *header, *expected, value),
+            Self::OutOfRange { header, limit, value } => message!(HeaderOutOfRange, *header, value, *limit),
+        }
+    }
 }
+
+impl core::fmt::Display for HeaderError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.message().fmt(f)
+    }
+}
+
+impl core::error::Error for HeaderError {}
 
 /// Reads `1*DIGIT` as a `u64`, saturating at `u64::MAX` instead of
 /// overflowing. Returns `None` for an empty string or any non-digit byte

@@ -1,10 +1,9 @@
 //! Aggregate counters over many operations' decisions, for metrics.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
-
 use serde::{Deserialize, Serialize};
 
 use crate::decision::{Decision, GiveUpReason};
+use crate::lock::Lock;
 
 /// Give-ups counted by reason; one field per [`GiveUpReason`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -146,7 +145,7 @@ impl Stats {
 /// ```
 #[derive(Debug, Default)]
 pub struct SharedStats {
-    counts: Mutex<Stats>,
+    counts: Lock<Stats>,
 }
 
 impl SharedStats {
@@ -166,8 +165,7 @@ impl SharedStats {
         self.counts().merge(other);
     }
 
-    fn counts(&self) -> MutexGuard<'_, Stats> {
-        // Counting cannot leave the counters half-updated: a poisoned lock holds valid counts.
-        self.counts.lock().unwrap_or_else(PoisonError::into_inner)
+    fn counts(&self) -> impl core::ops::DerefMut<Target = Stats> + '_ {
+        self.counts.lock()
     }
 }

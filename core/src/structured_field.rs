@@ -8,6 +8,9 @@
 //! error fails the whole field, as the RFC requires; a failure carries no
 //! detail because callers ignore a malformed field as a whole.
 
+use alloc::string::String;
+use alloc::vec::Vec;
+
 /// A bare item.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum BareItem {

@@ -1,6 +1,8 @@
 //! Text from callers and servers as it appears in messages. A leaf: it
 //! depends on nothing else in the crate.
 
+use alloc::string::String;
+
 /// Longest excerpt of a caller's or a server's text kept in an error, in characters.
 pub(crate) const EXCERPT_CHARS: usize = 64;
 
@@ -48,6 +50,27 @@ impl core::fmt::Display for Quoted<'_> {
     }
 }
 
+/// Appends `number` in decimal digits (without the formatter: the wasm
+/// build carries no formatting machinery).
+pub(crate) fn push_decimal(out: &mut String, number: u64) {
+    let mut digits = [0u8; 20];
+    let mut rest = number;
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        if let Some(slot) = digits.get_mut(start) {
+            *slot = b'0' + (rest % 10) as u8;
+        }
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for digit in digits.iter().skip(start) {
+        out.push(char::from(*digit));
+    }
+}
+
 /// Zero-width and bidirectional formatting characters (Unicode `Cf` that renders as nothing).
 fn is_invisible_format(c: char) -> bool {
     matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
@@ -62,6 +85,15 @@ mod tests {
         assert_eq!(excerpt("short"), "short");
         assert_eq!(excerpt(&"x".repeat(64)), "x".repeat(64));
         assert_eq!(excerpt(&"é".repeat(65)), format!("{}…", "é".repeat(64)));
+    }
+
+    #[test]
+    fn decimals_without_the_formatter() {
+        for number in [0, 7, 10, 1234, u64::MAX] {
+            let mut text = String::new();
+            super::push_decimal(&mut text, number);
+            assert_eq!(text, number.to_string());
+        }
     }
 
     #[test]

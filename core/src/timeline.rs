@@ -6,6 +6,10 @@
 //! effective timeout, each wait's range, how many configured attempts can
 //! actually run before the deadline, and plain warnings.
 
+use alloc::borrow::ToOwned;
+use alloc::format;
+use alloc::vec::Vec;
+
 use serde::{Deserialize, Serialize};
 
 use crate::backoff::delay_range_ms;

@@ -24,11 +24,15 @@
 //!     `backoff`, `jitter`, `retry_on`, `ambiguous`, `conflict`, `server_guidance`, `retry_limits`, `retry_methods`, `idempotency`, `hedging`, `redelivery`");
 //! ```
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
 use core::fmt;
 
 use crate::error::Error;
-use crate::text::{Quoted, EXCERPT_CHARS};
-use crate::units::Decimal;
+use crate::message::{message, Arg, Message, Rule};
+use crate::text::EXCERPT_CHARS;
+use crate::units::{float, Decimal};
 
 mod serializer;
 mod suggest;
@@ -53,9 +57,9 @@ impl Number {
     #[must_use]
     pub fn from_f64(value: f64) -> Number {
         // 2^64 and -2^63 are exact as f64; the casts below are exact inside these bounds.
-        if value.fract() == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&value) {
+        if float::fract(value) == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&value) {
             Number::Unsigned(value as u64)
-        } else if value.fract() == 0.0 && (-9_223_372_036_854_775_808.0..0.0).contains(&value) {
+        } else if float::fract(value) == 0.0 && (-9_223_372_036_854_775_808.0..0.0).contains(&value) {
             Number::Negative(value as i64)
         } else {
             Number::Float(value)
@@ -69,6 +73,17 @@ impl Number {
             Number::Unsigned(value) => value as f64,
             Number::Negative(value) => value as f64,
             Number::Float(value) => value,
+        }
+    }
+}
+
+impl Number {
+    /// The number as a message value, exactly as written.
+    pub(crate) fn arg(self) -> Arg {
+        match self {
+            Number::Unsigned(value) => Arg::Unsigned(value),
+            Number::Negative(value) => Arg::Signed(value),
+            Number::Float(value) => Arg::Float(value),
         }
     }
 }
@@ -108,9 +123,10 @@ impl Value {
     /// # Errors
     /// Only a map with keys that are not strings, which no type of this crate has.
     pub fn from_serialize<T: serde::Serialize + ?Sized>(value: &T) -> Result<Value, Error> {
-        value
-            .serialize(serializer::ValueSerializer)
-            .map_err(|error| Error::InvalidArgument { name: "value", rule: error.to_string() })
+        value.serialize(serializer::ValueSerializer).map_err(|error| Error::InvalidArgument {
+            name: "value",
+            rule: Message::text(alloc::string::ToString::to_string(&error)),
+        })
     }
 
     /// A whole number as a value.
@@ -132,14 +148,14 @@ impl Value {
     }
 
     /// What this value is, in words, for messages: `a list`, `the string "x"`, ...
-    fn describe(&self) -> String {
+    fn describe(&self) -> Message {
         match self {
-            Value::Null => "null".to_owned(),
-            Value::Bool(value) => format!("the boolean {value}"),
-            Value::Number(number) => format!("the number {number}"),
-            Value::String(text) => format!("the string {}", Quoted(&excerpt(text, EXCERPT_CHARS))),
-            Value::List(_) => "a list".to_owned(),
-            Value::Object(_) => "an object".to_owned(),
+            Value::Null => message!(FoundNull),
+            Value::Bool(value) => message!(FoundBoolean, if *value { "true" } else { "false" }),
+            Value::Number(number) => message!(FoundNumber, number.arg()),
+            Value::String(text) => message!(FoundString, excerpt(text, EXCERPT_CHARS)),
+            Value::List(_) => message!(List),
+            Value::Object(_) => message!(Object),
         }
     }
 }
@@ -151,8 +167,10 @@ impl Value {
     /// # Errors
     /// [`Error::InvalidPolicyJson`] at the top level (`field` empty) for text that is not one JSON value.
     pub fn from_json(json: &str) -> Result<Value, Error> {
-        serde_json::from_str(json)
-            .map_err(|error| Error::InvalidPolicyJson { field: String::new(), message: error.to_string() })
+        serde_json::from_str(json).map_err(|error| Error::InvalidPolicyJson {
+            field: String::new(),
+            message: Message::text(error.to_string()),
+        })
     }
 
     /// The tree as pretty-printed JSON text (two-space indent, keys in order).
@@ -268,11 +286,24 @@ pub(crate) use deserialize_through_value;
 /// Hosts that convert their own data into a [`Value`] use it to name fields the same way.
 #[must_use]
 pub fn join(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{path}.{key}")
+    let mut joined = String::with_capacity(path.len() + 1 + key.len());
+    if !path.is_empty() {
+        joined.push_str(path);
+        joined.push('.');
     }
+    joined.push_str(key);
+    joined
+}
+
+/// The path of item `index` of the list at `path`: `delays_ms[2]`.
+#[must_use]
+pub fn item(path: &str, index: usize) -> String {
+    let mut joined = String::with_capacity(path.len() + 4);
+    joined.push_str(path);
+    joined.push('[');
+    crate::text::push_decimal(&mut joined, u64::try_from(index).unwrap_or(u64::MAX));
+    joined.push(']');
+    joined
 }
 
 /// At most `max_chars` characters of `text`, cut on a char boundary and
@@ -289,14 +320,26 @@ pub fn excerpt(text: &str, max_chars: usize) -> String {
     crate::text::excerpt_chars(text, max_chars)
 }
 
-/// The reading error at `field`.
-pub(crate) fn read_error(field: &str, message: String) -> Error {
+/// The reading error at `field`. Cold and never inlined, as every error
+/// path here: the reader's happy path stays small in the wasm build.
+#[cold]
+#[inline(never)]
+pub(crate) fn read_error(field: &str, message: Message) -> Error {
     Error::InvalidPolicyJson { field: field.to_owned(), message }
 }
 
+/// The reading error for `found` where `what` (a phrase without values) was expected.
+#[cold]
+#[inline(never)]
+pub(crate) fn expected(field: &str, what: Rule, found: &Value) -> Error {
+    expected_message(field, Message::new(what, Vec::new()), found)
+}
+
 /// The reading error for `found` where `what` was expected.
-pub(crate) fn expected(field: &str, what: &str, found: &Value) -> Error {
-    read_error(field, format!("expected {what}, found {}", found.describe()))
+#[cold]
+#[inline(never)]
+pub(crate) fn expected_message(field: &str, what: Message, found: &Value) -> Error {
+    read_error(field, message!(Expected, what, found.describe()))
 }
 
 /// A type read from one [`Value`] at a dotted path.
@@ -308,7 +351,7 @@ impl FromValue for bool {
     fn from_value(value: &Value, path: &str) -> Result<Self, Error> {
         match value {
             Value::Bool(flag) => Ok(*flag),
-            other => Err(expected(path, "true or false", other)),
+            other => Err(expected(path, Rule::Boolean, other)),
         }
     }
 }
@@ -319,7 +362,7 @@ impl FromValue for f64 {
     fn from_value(value: &Value, path: &str) -> Result<Self, Error> {
         match value {
             Value::Number(number) if number.as_f64().is_finite() => Ok(number.as_f64()),
-            other => Err(expected(path, "a finite number", other)),
+            other => Err(expected(path, Rule::FiniteNumber, other)),
         }
     }
 }
@@ -329,7 +372,7 @@ impl FromValue for f64 {
 fn whole(value: &Value, path: &str, max: u64) -> Result<u64, Error> {
     let found = match value {
         Value::Number(Number::Unsigned(number)) if *number <= max => return Ok(*number),
-        Value::Number(Number::Float(number)) if number.fract() == 0.0 && (0.0..=max as f64).contains(number) => {
+        Value::Number(Number::Float(number)) if float::fract(*number) == 0.0 && (0.0..=max as f64).contains(number) => {
             // Whole and within a u64 range, so exact (a float at exactly 2^64 is refused above for max = u64::MAX).
             if *number < 18_446_744_073_709_551_616.0 {
                 return Ok(*number as u64);
@@ -338,7 +381,7 @@ fn whole(value: &Value, path: &str, max: u64) -> Result<u64, Error> {
         }
         other => other,
     };
-    Err(expected(path, &format!("a whole number in 0..={max}"), found))
+    Err(expected_message(path, message!(WholeNumber, max), found))
 }
 
 impl FromValue for u64 {
@@ -362,13 +405,25 @@ impl FromValue for u16 {
 
 impl<T: FromValue> FromValue for Vec<T> {
     fn from_value(value: &Value, path: &str) -> Result<Self, Error> {
-        match value {
-            Value::List(items) => {
-                items.iter().enumerate().map(|(index, item)| T::from_value(item, &format!("{path}[{index}]"))).collect()
-            }
-            other => Err(expected(path, "a list", other)),
-        }
+        list(value, path, Rule::List, T::from_value)
     }
+}
+
+/// Reads a list, each item with `read` (its path `path[index]`); anything
+/// else is an error expecting `what`. A plain loop: collecting into a
+/// `Result<Vec<T>, _>` costs the wasm build about 1 KB per item type.
+pub(crate) fn list<T>(
+    value: &Value,
+    path: &str,
+    what: Rule,
+    mut read: impl FnMut(&Value, &str) -> Result<T, Error>,
+) -> Result<Vec<T>, Error> {
+    let Value::List(items) = value else { return Err(expected(path, what, value)) };
+    let mut read_items = Vec::with_capacity(items.len());
+    for (index, value) in items.iter().enumerate() {
+        read_items.push(read(value, &item(path, index))?);
+    }
+    Ok(read_items)
 }
 
 /// An enum written as its snake_case name.
@@ -385,26 +440,17 @@ pub trait Named: Copy + 'static {
 }
 
 /// ` (did you mean `x`?)` when `name` looks like a typo of one of `known`, else nothing.
-fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> String {
-    closest_name(name, known).map(|close| format!(" (did you mean `{close}`?)")).unwrap_or_default()
-}
-
-/// The names of `T`'s variants as `` `a`, `b` `` for messages.
-fn names<T: Named>() -> String {
-    quoted(T::ALL.iter().map(|variant| variant.name()))
-}
-
-fn quoted<'a>(names: impl Iterator<Item = &'a str>) -> String {
-    let mut text = String::new();
-    for (index, name) in names.enumerate() {
-        if index > 0 {
-            text.push_str(", ");
-        }
-        text.push('`');
-        text.push_str(name);
-        text.push('`');
+#[cold]
+fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Arg {
+    match closest_name(name, known) {
+        Some(close) => Arg::from(message!(DidYouMean, String::from(close))),
+        None => Arg::from(""),
     }
-    text
+}
+
+/// The names of `T`'s variants, for messages.
+fn names<T: Named>() -> Arg {
+    Arg::Names(T::ALL.iter().map(|variant| alloc::borrow::Cow::Borrowed(variant.name())).collect())
 }
 
 /// Reads an enum's name (what the bindings use for names in events, too).
@@ -415,10 +461,9 @@ pub(crate) fn read_name<T: Named>(value: &Value, path: &str) -> Result<T, Error>
     match value {
         Value::String(name) => T::from_name(name).ok_or_else(|| {
             let hint = did_you_mean(name, T::ALL.iter().map(|variant| variant.name()));
-            let name = excerpt(name, EXCERPT_CHARS);
-            read_error(path, format!("unknown variant `{name}`{hint}, expected one of {}", names::<T>()))
+            read_error(path, message!(UnknownVariant, excerpt(name, EXCERPT_CHARS), hint, names::<T>()))
         }),
-        other => Err(expected(path, &format!("one of {}", names::<T>()), other)),
+        other => Err(expected_message(path, message!(OneOf, names::<T>()), other)),
     }
 }
 
@@ -436,18 +481,18 @@ impl<'a> Fields<'a> {
     /// The object at `path`, refusing anything but an object, unknown fields and repeated fields.
     pub(crate) fn new(value: &'a Value, path: &'a str, known: &[&str]) -> Result<Fields<'a>, Error> {
         let Value::Object(fields) = value else {
-            return Err(expected(path, "an object", value));
+            return Err(expected(path, Rule::Object, value));
         };
         for (index, (key, _)) in fields.iter().enumerate() {
             // A key is echoed as an excerpt: a bad configuration must not copy megabytes into an error.
             if !known.contains(&key.as_str()) {
                 let hint = did_you_mean(key, known.iter().copied());
                 let key = excerpt(key, EXCERPT_CHARS);
-                let message = format!("unknown field `{key}`{hint}, expected one of {}", quoted(known.iter().copied()));
+                let message = message!(UnknownField, &key, hint, Arg::names(known.iter().copied()));
                 return Err(read_error(&join(path, &key), message));
             }
             if fields.iter().take(index).any(|(earlier, _)| earlier == key) {
-                return Err(read_error(&join(path, key), format!("duplicate field `{key}`")));
+                return Err(read_error(&join(path, key), message!(DuplicateField, key)));
             }
         }
         Ok(Fields { path, fields })
@@ -490,7 +535,7 @@ impl<'a> Fields<'a> {
     pub(crate) fn required_with<T>(&self, key: &str, read: Reader<T>) -> Result<T, Error> {
         match self.get(key) {
             Some(value) => read(value, &self.path(key)),
-            None => Err(read_error(&self.path(key), format!("missing field `{key}`"))),
+            None => Err(read_error(&self.path(key), message!(MissingField, String::from(key)))),
         }
     }
 
@@ -521,17 +566,17 @@ pub(crate) fn tagged<'a, T: Named>(
     let Value::Object(fields) = value else {
         // `"jitter": "full"` for `{"kind": "full"}`: say so.
         return Err(match value {
-            Value::String(name) if T::from_name(name).is_some() => read_error(
-                path,
-                format!("expected an object, found {} (did you mean `{{\"kind\": \"{name}\"}}`?)", value.describe()),
-            ),
-            other => expected(path, "an object", other),
+            Value::String(name) if T::from_name(name).is_some() => {
+                read_error(path, message!(KindAsString, value.describe(), name))
+            }
+            other => expected(path, Rule::Object, other),
         });
     };
-    let tag =
-        fields.iter().find(|(key, _)| key == "kind").map(|(_, tag)| tag).ok_or_else(|| {
-            read_error(&join(path, "kind"), format!("missing field `kind` (one of {})", names::<T>()))
-        })?;
+    let tag = fields
+        .iter()
+        .find(|(key, _)| key == "kind")
+        .map(|(_, tag)| tag)
+        .ok_or_else(|| read_error(&join(path, "kind"), message!(MissingKind, names::<T>())))?;
     let variant = read_name::<T>(tag, &join(path, "kind"))?;
     Ok((variant, Fields::new(value, path, known(variant))?))
 }
@@ -542,12 +587,9 @@ pub(crate) fn one_of<'a>(value: &'a Value, path: &str, known: &[&str]) -> Result
     match value {
         Value::Object(fields) => match fields.as_slice() {
             [(key, inner)] => Ok((key.as_str(), inner)),
-            _ => Err(read_error(
-                path,
-                format!("expected an object with exactly one of {}", quoted(known.iter().copied())),
-            )),
+            _ => Err(read_error(path, message!(ExactlyOneOf, Arg::names(known.iter().copied())))),
         },
-        _ => Err(expected(path, "an object", value)),
+        _ => Err(expected(path, Rule::Object, value)),
     }
 }
 
@@ -608,6 +650,7 @@ mod tests {
             panic!("expected a reading error")
         };
         assert_eq!(field, format!("backoff.{cut}"));
+        let message = message.to_string();
         assert!(message.len() < 200, "{} bytes", message.len());
         let error = crate::PolicyConfig::from_value(&Value::Object(vec![("idempotency".into(), Value::String(huge))]))
             .unwrap_err();
@@ -621,7 +664,7 @@ mod tests {
         let Err(Error::InvalidPolicyJson { field, message }) = Fields::new(&value, "x", &["a"]) else {
             panic!("expected a reading error")
         };
-        assert_eq!((field.as_str(), message.as_str()), ("x.a", "duplicate field `a`"));
+        assert_eq!((field.as_str(), message.to_string().as_str()), ("x.a", "duplicate field `a`"));
         assert!(Fields::new(&value, "", &["b"]).is_err());
         assert!(Fields::new(&Value::List(vec![]), "", &["b"]).is_err());
     }

@@ -3,7 +3,14 @@
 //! Set `RETRYPLAN_FILL_VECTORS=1` to write the engine's answer into any step or
 //! case that has no expectation yet (hand-written expectations are still
 //! checked, never overwritten); review the diff before committing it.
+//!
+//! The text of every error the vectors expect is kept in
+//! `tests/messages/errors.json` (by the label of its case or step), which the
+//! JavaScript binding checks its own composition against, byte for byte; the
+//! fill mode rewrites it.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
@@ -28,6 +35,11 @@ fn vector_dir() -> PathBuf {
 
 /// The answer of one call: a JSON value, or an error.
 type Answer = Result<Value, Error>;
+
+thread_local! {
+    /// The text of each error answer, by label (see the module docs).
+    static MESSAGES: RefCell<BTreeMap<String, String>> = const { RefCell::new(BTreeMap::new()) };
+}
 
 fn error_value(error: &Error) -> Value {
     match error {
@@ -115,7 +127,10 @@ fn str_field<'a>(object: &'a Map<String, Value>, key: &str) -> &'a str {
 fn settle(holder: &mut Map<String, Value>, answer: Answer, fill: bool, failures: &mut Vec<String>, label: &str) {
     let actual = match &answer {
         Ok(value) => ("expect", value.clone()),
-        Err(error) => ("expect_error", error_value(error)),
+        Err(error) => {
+            MESSAGES.with(|messages| messages.borrow_mut().insert(label.to_owned(), error.to_string()));
+            ("expect_error", error_value(error))
+        }
     };
     let expected = holder
         .get("expect")
@@ -558,6 +573,27 @@ fn every_vector_passes() {
         }
     }
     assert!(count >= 1, "no vectors found in {}", vector_dir().display());
+    if std::env::var_os("RETRYPLAN_VECTORS").is_none() {
+        check_messages(fill, &mut failures);
+    }
     assert!(failures.is_empty(), "{} of the vector checks failed:\n{}", failures.len(), failures.join("\n"));
     println!("{count} vectors passed, 0 failed");
+}
+
+/// Compares (or fills) `tests/messages/errors.json`: the text of every error
+/// the vectors expect, by label.
+fn check_messages(fill: bool, failures: &mut Vec<String>) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/messages/errors.json");
+    let messages = MESSAGES.with(|messages| messages.borrow().clone());
+    let document = json!({
+        "description": "The text of every error the conformance vectors expect, as Rust composes it, by the label of its case or step (`id`, `id step 2`, `id operation 0 step 1`). Written by core/tests/conformance.rs (RETRYPLAN_FILL_VECTORS=1); the JavaScript binding composes each of these outside its wasm and must match byte for byte.",
+        "messages": messages,
+    });
+    let mut text = serde_json::to_string_pretty(&document).expect("serialises");
+    text.push('\n');
+    if fill {
+        std::fs::write(&path, &text).expect("writable");
+    } else if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+        failures.push(format!("{} is out of date (run with RETRYPLAN_FILL_VECTORS=1)", path.display()));
+    }
 }

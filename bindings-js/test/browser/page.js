@@ -1,6 +1,8 @@
-// Runs in Chromium: every conformance vector, then one retryFetch scenario;
+// Runs in Chromium: every conformance vector through both entries (the
+// default one as it can, see LEAN_CANNOT_RUN), then one retryFetch scenario;
 // then offers the shared helper scenarios to the test (window.__observe).
 import * as api from '/bindings-js/lib/browser.js';
+import * as tools from '/bindings-js/tools/lib/browser.js';
 import { runDocuments } from '/bindings-js/test/vectors.js';
 import { observe } from '/bindings-js/test/scenarios.js';
 
@@ -10,7 +12,8 @@ async function main() {
   const names = await (await fetch('/vectors/index.json')).json();
   const documents = [];
   for (const name of names) documents.push({ name, document: await (await fetch(`/vectors/${name}`)).json() });
-  const vectors = runDocuments(api, documents);
+  const vectors = runDocuments(tools, documents);
+  const leanVectors = runDocuments(api, documents, true);
 
   const policy = api.Policy.fromConfig({
     maxAttempts: 3,
@@ -36,7 +39,7 @@ async function main() {
   } catch (caught) {
     error = { isError: caught instanceof Error, isOurs: caught instanceof api.RetryplanError, code: caught.code };
   }
-  return { vectors, fetchScenario, error };
+  return { vectors, leanVectors, fetchScenario, error, sameError: tools.RetryplanError === api.RetryplanError };
 }
 
 main().then(

@@ -12,16 +12,13 @@ import {
   Policy,
   RetryBudget,
   RetryplanError,
-  redeliver,
   retryFetch,
   run,
   type Action,
   type BreakerPermit,
   type DecisionEvent,
   type Failure,
-  type DependencySnapshot,
   type GiveUpReason,
-  type Redelivery,
   type Decision,
   type Ending,
   type Outcome,
@@ -64,16 +61,15 @@ const dependency: Dependency = Dependency.fromConfig({
   breaker: { trip: { kind: 'consecutive', failures: 5 }, openMs: 5000, halfOpenProbes: 1 },
   maxConcurrentRetries: 20,
 });
-const snapshot: DependencySnapshot = dependency.snapshot(0);
-const tokens: number | undefined = snapshot.budget?.kind === 'token_bucket' ? snapshot.budget.tokensMilli : undefined;
+const inFlight: number | undefined = dependency.retrySlots?.inFlight;
 const budget = new RetryBudget({ kind: 'quota', capacity: 10, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1 });
 budget.onSuccess(0, budget.tryRetry(0, true));
 const breaker = new CircuitBreaker({ trip: { kind: 'ratio', failureRatio: 0.5, minimumThroughput: 10, windowMs: 1000 }, openMs: 100, halfOpenProbes: 1 });
 const permit: BreakerPermit | undefined = breaker.tryAcquire(0);
 if (permit && !permit.probe) breaker.onFailure(1, permit);
 const hedged = Policy.fromConfig({ ...config, hedging: { delayMs: 50, maxHedgedAttempts: 1 } });
-const redelivery: Redelivery = redeliver(hedged, 1, 0, 0, Outcomes.fromHttp(503, '2', null, Date.now()));
-if (redelivery.type === 'redeliver_after') describe({ type: 'await_outcome', inFlight: tokens ?? 0, untilMs: redelivery.redeliverAtMs });
+const http = Outcomes.fromHttp(503, '2', null, Date.now());
+describe({ type: 'await_outcome', inFlight: inFlight ?? 0, untilMs: http.retryAfterMs ?? hedged.maxAttempts });
 
 const operation = new Operation(policy, performance.now(), { seed: 42, dependency });
 const first = operation.poll(performance.now());
@@ -81,7 +77,7 @@ const outcome: Outcome = { type: 'http_status', status: 503, retryAfterMs: 100 }
 if (first.type === 'start_attempt') describe(operation.onOutcome(performance.now(), first.attempt, outcome));
 
 try {
-  Policy.fromJson('{"max_attempts": 0}');
+  Policy.fromConfig({ maxAttempts: 0 });
 } catch (error) {
   if (error instanceof RetryplanError && error.code === 'invalid_policy') {
     const fields: string[] = (error.violations ?? []).map((violation) => violation.field);

@@ -24,6 +24,7 @@
 //! `libm` crate's, so every platform and the wasm build agree to the bit.
 
 use crate::policy::BackoffKind;
+use crate::units::float;
 
 /// Ticks (100 ns) in a millisecond.
 const TICKS_PER_MS: i64 = 10_000;
@@ -110,15 +111,19 @@ pub(crate) fn delay_ms(
     state: &mut PollyState,
     unit: impl FnOnce() -> f64,
 ) -> u64 {
-    let cap_ticks = i128::from(cap_ms) * i128::from(TICKS_PER_MS);
-    let delay_ticks = core_ticks(kind, jitter, attempt, base_ms, state, unit);
-    let ticks = match delay_ticks {
-        Some(ticks) if i128::from(ticks) > cap_ticks => cap_ticks,
-        Some(ticks) => i128::from(ticks),
+    // min(ticks, cap_ms * 10_000) / 10_000 is min(ticks / 10_000, cap_ms) for
+    // ticks >= 0, in u64 (a cap in ticks may not fit in an i64, and an i128
+    // division is a library call).
+    match core_ticks(kind, jitter, attempt, base_ms, state, unit) {
+        Some(ticks) => match u64::try_from(ticks) {
+            Ok(ticks) => (ticks / TICKS_PER_MS.unsigned_abs()).min(cap_ms),
+            // Not drawn (the draw is clamped at 0); kept as the i128 arithmetic had it.
+            Err(_) if ticks > -TICKS_PER_MS => 0,
+            Err(_) => u64::MAX,
+        },
         // OverflowException: MaxDelay when set (ours always is).
-        None => cap_ticks,
-    };
-    u64::try_from(ticks / i128::from(TICKS_PER_MS)).unwrap_or(u64::MAX)
+        None => cap_ms,
+    }
 }
 
 /// `RetryHelper.GetRetryDelayCore`, in ticks; `None` for an overflow.
@@ -145,10 +150,10 @@ fn core_ticks(
     match kind {
         BackoffKind::Constant => Some(base_ticks),
         // `TimeSpan * double`: Math.Round(ticks * factor), then the range check.
-        BackoffKind::Linear => ticks_from_f64((base_ticks as f64 * retries).round_ties_even()),
+        BackoffKind::Linear => ticks_from_f64(float::round_ties_even(base_ticks as f64 * retries)),
         BackoffKind::Exponential => {
             let factor = libm::pow(EXPONENTIAL_FACTOR, f64::from(attempt));
-            ticks_from_f64((base_ticks as f64 * factor).round_ties_even())
+            ticks_from_f64(float::round_ties_even(base_ticks as f64 * factor))
         }
     }
 }

@@ -74,8 +74,8 @@
 mod action;
 mod queue;
 
-use std::collections::VecDeque;
-use std::sync::Arc;
+use alloc::collections::VecDeque;
+use alloc::sync::Arc;
 
 pub use action::{AbortReason, Action, AttemptPlan, AttemptResult, Ending, Event, Receipt};
 use queue::ActionQueue;
@@ -83,8 +83,8 @@ use queue::ActionQueue;
 use crate::classify::{classify, Outcome, TransportFailure};
 use crate::decision::{AttemptSet, Decision, GiveUpReason};
 use crate::error::Error;
-use crate::operation::{IdempotencyKey, Operation, OperationOptions};
-use crate::policy::Policy;
+use crate::message::message;
+use crate::operation::{IdempotencyKey, Operation, OperationOptions, SharedPolicy};
 use crate::stats::SharedStats;
 
 /// Whether the host can run several attempts at once.
@@ -145,7 +145,7 @@ impl Driver {
     /// [`Error::Unsupported`] naming `hedging` when the policy hedges and the
     /// host runs attempts [`Concurrency::Sequential`]ly.
     pub fn new(
-        policy: &Policy,
+        policy: impl SharedPolicy,
         now_ms: u64,
         options: OperationOptions,
         driver_options: DriverOptions,
@@ -153,12 +153,8 @@ impl Driver {
         let mut operation = Operation::new(policy, now_ms, options);
         match driver_options.concurrency {
             Concurrency::Concurrent => {}
-            Concurrency::Sequential if policy.hedging.is_some() => {
-                return Err(Error::Unsupported {
-                    field: "hedging",
-                    rule: "this helper runs one attempt at a time and cannot hedge; use a concurrent helper \
-                           (async or threads), or opt into sequential attempts without hedges",
-                })
+            Concurrency::Sequential if operation.policy().hedging.is_some() => {
+                return Err(Error::Unsupported { field: "hedging", rule: message!(CannotHedge) })
             }
             Concurrency::Sequential => {}
             Concurrency::SequentialWithoutHedging => operation.disable_hedging(),

@@ -1,5 +1,6 @@
 use super::*;
 use crate::http::Repeatability;
+use crate::policy::Policy;
 use crate::Failure;
 
 fn policy(json: &str) -> Policy {

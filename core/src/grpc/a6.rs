@@ -22,15 +22,20 @@
 //! an unbounded budget when the method config has no `timeout` (give the
 //! operation the caller's deadline).
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use crate::budget::BudgetConfig;
 use crate::classify::GrpcCode;
 use crate::dependency::DependencyConfig;
 use crate::error::Error;
+use crate::message::message;
 use crate::policy::{
     AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, JitterConfig,
     PolicyConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_MS, MAX_MULTIPLIER,
 };
-use crate::units::Decimal;
+use crate::units::float;
 
 use super::service_config::{rule, Reader};
 
@@ -68,10 +73,10 @@ pub(crate) fn method_policy(
         Some((ns, path)) => {
             let ms = ns.div_euclid(NS_PER_MS);
             if ms < 1 {
-                return Err(rule(path, format!("{path} must be at least 1 ms: the engine counts whole milliseconds")));
+                return Err(rule(path, message!(TimeoutBelowMs, path.to_owned())));
             }
             if ns % NS_PER_MS != 0 {
-                reader.warn(path, format!("{path} is kept as {ms} ms: the engine counts whole milliseconds and never rounds a deadline up"));
+                reader.warn(path, message!(TimeoutTruncated, path.to_owned(), i64::try_from(ms).unwrap_or(i64::MAX)));
             }
             // Durations hold at most 315576000000 s, below MAX_MS.
             u64::try_from(ms).unwrap_or(MAX_MS)
@@ -148,31 +153,15 @@ impl Reader {
         if multiplier > MAX_MULTIPLIER {
             // base * 10^6 computed exactly in u128 (base and max are below 2^53).
             if u128::from(base_ms) * 1_000_000 >= u128::from(max_ms) {
-                self.warn(path, format!(
-                    "{path} ({}) is kept as {}: the first retry already waits maxBackoff with either, so every delay is the same",
-                    Decimal(multiplier),
-                    Decimal(MAX_MULTIPLIER)
-                ));
+                self.warn(path, message!(MultiplierCapped, path.to_owned(), multiplier, MAX_MULTIPLIER));
                 return Ok(MAX_MULTIPLIER);
             }
-            return Err(rule(path, format!(
-                "{path} ({}) must be at most {} unless initialBackoff * {} reaches maxBackoff: the engine cannot hold a larger growth factor",
-                Decimal(multiplier),
-                Decimal(MAX_MULTIPLIER),
-                Decimal(MAX_MULTIPLIER)
-            )));
+            return Err(rule(path, message!(MultiplierTooLarge, path.to_owned(), multiplier, MAX_MULTIPLIER)));
         }
-        let thousandths = (multiplier * 1000.0).round().max(1.0);
+        let thousandths = float::round(multiplier * 1000.0).max(1.0);
         let kept = thousandths / 1000.0;
         if (multiplier * 1000.0 - thousandths).abs() > 1e-6 {
-            self.warn(
-                path,
-                format!(
-                    "{path} ({}) is kept as {}: the engine computes backoffs with the multiplier in whole thousandths",
-                    Decimal(multiplier),
-                    Decimal(kept)
-                ),
-            );
+            self.warn(path, message!(MultiplierThousandths, path.to_owned(), multiplier, kept));
         }
         Ok(kept)
     }
@@ -182,7 +171,7 @@ impl Reader {
     fn ceil_ms(&mut self, ns: i128, path: &str) -> u64 {
         let ms = (ns.max(0) + NS_PER_MS - 1) / NS_PER_MS;
         if ns % NS_PER_MS != 0 {
-            self.warn(path, format!("{path} is rounded up to {ms} ms: the engine counts whole milliseconds"));
+            self.warn(path, message!(RoundedUp, path.to_owned(), i64::try_from(ms).unwrap_or(i64::MAX)));
         }
         // Durations hold at most 315576000000 s, below MAX_MS.
         u64::try_from(ms).unwrap_or(MAX_MS)
@@ -194,27 +183,17 @@ impl Reader {
 /// in one success either way, so it is kept as `maxTokens` (warned).
 pub(crate) fn throttling(reader: &mut Reader, max_tokens: u32, token_ratio: f64, ratio_path: &str) -> DependencyConfig {
     let scaled = token_ratio * 1000.0;
-    let whole = if (scaled - scaled.round()).abs() <= 1e-6 { scaled.round() } else { scaled.floor() };
+    let whole = if (scaled - float::round(scaled)).abs() <= 1e-6 { float::round(scaled) } else { float::floor(scaled) };
     let mut milli = whole.min(f64::from(max_tokens) * 1000.0) as u32;
     if (whole - scaled).abs() > 1e-6 {
-        reader.warn(
-            ratio_path,
-            format!(
-                "{ratio_path} ({}) keeps three decimals: {} (A6 ignores the decimals beyond the third)",
-                Decimal(token_ratio),
-                Decimal(f64::from(milli) / 1000.0)
-            ),
-        );
+        reader.warn(ratio_path, message!(RatioDecimals, ratio_path.to_owned(), token_ratio, f64::from(milli) / 1000.0));
     }
     if whole > f64::from(max_tokens) * 1000.0 {
-        reader.warn(ratio_path, format!(
-            "{ratio_path} ({}) is above maxTokens ({max_tokens}): one success refills the bucket either way, so it is kept as {max_tokens}",
-            Decimal(token_ratio)
-        ));
+        reader.warn(ratio_path, message!(RatioAboveTokens, ratio_path.to_owned(), token_ratio, max_tokens));
     }
     if milli == 0 {
         // A6 leaves a ratio below 0.001 at 0 after truncation; the bucket then never refills.
-        reader.warn(ratio_path, format!("{ratio_path} is 0 after truncation: the bucket never refills; kept as 0.001, the least the engine holds"));
+        reader.warn(ratio_path, message!(RatioZero, ratio_path.to_owned()));
         milli = 1;
     }
     DependencyConfig {

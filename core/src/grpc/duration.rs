@@ -9,6 +9,8 @@
 //! sign other than the leading `-`, no spaces, no other unit; seconds within
 //! ±315,576,000,000 (10,000 years).
 
+use crate::message::Rule;
+
 /// The largest number of whole seconds a Duration holds.
 const MAX_SECONDS: i128 = 315_576_000_000;
 
@@ -17,9 +19,9 @@ const NS_PER_SECOND: i128 = 1_000_000_000;
 /// Reads a Duration string into signed nanoseconds.
 ///
 /// # Errors
-/// The broken rule, phrased as what was expected (for a message).
-pub(crate) fn parse_duration_ns(text: &str) -> Result<i128, &'static str> {
-    let unsigned = text.strip_suffix('s').ok_or("a duration ending in \"s\", such as \"0.25s\"")?;
+/// The broken rule, phrased as what was expected (a message's rule).
+pub(crate) fn parse_duration_ns(text: &str) -> Result<i128, Rule> {
+    let unsigned = text.strip_suffix('s').ok_or(Rule::DurationUnit)?;
     let (negative, digits) = match unsigned.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, unsigned),
@@ -29,19 +31,19 @@ pub(crate) fn parse_duration_ns(text: &str) -> Result<i128, &'static str> {
         None => (digits, ""),
     };
     if whole.is_empty() && fraction.is_empty() {
-        return Err("at least one digit before the \"s\"");
+        return Err(Rule::DurationDigits);
     }
     if !whole.bytes().chain(fraction.bytes()).all(|byte| byte.is_ascii_digit()) {
-        return Err("only ASCII digits, one optional \".\" and a leading \"-\" before the \"s\"");
+        return Err(Rule::DurationCharacters);
     }
     if fraction.len() > 9 {
-        return Err("at most 9 digits after the \".\" (nanoseconds)");
+        return Err(Rule::DurationNanoseconds);
     }
     let seconds = whole.bytes().try_fold(0i128, |acc, byte| {
         let next = acc * 10 + i128::from(byte - b'0');
         (next <= MAX_SECONDS).then_some(next)
     });
-    let seconds = seconds.ok_or("at most 315576000000 seconds")?;
+    let seconds = seconds.ok_or(Rule::DurationSeconds)?;
     let mut nanos = fraction.bytes().fold(0i128, |acc, byte| acc * 10 + i128::from(byte - b'0'));
     for _ in fraction.len()..9 {
         nanos *= 10;

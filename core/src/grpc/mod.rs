@@ -23,6 +23,8 @@ pub mod service_config;
 
 pub use service_config::{ConfigWarning, MethodProfile, ServiceConfig, ServiceConfigOptions, DEFAULT_MAX_ATTEMPTS_CAP};
 
+use alloc::string::String;
+
 /// `path.key`, or `key` at the top level. The key is the config's own
 /// spelling (matched without regard to case or underscores), so a path keeps
 /// an excerpt of it: a megabyte of underscores never reaches a message.

@@ -26,12 +26,18 @@
 //! (`methodConfig[0].retryPolicy.maxAttempts`); what A6 caps or truncates
 //! instead of refusing is done and reported in [`ServiceConfig::warnings`].
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use crate::classify::GrpcCode;
 use crate::dependency::DependencyConfig;
 use crate::error::{Error, Violation};
+use crate::message::{message, Message, Rule};
 use crate::policy::{Policy, PolicyConfig};
-use crate::text::{excerpt, Quoted};
-use crate::value::{expected, read_error, Number, Value};
+use crate::text::excerpt;
+use crate::units::float;
+use crate::value::{expected, item, read_error, Number, Value};
 
 use super::a6::{self, HedgingPolicy, RetryPolicy};
 use super::duration::parse_duration_ns;
@@ -61,7 +67,7 @@ pub struct ConfigWarning {
     /// The field path, such as `methodConfig[0].retryPolicy.maxAttempts`.
     pub field: String,
     /// What was changed, with the values.
-    pub message: String,
+    pub message: Message,
 }
 
 /// The policy of one method selector.
@@ -118,24 +124,18 @@ impl ServiceConfig {
         if options.max_attempts_cap < 2 {
             return Err(Error::InvalidArgument {
                 name: "max_attempts_cap",
-                rule: format!("must be >= 2 (a retry needs two attempts), got {}", options.max_attempts_cap),
+                rule: message!(AttemptsCapTooLow, options.max_attempts_cap),
             });
         }
         let mut reader = Reader { options, warnings: Vec::new() };
         let top = Object::new(value, "")?;
         let mut methods: Vec<MethodProfile> = Vec::new();
         if let Some((path, list)) = top.get("methodConfig")? {
-            for (index, item) in list_items(list, &path)?.iter().enumerate() {
-                let path = format!("{path}[{index}]");
-                for profile in reader.method_config(item, &path)? {
+            for (index, entry) in list_items(list, &path)?.iter().enumerate() {
+                let path = item(&path, index);
+                for profile in reader.method_config(entry, &path)? {
                     if methods.iter().any(|known| known.name == profile.name) {
-                        return Err(rule(
-                            &path,
-                            format!(
-                                "the selector {} is named twice; each name must be unique across the service config",
-                                Quoted(&excerpt(&profile.name))
-                            ),
-                        ));
+                        return Err(rule(&path, message!(SelectorTwice, excerpt(&profile.name))));
                     }
                     methods.push(profile);
                 }
@@ -175,8 +175,8 @@ impl ServiceConfig {
 }
 
 /// A rule broken at `field`.
-pub(crate) fn rule(field: &str, message: String) -> Error {
-    Error::InvalidPolicy { violations: vec![Violation { field: field.to_owned(), message }] }
+pub(crate) fn rule(field: &str, message: Message) -> Error {
+    Error::InvalidPolicy { violations: alloc::vec![Violation::new(field, message)] }
 }
 
 /// The reader's state: its options and the warnings so far.
@@ -186,7 +186,7 @@ pub(crate) struct Reader {
 }
 
 impl Reader {
-    pub(crate) fn warn(&mut self, field: &str, message: String) {
+    pub(crate) fn warn(&mut self, field: &str, message: Message) {
         self.warnings.push(ConfigWarning { field: field.to_owned(), message });
     }
 
@@ -196,7 +196,7 @@ impl Reader {
             Some((names_path, list)) => list_items(list, &names_path)?
                 .iter()
                 .enumerate()
-                .map(|(index, item)| selector(item, &format!("{names_path}[{index}]")))
+                .map(|(index, value)| selector(value, &item(&names_path, index)))
                 .collect::<Result<Vec<_>, Error>>()?,
             None => Vec::new(),
         };
@@ -213,17 +213,17 @@ impl Reader {
             None => None,
         };
         if retry.is_some() && hedging.is_some() {
-            return Err(rule(path, "retryPolicy and hedgingPolicy are one of a kind: give at most one".to_owned()));
+            return Err(rule(path, message!(RetryAndHedging)));
         }
         let config = a6::method_policy(self, timeout_ns.as_ref().map(|(ns, p)| (*ns, p.as_str())), retry, hedging)?;
         let policy = validated(&config, path)?;
         if names.is_empty() {
-            self.warn(path, "a method config without names applies to no method; it was skipped".to_owned());
+            self.warn(path, message!(NoNames));
         }
         Ok(names
             .into_iter()
             .map(|(service, method)| {
-                let name = if service.is_empty() { String::new() } else { format!("/{service}/{method}") };
+                let name = if service.is_empty() { String::new() } else { ["/", &service, "/", &method].concat() };
                 MethodProfile { name, service, method, policy }
             })
             .collect())
@@ -240,14 +240,14 @@ impl Reader {
         let backoff_multiplier = match multiplier {
             Value::Number(number) if number.as_f64() > 0.0 => number.as_f64(),
             Value::Number(number) => {
-                return Err(rule(&multiplier_path, format!("{multiplier_path} ({number}) must be a number > 0")))
+                return Err(rule(&multiplier_path, message!(NotPositive, &multiplier_path, number.arg())))
             }
-            other => return Err(expected(&multiplier_path, "a number > 0", other)),
+            other => return Err(expected(&multiplier_path, Rule::PositiveNumber, other)),
         };
         let (codes_path, codes) = object.required("retryableStatusCodes", path)?;
         let retryable_codes = status_codes(codes, &codes_path)?;
         if retryable_codes.is_empty() {
-            return Err(rule(&codes_path, format!("{codes_path} must not be empty")));
+            return Err(rule(&codes_path, message!(Empty, &codes_path)));
         }
         Ok(RetryPolicy {
             max_attempts,
@@ -268,7 +268,7 @@ impl Reader {
             Some((delay_path, item)) => {
                 let ns = duration(item, &delay_path)?;
                 if ns < 0 {
-                    return Err(rule(&delay_path, format!("{delay_path} must not be negative")));
+                    return Err(rule(&delay_path, message!(Negative, &delay_path)));
                 }
                 (ns, delay_path)
             }
@@ -287,19 +287,16 @@ impl Reader {
         let attempts = match value {
             Value::Number(Number::Unsigned(n)) => *n,
             Value::Number(Number::Negative(n)) => {
-                return Err(rule(&attempts_path, format!("{attempts_path} ({n}) must be an integer > 1")))
+                return Err(rule(&attempts_path, message!(AttemptsNotAboveOne, &attempts_path, *n)))
             }
-            other => return Err(expected(&attempts_path, "a JSON integer > 1", other)),
+            other => return Err(expected(&attempts_path, Rule::IntegerAboveOne, other)),
         };
         if attempts <= 1 {
-            return Err(rule(&attempts_path, format!("{attempts_path} ({attempts}) must be an integer > 1")));
+            return Err(rule(&attempts_path, message!(AttemptsNotAboveOne, &attempts_path, attempts)));
         }
         let cap = self.options.max_attempts_cap;
         if attempts > u64::from(cap) {
-            self.warn(
-                &attempts_path,
-                format!("{attempts_path} ({attempts}) is above the client-side cap of {cap} and is treated as {cap}"),
-            );
+            self.warn(&attempts_path, message!(AboveAttemptsCap, &attempts_path, attempts, cap));
             return Ok(cap);
         }
         // At most the cap (a u32) here.
@@ -312,17 +309,15 @@ impl Reader {
         let max_tokens = match tokens {
             Value::Number(Number::Unsigned(n)) if (1..=1000).contains(n) => u32::try_from(*n).unwrap_or(1000),
             Value::Number(number @ (Number::Unsigned(_) | Number::Negative(_))) => {
-                return Err(rule(&tokens_path, format!("{tokens_path} ({number}) must be an integer in (0, 1000]")))
+                return Err(rule(&tokens_path, message!(TokensOutOfRange, &tokens_path, number.arg())))
             }
-            other => return Err(expected(&tokens_path, "a JSON integer in (0, 1000]", other)),
+            other => return Err(expected(&tokens_path, Rule::TokensInteger, other)),
         };
         let (ratio_path, ratio) = object.required("tokenRatio", path)?;
         let token_ratio = match ratio {
             Value::Number(number) if number.as_f64() > 0.0 && number.as_f64().is_finite() => number.as_f64(),
-            Value::Number(number) => {
-                return Err(rule(&ratio_path, format!("{ratio_path} ({number}) must be a number > 0")))
-            }
-            other => return Err(expected(&ratio_path, "a number > 0", other)),
+            Value::Number(number) => return Err(rule(&ratio_path, message!(NotPositive, &ratio_path, number.arg()))),
+            other => return Err(expected(&ratio_path, Rule::PositiveNumber, other)),
         };
         Ok(a6::throttling(self, max_tokens, token_ratio, &ratio_path))
     }
@@ -349,18 +344,12 @@ fn selector(value: &Value, path: &str) -> Result<(String, String), Error> {
         match object.get(key)? {
             None | Some((_, Value::Null)) => Ok(String::new()),
             Some((_, Value::String(text))) => Ok(text.clone()),
-            Some((field, other)) => Err(expected(&field, "a string", other)),
+            Some((field, other)) => Err(expected(&field, Rule::String, other)),
         }
     };
     let (service, method) = (text("service")?, text("method")?);
     if service.is_empty() && !method.is_empty() {
-        return Err(rule(
-            path,
-            format!(
-                "a name with method {} needs a service (only the default config has neither)",
-                Quoted(&excerpt(&method))
-            ),
-        ));
+        return Err(rule(path, message!(MethodWithoutService, excerpt(&method))));
     }
     Ok((service, method))
 }
@@ -369,8 +358,8 @@ fn selector(value: &Value, path: &str) -> Result<(String, String), Error> {
 fn duration(value: &Value, path: &str) -> Result<i128, Error> {
     match value {
         Value::String(text) => parse_duration_ns(text)
-            .map_err(|what| read_error(path, format!("expected {what}, found the string {}", Quoted(&excerpt(text))))),
-        other => Err(expected(path, "a duration string such as \"0.25s\"", other)),
+            .map_err(|what| read_error(path, message!(DurationSyntax, Message::new(what, Vec::new()), excerpt(text)))),
+        other => Err(expected(path, Rule::Duration, other)),
     }
 }
 
@@ -378,7 +367,7 @@ fn duration(value: &Value, path: &str) -> Result<i128, Error> {
 fn positive_duration(value: &Value, path: &str) -> Result<i128, Error> {
     let ns = duration(value, path)?;
     if ns <= 0 {
-        return Err(rule(path, format!("{path} must be a duration > 0")));
+        return Err(rule(path, message!(DurationNotPositive, path.to_owned())));
     }
     Ok(ns)
 }
@@ -386,30 +375,24 @@ fn positive_duration(value: &Value, path: &str) -> Result<i128, Error> {
 /// A list of status codes: integers 1..=16 or names in any case; `OK` refused.
 fn status_codes(value: &Value, path: &str) -> Result<Vec<GrpcCode>, Error> {
     let mut codes = Vec::new();
-    for (index, item) in list_items(value, path)?.iter().enumerate() {
-        let field = format!("{path}[{index}]");
-        let code = match item {
+    for (index, entry) in list_items(value, path)?.iter().enumerate() {
+        let field = item(path, index);
+        let code = match entry {
             Value::Number(Number::Unsigned(n)) => u32::try_from(*n).ok().and_then(GrpcCode::from_number),
-            Value::Number(Number::Float(n)) if n.fract() == 0.0 && (0.0..17.0).contains(n) => {
+            Value::Number(Number::Float(n)) if float::fract(*n) == 0.0 && (0.0..17.0).contains(n) => {
                 GrpcCode::from_number(*n as u32)
             }
             Value::String(name) => GrpcCode::ALL.into_iter().find(|code| code.name().eq_ignore_ascii_case(name)),
             _ => None,
         };
         match code {
-            Some(GrpcCode::Ok) => return Err(rule(&field, format!("{field} must not be OK (OK is never a failure)"))),
+            Some(GrpcCode::Ok) => return Err(rule(&field, message!(GrpcOkRefused, &field))),
             Some(code) => {
                 if !codes.contains(&code) {
                     codes.push(code);
                 }
             }
-            None => {
-                return Err(expected(
-                    &field,
-                    "a gRPC status code: an integer 0..=16 or a name such as \"UNAVAILABLE\"",
-                    item,
-                ))
-            }
+            None => return Err(expected(&field, Rule::StatusCode, entry)),
         }
     }
     Ok(codes)
@@ -419,7 +402,7 @@ fn status_codes(value: &Value, path: &str) -> Result<Vec<GrpcCode>, Error> {
 fn list_items<'a>(value: &'a Value, path: &str) -> Result<&'a [Value], Error> {
     match value {
         Value::List(items) => Ok(items),
-        other => Err(expected(path, "a list", other)),
+        other => Err(expected(path, Rule::List, other)),
     }
 }
 
@@ -439,7 +422,7 @@ impl<'a> Object<'a> {
     fn new(value: &'a Value, path: &'a str) -> Result<Object<'a>, Error> {
         match value {
             Value::Object(fields) => Ok(Object { path, fields }),
-            other => Err(expected(path, "an object", other)),
+            other => Err(expected(path, Rule::Object, other)),
         }
     }
 
@@ -449,10 +432,7 @@ impl<'a> Object<'a> {
         let mut matches = self.fields.iter().filter(|(key, _)| folded(key) == wanted);
         let found = matches.next();
         if let Some((again, _)) = matches.next() {
-            return Err(read_error(
-                &super::join_path(self.path, again),
-                format!("`{name}` is given more than once (names match without regard to case or underscores)"),
-            ));
+            return Err(read_error(&super::join_path(self.path, again), message!(KeyTwice, name.to_owned())));
         }
         Ok(found.map(|(key, value)| (super::join_path(self.path, key), value)))
     }
@@ -461,7 +441,7 @@ impl<'a> Object<'a> {
     fn required(&self, name: &str, path: &str) -> Result<(String, &'a Value), Error> {
         self.get(name)?.ok_or_else(|| {
             let field = super::join_path(path, name);
-            rule(&field, format!("{field} is required"))
+            rule(&field, message!(Required, &field))
         })
     }
 }
@@ -489,8 +469,8 @@ mod tests {
         ] {
             let error = read(&json).unwrap_err();
             let (field, message) = match &error {
-                Error::InvalidPolicyJson { field, message } => (field.clone(), message.clone()),
-                Error::InvalidPolicy { violations } => (violations[0].field.clone(), violations[0].message.clone()),
+                Error::InvalidPolicyJson { field, message } => (field.clone(), message.to_string()),
+                Error::InvalidPolicy { violations } => (violations[0].field.clone(), violations[0].message.to_string()),
                 other => panic!("{other}"),
             };
             assert!(

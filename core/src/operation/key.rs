@@ -1,8 +1,10 @@
 //! The idempotency key: the one name of an operation across all its attempts.
 
-use std::sync::OnceLock;
+use alloc::string::String;
 
 use crate::error::Error;
+use crate::lock::Once;
+use crate::message::message;
 
 /// The longest idempotency key accepted, in bytes.
 pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
@@ -20,7 +22,7 @@ enum Spelling {
     /// A key the caller chose, checked.
     Given(String),
     /// 128 bits in the UUID version 4 layout, spelt on first read.
-    Uuid { bits: u128, text: OnceLock<String> },
+    Uuid { bits: u128, text: Once<String> },
 }
 
 impl IdempotencyKey {
@@ -34,16 +36,13 @@ impl IdempotencyKey {
         if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY_LEN {
             return Err(Error::InvalidArgument {
                 name: "idempotency_key",
-                rule: format!("must be 1 to {MAX_IDEMPOTENCY_KEY_LEN} bytes long, got {}", key.len()),
+                rule: message!(TextLength, MAX_IDEMPOTENCY_KEY_LEN, key.len()),
             });
         }
         if let Some(bad) = key.chars().find(|c| !c.is_ascii_graphic()) {
             return Err(Error::InvalidArgument {
                 name: "idempotency_key",
-                rule: format!(
-                    "must be visible ASCII (no spaces or control characters), found {}",
-                    crate::text::Quoted(bad.encode_utf8(&mut [0; 4]))
-                ),
+                rule: message!(NotVisibleAscii, String::from(bad)),
             });
         }
         Ok(IdempotencyKey(Spelling::Given(key)))
@@ -55,7 +54,7 @@ impl IdempotencyKey {
     #[must_use]
     pub fn from_bits(bits: u128) -> IdempotencyKey {
         let bits = (bits & !(0xF << 76) | (0x4 << 76)) & !(0x3 << 62) | (0x2 << 62);
-        IdempotencyKey(Spelling::Uuid { bits, text: OnceLock::new() })
+        IdempotencyKey(Spelling::Uuid { bits, text: Once::new() })
     }
 
     /// The key as text.

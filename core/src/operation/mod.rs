@@ -62,7 +62,8 @@
 //!
 //! A clock reading earlier than one already seen counts as no time elapsed.
 
-use std::sync::Arc;
+use alloc::string::String;
+use alloc::sync::Arc;
 
 use crate::backoff::draw_delay_ms;
 use crate::backoff::polly::{self, PollyState};
@@ -85,6 +86,26 @@ mod options;
 
 pub use key::{IdempotencyKey, MAX_IDEMPOTENCY_KEY_LEN};
 pub use options::OperationOptions;
+
+/// A policy an [`Operation`] (or a [`Driver`](crate::Driver)) can hold:
+/// `&Policy`, copied once into a new shared handle, or `&Arc<Policy>`,
+/// shared as it is (no copy: every operation reads the same policy).
+pub trait SharedPolicy {
+    /// The shared handle.
+    fn share(self) -> Arc<Policy>;
+}
+
+impl SharedPolicy for &Policy {
+    fn share(self) -> Arc<Policy> {
+        Arc::new(*self)
+    }
+}
+
+impl SharedPolicy for &Arc<Policy> {
+    fn share(self) -> Arc<Policy> {
+        Arc::clone(self)
+    }
+}
 
 /// Stream constants for [`mix`]: request ids and derived idempotency keys.
 const REQUEST_ID_STREAM: u64 = 0x5245_5155_4553_5449; // "REQUESTI"
@@ -149,7 +170,8 @@ fn settled(result: Result<(), Error>) {
 /// hold from the dependency (breaker probes, in-flight slots).
 #[derive(Debug)]
 pub struct Operation {
-    policy: Policy,
+    /// Shared with every operation made from the same `Arc<Policy>` (see [`SharedPolicy`]).
+    policy: Arc<Policy>,
     seed: u64,
     draws: Draws,
     idempotency_key: IdempotencyKey,
@@ -186,9 +208,12 @@ pub struct Operation {
 
 impl Operation {
     /// Starts an operation at `now_ms`. Call [`poll`](Operation::poll) for its
-    /// first decision.
+    /// first decision. `policy` is a `&Policy` (copied into the operation) or
+    /// an `&Arc<Policy>`, shared by every operation made from it (no copy:
+    /// the cheaper way to make many operations of one policy).
     #[must_use]
-    pub fn new(policy: &Policy, now_ms: u64, options: OperationOptions) -> Operation {
+    pub fn new(policy: impl SharedPolicy, now_ms: u64, options: OperationOptions) -> Operation {
+        let policy = policy.share();
         let idempotency_key = options.idempotency_key.unwrap_or_else(|| {
             let high = mix(options.seed, KEY_STREAM, 0);
             let low = mix(options.seed, KEY_STREAM, 1);
@@ -199,8 +224,9 @@ impl Operation {
         let budget_end = now_ms.saturating_add(policy.total_budget_ms).min(MAX_MS.max(now_ms));
         let deadline_ms = options.deadline_ms.map_or(budget_end, |caller| caller.min(budget_end));
         let idempotency = options.repeatability.effective(policy.idempotency);
+        let previous_delay_ms = policy.backoff.base_ms;
         Operation {
-            policy: *policy,
+            policy,
             seed: options.seed,
             draws: Draws::Seeded(SplitMix64::new(options.seed)),
             idempotency_key,
@@ -210,7 +236,7 @@ impl Operation {
             deadline_ms,
             last_now_ms: now_ms,
             attempts_started: 0,
-            previous_delay_ms: policy.backoff.base_ms,
+            previous_delay_ms,
             backoff_retry: 0,
             last_failure: RetryCause::Transient,
             phase: Phase::Ready,
@@ -382,13 +408,19 @@ impl Operation {
         self.last_now_ms
     }
 
+    /// The running attempts as `1, 2`, or `none` (for messages).
     pub(crate) fn running_list(&self) -> String {
-        let list: Vec<String> = self.running_attempts().iter().map(|attempt| attempt.to_string()).collect();
-        if list.is_empty() {
-            "none".to_owned()
-        } else {
-            list.join(", ")
+        let mut list = String::new();
+        for attempt in self.running_attempts().iter() {
+            if !list.is_empty() {
+                list.push_str(", ");
+            }
+            crate::text::push_decimal(&mut list, u64::from(attempt));
         }
+        if list.is_empty() {
+            list.push_str("none");
+        }
+        list
     }
 
     /// The running attempt that reached its abort time first (at or before
@@ -463,7 +495,8 @@ impl Operation {
         let per_attempt = match self.policy.attempt_timeout {
             AttemptTimeout::Fixed { ms } => ms,
             AttemptTimeout::FractionOfRemaining { permille } => {
-                let share = u64::try_from(u128::from(remaining) * u128::from(permille) / 1000).unwrap_or(u64::MAX);
+                // `remaining` is at most 2^53 - 1 ms and `permille` at most 1000: the product fits in u64.
+                let share = remaining.saturating_mul(u64::from(permille)) / 1000;
                 share.max(minimum)
             }
         };

@@ -1,7 +1,7 @@
 //! How an operation starts: its seed, key, caller deadline, shared controls
 //! and whether its request may be repeated.
 
-use std::sync::Arc;
+use alloc::sync::Arc;
 
 use super::key::IdempotencyKey;
 use crate::dependency::Dependency;

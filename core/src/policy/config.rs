@@ -1,6 +1,10 @@
 //! The policy as written ([`PolicyConfig`]): plain data, its defaults and
 //! the limits its rules name. Read by `read.rs`, validated by `validate.rs`.
 
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
 use serde::{Deserialize, Serialize};
 
 use crate::codes::{GrpcCode, TransportFailure};

@@ -3,13 +3,18 @@
 //! unknown-field refusal and dotted error paths; and the writer back to a
 //! [`Value`] or JSON.
 
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use super::config::{
     AttemptTimeoutConfig, BackoffConfig, HedgingConfig, JitterConfig, PolicyConfig, RedeliveryConfig,
     RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig,
 };
 use super::names::JitterKind;
 use crate::error::Error;
-use crate::value::{expected, join, one_of, optional, read_name, tagged, Fields, FromValue, Named, Value};
+
+use crate::message::Rule;
+use crate::value::{expected, join, list, one_of, optional, read_name, tagged, Fields, FromValue, Named, Value};
 
 /// The fields of a policy object, in the order `to_json` writes them.
 const POLICY_FIELDS: &[&str] = &[
@@ -179,12 +184,7 @@ fn read_server_guidance(value: &Value, path: &str) -> Result<ServerGuidanceConfi
 
 /// Reads `server_guidance.statuses`: a list of per-status rules.
 fn read_status_rules(value: &Value, path: &str) -> Result<Vec<StatusGuidanceConfig>, Error> {
-    match value {
-        Value::List(items) => {
-            items.iter().enumerate().map(|(index, item)| read_status_rule(item, &format!("{path}[{index}]"))).collect()
-        }
-        other => Err(expected(path, "a list of per-status rules", other)),
-    }
+    list(value, path, Rule::ListOfStatusRules, read_status_rule)
 }
 
 fn read_status_rule(value: &Value, path: &str) -> Result<StatusGuidanceConfig, Error> {
@@ -210,17 +210,10 @@ fn read_retry_limits(value: &Value, path: &str) -> Result<RetryLimitsConfig, Err
 
 /// Reads `retry_methods`: a list of method names.
 fn read_methods(value: &Value, path: &str) -> Result<Vec<String>, Error> {
-    match value {
-        Value::List(items) => items
-            .iter()
-            .enumerate()
-            .map(|(index, item)| match item {
-                Value::String(text) => Ok(text.clone()),
-                other => Err(expected(&format!("{path}[{index}]"), "a method name", other)),
-            })
-            .collect(),
-        other => Err(expected(path, "a list of method names", other)),
-    }
+    list(value, path, Rule::ListOfMethodNames, |entry, path| match entry {
+        Value::String(text) => Ok(text.clone()),
+        other => Err(expected(path, Rule::MethodName, other)),
+    })
 }
 
 fn read_hedging(value: &Value, path: &str) -> Result<HedgingConfig, Error> {
@@ -233,12 +226,7 @@ fn read_hedging(value: &Value, path: &str) -> Result<HedgingConfig, Error> {
 
 /// A list of enum names.
 fn read_names<T: Named>(value: &Value, path: &str) -> Result<Vec<T>, Error> {
-    match value {
-        Value::List(items) => {
-            items.iter().enumerate().map(|(index, item)| read_name(item, &format!("{path}[{index}]"))).collect()
-        }
-        other => Err(expected(path, "a list of names", other)),
-    }
+    list(value, path, Rule::ListOfNames, read_name)
 }
 
 /// A policy's `redelivery` section (both fields required).
@@ -275,7 +263,7 @@ mod tests {
         let error = PolicyConfig::from_json(r#"{"backoff": {"base_ms": -5}}"#).unwrap_err();
         let Error::InvalidPolicyJson { field, message } = error else { panic!("wrong error") };
         assert_eq!(field, "backoff.base_ms");
-        assert!(message.contains("-5"), "{message}");
+        assert!(message.to_string().contains("-5"), "{message}");
         let error = PolicyConfig::from_json(r#"{"max_attemps": 3}"#).unwrap_err();
         assert!(error.to_string().contains("unknown field `max_attemps`"), "{error}");
         let error = PolicyConfig::from_json(r#"{} {}"#).unwrap_err();

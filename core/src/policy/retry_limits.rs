@@ -26,8 +26,13 @@
 //! call idempotent whose outcome is ambiguous). See
 //! [`Policy::repeatability_for_http`](super::Policy::repeatability_for_http).
 
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use super::config::{RetryLimitsConfig, MAX_ATTEMPTS_LIMIT};
 use crate::error::Violation;
+use crate::message::message;
+use crate::value::join;
 
 /// The kinds of failure `retry_limits` counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -84,12 +89,9 @@ impl RetryLimits {
             [("connect", config.connect), ("read", config.read), ("status", config.status), ("other", config.other)];
         for (name, limit) in fields {
             if let Some(limit) = limit.filter(|limit| *limit >= MAX_ATTEMPTS_LIMIT) {
-                violations.push(Violation {
-                    field: format!("retry_limits.{name}"),
-                    message: format!(
-                        "retry_limits.{name} ({limit}) must be < {MAX_ATTEMPTS_LIMIT} (no policy makes more attempts)"
-                    ),
-                });
+                let field = join("retry_limits", name);
+                let message = message!(LimitTooHigh, &field, limit, MAX_ATTEMPTS_LIMIT);
+                violations.push(Violation { field, message });
             }
         }
         RetryLimits { limits: [config.connect, config.read, config.status, config.other] }
@@ -138,14 +140,10 @@ impl MethodSet {
         for (index, method) in methods.iter().enumerate() {
             match RETRY_METHODS.iter().position(|known| known == method) {
                 Some(bit) => set.0 |= 1 << bit,
-                None => violations.push(Violation {
-                    field: "retry_methods".to_owned(),
-                    message: format!(
-                        "retry_methods[{index}] ({}) must be one of {} (methods are case-sensitive)",
-                        crate::text::Quoted(method),
-                        RETRY_METHODS.join(", ")
-                    ),
-                }),
+                None => violations.push(Violation::new(
+                    "retry_methods",
+                    message!(UnknownMethod, index, method, RETRY_METHODS.join(", ")),
+                )),
             }
         }
         set

@@ -26,9 +26,14 @@
 //! A policy holds at most [`MAX_STATUS_RULES`] rules. The default policy has
 //! none, so nothing changes unless rules are written.
 
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use super::config::{AboveCap, StatusGuidanceConfig};
 use crate::error::Violation;
+use crate::message::{message, Message};
 use crate::units::MAX_MS;
+use crate::value::{item, join};
 
 /// The most per-status rules a policy holds.
 pub const MAX_STATUS_RULES: usize = 16;
@@ -52,13 +57,19 @@ pub struct StatusGuidance {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct StatusRules {
     rules: [Option<StatusGuidance>; MAX_STATUS_RULES],
+    /// The rules written (they fill `rules` from the start): most policies
+    /// have none, and an outcome's lookup then costs one comparison.
+    len: u8,
 }
 
 impl StatusRules {
     /// The rule for `status`, if the policy has one.
     #[must_use]
     pub fn get(&self, status: u16) -> Option<StatusGuidance> {
-        self.rules.iter().flatten().find(|rule| rule.status == status).copied()
+        if self.len == 0 {
+            return None;
+        }
+        self.rules.iter().take(usize::from(self.len)).flatten().find(|rule| rule.status == status).copied()
     }
 
     /// The rules in the order written.
@@ -89,39 +100,28 @@ impl StatusRules {
     ) -> StatusRules {
         let (honor, cap_ms, above_cap) = defaults;
         let mut rules = StatusRules::default();
-        let fail = |violations: &mut Vec<Violation>, field: String, message: String| {
+        let fail = |violations: &mut Vec<Violation>, field: String, message: Message| {
             violations.push(Violation { field, message });
         };
         if configs.len() > MAX_STATUS_RULES {
-            fail(
-                violations,
-                "server_guidance.statuses".to_owned(),
-                format!("server_guidance.statuses holds {} rules, at most {MAX_STATUS_RULES}", configs.len()),
-            );
+            let message = message!(StatusRulesCount, configs.len(), MAX_STATUS_RULES);
+            fail(violations, String::from("server_guidance.statuses"), message);
         }
         for (index, config) in configs.iter().enumerate() {
-            let path = format!("server_guidance.statuses[{index}]");
+            let path = item("server_guidance.statuses", index);
+            let status_path = join(&path, "status");
             if !(100..=599).contains(&config.status) {
-                fail(
-                    violations,
-                    format!("{path}.status"),
-                    format!("{path}.status ({}) must be an HTTP status in 100..=599", config.status),
-                );
+                let message = message!(FieldNotHttpStatus, &status_path, config.status);
+                fail(violations, status_path.clone(), message);
             }
             if configs.iter().take(index).any(|earlier| earlier.status == config.status) {
-                fail(
-                    violations,
-                    format!("{path}.status"),
-                    format!("{path}.status ({}) has a rule already; each status has at most one", config.status),
-                );
+                let message = message!(StatusRuleTwice, &status_path, config.status);
+                fail(violations, status_path.clone(), message);
             }
             let rule_cap = config.cap_ms.unwrap_or(cap_ms);
             if rule_cap > MAX_MS {
-                fail(
-                    violations,
-                    format!("{path}.cap_ms"),
-                    format!("{path}.cap_ms ({rule_cap}) must be <= {} (2^53 - 1)", MAX_MS),
-                );
+                let cap_path = join(&path, "cap_ms");
+                fail(violations, cap_path.clone(), message!(MsAboveMax, cap_path, rule_cap, MAX_MS));
             }
             let rule = StatusGuidance {
                 status: config.status,
@@ -132,6 +132,7 @@ impl StatusRules {
             };
             if let Some(slot) = rules.rules.get_mut(index) {
                 *slot = Some(rule);
+                rules.len = rules.len.saturating_add(1);
             }
         }
         rules

@@ -9,11 +9,14 @@ use super::retry_limits::{MethodSet, RetryLimits};
 use super::sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};
 use super::status_rules::StatusRules;
 use super::validated::{AttemptTimeout, Backoff, Jitter, Policy, RedeliverySchedule, ServerGuidance};
+use alloc::vec::Vec;
+
 use crate::codes::GrpcCode;
 use crate::error::{Error, Violation};
+use crate::message::{message, Message};
 use crate::retry_after::RetryAfterReading;
-use crate::units::{permille_of, Decimal, MAX_MS};
-use crate::value::Named;
+use crate::units::{permille_of, MAX_MS};
+use crate::value::{item, Named};
 
 impl Default for Policy {
     fn default() -> Self {
@@ -68,20 +71,11 @@ fn check_polly(check: &mut Checker, backoff: &BackoffConfig) {
         [("backoff.base_ms", Some(backoff.base_ms)), ("backoff.throttling_base_ms", backoff.throttling_base_ms)];
     for (field, base_ms) in bases {
         if let Some(base_ms) = base_ms.filter(|base_ms| *base_ms > one_day) {
-            check.fail(
-                field,
-                format!("{field} ({base_ms}) must be <= {one_day} (1 day, Polly's range for Delay) for jitter polly"),
-            );
+            check.fail(field, message!(PollyBaseRange, field, base_ms, one_day));
         }
     }
     if backoff.kind == BackoffKind::Exponential && backoff.multiplier != 2.0 {
-        check.fail(
-            "backoff.multiplier",
-            format!(
-                "backoff.multiplier ({}) must be 2 for jitter polly (Polly's exponential factor is fixed)",
-                Decimal(backoff.multiplier)
-            ),
-        );
+        check.fail("backoff.multiplier", message!(PollyMultiplier, backoff.multiplier));
     }
 }
 
@@ -91,31 +85,31 @@ struct Checker {
 }
 
 impl Checker {
-    fn fail(&mut self, field: &str, message: String) {
-        self.violations.push(Violation { field: field.to_owned(), message });
+    fn fail(&mut self, field: &str, message: Message) {
+        self.violations.push(Violation::new(field, message));
     }
 
     fn ms(&mut self, field: &str, value: u64) {
         if value > MAX_MS {
-            self.fail(field, format!("{field} ({value}) must be <= {MAX_MS} (2^53 - 1)"));
+            self.fail(field, message!(MsAboveMax, alloc::string::String::from(field), value, MAX_MS));
         }
     }
 
     /// A decimal with at most three decimals in `[low, high]`, as thousandths.
     fn permille(&mut self, field: &str, value: f64, low: f64, high: f64, open_low: bool) -> u32 {
         permille_of(value, low, high, open_low).unwrap_or_else(|rule| {
-            self.fail(field, format!("{field} ({}) {rule}", Decimal(value)));
+            self.fail(field, rule.message(field, value));
             1000
         })
     }
 
-    fn http_set(&mut self, field: &str, statuses: &[u16]) -> HttpStatusSet {
+    fn http_set(&mut self, field: &'static str, statuses: &[u16]) -> HttpStatusSet {
         let mut set = HttpStatusSet::default();
         for (index, status) in statuses.iter().enumerate() {
             if (100..=599).contains(status) {
                 set.insert(*status);
             } else {
-                self.fail(field, format!("{field}[{index}] ({status}) must be an HTTP status in 100..=599"));
+                self.fail(field, message!(StatusOutOfRange, field, index, *status));
             }
         }
         set
@@ -138,19 +132,10 @@ impl Policy {
         let c = config;
 
         if !(1..=MAX_ATTEMPTS_LIMIT).contains(&c.max_attempts) {
-            check.fail(
-                "max_attempts",
-                format!(
-                    "max_attempts ({}) must be in 1..={MAX_ATTEMPTS_LIMIT} (it counts the first attempt: 3 means up to 2 retries)",
-                    c.max_attempts
-                ),
-            );
+            check.fail("max_attempts", message!(MaxAttemptsRange, c.max_attempts, MAX_ATTEMPTS_LIMIT));
         }
         if c.total_budget_ms == 0 {
-            check.fail(
-                "total_budget_ms",
-                "total_budget_ms (0) must be >= 1: every operation needs a finite, non-zero budget".to_owned(),
-            );
+            check.fail("total_budget_ms", message!(TotalBudgetZero));
         }
         check.ms("total_budget_ms", c.total_budget_ms);
         check.ms("response_reserve_ms", c.response_reserve_ms);
@@ -159,10 +144,7 @@ impl Policy {
         if c.total_budget_ms > 0 && before_first_attempt >= c.total_budget_ms {
             check.fail(
                 "total_budget_ms",
-                format!(
-                    "total_budget_ms ({}) must be > response_reserve_ms ({}) + minimum_useful_attempt_ms ({}), or no attempt could ever start",
-                    c.total_budget_ms, c.response_reserve_ms, c.minimum_useful_attempt_ms
-                ),
+                message!(NoAttemptFits, c.total_budget_ms, c.response_reserve_ms, c.minimum_useful_attempt_ms),
             );
         }
 
@@ -170,14 +152,11 @@ impl Policy {
             AttemptTimeoutConfig::FixedMs(ms) => {
                 check.ms("attempt_timeout.fixed_ms", ms);
                 if ms == 0 {
-                    check.fail("attempt_timeout.fixed_ms", "attempt_timeout.fixed_ms (0) must be >= 1".to_owned());
+                    check.fail("attempt_timeout.fixed_ms", message!(ZeroNotAllowed, "attempt_timeout.fixed_ms"));
                 } else if ms < c.minimum_useful_attempt_ms {
                     check.fail(
                         "attempt_timeout.fixed_ms",
-                        format!(
-                            "attempt_timeout.fixed_ms ({ms}) must be >= minimum_useful_attempt_ms ({}), or every attempt would be too short to be useful",
-                            c.minimum_useful_attempt_ms
-                        ),
+                        message!(FixedTimeoutTooShort, ms, c.minimum_useful_attempt_ms),
                     );
                 }
                 AttemptTimeout::Fixed { ms }
@@ -194,37 +173,20 @@ impl Policy {
         if polly {
             check_polly(&mut check, b);
         } else if b.cap_ms < b.base_ms {
-            check.fail(
-                "backoff.cap_ms",
-                format!("backoff.cap_ms ({}) must be >= backoff.base_ms ({})", b.cap_ms, b.base_ms),
-            );
+            check.fail("backoff.cap_ms", message!(CapBelowBase, b.cap_ms, b.base_ms));
         }
         let multiplier_permille = check.permille("backoff.multiplier", b.multiplier, 0.0, MAX_MULTIPLIER, true);
         if !polly && b.kind != BackoffKind::Constant && b.base_ms == 0 {
-            check.fail(
-                "backoff.base_ms",
-                format!(
-                    "backoff.base_ms (0) must be >= 1 for {} backoff (use kind \"constant\" for immediate retries)",
-                    b.kind.name()
-                ),
-            );
+            check.fail("backoff.base_ms", message!(BaseZero, b.kind.name()));
         }
         if let Some(throttling_base_ms) = b.throttling_base_ms.filter(|_| !polly) {
             check.ms("backoff.throttling_base_ms", throttling_base_ms);
             if throttling_base_ms > b.cap_ms {
-                check.fail(
-                    "backoff.throttling_base_ms",
-                    format!(
-                        "backoff.throttling_base_ms ({throttling_base_ms}) must be <= backoff.cap_ms ({})",
-                        b.cap_ms
-                    ),
-                );
+                check
+                    .fail("backoff.throttling_base_ms", message!(ThrottlingBaseAboveCap, throttling_base_ms, b.cap_ms));
             }
             if throttling_base_ms == 0 && (b.kind != BackoffKind::Constant || c.jitter == JitterConfig::Decorrelated) {
-                check.fail(
-                    "backoff.throttling_base_ms",
-                    "backoff.throttling_base_ms (0) must be >= 1, as backoff.base_ms must".to_owned(),
-                );
+                check.fail("backoff.throttling_base_ms", message!(ThrottlingBaseZero));
             }
         }
 
@@ -234,10 +196,7 @@ impl Policy {
             JitterConfig::Equal => Jitter::Equal,
             JitterConfig::Decorrelated => {
                 if b.base_ms == 0 {
-                    check.fail(
-                        "jitter.kind",
-                        "jitter.kind decorrelated needs backoff.base_ms >= 1 (it grows from the base)".to_owned(),
-                    );
+                    check.fail("jitter.kind", message!(DecorrelatedNeedsBase));
                 }
                 Jitter::Decorrelated
             }
@@ -267,30 +226,18 @@ impl Policy {
         };
         for status in classification.conflict_http.iter() {
             if status < 400 {
-                check.fail(
-                    "conflict.http_statuses",
-                    format!("conflict.http_statuses ({status}) must be an error status (>= 400)"),
-                );
+                check.fail("conflict.http_statuses", message!(ConflictNotError, status));
             }
             if classification.retry_http.contains(status) {
-                check.fail(
-                    "conflict.http_statuses",
-                    format!("conflict.http_statuses ({status}) must not also be in retry_on.http_statuses: a conflict is redone, not repeated"),
-                );
+                check.fail("conflict.http_statuses", message!(ConflictAlsoRetried, status));
             }
         }
         for status in classification.retry_http.iter().filter(|status| *status < 400) {
-            check.fail(
-                "retry_on.http_statuses",
-                format!("retry_on.http_statuses ({status}) must be an error status (>= 400): 1xx-3xx count as success"),
-            );
+            check.fail("retry_on.http_statuses", message!(RetriedNotError, status));
         }
         for code in classification.conflict_grpc.iter() {
             if classification.retry_grpc.contains(code) {
-                check.fail(
-                    "conflict.grpc_codes",
-                    format!("conflict.grpc_codes ({}) must not also be in retry_on.grpc_codes", code.name()),
-                );
+                check.fail("conflict.grpc_codes", message!(GrpcConflictAlsoRetried, code.name()));
             }
         }
         for (field, set) in [
@@ -299,7 +246,7 @@ impl Policy {
             ("conflict.grpc_codes", &c.conflict.grpc_codes),
         ] {
             if set.contains(&GrpcCode::Ok) {
-                check.fail(field, format!("{field} must not list ok: it counts as success"));
+                check.fail(field, message!(GrpcOkListed, field));
             }
         }
 
@@ -309,10 +256,7 @@ impl Policy {
             if c.server_guidance.mode != GuidanceMode::Floor {
                 check.fail(
                     "server_guidance.max_above_backoff_ms",
-                    format!(
-                        "server_guidance.max_above_backoff_ms needs mode floor: under mode {} the guidance replaces the backoff",
-                        c.server_guidance.mode.name()
-                    ),
+                    message!(AboveBackoffNeedsFloor, c.server_guidance.mode.name()),
                 );
             }
         }
@@ -325,31 +269,27 @@ impl Policy {
             if !(1..=MAX_HEDGED_ATTEMPTS).contains(&hedging.max_hedged_attempts) {
                 check.fail(
                     "hedging.max_hedged_attempts",
-                    format!(
-                        "hedging.max_hedged_attempts ({}) must be in 1..={MAX_HEDGED_ATTEMPTS}",
-                        hedging.max_hedged_attempts
+                    message!(
+                        OutOfRange,
+                        "hedging.max_hedged_attempts",
+                        hedging.max_hedged_attempts,
+                        MAX_HEDGED_ATTEMPTS
                     ),
                 );
             }
             if c.idempotency == Idempotency::Unsafe {
-                check.fail(
-                    "hedging",
-                    "hedging needs an operation that may be repeated: idempotency must be safe, idempotent or keyed, not unsafe".to_owned(),
-                );
+                check.fail("hedging", message!(HedgingUnsafe));
             }
         }
 
         let redelivery = c.redelivery.as_ref().map(|config| {
             let count = config.delays_ms.len();
             if !(1..=MAX_REDELIVERY_DELAYS).contains(&count) {
-                check.fail(
-                    "redelivery.delays_ms",
-                    format!("redelivery.delays_ms has {count} values; it must have 1 to {MAX_REDELIVERY_DELAYS}"),
-                );
+                check.fail("redelivery.delays_ms", message!(RedeliveryDelays, count, MAX_REDELIVERY_DELAYS));
             }
             let mut delays_ms = [0; MAX_REDELIVERY_DELAYS];
             for (index, delay) in config.delays_ms.iter().enumerate() {
-                check.ms(&format!("redelivery.delays_ms[{index}]"), *delay);
+                check.ms(&item("redelivery.delays_ms", index), *delay);
                 if let Some(slot) = delays_ms.get_mut(index) {
                     *slot = *delay;
                 }

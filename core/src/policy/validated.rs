@@ -194,7 +194,7 @@ impl Policy {
                 max_above_backoff_ms: self.server_guidance.max_above_backoff_ms,
             },
             retry_limits: self.retry_limits.to_config(),
-            retry_methods: self.retry_methods.map(|methods| methods.iter().map(str::to_owned).collect()),
+            retry_methods: self.retry_methods.map(|methods| methods.iter().map(alloc::string::String::from).collect()),
             idempotency: self.idempotency,
             hedging: self.hedging,
             redelivery: self.redelivery.map(RedeliverySchedule::to_config),

@@ -2,6 +2,9 @@
 //! does, without JSON): bindings turn timelines and snapshots into host objects
 //! with it.
 
+use alloc::borrow::ToOwned;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
 use core::fmt;
 
 use serde::ser::{self, Serialize};
@@ -18,7 +21,7 @@ impl fmt::Display for SerializeError {
     }
 }
 
-impl std::error::Error for SerializeError {}
+impl core::error::Error for SerializeError {}
 
 impl ser::Error for SerializeError {
     fn custom<T: fmt::Display>(message: T) -> Self {
@@ -49,7 +52,7 @@ pub(crate) struct ObjectState {
 
 fn wrap(variant: Option<&'static str>, value: Value) -> Value {
     match variant {
-        Some(name) => Value::Object(vec![(name.to_owned(), value)]),
+        Some(name) => Value::Object(alloc::vec![(name.to_owned(), value)]),
         None => value,
     }
 }

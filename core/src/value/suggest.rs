@@ -5,6 +5,8 @@
 //! neighbouring letters counting as one edit) is offered, if it is close
 //! enough to be a likely typo.
 
+use alloc::vec::Vec;
+
 /// The known name closest to `name`, if it is a likely typo of it: at most
 /// one edit per four letters of the name (at least one), and never a name
 /// that shares nothing with it. Ties go to the earlier name in `known`.

@@ -1,0 +1,71 @@
+// The arguments of the public API, checked before they cross into the wasm:
+// nothing is coerced (a time is a JS number, never `null`, `'0'` or `true`),
+// and each refusal is a RetryplanError (`invalid_argument`) naming the
+// argument, its words those of messages.js (BINDING). Strings are bounded and
+// must be Unicode text (a lone surrogate would be silently replaced on the
+// way in). The wasm takes what passes as it is.
+import { bindingError, isWellFormed } from './convert.js';
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+/** The longest string accepted, in UTF-16 code units (1 MiB of ASCII). */
+export const MAX_TEXT = 2 ** 20;
+
+export const refuse = (name, key, a, b) => bindingError(false, name, key, a, b);
+
+/** A JS number, never coerced. */
+export function number(name, value) {
+  if (typeof value !== 'number') throw refuse(name, 'number', value);
+  return value;
+}
+
+/** Whole milliseconds: a finite number in 0..=2^53-1, floored. */
+export function ms(name, value) {
+  if (typeof value !== 'number') throw refuse(name, 'number', value);
+  if (!(value >= 0 && value <= MAX_SAFE)) throw refuse(name, 'ms', value);
+  return Math.floor(value);
+}
+
+/** A whole number in `0..=max` (never floored). */
+export function whole(name, value, max) {
+  if (typeof value !== 'number') throw refuse(name, 'number', value);
+  if (!(Number.isInteger(value) && value >= 0 && value <= max)) throw refuse(name, 'whole', value, max);
+  return value;
+}
+
+/** An attempt number (a whole number that fits in 32 bits). */
+export const attempt = (value) => whole('attempt', value, 2 ** 32 - 1);
+
+/** Why `value` (a string) cannot cross as text, if it cannot: `[key, value]` of its refusal. */
+export const unreadable = (value) =>
+  value.length > MAX_TEXT ? ['long', value.length] : isWellFormed(value) ? undefined : ['surrogate', undefined];
+
+/** A string of Unicode text of at most MAX_TEXT units. */
+export function text(name, value) {
+  if (typeof value !== 'string') throw refuse(name, 'string', value);
+  const problem = unreadable(value);
+  if (problem !== undefined) throw refuse(name, problem[0], problem[1], MAX_TEXT);
+  return value;
+}
+
+/** An optional value: `undefined` and `null` are absent (undefined), anything else is read by `read`. */
+export const optional = (read, name, value, ...rest) => (value == null ? undefined : read(name, value, ...rest));
+
+/** An optional flag. */
+export function flag(name, value) {
+  if (value == null) return undefined;
+  if (typeof value !== 'boolean') throw refuse(name, 'boolean', value);
+  return value;
+}
+
+/** The options object of a constructor: undefined or null for none, else an object (`first` names the field its error reports). */
+export function options(value, first) {
+  if (value != null && typeof value !== 'object') throw refuse('options', 'options', value, first);
+  return value ?? undefined;
+}
+
+/** One of `names` (`name` is the argument), as its index. */
+export function oneOf(name, value, names) {
+  const index = names.indexOf(text(name, value));
+  if (index < 0) throw refuse(name, 'name', value, names);
+  return index;
+}

@@ -1,0 +1,188 @@
+// The shared controls of a dependency (`Dependency`), and each control on its
+// own: `RetryBudget` (with its `RetryCharge`s), `CircuitBreaker` (with its
+// `BreakerPermit`s) and `ConcurrencyLimit`. A charge or a permit is settled
+// once, by the control that granted it (the core refuses anything else). Configurations are read by the core's one reader.
+import {
+  _breakerNew,
+  _breakerSettle,
+  _breakerTryAcquire,
+  _budgetAcquire,
+  _budgetNew,
+  _budgetOnRequest,
+  _budgetRelease,
+  _budgetSettle,
+  _budgetTryRetry,
+  _chargeCost,
+  _dependencyControl,
+  _dependencyControls,
+  _dependencyFromConfig,
+  _dependencyShare,
+  _limitCall,
+  _limitNew,
+  _permitProbe,
+} from '../wasm/retryplan_js.js';
+import { flag, ms, whole } from './args.js';
+import { decided } from './convert.js';
+import { HANDLE, Held, handleOf, make } from './objects.js';
+import {
+  CONTROL_BREAKER,
+  CONTROL_BUDGET,
+  CONTROL_LIMIT,
+  LIMIT_ACQUIRE,
+  LIMIT_IN_FLIGHT,
+  LIMIT_MAX_IN_FLIGHT,
+  LIMIT_RELEASE,
+  SETTLE_FAILURE,
+  SETTLE_RELEASE,
+  SETTLE_SUCCESS,
+} from './tags.js';
+
+const U32 = 2 ** 32 - 1;
+const handle = (object) => object[HANDLE] ?? 0;
+
+/**
+ * The shared controls of one downstream dependency: an optional retry budget,
+ * circuit breaker and cap on in-flight retries and hedges. Give it to every
+ * operation that calls the dependency (`{dependency}`).
+ */
+export class Dependency extends Held {
+  /** Validates a configuration object (camelCase keys); errors and field paths match every language's. */
+  static fromConfig(config) {
+    return make(this, _dependencyFromConfig(config));
+  }
+
+  /** Another handle on the same shared controls (free each handle on its own). */
+  clone() {
+    return make(this.constructor, _dependencyShare(handle(this)));
+  }
+
+  /** The retry budget (a handle on the shared one, a new object per read), or undefined. */
+  get budget() {
+    return _dependencyControls(handle(this)) & (1 << CONTROL_BUDGET) ? make(RetryBudget, _dependencyControl(handle(this), CONTROL_BUDGET)) : undefined;
+  }
+
+  /** The circuit breaker (a handle on the shared one, a new object per read), or undefined. */
+  get breaker() {
+    return _dependencyControls(handle(this)) & (1 << CONTROL_BREAKER) ? make(CircuitBreaker, _dependencyControl(handle(this), CONTROL_BREAKER)) : undefined;
+  }
+
+  /** The cap on in-flight retries and hedges (a handle on the shared one, a new object per read), or undefined. */
+  get retrySlots() {
+    return _dependencyControls(handle(this)) & (1 << CONTROL_LIMIT) ? make(ConcurrencyLimit, _dependencyControl(handle(this), CONTROL_LIMIT)) : undefined;
+  }
+}
+
+/** A retry budget shared by every operation calling one dependency. */
+export class RetryBudget extends Held {
+  /** Validates a configuration (`{kind: "token_bucket", maxTokens, tokenRatio}`, ...); field paths start with `budget.`. */
+  constructor(config) {
+    super(decided(_budgetNew(config)));
+  }
+
+  /** Counts an original request (a first attempt) dispatched at `nowMs`. */
+  onRequest(nowMs) {
+    decided(_budgetOnRequest(handle(this), ms('nowMs', nowMs)));
+  }
+
+  /** Asks to dispatch a retry (or hedge) now: a `RetryCharge` when granted, undefined when refused. */
+  tryRetry(nowMs, afterTimeout) {
+    const charge = decided(_budgetTryRetry(handle(this), ms('nowMs', nowMs), flag('afterTimeout', afterTimeout) ?? false));
+    return charge === 0 ? undefined : make(RetryCharge, charge);
+  }
+
+  /** Records a success; `charge` is what `tryRetry` granted for the attempt (refunded, once), absent for a first attempt. */
+  onSuccess(nowMs, charge) {
+    decided(_budgetSettle(handle(this), ms('nowMs', nowMs), handleOf('charge', charge, RetryCharge, true), SETTLE_SUCCESS));
+  }
+
+  /** Records a retryable failure; `charge` is what `tryRetry` granted for the attempt (spent, once), absent for a first attempt. */
+  onFailure(nowMs, charge) {
+    decided(_budgetSettle(handle(this), ms('nowMs', nowMs), handleOf('charge', charge, RetryCharge, true), SETTLE_FAILURE));
+  }
+
+  /** Takes `amount` units from a quota (AWS `acquire`): true when taken, false when fewer are left. */
+  acquire(amount) {
+    return decided(_budgetAcquire(handle(this), whole('amount', amount, U32)));
+  }
+
+  /** Gives `amount` units back to a quota, never above its capacity. */
+  release(amount) {
+    decided(_budgetRelease(handle(this), whole('amount', amount, U32)));
+  }
+}
+
+/** What `RetryBudget#tryRetry` charged, opaque; hand it back once, with the retry's success (refunded) or failure (spent). */
+export class RetryCharge extends Held {
+  /** Units charged (quota model; 0 for the others). */
+  get cost() {
+    return _chargeCost(handle(this));
+  }
+}
+
+/** Admission granted by `CircuitBreaker#tryAcquire`; hand it back once, with the result or as a release. */
+export class BreakerPermit extends Held {
+  /** True when the attempt is a half-open probe. */
+  get probe() {
+    return _permitProbe(handle(this));
+  }
+}
+
+/** A circuit breaker shared by every operation calling one dependency. */
+export class CircuitBreaker extends Held {
+  /** Validates a configuration (`{trip: {kind: "consecutive", failures}, openMs, halfOpenProbes}`); field paths start with `breaker.`. */
+  constructor(config) {
+    super(decided(_breakerNew(config)));
+  }
+
+  /** Asks to send an attempt at `nowMs`: a permit, or undefined when refused. */
+  tryAcquire(nowMs) {
+    const permit = decided(_breakerTryAcquire(handle(this), ms('nowMs', nowMs)));
+    return permit === 0 ? undefined : make(BreakerPermit, permit);
+  }
+
+  /** Records that the dependency answered (anything but a retryable failure). */
+  onSuccess(nowMs, permit) {
+    decided(_breakerSettle(handle(this), ms('nowMs', nowMs), handleOf('permit', permit, BreakerPermit), SETTLE_SUCCESS));
+  }
+
+  /** Records a retryable failure. */
+  onFailure(nowMs, permit) {
+    decided(_breakerSettle(handle(this), ms('nowMs', nowMs), handleOf('permit', permit, BreakerPermit), SETTLE_FAILURE));
+  }
+
+  /** Gives a permit back without a result (the attempt was cancelled). */
+  release(permit) {
+    decided(_breakerSettle(handle(this), 0, handleOf('permit', permit, BreakerPermit), SETTLE_RELEASE));
+  }
+}
+
+/** A cap on the retries and hedges in flight to one dependency at once. */
+export class ConcurrencyLimit extends Held {
+  /** A cap of `maxInFlight` (0 refuses every retry and hedge). */
+  constructor(maxInFlight) {
+    super(decided(_limitNew(whole('maxInFlight', maxInFlight, U32))));
+  }
+
+  /** Takes a slot, kept by this handle; false when all are taken. */
+  tryAcquire() {
+    return _limitCall(handle(this), LIMIT_ACQUIRE) === 1;
+  }
+
+  /** Gives back a slot this handle's `tryAcquire` took (never an operation's); throws "invalid_argument" when it holds none. */
+  release() {
+    _limitCall(handle(this), LIMIT_RELEASE);
+  }
+
+  /** Slots taken now. */
+  get inFlight() {
+    return _limitCall(handle(this), LIMIT_IN_FLIGHT);
+  }
+
+  /** The cap. */
+  get maxInFlight() {
+    return _limitCall(handle(this), LIMIT_MAX_IN_FLIGHT);
+  }
+}
+
+/** An optional Dependency argument's handle (0 when absent). */
+export const dependencyHandle = (options) => handleOf('dependency', options?.dependency, Dependency, true);

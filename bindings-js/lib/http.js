@@ -1,0 +1,99 @@
+// HTTP responses and headers as the core reads them (`Outcome.fromHttp`,
+// `Outcome.fromHttpResponse`, `Outcome.fromFailure`, and the header readers):
+// the arguments are checked here, the values read by the core.
+import {
+  _outcomeFromHttp,
+  _outcomeFromResponse,
+  _outcomeOfFailure,
+  _parseRateLimit,
+  _parseRateLimitReset,
+  _parseRetryAfter,
+  _parseRetryAfterMs,
+  _policyOutcomeFromResponse,
+} from '../wasm/retryplan_js.js';
+import { ms, oneOf, optional, refuse, text, whole, unreadable, MAX_TEXT } from './args.js';
+import { decided } from './convert.js';
+import { GUIDANCE_HEADERS } from './constants.js';
+import { HANDLE } from './objects.js';
+import { names } from './outcomes.js';
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+const READINGS = ['strict', 'lenient'];
+
+/** True for `"lenient"`, false for `"strict"` or none (the default). */
+function lenient(reading) {
+  const name = optional(text, 'reading', reading);
+  if (name !== undefined && !READINGS.includes(name)) throw refuse('reading', 'reading', name);
+  return name === 'lenient';
+}
+
+/** The value of header `name` through `lookup`: a function of the lower-case name, or an object with a `get` method (`Headers`, a `Map`). */
+function header(lookup, name) {
+  let value;
+  if (typeof lookup === 'function') value = lookup(name);
+  else if (lookup !== null && typeof lookup === 'object') {
+    if (typeof lookup.get !== 'function') throw refuse('headers', 'header_lookup');
+    value = lookup.get(name);
+  } else throw refuse('headers', 'headers', lookup);
+  if (value == null) return null;
+  if (typeof value !== 'string') throw refuse('headers', 'header_value', value);
+  const problem = unreadable(value);
+  if (problem !== undefined) throw refuse('headers', problem[0], problem[1], MAX_TEXT);
+  return value;
+}
+
+/** The values of the guidance headers (`GUIDANCE_HEADERS`, in that order; null when absent). */
+export const guidance = (lookup) => GUIDANCE_HEADERS.map((name) => header(lookup, name));
+
+/** Any whole number is a status a server may send (past 65535 it is as far outside 100..=599). */
+const anyStatus = (status) => whole('status', status, MAX_SAFE);
+
+/**
+ * An HTTP response as an outcome, read by the core as in every language: a
+ * status outside 100..=599 is a malformed response; otherwise the guidance
+ * headers through `headers`, HTTP-dates against `nowUnixMs`, Retry-After read
+ * as `reading` says (`"strict"`, the default, or `"lenient"`).
+ */
+export function outcomeFromHttpResponse(status, headers, nowUnixMs, reading) {
+  const checked = anyStatus(status);
+  const now = ms('nowUnixMs', nowUnixMs);
+  const isLenient = lenient(reading);
+  return _outcomeFromResponse(checked, guidance(headers), now, isLenient);
+}
+
+/** A response as an outcome under `policy` (its Retry-After reading): what retryFetch hands the driver. */
+export const policyOutcome = (policy, status, headers, nowUnixMs) =>
+  decided(_policyOutcomeFromResponse(policy[HANDLE] ?? 0, anyStatus(status), guidance(headers), ms('nowUnixMs', nowUnixMs)));
+
+/** An HTTP response as an outcome from its status and raw Retry-After / retry-after-ms values. */
+export function outcomeFromHttp(status, retryAfter, retryAfterMs, nowUnixMs) {
+  const checked = whole('status', status, 65535);
+  const after = optional(text, 'retryAfter', retryAfter);
+  const afterMs = optional(text, 'retryAfterMs', retryAfterMs);
+  return _outcomeFromHttp(checked, after, afterMs, ms('nowUnixMs', nowUnixMs));
+}
+
+/** What a failure of the vocabulary (`"dns_lookup_failed"`, ...) means to the engine, as an outcome. */
+export const outcomeOfFailure = (failure) => _outcomeOfFailure(oneOf('failure', failure, names(2)));
+
+/** A Retry-After value (delta-seconds or an HTTP-date) as ms from `nowUnixMs`, read as `reading` says. */
+export function parseRetryAfter(value, nowUnixMs, reading) {
+  const checked = text('value', value);
+  const now = ms('nowUnixMs', nowUnixMs);
+  return decided(_parseRetryAfter(checked, now, lenient(reading)));
+}
+
+/** A `retry-after-ms` header value. */
+export const parseRetryAfterMsHeader = (value) => decided(_parseRetryAfterMs(text('value', value)));
+
+/** The wait in ms a `RateLimit` field asks for (with its `RateLimit-Policy`), or undefined. */
+export function parseRateLimit(value, policyValue) {
+  const checked = text('value', value);
+  return decided(_parseRateLimit(checked, optional(text, 'policyValue', policyValue)));
+}
+
+/** The wait in ms a `RateLimit-Reset` / `X-RateLimit-Reset` value asks for from `nowUnixMs`. */
+export function parseRateLimitReset(value, nowUnixMs) {
+  const checked = text('value', value);
+  return decided(_parseRateLimitReset(checked, ms('nowUnixMs', nowUnixMs)));
+}

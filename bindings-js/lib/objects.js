@@ -1,0 +1,45 @@
+// The objects of the API that hold wasm memory (a policy, an operation, a
+// control): each holds a handle of the wasm's table (src/objects.rs), given
+// back by `free()` or by the garbage collector (a FinalizationRegistry).
+import { _free } from '../wasm/retryplan_js.js';
+import { RetryplanError, decided } from './convert.js';
+
+export const HANDLE = Symbol('retryplan.handle');
+
+const objects = new FinalizationRegistry(_free);
+
+/** Makes `object` hold `handle`. */
+const hold = (object, handle) => {
+  object[HANDLE] = handle;
+  objects.register(object, handle, object);
+  return object;
+};
+
+/** An object holding a wasm handle. */
+export class Held {
+  constructor(handle) {
+    hold(this, handle);
+  }
+
+  /** Frees the wasm memory it holds (the garbage collector does it otherwise). Using it afterwards is an error. */
+  free() {
+    const handle = this[HANDLE];
+    if (handle === undefined) return;
+    this[HANDLE] = undefined;
+    objects.unregister(this);
+    _free(handle);
+  }
+}
+if (typeof Symbol.dispose === 'symbol') Held.prototype[Symbol.dispose] = Held.prototype.free;
+
+/** Makes an object of `type` around the handle a wasm function returned (or throws the error it returned). */
+export const make = (type, handle) => hold(Object.create(type.prototype), decided(handle));
+
+/** The handle of `value`, which must be a `type` (`name` is the argument); 0 when absent and `optional`. */
+export function handleOf(name, value, type, optional = false) {
+  if (value == null && optional) return 0;
+  if (!(value instanceof type)) {
+    throw Object.assign(new RetryplanError('invalid_argument', `invalid argument \`${name}\`: must be a ${type.name}`), { field: name });
+  }
+  return value[HANDLE] ?? 0; // a freed object's handle is 0, which the wasm refuses as freed
+}

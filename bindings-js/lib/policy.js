@@ -1,0 +1,44 @@
+// `Policy`: a validated, immutable policy (`Policy.fromConfig(config)`,
+// `Policy.profile(name)`), read by the core's one configuration reader.
+import { _policyFromConfig, _policyInfo, _policyProfile, _profileNames } from '../wasm/retryplan_js.js';
+import { text } from './args.js';
+import { HANDLE, Held, make } from './objects.js';
+
+const INFO = Symbol('retryplan.info');
+
+/** `[maxAttempts, sendsIdempotencyKey, totalBudgetMs]`, read once (a policy never changes). */
+const info = (policy) => (policy[INFO] ??= _policyInfo(policy[HANDLE] ?? 0));
+
+export class Policy extends Held {
+  /**
+   * Validates a policy object (camelCase keys, snake_case values; every field
+   * optional), read by the core's one reader: errors and field paths are those
+   * of every other language.
+   */
+  static fromConfig(config) {
+    return make(this, _policyFromConfig(config));
+  }
+
+  /** A built-in profile (`read`, `checkout`, `write_keyed`, `write_strict`, `background`, `aws_standard`). */
+  static profile(name) {
+    return make(this, _policyProfile(text('name', name)));
+  }
+
+  /** Attempts allowed in all, the first included. */
+  get maxAttempts() {
+    return info(this)[0];
+  }
+
+  /** True when requests carry the idempotency key header (keyed and unsafe operations). */
+  get sendsIdempotencyKey() {
+    return info(this)[1] === 1;
+  }
+
+  /** The operation's time budget in ms. */
+  get totalBudgetMs() {
+    return info(this)[2];
+  }
+}
+
+/** The built-in profile names. */
+export const profileNames = () => _profileNames();

@@ -1,0 +1,122 @@
+// Types of `retryplan/tools`: everything the default entry (`retryplan`,
+// lib/index.d.ts) has, and the tools: JSON text, toConfig/toJson, explain,
+// classify, snapshots, redelivery, the gRPC and AWS dialects, admission. It
+// is a separate build with its own wasm: its objects (a Policy, a Dependency)
+// work with its own functions and classes, not with the default entry's.
+import * as lean from './index.js';
+import type {
+  Admission,
+  BreakerSnapshot,
+  BudgetSnapshot,
+  Class,
+  Decision,
+  DependencyConfig,
+  DependencySnapshot,
+  Outcome,
+  PolicyConfig,
+  ProfileName,
+  Pushback,
+  Redelivery,
+  ResolvedPolicyConfig,
+  Timeline,
+} from './index.js';
+
+export * from './index.js';
+
+/** A validated, immutable policy, with the tools. Holds wasm memory: `free()` it, or let the GC do it. */
+export class Policy extends lean.Policy {
+  static fromConfig(config: PolicyConfig): Policy;
+  static profile(name: ProfileName): Policy;
+  /**
+   * Validates policy JSON text in the shared snake_case schema (policy files). A key repeated in
+   * the text is refused ("invalid_policy_json" naming it), as in every language; integers beyond
+   * 2^53 are rounded before they are read (JS numbers).
+   */
+  static fromJson(json: string): Policy;
+  toConfig(): ResolvedPolicyConfig;
+  /** The configuration as JSON text in the shared snake_case schema, numbers as JS prints them (`2`, where Rust prints `2.0`). */
+  toJson(): string;
+  /** Backoff ceilings (before jitter) of the first `retries` retries. */
+  backoffCeilingsMs(retries: number): number[];
+  classify(outcome: Outcome): Class;
+  /** The worst case against `deadlineMs` (from the start); the first attempt starts `firstAttemptAtMs` after it. */
+  explain(deadlineMs?: number, firstAttemptAtMs?: number): Timeline;
+}
+
+/** Counters over many operations' decisions, with `record` for decisions you count yourself. */
+export class Stats extends lean.Stats {
+  /** Counts one decision as an operation returned it (each start and ending once). */
+  record(decision: Decision): void;
+}
+
+/** The shared controls of one downstream dependency, with JSON text and snapshots. */
+export class Dependency extends lean.Dependency {
+  static fromConfig(config: DependencyConfig): Dependency;
+  /** Reads dependency JSON text in the shared snake_case schema (as `Policy.fromJson`). Throws "invalid_policy_json" or "invalid_policy". */
+  static fromJson(json: string): Dependency;
+  clone(): Dependency;
+  snapshot(nowMs: number): DependencySnapshot;
+  readonly budget: RetryBudget | undefined;
+  readonly breaker: CircuitBreaker | undefined;
+}
+
+/** A retry budget, with its snapshot. */
+export class RetryBudget extends lean.RetryBudget {
+  snapshot(nowMs: number): BudgetSnapshot;
+}
+
+/** A circuit breaker, with its snapshot. */
+export class CircuitBreaker extends lean.CircuitBreaker {
+  snapshot(nowMs: number): BreakerSnapshot;
+}
+
+/**
+ * What to do with a queue message after delivery number `attempts` (1 for the
+ * first, this one included) that ended with `outcome`; the queue carries the
+ * count and `firstSeenMs`. Throws "invalid_argument" for attempts 0.
+ */
+export function redeliver(policy: Policy, attempts: number, firstSeenMs: number, nowMs: number, outcome: Outcome): Redelivery;
+
+export function parseGrpcPushback(value: string): Pushback;
+export function encodeGrpcTimeout(timeoutMs: number): string;
+/** Throws "invalid_header". */
+export function parseGrpcTimeout(value: string): number;
+/** A budget in nanoseconds as a `grpc-timeout` value, in the unit a peer would choose (never rounded up). */
+export function encodeGrpcTimeoutNs(timeoutNs: bigint): string;
+/** A `grpc-timeout` value as exact nanoseconds (saturating at 2^63-1). Throws "invalid_header". */
+export function parseGrpcTimeoutNs(value: string): bigint;
+/** The AWS error code of a response: `x-amzn-errortype`, else a JSON body's `__type`/`code`, else an XML `<Code>`. */
+export function awsErrorCodeFromResponse(errortypeHeader?: string | null, body?: string | null): string | undefined;
+/** The AWS SDK standard mode's dependency: the 500-unit retry quota. */
+export function awsStandardDependency(): Dependency;
+/** The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14, or 5 after a throttling error. */
+export function awsStandard2026Dependency(): Dependency;
+
+/** One method selector of a gRPC service config and its policy. */
+export interface MethodProfile {
+  /** `/service/method`, `/service/` (a service's default) or `` (the default config). */
+  name: string;
+  service: string;
+  method: string;
+  policy: Policy;
+}
+
+/** A gRPC service config read as gRFC A6 says: a validated policy per method selector, the retry throttling, warnings. */
+export class ServiceConfig {
+  private constructor();
+  /** Reads a service config object, keys as gRPC writes them; `maxAttemptsCap` defaults to 5. */
+  static fromConfig(config: object, maxAttemptsCap?: number): ServiceConfig;
+  static fromJson(json: string, maxAttemptsCap?: number): ServiceConfig;
+  readonly methods: MethodProfile[];
+  /** What was capped or truncated rather than refused. */
+  readonly warnings: { field: string; message: string }[];
+  /** A new Dependency holding the retry throttling, or undefined; one per server name. */
+  throttlingDependency(): Dependency | undefined;
+  methodFor(service: string, method: string): MethodProfile | undefined;
+  profileFor(service: string, method: string): Policy | undefined;
+  free(): void;
+}
+/** Budget left at `nowMs` before `deadlineMs`, minus `reserveMs`, never below 0. */
+export function remainingBudgetMs(deadlineMs: number, nowMs: number, reserveMs: number): number;
+/** Server-side admission of a request with a propagated deadline. */
+export function admit(deadlineMs: number, nowMs: number, reserveMs: number, minimumUsefulMs: number): Admission;

@@ -1,0 +1,146 @@
+// What the tools entry (`retryplan/tools`) adds to the default entry's API:
+// JSON text, toConfig/toJson, explain, classify, snapshots, redelivery, the
+// gRPC and AWS dialects, admission. Built into tools/lib/ beside the tools
+// wasm (its `../wasm/retryplan_js.js` is the tools glue there, and its
+// classes are the tools entry's own); the default entry never imports it.
+import {
+  _awsStandardDependency,
+  _awsStandard2026Dependency,
+  _controlSnapshot,
+  _dependencyFromJson,
+  _dependencySnapshot,
+  _policyCeilings,
+  _policyClassify,
+  _policyExplain,
+  _policyFromJson,
+  _policyToConfig,
+  _policyToJson,
+  _redeliver,
+  _serviceConfigMethodFor,
+  _serviceConfigMethods,
+  _serviceConfigRead,
+  _serviceConfigThrottling,
+  _serviceConfigWarnings,
+  _statsRecord,
+} from '../wasm/retryplan_js.js';
+import { CircuitBreaker, Dependency, RetryBudget } from './controls.js';
+import { decided } from './convert.js';
+import { HANDLE, Held, handleOf, make } from './objects.js';
+import { Policy } from './policy.js';
+import { Stats } from './stats.js';
+
+export {
+  parseGrpcPushback,
+  encodeGrpcTimeout,
+  parseGrpcTimeout,
+  encodeGrpcTimeoutNs,
+  parseGrpcTimeoutNs,
+  awsErrorCodeFromResponse,
+  remainingBudgetMs,
+  admit,
+} from '../wasm/retryplan_js.js';
+
+const handle = (object) => object[HANDLE] ?? 0;
+
+Object.assign(Policy, {
+  /** Reads and validates policy JSON text (the snake_case schema shared by every language). */
+  fromJson(json) {
+    return make(this, _policyFromJson(json));
+  },
+});
+Object.assign(Policy.prototype, {
+  /** The normalised configuration, as a camelCase object. */
+  toConfig() {
+    return _policyToConfig(handle(this));
+  },
+  /** The normalised configuration as JSON text in the shared snake_case schema. */
+  toJson() {
+    return _policyToJson(handle(this));
+  },
+  /** The backoff ceilings of the first `retries` retries. */
+  backoffCeilingsMs(retries) {
+    return _policyCeilings(handle(this), retries);
+  },
+  /** What an outcome means under this policy: `{class, ambiguous?}`. */
+  classify(outcome) {
+    return _policyClassify(handle(this), outcome);
+  },
+  /** The worst-case timeline against `deadlineMs`, the first attempt `firstAttemptAtMs` after the start. */
+  explain(deadlineMs, firstAttemptAtMs) {
+    return _policyExplain(handle(this), deadlineMs, firstAttemptAtMs);
+  },
+});
+
+/** Counts one decision as an operation returned it. */
+Stats.prototype.record = function record(decision) {
+  _statsRecord(handle(this), decision);
+};
+
+Object.assign(Dependency, {
+  /** Reads dependency JSON text (the shared snake_case schema). */
+  fromJson(json) {
+    return make(this, _dependencyFromJson(json));
+  },
+});
+/** Every control's state at `nowMs`: `{budget, breaker, retriesInFlight}`, each null when absent. */
+Dependency.prototype.snapshot = function snapshot(nowMs) {
+  return _dependencySnapshot(handle(this), nowMs);
+};
+/** The state at `nowMs`, for metrics. */
+RetryBudget.prototype.snapshot = function snapshot(nowMs) {
+  return _controlSnapshot(handle(this), nowMs);
+};
+CircuitBreaker.prototype.snapshot = RetryBudget.prototype.snapshot;
+
+/** What to do with a queue message after delivery number `attempts` that ended with `outcome`. */
+export const redeliver = (policy, attempts, firstSeenMs, nowMs, outcome) =>
+  _redeliver(handleOf('policy', policy, Policy), attempts, firstSeenMs, nowMs, outcome);
+
+/** The AWS SDK standard mode's dependency: the 500-unit retry quota. */
+export const awsStandardDependency = () => make(Dependency, _awsStandardDependency());
+
+/** The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14, or 5 after a throttling error. */
+export const awsStandard2026Dependency = () => make(Dependency, _awsStandard2026Dependency());
+
+/** One selector: `{name, service, method, policy}`. */
+const method = ([name, service, methodName, policy]) => ({ name, service, method: methodName, policy: make(Policy, policy) });
+
+/** A gRPC service config read as gRFC A6 says: a validated policy per method selector, the retry throttling, warnings. */
+export class ServiceConfig extends Held {
+  /** Reads a service config object (keys as gRPC writes them); `maxAttemptsCap` defaults to 5. */
+  static fromConfig(config, maxAttemptsCap) {
+    return make(this, _serviceConfigRead(config, false, maxAttemptsCap));
+  }
+
+  /** Reads a service config from JSON text. */
+  static fromJson(json, maxAttemptsCap) {
+    return make(this, _serviceConfigRead(json, true, maxAttemptsCap));
+  }
+
+  /** One object per selector: `{name, service, method, policy}`. */
+  get methods() {
+    return _serviceConfigMethods(handle(this)).map(method);
+  }
+
+  /** What was capped or truncated: `[{field, message}]`. */
+  get warnings() {
+    return _serviceConfigWarnings(handle(this));
+  }
+
+  /** A new Dependency holding the retry throttling, or undefined; one per server name. */
+  throttlingDependency() {
+    const dependency = decided(_serviceConfigThrottling(handle(this)));
+    return dependency === 0 ? undefined : make(Dependency, dependency);
+  }
+
+  /** The most specific selector's object for `service`/`method`, or undefined. */
+  methodFor(service, methodName) {
+    const found = _serviceConfigMethodFor(handle(this), service, methodName);
+    return found === undefined ? undefined : method(found);
+  }
+
+  /** The most specific selector's policy for `service`/`method`, or undefined. */
+  profileFor(service, methodName) {
+    return this.methodFor(service, methodName)?.policy;
+  }
+}

@@ -1,0 +1,154 @@
+// The size gate (run by test.sh after build.sh): what a browser downloads for
+// each entry, gzip -9 (zlib), the wasm plus the JS minified as a bundler ships
+// it (rolldown, the bundler inside Vite), and where the default entry's bytes
+// go, part by part. Fails when the default entry is above its limit, or when
+// the toolchain is not the pinned one (the figures hold for it alone).
+//
+//   node size.mjs            # the report, and the gate
+//   node size.mjs --json     # the figures as JSON (bench.mjs, the README table)
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { rolldown } from 'rolldown';
+import { readWasm } from './test/wasm-names.mjs';
+
+/** The pinned toolchain: the figures are reproducible with it alone. */
+const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0' };
+/**
+ * The limit of the default entry (wasm + minified glue, gzip -9), in bytes.
+ * Issue 14's goal is 30 KB (30720 B) and is NOT met: the limit holds the
+ * measured size (75345 B; 72718 B before main's single-use grants and
+ * control clocks were merged) with under 0.5 KB of headroom, so that
+ * the download cannot grow unnoticed; lower it as the entry shrinks (README,
+ * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
+ */
+const LIMIT = 76_000;
+const GOAL = 30_720;
+
+const here = new URL('./', import.meta.url);
+const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
+const file = (path) => readFileSync(new URL(path, here));
+
+async function minified(entry) {
+  const bundle = await rolldown({ input: fileURLToPath(new URL(entry, here)), logLevel: 'silent' });
+  const { output } = await bundle.generate({ format: 'esm', minify: true });
+  await bundle.close();
+  return output.filter((chunk) => chunk.type === 'chunk').reduce((sum, chunk) => sum + gz(chunk.code), 0);
+}
+
+/** The download of one entry: its wasm, its glue minified, and the whole entry (glue + lib) minified. */
+async function entry(dir, browser) {
+  const wasm = file(`${dir}/retryplan_js_bg.wasm`);
+  return {
+    wasmRaw: wasm.length,
+    wasm: gz(wasm),
+    glue: await minified(`${dir}/retryplan_js.js`),
+    withHelpers: await minified(browser),
+  };
+}
+
+/**
+ * The module a function belongs to, by its (demangled) name: `retryplan::value`,
+ * `retryplan_js::args`, a library crate, or `exports::_policyFromConfig` for an
+ * exported function (the shim wasm-bindgen writes around it, with everything
+ * the optimiser inlined into it: a part is counted with the export that uses it).
+ */
+function moduleOf(name) {
+  const exported = name.match(/^([A-Za-z_$][\w$]*)(?: (?:externref|multivalue) shim)?$/);
+  if (exported) return `exports::${exported[1]}`;
+  const path = name.replace(/^<+/, '').replace(/\[[0-9a-f]+\]/g, '');
+  const module = path.match(/^(retryplan_js|retryplan)::([a-z_0-9]+)/);
+  if (module) return `${module[1]}::${module[2]}`;
+  return path.match(/^([a-z_0-9]+)::/)?.[1] ?? 'other';
+}
+
+/** The parts of an entry, by module (the first that matches). */
+const PARTS = [
+  [
+    'tools: explain, config writing, snapshots, classify, redelivery, gRPC and AWS dialects, deadlines',
+    /retryplan::(explain|check|grpc|aws|snapshot|timeline|redelivery)$|retryplan_js::(tools|dialects)$|^serde|exports::(_policy(Ceilings|Classify|Explain|FromJson|ToConfig|ToJson)|_dependency(FromJson|Snapshot)|_controlSnapshot|_redeliver|_serviceConfig|_aws|admit|awsErrorCode|encodeGrpc|parseGrpc|remainingBudgetMs)/,
+  ],
+  [
+    'HTTP: Outcome.fromHttp/fromHttpResponse, Retry-After and dates, rate limits, methods, error codes',
+    /retryplan::(retry_after|http_date|email_date|rate_limit|structured_field|http|error_code)$|retryplan_js::(http_dialect|headers|outcomes)$|exports::_(outcome|parse|headers|names|policyOutcome)/,
+  ],
+  [
+    'reading configurations: Policy.fromConfig and profiles (the reader, its names, validation, JS objects)',
+    /retryplan::(value|policy|profiles|codes)$|retryplan_js::(data|policy)$|exports::_(policy|profileNames)/,
+  ],
+  [
+    'shared controls: Dependency, budget, breaker, in-flight cap',
+    /retryplan::(budget|breaker|dependency|concurrency|window|clock|grant|lock)$|retryplan_js::(controls|objects)$|exports::_(dependency|budget|breaker|limit|permit|charge)/,
+  ],
+  [
+    'deciding: Operation, Driver, classify, backoff (Polly: libm), guidance, Stats',
+    /retryplan::(operation|driver|classify|backoff|guidance|rng|stats|decision|failure|deadline)$|^libm$|retryplan_js::(operation|driver|decisions|stats|args)$|exports::_(driver|operation|stats)/,
+  ],
+  ['errors as data: codes, fields, rules and values', /retryplan::(error|message|text|units)$|retryplan_js::(message_js|js_error|binding_error)$/],
+  ['the binding: handles, entropy, the allocator, wasm-bindgen', /^retryplan_js|^wasm_bindgen$|^js_sys$|^lol_alloc$|^exports::/],
+  ['Rust library: core, alloc, integer builtins', /^(core|alloc|compiler_builtins|std|other|retryplan)$/],
+];
+
+/** Where the bytes of the wasm `named` (built with its name section) go, scaled to `wasmGz`. */
+function parts(named, wasmGz) {
+  const { functions, sections } = readWasm(file(`../target/wasm32-unknown-unknown/wasm-release/${named}`));
+  const totals = new Map(PARTS.map(([part]) => [part, 0]));
+  for (const { name, size } of functions) {
+    const module = moduleOf(name);
+    const part = PARTS.find(([, pattern]) => pattern.test(module))?.[0] ?? PARTS.at(-1)[0];
+    totals.set(part, totals.get(part) + size);
+  }
+  const sectionSize = (ids) => sections.filter((section) => ids.includes(section.id) && section.id !== 0).reduce((sum, s) => sum + s.size, 0);
+  totals.set('constant data (names, tables, strings)', sectionSize([11]));
+  totals.set('imports, exports, types, tables', sectionSize([1, 2, 3, 4, 5, 6, 7, 9, 12]));
+  const all = [...totals.values()].reduce((sum, size) => sum + size, 0);
+  // gzip does not split by part: each part's share of the raw module stands for its share of the download.
+  return [...totals].map(([part, raw]) => ({ part, raw, share: raw / all, gz: Math.round((wasmGz * raw) / all) }));
+}
+
+function toolchain() {
+  const version = (command, args, pattern) => execFileSync(command, args, { encoding: 'utf8' }).match(pattern)?.[1];
+  return {
+    rustc: version('rustc', ['--version'], /rustc (\S+)/),
+    'wasm-bindgen': version('wasm-bindgen', ['--version'], /wasm-bindgen (\S+)/),
+    binaryen: JSON.parse(file('node_modules/binaryen/package.json')).version,
+  };
+}
+
+const lean = await entry('wasm', 'lib/browser.js');
+const tools = await entry('tools/wasm', 'tools/lib/browser.js');
+const report = {
+  toolchain: toolchain(),
+  limit: LIMIT,
+  goal: GOAL,
+  lean: { ...lean, parts: parts('retryplan_js.lean.wasm', lean.wasm) },
+  tools: { ...tools, parts: parts('retryplan_js.tools.wasm', tools.wasm) },
+};
+
+if (process.argv.includes('--json')) {
+  console.log(JSON.stringify(report, null, 2));
+} else {
+  const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+  const total = lean.wasm + lean.glue;
+  console.log(`toolchain: ${Object.entries(report.toolchain).map(([tool, version]) => `${tool} ${version}`).join(', ')}`);
+  for (const [name, sizes] of [['retryplan (default)', lean], ['retryplan/tools', tools]]) {
+    console.log(`${name}: wasm ${kb(sizes.wasm)} + minified glue ${kb(sizes.glue)} = ${kb(sizes.wasm + sizes.glue)}; with the helpers ${kb(sizes.wasm + sizes.withHelpers)}`);
+  }
+  for (const [name, sizes] of [['the default entry', report.lean], ['the tools entry', report.tools]]) {
+    console.log(`where ${name}'s wasm goes (${kb(sizes.wasm)}; each part's share of the raw module):`);
+    for (const { part, raw, share, gz: partGz } of sizes.parts.filter(({ raw }) => raw > 0)) {
+      console.log(`  ${kb(partGz).padStart(8)}  ${(share * 100).toFixed(1).padStart(5)} %  ${String(raw).padStart(7)} B raw  ${part}`);
+    }
+  }
+  console.log(`limit ${kb(LIMIT)}; goal ${kb(GOAL)}: ${total <= GOAL ? 'met' : `not met, ${kb(total - GOAL)} over`}`);
+  const drift = Object.entries(PINNED).filter(([tool, version]) => report.toolchain[tool] !== version);
+  if (drift.length > 0) {
+    console.error(`size gate: the figures hold for the pinned toolchain (${Object.entries(PINNED).map(([tool, version]) => `${tool} ${version}`).join(', ')}); found ${drift.map(([tool]) => `${tool} ${report.toolchain[tool]}`).join(', ')}`);
+    process.exit(1);
+  }
+  if (total > LIMIT) {
+    console.error(`size gate: the default entry is ${kb(total)}, above its limit of ${kb(LIMIT)}`);
+    process.exit(1);
+  }
+}

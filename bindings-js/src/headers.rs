@@ -1,0 +1,50 @@
+//! The header readers (`lib/outcomes.js`): Retry-After (strict RFC 9110, or
+//! lenient), `retry-after-ms`, and the rate-limit headers (`RateLimit` with
+//! `RateLimit-Policy`, `RateLimit-Reset`, `X-RateLimit-Reset`). Each answers
+//! a number of ms, or the `RetryplanError` (`invalid_header`).
+
+use alloc::string::String;
+
+use retryplan as rp;
+use wasm_bindgen::prelude::*;
+
+use crate::{either, js_error, num};
+
+/// A header error as a `RetryplanError`.
+pub(crate) fn header_error(error: rp::HeaderError) -> JsValue {
+    js_error(error.into())
+}
+
+fn ms_js(result: Result<u64, rp::HeaderError>) -> JsValue {
+    either(result.map(|ms| JsValue::from_f64(num(ms))).map_err(header_error))
+}
+
+/// A Retry-After value (delta-seconds or an HTTP-date) as ms from `nowUnixMs`.
+#[wasm_bindgen(js_name = _parseRetryAfter)]
+pub fn parse_retry_after(value: &str, now_unix_ms: f64, lenient: bool) -> JsValue {
+    let reading = if lenient { rp::RetryAfterReading::Lenient } else { rp::RetryAfterReading::Strict };
+    ms_js(rp::parse_retry_after_with(value, now_unix_ms as u64, reading))
+}
+
+/// A `retry-after-ms` value.
+#[wasm_bindgen(js_name = _parseRetryAfterMs)]
+pub fn parse_retry_after_ms(value: &str) -> JsValue {
+    ms_js(rp::parse_retry_after_ms_header(value))
+}
+
+/// The wait in ms a `RateLimit` field asks for (with its `RateLimit-Policy`),
+/// `undefined` when it asks for none.
+#[wasm_bindgen(js_name = _parseRateLimit)]
+pub fn parse_rate_limit(value: &str, policy: Option<String>) -> JsValue {
+    either(
+        rp::parse_rate_limit(value, policy.as_deref())
+            .map(|wait| wait.map_or(JsValue::UNDEFINED, |ms| JsValue::from_f64(num(ms))))
+            .map_err(header_error),
+    )
+}
+
+/// The wait in ms a `RateLimit-Reset` / `X-RateLimit-Reset` value asks for from `nowUnixMs`.
+#[wasm_bindgen(js_name = _parseRateLimitReset)]
+pub fn parse_rate_limit_reset(value: &str, now_unix_ms: f64) -> JsValue {
+    ms_js(rp::parse_rate_limit_reset(value, now_unix_ms as u64))
+}

@@ -1,0 +1,95 @@
+//! Policies, stats and freeing objects (`lib/policy.js`, `lib/stats.js`).
+
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+
+use retryplan as rp;
+use wasm_bindgen::prelude::*;
+
+use crate::decisions::config_value;
+use crate::objects::{self, Object};
+use crate::{either, js_error, num};
+
+/// Frees the object `handle` names (a stale handle is ignored).
+#[wasm_bindgen(js_name = _free)]
+pub fn free(handle: u32) {
+    objects::remove(handle);
+}
+
+/// A handle as the value of an internal function (a JS number).
+pub(crate) fn handle_js(handle: Result<u32, JsValue>) -> JsValue {
+    either(handle.map(JsValue::from))
+}
+
+/// A validated policy, kept.
+pub(crate) fn keep_policy(policy: Result<rp::Policy, rp::Error>) -> Result<u32, JsValue> {
+    objects::insert(Object::Policy(Arc::new(policy.map_err(js_error)?)))
+}
+
+/// Reads a policy object (camelCase keys, snake_case values; every field
+/// optional) through the core's one configuration reader: its handle, or the
+/// `RetryplanError`.
+#[wasm_bindgen(js_name = _policyFromConfig)]
+pub fn policy_from_config(config: &JsValue) -> JsValue {
+    handle_js(config_value(config).and_then(|value| {
+        keep_policy(rp::PolicyConfig::from_value(&value).and_then(|config| rp::Policy::new(&config)))
+    }))
+}
+
+/// A built-in profile: its handle, or the `RetryplanError`.
+#[wasm_bindgen(js_name = _policyProfile)]
+pub fn policy_profile(name: &str) -> JsValue {
+    handle_js(keep_policy(rp::profiles::profile(name).and_then(|config| rp::Policy::new(&config))))
+}
+
+/// `[maxAttempts, sendsIdempotencyKey as 0 or 1, totalBudgetMs]`, or the error.
+#[wasm_bindgen(js_name = _policyInfo)]
+pub fn policy_info(handle: u32) -> Result<Vec<f64>, JsValue> {
+    let policy = objects::policy(handle)?;
+    Ok(alloc::vec![
+        f64::from(policy.max_attempts()),
+        f64::from(u8::from(policy.sends_idempotency_key())),
+        num(policy.total_budget_ms()),
+    ])
+}
+
+/// The built-in profile names.
+#[wasm_bindgen(js_name = _profileNames)]
+pub fn profile_names() -> js_sys::Array {
+    rp::profiles::NAMES.iter().map(|name| JsValue::from_str(name)).collect()
+}
+
+/// Empty counters: their handle.
+#[wasm_bindgen(js_name = _statsNew)]
+pub fn stats_new() -> JsValue {
+    handle_js(objects::insert(Object::Stats(Arc::default())))
+}
+
+/// Adds the counters of `other` to those of `handle` (saturating).
+#[wasm_bindgen(js_name = _statsMerge)]
+pub fn stats_merge(handle: u32, other: u32) -> JsValue {
+    either(objects::stats(other).and_then(|other| {
+        let counts = other.map(|other| other.snapshot()).unwrap_or_default();
+        let stats = objects::stats(handle)?.ok_or_else(|| objects::freed("stats"))?;
+        stats.merge(&counts);
+        Ok(JsValue::UNDEFINED)
+    }))
+}
+
+/// The counters, in the order of the core's `Stats` fields (the give-ups by
+/// reason last, in `GiveUpReason::ALL` order), for `lib/stats.js` to name.
+#[wasm_bindgen(js_name = _statsCounts)]
+pub fn stats_counts(handle: u32) -> Result<Vec<f64>, JsValue> {
+    let stats = objects::stats(handle)?.ok_or_else(|| objects::freed("stats"))?.snapshot();
+    let mut counts = alloc::vec![
+        stats.operations,
+        stats.attempts,
+        stats.retries,
+        stats.hedges,
+        stats.succeeded,
+        stats.reconciles,
+        stats.restarts
+    ];
+    counts.extend(rp::GiveUpReason::ALL.iter().map(|reason| stats.gave_up.get(*reason)));
+    Ok(counts.into_iter().map(num).collect())
+}

@@ -1,0 +1,297 @@
+//! The tools (`retryplan/tools`, the `tools` feature): what developer
+//! consoles, playgrounds and Node services use and a checkout page does not
+//! (JSON text, `toConfig`/`toJson`, `explain`, `classify`, snapshots,
+//! redelivery, the gRPC dialect, admission). Built into their own wasm file,
+//! so the default entry does not download them.
+
+use alloc::string::String;
+
+use js_sys::Array;
+use retryplan as rp;
+use rp::{AttemptSet, Decision};
+use wasm_bindgen::prelude::*;
+
+use crate::args::{
+    attempt_number, checked_string, get, ms, named, number, optional_ms, optional_number, outcome, string_field, text,
+    whole, whole_number,
+};
+use crate::controls::keep_dependency;
+use crate::data::{self, Keys, Source};
+use crate::headers::header_error;
+use crate::objects::{self, Object};
+use crate::policy::{handle_js, keep_policy};
+use crate::{invalid, invalid_with, js_error, num, MAX_SAFE};
+
+#[wasm_bindgen(raw_module = "../lib/json.js")]
+extern "C" {
+    /// JSON text as plain data, objects as `{entries}` (see `data::Source::Json`).
+    #[wasm_bindgen(js_name = parseJson, catch)]
+    fn parse_json(text: &js_sys::JsString) -> Result<JsValue, JsValue>;
+}
+
+/// Runs `use_policy` on the policy `handle` names.
+fn policy<T>(handle: u32, use_policy: impl FnOnce(&rp::Policy) -> Result<T, JsValue>) -> Result<T, JsValue> {
+    use_policy(&*objects::policy(handle)?)
+}
+
+/// Reads and validates policy JSON text (the snake_case schema shared by
+/// every language): its handle, or the `RetryplanError`.
+#[wasm_bindgen(js_name = _policyFromJson)]
+pub fn policy_from_json(json: &JsValue) -> JsValue {
+    handle_js(json_value(json).and_then(|value| {
+        keep_policy(rp::PolicyConfig::from_value(&value).and_then(|config| rp::Policy::new(&config)))
+    }))
+}
+
+/// The normalised configuration, as a camelCase object.
+#[wasm_bindgen(js_name = _policyToConfig)]
+pub fn policy_to_config(handle: u32) -> Result<JsValue, JsValue> {
+    policy(handle, |policy| to_js(&policy.to_config()))
+}
+
+/// The normalised configuration as JSON text in the shared snake_case schema.
+#[wasm_bindgen(js_name = _policyToJson)]
+pub fn policy_to_json(handle: u32) -> Result<String, JsValue> {
+    policy(handle, |policy| {
+        let config = data::to_js(&policy.to_config().to_value(), Keys::Snake);
+        Ok(js_sys::JSON::stringify_with_replacer_and_space(&config, &JsValue::NULL, &JsValue::from_f64(2.0))
+            .ok()
+            .and_then(|text| text.as_string())
+            .unwrap_or_default())
+    })
+}
+
+/// The backoff ceilings of the first `retries` retries.
+#[wasm_bindgen(js_name = _policyCeilings)]
+pub fn policy_ceilings(handle: u32, retries: &JsValue) -> Result<js_sys::Array, JsValue> {
+    let retries = whole("retries", retries, f64::from(u32::MAX))? as u32;
+    policy(handle, |policy| {
+        Ok(rp::backoff_ceilings_ms(policy, retries)
+            .map_err(js_error)?
+            .into_iter()
+            .map(|ms| JsValue::from_f64(num(ms)))
+            .collect())
+    })
+}
+
+/// What an outcome means under the policy: `{class, ambiguous?}`.
+#[wasm_bindgen(js_name = _policyClassify)]
+pub fn policy_classify(handle: u32, outcome_value: &JsValue) -> Result<JsValue, JsValue> {
+    let outcome = outcome(outcome_value)?;
+    policy(handle, |policy| to_js(&rp::classify(policy, &outcome).map_err(js_error)?))
+}
+
+/// The worst-case timeline against `deadlineMs` (from the start; `undefined`
+/// for the total budget alone), the first attempt `firstAttemptAtMs` after the start.
+#[wasm_bindgen(js_name = _policyExplain)]
+pub fn policy_explain(handle: u32, deadline_ms: &JsValue, first_attempt_at_ms: &JsValue) -> Result<JsValue, JsValue> {
+    let deadline_ms = optional_ms("deadlineMs", deadline_ms)?;
+    let first = optional_ms("firstAttemptAtMs", first_attempt_at_ms)?.unwrap_or(0);
+    policy(handle, |policy| to_js(&rp::explain(policy, deadline_ms, first)))
+}
+
+/// Counts one decision object as returned by an operation.
+#[wasm_bindgen(js_name = _statsRecord)]
+pub fn stats_record(handle: u32, decision_value: &JsValue) -> Result<(), JsValue> {
+    let decision = decision_from_js(decision_value)?;
+    objects::stats(handle)?.ok_or_else(|| objects::freed("stats"))?.record(&decision);
+    Ok(())
+}
+
+/// Reads dependency JSON text (the shared snake_case schema): its handle, or the `RetryplanError`.
+#[wasm_bindgen(js_name = _dependencyFromJson)]
+pub fn dependency_from_json(json: &JsValue) -> JsValue {
+    handle_js(json_value(json).and_then(|value| keep_dependency(&value)))
+}
+
+/// Every control's state at `nowMs`: `{budget, breaker, retriesInFlight}`, each `null` when absent.
+#[wasm_bindgen(js_name = _dependencySnapshot)]
+pub fn dependency_snapshot(handle: u32, now_ms: &JsValue) -> Result<JsValue, JsValue> {
+    let now = ms("nowMs", now_ms)?;
+    to_js(&crate::controls::dependency(handle)?.snapshot(now))
+}
+
+/// A control's state at `nowMs`, for metrics: the budget's or the breaker's.
+#[wasm_bindgen(js_name = _controlSnapshot)]
+pub fn control_snapshot(handle: u32, now_ms: &JsValue) -> Result<JsValue, JsValue> {
+    let now = ms("nowMs", now_ms)?;
+    let snapshot = objects::with(handle, "control", |object| match object {
+        Object::Budget(control) => Ok(Ok(control.get(rp::Dependency::budget)?.snapshot(now))),
+        Object::Breaker(control) => Ok(Err(control.get(rp::Dependency::breaker)?.snapshot(now))),
+        _ => Err(objects::freed("control")),
+    })?;
+    match snapshot {
+        Ok(budget) => to_js(&budget),
+        Err(breaker) => to_js(&breaker),
+    }
+}
+
+/// Reads a `grpc-retry-pushback-ms` trailer: `{retryAfterMs}` or `"do_not_retry"`.
+#[wasm_bindgen(js_name = parseGrpcPushback)]
+pub fn parse_grpc_pushback(value: &JsValue) -> Result<JsValue, JsValue> {
+    to_js(&rp::parse_grpc_pushback(&text("value", value)?))
+}
+
+/// Encodes a timeout as a `grpc-timeout` header value (never rounding up).
+#[wasm_bindgen(js_name = encodeGrpcTimeout)]
+pub fn encode_grpc_timeout(timeout_ms: &JsValue) -> Result<String, JsValue> {
+    Ok(rp::encode_grpc_timeout(ms("timeoutMs", timeout_ms)?))
+}
+
+/// Reads a `grpc-timeout` header value as ms.
+#[wasm_bindgen(js_name = parseGrpcTimeout)]
+pub fn parse_grpc_timeout(value: &JsValue) -> Result<f64, JsValue> {
+    rp::parse_grpc_timeout(&text("value", value)?).map(num).map_err(header_error)
+}
+
+/// Budget left at `nowMs` before `deadlineMs`, minus `reserveMs` (0 at the least).
+#[wasm_bindgen(js_name = remainingBudgetMs)]
+pub fn remaining_budget_ms(deadline_ms: &JsValue, now_ms: &JsValue, reserve_ms: &JsValue) -> Result<f64, JsValue> {
+    Ok(num(rp::remaining_budget_ms(ms("deadlineMs", deadline_ms)?, ms("nowMs", now_ms)?, ms("reserveMs", reserve_ms)?)))
+}
+
+/// Server-side admission: `{type: "admit", remainingMs}` or `{type: "reject", ...}`.
+#[wasm_bindgen]
+pub fn admit(
+    deadline_ms: &JsValue,
+    now_ms: &JsValue,
+    reserve_ms: &JsValue,
+    minimum_useful_ms: &JsValue,
+) -> Result<JsValue, JsValue> {
+    let admission = rp::admit(
+        ms("deadlineMs", deadline_ms)?,
+        ms("nowMs", now_ms)?,
+        ms("reserveMs", reserve_ms)?,
+        ms("minimumUsefulMs", minimum_useful_ms)?,
+    );
+    to_js(&admission)
+}
+
+/// What to do with a queue message after delivery number `attempts` (1 for
+/// the first) that ended with `outcome`; the message was first seen at
+/// `firstSeenMs`. `policy` is a handle (`lib/tools.js` passes it).
+#[wasm_bindgen(js_name = _redeliver)]
+pub fn redeliver(
+    policy: u32,
+    attempts: &JsValue,
+    first_seen_ms: &JsValue,
+    now_ms: &JsValue,
+    outcome_value: &JsValue,
+) -> Result<JsValue, JsValue> {
+    let attempts = attempt_number(number("attempts", attempts)?)?;
+    let first_seen = ms("firstSeenMs", first_seen_ms)?;
+    let now = ms("nowMs", now_ms)?;
+    let outcome = outcome(outcome_value)?;
+    let redelivery =
+        rp::redeliver(&*objects::policy(policy)?, attempts, first_seen, now, &outcome).map_err(js_error)?;
+    to_js(&redelivery)
+}
+
+/// A JS array of attempt numbers (1..=128) as an `AttemptSet`; absent means empty.
+fn attempt_set(value: &JsValue, key: &'static str) -> Result<AttemptSet, JsValue> {
+    let mut set = AttemptSet::EMPTY;
+    if value.is_undefined() || value.is_null() {
+        return Ok(set);
+    }
+    if !Array::is_array(value) {
+        return Err(invalid(key, "attempts"));
+    }
+    let items = Array::from(value);
+    if items.length() > 128 {
+        return Err(invalid(key, "attempts_count"));
+    }
+    for item in items.iter() {
+        let attempt = item.as_f64().ok_or_else(|| invalid(key, "attempts_numbers"))?;
+        let attempt = whole_number(key, attempt, 128.0)?;
+        if attempt == 0 {
+            return Err(invalid(key, "attempts_range"));
+        }
+        set.insert(attempt as u32);
+    }
+    Ok(set)
+}
+
+/// A decision object (as returned by an operation) back to the core's `Decision`.
+fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
+    let number = |key: &'static str| -> Result<u64, JsValue> {
+        let found = optional_number(value, key)?.ok_or_else(|| invalid(key, "required"))?;
+        whole_number(key, found, MAX_SAFE)
+    };
+    let count =
+        |key: &'static str| -> Result<u32, JsValue> { u32::try_from(number(key)?).map_err(|_| invalid(key, "bits")) };
+    let optional = |key: &'static str| -> Result<Option<u64>, JsValue> {
+        optional_number(value, key)?.map(|found| whole_number(key, found, MAX_SAFE)).transpose()
+    };
+    let abort_attempts = || attempt_set(&get(value, "abortAttempts")?, "abortAttempts");
+    let kind = string_field(value, "type")?;
+    Ok(match kind.as_str() {
+        "start_attempt" => {
+            let request_id = string_field(value, "requestId")?;
+            let request_id = u64::from_str_radix(&request_id, 16)
+                .ok()
+                .filter(|_| request_id.len() == 16)
+                .ok_or_else(|| invalid("requestId", "request_id"))?;
+            Decision::StartAttempt {
+                attempt: count("attempt")?,
+                timeout_ms: number("timeoutMs")?,
+                abort_at_ms: number("abortAtMs")?,
+                request_id: rp::RequestId(request_id),
+                remaining_budget_ms: number("remainingBudgetMs")?,
+                hedge: get(value, "hedge")?.as_bool().ok_or_else(|| invalid("hedge", "hedge"))?,
+            }
+        }
+        "wait" => Decision::Wait {
+            retry: count("retry")?,
+            delay_ms: number("delayMs")?,
+            until_ms: number("untilMs")?,
+            server_delay_ms: optional("serverDelayMs")?,
+            remaining_budget_ms: number("remainingBudgetMs")?,
+        },
+        "await_outcome" => Decision::AwaitOutcome { in_flight: count("inFlight")?, until_ms: number("untilMs")? },
+        "succeeded" => Decision::Succeeded {
+            attempts: count("attempts")?,
+            winner: count("winner")?,
+            abort_attempts: abort_attempts()?,
+        },
+        "gave_up" => Decision::GaveUp {
+            reason: named("reason", &string_field(value, "reason")?)?,
+            attempts: count("attempts")?,
+            remaining_budget_ms: number("remainingBudgetMs")?,
+            refused_delay_ms: optional("refusedDelayMs")?,
+            abort_attempts: abort_attempts()?,
+        },
+        "reconcile" => Decision::Reconcile {
+            attempts: count("attempts")?,
+            remaining_budget_ms: number("remainingBudgetMs")?,
+            abort_attempts: abort_attempts()?,
+        },
+        "restart" => Decision::Restart {
+            attempts: count("attempts")?,
+            deadline_ms: number("deadlineMs")?,
+            remaining_budget_ms: number("remainingBudgetMs")?,
+            abort_attempts: abort_attempts()?,
+        },
+        other => {
+            return Err(invalid_with("decision.type", "decision_type", &JsValue::from_str(other), &JsValue::UNDEFINED))
+        }
+    })
+}
+
+/// A serializable value of the core as a plain JS object with camelCase keys
+/// (through the core's data tree: no JSON on the way).
+pub(crate) fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> {
+    rp::value::Value::from_serialize(value).map(|tree| data::to_js(&tree, Keys::Camel)).map_err(js_error)
+}
+
+/// JSON text in the shared snake_case schema as the core's data tree. The
+/// host parses it (`parseJson` in `lib/json.js`, over `JSON.parse`),
+/// keeping a key the text repeats so that the core's reader refuses it, as it
+/// does in every other language; a syntax error is `invalid_policy_json` at
+/// the top level.
+pub(crate) fn json_value(json: &JsValue) -> Result<rp::value::Value, JsValue> {
+    let parsed = parse_json(checked_string("json", json)?).map_err(|syntax| {
+        let message = js_sys::Reflect::get(&syntax, &JsValue::from_str("message")).unwrap_or_default();
+        crate::binding_error(true, "", "json", &message, &JsValue::UNDEFINED)
+    })?;
+    data::from_js(&parsed, Source::Json)
+}

@@ -1,0 +1,47 @@
+// Messages are composed outside the wasm (lib/messages.js) from the core's
+// table, byte for byte as Rust composes them; the default entry's wasm holds
+// no formatting code and the smallest panic path. The messages of every error
+// vector are compared in vectors.test.mjs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { compose, decimal, quote } from '../lib/messages.js';
+import { RULES } from '../lib/rules.js';
+import { FORMATTING, readWasm } from './wasm-names.mjs';
+
+const table = JSON.parse(readFileSync(new URL('../../tests/messages/rules.json', import.meta.url), 'utf8'));
+
+/** A message as the fixture writes it: `{bigint}` and `{float}` stand for what JSON cannot hold. */
+const fromFixture = (value) => {
+  if (Array.isArray(value)) return value.map(fromFixture);
+  if (value !== null && typeof value === 'object' && 'bigint' in value) return BigInt(value.bigint);
+  if (value !== null && typeof value === 'object' && 'float' in value) return Number(value.float);
+  return value;
+};
+
+test('lib/rules.js is the core table, rule for rule', () => {
+  assert.deepEqual(RULES, table.rules.map(({ id, template }) => [id, template]));
+});
+
+test('every example composes as Rust composes it', () => {
+  assert.ok(table.examples.length > table.rules.length);
+  for (const { message, text } of table.examples) assert.equal(compose(fromFixture(message)), text, JSON.stringify(message));
+});
+
+test('the value writers: decimals without an exponent, quoted text escaped', () => {
+  assert.equal(decimal(1e-7), '0.0000001');
+  assert.equal(decimal(-0), '0');
+  assert.equal(decimal(1 / 3), '0.333333333333');
+  assert.equal(quote('a"\n\u200b'), '"a\\"\\u{a}\\u{200b}"');
+});
+
+// The default entry's wasm as cargo linked it, name section included (build.sh keeps it).
+const lean = new URL('../../target/wasm32-unknown-unknown/wasm-release/retryplan_js.lean.wasm', import.meta.url);
+
+test('the default entry links no formatting code (core::fmt), and panics only through its own handler', { skip: !existsSync(lean) && 'build.sh has not run' }, () => {
+  const { names } = readWasm(readFileSync(lean));
+  assert.ok(names.length > 100, 'the name section is there');
+  assert.deepEqual(names.filter((name) => FORMATTING.test(name)), []);
+  // no_std: no std panic machinery (hooks, payloads, the default handler), no unwinding.
+  assert.deepEqual(names.filter((name) => /std.*panicking|3std9panicking|panic_with_hook|begin_panic/.test(name)), []);
+});

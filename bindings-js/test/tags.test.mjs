@@ -1,0 +1,51 @@
+// The numbers lib/ and the wasm exchange (lib/tags.js) against the Rust
+// constants they mirror (src/*.rs), and the private surface out of reach:
+// the wasm's `_` functions are internals of lib/, never exported by an entry.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import test from 'node:test';
+import * as tags from '../lib/tags.js';
+import * as lean from 'retryplan';
+import * as tools from 'retryplan/tools';
+
+const GROUPS = /^(PARTS|START|CONTROL|SETTLE|LIMIT)_[A-Z_]+$/;
+
+/** Every `const GROUP_NAME: u32 = n;` of src/*.rs, by name. */
+function rustConstants() {
+  const constants = new Map();
+  const src = new URL('../src/', import.meta.url);
+  for (const file of readdirSync(src).filter((name) => name.endsWith('.rs'))) {
+    for (const [, name, value] of readFileSync(new URL(file, src), 'utf8').matchAll(/^const ([A-Z_]+): u32 = (\d+);$/gm)) {
+      if (!GROUPS.test(name)) continue;
+      assert.ok(!constants.has(name), `${name} is defined twice in src/`);
+      constants.set(name, Number(value));
+    }
+  }
+  return constants;
+}
+
+test('lib/tags.js and the Rust constants say the same, name for name', () => {
+  const rust = rustConstants();
+  const js = new Map(Object.entries(tags));
+  assert.ok(rust.size >= 18, `found only ${rust.size} constants in src/`);
+  for (const name of js.keys()) assert.match(name, GROUPS);
+  assert.deepEqual([...js].sort(), [...rust].sort());
+  // Within a group, every tag is distinct.
+  for (const group of ['PARTS', 'START', 'CONTROL', 'SETTLE', 'LIMIT']) {
+    const values = [...js].filter(([name]) => name.startsWith(`${group}_`)).map(([, value]) => value);
+    assert.equal(new Set(values).size, values.length, group);
+  }
+});
+
+test('the private surface is out of reach: no entry exports a `_` function, and the glue is no export of the package', async () => {
+  for (const entry of [lean, tools]) {
+    assert.deepEqual(Object.keys(entry).filter((name) => name.startsWith('_')), []);
+  }
+  for (const path of ['retryplan/wasm/retryplan_js.js', 'retryplan/lib/tags.js', 'retryplan/tools/wasm/retryplan_js.js']) {
+    await assert.rejects(import(path), { code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' }, path);
+  }
+  // A handle is kept under a symbol, not a property a user sees.
+  const policy = lean.Policy.profile(lean.profileNames()[0]);
+  assert.deepEqual(Object.keys(policy), []);
+  policy.free();
+});
