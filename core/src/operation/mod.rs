@@ -62,7 +62,6 @@
 //!
 //! A clock reading earlier than one already seen counts as no time elapsed.
 
-use alloc::string::String;
 use alloc::sync::Arc;
 
 use crate::backoff::draw_delay_ms;
@@ -408,19 +407,9 @@ impl Operation {
         self.last_now_ms
     }
 
-    /// The running attempts as `1, 2`, or `none` (for messages).
-    pub(crate) fn running_list(&self) -> String {
-        let mut list = String::new();
-        for attempt in self.running_attempts().iter() {
-            if !list.is_empty() {
-                list.push_str(", ");
-            }
-            crate::text::push_decimal(&mut list, u64::from(attempt));
-        }
-        if list.is_empty() {
-            list.push_str("none");
-        }
-        list
+    /// The running attempts, ascending (for errors).
+    pub(crate) fn running_list(&self) -> Vec<u32> {
+        self.running_attempts().iter().collect()
     }
 
     /// The running attempt that reached its abort time first (at or before
