@@ -234,7 +234,11 @@ fn js_error(error: Error) -> JsValue {
             }
         }
         Error::AttemptNotRunning { running, .. } => {
-            add_detail(&value, "running", running.iter().map(|attempt| JsValue::from(*attempt)).collect::<Array>().into());
+            add_detail(
+                &value,
+                "running",
+                running.iter().map(|attempt| JsValue::from(*attempt)).collect::<Array>().into(),
+            );
         }
         Error::UnknownProfile { known, .. } => {
             add_detail(&value, "known", known.iter().map(|name| JsValue::from_str(name)).collect::<Array>().into());

@@ -291,7 +291,8 @@ mod tests {
 
     #[test]
     fn every_variant_has_its_blame() {
-        let blames: Vec<(&str, &str)> = every_error().iter().map(|error| (error.code(), error.blame().name())).collect();
+        let blames: Vec<(&str, &str)> =
+            every_error().iter().map(|error| (error.code(), error.blame().name())).collect();
         assert_eq!(
             blames,
             [
@@ -323,7 +324,8 @@ mod tests {
         assert_eq!(running.to_string(), "attempt 3 is not running (running: 1, 2)");
         let none = Error::AttemptNotRunning { attempt: 3, running: Vec::new() };
         assert_eq!(none.to_string(), "attempt 3 is not running (running: none)");
-        let profile = Error::UnknownProfile { name: String::from("x"), known: vec![String::from("a"), String::from("b")] };
+        let profile =
+            Error::UnknownProfile { name: String::from("x"), known: vec![String::from("a"), String::from("b")] };
         assert_eq!(profile.to_string(), "unknown profile `x` (known: a, b)");
     }
 }

@@ -115,7 +115,12 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
         "aws_standard" => aws_standard(),
         "aws_standard_2026" => aws_standard_2026(),
         "aws_standard_2026_dynamodb" => aws_standard_2026_dynamodb(),
-        _ => return Err(Error::UnknownProfile { name: crate::text::excerpt(name), known: NAMES.iter().map(|name| String::from(*name)).collect() }),
+        _ => {
+            return Err(Error::UnknownProfile {
+                name: crate::text::excerpt(name),
+                known: NAMES.iter().map(|name| String::from(*name)).collect(),
+            })
+        }
     })
 }
 
