@@ -63,6 +63,7 @@
 //! A clock reading earlier than one already seen counts as no time elapsed.
 
 use alloc::sync::Arc;
+use alloc::vec::Vec;
 
 use crate::backoff::draw_delay_ms;
 use crate::backoff::polly::{self, PollyState};
