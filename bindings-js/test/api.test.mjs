@@ -188,7 +188,7 @@ test('onOutcome: success, http_status and transport cross as fields with the obj
       call();
     } catch (error) {
       assert.ok(error instanceof RetryplanError, `expected a RetryplanError, got ${error}`);
-      return { code: error.code, field: error.field, message: error.message };
+      return { code: error.code, field: error.field, message: error.message, blame: error.blame, running: error.running };
     }
     assert.fail('expected a RetryplanError');
   };
