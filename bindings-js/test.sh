@@ -45,6 +45,7 @@ step "tests"
 node --test \
   test/vectors.test.mjs \
   test/api.test.mjs \
+  test/controls.test.mjs \
   test/driver.test.mjs \
   test/inputs.test.mjs \
   test/run.test.mjs \
