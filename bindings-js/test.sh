@@ -48,6 +48,7 @@ node --test \
   test/controls.test.mjs \
   test/driver.test.mjs \
   test/inputs.test.mjs \
+  test/bad-input.test.mjs \
   test/run.test.mjs \
   test/fetch.test.mjs \
   test/scenarios.test.mjs \
