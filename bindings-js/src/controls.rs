@@ -130,7 +130,9 @@ fn take<T: rp::grant::Grant>(
     handle: u32,
     cell: impl FnOnce(&Object) -> Option<&rp::GrantCell<T>>,
 ) -> Result<T, JsValue> {
-    objects::with(handle, T::ARGUMENT, |object| cell(object).ok_or_else(|| objects::freed(T::ARGUMENT))?.take().map_err(js_error))
+    objects::with(handle, T::ARGUMENT, |object| {
+        cell(object).ok_or_else(|| objects::freed(T::ARGUMENT))?.take().map_err(js_error)
+    })
 }
 
 /// The charge `handle` names, taken; none for handle 0 (a first attempt).
