@@ -191,10 +191,10 @@ export class ConcurrencyLimit extends Held {
     super(decided(_limitNew(whole('maxInFlight', maxInFlight, U32))));
   }
 
-  /** Takes a slot: a `RetrySlot`, or null when all are taken. */
+  /** Takes a slot: a `RetrySlot`, or undefined when all are taken (as the breaker's and the budget's grants). */
   tryAcquire() {
     const slot = _limitCall(handle(this), LIMIT_ACQUIRE, 0);
-    return slot === 0 ? null : make(RetrySlot, slot);
+    return slot === 0 ? undefined : make(RetrySlot, slot);
   }
 
   /** Gives back `slot` (once, to the limit that granted it; a second use or another limit's slot is "invalid_argument" naming `slot`). */

@@ -617,8 +617,8 @@ export class RetrySlot {
 export class ConcurrencyLimit {
   /** A cap of `maxInFlight` (0 refuses every retry and hedge). */
   constructor(maxInFlight: number);
-  /** Takes a slot: the `RetrySlot`, or null when all are taken. */
-  tryAcquire(): RetrySlot | null;
+  /** Takes a slot: the `RetrySlot`, or undefined when all are taken. */
+  tryAcquire(): RetrySlot | undefined;
   /** Gives `slot` back (once, to the limit that granted it). */
   release(slot: RetrySlot): void;
   readonly inFlight: number;

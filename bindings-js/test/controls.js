@@ -50,7 +50,7 @@ export function controlChecks(api) {
     const shared = Dependency.fromConfig({ budget: QUOTA, maxConcurrentRetries: 1 });
     const slot = shared.retrySlots.tryAcquire();
     expect(slot instanceof api.RetrySlot, 'tryAcquire gives a RetrySlot');
-    same(shared.retrySlots.tryAcquire(), null, 'a second slot under a cap of 1');
+    same(shared.retrySlots.tryAcquire(), undefined, 'a second slot under a cap of 1');
     same(shared.retrySlots.inFlight, 1, 'another handle sees the slot taken');
     const charge = shared.budget.tryRetry(0);
     same([charge.cost, shared.budget.chargesOutstanding, available(shared.budget)], [5, 1, 15], 'charged through one handle, seen by another');
@@ -97,7 +97,7 @@ export function controlChecks(api) {
   {
     const limit = new ConcurrencyLimit(1);
     const slot = limit.tryAcquire();
-    same([limit.inFlight, limit.tryAcquire()], [1, null], 'one slot under a cap of 1');
+    same([limit.inFlight, limit.tryAcquire()], [1, undefined], 'one slot under a cap of 1');
     limit.release(slot);
     const other = limit.tryAcquire();
     expect(other instanceof api.RetrySlot, 'the freed slot is taken again');
