@@ -26,10 +26,13 @@ impl Operation {
         if self.attempts_started >= self.policy.max_attempts {
             return Err(GiveUpReason::AttemptsExhausted);
         }
-        let Some(slot) = self.running.iter().position(Option::is_none) else {
+        let Some(slot) = self.running.iter().position(|running| running.is_free()) else {
             return Err(GiveUpReason::ConcurrencyLimited);
         };
-        let held = self.acquire(now, start)?;
+        let last_failure = self.last_failure;
+        if let Some(controls) = self.controls.as_mut() {
+            controls.acquire(slot, now, start, last_failure)?;
+        }
         let per_attempt = match self.policy.attempt_timeout {
             AttemptTimeout::Fixed { ms } => ms,
             AttemptTimeout::FractionOfRemaining { permille } => {
@@ -43,7 +46,7 @@ impl Operation {
         let attempt = self.attempts_started;
         let abort_at_ms = now.saturating_add(timeout_ms);
         if let Some(free) = self.running.get_mut(slot) {
-            *free = Some(Running { attempt, abort_at_ms, ..held });
+            *free = Running { attempt, abort_at_ms };
         }
         self.running_set.insert(attempt);
         self.phase = Phase::InFlight;

@@ -1,19 +1,19 @@
 //! Every ending: the decision is returned once, and whatever the running
-//! attempts hold from the dependency is given back (also when an operation
-//! is dropped while attempts run).
+//! attempts hold from the dependency is given back (when an operation is
+//! dropped while attempts run, [`Controls`](super::grants::Controls) gives it
+//! back as it drops).
 
 use crate::decision::{AttemptSet, Decision, GiveUpReason};
 
-use super::{Operation, Phase, MAX_IN_FLIGHT};
+use super::{Operation, Phase, Running, MAX_IN_FLIGHT};
 
 impl Operation {
     /// Gives back what the running attempts hold and lists them for the caller to abort.
     pub(super) fn abort_running(&mut self) -> AttemptSet {
         let aborted = core::mem::take(&mut self.running_set);
-        for index in 0..MAX_IN_FLIGHT {
-            if let Some(running) = self.running.get_mut(index).and_then(Option::take) {
-                self.release(running);
-            }
+        self.running = [Running::FREE; MAX_IN_FLIGHT];
+        if let Some(controls) = self.controls.as_mut() {
+            controls.release_all();
         }
         aborted
     }
@@ -35,11 +35,5 @@ impl Operation {
         self.phase = Phase::Ended;
         self.hedge_at_ms = None;
         decision
-    }
-}
-
-impl Drop for Operation {
-    fn drop(&mut self) {
-        let _ = self.abort_running();
     }
 }

@@ -3,12 +3,18 @@
 //! before an attempt (the **Before every attempt** rule), fed the attempt's
 //! result after it (step 0 of **After an attempt**), or given back unused.
 
+use alloc::sync::Arc;
+
+use crate::breaker::BreakerPermit;
+use crate::budget::{RetryCause, RetryCharge};
 use crate::classify::{Class, Outcome};
+use crate::concurrency::RetrySlot;
 use crate::decision::GiveUpReason;
+use crate::dependency::Dependency;
 use crate::error::Error;
 use crate::retry_after::Pushback;
 
-use super::{Operation, Running, Start};
+use super::{Start, MAX_IN_FLIGHT};
 
 /// A grant the operation settles is always one it took from its own
 /// dependency, so settling it cannot fail; a failure would be a bug here.
@@ -16,15 +22,51 @@ fn settled(result: Result<(), Error>) {
     debug_assert!(result.is_ok(), "an operation settled a grant of another control: {result:?}");
 }
 
-impl Operation {
-    /// Takes what an attempt needs from the dependency: a breaker permit, and
-    /// for a retry or hedge an in-flight slot and then a budget token. On
-    /// refusal everything taken is given back.
-    pub(super) fn acquire(&self, now: u64, start: Start) -> Result<Running, GiveUpReason> {
-        let mut held = Running { attempt: 0, abort_at_ms: 0, breaker: None, retry_slot: None, charge: None };
-        let Some(dependency) = self.dependency.as_deref() else {
-            return Ok(held);
-        };
+/// What a running attempt holds from the shared controls: grants it settles
+/// exactly once (with its result, or given back when it is aborted).
+#[derive(Debug, Default)]
+struct Held {
+    breaker: Option<BreakerPermit>,
+    retry_slot: Option<RetrySlot>,
+    charge: Option<RetryCharge>,
+}
+
+/// An operation's shared [`Dependency`] and what each running attempt holds
+/// from it, by the attempt's slot in the operation's running attempts.
+/// Dropped with attempts still running (the operation was dropped), it gives
+/// back what they hold.
+#[derive(Debug)]
+pub(super) struct Controls {
+    dependency: Arc<Dependency>,
+    held: [Held; MAX_IN_FLIGHT],
+}
+
+impl Controls {
+    pub(super) fn new(dependency: Arc<Dependency>) -> Controls {
+        Controls { dependency, held: Default::default() }
+    }
+
+    /// Takes what the attempt in `slot` needs from the dependency: a breaker
+    /// permit, and for a retry or hedge an in-flight slot and then a budget
+    /// token (priced by `last_failure`). On refusal everything taken is given
+    /// back and the slot holds nothing.
+    pub(super) fn acquire(
+        &mut self,
+        slot: usize,
+        now: u64,
+        start: Start,
+        last_failure: RetryCause,
+    ) -> Result<(), GiveUpReason> {
+        let held = self.take_for(now, start, last_failure)?;
+        if let Some(free) = self.held.get_mut(slot) {
+            *free = held;
+        }
+        Ok(())
+    }
+
+    fn take_for(&self, now: u64, start: Start, last_failure: RetryCause) -> Result<Held, GiveUpReason> {
+        let mut held = Held::default();
+        let dependency = &*self.dependency;
         if let Some(breaker) = dependency.breaker() {
             held.breaker = Some(breaker.try_acquire(now).ok_or(GiveUpReason::CircuitOpen)?);
         }
@@ -44,7 +86,7 @@ impl Operation {
             }
         }
         if let Some(budget) = dependency.budget() {
-            match budget.try_retry_for(now, self.last_failure) {
+            match budget.try_retry_for(now, last_failure) {
                 Some(charge) => held.charge = Some(charge),
                 None => {
                     self.release(held);
@@ -55,9 +97,18 @@ impl Operation {
         Ok(held)
     }
 
+    /// Gives back what every running attempt holds, without a result.
+    pub(super) fn release_all(&mut self) {
+        for index in 0..MAX_IN_FLIGHT {
+            if let Some(held) = self.held.get_mut(index).map(core::mem::take) {
+                self.release(held);
+            }
+        }
+    }
+
     /// Gives back what an attempt holds without a result (a charge stays spent).
-    pub(super) fn release(&self, held: Running) {
-        let Some(dependency) = self.dependency.as_deref() else { return };
+    fn release(&self, held: Held) {
+        let dependency = &*self.dependency;
         if let (Some(breaker), Some(permit)) = (dependency.breaker(), held.breaker) {
             settled(breaker.release(permit));
         }
@@ -69,10 +120,12 @@ impl Operation {
         }
     }
 
-    /// Feeds a finished attempt's result to the dependency's controls.
-    pub(super) fn settle(&self, now: u64, finished: Running, class: Class, outcome: &Outcome) {
-        let Some(dependency) = self.dependency.as_deref() else { return };
-        let Running { breaker: permit, retry_slot, charge, .. } = finished;
+    /// Feeds the result of the attempt that ran in `slot` to the dependency's
+    /// controls (`honor_guidance`: the policy honors server guidance).
+    pub(super) fn settle(&mut self, slot: usize, now: u64, class: Class, outcome: &Outcome, honor_guidance: bool) {
+        let Some(finished) = self.held.get_mut(slot).map(core::mem::take) else { return };
+        let dependency = &*self.dependency;
+        let Held { breaker: permit, retry_slot, charge } = finished;
         if let (Some(slots), Some(slot)) = (dependency.retry_slots(), retry_slot) {
             settled(slots.release(slot));
         }
@@ -100,7 +153,7 @@ impl Operation {
                     settled(breaker.on_success(now, permit));
                 }
                 let declined = matches!(outcome, Outcome::GrpcStatus { pushback: Some(Pushback::DoNotRetry), .. });
-                if let (true, true, Some(budget)) = (declined, self.policy.server_guidance.honor, budget) {
+                if let (true, true, Some(budget)) = (declined, honor_guidance, budget) {
                     // gRFC A6 "Throttling": a "do not retry" pushback counts as a failure, whatever the code.
                     settled(budget.on_failure(now, None));
                 }
@@ -115,5 +168,11 @@ impl Operation {
                 }
             }
         }
+    }
+}
+
+impl Drop for Controls {
+    fn drop(&mut self) {
+        self.release_all();
     }
 }

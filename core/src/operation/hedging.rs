@@ -11,14 +11,14 @@ impl Operation {
     pub(crate) fn earliest_overdue(&self, now_ms: u64) -> Option<u32> {
         self.running
             .iter()
-            .flatten()
-            .filter(|running| running.abort_at_ms <= now_ms)
+            .filter(|running| !running.is_free() && running.abort_at_ms <= now_ms)
             .min_by_key(|running| (running.abort_at_ms, running.attempt))
             .map(|running| running.attempt)
     }
 
     pub(super) fn in_flight_until(&self) -> u64 {
-        let earliest_abort = self.running.iter().flatten().map(|running| running.abort_at_ms).min();
+        let earliest_abort =
+            self.running.iter().filter(|running| !running.is_free()).map(|running| running.abort_at_ms).min();
         match (earliest_abort, self.hedge_at_ms) {
             (Some(abort), Some(hedge)) => abort.min(hedge),
             (Some(abort), None) => abort,

@@ -73,12 +73,9 @@ use alloc::string::String;
 use alloc::sync::Arc;
 
 use crate::backoff::polly::PollyState;
-use crate::breaker::BreakerPermit;
-use crate::budget::{RetryCause, RetryCharge};
+use crate::budget::RetryCause;
 use crate::classify::{classify, Outcome};
-use crate::concurrency::RetrySlot;
 use crate::decision::{AttemptSet, Decision, GiveUpReason, RequestId};
-use crate::dependency::Dependency;
 use crate::error::Error;
 use crate::http::Repeatability;
 use crate::policy::retry_limits::KindCounts;
@@ -102,6 +99,7 @@ mod options;
 #[cfg(test)]
 mod tests;
 
+use grants::Controls;
 pub use key::{IdempotencyKey, MAX_IDEMPOTENCY_KEY_LEN};
 pub use options::OperationOptions;
 
@@ -154,15 +152,21 @@ enum Start {
     Hedge,
 }
 
-/// What a running attempt holds from the shared controls: grants it settles
-/// exactly once (with its result, or given back when it is aborted).
-#[derive(Debug)]
+/// A running attempt, or a free slot (attempt 0: attempts count from 1).
+/// What it holds from a shared dependency is kept apart, in [`Controls`], so
+/// an operation without one carries nothing to give back or drop.
+#[derive(Clone, Copy, Debug)]
 struct Running {
     attempt: u32,
     abort_at_ms: u64,
-    breaker: Option<BreakerPermit>,
-    retry_slot: Option<RetrySlot>,
-    charge: Option<RetryCharge>,
+}
+
+impl Running {
+    const FREE: Running = Running { attempt: 0, abort_at_ms: 0 };
+
+    fn is_free(self) -> bool {
+        self.attempt == 0
+    }
 }
 
 /// The state machine of one logical operation.
@@ -189,7 +193,8 @@ pub struct Operation {
     idempotency_key: IdempotencyKey,
     /// The policy's idempotency, made `unsafe` for a request that is not idempotent.
     idempotency: Idempotency,
-    dependency: Option<Arc<Dependency>>,
+    /// The shared dependency and what the running attempts hold from it.
+    controls: Option<Controls>,
     started_at_ms: u64,
     deadline_ms: u64,
     last_now_ms: u64,
@@ -201,7 +206,7 @@ pub struct Operation {
     /// The class of the last failure, which prices the retry that repeats it.
     last_failure: RetryCause,
     phase: Phase,
-    running: [Option<Running>; MAX_IN_FLIGHT],
+    running: [Running; MAX_IN_FLIGHT],
     /// The attempt numbers in `running`, kept alongside it.
     running_set: AttemptSet,
     hedge_at_ms: Option<u64>,
@@ -243,7 +248,7 @@ impl Operation {
             draws: Draws::Seeded(SplitMix64::new(options.seed)),
             idempotency_key,
             idempotency,
-            dependency: options.dependency,
+            controls: options.dependency.map(Controls::new),
             started_at_ms: now_ms,
             deadline_ms,
             last_now_ms: now_ms,
@@ -252,7 +257,7 @@ impl Operation {
             backoff_retry: 0,
             last_failure: RetryCause::Transient,
             phase: Phase::Ready,
-            running: [const { None }; MAX_IN_FLIGHT],
+            running: [Running::FREE; MAX_IN_FLIGHT],
             running_set: AttemptSet::EMPTY,
             hedge_at_ms: None,
             // An operation that may not repeat its request never hedges.
@@ -293,16 +298,19 @@ impl Operation {
         if self.phase == Phase::Ended {
             return Err(Error::OperationEnded);
         }
-        let Some(slot) = self.running.iter().position(|running| running.as_ref().is_some_and(|r| r.attempt == attempt))
+        let Some(slot) = self.running.iter().position(|running| !running.is_free() && running.attempt == attempt)
         else {
             return Err(Error::AttemptNotRunning { attempt, running: self.running_list() });
         };
         let class = classify(&self.policy, outcome)?;
         let now = self.observe(now_ms);
-        let finished = self.running.get_mut(slot).and_then(Option::take);
+        if let Some(finished) = self.running.get_mut(slot) {
+            *finished = Running::FREE;
+        }
         self.running_set.remove(attempt);
-        if let Some(finished) = finished {
-            self.settle(now, finished, class, outcome);
+        let honor_guidance = self.policy.server_guidance.honor;
+        if let Some(controls) = self.controls.as_mut() {
+            controls.settle(slot, now, class, outcome, honor_guidance);
         }
         let class = self.restricted(class, outcome);
         Ok(self.after_attempt(now, attempt, class, outcome))
