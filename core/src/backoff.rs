@@ -118,7 +118,7 @@ fn draw_range(policy: &Policy, retry: u32, previous_delay_ms: u64, after_throttl
     if policy.backoff.immediate_first_retry && retry == 0 {
         return DrawRange::uncapped(0, 0);
     }
-    let backoff = policy.backoff;
+    let backoff = &policy.backoff;
     let cap = backoff.cap_ms;
     let base = backoff.base_for_ms(after_throttling);
     let ceiling = backoff.grown_ms(base, retry, cap);

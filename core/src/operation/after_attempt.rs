@@ -108,9 +108,8 @@ impl Operation {
         };
 
         let retry = attempts - 1;
-        let guidance = self.policy.server_guidance;
         let mut server_delay_ms = server_delay_ms;
-        let delay_ms = match (guidance.mode, server_delay_ms) {
+        let delay_ms = match (self.policy.server_guidance.mode, server_delay_ms) {
             (GuidanceMode::A6, Some(server_ms)) => {
                 self.backoff_retry = 0;
                 server_ms
@@ -124,7 +123,8 @@ impl Operation {
                 let backoff_ms = self.backoff_ms(backoff_retry, throttling);
                 self.previous_delay_ms = backoff_ms;
                 self.backoff_retry = self.backoff_retry.saturating_add(1);
-                server_delay_ms = server_delay_ms.map(|server_ms| guidance.bound_above_backoff(server_ms, backoff_ms));
+                server_delay_ms = server_delay_ms
+                    .map(|server_ms| self.policy.server_guidance.bound_above_backoff(server_ms, backoff_ms));
                 backoff_ms.max(server_delay_ms.unwrap_or(0))
             }
         };
@@ -152,7 +152,7 @@ impl Operation {
     /// error: nothing for an immediate first retry, Polly's arithmetic for
     /// jitter `polly`, else one draw in the jitter range.
     pub(super) fn backoff_ms(&mut self, retry: u32, after_throttling: bool) -> u64 {
-        let backoff = self.policy.backoff;
+        let backoff = &self.policy.backoff;
         match self.policy.jitter {
             _ if backoff.immediate_first_retry && retry == 0 => 0,
             Jitter::Polly { use_jitter } => {

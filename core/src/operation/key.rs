@@ -1,6 +1,7 @@
 //! The idempotency key: the one name of an operation across all its attempts.
 
 use alloc::string::String;
+use alloc::sync::Arc;
 
 use crate::error::Error;
 use crate::lock::Once;
@@ -19,8 +20,9 @@ pub struct IdempotencyKey(Spelling);
 
 #[derive(Clone)]
 enum Spelling {
-    /// A key the caller chose, checked.
-    Given(String),
+    /// A key the caller chose, checked (shared: a clone per operation copies
+    /// no text).
+    Given(Arc<str>),
     /// 128 bits in the UUID version 4 layout, spelt on first read.
     Uuid { bits: u128, text: Once<String> },
 }
@@ -45,7 +47,7 @@ impl IdempotencyKey {
                 rule: message!(NotVisibleAscii, String::from(bad)),
             });
         }
-        Ok(IdempotencyKey(Spelling::Given(key)))
+        Ok(IdempotencyKey(Spelling::Given(Arc::from(key))))
     }
 
     /// A UUID-formatted (version 4 layout) key made from 128 bits: 32
