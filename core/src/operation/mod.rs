@@ -7,7 +7,7 @@
 //! **Before every attempt** ([`Operation::poll`] when ready): the remaining
 //! budget is `deadline - now - response_reserve` (saturating). If it is below
 //! `max(1, minimum_useful_attempt_ms)`, give up with `deadline_insufficient`.
-//! With a shared [`Dependency`]: an open circuit breaker gives up
+//! With a shared [`Dependency`](crate::Dependency): an open circuit breaker gives up
 //! (`circuit_open`); a retry or hedge also needs a free in-flight slot
 //! (`concurrency_limited`) and then a retry-budget token (`budget_exhausted`),
 //! taken only now, after the wait, so a cancelled waiter spends nothing (a
@@ -63,7 +63,7 @@
 //! A clock reading earlier than one already seen counts as no time elapsed.
 //!
 //! Where each rule lives, in this order: `before_attempt.rs` (**Before every
-//! attempt**), `grants.rs` (what a shared [`Dependency`] grants an attempt,
+//! attempt**), `grants.rs` (what a shared [`Dependency`](crate::Dependency) grants an attempt,
 //! and step 0), `hedging.rs` (**Hedging**), `after_attempt.rs` (steps 1 to 7
 //! of **After an attempt**) and `ending.rs` (every ending gives back what the
 //! running attempts hold). This file holds the state and the public calls
