@@ -300,7 +300,7 @@ impl Operation {
         }
         let Some(slot) = self.running.iter().position(|running| !running.is_free() && running.attempt == attempt)
         else {
-            return Err(Error::AttemptNotRunning { attempt, running: self.running_list() });
+            return Err(self.not_running(attempt));
         };
         let class = classify(&self.policy, outcome)?;
         let now = self.observe(now_ms);
@@ -426,6 +426,14 @@ impl Operation {
     fn observe(&mut self, now_ms: u64) -> u64 {
         self.last_now_ms = self.last_now_ms.max(now_ms);
         self.last_now_ms
+    }
+
+    /// The error for an outcome of an attempt that is not running (out of
+    /// line: building its message would otherwise weigh on every outcome).
+    #[cold]
+    #[inline(never)]
+    fn not_running(&self, attempt: u32) -> Error {
+        Error::AttemptNotRunning { attempt, running: self.running_list() }
     }
 
     /// The running attempts as `1, 2`, or `none` (for messages).
