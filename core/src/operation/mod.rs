@@ -123,9 +123,8 @@ impl SharedPolicy for &Arc<Policy> {
     }
 }
 
-/// Stream constants for [`mix`]: request ids and derived idempotency keys.
+/// Stream constant for [`mix`]: request ids (derived keys have their own, in `key.rs`).
 const REQUEST_ID_STREAM: u64 = 0x5245_5155_4553_5449; // "REQUESTI"
-const KEY_STREAM: u64 = 0x4944_454d_5f4b_4559; // "IDEM_KEY"
 
 /// The most attempts that run at once: the first plus every hedge.
 pub(crate) const MAX_IN_FLIGHT: usize = 1 + MAX_HEDGED_ATTEMPTS as usize;
@@ -231,11 +230,7 @@ impl Operation {
     #[must_use]
     pub fn new(policy: impl SharedPolicy, now_ms: u64, options: OperationOptions) -> Operation {
         let policy = policy.share();
-        let idempotency_key = options.idempotency_key.unwrap_or_else(|| {
-            let high = mix(options.seed, KEY_STREAM, 0);
-            let low = mix(options.seed, KEY_STREAM, 1);
-            IdempotencyKey::from_bits(u128::from(high) << 64 | u128::from(low))
-        });
+        let idempotency_key = options.idempotency_key.unwrap_or_else(|| IdempotencyKey::derived(options.seed));
         // No time is ever past MAX_MS (2^53 - 1, what a JS number holds exactly),
         // so an unbounded budget (a gRPC call without a deadline) ends there.
         let budget_end = now_ms.saturating_add(policy.total_budget_ms).min(MAX_MS.max(now_ms));
