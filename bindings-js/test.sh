@@ -4,7 +4,8 @@
 # node --test: the conformance vectors, the API, driver, bad-input and helper
 # tests, retryFetch against a local HTTP server, the shared helper scenarios
 # (tests/helpers/) in Node, the vectors and the helper scenarios in headless
-# Chromium, tsc --strict on a TypeScript consumer, and a Vite build of a page.
+# Chromium, tsc --strict on a TypeScript consumer, a Vite build of a page, and
+# every README example (tsc --strict, then run against tests/helpers/server.py).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
@@ -45,12 +46,15 @@ step "tests"
 node --test \
   test/vectors.test.mjs \
   test/api.test.mjs \
+  test/controls.test.mjs \
   test/driver.test.mjs \
   test/inputs.test.mjs \
+  test/bad-input.test.mjs \
   test/run.test.mjs \
   test/fetch.test.mjs \
   test/scenarios.test.mjs \
   test/messages.test.mjs \
   test/tags.test.mjs \
   test/browser.test.mjs \
-  test/consumer.test.mjs
+  test/consumer.test.mjs \
+  test/readme.test.mjs

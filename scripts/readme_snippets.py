@@ -8,7 +8,8 @@ and the inventory that proves no block is left out:
 - ``blocks(path, lang)`` returns the fenced blocks of one language, each with
   its line number and, when the README marks it, why it is not tested. The
   suites (``cargo test --doc``, ``bindings-python/tests/test_readme.py``,
-  ``bindings-kotlin/check-examples.py``, ``cli/test.sh``) call it, directly
+  ``bindings-kotlin/check-examples.py``, ``bindings-js/test/readme.test.mjs``,
+  ``cli/test.sh``) call it, directly
   or through ``extract``.
 - ``python3 scripts/readme_snippets.py check`` (run by ``scripts/test-all.sh``)
   reads every Markdown file the repository tracks and fails on a block that
@@ -57,6 +58,11 @@ RUNNERS: Dict[str, Dict[str, str]] = {
     "bindings-python/README.md": {
         "python": "bindings-python/tests/test_readme.py: mypy --strict, run against tests/helpers/server.py",
     },
+    "bindings-js/README.md": {
+        "js": "bindings-js/test/readme.test.mjs: tsc --strict (checkJs), run in Node against tests/helpers/server.py",
+        "ts": "bindings-js/test/readme.test.mjs: tsc --strict, run in Node; test/consumer.test.mjs runs examples/checkout.mts "
+              "against a local shop",
+    },
     "bindings-kotlin/README.md": {
         "kotlin": "bindings-kotlin/check-examples.py: mirrored in kotlin/examples/, compiled by build.sh; "
                   "ReadmeExamplesTest runs all but the OkHttp one (its host is in the code)",
@@ -64,9 +70,7 @@ RUNNERS: Dict[str, Dict[str, str]] = {
 }
 
 # Markdown not yet under this check, and why. Each entry is a debt.
-PENDING: Dict[str, str] = {
-    "bindings-js/README.md": "being rewritten with its tests (tsc --strict and node) in another branch",
-}
+PENDING: Dict[str, str] = {}
 
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`\n]*)$")
 NOT_TESTED = re.compile(r"^\s*<!--\s*not-tested:\s*(?P<reason>.+?)\s*-->\s*$")

@@ -1,16 +1,8 @@
 import { GaveUpError, Policy, ReconcileRequiredError, retryFetch } from 'retryplan';
 
-// Or Policy.fromJson(text), from 'retryplan/tools', for a policy file in the shared snake_case schema.
-const checkout = Policy.fromConfig({
-  maxAttempts: 3,
-  totalBudgetMs: 800,
-  attemptTimeout: { fixedMs: 200 },
-  responseReserveMs: 50,
-  minimumUsefulAttemptMs: 200,
-  backoff: { kind: 'exponential', baseMs: 50, multiplier: 2, capMs: 400 },
-  jitter: { kind: 'full' },
-  idempotency: 'keyed',
-});
+// The `checkout` profile, the same in every language: 800 ms for the whole checkout, 3 attempts of at
+// most 200 ms, keyed writes. Or Policy.fromConfig({...}), or Policy.fromJson(text) from 'retryplan/tools'.
+const checkout = Policy.profile('checkout');
 
 /** Places an order with the shop at `shop`, an absolute URL such as `https://shop.example`. */
 export async function placeOrder(shop: string, order: object): Promise<unknown> {

@@ -1,7 +1,10 @@
 // The shared controls of a dependency (`Dependency`), and each control on its
 // own: `RetryBudget` (with its `RetryCharge`s), `CircuitBreaker` (with its
-// `BreakerPermit`s) and `ConcurrencyLimit`. A charge or a permit is settled
-// once, by the control that granted it (the core refuses anything else). Configurations are read by the core's one reader.
+// `BreakerPermit`s) and `ConcurrencyLimit` (with its `RetrySlot`s). A grant
+// (charge, permit, slot) is settled once, by the control that granted it: the
+// core refuses anything else (`invalid_argument` naming `charge`, `permit` or
+// `slot`), and a grant freed unsettled is given back. Configurations are read
+// by the core's one reader.
 import {
   _breakerNew,
   _breakerSettle,
@@ -17,6 +20,7 @@ import {
   _dependencyControls,
   _dependencyFromConfig,
   _dependencyShare,
+  _grantsOutstanding,
   _limitCall,
   _limitNew,
   _permitProbe,
@@ -34,6 +38,7 @@ import {
   LIMIT_RELEASE,
   SETTLE_FAILURE,
   SETTLE_RELEASE,
+  SETTLE_SPEND,
   SETTLE_SUCCESS,
 } from './tags.js';
 
@@ -100,12 +105,27 @@ export class RetryBudget extends Held {
     decided(_budgetSettle(handle(this), ms('nowMs', nowMs), handleOf('charge', charge, RetryCharge, true), SETTLE_FAILURE));
   }
 
-  /** Takes `amount` units from a quota (AWS `acquire`): true when taken, false when fewer are left. */
+  /** Settles a charge whose retry ended with neither a success nor a retryable failure (cancelled, aborted): its cost stays spent, once. */
+  spend(charge) {
+    decided(_budgetSettle(handle(this), 0, handleOf('charge', charge, RetryCharge), SETTLE_SPEND));
+  }
+
+  /** The charges granted and not settled yet. */
+  get chargesOutstanding() {
+    return _grantsOutstanding(handle(this));
+  }
+
+  /**
+   * The AWS SDKs' raw quota call, in units, outside the rules of grants (for
+   * a host mirroring botocore's own bookkeeping; a retry loop uses
+   * `tryRetry` and its charge): takes `amount` units from a quota, true when
+   * taken, false when fewer are left.
+   */
   acquire(amount) {
     return decided(_budgetAcquire(handle(this), whole('amount', amount, U32)));
   }
 
-  /** Gives `amount` units back to a quota, never above its capacity. */
+  /** The AWS SDKs' raw quota call, in units (see `acquire`): gives `amount` units back to a quota, never above its capacity. */
   release(amount) {
     decided(_budgetRelease(handle(this), whole('amount', amount, U32)));
   }
@@ -154,7 +174,15 @@ export class CircuitBreaker extends Held {
   release(permit) {
     decided(_breakerSettle(handle(this), 0, handleOf('permit', permit, BreakerPermit), SETTLE_RELEASE));
   }
+
+  /** The permits granted and not settled yet. */
+  get permitsOutstanding() {
+    return _grantsOutstanding(handle(this));
+  }
 }
+
+/** A slot granted by `ConcurrencyLimit#tryAcquire`, opaque; give it back once, to that limit. */
+export class RetrySlot extends Held {}
 
 /** A cap on the retries and hedges in flight to one dependency at once. */
 export class ConcurrencyLimit extends Held {
@@ -163,24 +191,25 @@ export class ConcurrencyLimit extends Held {
     super(decided(_limitNew(whole('maxInFlight', maxInFlight, U32))));
   }
 
-  /** Takes a slot, kept by this handle; false when all are taken. */
+  /** Takes a slot: a `RetrySlot`, or undefined when all are taken (as the breaker's and the budget's grants). */
   tryAcquire() {
-    return _limitCall(handle(this), LIMIT_ACQUIRE) === 1;
+    const slot = _limitCall(handle(this), LIMIT_ACQUIRE, 0);
+    return slot === 0 ? undefined : make(RetrySlot, slot);
   }
 
-  /** Gives back a slot this handle's `tryAcquire` took (never an operation's); throws "invalid_argument" when it holds none. */
-  release() {
-    _limitCall(handle(this), LIMIT_RELEASE);
+  /** Gives back `slot` (once, to the limit that granted it; a second use or another limit's slot is "invalid_argument" naming `slot`). */
+  release(slot) {
+    _limitCall(handle(this), LIMIT_RELEASE, handleOf('slot', slot, RetrySlot));
   }
 
   /** Slots taken now. */
   get inFlight() {
-    return _limitCall(handle(this), LIMIT_IN_FLIGHT);
+    return _limitCall(handle(this), LIMIT_IN_FLIGHT, 0);
   }
 
   /** The cap. */
   get maxInFlight() {
-    return _limitCall(handle(this), LIMIT_MAX_IN_FLIGHT);
+    return _limitCall(handle(this), LIMIT_MAX_IN_FLIGHT, 0);
   }
 }
 

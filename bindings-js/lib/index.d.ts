@@ -530,7 +530,9 @@ export interface DependencySnapshot {
 }
 /**
  * What a granted retry cost (quota units; 0 for the other models), opaque: only `tryRetry` makes one.
- * Hand it back once, to `onSuccess` (refunded) or `onFailure` (spent); a second use throws "invalid_argument".
+ * Hand it back once, to `onSuccess` (refunded), `onFailure` or `spend` (spent), of the budget that
+ * granted it; a second use, another budget's charge or a freed one throws "invalid_argument" naming `charge`.
+ * Freed (or collected) unsettled, it stays spent.
  */
 export class RetryCharge {
   private constructor();
@@ -570,14 +572,26 @@ export class RetryBudget {
   onSuccess(nowMs: number, charge?: RetryCharge): void;
   /** Records a retryable failure; `charge` is what `tryRetry` granted for it (spent), absent for a first attempt. */
   onFailure(nowMs: number, charge?: RetryCharge): void;
-  /** Takes `amount` units from a quota (AWS acquire): true when taken, false when fewer are left. Throws "invalid_argument" for another kind. */
+  /** Settles a charge whose retry ended with neither a success nor a retryable failure (cancelled, aborted): it stays spent. */
+  spend(charge: RetryCharge): void;
+  /** The charges granted and not settled yet. */
+  readonly chargesOutstanding: number;
+  /**
+   * The AWS SDKs' raw quota call, in units, outside the rules of grants (for a host mirroring
+   * botocore's own bookkeeping; a retry loop uses `tryRetry` and its charge): takes `amount` units
+   * from a quota, true when taken, false when fewer are left. Throws "invalid_argument" for another kind.
+   */
   acquire(amount: number): boolean;
-  /** Gives `amount` units back to a quota, never above its capacity. */
+  /** The AWS SDKs' raw quota call (see `acquire`): gives `amount` units back to a quota, never above its capacity. */
   release(amount: number): void;
   free(): void;
 }
 
-/** Admission from `CircuitBreaker#tryAcquire`, opaque; hand it back once, with the result or as a release (a second use throws "invalid_argument"). */
+/**
+ * Admission from `CircuitBreaker#tryAcquire`, opaque; hand it back once, to the breaker that granted it, with the
+ * result or as a release (a second use, another breaker's permit or a freed one throws "invalid_argument" naming `permit`).
+ * Freed (or collected) unsettled, it is released.
+ */
 export class BreakerPermit {
   private constructor();
   /** True when the attempt is a half-open probe. */
@@ -597,6 +611,18 @@ export class CircuitBreaker {
   onFailure(nowMs: number, permit: BreakerPermit): void;
   /** Gives a permit back without a result (the attempt was cancelled). */
   release(permit: BreakerPermit): void;
+  /** The permits granted and not settled yet. */
+  readonly permitsOutstanding: number;
+  free(): void;
+}
+
+/**
+ * A slot from `ConcurrencyLimit#tryAcquire`, opaque; give it back once, to the limit that granted it
+ * (a second use, another limit's slot or a freed one throws "invalid_argument" naming `slot`).
+ * Freed (or collected) unreleased, it is given back.
+ */
+export class RetrySlot {
+  private constructor();
   free(): void;
 }
 
@@ -604,10 +630,10 @@ export class CircuitBreaker {
 export class ConcurrencyLimit {
   /** A cap of `maxInFlight` (0 refuses every retry and hedge). */
   constructor(maxInFlight: number);
-  /** Takes a slot, kept by this handle; false when all are taken. */
-  tryAcquire(): boolean;
-  /** Gives back a slot this handle's `tryAcquire` took (never an operation's); throws "invalid_argument" when it holds none. */
-  release(): void;
+  /** Takes a slot: the `RetrySlot`, or undefined when all are taken. */
+  tryAcquire(): RetrySlot | undefined;
+  /** Gives `slot` back (once, to the limit that granted it). */
+  release(slot: RetrySlot): void;
   readonly inFlight: number;
   readonly maxInFlight: number;
   free(): void;

@@ -5,6 +5,7 @@ import { _free } from '../wasm/retryplan_js.js';
 import { RetryplanError, decided } from './convert.js';
 
 export const HANDLE = Symbol('retryplan.handle');
+const FREED = 2 ** 32 - 1;
 
 const objects = new FinalizationRegistry(_free);
 
@@ -41,5 +42,7 @@ export function handleOf(name, value, type, optional = false) {
   if (!(value instanceof type)) {
     throw Object.assign(new RetryplanError('invalid_argument', `invalid argument \`${name}\`: must be a ${type.name}`), { field: name });
   }
-  return value[HANDLE] ?? 0; // a freed object's handle is 0, which the wasm refuses as freed
+  // A freed object's handle: one the wasm's table never makes (index 2^20-1),
+  // so it is refused as freed, never read as absent (0).
+  return value[HANDLE] ?? FREED;
 }

@@ -25,6 +25,7 @@ export const CONTROL_LIMIT = 2;
 export const SETTLE_SUCCESS = 0;
 export const SETTLE_FAILURE = 1;
 export const SETTLE_RELEASE = 2;
+export const SETTLE_SPEND = 3;
 
 // The calls of `_limitCall` (src/controls.rs).
 export const LIMIT_RELEASE = 0;

@@ -2,7 +2,6 @@
 //! (`lib/controls.js`).
 
 use alloc::sync::Arc;
-use alloc::vec::Vec;
 
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
@@ -10,7 +9,7 @@ use wasm_bindgen::prelude::*;
 use crate::decisions::config_value;
 use crate::objects::{self, Control, Object};
 use crate::policy::handle_js;
-use crate::{either, invalid, js_error};
+use crate::{either, js_error};
 
 // The codes `lib/controls.js` passes, from `lib/tags.js` (test/tags.test.mjs
 // checks that both say the same).
@@ -21,8 +20,10 @@ const CONTROL_LIMIT: u32 = 2;
 /// How a grant is settled: with a success, a failure, or without a result.
 const SETTLE_SUCCESS: u32 = 0;
 const SETTLE_FAILURE: u32 = 1;
-#[allow(dead_code)] // the last arm of its match (`_`): named for test/tags.test.mjs
+#[allow(dead_code)] // the last arm of the breaker's match (`_`): named for test/tags.test.mjs
 const SETTLE_RELEASE: u32 = 2;
+#[allow(dead_code)] // the last arm of the budget's match (`_`): named for test/tags.test.mjs
+const SETTLE_SPEND: u32 = 3;
 /// The calls of `_limitCall`.
 const LIMIT_RELEASE: u32 = 0;
 const LIMIT_ACQUIRE: u32 = 1;
@@ -70,7 +71,7 @@ pub fn dependency_control(handle: u32, which: u32) -> JsValue {
         objects::insert(match which {
             CONTROL_BUDGET => Object::Budget(Control::Shared(dependency)),
             CONTROL_BREAKER => Object::Breaker(Control::Shared(dependency)),
-            _ => Object::Limit(Control::Shared(dependency), Vec::new()),
+            _ => Object::Limit(Control::Shared(dependency)),
         })
     }))
 }
@@ -122,29 +123,45 @@ pub fn charge_cost(handle: u32) -> Result<u32, JsValue> {
     })
 }
 
-/// The charge `handle` names, taken (a second take is the core's
-/// `invalid_argument`); none for handle 0.
+/// The grant `handle` names (a `kind` object), taken: a second take is the
+/// core's `invalid_argument` naming the grant, a freed or foreign handle
+/// `invalid_argument` too.
+fn take<T: rp::grant::Grant>(
+    handle: u32,
+    cell: impl FnOnce(&Object) -> Option<&rp::GrantCell<T>>,
+) -> Result<T, JsValue> {
+    objects::with(handle, T::ARGUMENT, |object| {
+        cell(object).ok_or_else(|| objects::freed(T::ARGUMENT))?.take().map_err(js_error)
+    })
+}
+
+/// The charge `handle` names, taken; none for handle 0 (a first attempt).
 fn take_charge(handle: u32) -> Result<Option<rp::RetryCharge>, JsValue> {
     if handle == 0 {
         return Ok(None);
     }
-    objects::with(handle, "charge", |object| match object {
-        Object::Charge(_, cell) => cell.take().map(Some).map_err(js_error),
-        _ => Err(objects::freed("charge")),
+    take(handle, |object| match object {
+        Object::Charge(_, cell) => Some(cell),
+        _ => None,
     })
+    .map(Some)
 }
 
-/// Records a success (`SETTLE_SUCCESS`) or a retryable failure; `charge` is the handle of
-/// what `tryRetry` granted for the attempt (refunded on a success, spent on a
-/// failure), 0 for a first attempt.
+/// Records a success (`SETTLE_SUCCESS`), a retryable failure
+/// (`SETTLE_FAILURE`) or a spend (`SETTLE_SPEND`); `charge` is the handle of
+/// what `tryRetry` granted for the attempt (refunded on a success, spent
+/// otherwise), 0 for a first attempt (never for a spend). The budget is
+/// checked before the charge is taken: a charge handed to a freed budget
+/// stays unsettled, for a live handle to settle.
 #[wasm_bindgen(js_name = _budgetSettle)]
 pub fn budget_settle(handle: u32, now_ms: f64, charge: u32, how: u32) -> JsValue {
-    either(take_charge(charge).and_then(|charge| {
+    either(budget(handle, |_| Ok(())).and_then(|()| take_charge(charge)).and_then(|charge| {
         budget(handle, |budget| {
-            let settled = if how == SETTLE_SUCCESS {
-                budget.on_success(now_ms as u64, charge)
-            } else {
-                budget.on_failure(now_ms as u64, charge)
+            let settled = match (how, charge) {
+                (SETTLE_SUCCESS, charge) => budget.on_success(now_ms as u64, charge),
+                (SETTLE_FAILURE, charge) => budget.on_failure(now_ms as u64, charge),
+                (_, Some(charge)) => budget.spend(charge),
+                (_, None) => return Err(objects::freed("charge")),
             };
             settled.map(|()| JsValue::UNDEFINED).map_err(js_error)
         })
@@ -168,14 +185,6 @@ fn breaker<T>(handle: u32, use_breaker: impl FnOnce(&rp::CircuitBreaker) -> Resu
     objects::with(handle, "breaker", |object| match object {
         Object::Breaker(control) => use_breaker(control.get(rp::Dependency::breaker)?),
         _ => Err(objects::freed("breaker")),
-    })
-}
-
-/// The permit `handle` names, taken (a second take is the core's `invalid_argument`).
-fn take_permit(handle: u32) -> Result<rp::BreakerPermit, JsValue> {
-    objects::with(handle, "permit", |object| match object {
-        Object::Permit(_, cell) => cell.take().map_err(js_error),
-        _ => Err(objects::freed("permit")),
     })
 }
 
@@ -208,10 +217,18 @@ pub fn permit_probe(handle: u32) -> Result<bool, JsValue> {
     })
 }
 
-/// Hands a permit back (once), as `how` says (`SETTLE_*`).
+/// Hands a permit back (once), as `how` says (`SETTLE_*`). The breaker is
+/// checked before the permit is taken (a permit handed to a freed breaker
+/// stays unsettled).
 #[wasm_bindgen(js_name = _breakerSettle)]
 pub fn breaker_settle(handle: u32, now_ms: f64, permit_handle: u32, how: u32) -> JsValue {
-    either(take_permit(permit_handle).and_then(|permit| {
+    let permit = breaker(handle, |_| Ok(())).and_then(|()| {
+        take(permit_handle, |object| match object {
+            Object::Permit(_, cell) => Some(cell),
+            _ => None,
+        })
+    });
+    either(permit.and_then(|permit| {
         breaker(handle, |breaker| {
             let settled = match how {
                 SETTLE_SUCCESS => breaker.on_success(now_ms as u64, permit),
@@ -223,13 +240,10 @@ pub fn breaker_settle(handle: u32, now_ms: f64, permit_handle: u32, how: u32) ->
     }))
 }
 
-/// Runs `use_limit` on the cap `handle` names and the slots its handle took.
-fn limit<T>(
-    handle: u32,
-    use_limit: impl FnOnce(&rp::ConcurrencyLimit, &mut Vec<rp::RetrySlot>) -> Result<T, JsValue>,
-) -> Result<T, JsValue> {
+/// Runs `use_limit` on the cap `handle` names.
+fn limit<T>(handle: u32, use_limit: impl FnOnce(&rp::ConcurrencyLimit) -> Result<T, JsValue>) -> Result<T, JsValue> {
     objects::with(handle, "limit", |object| match object {
-        Object::Limit(control, slots) => use_limit(control.get(rp::Dependency::retry_slots)?, slots),
+        Object::Limit(control) => use_limit(control.get(rp::Dependency::retry_slots)?),
         _ => Err(objects::freed("limit")),
     })
 }
@@ -237,26 +251,40 @@ fn limit<T>(
 /// A cap of `maxInFlight`: its handle.
 #[wasm_bindgen(js_name = _limitNew)]
 pub fn limit_new(max_in_flight: u32) -> JsValue {
-    handle_js(objects::insert(Object::Limit(Control::Own(rp::ConcurrencyLimit::new(max_in_flight)), Vec::new())))
+    handle_js(objects::insert(Object::Limit(Control::Own(rp::ConcurrencyLimit::new(max_in_flight)))))
 }
 
-/// Takes a slot, kept by this handle (`LIMIT_ACQUIRE`), or gives back one this
-/// handle took (`LIMIT_RELEASE`; `invalid_argument` when it holds none):
-/// whether one was taken; or reads `inFlight` or `maxInFlight`.
+/// Takes a slot (`LIMIT_ACQUIRE`): the handle of its `RetrySlot`, 0 when all
+/// are taken; gives back the slot `slot` names (`LIMIT_RELEASE`, once, to
+/// the cap that granted it: the cap is checked before the slot is taken);
+/// or reads `inFlight` or `maxInFlight`.
 #[wasm_bindgen(js_name = _limitCall)]
-pub fn limit_call(handle: u32, call: u32) -> Result<u32, JsValue> {
-    limit(handle, |limit, slots| match call {
+pub fn limit_call(handle: u32, call: u32, slot: u32) -> Result<u32, JsValue> {
+    match call {
         LIMIT_RELEASE => {
-            let slot = slots.pop().ok_or_else(|| invalid("slot", "slot_none"))?;
-            limit.release(slot).map(|()| 0).map_err(js_error)
+            limit(handle, |_| Ok(()))?;
+            let slot = take(slot, |object| match object {
+                Object::Slot(cell) => Some(cell),
+                _ => None,
+            })?;
+            limit(handle, |limit| limit.release(slot).map(|()| 0).map_err(js_error))
         }
-        LIMIT_ACQUIRE => {
-            let slot = limit.try_acquire();
-            let taken = slot.is_some();
-            slots.extend(slot);
-            Ok(u32::from(taken))
-        }
-        LIMIT_IN_FLIGHT => Ok(limit.in_flight()),
-        _ => Ok(limit.max_in_flight()),
+        LIMIT_ACQUIRE => limit(handle, |limit| Ok(limit.try_acquire()))?
+            .map_or(Ok(0), |slot| objects::insert(Object::Slot(rp::GrantCell::new(slot)))),
+        LIMIT_IN_FLIGHT => limit(handle, |limit| Ok(limit.in_flight())),
+        _ => limit(handle, |limit| Ok(limit.max_in_flight())),
+    }
+}
+
+/// The grants of a budget (charges) or a breaker (permits) still out.
+#[wasm_bindgen(js_name = _grantsOutstanding)]
+pub fn grants_outstanding(handle: u32) -> Result<u32, JsValue> {
+    objects::with(handle, "control", |object| {
+        let count = match object {
+            Object::Budget(control) => control.get(rp::Dependency::budget)?.charges_outstanding(),
+            Object::Breaker(control) => control.get(rp::Dependency::breaker)?.permits_outstanding(),
+            _ => return Err(objects::freed("control")),
+        };
+        Ok(u32::try_from(count).unwrap_or(u32::MAX))
     })
 }

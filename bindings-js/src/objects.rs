@@ -49,8 +49,10 @@ pub(crate) enum Object {
     Permit(bool, rp::GrantCell<rp::BreakerPermit>),
     /// A budget's charge (its cost), settled once.
     Charge(u32, rp::GrantCell<rp::RetryCharge>),
-    /// A cap, and the slots this handle took (it gives back only those).
-    Limit(Control<rp::ConcurrencyLimit>, Vec<rp::RetrySlot>),
+    /// A cap on retries and hedges in flight.
+    Limit(Control<rp::ConcurrencyLimit>),
+    /// A cap's slot, given back once.
+    Slot(rp::GrantCell<rp::RetrySlot>),
     Stats(Arc<rp::SharedStats>),
     Driver(crate::driver::DriverState),
     #[cfg(feature = "tools")]

@@ -35,7 +35,7 @@ test('two entries: the default one for a checkout page, the tools a superset wit
   assert.deepEqual(Object.keys(lean).sort(), [
     'BreakerPermit', 'CircuitBreaker', 'ConcurrencyLimit', 'Dependency', 'Driver', 'GUIDANCE_HEADERS', 'GaveUpError',
     'IDEMPOTENCY_KEY_HEADER', 'Operation', 'OperationFailedError', 'Outcome', 'Policy', 'REQUEST_ID_HEADER',
-    'ReconcileRequiredError', 'RestartRequiredError', 'RetryBudget', 'RetryCharge', 'RetryplanError', 'Stats', 'failureOf',
+    'ReconcileRequiredError', 'RestartRequiredError', 'RetryBudget', 'RetryCharge', 'RetrySlot', 'RetryplanError', 'Stats', 'failureOf',
     'outcomeFromHttp', 'parseRateLimit', 'parseRateLimitReset', 'parseRetryAfter', 'parseRetryAfterMsHeader', 'profileNames',
     'retryFetch', 'run', 'wasmTrapped',
   ]);
@@ -470,11 +470,12 @@ test('RetryBudget, CircuitBreaker and ConcurrencyLimit on their own; permits are
   assert.throws(() => breaker.onSuccess(104, { probe: false }));
 
   const slots = new ConcurrencyLimit(1);
-  assert.equal(slots.tryAcquire(), true);
-  assert.equal(slots.tryAcquire(), false);
+  const slot = slots.tryAcquire();
+  assert.ok(slot instanceof tools.RetrySlot);
+  assert.equal(slots.tryAcquire(), null);
   assert.equal(slots.inFlight, 1);
-  slots.release();
-  throwsCode(() => slots.release(), 'invalid_argument');
+  slots.release(slot);
+  throwsCode(() => slots.release(slot), 'invalid_argument');
   assert.equal(slots.inFlight, 0);
   assert.equal(slots.maxInFlight, 1);
   throwsCode(() => new ConcurrencyLimit(-1), 'invalid_argument');

@@ -51,6 +51,7 @@ test('vectors, a fetch scenario and the shared helper scenarios in Chromium', as
       assert.equal(result.leanVectors.count, total, 'the default entry met every case');
       assert.deepEqual(result.leanVectors.failures, []);
       assert.ok(result.sameError, 'one RetryplanError for both entries');
+      assert.deepEqual(result.controls, { lean: [], tools: [] }, 'the control checks hold in Chromium');
       const scenario = result.fetchScenario;
       assert.deepEqual(scenario.decision, { type: 'succeeded', attempts: 2, winner: 2, abortAttempts: [] });
       assert.equal(scenario.status, 200);

@@ -75,6 +75,15 @@ impl Backoff {
         match self.kind {
             BackoffKind::Constant => start,
             BackoffKind::Linear => start.saturating_mul(u64::from(retry) + 1).min(limit_ms),
+            // Doubling (the default multiplier): one shift gives what the loop
+            // below does, `min(start * 2^retry, limit_ms)`, a shift that loses
+            // bits being above any limit.
+            BackoffKind::Exponential if self.multiplier_permille == 2000 => match start.checked_shl(retry) {
+                Some(ceiling) if ceiling >> retry == start => ceiling.min(limit_ms),
+                // Bits shifted out: above any limit (zero stays zero).
+                _ if start == 0 => 0,
+                _ => limit_ms,
+            },
             BackoffKind::Exponential => {
                 let growing = self.multiplier_permille >= 1000;
                 let mut ceiling = start;
@@ -118,7 +127,7 @@ fn draw_range(policy: &Policy, retry: u32, previous_delay_ms: u64, after_throttl
     if policy.backoff.immediate_first_retry && retry == 0 {
         return DrawRange::uncapped(0, 0);
     }
-    let backoff = policy.backoff;
+    let backoff = &policy.backoff;
     let cap = backoff.cap_ms;
     let base = backoff.base_for_ms(after_throttling);
     let ceiling = backoff.grown_ms(base, retry, cap);
@@ -198,6 +207,21 @@ mod tests {
         let mut config = PolicyConfig { backoff, jitter, ..PolicyConfig::default() };
         config.max_attempts = 10;
         Policy::new(&config).expect("valid")
+    }
+
+    #[test]
+    fn doubling_by_shift_gives_the_ceilings_of_repeated_doubling() {
+        let doubling = policy(BackoffConfig::default(), JitterConfig::None).backoff;
+        assert_eq!(doubling.multiplier_permille, 2000, "the shortcut's case is the default");
+        for start in [0, 1, 3, 100, 1 << 40, MAX_MS / 2, MAX_MS] {
+            for limit in [0, 1, 400, 2000, 1 << 50, MAX_MS] {
+                let mut expected = start.min(limit);
+                for retry in 0..70 {
+                    assert_eq!(doubling.grown_ms(start, retry, limit), expected, "{start} << {retry}, at most {limit}");
+                    expected = expected.saturating_mul(2).min(limit);
+                }
+            }
+        }
     }
 
     #[test]

@@ -137,7 +137,7 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
         Outcome::Success => Class::Success,
         Outcome::HttpStatus { status, retry_after_ms, error_code } => {
             if !(100..=599).contains(&status) {
-                return Err(Error::InvalidArgument { name: "status", rule: message!(NotHttpStatus, status) });
+                return Err(not_http_status(status));
             }
             if status < 400 {
                 Class::Success
@@ -184,6 +184,14 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
         },
         Outcome::Cancelled => Class::Cancelled,
     })
+}
+
+/// The error for an HTTP status outside 100..=599 (out of line: building its
+/// message would otherwise weigh on every classification).
+#[cold]
+#[inline(never)]
+fn not_http_status(status: u16) -> Error {
+    Error::InvalidArgument { name: "status", rule: message!(NotHttpStatus, status) }
 }
 
 /// True when the policy retries `table` and `code` is in it.

@@ -1,10 +1,12 @@
 // Runs in Chromium: every conformance vector through both entries (the
-// default one as it can, see LEAN_CANNOT_RUN), then one retryFetch scenario;
+// default one as it can, see LEAN_CANNOT_RUN), the control checks
+// (test/controls.js) through both, then one retryFetch scenario;
 // then offers the shared helper scenarios to the test (window.__observe).
 import * as api from '/bindings-js/lib/browser.js';
 import * as tools from '/bindings-js/tools/lib/browser.js';
 import { runDocuments } from '/bindings-js/test/vectors.js';
 import { observe } from '/bindings-js/test/scenarios.js';
+import { controlChecks } from '/bindings-js/test/controls.js';
 
 window.__observe = (scenario, url) => observe(api, scenario, url);
 
@@ -14,6 +16,7 @@ async function main() {
   for (const name of names) documents.push({ name, document: await (await fetch(`/vectors/${name}`)).json() });
   const vectors = runDocuments(tools, documents);
   const leanVectors = runDocuments(api, documents, true);
+  const controls = { lean: controlChecks(api), tools: controlChecks(tools) };
 
   const policy = api.Policy.fromConfig({
     maxAttempts: 3,
@@ -39,7 +42,7 @@ async function main() {
   } catch (caught) {
     error = { isError: caught instanceof Error, isOurs: caught instanceof api.RetryplanError, code: caught.code };
   }
-  return { vectors, leanVectors, fetchScenario, error, sameError: tools.RetryplanError === api.RetryplanError };
+  return { vectors, leanVectors, controls, fetchScenario, error, sameError: tools.RetryplanError === api.RetryplanError };
 }
 
 main().then(

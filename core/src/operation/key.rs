@@ -1,10 +1,12 @@
 //! The idempotency key: the one name of an operation across all its attempts.
 
 use alloc::string::String;
+use alloc::sync::Arc;
 
 use crate::error::Error;
 use crate::lock::Once;
 use crate::message::message;
+use crate::rng::mix;
 
 /// The longest idempotency key accepted, in bytes.
 pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
@@ -19,10 +21,14 @@ pub struct IdempotencyKey(Spelling);
 
 #[derive(Clone)]
 enum Spelling {
-    /// A key the caller chose, checked.
-    Given(String),
+    /// A key the caller chose, checked (shared: a clone per operation copies
+    /// no text).
+    Given(Arc<str>),
     /// 128 bits in the UUID version 4 layout, spelt on first read.
     Uuid { bits: u128, text: Once<String> },
+    /// An operation's key derived from its seed: the bits are mixed (and
+    /// spelt) only when first read.
+    Derived { seed: u64, text: Once<String> },
 }
 
 impl IdempotencyKey {
@@ -45,7 +51,7 @@ impl IdempotencyKey {
                 rule: message!(NotVisibleAscii, String::from(bad)),
             });
         }
-        Ok(IdempotencyKey(Spelling::Given(key)))
+        Ok(IdempotencyKey(Spelling::Given(Arc::from(key))))
     }
 
     /// A UUID-formatted (version 4 layout) key made from 128 bits: 32
@@ -53,8 +59,14 @@ impl IdempotencyKey {
     /// bits set. Spelt when first read.
     #[must_use]
     pub fn from_bits(bits: u128) -> IdempotencyKey {
-        let bits = (bits & !(0xF << 76) | (0x4 << 76)) & !(0x3 << 62) | (0x2 << 62);
-        IdempotencyKey(Spelling::Uuid { bits, text: Once::new() })
+        IdempotencyKey(Spelling::Uuid { bits: uuid_layout(bits), text: Once::new() })
+    }
+
+    /// The key an operation derives from its seed (when the caller gives
+    /// none): [`from_bits`](IdempotencyKey::from_bits) of two mixes of the
+    /// seed, computed when first read.
+    pub(crate) fn derived(seed: u64) -> IdempotencyKey {
+        IdempotencyKey(Spelling::Derived { seed, text: Once::new() })
     }
 
     /// The key as text.
@@ -63,8 +75,22 @@ impl IdempotencyKey {
         match &self.0 {
             Spelling::Given(key) => key,
             Spelling::Uuid { bits, text } => text.get_or_init(|| uuid_text(*bits)),
+            Spelling::Derived { seed, text } => text.get_or_init(|| uuid_text(uuid_layout(derived_bits(*seed)))),
         }
     }
+}
+
+/// Stream constant for [`mix`]: derived idempotency keys.
+const KEY_STREAM: u64 = 0x4944_454d_5f4b_4559; // "IDEM_KEY"
+
+/// The 128 bits of the key derived from `seed`.
+fn derived_bits(seed: u64) -> u128 {
+    u128::from(mix(seed, KEY_STREAM, 0)) << 64 | u128::from(mix(seed, KEY_STREAM, 1))
+}
+
+/// `bits` with the UUID version 4 and variant bits set.
+fn uuid_layout(bits: u128) -> u128 {
+    (bits & !(0xF << 76) | (0x4 << 76)) & !(0x3 << 62) | (0x2 << 62)
 }
 
 /// 32 lowercase hex digits, most significant first, dashed 8-4-4-4-12, read

@@ -7,7 +7,7 @@
 //! **Before every attempt** ([`Operation::poll`] when ready): the remaining
 //! budget is `deadline - now - response_reserve` (saturating). If it is below
 //! `max(1, minimum_useful_attempt_ms)`, give up with `deadline_insufficient`.
-//! With a shared [`Dependency`]: an open circuit breaker gives up
+//! With a shared [`Dependency`](crate::Dependency): an open circuit breaker gives up
 //! (`circuit_open`); a retry or hedge also needs a free in-flight slot
 //! (`concurrency_limited`) and then a retry-budget token (`budget_exhausted`),
 //! taken only now, after the wait, so a cancelled waiter spends nothing (a
@@ -61,29 +61,45 @@
 //! 7. otherwise wait (or, for a zero delay, go straight to the pre-attempt check).
 //!
 //! A clock reading earlier than one already seen counts as no time elapsed.
+//!
+//! Where each rule lives, in this order: `before_attempt.rs` (**Before every
+//! attempt**), `grants.rs` (what a shared [`Dependency`](crate::Dependency) grants an attempt,
+//! and step 0), `hedging.rs` (**Hedging**), `after_attempt.rs` (steps 1 to 7
+//! of **After an attempt**) and `ending.rs` (every ending gives back what the
+//! running attempts hold). This file holds the state and the public calls
+//! that apply them.
 
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
-use crate::backoff::draw_delay_ms;
-use crate::backoff::polly::{self, PollyState};
-use crate::breaker::BreakerPermit;
-use crate::budget::{RetryCause, RetryCharge};
-use crate::classify::{classify, Class, Outcome, TransportFailure, Verdict};
-use crate::concurrency::RetrySlot;
+use crate::backoff::polly::PollyState;
+use crate::budget::RetryCause;
+use crate::classify::{classify, Outcome};
 use crate::decision::{AttemptSet, Decision, GiveUpReason, RequestId};
-use crate::dependency::Dependency;
 use crate::error::Error;
-use crate::guidance::ServerDelay;
 use crate::http::Repeatability;
-use crate::policy::retry_limits::{FailureKind, KindCounts};
-use crate::policy::{AttemptTimeout, GuidanceMode, Idempotency, Jitter, Policy, MAX_HEDGED_ATTEMPTS, MAX_MS};
-use crate::retry_after::Pushback;
+use crate::policy::retry_limits::KindCounts;
+use crate::policy::{Idempotency, Policy, MAX_HEDGED_ATTEMPTS, MAX_MS};
 use crate::rng::{mix, Draws, SplitMix64};
+
+// The rules of the module doc, one file each, in the order they apply (a
+// blank line between them keeps rustfmt from sorting them).
+mod before_attempt;
+
+mod grants;
+
+mod hedging;
+
+mod after_attempt;
+
+mod ending;
 
 mod key;
 mod options;
+#[cfg(test)]
+mod tests;
 
+use grants::Controls;
 pub use key::{IdempotencyKey, MAX_IDEMPOTENCY_KEY_LEN};
 pub use options::OperationOptions;
 
@@ -107,9 +123,8 @@ impl SharedPolicy for &Arc<Policy> {
     }
 }
 
-/// Stream constants for [`mix`]: request ids and derived idempotency keys.
+/// Stream constant for [`mix`]: request ids (derived keys have their own, in `key.rs`).
 const REQUEST_ID_STREAM: u64 = 0x5245_5155_4553_5449; // "REQUESTI"
-const KEY_STREAM: u64 = 0x4944_454d_5f4b_4559; // "IDEM_KEY"
 
 /// The most attempts that run at once: the first plus every hedge.
 pub(crate) const MAX_IN_FLIGHT: usize = 1 + MAX_HEDGED_ATTEMPTS as usize;
@@ -136,21 +151,21 @@ enum Start {
     Hedge,
 }
 
-/// What a running attempt holds from the shared controls: grants it settles
-/// exactly once (with its result, or given back when it is aborted).
-#[derive(Debug)]
+/// A running attempt, or a free slot (attempt 0: attempts count from 1).
+/// What it holds from a shared dependency is kept apart, in [`Controls`], so
+/// an operation without one carries nothing to give back or drop.
+#[derive(Clone, Copy, Debug)]
 struct Running {
     attempt: u32,
     abort_at_ms: u64,
-    breaker: Option<BreakerPermit>,
-    retry_slot: Option<RetrySlot>,
-    charge: Option<RetryCharge>,
 }
 
-/// A grant the operation settles is always one it took from its own
-/// dependency, so settling it cannot fail; a failure would be a bug here.
-fn settled(result: Result<(), Error>) {
-    debug_assert!(result.is_ok(), "an operation settled a grant of another control: {result:?}");
+impl Running {
+    const FREE: Running = Running { attempt: 0, abort_at_ms: 0 };
+
+    fn is_free(self) -> bool {
+        self.attempt == 0
+    }
 }
 
 /// The state machine of one logical operation.
@@ -177,7 +192,8 @@ pub struct Operation {
     idempotency_key: IdempotencyKey,
     /// The policy's idempotency, made `unsafe` for a request that is not idempotent.
     idempotency: Idempotency,
-    dependency: Option<Arc<Dependency>>,
+    /// The shared dependency and what the running attempts hold from it.
+    controls: Option<Controls>,
     started_at_ms: u64,
     deadline_ms: u64,
     last_now_ms: u64,
@@ -189,7 +205,7 @@ pub struct Operation {
     /// The class of the last failure, which prices the retry that repeats it.
     last_failure: RetryCause,
     phase: Phase,
-    running: [Option<Running>; MAX_IN_FLIGHT],
+    running: [Running; MAX_IN_FLIGHT],
     /// The attempt numbers in `running`, kept alongside it.
     running_set: AttemptSet,
     hedge_at_ms: Option<u64>,
@@ -214,11 +230,7 @@ impl Operation {
     #[must_use]
     pub fn new(policy: impl SharedPolicy, now_ms: u64, options: OperationOptions) -> Operation {
         let policy = policy.share();
-        let idempotency_key = options.idempotency_key.unwrap_or_else(|| {
-            let high = mix(options.seed, KEY_STREAM, 0);
-            let low = mix(options.seed, KEY_STREAM, 1);
-            IdempotencyKey::from_bits(u128::from(high) << 64 | u128::from(low))
-        });
+        let idempotency_key = options.idempotency_key.unwrap_or_else(|| IdempotencyKey::derived(options.seed));
         // No time is ever past MAX_MS (2^53 - 1, what a JS number holds exactly),
         // so an unbounded budget (a gRPC call without a deadline) ends there.
         let budget_end = now_ms.saturating_add(policy.total_budget_ms).min(MAX_MS.max(now_ms));
@@ -231,7 +243,7 @@ impl Operation {
             draws: Draws::Seeded(SplitMix64::new(options.seed)),
             idempotency_key,
             idempotency,
-            dependency: options.dependency,
+            controls: options.dependency.map(Controls::new),
             started_at_ms: now_ms,
             deadline_ms,
             last_now_ms: now_ms,
@@ -240,7 +252,7 @@ impl Operation {
             backoff_retry: 0,
             last_failure: RetryCause::Transient,
             phase: Phase::Ready,
-            running: [const { None }; MAX_IN_FLIGHT],
+            running: [Running::FREE; MAX_IN_FLIGHT],
             running_set: AttemptSet::EMPTY,
             hedge_at_ms: None,
             // An operation that may not repeat its request never hedges.
@@ -281,16 +293,19 @@ impl Operation {
         if self.phase == Phase::Ended {
             return Err(Error::OperationEnded);
         }
-        let Some(slot) = self.running.iter().position(|running| running.as_ref().is_some_and(|r| r.attempt == attempt))
+        let Some(slot) = self.running.iter().position(|running| !running.is_free() && running.attempt == attempt)
         else {
-            return Err(Error::AttemptNotRunning { attempt, running: self.running_list() });
+            return Err(self.not_running(attempt));
         };
         let class = classify(&self.policy, outcome)?;
         let now = self.observe(now_ms);
-        let finished = self.running.get_mut(slot).and_then(Option::take);
+        if let Some(finished) = self.running.get_mut(slot) {
+            *finished = Running::FREE;
+        }
         self.running_set.remove(attempt);
-        if let Some(finished) = finished {
-            self.settle(now, finished, class, outcome);
+        let honor_guidance = self.policy.server_guidance.honor;
+        if let Some(controls) = self.controls.as_mut() {
+            controls.settle(slot, now, class, outcome, honor_guidance);
         }
         let class = self.restricted(class, outcome);
         Ok(self.after_attempt(now, attempt, class, outcome))
@@ -408,47 +423,17 @@ impl Operation {
         self.last_now_ms
     }
 
+    /// The error for an outcome of an attempt that is not running (out of
+    /// line: building its message would otherwise weigh on every outcome).
+    #[cold]
+    #[inline(never)]
+    fn not_running(&self, attempt: u32) -> Error {
+        Error::AttemptNotRunning { attempt, running: self.running_list() }
+    }
+
     /// The running attempts, ascending (for errors).
     pub(crate) fn running_list(&self) -> Vec<u32> {
         self.running_attempts().iter().collect()
-    }
-
-    /// The running attempt that reached its abort time first (at or before
-    /// `now_ms`; the lower number on a tie), if any.
-    pub(crate) fn earliest_overdue(&self, now_ms: u64) -> Option<u32> {
-        self.running
-            .iter()
-            .flatten()
-            .filter(|running| running.abort_at_ms <= now_ms)
-            .min_by_key(|running| (running.abort_at_ms, running.attempt))
-            .map(|running| running.attempt)
-    }
-
-    fn in_flight_until(&self) -> u64 {
-        let earliest_abort = self.running.iter().flatten().map(|running| running.abort_at_ms).min();
-        match (earliest_abort, self.hedge_at_ms) {
-            (Some(abort), Some(hedge)) => abort.min(hedge),
-            (Some(abort), None) => abort,
-            (None, hedge) => hedge.unwrap_or(self.last_now_ms),
-        }
-    }
-
-    fn await_outcome(&self) -> Decision {
-        Decision::AwaitOutcome { in_flight: self.running_attempts().len(), until_ms: self.in_flight_until() }
-    }
-
-    fn poll_in_flight(&mut self, now: u64) -> Decision {
-        match self.hedge_at_ms {
-            Some(hedge_at) if now >= hedge_at => match self.try_start(now, Start::Hedge) {
-                Ok(started) => started,
-                Err(_) => {
-                    // A refused hedge stops hedging; the running attempts go on.
-                    self.stop_hedging();
-                    self.await_outcome()
-                }
-            },
-            _ => self.await_outcome(),
-        }
     }
 
     fn wait_again(&self, now: u64, until_ms: u64, server_delay_ms: Option<u64>) -> Decision {
@@ -459,513 +444,5 @@ impl Operation {
             server_delay_ms,
             remaining_budget_ms: self.remaining_budget_ms(now),
         }
-    }
-
-    fn start_or_give_up(&mut self, now: u64, start: Start) -> Decision {
-        match self.try_start(now, start) {
-            Ok(started) => started,
-            Err(reason) => self.give_up(now, reason, None),
-        }
-    }
-
-    /// Runs the pre-attempt checks and, when they pass, starts an attempt.
-    fn try_start(&mut self, now: u64, start: Start) -> Result<Decision, GiveUpReason> {
-        let remaining = self.remaining_budget_ms(now);
-        let minimum = self.policy.minimum_useful_attempt_ms.max(1);
-        if remaining < minimum {
-            return Err(GiveUpReason::DeadlineInsufficient);
-        }
-        if self.attempts_started >= self.policy.max_attempts {
-            return Err(GiveUpReason::AttemptsExhausted);
-        }
-        let Some(slot) = self.running.iter().position(Option::is_none) else {
-            return Err(GiveUpReason::ConcurrencyLimited);
-        };
-        let held = self.acquire(now, start)?;
-        let per_attempt = match self.policy.attempt_timeout {
-            AttemptTimeout::Fixed { ms } => ms,
-            AttemptTimeout::FractionOfRemaining { permille } => {
-                // `remaining` is at most 2^53 - 1 ms and `permille` at most 1000: the product fits in u64.
-                let share = remaining.saturating_mul(u64::from(permille)) / 1000;
-                share.max(minimum)
-            }
-        };
-        let timeout_ms = per_attempt.min(remaining);
-        self.attempts_started += 1;
-        let attempt = self.attempts_started;
-        let abort_at_ms = now.saturating_add(timeout_ms);
-        if let Some(free) = self.running.get_mut(slot) {
-            *free = Some(Running { attempt, abort_at_ms, ..held });
-        }
-        self.running_set.insert(attempt);
-        self.phase = Phase::InFlight;
-        self.schedule_hedge(now, None);
-        Ok(Decision::StartAttempt {
-            attempt,
-            timeout_ms,
-            abort_at_ms,
-            request_id: self.request_id(attempt),
-            remaining_budget_ms: remaining,
-            hedge: start == Start::Hedge,
-        })
-    }
-
-    /// Takes what an attempt needs from the dependency: a breaker permit, and
-    /// for a retry or hedge an in-flight slot and then a budget token. On
-    /// refusal everything taken is given back.
-    fn acquire(&self, now: u64, start: Start) -> Result<Running, GiveUpReason> {
-        let mut held = Running { attempt: 0, abort_at_ms: 0, breaker: None, retry_slot: None, charge: None };
-        let Some(dependency) = self.dependency.as_deref() else {
-            return Ok(held);
-        };
-        if let Some(breaker) = dependency.breaker() {
-            held.breaker = Some(breaker.try_acquire(now).ok_or(GiveUpReason::CircuitOpen)?);
-        }
-        if start == Start::First {
-            if let Some(budget) = dependency.budget() {
-                budget.on_request(now);
-            }
-            return Ok(held);
-        }
-        if let Some(slots) = dependency.retry_slots() {
-            match slots.try_acquire() {
-                Some(slot) => held.retry_slot = Some(slot),
-                None => {
-                    self.release(held);
-                    return Err(GiveUpReason::ConcurrencyLimited);
-                }
-            }
-        }
-        if let Some(budget) = dependency.budget() {
-            match budget.try_retry_for(now, self.last_failure) {
-                Some(charge) => held.charge = Some(charge),
-                None => {
-                    self.release(held);
-                    return Err(GiveUpReason::BudgetExhausted);
-                }
-            }
-        }
-        Ok(held)
-    }
-
-    /// Gives back what an attempt holds without a result (a charge stays spent).
-    fn release(&self, held: Running) {
-        let Some(dependency) = self.dependency.as_deref() else { return };
-        if let (Some(breaker), Some(permit)) = (dependency.breaker(), held.breaker) {
-            settled(breaker.release(permit));
-        }
-        if let (Some(slots), Some(slot)) = (dependency.retry_slots(), held.retry_slot) {
-            settled(slots.release(slot));
-        }
-        if let (Some(budget), Some(charge)) = (dependency.budget(), held.charge) {
-            settled(budget.spend(charge));
-        }
-    }
-
-    /// Feeds a finished attempt's result to the dependency's controls.
-    fn settle(&self, now: u64, finished: Running, class: Class, outcome: &Outcome) {
-        let Some(dependency) = self.dependency.as_deref() else { return };
-        let Running { breaker: permit, retry_slot, charge, .. } = finished;
-        if let (Some(slots), Some(slot)) = (dependency.retry_slots(), retry_slot) {
-            settled(slots.release(slot));
-        }
-        let breaker = dependency.breaker().zip(permit);
-        let budget = dependency.budget();
-        match class {
-            Class::Cancelled => {
-                if let Some((breaker, permit)) = breaker {
-                    settled(breaker.release(permit));
-                }
-                if let (Some(budget), Some(charge)) = (budget, charge) {
-                    settled(budget.spend(charge));
-                }
-            }
-            Class::Retryable { .. } => {
-                if let Some((breaker, permit)) = breaker {
-                    settled(breaker.on_failure(now, permit));
-                }
-                if let Some(budget) = budget {
-                    settled(budget.on_failure(now, charge));
-                }
-            }
-            Class::Success | Class::NotRetryable | Class::Conflict => {
-                if let Some((breaker, permit)) = breaker {
-                    settled(breaker.on_success(now, permit));
-                }
-                let declined = matches!(outcome, Outcome::GrpcStatus { pushback: Some(Pushback::DoNotRetry), .. });
-                if let (true, true, Some(budget)) = (declined, self.policy.server_guidance.honor, budget) {
-                    // gRFC A6 "Throttling": a "do not retry" pushback counts as a failure, whatever the code.
-                    settled(budget.on_failure(now, None));
-                }
-                match (budget, class) {
-                    (Some(budget), Class::Success) => settled(budget.on_success(now, charge)),
-                    (Some(budget), _) => {
-                        if let Some(charge) = charge {
-                            settled(budget.spend(charge));
-                        }
-                    }
-                    (None, _) => {}
-                }
-            }
-        }
-    }
-
-    /// What a retryable class means for this request: with a method the
-    /// policy does not retry, only a request that never left (or an
-    /// application verdict) is tried again; an ambiguous failure of an unsafe
-    /// request still answers reconcile.
-    fn restricted(&self, class: Class, outcome: &Outcome) -> Class {
-        match class {
-            Class::Retryable { ambiguous, .. } if self.method_not_retried && !retried_for_unlisted_method(outcome) => {
-                if ambiguous && self.idempotency == Idempotency::Unsafe {
-                    class
-                } else {
-                    Class::NotRetryable
-                }
-            }
-            other => other,
-        }
-    }
-
-    /// Counts a retryable failure by kind; true when its kind's retry limit is used up.
-    fn kind_limit_reached(&mut self, outcome: &Outcome) -> bool {
-        failure_kind(outcome).is_some_and(|kind| {
-            let failures = self.kind_failures.count(kind);
-            self.policy.retry_limits.exhausted(kind, failures)
-        })
-    }
-
-    fn after_attempt(&mut self, now: u64, attempt: u32, class: Class, outcome: &Outcome) -> Decision {
-        let attempts = self.attempts_started;
-        let (ambiguous, throttling) = match class {
-            Class::Success => {
-                let abort_attempts = self.abort_running();
-                return self.end(Decision::Succeeded { attempts, winner: attempt, abort_attempts });
-            }
-            Class::Cancelled => return self.give_up(now, GiveUpReason::Cancelled, None),
-            Class::NotRetryable => return self.give_up(now, GiveUpReason::NotRetryable, None),
-            Class::Conflict => {
-                let remaining_budget_ms = self.remaining_budget_ms(now);
-                let abort_attempts = self.abort_running();
-                return self.end(Decision::Restart {
-                    attempts,
-                    deadline_ms: self.deadline_ms,
-                    remaining_budget_ms,
-                    abort_attempts,
-                });
-            }
-            Class::Retryable { ambiguous, throttling } => (ambiguous, throttling),
-        };
-        if ambiguous && self.idempotency == Idempotency::Unsafe {
-            let remaining_budget_ms = self.remaining_budget_ms(now);
-            let abort_attempts = self.abort_running();
-            return self.end(Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts });
-        }
-        self.last_failure = if throttling {
-            RetryCause::Throttling
-        } else if matches!(outcome, Outcome::Transport { failure: TransportFailure::TimedOut }) {
-            RetryCause::Timeout
-        } else {
-            RetryCause::Transient
-        };
-        let kind_limit_reached = self.kind_limit_reached(outcome);
-        if kind_limit_reached && !self.running_attempts().is_empty() {
-            self.refuse_further_attempts(GiveUpReason::AttemptsExhausted);
-            return self.poll_in_flight(now);
-        }
-        if !self.running_attempts().is_empty() {
-            // Another attempt is still running: this failure is not fatal. The
-            // next hedge may start at once, or after the server's requested wait;
-            // if the server refused further attempts, none starts again.
-            match self.policy.server_guidance.apply(outcome) {
-                ServerDelay::None => self.schedule_hedge(now, Some(0)),
-                ServerDelay::AtLeastMs(ms) => self.schedule_hedge(now, Some(ms)),
-                ServerDelay::DoNotRetry => self.refuse_further_attempts(GiveUpReason::ServerDeclinedRetry),
-                ServerDelay::AboveCap { .. } => self.refuse_further_attempts(GiveUpReason::RetryAfterAboveCap),
-            }
-            return self.poll_in_flight(now);
-        }
-        self.hedge_at_ms = None;
-        if let Some(reason) = self.refused_by_server {
-            return self.give_up(now, reason, None);
-        }
-        if attempts >= self.policy.max_attempts || kind_limit_reached {
-            return self.give_up(now, GiveUpReason::AttemptsExhausted, None);
-        }
-
-        let server_delay_ms = match self.policy.server_guidance.apply(outcome) {
-            ServerDelay::None => None,
-            ServerDelay::AtLeastMs(ms) => Some(ms),
-            ServerDelay::DoNotRetry => return self.give_up(now, GiveUpReason::ServerDeclinedRetry, None),
-            ServerDelay::AboveCap { requested_ms } => {
-                return self.give_up(now, GiveUpReason::RetryAfterAboveCap, Some(requested_ms))
-            }
-        };
-
-        let retry = attempts - 1;
-        let guidance = self.policy.server_guidance;
-        let mut server_delay_ms = server_delay_ms;
-        let delay_ms = match (guidance.mode, server_delay_ms) {
-            (GuidanceMode::A6, Some(server_ms)) => {
-                self.backoff_retry = 0;
-                server_ms
-            }
-            (GuidanceMode::Replace, Some(server_ms)) => {
-                self.backoff_retry = self.backoff_retry.saturating_add(1);
-                server_ms
-            }
-            (mode, _) => {
-                let backoff_retry = if mode == GuidanceMode::A6 { self.backoff_retry } else { retry };
-                let backoff_ms = self.backoff_ms(backoff_retry, throttling);
-                self.previous_delay_ms = backoff_ms;
-                self.backoff_retry = self.backoff_retry.saturating_add(1);
-                server_delay_ms = server_delay_ms.map(|server_ms| guidance.bound_above_backoff(server_ms, backoff_ms));
-                backoff_ms.max(server_delay_ms.unwrap_or(0))
-            }
-        };
-
-        let remaining = self.remaining_budget_ms(now);
-        let minimum = self.policy.minimum_useful_attempt_ms.max(1);
-        if let Some(server_ms) = server_delay_ms {
-            if server_ms.saturating_add(minimum) > remaining {
-                return self.give_up(now, GiveUpReason::RetryAfterExceedsBudget, Some(server_ms));
-            }
-        }
-        if delay_ms.saturating_add(minimum) > remaining {
-            return self.give_up(now, GiveUpReason::DeadlineInsufficient, Some(delay_ms));
-        }
-        if delay_ms == 0 {
-            return self.start_or_give_up(now, Start::Retry);
-        }
-        let until_ms = now.saturating_add(delay_ms);
-        self.phase = Phase::Waiting { until_ms, server_delay_ms };
-        Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms: remaining }
-    }
-
-    /// The backoff before retry `retry` (0 for the first), from
-    /// `backoff.throttling_base_ms` instead of `base_ms` after a throttling
-    /// error: nothing for an immediate first retry, Polly's arithmetic for
-    /// jitter `polly`, else one draw in the jitter range.
-    fn backoff_ms(&mut self, retry: u32, after_throttling: bool) -> u64 {
-        let backoff = self.policy.backoff;
-        match self.policy.jitter {
-            _ if backoff.immediate_first_retry && retry == 0 => 0,
-            Jitter::Polly { use_jitter } => {
-                let draws = &mut self.draws;
-                polly::delay_ms(
-                    backoff.kind,
-                    use_jitter,
-                    retry,
-                    backoff.base_for_ms(after_throttling),
-                    backoff.cap_ms,
-                    &mut self.polly_state,
-                    || draws.unit_interval(),
-                )
-            }
-            _ => draw_delay_ms(&self.policy, retry, self.previous_delay_ms, after_throttling, &mut self.draws),
-        }
-    }
-
-    /// Plans the next hedge, if the policy hedges, hedging was not stopped,
-    /// and there is room: `delay_ms` after `now` (`hedging.delay_ms` when `None`).
-    fn schedule_hedge(&mut self, now: u64, delay_ms: Option<u64>) {
-        self.hedge_at_ms = self.policy.hedging.filter(|_| !self.hedging_stopped).and_then(|hedging| {
-            let room = self.running_attempts().len() < 1 + hedging.max_hedged_attempts;
-            let delay_ms = delay_ms.unwrap_or(hedging.delay_ms);
-            (room && self.attempts_started < self.policy.max_attempts).then(|| now.saturating_add(delay_ms))
-        });
-    }
-
-    /// The server refused further attempts while others still run: no hedge
-    /// starts, and when the last running attempt fails the operation gives up.
-    fn refuse_further_attempts(&mut self, reason: GiveUpReason) {
-        self.refused_by_server = Some(reason);
-        self.stop_hedging();
-    }
-
-    /// Runs the operation without hedges (a host that runs one attempt at a
-    /// time, by the caller's explicit choice).
-    pub(crate) fn disable_hedging(&mut self) {
-        self.stop_hedging();
-    }
-
-    fn stop_hedging(&mut self) {
-        self.hedging_stopped = true;
-        self.hedge_at_ms = None;
-    }
-
-    /// Gives back what the running attempts hold and lists them for the caller to abort.
-    fn abort_running(&mut self) -> AttemptSet {
-        let aborted = core::mem::take(&mut self.running_set);
-        for index in 0..MAX_IN_FLIGHT {
-            if let Some(running) = self.running.get_mut(index).and_then(Option::take) {
-                self.release(running);
-            }
-        }
-        aborted
-    }
-
-    fn give_up(&mut self, now: u64, reason: GiveUpReason, refused_delay_ms: Option<u64>) -> Decision {
-        let remaining_budget_ms = self.remaining_budget_ms(now);
-        let abort_attempts = self.abort_running();
-        let decision = Decision::GaveUp {
-            reason,
-            attempts: self.attempts_started,
-            remaining_budget_ms,
-            refused_delay_ms,
-            abort_attempts,
-        };
-        self.end(decision)
-    }
-
-    fn end(&mut self, decision: Decision) -> Decision {
-        self.phase = Phase::Ended;
-        self.hedge_at_ms = None;
-        decision
-    }
-}
-
-/// The kind of a failed outcome for `retry_limits` (`None` for success and
-/// cancellation): a request that never left is `connect`, a failure after
-/// sending `read`, a status or code `status`, an application verdict `other`.
-fn failure_kind(outcome: &Outcome) -> Option<FailureKind> {
-    match *outcome {
-        Outcome::Transport { failure: TransportFailure::NotSent } => Some(FailureKind::Connect),
-        Outcome::Transport { .. } => Some(FailureKind::Read),
-        Outcome::HttpStatus { .. } | Outcome::GrpcStatus { .. } => Some(FailureKind::Status),
-        Outcome::Application { .. } => Some(FailureKind::Other),
-        Outcome::Success | Outcome::Cancelled => None,
-    }
-}
-
-/// True when an outcome may be retried for a request whose method the
-/// policy's `retry_methods` does not list: only a request that never left, or
-/// an application verdict `retryable`.
-fn retried_for_unlisted_method(outcome: &Outcome) -> bool {
-    matches!(
-        outcome,
-        Outcome::Transport { failure: TransportFailure::NotSent }
-            | Outcome::Application { verdict: Verdict::Retryable }
-    )
-}
-
-impl Drop for Operation {
-    fn drop(&mut self) {
-        let _ = self.abort_running();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    use crate::classify::TransportFailure;
-    use crate::dependency::Dependency;
-    use crate::policy::{AttemptTimeoutConfig, BackoffConfig, JitterConfig, PolicyConfig};
-
-    fn checkout() -> Policy {
-        Policy::new(&PolicyConfig {
-            max_attempts: 3,
-            total_budget_ms: 800,
-            attempt_timeout: AttemptTimeoutConfig::FixedMs(200),
-            response_reserve_ms: 50,
-            minimum_useful_attempt_ms: 200,
-            backoff: BackoffConfig { base_ms: 50, cap_ms: 400, ..BackoffConfig::default() },
-            jitter: JitterConfig::None,
-            ..PolicyConfig::default()
-        })
-        .expect("valid")
-    }
-
-    const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
-
-    #[test]
-    fn the_800_ms_checkout_gives_up_before_a_third_attempt_that_needs_850_ms() {
-        let mut op = Operation::new(&checkout(), 0, OperationOptions::new(1));
-        assert!(matches!(
-            op.poll(50),
-            Ok(Decision::StartAttempt { attempt: 1, timeout_ms: 200, abort_at_ms: 250, .. })
-        ));
-        assert!(matches!(op.on_outcome(250, 1, &UNAVAILABLE), Ok(Decision::Wait { delay_ms: 50, until_ms: 300, .. })));
-        assert!(matches!(
-            op.poll(300),
-            Ok(Decision::StartAttempt { attempt: 2, timeout_ms: 200, abort_at_ms: 500, .. })
-        ));
-        assert_eq!(
-            op.on_outcome(500, 2, &UNAVAILABLE),
-            Ok(Decision::GaveUp {
-                reason: GiveUpReason::DeadlineInsufficient,
-                attempts: 2,
-                remaining_budget_ms: 250,
-                refused_delay_ms: Some(100),
-                abort_attempts: AttemptSet::EMPTY
-            })
-        );
-        assert_eq!(op.poll(600), Err(Error::OperationEnded));
-    }
-
-    #[test]
-    fn misuse_is_an_error_and_changes_nothing() {
-        let mut op = Operation::new(&checkout(), 0, OperationOptions::new(1));
-        assert_eq!(op.on_outcome(0, 1, &UNAVAILABLE).unwrap_err().code(), "attempt_not_running");
-        let _ = op.poll(0);
-        assert_eq!(op.on_outcome(0, 2, &UNAVAILABLE).unwrap_err().code(), "attempt_not_running");
-        let bad = Outcome::HttpStatus { status: 42, retry_after_ms: None, error_code: None };
-        assert_eq!(op.on_outcome(0, 1, &bad).unwrap_err().code(), "invalid_argument");
-        assert!(matches!(op.poll(10), Ok(Decision::AwaitOutcome { in_flight: 1, until_ms: 200 })));
-    }
-
-    #[test]
-    fn unsafe_ambiguous_write_reconciles_but_not_sent_retries() {
-        let config =
-            PolicyConfig { idempotency: Idempotency::Unsafe, jitter: JitterConfig::None, ..PolicyConfig::default() };
-        let policy = Policy::new(&config).expect("valid");
-        let mut op = Operation::new(&policy, 0, OperationOptions::new(1));
-        let _ = op.poll(0);
-        let not_sent = Outcome::Transport { failure: TransportFailure::NotSent };
-        assert!(matches!(op.on_outcome(10, 1, &not_sent), Ok(Decision::Wait { .. })));
-        let _ = op.poll(110);
-        let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost };
-        assert!(matches!(op.on_outcome(200, 2, &lost), Ok(Decision::Reconcile { attempts: 2, .. })));
-    }
-
-    #[test]
-    fn every_grant_is_settled_when_an_attempt_ends_or_the_operation_is_dropped() {
-        let dependency = Dependency::from_json(
-            r#"{"budget": {"kind": "quota", "capacity": 100, "retry_cost": 5, "timeout_retry_cost": 10, "success_increment": 1},
-                "breaker": {"trip": {"kind": "consecutive", "failures": 100}, "open_ms": 1000, "half_open_probes": 1},
-                "max_concurrent_retries": 5}"#,
-        )
-        .unwrap();
-        let outstanding = |dependency: &Dependency| {
-            (
-                dependency.breaker().unwrap().permits_outstanding(),
-                dependency.budget().unwrap().charges_outstanding(),
-                dependency.retry_slots().unwrap().in_flight(),
-            )
-        };
-        for ending in [None, Some(Outcome::Cancelled), Some(UNAVAILABLE), Some(Outcome::Success)] {
-            let options = OperationOptions::new(3).with_dependency(Arc::clone(&dependency));
-            let mut op = Operation::new(&checkout(), 0, options);
-            let _ = op.poll(0);
-            assert!(matches!(op.on_outcome(10, 1, &UNAVAILABLE), Ok(Decision::Wait { until_ms: 60, .. })));
-            assert!(matches!(op.poll(60), Ok(Decision::StartAttempt { attempt: 2, .. })));
-            assert_eq!(outstanding(&dependency), (1, 1, 1), "the retry holds a permit, a charge and a slot");
-            match ending {
-                None => drop(op),
-                Some(outcome) => drop(op.on_outcome(70, 2, &outcome).unwrap()),
-            }
-            assert_eq!(outstanding(&dependency), (0, 0, 0), "after {ending:?}");
-        }
-    }
-
-    #[test]
-    fn request_ids_differ_per_attempt_and_keys_are_stable() {
-        let op = Operation::new(&checkout(), 0, OperationOptions::new(9));
-        assert_ne!(op.request_id(1), op.request_id(2));
-        let again = Operation::new(&checkout(), 0, OperationOptions::new(9));
-        assert_eq!(op.idempotency_key(), again.idempotency_key());
-        assert_eq!(op.idempotency_key().as_str().len(), 36);
-        assert_eq!(&op.idempotency_key().as_str()[14..15], "4");
     }
 }

@@ -1,0 +1,152 @@
+// What bad input gets, one row per kind of bad input: a RetryplanError with
+// the core's code and the argument or field it names, the same code and field
+// as bindings-python/tests/test_bad_input.py and the Kotlin BadInputTest give
+// for the same row (an argument is named in its JS spelling, `nowMs` where
+// Python says `now_ms`; a configuration field by its snake_case path in every
+// language). The README's "What bad input gets" table is these rows: a test
+// below reads it and compares. test/inputs.test.mjs covers every argument of
+// the API; this is the matrix the three bindings share.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as lean from 'retryplan';
+import { CircuitBreaker, ConcurrencyLimit, Operation, Policy, RetryBudget } from 'retryplan/tools';
+import { throwsCode } from './assertions.mjs';
+
+const NONE = 'none';
+const BREAKER = { trip: { kind: 'consecutive', failures: 1 }, openMs: 1000, halfOpenProbes: 1 };
+const HUGE = 'x'.repeat(10_000_000);
+const LARGE = 'x'.repeat(1_000_000); // under the 1 MiB bound of a string crossing into the wasm
+
+function op() {
+  const operation = new Operation(Policy.fromConfig({}), 0, { seed: 1 });
+  operation.poll(0);
+  return operation;
+}
+
+function ended() {
+  const operation = op();
+  operation.cancel(1);
+  return operation;
+}
+
+function clockBackwards() {
+  const operation = op();
+  operation.onOutcome(500, 1, { type: 'http_status', status: 503 });
+  assert.deepEqual(operation.poll(300), operation.poll(500), 'the earlier reading counts as no time: 500 ms');
+}
+
+function clockFarAhead() {
+  const breaker = new CircuitBreaker(BREAKER);
+  breaker.onFailure(1_700_000_000_000, breaker.tryAcquire(100));
+  assert.equal(breaker.tryAcquire(200), undefined, 'open for the 1000 ms it had left');
+  assert.notEqual(breaker.tryAcquire(1200), undefined, 'not for 55 years');
+  const budget = new RetryBudget({ kind: 'ratio', retryRatio: 0.5, minRetriesPerSecond: 0, windowMs: 1000 });
+  budget.onRequest(2 ** 53 - 1);
+  budget.onRequest(0);
+  assert.equal(budget.snapshot(0).requests, 2, 'the clock restarted at 0 with both counts');
+  assert.equal(budget.snapshot(1000).requests, 0, 'and they leave the window 1000 ms later, not in 285,000 years');
+}
+
+function reportedTwice() {
+  const breaker = new CircuitBreaker(BREAKER);
+  const permit = breaker.tryAcquire(0);
+  breaker.onSuccess(1, permit);
+  breaker.onSuccess(2, permit);
+}
+
+function foreignSlot() {
+  const [mine, other] = [new ConcurrencyLimit(1), new ConcurrencyLimit(1)];
+  other.release(mine.tryAcquire());
+}
+
+function freed(make) {
+  const object = make();
+  object.free();
+  return object;
+}
+
+/** [input, error, code, field, call]: a README row and a call that gives it. */
+const ROWS = [
+  ['NaN clock reading', 'RetryplanError', 'invalid_argument', 'nowMs', () => op().poll(NaN)],
+  ['+Infinity clock reading', 'RetryplanError', 'invalid_argument', 'nowMs', () => op().poll(Infinity)],
+  ['-Infinity clock reading', 'RetryplanError', 'invalid_argument', 'nowMs', () => op().poll(-Infinity)],
+  ['negative clock reading', 'RetryplanError', 'invalid_argument', 'nowMs', () => op().poll(-1)],
+  ['clock reading beyond 2^53 - 1 ms', 'RetryplanError', 'invalid_argument', 'nowMs', () => op().poll(2 ** 53)],
+  ['clock reading beyond 2^64', 'RetryplanError', 'invalid_argument', 'nowMs', () => op().poll(2 ** 64)],
+  ['wrong type for an argument', 'RetryplanError', 'invalid_argument', 'nowMs', () => op().poll('1')],
+  ['null for a required argument', 'RetryplanError', 'invalid_argument', 'nowMs', () => op().poll(null)],
+  ['undefined for a required argument', 'RetryplanError', 'invalid_argument', 'nowMs', () => op().poll(undefined)],
+  ['negative count', 'RetryplanError', 'invalid_argument', 'maxInFlight', () => new ConcurrencyLimit(-1)],
+  ['count beyond 32 bits', 'RetryplanError', 'invalid_argument', 'maxInFlight', () => new ConcurrencyLimit(2 ** 32)],
+  ['NaN in a configuration', 'RetryplanError', 'invalid_policy_json', 'attempt_timeout.fraction_of_remaining',
+    () => Policy.fromConfig({ attemptTimeout: { fractionOfRemaining: NaN } })],
+  ['Infinity in a configuration', 'RetryplanError', 'invalid_policy_json', 'attempt_timeout.fraction_of_remaining',
+    () => Policy.fromConfig({ attemptTimeout: { fractionOfRemaining: Infinity } })],
+  ['negative number in a configuration', 'RetryplanError', 'invalid_policy_json', 'backoff.base_ms',
+    () => Policy.fromConfig({ backoff: { baseMs: -5 } })],
+  ['time beyond 2^53 - 1 ms in a configuration', 'RetryplanError', 'invalid_policy', 'total_budget_ms',
+    () => Policy.fromConfig({ totalBudgetMs: 2 ** 53 })],
+  ['number beyond 2^64 in a configuration', 'RetryplanError', 'invalid_policy_json', 'total_budget_ms',
+    () => Policy.fromJson('{"total_budget_ms": 18446744073709551616}')],
+  ['wrong type in a configuration', 'RetryplanError', 'invalid_policy_json', 'max_attempts', () => Policy.fromJson('{"max_attempts": "3"}')],
+  ['wrong type in a configuration object', 'RetryplanError', 'invalid_policy_json', 'max_attempts', () => Policy.fromConfig({ maxAttempts: '3' })],
+  ['null in a configuration', 'RetryplanError', 'invalid_policy_json', 'total_budget_ms', () => Policy.fromJson('{"total_budget_ms": null}')],
+  ['null in a configuration object', 'RetryplanError', 'invalid_policy_json', 'total_budget_ms', () => Policy.fromConfig({ totalBudgetMs: null })],
+  ['unknown field', 'RetryplanError', 'invalid_policy_json', 'max_attemps', () => Policy.fromJson('{"max_attemps": 3}')],
+  ['unknown field in a configuration object', 'RetryplanError', 'invalid_policy_json', 'max_attemps', () => Policy.fromConfig({ maxAttemps: 3 })],
+  ['duplicate field', 'RetryplanError', 'invalid_policy_json', 'max_attempts', () => Policy.fromJson('{"max_attempts": 3, "max_attempts": 4}')],
+  ['duplicate field in a configuration object (two spellings)', 'RetryplanError', 'invalid_policy_json', 'max_attempts',
+    () => Policy.fromConfig({ maxAttempts: 3, max_attempts: 4 })],
+  ['lone surrogate in an argument', 'RetryplanError', 'invalid_argument', 'idempotencyKey',
+    () => new Operation(Policy.fromConfig({}), 0, { seed: 1, idempotencyKey: 'key\ud800' })],
+  ['lone surrogate in a configuration', 'RetryplanError', 'invalid_policy_json', 'idempotency', () => Policy.fromConfig({ idempotency: '\ud800' })],
+  ['lone surrogate in JSON text', 'RetryplanError', 'invalid_argument', 'json', () => Policy.fromJson('{"idempotency": "\ud800"}')],
+  ['huge string in a configuration (1 MB)', 'RetryplanError', 'invalid_policy_json', 'idempotency', () => Policy.fromJson(`{"idempotency": "${LARGE}"}`)],
+  ['huge JSON text (10 MB)', 'RetryplanError', 'invalid_argument', 'json', () => Policy.fromJson(`{"idempotency": "${HUGE}"}`)],
+  ['huge string in a configuration object (10 MB)', 'RetryplanError', 'invalid_policy_json', 'idempotency', () => Policy.fromConfig({ idempotency: HUGE })],
+  ['clock backwards (an operation)', NONE, NONE, NONE, clockBackwards],
+  ['clock far ahead (a breaker, a budget)', NONE, NONE, NONE, clockFarAhead],
+  ['call after the end', 'RetryplanError', 'operation_ended', NONE, () => ended().poll(2)],
+  ['grant used twice', 'RetryplanError', 'invalid_argument', 'permit', reportedTwice],
+  ['grant of another control', 'RetryplanError', 'invalid_argument', 'slot', foreignSlot],
+  ['freed object', 'RetryplanError', 'invalid_argument', 'operation', () => freed(op).poll(0)],
+  ['freed object as an argument', 'RetryplanError', 'invalid_argument', 'policy', () => new Operation(freed(() => Policy.fromConfig({})), 0)],
+  ['object of the other entry as an argument', 'RetryplanError', 'invalid_argument', 'policy', () => new Operation(lean.Policy.fromConfig({}), 0)],
+];
+
+for (const [input, name, code, field, call] of ROWS) {
+  test(`what bad input gets: ${input}`, () => {
+    if (name === NONE) return call();
+    const error = throwsCode(call, code);
+    assert.equal(error.name, name);
+    const fields = error.violations ? error.violations.map((violation) => violation.field).join(',') : error.field;
+    assert.equal(fields ?? NONE, field, error.message);
+    assert.ok(error.message.length < 1000, 'a bad value is excerpted, never copied whole');
+  });
+}
+
+test('a huge value is quoted as an excerpt', () => {
+  assert.throws(() => Policy.fromJson(`{"idempotency": "${LARGE}"}`), (error) => error.message.includes('x'.repeat(64)) && !error.message.includes('x'.repeat(65)));
+});
+
+/** The rows of the README's "What bad input gets" table. */
+function readmeRows() {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const section = readme.split('\n## What bad input gets\n')[1].split('\n## ')[0];
+  const rows = [];
+  for (const line of section.split('\n')) {
+    const cells = line.trim().replace(/^\||\|$/g, '').split('|').map((cell) => cell.trim().replace(/^`|`$/g, ''));
+    if (!line.startsWith('| ') || cells[0] === 'input' || cells[0] === '' || /^[-: ]+$/.test(cells[0])) continue;
+    rows.push(cells);
+  }
+  return rows;
+}
+
+test("the README's table is these rows", () => {
+  assert.deepEqual(readmeRows(), ROWS.map((row) => row.slice(0, 4)));
+});
+
+test('every row label is unique', () => {
+  assert.equal(new Set(ROWS.map((row) => row[0])).size, ROWS.length);
+});
