@@ -1,6 +1,7 @@
 // Conversions used by the wasm glue: the error class and plain-object factories.
 // Nothing here decides anything; it only shapes values the core computed.
 import { bindingMessage, compose } from './messages.js';
+import { BLAMES } from './rules.js';
 import { START_DECISION, START_HELPER } from './tags.js';
 
 /** Misuse of the engine (never a failed attempt: those are decisions). */
@@ -10,6 +11,8 @@ export class RetryplanError extends Error {
     this.name = 'RetryplanError';
     /** Stable, language-neutral code: the core's `Error::code()`. */
     this.code = code;
+    /** Who must act: the core's `Error::blame()` for this code (`caller`, `configuration`, `server`, `environment`). */
+    this.blame = BLAMES[code];
   }
 }
 
@@ -18,6 +21,11 @@ export function coreError(code, field, message) {
   const error = new RetryplanError(code, compose(message));
   if (field !== undefined) error.field = field;
   return error;
+}
+
+/** A typed field of a core error (`running`, `known`), set as the core gave it. */
+export function addDetail(error, key, value) {
+  error[key] = value;
 }
 
 export function addViolation(error, field, message) {

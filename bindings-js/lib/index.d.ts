@@ -20,6 +20,13 @@ export type ErrorCode =
   /** A policy section the host cannot carry out (`field`: "hedging" for a sequential host). */
   | 'unsupported';
 
+/**
+ * Who must act on an error: "caller" (misuse of the API), "configuration" (a
+ * policy or config the engine cannot accept or carry out), "server" (what the
+ * peer sent), "environment" (the random source).
+ */
+export type Blame = 'caller' | 'configuration' | 'server' | 'environment';
+
 /** One rule an invalid policy breaks. `field` is the dotted snake_case path, e.g. "backoff.cap_ms". */
 export interface Violation {
   field: string;
@@ -30,6 +37,12 @@ export interface Violation {
 export class RetryplanError extends Error {
   readonly name: 'RetryplanError';
   readonly code: ErrorCode;
+  /** Who must act (the core's `Error::blame()`, one per code; see the README's errors section). */
+  readonly blame: Blame;
+  /** For "attempt_not_running": the attempts running now, ascending (empty when none is). */
+  readonly running?: number[];
+  /** For "unknown_profile": the names of the built-in profiles. */
+  readonly known?: string[];
   /** For "invalid_policy": every rule broken. */
   readonly violations?: Violation[];
   /** For "invalid_policy_json" (where reading stopped), "invalid_argument" (the argument), "invalid_header" (the header) and "unsupported" (the section). */

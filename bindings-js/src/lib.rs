@@ -124,6 +124,9 @@ extern "C" {
     fn core_error(code: &str, field: Option<&str>, message: JsValue) -> JsValue;
     #[wasm_bindgen(js_name = addViolation)]
     fn add_violation(error: &JsValue, field: &str, message: JsValue);
+    /// A typed field of a core error (`running`, `known`), as the core gave it.
+    #[wasm_bindgen(js_name = addDetail)]
+    fn add_detail(error: &JsValue, key: &str, value: JsValue);
     /// An error of the binding's own (`invalid_argument`, or with `json`
     /// `invalid_policy_json`) at `field`: the key of its rule in
     /// `lib/messages.js` and up to two values the words name.
@@ -208,8 +211,9 @@ fn arg_js(arg: &Arg) -> JsValue {
     }
 }
 
-/// A core error as a `RetryplanError` (a real `Error` subclass with `.code`),
-/// its message composed by `lib/messages.js`.
+/// A core error as a `RetryplanError` (a real `Error` subclass with `.code`,
+/// and `.blame` from the core's table in `lib/rules.js`), its message composed
+/// by `lib/messages.js`, its typed lists (`running`, `known`) as arrays.
 fn js_error(error: Error) -> JsValue {
     // Exhaustive on purpose: a new core error must be mapped here.
     let field = match &error {
@@ -223,10 +227,23 @@ fn js_error(error: Error) -> JsValue {
         | Error::EntropyUnavailable { .. } => None,
     };
     let value = core_error(error.code(), field, message_js(&error.message()));
-    if let Error::InvalidPolicy { violations } = &error {
-        for violation in violations {
-            add_violation(&value, &violation.field, message_js(&violation.message));
+    match &error {
+        Error::InvalidPolicy { violations } => {
+            for violation in violations {
+                add_violation(&value, &violation.field, message_js(&violation.message));
+            }
         }
+        Error::AttemptNotRunning { running, .. } => {
+            add_detail(
+                &value,
+                "running",
+                running.iter().map(|attempt| JsValue::from(*attempt)).collect::<Array>().into(),
+            );
+        }
+        Error::UnknownProfile { known, .. } => {
+            add_detail(&value, "known", known.iter().map(|name| JsValue::from_str(name)).collect::<Array>().into());
+        }
+        _ => {}
     }
     value
 }

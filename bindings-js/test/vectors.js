@@ -88,6 +88,8 @@ function errorValue(api, error) {
   let value = { code: error.code };
   if (error.code === 'invalid_policy') value = { code: error.code, fields: error.violations.map((v) => v.field) };
   if (error.code === 'invalid_policy_json' || error.code === 'unsupported') value = { code: error.code, fields: [error.field] };
+  // Who must act: compared when the vector states it (settle drops it otherwise).
+  value.blame = error.blame;
   // The text, for the message checks (not part of the vector's expectation).
   return Object.defineProperty(value, 'message', { value: error.message, enumerable: false });
 }
@@ -120,6 +122,8 @@ function settle(holder, [key, value], label, failures, run) {
   if (key === 'expect_error' && run?.messages !== undefined) run.messages[label] = value.message;
   const expectedKey = 'expect' in holder ? 'expect' : 'expect_error' in holder ? 'expect_error' : undefined;
   if (expectedKey === undefined) return failures.push(`${label}: no expectation`);
+  const expected = holder[expectedKey];
+  if (key === 'expect_error' && !(expected !== null && typeof expected === 'object' && 'blame' in expected)) delete value.blame;
   if (expectedKey !== key || !jsonEqual(holder[expectedKey], value)) {
     failures.push(`${label}: expected ${expectedKey} ${JSON.stringify(holder[expectedKey])}, got ${key} ${JSON.stringify(value)}`);
   }

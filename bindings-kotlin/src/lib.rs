@@ -246,47 +246,75 @@ pub struct Violation {
     pub message: String,
 }
 
+/// Who must act to fix a [`RetryplanError`]: the core's `Blame` (the README's
+/// errors section has the table). `Caller`: misuse of the API; `Configuration`:
+/// a policy or config the engine cannot accept or carry out; `Server`: what the
+/// peer sent; `Environment`: the operating system's random source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
+pub enum Blame {
+    /// Misuse of the API by the code calling it.
+    Caller,
+    /// A configuration the engine cannot accept or carry out.
+    Configuration,
+    /// What the peer sent (a header the engine cannot read).
+    Server,
+    /// The environment (the operating system's random source).
+    Environment,
+}
+
+impl From<rp::Blame> for Blame {
+    fn from(blame: rp::Blame) -> Self {
+        match blame {
+            rp::Blame::Caller => Blame::Caller,
+            rp::Blame::Configuration => Blame::Configuration,
+            rp::Blame::Server => Blame::Server,
+            rp::Blame::Environment => Blame::Environment,
+        }
+    }
+}
+
 /// Misuse of the engine (Kotlin: `RetryplanException` and one subclass per
 /// variant). A failed attempt is an `Outcome` and giving up is a `Decision`;
 /// this is raised only for input the engine cannot accept. Every variant
 /// carries `code`, the core's stable identifier (the same in every language),
-/// and `description`, the core's message (also what `toString()` returns).
+/// `blame`, who must act ([`Blame`]), and `description`, the core's message (also what `toString()` returns).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, uniffi::Error)]
 #[uniffi::export(Display)]
 pub enum RetryplanError {
     /// The policy breaks one or more rules; every violation is listed.
     #[error("{description}")]
-    InvalidPolicy { violations: Vec<Violation>, code: String, description: String },
+    InvalidPolicy { violations: Vec<Violation>, code: String, blame: Blame, description: String },
     /// The policy JSON could not be read; `field` is where reading stopped.
     #[error("{description}")]
-    InvalidPolicyJson { field: String, code: String, description: String },
+    InvalidPolicyJson { field: String, code: String, blame: Blame, description: String },
     /// No built-in profile has this name.
     #[error("{description}")]
-    UnknownProfile { name: String, known: Vec<String>, code: String, description: String },
+    UnknownProfile { name: String, known: Vec<String>, code: String, blame: Blame, description: String },
     /// An event arrived after the operation ended; it stays ended.
     #[error("{description}")]
-    OperationEnded { code: String, description: String },
+    OperationEnded { code: String, blame: Blame, description: String },
     /// An outcome names an attempt that is not running; nothing changed.
     #[error("{description}")]
-    AttemptNotRunning { attempt: i64, running: String, code: String, description: String },
+    AttemptNotRunning { attempt: i64, running: Vec<u32>, code: String, blame: Blame, description: String },
     /// A value cannot be represented or is out of its range; nothing changed.
     #[error("{description}")]
-    InvalidArgument { name: String, code: String, description: String },
+    InvalidArgument { name: String, code: String, blame: Blame, description: String },
     /// The host cannot carry out a section of the policy (e.g. `hedging` one attempt at a time).
     #[error("{description}")]
-    Unsupported { field: String, code: String, description: String },
+    Unsupported { field: String, code: String, blame: Blame, description: String },
     /// A header value could not be read.
     #[error("{description}")]
-    InvalidHeader { header: String, code: String, description: String },
+    InvalidHeader { header: String, code: String, blame: Blame, description: String },
     /// The operating system's random source failed.
     #[error("{description}")]
-    EntropyUnavailable { code: String, description: String },
+    EntropyUnavailable { code: String, blame: Blame, description: String },
 }
 
 impl From<rp::Error> for RetryplanError {
     fn from(error: rp::Error) -> Self {
         let code = error.code().to_owned();
         let description = error.to_string();
+        let blame = Blame::from(error.blame());
         // Exhaustive on purpose: a new core error must be mapped here.
         match error {
             rp::Error::InvalidPolicy { violations } => RetryplanError::InvalidPolicy {
@@ -295,29 +323,29 @@ impl From<rp::Error> for RetryplanError {
                     .map(|v| Violation { field: v.field, message: v.message.to_string() })
                     .collect(),
                 code,
+                blame,
                 description,
             },
             rp::Error::InvalidPolicyJson { field, .. } => {
-                RetryplanError::InvalidPolicyJson { field, code, description }
+                RetryplanError::InvalidPolicyJson { field, code, blame, description }
             }
-            rp::Error::UnknownProfile { name, .. } => {
-                let known = rp::profiles::NAMES.iter().map(|name| (*name).to_owned()).collect();
-                RetryplanError::UnknownProfile { name, known, code, description }
+            rp::Error::UnknownProfile { name, known } => {
+                RetryplanError::UnknownProfile { name, known, code, blame, description }
             }
-            rp::Error::OperationEnded => RetryplanError::OperationEnded { code, description },
+            rp::Error::OperationEnded => RetryplanError::OperationEnded { code, blame, description },
             rp::Error::AttemptNotRunning { attempt, running } => {
-                RetryplanError::AttemptNotRunning { attempt: attempt.into(), running, code, description }
+                RetryplanError::AttemptNotRunning { attempt: attempt.into(), running, code, blame, description }
             }
             rp::Error::InvalidArgument { name, .. } => {
-                RetryplanError::InvalidArgument { name: name.to_owned(), code, description }
+                RetryplanError::InvalidArgument { name: name.to_owned(), code, blame, description }
             }
             rp::Error::Unsupported { field, .. } => {
-                RetryplanError::Unsupported { field: field.to_owned(), code, description }
+                RetryplanError::Unsupported { field: field.to_owned(), code, blame, description }
             }
             rp::Error::InvalidHeader(header) => {
-                RetryplanError::InvalidHeader { header: header.header().to_owned(), code, description }
+                RetryplanError::InvalidHeader { header: header.header().to_owned(), code, blame, description }
             }
-            rp::Error::EntropyUnavailable { .. } => RetryplanError::EntropyUnavailable { code, description },
+            rp::Error::EntropyUnavailable { .. } => RetryplanError::EntropyUnavailable { code, blame, description },
         }
     }
 }

@@ -5,8 +5,8 @@
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyTuple};
-use retryplan::{profiles, Error, HeaderError};
+use pyo3::types::PyDict;
+use retryplan::{Error, HeaderError};
 
 /// Why a call failed: the core's error, an argument of the wrong Python type,
 /// or a Python exception raised while converting.
@@ -63,12 +63,12 @@ impl From<Fault> for PyErr {
 fn exception(py: Python<'_>, fault: Fault) -> PyResult<PyErr> {
     let fields = PyDict::new(py);
     let set = |key: &str, value: &str| fields.set_item(key, value);
-    let (class, message) = match fault {
+    let (class, message, blame) = match fault {
         Fault::Python(error) => return Ok(error),
         Fault::WrongType { name, rule } => {
             set("name", name)?;
             set("rule", &rule)?;
-            ("ArgumentTypeError", format!("invalid argument `{name}`: {rule}"))
+            ("ArgumentTypeError", format!("invalid argument `{name}`: {rule}"), None)
         }
         Fault::Core(error) => {
             let class = match &error {
@@ -83,15 +83,15 @@ fn exception(py: Python<'_>, fault: Fault) -> PyResult<PyErr> {
                     set("detail", &message.to_string())?;
                     "InvalidPolicyJsonError"
                 }
-                Error::UnknownProfile { name, .. } => {
+                Error::UnknownProfile { name, known } => {
                     set("name", name)?;
-                    fields.set_item("known", PyTuple::new(py, profiles::NAMES)?)?;
+                    fields.set_item("known", known)?;
                     "UnknownProfileError"
                 }
                 Error::OperationEnded => "OperationEndedError",
                 Error::AttemptNotRunning { attempt, running } => {
                     fields.set_item("attempt", attempt)?;
-                    fields.set_item("running", running.parse::<u32>().ok())?;
+                    fields.set_item("running", running)?;
                     "AttemptNotRunningError"
                 }
                 Error::InvalidArgument { name, rule } => {
@@ -126,9 +126,14 @@ fn exception(py: Python<'_>, fault: Fault) -> PyResult<PyErr> {
                     "EntropyUnavailableError"
                 }
             };
-            (class, error.to_string())
+            (class, error.to_string(), Some(error.blame()))
         }
     };
     let module = ERRORS.get_or_try_init(py, || py.import("retryplan._errors").map(Bound::unbind))?;
-    Ok(PyErr::from_value(module.bind(py).getattr(class)?.call((message,), Some(&fields))?))
+    let exception = module.bind(py).getattr(class)?.call((message,), Some(&fields))?;
+    if let Some(blame) = blame {
+        // The core's blame on the instance (the class states the same as its default).
+        exception.setattr("blame", blame.name())?;
+    }
+    Ok(PyErr::from_value(exception))
 }

@@ -128,7 +128,8 @@ def test_misuse_of_the_operation_is_a_typed_error_and_changes_nothing() -> None:
     op = started()
     with pytest.raises(AttemptNotRunningError) as raised:
         op.on_outcome(0.1, 2, Outcome.success())
-    assert (raised.value.attempt, raised.value.running, raised.value.code) == (2, 1, "attempt_not_running")
+    assert (raised.value.attempt, raised.value.running, raised.value.code) == (2, [1], "attempt_not_running")
+    assert raised.value.blame == "caller"
     with pytest.raises(InvalidArgumentError, match="status"):
         op.on_outcome(0.1, 1, Outcome.http_status(42))
     assert op.poll(0.1).kind == "await_outcome"
@@ -202,6 +203,7 @@ def test_policy_round_trips_and_pickles(tmp_path) -> None:  # type: ignore[no-un
     with pytest.raises(UnknownProfileError) as raised:
         Policy.from_profile("nope")
     assert raised.value.name == "nope" and "read" in raised.value.known and isinstance(raised.value, LookupError)
+    assert raised.value.known == list(retryplan.PROFILE_NAMES) and raised.value.blame == "configuration"
     path = tmp_path / "policy.json"
     path.write_text(json.dumps({"max_attempts": 5}))
     assert Policy.from_file(path).max_attempts == 5

@@ -61,14 +61,18 @@ def strict_equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def error_value(error: RetryplanError) -> Dict[str, Any]:
+def error_value(error: RetryplanError, expected: Any) -> Dict[str, Any]:
+    """The error as a vector states it; ``blame`` only when the vector states one."""
+    assert error.blame == type(error).blame, f"{error.code}: blame {error.blame!r}, its class says {type(error).blame!r}"
     if isinstance(error, InvalidPolicyError):
-        return {"code": error.code, "fields": list(error.fields)}
-    if isinstance(error, InvalidPolicyJsonError):
-        return {"code": error.code, "fields": [error.field]}
-    if isinstance(error, retryplan.UnsupportedError):
-        return {"code": error.code, "fields": [error.field]}
-    return {"code": error.code}
+        value: Dict[str, Any] = {"code": error.code, "fields": list(error.fields)}
+    elif isinstance(error, (InvalidPolicyJsonError, retryplan.UnsupportedError)):
+        value = {"code": error.code, "fields": [error.field]}
+    else:
+        value = {"code": error.code}
+    if isinstance(expected, dict) and "blame" in expected:
+        value["blame"] = error.blame
+    return value
 
 
 def settle(holder: Dict[str, Any], call: Callable[[], Any], label: str) -> None:
@@ -76,7 +80,7 @@ def settle(holder: Dict[str, Any], call: Callable[[], Any], label: str) -> None:
     try:
         actual = ("expect", call())
     except RetryplanError as error:
-        actual = ("expect_error", error_value(error))
+        actual = ("expect_error", error_value(error, holder.get("expect_error")))
     if "expect" in holder:
         expected = ("expect", holder["expect"])
     elif "expect_error" in holder:

@@ -6,9 +6,10 @@
 //! running, an event after the operation ended, a header it cannot read.
 
 //!
-//! Every error is data: its [`code`](Error::code), its typed fields, and its
-//! [`message`](Error::message) (a [`Message`]: a rule and the values it
-//! names), which [`Display`](core::fmt::Display) composes into text.
+//! Every error is data: its [`code`](Error::code), its [`blame`](Error::blame)
+//! (who must act), its typed fields, and its [`message`](Error::message) (a
+//! [`Message`]: a rule and the values it names), which
+//! [`Display`](core::fmt::Display) composes into text.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -40,6 +41,47 @@ impl core::fmt::Display for Violation {
     }
 }
 
+/// Who must act to fix an [`Error`]: what to do about it, as opposed to what
+/// went wrong ([`Error::code`]). Every code has exactly one blame.
+///
+/// | blame | codes | who acts |
+/// |---|---|---|
+/// | [`Caller`](Blame::Caller) | `operation_ended`, `attempt_not_running`, `invalid_argument` | the code calling the engine: a bug in how it uses the API |
+/// | [`Configuration`](Blame::Configuration) | `invalid_policy`, `invalid_policy_json`, `unknown_profile`, `unsupported` | whoever wrote the configuration: fix the policy or pick another host |
+/// | [`Server`](Blame::Server) | `invalid_header` | the peer: it sent a header the engine cannot read |
+/// | [`Environment`](Blame::Environment) | `entropy_unavailable` | the machine: the operating system's random source failed |
+///
+/// `unsupported` is configuration: the policy asks for something this host
+/// cannot do (hedging where attempts run one at a time); the fix is to change
+/// the policy or the host, not the calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Blame {
+    /// Misuse of the API by the code calling it.
+    Caller,
+    /// A configuration the engine cannot accept or carry out.
+    Configuration,
+    /// What the peer sent (a header the engine cannot read).
+    Server,
+    /// The environment the engine runs in (the random source).
+    Environment,
+}
+
+impl Blame {
+    /// Every blame, in declaration order.
+    pub const ALL: &'static [Blame] = &[Blame::Caller, Blame::Configuration, Blame::Server, Blame::Environment];
+
+    /// The stable snake_case name, the same in every language binding.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Blame::Caller => "caller",
+            Blame::Configuration => "configuration",
+            Blame::Server => "server",
+            Blame::Environment => "environment",
+        }
+    }
+}
+
 /// Misuse of the engine by its caller. Normal failures are decisions, not errors.
 ///
 /// [`Error::code`] is the stable, language-neutral identifier every binding
@@ -66,8 +108,8 @@ pub enum Error {
     UnknownProfile {
         /// The name asked for.
         name: String,
-        /// The known names, comma-separated.
-        known: String,
+        /// The known names, in [`profiles::NAMES`](crate::profiles::NAMES) order.
+        known: Vec<String>,
     },
     /// An outcome, cancellation or poll arrived after the operation ended.
     /// The operation stays ended; start a new one.
@@ -77,8 +119,8 @@ pub enum Error {
     AttemptNotRunning {
         /// The attempt number the outcome named.
         attempt: u32,
-        /// The attempt that is running, or `none`.
-        running: String,
+        /// The attempts running now, ascending (empty when none is).
+        running: Vec<u32>,
     },
     /// A value handed to the engine cannot be represented (an HTTP status
     /// outside 100..=599, an empty idempotency key, a negative or non-finite
@@ -136,6 +178,26 @@ impl Error {
         }
     }
 
+    /// Who must act to fix this error (see [`Blame`]).
+    ///
+    /// ```
+    /// use retryplan::{Blame, Error};
+    /// assert_eq!(Error::OperationEnded.blame(), Blame::Caller);
+    /// assert_eq!(Error::OperationEnded.blame().name(), "caller");
+    /// ```
+    #[must_use]
+    pub fn blame(&self) -> Blame {
+        match self {
+            Error::OperationEnded | Error::AttemptNotRunning { .. } | Error::InvalidArgument { .. } => Blame::Caller,
+            Error::InvalidPolicy { .. }
+            | Error::InvalidPolicyJson { .. }
+            | Error::UnknownProfile { .. }
+            | Error::Unsupported { .. } => Blame::Configuration,
+            Error::InvalidHeader(_) => Blame::Server,
+            Error::EntropyUnavailable { .. } => Blame::Environment,
+        }
+    }
+
     /// The whole error as a message (its rule and values), as
     /// [`Display`](core::fmt::Display) writes it.
     #[must_use]
@@ -148,15 +210,32 @@ impl Error {
                 )
             }
             Error::InvalidPolicyJson { field, message } => message!(InvalidPolicyJson, field, message.clone()),
-            Error::UnknownProfile { name, known } => message!(UnknownProfile, name, known),
+            Error::UnknownProfile { name, known } => message!(UnknownProfile, name, known.join(", ")),
             Error::OperationEnded => message!(OperationEnded),
-            Error::AttemptNotRunning { attempt, running } => message!(AttemptNotRunning, *attempt, running),
+            Error::AttemptNotRunning { attempt, running } => {
+                message!(AttemptNotRunning, *attempt, attempt_list(running))
+            }
             Error::InvalidArgument { name, rule } => message!(InvalidArgument, *name, rule.clone()),
             Error::Unsupported { field, rule } => message!(Unsupported, *field, rule.clone()),
             Error::InvalidHeader(header) => header.message(),
             Error::EntropyUnavailable { message } => message!(EntropyUnavailable, message),
         }
     }
+}
+
+/// Attempt numbers as the message writes them: `1, 2`, or `none`.
+fn attempt_list(attempts: &[u32]) -> String {
+    let mut list = String::new();
+    for attempt in attempts {
+        if !list.is_empty() {
+            list.push_str(", ");
+        }
+        crate::text::push_decimal(&mut list, u64::from(*attempt));
+    }
+    if list.is_empty() {
+        list.push_str("none");
+    }
+    list
 }
 
 impl core::fmt::Display for Error {
@@ -170,5 +249,83 @@ impl core::error::Error for Error {}
 impl From<HeaderError> for Error {
     fn from(error: HeaderError) -> Error {
         Error::InvalidHeader(error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::ToString;
+    use alloc::vec;
+
+    use super::*;
+
+    /// One error of every variant (the match is exhaustive: a new variant
+    /// must be added here, and so given a blame the test checks).
+    fn every_error() -> Vec<Error> {
+        let all = vec![
+            Error::InvalidPolicy { violations: Vec::new() },
+            Error::InvalidPolicyJson { field: String::new(), message: Message::from("x") },
+            Error::UnknownProfile { name: String::from("x"), known: vec![String::from("a"), String::from("b")] },
+            Error::OperationEnded,
+            Error::AttemptNotRunning { attempt: 3, running: vec![1, 2] },
+            Error::InvalidArgument { name: "status", rule: Message::from("x") },
+            Error::Unsupported { field: "hedging", rule: Message::from("x") },
+            Error::InvalidHeader(HeaderError::Empty { header: "Retry-After" }),
+            Error::EntropyUnavailable { message: String::from("x") },
+        ];
+        for error in &all {
+            match error {
+                Error::InvalidPolicy { .. }
+                | Error::InvalidPolicyJson { .. }
+                | Error::UnknownProfile { .. }
+                | Error::OperationEnded
+                | Error::AttemptNotRunning { .. }
+                | Error::InvalidArgument { .. }
+                | Error::Unsupported { .. }
+                | Error::InvalidHeader(_)
+                | Error::EntropyUnavailable { .. } => {}
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn every_variant_has_its_blame() {
+        let blames: Vec<(&str, &str)> =
+            every_error().iter().map(|error| (error.code(), error.blame().name())).collect();
+        assert_eq!(
+            blames,
+            [
+                ("invalid_policy", "configuration"),
+                ("invalid_policy_json", "configuration"),
+                ("unknown_profile", "configuration"),
+                ("operation_ended", "caller"),
+                ("attempt_not_running", "caller"),
+                ("invalid_argument", "caller"),
+                ("unsupported", "configuration"),
+                ("invalid_header", "server"),
+                ("entropy_unavailable", "environment"),
+            ]
+        );
+    }
+
+    #[test]
+    fn every_blame_is_named_once() {
+        let names: Vec<&str> = Blame::ALL.iter().map(|blame| blame.name()).collect();
+        assert_eq!(names, ["caller", "configuration", "server", "environment"]);
+        for blame in Blame::ALL {
+            assert!(every_error().iter().any(|error| error.blame() == *blame), "{blame:?} is never used");
+        }
+    }
+
+    #[test]
+    fn typed_lists_are_written_as_before() {
+        let running = Error::AttemptNotRunning { attempt: 3, running: vec![1, 2] };
+        assert_eq!(running.to_string(), "attempt 3 is not running (running: 1, 2)");
+        let none = Error::AttemptNotRunning { attempt: 3, running: Vec::new() };
+        assert_eq!(none.to_string(), "attempt 3 is not running (running: none)");
+        let profile =
+            Error::UnknownProfile { name: String::from("x"), known: vec![String::from("a"), String::from("b")] };
+        assert_eq!(profile.to_string(), "unknown profile `x` (known: a, b)");
     }
 }

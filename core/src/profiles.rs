@@ -13,6 +13,7 @@
 //! | `aws_standard_2026` | AWS SDK standard retry mode, 2026 revision ([`crate::aws`]) | 3 | none (give a deadline) | the remaining budget | 50 ms (1 s after throttling) x2 to 20 s, full jitter; `x-amz-retry-after` within `[t, t + 5 s]` | idempotent |
 //! | `aws_standard_2026_dynamodb` | the same for DynamoDB and DynamoDB Streams | 4 | none (give a deadline) | the remaining budget | 25 ms (1 s after throttling) x2 to 20 s, full jitter; `x-amz-retry-after` within `[t, t + 5 s]` | idempotent |
 
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::classify::TransportFailure;
@@ -115,7 +116,12 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
         "aws_standard" => aws_standard(),
         "aws_standard_2026" => aws_standard_2026(),
         "aws_standard_2026_dynamodb" => aws_standard_2026_dynamodb(),
-        _ => return Err(Error::UnknownProfile { name: crate::text::excerpt(name), known: NAMES.join(", ") }),
+        _ => {
+            return Err(Error::UnknownProfile {
+                name: crate::text::excerpt(name),
+                known: NAMES.iter().map(|name| String::from(*name)).collect(),
+            })
+        }
     })
 }
 

@@ -129,7 +129,13 @@ fn settle(holder: &mut Map<String, Value>, answer: Answer, fill: bool, failures:
         Ok(value) => ("expect", value.clone()),
         Err(error) => {
             MESSAGES.with(|messages| messages.borrow_mut().insert(label.to_owned(), error.to_string()));
-            ("expect_error", error_value(error))
+            let mut value = error_value(error);
+            // `blame` is optional in a vector: compared when the vector states it.
+            let states_blame = holder.get("expect_error").and_then(|expected| expected.get("blame")).is_some();
+            if let (true, Value::Object(object)) = (states_blame, &mut value) {
+                object.insert("blame".to_owned(), Value::from(error.blame().name()));
+            }
+            ("expect_error", value)
         }
     };
     let expected = holder

@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use retryplan::message::{Arg, Message, Rule};
+use retryplan::{Error, HeaderError};
 use serde_json::{json, Value};
 
 /// A message as the wasm hands it to JS (see the module docs).
@@ -98,6 +99,35 @@ fn examples() -> Vec<Message> {
     examples
 }
 
+/// One error of each code (the match makes a new variant break this build).
+fn one_error_per_code() -> Vec<Error> {
+    let errors = vec![
+        Error::InvalidPolicy { violations: Vec::new() },
+        Error::InvalidPolicyJson { field: String::new(), message: Message::from("x") },
+        Error::UnknownProfile { name: String::new(), known: Vec::new() },
+        Error::OperationEnded,
+        Error::AttemptNotRunning { attempt: 1, running: Vec::new() },
+        Error::InvalidArgument { name: "x", rule: Message::from("x") },
+        Error::Unsupported { field: "x", rule: Message::from("x") },
+        Error::InvalidHeader(HeaderError::Empty { header: "x" }),
+        Error::EntropyUnavailable { message: String::new() },
+    ];
+    for error in &errors {
+        match error {
+            Error::InvalidPolicy { .. }
+            | Error::InvalidPolicyJson { .. }
+            | Error::UnknownProfile { .. }
+            | Error::OperationEnded
+            | Error::AttemptNotRunning { .. }
+            | Error::InvalidArgument { .. }
+            | Error::Unsupported { .. }
+            | Error::InvalidHeader(_)
+            | Error::EntropyUnavailable { .. } => {}
+        }
+    }
+    errors
+}
+
 #[test]
 fn the_table_for_javascript_is_current() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/messages/rules.json");
@@ -105,9 +135,12 @@ fn the_table_for_javascript_is_current() {
         Rule::ALL.iter().map(|rule| json!({"id": rule.id(), "template": rule.template()})).collect();
     let examples: Vec<Value> =
         examples().iter().map(|message| json!({"message": as_data(message), "text": message.to_string()})).collect();
+    let blames: serde_json::Map<String, Value> =
+        one_error_per_code().iter().map(|error| (error.code().to_owned(), json!(error.blame().name()))).collect();
     let document = json!({
-        "description": "Every rule of retryplan's messages (retryplan::message::Rule::ALL, in order: the wasm names a rule by its index), and examples of composed text with each message as the wasm hands it to JS. Written by core/tests/messages.rs (RETRYPLAN_FILL_VECTORS=1); bindings-js/build.sh makes lib/rules.js from the rules, and the JS tests compose every example.",
+        "description": "Every rule of retryplan's messages (retryplan::message::Rule::ALL, in order: the wasm names a rule by its index), and examples of composed text with each message as the wasm hands it to JS; and the blame of every error code (Error::blame). Written by core/tests/messages.rs (RETRYPLAN_FILL_VECTORS=1); bindings-js/build.sh makes lib/rules.js from the rules and blames, and the JS tests compose every example.",
         "rules": rules,
+        "blames": blames,
         "examples": examples,
     });
     let mut text = serde_json::to_string_pretty(&document).expect("serialises");

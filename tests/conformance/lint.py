@@ -21,7 +21,8 @@ DIR is a vector file. For each one it checks:
 - every case has exactly one of expect / expect_error, except that operation cases carry
   them per step and budget / breaker / driver cases have either steps (each with its own)
   or an expect_error; a step whose call returns nothing has "expect": null; an
-  expect_error is {"code"} or, for the codes the schema names, {"code", "fields"};
+  expect_error is {"code"} or, for the codes the schema names, {"code", "fields"},
+  optionally with the "blame" the schema states for its code;
 - descriptions state facts: the word "should" is not used;
 - the file text is canonical: what the Rust runner's fill mode writes (serde_json pretty
   printing, two-space indent, UTF-8 unescaped, a final newline). That equals
@@ -212,6 +213,9 @@ class Linter:
                     self.fail(where, f"expect_error for {code} needs a non-empty list of field paths")
             elif "fields" in error:
                 self.fail(where, f"expect_error for {code} has no fields list")
+            if "blame" in error and error["blame"] != rules.blame_of_code.get(code):
+                self.fail(where, f"expect_error.blame for {code} is {rules.blame_of_code.get(code)!r}, "
+                                 f"not {error['blame']!r} (one of {rules.blames})")
 
     def check_step(self, where, step, kind, case, steps, index):
         if not isinstance(step, dict):

@@ -201,6 +201,10 @@ class Rules:
         self.error_codes = error["properties"]["code"]["enum"]
         self.errors_with_fields = [code for part in error["allOf"] if "fields" in part["then"].get("required", [])
                                    for code in part["if"]["properties"]["code"]["enum"]]
+        self.blames = error["properties"]["blame"]["enum"]
+        self.blame_of_code = {code: part["then"]["properties"]["blame"]["const"] for part in error["allOf"]
+                              if "blame" in part["then"].get("properties", {})
+                              for code in part["if"]["properties"]["code"]["enum"]}
         cases = [resolve(defs, case) for case in defs["case"]["oneOf"]]
         self.common = set.intersection(*(set(case["required"]) for case in cases))
         self.kinds = {kind.name: kind for kind in (Kind(self, case) for case in cases)}

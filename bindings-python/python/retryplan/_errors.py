@@ -11,7 +11,7 @@ Two families, both under :class:`RetryplanError`:
   final decision and the attempt history.
 """
 
-from typing import TYPE_CHECKING, Any, NamedTuple, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, List, NamedTuple, Optional, Sequence, Tuple
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._native import Decision, Outcome
@@ -46,6 +46,12 @@ class RetryplanError(Exception):
     """
 
     code: str = "retryplan_error"
+    #: Who must act (engine errors): ``caller`` (misuse of the API),
+    #: ``configuration`` (a policy or config), ``server`` (what the peer sent) or
+    #: ``environment`` (the random source); the same as every binding's
+    #: ``blame``, see the README's errors section. Empty for
+    #: :class:`OperationFailed` and its subclasses, which are not misuse.
+    blame: str = ""
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -63,6 +69,7 @@ class InvalidPolicyError(RetryplanError, ValueError):
     """The policy breaks one or more rules; ``violations`` lists every one."""
 
     code = "invalid_policy"
+    blame = "configuration"
 
     def __init__(self, message: str, violations: Sequence[Tuple[str, str]] = ()) -> None:
         super().__init__(message)
@@ -81,6 +88,7 @@ class InvalidPolicyJsonError(RetryplanError, ValueError):
     """
 
     code = "invalid_policy_json"
+    blame = "configuration"
 
     def __init__(self, message: str, field: str = "", detail: str = "") -> None:
         super().__init__(message)
@@ -94,14 +102,15 @@ class InvalidPolicyJsonError(RetryplanError, ValueError):
 
 
 class UnknownProfileError(RetryplanError, LookupError):
-    """No built-in profile has this ``name``; ``known`` lists the names."""
+    """No built-in profile has this ``name``; ``known`` lists the names (a list)."""
 
     code = "unknown_profile"
+    blame = "configuration"
 
     def __init__(self, message: str, name: str = "", known: Sequence[str] = ()) -> None:
         super().__init__(message)
         self.name = name
-        self.known = tuple(known)
+        self.known: List[str] = list(known)
 
     def __str__(self) -> str:  # LookupError subclasses would otherwise be fine; keep the message plain
         return self.message
@@ -111,23 +120,26 @@ class OperationEndedError(RetryplanError, RuntimeError):
     """An outcome, cancel or poll arrived after the operation ended."""
 
     code = "operation_ended"
+    blame = "caller"
 
 
 class AttemptNotRunningError(RetryplanError, RuntimeError):
-    """An outcome names an attempt that is not running (``running`` is the one that is, or None)."""
+    """An outcome names an attempt that is not running (``running``: the attempts that are, ascending; empty when none is)."""
 
     code = "attempt_not_running"
+    blame = "caller"
 
-    def __init__(self, message: str, attempt: int = 0, running: Optional[int] = None) -> None:
+    def __init__(self, message: str, attempt: int = 0, running: Sequence[int] = ()) -> None:
         super().__init__(message)
         self.attempt = attempt
-        self.running = running
+        self.running: List[int] = list(running)
 
 
 class InvalidArgumentError(RetryplanError, ValueError):
     """A value handed to the engine cannot be represented; ``name`` is the argument."""
 
     code = "invalid_argument"
+    blame = "caller"
 
     def __init__(self, message: str, name: str = "", rule: str = "") -> None:
         super().__init__(message)
@@ -143,6 +155,7 @@ class UnsupportedError(RetryplanError, ValueError):
     """The helper cannot carry out a section of the policy (``field``, e.g. ``hedging`` one attempt at a time)."""
 
     code = "unsupported"
+    blame = "configuration"
 
     def __init__(self, message: str, field: str = "", rule: str = "") -> None:
         super().__init__(message)
@@ -158,6 +171,7 @@ class InvalidHeaderError(RetryplanError, ValueError):
     """
 
     code = "invalid_header"
+    blame = "server"
 
     def __init__(
         self,
@@ -180,6 +194,7 @@ class EntropyUnavailableError(RetryplanError, OSError):
     """The operating system's random source failed (drawing a seed or key)."""
 
     code = "entropy_unavailable"
+    blame = "environment"
 
     def __init__(self, message: str, detail: str = "") -> None:
         super().__init__(message)

@@ -69,8 +69,8 @@
 //! running attempts hold). This file holds the state and the public calls
 //! that apply them.
 
-use alloc::string::String;
 use alloc::sync::Arc;
+use alloc::vec::Vec;
 
 use crate::backoff::polly::PollyState;
 use crate::budget::RetryCause;
@@ -431,19 +431,9 @@ impl Operation {
         Error::AttemptNotRunning { attempt, running: self.running_list() }
     }
 
-    /// The running attempts as `1, 2`, or `none` (for messages).
-    pub(crate) fn running_list(&self) -> String {
-        let mut list = String::new();
-        for attempt in self.running_attempts().iter() {
-            if !list.is_empty() {
-                list.push_str(", ");
-            }
-            crate::text::push_decimal(&mut list, u64::from(attempt));
-        }
-        if list.is_empty() {
-            list.push_str("none");
-        }
-        list
+    /// The running attempts, ascending (for errors).
+    pub(crate) fn running_list(&self) -> Vec<u32> {
+        self.running_attempts().iter().collect()
     }
 
     fn wait_again(&self, now: u64, until_ms: u64, server_delay_ms: Option<u64>) -> Decision {

@@ -31,3 +31,21 @@ val RetryplanException.description: String
         is RetryplanException.InvalidHeader -> description
         is RetryplanException.EntropyUnavailable -> description
     }
+
+/**
+ * Who must act on any [RetryplanException] (the core's `Error::blame()`):
+ * [Blame.CALLER], [Blame.CONFIGURATION], [Blame.SERVER] or [Blame.ENVIRONMENT];
+ * its `name` lowercased is the snake_case name every binding uses.
+ */
+val RetryplanException.blame: Blame
+    get() = when (this) {
+        is RetryplanException.InvalidPolicy -> blame
+        is RetryplanException.InvalidPolicyJson -> blame
+        is RetryplanException.UnknownProfile -> blame
+        is RetryplanException.OperationEnded -> blame
+        is RetryplanException.AttemptNotRunning -> blame
+        is RetryplanException.InvalidArgument -> blame
+        is RetryplanException.Unsupported -> blame
+        is RetryplanException.InvalidHeader -> blame
+        is RetryplanException.EntropyUnavailable -> blame
+    }

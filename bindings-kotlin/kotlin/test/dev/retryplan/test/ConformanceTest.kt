@@ -108,7 +108,12 @@ class ConformanceTest {
 
     private fun settle(holder: Map<String, Any?>, actual: Pair<String, Any?>, label: String) {
         val key = listOf("expect", "expect_error").firstOrNull { it in holder } ?: error("$label: no expectation")
-        assertEquals(key to holder[key], actual, label)
+        // `blame` is optional in a vector: compared only when the vector states it.
+        val expected = holder[key]
+        val states = expected is Map<*, *> && "blame" in expected
+        val answer = actual.second
+        val compared = if (actual.first == "expect_error" && answer is Map<*, *> && !states) answer - "blame" else answer
+        assertEquals(key to expected, actual.first to compared, label)
     }
 
     private fun serviceConfig(case: Map<String, Any?>): ServiceConfig =

@@ -1,6 +1,7 @@
 package dev.retryplan.test
 
 import dev.retryplan.AttemptTimeoutConfig
+import dev.retryplan.Blame
 import dev.retryplan.BreakerConfig
 import dev.retryplan.BudgetConfig
 import dev.retryplan.CircuitBreaker
@@ -78,6 +79,7 @@ class ErrorsTest {
         Policy.profile("checkout").use { assertEquals(profileConfig("checkout"), it.toConfig()) }
         val error = raises<RetryplanException.UnknownProfile>("unknown_profile") { Policy.profile("nope") }
         assertEquals(profileNames(), error.known)
+        assertEquals(Blame.CONFIGURATION, error.blame)
     }
 
     @Test
@@ -149,7 +151,8 @@ class ErrorsTest {
         Operation(policy, 0, OperationOptions(seed = 1)).use { op ->
             val error = raises<RetryplanException.AttemptNotRunning>("attempt_not_running") { op.onOutcome(0, 1, Outcome.Success) }
             assertEquals(1L, error.attempt)
-            assertEquals("none", error.running)
+            assertEquals(emptyList<UInt>(), error.running)
+            assertEquals(Blame.CALLER, error.blame)
             op.poll(0)
             raises<RetryplanException.InvalidArgument>("invalid_argument") { op.onOutcome(0, 1, Outcome.HttpStatus(42)) }
             raises<RetryplanException.InvalidArgument>("invalid_argument") { op.onOutcome(0, 1, Outcome.HttpStatus(-503)) }

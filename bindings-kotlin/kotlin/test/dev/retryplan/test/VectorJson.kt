@@ -28,6 +28,7 @@ import dev.retryplan.TimelineStep
 import dev.retryplan.TransportFailure
 import dev.retryplan.Verdict
 import dev.retryplan.Warning
+import dev.retryplan.blame
 import dev.retryplan.code
 
 /**
@@ -358,10 +359,11 @@ object VectorJson {
     )
 
     /** As the Rust runner: the code, plus the fields for policy errors. */
+    /** The error as a vector states it, with its `blame` (dropped by the runner when the vector states none). */
     fun error(e: RetryplanException): Map<String, Any?> = when (e) {
         is RetryplanException.InvalidPolicy -> mapOf("code" to e.code, "fields" to e.violations.map { it.field })
         is RetryplanException.InvalidPolicyJson -> mapOf("code" to e.code, "fields" to listOf(e.field))
         is RetryplanException.Unsupported -> mapOf("code" to e.code, "fields" to listOf(e.field))
         else -> mapOf("code" to e.code)
-    }
+    } + ("blame" to e.blame.name.lowercase())
 }
