@@ -472,7 +472,7 @@ test('RetryBudget, CircuitBreaker and ConcurrencyLimit on their own; permits are
   const slots = new ConcurrencyLimit(1);
   const slot = slots.tryAcquire();
   assert.ok(slot instanceof tools.RetrySlot);
-  assert.equal(slots.tryAcquire(), null);
+  assert.equal(slots.tryAcquire(), undefined);
   assert.equal(slots.inFlight, 1);
   slots.release(slot);
   throwsCode(() => slots.release(slot), 'invalid_argument');
