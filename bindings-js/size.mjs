@@ -17,15 +17,15 @@ import { readWasm } from './test/wasm-names.mjs';
 const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0' };
 /**
  * The limit of the default entry (wasm + minified glue, gzip -9), in bytes.
- * Issue 14's goal is 30 KB (30720 B) and is NOT met: the limit holds the
- * measured size (75906 B: 72718 B before main's single-use grants and
- * control clocks were merged, 75345 B before the JS controls caught up with
- * Python and Kotlin: RetrySlot, spend, the outstanding counters) with under
- * 0.1 KB of headroom, so that
- * the download cannot grow unnoticed; lower it as the entry shrinks (README,
+ * Issue 14's goal is 30 KB (30720 B) and is NOT met. The limit is the
+ * measured size, 76774 B, plus about 0.2 KB, so the download cannot grow
+ * unnoticed: raising it is a decision a commit states. It grew from 72718 B
+ * (main's single-use grants and control clocks: 75345 B; the JS controls
+ * catching up with Python and Kotlin: 75906 B; errors' blame and typed lists
+ * and the cheaper operation: 76774 B). Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 76_000;
+const LIMIT = 77_000;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);
