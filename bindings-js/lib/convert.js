@@ -23,7 +23,7 @@ export function coreError(code, field, message) {
   return error;
 }
 
-/** A typed field of a core error (`running`, `known`), set as the core gave it. */
+/** A typed field of a core error (`attempt`, `running`, `profile`, `known`), set as the core gave it. */
 export function addDetail(error, key, value) {
   error[key] = value;
 }

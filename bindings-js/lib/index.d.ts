@@ -39,8 +39,12 @@ export class RetryplanError extends Error {
   readonly code: ErrorCode;
   /** Who must act (the core's `Error::blame()`, one per code; see the README's errors section). */
   readonly blame: Blame;
+  /** For "attempt_not_running": the attempt number the outcome named. */
+  readonly attempt?: number;
   /** For "attempt_not_running": the attempts running now, ascending (empty when none is). */
   readonly running?: number[];
+  /** For "unknown_profile": the name asked for (`profile`, not `name`: an error's `name` is its class name). */
+  readonly profile?: string;
   /** For "unknown_profile": the names of the built-in profiles. */
   readonly known?: string[];
   /** For "invalid_policy": every rule broken. */

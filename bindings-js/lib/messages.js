@@ -101,7 +101,6 @@ export const BINDING = {
   outcome_type: (type) => `unknown outcome type "${type}" (success, http_status, grpc_status, transport, application, cancelled)`,
   outcome_tag: () => 'unknown outcome tag',
   control: () => 'the dependency has no such control',
-  slot_none: () => 'this handle holds no slot: it gives back only the slots its tryAcquire took',
   freed: () => 'was freed (or is in use by a call that is still running)',
   drivers: (max) => `at most ${max} drivers may be alive at once`,
   method_needed: () => 'says whether a request may be repeated: give its `method`',

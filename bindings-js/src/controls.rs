@@ -31,7 +31,7 @@ const LIMIT_IN_FLIGHT: u32 = 2;
 #[allow(dead_code)] // the last arm of its match (`_`): named for test/tags.test.mjs
 const LIMIT_MAX_IN_FLIGHT: u32 = 3;
 
-/// Runs `use_dependency` on the dependency `handle` names.
+/// The dependency `handle` names, or the "freed" error.
 pub(crate) fn dependency(handle: u32) -> Result<Arc<rp::Dependency>, JsValue> {
     objects::dependency(handle)?.ok_or_else(|| objects::freed("dependency"))
 }
@@ -161,7 +161,7 @@ pub fn budget_settle(handle: u32, now_ms: f64, charge: u32, how: u32) -> JsValue
                 (SETTLE_SUCCESS, charge) => budget.on_success(now_ms as u64, charge),
                 (SETTLE_FAILURE, charge) => budget.on_failure(now_ms as u64, charge),
                 (_, Some(charge)) => budget.spend(charge),
-                (_, None) => return Err(objects::freed("charge")),
+                (_, None) => return Err(crate::invalid("charge", "required")),
             };
             settled.map(|()| JsValue::UNDEFINED).map_err(js_error)
         })

@@ -213,7 +213,8 @@ fn arg_js(arg: &Arg) -> JsValue {
 
 /// A core error as a `RetryplanError` (a real `Error` subclass with `.code`,
 /// and `.blame` from the core's table in `lib/rules.js`), its message composed
-/// by `lib/messages.js`, its typed lists (`running`, `known`) as arrays.
+/// by `lib/messages.js`, its typed fields (`attempt` and `running`; `profile`
+/// and `known`), the lists as arrays.
 fn js_error(error: Error) -> JsValue {
     // Exhaustive on purpose: a new core error must be mapped here.
     let field = match &error {
@@ -233,14 +234,17 @@ fn js_error(error: Error) -> JsValue {
                 add_violation(&value, &violation.field, message_js(&violation.message));
             }
         }
-        Error::AttemptNotRunning { running, .. } => {
+        Error::AttemptNotRunning { attempt, running } => {
+            add_detail(&value, "attempt", JsValue::from(*attempt));
             add_detail(
                 &value,
                 "running",
                 running.iter().map(|attempt| JsValue::from(*attempt)).collect::<Array>().into(),
             );
         }
-        Error::UnknownProfile { known, .. } => {
+        Error::UnknownProfile { name, known } => {
+            // `profile`, not `name`: a JS error's `name` is its class name.
+            add_detail(&value, "profile", JsValue::from_str(name));
             add_detail(&value, "known", known.iter().map(|name| JsValue::from_str(name)).collect::<Array>().into());
         }
         _ => {}

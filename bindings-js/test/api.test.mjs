@@ -188,7 +188,7 @@ test('onOutcome: success, http_status and transport cross as fields with the obj
       call();
     } catch (error) {
       assert.ok(error instanceof RetryplanError, `expected a RetryplanError, got ${error}`);
-      return { code: error.code, field: error.field, message: error.message, blame: error.blame, running: error.running };
+      return { code: error.code, field: error.field, message: error.message, blame: error.blame, attempt: error.attempt, running: error.running };
     }
     assert.fail('expected a RetryplanError');
   };
@@ -249,7 +249,7 @@ test('onOutcome: success, http_status and transport cross as fields with the obj
   assert.equal(errorOf(() => fast.onOutcome(now, start.attempt, { type: 'transport', failure: 'reset' })).field, 'failure');
   const attemptError = errorOf(() => fast.onOutcome(now, start.attempt + 1, { type: 'success' }));
   assert.equal(attemptError.code, 'attempt_not_running');
-  assert.deepEqual([attemptError.blame, attemptError.running], ['caller', [start.attempt]]);
+  assert.deepEqual([attemptError.blame, attemptError.attempt, attemptError.running], ['caller', start.attempt + 1, [start.attempt]]);
   assert.deepEqual(attemptError, errorOf(() => objectPath.call(slow, now, start.attempt + 1, { type: 'success' })));
   const success = fast.onOutcome(now + 1, start.attempt, { type: 'success' });
   assert.deepEqual(success, objectPath.call(slow, now + 1, start.attempt, { type: 'success' }));
@@ -274,7 +274,7 @@ test('policy errors list every violation with its field; JSON errors name the pa
   assert.equal(Policy.fromJson('{"max_attempts": 3.0}').maxAttempts, 3);
   assert.equal(throwsCode(() => Policy.fromJson('{"max_attempts": 3.5}'), 'invalid_policy_json').field, 'max_attempts');
   const profileError = throwsCode(() => Policy.profile('nope'), 'unknown_profile');
-  assert.deepEqual([profileError.blame, profileError.known], ['configuration', profileNames()]);
+  assert.deepEqual([profileError.blame, profileError.profile, profileError.known], ['configuration', 'nope', profileNames()]);
   // Anything but plain data is refused by the core's reader, naming the field.
   assert.equal(throwsCode(() => Policy.fromConfig(1n), 'invalid_policy_json').field, '');
   assert.equal(throwsCode(() => Policy.fromConfig({ backoff: { baseMs: 5n } }), 'invalid_policy_json').field, 'backoff.base_ms');

@@ -295,7 +295,7 @@ pub enum RetryplanError {
     OperationEnded { code: String, blame: Blame, description: String },
     /// An outcome names an attempt that is not running; nothing changed.
     #[error("{description}")]
-    AttemptNotRunning { attempt: i64, running: Vec<u32>, code: String, blame: Blame, description: String },
+    AttemptNotRunning { attempt: i32, running: Vec<i32>, code: String, blame: Blame, description: String },
     /// A value cannot be represented or is out of its range; nothing changed.
     #[error("{description}")]
     InvalidArgument { name: String, code: String, blame: Blame, description: String },
@@ -334,7 +334,14 @@ impl From<rp::Error> for RetryplanError {
             }
             rp::Error::OperationEnded => RetryplanError::OperationEnded { code, blame, description },
             rp::Error::AttemptNotRunning { attempt, running } => {
-                RetryplanError::AttemptNotRunning { attempt: attempt.into(), running, code, blame, description }
+                RetryplanError::AttemptNotRunning {
+                    // Attempt numbers are Int everywhere in Kotlin (runningAttempts, abortAttempts).
+                    attempt: count_out(attempt),
+                    running: running.into_iter().map(count_out).collect(),
+                    code,
+                    blame,
+                    description,
+                }
             }
             rp::Error::InvalidArgument { name, .. } => {
                 RetryplanError::InvalidArgument { name: name.to_owned(), code, blame, description }

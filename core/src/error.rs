@@ -126,7 +126,9 @@ pub enum Error {
     /// outside 100..=599, an empty idempotency key, a negative or non-finite
     /// time in a binding), or a grant cannot be used: a breaker `permit`,
     /// retry `charge` or retry `slot` already settled, or issued by another
-    /// control ([`crate::grant`]). Nothing was changed.
+    /// control ([`crate::grant`]). The refusing control is unchanged; a
+    /// grant of another control is used up and goes back to the control that
+    /// issued it, as if dropped.
     InvalidArgument {
         /// The argument's name.
         name: &'static str,

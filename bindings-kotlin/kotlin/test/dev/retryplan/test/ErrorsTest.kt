@@ -150,10 +150,15 @@ class ErrorsTest {
     fun `misuse of an operation is typed and changes nothing`() {
         Operation(policy, 0, OperationOptions(seed = 1)).use { op ->
             val error = raises<RetryplanException.AttemptNotRunning>("attempt_not_running") { op.onOutcome(0, 1, Outcome.Success) }
-            assertEquals(1L, error.attempt)
-            assertEquals(emptyList<UInt>(), error.running)
+            assertEquals(1, error.attempt)
+            assertEquals(emptyList<Int>(), error.running)
             assertEquals(Blame.CALLER, error.blame)
             op.poll(0)
+            val other = raises<RetryplanException.AttemptNotRunning>("attempt_not_running") { op.onOutcome(0, 2, Outcome.Success) }
+            assertEquals(2, other.attempt)
+            // The same type as the operation's own list of attempt numbers.
+            assertEquals(op.runningAttempts(), other.running)
+            assertEquals(listOf(1), other.running)
             raises<RetryplanException.InvalidArgument>("invalid_argument") { op.onOutcome(0, 1, Outcome.HttpStatus(42)) }
             raises<RetryplanException.InvalidArgument>("invalid_argument") { op.onOutcome(0, 1, Outcome.HttpStatus(-503)) }
             raises<RetryplanException.InvalidArgument>("invalid_argument") { op.onOutcome(0, 1, Outcome.HttpStatus(503, -1)) }
