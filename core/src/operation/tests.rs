@@ -79,16 +79,20 @@ fn every_grant_is_settled_when_an_attempt_ends_or_the_operation_is_dropped() {
             dependency.retry_slots().unwrap().in_flight(),
         )
     };
-    for ending in [None, Some(Outcome::Cancelled), Some(UNAVAILABLE), Some(Outcome::Success)] {
+    // None: the operation is dropped mid-attempt; Some(None): the caller cancels it.
+    for ending in
+        [None, Some(None), Some(Some(Outcome::Cancelled)), Some(Some(UNAVAILABLE)), Some(Some(Outcome::Success))]
+    {
         let options = OperationOptions::new(3).with_dependency(Arc::clone(&dependency));
         let mut op = Operation::new(&checkout(), 0, options);
         let _ = op.poll(0);
         assert!(matches!(op.on_outcome(10, 1, &UNAVAILABLE), Ok(Decision::Wait { until_ms: 60, .. })));
         assert!(matches!(op.poll(60), Ok(Decision::StartAttempt { attempt: 2, .. })));
         assert_eq!(outstanding(&dependency), (1, 1, 1), "the retry holds a permit, a charge and a slot");
-        match ending {
+        match &ending {
             None => drop(op),
-            Some(outcome) => drop(op.on_outcome(70, 2, &outcome).unwrap()),
+            Some(None) => assert!(matches!(op.cancel(70), Ok(Decision::GaveUp { .. }))),
+            Some(Some(outcome)) => drop(op.on_outcome(70, 2, outcome).unwrap()),
         }
         assert_eq!(outstanding(&dependency), (0, 0, 0), "after {ending:?}");
     }
