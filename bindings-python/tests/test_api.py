@@ -416,3 +416,19 @@ def test_a_huge_bad_config_value_is_cut_in_the_error() -> None:
         with pytest.raises(InvalidPolicyJsonError) as raised:
             call()
         assert len(str(raised.value)) < 1_000 and len(raised.value.field) < 100
+
+
+def test_every_error_class_states_the_cores_blame_for_its_code() -> None:
+    # The core writes its blame table to tests/messages/rules.json; every class
+    # Python raises (including the ones Python raises itself) must agree with it.
+    from conftest import vector_dir
+
+    blames = json.loads((vector_dir().parent / "messages" / "rules.json").read_text())["blames"]
+    classes = {
+        cls.code: cls
+        for cls in vars(retryplan).values()
+        if isinstance(cls, type) and issubclass(cls, retryplan.RetryplanError) and cls.code in blames
+    }
+    assert classes.keys() == blames.keys()
+    assert {code: cls.blame for code, cls in classes.items()} == blames
+    assert set(retryplan._errors.__all__) >= {cls.__name__ for cls in classes.values()}

@@ -33,6 +33,7 @@ __all__ = [
     "RestartRequired",
     "RetryplanError",
     "UnknownProfileError",
+    "UnsupportedError",
     "Violation",
 ]
 
