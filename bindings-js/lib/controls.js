@@ -27,7 +27,7 @@ import {
 } from '../wasm/retryplan_js.js';
 import { flag, ms, whole } from './args.js';
 import { decided } from './convert.js';
-import { HANDLE, Held, handleOf, make } from './objects.js';
+import { Held, handle, handleOf, make } from './objects.js';
 import {
   CONTROL_BREAKER,
   CONTROL_BUDGET,
@@ -43,7 +43,6 @@ import {
 } from './tags.js';
 
 const U32 = 2 ** 32 - 1;
-const handle = (object) => object[HANDLE] ?? 0;
 
 /**
  * The shared controls of one downstream dependency: an optional retry budget,

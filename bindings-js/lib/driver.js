@@ -17,7 +17,7 @@ import { attempt, flag, ms, oneOf, options as optionsOf, optional, refuse, text 
 import { decided } from './convert.js';
 import { dependencyHandle } from './controls.js';
 import { pool } from './entropy.js';
-import { HANDLE, Held, handleOf } from './objects.js';
+import { Held, handle, handleOf } from './objects.js';
 import { operationOptions } from './operation.js';
 import { parts, read } from './outcomes.js';
 import { Policy } from './policy.js';
@@ -51,7 +51,6 @@ export function handleResult(driver, nowMs, number, outcome) {
   return decided(_driverResultOf(driver, now, at, outcome));
 }
 
-const handle = (driver) => driver[HANDLE] ?? 0;
 
 export class Driver extends Held {
   constructor(policy, nowMs, options) {

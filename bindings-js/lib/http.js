@@ -14,7 +14,7 @@ import {
 import { ms, oneOf, optional, refuse, text, whole, unreadable, MAX_TEXT } from './args.js';
 import { decided } from './convert.js';
 import { GUIDANCE_HEADERS } from './constants.js';
-import { HANDLE } from './objects.js';
+import { handle } from './objects.js';
 import { names } from './outcomes.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
@@ -63,7 +63,7 @@ export function outcomeFromHttpResponse(status, headers, nowUnixMs, reading) {
 
 /** A response as an outcome under `policy` (its Retry-After reading): what retryFetch hands the driver. */
 export const policyOutcome = (policy, status, headers, nowUnixMs) =>
-  decided(_policyOutcomeFromResponse(policy[HANDLE] ?? 0, anyStatus(status), guidance(headers), ms('nowUnixMs', nowUnixMs)));
+  decided(_policyOutcomeFromResponse(handle(policy), anyStatus(status), guidance(headers), ms('nowUnixMs', nowUnixMs)));
 
 /** An HTTP response as an outcome from its status and raw Retry-After / retry-after-ms values. */
 export function outcomeFromHttp(status, retryAfter, retryAfterMs, nowUnixMs) {

@@ -5,6 +5,9 @@ import { _free } from '../wasm/retryplan_js.js';
 import { RetryplanError, decided } from './convert.js';
 
 export const HANDLE = Symbol('retryplan.handle');
+
+/** The wasm handle `object` holds: 0 once freed, which the wasm refuses as freed. */
+export const handle = (object) => object[HANDLE] ?? 0;
 const FREED = 2 ** 32 - 1;
 
 const objects = new FinalizationRegistry(_free);

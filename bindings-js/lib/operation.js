@@ -16,7 +16,7 @@ import { attempt, ms, options as optionsOf, optional, text, whole } from './args
 import { decided, requestIdText } from './convert.js';
 import { dependencyHandle } from './controls.js';
 import { drawUnlessSeeded, pool } from './entropy.js';
-import { HANDLE, Held, handleOf } from './objects.js';
+import { Held, handle, handleOf } from './objects.js';
 import { parts, read } from './outcomes.js';
 import { Policy } from './policy.js';
 
@@ -36,7 +36,6 @@ export function operationOptions(options) {
   return [at, seed, key, deadline];
 }
 
-const handle = (operation) => operation[HANDLE] ?? 0;
 
 export class Operation extends Held {
   constructor(policy, nowMs, options) {

@@ -2,12 +2,12 @@
 // `Policy.profile(name)`), read by the core's one configuration reader.
 import { _policyFromConfig, _policyInfo, _policyProfile, _profileNames } from '../wasm/retryplan_js.js';
 import { text } from './args.js';
-import { HANDLE, Held, make } from './objects.js';
+import { Held, handle, make } from './objects.js';
 
 const INFO = Symbol('retryplan.info');
 
 /** `[maxAttempts, sendsIdempotencyKey, totalBudgetMs]`, read once (a policy never changes). */
-const info = (policy) => (policy[INFO] ??= _policyInfo(policy[HANDLE] ?? 0));
+const info = (policy) => (policy[INFO] ??= _policyInfo(handle(policy)));
 
 export class Policy extends Held {
   /**

@@ -4,7 +4,7 @@
 // core's reason order); this names them.
 import { _statsCounts, _statsMerge, _statsNew } from '../wasm/retryplan_js.js';
 import { decided } from './convert.js';
-import { HANDLE, Held, handleOf } from './objects.js';
+import { Held, handle, handleOf } from './objects.js';
 import { names } from './outcomes.js';
 
 const COUNTERS = ['operations', 'attempts', 'retries', 'hedges', 'succeeded', 'reconciles', 'restarts'];
@@ -17,12 +17,12 @@ export class Stats extends Held {
 
   /** Adds another set of counters to these (saturating). */
   merge(other) {
-    decided(_statsMerge(this[HANDLE] ?? 0, handleOf('other', other, Stats)));
+    decided(_statsMerge(handle(this), handleOf('other', other, Stats)));
   }
 
   /** The counters as a plain object: `{operations, attempts, ..., gaveUp: {attemptsExhausted, ...}}`. */
   toJSON() {
-    const counts = _statsCounts(this[HANDLE] ?? 0);
+    const counts = _statsCounts(handle(this));
     const stats = {};
     COUNTERS.forEach((name, at) => (stats[name] = counts[at]));
     const gaveUp = {};

@@ -25,7 +25,7 @@ import {
 } from '../wasm/retryplan_js.js';
 import { CircuitBreaker, Dependency, RetryBudget } from './controls.js';
 import { decided } from './convert.js';
-import { HANDLE, Held, handleOf, make } from './objects.js';
+import { Held, handle, handleOf, make } from './objects.js';
 import { Policy } from './policy.js';
 import { Stats } from './stats.js';
 
@@ -40,7 +40,6 @@ export {
   admit,
 } from '../wasm/retryplan_js.js';
 
-const handle = (object) => object[HANDLE] ?? 0;
 
 Object.assign(Policy, {
   /** Reads and validates policy JSON text (the snake_case schema shared by every language). */
