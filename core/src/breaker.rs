@@ -31,7 +31,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{ControlClock, Reading};
-use crate::error::{Error, Violation};
+use crate::error::{ConfigKind, Error, Violation};
 use crate::grant::{foreign, issued_by};
 use crate::lock::{Lock, Shared, SharedWeak};
 use crate::message::{message, Message};
@@ -74,8 +74,13 @@ impl BreakerConfig {
     /// Reads a breaker object (every field required). Errors name the dotted path from `path`.
     ///
     /// # Errors
-    /// [`Error::InvalidPolicyJson`].
+    /// [`Error::InvalidConfig`] naming a breaker (a dependency's reader names
+    /// its own configuration instead).
     pub fn from_value(value: &Value, path: &str) -> Result<BreakerConfig, Error> {
+        ConfigKind::Breaker.reading(BreakerConfig::read(value, path))
+    }
+
+    fn read(value: &Value, path: &str) -> Result<BreakerConfig, Error> {
         let fields = Fields::new(value, path, &["trip", "open_ms", "half_open_probes"])?;
         Ok(BreakerConfig {
             trip: fields.required_with("trip", read_trip)?,
@@ -465,8 +470,8 @@ impl CircuitBreaker {
     }
 }
 
-crate::value::deserialize_through_value!(BreakerConfig, BreakerConfig::from_value);
-crate::value::deserialize_through_value!(TripConfig, read_trip);
+crate::value::deserialize_through_value!(BreakerConfig, BreakerConfig::from_value, ConfigKind::Breaker);
+crate::value::deserialize_through_value!(TripConfig, read_trip, ConfigKind::Breaker);
 
 #[cfg(test)]
 mod tests {

@@ -33,7 +33,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::ControlClock;
-use crate::error::{Error, Violation};
+use crate::error::{ConfigKind, Error, Violation};
 use crate::grant::{foreign, issued_by};
 use crate::lock::{Lock, Shared, SharedWeak};
 use crate::message::{message, Message};
@@ -98,8 +98,13 @@ impl BudgetConfig {
     /// the kind is required). Errors name the dotted path from `path`.
     ///
     /// # Errors
-    /// [`Error::InvalidPolicyJson`].
+    /// [`Error::InvalidConfig`] naming a budget (a dependency's reader names
+    /// its own configuration instead).
     pub fn from_value(value: &Value, path: &str) -> Result<BudgetConfig, Error> {
+        ConfigKind::Budget.reading(BudgetConfig::read(value, path))
+    }
+
+    fn read(value: &Value, path: &str) -> Result<BudgetConfig, Error> {
         let (kind, fields) = tagged(value, path, |kind: BudgetKind| match kind {
             BudgetKind::TokenBucket => &["kind", "max_tokens", "token_ratio"],
             BudgetKind::Ratio => &["kind", "retry_ratio", "min_retries_per_second", "window_ms"],
@@ -512,7 +517,7 @@ fn not_a_quota(call: &'static str) -> Error {
     Error::InvalidArgument { name: "budget", rule: message!(NotAQuota, call) }
 }
 
-crate::value::deserialize_through_value!(BudgetConfig, BudgetConfig::from_value);
+crate::value::deserialize_through_value!(BudgetConfig, BudgetConfig::from_value, ConfigKind::Budget);
 
 #[cfg(test)]
 mod tests {

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::breaker::{BreakerConfig, BreakerSnapshot, CircuitBreaker};
 use crate::budget::{BudgetConfig, BudgetSnapshot, RetryBudget};
 use crate::concurrency::ConcurrencyLimit;
-use crate::error::Error;
+use crate::error::{ConfigKind, Error};
 use crate::value::{Fields, Value};
 
 /// Which controls a dependency has (JSON, snake_case; every field optional).
@@ -44,8 +44,13 @@ impl DependencyConfig {
     /// fields refused); errors name the dotted field path.
     ///
     /// # Errors
-    /// [`Error::InvalidPolicyJson`].
+    /// [`Error::InvalidConfig`] naming a dependency (its budget's and
+    /// breaker's fields too: `budget.kind`).
     pub fn from_value(value: &Value) -> Result<DependencyConfig, Error> {
+        ConfigKind::Dependency.reading(DependencyConfig::read(value))
+    }
+
+    fn read(value: &Value) -> Result<DependencyConfig, Error> {
         let fields = Fields::new(value, "", &["budget", "breaker", "max_concurrent_retries"])?;
         Ok(DependencyConfig {
             budget: fields.optional("budget", BudgetConfig::from_value)?,
@@ -60,9 +65,9 @@ impl DependencyConfig {
     /// Reads a configuration from JSON text (see [`DependencyConfig::from_value`]).
     ///
     /// # Errors
-    /// [`Error::InvalidPolicyJson`].
+    /// [`Error::InvalidConfig`] naming a dependency.
     pub fn from_json(json: &str) -> Result<DependencyConfig, Error> {
-        DependencyConfig::from_value(&Value::from_json(json)?)
+        DependencyConfig::from_value(&ConfigKind::Dependency.reading(Value::from_json(json))?)
     }
 }
 
@@ -126,7 +131,7 @@ impl Dependency {
     /// Reads and validates a configuration from JSON.
     ///
     /// # Errors
-    /// [`Error::InvalidPolicyJson`] or [`Error::InvalidPolicy`].
+    /// [`Error::InvalidConfig`] or [`Error::InvalidPolicy`].
     pub fn from_json(json: &str) -> Result<Arc<Dependency>, Error> {
         Dependency::new(&DependencyConfig::from_json(json)?)
     }

@@ -3,7 +3,7 @@
 //!
 //! Every binding reads configuration through this module, so the rules
 //! (unknown fields refused, defaults, which fields are lists, which names an
-//! enum accepts) and the dotted field paths in [`Error::InvalidPolicyJson`]
+//! enum accepts) and the dotted field paths in [`Error::InvalidConfig`]
 //! are the same whether the text came from `Policy.from_json` in Python, a
 //! plain object in JavaScript or a `&str` in Rust. The JSON reader (feature
 //! `json`) only parses text into a [`Value`]; a host with its own parser (the
@@ -18,7 +18,7 @@
 //!
 //! let typo = Value::Object(vec![("max_attemps".into(), Value::Number(Number::Unsigned(5)))]);
 //! let error = PolicyConfig::from_value(&typo).unwrap_err();
-//! assert_eq!(error.to_string(), "invalid policy JSON at `max_attemps`: unknown field `max_attemps` \
+//! assert_eq!(error.to_string(), "invalid policy configuration at `max_attemps`: unknown field `max_attemps` \
 //!     (did you mean `max_attempts`?), expected one of \
 //!     `max_attempts`, `total_budget_ms`, `attempt_timeout`, `response_reserve_ms`, `minimum_useful_attempt_ms`, \
 //!     `backoff`, `jitter`, `retry_on`, `ambiguous`, `conflict`, `server_guidance`, `retry_limits`, `retry_methods`, `idempotency`, `hedging`, `redelivery`");
@@ -29,7 +29,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::error::Error;
+use crate::error::{ConfigKind, Error};
 use crate::message::{message, Arg, Message, Rule};
 use crate::text::EXCERPT_CHARS;
 use crate::units::{float, Decimal};
@@ -165,9 +165,12 @@ impl Value {
     /// Parses JSON text into a tree. Only the syntax is checked here.
     ///
     /// # Errors
-    /// [`Error::InvalidPolicyJson`] at the top level (`field` empty) for text that is not one JSON value.
+    /// [`Error::InvalidConfig`] at the top level (`field` empty) for text
+    /// that is not one JSON value (naming a policy: the reader of another
+    /// configuration names its own, see [`ConfigKind::reading`](crate::ConfigKind::reading)).
     pub fn from_json(json: &str) -> Result<Value, Error> {
-        serde_json::from_str(json).map_err(|error| Error::InvalidPolicyJson {
+        serde_json::from_str(json).map_err(|error| Error::InvalidConfig {
+            config: ConfigKind::Policy,
             field: String::new(),
             message: Message::text(error.to_string()),
         })
@@ -267,8 +270,18 @@ impl<'de> serde::Deserialize<'de> for Value {
 /// input becomes a [`Value`] first, so every serde format gets the rules of
 /// [`PolicyConfig::from_value`](crate::PolicyConfig::from_value) (the error's
 /// field path is in its message). It needs a self-describing format (JSON,
-/// TOML, YAML, ...), as it reads with `deserialize_any`.
+/// TOML, YAML, ...), as it reads with `deserialize_any`. A part of a
+/// configuration other than a policy names the configuration it belongs to.
 macro_rules! deserialize_through_value {
+    ($type:ty, $read:expr, $config:expr) => {
+        impl<'de> serde::Deserialize<'de> for $type {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let value = <$crate::value::Value as serde::Deserialize>::deserialize(deserializer)?;
+                let read: $crate::value::Reader<$type> = $read;
+                $config.reading(read(&value, "")).map_err(serde::de::Error::custom)
+            }
+        }
+    };
     ($type:ty, $read:expr) => {
         impl<'de> serde::Deserialize<'de> for $type {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -320,12 +333,15 @@ pub fn excerpt(text: &str, max_chars: usize) -> String {
     crate::text::excerpt_chars(text, max_chars)
 }
 
-/// The reading error at `field`. Cold and never inlined, as every error
-/// path here: the reader's happy path stays small in the wasm build.
+/// The reading error at `field`. It names a policy until the public reader
+/// that was called names its own configuration ([`ConfigKind::reading`]): a
+/// field reader does not know whose field it reads. Cold and never inlined,
+/// as every error path here: the reader's happy path stays small in the wasm
+/// build.
 #[cold]
 #[inline(never)]
 pub(crate) fn read_error(field: &str, message: Message) -> Error {
-    Error::InvalidPolicyJson { field: field.to_owned(), message }
+    Error::InvalidConfig { config: ConfigKind::Policy, field: field.to_owned(), message }
 }
 
 /// The reading error for `found` where `what` (a phrase without values) was expected.
@@ -456,7 +472,7 @@ fn names<T: Named>() -> Arg {
 /// Reads an enum's name (what the bindings use for names in events, too).
 ///
 /// # Errors
-/// [`Error::InvalidPolicyJson`] at `path` naming the accepted names.
+/// [`Error::InvalidConfig`] at `path` naming the accepted names.
 pub(crate) fn read_name<T: Named>(value: &Value, path: &str) -> Result<T, Error> {
     match value {
         Value::String(name) => T::from_name(name).ok_or_else(|| {
@@ -607,7 +623,7 @@ mod tests {
             (object(&huge, Value::Null), ""),
         ] {
             let error = crate::PolicyConfig::from_value(&config).unwrap_err();
-            let Error::InvalidPolicyJson { field: at, .. } = &error else { panic!("{error:?}") };
+            let Error::InvalidConfig { field: at, .. } = &error else { panic!("{error:?}") };
             assert!(error.to_string().len() < 1_000, "{} bytes", error.to_string().len());
             assert!(at.starts_with(field) && at.len() < 100, "{at}");
             assert!(error.to_string().contains(&format!("{}…", "x".repeat(64))), "{error}");
@@ -628,7 +644,7 @@ mod tests {
         let error = u32::from_value(&Value::Number(Number::Negative(-5)), "a.b").unwrap_err();
         assert_eq!(
             error.to_string(),
-            "invalid policy JSON at `a.b`: expected a whole number in 0..=4294967295, found the number -5"
+            "invalid policy configuration at `a.b`: expected a whole number in 0..=4294967295, found the number -5"
         );
         assert_eq!(u64::from_value(&Value::float(3.0), "x").unwrap(), 3);
         assert!(u16::from_value(&Value::float(2.5), "x").is_err());
@@ -643,10 +659,10 @@ mod tests {
         let error = u32::from_value(&Value::String(huge.clone()), "max_attempts").unwrap_err();
         assert_eq!(
             error.to_string(),
-            format!("invalid policy JSON at `max_attempts`: expected a whole number in 0..=4294967295, found the string \"{cut}\"")
+            format!("invalid policy configuration at `max_attempts`: expected a whole number in 0..=4294967295, found the string \"{cut}\"")
         );
         let unknown = Value::Object(vec![(huge.clone(), Value::Null)]);
-        let Err(Error::InvalidPolicyJson { field, message }) = Fields::new(&unknown, "backoff", &["a"]) else {
+        let Err(Error::InvalidConfig { field, message, .. }) = Fields::new(&unknown, "backoff", &["a"]) else {
             panic!("expected a reading error")
         };
         assert_eq!(field, format!("backoff.{cut}"));
@@ -661,7 +677,7 @@ mod tests {
     #[test]
     fn repeated_and_unknown_fields_are_refused() {
         let value = Value::Object(vec![("a".into(), Value::Null), ("a".into(), Value::Null)]);
-        let Err(Error::InvalidPolicyJson { field, message }) = Fields::new(&value, "x", &["a"]) else {
+        let Err(Error::InvalidConfig { field, message, .. }) = Fields::new(&value, "x", &["a"]) else {
             panic!("expected a reading error")
         };
         assert_eq!((field.as_str(), message.to_string().as_str()), ("x.a", "duplicate field `a`"));
