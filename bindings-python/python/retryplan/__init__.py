@@ -83,21 +83,27 @@ if TYPE_CHECKING:  # pragma: no cover
         ArgumentTypeError,
         AttemptFailed,
         AttemptNotRunningError,
+        CallerError,
+        ConfigurationError,
         EntropyUnavailableError,
         GaveUpError,
         InvalidArgumentError,
+        InvalidConfigError,
         InvalidHeaderError,
         InvalidPolicyError,
-        InvalidPolicyJsonError,
         OperationEndedError,
         OperationFailed,
+        PlatformError,
         ReconcileRequired,
         RestartRequired,
         RetryplanError,
+        ServerDataError,
         UnknownProfileError,
         UnsupportedError,
         Violation,
     )
+    # The deprecated alias, re-exported for type checkers; at run time each access warns (`__getattr__`).
+    from ._errors import InvalidPolicyJsonError as InvalidPolicyJsonError
     from ._failures import default_outcome_of_exception, http_outcome, response_outcome
     from ._helpers import Attempts, attempts, retry
     from ._native import Attempt
@@ -110,17 +116,21 @@ _LAZY = {
         "ArgumentTypeError",
         "AttemptFailed",
         "AttemptNotRunningError",
+        "CallerError",
+        "ConfigurationError",
         "EntropyUnavailableError",
         "GaveUpError",
         "InvalidArgumentError",
+        "InvalidConfigError",
         "InvalidHeaderError",
         "InvalidPolicyError",
-        "InvalidPolicyJsonError",
         "OperationEndedError",
         "OperationFailed",
+        "PlatformError",
         "ReconcileRequired",
         "RestartRequired",
         "RetryplanError",
+        "ServerDataError",
         "UnknownProfileError",
         "UnsupportedError",
         "Violation",
@@ -131,12 +141,19 @@ _LAZY = {
     "_async": ("AsyncAttempts", "async_attempts"),
     "_values": ("Admission", "Classification", "Redelivery", "Timeline"),
 }
+#: Names renamed in this release (deprecated aliases, kept for one release).
+_RENAMED = ("InvalidPolicyJsonError",)
 _MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
 
 
 def __getattr__(name: str) -> object:
     """Import enums, exceptions and helpers on first use (PEP 562), so ``import retryplan`` stays cheap."""
     module = _MODULE_OF.get(name)
+    if module is None and name in _RENAMED:
+        # A deprecated alias: `_errors` warns on each access; never cached here, so every use warns.
+        from . import _errors
+
+        return getattr(_errors, name)
     if module is None:
         raise AttributeError(f"module 'retryplan' has no attribute {name!r}")
     import sys
@@ -169,9 +186,11 @@ __all__ = [
     "Attempts",
     "AwaitOutcome",
     "BreakerPermit",
+    "CallerError",
     "CircuitBreaker",
     "ConcurrencyLimit",
     "Classification",
+    "ConfigurationError",
     "Decision",
     "Dependency",
     "Driver",
@@ -185,13 +204,14 @@ __all__ = [
     "GrpcCode",
     "Idempotency",
     "InvalidArgumentError",
+    "InvalidConfigError",
     "InvalidHeaderError",
     "InvalidPolicyError",
-    "InvalidPolicyJsonError",
     "Operation",
     "OperationEndedError",
     "OperationFailed",
     "Outcome",
+    "PlatformError",
     "Policy",
     "Pushback",
     "Reconcile",
@@ -203,6 +223,7 @@ __all__ = [
     "RetryCharge",
     "RetrySlot",
     "RetryplanError",
+    "ServerDataError",
     "ServiceConfig",
     "Sleep",
     "StartAttempt",
