@@ -218,7 +218,7 @@ fn arg_js(arg: &Arg) -> JsValue {
 fn js_error(error: Error) -> JsValue {
     // Exhaustive on purpose: a new core error must be mapped here.
     let field = match &error {
-        Error::InvalidConfig { field, .. } => Some(field.as_str()),
+        Error::InvalidConfig { field, .. } => Some(&**field),
         Error::InvalidArgument { name, .. } | Error::Unsupported { field: name, .. } => Some(*name),
         Error::InvalidHeader(header) => Some(header.header()),
         Error::InvalidPolicy { .. }

@@ -89,7 +89,7 @@ pub fn read_all<T>(value: &Value, mut read: impl FnMut(&Value) -> Result<T, Viol
 /// A strict reader's error as the problem it names.
 fn reading_problem(error: Error) -> Violation {
     match error {
-        Error::InvalidConfig { field, message, .. } => Violation { field, message },
+        Error::InvalidConfig { field, message, .. } => Violation { field: field.into(), message },
         other => Violation::new("", other.message()),
     }
 }
@@ -234,11 +234,7 @@ mod tests {
                 panic!("{json} is refused by the reader")
             };
             let all = policy(&value).unwrap_err();
-            assert_eq!(
-                (all[0].field.as_str(), all[0].message.to_string()),
-                (field.as_str(), message.to_string()),
-                "{json}"
-            );
+            assert_eq!((all[0].field.as_str(), all[0].message.to_string()), (&*field, message.to_string()), "{json}");
         }
     }
 

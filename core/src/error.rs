@@ -11,6 +11,7 @@
 //! [`Message`]: a rule and the values it names), which
 //! [`Display`](core::fmt::Display) composes into text.
 
+use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -131,16 +132,18 @@ impl ConfigKind {
         }
     }
 
-    /// `result`, its [`Error::InvalidConfig`] (if any) naming this kind: what
-    /// every public reader applies to what its field readers return.
+    /// `result`, its [`Error::InvalidConfig`] (if any) naming this kind
+    /// (see [`Error::name_config`]): what every public reader applies to what
+    /// its field readers return. In place: the configuration read is never
+    /// moved (each move is code in the wasm build).
     ///
     /// # Errors
-    /// The error of `result`, an [`Error::InvalidConfig`] re-tagged.
-    pub fn reading<T>(self, result: Result<T, Error>) -> Result<T, Error> {
-        result.map_err(|error| match error {
-            Error::InvalidConfig { field, message, .. } => Error::InvalidConfig { config: self, field, message },
-            other => other,
-        })
+    /// The error of `result`, an [`Error::InvalidConfig`] naming this kind.
+    pub fn reading<T>(self, mut result: Result<T, Error>) -> Result<T, Error> {
+        if let Err(error) = &mut result {
+            error.name_config(self);
+        }
+        result
     }
 }
 
@@ -167,8 +170,10 @@ pub enum Error {
     InvalidConfig {
         /// Which configuration was being read.
         config: ConfigKind,
-        /// Dotted path of the field being read when the error occurred.
-        field: String,
+        /// Dotted path of the field being read when the error occurred (a
+        /// `Box<str>`, not a `String`: it keeps [`Error`] at 32 bytes on
+        /// 32-bit targets, which every `Result` of the engine carries).
+        field: Box<str>,
         /// What was wrong, as reported by the reader.
         message: Message,
     },
@@ -248,6 +253,18 @@ impl Error {
         }
     }
 
+    /// Names `config` as the configuration being read, if this is an
+    /// [`Error::InvalidConfig`] (any other error is unchanged): a field
+    /// reader does not know whose field it reads, so every public reader
+    /// names its configuration ([`ConfigKind::reading`]).
+    #[cold]
+    #[inline(never)]
+    pub fn name_config(&mut self, config: ConfigKind) {
+        if let Error::InvalidConfig { config: named, .. } = self {
+            *named = config;
+        }
+    }
+
     /// Who must act to fix this error (see [`Blame`]).
     ///
     /// ```
@@ -280,7 +297,7 @@ impl Error {
                 )
             }
             Error::InvalidConfig { config, field, message } => {
-                message!(InvalidConfig, config.words(), field, message.clone())
+                message!(InvalidConfig, config.words(), String::from(&**field), message.clone())
             }
             Error::UnknownProfile { name, known } => message!(UnknownProfile, name, known.join(", ")),
             Error::OperationEnded => message!(OperationEnded),
@@ -336,7 +353,7 @@ mod tests {
     fn every_error() -> Vec<Error> {
         let all = vec![
             Error::InvalidPolicy { violations: Vec::new() },
-            Error::InvalidConfig { config: ConfigKind::Policy, field: String::new(), message: Message::from("x") },
+            Error::InvalidConfig { config: ConfigKind::Policy, field: Box::from(""), message: Message::from("x") },
             Error::UnknownProfile { name: String::from("x"), known: vec![String::from("a"), String::from("b")] },
             Error::OperationEnded,
             Error::AttemptNotRunning { attempt: 3, running: vec![1, 2] },
@@ -407,7 +424,7 @@ mod tests {
         assert_eq!(names, ["policy", "dependency", "budget", "breaker", "service_config"]);
         let read: Result<(), Error> = Err(Error::InvalidConfig {
             config: ConfigKind::Policy,
-            field: String::from("budget.kind"),
+            field: Box::from("budget.kind"),
             message: Message::from("x"),
         });
         let error = ConfigKind::Dependency.reading(read).unwrap_err();

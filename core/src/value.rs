@@ -25,6 +25,7 @@
 //! ```
 
 use alloc::borrow::ToOwned;
+use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -171,7 +172,7 @@ impl Value {
     pub fn from_json(json: &str) -> Result<Value, Error> {
         serde_json::from_str(json).map_err(|error| Error::InvalidConfig {
             config: ConfigKind::Policy,
-            field: String::new(),
+            field: Box::from(""),
             message: Message::text(error.to_string()),
         })
     }
@@ -341,7 +342,7 @@ pub fn excerpt(text: &str, max_chars: usize) -> String {
 #[cold]
 #[inline(never)]
 pub(crate) fn read_error(field: &str, message: Message) -> Error {
-    Error::InvalidConfig { config: ConfigKind::Policy, field: field.to_owned(), message }
+    Error::InvalidConfig { config: ConfigKind::Policy, field: Box::from(field), message }
 }
 
 /// The reading error for `found` where `what` (a phrase without values) was expected.
@@ -665,7 +666,7 @@ mod tests {
         let Err(Error::InvalidConfig { field, message, .. }) = Fields::new(&unknown, "backoff", &["a"]) else {
             panic!("expected a reading error")
         };
-        assert_eq!(field, format!("backoff.{cut}"));
+        assert_eq!(&*field, format!("backoff.{cut}"));
         let message = message.to_string();
         assert!(message.len() < 200, "{} bytes", message.len());
         let error = crate::PolicyConfig::from_value(&Value::Object(vec![("idempotency".into(), Value::String(huge))]))
@@ -680,7 +681,7 @@ mod tests {
         let Err(Error::InvalidConfig { field, message, .. }) = Fields::new(&value, "x", &["a"]) else {
             panic!("expected a reading error")
         };
-        assert_eq!((field.as_str(), message.to_string().as_str()), ("x.a", "duplicate field `a`"));
+        assert_eq!((&*field, message.to_string().as_str()), ("x.a", "duplicate field `a`"));
         assert!(Fields::new(&value, "", &["b"]).is_err());
         assert!(Fields::new(&Value::List(vec![]), "", &["b"]).is_err());
     }

@@ -103,7 +103,7 @@ fn examples() -> Vec<Message> {
 fn one_error_per_code() -> Vec<Error> {
     let errors = vec![
         Error::InvalidPolicy { violations: Vec::new() },
-        Error::InvalidConfig { config: ConfigKind::Policy, field: String::new(), message: Message::from("x") },
+        Error::InvalidConfig { config: ConfigKind::Policy, field: Box::from(""), message: Message::from("x") },
         Error::UnknownProfile { name: String::new(), known: Vec::new() },
         Error::OperationEnded,
         Error::AttemptNotRunning { attempt: 1, running: Vec::new() },

@@ -473,7 +473,7 @@ mod tests {
         ] {
             let error = read(&json).unwrap_err();
             let (field, message) = match &error {
-                Error::InvalidConfig { field, message, .. } => (field.clone(), message.to_string()),
+                Error::InvalidConfig { field, message, .. } => (String::from(&**field), message.to_string()),
                 Error::InvalidPolicy { violations } => (violations[0].field.clone(), violations[0].message.to_string()),
                 other => panic!("{other}"),
             };
