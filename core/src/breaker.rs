@@ -80,7 +80,8 @@ impl BreakerConfig {
         ConfigKind::Breaker.reading(BreakerConfig::read(value, path))
     }
 
-    fn read(value: &Value, path: &str) -> Result<BreakerConfig, Error> {
+    /// [`BreakerConfig::from_value`] inside another configuration, whose reader names it.
+    pub(crate) fn read(value: &Value, path: &str) -> Result<BreakerConfig, Error> {
         let fields = Fields::new(value, path, &["trip", "open_ms", "half_open_probes"])?;
         Ok(BreakerConfig {
             trip: fields.required_with("trip", read_trip)?,

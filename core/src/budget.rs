@@ -104,7 +104,8 @@ impl BudgetConfig {
         ConfigKind::Budget.reading(BudgetConfig::read(value, path))
     }
 
-    fn read(value: &Value, path: &str) -> Result<BudgetConfig, Error> {
+    /// [`BudgetConfig::from_value`] inside another configuration, whose reader names it.
+    pub(crate) fn read(value: &Value, path: &str) -> Result<BudgetConfig, Error> {
         let (kind, fields) = tagged(value, path, |kind: BudgetKind| match kind {
             BudgetKind::TokenBucket => &["kind", "max_tokens", "token_ratio"],
             BudgetKind::Ratio => &["kind", "retry_ratio", "min_retries_per_second", "window_ms"],

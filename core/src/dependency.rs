@@ -53,8 +53,8 @@ impl DependencyConfig {
     fn read(value: &Value) -> Result<DependencyConfig, Error> {
         let fields = Fields::new(value, "", &["budget", "breaker", "max_concurrent_retries"])?;
         Ok(DependencyConfig {
-            budget: fields.optional("budget", BudgetConfig::from_value)?,
-            breaker: fields.optional("breaker", BreakerConfig::from_value)?,
+            budget: fields.optional("budget", BudgetConfig::read)?,
+            breaker: fields.optional("breaker", BreakerConfig::read)?,
             max_concurrent_retries: fields.optional("max_concurrent_retries", crate::value::FromValue::from_value)?,
         })
     }
