@@ -1,10 +1,10 @@
-// Makes lib/rules.js, the core's message table, blames and configuration words (called by build.sh), from
+// Makes lib/rules.js, the core's message table and blames (called by build.sh), from
 // tests/messages/rules.json, which core/tests/messages.rs keeps current with
 // retryplan::message::Rule::ALL. lib/messages.js composes every message of
 // the core from it, outside the wasm.
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const { rules, blames, configs } = JSON.parse(readFileSync(new URL('../tests/messages/rules.json', import.meta.url), 'utf8'));
+const { rules, blames } = JSON.parse(readFileSync(new URL('../tests/messages/rules.json', import.meta.url), 'utf8'));
 const table = rules.map(({ id, template }) => `  [${JSON.stringify(id)}, ${JSON.stringify(template)}],`).join('\n');
 writeFileSync(
   new URL('./lib/rules.js', import.meta.url),
@@ -16,8 +16,5 @@ ${table}
 
 /** Who must act on each error code (retryplan::Error::blame). */
 export const BLAMES = ${JSON.stringify(blames, null, 2)};
-
-/** How an invalid_config message names each configuration (retryplan::ConfigKind::words, by name). */
-export const CONFIGS = ${JSON.stringify(configs, null, 2)};
 `,
 );

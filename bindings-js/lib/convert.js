@@ -36,11 +36,11 @@ export function addViolation(error, field, message) {
 export const warning = (field, message) => ({ field, message: compose(message) });
 
 /**
- * A refusal of the binding's own (an argument, or with `config`, the name of the configuration being read, a
- * value only JS has): see messages.js BINDING.
+ * A refusal of the binding's own (an argument, or with `config`, the name of the configuration being read, and
+ * `configWords`, how the core's message names it, a value only JS has): see messages.js BINDING.
  */
-export function bindingError(config, field, key, a, b) {
-  const error = new RetryplanError(config ? 'invalid_config' : 'invalid_argument', bindingMessage(config, field, key, a, b));
+export function bindingError(config, configWords, field, key, a, b) {
+  const error = new RetryplanError(config ? 'invalid_config' : 'invalid_argument', bindingMessage(configWords, field, key, a, b));
   if (config) error.config = config;
   error.field = field;
   return error;

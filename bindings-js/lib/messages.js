@@ -5,7 +5,7 @@
 // retryplan::message byte for byte: the wasm carries no message text and no
 // formatting code. The binding's own refusals (an argument of the wrong type)
 // are BINDING below: a key and the value refused.
-import { CONFIGS, RULES } from './rules.js';
+import { RULES } from './rules.js';
 
 /** The index of a rule of the core's table, by its id. */
 const rule = (id) => RULES.findIndex(([known]) => known === id);
@@ -132,11 +132,11 @@ export const BINDING = {
 
 /**
  * The message of a refusal of the binding's own: `invalid argument `field`:
- * ...`, or with `config` (a configuration's name) `invalid dependency
- * configuration at `field`: ...`, through the core's own templates (and its
- * words for each configuration, CONFIGS) for the first part.
+ * ...`, or with `configWords` (how the core's message names the
+ * configuration) `invalid dependency configuration at `field`: ...`, through
+ * the core's own templates for the first part.
  */
-export const bindingMessage = (config, field, key, a, b) => {
+export const bindingMessage = (configWords, field, key, a, b) => {
   const words = [TEXT, BINDING[key]?.(a, b) ?? key];
-  return compose(config ? [INVALID_CONFIG, CONFIGS[config], field, words] : [INVALID_ARGUMENT, field, words]);
+  return compose(configWords ? [INVALID_CONFIG, configWords, field, words] : [INVALID_ARGUMENT, field, words]);
 };

@@ -68,8 +68,8 @@ struct Reading {
 
 /// An `invalid_config` error naming `config` at `field`: `rule` is the key
 /// of its words in `lib/messages.js`, `value` what they name.
-fn reading_error(config: ConfigKind, field: &str, rule: &str, value: &JsValue) -> JsValue {
-    binding_error(Some(config.name()), field, rule, value, &JsValue::UNDEFINED)
+pub(crate) fn reading_error(config: ConfigKind, field: &str, rule: &str, value: &JsValue) -> JsValue {
+    binding_error(Some(config.name()), Some(config.words()), field, rule, value, &JsValue::UNDEFINED)
 }
 
 /// `maxAttempts` -> `max_attempts`.
@@ -117,7 +117,9 @@ pub(crate) fn from_js(value: &JsValue, source: Source, config: ConfigKind) -> Re
 /// A JS string as Rust text, or the reading error naming `path`.
 fn string(string: &JsString, path: &str, config: ConfigKind) -> Result<String, JsValue> {
     match unreadable(string) {
-        Some((rule, detail)) => Err(binding_error(Some(config.name()), path, rule, &detail, &JsValue::from(MAX_TEXT))),
+        Some((rule, detail)) => {
+            Err(binding_error(Some(config.name()), Some(config.words()), path, rule, &detail, &JsValue::from(MAX_TEXT)))
+        }
         None => Ok(String::from(string)),
     }
 }

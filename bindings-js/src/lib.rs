@@ -128,10 +128,18 @@ extern "C" {
     #[wasm_bindgen(js_name = addDetail)]
     fn add_detail(error: &JsValue, key: &str, value: JsValue);
     /// An error of the binding's own (`invalid_argument`, or with `config`
-    /// `invalid_config` naming that configuration) at `field`: the key of its
-    /// rule in `lib/messages.js` and up to two values the words name.
+    /// `invalid_config` naming that configuration, `words` how the core's
+    /// message names it) at `field`: the key of its rule in
+    /// `lib/messages.js` and up to two values the words name.
     #[wasm_bindgen(js_name = bindingError)]
-    fn binding_error(config: Option<&str>, field: &str, rule: &str, a: &JsValue, b: &JsValue) -> JsValue;
+    fn binding_error(
+        config: Option<&str>,
+        words: Option<&str>,
+        field: &str,
+        rule: &str,
+        a: &JsValue,
+        b: &JsValue,
+    ) -> JsValue;
     /// False when the string holds a lone surrogate.
     #[wasm_bindgen(js_name = isWellFormed)]
     fn is_well_formed(text: &JsString) -> bool;
@@ -256,12 +264,12 @@ fn js_error(error: Error) -> JsValue {
 /// An `invalid_argument` error of the binding's own: `rule` is the key of its
 /// words in `lib/messages.js` (`BINDING`).
 fn invalid(name: &str, rule: &str) -> JsValue {
-    binding_error(None, name, rule, &JsValue::UNDEFINED, &JsValue::UNDEFINED)
+    binding_error(None, None, name, rule, &JsValue::UNDEFINED, &JsValue::UNDEFINED)
 }
 
 /// [`invalid`] naming the values `a` and `b`.
 fn invalid_with(name: &str, rule: &str, a: &JsValue, b: &JsValue) -> JsValue {
-    binding_error(None, name, rule, a, b)
+    binding_error(None, None, name, rule, a, b)
 }
 
 /// A u64 from the core as a JS number (exact up to 2^53-1, the core's `MAX_MS`).

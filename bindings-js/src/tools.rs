@@ -291,7 +291,7 @@ pub(crate) fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> 
 pub(crate) fn json_value(json: &JsValue, config: rp::ConfigKind) -> Result<rp::value::Value, JsValue> {
     let parsed = parse_json(checked_string("json", json)?).map_err(|syntax| {
         let message = js_sys::Reflect::get(&syntax, &JsValue::from_str("message")).unwrap_or_default();
-        crate::binding_error(Some(config.name()), "", "json", &message, &JsValue::UNDEFINED)
+        data::reading_error(config, "", "json", &message)
     })?;
     data::from_js(&parsed, Source::Json, config)
 }

@@ -137,13 +137,10 @@ fn the_table_for_javascript_is_current() {
         examples().iter().map(|message| json!({"message": as_data(message), "text": message.to_string()})).collect();
     let blames: serde_json::Map<String, Value> =
         one_error_per_code().iter().map(|error| (error.code().to_owned(), json!(error.blame().name()))).collect();
-    let configs: serde_json::Map<String, Value> =
-        ConfigKind::ALL.iter().map(|config| (config.name().to_owned(), json!(config.words()))).collect();
     let document = json!({
-        "description": "Every rule of retryplan's messages (retryplan::message::Rule::ALL, in order: the wasm names a rule by its index), and examples of composed text with each message as the wasm hands it to JS; the blame of every error code (Error::blame); and how an invalid_config message names each configuration (ConfigKind::words, by ConfigKind::name). Written by core/tests/messages.rs (RETRYPLAN_FILL_VECTORS=1); bindings-js/build.sh makes lib/rules.js from the rules, blames and configs, and the JS tests compose every example.",
+        "description": "Every rule of retryplan's messages (retryplan::message::Rule::ALL, in order: the wasm names a rule by its index), and examples of composed text with each message as the wasm hands it to JS; and the blame of every error code (Error::blame). Written by core/tests/messages.rs (RETRYPLAN_FILL_VECTORS=1); bindings-js/build.sh makes lib/rules.js from the rules and blames, and the JS tests compose every example.",
         "rules": rules,
         "blames": blames,
-        "configs": configs,
         "examples": examples,
     });
     let mut text = serde_json::to_string_pretty(&document).expect("serialises");
