@@ -47,15 +47,15 @@ impl DependencyConfig {
     /// [`Error::InvalidConfig`] naming a dependency (its budget's and
     /// breaker's fields too: `budget.kind`).
     pub fn from_value(value: &Value) -> Result<DependencyConfig, Error> {
-        ConfigKind::Dependency.reading(DependencyConfig::read(value))
-    }
-
-    fn read(value: &Value) -> Result<DependencyConfig, Error> {
-        let fields = Fields::new(value, "", &["budget", "breaker", "max_concurrent_retries"])?;
+        // Each field's error is named as it happens: naming the whole
+        // configuration's result would copy it (code in the wasm build).
+        let named = ConfigKind::Dependency;
+        let fields = named.reading(Fields::new(value, "", &["budget", "breaker", "max_concurrent_retries"]))?;
         Ok(DependencyConfig {
-            budget: fields.optional("budget", BudgetConfig::read)?,
-            breaker: fields.optional("breaker", BreakerConfig::read)?,
-            max_concurrent_retries: fields.optional("max_concurrent_retries", crate::value::FromValue::from_value)?,
+            budget: named.reading(fields.optional("budget", BudgetConfig::read))?,
+            breaker: named.reading(fields.optional("breaker", BreakerConfig::read))?,
+            max_concurrent_retries: named
+                .reading(fields.optional("max_concurrent_retries", crate::value::FromValue::from_value))?,
         })
     }
 }
