@@ -16,7 +16,7 @@ use crate::errors::Res;
 const MAX_DEPTH: usize = 16;
 
 fn reading_error(config: ConfigKind, field: &str, message: String) -> Error {
-    Error::InvalidConfig { config, field: field.to_owned(), message: message.into() }
+    Error::InvalidConfig { config, field: Box::from(field), message: message.into() }
 }
 
 /// Plain data as a tree: None, bool, int, float (NaN and infinities are left
