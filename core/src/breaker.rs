@@ -32,11 +32,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::{ControlClock, Reading};
 use crate::error::{Error, Violation};
-use crate::grant::{foreign, issued_by};
+use crate::grant::{foreign, issued_by, Grant};
 use crate::lock::{Lock, Shared, SharedWeak};
 use crate::message::{message, Message};
+use crate::named::Named;
 use crate::units::{permille_of, MAX_MS};
-use crate::value::{tagged, Fields, Named, Value};
+use crate::value::{tagged, Fields, Value};
 use crate::window::SlidingWindow;
 
 /// When a closed breaker opens.
@@ -126,6 +127,12 @@ pub struct BreakerPermit {
     generation: u64,
     /// The breaker that granted it; empty once settled.
     owner: SharedWeak<Lock<State>>,
+}
+
+impl crate::grant::sealed::Sealed for BreakerPermit {}
+
+impl Grant for BreakerPermit {
+    const ARGUMENT: &'static str = "permit";
 }
 
 impl BreakerPermit {

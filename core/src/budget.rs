@@ -34,11 +34,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::ControlClock;
 use crate::error::{Error, Violation};
-use crate::grant::{foreign, issued_by};
+use crate::grant::{foreign, issued_by, Grant};
 use crate::lock::{Lock, Shared, SharedWeak};
 use crate::message::{message, Message};
+use crate::named::Named;
 use crate::units::{permille_of, MAX_MS};
-use crate::value::{tagged, Named, Value};
+use crate::value::{tagged, Value};
 use crate::window::SlidingWindow;
 
 /// The budget model and its numbers (JSON: `{"kind": "token_bucket", ...}`).
@@ -155,6 +156,12 @@ pub struct RetryCharge {
     cost: u32,
     /// The budget that granted it.
     owner: SharedWeak<Lock<State>>,
+}
+
+impl crate::grant::sealed::Sealed for RetryCharge {}
+
+impl Grant for RetryCharge {
+    const ARGUMENT: &'static str = "charge";
 }
 
 impl RetryCharge {

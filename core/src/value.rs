@@ -37,6 +37,7 @@ use crate::units::{float, Decimal};
 mod serializer;
 mod suggest;
 
+pub use crate::named::Named;
 pub use suggest::closest_name;
 
 /// A number as the source spelt it: integers are kept exactly (JSON text may
@@ -424,19 +425,6 @@ pub(crate) fn list<T>(
         read_items.push(read(value, &item(path, index))?);
     }
     Ok(read_items)
-}
-
-/// An enum written as its snake_case name.
-pub trait Named: Copy + 'static {
-    /// Every variant, in the order the error message lists them.
-    const ALL: &'static [Self];
-    /// The snake_case name.
-    fn name(self) -> &'static str;
-
-    /// The variant called `name`, if any.
-    fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|variant| variant.name() == name)
-    }
 }
 
 /// ` (did you mean `x`?)` when `name` looks like a typo of one of `known`, else nothing.
