@@ -44,6 +44,10 @@ use crate::message::message;
 /// A token a control hands out: [`BreakerPermit`], [`RetryCharge`] or [`RetrySlot`].
 /// Each control's module implements it for its own grant (this module knows
 /// no control), and only they can: the trait is sealed.
+///
+/// [`BreakerPermit`]: crate::BreakerPermit
+/// [`RetryCharge`]: crate::RetryCharge
+/// [`RetrySlot`]: crate::RetrySlot
 pub trait Grant: sealed::Sealed {
     /// The argument name in errors: `permit`, `charge` or `slot`.
     const ARGUMENT: &'static str;
