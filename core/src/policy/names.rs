@@ -1,5 +1,6 @@
 //! The snake_case names of the policy's enums, as JSON spells them: one
-//! table per enum, read by `read.rs` and used in validation messages.
+//! table per enum, read by `read.rs`, written and read by serde (through
+//! `named_serde!`) and used in validation messages.
 
 use super::config::{AboveCap, BackoffKind, GuidanceMode, Idempotency};
 use crate::named::Named;
