@@ -3,7 +3,7 @@
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::error::Error;
-use crate::grant::{foreign, issued_by};
+use crate::grant::{foreign, issued_by, Grant};
 use crate::lock::{Shared, SharedWeak};
 
 /// Counts in-flight retries and hedges; a slot is taken when one is
@@ -23,6 +23,12 @@ pub struct ConcurrencyLimit {
 pub struct RetrySlot {
     /// The limit that granted it; empty once given back.
     owner: SharedWeak<AtomicU32>,
+}
+
+impl crate::grant::sealed::Sealed for RetrySlot {}
+
+impl Grant for RetrySlot {
+    const ARGUMENT: &'static str = "slot";
 }
 
 impl Drop for RetrySlot {
