@@ -25,12 +25,11 @@
 //! ```
 
 use alloc::borrow::ToOwned;
-use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::error::{ConfigKind, Error};
+use crate::error::Error;
 use crate::message::{message, Arg, Message};
 use crate::text::EXCERPT_CHARS;
 use crate::units::{float, Decimal};
@@ -174,11 +173,11 @@ impl Value {
     /// # Errors
     /// [`Error::InvalidConfig`] at the top level (`field` empty) for text
     /// that is not one JSON value (naming a policy: the reader of another
-    /// configuration names its own, see [`ConfigKind::reading`]).
+    /// configuration names its own, see [`ConfigKind::reading`](crate::ConfigKind::reading)).
     pub fn from_json(json: &str) -> Result<Value, Error> {
         serde_json::from_str(json).map_err(|error| Error::InvalidConfig {
-            config: ConfigKind::Policy,
-            field: Box::from(""),
+            config: crate::ConfigKind::Policy,
+            field: alloc::boxed::Box::from(""),
             message: Message::text(error.to_string()),
         })
     }
