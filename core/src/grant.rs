@@ -2,7 +2,7 @@
 //!
 //! A [`CircuitBreaker`](crate::CircuitBreaker) grants [`BreakerPermit`]s, a
 //! [`RetryBudget`](crate::RetryBudget) [`RetryCharge`]s and a
-//! [`ConcurrencyLimit`](crate::ConcurrencyLimit) [`RetrySlot`]s. Each grant
+//! [`RetrySlots`](crate::RetrySlots) [`RetrySlot`]s. Each grant
 //! is an owned token, and the rules are the same for all three:
 //!
 //! - **Single use.** A grant is settled once: a permit by one result or one
@@ -35,10 +35,10 @@
 
 use crate::breaker::BreakerPermit;
 use crate::budget::RetryCharge;
-use crate::concurrency::RetrySlot;
 use crate::error::Error;
 use crate::lock::{Lock, Shared, SharedWeak};
 use crate::message::message;
+use crate::retry_slots::RetrySlot;
 
 /// A token a control hands out: [`BreakerPermit`], [`RetryCharge`] or [`RetrySlot`].
 pub trait Grant: sealed::Sealed {
