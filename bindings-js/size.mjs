@@ -80,8 +80,8 @@ const PARTS = [
     /retryplan::(value|policy|profiles|codes)$|retryplan_js::(data|policy)$|exports::_(policy|profileNames)/,
   ],
   [
-    'shared controls: Dependency, budget, breaker, in-flight cap',
-    /retryplan::(budget|breaker|dependency|concurrency|window|clock|grant|lock)$|retryplan_js::(controls|objects)$|exports::_(dependency|budget|breaker|limit|permit|charge)/,
+    'shared controls: Dependency, budget, breaker, retry slots',
+    /retryplan::(budget|breaker|dependency|retry_slots|window|clock|grant|lock)$|retryplan_js::(controls|objects)$|exports::_(dependency|budget|breaker|slots|permit|charge)/,
   ],
   [
     'deciding: Operation, Driver, classify, backoff (Polly: libm), guidance, Stats',

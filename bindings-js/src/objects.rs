@@ -49,8 +49,8 @@ pub(crate) enum Object {
     Permit(bool, rp::GrantCell<rp::BreakerPermit>),
     /// A budget's charge (its cost), settled once.
     Charge(u32, rp::GrantCell<rp::RetryCharge>),
-    /// A cap on retries and hedges in flight.
-    Limit(Control<rp::ConcurrencyLimit>),
+    /// Retry slots.
+    Slots(Control<rp::RetrySlots>),
     /// A cap's slot, given back once.
     Slot(rp::GrantCell<rp::RetrySlot>),
     Stats(Arc<rp::SharedStats>),
