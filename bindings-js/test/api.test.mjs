@@ -485,7 +485,13 @@ test('RetryBudget, CircuitBreaker and RetrySlots on their own; permits are opaqu
   assert.equal(lean.ConcurrencyLimit, lean.RetrySlots);
   assert.equal(tools.ConcurrencyLimit, RetrySlots);
   assert.equal(Dependency.fromConfig({ maxConcurrentRetries: 2 }).retrySlots.capacity, 2);
-  const both = throwsCode(() => Dependency.fromConfig({ retrySlots: 2, maxConcurrentRetries: 2 }), 'invalid_policy_json');
+  let both;
+  try {
+    Dependency.fromConfig({ retrySlots: 2, maxConcurrentRetries: 2 });
+  } catch (error) {
+    both = error;
+  }
+  assert.ok(both instanceof RetryplanError, 'giving both is refused');
   assert.equal(both.field, 'max_concurrent_retries');
   assert.match(both.message, /both `retry_slots` and its old name `max_concurrent_retries`/);
 });
