@@ -54,20 +54,15 @@ impl DependencyConfig {
     /// [`Error::InvalidPolicyJson`].
     pub fn from_value(value: &Value) -> Result<DependencyConfig, Error> {
         let fields = Fields::new(value, "", &["budget", "breaker", "retry_slots", RETRY_SLOTS_OLD_NAME])?;
-        let given = |key: &str| !matches!(fields.get(key), None | Some(Value::Null));
-        let retry_slots_key = match (given("retry_slots"), given(RETRY_SLOTS_OLD_NAME)) {
-            (true, true) => {
-                let message = message!(BothOldAndNewName, "retry_slots", RETRY_SLOTS_OLD_NAME);
-                return Err(read_error(&fields.path(RETRY_SLOTS_OLD_NAME), message));
-            }
-            (false, true) => RETRY_SLOTS_OLD_NAME,
-            _ => "retry_slots",
-        };
-        Ok(DependencyConfig {
-            budget: fields.optional("budget", BudgetConfig::from_value)?,
-            breaker: fields.optional("breaker", BreakerConfig::from_value)?,
-            retry_slots: fields.optional(retry_slots_key, FromValue::from_value)?,
-        })
+        let budget = fields.optional("budget", BudgetConfig::from_value)?;
+        let breaker = fields.optional("breaker", BreakerConfig::from_value)?;
+        let retry_slots = fields.optional("retry_slots", FromValue::from_value)?;
+        let old_name = fields.optional(RETRY_SLOTS_OLD_NAME, FromValue::from_value)?;
+        if retry_slots.is_some() && old_name.is_some() {
+            let message = message!(BothOldAndNewName, "retry_slots", RETRY_SLOTS_OLD_NAME);
+            return Err(read_error(&fields.path(RETRY_SLOTS_OLD_NAME), message));
+        }
+        Ok(DependencyConfig { budget, breaker, retry_slots: retry_slots.or(old_name) })
     }
 }
 
