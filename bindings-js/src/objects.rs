@@ -51,7 +51,7 @@ pub(crate) enum Object {
     Charge(u32, rp::GrantCell<rp::RetryCharge>),
     /// Retry slots.
     Slots(Control<rp::RetrySlots>),
-    /// A cap's slot, given back once.
+    /// A retry slot, given back once.
     Slot(rp::GrantCell<rp::RetrySlot>),
     Stats(Arc<rp::SharedStats>),
     Driver(crate::driver::DriverState),

@@ -41,7 +41,7 @@ export function controlChecks(api) {
   expect(dependency.budget instanceof RetryBudget, 'dependency.budget is a RetryBudget');
   expect(dependency.breaker instanceof CircuitBreaker, 'dependency.breaker is a CircuitBreaker');
   expect(dependency.retrySlots instanceof RetrySlots, 'dependency.retrySlots is a RetrySlots');
-  same([dependency.retrySlots.inUse, dependency.retrySlots.capacity], [0, 2], 'retrySlots in flight, cap');
+  same([dependency.retrySlots.inUse, dependency.retrySlots.capacity], [0, 2], 'retrySlots in use, capacity');
   const empty = Dependency.fromConfig({});
   expect([empty.budget, empty.breaker, empty.retrySlots].every((control) => control === undefined), 'absent controls are undefined');
 
@@ -50,7 +50,7 @@ export function controlChecks(api) {
     const shared = Dependency.fromConfig({ budget: QUOTA, retrySlots: 1 });
     const slot = shared.retrySlots.tryAcquire();
     expect(slot instanceof api.RetrySlot, 'tryAcquire gives a RetrySlot');
-    same(shared.retrySlots.tryAcquire(), undefined, 'a second slot under a cap of 1');
+    same(shared.retrySlots.tryAcquire(), undefined, 'no second slot of 1');
     same(shared.retrySlots.inUse, 1, 'another handle sees the slot taken');
     const charge = shared.budget.tryRetry(0);
     same([charge.cost, shared.budget.chargesOutstanding, available(shared.budget)], [5, 1, 15], 'charged through one handle, seen by another');
@@ -97,7 +97,7 @@ export function controlChecks(api) {
   {
     const slots = new RetrySlots(1);
     const slot = slots.tryAcquire();
-    same([slots.inUse, slots.tryAcquire()], [1, undefined], 'one slot under a cap of 1');
+    same([slots.inUse, slots.tryAcquire()], [1, undefined], 'one slot of 1');
     slots.release(slot);
     const other = slots.tryAcquire();
     expect(other instanceof api.RetrySlot, 'the freed slot is taken again');

@@ -212,7 +212,7 @@ def test_threads_settling_one_grant_succeed_exactly_once() -> None:
         assert (budget.charges_outstanding, breaker.permits_outstanding, slots.in_use) == (0, 0, 0)
 
 
-def test_threads_sharing_a_dependency_never_exceed_its_cap_and_leak_nothing() -> None:
+def test_threads_sharing_a_dependency_never_exceed_its_retry_slots_and_leak_nothing() -> None:
     dependency = Dependency(budget=QUOTA, breaker=BREAKER, retry_slots=2)
     slots, budget, breaker = dependency.retry_slots, dependency.budget, dependency.breaker
     assert slots is not None and budget is not None and breaker is not None

@@ -1,8 +1,9 @@
 //! The shared controls of one downstream dependency, in one object.
 //!
 //! A [`Dependency`] bundles an optional retry budget, circuit breaker and
-//! retry slots (the cap on the retries and hedges running at once). Create one per dependency, wrap it in an
-//! [`Arc`], and give it to every operation that calls that dependency
+//! retry slots (the cap on the retries and hedges running at once). Create
+//! one per dependency, wrap it in an [`Arc`], and give it to every operation
+//! that calls that dependency
 //! ([`OperationOptions::with_dependency`](crate::OperationOptions::with_dependency)):
 //! the operation consults and feeds it at the right moments, so callers never
 //! have to.

@@ -237,7 +237,7 @@ class ControlsTest {
     }
 
     @Test
-    fun `threads sharing a dependency never exceed its cap and leak nothing`() {
+    fun `threads sharing a dependency never exceed its retry slots and leak nothing`() {
         val threads = 4
         val pool = Executors.newFixedThreadPool(threads)
         Dependency(DependencyConfig(budget = quota, breaker = breakerConfig, retrySlots = 2)).use { dependency ->
