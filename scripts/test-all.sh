@@ -28,6 +28,9 @@ suite "conformance vectors: lint" python3 tests/conformance/lint.py
 suite "conformance vectors: lint self-test" python3 tests/conformance/test_lint.py
 # Every README code block is run by a suite below or marked as not tested.
 suite "readme snippets: every block tested or marked" python3 scripts/readme_snippets.py check
+# The core's modules import each other without a cycle (edges: `crate::` paths).
+suite "rust: no import cycle among core modules" python3 scripts/check_module_cycles.py
+suite "rust: module cycle check self-test" python3 scripts/test_check_module_cycles.py
 suite "rust: format" cargo fmt --all --check
 suite "rust: clippy" cargo clippy --workspace --all-targets --locked -- -D warnings
 # The core as the JS build uses it (no json, no entropy), checked natively too.

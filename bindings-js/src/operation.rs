@@ -37,10 +37,14 @@ impl Options {
             }
         };
         if let Some(key) = self.key {
-            options.idempotency_key = Some(rp::IdempotencyKey::new(key).map_err(js_error)?);
+            options = options.with_idempotency_key(rp::IdempotencyKey::new(key).map_err(js_error)?);
         }
-        options.deadline_ms = self.deadline_ms.map(|deadline| deadline as u64);
-        options.dependency = objects::dependency(self.dependency)?;
+        if let Some(deadline) = self.deadline_ms {
+            options = options.with_deadline_ms(deadline as u64);
+        }
+        if let Some(dependency) = objects::dependency(self.dependency)? {
+            options = options.with_dependency(dependency);
+        }
         Ok(options)
     }
 }

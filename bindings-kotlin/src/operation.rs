@@ -44,10 +44,14 @@ impl OperationOptions {
             None => rp::OperationOptions::from_entropy()?,
         };
         if let Some(key) = self.idempotency_key {
-            core.idempotency_key = Some(rp::IdempotencyKey::new(key)?);
+            core = core.with_idempotency_key(rp::IdempotencyKey::new(key)?);
         }
-        core.deadline_ms = opt_clock_in("deadline_ms", self.deadline_ms)?;
-        core.dependency = self.dependency.map(|dependency| Arc::clone(&dependency.0));
+        if let Some(deadline_ms) = opt_clock_in("deadline_ms", self.deadline_ms)? {
+            core = core.with_deadline_ms(deadline_ms);
+        }
+        if let Some(dependency) = self.dependency {
+            core = core.with_dependency(Arc::clone(&dependency.0));
+        }
         Ok(core.with_repeatability(self.repeatability.unwrap_or_default()))
     }
 }

@@ -7,9 +7,10 @@
 //! exceptions of `retryplan._errors`), `data` (dicts to and from the core's
 //! data tree, and the plain values of `retryplan._values`), `policy`,
 //! `outcome`, `decision`, `operation`, `driver` (the host loop every helper
-//! adapts), `run` (one operation as every helper runs it, and the sequential
-//! loop itself), `attempts` (the attempt loops over it), `sources` (the clock,
-//! OS randomness and Python callbacks a run reads), `controls` (budget,
+//! adapts), `settings` (what a helper was given, checked once), `run` (one
+//! operation as every helper runs it, and the sequential loop itself),
+//! `attempts` (the attempt loops over it), `sources` (the clock, OS
+//! randomness and Python callbacks a run reads), `controls` (budget,
 //! breaker, dependency, stats), `timeline` (explain, backoff, redelivery) and
 //! `dialects` (gRPC service configs, AWS standard mode).
 #![forbid(unsafe_code)]
@@ -33,6 +34,7 @@ mod operation;
 mod outcome;
 mod policy;
 mod run;
+mod settings;
 mod sources;
 mod timeline;
 
@@ -60,7 +62,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<driver::Ending>()?;
     m.add_class::<driver::PyAttemptResult>()?;
     m.add_class::<driver::PyEvent>()?;
-    m.add_class::<run::Settings>()?;
+    m.add_class::<settings::Settings>()?;
     m.add_class::<run::Run>()?;
     m.add_class::<attempts::Attempt>()?;
     m.add_class::<attempts::Attempts>()?;

@@ -28,9 +28,11 @@ pub(crate) fn options(
     if let Some(key) = idempotency_key {
         options = options.with_idempotency_key(IdempotencyKey::new(str_arg("idempotency_key", key)?)?);
     }
-    options.deadline_ms = DEADLINE.optional(deadline, deadline_ms)?;
+    if let Some(deadline_ms) = DEADLINE.optional(deadline, deadline_ms)? {
+        options = options.with_deadline_ms(deadline_ms);
+    }
     if let Some(dependency) = dependency {
-        options.dependency = Some(Arc::clone(&class_arg::<PyDependency>("dependency", dependency)?.inner));
+        options = options.with_dependency(Arc::clone(&class_arg::<PyDependency>("dependency", dependency)?.inner));
     }
     Ok(options)
 }

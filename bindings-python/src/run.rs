@@ -1,8 +1,7 @@
 //! `Run`: one operation as every helper runs it, and the one sequential host
 //! loop, here so that an attempt costs no Python-level bookkeeping.
 //!
-//! `Settings` is what a helper was given (built once by `retryplan._run.Config`);
-//! `Run` is one operation over a `Driver` with the value or error of its
+//! `Settings` (`settings.rs`) is what a helper was given; `Run` is one operation over a `Driver` with the value or error of its
 //! latest accepted result. `Run.call` is the sequential loop of `@retry` on a
 //! plain function and of the sync HTTP helpers: it calls the attempt, maps
 //! what it raised (the failure table's answer for its class, else the
@@ -18,149 +17,15 @@
 use pyo3::exceptions::PyException;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple};
 use retryplan::{Action, AttemptPlan, Concurrency, Ending, Error, Outcome, Receipt, Verdict};
 
-use crate::args::NOW;
 use crate::attempts::Attempt;
 use crate::driver::{action_to_py, plan_arg, PyDriver};
-use crate::errors::{wrong_type, Fault, Res};
+use crate::errors::{wrong_type, Fault};
 use crate::outcome::PyOutcome;
-use crate::policy::PyPolicy;
-use crate::sources::{drawn, shared, Shared};
-
-static LOGGER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-
-/// What a helper was given, checked once (`retryplan._run.Config` builds it).
-#[pyclass(module = "retryplan", frozen)]
-pub(crate) struct Settings {
-    shared: &'static Shared,
-    config: Py<PyAny>,
-    policy: Py<PyPolicy>,
-    concurrency: Concurrency,
-    /// A driver from the policy alone (no seed, stats or dependency).
-    plain: bool,
-    outcome_of_error: Option<Py<PyAny>>,
-    outcome_of_result: Option<Py<PyAny>>,
-    on_decision: bool,
-    logger: Option<Py<PyAny>>,
-    /// None: `time.monotonic`, read natively.
-    clock: Option<Py<PyAny>>,
-    dispose: Option<Py<PyAny>>,
-    name: Py<PyAny>,
-}
-
-impl Settings {
-    /// The helper's clock in ms: `time.monotonic` read natively, or the helper's own (float seconds).
-    pub(crate) fn now_ms(&self, py: Python<'_>) -> PyResult<u64> {
-        match &self.clock {
-            None => Ok(self.monotonic_ns() / 1_000_000),
-            Some(clock) => Ok(NOW.read(Some(&clock.bind(py).call0()?), None)?),
-        }
-    }
-
-    /// The helper's clock in float seconds.
-    fn now(&self, py: Python<'_>) -> PyResult<f64> {
-        match &self.clock {
-            None => Ok(self.monotonic_ns() as f64 / 1e9),
-            Some(clock) => clock.bind(py).call0()?.extract(),
-        }
-    }
-
-    fn monotonic_ns(&self) -> u64 {
-        let (instant, reading) = self.shared.monotonic;
-        reading.saturating_add(u64::try_from(instant.elapsed().as_nanos()).unwrap_or(u64::MAX))
-    }
-
-    /// The logger (when it logs at INFO) and whether every decision is observed: `on_decision`, or
-    /// the log at DEBUG. Without a logger of its own, a helper logs to `retryplan` once the
-    /// application has imported logging.
-    fn listeners(&self, py: Python<'_>) -> PyResult<(Option<Py<PyAny>>, bool)> {
-        let logger = match (&self.logger, self.shared.modules.bind(py).get_item("logging")?) {
-            (Some(logger), _) => logger.bind(py).clone(),
-            (None, Some(logging)) => {
-                let retryplan = || logging.call_method1("getLogger", ("retryplan",)).map(Bound::unbind);
-                LOGGER.get_or_try_init(py, retryplan)?.bind(py).clone()
-            }
-            (None, None) => return Ok((None, self.on_decision)),
-        };
-        let enabled = |level: u32| logger.call_method1(intern!(py, "isEnabledFor"), (level,))?.is_truthy();
-        if !enabled(20)? {
-            return Ok((None, self.on_decision));
-        }
-        let debug = enabled(10)?;
-        Ok((Some(logger.unbind()), self.on_decision || debug))
-    }
-}
-
-#[pymethods]
-impl Settings {
-    #[new]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        py: Python<'_>,
-        config: Py<PyAny>,
-        policy: &Bound<'_, PyAny>,
-        concurrency: &str,
-        plain: bool,
-        outcome_of_error: Option<Py<PyAny>>,
-        outcome_of_result: Option<Py<PyAny>>,
-        on_decision: bool,
-        logger: Option<Py<PyAny>>,
-        clock: &Bound<'_, PyAny>,
-        dispose: Option<Py<PyAny>>,
-        name: Py<PyAny>,
-    ) -> Res<Self> {
-        let policy = policy.cast::<PyPolicy>().map_err(|_| wrong_type("policy", "a retryplan.Policy", policy))?;
-        let concurrency = match concurrency {
-            "sequential" => Concurrency::Sequential,
-            "sequential_without_hedging" => Concurrency::SequentialWithoutHedging,
-            _ => Concurrency::Concurrent,
-        };
-        let monotonic = py.import("time")?.getattr("monotonic")?;
-        let clock = (!clock.is(&monotonic)).then(|| clock.clone().unbind());
-        let (shared, policy) = (shared(py)?, policy.clone().unbind());
-        Ok(Settings {
-            shared,
-            config,
-            policy,
-            concurrency,
-            plain,
-            outcome_of_error,
-            outcome_of_result,
-            on_decision,
-            logger,
-            clock,
-            dispose,
-            name,
-        })
-    }
-
-    /// One operation, each attempt `attempt(*args, **kwargs)`: its value, or raises the typed ending
-    /// (the hot path of `@retry` on a plain function; `current_attempt()` works inside).
-    fn call(
-        slf: &Bound<'_, Self>,
-        attempt: &Bound<'_, PyAny>,
-        args: &Bound<'_, PyTuple>,
-        kwargs: Option<&Bound<'_, PyDict>>,
-        sleep: &Bound<'_, PyAny>,
-    ) -> PyResult<Py<PyAny>> {
-        let py = slf.py();
-        let run = Bound::new(py, Run::new(slf, None)?)?;
-        let current = slf.get().shared.current.bind(py);
-        let token = current.call_method1(intern!(py, "set"), (&run,))?;
-        let ending = Ctx::of(&run).run_sequential(attempt, args, kwargs, sleep);
-        current.call_method1(intern!(py, "reset"), (token,))?;
-        Ctx::of(&run).end(ending?)
-    }
-
-    /// Forgets the OS randomness drawn ahead (a forked child must not reuse its parent's).
-    #[staticmethod]
-    fn forget_entropy() {
-        crate::sources::forget_entropy();
-    }
-}
+use crate::settings::Settings;
+use crate::sources::drawn;
 
 /// One operation: its driver, and the value or error of its latest accepted result.
 #[pyclass(module = "retryplan")]
@@ -193,7 +58,7 @@ pub(crate) struct Run {
 }
 
 impl Run {
-    fn new(settings: &Bound<'_, Settings>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Run> {
+    pub(crate) fn new(settings: &Bound<'_, Settings>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Run> {
         let (py, s) = (settings.py(), settings.get());
         let (log, observe) = s.listeners(py)?;
         let now = s.now_ms(py)?;
@@ -440,7 +305,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
     }
 
     /// Runs the operation one blocking attempt at a time; returns the ending.
-    fn run_sequential(
+    pub(crate) fn run_sequential(
         &self,
         attempt: &Bound<'py, PyAny>,
         args: &Bound<'py, PyTuple>,

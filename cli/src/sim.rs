@@ -361,13 +361,16 @@ impl<'a> Simulation<'a> {
         }
         let seed = mix(self.seed, OPERATION_STREAM, self.operations_created);
         self.operations_created += 1;
-        let mut options = OperationOptions::new(seed);
         // The simulated dependency never reads the key; sharing one avoids
         // formatting a fresh UUID-like key for every simulated operation.
-        options.idempotency_key = Some(self.key.clone());
-        options.deadline_ms = deadline_ms;
-        options.dependency =
-            self.dependencies.get(layer as usize).and_then(|layer| layer.get(client as usize)).cloned().flatten();
+        let mut options = OperationOptions::new(seed).with_idempotency_key(self.key.clone());
+        if let Some(deadline_ms) = deadline_ms {
+            options = options.with_deadline_ms(deadline_ms);
+        }
+        let dependency = self.dependencies.get(layer as usize).and_then(|layer| layer.get(client as usize));
+        if let Some(dependency) = dependency.cloned().flatten() {
+            options = options.with_dependency(dependency);
+        }
         let operation = Operation::new(&self.setup.policy, self.now, options);
         let op = Op {
             operation,

@@ -46,8 +46,15 @@
 //! The compatibility page ([`crate::compatibility::grpc_aws`]) lists where the
 //! engine differs and why.
 
+use alloc::vec::Vec;
+
 use crate::budget::BudgetConfig;
+use crate::codes::TransportFailure;
 use crate::dependency::DependencyConfig;
+use crate::policy::{
+    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, Idempotency, JitterConfig, PolicyConfig,
+    RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_MS,
+};
 
 pub use crate::error_code::{
     error_code_from_response, sanitize_error_code, ErrorCode, ErrorCodeTable, ErrorCodeTables, MAX_ERROR_CODE_LEN,
@@ -98,8 +105,36 @@ pub const DYNAMODB_MAX_ATTEMPTS_2026: u32 = 4;
 /// overall budget (the SDKs have none by default: give the operation a
 /// deadline).
 #[must_use]
-pub fn standard_profile() -> crate::PolicyConfig {
-    crate::profiles::aws_standard()
+pub fn standard_profile() -> PolicyConfig {
+    PolicyConfig {
+        max_attempts: MAX_ATTEMPTS,
+        total_budget_ms: MAX_MS,
+        attempt_timeout: AttemptTimeoutConfig::FractionOfRemaining(1.0),
+        response_reserve_ms: 0,
+        minimum_useful_attempt_ms: 0,
+        backoff: BackoffConfig {
+            kind: BackoffKind::Exponential,
+            base_ms: BASE_DELAY_MS,
+            multiplier: 2.0,
+            cap_ms: MAX_BACKOFF_MS,
+            ..BackoffConfig::default()
+        },
+        jitter: JitterConfig::FullThenCap,
+        retry_on: RetryOnConfig {
+            http_statuses: TRANSIENT_STATUSES.to_vec(),
+            grpc_codes: Vec::new(),
+            transport: TransportFailure::ALL.to_vec(),
+            error_codes: ErrorCodeTable::ALL.to_vec(),
+        },
+        ambiguous: StatusSetConfig::default(),
+        conflict: StatusSetConfig::default(),
+        server_guidance: ServerGuidanceConfig { honor: false, ..ServerGuidanceConfig::default() },
+        idempotency: Idempotency::Idempotent,
+        hedging: None,
+        redelivery: None,
+        retry_limits: RetryLimitsConfig::default(),
+        retry_methods: None,
+    }
 }
 
 /// The built-in profile `aws_standard_2026`: the 2026 revision of standard
@@ -107,8 +142,41 @@ pub fn standard_profile() -> crate::PolicyConfig {
 /// with `b` 50 ms, or 1 s after a throttling error; `x-amz-retry-after`
 /// honoured within `[t_i, t_i + 5 s]`.
 #[must_use]
-pub fn standard_2026_profile() -> crate::PolicyConfig {
-    crate::profiles::aws_standard_2026()
+pub fn standard_2026_profile() -> PolicyConfig {
+    let classic = standard_profile();
+    PolicyConfig {
+        backoff: BackoffConfig {
+            kind: BackoffKind::Exponential,
+            base_ms: BASE_DELAY_2026_MS,
+            multiplier: 2.0,
+            cap_ms: MAX_BACKOFF_MS,
+            throttling_base_ms: Some(THROTTLING_BASE_DELAY_2026_MS),
+            ..classic.backoff
+        },
+        jitter: JitterConfig::Full,
+        // x-amz-retry-after within [t, t + 5 s], whatever it asks for: t is at
+        // most 20 s, so clamping first at 25 s changes nothing.
+        server_guidance: ServerGuidanceConfig {
+            honor: true,
+            cap_ms: MAX_BACKOFF_MS + MAX_RETRY_AFTER_ABOVE_BACKOFF_MS,
+            above_cap: AboveCap::Clamp,
+            mode: GuidanceMode::Floor,
+            max_above_backoff_ms: Some(MAX_RETRY_AFTER_ABOVE_BACKOFF_MS),
+            ..ServerGuidanceConfig::default()
+        },
+        ..classic
+    }
+}
+
+/// The built-in profile `aws_standard_2026_dynamodb`: the 2026 revision for
+/// DynamoDB and DynamoDB Streams (25 ms base, 4 attempts).
+pub(crate) fn standard_2026_dynamodb_profile() -> PolicyConfig {
+    let general = standard_2026_profile();
+    PolicyConfig {
+        max_attempts: DYNAMODB_MAX_ATTEMPTS_2026,
+        backoff: BackoffConfig { base_ms: DYNAMODB_BASE_DELAY_2026_MS, ..general.backoff },
+        ..general
+    }
 }
 
 /// The dependency of the classic standard mode: the retry quota (500 units,

@@ -34,51 +34,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::ControlClock;
 use crate::error::{Error, Violation};
-use crate::grant::{foreign, issued_by};
+use crate::grant::{foreign, issued_by, Grant};
 use crate::lock::{Lock, Shared, SharedWeak};
 use crate::message::{message, Message};
 use crate::units::{permille_of, MAX_MS};
-use crate::value::{tagged, Named, Value};
 use crate::window::SlidingWindow;
 
-/// The budget model and its numbers (JSON: `{"kind": "token_bucket", ...}`).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum BudgetConfig {
-    /// gRPC retry throttling.
-    TokenBucket {
-        /// Bucket size, 1..=1000 tokens.
-        max_tokens: u32,
-        /// Tokens a success returns, in (0, max_tokens], at most three decimals.
-        token_ratio: f64,
-    },
-    /// Finagle/tower/Linkerd-style ratio budget.
-    Ratio {
-        /// Retries allowed per original request, in [0, 1], at most three
-        /// decimals (0.05 = 5 retries per 100 requests).
-        retry_ratio: f64,
-        /// Retries always allowed per second of window, on top of the ratio.
-        min_retries_per_second: u32,
-        /// The sliding window, >= 1 ms.
-        window_ms: u64,
-    },
-    /// AWS-SDK-style retry quota.
-    Quota {
-        /// Units when full (and at the start), >= 1.
-        capacity: u32,
-        /// Units a retry costs.
-        retry_cost: u32,
-        /// Units a retry after a timeout costs.
-        timeout_retry_cost: u32,
-        /// Units a successful first attempt returns.
-        success_increment: u32,
-        /// Units a retry after a throttling error costs (the AWS SDKs' 2026
-        /// standard mode: 5, where other retries cost 14). Absent (the
-        /// default): the same as `retry_cost`. At most `capacity`.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        throttling_retry_cost: Option<u32>,
-    },
-}
+mod config;
+
+pub use config::BudgetConfig;
 
 /// Why a retry is asked for, as a quota prices it: the class of the failure
 /// being retried.
@@ -93,60 +57,6 @@ pub enum RetryCause {
     Throttling,
 }
 
-impl BudgetConfig {
-    /// Reads a budget object (`{"kind": "token_bucket", ...}`; every field of
-    /// the kind is required). Errors name the dotted path from `path`.
-    ///
-    /// # Errors
-    /// [`Error::InvalidPolicyJson`].
-    pub fn from_value(value: &Value, path: &str) -> Result<BudgetConfig, Error> {
-        let (kind, fields) = tagged(value, path, |kind: BudgetKind| match kind {
-            BudgetKind::TokenBucket => &["kind", "max_tokens", "token_ratio"],
-            BudgetKind::Ratio => &["kind", "retry_ratio", "min_retries_per_second", "window_ms"],
-            BudgetKind::Quota => {
-                &["kind", "capacity", "retry_cost", "timeout_retry_cost", "success_increment", "throttling_retry_cost"]
-            }
-        })?;
-        Ok(match kind {
-            BudgetKind::TokenBucket => BudgetConfig::TokenBucket {
-                max_tokens: fields.required("max_tokens")?,
-                token_ratio: fields.required("token_ratio")?,
-            },
-            BudgetKind::Ratio => BudgetConfig::Ratio {
-                retry_ratio: fields.required("retry_ratio")?,
-                min_retries_per_second: fields.required("min_retries_per_second")?,
-                window_ms: fields.required("window_ms")?,
-            },
-            BudgetKind::Quota => BudgetConfig::Quota {
-                capacity: fields.required("capacity")?,
-                retry_cost: fields.required("retry_cost")?,
-                timeout_retry_cost: fields.required("timeout_retry_cost")?,
-                success_increment: fields.required("success_increment")?,
-                throttling_retry_cost: fields.optional("throttling_retry_cost", crate::value::FromValue::from_value)?,
-            },
-        })
-    }
-}
-
-/// The names of [`BudgetConfig`]'s variants (its `kind` tag).
-#[derive(Clone, Copy)]
-enum BudgetKind {
-    TokenBucket,
-    Ratio,
-    Quota,
-}
-
-impl Named for BudgetKind {
-    const ALL: &'static [Self] = &[BudgetKind::TokenBucket, BudgetKind::Ratio, BudgetKind::Quota];
-    fn name(self) -> &'static str {
-        match self {
-            BudgetKind::TokenBucket => "token_bucket",
-            BudgetKind::Ratio => "ratio",
-            BudgetKind::Quota => "quota",
-        }
-    }
-}
-
 /// What a granted retry cost: hand it back once, to the budget that granted
 /// it, with the retry's success (refunded) or failure (spent) — the rules of
 /// every grant: [`crate::grant`]. Dropped unsettled, it is spent.
@@ -155,6 +65,12 @@ pub struct RetryCharge {
     cost: u32,
     /// The budget that granted it.
     owner: SharedWeak<Lock<State>>,
+}
+
+impl crate::grant::sealed::Sealed for RetryCharge {}
+
+impl Grant for RetryCharge {
+    const ARGUMENT: &'static str = "charge";
 }
 
 impl RetryCharge {
@@ -511,8 +427,6 @@ impl RetryBudget {
 fn not_a_quota(call: &'static str) -> Error {
     Error::InvalidArgument { name: "budget", rule: message!(NotAQuota, call) }
 }
-
-crate::value::deserialize_through_value!(BudgetConfig, BudgetConfig::from_value);
 
 #[cfg(test)]
 mod tests {

@@ -25,7 +25,7 @@ use crate::message::message;
 use crate::policy::Policy;
 use crate::retry_after::Pushback;
 
-impl crate::value::Named for Verdict {
+impl crate::named::Named for Verdict {
     const ALL: &'static [Self] = &[Verdict::Retryable, Verdict::NotRetryable, Verdict::Conflict];
     fn name(self) -> &'static str {
         match self {
@@ -36,9 +36,10 @@ impl crate::value::Named for Verdict {
     }
 }
 
+crate::named::named_serde!(Verdict);
+
 /// The application's own judgement of a failed attempt.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Verdict {
     /// Worth another attempt; the effect certainly did not happen.
     Retryable,

@@ -2,13 +2,10 @@
 //! status codes and transport failure kinds, with their snake_case names.
 //! Re-exported from [`classify`](crate::classify), their public home.
 
-use serde::{Deserialize, Serialize};
-
-use crate::value::Named;
+use crate::named::Named;
 
 /// gRPC status codes, by their canonical names in snake_case.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[allow(missing_docs)]
 pub enum GrpcCode {
     Ok,
@@ -91,8 +88,7 @@ impl GrpcCode {
 
 /// A failure below the application protocol, split by whether the request
 /// may have reached the server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TransportFailure {
     /// The request never left (DNS failure, connection refused, TLS handshake
     /// failed before sending). Always safe to repeat.
@@ -123,6 +119,8 @@ impl Named for GrpcCode {
     }
 }
 
+crate::named::named_serde!(GrpcCode);
+
 impl Named for TransportFailure {
     const ALL: &'static [Self] = &TransportFailure::ALL;
     fn name(self) -> &'static str {
@@ -133,6 +131,8 @@ impl Named for TransportFailure {
         }
     }
 }
+
+crate::named::named_serde!(TransportFailure);
 
 #[cfg(test)]
 mod tests {

@@ -108,8 +108,7 @@ impl<'de> Deserialize<'de> for AttemptSet {
 }
 
 /// Why an operation gave up. Stable snake_case names in JSON and every binding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GiveUpReason {
     /// The last allowed attempt failed (`max_attempts` counts the first).
     AttemptsExhausted,
@@ -136,12 +135,14 @@ pub enum GiveUpReason {
     NoRetrySlot,
 }
 
-impl crate::value::Named for GiveUpReason {
+impl crate::named::Named for GiveUpReason {
     const ALL: &'static [Self] = &GiveUpReason::ALL;
     fn name(self) -> &'static str {
         GiveUpReason::name(self)
     }
 }
+
+crate::named::named_serde!(GiveUpReason);
 
 impl GiveUpReason {
     /// Every reason, in declaration order.

@@ -40,8 +40,7 @@ pub const THROTTLING_ERROR_CODES: [&str; 14] = [
 ];
 
 /// A built-in table of error codes a policy may retry (`retry_on.error_codes`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorCodeTable {
     /// [`TRANSIENT_ERROR_CODES`].
     AwsTransient,
@@ -63,7 +62,7 @@ impl ErrorCodeTable {
     }
 }
 
-impl crate::value::Named for ErrorCodeTable {
+impl crate::named::Named for ErrorCodeTable {
     const ALL: &'static [Self] = &ErrorCodeTable::ALL;
     fn name(self) -> &'static str {
         match self {
@@ -72,6 +71,8 @@ impl crate::value::Named for ErrorCodeTable {
         }
     }
 }
+
+crate::named::named_serde!(ErrorCodeTable);
 
 /// A set of [`ErrorCodeTable`]s, as a validated policy keeps it (no heap).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -23,7 +23,7 @@
 //! mapping hook (default: not retryable).
 
 use crate::classify::{Outcome, TransportFailure};
-use crate::value::Named;
+use crate::named::Named;
 
 /// What a host saw go wrong with an attempt, named the same in every language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

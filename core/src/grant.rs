@@ -32,37 +32,31 @@
 //! engine is ([`crate::error`]); it names the argument, and a control's own
 //! state never changes on a refusal. An [`Operation`](crate::Operation)
 //! settles each grant it takes exactly once, so it never meets these errors.
+//!
+//! [`BreakerPermit`]: crate::BreakerPermit
+//! [`RetryCharge`]: crate::RetryCharge
+//! [`RetrySlot`]: crate::RetrySlot
 
-use crate::breaker::BreakerPermit;
-use crate::budget::RetryCharge;
 use crate::error::Error;
 use crate::lock::{Lock, Shared, SharedWeak};
 use crate::message::message;
-use crate::retry_slots::RetrySlot;
 
 /// A token a control hands out: [`BreakerPermit`], [`RetryCharge`] or [`RetrySlot`].
+/// Each control's module implements it for its own grant (this module knows
+/// no control), and only they can: the trait is sealed.
+///
+/// [`BreakerPermit`]: crate::BreakerPermit
+/// [`RetryCharge`]: crate::RetryCharge
+/// [`RetrySlot`]: crate::RetrySlot
 pub trait Grant: sealed::Sealed {
     /// The argument name in errors: `permit`, `charge` or `slot`.
     const ARGUMENT: &'static str;
 }
 
-mod sealed {
+/// Seals [`Grant`]: a type outside the crate cannot name `Sealed`, so it
+/// cannot be a grant.
+pub(crate) mod sealed {
     pub trait Sealed {}
-    impl Sealed for super::BreakerPermit {}
-    impl Sealed for super::RetryCharge {}
-    impl Sealed for super::RetrySlot {}
-}
-
-impl Grant for BreakerPermit {
-    const ARGUMENT: &'static str = "permit";
-}
-
-impl Grant for RetryCharge {
-    const ARGUMENT: &'static str = "charge";
-}
-
-impl Grant for RetrySlot {
-    const ARGUMENT: &'static str = "slot";
 }
 
 /// A grant kept in a host's object until it is settled: [`take`](GrantCell::take)

@@ -41,6 +41,7 @@ pub mod http;
 mod http_date;
 mod lock;
 pub mod message;
+mod named;
 pub mod operation;
 pub mod policy;
 pub mod profiles;

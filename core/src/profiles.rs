@@ -1,4 +1,5 @@
-//! Named profiles: every built-in starting point, in this one file.
+//! Named profiles: every built-in starting point, in this one table. The AWS
+//! ones are built in [`crate::aws`], next to the numbers they come from.
 //!
 //! A profile is a [`PolicyConfig`]; change any field before validating it.
 //!
@@ -14,7 +15,6 @@
 //! | `aws_standard_2026_dynamodb` | the same for DynamoDB and DynamoDB Streams | 4 | none (give a deadline) | the remaining budget | 25 ms (1 s after throttling) x2 to 20 s, full jitter; `x-amz-retry-after` within `[t, t + 5 s]` | idempotent |
 
 use alloc::string::String;
-use alloc::vec::Vec;
 
 use crate::classify::TransportFailure;
 use crate::error::Error;
@@ -113,9 +113,9 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
             idempotency: Idempotency::Idempotent,
             ..base
         },
-        "aws_standard" => aws_standard(),
-        "aws_standard_2026" => aws_standard_2026(),
-        "aws_standard_2026_dynamodb" => aws_standard_2026_dynamodb(),
+        "aws_standard" => crate::aws::standard_profile(),
+        "aws_standard_2026" => crate::aws::standard_2026_profile(),
+        "aws_standard_2026_dynamodb" => crate::aws::standard_2026_dynamodb_profile(),
         _ => {
             return Err(Error::UnknownProfile {
                 name: crate::text::excerpt(name),
@@ -123,81 +123,6 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
             })
         }
     })
-}
-
-/// The AWS SDKs' classic standard retry mode (see [`crate::aws`] for each number's source).
-pub(crate) fn aws_standard() -> PolicyConfig {
-    use crate::aws::{ErrorCodeTable, BASE_DELAY_MS, MAX_ATTEMPTS, MAX_BACKOFF_MS, TRANSIENT_STATUSES};
-    PolicyConfig {
-        max_attempts: MAX_ATTEMPTS,
-        total_budget_ms: crate::policy::MAX_MS,
-        attempt_timeout: AttemptTimeoutConfig::FractionOfRemaining(1.0),
-        response_reserve_ms: 0,
-        minimum_useful_attempt_ms: 0,
-        backoff: BackoffConfig {
-            kind: BackoffKind::Exponential,
-            base_ms: BASE_DELAY_MS,
-            multiplier: 2.0,
-            cap_ms: MAX_BACKOFF_MS,
-            ..BackoffConfig::default()
-        },
-        jitter: JitterConfig::FullThenCap,
-        retry_on: RetryOnConfig {
-            http_statuses: TRANSIENT_STATUSES.to_vec(),
-            grpc_codes: Vec::new(),
-            transport: TransportFailure::ALL.to_vec(),
-            error_codes: ErrorCodeTable::ALL.to_vec(),
-        },
-        ambiguous: crate::policy::StatusSetConfig::default(),
-        conflict: crate::policy::StatusSetConfig::default(),
-        server_guidance: ServerGuidanceConfig { honor: false, ..ServerGuidanceConfig::default() },
-        idempotency: Idempotency::Idempotent,
-        hedging: None,
-        redelivery: None,
-        retry_limits: crate::policy::RetryLimitsConfig::default(),
-        retry_methods: None,
-    }
-}
-
-/// The 2026 revision of the AWS SDKs' standard retry mode (see [`crate::aws`]).
-pub(crate) fn aws_standard_2026() -> PolicyConfig {
-    use crate::aws::{
-        BASE_DELAY_2026_MS, MAX_BACKOFF_MS, MAX_RETRY_AFTER_ABOVE_BACKOFF_MS, THROTTLING_BASE_DELAY_2026_MS,
-    };
-    let classic = aws_standard();
-    PolicyConfig {
-        backoff: BackoffConfig {
-            kind: BackoffKind::Exponential,
-            base_ms: BASE_DELAY_2026_MS,
-            multiplier: 2.0,
-            cap_ms: MAX_BACKOFF_MS,
-            throttling_base_ms: Some(THROTTLING_BASE_DELAY_2026_MS),
-            ..classic.backoff
-        },
-        jitter: JitterConfig::Full,
-        // x-amz-retry-after within [t, t + 5 s], whatever it asks for: t is at
-        // most 20 s, so clamping first at 25 s changes nothing.
-        server_guidance: ServerGuidanceConfig {
-            honor: true,
-            cap_ms: MAX_BACKOFF_MS + MAX_RETRY_AFTER_ABOVE_BACKOFF_MS,
-            above_cap: AboveCap::Clamp,
-            mode: crate::policy::GuidanceMode::Floor,
-            max_above_backoff_ms: Some(MAX_RETRY_AFTER_ABOVE_BACKOFF_MS),
-            ..ServerGuidanceConfig::default()
-        },
-        ..classic
-    }
-}
-
-/// The 2026 revision for DynamoDB and DynamoDB Streams: 25 ms base, 4 attempts.
-pub(crate) fn aws_standard_2026_dynamodb() -> PolicyConfig {
-    use crate::aws::{DYNAMODB_BASE_DELAY_2026_MS, DYNAMODB_MAX_ATTEMPTS_2026};
-    let general = aws_standard_2026();
-    PolicyConfig {
-        max_attempts: DYNAMODB_MAX_ATTEMPTS_2026,
-        backoff: BackoffConfig { base_ms: DYNAMODB_BASE_DELAY_2026_MS, ..general.backoff },
-        ..general
-    }
 }
 
 #[cfg(test)]

@@ -114,8 +114,7 @@ pub(crate) fn parse_digits_saturating(digits: &str) -> Option<u64> {
 
 /// How a `Retry-After` value is read: the policy's
 /// `server_guidance.retry_after_reading`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum RetryAfterReading {
     /// RFC 9110 to the letter (the default): `1*DIGIT` seconds or an
     /// HTTP-date, see [`parse_retry_after`].
@@ -128,7 +127,7 @@ pub enum RetryAfterReading {
     Lenient,
 }
 
-impl crate::value::Named for RetryAfterReading {
+impl crate::named::Named for RetryAfterReading {
     const ALL: &'static [Self] = &[RetryAfterReading::Strict, RetryAfterReading::Lenient];
     fn name(self) -> &'static str {
         match self {
@@ -137,6 +136,8 @@ impl crate::value::Named for RetryAfterReading {
         }
     }
 }
+
+crate::named::named_serde!(RetryAfterReading);
 
 /// Trims the optional whitespace (`OWS`: spaces and horizontal tabs) that
 /// RFC 9110 section 5.5 keeps out of a field value.

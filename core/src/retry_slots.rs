@@ -3,7 +3,7 @@
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::error::Error;
-use crate::grant::{foreign, issued_by};
+use crate::grant::{foreign, issued_by, Grant};
 use crate::lock::{Shared, SharedWeak};
 
 /// A fixed number of retry slots; a retry or hedge takes one when it is
@@ -23,6 +23,12 @@ pub struct RetrySlots {
 pub struct RetrySlot {
     /// The slots that granted it; empty once given back.
     owner: SharedWeak<AtomicU32>,
+}
+
+impl crate::grant::sealed::Sealed for RetrySlot {}
+
+impl Grant for RetrySlot {
+    const ARGUMENT: &'static str = "slot";
 }
 
 impl Drop for RetrySlot {

@@ -75,6 +75,9 @@ impl SplitMix64 {
     }
 }
 
+/// The largest double below 1, the top of a draw in `[0, 1)`.
+pub(crate) const LARGEST_BELOW_ONE: f64 = 1.0 - f64::EPSILON / 2.0;
+
 /// Where jitter draws come from: the seeded generator, or always the top of
 /// the range (the worst case that [`explain`](crate::explain) prints).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,7 +100,7 @@ impl Draws {
     pub(crate) fn unit_interval(&mut self) -> f64 {
         match self {
             Draws::Seeded(rng) => rng.unit_interval(),
-            Draws::Highest => crate::backoff::polly::LARGEST_BELOW_ONE,
+            Draws::Highest => LARGEST_BELOW_ONE,
         }
     }
 }

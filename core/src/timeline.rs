@@ -142,8 +142,11 @@ pub struct Timeline {
 /// ```
 #[must_use]
 pub fn explain(policy: &Policy, deadline_ms: Option<u64>, first_attempt_at_ms: u64) -> Timeline {
-    let mut options = OperationOptions::new(0);
-    options.deadline_ms = deadline_ms;
+    let options = OperationOptions::new(0);
+    let options = match deadline_ms {
+        Some(deadline_ms) => options.with_deadline_ms(deadline_ms),
+        None => options,
+    };
     let mut operation = Operation::new(policy, 0, options).with_highest_draws();
     let failure = Outcome::Application { verdict: Verdict::Retryable };
     let mut steps = Vec::new();

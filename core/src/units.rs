@@ -4,8 +4,6 @@
 
 use core::fmt;
 
-use crate::message::{message, Message};
-
 /// The largest millisecond value accepted anywhere: 2^53 - 1, the largest
 /// integer a JavaScript number holds exactly.
 pub const MAX_MS: u64 = (1 << 53) - 1;
@@ -93,32 +91,14 @@ pub(crate) fn permille_of(value: f64, low: f64, high: f64, open_low: bool) -> Re
     Ok(rounded as u32)
 }
 
-/// Why a decimal cannot be held in thousandths (see [`permille_of`]).
+/// Why a decimal cannot be held in thousandths (see [`permille_of`]); its
+/// message is `Permille::message`, in [`crate::message`] (this module is a leaf).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Permille {
     /// Outside `[low, high]` (`(low, high]` when `open_low`).
     OutOfRange { low: f64, high: f64, open_low: bool },
     /// More than three decimals.
     TooManyDecimals,
-}
-
-impl Permille {
-    /// The message about `value` at `field`.
-    pub(crate) fn message(self, field: &str, value: f64) -> Message {
-        match self {
-            Permille::OutOfRange { low, high, open_low } => {
-                message!(
-                    DecimalOutOfRange,
-                    alloc::string::String::from(field),
-                    value,
-                    if open_low { "(" } else { "[" },
-                    low,
-                    high
-                )
-            }
-            Permille::TooManyDecimals => message!(TooManyDecimals, alloc::string::String::from(field), value),
-        }
-    }
 }
 
 /// A float in words for messages, without the float formatter (it costs

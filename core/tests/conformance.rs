@@ -164,9 +164,13 @@ fn operation_options(
         let key = key.as_str().expect("idempotency_key is a string");
         options = options.with_idempotency_key(IdempotencyKey::new(key).expect("vector keys are valid"));
     }
-    options.deadline_ms = u64_field(case, "deadline_ms");
+    if let Some(deadline_ms) = u64_field(case, "deadline_ms") {
+        options = options.with_deadline_ms(deadline_ms);
+    }
     let dependency = case_dependency(case).map_err(|error| format!("{id}: invalid dependency: {error}"))?;
-    options.dependency = dependency.clone();
+    if let Some(dependency) = &dependency {
+        options = options.with_dependency(Arc::clone(dependency));
+    }
     Ok((options, dependency))
 }
 

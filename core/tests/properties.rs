@@ -165,7 +165,9 @@ proptest! {
     ) {
         let Some(policy) = policy else { return Ok(()) };
         let mut options = OperationOptions::new(seed);
-        options.deadline_ms = deadline_offset.map(|offset| start_ms + offset);
+        if let Some(offset) = deadline_offset {
+            options = options.with_deadline_ms(start_ms + offset);
+        }
         let mut operation = Operation::new(&policy, start_ms, options);
         let limit = operation.deadline_ms().saturating_sub(policy.response_reserve_ms());
         let minimum = policy.minimum_useful_attempt_ms().max(1);

@@ -23,7 +23,9 @@
 //! generator (see [`unit_interval`](crate::rng)); the math functions are the
 //! `libm` crate's, so every platform and the wasm build agree to the bit.
 
+use crate::policy::config::POLLY_MAX_BASE_MS;
 use crate::policy::BackoffKind;
+use crate::rng::LARGEST_BELOW_ONE;
 use crate::units::float;
 
 /// Ticks (100 ns) in a millisecond.
@@ -41,10 +43,6 @@ const JITTER_FACTOR: f64 = 0.5;
 
 /// Polly's `ExponentialFactor`.
 const EXPONENTIAL_FACTOR: f64 = 2.0;
-
-/// The longest base delay Polly accepts (`RetryStrategyOptions.Delay` is in
-/// `[0, 1 day]`), in milliseconds.
-pub(crate) const POLLY_MAX_BASE_MS: u64 = 86_400_000;
 
 /// What a Polly retry strategy keeps between the delays of one execution:
 /// the previous `next` of DecorrelatedJitterBackoffV2 (0 at the start).
@@ -173,9 +171,6 @@ pub(crate) fn delay_range_ms(kind: BackoffKind, jitter: bool, attempt: u32, base
     let highest = delay_ms(kind, jitter, attempt, base_ms, cap_ms, &mut state, || LARGEST_BELOW_ONE);
     (0, highest)
 }
-
-/// The largest double below 1, the top of a draw in `[0, 1)`.
-pub(crate) const LARGEST_BELOW_ONE: f64 = 1.0 - f64::EPSILON / 2.0;
 
 #[cfg(test)]
 mod tests {

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::classify::Outcome;
 use crate::decision::{Decision, RequestId};
-use crate::value::Named;
+use crate::named::Named;
 
 /// One thing the host must do now. [`Driver::poll_action`](super::Driver::poll_action)
 /// returns exactly one; all times are absolute milliseconds on the host's clock.
@@ -57,8 +57,7 @@ pub struct AttemptPlan {
 }
 
 /// Why the driver aborts a running attempt.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AbortReason {
     /// It reached its `abort_at_ms`; it counts as `timed_out`.
     TimedOut,
@@ -88,6 +87,8 @@ impl Named for AbortReason {
     }
 }
 
+crate::named::named_serde!(AbortReason);
+
 /// How an operation ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Ending {
@@ -110,8 +111,7 @@ pub struct AttemptResult {
 }
 
 /// What the driver did with a result the host handed it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Receipt {
     /// The result counts: it may decide the operation. Keep the value it
     /// carried as the operation's latest (closing the one it replaces).
@@ -131,6 +131,8 @@ impl Named for Receipt {
         }
     }
 }
+
+crate::named::named_serde!(Receipt);
 
 /// A decision the engine made, for observers (logs, metrics, the helpers'
 /// `on_decision` hooks): recorded when

@@ -9,31 +9,36 @@ use crate::dependency::Dependency;
 use crate::error::Error;
 use crate::http::Repeatability;
 
-/// How an operation starts: its seed, key and the caller's deadline.
+/// How an operation starts: its seed, key and the caller's deadline. Built
+/// by [`new`](OperationOptions::new) (or [`from_entropy`](OperationOptions::from_entropy),
+/// [`from_random`](OperationOptions::from_random)) and the `with_*` methods;
+/// the [`Operation`](crate::Operation) it starts reports what it made of them.
 ///
 /// ```
-/// use retryplan::{OperationOptions, IdempotencyKey};
+/// use retryplan::{OperationOptions, IdempotencyKey, Operation, Policy};
 /// let options = OperationOptions::new(42)
 ///     .with_idempotency_key(IdempotencyKey::new("order-5001").unwrap())
 ///     .with_deadline_ms(1_800);
-/// assert_eq!(options.seed, 42);
+/// let policy = Policy::from_json(r#"{"total_budget_ms": 5000}"#).unwrap();
+/// let operation = Operation::new(&policy, 0, options);
+/// assert_eq!((operation.idempotency_key().as_str(), operation.deadline_ms()), ("order-5001", 1_800));
 /// ```
 #[derive(Clone, Debug)]
 pub struct OperationOptions {
     /// Seeds the jitter and the request ids (and the key when none is given).
-    pub seed: u64,
+    pub(super) seed: u64,
     /// The stable key for all attempts; derived from the seed when `None`.
-    pub idempotency_key: Option<IdempotencyKey>,
+    pub(super) idempotency_key: Option<IdempotencyKey>,
     /// A deadline propagated by the caller, on the same clock; the operation's
     /// deadline is the earlier of this and `start + total_budget_ms`.
-    pub deadline_ms: Option<u64>,
+    pub(super) deadline_ms: Option<u64>,
     /// The shared controls (budget, breaker, retry slots) of the dependency
     /// this operation calls.
-    pub dependency: Option<Arc<Dependency>>,
+    pub(super) dependency: Option<Arc<Dependency>>,
     /// Whether the request may be repeated by its protocol's rules (an HTTP
     /// method); combined with the policy's idempotency by
     /// [`Repeatability::effective`].
-    pub repeatability: Repeatability,
+    pub(super) repeatability: Repeatability,
 }
 
 impl OperationOptions {
@@ -102,10 +107,13 @@ impl OperationOptions {
     /// `crypto.getRandomValues` in batches).
     ///
     /// ```
-    /// use retryplan::OperationOptions;
-    /// let options = OperationOptions::from_random(7, u128::MAX);
-    /// assert_eq!(options.seed, 7);
-    /// assert_eq!(options.idempotency_key.unwrap().as_str(), "ffffffff-ffff-4fff-bfff-ffffffffffff");
+    /// use retryplan::{Operation, OperationOptions, Policy};
+    /// let policy = Policy::from_json("{}").unwrap();
+    /// let operation = Operation::new(&policy, 0, OperationOptions::from_random(7, u128::MAX));
+    /// assert_eq!(operation.idempotency_key().as_str(), "ffffffff-ffff-4fff-bfff-ffffffffffff");
+    /// // The seed is 7: the request ids are those of `new(7)`.
+    /// let seven = Operation::new(&policy, 0, OperationOptions::new(7));
+    /// assert_eq!(operation.request_id(1), seven.request_id(1));
     /// ```
     #[must_use]
     pub fn from_random(seed: u64, key_bits: u128) -> OperationOptions {

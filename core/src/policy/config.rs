@@ -5,7 +5,7 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::codes::{GrpcCode, TransportFailure};
 use crate::error_code::ErrorCodeTable;
@@ -29,8 +29,7 @@ pub enum AttemptTimeoutConfig {
 }
 
 /// How the backoff ceiling grows with the retry number `r` (0 for the first retry).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BackoffKind {
     /// `min(cap_ms, base_ms * multiplier^r)`: grows with a multiplier above
     /// 1, shrinks toward 0 with one below 1.
@@ -44,6 +43,11 @@ pub enum BackoffKind {
 /// The largest `backoff.multiplier`: 10^6 (gRPC accepts any number > 0; a
 /// larger one only matters when `cap_ms / base_ms` exceeds 10^6).
 pub const MAX_MULTIPLIER: f64 = 1_000_000.0;
+
+/// The longest base delay Polly accepts (`RetryStrategyOptions.Delay` is in
+/// `[0, 1 day]`), in milliseconds: the limit of `backoff.base_ms` under
+/// jitter `polly`.
+pub(crate) const POLLY_MAX_BASE_MS: u64 = 86_400_000;
 
 /// Backoff ceilings before jitter.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -176,8 +180,7 @@ pub struct StatusSetConfig {
 }
 
 /// What to do when server guidance (Retry-After, gRPC pushback) exceeds `cap_ms`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AboveCap {
     /// Wait `cap_ms` instead.
     Clamp,
@@ -221,8 +224,7 @@ fn is_strict(reading: &RetryAfterReading) -> bool {
 }
 
 /// How honored server guidance (Retry-After, gRPC pushback) shapes the delay.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum GuidanceMode {
     /// A floor: the jittered backoff is drawn as usual and raised to the
     /// guidance; the schedule keeps counting every retry.
@@ -306,8 +308,7 @@ impl RetryLimitsConfig {
 }
 
 /// Whether repeating the operation could repeat its effect.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Idempotency {
     /// No effect at all (a read).
     Safe,

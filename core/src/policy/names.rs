@@ -1,8 +1,9 @@
 //! The snake_case names of the policy's enums, as JSON spells them: one
-//! table per enum, read by `read.rs` and used in validation messages.
+//! table per enum, read by `read.rs`, written and read by serde (through
+//! `named_serde!`) and used in validation messages.
 
 use super::config::{AboveCap, BackoffKind, GuidanceMode, Idempotency};
-use crate::value::Named;
+use crate::named::Named;
 
 impl Named for BackoffKind {
     const ALL: &'static [Self] = &[BackoffKind::Exponential, BackoffKind::Linear, BackoffKind::Constant];
@@ -15,6 +16,8 @@ impl Named for BackoffKind {
     }
 }
 
+crate::named::named_serde!(BackoffKind);
+
 impl Named for AboveCap {
     const ALL: &'static [Self] = &[AboveCap::Clamp, AboveCap::GiveUp];
     fn name(self) -> &'static str {
@@ -24,6 +27,8 @@ impl Named for AboveCap {
         }
     }
 }
+
+crate::named::named_serde!(AboveCap);
 
 impl Named for Idempotency {
     const ALL: &'static [Self] = &[Idempotency::Safe, Idempotency::Idempotent, Idempotency::Keyed, Idempotency::Unsafe];
@@ -36,6 +41,8 @@ impl Named for Idempotency {
         }
     }
 }
+
+crate::named::named_serde!(Idempotency);
 
 /// The names of [`JitterConfig`](super::JitterConfig)'s variants (its `kind` tag).
 #[derive(Clone, Copy)]
@@ -85,3 +92,5 @@ impl Named for GuidanceMode {
         }
     }
 }
+
+crate::named::named_serde!(GuidanceMode);

@@ -14,7 +14,8 @@ use super::names::JitterKind;
 use crate::error::Error;
 
 use crate::message::Rule;
-use crate::value::{expected, join, list, one_of, optional, read_name, tagged, Fields, FromValue, Named, Value};
+use crate::named::Named;
+use crate::value::{expected, join, list, one_of, optional, read_name, tagged, Fields, FromValue, Value};
 
 /// The fields of a policy object, in the order `to_json` writes them.
 const POLICY_FIELDS: &[&str] = &[

@@ -3,7 +3,7 @@
 
 use super::config::{
     AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, Idempotency, JitterConfig, PolicyConfig,
-    MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_MULTIPLIER, MAX_REDELIVERY_DELAYS,
+    MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_MULTIPLIER, MAX_REDELIVERY_DELAYS, POLLY_MAX_BASE_MS,
 };
 use super::retry_limits::{MethodSet, RetryLimits};
 use super::sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};
@@ -14,9 +14,10 @@ use alloc::vec::Vec;
 use crate::codes::GrpcCode;
 use crate::error::{Error, Violation};
 use crate::message::{message, Message};
+use crate::named::Named;
 use crate::retry_after::RetryAfterReading;
 use crate::units::{permille_of, MAX_MS};
-use crate::value::{item, Named};
+use crate::value::item;
 
 impl Default for Policy {
     fn default() -> Self {
@@ -66,7 +67,7 @@ fn unreachable_default() -> Policy {
 /// are valid (Polly gives 0, and the cap). `throttling_base_ms`, Polly's
 /// `Delay` after a throttling error, follows the same rules as `base_ms`.
 fn check_polly(check: &mut Checker, backoff: &BackoffConfig) {
-    let one_day = crate::backoff::polly::POLLY_MAX_BASE_MS;
+    let one_day = POLLY_MAX_BASE_MS;
     let bases =
         [("backoff.base_ms", Some(backoff.base_ms)), ("backoff.throttling_base_ms", backoff.throttling_base_ms)];
     for (field, base_ms) in bases {

@@ -1,0 +1,147 @@
+//! `Settings`: what a helper was given, checked once (`retryplan._run.Config`
+//! builds it), and the clock, listeners and sequential entry point every run
+//! of that helper shares. One operation of it is a `Run` (`run.rs`).
+
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple};
+use retryplan::Concurrency;
+
+use crate::args::NOW;
+use crate::errors::{wrong_type, Res};
+use crate::policy::PyPolicy;
+use crate::run::{Ctx, Run};
+use crate::sources::{shared, Shared};
+
+static LOGGER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// What a helper was given, checked once (`retryplan._run.Config` builds it).
+#[pyclass(module = "retryplan", frozen)]
+pub(crate) struct Settings {
+    pub(crate) shared: &'static Shared,
+    pub(crate) config: Py<PyAny>,
+    pub(crate) policy: Py<PyPolicy>,
+    pub(crate) concurrency: Concurrency,
+    /// A driver from the policy alone (no seed, stats or dependency).
+    pub(crate) plain: bool,
+    pub(crate) outcome_of_error: Option<Py<PyAny>>,
+    pub(crate) outcome_of_result: Option<Py<PyAny>>,
+    pub(crate) on_decision: bool,
+    pub(crate) logger: Option<Py<PyAny>>,
+    /// None: `time.monotonic`, read natively.
+    pub(crate) clock: Option<Py<PyAny>>,
+    pub(crate) dispose: Option<Py<PyAny>>,
+    pub(crate) name: Py<PyAny>,
+}
+
+impl Settings {
+    /// The helper's clock in ms: `time.monotonic` read natively, or the helper's own (float seconds).
+    pub(crate) fn now_ms(&self, py: Python<'_>) -> PyResult<u64> {
+        match &self.clock {
+            None => Ok(self.monotonic_ns() / 1_000_000),
+            Some(clock) => Ok(NOW.read(Some(&clock.bind(py).call0()?), None)?),
+        }
+    }
+
+    /// The helper's clock in float seconds.
+    pub(crate) fn now(&self, py: Python<'_>) -> PyResult<f64> {
+        match &self.clock {
+            None => Ok(self.monotonic_ns() as f64 / 1e9),
+            Some(clock) => clock.bind(py).call0()?.extract(),
+        }
+    }
+
+    fn monotonic_ns(&self) -> u64 {
+        let (instant, reading) = self.shared.monotonic;
+        reading.saturating_add(u64::try_from(instant.elapsed().as_nanos()).unwrap_or(u64::MAX))
+    }
+
+    /// The logger (when it logs at INFO) and whether every decision is observed: `on_decision`, or
+    /// the log at DEBUG. Without a logger of its own, a helper logs to `retryplan` once the
+    /// application has imported logging.
+    pub(crate) fn listeners(&self, py: Python<'_>) -> PyResult<(Option<Py<PyAny>>, bool)> {
+        let logger = match (&self.logger, self.shared.modules.bind(py).get_item("logging")?) {
+            (Some(logger), _) => logger.bind(py).clone(),
+            (None, Some(logging)) => {
+                let retryplan = || logging.call_method1("getLogger", ("retryplan",)).map(Bound::unbind);
+                LOGGER.get_or_try_init(py, retryplan)?.bind(py).clone()
+            }
+            (None, None) => return Ok((None, self.on_decision)),
+        };
+        let enabled = |level: u32| logger.call_method1(intern!(py, "isEnabledFor"), (level,))?.is_truthy();
+        if !enabled(20)? {
+            return Ok((None, self.on_decision));
+        }
+        let debug = enabled(10)?;
+        Ok((Some(logger.unbind()), self.on_decision || debug))
+    }
+}
+
+#[pymethods]
+impl Settings {
+    #[new]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        config: Py<PyAny>,
+        policy: &Bound<'_, PyAny>,
+        concurrency: &str,
+        plain: bool,
+        outcome_of_error: Option<Py<PyAny>>,
+        outcome_of_result: Option<Py<PyAny>>,
+        on_decision: bool,
+        logger: Option<Py<PyAny>>,
+        clock: &Bound<'_, PyAny>,
+        dispose: Option<Py<PyAny>>,
+        name: Py<PyAny>,
+    ) -> Res<Self> {
+        let policy = policy.cast::<PyPolicy>().map_err(|_| wrong_type("policy", "a retryplan.Policy", policy))?;
+        let concurrency = match concurrency {
+            "sequential" => Concurrency::Sequential,
+            "sequential_without_hedging" => Concurrency::SequentialWithoutHedging,
+            _ => Concurrency::Concurrent,
+        };
+        let monotonic = py.import("time")?.getattr("monotonic")?;
+        let clock = (!clock.is(&monotonic)).then(|| clock.clone().unbind());
+        let (shared, policy) = (shared(py)?, policy.clone().unbind());
+        Ok(Settings {
+            shared,
+            config,
+            policy,
+            concurrency,
+            plain,
+            outcome_of_error,
+            outcome_of_result,
+            on_decision,
+            logger,
+            clock,
+            dispose,
+            name,
+        })
+    }
+
+    /// One operation, each attempt `attempt(*args, **kwargs)`: its value, or raises the typed ending
+    /// (the hot path of `@retry` on a plain function; `current_attempt()` works inside).
+    fn call(
+        slf: &Bound<'_, Self>,
+        attempt: &Bound<'_, PyAny>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+        sleep: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let run = Bound::new(py, Run::new(slf, None)?)?;
+        let current = slf.get().shared.current.bind(py);
+        let token = current.call_method1(intern!(py, "set"), (&run,))?;
+        let ending = Ctx::of(&run).run_sequential(attempt, args, kwargs, sleep);
+        current.call_method1(intern!(py, "reset"), (token,))?;
+        Ctx::of(&run).end(ending?)
+    }
+
+    /// Forgets the OS randomness drawn ahead (a forked child must not reuse its parent's).
+    #[staticmethod]
+    fn forget_entropy() {
+        crate::sources::forget_entropy();
+    }
+}
