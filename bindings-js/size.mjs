@@ -25,8 +25,8 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * and the cheaper operation: 76774 B; the retry slots under one name, with
  * `max_concurrent_retries` still read as their old name for one release and
  * its both-names error: 77118 B with main as of core-shape, so the limit is
- * 77300 B until that alias goes). Lower it as the entry shrinks (README, "Size and speed", says what a
- * further 10 KB and the 30 KB goal would take).
+ * 77300 B until that alias goes). Lower it as the entry shrinks (README,
+ * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
 const LIMIT = 77_300;
 const GOAL = 30_720;
