@@ -31,7 +31,6 @@ from ._native import (
     AwaitOutcome,
     BreakerPermit,
     CircuitBreaker,
-    ConcurrencyLimit,
     Decision,
     Dependency,
     Driver,
@@ -47,6 +46,7 @@ from ._native import (
     RetryBudget,
     RetryCharge,
     RetrySlot,
+    RetrySlots,
     ServiceConfig,
     Sleep,
     StartAttempt,
@@ -134,8 +134,19 @@ _LAZY = {
 _MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
 
 
+# Old names kept for one release: reading one warns (DeprecationWarning) and gives the new.
+_RENAMED = {"ConcurrencyLimit": "RetrySlots"}
+
+
 def __getattr__(name: str) -> object:
     """Import enums, exceptions and helpers on first use (PEP 562), so ``import retryplan`` stays cheap."""
+    if name in _RENAMED:
+        import warnings
+
+        new = _RENAMED[name]
+        message = f"retryplan.{name} is renamed retryplan.{new}; the old name goes in the next release"
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        return globals()[new]
     module = _MODULE_OF.get(name)
     if module is None:
         raise AttributeError(f"module 'retryplan' has no attribute {name!r}")
@@ -170,7 +181,6 @@ __all__ = [
     "AwaitOutcome",
     "BreakerPermit",
     "CircuitBreaker",
-    "ConcurrencyLimit",
     "Classification",
     "Decision",
     "Dependency",
@@ -202,6 +212,7 @@ __all__ = [
     "RetryBudget",
     "RetryCharge",
     "RetrySlot",
+    "RetrySlots",
     "RetryplanError",
     "ServiceConfig",
     "Sleep",

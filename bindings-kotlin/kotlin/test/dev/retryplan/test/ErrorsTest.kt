@@ -128,12 +128,12 @@ class ErrorsTest {
         }
         assertEquals("breaker.open_ms", breaker.field)
         val typed = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") {
-            Dependency(DependencyConfig(maxConcurrentRetries = -1))
+            Dependency(DependencyConfig(retrySlots = -1))
         }
         val text = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") {
-            Dependency.fromJson("""{"max_concurrent_retries": -1}""")
+            Dependency.fromJson("""{"retry_slots": -1}""")
         }
-        assertEquals(listOf("max_concurrent_retries", "max_concurrent_retries"), listOf(typed.field, text.field))
+        assertEquals(listOf("retry_slots", "retry_slots"), listOf(typed.field, text.field))
     }
 
     @Test
