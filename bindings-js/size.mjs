@@ -22,12 +22,13 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * unnoticed: raising it is a decision a commit states. It grew from 72718 B
  * (main's single-use grants and control clocks: 75345 B; the JS controls
  * catching up with Python and Kotlin: 75906 B; errors' blame and typed lists
- * and the cheaper operation: 76774 B; core-shape: 76944 B; invalid_config
- * naming the configuration it read, in the core's readers and the JS-object
- * walk: 77301 B). Lower it as the entry shrinks (README,
+ * and the cheaper operation: 76774 B; the retry slots under one name, with
+ * `max_concurrent_retries` still read as their old name for one release and
+ * its both-names error: 77118 B with main as of core-shape, so the limit is
+ * 77300 B until that alias goes). Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 77_500;
+const LIMIT = 77_300;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);
@@ -82,8 +83,8 @@ const PARTS = [
     /retryplan::(value|policy|profiles|codes)$|retryplan_js::(data|policy)$|exports::_(policy|profileNames)/,
   ],
   [
-    'shared controls: Dependency, budget, breaker, in-flight cap',
-    /retryplan::(budget|breaker|dependency|concurrency|window|clock|grant|lock)$|retryplan_js::(controls|objects)$|exports::_(dependency|budget|breaker|limit|permit|charge)/,
+    'shared controls: Dependency, budget, breaker, retry slots',
+    /retryplan::(budget|breaker|dependency|retry_slots|window|clock|grant|lock)$|retryplan_js::(controls|objects)$|exports::_(dependency|budget|breaker|slots|permit|charge)/,
   ],
   [
     'deciding: Operation, Driver, classify, backoff (Polly: libm), guidance, Stats',

@@ -5,7 +5,7 @@ import { outcomeFromHttp, outcomeFromHttpResponse, outcomeOfFailure } from './ht
 
 export { wasmTrapped } from '../wasm/retryplan_js.js';
 export { Policy, profileNames } from './policy.js';
-export { Dependency, RetryBudget, RetryCharge, CircuitBreaker, BreakerPermit, ConcurrencyLimit, RetrySlot } from './controls.js';
+export { Dependency, RetryBudget, RetryCharge, CircuitBreaker, BreakerPermit, RetrySlots, RetrySlot, ConcurrencyLimit } from './controls.js';
 export { Operation } from './operation.js';
 export { Driver } from './driver.js';
 export { Stats } from './stats.js';

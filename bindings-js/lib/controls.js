@@ -1,6 +1,6 @@
 // The shared controls of a dependency (`Dependency`), and each control on its
 // own: `RetryBudget` (with its `RetryCharge`s), `CircuitBreaker` (with its
-// `BreakerPermit`s) and `ConcurrencyLimit` (with its `RetrySlot`s). A grant
+// `BreakerPermit`s) and `RetrySlots` (with its `RetrySlot`s). A grant
 // (charge, permit, slot) is settled once, by the control that granted it: the
 // core refuses anything else (`invalid_argument` naming `charge`, `permit` or
 // `slot`), and a grant freed unsettled is given back. Configurations are read
@@ -21,8 +21,8 @@ import {
   _dependencyFromConfig,
   _dependencyShare,
   _grantsOutstanding,
-  _limitCall,
-  _limitNew,
+  _slotsCall,
+  _slotsNew,
   _permitProbe,
 } from '../wasm/retryplan_js.js';
 import { flag, ms, whole } from './args.js';
@@ -31,11 +31,11 @@ import { Held, handle, handleOf, make } from './objects.js';
 import {
   CONTROL_BREAKER,
   CONTROL_BUDGET,
-  CONTROL_LIMIT,
-  LIMIT_ACQUIRE,
-  LIMIT_IN_FLIGHT,
-  LIMIT_MAX_IN_FLIGHT,
-  LIMIT_RELEASE,
+  CONTROL_SLOTS,
+  SLOTS_ACQUIRE,
+  SLOTS_CAPACITY,
+  SLOTS_IN_USE,
+  SLOTS_RELEASE,
   SETTLE_FAILURE,
   SETTLE_RELEASE,
   SETTLE_SPEND,
@@ -46,7 +46,8 @@ const U32 = 2 ** 32 - 1;
 
 /**
  * The shared controls of one downstream dependency: an optional retry budget,
- * circuit breaker and cap on in-flight retries and hedges. Give it to every
+ * circuit breaker and retry slots (how many retries and hedges may run at
+ * once). Give it to every
  * operation that calls the dependency (`{dependency}`).
  */
 export class Dependency extends Held {
@@ -70,9 +71,9 @@ export class Dependency extends Held {
     return _dependencyControls(handle(this)) & (1 << CONTROL_BREAKER) ? make(CircuitBreaker, _dependencyControl(handle(this), CONTROL_BREAKER)) : undefined;
   }
 
-  /** The cap on in-flight retries and hedges (a handle on the shared one, a new object per read), or undefined. */
+  /** The retry slots (a handle on the shared ones, a new object per read), or undefined. */
   get retrySlots() {
-    return _dependencyControls(handle(this)) & (1 << CONTROL_LIMIT) ? make(ConcurrencyLimit, _dependencyControl(handle(this), CONTROL_LIMIT)) : undefined;
+    return _dependencyControls(handle(this)) & (1 << CONTROL_SLOTS) ? make(RetrySlots, _dependencyControl(handle(this), CONTROL_SLOTS)) : undefined;
   }
 }
 
@@ -180,37 +181,40 @@ export class CircuitBreaker extends Held {
   }
 }
 
-/** A slot granted by `ConcurrencyLimit#tryAcquire`, opaque; give it back once, to that limit. */
+/** A slot granted by `RetrySlots#tryAcquire`, opaque; give it back once, to the slots that granted it. */
 export class RetrySlot extends Held {}
 
-/** A cap on the retries and hedges in flight to one dependency at once. */
-export class ConcurrencyLimit extends Held {
-  /** A cap of `maxInFlight` (0 refuses every retry and hedge). */
-  constructor(maxInFlight) {
-    super(decided(_limitNew(whole('maxInFlight', maxInFlight, U32))));
+/** Retry slots: how many retries and hedges to one dependency may run at once. */
+export class RetrySlots extends Held {
+  /** `capacity` slots (0 refuses every retry and hedge). */
+  constructor(capacity) {
+    super(decided(_slotsNew(whole('capacity', capacity, U32))));
   }
 
   /** Takes a slot: a `RetrySlot`, or undefined when all are taken (as the breaker's and the budget's grants). */
   tryAcquire() {
-    const slot = _limitCall(handle(this), LIMIT_ACQUIRE, 0);
+    const slot = _slotsCall(handle(this), SLOTS_ACQUIRE, 0);
     return slot === 0 ? undefined : make(RetrySlot, slot);
   }
 
-  /** Gives back `slot` (once, to the limit that granted it; a second use or another limit's slot is "invalid_argument" naming `slot`). */
+  /** Gives back `slot` (once, to the slots that granted it; a second use or another's slot is "invalid_argument" naming `slot`). */
   release(slot) {
-    _limitCall(handle(this), LIMIT_RELEASE, handleOf('slot', slot, RetrySlot));
+    _slotsCall(handle(this), SLOTS_RELEASE, handleOf('slot', slot, RetrySlot));
   }
 
-  /** Slots taken now. */
-  get inFlight() {
-    return _limitCall(handle(this), LIMIT_IN_FLIGHT, 0);
+  /** Slots in use now. */
+  get inUse() {
+    return _slotsCall(handle(this), SLOTS_IN_USE, 0);
   }
 
-  /** The cap. */
-  get maxInFlight() {
-    return _limitCall(handle(this), LIMIT_MAX_IN_FLIGHT, 0);
+  /** How many slots there are. */
+  get capacity() {
+    return _slotsCall(handle(this), SLOTS_CAPACITY, 0);
   }
 }
+
+/** @deprecated The old name of `RetrySlots`, kept for one release. */
+export const ConcurrencyLimit = RetrySlots;
 
 /** An optional Dependency argument's handle (0 when absent). */
 export const dependencyHandle = (options) => handleOf('dependency', options?.dependency, Dependency, true);

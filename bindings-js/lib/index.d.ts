@@ -79,8 +79,8 @@ export type GiveUpReason =
   | 'budget_exhausted'
   /** The dependency's circuit breaker is open (or every half-open probe is taken). */
   | 'circuit_open'
-  /** The cap on retries and hedges in flight to the dependency is reached. */
-  | 'concurrency_limited';
+  /** Every retry slot of the dependency is in use. */
+  | 'no_retry_slot';
 
 export type GrpcCode =
   | 'ok'
@@ -391,7 +391,7 @@ export interface StatsCounters {
     cancelled: number;
     budgetExhausted: number;
     circuitOpen: number;
-    concurrencyLimited: number;
+    noRetrySlot: number;
   };
 }
 
@@ -422,7 +422,7 @@ export interface OperationOptions {
   deadlineMs?: number;
   /**
    * The shared controls of the dependency this operation calls. The operation
-   * consults and feeds them itself (breaker, in-flight cap, budget); your
+   * consults and feeds them itself (breaker, retry slots, budget); your
    * Dependency stays usable (the operation holds its own handle).
    */
   dependency?: Dependency;
@@ -521,7 +521,9 @@ export interface BreakerConfig {
 export interface DependencyConfig {
   budget?: BudgetConfig;
   breaker?: BreakerConfig;
-  /** The most retries and hedges in flight at once. */
+  /** How many retries and hedges may run at once (the count of `RetrySlots`). */
+  retrySlots?: number;
+  /** @deprecated The old name of `retrySlots`, read for one release; giving both is an error. */
   maxConcurrentRetries?: number;
 }
 /** Amounts ending in `Milli` are thousandths (of a token, or of a retry). */
@@ -544,7 +546,7 @@ export interface BreakerSnapshot {
 export interface DependencySnapshot {
   budget: BudgetSnapshot | null;
   breaker: BreakerSnapshot | null;
-  retriesInFlight: number | null;
+  retrySlotsInUse: number | null;
 }
 /**
  * What a granted retry cost (quota units; 0 for the other models), opaque: only `tryRetry` makes one.
@@ -573,8 +575,8 @@ export class Dependency {
   readonly budget: RetryBudget | undefined;
   /** A handle on the shared breaker (a new object per read), or undefined. */
   readonly breaker: CircuitBreaker | undefined;
-  /** A handle on the shared in-flight cap (a new object per read), or undefined. */
-  readonly retrySlots: ConcurrencyLimit | undefined;
+  /** A handle on the shared retry slots (a new object per read), or undefined. */
+  readonly retrySlots: RetrySlots | undefined;
   free(): void;
 }
 
@@ -635,8 +637,8 @@ export class CircuitBreaker {
 }
 
 /**
- * A slot from `ConcurrencyLimit#tryAcquire`, opaque; give it back once, to the limit that granted it
- * (a second use, another limit's slot or a freed one throws "invalid_argument" naming `slot`).
+ * A slot from `RetrySlots#tryAcquire`, opaque; give it back once, to the slots that granted it
+ * (a second use, another's slot or a freed one throws "invalid_argument" naming `slot`).
  * Freed (or collected) unreleased, it is given back.
  */
 export class RetrySlot {
@@ -644,18 +646,25 @@ export class RetrySlot {
   free(): void;
 }
 
-/** A cap on the retries and hedges in flight to one dependency. */
-export class ConcurrencyLimit {
-  /** A cap of `maxInFlight` (0 refuses every retry and hedge). */
-  constructor(maxInFlight: number);
+/** Retry slots: how many retries and hedges to one dependency may run at once. */
+export class RetrySlots {
+  /** `capacity` slots (0 refuses every retry and hedge). */
+  constructor(capacity: number);
   /** Takes a slot: the `RetrySlot`, or undefined when all are taken. */
   tryAcquire(): RetrySlot | undefined;
-  /** Gives `slot` back (once, to the limit that granted it). */
+  /** Gives `slot` back (once, to the slots that granted it). */
   release(slot: RetrySlot): void;
-  readonly inFlight: number;
-  readonly maxInFlight: number;
+  /** Slots in use now. */
+  readonly inUse: number;
+  /** How many slots there are. */
+  readonly capacity: number;
   free(): void;
 }
+
+/** @deprecated The old name of `RetrySlots`, kept for one release. */
+export const ConcurrencyLimit: typeof RetrySlots;
+/** @deprecated The old name of `RetrySlots`, kept for one release. */
+export type ConcurrencyLimit = RetrySlots;
 
 /** How Retry-After is read: RFC 9110 to the letter (the default), or also what Python's email.utils reads. */
 export type RetryAfterReading = 'strict' | 'lenient';

@@ -19,7 +19,7 @@ export const START_HELPER = 2;
 // A dependency's controls, and the bit of each in `_dependencyControls` (src/controls.rs).
 export const CONTROL_BUDGET = 0;
 export const CONTROL_BREAKER = 1;
-export const CONTROL_LIMIT = 2;
+export const CONTROL_SLOTS = 2;
 
 // How a grant is settled (src/controls.rs).
 export const SETTLE_SUCCESS = 0;
@@ -27,8 +27,8 @@ export const SETTLE_FAILURE = 1;
 export const SETTLE_RELEASE = 2;
 export const SETTLE_SPEND = 3;
 
-// The calls of `_limitCall` (src/controls.rs).
-export const LIMIT_RELEASE = 0;
-export const LIMIT_ACQUIRE = 1;
-export const LIMIT_IN_FLIGHT = 2;
-export const LIMIT_MAX_IN_FLIGHT = 3;
+// The calls of `_slotsCall` (src/controls.rs).
+export const SLOTS_RELEASE = 0;
+export const SLOTS_ACQUIRE = 1;
+export const SLOTS_IN_USE = 2;
+export const SLOTS_CAPACITY = 3;

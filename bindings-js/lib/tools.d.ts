@@ -58,7 +58,7 @@ export class Dependency extends lean.Dependency {
   snapshot(nowMs: number): DependencySnapshot;
   readonly budget: RetryBudget | undefined;
   readonly breaker: CircuitBreaker | undefined;
-  readonly retrySlots: lean.ConcurrencyLimit | undefined;
+  readonly retrySlots: lean.RetrySlots | undefined;
 }
 
 /** A retry budget, with its snapshot. */

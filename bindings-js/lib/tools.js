@@ -81,7 +81,7 @@ Object.assign(Dependency, {
     return make(this, _dependencyFromJson(json));
   },
 });
-/** Every control's state at `nowMs`: `{budget, breaker, retriesInFlight}`, each null when absent. */
+/** Every control's state at `nowMs`: `{budget, breaker, retrySlotsInUse}`, each null when absent. */
 Dependency.prototype.snapshot = function snapshot(nowMs) {
   return _dependencySnapshot(handle(this), nowMs);
 };

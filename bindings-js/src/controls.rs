@@ -16,7 +16,7 @@ use crate::{either, js_error};
 /// A dependency's controls: the budget, the breaker, the cap (also the bit of each in `_dependencyControls`).
 const CONTROL_BUDGET: u32 = 0;
 const CONTROL_BREAKER: u32 = 1;
-const CONTROL_LIMIT: u32 = 2;
+const CONTROL_SLOTS: u32 = 2;
 /// How a grant is settled: with a success, a failure, or without a result.
 const SETTLE_SUCCESS: u32 = 0;
 const SETTLE_FAILURE: u32 = 1;
@@ -24,12 +24,12 @@ const SETTLE_FAILURE: u32 = 1;
 const SETTLE_RELEASE: u32 = 2;
 #[allow(dead_code)] // the last arm of the budget's match (`_`): named for test/tags.test.mjs
 const SETTLE_SPEND: u32 = 3;
-/// The calls of `_limitCall`.
-const LIMIT_RELEASE: u32 = 0;
-const LIMIT_ACQUIRE: u32 = 1;
-const LIMIT_IN_FLIGHT: u32 = 2;
+/// The calls of `_slotsCall`.
+const SLOTS_RELEASE: u32 = 0;
+const SLOTS_ACQUIRE: u32 = 1;
+const SLOTS_IN_USE: u32 = 2;
 #[allow(dead_code)] // the last arm of its match (`_`): named for test/tags.test.mjs
-const LIMIT_MAX_IN_FLIGHT: u32 = 3;
+const SLOTS_CAPACITY: u32 = 3;
 
 /// The dependency `handle` names, or the "freed" error.
 pub(crate) fn dependency(handle: u32) -> Result<Arc<rp::Dependency>, JsValue> {
@@ -61,7 +61,7 @@ pub fn dependency_controls(handle: u32) -> Result<u32, JsValue> {
     let dependency = dependency(handle)?;
     Ok(u32::from(dependency.budget().is_some()) << CONTROL_BUDGET
         | u32::from(dependency.breaker().is_some()) << CONTROL_BREAKER
-        | u32::from(dependency.retry_slots().is_some()) << CONTROL_LIMIT)
+        | u32::from(dependency.retry_slots().is_some()) << CONTROL_SLOTS)
 }
 
 /// A handle on control `which` of the dependency (`CONTROL_*`).
@@ -71,7 +71,7 @@ pub fn dependency_control(handle: u32, which: u32) -> JsValue {
         objects::insert(match which {
             CONTROL_BUDGET => Object::Budget(Control::Shared(dependency)),
             CONTROL_BREAKER => Object::Breaker(Control::Shared(dependency)),
-            _ => Object::Limit(Control::Shared(dependency)),
+            _ => Object::Slots(Control::Shared(dependency)),
         })
     }))
 }
@@ -240,39 +240,39 @@ pub fn breaker_settle(handle: u32, now_ms: f64, permit_handle: u32, how: u32) ->
     }))
 }
 
-/// Runs `use_limit` on the cap `handle` names.
-fn limit<T>(handle: u32, use_limit: impl FnOnce(&rp::ConcurrencyLimit) -> Result<T, JsValue>) -> Result<T, JsValue> {
-    objects::with(handle, "limit", |object| match object {
-        Object::Limit(control) => use_limit(control.get(rp::Dependency::retry_slots)?),
-        _ => Err(objects::freed("limit")),
+/// Runs `use_slots` on the retry slots `handle` names.
+fn slots<T>(handle: u32, use_slots: impl FnOnce(&rp::RetrySlots) -> Result<T, JsValue>) -> Result<T, JsValue> {
+    objects::with(handle, "retrySlots", |object| match object {
+        Object::Slots(control) => use_slots(control.get(rp::Dependency::retry_slots)?),
+        _ => Err(objects::freed("retrySlots")),
     })
 }
 
-/// A cap of `maxInFlight`: its handle.
-#[wasm_bindgen(js_name = _limitNew)]
-pub fn limit_new(max_in_flight: u32) -> JsValue {
-    handle_js(objects::insert(Object::Limit(Control::Own(rp::ConcurrencyLimit::new(max_in_flight)))))
+/// `capacity` retry slots: their handle.
+#[wasm_bindgen(js_name = _slotsNew)]
+pub fn slots_new(capacity: u32) -> JsValue {
+    handle_js(objects::insert(Object::Slots(Control::Own(rp::RetrySlots::new(capacity)))))
 }
 
-/// Takes a slot (`LIMIT_ACQUIRE`): the handle of its `RetrySlot`, 0 when all
-/// are taken; gives back the slot `slot` names (`LIMIT_RELEASE`, once, to
-/// the cap that granted it: the cap is checked before the slot is taken);
-/// or reads `inFlight` or `maxInFlight`.
-#[wasm_bindgen(js_name = _limitCall)]
-pub fn limit_call(handle: u32, call: u32, slot: u32) -> Result<u32, JsValue> {
+/// Takes a slot (`SLOTS_ACQUIRE`): the handle of its `RetrySlot`, 0 when all
+/// are taken; gives back the slot `slot` names (`SLOTS_RELEASE`, once, to
+/// the slots that granted it: they are checked before the slot is taken);
+/// or reads `inUse` or `capacity`.
+#[wasm_bindgen(js_name = _slotsCall)]
+pub fn slots_call(handle: u32, call: u32, slot: u32) -> Result<u32, JsValue> {
     match call {
-        LIMIT_RELEASE => {
-            limit(handle, |_| Ok(()))?;
+        SLOTS_RELEASE => {
+            slots(handle, |_| Ok(()))?;
             let slot = take(slot, |object| match object {
                 Object::Slot(cell) => Some(cell),
                 _ => None,
             })?;
-            limit(handle, |limit| limit.release(slot).map(|()| 0).map_err(js_error))
+            slots(handle, |slots| slots.release(slot).map(|()| 0).map_err(js_error))
         }
-        LIMIT_ACQUIRE => limit(handle, |limit| Ok(limit.try_acquire()))?
+        SLOTS_ACQUIRE => slots(handle, |slots| Ok(slots.try_acquire()))?
             .map_or(Ok(0), |slot| objects::insert(Object::Slot(rp::GrantCell::new(slot)))),
-        LIMIT_IN_FLIGHT => limit(handle, |limit| Ok(limit.in_flight())),
-        _ => limit(handle, |limit| Ok(limit.max_in_flight())),
+        SLOTS_IN_USE => slots(handle, |slots| Ok(slots.in_use())),
+        _ => slots(handle, |slots| Ok(slots.capacity())),
     }
 }
 

@@ -49,9 +49,9 @@ pub(crate) enum Object {
     Permit(bool, rp::GrantCell<rp::BreakerPermit>),
     /// A budget's charge (its cost), settled once.
     Charge(u32, rp::GrantCell<rp::RetryCharge>),
-    /// A cap on retries and hedges in flight.
-    Limit(Control<rp::ConcurrencyLimit>),
-    /// A cap's slot, given back once.
+    /// Retry slots.
+    Slots(Control<rp::RetrySlots>),
+    /// A retry slot, given back once.
     Slot(rp::GrantCell<rp::RetrySlot>),
     Stats(Arc<rp::SharedStats>),
     Driver(crate::driver::DriverState),

@@ -104,7 +104,7 @@ pub fn dependency_from_json(json: &JsValue) -> JsValue {
     handle_js(json_value(json, rp::ConfigKind::Dependency).and_then(|value| keep_dependency(&value)))
 }
 
-/// Every control's state at `nowMs`: `{budget, breaker, retriesInFlight}`, each `null` when absent.
+/// Every control's state at `nowMs`: `{budget, breaker, retrySlotsInUse}`, each `null` when absent.
 #[wasm_bindgen(js_name = _dependencySnapshot)]
 pub fn dependency_snapshot(handle: u32, now_ms: &JsValue) -> Result<JsValue, JsValue> {
     let now = ms("nowMs", now_ms)?;

@@ -5,7 +5,7 @@ import vm from 'node:vm';
 import assert from 'node:assert/strict';
 import {
   CircuitBreaker,
-  ConcurrencyLimit,
+  RetrySlots,
   Dependency,
   Operation,
   Outcome,
@@ -35,7 +35,8 @@ test('two entries: the default one for a checkout page, the tools a superset wit
   assert.deepEqual(Object.keys(lean).sort(), [
     'BreakerPermit', 'CircuitBreaker', 'ConcurrencyLimit', 'Dependency', 'Driver', 'GUIDANCE_HEADERS', 'GaveUpError',
     'IDEMPOTENCY_KEY_HEADER', 'Operation', 'OperationFailedError', 'Outcome', 'Policy', 'REQUEST_ID_HEADER',
-    'ReconcileRequiredError', 'RestartRequiredError', 'RetryBudget', 'RetryCharge', 'RetrySlot', 'RetryplanError', 'Stats', 'failureOf',
+    'ReconcileRequiredError', 'RestartRequiredError', 'RetryBudget', 'RetryCharge', 'RetrySlot', 'RetrySlots', 'RetryplanError', 'Stats',
+    'failureOf',
     'outcomeFromHttp', 'parseRateLimit', 'parseRateLimitReset', 'parseRetryAfter', 'parseRetryAfterMsHeader', 'profileNames',
     'retryFetch', 'run', 'wasmTrapped',
   ]);
@@ -410,20 +411,20 @@ test('Dependency: shared controls from JSON or camelCase objects, handles on the
   const config = {
     budget: { kind: 'token_bucket', maxTokens: 2, tokenRatio: 0.5 },
     breaker: { trip: { kind: 'consecutive', failures: 3 }, openMs: 1000, halfOpenProbes: 1 },
-    maxConcurrentRetries: 5,
+    retrySlots: 5,
   };
   const dependency = Dependency.fromConfig(config);
   const same = Dependency.fromJson(
-    '{"budget": {"kind": "token_bucket", "max_tokens": 2, "token_ratio": 0.5}, "breaker": {"trip": {"kind": "consecutive", "failures": 3}, "open_ms": 1000, "half_open_probes": 1}, "max_concurrent_retries": 5}',
+    '{"budget": {"kind": "token_bucket", "max_tokens": 2, "token_ratio": 0.5}, "breaker": {"trip": {"kind": "consecutive", "failures": 3}, "open_ms": 1000, "half_open_probes": 1}, "retry_slots": 5}',
   );
   assert.deepEqual(dependency.snapshot(0), same.snapshot(0));
   assert.deepEqual(dependency.snapshot(0), {
     budget: { kind: 'token_bucket', tokensMilli: 2000, maxTokensMilli: 2000, retriesAllowed: true },
     breaker: { state: 'closed', consecutiveFailures: 0, windowResults: 0, windowFailures: 0, openUntilMs: 0, probesInFlight: 0 },
-    retriesInFlight: 0,
+    retrySlotsInUse: 0,
   });
   assert.equal(Dependency.fromConfig({}).budget, undefined);
-  assert.deepEqual(Dependency.fromConfig({}).snapshot(5), { budget: null, breaker: null, retriesInFlight: null });
+  assert.deepEqual(Dependency.fromConfig({}).snapshot(5), { budget: null, breaker: null, retrySlotsInUse: null });
 
   // An operation shares the dependency; the caller's handle stays usable.
   const policy = Policy.fromConfig({ maxAttempts: 5, jitter: { kind: 'none' }, backoff: { kind: 'constant', baseMs: 10, capMs: 10 } });
@@ -441,7 +442,7 @@ test('Dependency: shared controls from JSON or camelCase objects, handles on the
   assert.equal(throwsCode(() => Dependency.fromJson('{"breaker": {"open_ms": 1}}'), 'invalid_config').field, 'breaker.trip');
 });
 
-test('RetryBudget, CircuitBreaker and ConcurrencyLimit on their own; permits are opaque objects', () => {
+test('RetryBudget, CircuitBreaker and RetrySlots on their own; permits are opaque objects', () => {
   const quota = new RetryBudget({ kind: 'quota', capacity: 10, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1 });
   const charge = quota.tryRetry(0, true);
   assert.ok(charge instanceof RetryCharge);
@@ -469,16 +470,30 @@ test('RetryBudget, CircuitBreaker and ConcurrencyLimit on their own; permits are
   assert.equal(breaker.snapshot(103).state, 'closed');
   assert.throws(() => breaker.onSuccess(104, { probe: false }));
 
-  const slots = new ConcurrencyLimit(1);
+  const slots = new RetrySlots(1);
   const slot = slots.tryAcquire();
   assert.ok(slot instanceof tools.RetrySlot);
   assert.equal(slots.tryAcquire(), undefined);
-  assert.equal(slots.inFlight, 1);
+  assert.equal(slots.inUse, 1);
   slots.release(slot);
   throwsCode(() => slots.release(slot), 'invalid_argument');
-  assert.equal(slots.inFlight, 0);
-  assert.equal(slots.maxInFlight, 1);
-  throwsCode(() => new ConcurrencyLimit(-1), 'invalid_argument');
+  assert.equal(slots.inUse, 0);
+  assert.equal(slots.capacity, 1);
+  throwsCode(() => new RetrySlots(-1), 'invalid_argument');
+
+  // The old names, kept for one release: the class, and the key the reader takes for retrySlots (not both).
+  assert.equal(lean.ConcurrencyLimit, lean.RetrySlots);
+  assert.equal(tools.ConcurrencyLimit, RetrySlots);
+  assert.equal(Dependency.fromConfig({ maxConcurrentRetries: 2 }).retrySlots.capacity, 2);
+  let both;
+  try {
+    Dependency.fromConfig({ retrySlots: 2, maxConcurrentRetries: 2 });
+  } catch (error) {
+    both = error;
+  }
+  assert.ok(both instanceof RetryplanError, 'giving both is refused');
+  assert.equal(both.field, 'max_concurrent_retries');
+  assert.match(both.message, /both `retry_slots` and its old name `max_concurrent_retries`/);
 });
 
 test('redeliver: a stateless decision for queue workers', () => {

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as lean from 'retryplan';
-import { CircuitBreaker, ConcurrencyLimit, Operation, Policy, RetryBudget } from 'retryplan/tools';
+import { CircuitBreaker, RetrySlots, Operation, Policy, RetryBudget } from 'retryplan/tools';
 import { throwsCode } from './assertions.mjs';
 
 const NONE = 'none';
@@ -56,7 +56,7 @@ function reportedTwice() {
 }
 
 function foreignSlot() {
-  const [mine, other] = [new ConcurrencyLimit(1), new ConcurrencyLimit(1)];
+  const [mine, other] = [new RetrySlots(1), new RetrySlots(1)];
   other.release(mine.tryAcquire());
 }
 
@@ -77,8 +77,8 @@ const ROWS = [
   ['wrong type for an argument', 'RetryplanError', 'invalid_argument', 'nowMs', () => op().poll('1')],
   ['null for a required argument', 'RetryplanError', 'invalid_argument', 'nowMs', () => op().poll(null)],
   ['undefined for a required argument', 'RetryplanError', 'invalid_argument', 'nowMs', () => op().poll(undefined)],
-  ['negative count', 'RetryplanError', 'invalid_argument', 'maxInFlight', () => new ConcurrencyLimit(-1)],
-  ['count beyond 32 bits', 'RetryplanError', 'invalid_argument', 'maxInFlight', () => new ConcurrencyLimit(2 ** 32)],
+  ['negative count', 'RetryplanError', 'invalid_argument', 'capacity', () => new RetrySlots(-1)],
+  ['count beyond 32 bits', 'RetryplanError', 'invalid_argument', 'capacity', () => new RetrySlots(2 ** 32)],
   ['NaN in a configuration', 'RetryplanError', 'invalid_config', 'attempt_timeout.fraction_of_remaining',
     () => Policy.fromConfig({ attemptTimeout: { fractionOfRemaining: NaN } })],
   ['Infinity in a configuration', 'RetryplanError', 'invalid_config', 'attempt_timeout.fraction_of_remaining',

@@ -14,7 +14,7 @@ const BREAKER = { trip: { kind: 'consecutive', failures: 1 }, openMs: 1000, half
 /** Every check against `api` (an entry: `retryplan` or `retryplan/tools`): the failures. */
 export function controlChecks(api) {
   const failures = [];
-  const { CircuitBreaker, ConcurrencyLimit, Dependency, RetryBudget } = api;
+  const { CircuitBreaker, RetrySlots, Dependency, RetryBudget } = api;
   const expect = (holds, what) => holds || failures.push(what);
   const same = (actual, wanted, what) =>
     expect(JSON.stringify(actual) === JSON.stringify(wanted), `${what}: ${JSON.stringify(actual)}, expected ${JSON.stringify(wanted)}`);
@@ -37,26 +37,26 @@ export function controlChecks(api) {
   };
 
   // A dependency exposes its three controls under the core's names.
-  const dependency = Dependency.fromConfig({ budget: QUOTA, breaker: BREAKER, maxConcurrentRetries: 2 });
+  const dependency = Dependency.fromConfig({ budget: QUOTA, breaker: BREAKER, retrySlots: 2 });
   expect(dependency.budget instanceof RetryBudget, 'dependency.budget is a RetryBudget');
   expect(dependency.breaker instanceof CircuitBreaker, 'dependency.breaker is a CircuitBreaker');
-  expect(dependency.retrySlots instanceof ConcurrencyLimit, 'dependency.retrySlots is a ConcurrencyLimit');
-  same([dependency.retrySlots.inFlight, dependency.retrySlots.maxInFlight], [0, 2], 'retrySlots in flight, cap');
+  expect(dependency.retrySlots instanceof RetrySlots, 'dependency.retrySlots is a RetrySlots');
+  same([dependency.retrySlots.inUse, dependency.retrySlots.capacity], [0, 2], 'retrySlots in use, capacity');
   const empty = Dependency.fromConfig({});
   expect([empty.budget, empty.breaker, empty.retrySlots].every((control) => control === undefined), 'absent controls are undefined');
 
   // Handles share the dependency's state.
   {
-    const shared = Dependency.fromConfig({ budget: QUOTA, maxConcurrentRetries: 1 });
+    const shared = Dependency.fromConfig({ budget: QUOTA, retrySlots: 1 });
     const slot = shared.retrySlots.tryAcquire();
     expect(slot instanceof api.RetrySlot, 'tryAcquire gives a RetrySlot');
-    same(shared.retrySlots.tryAcquire(), undefined, 'a second slot under a cap of 1');
-    same(shared.retrySlots.inFlight, 1, 'another handle sees the slot taken');
+    same(shared.retrySlots.tryAcquire(), undefined, 'no second slot of 1');
+    same(shared.retrySlots.inUse, 1, 'another handle sees the slot taken');
     const charge = shared.budget.tryRetry(0);
     same([charge.cost, shared.budget.chargesOutstanding, available(shared.budget)], [5, 1, 15], 'charged through one handle, seen by another');
     shared.retrySlots.release(slot);
     shared.budget.onSuccess(1, charge);
-    same([shared.retrySlots.inFlight, shared.budget.chargesOutstanding, available(shared.budget)], [0, 0, 20], 'settled through other handles');
+    same([shared.retrySlots.inUse, shared.budget.chargesOutstanding, available(shared.budget)], [0, 0, 20], 'settled through other handles');
   }
 
   // A permit reported twice is refused and counts once.
@@ -95,16 +95,16 @@ export function controlChecks(api) {
 
   // A slot released twice is refused, and frees nobody else's.
   {
-    const limit = new ConcurrencyLimit(1);
-    const slot = limit.tryAcquire();
-    same([limit.inFlight, limit.tryAcquire()], [1, undefined], 'one slot under a cap of 1');
-    limit.release(slot);
-    const other = limit.tryAcquire();
+    const slots = new RetrySlots(1);
+    const slot = slots.tryAcquire();
+    same([slots.inUse, slots.tryAcquire()], [1, undefined], 'one slot of 1');
+    slots.release(slot);
+    const other = slots.tryAcquire();
     expect(other instanceof api.RetrySlot, 'the freed slot is taken again');
-    refused('slot', () => limit.release(slot), 'a slot released twice');
-    same(limit.inFlight, 1, 'the second release did not free the slot another holder took');
-    limit.release(other);
-    same(limit.inFlight, 0, 'all given back');
+    refused('slot', () => slots.release(slot), 'a slot released twice');
+    same(slots.inUse, 1, 'the second release did not free the slot another holder took');
+    slots.release(other);
+    same(slots.inUse, 0, 'all given back');
   }
 
   // Another control's grant is refused and changes neither control.
@@ -122,58 +122,58 @@ export function controlChecks(api) {
     refused('charge', () => budgetB.onSuccess(1, charge), "budget A's charge given to B");
     same([available(budgetA), available(budgetB), budgetA.chargesOutstanding], [15, 15, 0], 'B refunded nothing; A spent');
 
-    const [limitA, limitB] = [new ConcurrencyLimit(1), new ConcurrencyLimit(1)];
-    const [slot, held] = [limitA.tryAcquire(), limitB.tryAcquire()];
-    refused('slot', () => limitB.release(slot), "limit A's slot given to B");
-    same([limitA.inFlight, limitB.inFlight], [0, 1], 'the foreign slot went back to A; B keeps its own');
-    limitB.release(held);
+    const [slotsA, slotsB] = [new RetrySlots(1), new RetrySlots(1)];
+    const [slot, held] = [slotsA.tryAcquire(), slotsB.tryAcquire()];
+    refused('slot', () => slotsB.release(slot), "slots A's slot given to B");
+    same([slotsA.inUse, slotsB.inUse], [0, 1], 'the foreign slot went back to A; B keeps its own');
+    slotsB.release(held);
 
-    const [dependencyA, dependencyB] = [Dependency.fromConfig({ maxConcurrentRetries: 1 }), Dependency.fromConfig({ maxConcurrentRetries: 1 })];
+    const [dependencyA, dependencyB] = [Dependency.fromConfig({ retrySlots: 1 }), Dependency.fromConfig({ retrySlots: 1 })];
     const taken = dependencyA.retrySlots.tryAcquire();
     refused('slot', () => dependencyB.retrySlots.release(taken), "dependency A's slot given to B");
   }
 
   // A grant of another kind (or none) is invalid_argument naming the argument.
   {
-    const [breaker, budget, limit] = [new CircuitBreaker(BREAKER), new RetryBudget(QUOTA), new ConcurrencyLimit(1)];
-    const [charge, slot] = [budget.tryRetry(0), limit.tryAcquire()];
+    const [breaker, budget, slots] = [new CircuitBreaker(BREAKER), new RetryBudget(QUOTA), new RetrySlots(1)];
+    const [charge, slot] = [budget.tryRetry(0), slots.tryAcquire()];
     refused('permit', () => breaker.onSuccess(0, charge), 'a charge as a permit');
     refused('charge', () => budget.onSuccess(0, slot), 'a slot as a charge');
-    refused('slot', () => limit.release(breaker.tryAcquire(0)), 'a permit as a slot');
+    refused('slot', () => slots.release(breaker.tryAcquire(0)), 'a permit as a slot');
     refused('charge', () => budget.spend(undefined), 'spend without a charge');
-    refused('slot', () => limit.release(), 'release without a slot');
+    refused('slot', () => slots.release(), 'release without a slot');
     refused('permit', () => breaker.onSuccess(0, { probe: false }), 'a look-alike permit');
   }
 
   // A grant freed unsettled is given back; a freed grant is refused, never read as absent.
   {
-    const [breaker, budget, limit] = [new CircuitBreaker(BREAKER), new RetryBudget(QUOTA), new ConcurrencyLimit(1)];
-    const [permit, charge, slot] = [breaker.tryAcquire(0), budget.tryRetry(0), limit.tryAcquire()];
+    const [breaker, budget, slots] = [new CircuitBreaker(BREAKER), new RetryBudget(QUOTA), new RetrySlots(1)];
+    const [permit, charge, slot] = [breaker.tryAcquire(0), budget.tryRetry(0), slots.tryAcquire()];
     for (const grant of [permit, charge, slot]) grant.free();
-    same([breaker.permitsOutstanding, budget.chargesOutstanding, limit.inFlight], [0, 0, 0], 'freed grants are given back');
+    same([breaker.permitsOutstanding, budget.chargesOutstanding, slots.inUse], [0, 0, 0], 'freed grants are given back');
     same(available(budget), 15, 'a freed charge stays spent');
     refused('permit', () => breaker.onSuccess(1, permit), 'a freed permit');
     refused('charge', () => budget.onSuccess(1, charge), 'a freed charge (not a first attempt)');
     refused('charge', () => budget.spend(charge), 'a freed charge spent');
-    refused('slot', () => limit.release(slot), 'a freed slot');
-    same([available(budget), limit.inFlight], [15, 0], 'nothing refunded or released by a freed grant');
+    refused('slot', () => slots.release(slot), 'a freed slot');
+    same([available(budget), slots.inUse], [15, 0], 'nothing refunded or released by a freed grant');
   }
 
   // A freed control refuses the grant handed to it and leaves it unsettled, for a live handle.
   {
-    const shared = Dependency.fromConfig({ budget: QUOTA, breaker: BREAKER, maxConcurrentRetries: 1 });
-    const [budget, breaker, limit] = [shared.budget, shared.breaker, shared.retrySlots];
-    const [charge, permit, slot] = [budget.tryRetry(0), breaker.tryAcquire(0), limit.tryAcquire()];
-    for (const control of [budget, breaker, limit]) control.free();
+    const shared = Dependency.fromConfig({ budget: QUOTA, breaker: BREAKER, retrySlots: 1 });
+    const [budget, breaker, slots] = [shared.budget, shared.breaker, shared.retrySlots];
+    const [charge, permit, slot] = [budget.tryRetry(0), breaker.tryAcquire(0), slots.tryAcquire()];
+    for (const control of [budget, breaker, slots]) control.free();
     refused('budget', () => budget.onSuccess(1, charge), 'a freed budget');
     refused('breaker', () => breaker.onSuccess(1, permit), 'a freed breaker');
-    refused('limit', () => limit.release(slot), 'a freed limit');
-    refused('limit', () => limit.tryAcquire(), 'a freed limit asked for a slot');
-    same([shared.budget.chargesOutstanding, shared.breaker.permitsOutstanding, shared.retrySlots.inFlight], [1, 1, 1], 'the grants are still out');
+    refused('retrySlots', () => slots.release(slot), 'freed retry slots');
+    refused('retrySlots', () => slots.tryAcquire(), 'freed retry slots asked for a slot');
+    same([shared.budget.chargesOutstanding, shared.breaker.permitsOutstanding, shared.retrySlots.inUse], [1, 1, 1], 'the grants are still out');
     shared.budget.onSuccess(1, charge);
     shared.breaker.onSuccess(1, permit);
     shared.retrySlots.release(slot);
-    same([available(shared.budget), shared.breaker.permitsOutstanding, shared.retrySlots.inFlight], [20, 0, 0], 'a live handle settles them, refunded in full');
+    same([available(shared.budget), shared.breaker.permitsOutstanding, shared.retrySlots.inUse], [20, 0, 0], 'a live handle settles them, refunded in full');
   }
 
   // The raw quota calls are the AWS acquire and release only.

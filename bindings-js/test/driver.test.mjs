@@ -128,7 +128,7 @@ test('a sequential host is refused a hedging policy (unsupported, field hedging)
 });
 
 test('a dependency and stats given to a driver stay usable; the stats count every driver\'s decisions', () => {
-  const dependency = Dependency.fromConfig({ maxConcurrentRetries: 1 });
+  const dependency = Dependency.fromConfig({ retrySlots: 1 });
   const stats = new Stats();
   for (const seed of [1, 2]) {
     const driver = new Driver(policy(), 0, { seed, dependency, stats });
@@ -138,7 +138,7 @@ test('a dependency and stats given to a driver stay usable; the stats count ever
     driver.free();
   }
   assert.deepEqual([stats.toJSON().operations, stats.toJSON().succeeded], [2, 2]);
-  assert.equal(dependency.retrySlots.inFlight, 0);
+  assert.equal(dependency.retrySlots.inUse, 0);
   assert.equal(errorOf(() => new Driver(policy(), 0, { stats: {} })).field, 'stats');
 });
 

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   CircuitBreaker,
-  ConcurrencyLimit,
+  RetrySlots,
   Dependency,
   Driver,
   Operation,
@@ -56,7 +56,7 @@ test('a time is a number: null, strings, booleans and undefined are refused, nev
       attempt: [() => operation.onOutcome(0, bad, { type: 'success' }), () => driver.handleResult(0, bad, { type: 'success' }), () => operation.requestId(bad)],
       timeoutMs: [() => encodeGrpcTimeout(bad)],
       deadlineMs: [() => remainingBudgetMs(bad, 0, 0)],
-      maxInFlight: [() => new ConcurrencyLimit(bad)],
+      capacity: [() => new RetrySlots(bad)],
       retries: [() => policy.backoffCeilingsMs(bad)],
       status: [() => Outcome.fromHttp(bad, null, null, 0)],
       attempts: [() => redeliver(policy, bad, 0, 0, { type: 'success' })],
@@ -129,7 +129,7 @@ test('Policy.fromJson and Dependency.fromJson refuse a repeated key, naming it, 
   assert.equal(refused(() => Policy.fromJson('{"backoff": {"base_ms": 10, "cap_ms": 100, "base_ms": 20}}'), 'invalid_config').field, 'backoff.base_ms');
   // Keys spelt differently in the text are still the same key.
   assert.equal(refused(() => Policy.fromJson('{"jitter": {"kind": "none", "\\u006bind": "full"}}'), 'invalid_config').field, 'jitter.kind');
-  assert.equal(refused(() => Dependency.fromJson('{"max_concurrent_retries": 1, "max_concurrent_retries": 2}'), 'invalid_config').field, 'max_concurrent_retries');
+  assert.equal(refused(() => Dependency.fromJson('{"retry_slots": 1, "retry_slots": 2}'), 'invalid_config').field, 'retry_slots');
   // The same name in different objects is not a repeat; syntax errors are still JSON.parse's.
   assert.equal(Policy.fromJson('{"backoff": {"kind": "constant"}, "jitter": {"kind": "none"}}').maxAttempts, 3);
   assert.equal(refused(() => Policy.fromJson('{"max_attempts": 2,}'), 'invalid_config').field, '');
@@ -138,7 +138,7 @@ test('Policy.fromJson and Dependency.fromJson refuse a repeated key, naming it, 
 
 test('inputs are bounded so that none can exhaust wasm memory: a huge string or configuration is refused, the object stays usable', () => {
   const huge = 'x'.repeat(2 ** 29 - 24); // the longest string V8 makes: 512 MB
-  const dependency = Dependency.fromConfig({ maxConcurrentRetries: 1 });
+  const dependency = Dependency.fromConfig({ retrySlots: 1 });
   const retrying = Policy.fromConfig({ maxAttempts: 3, jitter: { kind: 'none' }, backoff: { kind: 'constant', baseMs: 0, capMs: 0 } });
   const first = new Operation(retrying, 0, { seed: 1, dependency });
   first.poll(0);
@@ -151,7 +151,7 @@ test('inputs are bounded so that none can exhaust wasm memory: a huge string or 
   assert.equal(first.onOutcome(3, 2, { type: 'success' }).type, 'succeeded');
   const second = new Operation(retrying, 10, { seed: 2, dependency });
   second.poll(10);
-  assert.equal(second.onOutcome(11, 1, { type: 'http_status', status: 503 }).type, 'start_attempt', 'not concurrency_limited: no slot leaked');
+  assert.equal(second.onOutcome(11, 1, { type: 'http_status', status: 503 }).type, 'start_attempt', 'not no_retry_slot: no slot leaked');
   const driver = new Driver(retrying, 0, { seed: 3 });
   driver.pollAction(0);
   assert.equal(refused(() => driver.handleResult(1, 1, { type: 'transport', failure: huge })).field, 'failure');

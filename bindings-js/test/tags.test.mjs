@@ -8,7 +8,7 @@ import * as tags from '../lib/tags.js';
 import * as lean from 'retryplan';
 import * as tools from 'retryplan/tools';
 
-const GROUPS = /^(PARTS|START|CONTROL|SETTLE|LIMIT)_[A-Z_]+$/;
+const GROUPS = /^(PARTS|START|CONTROL|SETTLE|SLOTS)_[A-Z_]+$/;
 
 /** Every `const GROUP_NAME: u32 = n;` of src/*.rs, by name. */
 function rustConstants() {
@@ -31,7 +31,7 @@ test('lib/tags.js and the Rust constants say the same, name for name', () => {
   for (const name of js.keys()) assert.match(name, GROUPS);
   assert.deepEqual([...js].sort(), [...rust].sort());
   // Within a group, every tag is distinct.
-  for (const group of ['PARTS', 'START', 'CONTROL', 'SETTLE', 'LIMIT']) {
+  for (const group of ['PARTS', 'START', 'CONTROL', 'SETTLE', 'SLOTS']) {
     const values = [...js].filter(([name]) => name.startsWith(`${group}_`)).map(([, value]) => value);
     assert.equal(new Set(values).size, values.length, group);
   }

@@ -1,5 +1,5 @@
 //! Shared controls, one per downstream dependency: retry budget, circuit
-//! breaker, cap on in-flight retries and hedges (`ConcurrencyLimit`), the
+//! breaker, retry slots (`RetrySlots`), the
 //! grants each hands out (`RetryCharge`, `BreakerPermit`, `RetrySlot`: single
 //! use, owned by the control that issued them, as in the core), and the
 //! `Dependency` that bundles the three for operations. All are
@@ -301,51 +301,51 @@ impl CircuitBreaker {
     }
 }
 
-/// One slot of a `ConcurrencyLimit`; give it back once, with `release`, to
-/// the limit that granted it (a second use throws). Only `tryAcquire` makes one.
+/// One slot of a `RetrySlots`; give it back once, with `release`, to
+/// the slots that granted it (a second use throws). Only `tryAcquire` makes one.
 #[derive(Debug, uniffi::Object)]
 pub struct RetrySlot {
     cell: rp::GrantCell<rp::RetrySlot>,
 }
 
-/// A cap on the retries and hedges in flight at once, on its own or a
-/// dependency's (`Dependency.retrySlots()`).
+/// Retry slots: how many retries and hedges may run at once, on their own or
+/// a dependency's (`Dependency.retrySlots()`).
 #[derive(Debug, uniffi::Object)]
-pub struct ConcurrencyLimit(Source<rp::ConcurrencyLimit>);
+pub struct RetrySlots(Source<rp::RetrySlots>);
 
-impl ConcurrencyLimit {
-    fn limit(&self) -> Result<&rp::ConcurrencyLimit> {
+impl RetrySlots {
+    fn slots(&self) -> Result<&rp::RetrySlots> {
         self.0.get("retry_slots")
     }
 }
 
 #[uniffi::export]
-impl ConcurrencyLimit {
-    /// A cap of `max_in_flight` (0 refuses every retry and hedge).
+impl RetrySlots {
+    /// `capacity` slots (0 refuses every retry and hedge).
     #[uniffi::constructor]
-    pub fn new(max_in_flight: i32) -> Result<Arc<ConcurrencyLimit>> {
-        Ok(Arc::new(ConcurrencyLimit(Source::Own(rp::ConcurrencyLimit::new(u32_in("max_in_flight", max_in_flight)?)))))
+    pub fn new(capacity: i32) -> Result<Arc<RetrySlots>> {
+        Ok(Arc::new(RetrySlots(Source::Own(rp::RetrySlots::new(u32_in("capacity", capacity)?)))))
     }
 
     /// Takes a slot; null when all are taken.
     pub fn try_acquire(&self) -> Result<Option<Arc<RetrySlot>>> {
-        Ok(self.limit()?.try_acquire().map(|slot| Arc::new(RetrySlot { cell: rp::GrantCell::new(slot) })))
+        Ok(self.slots()?.try_acquire().map(|slot| Arc::new(RetrySlot { cell: rp::GrantCell::new(slot) })))
     }
 
     /// Gives a slot back.
     pub fn release(&self, slot: Arc<RetrySlot>) -> Result<()> {
-        let limit = self.limit()?;
-        Ok(limit.release(slot.cell.take()?)?)
+        let slots = self.slots()?;
+        Ok(slots.release(slot.cell.take()?)?)
     }
 
-    /// Slots taken now.
-    pub fn in_flight(&self) -> Result<i32> {
-        Ok(count_out(self.limit()?.in_flight()))
+    /// Slots in use now.
+    pub fn in_use(&self) -> Result<i32> {
+        Ok(count_out(self.slots()?.in_use()))
     }
 
-    /// The cap.
-    pub fn max_in_flight(&self) -> Result<i32> {
-        Ok(count_out(self.limit()?.max_in_flight()))
+    /// How many slots there are.
+    pub fn capacity(&self) -> Result<i32> {
+        Ok(count_out(self.slots()?.capacity()))
     }
 }
 
@@ -356,6 +356,11 @@ pub struct DependencyConfig {
     pub budget: Option<BudgetConfig>,
     #[uniffi(default)]
     pub breaker: Option<BreakerConfig>,
+    /// How many retries and hedges may run at once (the count of `RetrySlots`).
+    #[uniffi(default)]
+    pub retry_slots: Option<i32>,
+    /// Deprecated: the old name of `retry_slots`, read for one release;
+    /// giving both is an error.
     #[uniffi(default)]
     pub max_concurrent_retries: Option<i32>,
 }
@@ -365,7 +370,7 @@ pub struct DependencyConfig {
 pub struct DependencySnapshot {
     pub budget: Option<BudgetSnapshot>,
     pub breaker: Option<BreakerSnapshot>,
-    pub retries_in_flight: Option<i32>,
+    pub retry_slots_in_use: Option<i32>,
 }
 
 /// One downstream dependency's shared controls; pass it in `OperationOptions`
@@ -394,7 +399,7 @@ impl Dependency {
         Ok(DependencySnapshot {
             budget: s.budget.map(Into::into),
             breaker: s.breaker.map(Into::into),
-            retries_in_flight: s.retries_in_flight.map(count_out),
+            retry_slots_in_use: s.retry_slots_in_use.map(count_out),
         })
     }
 
@@ -411,9 +416,9 @@ impl Dependency {
         of(&self.0).map(|_| Arc::new(CircuitBreaker(Source::Dependency(Arc::clone(&self.0), of))))
     }
 
-    /// The cap on in-flight retries and hedges, if configured.
-    pub fn retry_slots(&self) -> Option<Arc<ConcurrencyLimit>> {
-        let of: fn(&rp::Dependency) -> Option<&rp::ConcurrencyLimit> = rp::Dependency::retry_slots;
-        of(&self.0).map(|_| Arc::new(ConcurrencyLimit(Source::Dependency(Arc::clone(&self.0), of))))
+    /// The retry slots, if configured.
+    pub fn retry_slots(&self) -> Option<Arc<RetrySlots>> {
+        let of: fn(&rp::Dependency) -> Option<&rp::RetrySlots> = rp::Dependency::retry_slots;
+        of(&self.0).map(|_| Arc::new(RetrySlots(Source::Dependency(Arc::clone(&self.0), of))))
     }
 }

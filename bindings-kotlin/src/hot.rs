@@ -207,7 +207,7 @@ pub(crate) fn reason_index(reason: GiveUpReason) -> i64 {
         GiveUpReason::Cancelled => 6,
         GiveUpReason::BudgetExhausted => 7,
         GiveUpReason::CircuitOpen => 8,
-        GiveUpReason::ConcurrencyLimited => 9,
+        GiveUpReason::NoRetrySlot => 9,
     }
 }
 

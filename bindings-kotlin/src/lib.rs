@@ -36,8 +36,8 @@ mod operation;
 mod policy;
 
 pub use controls::{
-    BreakerConfig, BreakerPermit, BreakerSnapshot, BudgetConfig, BudgetSnapshot, CircuitBreaker, ConcurrencyLimit,
-    Dependency, DependencyConfig, DependencySnapshot, RetryBudget, RetryCharge, RetrySlot, TripConfig,
+    BreakerConfig, BreakerPermit, BreakerSnapshot, BudgetConfig, BudgetSnapshot, CircuitBreaker, Dependency,
+    DependencyConfig, DependencySnapshot, RetryBudget, RetryCharge, RetrySlot, RetrySlots, TripConfig,
 };
 pub use decision::{outcome_from_http, outcome_from_http_response, Decision, Outcome, Pushback};
 pub use dialects::{
@@ -73,7 +73,7 @@ pub enum GiveUpReason {
     Cancelled,
     BudgetExhausted,
     CircuitOpen,
-    ConcurrencyLimited,
+    NoRetrySlot,
 }
 
 #[uniffi::remote(Enum)]

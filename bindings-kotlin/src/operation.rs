@@ -14,7 +14,7 @@ use crate::{clock_in, lock, long_out, ms_in, opt_clock_in, u32_in, Result};
 /// How an operation starts. Every field may be null: no seed draws one (and
 /// a key) from the operating system; no key derives one from the seed; no
 /// deadline means the policy's total budget alone; no dependency means no
-/// shared budget, breaker or concurrency cap.
+/// shared budget, breaker or retry slots.
 #[derive(Clone, Debug, Default, uniffi::Record)]
 pub struct OperationOptions {
     /// Seeds the jitter and the request ids: 64 bits (a negative `Long` is fine).
@@ -168,7 +168,7 @@ pub struct GiveUpCounts {
     pub cancelled: i64,
     pub budget_exhausted: i64,
     pub circuit_open: i64,
-    pub concurrency_limited: i64,
+    pub no_retry_slot: i64,
 }
 
 /// A snapshot of the counters.
@@ -226,7 +226,7 @@ impl Stats {
                 cancelled: long_out(g.cancelled),
                 budget_exhausted: long_out(g.budget_exhausted),
                 circuit_open: long_out(g.circuit_open),
-                concurrency_limited: long_out(g.concurrency_limited),
+                no_retry_slot: long_out(g.no_retry_slot),
             },
         }
     }

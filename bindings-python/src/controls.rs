@@ -1,5 +1,5 @@
-//! The shared controls of a dependency (retry budget, circuit breaker, cap on
-//! in-flight retries) and the shared counters (`Stats`). All thread-safe.
+//! The shared controls of a dependency (retry budget, circuit breaker, retry
+//! slots) and the shared counters (`Stats`). All thread-safe.
 
 use std::sync::Arc;
 
@@ -8,8 +8,8 @@ use pyo3::types::PyDict;
 use retryplan::value::Value;
 use retryplan::ConfigKind;
 use retryplan::{
-    BreakerConfig, BreakerPermit, BudgetConfig, CircuitBreaker, ConcurrencyLimit, Dependency, DependencyConfig,
-    GiveUpReason, GrantCell, RetryBudget, RetryCharge, RetrySlot, SharedStats,
+    BreakerConfig, BreakerPermit, BudgetConfig, CircuitBreaker, Dependency, DependencyConfig, GiveUpReason, GrantCell,
+    RetryBudget, RetryCharge, RetrySlot, RetrySlots, SharedStats,
 };
 
 use crate::args::{class_arg, str_arg, u32_arg, NOW};
@@ -30,7 +30,7 @@ fn config_value(kind: ConfigKind, config: Option<&Bound<'_, PyAny>>, fields: Opt
 }
 
 /// The shared controls of one downstream dependency (retry budget, circuit
-/// breaker, cap on in-flight retries), shared by every Operation that names
+/// breaker, retry slots), shared by every Operation that names
 /// it. Thread-safe.
 #[pyclass(module = "retryplan", name = "Dependency", frozen)]
 pub(crate) struct PyDependency {
@@ -75,10 +75,10 @@ impl PyDependency {
         self.inner.breaker().map(|_| PyCircuitBreaker { inner: Source::Dependency(Arc::clone(&self.inner)) })
     }
 
-    /// The dependency's cap on in-flight retries and hedges, or None.
+    /// The dependency's retry slots, or None.
     #[getter]
-    fn retry_slots(&self) -> Option<PyConcurrencyLimit> {
-        self.inner.retry_slots().map(|_| PyConcurrencyLimit { inner: Source::Dependency(Arc::clone(&self.inner)) })
+    fn retry_slots(&self) -> Option<PyRetrySlots> {
+        self.inner.retry_slots().map(|_| PyRetrySlots { inner: Source::Dependency(Arc::clone(&self.inner)) })
     }
 }
 
@@ -347,13 +347,13 @@ impl PyCircuitBreaker {
     }
 }
 
-/// A cap on the retries and hedges in flight at once (a Dependency's `retry_slots`, or its own). Thread-safe.
-#[pyclass(module = "retryplan", name = "ConcurrencyLimit", frozen)]
-pub(crate) struct PyConcurrencyLimit {
-    inner: Source<ConcurrencyLimit>,
+/// Retry slots: how many retries and hedges may run at once (a Dependency's `retry_slots`, or its own). Thread-safe.
+#[pyclass(module = "retryplan", name = "RetrySlots", frozen)]
+pub(crate) struct PyRetrySlots {
+    inner: Source<RetrySlots>,
 }
 
-/// One slot of a ConcurrencyLimit; give it back once, with `release`. Only `try_acquire` makes one.
+/// One slot of a RetrySlots; give it back once, with `release`. Only `try_acquire` makes one.
 #[pyclass(module = "retryplan", name = "RetrySlot", frozen)]
 pub(crate) struct PyRetrySlot {
     cell: GrantCell<RetrySlot>,
@@ -366,42 +366,40 @@ impl PyRetrySlot {
     }
 }
 
-impl PyConcurrencyLimit {
-    fn limit(&self) -> Res<&ConcurrencyLimit> {
+impl PyRetrySlots {
+    fn slots(&self) -> Res<&RetrySlots> {
         self.inner.get("retry_slots", Dependency::retry_slots)
     }
 }
 
 #[pymethods]
-impl PyConcurrencyLimit {
+impl PyRetrySlots {
     #[new]
-    fn new(max_in_flight: &Bound<'_, PyAny>) -> Res<Self> {
-        Ok(PyConcurrencyLimit {
-            inner: Source::Own(Box::new(ConcurrencyLimit::new(u32_arg("max_in_flight", max_in_flight)?))),
-        })
+    fn new(capacity: &Bound<'_, PyAny>) -> Res<Self> {
+        Ok(PyRetrySlots { inner: Source::Own(Box::new(RetrySlots::new(u32_arg("capacity", capacity)?))) })
     }
 
     /// Takes a slot: a RetrySlot, or None when all are taken.
     fn try_acquire(&self) -> Res<Option<PyRetrySlot>> {
-        Ok(self.limit()?.try_acquire().map(|slot| PyRetrySlot { cell: GrantCell::new(slot) }))
+        Ok(self.slots()?.try_acquire().map(|slot| PyRetrySlot { cell: GrantCell::new(slot) }))
     }
 
-    /// Gives a slot back (once, to the limit that granted it).
+    /// Gives a slot back (once, to the slots that granted it).
     fn release(&self, slot: &Bound<'_, PyAny>) -> Res<()> {
-        let limit = self.limit()?;
-        Ok(limit.release(class_arg::<PyRetrySlot>("slot", slot)?.cell.take()?)?)
+        let slots = self.slots()?;
+        Ok(slots.release(class_arg::<PyRetrySlot>("slot", slot)?.cell.take()?)?)
     }
 
-    /// Slots taken now.
+    /// Slots in use now.
     #[getter]
-    fn in_flight(&self) -> Res<u32> {
-        Ok(self.limit()?.in_flight())
+    fn in_use(&self) -> Res<u32> {
+        Ok(self.slots()?.in_use())
     }
 
-    /// The cap.
+    /// How many slots there are.
     #[getter]
-    fn max_in_flight(&self) -> Res<u32> {
-        Ok(self.limit()?.max_in_flight())
+    fn capacity(&self) -> Res<u32> {
+        Ok(self.slots()?.capacity())
     }
 }
 

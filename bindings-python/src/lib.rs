@@ -72,7 +72,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<controls::PyRetryCharge>()?;
     m.add_class::<controls::PyCircuitBreaker>()?;
     m.add_class::<controls::PyBreakerPermit>()?;
-    m.add_class::<controls::PyConcurrencyLimit>()?;
+    m.add_class::<controls::PyRetrySlots>()?;
     m.add_class::<controls::PyRetrySlot>()?;
     m.add_class::<dialects::PyServiceConfig>()?;
     for function in [

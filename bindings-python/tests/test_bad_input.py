@@ -13,7 +13,6 @@ import pytest
 import retryplan
 from retryplan import (
     CircuitBreaker,
-    ConcurrencyLimit,
     Dependency,
     InvalidArgumentError,
     InvalidConfigError,
@@ -21,6 +20,7 @@ from retryplan import (
     Policy,
     RetryBudget,
     RetryplanError,
+    RetrySlots,
 )
 
 NO_ERROR = "none"
@@ -59,7 +59,7 @@ def reported_twice() -> None:
 
 
 def foreign_slot() -> None:
-    mine, other = ConcurrencyLimit(1), ConcurrencyLimit(1)
+    mine, other = RetrySlots(1), RetrySlots(1)
     other.release(mine.try_acquire())  # type: ignore[arg-type]
 
 
@@ -93,9 +93,9 @@ ROWS: List[Row] = [
     Row("wrong type for an argument", "ArgumentTypeError", "invalid_argument", "now",
         lambda: op().poll("1.0")),  # type: ignore[arg-type]
     Row("None for a required argument", "InvalidArgumentError", "invalid_argument", "now", lambda: op().poll(None)),
-    Row("negative count", "InvalidArgumentError", "invalid_argument", "max_in_flight", lambda: ConcurrencyLimit(-1)),
-    Row("count beyond 32 bits", "InvalidArgumentError", "invalid_argument", "max_in_flight",
-        lambda: ConcurrencyLimit(2**32)),
+    Row("negative count", "InvalidArgumentError", "invalid_argument", "capacity", lambda: RetrySlots(-1)),
+    Row("count beyond 32 bits", "InvalidArgumentError", "invalid_argument", "capacity",
+        lambda: RetrySlots(2**32)),
     Row("NaN in a configuration", "InvalidConfigError", "invalid_config", "attempt_timeout.fraction_of_remaining",
         lambda: Policy.from_dict({"attempt_timeout": {"fraction_of_remaining": math.nan}})),
     Row("Infinity in a configuration", "InvalidConfigError", "invalid_config",
@@ -153,8 +153,8 @@ def test_a_huge_value_is_quoted_as_an_excerpt() -> None:
 
 def test_a_dependency_reads_its_controls_with_the_same_codes() -> None:
     for text, field in [
-        ('{"max_concurrent_retries": 4294967296}', "max_concurrent_retries"),
-        ('{"max_concurrent_retries": 1.5}', "max_concurrent_retries"),
+        ('{"retry_slots": 4294967296}', "retry_slots"),
+        ('{"retry_slots": 1.5}', "retry_slots"),
         ('{"breaker": {"open_ms": 1000, "open_ms": 2000}}', "breaker.open_ms"),
         ('{"budget": {"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1, "extra": 1}}', "budget.extra"),
     ]:

@@ -11,12 +11,12 @@ import retryplan
 from retryplan import (
     BreakerPermit,
     CircuitBreaker,
-    ConcurrencyLimit,
     Dependency,
     InvalidArgumentError,
     RetryBudget,
     RetryCharge,
     RetrySlot,
+    RetrySlots,
 )
 
 QUOTA = {"kind": "quota", "capacity": 20, "retry_cost": 5, "timeout_retry_cost": 5, "success_increment": 1}
@@ -32,26 +32,38 @@ def refused(name: str, call: Callable[[], Any]) -> InvalidArgumentError:
 
 
 def test_a_dependency_exposes_its_three_controls_under_the_core_names() -> None:
-    dependency = Dependency(budget=QUOTA, breaker=BREAKER, max_concurrent_retries=2)
+    dependency = Dependency(budget=QUOTA, breaker=BREAKER, retry_slots=2)
     assert isinstance(dependency.budget, RetryBudget)
     assert isinstance(dependency.breaker, CircuitBreaker)
     slots = dependency.retry_slots
-    assert isinstance(slots, ConcurrencyLimit) and (slots.in_flight, slots.max_in_flight) == (0, 2)
+    assert isinstance(slots, RetrySlots) and (slots.in_use, slots.capacity) == (0, 2)
     empty = Dependency()
     assert (empty.budget, empty.breaker, empty.retry_slots) == (None, None, None)
 
 
+def test_the_old_names_are_read_for_one_release() -> None:
+    with pytest.warns(DeprecationWarning, match="ConcurrencyLimit is renamed retryplan.RetrySlots"):
+        old = retryplan.ConcurrencyLimit
+    assert old is RetrySlots
+    assert "ConcurrencyLimit" not in retryplan.__all__
+    assert Dependency(max_concurrent_retries=2).retry_slots.capacity == 2  # type: ignore[union-attr]
+    with pytest.raises(retryplan.RetryplanError) as raised:
+        Dependency(retry_slots=2, max_concurrent_retries=2)
+    assert getattr(raised.value, "field", None) == "max_concurrent_retries"
+    assert "both `retry_slots` and its old name `max_concurrent_retries`" in str(raised.value)
+
+
 def test_handles_share_the_dependency_state() -> None:
-    dependency = Dependency(budget=QUOTA, breaker=BREAKER, max_concurrent_retries=1)
+    dependency = Dependency(budget=QUOTA, breaker=BREAKER, retry_slots=1)
     slot = dependency.retry_slots.try_acquire()  # type: ignore[union-attr]
     assert isinstance(slot, RetrySlot)
     assert dependency.retry_slots.try_acquire() is None  # type: ignore[union-attr]
-    assert dependency.snapshot(now_ms=0)["retries_in_flight"] == 1
+    assert dependency.snapshot(now_ms=0)["retry_slots_in_use"] == 1
     charge = dependency.budget.try_retry(now_ms=0)  # type: ignore[union-attr]
     assert isinstance(charge, RetryCharge) and dependency.snapshot(now_ms=0)["budget"]["available"] == 15
     dependency.retry_slots.release(slot)  # type: ignore[union-attr]
     dependency.budget.on_success(charge=charge, now_ms=1)  # type: ignore[union-attr]
-    assert dependency.snapshot(now_ms=1)["retries_in_flight"] == 0
+    assert dependency.snapshot(now_ms=1)["retry_slots_in_use"] == 0
     assert dependency.snapshot(now_ms=1)["budget"]["available"] == 20
 
 
@@ -86,16 +98,16 @@ def test_a_charge_is_settled_once_by_a_refund_a_failure_or_a_spend() -> None:
 
 
 def test_a_slot_released_twice_is_refused() -> None:
-    limit = ConcurrencyLimit(1)
-    slot = limit.try_acquire()
-    assert slot is not None and limit.in_flight == 1 and limit.try_acquire() is None
-    limit.release(slot)
-    other = limit.try_acquire()
+    slots = RetrySlots(1)
+    slot = slots.try_acquire()
+    assert slot is not None and slots.in_use == 1 and slots.try_acquire() is None
+    slots.release(slot)
+    other = slots.try_acquire()
     assert other is not None
-    refused("slot", lambda: limit.release(slot))
-    assert limit.in_flight == 1, "the second release did not free the slot another holder took"
-    limit.release(other)
-    assert limit.in_flight == 0
+    refused("slot", lambda: slots.release(slot))
+    assert slots.in_use == 1, "the second release did not free the slot another holder took"
+    slots.release(other)
+    assert slots.in_use == 0
 
 
 def test_a_grant_of_another_control_is_refused_and_changes_neither() -> None:
@@ -113,24 +125,24 @@ def test_a_grant_of_another_control_is_refused_and_changes_neither() -> None:
     assert budget_b.snapshot(now_ms=1)["available"] == 15, "B refunded nothing"
     assert budget_a.snapshot(now_ms=1)["available"] == 15 and budget_a.charges_outstanding == 0
 
-    limit_a, limit_b = ConcurrencyLimit(1), ConcurrencyLimit(1)
-    slot, held = limit_a.try_acquire(), limit_b.try_acquire()
-    refused("slot", lambda: limit_b.release(slot))  # type: ignore[arg-type]
-    assert (limit_a.in_flight, limit_b.in_flight) == (0, 1)
-    limit_b.release(held)  # type: ignore[arg-type]
+    slots_a, slots_b = RetrySlots(1), RetrySlots(1)
+    slot, held = slots_a.try_acquire(), slots_b.try_acquire()
+    refused("slot", lambda: slots_b.release(slot))  # type: ignore[arg-type]
+    assert (slots_a.in_use, slots_b.in_use) == (0, 1)
+    slots_b.release(held)  # type: ignore[arg-type]
 
-    dependency_a, dependency_b = Dependency(max_concurrent_retries=1), Dependency(max_concurrent_retries=1)
+    dependency_a, dependency_b = Dependency(retry_slots=1), Dependency(retry_slots=1)
     slot = dependency_a.retry_slots.try_acquire()  # type: ignore[union-attr]
     refused("slot", lambda: dependency_b.retry_slots.release(slot))  # type: ignore[union-attr,arg-type]
 
 
 def test_a_grant_of_another_kind_is_a_type_error_naming_the_argument() -> None:
-    breaker, budget, limit = CircuitBreaker(BREAKER), RetryBudget(QUOTA), ConcurrencyLimit(1)
-    charge, slot = budget.try_retry(now_ms=0), limit.try_acquire()
+    breaker, budget, slots = CircuitBreaker(BREAKER), RetryBudget(QUOTA), RetrySlots(1)
+    charge, slot = budget.try_retry(now_ms=0), slots.try_acquire()
     for call, name in [
         (lambda: breaker.on_success(0.0, charge), "permit"),
         (lambda: budget.on_success(0.0, slot), "charge"),
-        (lambda: limit.release(breaker.try_acquire(0.0)), "slot"),
+        (lambda: slots.release(breaker.try_acquire(0.0)), "slot"),
         (lambda: budget.spend(None), "charge"),
     ]:
         with pytest.raises(retryplan.ArgumentTypeError) as raised:
@@ -139,11 +151,11 @@ def test_a_grant_of_another_kind_is_a_type_error_naming_the_argument() -> None:
 
 
 def test_a_grant_dropped_unsettled_is_given_back() -> None:
-    breaker, budget, limit = CircuitBreaker(BREAKER), RetryBudget(QUOTA), ConcurrencyLimit(1)
+    breaker, budget, slots = CircuitBreaker(BREAKER), RetryBudget(QUOTA), RetrySlots(1)
     breaker.try_acquire(now_ms=0)
     budget.try_retry(now_ms=0)
-    limit.try_acquire()
-    assert (breaker.permits_outstanding, budget.charges_outstanding, limit.in_flight) == (0, 0, 0)
+    slots.try_acquire()
+    assert (breaker.permits_outstanding, budget.charges_outstanding, slots.in_use) == (0, 0, 0)
     assert budget.snapshot(now_ms=0)["available"] == 15, "a dropped charge stays spent"
 
 
@@ -178,15 +190,15 @@ def run_threads(count: int, work: Callable[[int], None]) -> None:
 
 def test_threads_settling_one_grant_succeed_exactly_once() -> None:
     for _ in range(20):
-        budget, breaker, limit = RetryBudget(QUOTA), CircuitBreaker(BREAKER), ConcurrencyLimit(1)
-        charge, permit, slot = budget.try_retry(now_ms=0), breaker.try_acquire(now_ms=0), limit.try_acquire()
+        budget, breaker, slots = RetryBudget(QUOTA), CircuitBreaker(BREAKER), RetrySlots(1)
+        charge, permit, slot = budget.try_retry(now_ms=0), breaker.try_acquire(now_ms=0), slots.try_acquire()
         settled: List[str] = []
 
         def settle(index: int) -> None:
             for name, call in [
                 ("charge", lambda: budget.on_success(now_ms=1, charge=charge)),
                 ("permit", lambda: breaker.on_success(now_ms=1, permit=permit)),
-                ("slot", lambda: limit.release(slot)),  # type: ignore[arg-type]
+                ("slot", lambda: slots.release(slot)),  # type: ignore[arg-type]
             ]:
                 try:
                     call()
@@ -197,11 +209,11 @@ def test_threads_settling_one_grant_succeed_exactly_once() -> None:
         run_threads(4, settle)
         assert sorted(settled) == ["charge", "permit", "slot"]
         assert budget.snapshot(now_ms=1)["available"] == 20, "refunded once, not four times"
-        assert (budget.charges_outstanding, breaker.permits_outstanding, limit.in_flight) == (0, 0, 0)
+        assert (budget.charges_outstanding, breaker.permits_outstanding, slots.in_use) == (0, 0, 0)
 
 
-def test_threads_sharing_a_dependency_never_exceed_its_cap_and_leak_nothing() -> None:
-    dependency = Dependency(budget=QUOTA, breaker=BREAKER, max_concurrent_retries=2)
+def test_threads_sharing_a_dependency_never_exceed_its_retry_slots_and_leak_nothing() -> None:
+    dependency = Dependency(budget=QUOTA, breaker=BREAKER, retry_slots=2)
     slots, budget, breaker = dependency.retry_slots, dependency.budget, dependency.breaker
     assert slots is not None and budget is not None and breaker is not None
     peak: List[int] = []
@@ -211,7 +223,7 @@ def test_threads_sharing_a_dependency_never_exceed_its_cap_and_leak_nothing() ->
             slot = slots.try_acquire()
             if slot is None:
                 continue
-            peak.append(slots.in_flight)
+            peak.append(slots.in_use)
             permit = breaker.try_acquire(now_ms=0)
             charge = budget.try_retry(now_ms=0)
             if charge is not None:
@@ -222,5 +234,5 @@ def test_threads_sharing_a_dependency_never_exceed_its_cap_and_leak_nothing() ->
 
     run_threads(4, work)
     assert peak and max(peak) <= 2
-    assert (slots.in_flight, budget.charges_outstanding, breaker.permits_outstanding) == (0, 0, 0)
+    assert (slots.in_use, budget.charges_outstanding, breaker.permits_outstanding) == (0, 0, 0)
     assert budget.snapshot(now_ms=0)["available"] == 20

@@ -10,7 +10,7 @@
 //!   - `profiles`: named policies, `{"read": {...}, "checkout": {...}}`,
 //!     chosen with `--profile NAME` (`policy` is used when no profile is named);
 //!   - `dependency`: the shared controls (retry budget, circuit breaker,
-//!     in-flight cap) each client holds for the dependency, as in `core`;
+//!     retry slots) each client holds for the dependency, as in `core`;
 //!   - `scenario`: the world `simulate` runs the policy in ([`ScenarioConfig`](crate::scenario::ScenarioConfig)).
 //!
 //! A file is a plan as soon as it has one of those four keys. Every problem is
@@ -252,7 +252,7 @@ fn within(prefix: &str, violations: Vec<retryplan::Violation>) -> impl Iterator<
 
 /// A fresh set of shared controls (one per client and layer in the simulation).
 pub fn new_dependency(config: &DependencyConfig) -> Option<Arc<Dependency>> {
-    let empty = config.budget.is_none() && config.breaker.is_none() && config.max_concurrent_retries.is_none();
+    let empty = config.budget.is_none() && config.breaker.is_none() && config.retry_slots.is_none();
     if empty {
         return None;
     }

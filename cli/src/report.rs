@@ -46,8 +46,8 @@ pub struct BucketReport {
     pub budget_refusals: u64,
     /// Circuit-breaker refusals (any layer).
     pub breaker_refusals: u64,
-    /// In-flight-cap refusals (any layer).
-    pub concurrency_refusals: u64,
+    /// Retry-slot refusals (any layer).
+    pub retry_slot_refusals: u64,
     /// Requests the dependency shed with a full queue.
     pub shed: u64,
     /// Requests the dependency served after the client had given up on them.
@@ -99,8 +99,8 @@ pub struct Summary {
     pub budget_refusals: u64,
     /// Circuit-breaker refusals, any layer.
     pub breaker_refusals: u64,
-    /// In-flight-cap refusals, any layer.
-    pub concurrency_refusals: u64,
+    /// Retry-slot refusals, any layer.
+    pub retry_slot_refusals: u64,
     /// Requests shed by the dependency.
     pub shed: u64,
     /// Requests served after their client had given up.
@@ -178,7 +178,7 @@ pub fn variant_report(
     let mut reports = Vec::with_capacity(run.buckets.len());
     let mut totals = retryplan::Stats::default();
     let (mut operations, mut attempts, mut retries) = (0, 0, 0);
-    let (mut budget, mut breaker, mut concurrency, mut shed, mut late) = (0, 0, 0, 0, 0);
+    let (mut budget, mut breaker, mut retry_slot, mut shed, mut late) = (0, 0, 0, 0, 0);
     let mut peak: f64 = 0.0;
     // The busiest 10 ms slot of each bucket (slots past the last bucket count in it).
     let last_bucket = run.buckets.len().saturating_sub(1);
@@ -213,7 +213,7 @@ pub fn variant_report(
         totals.merge(&top);
         budget += bucket.budget_refusals;
         breaker += bucket.breaker_refusals;
-        concurrency += bucket.concurrency_refusals;
+        retry_slot += bucket.retry_slot_refusals;
         shed += bucket.shed;
         late += bucket.served_late;
         peak = peak.max(per_second(bucket.attempts));
@@ -232,7 +232,7 @@ pub fn variant_report(
             restarts: top.restarts,
             budget_refusals: bucket.budget_refusals,
             breaker_refusals: bucket.breaker_refusals,
-            concurrency_refusals: bucket.concurrency_refusals,
+            retry_slot_refusals: bucket.retry_slot_refusals,
             shed: bucket.shed,
             served_late: bucket.served_late,
             latency_p50_ms: percentile(&bucket.latencies_ms, 0.5),
@@ -260,7 +260,7 @@ pub fn variant_report(
             restarts: totals.restarts,
             budget_refusals: budget,
             breaker_refusals: breaker,
-            concurrency_refusals: concurrency,
+            retry_slot_refusals: retry_slot,
             shed,
             served_late: late,
             latency_p50_ms: percentile(&all_latencies, 0.5),
@@ -419,8 +419,8 @@ pub fn table(scenario: &Scenario, seed: u64, reports: &[VariantReport]) -> Strin
     }
     row("budget refusals (all layers)", &|r| r.summary.budget_refusals.to_string());
     row("breaker refusals (all layers)", &|r| r.summary.breaker_refusals.to_string());
-    if reports.iter().any(|r| r.summary.concurrency_refusals > 0) {
-        row("in-flight cap refusals", &|r| r.summary.concurrency_refusals.to_string());
+    if reports.iter().any(|r| r.summary.retry_slot_refusals > 0) {
+        row("retry slot refusals", &|r| r.summary.retry_slot_refusals.to_string());
     }
     row("shed by the dependency", &|r| r.summary.shed.to_string());
     row("served after the client left", &|r| r.summary.served_late.to_string());

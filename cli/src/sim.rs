@@ -57,8 +57,8 @@ pub struct Bucket {
     pub budget_refusals: u64,
     /// Give-ups with `circuit_open`, at any layer.
     pub breaker_refusals: u64,
-    /// Give-ups with `concurrency_limited`, at any layer.
-    pub concurrency_refusals: u64,
+    /// Give-ups with `no_retry_slot`, at any layer.
+    pub retry_slot_refusals: u64,
     /// Requests the dependency shed (queue full).
     pub shed: u64,
     /// Requests served after their client had given up on them (wasted work).
@@ -460,7 +460,7 @@ impl<'a> Simulation<'a> {
                 match reason {
                     GiveUpReason::BudgetExhausted => bucket.budget_refusals += 1,
                     GiveUpReason::CircuitOpen => bucket.breaker_refusals += 1,
-                    GiveUpReason::ConcurrencyLimited => bucket.concurrency_refusals += 1,
+                    GiveUpReason::NoRetrySlot => bucket.retry_slot_refusals += 1,
                     _ => {}
                 }
                 self.end(slot, false);

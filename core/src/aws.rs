@@ -218,6 +218,6 @@ fn quota(retry_cost: u32, timeout_retry_cost: u32, throttling_retry_cost: Option
             throttling_retry_cost,
         }),
         breaker: None,
-        max_concurrent_retries: None,
+        retry_slots: None,
     }
 }

@@ -131,8 +131,8 @@ pub enum GiveUpReason {
     BudgetExhausted,
     /// The dependency's circuit breaker is open.
     CircuitOpen,
-    /// The cap on in-flight retries to the dependency is reached.
-    ConcurrencyLimited,
+    /// Every retry slot of the dependency is in use.
+    NoRetrySlot,
 }
 
 impl crate::named::Named for GiveUpReason {
@@ -156,7 +156,7 @@ impl GiveUpReason {
         GiveUpReason::Cancelled,
         GiveUpReason::BudgetExhausted,
         GiveUpReason::CircuitOpen,
-        GiveUpReason::ConcurrencyLimited,
+        GiveUpReason::NoRetrySlot,
     ];
 
     /// The stable snake_case name.
@@ -172,7 +172,7 @@ impl GiveUpReason {
             GiveUpReason::Cancelled => "cancelled",
             GiveUpReason::BudgetExhausted => "budget_exhausted",
             GiveUpReason::CircuitOpen => "circuit_open",
-            GiveUpReason::ConcurrencyLimited => "concurrency_limited",
+            GiveUpReason::NoRetrySlot => "no_retry_slot",
         }
     }
 }

@@ -1,8 +1,9 @@
 //! The shared controls of one downstream dependency, in one object.
 //!
-//! A [`Dependency`] bundles an optional retry budget, circuit breaker and cap
-//! on in-flight retries and hedges. Create one per dependency, wrap it in an
-//! [`Arc`], and give it to every operation that calls that dependency
+//! A [`Dependency`] bundles an optional retry budget, circuit breaker and
+//! retry slots (the cap on the retries and hedges running at once). Create
+//! one per dependency, wrap it in an [`Arc`], and give it to every operation
+//! that calls that dependency
 //! ([`OperationOptions::with_dependency`](crate::OperationOptions::with_dependency)):
 //! the operation consults and feeds it at the right moments, so callers never
 //! have to.
@@ -14,9 +15,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::breaker::{BreakerConfig, BreakerSnapshot, CircuitBreaker};
 use crate::budget::{BudgetConfig, BudgetSnapshot, RetryBudget};
-use crate::concurrency::ConcurrencyLimit;
 use crate::error::{ConfigKind, Error};
-use crate::value::{Fields, Value};
+use crate::message::message;
+use crate::retry_slots::RetrySlots;
+use crate::value::{read_error, Fields, FromValue, Value};
 
 /// Which controls a dependency has (JSON, snake_case; every field optional).
 ///
@@ -24,7 +26,7 @@ use crate::value::{Fields, Value};
 /// let config = retryplan::DependencyConfig::from_json(r#"{
 ///     "budget": {"kind": "ratio", "retry_ratio": 0.05, "min_retries_per_second": 10, "window_ms": 10000},
 ///     "breaker": {"trip": {"kind": "consecutive", "failures": 5}, "open_ms": 5000, "half_open_probes": 1},
-///     "max_concurrent_retries": 20
+///     "retry_slots": 20
 /// }"#).unwrap();
 /// let dependency = retryplan::Dependency::new(&config).unwrap();
 /// assert!(dependency.budget().is_some());
@@ -35,13 +37,19 @@ pub struct DependencyConfig {
     pub budget: Option<BudgetConfig>,
     /// The circuit breaker, if any.
     pub breaker: Option<BreakerConfig>,
-    /// The most retries and hedges in flight at once, if capped.
-    pub max_concurrent_retries: Option<u32>,
+    /// How many retries and hedges may run at once, if capped: the count of
+    /// [`RetrySlots`] (read from `max_concurrent_retries`, its old name, too).
+    pub retry_slots: Option<u32>,
 }
+
+/// The old name of `retry_slots`, read for one release.
+const RETRY_SLOTS_OLD_NAME: &str = "max_concurrent_retries";
 
 impl DependencyConfig {
     /// Reads a configuration from a [`Value`] (every field optional; unknown
-    /// fields refused); errors name the dotted field path.
+    /// fields refused); errors name the dotted field path. `retry_slots` may
+    /// be given under its old name, `max_concurrent_retries`, but not under
+    /// both.
     ///
     /// # Errors
     /// [`Error::InvalidConfig`] naming a dependency (its budget's and
@@ -50,13 +58,19 @@ impl DependencyConfig {
         // Each field's error is named as it happens: naming the whole
         // configuration's result would copy it (code in the wasm build).
         let named = ConfigKind::Dependency;
-        let fields = named.reading(Fields::new(value, "", &["budget", "breaker", "max_concurrent_retries"]))?;
-        Ok(DependencyConfig {
-            budget: named.reading(fields.optional("budget", BudgetConfig::read))?,
-            breaker: named.reading(fields.optional("breaker", BreakerConfig::read))?,
-            max_concurrent_retries: named
-                .reading(fields.optional("max_concurrent_retries", crate::value::FromValue::from_value))?,
-        })
+        let fields =
+            named.reading(Fields::new(value, "", &["budget", "breaker", "retry_slots", RETRY_SLOTS_OLD_NAME]))?;
+        let budget = named.reading(fields.optional("budget", BudgetConfig::read))?;
+        let breaker = named.reading(fields.optional("breaker", BreakerConfig::read))?;
+        let retry_slots = named.reading(fields.optional("retry_slots", FromValue::from_value))?;
+        let old_name = named.reading(fields.optional(RETRY_SLOTS_OLD_NAME, FromValue::from_value))?;
+        if retry_slots.is_some() && old_name.is_some() {
+            let message = message!(BothOldAndNewName, "retry_slots", RETRY_SLOTS_OLD_NAME);
+            let mut error = read_error(&fields.path(RETRY_SLOTS_OLD_NAME), message);
+            error.name_config(named);
+            return Err(error);
+        }
+        Ok(DependencyConfig { budget, breaker, retry_slots: retry_slots.or(old_name) })
     }
 }
 
@@ -78,8 +92,8 @@ pub struct DependencySnapshot {
     pub budget: Option<BudgetSnapshot>,
     /// The breaker's state, if it has one.
     pub breaker: Option<BreakerSnapshot>,
-    /// Retries and hedges in flight, if capped.
-    pub retries_in_flight: Option<u32>,
+    /// Retry slots in use, if there are retry slots.
+    pub retry_slots_in_use: Option<u32>,
 }
 
 /// The value, or `None` after collecting its violations.
@@ -102,7 +116,7 @@ fn keep<T>(result: Result<T, Error>, violations: &mut Vec<crate::error::Violatio
 pub struct Dependency {
     budget: Option<RetryBudget>,
     breaker: Option<CircuitBreaker>,
-    retry_slots: Option<ConcurrencyLimit>,
+    retry_slots: Option<RetrySlots>,
 }
 
 impl Dependency {
@@ -120,11 +134,7 @@ impl Dependency {
         // Without `std` the controls are for one thread (`RefCell`): an `Arc`
         // of them is `!Send`, as intended there.
         #[cfg_attr(not(feature = "std"), allow(clippy::arc_with_non_send_sync))]
-        Ok(Arc::new(Dependency {
-            budget,
-            breaker,
-            retry_slots: config.max_concurrent_retries.map(ConcurrencyLimit::new),
-        }))
+        Ok(Arc::new(Dependency { budget, breaker, retry_slots: config.retry_slots.map(RetrySlots::new) }))
     }
 
     #[cfg(feature = "json")]
@@ -148,9 +158,9 @@ impl Dependency {
         self.breaker.as_ref()
     }
 
-    /// The cap on in-flight retries and hedges, if configured.
+    /// The retry slots, if configured.
     #[must_use]
-    pub fn retry_slots(&self) -> Option<&ConcurrencyLimit> {
+    pub fn retry_slots(&self) -> Option<&RetrySlots> {
         self.retry_slots.as_ref()
     }
 
@@ -160,9 +170,28 @@ impl Dependency {
         DependencySnapshot {
             budget: self.budget.as_ref().map(|budget| budget.snapshot(now_ms)),
             breaker: self.breaker.as_ref().map(|breaker| breaker.snapshot(now_ms)),
-            retries_in_flight: self.retry_slots.as_ref().map(ConcurrencyLimit::in_flight),
+            retry_slots_in_use: self.retry_slots.as_ref().map(RetrySlots::in_use),
         }
     }
 }
 
 crate::value::deserialize_through_value!(DependencyConfig, |value, _| DependencyConfig::from_value(value));
+
+#[cfg(all(test, feature = "json"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_slots_are_read_under_their_old_name_but_not_under_both() {
+        let new = DependencyConfig::from_json(r#"{"retry_slots": 3}"#).unwrap();
+        assert_eq!(DependencyConfig::from_json(r#"{"max_concurrent_retries": 3}"#).unwrap(), new);
+        let with_null = r#"{"retry_slots": 3, "max_concurrent_retries": null}"#;
+        assert_eq!(DependencyConfig::from_json(with_null).unwrap(), new, "null is absent, as for every field");
+        let error = DependencyConfig::from_json(r#"{"retry_slots": 3, "max_concurrent_retries": 3}"#).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "invalid dependency configuration at `max_concurrent_retries`: both `retry_slots` and its old name \
+             `max_concurrent_retries` are given; keep `retry_slots` only"
+        );
+    }
+}

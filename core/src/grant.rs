@@ -2,7 +2,7 @@
 //!
 //! A [`CircuitBreaker`](crate::CircuitBreaker) grants [`BreakerPermit`]s, a
 //! [`RetryBudget`](crate::RetryBudget) [`RetryCharge`]s and a
-//! [`ConcurrencyLimit`](crate::ConcurrencyLimit) [`RetrySlot`]s. Each grant
+//! [`RetrySlots`](crate::RetrySlots) [`RetrySlot`]s. Each grant
 //! is an owned token, and the rules are the same for all three:
 //!
 //! - **Single use.** A grant is settled once: a permit by one result or one

@@ -25,7 +25,6 @@ pub mod classify;
 pub mod clock;
 mod codes;
 pub mod compatibility;
-pub mod concurrency;
 pub mod deadline;
 pub mod decision;
 pub mod dependency;
@@ -49,6 +48,7 @@ pub mod profiles;
 pub mod rate_limit;
 pub mod redelivery;
 pub mod retry_after;
+pub mod retry_slots;
 mod rng;
 pub mod stats;
 mod structured_field;
@@ -70,7 +70,6 @@ pub use backoff::{backoff_ceilings_ms, delay_range_ms};
 pub use breaker::{BreakerConfig, BreakerPermit, BreakerSnapshot, BreakerState, CircuitBreaker, TripConfig};
 pub use budget::{BudgetConfig, BudgetSnapshot, RetryBudget, RetryCause, RetryCharge};
 pub use classify::{classify, Class, GrpcCode, Outcome, TransportFailure, Verdict};
-pub use concurrency::{ConcurrencyLimit, RetrySlot};
 pub use deadline::{admit, remaining_budget_ms, Admission};
 pub use decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 pub use dependency::{Dependency, DependencyConfig, DependencySnapshot};
@@ -100,5 +99,10 @@ pub use retry_after::{
     parse_grpc_pushback, parse_retry_after, parse_retry_after_ms_header, parse_retry_after_with, HeaderError, Pushback,
     RetryAfterReading,
 };
+pub use retry_slots::{RetrySlot, RetrySlots};
 pub use stats::{GiveUpCounts, SharedStats, Stats};
 pub use timeline::{explain, Timeline, TimelineStep, Warning};
+
+/// The old name of [`RetrySlots`], kept for one release.
+#[deprecated(note = "renamed `RetrySlots`; this alias is removed in the next release")]
+pub type ConcurrencyLimit = RetrySlots;

@@ -18,7 +18,7 @@ pub struct GiveUpCounts {
     pub cancelled: u64,
     pub budget_exhausted: u64,
     pub circuit_open: u64,
-    pub concurrency_limited: u64,
+    pub no_retry_slot: u64,
 }
 
 impl GiveUpCounts {
@@ -54,7 +54,7 @@ impl GiveUpCounts {
             GiveUpReason::Cancelled => &mut self.cancelled,
             GiveUpReason::BudgetExhausted => &mut self.budget_exhausted,
             GiveUpReason::CircuitOpen => &mut self.circuit_open,
-            GiveUpReason::ConcurrencyLimited => &mut self.concurrency_limited,
+            GiveUpReason::NoRetrySlot => &mut self.no_retry_slot,
         }
     }
 

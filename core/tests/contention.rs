@@ -1,13 +1,12 @@
 //! Shared controls under contention: several threads hammering one budget,
-//! one breaker and one in-flight cap keep exact accounting.
+//! one breaker and one set of retry slots keep exact accounting.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::thread;
 
 use retryplan::{
-    BreakerConfig, BreakerState, BudgetConfig, BudgetSnapshot, CircuitBreaker, ConcurrencyLimit, RetryBudget,
-    TripConfig,
+    BreakerConfig, BreakerState, BudgetConfig, BudgetSnapshot, CircuitBreaker, RetryBudget, RetrySlots, TripConfig,
 };
 
 const THREADS: usize = 4;
@@ -101,7 +100,7 @@ fn a_token_bucket_counts_every_event_across_threads() {
 }
 
 #[test]
-fn a_breaker_and_a_cap_stay_consistent_across_threads() {
+fn a_breaker_and_retry_slots_stay_consistent_across_threads() {
     let breaker = Arc::new(
         CircuitBreaker::new(&BreakerConfig {
             trip: TripConfig::Consecutive { failures: u32::MAX },
@@ -110,14 +109,14 @@ fn a_breaker_and_a_cap_stay_consistent_across_threads() {
         })
         .unwrap(),
     );
-    let cap = Arc::new(ConcurrencyLimit::new(3));
+    let slots = Arc::new(RetrySlots::new(3));
     let peak = Arc::new(AtomicU64::new(0));
-    let (shared_breaker, shared_cap, shared_peak) = (breaker.clone(), cap.clone(), peak.clone());
+    let (shared_breaker, shared_slots, shared_peak) = (breaker.clone(), slots.clone(), peak.clone());
     hammer(move |_| {
         for round in 0..10_000 {
-            if let Some(slot) = shared_cap.try_acquire() {
-                shared_peak.fetch_max(u64::from(shared_cap.in_flight()), Ordering::Relaxed);
-                shared_cap.release(slot).unwrap();
+            if let Some(slot) = shared_slots.try_acquire() {
+                shared_peak.fetch_max(u64::from(shared_slots.in_use()), Ordering::Relaxed);
+                shared_slots.release(slot).unwrap();
             }
             let permit = shared_breaker.try_acquire(0).expect("closed");
             if round % 2 == 0 {
@@ -128,6 +127,6 @@ fn a_breaker_and_a_cap_stay_consistent_across_threads() {
         }
     });
     assert!(peak.load(Ordering::Relaxed) <= 3);
-    assert_eq!(cap.in_flight(), 0, "every slot was given back");
+    assert_eq!(slots.in_use(), 0, "every slot was given back");
     assert_eq!(breaker.snapshot(0).state, BreakerState::Closed);
 }

@@ -122,10 +122,10 @@ fn the_budget_token_is_taken_after_the_wait_and_a_cancelled_waiter_spends_nothin
 }
 
 #[test]
-fn an_open_breaker_refuses_and_in_flight_caps_refuse_retries() {
+fn an_open_breaker_refuses_and_no_retry_slot_refuses_retries() {
     let dependency = Dependency::from_json(
         r#"{"breaker": {"trip": {"kind": "consecutive", "failures": 1}, "open_ms": 1000, "half_open_probes": 1},
-            "max_concurrent_retries": 0}"#,
+            "retry_slots": 0}"#,
     )
     .unwrap();
     let policy = Policy::from_json(r#"{"jitter": {"kind": "none"}}"#).unwrap();
@@ -152,14 +152,14 @@ fn an_open_breaker_refuses_and_in_flight_caps_refuse_retries() {
 
 #[test]
 fn dropping_an_operation_gives_back_its_slots() {
-    let dependency = Dependency::from_json(r#"{"max_concurrent_retries": 1}"#).unwrap();
+    let dependency = Dependency::from_json(r#"{"retry_slots": 1}"#).unwrap();
     let policy = Policy::from_json(r#"{"jitter": {"kind": "none"}}"#).unwrap();
     {
         let mut op = Operation::new(&policy, 0, OperationOptions::new(1).with_dependency(dependency.clone()));
         started(op.poll(0).unwrap());
         op.on_outcome(10, 1, &UNAVAILABLE).unwrap();
         started(op.poll(110).unwrap());
-        assert_eq!(dependency.retry_slots().unwrap().in_flight(), 1);
+        assert_eq!(dependency.retry_slots().unwrap().in_use(), 1);
     }
-    assert_eq!(dependency.retry_slots().unwrap().in_flight(), 0);
+    assert_eq!(dependency.retry_slots().unwrap().in_use(), 0);
 }

@@ -359,7 +359,7 @@ mod shared_controls {
             let mut options = OperationOptions::new(seed);
             if budget {
                 options = options.with_dependency(Dependency::from_json(
-                    r#"{"budget": {"kind": "token_bucket", "max_tokens": 4, "token_ratio": 0.5}, "max_concurrent_retries": 2}"#,
+                    r#"{"budget": {"kind": "token_bucket", "max_tokens": 4, "token_ratio": 0.5}, "retry_slots": 2}"#,
                 ).unwrap());
             }
             let mut operation = Operation::new(&policy, 0, options);

@@ -1,5 +1,5 @@
 //! Random event sequences over several operations and drivers sharing one
-//! dependency (retry budget, circuit breaker, cap on in-flight retries), with
+//! dependency (retry budget, circuit breaker, retry slots), with
 //! the engine's invariants checked after every step:
 //!
 //! - no attempt is scheduled to end after the deadline minus the response
@@ -203,7 +203,7 @@ fn dependency(k: &DependencyKnobs) -> Option<Arc<Dependency>> {
         object.insert("breaker".into(), json!({"trip": trip, "open_ms": h % 3000 + 1, "half_open_probes": f % 3 + 1}));
     }
     if let Some(slots) = k.slots {
-        object.insert("max_concurrent_retries".into(), json!(slots % 4));
+        object.insert("retry_slots".into(), json!(slots % 4));
     }
     Some(Dependency::from_json(&config.to_string()).expect("the knobs make a valid dependency"))
 }
@@ -334,8 +334,8 @@ fn check_controls(dependency: &Dependency, running: usize, all_ended: bool) {
         }
     }
     if let Some(slots) = dependency.retry_slots() {
-        assert!(slots.in_flight() <= slots.max_in_flight());
-        assert!(slots.in_flight() as usize <= running, "{} slots taken, {running} running", slots.in_flight());
+        assert!(slots.in_use() <= slots.capacity());
+        assert!(slots.in_use() as usize <= running, "{} slots taken, {running} running", slots.in_use());
     }
 }
 
@@ -497,6 +497,6 @@ fuzz_target!(|script: Script| {
         assert_eq!(budget.charges_outstanding(), 0);
     }
     if let Some(slots) = dependency.retry_slots() {
-        assert_eq!(slots.in_flight(), 0);
+        assert_eq!(slots.in_use(), 0);
     }
 });

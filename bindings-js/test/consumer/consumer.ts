@@ -11,6 +11,8 @@ import {
   Outcome as Outcomes,
   Policy,
   RetryBudget,
+  RetrySlots,
+  ConcurrencyLimit,
   RetryplanError,
   retryFetch,
   run,
@@ -59,9 +61,13 @@ function describe(decision: Decision): string {
 const dependency: Dependency = Dependency.fromConfig({
   budget: { kind: 'ratio', retryRatio: 0.05, minRetriesPerSecond: 10, windowMs: 10000 },
   breaker: { trip: { kind: 'consecutive', failures: 5 }, openMs: 5000, halfOpenProbes: 1 },
-  maxConcurrentRetries: 20,
+  retrySlots: 20,
 });
-const inFlight: number | undefined = dependency.retrySlots?.inFlight;
+const slotsInUse: number | undefined = dependency.retrySlots?.inUse;
+// The old name of RetrySlots (deprecated, kept for one release) is the same class and type.
+const old: ConcurrencyLimit = new ConcurrencyLimit(2);
+const slots: RetrySlots = old;
+if (slots.capacity !== 2) throw new Error('ConcurrencyLimit is RetrySlots');
 const budget = new RetryBudget({ kind: 'quota', capacity: 10, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1 });
 budget.onSuccess(0, budget.tryRetry(0, true));
 const breaker = new CircuitBreaker({ trip: { kind: 'ratio', failureRatio: 0.5, minimumThroughput: 10, windowMs: 1000 }, openMs: 100, halfOpenProbes: 1 });
@@ -69,7 +75,7 @@ const permit: BreakerPermit | undefined = breaker.tryAcquire(0);
 if (permit && !permit.probe) breaker.onFailure(1, permit);
 const hedged = Policy.fromConfig({ ...config, hedging: { delayMs: 50, maxHedgedAttempts: 1 } });
 const http = Outcomes.fromHttp(503, '2', null, Date.now());
-describe({ type: 'await_outcome', inFlight: inFlight ?? 0, untilMs: http.retryAfterMs ?? hedged.maxAttempts });
+describe({ type: 'await_outcome', inFlight: slotsInUse ?? 0, untilMs: http.retryAfterMs ?? hedged.maxAttempts });
 
 const operation = new Operation(policy, performance.now(), { seed: 42, dependency });
 const first = operation.poll(performance.now());

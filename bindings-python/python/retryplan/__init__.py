@@ -31,7 +31,6 @@ from ._native import (
     AwaitOutcome,
     BreakerPermit,
     CircuitBreaker,
-    ConcurrencyLimit,
     Decision,
     Dependency,
     Driver,
@@ -47,6 +46,7 @@ from ._native import (
     RetryBudget,
     RetryCharge,
     RetrySlot,
+    RetrySlots,
     ServiceConfig,
     Sleep,
     StartAttempt,
@@ -146,8 +146,19 @@ _RENAMED = ("InvalidPolicyJsonError",)
 _MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
 
 
+# Old names kept for one release: reading one warns (DeprecationWarning) and gives the new.
+_RENAMED = {"ConcurrencyLimit": "RetrySlots"}
+
+
 def __getattr__(name: str) -> object:
     """Import enums, exceptions and helpers on first use (PEP 562), so ``import retryplan`` stays cheap."""
+    if name in _RENAMED:
+        import warnings
+
+        new = _RENAMED[name]
+        message = f"retryplan.{name} is renamed retryplan.{new}; the old name goes in the next release"
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        return globals()[new]
     module = _MODULE_OF.get(name)
     if module is None and name in _RENAMED:
         # A deprecated alias: `_errors` warns on each access; never cached here, so every use warns.
@@ -188,7 +199,6 @@ __all__ = [
     "BreakerPermit",
     "CallerError",
     "CircuitBreaker",
-    "ConcurrencyLimit",
     "Classification",
     "ConfigurationError",
     "Decision",
@@ -222,6 +232,7 @@ __all__ = [
     "RetryBudget",
     "RetryCharge",
     "RetrySlot",
+    "RetrySlots",
     "RetryplanError",
     "ServerDataError",
     "ServiceConfig",

@@ -37,8 +37,8 @@ class GiveUpReason(_StrEnum):
     """The dependency's retry budget refused the retry."""
     CIRCUIT_OPEN = "circuit_open"
     """The dependency's circuit breaker is open."""
-    CONCURRENCY_LIMITED = "concurrency_limited"
-    """The cap on in-flight retries to the dependency is reached."""
+    NO_RETRY_SLOT = "no_retry_slot"
+    """Every retry slot of the dependency is in use."""
 
 
 class TransportFailure(_StrEnum):

@@ -540,7 +540,7 @@ def admit(*, reserve_ms: int, minimum_useful_ms: int, deadline_ms: int, now_ms: 
 @final
 class Dependency:
     """The shared controls of one downstream dependency: retry budget, circuit breaker,
-    cap on in-flight retries. Pass it to every Operation calling that dependency. Thread-safe.
+    retry slots. Pass it to every Operation calling that dependency. Thread-safe.
 
     ``Dependency(budget={"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1})``
     """
@@ -562,8 +562,8 @@ class Dependency:
     def breaker(self) -> Optional["CircuitBreaker"]:
         """The dependency's circuit breaker, or None."""
     @property
-    def retry_slots(self) -> Optional["ConcurrencyLimit"]:
-        """The dependency's cap on in-flight retries and hedges, or None."""
+    def retry_slots(self) -> Optional["RetrySlots"]:
+        """The dependency's retry slots, or None."""
 
 @final
 class RetryCharge:
@@ -659,27 +659,27 @@ class CircuitBreaker:
 
 @final
 class RetrySlot:
-    """One slot of a ConcurrencyLimit; give it back once, with ``ConcurrencyLimit.release``.
+    """One slot of a RetrySlots; give it back once, with ``RetrySlots.release``.
 
-    Only ``ConcurrencyLimit.try_acquire`` makes one; a second use raises ``InvalidArgumentError``.
+    Only ``RetrySlots.try_acquire`` makes one; a second use raises ``InvalidArgumentError``.
     """
 
 @final
-class ConcurrencyLimit:
-    """A cap on the retries and hedges in flight at once (a Dependency's ``retry_slots``, or its own). Thread-safe."""
+class RetrySlots:
+    """Retry slots: how many retries and hedges may run at once (a Dependency's ``retry_slots``, or its own). Thread-safe."""
 
-    def __new__(cls, max_in_flight: int) -> "ConcurrencyLimit":
-        """A cap of ``max_in_flight`` (0 refuses every retry and hedge)."""
+    def __new__(cls, capacity: int) -> "RetrySlots":
+        """``capacity`` slots (0 refuses every retry and hedge)."""
     def try_acquire(self) -> Optional[RetrySlot]:
         """Takes a slot: a RetrySlot, or None when all are taken."""
     def release(self, slot: RetrySlot) -> None:
-        """Gives a slot back (once, to the limit that granted it)."""
+        """Gives a slot back (once, to the slots that granted it)."""
     @property
-    def in_flight(self) -> int:
-        """Slots taken now."""
+    def in_use(self) -> int:
+        """Slots in use now."""
     @property
-    def max_in_flight(self) -> int:
-        """The cap."""
+    def capacity(self) -> int:
+        """How many slots there are."""
 
 @overload
 def redeliver(policy: Policy, attempts: int, outcome: Outcome, first_seen: float, now: float) -> Redelivery:

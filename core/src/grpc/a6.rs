@@ -199,6 +199,6 @@ pub(crate) fn throttling(reader: &mut Reader, max_tokens: u32, token_ratio: f64,
     DependencyConfig {
         budget: Some(BudgetConfig::TokenBucket { max_tokens, token_ratio: f64::from(milli) / 1000.0 }),
         breaker: None,
-        max_concurrent_retries: None,
+        retry_slots: None,
     }
 }

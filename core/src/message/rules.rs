@@ -117,6 +117,8 @@ rules! {
     MissingKind = "missing_kind": "missing field `kind` (one of {0})",
     /// An object that must have exactly one of some keys.
     ExactlyOneOf = "exactly_one_of": "expected an object with exactly one of {0}",
+    /// A field given under both its name and its old name: the name, the old name.
+    BothOldAndNewName = "both_old_and_new_name": "both `{0}` and its old name `{1}` are given; keep `{0}` only",
 
     // The rules of a policy and of the shared controls.
     /// A time above the largest: field, value, the largest.

@@ -27,7 +27,7 @@ impl Operation {
             return Err(GiveUpReason::AttemptsExhausted);
         }
         let Some(slot) = self.running.iter().position(|running| running.is_free()) else {
-            return Err(GiveUpReason::ConcurrencyLimited);
+            return Err(GiveUpReason::NoRetrySlot);
         };
         let last_failure = self.last_failure;
         if let Some(controls) = self.controls.as_mut() {

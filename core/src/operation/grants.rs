@@ -1,5 +1,5 @@
 //! What an attempt takes from a shared [`Dependency`](crate::Dependency) and
-//! how it settles it: a breaker permit, an in-flight slot and a budget token
+//! how it settles it: a breaker permit, a retry slot and a budget token
 //! before an attempt (the **Before every attempt** rule), fed the attempt's
 //! result after it (step 0 of **After an attempt**), or given back unused.
 
@@ -8,11 +8,11 @@ use alloc::sync::Arc;
 use crate::breaker::BreakerPermit;
 use crate::budget::{RetryCause, RetryCharge};
 use crate::classify::{Class, Outcome};
-use crate::concurrency::RetrySlot;
 use crate::decision::GiveUpReason;
 use crate::dependency::Dependency;
 use crate::error::Error;
 use crate::retry_after::Pushback;
+use crate::retry_slots::RetrySlot;
 
 use super::{Start, MAX_IN_FLIGHT};
 
@@ -47,7 +47,7 @@ impl Controls {
     }
 
     /// Takes what the attempt in `slot` needs from the dependency: a breaker
-    /// permit, and for a retry or hedge an in-flight slot and then a budget
+    /// permit, and for a retry or hedge a retry slot and then a budget
     /// token (priced by `last_failure`). On refusal everything taken is given
     /// back and the slot holds nothing.
     pub(super) fn acquire(
@@ -81,7 +81,7 @@ impl Controls {
                 Some(slot) => held.retry_slot = Some(slot),
                 None => {
                     self.release(held);
-                    return Err(GiveUpReason::ConcurrencyLimited);
+                    return Err(GiveUpReason::NoRetrySlot);
                 }
             }
         }

@@ -8,8 +8,8 @@
 //! budget is `deadline - now - response_reserve` (saturating). If it is below
 //! `max(1, minimum_useful_attempt_ms)`, give up with `deadline_insufficient`.
 //! With a shared [`Dependency`](crate::Dependency): an open circuit breaker gives up
-//! (`circuit_open`); a retry or hedge also needs a free in-flight slot
-//! (`concurrency_limited`) and then a retry-budget token (`budget_exhausted`),
+//! (`circuit_open`); a retry or hedge also needs a free retry slot
+//! (`no_retry_slot`) and then a retry-budget token (`budget_exhausted`),
 //! taken only now, after the wait, so a cancelled waiter spends nothing (a
 //! quota prices it by the failure being retried: timeout, throttling or
 //! other, [`RetryCause`]). The
@@ -182,7 +182,7 @@ impl Running {
 /// ```
 ///
 /// Dropping an operation with attempts still running gives back what they
-/// hold from the dependency (breaker probes, in-flight slots).
+/// hold from the dependency (breaker probes, retry slots).
 #[derive(Debug)]
 pub struct Operation {
     /// Shared with every operation made from the same `Arc<Policy>` (see [`SharedPolicy`]).

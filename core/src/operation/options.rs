@@ -32,7 +32,7 @@ pub struct OperationOptions {
     /// A deadline propagated by the caller, on the same clock; the operation's
     /// deadline is the earlier of this and `start + total_budget_ms`.
     pub(super) deadline_ms: Option<u64>,
-    /// The shared controls (budget, breaker, in-flight cap) of the dependency
+    /// The shared controls (budget, breaker, retry slots) of the dependency
     /// this operation calls.
     pub(super) dependency: Option<Arc<Dependency>>,
     /// Whether the request may be repeated by its protocol's rules (an HTTP

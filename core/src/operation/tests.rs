@@ -69,14 +69,14 @@ fn every_grant_is_settled_when_an_attempt_ends_or_the_operation_is_dropped() {
     let dependency = Dependency::from_json(
         r#"{"budget": {"kind": "quota", "capacity": 100, "retry_cost": 5, "timeout_retry_cost": 10, "success_increment": 1},
             "breaker": {"trip": {"kind": "consecutive", "failures": 100}, "open_ms": 1000, "half_open_probes": 1},
-            "max_concurrent_retries": 5}"#,
+            "retry_slots": 5}"#,
     )
     .unwrap();
     let outstanding = |dependency: &Dependency| {
         (
             dependency.breaker().unwrap().permits_outstanding(),
             dependency.budget().unwrap().charges_outstanding(),
-            dependency.retry_slots().unwrap().in_flight(),
+            dependency.retry_slots().unwrap().in_use(),
         )
     };
     // None: the operation is dropped mid-attempt; Some(None): the caller cancels it.

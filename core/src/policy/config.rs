@@ -338,7 +338,7 @@ pub struct HedgingConfig {
     pub delay_ms: u64,
     /// Extra attempts that may run beside the first, 1..=4. Every hedge
     /// counts toward `max_attempts` and needs the same deadline, budget,
-    /// breaker and concurrency checks as a retry.
+    /// breaker and retry-slot checks as a retry.
     pub max_hedged_attempts: u32,
 }
 

@@ -5,12 +5,12 @@ import dev.retryplan.BreakerConfig
 import dev.retryplan.BudgetConfig
 import dev.retryplan.BudgetSnapshot
 import dev.retryplan.CircuitBreaker
-import dev.retryplan.ConcurrencyLimit
 import dev.retryplan.Operation
 import dev.retryplan.OperationOptions
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.RetryBudget
+import dev.retryplan.RetrySlots
 import dev.retryplan.RetryplanException
 import dev.retryplan.TripConfig
 import dev.retryplan.code
@@ -70,7 +70,7 @@ class BadInputTest {
         Row("clock reading beyond 2^53 - 1 ms", "InvalidArgument", "invalid_argument", "now_ms") {
             withOperation { it.poll(1L shl 53) }
         },
-        Row("negative count", "InvalidArgument", "invalid_argument", "max_in_flight") { ConcurrencyLimit(-1) },
+        Row("negative count", "InvalidArgument", "invalid_argument", "capacity") { RetrySlots(-1) },
         Row("NaN in a configuration", "InvalidConfig", "invalid_config", "attempt_timeout.fraction_of_remaining") {
             Policy(defaultPolicyConfig().copy(attemptTimeout = AttemptTimeoutConfig.FractionOfRemaining(Double.NaN)))
         },
@@ -120,7 +120,7 @@ class BadInputTest {
             }
         },
         Row("grant of another control", "InvalidArgument", "invalid_argument", "slot") {
-            ConcurrencyLimit(1).use { mine -> ConcurrencyLimit(1).use { other -> other.release(mine.tryAcquire()!!) } }
+            RetrySlots(1).use { mine -> RetrySlots(1).use { other -> other.release(mine.tryAcquire()!!) } }
         },
         Row("destroyed object", "IllegalStateException", NONE, NONE) {
             val policy = Policy.fromJson(policyJson).also { it.close() }

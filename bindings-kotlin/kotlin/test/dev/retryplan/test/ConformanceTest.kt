@@ -89,7 +89,8 @@ class ConformanceTest {
         }
         val pinned = listOf(
             "policy.json.negative_duration", "policy.json.negative_fixed_timeout", "policy.json.http_status_beyond_16_bits",
-            "policy.json.negative_hedging_delay", "policy.json.negative_redelivery_delay", "dependency.invalid.negative_cap",
+            "policy.json.negative_hedging_delay", "policy.json.negative_redelivery_delay", "dependency.invalid.negative_retry_slots",
+            "dependency.old_name.max_concurrent_retries", "dependency.invalid.old_and_new_name",
             "dependency.invalid.negative_open_ms", "dependency.invalid.negative_max_tokens",
             "policy.valid.aws_2026_rules", "policy.valid.aws_and_http_dialect_fields_together",
             "policy.valid.polly_throttling_base_follows_pollys_rules",

@@ -9,6 +9,7 @@ import dev.retryplan.ConcurrencyLimit
 import dev.retryplan.Dependency
 import dev.retryplan.DependencyConfig
 import dev.retryplan.RetryBudget
+import dev.retryplan.RetrySlots
 import dev.retryplan.RetryplanException
 import dev.retryplan.TripConfig
 import org.junit.jupiter.api.Assertions.assertEquals
@@ -44,11 +45,11 @@ class ControlsTest {
 
     @Test
     fun `a dependency exposes its three controls under the core's names`() {
-        Dependency(DependencyConfig(budget = quota, breaker = breakerConfig, maxConcurrentRetries = 2)).use { dependency ->
+        Dependency(DependencyConfig(budget = quota, breaker = breakerConfig, retrySlots = 2)).use { dependency ->
             val slots = dependency.retrySlots()!!
-            assertEquals(0 to 2, slots.inFlight() to slots.maxInFlight())
+            assertEquals(0 to 2, slots.inUse() to slots.capacity())
             val slot = slots.tryAcquire()!!
-            assertEquals(1, dependency.snapshot(0).retriesInFlight, "the handle is the dependency's own cap")
+            assertEquals(1, dependency.snapshot(0).retrySlotsInUse, "the handle is the dependency's own retry slots")
             val charge = dependency.budget()!!.tryRetry(0, false)!!
             assertEquals(15, (dependency.snapshot(0).budget as BudgetSnapshot.Quota).available)
             slots.release(slot)
@@ -103,16 +104,32 @@ class ControlsTest {
     }
 
     @Test
+    @Suppress("DEPRECATION")
+    fun `the old names are read for one release`() {
+        ConcurrencyLimit(2).use { old ->
+            val slots: RetrySlots = old
+            assertEquals(2, slots.capacity())
+        }
+        Dependency(DependencyConfig(maxConcurrentRetries = 2)).use { assertEquals(2, it.retrySlots()!!.capacity()) }
+        Dependency.fromJson("""{"max_concurrent_retries": 3}""").use { assertEquals(3, it.retrySlots()!!.capacity()) }
+        val both = assertThrows(RetryplanException.InvalidConfig::class.java) {
+            Dependency(DependencyConfig(retrySlots = 2, maxConcurrentRetries = 2))
+        }
+        assertEquals("max_concurrent_retries", both.field)
+        assertTrue("both `retry_slots` and its old name `max_concurrent_retries`" in both.description, both.description)
+    }
+
+    @Test
     fun `a slot released twice is refused`() {
-        ConcurrencyLimit(1).use { limit ->
-            val slot = limit.tryAcquire()!!
-            assertNull(limit.tryAcquire())
-            limit.release(slot)
-            val other = limit.tryAcquire()!!
-            refused("slot") { limit.release(slot) }
-            assertEquals(1, limit.inFlight(), "the second release did not free the slot another holder took")
-            limit.release(other)
-            assertEquals(0, limit.inFlight())
+        RetrySlots(1).use { slots ->
+            val slot = slots.tryAcquire()!!
+            assertNull(slots.tryAcquire())
+            slots.release(slot)
+            val other = slots.tryAcquire()!!
+            refused("slot") { slots.release(slot) }
+            assertEquals(1, slots.inUse(), "the second release did not free the slot another holder took")
+            slots.release(other)
+            assertEquals(0, slots.inUse())
         }
     }
 
@@ -132,22 +149,22 @@ class ControlsTest {
         assertEquals(15 to 15, available(budgetA, 1) to available(budgetB, 1), "B refunded nothing")
         assertEquals(0L, budgetA.chargesOutstanding())
 
-        val (limitA, limitB) = ConcurrencyLimit(1) to ConcurrencyLimit(1)
-        val slot = limitA.tryAcquire()!!
-        val held = limitB.tryAcquire()!!
-        refused("slot") { limitB.release(slot) }
-        assertEquals(0 to 1, limitA.inFlight() to limitB.inFlight())
-        limitB.release(held)
+        val (slotsA, slotsB) = RetrySlots(1) to RetrySlots(1)
+        val slot = slotsA.tryAcquire()!!
+        val held = slotsB.tryAcquire()!!
+        refused("slot") { slotsB.release(slot) }
+        assertEquals(0 to 1, slotsA.inUse() to slotsB.inUse())
+        slotsB.release(held)
 
-        val dependencyA = Dependency(DependencyConfig(maxConcurrentRetries = 1))
-        val dependencyB = Dependency(DependencyConfig(maxConcurrentRetries = 1))
+        val dependencyA = Dependency(DependencyConfig(retrySlots = 1))
+        val dependencyB = Dependency(DependencyConfig(retrySlots = 1))
         refused("slot") { dependencyB.retrySlots()!!.release(dependencyA.retrySlots()!!.tryAcquire()!!) }
-        listOf(breakerA, breakerB, budgetA, budgetB, limitA, limitB, dependencyA, dependencyB).forEach { it.close() }
+        listOf(breakerA, breakerB, budgetA, budgetB, slotsA, slotsB, dependencyA, dependencyB).forEach { it.close() }
     }
 
     @Test
     fun `a grant destroyed unsettled is given back, and refused afterwards`() {
-        Dependency(DependencyConfig(budget = quota, breaker = breakerConfig, maxConcurrentRetries = 1)).use { dependency ->
+        Dependency(DependencyConfig(budget = quota, breaker = breakerConfig, retrySlots = 1)).use { dependency ->
             val (budget, breaker, slots) = Triple(dependency.budget()!!, dependency.breaker()!!, dependency.retrySlots()!!)
             val charge = budget.tryRetry(0, false)!!
             val permit = breaker.tryAcquire(0)!!
@@ -155,7 +172,7 @@ class ControlsTest {
             charge.close()
             permit.destroy()
             slot.close()
-            assertEquals(Triple(0L, 0L, 0), Triple(budget.chargesOutstanding(), breaker.permitsOutstanding(), slots.inFlight()))
+            assertEquals(Triple(0L, 0L, 0), Triple(budget.chargesOutstanding(), breaker.permitsOutstanding(), slots.inUse()))
             assertEquals(15, available(budget), "a charge dropped unsettled stays spent")
             for (reuse in listOf({ budget.onSuccess(1, charge) }, { breaker.onSuccess(1, permit) }, { slots.release(slot) })) {
                 val error = assertThrows(IllegalStateException::class.java, Executable { reuse() })
@@ -184,7 +201,7 @@ class ControlsTest {
         val pool = Executors.newFixedThreadPool(4)
         try {
             repeat(20) {
-                Dependency(DependencyConfig(budget = quota, breaker = breakerConfig, maxConcurrentRetries = 1)).use { dependency ->
+                Dependency(DependencyConfig(budget = quota, breaker = breakerConfig, retrySlots = 1)).use { dependency ->
                     val (budget, breaker, slots) = Triple(dependency.budget()!!, dependency.breaker()!!, dependency.retrySlots()!!)
                     val charge = budget.tryRetry(0, false)!!
                     val permit = breaker.tryAcquire(0)!!
@@ -211,7 +228,7 @@ class ControlsTest {
                     jobs.forEach { it.get() }
                     assertEquals(listOf("charge", "permit", "slot"), settled.sorted())
                     assertEquals(20, available(budget, 1), "refunded once, not four times")
-                    assertEquals(Triple(0L, 0L, 0), Triple(budget.chargesOutstanding(), breaker.permitsOutstanding(), slots.inFlight()))
+                    assertEquals(Triple(0L, 0L, 0), Triple(budget.chargesOutstanding(), breaker.permitsOutstanding(), slots.inUse()))
                 }
             }
         } finally {
@@ -220,10 +237,10 @@ class ControlsTest {
     }
 
     @Test
-    fun `threads sharing a dependency never exceed its cap and leak nothing`() {
+    fun `threads sharing a dependency never exceed its retry slots and leak nothing`() {
         val threads = 4
         val pool = Executors.newFixedThreadPool(threads)
-        Dependency(DependencyConfig(budget = quota, breaker = breakerConfig, maxConcurrentRetries = 2)).use { dependency ->
+        Dependency(DependencyConfig(budget = quota, breaker = breakerConfig, retrySlots = 2)).use { dependency ->
             val (budget, breaker, slots) = Triple(dependency.budget()!!, dependency.breaker()!!, dependency.retrySlots()!!)
             val peaks = ConcurrentLinkedQueue<Int>()
             val barrier = CyclicBarrier(threads)
@@ -232,7 +249,7 @@ class ControlsTest {
                     barrier.await()
                     repeat(200) {
                         val slot = slots.tryAcquire() ?: return@repeat
-                        peaks += slots.inFlight()
+                        peaks += slots.inUse()
                         val permit = breaker.tryAcquire(0)
                         budget.tryRetry(0, false)?.let { budget.onSuccess(0, it) }
                         permit?.let { breaker.onSuccess(0, it) }
@@ -243,7 +260,7 @@ class ControlsTest {
             jobs.forEach { it.get() }
             pool.shutdown()
             assertTrue(peaks.isNotEmpty() && peaks.max() <= 2, "peak ${peaks.maxOrNull()}")
-            assertEquals(Triple(0L, 0L, 0), Triple(budget.chargesOutstanding(), breaker.permitsOutstanding(), slots.inFlight()))
+            assertEquals(Triple(0L, 0L, 0), Triple(budget.chargesOutstanding(), breaker.permitsOutstanding(), slots.inUse()))
             assertEquals(20, available(budget))
         }
     }

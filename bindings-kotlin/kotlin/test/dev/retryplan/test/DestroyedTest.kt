@@ -57,7 +57,7 @@ class DestroyedTest {
     @Test
     fun `a destroyed dependency is refused inside the options`() {
         Policy.fromJson(json).use { policy ->
-            val dependency = Dependency(DependencyConfig(maxConcurrentRetries = 1)).also { it.close() }
+            val dependency = Dependency(DependencyConfig(retrySlots = 1)).also { it.close() }
             refused { Operation(policy, 0, OperationOptions(seed = 1, dependency = dependency)) }
         }
     }

@@ -134,12 +134,12 @@ class ErrorsTest {
         }
         assertEquals(ConfigKind.BREAKER to "breaker.open_ms", breaker.config to breaker.field)
         val typed = raises<RetryplanException.InvalidConfig>("invalid_config") {
-            Dependency(DependencyConfig(maxConcurrentRetries = -1))
+            Dependency(DependencyConfig(retrySlots = -1))
         }
         val text = raises<RetryplanException.InvalidConfig>("invalid_config") {
-            Dependency.fromJson("""{"max_concurrent_retries": -1}""")
+            Dependency.fromJson("""{"retry_slots": -1}""")
         }
-        assertEquals(listOf("max_concurrent_retries", "max_concurrent_retries"), listOf(typed.field, text.field))
+        assertEquals(listOf("retry_slots", "retry_slots"), listOf(typed.field, text.field))
         assertEquals(listOf(ConfigKind.DEPENDENCY, ConfigKind.DEPENDENCY), listOf(typed.config, text.config))
         val service = raises<RetryplanException.InvalidConfig>("invalid_config") { ServiceConfig.fromJson("{", null) }
         assertEquals(ConfigKind.SERVICE_CONFIG to "", service.config to service.field)

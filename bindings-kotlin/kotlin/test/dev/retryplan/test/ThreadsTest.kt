@@ -128,7 +128,7 @@ class ThreadsTest {
         val config = DependencyConfig(
             budget = BudgetConfig.Quota(1_000_000, 5, 10, 1),
             breaker = BreakerConfig(TripConfig.Consecutive(1_000_000), 1_000, 1),
-            maxConcurrentRetries = 1_000,
+            retrySlots = 1_000,
         )
         val zeroWait = """{"max_attempts": 3, "total_budget_ms": 60000, "attempt_timeout": {"fixed_ms": 1000},
             "response_reserve_ms": 0, "minimum_useful_attempt_ms": 1, "jitter": {"kind": "none"},
@@ -155,7 +155,7 @@ class ThreadsTest {
             Stats().use { stats -> repeat(threads * each) { operation(policy, alone, stats) } }
             // The same operations on one thread leave the controls exactly where the threads left them.
             assertEquals(alone.snapshot(0), shared.snapshot(0))
-            assertEquals(0, shared.snapshot(0).retriesInFlight)
+            assertEquals(0, shared.snapshot(0).retrySlotsInUse)
             shared.close()
             alone.close()
         }

@@ -187,10 +187,11 @@ object TypedConfig {
     }
 
     fun dependency(json: Any?): DependencyConfig? = typed {
-        val m = obj(json, "budget", "breaker", "max_concurrent_retries")
+        val m = obj(json, "budget", "breaker", "retry_slots", "max_concurrent_retries")
         DependencyConfig(
             budget = m["budget"]?.let(::budget),
             breaker = m["breaker"]?.let(::breaker),
+            retrySlots = m["retry_slots"]?.let(::int),
             maxConcurrentRetries = m["max_concurrent_retries"]?.let(::int),
         )
     }

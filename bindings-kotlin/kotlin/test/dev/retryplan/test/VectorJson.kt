@@ -123,7 +123,7 @@ object VectorJson {
     fun dependencySnapshot(d: DependencySnapshot): Map<String, Any?> = mapOf(
         "budget" to d.budget?.let(::budgetSnapshot),
         "breaker" to d.breaker?.let(::breakerSnapshot),
-        "retries_in_flight" to d.retriesInFlight?.toLong(),
+        "retry_slots_in_use" to d.retrySlotsInUse?.toLong(),
     )
 
     fun redelivery(r: Redelivery): Map<String, Any?> = when (r) {
@@ -230,7 +230,7 @@ object VectorJson {
                 "attempts_exhausted" to g.attemptsExhausted, "deadline_insufficient" to g.deadlineInsufficient,
                 "retry_after_exceeds_budget" to g.retryAfterExceedsBudget, "retry_after_above_cap" to g.retryAfterAboveCap,
                 "server_declined_retry" to g.serverDeclinedRetry, "not_retryable" to g.notRetryable, "cancelled" to g.cancelled,
-                "budget_exhausted" to g.budgetExhausted, "circuit_open" to g.circuitOpen, "concurrency_limited" to g.concurrencyLimited,
+                "budget_exhausted" to g.budgetExhausted, "circuit_open" to g.circuitOpen, "no_retry_slot" to g.noRetrySlot,
             ),
         )
     }
