@@ -55,20 +55,18 @@ impl DependencyConfig {
     /// [`Error::InvalidConfig`] naming a dependency (its budget's and
     /// breaker's fields too: `budget.kind`).
     pub fn from_value(value: &Value) -> Result<DependencyConfig, Error> {
-        // Each field's error is named as it happens: naming the whole
-        // configuration's result would copy it (code in the wasm build).
-        let named = ConfigKind::Dependency;
-        let fields =
-            named.reading(Fields::new(value, "", &["budget", "breaker", "retry_slots", RETRY_SLOTS_OLD_NAME]))?;
-        let budget = named.reading(fields.optional("budget", BudgetConfig::read))?;
-        let breaker = named.reading(fields.optional("breaker", BreakerConfig::read))?;
-        let retry_slots = named.reading(fields.optional("retry_slots", FromValue::from_value))?;
-        let old_name = named.reading(fields.optional(RETRY_SLOTS_OLD_NAME, FromValue::from_value))?;
+        ConfigKind::Dependency.reading(DependencyConfig::read(value))
+    }
+
+    fn read(value: &Value) -> Result<DependencyConfig, Error> {
+        let fields = Fields::new(value, "", &["budget", "breaker", "retry_slots", RETRY_SLOTS_OLD_NAME])?;
+        let budget = fields.optional("budget", BudgetConfig::read)?;
+        let breaker = fields.optional("breaker", BreakerConfig::read)?;
+        let retry_slots = fields.optional("retry_slots", FromValue::from_value)?;
+        let old_name = fields.optional(RETRY_SLOTS_OLD_NAME, FromValue::from_value)?;
         if retry_slots.is_some() && old_name.is_some() {
             let message = message!(BothOldAndNewName, "retry_slots", RETRY_SLOTS_OLD_NAME);
-            let mut error = read_error(&fields.path(RETRY_SLOTS_OLD_NAME), message);
-            error.name_config(named);
-            return Err(error);
+            return Err(read_error(&fields.path(RETRY_SLOTS_OLD_NAME), message));
         }
         Ok(DependencyConfig { budget, breaker, retry_slots: retry_slots.or(old_name) })
     }
