@@ -141,13 +141,11 @@ _LAZY = {
     "_async": ("AsyncAttempts", "async_attempts"),
     "_values": ("Admission", "Classification", "Redelivery", "Timeline"),
 }
-#: Names renamed in this release (deprecated aliases, kept for one release).
-_RENAMED = ("InvalidPolicyJsonError",)
 _MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
 
 
 # Old names kept for one release: reading one warns (DeprecationWarning) and gives the new.
-_RENAMED = {"ConcurrencyLimit": "RetrySlots"}
+_RENAMED = {"ConcurrencyLimit": "RetrySlots", "InvalidPolicyJsonError": "InvalidConfigError"}
 
 
 def __getattr__(name: str) -> object:
@@ -158,13 +156,9 @@ def __getattr__(name: str) -> object:
         new = _RENAMED[name]
         message = f"retryplan.{name} is renamed retryplan.{new}; the old name goes in the next release"
         warnings.warn(message, DeprecationWarning, stacklevel=2)
-        return globals()[new]
+        # Never cached under the old name, so every use warns; the new one may be lazy.
+        return globals()[new] if new in globals() else __getattr__(new)
     module = _MODULE_OF.get(name)
-    if module is None and name in _RENAMED:
-        # A deprecated alias: `_errors` warns on each access; never cached here, so every use warns.
-        from . import _errors
-
-        return getattr(_errors, name)
     if module is None:
         raise AttributeError(f"module 'retryplan' has no attribute {name!r}")
     import sys
