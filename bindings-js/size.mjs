@@ -18,17 +18,19 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
 /**
  * The limit of the default entry (wasm + minified glue, gzip -9), in bytes.
  * Issue 14's goal is 30 KB (30720 B) and is NOT met. The limit is the
- * measured size, 76774 B, plus about 0.2 KB, so the download cannot grow
+ * measured size, 77492 B, plus about 0.2 KB, so the download cannot grow
  * unnoticed: raising it is a decision a commit states. It grew from 72718 B
  * (main's single-use grants and control clocks: 75345 B; the JS controls
  * catching up with Python and Kotlin: 75906 B; errors' blame and typed lists
  * and the cheaper operation: 76774 B; the retry slots under one name, with
  * `max_concurrent_retries` still read as their old name for one release and
- * its both-names error: 77118 B with main as of core-shape, so the limit is
- * 77300 B until that alias goes). Lower it as the entry shrinks (README,
+ * its both-names error: 77118 B with main as of core-shape, so the limit was
+ * 77300 B until that alias goes; invalid_config naming the configuration it
+ * read, in the core's readers and the JS-object walk: 77492 B, so 77700 B).
+ * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 77_300;
+const LIMIT = 77_700;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);

@@ -10,7 +10,7 @@ const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 /** The longest string accepted, in UTF-16 code units (1 MiB of ASCII). */
 export const MAX_TEXT = 2 ** 20;
 
-export const refuse = (name, key, a, b) => bindingError(false, name, key, a, b);
+export const refuse = (name, key, a, b) => bindingError(undefined, undefined, name, key, a, b);
 
 /** A JS number, never coerced. */
 export function number(name, value) {

@@ -35,9 +35,13 @@ export function addViolation(error, field, message) {
 /** A warning of the core (`{field, message}`), its message composed here. */
 export const warning = (field, message) => ({ field, message: compose(message) });
 
-/** A refusal of the binding's own (an argument, or a configuration value only JS has): see messages.js BINDING. */
-export function bindingError(json, field, key, a, b) {
-  const error = new RetryplanError(json ? 'invalid_policy_json' : 'invalid_argument', bindingMessage(json, field, key, a, b));
+/**
+ * A refusal of the binding's own (an argument, or with `config`, the name of the configuration being read, and
+ * `configWords`, how the core's message names it, a value only JS has): see messages.js BINDING.
+ */
+export function bindingError(config, configWords, field, key, a, b) {
+  const error = new RetryplanError(config ? 'invalid_config' : 'invalid_argument', bindingMessage(configWords, field, key, a, b));
+  if (config) error.config = config;
   error.field = field;
   return error;
 }

@@ -10,6 +10,12 @@
 /** Stable, language-neutral error codes (the core's `Error::code()`). */
 export type ErrorCode =
   | 'invalid_policy'
+  /** A configuration could not be read (`config` says which, `field` where reading stopped). */
+  | 'invalid_config'
+  /**
+   * @deprecated Renamed `invalid_config` in this release (it was raised for every
+   * configuration, not only a policy's JSON) and no longer produced; listed for one release.
+   */
   | 'invalid_policy_json'
   | 'unknown_profile'
   | 'operation_ended'
@@ -26,6 +32,12 @@ export type ErrorCode =
  * peer sent), "environment" (the random source).
  */
 export type Blame = 'caller' | 'configuration' | 'server' | 'environment';
+
+/**
+ * Which configuration an "invalid_config" error was reading (the core's
+ * `ConfigKind`): the reader called, so a dependency's budget is "dependency".
+ */
+export type ConfigKind = 'policy' | 'dependency' | 'budget' | 'breaker' | 'service_config';
 
 /** One rule an invalid policy breaks. `field` is the dotted snake_case path, e.g. "backoff.cap_ms". */
 export interface Violation {
@@ -49,7 +61,9 @@ export class RetryplanError extends Error {
   readonly known?: string[];
   /** For "invalid_policy": every rule broken. */
   readonly violations?: Violation[];
-  /** For "invalid_policy_json" (where reading stopped), "invalid_argument" (the argument), "invalid_header" (the header) and "unsupported" (the section). */
+  /** For "invalid_config": which configuration could not be read. */
+  readonly config?: ConfigKind;
+  /** For "invalid_config" (where reading stopped), "invalid_argument" (the argument), "invalid_header" (the header) and "unsupported" (the section). */
   readonly field?: string;
 }
 
@@ -385,7 +399,7 @@ export interface StatsCounters {
 export class Policy {
   protected constructor();
   /**
-   * Validates a policy object; throws RetryplanError "invalid_policy" (with violations) or "invalid_policy_json".
+   * Validates a policy object; throws RetryplanError "invalid_policy" (with violations) or "invalid_config".
    * Plain data only: plain or null-prototype objects (any realm), `Map`s with string keys, arrays, strings,
    * finite numbers, booleans and `null`; `undefined` properties are left out.
    */

@@ -10,7 +10,7 @@ import { RULES } from './rules.js';
 /** The index of a rule of the core's table, by its id. */
 const rule = (id) => RULES.findIndex(([known]) => known === id);
 const INVALID_ARGUMENT = rule('invalid_argument');
-const INVALID_POLICY_JSON = rule('invalid_policy_json');
+const INVALID_CONFIG = rule('invalid_config');
 const TEXT = rule('text');
 
 /** A message's text: `[rule index, ...values]`. */
@@ -108,7 +108,7 @@ export const BINDING = {
   headers: (value) => `must be a Headers object or a function, got ${kindOf(value)}`,
   reading: (name) => `must be "strict" or "lenient", got ${quote(name)}`,
   header_value: (value) => `a header value must be a string, null or undefined, got ${kindOf(value)}`,
-  // Reading a configuration (`invalid_policy_json`).
+  // Reading a configuration (`invalid_config`).
   values: (max) => `holds more than ${max} values in all`,
   cycle: () => 'refers back to an object that contains it (a cycle)',
   depth: (max) => `nested more than ${max} levels deep`,
@@ -132,8 +132,11 @@ export const BINDING = {
 
 /**
  * The message of a refusal of the binding's own: `invalid argument `field`:
- * ...`, or with `json` `invalid policy JSON at `field`: ...`, through the
- * core's own templates for the first part.
+ * ...`, or with `configWords` (how the core's message names the
+ * configuration) `invalid dependency configuration at `field`: ...`, through
+ * the core's own templates for the first part.
  */
-export const bindingMessage = (json, field, key, a, b) =>
-  compose([json ? INVALID_POLICY_JSON : INVALID_ARGUMENT, field, [TEXT, BINDING[key]?.(a, b) ?? key]]);
+export const bindingMessage = (configWords, field, key, a, b) => {
+  const words = [TEXT, BINDING[key]?.(a, b) ?? key];
+  return compose(configWords ? [INVALID_CONFIG, configWords, field, words] : [INVALID_ARGUMENT, field, words]);
+};

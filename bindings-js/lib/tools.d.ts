@@ -29,7 +29,7 @@ export class Policy extends lean.Policy {
   static profile(name: ProfileName): Policy;
   /**
    * Validates policy JSON text in the shared snake_case schema (policy files). A key repeated in
-   * the text is refused ("invalid_policy_json" naming it), as in every language; integers beyond
+   * the text is refused ("invalid_config" naming it), as in every language; integers beyond
    * 2^53 are rounded before they are read (JS numbers).
    */
   static fromJson(json: string): Policy;
@@ -52,7 +52,7 @@ export class Stats extends lean.Stats {
 /** The shared controls of one downstream dependency, with JSON text and snapshots. */
 export class Dependency extends lean.Dependency {
   static fromConfig(config: DependencyConfig): Dependency;
-  /** Reads dependency JSON text in the shared snake_case schema (as `Policy.fromJson`). Throws "invalid_policy_json" or "invalid_policy". */
+  /** Reads dependency JSON text in the shared snake_case schema (as `Policy.fromJson`). Throws "invalid_config" (config "dependency") or "invalid_policy". */
   static fromJson(json: string): Dependency;
   clone(): Dependency;
   snapshot(nowMs: number): DependencySnapshot;

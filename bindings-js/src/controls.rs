@@ -39,7 +39,7 @@ pub(crate) fn dependency(handle: u32) -> Result<Arc<rp::Dependency>, JsValue> {
 /// Reads a dependency configuration object (camelCase keys): its handle, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _dependencyFromConfig)]
 pub fn dependency_from_config(config: &JsValue) -> JsValue {
-    handle_js(config_value(config).and_then(|value| keep_dependency(&value)))
+    handle_js(config_value(config, rp::ConfigKind::Dependency).and_then(|value| keep_dependency(&value)))
 }
 
 /// A dependency read from the core's data tree, kept.
@@ -88,7 +88,7 @@ fn budget<T>(handle: u32, use_budget: impl FnOnce(&rp::RetryBudget) -> Result<T,
 /// its handle, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _budgetNew)]
 pub fn budget_new(config: &JsValue) -> JsValue {
-    handle_js(config_value(config).and_then(|value| {
+    handle_js(config_value(config, rp::ConfigKind::Budget).and_then(|value| {
         let config = rp::BudgetConfig::from_value(&value, "budget").map_err(js_error)?;
         let budget = rp::RetryBudget::new(&config).map_err(js_error)?;
         objects::insert(Object::Budget(Control::Own(budget)))
@@ -192,7 +192,7 @@ fn breaker<T>(handle: u32, use_breaker: impl FnOnce(&rp::CircuitBreaker) -> Resu
 /// its handle, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _breakerNew)]
 pub fn breaker_new(config: &JsValue) -> JsValue {
-    handle_js(config_value(config).and_then(|value| {
+    handle_js(config_value(config, rp::ConfigKind::Breaker).and_then(|value| {
         let config = rp::BreakerConfig::from_value(&value, "breaker").map_err(js_error)?;
         let breaker = rp::CircuitBreaker::new(&config).map_err(js_error)?;
         objects::insert(Object::Breaker(Control::Own(breaker)))

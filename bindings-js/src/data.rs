@@ -18,6 +18,7 @@ use alloc::vec::Vec;
 
 use js_sys::{Array, JsString, Map, Object, Reflect};
 use retryplan::value::{item, join, Number, Value};
+use retryplan::ConfigKind;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::args::{unreadable, MAX_TEXT};
@@ -59,14 +60,16 @@ pub(crate) enum Source {
 /// cycles) and how many values it has read.
 struct Reading {
     source: Source,
+    /// The configuration being read, which every reading error names.
+    config: ConfigKind,
     ancestors: Vec<JsValue>,
     values: usize,
 }
 
-/// An `invalid_policy_json` error at `field`: `rule` is the key of its words
-/// in `lib/messages.js`, `value` what they name.
-fn reading_error(field: &str, rule: &str, value: &JsValue) -> JsValue {
-    binding_error(true, field, rule, value, &JsValue::UNDEFINED)
+/// An `invalid_config` error naming `config` at `field`: `rule` is the key
+/// of its words in `lib/messages.js`, `value` what they name.
+pub(crate) fn reading_error(config: ConfigKind, field: &str, rule: &str, value: &JsValue) -> JsValue {
+    binding_error(Some(config.name()), Some(config.words()), field, rule, value, &JsValue::UNDEFINED)
 }
 
 /// `maxAttempts` -> `max_attempts`.
@@ -106,15 +109,17 @@ fn camel_case(key: &str) -> String {
 /// with string keys. Properties that are `undefined` are left out, as
 /// `JSON.stringify` does. Anything else (a function, a bigint, a class
 /// instance or a `Date`, whose fields `JSON.stringify` would change or drop, a
-/// cycle) is an `invalid_policy_json` error naming the field.
-pub(crate) fn from_js(value: &JsValue, source: Source) -> Result<Value, JsValue> {
-    read(value, "", &mut Reading { source, ancestors: Vec::new(), values: 0 })
+/// cycle) is an `invalid_config` error naming `config` and the field.
+pub(crate) fn from_js(value: &JsValue, source: Source, config: ConfigKind) -> Result<Value, JsValue> {
+    read(value, "", &mut Reading { source, config, ancestors: Vec::new(), values: 0 })
 }
 
 /// A JS string as Rust text, or the reading error naming `path`.
-fn string(string: &JsString, path: &str) -> Result<String, JsValue> {
+fn string(string: &JsString, path: &str, config: ConfigKind) -> Result<String, JsValue> {
     match unreadable(string) {
-        Some((rule, detail)) => Err(binding_error(true, path, rule, &detail, &JsValue::from(MAX_TEXT))),
+        Some((rule, detail)) => {
+            Err(binding_error(Some(config.name()), Some(config.words()), path, rule, &detail, &JsValue::from(MAX_TEXT)))
+        }
         None => Ok(String::from(string)),
     }
 }
@@ -122,7 +127,7 @@ fn string(string: &JsString, path: &str) -> Result<String, JsValue> {
 fn read(value: &JsValue, path: &str, reading: &mut Reading) -> Result<Value, JsValue> {
     reading.values += 1;
     if reading.values > MAX_VALUES {
-        return Err(reading_error(path, "values", &JsValue::from_f64(MAX_VALUES as f64)));
+        return Err(reading_error(reading.config, path, "values", &JsValue::from_f64(MAX_VALUES as f64)));
     }
     if value.is_null() {
         return Ok(Value::Null);
@@ -134,15 +139,15 @@ fn read(value: &JsValue, path: &str, reading: &mut Reading) -> Result<Value, JsV
         return Ok(Value::Number(Number::from_f64(number)));
     }
     if let Some(text) = value.dyn_ref::<JsString>() {
-        return string(text, path).map(Value::String);
+        return string(text, path, reading.config).map(Value::String);
     }
     let container = Array::is_array(value) || (value.is_object() && !value.is_function());
     if container {
         if reading.ancestors.iter().any(|ancestor| Object::is(ancestor, value)) {
-            return Err(reading_error(path, "cycle", &JsValue::UNDEFINED));
+            return Err(reading_error(reading.config, path, "cycle", &JsValue::UNDEFINED));
         }
         if reading.ancestors.len() >= MAX_DEPTH {
-            return Err(reading_error(path, "depth", &JsValue::from_f64(MAX_DEPTH as f64)));
+            return Err(reading_error(reading.config, path, "depth", &JsValue::from_f64(MAX_DEPTH as f64)));
         }
         reading.ancestors.push(value.clone());
         let read = read_container(value, path, reading);
@@ -151,7 +156,7 @@ fn read(value: &JsValue, path: &str, reading: &mut Reading) -> Result<Value, JsV
             return read;
         }
     }
-    Err(reading_error(path, "plain", value))
+    Err(reading_error(reading.config, path, "plain", value))
 }
 
 /// An array, a plain object or a `Map` as a tree; `None` for any other object.
@@ -195,9 +200,9 @@ fn read_container(value: &JsValue, path: &str, reading: &mut Reading) -> Option<
         }
         let key = entry.get(0);
         let Some(key) = key.dyn_ref::<JsString>() else {
-            return Some(Err(reading_error(path, "map_keys", &JsValue::UNDEFINED)));
+            return Some(Err(reading_error(reading.config, path, "map_keys", &JsValue::UNDEFINED)));
         };
-        let key = match string(key, path) {
+        let key = match string(key, path, reading.config) {
             Ok(key) if reading.source == Source::Camel => snake_case(&key),
             Ok(key) => key,
             Err(error) => return Some(Err(error)),

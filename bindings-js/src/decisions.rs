@@ -71,7 +71,7 @@ pub(crate) fn attempt_list(set: AttemptSet) -> JsValue {
 }
 
 /// A configuration argument (a plain object, camelCase keys) as the core's data
-/// tree; anything else is refused by the core's reader, as in JSON.
-pub(crate) fn config_value(config: &JsValue) -> Result<rp::value::Value, JsValue> {
-    data::from_js(config, Source::Camel)
+/// tree; anything else is refused by the core's reader, as in JSON, naming `kind`.
+pub(crate) fn config_value(config: &JsValue, kind: rp::ConfigKind) -> Result<rp::value::Value, JsValue> {
+    data::from_js(config, Source::Camel, kind)
 }

@@ -81,7 +81,11 @@ fn with<T>(handle: u32, use_config: impl FnOnce(&rp::grpc::ServiceConfig) -> Res
 #[wasm_bindgen(js_name = _serviceConfigRead)]
 pub fn service_config_read(config: &JsValue, json: bool, max_attempts_cap: &JsValue) -> JsValue {
     let read = || {
-        let value = if json { json_value(config)? } else { data::from_js(config, Source::AsWritten)? };
+        let value = if json {
+            json_value(config, rp::ConfigKind::ServiceConfig)?
+        } else {
+            data::from_js(config, Source::AsWritten, rp::ConfigKind::ServiceConfig)?
+        };
         let max_attempts_cap = if max_attempts_cap.is_undefined() || max_attempts_cap.is_null() {
             rp::grpc::DEFAULT_MAX_ATTEMPTS_CAP
         } else {

@@ -127,11 +127,19 @@ extern "C" {
     /// A typed field of a core error (`running`, `known`), as the core gave it.
     #[wasm_bindgen(js_name = addDetail)]
     fn add_detail(error: &JsValue, key: &str, value: JsValue);
-    /// An error of the binding's own (`invalid_argument`, or with `json`
-    /// `invalid_policy_json`) at `field`: the key of its rule in
+    /// An error of the binding's own (`invalid_argument`, or with `config`
+    /// `invalid_config` naming that configuration, `words` how the core's
+    /// message names it) at `field`: the key of its rule in
     /// `lib/messages.js` and up to two values the words name.
     #[wasm_bindgen(js_name = bindingError)]
-    fn binding_error(json: bool, field: &str, rule: &str, a: &JsValue, b: &JsValue) -> JsValue;
+    fn binding_error(
+        config: Option<&str>,
+        words: Option<&str>,
+        field: &str,
+        rule: &str,
+        a: &JsValue,
+        b: &JsValue,
+    ) -> JsValue;
     /// False when the string holds a lone surrogate.
     #[wasm_bindgen(js_name = isWellFormed)]
     fn is_well_formed(text: &JsString) -> bool;
@@ -218,7 +226,7 @@ fn arg_js(arg: &Arg) -> JsValue {
 fn js_error(error: Error) -> JsValue {
     // Exhaustive on purpose: a new core error must be mapped here.
     let field = match &error {
-        Error::InvalidPolicyJson { field, .. } => Some(field.as_str()),
+        Error::InvalidConfig { field, .. } => Some(&**field),
         Error::InvalidArgument { name, .. } | Error::Unsupported { field: name, .. } => Some(*name),
         Error::InvalidHeader(header) => Some(header.header()),
         Error::InvalidPolicy { .. }
@@ -242,6 +250,7 @@ fn js_error(error: Error) -> JsValue {
                 running.iter().map(|attempt| JsValue::from(*attempt)).collect::<Array>().into(),
             );
         }
+        Error::InvalidConfig { config, .. } => add_detail(&value, "config", JsValue::from_str(config.name())),
         Error::UnknownProfile { name, known } => {
             // `profile`, not `name`: a JS error's `name` is its class name.
             add_detail(&value, "profile", JsValue::from_str(name));
@@ -255,12 +264,12 @@ fn js_error(error: Error) -> JsValue {
 /// An `invalid_argument` error of the binding's own: `rule` is the key of its
 /// words in `lib/messages.js` (`BINDING`).
 fn invalid(name: &str, rule: &str) -> JsValue {
-    binding_error(false, name, rule, &JsValue::UNDEFINED, &JsValue::UNDEFINED)
+    binding_error(None, None, name, rule, &JsValue::UNDEFINED, &JsValue::UNDEFINED)
 }
 
 /// [`invalid`] naming the values `a` and `b`.
 fn invalid_with(name: &str, rule: &str, a: &JsValue, b: &JsValue) -> JsValue {
-    binding_error(false, name, rule, a, b)
+    binding_error(None, None, name, rule, a, b)
 }
 
 /// A u64 from the core as a JS number (exact up to 2^53-1, the core's `MAX_MS`).

@@ -31,7 +31,7 @@ pub(crate) fn keep_policy(policy: Result<rp::Policy, rp::Error>) -> Result<u32, 
 /// `RetryplanError`.
 #[wasm_bindgen(js_name = _policyFromConfig)]
 pub fn policy_from_config(config: &JsValue) -> JsValue {
-    handle_js(config_value(config).and_then(|value| {
+    handle_js(config_value(config, rp::ConfigKind::Policy).and_then(|value| {
         keep_policy(rp::PolicyConfig::from_value(&value).and_then(|config| rp::Policy::new(&config)))
     }))
 }

@@ -38,7 +38,7 @@ fn policy<T>(handle: u32, use_policy: impl FnOnce(&rp::Policy) -> Result<T, JsVa
 /// every language): its handle, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _policyFromJson)]
 pub fn policy_from_json(json: &JsValue) -> JsValue {
-    handle_js(json_value(json).and_then(|value| {
+    handle_js(json_value(json, rp::ConfigKind::Policy).and_then(|value| {
         keep_policy(rp::PolicyConfig::from_value(&value).and_then(|config| rp::Policy::new(&config)))
     }))
 }
@@ -101,7 +101,7 @@ pub fn stats_record(handle: u32, decision_value: &JsValue) -> Result<(), JsValue
 /// Reads dependency JSON text (the shared snake_case schema): its handle, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _dependencyFromJson)]
 pub fn dependency_from_json(json: &JsValue) -> JsValue {
-    handle_js(json_value(json).and_then(|value| keep_dependency(&value)))
+    handle_js(json_value(json, rp::ConfigKind::Dependency).and_then(|value| keep_dependency(&value)))
 }
 
 /// Every control's state at `nowMs`: `{budget, breaker, retrySlotsInUse}`, each `null` when absent.
@@ -286,12 +286,12 @@ pub(crate) fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> 
 /// JSON text in the shared snake_case schema as the core's data tree. The
 /// host parses it (`parseJson` in `lib/json.js`, over `JSON.parse`),
 /// keeping a key the text repeats so that the core's reader refuses it, as it
-/// does in every other language; a syntax error is `invalid_policy_json` at
-/// the top level.
-pub(crate) fn json_value(json: &JsValue) -> Result<rp::value::Value, JsValue> {
+/// does in every other language; a syntax error is `invalid_config` naming
+/// `config` at the top level.
+pub(crate) fn json_value(json: &JsValue, config: rp::ConfigKind) -> Result<rp::value::Value, JsValue> {
     let parsed = parse_json(checked_string("json", json)?).map_err(|syntax| {
         let message = js_sys::Reflect::get(&syntax, &JsValue::from_str("message")).unwrap_or_default();
-        crate::binding_error(true, "", "json", &message, &JsValue::UNDEFINED)
+        data::reading_error(config, "", "json", &message)
     })?;
-    data::from_js(&parsed, Source::Json)
+    data::from_js(&parsed, Source::Json, config)
 }

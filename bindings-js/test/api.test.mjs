@@ -268,40 +268,40 @@ test('policy errors list every violation with its field; JSON errors name the pa
     ['max_attempts', 'backoff.cap_ms'],
   );
   assert.equal(error.violations[1].message, 'backoff.cap_ms (100) must be >= backoff.base_ms (200)');
-  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: { baseMs: -5 } }), 'invalid_policy_json').field, 'backoff.base_ms');
-  assert.match(throwsCode(() => Policy.fromConfig({ maxAttemps: 3 }), 'invalid_policy_json').message, /max_attemps/);
-  throwsCode(() => Policy.fromJson('{"max_attempts": 3} {}'), 'invalid_policy_json');
+  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: { baseMs: -5 } }), 'invalid_config').field, 'backoff.base_ms');
+  assert.match(throwsCode(() => Policy.fromConfig({ maxAttemps: 3 }), 'invalid_config').message, /max_attemps/);
+  throwsCode(() => Policy.fromJson('{"max_attempts": 3} {}'), 'invalid_config');
   // A JS number cannot tell 3 from 3.0, so every language accepts a whole number spelt either way.
   assert.equal(Policy.fromJson('{"max_attempts": 3.0}').maxAttempts, 3);
-  assert.equal(throwsCode(() => Policy.fromJson('{"max_attempts": 3.5}'), 'invalid_policy_json').field, 'max_attempts');
+  assert.equal(throwsCode(() => Policy.fromJson('{"max_attempts": 3.5}'), 'invalid_config').field, 'max_attempts');
   const profileError = throwsCode(() => Policy.profile('nope'), 'unknown_profile');
   assert.deepEqual([profileError.blame, profileError.profile, profileError.known], ['configuration', 'nope', profileNames()]);
   // Anything but plain data is refused by the core's reader, naming the field.
-  assert.equal(throwsCode(() => Policy.fromConfig(1n), 'invalid_policy_json').field, '');
-  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: { baseMs: 5n } }), 'invalid_policy_json').field, 'backoff.base_ms');
+  assert.equal(throwsCode(() => Policy.fromConfig(1n), 'invalid_config').field, '');
+  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: { baseMs: 5n } }), 'invalid_config').field, 'backoff.base_ms');
   // Plain data only: a Date or a class instance would lose or change fields through JSON.stringify.
-  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: new Date() }), 'invalid_policy_json').field, 'backoff');
-  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: new (class Backoff {})() }), 'invalid_policy_json').field, 'backoff');
-  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: { multiplier: NaN } }), 'invalid_policy_json').field, 'backoff.multiplier');
-  assert.equal(throwsCode(() => Policy.fromConfig({ totalBudgetMs: Infinity }), 'invalid_policy_json').field, 'total_budget_ms');
+  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: new Date() }), 'invalid_config').field, 'backoff');
+  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: new (class Backoff {})() }), 'invalid_config').field, 'backoff');
+  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: { multiplier: NaN } }), 'invalid_config').field, 'backoff.multiplier');
+  assert.equal(throwsCode(() => Policy.fromConfig({ totalBudgetMs: Infinity }), 'invalid_config').field, 'total_budget_ms');
   // ...but plain objects of every kind: null-prototype, another realm's, and Maps with string keys.
   const bare = Object.assign(Object.create(null), { maxAttempts: 4 });
   assert.equal(Policy.fromConfig(bare).maxAttempts, 4);
   assert.equal(Policy.fromConfig(vm.runInNewContext('({ maxAttempts: 5, backoff: { baseMs: 7 } })')).maxAttempts, 5);
   assert.equal(Policy.fromConfig(new Map([['maxAttempts', 6]])).maxAttempts, 6);
-  assert.equal(throwsCode(() => Policy.fromConfig(new Map([[1, 6]])), 'invalid_policy_json').field, '');
-  assert.equal(throwsCode(() => Policy.fromConfig({ retryOn: { httpStatuses: [503, '504'] } }), 'invalid_policy_json').field, 'retry_on.http_statuses[1]');
+  assert.equal(throwsCode(() => Policy.fromConfig(new Map([[1, 6]])), 'invalid_config').field, '');
+  assert.equal(throwsCode(() => Policy.fromConfig({ retryOn: { httpStatuses: [503, '504'] } }), 'invalid_config').field, 'retry_on.http_statuses[1]');
   const cyclic = { backoff: {} };
   cyclic.backoff.again = cyclic;
-  assert.equal(throwsCode(() => Policy.fromConfig(cyclic), 'invalid_policy_json').field, 'backoff.again');
+  assert.equal(throwsCode(() => Policy.fromConfig(cyclic), 'invalid_config').field, 'backoff.again');
   // Many paths back to the top are refused at the first one (reading them all would take forever).
   let shared = {};
   for (let level = 0; level < 30; level += 1) shared = { a: shared, b: shared };
-  assert.match(throwsCode(() => Policy.fromConfig({ backoff: shared }), 'invalid_policy_json').field, /^backoff(\.a)+$/);
+  assert.match(throwsCode(() => Policy.fromConfig({ backoff: shared }), 'invalid_config').field, /^backoff(\.a)+$/);
   const twice = {};
   twice.a = twice;
   twice.b = twice;
-  assert.equal(throwsCode(() => Policy.fromConfig(twice), 'invalid_policy_json').field, 'a');
+  assert.equal(throwsCode(() => Policy.fromConfig(twice), 'invalid_config').field, 'a');
   // Properties that are undefined are left out, as JSON.stringify does.
   assert.equal(Policy.fromConfig({ maxAttempts: undefined }).maxAttempts, Policy.fromConfig({}).maxAttempts);
 });
@@ -439,7 +439,7 @@ test('Dependency: shared controls from JSON or camelCase objects, handles on the
 
   const error = throwsCode(() => Dependency.fromConfig({ budget: { kind: 'token_bucket', maxTokens: 0, tokenRatio: 0.5 } }), 'invalid_policy');
   assert.deepEqual(error.violations.map((v) => v.field), ['budget.max_tokens']);
-  assert.equal(throwsCode(() => Dependency.fromJson('{"breaker": {"open_ms": 1}}'), 'invalid_policy_json').field, 'breaker.trip');
+  assert.equal(throwsCode(() => Dependency.fromJson('{"breaker": {"open_ms": 1}}'), 'invalid_config').field, 'breaker.trip');
 });
 
 test('RetryBudget, CircuitBreaker and RetrySlots on their own; permits are opaque objects', () => {
@@ -454,7 +454,7 @@ test('RetryBudget, CircuitBreaker and RetrySlots on their own; permits are opaqu
   assert.deepEqual(quota.snapshot(3), { kind: 'quota', available: 10, capacity: 10 });
   const error = throwsCode(() => new RetryBudget({ kind: 'ratio', retryRatio: 2, minRetriesPerSecond: 0, windowMs: 0 }), 'invalid_policy');
   assert.deepEqual(error.violations.map((v) => v.field), ['budget.retry_ratio', 'budget.window_ms']);
-  assert.equal(throwsCode(() => new RetryBudget({ kind: 'nope' }), 'invalid_policy_json').field, 'budget.kind');
+  assert.equal(throwsCode(() => new RetryBudget({ kind: 'nope' }), 'invalid_config').field, 'budget.kind');
 
   const breaker = new CircuitBreaker({ trip: { kind: 'consecutive', failures: 1 }, openMs: 100, halfOpenProbes: 1 });
   const permit = breaker.tryAcquire(0);
@@ -511,4 +511,24 @@ test('every runtime export is declared in lib/index.d.ts', async () => {
   const api = await import('retryplan');
   const missing = Object.keys(api).filter((name) => !new RegExp(`export (function|class|const) ${name}\\b`).test(types));
   assert.deepEqual(missing, []);
+});
+
+test('a reading error names the configuration it read (invalid_config, .config)', () => {
+  const words = { service_config: 'gRPC service' };
+  for (const [config, field, call] of [
+    ['policy', 'max_attemps', () => Policy.fromConfig({ maxAttemps: 3 })],
+    ['policy', 'backoff', () => Policy.fromConfig({ backoff: new Date() })],
+    ['dependency', 'budget.kind', () => Dependency.fromConfig({ budget: { kind: 'leaky' } })],
+    ['dependency', 'breaker', () => Dependency.fromConfig({ breaker: new Date() })],
+    ['dependency', '', () => Dependency.fromJson('[')],
+    ['budget', 'budget.kind', () => new RetryBudget({ kind: 'nope' })],
+    ['breaker', 'breaker.trip', () => new CircuitBreaker({ openMs: 1, halfOpenProbes: 1 })],
+    ['service_config', 'methodConfig', () => tools.ServiceConfig.fromConfig({ methodConfig: {} })],
+    ['service_config', 'methodConfig', () => tools.ServiceConfig.fromConfig({ methodConfig: new Date() })],
+    ['service_config', '', () => tools.ServiceConfig.fromJson('{')],
+  ]) {
+    const error = throwsCode(call, 'invalid_config');
+    assert.deepEqual([error.config, error.field, error.blame], [config, field, 'configuration']);
+    assert.ok(error.message.startsWith(`invalid ${words[config] ?? config} configuration at \`${field}\`: `), error.message);
+  }
 });

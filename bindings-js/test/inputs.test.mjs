@@ -104,9 +104,9 @@ test('a string is a string: numbers, null and objects are a RetryplanError namin
 test('a lone surrogate is refused as a typed error naming the field, never silently replaced', () => {
   const lone = 'safe\ud800';
   const cases = [
-    [() => Policy.fromConfig({ idempotency: lone }), 'invalid_policy_json', 'idempotency'],
-    [() => Policy.fromJson('{"idempotency": "safe\\ud800"}'), 'invalid_policy_json', 'idempotency'],
-    [() => Policy.fromConfig(new Map([['max\udc00Attempts', 3]])), 'invalid_policy_json', ''],
+    [() => Policy.fromConfig({ idempotency: lone }), 'invalid_config', 'idempotency'],
+    [() => Policy.fromJson('{"idempotency": "safe\\ud800"}'), 'invalid_config', 'idempotency'],
+    [() => Policy.fromConfig(new Map([['max\udc00Attempts', 3]])), 'invalid_config', ''],
     [() => Policy.fromJson(`{"jitter": {"kind": "none"}} ${'\ud800'}`), 'invalid_argument', 'json'],
     [() => Policy.profile('read\udfff'), 'invalid_argument', 'name'],
     [() => new Operation(policy, 0, { seed: 1, idempotencyKey: `order-${'\ud83d'}` }), 'invalid_argument', 'idempotencyKey'],
@@ -123,17 +123,17 @@ test('a lone surrogate is refused as a typed error naming the field, never silen
 });
 
 test('Policy.fromJson and Dependency.fromJson refuse a repeated key, naming it, as Rust, Python and Kotlin do', () => {
-  const top = refused(() => Policy.fromJson('{"max_attempts": 2, "max_attempts": 5}'), 'invalid_policy_json');
+  const top = refused(() => Policy.fromJson('{"max_attempts": 2, "max_attempts": 5}'), 'invalid_config');
   assert.equal(top.field, 'max_attempts');
   assert.match(top.message, /duplicate field `max_attempts`/);
-  assert.equal(refused(() => Policy.fromJson('{"backoff": {"base_ms": 10, "cap_ms": 100, "base_ms": 20}}'), 'invalid_policy_json').field, 'backoff.base_ms');
+  assert.equal(refused(() => Policy.fromJson('{"backoff": {"base_ms": 10, "cap_ms": 100, "base_ms": 20}}'), 'invalid_config').field, 'backoff.base_ms');
   // Keys spelt differently in the text are still the same key.
-  assert.equal(refused(() => Policy.fromJson('{"jitter": {"kind": "none", "\\u006bind": "full"}}'), 'invalid_policy_json').field, 'jitter.kind');
-  assert.equal(refused(() => Dependency.fromJson('{"retry_slots": 1, "retry_slots": 2}'), 'invalid_policy_json').field, 'retry_slots');
+  assert.equal(refused(() => Policy.fromJson('{"jitter": {"kind": "none", "\\u006bind": "full"}}'), 'invalid_config').field, 'jitter.kind');
+  assert.equal(refused(() => Dependency.fromJson('{"retry_slots": 1, "retry_slots": 2}'), 'invalid_config').field, 'retry_slots');
   // The same name in different objects is not a repeat; syntax errors are still JSON.parse's.
   assert.equal(Policy.fromJson('{"backoff": {"kind": "constant"}, "jitter": {"kind": "none"}}').maxAttempts, 3);
-  assert.equal(refused(() => Policy.fromJson('{"max_attempts": 2,}'), 'invalid_policy_json').field, '');
-  assert.match(refused(() => Policy.fromJson(`${'['.repeat(100)}${']'.repeat(100)}`), 'invalid_policy_json').message, /nested more than/);
+  assert.equal(refused(() => Policy.fromJson('{"max_attempts": 2,}'), 'invalid_config').field, '');
+  assert.match(refused(() => Policy.fromJson(`${'['.repeat(100)}${']'.repeat(100)}`), 'invalid_config').message, /nested more than/);
 });
 
 test('inputs are bounded so that none can exhaust wasm memory: a huge string or configuration is refused, the object stays usable', () => {
@@ -156,11 +156,11 @@ test('inputs are bounded so that none can exhaust wasm memory: a huge string or 
   driver.pollAction(0);
   assert.equal(refused(() => driver.handleResult(1, 1, { type: 'transport', failure: huge })).field, 'failure');
   assert.equal(refused(() => Policy.fromJson(huge)).field, 'json');
-  assert.equal(refused(() => Policy.fromConfig({ idempotency: huge }), 'invalid_policy_json').field, 'idempotency');
+  assert.equal(refused(() => Policy.fromConfig({ idempotency: huge }), 'invalid_config').field, 'idempotency');
   assert.equal(driver.handleResult(2, 1, { type: 'success' }), 'accepted');
   // A configuration that repeats one list in itself, read value by value, would grow without bound.
   const row = new Array(1000).fill(503);
-  const wide = refused(() => Policy.fromConfig({ retryOn: { httpStatuses: new Array(1000).fill(row) } }), 'invalid_policy_json');
+  const wide = refused(() => Policy.fromConfig({ retryOn: { httpStatuses: new Array(1000).fill(row) } }), 'invalid_config');
   assert.match(wide.message, /more than 100000 values/);
   assert.equal(wasmTrapped(), false);
 });

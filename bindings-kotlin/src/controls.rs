@@ -5,7 +5,7 @@
 //! `Dependency` that bundles the three for operations. All are
 //! thread-safe in the core; these objects only convert. Configurations are
 //! read by the core's reader, as policies are (see `policy.rs`): a negative
-//! `openMs` is `invalid_policy_json` at `breaker.open_ms`, as in JSON.
+//! `openMs` is `invalid_config` at `breaker.open_ms`, as in JSON.
 
 use std::sync::Arc;
 

@@ -262,6 +262,36 @@ pub enum Blame {
     Environment,
 }
 
+/// Which configuration an `InvalidConfig` error was reading: the core's
+/// `ConfigKind` (its `name` lowercased is the snake_case name every binding
+/// uses: `SERVICE_CONFIG` is `service_config`). The reader called names it, so
+/// a dependency's budget is `Dependency`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
+pub enum ConfigKind {
+    /// A retry policy.
+    Policy,
+    /// A dependency's shared controls.
+    Dependency,
+    /// A retry budget on its own.
+    Budget,
+    /// A circuit breaker on its own.
+    Breaker,
+    /// A gRPC service config.
+    ServiceConfig,
+}
+
+impl From<rp::ConfigKind> for ConfigKind {
+    fn from(config: rp::ConfigKind) -> Self {
+        match config {
+            rp::ConfigKind::Policy => ConfigKind::Policy,
+            rp::ConfigKind::Dependency => ConfigKind::Dependency,
+            rp::ConfigKind::Budget => ConfigKind::Budget,
+            rp::ConfigKind::Breaker => ConfigKind::Breaker,
+            rp::ConfigKind::ServiceConfig => ConfigKind::ServiceConfig,
+        }
+    }
+}
+
 impl From<rp::Blame> for Blame {
     fn from(blame: rp::Blame) -> Self {
         match blame {
@@ -284,9 +314,11 @@ pub enum RetryplanError {
     /// The policy breaks one or more rules; every violation is listed.
     #[error("{description}")]
     InvalidPolicy { violations: Vec<Violation>, code: String, blame: Blame, description: String },
-    /// The policy JSON could not be read; `field` is where reading stopped.
+    /// A configuration could not be read: `config` says which, `field` where
+    /// reading stopped. (Renamed from `InvalidPolicyJson`, code
+    /// `invalid_policy_json`: the old name is a deprecated alias for one release.)
     #[error("{description}")]
-    InvalidPolicyJson { field: String, code: String, blame: Blame, description: String },
+    InvalidConfig { config: ConfigKind, field: String, code: String, blame: Blame, description: String },
     /// No built-in profile has this name.
     #[error("{description}")]
     UnknownProfile { name: String, known: Vec<String>, code: String, blame: Blame, description: String },
@@ -326,8 +358,8 @@ impl From<rp::Error> for RetryplanError {
                 blame,
                 description,
             },
-            rp::Error::InvalidPolicyJson { field, .. } => {
-                RetryplanError::InvalidPolicyJson { field, code, blame, description }
+            rp::Error::InvalidConfig { config, field, .. } => {
+                RetryplanError::InvalidConfig { config: config.into(), field: field.into(), code, blame, description }
             }
             rp::Error::UnknownProfile { name, known } => {
                 RetryplanError::UnknownProfile { name, known, code, blame, description }

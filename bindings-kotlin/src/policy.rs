@@ -251,7 +251,7 @@ impl TryFrom<PolicyConfig> for rp::PolicyConfig {
     /// Through the core's one reader: the record becomes the data tree a JSON
     /// text or a JS object becomes (serde's `Serialize`, field names as in the
     /// JSON schema), so a bad value gets the same error code and field path
-    /// in every language (a negative `backoff.baseMs` is `invalid_policy_json`
+    /// in every language (a negative `backoff.baseMs` is `invalid_config`
     /// at `backoff.base_ms`, as in JSON).
     fn try_from(config: PolicyConfig) -> Result<Self> {
         Ok(rp::PolicyConfig::from_value(&Value::from_serialize(&config)?)?)

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use retryplan::value::Value;
+use retryplan::ConfigKind;
 use retryplan::{
     BreakerConfig, BreakerPermit, BudgetConfig, CircuitBreaker, Dependency, DependencyConfig, GiveUpReason, GrantCell,
     RetryBudget, RetryCharge, RetrySlot, RetrySlots, SharedStats,
@@ -17,13 +18,13 @@ use crate::decision::{IntoField, PyDecision};
 use crate::errors::{invalid, Res};
 
 /// A configuration from one dict or keyword arguments, as the core's data tree.
-fn config_value(config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Value> {
+fn config_value(kind: ConfigKind, config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Value> {
     match (config, fields) {
         (Some(_), Some(fields)) if !fields.is_empty() => {
             Err(invalid("config", "pass either one dict or keyword arguments, not both".to_owned()))
         }
-        (Some(config), _) => from_py(config),
-        (None, Some(fields)) => from_py(fields.as_any()),
+        (Some(config), _) => from_py(config, kind),
+        (None, Some(fields)) => from_py(fields.as_any(), kind),
         (None, None) => Ok(Value::Object(Vec::new())),
     }
 }
@@ -41,7 +42,7 @@ impl PyDependency {
     #[new]
     #[pyo3(signature = (config = None, **fields))]
     fn new(config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
-        let config = DependencyConfig::from_value(&config_value(config, fields)?)?;
+        let config = DependencyConfig::from_value(&config_value(ConfigKind::Dependency, config, fields)?)?;
         Ok(PyDependency { inner: Dependency::new(&config)? })
     }
 
@@ -150,7 +151,7 @@ impl PyRetryBudget {
     #[new]
     #[pyo3(signature = (config = None, **fields))]
     fn new(config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
-        let config = BudgetConfig::from_value(&config_value(config, fields)?, "")?;
+        let config = BudgetConfig::from_value(&config_value(ConfigKind::Budget, config, fields)?, "")?;
         Ok(PyRetryBudget { inner: Source::Own(Box::new(RetryBudget::new(&config)?)) })
     }
 
@@ -282,7 +283,7 @@ impl PyCircuitBreaker {
     #[new]
     #[pyo3(signature = (config = None, **fields))]
     fn new(config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
-        let config = BreakerConfig::from_value(&config_value(config, fields)?, "")?;
+        let config = BreakerConfig::from_value(&config_value(ConfigKind::Breaker, config, fields)?, "")?;
         Ok(PyCircuitBreaker { inner: Source::Own(Box::new(CircuitBreaker::new(&config)?)) })
     }
 

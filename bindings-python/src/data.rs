@@ -8,25 +8,26 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use retryplan::value::{join, Number, Value};
-use retryplan::Error;
+use retryplan::{ConfigKind, Error};
 
 use crate::errors::Res;
 
 /// Deeper than any configuration (the deepest field is `breaker.trip.kind`).
 const MAX_DEPTH: usize = 16;
 
-fn reading_error(field: &str, message: String) -> Error {
-    Error::InvalidPolicyJson { field: field.to_owned(), message: message.into() }
+fn reading_error(config: ConfigKind, field: &str, message: String) -> Error {
+    Error::InvalidConfig { config, field: Box::from(field), message: message.into() }
 }
 
 /// Plain data as a tree: None, bool, int, float (NaN and infinities are left
 /// to the reader, which refuses them naming the field), str, list, tuple and
-/// dict with str keys. Anything else is `invalid_policy_json` naming the field.
-pub(crate) fn from_py(obj: &Bound<'_, PyAny>) -> Res<Value> {
-    read(obj, "", 0)
+/// dict with str keys. Anything else is `invalid_config` naming `config`
+/// (the configuration being read) and the field.
+pub(crate) fn from_py(obj: &Bound<'_, PyAny>, config: ConfigKind) -> Res<Value> {
+    read(obj, "", 0, config)
 }
 
-fn read(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> Res<Value> {
+fn read(obj: &Bound<'_, PyAny>, path: &str, depth: usize, config: ConfigKind) -> Res<Value> {
     if obj.is_none() {
         return Ok(Value::Null);
     }
@@ -43,7 +44,8 @@ fn read(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> Res<Value> {
         return match obj.extract::<f64>() {
             Ok(number) => Ok(Value::float(number)),
             Err(_) => {
-                Err(reading_error(path, "expected a number, found an integer beyond any float".to_owned()).into())
+                Err(reading_error(config, path, "expected a number, found an integer beyond any float".to_owned())
+                    .into())
             }
         };
     }
@@ -51,34 +53,41 @@ fn read(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> Res<Value> {
         return Ok(Value::float(number.value()));
     }
     if let Ok(text) = obj.cast::<PyString>() {
-        let text = text.to_cow().map_err(|_| reading_error(path, "a string with a lone surrogate".to_owned()))?;
+        let text =
+            text.to_cow().map_err(|_| reading_error(config, path, "a string with a lone surrogate".to_owned()))?;
         return Ok(Value::String(text.into_owned()));
     }
     let container = obj.is_instance_of::<PyDict>() || obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>();
     if container && depth >= MAX_DEPTH {
-        return Err(reading_error(path, format!("nested more than {MAX_DEPTH} levels deep")).into());
+        return Err(reading_error(config, path, format!("nested more than {MAX_DEPTH} levels deep")).into());
     }
     if let Ok(dict) = obj.cast::<PyDict>() {
         let mut fields = Vec::with_capacity(dict.len());
         for (key, item) in dict.iter() {
             let key = match key.cast::<PyString>() {
-                Ok(key) => key.to_cow().map_err(|_| reading_error(path, "a key with a lone surrogate".to_owned()))?,
-                Err(_) => return Err(reading_error(path, format!("a key that is not text: {}", kind(&key))).into()),
+                Ok(key) => {
+                    key.to_cow().map_err(|_| reading_error(config, path, "a key with a lone surrogate".to_owned()))?
+                }
+                Err(_) => {
+                    return Err(reading_error(config, path, format!("a key that is not text: {}", kind(&key))).into())
+                }
             };
             let key = key.into_owned();
-            let item = read(&item, &join(path, &key), depth + 1)?;
+            let item = read(&item, &join(path, &key), depth + 1, config)?;
             fields.push((key, item));
         }
         return Ok(Value::Object(fields));
     }
     if container {
-        let items =
-            obj.try_iter()?.enumerate().map(|(index, item)| read(&item?, &format!("{path}[{index}]"), depth + 1));
+        let items = obj
+            .try_iter()?
+            .enumerate()
+            .map(|(index, item)| read(&item?, &format!("{path}[{index}]"), depth + 1, config));
         return Ok(Value::List(items.collect::<Res<_>>()?));
     }
     let message =
         format!("expected plain data (None, bool, int, float, str, list, tuple or dict), found {}", kind(obj));
-    Err(reading_error(path, message).into())
+    Err(reading_error(config, path, message).into())
 }
 
 /// `a set`, `an int`: the object's type in words.

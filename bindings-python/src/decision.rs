@@ -4,10 +4,10 @@ use pyo3::prelude::*;
 use pyo3::pyclass_init::PyClassInitializer;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
-use retryplan::{AttemptSet, Decision, GiveUpReason, RequestId};
+use retryplan::{AttemptSet, ConfigKind, Decision, Error, GiveUpReason, RequestId};
 
 use crate::data::{from_py, repr_of, serialized};
-use crate::errors::{invalid, wrong_type, Res};
+use crate::errors::{invalid, wrong_type, Fault, Res};
 
 /// What the caller must do now. One subclass per kind: `StartAttempt`,
 /// `Wait`, `AwaitOutcome`, `Succeeded`, `GaveUp`, `Reconcile`, `Restart`;
@@ -118,7 +118,13 @@ impl PyDecision {
         if !value.is_instance_of::<PyDict>() {
             return Err(wrong_type("value", "a dict", value));
         }
-        let tree = serde_json::to_value(from_py(value)?).map_err(|error| invalid("value", error.to_string()))?;
+        // A decision is not a configuration: what does not convert is an argument refused.
+        let tree = match from_py(value, ConfigKind::Policy) {
+            Err(Fault::Core(Error::InvalidConfig { field, message, .. })) => {
+                return Err(invalid("value", format!("at `{field}`: {message}")))
+            }
+            tree => serde_json::to_value(tree?).map_err(|error| invalid("value", error.to_string()))?,
+        };
         let decision: Decision = serde_json::from_value(tree).map_err(|error| invalid("value", error.to_string()))?;
         Ok(decision_to_py(py, decision)?)
     }

@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use retryplan::aws;
 use retryplan::grpc;
-use retryplan::Dependency;
+use retryplan::{ConfigKind, Dependency};
 
 use crate::args::{str_arg, u32_arg};
 use crate::controls::PyDependency;
@@ -61,7 +61,7 @@ impl PyServiceConfig {
         let options = grpc::ServiceConfigOptions { max_attempts_cap };
         let inner = match config.is_instance_of::<PyString>() {
             true => grpc::ServiceConfig::from_json(&str_arg("config", config)?, options)?,
-            false => grpc::ServiceConfig::from_value(&from_py(config)?, options)?,
+            false => grpc::ServiceConfig::from_value(&from_py(config, ConfigKind::ServiceConfig)?, options)?,
         };
         Ok(PyServiceConfig { inner })
     }

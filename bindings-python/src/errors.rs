@@ -78,10 +78,11 @@ fn exception(py: Python<'_>, fault: Fault) -> PyResult<PyErr> {
                     fields.set_item("violations", pairs)?;
                     "InvalidPolicyError"
                 }
-                Error::InvalidPolicyJson { field, message } => {
+                Error::InvalidConfig { config, field, message } => {
+                    set("config", config.name())?;
                     set("field", field)?;
                     set("detail", &message.to_string())?;
-                    "InvalidPolicyJsonError"
+                    "InvalidConfigError"
                 }
                 Error::UnknownProfile { name, known } => {
                     set("name", name)?;

@@ -4,7 +4,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use retryplan::value::Value;
-use retryplan::{profiles, Policy, PolicyConfig};
+use retryplan::{profiles, ConfigKind, Policy, PolicyConfig};
 
 use crate::args::str_arg;
 use crate::data::{from_py, serialized, to_py};
@@ -29,7 +29,7 @@ impl PyPolicy {
     #[pyo3(signature = (**fields))]
     fn new(fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
         match fields {
-            Some(fields) => from_value(&from_py(fields.as_any())?),
+            Some(fields) => from_value(&from_py(fields.as_any(), ConfigKind::Policy)?),
             None => Ok(PyPolicy { inner: Policy::default() }),
         }
     }
@@ -37,8 +37,8 @@ impl PyPolicy {
     /// A policy from a dict shaped like the JSON schema.
     #[staticmethod]
     fn from_dict(config: &Bound<'_, PyAny>) -> Res<Self> {
-        // Anything but a dict is the reader's to refuse (invalid_policy_json at the top level).
-        from_value(&from_py(config)?)
+        // Anything but a dict is the reader's to refuse (invalid_config at the top level).
+        from_value(&from_py(config, ConfigKind::Policy)?)
     }
 
     /// A policy from JSON text.

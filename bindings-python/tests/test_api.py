@@ -16,7 +16,7 @@ from retryplan import (
     InvalidArgumentError,
     InvalidHeaderError,
     InvalidPolicyError,
-    InvalidPolicyJsonError,
+    InvalidConfigError,
     Operation,
     OperationEndedError,
     Outcome,
@@ -173,9 +173,9 @@ def test_policy_errors_name_every_field() -> None:
     ],
 )
 def test_unreadable_policies_name_the_field(config: dict, field: str) -> None:
-    with pytest.raises(InvalidPolicyJsonError) as raised:
+    with pytest.raises(InvalidConfigError) as raised:
         Policy.from_dict(config)
-    assert raised.value.field == field and raised.value.code == "invalid_policy_json"
+    assert raised.value.field == field and raised.value.code == "invalid_config"
 
 
 def test_a_whole_number_spelt_as_a_float_is_read_as_in_every_language() -> None:
@@ -184,7 +184,7 @@ def test_a_whole_number_spelt_as_a_float_is_read_as_in_every_language() -> None:
 
 
 def test_nan_in_a_policy_is_unreadable() -> None:
-    with pytest.raises(InvalidPolicyJsonError):
+    with pytest.raises(InvalidConfigError):
         Policy(total_budget_ms=math.nan)
 
 
@@ -208,7 +208,7 @@ def test_policy_round_trips_and_pickles(tmp_path) -> None:  # type: ignore[no-un
     path.write_text(json.dumps({"max_attempts": 5}))
     assert Policy.from_file(path).max_attempts == 5
     path.write_text('{"max_attempts": 5,}')
-    with pytest.raises(InvalidPolicyJsonError):
+    with pytest.raises(InvalidConfigError):
         Policy.from_file(str(path))
 
 
@@ -225,7 +225,7 @@ def test_policy_from_toml(tmp_path) -> None:  # type: ignore[no-untyped-def]
     policy = Policy.from_file(path)
     assert policy.max_attempts == 4 and policy.to_dict()["backoff"]["cap_ms"] == 400
     path.write_text("max_attempts = [")
-    with pytest.raises(InvalidPolicyJsonError):
+    with pytest.raises(InvalidConfigError):
         Policy.from_file(path)
     path.write_text("max_attempts = 0\n")
     with pytest.raises(InvalidPolicyError):
@@ -329,9 +329,9 @@ def test_shared_controls_and_redelivery() -> None:
     with pytest.raises(InvalidPolicyError) as raised:
         retryplan.RetryBudget(kind="token_bucket", max_tokens=0, token_ratio=0.1)
     assert raised.value.fields == ("budget.max_tokens",)
-    with pytest.raises(InvalidPolicyJsonError):
+    with pytest.raises(InvalidConfigError):
         retryplan.RetryBudget({"kind": "token_bucket", "max_tokens": -1, "token_ratio": 0.1})
-    with pytest.raises(InvalidPolicyJsonError):
+    with pytest.raises(InvalidConfigError):
         retryplan.Dependency(budgets={})
 
     breaker = retryplan.CircuitBreaker(trip={"kind": "consecutive", "failures": 1}, open_ms=100, half_open_probes=1)
@@ -364,7 +364,7 @@ def test_unrepresentable_numbers_in_a_policy_dict_name_the_field(value: object, 
     for key in path[:-1]:
         inner = inner.setdefault(key, {})
     inner[path[-1]] = value
-    with pytest.raises(InvalidPolicyJsonError) as raised:
+    with pytest.raises(InvalidConfigError) as raised:
         Policy.from_dict(config)
     assert raised.value.field == ".".join(path)
 
@@ -399,7 +399,7 @@ def test_lone_surrogates_are_typed_errors_naming_the_argument_or_field() -> None
             call()
         assert raised.value.name == name and "surrogate" in str(raised.value)
     for config, field in [({"idempotency": LONE}, "idempotency"), ({"backoff": {LONE: 1}}, "backoff")]:
-        with pytest.raises(InvalidPolicyJsonError) as unreadable:
+        with pytest.raises(InvalidConfigError) as unreadable:
             Policy.from_dict(config)
         assert unreadable.value.field == field and "surrogate" in str(unreadable.value)
 
@@ -413,7 +413,7 @@ def test_a_huge_bad_config_value_is_cut_in_the_error() -> None:
         lambda: Policy.from_json('{"idempotency": "' + huge + '"}'),
         lambda: retryplan.Dependency(budget={"kind": huge}),
     ):
-        with pytest.raises(InvalidPolicyJsonError) as raised:
+        with pytest.raises(InvalidConfigError) as raised:
             call()
         assert len(str(raised.value)) < 1_000 and len(raised.value.field) < 100
 
@@ -432,3 +432,80 @@ def test_every_error_class_states_the_cores_blame_for_its_code() -> None:
     assert classes.keys() == blames.keys()
     assert {code: cls.blame for code, cls in classes.items()} == blames
     assert set(retryplan._errors.__all__) >= {cls.__name__ for cls in classes.values()}
+
+
+BLAME_CLASSES = {
+    "caller": retryplan.CallerError,
+    "configuration": retryplan.ConfigurationError,
+    "server": retryplan.ServerDataError,
+    "environment": retryplan.PlatformError,
+}
+
+
+def test_every_error_class_sits_under_the_class_of_its_blame() -> None:
+    # h11's split: one class per blame between RetryplanError and the concrete
+    # classes, each concrete class keeping its builtin base too.
+    from conftest import vector_dir
+
+    blames = json.loads((vector_dir().parent / "messages" / "rules.json").read_text())["blames"]
+    assert set(BLAME_CLASSES) == set(blames.values())
+    for blame, cls in BLAME_CLASSES.items():
+        assert cls.__mro__[1] is retryplan.RetryplanError and cls.blame == blame
+        assert cls.__name__ in retryplan.__all__ and cls.__name__ in retryplan._errors.__all__
+    builtin = {
+        "InvalidPolicyError": ValueError,
+        "InvalidConfigError": ValueError,
+        "UnknownProfileError": LookupError,
+        "UnsupportedError": ValueError,
+        "OperationEndedError": RuntimeError,
+        "AttemptNotRunningError": RuntimeError,
+        "InvalidArgumentError": ValueError,
+        "ArgumentTypeError": TypeError,
+        "InvalidHeaderError": ValueError,
+        "EntropyUnavailableError": OSError,
+    }
+    for name, base in builtin.items():
+        cls = getattr(retryplan, name)
+        under = [blame for blame, blame_class in BLAME_CLASSES.items() if issubclass(cls, blame_class)]
+        assert under == [blames[cls.code]] == [cls.blame], name
+        assert issubclass(cls, base), name
+    assert not issubclass(retryplan.OperationFailed, tuple(BLAME_CLASSES.values()))
+
+
+def test_a_reading_error_names_the_configuration_it_read() -> None:
+    cases = [
+        ("policy", "max_attemps", lambda: Policy.from_dict({"max_attemps": 3})),
+        ("policy", "", lambda: Policy.from_json("not json")),
+        ("dependency", "budget.kind", lambda: retryplan.Dependency({"budget": {"kind": "leaky"}})),
+        ("dependency", "", lambda: retryplan.Dependency.from_json("[")),
+        ("budget", "kind", lambda: retryplan.RetryBudget({"kind": "leaky"})),
+        ("breaker", "trip", lambda: retryplan.CircuitBreaker({"open_ms": 1, "half_open_probes": 1})),
+        ("service_config", "methodConfig", lambda: retryplan.ServiceConfig({"methodConfig": {}})),
+        ("service_config", "", lambda: retryplan.ServiceConfig("{")),
+    ]
+    words = {"service_config": "gRPC service"}
+    for config, field, call in cases:
+        with pytest.raises(InvalidConfigError) as raised:
+            call()
+        error = raised.value
+        assert (error.code, error.blame, error.config, error.field) == ("invalid_config", "configuration", config, field)
+        assert str(error).startswith(f"invalid {words.get(config, config)} configuration at `{field}`: "), error
+        assert isinstance(error, retryplan.ConfigurationError) and isinstance(error, ValueError)
+
+
+def test_the_old_name_is_a_deprecated_alias_for_one_release() -> None:
+    import warnings
+
+    for module in (retryplan, retryplan._errors):
+        with pytest.warns(DeprecationWarning, match="InvalidConfigError"):
+            alias = getattr(module, "InvalidPolicyJsonError")
+        assert alias is InvalidConfigError
+    assert "InvalidPolicyJsonError" not in retryplan.__all__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        from retryplan import InvalidConfigError as again  # the new name never warns
+    assert again is InvalidConfigError
+    with pytest.warns(DeprecationWarning):
+        from retryplan import InvalidPolicyJsonError  # noqa: F401
+    with pytest.raises(InvalidPolicyJsonError):
+        Policy.from_json("{")

@@ -15,7 +15,7 @@ from retryplan import (
     CircuitBreaker,
     Dependency,
     InvalidArgumentError,
-    InvalidPolicyJsonError,
+    InvalidConfigError,
     Operation,
     Policy,
     RetryBudget,
@@ -96,30 +96,30 @@ ROWS: List[Row] = [
     Row("negative count", "InvalidArgumentError", "invalid_argument", "capacity", lambda: RetrySlots(-1)),
     Row("count beyond 32 bits", "InvalidArgumentError", "invalid_argument", "capacity",
         lambda: RetrySlots(2**32)),
-    Row("NaN in a configuration", "InvalidPolicyJsonError", "invalid_policy_json", "attempt_timeout.fraction_of_remaining",
+    Row("NaN in a configuration", "InvalidConfigError", "invalid_config", "attempt_timeout.fraction_of_remaining",
         lambda: Policy.from_dict({"attempt_timeout": {"fraction_of_remaining": math.nan}})),
-    Row("Infinity in a configuration", "InvalidPolicyJsonError", "invalid_policy_json",
+    Row("Infinity in a configuration", "InvalidConfigError", "invalid_config",
         "attempt_timeout.fraction_of_remaining",
         lambda: Policy.from_dict({"attempt_timeout": {"fraction_of_remaining": math.inf}})),
-    Row("negative number in a configuration", "InvalidPolicyJsonError", "invalid_policy_json", "backoff.base_ms",
+    Row("negative number in a configuration", "InvalidConfigError", "invalid_config", "backoff.base_ms",
         lambda: Policy.from_dict({"backoff": {"base_ms": -5}})),
     Row("time beyond 2^53 - 1 ms in a configuration", "InvalidPolicyError", "invalid_policy", "total_budget_ms",
         lambda: Policy.from_dict({"total_budget_ms": 2**53})),
-    Row("number beyond 2^64 in a configuration", "InvalidPolicyJsonError", "invalid_policy_json", "total_budget_ms",
+    Row("number beyond 2^64 in a configuration", "InvalidConfigError", "invalid_config", "total_budget_ms",
         lambda: Policy.from_json('{"total_budget_ms": 18446744073709551616}')),
-    Row("wrong type in a configuration", "InvalidPolicyJsonError", "invalid_policy_json", "max_attempts",
+    Row("wrong type in a configuration", "InvalidConfigError", "invalid_config", "max_attempts",
         lambda: Policy.from_json('{"max_attempts": "3"}')),
-    Row("null in a configuration", "InvalidPolicyJsonError", "invalid_policy_json", "total_budget_ms",
+    Row("null in a configuration", "InvalidConfigError", "invalid_config", "total_budget_ms",
         lambda: Policy.from_json('{"total_budget_ms": null}')),
-    Row("unknown field", "InvalidPolicyJsonError", "invalid_policy_json", "max_attemps",
+    Row("unknown field", "InvalidConfigError", "invalid_config", "max_attemps",
         lambda: Policy.from_json('{"max_attemps": 3}')),
-    Row("duplicate field", "InvalidPolicyJsonError", "invalid_policy_json", "max_attempts",
+    Row("duplicate field", "InvalidConfigError", "invalid_config", "max_attempts",
         lambda: Policy.from_json('{"max_attempts": 3, "max_attempts": 4}')),
     Row("lone surrogate in an argument", "InvalidArgumentError", "invalid_argument", "idempotency_key",
         lambda: Operation(Policy(), now_ms=0, seed=1, idempotency_key="key\ud800")),
-    Row("lone surrogate in a configuration", "InvalidPolicyJsonError", "invalid_policy_json", "idempotency",
+    Row("lone surrogate in a configuration", "InvalidConfigError", "invalid_config", "idempotency",
         lambda: Policy.from_dict({"idempotency": "\ud800"})),
-    Row("huge string in a configuration (10 MB)", "InvalidPolicyJsonError", "invalid_policy_json", "idempotency",
+    Row("huge string in a configuration (10 MB)", "InvalidConfigError", "invalid_config", "idempotency",
         lambda: Policy.from_json('{"idempotency": "' + HUGE + '"}')),
     Row("clock backwards (an operation)", NO_ERROR, NO_ERROR, NO_ERROR, clock_backwards),
     Row("clock far ahead (a breaker, a budget)", NO_ERROR, NO_ERROR, NO_ERROR, clock_far_ahead),
@@ -146,7 +146,7 @@ def test_bad_input_gets_a_typed_error_with_the_code_and_field(row: Row) -> None:
 
 
 def test_a_huge_value_is_quoted_as_an_excerpt() -> None:
-    with pytest.raises(InvalidPolicyJsonError) as raised:
+    with pytest.raises(InvalidConfigError) as raised:
         Policy.from_json('{"idempotency": "' + HUGE + '"}')
     assert "x" * 64 in str(raised.value) and "x" * 65 not in str(raised.value)
 
@@ -158,9 +158,10 @@ def test_a_dependency_reads_its_controls_with_the_same_codes() -> None:
         ('{"breaker": {"open_ms": 1000, "open_ms": 2000}}', "breaker.open_ms"),
         ('{"budget": {"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1, "extra": 1}}', "budget.extra"),
     ]:
-        with pytest.raises(InvalidPolicyJsonError) as raised:
+        with pytest.raises(InvalidConfigError) as raised:
             Dependency.from_json(text)
-        assert raised.value.field == field
+        assert (raised.value.config, raised.value.field) == ("dependency", field)
+        assert str(raised.value).startswith(f"invalid dependency configuration at `{field}`: ")
     with pytest.raises(InvalidArgumentError) as amount:
         RetryBudget(QUOTA).acquire(-1)
     assert amount.value.name == "amount"

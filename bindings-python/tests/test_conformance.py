@@ -19,7 +19,7 @@ from retryplan import (
     Dependency,
     Driver,
     InvalidPolicyError,
-    InvalidPolicyJsonError,
+    InvalidConfigError,
     Operation,
     Outcome,
     Policy,
@@ -66,7 +66,9 @@ def error_value(error: RetryplanError, expected: Any) -> Dict[str, Any]:
     assert error.blame == type(error).blame, f"{error.code}: blame {error.blame!r}, its class says {type(error).blame!r}"
     if isinstance(error, InvalidPolicyError):
         value: Dict[str, Any] = {"code": error.code, "fields": list(error.fields)}
-    elif isinstance(error, (InvalidPolicyJsonError, retryplan.UnsupportedError)):
+    elif isinstance(error, InvalidConfigError):
+        value = {"code": error.code, "config": error.config, "fields": [error.field]}
+    elif isinstance(error, retryplan.UnsupportedError):
         value = {"code": error.code, "fields": [error.field]}
     else:
         value = {"code": error.code}

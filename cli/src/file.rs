@@ -98,7 +98,7 @@ pub fn read(path: &str) -> Result<String, FileError> {
 pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
     let tree = Value::from_json(text).map_err(|error| {
         let message = match error {
-            Error::InvalidPolicyJson { message, .. } => message.to_string(),
+            Error::InvalidConfig { message, .. } => message.to_string(),
             other => other.to_string(),
         };
         FileError::Invalid(vec![Problem::new("", format!("not valid JSON: {message}"))])

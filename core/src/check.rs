@@ -4,7 +4,7 @@
 //! what a host can show beside a form.
 //!
 //! The readers stop at the first structural problem ([`Policy::from_json`]
-//! and every binding's equivalent raise one `invalid_policy_json` error with
+//! and every binding's equivalent raise one `invalid_config` error with
 //! one field path, and keep doing so). [`read_all`] reads on: it records the
 //! problem, leaves the offending field out (so its default applies), and reads
 //! again until the rest reads; [`policy`] and [`dependency`] then run the
@@ -89,7 +89,7 @@ pub fn read_all<T>(value: &Value, mut read: impl FnMut(&Value) -> Result<T, Viol
 /// A strict reader's error as the problem it names.
 fn reading_problem(error: Error) -> Violation {
     match error {
-        Error::InvalidPolicyJson { field, message } => Violation { field, message },
+        Error::InvalidConfig { field, message, .. } => Violation { field: field.into(), message },
         other => Violation::new("", other.message()),
     }
 }
@@ -230,15 +230,11 @@ mod tests {
             r#"{"jitter": {"ratio": 0.1}, "max_attempt": 1}"#,
         ] {
             let value = Value::from_json(json).unwrap();
-            let Err(Error::InvalidPolicyJson { field, message }) = PolicyConfig::from_value(&value) else {
+            let Err(Error::InvalidConfig { field, message, .. }) = PolicyConfig::from_value(&value) else {
                 panic!("{json} is refused by the reader")
             };
             let all = policy(&value).unwrap_err();
-            assert_eq!(
-                (all[0].field.as_str(), all[0].message.to_string()),
-                (field.as_str(), message.to_string()),
-                "{json}"
-            );
+            assert_eq!((all[0].field.as_str(), all[0].message.to_string()), (&*field, message.to_string()), "{json}");
         }
     }
 

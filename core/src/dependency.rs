@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::breaker::{BreakerConfig, BreakerSnapshot, CircuitBreaker};
 use crate::budget::{BudgetConfig, BudgetSnapshot, RetryBudget};
-use crate::error::Error;
+use crate::error::{ConfigKind, Error};
 use crate::message::message;
 use crate::retry_slots::RetrySlots;
 use crate::value::{read_error, Fields, FromValue, Value};
@@ -52,11 +52,16 @@ impl DependencyConfig {
     /// both.
     ///
     /// # Errors
-    /// [`Error::InvalidPolicyJson`].
+    /// [`Error::InvalidConfig`] naming a dependency (its budget's and
+    /// breaker's fields too: `budget.kind`).
     pub fn from_value(value: &Value) -> Result<DependencyConfig, Error> {
+        ConfigKind::Dependency.reading(DependencyConfig::read(value))
+    }
+
+    fn read(value: &Value) -> Result<DependencyConfig, Error> {
         let fields = Fields::new(value, "", &["budget", "breaker", "retry_slots", RETRY_SLOTS_OLD_NAME])?;
-        let budget = fields.optional("budget", BudgetConfig::from_value)?;
-        let breaker = fields.optional("breaker", BreakerConfig::from_value)?;
+        let budget = fields.optional("budget", BudgetConfig::read)?;
+        let breaker = fields.optional("breaker", BreakerConfig::read)?;
         let retry_slots = fields.optional("retry_slots", FromValue::from_value)?;
         let old_name = fields.optional(RETRY_SLOTS_OLD_NAME, FromValue::from_value)?;
         if retry_slots.is_some() && old_name.is_some() {
@@ -72,9 +77,9 @@ impl DependencyConfig {
     /// Reads a configuration from JSON text (see [`DependencyConfig::from_value`]).
     ///
     /// # Errors
-    /// [`Error::InvalidPolicyJson`].
+    /// [`Error::InvalidConfig`] naming a dependency.
     pub fn from_json(json: &str) -> Result<DependencyConfig, Error> {
-        DependencyConfig::from_value(&Value::from_json(json)?)
+        DependencyConfig::from_value(&ConfigKind::Dependency.reading(Value::from_json(json))?)
     }
 }
 
@@ -134,7 +139,7 @@ impl Dependency {
     /// Reads and validates a configuration from JSON.
     ///
     /// # Errors
-    /// [`Error::InvalidPolicyJson`] or [`Error::InvalidPolicy`].
+    /// [`Error::InvalidConfig`] or [`Error::InvalidPolicy`].
     pub fn from_json(json: &str) -> Result<Arc<Dependency>, Error> {
         Dependency::new(&DependencyConfig::from_json(json)?)
     }
@@ -183,7 +188,7 @@ mod tests {
         let error = DependencyConfig::from_json(r#"{"retry_slots": 3, "max_concurrent_retries": 3}"#).unwrap_err();
         assert_eq!(
             error.to_string(),
-            "invalid policy JSON at `max_concurrent_retries`: both `retry_slots` and its old name \
+            "invalid dependency configuration at `max_concurrent_retries`: both `retry_slots` and its old name \
              `max_concurrent_retries` are given; keep `retry_slots` only"
         );
     }

@@ -76,7 +76,7 @@ pub use dependency::{Dependency, DependencyConfig, DependencySnapshot};
 pub use driver::{
     AbortReason, Action, AttemptPlan, AttemptResult, Concurrency, Driver, DriverOptions, Ending, Event, Receipt,
 };
-pub use error::{Blame, Error, Violation};
+pub use error::{Blame, ConfigKind, Error, Violation};
 pub use failure::Failure;
 pub use grant::GrantCell;
 pub use grpc_timeout::{

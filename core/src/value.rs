@@ -3,7 +3,7 @@
 //!
 //! Every binding reads configuration through this module, so the rules
 //! (unknown fields refused, defaults, which fields are lists, which names an
-//! enum accepts) and the dotted field paths in [`Error::InvalidPolicyJson`]
+//! enum accepts) and the dotted field paths in [`Error::InvalidConfig`]
 //! are the same whether the text came from `Policy.from_json` in Python, a
 //! plain object in JavaScript or a `&str` in Rust. The JSON reader (feature
 //! `json`) only parses text into a [`Value`]; a host with its own parser (the
@@ -18,7 +18,7 @@
 //!
 //! let typo = Value::Object(vec![("max_attemps".into(), Value::Number(Number::Unsigned(5)))]);
 //! let error = PolicyConfig::from_value(&typo).unwrap_err();
-//! assert_eq!(error.to_string(), "invalid policy JSON at `max_attemps`: unknown field `max_attemps` \
+//! assert_eq!(error.to_string(), "invalid policy configuration at `max_attemps`: unknown field `max_attemps` \
 //!     (did you mean `max_attempts`?), expected one of \
 //!     `max_attempts`, `total_budget_ms`, `attempt_timeout`, `response_reserve_ms`, `minimum_useful_attempt_ms`, \
 //!     `backoff`, `jitter`, `retry_on`, `ambiguous`, `conflict`, `server_guidance`, `retry_limits`, `retry_methods`, `idempotency`, `hedging`, `redelivery`");
@@ -171,10 +171,13 @@ impl Value {
     /// Parses JSON text into a tree. Only the syntax is checked here.
     ///
     /// # Errors
-    /// [`Error::InvalidPolicyJson`] at the top level (`field` empty) for text that is not one JSON value.
+    /// [`Error::InvalidConfig`] at the top level (`field` empty) for text
+    /// that is not one JSON value (naming a policy: the reader of another
+    /// configuration names its own, see [`ConfigKind::reading`](crate::ConfigKind::reading)).
     pub fn from_json(json: &str) -> Result<Value, Error> {
-        serde_json::from_str(json).map_err(|error| Error::InvalidPolicyJson {
-            field: String::new(),
+        serde_json::from_str(json).map_err(|error| Error::InvalidConfig {
+            config: crate::ConfigKind::Policy,
+            field: alloc::boxed::Box::from(""),
             message: Message::text(error.to_string()),
         })
     }

@@ -46,7 +46,9 @@ fn error_value(error: &Error) -> Value {
         Error::InvalidPolicy { violations } => {
             json!({"code": error.code(), "fields": violations.iter().map(|v| v.field.clone()).collect::<Vec<_>>()})
         }
-        Error::InvalidPolicyJson { field, .. } => json!({"code": error.code(), "fields": [field]}),
+        Error::InvalidConfig { config, field, .. } => {
+            json!({"code": error.code(), "config": config.name(), "fields": [field]})
+        }
         Error::Unsupported { field, .. } => json!({"code": error.code(), "fields": [field]}),
         other => json!({"code": other.code()}),
     }

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use retryplan::message::{Arg, Message, Rule};
-use retryplan::{Error, HeaderError};
+use retryplan::{ConfigKind, Error, HeaderError};
 use serde_json::{json, Value};
 
 /// A message as the wasm hands it to JS (see the module docs).
@@ -103,7 +103,7 @@ fn examples() -> Vec<Message> {
 fn one_error_per_code() -> Vec<Error> {
     let errors = vec![
         Error::InvalidPolicy { violations: Vec::new() },
-        Error::InvalidPolicyJson { field: String::new(), message: Message::from("x") },
+        Error::InvalidConfig { config: ConfigKind::Policy, field: Box::from(""), message: Message::from("x") },
         Error::UnknownProfile { name: String::new(), known: Vec::new() },
         Error::OperationEnded,
         Error::AttemptNotRunning { attempt: 1, running: Vec::new() },
@@ -115,7 +115,7 @@ fn one_error_per_code() -> Vec<Error> {
     for error in &errors {
         match error {
             Error::InvalidPolicy { .. }
-            | Error::InvalidPolicyJson { .. }
+            | Error::InvalidConfig { .. }
             | Error::UnknownProfile { .. }
             | Error::OperationEnded
             | Error::AttemptNotRunning { .. }

@@ -23,7 +23,7 @@ fn bounded(error: &Error) {
                 assert!(violation.field.len() <= 512 && message.len() <= 1024, "{violation:?}");
             }
         }
-        Error::InvalidPolicyJson { field, message } => {
+        Error::InvalidConfig { field, message, .. } => {
             let message = message.to_string();
             assert!(field.len() <= 512 && message.len() <= 1024, "{} / {} bytes", field.len(), message.len())
         }

@@ -83,21 +83,27 @@ if TYPE_CHECKING:  # pragma: no cover
         ArgumentTypeError,
         AttemptFailed,
         AttemptNotRunningError,
+        CallerError,
+        ConfigurationError,
         EntropyUnavailableError,
         GaveUpError,
         InvalidArgumentError,
+        InvalidConfigError,
         InvalidHeaderError,
         InvalidPolicyError,
-        InvalidPolicyJsonError,
         OperationEndedError,
         OperationFailed,
+        PlatformError,
         ReconcileRequired,
         RestartRequired,
         RetryplanError,
+        ServerDataError,
         UnknownProfileError,
         UnsupportedError,
         Violation,
     )
+    # The deprecated alias, re-exported for type checkers; at run time each access warns (`__getattr__`).
+    from ._errors import InvalidPolicyJsonError as InvalidPolicyJsonError
     from ._failures import default_outcome_of_exception, http_outcome, response_outcome
     from ._helpers import Attempts, attempts, retry
     from ._native import Attempt
@@ -110,17 +116,21 @@ _LAZY = {
         "ArgumentTypeError",
         "AttemptFailed",
         "AttemptNotRunningError",
+        "CallerError",
+        "ConfigurationError",
         "EntropyUnavailableError",
         "GaveUpError",
         "InvalidArgumentError",
+        "InvalidConfigError",
         "InvalidHeaderError",
         "InvalidPolicyError",
-        "InvalidPolicyJsonError",
         "OperationEndedError",
         "OperationFailed",
+        "PlatformError",
         "ReconcileRequired",
         "RestartRequired",
         "RetryplanError",
+        "ServerDataError",
         "UnknownProfileError",
         "UnsupportedError",
         "Violation",
@@ -135,7 +145,7 @@ _MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
 
 
 # Old names kept for one release: reading one warns (DeprecationWarning) and gives the new.
-_RENAMED = {"ConcurrencyLimit": "RetrySlots"}
+_RENAMED = {"ConcurrencyLimit": "RetrySlots", "InvalidPolicyJsonError": "InvalidConfigError"}
 
 
 def __getattr__(name: str) -> object:
@@ -146,7 +156,8 @@ def __getattr__(name: str) -> object:
         new = _RENAMED[name]
         message = f"retryplan.{name} is renamed retryplan.{new}; the old name goes in the next release"
         warnings.warn(message, DeprecationWarning, stacklevel=2)
-        return globals()[new]
+        # Never cached under the old name, so every use warns; the new one may be lazy.
+        return globals()[new] if new in globals() else __getattr__(new)
     module = _MODULE_OF.get(name)
     if module is None:
         raise AttributeError(f"module 'retryplan' has no attribute {name!r}")
@@ -180,8 +191,10 @@ __all__ = [
     "Attempts",
     "AwaitOutcome",
     "BreakerPermit",
+    "CallerError",
     "CircuitBreaker",
     "Classification",
+    "ConfigurationError",
     "Decision",
     "Dependency",
     "Driver",
@@ -195,13 +208,14 @@ __all__ = [
     "GrpcCode",
     "Idempotency",
     "InvalidArgumentError",
+    "InvalidConfigError",
     "InvalidHeaderError",
     "InvalidPolicyError",
-    "InvalidPolicyJsonError",
     "Operation",
     "OperationEndedError",
     "OperationFailed",
     "Outcome",
+    "PlatformError",
     "Policy",
     "Pushback",
     "Reconcile",
@@ -214,6 +228,7 @@ __all__ = [
     "RetrySlot",
     "RetrySlots",
     "RetryplanError",
+    "ServerDataError",
     "ServiceConfig",
     "Sleep",
     "StartAttempt",

@@ -13,7 +13,7 @@ def read_policy_file(path: "Union[str, os.PathLike[str]]") -> Union[str, Dict[st
     TOML needs Python 3.11+ (``tomllib``) or the ``tomli`` package
     (``pip install retryplan[toml]``). Any other suffix is read as JSON.
     """
-    from ._errors import InvalidPolicyJsonError
+    from ._errors import InvalidConfigError
 
     path = os.fspath(path)
     if not str(path).endswith(".toml"):
@@ -32,6 +32,6 @@ def read_policy_file(path: "Union[str, os.PathLike[str]]") -> Union[str, Dict[st
         try:
             return dict(toml.load(handle))
         except toml.TOMLDecodeError as error:
-            raise InvalidPolicyJsonError(
-                f"invalid policy TOML in {path}: {error}", field="", detail=str(error)
+            raise InvalidConfigError(
+                f"invalid policy TOML in {path}: {error}", config="policy", field="", detail=str(error)
             ) from error

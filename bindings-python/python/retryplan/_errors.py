@@ -2,9 +2,18 @@
 
 Two families, both under :class:`RetryplanError`:
 
-* misuse of the engine (an invalid policy, an event after the end, a value
+* the engine's errors (an invalid policy, an event after the end, a value
   that cannot be represented): one class per engine error, each with the
-  engine's stable ``code``;
+  engine's stable ``code``, under one class per ``blame`` (who must act, as
+  h11 splits its errors): :class:`CallerError` (a bug in how the API is
+  called), :class:`ConfigurationError` (a policy or other configuration to
+  fix), :class:`ServerDataError` (what the peer sent, such as a header the
+  engine cannot read) and :class:`PlatformError` (the machine: the random
+  source). ``ServerDataError`` is not an HTTP 5xx: a failed attempt is an
+  outcome, never an exception; ``PlatformError`` is not named
+  ``EnvironmentError``, a builtin alias of ``OSError``. Every concrete class
+  keeps its builtin base as well (``ValueError``, ``RuntimeError``, ...), so
+  ``except ValueError`` still catches what it did;
 * the helpers' way of surfacing an operation that ended without success
   (:class:`OperationFailed`: :class:`GaveUpError`, :class:`ReconcileRequired`,
   :class:`RestartRequired`). These are not misuse: they carry the engine's
@@ -21,17 +30,21 @@ __all__ = [
     "AttemptFailed",
     "AttemptNotRunningError",
     "AttemptTimedOut",
+    "CallerError",
+    "ConfigurationError",
     "EntropyUnavailableError",
     "GaveUpError",
     "InvalidArgumentError",
+    "InvalidConfigError",
     "InvalidHeaderError",
     "InvalidPolicyError",
-    "InvalidPolicyJsonError",
     "OperationEndedError",
     "OperationFailed",
+    "PlatformError",
     "ReconcileRequired",
     "RestartRequired",
     "RetryplanError",
+    "ServerDataError",
     "UnknownProfileError",
     "UnsupportedError",
     "Violation",
@@ -59,6 +72,36 @@ class RetryplanError(Exception):
         self.message = message
 
 
+class CallerError(RetryplanError):
+    """Blame ``caller``: the code calling the engine uses it wrongly (an event
+    after the end, an attempt that is not running, an argument out of range)."""
+
+    blame = "caller"
+
+
+class ConfigurationError(RetryplanError):
+    """Blame ``configuration``: a policy or other configuration the engine
+    cannot read, accept or carry out; fix the configuration (or the host)."""
+
+    blame = "configuration"
+
+
+class ServerDataError(RetryplanError):
+    """Blame ``server``: the peer sent data the engine cannot read (a
+    Retry-After or grpc-timeout header). Not an HTTP 5xx: a failed attempt is
+    an outcome the engine decides on, never an exception."""
+
+    blame = "server"
+
+
+class PlatformError(RetryplanError):
+    """Blame ``environment``: the machine failed the engine (the operating
+    system's random source). Not named ``EnvironmentError``, which is a
+    builtin alias of ``OSError``."""
+
+    blame = "environment"
+
+
 class Violation(NamedTuple):
     """One rule a policy breaks: the dotted field path and the rule in words."""
 
@@ -66,11 +109,10 @@ class Violation(NamedTuple):
     message: str
 
 
-class InvalidPolicyError(RetryplanError, ValueError):
+class InvalidPolicyError(ConfigurationError, ValueError):
     """The policy breaks one or more rules; ``violations`` lists every one."""
 
     code = "invalid_policy"
-    blame = "configuration"
 
     def __init__(self, message: str, violations: Sequence[Tuple[str, str]] = ()) -> None:
         super().__init__(message)
@@ -82,17 +124,22 @@ class InvalidPolicyError(RetryplanError, ValueError):
         return tuple(v.field for v in self.violations)
 
 
-class InvalidPolicyJsonError(RetryplanError, ValueError):
-    """The policy could not be read (syntax, a wrong type, an unknown field).
+class InvalidConfigError(ConfigurationError, ValueError):
+    """A configuration could not be read (JSON syntax, a wrong type, an unknown field).
 
-    ``field`` is the dotted path where reading stopped (empty at the top level).
+    ``config`` names which: ``policy``, ``dependency``, ``budget``,
+    ``breaker`` or ``service_config`` (the reader called: a dependency's
+    budget is ``dependency``); ``field`` is the dotted path where reading
+    stopped (empty at the top level). Renamed from ``InvalidPolicyJsonError``
+    (code ``invalid_policy_json``), which stays importable as a deprecated
+    alias of this class for one release.
     """
 
-    code = "invalid_policy_json"
-    blame = "configuration"
+    code = "invalid_config"
 
-    def __init__(self, message: str, field: str = "", detail: str = "") -> None:
+    def __init__(self, message: str, config: str = "policy", field: str = "", detail: str = "") -> None:
         super().__init__(message)
+        self.config = config
         self.field = field
         self.detail = detail
 
@@ -102,11 +149,10 @@ class InvalidPolicyJsonError(RetryplanError, ValueError):
         return (self.field,)
 
 
-class UnknownProfileError(RetryplanError, LookupError):
+class UnknownProfileError(ConfigurationError, LookupError):
     """No built-in profile has this ``name``; ``known`` lists the names (a list)."""
 
     code = "unknown_profile"
-    blame = "configuration"
 
     def __init__(self, message: str, name: str = "", known: Sequence[str] = ()) -> None:
         super().__init__(message)
@@ -117,18 +163,16 @@ class UnknownProfileError(RetryplanError, LookupError):
         return self.message
 
 
-class OperationEndedError(RetryplanError, RuntimeError):
+class OperationEndedError(CallerError, RuntimeError):
     """An outcome, cancel or poll arrived after the operation ended."""
 
     code = "operation_ended"
-    blame = "caller"
 
 
-class AttemptNotRunningError(RetryplanError, RuntimeError):
+class AttemptNotRunningError(CallerError, RuntimeError):
     """An outcome names an attempt that is not running (``running``: the attempts that are, ascending; empty when none is)."""
 
     code = "attempt_not_running"
-    blame = "caller"
 
     def __init__(self, message: str, attempt: int = 0, running: Sequence[int] = ()) -> None:
         super().__init__(message)
@@ -136,11 +180,10 @@ class AttemptNotRunningError(RetryplanError, RuntimeError):
         self.running: List[int] = list(running)
 
 
-class InvalidArgumentError(RetryplanError, ValueError):
+class InvalidArgumentError(CallerError, ValueError):
     """A value handed to the engine cannot be represented; ``name`` is the argument."""
 
     code = "invalid_argument"
-    blame = "caller"
 
     def __init__(self, message: str, name: str = "", rule: str = "") -> None:
         super().__init__(message)
@@ -152,11 +195,10 @@ class ArgumentTypeError(InvalidArgumentError, TypeError):
     """An argument of the wrong Python type (also a ``TypeError``; code ``invalid_argument``)."""
 
 
-class UnsupportedError(RetryplanError, ValueError):
+class UnsupportedError(ConfigurationError, ValueError):
     """The helper cannot carry out a section of the policy (``field``, e.g. ``hedging`` one attempt at a time)."""
 
     code = "unsupported"
-    blame = "configuration"
 
     def __init__(self, message: str, field: str = "", rule: str = "") -> None:
         super().__init__(message)
@@ -164,7 +206,7 @@ class UnsupportedError(RetryplanError, ValueError):
         self.rule = rule
 
 
-class InvalidHeaderError(RetryplanError, ValueError):
+class InvalidHeaderError(ServerDataError, ValueError):
     """A header value could not be read (Retry-After, retry-after-ms, grpc-timeout).
 
     ``kind`` is ``empty``, ``malformed`` or ``out_of_range``; ``value`` is a
@@ -172,7 +214,6 @@ class InvalidHeaderError(RetryplanError, ValueError):
     """
 
     code = "invalid_header"
-    blame = "server"
 
     def __init__(
         self,
@@ -191,11 +232,10 @@ class InvalidHeaderError(RetryplanError, ValueError):
         self.limit = limit
 
 
-class EntropyUnavailableError(RetryplanError, OSError):
+class EntropyUnavailableError(PlatformError, OSError):
     """The operating system's random source failed (drawing a seed or key)."""
 
     code = "entropy_unavailable"
-    blame = "environment"
 
     def __init__(self, message: str, detail: str = "") -> None:
         super().__init__(message)
@@ -282,3 +322,26 @@ class RestartRequired(OperationFailed):
     """A conflict: re-read, recompute and start again within ``decision.deadline_ms``."""
 
     code = "restart"
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    #: Deprecated alias of :class:`InvalidConfigError` (for type checkers; at run time see ``__getattr__``).
+    InvalidPolicyJsonError = InvalidConfigError
+
+#: Names renamed in this release, each kept as a deprecated alias for one release.
+_RENAMED = {"InvalidPolicyJsonError": "InvalidConfigError"}
+
+
+def __getattr__(name: str) -> object:
+    """The deprecated aliases (PEP 562): each warns, then is the renamed class."""
+    renamed = _RENAMED.get(name)
+    if renamed is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import warnings
+
+    warnings.warn(
+        f"retryplan.{name} is renamed {renamed} (code invalid_config); the old name goes in the next release",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return globals()[renamed]

@@ -43,7 +43,7 @@ class Policy:
 
     Every field not given takes the engine's default; every broken rule is
     reported at once (:class:`~retryplan.InvalidPolicyError`, each naming its
-    field); an unreadable value raises :class:`~retryplan.InvalidPolicyJsonError`
+    field); an unreadable value raises :class:`~retryplan.InvalidConfigError`
     naming the field. Nothing is clamped.
 
     ``Policy(max_attempts=4, backoff={"base_ms": 50, "cap_ms": 400})``

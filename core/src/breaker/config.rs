@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::error::Error;
+use crate::error::{ConfigKind, Error};
 use crate::named::Named;
 use crate::value::{tagged, Fields, Value};
 
@@ -42,8 +42,14 @@ impl BreakerConfig {
     /// Reads a breaker object (every field required). Errors name the dotted path from `path`.
     ///
     /// # Errors
-    /// [`Error::InvalidPolicyJson`].
+    /// [`Error::InvalidConfig`] naming a breaker (a dependency's reader names
+    /// its own configuration instead).
     pub fn from_value(value: &Value, path: &str) -> Result<BreakerConfig, Error> {
+        ConfigKind::Breaker.reading(BreakerConfig::read(value, path))
+    }
+
+    /// [`BreakerConfig::from_value`] inside another configuration, whose reader names it.
+    pub(crate) fn read(value: &Value, path: &str) -> Result<BreakerConfig, Error> {
         let fields = Fields::new(value, path, &["trip", "open_ms", "half_open_probes"])?;
         Ok(BreakerConfig {
             trip: fields.required_with("trip", read_trip)?,
@@ -85,5 +91,5 @@ impl Named for TripKind {
     }
 }
 
-crate::value::deserialize_through_value!(BreakerConfig, BreakerConfig::from_value);
-crate::value::deserialize_through_value!(TripConfig, read_trip);
+crate::value::deserialize_through_value!(BreakerConfig, BreakerConfig::from_value, ConfigKind::Breaker);
+crate::value::deserialize_through_value!(TripConfig, read_trip, ConfigKind::Breaker);

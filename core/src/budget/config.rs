@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::error::Error;
+use crate::error::{ConfigKind, Error};
 use crate::named::Named;
 use crate::value::{tagged, Value};
 
@@ -51,8 +51,14 @@ impl BudgetConfig {
     /// the kind is required). Errors name the dotted path from `path`.
     ///
     /// # Errors
-    /// [`Error::InvalidPolicyJson`].
+    /// [`Error::InvalidConfig`] naming a budget (a dependency's reader names
+    /// its own configuration instead).
     pub fn from_value(value: &Value, path: &str) -> Result<BudgetConfig, Error> {
+        ConfigKind::Budget.reading(BudgetConfig::read(value, path))
+    }
+
+    /// [`BudgetConfig::from_value`] inside another configuration, whose reader names it.
+    pub(crate) fn read(value: &Value, path: &str) -> Result<BudgetConfig, Error> {
         let (kind, fields) = tagged(value, path, |kind: BudgetKind| match kind {
             BudgetKind::TokenBucket => &["kind", "max_tokens", "token_ratio"],
             BudgetKind::Ratio => &["kind", "retry_ratio", "min_retries_per_second", "window_ms"],
@@ -100,4 +106,4 @@ impl Named for BudgetKind {
     }
 }
 
-crate::value::deserialize_through_value!(BudgetConfig, BudgetConfig::from_value);
+crate::value::deserialize_through_value!(BudgetConfig, BudgetConfig::from_value, ConfigKind::Budget);

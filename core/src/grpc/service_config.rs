@@ -32,7 +32,7 @@ use alloc::vec::Vec;
 
 use crate::classify::GrpcCode;
 use crate::dependency::DependencyConfig;
-use crate::error::{Error, Violation};
+use crate::error::{ConfigKind, Error, Violation};
 use crate::message::{message, Message, Rule};
 use crate::policy::{Policy, PolicyConfig};
 use crate::text::excerpt;
@@ -116,11 +116,15 @@ impl ServiceConfig {
     /// Reads a service config from a [`Value`].
     ///
     /// # Errors
-    /// [`Error::InvalidPolicyJson`] for a field of the wrong type, and
+    /// [`Error::InvalidConfig`] naming a service config for a field of the wrong type, and
     /// [`Error::InvalidPolicy`] for a rule broken (every one at once is not
     /// attempted: the first one found is reported), each naming the field
     /// path; [`Error::InvalidArgument`] for `max_attempts_cap` below 2.
     pub fn from_value(value: &Value, options: ServiceConfigOptions) -> Result<ServiceConfig, Error> {
+        ConfigKind::ServiceConfig.reading(ServiceConfig::read(value, options))
+    }
+
+    fn read(value: &Value, options: ServiceConfigOptions) -> Result<ServiceConfig, Error> {
         if options.max_attempts_cap < 2 {
             return Err(Error::InvalidArgument {
                 name: "max_attempts_cap",
@@ -151,10 +155,10 @@ impl ServiceConfig {
     /// Reads a service config from JSON text (see [`ServiceConfig::from_value`]).
     ///
     /// # Errors
-    /// As [`ServiceConfig::from_value`], and [`Error::InvalidPolicyJson`] for text that is not JSON.
+    /// As [`ServiceConfig::from_value`], and [`Error::InvalidConfig`] for text that is not JSON.
     #[cfg(feature = "json")]
     pub fn from_json(json: &str, options: ServiceConfigOptions) -> Result<ServiceConfig, Error> {
-        ServiceConfig::from_value(&Value::from_json(json)?, options)
+        ServiceConfig::from_value(&ConfigKind::ServiceConfig.reading(Value::from_json(json))?, options)
     }
 
     /// The profile of the most specific selector for `service`/`method`: the
@@ -469,7 +473,7 @@ mod tests {
         ] {
             let error = read(&json).unwrap_err();
             let (field, message) = match &error {
-                Error::InvalidPolicyJson { field, message } => (field.clone(), message.to_string()),
+                Error::InvalidConfig { field, message, .. } => (String::from(&**field), message.to_string()),
                 Error::InvalidPolicy { violations } => (violations[0].field.clone(), violations[0].message.to_string()),
                 other => panic!("{other}"),
             };
@@ -517,7 +521,11 @@ mod tests {
                 .unwrap_err();
         assert!(error.to_string().contains("named twice"), "{error}");
         let error = read(r#"{"methodConfig": [{"name": [{"service": "s"}], "timeout": "3c"}]}"#).unwrap_err();
-        assert_eq!(error.code(), "invalid_policy_json");
+        assert_eq!(error.code(), "invalid_config");
+        assert!(
+            error.to_string().starts_with("invalid gRPC service configuration at `methodConfig[0].timeout`: "),
+            "{error}"
+        );
     }
 
     #[test]

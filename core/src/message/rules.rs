@@ -53,8 +53,8 @@ rules! {
     // The errors, one per `Error` variant (and one per `HeaderError` variant).
     /// [`Error::InvalidPolicy`](crate::Error::InvalidPolicy): its violations.
     InvalidPolicy = "invalid_policy": "invalid policy: {0}",
-    /// [`Error::InvalidPolicyJson`](crate::Error::InvalidPolicyJson): field, message.
-    InvalidPolicyJson = "invalid_policy_json": "invalid policy JSON at `{0}`: {1}",
+    /// [`Error::InvalidConfig`](crate::Error::InvalidConfig): the configuration's words, field, message.
+    InvalidConfig = "invalid_config": "invalid {0} configuration at `{1}`: {2}",
     /// [`Error::UnknownProfile`](crate::Error::UnknownProfile): name, known names.
     UnknownProfile = "unknown_profile": "unknown profile `{0}` (known: {1})",
     /// [`Error::OperationEnded`](crate::Error::OperationEnded).

@@ -44,7 +44,8 @@ impl PolicyConfig {
     /// path of the field being read.
     ///
     /// # Errors
-    /// [`Error::InvalidPolicyJson`].
+    /// [`Error::InvalidConfig`] naming a policy (what every field reader's
+    /// error names, so nothing re-tags it here).
     pub fn from_value(value: &Value) -> Result<PolicyConfig, Error> {
         let mut config = PolicyConfig::default();
         let fields = Fields::new(value, "", POLICY_FIELDS)?;
@@ -89,7 +90,7 @@ impl PolicyConfig {
     /// [`PolicyConfig::from_value`]).
     ///
     /// # Errors
-    /// [`Error::InvalidPolicyJson`], naming the dotted path of the field being read.
+    /// [`Error::InvalidConfig`] naming a policy and the dotted path of the field being read.
     pub fn from_json(json: &str) -> Result<PolicyConfig, Error> {
         PolicyConfig::from_value(&Value::from_json(json)?)
     }
@@ -262,13 +263,14 @@ mod tests {
     #[test]
     fn json_errors_name_the_path() {
         let error = PolicyConfig::from_json(r#"{"backoff": {"base_ms": -5}}"#).unwrap_err();
-        let Error::InvalidPolicyJson { field, message } = error else { panic!("wrong error") };
-        assert_eq!(field, "backoff.base_ms");
+        let Error::InvalidConfig { config, field, message } = error else { panic!("wrong error") };
+        assert_eq!((config, &*field), (crate::ConfigKind::Policy, "backoff.base_ms"));
         assert!(message.to_string().contains("-5"), "{message}");
         let error = PolicyConfig::from_json(r#"{"max_attemps": 3}"#).unwrap_err();
         assert!(error.to_string().contains("unknown field `max_attemps`"), "{error}");
         let error = PolicyConfig::from_json(r#"{} {}"#).unwrap_err();
-        assert_eq!(error.code(), "invalid_policy_json");
+        assert_eq!(error.code(), "invalid_config");
+        assert_eq!(error.to_string().split(" at ").next(), Some("invalid policy configuration"));
     }
 
     #[test]

@@ -337,7 +337,7 @@ impl Policy {
 
     #[cfg(feature = "json")]
     /// Reads and validates a policy from JSON text. Reading errors name the
-    /// field path ([`Error::InvalidPolicyJson`]); rule violations come as
+    /// field path ([`Error::InvalidConfig`]); rule violations come as
     /// [`Error::InvalidPolicy`].
     pub fn from_json(json: &str) -> Result<Policy, Error> {
         Policy::new(&PolicyConfig::from_json(json)?)

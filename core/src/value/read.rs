@@ -1,13 +1,13 @@
 //! The one reader from a [`Value`] to configuration: fields checked against
 //! the known names, enums by their [`Named`] table, numbers by their range,
-//! and every error an [`Error::InvalidPolicyJson`] at a dotted field path.
+//! and every error an [`Error::InvalidConfig`] at a dotted field path.
 
-use alloc::borrow::ToOwned;
+use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{closest_name, excerpt, item, join, Number, Value};
-use crate::error::Error;
+use crate::error::{ConfigKind, Error};
 use crate::message::{message, Arg, Message, Rule};
 use crate::named::Named;
 use crate::text::EXCERPT_CHARS;
@@ -17,8 +17,18 @@ use crate::units::float;
 /// input becomes a [`Value`] first, so every serde format gets the rules of
 /// [`PolicyConfig::from_value`](crate::PolicyConfig::from_value) (the error's
 /// field path is in its message). It needs a self-describing format (JSON,
-/// TOML, YAML, ...), as it reads with `deserialize_any`.
+/// TOML, YAML, ...), as it reads with `deserialize_any`. A part of a
+/// configuration other than a policy names the configuration it belongs to.
 macro_rules! deserialize_through_value {
+    ($type:ty, $read:expr, $config:expr) => {
+        impl<'de> serde::Deserialize<'de> for $type {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let value = <$crate::value::Value as serde::Deserialize>::deserialize(deserializer)?;
+                let read: $crate::value::Reader<$type> = $read;
+                $config.reading(read(&value, "")).map_err(serde::de::Error::custom)
+            }
+        }
+    };
     ($type:ty, $read:expr) => {
         impl<'de> serde::Deserialize<'de> for $type {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -31,12 +41,15 @@ macro_rules! deserialize_through_value {
 }
 pub(crate) use deserialize_through_value;
 
-/// The reading error at `field`. Cold and never inlined, as every error
-/// path here: the reader's happy path stays small in the wasm build.
+/// The reading error at `field`. It names a policy until the public reader
+/// that was called names its own configuration ([`ConfigKind::reading`]): a
+/// field reader does not know whose field it reads. Cold and never inlined,
+/// as every error path here: the reader's happy path stays small in the wasm
+/// build.
 #[cold]
 #[inline(never)]
 pub(crate) fn read_error(field: &str, message: Message) -> Error {
-    Error::InvalidPolicyJson { field: field.to_owned(), message }
+    Error::InvalidConfig { config: ConfigKind::Policy, field: Box::from(field), message }
 }
 
 /// The reading error for `found` where `what` (a phrase without values) was expected.
@@ -154,7 +167,7 @@ fn names<T: Named>() -> Arg {
 /// Reads an enum's name (what the bindings use for names in events, too).
 ///
 /// # Errors
-/// [`Error::InvalidPolicyJson`] at `path` naming the accepted names.
+/// [`Error::InvalidConfig`] at `path` naming the accepted names.
 pub(crate) fn read_name<T: Named>(value: &Value, path: &str) -> Result<T, Error> {
     match value {
         Value::String(name) => T::from_name(name).ok_or_else(|| {
@@ -305,7 +318,7 @@ mod tests {
             (object(&huge, Value::Null), ""),
         ] {
             let error = crate::PolicyConfig::from_value(&config).unwrap_err();
-            let Error::InvalidPolicyJson { field: at, .. } = &error else { panic!("{error:?}") };
+            let Error::InvalidConfig { field: at, .. } = &error else { panic!("{error:?}") };
             assert!(error.to_string().len() < 1_000, "{} bytes", error.to_string().len());
             assert!(at.starts_with(field) && at.len() < 100, "{at}");
             assert!(error.to_string().contains(&format!("{}…", "x".repeat(64))), "{error}");
@@ -317,7 +330,7 @@ mod tests {
         let error = u32::from_value(&Value::Number(Number::Negative(-5)), "a.b").unwrap_err();
         assert_eq!(
             error.to_string(),
-            "invalid policy JSON at `a.b`: expected a whole number in 0..=4294967295, found the number -5"
+            "invalid policy configuration at `a.b`: expected a whole number in 0..=4294967295, found the number -5"
         );
         assert_eq!(u64::from_value(&Value::float(3.0), "x").unwrap(), 3);
         assert!(u16::from_value(&Value::float(2.5), "x").is_err());
@@ -332,13 +345,13 @@ mod tests {
         let error = u32::from_value(&Value::String(huge.clone()), "max_attempts").unwrap_err();
         assert_eq!(
             error.to_string(),
-            format!("invalid policy JSON at `max_attempts`: expected a whole number in 0..=4294967295, found the string \"{cut}\"")
+            format!("invalid policy configuration at `max_attempts`: expected a whole number in 0..=4294967295, found the string \"{cut}\"")
         );
         let unknown = Value::Object(vec![(huge.clone(), Value::Null)]);
-        let Err(Error::InvalidPolicyJson { field, message }) = Fields::new(&unknown, "backoff", &["a"]) else {
+        let Err(Error::InvalidConfig { field, message, .. }) = Fields::new(&unknown, "backoff", &["a"]) else {
             panic!("expected a reading error")
         };
-        assert_eq!(field, format!("backoff.{cut}"));
+        assert_eq!(&*field, format!("backoff.{cut}"));
         let message = message.to_string();
         assert!(message.len() < 200, "{} bytes", message.len());
         let error = crate::PolicyConfig::from_value(&Value::Object(vec![("idempotency".into(), Value::String(huge))]))
@@ -350,10 +363,10 @@ mod tests {
     #[test]
     fn repeated_and_unknown_fields_are_refused() {
         let value = Value::Object(vec![("a".into(), Value::Null), ("a".into(), Value::Null)]);
-        let Err(Error::InvalidPolicyJson { field, message }) = Fields::new(&value, "x", &["a"]) else {
+        let Err(Error::InvalidConfig { field, message, .. }) = Fields::new(&value, "x", &["a"]) else {
             panic!("expected a reading error")
         };
-        assert_eq!((field.as_str(), message.to_string().as_str()), ("x.a", "duplicate field `a`"));
+        assert_eq!((&*field, message.to_string().as_str()), ("x.a", "duplicate field `a`"));
         assert!(Fields::new(&value, "", &["b"]).is_err());
         assert!(Fields::new(&Value::List(vec![]), "", &["b"]).is_err());
     }

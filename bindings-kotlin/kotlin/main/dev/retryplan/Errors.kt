@@ -8,7 +8,7 @@ package dev.retryplan
 val RetryplanException.code: String
     get() = when (this) {
         is RetryplanException.InvalidPolicy -> code
-        is RetryplanException.InvalidPolicyJson -> code
+        is RetryplanException.InvalidConfig -> code
         is RetryplanException.UnknownProfile -> code
         is RetryplanException.OperationEnded -> code
         is RetryplanException.AttemptNotRunning -> code
@@ -22,7 +22,7 @@ val RetryplanException.code: String
 val RetryplanException.description: String
     get() = when (this) {
         is RetryplanException.InvalidPolicy -> description
-        is RetryplanException.InvalidPolicyJson -> description
+        is RetryplanException.InvalidConfig -> description
         is RetryplanException.UnknownProfile -> description
         is RetryplanException.OperationEnded -> description
         is RetryplanException.AttemptNotRunning -> description
@@ -40,7 +40,7 @@ val RetryplanException.description: String
 val RetryplanException.blame: Blame
     get() = when (this) {
         is RetryplanException.InvalidPolicy -> blame
-        is RetryplanException.InvalidPolicyJson -> blame
+        is RetryplanException.InvalidConfig -> blame
         is RetryplanException.UnknownProfile -> blame
         is RetryplanException.OperationEnded -> blame
         is RetryplanException.AttemptNotRunning -> blame
@@ -49,3 +49,18 @@ val RetryplanException.blame: Blame
         is RetryplanException.InvalidHeader -> blame
         is RetryplanException.EntropyUnavailable -> blame
     }
+
+/**
+ * `RetryplanException.InvalidPolicyJson` (code `invalid_policy_json`) is
+ * renamed [RetryplanException.InvalidConfig] (code `invalid_config`) in this
+ * release: it was raised for every configuration (a dependency, a budget, a
+ * breaker, a gRPC service config, a typed record), not only a policy's JSON.
+ * This alias of the new class is kept for one release. It is top-level, not
+ * nested in [RetryplanException]: nested type aliases need Kotlin 2.3, and the
+ * binding compiles for Kotlin 2.0.
+ */
+@Deprecated(
+    "Renamed RetryplanException.InvalidConfig (code invalid_config); its config says which configuration",
+    ReplaceWith("RetryplanException.InvalidConfig"),
+)
+typealias InvalidPolicyJson = RetryplanException.InvalidConfig

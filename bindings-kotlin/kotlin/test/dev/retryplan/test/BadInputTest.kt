@@ -71,31 +71,31 @@ class BadInputTest {
             withOperation { it.poll(1L shl 53) }
         },
         Row("negative count", "InvalidArgument", "invalid_argument", "capacity") { RetrySlots(-1) },
-        Row("NaN in a configuration", "InvalidPolicyJson", "invalid_policy_json", "attempt_timeout.fraction_of_remaining") {
+        Row("NaN in a configuration", "InvalidConfig", "invalid_config", "attempt_timeout.fraction_of_remaining") {
             Policy(defaultPolicyConfig().copy(attemptTimeout = AttemptTimeoutConfig.FractionOfRemaining(Double.NaN)))
         },
-        Row("Infinity in a configuration", "InvalidPolicyJson", "invalid_policy_json", "attempt_timeout.fraction_of_remaining") {
+        Row("Infinity in a configuration", "InvalidConfig", "invalid_config", "attempt_timeout.fraction_of_remaining") {
             Policy(defaultPolicyConfig().copy(attemptTimeout = AttemptTimeoutConfig.FractionOfRemaining(Double.POSITIVE_INFINITY)))
         },
-        Row("negative number in a configuration", "InvalidPolicyJson", "invalid_policy_json", "backoff.base_ms") {
+        Row("negative number in a configuration", "InvalidConfig", "invalid_config", "backoff.base_ms") {
             Policy(defaultPolicyConfig().let { it.copy(backoff = it.backoff.copy(baseMs = -5)) })
         },
         Row("time beyond 2^53 - 1 ms in a configuration", "InvalidPolicy", "invalid_policy", "total_budget_ms") {
             Policy(defaultPolicyConfig().copy(totalBudgetMs = 1L shl 53))
         },
-        Row("number beyond 2^64 in a configuration", "InvalidPolicyJson", "invalid_policy_json", "total_budget_ms") {
+        Row("number beyond 2^64 in a configuration", "InvalidConfig", "invalid_config", "total_budget_ms") {
             Policy.fromJson("""{"total_budget_ms": 18446744073709551616}""")
         },
-        Row("wrong type in a configuration", "InvalidPolicyJson", "invalid_policy_json", "max_attempts") {
+        Row("wrong type in a configuration", "InvalidConfig", "invalid_config", "max_attempts") {
             Policy.fromJson("""{"max_attempts": "3"}""")
         },
-        Row("null in a configuration", "InvalidPolicyJson", "invalid_policy_json", "total_budget_ms") {
+        Row("null in a configuration", "InvalidConfig", "invalid_config", "total_budget_ms") {
             Policy.fromJson("""{"total_budget_ms": null}""")
         },
-        Row("unknown field", "InvalidPolicyJson", "invalid_policy_json", "max_attemps") {
+        Row("unknown field", "InvalidConfig", "invalid_config", "max_attemps") {
             Policy.fromJson("""{"max_attemps": 3}""")
         },
-        Row("duplicate field", "InvalidPolicyJson", "invalid_policy_json", "max_attempts") {
+        Row("duplicate field", "InvalidConfig", "invalid_config", "max_attempts") {
             Policy.fromJson("""{"max_attempts": 3, "max_attempts": 4}""")
         },
         Row("lone surrogate in an argument", "InvalidArgument", "invalid_argument", "idempotency_key") {
@@ -104,7 +104,7 @@ class BadInputTest {
         Row("lone surrogate in JSON text", "InvalidArgument", "invalid_argument", "json") {
             Policy.fromJson("{\"idempotency\": \"\uD800\"}")
         },
-        Row("huge string in a configuration (10 MB)", "InvalidPolicyJson", "invalid_policy_json", "idempotency") {
+        Row("huge string in a configuration (10 MB)", "InvalidConfig", "invalid_config", "idempotency") {
             Policy.fromJson("""{"idempotency": "$huge"}""")
         },
         Row("clock backwards (an operation)", NONE, NONE, NONE) { clockBackwards() },
@@ -145,7 +145,7 @@ class BadInputTest {
             assertEquals(row.error, error!!::class.simpleName, "${row.label}: $error")
             val (code, field) = when (error) {
                 is RetryplanException.InvalidArgument -> error.code to error.name
-                is RetryplanException.InvalidPolicyJson -> error.code to error.field
+                is RetryplanException.InvalidConfig -> error.code to error.field
                 is RetryplanException.InvalidPolicy -> error.code to error.violations.joinToString(",") { it.field }
                 is RetryplanException -> error.code to NONE
                 else -> NONE to NONE
@@ -162,7 +162,7 @@ class BadInputTest {
         val error = try {
             Policy.fromJson("""{"idempotency": "$huge"}""")
             null
-        } catch (error: RetryplanException.InvalidPolicyJson) {
+        } catch (error: RetryplanException.InvalidConfig) {
             error
         }
         assertTrue(error!!.description.contains("x".repeat(64)) && !error.description.contains("x".repeat(65)))

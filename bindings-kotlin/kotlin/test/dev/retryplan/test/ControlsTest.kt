@@ -112,7 +112,7 @@ class ControlsTest {
         }
         Dependency(DependencyConfig(maxConcurrentRetries = 2)).use { assertEquals(2, it.retrySlots()!!.capacity()) }
         Dependency.fromJson("""{"max_concurrent_retries": 3}""").use { assertEquals(3, it.retrySlots()!!.capacity()) }
-        val both = assertThrows(RetryplanException.InvalidPolicyJson::class.java) {
+        val both = assertThrows(RetryplanException.InvalidConfig::class.java) {
             Dependency(DependencyConfig(retrySlots = 2, maxConcurrentRetries = 2))
         }
         assertEquals("max_concurrent_retries", both.field)

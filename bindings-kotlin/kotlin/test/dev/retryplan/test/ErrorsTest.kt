@@ -5,7 +5,9 @@ import dev.retryplan.Blame
 import dev.retryplan.BreakerConfig
 import dev.retryplan.BudgetConfig
 import dev.retryplan.CircuitBreaker
+import dev.retryplan.ConfigKind
 import dev.retryplan.Dependency
+import dev.retryplan.InvalidPolicyJson
 import dev.retryplan.DependencyConfig
 import dev.retryplan.HedgingConfig
 import dev.retryplan.PolicyConfig
@@ -18,6 +20,7 @@ import dev.retryplan.OperationOptions
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.RetryplanException
+import dev.retryplan.ServiceConfig
 import dev.retryplan.Stats
 import dev.retryplan.code
 import dev.retryplan.defaultPolicyConfig
@@ -58,12 +61,14 @@ class ErrorsTest {
 
     @Test
     fun `policy JSON errors name the field`() {
-        val error = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") {
+        val error = raises<RetryplanException.InvalidConfig>("invalid_config") {
             Policy.fromJson("""{"backoff": {"base_ms": -5}}""")
         }
         assertEquals("backoff.base_ms", error.field)
-        raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") { Policy.fromJson("""{"max_attemps": 3}""") }
-        raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") { Policy.fromJson("not json") }
+        raises<RetryplanException.InvalidConfig>("invalid_config") { Policy.fromJson("""{"max_attemps": 3}""") }
+        raises<RetryplanException.InvalidConfig>("invalid_config") { Policy.fromJson("not json") }
+        assertEquals(ConfigKind.POLICY, error.config)
+        assertTrue(error.description.startsWith("invalid policy configuration at `backoff.base_ms`: "), error.description)
     }
 
     @Test
@@ -100,8 +105,8 @@ class ErrorsTest {
     @Test
     fun `a typed configuration is read by the core's reader, with the codes and paths JSON gets`() {
         fun same(config: PolicyConfig, json: String, field: String) {
-            val typed = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") { Policy(config) }
-            val text = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") { Policy.fromJson(json) }
+            val typed = raises<RetryplanException.InvalidConfig>("invalid_config") { Policy(config) }
+            val text = raises<RetryplanException.InvalidConfig>("invalid_config") { Policy.fromJson(json) }
             assertEquals(field, typed.field)
             assertEquals(field, text.field)
             assertEquals(text.description, typed.description)
@@ -121,25 +126,31 @@ class ErrorsTest {
 
     @Test
     fun `typed control configurations get the codes and paths their JSON gets`() {
-        val budget = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") { RetryBudget(BudgetConfig.TokenBucket(-1, 0.1)) }
-        assertEquals("budget.max_tokens", budget.field)
-        val breaker = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") {
+        val budget = raises<RetryplanException.InvalidConfig>("invalid_config") { RetryBudget(BudgetConfig.TokenBucket(-1, 0.1)) }
+        assertEquals(ConfigKind.BUDGET to "budget.max_tokens", budget.config to budget.field)
+        assertTrue(budget.description.startsWith("invalid budget configuration at `budget.max_tokens`: "), budget.description)
+        val breaker = raises<RetryplanException.InvalidConfig>("invalid_config") {
             CircuitBreaker(BreakerConfig(TripConfig.Consecutive(5), -5, 1))
         }
-        assertEquals("breaker.open_ms", breaker.field)
-        val typed = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") {
+        assertEquals(ConfigKind.BREAKER to "breaker.open_ms", breaker.config to breaker.field)
+        val typed = raises<RetryplanException.InvalidConfig>("invalid_config") {
             Dependency(DependencyConfig(retrySlots = -1))
         }
-        val text = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") {
+        val text = raises<RetryplanException.InvalidConfig>("invalid_config") {
             Dependency.fromJson("""{"retry_slots": -1}""")
         }
         assertEquals(listOf("retry_slots", "retry_slots"), listOf(typed.field, text.field))
+        assertEquals(listOf(ConfigKind.DEPENDENCY, ConfigKind.DEPENDENCY), listOf(typed.config, text.config))
+        val service = raises<RetryplanException.InvalidConfig>("invalid_config") { ServiceConfig.fromJson("{", null) }
+        assertEquals(ConfigKind.SERVICE_CONFIG to "", service.config to service.field)
+        assertTrue(service.description.startsWith("invalid gRPC service configuration at ``: "), service.description)
+        assertEquals(Blame.CONFIGURATION, service.blame)
     }
 
     @Test
     fun `a non-finite number is a reading error at its field, as in JS, not a crash`() {
         for (value in listOf(Double.NaN, Double.POSITIVE_INFINITY)) {
-            val error = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") {
+            val error = raises<RetryplanException.InvalidConfig>("invalid_config") {
                 Policy(defaultPolicyConfig().copy(attemptTimeout = AttemptTimeoutConfig.FractionOfRemaining(value)))
             }
             assertEquals("attempt_timeout.fraction_of_remaining", error.field)
@@ -205,14 +216,14 @@ class ErrorsTest {
         val budget = raises<RetryplanException.InvalidPolicy>("invalid_policy") { RetryBudget(BudgetConfig.TokenBucket(0, 0.1)) }
         assertEquals(listOf("budget.max_tokens"), budget.violations.map { it.field })
         // Not a number is a reading error at the field (as in JS), a ratio out of range a violation.
-        val nan = raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") {
+        val nan = raises<RetryplanException.InvalidConfig>("invalid_config") {
             CircuitBreaker(BreakerConfig(TripConfig.Ratio(Double.NaN, 10, 1000), 1000, 1))
         }
         assertEquals("breaker.trip.failure_ratio", nan.field)
         raises<RetryplanException.InvalidPolicy>("invalid_policy") {
             CircuitBreaker(BreakerConfig(TripConfig.Ratio(1.5, 10, 1000), 1000, 1))
         }
-        raises<RetryplanException.InvalidPolicyJson>("invalid_policy_json") { Dependency.fromJson("""{"budgt": {}}""") }
+        raises<RetryplanException.InvalidConfig>("invalid_config") { Dependency.fromJson("""{"budgt": {}}""") }
         CircuitBreaker(BreakerConfig(TripConfig.Consecutive(1), 1000, 1)).use { breaker ->
             val permit = breaker.tryAcquire(0)!!
             raises<RetryplanException.InvalidArgument>("invalid_argument") { breaker.onFailure(-1, permit) }
@@ -222,5 +233,12 @@ class ErrorsTest {
         raises<RetryplanException.InvalidArgument>("invalid_argument") { outcomeFromHttp(70_000, null, null, 0) }
         assertEquals(Outcome.HttpStatus(503, 1500), outcomeFromHttp(503, "soon", "1500", 0))
         assertEquals(Outcome.HttpStatus(503, null), outcomeFromHttp(503, "soon", null, 0))
+    }
+
+    @Test
+    @Suppress("DEPRECATION")
+    fun `the old name is a deprecated alias of InvalidConfig for one release`() {
+        val error: InvalidPolicyJson = raises<InvalidPolicyJson>("invalid_config") { Policy.fromJson("{") }
+        assertTrue(error is RetryplanException.InvalidConfig)
     }
 }

@@ -362,7 +362,8 @@ object VectorJson {
     /** The error as a vector states it, with its `blame` (dropped by the runner when the vector states none). */
     fun error(e: RetryplanException): Map<String, Any?> = when (e) {
         is RetryplanException.InvalidPolicy -> mapOf("code" to e.code, "fields" to e.violations.map { it.field })
-        is RetryplanException.InvalidPolicyJson -> mapOf("code" to e.code, "fields" to listOf(e.field))
+        is RetryplanException.InvalidConfig ->
+            mapOf("code" to e.code, "config" to e.config.name.lowercase(), "fields" to listOf(e.field))
         is RetryplanException.Unsupported -> mapOf("code" to e.code, "fields" to listOf(e.field))
         else -> mapOf("code" to e.code)
     } + ("blame" to e.blame.name.lowercase())
