@@ -582,7 +582,7 @@ export class Dependency {
 
 /** A retry budget. Operations with a Dependency use it themselves; call it directly only for your own retry loop. */
 export class RetryBudget {
-  /** Validates a configuration; field paths in errors start with "budget." as in a dependency. */
+  /** Validates a configuration: a reading error (`invalid_config`, config "budget") names the path from the budget ("kind"), a violation (`invalid_policy`) "budget.max_tokens" as in a dependency. */
   constructor(config: BudgetConfig);
   /** Counts an original request (a first attempt). */
   onRequest(nowMs: number): void;
@@ -621,7 +621,7 @@ export class BreakerPermit {
 
 /** A circuit breaker. Operations with a Dependency use it themselves. */
 export class CircuitBreaker {
-  /** Validates a configuration; field paths in errors start with "breaker." as in a dependency. */
+  /** Validates a configuration: a reading error (`invalid_config`, config "breaker") names the path from the breaker ("trip.kind"), a violation (`invalid_policy`) "breaker.open_ms" as in a dependency. */
   constructor(config: BreakerConfig);
   /** A permit, or undefined when refused (open, or every half-open probe taken). */
   tryAcquire(nowMs: number): BreakerPermit | undefined;

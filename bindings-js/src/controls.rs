@@ -84,12 +84,13 @@ fn budget<T>(handle: u32, use_budget: impl FnOnce(&rp::RetryBudget) -> Result<T,
     })
 }
 
-/// Reads a budget configuration object (field paths start with `budget.`):
+/// Reads a budget configuration object (reading errors name the budget and
+/// the path from it, `kind`, as the core reads one):
 /// its handle, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _budgetNew)]
 pub fn budget_new(config: &JsValue) -> JsValue {
     handle_js(config_value(config, rp::ConfigKind::Budget).and_then(|value| {
-        let config = rp::BudgetConfig::from_value(&value, "budget").map_err(js_error)?;
+        let config = rp::BudgetConfig::from_value(&value).map_err(js_error)?;
         let budget = rp::RetryBudget::new(&config).map_err(js_error)?;
         objects::insert(Object::Budget(Control::Own(budget)))
     }))
@@ -188,12 +189,13 @@ fn breaker<T>(handle: u32, use_breaker: impl FnOnce(&rp::CircuitBreaker) -> Resu
     })
 }
 
-/// Reads a breaker configuration object (field paths start with `breaker.`):
+/// Reads a breaker configuration object (reading errors name the breaker and
+/// the path from it, `trip.kind`, as the core reads one):
 /// its handle, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _breakerNew)]
 pub fn breaker_new(config: &JsValue) -> JsValue {
     handle_js(config_value(config, rp::ConfigKind::Breaker).and_then(|value| {
-        let config = rp::BreakerConfig::from_value(&value, "breaker").map_err(js_error)?;
+        let config = rp::BreakerConfig::from_value(&value).map_err(js_error)?;
         let breaker = rp::CircuitBreaker::new(&config).map_err(js_error)?;
         objects::insert(Object::Breaker(Control::Own(breaker)))
     }))

@@ -454,7 +454,7 @@ test('RetryBudget, CircuitBreaker and RetrySlots on their own; permits are opaqu
   assert.deepEqual(quota.snapshot(3), { kind: 'quota', available: 10, capacity: 10 });
   const error = throwsCode(() => new RetryBudget({ kind: 'ratio', retryRatio: 2, minRetriesPerSecond: 0, windowMs: 0 }), 'invalid_policy');
   assert.deepEqual(error.violations.map((v) => v.field), ['budget.retry_ratio', 'budget.window_ms']);
-  assert.equal(throwsCode(() => new RetryBudget({ kind: 'nope' }), 'invalid_config').field, 'budget.kind');
+  assert.equal(throwsCode(() => new RetryBudget({ kind: 'nope' }), 'invalid_config').field, 'kind');
 
   const breaker = new CircuitBreaker({ trip: { kind: 'consecutive', failures: 1 }, openMs: 100, halfOpenProbes: 1 });
   const permit = breaker.tryAcquire(0);
@@ -521,8 +521,8 @@ test('a reading error names the configuration it read (invalid_config, .config)'
     ['dependency', 'budget.kind', () => Dependency.fromConfig({ budget: { kind: 'leaky' } })],
     ['dependency', 'breaker', () => Dependency.fromConfig({ breaker: new Date() })],
     ['dependency', '', () => Dependency.fromJson('[')],
-    ['budget', 'budget.kind', () => new RetryBudget({ kind: 'nope' })],
-    ['breaker', 'breaker.trip', () => new CircuitBreaker({ openMs: 1, halfOpenProbes: 1 })],
+    ['budget', 'kind', () => new RetryBudget({ kind: 'nope' })],
+    ['breaker', 'trip', () => new CircuitBreaker({ openMs: 1, halfOpenProbes: 1 })],
     ['service_config', 'methodConfig', () => tools.ServiceConfig.fromConfig({ methodConfig: {} })],
     ['service_config', 'methodConfig', () => tools.ServiceConfig.fromConfig({ methodConfig: new Date() })],
     ['service_config', '', () => tools.ServiceConfig.fromJson('{')],

@@ -128,7 +128,7 @@ impl RetryBudget {
     /// Validates the configuration.
     #[uniffi::constructor]
     pub fn new(config: BudgetConfig) -> Result<Arc<RetryBudget>> {
-        let config = rp::BudgetConfig::from_value(&Value::from_serialize(&config)?, "budget")?;
+        let config = rp::BudgetConfig::from_value(&Value::from_serialize(&config)?)?;
         Ok(Arc::new(RetryBudget(Source::Own(rp::RetryBudget::new(&config)?))))
     }
 
@@ -260,7 +260,7 @@ impl CircuitBreaker {
     /// Validates the configuration.
     #[uniffi::constructor]
     pub fn new(config: BreakerConfig) -> Result<Arc<CircuitBreaker>> {
-        let config = rp::BreakerConfig::from_value(&Value::from_serialize(&config)?, "breaker")?;
+        let config = rp::BreakerConfig::from_value(&Value::from_serialize(&config)?)?;
         Ok(Arc::new(CircuitBreaker(Source::Own(rp::CircuitBreaker::new(&config)?))))
     }
 

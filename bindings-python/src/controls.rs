@@ -151,7 +151,7 @@ impl PyRetryBudget {
     #[new]
     #[pyo3(signature = (config = None, **fields))]
     fn new(config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
-        let config = BudgetConfig::from_value(&config_value(ConfigKind::Budget, config, fields)?, "")?;
+        let config = BudgetConfig::from_value(&config_value(ConfigKind::Budget, config, fields)?)?;
         Ok(PyRetryBudget { inner: Source::Own(Box::new(RetryBudget::new(&config)?)) })
     }
 
@@ -283,7 +283,7 @@ impl PyCircuitBreaker {
     #[new]
     #[pyo3(signature = (config = None, **fields))]
     fn new(config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
-        let config = BreakerConfig::from_value(&config_value(ConfigKind::Breaker, config, fields)?, "")?;
+        let config = BreakerConfig::from_value(&config_value(ConfigKind::Breaker, config, fields)?)?;
         Ok(PyCircuitBreaker { inner: Source::Own(Box::new(CircuitBreaker::new(&config)?)) })
     }
 

@@ -21,9 +21,9 @@ use retryplan::{
     grpc::{ServiceConfig, ServiceConfigOptions},
     parse_grpc_pushback, parse_grpc_timeout, parse_grpc_timeout_ns, parse_rate_limit, parse_rate_limit_reset,
     parse_retry_after_ms_header, parse_retry_after_with, profiles, redeliver, BreakerConfig, BreakerPermit,
-    BudgetConfig, CircuitBreaker, Concurrency, Dependency, Driver, DriverOptions, Error, Failure, GrantCell,
-    IdempotencyKey, Operation, OperationOptions, Outcome, Policy, PolicyConfig, RetryAfterReading, RetryBudget,
-    RetryCharge, SharedStats,
+    BudgetConfig, CircuitBreaker, Concurrency, ConfigKind, Dependency, Driver, DriverOptions, Error, Failure,
+    GrantCell, IdempotencyKey, Operation, OperationOptions, Outcome, Policy, PolicyConfig, RetryAfterReading,
+    RetryBudget, RetryCharge, SharedStats,
 };
 use serde_json::{json, Map, Value};
 
@@ -350,11 +350,24 @@ fn charge(
     }
 }
 
+/// A `budget` or `breaker` case's configuration, read by the core's reader of
+/// a standalone control (the one every binding's constructor calls), so that
+/// a reading error is the case's answer.
+fn control_config<T>(
+    case: &Map<String, Value>,
+    key: &str,
+    config: ConfigKind,
+    read: fn(&retryplan::value::Value) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let text = case.get(key).unwrap_or_else(|| panic!("a {key} case needs `{key}`")).to_string();
+    read(&config.reading(retryplan::value::Value::from_json(&text))?)
+}
+
 /// Runs a `budget` case: calls on one retry budget, in order; refunds name the
 /// `try_retry` step whose charge they hand back.
 fn run_budget(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String>, id: &str) {
-    let config: BudgetConfig = serde_json::from_value(case.get("budget").cloned().expect("a budget")).expect("config");
-    let budget = match RetryBudget::new(&config) {
+    let config = control_config(case, "budget", ConfigKind::Budget, BudgetConfig::from_value);
+    let budget = match config.and_then(|config| RetryBudget::new(&config)) {
         Ok(budget) => budget,
         Err(error) => return settle(case, Err(error), fill, failures, id),
     };
@@ -408,9 +421,8 @@ fn run_budget(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<Stri
 /// Runs a `breaker` case: calls on one circuit breaker, in order; results
 /// name the `try_acquire` step whose permit they return.
 fn run_breaker(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String>, id: &str) {
-    let config: BreakerConfig =
-        serde_json::from_value(case.get("breaker").cloned().expect("a breaker")).expect("config");
-    let breaker = match CircuitBreaker::new(&config) {
+    let config = control_config(case, "breaker", ConfigKind::Breaker, BreakerConfig::from_value);
+    let breaker = match config.and_then(|config| CircuitBreaker::new(&config)) {
         Ok(breaker) => breaker,
         Err(error) => return settle(case, Err(error), fill, failures, id),
     };

@@ -72,10 +72,10 @@ fn dependency(text: &str) {
 }
 
 fn budget(value: &Value) {
-    match BudgetConfig::from_value(value, "budget") {
+    match BudgetConfig::from_value(value) {
         Ok(config) => {
             let json = serde_json::to_string(&config).expect("a config serializes");
-            let again = BudgetConfig::from_value(&Value::from_json(&json).expect("json"), "budget");
+            let again = BudgetConfig::from_value(&Value::from_json(&json).expect("json"));
             assert_eq!(again.as_ref(), Ok(&config), "{json}");
             if let Err(error) = RetryBudget::new(&config) {
                 bounded(&error);
@@ -86,10 +86,10 @@ fn budget(value: &Value) {
 }
 
 fn breaker(value: &Value) {
-    match BreakerConfig::from_value(value, "breaker") {
+    match BreakerConfig::from_value(value) {
         Ok(config) => {
             let json = serde_json::to_string(&config).expect("a config serializes");
-            let again = BreakerConfig::from_value(&Value::from_json(&json).expect("json"), "breaker");
+            let again = BreakerConfig::from_value(&Value::from_json(&json).expect("json"));
             assert_eq!(again.as_ref(), Ok(&config), "{json}");
             if let Err(error) = CircuitBreaker::new(&config) {
                 bounded(&error);

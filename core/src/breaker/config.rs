@@ -39,16 +39,18 @@ pub struct BreakerConfig {
 }
 
 impl BreakerConfig {
-    /// Reads a breaker object (every field required). Errors name the dotted path from `path`.
+    /// Reads a breaker object (every field required). Errors name the dotted
+    /// path from the breaker itself (`trip.kind`, not `breaker.trip.kind`):
+    /// the error's `config` says whose path it is.
     ///
     /// # Errors
     /// [`Error::InvalidConfig`] naming a breaker (a dependency's reader names
-    /// its own configuration instead).
-    pub fn from_value(value: &Value, path: &str) -> Result<BreakerConfig, Error> {
-        ConfigKind::Breaker.reading(BreakerConfig::read(value, path))
+    /// its own configuration instead, and the path from it: `breaker.trip.kind`).
+    pub fn from_value(value: &Value) -> Result<BreakerConfig, Error> {
+        ConfigKind::Breaker.reading(BreakerConfig::read(value, ""))
     }
 
-    /// [`BreakerConfig::from_value`] inside another configuration, whose reader names it.
+    /// [`BreakerConfig::from_value`] at `path` inside another configuration, whose reader names it.
     pub(crate) fn read(value: &Value, path: &str) -> Result<BreakerConfig, Error> {
         let fields = Fields::new(value, path, &["trip", "open_ms", "half_open_probes"])?;
         Ok(BreakerConfig {
@@ -91,5 +93,5 @@ impl Named for TripKind {
     }
 }
 
-crate::value::deserialize_through_value!(BreakerConfig, BreakerConfig::from_value, ConfigKind::Breaker);
+crate::value::deserialize_through_value!(BreakerConfig, BreakerConfig::read, ConfigKind::Breaker);
 crate::value::deserialize_through_value!(TripConfig, read_trip, ConfigKind::Breaker);

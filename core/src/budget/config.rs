@@ -48,16 +48,18 @@ pub enum BudgetConfig {
 
 impl BudgetConfig {
     /// Reads a budget object (`{"kind": "token_bucket", ...}`; every field of
-    /// the kind is required). Errors name the dotted path from `path`.
+    /// the kind is required). Errors name the dotted path from the budget
+    /// itself (`kind`, not `budget.kind`): the error's `config` says whose
+    /// path it is.
     ///
     /// # Errors
     /// [`Error::InvalidConfig`] naming a budget (a dependency's reader names
-    /// its own configuration instead).
-    pub fn from_value(value: &Value, path: &str) -> Result<BudgetConfig, Error> {
-        ConfigKind::Budget.reading(BudgetConfig::read(value, path))
+    /// its own configuration instead, and the path from it: `budget.kind`).
+    pub fn from_value(value: &Value) -> Result<BudgetConfig, Error> {
+        ConfigKind::Budget.reading(BudgetConfig::read(value, ""))
     }
 
-    /// [`BudgetConfig::from_value`] inside another configuration, whose reader names it.
+    /// [`BudgetConfig::from_value`] at `path` inside another configuration, whose reader names it.
     pub(crate) fn read(value: &Value, path: &str) -> Result<BudgetConfig, Error> {
         let (kind, fields) = tagged(value, path, |kind: BudgetKind| match kind {
             BudgetKind::TokenBucket => &["kind", "max_tokens", "token_ratio"],
@@ -106,4 +108,4 @@ impl Named for BudgetKind {
     }
 }
 
-crate::value::deserialize_through_value!(BudgetConfig, BudgetConfig::from_value, ConfigKind::Budget);
+crate::value::deserialize_through_value!(BudgetConfig, BudgetConfig::read, ConfigKind::Budget);

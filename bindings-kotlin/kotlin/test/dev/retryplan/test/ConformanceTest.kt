@@ -47,6 +47,10 @@ import java.io.File
  * `dependency` cases run twice when the typed records can hold their JSON
  * (`TypedConfig`): from JSON text and from `PolicyConfig` / `DependencyConfig`,
  * with the same expected answer, error code and field path included.
+ * `budget` and `breaker` cases run from `BudgetConfig` / `BreakerConfig`, the
+ * only way Kotlin takes them; a configuration those records cannot hold (an
+ * unknown kind or field) cannot be written in Kotlin at all, and its vector
+ * must be one the core's reader refuses too (`invalid_config`).
  */
 class ConformanceTest {
     private fun vectorDir(): File {
@@ -78,13 +82,15 @@ class ConformanceTest {
 
     @Test
     fun `the typed records hold the reading-error vectors, so the typed path is checked`() {
-        val cases = listOf("policy", "dependency").flatMap { name ->
+        val cases = listOf("policy", "dependency", "budget", "breaker").flatMap { name ->
             val document = obj(Json.parse(File(vectorDir(), "$name.json").readText()))
             (document["cases"] as List<*>).map(::obj)
         }
         fun typed(c: Map<String, Any?>) = when (c["kind"]) {
             "policy" -> c["policy"]?.let(TypedConfig::policy)
             "dependency" -> TypedConfig.dependency(c["dependency"])
+            "budget" -> TypedConfig.budget(c["budget"])
+            "breaker" -> TypedConfig.breaker(c["breaker"])
             else -> null
         }
         val pinned = listOf(
@@ -92,12 +98,16 @@ class ConformanceTest {
             "policy.json.negative_hedging_delay", "policy.json.negative_redelivery_delay", "dependency.invalid.negative_retry_slots",
             "dependency.old_name.max_concurrent_retries", "dependency.invalid.old_and_new_name",
             "dependency.invalid.negative_open_ms", "dependency.invalid.negative_max_tokens",
+            "budget.invalid.negative_max_tokens", "breaker.invalid.negative_open_ms",
             "policy.valid.aws_2026_rules", "policy.valid.aws_and_http_dialect_fields_together",
             "policy.valid.polly_throttling_base_follows_pollys_rules",
         )
         val byId = cases.associateBy { it["id"] as String }
         for (id in pinned) assertTrue(typed(byId[id] ?: error("no vector $id")) != null, "$id is not held by the typed records")
-        println("conformance: ${cases.count { typed(it) != null }} of ${cases.size} policy and dependency cases also run from typed records")
+        // What the records cannot hold is refused by Kotlin's compiler: these vectors pin the other languages' errors.
+        val unwritable = listOf("budget.invalid.unknown_kind", "breaker.invalid.unknown_trip_field")
+        for (id in unwritable) assertTrue(typed(byId[id] ?: error("no vector $id")) == null, "$id is held by the typed records")
+        println("conformance: ${cases.count { typed(it) != null }} of ${cases.size} policy, dependency, budget and breaker cases run from typed records")
     }
 
     /** The answer of one call, as the Rust runner's `Answer`: ("expect", value) or ("expect_error", error). */
@@ -357,10 +367,21 @@ class ConformanceTest {
     private fun steps(case: Map<String, Any?>, id: String): List<Map<String, Any?>> =
         (case["steps"] as? List<*> ?: error("$id: needs steps")).map(::obj)
 
+    /**
+     * A budget or breaker configuration `BudgetConfig` / `BreakerConfig` cannot
+     * hold (an unknown kind or field): Kotlin refuses it at compile time, so the
+     * case must expect the core's reading error, never steps.
+     */
+    private fun unwritable(case: Map<String, Any?>, id: String) {
+        val expected = case["expect_error"] as? Map<*, *>
+        assertEquals("invalid_config", expected?.get("code"), "$id: the typed records cannot hold a configuration the core reads")
+    }
+
     /** Calls on one retry budget, in order; refunds and failures name the `try_retry` step whose charge they hand back. */
     private fun runBudget(case: Map<String, Any?>, id: String) {
+        val config = TypedConfig.budget(case["budget"]) ?: return unwritable(case, id)
         val budget = try {
-            RetryBudget(VectorJson.budgetConfig(case["budget"]))
+            RetryBudget(config)
         } catch (e: RetryplanException) {
             return settle(case, "expect_error" to VectorJson.error(e), id)
         }
@@ -392,8 +413,9 @@ class ConformanceTest {
 
     /** Calls on one circuit breaker, in order; results name the `try_acquire` step whose permit they return. */
     private fun runBreaker(case: Map<String, Any?>, id: String) {
+        val config = TypedConfig.breaker(case["breaker"]) ?: return unwritable(case, id)
         val breaker = try {
-            CircuitBreaker(VectorJson.breakerConfig(case["breaker"]))
+            CircuitBreaker(config)
         } catch (e: RetryplanException) {
             return settle(case, "expect_error" to VectorJson.error(e), id)
         }

@@ -127,12 +127,17 @@ class ErrorsTest {
     @Test
     fun `typed control configurations get the codes and paths their JSON gets`() {
         val budget = raises<RetryplanException.InvalidConfig>("invalid_config") { RetryBudget(BudgetConfig.TokenBucket(-1, 0.1)) }
-        assertEquals(ConfigKind.BUDGET to "budget.max_tokens", budget.config to budget.field)
-        assertTrue(budget.description.startsWith("invalid budget configuration at `budget.max_tokens`: "), budget.description)
+        assertEquals(ConfigKind.BUDGET to "max_tokens", budget.config to budget.field)
+        assertTrue(budget.description.startsWith("invalid budget configuration at `max_tokens`: "), budget.description)
+        // The path is from the configuration `config` names: the same budget in a dependency is at `budget.max_tokens`.
+        val inDependency = raises<RetryplanException.InvalidConfig>("invalid_config") {
+            Dependency(DependencyConfig(budget = BudgetConfig.TokenBucket(-1, 0.1)))
+        }
+        assertEquals(ConfigKind.DEPENDENCY to "budget.max_tokens", inDependency.config to inDependency.field)
         val breaker = raises<RetryplanException.InvalidConfig>("invalid_config") {
             CircuitBreaker(BreakerConfig(TripConfig.Consecutive(5), -5, 1))
         }
-        assertEquals(ConfigKind.BREAKER to "breaker.open_ms", breaker.config to breaker.field)
+        assertEquals(ConfigKind.BREAKER to "open_ms", breaker.config to breaker.field)
         val typed = raises<RetryplanException.InvalidConfig>("invalid_config") {
             Dependency(DependencyConfig(retrySlots = -1))
         }
@@ -219,7 +224,7 @@ class ErrorsTest {
         val nan = raises<RetryplanException.InvalidConfig>("invalid_config") {
             CircuitBreaker(BreakerConfig(TripConfig.Ratio(Double.NaN, 10, 1000), 1000, 1))
         }
-        assertEquals("breaker.trip.failure_ratio", nan.field)
+        assertEquals(ConfigKind.BREAKER to "trip.failure_ratio", nan.config to nan.field)
         raises<RetryplanException.InvalidPolicy>("invalid_policy") {
             CircuitBreaker(BreakerConfig(TripConfig.Ratio(1.5, 10, 1000), 1000, 1))
         }

@@ -23,8 +23,9 @@ import dev.retryplan.TripConfig
 import dev.retryplan.defaultPolicyConfig
 
 /**
- * A vector's policy or dependency JSON as the typed records a Kotlin user
- * builds (`defaultPolicyConfig().copy(...)`, `DependencyConfig(...)`), or null
+ * A vector's policy, dependency, budget or breaker JSON as the typed records a
+ * Kotlin user builds (`defaultPolicyConfig().copy(...)`, `DependencyConfig(...)`,
+ * `BudgetConfig.TokenBucket(...)`, `BreakerConfig(...)`), or null
  * when the JSON holds something the records cannot hold (an unknown field, a
  * string for a number, a fraction for a `Long`, an unknown name): the runner
  * then checks the typed path gives exactly the answer the JSON path gives.
@@ -189,14 +190,18 @@ object TypedConfig {
     fun dependency(json: Any?): DependencyConfig? = typed {
         val m = obj(json, "budget", "breaker", "retry_slots", "max_concurrent_retries")
         DependencyConfig(
-            budget = m["budget"]?.let(::budget),
-            breaker = m["breaker"]?.let(::breaker),
+            budget = m["budget"]?.let(::budgetOf),
+            breaker = m["breaker"]?.let(::breakerOf),
             retrySlots = m["retry_slots"]?.let(::int),
             maxConcurrentRetries = m["max_concurrent_retries"]?.let(::int),
         )
     }
 
-    private fun budget(value: Any?): BudgetConfig {
+    fun budget(json: Any?): BudgetConfig? = typed { budgetOf(json) }
+
+    fun breaker(json: Any?): BreakerConfig? = typed { breakerOf(json) }
+
+    private fun budgetOf(value: Any?): BudgetConfig {
         val b = obj(value, "kind", "max_tokens", "token_ratio", "retry_ratio", "min_retries_per_second", "window_ms",
             "capacity", "retry_cost", "timeout_retry_cost", "success_increment", "throttling_retry_cost")
         fun exactly(vararg keys: String) = if (b.keys == setOf("kind", *keys)) Unit else no()
@@ -219,7 +224,7 @@ object TypedConfig {
         }
     }
 
-    private fun breaker(value: Any?): BreakerConfig {
+    private fun breakerOf(value: Any?): BreakerConfig {
         val b = obj(value, "trip", "open_ms", "half_open_probes")
         val t = obj(b["trip"] ?: no(), "kind", "failures", "failure_ratio", "minimum_throughput", "window_ms")
         val trip = when (t["kind"]) {

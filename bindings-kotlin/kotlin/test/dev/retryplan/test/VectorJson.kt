@@ -5,13 +5,10 @@ import dev.retryplan.Admission
 import dev.retryplan.AttemptResult
 import dev.retryplan.Event
 import dev.retryplan.StatsSnapshot
-import dev.retryplan.BreakerConfig
 import dev.retryplan.BreakerSnapshot
-import dev.retryplan.BudgetConfig
 import dev.retryplan.BudgetSnapshot
 import dev.retryplan.DependencySnapshot
 import dev.retryplan.Redelivery
-import dev.retryplan.TripConfig
 import dev.retryplan.AttemptTimeoutConfig
 import dev.retryplan.Class
 import dev.retryplan.Decision
@@ -52,55 +49,6 @@ object VectorJson {
     }
 
     private fun long(value: Any?): Long = value as? Long ?: error("expected an integer: $value")
-
-    private fun int(value: Any?): Int = Math.toIntExact(long(value))
-
-    /** A JSON number as a Double, as serde reads an f64 (integers too). */
-    private fun double(value: Any?): Double = when (value) {
-        is Double -> value
-        is Long -> value.toDouble()
-        else -> error("expected a number: $value")
-    }
-
-    fun budgetConfig(value: Any?): BudgetConfig {
-        val map = obj(value)
-        return when (map["kind"]) {
-            "token_bucket" -> {
-                only(map, "kind", "max_tokens", "token_ratio")
-                BudgetConfig.TokenBucket(int(map["max_tokens"]), double(map["token_ratio"]))
-            }
-            "ratio" -> {
-                only(map, "kind", "retry_ratio", "min_retries_per_second", "window_ms")
-                BudgetConfig.Ratio(double(map["retry_ratio"]), int(map["min_retries_per_second"]), long(map["window_ms"]))
-            }
-            "quota" -> {
-                only(map, "kind", "capacity", "retry_cost", "timeout_retry_cost", "success_increment", "throttling_retry_cost")
-                BudgetConfig.Quota(
-                    int(map["capacity"]), int(map["retry_cost"]), int(map["timeout_retry_cost"]), int(map["success_increment"]),
-                    map["throttling_retry_cost"]?.let(::int),
-                )
-            }
-            else -> error("unknown budget $map")
-        }
-    }
-
-    fun breakerConfig(value: Any?): BreakerConfig {
-        val map = obj(value)
-        only(map, "trip", "open_ms", "half_open_probes")
-        val trip = obj(map["trip"])
-        return BreakerConfig(
-            when (trip["kind"]) {
-                "consecutive" -> TripConfig.Consecutive(int(trip["failures"])).also { only(trip, "kind", "failures") }
-                "ratio" -> {
-                    only(trip, "kind", "failure_ratio", "minimum_throughput", "window_ms")
-                    TripConfig.Ratio(double(trip["failure_ratio"]), int(trip["minimum_throughput"]), long(trip["window_ms"]))
-                }
-                else -> error("unknown trip $trip")
-            },
-            long(map["open_ms"]),
-            int(map["half_open_probes"]),
-        )
-    }
 
     fun budgetSnapshot(b: BudgetSnapshot): Map<String, Any?> = when (b) {
         is BudgetSnapshot.TokenBucket -> mapOf(
