@@ -26,6 +26,7 @@
 //! answer counts as a success (the dependency answered); a cancelled attempt
 //! only gives its probe back.
 
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};

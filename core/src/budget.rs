@@ -28,6 +28,7 @@
 //! One far-future reading therefore never stops the window from expiring.
 //! The token bucket and the quota ignore the times they are given.
 
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
