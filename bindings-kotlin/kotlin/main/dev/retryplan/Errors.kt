@@ -1,7 +1,7 @@
 package dev.retryplan
 
 /**
- * The core's stable error code (`invalid_policy`, `operation_ended`, ...) on
+ * The core's stable error code (`config_violations`, `operation_ended`, ...) on
  * any [RetryplanException]: every subclass carries it; this reads it without
  * knowing the subclass. Exhaustive, so a new error kind breaks this build.
  */
