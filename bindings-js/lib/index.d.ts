@@ -9,6 +9,12 @@
 
 /** Stable, language-neutral error codes (the core's `Error::code()`). */
 export type ErrorCode =
+  /** A configuration that reads breaks rules (`config` says which, `violations` every rule, each path from that configuration). */
+  | 'config_violations'
+  /**
+   * @deprecated Renamed `config_violations` in this release (it was raised for every
+   * configuration, not only a policy) and no longer produced; listed for one release.
+   */
   | 'invalid_policy'
   /** A configuration could not be read (`config` says which, `field` where reading stopped). */
   | 'invalid_config'
@@ -34,12 +40,13 @@ export type ErrorCode =
 export type Blame = 'caller' | 'configuration' | 'server' | 'environment';
 
 /**
- * Which configuration an "invalid_config" error was reading (the core's
- * `ConfigKind`): the reader called, so a dependency's budget is "dependency".
+ * Which configuration an "invalid_config" error was reading, or a
+ * "config_violations" error was validating (the core's `ConfigKind`): the
+ * reader or constructor called, so a dependency's budget is "dependency".
  */
 export type ConfigKind = 'policy' | 'dependency' | 'budget' | 'breaker' | 'service_config';
 
-/** One rule an invalid policy breaks. `field` is the dotted snake_case path, e.g. "backoff.cap_ms". */
+/** One rule a configuration breaks. `field` is the dotted snake_case path from that configuration, e.g. "backoff.cap_ms" (a policy), "max_tokens" (a budget), "budget.max_tokens" (a dependency). */
 export interface Violation {
   field: string;
   message: string;
@@ -59,9 +66,9 @@ export class RetryplanError extends Error {
   readonly profile?: string;
   /** For "unknown_profile": the names of the built-in profiles. */
   readonly known?: string[];
-  /** For "invalid_policy": every rule broken. */
+  /** For "config_violations": every rule broken. */
   readonly violations?: Violation[];
-  /** For "invalid_config": which configuration could not be read. */
+  /** For "invalid_config" and "config_violations": which configuration could not be read, or breaks the rules. */
   readonly config?: ConfigKind;
   /** For "invalid_config" (where reading stopped), "invalid_argument" (the argument), "invalid_header" (the header) and "unsupported" (the section). */
   readonly field?: string;
@@ -399,7 +406,7 @@ export interface StatsCounters {
 export class Policy {
   protected constructor();
   /**
-   * Validates a policy object; throws RetryplanError "invalid_policy" (with violations) or "invalid_config".
+   * Validates a policy object; throws RetryplanError "config_violations" (with violations) or "invalid_config", config "policy".
    * Plain data only: plain or null-prototype objects (any realm), `Map`s with string keys, arrays, strings,
    * finite numbers, booleans and `null`; `undefined` properties are left out.
    */
@@ -582,7 +589,7 @@ export class Dependency {
 
 /** A retry budget. Operations with a Dependency use it themselves; call it directly only for your own retry loop. */
 export class RetryBudget {
-  /** Validates a configuration: a reading error (`invalid_config`, config "budget") names the path from the budget ("kind"), a violation (`invalid_policy`) "budget.max_tokens" as in a dependency. */
+  /** Validates a configuration: a reading error (`invalid_config`, config "budget") names the path from the budget ("kind"), a violation (`config_violations`, config "budget") "max_tokens" too; a dependency's are "budget.kind", "budget.max_tokens". */
   constructor(config: BudgetConfig);
   /** Counts an original request (a first attempt). */
   onRequest(nowMs: number): void;
@@ -621,7 +628,7 @@ export class BreakerPermit {
 
 /** A circuit breaker. Operations with a Dependency use it themselves. */
 export class CircuitBreaker {
-  /** Validates a configuration: a reading error (`invalid_config`, config "breaker") names the path from the breaker ("trip.kind"), a violation (`invalid_policy`) "breaker.open_ms" as in a dependency. */
+  /** Validates a configuration: a reading error (`invalid_config`, config "breaker") names the path from the breaker ("trip.kind"), a violation (`config_violations`, config "breaker") "open_ms" too; a dependency's are "breaker.trip.kind", "breaker.open_ms". */
   constructor(config: BreakerConfig);
   /** A permit, or undefined when refused (open, or every half-open probe taken). */
   tryAcquire(nowMs: number): BreakerPermit | undefined;

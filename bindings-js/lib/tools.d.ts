@@ -52,7 +52,7 @@ export class Stats extends lean.Stats {
 /** The shared controls of one downstream dependency, with JSON text and snapshots. */
 export class Dependency extends lean.Dependency {
   static fromConfig(config: DependencyConfig): Dependency;
-  /** Reads dependency JSON text in the shared snake_case schema (as `Policy.fromJson`). Throws "invalid_config" (config "dependency") or "invalid_policy". */
+  /** Reads dependency JSON text in the shared snake_case schema (as `Policy.fromJson`). Throws "invalid_config" or "config_violations" (config "dependency"). */
   static fromJson(json: string): Dependency;
   clone(): Dependency;
   snapshot(nowMs: number): DependencySnapshot;

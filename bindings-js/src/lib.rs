@@ -221,23 +221,26 @@ fn arg_js(arg: &Arg) -> JsValue {
 
 /// A core error as a `RetryplanError` (a real `Error` subclass with `.code`,
 /// and `.blame` from the core's table in `lib/rules.js`), its message composed
-/// by `lib/messages.js`, its typed fields (`attempt` and `running`; `profile`
-/// and `known`), the lists as arrays.
+/// by `lib/messages.js`, its typed fields (`config`; `attempt` and `running`;
+/// `profile` and `known`), the lists as arrays.
 fn js_error(error: Error) -> JsValue {
     // Exhaustive on purpose: a new core error must be mapped here.
     let field = match &error {
         Error::InvalidConfig { field, .. } => Some(&**field),
         Error::InvalidArgument { name, .. } | Error::Unsupported { field: name, .. } => Some(*name),
         Error::InvalidHeader(header) => Some(header.header()),
-        Error::InvalidPolicy { .. }
+        Error::ConfigViolations { .. }
         | Error::UnknownProfile { .. }
         | Error::OperationEnded
         | Error::AttemptNotRunning { .. }
         | Error::EntropyUnavailable { .. } => None,
     };
     let value = core_error(error.code(), field, message_js(&error.message()));
+    if let Error::InvalidConfig { config, .. } | Error::ConfigViolations { config, .. } = &error {
+        add_detail(&value, "config", JsValue::from_str(config.name()));
+    }
     match &error {
-        Error::InvalidPolicy { violations } => {
+        Error::ConfigViolations { violations, .. } => {
             for violation in violations {
                 add_violation(&value, &violation.field, message_js(&violation.message));
             }
@@ -250,7 +253,6 @@ fn js_error(error: Error) -> JsValue {
                 running.iter().map(|attempt| JsValue::from(*attempt)).collect::<Array>().into(),
             );
         }
-        Error::InvalidConfig { config, .. } => add_detail(&value, "config", JsValue::from_str(config.name())),
         Error::UnknownProfile { name, known } => {
             // `profile`, not `name`: a JS error's `name` is its class name.
             add_detail(&value, "profile", JsValue::from_str(name));

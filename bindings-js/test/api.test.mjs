@@ -54,7 +54,7 @@ test('two entries: the default one for a checkout page, the tools a superset wit
   // The wasm objects are each entry's own; the error classes and the failure table are shared.
   assert.notEqual(lean.Policy, tools.Policy);
   for (const shared of ['RetryplanError', 'OperationFailedError', 'GaveUpError', 'failureOf']) assert.equal(lean[shared], tools[shared], shared);
-  const fromTools = throwsCode(() => tools.Policy.fromJson('{"max_attempts": 0}'), 'invalid_policy');
+  const fromTools = throwsCode(() => tools.Policy.fromJson('{"max_attempts": 0}'), 'config_violations');
   assert.ok(fromTools instanceof lean.RetryplanError);
   assert.deepEqual(new lean.Stats().toJSON(), new tools.Stats().toJSON());
 });
@@ -261,8 +261,9 @@ test('onOutcome: success, http_status and transport cross as fields with the obj
 test('policy errors list every violation with its field; JSON errors name the path', () => {
   const error = throwsCode(
     () => Policy.fromConfig({ maxAttempts: 0, backoff: { baseMs: 200, capMs: 100 } }),
-    'invalid_policy',
+    'config_violations',
   );
+  assert.equal(error.config, 'policy');
   assert.deepEqual(
     error.violations.map((v) => v.field),
     ['max_attempts', 'backoff.cap_ms'],
@@ -404,7 +405,7 @@ test('hedging: hedge flags, the winner and the attempts to abort, as numbers', (
   assert.equal(total.toJSON().succeeded, 2);
   throwsCode(() => stats.record({ ...ending, abortAttempts: [0] }), 'invalid_argument');
   throwsCode(() => stats.record({ ...hedge, hedge: undefined }), 'invalid_argument');
-  throwsCode(() => Policy.fromConfig({ idempotency: 'unsafe', hedging: { delayMs: 1, maxHedgedAttempts: 1 } }), 'invalid_policy');
+  throwsCode(() => Policy.fromConfig({ idempotency: 'unsafe', hedging: { delayMs: 1, maxHedgedAttempts: 1 } }), 'config_violations');
 });
 
 test('Dependency: shared controls from JSON or camelCase objects, handles on the same state, refusals as reasons', () => {
@@ -437,8 +438,8 @@ test('Dependency: shared controls from JSON or camelCase objects, handles on the
   assert.deepEqual(operation.poll(20), { type: 'gave_up', reason: 'budget_exhausted', attempts: 1, remainingBudgetMs: 9930, abortAttempts: [] });
   throwsCode(() => new Operation(policy, 0, { seed: 1, dependency: {} }), 'invalid_argument');
 
-  const error = throwsCode(() => Dependency.fromConfig({ budget: { kind: 'token_bucket', maxTokens: 0, tokenRatio: 0.5 } }), 'invalid_policy');
-  assert.deepEqual(error.violations.map((v) => v.field), ['budget.max_tokens']);
+  const error = throwsCode(() => Dependency.fromConfig({ budget: { kind: 'token_bucket', maxTokens: 0, tokenRatio: 0.5 } }), 'config_violations');
+  assert.deepEqual([error.config, error.violations.map((v) => v.field)], ['dependency', ['budget.max_tokens']]);
   assert.equal(throwsCode(() => Dependency.fromJson('{"breaker": {"open_ms": 1}}'), 'invalid_config').field, 'breaker.trip');
 });
 
@@ -452,8 +453,9 @@ test('RetryBudget, CircuitBreaker and RetrySlots on their own; permits are opaqu
   throwsCode(() => quota.onSuccess(2, charge), 'invalid_argument');
   quota.onSuccess(2);
   assert.deepEqual(quota.snapshot(3), { kind: 'quota', available: 10, capacity: 10 });
-  const error = throwsCode(() => new RetryBudget({ kind: 'ratio', retryRatio: 2, minRetriesPerSecond: 0, windowMs: 0 }), 'invalid_policy');
-  assert.deepEqual(error.violations.map((v) => v.field), ['budget.retry_ratio', 'budget.window_ms']);
+  const error = throwsCode(() => new RetryBudget({ kind: 'ratio', retryRatio: 2, minRetriesPerSecond: 0, windowMs: 0 }), 'config_violations');
+  assert.deepEqual([error.config, error.violations.map((v) => v.field)], ['budget', ['retry_ratio', 'window_ms']]);
+  assert.equal(error.message, 'invalid budget configuration: retry_ratio (2) must be a number in [0, 1]; window_ms (0) must be in 1..=9007199254740991');
   assert.equal(throwsCode(() => new RetryBudget({ kind: 'nope' }), 'invalid_config').field, 'kind');
 
   const breaker = new CircuitBreaker({ trip: { kind: 'consecutive', failures: 1 }, openMs: 100, halfOpenProbes: 1 });
@@ -511,6 +513,22 @@ test('every runtime export is declared in lib/index.d.ts', async () => {
   const api = await import('retryplan');
   const missing = Object.keys(api).filter((name) => !new RegExp(`export (function|class|const) ${name}\\b`).test(types));
   assert.deepEqual(missing, []);
+});
+
+test('a broken rule names the configuration it broke, its paths from it (config_violations, .config)', () => {
+  const zeroTokens = { kind: 'token_bucket', maxTokens: 0, tokenRatio: 0.5 };
+  for (const [config, fields, start, call] of [
+    ['policy', ['max_attempts'], 'invalid policy: ', () => Policy.fromConfig({ maxAttempts: 0 })],
+    ['dependency', ['budget.max_tokens'], 'invalid dependency configuration: ', () => Dependency.fromConfig({ budget: zeroTokens })],
+    ['budget', ['max_tokens'], 'invalid budget configuration: ', () => new RetryBudget(zeroTokens)],
+    ['breaker', ['open_ms'], 'invalid breaker configuration: ', () => new CircuitBreaker({ trip: { kind: 'consecutive', failures: 1 }, openMs: 0, halfOpenProbes: 1 })],
+    ['service_config', ['retryThrottling.maxTokens'], 'invalid gRPC service configuration: ',
+      () => tools.ServiceConfig.fromConfig({ retryThrottling: { maxTokens: 0, tokenRatio: 0.1 } })],
+  ]) {
+    const error = throwsCode(call, 'config_violations');
+    assert.deepEqual([error.config, error.violations.map((v) => v.field), error.blame], [config, fields, 'configuration']);
+    assert.ok(error.message.startsWith(start), error.message);
+  }
 });
 
 test('a reading error names the configuration it read (invalid_config, .config)', () => {

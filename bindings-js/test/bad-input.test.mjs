@@ -85,7 +85,7 @@ const ROWS = [
     () => Policy.fromConfig({ attemptTimeout: { fractionOfRemaining: Infinity } })],
   ['negative number in a configuration', 'RetryplanError', 'invalid_config', 'backoff.base_ms',
     () => Policy.fromConfig({ backoff: { baseMs: -5 } })],
-  ['time beyond 2^53 - 1 ms in a configuration', 'RetryplanError', 'invalid_policy', 'total_budget_ms',
+  ['time beyond 2^53 - 1 ms in a configuration', 'RetryplanError', 'config_violations', 'total_budget_ms',
     () => Policy.fromConfig({ totalBudgetMs: 2 ** 53 })],
   ['number beyond 2^64 in a configuration', 'RetryplanError', 'invalid_config', 'total_budget_ms',
     () => Policy.fromJson('{"total_budget_ms": 18446744073709551616}')],

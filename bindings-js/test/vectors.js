@@ -86,7 +86,7 @@ function errorValue(api, error) {
   if (!(error instanceof api.RetryplanError)) throw error; // not ours: a failure of the binding
   if (!(error instanceof Error) || typeof error.message !== 'string') throw new Error('RetryplanError is not an Error');
   let value = { code: error.code };
-  if (error.code === 'invalid_policy') value = { code: error.code, fields: error.violations.map((v) => v.field) };
+  if (error.code === 'config_violations') value = { code: error.code, config: error.config, fields: error.violations.map((v) => v.field) };
   if (error.code === 'invalid_config') value = { code: error.code, config: error.config, fields: [error.field] };
   if (error.code === 'unsupported') value = { code: error.code, fields: [error.field] };
   // Who must act: compared when the vector states it (settle drops it otherwise).

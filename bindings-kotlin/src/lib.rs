@@ -262,10 +262,11 @@ pub enum Blame {
     Environment,
 }
 
-/// Which configuration an `InvalidConfig` error was reading: the core's
-/// `ConfigKind` (its `name` lowercased is the snake_case name every binding
-/// uses: `SERVICE_CONFIG` is `service_config`). The reader called names it, so
-/// a dependency's budget is `Dependency`.
+/// Which configuration an `InvalidConfig` error was reading, or a
+/// `ConfigViolations` error was validating: the core's `ConfigKind` (its
+/// `name` lowercased is the snake_case name every binding uses:
+/// `SERVICE_CONFIG` is `service_config`). The reader or constructor called
+/// names it, so a dependency's budget is `Dependency`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
 pub enum ConfigKind {
     /// A retry policy.
@@ -311,9 +312,13 @@ impl From<rp::Blame> for Blame {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, uniffi::Error)]
 #[uniffi::export(Display)]
 pub enum RetryplanError {
-    /// The policy breaks one or more rules; every violation is listed.
+    /// A configuration that reads breaks one or more rules: `config` says
+    /// which, `violations` lists every rule, each path from that
+    /// configuration (`max_tokens` for a budget, `budget.max_tokens` for a
+    /// dependency). (Renamed from `InvalidPolicy`, code `invalid_policy`: the
+    /// old name is a deprecated alias for one release.)
     #[error("{description}")]
-    InvalidPolicy { violations: Vec<Violation>, code: String, blame: Blame, description: String },
+    ConfigViolations { config: ConfigKind, violations: Vec<Violation>, code: String, blame: Blame, description: String },
     /// A configuration could not be read: `config` says which, `field` where
     /// reading stopped. (Renamed from `InvalidPolicyJson`, code
     /// `invalid_policy_json`: the old name is a deprecated alias for one release.)
@@ -349,7 +354,8 @@ impl From<rp::Error> for RetryplanError {
         let blame = Blame::from(error.blame());
         // Exhaustive on purpose: a new core error must be mapped here.
         match error {
-            rp::Error::InvalidPolicy { violations } => RetryplanError::InvalidPolicy {
+            rp::Error::ConfigViolations { config, violations } => RetryplanError::ConfigViolations {
+                config: config.into(),
                 violations: violations
                     .into_iter()
                     .map(|v| Violation { field: v.field, message: v.message.to_string() })

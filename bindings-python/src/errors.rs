@@ -72,11 +72,12 @@ fn exception(py: Python<'_>, fault: Fault) -> PyResult<PyErr> {
         }
         Fault::Core(error) => {
             let class = match &error {
-                Error::InvalidPolicy { violations } => {
+                Error::ConfigViolations { config, violations } => {
+                    set("config", config.name())?;
                     let pairs: Vec<(&str, String)> =
                         violations.iter().map(|v| (&*v.field, v.message.to_string())).collect();
                     fields.set_item("violations", pairs)?;
-                    "InvalidPolicyError"
+                    "ConfigViolationsError"
                 }
                 Error::InvalidConfig { config, field, message } => {
                     set("config", config.name())?;

@@ -15,7 +15,7 @@ from retryplan import (
     GiveUpReason,
     InvalidArgumentError,
     InvalidHeaderError,
-    InvalidPolicyError,
+    ConfigViolationsError,
     InvalidConfigError,
     Operation,
     OperationEndedError,
@@ -152,11 +152,12 @@ def test_unknown_enum_names_are_invalid_arguments() -> None:
 
 
 def test_policy_errors_name_every_field() -> None:
-    with pytest.raises(InvalidPolicyError) as raised:
+    with pytest.raises(ConfigViolationsError) as raised:
         Policy(max_attempts=0, backoff={"base_ms": 200, "cap_ms": 100}, jitter={"kind": "proportional", "ratio": 2.0})
     assert raised.value.fields == ("max_attempts", "backoff.cap_ms", "jitter.ratio")
     assert raised.value.violations[1].message == "backoff.cap_ms (100) must be >= backoff.base_ms (200)"
-    assert isinstance(raised.value, ValueError) and raised.value.code == "invalid_policy"
+    assert isinstance(raised.value, ValueError) and raised.value.code == "config_violations"
+    assert raised.value.config == "policy"
 
 
 @pytest.mark.parametrize(
@@ -189,7 +190,7 @@ def test_nan_in_a_policy_is_unreadable() -> None:
 
 
 def test_huge_policy_numbers_are_rules_not_clamps() -> None:
-    with pytest.raises(InvalidPolicyError) as raised:
+    with pytest.raises(ConfigViolationsError) as raised:
         Policy(total_budget_ms=2**53)
     assert raised.value.fields == ("total_budget_ms",)
 
@@ -228,7 +229,7 @@ def test_policy_from_toml(tmp_path) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(InvalidConfigError):
         Policy.from_file(path)
     path.write_text("max_attempts = 0\n")
-    with pytest.raises(InvalidPolicyError):
+    with pytest.raises(ConfigViolationsError):
         Policy.from_file(path)
 
 
@@ -326,9 +327,9 @@ def test_shared_controls_and_redelivery() -> None:
     budget.on_failure(now_ms=0)
     assert budget.try_retry(now_ms=0) is None
     assert budget.snapshot(0.0)["tokens_milli"] == 5000
-    with pytest.raises(InvalidPolicyError) as raised:
+    with pytest.raises(ConfigViolationsError) as raised:
         retryplan.RetryBudget(kind="token_bucket", max_tokens=0, token_ratio=0.1)
-    assert raised.value.fields == ("budget.max_tokens",)
+    assert (raised.value.config, raised.value.fields) == ("budget", ("max_tokens",))
     with pytest.raises(InvalidConfigError):
         retryplan.RetryBudget({"kind": "token_bucket", "max_tokens": -1, "token_ratio": 0.1})
     with pytest.raises(InvalidConfigError):
@@ -453,7 +454,7 @@ def test_every_error_class_sits_under_the_class_of_its_blame() -> None:
         assert cls.__mro__[1] is retryplan.RetryplanError and cls.blame == blame
         assert cls.__name__ in retryplan.__all__ and cls.__name__ in retryplan._errors.__all__
     builtin = {
-        "InvalidPolicyError": ValueError,
+        "ConfigViolationsError": ValueError,
         "InvalidConfigError": ValueError,
         "UnknownProfileError": LookupError,
         "UnsupportedError": ValueError,
@@ -493,7 +494,29 @@ def test_a_reading_error_names_the_configuration_it_read() -> None:
         assert isinstance(error, retryplan.ConfigurationError) and isinstance(error, ValueError)
 
 
-def test_the_old_name_is_a_deprecated_alias_for_one_release() -> None:
+def test_a_broken_rule_names_the_configuration_it_broke() -> None:
+    zero_tokens = {"kind": "token_bucket", "max_tokens": 0, "token_ratio": 0.5}
+    cases = [
+        ("policy", ("max_attempts",), "invalid policy: ", lambda: Policy(max_attempts=0)),
+        ("dependency", ("budget.max_tokens",), "invalid dependency configuration: ",
+         lambda: retryplan.Dependency({"budget": zero_tokens})),
+        ("budget", ("max_tokens",), "invalid budget configuration: ", lambda: retryplan.RetryBudget(zero_tokens)),
+        ("breaker", ("open_ms",), "invalid breaker configuration: ",
+         lambda: retryplan.CircuitBreaker({"trip": {"kind": "consecutive", "failures": 1}, "open_ms": 0,
+                                           "half_open_probes": 1})),
+        ("service_config", ("retryThrottling.maxTokens",), "invalid gRPC service configuration: ",
+         lambda: retryplan.ServiceConfig({"retryThrottling": {"maxTokens": 0, "tokenRatio": 0.1}})),
+    ]
+    for config, fields, start, call in cases:
+        with pytest.raises(ConfigViolationsError) as raised:
+            call()
+        error = raised.value
+        assert (error.code, error.blame, error.config, error.fields) == ("config_violations", "configuration", config, fields)
+        assert str(error).startswith(start), error
+        assert isinstance(error, retryplan.ConfigurationError) and isinstance(error, ValueError)
+
+
+def test_the_old_names_are_deprecated_aliases_for_one_release() -> None:
     import warnings
 
     for module in (retryplan, retryplan._errors):
@@ -509,3 +532,14 @@ def test_the_old_name_is_a_deprecated_alias_for_one_release() -> None:
         from retryplan import InvalidPolicyJsonError  # noqa: F401
     with pytest.raises(InvalidPolicyJsonError):
         Policy.from_json("{")
+    for module in (retryplan, retryplan._errors):
+        with pytest.warns(DeprecationWarning, match="ConfigViolationsError"):
+            old = getattr(module, "InvalidPolicyError")
+        assert old is ConfigViolationsError
+    assert "InvalidPolicyError" not in retryplan.__all__
+    with pytest.warns(DeprecationWarning):
+        from retryplan import InvalidPolicyError
+    with pytest.raises(InvalidPolicyError) as raised:
+        Policy(max_attempts=0)
+    assert (raised.value.config, raised.value.fields) == ("policy", ("max_attempts",))
+    assert raised.value.violations[0].field == "max_attempts"

@@ -103,7 +103,7 @@ ROWS: List[Row] = [
         lambda: Policy.from_dict({"attempt_timeout": {"fraction_of_remaining": math.inf}})),
     Row("negative number in a configuration", "InvalidConfigError", "invalid_config", "backoff.base_ms",
         lambda: Policy.from_dict({"backoff": {"base_ms": -5}})),
-    Row("time beyond 2^53 - 1 ms in a configuration", "InvalidPolicyError", "invalid_policy", "total_budget_ms",
+    Row("time beyond 2^53 - 1 ms in a configuration", "ConfigViolationsError", "config_violations", "total_budget_ms",
         lambda: Policy.from_dict({"total_budget_ms": 2**53})),
     Row("number beyond 2^64 in a configuration", "InvalidConfigError", "invalid_config", "total_budget_ms",
         lambda: Policy.from_json('{"total_budget_ms": 18446744073709551616}')),
@@ -139,7 +139,7 @@ def test_bad_input_gets_a_typed_error_with_the_code_and_field(row: Row) -> None:
     error = raised.value
     assert type(error).__name__ == row.error and error.code == row.code, error
     field: Optional[str] = getattr(error, "name", None) or getattr(error, "field", None)
-    if isinstance(error, retryplan.InvalidPolicyError):
+    if isinstance(error, retryplan.ConfigViolationsError):
         field = ",".join(error.fields)
     assert (field or NO_ERROR) == row.field, error
     assert len(str(error)) < 1000, "a bad value is excerpted, never copied whole"

@@ -18,7 +18,7 @@ from retryplan import (
     CircuitBreaker,
     Dependency,
     Driver,
-    InvalidPolicyError,
+    ConfigViolationsError,
     InvalidConfigError,
     Operation,
     Outcome,
@@ -64,8 +64,8 @@ def strict_equal(a: Any, b: Any) -> bool:
 def error_value(error: RetryplanError, expected: Any) -> Dict[str, Any]:
     """The error as a vector states it; ``blame`` only when the vector states one."""
     assert error.blame == type(error).blame, f"{error.code}: blame {error.blame!r}, its class says {type(error).blame!r}"
-    if isinstance(error, InvalidPolicyError):
-        value: Dict[str, Any] = {"code": error.code, "fields": list(error.fields)}
+    if isinstance(error, ConfigViolationsError):
+        value: Dict[str, Any] = {"code": error.code, "config": error.config, "fields": list(error.fields)}
     elif isinstance(error, InvalidConfigError):
         value = {"code": error.code, "config": error.config, "fields": [error.field]}
     elif isinstance(error, retryplan.UnsupportedError):

@@ -26,16 +26,18 @@
 //! answer counts as a success (the dependency answered); a cancelled attempt
 //! only gives its probe back.
 
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{ControlClock, Reading};
-use crate::error::{Error, Violation};
+use crate::error::{ConfigKind, Error, Violation};
 use crate::grant::{foreign, issued_by, Grant};
 use crate::lock::{Lock, Shared, SharedWeak};
 use crate::message::{message, Message};
 use crate::units::{permille_of, MAX_MS};
+use crate::value::join;
 use crate::window::SlidingWindow;
 
 mod config;
@@ -170,33 +172,44 @@ const RESULTS: usize = 0;
 const FAILURES: usize = 1;
 
 impl CircuitBreaker {
-    /// Validates a configuration; every broken rule names its field.
+    /// Validates a configuration; every broken rule names its field from the
+    /// breaker itself (`open_ms`, `trip.failures`, ...).
     ///
     /// # Errors
-    /// [`Error::InvalidPolicy`] with every violation.
+    /// [`Error::ConfigViolations`] naming a breaker, with every violation.
     pub fn new(config: &BreakerConfig) -> Result<CircuitBreaker, Error> {
+        CircuitBreaker::checked(config, "")
+            .map_err(|violations| Error::ConfigViolations { config: ConfigKind::Breaker, violations })
+    }
+
+    /// [`CircuitBreaker::new`] for a breaker at `path` inside another
+    /// configuration (a dependency's `breaker`), whose caller names it: every
+    /// violation, its field from that configuration (`breaker.open_ms`).
+    pub(crate) fn checked(config: &BreakerConfig, path: &str) -> Result<CircuitBreaker, Vec<Violation>> {
         let mut violations = Vec::new();
-        let mut fail = |field: &str, message: Message| violations.push(Violation::new(field, message));
+        let at = |field: &str| join(path, field);
+        let mut fail = |field: String, message: Message| violations.push(Violation { field, message });
         let (trip, window_ms) = match config.trip {
             TripConfig::Consecutive { failures } => {
                 if failures == 0 {
-                    fail("breaker.trip.failures", message!(ZeroNotAllowed, "breaker.trip.failures"));
+                    let field = at("trip.failures");
+                    fail(field.clone(), message!(ZeroNotAllowed, field));
                 }
                 (Trip::Consecutive { failures }, 1)
             }
             TripConfig::Ratio { failure_ratio, minimum_throughput, window_ms } => {
                 let ratio_permille = permille_of(failure_ratio, 0.0, 1.0, true).unwrap_or_else(|rule| {
-                    fail("breaker.trip.failure_ratio", rule.message("breaker.trip.failure_ratio", failure_ratio));
+                    let field = at("trip.failure_ratio");
+                    fail(field.clone(), rule.message(&field, failure_ratio));
                     1000
                 });
                 if minimum_throughput == 0 {
-                    fail(
-                        "breaker.trip.minimum_throughput",
-                        message!(ZeroNotAllowed, "breaker.trip.minimum_throughput"),
-                    );
+                    let field = at("trip.minimum_throughput");
+                    fail(field.clone(), message!(ZeroNotAllowed, field));
                 }
                 if window_ms == 0 || window_ms > MAX_MS {
-                    fail("breaker.trip.window_ms", message!(OutOfRange, "breaker.trip.window_ms", window_ms, MAX_MS));
+                    let field = at("trip.window_ms");
+                    fail(field.clone(), message!(OutOfRange, field, window_ms, MAX_MS));
                 }
                 (
                     Trip::Ratio {
@@ -208,13 +221,15 @@ impl CircuitBreaker {
             }
         };
         if config.open_ms == 0 || config.open_ms > MAX_MS {
-            fail("breaker.open_ms", message!(OutOfRange, "breaker.open_ms", config.open_ms, MAX_MS));
+            let field = at("open_ms");
+            fail(field.clone(), message!(OutOfRange, field, config.open_ms, MAX_MS));
         }
         if config.half_open_probes == 0 {
-            fail("breaker.half_open_probes", message!(ZeroNotAllowed, "breaker.half_open_probes"));
+            let field = at("half_open_probes");
+            fail(field.clone(), message!(ZeroNotAllowed, field));
         }
         if !violations.is_empty() {
-            return Err(Error::InvalidPolicy { violations });
+            return Err(violations);
         }
         Ok(CircuitBreaker {
             trip,

@@ -28,16 +28,18 @@
 //! One far-future reading therefore never stops the window from expiring.
 //! The token bucket and the quota ignore the times they are given.
 
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
 use crate::clock::ControlClock;
-use crate::error::{Error, Violation};
+use crate::error::{ConfigKind, Error, Violation};
 use crate::grant::{foreign, issued_by, Grant};
 use crate::lock::{Lock, Shared, SharedWeak};
 use crate::message::{message, Message};
 use crate::units::{permille_of, MAX_MS};
+use crate::value::join;
 use crate::window::SlidingWindow;
 
 mod config;
@@ -149,23 +151,34 @@ pub struct RetryBudget {
 }
 
 impl RetryBudget {
-    /// Validates a configuration; every broken rule names its field
-    /// (`budget.max_tokens`, ...).
+    /// Validates a configuration; every broken rule names its field from the
+    /// budget itself (`max_tokens`, ...).
     ///
     /// # Errors
-    /// [`Error::InvalidPolicy`] with every violation.
+    /// [`Error::ConfigViolations`] naming a budget, with every violation.
     pub fn new(config: &BudgetConfig) -> Result<RetryBudget, Error> {
+        RetryBudget::checked(config, "")
+            .map_err(|violations| Error::ConfigViolations { config: ConfigKind::Budget, violations })
+    }
+
+    /// [`RetryBudget::new`] for a budget at `path` inside another
+    /// configuration (a dependency's `budget`), whose caller names it: every
+    /// violation, its field from that configuration (`budget.max_tokens`).
+    pub(crate) fn checked(config: &BudgetConfig, path: &str) -> Result<RetryBudget, Vec<Violation>> {
         let mut violations = Vec::new();
-        let mut fail = |field: &str, message: Message| violations.push(Violation::new(field, message));
+        let at = |field: &str| join(path, field);
+        let mut fail = |field: String, message: Message| violations.push(Violation { field, message });
         let state = match *config {
             BudgetConfig::TokenBucket { max_tokens, token_ratio } => {
                 if !(1..=1000).contains(&max_tokens) {
-                    fail("budget.max_tokens", message!(OutOfRange, "budget.max_tokens", max_tokens, 1000u32));
+                    let field = at("max_tokens");
+                    fail(field.clone(), message!(OutOfRange, field, max_tokens, 1000u32));
                 }
                 let ratio_milli = match permille_of(token_ratio, 0.0, f64::from(max_tokens.max(1)), true) {
                     Ok(value) => u64::from(value),
                     Err(rule) => {
-                        fail("budget.token_ratio", rule.message("budget.token_ratio", token_ratio));
+                        let field = at("token_ratio");
+                        fail(field.clone(), rule.message(&field, token_ratio));
                         0
                     }
                 };
@@ -176,12 +189,14 @@ impl RetryBudget {
                 let deposit_milli = match permille_of(retry_ratio, 0.0, 1.0, false) {
                     Ok(value) => u64::from(value),
                     Err(rule) => {
-                        fail("budget.retry_ratio", rule.message("budget.retry_ratio", retry_ratio));
+                        let field = at("retry_ratio");
+                        fail(field.clone(), rule.message(&field, retry_ratio));
                         0
                     }
                 };
                 if window_ms == 0 || window_ms > MAX_MS {
-                    fail("budget.window_ms", message!(OutOfRange, "budget.window_ms", window_ms, MAX_MS));
+                    let field = at("window_ms");
+                    fail(field.clone(), message!(OutOfRange, field, window_ms, MAX_MS));
                 }
                 // Retries per second x seconds in the window, in thousandths of a retry.
                 let reserve_milli = u64::from(min_retries_per_second).saturating_mul(window_ms);
@@ -200,16 +215,18 @@ impl RetryBudget {
                 throttling_retry_cost,
             } => {
                 if capacity == 0 {
-                    fail("budget.capacity", message!(ZeroNotAllowed, "budget.capacity"));
+                    let field = at("capacity");
+                    fail(field.clone(), message!(ZeroNotAllowed, field));
                 }
                 for (field, cost) in [
-                    ("budget.retry_cost", Some(retry_cost)),
-                    ("budget.timeout_retry_cost", Some(timeout_retry_cost)),
-                    ("budget.throttling_retry_cost", throttling_retry_cost),
+                    ("retry_cost", Some(retry_cost)),
+                    ("timeout_retry_cost", Some(timeout_retry_cost)),
+                    ("throttling_retry_cost", throttling_retry_cost),
                 ] {
                     let Some(cost) = cost else { continue };
                     if cost > capacity {
-                        fail(field, message!(CostAboveCapacity, field, cost, capacity));
+                        let field = at(field);
+                        fail(field.clone(), message!(CostAboveCapacity, field, cost, at("capacity"), capacity));
                     }
                 }
                 State::Quota {
@@ -223,7 +240,7 @@ impl RetryBudget {
             }
         };
         if !violations.is_empty() {
-            return Err(Error::InvalidPolicy { violations });
+            return Err(violations);
         }
         Ok(RetryBudget { state: Shared::new(Lock::new(state)) })
     }
@@ -545,8 +562,15 @@ mod tests {
             success_increment: 1,
             throttling_retry_cost: Some(5),
         };
-        let Err(Error::InvalidPolicy { violations }) = RetryBudget::new(&too_dear) else { panic!() };
-        assert_eq!(violations[0].field, "budget.throttling_retry_cost");
+        let Err(Error::ConfigViolations { config: ConfigKind::Budget, violations }) = RetryBudget::new(&too_dear)
+        else {
+            panic!()
+        };
+        assert_eq!(violations[0].field, "throttling_retry_cost");
+        assert_eq!(
+            violations[0].message,
+            "throttling_retry_cost (5) must be <= capacity (4), or no retry could ever be paid"
+        );
     }
 
     #[test]
@@ -574,8 +598,8 @@ mod tests {
     #[test]
     fn invalid_configs_name_their_fields() {
         let error = RetryBudget::new(&BudgetConfig::TokenBucket { max_tokens: 0, token_ratio: 0.0001 }).unwrap_err();
-        let Error::InvalidPolicy { violations } = error else { panic!() };
+        let Error::ConfigViolations { config: ConfigKind::Budget, violations } = error else { panic!() };
         let fields: Vec<_> = violations.iter().map(|v| v.field.as_str()).collect();
-        assert_eq!(fields, ["budget.max_tokens", "budget.token_ratio"]);
+        assert_eq!(fields, ["max_tokens", "token_ratio"]);
     }
 }

@@ -132,7 +132,7 @@ pub fn dependency(value: &Value) -> Result<DependencyConfig, Vec<Violation>> {
 /// The violations of a validation error.
 fn rules_broken(error: Error) -> Vec<Violation> {
     match error {
-        Error::InvalidPolicy { violations } => violations,
+        Error::ConfigViolations { violations, .. } => violations,
         other => alloc::vec![reading_problem(other)],
     }
 }

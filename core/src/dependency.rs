@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::breaker::{BreakerConfig, BreakerSnapshot, CircuitBreaker};
 use crate::budget::{BudgetConfig, BudgetSnapshot, RetryBudget};
-use crate::error::{ConfigKind, Error};
+use crate::error::{ConfigKind, Error, Violation};
 use crate::message::message;
 use crate::retry_slots::RetrySlots;
 use crate::value::{read_error, Fields, FromValue, Value};
@@ -95,18 +95,8 @@ pub struct DependencySnapshot {
 }
 
 /// The value, or `None` after collecting its violations.
-fn keep<T>(result: Result<T, Error>, violations: &mut Vec<crate::error::Violation>) -> Option<T> {
-    match result {
-        Ok(value) => Some(value),
-        Err(Error::InvalidPolicy { violations: more }) => {
-            violations.extend(more);
-            None
-        }
-        Err(other) => {
-            violations.push(crate::error::Violation::new("", other.message()));
-            None
-        }
-    }
+fn keep<T>(result: Result<T, Vec<Violation>>, violations: &mut Vec<Violation>) -> Option<T> {
+    result.map_err(|more| violations.extend(more)).ok()
 }
 
 /// The shared controls of one dependency. `Send + Sync`; share it with [`Arc`].
@@ -121,13 +111,15 @@ impl Dependency {
     /// Validates a configuration; violations from every control are reported together.
     ///
     /// # Errors
-    /// [`Error::InvalidPolicy`] with every violation.
+    /// [`Error::ConfigViolations`] naming a dependency, with every violation
+    /// (`budget.max_tokens`, `breaker.open_ms`, ...).
     pub fn new(config: &DependencyConfig) -> Result<Arc<Dependency>, Error> {
         let mut violations = Vec::new();
-        let budget = config.budget.and_then(|budget| keep(RetryBudget::new(&budget), &mut violations));
-        let breaker = config.breaker.and_then(|breaker| keep(CircuitBreaker::new(&breaker), &mut violations));
+        let budget = config.budget.and_then(|budget| keep(RetryBudget::checked(&budget, "budget"), &mut violations));
+        let breaker =
+            config.breaker.and_then(|breaker| keep(CircuitBreaker::checked(&breaker, "breaker"), &mut violations));
         if !violations.is_empty() {
-            return Err(Error::InvalidPolicy { violations });
+            return Err(Error::ConfigViolations { config: ConfigKind::Dependency, violations });
         }
         // Without `std` the controls are for one thread (`RefCell`): an `Arc`
         // of them is `!Send`, as intended there.
@@ -139,7 +131,7 @@ impl Dependency {
     /// Reads and validates a configuration from JSON.
     ///
     /// # Errors
-    /// [`Error::InvalidConfig`] or [`Error::InvalidPolicy`].
+    /// [`Error::InvalidConfig`] or [`Error::ConfigViolations`], each naming a dependency.
     pub fn from_json(json: &str) -> Result<Arc<Dependency>, Error> {
         Dependency::new(&DependencyConfig::from_json(json)?)
     }

@@ -18,7 +18,8 @@ use alloc::vec::Vec;
 use crate::message::{message, Message};
 use crate::retry_after::HeaderError;
 
-/// One rule a policy breaks: the dotted field path and the rule with its values.
+/// One rule a configuration breaks: the dotted field path (from the
+/// configuration the error names) and the rule with its values.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Violation {
     /// Dotted path of the offending field, e.g. `backoff.cap_ms`.
@@ -48,7 +49,7 @@ impl core::fmt::Display for Violation {
 /// | blame | codes | who acts |
 /// |---|---|---|
 /// | [`Caller`](Blame::Caller) | `operation_ended`, `attempt_not_running`, `invalid_argument` | the code calling the engine: a bug in how it uses the API |
-/// | [`Configuration`](Blame::Configuration) | `invalid_policy`, `invalid_config`, `unknown_profile`, `unsupported` | whoever wrote the configuration: fix the policy or pick another host |
+/// | [`Configuration`](Blame::Configuration) | `config_violations`, `invalid_config`, `unknown_profile`, `unsupported` | whoever wrote the configuration: fix the policy or pick another host |
 /// | [`Server`](Blame::Server) | `invalid_header` | the peer: it sent a header the engine cannot read |
 /// | [`Environment`](Blame::Environment) | `entropy_unavailable` | the machine: the operating system's random source failed |
 ///
@@ -83,10 +84,12 @@ impl Blame {
     }
 }
 
-/// Which configuration an [`Error::InvalidConfig`] was reading: the reader
-/// the caller called, so that the error says which input to fix. A nested
+/// Which configuration an [`Error::InvalidConfig`] was reading, or an
+/// [`Error::ConfigViolations`] was validating: the reader or constructor the
+/// caller called, so that the error says which input to fix. A nested
 /// configuration is named by the outer one (a dependency's budget is
-/// `dependency`, at the field path `budget...`).
+/// `dependency`, at the field path `budget...`; a budget on its own is
+/// `budget`, at `max_tokens`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ConfigKind {
     /// A retry policy ([`PolicyConfig`](crate::PolicyConfig)).
@@ -132,6 +135,19 @@ impl ConfigKind {
         }
     }
 
+    /// How a violations message names it: `invalid {subject}: ...`. A policy
+    /// keeps the words its users know (`invalid policy: ...`); every other
+    /// configuration is named as a reading error names it (`invalid budget
+    /// configuration: ...`).
+    #[must_use]
+    pub fn subject(self) -> String {
+        let mut subject = String::from(self.words());
+        if self != ConfigKind::Policy {
+            subject.push_str(" configuration");
+        }
+        subject
+    }
+
     /// `result`, its [`Error::InvalidConfig`] (if any) naming this kind
     /// (see [`Error::name_config`]): what every public reader applies to what
     /// its field readers return. In place: the configuration read is never
@@ -153,10 +169,17 @@ impl ConfigKind {
 /// exposes; messages may be reworded, codes may not.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Error {
-    /// The policy breaks one or more rules; every violation is listed, none is
-    /// silently clamped. Raised by [`Policy::new`](crate::Policy::new) and the
-    /// JSON readers. No policy is created.
-    InvalidPolicy {
+    /// A configuration that reads breaks one or more rules: a policy, a
+    /// dependency, a budget, a breaker or a gRPC service config, as `config`
+    /// says. Every violation is listed, none is silently clamped, each
+    /// naming its field from that configuration (`max_tokens` for a budget,
+    /// `budget.max_tokens` for a dependency). Raised by
+    /// [`Policy::new`](crate::Policy::new), the controls' constructors and
+    /// the JSON readers; nothing is created. (Named `InvalidPolicy`, code
+    /// `invalid_policy`, before this release.)
+    ConfigViolations {
+        /// Which configuration breaks the rules.
+        config: ConfigKind,
         /// Every rule the configuration breaks, in field order.
         violations: Vec<Violation>,
     },
@@ -165,7 +188,7 @@ pub enum Error {
     /// dependency, a budget, a breaker or a gRPC service config, as `config`
     /// says. `field` is the dotted path where reading stopped (empty at the
     /// top level). Rules broken by a configuration that reads are
-    /// [`Error::InvalidPolicy`]. (Named `InvalidPolicyJson`, code
+    /// [`Error::ConfigViolations`]. (Named `InvalidPolicyJson`, code
     /// `invalid_policy_json`, before this release.)
     InvalidConfig {
         /// Which configuration was being read.
@@ -236,12 +259,12 @@ impl Error {
     /// let mut config = PolicyConfig::default();
     /// config.max_attempts = 0;
     /// let error = Policy::new(&config).unwrap_err();
-    /// assert_eq!(error.code(), "invalid_policy");
+    /// assert_eq!(error.code(), "config_violations");
     /// ```
     #[must_use]
     pub fn code(&self) -> &'static str {
         match self {
-            Error::InvalidPolicy { .. } => "invalid_policy",
+            Error::ConfigViolations { .. } => "config_violations",
             Error::InvalidConfig { .. } => "invalid_config",
             Error::UnknownProfile { .. } => "unknown_profile",
             Error::OperationEnded => "operation_ended",
@@ -276,7 +299,7 @@ impl Error {
     pub fn blame(&self) -> Blame {
         match self {
             Error::OperationEnded | Error::AttemptNotRunning { .. } | Error::InvalidArgument { .. } => Blame::Caller,
-            Error::InvalidPolicy { .. }
+            Error::ConfigViolations { .. }
             | Error::InvalidConfig { .. }
             | Error::UnknownProfile { .. }
             | Error::Unsupported { .. } => Blame::Configuration,
@@ -290,9 +313,10 @@ impl Error {
     #[must_use]
     pub fn message(&self) -> Message {
         match self {
-            Error::InvalidPolicy { violations } => {
+            Error::ConfigViolations { config, violations } => {
                 message!(
-                    InvalidPolicy,
+                    ConfigViolations,
+                    config.subject(),
                     violations.iter().map(|violation| violation.message.clone()).collect::<Vec<_>>()
                 )
             }
@@ -352,7 +376,7 @@ mod tests {
     /// must be added here, and so given a blame the test checks).
     fn every_error() -> Vec<Error> {
         let all = vec![
-            Error::InvalidPolicy { violations: Vec::new() },
+            Error::ConfigViolations { config: ConfigKind::Policy, violations: Vec::new() },
             Error::InvalidConfig { config: ConfigKind::Policy, field: Box::from(""), message: Message::from("x") },
             Error::UnknownProfile { name: String::from("x"), known: vec![String::from("a"), String::from("b")] },
             Error::OperationEnded,
@@ -364,7 +388,7 @@ mod tests {
         ];
         for error in &all {
             match error {
-                Error::InvalidPolicy { .. }
+                Error::ConfigViolations { .. }
                 | Error::InvalidConfig { .. }
                 | Error::UnknownProfile { .. }
                 | Error::OperationEnded
@@ -385,7 +409,7 @@ mod tests {
         assert_eq!(
             blames,
             [
-                ("invalid_policy", "configuration"),
+                ("config_violations", "configuration"),
                 ("invalid_config", "configuration"),
                 ("unknown_profile", "configuration"),
                 ("operation_ended", "caller"),
@@ -416,6 +440,27 @@ mod tests {
         let profile =
             Error::UnknownProfile { name: String::from("x"), known: vec![String::from("a"), String::from("b")] };
         assert_eq!(profile.to_string(), "unknown profile `x` (known: a, b)");
+    }
+
+    #[test]
+    fn a_violations_error_names_its_configuration() {
+        let texts: Vec<String> = ConfigKind::ALL
+            .iter()
+            .map(|&config| {
+                let violations = vec![Violation::new("a", Message::from("x")), Violation::new("b", Message::from("y"))];
+                Error::ConfigViolations { config, violations }.to_string()
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "invalid policy: x; y",
+                "invalid dependency configuration: x; y",
+                "invalid budget configuration: x; y",
+                "invalid breaker configuration: x; y",
+                "invalid gRPC service configuration: x; y",
+            ]
+        );
     }
 
     #[test]

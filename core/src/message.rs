@@ -26,7 +26,7 @@
 //! use retryplan::{Error, Policy, PolicyConfig};
 //! use retryplan::message::{Arg, Rule};
 //! let config = PolicyConfig { backoff: retryplan::BackoffConfig { base_ms: 200, cap_ms: 100, ..Default::default() }, ..Default::default() };
-//! let Err(Error::InvalidPolicy { violations }) = Policy::new(&config) else { unreachable!() };
+//! let Err(Error::ConfigViolations { violations, .. }) = Policy::new(&config) else { unreachable!() };
 //! let message = &violations[0].message;
 //! assert_eq!(message.rule(), Rule::CapBelowBase);
 //! assert_eq!(message.rule().id(), "cap_below_base");
@@ -340,7 +340,11 @@ mod tests {
             listed.to_string(),
             "unknown field `jiter` (did you mean `jitter`?), expected one of `jitter`, `backoff`"
         );
-        let joined = message!(InvalidPolicy, alloc::vec![message!(ZeroNotAllowed, "a"), message!(ZeroNotAllowed, "b")]);
+        let joined = message!(
+            ConfigViolations,
+            "policy",
+            alloc::vec![message!(ZeroNotAllowed, "a"), message!(ZeroNotAllowed, "b")]
+        );
         assert_eq!(joined.to_string(), "invalid policy: a (0) must be >= 1; b (0) must be >= 1");
         assert_eq!(message!(FoundNumber, 0.1).to_string(), "the number 0.1");
         assert_eq!(message!(FoundNumber, -5i64).to_string(), "the number -5");

@@ -43,8 +43,9 @@ thread_local! {
 
 fn error_value(error: &Error) -> Value {
     match error {
-        Error::InvalidPolicy { violations } => {
-            json!({"code": error.code(), "fields": violations.iter().map(|v| v.field.clone()).collect::<Vec<_>>()})
+        Error::ConfigViolations { config, violations } => {
+            let fields: Vec<&str> = violations.iter().map(|violation| violation.field.as_str()).collect();
+            json!({"code": error.code(), "config": config.name(), "fields": fields})
         }
         Error::InvalidConfig { config, field, .. } => {
             json!({"code": error.code(), "config": config.name(), "fields": [field]})

@@ -90,9 +90,12 @@ fn examples() -> Vec<Message> {
         .push(Message::new(Rule::UnknownField, vec![text("jiter"), Arg::from(inner), names(&["jitter", "backoff"])]));
     examples.push(Message::new(Rule::UnknownField, vec![text("colour"), text(""), names(&["jitter"])]));
     let violation = |field: &'static str| Message::new(Rule::ZeroNotAllowed, vec![text(field)]);
-    examples.push(Message::new(Rule::InvalidPolicy, vec![Arg::Messages(vec![])]));
-    examples.push(Message::new(Rule::InvalidPolicy, vec![Arg::Messages(vec![violation("a")])]));
-    examples.push(Message::new(Rule::InvalidPolicy, vec![Arg::Messages(vec![violation("a"), violation("b.c")])]));
+    examples.push(Message::new(Rule::ConfigViolations, vec![text("policy"), Arg::Messages(vec![])]));
+    examples.push(Message::new(Rule::ConfigViolations, vec![text("policy"), Arg::Messages(vec![violation("a")])]));
+    examples.push(Message::new(
+        Rule::ConfigViolations,
+        vec![text("budget configuration"), Arg::Messages(vec![violation("a"), violation("b.c")])],
+    ));
     let quoted =
         "\"\\\u{0}\u{1f}\u{9f}\u{200b}\u{200f}\u{202a}\u{202e}\u{2060}\u{2064}\u{2066}\u{2069}\u{feff}\u{ad}é😀";
     examples.push(Message::new(Rule::HeaderMalformed, vec![text("retry-after"), text("digits"), text(quoted)]));
@@ -102,7 +105,7 @@ fn examples() -> Vec<Message> {
 /// One error of each code (the match makes a new variant break this build).
 fn one_error_per_code() -> Vec<Error> {
     let errors = vec![
-        Error::InvalidPolicy { violations: Vec::new() },
+        Error::ConfigViolations { config: ConfigKind::Policy, violations: Vec::new() },
         Error::InvalidConfig { config: ConfigKind::Policy, field: Box::from(""), message: Message::from("x") },
         Error::UnknownProfile { name: String::new(), known: Vec::new() },
         Error::OperationEnded,
@@ -114,7 +117,7 @@ fn one_error_per_code() -> Vec<Error> {
     ];
     for error in &errors {
         match error {
-            Error::InvalidPolicy { .. }
+            Error::ConfigViolations { .. }
             | Error::InvalidConfig { .. }
             | Error::UnknownProfile { .. }
             | Error::OperationEnded

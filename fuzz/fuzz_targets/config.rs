@@ -16,7 +16,7 @@ use retryplan::{
 /// value is kept as an excerpt, never whole).
 fn bounded(error: &Error) {
     match error {
-        Error::InvalidPolicy { violations } => {
+        Error::ConfigViolations { violations, .. } => {
             assert!(!violations.is_empty());
             for violation in violations {
                 let message = violation.message.to_string();

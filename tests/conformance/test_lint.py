@@ -128,8 +128,8 @@ class BrokenCases(unittest.TestCase):
 
     def test_error_without_fields_where_required(self):
         case, topic = example("policy", lambda case: "expect_error" in case)
-        case["expect_error"] = {"code": "invalid_policy"}
-        self.assertReported(case, topic, "expect_error for invalid_policy needs a non-empty list of field paths")
+        case["expect_error"] = {"code": "config_violations", "config": "policy"}
+        self.assertReported(case, topic, "expect_error for config_violations needs a non-empty list of field paths")
 
     def test_error_with_fields_where_none(self):
         case, topic = example("retry_after", lambda case: "expect_error" in case)
@@ -177,7 +177,7 @@ class BrokenCases(unittest.TestCase):
 
     def test_steps_and_error_together(self):
         case, topic = example("budget", lambda case: "steps" in case)
-        case["expect_error"] = {"code": "invalid_policy", "fields": ["budget"]}
+        case["expect_error"] = {"code": "config_violations", "config": "budget", "fields": ["max_tokens"]}
         self.assertReported(case, topic, "a budget case has steps (valid configuration) or expect_error (invalid one)")
 
     def test_integer_beyond_its_bound(self):
@@ -299,7 +299,9 @@ class SchemaStatesWhatLintChecks(unittest.TestCase):
 
     def test_error_fields_by_code(self):
         validator = self.validator("error")
-        for error, valid in [({"code": "invalid_policy"}, False), ({"code": "invalid_policy", "fields": ["x"]}, True),
+        violations = {"code": "config_violations", "config": "policy"}
+        for error, valid in [(violations, False), ({**violations, "fields": ["x"]}, True),
+                             ({"code": "config_violations", "fields": ["x"]}, False),
                              ({"code": "invalid_argument", "fields": ["x"]}, False), ({"code": "unsupported"}, False)]:
             self.assertEqual(validator.is_valid(error), valid, error)
 

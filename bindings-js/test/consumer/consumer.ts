@@ -18,6 +18,7 @@ import {
   run,
   type Action,
   type BreakerPermit,
+  type ConfigKind,
   type DecisionEvent,
   type Failure,
   type GiveUpReason,
@@ -85,8 +86,9 @@ if (first.type === 'start_attempt') describe(operation.onOutcome(performance.now
 try {
   Policy.fromConfig({ maxAttempts: 0 });
 } catch (error) {
-  if (error instanceof RetryplanError && error.code === 'invalid_policy') {
-    const fields: string[] = (error.violations ?? []).map((violation) => violation.field);
+  if (error instanceof RetryplanError && error.code === 'config_violations') {
+    const config: ConfigKind | undefined = error.config;
+    const fields: string[] = (error.violations ?? []).map((violation) => `${config}: ${violation.field}`);
     describe({ type: 'succeeded', attempts: fields.length, winner: 1, abortAttempts: [] });
   }
 }

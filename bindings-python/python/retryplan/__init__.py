@@ -84,13 +84,13 @@ if TYPE_CHECKING:  # pragma: no cover
         AttemptFailed,
         AttemptNotRunningError,
         CallerError,
+        ConfigViolationsError,
         ConfigurationError,
         EntropyUnavailableError,
         GaveUpError,
         InvalidArgumentError,
         InvalidConfigError,
         InvalidHeaderError,
-        InvalidPolicyError,
         OperationEndedError,
         OperationFailed,
         PlatformError,
@@ -102,7 +102,8 @@ if TYPE_CHECKING:  # pragma: no cover
         UnsupportedError,
         Violation,
     )
-    # The deprecated alias, re-exported for type checkers; at run time each access warns (`__getattr__`).
+    # The deprecated aliases, re-exported for type checkers; at run time each access warns (`__getattr__`).
+    from ._errors import InvalidPolicyError as InvalidPolicyError
     from ._errors import InvalidPolicyJsonError as InvalidPolicyJsonError
     from ._failures import default_outcome_of_exception, http_outcome, response_outcome
     from ._helpers import Attempts, attempts, retry
@@ -117,13 +118,13 @@ _LAZY = {
         "AttemptFailed",
         "AttemptNotRunningError",
         "CallerError",
+        "ConfigViolationsError",
         "ConfigurationError",
         "EntropyUnavailableError",
         "GaveUpError",
         "InvalidArgumentError",
         "InvalidConfigError",
         "InvalidHeaderError",
-        "InvalidPolicyError",
         "OperationEndedError",
         "OperationFailed",
         "PlatformError",
@@ -145,7 +146,11 @@ _MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
 
 
 # Old names kept for one release: reading one warns (DeprecationWarning) and gives the new.
-_RENAMED = {"ConcurrencyLimit": "RetrySlots", "InvalidPolicyJsonError": "InvalidConfigError"}
+_RENAMED = {
+    "ConcurrencyLimit": "RetrySlots",
+    "InvalidPolicyJsonError": "InvalidConfigError",
+    "InvalidPolicyError": "ConfigViolationsError",
+}
 
 
 def __getattr__(name: str) -> object:
@@ -194,6 +199,7 @@ __all__ = [
     "CallerError",
     "CircuitBreaker",
     "Classification",
+    "ConfigViolationsError",
     "ConfigurationError",
     "Decision",
     "Dependency",
@@ -210,7 +216,6 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidConfigError",
     "InvalidHeaderError",
-    "InvalidPolicyError",
     "Operation",
     "OperationEndedError",
     "OperationFailed",

@@ -2,7 +2,7 @@
 
 Two families, both under :class:`RetryplanError`:
 
-* the engine's errors (an invalid policy, an event after the end, a value
+* the engine's errors (an invalid configuration, an event after the end, a value
   that cannot be represented): one class per engine error, each with the
   engine's stable ``code``, under one class per ``blame`` (who must act, as
   h11 splits its errors): :class:`CallerError` (a bug in how the API is
@@ -31,13 +31,13 @@ __all__ = [
     "AttemptNotRunningError",
     "AttemptTimedOut",
     "CallerError",
+    "ConfigViolationsError",
     "ConfigurationError",
     "EntropyUnavailableError",
     "GaveUpError",
     "InvalidArgumentError",
     "InvalidConfigError",
     "InvalidHeaderError",
-    "InvalidPolicyError",
     "OperationEndedError",
     "OperationFailed",
     "PlatformError",
@@ -103,19 +103,30 @@ class PlatformError(RetryplanError):
 
 
 class Violation(NamedTuple):
-    """One rule a policy breaks: the dotted field path and the rule in words."""
+    """One rule a configuration breaks: the dotted field path (from the
+    configuration the error names) and the rule in words."""
 
     field: str
     message: str
 
 
-class InvalidPolicyError(ConfigurationError, ValueError):
-    """The policy breaks one or more rules; ``violations`` lists every one."""
+class ConfigViolationsError(ConfigurationError, ValueError):
+    """A configuration that reads breaks one or more rules; ``violations`` lists every one.
 
-    code = "invalid_policy"
+    ``config`` names which: ``policy``, ``dependency``, ``budget``,
+    ``breaker`` or ``service_config`` (the constructor or reader called: a
+    dependency's budget is ``dependency``); each violation's ``field`` is its
+    path from that configuration (``max_tokens`` for a budget,
+    ``budget.max_tokens`` for a dependency). Renamed from
+    ``InvalidPolicyError`` (code ``invalid_policy``), which stays importable
+    as a deprecated alias of this class for one release.
+    """
 
-    def __init__(self, message: str, violations: Sequence[Tuple[str, str]] = ()) -> None:
+    code = "config_violations"
+
+    def __init__(self, message: str, violations: Sequence[Tuple[str, str]] = (), config: str = "policy") -> None:
         super().__init__(message)
+        self.config = config
         self.violations: Tuple[Violation, ...] = tuple(Violation(f, m) for f, m in violations)
 
     @property
@@ -145,7 +156,7 @@ class InvalidConfigError(ConfigurationError, ValueError):
 
     @property
     def fields(self) -> Tuple[str, ...]:
-        """``(field,)``, for symmetry with :class:`InvalidPolicyError`."""
+        """``(field,)``, for symmetry with :class:`ConfigViolationsError`."""
         return (self.field,)
 
 
@@ -327,9 +338,11 @@ class RestartRequired(OperationFailed):
 if TYPE_CHECKING:  # pragma: no cover
     #: Deprecated alias of :class:`InvalidConfigError` (for type checkers; at run time see ``__getattr__``).
     InvalidPolicyJsonError = InvalidConfigError
+    #: Deprecated alias of :class:`ConfigViolationsError` (for type checkers; at run time see ``__getattr__``).
+    InvalidPolicyError = ConfigViolationsError
 
 #: Names renamed in this release, each kept as a deprecated alias for one release.
-_RENAMED = {"InvalidPolicyJsonError": "InvalidConfigError"}
+_RENAMED = {"InvalidPolicyJsonError": "InvalidConfigError", "InvalidPolicyError": "ConfigViolationsError"}
 
 
 def __getattr__(name: str) -> object:
@@ -339,9 +352,10 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import warnings
 
+    new = globals()[renamed]
     warnings.warn(
-        f"retryplan.{name} is renamed {renamed} (code invalid_config); the old name goes in the next release",
+        f"retryplan.{name} is renamed {renamed} (code {new.code}); the old name goes in the next release",
         DeprecationWarning,
         stacklevel=2,
     )
-    return globals()[renamed]
+    return new

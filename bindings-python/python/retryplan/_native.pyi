@@ -42,7 +42,7 @@ class Policy:
     """A validated, immutable retry policy.
 
     Every field not given takes the engine's default; every broken rule is
-    reported at once (:class:`~retryplan.InvalidPolicyError`, each naming its
+    reported at once (:class:`~retryplan.ConfigViolationsError`, each naming its
     field); an unreadable value raises :class:`~retryplan.InvalidConfigError`
     naming the field. Nothing is clamped.
 

@@ -117,7 +117,7 @@ impl ServiceConfig {
     ///
     /// # Errors
     /// [`Error::InvalidConfig`] naming a service config for a field of the wrong type, and
-    /// [`Error::InvalidPolicy`] for a rule broken (every one at once is not
+    /// [`Error::ConfigViolations`] naming a service config for a rule broken (every one at once is not
     /// attempted: the first one found is reported), each naming the field
     /// path; [`Error::InvalidArgument`] for `max_attempts_cap` below 2.
     pub fn from_value(value: &Value, options: ServiceConfigOptions) -> Result<ServiceConfig, Error> {
@@ -180,7 +180,10 @@ impl ServiceConfig {
 
 /// A rule broken at `field`.
 pub(crate) fn rule(field: &str, message: Message) -> Error {
-    Error::InvalidPolicy { violations: alloc::vec![Violation::new(field, message)] }
+    Error::ConfigViolations {
+        config: ConfigKind::ServiceConfig,
+        violations: alloc::vec![Violation::new(field, message)],
+    }
 }
 
 /// The reader's state: its options and the warnings so far.
@@ -331,7 +334,8 @@ impl Reader {
 /// config's path (`methodConfig[0].hedging.max_hedged_attempts`).
 fn validated(config: &PolicyConfig, path: &str) -> Result<Policy, Error> {
     Policy::new(config).map_err(|error| match error {
-        Error::InvalidPolicy { violations } => Error::InvalidPolicy {
+        Error::ConfigViolations { violations, .. } => Error::ConfigViolations {
+            config: ConfigKind::ServiceConfig,
             violations: violations
                 .into_iter()
                 .map(|violation| Violation { field: super::join_path(path, &violation.field), ..violation })
@@ -474,7 +478,9 @@ mod tests {
             let error = read(&json).unwrap_err();
             let (field, message) = match &error {
                 Error::InvalidConfig { field, message, .. } => (String::from(&**field), message.to_string()),
-                Error::InvalidPolicy { violations } => (violations[0].field.clone(), violations[0].message.to_string()),
+                Error::ConfigViolations { violations, .. } => {
+                    (violations[0].field.clone(), violations[0].message.to_string())
+                }
                 other => panic!("{other}"),
             };
             assert!(
@@ -512,7 +518,7 @@ mod tests {
             read(r#"{"methodConfig": [{"name": [{"service": "s"}], "retryPolicy": {"maxAttempts": 1}}]}"#).unwrap_err();
         assert_eq!(
             error.to_string(),
-            "invalid policy: methodConfig[0].retryPolicy.maxAttempts (1) must be an integer > 1"
+            "invalid gRPC service configuration: methodConfig[0].retryPolicy.maxAttempts (1) must be an integer > 1"
         );
         let error = read(r#"{"methodConfig": [{"name": [{"method": "m"}]}]}"#).unwrap_err();
         assert!(error.to_string().contains("needs a service"), "{error}");

@@ -51,8 +51,9 @@ rules! {
     Text = "text": "{0}",
 
     // The errors, one per `Error` variant (and one per `HeaderError` variant).
-    /// [`Error::InvalidPolicy`](crate::Error::InvalidPolicy): its violations.
-    InvalidPolicy = "invalid_policy": "invalid policy: {0}",
+    /// [`Error::ConfigViolations`](crate::Error::ConfigViolations): the
+    /// configuration's name ([`ConfigKind::subject`](crate::ConfigKind::subject)), its violations.
+    ConfigViolations = "config_violations": "invalid {0}: {1}",
     /// [`Error::InvalidConfig`](crate::Error::InvalidConfig): the configuration's words, field, message.
     InvalidConfig = "invalid_config": "invalid {0} configuration at `{1}`: {2}",
     /// [`Error::UnknownProfile`](crate::Error::UnknownProfile): name, known names.
@@ -167,8 +168,8 @@ rules! {
     HedgingUnsafe = "hedging_unsafe": "hedging needs an operation that may be repeated: idempotency must be safe, idempotent or keyed, not unsafe",
     /// Too few or too many redelivery delays: count, the most.
     RedeliveryDelays = "redelivery_delays": "redelivery.delays_ms has {0} values; it must have 1 to {1}",
-    /// A quota cost above the capacity: field, cost, capacity.
-    CostAboveCapacity = "cost_above_capacity": "{0} ({1}) must be <= budget.capacity ({2}), or no retry could ever be paid",
+    /// A quota cost above the capacity: field, cost, the capacity's field, capacity.
+    CostAboveCapacity = "cost_above_capacity": "{0} ({1}) must be <= {2} ({3}), or no retry could ever be paid",
 
     // Arguments.
     /// A status outside the HTTP range: status.

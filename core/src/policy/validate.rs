@@ -12,7 +12,7 @@ use super::validated::{AttemptTimeout, Backoff, Jitter, Policy, RedeliverySchedu
 use alloc::vec::Vec;
 
 use crate::codes::GrpcCode;
-use crate::error::{Error, Violation};
+use crate::error::{ConfigKind, Error, Violation};
 use crate::message::{message, Message};
 use crate::named::Named;
 use crate::retry_after::RetryAfterReading;
@@ -127,7 +127,7 @@ fn grpc_set(codes: &[GrpcCode]) -> GrpcCodeSet {
 
 impl Policy {
     /// Validates a configuration. Every broken rule is reported in
-    /// [`Error::InvalidPolicy`], each naming its field.
+    /// [`Error::ConfigViolations`] naming a policy, each naming its field.
     pub fn new(config: &PolicyConfig) -> Result<Policy, Error> {
         let mut check = Checker { violations: Vec::new() };
         let c = config;
@@ -300,7 +300,7 @@ impl Policy {
         });
 
         if !check.violations.is_empty() {
-            return Err(Error::InvalidPolicy { violations: check.violations });
+            return Err(Error::ConfigViolations { config: ConfigKind::Policy, violations: check.violations });
         }
         Ok(Policy {
             max_attempts: c.max_attempts,
@@ -338,7 +338,7 @@ impl Policy {
     #[cfg(feature = "json")]
     /// Reads and validates a policy from JSON text. Reading errors name the
     /// field path ([`Error::InvalidConfig`]); rule violations come as
-    /// [`Error::InvalidPolicy`].
+    /// [`Error::ConfigViolations`].
     pub fn from_json(json: &str) -> Result<Policy, Error> {
         Policy::new(&PolicyConfig::from_json(json)?)
     }
@@ -400,7 +400,7 @@ mod tests {
         config.backoff.multiplier = 2.0005;
         config.jitter = JitterConfig::Proportional { ratio: f64::NAN };
         config.retry_on.http_statuses = vec![503, 700];
-        let Err(Error::InvalidPolicy { violations }) = Policy::new(&config) else {
+        let Err(Error::ConfigViolations { config: ConfigKind::Policy, violations }) = Policy::new(&config) else {
             panic!("expected invalid policy");
         };
         let fields: Vec<&str> = violations.iter().map(|v| v.field.as_str()).collect();

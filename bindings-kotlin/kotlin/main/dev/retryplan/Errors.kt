@@ -1,13 +1,13 @@
 package dev.retryplan
 
 /**
- * The core's stable error code (`invalid_policy`, `operation_ended`, ...) on
+ * The core's stable error code (`config_violations`, `operation_ended`, ...) on
  * any [RetryplanException]: every subclass carries it; this reads it without
  * knowing the subclass. Exhaustive, so a new error kind breaks this build.
  */
 val RetryplanException.code: String
     get() = when (this) {
-        is RetryplanException.InvalidPolicy -> code
+        is RetryplanException.ConfigViolations -> code
         is RetryplanException.InvalidConfig -> code
         is RetryplanException.UnknownProfile -> code
         is RetryplanException.OperationEnded -> code
@@ -21,7 +21,7 @@ val RetryplanException.code: String
 /** The core's message on any [RetryplanException] (also its `toString()`). */
 val RetryplanException.description: String
     get() = when (this) {
-        is RetryplanException.InvalidPolicy -> description
+        is RetryplanException.ConfigViolations -> description
         is RetryplanException.InvalidConfig -> description
         is RetryplanException.UnknownProfile -> description
         is RetryplanException.OperationEnded -> description
@@ -39,7 +39,7 @@ val RetryplanException.description: String
  */
 val RetryplanException.blame: Blame
     get() = when (this) {
-        is RetryplanException.InvalidPolicy -> blame
+        is RetryplanException.ConfigViolations -> blame
         is RetryplanException.InvalidConfig -> blame
         is RetryplanException.UnknownProfile -> blame
         is RetryplanException.OperationEnded -> blame
@@ -64,3 +64,18 @@ val RetryplanException.blame: Blame
     ReplaceWith("RetryplanException.InvalidConfig"),
 )
 typealias InvalidPolicyJson = RetryplanException.InvalidConfig
+
+/**
+ * `RetryplanException.InvalidPolicy` (code `invalid_policy`) is renamed
+ * [RetryplanException.ConfigViolations] (code `config_violations`) in this
+ * release: it was raised for every configuration (a dependency, a budget, a
+ * breaker, a gRPC service config), not only a policy; its `config` says which,
+ * and each violation's path is from that configuration. This alias of the new
+ * class is kept for one release, top-level for the same reason as
+ * [InvalidPolicyJson].
+ */
+@Deprecated(
+    "Renamed RetryplanException.ConfigViolations (code config_violations); its config says which configuration",
+    ReplaceWith("RetryplanException.ConfigViolations"),
+)
+typealias InvalidPolicy = RetryplanException.ConfigViolations

@@ -80,7 +80,7 @@ class BadInputTest {
         Row("negative number in a configuration", "InvalidConfig", "invalid_config", "backoff.base_ms") {
             Policy(defaultPolicyConfig().let { it.copy(backoff = it.backoff.copy(baseMs = -5)) })
         },
-        Row("time beyond 2^53 - 1 ms in a configuration", "InvalidPolicy", "invalid_policy", "total_budget_ms") {
+        Row("time beyond 2^53 - 1 ms in a configuration", "ConfigViolations", "config_violations", "total_budget_ms") {
             Policy(defaultPolicyConfig().copy(totalBudgetMs = 1L shl 53))
         },
         Row("number beyond 2^64 in a configuration", "InvalidConfig", "invalid_config", "total_budget_ms") {
@@ -146,7 +146,7 @@ class BadInputTest {
             val (code, field) = when (error) {
                 is RetryplanException.InvalidArgument -> error.code to error.name
                 is RetryplanException.InvalidConfig -> error.code to error.field
-                is RetryplanException.InvalidPolicy -> error.code to error.violations.joinToString(",") { it.field }
+                is RetryplanException.ConfigViolations -> error.code to error.violations.joinToString(",") { it.field }
                 is RetryplanException -> error.code to NONE
                 else -> NONE to NONE
             }

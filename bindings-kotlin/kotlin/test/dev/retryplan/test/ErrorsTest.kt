@@ -7,6 +7,7 @@ import dev.retryplan.BudgetConfig
 import dev.retryplan.CircuitBreaker
 import dev.retryplan.ConfigKind
 import dev.retryplan.Dependency
+import dev.retryplan.InvalidPolicy
 import dev.retryplan.InvalidPolicyJson
 import dev.retryplan.DependencyConfig
 import dev.retryplan.HedgingConfig
@@ -52,7 +53,8 @@ class ErrorsTest {
             maxAttempts = 0,
             backoff = defaultPolicyConfig().backoff.copy(baseMs = 200, capMs = 100),
         )
-        val error = raises<RetryplanException.InvalidPolicy>("invalid_policy") { Policy(config) }
+        val error = raises<RetryplanException.ConfigViolations>("config_violations") { Policy(config) }
+        assertEquals(ConfigKind.POLICY, error.config)
         assertEquals(listOf("max_attempts", "backoff.cap_ms"), error.violations.map { it.field })
         assertEquals("backoff.cap_ms (100) must be >= backoff.base_ms (200)", error.violations[1].message)
         assertTrue(error.toString().startsWith("invalid policy: max_attempts (0) must be in 1..=100"), error.toString())
@@ -120,7 +122,7 @@ class ErrorsTest {
         same(defaults.copy(hedging = HedgingConfig(-1, 1)), """{"hedging": {"delay_ms": -1, "max_hedged_attempts": 1}}""",
             "hedging.delay_ms")
         // Rules are checked after reading, as for JSON: every violation listed.
-        val invalid = raises<RetryplanException.InvalidPolicy>("invalid_policy") { Policy(defaults.copy(maxAttempts = 0)) }
+        val invalid = raises<RetryplanException.ConfigViolations>("config_violations") { Policy(defaults.copy(maxAttempts = 0)) }
         assertEquals(listOf("max_attempts"), invalid.violations.map { it.field })
     }
 
@@ -218,16 +220,22 @@ class ErrorsTest {
 
     @Test
     fun `bad controls are typed errors`() {
-        val budget = raises<RetryplanException.InvalidPolicy>("invalid_policy") { RetryBudget(BudgetConfig.TokenBucket(0, 0.1)) }
-        assertEquals(listOf("budget.max_tokens"), budget.violations.map { it.field })
+        val budget = raises<RetryplanException.ConfigViolations>("config_violations") { RetryBudget(BudgetConfig.TokenBucket(0, 0.1)) }
+        assertEquals(ConfigKind.BUDGET to listOf("max_tokens"), budget.config to budget.violations.map { it.field })
+        assertTrue(budget.toString().startsWith("invalid budget configuration: max_tokens (0) must be"), budget.toString())
+        val dependency = raises<RetryplanException.ConfigViolations>("config_violations") {
+            Dependency.fromJson("""{"budget": {"kind": "token_bucket", "max_tokens": 0, "token_ratio": 0.1}}""")
+        }
+        assertEquals(ConfigKind.DEPENDENCY to listOf("budget.max_tokens"), dependency.config to dependency.violations.map { it.field })
         // Not a number is a reading error at the field (as in JS), a ratio out of range a violation.
         val nan = raises<RetryplanException.InvalidConfig>("invalid_config") {
             CircuitBreaker(BreakerConfig(TripConfig.Ratio(Double.NaN, 10, 1000), 1000, 1))
         }
         assertEquals(ConfigKind.BREAKER to "trip.failure_ratio", nan.config to nan.field)
-        raises<RetryplanException.InvalidPolicy>("invalid_policy") {
+        val ratio = raises<RetryplanException.ConfigViolations>("config_violations") {
             CircuitBreaker(BreakerConfig(TripConfig.Ratio(1.5, 10, 1000), 1000, 1))
         }
+        assertEquals(ConfigKind.BREAKER to listOf("trip.failure_ratio"), ratio.config to ratio.violations.map { it.field })
         raises<RetryplanException.InvalidConfig>("invalid_config") { Dependency.fromJson("""{"budgt": {}}""") }
         CircuitBreaker(BreakerConfig(TripConfig.Consecutive(1), 1000, 1)).use { breaker ->
             val permit = breaker.tryAcquire(0)!!
@@ -245,5 +253,13 @@ class ErrorsTest {
     fun `the old name is a deprecated alias of InvalidConfig for one release`() {
         val error: InvalidPolicyJson = raises<InvalidPolicyJson>("invalid_config") { Policy.fromJson("{") }
         assertTrue(error is RetryplanException.InvalidConfig)
+    }
+
+    @Test
+    @Suppress("DEPRECATION")
+    fun `the old name is a deprecated alias of ConfigViolations for one release`() {
+        val error: InvalidPolicy = raises<InvalidPolicy>("config_violations") { Policy.fromJson("""{"max_attempts": 0}""") }
+        assertTrue(error is RetryplanException.ConfigViolations)
+        assertEquals(ConfigKind.POLICY to listOf("max_attempts"), error.config to error.violations.map { it.field })
     }
 }

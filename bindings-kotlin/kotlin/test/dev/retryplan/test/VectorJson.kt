@@ -306,10 +306,10 @@ object VectorJson {
         c.redelivery?.let { "redelivery" to mapOf("delays_ms" to it.delaysMs, "max_age_ms" to it.maxAgeMs) },
     )
 
-    /** As the Rust runner: the code, plus the fields for policy errors. */
     /** The error as a vector states it, with its `blame` (dropped by the runner when the vector states none). */
     fun error(e: RetryplanException): Map<String, Any?> = when (e) {
-        is RetryplanException.InvalidPolicy -> mapOf("code" to e.code, "fields" to e.violations.map { it.field })
+        is RetryplanException.ConfigViolations ->
+            mapOf("code" to e.code, "config" to e.config.name.lowercase(), "fields" to e.violations.map { it.field })
         is RetryplanException.InvalidConfig ->
             mapOf("code" to e.code, "config" to e.config.name.lowercase(), "fields" to listOf(e.field))
         is RetryplanException.Unsupported -> mapOf("code" to e.code, "fields" to listOf(e.field))
