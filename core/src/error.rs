@@ -372,65 +372,6 @@ mod tests {
 
     use super::*;
 
-    /// One error of every variant (the match is exhaustive: a new variant
-    /// must be added here, and so given a blame the test checks).
-    fn every_error() -> Vec<Error> {
-        let all = vec![
-            Error::ConfigViolations { config: ConfigKind::Policy, violations: Vec::new() },
-            Error::InvalidConfig { config: ConfigKind::Policy, field: Box::from(""), message: Message::from("x") },
-            Error::UnknownProfile { name: String::from("x"), known: vec![String::from("a"), String::from("b")] },
-            Error::OperationEnded,
-            Error::AttemptNotRunning { attempt: 3, running: vec![1, 2] },
-            Error::InvalidArgument { name: "status", rule: Message::from("x") },
-            Error::Unsupported { field: "hedging", rule: Message::from("x") },
-            Error::InvalidHeader(HeaderError::Empty { header: "Retry-After" }),
-            Error::EntropyUnavailable { message: String::from("x") },
-        ];
-        for error in &all {
-            match error {
-                Error::ConfigViolations { .. }
-                | Error::InvalidConfig { .. }
-                | Error::UnknownProfile { .. }
-                | Error::OperationEnded
-                | Error::AttemptNotRunning { .. }
-                | Error::InvalidArgument { .. }
-                | Error::Unsupported { .. }
-                | Error::InvalidHeader(_)
-                | Error::EntropyUnavailable { .. } => {}
-            }
-        }
-        all
-    }
-
-    #[test]
-    fn every_variant_has_its_blame() {
-        let blames: Vec<(&str, &str)> =
-            every_error().iter().map(|error| (error.code(), error.blame().name())).collect();
-        assert_eq!(
-            blames,
-            [
-                ("config_violations", "configuration"),
-                ("invalid_config", "configuration"),
-                ("unknown_profile", "configuration"),
-                ("operation_ended", "caller"),
-                ("attempt_not_running", "caller"),
-                ("invalid_argument", "caller"),
-                ("unsupported", "configuration"),
-                ("invalid_header", "server"),
-                ("entropy_unavailable", "environment"),
-            ]
-        );
-    }
-
-    #[test]
-    fn every_blame_is_named_once() {
-        let names: Vec<&str> = Blame::ALL.iter().map(|blame| blame.name()).collect();
-        assert_eq!(names, ["caller", "configuration", "server", "environment"]);
-        for blame in Blame::ALL {
-            assert!(every_error().iter().any(|error| error.blame() == *blame), "{blame:?} is never used");
-        }
-    }
-
     #[test]
     fn typed_lists_are_written_as_before() {
         let running = Error::AttemptNotRunning { attempt: 3, running: vec![1, 2] };

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use retryplan::message::{Arg, Message, Rule};
-use retryplan::{ConfigKind, Error, HeaderError};
+use retryplan::{Blame, ConfigKind, Error, HeaderError};
 use serde_json::{json, Value};
 
 /// A message as the wasm hands it to JS (see the module docs).
@@ -129,6 +129,35 @@ fn one_error_per_code() -> Vec<Error> {
         }
     }
     errors
+}
+
+#[test]
+fn every_variant_has_its_blame() {
+    let blames: Vec<(&str, &str)> =
+        one_error_per_code().iter().map(|error| (error.code(), error.blame().name())).collect();
+    assert_eq!(
+        blames,
+        [
+            ("config_violations", "configuration"),
+            ("invalid_config", "configuration"),
+            ("unknown_profile", "configuration"),
+            ("operation_ended", "caller"),
+            ("attempt_not_running", "caller"),
+            ("invalid_argument", "caller"),
+            ("unsupported", "configuration"),
+            ("invalid_header", "server"),
+            ("entropy_unavailable", "environment"),
+        ]
+    );
+}
+
+#[test]
+fn every_blame_is_named_once() {
+    let names: Vec<&str> = Blame::ALL.iter().map(|blame| blame.name()).collect();
+    assert_eq!(names, ["caller", "configuration", "server", "environment"]);
+    for blame in Blame::ALL {
+        assert!(one_error_per_code().iter().any(|error| error.blame() == *blame), "{blame:?} is never used");
+    }
 }
 
 #[test]
