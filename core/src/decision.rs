@@ -133,6 +133,10 @@ pub enum GiveUpReason {
     CircuitOpen,
     /// Every retry slot of the dependency is in use.
     NoRetrySlot,
+    /// The request's body can be sent only once (a stream), so the retry the
+    /// outcome called for was not made (see
+    /// [`OperationOptions::with_one_shot_body`](crate::OperationOptions::with_one_shot_body)).
+    BodyNotReplayable,
 }
 
 impl crate::named::Named for GiveUpReason {
@@ -146,7 +150,7 @@ crate::named::named_serde!(GiveUpReason);
 
 impl GiveUpReason {
     /// Every reason, in declaration order.
-    pub const ALL: [GiveUpReason; 10] = [
+    pub const ALL: [GiveUpReason; 11] = [
         GiveUpReason::AttemptsExhausted,
         GiveUpReason::DeadlineInsufficient,
         GiveUpReason::RetryAfterExceedsBudget,
@@ -157,6 +161,7 @@ impl GiveUpReason {
         GiveUpReason::BudgetExhausted,
         GiveUpReason::CircuitOpen,
         GiveUpReason::NoRetrySlot,
+        GiveUpReason::BodyNotReplayable,
     ];
 
     /// The stable snake_case name.
@@ -173,6 +178,7 @@ impl GiveUpReason {
             GiveUpReason::BudgetExhausted => "budget_exhausted",
             GiveUpReason::CircuitOpen => "circuit_open",
             GiveUpReason::NoRetrySlot => "no_retry_slot",
+            GiveUpReason::BodyNotReplayable => "body_not_replayable",
         }
     }
 }

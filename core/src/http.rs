@@ -110,7 +110,7 @@ impl Outcome {
     /// ```
     #[must_use]
     pub fn from_http_response<'a>(
-        status: u16,
+        status: impl Into<i64>,
         header: impl FnMut(&'static str) -> Option<&'a str>,
         now_unix_ms: u64,
     ) -> Outcome {
@@ -121,7 +121,9 @@ impl Outcome {
     /// the one reading every helper in every language uses:
     ///
     /// - a status outside 100..=599 is [`Failure::MalformedResponse`] (the
-    ///   request may have been processed);
+    ///   request may have been processed): the status is whatever integer the
+    ///   platform gave (negative, 0, 70000 ...), read here so that every
+    ///   language treats it the same;
     /// - the wait is the first guidance header, in the order of the
     ///   [module documentation](self), that asks for one; `Retry-After` is read
     ///   as `reading` says, against the caller's wall clock `now_unix_ms`;
@@ -140,14 +142,14 @@ impl Outcome {
     /// ```
     #[must_use]
     pub fn from_http_response_with<'a>(
-        status: u16,
+        status: impl Into<i64>,
         mut header: impl FnMut(&'static str) -> Option<&'a str>,
         now_unix_ms: u64,
         reading: RetryAfterReading,
     ) -> Outcome {
-        if !(100..=599).contains(&status) {
+        let Some(status) = u16::try_from(status.into()).ok().filter(|status| (100..=599).contains(status)) else {
             return Failure::MalformedResponse.outcome();
-        }
+        };
         let retry_after_ms = guidance_ms(&mut header, now_unix_ms, reading);
         let error_code = header(AWS_ERROR_TYPE_HEADER).and_then(|value| error_code_from_response(Some(value), None));
         Outcome::HttpStatus { status, retry_after_ms, error_code }
@@ -239,7 +241,7 @@ impl Policy {
     #[must_use]
     pub fn http_outcome<'a>(
         &self,
-        status: u16,
+        status: impl Into<i64>,
         header: impl FnMut(&'static str) -> Option<&'a str>,
         now_unix_ms: u64,
     ) -> Outcome {
@@ -434,7 +436,7 @@ mod tests {
         assert_eq!(read(&[("x-amz-retry-after", "1500"), ("x-ms-retry-after-ms", "250")]), ms(Some(250)));
         assert_eq!(read(&[("x-amz-retry-after", "invalid"), ("retry-after", "1")]), ms(Some(1000)));
         assert_eq!(read(&[]), ms(None));
-        for status in [0, 99, 600, 999] {
+        for status in [-1, 0, 99, 600, 999, 65_535, 70_000, i64::MIN, i64::MAX] {
             assert_eq!(
                 Outcome::from_http_response(status, |_| None, 0),
                 Failure::MalformedResponse.outcome(),

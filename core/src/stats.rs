@@ -19,6 +19,7 @@ pub struct GiveUpCounts {
     pub budget_exhausted: u64,
     pub circuit_open: u64,
     pub no_retry_slot: u64,
+    pub body_not_replayable: u64,
 }
 
 impl GiveUpCounts {
@@ -55,6 +56,7 @@ impl GiveUpCounts {
             GiveUpReason::BudgetExhausted => &mut self.budget_exhausted,
             GiveUpReason::CircuitOpen => &mut self.circuit_open,
             GiveUpReason::NoRetrySlot => &mut self.no_retry_slot,
+            GiveUpReason::BodyNotReplayable => &mut self.body_not_replayable,
         }
     }
 

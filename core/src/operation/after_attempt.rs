@@ -66,6 +66,9 @@ impl Operation {
             let abort_attempts = self.abort_running();
             return self.end(Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts });
         }
+        if self.one_shot_body {
+            return self.give_up(now, GiveUpReason::BodyNotReplayable, None);
+        }
         self.last_failure = if throttling {
             RetryCause::Throttling
         } else if matches!(outcome, Outcome::Transport { failure: TransportFailure::TimedOut }) {

@@ -220,6 +220,8 @@ pub struct Operation {
     /// The request's method is not in the policy's `retry_methods`: only a
     /// request that never left, or an application verdict, is tried again.
     method_not_retried: bool,
+    /// The request's body can be sent only once: no hedge, no retry.
+    one_shot_body: bool,
 }
 
 impl Operation {
@@ -257,11 +259,13 @@ impl Operation {
             hedge_at_ms: None,
             // An operation that may not repeat its request never hedges.
             hedging_stopped: !idempotency.may_repeat_ambiguous()
-                || matches!(options.repeatability, Repeatability::NotRetried { .. }),
+                || matches!(options.repeatability, Repeatability::NotRetried { .. })
+                || options.one_shot_body,
             refused_by_server: None,
             polly_state: PollyState::default(),
             kind_failures: KindCounts::default(),
             method_not_retried: matches!(options.repeatability, Repeatability::NotRetried { .. }),
+            one_shot_body: options.one_shot_body,
         }
     }
 

@@ -39,6 +39,9 @@ pub struct OperationOptions {
     /// method); combined with the policy's idempotency by
     /// [`Repeatability::effective`].
     pub(super) repeatability: Repeatability,
+    /// The request's body can be sent only once (a stream): the request is
+    /// never sent twice (no hedge, no retry).
+    pub(super) one_shot_body: bool,
 }
 
 impl OperationOptions {
@@ -51,6 +54,7 @@ impl OperationOptions {
             deadline_ms: None,
             dependency: None,
             repeatability: Repeatability::Unknown,
+            one_shot_body: false,
         }
     }
 
@@ -82,6 +86,30 @@ impl OperationOptions {
     #[must_use]
     pub fn with_repeatability(mut self, repeatability: Repeatability) -> OperationOptions {
         self.repeatability = repeatability;
+        self
+    }
+
+    /// Says that the request's body can be sent only once (a stream that is
+    /// read as it is sent). Such a request is sent once: it is never hedged,
+    /// and where a retry would follow, the operation gives up with
+    /// [`GiveUpReason::BodyNotReplayable`](crate::GiveUpReason::BodyNotReplayable)
+    /// instead, so the caller learns why (an ambiguous failure of an unsafe
+    /// request still answers reconcile). One behaviour for every helper in
+    /// every language: none buffers a body it was handed as a stream, none
+    /// refuses it, none retries it.
+    ///
+    /// ```
+    /// use retryplan::{Decision, GiveUpReason, Operation, OperationOptions, Outcome, Policy};
+    /// let policy = Policy::from_json(r#"{"max_attempts": 3}"#).unwrap();
+    /// let mut operation = Operation::new(&policy, 0, OperationOptions::new(7).with_one_shot_body());
+    /// assert!(matches!(operation.poll(0).unwrap(), Decision::StartAttempt { attempt: 1, .. }));
+    /// let unavailable = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
+    /// let decision = operation.on_outcome(40, 1, &unavailable).unwrap();
+    /// assert!(matches!(decision, Decision::GaveUp { reason: GiveUpReason::BodyNotReplayable, attempts: 1, .. }));
+    /// ```
+    #[must_use]
+    pub fn with_one_shot_body(mut self) -> OperationOptions {
+        self.one_shot_body = true;
         self
     }
 
