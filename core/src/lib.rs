@@ -73,8 +73,10 @@ pub use classify::{classify, Class, GrpcCode, Outcome, TransportFailure, Verdict
 pub use deadline::{admit, remaining_budget_ms, Admission};
 pub use decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 pub use dependency::{Dependency, DependencyConfig, DependencySnapshot};
+pub use driver::wire;
 pub use driver::{
-    AbortReason, Action, AttemptPlan, AttemptResult, Concurrency, Driver, DriverOptions, Ending, Event, Receipt,
+    AbortReason, Action, AttemptPlan, AttemptResult, Concurrency, Driver, DriverOptions, Ending, EndingResult, Event,
+    Held, Receipt,
 };
 pub use error::{Blame, ConfigKind, Error, Violation};
 pub use failure::Failure;

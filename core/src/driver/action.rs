@@ -28,8 +28,18 @@ pub enum Action {
         /// When to poll again at the latest.
         until_ms: u64,
     },
-    /// The operation has ended: return or raise [`Ending::decision`]. Every
-    /// poll from now on returns the same ending.
+    /// Close or drop what the host holds under `token` now (a response body,
+    /// a value): the driver will never name it again. Sent for a result the
+    /// host handed in with a token once a later result replaces it, once the
+    /// driver counts a later attempt as timed out, or at the end when the
+    /// ending neither returns nor raises it. A result the driver discards is
+    /// not released this way: its [`Receipt::Discarded`] says so at once.
+    Release {
+        /// The host's token for that result.
+        token: u64,
+    },
+    /// The operation has ended: return or raise [`Ending::decision`] as
+    /// [`Ending::result`] says. Every poll from now on returns the same ending.
     Finish(Ending),
 }
 
@@ -99,7 +109,49 @@ pub struct Ending {
     /// the operation did. For `Succeeded` it is the winner's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_result: Option<AttemptResult>,
+    /// What the host does with the one result it still holds, when the last
+    /// result was handed in with a token: return it, or raise the ending with
+    /// it as the cause. `None` when the host holds nothing the ending needs
+    /// (any value it held was released before this action): raise the ending
+    /// alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<EndingResult>,
 }
+
+/// The one held result an ending concerns (see [`Ending::result`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct EndingResult {
+    /// The host's token for it.
+    pub token: u64,
+    /// True: return the value held under `token` (the winner's on success;
+    /// for a host that returns responses, the last response unless the ending
+    /// is a reconcile or the caller's cancel). False: raise the typed ending,
+    /// with the error held under `token` as its cause.
+    pub returned: bool,
+}
+
+/// What a host holds under the token of a result it hands in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Held {
+    /// A value the attempt returned: a response (whose body may need
+    /// closing) or a function's result.
+    #[default]
+    Value,
+    /// An error the attempt raised.
+    Error,
+}
+
+impl Named for Held {
+    const ALL: &'static [Self] = &[Held::Value, Held::Error];
+    fn name(self) -> &'static str {
+        match self {
+            Held::Value => "value",
+            Held::Error => "error",
+        }
+    }
+}
+
+crate::named::named_serde!(Held);
 
 /// An attempt and how it ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -10,12 +10,15 @@
 //! is an adapter from its runtime to it. Like quinn-proto's connection, the
 //! driver reads no clock and does no I/O: results go in through `handle_*`
 //! calls, one [`Action`] at a time comes out of [`Driver::poll_action`].
+//! Across a language boundary the same calls travel as whole numbers, in the
+//! one encoding of [`wire`] ([`Driver::exchange`]).
 //!
 //! ```text
 //! loop {
 //!     match driver.poll_action(now()) {
 //!         StartAttempt(plan)            => spawn the attempt; when it ends: driver.handle_result(now(), n, outcome)
 //!         AbortAttempt { attempt, .. }  => abort that attempt's I/O (its result, if any, is discarded)
+//!         Release { token }             => drop what the host holds under that token
 //!         Sleep { until_ms }            => sleep until then; a result or the caller's cancel wakes you early
 //!         Finish(ending)                => return the winner's value, or raise the typed ending
 //!     }
@@ -44,12 +47,24 @@
 //!    section is then refused ([`Error::Unsupported`] naming `hedging`)
 //!    unless the caller chose [`Concurrency::SequentialWithoutHedging`]. No
 //!    section of a policy is ignored silently.
-//! 4. **Endings carry the last result** ([`Ending::last_result`]): for a
-//!    success, the winner's. A host keeps the value or error of its latest
-//!    accepted result (replacing, and closing, the previous one) and returns
-//!    or raises it with the ending; a discarded result's value is closed at
-//!    once.
-//! 5. **Counting and observing happen here**: with [`DriverOptions::stats`]
+//! 4. **The driver keeps the books of what the host holds.** A host hands
+//!    each result in with an opaque token of its own (its handle to the
+//!    response, value or error: [`Driver::handle_result_with_token`],
+//!    [`Driver::handle_response`]). The driver answers which token to drop
+//!    now ([`Receipt::Discarded`], [`Action::Release`]) and which one the
+//!    ending returns or raises with as its cause ([`Ending::result`]): the
+//!    winner's on success; for a host that returns responses
+//!    ([`DriverOptions::returns_responses`]) the last response unless the
+//!    ending is a reconcile or the caller's cancel. A late or aborted
+//!    attempt's result can never reach the caller, and no host keeps a "last
+//!    result" of its own. [`Ending::last_result`] says how the last attempt
+//!    ended, for messages.
+//! 5. **One behaviour for odd inputs**: a status the platform gave outside
+//!    100..=599 (negative, 0, 70000) is a malformed response, read here; a
+//!    request whose body can be sent only once
+//!    ([`OperationOptions::with_one_shot_body`]) is sent once and ends
+//!    [`GiveUpReason::BodyNotReplayable`] where a retry was wanted.
+//! 6. **Counting and observing happen here**: with [`DriverOptions::stats`]
 //!    every decision is counted as it is made (each start and ending once),
 //!    and with [`DriverOptions::record_events`] each new decision is kept as an
 //!    [`Event`] for the helper's observation hook.
@@ -73,11 +88,12 @@
 
 mod action;
 mod queue;
+pub mod wire;
 
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 
-pub use action::{AbortReason, Action, AttemptPlan, AttemptResult, Ending, Event, Receipt};
+pub use action::{AbortReason, Action, AttemptPlan, AttemptResult, Ending, EndingResult, Event, Held, Receipt};
 use queue::ActionQueue;
 
 use crate::classify::{classify, Outcome, TransportFailure};
@@ -113,6 +129,13 @@ pub struct DriverOptions {
     /// Keep each new decision as an [`Event`] for [`Driver::poll_event`] (for
     /// a helper's observation hook). Off, nothing is kept.
     pub record_events: bool,
+    /// The host returns the last response even when the operation did not
+    /// succeed (the HTTP helpers: `retryFetch`, the httpx and requests
+    /// adapters, OkHttp's interceptor), except for a reconcile or the
+    /// caller's cancel. Off (the function helpers: `run`, `@retry`,
+    /// `retrying`), only a success's value is returned. Read through
+    /// [`Ending::result`] by hosts that hand results in with tokens.
+    pub returns_responses: bool,
 }
 
 /// Where the driver stands: live, or ended with this decision (the ending's
@@ -133,6 +156,15 @@ pub struct Driver {
     queue: ActionQueue,
     /// The last attempt result taken into account.
     last_result: Option<AttemptResult>,
+    /// The token of the latest accepted result handed in with one, and what
+    /// the host holds under it.
+    kept: Option<(u64, Held)>,
+    /// Tokens the host must release, oldest first (handed out before any
+    /// other action).
+    releases: VecDeque<u64>,
+    /// What the ending does with the held result, settled when it ends.
+    ending_result: Option<EndingResult>,
+    returns_responses: bool,
     stats: Option<Arc<SharedStats>>,
     events: Option<VecDeque<Event>>,
 }
@@ -164,22 +196,27 @@ impl Driver {
             state: State::Live,
             queue: ActionQueue::new(),
             last_result: None,
+            kept: None,
+            releases: VecDeque::new(),
+            ending_result: None,
+            returns_responses: driver_options.returns_responses,
             stats: driver_options.stats,
             events: driver_options.record_events.then(VecDeque::new),
         })
     }
 
-    /// What to do now: hand out the actions already decided, else count any
-    /// attempt past its abort time as timed out, else ask the operation.
+    /// What to do now: hand out the actions already decided (releases
+    /// first), else count any attempt past its abort time as timed out, else
+    /// ask the operation.
     pub fn poll_action(&mut self, now_ms: u64) -> Action {
-        if let Some(action) = self.queue.pop() {
+        if let Some(action) = self.next_decided() {
             return action;
         }
         if let State::Ended(decision) = self.state {
             return Action::Finish(self.ending(decision));
         }
         self.expire_overdue(now_ms);
-        if let Some(action) = self.queue.pop() {
+        if let Some(action) = self.next_decided() {
             return action;
         }
         if let State::Ended(decision) = self.state {
@@ -200,8 +237,16 @@ impl Driver {
             ending => {
                 self.count(now_ms, &ending, None);
                 self.end(ending);
-                self.queue.pop().unwrap_or(Action::Finish(self.ending_or(ending)))
+                self.next_decided().unwrap_or(Action::Finish(self.ending_or(ending)))
             }
+        }
+    }
+
+    /// The oldest action already decided: a release, else a queued start or abort.
+    fn next_decided(&mut self) -> Option<Action> {
+        match self.releases.pop_front() {
+            Some(token) => Some(Action::Release { token }),
+            None => self.queue.pop(),
         }
     }
 
@@ -213,6 +258,93 @@ impl Driver {
     /// HTTP outcomes with [`Outcome::from_http_response`], which reads such a
     /// status as the server's fault). On error nothing changes.
     pub fn handle_result(&mut self, now_ms: u64, attempt: u32, outcome: Outcome) -> Result<Receipt, Error> {
+        self.hand_in(now_ms, attempt, outcome, None)
+    }
+
+    /// [`handle_result`](Self::handle_result) for a result the host holds
+    /// under `token` (its own handle to the response, value or error,
+    /// `held`). From then on the driver says what becomes of it: the
+    /// receipt [`Receipt::Discarded`] (drop it now), a later
+    /// [`Action::Release`] naming the token (drop it then), or the ending's
+    /// [`Ending::result`] (return it, or raise the ending with it as the
+    /// cause). A host that hands every result in this way keeps no "last
+    /// result" of its own, and a late or aborted attempt's result can never
+    /// reach its caller.
+    ///
+    /// ```
+    /// use retryplan::{Action, Driver, DriverOptions, EndingResult, Held, OperationOptions, Outcome, Policy, Receipt};
+    /// let policy = Policy::from_json(r#"{"jitter": {"kind": "none"}, "attempt_timeout": {"fixed_ms": 300}}"#).unwrap();
+    /// let options = DriverOptions { returns_responses: true, ..DriverOptions::default() };
+    /// let mut driver = Driver::new(&policy, 0, OperationOptions::new(7), options).unwrap();
+    /// assert!(matches!(driver.poll_action(0), Action::StartAttempt(_)));
+    /// let unavailable = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
+    /// // The host holds the 503 response as token 11.
+    /// assert_eq!(driver.handle_result_with_token(40, 1, unavailable, 11, Held::Value), Ok(Receipt::Accepted));
+    /// assert_eq!(driver.poll_action(40), Action::Sleep { until_ms: 140 });
+    /// assert!(matches!(driver.poll_action(140), Action::StartAttempt(_)));
+    /// // Attempt 2's 200 (token 12) replaces it: close the 503 now, return the 200.
+    /// assert_eq!(driver.handle_result_with_token(200, 2, Outcome::Success, 12, Held::Value), Ok(Receipt::Accepted));
+    /// assert_eq!(driver.poll_action(200), Action::Release { token: 11 });
+    /// let Action::Finish(ending) = driver.poll_action(200) else { unreachable!() };
+    /// assert_eq!(ending.result, Some(EndingResult { token: 12, returned: true }));
+    /// ```
+    ///
+    /// # Errors
+    /// As [`handle_result`](Self::handle_result); on error nothing changes and
+    /// the token stays the host's.
+    pub fn handle_result_with_token(
+        &mut self,
+        now_ms: u64,
+        attempt: u32,
+        outcome: Outcome,
+        token: u64,
+        held: Held,
+    ) -> Result<Receipt, Error> {
+        self.hand_in(now_ms, attempt, outcome, Some((token, held)))
+    }
+
+    /// Hands in the HTTP response attempt `attempt` received, read here as
+    /// every helper in every language reads one: `status` is whatever number
+    /// the platform gave (outside 100..=599, including negative or huge
+    /// ones, it is the server's fault: [`Failure::MalformedResponse`](crate::Failure::MalformedResponse)),
+    /// `header` looks a header up by its lower-case name (a header sent as
+    /// several field lines joined by `", "`), and the policy's
+    /// `server_guidance.retry_after_reading` reads `Retry-After` against
+    /// the caller's wall clock `now_unix_ms`. The response is held as a
+    /// [`Held::Value`] under `token` when one is given.
+    ///
+    /// ```
+    /// use retryplan::{Action, AttemptResult, Driver, DriverOptions, Failure, OperationOptions, Policy, Receipt};
+    /// let policy = Policy::from_json(r#"{"jitter": {"kind": "none"}}"#).unwrap();
+    /// let mut driver = Driver::new(&policy, 0, OperationOptions::new(7), DriverOptions::default()).unwrap();
+    /// assert!(matches!(driver.poll_action(0), Action::StartAttempt(_)));
+    /// assert_eq!(driver.handle_response(30, 1, None, 70_000, |_| None, 0), Ok(Receipt::Accepted));
+    /// let outcome = driver.operation().policy().http_outcome(-1, |_| None, 0);
+    /// assert_eq!(outcome, Failure::MalformedResponse.outcome());
+    /// ```
+    ///
+    /// # Errors
+    /// As [`handle_result`](Self::handle_result).
+    pub fn handle_response<'a>(
+        &mut self,
+        now_ms: u64,
+        attempt: u32,
+        token: Option<u64>,
+        status: i64,
+        header: impl FnMut(&'static str) -> Option<&'a str>,
+        now_unix_ms: u64,
+    ) -> Result<Receipt, Error> {
+        let outcome = self.operation.policy().http_outcome(status, header, now_unix_ms);
+        self.hand_in(now_ms, attempt, outcome, token.map(|token| (token, Held::Value)))
+    }
+
+    fn hand_in(
+        &mut self,
+        now_ms: u64,
+        attempt: u32,
+        outcome: Outcome,
+        held: Option<(u64, Held)>,
+    ) -> Result<Receipt, Error> {
         if attempt == 0 || attempt > self.operation.attempts_started() {
             return Err(Error::AttemptNotRunning { attempt, running: self.operation.running_list() });
         }
@@ -224,8 +356,19 @@ impl Driver {
         let result = AttemptResult { attempt, outcome };
         let decision = self.operation.on_outcome(now_ms, attempt, &outcome)?;
         self.last_result = Some(result);
+        self.keep(held);
         self.take(now_ms, decision, Some(result));
         Ok(Receipt::Accepted)
+    }
+
+    /// Makes `held` the latest result's token, releasing the one it replaces.
+    fn keep(&mut self, held: Option<(u64, Held)>) {
+        if let Some((previous, _)) = self.kept.take() {
+            if held.map(|(token, _)| token) != Some(previous) {
+                self.releases.push_back(previous);
+            }
+        }
+        self.kept = held;
     }
 
     /// The caller abandons the operation: it gives up (`cancelled`) and every
@@ -275,6 +418,7 @@ impl Driver {
             self.queue.push_abort(attempt, AbortReason::TimedOut);
             let result = AttemptResult { attempt, outcome };
             self.last_result = Some(result);
+            self.keep(None);
             self.take(now_ms, decision, Some(result));
         }
     }
@@ -329,11 +473,40 @@ impl Driver {
         for attempt in abort_attempts.iter() {
             self.queue.push_abort(attempt, reason);
         }
+        self.ending_result = self.kept.take().and_then(|(token, held)| {
+            if self.returns_held(decision, held) {
+                Some(EndingResult { token, returned: true })
+            } else if held == Held::Error {
+                Some(EndingResult { token, returned: false })
+            } else {
+                self.releases.push_back(token);
+                None
+            }
+        });
         self.state = State::Ended(decision);
     }
 
+    /// Whether the ending `decision` returns the latest result the host holds
+    /// (rather than raising): a success's always; the last response of a
+    /// host that returns responses unless the ending is a reconcile (the
+    /// caller must find out what happened) or the caller's own cancel.
+    fn returns_held(&self, decision: Decision, held: Held) -> bool {
+        match decision {
+            Decision::Succeeded { .. } => true,
+            Decision::Reconcile { .. } | Decision::GaveUp { reason: GiveUpReason::Cancelled, .. } => false,
+            _ => {
+                self.returns_responses
+                    && held == Held::Value
+                    && matches!(
+                        self.last_result.map(|last| last.outcome),
+                        Some(Outcome::HttpStatus { .. } | Outcome::GrpcStatus { .. })
+                    )
+            }
+        }
+    }
+
     fn ending(&self, decision: Decision) -> Ending {
-        Ending { decision, last_result: self.last_result }
+        Ending { decision, last_result: self.last_result, result: self.ending_result }
     }
 
     fn ending_or(&self, decision: Decision) -> Ending {

@@ -192,6 +192,10 @@ rules! {
     GrantSettled = "grant_settled": "was already settled (reported, released or refunded); each is used once",
     /// A grant handed to a control that did not issue it: the kind of control.
     GrantForeign = "grant_foreign": "was issued by another {0}",
+    /// A word of the driver's wire encoding out of its range: what it must be, the word.
+    WireWord = "wire_word": "must be {0}, got {1}",
+    /// A wire record shorter than its kind needs: the words needed, the words given.
+    WireRecordShort = "wire_record_short": "needs {0} words for its kind, got {1}",
 
     // gRPC service configs.
     /// A client-side cap on maxAttempts below 2: the cap.

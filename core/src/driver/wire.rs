@@ -1,0 +1,432 @@
+#![doc = include_str!("wire.md")]
+
+use super::{AbortReason, Action, Driver, Held, Receipt};
+use crate::classify::{Outcome, TransportFailure, Verdict};
+use crate::codes::GrpcCode;
+use crate::decision::{Decision, GiveUpReason};
+use crate::error::Error;
+use crate::failure::Failure;
+use crate::message::message;
+use crate::named::Named;
+use crate::retry_after::Pushback;
+
+/// The encoding's version; a host built for another refuses to run.
+pub const WIRE_VERSION: i64 = 1;
+
+/// The version of the encoding this core speaks (see the module docs).
+#[must_use]
+pub fn wire_version() -> i64 {
+    WIRE_VERSION
+}
+
+/// An absent value.
+pub const NONE: i64 = -1;
+
+/// `outcome_delay_ms` of a gRPC status whose pushback says "do not retry".
+pub const PUSHBACK_DO_NOT_RETRY: i64 = -2;
+
+/// The largest word: 2^53 - 1, what a JavaScript number holds exactly.
+pub const MAX_WORD: i64 = (1 << 53) - 1;
+
+/// `flags` bit: the attempt is a hedge.
+pub const FLAG_HEDGE: i64 = 1;
+/// `flags` bit: the request carries the operation's idempotency key.
+pub const FLAG_SEND_IDEMPOTENCY_KEY: i64 = 2;
+/// `ending` bit: the ending returns the value held under `token`.
+pub const ENDING_RETURNS: i64 = 256;
+
+/// Declares a record's word positions and its table of fields, in order.
+macro_rules! record {
+    ($(#[$doc:meta])* $module:ident, $words:ident = $count:literal {
+        $($(#[$field_doc:meta])* $name:ident = $index:literal, $text:literal;)*
+    }) => {
+        $(#[$doc])*
+        pub mod $module {
+            $($(#[$field_doc])* pub const $name: usize = $index;)*
+            /// Every field by its name, in word order.
+            pub const FIELDS: &[(&str, usize)] = &[$(($text, $index)),*];
+        }
+        /// How many words the record has.
+        pub const $words: usize = $count;
+    };
+}
+
+record! {
+    /// The input record's word positions (host to driver).
+    input, INPUT_WORDS = 8 {
+        /// [`InputKind`](super::InputKind).
+        INPUT_KIND = 0, "input_kind";
+        /// The host's clock now.
+        NOW_MS = 1, "now_ms";
+        /// The attempt that ended.
+        ATTEMPT = 2, "attempt";
+        /// The host's token for the result, or [`NONE`](super::NONE).
+        TOKEN = 3, "token";
+        /// [`Held`](crate::Held) under the token.
+        HELD = 4, "held";
+        /// [`OutcomeKind`](super::OutcomeKind).
+        OUTCOME_KIND = 5, "outcome_kind";
+        /// The status, code or index the outcome kind needs.
+        OUTCOME_CODE = 6, "outcome_code";
+        /// The server's requested wait (or pushback).
+        OUTCOME_DELAY_MS = 7, "outcome_delay_ms";
+    }
+}
+
+record! {
+    /// The output record's word positions (driver to host).
+    output, OUTPUT_WORDS = 15 {
+        /// The [`Receipt`](crate::Receipt) of a `result` input.
+        RECEIPT = 0, "receipt";
+        /// [`ActionKind`](super::ActionKind).
+        ACTION_KIND = 1, "action_kind";
+        /// The attempt to start or abort.
+        ATTEMPT = 2, "attempt";
+        /// The effective timeout.
+        TIMEOUT_MS = 3, "timeout_ms";
+        /// When the attempt counts as timed out.
+        ABORT_AT_MS = 4, "abort_at_ms";
+        /// The request id's upper 32 bits.
+        REQUEST_ID_HIGH = 5, "request_id_high";
+        /// The request id's lower 32 bits.
+        REQUEST_ID_LOW = 6, "request_id_low";
+        /// Budget left after the response reserve.
+        REMAINING_BUDGET_MS = 7, "remaining_budget_ms";
+        /// [`FLAG_HEDGE`](super::FLAG_HEDGE) and [`FLAG_SEND_IDEMPOTENCY_KEY`](super::FLAG_SEND_IDEMPOTENCY_KEY).
+        FLAGS = 8, "flags";
+        /// The abort reason or give-up reason index.
+        REASON = 9, "reason";
+        /// When to poll again at the latest.
+        UNTIL_MS = 10, "until_ms";
+        /// The token to release, or the ending's.
+        TOKEN = 11, "token";
+        /// [`EndingKind`](super::EndingKind), plus [`ENDING_RETURNS`](super::ENDING_RETURNS).
+        ENDING = 12, "ending";
+        /// Attempts made.
+        ATTEMPTS = 13, "attempts";
+        /// The winner, the refused wait, or the restart's deadline.
+        DETAIL = 14, "detail";
+    }
+}
+
+/// Declares a kind table: a [`Named`] enum whose number on the wire is its
+/// place in `ALL`.
+macro_rules! kinds {
+    ($(#[$doc:meta])* $kind:ident { $($(#[$variant_doc:meta])* $variant:ident = $name:literal,)* }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $kind {
+            $($(#[$variant_doc])* $variant,)*
+        }
+
+        impl Named for $kind {
+            const ALL: &'static [Self] = &[$($kind::$variant),*];
+            fn name(self) -> &'static str {
+                match self {
+                    $($kind::$variant => $name,)*
+                }
+            }
+        }
+
+        impl $kind {
+            /// Its number on the wire (its place in `ALL`).
+            #[must_use]
+            pub fn word(self) -> i64 {
+                self as i64
+            }
+        }
+    };
+}
+
+kinds! {
+    /// What an input record asks.
+    InputKind {
+        /// Nothing happened: what now? ([`Driver::poll_action`]).
+        Poll = "poll",
+        /// An attempt ended ([`Driver::handle_result_with_token`]), then poll.
+        Result = "result",
+        /// The caller cancelled ([`Driver::handle_cancel`]), then poll.
+        Cancel = "cancel",
+    }
+}
+
+kinds! {
+    /// How an attempt ended, as an input record spells it.
+    OutcomeKind {
+        /// [`Outcome::Success`].
+        Success = "success",
+        /// [`Outcome::HttpStatus`], read from any whole number.
+        HttpStatus = "http_status",
+        /// [`Outcome::GrpcStatus`].
+        GrpcStatus = "grpc_status",
+        /// [`Outcome::Transport`].
+        Transport = "transport",
+        /// A [`Failure`] of the vocabulary, as [`Failure::outcome`] reads it.
+        Failure = "failure",
+        /// [`Outcome::Application`].
+        Application = "application",
+        /// [`Outcome::Cancelled`].
+        Cancelled = "cancelled",
+    }
+}
+
+kinds! {
+    /// What an output record tells the host to do ([`Action`]).
+    ActionKind {
+        /// [`Action::StartAttempt`].
+        StartAttempt = "start_attempt",
+        /// [`Action::AbortAttempt`].
+        AbortAttempt = "abort_attempt",
+        /// [`Action::Sleep`].
+        Sleep = "sleep",
+        /// [`Action::Release`].
+        Release = "release",
+        /// [`Action::Finish`].
+        Finish = "finish",
+    }
+}
+
+kinds! {
+    /// How an operation ended ([`Decision`]'s four endings).
+    EndingKind {
+        /// [`Decision::Succeeded`].
+        Succeeded = "succeeded",
+        /// [`Decision::GaveUp`].
+        GaveUp = "gave_up",
+        /// [`Decision::Reconcile`].
+        Reconcile = "reconcile",
+        /// [`Decision::Restart`].
+        Restart = "restart",
+    }
+}
+
+/// A table's member by its number on the wire.
+fn by_index<T: Named>(word: i64) -> Option<T> {
+    usize::try_from(word).ok().and_then(|index| T::ALL.get(index).copied())
+}
+
+/// A table member's number on the wire.
+fn index_of<T: Named + PartialEq>(value: T) -> i64 {
+    T::ALL.iter().position(|member| *member == value).map_or(NONE, |index| index as i64)
+}
+
+/// Refuses `word` as `field`: it must be `what`.
+fn refuse(field: &'static str, what: &'static str, word: i64) -> Error {
+    Error::InvalidArgument { name: field, rule: message!(WireWord, what, word) }
+}
+
+/// A word in `0..=MAX_WORD`, as `u64`.
+fn whole(word: i64, field: &'static str) -> Result<u64, Error> {
+    u64::try_from(word)
+        .ok()
+        .filter(|value| *value <= MAX_WORD as u64)
+        .ok_or_else(|| refuse(field, "in 0..=2^53-1", word))
+}
+
+/// An optional word: [`NONE`], or a whole number.
+fn optional(word: i64, field: &'static str) -> Result<Option<u64>, Error> {
+    if word == NONE {
+        Ok(None)
+    } else {
+        whole(word, field).map(Some).map_err(|_| refuse(field, "-1 or in 0..=2^53-1", word))
+    }
+}
+
+/// A member of `T`'s table by its number.
+fn member<T: Named>(word: i64, field: &'static str, what: &'static str) -> Result<T, Error> {
+    by_index(word).ok_or_else(|| refuse(field, what, word))
+}
+
+/// Reads an input record's outcome words.
+fn decode_outcome(record: &[i64; INPUT_WORDS]) -> Result<Outcome, Error> {
+    let kind: OutcomeKind = member(record[input::OUTCOME_KIND], "outcome_kind", "an outcome kind (0..=6)")?;
+    let code = record[input::OUTCOME_CODE];
+    let delay = record[input::OUTCOME_DELAY_MS];
+    Ok(match kind {
+        OutcomeKind::Success => Outcome::Success,
+        OutcomeKind::HttpStatus => {
+            // Read as every helper reads a status: outside 100..=599 (any
+            // whole number at all) it is the server's fault.
+            match Outcome::from_http_response(code, |_| None, 0) {
+                Outcome::HttpStatus { status, .. } => Outcome::HttpStatus {
+                    status,
+                    retry_after_ms: optional(delay, "outcome_delay_ms")?,
+                    error_code: None,
+                },
+                malformed => malformed,
+            }
+        }
+        OutcomeKind::GrpcStatus => {
+            let code = u32::try_from(code)
+                .ok()
+                .and_then(GrpcCode::from_number)
+                .ok_or_else(|| refuse("outcome_code", "a gRPC code (0..=16)", code))?;
+            let pushback = match delay {
+                PUSHBACK_DO_NOT_RETRY => Some(Pushback::DoNotRetry),
+                other => optional(other, "outcome_delay_ms")?.map(Pushback::RetryAfterMs),
+            };
+            Outcome::GrpcStatus { code, pushback }
+        }
+        OutcomeKind::Transport => Outcome::Transport {
+            failure: transport_failure(code)
+                .ok_or_else(|| refuse("outcome_code", "a transport failure (0..=2)", code))?,
+        },
+        OutcomeKind::Failure => member::<Failure>(code, "outcome_code", "a failure (0..=12)")?.outcome(),
+        OutcomeKind::Application => {
+            Outcome::Application { verdict: member::<Verdict>(code, "outcome_code", "a verdict (0..=2)")? }
+        }
+        OutcomeKind::Cancelled => Outcome::Cancelled,
+    })
+}
+
+fn transport_failure(word: i64) -> Option<TransportFailure> {
+    usize::try_from(word).ok().and_then(|index| TransportFailure::ALL.get(index).copied())
+}
+
+/// Writes `action` into an output record (its receipt word untouched).
+fn encode_action(action: Action, record: &mut [i64; OUTPUT_WORDS]) {
+    let receipt = record[output::RECEIPT];
+    *record = [NONE; OUTPUT_WORDS];
+    record[output::RECEIPT] = receipt;
+    let kind = match action {
+        Action::StartAttempt(plan) => {
+            record[output::ATTEMPT] = i64::from(plan.attempt);
+            record[output::TIMEOUT_MS] = word(plan.timeout_ms);
+            record[output::ABORT_AT_MS] = word(plan.abort_at_ms);
+            record[output::REQUEST_ID_HIGH] = (plan.request_id.0 >> 32) as i64;
+            record[output::REQUEST_ID_LOW] = (plan.request_id.0 & 0xffff_ffff) as i64;
+            record[output::REMAINING_BUDGET_MS] = word(plan.remaining_budget_ms);
+            record[output::FLAGS] =
+                i64::from(plan.hedge) * FLAG_HEDGE + i64::from(plan.send_idempotency_key) * FLAG_SEND_IDEMPOTENCY_KEY;
+            ActionKind::StartAttempt
+        }
+        Action::AbortAttempt { attempt, reason } => {
+            record[output::ATTEMPT] = i64::from(attempt);
+            record[output::REASON] = index_of::<AbortReason>(reason);
+            ActionKind::AbortAttempt
+        }
+        Action::Sleep { until_ms } => {
+            record[output::UNTIL_MS] = word(until_ms);
+            ActionKind::Sleep
+        }
+        Action::Release { token } => {
+            record[output::TOKEN] = word(token);
+            ActionKind::Release
+        }
+        Action::Finish(ending) => {
+            let (kind, attempts, detail) = match ending.decision {
+                Decision::Succeeded { attempts, winner, .. } => (EndingKind::Succeeded, attempts, i64::from(winner)),
+                Decision::GaveUp { reason, attempts, remaining_budget_ms, refused_delay_ms, .. } => {
+                    record[output::REASON] = index_of::<GiveUpReason>(reason);
+                    record[output::REMAINING_BUDGET_MS] = word(remaining_budget_ms);
+                    (EndingKind::GaveUp, attempts, refused_delay_ms.map_or(NONE, word))
+                }
+                Decision::Reconcile { attempts, remaining_budget_ms, .. } => {
+                    record[output::REMAINING_BUDGET_MS] = word(remaining_budget_ms);
+                    (EndingKind::Reconcile, attempts, NONE)
+                }
+                Decision::Restart { attempts, deadline_ms, remaining_budget_ms, .. } => {
+                    record[output::REMAINING_BUDGET_MS] = word(remaining_budget_ms);
+                    (EndingKind::Restart, attempts, word(deadline_ms))
+                }
+                // A finish always carries an ending; were it ever not to, the
+                // host would read an unknown ending kind and fail loudly.
+                Decision::StartAttempt { .. } | Decision::Wait { .. } | Decision::AwaitOutcome { .. } => {
+                    record[output::ACTION_KIND] = ActionKind::Finish.word();
+                    return;
+                }
+            };
+            let returns = ending.result.is_some_and(|result| result.returned);
+            record[output::TOKEN] = ending.result.map_or(NONE, |result| word(result.token));
+            record[output::ENDING] = kind.word() + if returns { ENDING_RETURNS } else { 0 };
+            record[output::ATTEMPTS] = i64::from(attempts);
+            record[output::DETAIL] = detail;
+            ActionKind::Finish
+        }
+    };
+    record[output::ACTION_KIND] = kind.word();
+}
+
+/// A time or count as a word (every time the driver hands out is at most
+/// 2^53 - 1; anything larger would be a bug, and is written as the largest word).
+fn word(value: u64) -> i64 {
+    i64::try_from(value.min(MAX_WORD as u64)).unwrap_or(MAX_WORD)
+}
+
+impl Driver {
+    /// Carries out one encoded input record and writes the next action into
+    /// `output` (see the [module documentation](self) for both layouts): a
+    /// `poll` polls; a `result` hands an attempt's result in (with its
+    /// token) and then polls; a `cancel` cancels and then polls. One call
+    /// per step of a host's loop, whatever the language.
+    ///
+    /// ```
+    /// use retryplan::wire::{self, input, output, ActionKind, InputKind, OutcomeKind, INPUT_WORDS, NONE, OUTPUT_WORDS};
+    /// use retryplan::{Driver, DriverOptions, OperationOptions, Policy};
+    /// let policy = Policy::from_json(r#"{"jitter": {"kind": "none"}, "attempt_timeout": {"fixed_ms": 300}}"#).unwrap();
+    /// let mut driver = Driver::new(&policy, 0, OperationOptions::new(7), DriverOptions::default()).unwrap();
+    /// let mut out = [NONE; OUTPUT_WORDS];
+    /// driver.exchange(&[InputKind::Poll.word(), 0, NONE, NONE, NONE, NONE, NONE, NONE], &mut out).unwrap();
+    /// assert_eq!((out[output::ACTION_KIND], out[output::ATTEMPT], out[output::ABORT_AT_MS]), (ActionKind::StartAttempt.word(), 1, 300));
+    /// // Attempt 1 answers 503 at 40 ms (held as token 5): accepted, sleep until 140 ms.
+    /// let result = [InputKind::Result.word(), 40, 1, 5, 0, OutcomeKind::HttpStatus.word(), 503, NONE];
+    /// driver.exchange(&result, &mut out).unwrap();
+    /// assert_eq!((out[output::RECEIPT], out[output::ACTION_KIND], out[output::UNTIL_MS]), (0, ActionKind::Sleep.word(), 140));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming the word's field for a record that
+    /// breaks the encoding's rules, and whatever the typed call refuses (a
+    /// result for an attempt that is not running: [`Error::AttemptNotRunning`]).
+    /// Nothing changes then, and `output` is left as it was.
+    pub fn exchange(&mut self, words: &[i64], output: &mut [i64; OUTPUT_WORDS]) -> Result<(), Error> {
+        let needed = |count: usize| {
+            if words.len() < count {
+                Err(Error::InvalidArgument {
+                    name: "input",
+                    rule: message!(WireRecordShort, count as u64, words.len() as u64),
+                })
+            } else {
+                Ok(())
+            }
+        };
+        needed(input::NOW_MS + 1)?;
+        // The record padded to its full length (words past it are ignored).
+        let mut record = [NONE; INPUT_WORDS];
+        for (slot, word) in record.iter_mut().zip(words) {
+            *slot = *word;
+        }
+        let kind: InputKind = member(record[input::INPUT_KIND], "input_kind", "an input kind (0..=2)")?;
+        let now_ms = whole(record[input::NOW_MS], "now_ms")?;
+        let receipt = match kind {
+            InputKind::Poll => NONE,
+            InputKind::Cancel => {
+                self.handle_cancel(now_ms);
+                NONE
+            }
+            InputKind::Result => {
+                needed(INPUT_WORDS)?;
+                let attempt = u32::try_from(record[input::ATTEMPT])
+                    .ok()
+                    .filter(|attempt| *attempt > 0)
+                    .ok_or_else(|| refuse("attempt", "an attempt number (1 or more)", record[input::ATTEMPT]))?;
+                let token = optional(record[input::TOKEN], "token")?;
+                let outcome = decode_outcome(&record)?;
+                let receipt = match token {
+                    Some(token) => {
+                        let held: Held = member(record[input::HELD], "held", "value 0 or error 1")?;
+                        self.handle_result_with_token(now_ms, attempt, outcome, token, held)?
+                    }
+                    None => self.handle_result(now_ms, attempt, outcome)?,
+                };
+                index_of::<Receipt>(receipt)
+            }
+        };
+        output[output::RECEIPT] = receipt;
+        encode_action(self.poll_action(now_ms), output);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;
