@@ -22,7 +22,7 @@ use retryplan::{
     parse_grpc_pushback, parse_grpc_timeout, parse_grpc_timeout_ns, parse_rate_limit, parse_rate_limit_reset,
     parse_retry_after_ms_header, parse_retry_after_with, profiles, redeliver, BreakerConfig, BreakerPermit,
     BudgetConfig, CircuitBreaker, Concurrency, ConfigKind, Dependency, Driver, DriverOptions, Error, Failure,
-    GrantCell, IdempotencyKey, Operation, OperationOptions, Outcome, Policy, PolicyConfig, RetryAfterReading,
+    GrantCell, Held, IdempotencyKey, Operation, OperationOptions, Outcome, Policy, PolicyConfig, RetryAfterReading,
     RetryBudget, RetryCharge, SharedStats,
 };
 use serde_json::{json, Map, Value};
@@ -251,25 +251,41 @@ fn reading(case: &Map<String, Value>) -> RetryAfterReading {
     }
 }
 
-/// The outcome a driver step hands in: an `outcome` as written, a `failure`
-/// by its vocabulary name, or a `response` (status and raw headers, read as
-/// every HTTP helper reads them, through the policy, against `now_unix_ms`).
-fn step_outcome(policy: &Policy, step: &Map<String, Value>, label: &str) -> Outcome {
-    if let Some(outcome) = step.get("outcome") {
-        return serde_json::from_value(outcome.clone()).unwrap_or_else(|error| panic!("{label}: bad outcome: {error}"));
+/// Hands a driver step's result in: a `response` (status as any whole number
+/// and raw headers, read by the driver as every HTTP helper hands one in,
+/// against `now_unix_ms`), else an `outcome` as written or a `failure` by its
+/// vocabulary name; with the host's `token` and what it holds (`held`,
+/// `value` when absent) when the step names a token.
+fn hand_in(driver: &mut Driver, at_ms: u64, step: &Map<String, Value>, label: &str) -> Answer {
+    let attempt = u32::try_from(u64_field(step, "attempt").expect("result needs attempt")).expect("u32");
+    let token = u64_field(step, "token");
+    if let Some(response) = step.get("response").and_then(Value::as_object) {
+        let status = response.get("status").and_then(Value::as_i64).expect("status is a whole number");
+        let headers = response.get("headers").and_then(Value::as_object).cloned().unwrap_or_default();
+        let lookup = |name: &str| {
+            headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).and_then(|(_, value)| value.as_str())
+        };
+        let now_unix_ms = u64_field(step, "now_unix_ms").unwrap_or(0);
+        return driver.handle_response(at_ms, attempt, token, status, lookup, now_unix_ms).map(|r| to_value(&r));
     }
-    if let Some(name) = step.get("failure") {
-        let name = name.as_str().expect("failure is a name");
-        return Failure::from_name(name).unwrap_or_else(|| panic!("{label}: unknown failure `{name}`")).outcome();
-    }
-    let response =
-        step.get("response").and_then(Value::as_object).expect("a result needs outcome, failure or response");
-    let status = u16::try_from(u64_field(response, "status").expect("status")).expect("u16");
-    let headers = response.get("headers").and_then(Value::as_object).cloned().unwrap_or_default();
-    let lookup = |name: &str| {
-        headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).and_then(|(_, value)| value.as_str())
+    let outcome = if let Some(outcome) = step.get("outcome") {
+        serde_json::from_value(outcome.clone()).unwrap_or_else(|error| panic!("{label}: bad outcome: {error}"))
+    } else {
+        let name = step.get("failure").and_then(Value::as_str).expect("a result needs outcome, failure or response");
+        Failure::from_name(name).unwrap_or_else(|| panic!("{label}: unknown failure `{name}`")).outcome()
     };
-    policy.http_outcome(status, lookup, u64_field(step, "now_unix_ms").unwrap_or(0))
+    let receipt = match token {
+        Some(token) => {
+            let held = match step.get("held").and_then(Value::as_str) {
+                None | Some("value") => Held::Value,
+                Some("error") => Held::Error,
+                Some(other) => panic!("{label}: unknown held `{other}`"),
+            };
+            driver.handle_result_with_token(at_ms, attempt, outcome, token, held)
+        }
+        None => driver.handle_result(at_ms, attempt, outcome),
+    };
+    receipt.map(|receipt| to_value(&receipt))
 }
 
 /// Runs a `driver` case: the host loop's calls on one driver, in order.
@@ -289,6 +305,9 @@ fn run_driver(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<Stri
             Err(error) => return settle(case, Err(error), fill, failures, id),
         }
     }
+    if case.get("one_shot_body").and_then(Value::as_bool) == Some(true) {
+        options = options.with_one_shot_body();
+    }
     let concurrency = match case.get("concurrency").and_then(Value::as_str) {
         None | Some("concurrent") => Concurrency::Concurrent,
         Some("sequential") => Concurrency::Sequential,
@@ -296,7 +315,9 @@ fn run_driver(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<Stri
         Some(other) => panic!("{id}: unknown concurrency `{other}`"),
     };
     let stats = Arc::new(SharedStats::default());
-    let driver_options = DriverOptions { concurrency, stats: Some(stats.clone()), record_events: true };
+    let returns_responses = case.get("returns_responses").and_then(Value::as_bool) == Some(true);
+    let driver_options =
+        DriverOptions { concurrency, stats: Some(stats.clone()), record_events: true, returns_responses };
     let start_ms = u64_field(case, "start_ms").expect("driver cases need start_ms");
     let mut driver = match Driver::new(&policy, start_ms, options, driver_options) {
         Ok(driver) => driver,
@@ -309,11 +330,7 @@ fn run_driver(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<Stri
         let at_ms = u64_field(step, "at_ms").expect("a step needs at_ms");
         let answer: Answer = match str_field(step, "call") {
             "poll" => Ok(to_value(&driver.poll_action(at_ms))),
-            "result" => {
-                let attempt = u32::try_from(u64_field(step, "attempt").expect("result needs attempt")).expect("u32");
-                let outcome = step_outcome(&policy, step, &label);
-                driver.handle_result(at_ms, attempt, outcome).map(|receipt| to_value(&receipt))
-            }
+            "result" => hand_in(&mut driver, at_ms, step, &label),
             "cancel" => {
                 driver.handle_cancel(at_ms);
                 Ok(Value::Null)
