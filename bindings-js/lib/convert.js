@@ -166,6 +166,7 @@ export function abortAttempt(entry, reason) {
 // Driver actions and events, fields in the core's order.
 export const abortAction = (attempt, reason) => ({ type: 'abort_attempt', attempt, reason });
 export const sleepAction = (untilMs) => ({ type: 'sleep', untilMs });
+export const releaseAction = (token) => ({ type: 'release', token });
 export const finishAction = (decision, lastResult) =>
   lastResult === undefined ? { type: 'finish', decision } : { type: 'finish', decision, lastResult };
 export const attemptResult = (attempt, outcome) => ({ attempt, outcome });

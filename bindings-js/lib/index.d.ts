@@ -87,7 +87,9 @@ export type GiveUpReason =
   /** The dependency's circuit breaker is open (or every half-open probe is taken). */
   | 'circuit_open'
   /** Every retry slot of the dependency is in use. */
-  | 'no_retry_slot';
+  | 'no_retry_slot'
+  /** The request's body can be sent only once (a stream): the retry it called for was not made. */
+  | 'body_not_replayable';
 
 export type GrpcCode =
   | 'ok'
@@ -399,6 +401,7 @@ export interface StatsCounters {
     budgetExhausted: number;
     circuitOpen: number;
     noRetrySlot: number;
+    bodyNotReplayable: number;
   };
 }
 

@@ -29,6 +29,8 @@ extern "C" {
     fn js_abort_action(attempt: u32, reason: &str) -> JsValue;
     #[wasm_bindgen(js_name = sleepAction)]
     fn js_sleep_action(until_ms: f64) -> JsValue;
+    #[wasm_bindgen(js_name = releaseAction)]
+    fn js_release_action(token: f64) -> JsValue;
     #[wasm_bindgen(js_name = finishAction)]
     fn js_finish_action(decision: JsValue, last_result: JsValue) -> JsValue;
     #[wasm_bindgen(js_name = decisionEvent)]
@@ -80,6 +82,7 @@ impl DriverState {
             Action::StartAttempt(plan) => start_js(plan, for_helpers),
             Action::AbortAttempt { attempt, reason } => js_abort_action(attempt, reason.name()),
             Action::Sleep { until_ms } => js_sleep_action(num(until_ms)),
+            Action::Release { token } => js_release_action(num(token)),
             Action::Finish(ending) => {
                 self.ending = Some(ending);
                 // The helpers ask for the last result only when they need it (`_driverLastResult`).
@@ -141,7 +144,12 @@ pub fn driver_new(
             1 => Concurrency::Sequential,
             _ => Concurrency::SequentialWithoutHedging,
         };
-        let host = rp::DriverOptions { stats: objects::stats(stats)?, concurrency, record_events };
+        let host = rp::DriverOptions {
+            stats: objects::stats(stats)?,
+            concurrency,
+            record_events,
+            ..rp::DriverOptions::default()
+        };
         let inner = rp::Driver::new(&policy, now_ms as u64, operation, host).map_err(js_error)?;
         objects::insert(Object::Driver(DriverState { inner, ending: None }))
     }))

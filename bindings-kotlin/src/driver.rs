@@ -62,6 +62,8 @@ pub enum Action {
     AbortAttempt { attempt: i32, reason: rp::AbortReason },
     /// Sleep until `until_ms`, waking early for a result or the caller's cancel; then poll again.
     Sleep { until_ms: i64 },
+    /// Drop what the host holds under `token` now (results handed in with a token only).
+    Release { token: i64 },
     /// The operation has ended; every poll from now on answers the same.
     Finish { ending: Ending },
 }
@@ -121,6 +123,7 @@ impl From<rp::Action> for Action {
                 Action::AbortAttempt { attempt: count_out(attempt), reason }
             }
             rp::Action::Sleep { until_ms } => Action::Sleep { until_ms: long_out(until_ms) },
+            rp::Action::Release { token } => Action::Release { token: long_out(token) },
             rp::Action::Finish(ending) => Action::Finish { ending: ending.into() },
         }
     }
@@ -161,6 +164,7 @@ impl Driver {
             concurrency: driver_options.concurrency.unwrap_or_default(),
             stats: driver_options.stats.map(|stats| Arc::clone(&stats.0)),
             record_events: driver_options.record_events,
+            ..rp::DriverOptions::default()
         };
         let driver = rp::Driver::new(&policy.0, now_ms, options.into_core()?, core_options)?;
         let driver = Arc::new(Driver(Mutex::new(State { driver, stashed_event: None })));

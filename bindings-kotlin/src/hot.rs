@@ -208,6 +208,7 @@ pub(crate) fn reason_index(reason: GiveUpReason) -> i64 {
         GiveUpReason::BudgetExhausted => 7,
         GiveUpReason::CircuitOpen => 8,
         GiveUpReason::NoRetrySlot => 9,
+        GiveUpReason::BodyNotReplayable => 10,
     }
 }
 

@@ -181,6 +181,7 @@ fn action_words(action: &rp::Action) -> Option<[i64; WORDS]> {
         ],
         rp::Action::AbortAttempt { attempt, reason } => &[1, i64::from(count_out(attempt)), abort_index(reason)],
         rp::Action::Sleep { until_ms } => &[2, long_out(until_ms)],
+        rp::Action::Release { token } => &[4, long_out(token)],
         rp::Action::Finish(ending) => return with_decision(&[3], &ending.decision, ending.last_result.as_ref()),
     };
     for (word, value) in words.iter_mut().zip(head) {

@@ -74,6 +74,7 @@ pub enum GiveUpReason {
     BudgetExhausted,
     CircuitOpen,
     NoRetrySlot,
+    BodyNotReplayable,
 }
 
 #[uniffi::remote(Enum)]

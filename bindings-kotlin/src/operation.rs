@@ -169,6 +169,7 @@ pub struct GiveUpCounts {
     pub budget_exhausted: i64,
     pub circuit_open: i64,
     pub no_retry_slot: i64,
+    pub body_not_replayable: i64,
 }
 
 /// A snapshot of the counters.
@@ -227,6 +228,7 @@ impl Stats {
                 budget_exhausted: long_out(g.budget_exhausted),
                 circuit_open: long_out(g.circuit_open),
                 no_retry_slot: long_out(g.no_retry_slot),
+                body_not_replayable: long_out(g.body_not_replayable),
             },
         }
     }

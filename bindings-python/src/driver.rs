@@ -37,6 +37,7 @@ impl PyAction {
             Action::StartAttempt(_) => "start_attempt",
             Action::AbortAttempt { .. } => "abort_attempt",
             Action::Sleep { .. } => "sleep",
+            Action::Release { .. } => "release",
             Action::Finish(_) => "finish",
         }
     }
@@ -50,7 +51,9 @@ impl PyAction {
         match self.inner {
             Action::StartAttempt(plan) => repr_of("AttemptPlan", &plan),
             Action::Finish(ending) => repr_of("Ending", &ending),
-            other => repr_of(if matches!(other, Action::Sleep { .. }) { "Sleep" } else { "AbortAttempt" }, &other),
+            Action::Sleep { .. } => repr_of("Sleep", &self.inner),
+            Action::Release { .. } => repr_of("Release", &self.inner),
+            Action::AbortAttempt { .. } => repr_of("AbortAttempt", &self.inner),
         }
     }
 }
@@ -122,6 +125,13 @@ pub(crate) struct Sleep {
     until_ms: u64,
 }
 
+/// Drop what the host holds under `token` now (only for results handed in with a token).
+#[pyclass(module = "retryplan", frozen, extends = PyAction, get_all)]
+pub(crate) struct Release {
+    /// The host's token.
+    token: u64,
+}
+
 /// The operation has ended: return or raise `decision`; every poll from now on returns it again.
 #[pyclass(module = "retryplan", frozen, extends = PyAction)]
 pub(crate) struct Ending {
@@ -174,6 +184,7 @@ pub(crate) fn action_to_py(py: Python<'_>, inner: Action) -> PyResult<Py<PyAny>>
             Bound::new(py, base.add_subclass(AbortAttempt { attempt, reason: reason.name() }))?.into_any()
         }
         Action::Sleep { until_ms } => Bound::new(py, base.add_subclass(Sleep { until_ms }))?.into_any(),
+        Action::Release { token } => Bound::new(py, base.add_subclass(Release { token }))?.into_any(),
         Action::Finish(inner) => Bound::new(py, base.add_subclass(Ending { inner }))?.into_any(),
     }
     .unbind())
@@ -284,7 +295,8 @@ impl PyDriver {
             }
         };
         let stats = stats.map(|stats| class_arg::<PyStats>("stats", stats).map(|stats| Arc::clone(&stats.inner)));
-        let driver_options = DriverOptions { concurrency, stats: stats.transpose()?, record_events };
+        let driver_options =
+            DriverOptions { concurrency, stats: stats.transpose()?, record_events, ..DriverOptions::default() };
         Ok(PyDriver { inner: Driver::new(policy, now, options, driver_options)? })
     }
 

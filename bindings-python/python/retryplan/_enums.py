@@ -39,6 +39,8 @@ class GiveUpReason(_StrEnum):
     """The dependency's circuit breaker is open."""
     NO_RETRY_SLOT = "no_retry_slot"
     """Every retry slot of the dependency is in use."""
+    BODY_NOT_REPLAYABLE = "body_not_replayable"
+    """The request's body can be sent only once (a stream): the retry it called for was not made."""
 
 
 class TransportFailure(_StrEnum):

@@ -86,6 +86,8 @@ internal class Host<T>(
                     is Action.AbortAttempt -> abort(running.remove(action.attempt), action)
                     is Action.Sleep -> (action.untilMs - clock.nowMs()).let { ms -> if (ms > 0) withTimeoutOrNull(ms) { signal.await() } }
                     is Action.Finish -> return finish(action.ending)
+                    // Only for results handed in with a token, which this host does not do.
+                    is Action.Release -> {}
                 }
             }
         } catch (error: Throwable) {

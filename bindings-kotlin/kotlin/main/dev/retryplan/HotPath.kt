@@ -131,6 +131,7 @@ internal object HotPath {
         1 -> Action.AbortAttempt(w[1].toInt(), aborts[w[2].toInt()])
         2 -> Action.Sleep(w[1])
         3 -> Action.Finish(Ending(decision(w, 1), result(w, 9)))
+        4 -> Action.Release(w[1])
         else -> throw IllegalStateException("retryplan: unknown action kind ${w[0]}")
     }
 

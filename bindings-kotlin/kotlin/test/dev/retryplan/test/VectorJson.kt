@@ -165,6 +165,7 @@ object VectorJson {
         }
         is Action.AbortAttempt -> mapOf("type" to "abort_attempt", "attempt" to a.attempt.toLong(), "reason" to name(a.reason))
         is Action.Sleep -> mapOf("type" to "sleep", "until_ms" to a.untilMs)
+        is Action.Release -> mapOf("type" to "release", "token" to a.token)
         is Action.Finish -> fields("type" to "finish", "decision" to decision(a.ending.decision), "last_result" to result(a.ending.lastResult))
     }
 
@@ -179,6 +180,7 @@ object VectorJson {
                 "retry_after_exceeds_budget" to g.retryAfterExceedsBudget, "retry_after_above_cap" to g.retryAfterAboveCap,
                 "server_declined_retry" to g.serverDeclinedRetry, "not_retryable" to g.notRetryable, "cancelled" to g.cancelled,
                 "budget_exhausted" to g.budgetExhausted, "circuit_open" to g.circuitOpen, "no_retry_slot" to g.noRetrySlot,
+                "body_not_replayable" to g.bodyNotReplayable,
             ),
         )
     }
