@@ -84,6 +84,13 @@ impl Blame {
     }
 }
 
+impl crate::named::Named for Blame {
+    const ALL: &'static [Self] = Blame::ALL;
+    fn name(self) -> &'static str {
+        Blame::name(self)
+    }
+}
+
 /// Which configuration an [`Error::InvalidConfig`] was reading, or an
 /// [`Error::ConfigViolations`] was validating: the reader or constructor the
 /// caller called, so that the error says which input to fix. A nested
@@ -102,6 +109,13 @@ pub enum ConfigKind {
     Breaker,
     /// A gRPC service config ([`ServiceConfig`](crate::grpc::ServiceConfig)).
     ServiceConfig,
+}
+
+impl crate::named::Named for ConfigKind {
+    const ALL: &'static [Self] = ConfigKind::ALL;
+    fn name(self) -> &'static str {
+        ConfigKind::name(self)
+    }
 }
 
 impl ConfigKind {
