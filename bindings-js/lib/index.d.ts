@@ -7,6 +7,19 @@
 // strings must be strings of at most 2^20 UTF-16 units without lone
 // surrogates; otherwise a RetryplanError with code "invalid_argument" names the argument.
 
+// The core's name tables (reasons, codes, kinds) are generated from the core
+// by core/mirrors into generated/names.d.ts (`cargo run -p retryplan-mirrors`):
+// each union and its docs are written there, not here.
+import type {
+  AboveCap, GuidanceMode,
+  AbortReason, BackoffKind, Blame, BreakerState, ConfigKind, DeadLetterReason, ErrorCodeTable, Failure,
+  GiveUpReason, GrpcCode, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
+} from './generated/names.js';
+export type {
+  AbortReason, BackoffKind, Blame, BreakerState, ConfigKind, DeadLetterReason, ErrorCodeTable, Failure,
+  GiveUpReason, GrpcCode, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
+};
+
 /** Stable, language-neutral error codes (the core's `Error::code()`). */
 export type ErrorCode =
   /** A configuration that reads breaks rules (`config` says which, `violations` every rule, each path from that configuration). */
@@ -31,20 +44,6 @@ export type ErrorCode =
   | 'entropy_unavailable'
   /** A policy section the host cannot carry out (`field`: "hedging" for a sequential host). */
   | 'unsupported';
-
-/**
- * Who must act on an error: "caller" (misuse of the API), "configuration" (a
- * policy or config the engine cannot accept or carry out), "server" (what the
- * peer sent), "environment" (the random source).
- */
-export type Blame = 'caller' | 'configuration' | 'server' | 'environment';
-
-/**
- * Which configuration an "invalid_config" error was reading, or a
- * "config_violations" error was validating (the core's `ConfigKind`): the
- * reader or constructor called, so a dependency's budget is "dependency".
- */
-export type ConfigKind = 'policy' | 'dependency' | 'budget' | 'breaker' | 'service_config';
 
 /** One rule a configuration breaks. `field` is the dotted snake_case path from that configuration, e.g. "backoff.cap_ms" (a policy), "max_tokens" (a budget), "budget.max_tokens" (a dependency). */
 export interface Violation {
@@ -74,45 +73,6 @@ export class RetryplanError extends Error {
   readonly field?: string;
 }
 
-export type GiveUpReason =
-  | 'attempts_exhausted'
-  | 'deadline_insufficient'
-  | 'retry_after_exceeds_budget'
-  | 'retry_after_above_cap'
-  | 'server_declined_retry'
-  | 'not_retryable'
-  | 'cancelled'
-  /** The dependency's retry budget refused the retry (or hedge). */
-  | 'budget_exhausted'
-  /** The dependency's circuit breaker is open (or every half-open probe is taken). */
-  | 'circuit_open'
-  /** Every retry slot of the dependency is in use. */
-  | 'no_retry_slot';
-
-export type GrpcCode =
-  | 'ok'
-  | 'cancelled'
-  | 'unknown'
-  | 'invalid_argument'
-  | 'deadline_exceeded'
-  | 'not_found'
-  | 'already_exists'
-  | 'permission_denied'
-  | 'resource_exhausted'
-  | 'failed_precondition'
-  | 'aborted'
-  | 'out_of_range'
-  | 'unimplemented'
-  | 'internal'
-  | 'unavailable'
-  | 'data_loss'
-  | 'unauthenticated';
-
-/** not_sent: the request never left. connection_lost / timed_out: it may have been processed. */
-export type TransportFailure = 'not_sent' | 'connection_lost' | 'timed_out';
-export type Verdict = 'retryable' | 'not_retryable' | 'conflict';
-/** Built-in tables of error codes a policy may retry (AWS standard mode). */
-export type ErrorCodeTable = 'aws_transient' | 'aws_throttling';
 /** A `grpc-retry-pushback-ms` trailer: wait this long, or do not retry. */
 export type Pushback = { retryAfterMs: number } | 'do_not_retry';
 
@@ -192,8 +152,6 @@ export interface Restart {
 export type Ending = Succeeded | GaveUp | Reconcile | Restart;
 export type Decision = StartAttempt | Wait | AwaitOutcome | Ending;
 
-export type BackoffKind = 'exponential' | 'linear' | 'constant';
-export type Idempotency = 'safe' | 'idempotent' | 'keyed' | 'unsafe';
 export type AttemptTimeoutConfig = { fixedMs: number } | { fractionOfRemaining: number };
 export type JitterConfig =
   | { kind: 'none' | 'full' | 'equal' | 'decorrelated' | 'a6' | 'full_then_cap' }
@@ -207,7 +165,7 @@ export interface StatusGuidanceConfig {
   /** Retried only when the answer carries guidance (413 in urllib3, ky and got). */
   requiresGuidance?: boolean;
   capMs?: number;
-  aboveCap?: 'clamp' | 'give_up';
+  aboveCap?: AboveCap;
 }
 /** Retries allowed after failures of each kind, beside maxAttempts (urllib3's counters); absent: no limit. */
 export interface RetryLimitsConfig {
@@ -269,9 +227,9 @@ export interface PolicyConfig {
   serverGuidance?: {
     honor?: boolean;
     capMs?: number;
-    aboveCap?: 'clamp' | 'give_up';
+    aboveCap?: AboveCap;
     /** floor (default): a floor under the drawn backoff; replace: the wait itself; a6: the wait itself, schedule restarted. */
-    mode?: 'floor' | 'a6' | 'replace';
+    mode?: GuidanceMode;
     /** How HTTP helpers read Retry-After (default strict). */
     retryAfterReading?: RetryAfterReading;
     statuses?: StatusGuidanceConfig[];
@@ -310,7 +268,7 @@ export interface ResolvedPolicyConfig {
   serverGuidance: {
     honor: boolean;
     capMs: number;
-    aboveCap: 'clamp' | 'give_up';
+    aboveCap: AboveCap;
     mode?: 'a6' | 'replace';
     retryAfterReading?: 'lenient';
     statuses?: Required<StatusGuidanceConfig>[];
@@ -326,16 +284,6 @@ export interface ResolvedPolicyConfig {
   /** Present only when configured. */
   retryMethods?: string[];
 }
-
-export type ProfileName =
-  | 'read'
-  | 'checkout'
-  | 'write_keyed'
-  | 'write_strict'
-  | 'background'
-  | 'aws_standard'
-  | 'aws_standard_2026'
-  | 'aws_standard_2026_dynamodb';
 
 export type Class =
   | { class: 'success' }
@@ -484,14 +432,6 @@ export function outcomeFromHttp(
   nowUnixMs: number,
 ): Outcome & { type: 'http_status' };
 
-/** Why a queue message goes to the dead-letter queue. */
-export type DeadLetterReason =
-  | 'attempts_exhausted'
-  | 'max_age_exceeded'
-  | 'not_retryable'
-  | 'unsafe_to_repeat'
-  | 'retry_after_above_cap'
-  | 'server_declined_retry';
 /** What to do with a queue message after one delivery. */
 export type Redelivery =
   | { type: 'acknowledge' }
@@ -538,7 +478,6 @@ export type BudgetSnapshot =
   | { kind: 'token_bucket'; tokensMilli: number; maxTokensMilli: number; retriesAllowed: boolean }
   | { kind: 'ratio'; requests: number; retries: number; balanceMilli: number }
   | { kind: 'quota'; available: number; capacity: number };
-export type BreakerState = 'closed' | 'open' | 'half_open';
 export interface BreakerSnapshot {
   /** An open breaker whose openMs is over shows half_open. */
   state: BreakerState;
@@ -673,8 +612,6 @@ export const ConcurrencyLimit: typeof RetrySlots;
 /** @deprecated The old name of `RetrySlots`, kept for one release. */
 export type ConcurrencyLimit = RetrySlots;
 
-/** How Retry-After is read: RFC 9110 to the letter (the default), or also what Python's email.utils reads. */
-export type RetryAfterReading = 'strict' | 'lenient';
 /** A Retry-After value (delta-seconds or an HTTP-date) as ms from `nowUnixMs` (Date.now()). Throws "invalid_header". */
 export function parseRetryAfter(value: string, nowUnixMs: number, reading?: RetryAfterReading): number;
 /** The wait in ms a RateLimit field asks for (with its RateLimit-Policy), or null. Throws "invalid_header". */
@@ -684,27 +621,6 @@ export function parseRateLimitReset(value: string, nowUnixMs: number): number;
 /** A `retry-after-ms` header value. Throws "invalid_header". */
 export function parseRetryAfterMsHeader(value: string): number;
 export function profileNames(): ProfileName[];
-
-/** A failure of the platform, named the same in every language (retryplan::Failure). */
-export type Failure =
-  /** Nothing was sent: always safe to repeat (their outcome is transport not_sent). */
-  | 'dns_lookup_failed'
-  | 'connection_refused'
-  | 'unreachable'
-  | 'connect_timeout'
-  | 'tls_handshake_failed'
-  | 'pool_timeout'
-  /** The request was (partly) sent: it may have been processed (connection_lost). */
-  | 'write_failed'
-  | 'connection_lost'
-  | 'body_broken'
-  /** A status outside 100..=599 or an unreadable head: the server's fault. */
-  | 'malformed_response'
-  /** Sent, then no (complete) answer in time (timed_out). */
-  | 'read_timeout'
-  | 'attempt_timed_out'
-  /** The caller abandoned the attempt and the operation. */
-  | 'cancelled';
 
 /**
  * The failure a platform error stands for, by the binding's one table: Node's
@@ -769,7 +685,6 @@ export interface AttemptPlan extends StartAttempt {
   /** Send the operation's idempotency key (IDEMPOTENCY_KEY_HEADER) with this attempt. */
   sendIdempotencyKey: boolean;
 }
-export type AbortReason = 'timed_out' | 'lost_race' | 'cancelled' | 'operation_ended';
 /** An attempt and how it ended. */
 export interface AttemptOutcome {
   attempt: number;
@@ -784,8 +699,6 @@ export type Action =
   | { type: 'sleep'; untilMs: number }
   /** The operation ended; `lastResult` is the last result taken into account (the winner's for a success). */
   | { type: 'finish'; decision: Ending; lastResult?: AttemptOutcome };
-/** What the driver did with a result: keep what it carried, or dispose of it. */
-export type Receipt = 'accepted' | 'discarded';
 /** A decision as the core made it, for observers. */
 export interface DecisionEvent {
   atMs: number;
