@@ -19,6 +19,16 @@ export type {
   AbortReason, BackoffKind, Blame, BreakerState, ConfigKind, DeadLetterReason, ErrorCodeTable, Failure,
   GiveUpReason, GrpcCode, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
 };
+// The configuration types schema.json describes exactly, generated the same way
+// into generated/config.d.ts (PolicyConfig, what a caller writes, is below).
+import type {
+  AttemptTimeoutConfig, BreakerConfig, BudgetConfig, DependencyConfig, HedgingConfig, JitterConfig,
+  RedeliveryConfig, ResolvedPolicyConfig, RetryLimitsConfig, TripConfig,
+} from './generated/config.js';
+export type {
+  AttemptTimeoutConfig, BreakerConfig, BudgetConfig, DependencyConfig, HedgingConfig, JitterConfig,
+  RedeliveryConfig, ResolvedPolicyConfig, RetryLimitsConfig, TripConfig,
+};
 
 /** Stable, language-neutral error codes (the core's `Error::code()`). */
 export type ErrorCode =
@@ -152,12 +162,6 @@ export interface Restart {
 export type Ending = Succeeded | GaveUp | Reconcile | Restart;
 export type Decision = StartAttempt | Wait | AwaitOutcome | Ending;
 
-export type AttemptTimeoutConfig = { fixedMs: number } | { fractionOfRemaining: number };
-export type JitterConfig =
-  | { kind: 'none' | 'full' | 'equal' | 'decorrelated' | 'a6' | 'full_then_cap' }
-  | { kind: 'proportional'; ratio: number }
-  /** Polly v8's constant/linear/exponential delays and its jitter (DecorrelatedJitterBackoffV2 for exponential). */
-  | { kind: 'polly'; useJitter: boolean };
 /** One rule of `serverGuidance.statuses`: replaces the section's honor, capMs and aboveCap for one HTTP status. */
 export interface StatusGuidanceConfig {
   status: number;
@@ -167,37 +171,9 @@ export interface StatusGuidanceConfig {
   capMs?: number;
   aboveCap?: AboveCap;
 }
-/** Retries allowed after failures of each kind, beside maxAttempts (urllib3's counters); absent: no limit. */
-export interface RetryLimitsConfig {
-  /** After the connection was not made. */
-  connect?: number;
-  /** After the connection broke or timed out after sending. */
-  read?: number;
-  /** After a retryable HTTP status. */
-  status?: number;
-  /** After any other retryable failure. */
-  other?: number;
-}
 export interface StatusSetConfig {
   httpStatuses?: number[];
   grpcCodes?: GrpcCode[];
-}
-/**
- * Hedging: extra attempts started while the first still runs, to cut tail
- * latency. Not allowed with idempotency "unsafe".
- */
-export interface HedgingConfig {
-  /** How long an attempt runs without an answer before the next hedge starts (0: all at once). */
-  delayMs: number;
-  /** Extra attempts that may run beside the first, 1..=4; each counts toward maxAttempts. */
-  maxHedgedAttempts: number;
-}
-/** The schedule `redeliver` uses for queue messages. */
-export interface RedeliveryConfig {
-  /** Delay before each redelivery, 1 to 8 values; the last one repeats. */
-  delaysMs: number[];
-  /** The oldest a message may be at its next delivery. */
-  maxAgeMs: number;
 }
 
 /** A policy as written. Every field is optional: the core's defaults fill the rest. */
@@ -243,45 +219,6 @@ export interface PolicyConfig {
   redelivery?: RedeliveryConfig;
   retryLimits?: RetryLimitsConfig;
   /** The HTTP methods retried at all (urllib3's allowed_methods); absent: RFC 9110 §9.2.2 (idempotent methods). */
-  retryMethods?: string[];
-}
-
-/** A validated policy's full configuration, as `Policy.toConfig()` returns it. */
-export interface ResolvedPolicyConfig {
-  maxAttempts: number;
-  totalBudgetMs: number;
-  attemptTimeout: AttemptTimeoutConfig;
-  responseReserveMs: number;
-  minimumUsefulAttemptMs: number;
-  backoff: {
-    kind: BackoffKind;
-    baseMs: number;
-    multiplier: number;
-    capMs: number;
-    throttlingBaseMs?: number;
-    immediateFirstRetry?: true;
-  };
-  jitter: JitterConfig;
-  retryOn: { httpStatuses: number[]; grpcCodes: GrpcCode[]; transport: TransportFailure[]; errorCodes?: ErrorCodeTable[] };
-  ambiguous: { httpStatuses: number[]; grpcCodes: GrpcCode[] };
-  conflict: { httpStatuses: number[]; grpcCodes: GrpcCode[] };
-  serverGuidance: {
-    honor: boolean;
-    capMs: number;
-    aboveCap: AboveCap;
-    mode?: 'a6' | 'replace';
-    retryAfterReading?: 'lenient';
-    statuses?: Required<StatusGuidanceConfig>[];
-    maxAboveBackoffMs?: number;
-  };
-  idempotency: Idempotency;
-  /** Present only when configured. */
-  hedging?: HedgingConfig;
-  /** Present only when configured. */
-  redelivery?: RedeliveryConfig;
-  /** Present only when configured. */
-  retryLimits?: RetryLimitsConfig;
-  /** Present only when configured. */
   retryMethods?: string[];
 }
 
@@ -437,42 +374,6 @@ export type Redelivery =
   | { type: 'acknowledge' }
   | { type: 'redeliver_after'; delayMs: number; redeliverAtMs: number }
   | { type: 'dead_letter'; reason: DeadLetterReason };
-/** A retry budget model and its numbers. */
-export type BudgetConfig =
-  /** gRPC retry throttling: retries allowed while tokens > maxTokens / 2. */
-  | { kind: 'token_bucket'; maxTokens: number; tokenRatio: number }
-  /** Retries per original request over a sliding window, plus a per-second minimum. */
-  | { kind: 'ratio'; retryRatio: number; minRetriesPerSecond: number; windowMs: number }
-  /** AWS-SDK-style quota. */
-  | {
-      kind: 'quota';
-      capacity: number;
-      retryCost: number;
-      timeoutRetryCost: number;
-      successIncrement: number;
-      /** What a retry after a throttling error costs; `retryCost` when absent. */
-      throttlingRetryCost?: number;
-    };
-/** When a closed breaker opens. */
-export type TripConfig =
-  | { kind: 'consecutive'; failures: number }
-  | { kind: 'ratio'; failureRatio: number; minimumThroughput: number; windowMs: number };
-export interface BreakerConfig {
-  trip: TripConfig;
-  /** How long it stays open before probing (>= 1 ms). */
-  openMs: number;
-  /** Probes at a time while half-open, and successes needed to close (>= 1). */
-  halfOpenProbes: number;
-}
-/** Which controls a dependency has. Every field optional. */
-export interface DependencyConfig {
-  budget?: BudgetConfig;
-  breaker?: BreakerConfig;
-  /** How many retries and hedges may run at once (the count of `RetrySlots`). */
-  retrySlots?: number;
-  /** @deprecated The old name of `retrySlots`, read for one release; giving both is an error. */
-  maxConcurrentRetries?: number;
-}
 /** Amounts ending in `Milli` are thousandths (of a token, or of a retry). */
 export type BudgetSnapshot =
   | { kind: 'token_bucket'; tokensMilli: number; maxTokensMilli: number; retriesAllowed: boolean }

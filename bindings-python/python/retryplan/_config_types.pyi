@@ -86,20 +86,29 @@ class PolicyFieldsServerGuidance(TypedDict, total=False):
     statuses: Sequence[PolicyFieldsServerGuidanceStatuses]
 
 class PolicyFieldsHedging(TypedDict, total=False):
+    # How long an attempt runs without an answer before the next hedge starts (0: all at once).
     delay_ms: int
+    # Extra attempts that may run beside the first, 1..=4; each counts toward max_attempts.
     max_hedged_attempts: int
 
 class PolicyFieldsRedelivery(TypedDict, total=False):
+    # Delay before each redelivery, 1 to 8 values; the last one repeats.
     delays_ms: Sequence[int]
+    # The oldest a message may be at its next delivery.
     max_age_ms: int
 
 class PolicyFieldsRetryLimits(TypedDict, total=False):
+    # After the connection was not made.
     connect: int
+    # After the connection broke or timed out after sending.
     read: int
+    # After a retryable HTTP status.
     status: int
+    # After any other retryable failure.
     other: int
 
 class PolicyFields(TypedDict, total=False):
+    # Attempts in all, the first included (3 = one try and up to two retries).
     max_attempts: int
     total_budget_ms: int
     attempt_timeout: PolicyFieldsAttemptTimeout
@@ -117,7 +126,7 @@ class PolicyFields(TypedDict, total=False):
     # Present only when the policy has a redelivery schedule.
     redelivery: PolicyFieldsRedelivery
     retry_limits: PolicyFieldsRetryLimits
-    retry_methods: Sequence[Literal["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH", "QUERY"]]
+    retry_methods: Sequence[str]
 
 class BudgetFields(TypedDict, total=False):
     kind: Literal["token_bucket", "ratio", "quota"]
@@ -142,12 +151,15 @@ class BreakerFieldsTrip(TypedDict, total=False):
 
 class BreakerFields(TypedDict, total=False):
     trip: BreakerFieldsTrip
+    # How long it stays open before probing (>= 1 ms).
     open_ms: int
+    # Probes at a time while half-open, and successes needed to close (>= 1).
     half_open_probes: int
 
 class DependencyFields(TypedDict, total=False):
     budget: BudgetFields
     breaker: BreakerFields
+    # How many retries and hedges may run at once (the count of RetrySlots).
     retry_slots: int
     # The old name of retry_slots, read for one release; giving both is an error.
     max_concurrent_retries: int

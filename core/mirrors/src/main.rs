@@ -35,7 +35,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
 /// Every generated file, from these tables and this schema.
 fn generate_from(tables: &[tables::Table], schema: &schema::Schema) -> Result<Vec<Output>, String> {
     let mut outputs = Vec::new();
-    outputs.extend(typescript::outputs(tables));
+    outputs.extend(typescript::outputs(tables, schema)?);
     outputs.extend(python::outputs(tables, schema)?);
     outputs.extend(uniffi::outputs(tables));
     Ok(outputs)
@@ -116,7 +116,7 @@ mod tests {
         let schema = schema::Schema::read(&root.join("tests/conformance/schema.json")).unwrap();
         let dir = temp_dir("check");
         let written = output::write(&dir, &generate_from(&tables, &schema).unwrap()).unwrap();
-        assert_eq!(written.len(), 4, "{written:?}");
+        assert_eq!(written.len(), 5, "{written:?}");
         assert!(output::stale(&dir, &generate_from(&tables, &schema).unwrap()).is_empty());
 
         let give_up = tables.iter_mut().find(|table| table.ident == "GiveUpReason").unwrap();
@@ -143,7 +143,7 @@ mod tests {
         value["$defs"]["policyConfig"]["properties"]["max_retries"] = serde_json::json!({"type": "integer"});
         let changed = schema::Schema::parse(&value.to_string()).unwrap();
         let outputs = generate_from(&tables, &changed).unwrap();
-        assert_eq!(output::stale(&root, &outputs), [python::CONFIG_TYPES]);
+        assert_eq!(output::stale(&root, &outputs), [typescript::CONFIG, python::CONFIG_TYPES]);
         let types = &outputs.iter().find(|o| o.path == python::CONFIG_TYPES).unwrap().text;
         assert!(types.contains("    max_retries: int\n"), "{types}");
     }

@@ -7,13 +7,14 @@
 //! fills defaults and names a missing one at run time), a `oneOf` of objects
 //! merged into one dict of all their keys, and each set of names widened to
 //! the smallest core table holding them (the schema lists only the
-//! non-default names a policy writes; a caller may pass any). A `kind` const
-//! stays itself: it picks the shape.
+//! non-default names a policy writes; a caller may pass any); names of no
+//! table (HTTP methods) are any `str`, which the core checks. A `kind` keeps
+//! the schema's names: it picks the shape.
 
 use std::collections::BTreeSet;
 
 use crate::output::{Output, HEADER};
-use crate::schema::{Object, Property, Schema, Shape};
+use crate::schema::{name_set, NameSet, Object, Property, Schema, Shape};
 use crate::tables::{Py, Table};
 
 pub const ENUMS: &str = "bindings-python/python/retryplan/_enums.py";
@@ -79,31 +80,18 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
-    /// The smallest table holding every one of `names`, unless two of one size do.
-    fn table_for(&self, names: &[String]) -> Option<&Table> {
-        let holding: Vec<&Table> = self
-            .tables
-            .iter()
-            .filter(|table| names.iter().all(|name| table.variants.iter().any(|v| &v.name == name)))
-            .collect();
-        let smallest = holding.iter().map(|table| table.variants.len()).min()?;
-        match holding.iter().filter(|table| table.variants.len() == smallest).collect::<Vec<_>>().as_slice() {
-            [only] => Some(only),
-            _ => None,
-        }
-    }
-
     /// The Python type of `shape`, at property `key` of the dict `context`.
     fn type_of(&mut self, shape: &Shape, key: &str, context: &str) -> String {
         match shape {
             Shape::Integer => "int".into(),
             Shape::Number => "float".into(),
-            Shape::Boolean => "bool".into(),
+            Shape::Boolean | Shape::True => "bool".into(),
             Shape::String => "str".into(),
             Shape::Any => "Any".into(),
-            Shape::Names(names) if key == "kind" && names.len() == 1 => literal(names),
-            Shape::Names(names) => match self.table_for(names) {
-                Some(table) => {
+            Shape::Names(names) => match name_set(names, self.tables) {
+                // A `kind` picks the shape: its names are the schema's, never widened.
+                NameSet::Within(_) if key == "kind" => literal(names),
+                NameSet::Table(table) | NameSet::Within(table) => {
                     let (ident, py) = (table.ident, table.mirrors.py);
                     self.used.insert(ident);
                     if py == Py::Enum {
@@ -112,7 +100,9 @@ impl Writer<'_> {
                         format!("{ident}Name")
                     }
                 }
-                None => literal(names),
+                // Names the core has no table for (HTTP methods): any string, the core checks it.
+                NameSet::Listed if key == "kind" => literal(names),
+                NameSet::Listed => "str".into(),
             },
             Shape::Array(items) => format!("Sequence[{}]", self.type_of(items, key, context)),
             Shape::Object(object) => self.dict(object.clone(), &format!("{context}{}", camel(key))),
@@ -173,7 +163,7 @@ fn merge(objects: &[&Object]) -> Object {
             }
         }
     }
-    Object { properties }
+    Object { properties, required: Vec::new(), description: None }
 }
 
 fn literal(names: &[String]) -> String {
@@ -240,19 +230,16 @@ mod tests {
 
     #[test]
     fn a_one_of_merges_its_keys_and_joins_their_names() {
-        let a = Object {
-            properties: vec![Property {
-                name: "kind".into(),
-                shape: Shape::Names(vec!["a".into()]),
-                description: None,
-            }],
+        let property = |name: &str, shape: Shape| Property {
+            name: name.into(),
+            shape,
+            description: None,
+            title: None,
+            deprecated: false,
         };
-        let b = Object {
-            properties: vec![
-                Property { name: "kind".into(), shape: Shape::Names(vec!["b".into()]), description: None },
-                Property { name: "ratio".into(), shape: Shape::Number, description: None },
-            ],
-        };
+        let object = |properties| Object { properties, required: Vec::new(), description: None };
+        let a = object(vec![property("kind", Shape::Names(vec!["a".into()]))]);
+        let b = object(vec![property("kind", Shape::Names(vec!["b".into()])), property("ratio", Shape::Number)]);
         let merged = merge(&[&a, &b]);
         assert_eq!(merged.properties.len(), 2);
         assert_eq!(merged.properties[0].shape, Shape::Names(vec!["a".into(), "b".into()]));

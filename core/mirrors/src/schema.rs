@@ -12,6 +12,8 @@ pub enum Shape {
     Integer,
     Number,
     Boolean,
+    /// `const: true` (written only when true).
+    True,
     String,
     /// One of these strings (`enum`, or a `const` string).
     Names(Vec<String>),
@@ -23,17 +25,24 @@ pub enum Shape {
     Any,
 }
 
-/// An object's properties, in the schema's order.
+/// An object's properties, in the schema's order, which of them are
+/// required, and its `description` (a doc of the object as one variant of a `oneOf`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Object {
     pub properties: Vec<Property>,
+    pub required: Vec<String>,
+    pub description: Option<String>,
 }
 
+/// One property: its `description` documents the field, its `title` the
+/// shape when a language names it (a named type), `deprecated` an old name.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Property {
     pub name: String,
     pub shape: Shape,
     pub description: Option<String>,
+    pub title: Option<String>,
+    pub deprecated: bool,
 }
 
 pub struct Schema {
@@ -58,6 +67,11 @@ impl Schema {
         self.shape(value)
     }
 
+    /// The `title` of `$defs.<name>`: the doc of the type a language names after it.
+    pub fn def_title(&self, name: &str) -> Option<String> {
+        text(self.defs.get(name)?, "title")
+    }
+
     fn shape(&self, value: &Value) -> Result<Shape, String> {
         if let Some(reference) = value.get("$ref").and_then(Value::as_str) {
             let name = reference.strip_prefix("#/$defs/").ok_or_else(|| format!("unsupported $ref {reference}"))?;
@@ -75,7 +89,7 @@ impl Schema {
         }
         match value.get("const") {
             Some(Value::String(name)) => return Ok(Shape::Names(vec![name.clone()])),
-            Some(Value::Bool(_)) => return Ok(Shape::Boolean),
+            Some(Value::Bool(true)) => return Ok(Shape::True),
             Some(other) => return Err(format!("unsupported const {other}")),
             None => {}
         }
@@ -97,14 +111,47 @@ impl Schema {
                         Ok(Property {
                             name: name.clone(),
                             shape: self.shape(property)?,
-                            description: property.get("description").and_then(Value::as_str).map(str::to_owned),
+                            description: text(property, "description"),
+                            title: text(property, "title"),
+                            deprecated: property.get("deprecated") == Some(&Value::Bool(true)),
                         })
                     })
                     .collect::<Result<_, String>>()?;
-                Ok(Shape::Object(Object { properties }))
+                let required = value.get("required").and_then(Value::as_array).into_iter().flatten();
+                let required = required.filter_map(Value::as_str).map(str::to_owned).collect();
+                Ok(Shape::Object(Object { properties, required, description: text(value, "description") }))
             }
             _ => Ok(Shape::Any),
         }
+    }
+}
+
+fn text(value: &Value, key: &str) -> Option<String> {
+    value.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// Which names a set of names stands for, by the core's tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameSet<'a> {
+    /// Exactly a table's names.
+    Table(&'a crate::tables::Table),
+    /// Some of the names of the smallest table holding them all (one only).
+    Within(&'a crate::tables::Table),
+    /// The names of no table: the schema's own list.
+    Listed,
+}
+
+/// What `names` are, by `tables`. The schema lists only the names a
+/// configuration is written with (`"mode": ["a6", "replace"]`, the default
+/// `floor` left out), so a set within a table is that table's, narrowed.
+pub fn name_set<'a>(names: &[String], tables: &'a [crate::tables::Table]) -> NameSet<'a> {
+    let holding: Vec<&crate::tables::Table> =
+        tables.iter().filter(|table| names.iter().all(|name| table.variants.iter().any(|v| &v.name == name))).collect();
+    let Some(smallest) = holding.iter().map(|table| table.variants.len()).min() else { return NameSet::Listed };
+    match holding.iter().filter(|table| table.variants.len() == smallest).collect::<Vec<_>>().as_slice() {
+        [only] if only.variants.len() == names.len() => NameSet::Table(only),
+        [only] => NameSet::Within(only),
+        _ => NameSet::Listed,
     }
 }
 
@@ -126,7 +173,7 @@ mod tests {
         assert_eq!(shapes[0], &Shape::Integer);
         assert_eq!(object.properties[0].description.as_deref(), Some("A count."));
         assert_eq!(shapes[1], &Shape::Names(vec!["lenient".into()]));
-        assert_eq!(shapes[2], &Shape::Boolean);
+        assert_eq!(shapes[2], &Shape::True);
         assert!(matches!(shapes[3], Shape::OneOf(v) if v.len() == 2));
         assert!(schema.def("missing").is_err());
     }
