@@ -12,11 +12,11 @@
 // each union and its docs are written there, not here.
 import type {
   AboveCap, GuidanceMode,
-  AbortReason, BackoffKind, Blame, BreakerState, ConfigKind, DeadLetterReason, ErrorCodeTable, Failure,
+  AbortReason, BackoffKind, Blame, BreakerState, ConfigKind, DeadLetterReason, ErrorCode, ErrorCodeTable, Failure,
   GiveUpReason, GrpcCode, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
 } from './generated/names.js';
 export type {
-  AbortReason, BackoffKind, Blame, BreakerState, ConfigKind, DeadLetterReason, ErrorCodeTable, Failure,
+  AbortReason, BackoffKind, Blame, BreakerState, ConfigKind, DeadLetterReason, ErrorCode, ErrorCodeTable, Failure,
   GiveUpReason, GrpcCode, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
 };
 // The configuration types schema.json describes exactly, generated the same way
@@ -29,31 +29,6 @@ export type {
   AttemptTimeoutConfig, BreakerConfig, BudgetConfig, DependencyConfig, HedgingConfig, JitterConfig,
   RedeliveryConfig, ResolvedPolicyConfig, RetryLimitsConfig, TripConfig,
 };
-
-/** Stable, language-neutral error codes (the core's `Error::code()`). */
-export type ErrorCode =
-  /** A configuration that reads breaks rules (`config` says which, `violations` every rule, each path from that configuration). */
-  | 'config_violations'
-  /**
-   * @deprecated Renamed `config_violations` in this release (it was raised for every
-   * configuration, not only a policy) and no longer produced; listed for one release.
-   */
-  | 'invalid_policy'
-  /** A configuration could not be read (`config` says which, `field` where reading stopped). */
-  | 'invalid_config'
-  /**
-   * @deprecated Renamed `invalid_config` in this release (it was raised for every
-   * configuration, not only a policy's JSON) and no longer produced; listed for one release.
-   */
-  | 'invalid_policy_json'
-  | 'unknown_profile'
-  | 'operation_ended'
-  | 'attempt_not_running'
-  | 'invalid_argument'
-  | 'invalid_header'
-  | 'entropy_unavailable'
-  /** A policy section the host cannot carry out (`field`: "hedging" for a sequential host). */
-  | 'unsupported';
 
 /** One rule a configuration breaks. `field` is the dotted snake_case path from that configuration, e.g. "backoff.cap_ms" (a policy), "max_tokens" (a budget), "budget.max_tokens" (a dependency). */
 export interface Violation {

@@ -218,3 +218,28 @@ export type ProfileName =
   | 'aws_standard'
   | 'aws_standard_2026'
   | 'aws_standard_2026_dynamodb';
+
+/** Every code `Error::code` returns, in the variants' order: the table the bindings' lists of codes are generated from (core/mirrors). */
+export type ErrorCode =
+  /** A configuration that reads breaks one or more rules: a policy, a dependency, a budget, a breaker or a gRPC service config, as `config` says. Every violation is listed, none is silently clamped, each naming its field from that configuration (`max_tokens` for a budget, `budget.max_tokens` for a dependency). Raised by `Policy::new`, the controls' constructors and the JSON readers; nothing is created. (Named `InvalidPolicy`, code `invalid_policy`, before this release.) */
+  | 'config_violations'
+  /** @deprecated Renamed `config_violations` in this release and no longer produced; listed for one release. */
+  | 'invalid_policy'
+  /** A configuration could not be read (JSON syntax, a wrong type, an unknown field, a value out of its type's range): a policy, a dependency, a budget, a breaker or a gRPC service config, as `config` says. `field` is the dotted path where reading stopped (empty at the top level). Rules broken by a configuration that reads are `Error::ConfigViolations`. (Named `InvalidPolicyJson`, code `invalid_policy_json`, before this release.) */
+  | 'invalid_config'
+  /** @deprecated Renamed `invalid_config` in this release and no longer produced; listed for one release. */
+  | 'invalid_policy_json'
+  /** No built-in profile has this name. See `profiles::NAMES`. */
+  | 'unknown_profile'
+  /** An outcome, cancellation or poll arrived after the operation ended. The operation stays ended; start a new one. */
+  | 'operation_ended'
+  /** An outcome names an attempt that is not running (already reported, never started, or the operation is waiting). The operation is unchanged. */
+  | 'attempt_not_running'
+  /** A value handed to the engine cannot be represented (an HTTP status outside 100..=599, an empty idempotency key, a negative or non-finite time in a binding), or a grant cannot be used: a breaker `permit`, retry `charge` or retry `slot` already settled, or issued by another control (`crate::grant`). The refusing control is unchanged; a grant of another control is used up and goes back to the control that issued it, as if dropped. */
+  | 'invalid_argument'
+  /** The host cannot carry out a section of the policy as written (a host that runs one attempt at a time cannot hedge); `field` names the section. Nothing was started. */
+  | 'unsupported'
+  /** A header value could not be read (Retry-After, grpc-timeout). */
+  | 'invalid_header'
+  /** The operating system's random source failed (only with the `entropy` feature, when drawing a seed or an idempotency key). */
+  | 'entropy_unavailable';

@@ -41,6 +41,25 @@ pub fn const_summary(path: &Path, ident: &str) -> Result<String, String> {
         .ok_or_else(|| format!("{}: no const {ident}", path.display()))
 }
 
+/// The summary of the associated const `ident` in an `impl {self_type}` block of the Rust file `path`.
+pub fn associated_const_summary(path: &Path, self_type: &str, ident: &str) -> Result<String, String> {
+    let source = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = syn::parse_file(&source).map_err(|e| format!("{}: {e}", path.display()))?;
+    file.items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Impl(block) if block.trait_.is_none() => Some(block),
+            _ => None,
+        })
+        .filter(|block| matches!(&*block.self_ty, syn::Type::Path(p) if p.path.is_ident(self_type)))
+        .flat_map(|block| &block.items)
+        .find_map(|item| match item {
+            syn::ImplItem::Const(item) if item.ident == ident => Some(summary(&item.attrs)),
+            _ => None,
+        })
+        .ok_or_else(|| format!("{}: no const {self_type}::{ident}", path.display()))
+}
+
 fn find_enum<'a>(items: &'a [syn::Item], ident: &str) -> Option<&'a syn::ItemEnum> {
     items.iter().find_map(|item| match item {
         syn::Item::Enum(item) if item.ident == ident => Some(item),

@@ -215,7 +215,45 @@ pub fn registry(root: &Path) -> Result<Vec<Table>, String> {
         )?,
     ];
     tables.push(profile_names(root)?);
+    tables.push(error_codes(root)?);
     Ok(tables)
+}
+
+/// Every error code (`Error::CODES`), each documented by its `Error` variant
+/// (the code is the variant's name in snake_case), and after each the code it
+/// replaced in this release (`Error::RENAMED_CODES`), deprecated.
+fn error_codes(root: &Path) -> Result<Table, String> {
+    let source = root.join("core/src/error.rs");
+    let doc = docs::associated_const_summary(&source, "Error", "CODES")?;
+    let error = docs::enum_docs(&source, "Error")?;
+    let mut variants = Vec::new();
+    for code in retryplan::Error::CODES {
+        let ident = upper_camel(code);
+        let doc = error.variants.get(&ident).cloned().ok_or_else(|| format!("core/src/error.rs: no Error::{ident}"))?;
+        variants.push(Variant { ident, name: code.to_owned(), doc });
+        for (old, _) in retryplan::Error::RENAMED_CODES.iter().filter(|(_, new)| *new == code) {
+            let doc =
+                format!("@deprecated Renamed `{code}` in this release and no longer produced; listed for one release.");
+            variants.push(Variant { ident: upper_camel(old), name: (*old).to_owned(), doc });
+        }
+    }
+    Ok(Table {
+        ident: "ErrorCode",
+        rust_path: "retryplan::Error::CODES",
+        doc,
+        variants,
+        mirrors: mirrors(Ts::Exported, Py::No, false),
+    })
+}
+
+/// `config_violations` -> `ConfigViolations`.
+fn upper_camel(name: &str) -> String {
+    name.split('_')
+        .map(|part| {
+            let mut chars = part.chars();
+            chars.next().map(|first| first.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+        })
+        .collect()
 }
 
 /// The built-in profiles' names (`profiles::NAMES`): names without a Rust enum.
