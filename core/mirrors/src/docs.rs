@@ -2,7 +2,7 @@
 //! enum found by its ident, each variant's doc by the variant's ident.
 //!
 //! A mirror carries the first paragraph of each doc (the summary), with
-//! rustdoc's links reduced to their text: "[`Policy`](crate::Policy)" reads
+//! rustdoc's links reduced to their text: `` [`Policy`](crate::Policy) `` reads
 //! "`Policy`" in every language.
 
 use std::collections::BTreeMap;
