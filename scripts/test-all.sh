@@ -31,6 +31,9 @@ suite "readme snippets: every block tested or marked" python3 scripts/readme_sni
 # The core's modules import each other without a cycle (edges: `crate::` paths).
 suite "rust: no import cycle among core modules" python3 scripts/check_module_cycles.py
 suite "rust: module cycle check self-test" python3 scripts/test_check_module_cycles.py
+# The bindings' mirrors of the core's names and config shapes are generated
+# (core/mirrors); a committed copy that differs fails, naming the file.
+suite "mirrors: generated files are up to date" cargo run -q -p retryplan-mirrors --locked -- --check
 suite "rust: format" cargo fmt --all --check
 suite "rust: clippy" cargo clippy --workspace --all-targets --locked -- -D warnings
 # The core as the JS build uses it (no json, no entropy), checked natively too.

@@ -7,44 +7,28 @@
 // strings must be strings of at most 2^20 UTF-16 units without lone
 // surrogates; otherwise a RetryplanError with code "invalid_argument" names the argument.
 
-/** Stable, language-neutral error codes (the core's `Error::code()`). */
-export type ErrorCode =
-  /** A configuration that reads breaks rules (`config` says which, `violations` every rule, each path from that configuration). */
-  | 'config_violations'
-  /**
-   * @deprecated Renamed `config_violations` in this release (it was raised for every
-   * configuration, not only a policy) and no longer produced; listed for one release.
-   */
-  | 'invalid_policy'
-  /** A configuration could not be read (`config` says which, `field` where reading stopped). */
-  | 'invalid_config'
-  /**
-   * @deprecated Renamed `invalid_config` in this release (it was raised for every
-   * configuration, not only a policy's JSON) and no longer produced; listed for one release.
-   */
-  | 'invalid_policy_json'
-  | 'unknown_profile'
-  | 'operation_ended'
-  | 'attempt_not_running'
-  | 'invalid_argument'
-  | 'invalid_header'
-  | 'entropy_unavailable'
-  /** A policy section the host cannot carry out (`field`: "hedging" for a sequential host). */
-  | 'unsupported';
-
-/**
- * Who must act on an error: "caller" (misuse of the API), "configuration" (a
- * policy or config the engine cannot accept or carry out), "server" (what the
- * peer sent), "environment" (the random source).
- */
-export type Blame = 'caller' | 'configuration' | 'server' | 'environment';
-
-/**
- * Which configuration an "invalid_config" error was reading, or a
- * "config_violations" error was validating (the core's `ConfigKind`): the
- * reader or constructor called, so a dependency's budget is "dependency".
- */
-export type ConfigKind = 'policy' | 'dependency' | 'budget' | 'breaker' | 'service_config';
+// The core's name tables (reasons, codes, kinds) are generated from the core
+// by core/mirrors into generated/names.d.ts (`cargo run -p retryplan-mirrors`):
+// each union and its docs are written there, not here.
+import type {
+  AboveCap, GuidanceMode,
+  AbortReason, BackoffKind, Blame, BreakerState, ConfigKind, DeadLetterReason, ErrorCode, ErrorCodeTable, Failure,
+  GiveUpReason, GrpcCode, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
+} from './generated/names.js';
+export type {
+  AbortReason, BackoffKind, Blame, BreakerState, ConfigKind, DeadLetterReason, ErrorCode, ErrorCodeTable, Failure,
+  GiveUpReason, GrpcCode, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
+};
+// The configuration types schema.json describes exactly, generated the same way
+// into generated/config.d.ts (PolicyConfig, what a caller writes, is below).
+import type {
+  AttemptTimeoutConfig, BreakerConfig, BudgetConfig, DependencyConfig, HedgingConfig, JitterConfig,
+  RedeliveryConfig, ResolvedPolicyConfig, RetryLimitsConfig, TripConfig,
+} from './generated/config.js';
+export type {
+  AttemptTimeoutConfig, BreakerConfig, BudgetConfig, DependencyConfig, HedgingConfig, JitterConfig,
+  RedeliveryConfig, ResolvedPolicyConfig, RetryLimitsConfig, TripConfig,
+};
 
 /** One rule a configuration breaks. `field` is the dotted snake_case path from that configuration, e.g. "backoff.cap_ms" (a policy), "max_tokens" (a budget), "budget.max_tokens" (a dependency). */
 export interface Violation {
@@ -74,47 +58,6 @@ export class RetryplanError extends Error {
   readonly field?: string;
 }
 
-export type GiveUpReason =
-  | 'attempts_exhausted'
-  | 'deadline_insufficient'
-  | 'retry_after_exceeds_budget'
-  | 'retry_after_above_cap'
-  | 'server_declined_retry'
-  | 'not_retryable'
-  | 'cancelled'
-  /** The dependency's retry budget refused the retry (or hedge). */
-  | 'budget_exhausted'
-  /** The dependency's circuit breaker is open (or every half-open probe is taken). */
-  | 'circuit_open'
-  /** Every retry slot of the dependency is in use. */
-  | 'no_retry_slot'
-  /** The request's body can be sent only once (a stream): the retry it called for was not made. */
-  | 'body_not_replayable';
-
-export type GrpcCode =
-  | 'ok'
-  | 'cancelled'
-  | 'unknown'
-  | 'invalid_argument'
-  | 'deadline_exceeded'
-  | 'not_found'
-  | 'already_exists'
-  | 'permission_denied'
-  | 'resource_exhausted'
-  | 'failed_precondition'
-  | 'aborted'
-  | 'out_of_range'
-  | 'unimplemented'
-  | 'internal'
-  | 'unavailable'
-  | 'data_loss'
-  | 'unauthenticated';
-
-/** not_sent: the request never left. connection_lost / timed_out: it may have been processed. */
-export type TransportFailure = 'not_sent' | 'connection_lost' | 'timed_out';
-export type Verdict = 'retryable' | 'not_retryable' | 'conflict';
-/** Built-in tables of error codes a policy may retry (AWS standard mode). */
-export type ErrorCodeTable = 'aws_transient' | 'aws_throttling';
 /** A `grpc-retry-pushback-ms` trailer: wait this long, or do not retry. */
 export type Pushback = { retryAfterMs: number } | 'do_not_retry';
 
@@ -194,14 +137,6 @@ export interface Restart {
 export type Ending = Succeeded | GaveUp | Reconcile | Restart;
 export type Decision = StartAttempt | Wait | AwaitOutcome | Ending;
 
-export type BackoffKind = 'exponential' | 'linear' | 'constant';
-export type Idempotency = 'safe' | 'idempotent' | 'keyed' | 'unsafe';
-export type AttemptTimeoutConfig = { fixedMs: number } | { fractionOfRemaining: number };
-export type JitterConfig =
-  | { kind: 'none' | 'full' | 'equal' | 'decorrelated' | 'a6' | 'full_then_cap' }
-  | { kind: 'proportional'; ratio: number }
-  /** Polly v8's constant/linear/exponential delays and its jitter (DecorrelatedJitterBackoffV2 for exponential). */
-  | { kind: 'polly'; useJitter: boolean };
 /** One rule of `serverGuidance.statuses`: replaces the section's honor, capMs and aboveCap for one HTTP status. */
 export interface StatusGuidanceConfig {
   status: number;
@@ -209,39 +144,11 @@ export interface StatusGuidanceConfig {
   /** Retried only when the answer carries guidance (413 in urllib3, ky and got). */
   requiresGuidance?: boolean;
   capMs?: number;
-  aboveCap?: 'clamp' | 'give_up';
-}
-/** Retries allowed after failures of each kind, beside maxAttempts (urllib3's counters); absent: no limit. */
-export interface RetryLimitsConfig {
-  /** After the connection was not made. */
-  connect?: number;
-  /** After the connection broke or timed out after sending. */
-  read?: number;
-  /** After a retryable HTTP status. */
-  status?: number;
-  /** After any other retryable failure. */
-  other?: number;
+  aboveCap?: AboveCap;
 }
 export interface StatusSetConfig {
   httpStatuses?: number[];
   grpcCodes?: GrpcCode[];
-}
-/**
- * Hedging: extra attempts started while the first still runs, to cut tail
- * latency. Not allowed with idempotency "unsafe".
- */
-export interface HedgingConfig {
-  /** How long an attempt runs without an answer before the next hedge starts (0: all at once). */
-  delayMs: number;
-  /** Extra attempts that may run beside the first, 1..=4; each counts toward maxAttempts. */
-  maxHedgedAttempts: number;
-}
-/** The schedule `redeliver` uses for queue messages. */
-export interface RedeliveryConfig {
-  /** Delay before each redelivery, 1 to 8 values; the last one repeats. */
-  delaysMs: number[];
-  /** The oldest a message may be at its next delivery. */
-  maxAgeMs: number;
 }
 
 /** A policy as written. Every field is optional: the core's defaults fill the rest. */
@@ -271,9 +178,9 @@ export interface PolicyConfig {
   serverGuidance?: {
     honor?: boolean;
     capMs?: number;
-    aboveCap?: 'clamp' | 'give_up';
+    aboveCap?: AboveCap;
     /** floor (default): a floor under the drawn backoff; replace: the wait itself; a6: the wait itself, schedule restarted. */
-    mode?: 'floor' | 'a6' | 'replace';
+    mode?: GuidanceMode;
     /** How HTTP helpers read Retry-After (default strict). */
     retryAfterReading?: RetryAfterReading;
     statuses?: StatusGuidanceConfig[];
@@ -289,55 +196,6 @@ export interface PolicyConfig {
   /** The HTTP methods retried at all (urllib3's allowed_methods); absent: RFC 9110 §9.2.2 (idempotent methods). */
   retryMethods?: string[];
 }
-
-/** A validated policy's full configuration, as `Policy.toConfig()` returns it. */
-export interface ResolvedPolicyConfig {
-  maxAttempts: number;
-  totalBudgetMs: number;
-  attemptTimeout: AttemptTimeoutConfig;
-  responseReserveMs: number;
-  minimumUsefulAttemptMs: number;
-  backoff: {
-    kind: BackoffKind;
-    baseMs: number;
-    multiplier: number;
-    capMs: number;
-    throttlingBaseMs?: number;
-    immediateFirstRetry?: true;
-  };
-  jitter: JitterConfig;
-  retryOn: { httpStatuses: number[]; grpcCodes: GrpcCode[]; transport: TransportFailure[]; errorCodes?: ErrorCodeTable[] };
-  ambiguous: { httpStatuses: number[]; grpcCodes: GrpcCode[] };
-  conflict: { httpStatuses: number[]; grpcCodes: GrpcCode[] };
-  serverGuidance: {
-    honor: boolean;
-    capMs: number;
-    aboveCap: 'clamp' | 'give_up';
-    mode?: 'a6' | 'replace';
-    retryAfterReading?: 'lenient';
-    statuses?: Required<StatusGuidanceConfig>[];
-    maxAboveBackoffMs?: number;
-  };
-  idempotency: Idempotency;
-  /** Present only when configured. */
-  hedging?: HedgingConfig;
-  /** Present only when configured. */
-  redelivery?: RedeliveryConfig;
-  /** Present only when configured. */
-  retryLimits?: RetryLimitsConfig;
-  /** Present only when configured. */
-  retryMethods?: string[];
-}
-
-export type ProfileName =
-  | 'read'
-  | 'checkout'
-  | 'write_keyed'
-  | 'write_strict'
-  | 'background'
-  | 'aws_standard'
-  | 'aws_standard_2026'
-  | 'aws_standard_2026_dynamodb';
 
 export type Class =
   | { class: 'success' }
@@ -487,61 +345,16 @@ export function outcomeFromHttp(
   nowUnixMs: number,
 ): Outcome & { type: 'http_status' };
 
-/** Why a queue message goes to the dead-letter queue. */
-export type DeadLetterReason =
-  | 'attempts_exhausted'
-  | 'max_age_exceeded'
-  | 'not_retryable'
-  | 'unsafe_to_repeat'
-  | 'retry_after_above_cap'
-  | 'server_declined_retry';
 /** What to do with a queue message after one delivery. */
 export type Redelivery =
   | { type: 'acknowledge' }
   | { type: 'redeliver_after'; delayMs: number; redeliverAtMs: number }
   | { type: 'dead_letter'; reason: DeadLetterReason };
-/** A retry budget model and its numbers. */
-export type BudgetConfig =
-  /** gRPC retry throttling: retries allowed while tokens > maxTokens / 2. */
-  | { kind: 'token_bucket'; maxTokens: number; tokenRatio: number }
-  /** Retries per original request over a sliding window, plus a per-second minimum. */
-  | { kind: 'ratio'; retryRatio: number; minRetriesPerSecond: number; windowMs: number }
-  /** AWS-SDK-style quota. */
-  | {
-      kind: 'quota';
-      capacity: number;
-      retryCost: number;
-      timeoutRetryCost: number;
-      successIncrement: number;
-      /** What a retry after a throttling error costs; `retryCost` when absent. */
-      throttlingRetryCost?: number;
-    };
-/** When a closed breaker opens. */
-export type TripConfig =
-  | { kind: 'consecutive'; failures: number }
-  | { kind: 'ratio'; failureRatio: number; minimumThroughput: number; windowMs: number };
-export interface BreakerConfig {
-  trip: TripConfig;
-  /** How long it stays open before probing (>= 1 ms). */
-  openMs: number;
-  /** Probes at a time while half-open, and successes needed to close (>= 1). */
-  halfOpenProbes: number;
-}
-/** Which controls a dependency has. Every field optional. */
-export interface DependencyConfig {
-  budget?: BudgetConfig;
-  breaker?: BreakerConfig;
-  /** How many retries and hedges may run at once (the count of `RetrySlots`). */
-  retrySlots?: number;
-  /** @deprecated The old name of `retrySlots`, read for one release; giving both is an error. */
-  maxConcurrentRetries?: number;
-}
 /** Amounts ending in `Milli` are thousandths (of a token, or of a retry). */
 export type BudgetSnapshot =
   | { kind: 'token_bucket'; tokensMilli: number; maxTokensMilli: number; retriesAllowed: boolean }
   | { kind: 'ratio'; requests: number; retries: number; balanceMilli: number }
   | { kind: 'quota'; available: number; capacity: number };
-export type BreakerState = 'closed' | 'open' | 'half_open';
 export interface BreakerSnapshot {
   /** An open breaker whose openMs is over shows half_open. */
   state: BreakerState;
@@ -676,8 +489,6 @@ export const ConcurrencyLimit: typeof RetrySlots;
 /** @deprecated The old name of `RetrySlots`, kept for one release. */
 export type ConcurrencyLimit = RetrySlots;
 
-/** How Retry-After is read: RFC 9110 to the letter (the default), or also what Python's email.utils reads. */
-export type RetryAfterReading = 'strict' | 'lenient';
 /** A Retry-After value (delta-seconds or an HTTP-date) as ms from `nowUnixMs` (Date.now()). Throws "invalid_header". */
 export function parseRetryAfter(value: string, nowUnixMs: number, reading?: RetryAfterReading): number;
 /** The wait in ms a RateLimit field asks for (with its RateLimit-Policy), or null. Throws "invalid_header". */
@@ -687,27 +498,6 @@ export function parseRateLimitReset(value: string, nowUnixMs: number): number;
 /** A `retry-after-ms` header value. Throws "invalid_header". */
 export function parseRetryAfterMsHeader(value: string): number;
 export function profileNames(): ProfileName[];
-
-/** A failure of the platform, named the same in every language (retryplan::Failure). */
-export type Failure =
-  /** Nothing was sent: always safe to repeat (their outcome is transport not_sent). */
-  | 'dns_lookup_failed'
-  | 'connection_refused'
-  | 'unreachable'
-  | 'connect_timeout'
-  | 'tls_handshake_failed'
-  | 'pool_timeout'
-  /** The request was (partly) sent: it may have been processed (connection_lost). */
-  | 'write_failed'
-  | 'connection_lost'
-  | 'body_broken'
-  /** A status outside 100..=599 or an unreadable head: the server's fault. */
-  | 'malformed_response'
-  /** Sent, then no (complete) answer in time (timed_out). */
-  | 'read_timeout'
-  | 'attempt_timed_out'
-  /** The caller abandoned the attempt and the operation. */
-  | 'cancelled';
 
 /**
  * The failure a platform error stands for, by the binding's one table: Node's
@@ -772,7 +562,6 @@ export interface AttemptPlan extends StartAttempt {
   /** Send the operation's idempotency key (IDEMPOTENCY_KEY_HEADER) with this attempt. */
   sendIdempotencyKey: boolean;
 }
-export type AbortReason = 'timed_out' | 'lost_race' | 'cancelled' | 'operation_ended';
 /** An attempt and how it ended. */
 export interface AttemptOutcome {
   attempt: number;
@@ -787,8 +576,6 @@ export type Action =
   | { type: 'sleep'; untilMs: number }
   /** The operation ended; `lastResult` is the last result taken into account (the winner's for a success). */
   | { type: 'finish'; decision: Ending; lastResult?: AttemptOutcome };
-/** What the driver did with a result: keep what it carried, or dispose of it. */
-export type Receipt = 'accepted' | 'discarded';
 /** A decision as the core made it, for observers. */
 export interface DecisionEvent {
   atMs: number;

@@ -17,12 +17,7 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use retryplan as rp;
-use retryplan::aws::ErrorCodeTable;
-use retryplan::{
-    AbortReason, AboveCap, BackoffKind, BreakerState, Class, Concurrency, DeadLetterReason, Failure, GiveUpReason,
-    GrpcCode, GuidanceMode, Idempotency, JitterConfig, Receipt, Repeatability, RetryAfterReading, TransportFailure,
-    Verdict,
-};
+use retryplan::{Blame, Class, Concurrency, ConfigKind, JitterConfig, Repeatability};
 
 uniffi::setup_scaffolding!();
 
@@ -30,6 +25,7 @@ mod controls;
 mod decision;
 mod dialects;
 mod driver;
+mod generated;
 mod hot;
 mod hot_driver;
 mod operation;
@@ -59,81 +55,11 @@ pub use policy::{
     ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig, Timeline, TimelineStep, Warning,
 };
 
-// ---------------------------------------------------------------- mirrored core enums
-// Copied exactly from the core (uniffi checks them against the real types).
-
-#[uniffi::remote(Enum)]
-pub enum GiveUpReason {
-    AttemptsExhausted,
-    DeadlineInsufficient,
-    RetryAfterExceedsBudget,
-    RetryAfterAboveCap,
-    ServerDeclinedRetry,
-    NotRetryable,
-    Cancelled,
-    BudgetExhausted,
-    CircuitOpen,
-    NoRetrySlot,
-    BodyNotReplayable,
-}
-
-#[uniffi::remote(Enum)]
-pub enum BreakerState {
-    Closed,
-    Open,
-    HalfOpen,
-}
-
-#[uniffi::remote(Enum)]
-pub enum DeadLetterReason {
-    AttemptsExhausted,
-    MaxAgeExceeded,
-    NotRetryable,
-    UnsafeToRepeat,
-    RetryAfterAboveCap,
-    ServerDeclinedRetry,
-}
-
-#[uniffi::remote(Enum)]
-pub enum RetryAfterReading {
-    Strict,
-    Lenient,
-}
-
-#[uniffi::remote(Enum)]
-pub enum GrpcCode {
-    Ok,
-    Cancelled,
-    Unknown,
-    InvalidArgument,
-    DeadlineExceeded,
-    NotFound,
-    AlreadyExists,
-    PermissionDenied,
-    ResourceExhausted,
-    FailedPrecondition,
-    Aborted,
-    OutOfRange,
-    Unimplemented,
-    Internal,
-    Unavailable,
-    DataLoss,
-    Unauthenticated,
-}
-
-#[uniffi::remote(Enum)]
-pub enum TransportFailure {
-    NotSent,
-    ConnectionLost,
-    TimedOut,
-}
-
-#[uniffi::remote(Enum)]
-pub enum Verdict {
-    Retryable,
-    NotRetryable,
-    Conflict,
-}
+// The core's unit enums (GiveUpReason, GrpcCode, Failure, Blame, ConfigKind, ...)
+// are exported as themselves: generated.rs restates them for uniffi, written by
+// core/mirrors from the core's tables (`cargo run -p retryplan-mirrors`).
+// Enums with data (Class, JitterConfig, Repeatability) and Concurrency (no
+// name table in the core yet) stay restated below by hand.
 
 #[uniffi::remote(Enum)]
 pub enum Class {
@@ -142,13 +68,6 @@ pub enum Class {
     NotRetryable,
     Conflict,
     Cancelled,
-}
-
-#[uniffi::remote(Enum)]
-pub enum BackoffKind {
-    Exponential,
-    Linear,
-    Constant,
 }
 
 #[uniffi::remote(Enum)]
@@ -161,56 +80,6 @@ pub enum JitterConfig {
     A6,
     FullThenCap,
     Polly { use_jitter: bool },
-}
-
-#[uniffi::remote(Enum)]
-pub enum GuidanceMode {
-    Floor,
-    A6,
-    Replace,
-}
-
-#[uniffi::remote(Enum)]
-pub enum ErrorCodeTable {
-    AwsTransient,
-    AwsThrottling,
-}
-
-#[uniffi::remote(Enum)]
-pub enum AboveCap {
-    Clamp,
-    GiveUp,
-}
-
-#[uniffi::remote(Enum)]
-pub enum Failure {
-    DnsLookupFailed,
-    ConnectionRefused,
-    Unreachable,
-    ConnectTimeout,
-    TlsHandshakeFailed,
-    PoolTimeout,
-    WriteFailed,
-    ConnectionLost,
-    ReadTimeout,
-    BodyBroken,
-    MalformedResponse,
-    AttemptTimedOut,
-    Cancelled,
-}
-
-#[uniffi::remote(Enum)]
-pub enum AbortReason {
-    TimedOut,
-    LostRace,
-    Cancelled,
-    OperationEnded,
-}
-
-#[uniffi::remote(Enum)]
-pub enum Receipt {
-    Accepted,
-    Discarded,
 }
 
 #[uniffi::remote(Enum)]
@@ -228,14 +97,6 @@ pub enum Repeatability {
     NotRetried { idempotent: bool },
 }
 
-#[uniffi::remote(Enum)]
-pub enum Idempotency {
-    Safe,
-    Idempotent,
-    Keyed,
-    Unsafe,
-}
-
 // ---------------------------------------------------------------- errors
 
 /// One rule a policy breaks: the dotted field path and the rule, in words.
@@ -245,64 +106,6 @@ pub struct Violation {
     pub field: String,
     /// The rule it breaks, with the values involved.
     pub message: String,
-}
-
-/// Who must act to fix a [`RetryplanError`]: the core's `Blame` (the README's
-/// errors section has the table). `Caller`: misuse of the API; `Configuration`:
-/// a policy or config the engine cannot accept or carry out; `Server`: what the
-/// peer sent; `Environment`: the operating system's random source.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
-pub enum Blame {
-    /// Misuse of the API by the code calling it.
-    Caller,
-    /// A configuration the engine cannot accept or carry out.
-    Configuration,
-    /// What the peer sent (a header the engine cannot read).
-    Server,
-    /// The environment (the operating system's random source).
-    Environment,
-}
-
-/// Which configuration an `InvalidConfig` error was reading, or a
-/// `ConfigViolations` error was validating: the core's `ConfigKind` (its
-/// `name` lowercased is the snake_case name every binding uses:
-/// `SERVICE_CONFIG` is `service_config`). The reader or constructor called
-/// names it, so a dependency's budget is `Dependency`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
-pub enum ConfigKind {
-    /// A retry policy.
-    Policy,
-    /// A dependency's shared controls.
-    Dependency,
-    /// A retry budget on its own.
-    Budget,
-    /// A circuit breaker on its own.
-    Breaker,
-    /// A gRPC service config.
-    ServiceConfig,
-}
-
-impl From<rp::ConfigKind> for ConfigKind {
-    fn from(config: rp::ConfigKind) -> Self {
-        match config {
-            rp::ConfigKind::Policy => ConfigKind::Policy,
-            rp::ConfigKind::Dependency => ConfigKind::Dependency,
-            rp::ConfigKind::Budget => ConfigKind::Budget,
-            rp::ConfigKind::Breaker => ConfigKind::Breaker,
-            rp::ConfigKind::ServiceConfig => ConfigKind::ServiceConfig,
-        }
-    }
-}
-
-impl From<rp::Blame> for Blame {
-    fn from(blame: rp::Blame) -> Self {
-        match blame {
-            rp::Blame::Caller => Blame::Caller,
-            rp::Blame::Configuration => Blame::Configuration,
-            rp::Blame::Server => Blame::Server,
-            rp::Blame::Environment => Blame::Environment,
-        }
-    }
 }
 
 /// Misuse of the engine (Kotlin: `RetryplanException` and one subclass per
@@ -352,11 +155,11 @@ impl From<rp::Error> for RetryplanError {
     fn from(error: rp::Error) -> Self {
         let code = error.code().to_owned();
         let description = error.to_string();
-        let blame = Blame::from(error.blame());
+        let blame = error.blame();
         // Exhaustive on purpose: a new core error must be mapped here.
         match error {
             rp::Error::ConfigViolations { config, violations } => RetryplanError::ConfigViolations {
-                config: config.into(),
+                config,
                 violations: violations
                     .into_iter()
                     .map(|v| Violation { field: v.field, message: v.message.to_string() })
@@ -366,7 +169,7 @@ impl From<rp::Error> for RetryplanError {
                 description,
             },
             rp::Error::InvalidConfig { config, field, .. } => {
-                RetryplanError::InvalidConfig { config: config.into(), field: field.into(), code, blame, description }
+                RetryplanError::InvalidConfig { config, field: field.into(), code, blame, description }
             }
             rp::Error::UnknownProfile { name, known } => {
                 RetryplanError::UnknownProfile { name, known, code, blame, description }

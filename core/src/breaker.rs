@@ -78,8 +78,7 @@ impl Drop for BreakerPermit {
 }
 
 /// The breaker's state name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BreakerState {
     /// Attempts pass.
     Closed,
@@ -88,6 +87,19 @@ pub enum BreakerState {
     /// A few probes pass.
     HalfOpen,
 }
+
+impl crate::named::Named for BreakerState {
+    const ALL: &'static [Self] = &[BreakerState::Closed, BreakerState::Open, BreakerState::HalfOpen];
+    fn name(self) -> &'static str {
+        match self {
+            BreakerState::Closed => "closed",
+            BreakerState::Open => "open",
+            BreakerState::HalfOpen => "half_open",
+        }
+    }
+}
+
+crate::named::named_serde!(BreakerState);
 
 /// The breaker's state, for metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

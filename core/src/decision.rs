@@ -134,8 +134,9 @@ pub enum GiveUpReason {
     /// Every retry slot of the dependency is in use.
     NoRetrySlot,
     /// The request's body can be sent only once (a stream), so the retry the
-    /// outcome called for was not made (see
-    /// [`OperationOptions::with_one_shot_body`](crate::OperationOptions::with_one_shot_body)).
+    /// outcome called for was not made.
+    ///
+    /// See [`OperationOptions::with_one_shot_body`](crate::OperationOptions::with_one_shot_body).
     BodyNotReplayable,
 }
 

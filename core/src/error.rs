@@ -84,6 +84,13 @@ impl Blame {
     }
 }
 
+impl crate::named::Named for Blame {
+    const ALL: &'static [Self] = Blame::ALL;
+    fn name(self) -> &'static str {
+        Blame::name(self)
+    }
+}
+
 /// Which configuration an [`Error::InvalidConfig`] was reading, or an
 /// [`Error::ConfigViolations`] was validating: the reader or constructor the
 /// caller called, so that the error says which input to fix. A nested
@@ -102,6 +109,13 @@ pub enum ConfigKind {
     Breaker,
     /// A gRPC service config ([`ServiceConfig`](crate::grpc::ServiceConfig)).
     ServiceConfig,
+}
+
+impl crate::named::Named for ConfigKind {
+    const ALL: &'static [Self] = ConfigKind::ALL;
+    fn name(self) -> &'static str {
+        ConfigKind::name(self)
+    }
 }
 
 impl ConfigKind {
@@ -251,6 +265,25 @@ pub enum Error {
 }
 
 impl Error {
+    /// Every code [`Error::code`] returns, in the variants' order: the table
+    /// the bindings' lists of codes are generated from (core/mirrors).
+    pub const CODES: [&'static str; 9] = [
+        "config_violations",
+        "invalid_config",
+        "unknown_profile",
+        "operation_ended",
+        "attempt_not_running",
+        "invalid_argument",
+        "unsupported",
+        "invalid_header",
+        "entropy_unavailable",
+    ];
+
+    /// Codes renamed in this release, `(old, new)`: no error has the old one,
+    /// and the bindings still list it, deprecated, for one release.
+    pub const RENAMED_CODES: [(&'static str, &'static str); 2] =
+        [("invalid_policy", "config_violations"), ("invalid_policy_json", "invalid_config")];
+
     /// The stable snake_case identifier of this kind of error, the same in
     /// every language binding.
     ///

@@ -84,8 +84,8 @@ mod tests {
     use super::*;
     use crate::{aws::ErrorCodeTable, RetryAfterReading};
     use crate::{
-        AbortReason, AboveCap, BackoffKind, GiveUpReason, GrpcCode, GuidanceMode, Idempotency, Receipt,
-        TransportFailure, Verdict,
+        AbortReason, AboveCap, BackoffKind, Blame, BreakerState, ConfigKind, DeadLetterReason, GiveUpReason, GrpcCode,
+        GuidanceMode, Idempotency, Receipt, TransportFailure, Verdict,
     };
 
     /// Every variant's JSON is its name, and reads back as itself.
@@ -116,6 +116,21 @@ mod tests {
         round_trips::<AboveCap>();
         round_trips::<GuidanceMode>();
         round_trips::<Idempotency>();
+        round_trips::<BreakerState>();
+        round_trips::<DeadLetterReason>();
+    }
+
+    /// The error vocabularies have their tables too (written by the bindings, never read back by serde).
+    #[test]
+    fn blame_and_config_kind_tables_list_every_name_once() {
+        for table in [
+            Blame::ALL.iter().map(|b| Named::name(*b)).collect::<alloc::vec::Vec<_>>(),
+            ConfigKind::ALL.iter().map(|c| Named::name(*c)).collect(),
+        ] {
+            assert!(table.iter().enumerate().all(|(i, a)| table.iter().skip(i + 1).all(|b| a != b)), "{table:?}");
+        }
+        assert_eq!(<ConfigKind as Named>::from_name("service_config"), Some(ConfigKind::ServiceConfig));
+        assert_eq!(<Blame as Named>::from_name("server"), Some(Blame::Server));
     }
 
     /// What serde's derive makes of the same names, to compare the words with.

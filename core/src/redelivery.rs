@@ -29,8 +29,7 @@ pub use crate::policy::validated::RedeliverySchedule;
 use crate::policy::{Idempotency, Policy};
 
 /// Why a message goes to the dead-letter queue.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DeadLetterReason {
     /// This was the last delivery `max_attempts` allows.
     AttemptsExhausted,
@@ -45,6 +44,29 @@ pub enum DeadLetterReason {
     /// The server's gRPC pushback said not to retry.
     ServerDeclinedRetry,
 }
+
+impl crate::named::Named for DeadLetterReason {
+    const ALL: &'static [Self] = &[
+        DeadLetterReason::AttemptsExhausted,
+        DeadLetterReason::MaxAgeExceeded,
+        DeadLetterReason::NotRetryable,
+        DeadLetterReason::UnsafeToRepeat,
+        DeadLetterReason::RetryAfterAboveCap,
+        DeadLetterReason::ServerDeclinedRetry,
+    ];
+    fn name(self) -> &'static str {
+        match self {
+            DeadLetterReason::AttemptsExhausted => "attempts_exhausted",
+            DeadLetterReason::MaxAgeExceeded => "max_age_exceeded",
+            DeadLetterReason::NotRetryable => "not_retryable",
+            DeadLetterReason::UnsafeToRepeat => "unsafe_to_repeat",
+            DeadLetterReason::RetryAfterAboveCap => "retry_after_above_cap",
+            DeadLetterReason::ServerDeclinedRetry => "server_declined_retry",
+        }
+    }
+}
+
+crate::named::named_serde!(DeadLetterReason);
 
 /// What to do with a message after one delivery.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

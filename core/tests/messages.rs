@@ -151,6 +151,16 @@ fn every_variant_has_its_blame() {
     );
 }
 
+/// `Error::CODES`, the table the bindings' code lists are generated from, is every code `code()` returns.
+#[test]
+fn the_code_table_lists_every_code_once() {
+    let codes: Vec<&str> = one_error_per_code().iter().map(Error::code).collect();
+    assert_eq!(codes, Error::CODES);
+    for (old, new) in Error::RENAMED_CODES {
+        assert!(!codes.contains(&old) && codes.contains(&new), "{old} -> {new}");
+    }
+}
+
 #[test]
 fn every_blame_is_named_once() {
     let names: Vec<&str> = Blame::ALL.iter().map(|blame| blame.name()).collect();

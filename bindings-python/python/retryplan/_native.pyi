@@ -8,6 +8,18 @@ value is integer milliseconds, exactly as in the engine.
 import os
 from typing import Any, Awaitable, Callable, ClassVar, Dict, List, Literal, Mapping, Optional, Protocol, Tuple, Union, final, overload
 
+import sys
+
+from ._config_types import (
+    AbortReasonName,
+    BreakerFields,
+    BudgetFields,
+    DependencyFields,
+    IdempotencyName,
+    PolicyFields,
+    ReceiptName,
+    RetryAfterReadingName,
+)
 from ._enums import GiveUpReason, GrpcCode, TransportFailure, Verdict
 from ._values import Admission, Classification, Redelivery, Timeline
 
@@ -33,9 +45,13 @@ __version__: str
 
 _JsonValue = Any
 
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+else:
+    from typing_extensions import Unpack
+
 class _Headers(Protocol):
     def get(self, name: str, /) -> Optional[str]: ...
-_IdempotencyName = Literal["safe", "idempotent", "keyed", "unsafe"]
 
 @final
 class Policy:
@@ -49,7 +65,7 @@ class Policy:
     ``Policy(max_attempts=4, backoff={"base_ms": 50, "cap_ms": 400})``
     """
 
-    def __new__(cls, **fields: _JsonValue) -> "Policy":
+    def __new__(cls, **fields: Unpack[PolicyFields]) -> "Policy":
         """A policy from keyword arguments shaped like the JSON schema."""
     @staticmethod
     def from_dict(config: Mapping[str, _JsonValue]) -> "Policy":
@@ -80,7 +96,7 @@ class Policy:
     def minimum_useful_attempt_ms(self) -> int:
         """Least time worth starting an attempt with, in ms."""
     @property
-    def idempotency(self) -> _IdempotencyName:
+    def idempotency(self) -> IdempotencyName:
         """``safe``, ``idempotent``, ``keyed`` or ``unsafe``."""
     @property
     def sends_idempotency_key(self) -> bool:
@@ -154,7 +170,7 @@ class Outcome:
     @overload
     @staticmethod
     def from_http_response(
-        status: int, headers: _Headers, *, now_unix: float, reading: Literal["strict", "lenient"] = "strict"
+        status: int, headers: _Headers, *, now_unix: float, reading: RetryAfterReadingName = "strict"
     ) -> "Outcome":
         """A response's outcome from its status and headers, read the engine's one way.
 
@@ -170,7 +186,7 @@ class Outcome:
     @overload
     @staticmethod
     def from_http_response(
-        status: int, headers: _Headers, *, now_unix_ms: int, reading: Literal["strict", "lenient"] = "strict"
+        status: int, headers: _Headers, *, now_unix_ms: int, reading: RetryAfterReadingName = "strict"
     ) -> "Outcome": ...
     @property
     def kind(self) -> str:
@@ -462,14 +478,14 @@ def backoff_ceilings_ms(policy: Policy, retries: int) -> List[int]:
     """The backoff ceilings of the first ``retries`` retries, in ms."""
 
 @overload
-def parse_retry_after(value: str, now_unix: float, *, reading: Literal["strict", "lenient"] = "strict") -> int:
+def parse_retry_after(value: str, now_unix: float, *, reading: RetryAfterReadingName = "strict") -> int:
     """The delay in ms a Retry-After value asks for (delta-seconds, or an HTTP-date read against ``now_unix``).
 
     ``reading="lenient"`` also reads what Python's ``email.utils.parsedate_tz`` reads (as urllib3 does).
     """
 
 @overload
-def parse_retry_after(value: str, *, now_unix_ms: int, reading: Literal["strict", "lenient"] = "strict") -> int: ...
+def parse_retry_after(value: str, *, now_unix_ms: int, reading: RetryAfterReadingName = "strict") -> int: ...
 def parse_rate_limit(value: str, policy_value: Optional[str] = None) -> Optional[int]:
     """The wait in ms a ``RateLimit`` field asks for (with its ``RateLimit-Policy``), or None for none."""
 
@@ -545,7 +561,7 @@ class Dependency:
     ``Dependency(budget={"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1})``
     """
 
-    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: _JsonValue) -> "Dependency":
+    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[DependencyFields]) -> "Dependency":
         """A dependency from one dict or keyword arguments shaped like the JSON schema."""
     @staticmethod
     def from_json(text: str) -> "Dependency":
@@ -580,7 +596,7 @@ class RetryCharge:
 class RetryBudget:
     """A retry budget (``token_bucket``, ``ratio`` or ``quota``), on its own or a Dependency's. Thread-safe."""
 
-    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: _JsonValue) -> "RetryBudget":
+    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[BudgetFields]) -> "RetryBudget":
         """A budget from one dict or keyword arguments (``kind`` and its numbers)."""
     @overload
     def on_request(self, now: float) -> None:
@@ -629,7 +645,7 @@ class BreakerPermit:
 class CircuitBreaker:
     """A circuit breaker (``consecutive`` failures or failure ``ratio``), on its own or a Dependency's. Thread-safe."""
 
-    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: _JsonValue) -> "CircuitBreaker":
+    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[BreakerFields]) -> "CircuitBreaker":
         """A breaker from one dict or keyword arguments (``trip``, ``open_ms``, ``half_open_probes``)."""
     @overload
     def try_acquire(self, now: float) -> Optional[BreakerPermit]:
@@ -735,7 +751,7 @@ class AbortAttempt(Action):
     def attempt(self) -> int:
         """The attempt to abort."""
     @property
-    def reason(self) -> Literal["timed_out", "lost_race", "cancelled", "operation_ended"]:
+    def reason(self) -> AbortReasonName:
         """Why."""
 
 @final
@@ -849,10 +865,10 @@ class Driver:
     @overload
     def poll_action(self, *, now_ms: int) -> Action: ...
     @overload
-    def handle_result(self, now: float, attempt: int, outcome: Outcome) -> Literal["accepted", "discarded"]:
+    def handle_result(self, now: float, attempt: int, outcome: Outcome) -> ReceiptName:
         """Hands in how ``attempt`` ended: ``"accepted"``, or ``"discarded"`` (dispose of what it carried)."""
     @overload
-    def handle_result(self, *, attempt: int, outcome: Outcome, now_ms: int) -> Literal["accepted", "discarded"]: ...
+    def handle_result(self, *, attempt: int, outcome: Outcome, now_ms: int) -> ReceiptName: ...
     @overload
     def read_response(self, status: int, headers: _Headers, *, now_unix: float) -> Outcome:
         """A response's outcome (``Outcome.from_http_response``), Retry-After read as this

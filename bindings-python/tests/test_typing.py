@@ -1,0 +1,73 @@
+"""The configuration keywords are typed: ``Policy(**fields)`` and the controls'
+constructors take the ``TypedDict``s that core/mirrors generates from the
+schema (``_config_types.pyi``), so ``mypy --strict`` names a misspelled field
+or a wrong value where it is written, before anything runs."""
+
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+from typing import Dict, List
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+GOOD = """\
+from retryplan import CircuitBreaker, Dependency, Idempotency, Policy, RetryBudget
+
+Policy(max_attempts=3, backoff={"base_ms": 50, "cap_ms": 400}, idempotency="keyed")
+Policy(idempotency=Idempotency.SAFE, server_guidance={"mode": "floor", "retry_after_reading": "strict"})
+Policy(retry_on={"http_statuses": (503,), "grpc_codes": ["unavailable"]}, jitter={"kind": "full"})
+RetryBudget(kind="token_bucket", max_tokens=10, token_ratio=0.1)
+CircuitBreaker(trip={"kind": "consecutive", "failures": 5}, open_ms=1000, half_open_probes=1)
+Dependency(budget={"kind": "quota", "capacity": 500, "retry_cost": 5, "timeout_retry_cost": 10,
+                   "success_increment": 1}, retry_slots=4)
+"""
+
+# Each line mypy must refuse, with the words its message must hold.
+BAD = {
+    "Policy(max_attempt=3)": '"max_attempt"',
+    "Policy(max_attempts=\"3\")": '"max_attempts"',
+    "Policy(idempotency=\"idem\")": '"idempotency"',
+    "Policy(backoff={\"base\": 50})": '"base"',
+    "Policy(server_guidance={\"mode\": \"floored\"})": '"mode"',
+    "RetryBudget(max_token=10)": '"max_token"',
+    "CircuitBreaker(open=1000)": '"open"',
+    "Dependency(retry_slot=4)": '"retry_slot"',
+}
+
+
+def mypy(source: str) -> "subprocess.CompletedProcess[str]":
+    with tempfile.TemporaryDirectory() as work:
+        path = pathlib.Path(work) / "checked.py"
+        path.write_text(source)
+        command: List[str] = [sys.executable, "-m", "mypy", "--strict", "--no-error-summary",
+                              "--cache-dir", str(ROOT / "target/python-mypy-cache-typing"), str(path)]  # fmt: skip
+        return subprocess.run(command, capture_output=True, text=True, cwd=work)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def needs_mypy() -> None:
+    try:
+        import mypy  # noqa: F401
+    except ImportError:
+        pytest.skip("mypy is installed in the dev venv only, where this runs")
+
+
+def test_well_typed_configurations_pass_mypy_strict() -> None:
+    checked = mypy(GOOD)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_a_misspelled_field_or_a_wrong_value_fails_mypy_strict_on_its_line() -> None:
+    lines = ["from retryplan import CircuitBreaker, Dependency, Policy, RetryBudget", *BAD]
+    checked = mypy("\n".join(lines) + "\n")
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    errors: Dict[int, str] = {}
+    for match in re.finditer(r"^checked\.py:(\d+): error: (.*)$", checked.stdout, re.M):
+        errors[int(match.group(1))] = errors.get(int(match.group(1)), "") + match.group(2)
+    for number, (line, words) in enumerate(BAD.items(), start=2):
+        assert number in errors, f"mypy accepted line {number}: {line}\n{checked.stdout}"
+        assert words in errors[number], f"line {number} ({line}): {errors[number]}"

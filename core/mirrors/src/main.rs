@@ -1,0 +1,150 @@
+//! The bindings' mirrors of the core, generated instead of written: the
+//! TypeScript name unions, the Python enums and configuration `TypedDict`s,
+//! and the Kotlin (uniffi) enum definitions. Every name comes from the core's
+//! own tables (the [`retryplan::value::Named`] enums, read at run time), every
+//! configuration shape from `tests/conformance/schema.json`, every doc from
+//! the core's doc comments (read from its source) or the schema's
+//! `description`s.
+//!
+//! `cargo run -p retryplan-mirrors` rewrites the files; `-- --check` writes
+//! nothing and fails, naming each file, when a committed one differs.
+//!
+//! One module per output language; `tables` is the registry of what each
+//! language mirrors.
+
+mod docs;
+mod output;
+mod python;
+mod schema;
+mod tables;
+mod typescript;
+mod uniffi;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use output::Output;
+
+/// Every generated file, from the registry, the core's source and the schema under `root`.
+fn generate(root: &Path) -> Result<Vec<Output>, String> {
+    let tables = tables::registry(root)?;
+    let schema = schema::Schema::read(&root.join("tests/conformance/schema.json"))?;
+    generate_from(&tables, &schema)
+}
+
+/// Every generated file, from these tables and this schema.
+fn generate_from(tables: &[tables::Table], schema: &schema::Schema) -> Result<Vec<Output>, String> {
+    let mut outputs = Vec::new();
+    outputs.extend(typescript::outputs(tables, schema)?);
+    outputs.extend(python::outputs(tables, schema)?);
+    outputs.extend(uniffi::outputs(tables));
+    Ok(outputs)
+}
+
+/// The workspace root: two levels above this crate.
+fn workspace_root() -> PathBuf {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.ancestors().nth(2).unwrap_or(here).to_path_buf()
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let check = match args.as_slice() {
+        [] => false,
+        [flag] if flag == "--check" => true,
+        _ => {
+            eprintln!("usage: retryplan-mirrors [--check]");
+            return ExitCode::from(2);
+        }
+    };
+    let root = workspace_root();
+    let outputs = match generate(&root) {
+        Ok(outputs) => outputs,
+        Err(error) => {
+            eprintln!("retryplan-mirrors: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if check {
+        let stale = output::stale(&root, &outputs);
+        if stale.is_empty() {
+            println!("retryplan-mirrors: {} generated files are up to date", outputs.len());
+            return ExitCode::SUCCESS;
+        }
+        for path in &stale {
+            eprintln!("stale: {path} (regenerate: cargo run -p retryplan-mirrors)");
+        }
+        return ExitCode::FAILURE;
+    }
+    match output::write(&root, &outputs) {
+        Ok(written) => {
+            for path in written {
+                println!("wrote {path}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("retryplan-mirrors: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("retryplan-mirrors-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    /// The committed files are what the generator writes (what CI's `--check` asserts).
+    #[test]
+    fn the_committed_files_are_up_to_date() {
+        let root = workspace_root();
+        let outputs = generate(&root).unwrap();
+        assert_eq!(output::stale(&root, &outputs), Vec::<&str>::new());
+    }
+
+    /// A table that changes (a new variant, a renamed one, a changed doc) makes `--check` name each file it reaches.
+    #[test]
+    fn a_changed_table_makes_the_check_name_each_stale_file() {
+        let root = workspace_root();
+        let mut tables = tables::registry(&root).unwrap();
+        let schema = schema::Schema::read(&root.join("tests/conformance/schema.json")).unwrap();
+        let dir = temp_dir("check");
+        let written = output::write(&dir, &generate_from(&tables, &schema).unwrap()).unwrap();
+        assert_eq!(written.len(), 5, "{written:?}");
+        assert!(output::stale(&dir, &generate_from(&tables, &schema).unwrap()).is_empty());
+
+        let give_up = tables.iter_mut().find(|table| table.ident == "GiveUpReason").unwrap();
+        give_up.variants.push(tables::Variant { ident: "Bored".into(), name: "bored".into(), doc: "Tired.".into() });
+        let stale = output::stale(&dir, &generate_from(&tables, &schema).unwrap());
+        assert_eq!(stale, [typescript::NAMES, python::ENUMS, python::CONFIG_TYPES, uniffi::GENERATED]);
+
+        // A doc alone: only the files that carry it.
+        let mut tables = tables::registry(&root).unwrap();
+        let breaker = tables.iter_mut().find(|table| table.ident == "BreakerState").unwrap();
+        breaker.variants[0].doc.push_str(" Reworded.");
+        let stale = output::stale(&dir, &generate_from(&tables, &schema).unwrap());
+        assert_eq!(stale, [typescript::NAMES, uniffi::GENERATED]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A schema field added to a policy reaches the Python keyword types.
+    #[test]
+    fn a_new_policy_field_in_the_schema_makes_the_python_types_stale() {
+        let root = workspace_root();
+        let tables = tables::registry(&root).unwrap();
+        let text = std::fs::read_to_string(root.join("tests/conformance/schema.json")).unwrap();
+        let mut value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        value["$defs"]["policyConfig"]["properties"]["max_retries"] = serde_json::json!({"type": "integer"});
+        let changed = schema::Schema::parse(&value.to_string()).unwrap();
+        let outputs = generate_from(&tables, &changed).unwrap();
+        assert_eq!(output::stale(&root, &outputs), [typescript::CONFIG, python::CONFIG_TYPES]);
+        let types = &outputs.iter().find(|o| o.path == python::CONFIG_TYPES).unwrap().text;
+        assert!(types.contains("    max_retries: int\n"), "{types}");
+    }
+}

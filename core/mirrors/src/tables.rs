@@ -1,0 +1,273 @@
+//! The registry: every name table the bindings mirror, read from the core at
+//! run time, and which language mirrors it how. A table added to the core
+//! reaches the bindings by one line here.
+
+use std::fmt::Debug;
+use std::path::Path;
+
+use retryplan::value::Named;
+
+use crate::docs;
+
+/// One name: the Rust variant (its `Debug`, which for a unit variant is its
+/// ident), the snake_case name every language uses, and its doc summary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variant {
+    pub ident: String,
+    pub name: String,
+    pub doc: String,
+}
+
+/// How the TypeScript declarations carry a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ts {
+    /// Not at all.
+    No,
+    /// A string-union type that `index.d.ts` re-exports.
+    Exported,
+    /// A string-union type `index.d.ts` uses in its own declarations only.
+    Internal,
+}
+
+/// How the Python package carries a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Py {
+    /// Not at all.
+    No,
+    /// A public `str` enum in `_enums.py` (and its `Literal` of names in the stubs).
+    Enum,
+    /// A `Literal` of its names in the stubs only.
+    Literal,
+}
+
+/// Which mirrors a table has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mirrors {
+    pub ts: Ts,
+    pub py: Py,
+    /// A `#[uniffi::remote(Enum)]` definition for the Kotlin (and Swift) binding.
+    pub kotlin: bool,
+}
+
+/// One table: the type's name, its public Rust path, its doc summary and its variants in the core's order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Table {
+    pub ident: &'static str,
+    pub rust_path: &'static str,
+    pub doc: String,
+    pub variants: Vec<Variant>,
+    pub mirrors: Mirrors,
+}
+
+impl Table {
+    /// Every snake_case name, in order.
+    pub fn names(&self) -> Vec<&str> {
+        self.variants.iter().map(|variant| variant.name.as_str()).collect()
+    }
+}
+
+/// The table of the [`Named`] enum `T`, its docs from the enum `ident` in `source`.
+fn named<T: Named + Debug>(
+    root: &Path,
+    ident: &'static str,
+    rust_path: &'static str,
+    source: &str,
+    mirrors: Mirrors,
+) -> Result<Table, String> {
+    let docs = docs::enum_docs(&root.join(source), ident)?;
+    let variants = T::ALL
+        .iter()
+        .map(|variant| {
+            let variant_ident = format!("{variant:?}");
+            let doc = docs
+                .variants
+                .get(&variant_ident)
+                .cloned()
+                .ok_or_else(|| format!("{source}: enum {ident} has no variant {variant_ident}"))?;
+            Ok(Variant { ident: variant_ident, name: variant.name().to_owned(), doc })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(Table { ident, rust_path, doc: docs.summary, variants, mirrors })
+}
+
+const fn mirrors(ts: Ts, py: Py, kotlin: bool) -> Mirrors {
+    Mirrors { ts, py, kotlin }
+}
+
+/// Every table, in the order the generated files list them.
+pub fn registry(root: &Path) -> Result<Vec<Table>, String> {
+    use retryplan as rp;
+    use Py::{Enum, Literal};
+    use Ts::{Exported, Internal};
+    let mut tables = vec![
+        named::<rp::Blame>(root, "Blame", "retryplan::Blame", "core/src/error.rs", mirrors(Exported, Py::No, true))?,
+        named::<rp::ConfigKind>(
+            root,
+            "ConfigKind",
+            "retryplan::ConfigKind",
+            "core/src/error.rs",
+            mirrors(Exported, Py::No, true),
+        )?,
+        named::<rp::GiveUpReason>(
+            root,
+            "GiveUpReason",
+            "retryplan::GiveUpReason",
+            "core/src/decision.rs",
+            mirrors(Exported, Enum, true),
+        )?,
+        named::<rp::GrpcCode>(
+            root,
+            "GrpcCode",
+            "retryplan::GrpcCode",
+            "core/src/codes.rs",
+            mirrors(Exported, Enum, true),
+        )?,
+        named::<rp::TransportFailure>(
+            root,
+            "TransportFailure",
+            "retryplan::TransportFailure",
+            "core/src/codes.rs",
+            mirrors(Exported, Enum, true),
+        )?,
+        named::<rp::Verdict>(
+            root,
+            "Verdict",
+            "retryplan::Verdict",
+            "core/src/classify.rs",
+            mirrors(Exported, Enum, true),
+        )?,
+        named::<rp::aws::ErrorCodeTable>(
+            root,
+            "ErrorCodeTable",
+            "retryplan::aws::ErrorCodeTable",
+            "core/src/error_code.rs",
+            mirrors(Exported, Py::No, true),
+        )?,
+        named::<rp::BackoffKind>(
+            root,
+            "BackoffKind",
+            "retryplan::BackoffKind",
+            "core/src/policy/config.rs",
+            mirrors(Exported, Py::No, true),
+        )?,
+        named::<rp::Idempotency>(
+            root,
+            "Idempotency",
+            "retryplan::Idempotency",
+            "core/src/policy/config.rs",
+            mirrors(Exported, Enum, true),
+        )?,
+        named::<rp::AboveCap>(
+            root,
+            "AboveCap",
+            "retryplan::AboveCap",
+            "core/src/policy/config.rs",
+            mirrors(Internal, Py::No, true),
+        )?,
+        named::<rp::GuidanceMode>(
+            root,
+            "GuidanceMode",
+            "retryplan::GuidanceMode",
+            "core/src/policy/config.rs",
+            mirrors(Internal, Py::No, true),
+        )?,
+        named::<rp::RetryAfterReading>(
+            root,
+            "RetryAfterReading",
+            "retryplan::RetryAfterReading",
+            "core/src/retry_after.rs",
+            mirrors(Exported, Literal, true),
+        )?,
+        named::<rp::Failure>(
+            root,
+            "Failure",
+            "retryplan::Failure",
+            "core/src/failure.rs",
+            mirrors(Exported, Enum, true),
+        )?,
+        named::<rp::AbortReason>(
+            root,
+            "AbortReason",
+            "retryplan::AbortReason",
+            "core/src/driver/action.rs",
+            mirrors(Exported, Literal, true),
+        )?,
+        named::<rp::Receipt>(
+            root,
+            "Receipt",
+            "retryplan::Receipt",
+            "core/src/driver/action.rs",
+            mirrors(Exported, Literal, true),
+        )?,
+        named::<rp::DeadLetterReason>(
+            root,
+            "DeadLetterReason",
+            "retryplan::DeadLetterReason",
+            "core/src/redelivery.rs",
+            mirrors(Exported, Py::No, true),
+        )?,
+        named::<rp::BreakerState>(
+            root,
+            "BreakerState",
+            "retryplan::BreakerState",
+            "core/src/breaker.rs",
+            mirrors(Exported, Py::No, true),
+        )?,
+    ];
+    tables.push(profile_names(root)?);
+    tables.push(error_codes(root)?);
+    Ok(tables)
+}
+
+/// Every error code (`Error::CODES`), each documented by its `Error` variant
+/// (the code is the variant's name in snake_case), and after each the code it
+/// replaced in this release (`Error::RENAMED_CODES`), deprecated.
+fn error_codes(root: &Path) -> Result<Table, String> {
+    let source = root.join("core/src/error.rs");
+    let doc = docs::associated_const_summary(&source, "Error", "CODES")?;
+    let error = docs::enum_docs(&source, "Error")?;
+    let mut variants = Vec::new();
+    for code in retryplan::Error::CODES {
+        let ident = upper_camel(code);
+        let doc = error.variants.get(&ident).cloned().ok_or_else(|| format!("core/src/error.rs: no Error::{ident}"))?;
+        variants.push(Variant { ident, name: code.to_owned(), doc });
+        for (old, _) in retryplan::Error::RENAMED_CODES.iter().filter(|(_, new)| *new == code) {
+            let doc =
+                format!("@deprecated Renamed `{code}` in this release and no longer produced; listed for one release.");
+            variants.push(Variant { ident: upper_camel(old), name: (*old).to_owned(), doc });
+        }
+    }
+    Ok(Table {
+        ident: "ErrorCode",
+        rust_path: "retryplan::Error::CODES",
+        doc,
+        variants,
+        mirrors: mirrors(Ts::Exported, Py::No, false),
+    })
+}
+
+/// `config_violations` -> `ConfigViolations`.
+fn upper_camel(name: &str) -> String {
+    name.split('_')
+        .map(|part| {
+            let mut chars = part.chars();
+            chars.next().map(|first| first.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The built-in profiles' names (`profiles::NAMES`): names without a Rust enum.
+fn profile_names(root: &Path) -> Result<Table, String> {
+    let doc = docs::const_summary(&root.join("core/src/profiles.rs"), "NAMES")?;
+    let variants = retryplan::profiles::NAMES
+        .iter()
+        .map(|name| Variant { ident: (*name).to_owned(), name: (*name).to_owned(), doc: String::new() })
+        .collect();
+    Ok(Table {
+        ident: "ProfileName",
+        rust_path: "retryplan::profiles::NAMES",
+        doc,
+        variants,
+        mirrors: mirrors(Ts::Exported, Py::No, false),
+    })
+}
