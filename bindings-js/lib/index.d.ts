@@ -12,12 +12,12 @@
 // each union and its docs are written there, not here.
 import type {
   AboveCap, GuidanceMode,
-  AbortReason, BackoffKind, Blame, BreakerState, ConfigKind, DeadLetterReason, ErrorCode, ErrorCodeTable, Failure,
-  GiveUpReason, GrpcCode, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
+  AbortReason, BackoffKind, Blame, BreakerState, Concurrency, ConfigKind, DeadLetterReason, ErrorCode, ErrorCodeTable,
+  Failure, GiveUpReason, GrpcCode, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
 } from './generated/names.js';
 export type {
-  AbortReason, BackoffKind, Blame, BreakerState, ConfigKind, DeadLetterReason, ErrorCode, ErrorCodeTable, Failure,
-  GiveUpReason, GrpcCode, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
+  AbortReason, BackoffKind, Blame, BreakerState, Concurrency, ConfigKind, DeadLetterReason, ErrorCode, ErrorCodeTable,
+  Failure, GiveUpReason, GrpcCode, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
 };
 // The configuration types schema.json describes exactly, generated the same way
 // into generated/config.d.ts (PolicyConfig, what a caller writes, is below).
@@ -536,8 +536,6 @@ export const IDEMPOTENCY_KEY_HEADER: string;
 /** "X-Request-Id": carries each attempt's fresh request id. */
 export const REQUEST_ID_HEADER: string;
 
-/** Whether a host runs attempts at once (hedging needs it). */
-export type Concurrency = 'concurrent' | 'sequential' | 'sequential_without_hedging';
 
 export interface DriverOptions extends OperationOptions {
   /**

@@ -8,6 +8,7 @@ use retryplan::AboveCap;
 use retryplan::BackoffKind;
 use retryplan::Blame;
 use retryplan::BreakerState;
+use retryplan::Concurrency;
 use retryplan::ConfigKind;
 use retryplan::DeadLetterReason;
 use retryplan::Failure;
@@ -223,6 +224,17 @@ pub enum AbortReason {
     Cancelled,
     /// The operation ended otherwise (gave up, reconcile, restart).
     OperationEnded,
+}
+
+/// Whether the host can run several attempts at once.
+#[uniffi::remote(Enum)]
+pub enum Concurrency {
+    /// Attempts may run at once: hedges start beside running attempts (JS promises, asyncio tasks, threads, coroutines).
+    Concurrent,
+    /// One attempt at a time (a synchronous call): a policy with a `hedging` section is refused with `Error::Unsupported`.
+    Sequential,
+    /// One attempt at a time, and the caller explicitly accepts that a hedging policy runs without its hedges (its retries still apply).
+    SequentialWithoutHedging,
 }
 
 /// What the driver did with a result the host handed it.

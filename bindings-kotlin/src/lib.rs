@@ -17,7 +17,7 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use retryplan as rp;
-use retryplan::{Blame, Class, Concurrency, ConfigKind, JitterConfig, Repeatability};
+use retryplan::{Blame, Class, ConfigKind, JitterConfig, Repeatability};
 
 uniffi::setup_scaffolding!();
 
@@ -58,8 +58,7 @@ pub use policy::{
 // The core's unit enums (GiveUpReason, GrpcCode, Failure, Blame, ConfigKind, ...)
 // are exported as themselves: generated.rs restates them for uniffi, written by
 // core/mirrors from the core's tables (`cargo run -p retryplan-mirrors`).
-// Enums with data (Class, JitterConfig, Repeatability) and Concurrency (no
-// name table in the core yet) stay restated below by hand.
+// Enums with data (Class, JitterConfig, Repeatability) stay restated below by hand.
 
 #[uniffi::remote(Enum)]
 pub enum Class {
@@ -80,13 +79,6 @@ pub enum JitterConfig {
     A6,
     FullThenCap,
     Polly { use_jitter: bool },
-}
-
-#[uniffi::remote(Enum)]
-pub enum Concurrency {
-    Concurrent,
-    Sequential,
-    SequentialWithoutHedging,
 }
 
 #[uniffi::remote(Enum)]

@@ -179,6 +179,15 @@ export type AbortReason =
   /** The operation ended otherwise (gave up, reconcile, restart). */
   | 'operation_ended';
 
+/** Whether the host can run several attempts at once. */
+export type Concurrency =
+  /** Attempts may run at once: hedges start beside running attempts (JS promises, asyncio tasks, threads, coroutines). */
+  | 'concurrent'
+  /** One attempt at a time (a synchronous call): a policy with a `hedging` section is refused with `Error::Unsupported`. */
+  | 'sequential'
+  /** One attempt at a time, and the caller explicitly accepts that a hedging policy runs without its hedges (its retries still apply). */
+  | 'sequential_without_hedging';
+
 /** What the driver did with a result the host handed it. */
 export type Receipt =
   /** The result counts: it may decide the operation. Keep the value it carried as the operation's latest (closing the one it replaces). */

@@ -192,6 +192,13 @@ pub fn registry(root: &Path) -> Result<Vec<Table>, String> {
             "core/src/driver/action.rs",
             mirrors(Exported, Literal, true),
         )?,
+        named::<rp::Concurrency>(
+            root,
+            "Concurrency",
+            "retryplan::Concurrency",
+            "core/src/driver/mod.rs",
+            mirrors(Exported, Literal, true),
+        )?,
         named::<rp::Receipt>(
             root,
             "Receipt",

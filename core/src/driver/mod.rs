@@ -118,6 +118,23 @@ pub enum Concurrency {
     SequentialWithoutHedging,
 }
 
+impl Concurrency {
+    /// Every way, in declaration order.
+    pub const ALL: [Concurrency; 3] =
+        [Concurrency::Concurrent, Concurrency::Sequential, Concurrency::SequentialWithoutHedging];
+}
+
+impl crate::named::Named for Concurrency {
+    const ALL: &'static [Self] = &Concurrency::ALL;
+    fn name(self) -> &'static str {
+        match self {
+            Concurrency::Concurrent => "concurrent",
+            Concurrency::Sequential => "sequential",
+            Concurrency::SequentialWithoutHedging => "sequential_without_hedging",
+        }
+    }
+}
+
 /// How a host runs its driver.
 #[derive(Clone, Debug, Default)]
 pub struct DriverOptions {
