@@ -8,6 +8,7 @@
 //! error fails the whole field, as the RFC requires; a failure carries no
 //! detail because callers ignore a malformed field as a whole.
 
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -137,13 +138,19 @@ fn member(input: &mut Input<'_>) -> Parsed<Member> {
 
 fn parameters(input: &mut Input<'_>) -> Parsed<Vec<(String, BareItem)>> {
     let mut parameters: Vec<(String, BareItem)> = Vec::new();
+    // Where each key is in `parameters`: an ordered index, so n parameters
+    // cost n log n, not n^2.
+    let mut index: BTreeMap<String, usize> = BTreeMap::new();
     while input.eat(b';') {
         input.skip_sp();
         let name = key(input)?;
         let value = if input.eat(b'=') { bare_item(input)? } else { BareItem::Boolean(true) };
-        match parameters.iter_mut().find(|(existing, _)| *existing == name) {
+        match index.get(&name).and_then(|at| parameters.get_mut(*at)) {
             Some(slot) => slot.1 = value,
-            None => parameters.push((name, value)),
+            None => {
+                index.insert(name.clone(), parameters.len());
+                parameters.push((name, value));
+            }
         }
     }
     Ok(parameters)

@@ -26,6 +26,7 @@
 //! A policy holds at most [`MAX_STATUS_RULES`] rules. The default policy has
 //! none, so nothing changes unless rules are written.
 
+use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -107,6 +108,8 @@ impl StatusRules {
             let message = message!(StatusRulesCount, configs.len(), MAX_STATUS_RULES);
             fail(violations, String::from("server_guidance.statuses"), message);
         }
+        // The statuses seen so far: an ordered set, so n rules cost n log n.
+        let mut seen: BTreeSet<u16> = BTreeSet::new();
         for (index, config) in configs.iter().enumerate() {
             let path = item("server_guidance.statuses", index);
             let status_path = join(&path, "status");
@@ -114,7 +117,7 @@ impl StatusRules {
                 let message = message!(FieldNotHttpStatus, &status_path, config.status);
                 fail(violations, status_path.clone(), message);
             }
-            if configs.iter().take(index).any(|earlier| earlier.status == config.status) {
+            if !seen.insert(config.status) {
                 let message = message!(StatusRuleTwice, &status_path, config.status);
                 fail(violations, status_path.clone(), message);
             }
