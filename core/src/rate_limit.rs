@@ -12,8 +12,8 @@
 //! Which of them wins against `Retry-After` is decided where every guidance
 //! header is read together (see [`crate::http`]).
 
-use alloc::collections::BTreeMap;
 use alloc::string::String;
+use alloc::vec::Vec;
 
 use crate::retry_after::{ms_until, parse_digits_saturating, seconds_to_ms, trim_ows, HeaderError};
 use crate::structured_field::{parse_list, BareItem, Member};
@@ -47,21 +47,18 @@ fn policy_name(member: &Member) -> Result<&str, ()> {
 }
 
 /// The windows (`w`, seconds) of a well-formed `RateLimit-Policy` field, by
-/// policy name (the first item of a name wins). A malformed field gives none:
-/// the draft makes it informative and says malformed fields MUST be ignored.
-/// An ordered map, so n limits looked up in m policies cost (n + m) log m.
-fn policy_windows(rate_limit_policy: &str) -> BTreeMap<String, u64> {
-    let read = || -> Result<BTreeMap<String, u64>, ()> {
+/// policy name. A malformed field gives none: the draft makes it informative
+/// and says malformed fields MUST be ignored.
+fn policy_windows(rate_limit_policy: &str) -> Vec<(String, u64)> {
+    let read = || -> Result<Vec<(String, u64)>, ()> {
         let members = parse_list(trim_ows(rate_limit_policy)).map_err(|_| ())?;
-        let mut windows = BTreeMap::new();
+        let mut windows = Vec::new();
         for member in &members {
             let name = policy_name(member)?;
             non_negative(member, "q")?.ok_or(())?;
             match non_negative(member, "w")? {
                 Some(0) => return Err(()),
-                Some(window) => {
-                    windows.entry(String::from(name)).or_insert(window);
-                }
+                Some(window) => windows.push((String::from(name), window)),
                 None => {}
             }
             if !matches!(member.parameter("qu"), None | Some(BareItem::String(_)))
@@ -121,7 +118,8 @@ pub fn parse_rate_limit(rate_limit: &str, rate_limit_policy: Option<&str>) -> Re
         if remaining > 0 {
             continue;
         }
-        let returns_after = window.or_else(|| windows.get(name).copied());
+        let returns_after =
+            window.or_else(|| windows.iter().find(|(policy, _)| policy == name).map(|(_, seconds)| *seconds));
         if let Some(seconds) = returns_after {
             wait_seconds = Some(wait_seconds.map_or(seconds, |longest| longest.max(seconds)));
         }
