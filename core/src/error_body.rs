@@ -6,28 +6,29 @@
 //! - JSON (awsJson 1.0/1.1, restJson1): a string member of the top-level
 //!   object: `code`, else `Code`, else `__type`. Members of nested objects
 //!   and arrays are never read; a repeated member counts as its last value
-//!   (as a JSON reader keeps it).
+//!   (as a JSON reader keeps it). A name or value holding a backslash escape
+//!   is not read (no error code and no code member's name has one).
 //! - XML: the `<Code>` child of a root `<Error>` (S3, restXml unwrapped); or
 //!   of the root's `<Error>` child (awsQuery, restXml wrapped
 //!   `<ErrorResponse><Error>`); or of the first `<Error>` in the root's
 //!   `<Errors>` child (EC2 `<Response><Errors><Error>`). Text in comments,
-//!   CDATA sections of other elements and attribute values is never read.
+//!   CDATA sections of other elements and attribute values is never read;
+//!   a code holding a character reference (`&amp;`) is none (no code has one).
 //!
 //! A body that is not well-formed (in the small sense checked here: strings,
 //! brackets and tags balanced, nothing after the end) has no code, as a
 //! failed parse gives the SDKs none. Each reader is one pass over the body,
 //! its memory linear in the nesting depth at most.
 
-use alloc::string::String;
 use alloc::vec::Vec;
 
 /// The code members of a JSON error body, most preferred first.
 const JSON_CODE_MEMBERS: [&str; 3] = ["code", "Code", "__type"];
 
 /// The raw error code of a JSON error body, or `None` (see the module notes).
-pub(crate) fn json_error_code(body: &str) -> Option<String> {
+pub(crate) fn json_error_code(body: &str) -> Option<&str> {
     let mut json = Json { bytes: body.as_bytes(), at: 0 };
-    let mut found: [Option<String>; JSON_CODE_MEMBERS.len()] = [None, None, None];
+    let mut found: [Option<&str>; JSON_CODE_MEMBERS.len()] = [None, None, None];
     json.skip_whitespace();
     json.expect(b'{')?;
     json.skip_whitespace();
@@ -42,12 +43,14 @@ pub(crate) fn json_error_code(body: &str) -> Option<String> {
             json.skip_whitespace();
             if json.peek() == Some(b'"') {
                 let value = json.string()?;
-                if let Some(slot) = JSON_CODE_MEMBERS
-                    .iter()
-                    .zip(found.iter_mut())
-                    .find_map(|(member, slot)| (*member == key).then_some(slot))
-                {
-                    *slot = Some(value);
+                if let (Ok(key), Ok(value)) = (key, value) {
+                    if let Some(slot) = JSON_CODE_MEMBERS
+                        .iter()
+                        .zip(found.iter_mut())
+                        .find_map(|(member, slot)| (*member == key).then_some(slot))
+                    {
+                        *slot = Some(value);
+                    }
                 }
             } else {
                 json.skip_value()?;
@@ -72,7 +75,7 @@ struct Json<'a> {
     at: usize,
 }
 
-impl Json<'_> {
+impl<'a> Json<'a> {
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
@@ -93,66 +96,26 @@ impl Json<'_> {
         }
     }
 
-    /// A string, its escapes decoded; `None` when it is not a valid one.
-    fn string(&mut self) -> Option<String> {
+    /// A string: its text, or `Err(())` when it holds an escape (no error
+    /// code or code member name does, so such a string is skipped, not
+    /// read); `None` when it is not a valid string.
+    fn string(&mut self) -> Option<Result<&'a str, ()>> {
         self.expect(b'"')?;
-        let mut text = String::new();
+        let start = self.at;
+        let mut escaped = false;
         loop {
-            let start = self.at;
-            while let Some(byte) = self.peek() {
-                if byte == b'"' || byte == b'\\' || byte < 0x20 {
-                    break;
-                }
-                self.at += 1;
-            }
-            // The body is a &str and the run stops at an ASCII byte, so the
-            // run is whole characters.
-            text.push_str(core::str::from_utf8(self.bytes.get(start..self.at)?).ok()?);
             match self.next()? {
-                b'"' => return Some(text),
-                b'\\' => text.push(self.escape()?),
-                _ => return None,
-            }
-        }
-    }
-
-    /// The character of an escape, after its backslash.
-    fn escape(&mut self) -> Option<char> {
-        Some(match self.next()? {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                let first = self.hex4()?;
-                if (0xD800..0xDC00).contains(&first) {
-                    self.expect(b'\\')?;
-                    self.expect(b'u')?;
-                    let second = self.hex4()?;
-                    if !(0xDC00..0xE000).contains(&second) {
-                        return None;
-                    }
-                    char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))?
-                } else {
-                    char::from_u32(first)?
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    self.next()?;
                 }
+                byte if byte < 0x20 => return None,
+                _ => {}
             }
-            _ => return None,
-        })
-    }
-
-    fn hex4(&mut self) -> Option<u32> {
-        let digits = core::str::from_utf8(self.bytes.get(self.at..self.at + 4)?).ok()?;
-        let value = u32::from_str_radix(digits, 16).ok()?;
-        if !digits.bytes().all(|byte| byte.is_ascii_hexdigit()) {
-            return None;
         }
-        self.at += 4;
-        Some(value)
+        let text = core::str::from_utf8(self.bytes.get(start..self.at - 1)?).ok()?;
+        Some(if escaped { Err(()) } else { Ok(text) })
     }
 
     /// Skips one value that is not a string at the top of the call (a
@@ -164,7 +127,7 @@ impl Json<'_> {
             self.skip_whitespace();
             match self.peek()? {
                 b'"' => {
-                    self.string()?;
+                    let _ = self.string()?;
                 }
                 bracket @ (b'{' | b'[') => {
                     self.at += 1;
@@ -196,32 +159,30 @@ impl Json<'_> {
 }
 
 /// The raw error code of an XML error body, or `None` (see the module notes).
-pub(crate) fn xml_error_code(body: &str) -> Option<String> {
+pub(crate) fn xml_error_code(body: &str) -> Option<&str> {
     let mut xml = Xml { text: body, at: 0 };
     // The names of the open elements, the root first.
     let mut path: Vec<&str> = Vec::new();
     let mut seen_root = false;
-    let mut code: Option<String> = None;
-    // While inside the `<Code>` being read: its depth, and its text so far
-    // (`None` once it holds an element: then it is no code).
-    let mut reading: Option<(usize, Option<String>)> = None;
+    // The `<Code>` being read: its depth, and its text so far: one piece of
+    // text or CDATA (`Err` once it holds an element, a reference or a second
+    // piece: then it is no code).
+    let mut reading: Option<(usize, Result<&str, ()>)> = None;
+    let mut code: Option<Result<&str, ()>> = None;
     while let Some(token) = xml.token()? {
         match token {
-            XmlToken::Text(text) => {
-                if path.is_empty() {
-                    if !text.trim_ascii().is_empty() {
-                        return None;
-                    }
-                } else if let Some((_, Some(value))) = reading.as_mut() {
-                    value.push_str(&decode_entities(text)?);
-                }
-            }
-            XmlToken::CData(text) => {
-                if path.is_empty() {
+            XmlToken::Text(text) | XmlToken::CData(text) if path.is_empty() => {
+                if !text.trim_ascii().is_empty() {
                     return None;
                 }
-                if let Some((_, Some(value))) = reading.as_mut() {
-                    value.push_str(text);
+            }
+            XmlToken::Text(text) | XmlToken::CData(text) => {
+                if let Some((_, value)) = reading.as_mut() {
+                    // A reference (`&amp;`) is in no error code: such a code is none.
+                    *value = match *value {
+                        Ok("") if !text.contains('&') => Ok(text),
+                        _ => Err(()),
+                    };
                 }
             }
             XmlToken::Open { name, closed } => {
@@ -230,11 +191,11 @@ pub(crate) fn xml_error_code(body: &str) -> Option<String> {
                 }
                 seen_root = true;
                 if let Some((_, value)) = reading.as_mut() {
-                    *value = None;
+                    *value = Err(());
                 }
                 path.push(name);
                 if code.is_none() && reading.is_none() && is_code_position(&path) {
-                    reading = Some((path.len(), Some(String::new())));
+                    reading = Some((path.len(), Ok("")));
                 }
                 if closed {
                     close(&mut path, &mut reading, &mut code, name)?;
@@ -244,27 +205,26 @@ pub(crate) fn xml_error_code(body: &str) -> Option<String> {
         }
     }
     (seen_root && path.is_empty()).then_some(())?;
-    code.filter(|text| !text.is_empty())
+    code?.ok().filter(|text| !text.is_empty())
 }
 
 /// Closes the innermost element, which must be `name`; the code is kept
-/// when the element closed is the `<Code>` being read and holds only text.
-fn close(
-    path: &mut Vec<&str>,
-    reading: &mut Option<(usize, Option<String>)>,
-    code: &mut Option<String>,
+/// when the element closed is the `<Code>` being read (a code that is none
+/// is kept too: no later one is read).
+fn close<'a>(
+    path: &mut Vec<&'a str>,
+    reading: &mut Option<(usize, Result<&'a str, ()>)>,
+    code: &mut Option<Result<&'a str, ()>>,
     name: &str,
 ) -> Option<()> {
     let depth = path.len();
     if path.pop()? != name {
         return None;
     }
-    if let Some((code_depth, value)) = reading.take() {
+    if let Some((code_depth, value)) = *reading {
         if code_depth == depth {
-            // A code holding an element is no code, and no later one is read.
-            *code = Some(value.unwrap_or_default());
-        } else {
-            *reading = Some((code_depth, value));
+            *code = Some(value);
+            *reading = None;
         }
     }
     Some(())
@@ -277,36 +237,6 @@ fn is_code_position(path: &[&str]) -> bool {
         [root, "Error", "Code"] | [root, "Errors", "Error", "Code"] => *root != "Error",
         _ => false,
     }
-}
-
-/// Text with the XML predefined and numeric character references decoded.
-fn decode_entities(text: &str) -> Option<String> {
-    let mut decoded = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(amp) = rest.find('&') {
-        decoded.push_str(rest.get(..amp)?);
-        let after = rest.get(amp + 1..)?;
-        let semi = after.find(';')?;
-        let name = after.get(..semi)?;
-        decoded.push(match name {
-            "lt" => '<',
-            "gt" => '>',
-            "amp" => '&',
-            "quot" => '"',
-            "apos" => '\'',
-            _ => {
-                let number = name.strip_prefix('#')?;
-                let value = match number.strip_prefix('x') {
-                    Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-                    None => number.parse().ok()?,
-                };
-                char::from_u32(value)?
-            }
-        });
-        rest = after.get(semi + 1..)?;
-    }
-    decoded.push_str(rest);
-    Some(decoded)
 }
 
 enum XmlToken<'a> {
@@ -406,57 +336,47 @@ mod tests {
 
     #[test]
     fn json_reads_top_level_members_only() {
-        let code = |body: &str| json_error_code(body);
-        assert_eq!(
-            code(r#"{"code":"ValidationError","detail":{"__type":"Throttling"}}"#).as_deref(),
-            Some("ValidationError")
-        );
-        assert_eq!(
-            code(r#"{"errors":[{"code":"Throttling"}],"code":"ValidationError"}"#).as_deref(),
-            Some("ValidationError")
-        );
+        let code = json_error_code;
+        assert_eq!(code(r#"{"code":"ValidationError","detail":{"__type":"Throttling"}}"#), Some("ValidationError"));
+        assert_eq!(code(r#"{"errors":[{"code":"Throttling"}],"code":"ValidationError"}"#), Some("ValidationError"));
         assert_eq!(code(r#"{"message":"{\"code\":\"Throttling\"}"}"#), None);
         assert_eq!(code(r#"{"detail":{"code":"Throttling"}}"#), None);
-        assert_eq!(code(r#"{"__type":"A","code":"B"}"#).as_deref(), Some("B"));
-        assert_eq!(code(r#"{"code":"A","code":"B"}"#).as_deref(), Some("B"), "the last of a repeated member");
-        assert_eq!(code(r#"{"code":"Thr\u006fttling"}"#).as_deref(), Some("Throttling"));
+        assert_eq!(code(r#"{"__type":"A","code":"B"}"#), Some("B"));
+        assert_eq!(code(r#"{"code":"A","code":"B"}"#), Some("B"), "the last of a repeated member");
+        assert_eq!(code(r#"{"code":"Thr\u006fttling"}"#), None, "a value with an escape is not read");
+        assert_eq!(code(r#"{"message":"a \"quoted\" word","code":"X"}"#), Some("X"), "escapes are skipped over");
         assert_eq!(code(r#"{"code":"Throttling"} trailing"#), None);
-        assert_eq!(code(r#"{"a":[1,{"b":[true,null,-1.5e3]}],"code":"X"}"#).as_deref(), Some("X"));
+        assert_eq!(code(r#"{"a":[1,{"b":[true,null,-1.5e3]}],"code":"X"}"#), Some("X"));
         assert_eq!(code(r#"{"a":[1},"code":"X"}"#), None, "mismatched brackets");
         assert_eq!(code(r#"{"code":"X""#), None);
         assert_eq!(code(&"[".repeat(100_000)), None);
         let deep = alloc::format!("{{\"a\":{}{},\"code\":\"X\"}}", "[".repeat(100_000), "]".repeat(100_000));
-        assert_eq!(code(&deep).as_deref(), Some("X"));
+        assert_eq!(json_error_code(&deep), Some("X"));
     }
 
     #[test]
     fn xml_reads_documented_positions_only() {
-        let code = |body: &str| xml_error_code(body);
-        assert_eq!(code("<Error><Code>SlowDown</Code></Error>").as_deref(), Some("SlowDown"));
+        let code = xml_error_code;
+        assert_eq!(code("<Error><Code>SlowDown</Code></Error>"), Some("SlowDown"));
+        assert_eq!(code("<ErrorResponse><Error><Code>Throttling</Code></Error></ErrorResponse>"), Some("Throttling"));
         assert_eq!(
-            code("<ErrorResponse><Error><Code>Throttling</Code></Error></ErrorResponse>").as_deref(),
-            Some("Throttling")
-        );
-        assert_eq!(
-            code("<Response><Errors><Error><Code>RequestLimitExceeded</Code></Error></Errors><RequestID>x</RequestID></Response>")
-                .as_deref(),
+            code("<Response><Errors><Error><Code>RequestLimitExceeded</Code></Error></Errors><RequestID>x</RequestID></Response>"),
             Some("RequestLimitExceeded")
         );
         assert_eq!(
-            code("<Error><Message><![CDATA[<Code>Throttling</Code>]]></Message><Code>ValidationError</Code></Error>")
-                .as_deref(),
+            code("<Error><Message><![CDATA[<Code>Throttling</Code>]]></Message><Code>ValidationError</Code></Error>"),
             Some("ValidationError")
         );
         assert_eq!(code("<Error><Message><Code>Throttling</Code></Message></Error>"), None);
-        assert_eq!(code("<Error><!-- <Code>Throttling</Code> --><Code>A</Code></Error>").as_deref(), Some("A"));
-        assert_eq!(code(r#"<Error note="<Code>Throttling</Code>"><Code>A</Code></Error>"#).as_deref(), Some("A"));
-        assert_eq!(code("<Error><Code><![CDATA[SlowDown]]></Code></Error>").as_deref(), Some("SlowDown"));
-        assert_eq!(code("<Error><Code>&#83;lowDown</Code></Error>").as_deref(), Some("SlowDown"));
+        assert_eq!(code("<Error><!-- <Code>Throttling</Code> --><Code>A</Code></Error>"), Some("A"));
+        assert_eq!(code(r#"<Error note="<Code>Throttling</Code>"><Code>A</Code></Error>"#), Some("A"));
+        assert_eq!(code("<Error><Code><![CDATA[SlowDown]]></Code></Error>"), Some("SlowDown"));
+        assert_eq!(code("<Error><Code>&#83;lowDown</Code></Error>"), None);
         assert_eq!(code("<Error><Code>SlowDown</Code>"), None, "not closed");
         assert_eq!(code("<Error><Code>SlowDown</Error></Code>"), None, "crossed tags");
         assert_eq!(code("<Error><Code>A</Code></Error><Error><Code>B</Code></Error>"), None, "two roots");
         assert_eq!(code("<Error><Code><b>A</b></Code></Error>"), None, "a code holding an element");
-        assert_eq!(code("<Error><Code>A</Code><Code>B</Code></Error>").as_deref(), Some("A"));
+        assert_eq!(code("<Error><Code>A</Code><Code>B</Code></Error>"), Some("A"));
         assert_eq!(code("<!DOCTYPE x [<!ENTITY e 'Throttling'>]><Error><Code>&e;</Code></Error>"), None);
         assert_eq!(code("<Error><Error><Code>Throttling</Code></Error></Error>"), None);
     }

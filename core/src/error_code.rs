@@ -235,14 +235,13 @@ pub fn error_code_from_response(errortype_header: Option<&str>, body: Option<&st
         return ErrorCode::new(code).ok();
     }
     let body = body?.trim_ascii_start();
-    let raw = if body.starts_with('{') {
-        json_error_code(body)?
+    if body.starts_with('{') {
+        ErrorCode::new(sanitize_error_code(json_error_code(body)?)?).ok()
     } else if body.starts_with('<') {
-        xml_error_code(body)?
+        ErrorCode::new(sanitize_error_code(xml_error_code(body)?)?).ok()
     } else {
-        return None;
-    };
-    ErrorCode::new(sanitize_error_code(&raw)?).ok()
+        None
+    }
 }
 
 #[cfg(test)]
