@@ -36,6 +36,16 @@ if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $cargo_fuzz_version" ]
   cargo install cargo-fuzz --version "$cargo_fuzz_version" --locked
 fi
 
+# Inputs large enough to show a reader's cost growing faster than its input
+# (a quadratic reader of a 256 KiB header or a 1 MiB config runs for
+# seconds, issue 29), where 4 KiB never did: libFuzzer grows inputs toward
+# -max_len gradually (-len_control), so short runs still start small. A
+# single input that runs longer than -timeout seconds fails the run as a
+# crash would (every reader is linear or n log n: its largest input takes
+# milliseconds); -report_slow_units prints any input past half of that.
+declare -A max_len=([headers]=262144 [config]=1048576 [plan]=1048576 [operations]=65536)
+timeout_seconds=2
+
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 cd fuzz
@@ -47,9 +57,10 @@ for target in "${targets[@]}"; do
   mkdir -p "$scratch/$target" "corpus/$target"
   log="$scratch/$target.log"
   if ! cargo +nightly fuzz run "${flags[@]}" "$target" "$scratch/$target" "corpus/$target" -- \
-    -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 >"$log" 2>&1; then
+    -max_total_time="$seconds" -max_len="${max_len[$target]:-65536}" -timeout="$timeout_seconds" \
+    -report_slow_units=1 -rss_limit_mb=2048 -print_final_stats=1 >"$log" 2>&1; then
     tail -n 40 "$log"
-    echo "fuzz: $target crashed; the input is in fuzz/artifacts/$target/" >&2
+    echo "fuzz: $target crashed or ran an input past ${timeout_seconds} s; the input is in fuzz/artifacts/$target/" >&2
     exit 1
   fi
   runs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | tail -n 1 | awk '{print $2 " executions in " $5 " s"}')

@@ -110,6 +110,7 @@ export const BINDING = {
   header_value: (value) => `a header value must be a string, null or undefined, got ${kindOf(value)}`,
   // Reading a configuration (`invalid_config`).
   values: (max) => `holds more than ${max} values in all`,
+  text_in_all: (max) => `holds more than ${max} characters of text in all`,
   cycle: () => 'refers back to an object that contains it (a cycle)',
   depth: (max) => `nested more than ${max} levels deep`,
   plain: (value) =>

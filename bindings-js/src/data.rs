@@ -9,9 +9,11 @@
 //!
 //! Reading is bounded so that no configuration can exhaust wasm memory (a
 //! trap would leave the module unusable): strings as every string argument is
-//! ([`unreadable`]), nesting by [`MAX_DEPTH`], and the number of values read by
-//! [`MAX_VALUES`] (a list holding the same list many times over, many levels
-//! deep, would otherwise grow without bound).
+//! ([`unreadable`]), the text of one call in all by [`MAX_TEXT_IN_ALL`]
+//! (checked before each string is copied: 4,000 strings of 1 MiB each once
+//! trapped the module for good), nesting by [`MAX_DEPTH`], and the number of
+//! values read by [`MAX_VALUES`] (a list holding the same list many times
+//! over, many levels deep, would otherwise grow without bound).
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -29,6 +31,13 @@ const MAX_DEPTH: usize = 16;
 
 /// Far more values than any configuration holds (a policy has about 40).
 const MAX_VALUES: usize = 100_000;
+
+/// The most text one configuration may hand to the wasm, in UTF-16 code
+/// units, its strings and keys together: 4 MiB of ASCII, the size of the
+/// largest configuration any reader is meant for (a policy holds well under
+/// a kilobyte). At most three bytes of wasm memory per unit, so a call never
+/// asks for more than 12 MiB of text, and a refused one copies none past it.
+const MAX_TEXT_IN_ALL: u32 = 4 << 20;
 
 /// How object keys are spelt on the JS side, for [`to_js`].
 #[cfg(feature = "tools")]
@@ -64,6 +73,8 @@ struct Reading {
     config: ConfigKind,
     ancestors: Vec<JsValue>,
     values: usize,
+    /// The UTF-16 code units of every string and key read so far.
+    text_units: u32,
 }
 
 /// An `invalid_config` error naming `config` at `field`: `rule` is the key
@@ -111,11 +122,18 @@ fn camel_case(key: &str) -> String {
 /// instance or a `Date`, whose fields `JSON.stringify` would change or drop, a
 /// cycle) is an `invalid_config` error naming `config` and the field.
 pub(crate) fn from_js(value: &JsValue, source: Source, config: ConfigKind) -> Result<Value, JsValue> {
-    read(value, "", &mut Reading { source, config, ancestors: Vec::new(), values: 0 })
+    read(value, "", &mut Reading { source, config, ancestors: Vec::new(), values: 0, text_units: 0 })
 }
 
-/// A JS string as Rust text, or the reading error naming `path`.
-fn string(string: &JsString, path: &str, config: ConfigKind) -> Result<String, JsValue> {
+/// A JS string as Rust text, or the reading error naming `path`: counted
+/// against [`MAX_TEXT_IN_ALL`] and checked by [`unreadable`] before it is
+/// copied.
+fn string(string: &JsString, path: &str, reading: &mut Reading) -> Result<String, JsValue> {
+    let config = reading.config;
+    reading.text_units = reading.text_units.saturating_add(string.length());
+    if reading.text_units > MAX_TEXT_IN_ALL {
+        return Err(reading_error(config, path, "text_in_all", &JsValue::from(MAX_TEXT_IN_ALL)));
+    }
     match unreadable(string) {
         Some((rule, detail)) => {
             Err(binding_error(Some(config.name()), Some(config.words()), path, rule, &detail, &JsValue::from(MAX_TEXT)))
@@ -139,7 +157,7 @@ fn read(value: &JsValue, path: &str, reading: &mut Reading) -> Result<Value, JsV
         return Ok(Value::Number(Number::from_f64(number)));
     }
     if let Some(text) = value.dyn_ref::<JsString>() {
-        return string(text, path, reading.config).map(Value::String);
+        return string(text, path, reading).map(Value::String);
     }
     let container = Array::is_array(value) || (value.is_object() && !value.is_function());
     if container {
@@ -202,7 +220,7 @@ fn read_container(value: &JsValue, path: &str, reading: &mut Reading) -> Option<
         let Some(key) = key.dyn_ref::<JsString>() else {
             return Some(Err(reading_error(reading.config, path, "map_keys", &JsValue::UNDEFINED)));
         };
-        let key = match string(key, path, reading.config) {
+        let key = match string(key, path, reading) {
             Ok(key) if reading.source == Source::Camel => snake_case(&key),
             Ok(key) => key,
             Err(error) => return Some(Err(error)),

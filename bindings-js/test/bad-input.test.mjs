@@ -10,13 +10,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as lean from 'retryplan';
-import { CircuitBreaker, RetrySlots, Operation, Policy, RetryBudget } from 'retryplan/tools';
+import { CircuitBreaker, RetrySlots, Operation, Policy, RetryBudget, awsErrorCodeFromResponse } from 'retryplan/tools';
 import { throwsCode } from './assertions.mjs';
 
 const NONE = 'none';
 const BREAKER = { trip: { kind: 'consecutive', failures: 1 }, openMs: 1000, halfOpenProbes: 1 };
 const HUGE = 'x'.repeat(10_000_000);
 const LARGE = 'x'.repeat(1_000_000); // under the 1 MiB bound of a string crossing into the wasm
+const MIB = 'x'.repeat(2 ** 20); // exactly the 1 MiB bound of one string
+/** 4,000 strings of 1 MiB: 4 GiB of text if it were all copied into the wasm (one JS string, shared). */
+const MANY_MIB = () => ({ retryOn: { errorCodes: Array(4000).fill(MIB) } });
 
 function op() {
   const operation = new Operation(Policy.fromConfig({}), 0, { seed: 1 });
@@ -105,6 +108,8 @@ const ROWS = [
   ['huge string in a configuration (1 MB)', 'RetryplanError', 'invalid_config', 'idempotency', () => Policy.fromJson(`{"idempotency": "${LARGE}"}`)],
   ['huge JSON text (10 MB)', 'RetryplanError', 'invalid_argument', 'json', () => Policy.fromJson(`{"idempotency": "${HUGE}"}`)],
   ['huge string in a configuration object (10 MB)', 'RetryplanError', 'invalid_config', 'idempotency', () => Policy.fromConfig({ idempotency: HUGE })],
+  ['more than 4 MiB of text in a configuration object (4,000 strings of 1 MiB)', 'RetryplanError', 'invalid_config', 'retry_on.error_codes[3]',
+    () => Policy.fromConfig(MANY_MIB())],
   ['clock backwards (an operation)', NONE, NONE, NONE, clockBackwards],
   ['clock far ahead (a breaker, a budget)', NONE, NONE, NONE, clockFarAhead],
   ['call after the end', 'RetryplanError', 'operation_ended', NONE, () => ended().poll(2)],
@@ -125,6 +130,35 @@ for (const [input, name, code, field, call] of ROWS) {
     assert.ok(error.message.length < 1000, 'a bad value is excerpted, never copied whole');
   });
 }
+
+test('a configuration of 4,000 strings of 1 MiB is refused before its fifth string is read, and the module keeps working', () => {
+  // Every string the reader looks at is checked for lone surrogates first
+  // (isWellFormed): count those checks, an operation count, not a time.
+  const original = String.prototype.isWellFormed;
+  let checked = 0;
+  String.prototype.isWellFormed = function isWellFormed() {
+    checked += 1;
+    return original ? original.call(this) : true;
+  };
+  let error;
+  try {
+    for (let call = 0; call < 3; call++) {
+      error = throwsCode(() => Policy.fromConfig(MANY_MIB()), 'invalid_config');
+    }
+  } finally {
+    String.prototype.isWellFormed = original;
+  }
+  assert.equal(error.field, 'retry_on.error_codes[3]');
+  assert.match(error.message, /holds more than 4194304 characters of text in all$/);
+  assert.ok(checked <= 3 * 8, `${checked} strings read in three calls: the reading stops at the bound, not after 4,000`);
+  // Calls that need 1 MiB of wasm memory still work: nothing was trapped or leaked.
+  for (let call = 0; call < 8; call++) {
+    const body = `{"code": "SlowDown"${' '.repeat(2 ** 20 - 30)}}`;
+    assert.equal(awsErrorCodeFromResponse(undefined, body), 'SlowDown');
+    assert.ok(Policy.fromConfig({}).maxAttempts >= 1);
+    throwsCode(() => Policy.fromConfig({ idempotency: MIB }), 'invalid_config');
+  }
+});
 
 test('a huge value is quoted as an excerpt', () => {
   assert.throws(() => Policy.fromJson(`{"idempotency": "${LARGE}"}`), (error) => error.message.includes('x'.repeat(64)) && !error.message.includes('x'.repeat(65)));

@@ -28,7 +28,7 @@ pub fn parse_grpc_timeout_ns(value: String) -> Result<i64> {
 }
 
 /// The AWS error code of a response: the `x-amzn-errortype` header, else a
-/// JSON body's `__type`/`code`, else an XML body's `<Code>`; null when none.
+/// JSON body's top-level `code`/`Code`/`__type`, else an XML body's error `<Code>` (documented positions only); null when none.
 #[uniffi::export]
 pub fn aws_error_code_from_response(errortype_header: Option<String>, body: Option<String>) -> Option<String> {
     rp::aws::error_code_from_response(errortype_header.as_deref(), body.as_deref()).map(|code| code.as_str().to_owned())

@@ -199,20 +199,21 @@ fn invalid(name: &'static str, rule: String) -> RetryplanError {
     rp::Error::InvalidArgument { name, rule: rule.into() }.into()
 }
 
-/// A millisecond value handed in: never negative.
+/// A millisecond value handed in (a delay, `retry_after_ms`, a time of a
+/// decision): 0 to the core's `MAX_MS` (2^53 - 1), the range of every time
+/// the core keeps, refused with the core's one message (Python and JS refuse
+/// the same values alike). A `Long` holds up to 2^63 - 1; nothing past
+/// 2^53 - 1 is a time the engine could keep.
 fn ms_in(name: &'static str, value: i64) -> Result<u64> {
-    u64::try_from(value).map_err(|_| invalid(name, format!("must be >= 0 milliseconds, got {value}")))
+    match u64::try_from(value) {
+        Ok(ms) => Ok(rp::Error::check_ms(name, ms)?),
+        Err(_) => Err(rp::Error::ms_out_of_range(name, value).into()),
+    }
 }
 
-/// A clock reading handed in (`now_ms`, `deadline_ms`, ...): 0 to the core's
-/// `MAX_MS` (2^53 - 1), the range of every time the core keeps; Python and
-/// JS refuse the same readings with the same message.
+/// A clock reading handed in (`now_ms`, `deadline_ms`, ...): as [`ms_in`].
 fn clock_in(name: &'static str, value: i64) -> Result<u64> {
-    let ms = ms_in(name, value)?;
-    match ms <= rp::MAX_MS {
-        true => Ok(ms),
-        false => Err(invalid(name, format!("must be at most {} (2^53 - 1), got {ms}", rp::MAX_MS))),
-    }
+    ms_in(name, value)
 }
 
 fn opt_clock_in(name: &'static str, value: Option<i64>) -> Result<Option<u64>> {

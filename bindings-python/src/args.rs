@@ -35,13 +35,7 @@ impl Clock {
                 Err(invalid(name, format!("pass either {name} (seconds) or {ms_name} (int ms), not both")))
             }
             (Some(seconds), None) => seconds_arg(name, seconds).map(Some),
-            (None, Some(ms)) => {
-                let value = u64_arg(ms_name, ms)?;
-                match value <= MAX_MS {
-                    true => Ok(Some(value)),
-                    false => Err(invalid(ms_name, format!("must be at most {MAX_MS} (2^53 - 1), got {value}"))),
-                }
-            }
+            (None, Some(ms)) => ms_arg(ms_name, ms).map(Some),
             (None, None) => Ok(None),
         }
     }
@@ -91,21 +85,40 @@ fn seconds_arg(name: &'static str, obj: &Bound<'_, PyAny>) -> Res<u64> {
     Err(wrong_type(name, "a float (seconds)", obj))
 }
 
-pub(crate) fn u64_arg(name: &'static str, obj: &Bound<'_, PyAny>) -> Res<u64> {
+/// An int in `0..=max`; anything else (negative, too large) is refused
+/// with that range, the one the argument has.
+fn int_arg(name: &'static str, obj: &Bound<'_, PyAny>, max: u64) -> Res<u64> {
     if obj.is_instance_of::<PyBool>() || !obj.is_instance_of::<PyInt>() {
         return Err(wrong_type(name, "an int", obj));
     }
-    obj.extract::<u64>().map_err(|_| invalid(name, format!("must be an integer in 0..={}, got {obj}", u64::MAX)))
+    match obj.extract::<u64>() {
+        Ok(value) if value <= max => Ok(value),
+        _ => Err(invalid(name, format!("must be an integer in 0..={max}, got {obj}"))),
+    }
+}
+
+pub(crate) fn u64_arg(name: &'static str, obj: &Bound<'_, PyAny>) -> Res<u64> {
+    int_arg(name, obj, u64::MAX)
+}
+
+/// A millisecond int (a clock reading, a delay): `0..=2^53 - 1`, refused
+/// beyond with the core's one message, as every binding refuses it.
+pub(crate) fn ms_arg(name: &'static str, obj: &Bound<'_, PyAny>) -> Res<u64> {
+    if obj.is_instance_of::<PyBool>() || !obj.is_instance_of::<PyInt>() {
+        return Err(wrong_type(name, "an int", obj));
+    }
+    match obj.extract::<u64>() {
+        Ok(value) => Ok(retryplan::Error::check_ms(name, value)?),
+        Err(_) => Err(retryplan::Error::ms_out_of_range(name, obj).into()),
+    }
 }
 
 pub(crate) fn u32_arg(name: &'static str, obj: &Bound<'_, PyAny>) -> Res<u32> {
-    let value = u64_arg(name, obj)?;
-    u32::try_from(value).map_err(|_| invalid(name, format!("must be an integer in 0..={}, got {value}", u32::MAX)))
+    Ok(u32::try_from(int_arg(name, obj, u64::from(u32::MAX))?).unwrap_or(u32::MAX))
 }
 
 pub(crate) fn u16_arg(name: &'static str, obj: &Bound<'_, PyAny>) -> Res<u16> {
-    let value = u64_arg(name, obj)?;
-    u16::try_from(value).map_err(|_| invalid(name, format!("must be an integer in 0..={}, got {value}", u16::MAX)))
+    Ok(u16::try_from(int_arg(name, obj, u64::from(u16::MAX))?).unwrap_or(u16::MAX))
 }
 
 /// Text, refusing lone surrogates (which no UTF-8 text can hold).

@@ -14,7 +14,7 @@ use crate::errors::Res;
 use crate::policy::PyPolicy;
 
 /// The AWS error code of a response: the `x-amzn-errortype` header, else a
-/// JSON body's `__type`/`code`, else an XML body's `<Code>`; None when none.
+/// JSON body's top-level `code`/`Code`/`__type`, else an XML body's error `<Code>` (documented positions only); None when none.
 #[pyfunction]
 #[pyo3(signature = (errortype_header = None, body = None))]
 pub(crate) fn aws_error_code_from_response(

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use retryplan::{IdempotencyKey, Operation, OperationOptions};
 
-use crate::args::{class_arg, given, str_arg, u32_arg, u64_arg, DEADLINE, NOW};
+use crate::args::{class_arg, given, ms_arg, str_arg, u32_arg, u64_arg, DEADLINE, NOW};
 use crate::controls::PyDependency;
 use crate::data::typed;
 use crate::decision::{decision_to_py, IntoField};
@@ -179,7 +179,7 @@ pub(crate) fn remaining_budget_ms(
     now_ms: Option<&Bound<'_, PyAny>>,
 ) -> Res<u64> {
     let (deadline, now) = (DEADLINE.read(deadline, deadline_ms)?, NOW.read(now, now_ms)?);
-    Ok(retryplan::remaining_budget_ms(deadline, now, u64_arg("reserve_ms", reserve_ms)?))
+    Ok(retryplan::remaining_budget_ms(deadline, now, ms_arg("reserve_ms", reserve_ms)?))
 }
 
 /// Server-side admission: reject when what remains (after the reserve) is below the minimum useful time.
@@ -195,7 +195,7 @@ pub(crate) fn admit<'py>(
     now_ms: Option<&Bound<'_, PyAny>>,
 ) -> Res<Bound<'py, PyAny>> {
     let (deadline, now) = (DEADLINE.read(deadline, deadline_ms)?, NOW.read(now, now_ms)?);
-    let minimum = u64_arg("minimum_useful_ms", minimum_useful_ms)?;
-    let admission = retryplan::admit(deadline, now, u64_arg("reserve_ms", reserve_ms)?, minimum);
+    let minimum = ms_arg("minimum_useful_ms", minimum_useful_ms)?;
+    let admission = retryplan::admit(deadline, now, ms_arg("reserve_ms", reserve_ms)?, minimum);
     typed(py, "Admission", &admission, None)
 }

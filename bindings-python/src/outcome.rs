@@ -8,7 +8,7 @@ use pyo3::types::{PyBool, PyInt};
 use retryplan::aws::ErrorCode;
 use retryplan::{Failure, GrpcCode, Outcome, Pushback, RetryAfterReading, GUIDANCE_HEADERS};
 
-use crate::args::{by_name, class_arg, str_arg, u16_arg, u32_arg, u64_arg, NOW_UNIX};
+use crate::args::{by_name, class_arg, ms_arg, str_arg, u16_arg, u32_arg, u64_arg, NOW_UNIX};
 use crate::data::{repr_of, serialized, typed};
 use crate::errors::{invalid, wrong_type, Fault, Res};
 use crate::policy::PyPolicy;
@@ -50,7 +50,7 @@ impl PyOutcome {
         error_code: Option<&Bound<'_, PyAny>>,
     ) -> Res<PyOutcome> {
         let status = u16_arg("status", status)?;
-        let retry_after_ms = retry_after_ms.map(|ms| u64_arg("retry_after_ms", ms)).transpose()?;
+        let retry_after_ms = retry_after_ms.map(|ms| ms_arg("retry_after_ms", ms)).transpose()?;
         let error_code = error_code.map(|code| Ok::<_, Fault>(ErrorCode::new(&str_arg("error_code", code)?)?));
         Ok(outcome(Outcome::HttpStatus { status, retry_after_ms, error_code: error_code.transpose()? }))
     }
@@ -157,7 +157,7 @@ impl PyPushback {
     /// Retry, but not before `ms` milliseconds.
     #[staticmethod]
     fn retry_after(ms: &Bound<'_, PyAny>) -> Res<PyPushback> {
-        Ok(PyPushback { inner: Pushback::RetryAfterMs(u64_arg("ms", ms)?) })
+        Ok(PyPushback { inner: Pushback::RetryAfterMs(ms_arg("ms", ms)?) })
     }
 
     /// The server asked not to retry.

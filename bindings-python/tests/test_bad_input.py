@@ -90,6 +90,10 @@ ROWS: List[Row] = [
         lambda: op().poll(now_ms=2**53)),
     Row("clock reading beyond 2^64", "InvalidArgumentError", "invalid_argument", "now_ms",
         lambda: op().poll(now_ms=2**64)),
+    Row("retry_after_ms beyond 2^53 - 1 ms", "InvalidArgumentError", "invalid_argument", "retry_after_ms",
+        lambda: retryplan.Outcome.http_status(503, 2**63)),
+    Row("negative attempt number", "InvalidArgumentError", "invalid_argument", "attempt",
+        lambda: op().on_outcome(now_ms=0, attempt=-1, outcome=retryplan.Outcome.success())),
     Row("wrong type for an argument", "ArgumentTypeError", "invalid_argument", "now",
         lambda: op().poll("1.0")),  # type: ignore[arg-type]
     Row("None for a required argument", "InvalidArgumentError", "invalid_argument", "now", lambda: op().poll(None)),
@@ -143,6 +147,22 @@ def test_bad_input_gets_a_typed_error_with_the_code_and_field(row: Row) -> None:
         field = ",".join(error.fields)
     assert (field or NO_ERROR) == row.field, error
     assert len(str(error)) < 1000, "a bad value is excerpted, never copied whole"
+
+
+def test_range_messages_state_the_arguments_own_range() -> None:
+    for ms in (2**53, 2**63, 2**64, -1):
+        with pytest.raises(InvalidArgumentError) as raised:
+            retryplan.Outcome.http_status(503, ms)
+        assert str(raised.value) == (
+            "invalid argument `retry_after_ms`: must be a whole number of milliseconds in 0..=2^53 - 1 "
+            f"(9007199254740991), got {ms}"
+        )
+    with pytest.raises(InvalidArgumentError) as raised:
+        op().poll(now_ms=-1)
+    assert "0..=2^53 - 1" in str(raised.value), "every clock reading says the same range"
+    with pytest.raises(InvalidArgumentError) as raised:
+        op().on_outcome(now_ms=0, attempt=-1, outcome=retryplan.Outcome.success())
+    assert str(raised.value).endswith("must be an integer in 0..=4294967295, got -1"), str(raised.value)
 
 
 def test_a_huge_value_is_quoted_as_an_excerpt() -> None:

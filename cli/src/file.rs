@@ -198,6 +198,8 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
     };
 
     let mut chosen_policy = None;
+    // Each policy checked, with its `max_attempts`: the scenario's work bound depends on it.
+    let mut attempts_of: Vec<(String, u32)> = Vec::new();
     for (source, value) in &policies {
         if source != &chosen && !selection.all_profiles {
             continue;
@@ -205,6 +207,7 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
         let prefix = if is_plan { source.as_str() } else { "" };
         match check::policy(value) {
             Ok(policy) => {
+                attempts_of.push((source.clone(), policy.max_attempts()));
                 if source == &chosen {
                     chosen_policy = Some(policy);
                 }
@@ -227,7 +230,12 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
     if let Some(value) = scenario_value {
         sections.push("scenario".to_owned());
         match crate::scenario::read(value) {
-            Ok(read) => scenario = Some(read),
+            Ok(read) => {
+                for (source, max_attempts) in &attempts_of {
+                    problems.extend(crate::scenario::workload_problems(&read.config, *max_attempts, source));
+                }
+                scenario = Some(read);
+            }
             Err(more) => problems.extend(more),
         }
     }

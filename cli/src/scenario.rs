@@ -53,8 +53,19 @@ use crate::file::Problem;
 pub const MAX_DURATION_MS: u64 = 86_400_000;
 /// The most buckets a report may have.
 pub const MAX_BUCKETS: u64 = 100_000;
-/// The most logical operations one variant may simulate.
-pub const MAX_OPERATIONS: f64 = 50_000_000.0;
+/// The most logical operations one variant may simulate: about 330 bytes
+/// each while in flight, so even a run that holds every one of them at once
+/// (a stall longer than the arrivals) stays under 1 GB. 50 000 000 passed
+/// `check` and then failed to allocate (issue 29).
+pub const MAX_OPERATIONS: f64 = 2_000_000.0;
+/// The most attempts one variant may make at the dependency: its operations
+/// times the attempts each may send (`max_attempts`, or
+/// `max_attempts^layers` for the layered variant). About 15 million
+/// attempts a second are simulated, so a run stays within seconds; 2 layers
+/// of 100 attempts ran 6e8 attempts in 40 s and 2.4 GB (issue 29).
+pub const MAX_ATTEMPTS: f64 = 50_000_000.0;
+/// The most attempts one operation may send, all layers together.
+pub const MAX_ATTEMPTS_PER_OPERATION: u64 = 100_000;
 /// The deepest layered variant.
 pub const MAX_LAYERS: u32 = 6;
 
@@ -347,6 +358,38 @@ pub(crate) fn repeated_key(tree: &Value, path: &str) -> Option<String> {
     }
 }
 
+/// The work bound of a plan: the scenario run with a policy of
+/// `max_attempts` (at `policy_field`) must fit [`MAX_ATTEMPTS_PER_OPERATION`]
+/// and [`MAX_ATTEMPTS`], counting the layered variant's `max_attempts^layers`
+/// attempts per operation. `check` and `simulate` refuse alike what breaks
+/// it, before anything runs.
+#[must_use]
+pub fn workload_problems(config: &ScenarioConfig, max_attempts: u32, policy_field: &str) -> Vec<Problem> {
+    let layers = config.layers;
+    let Some(per_operation) =
+        u64::from(max_attempts).checked_pow(layers).filter(|most| *most <= MAX_ATTEMPTS_PER_OPERATION)
+    else {
+        return vec![Problem::new(
+            "scenario.layers",
+            format!(
+                "scenario.layers: {layers} layers of max_attempts {max_attempts} ({policy_field}) could send {max_attempts}^{layers} attempts per operation; at most {MAX_ATTEMPTS_PER_OPERATION} are simulated"
+            ),
+        )];
+    };
+    let operations = (config.arrivals_per_second * config.duration_ms as f64 / 1000.0).ceil();
+    let attempts = operations * per_operation as f64;
+    if attempts > MAX_ATTEMPTS {
+        return vec![Problem::new(
+            "scenario.arrivals_per_second",
+            format!(
+                "scenario.arrivals_per_second ({}) over duration_ms ({}) makes {operations:.0} operations of up to {per_operation} attempts each (max_attempts {max_attempts} of {policy_field}, {layers} layer(s)): {attempts:.0} attempts; at most {MAX_ATTEMPTS:.0} per variant (the simulator's work bound)",
+                config.arrivals_per_second, config.duration_ms
+            ),
+        )];
+    }
+    Vec::new()
+}
+
 /// The scenario's rules; fields are paths inside the scenario.
 fn check(c: &ScenarioConfig) -> Vec<Violation> {
     let mut problems = Vec::new();
@@ -384,7 +427,7 @@ fn check(c: &ScenarioConfig) -> Vec<Violation> {
             fail(
                 "arrivals_per_second",
                 format!(
-                    "scenario.arrivals_per_second ({}) over duration_ms ({}) makes {operations:.0} operations; at most {MAX_OPERATIONS:.0} per run",
+                    "scenario.arrivals_per_second ({}) over duration_ms ({}) makes {operations:.0} operations; at most {MAX_OPERATIONS:.0} per run (the simulator's memory bound)",
                     c.arrivals_per_second, c.duration_ms
                 ),
             );

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::file::Plan;
 use crate::report::{variant_report, VariantReport};
-use crate::scenario::Scenario;
+use crate::scenario::{workload_problems, Scenario};
 use crate::sim::{Setup, SimError, Simulation};
 
 /// A way of running the file's policy.
@@ -83,11 +83,11 @@ pub fn variants(plan: &Plan, scenario: &Scenario, names: &[VariantName]) -> Resu
             VariantName::Layered => {
                 let layers = scenario.config.layers;
                 let attempts = plan.policy.max_attempts();
-                let most = u64::from(attempts).checked_pow(layers).filter(|most| *most <= 100_000).ok_or_else(|| {
-                    format!(
-                        "scenario.layers: {layers} layers of max_attempts {attempts} could send {attempts}^{layers} attempts per operation; at most 100000 are simulated"
-                    )
-                })?;
+                // Loading the plan refused what breaks the work bound already.
+                if let Some(problem) = workload_problems(&scenario.config, attempts, &plan.policy_source).first() {
+                    return Err(problem.message.clone());
+                }
+                let most = u64::from(attempts).saturating_pow(layers);
                 setup.layers = layers;
                 let deadlines = if scenario.config.propagate_deadline {
                     "deadlines propagated"

@@ -320,7 +320,22 @@ fn bad_input_is_a_clear_message_and_a_non_zero_exit() {
             r#"{"scenario": {"duration_ms": 86400000, "arrivals_per_second": 1000000, "capacity": {"workers": 1, "queue_limit": 0},
                 "service_time": {"kind": "constant", "ms": 1}}}"#,
             1,
-            "at most 50000000 per run",
+            "at most 2000000 per run (the simulator's memory bound)",
+        ),
+        (
+            "over_memory_bound.json",
+            r#"{"scenario": {"duration_ms": 1200000, "arrivals_per_second": 2000, "capacity": {"workers": 1, "queue_limit": 0},
+                "service_time": {"kind": "constant", "ms": 1}}}"#,
+            1,
+            "scenario.arrivals_per_second (2000) over duration_ms (1200000) makes 2400000 operations; at most 2000000 per run",
+        ),
+        (
+            "over_work_bound.json",
+            r#"{"policy": {"max_attempts": 100},
+                "scenario": {"duration_ms": 60000, "arrivals_per_second": 1000, "capacity": {"workers": 1, "queue_limit": 0},
+                "service_time": {"kind": "constant", "ms": 1}, "layers": 2}}"#,
+            1,
+            "makes 60000 operations of up to 10000 attempts each (max_attempts 100 of policy, 2 layer(s)): 600000000 attempts; at most 50000000 per variant (the simulator's work bound)",
         ),
         (
             "negative.json",
@@ -367,6 +382,11 @@ fn simulate_needs_a_scenario_and_a_simulable_depth() {
     let out = retryplan(&["simulate", &deep, "--no-svg"]);
     assert_eq!(out.code, 1);
     assert!(out.stderr.contains("could send 100^3 attempts per operation"), "{}", out.stderr);
+    // `check` refuses what `simulate` would refuse, naming the field and the bound.
+    let out = retryplan(&["check", &deep]);
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("scenario.layers"), "{}", out.stdout);
+    assert!(out.stdout.contains("at most 100000 are simulated"), "{}", out.stdout);
 }
 
 // ---------------------------------------------------------------- simulate

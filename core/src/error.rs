@@ -283,6 +283,45 @@ impl Error {
     /// and the bindings still list it, deprecated, for one release.
     pub const RENAMED_CODES: [(&'static str, &'static str); 2] =
         [("invalid_policy", "config_violations"), ("invalid_policy_json", "invalid_config")];
+    /// The error for a millisecond argument (a clock reading, a delay, a
+    /// `retry_after_ms`) outside `0..=2^53 - 1`, the range of every time the
+    /// engine keeps: one message for every binding, naming the argument and
+    /// what was passed (`got`, as the caller wrote it: `-1`, `2**64`).
+    ///
+    /// ```
+    /// use retryplan::Error;
+    /// assert_eq!(
+    ///     Error::ms_out_of_range("retry_after_ms", -1).to_string(),
+    ///     "invalid argument `retry_after_ms`: must be a whole number of milliseconds in 0..=2^53 - 1 (9007199254740991), got -1"
+    /// );
+    /// ```
+    #[must_use]
+    pub fn ms_out_of_range(name: &'static str, got: impl core::fmt::Display) -> Error {
+        let rule = alloc::format!(
+            "must be a whole number of milliseconds in 0..=2^53 - 1 ({}), got {got}",
+            crate::units::MAX_MS
+        );
+        Error::InvalidArgument { name, rule: Message::text(rule) }
+    }
+
+    /// A millisecond argument checked: `ms` when it is at most
+    /// [`MAX_MS`](crate::MAX_MS) (2^53 - 1).
+    ///
+    /// # Errors
+    /// [`Error::ms_out_of_range`] above it.
+    ///
+    /// ```
+    /// use retryplan::{Error, MAX_MS};
+    /// assert_eq!(Error::check_ms("now_ms", MAX_MS), Ok(MAX_MS));
+    /// assert!(Error::check_ms("now_ms", MAX_MS + 1).is_err());
+    /// ```
+    pub fn check_ms(name: &'static str, ms: u64) -> Result<u64, Error> {
+        if ms <= crate::units::MAX_MS {
+            Ok(ms)
+        } else {
+            Err(Error::ms_out_of_range(name, ms))
+        }
+    }
 
     /// The stable snake_case identifier of this kind of error, the same in
     /// every language binding.

@@ -7,10 +7,10 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use alloc::borrow::ToOwned;
 use alloc::string::String;
 
 use crate::error::Error;
+use crate::error_body::{json_error_code, xml_error_code};
 use crate::message::{message, Message};
 
 /// The longest error code an [`ErrorCode`] holds, in bytes.
@@ -202,16 +202,22 @@ pub fn sanitize_error_code(raw: &str) -> Option<&str> {
     (!after_hash.is_empty()).then_some(after_hash)
 }
 
-/// The error code of an AWS response, read where the services put it:
+/// The error code of an AWS response, read only where the protocols put it
+/// (botocore's response parsers, smithy-rs's error readers):
 ///
 /// 1. the `x-amzn-errortype` header (JSON protocols);
-/// 2. else, in a JSON body, the top-level `__type` or `code` member;
-/// 3. else, in an XML body, the first `<Code>...</Code>` element (query,
-///    EC2 and REST-XML protocols, S3's `<Error><Code>SlowDown</Code>`).
+/// 2. else, in a JSON body, the top-level object's string member `code`,
+///    else `Code`, else `__type` (never a member of a nested object or array);
+/// 3. else, in an XML body, the `<Code>` of the error element: a root
+///    `<Error>` (S3), the root's `<Error>` (`<ErrorResponse><Error>`,
+///    awsQuery and restXml), or the first `<Error>` of the root's `<Errors>`
+///    (EC2's `<Response><Errors><Error>`), never text elsewhere (comments,
+///    CDATA, other elements).
 ///
-/// Each is reduced by [`sanitize_error_code`]. A value that is not a valid
-/// [`ErrorCode`] (longer than 64 bytes, not visible ASCII) counts as no code:
-/// it cannot name a retryable error. Nothing here fails.
+/// Each is reduced by [`sanitize_error_code`]. A body that does not parse
+/// has no code; a value that is not a valid [`ErrorCode`] (longer than 64
+/// bytes, not visible ASCII) counts as no code: it cannot name a retryable
+/// error. Nothing here fails; the reading is one pass over the body.
 ///
 /// ```
 /// use retryplan::aws::error_code_from_response;
@@ -220,6 +226,8 @@ pub fn sanitize_error_code(raw: &str) -> Option<&str> {
 /// let json = r#"{"__type": "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException"}"#;
 /// assert_eq!(error_code_from_response(None, Some(json)).unwrap().as_str(), "ProvisionedThroughputExceededException");
 /// assert_eq!(error_code_from_response(Some("ThrottlingException:http://x"), None).unwrap().as_str(), "ThrottlingException");
+/// let nested = r#"{"code": "ValidationError", "detail": {"__type": "Throttling"}}"#;
+/// assert_eq!(error_code_from_response(None, Some(nested)).unwrap().as_str(), "ValidationError");
 /// ```
 #[must_use]
 pub fn error_code_from_response(errortype_header: Option<&str>, body: Option<&str>) -> Option<ErrorCode> {
@@ -227,38 +235,13 @@ pub fn error_code_from_response(errortype_header: Option<&str>, body: Option<&st
         return ErrorCode::new(code).ok();
     }
     let body = body?.trim_ascii_start();
-    let raw = if body.starts_with('{') {
-        json_error_type(body)?
+    if body.starts_with('{') {
+        ErrorCode::new(sanitize_error_code(json_error_code(body)?)?).ok()
     } else if body.starts_with('<') {
-        xml_code(body)?.to_owned()
+        ErrorCode::new(sanitize_error_code(xml_error_code(body)?)?).ok()
     } else {
-        return None;
-    };
-    ErrorCode::new(sanitize_error_code(&raw)?).ok()
-}
-
-/// The `__type` (or else `code`) string member of a JSON object: the text
-/// of `"__type": "..."`, found by a small scan that needs no JSON reader (so
-/// every build, the wasm one included, reads bodies alike). A value holding a
-/// backslash escape is not read (no error code has one).
-fn json_error_type(body: &str) -> Option<String> {
-    ["\"__type\"", "\"code\""].iter().find_map(|key| json_string_member(body, key)).map(str::to_owned)
-}
-
-/// The string after `key`, `:` and optional whitespace.
-fn json_string_member<'a>(body: &'a str, key: &str) -> Option<&'a str> {
-    let after_key = body.get(body.find(key)? + key.len()..)?.trim_ascii_start();
-    let value = after_key.strip_prefix(':')?.trim_ascii_start().strip_prefix('"')?;
-    let text = value.get(..value.find('"')?)?;
-    (!text.contains('\\')).then_some(text)
-}
-
-/// The text of the first `<Code>` element.
-fn xml_code(body: &str) -> Option<&str> {
-    let start = body.find("<Code>")? + "<Code>".len();
-    let rest = body.get(start..)?;
-    let end = rest.find("</Code>")?;
-    rest.get(..end)
+        None
+    }
 }
 
 #[cfg(test)]

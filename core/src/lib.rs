@@ -31,6 +31,7 @@ pub mod dependency;
 pub mod driver;
 mod email_date;
 pub mod error;
+mod error_body;
 mod error_code;
 pub mod failure;
 pub mod grant;

@@ -93,12 +93,28 @@ impl Input<'_> {
     }
 }
 
-/// Parses a List field value (all field lines joined with `", "`).
+/// The most members a List may have: RFC 9651's minimum a parser must
+/// support (section 3.1), and the most read, so that a reader looking up
+/// members of one list in another stays linear in the field's length.
+pub(crate) const MAX_LIST_MEMBERS: usize = 1024;
+
+/// The most parameters one item may have: RFC 9651's minimum a parser must
+/// support (section 3.1.2), and the most read, so that finding a repeated key
+/// among them (a scan per key) stays linear in the field's length.
+pub(crate) const MAX_PARAMETERS: usize = 256;
+
+/// Parses a List field value (all field lines joined with `", "`). A list of
+/// more than [`MAX_LIST_MEMBERS`] members, or an item of more than
+/// [`MAX_PARAMETERS`] parameters, does not parse (RFC 9651 asks parsers to
+/// support at least those; a field past them fails as any malformed one).
 pub(crate) fn parse_list(value: &str) -> Parsed<Vec<Member>> {
     let mut input = Input { bytes: value.as_bytes(), at: 0 };
     input.skip_sp();
     let mut members = Vec::new();
     while !input.is_empty() {
+        if members.len() == MAX_LIST_MEMBERS {
+            return Err(Invalid);
+        }
         members.push(member(&mut input)?);
         input.skip_ows();
         if input.is_empty() {
@@ -141,8 +157,10 @@ fn parameters(input: &mut Input<'_>) -> Parsed<Vec<(String, BareItem)>> {
         input.skip_sp();
         let name = key(input)?;
         let value = if input.eat(b'=') { bare_item(input)? } else { BareItem::Boolean(true) };
+        let full = parameters.len() == MAX_PARAMETERS;
         match parameters.iter_mut().find(|(existing, _)| *existing == name) {
             Some(slot) => slot.1 = value,
+            None if full => return Err(Invalid),
             None => parameters.push((name, value)),
         }
     }
@@ -334,6 +352,20 @@ mod tests {
         // Repeated parameter keys keep the last value; a bare key is true.
         let list = parse_list("a;x=1;x=2;y").unwrap();
         assert_eq!(list[0].parameters, [("x".into(), BareItem::Integer(2)), ("y".into(), BareItem::Boolean(true))]);
+    }
+
+    #[test]
+    fn rfc_9651_minimums_are_the_limits() {
+        let members = |count: usize| vec!["a"; count].join(", ");
+        assert_eq!(parse_list(&members(MAX_LIST_MEMBERS)).map(|list| list.len()), Ok(MAX_LIST_MEMBERS));
+        assert_eq!(parse_list(&members(MAX_LIST_MEMBERS + 1)), Err(Invalid));
+        let parameters = |count: usize| (0..count).map(|index| format!(";k{index}")).collect::<String>();
+        let full = parse_list(&format!("a{}", parameters(MAX_PARAMETERS))).unwrap();
+        assert_eq!(full[0].parameters.len(), MAX_PARAMETERS);
+        assert_eq!(parse_list(&format!("a{}", parameters(MAX_PARAMETERS + 1))), Err(Invalid));
+        // A repeated key is no new parameter.
+        let repeated = format!("a{};k0=1", parameters(MAX_PARAMETERS));
+        assert_eq!(parse_list(&repeated).unwrap()[0].parameter("k0"), Some(&BareItem::Integer(1)));
     }
 
     #[test]

@@ -514,7 +514,7 @@ def parse_grpc_timeout_ns(value: str) -> int:
     """Reads a ``grpc-timeout`` value as exact nanoseconds (saturating at 2**63 - 1)."""
 
 def aws_error_code_from_response(errortype_header: Optional[str] = None, body: Optional[str] = None) -> Optional[str]:
-    """The AWS error code of a response: ``x-amzn-errortype``, else a JSON body's ``__type``/``code``, else an XML ``<Code>``."""
+    """The AWS error code of a response: ``x-amzn-errortype``, else a JSON body's top-level ``code``/``Code``/``__type``, else an XML error's ``<Code>`` (documented positions only)."""
 
 def aws_standard_dependency() -> Dependency:
     """The AWS SDK standard mode's dependency: the 500-unit retry quota."""

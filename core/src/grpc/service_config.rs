@@ -27,6 +27,7 @@
 //! instead of refusing is done and reported in [`ServiceConfig::warnings`].
 
 use alloc::borrow::ToOwned;
+use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -134,11 +135,14 @@ impl ServiceConfig {
         let mut reader = Reader { options, warnings: Vec::new() };
         let top = Object::new(value, "")?;
         let mut methods: Vec<MethodProfile> = Vec::new();
+        // Every selector named so far: one ordered set, so a config of n
+        // names costs n log n, not n^2.
+        let mut named: BTreeSet<String> = BTreeSet::new();
         if let Some((path, list)) = top.get("methodConfig")? {
             for (index, entry) in list_items(list, &path)?.iter().enumerate() {
                 let path = item(&path, index);
                 for profile in reader.method_config(entry, &path)? {
-                    if methods.iter().any(|known| known.name == profile.name) {
+                    if !named.insert(profile.name.clone()) {
                         return Err(rule(&path, message!(SelectorTwice, excerpt(&profile.name))));
                     }
                     methods.push(profile);

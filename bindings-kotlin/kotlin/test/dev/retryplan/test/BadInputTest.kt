@@ -70,6 +70,9 @@ class BadInputTest {
         Row("clock reading beyond 2^53 - 1 ms", "InvalidArgument", "invalid_argument", "now_ms") {
             withOperation { it.poll(1L shl 53) }
         },
+        Row("retry_after_ms beyond 2^53 - 1 ms", "InvalidArgument", "invalid_argument", "retry_after_ms") {
+            withOperation { it.onOutcome(1, 1, Outcome.HttpStatus(503, Long.MAX_VALUE)) }
+        },
         Row("negative count", "InvalidArgument", "invalid_argument", "capacity") { RetrySlots(-1) },
         Row("NaN in a configuration", "InvalidConfig", "invalid_config", "attempt_timeout.fraction_of_remaining") {
             Policy(defaultPolicyConfig().copy(attemptTimeout = AttemptTimeoutConfig.FractionOfRemaining(Double.NaN)))
