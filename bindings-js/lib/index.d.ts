@@ -335,7 +335,8 @@ export type ProfileName =
   | 'background'
   | 'aws_standard'
   | 'aws_standard_2026'
-  | 'aws_standard_2026_dynamodb';
+  | 'aws_standard_2026_dynamodb'
+  | 'polly_v8';
 
 export type Class =
   | { class: 'success' }

@@ -169,7 +169,6 @@ rules! {
     /// Too few or too many redelivery delays: count, the most.
     RedeliveryDelays = "redelivery_delays": "redelivery.delays_ms has {0} values; it must have 1 to {1}",
     /// A quota cost above the capacity: field, cost, the capacity's field, capacity.
-    CostAboveCapacity = "cost_above_capacity": "{0} ({1}) must be <= {2} ({3}), or no retry could ever be paid",
 
     // Arguments.
     /// A status outside the HTTP range: status.
@@ -195,7 +194,6 @@ rules! {
 
     // gRPC service configs.
     /// A client-side cap on maxAttempts below 2: the cap.
-    AttemptsCapTooLow = "attempts_cap_too_low": "must be >= 2 (a retry needs two attempts), got {0}",
     /// A selector named twice: the name.
     SelectorTwice = "selector_twice": "the selector {0:q} is named twice; each name must be unique across the service config",
     /// Both a retry and a hedging policy.

@@ -173,7 +173,8 @@ impl Policy {
         let polly = matches!(c.jitter, JitterConfig::Polly { .. });
         if polly {
             check_polly(&mut check, b);
-        } else if b.cap_ms < b.base_ms {
+        } else if b.cap_ms < b.base_ms && b.cap_ms != 0 {
+            // A cap of 0 is got's `backoffLimit: 0`: every backoff is 0, whatever the base.
             check.fail("backoff.cap_ms", message!(CapBelowBase, b.cap_ms, b.base_ms));
         }
         let multiplier_permille = check.permille("backoff.multiplier", b.multiplier, 0.0, MAX_MULTIPLIER, true);
@@ -182,7 +183,7 @@ impl Policy {
         }
         if let Some(throttling_base_ms) = b.throttling_base_ms.filter(|_| !polly) {
             check.ms("backoff.throttling_base_ms", throttling_base_ms);
-            if throttling_base_ms > b.cap_ms {
+            if throttling_base_ms > b.cap_ms && b.cap_ms != 0 {
                 check
                     .fail("backoff.throttling_base_ms", message!(ThrottlingBaseAboveCap, throttling_base_ms, b.cap_ms));
             }
