@@ -199,7 +199,9 @@ export type JitterConfig =
   | { kind: 'none' | 'full' | 'equal' | 'decorrelated' | 'a6' | 'full_then_cap' }
   | { kind: 'proportional'; ratio: number }
   /** Polly v8's constant/linear/exponential delays and its jitter (DecorrelatedJitterBackoffV2 for exponential). */
-  | { kind: 'polly'; useJitter: boolean };
+  | { kind: 'polly'; useJitter: boolean }
+  /** urllib3's `backoff_jitter`: up to `maxMs` added on top of the ceiling, then capped. */
+  | { kind: 'additive'; maxMs: number };
 /** One rule of `serverGuidance.statuses`: replaces the section's honor, capMs and aboveCap for one HTTP status. */
 export interface StatusGuidanceConfig {
   status: number;

@@ -160,6 +160,7 @@ pub enum JitterConfig {
     A6,
     FullThenCap,
     Polly { use_jitter: bool },
+    Additive { max_ms: u64 },
 }
 
 #[uniffi::remote(Enum)]

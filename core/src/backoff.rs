@@ -154,6 +154,8 @@ fn draw_range(policy: &Policy, retry: u32, previous_delay_ms: u64, after_throttl
             DrawRange::uncapped(ceiling - spread, ceiling.saturating_add(spread))
         }
         Jitter::FullThenCap => DrawRange { low: 0, high: backoff.grown_ms(base, retry, MAX_MS), cap },
+        // urllib3: min(backoff_max, factor * 2^(n-1) + random() * backoff_jitter).
+        Jitter::Additive { max_ms } => DrawRange { low: ceiling, high: ceiling.saturating_add(max_ms), cap },
     }
 }
 

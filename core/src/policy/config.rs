@@ -141,6 +141,15 @@ pub enum JitterConfig {
         /// Polly's `UseJitter` (true when absent).
         use_jitter: bool,
     },
+    /// Uniform in `[c, c + max_ms]`, then capped: `min(cap, c + U * max_ms)`,
+    /// a random amount added on top of the ceiling, as urllib3's
+    /// `backoff_jitter` does (`min(backoff_max, factor * 2^(n-1) + random() *
+    /// backoff_jitter)`). A retry whose ceiling is 0 because of
+    /// `immediate_first_retry` waits 0, as urllib3's first retry does.
+    Additive {
+        /// The most added on top of the ceiling, in ms (0 adds nothing).
+        max_ms: u64,
+    },
 }
 
 /// Outcomes that may be retried.

@@ -208,6 +208,10 @@ impl Policy {
             JitterConfig::Polly { use_jitter } => Jitter::Polly { use_jitter },
             JitterConfig::A6 => Jitter::A6,
             JitterConfig::FullThenCap => Jitter::FullThenCap,
+            JitterConfig::Additive { max_ms } => {
+                check.ms("jitter.max_ms", max_ms);
+                Jitter::Additive { max_ms }
+            }
         };
 
         let classification = Classification {
