@@ -157,7 +157,7 @@ rules! {
     /// A status both conflict and retried: status.
     ConflictAlsoRetried = "conflict_also_retried": "conflict.http_statuses ({0}) must not also be in retry_on.http_statuses: a conflict is redone, not repeated",
     /// A retried status below 400: status.
-    RetriedNotError = "retried_not_error": "retry_on.http_statuses ({0}) must be an error status (>= 400): 1xx-3xx count as success",
+    RetriedNotError = "retried_not_error": "retry_on.http_statuses ({0}) must be a 2xx (polled again) or an error status (>= 400): 1xx and 3xx count as success",
     /// A gRPC code both conflict and retried: code.
     GrpcConflictAlsoRetried = "grpc_conflict_also_retried": "conflict.grpc_codes ({0}) must not also be in retry_on.grpc_codes",
     /// `ok` in a list of gRPC failures: field.

@@ -155,7 +155,8 @@ pub enum JitterConfig {
 /// Outcomes that may be retried.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RetryOnConfig {
-    /// HTTP statuses worth another attempt.
+    /// HTTP statuses worth another attempt: error statuses (>= 400), or a
+    /// 2xx to poll again (a 202 "accepted, still working").
     pub http_statuses: Vec<u16>,
     /// gRPC codes worth another attempt.
     pub grpc_codes: Vec<GrpcCode>,

@@ -238,7 +238,10 @@ impl Policy {
                 check.fail("conflict.http_statuses", message!(ConflictAlsoRetried, status));
             }
         }
-        for status in classification.retry_http.iter().filter(|status| *status < 400) {
+        // A 2xx may be retried: polling a 202 until the work is done (urllib3's
+        // `status_forcelist` takes any status). 1xx are interim and 3xx are the
+        // HTTP client's to follow.
+        for status in classification.retry_http.iter().filter(|status| *status < 200 || (300..400).contains(status)) {
             check.fail("retry_on.http_statuses", message!(RetriedNotError, status));
         }
         for code in classification.conflict_grpc.iter() {
