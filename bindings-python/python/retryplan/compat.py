@@ -41,6 +41,7 @@ subclass that overrides the methods deciding retries.
 """
 
 import math
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Dict, List, Optional, Union
 
 from ._errors import RetryplanError
@@ -148,7 +149,7 @@ def _methods(value: object) -> List[str]:
     """``allowed_methods`` as ``retry_methods``: a falsy value allows every method."""
     if not value:
         return list(_METHODS)
-    if isinstance(value, str) or not hasattr(value, "__iter__"):
+    if isinstance(value, str) or not isinstance(value, Iterable):
         raise TypeError(f"Retry.allowed_methods must be a collection of method names or None, got {value!r}")
     listed = list(value)
     for method in listed:
@@ -168,7 +169,7 @@ def _statuses(value: object) -> List[int]:
     """``status_forcelist`` as statuses: ints, or floats equal to one (``503 in [503.0]`` holds)."""
     if value is None or value is False:
         return []
-    if isinstance(value, str) or not hasattr(value, "__iter__"):
+    if isinstance(value, str) or not isinstance(value, Iterable):
         raise TypeError(f"Retry.status_forcelist must be a collection of HTTP statuses or None, got {value!r}")
     statuses = set()
     for status in value:
