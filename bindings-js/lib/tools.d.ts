@@ -112,7 +112,7 @@ export interface MethodProfile {
 /** A gRPC service config read as gRFC A6 says: a validated policy per method selector, the retry throttling, warnings. */
 export class ServiceConfig {
   private constructor();
-  /** Reads a service config object, keys as gRPC writes them; `maxAttemptsCap` defaults to 5. */
+  /** Reads a service config object, keys as gRPC writes them; `maxAttemptsCap` defaults to 5 (below 2: 5, as grpc-go reads it). */
   static fromConfig(config: object, maxAttemptsCap?: number): ServiceConfig;
   static fromJson(json: string, maxAttemptsCap?: number): ServiceConfig;
   readonly methods: MethodProfile[];
