@@ -15,6 +15,13 @@ from retryplan import Operation, Outcome, Policy  # noqa: E402
 from retryplan.compat import DEFAULT_TOTAL_BUDGET_MS, RetryNotMappable, from_urllib3  # noqa: E402
 
 
+def with_retry_after_max(seconds: float):
+    """A Retry with `retry_after_max` (urllib3 2.6+; set on older ones, where from_urllib3 reads it the same way)."""
+    retry = Retry()
+    retry.retry_after_max = seconds
+    return retry
+
+
 def decisions(policy: Policy, outcomes):
     """Runs `outcomes` through an operation (one per attempt) and lists the decisions' kinds and delays."""
     operation = Operation(policy, now_ms=0, seed=7)
@@ -113,7 +120,7 @@ def test_total_false_and_zero_make_one_attempt():
         (lambda: Retry(backoff_factor=float("nan")), "backoff_factor"),
         (lambda: Retry(backoff_factor=1e300, backoff_max=float("inf")), "backoff_factor"),
         (lambda: Retry(backoff_jitter=float("inf")), "backoff_jitter"),
-        (lambda: Retry(retry_after_max=float("nan")), "retry_after_max"),
+        (lambda: with_retry_after_max(float("nan")), "retry_after_max"),
         (lambda: Retry(total=500), "total"),
         (lambda: Retry(redirect=5), "redirect"),
         (lambda: Retry(backoff_factor=0.0001), "backoff_factor"),
@@ -199,4 +206,4 @@ def test_huge_or_infinite_backoff_follows_urllib3s_min():
     assert decisions(policy, [Outcome.http_status(500)] * 3) == [("wait", 0), ("wait", 120_000), ("wait", 120_000)]
     no_cap = from_urllib3(Retry(total=3, backoff_factor=0.5, backoff_max=float("inf"), status_forcelist=[500]))
     assert no_cap.to_dict()["backoff"]["cap_ms"] == 2**53 - 1
-    assert from_urllib3(Retry(retry_after_max=float("inf"))).to_dict()["server_guidance"]["cap_ms"] == 2**53 - 1
+    assert from_urllib3(with_retry_after_max(float("inf"))).to_dict()["server_guidance"]["cap_ms"] == 2**53 - 1
