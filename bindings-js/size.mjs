@@ -27,14 +27,13 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * its both-names error: 77118 B with main as of core-shape, so the limit was
  * 77300 B until that alias goes; invalid_config naming the configuration it
  * read, in the core's readers and the JS-object walk: 77492 B, so 77700 B;
- * issue 29's whole-call text bound of the JS-object walk, which keeps a
- * configuration of 4,000 strings of 1 MiB from trapping the module for good,
- * and RFC 9651's list and parameter limits in the structured-field reader:
- * 77765 B, so 77900 B).
+ * issue 26's peer dialects (the `polly_v8` profile, the `additive` jitter kind
+ * for urllib3's backoff_jitter, a 2xx in retry_on polled again): 77753 B, so
+ * 77950 B).
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 77_900;
+const LIMIT = 77_950;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);

@@ -17,6 +17,7 @@ import type {
   ProfileName,
   Pushback,
   Redelivery,
+  RetryAfterReading,
   ResolvedPolicyConfig,
   Timeline,
 } from './index.js';
@@ -86,6 +87,12 @@ export function parseGrpcTimeout(value: string): number;
 export function encodeGrpcTimeoutNs(timeoutNs: bigint): string;
 /** A `grpc-timeout` value as exact nanoseconds (saturating at 2^63-1). Throws "invalid_header". */
 export function parseGrpcTimeoutNs(value: string): bigint;
+/**
+ * The moment an HTTP-date (RFC 9110 section 5.6.7) names, in Unix ms (negative before 1970); `nowUnixMs` only
+ * picks the century of an rfc850-date, and "0" is not a date. `reading` "lenient" also reads what Python's
+ * email.utils reads. Throws "invalid_header".
+ */
+export function parseHttpDate(value: string, nowUnixMs: number, reading?: RetryAfterReading): number;
 /** The AWS error code of a response: `x-amzn-errortype`, else a JSON body's `__type`/`code`, else an XML `<Code>`. */
 export function awsErrorCodeFromResponse(errortypeHeader?: string | null, body?: string | null): string | undefined;
 /** The AWS SDK standard mode's dependency: the 500-unit retry quota. */
@@ -105,7 +112,7 @@ export interface MethodProfile {
 /** A gRPC service config read as gRFC A6 says: a validated policy per method selector, the retry throttling, warnings. */
 export class ServiceConfig {
   private constructor();
-  /** Reads a service config object, keys as gRPC writes them; `maxAttemptsCap` defaults to 5. */
+  /** Reads a service config object, keys as gRPC writes them; `maxAttemptsCap` defaults to 5 (below 2: 5, as grpc-go reads it). */
   static fromConfig(config: object, maxAttemptsCap?: number): ServiceConfig;
   static fromJson(json: string, maxAttemptsCap?: number): ServiceConfig;
   readonly methods: MethodProfile[];

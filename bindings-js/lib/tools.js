@@ -35,6 +35,7 @@ export {
   parseGrpcTimeout,
   encodeGrpcTimeoutNs,
   parseGrpcTimeoutNs,
+  parseHttpDate,
   awsErrorCodeFromResponse,
   remainingBudgetMs,
   admit,

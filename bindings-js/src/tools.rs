@@ -144,6 +144,22 @@ pub fn parse_grpc_timeout(value: &JsValue) -> Result<f64, JsValue> {
     rp::parse_grpc_timeout(&text("value", value)?).map(num).map_err(header_error)
 }
 
+/// The moment an HTTP-date names, in Unix ms (negative before 1970), read
+/// as `reading` says (`"strict"` when absent, or `"lenient"`).
+#[wasm_bindgen(js_name = parseHttpDate)]
+pub fn parse_http_date(value: &JsValue, now_unix_ms: &JsValue, reading: &JsValue) -> Result<f64, JsValue> {
+    let value = text("value", value)?;
+    let now_unix_ms = ms("nowUnixMs", now_unix_ms)?;
+    let reading = if reading.is_undefined() || reading.is_null() {
+        rp::RetryAfterReading::Strict
+    } else {
+        named("reading", &text("reading", reading)?)?
+    };
+    // Within +-(2^53 - 1) ms: exact as a JS number.
+    #[allow(clippy::cast_precision_loss)]
+    rp::parse_http_date(&value, now_unix_ms, reading).map(|unix_ms| unix_ms as f64).map_err(header_error)
+}
+
 /// Budget left at `nowMs` before `deadlineMs`, minus `reserveMs` (0 at the least).
 #[wasm_bindgen(js_name = remainingBudgetMs)]
 pub fn remaining_budget_ms(deadline_ms: &JsValue, now_ms: &JsValue, reserve_ms: &JsValue) -> Result<f64, JsValue> {

@@ -43,7 +43,7 @@ test('two entries: the default one for a checkout page, the tools a superset wit
   assert.deepEqual(Object.keys(tools).filter((name) => !(name in lean)).sort(), [
     'ServiceConfig', 'admit', 'awsErrorCodeFromResponse', 'awsStandard2026Dependency', 'awsStandardDependency',
     'encodeGrpcTimeout', 'encodeGrpcTimeoutNs',
-    'parseGrpcPushback', 'parseGrpcTimeout', 'parseGrpcTimeoutNs', 'redeliver', 'remainingBudgetMs',
+    'parseGrpcPushback', 'parseGrpcTimeout', 'parseGrpcTimeoutNs', 'parseHttpDate', 'redeliver', 'remainingBudgetMs',
   ]);
   for (const tool of ['fromJson']) assert.equal(lean.Policy[tool], undefined, tool);
   for (const tool of ['toConfig', 'toJson', 'explain', 'classify', 'backoffCeilingsMs']) assert.equal(lean.Policy.prototype[tool], undefined, tool);

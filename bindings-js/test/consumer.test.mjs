@@ -96,7 +96,7 @@ test('Vite bundles a page that imports the default entry, ships the lean wasm on
       const result = await resultOf(page, `${server.url}/`);
       assert.deepEqual(errors, []);
       assert.deepEqual(result.profiles, [
-        'read', 'checkout', 'write_keyed', 'write_strict', 'background', 'aws_standard', 'aws_standard_2026', 'aws_standard_2026_dynamodb',
+        'read', 'checkout', 'write_keyed', 'write_strict', 'background', 'aws_standard', 'aws_standard_2026', 'aws_standard_2026_dynamodb', 'polly_v8',
       ]);
       assert.deepEqual(result.first, {
         type: 'start_attempt', attempt: 1, timeoutMs: 200, abortAtMs: 250, requestId: '92c2a5665ff07619', remainingBudgetMs: 700, hedge: false,

@@ -27,6 +27,7 @@ export const LEAN_CANNOT_RUN = {
     grpc_pushback: 'parseGrpcPushback is a tool (the gRPC dialect)',
     grpc_timeout_encode: 'encodeGrpcTimeout is a tool (the gRPC dialect)',
     grpc_timeout_parse: 'parseGrpcTimeout is a tool (the gRPC dialect)',
+    http_date: 'parseHttpDate is a tool (the default entry reads dates only inside Retry-After)',
     grpc_timeout_ns_encode: 'encodeGrpcTimeoutNs is a tool (the gRPC dialect)',
     grpc_timeout_ns_parse: 'parseGrpcTimeoutNs is a tool (the gRPC dialect)',
     grpc_service_config: 'ServiceConfig is a tool (the gRPC dialect)',
@@ -502,6 +503,14 @@ export function runCase(api, testCase, failures, run = { lean: false, skipped: [
     case 'retry_after':
       call = () =>
         api.parseRetryAfter(
+          field(testCase, 'value', 'string'),
+          field(testCase, 'now_unix_ms', 'number'),
+          'reading' in testCase ? field(testCase, 'reading', 'string') : undefined,
+        );
+      break;
+    case 'http_date':
+      call = () =>
+        api.parseHttpDate(
           field(testCase, 'value', 'string'),
           field(testCase, 'now_unix_ms', 'number'),
           'reading' in testCase ? field(testCase, 'reading', 'string') : undefined,

@@ -84,7 +84,7 @@ pub struct ServiceConfig(rp::grpc::ServiceConfig);
 #[uniffi::export]
 impl ServiceConfig {
     /// Reads a service config from JSON; `max_attempts_cap` is the
-    /// client-side cap on maxAttempts (null: 5).
+    /// client-side cap on maxAttempts (null, or below 2: 5, as grpc-go reads it).
     #[uniffi::constructor(default(max_attempts_cap = None))]
     pub fn from_json(json: String, max_attempts_cap: Option<i32>) -> Result<Arc<ServiceConfig>> {
         let max_attempts_cap = match max_attempts_cap {

@@ -45,9 +45,9 @@ pub use driver::{
     Driver, DriverOptions, Ending, Event,
 };
 pub use operation::{
-    admit, encode_grpc_timeout, parse_grpc_pushback, parse_grpc_timeout, parse_rate_limit, parse_rate_limit_reset,
-    parse_retry_after, parse_retry_after_ms_header, parse_retry_after_with, remaining_budget_ms, Admission,
-    GiveUpCounts, Operation, OperationOptions, Stats, StatsSnapshot,
+    admit, encode_grpc_timeout, parse_grpc_pushback, parse_grpc_timeout, parse_http_date, parse_rate_limit,
+    parse_rate_limit_reset, parse_retry_after, parse_retry_after_ms_header, parse_retry_after_with,
+    remaining_budget_ms, Admission, GiveUpCounts, Operation, OperationOptions, Stats, StatsSnapshot,
 };
 pub use policy::{
     default_policy_config, policy_config_from_json, profile_config, profile_names, AttemptTimeoutConfig, BackoffConfig,
@@ -79,6 +79,7 @@ pub enum JitterConfig {
     A6,
     FullThenCap,
     Polly { use_jitter: bool },
+    Additive { max_ms: u64 },
 }
 
 #[uniffi::remote(Enum)]

@@ -242,6 +242,15 @@ pub fn parse_retry_after(value: String, now_unix_ms: i64) -> Result<i64> {
     Ok(long_out(rp::parse_retry_after(&value, now_unix_ms).map_err(rp::Error::from)?))
 }
 
+/// The moment an HTTP-date (RFC 9110 section 5.6.7) names, in Unix ms
+/// (negative before 1970), read as `reading` says; `now_unix_ms` only picks
+/// the century of an rfc850-date, and "0" is not a date.
+#[uniffi::export]
+pub fn parse_http_date(value: String, now_unix_ms: i64, reading: rp::RetryAfterReading) -> Result<i64> {
+    let now_unix_ms = clock_in("now_unix_ms", now_unix_ms)?;
+    Ok(rp::parse_http_date(&value, now_unix_ms, reading).map_err(rp::Error::from)?)
+}
+
 /// A Retry-After value read as `reading` says: `Strict` (RFC 9110, what
 /// `parse_retry_after` does) or `Lenient` (also what Python's email.utils reads).
 #[uniffi::export]

@@ -50,7 +50,7 @@ pub(crate) struct PyServiceConfig {
 #[pymethods]
 impl PyServiceConfig {
     /// Reads a service config from a dict (or JSON text); `max_attempts_cap`
-    /// is the client-side cap on maxAttempts (default 5).
+    /// is the client-side cap on maxAttempts (default 5; below 2: 5, as grpc-go reads it).
     #[new]
     #[pyo3(signature = (config, *, max_attempts_cap = None))]
     fn new(config: &Bound<'_, PyAny>, max_attempts_cap: Option<&Bound<'_, PyAny>>) -> Res<Self> {

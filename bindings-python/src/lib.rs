@@ -80,6 +80,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(policy::profile, m)?,
         wrap_pyfunction!(outcome::classify, m)?,
         wrap_pyfunction!(outcome::parse_retry_after, m)?,
+        wrap_pyfunction!(outcome::parse_http_date, m)?,
         wrap_pyfunction!(outcome::parse_retry_after_ms_header, m)?,
         wrap_pyfunction!(outcome::parse_rate_limit, m)?,
         wrap_pyfunction!(outcome::parse_rate_limit_reset, m)?,

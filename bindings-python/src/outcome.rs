@@ -255,6 +255,23 @@ pub(crate) fn parse_retry_after(
     Ok(retryplan::parse_retry_after_with(&value, now, reading_arg(reading)?)?)
 }
 
+/// The moment an HTTP-date names, in Unix milliseconds (negative before
+/// 1970): RFC 9110's three forms read strictly, or `reading="lenient"` (also
+/// what Python's `email.utils` reads). `now_unix` (float seconds) or
+/// `now_unix_ms` only picks the century of an rfc850-date.
+#[pyfunction]
+#[pyo3(signature = (value, now_unix = None, *, now_unix_ms = None, reading = None))]
+pub(crate) fn parse_http_date(
+    value: &Bound<'_, PyAny>,
+    now_unix: Option<&Bound<'_, PyAny>>,
+    now_unix_ms: Option<&Bound<'_, PyAny>>,
+    reading: Option<&Bound<'_, PyAny>>,
+) -> Res<i64> {
+    let value = str_arg("value", value)?;
+    let now = NOW_UNIX.read(now_unix, now_unix_ms)?;
+    Ok(retryplan::parse_http_date(&value, now, reading_arg(reading)?)?)
+}
+
 /// The wait in ms a `RateLimit` field asks for (with its `RateLimit-Policy`),
 /// or None when it asks for none.
 #[pyfunction]

@@ -12,7 +12,14 @@ urllib3_retry = pytest.importorskip("urllib3.util.retry")
 Retry = urllib3_retry.Retry
 
 from retryplan import Operation, Outcome, Policy  # noqa: E402
-from retryplan.compat import RetryNotMappable, from_urllib3  # noqa: E402
+from retryplan.compat import DEFAULT_TOTAL_BUDGET_MS, RetryNotMappable, from_urllib3  # noqa: E402
+
+
+def with_retry_after_max(seconds: float):
+    """A Retry with `retry_after_max` (urllib3 2.6+; set on older ones, where from_urllib3 reads it the same way)."""
+    retry = Retry()
+    retry.retry_after_max = seconds
+    return retry
 
 
 def decisions(policy: Policy, outcomes):
@@ -105,9 +112,15 @@ def test_total_false_and_zero_make_one_attempt():
 @pytest.mark.parametrize(
     "retry, attribute",
     [
-        (lambda: Retry(backoff_jitter=0.5), "backoff_jitter"),
+        (lambda: Retry(backoff_jitter=0.0005), "backoff_jitter"),
         (lambda: Retry(allowed_methods=["GET", "PROPFIND"]), "allowed_methods"),
-        (lambda: Retry(status_forcelist=[200]), "status_forcelist"),
+        (lambda: Retry(allowed_methods=["get"]), "allowed_methods"),
+        (lambda: Retry(status_forcelist=[304]), "status_forcelist"),
+        (lambda: Retry(status_forcelist=[503.5]), "status_forcelist"),
+        (lambda: Retry(backoff_factor=float("nan")), "backoff_factor"),
+        (lambda: Retry(backoff_factor=1e300, backoff_max=float("inf")), "backoff_factor"),
+        (lambda: Retry(backoff_jitter=float("inf")), "backoff_jitter"),
+        (lambda: with_retry_after_max(float("nan")), "retry_after_max"),
         (lambda: Retry(total=500), "total"),
         (lambda: Retry(redirect=5), "redirect"),
         (lambda: Retry(backoff_factor=0.0001), "backoff_factor"),
@@ -129,3 +142,68 @@ def test_subclass_overriding_decisions_is_refused():
     with pytest.raises(RetryNotMappable) as caught:
         from_urllib3(Custom())
     assert caught.value.attribute == "is_retry"
+
+
+def test_defaults_are_stated_and_the_budget_is_the_callers():
+    config = from_urllib3(Retry()).to_dict()
+    assert config["total_budget_ms"] == DEFAULT_TOTAL_BUDGET_MS == 86_400_000
+    assert config["attempt_timeout"] == {"fraction_of_remaining": 1.0}
+    assert config["response_reserve_ms"] == 0 and config["minimum_useful_attempt_ms"] == 0
+    assert from_urllib3(Retry(), total_budget_ms=5_000).to_dict()["total_budget_ms"] == 5_000
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: from_urllib3(3), "retry"),  # type: ignore[arg-type]
+        (lambda: from_urllib3(None), "retry"),  # type: ignore[arg-type]
+        (lambda: from_urllib3(Retry(), total_budget_ms="5s"), "total_budget_ms"),  # type: ignore[arg-type]
+        (lambda: from_urllib3(Retry(), total_budget_ms=True), "total_budget_ms"),
+        (lambda: from_urllib3(Retry(total="3")), "Retry.total"),  # type: ignore[arg-type]
+        (lambda: from_urllib3(Retry(backoff_factor="1")), "Retry.backoff_factor"),  # type: ignore[arg-type]
+        (lambda: from_urllib3(Retry(status_forcelist=["503"])), "Retry.status_forcelist"),  # type: ignore[list-item]
+        (lambda: from_urllib3(Retry(allowed_methods=[1])), "Retry.allowed_methods"),  # type: ignore[list-item]
+    ],
+)
+def test_wrong_types_raise_type_error_naming_the_argument(call, name):
+    with pytest.raises(TypeError) as caught:
+        call()
+    assert name in str(caught.value)
+
+
+def test_allowed_methods_false_is_every_method_as_urllib3_reads_it():
+    assert from_urllib3(Retry(allowed_methods=False)).to_dict()["retry_methods"] == from_urllib3(
+        Retry(allowed_methods=None)
+    ).to_dict()["retry_methods"]
+
+
+def test_integral_float_statuses_are_kept_and_2xx_is_polled():
+    assert from_urllib3(Retry(total=3, status_forcelist=[503.0])).to_dict()["retry_on"]["http_statuses"] == [413, 429, 503]
+    policy = from_urllib3(Retry(total=3, status_forcelist=[202]))
+    assert decisions(policy, [Outcome.http_status(202), Outcome.http_status(202), Outcome.success()])[:2] == [
+        ("wait", 0),
+        ("wait", 0),
+    ]
+
+
+def test_negative_total_means_no_retry():
+    assert from_urllib3(Retry(total=-1)).to_dict()["max_attempts"] == 1
+    assert from_urllib3(Retry(total=None, connect=-1)).to_dict()["retry_limits"] == {"connect": 0}
+
+
+def test_backoff_jitter_is_added_on_top_then_capped():
+    config = from_urllib3(Retry(total=5, backoff_factor=0.2, backoff_jitter=0.5, status_forcelist=[500])).to_dict()
+    assert config["jitter"] == {"kind": "additive", "max_ms": 500}
+    policy = from_urllib3(Retry(total=5, backoff_factor=0.2, backoff_jitter=0.5, backoff_max=1, status_forcelist=[500]))
+    seen = decisions(policy, [Outcome.http_status(500)] * 4)
+    assert seen[0] == ("wait", 0), "urllib3 returns 0 before adding jitter on the first retry"
+    assert 400 <= seen[1][1] <= 900 and 800 <= seen[2][1] <= 1000, seen
+
+
+def test_huge_or_infinite_backoff_follows_urllib3s_min():
+    # min(backoff_max, 1e300 * 2^k) is backoff_max: every wait after the first is the cap.
+    policy = from_urllib3(Retry(total=3, backoff_factor=1e300, status_forcelist=[500]), total_budget_ms=10**9)
+    assert decisions(policy, [Outcome.http_status(500)] * 3) == [("wait", 0), ("wait", 120_000), ("wait", 120_000)]
+    no_cap = from_urllib3(Retry(total=3, backoff_factor=0.5, backoff_max=float("inf"), status_forcelist=[500]))
+    assert no_cap.to_dict()["backoff"]["cap_ms"] == 2**53 - 1
+    assert from_urllib3(with_retry_after_max(float("inf"))).to_dict()["server_guidance"]["cap_ms"] == 2**53 - 1

@@ -430,6 +430,15 @@ def kind_retry_after(case: Dict[str, Any]) -> None:
     )
 
 
+def kind_http_date(case: Dict[str, Any]) -> None:
+    reading = case.get("reading", "strict")
+    settle(
+        case,
+        lambda: retryplan.parse_http_date(case["value"], now_unix_ms=case["now_unix_ms"], reading=reading),
+        case["id"],
+    )
+
+
 def kind_rate_limit(case: Dict[str, Any]) -> None:
     settle(case, lambda: retryplan.parse_rate_limit(case["value"], case.get("policy_value")), case["id"])
 
@@ -488,6 +497,7 @@ RUNNERS: Dict[str, Callable[[Dict[str, Any]], None]] = {
     "classify": kind_classify,
     "explain": kind_explain,
     "retry_after": kind_retry_after,
+    "http_date": kind_http_date,
     "retry_after_ms": kind_retry_after_ms,
     "rate_limit": kind_rate_limit,
     "rate_limit_reset": kind_rate_limit_reset,

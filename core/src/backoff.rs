@@ -154,6 +154,8 @@ fn draw_range(policy: &Policy, retry: u32, previous_delay_ms: u64, after_throttl
             DrawRange::uncapped(ceiling - spread, ceiling.saturating_add(spread))
         }
         Jitter::FullThenCap => DrawRange { low: 0, high: backoff.grown_ms(base, retry, MAX_MS), cap },
+        // urllib3: min(backoff_max, factor * 2^(n-1) + random() * backoff_jitter).
+        Jitter::Additive { max_ms } => DrawRange { low: ceiling, high: ceiling.saturating_add(max_ms), cap },
     }
 }
 
@@ -165,7 +167,24 @@ fn draw_range(policy: &Policy, retry: u32, previous_delay_ms: u64, after_throttl
 /// the range holds whatever Polly draws (see the jitter kind `polly`).
 #[must_use]
 pub fn delay_range_ms(policy: &Policy, retry: u32, previous_delay_ms: u64) -> (u64, u64) {
-    let range = draw_range(policy, retry, previous_delay_ms, false);
+    delay_range_after_ms(policy, retry, previous_delay_ms, false)
+}
+
+/// The inclusive range of the delay of retry `r` after a failure that was,
+/// or was not, a throttling error: [`delay_range_ms`] with the base the
+/// failure chooses (`backoff.throttling_base_ms` after a throttling error,
+/// when the policy sets one), jitter and cap included.
+///
+/// ```
+/// use retryplan::{delay_range_after_ms, profiles, Policy};
+/// let aws = Policy::new(&profiles::profile("aws_standard_2026").unwrap()).unwrap();
+/// assert_eq!(delay_range_after_ms(&aws, 0, 0, false), (0, 50), "50 ms base after a transient error");
+/// assert_eq!(delay_range_after_ms(&aws, 0, 0, true), (0, 1_000), "1 s base after a throttling error");
+/// assert_eq!(delay_range_after_ms(&aws, 6, 0, true), (0, 20_000), "capped before the draw");
+/// ```
+#[must_use]
+pub fn delay_range_after_ms(policy: &Policy, retry: u32, previous_delay_ms: u64, after_throttling: bool) -> (u64, u64) {
+    let range = draw_range(policy, retry, previous_delay_ms, after_throttling);
     (range.low.min(range.cap), range.high.min(range.cap))
 }
 

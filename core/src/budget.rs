@@ -214,21 +214,11 @@ impl RetryBudget {
                 success_increment,
                 throttling_retry_cost,
             } => {
-                if capacity == 0 {
-                    let field = at("capacity");
-                    fail(field.clone(), message!(ZeroNotAllowed, field));
-                }
-                for (field, cost) in [
-                    ("retry_cost", Some(retry_cost)),
-                    ("timeout_retry_cost", Some(timeout_retry_cost)),
-                    ("throttling_retry_cost", throttling_retry_cost),
-                ] {
-                    let Some(cost) = cost else { continue };
-                    if cost > capacity {
-                        let field = at(field);
-                        fail(field.clone(), message!(CostAboveCapacity, field, cost, at("capacity"), capacity));
-                    }
-                }
+                // No rule ties the costs to the capacity: botocore's `RetryQuota` and
+                // smithy-rs's `TokenBucket` accept any capacity (0 refuses every
+                // retry that costs anything) and any cost (one above the capacity
+                // is never paid), and smithy-rs tests a capacity of 5 with its
+                // default costs (5, and 10 after a timeout).
                 State::Quota {
                     available: capacity,
                     capacity,
@@ -377,8 +367,29 @@ impl RetryBudget {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] (`charge`) for a charge another budget granted; nothing changes.
-    pub fn on_success(&self, _now_ms: u64, charge: Option<RetryCharge>) -> Result<(), Error> {
+    pub fn on_success(&self, now_ms: u64, charge: Option<RetryCharge>) -> Result<(), Error> {
         let charged = self.settle(charge)?;
+        self.succeeded(now_ms, charged);
+        Ok(())
+    }
+
+    /// Records the success of an attempt that was not a granted retry (a
+    /// first attempt): [`RetryBudget::on_success`] without a charge, which
+    /// cannot fail. A quota adds `success_increment`.
+    pub fn record_success(&self, now_ms: u64) {
+        self.succeeded(now_ms, None);
+    }
+
+    /// Records a retryable failure of an attempt that was not a granted
+    /// retry: [`RetryBudget::on_failure`] without a charge, which cannot fail.
+    pub fn record_failure(&self, _now_ms: u64) {
+        if let State::TokenBucket { tokens_milli, .. } = &mut *self.state() {
+            *tokens_milli = tokens_milli.saturating_sub(1000);
+        }
+    }
+
+    /// A success, `charged` the cost of its retry (refunded by a quota).
+    fn succeeded(&self, _now_ms: u64, charged: Option<u32>) {
         match &mut *self.state() {
             State::TokenBucket { tokens_milli, max_milli, ratio_milli } => {
                 *tokens_milli = tokens_milli.saturating_add(*ratio_milli).min(*max_milli);
@@ -389,7 +400,6 @@ impl RetryBudget {
                 *available = available.saturating_add(refund).min(*capacity);
             }
         }
-        Ok(())
     }
 
     /// Records a retryable failure; `charge` is what the attempt's retry
@@ -397,11 +407,9 @@ impl RetryBudget {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] (`charge`) for a charge another budget granted; nothing changes.
-    pub fn on_failure(&self, _now_ms: u64, charge: Option<RetryCharge>) -> Result<(), Error> {
+    pub fn on_failure(&self, now_ms: u64, charge: Option<RetryCharge>) -> Result<(), Error> {
         self.settle(charge)?;
-        if let State::TokenBucket { tokens_milli, .. } = &mut *self.state() {
-            *tokens_milli = tokens_milli.saturating_sub(1000);
-        }
+        self.record_failure(now_ms);
         Ok(())
     }
 
@@ -498,19 +506,19 @@ mod tests {
     fn token_bucket_follows_grpc_arithmetic() {
         let budget = RetryBudget::new(&BudgetConfig::TokenBucket { max_tokens: 10, token_ratio: 0.1 }).unwrap();
         for _ in 0..4 {
-            budget.on_failure(0, None).unwrap();
+            budget.record_failure(0);
         }
         assert!(budget.try_retry(0, false).is_some(), "6 tokens > 5");
-        budget.on_failure(0, None).unwrap();
+        budget.record_failure(0);
         assert!(budget.try_retry(0, false).is_none(), "5 tokens is not > 5");
-        budget.on_success(0, None).unwrap();
+        budget.record_success(0);
         assert_eq!(
             budget.snapshot(0),
             BudgetSnapshot::TokenBucket { tokens_milli: 5_100, max_tokens_milli: 10_000, retries_allowed: true }
         );
-        (0..20).for_each(|_| budget.on_failure(0, None).unwrap());
+        (0..20).for_each(|_| budget.record_failure(0));
         assert!(matches!(budget.snapshot(0), BudgetSnapshot::TokenBucket { tokens_milli: 0, .. }));
-        (0..200).for_each(|_| budget.on_success(0, None).unwrap());
+        (0..200).for_each(|_| budget.record_success(0));
         assert!(matches!(budget.snapshot(0), BudgetSnapshot::TokenBucket { tokens_milli: 10_000, .. }));
     }
 
@@ -530,7 +538,7 @@ mod tests {
         assert!(budget.try_retry(0, false).is_some());
         assert!(budget.try_retry(0, false).is_none(), "0 left");
         budget.on_success(0, Some(charge)).unwrap();
-        budget.on_success(0, None).unwrap();
+        budget.record_success(0);
         assert_eq!(budget.snapshot(0), BudgetSnapshot::Quota { available: 11, capacity: 20 });
         assert_eq!(
             budget.try_retry_for(0, RetryCause::Throttling).map(|charge| charge.cost()),
@@ -562,15 +570,9 @@ mod tests {
             success_increment: 1,
             throttling_retry_cost: Some(5),
         };
-        let Err(Error::ConfigViolations { config: ConfigKind::Budget, violations }) = RetryBudget::new(&too_dear)
-        else {
-            panic!()
-        };
-        assert_eq!(violations[0].field, "throttling_retry_cost");
-        assert_eq!(
-            violations[0].message,
-            "throttling_retry_cost (5) must be <= capacity (4), or no retry could ever be paid"
-        );
+        let quota = RetryBudget::new(&too_dear).unwrap();
+        assert!(quota.try_retry_for(0, RetryCause::Throttling).is_none(), "5 units are never there");
+        assert_eq!(quota.try_retry_for(0, RetryCause::Transient).map(|charge| charge.cost()), Some(1));
     }
 
     #[test]

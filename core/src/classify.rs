@@ -5,10 +5,10 @@
 //!
 //! | outcome | meaning |
 //! |---|---|
-//! | [`Outcome::Success`], HTTP 1xx-3xx, gRPC `ok` | success |
+//! | [`Outcome::Success`], HTTP 1xx-3xx (but a 2xx listed in `retry_on`), gRPC `ok` | success |
 //! | a status or code in `conflict` | conflict: re-read, recompute, redo the unit |
 //! | an HTTP error whose `error_code` is in a `retry_on.error_codes` table | retryable; `throttling` for `aws_throttling` codes |
-//! | a status, code or transport failure in `retry_on` | retryable; ambiguous if in `ambiguous` or the request may have been processed |
+//! | a status (a 2xx too: polled again, as urllib3's `status_forcelist` allows), code or transport failure in `retry_on` | retryable; ambiguous if in `ambiguous` or the request may have been processed |
 //! | a status in `retry_on` whose `server_guidance.statuses` rule `requires_guidance`, answered without guidance | not retryable |
 //! | [`TransportFailure::NotSent`] | never ambiguous: the request never left |
 //! | [`TransportFailure::ConnectionLost`], [`TransportFailure::TimedOut`] | always ambiguous |
@@ -140,7 +140,8 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
             if !(100..=599).contains(&status) {
                 return Err(not_http_status(status));
             }
-            if status < 400 {
+            if status < 400 && !sets.retry_http.contains(status) {
+                // A 2xx listed in `retry_on` is polled again (a 202 "still working").
                 Class::Success
             } else if sets.conflict_http.contains(status) {
                 Class::Conflict

@@ -191,6 +191,40 @@ pub fn parse_grpc_timeout(value: &str) -> Result<u64, HeaderError> {
     })
 }
 
+/// The deadline an incoming call carries, from its `grpc-timeout` header or
+/// its absence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CallDeadline {
+    /// No `grpc-timeout` header: the caller set no deadline, and the call
+    /// runs without one (grpc-go and grpc-java set no deadline on the
+    /// server's context then). Give the operation your own budget.
+    None,
+    /// The caller's remaining budget, in milliseconds ([`parse_grpc_timeout`]).
+    Ms(u64),
+}
+
+/// Reads the `grpc-timeout` header of an incoming call, present or absent:
+/// `None` (no header) is [`CallDeadline::None`], the caller having set no
+/// deadline; a value is read by [`parse_grpc_timeout`].
+///
+/// ```
+/// use retryplan::{read_call_deadline, CallDeadline};
+/// assert_eq!(read_call_deadline(None), Ok(CallDeadline::None));
+/// assert_eq!(read_call_deadline(Some("250m")), Ok(CallDeadline::Ms(250)));
+/// assert!(read_call_deadline(Some("")).is_err(), "a header sent empty is not an absent one");
+/// ```
+///
+/// # Errors
+/// As [`parse_grpc_timeout`], for a header that is present but unreadable
+/// (grpc-go answers such a call with `INTERNAL`; an empty value is not an
+/// absent header).
+pub fn read_call_deadline(header: Option<&str>) -> Result<CallDeadline, HeaderError> {
+    match header {
+        None => Ok(CallDeadline::None),
+        Some(value) => parse_grpc_timeout(value).map(CallDeadline::Ms),
+    }
+}
+
 /// Checks the grammar `1*8DIGIT unit` (surrounding ASCII whitespace ignored)
 /// and returns the amount and the unit letter (one of `HMSmun`).
 fn split_grpc_timeout(value: &str) -> Result<(u64, u8), HeaderError> {

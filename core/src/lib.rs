@@ -67,7 +67,7 @@ mod window;
 #[doc = include_str!("../../README.md")]
 pub struct RepositoryReadme;
 
-pub use backoff::{backoff_ceilings_ms, delay_range_ms};
+pub use backoff::{backoff_ceilings_ms, delay_range_after_ms, delay_range_ms};
 pub use breaker::{BreakerConfig, BreakerPermit, BreakerSnapshot, BreakerState, CircuitBreaker, TripConfig};
 pub use budget::{BudgetConfig, BudgetSnapshot, RetryBudget, RetryCause, RetryCharge};
 pub use classify::{classify, Class, GrpcCode, Outcome, TransportFailure, Verdict};
@@ -84,7 +84,7 @@ pub use failure::Failure;
 pub use grant::GrantCell;
 pub use grpc_timeout::{
     encode_grpc_timeout, encode_grpc_timeout_into, encode_grpc_timeout_ns, parse_grpc_timeout, parse_grpc_timeout_ns,
-    MAX_GRPC_TIMEOUT_NS,
+    read_call_deadline, CallDeadline, MAX_GRPC_TIMEOUT_NS,
 };
 pub use http::{
     Repeatability, AWS_ERROR_TYPE_HEADER, AWS_RETRY_AFTER_HEADER, GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER,
@@ -99,8 +99,8 @@ pub use policy::{
 pub use rate_limit::{parse_rate_limit, parse_rate_limit_reset};
 pub use redelivery::{redeliver, DeadLetterReason, Redelivery, RedeliveryConfig};
 pub use retry_after::{
-    parse_grpc_pushback, parse_retry_after, parse_retry_after_ms_header, parse_retry_after_with, HeaderError, Pushback,
-    RetryAfterReading,
+    parse_grpc_pushback, parse_http_date, parse_retry_after, parse_retry_after_ms_header, parse_retry_after_with,
+    HeaderError, Pushback, RetryAfterReading,
 };
 pub use retry_slots::{RetrySlot, RetrySlots};
 pub use stats::{GiveUpCounts, SharedStats, Stats};

@@ -13,18 +13,20 @@
 //! | `aws_standard` | AWS SDK standard retry mode, classic ([`crate::aws`]) | 3 | none (give a deadline) | the remaining budget | 1 s x2, full jitter then capped at 20 s | idempotent |
 //! | `aws_standard_2026` | AWS SDK standard retry mode, 2026 revision ([`crate::aws`]) | 3 | none (give a deadline) | the remaining budget | 50 ms (1 s after throttling) x2 to 20 s, full jitter; `x-amz-retry-after` within `[t, t + 5 s]` | idempotent |
 //! | `aws_standard_2026_dynamodb` | the same for DynamoDB and DynamoDB Streams | 4 | none (give a deadline) | the remaining budget | 25 ms (1 s after throttling) x2 to 20 s, full jitter; `x-amz-retry-after` within `[t, t + 5 s]` | idempotent |
+//! | `polly_v8` | Polly v8's `RetryStrategyOptions` as shipped ([`polly_v8_profile`]) | 4 | none (give a deadline) | the remaining budget | 2 s constant, no jitter, no cap (`jitter: polly`); server guidance not read | idempotent |
 
 use alloc::string::String;
+use alloc::vec::Vec;
 
-use crate::classify::TransportFailure;
+use crate::classify::{GrpcCode, TransportFailure};
 use crate::error::Error;
 use crate::policy::{
-    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, Idempotency, JitterConfig, PolicyConfig, RetryOnConfig,
-    ServerGuidanceConfig,
+    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, Idempotency, JitterConfig, PolicyConfig,
+    RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_MS,
 };
 
 /// The built-in profile names.
-pub const NAMES: [&str; 8] = [
+pub const NAMES: [&str; 9] = [
     "read",
     "checkout",
     "write_keyed",
@@ -33,6 +35,7 @@ pub const NAMES: [&str; 8] = [
     "aws_standard",
     "aws_standard_2026",
     "aws_standard_2026_dynamodb",
+    "polly_v8",
 ];
 
 /// The configuration of a built-in profile.
@@ -116,6 +119,7 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
         "aws_standard" => crate::aws::standard_profile(),
         "aws_standard_2026" => crate::aws::standard_2026_profile(),
         "aws_standard_2026_dynamodb" => crate::aws::standard_2026_dynamodb_profile(),
+        "polly_v8" => polly_v8_profile(),
         _ => {
             return Err(Error::UnknownProfile {
                 name: crate::text::excerpt(name),
@@ -123,6 +127,52 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
             })
         }
     })
+}
+
+/// The built-in profile `polly_v8`: Polly v8's `RetryStrategyOptions` as
+/// shipped (`MaxRetryAttempts` 3, `BackoffType` Constant, `Delay` 2 s,
+/// `MaxDelay` none, `UseJitter` false), under Polly's own arithmetic
+/// (`jitter: polly`).
+///
+/// Polly's default `ShouldHandle` handles every exception but
+/// `OperationCanceledException`: every transport failure and every gRPC
+/// status but OK is retried (Grpc.Net.Client throws `RpcException` for each),
+/// and an application error by its verdict. An HTTP response is a result, not
+/// an exception, so no status is retried. Polly reads no `Retry-After`
+/// without a `DelayGenerator` and has no timeout of its own: server guidance
+/// is not read, there is no overall budget (give the operation a deadline)
+/// and no per-attempt timeout beyond what remains.
+#[must_use]
+pub fn polly_v8_profile() -> PolicyConfig {
+    PolicyConfig {
+        max_attempts: 4,
+        total_budget_ms: MAX_MS,
+        attempt_timeout: AttemptTimeoutConfig::FractionOfRemaining(1.0),
+        response_reserve_ms: 0,
+        minimum_useful_attempt_ms: 0,
+        backoff: BackoffConfig {
+            kind: BackoffKind::Constant,
+            base_ms: 2_000,
+            multiplier: 1.0,
+            cap_ms: MAX_MS,
+            ..BackoffConfig::default()
+        },
+        jitter: JitterConfig::Polly { use_jitter: false },
+        retry_on: RetryOnConfig {
+            http_statuses: Vec::new(),
+            grpc_codes: GrpcCode::ALL.into_iter().filter(|code| *code != GrpcCode::Ok).collect(),
+            transport: TransportFailure::ALL.to_vec(),
+            error_codes: Vec::new(),
+        },
+        ambiguous: StatusSetConfig::default(),
+        conflict: StatusSetConfig::default(),
+        server_guidance: ServerGuidanceConfig { honor: false, ..ServerGuidanceConfig::default() },
+        idempotency: Idempotency::Idempotent,
+        hedging: None,
+        redelivery: None,
+        retry_limits: RetryLimitsConfig::default(),
+        retry_methods: None,
+    }
 }
 
 #[cfg(test)]

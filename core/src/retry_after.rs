@@ -229,6 +229,55 @@ pub fn parse_retry_after_with(value: &str, now_unix_ms: u64, reading: RetryAfter
     Err(HeaderError::malformed(RETRY_AFTER, "delta-seconds or an HTTP-date", trimmed))
 }
 
+/// Name used in errors produced by [`parse_http_date`].
+const HTTP_DATE: &str = "http-date";
+
+/// Reads an HTTP-date on its own (RFC 9110 section 5.6.7): the moment it
+/// names, in milliseconds since the Unix epoch (negative before 1970).
+///
+/// The dates [`parse_retry_after_with`] reads, without the delta-seconds
+/// form: `"0"` is not a date. [`RetryAfterReading::Strict`] reads the three
+/// forms to the letter (IMF-fixdate, rfc850-date with the 50-year rule
+/// against `now_unix_ms`, asctime-date; years 0000-9999, second 60 the next
+/// second, day names checked); [`RetryAfterReading::Lenient`] also reads
+/// what Python's `email.utils.parsedate_tz` + `mktime_tz` read, strict
+/// results kept where strict reads the value. Optional whitespace around the
+/// value is ignored. `now_unix_ms` is only consulted for an rfc850-date.
+///
+/// ```
+/// use retryplan::{parse_http_date, RetryAfterReading};
+/// let now = 1_700_000_000_000;
+/// assert_eq!(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT", now, RetryAfterReading::Strict), Ok(784_111_777_000));
+/// assert!(parse_http_date("0", now, RetryAfterReading::Strict).is_err());
+/// assert_eq!(parse_http_date("Sun, 6 Nov 1994 08:49:37 +0000", now, RetryAfterReading::Lenient), Ok(784_111_777_000));
+/// ```
+///
+/// # Errors
+///
+/// [`HeaderError::Empty`] for an empty or all-whitespace value,
+/// [`HeaderError::Malformed`] for anything that is not a date the reading
+/// reads, and [`HeaderError::OutOfRange`] for a lenient date further than
+/// 2^53 - 1 ms from the epoch (Python reads any number of year digits).
+pub fn parse_http_date(value: &str, now_unix_ms: u64, reading: RetryAfterReading) -> Result<i64, HeaderError> {
+    let trimmed = trim_ows(value);
+    if trimmed.is_empty() {
+        return Err(HeaderError::Empty { header: HTTP_DATE });
+    }
+    let now_secs = i64::try_from(now_unix_ms / 1000).unwrap_or(i64::MAX);
+    let seconds = match http_date::parse_http_date(trimmed, now_secs) {
+        Some(date) => i128::from(date),
+        None if reading == RetryAfterReading::Lenient => email_date::parse_email_date(value)
+            .ok_or_else(|| HeaderError::malformed(HTTP_DATE, "an HTTP-date", trimmed))?,
+        None => return Err(HeaderError::malformed(HTTP_DATE, "an HTTP-date", trimmed)),
+    };
+    let ms = seconds.saturating_mul(1000);
+    if ms.unsigned_abs() > u128::from(MAX_MS) {
+        return Err(HeaderError::out_of_range(HTTP_DATE, "2^53 - 1 ms from the Unix epoch", trimmed));
+    }
+    // Within +-(2^53 - 1): fits in i64.
+    Ok(i64::try_from(ms).unwrap_or_default())
+}
+
 /// Reads a `retry-after-ms` or `x-ms-retry-after-ms` value: a non-negative
 /// integer number of milliseconds.
 ///

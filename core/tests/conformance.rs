@@ -19,11 +19,11 @@ use retryplan::{
     admit, aws, backoff_ceilings_ms, classify, encode_grpc_timeout, encode_grpc_timeout_ns, explain,
     grant::Grant,
     grpc::{ServiceConfig, ServiceConfigOptions},
-    parse_grpc_pushback, parse_grpc_timeout, parse_grpc_timeout_ns, parse_rate_limit, parse_rate_limit_reset,
-    parse_retry_after_ms_header, parse_retry_after_with, profiles, redeliver, BreakerConfig, BreakerPermit,
-    BudgetConfig, CircuitBreaker, Concurrency, ConfigKind, Dependency, Driver, DriverOptions, Error, Failure,
-    GrantCell, Held, IdempotencyKey, Operation, OperationOptions, Outcome, Policy, PolicyConfig, RetryAfterReading,
-    RetryBudget, RetryCharge, SharedStats,
+    parse_grpc_pushback, parse_grpc_timeout, parse_grpc_timeout_ns, parse_http_date, parse_rate_limit,
+    parse_rate_limit_reset, parse_retry_after_ms_header, parse_retry_after_with, profiles, redeliver, BreakerConfig,
+    BreakerPermit, BudgetConfig, CircuitBreaker, Concurrency, ConfigKind, Dependency, Driver, DriverOptions, Error,
+    Failure, GrantCell, Held, IdempotencyKey, Operation, OperationOptions, Outcome, Policy, PolicyConfig,
+    RetryAfterReading, RetryBudget, RetryCharge, SharedStats,
 };
 use serde_json::{json, Map, Value};
 
@@ -544,6 +544,12 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
         "retry_after" => {
             let now_unix_ms = u64_field(case, "now_unix_ms").expect("now_unix_ms");
             parse_retry_after_with(str_field(case, "value"), now_unix_ms, reading(case))
+                .map(|ms| json!(ms))
+                .map_err(Error::from)
+        }
+        "http_date" => {
+            let now_unix_ms = u64_field(case, "now_unix_ms").expect("now_unix_ms");
+            parse_http_date(str_field(case, "value"), now_unix_ms, reading(case))
                 .map(|ms| json!(ms))
                 .map_err(Error::from)
         }

@@ -16,6 +16,7 @@ fn jitter() -> impl Strategy<Value = JitterConfig> {
         Just(JitterConfig::Decorrelated),
         Just(JitterConfig::FullThenCap),
         (1u32..=1000).prop_map(|permille| JitterConfig::Proportional { ratio: f64::from(permille) / 1000.0 }),
+        (0u64..=5_000).prop_map(|max_ms| JitterConfig::Additive { max_ms }),
     ]
 }
 

@@ -12,7 +12,9 @@ export type JitterConfig =
   | { kind: 'none' | 'full' | 'equal' | 'decorrelated' | 'a6' | 'full_then_cap' }
   | { kind: 'proportional'; ratio: number }
   /** Polly v8's constant/linear/exponential delays and its jitter (DecorrelatedJitterBackoffV2 for exponential). */
-  | { kind: 'polly'; useJitter: boolean };
+  | { kind: 'polly'; useJitter: boolean }
+  /** urllib3's backoff_jitter: up to max_ms added on top of the ceiling, then capped. */
+  | { kind: 'additive'; maxMs: number };
 
 /** Hedging: extra attempts started while the first still runs, to cut tail latency. Not allowed with idempotency "unsafe". */
 export interface HedgingConfig {

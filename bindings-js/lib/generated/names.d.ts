@@ -228,7 +228,8 @@ export type ProfileName =
   | 'background'
   | 'aws_standard'
   | 'aws_standard_2026'
-  | 'aws_standard_2026_dynamodb';
+  | 'aws_standard_2026_dynamodb'
+  | 'polly_v8';
 
 /** Every code `Error::code` returns, in the variants' order: the table the bindings' lists of codes are generated from (core/mirrors). */
 export type ErrorCode =

@@ -53,9 +53,10 @@ class PolicyFieldsBackoff(TypedDict, total=False):
     immediate_first_retry: bool
 
 class PolicyFieldsJitter(TypedDict, total=False):
-    kind: Literal["none", "full", "equal", "decorrelated", "a6", "full_then_cap", "proportional", "polly"]
+    kind: Literal["none", "full", "equal", "decorrelated", "a6", "full_then_cap", "proportional", "polly", "additive"]
     ratio: float
     use_jitter: bool
+    max_ms: int
 
 class PolicyFieldsRetryOn(TypedDict, total=False):
     http_statuses: Sequence[int]

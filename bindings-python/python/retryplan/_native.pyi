@@ -486,6 +486,16 @@ def parse_retry_after(value: str, now_unix: float, *, reading: RetryAfterReading
 
 @overload
 def parse_retry_after(value: str, *, now_unix_ms: int, reading: RetryAfterReadingName = "strict") -> int: ...
+@overload
+def parse_http_date(value: str, now_unix: float, *, reading: RetryAfterReadingName = "strict") -> int:
+    """The moment an HTTP-date names (RFC 9110 section 5.6.7), in Unix milliseconds (negative before 1970).
+
+    ``now_unix`` only picks the century of an rfc850-date; ``"0"`` is not a date. ``reading="lenient"`` also
+    reads what Python's ``email.utils.parsedate_tz`` reads. Raises ``InvalidHeaderError`` for anything else.
+    """
+
+@overload
+def parse_http_date(value: str, *, now_unix_ms: int, reading: RetryAfterReadingName = "strict") -> int: ...
 def parse_rate_limit(value: str, policy_value: Optional[str] = None) -> Optional[int]:
     """The wait in ms a ``RateLimit`` field asks for (with its ``RateLimit-Policy``), or None for none."""
 

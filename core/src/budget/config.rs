@@ -30,9 +30,11 @@ pub enum BudgetConfig {
     },
     /// AWS-SDK-style retry quota.
     Quota {
-        /// Units when full (and at the start), >= 1.
+        /// Units when full (and at the start). Any number: 0 refuses every
+        /// retry that costs anything, as botocore's `RetryQuota(0)` does.
         capacity: u32,
-        /// Units a retry costs.
+        /// Units a retry costs (any number; one above `capacity` is never
+        /// paid, as in botocore and smithy-rs).
         retry_cost: u32,
         /// Units a retry after a timeout costs.
         timeout_retry_cost: u32,
@@ -40,7 +42,7 @@ pub enum BudgetConfig {
         success_increment: u32,
         /// Units a retry after a throttling error costs (the AWS SDKs' 2026
         /// standard mode: 5, where other retries cost 14). Absent (the
-        /// default): the same as `retry_cost`. At most `capacity`.
+        /// default): the same as `retry_cost`.
         #[serde(skip_serializing_if = "Option::is_none")]
         throttling_retry_cost: Option<u32>,
     },

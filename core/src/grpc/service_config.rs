@@ -52,7 +52,8 @@ pub const DEFAULT_MAX_ATTEMPTS_CAP: u32 = 5;
 pub struct ServiceConfigOptions {
     /// The client-side cap on `maxAttempts` of retry and hedging policies
     /// (a channel argument in gRPC): higher values are treated as this one,
-    /// with a warning. At least 2; default 5.
+    /// with a warning. Default 5, and a cap below 2 means the default, as
+    /// grpc-go's `WithMaxCallAttempts` reads it.
     pub max_attempts_cap: u32,
 }
 
@@ -120,18 +121,20 @@ impl ServiceConfig {
     /// [`Error::InvalidConfig`] naming a service config for a field of the wrong type, and
     /// [`Error::ConfigViolations`] naming a service config for a rule broken (every one at once is not
     /// attempted: the first one found is reported), each naming the field
-    /// path; [`Error::InvalidArgument`] for `max_attempts_cap` below 2.
+    /// path.
     pub fn from_value(value: &Value, options: ServiceConfigOptions) -> Result<ServiceConfig, Error> {
         ConfigKind::ServiceConfig.reading(ServiceConfig::read(value, options))
     }
 
     fn read(value: &Value, options: ServiceConfigOptions) -> Result<ServiceConfig, Error> {
-        if options.max_attempts_cap < 2 {
-            return Err(Error::InvalidArgument {
-                name: "max_attempts_cap",
-                rule: message!(AttemptsCapTooLow, options.max_attempts_cap),
-            });
-        }
+        // grpc-go `WithMaxCallAttempts`: "A value of 5 will be used if this dial option is not set or n < 2."
+        let options = ServiceConfigOptions {
+            max_attempts_cap: if options.max_attempts_cap < 2 {
+                DEFAULT_MAX_ATTEMPTS_CAP
+            } else {
+                options.max_attempts_cap
+            },
+        };
         let mut reader = Reader { options, warnings: Vec::new() };
         let top = Object::new(value, "")?;
         let mut methods: Vec<MethodProfile> = Vec::new();

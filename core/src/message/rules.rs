@@ -157,7 +157,7 @@ rules! {
     /// A status both conflict and retried: status.
     ConflictAlsoRetried = "conflict_also_retried": "conflict.http_statuses ({0}) must not also be in retry_on.http_statuses: a conflict is redone, not repeated",
     /// A retried status below 400: status.
-    RetriedNotError = "retried_not_error": "retry_on.http_statuses ({0}) must be an error status (>= 400): 1xx-3xx count as success",
+    RetriedNotError = "retried_not_error": "retry_on.http_statuses ({0}) must be a 2xx (polled again) or an error status (>= 400): 1xx and 3xx count as success",
     /// A gRPC code both conflict and retried: code.
     GrpcConflictAlsoRetried = "grpc_conflict_also_retried": "conflict.grpc_codes ({0}) must not also be in retry_on.grpc_codes",
     /// `ok` in a list of gRPC failures: field.
@@ -169,7 +169,6 @@ rules! {
     /// Too few or too many redelivery delays: count, the most.
     RedeliveryDelays = "redelivery_delays": "redelivery.delays_ms has {0} values; it must have 1 to {1}",
     /// A quota cost above the capacity: field, cost, the capacity's field, capacity.
-    CostAboveCapacity = "cost_above_capacity": "{0} ({1}) must be <= {2} ({3}), or no retry could ever be paid",
 
     // Arguments.
     /// A status outside the HTTP range: status.
@@ -199,7 +198,6 @@ rules! {
 
     // gRPC service configs.
     /// A client-side cap on maxAttempts below 2: the cap.
-    AttemptsCapTooLow = "attempts_cap_too_low": "must be >= 2 (a retry needs two attempts), got {0}",
     /// A selector named twice: the name.
     SelectorTwice = "selector_twice": "the selector {0:q} is named twice; each name must be unique across the service config",
     /// Both a retry and a hedging policy.

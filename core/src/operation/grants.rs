@@ -155,7 +155,7 @@ impl Controls {
                 let declined = matches!(outcome, Outcome::GrpcStatus { pushback: Some(Pushback::DoNotRetry), .. });
                 if let (true, true, Some(budget)) = (declined, honor_guidance, budget) {
                     // gRFC A6 "Throttling": a "do not retry" pushback counts as a failure, whatever the code.
-                    settled(budget.on_failure(now, None));
+                    budget.record_failure(now);
                 }
                 match (budget, class) {
                     (Some(budget), Class::Success) => settled(budget.on_success(now, charge)),

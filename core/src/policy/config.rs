@@ -141,12 +141,22 @@ pub enum JitterConfig {
         /// Polly's `UseJitter` (true when absent).
         use_jitter: bool,
     },
+    /// Uniform in `[c, c + max_ms]`, then capped: `min(cap, c + U * max_ms)`,
+    /// a random amount added on top of the ceiling, as urllib3's
+    /// `backoff_jitter` does (`min(backoff_max, factor * 2^(n-1) + random() *
+    /// backoff_jitter)`). A retry whose ceiling is 0 because of
+    /// `immediate_first_retry` waits 0, as urllib3's first retry does.
+    Additive {
+        /// The most added on top of the ceiling, in ms (0 adds nothing).
+        max_ms: u64,
+    },
 }
 
 /// Outcomes that may be retried.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RetryOnConfig {
-    /// HTTP statuses worth another attempt.
+    /// HTTP statuses worth another attempt: error statuses (>= 400), or a
+    /// 2xx to poll again (a 202 "accepted, still working").
     pub http_statuses: Vec<u16>,
     /// gRPC codes worth another attempt.
     pub grpc_codes: Vec<GrpcCode>,

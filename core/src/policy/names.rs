@@ -55,6 +55,7 @@ pub(super) enum JitterKind {
     A6,
     FullThenCap,
     Polly,
+    Additive,
 }
 
 impl Named for JitterKind {
@@ -67,6 +68,7 @@ impl Named for JitterKind {
         JitterKind::A6,
         JitterKind::FullThenCap,
         JitterKind::Polly,
+        JitterKind::Additive,
     ];
     fn name(self) -> &'static str {
         match self {
@@ -78,6 +80,7 @@ impl Named for JitterKind {
             JitterKind::Polly => "polly",
             JitterKind::A6 => "a6",
             JitterKind::FullThenCap => "full_then_cap",
+            JitterKind::Additive => "additive",
         }
     }
 }

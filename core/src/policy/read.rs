@@ -133,6 +133,7 @@ fn read_jitter(value: &Value, path: &str) -> Result<JitterConfig, Error> {
     let (kind, fields) = tagged(value, path, |kind: JitterKind| match kind {
         JitterKind::Proportional => &["kind", "ratio"],
         JitterKind::Polly => &["kind", "use_jitter"],
+        JitterKind::Additive => &["kind", "max_ms"],
         _ => &["kind"],
     })?;
     Ok(match kind {
@@ -144,6 +145,7 @@ fn read_jitter(value: &Value, path: &str) -> Result<JitterConfig, Error> {
         JitterKind::Polly => JitterConfig::Polly { use_jitter: fields.or("use_jitter", true)? },
         JitterKind::A6 => JitterConfig::A6,
         JitterKind::FullThenCap => JitterConfig::FullThenCap,
+        JitterKind::Additive => JitterConfig::Additive { max_ms: fields.required("max_ms")? },
     })
 }
 

@@ -173,7 +173,8 @@ impl Policy {
         let polly = matches!(c.jitter, JitterConfig::Polly { .. });
         if polly {
             check_polly(&mut check, b);
-        } else if b.cap_ms < b.base_ms {
+        } else if b.cap_ms < b.base_ms && b.cap_ms != 0 {
+            // A cap of 0 is got's `backoffLimit: 0`: every backoff is 0, whatever the base.
             check.fail("backoff.cap_ms", message!(CapBelowBase, b.cap_ms, b.base_ms));
         }
         let multiplier_permille = check.permille("backoff.multiplier", b.multiplier, 0.0, MAX_MULTIPLIER, true);
@@ -182,7 +183,7 @@ impl Policy {
         }
         if let Some(throttling_base_ms) = b.throttling_base_ms.filter(|_| !polly) {
             check.ms("backoff.throttling_base_ms", throttling_base_ms);
-            if throttling_base_ms > b.cap_ms {
+            if throttling_base_ms > b.cap_ms && b.cap_ms != 0 {
                 check
                     .fail("backoff.throttling_base_ms", message!(ThrottlingBaseAboveCap, throttling_base_ms, b.cap_ms));
             }
@@ -207,6 +208,10 @@ impl Policy {
             JitterConfig::Polly { use_jitter } => Jitter::Polly { use_jitter },
             JitterConfig::A6 => Jitter::A6,
             JitterConfig::FullThenCap => Jitter::FullThenCap,
+            JitterConfig::Additive { max_ms } => {
+                check.ms("jitter.max_ms", max_ms);
+                Jitter::Additive { max_ms }
+            }
         };
 
         let classification = Classification {
@@ -233,7 +238,10 @@ impl Policy {
                 check.fail("conflict.http_statuses", message!(ConflictAlsoRetried, status));
             }
         }
-        for status in classification.retry_http.iter().filter(|status| *status < 400) {
+        // A 2xx may be retried: polling a 202 until the work is done (urllib3's
+        // `status_forcelist` takes any status). 1xx are interim and 3xx are the
+        // HTTP client's to follow.
+        for status in classification.retry_http.iter().filter(|status| *status < 200 || (300..400).contains(status)) {
             check.fail("retry_on.http_statuses", message!(RetriedNotError, status));
         }
         for code in classification.conflict_grpc.iter() {

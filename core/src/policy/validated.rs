@@ -50,6 +50,11 @@ pub enum Jitter {
     A6,
     /// See [`JitterConfig::FullThenCap`].
     FullThenCap,
+    /// See [`JitterConfig::Additive`].
+    Additive {
+        /// The most added on top of the ceiling, in ms.
+        max_ms: u64,
+    },
 }
 
 /// Validated backoff.
@@ -169,6 +174,7 @@ impl Policy {
                 Jitter::Polly { use_jitter } => JitterConfig::Polly { use_jitter },
                 Jitter::A6 => JitterConfig::A6,
                 Jitter::FullThenCap => JitterConfig::FullThenCap,
+                Jitter::Additive { max_ms } => JitterConfig::Additive { max_ms },
             },
             retry_on: RetryOnConfig {
                 http_statuses: cls.retry_http.iter().collect(),

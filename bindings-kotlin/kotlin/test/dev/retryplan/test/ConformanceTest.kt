@@ -226,6 +226,7 @@ class ConformanceTest {
                 }
             }
             "retry_after" -> answer { parseRetryAfterWith(string(case, "value"), long(case, "now_unix_ms"), reading(case)) }
+            "http_date" -> answer { parseHttpDate(string(case, "value"), long(case, "now_unix_ms"), reading(case)) }
             "rate_limit" -> answer { parseRateLimit(string(case, "value"), case["policy_value"] as String?) }
             "rate_limit_reset" -> answer { parseRateLimitReset(string(case, "value"), long(case, "now_unix_ms")) }
             "http_response" -> answer {

@@ -78,7 +78,7 @@ class ErrorsTest {
         assertEquals(
             listOf(
                 "read", "checkout", "write_keyed", "write_strict", "background",
-                "aws_standard", "aws_standard_2026", "aws_standard_2026_dynamodb",
+                "aws_standard", "aws_standard_2026", "aws_standard_2026_dynamodb", "polly_v8",
             ),
             profileNames(),
         )

@@ -97,7 +97,7 @@ object TypedConfig {
                 )
             },
             jitter = m.or("jitter", d.jitter) {
-                val j = obj(it, "kind", "ratio", "use_jitter")
+                val j = obj(it, "kind", "ratio", "use_jitter", "max_ms")
                 when (j["kind"]) {
                     "none" -> JitterConfig.None
                     "full" -> JitterConfig.Full
@@ -107,10 +107,12 @@ object TypedConfig {
                     "a6" -> JitterConfig.A6
                     "full_then_cap" -> JitterConfig.FullThenCap
                     "polly" -> JitterConfig.Polly(bool(j["use_jitter"] ?: no()))
+                    "additive" -> JitterConfig.Additive(long(j["max_ms"] ?: no()).also { ms -> if (ms < 0) no() }.toULong())
                     else -> no()
                 }.also { kind ->
                     if ("ratio" in j && kind !is JitterConfig.Proportional) no()
                     if ("use_jitter" in j && kind !is JitterConfig.Polly) no()
+                    if ("max_ms" in j && kind !is JitterConfig.Additive) no()
                 }
             },
             retryOn = m.or("retry_on", d.retryOn) {

@@ -267,6 +267,7 @@ object VectorJson {
             is JitterConfig.A6 -> mapOf("kind" to "a6")
             is JitterConfig.FullThenCap -> mapOf("kind" to "full_then_cap")
             is JitterConfig.Polly -> mapOf("kind" to "polly", "use_jitter" to j.useJitter)
+            is JitterConfig.Additive -> mapOf("kind" to "additive", "max_ms" to j.maxMs.toLong())
         },
         "retry_on" to mapOf(
             "http_statuses" to c.retryOn.httpStatuses.map { it.toLong() },

@@ -1,0 +1,85 @@
+// Sleeps longer than a JS timer can hold: setTimeout fires at once for a
+// delay above 2^31 - 1 ms (24.8 days), so the host loop re-arms its timer in
+// steps of at most that. A fake clock and a fake setTimeout pin it: no wall
+// clock is read and nothing really sleeps.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Policy, run } from 'retryplan';
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const THIRTY_DAYS_MS = 30 * 86_400_000;
+const RETRYABLE = { type: 'application', verdict: 'retryable' };
+class Busy extends Error {}
+
+/** Replaces the global timers with ones that only record; `fire()` runs the earliest. */
+function fakeTimers() {
+  const real = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout };
+  const pending = new Map();
+  const armed = [];
+  let next = 1;
+  globalThis.setTimeout = (callback, delay) => {
+    const id = next++;
+    armed.push(delay);
+    pending.set(id, { callback, delay });
+    return id;
+  };
+  globalThis.clearTimeout = (id) => void pending.delete(id);
+  return {
+    armed,
+    pending,
+    fire() {
+      const [id, timer] = pending.entries().next().value;
+      pending.delete(id);
+      timer.callback();
+      return timer.delay;
+    },
+    restore() {
+      Object.assign(globalThis, real);
+    },
+  };
+}
+
+/** Lets promise jobs and the host's microtask turns run (setImmediate is not faked). */
+const settle = async () => {
+  for (let turn = 0; turn < 20; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+};
+
+test('a 30-day wait is slept as a 2^31 - 1 ms timer re-armed for the rest, never a timer that fires at once', async () => {
+  const policy = Policy.fromConfig({
+    maxAttempts: 2,
+    totalBudgetMs: 40 * 86_400_000,
+    attemptTimeout: { fixedMs: 1000 },
+    responseReserveMs: 0,
+    minimumUsefulAttemptMs: 10,
+    backoff: { kind: 'constant', baseMs: THIRTY_DAYS_MS, multiplier: 1, capMs: THIRTY_DAYS_MS },
+    jitter: { kind: 'none' },
+  });
+  let clock = 0;
+  const attempts = [];
+  const timers = fakeTimers();
+  try {
+    const result = run(
+      policy,
+      (context) => {
+        attempts.push([context.attempt, clock]);
+        if (context.attempt === 1) throw new Busy('busy');
+        return 'ok';
+      },
+      { seed: 7, now: () => clock, outcomeOfError: (error) => (error instanceof Busy ? RETRYABLE : undefined) },
+    );
+    await settle();
+    assert.deepEqual(attempts, [[1, 0]]);
+    assert.deepEqual(timers.armed, [MAX_TIMER_MS], 'the first timer holds the most a JS timer can');
+
+    clock += timers.fire();
+    await settle();
+    assert.deepEqual(attempts, [[1, 0]], 'after 2^31 - 1 ms the wait is not over: no second attempt yet');
+    assert.deepEqual(timers.armed, [MAX_TIMER_MS, THIRTY_DAYS_MS - MAX_TIMER_MS], 're-armed for the rest');
+
+    clock += timers.fire();
+    assert.equal(await result, 'ok');
+    assert.deepEqual(attempts, [[1, 0], [2, THIRTY_DAYS_MS]], 'the second attempt starts when the 30 days are over');
+  } finally {
+    timers.restore();
+  }
+});
