@@ -27,7 +27,7 @@ use crate::dependency::{Dependency, DependencyConfig};
 use crate::error::{Error, Violation};
 use crate::message::Message;
 use crate::policy::{Policy, PolicyConfig};
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use crate::value::{item, join, Value};
@@ -178,7 +178,12 @@ pub fn read_all<T>(value: &Value, mut read: impl FnMut(&Value) -> Result<T, Viol
             // the field itself are not reported: it was left out).
             if let Some(stand_in) = stand_in(value, &written, &mut stood_in) {
                 let key = written.rsplit('.').next().unwrap_or(&written);
-                let shown = alloc::format!("{key} ({})", stand_in.to_json());
+                let value = match &stand_in {
+                    Value::Number(number) => number.as_f64().to_string(),
+                    Value::Bool(flag) => flag.to_string(),
+                    _ => String::from("[]"),
+                };
+                let shown = alloc::format!("{key} ({value})");
                 if put(&mut tree, &problem.field, stand_in) {
                     stand_ins.push((written, shown));
                     continue;
