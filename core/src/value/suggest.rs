@@ -23,11 +23,16 @@ use alloc::vec::Vec;
 /// ```
 #[must_use]
 pub fn closest_name<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    // One copy of the search, not one per caller's iterator type (the wasm download).
+    let known: Vec<&'a str> = known.into_iter().collect();
+    closest_in(name, &known)
+}
+
+fn closest_in<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
     let length = name.chars().count();
     let allowed = 1 + length / 4;
     let mut best: Option<(usize, &'a str)> = None;
-    let known_names: Vec<&'a str> = known.into_iter().collect();
-    for candidate in known_names.iter().copied() {
+    for candidate in known.iter().copied() {
         // The distance is at least the difference in length: skip what cannot be close before
         // computing it (its cost is the product of the lengths; a name may be megabytes long).
         if length.abs_diff(candidate.chars().count()) > allowed {
@@ -39,17 +44,17 @@ pub fn closest_name<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) ->
             best = Some((distance, candidate));
         }
     }
-    best.map(|(_, candidate)| candidate).or_else(|| part_of(name, known_names))
+    best.map(|(_, candidate)| candidate).or_else(|| part_of(name, known))
 }
 
 /// The one known name of which `name` is a whole `_`-separated part at
 /// either end, as a name written without its unit or qualifier is
 /// (`ratio` for `retry_ratio`, `window` for `window_ms`); none when several are.
-fn part_of<'a>(name: &str, known: Vec<&'a str>) -> Option<&'a str> {
+fn part_of<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
     if name.len() < 3 {
         return None;
     }
-    let mut found = known.into_iter().filter(|candidate| {
+    let mut found = known.iter().copied().filter(|candidate| {
         candidate.strip_suffix(name).is_some_and(|head| head.ends_with('_'))
             || candidate.strip_prefix(name).is_some_and(|tail| tail.starts_with('_'))
     });
