@@ -1,4 +1,6 @@
-// Benchmarks (not a test): `node bench.mjs` after ./build.sh.
+// Benchmarks (not a test): `npm run bench` after ./build.sh (it installs the
+// peer libraries below into bench/node_modules first: they need Node 22, so
+// they are not devDependencies of the package).
 // 1. One decision through wasm, in ns; new Operation / Driver + free.
 // 2. The workload users have (issue 11): a fresh operation per call, its seed
 //    and key drawn from the OS; an attempt that throws an ordinary
@@ -14,9 +16,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import pRetry from 'p-retry';
 import { rolldown } from 'rolldown';
-import { ConstantBackoff, handleAll, retry } from 'cockatiel';
+import { ConstantBackoff, handleAll, pRetry, retry } from './bench/peers.mjs';
 import { Driver, Operation, Policy, run } from 'retryplan';
 
 const ns = (ms) => ms * 1e6;

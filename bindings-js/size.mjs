@@ -27,13 +27,14 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * its both-names error: 77118 B with main as of core-shape, so the limit was
  * 77300 B until that alias goes; invalid_config naming the configuration it
  * read, in the core's readers and the JS-object walk: 77492 B, so 77700 B;
- * issue 26's peer dialects (the `polly_v8` profile, the `additive` jitter kind
- * for urllib3's backoff_jitter, a 2xx in retry_on polled again): 77753 B, so
- * 77950 B).
+ * issue 25's reader messages, numbers' limits as people say them (a time
+ * field named by its `_ms`, two rules) and a name suggested when a word is a
+ * whole part of it (`ratio` for `retry_ratio`), with the suggestion's search
+ * made one copy instead of one per caller (-1.2 KB): 77868 B, so 78100 B).
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 77_950;
+const LIMIT = 78_100;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);

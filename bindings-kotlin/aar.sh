@@ -77,7 +77,9 @@ EOF
 -dontwarn java.awt.**
 EOF
   : >"$stage/R.txt"
-  jar --create --file "$stage/classes.jar" -C "$BUILD/classes/main" dev -C "$BUILD/classes/main" META-INF
+  cp "$HERE/LICENSE-MIT" "$HERE/LICENSE-APACHE" "$stage/"
+  legal_files "$SCRATCH/legal"
+  jar --create --file "$stage/classes.jar" -C "$BUILD/classes/main" dev -C "$BUILD/classes/main" META-INF -C "$SCRATCH/legal" META-INF
   if [ -n "$jni" ]; then
     for dir in "$jni"/*/; do
       [ -d "$dir" ] || continue
@@ -91,7 +93,7 @@ EOF
     done
   fi
   rm -f "$out"
-  (cd "$stage" && jar --create --no-manifest --file "$out" AndroidManifest.xml classes.jar proguard.txt R.txt \
+  (cd "$stage" && jar --create --no-manifest --file "$out" AndroidManifest.xml classes.jar proguard.txt R.txt LICENSE-MIT LICENSE-APACHE \
     $( [ "${#abis[@]}" -gt 0 ] && echo jni ))
   echo "${abis[*]:-}"
 }
@@ -100,10 +102,12 @@ if [ "${1:-}" = "--test" ]; then
   scratch="$SCRATCH"
   layout "" "$scratch/empty.aar" >/dev/null
   entries="$(jar --list --file "$scratch/empty.aar" | sort | tr '\n' ' ')"
-  [ "$entries" = "AndroidManifest.xml R.txt classes.jar proguard.txt " ] || { echo "aar: entries are $entries" >&2; exit 1; }
+  [ "$entries" = "AndroidManifest.xml LICENSE-APACHE LICENSE-MIT R.txt classes.jar proguard.txt " ] || { echo "aar: entries are $entries" >&2; exit 1; }
   (cd "$scratch" && jar --extract --file empty.aar classes.jar)
   classes="$(jar --list --file "$scratch/classes.jar")"
   grep -qx 'dev/retryplan/Operation.class' <<<"$classes" || { echo "aar: classes.jar lacks the binding" >&2; exit 1; }
+  grep -qx 'META-INF/LICENSE-MIT' <<<"$classes" && grep -qx 'META-INF/LICENSE-APACHE' <<<"$classes" \
+    || { echo "aar: classes.jar lacks the licences" >&2; exit 1; }
   if grep -Eq '^(linux-|dev/retryplan/http/)' <<<"$classes"; then
     echo "aar: classes.jar holds a desktop library or JVM-only classes" >&2
     exit 1
@@ -116,7 +120,7 @@ if [ "${1:-}" = "--test" ]; then
     exit 1
   fi
   grep -q "not linked against Android's libc" "$scratch/refusal" || { cat "$scratch/refusal" >&2; exit 1; }
-  echo "aar: layout checked (manifest, classes.jar without desktop parts, proguard.txt, R.txt); a glibc library is refused as an Android ABI"
+  echo "aar: layout checked (manifest, both licences, classes.jar without desktop parts, proguard.txt, R.txt); a glibc library is refused as an Android ABI"
   exit 0
 fi
 

@@ -130,10 +130,17 @@ JAR="$BUILD/libs/retryplan-kotlin.jar"
 JVM_JAR="$BUILD/libs/retryplan-kotlin-jvm.jar"
 OKHTTP_JAR="$BUILD/libs/retryplan-kotlin-okhttp.jar"
 rm -f "$JAR" "$JVM_JAR" "$OKHTTP_JAR"
-jar --create --file "$JAR" -C "$BUILD/classes/main" dev -C "$BUILD/classes/main" META-INF -C "$BUILD/jar" linux-x86-64
-jar --create --file "$JVM_JAR" -C "$BUILD/classes/jvm" dev -C "$BUILD/classes/jvm" META-INF
-jar --create --file "$OKHTTP_JAR" -C "$BUILD/classes/okhttp" dev -C "$BUILD/classes/okhttp" META-INF
+# Every jar carries both licences (META-INF/LICENSE-MIT, META-INF/LICENSE-APACHE).
+legal_files "$BUILD/legal"
+jar --create --file "$JAR" -C "$BUILD/classes/main" dev -C "$BUILD/classes/main" META-INF -C "$BUILD/legal" META-INF -C "$BUILD/jar" linux-x86-64
+jar --create --file "$JVM_JAR" -C "$BUILD/classes/jvm" dev -C "$BUILD/classes/jvm" META-INF -C "$BUILD/legal" META-INF
+jar --create --file "$OKHTTP_JAR" -C "$BUILD/classes/okhttp" dev -C "$BUILD/classes/okhttp" META-INF -C "$BUILD/legal" META-INF
 jar --list --file "$JAR" | grep -qx "linux-x86-64/$LIB"
+for packed in "$JAR" "$JVM_JAR" "$OKHTTP_JAR"; do
+  for licence in LICENSE-MIT LICENSE-APACHE; do
+    jar --list --file "$packed" | grep -qx "META-INF/$licence" || { echo "kotlin: $packed lacks META-INF/$licence" >&2; exit 1; }
+  done
+done
 if jar --list --file "$JAR" | grep -q '^dev/retryplan/\(http\|okhttp\)/'; then
   echo "kotlin: JVM-only classes leaked into $JAR" >&2
   exit 1

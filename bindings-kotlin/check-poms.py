@@ -49,6 +49,9 @@ def main(repository: pathlib.Path) -> None:
                 sys.exit(f"poms: {pom} says {found}")
             if not (pom.parent / f"{artifact}-{version}.{packaging}").is_file():
                 sys.exit(f"poms: no {packaging} beside {pom}")
+            licences = [text(licence, "m:name") for licence in root.iterfind("m:licenses/m:license", NS)]
+            if licences != ["MIT", "Apache-2.0"]:
+                sys.exit(f"poms: {pom} names the licences {licences}, not MIT and Apache-2.0")
             deps = set()
             for dep in root.iterfind("m:dependencies/m:dependency", NS):
                 group, name, dep_version = text(dep, "m:groupId"), text(dep, "m:artifactId"), text(dep, "m:version")
@@ -59,7 +62,7 @@ def main(repository: pathlib.Path) -> None:
             if deps != dependencies:
                 sys.exit(f"poms: {pom} depends on {sorted(deps, key=str)}, expected {sorted(dependencies, key=str)}")
             checked.append(f"{artifact} {version}")
-    print(f"poms: {', '.join(checked)}: coordinates, artifact and dependencies as expected")
+    print(f"poms: {', '.join(checked)}: coordinates, licences, artifact and dependencies as expected")
 
 
 if __name__ == "__main__":

@@ -37,7 +37,14 @@ pom() {
   <description>$3</description>
   <licenses>
     <license>
-      <name>MIT OR Apache-2.0</name>
+      <name>MIT</name>
+      <url>https://opensource.org/licenses/MIT</url>
+      <comments>MIT OR Apache-2.0, at your option (LICENSE-MIT, LICENSE-APACHE in META-INF)</comments>
+    </license>
+    <license>
+      <name>Apache-2.0</name>
+      <url>https://www.apache.org/licenses/LICENSE-2.0.txt</url>
+      <comments>MIT OR Apache-2.0, at your option (LICENSE-MIT, LICENSE-APACHE in META-INF)</comments>
     </license>
   </licenses>
   <dependencies>
@@ -45,6 +52,13 @@ $4
   </dependencies>
 </project>
 EOF
+}
+
+# legal_files DIR: DIR/META-INF/LICENSE-MIT and LICENSE-APACHE (the package's
+# own copies), for `jar -C DIR META-INF`.
+legal_files() {
+  rm -rf "$1" && mkdir -p "$1/META-INF"
+  cp "$HERE/LICENSE-MIT" "$HERE/LICENSE-APACHE" "$1/META-INF/"
 }
 
 # publish artifact packaging file description dependencies-xml

@@ -47,6 +47,21 @@ step "packaging: the AAR layout and the POMs; the README's examples are the comp
 python3 check-poms.py "$BUILD/maven"
 python3 check-examples.py
 
+step "the README's classpath command, as written (bindings-kotlin/README.md, \"Using the jar\")"
+CLASSPATH_DIR="$BUILD/classpath"
+rm -rf "$CLASSPATH_DIR" && mkdir -p "$CLASSPATH_DIR"
+cp "$JAR" "$JVM_JAR" "$OKHTTP_JAR" "$CLASSPATH_DIR/"
+# Debian's coroutines 1.0.1, which needs atomicfu at run time (the case the README names).
+for jar in jna kotlinx-coroutines-core atomicfu okhttp okio; do cp "/usr/share/java/$jar.jar" "$CLASSPATH_DIR/$jar.jar"; done
+cp "$STDLIB" "$CLASSPATH_DIR/kotlin-stdlib.jar"
+jar --create --file "$CLASSPATH_DIR/app.jar" -C "$BUILD/classes/test" com/example
+command="$(python3 "$ROOT/scripts/readme_snippets.py" extract sh bindings-kotlin/README.md \
+  | python3 -c 'import json, sys; found = [b["code"] for b in json.load(sys.stdin) if b["code"].startswith("java -cp ")]
+assert len(found) == 1, found; print(found[0])')"
+printed="$(cd "$CLASSPATH_DIR" && bash -euo pipefail -c "$command" 2>&1)" || { echo "kotlin: the README's \`$command\` failed:" >&2; echo "$printed" >&2; exit 1; }
+grep -q '^classpath ok' <<<"$printed" || { echo "kotlin: the README's command printed: $printed" >&2; exit 1; }
+echo "kotlin: the README's classpath command ran: $printed"
+
 step "tests (JUnit 5; the native library loads from the jar, no -Djna.library.path)"
 REPORT="$BUILD/junit.txt"
 # junit COROUTINES-CLASSPATH SELECTOR...: runs the suite, appends to $REPORT, returns JUnit's status.

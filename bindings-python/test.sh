@@ -72,6 +72,13 @@ step "build the abi3 wheel (release)"
 rm -rf "$wheels"
 "$venv/bin/maturin" build --release -m "$here/Cargo.toml" -i "$venv/bin/python" --out "$wheels"
 wheel=$(ls "$wheels"/retryplan-*-abi3-*.whl)
+# Both licences ship in the wheel's .dist-info/licenses/ (pyproject's license-files).
+"$venv/bin/python" - "$wheel" <<'PY'
+import sys, zipfile
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+for licence in ("LICENSE-MIT", "LICENSE-APACHE"):
+    assert any(name.endswith(f".dist-info/licenses/{licence}") for name in names), f"the wheel lacks {licence}: {names}"
+PY
 "$venv/bin/python" -m pip install -q --force-reinstall --no-deps "$wheel"
 
 step "static checks: mypy --strict on the package, stubtest on _native.pyi"

@@ -54,6 +54,8 @@ def main() -> None:
     commands = shown = 0
     seen = set()
     for path, langs in snippets.RUNNERS.items():
+        # Only the READMEs whose sh/text blocks are the CLI's (another suite runs, say, Kotlin's `java -cp`).
+        langs = {lang: runner for lang, runner in langs.items() if runner.startswith("cli/test.sh")}
         for block in snippets.blocks(path, "sh") if "sh" in langs else []:
             lines = [line for line in block.code.splitlines() if line.strip() and not line.lstrip().startswith("#")]
             if not lines:

@@ -5,7 +5,8 @@
 # beside the plan file and that nothing was written into the working directory.
 # Then every `retryplan` command the READMEs show (their output compared where
 # they show it: cli/check-readme.py), `check` on every example policy file, and
-# the Rust example program (examples/rust/checkout.rs).
+# the Rust example program (examples/rust/checkout.rs), and the READMEs'
+# install line (`cargo install --path cli`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 chart=examples/checkout.svg
@@ -20,5 +21,15 @@ python3 cli/check-readme.py "${CARGO_TARGET_DIR:-target}/release/retryplan"
 find examples -name '*.json' | sort | while read -r plan; do
   "${CARGO_TARGET_DIR:-target}/release/retryplan" check "$plan" >/dev/null || { echo "cli: $plan is invalid" >&2; exit 1; }
 done
+# The install line the root and cli READMEs show, run as a user would (into a
+# scratch root; the release build above is reused through the target directory).
+for readme in README.md cli/README.md; do
+  grep -qx 'cargo install --path cli' "$readme" || { echo "cli: $readme does not show \`cargo install --path cli\`" >&2; exit 1; }
+done
+install_root=$(mktemp -d)
+trap 'rm -rf "$install_root"' EXIT
+CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}" cargo install --quiet --locked --path cli --root "$install_root"
+"$install_root/bin/retryplan" check examples/checkout.json >/dev/null
+echo "cli: cargo install --path cli installed a working retryplan"
 cargo run --quiet --locked -p retryplan --example checkout >/dev/null
 echo "cli: README commands, example files and examples/rust/checkout.rs ran"

@@ -66,6 +66,7 @@ RUNNERS: Dict[str, Dict[str, str]] = {
     "bindings-kotlin/README.md": {
         "kotlin": "bindings-kotlin/check-examples.py: mirrored in kotlin/examples/, compiled by build.sh; "
                   "ReadmeExamplesTest runs all but the OkHttp one (its host is in the code)",
+        "sh": "bindings-kotlin/test.sh: the `java -cp ...` command run as written with the built jars and an app.jar",
     },
 }
 

@@ -8,7 +8,23 @@
 
 use std::fmt::Write as _;
 
-use retryplan::{Decision, Timeline, TimelineStep};
+use retryplan::{Decision, Timeline, TimelineStep, Warning};
+
+use crate::file::Plan;
+
+/// The worst-case timeline of the plan's policy (`retryplan::explain`),
+/// without the warning about `server_guidance.cap_ms` when the file does not
+/// write it: a warning is about what the user wrote, never about a default
+/// (the default cap of 60 s is longer than most budgets, and guidance longer
+/// than what remains gives up at once anyway).
+#[must_use]
+pub fn timeline(plan: &Plan, deadline_ms: Option<u64>, first_attempt_at_ms: u64) -> Timeline {
+    let mut timeline = retryplan::explain(&plan.policy, deadline_ms, first_attempt_at_ms);
+    if !plan.guidance_cap_written {
+        timeline.warnings.retain(|warning| !matches!(warning, Warning::GuidanceCapExceedsBudget { .. }));
+    }
+    timeline
+}
 
 /// The readable table.
 #[must_use]

@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use retryplan::check;
 use retryplan::value::{closest_name, excerpt, join, Value};
-use retryplan::{Dependency, DependencyConfig, Error, Policy, PolicyConfig};
+use retryplan::{Dependency, DependencyConfig, Error, Policy, PolicyConfig, Warning};
 use serde::Serialize;
 
 use crate::scenario::Scenario;
@@ -47,6 +47,29 @@ const MAX_MESSAGE_CHARS: usize = 512;
 impl Problem {
     pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> Problem {
         Problem { field: excerpt(&field.into(), MAX_FIELD_CHARS), message: excerpt(&message.into(), MAX_MESSAGE_CHARS) }
+    }
+
+    /// The problem in one line, its path said once: `field: message`, or,
+    /// when the message begins with the end of the path (a rule names its
+    /// field: `max_attempts (0) must be in 1..=100` at `policy.max_attempts`),
+    /// the path with the rest of the message (`policy.max_attempts (0) must
+    /// be in 1..=100`).
+    #[must_use]
+    pub fn line(&self) -> String {
+        if self.field.is_empty() {
+            return format!("(file): {}", self.message);
+        }
+        let mut start = 0;
+        loop {
+            let tail = &self.field[start..];
+            if self.message.strip_prefix(tail).is_some_and(|rest| rest.starts_with(' ')) {
+                return format!("{}{}", &self.field[..start], self.message);
+            }
+            match tail.find('.') {
+                Some(dot) => start += dot + 1,
+                None => return format!("{}: {}", self.field, self.message),
+            }
+        }
     }
 }
 
@@ -76,6 +99,13 @@ pub struct Plan {
     pub scenario: Option<Scenario>,
     /// What the file holds, for `check`'s report.
     pub sections: Vec<String>,
+    /// What a person should look at in a valid file (attempts that can never
+    /// run within the budget), each at its field: of every policy checked.
+    pub warnings: Vec<Problem>,
+    /// Whether the chosen policy writes `server_guidance.cap_ms` (the
+    /// warning about a cap longer than the deadline is about what was written,
+    /// never about the default).
+    pub guidance_cap_written: bool,
 }
 
 /// Which policy the caller asked for.
@@ -200,6 +230,8 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
     let mut chosen_policy = None;
     // Each policy checked, with its `max_attempts`: the scenario's work bound depends on it.
     let mut attempts_of: Vec<(String, u32)> = Vec::new();
+    let mut warnings = Vec::new();
+    let mut guidance_cap_written = false;
     for (source, value) in &policies {
         if source != &chosen && !selection.all_profiles {
             continue;
@@ -208,7 +240,9 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
         match check::policy(value) {
             Ok(policy) => {
                 attempts_of.push((source.clone(), policy.max_attempts()));
+                warnings.extend(attempts_that_cannot_fit(prefix, &policy));
                 if source == &chosen {
+                    guidance_cap_written = written(value, &["server_guidance", "cap_ms"]);
                     chosen_policy = Some(policy);
                 }
             }
@@ -246,7 +280,46 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
     let Some(policy) = chosen_policy else {
         return Err(FileError::Invalid(vec![Problem::new("policy", "no policy to use")]));
     };
-    Ok(Plan { policy_source: chosen, policy_config: policy.to_config(), policy, dependency_config, scenario, sections })
+    Ok(Plan {
+        policy_source: chosen,
+        policy_config: policy.to_config(),
+        policy,
+        dependency_config,
+        scenario,
+        sections,
+        warnings,
+        guidance_cap_written,
+    })
+}
+
+/// The policy's worst case (`retryplan::explain` with its own budget) when
+/// fewer attempts fit than `max_attempts` allows, as a warning at
+/// `max_attempts`.
+fn attempts_that_cannot_fit(prefix: &str, policy: &Policy) -> Option<Problem> {
+    let timeline = retryplan::explain(policy, None, 0);
+    timeline.warnings.iter().find_map(|warning| match *warning {
+        Warning::AttemptsDoNotFit { configured, fit, .. } => {
+            let never = if fit + 1 == configured {
+                format!("attempt {configured} can never run")
+            } else {
+                format!("attempts {} to {configured} can never run", fit + 1)
+            };
+            Some(Problem::new(
+                join(prefix, "max_attempts"),
+                format!("{warning}: {never} (`retryplan explain` shows the worst case)"),
+            ))
+        }
+        _ => None,
+    })
+}
+
+/// Whether `value` holds the field at `keys` (object keys, outermost first).
+fn written(value: &Value, keys: &[&str]) -> bool {
+    let Some((first, rest)) = keys.split_first() else { return true };
+    match value {
+        Value::Object(fields) => fields.iter().any(|(key, inner)| key == first && written(inner, rest)),
+        _ => false,
+    }
 }
 
 /// Problems the core found in the part of the file at `prefix`, with their

@@ -137,8 +137,7 @@ fn problem_list(path: &str, problems: &[file::Problem]) -> String {
     let noun = if problems.len() == 1 { "problem" } else { "problems" };
     let mut text = format!("{path}: invalid, {} {noun}\n", problems.len());
     for problem in problems {
-        let field = if problem.field.is_empty() { "(file)" } else { &problem.field };
-        text.push_str(&format!("  {field}: {}\n", problem.message));
+        text.push_str(&format!("  {}\n", problem.line()));
     }
     text
 }
@@ -155,7 +154,15 @@ fn check(path: &str, profile: Option<&str>) -> ExitCode {
     };
     match file::load(&text, &Selection { profile, all_profiles: profile.is_none() }) {
         Ok(plan) => {
-            out(&format!("{path}: ok ({})\n", plan.sections.join(", ")));
+            let mut text = format!("{path}: ok ({})\n", plan.sections.join(", "));
+            if !plan.warnings.is_empty() {
+                let noun = if plan.warnings.len() == 1 { "warning" } else { "warnings" };
+                text.push_str(&format!("{} {noun}:\n", plan.warnings.len()));
+                for warning in &plan.warnings {
+                    text.push_str(&format!("  {}\n", warning.line()));
+                }
+            }
+            out(&text);
             ExitCode::SUCCESS
         }
         Err(FileError::Invalid(problems)) => {
@@ -179,7 +186,7 @@ fn explain(
         Ok(plan) => plan,
         Err(code) => return code,
     };
-    let timeline = retryplan::explain(&plan.policy, deadline_ms, first_at);
+    let timeline = explain::timeline(&plan, deadline_ms, first_at);
     if json {
         match serde_json::to_string_pretty(&timeline) {
             Ok(text) => out(&format!("{text}\n")),

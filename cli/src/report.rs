@@ -381,10 +381,13 @@ pub fn table(scenario: &Scenario, seed: u64, reports: &[VariantReport]) -> Strin
         let (from, to) = phase.window();
         let what = match phase {
             Phase::Outage { failure, retry_after_ms, .. } => match (failure, retry_after_ms) {
-                (Failure::Unavailable, Some(ra)) => format!("outage (503, Retry-After {ra} ms)"),
-                (Failure::Unavailable, None) => "outage (503)".to_owned(),
-                (Failure::Timeout, _) => "stall (no answer: attempts time out)".to_owned(),
-                (Failure::Restart, _) => "restart (held requests reset, new connections refused)".to_owned(),
+                // Named as the plan writes it (`"failure": "timeout"`), then in words.
+                (Failure::Unavailable, Some(ra)) => format!("outage, failure unavailable (503, Retry-After {ra} ms)"),
+                (Failure::Unavailable, None) => "outage, failure unavailable (503)".to_owned(),
+                (Failure::Timeout, _) => "outage, failure timeout (a stall: no answer, attempts time out)".to_owned(),
+                (Failure::Restart, _) => {
+                    "outage, failure restart (held requests reset, new connections refused)".to_owned()
+                }
             },
             Phase::Brownout { slowdown, .. } => format!("brownout ({slowdown}x slower)"),
         };

@@ -320,9 +320,46 @@ fn read_config(value: &Value) -> Result<ScenarioConfig, Violation> {
         .map_err(|error| Violation { field: String::new(), message: error.to_string().into() })?;
     serde_path_to_error::deserialize(json).map_err(|error| {
         let path = error.path().to_string();
-        let field = if path == "." { String::new() } else { path };
-        Violation { field, message: with_suggestion(error.into_inner().to_string()).into() }
+        let path = if path == "." { String::new() } else { path };
+        let message = in_words(&with_suggestion(error.into_inner().to_string()), &path);
+        // serde names the object that lacks a field; the core's readers name the
+        // field itself, which is also what `check::read_all` recognises as its own
+        // doing once it left that field out (the `kind` of a misspelt variant).
+        let field = match missing_field(&message) {
+            Some(name) => join(&path, name),
+            None => path,
+        };
+        Violation { field, message: message.into() }
     })
+}
+
+/// serde's "invalid value: integer `-5`, expected u64" (or "invalid type:
+/// string \"x\", ...") at `path` in the words the core's readers use.
+fn in_words(message: &str, path: &str) -> String {
+    let Some(rest) = message.strip_prefix("invalid ") else { return message.to_owned() };
+    let Some((found, expected)) = rest.split_once(", expected ") else { return message.to_owned() };
+    let name = path.rsplit('.').next().unwrap_or(path);
+    let limit = match expected {
+        "u64" if name.ends_with("_ms") => "a whole number of milliseconds, 0 or more".to_owned(),
+        "u64" => "a whole number, 0 or more".to_owned(),
+        "u32" => format!("a whole number from 0 to {}", u32::MAX),
+        "f64" => "a number".to_owned(),
+        _ => return message.to_owned(),
+    };
+    let found = found.trim_start_matches("type: ").trim_start_matches("value: ");
+    let found = match found.split_once(' ') {
+        Some(("integer" | "floating", value)) => {
+            format!("the number {}", value.trim_start_matches("point ").trim_matches('`'))
+        }
+        Some(("string", value)) => format!("the string {value}"),
+        _ => found.to_owned(),
+    };
+    format!("expected {limit}, found {found}")
+}
+
+/// The field serde's "missing field `x`" names.
+fn missing_field(message: &str) -> Option<&str> {
+    message.strip_prefix("missing field `")?.split('`').next()
 }
 
 /// serde's "unknown field `x`, expected one of `a`, `b`" (or variant), with
@@ -336,8 +373,26 @@ fn with_suggestion(message: String) -> String {
     let Some((unknown, expected)) = names.split_first() else { return message };
     match closest_name(unknown, expected.iter().copied()) {
         Some(name) => message.replacen(&format!("`{unknown}`"), &format!("`{unknown}` (did you mean `{name}`?)"), 1),
-        None => message,
+        None => match failure_named_as_phase(unknown, expected) {
+            Some(hint) => format!("{message}: {hint}"),
+            None => message,
+        },
     }
+}
+
+/// The report and the chart name an outage by how it fails (a stall, a
+/// restart): written as a phase's `kind`, the phase it is.
+fn failure_named_as_phase(unknown: &str, expected: &[&str]) -> Option<String> {
+    if !expected.contains(&"outage") {
+        return None;
+    }
+    let failure = match unknown {
+        "stall" | "stalled" | "hang" | "timeout" => "timeout",
+        "restart" | "reset" => "restart",
+        "unavailable" | "503" => "unavailable",
+        _ => return None,
+    };
+    Some(format!("a {unknown} is written `{{\"kind\": \"outage\", \"failure\": \"{failure}\", ...}}`"))
 }
 
 /// The path of the first key repeated within one object, anywhere in `tree`.

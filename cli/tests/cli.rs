@@ -205,7 +205,8 @@ fn check_reports_every_problem_in_one_run_with_suggestions() {
         lines[1]
     );
     assert_eq!(lines[2], r#"  jitter: expected an object, found the string "full" (did you mean `{"kind": "full"}`?)"#);
-    assert_eq!(lines[3], "  backoff.cap_ms: backoff.cap_ms (100) must be >= backoff.base_ms (200)");
+    // A rule names its field: the path is said once.
+    assert_eq!(lines[3], "  backoff.cap_ms (100) must be >= backoff.base_ms (200)");
     // explain and simulate refuse the file with the same list.
     for command in ["explain", "simulate"] {
         let refused = retryplan(&[command, &path]);
@@ -228,7 +229,7 @@ fn check_reads_on_past_structural_problems_in_every_section() {
     let out = retryplan(&["check", &path]);
     assert_eq!(out.code, 1, "{}", out.stdout);
     let fields: Vec<&str> =
-        out.stdout.lines().skip(1).filter_map(|line| line.trim_start().split(": ").next()).collect();
+        out.stdout.lines().skip(1).filter_map(|line| line.trim_start().split([':', ' ']).next()).collect();
     assert_eq!(
         fields,
         [
@@ -254,6 +255,91 @@ fn check_reads_on_past_structural_problems_in_every_section() {
 }
 
 #[test]
+fn check_reports_structural_and_rule_problems_in_one_run_each_once_at_its_own_path() {
+    // Issue 25: a ratio of 1.5 under a misspelt name, a negative time, a misspelt
+    // service-time kind, a phase named as the report names it, a phase that ends
+    // before it starts and a slowdown below 1, behind the bad phase: one run.
+    let path = scratch(
+        "one_run.json",
+        r#"{"policy": {"max_attempts": 3, "total_budget_ms": 1000, "backoff": {"kind": "exponential", "base_ms": -5}},
+            "dependency": {"budget": {"kind": "ratio", "ratio": 1.5, "min_retries_per_second": 1, "window_ms": 1000}},
+            "scenario": {"duration_ms": 10000, "arrivals_per_second": 100, "capacity": {"workers": 4, "queue_limit": 10},
+                         "service_time": {"kind": "constnt", "ms": 10},
+                         "phases": [{"kind": "stall", "from_ms": 5000, "to_ms": 6000},
+                                    {"kind": "outage", "from_ms": 7000, "to_ms": 6500, "failure": "timeout"},
+                                    {"kind": "brownout", "from_ms": 8000, "to_ms": 9000, "slowdown": 0.5}]}}"#,
+    );
+    let out = retryplan(&["check", &path]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let lines: Vec<&str> = out.stdout.lines().skip(1).map(str::trim_start).collect();
+    assert_eq!(
+        lines,
+        [
+            "policy.backoff.base_ms: expected a whole number of milliseconds, 0 or more, found the number -5",
+            "dependency.budget.ratio: unknown field `ratio` (did you mean `retry_ratio`?), expected one of `kind`, `retry_ratio`, `min_retries_per_second`, `window_ms`",
+            "dependency.budget.ratio (1.5) must be a number in [0, 1]",
+            r#"scenario.phases[0].kind: unknown variant `stall`, expected `outage` or `brownout`: a stall is written `{"kind": "outage", "failure": "timeout", ...}`"#,
+            "scenario.service_time.kind: unknown variant `constnt` (did you mean `constant`?), expected one of `constant`, `uniform`, `exponential`",
+            "scenario.phases[1].to_ms (6500) must be > from_ms (7000)",
+            "scenario.phases[2].slowdown (0.5) must be a number in [1, 1000]",
+        ],
+        "{}",
+        out.stdout
+    );
+    // A scenario's negative time is said the same way as the core's.
+    let negative = scratch(
+        "negative.json",
+        r#"{"policy": {}, "scenario": {"duration_ms": -5, "arrivals_per_second": 1, "capacity": {"workers": 0, "queue_limit": 1},
+            "service_time": {"kind": "constant", "ms": 1}}}"#,
+    );
+    let out = retryplan(&["check", &negative]);
+    let lines: Vec<&str> = out.stdout.lines().skip(1).map(str::trim_start).collect();
+    assert_eq!(
+        lines,
+        [
+            "scenario.duration_ms: expected a whole number of milliseconds, 0 or more, found the number -5",
+            "scenario.capacity.workers (0) must be in 1..=1000000",
+        ],
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn check_warns_when_attempts_cannot_fit_and_explain_never_warns_about_an_unwritten_default() {
+    // 5 attempts of 400 ms in 1000 ms: only 2 fit. Valid (exit 0), with a warning.
+    let path = scratch(
+        "two_of_five.json",
+        r#"{"max_attempts": 5, "total_budget_ms": 1000, "attempt_timeout": {"fixed_ms": 400}}"#,
+    );
+    let out = retryplan(&["check", &path]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(
+        out.stdout.ends_with(
+            "1 warning:\n  max_attempts is 5 but only 2 attempts fit in 1000 ms: attempts 3 to 5 can never run (`retryplan explain` shows the worst case)\n"
+        ),
+        "{}",
+        out.stdout
+    );
+    let fits =
+        scratch("fits.json", r#"{"max_attempts": 2, "total_budget_ms": 1000, "attempt_timeout": {"fixed_ms": 400}}"#);
+    let out = retryplan(&["check", &fits]);
+    assert_eq!(out.stdout.lines().count(), 1, "no warning: {}", out.stdout);
+    // The default server_guidance.cap_ms (60 s) is longer than this 1 s budget, but the file
+    // does not write it: --strict passes (and fails once the file writes the same cap).
+    let out = retryplan(&["explain", &fits, "--strict"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("No warnings."), "{}", out.stdout);
+    let written = scratch(
+        "cap_written.json",
+        r#"{"max_attempts": 2, "total_budget_ms": 1000, "attempt_timeout": {"fixed_ms": 400}, "server_guidance": {"cap_ms": 60000}}"#,
+    );
+    let out = retryplan(&["explain", &written, "--strict"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(out.stdout.contains("server_guidance.cap_ms (60000 ms) is not shorter than the whole 1000 ms deadline"));
+}
+
+#[test]
 fn check_validates_every_profile() {
     let path = scratch(
         "bad_profile.json",
@@ -261,7 +347,11 @@ fn check_validates_every_profile() {
     );
     let out = retryplan(&["check", &path]);
     assert_eq!(out.code, 1);
-    assert!(out.stdout.contains("profiles.bad.backoff.cap_ms: backoff.cap_ms (100) must be >= backoff.base_ms (200)"));
+    assert!(
+        out.stdout.contains("  profiles.bad.backoff.cap_ms (100) must be >= backoff.base_ms (200)\n"),
+        "{}",
+        out.stdout
+    );
     let only_good = retryplan(&["check", &path, "--profile", "good"]);
     assert_eq!(only_good.code, 0, "{}", only_good.stdout);
 }

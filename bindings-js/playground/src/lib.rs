@@ -123,8 +123,7 @@ pub fn explain(
         Ok(plan) => plan,
         Err(problems) => return refused(problems),
     };
-    let timeline =
-        retryplan::explain(&plan.policy, deadline_ms.map(u64::from), first_attempt_at_ms.map_or(0, u64::from));
+    let timeline = explain::timeline(&plan, deadline_ms.map(u64::from), first_attempt_at_ms.map_or(0, u64::from));
     let warnings: Vec<String> = timeline.warnings.iter().map(ToString::to_string).collect();
     let table = explain::render(&plan.policy_source, &timeline);
     let svg = timeline_chart::svg(&plan.policy_source, &timeline);

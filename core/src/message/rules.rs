@@ -86,8 +86,8 @@ rules! {
     Boolean = "boolean": "true or false",
     /// A finite number expected.
     FiniteNumber = "finite_number": "a finite number",
-    /// A whole number up to a maximum expected.
-    WholeNumber = "whole_number": "a whole number in 0..={0}",
+    /// A whole number up to a maximum expected (a bounded count: `max_attempts`, a status).
+    WholeNumber = "whole_number": "a whole number from 0 to {0}",
     /// One of the names expected.
     OneOf = "one_of": "one of {0}",
     /// A list of names expected.
@@ -120,6 +120,10 @@ rules! {
     ExactlyOneOf = "exactly_one_of": "expected an object with exactly one of {0}",
     /// A field given under both its name and its old name: the name, the old name.
     BothOldAndNewName = "both_old_and_new_name": "both `{0}` and its old name `{1}` are given; keep `{0}` only",
+    /// A whole number with no practical maximum expected (as a person says it, not `0..=2^64-1`).
+    WholeNumberFromZero = "whole_number_from_zero": "a whole number, 0 or more",
+    /// A time in milliseconds expected (a field named `..._ms`).
+    WholeMilliseconds = "whole_milliseconds": "a whole number of milliseconds, 0 or more",
 
     // The rules of a policy and of the shared controls.
     /// A time above the largest: field, value, the largest.

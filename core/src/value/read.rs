@@ -105,7 +105,21 @@ fn whole(value: &Value, path: &str, max: u64) -> Result<u64, Error> {
         }
         other => other,
     };
-    Err(expected_message(path, message!(WholeNumber, max), found))
+    let what = match max {
+        u64::MAX if names_milliseconds(path) => message!(WholeMilliseconds),
+        u64::MAX => message!(WholeNumberFromZero),
+        _ => message!(WholeNumber, max),
+    };
+    Err(expected_message(path, what, found))
+}
+
+/// Whether the field at `path` is a time in milliseconds: its name ends in
+/// `_ms` (`backoff.base_ms`, `redelivery.delays_ms[1]`) or, spelt in
+/// camelCase by a binding, `Ms`.
+fn names_milliseconds(path: &str) -> bool {
+    let name = path.rsplit('.').next().unwrap_or(path);
+    let name = name.split('[').next().unwrap_or(name);
+    name.ends_with("_ms") || name.ends_with("Ms")
 }
 
 impl FromValue for u64 {
@@ -330,8 +344,17 @@ mod tests {
         let error = u32::from_value(&Value::Number(Number::Negative(-5)), "a.b").unwrap_err();
         assert_eq!(
             error.to_string(),
-            "invalid policy configuration at `a.b`: expected a whole number in 0..=4294967295, found the number -5"
+            "invalid policy configuration at `a.b`: expected a whole number from 0 to 4294967295, found the number -5"
         );
+        // No 0..=2^64-1: the limit as a person says it, in milliseconds for a time.
+        let said = |path: &str| u64::from_value(&Value::Number(Number::Negative(-5)), path).unwrap_err().to_string();
+        assert_eq!(
+            said("backoff.base_ms"),
+            "invalid policy configuration at `backoff.base_ms`: expected a whole number of milliseconds, 0 or more, found the number -5"
+        );
+        assert!(said("redelivery.delays_ms[1]").contains("expected a whole number of milliseconds, 0 or more"));
+        assert!(said("hedging.delayMs").contains("expected a whole number of milliseconds, 0 or more"));
+        assert!(said("seed").contains("expected a whole number, 0 or more, found"));
         assert_eq!(u64::from_value(&Value::float(3.0), "x").unwrap(), 3);
         assert!(u16::from_value(&Value::float(2.5), "x").is_err());
         assert!(u16::from_value(&Value::unsigned(70_000), "x").is_err());
@@ -345,7 +368,7 @@ mod tests {
         let error = u32::from_value(&Value::String(huge.clone()), "max_attempts").unwrap_err();
         assert_eq!(
             error.to_string(),
-            format!("invalid policy configuration at `max_attempts`: expected a whole number in 0..=4294967295, found the string \"{cut}\"")
+            format!("invalid policy configuration at `max_attempts`: expected a whole number from 0 to 4294967295, found the string \"{cut}\"")
         );
         let unknown = Value::Object(vec![(huge.clone(), Value::Null)]);
         let Err(Error::InvalidConfig { field, message, .. }) = Fields::new(&unknown, "backoff", &["a"]) else {

@@ -10,6 +10,9 @@ use alloc::vec::Vec;
 /// The known name closest to `name`, if it is a likely typo of it: at most
 /// one edit per four letters of the name (at least one), and never a name
 /// that shares nothing with it. Ties go to the earlier name in `known`.
+/// Failing that, the one known name that `name` is a whole `_`-separated
+/// part of, at its start or end (`ratio` for `retry_ratio`, `window` for
+/// `window_ms`).
 ///
 /// ```
 /// use retryplan::value::closest_name;
@@ -20,10 +23,16 @@ use alloc::vec::Vec;
 /// ```
 #[must_use]
 pub fn closest_name<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    // One copy of the search, not one per caller's iterator type (the wasm download).
+    let known: Vec<&'a str> = known.into_iter().collect();
+    closest_in(name, &known)
+}
+
+fn closest_in<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
     let length = name.chars().count();
     let allowed = 1 + length / 4;
     let mut best: Option<(usize, &'a str)> = None;
-    for candidate in known {
+    for candidate in known.iter().copied() {
         // The distance is at least the difference in length: skip what cannot be close before
         // computing it (its cost is the product of the lengths; a name may be megabytes long).
         if length.abs_diff(candidate.chars().count()) > allowed {
@@ -35,7 +44,24 @@ pub fn closest_name<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) ->
             best = Some((distance, candidate));
         }
     }
-    best.map(|(_, candidate)| candidate)
+    best.map(|(_, candidate)| candidate).or_else(|| part_of(name, known))
+}
+
+/// The one known name of which `name` is a whole `_`-separated part at
+/// either end, as a name written without its unit or qualifier is
+/// (`ratio` for `retry_ratio`, `window` for `window_ms`); none when several are.
+fn part_of<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+    if name.len() < 3 {
+        return None;
+    }
+    let mut found = known.iter().copied().filter(|candidate| {
+        candidate.strip_suffix(name).is_some_and(|head| head.ends_with('_'))
+            || candidate.strip_prefix(name).is_some_and(|tail| tail.starts_with('_'))
+    });
+    match (found.next(), found.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
+    }
 }
 
 /// Optimal string alignment distance: insertions, deletions, substitutions
@@ -89,6 +115,16 @@ mod tests {
         assert_eq!(closest_name("random", known), None);
         assert_eq!(closest_name("x", ["y", "z"]), None, "replacing every letter is no typo");
         assert_eq!(closest_name("ab", ["ax", "ay"]), Some("ax"), "ties go to the first");
+    }
+
+    #[test]
+    fn a_name_written_without_its_unit_or_qualifier_is_suggested_when_only_one_fits() {
+        let budget = ["kind", "retry_ratio", "min_retries_per_second", "window_ms"];
+        assert_eq!(closest_name("ratio", budget), Some("retry_ratio"));
+        assert_eq!(closest_name("window", budget), Some("window_ms"));
+        assert_eq!(closest_name("ms", ["cap_ms", "base_ms"]), None, "too short to mean one");
+        assert_eq!(closest_name("delay", ["delay_ms", "delay_factor"]), None, "two fit: neither is offered");
+        assert_eq!(closest_name("atio", budget), None, "a whole part, not a piece of one");
     }
 
     #[test]
