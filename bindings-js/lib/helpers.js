@@ -45,9 +45,9 @@ function conclude(setup) {
     return Promise.reject(error);
   }
   return host.run().then(
-    (action) => {
+    () => {
       try {
-        return finish(action.decision, host.take(action.result), action.lastResult);
+        return finish();
       } finally {
         _free(host.driver);
       }
@@ -59,10 +59,10 @@ function conclude(setup) {
   );
 }
 
-/** The typed ending of a finish without a result to return (`error` its cause), or the caller's cancel. */
-function ending(host, decision, error, lastResult) {
+/** The typed ending of a finish that returns nothing (with the error the driver names as its cause), or the caller's cancel. */
+function ending(host, { decision, lastResult }) {
   if (host.signal?.aborted && decision.reason === 'cancelled') return host.signal.reason;
-  return new ENDINGS[decision.type](decision, keyOf(host), lastResult?.outcome, error);
+  return new ENDINGS[decision.type](decision, keyOf(host), lastResult?.outcome, host.cause());
 }
 
 /**
@@ -86,9 +86,9 @@ export function run(policy, attempt, options = {}) {
       dispose: onDiscard === undefined ? () => {} : (value) => value !== undefined && onDiscard(value),
     };
     const host = new Host(driver, attempt, io, { ...options, now });
-    return [host, (decision, { returned, value, error }, lastResult) => {
-      if (returned) return value;
-      throw ending(host, decision, error, lastResult);
+    return [host, () => {
+      if (host.returns) return host.value();
+      throw ending(host, host.ending());
     }];
   });
 }
@@ -137,9 +137,10 @@ export function retryFetch(input, init = {}, options = {}) {
     };
     const signal = options.signal ?? init.signal ?? undefined;
     const host = new Host(driver, send, io, { ...options, now, signal });
-    return [host, (decision, { returned, value: response, error }, lastResult) => {
-      if (returned) return { decision, response, idempotencyKey: keyOf(host) };
-      throw ending(host, decision, error, lastResult);
+    return [host, () => {
+      const finish = host.ending();
+      if (host.returns) return { decision: finish.decision, response: host.value(), idempotencyKey: keyOf(host) };
+      throw ending(host, finish);
     }];
   });
 }

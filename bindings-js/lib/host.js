@@ -23,9 +23,8 @@ function after(ms, done) {
   return () => clearTimeout(timer);
 }
 
-/** The loop's mark of a finish (the typed ending is read when the loop reaches it). */
+/** The loop's mark of a finish (its token and whether it returns are kept on the host; the typed ending is read only when needed). */
 const FINISH = Object.freeze({ type: 'finish' });
-const NOTHING_HELD = Object.freeze({ returned: false, value: undefined, error: undefined });
 const abortError = (message) => new DOMException(`retryplan: ${message}`, 'AbortError');
 
 /**
@@ -65,6 +64,9 @@ export class Host {
     this.woken = false;
     this.wake = undefined;
     this.readAt = undefined;
+    /** The finish's result: the token it returns or raises with (-1 for none), and whether it returns it. */
+    this.endToken = -1;
+    this.endReturns = false;
   }
 
   /** Attempt `entry` returned (or resolved to) `value`. */
@@ -144,9 +146,12 @@ export class Host {
       const kind = out[WIRE.OUT.action_kind];
       if (kind === WIRE.ACTION.release) this.release(out[WIRE.OUT.token]);
       else if (kind === WIRE.ACTION.abort_attempt) this.abort(out[WIRE.OUT.attempt], NAMES.abortReasons[out[WIRE.OUT.reason]]);
+      else if (kind === WIRE.ACTION.start_attempt) return this.queue.push(this.started(out));
+      else if (kind === WIRE.ACTION.sleep) return this.queue.push(out[WIRE.OUT.until_ms]);
       else {
-        this.queue.push(kind === WIRE.ACTION.start_attempt ? this.started(out) : kind === WIRE.ACTION.sleep ? out[WIRE.OUT.until_ms] : FINISH);
-        return;
+        this.endToken = out[WIRE.OUT.token];
+        this.endReturns = (out[WIRE.OUT.ending] & WIRE.ENDING_RETURNS) !== 0;
+        return this.queue.push(FINISH);
       }
       out = exchange(this.driver, WIRE.INPUT.poll, this.readAt ?? this.now(), -1, -1, -1, -1, -1, -1);
     }
@@ -170,14 +175,24 @@ export class Host {
     this.io.dispose(value);
   }
 
-  /** What the finish's `result` ({token, returned}, or none) names: `{returned, value}` to return, or `{returned, error}` to raise with (an ending alone without one). */
-  take(result) {
-    if (result === undefined) return NOTHING_HELD;
-    const { token, returned } = result;
-    const taken = { returned, value: this.values[token], error: this.errors[token] };
-    this.values[token] = undefined;
-    this.errors[token] = undefined;
-    return taken;
+  /** Whether the finish returns what its token holds (then `value()` is it; else `cause()` is the error to raise with, if any). */
+  get returns() {
+    return this.endReturns;
+  }
+
+  /** The value the finish returns. */
+  value() {
+    return this.values[this.endToken];
+  }
+
+  /** The error the finish raises the ending with, or undefined (the ending alone). */
+  cause() {
+    return this.endToken === WIRE.NONE ? undefined : this.errors[this.endToken];
+  }
+
+  /** The typed finish: `{decision, lastResult, result}` (read from the driver when a helper needs it). */
+  ending() {
+    return decided(_driverPollAction(this.driver, this.now()));
   }
 
   forget(attempt) {
@@ -224,7 +239,7 @@ export class Host {
     });
   }
 
-  /** Drives the operation to its end: resolves to the driver's finish action (`{decision, lastResult, result}`). */
+  /** Drives the operation to its end (then `returns`, `value()`, `cause()` and `ending()` say how it ended). */
   async run() {
     const { driver, signal, queue } = this;
     const cancelled = () => this.wakeUp();
@@ -262,7 +277,7 @@ export class Host {
           this.returned(entry, result);
         } else if (action === FINISH) {
           this.done = true;
-          return decided(_driverPollAction(driver, this.now()));
+          return;
         } else if (queue.length === 0) await this.sleep(action); // a sleep, unless the driver said more since
       }
     } catch (thrown) {

@@ -22,36 +22,31 @@ let output;
 
 /** Reads the tables once the wasm is instantiated (the entry's `load`); refuses a wasm of another wire version. */
 export function loadWire() {
-  const tables = _wireTables();
-  if (tables.version !== SPOKEN_VERSION) {
-    throw new Error(`retryplan: the wasm speaks wire version ${tables.version}, this host ${SPOKEN_VERSION}: reinstall the package`);
+  const [numbers, inputFields, outputFields, inputKinds, outcomeKinds, actionKinds, endingKinds, failures, verdicts, transportFailures, abortReasons, giveUpReasons, receipts, held] =
+    _wireTables();
+  const [version, none, hedge, sendIdempotencyKey, endingReturns, pushbackDoNotRetry, words] = numbers;
+  if (version !== SPOKEN_VERSION) {
+    throw new Error(`retryplan: the wasm speaks wire version ${version}, this host ${SPOKEN_VERSION}: reinstall the package`);
   }
   WIRE = Object.freeze({
-    NONE: tables.none,
-    FLAG_HEDGE: tables.hedge,
-    FLAG_SEND_IDEMPOTENCY_KEY: tables.sendIdempotencyKey,
-    ENDING_RETURNS: tables.endingReturns,
+    NONE: none,
+    FLAG_HEDGE: hedge,
+    FLAG_SEND_IDEMPOTENCY_KEY: sendIdempotencyKey,
+    ENDING_RETURNS: endingReturns,
+    PUSHBACK_DO_NOT_RETRY: pushbackDoNotRetry,
     /** Word positions, by field name. */
-    IN: Object.freeze({ ...tables.input }),
-    OUT: Object.freeze({ ...tables.output }),
-    INPUT: numbered(tables.inputKinds),
-    OUTCOME: numbered(tables.outcomeKinds),
-    ACTION: numbered(tables.actionKinds),
-    HELD: numbered(tables.held),
-    RECEIPT: numbered(tables.receipts),
-    VERDICT: numbered(tables.verdicts),
+    IN: Object.freeze(Object.fromEntries(inputFields)),
+    OUT: Object.freeze(Object.fromEntries(outputFields)),
+    INPUT: numbered(inputKinds),
+    OUTCOME: numbered(outcomeKinds),
+    ACTION: numbered(actionKinds),
+    HELD: numbered(held),
+    RECEIPT: numbered(receipts),
+    VERDICT: numbered(verdicts),
   });
-  NAMES = Object.freeze({
-    failures: tables.failures,
-    verdicts: tables.verdicts,
-    transportFailures: tables.transportFailures,
-    abortReasons: tables.abortReasons,
-    giveUpReasons: tables.giveUpReasons,
-    endingKinds: tables.endingKinds,
-    receipts: tables.receipts,
-  });
+  NAMES = Object.freeze({ failures, verdicts, transportFailures, abortReasons, giveUpReasons, endingKinds, receipts });
   [memory, outputAt] = _wireMemory();
-  outputWords = tables.outputWords;
+  outputWords = words;
   output = new Float64Array(memory.buffer, outputAt, outputWords);
 }
 

@@ -25,7 +25,7 @@ use crate::objects::{self, Object};
 use crate::operation::Options;
 use crate::outcomes::{attempt_result_js, guidance_lookup};
 use crate::policy::handle_js;
-use crate::{either, js_error, js_start_attempt, num, Global, START_ACTION};
+use crate::{either, invalid_with, js_error, js_start_attempt, num, Global, START_ACTION};
 
 #[wasm_bindgen(raw_module = "../lib/convert.js")]
 extern "C" {
@@ -220,22 +220,30 @@ pub fn driver_response(
 
 /// One exchange of the core's wire (`Driver::exchange`): the input record's
 /// eight words in, the output record left where `_wireMemory` says. False
-/// when the driver refused the record (`_wireRefusal` has the error).
+/// when the record is refused (`_wireRefusal` has the error): a word that is
+/// not a whole number, named by its field, or whatever the core refuses.
 #[wasm_bindgen(js_name = _driverExchange)]
 #[allow(clippy::too_many_arguments)] // the record's words cross as numbers
 pub fn driver_exchange(handle: u32, w0: f64, w1: f64, w2: f64, w3: f64, w4: f64, w5: f64, w6: f64, w7: f64) -> bool {
-    exchange(handle, &[w0, w1, w2, w3, w4, w5, w6, w7].map(|word| word as i64))
-}
-
-/// `_driverExchange` with the input record written by JS where `_wireMemory` says.
-#[wasm_bindgen(js_name = _driverExchangeView)]
-pub fn driver_exchange_view(handle: u32) -> bool {
-    exchange(handle, &crate::wire::load_input())
-}
-
-fn exchange(handle: u32, record: &[i64; INPUT_WORDS]) -> bool {
+    let numbers = [w0, w1, w2, w3, w4, w5, w6, w7];
+    let mut record = [wire::NONE; INPUT_WORDS];
     let mut output = [wire::NONE; OUTPUT_WORDS];
-    match with(handle, |driver| driver.exchange(record, &mut output).map_err(js_error)) {
+    // The core lists the fields in word order.
+    let exchanged = record
+        .iter_mut()
+        .zip(numbers)
+        .zip(wire::input::FIELDS)
+        .try_for_each(|((word, number), (field, _))| {
+            // Exact: a fraction, NaN or a number past i64 is refused, never truncated.
+            *word = number as i64;
+            if *word as f64 == number {
+                Ok(())
+            } else {
+                Err(invalid_with(field, "integer", &JsValue::from_f64(number), &JsValue::UNDEFINED))
+            }
+        })
+        .and_then(|()| with(handle, |driver| driver.exchange(&record, &mut output).map_err(js_error)));
+    match exchanged {
         Ok(()) => {
             crate::wire::store_output(&output);
             true

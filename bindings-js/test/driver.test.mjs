@@ -18,7 +18,7 @@ import { throwsCode as errorOf } from './assertions.mjs';
 import { decided } from '../lib/convert.js';
 import { parts, read } from '../lib/outcomes.js';
 import { NAMES, WIRE, exchange } from '../lib/wire.js';
-import { _driverExchangeView, _driverPollAction, _driverResultOf, _free, _wireMemory, _wireRefusal } from '../wasm/retryplan_js.js';
+import { _driverPollAction, _driverResultOf, _free, _wireRefusal } from '../wasm/retryplan_js.js';
 
 const policy = (config = {}) =>
   Policy.fromConfig({
@@ -96,10 +96,12 @@ test('the wire: an outcome the host hands in as numbers gets the object path\'s 
   const refused = errorOf(() => exchange(driver, WIRE.INPUT.result, 10, 1, 1, WIRE.HELD.value, 99, 0, -1));
   assert.deepEqual([refused.code, refused.field], ['invalid_argument', 'outcome_kind']);
   assert.equal(_wireRefusal(), undefined, 'taken once');
-  // The input record through the view: the same exchange as through the arguments.
-  const [memory, , inputAt] = _wireMemory();
-  new Float64Array(memory.buffer, inputAt, 8).set([WIRE.INPUT.poll, 0, -1, -1, -1, -1, -1, -1]);
-  assert.equal(_driverExchangeView(driver), true);
+  // A word that is no whole number is refused by its field's name, never truncated (an unknown failure name's NaN index).
+  for (const [words, field] of [[[WIRE.INPUT.result, 10, 1, 1, 0, WIRE.OUTCOME.failure, NaN, -1], 'outcome_code'], [[WIRE.INPUT.poll, 0.5, -1, -1, -1, -1, -1, -1], 'now_ms']]) {
+    const word = errorOf(() => exchange(driver, ...words));
+    assert.deepEqual([word.code, word.field], ['invalid_argument', field]);
+  }
+  assert.equal(exchange(driver, WIRE.INPUT.poll, 0, -1, -1, -1, -1, -1, -1)[WIRE.OUT.attempt], 1, 'the driver is unchanged: attempt 1 starts');
   _free(driver);
 });
 

@@ -41,8 +41,7 @@ test('lib/tags.js and the Rust constants say the same, name for name', () => {
 });
 
 test('the wire\'s constants are the core\'s tables (core/src/driver/wire.md), and no host module writes a word or kind by number', () => {
-  const tables = _wireTables();
-  assert.equal(tables.version, 1);
+  assert.equal(_wireTables()[0][0], 1, 'WIRE_VERSION');
   // Spot checks against the documented layout: the tables are the core's, the host only names them.
   assert.deepEqual([WIRE.IN.input_kind, WIRE.IN.outcome_delay_ms, WIRE.OUT.receipt, WIRE.OUT.detail], [0, 7, 0, 14]);
   assert.deepEqual(Object.keys(WIRE.INPUT), ['poll', 'result', 'cancel']);
