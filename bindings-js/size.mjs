@@ -26,11 +26,15 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * `max_concurrent_retries` still read as their old name for one release and
  * its both-names error: 77118 B with main as of core-shape, so the limit was
  * 77300 B until that alias goes; invalid_config naming the configuration it
- * read, in the core's readers and the JS-object walk: 77492 B, so 77700 B).
+ * read, in the core's readers and the JS-object walk: 77492 B, so 77700 B; the
+core's host protocol, issue 23: 78131 B already at its core commit cbb312c,
+81441 B with the JS host on the wire and tokens (Driver::exchange +3.3 KB raw
+wasm, its tables and the response/token calls +2.0 KB raw, their names
++1.3 KB raw, less the deleted number paths), so 81700 B).
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 77_700;
+const LIMIT = 81_700;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);

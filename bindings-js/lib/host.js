@@ -290,7 +290,6 @@ export class Host {
       signal?.removeEventListener('abort', cancelled);
       this.running.length = 0;
       this.inFlight = 0;
-      queue.length = 0;
     }
   }
 
