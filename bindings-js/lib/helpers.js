@@ -62,7 +62,7 @@ function conclude(setup) {
 /** The typed ending of a finish that returns nothing (with the error the driver names as its cause), or the caller's cancel. */
 function ending(host, { decision, lastResult }) {
   if (host.signal?.aborted && decision.reason === 'cancelled') return host.signal.reason;
-  return new ENDINGS[decision.type](decision, keyOf(host), lastResult?.outcome, host.cause());
+  return new ENDINGS[decision.type](decision, keyOf(host), lastResult?.outcome, host.errors[host.endToken]);
 }
 
 /**
@@ -87,7 +87,7 @@ export function run(policy, attempt, options = {}) {
     };
     const host = new Host(driver, attempt, io, { ...options, now });
     return [host, () => {
-      if (host.returns) return host.value();
+      if (host.endReturns) return host.values[host.endToken];
       throw ending(host, host.ending());
     }];
   });
@@ -139,7 +139,7 @@ export function retryFetch(input, init = {}, options = {}) {
     const host = new Host(driver, send, io, { ...options, now, signal });
     return [host, () => {
       const finish = host.ending();
-      if (host.returns) return { decision: finish.decision, response: host.value(), idempotencyKey: keyOf(host) };
+      if (host.endReturns) return { decision: finish.decision, response: host.values[host.endToken], idempotencyKey: keyOf(host) };
       throw ending(host, finish);
     }];
   });

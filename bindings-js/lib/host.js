@@ -64,7 +64,7 @@ export class Host {
     this.woken = false;
     this.wake = undefined;
     this.readAt = undefined;
-    /** The finish's result: the token it returns or raises with (-1 for none), and whether it returns it. */
+    /** The finish's result: the token whose value it returns or whose error it raises with (-1: none), and whether it returns it. */
     this.endToken = -1;
     this.endReturns = false;
   }
@@ -175,21 +175,6 @@ export class Host {
     this.io.dispose(value);
   }
 
-  /** Whether the finish returns what its token holds (then `value()` is it; else `cause()` is the error to raise with, if any). */
-  get returns() {
-    return this.endReturns;
-  }
-
-  /** The value the finish returns. */
-  value() {
-    return this.values[this.endToken];
-  }
-
-  /** The error the finish raises the ending with, or undefined (the ending alone). */
-  cause() {
-    return this.endToken === WIRE.NONE ? undefined : this.errors[this.endToken];
-  }
-
   /** The typed finish: `{decision, lastResult, result}` (read from the driver when a helper needs it). */
   ending() {
     return decided(_driverPollAction(this.driver, this.now()));
@@ -239,7 +224,7 @@ export class Host {
     });
   }
 
-  /** Drives the operation to its end (then `returns`, `value()`, `cause()` and `ending()` say how it ended). */
+  /** Drives the operation to its end (then `endReturns`, `endToken` and `ending()` say how it ended). */
   async run() {
     const { driver, signal, queue } = this;
     const cancelled = () => this.wakeUp();
