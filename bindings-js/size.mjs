@@ -26,15 +26,18 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * `max_concurrent_retries` still read as their old name for one release and
  * its both-names error: 77118 B with main as of core-shape, so the limit was
  * 77300 B until that alias goes; invalid_config naming the configuration it
- * read, in the core's readers and the JS-object walk: 77492 B, so 77700 B;
- * issue 25's reader messages, numbers' limits as people say them (a time
- * field named by its `_ms`, two rules) and a name suggested when a word is a
- * whole part of it (`ratio` for `retry_ratio`), with the suggestion's search
- * made one copy instead of one per caller (-1.2 KB): 77868 B, so 78100 B).
+ * read, in the core's readers and the JS-object walk: 77492 B, so 77700 B.
+ * Then, in one release: issue 25's reader messages (numbers' limits as people
+ * say them, a suggestion's search made one copy: 77868 B alone), issue 26's
+ * peer dialects (the `polly_v8` profile, the `additive` jitter kind: 77753 B
+ * alone), issue 29's whole-call text bound and RFC 9651's limits (77765 B
+ * alone), and the core's host protocol, issue 23 (Driver::exchange +3.3 KB
+ * raw wasm, its tables and the response/token calls +2.0 KB raw, their names
+ * +1.3 KB raw, less the deleted number paths: 81441 B alone). LIMIT_NOTE.
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 78_100;
+const LIMIT = 82_500;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);

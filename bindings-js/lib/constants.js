@@ -1,6 +1,7 @@
 // The core's HTTP header names, exported once the wasm is instantiated (the
 // entry calls `load`; ES module bindings are live, so importers see them).
 import { _headers } from '../wasm/retryplan_js.js';
+import { loadWire } from './wire.js';
 
 /** Every response header the core reads for server guidance, lower case, in the order it consults them. */
 export let GUIDANCE_HEADERS;
@@ -14,4 +15,5 @@ export function load() {
   GUIDANCE_HEADERS = Object.freeze(guidance);
   IDEMPOTENCY_KEY_HEADER = idempotencyKey;
   REQUEST_ID_HEADER = requestId;
+  loadWire();
 }

@@ -2,7 +2,7 @@
 // Nothing here decides anything; it only shapes values the core computed.
 import { bindingMessage, compose } from './messages.js';
 import { BLAMES } from './rules.js';
-import { START_DECISION, START_HELPER } from './tags.js';
+import { START_DECISION } from './tags.js';
 
 /** Misuse of the engine (never a failed attempt: those are decisions). */
 export class RetryplanError extends Error {
@@ -77,12 +77,8 @@ const hex16 = (h, l) =>
 /** A request id from its two 32-bit halves: 16 lowercase hex digits, as the core's Display spells it. */
 export const requestIdText = hex16;
 
-/**
- * A started attempt in one of three forms (`START_*`, lib/tags.js): a decision, a driver's action (with `sendIdempotencyKey`), or
- * the helpers' own record of it (an `Attempt`).
- */
+/** A started attempt in one of two forms (`START_*`, lib/tags.js): a decision, or a driver's action (with `sendIdempotencyKey`). */
 export function startAttempt(form, attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge, sendIdempotencyKey) {
-  if (form === START_HELPER) return new Attempt(attempt, timeoutMs, abortAtMs, hex16(idHigh, idLow), remainingBudgetMs, hedge, sendIdempotencyKey);
   const requestId = hex16(idHigh, idLow);
   return form === START_DECISION
     ? { type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs, hedge }
@@ -151,12 +147,6 @@ export class Attempt {
   }
 }
 
-/** Set by the wasm when the result `_driverResultPoll` took was discarded; read and cleared by the host. */
-export const receipt = { discarded: false };
-export const resultDiscarded = () => {
-  receipt.discarded = true;
-};
-
 /** Aborts an attempt's signal (now, or when it is first read). */
 export function abortAttempt(entry, reason) {
   entry[REASON] = reason;
@@ -167,8 +157,11 @@ export function abortAttempt(entry, reason) {
 export const abortAction = (attempt, reason) => ({ type: 'abort_attempt', attempt, reason });
 export const sleepAction = (untilMs) => ({ type: 'sleep', untilMs });
 export const releaseAction = (token) => ({ type: 'release', token });
-export const finishAction = (decision, lastResult) =>
-  lastResult === undefined ? { type: 'finish', decision } : { type: 'finish', decision, lastResult };
+export function finishAction(decision, lastResult, token, returned) {
+  const action = lastResult === undefined ? { type: 'finish', decision } : { type: 'finish', decision, lastResult };
+  if (token !== undefined) action.result = { token, returned };
+  return action;
+}
 export const attemptResult = (attempt, outcome) => ({ attempt, outcome });
 export const decisionEvent = (atMs, decision, after) => (after === undefined ? { atMs, decision } : { atMs, decision, after });
 

@@ -1,5 +1,6 @@
 // `Driver`: the host loop decided by the core (actions out, results in):
-// `new Driver(policy, nowMs, {seed?, idempotencyKey?, deadlineMs?, dependency?, method?, idempotent?, concurrency?, stats?, recordEvents?})`.
+// `new Driver(policy, nowMs, {seed?, idempotencyKey?, deadlineMs?, dependency?, method?, idempotent?, oneShotBody?,
+// concurrency?, stats?, recordEvents?, returnsResponses?})`.
 // A JS class over a driver handle (src/driver.rs): the helpers use the
 // handles themselves (`newDriver`), without a class instance or a
 // FinalizationRegistry entry per operation.
@@ -9,21 +10,23 @@ import {
   _driverKey,
   _driverNew,
   _driverPollAction,
-  _driverResult,
+  _driverResponse,
   _driverResultOf,
   _driverState,
 } from '../wasm/retryplan_js.js';
-import { attempt, flag, ms, oneOf, options as optionsOf, optional, refuse, text } from './args.js';
+import { attempt, flag, ms, oneOf, options as optionsOf, optional, refuse, text, whole } from './args.js';
 import { decided } from './convert.js';
 import { dependencyHandle } from './controls.js';
 import { pool } from './entropy.js';
+import { anyStatus, guidance } from './http.js';
 import { Held, handle, handleOf } from './objects.js';
 import { operationOptions } from './operation.js';
-import { parts, read } from './outcomes.js';
 import { Policy } from './policy.js';
 import { Stats } from './stats.js';
 
 const CONCURRENCY = ['concurrent', 'sequential', 'sequential_without_hedging'];
+const HELD = ['value', 'error'];
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
 /** A driver's handle (options checked; seed and key drawn from the OS when there is no seed). */
 export function newDriver(policy, nowMs, options) {
@@ -38,17 +41,23 @@ export function newDriver(policy, nowMs, options) {
   if (method === undefined && idempotent !== undefined) throw refuse('idempotent', 'method_needed');
   const concurrency = options?.concurrency == null ? 0 : oneOf('concurrency', options.concurrency, CONCURRENCY);
   const record = flag('recordEvents', options?.recordEvents) ?? false;
+  const oneShotBody = flag('oneShotBody', options?.oneShotBody) ?? false;
+  const returnsResponses = flag('returnsResponses', options?.returnsResponses) ?? false;
   return decided(
-    _driverNew(policyHandle, now, seed, key, deadline, dependency, method, idempotent, concurrency, stats, record, pool[at], pool[at + 1], pool[at + 2], pool[at + 3], pool[at + 4], pool[at + 5]),
+    _driverNew(
+      policyHandle, now, seed, key, deadline, dependency, method, idempotent, oneShotBody, concurrency, stats, record, returnsResponses,
+      pool[at], pool[at + 1], pool[at + 2], pool[at + 3], pool[at + 4], pool[at + 5],
+    ),
   );
 }
 
-/** The handle's result of a common outcome as numbers, else of the object (which the core validates). */
-export function handleResult(driver, nowMs, number, outcome) {
-  const now = ms('nowMs', nowMs);
-  const at = attempt(number);
-  if (read(outcome)) return decided(_driverResult(driver, now, at, parts.tag, parts.a, parts.b));
-  return decided(_driverResultOf(driver, now, at, outcome));
+/** `{token?, held?}`, a result's holding: the token (-1 for none, as the wire spells it) and the index of `held` (`value` by default). */
+function holding(options) {
+  optionsOf(options, 'token');
+  const token = optional(whole, 'token', options?.token, MAX_SAFE) ?? -1;
+  const held = options?.held == null ? 0 : oneOf('held', options.held, HELD);
+  if (token === -1 && options?.held != null) throw refuse('held', 'token_needed');
+  return [token, held];
 }
 
 
@@ -61,8 +70,26 @@ export class Driver extends Held {
     return decided(_driverPollAction(handle(this), ms('nowMs', nowMs)));
   }
 
-  handleResult(nowMs, attempt, outcome) {
-    return handleResult(handle(this), nowMs, attempt, outcome);
+  /** How attempt `attempt` ended (an Outcome), held by the host as `{token, held}` when given: `"accepted"` or `"discarded"`. */
+  handleResult(nowMs, number, outcome, options) {
+    const now = ms('nowMs', nowMs);
+    const at = attempt(number);
+    const [token, held] = holding(options);
+    return decided(_driverResultOf(handle(this), now, at, outcome, token, held));
+  }
+
+  /**
+   * The HTTP response attempt `attempt` received, read by the core: `status` as
+   * the platform gave it (any integer), `headers` a lookup of its headers (a
+   * function of the lower-case name, or a `Headers`/`Map`), `{token, nowUnixMs}`.
+   */
+  handleResponse(nowMs, number, status, headers, options) {
+    const now = ms('nowMs', nowMs);
+    const at = attempt(number);
+    anyStatus(status);
+    const [token] = holding(options === undefined ? undefined : { token: options?.token });
+    const nowUnixMs = ms('nowUnixMs', options?.nowUnixMs ?? 0);
+    return decided(_driverResponse(handle(this), now, at, token, status, guidance(headers), nowUnixMs));
   }
 
   handleCancel(nowMs) {

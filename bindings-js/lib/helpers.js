@@ -2,15 +2,13 @@
 // one host loop (host.js). They decide nothing: the driver says when attempts
 // start, time out, hedge, wait and end; the failure table (failures.js) and
 // the caller's `outcomeOfError` hook say what an error means.
-import { _driverKey, _free } from '../wasm/retryplan_js.js';
+import { _driverKey, _driverResponse, _free } from '../wasm/retryplan_js.js';
 import { ms } from './args.js';
-import { RetryplanError } from './convert.js';
-import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from './constants.js';
+import { GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from './constants.js';
 import { newDriver } from './driver.js';
 import { ENDINGS } from './endings.js';
 import { failureOf } from './failures.js';
 import { Host } from './host.js';
-import { policyOutcome } from './http.js';
 
 const monotonicNow = () => performance.now();
 
@@ -19,7 +17,6 @@ const clockOf = (options) => {
   const now = options.now ?? monotonicNow;
   return () => ms('nowMs', now());
 };
-const SUCCESS = Object.freeze({ type: 'success' });
 
 /** The driver's options from a helper's: `undefined` (no options to read) when there are none. */
 function driverOptions(options, extra) {
@@ -48,9 +45,9 @@ function conclude(setup) {
     return Promise.reject(error);
   }
   return host.run().then(
-    (action) => {
+    () => {
       try {
-        return finish(action.decision);
+        return finish();
       } finally {
         _free(host.driver);
       }
@@ -62,11 +59,10 @@ function conclude(setup) {
   );
 }
 
-/** The typed ending of a finish without a result to return, or the caller's cancel. */
-function ending(host, decision) {
+/** The typed ending of a finish that returns nothing (with the error the driver names as its cause), or the caller's cancel. */
+function ending(host, { decision, lastResult }) {
   if (host.signal?.aborted && decision.reason === 'cancelled') return host.signal.reason;
-  const { outcome, error } = host.lastResult();
-  return new ENDINGS[decision.type](decision, keyOf(host), outcome, error);
+  return new ENDINGS[decision.type](decision, keyOf(host), lastResult?.outcome, host.errors[host.endToken]);
 }
 
 /**
@@ -86,14 +82,13 @@ export function run(policy, attempt, options = {}) {
         entry.idempotencyKey = keyOf(host);
         return entry;
       },
-      outcomeOf: () => SUCCESS,
       failureOf,
       dispose: onDiscard === undefined ? () => {} : (value) => value !== undefined && onDiscard(value),
     };
     const host = new Host(driver, attempt, io, { ...options, now });
-    return [host, (decision) => {
-      if (decision.type === 'succeeded') return host.latestValue;
-      throw ending(host, decision);
+    return [host, () => {
+      if (host.endReturns) return host.values[host.endToken];
+      throw ending(host, host.ending());
     }];
   });
 }
@@ -112,17 +107,15 @@ export function retryFetch(input, init = {}, options = {}) {
     const { policy, fetch: doFetch = globalThis.fetch, idempotent } = options;
     const now = clockOf(options);
     const { idempotencyKeyHeader = IDEMPOTENCY_KEY_HEADER, requestIdHeader = REQUEST_ID_HEADER } = options;
-    if (typeof ReadableStream !== 'undefined' && init.body instanceof ReadableStream) {
-      // A stream can be sent once; every attempt must send the same body.
-      throw new RetryplanError('invalid_argument', 'invalid argument `init.body`: a ReadableStream cannot be resent; pass a string, Blob, ArrayBuffer, FormData or a Request');
-    }
+    // A stream can be sent once: the core sends it once, and gives up with `body_not_replayable` where it would retry.
+    const oneShotBody = typeof ReadableStream !== 'undefined' && init.body instanceof ReadableStream;
     // An invalid request (a bad URL, a bad header) is the caller's mistake: it
     // throws here, unchanged, before anything is sent.
     const request = new Request(input instanceof Request ? input.clone() : input, init);
     // A key the caller already set is the operation's key: never replace it.
     const callerKey = idempotencyKeyHeader ? request.headers.get(idempotencyKeyHeader) : null;
     const keyed = { ...options, idempotencyKey: options.idempotencyKey ?? callerKey ?? undefined };
-    const driver = newDriver(policy, now(), driverOptions(keyed, { method: request.method, idempotent }));
+    const driver = newDriver(policy, now(), driverOptions(keyed, { method: request.method, idempotent, oneShotBody, returnsResponses: true }));
     const send = (entry) => {
       const headers = new Headers(request.headers);
       if (entry.sendIdempotencyKey && idempotencyKeyHeader) headers.set(idempotencyKeyHeader, keyOf(host));
@@ -134,7 +127,9 @@ export function retryFetch(input, init = {}, options = {}) {
     };
     const io = {
       entry: (entry) => entry,
-      outcomeOf: (response) => policyOutcome(policy, response.status, response.headers, Date.now()),
+      // The status as the platform gave it and the guidance headers: the core reads them.
+      response: (handle, nowMs, attempt, token, response) =>
+        _driverResponse(handle, nowMs, attempt, token, response.status, GUIDANCE_HEADERS.map((name) => response.headers.get(name) ?? undefined), Date.now()),
       unreadable: 'malformed_response',
       // fetch rejects with a TypeError for a network error; a browser says no more.
       failureOf: (thrown) => failureOf(thrown) ?? (thrown instanceof TypeError ? 'connection_lost' : undefined),
@@ -142,12 +137,10 @@ export function retryFetch(input, init = {}, options = {}) {
     };
     const signal = options.signal ?? init.signal ?? undefined;
     const host = new Host(driver, send, io, { ...options, now, signal });
-    return [host, (decision) => {
-      const { value: response } = host.lastResult();
-      const cancelled = host.signal?.aborted && decision.reason === 'cancelled';
-      if (response !== undefined && decision.type !== 'reconcile' && !cancelled) return { decision, response, idempotencyKey: keyOf(host) };
-      cancelBody(host.latestValue);
-      throw ending(host, decision);
+    return [host, () => {
+      const finish = host.ending();
+      if (host.endReturns) return { decision: finish.decision, response: host.values[host.endToken], idempotencyKey: keyOf(host) };
+      throw ending(host, finish);
     }];
   });
 }

@@ -1,12 +1,14 @@
 // The one host loop every helper runs. The core's Driver decides when
-// attempts start, time out, hedge, wait and end; this loop only carries out
-// each action and hands each attempt's outcome back as it arrives. It keeps
-// no bookkeeping of late or expired attempts: a result the driver discards is
-// disposed of at once.
-import { _driverCancel, _driverEvent, _driverLastResult, _driverPoll, _driverResult, _driverResultPoll } from '../wasm/retryplan_js.js';
-import { Attempt, RetryplanError, abortAttempt, decided, receipt } from './convert.js';
-import { handleResult } from './driver.js';
-import { FAILURE, failureIndex, parts, read } from './outcomes.js';
+// attempts start, time out, hedge, wait and end, and which result the helper
+// returns, raises or drops; this loop only carries out each action and hands
+// each attempt's result back as it arrives, over the core's wire (wire.js).
+// Each result is held under a token (its attempt's number) until the driver
+// says what becomes of it: dropped (a discarded receipt, a release), or
+// returned or raised by the finish.
+import { _driverCancel, _driverEvent, _driverPollAction, _driverResultOf } from '../wasm/retryplan_js.js';
+import { Attempt, abortAttempt, decided, requestIdText } from './convert.js';
+import { failureIndex, parts, read } from './outcomes.js';
+import { NAMES, WIRE, exchange } from './wire.js';
 
 // setTimeout fires at once for delays above 2^31-1 ms (24.8 days); re-arm instead.
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -21,18 +23,20 @@ function after(ms, done) {
   return () => clearTimeout(timer);
 }
 
-const NOT_RETRYABLE = Object.freeze({ type: 'application', verdict: 'not_retryable' });
+/** The loop's mark of a finish (its token and whether it returns are kept on the host; the typed ending is read only when needed). */
+const FINISH = Object.freeze({ type: 'finish' });
 const abortError = (message) => new DOMException(`retryplan: ${message}`, 'AbortError');
 
 /**
  * One operation's loop over the driver `driver` (a handle), for a helper's I/O (`io`):
  * - `attempt(entry)` sends one attempt, `entry` being the `Attempt` the
  *   driver started (`io.entry` may complete it); what it returns (or
- *   resolves to) is read by `io.outcomeOf(value)`, which may throw for a value
- *   it cannot read (then `io.unreadable` is the failure);
+ *   resolves to) is a success, or with `io.response(driver, nowMs, attempt,
+ *   token, value)` a response the core reads (which may throw for a value it
+ *   cannot read: then `io.unreadable` is the failure);
  * - what it throws is named by `io.failureOf(error)` (the failure table), else
  *   by the caller's `outcomeOfError(error)` hook, else not retryable;
- * - `io.dispose(value)` releases a value the helper will not return.
+ * - `io.dispose(value)` releases a value the driver says to drop.
  * It calls the attempt itself, so that an error the attempt makes captures a
  * stack as short as a plain loop's (most of what making an error costs).
  */
@@ -48,10 +52,11 @@ export class Host {
     /** Running attempts by number (cheaper than a Map for a handful of small integers), and how many. */
     this.running = [];
     this.inFlight = 0;
-    /** The latest result the driver accepted: its attempt, and the value it carried or the error it threw. */
-    this.latestAttempt = 0;
-    this.latestValue = undefined;
-    this.latestError = undefined;
+    /** What each accepted result holds, by token (its attempt's number): the value it carried, or the error it threw. */
+    this.values = [];
+    this.errors = [];
+    /** The actions the driver gave with a result, for the loop to carry out in order (a sleep only ever last). */
+    this.queue = [];
     this.done = false;
     this.cancelled = false;
     this.failed = false;
@@ -59,96 +64,126 @@ export class Host {
     this.woken = false;
     this.wake = undefined;
     this.readAt = undefined;
-    this.next = undefined;
+    /** The finish's result: the token whose value it returns or whose error it raises with (-1: none), and whether it returns it. */
+    this.endToken = -1;
+    this.endReturns = false;
   }
 
-  // How an attempt ended. With `polling` (the loop hands the result in
-  // itself, before its next poll), the next action is polled with it, in one
-  // call to the driver, and kept for the loop (`next`).
-
   /** Attempt `entry` returned (or resolved to) `value`. */
-  returned(entry, value, polling) {
-    let outcome;
+  returned(entry, value) {
+    if (this.done) return this.io.dispose(value);
+    const respond = this.io.response;
+    if (respond === undefined) return this.handIn(entry, WIRE.OUTCOME.success, WIRE.NONE, value, undefined);
+    const now = this.clock();
+    let receipt;
     try {
-      outcome = this.io.outcomeOf(value);
+      receipt = respond(this.driver, now, entry.attempt, entry.attempt, value);
     } catch (unreadable) {
-      return this.settleFailure(entry, this.io.unreadable, unreadable, value, polling);
+      return this.handIn(entry, WIRE.OUTCOME.failure, failureIndex(this.io.unreadable), value, unreadable);
     }
-    this.settle(entry, outcome, value, undefined, polling);
+    this.received(entry, decided(receipt) === 'accepted', value, undefined, () => exchange(this.driver, WIRE.INPUT.poll, now, -1, -1, -1, -1, -1, -1));
   }
 
   /** Attempt `entry` threw (or rejected with) `thrown`: the failure table first, then the hook (by default: not retryable). */
-  threw(entry, thrown, polling) {
+  threw(entry, thrown) {
+    if (this.done) return;
     const failure = this.io.failureOf(thrown);
-    if (failure !== undefined) return this.settleFailure(entry, failure, thrown, undefined, polling);
+    if (failure !== undefined) return this.handIn(entry, WIRE.OUTCOME.failure, failureIndex(failure), undefined, thrown);
     let outcome;
     try {
       outcome = this.outcomeOfError?.(thrown);
     } catch (hookError) {
       return this.abandon(hookError);
     }
-    this.settle(entry, outcome ?? NOT_RETRYABLE, undefined, thrown, polling);
-  }
-
-  /** Attempt `entry` ended with `outcome` (an Outcome object), carrying `value` or having thrown `error`. */
-  settle(entry, outcome, value, error, polling) {
-    if (this.done) return this.io.dispose(value);
+    if (outcome === undefined || outcome === null) return this.handIn(entry, WIRE.OUTCOME.application, WIRE.VERDICT.not_retryable, undefined, thrown);
+    // A status goes by the object, whose reading refuses one no outcome holds.
+    if (read(outcome) && parts.tag !== WIRE.OUTCOME.http_status) return this.handIn(entry, parts.tag, parts.a, undefined, thrown);
     const now = this.clock();
-    if (polling && read(outcome)) {
-      return this.polled(entry, _driverResultPoll(this.driver, now, entry.attempt, parts.tag, parts.a, parts.b), value, error);
-    }
-    let accepted;
+    let receipt;
     try {
-      accepted = handleResult(this.driver, now, entry.attempt, outcome) === 'accepted';
-    } catch (thrown) {
-      this.io.dispose(value);
-      return this.abandon(thrown); // an outcome the core refuses: the hook's or the caller's mistake
+      receipt = decided(_driverResultOf(this.driver, now, entry.attempt, outcome, entry.attempt, WIRE.HELD.error));
+    } catch (refused) {
+      return this.abandon(refused); // an outcome the core refuses: the hook's mistake
     }
-    this.received(entry, accepted, value, error);
+    this.received(entry, receipt === 'accepted', undefined, thrown, () => exchange(this.driver, WIRE.INPUT.poll, now, -1, -1, -1, -1, -1, -1));
   }
 
-  /** Attempt `entry` failed as the platform reported: `failure` is a name of the vocabulary. */
-  settleFailure(entry, failure, error, value, polling) {
-    if (this.done) return this.io.dispose(value);
-    const index = failureIndex(failure);
-    if (polling) return this.polled(entry, _driverResultPoll(this.driver, this.clock(), entry.attempt, FAILURE, index, undefined), value, error);
-    const accepted = decided(_driverResult(this.driver, this.clock(), entry.attempt, FAILURE, index, undefined)) === 'accepted';
-    this.received(entry, accepted, value, error);
-  }
-
-  /** A result handed in with the next poll: `next` is that action, or the error (nothing changed). */
-  polled(entry, next, value, error) {
-    if (next instanceof RetryplanError) {
+  /** Hands attempt `entry`'s result in on the wire (outcome `kind` and `code`), held under its number, with the next poll. */
+  handIn(entry, kind, code, value, error) {
+    const now = this.clock();
+    const held = error === undefined ? WIRE.HELD.value : WIRE.HELD.error;
+    let out;
+    try {
+      out = exchange(this.driver, WIRE.INPUT.result, now, entry.attempt, entry.attempt, held, kind, code, -1);
+    } catch (refused) {
       this.io.dispose(value);
-      return this.abandon(next);
+      return this.abandon(refused);
     }
-    this.next = next;
-    const discarded = receipt.discarded;
-    receipt.discarded = false;
-    this.received(entry, !discarded, value, error);
+    this.received(entry, out[WIRE.OUT.receipt] === WIRE.RECEIPT.accepted, value, error, () => out);
   }
 
-  received(entry, accepted, value, error) {
+  /** The driver's receipt for a result: held under its token, or dropped now; then the next actions (`next()` the output record). */
+  received(entry, accepted, value, error, next) {
     if (accepted) {
       this.forget(entry.attempt);
-      this.keep(entry.attempt, value, error);
+      this.values[entry.attempt] = value;
+      this.errors[entry.attempt] = error;
     } else this.io.dispose(value);
+    try {
+      this.follow(next());
+    } catch (refused) {
+      return this.abandon(refused);
+    }
     this.wakeUp();
+  }
+
+  /**
+   * Carries out the output record `out`: a release or an abort at once (and
+   * polls on, at the same time), a start, sleep or finish queued for the loop.
+   */
+  follow(out) {
+    for (;;) {
+      const kind = out[WIRE.OUT.action_kind];
+      if (kind === WIRE.ACTION.release) this.release(out[WIRE.OUT.token]);
+      else if (kind === WIRE.ACTION.abort_attempt) this.abort(out[WIRE.OUT.attempt], NAMES.abortReasons[out[WIRE.OUT.reason]]);
+      else if (kind === WIRE.ACTION.start_attempt) return this.queue.push(this.started(out));
+      else if (kind === WIRE.ACTION.sleep) return this.queue.push(out[WIRE.OUT.until_ms]);
+      else {
+        this.endToken = out[WIRE.OUT.token];
+        this.endReturns = (out[WIRE.OUT.ending] & WIRE.ENDING_RETURNS) !== 0;
+        return this.queue.push(FINISH);
+      }
+      out = exchange(this.driver, WIRE.INPUT.poll, this.readAt ?? this.now(), -1, -1, -1, -1, -1, -1);
+    }
+  }
+
+  /** The attempt a start record plans. */
+  started(out) {
+    const flags = out[WIRE.OUT.flags];
+    const id = requestIdText(out[WIRE.OUT.request_id_high], out[WIRE.OUT.request_id_low]);
+    return new Attempt(
+      out[WIRE.OUT.attempt], out[WIRE.OUT.timeout_ms], out[WIRE.OUT.abort_at_ms], id, out[WIRE.OUT.remaining_budget_ms],
+      (flags & WIRE.FLAG_HEDGE) !== 0, (flags & WIRE.FLAG_SEND_IDEMPOTENCY_KEY) !== 0,
+    );
+  }
+
+  /** Drops what `token` holds. */
+  release(token) {
+    const value = this.values[token];
+    this.values[token] = undefined;
+    this.errors[token] = undefined;
+    this.io.dispose(value);
+  }
+
+  /** The typed finish: `{decision, lastResult, result}` (read from the driver when a helper needs it). */
+  ending() {
+    return decided(_driverPollAction(this.driver, this.now()));
   }
 
   forget(attempt) {
     this.running[attempt] = undefined;
     this.inFlight -= 1;
   }
-
-  /** Keeps the latest accepted result, disposing of the value it replaces. */
-  keep(attempt, value, error) {
-    if (this.latestValue !== undefined && this.latestValue !== value) this.io.dispose(this.latestValue);
-    this.latestAttempt = attempt;
-    this.latestValue = value;
-    this.latestError = error;
-  }
-
   /** The time now, read for a result; the loop's next poll reuses it (a read costs more than a decision). */
   clock() {
     this.readAt = this.now();
@@ -189,9 +224,9 @@ export class Host {
     });
   }
 
-  /** Drives the operation to its end: resolves to the driver's finish action. */
+  /** Drives the operation to its end (then `endReturns`, `endToken` and `ending()` say how it ended). */
   async run() {
-    const { driver, signal } = this;
+    const { driver, signal, queue } = this;
     const cancelled = () => this.wakeUp();
     signal?.addEventListener('abort', cancelled);
     try {
@@ -199,12 +234,11 @@ export class Host {
         if (this.failed) throw this.failure;
         if (signal?.aborted && !this.cancelled) {
           this.cancelled = true;
-          this.next = undefined; // decided before the cancel: its attempt is aborted, never started
-          _driverCancel(driver, this.now());
+          queue.length = 0; // decided before the cancel: an attempt among them is aborted, never started
+          this.follow(exchange(driver, WIRE.INPUT.cancel, this.now(), -1, -1, -1, -1, -1, -1));
         }
-        let action = this.next;
-        if (action === undefined) action = decided(_driverPoll(driver, this.readAt ?? this.now()));
-        else this.next = undefined;
+        if (queue.length === 0) this.follow(exchange(driver, WIRE.INPUT.poll, this.readAt ?? this.now(), -1, -1, -1, -1, -1, -1));
+        const action = queue.shift();
         this.readAt = undefined;
         if (this.onDecision !== undefined) for (let event; (event = decided(_driverEvent(driver))) !== undefined; ) this.onDecision(event);
         if (action instanceof Attempt) {
@@ -218,26 +252,24 @@ export class Host {
           try {
             result = attempt(entry);
             if (typeof result?.then === 'function') {
-              Promise.resolve(result).then((value) => this.returned(entry, value, false), (thrown) => this.threw(entry, thrown, false));
+              Promise.resolve(result).then((value) => this.returned(entry, value), (thrown) => this.threw(entry, thrown));
               continue;
             }
           } catch (thrown) {
-            this.threw(entry, thrown, true);
+            this.threw(entry, thrown);
             continue;
           }
-          this.returned(entry, result, true);
-        } else if (action.type === 'abort_attempt') this.abort(action.attempt, action.reason);
-        else if (action.type === 'sleep') await this.sleep(action.untilMs);
-        else {
+          this.returned(entry, result);
+        } else if (action === FINISH) {
           this.done = true;
-          return action;
-        }
+          return;
+        } else if (queue.length === 0) await this.sleep(action); // a sleep, unless the driver said more since
       }
     } catch (thrown) {
       this.done = true;
       _driverCancel(driver, this.now());
       for (const entry of this.running) if (entry !== undefined) abortAttempt(entry, abortError('the operation failed'));
-      this.io.dispose(this.latestValue);
+      for (const value of this.values) this.io.dispose(value);
       throw thrown;
     } finally {
       signal?.removeEventListener('abort', cancelled);
@@ -251,18 +283,9 @@ export class Host {
     if (entry === undefined) return;
     this.forget(attempt);
     if (reason === 'timed_out') {
-      // The driver counted it as timed out: that is now the latest result.
-      const timeout = new DOMException(`retryplan: attempt ${attempt} reached its timeout`, 'TimeoutError');
-      abortAttempt(entry, timeout);
-      this.keep(attempt, undefined, timeout);
+      // The driver counted it as timed out.
+      abortAttempt(entry, new DOMException(`retryplan: attempt ${attempt} reached its timeout`, 'TimeoutError'));
     } else if (reason === 'cancelled' && this.signal?.aborted) abortAttempt(entry, this.signal.reason);
     else abortAttempt(entry, abortError(reason === 'lost_race' ? 'another attempt won' : 'the operation ended'));
-  }
-
-  /** The finish's last result: its outcome, and the error it threw or the value it carried, as the host kept them. */
-  lastResult() {
-    const last = decided(_driverLastResult(this.driver));
-    const kept = last !== undefined && last.attempt === this.latestAttempt;
-    return { outcome: last?.outcome, error: kept ? this.latestError : undefined, value: kept ? this.latestValue : undefined };
   }
 }

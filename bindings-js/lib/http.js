@@ -9,12 +9,10 @@ import {
   _parseRateLimitReset,
   _parseRetryAfter,
   _parseRetryAfterMs,
-  _policyOutcomeFromResponse,
 } from '../wasm/retryplan_js.js';
 import { ms, oneOf, optional, refuse, text, whole, unreadable, MAX_TEXT } from './args.js';
 import { decided } from './convert.js';
 import { GUIDANCE_HEADERS } from './constants.js';
-import { handle } from './objects.js';
 import { names } from './outcomes.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
@@ -45,8 +43,11 @@ function header(lookup, name) {
 /** The values of the guidance headers (`GUIDANCE_HEADERS`, in that order; null when absent). */
 export const guidance = (lookup) => GUIDANCE_HEADERS.map((name) => header(lookup, name));
 
-/** Any whole number is a status a server may send (past 65535 it is as far outside 100..=599). */
-const anyStatus = (status) => whole('status', status, MAX_SAFE);
+/** Any whole number is a status a platform may give (negative, 0, 70000): checked only to be one, read by the core. */
+export function anyStatus(status) {
+  if (!Number.isSafeInteger(status)) throw refuse('status', typeof status === 'number' ? 'integer' : 'number', status);
+  return status;
+}
 
 /**
  * An HTTP response as an outcome, read by the core as in every language: a
@@ -60,10 +61,6 @@ export function outcomeFromHttpResponse(status, headers, nowUnixMs, reading) {
   const isLenient = lenient(reading);
   return _outcomeFromResponse(checked, guidance(headers), now, isLenient);
 }
-
-/** A response as an outcome under `policy` (its Retry-After reading): what retryFetch hands the driver. */
-export const policyOutcome = (policy, status, headers, nowUnixMs) =>
-  decided(_policyOutcomeFromResponse(handle(policy), anyStatus(status), guidance(headers), ms('nowUnixMs', nowUnixMs)));
 
 /** An HTTP response as an outcome from its status and raw Retry-After / retry-after-ms values. */
 export function outcomeFromHttp(status, retryAfter, retryAfterMs, nowUnixMs) {

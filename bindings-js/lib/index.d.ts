@@ -553,6 +553,31 @@ export interface DriverOptions extends OperationOptions {
   stats?: Stats;
   /** Keep each decision for `pollEvent` (off: nothing is kept). */
   recordEvents?: boolean;
+  /**
+   * The request's body can be sent only once (a stream): it is sent once,
+   * never hedged, and the operation gives up `body_not_replayable` where a
+   * retry was wanted.
+   */
+  oneShotBody?: boolean;
+  /**
+   * The host returns responses (an HTTP helper): the ending returns the last
+   * response it holds (`finish.result`), unless it is a reconcile or the
+   * caller's cancel. Off: only a success's value is returned.
+   */
+  returnsResponses?: boolean;
+}
+
+/** What a host holds under a result's token: the value the attempt gave, or the error it threw. */
+export type Held = 'value' | 'error';
+/** How a host holds a result it hands in: its own token for it (a whole number), and what it holds ("value" by default). */
+export interface Holding {
+  token: number;
+  held?: Held;
+}
+/** The one result the finish concerns: return the value held under `token` (`returned`), or raise the ending with the error held under it as its cause. */
+export interface EndingResult {
+  token: number;
+  returned: boolean;
 }
 
 /** Everything a host needs to send one attempt: the decision, and whether to send the idempotency key. */
@@ -572,8 +597,14 @@ export type Action =
   | { type: 'abort_attempt'; attempt: number; reason: AbortReason }
   /** Sleep until `untilMs`, waking early for a result or a cancel; then poll. */
   | { type: 'sleep'; untilMs: number }
-  /** The operation ended; `lastResult` is the last result taken into account (the winner's for a success). */
-  | { type: 'finish'; decision: Ending; lastResult?: AttemptOutcome };
+  /** Drop what the host holds under `token`: the driver will never return or raise it. */
+  | { type: 'release'; token: number }
+  /**
+   * The operation ended; `lastResult` is the last result taken into account
+   * (the winner's for a success); `result` the held result to return or raise
+   * with (none: raise the ending alone).
+   */
+  | { type: 'finish'; decision: Ending; lastResult?: AttemptOutcome; result?: EndingResult };
 /** A decision as the core made it, for observers. */
 export interface DecisionEvent {
   atMs: number;
@@ -591,7 +622,21 @@ export interface DecisionEvent {
 export class Driver {
   constructor(policy: Policy, nowMs: number, options?: DriverOptions);
   pollAction(nowMs: number): Action;
-  handleResult(nowMs: number, attempt: number, outcome: Outcome): Receipt;
+  /** How attempt `attempt` ended; with `holding`, the host holds its result under `holding.token` until the driver says (release, finish). */
+  handleResult(nowMs: number, attempt: number, outcome: Outcome, holding?: Holding): Receipt;
+  /**
+   * The HTTP response attempt `attempt` received, read by the core: `status`
+   * as the platform gave it (any integer; outside 100..=599 a malformed
+   * response), its headers by lower-case name, Retry-After read as the
+   * policy says against `nowUnixMs` (0 by default); held under `token` when given.
+   */
+  handleResponse(
+    nowMs: number,
+    attempt: number,
+    status: number,
+    headers: ((name: string) => string | null | undefined) | { get(name: string): string | null | undefined },
+    options?: { token?: number; nowUnixMs?: number },
+  ): Receipt;
   /** The caller abandons the operation: it gives up ("cancelled"); the next polls abort every running attempt. */
   handleCancel(nowMs: number): void;
   /** The oldest recorded decision not yet read (with `recordEvents`). */
@@ -622,7 +667,7 @@ export class OperationFailedError extends Error {
   readonly idempotencyKey: string;
   /** How the last attempt the core took into account ended, if one did. */
   readonly lastOutcome?: Outcome;
-  /** The error the last attempt threw, if it threw (a TimeoutError DOMException when the driver timed it out). */
+  /** The error the last attempt threw, when the driver raises the ending with it (none when the driver counted a timeout itself). */
   readonly cause?: unknown;
 }
 /** The operation gave up: `reason` says why. */
@@ -724,6 +769,8 @@ export type RetryFetchResult =
  * hedging. Resolves with the last response when there is one; rejects with
  * the typed ending when there is none, and always for reconcile (every
  * response not returned has its body cancelled); rejects unchanged for an
- * invalid request (a bad URL, a bad header), before sending anything.
+ * invalid request (a bad URL, a bad header), before sending anything. A
+ * ReadableStream body is sent once: where a retry was wanted the operation
+ * gives up `body_not_replayable` (with the response).
  */
 export function retryFetch(input: RequestInfo | URL, init: RequestInit | undefined, options: RetryFetchOptions): Promise<RetryFetchResult>;

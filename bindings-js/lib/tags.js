@@ -1,20 +1,12 @@
 // The numbers lib/ and the wasm exchange instead of strings and objects (the
 // fast paths: reading an object from Rust costs more than a decision), in
-// one table. Each name is the Rust constant's it mirrors, in src/:
-// test/tags.test.mjs reads those constants and fails when the two differ.
-
-// The common outcomes' tags (src/args.rs).
-export const PARTS_SUCCESS = 0;
-export const PARTS_HTTP_STATUS = 1;
-export const PARTS_TRANSPORT = 2;
-export const PARTS_APPLICATION = 3;
-export const PARTS_FAILURE = 4;
-export const PARTS_CANCELLED = 5;
+// one table, for what the core's wire (lib/wire.js) does not carry. Each name
+// is the Rust constant's it mirrors, in src/: test/tags.test.mjs reads those
+// constants and fails when the two differ.
 
 // The forms of a started attempt, `startAttempt` in lib/convert.js (src/lib.rs).
 export const START_DECISION = 0;
 export const START_ACTION = 1;
-export const START_HELPER = 2;
 
 // A dependency's controls, and the bit of each in `_dependencyControls` (src/controls.rs).
 export const CONTROL_BUDGET = 0;

@@ -242,28 +242,21 @@ pub(crate) fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
     })
 }
 
-/// The outcome tags of the fast paths (`_onOutcomeParts`, `_handleResult`), as
-/// `lib/tags.js` numbers them (test/tags.test.mjs checks both agree): the common outcomes cross as numbers.
-const PARTS_SUCCESS: u32 = 0;
-const PARTS_HTTP_STATUS: u32 = 1;
-const PARTS_TRANSPORT: u32 = 2;
-const PARTS_APPLICATION: u32 = 3;
-const PARTS_FAILURE: u32 = 4;
-const PARTS_CANCELLED: u32 = 5;
-
-/// An outcome given as its parts, already read by `lib/outcomes.js` (numbers
+/// An outcome given as numbers, already read by `lib/outcomes.js` (numbers
 /// cross the boundary for less than reading the object from Rust property by
-/// property). `a` is the status, or the index of a transport failure, verdict
-/// or failure name; `b` the optional `retryAfterMs`. Validated exactly as
-/// `outcome` validates the object.
-pub(crate) fn outcome_from_parts(tag: u32, a: f64, b: Option<f64>) -> Result<Outcome, JsValue> {
-    match tag {
-        PARTS_SUCCESS => Ok(Outcome::Success),
-        PARTS_HTTP_STATUS => http_status(Some(a), || Ok(b)),
-        PARTS_TRANSPORT => Ok(Outcome::Transport { failure: by_index("failure", a)? }),
-        PARTS_APPLICATION => Ok(Outcome::Application { verdict: by_index("verdict", a)? }),
-        PARTS_FAILURE => Ok(by_index::<retryplan::Failure>("failure", a)?.outcome()),
-        PARTS_CANCELLED => Ok(Outcome::Cancelled),
-        _ => Err(invalid("outcome.type", "outcome_tag")),
+/// property): `kind` is its `OutcomeKind` on the core's wire (its place in
+/// `OutcomeKind::ALL`), `a` the status, or the index of a transport failure,
+/// verdict or failure; `b` the optional `retryAfterMs`. Validated exactly as
+/// `outcome` validates the object. (gRPC statuses take the object path.)
+pub(crate) fn outcome_from_parts(kind: u32, a: f64, b: Option<f64>) -> Result<Outcome, JsValue> {
+    use retryplan::wire::OutcomeKind;
+    match OutcomeKind::ALL.get(kind as usize) {
+        Some(OutcomeKind::Success) => Ok(Outcome::Success),
+        Some(OutcomeKind::HttpStatus) => http_status(Some(a), || Ok(b)),
+        Some(OutcomeKind::Transport) => Ok(Outcome::Transport { failure: by_index("failure", a)? }),
+        Some(OutcomeKind::Application) => Ok(Outcome::Application { verdict: by_index("verdict", a)? }),
+        Some(OutcomeKind::Failure) => Ok(by_index::<retryplan::Failure>("failure", a)?.outcome()),
+        Some(OutcomeKind::Cancelled) => Ok(Outcome::Cancelled),
+        Some(OutcomeKind::GrpcStatus) | None => Err(invalid("outcome.type", "outcome_tag")),
     }
 }

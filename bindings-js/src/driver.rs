@@ -3,8 +3,11 @@
 //! Drivers are objects of the table (`objects`), named by handles: a helper
 //! makes and frees one per operation through the `_driver*` functions, and
 //! `lib/driver.js` makes the public `Driver` class over the same handles.
-//! A call never holds the table while it reads a JS object (a getter could
-//! call back in): outcome objects are read first.
+//! The helpers' loop (`lib/host.js`) talks to a driver through the core's
+//! wire (`_driverExchange`: numbers in, numbers out) and `_driverResponse`;
+//! the public class through typed objects. A call never holds the table
+//! while it reads a JS object (a getter could call back in): outcome objects
+//! are read first.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -12,16 +15,17 @@ use core::cell::OnceCell;
 
 use retryplan as rp;
 use rp::value::Named;
-use rp::{Action, AttemptPlan, Concurrency, Ending, Outcome, Receipt};
+use rp::wire::{self, INPUT_WORDS, OUTPUT_WORDS};
+use rp::{Action, Concurrency, Held, Receipt};
 use wasm_bindgen::prelude::*;
 
-use crate::args::{outcome, outcome_from_parts};
+use crate::args::{outcome, whole_number};
 use crate::decisions::decision;
 use crate::objects::{self, Object};
 use crate::operation::Options;
-use crate::outcomes::attempt_result_js;
+use crate::outcomes::{attempt_result_js, guidance_lookup};
 use crate::policy::handle_js;
-use crate::{either, js_error, js_start_attempt, num, Global, START_ACTION, START_HELPER};
+use crate::{either, invalid_with, js_error, js_start_attempt, num, Global, START_ACTION};
 
 #[wasm_bindgen(raw_module = "../lib/convert.js")]
 extern "C" {
@@ -31,13 +35,12 @@ extern "C" {
     fn js_sleep_action(until_ms: f64) -> JsValue;
     #[wasm_bindgen(js_name = releaseAction)]
     fn js_release_action(token: f64) -> JsValue;
+    /// `{type: "finish", decision, lastResult?, result?}`, `result` being
+    /// `{token, returned}` when `token` is given.
     #[wasm_bindgen(js_name = finishAction)]
-    fn js_finish_action(decision: JsValue, last_result: JsValue) -> JsValue;
+    fn js_finish_action(decision: JsValue, last_result: JsValue, token: Option<f64>, returned: bool) -> JsValue;
     #[wasm_bindgen(js_name = decisionEvent)]
     fn js_decision_event(at_ms: f64, decision: JsValue, after: JsValue) -> JsValue;
-    /// Tells `lib/host.js` that the result `_driverResultPoll` took was discarded.
-    #[wasm_bindgen(js_name = resultDiscarded)]
-    fn js_result_discarded();
 }
 
 /// The receipts as JS strings, made once.
@@ -53,52 +56,47 @@ fn receipt_js(receipt: Receipt) -> JsValue {
     }
 }
 
-/// A start action as the public object, or as the helpers' `Attempt`.
-fn start_js(plan: AttemptPlan, for_helpers: bool) -> JsValue {
-    // The request id's two 32-bit halves, spelt by JS as the core's 16 hex digits.
-    let id = plan.request_id.0;
-    js_start_attempt(
-        if for_helpers { START_HELPER } else { START_ACTION },
-        plan.attempt,
-        num(plan.timeout_ms),
-        num(plan.abort_at_ms),
-        (id >> 32) as u32,
-        id as u32,
-        num(plan.remaining_budget_ms),
-        plan.hedge,
-        plan.send_idempotency_key,
-    )
+/// An action as the public object (a finish with its `lastResult` and `result`).
+fn action_js(action: Action) -> Result<JsValue, JsValue> {
+    Ok(match action {
+        Action::StartAttempt(plan) => {
+            // The request id's two 32-bit halves, spelt by JS as the core's 16 hex digits.
+            let id = plan.request_id.0;
+            js_start_attempt(
+                START_ACTION,
+                plan.attempt,
+                num(plan.timeout_ms),
+                num(plan.abort_at_ms),
+                (id >> 32) as u32,
+                id as u32,
+                num(plan.remaining_budget_ms),
+                plan.hedge,
+                plan.send_idempotency_key,
+            )
+        }
+        Action::AbortAttempt { attempt, reason } => js_abort_action(attempt, reason.name()),
+        Action::Sleep { until_ms } => js_sleep_action(num(until_ms)),
+        Action::Release { token } => js_release_action(num(token)),
+        Action::Finish(ending) => js_finish_action(
+            decision(ending.decision),
+            attempt_result_js(ending.last_result)?,
+            ending.result.map(|result| num(result.token)),
+            ending.result.is_some_and(|result| result.returned),
+        ),
+    })
 }
 
-/// One operation's driver, and its ending once a poll returned it.
-pub(crate) struct DriverState {
-    inner: rp::Driver,
-    ending: Option<Ending>,
-}
-
-impl DriverState {
-    fn action(&mut self, now_ms: f64, for_helpers: bool) -> Result<JsValue, JsValue> {
-        Ok(match self.inner.poll_action(now_ms as u64) {
-            Action::StartAttempt(plan) => start_js(plan, for_helpers),
-            Action::AbortAttempt { attempt, reason } => js_abort_action(attempt, reason.name()),
-            Action::Sleep { until_ms } => js_sleep_action(num(until_ms)),
-            Action::Release { token } => js_release_action(num(token)),
-            Action::Finish(ending) => {
-                self.ending = Some(ending);
-                // The helpers ask for the last result only when they need it (`_driverLastResult`).
-                let last = if for_helpers { JsValue::UNDEFINED } else { attempt_result_js(ending.last_result)? };
-                js_finish_action(decision(ending.decision), last)
-            }
-        })
-    }
-
-    fn result(&mut self, now_ms: f64, attempt: u32, outcome: Outcome) -> Result<JsValue, JsValue> {
-        self.inner.handle_result(now_ms as u64, attempt, outcome).map(receipt_js).map_err(js_error)
+/// The host's token for a result (`-1` for none, as on the wire), as the core's.
+fn token_of(token: f64) -> Result<Option<u64>, JsValue> {
+    if token == wire::NONE as f64 {
+        Ok(None)
+    } else {
+        whole_number("token", token, num(wire::MAX_WORD as u64)).map(Some)
     }
 }
 
 /// Runs `use_driver` on the driver `handle` names.
-fn with<T>(handle: u32, use_driver: impl FnOnce(&mut DriverState) -> Result<T, JsValue>) -> Result<T, JsValue> {
+fn with<T>(handle: u32, use_driver: impl FnOnce(&mut rp::Driver) -> Result<T, JsValue>) -> Result<T, JsValue> {
     objects::with(handle, "driver", |object| match object {
         Object::Driver(driver) => use_driver(driver),
         _ => Err(objects::freed("driver")),
@@ -108,9 +106,10 @@ fn with<T>(handle: u32, use_driver: impl FnOnce(&mut DriverState) -> Result<T, J
 /// Starts an operation at `nowMs` run by a host, as `lib/driver.js` checked
 /// its options: the operation's (see `Options`), the request's `method` and
 /// `idempotent` (its repeatability, with the policy's `retry_methods`),
-/// `concurrency` (0 concurrent, 1 sequential, 2 sequential without hedging),
-/// the stats' handle (0 for none) and `recordEvents`. Its handle, or the
-/// `RetryplanError`.
+/// whether its body can be sent only once (`oneShotBody`), `concurrency`
+/// (0 concurrent, 1 sequential, 2 sequential without hedging), the stats'
+/// handle (0 for none), `recordEvents` and `returnsResponses`. Its handle,
+/// or the `RetryplanError`.
 #[wasm_bindgen(js_name = _driverNew)]
 #[allow(clippy::too_many_arguments)] // numbers and strings cross: no object to read
 pub fn driver_new(
@@ -122,9 +121,11 @@ pub fn driver_new(
     dependency: u32,
     method: Option<String>,
     idempotent: Option<bool>,
+    one_shot_body: bool,
     concurrency: u32,
     stats: u32,
     record_events: bool,
+    returns_responses: bool,
     r0: u32,
     r1: u32,
     r2: u32,
@@ -139,73 +140,126 @@ pub fn driver_new(
             operation =
                 operation.with_repeatability(policy.repeatability_for_http(&method, idempotent).map_err(js_error)?);
         }
+        if one_shot_body {
+            operation = operation.with_one_shot_body();
+        }
         let concurrency = match concurrency {
             0 => Concurrency::Concurrent,
             1 => Concurrency::Sequential,
             _ => Concurrency::SequentialWithoutHedging,
         };
-        let host = rp::DriverOptions {
-            stats: objects::stats(stats)?,
-            concurrency,
-            record_events,
-            ..rp::DriverOptions::default()
-        };
-        let inner = rp::Driver::new(&policy, now_ms as u64, operation, host).map_err(js_error)?;
-        objects::insert(Object::Driver(DriverState { inner, ending: None }))
+        let host = rp::DriverOptions { stats: objects::stats(stats)?, concurrency, record_events, returns_responses };
+        let driver = rp::Driver::new(&policy, now_ms as u64, operation, host).map_err(js_error)?;
+        objects::insert(Object::Driver(driver))
     }))
 }
 
-/// What to do now, as `pollAction` gives it (a finish with its `lastResult`), or the `RetryplanError`.
+/// What to do now, as `pollAction` gives it (a finish with its `lastResult`
+/// and `result`), or the `RetryplanError`.
 #[wasm_bindgen(js_name = _driverPollAction)]
 pub fn driver_poll_action(handle: u32, now_ms: f64) -> JsValue {
-    either(with(handle, |driver| driver.action(now_ms, false)))
+    either(with(handle, |driver| action_js(driver.poll_action(now_ms as u64))))
 }
 
-/// What to do now, for the helpers: a start as an `Attempt`, a finish without
-/// its last result; or the `RetryplanError` (see `either`).
-#[wasm_bindgen(js_name = _driverPoll)]
-pub fn driver_poll(handle: u32, now_ms: f64) -> JsValue {
-    either(with(handle, |driver| driver.action(now_ms, true)))
-}
-
-/// How an attempt ended, as an outcome object: `"accepted"` or `"discarded"`, or the `RetryplanError`.
+/// How an attempt ended, as an outcome object, held under `token` (-1 for
+/// none) as `held` says (its index in `Held::ALL`): `"accepted"` or
+/// `"discarded"`, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _driverResultOf)]
-pub fn driver_result_of(handle: u32, now_ms: f64, attempt: u32, outcome_value: &JsValue) -> JsValue {
+pub fn driver_result_of(
+    handle: u32,
+    now_ms: f64,
+    attempt: u32,
+    outcome_value: &JsValue,
+    token: f64,
+    held: u32,
+) -> JsValue {
     // Read before the table is taken: it reads a JS object.
-    either(outcome(outcome_value).and_then(|outcome| with(handle, |driver| driver.result(now_ms, attempt, outcome))))
-}
-
-/// How an attempt ended, as the parts `lib/outcomes.js` read (see
-/// `outcome_from_parts`): the receipt or the `RetryplanError`.
-#[wasm_bindgen(js_name = _driverResult)]
-pub fn driver_result(handle: u32, now_ms: f64, attempt: u32, tag: u32, a: f64, b: Option<f64>) -> JsValue {
-    either(
-        outcome_from_parts(tag, a, b)
-            .and_then(|outcome| with(handle, |driver| driver.result(now_ms, attempt, outcome))),
-    )
-}
-
-/// `_driverResult` and then `_driverPoll` at the same time, in one call (for
-/// an attempt that answered before the host's next poll): the next action,
-/// or the `RetryplanError`. A discarded result is told by `resultDiscarded`.
-#[wasm_bindgen(js_name = _driverResultPoll)]
-pub fn driver_result_poll(handle: u32, now_ms: f64, attempt: u32, tag: u32, a: f64, b: Option<f64>) -> JsValue {
-    let next = outcome_from_parts(tag, a, b).and_then(|outcome| {
+    let handed = outcome(outcome_value).and_then(|outcome| {
+        let token = token_of(token)?;
         with(handle, |driver| {
-            if driver.inner.handle_result(now_ms as u64, attempt, outcome).map_err(js_error)? == Receipt::Discarded {
-                js_result_discarded();
-            }
-            driver.action(now_ms, true)
+            let receipt = match token {
+                Some(token) => {
+                    let held = if held == 0 { Held::Value } else { Held::Error };
+                    driver.handle_result_with_token(now_ms as u64, attempt, outcome, token, held)
+                }
+                None => driver.handle_result(now_ms as u64, attempt, outcome),
+            };
+            receipt.map(receipt_js).map_err(js_error)
         })
     });
-    either(next)
+    either(handed)
+}
+
+/// The HTTP response attempt `attempt` received, read by the core: `status`
+/// as the platform gave it (any whole number), `values` the guidance headers
+/// (`GUIDANCE_HEADERS`, in that order: a string, or absent) and the caller's
+/// wall clock `nowUnixMs`; held under `token` (-1 for none). `"accepted"` or
+/// `"discarded"`, or the `RetryplanError`.
+#[wasm_bindgen(js_name = _driverResponse)]
+pub fn driver_response(
+    handle: u32,
+    now_ms: f64,
+    attempt: u32,
+    token: f64,
+    status: f64,
+    values: Vec<JsValue>,
+    now_unix_ms: f64,
+) -> JsValue {
+    let values = guidance_lookup(&values);
+    let handed = token_of(token).and_then(|token| {
+        with(handle, |driver| {
+            let lookup = |name: &str| values.get(name);
+            driver
+                .handle_response(now_ms as u64, attempt, token, status as i64, lookup, now_unix_ms as u64)
+                .map(receipt_js)
+                .map_err(js_error)
+        })
+    });
+    either(handed)
+}
+
+/// One exchange of the core's wire (`Driver::exchange`): the input record's
+/// eight words in, the output record left where `_wireMemory` says. False
+/// when the record is refused (`_wireRefusal` has the error): a word that is
+/// not a whole number, named by its field, or whatever the core refuses.
+#[wasm_bindgen(js_name = _driverExchange)]
+#[allow(clippy::too_many_arguments)] // the record's words cross as numbers
+pub fn driver_exchange(handle: u32, w0: f64, w1: f64, w2: f64, w3: f64, w4: f64, w5: f64, w6: f64, w7: f64) -> bool {
+    let numbers = [w0, w1, w2, w3, w4, w5, w6, w7];
+    let mut record = [wire::NONE; INPUT_WORDS];
+    let mut output = [wire::NONE; OUTPUT_WORDS];
+    // The core lists the fields in word order.
+    let exchanged = record
+        .iter_mut()
+        .zip(numbers)
+        .zip(wire::input::FIELDS)
+        .try_for_each(|((word, number), (field, _))| {
+            // Exact: a fraction, NaN or a number past i64 is refused, never truncated.
+            *word = number as i64;
+            if *word as f64 == number {
+                Ok(())
+            } else {
+                Err(invalid_with(field, "integer", &JsValue::from_f64(number), &JsValue::UNDEFINED))
+            }
+        })
+        .and_then(|()| with(handle, |driver| driver.exchange(&record, &mut output).map_err(js_error)));
+    match exchanged {
+        Ok(()) => {
+            crate::wire::store_output(&output);
+            true
+        }
+        Err(error) => {
+            crate::wire::refuse(error);
+            false
+        }
+    }
 }
 
 /// The caller abandons the operation (nothing happens after the end).
 #[wasm_bindgen(js_name = _driverCancel)]
 pub fn driver_cancel(handle: u32, now_ms: f64) -> JsValue {
     either(with(handle, |driver| {
-        driver.inner.handle_cancel(now_ms as u64);
+        driver.handle_cancel(now_ms as u64);
         Ok(JsValue::UNDEFINED)
     }))
 }
@@ -213,7 +267,7 @@ pub fn driver_cancel(handle: u32, now_ms: f64) -> JsValue {
 /// The oldest decision recorded and not yet read, `undefined`, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _driverEvent)]
 pub fn driver_event(handle: u32) -> JsValue {
-    either(with(handle, |driver| match driver.inner.poll_event() {
+    either(with(handle, |driver| match driver.poll_event() {
         Some(event) => {
             Ok(js_decision_event(num(event.at_ms), decision(event.decision), attempt_result_js(event.after)?))
         }
@@ -221,27 +275,21 @@ pub fn driver_event(handle: u32) -> JsValue {
     }))
 }
 
-/// The last result of the ending a poll returned, `undefined`, or the `RetryplanError`.
-#[wasm_bindgen(js_name = _driverLastResult)]
-pub fn driver_last_result(handle: u32) -> JsValue {
-    either(with(handle, |driver| attempt_result_js(driver.ending.and_then(|ending| ending.last_result))))
-}
-
 /// The operation's idempotency key (the same on every attempt).
 #[wasm_bindgen(js_name = _driverKey)]
 pub fn driver_key(handle: u32) -> Result<String, JsValue> {
-    with(handle, |driver| Ok(String::from(driver.inner.idempotency_key().as_str())))
+    with(handle, |driver| Ok(String::from(driver.idempotency_key().as_str())))
 }
 
 /// `[deadlineMs, attemptsStarted, isEnded as 0 or 1]`.
 #[wasm_bindgen(js_name = _driverState)]
 pub fn driver_state(handle: u32) -> Result<Vec<f64>, JsValue> {
     with(handle, |driver| {
-        let operation = driver.inner.operation();
+        let operation = driver.operation();
         Ok(alloc::vec![
             num(operation.deadline_ms()),
             f64::from(operation.attempts_started()),
-            f64::from(u8::from(driver.inner.is_ended())),
+            f64::from(u8::from(driver.is_ended())),
         ])
     })
 }

@@ -45,6 +45,7 @@ mod outcomes;
 mod policy;
 #[cfg(feature = "tools")]
 mod tools;
+mod wire;
 
 /// The global allocator: a small free list instead of dlmalloc (about 3 KB less
 /// of the gzipped download), which records running out of memory (see
@@ -187,7 +188,6 @@ extern "C" {
 /// The forms of `startAttempt`, as `lib/tags.js` numbers them (test/tags.test.mjs checks both agree).
 const START_DECISION: u32 = 0;
 const START_ACTION: u32 = 1;
-const START_HELPER: u32 = 2;
 
 /// The largest integer a JS number holds exactly, as the core's `MAX_MS`.
 const MAX_SAFE: f64 = rp::policy::MAX_MS as f64;

@@ -54,7 +54,7 @@ pub(crate) enum Object {
     /// A retry slot, given back once.
     Slot(rp::GrantCell<rp::RetrySlot>),
     Stats(Arc<rp::SharedStats>),
-    Driver(crate::driver::DriverState),
+    Driver(retryplan::Driver),
     #[cfg(feature = "tools")]
     ServiceConfig(rp::grpc::ServiceConfig),
 }

@@ -54,19 +54,6 @@ pub(crate) fn attempt_result_js(result: Option<AttemptResult>) -> Result<JsValue
     }
 }
 
-/// The names the fast paths pass as indexes, in the core's order, and the
-/// give-up reasons in the order of `Stats#_counts`:
-/// `[transport failures, verdicts, failures, give-up reasons]`. Internal.
-#[wasm_bindgen(js_name = _names)]
-pub fn names() -> Array {
-    fn list<T: Named>() -> JsValue {
-        T::ALL.iter().map(|variant| JsValue::from_str(variant.name())).collect::<Array>().into()
-    }
-    [list::<rp::TransportFailure>(), list::<rp::Verdict>(), list::<rp::Failure>(), list::<rp::GiveUpReason>()]
-        .into_iter()
-        .collect()
-}
-
 /// The core's HTTP header names: `[GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER,
 /// REQUEST_ID_HEADER]`. Internal: `lib/constants.js` exports them.
 #[wasm_bindgen(js_name = _headers)]
@@ -110,24 +97,24 @@ pub fn outcome_from_response(status: f64, values: Vec<JsValue>, now_unix_ms: f64
     response_outcome(status, &values, now_unix_ms, reading)
 }
 
-/// `_outcomeFromResponse` read as the policy `policy` says (its
-/// `server_guidance.retry_after_reading`): what `retryFetch` hands the driver.
-#[wasm_bindgen(js_name = _policyOutcomeFromResponse)]
-pub fn policy_outcome_from_response(policy: u32, status: f64, values: Vec<JsValue>, now_unix_ms: f64) -> JsValue {
-    match crate::objects::policy(policy) {
-        Ok(policy) => response_outcome(status, &values, now_unix_ms, policy.server_guidance().retry_after_reading),
-        Err(error) => error,
+fn response_outcome(status: f64, values: &[JsValue], now_unix_ms: f64, reading: rp::RetryAfterReading) -> JsValue {
+    // Any whole number is a status a server may send (`lib/http.js` checked
+    // it is one): the core reads it as it is.
+    let values = guidance_lookup(values);
+    outcome_js(&Outcome::from_http_response_with(status as i64, |name| values.get(name), now_unix_ms as u64, reading))
+}
+
+/// The values of the guidance headers, given in `GUIDANCE_HEADERS` order (a
+/// string, or anything else for an absent header), looked up by name.
+pub(crate) struct Guidance(Vec<Option<String>>);
+
+impl Guidance {
+    pub(crate) fn get(&self, wanted: &str) -> Option<&str> {
+        let at = rp::GUIDANCE_HEADERS.iter().position(|name| *name == wanted)?;
+        self.0.get(at)?.as_deref()
     }
 }
 
-fn response_outcome(status: f64, values: &[JsValue], now_unix_ms: f64, reading: rp::RetryAfterReading) -> JsValue {
-    // Any whole number is a status a server may send; past u16 it is as far
-    // outside 100..=599 as 65535 is.
-    let status = if status > f64::from(u16::MAX) { u16::MAX } else { status as u16 };
-    let values: Vec<Option<String>> = values.iter().map(JsValue::as_string).collect();
-    let lookup = |wanted: &str| {
-        let at = rp::GUIDANCE_HEADERS.iter().position(|name| *name == wanted)?;
-        values.get(at)?.as_deref()
-    };
-    outcome_js(&Outcome::from_http_response_with(status, lookup, now_unix_ms as u64, reading))
+pub(crate) fn guidance_lookup(values: &[JsValue]) -> Guidance {
+    Guidance(values.iter().map(JsValue::as_string).collect())
 }

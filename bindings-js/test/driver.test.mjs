@@ -13,10 +13,12 @@ import {
   Stats,
   failureOf,
 } from 'retryplan';
-import { handleResult, newDriver } from '../lib/driver.js';
+import { newDriver } from '../lib/driver.js';
 import { throwsCode as errorOf } from './assertions.mjs';
 import { decided } from '../lib/convert.js';
-import { _driverPollAction, _driverResultOf, _free } from '../wasm/retryplan_js.js';
+import { parts, read } from '../lib/outcomes.js';
+import { NAMES, WIRE, exchange } from '../lib/wire.js';
+import { _driverPollAction, _driverResultOf, _free, _wireRefusal } from '../wasm/retryplan_js.js';
 
 const policy = (config = {}) =>
   Policy.fromConfig({
@@ -62,35 +64,77 @@ test('the driver hands out one action at a time and counts a hung attempt as tim
   assert.equal(misuse.code, 'attempt_not_running');
 });
 
-test('handleResult: the common outcomes cross as numbers with the object path\'s receipts and errors', () => {
+test('the wire: an outcome the host hands in as numbers gets the object path\'s receipt and next action', () => {
   const outcomes = [
-    { type: 'http_status', status: 503 },
-    { type: 'http_status', status: 429, retryAfterMs: 250.7 },
+    { type: 'success' },
     { type: 'transport', failure: 'not_sent' },
     { type: 'application', verdict: 'retryable' },
-    { type: 'http_status', status: 42 },
-    { type: 'http_status', status: 503, retryAfterMs: -1 },
-    { type: 'transport', failure: 'reset' },
-    { type: 'application', verdict: 'maybe' },
+    { type: 'application', verdict: 'not_retryable' },
     { type: 'cancelled' },
   ];
+  for (const outcome of outcomes) {
+    assert.ok(read(outcome), JSON.stringify(outcome));
+    const wire = newDriver(policy(), 0, { seed: 3 });
+    const typed = newDriver(policy(), 0, { seed: 3 });
+    assert.equal(exchange(wire, WIRE.INPUT.poll, 0, -1, -1, -1, -1, -1, -1)[WIRE.OUT.action_kind], WIRE.ACTION.start_attempt);
+    _driverPollAction(typed, 0);
+    const out = exchange(wire, WIRE.INPUT.result, 10, 1, 1, WIRE.HELD.error, parts.tag, parts.a, -1);
+    assert.equal(NAMES.receipts[out[WIRE.OUT.receipt]], decided(_driverResultOf(typed, 10, 1, outcome, 1, 1)), JSON.stringify(outcome));
+    const next = decided(_driverPollAction(typed, 10));
+    const kind = Object.keys(WIRE.ACTION).find((name) => WIRE.ACTION[name] === out[WIRE.OUT.action_kind]);
+    assert.equal(kind, next.type, JSON.stringify(outcome));
+    if (next.type === 'finish') {
+      assert.equal(NAMES.endingKinds[out[WIRE.OUT.ending] & ~WIRE.ENDING_RETURNS], next.decision.type);
+      assert.equal(out[WIRE.OUT.token], next.result?.token ?? WIRE.NONE);
+      assert.equal((out[WIRE.OUT.ending] & WIRE.ENDING_RETURNS) !== 0, next.result?.returned ?? false);
+    }
+    _free(wire);
+    _free(typed);
+  }
+  // A record the core refuses is thrown as its error, naming the word; nothing changes.
+  const driver = newDriver(policy(), 0, { seed: 3 });
+  const refused = errorOf(() => exchange(driver, WIRE.INPUT.result, 10, 1, 1, WIRE.HELD.value, 99, 0, -1));
+  assert.deepEqual([refused.code, refused.field], ['invalid_argument', 'outcome_kind']);
+  assert.equal(_wireRefusal(), undefined, 'taken once');
+  // A word that is no whole number is refused by its field's name, never truncated (an unknown failure name's NaN index).
+  for (const [words, field] of [[[WIRE.INPUT.result, 10, 1, 1, 0, WIRE.OUTCOME.failure, NaN, -1], 'outcome_code'], [[WIRE.INPUT.poll, 0.5, -1, -1, -1, -1, -1, -1], 'now_ms']]) {
+    const word = errorOf(() => exchange(driver, ...words));
+    assert.deepEqual([word.code, word.field], ['invalid_argument', field]);
+  }
+  assert.equal(exchange(driver, WIRE.INPUT.poll, 0, -1, -1, -1, -1, -1, -1)[WIRE.OUT.attempt], 1, 'the driver is unchanged: attempt 1 starts');
+  _free(driver);
+});
+
+test('handleResult: an outcome is read and validated by the object path, held under a token when given', () => {
   const answer = (call) => {
     try {
       return call();
     } catch (error) {
-      return { code: error.code, field: error.field, message: error.message };
+      return { code: error.code, field: error.field };
     }
   };
-  for (const outcome of outcomes) {
-    const fast = newDriver(policy(), 0, { seed: 3 });
-    const slow = newDriver(policy(), 0, { seed: 3 });
-    _driverPollAction(fast, 0);
-    _driverPollAction(slow, 0);
-    assert.deepEqual(answer(() => handleResult(fast, 10, 1, outcome)), answer(() => decided(_driverResultOf(slow, 10, 1, outcome))), JSON.stringify(outcome));
-    assert.deepEqual(_driverPollAction(fast, 10), _driverPollAction(slow, 10), JSON.stringify(outcome));
-    _free(fast);
-    _free(slow);
+  const cases = [
+    [{ type: 'http_status', status: 42 }, undefined, { code: 'invalid_argument', field: 'status' }],
+    [{ type: 'http_status', status: 503, retryAfterMs: -1 }, undefined, { code: 'invalid_argument', field: 'retryAfterMs' }],
+    [{ type: 'transport', failure: 'reset' }, undefined, { code: 'invalid_argument', field: 'failure' }],
+    [{ type: 'success' }, { token: 4 }, 'accepted'],
+    [{ type: 'success' }, { token: 4, held: 'error' }, 'accepted'],
+    [{ type: 'success' }, { token: -2 }, { code: 'invalid_argument', field: 'token' }],
+    [{ type: 'success' }, { token: 1.5 }, { code: 'invalid_argument', field: 'token' }],
+    [{ type: 'success' }, { token: 4, held: 'response' }, { code: 'invalid_argument', field: 'held' }],
+    [{ type: 'success' }, { held: 'error' }, { code: 'invalid_argument', field: 'held' }],
+  ];
+  for (const [outcome, holding, expected] of cases) {
+    const driver = new Driver(policy(), 0, { seed: 3 });
+    driver.pollAction(0);
+    assert.deepEqual(answer(() => driver.handleResult(10, 1, outcome, holding)), expected, JSON.stringify([outcome, holding]));
+    driver.free();
   }
+  const held = new Driver(policy(), 0, { seed: 3 });
+  held.pollAction(0);
+  held.handleResult(10, 1, { type: 'success' }, { token: 4 });
+  assert.deepEqual(held.pollAction(10).result, { token: 4, returned: true });
+  held.free();
   // A freed driver is refused, by the class and by its handle.
   const driver = new Driver(policy(), 0, { seed: 1 });
   driver.free();
@@ -206,4 +250,33 @@ test('failureOf: the one table from platform errors to the vocabulary; anything 
   for (const other of [new Error('no'), new TypeError('x is not a function'), fetchError(coded('SOMETHING_NEW')), 'a string', null, undefined, 42, { code: 7 }]) {
     assert.equal(failureOf(other), undefined, String(other));
   }
+});
+
+test('handleResponse: any integer status is handed to the core as it is (-1, 0, 70000 are malformed responses, the server\'s fault)', () => {
+  for (const status of [-1, 0, 99, 600, 70000, 2 ** 53 - 1, -(2 ** 53 - 1)]) {
+    const stats = new Stats();
+    const driver = new Driver(policy(), 0, { seed: 7, stats, recordEvents: true, returnsResponses: true });
+    driver.pollAction(0);
+    assert.equal(driver.handleResponse(30, 1, status, () => undefined, { token: 1 }), 'accepted', String(status));
+    assert.deepEqual(driver.pollAction(30), { type: 'sleep', untilMs: 130 }, String(status));
+    const events = [];
+    for (let event; (event = driver.pollEvent()) !== undefined; ) events.push(event);
+    assert.deepEqual(events[1].after, { attempt: 1, outcome: { type: 'transport', failure: 'connection_lost' } }, String(status));
+    assert.deepEqual(Outcome.fromHttpResponse(status, () => undefined, 0), { type: 'transport', failure: 'connection_lost' });
+    driver.free();
+  }
+  // The status is a number the platform gave: anything else is the caller's mistake, named.
+  const driver = new Driver(policy(), 0, { seed: 7 });
+  driver.pollAction(0);
+  for (const status of [503.5, '503', NaN, 2 ** 53]) assert.equal(errorOf(() => driver.handleResponse(30, 1, status, () => undefined)).field, 'status');
+  // A response that reads fine: its guidance headers by name, held under its token and returned by an HTTP host at the end.
+  const http = new Driver(policy({ maxAttempts: 1 }), 0, { seed: 7, returnsResponses: true });
+  http.pollAction(0);
+  assert.equal(http.handleResponse(30, 1, 503, new Headers({ 'Retry-After-Ms': '250' }), { token: 9, nowUnixMs: 0 }), 'accepted');
+  const finish = http.pollAction(30);
+  assert.deepEqual([finish.decision.reason, finish.lastResult.outcome, finish.result], [
+    'attempts_exhausted', { type: 'http_status', status: 503, retryAfterMs: 250 }, { token: 9, returned: true },
+  ]);
+  driver.free();
+  http.free();
 });

@@ -28,6 +28,8 @@ const scripts = {
   '/slow-503-then-ok': ['busy-slow-body', 'ok'],
   '/observed': ['busy0', 'ok'],
   '/never': ['ok'],
+  '/stream-busy': ['busy0'],
+  '/stream-ok': ['ok'],
 };
 const seen = new Map();
 const sockets = new Set();
@@ -217,11 +219,33 @@ test('aborting the caller signal cancels the operation: rejects with the signal\
   assert.equal(stats.toJSON().gaveUp.cancelled, 1, 'the driver gave up cancelled first');
 });
 
-test('a stream body cannot be resent, so it is refused up front', async () => {
-  const body = new ReadableStream({ start: (controller) => controller.close() });
-  await assert.rejects(retryFetch(`${base}/busy-then-ok`, { method: 'POST', body, duplex: 'half' }, { policy: policy() }), (error) => {
-    return error instanceof RetryplanError && error.code === 'invalid_argument';
+test('a stream body is sent once: where the core would retry, it gives up body_not_replayable with the response', async () => {
+  const body = new ReadableStream({
+    start: (controller) => {
+      controller.enqueue(new TextEncoder().encode('once'));
+      controller.close();
+    },
   });
+  const stats = new Stats();
+  const result = await retryFetch(`${base}/stream-busy`, { method: 'PUT', body, duplex: 'half' }, { policy: policy(), stats });
+  assert.deepEqual([result.decision.type, result.decision.reason, result.decision.attempts], ['gave_up', 'body_not_replayable', 1]);
+  assert.equal(result.response.status, 503, 'an HTTP helper hands back the last response');
+  assert.equal(await result.response.text(), 'busy');
+  assert.deepEqual(seen.get('/stream-busy').map((entry) => entry.body), ['once'], 'one request reached the server, with the body');
+  assert.equal(stats.toJSON().gaveUp.bodyNotReplayable, 1);
+});
+
+test('a stream body that succeeds at once is untouched by being one-shot', async () => {
+  const body = new ReadableStream({
+    start: (controller) => {
+      controller.enqueue(new TextEncoder().encode('once'));
+      controller.close();
+    },
+  });
+  const result = await retryFetch(`${base}/stream-ok`, { method: 'PUT', body, duplex: 'half' }, { policy: policy() });
+  assert.equal(result.decision.type, 'succeeded');
+  assert.equal(await result.response.text(), 'done');
+  assert.deepEqual(seen.get('/stream-ok').map((entry) => entry.body), ['once']);
 });
 
 test('a Retry-After beyond any JS number still gives a decision, not an exception', async () => {

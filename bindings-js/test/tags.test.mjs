@@ -1,14 +1,17 @@
 // The numbers lib/ and the wasm exchange (lib/tags.js) against the Rust
-// constants they mirror (src/*.rs), and the private surface out of reach:
-// the wasm's `_` functions are internals of lib/, never exported by an entry.
+// constants they mirror (src/*.rs), the driver's wire built from the core's
+// tables (lib/wire.js), and the private surface out of reach: the wasm's `_`
+// functions are internals of lib/, never exported by an entry.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import test from 'node:test';
 import * as tags from '../lib/tags.js';
+import { NAMES, WIRE } from '../lib/wire.js';
+import { _wireTables } from '../wasm/retryplan_js.js';
 import * as lean from 'retryplan';
 import * as tools from 'retryplan/tools';
 
-const GROUPS = /^(PARTS|START|CONTROL|SETTLE|SLOTS)_[A-Z_]+$/;
+const GROUPS = /^(START|CONTROL|SETTLE|SLOTS)_[A-Z_]+$/;
 
 /** Every `const GROUP_NAME: u32 = n;` of src/*.rs, by name. */
 function rustConstants() {
@@ -27,13 +30,29 @@ function rustConstants() {
 test('lib/tags.js and the Rust constants say the same, name for name', () => {
   const rust = rustConstants();
   const js = new Map(Object.entries(tags));
-  assert.ok(rust.size >= 18, `found only ${rust.size} constants in src/`);
+  assert.ok(rust.size >= 13, `found only ${rust.size} constants in src/`);
   for (const name of js.keys()) assert.match(name, GROUPS);
   assert.deepEqual([...js].sort(), [...rust].sort());
   // Within a group, every tag is distinct.
-  for (const group of ['PARTS', 'START', 'CONTROL', 'SETTLE', 'SLOTS']) {
+  for (const group of ['START', 'CONTROL', 'SETTLE', 'SLOTS']) {
     const values = [...js].filter(([name]) => name.startsWith(`${group}_`)).map(([, value]) => value);
     assert.equal(new Set(values).size, values.length, group);
+  }
+});
+
+test('the wire\'s constants are the core\'s tables (core/src/driver/wire.md), and no host module writes a word or kind by number', () => {
+  assert.equal(_wireTables()[0][0], 1, 'WIRE_VERSION');
+  // Spot checks against the documented layout: the tables are the core's, the host only names them.
+  assert.deepEqual([WIRE.IN.input_kind, WIRE.IN.outcome_delay_ms, WIRE.OUT.receipt, WIRE.OUT.detail], [0, 7, 0, 14]);
+  assert.deepEqual(Object.keys(WIRE.INPUT), ['poll', 'result', 'cancel']);
+  assert.deepEqual(Object.keys(WIRE.ACTION), ['start_attempt', 'abort_attempt', 'sleep', 'release', 'finish']);
+  assert.deepEqual(NAMES.endingKinds, ['succeeded', 'gave_up', 'reconcile', 'restart']);
+  assert.ok(NAMES.giveUpReasons.includes('body_not_replayable'));
+  const lib = new URL('../lib/', import.meta.url);
+  for (const file of ['host.js', 'helpers.js', 'driver.js', 'outcomes.js']) {
+    const source = readFileSync(new URL(file, lib), 'utf8');
+    assert.doesNotMatch(source, /(out|OUT|IN)\[\d/, `${file} indexes a record by number`);
+    assert.doesNotMatch(source, /PARTS_|_driverResultPoll|_driverLastResult|latestValue|lastResult\(\)/, file);
   }
 });
 

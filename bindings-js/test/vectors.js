@@ -247,15 +247,21 @@ function runOperation(api, testCase, failures, shared, run) {
 }
 
 /**
- * The outcome a driver step hands in: as written, a failure by its name, or a
- * response read by the core, Retry-After as the policy's `retryAfterReading` says.
+ * Hands a driver step's result in, held under its `token` (as `held` says)
+ * when it has one: an outcome as written, a failure by its name, or a
+ * response the driver reads itself (its status as given, its headers by name).
  */
-function stepOutcome(api, step, reading) {
-  if ('outcome' in step) return toCamel(step.outcome);
-  if ('failure' in step) return api.Outcome.fromFailure(field(step, 'failure', 'string'));
-  const { status, headers = {} } = step.response;
-  const lookup = (name) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
-  return api.Outcome.fromHttpResponse(status, lookup, optionalNumber(step, 'now_unix_ms') ?? 0, reading);
+function handIn(api, driver, at, step) {
+  const attempt = field(step, 'attempt', 'number');
+  const holding = 'token' in step ? { token: field(step, 'token', 'number') } : undefined;
+  if ('response' in step) {
+    const { status, headers = {} } = step.response;
+    const lookup = (name) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+    return driver.handleResponse(at, attempt, status, lookup, { ...holding, nowUnixMs: optionalNumber(step, 'now_unix_ms') ?? 0 });
+  }
+  if (holding !== undefined && 'held' in step) holding.held = field(step, 'held', 'string');
+  const outcome = 'outcome' in step ? toCamel(step.outcome) : api.Outcome.fromFailure(field(step, 'failure', 'string'));
+  return driver.handleResult(at, attempt, outcome, holding);
 }
 
 /** Runs a `driver` case: the host loop's calls on one Driver, in order, with stats and events on. */
@@ -274,6 +280,8 @@ function runDriver(api, testCase, failures, run) {
   if ('method' in testCase) options.method = field(testCase, 'method', 'string');
   if ('idempotent_request' in testCase) options.idempotent = field(testCase, 'idempotent_request', 'boolean');
   if ('concurrency' in testCase) options.concurrency = field(testCase, 'concurrency', 'string');
+  if ('one_shot_body' in testCase) options.oneShotBody = field(testCase, 'one_shot_body', 'boolean');
+  if ('returns_responses' in testCase) options.returnsResponses = field(testCase, 'returns_responses', 'boolean');
   if ('dependency' in testCase) options.dependency = readDependency(api, testCase.dependency, run);
   let driver;
   try {
@@ -282,8 +290,6 @@ function runDriver(api, testCase, failures, run) {
     return settle(testCase, ['expect_error', errorValue(api, error)], id, failures, run);
   }
   if ('expect' in testCase || 'expect_error' in testCase) failures.push(`${id}: the driver was made, but the case expects an error`);
-  // The default entry has no toConfig: the reading is the one the case's policy writes (strict when absent).
-  const reading = run.lean ? testCase.policy?.server_guidance?.retry_after_reading : policy.toConfig().serverGuidance.retryAfterReading;
   testCase.steps.forEach((step, index) => {
     const at = field(step, 'at_ms', 'number');
     const call = field(step, 'call', 'string');
@@ -291,7 +297,7 @@ function runDriver(api, testCase, failures, run) {
     if (skipStep(run, call, label)) return;
     let result;
     if (call === 'poll') result = answer(api, () => driver.pollAction(at));
-    else if (call === 'result') result = answer(api, () => driver.handleResult(at, field(step, 'attempt', 'number'), stepOutcome(api, step, reading)));
+    else if (call === 'result') result = answer(api, () => handIn(api, driver, at, step));
     else if (call === 'cancel') result = answer(api, () => driver.handleCancel(at));
     else if (call === 'events') {
       result = answer(api, () => {

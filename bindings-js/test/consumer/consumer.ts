@@ -26,6 +26,7 @@ import {
   type Ending,
   type Outcome,
   type PolicyConfig,
+  type Receipt,
 } from 'retryplan';
 
 const config: PolicyConfig = {
@@ -125,4 +126,18 @@ export function drive(failure: Failure): Action {
   const read: Outcome = Outcomes.fromHttpResponse(503, headers, Date.now());
   describe({ type: 'await_outcome', inFlight: GUIDANCE_HEADERS.length + (read.type === 'http_status' ? 0 : 1), untilMs: 0 });
   return action;
+}
+
+/** A host that holds results by token: what the driver says to drop, return or raise. */
+export function driveHeld(response: Response): number | undefined {
+  const driver = new Driver(policy, 0, { method: 'PUT', oneShotBody: true, returnsResponses: true });
+  const action = driver.pollAction(0);
+  if (action.type !== 'start_attempt') return undefined;
+  const receipt: Receipt = driver.handleResponse(1, action.attempt, response.status, response.headers, { token: action.attempt, nowUnixMs: Date.now() });
+  if (receipt === 'discarded') return undefined;
+  driver.handleResult(2, action.attempt, { type: 'success' }, { token: 7, held: 'error' });
+  const next = driver.pollAction(2);
+  if (next.type === 'release') return next.token;
+  if (next.type === 'finish') return next.result?.returned ? next.result.token : undefined;
+  return undefined;
 }

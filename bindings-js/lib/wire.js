@@ -1,0 +1,63 @@
+// The core's one wire encoding (retryplan::wire, core/src/driver/wire.md): its
+// constants built once at load from the tables the wasm returns
+// (`_wireTables`), none written here, and the exchange itself: the input
+// record's eight words in as numbers, the output record read through a
+// Float64Array view on wasm memory.
+import { _driverExchange, _wireMemory, _wireRefusal, _wireTables } from '../wasm/retryplan_js.js';
+
+/** The encoding this host speaks; the wasm's must be the same. */
+const SPOKEN_VERSION = 1;
+
+/** `{name: number}` of a table of names (a member's number is its place). */
+const numbered = (names) => Object.freeze(Object.fromEntries(names.map((name, at) => [name, at])));
+
+
+/** The wire's constants (`WIRE`) and the core's name tables (`NAMES`), set by `loadWire`. */
+export let WIRE;
+export let NAMES;
+let memory;
+let outputAt;
+let outputWords;
+let output;
+
+/** Reads the tables once the wasm is instantiated (the entry's `load`); refuses a wasm of another wire version. */
+export function loadWire() {
+  const [numbers, inputFields, outputFields, inputKinds, outcomeKinds, actionKinds, endingKinds, failures, verdicts, transportFailures, abortReasons, giveUpReasons, receipts, held] =
+    _wireTables();
+  const [version, none, hedge, sendIdempotencyKey, endingReturns, pushbackDoNotRetry, words] = numbers;
+  if (version !== SPOKEN_VERSION) {
+    throw new Error(`retryplan: the wasm speaks wire version ${version}, this host ${SPOKEN_VERSION}: reinstall the package`);
+  }
+  WIRE = Object.freeze({
+    NONE: none,
+    FLAG_HEDGE: hedge,
+    FLAG_SEND_IDEMPOTENCY_KEY: sendIdempotencyKey,
+    ENDING_RETURNS: endingReturns,
+    PUSHBACK_DO_NOT_RETRY: pushbackDoNotRetry,
+    /** Word positions, by field name. */
+    IN: Object.freeze(Object.fromEntries(inputFields)),
+    OUT: Object.freeze(Object.fromEntries(outputFields)),
+    INPUT: numbered(inputKinds),
+    OUTCOME: numbered(outcomeKinds),
+    ACTION: numbered(actionKinds),
+    HELD: numbered(held),
+    RECEIPT: numbered(receipts),
+    VERDICT: numbered(verdicts),
+  });
+  NAMES = Object.freeze({ failures, verdicts, transportFailures, abortReasons, giveUpReasons, endingKinds, receipts });
+  [memory, outputAt] = _wireMemory();
+  outputWords = words;
+  output = new Float64Array(memory.buffer, outputAt, outputWords);
+}
+
+/**
+ * One exchange with driver `driver` (a handle): the input record's words, in
+ * order; the output record (a view valid until the next exchange), or the
+ * driver's refusal thrown.
+ */
+export function exchange(driver, kind, now, attempt, token, held, outcomeKind, code, delay) {
+  if (!_driverExchange(driver, kind, now, attempt, token, held, outcomeKind, code, delay)) throw _wireRefusal();
+  // A grown memory detaches the old buffer (its views read as empty).
+  if (output.length === 0) output = new Float64Array(memory.buffer, outputAt, outputWords);
+  return output;
+}
