@@ -13,11 +13,11 @@
 import type {
   AboveCap, GuidanceMode,
   AbortReason, BackoffKind, Blame, BreakerState, Concurrency, ConfigKind, DeadLetterReason, ErrorCode, ErrorCodeTable,
-  Failure, GiveUpReason, GrpcCode, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
+  Failure, GiveUpReason, GrpcCode, Held, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
 } from './generated/names.js';
 export type {
   AbortReason, BackoffKind, Blame, BreakerState, Concurrency, ConfigKind, DeadLetterReason, ErrorCode, ErrorCodeTable,
-  Failure, GiveUpReason, GrpcCode, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
+  Failure, GiveUpReason, GrpcCode, Held, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
 };
 // The configuration types schema.json describes exactly, generated the same way
 // into generated/config.d.ts (PolicyConfig, what a caller writes, is below).
@@ -567,8 +567,6 @@ export interface DriverOptions extends OperationOptions {
   returnsResponses?: boolean;
 }
 
-/** What a host holds under a result's token: the value the attempt gave, or the error it threw. */
-export type Held = 'value' | 'error';
 /** How a host holds a result it hands in: its own token for it (a whole number), and what it holds ("value" by default). */
 export interface Holding {
   token: number;

@@ -179,6 +179,13 @@ export type AbortReason =
   /** The operation ended otherwise (gave up, reconcile, restart). */
   | 'operation_ended';
 
+/** What a host holds under the token of a result it hands in. */
+export type Held =
+  /** A value the attempt returned: a response (whose body may need closing) or a function's result. */
+  | 'value'
+  /** An error the attempt raised. */
+  | 'error';
+
 /** Whether the host can run several attempts at once. */
 export type Concurrency =
   /** Attempts may run at once: hedges start beside running attempts (JS promises, asyncio tasks, threads, coroutines). */

@@ -192,6 +192,13 @@ pub fn registry(root: &Path) -> Result<Vec<Table>, String> {
             "core/src/driver/action.rs",
             mirrors(Exported, Literal, true),
         )?,
+        named::<rp::Held>(
+            root,
+            "Held",
+            "retryplan::Held",
+            "core/src/driver/action.rs",
+            mirrors(Exported, Literal, false),
+        )?,
         named::<rp::Concurrency>(
             root,
             "Concurrency",
