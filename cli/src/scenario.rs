@@ -398,14 +398,19 @@ fn failure_named_as_phase(unknown: &str, expected: &[&str]) -> Option<String> {
 /// The path of the first key repeated within one object, anywhere in `tree`.
 pub(crate) fn repeated_key(tree: &Value, path: &str) -> Option<String> {
     match tree {
-        Value::Object(fields) => fields.iter().enumerate().find_map(|(index, (key, item))| {
-            let field = join(path, key);
-            if fields.iter().take(index).any(|(earlier, _)| earlier == key) {
-                Some(field)
-            } else {
-                repeated_key(item, &field)
-            }
-        }),
+        Value::Object(fields) => {
+            // The keys seen so far in this object: an ordered set, so an
+            // object of n keys costs n log n, not n^2.
+            let mut seen = std::collections::BTreeSet::new();
+            fields.iter().find_map(|(key, item)| {
+                let field = join(path, key);
+                if seen.insert(key.as_str()) {
+                    repeated_key(item, &field)
+                } else {
+                    Some(field)
+                }
+            })
+        }
         Value::List(items) => {
             items.iter().enumerate().find_map(|(index, item)| repeated_key(item, &format!("{path}[{index}]")))
         }
