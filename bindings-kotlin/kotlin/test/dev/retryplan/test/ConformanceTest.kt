@@ -27,6 +27,7 @@ import dev.retryplan.encodeGrpcTimeout
 import dev.retryplan.outcomeFromHttp
 import dev.retryplan.parseGrpcPushback
 import dev.retryplan.parseGrpcTimeout
+import dev.retryplan.parseHttpDate
 import dev.retryplan.parseRetryAfterMsHeader
 import dev.retryplan.RetryAfterReading
 import dev.retryplan.outcomeFromHttpResponse
