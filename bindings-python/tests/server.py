@@ -92,9 +92,10 @@ class Server:
         self.httpd.server_close()
 
 
-def http_date(seconds_from_now: float) -> str:
-    """An IMF-fixdate ``seconds_from_now`` in the future (whole seconds, as HTTP dates are)."""
-    return email.utils.formatdate(time.time() + seconds_from_now, usegmt=True)
+def http_date(seconds_from_now: float, now_unix: Optional[float] = None) -> str:
+    """An IMF-fixdate ``seconds_from_now`` after ``now_unix`` (default: the wall clock now), whole seconds
+    as HTTP dates are."""
+    return email.utils.formatdate((time.time() if now_unix is None else now_unix) + seconds_from_now, usegmt=True)
 
 
 def waits(seen: List[Dict[str, Any]]) -> List[float]:

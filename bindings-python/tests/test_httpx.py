@@ -49,11 +49,16 @@ def test_503_with_retry_after_seconds_then_success(server: Server) -> None:
 
 
 def test_503_with_retry_after_http_date(server: Server) -> None:
-    server.script.queue(retry_after(http_date(2)), status(200))
-    with client(Policy.from_dict(FAST)) as c:
+    # The client's wall clock is pinned to a whole second and the date is 2 s after it, so the delay the
+    # engine reads is exact however late the server answers (no wall-time assertion to flake under load).
+    now_unix = float(int(time.time()))
+    server.script.queue(retry_after(http_date(2, now_unix=now_unix)), status(200))
+    events: list = []
+    with client(Policy.from_dict(FAST), wall_clock=lambda: now_unix, on_decision=events.append) as c:
         assert c.get(server.url + "/date").status_code == 200
-    (wait,) = waits(server.script.seen)
-    assert 0.9 <= wait < 3.5  # an HTTP-date 2 s ahead has 1 s granularity
+    (wait,) = [event.decision for event in events if event.decision.kind == "wait"]
+    assert (wait.server_delay_ms, wait.delay_ms) == (2000, 2000)  # the HTTP-date's 2 s, honoured as read
+    assert len(server.script.seen) == 2
 
 
 def test_429_retry_after_beyond_budget_gives_up_without_sleeping(server: Server) -> None:
