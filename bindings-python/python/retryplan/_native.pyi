@@ -770,6 +770,28 @@ class Ending(Action):
     @property
     def last_result(self) -> Optional[AttemptResult]:
         """The last attempt result taken into account (the winner's for a success), or None."""
+    @property
+    def result(self) -> Optional[EndingResult]:
+        """The one held result this ending concerns (return it, or raise with it as the cause), or None."""
+
+@final
+class EndingResult:
+    """What an ending does with the result the host holds under ``token``."""
+
+    @property
+    def token(self) -> int:
+        """The host's token for it."""
+    @property
+    def returned(self) -> bool:
+        """True: return what ``token`` holds. False: raise the typed ending with it as the cause."""
+
+@final
+class Release(Action):
+    """Drop what the host holds under ``token`` now (only for results handed in with a token)."""
+
+    @property
+    def token(self) -> int:
+        """The host's token."""
 
 @final
 class Event:
@@ -815,6 +837,8 @@ class Driver:
         idempotent: Optional[bool] = None,
         stats: Optional[Stats] = None,
         record_events: bool = False,
+        returns_responses: bool = False,
+        one_shot_body: bool = False,
     ) -> "Driver":
         """Starts an operation at ``now`` (seconds).
 
@@ -823,7 +847,9 @@ class Driver:
         caller's word for this request. ``concurrency``: ``concurrent`` (default),
         ``sequential`` (a hedging policy is refused: ``UnsupportedError``) or
         ``sequential_without_hedging``. ``stats``: counted as decisions are made.
-        ``record_events``: keep each decision for ``poll_event``.
+        ``record_events``: keep each decision for ``poll_event``. ``returns_responses``: the host
+        returns the last response (the HTTP helpers; ``Ending.result`` says which). ``one_shot_body``:
+        the request's body can be sent once (a retry it would need ends ``body_not_replayable``).
         """
     @overload
     def __new__(
@@ -841,6 +867,8 @@ class Driver:
         idempotent: Optional[bool] = None,
         stats: Optional[Stats] = None,
         record_events: bool = False,
+        returns_responses: bool = False,
+        one_shot_body: bool = False,
     ) -> "Driver":
         """Starts an operation at ``now_ms`` (integer ms)."""
     @overload
@@ -849,10 +877,45 @@ class Driver:
     @overload
     def poll_action(self, *, now_ms: int) -> Action: ...
     @overload
-    def handle_result(self, now: float, attempt: int, outcome: Outcome) -> Literal["accepted", "discarded"]:
-        """Hands in how ``attempt`` ended: ``"accepted"``, or ``"discarded"`` (dispose of what it carried)."""
+    def handle_result(
+        self,
+        now: float,
+        attempt: int,
+        outcome: Outcome,
+        token: Optional[int] = None,
+        held: Optional[Literal["value", "error"]] = None,
+    ) -> Literal["accepted", "discarded"]:
+        """Hands in how ``attempt`` ended: ``"accepted"``, or ``"discarded"`` (dispose of what it carried).
+        With a ``token`` (the host's handle to what it holds, ``held`` ``"value"`` by default) the driver
+        says later what becomes of it: a ``Release``, or the ``Ending.result``."""
     @overload
-    def handle_result(self, *, attempt: int, outcome: Outcome, now_ms: int) -> Literal["accepted", "discarded"]: ...
+    def handle_result(
+        self,
+        *,
+        attempt: int,
+        outcome: Outcome,
+        now_ms: int,
+        token: Optional[int] = None,
+        held: Optional[Literal["value", "error"]] = None,
+    ) -> Literal["accepted", "discarded"]: ...
+    @overload
+    def handle_response(
+        self, now: float, attempt: int, status: int, headers: _Headers, now_unix: float, token: Optional[int] = None
+    ) -> Literal["accepted", "discarded"]:
+        """Hands in the response ``attempt`` received: its status exactly as given (any int; outside
+        100..=599 the core reads it as ``malformed_response``) and headers, read by the core (Retry-After as
+        the policy says); held as a value under ``token`` when given."""
+    @overload
+    def handle_response(
+        self,
+        *,
+        attempt: int,
+        status: int,
+        headers: _Headers,
+        now_ms: int,
+        now_unix_ms: int,
+        token: Optional[int] = None,
+    ) -> Literal["accepted", "discarded"]: ...
     @overload
     def read_response(self, status: int, headers: _Headers, *, now_unix: float) -> Outcome:
         """A response's outcome (``Outcome.from_http_response``), Retry-After read as this
@@ -911,12 +974,14 @@ class Settings:
 
 @final
 class Run:
-    """One operation as every helper runs it: its driver, and the value or error of its latest accepted result."""
+    """One operation as every helper runs it: its driver, and what each result it handed in carried, held
+    under a token until the driver says to drop it, return it or raise with it."""
 
     name: str
     """The operation's name in logs and messages."""
-    read: Optional[Callable[[Any], Outcome]]
-    """What a returned value means (the helper's ``outcome_of_result``; an HTTP helper's reading)."""
+    read: Optional[Callable[[Any], Any]]
+    """What a returned value means: the helper's ``outcome_of_result`` (an Outcome); for an HTTP helper
+    (``returns_responses``) the response as ``(status, headers, now_unix)``, read by the core."""
     def __new__(cls, settings: Settings, options: Optional[Dict[str, Any]] = None) -> "Run": ...
     @property
     def driver(self) -> Driver:
@@ -933,9 +998,6 @@ class Run:
     @property
     def plan(self) -> Optional[AttemptPlan]:
         """The attempt running (sequential helpers), or None."""
-    @property
-    def settled(self) -> Optional[AttemptPlan]:
-        """The attempt of the latest result (accepted, unless late), or None."""
     def clock(self) -> float:
         """The helper's clock, in float seconds."""
     def dispose(self, value: Any) -> None:
@@ -952,10 +1014,9 @@ class Run:
         """Runs the operation one blocking attempt at a time; returns the Ending."""
     def end(self, ending: Ending) -> Any:
         """The winner's value, or raises the typed ending."""
-    def deciding(self) -> Tuple[Any, Optional[BaseException]]:
-        """The value and error of the latest accepted result, handed over once."""
-    def failure(self, ending: Ending, value: Any = None, error: Optional[BaseException] = None) -> Any:
-        """The typed ending (an ``OperationFailed``)."""
+    def finish(self, ending: Ending) -> Tuple[Any, Optional[float]]:
+        """What an HTTP helper's ending returns: the response and the seconds left to read its body in (None:
+        a success); or raises the typed ending, as the driver says."""
     def current(self) -> Optional["Attempt"]:
         """The attempt running now, for ``current_attempt()``."""
 
