@@ -7,8 +7,9 @@ use std::sync::Arc;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::pyclass_init::PyClassInitializer;
-use pyo3::types::{PyBool, PyString};
+use pyo3::types::{PyBool, PyList, PyString};
 use retryplan::value::Named;
+use retryplan::wire;
 use retryplan::{Action, AttemptResult, Concurrency, Driver, DriverOptions, Event, Held, OperationOptions, Receipt};
 
 use crate::args::{by_name, class_arg, given, str_arg, u32_arg, u64_arg, NOW, NOW_UNIX};
@@ -446,6 +447,17 @@ impl PyDriver {
     ) -> Res<PyOutcome> {
         let reading = self.inner.operation().policy().server_guidance().retry_after_reading;
         response_outcome(status, headers, NOW_UNIX.read(now_unix, now_unix_ms)?, reading)
+    }
+
+    /// One wire exchange (`retryplan::wire`): an input record (a sequence of ints: poll, result or
+    /// cancel) in, the output record (a list of ints: the receipt and the next action) out; words and
+    /// kinds by the positions and names of `wire_tables()`. A record that breaks the encoding's rules is
+    /// refused with InvalidArgumentError naming the word; nothing changes then.
+    fn exchange<'py>(&mut self, py: Python<'py>, words: &Bound<'py, PyAny>) -> Res<Bound<'py, PyList>> {
+        let words: Vec<i64> = words.extract().map_err(|_| wrong_type("words", "a sequence of ints", words))?;
+        let mut output = [wire::NONE; wire::OUTPUT_WORDS];
+        self.inner.exchange(&words, &mut output)?;
+        Ok(PyList::new(py, output)?)
     }
 
     /// The caller abandons the operation: it gives up (`cancelled`), running attempts are aborted.

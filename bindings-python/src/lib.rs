@@ -37,6 +37,7 @@ mod run;
 mod settings;
 mod sources;
 mod timeline;
+mod wire;
 
 #[pymodule]
 #[pyo3(name = "_native")]
@@ -97,6 +98,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(timeline::explain, m)?,
         wrap_pyfunction!(timeline::backoff_ceilings_ms, m)?,
         wrap_pyfunction!(timeline::redeliver, m)?,
+        wrap_pyfunction!(wire::wire_tables, m)?,
     ] {
         m.add_function(function)?;
     }

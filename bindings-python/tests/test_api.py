@@ -594,3 +594,20 @@ def test_an_unknown_concurrency_is_refused_by_the_driver_and_the_helpers(concurr
         retryplan._native.Settings(
             config, config.policy, concurrency, True, None, None, False, None, config.clock, None, "operation"
         )
+
+
+def test_the_wire_carries_a_poll_and_a_result_by_the_cores_own_tables() -> None:
+    from retryplan import _wire
+
+    policy = Policy.from_dict({"jitter": {"kind": "none"}, "attempt_timeout": {"fixed_ms": 300}})
+    driver = retryplan.Driver(policy, now_ms=0, seed=7, returns_responses=True)
+    out = driver.exchange(_wire.input_record("poll", 0))
+    assert out[_wire.OUTPUT["action_kind"]] == _wire.kind("action_kinds", "start_attempt")
+    assert (out[_wire.OUTPUT["attempt"]], out[_wire.OUTPUT["abort_at_ms"]]) == (1, 300)
+    status = {"outcome_kind": _wire.kind("outcome_kinds", "http_status"), "outcome_code": 503, "outcome_delay_ms": -1}
+    out = driver.exchange(_wire.input_record("result", 120, attempt=1, token=11, held=0, **status))
+    assert out[_wire.OUTPUT["receipt"]] == _wire.kind("receipts", "accepted")
+    assert out[_wire.OUTPUT["action_kind"]] == _wire.kind("action_kinds", "sleep")
+    assert out[_wire.OUTPUT["until_ms"]] == 220
+    with pytest.raises(retryplan.InvalidArgumentError, match="input_kind"):
+        driver.exchange([99] + [0] * 7)  # no such input kind

@@ -76,6 +76,7 @@ from ._native import (
     redeliver,
     remaining_budget_ms,
 )
+from . import _wire  # noqa: F401 - checks the engine's wire version at import
 
 TYPE_CHECKING = False  # typing is not imported at run time: it would double the import time
 if TYPE_CHECKING:  # pragma: no cover

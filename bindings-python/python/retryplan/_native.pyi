@@ -6,7 +6,7 @@ value is integer milliseconds, exactly as in the engine.
 """
 
 import os
-from typing import Any, Awaitable, Callable, ClassVar, Dict, List, Literal, Mapping, Optional, Protocol, Tuple, Union, final, overload
+from typing import Any, Awaitable, Callable, ClassVar, Dict, List, Literal, Mapping, Optional, Protocol, Sequence, Tuple, Union, final, overload
 
 from ._enums import GiveUpReason, GrpcCode, TransportFailure, Verdict
 from ._values import Admission, Classification, Redelivery, Timeline
@@ -928,6 +928,9 @@ class Driver:
         """The caller abandons the operation: it gives up (``cancelled``), running attempts are aborted."""
     @overload
     def handle_cancel(self, *, now_ms: int) -> None: ...
+    def exchange(self, words: Sequence[int]) -> List[int]:
+        """One wire exchange (``retryplan::wire``): an input record in, the output record out; positions and
+        kinds as ``wire_tables()`` says."""
     def poll_event(self) -> Optional[Event]:
         """The oldest recorded Event not yet read (only with ``record_events=True``), or None."""
     @property
@@ -1089,3 +1092,6 @@ class Attempts:
     def __next__(self) -> Attempt: ...
     def step(self, resume: bool) -> Union[Attempt, float, None]:
         """One move for a host that sleeps itself: the next Attempt, seconds to sleep, or None after a success."""
+
+def wire_tables() -> Dict[str, Any]:
+    """The core's wire tables: version, constants, word positions by field name, kind names in wire order."""
