@@ -18,7 +18,7 @@ use crate::data::{repr_of, serialized};
 use crate::decision::{decision_to_py, IntoField};
 use crate::errors::{invalid, wrong_type, Res};
 use crate::operation::options;
-use crate::outcome::{response_outcome, PyOutcome, ResponseHead};
+use crate::outcome::{PyOutcome, ResponseHead};
 use crate::policy::PyPolicy;
 
 /// One thing the host must do now; one subclass per kind: `AttemptPlan`
@@ -433,20 +433,6 @@ impl PyDriver {
         let now_unix = NOW_UNIX.read(now_unix, now_unix_ms)?;
         let token = token.map(|token| u64_arg("token", token)).transpose()?;
         Ok(receipt_to_py(py, self.hand_in_response(now, attempt, &head, now_unix, token)?))
-    }
-
-    /// A response's outcome (`Outcome.from_http_response`), Retry-After read as this operation's
-    /// policy says (`server_guidance.retry_after_reading`): how every HTTP helper reads a response.
-    #[pyo3(signature = (status, headers, *, now_unix = None, now_unix_ms = None))]
-    fn read_response(
-        &self,
-        status: &Bound<'_, PyAny>,
-        headers: &Bound<'_, PyAny>,
-        now_unix: Option<&Bound<'_, PyAny>>,
-        now_unix_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<PyOutcome> {
-        let reading = self.inner.operation().policy().server_guidance().retry_after_reading;
-        response_outcome(status, headers, NOW_UNIX.read(now_unix, now_unix_ms)?, reading)
     }
 
     /// One wire exchange (`retryplan::wire`): an input record (a sequence of ints: poll, result or

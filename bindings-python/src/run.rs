@@ -14,8 +14,6 @@
 //! Observing (the `on_decision` hook, the log) and the typed endings stay in
 //! `retryplan._run`: they run only when someone listens, or at a failure.
 
-use std::collections::HashMap;
-
 use pyo3::exceptions::PyException;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -63,7 +61,7 @@ pub(crate) struct Run {
     /// The attempt running (sequential helpers).
     pub(crate) plan: Option<AttemptPlan>,
     /// What the host holds for each result it handed in with a token, until the driver says.
-    kept: HashMap<u64, Kept>,
+    kept: Vec<(u64, Kept)>,
     next_token: u64,
     /// The action that followed the last attempt of an attempt loop.
     pub(crate) pending: Option<Action>,
@@ -102,8 +100,16 @@ impl Run {
         };
         let (name, read) = (s.name.clone_ref(py), s.outcome_of_result.as_ref().map(|read| read.clone_ref(py)));
         let settings = settings.clone().unbind();
-        let (plan, kept, next_token, pending) = (None, HashMap::new(), 0, None);
+        let (plan, kept, next_token, pending) = (None, Vec::new(), 0, None);
         Ok(Run { settings, driver, log, observe, name, read, responses, plan, kept, next_token, pending })
+    }
+}
+
+impl Run {
+    /// What the host holds under `token`, no longer held (a handful at most: a search beats a map).
+    fn take_kept(&mut self, token: u64) -> Option<Kept> {
+        let index = self.kept.iter().position(|(kept, _)| *kept == token)?;
+        Some(self.kept.swap_remove(index).1)
     }
 }
 
@@ -162,7 +168,10 @@ impl<'a, 'py> Ctx<'a, 'py> {
 
     /// The next action from the driver; what it says to release is dropped (a response: closed) here.
     pub(crate) fn poll(&self) -> PyResult<Action> {
-        let now = self.s().now_ms(self.py)?;
+        self.poll_at(self.s().now_ms(self.py)?)
+    }
+
+    fn poll_at(&self, now: u64) -> PyResult<Action> {
         loop {
             let action = self.driver.borrow_mut().inner.poll_action(now);
             self.observed()?;
@@ -188,7 +197,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
 
     /// Drops what the host holds under `token` (a value: disposed of).
     fn release(&self, token: u64) -> PyResult<()> {
-        let kept = self.run.borrow_mut().kept.remove(&token);
+        let kept = self.run.borrow_mut().take_kept(token);
         match kept {
             Some(Kept { object, held: Held::Value, .. }) => self.dispose(Some(object)),
             _ => Ok(()),
@@ -204,13 +213,23 @@ impl<'a, 'py> Ctx<'a, 'py> {
         object: Option<Py<PyAny>>,
         held: Held,
     ) -> PyResult<bool> {
-        let now = self.s().now_ms(self.py)?;
+        self.report_at(self.s().now_ms(self.py)?, plan, meaning, object, held)
+    }
+
+    fn report_at(
+        &self,
+        now: u64,
+        plan: AttemptPlan,
+        meaning: Meaning,
+        object: Option<Py<PyAny>>,
+        held: Held,
+    ) -> PyResult<bool> {
         let object = object.filter(|object| !object.is_none(self.py));
         let token = object.map(|object| {
             let mut run = self.run.borrow_mut();
             let token = run.next_token;
             run.next_token += 1;
-            run.kept.insert(token, Kept { object, held, abort_at_ms: plan.abort_at_ms });
+            run.kept.push((token, Kept { object, held, abort_at_ms: plan.abort_at_ms }));
             token
         });
         let handed = {
@@ -226,7 +245,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
             Ok(receipt) => receipt,
             Err(fault) => {
                 if let Some(token) = token {
-                    self.run.borrow_mut().kept.remove(&token); // refused: nothing changed, it stays the caller's
+                    self.run.borrow_mut().take_kept(token); // refused: nothing changed, it stays the caller's
                 }
                 return Err(PyErr::from(fault));
             }
@@ -246,8 +265,9 @@ impl<'a, 'py> Ctx<'a, 'py> {
         object: Option<Py<PyAny>>,
         held: Held,
     ) -> PyResult<Action> {
-        self.report(plan, meaning, object, held)?;
-        self.poll()
+        let now = self.s().now_ms(self.py)?; // one clock reading for the result and the next action
+        self.report_at(now, plan, meaning, object, held)?;
+        self.poll_at(now)
     }
 
     /// What an attempt's error means: the failure table, else the hook, else `not_retryable`. An invalid
@@ -377,7 +397,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
         let (result, rest) = {
             let mut run = self.run.borrow_mut();
             let result =
-                ending.result.and_then(|result| run.kept.remove(&result.token).map(|kept| (result.returned, kept)));
+                ending.result.and_then(|result| run.take_kept(result.token).map(|kept| (result.returned, kept)));
             (result, std::mem::take(&mut run.kept))
         };
         for (_, kept) in rest {

@@ -917,13 +917,6 @@ class Driver:
         token: Optional[int] = None,
     ) -> Literal["accepted", "discarded"]: ...
     @overload
-    def read_response(self, status: int, headers: _Headers, *, now_unix: float) -> Outcome:
-        """A response's outcome (``Outcome.from_http_response``), Retry-After read as this
-        operation's policy says (``server_guidance.retry_after_reading``): how every HTTP helper
-        reads a response."""
-    @overload
-    def read_response(self, status: int, headers: _Headers, *, now_unix_ms: int) -> Outcome: ...
-    @overload
     def handle_cancel(self, now: float) -> None:
         """The caller abandons the operation: it gives up (``cancelled``), running attempts are aborted."""
     @overload
