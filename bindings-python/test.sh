@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Python binding: build the abi3 wheel, run the pytest suite (conformance
 # vectors, API, helpers, httpx against a local server) on the dev venv and on
-# CPython 3.9 and 3.13, and check `pip install ./bindings-python` from source
+# CPython 3.10 and 3.13 (the dev venv is 3.11), and check `pip install ./bindings-python` from source
 # in fresh venvs. Idempotent: installs only what is missing or at another
 # version, and reuses cargo's caches. Run from anywhere; paths are the repo's.
 set -euo pipefail
@@ -101,7 +101,7 @@ assert callable(retryplan.retry) and callable(retryplan.async_attempts)
 print("smoke ok:", retryplan.__version__, d)
 '
 
-for version in 3.9 3.13; do
+for version in 3.10 3.13; do
   python=$(find_python "$version")
   if [ -z "$python" ]; then
     echo "SKIPPED: python$version not found"

@@ -4,10 +4,10 @@
 
 use pyo3::exceptions::{PyException, PyRuntimeError};
 use pyo3::prelude::*;
-use retryplan::{Action, AttemptPlan, Outcome};
+use retryplan::{Action, AttemptPlan, Held, Outcome};
 
 use crate::driver::{action_to_py, plan_arg, PyDriver};
-use crate::run::{outcome_arg, Ctx, Run, Step};
+use crate::run::{outcome_arg, Ctx, Meaning, Run, Step};
 
 /// One attempt the driver started: its number, timeout and ids.
 ///
@@ -115,10 +115,14 @@ impl Attempt {
         result: Option<Py<PyAny>>,
         exception: Option<Py<PyAny>>,
     ) -> PyResult<bool> {
-        let outcome = outcome_arg(outcome, Outcome::Success)?;
+        let outcome = Meaning::Outcome(outcome_arg(outcome, Outcome::Success)?);
         let (plan, run) = Attempt::reporting(slf)?;
         let ctx = Ctx::of(&run);
-        let accepted = ctx.report(plan, outcome, result, exception)?;
+        let (object, held) = match exception {
+            Some(exception) => (Some(exception), Held::Error),
+            None => (result, Held::Value),
+        };
+        let accepted = ctx.report(plan, outcome, object, held)?;
         run.borrow_mut().pending = Some(ctx.poll()?);
         Ok(accepted)
     }
@@ -153,10 +157,9 @@ impl Attempt {
             ctx.cancel()?; // KeyboardInterrupt, a cancelled task: the caller gave up
             return Ok(false);
         }
-        let now = ctx.s().now_ms(slf.py())?;
         let pending = match exc.is_none() {
-            true => ctx.reported(now, plan, Outcome::Success, None, None)?,
-            false => ctx.reported(now, plan, ctx.outcome_of(exc)?, None, Some(exc.clone().unbind()))?,
+            true => ctx.reported(plan, Meaning::Outcome(Outcome::Success), None, Held::Value)?,
+            false => ctx.reported(plan, ctx.outcome_of(exc)?, Some(exc.clone().unbind()), Held::Error)?,
         };
         run.borrow_mut().pending = Some(pending);
         Ok(!exc.is_none()) // an error is suppressed: the loop goes on (another attempt, or the typed ending)
@@ -212,8 +215,7 @@ impl Attempts {
         self.attempt = None;
         match action {
             Action::StartAttempt(plan) => {
-                let ctx = Ctx::of(run);
-                ctx.start(plan, ctx.fast());
+                Ctx::of(run).start(plan);
                 let attempt = Py::new(py, Attempt::of(run, plan, true))?;
                 self.attempt = Some(attempt.clone_ref(py));
                 Ok(Some(attempt))

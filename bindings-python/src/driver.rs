@@ -7,17 +7,18 @@ use std::sync::Arc;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::pyclass_init::PyClassInitializer;
-use pyo3::types::{PyBool, PyString};
+use pyo3::types::{PyBool, PyList, PyString};
 use retryplan::value::Named;
-use retryplan::{Action, AttemptResult, Concurrency, Driver, DriverOptions, Event, OperationOptions, Receipt};
+use retryplan::wire;
+use retryplan::{Action, AttemptResult, Concurrency, Driver, DriverOptions, Event, Held, OperationOptions, Receipt};
 
-use crate::args::{class_arg, given, str_arg, u32_arg, NOW, NOW_UNIX};
+use crate::args::{by_name, class_arg, given, str_arg, u32_arg, u64_arg, NOW, NOW_UNIX};
 use crate::controls::PyStats;
 use crate::data::{repr_of, serialized};
 use crate::decision::{decision_to_py, IntoField};
 use crate::errors::{invalid, wrong_type, Res};
 use crate::operation::options;
-use crate::outcome::{response_outcome, PyOutcome};
+use crate::outcome::{PyOutcome, ResponseHead};
 use crate::policy::PyPolicy;
 
 /// One thing the host must do now; one subclass per kind: `AttemptPlan`
@@ -157,6 +158,23 @@ impl Ending {
     fn last_result(&self, py: Python<'_>) -> PyResult<Option<Py<PyAttemptResult>>> {
         result_to_py(py, self.inner.last_result)
     }
+
+    /// The one held result this ending concerns (return it, or raise with it as the cause), or None:
+    /// raise the ending alone.
+    #[getter]
+    fn result(&self) -> Option<EndingResult> {
+        self.inner.result.map(|result| EndingResult { token: result.token, returned: result.returned })
+    }
+}
+
+/// What an ending does with the result the host holds under `token`.
+#[pyclass(module = "retryplan", frozen, get_all)]
+pub(crate) struct EndingResult {
+    /// The host's token for it.
+    token: u64,
+    /// True: return the value held under `token`. False: raise the typed ending, with what the token
+    /// holds as its cause.
+    returned: bool,
 }
 
 /// An attempt and how it ended.
@@ -166,6 +184,36 @@ pub(crate) struct PyAttemptResult {
     attempt: u32,
     /// How it ended.
     outcome: Py<PyOutcome>,
+}
+
+/// The receipt's name: `"accepted"`, or `"discarded"` (dispose of what the result carried now).
+fn receipt_to_py(py: Python<'_>, receipt: Receipt) -> &Bound<'_, PyString> {
+    match receipt {
+        Receipt::Accepted => intern!(py, "accepted"),
+        Receipt::Discarded => intern!(py, "discarded"),
+    }
+}
+
+/// Every concurrency by its name: the binding's one table of them.
+const CONCURRENCIES: [(Concurrency, &str); 3] = [
+    (Concurrency::Concurrent, "concurrent"),
+    (Concurrency::Sequential, "sequential"),
+    (Concurrency::SequentialWithoutHedging, "sequential_without_hedging"),
+];
+
+/// A concurrency by name (None: `concurrent`); an unknown name is refused.
+pub(crate) fn concurrency_arg(obj: Option<&Bound<'_, PyAny>>) -> Res<Concurrency> {
+    let Some(obj) = obj.filter(|obj| !obj.is_none()) else { return Ok(Concurrency::Concurrent) };
+    let name = str_arg("concurrency", obj)?;
+    CONCURRENCIES.iter().find(|(_, known)| *known == name).map(|(concurrency, _)| *concurrency).ok_or_else(|| {
+        let rule = "must be `concurrent`, `sequential` or `sequential_without_hedging`";
+        invalid("concurrency", rule.to_owned())
+    })
+}
+
+/// The name of a concurrency.
+pub(crate) fn concurrency_name(concurrency: Concurrency) -> &'static str {
+    CONCURRENCIES.iter().find(|(known, _)| *known == concurrency).map_or("concurrent", |(_, name)| name)
 }
 
 fn result_to_py(py: Python<'_>, result: Option<AttemptResult>) -> PyResult<Option<Py<PyAttemptResult>>> {
@@ -247,12 +295,39 @@ impl PyDriver {
         let driver_options = DriverOptions { concurrency, ..DriverOptions::default() };
         Ok(PyDriver { inner: Driver::new(&policy.inner, now_ms, options, driver_options)? })
     }
+
+    /// Hands in attempt `attempt`'s result, held by the host under `token` (as `held`) when given.
+    pub(crate) fn hand_in(
+        &mut self,
+        now: u64,
+        attempt: u32,
+        outcome: retryplan::Outcome,
+        token: Option<(u64, Held)>,
+    ) -> Res<Receipt> {
+        Ok(match token {
+            Some((token, held)) => self.inner.handle_result_with_token(now, attempt, outcome, token, held)?,
+            None => self.inner.handle_result(now, attempt, outcome)?,
+        })
+    }
+
+    /// Hands in the response attempt `attempt` received, read by the core (held under `token` when given).
+    pub(crate) fn hand_in_response(
+        &mut self,
+        now: u64,
+        attempt: u32,
+        head: &ResponseHead,
+        now_unix_ms: u64,
+        token: Option<u64>,
+    ) -> Res<Receipt> {
+        let header = |name: &'static str| head.header(name);
+        Ok(self.inner.handle_response(now, attempt, token, head.status, header, now_unix_ms)?)
+    }
 }
 
 #[pymethods]
 impl PyDriver {
     #[new]
-    #[pyo3(signature = (policy, now = None, concurrency = None, *, now_ms = None, seed = None, idempotency_key = None, deadline = None, deadline_ms = None, dependency = None, method = None, idempotent = None, stats = None, record_events = false))]
+    #[pyo3(signature = (policy, now = None, concurrency = None, *, now_ms = None, seed = None, idempotency_key = None, deadline = None, deadline_ms = None, dependency = None, method = None, idempotent = None, stats = None, record_events = false, returns_responses = false, one_shot_body = false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         policy: &Bound<'_, PyAny>,
@@ -268,6 +343,8 @@ impl PyDriver {
         idempotent: Option<&Bound<'_, PyAny>>,
         stats: Option<&Bound<'_, PyAny>>,
         record_events: bool,
+        returns_responses: bool,
+        one_shot_body: bool,
     ) -> Res<Self> {
         let policy = &class_arg::<PyPolicy>("policy", policy)?.inner;
         let now = NOW.read(now, now_ms)?;
@@ -285,18 +362,12 @@ impl PyDriver {
             None if idempotent.is_some() => return Err(invalid("idempotent", "needs the request's method".to_owned())),
             None => {}
         }
-        let concurrency = match concurrency.map(|name| str_arg("concurrency", name)).transpose()?.as_deref() {
-            None | Some("concurrent") => Concurrency::Concurrent,
-            Some("sequential") => Concurrency::Sequential,
-            Some("sequential_without_hedging") => Concurrency::SequentialWithoutHedging,
-            Some(_) => {
-                let rule = "must be `concurrent`, `sequential` or `sequential_without_hedging`";
-                return Err(invalid("concurrency", rule.to_owned()));
-            }
-        };
+        if one_shot_body {
+            options = options.with_one_shot_body();
+        }
+        let concurrency = concurrency_arg(concurrency)?;
         let stats = stats.map(|stats| class_arg::<PyStats>("stats", stats).map(|stats| Arc::clone(&stats.inner)));
-        let driver_options =
-            DriverOptions { concurrency, stats: stats.transpose()?, record_events, ..DriverOptions::default() };
+        let driver_options = DriverOptions { concurrency, stats: stats.transpose()?, record_events, returns_responses };
         Ok(PyDriver { inner: Driver::new(policy, now, options, driver_options)? })
     }
 
@@ -312,36 +383,67 @@ impl PyDriver {
     }
 
     /// Hands in how attempt `attempt` ended: `"accepted"`, or `"discarded"` (dispose of what it carried).
-    #[pyo3(signature = (now = None, attempt = None, outcome = None, *, now_ms = None))]
+    /// With a `token` (the host's int handle to what it holds, `held` `"value"` (default) or `"error"`) the
+    /// driver says later what becomes of it: a `Release` action, or the `Ending.result`.
+    #[pyo3(signature = (now = None, attempt = None, outcome = None, token = None, held = None, *, now_ms = None))]
+    #[allow(clippy::too_many_arguments)]
     fn handle_result<'py>(
         &mut self,
         py: Python<'py>,
         now: Option<&Bound<'_, PyAny>>,
         attempt: Option<&Bound<'_, PyAny>>,
         outcome: Option<&Bound<'_, PyAny>>,
+        token: Option<&Bound<'_, PyAny>>,
+        held: Option<&Bound<'_, PyAny>>,
         now_ms: Option<&Bound<'_, PyAny>>,
     ) -> Res<&Bound<'py, PyString>> {
         let now = NOW.read(now, now_ms)?;
         let attempt = u32_arg("attempt", given("attempt", attempt)?)?;
         let outcome = class_arg::<PyOutcome>("outcome", given("outcome", outcome)?)?.inner;
-        Ok(match self.inner.handle_result(now, attempt, outcome)? {
-            Receipt::Accepted => intern!(py, "accepted"),
-            Receipt::Discarded => intern!(py, "discarded"),
-        })
+        let held = held.map(|held| by_name::<Held>("held", held)).transpose()?;
+        let token = match (token.map(|token| u64_arg("token", token)).transpose()?, held) {
+            (Some(token), held) => Some((token, held.unwrap_or_default())),
+            (None, Some(_)) => return Err(invalid("held", "needs a token".to_owned())),
+            (None, None) => None,
+        };
+        Ok(receipt_to_py(py, self.hand_in(now, attempt, outcome, token)?))
     }
 
-    /// A response's outcome (`Outcome.from_http_response`), Retry-After read as this operation's
-    /// policy says (`server_guidance.retry_after_reading`): how every HTTP helper reads a response.
-    #[pyo3(signature = (status, headers, *, now_unix = None, now_unix_ms = None))]
-    fn read_response(
-        &self,
-        status: &Bound<'_, PyAny>,
-        headers: &Bound<'_, PyAny>,
+    /// Hands in the HTTP response attempt `attempt` received: `status` exactly as the platform gave it (any
+    /// int; outside 100..=599 the core reads it as `malformed_response`), `headers` a mapping whose `get`
+    /// finds lower-case names, Retry-After read as the policy says against the wall clock `now_unix`. Held
+    /// as a value under `token` when given. `"accepted"` or `"discarded"`.
+    #[pyo3(signature = (now = None, attempt = None, status = None, headers = None, now_unix = None, token = None, *, now_ms = None, now_unix_ms = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn handle_response<'py>(
+        &mut self,
+        py: Python<'py>,
+        now: Option<&Bound<'_, PyAny>>,
+        attempt: Option<&Bound<'_, PyAny>>,
+        status: Option<&Bound<'_, PyAny>>,
+        headers: Option<&Bound<'_, PyAny>>,
         now_unix: Option<&Bound<'_, PyAny>>,
+        token: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
         now_unix_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<PyOutcome> {
-        let reading = self.inner.operation().policy().server_guidance().retry_after_reading;
-        response_outcome(status, headers, NOW_UNIX.read(now_unix, now_unix_ms)?, reading)
+    ) -> Res<&Bound<'py, PyString>> {
+        let now = NOW.read(now, now_ms)?;
+        let attempt = u32_arg("attempt", given("attempt", attempt)?)?;
+        let head = ResponseHead::read(given("status", status)?, given("headers", headers)?)?;
+        let now_unix = NOW_UNIX.read(now_unix, now_unix_ms)?;
+        let token = token.map(|token| u64_arg("token", token)).transpose()?;
+        Ok(receipt_to_py(py, self.hand_in_response(now, attempt, &head, now_unix, token)?))
+    }
+
+    /// One wire exchange (`retryplan::wire`): an input record (a sequence of ints: poll, result or
+    /// cancel) in, the output record (a list of ints: the receipt and the next action) out; words and
+    /// kinds by the positions and names of `wire_tables()`. A record that breaks the encoding's rules is
+    /// refused with InvalidArgumentError naming the word; nothing changes then.
+    fn exchange<'py>(&mut self, py: Python<'py>, words: &Bound<'py, PyAny>) -> Res<Bound<'py, PyList>> {
+        let words: Vec<i64> = words.extract().map_err(|_| wrong_type("words", "a sequence of ints", words))?;
+        let mut output = [wire::NONE; wire::OUTPUT_WORDS];
+        self.inner.exchange(&words, &mut output)?;
+        Ok(PyList::new(py, output)?)
     }
 
     /// The caller abandons the operation: it gives up (`cancelled`), running attempts are aborted.

@@ -37,6 +37,7 @@ mod run;
 mod settings;
 mod sources;
 mod timeline;
+mod wire;
 
 #[pymodule]
 #[pyo3(name = "_native")]
@@ -61,6 +62,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<driver::Sleep>()?;
     m.add_class::<driver::Release>()?;
     m.add_class::<driver::Ending>()?;
+    m.add_class::<driver::EndingResult>()?;
     m.add_class::<driver::PyAttemptResult>()?;
     m.add_class::<driver::PyEvent>()?;
     m.add_class::<settings::Settings>()?;
@@ -97,6 +99,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(timeline::explain, m)?,
         wrap_pyfunction!(timeline::backoff_ceilings_ms, m)?,
         wrap_pyfunction!(timeline::redeliver, m)?,
+        wrap_pyfunction!(wire::wire_tables, m)?,
     ] {
         m.add_function(function)?;
     }

@@ -202,33 +202,52 @@ pub(crate) fn classify<'py>(policy: &Bound<'py, PyAny>, outcome: &Bound<'_, PyAn
     typed(policy.py(), "Classification", &class, None)
 }
 
-/// A response's status and headers (a mapping whose `get` finds the lower-case
-/// names of `GUIDANCE_HEADERS`) as an outcome, read the core's one way with
+/// A response as the platform gave it: its status, any whole number (no
+/// validation, no clamp: the core reads one outside 100..=599 as
+/// `malformed_response`), and the raw values of the guidance headers.
+pub(crate) struct ResponseHead {
+    pub(crate) status: i64,
+    values: [Option<String>; GUIDANCE_HEADERS.len()],
+}
+
+impl ResponseHead {
+    /// `status` (an int) and `headers` (a mapping whose `get` finds the lower-case names of `GUIDANCE_HEADERS`).
+    pub(crate) fn read(status: &Bound<'_, PyAny>, headers: &Bound<'_, PyAny>) -> Res<ResponseHead> {
+        if status.is_instance_of::<PyBool>() || !status.is_instance_of::<PyInt>() {
+            return Err(wrong_type("status", "an int", status));
+        }
+        // Beyond i64 only: the nearest word, as far outside 100..=599 as the platform's number.
+        let beyond = if status.lt(0)? { i64::MIN } else { i64::MAX };
+        let status = status.extract::<i64>().unwrap_or(beyond);
+        let get =
+            headers.getattr(intern!(headers.py(), "get")).map_err(|_| wrong_type("headers", "a mapping", headers))?;
+        let mut values: [Option<String>; GUIDANCE_HEADERS.len()] = Default::default();
+        for (slot, name) in values.iter_mut().zip(GUIDANCE_HEADERS) {
+            let value = get.call1((name,))?;
+            if !value.is_none() {
+                *slot = Some(str_arg("headers", &value)?.into_owned());
+            }
+        }
+        Ok(ResponseHead { status, values })
+    }
+
+    /// The core's header lookup: a guidance header's raw value by its lower-case name.
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        let index = GUIDANCE_HEADERS.iter().position(|known| *known == name);
+        index.and_then(|index| self.values.get(index)).and_then(Option::as_deref)
+    }
+}
+
+/// A response's status and headers as an outcome, read the core's one way with
 /// Retry-After read as `reading` says (the caller's word, or a policy's).
-/// Any whole status is read: outside 100..=599 it is `malformed_response`.
 pub(crate) fn response_outcome(
     status: &Bound<'_, PyAny>,
     headers: &Bound<'_, PyAny>,
     now: u64,
     reading: RetryAfterReading,
 ) -> Res<PyOutcome> {
-    if status.is_instance_of::<PyBool>() || !status.is_instance_of::<PyInt>() {
-        return Err(wrong_type("status", "an int", status));
-    }
-    let status = status.extract::<u16>().unwrap_or(0); // any number: outside 100..=599 is malformed
-    let get = headers.getattr(intern!(headers.py(), "get")).map_err(|_| wrong_type("headers", "a mapping", headers))?;
-    let mut values: [Option<String>; GUIDANCE_HEADERS.len()] = Default::default();
-    for (slot, name) in values.iter_mut().zip(GUIDANCE_HEADERS) {
-        let value = get.call1((name,))?;
-        if !value.is_none() {
-            *slot = Some(str_arg("headers", &value)?.into_owned());
-        }
-    }
-    let lookup = |name: &str| {
-        let index = GUIDANCE_HEADERS.iter().position(|known| *known == name);
-        index.and_then(|index| values.get(index)).and_then(Option::as_deref)
-    };
-    Ok(outcome(Outcome::from_http_response_with(status, lookup, now, reading)))
+    let head = ResponseHead::read(status, headers)?;
+    Ok(outcome(Outcome::from_http_response_with(head.status, |name| head.header(name), now, reading)))
 }
 
 /// How Retry-After is read: `"strict"` (RFC 9110, the default) or `"lenient"`.

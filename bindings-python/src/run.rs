@@ -1,8 +1,8 @@
 //! `Run`: one operation as every helper runs it, and the one sequential host
 //! loop, here so that an attempt costs no Python-level bookkeeping.
 //!
-//! `Settings` (`settings.rs`) is what a helper was given; `Run` is one operation over a `Driver` with the value or error of its
-//! latest accepted result. `Run.call` is the sequential loop of `@retry` on a
+//! `Settings` (`settings.rs`) is what a helper was given; `Run` is one operation over a `Driver`, holding what each
+//! result it handed in carried under a token until the driver says to drop it, return it or raise with it. `Run.call` is the sequential loop of `@retry` on a
 //! plain function and of the sync HTTP helpers: it calls the attempt, maps
 //! what it raised (the failure table's answer for its class, else the
 //! `outcome_of_error` hook, else `not_retryable`), reads the clock (the
@@ -18,16 +18,25 @@ use pyo3::exceptions::PyException;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
-use retryplan::{Action, AttemptPlan, Concurrency, Ending, Error, Outcome, Receipt, Verdict};
+use retryplan::{Action, AttemptPlan, Ending, Held, Outcome, Receipt, Verdict};
 
+use crate::args::NOW_UNIX;
 use crate::attempts::Attempt;
-use crate::driver::{action_to_py, plan_arg, PyDriver};
-use crate::errors::{wrong_type, Fault};
-use crate::outcome::PyOutcome;
+use crate::driver::{action_to_py, concurrency_name, plan_arg, PyDriver};
+use crate::errors::wrong_type;
+use crate::outcome::{PyOutcome, ResponseHead};
 use crate::settings::Settings;
 use crate::sources::drawn;
 
-/// One operation: its driver, and the value or error of its latest accepted result.
+/// What the host holds under one token: a value or an error an attempt ended with, and when that
+/// attempt's window closed.
+struct Kept {
+    object: Py<PyAny>,
+    held: Held,
+    abort_at_ms: u64,
+}
+
+/// One operation: its driver, and what the results it handed in carried, by token.
 #[pyclass(module = "retryplan")]
 pub(crate) struct Run {
     settings: Py<Settings>,
@@ -43,16 +52,17 @@ pub(crate) struct Run {
     /// The operation's name in logs and messages.
     #[pyo3(get, set)]
     name: Py<PyAny>,
-    /// What a returned value means (the helper's `outcome_of_result`; an HTTP helper's reading).
+    /// What a returned value means: the helper's `outcome_of_result` (an Outcome); for an HTTP helper
+    /// (`returns_responses`) the response as `(status, headers, now_unix)`, read by the core.
     #[pyo3(get, set)]
     read: Option<Py<PyAny>>,
+    /// True for an HTTP helper: `read` gives the response's status and headers.
+    responses: bool,
     /// The attempt running (sequential helpers).
     pub(crate) plan: Option<AttemptPlan>,
-    /// The latest result: its attempt, value, error and outcome.
-    settled: Option<AttemptPlan>,
-    value: Option<Py<PyAny>>,
-    error: Option<Py<PyAny>>,
-    outcome: Option<Outcome>,
+    /// What the host holds for each result it handed in with a token, until the driver says.
+    kept: Vec<(u64, Kept)>,
+    next_token: u64,
     /// The action that followed the last attempt of an attempt loop.
     pub(crate) pending: Option<Action>,
 }
@@ -62,6 +72,7 @@ impl Run {
         let (py, s) = (settings.py(), settings.get());
         let (log, observe) = s.listeners(py)?;
         let now = s.now_ms(py)?;
+        let mut responses = false;
         let driver = match options.filter(|options| !options.is_empty()) {
             None if s.plain && !observe => Py::new(py, PyDriver::with(s.policy.get(), now, s.concurrency, drawn()?)?)?,
             options => {
@@ -79,22 +90,33 @@ impl Run {
                         kwargs.set_item(key, value)?;
                     }
                 }
+                responses = kwargs.get_item("returns_responses")?.map_or(Ok(false), |value| value.is_truthy())?;
                 kwargs.set_item("now_ms", now)?;
                 kwargs.set_item("record_events", observe)?;
-                let concurrency = match s.concurrency {
-                    Concurrency::Concurrent => "concurrent",
-                    Concurrency::Sequential => "sequential",
-                    Concurrency::SequentialWithoutHedging => "sequential_without_hedging",
-                };
+                let concurrency = concurrency_name(s.concurrency);
                 let driver = py.get_type::<PyDriver>().call((policy, py.None(), concurrency), Some(&kwargs))?;
                 driver.cast_into::<PyDriver>()?.unbind()
             }
         };
         let (name, read) = (s.name.clone_ref(py), s.outcome_of_result.as_ref().map(|read| read.clone_ref(py)));
         let settings = settings.clone().unbind();
-        let (plan, settled, value, error, outcome, pending) = (None, None, None, None, None, None);
-        Ok(Run { settings, driver, log, observe, name, read, plan, settled, value, error, outcome, pending })
+        let (plan, kept, next_token, pending) = (None, Vec::new(), 0, None);
+        Ok(Run { settings, driver, log, observe, name, read, responses, plan, kept, next_token, pending })
     }
+}
+
+impl Run {
+    /// What the host holds under `token`, no longer held (a handful at most: a search beats a map).
+    fn take_kept(&mut self, token: u64) -> Option<Kept> {
+        let index = self.kept.iter().position(|(kept, _)| *kept == token)?;
+        Some(self.kept.swap_remove(index).1)
+    }
+}
+
+/// What an attempt ended with, as the core is handed it: an outcome, or a response the core reads.
+pub(crate) enum Meaning {
+    Outcome(Outcome),
+    Response(ResponseHead, u64),
 }
 
 /// A run with what its loop reads at every step, taken once.
@@ -104,10 +126,6 @@ pub(crate) struct Ctx<'a, 'py> {
     settings: Bound<'py, Settings>,
     driver: Bound<'py, PyDriver>,
     observe: bool,
-}
-
-fn core_error(error: Error) -> PyErr {
-    PyErr::from(Fault::from(error))
 }
 
 fn not_retryable() -> Outcome {
@@ -141,11 +159,6 @@ impl<'a, 'py> Ctx<'a, 'py> {
         self.settings.get()
     }
 
-    /// Nothing to dispose of, nobody to tell: a result and the next action in one step.
-    pub(crate) fn fast(&self) -> bool {
-        self.s().dispose.is_none() && !self.observe
-    }
-
     fn observed(&self) -> PyResult<()> {
         if self.observe {
             self.s().shared.helpers.bind(self.py).call_method1(intern!(self.py, "observed"), (self.run,))?;
@@ -153,12 +166,20 @@ impl<'a, 'py> Ctx<'a, 'py> {
         Ok(())
     }
 
-    /// The next action from the driver.
+    /// The next action from the driver; what it says to release is dropped (a response: closed) here.
     pub(crate) fn poll(&self) -> PyResult<Action> {
-        let now = self.s().now_ms(self.py)?;
-        let action = self.driver.borrow_mut().inner.poll_action(now);
-        self.observed()?;
-        Ok(action)
+        self.poll_at(self.s().now_ms(self.py)?)
+    }
+
+    fn poll_at(&self, now: u64) -> PyResult<Action> {
+        loop {
+            let action = self.driver.borrow_mut().inner.poll_action(now);
+            self.observed()?;
+            match action {
+                Action::Release { token } => self.release(token)?,
+                action => return Ok(action),
+            }
+        }
     }
 
     pub(crate) fn cancel(&self) -> PyResult<()> {
@@ -174,91 +195,129 @@ impl<'a, 'py> Ctx<'a, 'py> {
         }
     }
 
-    /// Hands in how `plan`'s attempt ended; true when accepted. A value no longer needed is disposed of.
+    /// Drops what the host holds under `token` (a value: disposed of).
+    fn release(&self, token: u64) -> PyResult<()> {
+        let kept = self.run.borrow_mut().take_kept(token);
+        match kept {
+            Some(Kept { object, held: Held::Value, .. }) => self.dispose(Some(object)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Hands in how `plan`'s attempt ended; true when accepted. What it carried (`object`, held as
+    /// `held`) is kept under a token until the driver says what becomes of it.
     pub(crate) fn report(
         &self,
         plan: AttemptPlan,
-        outcome: Outcome,
-        value: Option<Py<PyAny>>,
-        error: Option<Py<PyAny>>,
+        meaning: Meaning,
+        object: Option<Py<PyAny>>,
+        held: Held,
     ) -> PyResult<bool> {
-        let now = self.s().now_ms(self.py)?;
-        self.report_at(now, plan, outcome, value, error)
+        self.report_at(self.s().now_ms(self.py)?, plan, meaning, object, held)
     }
 
     fn report_at(
         &self,
         now: u64,
         plan: AttemptPlan,
-        outcome: Outcome,
-        value: Option<Py<PyAny>>,
-        error: Option<Py<PyAny>>,
+        meaning: Meaning,
+        object: Option<Py<PyAny>>,
+        held: Held,
     ) -> PyResult<bool> {
-        let receipt = self.driver.borrow_mut().inner.handle_result(now, plan.attempt, outcome).map_err(core_error)?;
-        self.observed()?;
-        if receipt == Receipt::Discarded {
-            self.dispose(value)?;
-            return Ok(false);
-        }
-        let replaced = {
+        let object = object.filter(|object| !object.is_none(self.py));
+        let token = object.map(|object| {
             let mut run = self.run.borrow_mut();
-            let replaced = run.value.take();
-            (run.settled, run.value, run.error, run.outcome) = (Some(plan), value, error, Some(outcome));
-            replaced
+            let token = run.next_token;
+            run.next_token += 1;
+            run.kept.push((token, Kept { object, held, abort_at_ms: plan.abort_at_ms }));
+            token
+        });
+        let handed = {
+            let mut driver = self.driver.borrow_mut();
+            match &meaning {
+                Meaning::Outcome(outcome) => {
+                    driver.hand_in(now, plan.attempt, *outcome, token.map(|token| (token, held)))
+                }
+                Meaning::Response(head, now_unix) => driver.hand_in_response(now, plan.attempt, head, *now_unix, token),
+            }
         };
-        self.dispose(replaced)?;
-        Ok(true)
+        let receipt = match handed {
+            Ok(receipt) => receipt,
+            Err(fault) => {
+                if let Some(token) = token {
+                    self.run.borrow_mut().take_kept(token); // refused: nothing changed, it stays the caller's
+                }
+                return Err(PyErr::from(fault));
+            }
+        };
+        self.observed()?;
+        if let (Receipt::Discarded, Some(token)) = (receipt, token) {
+            self.release(token)?;
+        }
+        Ok(receipt == Receipt::Accepted)
     }
 
-    /// Hands in how `plan`'s attempt ended at `now` and returns the next action (the sequential helpers).
+    /// Hands in how `plan`'s attempt ended and returns the next action (the sequential helpers).
     pub(crate) fn reported(
         &self,
-        now: u64,
         plan: AttemptPlan,
-        outcome: Outcome,
-        value: Option<Py<PyAny>>,
-        error: Option<Py<PyAny>>,
+        meaning: Meaning,
+        object: Option<Py<PyAny>>,
+        held: Held,
     ) -> PyResult<Action> {
-        if !self.fast() {
-            self.report_at(now, plan, outcome, value, error)?;
-            return self.poll();
-        }
-        // A late result is dropped by the driver; `failure` tells whether this one decided.
-        let mut run = self.run.borrow_mut();
-        (run.settled, run.value, run.error, run.outcome) = (Some(plan), value, error, Some(outcome));
-        drop(run);
-        let mut driver = self.driver.borrow_mut();
-        driver.inner.handle_result(now, plan.attempt, outcome).map_err(core_error)?;
-        Ok(driver.inner.poll_action(now))
+        let now = self.s().now_ms(self.py)?; // one clock reading for the result and the next action
+        self.report_at(now, plan, meaning, object, held)?;
+        self.poll_at(now)
     }
 
     /// What an attempt's error means: the failure table, else the hook, else `not_retryable`. An invalid
     /// request (a bad URL or header) ends the operation and is raised again unchanged.
-    pub(crate) fn outcome_of(&self, error: &Bound<'py, PyAny>) -> PyResult<Outcome> {
+    pub(crate) fn outcome_of(&self, error: &Bound<'py, PyAny>) -> PyResult<Meaning> {
         let (py, shared) = (self.py, self.s().shared);
         let meaning = match shared.known.bind(py).get_item(error.get_type())? {
             Some(known) if known.is_none() || known.is_instance_of::<PyOutcome>() => known,
             _ => shared.table.bind(py).call1((error,))?, // a class not seen yet, or an answer that reads the error
         };
         if let Ok(outcome) = meaning.cast::<PyOutcome>() {
-            return Ok(outcome.get().inner);
+            return Ok(Meaning::Outcome(outcome.get().inner));
         }
         if meaning.is(shared.invalid_request.bind(py)) {
             self.cancel()?;
             return Err(PyErr::from_value(error.clone()));
         }
-        match &self.s().outcome_of_error {
-            Some(hook) => outcome_arg(&hook.bind(py).call1((error,))?, not_retryable()),
-            None => Ok(not_retryable()),
-        }
+        Ok(Meaning::Outcome(match &self.s().outcome_of_error {
+            Some(hook) => outcome_arg(&hook.bind(py).call1((error,))?, not_retryable())?,
+            None => not_retryable(),
+        }))
     }
 
-    /// What a returned value means: success, unless the run's `read` says otherwise.
-    fn outcome_of_value(&self, value: &Bound<'py, PyAny>) -> PyResult<Outcome> {
-        let read = self.run.borrow().read.as_ref().map(|read| read.clone_ref(self.py));
-        match read {
-            None => Ok(Outcome::Success),
-            Some(read) => outcome_arg(&read.bind(self.py).call1((value,))?, Outcome::Success),
+    /// What a returned value means: success, unless the run's `read` says otherwise; an HTTP helper's
+    /// response is read by the core from `read(response)`: `(status, headers, now_unix)`.
+    fn outcome_of_value(&self, value: &Bound<'py, PyAny>) -> PyResult<Meaning> {
+        let (read, responses) = {
+            let run = self.run.borrow();
+            (run.read.as_ref().map(|read| read.clone_ref(self.py)), run.responses)
+        };
+        let Some(read) = read else { return Ok(Meaning::Outcome(Outcome::Success)) };
+        let answer = read.bind(self.py).call1((value,))?;
+        if !responses {
+            return Ok(Meaning::Outcome(outcome_arg(&answer, Outcome::Success)?));
+        }
+        let (status, headers, now_unix) = answer.extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>)>()?;
+        let head = ResponseHead::read(&status, &headers)?;
+        Ok(Meaning::Response(head, NOW_UNIX.read(Some(&now_unix), None)?))
+    }
+
+    /// How an attempt that returned `value` or raised `error` ended, and what it carried.
+    fn meaning(
+        &self,
+        value: Option<&Bound<'py, PyAny>>,
+        error: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<(Meaning, Option<Py<PyAny>>, Held)> {
+        match (error, value) {
+            (Some(error), _) => Ok((self.outcome_of(error)?, Some(error.clone().unbind()), Held::Error)),
+            (None, Some(value)) => Ok((self.outcome_of_value(value)?, Some(value.clone().unbind()), Held::Value)),
+            (None, None) => Ok((Meaning::Outcome(Outcome::Success), None, Held::Value)),
         }
     }
 
@@ -294,14 +353,9 @@ impl<'a, 'py> Ctx<'a, 'py> {
         }
     }
 
-    /// `plan` starts: the attempt running. With nothing to dispose of and nobody observing, the latest
-    /// result is dropped now: a newer attempt's result or timeout decides from here on.
-    pub(crate) fn start(&self, plan: AttemptPlan, fast: bool) {
-        let mut run = self.run.borrow_mut();
-        run.plan = Some(plan);
-        if fast {
-            (run.value, run.error) = (None, None);
-        }
+    /// `plan` starts: the attempt running.
+    pub(crate) fn start(&self, plan: AttemptPlan) {
+        self.run.borrow_mut().plan = Some(plan);
     }
 
     /// Runs the operation one blocking attempt at a time; returns the ending.
@@ -312,7 +366,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
         kwargs: Option<&Bound<'py, PyDict>>,
         sleep: &Bound<'py, PyAny>,
     ) -> PyResult<Ending> {
-        let (py, fast) = (self.py, self.fast());
+        let py = self.py;
         let mut action = self.poll()?;
         loop {
             if !matches!(action, Action::StartAttempt(_)) {
@@ -323,43 +377,62 @@ impl<'a, 'py> Ctx<'a, 'py> {
                 Action::Finish(ending) => return Ok(ending),
                 _ => continue,
             };
-            self.start(plan, fast);
-            let (now, outcome, value, error) = match attempt.call(args, kwargs) {
-                Ok(value) => (self.s().now_ms(py)?, self.outcome_of_value(&value)?, Some(value.unbind()), None),
+            self.start(plan);
+            let (meaning, object, held) = match attempt.call(args, kwargs) {
+                Ok(value) => self.meaning(Some(&value), None)?,
                 Err(error) if error.is_instance_of::<PyException>(py) => {
-                    let now = self.s().now_ms(py)?;
-                    let error = error.into_value(py).into_bound(py).into_any();
-                    (now, self.outcome_of(&error)?, None, Some(error.unbind()))
+                    self.meaning(None, Some(error.into_value(py).bind(py).as_any()))?
                 }
                 Err(interrupted) => {
                     self.cancel()?; // KeyboardInterrupt, SystemExit: the caller gave up
                     return Err(interrupted);
                 }
             };
-            action = self.reported(now, plan, outcome, value, error)?;
+            action = self.reported(plan, meaning, object, held)?;
         }
     }
 
-    /// The winner's value, or raises the typed ending (GaveUpError, ReconcileRequired, RestartRequired).
-    pub(crate) fn end(&self, ending: Ending) -> PyResult<Py<PyAny>> {
-        let (value, error) = {
+    /// What the ending concerns, taken from what the host holds (the rest dropped): returned or not.
+    fn ending_result(&self, ending: &Ending) -> PyResult<Option<(bool, Kept)>> {
+        let (result, rest) = {
             let mut run = self.run.borrow_mut();
-            (run.value.take(), run.error.take()) // handed over once: nothing stays alive through this run
+            let result =
+                ending.result.and_then(|result| run.take_kept(result.token).map(|kept| (result.returned, kept)));
+            (result, std::mem::take(&mut run.kept))
         };
-        if matches!(ending.decision, retryplan::Decision::Succeeded { .. }) {
-            return Ok(value.unwrap_or_else(|| self.py.None()));
+        for (_, kept) in rest {
+            if kept.held == Held::Value {
+                self.dispose(Some(kept.object))?;
+            }
         }
+        Ok(result)
+    }
+
+    /// The value the ending returns and, unless it succeeded, the end of its attempt's window (ms);
+    /// or raises the typed ending (GaveUpError, ReconcileRequired, RestartRequired), as the driver says.
+    pub(crate) fn end_with_window(&self, ending: Ending) -> PyResult<(Py<PyAny>, Option<u64>)> {
+        let succeeded = matches!(ending.decision, retryplan::Decision::Succeeded { .. });
+        let (value, error) = match self.ending_result(&ending)? {
+            Some((true, kept)) => return Ok((kept.object, (!succeeded).then_some(kept.abort_at_ms))),
+            Some((false, Kept { object, held: Held::Error, .. })) => (None, Some(object)),
+            // A response is not the caller's once the ending is raised: closed; a function's value rides on it.
+            Some((false, Kept { object, .. })) if self.s().dispose.is_some() => {
+                (self.dispose(Some(object)).map(|()| None)?, None)
+            }
+            Some((false, kept)) => (Some(kept.object), None),
+            None if succeeded => return Ok((self.py.None(), None)),
+            None => (None, None),
+        };
         Err(self.failure(ending, value, error)?)
     }
 
-    /// The typed ending; `value` and `error` count only when they came from the deciding attempt.
+    /// The winner's value, or raises the typed ending.
+    pub(crate) fn end(&self, ending: Ending) -> PyResult<Py<PyAny>> {
+        self.end_with_window(ending).map(|(value, _)| value)
+    }
+
+    /// The typed ending, carrying what the ending's held result was.
     fn failure(&self, ending: Ending, value: Option<Py<PyAny>>, error: Option<Py<PyAny>>) -> PyResult<PyErr> {
-        let deciding = {
-            let run = self.run.borrow();
-            let settled = run.settled.zip(run.outcome).map(|(plan, outcome)| (plan.attempt, outcome));
-            settled.is_some() && ending.last_result.map(|last| (last.attempt, last.outcome)) == settled
-        };
-        let (value, error) = if deciding { (value, error) } else { (None, None) };
         let (py, ending) = (self.py, action_to_py(self.py, Action::Finish(ending))?);
         let helpers = self.s().shared.helpers.bind(py);
         Ok(PyErr::from_value(helpers.call_method1(intern!(py, "failure"), (self.run, ending, value, error))?))
@@ -392,12 +465,6 @@ impl Run {
         plan_to_py(py, self.plan)
     }
 
-    /// The attempt of the latest result (accepted, unless late), or None.
-    #[getter]
-    fn settled(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        plan_to_py(py, self.settled)
-    }
-
     /// The helper's clock, in float seconds.
     pub(crate) fn clock(&self, py: Python<'_>) -> PyResult<f64> {
         self.settings.get().now(py)
@@ -415,7 +482,7 @@ impl Run {
 
     /// Hands in how `plan`'s attempt ended: it raised `error` (the failure table, the hook, `not_retryable`;
     /// an invalid request ends the operation and is raised again), else returned `value` (read as the
-    /// helper says). True when accepted; a value no longer needed is disposed of.
+    /// helper says). True when accepted; what it carried is kept until the driver says.
     #[pyo3(signature = (plan, value, error = None))]
     fn settle(
         slf: &Bound<'_, Self>,
@@ -424,10 +491,8 @@ impl Run {
         error: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<bool> {
         let (ctx, plan) = (Ctx::of(slf), plan_arg(plan)?);
-        match error {
-            Some(error) => ctx.report(plan, ctx.outcome_of(error)?, None, Some(error.clone().unbind())),
-            None => ctx.report(plan, ctx.outcome_of_value(value)?, Some(value.clone().unbind()), None),
-        }
+        let (meaning, object, held) = ctx.meaning(Some(value), error)?;
+        ctx.report(plan, meaning, object, held)
     }
 
     /// The caller gave up on the operation (a cancelled task, a KeyboardInterrupt): it ends `cancelled`.
@@ -452,22 +517,13 @@ impl Run {
         Ctx::of(slf).end(ending_arg(ending)?)
     }
 
-    /// The value and error of the latest accepted result, handed over once.
-    fn deciding(&mut self, py: Python<'_>) -> (Py<PyAny>, Py<PyAny>) {
-        let none = || py.None();
-        (self.value.take().unwrap_or_else(none), self.error.take().unwrap_or_else(none))
-    }
-
-    /// The typed ending; `value` and `error` count only when they came from the deciding attempt.
-    #[pyo3(signature = (ending, value = None, error = None))]
-    fn failure(
-        slf: &Bound<'_, Self>,
-        ending: &Bound<'_, PyAny>,
-        value: Option<Py<PyAny>>,
-        error: Option<Py<PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let error = Ctx::of(slf).failure(ending_arg(ending)?, value, error)?;
-        Ok(error.into_value(slf.py()).into_any())
+    /// What an HTTP helper's ending returns: the response and the seconds left to read its body in (None:
+    /// a success, whose body is the caller's); or raises the typed ending, as the driver says.
+    fn finish(slf: &Bound<'_, Self>, ending: &Bound<'_, PyAny>) -> PyResult<(Py<PyAny>, Option<f64>)> {
+        let ctx = Ctx::of(slf);
+        let (value, abort_at_ms) = ctx.end_with_window(ending_arg(ending)?)?;
+        let now = ctx.s().now(slf.py())?;
+        Ok((value, abort_at_ms.map(|abort_at_ms| (abort_at_ms as f64 / 1000.0 - now).max(0.0))))
     }
 
     /// The attempt running now, for `current_attempt()` (None between attempts).

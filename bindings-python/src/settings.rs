@@ -9,6 +9,7 @@ use pyo3::types::{PyDict, PyTuple};
 use retryplan::Concurrency;
 
 use crate::args::NOW;
+use crate::driver::concurrency_arg;
 use crate::errors::{wrong_type, Res};
 use crate::policy::PyPolicy;
 use crate::run::{Ctx, Run};
@@ -86,7 +87,7 @@ impl Settings {
         py: Python<'_>,
         config: Py<PyAny>,
         policy: &Bound<'_, PyAny>,
-        concurrency: &str,
+        concurrency: &Bound<'_, PyAny>,
         plain: bool,
         outcome_of_error: Option<Py<PyAny>>,
         outcome_of_result: Option<Py<PyAny>>,
@@ -97,11 +98,7 @@ impl Settings {
         name: Py<PyAny>,
     ) -> Res<Self> {
         let policy = policy.cast::<PyPolicy>().map_err(|_| wrong_type("policy", "a retryplan.Policy", policy))?;
-        let concurrency = match concurrency {
-            "sequential" => Concurrency::Sequential,
-            "sequential_without_hedging" => Concurrency::SequentialWithoutHedging,
-            _ => Concurrency::Concurrent,
-        };
+        let concurrency = concurrency_arg(Some(concurrency))?;
         let monotonic = py.import("time")?.getattr("monotonic")?;
         let clock = (!clock.is(&monotonic)).then(|| clock.clone().unbind());
         let (shared, policy) = (shared(py)?, policy.clone().unbind());

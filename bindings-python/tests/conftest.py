@@ -17,7 +17,3 @@ def vector_dir() -> pathlib.Path:
 def vectors() -> pathlib.Path:
     """The conformance vector directory."""
     return vector_dir()
-
-import sys
-
-collect_ignore = [] if sys.version_info >= (3, 10) else ["test_match.py"]

@@ -39,8 +39,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def _serve(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
-        body = self.rfile.read(length) if length else b""
+        body = self._body()
         script = self.server.script  # type: ignore[attr-defined]
         kind, arg = script.next_step()
         with script.lock:
@@ -64,6 +63,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         self.wfile.write(payload)
+
+    def _body(self) -> bytes:
+        """The request's body: Content-Length bytes, or the chunks of a chunked body (a streamed one)."""
+        if "chunked" not in (self.headers.get("transfer-encoding") or "").lower():
+            length = int(self.headers.get("content-length") or 0)
+            return self.rfile.read(length) if length else b""
+        chunks = []
+        while True:
+            size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                while self.rfile.readline() not in (b"\r\n", b"\n", b""):  # the trailer, to its blank line
+                    pass
+                return b"".join(chunks)
+            chunks.append(self.rfile.read(size))
+            self.rfile.readline()  # the CRLF after the chunk
 
     do_GET = _serve
     do_POST = _serve
@@ -92,9 +106,10 @@ class Server:
         self.httpd.server_close()
 
 
-def http_date(seconds_from_now: float) -> str:
-    """An IMF-fixdate ``seconds_from_now`` in the future (whole seconds, as HTTP dates are)."""
-    return email.utils.formatdate(time.time() + seconds_from_now, usegmt=True)
+def http_date(seconds_from_now: float, now_unix: Optional[float] = None) -> str:
+    """An IMF-fixdate ``seconds_from_now`` after ``now_unix`` (default: the wall clock now), whole seconds
+    as HTTP dates are."""
+    return email.utils.formatdate((time.time() if now_unix is None else now_unix) + seconds_from_now, usegmt=True)
 
 
 def waits(seen: List[Dict[str, Any]]) -> List[float]:

@@ -543,3 +543,71 @@ def test_the_old_names_are_deprecated_aliases_for_one_release() -> None:
         Policy(max_attempts=0)
     assert (raised.value.config, raised.value.fields) == ("policy", ("max_attempts",))
     assert raised.value.violations[0].field == "max_attempts"
+
+
+# ---------------------------------------------------------------- the typed Driver: odd statuses and tokens
+
+
+@pytest.mark.parametrize("status", [-1, 0, 70000, 2**80, -(2**80)])
+def test_the_driver_reads_any_int_status_as_the_platform_gave_it(status: int) -> None:
+    # No validation and no clamp in the binding: the core reads a status outside 100..=599 as malformed_response.
+    driver = retryplan.Driver(Policy.from_dict({"jitter": {"kind": "none"}}), now_ms=0, seed=7, record_events=True)
+    assert driver.poll_action(now_ms=0).kind == "start_attempt"
+    receipt = driver.handle_response(attempt=1, status=status, headers={}, now_ms=30, now_unix_ms=0, token=5)
+    assert receipt == "accepted"
+    events = list(iter(driver.poll_event, None))
+    assert events[-1].after.outcome == Outcome.failure("malformed_response")
+    assert driver.poll_action(now_ms=30).kind == "sleep"  # a GET's malformed response is retried
+
+
+def test_the_driver_says_which_token_to_release_and_which_one_the_ending_returns() -> None:
+    policy = Policy.from_dict({"jitter": {"kind": "none"}, "attempt_timeout": {"fixed_ms": 300}})
+    driver = retryplan.Driver(policy, now_ms=0, seed=7, returns_responses=True)
+    assert driver.poll_action(now_ms=0).kind == "start_attempt"
+    assert driver.handle_response(attempt=1, status=503, headers={}, now_ms=40, now_unix_ms=0, token=11) == "accepted"
+    sleep = driver.poll_action(now_ms=40)
+    assert isinstance(sleep, retryplan.Sleep)
+    assert driver.poll_action(now_ms=sleep.until_ms).kind == "start_attempt"
+    assert driver.handle_result(now_ms=200, attempt=2, outcome=Outcome.success(), token=12, held="value") == "accepted"
+    release = driver.poll_action(now_ms=200)
+    assert isinstance(release, retryplan.Release) and release.token == 11
+    ending = driver.poll_action(now_ms=200)
+    assert isinstance(ending, retryplan.Ending) and ending.result is not None
+    assert (ending.result.token, ending.result.returned) == (12, True)
+
+
+def test_the_driver_refuses_a_held_kind_without_a_token_and_an_unknown_one() -> None:
+    driver = retryplan.Driver(Policy.from_dict({}), now_ms=0, seed=7)
+    driver.poll_action(now_ms=0)
+    with pytest.raises(retryplan.InvalidArgumentError, match="held"):
+        driver.handle_result(now_ms=1, attempt=1, outcome=Outcome.success(), held="error")
+    with pytest.raises(retryplan.InvalidArgumentError, match="held"):
+        driver.handle_result(now_ms=1, attempt=1, outcome=Outcome.success(), token=1, held="response")
+
+
+@pytest.mark.parametrize("concurrency", ["parallel", "Sequential", ""])
+def test_an_unknown_concurrency_is_refused_by_the_driver_and_the_helpers(concurrency: str) -> None:
+    with pytest.raises(retryplan.InvalidArgumentError, match="concurrency"):
+        retryplan.Driver(Policy.from_dict({}), now_ms=0, concurrency=concurrency)  # type: ignore[arg-type]
+    config = retryplan._run.Config(Policy.from_dict({}))
+    with pytest.raises(retryplan.InvalidArgumentError, match="concurrency"):
+        retryplan._native.Settings(
+            config, config.policy, concurrency, True, None, None, False, None, config.clock, None, "operation"
+        )
+
+
+def test_the_wire_carries_a_poll_and_a_result_by_the_cores_own_tables() -> None:
+    from retryplan import _wire
+
+    policy = Policy.from_dict({"jitter": {"kind": "none"}, "attempt_timeout": {"fixed_ms": 300}})
+    driver = retryplan.Driver(policy, now_ms=0, seed=7, returns_responses=True)
+    out = driver.exchange(_wire.input_record("poll", 0))
+    assert out[_wire.OUTPUT["action_kind"]] == _wire.kind("action_kinds", "start_attempt")
+    assert (out[_wire.OUTPUT["attempt"]], out[_wire.OUTPUT["abort_at_ms"]]) == (1, 300)
+    status = {"outcome_kind": _wire.kind("outcome_kinds", "http_status"), "outcome_code": 503, "outcome_delay_ms": -1}
+    out = driver.exchange(_wire.input_record("result", 120, attempt=1, token=11, held=0, **status))
+    assert out[_wire.OUTPUT["receipt"]] == _wire.kind("receipts", "accepted")
+    assert out[_wire.OUTPUT["action_kind"]] == _wire.kind("action_kinds", "sleep")
+    assert out[_wire.OUTPUT["until_ms"]] == 220
+    with pytest.raises(retryplan.InvalidArgumentError, match="input_kind"):
+        driver.exchange([99] + [0] * 7)  # no such input kind

@@ -210,22 +210,40 @@ def kind_operation(case: Dict[str, Any]) -> None:
         run_operation(case, in_seconds=True)
 
 
-def driver_outcome(driver: Driver, step: Dict[str, Any]) -> Outcome:
-    """What a driver step hands in: an outcome as written, a failure by name, or a raw response read as
-    every HTTP helper reads it (through the driver: Retry-After as the policy says)."""
-    if "outcome" in step:
-        return outcome_of(step["outcome"])
-    if "failure" in step:
-        return Outcome.failure(step["failure"])
-    response = step["response"]
-    headers = {name.lower(): value for name, value in response["headers"].items()}  # looked up by lower-case name
-    return driver.read_response(response["status"], headers, now_unix_ms=step.get("now_unix_ms", 0))
+def hand_in(driver: Driver, step: Dict[str, Any], at: Dict[str, Any]) -> Any:
+    """Hands a driver step's result in, with its token when it has one: a raw response (its status as
+    written, any int) read by the core as every HTTP helper hands one in, else an outcome as written or a
+    failure by name."""
+    token = step.get("token")
+    if "response" in step:
+        response = step["response"]
+        headers = {name.lower(): value for name, value in response["headers"].items()}  # looked up by lower-case name
+        now_unix_ms = step.get("now_unix_ms", 0)
+        return lambda: driver.handle_response(  # noqa: E731
+            attempt=step["attempt"], status=response["status"], headers=headers, now_unix_ms=now_unix_ms, token=token,
+            **at,
+        )  # fmt: skip
+    outcome = outcome_of(step["outcome"]) if "outcome" in step else Outcome.failure(step["failure"])
+    held = {"held": step["held"]} if "held" in step else {}
+    return lambda: driver.handle_result(attempt=step["attempt"], outcome=outcome, token=token, **held, **at)  # noqa: E731
+
+
+def typed_action(action: Any) -> Any:
+    """An action's JSON shape, checked against its typed fields (a release's token, an ending's result)."""
+    shape = action.to_dict()
+    if isinstance(action, retryplan.Release):
+        assert action.token == shape["token"]
+    if isinstance(action, retryplan.Ending):
+        result = action.result
+        typed = None if result is None else {"token": result.token, "returned": result.returned}
+        assert typed == shape.get("result"), f"Ending.result {typed} against {shape.get('result')}"
+    return shape
 
 
 def run_driver(case: Dict[str, Any], in_seconds: bool) -> None:
     stats = Stats()
     kwargs: Dict[str, Any] = {"seed": case["seed"], "stats": stats, "record_events": True}
-    for key in ("idempotency_key", "method", "concurrency"):
+    for key in ("idempotency_key", "method", "concurrency", "returns_responses", "one_shot_body"):
         if key in case:
             kwargs[key] = case[key]
     if "idempotent_request" in case:
@@ -245,10 +263,9 @@ def run_driver(case: Dict[str, Any], in_seconds: bool) -> None:
         at = {"now": seconds(step["at_ms"])} if in_seconds else {"now_ms": step["at_ms"]}
         call = step["call"]
         if call == "poll":
-            answer = lambda: driver.poll_action(**at).to_dict()  # noqa: E731
+            answer = lambda: typed_action(driver.poll_action(**at))  # noqa: E731
         elif call == "result":
-            outcome = driver_outcome(driver, step)
-            answer = lambda: driver.handle_result(attempt=step["attempt"], outcome=outcome, **at)  # noqa: E731
+            answer = hand_in(driver, step, at)
         elif call == "cancel":
             answer = lambda: driver.handle_cancel(**at)  # noqa: E731
         elif call == "events":

@@ -3,7 +3,7 @@
 import asyncio
 import logging
 import time
-from typing import Iterator
+from typing import Any, AsyncIterator, Iterator
 
 import httpx
 import pytest
@@ -49,11 +49,16 @@ def test_503_with_retry_after_seconds_then_success(server: Server) -> None:
 
 
 def test_503_with_retry_after_http_date(server: Server) -> None:
-    server.script.queue(retry_after(http_date(2)), status(200))
-    with client(Policy.from_dict(FAST)) as c:
+    # The client's wall clock is pinned to a whole second and the date is 2 s after it, so the delay the
+    # engine reads is exact however late the server answers (no wall-time assertion to flake under load).
+    now_unix = float(int(time.time()))
+    server.script.queue(retry_after(http_date(2, now_unix=now_unix)), status(200))
+    events: list = []
+    with client(Policy.from_dict(FAST), wall_clock=lambda: now_unix, on_decision=events.append) as c:
         assert c.get(server.url + "/date").status_code == 200
-    (wait,) = waits(server.script.seen)
-    assert 0.9 <= wait < 3.5  # an HTTP-date 2 s ahead has 1 s granularity
+    (wait,) = [event.decision for event in events if event.decision.kind == "wait"]
+    assert (wait.server_delay_ms, wait.delay_ms) == (2000, 2000)  # the HTTP-date's 2 s, honoured as read
+    assert len(server.script.seen) == 2
 
 
 def test_429_retry_after_beyond_budget_gives_up_without_sleeping(server: Server) -> None:
@@ -226,6 +231,29 @@ def test_a_shared_dependency_budget_stops_retries_across_requests(server: Server
 # ---------------------------------------------------------------- the helper contract (README, "Helpers")
 
 
+def test_a_streaming_body_is_sent_once_and_gives_up_body_not_replayable(server: Server) -> None:
+    def chunks() -> Iterator[bytes]:
+        yield b"a"
+        yield b"b"
+
+    async def async_chunks() -> AsyncIterator[bytes]:
+        yield b"c"
+        yield b"d"
+
+    async def async_put() -> httpx.Response:
+        async with httpx.AsyncClient(transport=AsyncRetryTransport(policy=Policy.from_dict(FAST))) as c:
+            return await c.put(server.url + "/stream", content=async_chunks())
+
+    server.script.queue(status(503), status(503))
+    with client(Policy.from_dict(FAST)) as c:
+        responses = [c.put(server.url + "/stream", content=chunks()), asyncio.run(async_put())]  # a PUT's 503 is retried
+    for response in responses:
+        assert response.status_code == 503  # the one response, returned as the core says
+        decision = response.extensions["retryplan_decision"]
+        assert isinstance(decision, retryplan.GaveUp) and decision.reason is GiveUpReason.BODY_NOT_REPLAYABLE
+    assert [seen["body"] for seen in server.script.seen] == [b"ab", b"cd"]  # one request each, streamed as it came
+
+
 @pytest.mark.parametrize("status_code", [600, 999])
 def test_a_status_outside_100_599_is_an_outcome_and_every_response_is_closed(server: Server, status_code: int) -> None:
     # Issue 16 item 4: such answers used to raise InvalidArgumentError and leak their connection, so a pool of 3
@@ -234,19 +262,32 @@ def test_a_status_outside_100_599_is_an_outcome_and_every_response_is_closed(ser
     policy = Policy.from_dict({**FAST, "max_attempts": 2})
     limits, timeout = httpx.Limits(max_connections=3), httpx.Timeout(2.0, pool=0.5)
 
+    # The core reads such a status as malformed_response (no usable response): it releases each one (closed
+    # here) and the operation raises its typed ending rather than returning one.
+
     def sync_calls() -> list:
         transport = RetryTransport(httpx.HTTPTransport(limits=limits), policy=policy)
         with httpx.Client(transport=transport, timeout=timeout) as c:
-            return [c.get(server.url + f"/weird/{n}") for n in range(4)]
+            return [ending_of(lambda: c.get(server.url + f"/weird/{n}")) for n in range(4)]
 
     async def async_calls() -> list:
         transport = AsyncRetryTransport(httpx.AsyncHTTPTransport(limits=limits), policy=policy)
         async with httpx.AsyncClient(transport=transport, timeout=timeout) as c:
-            return [await c.get(server.url + f"/weird/{n}") for n in range(4)]
+            endings = []
+            for n in range(4):
+                with pytest.raises(GaveUpError) as raised:
+                    await c.get(server.url + f"/weird/{n}")
+                endings.append(raised.value)
+            return endings
 
-    for responses in (sync_calls(), asyncio.run(async_calls())):
-        assert [r.status_code for r in responses] == [status_code] * 4
-        assert all(r.extensions["retryplan_decision"].reason == "attempts_exhausted" for r in responses)
+    def ending_of(call: Any) -> GaveUpError:
+        with pytest.raises(GaveUpError) as raised:
+            call()
+        return raised.value
+
+    for endings in (sync_calls(), asyncio.run(async_calls())):
+        assert [e.decision.reason for e in endings] == [GiveUpReason.ATTEMPTS_EXHAUSTED] * 4
+        assert all(e.last_outcome == retryplan.Outcome.failure("malformed_response") for e in endings)
     assert len(server.script.seen) == 16  # two attempts each: malformed_response is retried for a GET
 
 

@@ -35,6 +35,7 @@ from ._native import (
     Dependency,
     Driver,
     Ending,
+    EndingResult,
     Event,
     GaveUp,
     Operation,
@@ -48,6 +49,7 @@ from ._native import (
     RetrySlot,
     RetrySlots,
     ServiceConfig,
+    Release,
     Sleep,
     StartAttempt,
     Stats,
@@ -75,6 +77,7 @@ from ._native import (
     redeliver,
     remaining_budget_ms,
 )
+from . import _wire  # noqa: F401 - checks the engine's wire version at import
 
 TYPE_CHECKING = False  # typing is not imported at run time: it would double the import time
 if TYPE_CHECKING:  # pragma: no cover
@@ -206,6 +209,7 @@ __all__ = [
     "Dependency",
     "Driver",
     "Ending",
+    "EndingResult",
     "EntropyUnavailableError",
     "Event",
     "Failure",
@@ -236,6 +240,7 @@ __all__ = [
     "RetryplanError",
     "ServerDataError",
     "ServiceConfig",
+    "Release",
     "Sleep",
     "StartAttempt",
     "Stats",

@@ -10,12 +10,16 @@ this module does the rest once:
   (an ``Idempotency-Key`` already set is the operation's key), a deadline;
 * each attempt's headers (a fresh ``X-Request-Id``; the key when the plan says
   so) and its window (what is left of the attempt, for the client's timeouts);
-* one reading of a response (``Driver.read_response``: the core picks the
-  guidance header and reads Retry-After as the operation's policy says; a
-  status outside 100..=599 is the server's fault);
-* the ending: the last response is returned with the decision attached, the
-  typed ending raised when there is none, and always for reconcile; every
-  response not returned is closed;
+* each response handed to the core as the library gives it (its status, any
+  int, and its headers): the core reads the guidance headers, Retry-After as
+  the operation's policy says, and a status outside 100..=599 as the server's
+  fault;
+* a body that can be sent only once (a generator, a stream) marks the
+  operation ``one_shot_body``: sent once, never again; the core gives up
+  ``body_not_replayable`` where it would have retried;
+* the ending, as the core says (``returns_responses``): the response it names
+  is returned with the decision attached, else the typed ending raised; every
+  response the core releases is closed;
 * no byte read past the deadline: a sync attempt runs in a worker thread that
   is abandoned at its abort time, and the body of a failed response returned
   at the end is read only within its attempt's window (else cut: not read).
@@ -26,15 +30,14 @@ from __future__ import annotations
 import time
 
 from ._errors import AttemptTimedOut
-from ._native import IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, Reconcile, Succeeded
+from ._native import IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, Run
 from ._run import Config
-from ._native import Run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, Dict, Optional, Protocol, Tuple
 
-    from ._native import AttemptPlan, Ending, Outcome
+    from ._native import AttemptPlan, Ending
 
     class Client(Protocol):
         """An HTTP library's responses as the helpers see them."""
@@ -65,20 +68,20 @@ class HttpHelper:
         self.idempotency_key_header = idempotency_key_header
         self.config = Config(dispose=client.close, **settings).check()
 
-    def start(self, method: str, headers: Any, options: Optional[Dict[str, Any]]) -> Run:
+    def start(self, method: str, headers: Any, options: Optional[Dict[str, Any]], one_shot_body: bool = False) -> Run:
         """The operation of one request: ``options`` is the request's ``retryplan`` extension (policy,
-        dependency, idempotency_key, deadline, idempotent), ``headers`` its headers (a key already set)."""
+        dependency, idempotency_key, deadline, idempotent), ``headers`` its headers (a key already set);
+        ``one_shot_body`` when its body can be sent only once."""
         options = dict(options or {})
         options.setdefault("idempotency_key", headers.get(self.idempotency_key_header))
-        run = self.config.run(method=method, **options)
-        driver, client, wall_clock = run.driver, self.client, self.wall_clock
+        run = self.config.run(method=method, returns_responses=True, one_shot_body=one_shot_body, **options)
+        client, wall_clock = self.client, self.wall_clock
 
-        def outcome(response: Any) -> Outcome:
-            """A response's outcome, read the core's one way under the operation's policy (an HTTP-date
-            against the wall clock)."""
-            return driver.read_response(client.status(response), client.headers(response), now_unix=wall_clock())
+        def head(response: Any) -> Tuple[int, Any, float]:
+            """A response as the core reads it: its status and headers as given, and the wall clock now."""
+            return client.status(response), client.headers(response), wall_clock()
 
-        run.read = outcome
+        run.read = head
         return run
 
     def attempt_headers(self, run: Run, plan: AttemptPlan) -> Dict[str, str]:
@@ -93,17 +96,10 @@ class HttpHelper:
         return max(0.0, plan.abort_at_ms / 1000.0 - clock())
 
     def settle(self, run: Run, ending: Ending) -> Tuple[Any, Optional[float]]:
-        """The response to return, with the seconds left to read its body in (None: a success, whose body is
-        the caller's to read). Raises the typed ending when there is no response, and for reconcile."""
-        decision, plan = ending.decision, run.settled
-        response, error = run.deciding()
-        if type(decision) is Succeeded:
-            return self.client.attach(response, decision), None
-        if response is None or type(decision) is Reconcile:
-            if response is not None:
-                self.client.close(response)
-            raise run.failure(ending, None, error) from error
-        return self.client.attach(response, decision), 0.0 if plan is None else self.window(plan, run.clock)
+        """The response the core says to return, with the seconds left to read its body in (None: a success,
+        whose body is the caller's to read); else raises the typed ending."""
+        response, window = run.finish(ending)
+        return self.client.attach(response, ending.decision), window
 
     def finish(self, run: Run, ending: Ending, read: Callable[[Any], Any]) -> Any:
         """The sync ending: the response to return, its failed body read (``read``) within its window or cut."""

@@ -6,7 +6,7 @@ value is integer milliseconds, exactly as in the engine.
 """
 
 import os
-from typing import Any, Awaitable, Callable, ClassVar, Dict, List, Literal, Mapping, Optional, Protocol, Tuple, Union, final, overload
+from typing import Any, Awaitable, Callable, ClassVar, Dict, List, Literal, Mapping, Optional, Protocol, Sequence, Tuple, Union, final, overload
 
 import sys
 
@@ -15,6 +15,7 @@ from ._config_types import (
     BreakerFields,
     BudgetFields,
     DependencyFields,
+    HeldName,
     IdempotencyName,
     PolicyFields,
     ReceiptName,
@@ -796,6 +797,28 @@ class Ending(Action):
     @property
     def last_result(self) -> Optional[AttemptResult]:
         """The last attempt result taken into account (the winner's for a success), or None."""
+    @property
+    def result(self) -> Optional[EndingResult]:
+        """The one held result this ending concerns (return it, or raise with it as the cause), or None."""
+
+@final
+class EndingResult:
+    """What an ending does with the result the host holds under ``token``."""
+
+    @property
+    def token(self) -> int:
+        """The host's token for it."""
+    @property
+    def returned(self) -> bool:
+        """True: return what ``token`` holds. False: raise the typed ending with it as the cause."""
+
+@final
+class Release(Action):
+    """Drop what the host holds under ``token`` now (only for results handed in with a token)."""
+
+    @property
+    def token(self) -> int:
+        """The host's token."""
 
 @final
 class Event:
@@ -841,6 +864,8 @@ class Driver:
         idempotent: Optional[bool] = None,
         stats: Optional[Stats] = None,
         record_events: bool = False,
+        returns_responses: bool = False,
+        one_shot_body: bool = False,
     ) -> "Driver":
         """Starts an operation at ``now`` (seconds).
 
@@ -849,7 +874,9 @@ class Driver:
         caller's word for this request. ``concurrency``: ``concurrent`` (default),
         ``sequential`` (a hedging policy is refused: ``UnsupportedError``) or
         ``sequential_without_hedging``. ``stats``: counted as decisions are made.
-        ``record_events``: keep each decision for ``poll_event``.
+        ``record_events``: keep each decision for ``poll_event``. ``returns_responses``: the host
+        returns the last response (the HTTP helpers; ``Ending.result`` says which). ``one_shot_body``:
+        the request's body can be sent once (a retry it would need ends ``body_not_replayable``).
         """
     @overload
     def __new__(
@@ -867,6 +894,8 @@ class Driver:
         idempotent: Optional[bool] = None,
         stats: Optional[Stats] = None,
         record_events: bool = False,
+        returns_responses: bool = False,
+        one_shot_body: bool = False,
     ) -> "Driver":
         """Starts an operation at ``now_ms`` (integer ms)."""
     @overload
@@ -875,22 +904,53 @@ class Driver:
     @overload
     def poll_action(self, *, now_ms: int) -> Action: ...
     @overload
-    def handle_result(self, now: float, attempt: int, outcome: Outcome) -> ReceiptName:
-        """Hands in how ``attempt`` ended: ``"accepted"``, or ``"discarded"`` (dispose of what it carried)."""
+    def handle_result(
+        self,
+        now: float,
+        attempt: int,
+        outcome: Outcome,
+        token: Optional[int] = None,
+        held: Optional[HeldName] = None,
+    ) -> ReceiptName:
+        """Hands in how ``attempt`` ended: ``"accepted"``, or ``"discarded"`` (dispose of what it carried).
+        With a ``token`` (the host's handle to what it holds, ``held`` ``"value"`` by default) the driver
+        says later what becomes of it: a ``Release``, or the ``Ending.result``."""
     @overload
-    def handle_result(self, *, attempt: int, outcome: Outcome, now_ms: int) -> ReceiptName: ...
+    def handle_result(
+        self,
+        *,
+        attempt: int,
+        outcome: Outcome,
+        now_ms: int,
+        token: Optional[int] = None,
+        held: Optional[HeldName] = None,
+    ) -> ReceiptName: ...
     @overload
-    def read_response(self, status: int, headers: _Headers, *, now_unix: float) -> Outcome:
-        """A response's outcome (``Outcome.from_http_response``), Retry-After read as this
-        operation's policy says (``server_guidance.retry_after_reading``): how every HTTP helper
-        reads a response."""
+    def handle_response(
+        self, now: float, attempt: int, status: int, headers: _Headers, now_unix: float, token: Optional[int] = None
+    ) -> ReceiptName:
+        """Hands in the response ``attempt`` received: its status exactly as given (any int; outside
+        100..=599 the core reads it as ``malformed_response``) and headers, read by the core (Retry-After as
+        the policy says); held as a value under ``token`` when given."""
     @overload
-    def read_response(self, status: int, headers: _Headers, *, now_unix_ms: int) -> Outcome: ...
+    def handle_response(
+        self,
+        *,
+        attempt: int,
+        status: int,
+        headers: _Headers,
+        now_ms: int,
+        now_unix_ms: int,
+        token: Optional[int] = None,
+    ) -> ReceiptName: ...
     @overload
     def handle_cancel(self, now: float) -> None:
         """The caller abandons the operation: it gives up (``cancelled``), running attempts are aborted."""
     @overload
     def handle_cancel(self, *, now_ms: int) -> None: ...
+    def exchange(self, words: Sequence[int]) -> List[int]:
+        """One wire exchange (``retryplan::wire``): an input record in, the output record out; positions and
+        kinds as ``wire_tables()`` says."""
     def poll_event(self) -> Optional[Event]:
         """The oldest recorded Event not yet read (only with ``record_events=True``), or None."""
     @property
@@ -937,12 +997,14 @@ class Settings:
 
 @final
 class Run:
-    """One operation as every helper runs it: its driver, and the value or error of its latest accepted result."""
+    """One operation as every helper runs it: its driver, and what each result it handed in carried, held
+    under a token until the driver says to drop it, return it or raise with it."""
 
     name: str
     """The operation's name in logs and messages."""
-    read: Optional[Callable[[Any], Outcome]]
-    """What a returned value means (the helper's ``outcome_of_result``; an HTTP helper's reading)."""
+    read: Optional[Callable[[Any], Any]]
+    """What a returned value means: the helper's ``outcome_of_result`` (an Outcome); for an HTTP helper
+    (``returns_responses``) the response as ``(status, headers, now_unix)``, read by the core."""
     def __new__(cls, settings: Settings, options: Optional[Dict[str, Any]] = None) -> "Run": ...
     @property
     def driver(self) -> Driver:
@@ -959,9 +1021,6 @@ class Run:
     @property
     def plan(self) -> Optional[AttemptPlan]:
         """The attempt running (sequential helpers), or None."""
-    @property
-    def settled(self) -> Optional[AttemptPlan]:
-        """The attempt of the latest result (accepted, unless late), or None."""
     def clock(self) -> float:
         """The helper's clock, in float seconds."""
     def dispose(self, value: Any) -> None:
@@ -978,10 +1037,9 @@ class Run:
         """Runs the operation one blocking attempt at a time; returns the Ending."""
     def end(self, ending: Ending) -> Any:
         """The winner's value, or raises the typed ending."""
-    def deciding(self) -> Tuple[Any, Optional[BaseException]]:
-        """The value and error of the latest accepted result, handed over once."""
-    def failure(self, ending: Ending, value: Any = None, error: Optional[BaseException] = None) -> Any:
-        """The typed ending (an ``OperationFailed``)."""
+    def finish(self, ending: Ending) -> Tuple[Any, Optional[float]]:
+        """What an HTTP helper's ending returns: the response and the seconds left to read its body in (None:
+        a success); or raises the typed ending, as the driver says."""
     def current(self) -> Optional["Attempt"]:
         """The attempt running now, for ``current_attempt()``."""
 
@@ -1054,3 +1112,6 @@ class Attempts:
     def __next__(self) -> Attempt: ...
     def step(self, resume: bool) -> Union[Attempt, float, None]:
         """One move for a host that sleeps itself: the next Attempt, seconds to sleep, or None after a success."""
+
+def wire_tables() -> Dict[str, Any]:
+    """The core's wire tables: version, constants, word positions by field name, kind names in wire order."""

@@ -29,6 +29,10 @@ Per request, ``extensions={"retryplan": {"policy": ..., "dependency": ...,
 "idempotency_key": ..., "deadline": ..., "idempotent": ...}}`` overrides the
 transport's policy or dependency, sets the key, passes a caller deadline
 (``time.monotonic()`` seconds) or says whether the request may be repeated.
+
+A streaming body (a generator, an async iterator, a file) is sent once, as it
+comes, never read into memory: where the policy would send it again the
+operation gives up ``body_not_replayable`` (the response is returned).
 """
 
 from __future__ import annotations
@@ -126,8 +130,11 @@ def _helper(responses: _Responses, settings: Dict[str, Any]) -> HttpHelper:
 
 
 def _start(http: HttpHelper, request: httpx.Request) -> Run:
+    """The request's operation; a streaming body (a generator, a file) is sent once (``one_shot_body``)."""
     options = request.extensions.get("retryplan") or {}
-    run = http.start(request.method, request.headers, {key: options[key] for key in _OPTIONS if key in options})
+    given = {key: options[key] for key in _OPTIONS if key in options}
+    one_shot = not isinstance(request.stream, httpx.ByteStream)  # bytes (read or given) are sent again as they are
+    run = http.start(request.method, request.headers, given, one_shot_body=one_shot)
     run.name = f"{request.method} {request.url.host}{request.url.path}"
     return run
 
@@ -171,7 +178,6 @@ class RetryTransport(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Sends ``request`` as one operation: attempts, waits and headers as the driver decides."""
         run = _start(self.http, request)
-        request.read()  # a body sent again must be replayable
         ending = run.call(self._attempt, (run, request), {}, self.sleep)
         return self.http.finish(run, ending, httpx.Response.read)  # type: ignore[no-any-return]
 
@@ -226,7 +232,6 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
         from ._async import run_concurrently  # asyncio only when the async transport runs
 
         run = _start(self.http, request)
-        await request.aread()
         send = self.transport.handle_async_request
         ending = await run_concurrently(run, lambda plan: send(_attempt_request(self.http, run, plan, request)), self.sleep)
         response, window = self.http.settle(run, ending)

@@ -31,8 +31,10 @@ abandoned at its abort time, and a failed response's body that has not
 arrived within its attempt's window is cut (returned empty). A success's
 body is read by requests as usual (``stream=False``) or left to you.
 
-A body that cannot be sent twice (a generator, a file without a position
-to rewind to) is refused before anything is sent.
+A body that cannot be sent twice (a generator, an iterator, a file without
+a position to rewind to) is sent once, as it comes: where the policy would
+send it again the operation gives up ``body_not_replayable`` instead (the
+response is returned, or ``GaveUpError`` raised without one).
 """
 
 from __future__ import annotations
@@ -43,7 +45,6 @@ from urllib.parse import urlsplit
 import requests
 from requests.adapters import HTTPAdapter
 
-from ._errors import UnsupportedError
 from ._http import HttpHelper, blocking
 
 TYPE_CHECKING = False
@@ -162,16 +163,9 @@ class RetryAdapter(HTTPAdapter):
         proxies: Optional[Mapping[str, str]] = None,
     ) -> requests.Response:
         """Sends ``request`` as one operation: attempts, waits and headers as the driver decides."""
-        if not _replayable(request):
-            raise UnsupportedError(
-                "unsupported `request.body`: a generator or a file without a position cannot be sent again; "
-                "pass bytes, text or a seekable file",
-                "request.body",
-                "replayable",
-            )
         method = request.method or "GET"
         options = None if self.idempotent is None else {"idempotent": self.idempotent}
-        run = self.http.start(method, request.headers, options)
+        run = self.http.start(method, request.headers, options, one_shot_body=not _replayable(request))
         url = urlsplit(request.url or "")
         run.name = f"{method} {url.hostname}{url.path}"
         settings = (timeout, verify, cert, proxies)
