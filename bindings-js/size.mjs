@@ -33,11 +33,13 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * alone), issue 29's whole-call text bound and RFC 9651's limits (77765 B
  * alone), and the core's host protocol, issue 23 (Driver::exchange +3.3 KB
  * raw wasm, its tables and the response/token calls +2.0 KB raw, their names
- * +1.3 KB raw, less the deleted number paths: 81441 B alone). LIMIT_NOTE.
+ * +1.3 KB raw, less the deleted number paths: 81441 B alone): 81908 B
+ * together (71184 B wasm + 10724 B glue), 1.055x the 77603 B of the release
+ * before, so 82200 B.
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 82_500;
+const LIMIT = 82_200;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);
