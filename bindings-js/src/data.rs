@@ -97,24 +97,6 @@ fn snake_case(key: &str) -> String {
     out
 }
 
-/// `max_attempts` -> `maxAttempts`.
-#[cfg(feature = "tools")]
-fn camel_case(key: &str) -> String {
-    let mut out = String::with_capacity(key.len());
-    let mut upper = false;
-    for c in key.chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            out.push(c.to_ascii_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// Plain JS data as a tree: null, booleans, finite numbers, strings, arrays,
 /// plain objects (from any realm, `Object.create(null)` included) and `Map`s
 /// with string keys. Properties that are `undefined` are left out, as
@@ -245,7 +227,7 @@ pub(crate) fn to_js(value: &Value, keys: Keys) -> JsValue {
         Value::Object(fields) => {
             let object = Object::new();
             for (key, item) in fields {
-                let key = if keys == Keys::Camel { camel_case(key) } else { key.clone() };
+                let key = if keys == Keys::Camel { retryplan::value::camel_case(key) } else { key.clone() };
                 // Setting a property of a fresh plain object cannot fail.
                 let _ = Reflect::set(&object, &JsValue::from_str(&key), &to_js(item, keys));
             }

@@ -311,6 +311,32 @@ pub fn excerpt(text: &str, max_chars: usize) -> String {
     crate::text::excerpt_chars(text, max_chars)
 }
 
+/// A snake_case name as JavaScript spells it (camelCase): the one spelling
+/// rule between the core's names and the JS binding's keys, used by the
+/// binding when it writes a configuration out and by the generator of its
+/// type declarations.
+///
+/// ```
+/// assert_eq!(retryplan::value::camel_case("retry_after_ms"), "retryAfterMs");
+/// assert_eq!(retryplan::value::camel_case("kind"), "kind");
+/// ```
+#[must_use]
+pub fn camel_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.push(c.to_ascii_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

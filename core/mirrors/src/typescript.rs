@@ -209,19 +209,7 @@ fn literals(names: &[String]) -> String {
     names.iter().map(|name| format!("'{name}'")).collect::<Vec<_>>().join(" | ")
 }
 
-/// `retry_after_ms` -> `retryAfterMs`.
+/// `retry_after_ms` -> `retryAfterMs`, as the JS binding spells its keys.
 fn camel(key: &str) -> String {
-    let mut out = String::with_capacity(key.len());
-    let mut upper = false;
-    for c in key.chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            out.push(c.to_ascii_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    retryplan::value::camel_case(key)
 }
