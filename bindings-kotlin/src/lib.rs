@@ -20,8 +20,8 @@ use retryplan as rp;
 use retryplan::aws::ErrorCodeTable;
 use retryplan::{
     AbortReason, AboveCap, BackoffKind, BreakerState, Class, Concurrency, DeadLetterReason, Failure, GiveUpReason,
-    GrpcCode, GuidanceMode, Idempotency, JitterConfig, Receipt, Repeatability, RetryAfterReading, TransportFailure,
-    Verdict,
+    GrpcCode, GuidanceMode, Held, Idempotency, JitterConfig, Receipt, Repeatability, RetryAfterReading,
+    TransportFailure, Verdict,
 };
 
 uniffi::setup_scaffolding!();
@@ -31,9 +31,9 @@ mod decision;
 mod dialects;
 mod driver;
 mod hot;
-mod hot_driver;
 mod operation;
 mod policy;
+mod wire;
 
 pub use controls::{
     BreakerConfig, BreakerPermit, BreakerSnapshot, BudgetConfig, BudgetSnapshot, CircuitBreaker, Dependency,
@@ -46,7 +46,7 @@ pub use dialects::{
 };
 pub use driver::{
     failure_outcome, guidance_headers, idempotency_key_header, request_id_header, Action, AttemptPlan, AttemptResult,
-    Driver, DriverOptions, Ending, Event,
+    Driver, DriverOptions, Ending, EndingResult, Event,
 };
 pub use operation::{
     admit, encode_grpc_timeout, parse_grpc_pushback, parse_grpc_timeout, parse_rate_limit, parse_rate_limit_reset,
@@ -58,6 +58,7 @@ pub use policy::{
     HedgingConfig, Policy, PolicyConfig, Redelivery, RedeliveryConfig, RetryLimitsConfig, RetryOnConfig,
     ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig, Timeline, TimelineStep, Warning,
 };
+pub use wire::{wire_tables, WireTables};
 
 // ---------------------------------------------------------------- mirrored core enums
 // Copied exactly from the core (uniffi checks them against the real types).
@@ -211,6 +212,12 @@ pub enum AbortReason {
 pub enum Receipt {
     Accepted,
     Discarded,
+}
+
+#[uniffi::remote(Enum)]
+pub enum Held {
+    Value,
+    Error,
 }
 
 #[uniffi::remote(Enum)]
