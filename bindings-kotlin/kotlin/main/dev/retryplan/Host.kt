@@ -150,9 +150,7 @@ internal class Host<T>(
         val settled = try {
             Settled(entry.number, attempt(entry), null)
         } catch (error: Throwable) {
-            // Aborted by the loop: the driver already counted it. Return, never rethrow: a
-            // cancelled child that ends with an exception carrying the attempt's error as its
-            // cause hands that error to the scope on coroutines 1.0 (the caller saw it raw).
+            // Aborted by the loop: the driver already counted it; nothing to hand in.
             if (error is CancellationException && !coroutineContext.isActive) return
             Settled(entry.number, null, error)
         }
