@@ -88,7 +88,7 @@ internal object HotPath {
 }
 
 /** Binds [type]'s `external` functions by JNA's direct mapping to the library uniffi loads (same name, same override property). */
-internal fun registerNative(type: Class<*>) {
+internal fun registerNative(type: java.lang.Class<*>) {
     val name = "retryplan_uniffi"
     Native.register(type, System.getProperty("uniffi.component.$name.libraryOverride") ?: name)
 }
