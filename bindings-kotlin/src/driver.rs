@@ -2,8 +2,8 @@
 //! vocabulary, and the HTTP conventions (header names, method safety, the
 //! guidance headers read by the core). Conversion only: every rule is the
 //! core's (`retryplan::driver`, `retryplan::failure`, `retryplan::http`).
-//! `poll_action`, `handle_result`, `handle_failure`, `handle_cancel` and
-//! `poll_event` also have a hot path for Kotlin (`hot_driver.rs`).
+//! The helpers' loop calls it through the core's wire (`exchange`, and the
+//! C path of `wire.rs`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -11,10 +11,10 @@ use std::sync::{Arc, Mutex};
 use retryplan as rp;
 
 use crate::decision::{outcome_from_http_response, Decision, Outcome};
-use crate::hot_driver;
 use crate::operation::{OperationOptions, Stats};
 use crate::policy::Policy;
-use crate::{clock_in, count_out, lock, long_out, u32_in, Result};
+use crate::wire;
+use crate::{clock_in, count_out, lock, long_out, opt_clock_in, u32_in, Result};
 
 /// Everything a host needs to send one attempt.
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
@@ -51,6 +51,18 @@ pub struct Ending {
     pub decision: Decision,
     /// The last attempt result the driver took into account (the winner's for a success).
     pub last_result: Option<AttemptResult>,
+    /// The held result the ending concerns (results handed in with a token):
+    /// return it, or raise the ending with it as the cause; null: raise the ending alone.
+    pub result: Option<EndingResult>,
+}
+
+/// The one held result an ending concerns (see `Ending.result`).
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct EndingResult {
+    /// The host's token for it.
+    pub token: i64,
+    /// True: return the value held under `token`; false: raise the ending with the error held under it as the cause.
+    pub returned: bool,
 }
 
 /// One thing the host must do now; all times are absolute ms on the host's clock.
@@ -91,6 +103,11 @@ pub struct DriverOptions {
     /// Keep each new decision as an `Event` for `poll_event` (off: nothing is kept).
     #[uniffi(default)]
     pub record_events: bool,
+    /// The host returns the last response even when the operation did not
+    /// succeed (the HTTP helpers), except for a reconcile or the caller's
+    /// cancel; off, only a success's value is returned (`Ending.result`).
+    #[uniffi(default)]
+    pub returns_responses: bool,
 }
 
 impl From<rp::AttemptResult> for AttemptResult {
@@ -101,7 +118,13 @@ impl From<rp::AttemptResult> for AttemptResult {
 
 impl From<rp::Ending> for Ending {
     fn from(ending: rp::Ending) -> Self {
-        Ending { decision: ending.decision.into(), last_result: ending.last_result.map(Into::into) }
+        Ending {
+            decision: ending.decision.into(),
+            last_result: ending.last_result.map(Into::into),
+            result: ending
+                .result
+                .map(|result| EndingResult { token: long_out(result.token), returned: result.returned }),
+        }
     }
 }
 
@@ -135,18 +158,11 @@ impl From<rp::Event> for Event {
     }
 }
 
-/// The driver and an event the hot path could not encode (kept for the typed `poll_event`).
-#[derive(Debug)]
-pub(crate) struct State {
-    pub(crate) driver: rp::Driver,
-    pub(crate) stashed_event: Option<rp::Event>,
-}
-
 /// The host loop of one operation (the core's `Driver`): results in, one
 /// `Action` out per poll. Thread-safe: calls are serialised by a lock, so
 /// attempts running on other threads may hand in their results themselves.
 #[derive(Debug, uniffi::Object)]
-pub struct Driver(pub(crate) Mutex<State>);
+pub struct Driver(pub(crate) Mutex<rp::Driver>);
 
 #[uniffi::export]
 impl Driver {
@@ -164,11 +180,11 @@ impl Driver {
             concurrency: driver_options.concurrency.unwrap_or_default(),
             stats: driver_options.stats.map(|stats| Arc::clone(&stats.0)),
             record_events: driver_options.record_events,
-            ..rp::DriverOptions::default()
+            returns_responses: driver_options.returns_responses,
         };
         let driver = rp::Driver::new(&policy.0, now_ms, options.into_core()?, core_options)?;
-        let driver = Arc::new(Driver(Mutex::new(State { driver, stashed_event: None })));
-        hot_driver::DRIVERS.register(&driver);
+        let driver = Arc::new(Driver(Mutex::new(driver)));
+        wire::DRIVERS.register(&driver);
         Ok(driver)
     }
 
@@ -177,14 +193,65 @@ impl Driver {
         Ok(self.action(clock_in("now_ms", now_ms)?).into())
     }
 
-    /// Hands in how attempt `attempt` ended, as observed at `now_ms`.
-    pub fn handle_result(&self, now_ms: i64, attempt: i32, outcome: Outcome) -> Result<rp::Receipt> {
-        self.result(clock_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, outcome.try_into()?)
+    /// Hands in how attempt `attempt` ended, as observed at `now_ms`; with a
+    /// `token` (the host's handle to what it holds, `held`), the driver says
+    /// what becomes of it (`Receipt.DISCARDED`, `Action.Release`, `Ending.result`).
+    #[uniffi::method(default(token = None, held = None))]
+    pub fn handle_result(
+        &self,
+        now_ms: i64,
+        attempt: i32,
+        outcome: Outcome,
+        token: Option<i64>,
+        held: Option<rp::Held>,
+    ) -> Result<rp::Receipt> {
+        self.result(clock_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, outcome.try_into()?, token, held)
     }
 
     /// Hands in attempt `attempt`'s failure, named in the vocabulary (its outcome is the core's).
-    pub fn handle_failure(&self, now_ms: i64, attempt: i32, failure: rp::Failure) -> Result<rp::Receipt> {
-        self.result(clock_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, failure.outcome())
+    #[uniffi::method(default(token = None, held = None))]
+    pub fn handle_failure(
+        &self,
+        now_ms: i64,
+        attempt: i32,
+        failure: rp::Failure,
+        token: Option<i64>,
+        held: Option<rp::Held>,
+    ) -> Result<rp::Receipt> {
+        self.result(clock_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, failure.outcome(), token, held)
+    }
+
+    /// Hands in the HTTP response attempt `attempt` received, read by the
+    /// core: `status` exactly as the platform gave it (any number; outside
+    /// 100..=599 it is a malformed response), `headers` (those named in
+    /// `guidance_headers()` suffice, names in any case), `Retry-After` read
+    /// as the policy says against the wall clock `now_unix_ms`. The response
+    /// is held as a value under `token` when one is given.
+    pub fn handle_response(
+        &self,
+        now_ms: i64,
+        attempt: i32,
+        token: Option<i64>,
+        status: i64,
+        headers: HashMap<String, String>,
+        now_unix_ms: i64,
+    ) -> Result<rp::Receipt> {
+        let (now_ms, attempt) = (clock_in("now_ms", now_ms)?, u32_in("attempt", attempt)?);
+        let (token, now_unix_ms) = (opt_clock_in("token", token)?, clock_in("now_unix_ms", now_unix_ms)?);
+        let lookup = |name: &str| {
+            headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str())
+        };
+        Ok(lock(&self.0).handle_response(now_ms, attempt, token, status, lookup, now_unix_ms)?)
+    }
+
+    /// One step of the core's wire encoding (`retryplan::wire`): an input
+    /// record in (8 words), the output record (15 words) back. The helpers
+    /// call it through the C path (`wire.rs`); this typed call raises the
+    /// typed exception for a record the core refuses.
+    pub fn exchange(&self, input: Vec<i64>) -> Result<Vec<i64>> {
+        let mut output = [rp::wire::NONE; rp::wire::OUTPUT_WORDS];
+        lock(&self.0).exchange(&input, &mut output)?;
+        Ok(output.to_vec())
     }
 
     /// The caller abandons the operation: it gives up (`cancelled`) and every running attempt is aborted.
@@ -195,18 +262,17 @@ impl Driver {
 
     /// The oldest recorded event not yet read (only with `record_events`).
     pub fn poll_event(&self) -> Option<Event> {
-        let mut state = lock(&self.0);
-        state.stashed_event.take().or_else(|| state.driver.poll_event()).map(Into::into)
+        lock(&self.0).poll_event().map(Into::into)
     }
 
     /// The operation's idempotency key (the same on every attempt).
     pub fn idempotency_key(&self) -> String {
-        lock(&self.0).driver.idempotency_key().as_str().to_owned()
+        lock(&self.0).idempotency_key().as_str().to_owned()
     }
 
     /// `min(start + total_budget_ms, caller deadline)`.
     pub fn deadline_ms(&self) -> i64 {
-        long_out(lock(&self.0).driver.operation().deadline_ms())
+        long_out(lock(&self.0).operation().deadline_ms())
     }
 
     /// A response's outcome (`outcome_from_http_response`), `Retry-After` read
@@ -214,34 +280,47 @@ impl Driver {
     /// how every HTTP helper reads a response. `headers` needs only those named
     /// in `guidance_headers()` (names in any case).
     pub fn read_response(&self, status: i32, headers: HashMap<String, String>, now_unix_ms: i64) -> Result<Outcome> {
-        let reading = lock(&self.0).driver.operation().policy().server_guidance().retry_after_reading;
+        let reading = lock(&self.0).operation().policy().server_guidance().retry_after_reading;
         outcome_from_http_response(status, headers, now_unix_ms, reading)
     }
 
     /// True once the operation has ended.
     pub fn is_ended(&self) -> bool {
-        lock(&self.0).driver.is_ended()
+        lock(&self.0).is_ended()
     }
 }
 
-/// The core's answers, shared by the uniffi methods above and the hot path (`hot_driver.rs`).
 impl Driver {
-    pub(crate) fn action(&self, now_ms: u64) -> rp::Action {
-        lock(&self.0).driver.poll_action(now_ms)
+    fn action(&self, now_ms: u64) -> rp::Action {
+        lock(&self.0).poll_action(now_ms)
     }
 
-    pub(crate) fn result(&self, now_ms: u64, attempt: u32, outcome: rp::Outcome) -> Result<rp::Receipt> {
-        Ok(lock(&self.0).driver.handle_result(now_ms, attempt, outcome)?)
+    fn result(
+        &self,
+        now_ms: u64,
+        attempt: u32,
+        outcome: rp::Outcome,
+        token: Option<i64>,
+        held: Option<rp::Held>,
+    ) -> Result<rp::Receipt> {
+        let token = opt_clock_in("token", token)?;
+        let mut driver = lock(&self.0);
+        Ok(match token {
+            Some(token) => {
+                driver.handle_result_with_token(now_ms, attempt, outcome, token, held.unwrap_or_default())?
+            }
+            None => driver.handle_result(now_ms, attempt, outcome)?,
+        })
     }
 
-    pub(crate) fn cancel(&self, now_ms: u64) {
-        lock(&self.0).driver.handle_cancel(now_ms);
+    fn cancel(&self, now_ms: u64) {
+        lock(&self.0).handle_cancel(now_ms);
     }
 }
 
 impl Drop for Driver {
     fn drop(&mut self) {
-        hot_driver::DRIVERS.unregister(self);
+        wire::DRIVERS.unregister(self);
     }
 }
 

@@ -15,6 +15,7 @@ use retryplan::Failure;
 use retryplan::GiveUpReason;
 use retryplan::GrpcCode;
 use retryplan::GuidanceMode;
+use retryplan::Held;
 use retryplan::Idempotency;
 use retryplan::Receipt;
 use retryplan::RetryAfterReading;
@@ -224,6 +225,15 @@ pub enum AbortReason {
     Cancelled,
     /// The operation ended otherwise (gave up, reconcile, restart).
     OperationEnded,
+}
+
+/// What a host holds under the token of a result it hands in.
+#[uniffi::remote(Enum)]
+pub enum Held {
+    /// A value the attempt returned: a response (whose body may need closing) or a function's result.
+    Value,
+    /// An error the attempt raised.
+    Error,
 }
 
 /// Whether the host can run several attempts at once.

@@ -110,12 +110,6 @@ pub(crate) fn answer_into<T, const N: usize>(
     catch_unwind(AssertUnwindSafe(run)).unwrap_or(PANICKED)
 }
 
-/// Runs `call` on the object `handle` of `registry`, for a call that writes nothing.
-pub(crate) fn answer_status<T>(registry: &Registry<T>, handle: u64, call: impl FnOnce(&T) -> i32) -> i32 {
-    let run = || registry.live(handle).map_or(NOT_LIVE, |object| call(&object));
-    catch_unwind(AssertUnwindSafe(run)).unwrap_or(PANICKED)
-}
-
 /// Runs `decide` on the operation `handle` and writes its decision into `out`.
 fn answer(handle: u64, out: *mut i64, len: i32, decide: impl FnOnce(&Operation) -> Result<rp::Decision>) -> i32 {
     answer_into(&OPERATIONS, handle, out, len, |operation| decide(operation).map(|d| encode(&d)).map_err(|_| FAILED))

@@ -27,9 +27,9 @@ mod dialects;
 mod driver;
 mod generated;
 mod hot;
-mod hot_driver;
 mod operation;
 mod policy;
+mod wire;
 
 pub use controls::{
     BreakerConfig, BreakerPermit, BreakerSnapshot, BudgetConfig, BudgetSnapshot, CircuitBreaker, Dependency,
@@ -42,7 +42,7 @@ pub use dialects::{
 };
 pub use driver::{
     failure_outcome, guidance_headers, idempotency_key_header, request_id_header, Action, AttemptPlan, AttemptResult,
-    Driver, DriverOptions, Ending, Event,
+    Driver, DriverOptions, Ending, EndingResult, Event,
 };
 pub use operation::{
     admit, encode_grpc_timeout, parse_grpc_pushback, parse_grpc_timeout, parse_http_date, parse_rate_limit,
@@ -54,6 +54,7 @@ pub use policy::{
     HedgingConfig, Policy, PolicyConfig, Redelivery, RedeliveryConfig, RetryLimitsConfig, RetryOnConfig,
     ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig, Timeline, TimelineStep, Warning,
 };
+pub use wire::{wire_tables, WireTables};
 
 // The core's unit enums (GiveUpReason, GrpcCode, Failure, Blame, ConfigKind, ...)
 // are exported as themselves: generated.rs restates them for uniffi, written by

@@ -33,6 +33,11 @@ pub struct OperationOptions {
     /// (`repeatabilityForHttp(method, idempotent)`); null: the policy alone decides.
     #[uniffi(default)]
     pub repeatability: Option<rp::Repeatability>,
+    /// The request's body can be sent only once (a stream): it is sent once,
+    /// never hedged, and the operation ends `gave_up body_not_replayable`
+    /// where a retry was wanted.
+    #[uniffi(default)]
+    pub one_shot_body: bool,
 }
 
 impl OperationOptions {
@@ -51,6 +56,9 @@ impl OperationOptions {
         }
         if let Some(dependency) = self.dependency {
             core = core.with_dependency(Arc::clone(&dependency.0));
+        }
+        if self.one_shot_body {
+            core = core.with_one_shot_body();
         }
         Ok(core.with_repeatability(self.repeatability.unwrap_or_default()))
     }

@@ -197,7 +197,7 @@ pub fn registry(root: &Path) -> Result<Vec<Table>, String> {
             "Held",
             "retryplan::Held",
             "core/src/driver/action.rs",
-            mirrors(Exported, Literal, false),
+            mirrors(Exported, Literal, true),
         )?,
         named::<rp::Concurrency>(
             root,

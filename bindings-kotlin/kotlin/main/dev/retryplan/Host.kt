@@ -8,47 +8,63 @@ import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withTimeoutOrNull
-import java.util.concurrent.TimeoutException
 import kotlin.coroutines.coroutineContext
+
+/** A response as the core reads it: the status exactly as the platform gave it, and a lookup of its headers. */
+internal class HttpReading(val status: Long, val header: (String) -> String?)
 
 /**
  * What a helper does with its runtime's I/O: how a value an attempt returned
- * reads as an outcome, which of its errors its failure table names (the
- * binding's [failureOf], plus what the helper knows of its client), which
- * errors mean the request itself is invalid (rethrown unchanged), and how to
- * release a value it will not return.
+ * is read (null: a function's value, a success; else a response, read by the
+ * core), which of its errors its failure table names (the binding's
+ * [failureOf], plus what the helper knows of its client), which errors mean
+ * the request itself is invalid (rethrown unchanged), and how to release a
+ * value it will not return.
  */
 internal class Io<T>(
-    val outcomeOf: (T) -> Outcome,
+    val response: ((T) -> HttpReading)?,
     val failureOf: (Throwable) -> Failure?,
     val invalid: (Throwable) -> Boolean,
     val dispose: (T) -> Unit,
 )
 
-/** How an operation ended: the decision, and the last result's outcome, value (if any) and error as the host kept them. */
-internal class Ended<T>(
-    val decision: Decision,
-    val key: String,
-    val lastOutcome: Outcome?,
-    val value: T?,
-    val hasValue: Boolean,
-    val error: Throwable?,
-) {
-    /** The typed ending (null for a success). */
-    fun exception(): OperationFailedException? = endingException(decision, key, lastOutcome, error)
+/**
+ * How an operation ended: [returned] the value the core chose to return
+ * (held under the ending's token), else [exception] is the typed ending.
+ * [decision] is read from the driver (the typed finish) while it is open.
+ */
+internal class Ended<T>(val returned: Boolean, val value: T?, private val typed: () -> Ending, private val cause: Throwable?, val key: String) {
+    val decision: Decision by lazy { typed().decision }
+
+    /** The typed ending, with the held error (if any) as its cause. */
+    fun exception(): OperationFailedException {
+        val ending = typed()
+        return endingException(ending.decision, key, ending.lastResult?.outcome, cause)
+            ?: throw IllegalStateException("retryplan: succeeded without a value to return")
+    }
+
+    /** The value, or the typed ending thrown. */
+    @Suppress("UNCHECKED_CAST")
+    fun valueOrThrow(): T = if (returned) value as T else throw exception()
 }
+
+/** What an attempt ended with, on its way from the attempt's coroutine to the loop. */
+private class Settled(val attempt: Int, val value: Any?, val error: Throwable?)
 
 private val NOT_RETRYABLE = Outcome.Application(Verdict.NOT_RETRYABLE)
 
 /**
  * The one host loop every Kotlin helper runs: the core's [Driver] decides when
- * attempts start, time out, hedge, wait and end; this carries out each action
- * and hands each attempt's result in as it arrives (from the attempt's own
- * coroutine). Attempts are child coroutines of the caller's scope: aborting
- * one cancels it; cancelling the caller cancels the operation (the driver's
- * `handleCancel`) and every attempt, and the CancellationException
- * propagates. It keeps no bookkeeping of late attempts: a result the driver
- * discards is disposed of at once, and so is a kept value a newer one replaces.
+ * attempts start, time out, hedge, wait and end, and which result the caller
+ * gets; this carries out each action through the core's wire. Attempts are
+ * child coroutines of the caller's scope that post what they ended with to
+ * the loop, which hands it in with a token (its key in [held]): the driver
+ * says which token to drop (a discarded receipt, `release`) and which the
+ * ending returns or raises with. So the loop keeps no "latest result", and a
+ * late or aborted attempt's value or error can never reach the caller.
+ * Aborting an attempt cancels it; cancelling the caller cancels the operation
+ * (`cancel` on the wire) and every attempt, and the CancellationException
+ * propagates.
  */
 internal class Host<T>(
     private val driver: Driver,
@@ -58,46 +74,65 @@ internal class Host<T>(
     private val outcomeOfError: ((Throwable) -> Outcome?)?,
 ) {
     val key: String = driver.idempotencyKey()
-    private val lock = Any()
-    private var done = false
-    private var failed: Throwable? = null
-    private var latestAttempt = 0
-    private var latestValue: T? = null
-    private var hasValue = false
-    private var latestError: Throwable? = null
+    private val input = LongArray(Wire.INPUT_WORDS)
+    private val out = LongArray(Wire.OUTPUT_WORDS)
+    /** What attempts ended with, not yet handed in; closed at the end. */
+    private val inbox = java.util.ArrayDeque<Settled>()
+    private var closed = false
     @Volatile private var wake: CompletableDeferred<Unit>? = null
+    /** What the loop holds for the driver, by token: a value or an error. */
+    private val held = HashMap<Long, Settled>()
+    private var nextToken = 0L
 
     suspend fun run(attempt: suspend (Attempt) -> T): Ended<T> = coroutineScope { loop(this, attempt) }
 
     private suspend fun loop(scope: CoroutineScope, attempt: suspend (Attempt) -> T): Ended<T> {
         val running = HashMap<Int, Job>()
         try {
+            step(Wire.POLL)
             while (true) {
-                val signal = CompletableDeferred<Unit>()
-                wake = signal
-                synchronized(lock) { failed }?.let { throw it }
-                val action = driver.pollAction(clock.nowMs())
                 observe()
-                when (action) {
-                    is Action.StartAttempt -> {
-                        val entry = Attempt(action.plan, key)
+                when (out[Wire.ACTION].toInt()) {
+                    Wire.START -> {
+                        val entry = attemptOf(out)
                         running[entry.number] = scope.launch { settle(entry, attempt) }
+                        step(Wire.POLL)
                     }
-                    is Action.AbortAttempt -> abort(running.remove(action.attempt), action)
-                    is Action.Sleep -> (action.untilMs - clock.nowMs()).let { ms -> if (ms > 0) withTimeoutOrNull(ms) { signal.await() } }
-                    is Action.Finish -> return finish(action.ending)
-                    // Only for results handed in with a token, which this host does not do.
-                    is Action.Release -> {}
+                    Wire.ABORT -> {
+                        running.remove(out[Wire.ATTEMPT].toInt())?.cancel()
+                        step(Wire.POLL)
+                    }
+                    Wire.RELEASE -> {
+                        release(held.remove(out[Wire.TOKEN]))
+                        step(Wire.POLL)
+                    }
+                    Wire.SLEEP -> {
+                        val signal = CompletableDeferred<Unit>()
+                        wake = signal
+                        val ms = out[Wire.UNTIL] - clock.nowMs()
+                        val settled = take() ?: if (ms > 0) withTimeoutOrNull(ms) { signal.await() }.let { take() } else null
+                        if (settled == null) step(Wire.POLL) else handIn(settled)
+                    }
+                    Wire.FINISH -> return finish()
+                    else -> throw IllegalStateException("retryplan: unknown action kind ${out[Wire.ACTION]}")
                 }
             }
         } catch (error: Throwable) {
             // The caller cancelled, or the helper failed: the operation gives up, every attempt is cancelled.
-            driver.handleCancel(clock.nowMs())
+            runCatching { step(Wire.CANCEL) }
             running.values.forEach { it.cancel() }
             runCatching(::observe) // a hook that throws does not hide the error being raised
-            finish(null)
+            close(null)
             throw error
         }
+    }
+
+    /** One wire step of [kind] (poll or cancel) at the clock's now. */
+    private fun step(kind: Long) {
+        input.fill(Wire.NONE)
+        input[Wire.IN_KIND] = kind
+        input[Wire.IN_NOW] = clock.nowMs()
+        driver.exchangeInto(input, out)
     }
 
     private fun observe() {
@@ -105,105 +140,108 @@ internal class Host<T>(
         while (true) hook(driver.pollEvent() ?: return)
     }
 
-    /** Runs one attempt in its own coroutine and hands its result in. */
+    private fun attemptOf(out: LongArray) = Attempt(
+        out[Wire.ATTEMPT].toInt(), out[Wire.TIMEOUT], out[Wire.ABORT_AT], Wire.requestId(out), key, out[Wire.REMAINING],
+        out[Wire.FLAGS] and Wire.FLAG_HEDGE != 0L, out[Wire.FLAGS] and Wire.FLAG_SEND_KEY != 0L,
+    )
+
+    /** Runs one attempt in its own coroutine and posts what it ended with to the loop. */
     private suspend fun settle(entry: Attempt, attempt: suspend (Attempt) -> T) {
-        val value = try {
-            attempt(entry)
+        val settled = try {
+            Settled(entry.number, attempt(entry), null)
         } catch (error: Throwable) {
-            // Aborted by the loop: the driver already counted it.
-            if (error is CancellationException && !coroutineContext.isActive) throw error
-            return threw(entry.number, error)
+            // Aborted by the loop: the driver already counted it; nothing to hand in.
+            if (error is CancellationException && !coroutineContext.isActive) return
+            Settled(entry.number, null, error)
         }
-        val outcome = try {
-            io.outcomeOf(value)
-        } catch (unreadable: Throwable) {
-            io.dispose(value)
-            return abandon(unreadable)
-        }
-        received(entry.number, value, true, null) { now -> driver.handleResult(now, entry.number, outcome) }
-    }
-
-    /** The failure table first, then the hook (by default: not retryable); an invalid request is rethrown. */
-    private fun threw(attempt: Int, error: Throwable) {
-        if (io.invalid(error)) return abandon(error)
-        val failure = io.failureOf(error)
-        if (failure != null) return received(attempt, null, false, error) { now -> driver.handleFailure(now, attempt, failure) }
-        val outcome = try {
-            outcomeOfError?.invoke(error) ?: NOT_RETRYABLE
-        } catch (hookError: Throwable) {
-            return abandon(hookError)
-        }
-        received(attempt, null, false, error) { now -> driver.handleResult(now, attempt, outcome) }
-    }
-
-    /** Hands a result in; keeps it when accepted (releasing the value it replaces), else releases its value. */
-    private inline fun received(attempt: Int, value: T?, carries: Boolean, error: Throwable?, handle: (Long) -> Receipt) {
-        var release: T? = null
-        var releases = false
-        synchronized(lock) {
-            val receipt = try {
-                if (done) Receipt.DISCARDED else handle(clock.nowMs())
-            } catch (refused: RetryplanException) {
-                failed = failed ?: refused // an outcome the core refuses: the hook's mistake
-                Receipt.DISCARDED
-            }
-            if (receipt == Receipt.ACCEPTED) {
-                if (hasValue && latestValue !== value) {
-                    release = latestValue
-                    releases = true
-                }
-                latestAttempt = attempt
-                latestValue = value
-                hasValue = carries
-                latestError = error
-            } else if (carries) {
-                release = value
-                releases = true
-            }
-        }
-        @Suppress("UNCHECKED_CAST")
-        if (releases) runCatching { io.dispose(release as T) }
+        // After the end nobody reads the inbox: release what it carried.
+        val late = synchronized(inbox) { if (closed) settled else null.also { inbox.addLast(settled) } }
+        release(late)
         wake?.complete(Unit)
     }
 
-    private fun abandon(error: Throwable) {
-        synchronized(lock) { failed = failed ?: error }
-        wake?.complete(Unit)
-    }
+    private fun take(): Settled? = synchronized(inbox) { inbox.pollFirst() }
 
-    private fun abort(job: Job?, action: Action.AbortAttempt) {
-        job?.cancel()
-        if (action.reason != AbortReason.TIMED_OUT) return
-        // The driver counted it as timed out: that is now the latest result.
-        val timeout = TimeoutException("retryplan: attempt ${action.attempt} reached its timeout")
-        received(action.attempt, null, false, timeout) { Receipt.ACCEPTED }
-    }
-
-    /** Ends the host: the last result as kept, for the finish (null when the loop failed: the kept value is released). */
-    private fun finish(ending: Ending?): Ended<T> {
-        val (value, has, error) = synchronized(lock) {
-            done = true
-            val kept = ending?.lastResult?.attempt == latestAttempt
-            Triple(latestValue, hasValue && kept, if (kept) latestError else null)
+    /** Hands what an attempt ended with in, under a fresh token; the receipt says whether it is kept. */
+    private fun handIn(settled: Settled) {
+        val token = nextToken++
+        val error = settled.error
+        val attempt = settled.attempt
+        val now = clock.nowMs()
+        if (error == null) {
+            @Suppress("UNCHECKED_CAST")
+            val reading = io.response?.let { read -> readOrRelease(settled) { read(settled.value as T) } }
+            if (reading != null) {
+                val headers = guidance(reading.header)
+                val receipt = driver.handleResponse(now, attempt, token, reading.status, headers, System.currentTimeMillis())
+                kept(token, settled, receipt == Receipt.DISCARDED)
+                return step(Wire.POLL)
+            }
+            return result(token, settled, Held.VALUE, Wire.SUCCESS, 0)
         }
-        @Suppress("UNCHECKED_CAST")
-        if (hasValue && !has) runCatching { io.dispose(value as T) }
-        val decision = ending?.decision ?: Decision.AwaitOutcome(0, 0)
-        return Ended(decision, key, ending?.lastResult?.outcome, if (has) value else null, has, error)
+        if (io.invalid(error)) throw error
+        io.failureOf(error)?.let { return result(token, settled, Held.ERROR, Wire.FAILURE, Wire.failure(it)) }
+        val outcome = outcomeOfError?.invoke(error) ?: NOT_RETRYABLE
+        if (outcome is Outcome.Application) return result(token, settled, Held.ERROR, Wire.APPLICATION, Wire.verdict(outcome.verdict))
+        // Any other outcome the hook chose goes in typed (uniffi), then the loop polls.
+        kept(token, settled, driver.handleResult(now, attempt, outcome, token, Held.ERROR) == Receipt.DISCARDED)
+        step(Wire.POLL)
     }
-}
 
-/**
- * An HTTP helper's ending: the last response when there is one (the winner's
- * on success), except for reconcile; otherwise the typed ending, the response
- * (if any) closed first.
- */
-internal fun <T> Ended<T>.responseOrThrow(dispose: (T) -> Unit): T {
+    /** A `result` record for [settled] under [token]; its answer is the next action. */
+    private fun result(token: Long, settled: Settled, held: Held, kind: Long, code: Long) {
+        input.fill(Wire.NONE)
+        input[Wire.IN_KIND] = Wire.RESULT
+        input[Wire.IN_NOW] = clock.nowMs()
+        input[Wire.IN_ATTEMPT] = settled.attempt.toLong()
+        input[Wire.IN_TOKEN] = token
+        input[Wire.IN_HELD] = Wire.held(held)
+        input[Wire.IN_OUTCOME_KIND] = kind
+        input[Wire.IN_OUTCOME_CODE] = code
+        driver.exchangeInto(input, out)
+        kept(token, settled, Wire.discarded(out))
+    }
+
+    private fun kept(token: Long, settled: Settled, discarded: Boolean) {
+        if (discarded) release(settled) else held[token] = settled
+    }
+
+    /** Reads a response; one that cannot be read is released and its error raised. */
+    private inline fun readOrRelease(settled: Settled, read: () -> HttpReading): HttpReading = try {
+        read()
+    } catch (unreadable: Throwable) {
+        release(settled)
+        throw unreadable
+    }
+
     @Suppress("UNCHECKED_CAST")
-    val response = value as T
-    if (hasValue && decision !is Decision.Reconcile) return response
-    if (hasValue) runCatching { dispose(response) }
-    throw exception() ?: IllegalStateException("retryplan: succeeded without a response")
+    private fun release(settled: Settled?) {
+        if (settled != null && settled.error == null) runCatching { io.dispose(settled.value as T) }
+    }
+
+    /** The finish on the wire: the token's value when the ending returns it, else the typed ending with its cause. */
+    @Suppress("UNCHECKED_CAST")
+    private fun finish(): Ended<T> {
+        val token = out[Wire.TOKEN]
+        val returns = out[Wire.ENDING] and Wire.ENDING_RETURNS != 0L
+        val kept = if (token == Wire.NONE) null else held.remove(token)
+        close(if (returns) null else kept)
+        val now = clock.nowMs()
+        val typed = { (driver.pollAction(now) as Action.Finish).ending }
+        return if (returns) Ended(true, kept?.value as T?, typed, null, key) else Ended(false, null, typed, kept?.error, key)
+    }
+
+    /** No more results: everything still held or still arriving is released (but [keep], the ending's cause). */
+    private fun close(keep: Settled?) {
+        val late = synchronized(inbox) {
+            closed = true
+            ArrayList(inbox).also { inbox.clear() }
+        }
+        late.forEach(::release)
+        held.values.forEach { if (it !== keep) release(it) }
+        if (keep != null && keep.error == null) release(keep)
+        held.clear()
+    }
 }
 
 /** The failure table of an HTTP helper: the binding's, and any other I/O error of the client as a lost connection. */

@@ -5,26 +5,19 @@ import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicLong
 
 /**
- * The C functions of `src/hot.rs` and `src/hot_driver.rs`, bound by JNA's
+ * The C functions of `src/hot.rs` ([Operation]'s decisions), bound by JNA's
  * direct mapping to the library uniffi loads (same name, same override
- * property), and the decoding of their answers. The layouts are `hot.rs`'s
- * `encode` (a decision, 8 words) and `hot_driver.rs`'s (an action or an
- * event, 16 words).
+ * property), and the decoding of their answers (`hot.rs`'s `encode`, a
+ * decision in 8 words). The driver's hot path is the core's wire (Wire.kt).
  */
 internal object HotPath {
     const val WORDS = 8
-    const val DRIVER_WORDS = 16
     const val DONE = 0
     const val FAILED = 1
     const val PANICKED = 4
-    const val TYPED = 5
-    const val DISCARDED = 6
-    /** The outcome kind of a failure of the vocabulary (its code is the ordinal). */
-    const val FAILURE = 6
 
     init {
-        val name = "retryplan_uniffi"
-        Native.register(HotPath::class.java, System.getProperty("uniffi.component.$name.libraryOverride") ?: name)
+        registerNative(HotPath::class.java)
     }
 
     external fun retryplan_kotlin_poll(handle: Long, nowMs: Long, out: LongArray, len: Int): Int
@@ -33,13 +26,6 @@ internal object HotPath {
         handle: Long, nowMs: Long, attempt: Int, kind: Int, code: Int, guidance: Int, guidanceMs: Long,
         out: LongArray, len: Int,
     ): Int
-    external fun retryplan_kotlin_driver_poll(handle: Long, nowMs: Long, out: LongArray, len: Int): Int
-    external fun retryplan_kotlin_driver_result(
-        handle: Long, nowMs: Long, attempt: Int, kind: Int, code: Int, guidance: Int, guidanceMs: Long,
-    ): Int
-    external fun retryplan_kotlin_driver_cancel(handle: Long, nowMs: Long): Int
-    external fun retryplan_kotlin_driver_event(handle: Long, out: LongArray, len: Int): Int
-
     /** True when the engine refused the call and changed nothing: uniffi's path raises the typed exception. */
     fun refused(status: Int): Boolean = when (status) {
         DONE -> false
@@ -70,10 +56,6 @@ internal object HotPath {
         }
 
     private val reasons = GiveUpReason.entries
-    private val aborts = AbortReason.entries
-    private val grpcCodes = GrpcCode.entries
-    private val transportFailures = TransportFailure.entries
-    private val verdicts = Verdict.entries
 
     private fun optional(value: Long): Long? = if (value < 0) null else value
 
@@ -103,40 +85,12 @@ internal object HotPath {
         6 -> Decision.Restart(w[at + 1].toInt(), w[at + 2], w[at + 3], attempts(w[at + 6], w[at + 7]))
         else -> throw IllegalStateException("retryplan: unknown decision kind ${w[at]}")
     }
+}
 
-    /** The attempt result written at [at]: `[attempt or -1, kind, code, guidance, guidance ms]`. */
-    private fun result(w: LongArray, at: Int): AttemptResult? {
-        if (w[at] < 0) return null
-        val code = w[at + 2].toInt()
-        val outcome = when (w[at + 1].toInt()) {
-            0 -> Outcome.Success
-            1 -> Outcome.HttpStatus(code, if (w[at + 3] == 1L) w[at + 4] else null, null)
-            2 -> Outcome.GrpcStatus(
-                grpcCodes[code],
-                when (w[at + 3].toInt()) {
-                    0 -> null
-                    1 -> Pushback.RetryAfterMs(w[at + 4])
-                    else -> Pushback.DoNotRetry
-                },
-            )
-            3 -> Outcome.Transport(transportFailures[code])
-            4 -> Outcome.Application(verdicts[code])
-            else -> Outcome.Cancelled
-        }
-        return AttemptResult(w[at].toInt(), outcome)
-    }
-
-    fun action(w: LongArray): Action = when (w[0].toInt()) {
-        0 -> Action.StartAttempt(AttemptPlan(w[1].toInt(), w[2], w[3], hex16(w[4]), w[5], w[6] != 0L, w[7] != 0L))
-        1 -> Action.AbortAttempt(w[1].toInt(), aborts[w[2].toInt()])
-        2 -> Action.Sleep(w[1])
-        3 -> Action.Finish(Ending(decision(w, 1), result(w, 9)))
-        4 -> Action.Release(w[1])
-        else -> throw IllegalStateException("retryplan: unknown action kind ${w[0]}")
-    }
-
-    /** The event written into [w], or null when there was none. */
-    fun event(w: LongArray): Event? = if (w[0] == 0L) null else Event(w[1], decision(w, 2), result(w, 10))
+/** Binds [type]'s `external` functions by JNA's direct mapping to the library uniffi loads (same name, same override property). */
+internal fun registerNative(type: java.lang.Class<*>) {
+    val name = "retryplan_uniffi"
+    Native.register(type, System.getProperty("uniffi.component.$name.libraryOverride") ?: name)
 }
 
 /**

@@ -21,7 +21,7 @@ val REQUEST_ID_HEADER: String = requestIdHeader()
 val GUIDANCE_HEADERS: List<String> = guidanceHeaders()
 
 /** The guidance headers a lookup finds, by their lower-case names. */
-private fun guidance(header: (String) -> String?): Map<String, String> {
+internal fun guidance(header: (String) -> String?): Map<String, String> {
     val found = HashMap<String, String>(4)
     for (name in GUIDANCE_HEADERS) header(name)?.let { found[name] = it }
     return found

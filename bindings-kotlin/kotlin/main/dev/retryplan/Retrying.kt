@@ -35,11 +35,7 @@ data class Attempt(
     val hedge: Boolean,
     /** True when the request carries [idempotencyKey] as [IDEMPOTENCY_KEY_HEADER] (a keyed or unsafe operation). */
     val sendIdempotencyKey: Boolean,
-) {
-    internal constructor(plan: AttemptPlan, key: String) : this(
-        plan.attempt, plan.timeoutMs, plan.abortAtMs, plan.requestId, key, plan.remainingBudgetMs, plan.hedge, plan.sendIdempotencyKey,
-    )
-}
+)
 
 /** Closes a value the helper will not return, when it is [AutoCloseable]; the default `onDiscard`. */
 fun closeIfCloseable(value: Any?) {
@@ -48,10 +44,10 @@ fun closeIfCloseable(value: Any?) {
 
 internal fun driverFor(
     policy: Policy, dependency: Dependency?, idempotencyKey: String?, deadlineMs: Long?, seed: Long?, repeatability: Repeatability?,
-    stats: Stats?, onDecision: ((Event) -> Unit)?, clock: MonotonicClock,
+    stats: Stats?, onDecision: ((Event) -> Unit)?, clock: MonotonicClock, returnsResponses: Boolean = false, oneShotBody: Boolean = false,
 ): Driver = Driver(
-    policy, clock.nowMs(), OperationOptions(seed, idempotencyKey, deadlineMs, dependency, repeatability),
-    DriverOptions(stats = stats, recordEvents = onDecision != null),
+    policy, clock.nowMs(), OperationOptions(seed, idempotencyKey, deadlineMs, dependency, repeatability, oneShotBody),
+    DriverOptions(stats = stats, recordEvents = onDecision != null, returnsResponses = returnsResponses),
 )
 
 /**
@@ -84,8 +80,5 @@ suspend fun <T> retrying(
     seed: Long? = null,
     block: suspend (Attempt) -> T,
 ): T = driverFor(policy, dependency, idempotencyKey, deadlineMs, seed, null, stats, onDecision, clock).use { driver ->
-    val io = Io<T>({ Outcome.Success }, ::failureOf, { false }, onDiscard)
-    val ended = Host(driver, clock, io, onDecision, outcomeOfError).run(block)
-    @Suppress("UNCHECKED_CAST")
-    if (ended.decision is Decision.Succeeded) ended.value as T else throw ended.exception()!!
+    Host(driver, clock, Io<T>(null, ::failureOf, { false }, onDiscard), onDecision, outcomeOfError).run(block).valueOrThrow()
 }

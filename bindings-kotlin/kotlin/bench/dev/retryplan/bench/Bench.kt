@@ -1,6 +1,5 @@
 package dev.retryplan.bench
 
-import dev.retryplan.Action
 import dev.retryplan.Decision
 import dev.retryplan.Driver
 import dev.retryplan.Operation
@@ -9,6 +8,7 @@ import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.Verdict
 import dev.retryplan.retrying
+import dev.retryplan.wireTables
 import kotlinx.coroutines.runBlocking
 
 /*
@@ -69,23 +69,49 @@ private fun run(decider: Decider, cycles: Int, out: MutableList<Decision>? = nul
     return sink
 }
 
+/** The core's wire tables, read once (as the helpers' Wire.kt reads them). */
+private val TABLES = wireTables()
+private fun List<String>.word(name: String) = indexOf(name).also { check(it >= 0) }
+private val IN_KIND = TABLES.inputFields.word("input_kind")
+private val IN_NOW = TABLES.inputFields.word("now_ms")
+private val IN_ATTEMPT = TABLES.inputFields.word("attempt")
+private val IN_OUTCOME_KIND = TABLES.inputFields.word("outcome_kind")
+private val IN_OUTCOME_CODE = TABLES.inputFields.word("outcome_code")
+private val OUT_ACTION = TABLES.outputFields.word("action_kind")
+private val OUT_ATTEMPT = TABLES.outputFields.word("attempt")
+private val OUT_UNTIL = TABLES.outputFields.word("until_ms")
+private val POLL = TABLES.inputKinds.word("poll").toLong()
+private val RESULT = TABLES.inputKinds.word("result").toLong()
+private val HTTP_STATUS = TABLES.outcomeKinds.word("http_status").toLong()
+private val SLEEP = TABLES.actionKinds.word("sleep").toLong()
+
 /**
- * One operation of [cycles] retry cycles through the driver, as a helper's
- * loop calls it: `pollAction` starts an attempt, `handleResult(503)` takes its
- * result, `pollAction` answers Sleep, and the next poll is at its end; the last
- * attempt succeeds. Three driver calls per cycle (the floor's cycle is two).
+ * One operation of [cycles] retry cycles through the driver's wire, as a
+ * helper's loop steps it: a `poll` record starts an attempt, a `result`
+ * record (503) answers its receipt and the next action (a sleep), and the
+ * next poll is at its end; the last attempt succeeds. Two wire calls per
+ * cycle (the floor's cycle is two calls too).
  */
 private fun driverCycles(policy: Policy, cycles: Int): Int {
     var sink = 0
+    val input = LongArray(TABLES.inputFields.size)
+    val out = LongArray(TABLES.outputFields.size)
     Driver(policy, 0, OperationOptions(seed = SEED)).use { driver ->
         var now = 0L
         for (cycle in 1..cycles) {
-            val start = driver.pollAction(now) as Action.StartAttempt
+            input.fill(TABLES.none)
+            input[IN_KIND] = POLL
+            input[IN_NOW] = now
+            driver.exchangeInto(input, out) // a start
             now += 1
-            sink += driver.handleResult(now, start.plan.attempt, if (cycle == cycles) OK else UNAVAILABLE).ordinal
-            val next = driver.pollAction(now)
-            sink += next.hashCode()
-            if (next is Action.Sleep) now = next.untilMs
+            input[IN_KIND] = RESULT
+            input[IN_NOW] = now
+            input[IN_ATTEMPT] = out[OUT_ATTEMPT]
+            input[IN_OUTCOME_KIND] = HTTP_STATUS
+            input[IN_OUTCOME_CODE] = if (cycle == cycles) 200 else 503
+            driver.exchangeInto(input, out) // the receipt and the next action
+            sink += out[OUT_ACTION].toInt()
+            if (out[OUT_ACTION] == SLEEP) now = out[OUT_UNTIL]
         }
     }
     return sink
@@ -203,10 +229,10 @@ fun main(args: Array<String>) {
         val floorCycle = pure[1].let { Cost(it.wallNs * 2, it.cpuNs * 2) }
         println()
         println("%-44s %10.0f / %8.0f %8.1f / %6.1f %10.0fx".format(
-            "driver retry cycle (3 calls) vs floor (2 calls)", cycle.wallNs, cycle.cpuNs, floorCycle.wallNs, floorCycle.cpuNs,
+            "driver retry cycle (2 wire calls) vs floor (2)", cycle.wallNs, cycle.cpuNs, floorCycle.wallNs, floorCycle.cpuNs,
             cycle.cpuNs / floorCycle.cpuNs,
         ))
-        println("%-44s %10.0f / %8.0f".format("  per driver call", cycle.wallNs / 3, cycle.cpuNs / 3))
+        println("%-44s %10.0f / %8.0f".format("  per wire call", cycle.wallNs / 2, cycle.cpuNs / 2))
     }
     // The helper as users call it: a fresh operation per call (seed and key from the OS), in one coroutine.
     Policy.fromJson(TEN_TRIES).use { policy ->

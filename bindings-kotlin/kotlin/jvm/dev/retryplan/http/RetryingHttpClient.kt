@@ -15,9 +15,7 @@ import dev.retryplan.Stats
 import dev.retryplan.blocking.blocking
 import dev.retryplan.driverFor
 import dev.retryplan.httpFailureOf
-import dev.retryplan.Driver
-import dev.retryplan.readResponse
-import dev.retryplan.responseOrThrow
+import dev.retryplan.HttpReading
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import java.net.http.HttpClient
@@ -69,11 +67,11 @@ class RetryingHttpClient(
         // A key the caller already set is the operation's key: never replace it.
         val callerKey = template.headers().firstValue(IDEMPOTENCY_KEY_HEADER).orElse(null)
         val repeatability = policy.repeatabilityForHttp(template.method(), idempotent)
-        return driverFor(policy, dependency, callerKey, null, null, repeatability, stats, onDecision, clock).use { driver ->
-            val io = Io<HttpResponse<T>>(driver::outcomeOf, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody)
-            val host = Host(driver, clock, io, onDecision, outcomeOfError)
+        return driverFor(policy, dependency, callerKey, null, null, repeatability, stats, onDecision, clock, true).use { driver ->
+            val read = { response: HttpResponse<T> -> HttpReading(response.statusCode().toLong()) { response.headers().firstValue(it).orElse(null) } }
+            val host = Host(driver, clock, Io<HttpResponse<T>>(read, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody), onDecision, outcomeOfError)
             val ended = host.run { attempt -> client.sendAsync(copy(request, attempt), bodyHandler).await(::closeBody) }
-            RetriedResponse(ended.decision, ended.responseOrThrow(::closeBody), host.key)
+            RetriedResponse(ended.decision, ended.valueOrThrow(), host.key)
         }
     }
 
@@ -83,10 +81,6 @@ class RetryingHttpClient(
         return builder.build()
     }
 }
-
-/** A response as the core's outcome: its status and guidance headers, read by the core as the operation's policy says. */
-fun Driver.outcomeOf(response: HttpResponse<*>): Outcome =
-    readResponse(response.statusCode()) { name -> response.headers().firstValue(name).orElse(null) }
 
 private fun closeBody(response: HttpResponse<*>) {
     (response.body() as? AutoCloseable)?.close()

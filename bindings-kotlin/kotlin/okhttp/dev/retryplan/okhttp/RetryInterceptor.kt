@@ -4,6 +4,7 @@ import dev.retryplan.Attempt
 import dev.retryplan.Decision
 import dev.retryplan.Dependency
 import dev.retryplan.Event
+import dev.retryplan.Failure
 import dev.retryplan.Host
 import dev.retryplan.IDEMPOTENCY_KEY_HEADER
 import dev.retryplan.Io
@@ -16,9 +17,7 @@ import dev.retryplan.blocking.blocking
 import dev.retryplan.blocking.interruptible
 import dev.retryplan.driverFor
 import dev.retryplan.httpFailureOf
-import dev.retryplan.Driver
-import dev.retryplan.readResponse
-import dev.retryplan.responseOrThrow
+import dev.retryplan.HttpReading
 import okhttp3.Call
 import okhttp3.Interceptor
 import okhttp3.OkHttpClient
@@ -53,11 +52,12 @@ val Response.retryDecision: Decision? get() = request().tag(RetryTag::class.java
  * attempt's window, sends a fresh `X-Request-Id` and, when the plan says so,
  * the `Idempotency-Key` (a key the caller set is the operation's key). The
  * method says what may be repeated (RFC 9110; tag the request [Idempotent] to
- * say otherwise); the status and guidance headers are read by the core. A
- * one-shot or duplex body is sent once, never repeated. It returns the last
- * response (the ending in [retryDecision]) and closes every other; with no
- * response, and always for reconcile, it throws the typed ending (an
- * `IOException`). `call.cancel()` cancels the operation and every attempt
+ * say otherwise); the status (as OkHttp gives it) and the guidance headers
+ * are read by the core. A one-shot or duplex body is sent once, never hedged,
+ * and the operation ends `gave_up body_not_replayable` where a retry was
+ * wanted. It returns the response the core chooses (the last one, unless
+ * reconcile; the ending in [retryDecision]) and closes every other; else it
+ * throws the typed ending (an `IOException`). `call.cancel()` cancels the operation and every attempt
  * (`IOException("Canceled")`, as OkHttp throws).
  */
 class RetryInterceptor @JvmOverloads constructor(
@@ -71,9 +71,6 @@ class RetryInterceptor @JvmOverloads constructor(
     /** The attempt calls this interceptor made, and their request and timeout: let through, not retried again. */
     private val attempts = Collections.synchronizedMap(IdentityHashMap<Call, Pair<Request, Int>>())
 
-    /** The policy for a body that can be sent once: one attempt, no hedge (read by the core). */
-    private val once: Policy by lazy { Policy(policy.toConfig().copy(maxAttempts = 1, hedging = null)) }
-
     override fun intercept(chain: Interceptor.Chain): Response {
         attempts[chain.call()]?.let { (request, timeoutMs) ->
             return chain.withConnectTimeout(timeoutMs, TimeUnit.MILLISECONDS).withReadTimeout(timeoutMs, TimeUnit.MILLISECONDS)
@@ -82,10 +79,11 @@ class RetryInterceptor @JvmOverloads constructor(
         val call = chain.call()
         if (call.isCanceled) throw IOException("Canceled")
         val request = chain.request()
-        val policy = if (isOneShot(request.body())) once else policy
         val repeatability = policy.repeatabilityForHttp(request.method(), request.tag(Idempotent::class.java)?.value)
-        return driverFor(policy, dependency, request.header(IDEMPOTENCY_KEY_HEADER), null, null, repeatability, stats, onDecision, clock).use { driver ->
-            val io = Io<Response>(driver::outcomeOf, ::httpFailureOf, { it is IllegalArgumentException }, Response::close)
+        val key = request.header(IDEMPOTENCY_KEY_HEADER)
+        val oneShot = isOneShot(request.body())
+        return driverFor(policy, dependency, key, null, null, repeatability, stats, onDecision, clock, true, oneShot).use { driver ->
+            val io = Io<Response>({ HttpReading(it.code().toLong(), it::header) }, ::okHttpFailureOf, ::invalidRequest, Response::close)
             val host = Host(driver, clock, io, onDecision, outcomeOfError)
             val tag = RetryTag(host.key)
             val calls = Collections.synchronizedList(ArrayList<Call>())
@@ -94,7 +92,7 @@ class RetryInterceptor @JvmOverloads constructor(
                     host.run { attempt -> send(call, request, attempt, tag, calls) }
                 }
                 tag.decision = ended.decision
-                ended.responseOrThrow(Response::close)
+                ended.valueOrThrow()
             } finally {
                 synchronized(calls) { calls.forEach { attempts.remove(it) } }
             }
@@ -113,6 +111,18 @@ class RetryInterceptor @JvmOverloads constructor(
 }
 
 /**
+ * OkHttp's failure table: the HTTP helpers' ([httpFailureOf]), and a
+ * `NumberFormatException`, which OkHttp 3's own follow-up step throws from
+ * inside the chain on a `Retry-After` no `Int` holds: the server's malformed
+ * response.
+ */
+private fun okHttpFailureOf(error: Throwable): Failure? =
+    if (error is NumberFormatException) Failure.MALFORMED_RESPONSE else httpFailureOf(error)
+
+/** OkHttp refuses an invalid request (a bad URL or header) with IllegalArgumentException, rethrown unchanged. */
+private fun invalidRequest(error: Throwable): Boolean = error is IllegalArgumentException && error !is NumberFormatException
+
+/**
  * Adds a [RetryInterceptor] as the first application interceptor and turns
  * off OkHttp's own silent retry of failed connections (which would repeat a
  * request, a POST included, below the policy's decision).
@@ -121,9 +131,6 @@ fun OkHttpClient.Builder.retrying(interceptor: RetryInterceptor): OkHttpClient.B
     interceptors().add(0, interceptor)
     retryOnConnectionFailure(false)
 }
-
-/** A response as the core's outcome: its status and guidance headers, read by the core as the operation's policy says. */
-fun Driver.outcomeOf(response: Response): Outcome = readResponse(response.code()) { name -> response.header(name) }
 
 /**
  * True for a body that can be written once: `isOneShot()` or `isDuplex()`

@@ -6,6 +6,7 @@ import dev.retryplan.Concurrency
 import dev.retryplan.Dependency
 import dev.retryplan.Driver
 import dev.retryplan.DriverOptions
+import dev.retryplan.Held
 import dev.retryplan.Failure
 import dev.retryplan.Receipt
 import dev.retryplan.Stats
@@ -320,6 +321,7 @@ class ConformanceTest {
                 deadlineMs = optLong(case, "deadline_ms"),
                 dependency = dependency,
                 repeatability = repeatability,
+                oneShotBody = case["one_shot_body"] == true,
             )
             val concurrency = when (val c = case["concurrency"]) {
                 null, "concurrent" -> Concurrency.CONCURRENT
@@ -328,7 +330,7 @@ class ConformanceTest {
                 else -> error("$id: unknown concurrency $c")
             }
             val driver = try {
-                Driver(policy, long(case, "start_ms"), options, DriverOptions(concurrency, stats, recordEvents = true))
+                Driver(policy, long(case, "start_ms"), options, DriverOptions(concurrency, stats, recordEvents = true, returnsResponses = case["returns_responses"] == true))
             } catch (e: RetryplanException) {
                 return settle(case, "expect_error" to VectorJson.error(e), id)
             }
@@ -353,17 +355,21 @@ class ConformanceTest {
         dependency?.close()
     }
 
-    /** A result step: an outcome as written, a failure by name, or a response read by the binding's HTTP reader. */
+    /**
+     * A result step: an outcome as written, a failure by name, or a response
+     * (status and headers as given) read by the core, each with its token and
+     * what it holds when the step names one.
+     */
     private fun driverResult(driver: Driver, step: Map<String, Any?>, at: Long): Receipt {
         val attempt = long(step, "attempt").toInt()
-        step["failure"]?.let { name -> return driver.handleFailure(at, attempt, Failure.valueOf((name as String).uppercase())) }
-        step["outcome"]?.let { return driver.handleResult(at, attempt, VectorJson.outcome(it)) }
+        val token = optLong(step, "token")
+        val held = step["held"]?.let { Held.valueOf((it as String).uppercase()) } ?: Held.VALUE.takeIf { token != null }
+        step["failure"]?.let { name -> return driver.handleFailure(at, attempt, Failure.valueOf((name as String).uppercase()), token, held) }
+        step["outcome"]?.let { return driver.handleResult(at, attempt, VectorJson.outcome(it), token, held) }
         val response = obj(step["response"] ?: error("a result needs outcome, failure or response"))
-        val headers = obj(response["headers"] ?: emptyMap<String, Any?>())
-        val outcome = driver.readResponse(long(response, "status").toInt(), optLong(step, "now_unix_ms") ?: 0) { name ->
-            headers.entries.firstOrNull { it.key.equals(name, ignoreCase = true) }?.value as String?
-        }
-        return driver.handleResult(at, attempt, outcome)
+        @Suppress("UNCHECKED_CAST")
+        val headers = obj(response["headers"] ?: emptyMap<String, Any?>()) as Map<String, String>
+        return driver.handleResponse(at, attempt, token, long(response, "status"), headers, optLong(step, "now_unix_ms") ?: 0)
     }
 
     private fun steps(case: Map<String, Any?>, id: String): List<Map<String, Any?>> =

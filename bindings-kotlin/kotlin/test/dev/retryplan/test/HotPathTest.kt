@@ -1,20 +1,23 @@
 package dev.retryplan.test
 
+import dev.retryplan.Action
 import dev.retryplan.Decision
 import dev.retryplan.Driver
 import dev.retryplan.DriverOptions
 import dev.retryplan.Failure
-import dev.retryplan.NativeDriver
 import dev.retryplan.GrpcCode
+import dev.retryplan.Held
 import dev.retryplan.NativeOperation
 import dev.retryplan.Operation
 import dev.retryplan.OperationOptions
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.Pushback
+import dev.retryplan.Receipt
 import dev.retryplan.RetryplanException
 import dev.retryplan.TransportFailure
 import dev.retryplan.Verdict
+import dev.retryplan.wireTables
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertThrows
 import org.junit.jupiter.api.Test
@@ -128,45 +131,50 @@ class HotPathTest {
     }
 
     /**
-     * The driver's hot path against uniffi's, with events recorded: for every
-     * outcome as the last result of a finish (an error code takes the typed
-     * path) and every failure of the vocabulary, the same actions, receipts
-     * and events; a refused result stays typed.
+     * The driver's wire, against its typed calls: for every failure of the
+     * vocabulary and every verdict, a `result` record carrying the number the
+     * core's tables give it gets the same receipt and next action as the
+     * typed call (so the tables the helpers build their constants from are
+     * the core's); a refused record stays typed.
      */
     @Test
-    fun `the driver's hot path answers as uniffi's path does`() {
+    fun `the wire's tables name what the typed calls take`() {
+        val tables = wireTables()
         val options = DriverOptions(recordEvents = true)
-        fun both(policy: Policy, steps: (hot: Driver, native: NativeDriver) -> Unit) =
-            Driver(policy, 0, OperationOptions(seed = 11), options).use { hot ->
-                NativeDriver(policy, 0, OperationOptions(seed = 11), options).use { native -> steps(hot, native) }
+        fun kind(action: Action) = when (action) {
+            is Action.StartAttempt -> "start_attempt"
+            is Action.AbortAttempt -> "abort_attempt"
+            is Action.Sleep -> "sleep"
+            is Action.Release -> "release"
+            is Action.Finish -> "finish"
+        }
+        fun record(kind: String, code: Int) = listOf(
+            tables.inputKinds.indexOf("result"), 10, 1, 4, tables.helds.indexOf(Held.ERROR), tables.outcomeKinds.indexOf(kind), code, -1,
+        ).map { it.toLong() }
+        fun check(policy: Policy, typed: (Driver) -> Receipt, wire: List<Long>) =
+            Driver(policy, 0, OperationOptions(seed = 11), options).use { a ->
+                Driver(policy, 0, OperationOptions(seed = 11), options).use { b ->
+                    a.pollAction(0)
+                    b.pollAction(0)
+                    val receipt = typed(a)
+                    val out = b.exchange(wire)
+                    assertEquals(tables.receipts.indexOf(receipt).toLong(), out[tables.outputFields.indexOf("receipt")])
+                    val action = a.pollAction(10)
+                    assertEquals(tables.actionKinds.indexOf(kind(action)).toLong(), out[tables.outputFields.indexOf("action_kind")])
+                    assertEquals(action, b.pollAction(10))
+                }
             }
-        fun sameEvents(hot: Driver, native: NativeDriver) =
-            assertEquals(generateSequence { native.pollEvent() }.toList(), generateSequence { hot.pollEvent() }.toList())
         policy("""{"max_attempts": 2, "jitter": {"kind": "none"}, "attempt_timeout": {"fixed_ms": 300}}""").use { policy ->
-            for (outcome in outcomes) {
-                both(policy) { hot, native ->
-                    assertEquals(native.pollAction(0), hot.pollAction(0))
-                    assertEquals(native.handleResult(10, 1, outcome), hot.handleResult(10, 1, outcome))
-                    for (at in listOf(10L, 500L, 1_000L, 1_400L, 5_000L)) assertEquals(native.pollAction(at), hot.pollAction(at))
-                    sameEvents(hot, native)
-                }
-            }
             for (failure in Failure.entries) {
-                both(policy) { hot, native ->
-                    assertEquals(native.pollAction(0), hot.pollAction(0))
-                    assertEquals(native.handleFailure(10, 1, failure), hot.handleFailure(10, 1, failure))
-                    // A late result for the attempt is discarded, alike.
-                    assertEquals(native.handleResult(20, 1, Outcome.Success), hot.handleResult(20, 1, Outcome.Success))
-                    hot.handleCancel(30)
-                    native.handleCancel(30)
-                    assertEquals(native.pollAction(40), hot.pollAction(40))
-                    sameEvents(hot, native)
-                }
+                check(policy, { it.handleFailure(10, 1, failure, 4, Held.ERROR) }, record("failure", tables.failures.indexOf(failure)))
             }
-            both(policy) { hot, native ->
-                assertThrows(RetryplanException.AttemptNotRunning::class.java) { hot.handleResult(0, 9, Outcome.Success) }
-                assertThrows(RetryplanException.AttemptNotRunning::class.java) { native.handleResult(0, 9, Outcome.Success) }
-                assertThrows(RetryplanException.InvalidArgument::class.java) { hot.pollAction(-1) }
+            for (verdict in Verdict.entries) {
+                val outcome = Outcome.Application(verdict)
+                check(policy, { it.handleResult(10, 1, outcome, 4, Held.ERROR) }, record("application", tables.verdicts.indexOf(verdict)))
+            }
+            Driver(policy, 0, OperationOptions(seed = 11), options).use { driver ->
+                assertThrows(RetryplanException.AttemptNotRunning::class.java) { driver.exchange(record("failure", 0)) }
+                assertThrows(RetryplanException.InvalidArgument::class.java) { driver.exchange(listOf(0L, -1L)) }
             }
         }
     }

@@ -166,7 +166,10 @@ object VectorJson {
         is Action.AbortAttempt -> mapOf("type" to "abort_attempt", "attempt" to a.attempt.toLong(), "reason" to name(a.reason))
         is Action.Sleep -> mapOf("type" to "sleep", "until_ms" to a.untilMs)
         is Action.Release -> mapOf("type" to "release", "token" to a.token)
-        is Action.Finish -> fields("type" to "finish", "decision" to decision(a.ending.decision), "last_result" to result(a.ending.lastResult))
+        is Action.Finish -> fields(
+            "type" to "finish", "decision" to decision(a.ending.decision), "last_result" to result(a.ending.lastResult),
+            "result" to a.ending.result?.let { mapOf("token" to it.token, "returned" to it.returned) },
+        )
     }
 
     fun event(e: Event): Map<String, Any?> = fields("at_ms" to e.atMs, "decision" to decision(e.decision), "after" to result(e.after))
