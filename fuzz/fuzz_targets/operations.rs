@@ -19,8 +19,8 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use retryplan::{
     classify, Action, AttemptSet, BudgetSnapshot, Class, Concurrency, Decision, Dependency, Driver, DriverOptions,
-    GrpcCode, Idempotency, Jitter, Operation, OperationOptions, Outcome, Policy, Pushback, Repeatability,
-    TransportFailure, Verdict,
+    GrpcCode, Held, Idempotency, Jitter, Operation, OperationOptions, Outcome, Policy, Pushback, Receipt,
+    Repeatability, TransportFailure, Verdict,
 };
 use serde_json::json;
 
@@ -219,6 +219,10 @@ struct Client {
     seen_ms: u64,
     /// Attempts started and not yet reported or aborted.
     running: Vec<u32>,
+    /// A driver client's tokens: the results it handed in and still holds
+    /// (accepted, not yet released), and the next token to give.
+    held: Vec<u64>,
+    next_token: u64,
 }
 
 struct Checker<'a> {
@@ -380,7 +384,13 @@ fuzz_target!(|script: Script| {
                 }
             }
         };
-        clients.push(Client { runner: Some(runner), seen_ms: start_ms, running: Vec::new() });
+        clients.push(Client {
+            runner: Some(runner),
+            seen_ms: start_ms,
+            running: Vec::new(),
+            held: Vec::new(),
+            next_token: 1,
+        });
     }
     if clients.is_empty() {
         return;
@@ -449,8 +459,17 @@ fuzz_target!(|script: Script| {
                             Event::Cancel(_) => driver.handle_cancel(reading),
                             Event::Outcome(_, choice, knobs) => {
                                 let attempt = chosen(&client.running, *choice);
-                                match driver.handle_result(reading, attempt, outcome(knobs)) {
-                                    Ok(_) => client.running.retain(|running| *running != attempt),
+                                // Every result is held under a token, as the helpers hold them.
+                                let token = client.next_token;
+                                client.next_token += 1;
+                                let held = if token % 2 == 0 { Held::Error } else { Held::Value };
+                                match driver.handle_result_with_token(reading, attempt, outcome(knobs), token, held) {
+                                    Ok(receipt) => {
+                                        client.running.retain(|running| *running != attempt);
+                                        if receipt == Receipt::Accepted {
+                                            client.held.push(token);
+                                        }
+                                    }
                                     Err(error) => assert_eq!(error.code(), "attempt_not_running", "{error}"),
                                 }
                             }
@@ -469,7 +488,19 @@ fuzz_target!(|script: Script| {
                             Action::Sleep { until_ms } => {
                                 assert!(until_ms > reading || driver.is_ended(), "sleep until {until_ms} at {reading}")
                             }
-                            Action::Finish(_) => assert!(driver.is_ended()),
+                            Action::Release { token } => {
+                                // Only a token handed in, accepted and not yet released.
+                                let at = client.held.iter().position(|held| *held == token);
+                                assert!(at.is_some(), "released {token}, held {:?}", client.held);
+                                client.held.retain(|held| *held != token);
+                            }
+                            Action::Finish(ending) => {
+                                assert!(driver.is_ended());
+                                // Everything else was released before the finish: the host
+                                // holds at most the one result the ending returns or raises.
+                                let expected: Vec<u64> = ending.result.map(|result| result.token).into_iter().collect();
+                                assert_eq!(client.held, expected, "held at the finish {:?}", ending);
+                            }
                         }
                         assert!(driver.operation().attempts_started() <= policy.max_attempts());
                     }
