@@ -15,6 +15,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use retryplan as rp;
+use retryplan::value::Named;
 use retryplan::wire::{self, ActionKind, EndingKind, InputKind, OutcomeKind};
 
 use crate::driver::Driver;
@@ -112,17 +113,15 @@ fn fields(table: &[(&str, usize)]) -> Vec<String> {
     sorted.into_iter().map(|(name, _)| name.to_owned()).collect()
 }
 
-/// Names in wire order: each kind placed at its core number (`word()`).
-fn kinds<K: Copy>(members: &[K], word: impl Fn(K) -> i64, name: impl Fn(K) -> &'static str) -> Vec<String> {
-    let mut named: Vec<(i64, &str)> = members.iter().map(|kind| (word(*kind), name(*kind))).collect();
-    named.sort_by_key(|(number, _)| *number);
-    named.into_iter().map(|(_, name)| name.to_owned()).collect()
+/// A kind table's names in wire order: the core's `Named` table, each
+/// member's number on the wire being its place there.
+fn kinds<K: Named>() -> Vec<String> {
+    K::ALL.iter().map(|kind| kind.name().to_owned()).collect()
 }
 
 /// The core's tables of the wire encoding (see [`WireTables`]).
 #[uniffi::export]
 pub fn wire_tables() -> WireTables {
-    use rp::{Held, Receipt, Verdict};
     WireTables {
         version: wire::wire_version(),
         none: wire::NONE,
@@ -132,75 +131,18 @@ pub fn wire_tables() -> WireTables {
         ending_returns: wire::ENDING_RETURNS,
         input_fields: fields(wire::input::FIELDS),
         output_fields: fields(wire::output::FIELDS),
-        // The names are matched exhaustively (a new kind fails to compile
-        // here); their numbers are the core's.
-        input_kinds: kinds(
-            &[InputKind::Poll, InputKind::Result, InputKind::Cancel],
-            InputKind::word,
-            |kind| match kind {
-                InputKind::Poll => "poll",
-                InputKind::Result => "result",
-                InputKind::Cancel => "cancel",
-            },
-        ),
-        outcome_kinds: kinds(
-            &[
-                OutcomeKind::Success,
-                OutcomeKind::HttpStatus,
-                OutcomeKind::GrpcStatus,
-                OutcomeKind::Transport,
-                OutcomeKind::Failure,
-                OutcomeKind::Application,
-                OutcomeKind::Cancelled,
-            ],
-            OutcomeKind::word,
-            |kind| match kind {
-                OutcomeKind::Success => "success",
-                OutcomeKind::HttpStatus => "http_status",
-                OutcomeKind::GrpcStatus => "grpc_status",
-                OutcomeKind::Transport => "transport",
-                OutcomeKind::Failure => "failure",
-                OutcomeKind::Application => "application",
-                OutcomeKind::Cancelled => "cancelled",
-            },
-        ),
-        action_kinds: kinds(
-            &[
-                ActionKind::StartAttempt,
-                ActionKind::AbortAttempt,
-                ActionKind::Sleep,
-                ActionKind::Release,
-                ActionKind::Finish,
-            ],
-            ActionKind::word,
-            |kind| match kind {
-                ActionKind::StartAttempt => "start_attempt",
-                ActionKind::AbortAttempt => "abort_attempt",
-                ActionKind::Sleep => "sleep",
-                ActionKind::Release => "release",
-                ActionKind::Finish => "finish",
-            },
-        ),
-        ending_kinds: kinds(
-            &[EndingKind::Succeeded, EndingKind::GaveUp, EndingKind::Reconcile, EndingKind::Restart],
-            EndingKind::word,
-            |kind| match kind {
-                EndingKind::Succeeded => "succeeded",
-                EndingKind::GaveUp => "gave_up",
-                EndingKind::Reconcile => "reconcile",
-                EndingKind::Restart => "restart",
-            },
-        ),
+        input_kinds: kinds::<InputKind>(),
+        outcome_kinds: kinds::<OutcomeKind>(),
+        action_kinds: kinds::<ActionKind>(),
+        ending_kinds: kinds::<EndingKind>(),
         failures: rp::Failure::ALL.to_vec(),
-        // The core's `Named` tables of these three are not public (see the
-        // report): their order is the declaration order, as for the others.
-        verdicts: vec![Verdict::Retryable, Verdict::NotRetryable, Verdict::Conflict],
+        verdicts: <rp::Verdict as Named>::ALL.to_vec(),
         transport_failures: rp::TransportFailure::ALL.to_vec(),
         grpc_codes: rp::GrpcCode::ALL.to_vec(),
         abort_reasons: rp::AbortReason::ALL.to_vec(),
         give_up_reasons: rp::GiveUpReason::ALL.to_vec(),
-        receipts: vec![Receipt::Accepted, Receipt::Discarded],
-        helds: vec![Held::Value, Held::Error],
+        receipts: <rp::Receipt as Named>::ALL.to_vec(),
+        helds: <rp::Held as Named>::ALL.to_vec(),
     }
 }
 
