@@ -17,6 +17,8 @@ reset) gets entry n, and the last entry repeats. An entry is an object with:
 - ``delay_ms``: wait before sending anything;
 - ``hang``: never answer (until the client goes away, at most 60 s);
 - ``reset``: read the whole request, then reset the connection (RST);
+- ``reset_mid_body``: read the head and the first 64 KiB of the body, then
+  reset the connection while the client is still sending it;
 - ``drip_body_ms``: send the head with the full Content-Length, then the body
   one byte every that many ms;
 - ``drip_head_ms``: send the head itself one byte every that many ms.
@@ -74,7 +76,7 @@ def http_date(seconds_from_now: float) -> str:
     return email.utils.formatdate(math.ceil(time.time() + seconds_from_now), usegmt=True)
 
 
-async def read_request(reader: asyncio.StreamReader) -> Optional[Tuple[str, str, Dict[str, str], bytes]]:
+async def read_head(reader: asyncio.StreamReader) -> Optional[Tuple[str, str, Dict[str, str]]]:
     try:
         head = await reader.readuntil(b"\r\n\r\n")
     except (asyncio.IncompleteReadError, ConnectionError):
@@ -86,17 +88,23 @@ async def read_request(reader: asyncio.StreamReader) -> Optional[Tuple[str, str,
         if ":" in line:
             name, value = line.split(":", 1)
             headers[name.strip().lower()] = value.strip()
-    body = b""
+    return method, target, headers
+
+
+async def read_body(reader: asyncio.StreamReader, headers: Dict[str, str], limit: Optional[int] = None) -> bytes:
+    """The request body (at most ``limit`` bytes of it, when given)."""
     if "content-length" in headers:
-        body = await reader.readexactly(int(headers["content-length"]))
-    elif headers.get("transfer-encoding", "").lower() == "chunked":
-        while True:
+        length = int(headers["content-length"])
+        return await reader.readexactly(length if limit is None else min(length, limit))
+    body = b""
+    if headers.get("transfer-encoding", "").lower() == "chunked":
+        while limit is None or len(body) < limit:
             size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
             chunk = await reader.readexactly(size + 2)
             if size == 0:
                 break
             body += chunk[:-2]
-    return method, target, headers, body
+    return body
 
 
 def reset_connection(writer: asyncio.StreamWriter) -> None:
@@ -156,16 +164,22 @@ def control(scenarios: Scenarios, method: str, path: str) -> Tuple[int, Any]:
 async def serve_connection(scenarios: Scenarios, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     try:
         while True:
-            request = await read_request(reader)
-            if request is None:
+            head = await read_head(reader)
+            if head is None:
                 return
-            method, target, headers, _body = request
+            method, target, headers = head
             path = target.split("?", 1)[0]
             if path.startswith("/s/") and path[3:] in scenarios.by_id:
                 entry = scenarios.record(path[3:], method, path, headers)
+                if entry.get("reset_mid_body"):
+                    await read_body(reader, headers, limit=64 * 1024)
+                    reset_connection(writer)
+                    return
+                await read_body(reader, headers)
                 if not await answer(writer, entry):
                     return
                 continue
+            await read_body(reader, headers)
             status, payload = control(scenarios, method, path)
             body = json.dumps(payload).encode()
             writer.write(
