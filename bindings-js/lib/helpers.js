@@ -8,7 +8,8 @@ import { GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from './c
 import { newDriver } from './driver.js';
 import { ENDINGS } from './endings.js';
 import { failureOf } from './failures.js';
-import { Host } from './host.js';
+import { Host, after } from './host.js';
+import { abortAttempt } from './convert.js';
 
 const monotonicNow = () => performance.now();
 
@@ -97,6 +98,18 @@ export function run(policy, attempt, options = {}) {
 const cancelBody = (response) => response?.body?.cancel().catch(() => {});
 
 /**
+ * Bounds the body of a failed response the helper returns by its attempt's
+ * window, as every language does: at the attempt's abort time (never past the
+ * deadline) its signal, which the fetch still reads the body under, aborts,
+ * and a read not done by then errors. A success's body is the caller's. The
+ * timer never keeps a Node process alive by itself.
+ */
+function boundBody(entry, now) {
+  const cut = () => abortAttempt(entry, new DOMException('retryplan: the response body was not read within its attempt\'s window', 'TimeoutError'));
+  after(entry.abortAtMs - now(), cut, true);
+}
+
+/**
  * `fetch` with the core's retries: resolves to `{decision, response,
  * idempotencyKey}` with the last response when there is one (the winner's on
  * success) and rejects with the typed ending when there is none, and always
@@ -125,8 +138,9 @@ export function retryFetch(input, init = {}, options = {}) {
       const cache = entry.hedge ? 'no-store' : init.cache;
       return doFetch(input instanceof Request ? input.clone() : input, { ...init, cache, headers, signal: entry.signal });
     };
+    const entries = [];
     const io = {
-      entry: (entry) => entry,
+      entry: (entry) => (entries[entry.attempt] = entry),
       // The status as the platform gave it and the guidance headers: the core reads them.
       response: (handle, nowMs, attempt, token, response) =>
         _driverResponse(handle, nowMs, attempt, token, response.status, GUIDANCE_HEADERS.map((name) => response.headers.get(name) ?? undefined), Date.now()),
@@ -139,7 +153,10 @@ export function retryFetch(input, init = {}, options = {}) {
     const host = new Host(driver, send, io, { ...options, now, signal });
     return [host, () => {
       const finish = host.ending();
-      if (host.endReturns) return { decision: finish.decision, response: host.values[host.endToken], idempotencyKey: keyOf(host) };
+      if (host.endReturns) {
+        if (finish.decision.type !== 'succeeded') boundBody(entries[host.endToken], now);
+        return { decision: finish.decision, response: host.values[host.endToken], idempotencyKey: keyOf(host) };
+      }
       throw ending(host, finish);
     }];
   });

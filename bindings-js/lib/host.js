@@ -13,11 +13,12 @@ import { NAMES, WIRE, exchange } from './wire.js';
 // setTimeout fires at once for delays above 2^31-1 ms (24.8 days); re-arm instead.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** Calls `done` after `ms`; returns a function that cancels it. */
-function after(ms, done) {
+/** Calls `done` after `ms`; returns a function that cancels it. A `detached` timer never keeps a Node process alive by itself. */
+export function after(ms, done, detached = false) {
   let timer;
   const arm = (left) => {
     timer = setTimeout(() => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : done()), Math.min(Math.max(0, left), MAX_TIMER_MS));
+    if (detached) timer?.unref?.();
   };
   arm(ms);
   return () => clearTimeout(timer);

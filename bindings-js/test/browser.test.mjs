@@ -72,7 +72,7 @@ test('vectors, a fetch scenario and the shared helper scenarios in Chromium', as
         const log = await scenarioServer.log(each.id);
         const differs = inChromium[each.id];
         const expect = differs === undefined ? each.expect : differs.expect(each.expect);
-        for (const failure of check(expect, observed, log)) failures.push(`${each.id}: ${failure} (${JSON.stringify(observed)})`);
+        for (const failure of check(expect, observed, log, each.server)) failures.push(`${each.id}: ${failure} (${JSON.stringify(observed)})`);
       }
       assert.deepEqual(failures, []);
       assert.deepEqual(errors, []);

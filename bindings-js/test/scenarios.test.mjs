@@ -24,7 +24,7 @@ for (const scenario of scenarios) {
     await server.reset();
     const observed = await observe(api, scenario, scenarioUrl(scenario, server.port, closed));
     const log = await server.log(scenario.id);
-    assert.deepEqual(check(scenario.expect, observed, log), [], JSON.stringify(observed));
+    assert.deepEqual(check(scenario.expect, observed, log, scenario.server), [], JSON.stringify(observed));
     if (scenario.request.host === 'invalid_dns') assert.equal(observed.cause?.code, 'ENOTFOUND', 'the DNS error is the cause');
   });
 }
