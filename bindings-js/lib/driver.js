@@ -19,7 +19,7 @@ import { decided } from './convert.js';
 import { dependencyHandle } from './controls.js';
 import { pool } from './entropy.js';
 import { anyStatus, guidance } from './http.js';
-import { Held, handle, handleOf } from './objects.js';
+import { HEAVY, Held, handle, handleOf } from './objects.js';
 import { operationOptions } from './operation.js';
 import { Policy } from './policy.js';
 import { Stats } from './stats.js';
@@ -63,7 +63,7 @@ function holding(options) {
 
 export class Driver extends Held {
   constructor(policy, nowMs, options) {
-    super(newDriver(policy, nowMs, options));
+    super(newDriver(policy, nowMs, options), HEAVY);
   }
 
   pollAction(nowMs) {

@@ -12,17 +12,29 @@ const FREED = 2 ** 32 - 1;
 
 const objects = new FinalizationRegistry(_free);
 
-/** Makes `object` hold `handle`. */
-const hold = (object, handle) => {
+/**
+ * What an object that holds a large part of the wasm's memory (an operation,
+ * a driver: its slot of the table) weighs on the JS heap's books: an
+ * ArrayBuffer counts as memory outside the JS heap, so the collector runs as
+ * forgotten ones pile up. Without it, a million forgotten operations weigh a
+ * few tens of MB of JS objects and nothing is collected until the wasm's
+ * memory, which never shrinks, has grown by their whole size.
+ */
+const WEIGHT = Symbol('retryplan.weight');
+export const HEAVY = 512;
+
+/** Makes `object` hold `handle` (weighing `weight` bytes more on the collector's books). */
+const hold = (object, handle, weight = 0) => {
   object[HANDLE] = handle;
+  if (weight > 0) object[WEIGHT] = new ArrayBuffer(weight);
   objects.register(object, handle, object);
   return object;
 };
 
-/** An object holding a wasm handle. */
+/** An object holding a wasm handle (`weight`: see HEAVY). */
 export class Held {
-  constructor(handle) {
-    hold(this, handle);
+  constructor(handle, weight) {
+    hold(this, handle, weight);
   }
 
   /** Frees the wasm memory it holds (the garbage collector does it otherwise). Using it afterwards is an error. */
@@ -30,6 +42,7 @@ export class Held {
     const handle = this[HANDLE];
     if (handle === undefined) return;
     this[HANDLE] = undefined;
+    this[WEIGHT] = undefined;
     objects.unregister(this);
     _free(handle);
   }

@@ -16,7 +16,7 @@ import { attempt, ms, options as optionsOf, optional, text, whole } from './args
 import { decided, requestIdText } from './convert.js';
 import { dependencyHandle } from './controls.js';
 import { drawUnlessSeeded, pool } from './entropy.js';
-import { Held, handle, handleOf } from './objects.js';
+import { HEAVY, Held, handle, handleOf } from './objects.js';
 import { parts, read } from './outcomes.js';
 import { Policy } from './policy.js';
 
@@ -48,6 +48,7 @@ export class Operation extends Held {
       decided(
         _operationNew(policyHandle, now, seed, key, deadline, dependency, pool[at], pool[at + 1], pool[at + 2], pool[at + 3], pool[at + 4], pool[at + 5]),
       ),
+      HEAVY,
     );
   }
 

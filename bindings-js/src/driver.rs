@@ -150,7 +150,7 @@ pub fn driver_new(
         };
         let host = rp::DriverOptions { stats: objects::stats(stats)?, concurrency, record_events, returns_responses };
         let driver = rp::Driver::new(&policy, now_ms as u64, operation, host).map_err(js_error)?;
-        objects::insert(Object::Driver(driver))
+        objects::insert(Object::Driver(alloc::boxed::Box::new(driver)))
     }))
 }
 
