@@ -58,5 +58,6 @@ node --test \
   test/messages.test.mjs \
   test/tags.test.mjs \
   test/browser.test.mjs \
+  test/browser-resend.test.mjs \
   test/consumer.test.mjs \
   test/readme.test.mjs

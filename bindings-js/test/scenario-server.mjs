@@ -7,8 +7,9 @@ import { fileURLToPath } from 'node:url';
 
 const script = fileURLToPath(new URL('../../tests/helpers/server.py', import.meta.url));
 
-export async function startScenarioServer() {
-  const child = spawn(process.env.PYTHON ?? 'python3', [script], { stdio: ['pipe', 'pipe', 'inherit'] });
+/** Starts server.py on the shared scenarios, or on the scenario file `file`. */
+export async function startScenarioServer(file) {
+  const child = spawn(process.env.PYTHON ?? 'python3', file === undefined ? [script] : [script, file], { stdio: ['pipe', 'pipe', 'inherit'] });
   const port = await new Promise((resolve, reject) => {
     let text = '';
     child.once('error', reject);

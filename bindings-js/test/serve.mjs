@@ -13,10 +13,11 @@ const types = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.html': 't
  * the server from its own origin. A reset or refused upstream connection
  * resets the page's; a page that goes away takes the upstream request along.
  */
-function relay(request, response, port) {
+function relay(request, response, port, keepAlive) {
   const upstream = forward({ host: '127.0.0.1', port, method: request.method, path: request.url, headers: request.headers });
   upstream.on('response', (answer) => {
-    response.writeHead(answer.statusCode, answer.statusMessage, { ...answer.headers, connection: 'close' });
+    const { connection: _, ...headers } = answer.headers;
+    response.writeHead(answer.statusCode, answer.statusMessage, keepAlive ? headers : { ...headers, connection: 'close' });
     answer.pipe(response);
   });
   upstream.on('error', () => request.socket.resetAndDestroy());
@@ -28,15 +29,16 @@ function relay(request, response, port) {
  * Serves files (and `/api/` scripted answers) on 127.0.0.1; with
  * `scenarioPort`, relays `/s/*` to the scenario server. Every response closes
  * its connection: a browser silently resends a request (a POST too) whose
- * reused keep-alive connection is reset, which would hide what a helper did.
+ * reused keep-alive connection is reset, which would hide what a helper did;
+ * unless `keepAlive`, for the test of that very resend.
  */
-export async function serve({ root, vectors, mounts = {}, scenarioPort }) {
+export async function serve({ root, vectors, mounts = {}, scenarioPort, keepAlive = false }) {
   const seen = [];
   const server = createServer(async (request, response) => {
     const url = new URL(request.url, 'http://x');
     const path = decodeURIComponent(url.pathname);
-    response.setHeader('connection', 'close');
-    if (scenarioPort !== undefined && path.startsWith('/s/')) return relay(request, response, scenarioPort);
+    if (!keepAlive) response.setHeader('connection', 'close');
+    if (scenarioPort !== undefined && path.startsWith('/s/')) return relay(request, response, scenarioPort, keepAlive);
     if (path === '/api/busy-then-ok') {
       for await (const _ of request);
       seen.push({ key: request.headers['idempotency-key'], requestId: request.headers['x-request-id'] });
@@ -62,7 +64,10 @@ export async function serve({ root, vectors, mounts = {}, scenarioPort }) {
     }
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((resolve) => {
+    server.close(resolve);
+    server.closeAllConnections();
+  }) };
 }
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
