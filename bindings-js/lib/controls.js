@@ -27,6 +27,7 @@ import {
 } from '../wasm/retryplan_js.js';
 import { flag, ms, whole } from './args.js';
 import { decided } from './convert.js';
+import { decidedConfig } from './spelling.js';
 import { Held, handle, handleOf, make } from './objects.js';
 import {
   CONTROL_BREAKER,
@@ -53,7 +54,7 @@ const U32 = 2 ** 32 - 1;
 export class Dependency extends Held {
   /** Validates a configuration object (camelCase keys); errors and field paths match every language's. */
   static fromConfig(config) {
-    return make(this, _dependencyFromConfig(config));
+    return make(this, decidedConfig(_dependencyFromConfig(config), config));
   }
 
   /** Another handle on the same shared controls (free each handle on its own). */
@@ -81,7 +82,7 @@ export class Dependency extends Held {
 export class RetryBudget extends Held {
   /** Validates a configuration (`{kind: "token_bucket", maxTokens, tokenRatio}`, ...); field paths start with `budget.`. */
   constructor(config) {
-    super(decided(_budgetNew(config)));
+    super(decidedConfig(_budgetNew(config), config));
   }
 
   /** Counts an original request (a first attempt) dispatched at `nowMs`. */
@@ -151,7 +152,7 @@ export class BreakerPermit extends Held {
 export class CircuitBreaker extends Held {
   /** Validates a configuration (`{trip: {kind: "consecutive", failures}, openMs, halfOpenProbes}`); field paths start with `breaker.`. */
   constructor(config) {
-    super(decided(_breakerNew(config)));
+    super(decidedConfig(_breakerNew(config), config));
   }
 
   /** Asks to send an attempt at `nowMs`: a permit, or undefined when refused. */

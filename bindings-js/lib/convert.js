@@ -16,10 +16,14 @@ export class RetryplanError extends Error {
   }
 }
 
-/** A core error (see src/lib.rs `js_error`): its message composed here, from the core's table. */
+/** A core error's message as data (`[rule index, ...values]`), kept for lib/spelling.js to respell. */
+export const MESSAGE = Symbol('retryplan.message');
+
+/** A core error (see src/lib.rs `js_error`): its message composed here, from the core's table (kept, to respell). */
 export function coreError(code, field, message) {
   const error = new RetryplanError(code, compose(message));
   if (field !== undefined) error.field = field;
+  error[MESSAGE] = message;
   return error;
 }
 

@@ -8,7 +8,7 @@
 import { RULES } from './rules.js';
 
 /** The index of a rule of the core's table, by its id. */
-const rule = (id) => RULES.findIndex(([known]) => known === id);
+export const rule = (id) => RULES.findIndex(([known]) => known === id);
 const INVALID_ARGUMENT = rule('invalid_argument');
 const INVALID_CONFIG = rule('invalid_config');
 const TEXT = rule('text');

@@ -2,6 +2,7 @@
 // `Policy.profile(name)`), read by the core's one configuration reader.
 import { _policyFromConfig, _policyInfo, _policyProfile, _profileNames } from '../wasm/retryplan_js.js';
 import { text } from './args.js';
+import { decidedConfig } from './spelling.js';
 import { Held, handle, make } from './objects.js';
 
 const INFO = Symbol('retryplan.info');
@@ -16,7 +17,7 @@ export class Policy extends Held {
    * of every other language.
    */
   static fromConfig(config) {
-    return make(this, _policyFromConfig(config));
+    return make(this, decidedConfig(_policyFromConfig(config), config));
   }
 
   /** A built-in profile (`read`, `checkout`, `write_keyed`, `write_strict`, `background`, `aws_standard`). */

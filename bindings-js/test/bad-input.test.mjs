@@ -184,3 +184,34 @@ test("the README's table is these rows", () => {
 test('every row label is unique', () => {
   assert.equal(new Set(ROWS.map((row) => row[0])).size, ROWS.length);
 });
+
+test("a configuration object's error names its keys as written: a camelCase typo gets the camelCase suggestion", () => {
+  const refused = (make) => {
+    try {
+      make();
+    } catch (error) {
+      return [error.code, error.field, error.message];
+    }
+    assert.fail('not refused');
+  };
+  const [code, field, message] = refused(() => lean.Policy.fromConfig({ maxAttempt: 3 }));
+  assert.deepEqual([code, field], ['invalid_config', 'max_attempt']);
+  assert.match(message, /^invalid policy configuration at `maxAttempt`: unknown field `maxAttempt` \(did you mean `maxAttempts`\?\), expected one of `maxAttempts`, `totalBudgetMs`, `attemptTimeout`, /);
+  // Nested, with a capital run that reads back as written (baseMS is read as base_m_s).
+  assert.deepEqual(refused(() => lean.Policy.fromConfig({ backoff: { kind: 'constant', baseMS: 3 } })), [
+    'invalid_config', 'backoff.base_m_s',
+    'invalid policy configuration at `backoff.baseMS`: unknown field `baseMS` (did you mean `baseMs`?), expected one of `kind`, `baseMs`, `multiplier`, `capMs`, `throttlingBaseMs`, `immediateFirstRetry`',
+  ]);
+  // A key written in snake_case keeps snake_case names; no suggestion when nothing is close.
+  assert.match(refused(() => lean.Policy.fromConfig({ max_attempt: 3 }))[2], /unknown field `max_attempt` \(did you mean `max_attempts`\?\), expected one of `max_attempts`, `total_budget_ms`/);
+  assert.match(refused(() => lean.Policy.fromConfig({ zzz: 1 }))[2], /at `zzz`: unknown field `zzz`, expected one of `maxAttempts`, /);
+  // Through an array, and for a value (not a key) the path only.
+  assert.deepEqual(refused(() => lean.Policy.fromConfig({ retryOn: { errorCodes: [1] } })).slice(0, 2), ['invalid_config', 'retry_on.error_codes[0]']);
+  assert.match(refused(() => lean.Policy.fromConfig({ retryOn: { errorCodes: [1] } }))[2], /^invalid policy configuration at `retryOn\.errorCodes\[0\]`: expected one of `aws_transient`, `aws_throttling`/);
+  // Every reader of a configuration object.
+  assert.match(refused(() => lean.Dependency.fromConfig({ retrySlot: 3 }))[2], /unknown field `retrySlot` \(did you mean `retrySlots`\?\)/);
+  assert.match(refused(() => new RetryBudget({ kind: 'token_bucket', maxToken: 3 }))[2], /unknown field `maxToken` \(did you mean `maxTokens`\?\)/);
+  assert.match(refused(() => new CircuitBreaker({ trip: { kind: 'consecutive', failure: 3 }, openMs: 10, halfOpenProbes: 1 }))[2], /at `trip\.failure`: unknown field `failure` \(did you mean `failures`\?\)/);
+  // JSON text keeps the shared snake_case spelling.
+  assert.match(refused(() => Policy.fromJson('{"max_attempt": 3}'))[2], /unknown field `max_attempt` \(did you mean `max_attempts`\?\)/);
+});

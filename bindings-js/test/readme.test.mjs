@@ -11,7 +11,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -76,3 +76,30 @@ for (const block of BLOCKS) {
     if (code(block).includes('.example')) assert.ok(routed > 0, `${README}:${block.line}: names an .example host but sent nothing to the server`);
   });
 }
+
+// The README's first example with a typo in its policy, as a JS user would
+// make it (Policy.fromConfig with `maxAttempt`): what "What bad input gets"
+// promises, a RetryplanError `invalid_config` naming the field by its
+// snake_case path, whose message names the key as written and suggests the
+// camelCase one.
+test('the first example with a misspelt policy field gets the camelCase suggestion', () => {
+  const first = BLOCKS.reduce((a, b) => (a.line < b.line ? a : b));
+  const compiled = join(work, 'out', first.file.replace(/\.mts$/, '.mjs'));
+  const source = readFileSync(compiled, 'utf8');
+  const written = "Policy.profile('checkout')";
+  assert.ok(source.includes(written), `the first example builds its policy with ${written}`);
+  const typo = join(work, 'out', 'first-with-typo.mjs');
+  writeFileSync(typo, source.replace(written, 'Policy.fromConfig({ maxAttempt: 3, totalBudgetMs: 800 })'));
+  const probe = join(work, 'out', 'first-with-typo-probe.mjs');
+  writeFileSync(probe, `try { await import('./first-with-typo.mjs'); console.log('{}'); } catch (e) {
+    console.log(JSON.stringify({ ours: e instanceof (await import('retryplan')).RetryplanError, code: e.code, field: e.field, config: e.config, blame: e.blame, message: e.message }));
+  }`);
+  const ran = spawnSync(process.execPath, [probe], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(ran.status, 0, ran.stderr);
+  const error = JSON.parse(ran.stdout.trim().split('\n').at(-1));
+  assert.deepEqual(
+    { ours: error.ours, code: error.code, field: error.field, config: error.config, blame: error.blame },
+    { ours: true, code: 'invalid_config', field: 'max_attempt', config: 'policy', blame: 'configuration' },
+  );
+  assert.match(error.message, /^invalid policy configuration at `maxAttempt`: unknown field `maxAttempt` \(did you mean `maxAttempts`\?\), expected one of `maxAttempts`, `totalBudgetMs`, /);
+});

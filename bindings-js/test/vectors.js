@@ -92,8 +92,9 @@ function errorValue(api, error) {
   if (error.code === 'unsupported') value = { code: error.code, fields: [error.field] };
   // Who must act: compared when the vector states it (settle drops it otherwise).
   value.blame = error.blame;
-  // The text, for the message checks (not part of the vector's expectation).
-  return Object.defineProperty(value, 'message', { value: error.message, enumerable: false });
+  // The text, for the message checks (not part of the vector's expectation): the core's words, before a
+  // configuration object's error is respelt in its own camelCase keys (bad-input.test.mjs checks that).
+  return Object.defineProperty(value, 'message', { value: error[Symbol.for('retryplan.coreMessage')] ?? error.message, enumerable: false });
 }
 
 /** Drops every empty `abort_attempts` (always present in the JS API), as the vectors leave it out. */

@@ -1,0 +1,60 @@
+// Where camelCase meets the core's snake_case: a configuration object's keys
+// are read as snake_case (src/data.rs), and the core's errors name them so;
+// an error of a configuration object is respelt here in the object's own keys.
+// (Not in convert.js: the wasm glue never needs it.)
+import { MESSAGE, RetryplanError } from './convert.js';
+import { compose, rule } from './messages.js';
+
+const CORE_MESSAGE = Symbol.for('retryplan.coreMessage');
+const INVALID_CONFIG = rule('invalid_config');
+const UNKNOWN_FIELD = rule('unknown_field');
+const DID_YOU_MEAN = rule('did_you_mean');
+/** `max_attempts` -> `maxAttempts`, as the core's `value::camel_case` spells a name as a JS key. */
+const camelCase = (name) => name.replace(/_+([^_]?)/g, (_, next) => (next >= 'a' && next <= 'z' ? next.toUpperCase() : next));
+/** `maxAttempts` -> `max_attempts`, as the binding reads a key (src/data.rs `snake_case`). */
+const snakeCase = (key) => key.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`);
+
+/** The keys of `path` (`retry_on.error_codes[3]`, as the core names a field) as `config` spells them. */
+function writtenPath(config, path) {
+  let at = config;
+  return path.replace(/\[(\d+)\]|[^.[]+/g, (segment, index) => {
+    if (index !== undefined) {
+      at = Array.isArray(at) ? at[Number(index)] : undefined;
+      return segment;
+    }
+    const key = at !== null && typeof at === 'object' ? Object.keys(at).find((own) => snakeCase(own) === segment) : undefined;
+    at = key === undefined ? undefined : at[key];
+    return key ?? segment;
+  });
+}
+
+/**
+ * The error a configuration object (`config`, camelCase keys) got, its
+ * message in the object's own spelling: the field it names as written, and an
+ * unknown field's suggestion and the fields expected in camelCase
+ * (`maxAttempt`: did you mean `maxAttempts`?), unless the key was written in
+ * snake_case. `.field` stays the snake_case path every language gives.
+ */
+export function spelledAsWritten(error, config) {
+  const message = error[MESSAGE];
+  if (!Array.isArray(message) || message[0] !== INVALID_CONFIG) return error;
+  const [index, words, path, inner] = message;
+  const written = writtenPath(config, path);
+  let reason = inner;
+  if (inner[0] === UNKNOWN_FIELD) {
+    const [unknown, , suggestion, names] = inner;
+    const typed = written.slice(written.lastIndexOf('.') + 1);
+    const spell = typed.includes('_') ? (name) => name : camelCase;
+    reason = [unknown, typed, suggestion === '' ? '' : [DID_YOU_MEAN, spell(suggestion[1])], names.map(spell)];
+  }
+  // The core's own words (snake_case), as every language gives them: the conformance runner compares those.
+  error[CORE_MESSAGE] = error.message;
+  error.message = compose([index, words, written, reason]);
+  return error;
+}
+
+/** The value of a wasm function reading configuration object `config`, or its error thrown as `config` spells it. */
+export const decidedConfig = (value, config) => {
+  if (value instanceof RetryplanError) throw spelledAsWritten(value, config);
+  return value;
+};
