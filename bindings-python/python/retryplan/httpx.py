@@ -33,6 +33,11 @@ transport's policy or dependency, sets the key, passes a caller deadline
 A streaming body (a generator, an async iterator, a file) is sent once, as it
 comes, never read into memory: where the policy would send it again the
 operation gives up ``body_not_replayable`` (the response is returned).
+
+Redirects stay inside the budget: httpx follows them (``follow_redirects``,
+``max_redirects``, ``response.history`` as ever), each hop a request of its
+own, and every hop after the first runs within the first request's deadline,
+with its key (see ``retryplan._redirects``).
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ import time
 import httpx
 
 from ._http import HttpHelper, blocking
+from ._redirects import Hop
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,6 +60,7 @@ __all__ = ["AsyncRetryTransport", "RetryTransport"]
 
 _PHASES = ("connect", "read", "write", "pool")
 _OPTIONS = ("policy", "dependency", "idempotency_key", "deadline", "idempotent")
+_HOP = "retryplan_redirect"  # the request extension a returned redirect leaves for the client's next hop
 
 
 class _Responses:
@@ -130,13 +137,25 @@ def _helper(responses: _Responses, settings: Dict[str, Any]) -> HttpHelper:
 
 
 def _start(http: HttpHelper, request: httpx.Request) -> Run:
-    """The request's operation; a streaming body (a generator, a file) is sent once (``one_shot_body``)."""
+    """The request's operation; a streaming body (a generator, a file) is sent once (``one_shot_body``); the next hop
+    of a redirect this transport returned runs within that operation's deadline, with its key."""
     options = request.extensions.get("retryplan") or {}
     given = {key: options[key] for key in _OPTIONS if key in options}
+    hop = request.extensions.get(_HOP)
+    if isinstance(hop, Hop) and hop.follows(request):
+        given = hop.continued(given)
     one_shot = not isinstance(request.stream, httpx.ByteStream)  # bytes (read or given) are sent again as they are
     run = http.start(request.method, request.headers, given, one_shot_body=one_shot)
     run.name = f"{request.method} {request.url.host}{request.url.path}"
     return run
+
+
+def _returned(run: Run, request: httpx.Request, response: httpx.Response) -> httpx.Response:
+    """The response returned; a redirect is remembered in the request's extensions, which httpx copies into the
+    request of the next hop when it follows it."""
+    if response.has_redirect_location:
+        request.extensions[_HOP] = Hop(request, run)
+    return response
 
 
 def _attempt_request(http: HttpHelper, run: Run, plan: AttemptPlan, request: httpx.Request) -> httpx.Request:
@@ -179,7 +198,7 @@ class RetryTransport(httpx.BaseTransport):
         """Sends ``request`` as one operation: attempts, waits and headers as the driver decides."""
         run = _start(self.http, request)
         ending = run.call(self._attempt, (run, request), {}, self.sleep)
-        return self.http.finish(run, ending, httpx.Response.read)  # type: ignore[no-any-return]
+        return _returned(run, request, self.http.finish(run, ending, httpx.Response.read))
 
     def _attempt(self, run: Run, request: httpx.Request) -> httpx.Response:
         plan = run.plan
@@ -243,7 +262,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
             except BaseException:
                 self.responses.close(response)
                 raise
-        return response  # type: ignore[no-any-return]
+        return _returned(run, request, response)
 
     async def aclose(self) -> None:
         """Closes the wrapped transport."""

@@ -35,10 +35,16 @@ A body that cannot be sent twice (a generator, an iterator, a file without
 a position to rewind to) is sent once, as it comes: where the policy would
 send it again the operation gives up ``body_not_replayable`` instead (the
 response is returned, or ``GaveUpError`` raised without one).
+
+Redirects stay inside the budget: the session follows them
+(``allow_redirects``, ``max_redirects``, ``response.history`` as ever), and
+every hop after the first runs within the first request's deadline, with its
+key (see ``retryplan._redirects``).
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from urllib.parse import urlsplit
 
@@ -46,6 +52,7 @@ import requests
 from requests.adapters import HTTPAdapter
 
 from ._http import HttpHelper, blocking
+from ._redirects import Hop
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -152,6 +159,7 @@ class RetryAdapter(HTTPAdapter):
         self.http = HttpHelper(_Responses(), sequential=True, **settings)
         self.sleep = sleep
         self.idempotent = idempotent
+        self.redirected = threading.local()  # .hop: the redirect this thread's last request returned, if any
 
     def send(
         self,
@@ -165,12 +173,17 @@ class RetryAdapter(HTTPAdapter):
         """Sends ``request`` as one operation: attempts, waits and headers as the driver decides."""
         method = request.method or "GET"
         options = None if self.idempotent is None else {"idempotent": self.idempotent}
+        hop, self.redirected.hop = getattr(self.redirected, "hop", None), None
+        if hop is not None and hop.follows(request):
+            options = hop.continued(options)
         run = self.http.start(method, request.headers, options, one_shot_body=not _replayable(request))
         url = urlsplit(request.url or "")
         run.name = f"{method} {url.hostname}{url.path}"
         settings = (timeout, verify, cert, proxies)
         ending = run.call(self._attempt, (run, request, settings), {}, self.sleep)
         response: requests.Response = self.http.finish(run, ending, _read)
+        if response.is_redirect:  # the session's next hop, if it follows it, continues this operation's budget
+            self.redirected.hop = _Hop(request, run)
         return response
 
     def _attempt(self, run: Run, request: requests.PreparedRequest, settings: Tuple[Any, Any, Any, Any]) -> requests.Response:
@@ -190,6 +203,20 @@ class RetryAdapter(HTTPAdapter):
 
         response: requests.Response = blocking(send, attempt, window, _close)
         return response
+
+
+class _Hop(Hop):
+    """A redirect returned to a requests session. Its next hop is sent by the session on this thread, at once, as
+    a copy of this request (``PreparedRequest.copy()``), which shares its ``hooks``: that is how it is known."""
+
+    __slots__ = ("hooks",)
+
+    def __init__(self, origin: requests.PreparedRequest, run: Run) -> None:
+        super().__init__(origin, run)
+        self.hooks = origin.hooks
+
+    def follows(self, request: Any) -> bool:
+        return request.hooks is self.hooks and super().follows(request)
 
 
 _NOT_SETTINGS = frozenset(("self", "__class__", "sleep", "idempotent", "pool_connections", "pool_maxsize", "pool_block"))
