@@ -54,7 +54,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Awaitable, Callable, Dict, Optional, Set
 
     from ._native import AttemptPlan, Decision
-    from ._native import Run
+    from ._native import Dependency, Policy, Run, Stats
+    from ._run import OnDecision, OutcomeOfError
 
 __all__ = ["AsyncRetryTransport", "RetryTransport"]
 
@@ -146,7 +147,7 @@ def _start(http: HttpHelper, request: httpx.Request) -> Run:
         given = hop.continued(given)
     one_shot = not isinstance(request.stream, httpx.ByteStream)  # bytes (read or given) are sent again as they are
     run = http.start(request.method, request.headers, given, one_shot_body=one_shot)
-    run.name = f"{request.method} {request.url.host}{request.url.path}"
+    run.name = f"{request.method} {request.url.copy_with(userinfo=b'', fragment=None)}"  # no user info, no fragment
     return run
 
 
@@ -176,18 +177,18 @@ class RetryTransport(httpx.BaseTransport):
         self,
         transport: Optional[httpx.BaseTransport] = None,
         *,
-        policy: Any,
-        outcome_of_error: Any = None,
-        on_decision: Any = None,
+        policy: Policy,
+        outcome_of_error: Optional[OutcomeOfError] = None,
+        on_decision: Optional[OnDecision] = None,
         logger: Any = None,
-        stats: Any = None,
+        stats: Optional[Stats] = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         sleep: Callable[[float], Any] = time.sleep,
         seed: Optional[int] = None,
         request_id_header: str = "X-Request-Id",
         idempotency_key_header: str = "Idempotency-Key",
-        dependency: Any = None,
+        dependency: Optional[Dependency] = None,
         sequential_attempts: bool = False,
     ) -> None:
         self.http = _helper(_Responses(), {**locals(), "sequential": True})
@@ -226,18 +227,18 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
         self,
         transport: Optional[httpx.AsyncBaseTransport] = None,
         *,
-        policy: Any,
-        outcome_of_error: Any = None,
-        on_decision: Any = None,
+        policy: Policy,
+        outcome_of_error: Optional[OutcomeOfError] = None,
+        on_decision: Optional[OnDecision] = None,
         logger: Any = None,
-        stats: Any = None,
+        stats: Optional[Stats] = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         sleep: Optional[Callable[[float], Awaitable[Any]]] = None,
         seed: Optional[int] = None,
         request_id_header: str = "X-Request-Id",
         idempotency_key_header: str = "Idempotency-Key",
-        dependency: Any = None,
+        dependency: Optional[Dependency] = None,
     ) -> None:
         self.responses = _AsyncResponses()
         self.http = _helper(self.responses, locals())

@@ -64,7 +64,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, List, Mapping, Optional, Tuple, Union
 
     from ._native import Decision
-    from ._native import Run
+    from ._native import Dependency, Policy, Run, Stats
+    from ._run import OnDecision, OutcomeOfError
 
 __all__ = ["RetryAdapter"]
 
@@ -212,18 +213,18 @@ class RetryAdapter(HTTPAdapter):
     def __init__(
         self,
         *,
-        policy: Any,
-        outcome_of_error: Any = None,
-        on_decision: Any = None,
+        policy: Policy,
+        outcome_of_error: Optional[OutcomeOfError] = None,
+        on_decision: Optional[OnDecision] = None,
         logger: Any = None,
-        stats: Any = None,
+        stats: Optional[Stats] = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         sleep: Callable[[float], Any] = time.sleep,
         seed: Optional[int] = None,
         request_id_header: str = "X-Request-Id",
         idempotency_key_header: str = "Idempotency-Key",
-        dependency: Any = None,
+        dependency: Optional[Dependency] = None,
         sequential_attempts: bool = False,
         idempotent: Optional[bool] = None,
         pool_connections: int = 10,
@@ -253,8 +254,8 @@ class RetryAdapter(HTTPAdapter):
         if hop is not None and hop.follows(request):
             options = hop.continued(options)
         run = self.http.start(method, request.headers, options, one_shot_body=not _replayable(request))
-        url = urlsplit(request.url or "")
-        run.name = f"{method} {url.hostname}{url.path}"
+        url = urlsplit(request.url or "")  # as the endings and logs name it: no user info, no fragment
+        run.name = f"{method} {url._replace(netloc=url.netloc.rpartition('@')[2], fragment='').geturl()}"
         settings = (timeout, verify, cert, proxies)
         ending = run.call(self._attempt, (run, request, settings), {}, self.sleep)
         response: requests.Response = self.http.finish(run, ending, _read)
