@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from typing import Any, Callable, Iterator, Tuple
 
 import httpx
@@ -44,13 +45,20 @@ DRIP = {  # a head of ~200 bytes at 10 bytes/s: 20 s, longer than the test
     "expect": {},
 }
 
+POOLED = {  # one quick answer (its connection goes back to the pool), then the trickle on that connection
+    **DRIP,
+    "id": "pooled",
+    "description": "one answer, then the head one byte every 100 ms",
+    "server": [{"status": 200, "body": "ok"}, *DRIP["server"]],
+}
+
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts open files through /proc")
 
 
 @pytest.fixture(scope="module")
 def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     scenarios = tmp_path_factory.mktemp("abandoned") / "scenarios.json"
-    scenarios.write_text(json.dumps({"scenarios": [DRIP]}), encoding="utf-8")
+    scenarios.write_text(json.dumps({"scenarios": [DRIP, POOLED]}), encoding="utf-8")
     server = subprocess.Popen(
         [sys.executable, str(HELPERS / "server.py"), str(scenarios)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
@@ -58,7 +66,7 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     assert server.stdout is not None and server.stdin is not None
     line = server.stdout.readline()
     assert line.startswith("listening 127.0.0.1:"), line
-    yield f"http://127.0.0.1:{int(line.rsplit(':', 1)[1])}/s/drip"
+    yield f"http://127.0.0.1:{int(line.rsplit(':', 1)[1])}/s/drip"  # /s/pooled beside it
     server.stdin.close()
     server.terminate()
     server.wait(timeout=10)
@@ -123,3 +131,22 @@ def test_async_httpx_transport_leaves_no_task_or_socket(url: str) -> None:
         assert seen[0] <= baseline[0] and seen[1] <= baseline[1], f"tasks, fds: {seen} after, {baseline} before"
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize("helper", ["requests", "sync httpx"])
+def test_an_abandoned_attempt_on_a_reused_pooled_connection_leaves_nothing(url: str, helper: str) -> None:
+    pooled = url.replace("/s/drip", "/s/pooled")
+    urllib.request.urlopen(urllib.request.Request(url.replace("/s/drip", "/__reset"), method="POST"), timeout=5)
+    policy = retryplan.Policy.from_dict(POLICY)
+    client: Any
+    if helper == "requests":
+        client = requests.Session()
+        client.mount("http://", RetryAdapter(policy=policy))
+    else:
+        client = httpx.Client(transport=RetryTransport(policy=policy))
+    assert client.get(pooled).status_code == 200  # its connection is kept in the pool, and reused next
+    baseline = counts()
+    each_gives_up(lambda: client.get(pooled))
+    left = settled(baseline)
+    client.close()
+    assert left[0] <= baseline[0] and left[1] <= baseline[1], f"threads, fds: {left} after, {baseline} before"

@@ -103,9 +103,11 @@ def _shut(stream: Any) -> None:
 
 
 class _Connection:
-    """The connection a sync attempt opened (httpx's ``trace`` extension, chained to the caller's own), so an
-    attempt abandoned at its abort time stops reading a trickling head at once. A pooled connection it reused
-    is not known here: that read ends with the server or at httpx's read timeout (the attempt's window)."""
+    """The connection a sync attempt uses (httpx's ``trace`` extension, chained to the caller's own), so an
+    attempt abandoned at its abort time stops reading a trickling head at once and its worker thread returns,
+    leaving no thread and no socket behind: the one it opened, or the pooled HTTP/1.1 connection it reused
+    (httpcore's trace names no connection then: it is read from the frame sending the request, see
+    :func:`_reused_stream`; a multiplexed HTTP/2 connection is never shut for one attempt)."""
 
     def __init__(self, trace: Any) -> None:
         self.trace, self.stream = trace, None
@@ -113,11 +115,30 @@ class _Connection:
     def __call__(self, event: str, info: Dict[str, Any]) -> None:
         if event in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
             self.stream = info.get("return_value")
+        elif event == "http11.send_request_headers.started" and self.stream is None:
+            self.stream = _reused_stream()
         if self.trace is not None:
             self.trace(event, info)
 
     def abort(self) -> None:
         _shut(self.stream)
+
+
+def _reused_stream() -> Any:
+    """The network stream of the HTTP/1.1 connection whose ``handle_request`` is tracing (httpcore's
+    ``HTTP11Connection``, a few frames up: this callback, ``Trace.trace``, ``Trace.__enter__``); None when the
+    frames are not what this httpcore version makes them."""
+    import sys
+
+    frame = sys._getframe(1)
+    for _ in range(5):
+        owner = frame.f_locals.get("self")
+        if type(owner).__name__ == "HTTP11Connection":
+            return getattr(owner, "_network_stream", None)
+        if frame.f_back is None:
+            return None
+        frame = frame.f_back
+    return None
 
 
 class _AsyncResponses(_Responses):
