@@ -150,3 +150,26 @@ def test_an_abandoned_attempt_on_a_reused_pooled_connection_leaves_nothing(url: 
     left = settled(baseline)
     client.close()
     assert left[0] <= baseline[0] and left[1] <= baseline[1], f"threads, fds: {left} after, {baseline} before"
+
+
+def test_async_httpx_an_abandoned_attempt_on_a_reused_pooled_connection_leaves_nothing(url: str) -> None:
+    pooled = url.replace("/s/drip", "/s/pooled")
+    urllib.request.urlopen(urllib.request.Request(url.replace("/s/drip", "/__reset"), method="POST"), timeout=5)
+
+    async def main() -> None:
+        client = httpx.AsyncClient(transport=AsyncRetryTransport(policy=retryplan.Policy.from_dict(POLICY)))
+        assert (await client.get(pooled)).status_code == 200  # its connection is kept in the pool, and reused next
+        me = asyncio.current_task()
+        baseline = (len(asyncio.all_tasks() - {me}), counts()[1])
+        for _ in range(OPERATIONS):
+            with pytest.raises(retryplan.GaveUpError):
+                await client.get(pooled)
+        give_up = time.monotonic() + 10.0
+        seen = (len(asyncio.all_tasks() - {me}), counts()[1])
+        while (seen[0] > baseline[0] or seen[1] > baseline[1]) and time.monotonic() < give_up:
+            await asyncio.sleep(0.05)
+            seen = (len(asyncio.all_tasks() - {me}), counts()[1])
+        await client.aclose()
+        assert seen[0] <= baseline[0] and seen[1] <= baseline[1], f"tasks, fds: {seen} after, {baseline} before"
+
+    asyncio.run(main())

@@ -161,3 +161,18 @@ def test_httpx_a_request_sent_again_is_not_a_hop(server: Server) -> None:
             clock.now += 60.0
             c.send(first.next_request)
     assert [seen["path"] for seen in server.script.seen] == ["/a", "/a"]
+
+
+@pytest.mark.parametrize("library", ["requests", "httpx"])
+def test_a_keyed_write_redirected_307_keeps_its_key_on_the_next_hop(server: Server, library: str) -> None:
+    server.script.queue(status(307, {"Location": "/b"}), status(201))
+    policy = Policy.from_profile("checkout")  # keyed writes
+    if library == "requests":
+        with requests.Session() as s:
+            s.mount("http://", RetryAdapter(policy=policy))
+            assert s.post(server.url + "/a", data=b"x").status_code == 201
+    else:
+        with httpx.Client(transport=RetryTransport(policy=policy), follow_redirects=True) as c:
+            assert c.post(server.url + "/a", content=b"x").status_code == 201
+    keys = [(seen["path"], seen["headers"].get("idempotency-key")) for seen in server.script.seen]
+    assert [path for path, _ in keys] == ["/a", "/b"] and keys[0][1] and keys[0][1] == keys[1][1], keys
