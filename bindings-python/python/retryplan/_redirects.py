@@ -42,7 +42,10 @@ class Hop:
         (unless the hop names its own)."""
         options = dict(options or {})
         given = options.get("deadline")
-        options["deadline"] = self.deadline if given is None else min(float(given), self.deadline)
+        if given is None:
+            options["deadline"] = self.deadline
+        elif isinstance(given, (int, float)) and not isinstance(given, bool):  # anything else: refused, named, later
+            options["deadline"] = min(given, self.deadline)
         if options.get("idempotency_key") is None:
             options["idempotency_key"] = self.idempotency_key
         return options
