@@ -129,6 +129,13 @@ impl PyDecision {
         Ok(decision_to_py(py, decision)?)
     }
 
+    /// The words of the typed ending a helper raises for this decision (GaveUp, Reconcile, Restart; None
+    /// for any other): what happened and what to do, the same in every language. `operation` names the
+    /// operation (a function, an HTTP request's method and URL), `idempotency_key` is its key.
+    fn ending_message(&self, operation: &str, idempotency_key: &str) -> Option<String> {
+        self.inner.ending_message(operation, idempotency_key).map(|message| message.to_string())
+    }
+
     fn __repr__(&self) -> String {
         repr_of(class_name(&self.inner), &self.inner)
     }

@@ -97,6 +97,8 @@ ROWS: List[Row] = [
     Row("wrong type for an argument", "ArgumentTypeError", "invalid_argument", "now",
         lambda: op().poll("1.0")),  # type: ignore[arg-type]
     Row("None for a required argument", "InvalidArgumentError", "invalid_argument", "now", lambda: op().poll(None)),
+    Row("wrong type for a helper's argument", "ArgumentTypeError", "invalid_argument", "stats",
+        lambda: retryplan.retry(Policy.from_profile("read"), stats=3)(print)),  # type: ignore[arg-type]
     Row("negative count", "InvalidArgumentError", "invalid_argument", "capacity", lambda: RetrySlots(-1)),
     Row("count beyond 32 bits", "InvalidArgumentError", "invalid_argument", "capacity",
         lambda: RetrySlots(2**32)),

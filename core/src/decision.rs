@@ -1,8 +1,12 @@
 //! Decisions: what the caller must do now, with the reason and the numbers behind it.
 
+use alloc::borrow::Cow;
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
+
+use crate::message::{Arg, Message, Rule};
 
 /// An identifier for one attempt's request: 64 bits shown as 16 lowercase hex digits.
 ///
@@ -325,11 +329,77 @@ impl Decision {
             Decision::Restart { .. } => "restart",
         }
     }
+
+    /// The words of the typed ending a helper raises for this decision: what
+    /// happened and what to do, the same in every language (`GaveUp`,
+    /// `Reconcile`, `Restart`; None for any other decision). `operation`
+    /// names the operation as its helper knows it (a function's name, an
+    /// HTTP request's method and URL), `idempotency_key` is its key.
+    ///
+    /// ```
+    /// use retryplan::Decision;
+    /// let reconcile = Decision::Reconcile { attempts: 1, remaining_budget_ms: 1919, abort_attempts: Default::default() };
+    /// let message = reconcile.ending_message("POST http://127.0.0.1:8080/orders", "k-1").unwrap();
+    /// assert_eq!(
+    ///     message.to_string(),
+    ///     "retryplan: POST http://127.0.0.1:8080/orders: the write may have happened; do not repeat it blindly: \
+    ///      look it up (reconcile it) by its idempotency key \"k-1\""
+    /// );
+    /// ```
+    #[must_use]
+    pub fn ending_message(&self, operation: &str, idempotency_key: &str) -> Option<Message> {
+        let operation = Arg::Text(Cow::Owned(String::from(operation)));
+        Some(match *self {
+            Decision::GaveUp { reason, attempts, .. } => {
+                let attempts = match attempts {
+                    1 => Message::new(Rule::OneAttempt, Vec::new()),
+                    n => Message::new(Rule::Attempts, alloc::vec![Arg::from(n)]),
+                };
+                Message::new(Rule::EndingGaveUp, alloc::vec![operation, Arg::from(attempts), Arg::from(reason.name())])
+            }
+            Decision::Reconcile { .. } => Message::new(
+                Rule::EndingReconcile,
+                alloc::vec![operation, Arg::Text(Cow::Owned(String::from(idempotency_key)))],
+            ),
+            Decision::Restart { .. } => Message::new(Rule::EndingRestart, alloc::vec![operation]),
+            _ => return None,
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::AttemptSet;
+    use super::{AttemptSet, Decision, GiveUpReason};
+    use alloc::string::ToString;
+
+    #[test]
+    fn an_ending_says_what_happened_and_what_to_do() {
+        let gave_up = |attempts| Decision::GaveUp {
+            reason: GiveUpReason::DeadlineInsufficient,
+            attempts,
+            remaining_budget_ms: 0,
+            refused_delay_ms: None,
+            abort_attempts: AttemptSet::EMPTY,
+        };
+        let text = |decision: Decision| decision.ending_message("GET http://h:81/a?b=1", "k").map(|m| m.to_string());
+        assert_eq!(
+            text(gave_up(1)).unwrap(),
+            "retryplan: GET http://h:81/a?b=1: gave up after 1 attempt: deadline_insufficient"
+        );
+        assert_eq!(
+            text(gave_up(3)).unwrap(),
+            "retryplan: GET http://h:81/a?b=1: gave up after 3 attempts: deadline_insufficient"
+        );
+        let restart = Decision::Restart {
+            attempts: 1,
+            deadline_ms: 9,
+            remaining_budget_ms: 0,
+            abort_attempts: AttemptSet::EMPTY,
+        };
+        assert!(text(restart).unwrap().contains(": a conflict: re-read the current state"));
+        let succeeded = Decision::Succeeded { attempts: 1, winner: 1, abort_attempts: AttemptSet::EMPTY };
+        assert_eq!(text(succeeded), None);
+    }
 
     #[test]
     fn an_attempt_set_walks_its_members_in_order() {

@@ -359,3 +359,8 @@ def __getattr__(name: str) -> object:
         stacklevel=2,
     )
     return new
+
+
+for _name in __all__:  # shown (in tracebacks, reprs) and pickled by their public home, not this private module
+    globals()[_name].__module__ = "retryplan"
+del _name

@@ -213,6 +213,9 @@ class Decision:
     @staticmethod
     def from_dict(value: Mapping[str, _JsonValue]) -> "Decision":
         """A decision from its JSON-shaped dict (for tests and replays)."""
+    def ending_message(self, operation: str, idempotency_key: str) -> Optional[str]:
+        """The words of the typed ending a helper raises for this decision (GaveUp, Reconcile, Restart; None for
+        any other): what happened and what to do, the same in every language."""
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
 

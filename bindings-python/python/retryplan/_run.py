@@ -22,14 +22,14 @@ import os
 import time
 from _contextvars import ContextVar
 
-from ._native import Attempt, Driver, GaveUp, Reconcile, Run, Settings, Succeeded
+from ._native import Attempt, Dependency, Driver, GaveUp, Reconcile, Run, Settings, Stats, Succeeded
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Literal, Optional
+    from typing import Any, Callable, Literal, Optional, Tuple
 
     from ._errors import OperationFailed
-    from ._native import Decision, Dependency, Ending, Event, Outcome, Policy, Stats
+    from ._native import Decision, Ending, Event, Outcome, Policy
 
     OutcomeOfError = Callable[[BaseException], Optional[Outcome]]
     OutcomeOfResult = Callable[[Any], Outcome]
@@ -88,6 +88,15 @@ class Config:
             message = "outcome_of_exception is deprecated (removed in the next release): pass outcome_of_error"
             warnings.warn(message, DeprecationWarning, stacklevel=3)
             outcome_of_error = outcome_of_error or outcome_of_exception
+        _check_types(
+            stats=(stats, Stats, "a retryplan.Stats"),
+            dependency=(dependency, Dependency, "a retryplan.Dependency"),
+            outcome_of_error=(outcome_of_error, None, "a function of the error (an Outcome, or None)"),
+            outcome_of_result=(outcome_of_result, None, "a function of the value (an Outcome)"),
+            on_decision=(on_decision, None, "a function of each decision event"),
+            clock=(clock, None, "a function returning float seconds, such as time.monotonic"),
+            dispose=(dispose, None, "a function"),
+        )
         self.concurrency: Concurrency = "concurrent"
         if sequential:
             self.concurrency = "sequential_without_hedging" if sequential_attempts else "sequential"
@@ -116,6 +125,17 @@ class Config:
     def run(self, **options: Any) -> Run:
         """A new operation (options: ``idempotency_key``, ``deadline``, ``method``, ``idempotent``, ``policy``, ...)."""
         return Run(self.native, options)
+
+
+def _check_types(**given: Tuple[Any, Optional[type], str]) -> None:
+    """Raises ArgumentTypeError (a TypeError) naming the first argument of the wrong type (None is always fine;
+    a None type: any callable)."""
+    for name, (value, kind, words) in given.items():
+        if value is not None and not (isinstance(value, kind) if kind is not None else callable(value)):
+            from ._errors import ArgumentTypeError
+
+            message = f"invalid argument `{name}`: must be {words}, got {type(value).__name__}"
+            raise ArgumentTypeError(message, name=name, rule=f"must be {words}")
 
 
 def observed(run: Run) -> None:
@@ -154,8 +174,8 @@ def failure(run: Run, ending: Ending, value: Any, error: Optional[BaseException]
         logged(run, decision)
     kind = type(decision)
     cls = GaveUpError if kind is GaveUp else ReconcileRequired if kind is Reconcile else RestartRequired
-    message = f"{run.name}: {decision!r} after {getattr(decision, 'attempts', 0)} attempt(s)"
     key, outcome = run.driver.idempotency_key, None if last is None else last.outcome
+    message = decision.ending_message(str(run.name), key) or repr(decision)  # the core's words, every language's
     exception = cls(message, decision, idempotency_key=key, last_outcome=outcome, cause=error, last_result=value)
     exception.__cause__ = error
     return exception

@@ -33,6 +33,11 @@ transport's policy or dependency, sets the key, passes a caller deadline
 A streaming body (a generator, an async iterator, a file) is sent once, as it
 comes, never read into memory: where the policy would send it again the
 operation gives up ``body_not_replayable`` (the response is returned).
+
+Redirects stay inside the budget: httpx follows them (``follow_redirects``,
+``max_redirects``, ``response.history`` as ever), each hop a request of its
+own, and every hop after the first runs within the first request's deadline,
+with its key (see ``retryplan._redirects``).
 """
 
 from __future__ import annotations
@@ -42,18 +47,21 @@ import time
 import httpx
 
 from ._http import HttpHelper, blocking
+from ._redirects import Hop
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Awaitable, Callable, Dict, Optional, Set
 
     from ._native import AttemptPlan, Decision
-    from ._native import Run
+    from ._native import Dependency, Policy, Run, Stats
+    from ._run import OnDecision, OutcomeOfError
 
 __all__ = ["AsyncRetryTransport", "RetryTransport"]
 
 _PHASES = ("connect", "read", "write", "pool")
 _OPTIONS = ("policy", "dependency", "idempotency_key", "deadline", "idempotent")
+_HOP = "retryplan_redirect"  # the request extension a returned redirect leaves for the client's next hop
 
 
 class _Responses:
@@ -95,9 +103,11 @@ def _shut(stream: Any) -> None:
 
 
 class _Connection:
-    """The connection a sync attempt opened (httpx's ``trace`` extension, chained to the caller's own), so an
-    attempt abandoned at its abort time stops reading a trickling head at once. A pooled connection it reused
-    is not known here: that read ends with the server or at httpx's read timeout (the attempt's window)."""
+    """The connection a sync attempt uses (httpx's ``trace`` extension, chained to the caller's own), so an
+    attempt abandoned at its abort time stops reading a trickling head at once and its worker thread returns,
+    leaving no thread and no socket behind: the one it opened, or the pooled HTTP/1.1 connection it reused
+    (httpcore's trace names no connection then: it is read from the frame sending the request, see
+    :func:`_reused_stream`; a multiplexed HTTP/2 connection is never shut for one attempt)."""
 
     def __init__(self, trace: Any) -> None:
         self.trace, self.stream = trace, None
@@ -105,11 +115,30 @@ class _Connection:
     def __call__(self, event: str, info: Dict[str, Any]) -> None:
         if event in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
             self.stream = info.get("return_value")
+        elif event == "http11.send_request_headers.started" and self.stream is None:
+            self.stream = _reused_stream()
         if self.trace is not None:
             self.trace(event, info)
 
     def abort(self) -> None:
         _shut(self.stream)
+
+
+def _reused_stream() -> Any:
+    """The network stream of the HTTP/1.1 connection whose ``handle_request`` is tracing (httpcore's
+    ``HTTP11Connection``, a few frames up: this callback, ``Trace.trace``, ``Trace.__enter__``); None when the
+    frames are not what this httpcore version makes them."""
+    import sys
+
+    frame = sys._getframe(1)
+    for _ in range(5):
+        owner = frame.f_locals.get("self")
+        if type(owner).__name__ == "HTTP11Connection":
+            return getattr(owner, "_network_stream", None)
+        if frame.f_back is None:
+            return None
+        frame = frame.f_back
+    return None
 
 
 class _AsyncResponses(_Responses):
@@ -130,13 +159,25 @@ def _helper(responses: _Responses, settings: Dict[str, Any]) -> HttpHelper:
 
 
 def _start(http: HttpHelper, request: httpx.Request) -> Run:
-    """The request's operation; a streaming body (a generator, a file) is sent once (``one_shot_body``)."""
+    """The request's operation; a streaming body (a generator, a file) is sent once (``one_shot_body``); the next hop
+    of a redirect this transport returned runs within that operation's deadline, with its key."""
     options = request.extensions.get("retryplan") or {}
     given = {key: options[key] for key in _OPTIONS if key in options}
+    hop = request.extensions.get(_HOP)
+    if isinstance(hop, Hop) and hop.follows(request):
+        given = hop.continued(given)
     one_shot = not isinstance(request.stream, httpx.ByteStream)  # bytes (read or given) are sent again as they are
     run = http.start(request.method, request.headers, given, one_shot_body=one_shot)
-    run.name = f"{request.method} {request.url.host}{request.url.path}"
+    run.name = f"{request.method} {request.url.copy_with(userinfo=b'', fragment=None)}"  # no user info, no fragment
     return run
+
+
+def _returned(run: Run, request: httpx.Request, response: httpx.Response) -> httpx.Response:
+    """The response returned; a redirect is remembered in the request's extensions, which httpx copies into the
+    request of the next hop when it follows it."""
+    if response.has_redirect_location:
+        request.extensions[_HOP] = Hop(request, run)
+    return response
 
 
 def _attempt_request(http: HttpHelper, run: Run, plan: AttemptPlan, request: httpx.Request) -> httpx.Request:
@@ -157,18 +198,18 @@ class RetryTransport(httpx.BaseTransport):
         self,
         transport: Optional[httpx.BaseTransport] = None,
         *,
-        policy: Any,
-        outcome_of_error: Any = None,
-        on_decision: Any = None,
+        policy: Policy,
+        outcome_of_error: Optional[OutcomeOfError] = None,
+        on_decision: Optional[OnDecision] = None,
         logger: Any = None,
-        stats: Any = None,
+        stats: Optional[Stats] = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         sleep: Callable[[float], Any] = time.sleep,
         seed: Optional[int] = None,
         request_id_header: str = "X-Request-Id",
         idempotency_key_header: str = "Idempotency-Key",
-        dependency: Any = None,
+        dependency: Optional[Dependency] = None,
         sequential_attempts: bool = False,
     ) -> None:
         self.http = _helper(_Responses(), {**locals(), "sequential": True})
@@ -179,7 +220,7 @@ class RetryTransport(httpx.BaseTransport):
         """Sends ``request`` as one operation: attempts, waits and headers as the driver decides."""
         run = _start(self.http, request)
         ending = run.call(self._attempt, (run, request), {}, self.sleep)
-        return self.http.finish(run, ending, httpx.Response.read)  # type: ignore[no-any-return]
+        return _returned(run, request, self.http.finish(run, ending, httpx.Response.read))
 
     def _attempt(self, run: Run, request: httpx.Request) -> httpx.Response:
         plan = run.plan
@@ -207,18 +248,18 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
         self,
         transport: Optional[httpx.AsyncBaseTransport] = None,
         *,
-        policy: Any,
-        outcome_of_error: Any = None,
-        on_decision: Any = None,
+        policy: Policy,
+        outcome_of_error: Optional[OutcomeOfError] = None,
+        on_decision: Optional[OnDecision] = None,
         logger: Any = None,
-        stats: Any = None,
+        stats: Optional[Stats] = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         sleep: Optional[Callable[[float], Awaitable[Any]]] = None,
         seed: Optional[int] = None,
         request_id_header: str = "X-Request-Id",
         idempotency_key_header: str = "Idempotency-Key",
-        dependency: Any = None,
+        dependency: Optional[Dependency] = None,
     ) -> None:
         self.responses = _AsyncResponses()
         self.http = _helper(self.responses, locals())
@@ -243,7 +284,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
             except BaseException:
                 self.responses.close(response)
                 raise
-        return response  # type: ignore[no-any-return]
+        return _returned(run, request, response)
 
     async def aclose(self) -> None:
         """Closes the wrapped transport."""

@@ -27,7 +27,8 @@ The response of the deciding attempt is returned, with the ending in
 none (``GaveUpError`` chained from the last error), and always for
 reconcile (``ReconcileRequired``). Every other response is closed. No byte
 is read past an attempt's abort time or the deadline: an attempt is
-abandoned at its abort time, and a failed response's body that has not
+abandoned at its abort time, its connection shut (so its worker thread
+returns and no socket is left), and a failed response's body that has not
 arrived within its attempt's window is cut (returned empty). A success's
 body is read by requests as usual (``stream=False``) or left to you.
 
@@ -35,28 +36,111 @@ A body that cannot be sent twice (a generator, an iterator, a file without
 a position to rewind to) is sent once, as it comes: where the policy would
 send it again the operation gives up ``body_not_replayable`` instead (the
 response is returned, or ``GaveUpError`` raised without one).
+
+Redirects stay inside the budget: the session follows them
+(``allow_redirects``, ``max_redirects``, ``response.history`` as ever), and
+every hop after the first runs within the first request's deadline, with its
+key (see ``retryplan._redirects``).
 """
 
 from __future__ import annotations
 
+import socket
+import threading
 import time
+from contextvars import ContextVar
 from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from ._http import HttpHelper, blocking
+from ._redirects import Hop
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Mapping, Optional, Tuple, Union
+    from typing import Any, Callable, List, Mapping, Optional, Tuple, Union
 
     from ._native import Decision
-    from ._native import Run
+    from ._native import Dependency, Policy, Run, Stats
+    from ._run import OnDecision, OutcomeOfError
 
 __all__ = ["RetryAdapter"]
 
 _BODIES = (bytes, str)
+
+
+class _Sockets:
+    """The connections one attempt uses (its worker thread's), so that an attempt abandoned at its abort time has
+    them shut: a read in progress (a head trickling in, byte after byte, within every read timeout) stops at once
+    and the worker thread returns, leaving no thread and no socket behind."""
+
+    __slots__ = ("connections", "aborted")
+
+    def __init__(self) -> None:
+        self.connections: List[Any] = []
+        self.aborted = False
+
+    def using(self, connection: Any) -> None:
+        self.connections.append(connection)
+        if self.aborted:  # abandoned before it connected: it stops at its first read or write
+            _shut(getattr(connection, "sock", None))
+
+    def abort(self) -> None:
+        self.aborted = True
+        for connection in self.connections:
+            _shut(getattr(connection, "sock", None))
+
+
+def _shut(sock: Optional[socket.socket]) -> None:
+    if sock is not None:
+        try:
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the OS socket, under TLS too
+        except OSError:
+            pass
+
+
+_ATTEMPT: ContextVar[Optional[_Sockets]] = ContextVar("retryplan_requests_attempt", default=None)
+"""The sockets of the attempt running in this context (its worker thread)."""
+
+
+class _Watched:
+    """A urllib3 connection that tells the attempt using it (if any) when it connects or sends a request."""
+
+    def connect(self) -> None:
+        attempt = _ATTEMPT.get()
+        if attempt is not None:
+            attempt.using(self)
+        super().connect()  # type: ignore[misc]
+        if attempt is not None and attempt.aborted:
+            _shut(getattr(self, "sock", None))
+
+    def request(self, *args: Any, **kwargs: Any) -> None:
+        attempt = _ATTEMPT.get()
+        if attempt is not None:
+            attempt.using(self)
+        super().request(*args, **kwargs)  # type: ignore[misc]
+
+
+class _WatchedHTTPConnection(_Watched, HTTPConnection):
+    pass
+
+
+class _WatchedHTTPSConnection(_Watched, HTTPSConnection):
+    pass
+
+
+class _WatchedHTTPPool(HTTPConnectionPool):
+    ConnectionCls = _WatchedHTTPConnection
+
+
+class _WatchedHTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _WatchedHTTPSConnection
+
+
+_WATCHED_POOLS = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
 
 
 class _Responses:
@@ -129,18 +213,18 @@ class RetryAdapter(HTTPAdapter):
     def __init__(
         self,
         *,
-        policy: Any,
-        outcome_of_error: Any = None,
-        on_decision: Any = None,
+        policy: Policy,
+        outcome_of_error: Optional[OutcomeOfError] = None,
+        on_decision: Optional[OnDecision] = None,
         logger: Any = None,
-        stats: Any = None,
+        stats: Optional[Stats] = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         sleep: Callable[[float], Any] = time.sleep,
         seed: Optional[int] = None,
         request_id_header: str = "X-Request-Id",
         idempotency_key_header: str = "Idempotency-Key",
-        dependency: Any = None,
+        dependency: Optional[Dependency] = None,
         sequential_attempts: bool = False,
         idempotent: Optional[bool] = None,
         pool_connections: int = 10,
@@ -152,6 +236,7 @@ class RetryAdapter(HTTPAdapter):
         self.http = HttpHelper(_Responses(), sequential=True, **settings)
         self.sleep = sleep
         self.idempotent = idempotent
+        self.redirected = threading.local()  # .hop: the redirect this thread's last request returned, if any
 
     def send(
         self,
@@ -165,12 +250,17 @@ class RetryAdapter(HTTPAdapter):
         """Sends ``request`` as one operation: attempts, waits and headers as the driver decides."""
         method = request.method or "GET"
         options = None if self.idempotent is None else {"idempotent": self.idempotent}
+        hop, self.redirected.hop = getattr(self.redirected, "hop", None), None
+        if hop is not None and hop.follows(request):
+            options = hop.continued(options)
         run = self.http.start(method, request.headers, options, one_shot_body=not _replayable(request))
-        url = urlsplit(request.url or "")
-        run.name = f"{method} {url.hostname}{url.path}"
+        url = urlsplit(request.url or "")  # as the endings and logs name it: no user info, no fragment
+        run.name = f"{method} {url._replace(netloc=url.netloc.rpartition('@')[2], fragment='').geturl()}"
         settings = (timeout, verify, cert, proxies)
         ending = run.call(self._attempt, (run, request, settings), {}, self.sleep)
         response: requests.Response = self.http.finish(run, ending, _read)
+        if response.is_redirect:  # the session's next hop, if it follows it, continues this operation's budget
+            self.redirected.hop = _Hop(request, run)
         return response
 
     def _attempt(self, run: Run, request: requests.PreparedRequest, settings: Tuple[Any, Any, Any, Any]) -> requests.Response:
@@ -188,8 +278,41 @@ class RetryAdapter(HTTPAdapter):
                 self, prepared, stream=True, timeout=_cut_timeout(timeout, window), verify=verify, cert=cert, proxies=proxies
             )
 
-        response: requests.Response = blocking(send, attempt, window, _close)
+        sockets = _Sockets()
+
+        def watched(prepared: requests.PreparedRequest) -> requests.Response:
+            _ATTEMPT.set(sockets)  # in the worker thread's own context
+            return send(prepared)
+
+        response: requests.Response = blocking(watched, attempt, window, _close, sockets.abort)
         return response
+
+    def init_poolmanager(self, connections: int, maxsize: int, block: bool = False, **pool_kwargs: Any) -> None:
+        """requests' pool manager, whose connections tell the attempt using them (so an abandoned one is shut)."""
+        super().init_poolmanager(connections, maxsize, block, **pool_kwargs)
+        self.poolmanager.pool_classes_by_scheme = _WATCHED_POOLS
+
+    def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> Any:
+        """requests' proxy manager, watched the same way (a SOCKS proxy's connections are not: an attempt
+        abandoned there ends at its read timeout, the attempt's window)."""
+        manager = super().proxy_manager_for(proxy, **proxy_kwargs)
+        if not proxy.lower().startswith("socks"):
+            manager.pool_classes_by_scheme = _WATCHED_POOLS
+        return manager
+
+
+class _Hop(Hop):
+    """A redirect returned to a requests session. Its next hop is sent by the session on this thread, at once, as
+    a copy of this request (``PreparedRequest.copy()``), which shares its ``hooks``: that is how it is known."""
+
+    __slots__ = ("hooks",)
+
+    def __init__(self, origin: requests.PreparedRequest, run: Run) -> None:
+        super().__init__(origin, run)
+        self.hooks = origin.hooks
+
+    def follows(self, request: Any) -> bool:
+        return request.hooks is self.hooks and super().follows(request)
 
 
 _NOT_SETTINGS = frozenset(("self", "__class__", "sleep", "idempotent", "pool_connections", "pool_maxsize", "pool_block"))

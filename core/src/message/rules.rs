@@ -292,4 +292,17 @@ rules! {
     MethodName = "method_name": "a method name",
     /// A list of method names expected.
     ListOfMethodNames = "list_of_method_names": "a list of method names",
+
+    // The typed endings the helpers raise ([`Decision::ending_message`](crate::Decision::ending_message)):
+    // what happened and what to do, the same words in every language.
+    /// An operation that gave up: the operation, its attempts (`one_attempt` or `attempts`), the reason.
+    EndingGaveUp = "ending_gave_up": "retryplan: {0}: gave up after {1}: {2}",
+    /// An unsafe write that may have happened: the operation, its idempotency key.
+    EndingReconcile = "ending_reconcile": "retryplan: {0}: the write may have happened; do not repeat it blindly: look it up (reconcile it) by its idempotency key {1:q}",
+    /// A conflict: the operation.
+    EndingRestart = "ending_restart": "retryplan: {0}: a conflict: re-read the current state, recompute the change and restart the unit of work within its deadline",
+    /// One attempt.
+    OneAttempt = "one_attempt": "1 attempt",
+    /// Attempts: how many (not 1).
+    Attempts = "attempts": "{0} attempts",
 }

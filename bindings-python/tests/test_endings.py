@@ -1,0 +1,82 @@
+"""The typed endings say what happened and what to do (issue 25 item 7): the core's words, the same in every
+language (``Decision.ending_message``), naming the operation as its helper knows it and the key to reconcile by."""
+
+import pickle
+import traceback
+from typing import Iterator
+
+import httpx
+import pytest
+import requests
+
+import retryplan
+from retryplan import GaveUpError, Policy, ReconcileRequired, RestartRequired
+from retryplan.httpx import RetryTransport
+from retryplan.requests import RetryAdapter
+
+from server import Server
+
+ONE = {
+    "max_attempts": 1,
+    "total_budget_ms": 4000,
+    "attempt_timeout": {"fixed_ms": 1000},
+    "response_reserve_ms": 0,
+    "minimum_useful_attempt_ms": 50,
+    "backoff": {"kind": "constant", "base_ms": 20, "multiplier": 1.0, "cap_ms": 20},
+    "jitter": {"kind": "none"},
+}
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    s = Server()
+    yield s
+    s.close()
+
+
+def test_requests_reconcile_names_the_request_its_key_and_what_to_do(server: Server) -> None:
+    server.script.queue(("drop", None))
+    session = requests.Session()
+    session.mount("http://", RetryAdapter(policy=Policy.from_dict(ONE)))
+    url = server.url.replace("http://", "http://user:secret@") + "/orders?cart=41#top"
+    with pytest.raises(ReconcileRequired) as raised:
+        session.post(url, data=b"{}", headers={"Idempotency-Key": "order-5001"})
+    port = server.url.rsplit(":", 1)[1]
+    assert str(raised.value) == (
+        f"retryplan: POST http://127.0.0.1:{port}/orders?cart=41: the write may have happened; "
+        'do not repeat it blindly: look it up (reconcile it) by its idempotency key "order-5001"'
+    )
+    assert "secret" not in str(raised.value)
+    shown = "".join(traceback.format_exception_only(type(raised.value), raised.value))
+    assert shown.startswith("retryplan.ReconcileRequired: "), shown  # the public home, not retryplan._errors
+
+
+def test_httpx_gave_up_names_the_request_the_attempts_and_the_reason(server: Server) -> None:
+    server.script.queue(("drop", None), ("drop", None))
+    policy = Policy.from_dict({**ONE, "max_attempts": 2})
+    with httpx.Client(transport=RetryTransport(policy=policy)) as client, pytest.raises(GaveUpError) as raised:
+        client.get(server.url + "/items?page=2")
+    port = server.url.rsplit(":", 1)[1]
+    assert str(raised.value) == f"retryplan: GET http://127.0.0.1:{port}/items?page=2: gave up after 2 attempts: attempts_exhausted"
+
+
+def test_retry_names_the_function_and_every_ending_is_the_cores() -> None:
+    @retryplan.retry(Policy.from_dict(ONE), seed=7)
+    def charge() -> None:
+        raise ConnectionResetError("reset")
+
+    with pytest.raises(GaveUpError) as raised:
+        charge()
+    assert str(raised.value).startswith("retryplan: ")
+    assert "charge: gave up after 1 attempt: " in str(raised.value)
+    decision = raised.value.decision
+    assert str(raised.value) == decision.ending_message(charge.__qualname__, raised.value.idempotency_key)
+    restart = retryplan.Decision.from_dict({"type": "restart", "attempts": 2, "deadline_ms": 9, "remaining_budget_ms": 0})
+    assert restart.ending_message("op", "k") == (
+        "retryplan: op: a conflict: re-read the current state, recompute the change and restart the unit of work "
+        "within its deadline"
+    )
+    succeeded = retryplan.Decision.from_dict({"type": "succeeded", "attempts": 1, "winner": 1})
+    assert succeeded.ending_message("op", "k") is None
+    assert RestartRequired.__module__ == GaveUpError.__module__ == "retryplan"
+    assert pickle.loads(pickle.dumps(GaveUpError)) is GaveUpError

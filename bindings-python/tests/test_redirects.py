@@ -1,0 +1,178 @@
+"""Redirects inside the first request's budget (issue 29 item 7), for the requests adapter and both httpx transports.
+
+The client still follows redirects itself (``allow_redirects``, ``follow_redirects``, ``max_redirects`` and
+``response.history`` as its users know them); each hop after the first runs within the first request's deadline.
+A fake clock, moved on by the client's response hook, stands for the time a slow hop takes: no wall-clock bound.
+"""
+
+import asyncio
+from typing import Any, Dict, Iterator, List
+
+import httpx
+import pytest
+import requests
+
+from retryplan import GaveUpError, Policy
+from retryplan.httpx import AsyncRetryTransport, RetryTransport
+from retryplan.requests import RetryAdapter
+
+from server import Server, status
+
+POLICY: Dict[str, Any] = {
+    "max_attempts": 3,
+    "total_budget_ms": 4000,
+    "attempt_timeout": {"fixed_ms": 2000},
+    "response_reserve_ms": 0,
+    "minimum_useful_attempt_ms": 50,
+    "backoff": {"kind": "constant", "base_ms": 20, "multiplier": 1.0, "cap_ms": 20},
+    "jitter": {"kind": "none"},
+}
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    s = Server()
+    yield s
+    s.close()
+
+
+def redirect(to: str) -> Any:
+    return status(302, {"Location": to})
+
+
+def session(clock: FakeClock, **hooks: Any) -> requests.Session:
+    s = requests.Session()
+    s.mount("http://", RetryAdapter(policy=Policy.from_dict(POLICY), clock=clock))
+    s.hooks.update({name: [hook] for name, hook in hooks.items()})
+    return s
+
+
+# requests
+
+
+def test_requests_a_hop_after_the_first_requests_deadline_gives_up(server: Server) -> None:
+    clock = FakeClock()
+    server.script.queue(redirect("/b"), status(200))
+
+    def slow(response: requests.Response, **kwargs: Any) -> None:
+        clock.now += 5.0  # each hop "takes" 5 s: past the first request's 4 s budget
+
+    with session(clock, response=slow) as s, pytest.raises(GaveUpError) as raised:
+        s.get(server.url + "/a")
+    assert [seen["path"] for seen in server.script.seen] == ["/a"]  # the second hop had no time left to start
+    assert raised.value.attempts == 0
+
+
+def test_requests_follows_within_the_budget_and_keeps_history_and_max_redirects(server: Server) -> None:
+    clock = FakeClock()
+    server.script.queue(redirect("/b"), redirect("/c"), status(200))
+    with session(clock) as s:
+        response = s.get(server.url + "/a")
+        assert response.status_code == 200 and [r.status_code for r in response.history] == [302, 302]
+        assert [seen["path"] for seen in server.script.seen] == ["/a", "/b", "/c"]
+        ids = [seen["headers"]["x-request-id"] for seen in server.script.seen]
+        assert len(set(ids)) == 3
+        s.max_redirects = 1
+        server.script.queue(redirect("/b"), redirect("/c"), status(200))
+        with pytest.raises(requests.TooManyRedirects):
+            s.get(server.url + "/a")
+
+
+def test_requests_a_redirect_not_followed_leaves_the_next_request_a_fresh_budget(server: Server) -> None:
+    clock = FakeClock()
+    server.script.queue(redirect("/b"), status(200), redirect("/b"))
+    with session(clock) as s:
+        first = s.get(server.url + "/a", allow_redirects=False)
+        assert first.status_code == 302 and first.is_redirect
+        clock.now += 60.0  # long past the first request's deadline
+        assert s.get(server.url + "/b").status_code == 200  # its own request: its own budget
+        second = s.get(server.url + "/a", allow_redirects=False)
+        clock.now += 60.0
+        with pytest.raises(GaveUpError):  # following a redirect by hand, next, is still within its budget
+            s.send(second.next)  # type: ignore[arg-type]
+    assert [seen["path"] for seen in server.script.seen] == ["/a", "/b", "/a"]
+
+
+# httpx
+
+
+def test_httpx_a_hop_after_the_first_requests_deadline_gives_up(server: Server) -> None:
+    clock = FakeClock()
+    server.script.queue(redirect("/b"), status(200))
+
+    def slow(response: httpx.Response) -> None:
+        clock.now += 5.0
+
+    transport = RetryTransport(policy=Policy.from_dict(POLICY), clock=clock)
+    with httpx.Client(transport=transport, follow_redirects=True, event_hooks={"response": [slow]}) as c:
+        with pytest.raises(GaveUpError):
+            c.get(server.url + "/a")
+    assert [seen["path"] for seen in server.script.seen] == ["/a"]
+
+
+def test_httpx_async_a_hop_after_the_first_requests_deadline_gives_up(server: Server) -> None:
+    clock = FakeClock()
+    server.script.queue(redirect("/b"), status(200))
+
+    async def slow(response: httpx.Response) -> None:
+        clock.now += 5.0
+
+    async def main() -> None:
+        transport = AsyncRetryTransport(policy=Policy.from_dict(POLICY), clock=clock)
+        hooks = {"response": [slow]}
+        async with httpx.AsyncClient(transport=transport, follow_redirects=True, event_hooks=hooks) as c:
+            with pytest.raises(GaveUpError):
+                await c.get(server.url + "/a")
+
+    asyncio.run(main())
+    assert [seen["path"] for seen in server.script.seen] == ["/a"]
+
+
+def test_httpx_follows_within_the_budget_and_keeps_history(server: Server) -> None:
+    clock = FakeClock()
+    server.script.queue(redirect("/b"), redirect("/c"), status(200))
+    transport = RetryTransport(policy=Policy.from_dict(POLICY), clock=clock)
+    with httpx.Client(transport=transport, follow_redirects=True, max_redirects=5) as c:
+        response = c.get(server.url + "/a")
+        assert response.status_code == 200 and [r.status_code for r in response.history] == [302, 302]
+        paths: List[str] = [seen["path"] for seen in server.script.seen]
+        assert paths == ["/a", "/b", "/c"]
+
+
+def test_httpx_a_request_sent_again_is_not_a_hop(server: Server) -> None:
+    clock = FakeClock()
+    server.script.queue(redirect("/b"), redirect("/b"), status(200))
+    transport = RetryTransport(policy=Policy.from_dict(POLICY), clock=clock)
+    with httpx.Client(transport=transport) as c:  # follow_redirects=False, httpx's default
+        request = c.build_request("GET", server.url + "/a")
+        first = c.send(request)
+        assert first.status_code == 302 and first.next_request is not None
+        clock.now += 60.0
+        assert c.send(request).status_code == 302  # the same request again: a fresh budget, not a hop
+        with pytest.raises(GaveUpError):  # the redirect's next request is a hop of the first operation
+            clock.now += 60.0
+            c.send(first.next_request)
+    assert [seen["path"] for seen in server.script.seen] == ["/a", "/a"]
+
+
+@pytest.mark.parametrize("library", ["requests", "httpx"])
+def test_a_keyed_write_redirected_307_keeps_its_key_on_the_next_hop(server: Server, library: str) -> None:
+    server.script.queue(status(307, {"Location": "/b"}), status(201))
+    policy = Policy.from_profile("checkout")  # keyed writes
+    if library == "requests":
+        with requests.Session() as s:
+            s.mount("http://", RetryAdapter(policy=policy))
+            assert s.post(server.url + "/a", data=b"x").status_code == 201
+    else:
+        with httpx.Client(transport=RetryTransport(policy=policy), follow_redirects=True) as c:
+            assert c.post(server.url + "/a", content=b"x").status_code == 201
+    keys = [(seen["path"], seen["headers"].get("idempotency-key")) for seen in server.script.seen]
+    assert [path for path, _ in keys] == ["/a", "/b"] and keys[0][1] and keys[0][1] == keys[1][1], keys
