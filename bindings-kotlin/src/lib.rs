@@ -21,6 +21,7 @@ use retryplan::{Blame, Class, ConfigKind, JitterConfig, Repeatability};
 
 uniffi::setup_scaffolding!();
 
+mod config;
 mod controls;
 mod decision;
 mod dialects;
@@ -31,9 +32,14 @@ mod operation;
 mod policy;
 mod wire;
 
+pub use config::{
+    AttemptTimeoutConfig, BackoffConfig, BreakerConfig, BudgetConfig, DependencyConfig, HedgingConfig, PolicyConfig,
+    RedeliveryConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig,
+    TripConfig,
+};
 pub use controls::{
-    BreakerConfig, BreakerPermit, BreakerSnapshot, BudgetConfig, BudgetSnapshot, CircuitBreaker, Dependency,
-    DependencyConfig, DependencySnapshot, RetryBudget, RetryCharge, RetrySlot, RetrySlots, TripConfig,
+    BreakerPermit, BreakerSnapshot, BudgetSnapshot, CircuitBreaker, Dependency, DependencySnapshot, RetryBudget,
+    RetryCharge, RetrySlot, RetrySlots,
 };
 pub use decision::{outcome_from_http, outcome_from_http_response, Decision, Outcome, Pushback};
 pub use dialects::{
@@ -50,9 +56,8 @@ pub use operation::{
     remaining_budget_ms, Admission, GiveUpCounts, Operation, OperationOptions, Stats, StatsSnapshot,
 };
 pub use policy::{
-    default_policy_config, policy_config_from_json, profile_config, profile_names, AttemptTimeoutConfig, BackoffConfig,
-    HedgingConfig, Policy, PolicyConfig, Redelivery, RedeliveryConfig, RetryLimitsConfig, RetryOnConfig,
-    ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig, Timeline, TimelineStep, Warning,
+    default_policy_config, policy_config_from_json, profile_config, profile_names, Policy, Redelivery, Timeline,
+    TimelineStep, Warning,
 };
 pub use wire::{wire_tables, WireTables};
 

@@ -90,10 +90,14 @@ export interface ResolvedPolicyConfig {
     retryAfterReading?: 'lenient';
     statuses?: {
       status: number;
-      honor: boolean;
+      /** The section's honor when absent. */
+      honor?: boolean;
+      /** Retried only when the answer carries guidance. */
       requiresGuidance: boolean;
-      capMs: number;
-      aboveCap: AboveCap;
+      /** The section's cap_ms when absent. */
+      capMs?: number;
+      /** The section's above_cap when absent. */
+      aboveCap?: AboveCap;
     }[];
   };
   idempotency: Idempotency;

@@ -73,9 +73,13 @@ class PolicyFieldsAmbiguous(TypedDict, total=False):
 
 class PolicyFieldsServerGuidanceStatuses(TypedDict, total=False):
     status: int
+    # The section's honor when absent.
     honor: bool
+    # Retried only when the answer carries guidance.
     requires_guidance: bool
+    # The section's cap_ms when absent.
     cap_ms: int
+    # The section's above_cap when absent.
     above_cap: AboveCapName
 
 class PolicyFieldsServerGuidance(TypedDict, total=False):

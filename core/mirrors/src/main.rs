@@ -1,6 +1,6 @@
 //! The bindings' mirrors of the core, generated instead of written: the
 //! TypeScript name unions, the Python enums and configuration `TypedDict`s,
-//! and the Kotlin (uniffi) enum definitions. Every name comes from the core's
+//! and the Kotlin (uniffi) enum definitions and configuration records. Every name comes from the core's
 //! own tables (the [`retryplan::value::Named`] enums, read at run time), every
 //! configuration shape from `tests/conformance/schema.json`, every doc from
 //! the core's doc comments (read from its source) or the schema's
@@ -19,6 +19,7 @@ mod schema;
 mod tables;
 mod typescript;
 mod uniffi;
+mod uniffi_config;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -38,6 +39,7 @@ fn generate_from(tables: &[tables::Table], schema: &schema::Schema) -> Result<Ve
     outputs.extend(typescript::outputs(tables, schema)?);
     outputs.extend(python::outputs(tables, schema)?);
     outputs.extend(uniffi::outputs(tables));
+    outputs.extend(uniffi_config::outputs(tables, schema)?);
     Ok(outputs)
 }
 
@@ -116,7 +118,7 @@ mod tests {
         let schema = schema::Schema::read(&root.join("tests/conformance/schema.json")).unwrap();
         let dir = temp_dir("check");
         let written = output::write(&dir, &generate_from(&tables, &schema).unwrap()).unwrap();
-        assert_eq!(written.len(), 5, "{written:?}");
+        assert_eq!(written.len(), 6, "{written:?}");
         assert!(output::stale(&dir, &generate_from(&tables, &schema).unwrap()).is_empty());
 
         let give_up = tables.iter_mut().find(|table| table.ident == "GiveUpReason").unwrap();
@@ -143,7 +145,7 @@ mod tests {
         value["$defs"]["policyConfig"]["properties"]["max_retries"] = serde_json::json!({"type": "integer"});
         let changed = schema::Schema::parse(&value.to_string()).unwrap();
         let outputs = generate_from(&tables, &changed).unwrap();
-        assert_eq!(output::stale(&root, &outputs), [typescript::CONFIG, python::CONFIG_TYPES]);
+        assert_eq!(output::stale(&root, &outputs), [typescript::CONFIG, python::CONFIG_TYPES, uniffi_config::CONFIG]);
         let types = &outputs.iter().find(|o| o.path == python::CONFIG_TYPES).unwrap().text;
         assert!(types.contains("    max_retries: int\n"), "{types}");
     }

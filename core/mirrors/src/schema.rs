@@ -9,7 +9,10 @@ use serde_json::{Map, Value};
 /// A value's shape, as far as the mirrors need it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
-    Integer,
+    /// An integer; `long` when its maximum is above `u32::MAX` (a time in ms), else a count.
+    Integer {
+        long: bool,
+    },
     Number,
     Boolean,
     /// `const: true` (written only when true).
@@ -43,6 +46,9 @@ pub struct Property {
     pub description: Option<String>,
     pub title: Option<String>,
     pub deprecated: bool,
+    /// The JSON Schema `default`: what an absent property means, when the
+    /// type has one value for it (an empty list, false, the default name).
+    pub default: Option<Value>,
 }
 
 pub struct Schema {
@@ -94,7 +100,10 @@ impl Schema {
             None => {}
         }
         match value.get("type").and_then(Value::as_str) {
-            Some("integer") => Ok(Shape::Integer),
+            Some("integer") => {
+                let maximum = value.get("maximum").and_then(Value::as_u64).unwrap_or(0);
+                Ok(Shape::Integer { long: maximum > u64::from(u32::MAX) })
+            }
             Some("number") => Ok(Shape::Number),
             Some("boolean") => Ok(Shape::Boolean),
             Some("string") => Ok(Shape::String),
@@ -114,6 +123,7 @@ impl Schema {
                             description: text(property, "description"),
                             title: text(property, "title"),
                             deprecated: property.get("deprecated") == Some(&Value::Bool(true)),
+                            default: property.get("default").cloned(),
                         })
                     })
                     .collect::<Result<_, String>>()?;
@@ -170,7 +180,7 @@ mod tests {
         .unwrap();
         let Shape::Object(object) = schema.def("c").unwrap() else { panic!("not an object") };
         let shapes: Vec<&Shape> = object.properties.iter().map(|p| &p.shape).collect();
-        assert_eq!(shapes[0], &Shape::Integer);
+        assert_eq!(shapes[0], &Shape::Integer { long: false });
         assert_eq!(object.properties[0].description.as_deref(), Some("A count."));
         assert_eq!(shapes[1], &Shape::Names(vec!["lenient".into()]));
         assert_eq!(shapes[2], &Shape::True);

@@ -136,7 +136,7 @@ impl Writer<'_> {
             return named.name.to_owned();
         }
         match shape {
-            Shape::Integer | Shape::Number => "number".into(),
+            Shape::Integer { .. } | Shape::Number => "number".into(),
             Shape::Boolean => "boolean".into(),
             Shape::True => "true".into(),
             Shape::String => "string".into(),

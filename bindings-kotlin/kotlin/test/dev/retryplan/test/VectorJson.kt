@@ -249,8 +249,8 @@ object VectorJson {
         "max_attempts" to c.maxAttempts.toLong(),
         "total_budget_ms" to c.totalBudgetMs,
         "attempt_timeout" to when (val t = c.attemptTimeout) {
-            is AttemptTimeoutConfig.FixedMs -> mapOf("fixed_ms" to t.ms)
-            is AttemptTimeoutConfig.FractionOfRemaining -> mapOf("fraction_of_remaining" to t.fraction)
+            is AttemptTimeoutConfig.FixedMs -> mapOf("fixed_ms" to t.v1)
+            is AttemptTimeoutConfig.FractionOfRemaining -> mapOf("fraction_of_remaining" to t.v1)
         },
         "response_reserve_ms" to c.responseReserveMs,
         "minimum_useful_attempt_ms" to c.minimumUsefulAttemptMs,
