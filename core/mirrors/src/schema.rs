@@ -1,9 +1,6 @@
 //! The configuration shapes of `tests/conformance/schema.json`: its
 //! `$defs`, resolved into a small tree each language writes out.
 
-use std::fs;
-use std::path::Path;
-
 use serde_json::{Map, Value};
 
 /// A value's shape, as far as the mirrors need it.
@@ -56,11 +53,6 @@ pub struct Schema {
 }
 
 impl Schema {
-    pub fn read(path: &Path) -> Result<Schema, String> {
-        let text = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Schema::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
-    }
-
     pub fn parse(text: &str) -> Result<Schema, String> {
         let value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
         let defs = value.get("$defs").and_then(Value::as_object).ok_or("no $defs object")?.clone();
