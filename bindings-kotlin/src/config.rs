@@ -31,17 +31,18 @@ pub struct PolicyConfig {
     pub conflict: StatusSetConfig,
     pub server_guidance: ServerGuidanceConfig,
     pub idempotency: Idempotency,
-    /// Present only when the policy hedges.
+    /// Off when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[uniffi(default)]
     pub hedging: Option<HedgingConfig>,
-    /// Present only when the policy has a redelivery schedule.
+    /// For redeliver; absent: the backoff ceilings and total_budget_ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[uniffi(default)]
     pub redelivery: Option<RedeliveryConfig>,
     #[serde(default)]
     #[uniffi(default)]
     pub retry_limits: RetryLimitsConfig,
+    /// The HTTP methods retried at all (urllib3's allowed_methods); absent: RFC 9110 §9.2.2 (idempotent methods).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[uniffi(default)]
     pub retry_methods: Option<Vec<String>>,
@@ -60,11 +61,11 @@ pub struct BackoffConfig {
     pub base_ms: i64,
     pub multiplier: f64,
     pub cap_ms: i64,
-    /// Present only when set: the base after a throttling error.
+    /// The base after a throttling error (an aws_throttling error code); absent: base_ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[uniffi(default)]
     pub throttling_base_ms: Option<i64>,
-    /// Written only when true.
+    /// The first retry waits no backoff, later ones keep their ceilings (urllib3's backoff_factor: 0, 2f, 4f, ...); written only when true.
     #[serde(default)]
     #[uniffi(default)]
     pub immediate_first_retry: bool,
@@ -75,7 +76,7 @@ pub struct RetryOnConfig {
     pub http_statuses: Vec<i32>,
     pub grpc_codes: Vec<GrpcCode>,
     pub transport: Vec<TransportFailure>,
-    /// Present only when not empty.
+    /// Built-in error-code tables retried whatever the status (aws_transient, aws_throttling); written only when not empty.
     #[serde(default)]
     #[uniffi(default)]
     pub error_codes: Vec<ErrorCodeTable>,
@@ -92,16 +93,17 @@ pub struct ServerGuidanceConfig {
     pub honor: bool,
     pub cap_ms: i64,
     pub above_cap: AboveCap,
-    /// Present only when not the default floor.
+    /// floor (the default, left out): a floor under the drawn backoff; replace: the wait itself; a6: the wait itself, schedule restarted.
     #[serde(default)]
     pub mode: GuidanceMode,
-    /// Present only when set: guidance raises the delay at most this far above the drawn backoff.
+    /// The most guidance may raise the delay above the drawn backoff (mode floor only); absent: no bound.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[uniffi(default)]
     pub max_above_backoff_ms: Option<i64>,
-    /// Written only when not strict (the default).
+    /// How HTTP helpers read Retry-After: strict RFC 9110 (the default, left out) or lenient.
     #[serde(default)]
     pub retry_after_reading: RetryAfterReading,
+    /// Per-status rules, each replacing the section's honor, cap_ms and above_cap for one HTTP status; written only when not empty.
     #[serde(default)]
     #[uniffi(default)]
     pub statuses: Vec<StatusGuidanceConfig>,
