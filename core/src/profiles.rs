@@ -162,7 +162,8 @@ pub fn polly_v8_profile() -> PolicyConfig {
             http_statuses: Vec::new(),
             grpc_codes: GrpcCode::ALL.into_iter().filter(|code| *code != GrpcCode::Ok).collect(),
             transport: TransportFailure::ALL.to_vec(),
-            error_codes: Vec::new(),
+            // No error-code tables, and any field added later at its default.
+            ..RetryOnConfig::default()
         },
         ambiguous: StatusSetConfig::default(),
         conflict: StatusSetConfig::default(),

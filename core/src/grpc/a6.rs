@@ -100,7 +100,8 @@ pub(crate) fn method_policy(
             http_statuses: Vec::new(),
             grpc_codes: Vec::new(),
             transport: Vec::new(),
-            error_codes: Vec::new(),
+            // No error-code tables, and any field added later at its default.
+            ..RetryOnConfig::default()
         },
         ambiguous: StatusSetConfig::default(),
         conflict: StatusSetConfig::default(),
