@@ -1,10 +1,13 @@
 //! The bindings' mirrors of the core, generated instead of written: the
-//! TypeScript name unions, the Python enums and configuration `TypedDict`s,
-//! and the Kotlin (uniffi) enum definitions and configuration records. Every name comes from the core's
-//! own tables (the [`retryplan::value::Named`] enums, read at run time), every
+//! TypeScript name unions and configuration types, the Python enums and
+//! configuration `TypedDict`s, and the Kotlin (uniffi) enum definitions and
+//! configuration records. Every name comes from the core's own tables (the [`retryplan::value::Named`] enums, read at run time), every
 //! configuration shape from `tests/conformance/schema.json`, every doc from
 //! the core's doc comments (read from its source) or the schema's
 //! `description`s.
+//!
+//! It also writes the vectors' schema (the policy's shapes from the core's
+//! `policy/schema.json`) and the case counts of the vectors' README.
 //!
 //! `cargo run -p retryplan-mirrors` rewrites the files; `-- --check` writes
 //! nothing and fails, naming each file, when a committed one differs.
@@ -20,6 +23,7 @@ mod tables;
 mod typescript;
 mod uniffi;
 mod uniffi_config;
+mod vectors_readme;
 mod vectors_schema;
 
 use std::path::{Path, PathBuf};
@@ -34,7 +38,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     let tables = tables::registry(root)?;
     let vectors = vectors_schema::output(root)?;
     let schema = schema::Schema::parse(&vectors.text).map_err(|e| format!("{}: {e}", vectors.path))?;
-    let mut outputs = vec![vectors];
+    let mut outputs = vec![vectors, vectors_readme::output(root)?];
     outputs.extend(generate_from(&tables, &schema)?);
     Ok(outputs)
 }
