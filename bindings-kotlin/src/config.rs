@@ -80,6 +80,10 @@ pub struct RetryOnConfig {
     #[serde(default)]
     #[uniffi(default)]
     pub error_codes: Vec<ErrorCodeTable>,
+    /// Every 5xx (500..=599) retried beside http_statuses, except a status listed in conflict (Envoy's retry_on 5xx, Polly's HandleTransientHttpError); written only when true, and then http_statuses leaves out the 5xx it covers.
+    #[serde(default)]
+    #[uniffi(default)]
+    pub all_server_errors: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, uniffi::Record)]

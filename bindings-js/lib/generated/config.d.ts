@@ -69,6 +69,8 @@ export interface ResolvedPolicyConfig {
     transport: TransportFailure[];
     /** Built-in error-code tables retried whatever the status (aws_transient, aws_throttling); written only when not empty. */
     errorCodes?: ErrorCodeTable[];
+    /** Every 5xx (500..=599) retried beside http_statuses, except a status listed in conflict (Envoy's retry_on 5xx, Polly's HandleTransientHttpError); written only when true, and then http_statuses leaves out the 5xx it covers. */
+    allServerErrors?: true;
   };
   ambiguous: {
     httpStatuses: number[];
@@ -168,6 +170,8 @@ export interface PolicyConfig {
     transport?: TransportFailure[];
     /** Built-in error-code tables retried whatever the status (aws_transient, aws_throttling); written only when not empty. */
     errorCodes?: ErrorCodeTable[];
+    /** Every 5xx (500..=599) retried beside http_statuses, except a status listed in conflict (Envoy's retry_on 5xx, Polly's HandleTransientHttpError); written only when true, and then http_statuses leaves out the 5xx it covers. */
+    allServerErrors?: boolean;
   };
   ambiguous?: {
     httpStatuses?: number[];

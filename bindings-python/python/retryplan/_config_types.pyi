@@ -66,6 +66,8 @@ class PolicyFieldsRetryOn(TypedDict, total=False):
     transport: Sequence[Union[TransportFailureName, TransportFailure]]
     # Built-in error-code tables retried whatever the status (aws_transient, aws_throttling); written only when not empty.
     error_codes: Sequence[ErrorCodeTableName]
+    # Every 5xx (500..=599) retried beside http_statuses, except a status listed in conflict (Envoy's retry_on 5xx, Polly's HandleTransientHttpError); written only when true, and then http_statuses leaves out the 5xx it covers.
+    all_server_errors: bool
 
 class PolicyFieldsAmbiguous(TypedDict, total=False):
     http_statuses: Sequence[int]

@@ -167,6 +167,15 @@ pub struct RetryOnConfig {
     /// (see [`crate::aws`]). Empty by default.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub error_codes: Vec<ErrorCodeTable>,
+    /// Every server error (500..=599) is worth another attempt, beside
+    /// `http_statuses`, except a status listed in `conflict`: Envoy's
+    /// `retry_on: 5xx`, Polly's `HandleTransientHttpError()` and
+    /// Microsoft.Extensions.Http.Resilience's transient predicate retry any
+    /// 5xx (add 408 and 429 to `http_statuses` for theirs). Which 5xx are
+    /// ambiguous is still `ambiguous`'s. Written back only when true, and
+    /// then `http_statuses` leaves out the 5xx it covers. False by default.
+    #[serde(skip_serializing_if = "is_false")]
+    pub all_server_errors: bool,
 }
 
 impl Default for RetryOnConfig {
@@ -176,6 +185,7 @@ impl Default for RetryOnConfig {
             grpc_codes: vec![GrpcCode::Unavailable],
             transport: vec![TransportFailure::NotSent, TransportFailure::ConnectionLost, TransportFailure::TimedOut],
             error_codes: Vec::new(),
+            all_server_errors: false,
         }
     }
 }

@@ -151,12 +151,14 @@ fn read_jitter(value: &Value, path: &str) -> Result<JitterConfig, Error> {
 
 fn read_retry_on(value: &Value, path: &str) -> Result<RetryOnConfig, Error> {
     let defaults = RetryOnConfig::default();
-    let fields = Fields::new(value, path, &["http_statuses", "grpc_codes", "transport", "error_codes"])?;
+    let fields =
+        Fields::new(value, path, &["http_statuses", "grpc_codes", "transport", "error_codes", "all_server_errors"])?;
     Ok(RetryOnConfig {
         http_statuses: fields.or("http_statuses", defaults.http_statuses)?,
         grpc_codes: fields.with("grpc_codes", defaults.grpc_codes, read_names)?,
         transport: fields.with("transport", defaults.transport, read_names)?,
         error_codes: fields.with("error_codes", defaults.error_codes, read_names)?,
+        all_server_errors: fields.or("all_server_errors", defaults.all_server_errors)?,
     })
 }
 
