@@ -227,3 +227,24 @@ pub struct DependencyConfig {
     #[uniffi(default)]
     pub max_concurrent_retries: Option<i32>,
 }
+
+#[uniffi::remote(Enum)]
+pub enum JitterConfig {
+    None,
+    Full,
+    Equal,
+    Decorrelated,
+    A6,
+    FullThenCap,
+    Proportional {
+        ratio: f64,
+    },
+    /// Polly v8's constant/linear/exponential delays and its jitter (DecorrelatedJitterBackoffV2 for exponential).
+    Polly {
+        use_jitter: bool,
+    },
+    /// urllib3's backoff_jitter: up to max_ms added on top of the ceiling, then capped.
+    Additive {
+        max_ms: u64,
+    },
+}

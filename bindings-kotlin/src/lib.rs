@@ -17,7 +17,7 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use retryplan as rp;
-use retryplan::{Blame, Class, ConfigKind, JitterConfig, Repeatability};
+use retryplan::{Blame, Class, ConfigKind, Repeatability};
 
 uniffi::setup_scaffolding!();
 
@@ -64,7 +64,8 @@ pub use wire::{wire_tables, WireTables};
 // The core's unit enums (GiveUpReason, GrpcCode, Failure, Blame, ConfigKind, ...)
 // are exported as themselves: generated.rs restates them for uniffi, written by
 // core/mirrors from the core's tables (`cargo run -p retryplan-mirrors`).
-// Enums with data (Class, JitterConfig, Repeatability) stay restated below by hand.
+// JitterConfig is restated in config.rs, from the schema. Enums with data that
+// are no configuration (Class, Repeatability) stay restated below by hand.
 
 #[uniffi::remote(Enum)]
 pub enum Class {
@@ -73,19 +74,6 @@ pub enum Class {
     NotRetryable,
     Conflict,
     Cancelled,
-}
-
-#[uniffi::remote(Enum)]
-pub enum JitterConfig {
-    None,
-    Full,
-    Equal,
-    Decorrelated,
-    Proportional { ratio: f64 },
-    A6,
-    FullThenCap,
-    Polly { use_jitter: bool },
-    Additive { max_ms: u64 },
 }
 
 #[uniffi::remote(Enum)]

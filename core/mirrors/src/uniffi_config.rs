@@ -46,8 +46,10 @@ const RECORDS: [(&str, &str, &str); 14] = [
     ("dependencyConfig", "", "DependencyConfig"),
 ];
 
-/// Shapes the core exports to uniffi as itself (a remote enum in the
-/// binding's `lib.rs`): the path and the core's type.
+/// Shapes uniffi exports as the core's own type, restated here as a
+/// `#[uniffi::remote(Enum)]` (uniffi checks the restatement against the real
+/// type when it compiles): the path and the core's type. Numbers keep the
+/// core's types (`u64` for a time, `u32` for a count).
 const CORE_TYPES: [(&str, &str, &str, &str); 1] =
     [("policyConfig", "jitter", "JitterConfig", "retryplan::JitterConfig")];
 
@@ -55,7 +57,7 @@ struct Named {
     name: &'static str,
     shape: Shape,
     doc: Option<String>,
-    /// The core's own type's path, or none: written here.
+    /// The core's own type's path (restated as a remote enum), or none: a record of the binding's.
     core: Option<&'static str>,
 }
 
@@ -94,10 +96,16 @@ pub fn outputs(tables: &[Table], schema: &Schema) -> Result<Vec<Output>, String>
     }
     let mut writer = Writer { tables, named: &named, used: BTreeSet::new() };
     let mut body = String::new();
-    for item in named.iter().filter(|item| item.core.is_none()) {
+    for item in &named {
         body.push('\n');
         body.push_str(&doc("", item.doc.as_deref().unwrap_or("")));
-        body.push_str(&writer.item(item)?);
+        body.push_str(&match item.core {
+            None => writer.item(item)?,
+            Some(path) => {
+                writer.used.insert(path);
+                writer.remote(item)?
+            }
+        });
     }
     let mut text = format!(
         "// {HEADER}\n//! The configuration records, field for field the JSON shapes of\n\
@@ -215,6 +223,50 @@ impl Writer<'_> {
         }
         let line = format!("    {variant} {{ {} }},\n", fields.join(", "));
         Ok((line.len() <= 121).then_some(line))
+    }
+
+    /// A `oneOf` tagged by `kind` restated as the core's enum: a unit
+    /// variant per name of a variant with no other key, a struct variant
+    /// (fields in the core's types) per other.
+    fn remote(&mut self, item: &Named) -> Result<String, String> {
+        let Shape::OneOf(variants) = &item.shape else { return Err(format!("{}: not a oneOf", item.name)) };
+        let mut text = format!("#[uniffi::remote(Enum)]\npub enum {} {{\n", item.name);
+        for variant in variants {
+            let Shape::Object(object) = variant else {
+                return Err(format!("{}: a variant that is no object", item.name));
+            };
+            let kind = object.properties.iter().find(|p| p.name == "kind");
+            let Some(Property { shape: Shape::Names(kinds), .. }) = kind else {
+                return Err(format!("{}: a variant without a kind", item.name));
+            };
+            text.push_str(&doc("    ", object.description.as_deref().unwrap_or("")));
+            let fields: Vec<String> = object
+                .properties
+                .iter()
+                .filter(|p| p.name != "kind")
+                .map(|p| {
+                    let ty = match p.shape {
+                        Shape::Integer { long: true } => "u64",
+                        Shape::Integer { long: false } => "u32",
+                        Shape::Number => "f64",
+                        Shape::Boolean | Shape::True => "bool",
+                        _ => return Err(format!("{}.{}: not a number or a flag", item.name, p.name)),
+                    };
+                    Ok(format!("{}: {ty}", p.name))
+                })
+                .collect::<Result<_, String>>()?;
+            for kind in kinds {
+                if fields.is_empty() {
+                    text.push_str(&format!("    {},\n", pascal(kind)));
+                } else {
+                    // One field a line: what rustfmt writes for this enum.
+                    let fields: String = fields.iter().map(|field| format!("        {field},\n")).collect();
+                    text.push_str(&format!("    {} {{\n{fields}    }},\n", pascal(kind)));
+                }
+            }
+        }
+        text.push_str("}\n");
+        Ok(text)
     }
 
     /// An object's fields, one a line, each with its doc and attributes.
