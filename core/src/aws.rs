@@ -46,9 +46,9 @@
 //! The compatibility page ([`crate::compatibility::grpc_aws`]) lists where the
 //! engine differs and why.
 
-use alloc::vec::Vec;
 
 use crate::budget::BudgetConfig;
+use crate::codes::TransportFailure;
 use crate::dependency::DependencyConfig;
 use crate::policy::{
     AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, Idempotency, JitterConfig, PolicyConfig,
@@ -121,11 +121,9 @@ pub fn standard_profile() -> PolicyConfig {
         jitter: JitterConfig::FullThenCap,
         retry_on: RetryOnConfig {
             http_statuses: TRANSIENT_STATUSES.to_vec(),
-            grpc_codes: Vec::new(),
+            transport: TransportFailure::ALL.to_vec(),
             error_codes: ErrorCodeTable::ALL.to_vec(),
-            // Every transport failure (the default's `TransportFailure::ALL`), and
-            // any field added later at its default.
-            ..RetryOnConfig::default()
+            ..RetryOnConfig::none()
         },
         ambiguous: StatusSetConfig::default(),
         conflict: StatusSetConfig::default(),
