@@ -46,7 +46,6 @@
 //! The compatibility page ([`crate::compatibility::grpc_aws`]) lists where the
 //! engine differs and why.
 
-
 use crate::budget::BudgetConfig;
 use crate::codes::TransportFailure;
 use crate::dependency::DependencyConfig;
