@@ -11,7 +11,6 @@
 // by core/mirrors into generated/names.d.ts (`cargo run -p retryplan-mirrors`):
 // each union and its docs are written there, not here.
 import type {
-  AboveCap, GuidanceMode,
   AbortReason, BackoffKind, Blame, BreakerState, Concurrency, ConfigKind, DeadLetterReason, ErrorCode, ErrorCodeTable,
   Failure, GiveUpReason, GrpcCode, Held, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
 } from './generated/names.js';
@@ -19,14 +18,15 @@ export type {
   AbortReason, BackoffKind, Blame, BreakerState, Concurrency, ConfigKind, DeadLetterReason, ErrorCode, ErrorCodeTable,
   Failure, GiveUpReason, GrpcCode, Held, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
 };
-// The configuration types schema.json describes exactly, generated the same way
-// into generated/config.d.ts (PolicyConfig, what a caller writes, is below).
+// The configuration types schema.json describes, generated the same way into
+// generated/config.d.ts: PolicyConfig is what a caller writes (every key optional),
+// ResolvedPolicyConfig what a validated policy writes back.
 import type {
-  AttemptTimeoutConfig, BreakerConfig, BudgetConfig, DependencyConfig, HedgingConfig, JitterConfig,
+  AttemptTimeoutConfig, BreakerConfig, BudgetConfig, DependencyConfig, HedgingConfig, JitterConfig, PolicyConfig,
   RedeliveryConfig, ResolvedPolicyConfig, RetryLimitsConfig, TripConfig,
 } from './generated/config.js';
 export type {
-  AttemptTimeoutConfig, BreakerConfig, BudgetConfig, DependencyConfig, HedgingConfig, JitterConfig,
+  AttemptTimeoutConfig, BreakerConfig, BudgetConfig, DependencyConfig, HedgingConfig, JitterConfig, PolicyConfig,
   RedeliveryConfig, ResolvedPolicyConfig, RetryLimitsConfig, TripConfig,
 };
 
@@ -137,65 +137,10 @@ export interface Restart {
 export type Ending = Succeeded | GaveUp | Reconcile | Restart;
 export type Decision = StartAttempt | Wait | AwaitOutcome | Ending;
 
-/** One rule of `serverGuidance.statuses`: replaces the section's honor, capMs and aboveCap for one HTTP status. */
-export interface StatusGuidanceConfig {
-  status: number;
-  honor?: boolean;
-  /** Retried only when the answer carries guidance (413 in urllib3, ky and got). */
-  requiresGuidance?: boolean;
-  capMs?: number;
-  aboveCap?: AboveCap;
-}
-export interface StatusSetConfig {
-  httpStatuses?: number[];
-  grpcCodes?: GrpcCode[];
-}
-
-/** A policy as written. Every field is optional: the core's defaults fill the rest. */
-export interface PolicyConfig {
-  /** Attempts in all, the first included (3 = one try and up to two retries). */
-  maxAttempts?: number;
-  totalBudgetMs?: number;
-  attemptTimeout?: AttemptTimeoutConfig;
-  responseReserveMs?: number;
-  minimumUsefulAttemptMs?: number;
-  /**
-   * `throttlingBaseMs`: the base after a throttling error (absent: `baseMs`).
-   * `immediateFirstRetry`: the first retry waits no backoff (urllib3's backoff_factor: 0, 2f, 4f, ...).
-   */
-  backoff?: {
-    kind?: BackoffKind;
-    baseMs?: number;
-    multiplier?: number;
-    capMs?: number;
-    throttlingBaseMs?: number;
-    immediateFirstRetry?: boolean;
-  };
-  jitter?: JitterConfig;
-  retryOn?: StatusSetConfig & { transport?: TransportFailure[]; errorCodes?: ErrorCodeTable[] };
-  ambiguous?: StatusSetConfig;
-  conflict?: StatusSetConfig;
-  serverGuidance?: {
-    honor?: boolean;
-    capMs?: number;
-    aboveCap?: AboveCap;
-    /** floor (default): a floor under the drawn backoff; replace: the wait itself; a6: the wait itself, schedule restarted. */
-    mode?: GuidanceMode;
-    /** How HTTP helpers read Retry-After (default strict). */
-    retryAfterReading?: RetryAfterReading;
-    statuses?: StatusGuidanceConfig[];
-    /** The most guidance may raise the delay above the drawn backoff (absent: no bound; mode floor only). */
-    maxAboveBackoffMs?: number;
-  };
-  idempotency?: Idempotency;
-  /** Off when absent. */
-  hedging?: HedgingConfig;
-  /** For `redeliver`; the backoff ceilings and totalBudgetMs when absent. */
-  redelivery?: RedeliveryConfig;
-  retryLimits?: RetryLimitsConfig;
-  /** The HTTP methods retried at all (urllib3's allowed_methods); absent: RFC 9110 §9.2.2 (idempotent methods). */
-  retryMethods?: string[];
-}
+/** One rule of `serverGuidance.statuses` (derived from the generated PolicyConfig). */
+export type StatusGuidanceConfig = NonNullable<NonNullable<PolicyConfig['serverGuidance']>['statuses']>[number];
+/** A set of HTTP statuses and gRPC codes with one meaning (`ambiguous`, `conflict`). */
+export type StatusSetConfig = NonNullable<PolicyConfig['ambiguous']>;
 
 export type Class =
   | { class: 'success' }

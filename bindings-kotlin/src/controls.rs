@@ -9,37 +9,12 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
-
 use retryplan as rp;
-use retryplan::value::Value;
 use retryplan::BreakerState;
 
+use crate::config::{BreakerConfig, BudgetConfig, DependencyConfig};
+use crate::policy::record_in;
 use crate::{clock_in, count_out, long_out, u32_in, Result};
-
-/// How a retry budget is kept (gRPC token bucket, ratio over a window, AWS-style quota).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, uniffi::Enum)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum BudgetConfig {
-    TokenBucket {
-        max_tokens: i32,
-        token_ratio: f64,
-    },
-    Ratio {
-        retry_ratio: f64,
-        min_retries_per_second: i32,
-        window_ms: i64,
-    },
-    Quota {
-        capacity: i32,
-        retry_cost: i32,
-        timeout_retry_cost: i32,
-        success_increment: i32,
-        /// What a retry after a throttling error costs; null: `retry_cost`.
-        #[uniffi(default)]
-        throttling_retry_cost: Option<i32>,
-    },
-}
 
 /// A budget's state, for metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
@@ -128,7 +103,7 @@ impl RetryBudget {
     /// Validates the configuration.
     #[uniffi::constructor]
     pub fn new(config: BudgetConfig) -> Result<Arc<RetryBudget>> {
-        let config = rp::BudgetConfig::from_value(&Value::from_serialize(&config)?)?;
+        let config = rp::BudgetConfig::from_value(&record_in(&config)?)?;
         Ok(Arc::new(RetryBudget(Source::Own(rp::RetryBudget::new(&config)?))))
     }
 
@@ -188,22 +163,6 @@ impl RetryBudget {
     }
 }
 
-/// When a breaker opens: after consecutive failures, or a failure ratio over a window.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, uniffi::Enum)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum TripConfig {
-    Consecutive { failures: i32 },
-    Ratio { failure_ratio: f64, minimum_throughput: i32, window_ms: i64 },
-}
-
-/// A circuit breaker's configuration.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, uniffi::Record)]
-pub struct BreakerConfig {
-    pub trip: TripConfig,
-    pub open_ms: i64,
-    pub half_open_probes: i32,
-}
-
 /// A breaker's state, for metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
 pub struct BreakerSnapshot {
@@ -260,7 +219,7 @@ impl CircuitBreaker {
     /// Validates the configuration.
     #[uniffi::constructor]
     pub fn new(config: BreakerConfig) -> Result<Arc<CircuitBreaker>> {
-        let config = rp::BreakerConfig::from_value(&Value::from_serialize(&config)?)?;
+        let config = rp::BreakerConfig::from_value(&record_in(&config)?)?;
         Ok(Arc::new(CircuitBreaker(Source::Own(rp::CircuitBreaker::new(&config)?))))
     }
 
@@ -349,22 +308,6 @@ impl RetrySlots {
     }
 }
 
-/// The controls of one downstream dependency; every part is optional.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, uniffi::Record)]
-pub struct DependencyConfig {
-    #[uniffi(default)]
-    pub budget: Option<BudgetConfig>,
-    #[uniffi(default)]
-    pub breaker: Option<BreakerConfig>,
-    /// How many retries and hedges may run at once (the count of `RetrySlots`).
-    #[uniffi(default)]
-    pub retry_slots: Option<i32>,
-    /// Deprecated: the old name of `retry_slots`, read for one release;
-    /// giving both is an error.
-    #[uniffi(default)]
-    pub max_concurrent_retries: Option<i32>,
-}
-
 /// The state of a dependency's controls, for metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
 pub struct DependencySnapshot {
@@ -383,7 +326,7 @@ impl Dependency {
     /// Validates the configuration (every violation is reported).
     #[uniffi::constructor]
     pub fn new(config: DependencyConfig) -> Result<Arc<Dependency>> {
-        let config = rp::DependencyConfig::from_value(&Value::from_serialize(&config)?)?;
+        let config = rp::DependencyConfig::from_value(&record_in(&config)?)?;
         Ok(Arc::new(Dependency(rp::Dependency::new(&config)?)))
     }
 

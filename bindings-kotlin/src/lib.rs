@@ -17,10 +17,11 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use retryplan as rp;
-use retryplan::{Blame, Class, ConfigKind, JitterConfig, Repeatability};
+use retryplan::{Blame, Class, ConfigKind, Repeatability};
 
 uniffi::setup_scaffolding!();
 
+mod config;
 mod controls;
 mod decision;
 mod dialects;
@@ -31,9 +32,14 @@ mod operation;
 mod policy;
 mod wire;
 
+pub use config::{
+    AttemptTimeoutConfig, BackoffConfig, BreakerConfig, BudgetConfig, DependencyConfig, HedgingConfig, PolicyConfig,
+    RedeliveryConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig,
+    TripConfig,
+};
 pub use controls::{
-    BreakerConfig, BreakerPermit, BreakerSnapshot, BudgetConfig, BudgetSnapshot, CircuitBreaker, Dependency,
-    DependencyConfig, DependencySnapshot, RetryBudget, RetryCharge, RetrySlot, RetrySlots, TripConfig,
+    BreakerPermit, BreakerSnapshot, BudgetSnapshot, CircuitBreaker, Dependency, DependencySnapshot, RetryBudget,
+    RetryCharge, RetrySlot, RetrySlots,
 };
 pub use decision::{outcome_from_http, outcome_from_http_response, Decision, Outcome, Pushback};
 pub use dialects::{
@@ -50,16 +56,16 @@ pub use operation::{
     remaining_budget_ms, Admission, GiveUpCounts, Operation, OperationOptions, Stats, StatsSnapshot,
 };
 pub use policy::{
-    default_policy_config, policy_config_from_json, profile_config, profile_names, AttemptTimeoutConfig, BackoffConfig,
-    HedgingConfig, Policy, PolicyConfig, Redelivery, RedeliveryConfig, RetryLimitsConfig, RetryOnConfig,
-    ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig, Timeline, TimelineStep, Warning,
+    default_policy_config, policy_config_from_json, profile_config, profile_names, Policy, Redelivery, Timeline,
+    TimelineStep, Warning,
 };
 pub use wire::{wire_tables, WireTables};
 
 // The core's unit enums (GiveUpReason, GrpcCode, Failure, Blame, ConfigKind, ...)
 // are exported as themselves: generated.rs restates them for uniffi, written by
 // core/mirrors from the core's tables (`cargo run -p retryplan-mirrors`).
-// Enums with data (Class, JitterConfig, Repeatability) stay restated below by hand.
+// JitterConfig is restated in config.rs, from the schema. Enums with data that
+// are no configuration (Class, Repeatability) stay restated below by hand.
 
 #[uniffi::remote(Enum)]
 pub enum Class {
@@ -68,19 +74,6 @@ pub enum Class {
     NotRetryable,
     Conflict,
     Cancelled,
-}
-
-#[uniffi::remote(Enum)]
-pub enum JitterConfig {
-    None,
-    Full,
-    Equal,
-    Decorrelated,
-    Proportional { ratio: f64 },
-    A6,
-    FullThenCap,
-    Polly { use_jitter: bool },
-    Additive { max_ms: u64 },
 }
 
 #[uniffi::remote(Enum)]

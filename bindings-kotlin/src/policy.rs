@@ -1,273 +1,52 @@
-//! Policies: the configuration as a Kotlin data class, the validated `Policy`
-//! object, and the pieces computed from a policy (classification, ceilings,
-//! the worst-case timeline). Defaults and rules all come from the core.
+//! Policies: the validated `Policy` object, the configuration records'
+//! way to and from the core (generated records, `config.rs`, read and written
+//! by the core's one reader and writer), and the pieces computed from a policy
+//! (classification, ceilings, the worst-case timeline). Defaults and rules all
+//! come from the core.
 
 use std::sync::Arc;
 
-use serde::{Serialize, Serializer};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 use retryplan as rp;
-use retryplan::aws::ErrorCodeTable;
 use retryplan::value::Value;
-use retryplan::{
-    AboveCap, BackoffKind, Class, DeadLetterReason, GrpcCode, GuidanceMode, Idempotency, JitterConfig,
-    RetryAfterReading, TransportFailure,
-};
+use retryplan::{Class, DeadLetterReason};
 
+use crate::config::PolicyConfig;
 use crate::decision::{Decision, Outcome};
 use crate::{clock_in, count_out, long_out, ms_in, u32_in, Result, RetryplanError};
 
-/// How long one attempt may run.
-#[derive(Clone, Copy, Debug, PartialEq, uniffi::Enum)]
-pub enum AttemptTimeoutConfig {
-    /// Every attempt gets `ms` (less if the budget has less left).
-    FixedMs { ms: i64 },
-    /// Every attempt gets this fraction, in (0, 1], of what remains when it starts.
-    FractionOfRemaining { fraction: f64 },
+/// The core's configuration as the generated record: through the core's
+/// writer and serde, in the JSON shape both spell (`config.rs`).
+pub(crate) fn record_out<C: Serialize, R: DeserializeOwned>(config: &C) -> Result<R> {
+    serde_json::from_value(serde_json::to_value(config).map_err(json_error)?).map_err(json_error)
 }
 
-/// As the JSON schema spells it: `{"fixed_ms": 200}` or `{"fraction_of_remaining": 0.25}`.
-impl Serialize for AttemptTimeoutConfig {
-    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        match *self {
-            AttemptTimeoutConfig::FixedMs { ms } => {
-                serializer.serialize_newtype_variant("AttemptTimeoutConfig", 0, "fixed_ms", &ms)
-            }
-            AttemptTimeoutConfig::FractionOfRemaining { fraction } => {
-                serializer.serialize_newtype_variant("AttemptTimeoutConfig", 1, "fraction_of_remaining", &fraction)
-            }
-        }
-    }
+/// A record as the data tree a JSON text or a JS object becomes, for the
+/// core's one reader: a bad value gets the same error code and field path in
+/// every language (a negative `backoff.baseMs` is `invalid_config` at
+/// `backoff.base_ms`, as in JSON).
+pub(crate) fn record_in<R: Serialize>(record: &R) -> Result<Value> {
+    Ok(Value::from_serialize(record)?)
 }
 
-/// Backoff ceilings before jitter.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, uniffi::Record)]
-pub struct BackoffConfig {
-    pub kind: BackoffKind,
-    pub base_ms: i64,
-    pub multiplier: f64,
-    pub cap_ms: i64,
-    /// The first retry waits no backoff (urllib3's shape).
-    pub immediate_first_retry: bool,
-    /// The base after a throttling error; null: `base_ms`.
-    #[uniffi(default)]
-    pub throttling_base_ms: Option<i64>,
-}
-
-/// Outcomes that may be retried.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, uniffi::Record)]
-pub struct RetryOnConfig {
-    pub http_statuses: Vec<i32>,
-    pub grpc_codes: Vec<GrpcCode>,
-    pub transport: Vec<TransportFailure>,
-    /// Built-in error-code tables (AWS standard mode) retried whatever the status.
-    #[uniffi(default)]
-    pub error_codes: Vec<ErrorCodeTable>,
-}
-
-/// A set of HTTP statuses and gRPC codes with one meaning (ambiguous, or conflict).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, uniffi::Record)]
-pub struct StatusSetConfig {
-    pub http_statuses: Vec<i32>,
-    pub grpc_codes: Vec<GrpcCode>,
-}
-
-/// How server guidance (Retry-After, gRPC pushback) is honored.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, uniffi::Record)]
-pub struct ServerGuidanceConfig {
-    pub honor: bool,
-    pub cap_ms: i64,
-    pub above_cap: AboveCap,
-    /// How HTTP helpers read Retry-After: `STRICT` (RFC 9110) or `LENIENT`.
-    pub retry_after_reading: RetryAfterReading,
-    /// Per-status rules; null fields take the section's values.
-    pub statuses: Vec<StatusGuidanceConfig>,
-    /// `Floor` (the default), `A6` (guidance replaces the backoff and restarts it)
-    /// or `Replace` (guidance replaces the backoff, the schedule keeps counting).
-    pub mode: GuidanceMode,
-    /// The most guidance may raise the delay above the drawn backoff; null: no bound.
-    #[uniffi(default)]
-    pub max_above_backoff_ms: Option<i64>,
-}
-
-/// One per-status rule of `server_guidance.statuses`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, uniffi::Record)]
-pub struct StatusGuidanceConfig {
-    pub status: i32,
-    /// The section's `honor` when null.
-    pub honor: Option<bool>,
-    /// Retried only when the answer carries guidance.
-    pub requires_guidance: bool,
-    /// The section's `cap_ms` when null.
-    pub cap_ms: Option<i64>,
-    /// The section's `above_cap` when null.
-    pub above_cap: Option<AboveCap>,
-}
-
-/// Retries allowed after failures of each kind (null: no limit but `max_attempts`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, uniffi::Record)]
-pub struct RetryLimitsConfig {
-    /// After the connection was not made.
-    pub connect: Option<i32>,
-    /// After the connection broke or timed out after sending.
-    pub read: Option<i32>,
-    /// After a retryable status.
-    pub status: Option<i32>,
-    /// After an application verdict `retryable`.
-    pub other: Option<i32>,
-}
-
-/// Hedging: extra attempts started while the first still runs (not for `unsafe`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, uniffi::Record)]
-pub struct HedgingConfig {
-    /// How long an attempt runs without an answer before the next hedge starts.
-    pub delay_ms: i64,
-    /// Extra attempts that may run beside the first.
-    pub max_hedged_attempts: i32,
-}
-
-/// A queue redelivery schedule (see `Policy.redeliver`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, uniffi::Record)]
-pub struct RedeliveryConfig {
-    /// The delay before each redelivery; the last one repeats.
-    pub delays_ms: Vec<i64>,
-    /// No redelivery is scheduled later than this after the message was first seen.
-    pub max_age_ms: i64,
-}
-
-/// The policy as written, field for field the core's `PolicyConfig` (snake_case
-/// in JSON, camelCase in Kotlin). Start from `defaultPolicyConfig()` or
-/// `profileConfig(name)` and `copy(...)` what you change; `Policy(config)`
-/// validates it.
-#[derive(Clone, Debug, PartialEq, Serialize, uniffi::Record)]
-pub struct PolicyConfig {
-    /// Attempts in all, the first included (3 = one try and up to two retries).
-    pub max_attempts: i32,
-    pub total_budget_ms: i64,
-    pub attempt_timeout: AttemptTimeoutConfig,
-    pub response_reserve_ms: i64,
-    pub minimum_useful_attempt_ms: i64,
-    pub backoff: BackoffConfig,
-    pub jitter: JitterConfig,
-    pub retry_on: RetryOnConfig,
-    pub ambiguous: StatusSetConfig,
-    pub conflict: StatusSetConfig,
-    pub server_guidance: ServerGuidanceConfig,
-    /// Retries allowed per kind of failure.
-    pub retry_limits: RetryLimitsConfig,
-    /// The HTTP methods retried at all; RFC 9110 decides when null.
-    pub retry_methods: Option<Vec<String>>,
-    pub idempotency: Idempotency,
-    /// Hedging, off when null.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hedging: Option<HedgingConfig>,
-    /// Queue redelivery schedule; the backoff ceilings and total budget when null.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub redelivery: Option<RedeliveryConfig>,
-}
-
-fn statuses_out(statuses: Vec<u16>) -> Vec<i32> {
-    statuses.into_iter().map(i32::from).collect()
-}
-
-impl From<rp::PolicyConfig> for PolicyConfig {
-    fn from(c: rp::PolicyConfig) -> Self {
-        PolicyConfig {
-            max_attempts: count_out(c.max_attempts),
-            total_budget_ms: long_out(c.total_budget_ms),
-            attempt_timeout: match c.attempt_timeout {
-                rp::AttemptTimeoutConfig::FixedMs(ms) => AttemptTimeoutConfig::FixedMs { ms: long_out(ms) },
-                rp::AttemptTimeoutConfig::FractionOfRemaining(fraction) => {
-                    AttemptTimeoutConfig::FractionOfRemaining { fraction }
-                }
-            },
-            response_reserve_ms: long_out(c.response_reserve_ms),
-            minimum_useful_attempt_ms: long_out(c.minimum_useful_attempt_ms),
-            backoff: BackoffConfig {
-                kind: c.backoff.kind,
-                base_ms: long_out(c.backoff.base_ms),
-                multiplier: c.backoff.multiplier,
-                cap_ms: long_out(c.backoff.cap_ms),
-                immediate_first_retry: c.backoff.immediate_first_retry,
-                throttling_base_ms: c.backoff.throttling_base_ms.map(long_out),
-            },
-            jitter: c.jitter,
-            retry_on: RetryOnConfig {
-                http_statuses: statuses_out(c.retry_on.http_statuses),
-                grpc_codes: c.retry_on.grpc_codes,
-                transport: c.retry_on.transport,
-                error_codes: c.retry_on.error_codes,
-            },
-            ambiguous: StatusSetConfig {
-                http_statuses: statuses_out(c.ambiguous.http_statuses),
-                grpc_codes: c.ambiguous.grpc_codes,
-            },
-            conflict: StatusSetConfig {
-                http_statuses: statuses_out(c.conflict.http_statuses),
-                grpc_codes: c.conflict.grpc_codes,
-            },
-            server_guidance: ServerGuidanceConfig {
-                honor: c.server_guidance.honor,
-                cap_ms: long_out(c.server_guidance.cap_ms),
-                above_cap: c.server_guidance.above_cap,
-                retry_after_reading: c.server_guidance.retry_after_reading,
-                statuses: c
-                    .server_guidance
-                    .statuses
-                    .into_iter()
-                    .map(|rule| StatusGuidanceConfig {
-                        status: i32::from(rule.status),
-                        honor: rule.honor,
-                        requires_guidance: rule.requires_guidance,
-                        cap_ms: rule.cap_ms.map(long_out),
-                        above_cap: rule.above_cap,
-                    })
-                    .collect(),
-                mode: c.server_guidance.mode,
-                max_above_backoff_ms: c.server_guidance.max_above_backoff_ms.map(long_out),
-            },
-            retry_limits: RetryLimitsConfig {
-                connect: c.retry_limits.connect.map(count_out),
-                read: c.retry_limits.read.map(count_out),
-                status: c.retry_limits.status.map(count_out),
-                other: c.retry_limits.other.map(count_out),
-            },
-            retry_methods: c.retry_methods,
-            idempotency: c.idempotency,
-            hedging: c.hedging.map(|h| HedgingConfig {
-                delay_ms: long_out(h.delay_ms),
-                max_hedged_attempts: count_out(h.max_hedged_attempts),
-            }),
-            redelivery: c.redelivery.map(|r| RedeliveryConfig {
-                delays_ms: r.delays_ms.into_iter().map(long_out).collect(),
-                max_age_ms: long_out(r.max_age_ms),
-            }),
-        }
-    }
-}
-
-impl TryFrom<PolicyConfig> for rp::PolicyConfig {
-    type Error = RetryplanError;
-    /// Through the core's one reader: the record becomes the data tree a JSON
-    /// text or a JS object becomes (serde's `Serialize`, field names as in the
-    /// JSON schema), so a bad value gets the same error code and field path
-    /// in every language (a negative `backoff.baseMs` is `invalid_config`
-    /// at `backoff.base_ms`, as in JSON).
-    fn try_from(config: PolicyConfig) -> Result<Self> {
-        Ok(rp::PolicyConfig::from_value(&Value::from_serialize(&config)?)?)
-    }
+/// The core wrote a configuration its own record's shape cannot hold: a
+/// record out of step with the core (regenerate: `cargo run -p retryplan-mirrors`).
+fn json_error(error: serde_json::Error) -> RetryplanError {
+    crate::invalid("config", format!("the configuration record does not match the core's: {error}"))
 }
 
 /// The core's default configuration (every field; the core owns the defaults).
 #[uniffi::export]
-pub fn default_policy_config() -> PolicyConfig {
-    rp::PolicyConfig::default().into()
+pub fn default_policy_config() -> Result<PolicyConfig> {
+    record_out(&rp::PolicyConfig::default())
 }
 
 /// The configuration of a built-in profile (`read`, `checkout`, `write_keyed`, ...).
 #[uniffi::export]
 pub fn profile_config(name: String) -> Result<PolicyConfig> {
-    Ok(rp::profiles::profile(&name)?.into())
+    record_out(&rp::profiles::profile(&name)?)
 }
 
 /// The built-in profile names.
@@ -279,7 +58,7 @@ pub fn profile_names() -> Vec<String> {
 /// Reads a configuration from JSON without validating its rules.
 #[uniffi::export]
 pub fn policy_config_from_json(json: String) -> Result<PolicyConfig> {
-    Ok(rp::PolicyConfig::from_json(&json)?.into())
+    record_out(&rp::PolicyConfig::from_json(&json)?)
 }
 
 /// A validated, immutable policy. Share one across threads freely.
@@ -291,7 +70,7 @@ impl Policy {
     /// Validates a configuration; every violation is reported, nothing is clamped.
     #[uniffi::constructor]
     pub fn new(config: PolicyConfig) -> Result<Arc<Policy>> {
-        Ok(Arc::new(Policy(rp::Policy::new(&config.try_into()?)?)))
+        Ok(Arc::new(Policy(rp::Policy::new(&rp::PolicyConfig::from_value(&record_in(&config)?)?)?)))
     }
 
     /// Reads and validates a policy from JSON text (snake_case fields).
@@ -325,8 +104,8 @@ impl Policy {
     }
 
     /// The configuration this policy was validated from (normalised).
-    pub fn to_config(&self) -> PolicyConfig {
-        self.0.to_config().into()
+    pub fn to_config(&self) -> Result<PolicyConfig> {
+        record_out(&self.0.to_config())
     }
 
     /// The configuration as pretty-printed JSON.

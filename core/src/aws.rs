@@ -46,8 +46,6 @@
 //! The compatibility page ([`crate::compatibility::grpc_aws`]) lists where the
 //! engine differs and why.
 
-use alloc::vec::Vec;
-
 use crate::budget::BudgetConfig;
 use crate::codes::TransportFailure;
 use crate::dependency::DependencyConfig;
@@ -122,9 +120,9 @@ pub fn standard_profile() -> PolicyConfig {
         jitter: JitterConfig::FullThenCap,
         retry_on: RetryOnConfig {
             http_statuses: TRANSIENT_STATUSES.to_vec(),
-            grpc_codes: Vec::new(),
             transport: TransportFailure::ALL.to_vec(),
             error_codes: ErrorCodeTable::ALL.to_vec(),
+            ..RetryOnConfig::none()
         },
         ambiguous: StatusSetConfig::default(),
         conflict: StatusSetConfig::default(),

@@ -16,7 +16,6 @@
 //! | `polly_v8` | Polly v8's `RetryStrategyOptions` as shipped ([`polly_v8_profile`]) | 4 | none (give a deadline) | the remaining budget | 2 s constant, no jitter, no cap (`jitter: polly`); server guidance not read | idempotent |
 
 use alloc::string::String;
-use alloc::vec::Vec;
 
 use crate::classify::{GrpcCode, TransportFailure};
 use crate::error::Error;
@@ -159,10 +158,9 @@ pub fn polly_v8_profile() -> PolicyConfig {
         },
         jitter: JitterConfig::Polly { use_jitter: false },
         retry_on: RetryOnConfig {
-            http_statuses: Vec::new(),
             grpc_codes: GrpcCode::ALL.into_iter().filter(|code| *code != GrpcCode::Ok).collect(),
             transport: TransportFailure::ALL.to_vec(),
-            error_codes: Vec::new(),
+            ..RetryOnConfig::none()
         },
         ambiguous: StatusSetConfig::default(),
         conflict: StatusSetConfig::default(),

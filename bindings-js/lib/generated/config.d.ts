@@ -2,7 +2,7 @@
 // The configuration types tests/conformance/schema.json describes, keys camelCase;
 // lib/index.d.ts re-exports them.
 
-import type { AboveCap, BackoffKind, ErrorCodeTable, GrpcCode, Idempotency, TransportFailure } from './names.js';
+import type { AboveCap, BackoffKind, ErrorCodeTable, GrpcCode, GuidanceMode, Idempotency, RetryAfterReading, TransportFailure } from './names.js';
 
 export type AttemptTimeoutConfig =
   | { fixedMs: number }
@@ -57,9 +57,9 @@ export interface ResolvedPolicyConfig {
     baseMs: number;
     multiplier: number;
     capMs: number;
-    /** Present only when set: the base after a throttling error. */
+    /** The base after a throttling error (an aws_throttling error code); absent: base_ms. */
     throttlingBaseMs?: number;
-    /** Written only when true. */
+    /** The first retry waits no backoff, later ones keep their ceilings (urllib3's backoff_factor: 0, 2f, 4f, ...); written only when true. */
     immediateFirstRetry?: true;
   };
   jitter: JitterConfig;
@@ -67,8 +67,10 @@ export interface ResolvedPolicyConfig {
     httpStatuses: number[];
     grpcCodes: GrpcCode[];
     transport: TransportFailure[];
-    /** Present only when not empty. */
+    /** Built-in error-code tables retried whatever the status (aws_transient, aws_throttling); written only when not empty. */
     errorCodes?: ErrorCodeTable[];
+    /** Every 5xx (500..=599) retried beside http_statuses, except a status listed in conflict (Envoy's retry_on 5xx, Polly's HandleTransientHttpError); written only when true, and then http_statuses leaves out the 5xx it covers. */
+    allServerErrors?: true;
   };
   ambiguous: {
     httpStatuses: number[];
@@ -82,26 +84,32 @@ export interface ResolvedPolicyConfig {
     honor: boolean;
     capMs: number;
     aboveCap: AboveCap;
-    /** Present only when not the default floor. */
+    /** floor (the default, left out): a floor under the drawn backoff; replace: the wait itself; a6: the wait itself, schedule restarted. */
     mode?: 'a6' | 'replace';
-    /** Present only when set: guidance raises the delay at most this far above the drawn backoff. */
+    /** The most guidance may raise the delay above the drawn backoff (mode floor only); absent: no bound. */
     maxAboveBackoffMs?: number;
-    /** Written only when not strict (the default). */
+    /** How HTTP helpers read Retry-After: strict RFC 9110 (the default, left out) or lenient. */
     retryAfterReading?: 'lenient';
+    /** Per-status rules, each replacing the section's honor, cap_ms and above_cap for one HTTP status; written only when not empty. */
     statuses?: {
       status: number;
-      honor: boolean;
+      /** The section's honor when absent. */
+      honor?: boolean;
+      /** Retried only when the answer carries guidance. */
       requiresGuidance: boolean;
-      capMs: number;
-      aboveCap: AboveCap;
+      /** The section's cap_ms when absent. */
+      capMs?: number;
+      /** The section's above_cap when absent. */
+      aboveCap?: AboveCap;
     }[];
   };
   idempotency: Idempotency;
-  /** Present only when the policy hedges. */
+  /** Off when absent. */
   hedging?: HedgingConfig;
-  /** Present only when the policy has a redelivery schedule. */
+  /** For redeliver; absent: the backoff ceilings and total_budget_ms. */
   redelivery?: RedeliveryConfig;
   retryLimits?: RetryLimitsConfig;
+  /** The HTTP methods retried at all (urllib3's allowed_methods); absent: RFC 9110 §9.2.2 (idempotent methods). */
   retryMethods?: string[];
 }
 
@@ -135,4 +143,73 @@ export interface DependencyConfig {
   retrySlots?: number;
   /** @deprecated The old name of retry_slots, read for one release; giving both is an error. */
   maxConcurrentRetries?: number;
+}
+
+/** A policy as written. Every field is optional: the core's defaults fill the rest. */
+export interface PolicyConfig {
+  /** Attempts in all, the first included (3 = one try and up to two retries). */
+  maxAttempts?: number;
+  totalBudgetMs?: number;
+  attemptTimeout?: AttemptTimeoutConfig;
+  responseReserveMs?: number;
+  minimumUsefulAttemptMs?: number;
+  backoff?: {
+    kind?: BackoffKind;
+    baseMs?: number;
+    multiplier?: number;
+    capMs?: number;
+    /** The base after a throttling error (an aws_throttling error code); absent: base_ms. */
+    throttlingBaseMs?: number;
+    /** The first retry waits no backoff, later ones keep their ceilings (urllib3's backoff_factor: 0, 2f, 4f, ...); written only when true. */
+    immediateFirstRetry?: boolean;
+  };
+  jitter?: JitterConfig;
+  retryOn?: {
+    httpStatuses?: number[];
+    grpcCodes?: GrpcCode[];
+    transport?: TransportFailure[];
+    /** Built-in error-code tables retried whatever the status (aws_transient, aws_throttling); written only when not empty. */
+    errorCodes?: ErrorCodeTable[];
+    /** Every 5xx (500..=599) retried beside http_statuses, except a status listed in conflict (Envoy's retry_on 5xx, Polly's HandleTransientHttpError); written only when true, and then http_statuses leaves out the 5xx it covers. */
+    allServerErrors?: boolean;
+  };
+  ambiguous?: {
+    httpStatuses?: number[];
+    grpcCodes?: GrpcCode[];
+  };
+  conflict?: {
+    httpStatuses?: number[];
+    grpcCodes?: GrpcCode[];
+  };
+  serverGuidance?: {
+    honor?: boolean;
+    capMs?: number;
+    aboveCap?: AboveCap;
+    /** floor (the default, left out): a floor under the drawn backoff; replace: the wait itself; a6: the wait itself, schedule restarted. */
+    mode?: GuidanceMode;
+    /** The most guidance may raise the delay above the drawn backoff (mode floor only); absent: no bound. */
+    maxAboveBackoffMs?: number;
+    /** How HTTP helpers read Retry-After: strict RFC 9110 (the default, left out) or lenient. */
+    retryAfterReading?: RetryAfterReading;
+    /** Per-status rules, each replacing the section's honor, cap_ms and above_cap for one HTTP status; written only when not empty. */
+    statuses?: {
+      status?: number;
+      /** The section's honor when absent. */
+      honor?: boolean;
+      /** Retried only when the answer carries guidance. */
+      requiresGuidance?: boolean;
+      /** The section's cap_ms when absent. */
+      capMs?: number;
+      /** The section's above_cap when absent. */
+      aboveCap?: AboveCap;
+    }[];
+  };
+  idempotency?: Idempotency;
+  /** Off when absent. */
+  hedging?: HedgingConfig;
+  /** For redeliver; absent: the backoff ceilings and total_budget_ms. */
+  redelivery?: RedeliveryConfig;
+  retryLimits?: RetryLimitsConfig;
+  /** The HTTP methods retried at all (urllib3's allowed_methods); absent: RFC 9110 §9.2.2 (idempotent methods). */
+  retryMethods?: string[];
 }

@@ -49,9 +49,9 @@ class PolicyFieldsBackoff(TypedDict, total=False):
     base_ms: int
     multiplier: float
     cap_ms: int
-    # Present only when set: the base after a throttling error.
+    # The base after a throttling error (an aws_throttling error code); absent: base_ms.
     throttling_base_ms: int
-    # Written only when true.
+    # The first retry waits no backoff, later ones keep their ceilings (urllib3's backoff_factor: 0, 2f, 4f, ...); written only when true.
     immediate_first_retry: bool
 
 class PolicyFieldsJitter(TypedDict, total=False):
@@ -64,8 +64,10 @@ class PolicyFieldsRetryOn(TypedDict, total=False):
     http_statuses: Sequence[int]
     grpc_codes: Sequence[Union[GrpcCodeName, GrpcCode]]
     transport: Sequence[Union[TransportFailureName, TransportFailure]]
-    # Present only when not empty.
+    # Built-in error-code tables retried whatever the status (aws_transient, aws_throttling); written only when not empty.
     error_codes: Sequence[ErrorCodeTableName]
+    # Every 5xx (500..=599) retried beside http_statuses, except a status listed in conflict (Envoy's retry_on 5xx, Polly's HandleTransientHttpError); written only when true, and then http_statuses leaves out the 5xx it covers.
+    all_server_errors: bool
 
 class PolicyFieldsAmbiguous(TypedDict, total=False):
     http_statuses: Sequence[int]
@@ -73,21 +75,26 @@ class PolicyFieldsAmbiguous(TypedDict, total=False):
 
 class PolicyFieldsServerGuidanceStatuses(TypedDict, total=False):
     status: int
+    # The section's honor when absent.
     honor: bool
+    # Retried only when the answer carries guidance.
     requires_guidance: bool
+    # The section's cap_ms when absent.
     cap_ms: int
+    # The section's above_cap when absent.
     above_cap: AboveCapName
 
 class PolicyFieldsServerGuidance(TypedDict, total=False):
     honor: bool
     cap_ms: int
     above_cap: AboveCapName
-    # Present only when not the default floor.
+    # floor (the default, left out): a floor under the drawn backoff; replace: the wait itself; a6: the wait itself, schedule restarted.
     mode: GuidanceModeName
-    # Present only when set: guidance raises the delay at most this far above the drawn backoff.
+    # The most guidance may raise the delay above the drawn backoff (mode floor only); absent: no bound.
     max_above_backoff_ms: int
-    # Written only when not strict (the default).
+    # How HTTP helpers read Retry-After: strict RFC 9110 (the default, left out) or lenient.
     retry_after_reading: RetryAfterReadingName
+    # Per-status rules, each replacing the section's honor, cap_ms and above_cap for one HTTP status; written only when not empty.
     statuses: Sequence[PolicyFieldsServerGuidanceStatuses]
 
 class PolicyFieldsHedging(TypedDict, total=False):
@@ -126,11 +133,12 @@ class PolicyFields(TypedDict, total=False):
     conflict: PolicyFieldsAmbiguous
     server_guidance: PolicyFieldsServerGuidance
     idempotency: Union[IdempotencyName, Idempotency]
-    # Present only when the policy hedges.
+    # Off when absent.
     hedging: PolicyFieldsHedging
-    # Present only when the policy has a redelivery schedule.
+    # For redeliver; absent: the backoff ceilings and total_budget_ms.
     redelivery: PolicyFieldsRedelivery
     retry_limits: PolicyFieldsRetryLimits
+    # The HTTP methods retried at all (urllib3's allowed_methods); absent: RFC 9110 §9.2.2 (idempotent methods).
     retry_methods: Sequence[str]
 
 class BudgetFields(TypedDict, total=False):

@@ -1,10 +1,13 @@
 //! The bindings' mirrors of the core, generated instead of written: the
-//! TypeScript name unions, the Python enums and configuration `TypedDict`s,
-//! and the Kotlin (uniffi) enum definitions. Every name comes from the core's
-//! own tables (the [`retryplan::value::Named`] enums, read at run time), every
+//! TypeScript name unions and configuration types, the Python enums and
+//! configuration `TypedDict`s, and the Kotlin (uniffi) enum definitions and
+//! configuration records. Every name comes from the core's own tables (the [`retryplan::value::Named`] enums, read at run time), every
 //! configuration shape from `tests/conformance/schema.json`, every doc from
 //! the core's doc comments (read from its source) or the schema's
 //! `description`s.
+//!
+//! It also writes the vectors' schema (the policy's shapes from the core's
+//! `policy/schema.json`) and the case counts of the vectors' README.
 //!
 //! `cargo run -p retryplan-mirrors` rewrites the files; `-- --check` writes
 //! nothing and fails, naming each file, when a committed one differs.
@@ -19,6 +22,9 @@ mod schema;
 mod tables;
 mod typescript;
 mod uniffi;
+mod uniffi_config;
+mod vectors_readme;
+mod vectors_schema;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -26,10 +32,15 @@ use std::process::ExitCode;
 use output::Output;
 
 /// Every generated file, from the registry, the core's source and the schema under `root`.
+/// The vectors' schema comes first (the policy's shapes written in from the
+/// core), and every other file from it.
 fn generate(root: &Path) -> Result<Vec<Output>, String> {
     let tables = tables::registry(root)?;
-    let schema = schema::Schema::read(&root.join("tests/conformance/schema.json"))?;
-    generate_from(&tables, &schema)
+    let vectors = vectors_schema::output(root)?;
+    let schema = schema::Schema::parse(&vectors.text).map_err(|e| format!("{}: {e}", vectors.path))?;
+    let mut outputs = vec![vectors, vectors_readme::output(root)?];
+    outputs.extend(generate_from(&tables, &schema)?);
+    Ok(outputs)
 }
 
 /// Every generated file, from these tables and this schema.
@@ -38,6 +49,7 @@ fn generate_from(tables: &[tables::Table], schema: &schema::Schema) -> Result<Ve
     outputs.extend(typescript::outputs(tables, schema)?);
     outputs.extend(python::outputs(tables, schema)?);
     outputs.extend(uniffi::outputs(tables));
+    outputs.extend(uniffi_config::outputs(tables, schema)?);
     Ok(outputs)
 }
 
@@ -113,10 +125,11 @@ mod tests {
     fn a_changed_table_makes_the_check_name_each_stale_file() {
         let root = workspace_root();
         let mut tables = tables::registry(&root).unwrap();
-        let schema = schema::Schema::read(&root.join("tests/conformance/schema.json")).unwrap();
+        let schema =
+            schema::Schema::parse(&std::fs::read_to_string(root.join(vectors_schema::SCHEMA)).unwrap()).unwrap();
         let dir = temp_dir("check");
         let written = output::write(&dir, &generate_from(&tables, &schema).unwrap()).unwrap();
-        assert_eq!(written.len(), 5, "{written:?}");
+        assert_eq!(written.len(), 6, "{written:?}");
         assert!(output::stale(&dir, &generate_from(&tables, &schema).unwrap()).is_empty());
 
         let give_up = tables.iter_mut().find(|table| table.ident == "GiveUpReason").unwrap();
@@ -143,8 +156,33 @@ mod tests {
         value["$defs"]["policyConfig"]["properties"]["max_retries"] = serde_json::json!({"type": "integer"});
         let changed = schema::Schema::parse(&value.to_string()).unwrap();
         let outputs = generate_from(&tables, &changed).unwrap();
-        assert_eq!(output::stale(&root, &outputs), [typescript::CONFIG, python::CONFIG_TYPES]);
+        assert_eq!(output::stale(&root, &outputs), [typescript::CONFIG, python::CONFIG_TYPES, uniffi_config::CONFIG]);
         let types = &outputs.iter().find(|o| o.path == python::CONFIG_TYPES).unwrap().text;
         assert!(types.contains("    max_retries: int\n"), "{types}");
+    }
+
+    /// A property added to the core's policy schema reaches the vectors'
+    /// schema and, through it, every language's configuration types.
+    #[test]
+    fn a_new_field_in_the_policy_schema_reaches_every_mirror() {
+        let root = workspace_root();
+        let tables = tables::registry(&root).unwrap();
+        let read = |path: &str| -> serde_json::Value {
+            serde_json::from_str(&std::fs::read_to_string(root.join(path)).unwrap()).unwrap()
+        };
+        let mut policy = read(vectors_schema::POLICY_SCHEMA);
+        policy["$defs"]["policyConfig"]["properties"]["backoff"]["properties"]["jitter_first"] =
+            serde_json::json!({"const": true, "default": false, "description": "Written only when true."});
+        let text = vectors_schema::splice(read(vectors_schema::SCHEMA), &policy).unwrap();
+        let schema = schema::Schema::parse(&text).unwrap();
+        let mut outputs = vec![Output { path: vectors_schema::SCHEMA, text }];
+        outputs.extend(generate_from(&tables, &schema).unwrap());
+        let stale = output::stale(&root, &outputs);
+        assert_eq!(stale, [vectors_schema::SCHEMA, typescript::CONFIG, python::CONFIG_TYPES, uniffi_config::CONFIG]);
+        let kotlin = &outputs.iter().find(|o| o.path == uniffi_config::CONFIG).unwrap().text;
+        assert!(
+            kotlin.contains("    #[serde(default)]\n    #[uniffi(default)]\n    pub jitter_first: bool,\n"),
+            "{kotlin}"
+        );
     }
 }

@@ -83,7 +83,7 @@ impl Writer<'_> {
     /// The Python type of `shape`, at property `key` of the dict `context`.
     fn type_of(&mut self, shape: &Shape, key: &str, context: &str) -> String {
         match shape {
-            Shape::Integer => "int".into(),
+            Shape::Integer { .. } => "int".into(),
             Shape::Number => "float".into(),
             Shape::Boolean | Shape::True => "bool".into(),
             Shape::String => "str".into(),
@@ -236,6 +236,7 @@ mod tests {
             description: None,
             title: None,
             deprecated: false,
+            default: None,
         };
         let object = |properties| Object { properties, required: Vec::new(), description: None };
         let a = object(vec![property("kind", Shape::Names(vec!["a".into()]))]);

@@ -1,15 +1,15 @@
 //! The configuration shapes of `tests/conformance/schema.json`: its
 //! `$defs`, resolved into a small tree each language writes out.
 
-use std::fs;
-use std::path::Path;
-
 use serde_json::{Map, Value};
 
 /// A value's shape, as far as the mirrors need it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
-    Integer,
+    /// An integer; `long` when its maximum is above `u32::MAX` (a time in ms), else a count.
+    Integer {
+        long: bool,
+    },
     Number,
     Boolean,
     /// `const: true` (written only when true).
@@ -43,6 +43,9 @@ pub struct Property {
     pub description: Option<String>,
     pub title: Option<String>,
     pub deprecated: bool,
+    /// The JSON Schema `default`: what an absent property means, when the
+    /// type has one value for it (an empty list, false, the default name).
+    pub default: Option<Value>,
 }
 
 pub struct Schema {
@@ -50,11 +53,6 @@ pub struct Schema {
 }
 
 impl Schema {
-    pub fn read(path: &Path) -> Result<Schema, String> {
-        let text = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Schema::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
-    }
-
     pub fn parse(text: &str) -> Result<Schema, String> {
         let value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
         let defs = value.get("$defs").and_then(Value::as_object).ok_or("no $defs object")?.clone();
@@ -94,7 +92,10 @@ impl Schema {
             None => {}
         }
         match value.get("type").and_then(Value::as_str) {
-            Some("integer") => Ok(Shape::Integer),
+            Some("integer") => {
+                let maximum = value.get("maximum").and_then(Value::as_u64).unwrap_or(0);
+                Ok(Shape::Integer { long: maximum > u64::from(u32::MAX) })
+            }
             Some("number") => Ok(Shape::Number),
             Some("boolean") => Ok(Shape::Boolean),
             Some("string") => Ok(Shape::String),
@@ -114,6 +115,7 @@ impl Schema {
                             description: text(property, "description"),
                             title: text(property, "title"),
                             deprecated: property.get("deprecated") == Some(&Value::Bool(true)),
+                            default: property.get("default").cloned(),
                         })
                     })
                     .collect::<Result<_, String>>()?;
@@ -170,7 +172,7 @@ mod tests {
         .unwrap();
         let Shape::Object(object) = schema.def("c").unwrap() else { panic!("not an object") };
         let shapes: Vec<&Shape> = object.properties.iter().map(|p| &p.shape).collect();
-        assert_eq!(shapes[0], &Shape::Integer);
+        assert_eq!(shapes[0], &Shape::Integer { long: false });
         assert_eq!(object.properties[0].description.as_deref(), Some("A count."));
         assert_eq!(shapes[1], &Shape::Names(vec!["lenient".into()]));
         assert_eq!(shapes[2], &Shape::True);

@@ -14,8 +14,11 @@ pub const CONFIG: &str = "bindings-js/lib/generated/config.d.ts";
 
 /// The configuration types, each a `$defs` entry or one property of it, by
 /// the name `index.d.ts` exports. A shape equal to one of them is written by
-/// that name wherever it appears. (`PolicyConfig`, what a caller writes, has
-/// defaults the schema does not describe; it stays in `index.d.ts`, built on these.)
+/// that name wherever it appears. `PolicyConfig`, what a caller writes, is
+/// [`INPUT`]'s: the same shape with every key optional (the core fills
+/// defaults and names a missing one at run time) and each set of names
+/// widened to its table (the schema lists only the names written, a caller
+/// may write the default too).
 const CONFIGS: [(&str, Option<&str>, &str); 10] = [
     ("policyConfig", Some("attempt_timeout"), "AttemptTimeoutConfig"),
     ("policyConfig", Some("jitter"), "JitterConfig"),
@@ -28,6 +31,14 @@ const CONFIGS: [(&str, Option<&str>, &str); 10] = [
     ("breakerConfig", None, "BreakerConfig"),
     ("dependencyConfig", None, "DependencyConfig"),
 ];
+
+/// The configurations a caller writes: `$defs` name, the name `index.d.ts`
+/// exports, and its doc.
+const INPUTS: [(&str, &str, &str); 1] = [(
+    "policyConfig",
+    "PolicyConfig",
+    "A policy as written. Every field is optional: the core's defaults fill the rest.",
+)];
 
 pub fn outputs(tables: &[Table], schema: &Schema) -> Result<Vec<Output>, String> {
     Ok(vec![names(tables), config(tables, schema)?])
@@ -88,7 +99,7 @@ fn config(tables: &[Table], schema: &Schema) -> Result<Output, String> {
         };
         named.push(Named { name, shape, doc });
     }
-    let mut writer = Writer { tables, named: &named, used: BTreeSet::new() };
+    let mut writer = Writer { tables, named: &named, used: BTreeSet::new(), input: false };
     let mut body = String::new();
     for item in &named {
         body.push('\n');
@@ -110,6 +121,13 @@ fn config(tables: &[Table], schema: &Schema) -> Result<Output, String> {
             other => return Err(format!("{} is neither an object nor a oneOf: {other:?}", item.name)),
         }
     }
+    writer.input = true;
+    for (def, name, doc) in INPUTS {
+        let Shape::Object(object) = schema.def(def)? else { return Err(format!("$defs.{def} is not an object")) };
+        body.push('\n');
+        body.push_str(&doc_comment(doc, ""));
+        body.push_str(&format!("export interface {name} {}\n", writer.object(&object, name, "")));
+    }
     let mut text = format!(
         "// {HEADER}\n// The configuration types tests/conformance/schema.json describes, keys camelCase;\n\
          // lib/index.d.ts re-exports them.\n"
@@ -127,6 +145,8 @@ struct Writer<'a> {
     named: &'a [Named],
     /// The name tables the types use.
     used: BTreeSet<&'static str>,
+    /// Writing what a caller writes: every key optional, names widened to their table.
+    input: bool,
 }
 
 impl Writer<'_> {
@@ -136,13 +156,18 @@ impl Writer<'_> {
             return named.name.to_owned();
         }
         match shape {
-            Shape::Integer | Shape::Number => "number".into(),
+            Shape::Integer { .. } | Shape::Number => "number".into(),
             Shape::Boolean => "boolean".into(),
+            Shape::True if self.input => "boolean".into(),
             Shape::True => "true".into(),
             Shape::String => "string".into(),
             Shape::Any => "unknown".into(),
             Shape::Names(names) => match name_set(names, self.tables) {
                 NameSet::Table(table) => {
+                    self.used.insert(table.ident);
+                    table.ident.to_owned()
+                }
+                NameSet::Within(table) if self.input && key != "kind" => {
                     self.used.insert(table.ident);
                     table.ident.to_owned()
                 }
@@ -195,7 +220,7 @@ impl Writer<'_> {
                 (None, false) => String::new(),
             };
             text.push_str(&doc_comment(&doc, &inner));
-            let optional = if object.required.contains(&property.name) { "" } else { "?" };
+            let optional = if object.required.contains(&property.name) && !self.input { "" } else { "?" };
             let ty = self.ty(&property.shape, &property.name, defining, &inner);
             text.push_str(&format!("{inner}{}{optional}: {ty};\n", camel(&property.name)));
         }

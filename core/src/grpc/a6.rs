@@ -96,12 +96,7 @@ pub(crate) fn method_policy(
             ..BackoffConfig::default()
         },
         jitter: JitterConfig::None,
-        retry_on: RetryOnConfig {
-            http_statuses: Vec::new(),
-            grpc_codes: Vec::new(),
-            transport: Vec::new(),
-            error_codes: Vec::new(),
-        },
+        retry_on: RetryOnConfig::none(),
         ambiguous: StatusSetConfig::default(),
         conflict: StatusSetConfig::default(),
         server_guidance: ServerGuidanceConfig {

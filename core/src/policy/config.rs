@@ -167,6 +167,31 @@ pub struct RetryOnConfig {
     /// (see [`crate::aws`]). Empty by default.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub error_codes: Vec<ErrorCodeTable>,
+    /// Every server error (500..=599) is worth another attempt, beside
+    /// `http_statuses`, except a status listed in `conflict`: Envoy's
+    /// `retry_on: 5xx`, Polly's `HandleTransientHttpError()` and
+    /// Microsoft.Extensions.Http.Resilience's transient predicate retry any
+    /// 5xx (add 408 and 429 to `http_statuses` for theirs). Which 5xx are
+    /// ambiguous is still `ambiguous`'s. Written back only when true, and
+    /// then `http_statuses` leaves out the 5xx it covers. False by default.
+    #[serde(skip_serializing_if = "is_false")]
+    pub all_server_errors: bool,
+}
+
+impl RetryOnConfig {
+    /// Retries nothing: every list empty, every flag off. The base of a
+    /// profile that states its own sets (`..RetryOnConfig::none()`), so a
+    /// field added here reaches every profile off, with no allocation.
+    #[must_use]
+    pub const fn none() -> RetryOnConfig {
+        RetryOnConfig {
+            http_statuses: Vec::new(),
+            grpc_codes: Vec::new(),
+            transport: Vec::new(),
+            error_codes: Vec::new(),
+            all_server_errors: false,
+        }
+    }
 }
 
 impl Default for RetryOnConfig {
@@ -176,6 +201,7 @@ impl Default for RetryOnConfig {
             grpc_codes: vec![GrpcCode::Unavailable],
             transport: vec![TransportFailure::NotSent, TransportFailure::ConnectionLost, TransportFailure::TimedOut],
             error_codes: Vec::new(),
+            all_server_errors: false,
         }
     }
 }

@@ -19,7 +19,11 @@
 //!   allow-list, validated;
 //! - `validated.rs`: the validated [`Policy`], its accessors and
 //!   [`Policy::to_config`];
-//! - `validate.rs`: the rules, checked by [`Policy::new`].
+//! - `validate.rs`: the rules, checked by [`Policy::new`];
+//! - `schema.json`: the JSON Schema of [`PolicyConfig`] as written (a test in
+//!   `read.rs` checks its sections name exactly the reader's fields), from
+//!   which `core/mirrors` writes the vectors' schema and every binding's
+//!   configuration types.
 
 pub(crate) mod config;
 mod names;

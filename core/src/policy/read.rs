@@ -151,12 +151,14 @@ fn read_jitter(value: &Value, path: &str) -> Result<JitterConfig, Error> {
 
 fn read_retry_on(value: &Value, path: &str) -> Result<RetryOnConfig, Error> {
     let defaults = RetryOnConfig::default();
-    let fields = Fields::new(value, path, &["http_statuses", "grpc_codes", "transport", "error_codes"])?;
+    let fields =
+        Fields::new(value, path, &["http_statuses", "grpc_codes", "transport", "error_codes", "all_server_errors"])?;
     Ok(RetryOnConfig {
         http_statuses: fields.or("http_statuses", defaults.http_statuses)?,
         grpc_codes: fields.with("grpc_codes", defaults.grpc_codes, read_names)?,
         transport: fields.with("transport", defaults.transport, read_names)?,
         error_codes: fields.with("error_codes", defaults.error_codes, read_names)?,
+        all_server_errors: fields.or("all_server_errors", defaults.all_server_errors)?,
     })
 }
 
@@ -285,6 +287,60 @@ mod tests {
         assert!(error.to_string().contains("max_hedged_attempts"), "{error}");
         let error = serde_json::from_str::<PolicyConfig>(r#"{"jitter": {"kind": "full", "ratio": 0.2}}"#).unwrap_err();
         assert!(error.to_string().contains("jitter.ratio"), "{error}");
+    }
+
+    /// `schema.json` beside this file (the JSON Schema every binding's mirror
+    /// is generated from) names exactly the fields this reader knows, in
+    /// every object section: a field added here and not there, or there and
+    /// not here, fails.
+    #[test]
+    fn the_policy_schema_names_the_fields_the_reader_knows() {
+        use serde_json::{json, Value as Json};
+        let schema: Json = serde_json::from_str(include_str!("schema.json")).unwrap();
+        let defs = &schema["$defs"];
+        // Each object section: where it sits (a JSON pointer into a config) and its schema.
+        let mut sections = vec![(String::new(), &defs["policyConfig"])];
+        let mut checked = 0;
+        while let Some((pointer, section)) = sections.pop() {
+            let section = match section["$ref"].as_str() {
+                Some(reference) => &defs[reference.trim_start_matches("#/$defs/")],
+                None => section,
+            };
+            let Some(properties) = section["properties"].as_object() else { continue };
+            let mut known: Vec<&str> = properties.keys().map(String::as_str).collect();
+            known.sort_unstable();
+            let mut config = json!({});
+            let probe = json!({"no_such_field": 0});
+            if pointer.is_empty() {
+                config = probe;
+            } else {
+                let mut at = &mut config;
+                for key in pointer.trim_start_matches('/').split('/') {
+                    at = if key == "0" {
+                        *at = json!([{}]);
+                        &mut at[0]
+                    } else {
+                        at.as_object_mut().unwrap().entry(key).or_insert(json!({}))
+                    };
+                }
+                *at = probe;
+            }
+            let error = PolicyConfig::from_json(&config.to_string()).unwrap_err().to_string();
+            let listed = error.split("expected one of ").nth(1).unwrap_or_else(|| panic!("{pointer}: {error}"));
+            let mut read: Vec<&str> = listed.split(", ").map(|name| name.trim_matches('`')).collect();
+            read.sort_unstable();
+            assert_eq!(known, read, "the schema's properties and the reader's fields at {pointer:?}");
+            checked += 1;
+            for (key, property) in properties {
+                let property = if property["type"] == "array" {
+                    (format!("{pointer}/{key}/0"), &property["items"])
+                } else {
+                    (format!("{pointer}/{key}"), property)
+                };
+                sections.push(property);
+            }
+        }
+        assert!(checked >= 9, "{checked} sections");
     }
 }
 crate::value::deserialize_through_value!(StatusGuidanceConfig, read_status_rule);

@@ -93,4 +93,10 @@ pub struct Classification {
     pub conflict_grpc: GrpcCodeSet,
     /// Tables of error codes that are retryable.
     pub retry_error_codes: ErrorCodeTables,
+    /// `retry_on.all_server_errors`: every 5xx not in `conflict_http` is in
+    /// `retry_http` (kept to write the configuration back as written).
+    pub retry_all_server_errors: bool,
 }
+
+/// The server errors `retry_on.all_server_errors` retries.
+pub(super) const SERVER_ERRORS: core::ops::RangeInclusive<u16> = 500..=599;

@@ -6,7 +6,7 @@ use super::config::{
     MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_MULTIPLIER, MAX_REDELIVERY_DELAYS, POLLY_MAX_BASE_MS,
 };
 use super::retry_limits::{MethodSet, RetryLimits};
-use super::sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};
+use super::sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet, SERVER_ERRORS};
 use super::status_rules::StatusRules;
 use super::validated::{AttemptTimeout, Backoff, Jitter, Policy, RedeliverySchedule, ServerGuidance};
 use alloc::vec::Vec;
@@ -214,7 +214,7 @@ impl Policy {
             }
         };
 
-        let classification = Classification {
+        let mut classification = Classification {
             retry_http: check.http_set("retry_on.http_statuses", &c.retry_on.http_statuses),
             retry_grpc: grpc_set(&c.retry_on.grpc_codes),
             retry_transport: {
@@ -229,7 +229,14 @@ impl Policy {
             conflict_http: check.http_set("conflict.http_statuses", &c.conflict.http_statuses),
             conflict_grpc: grpc_set(&c.conflict.grpc_codes),
             retry_error_codes: crate::error_code::ErrorCodeTables::of(&c.retry_on.error_codes),
+            retry_all_server_errors: c.retry_on.all_server_errors,
         };
+        if c.retry_on.all_server_errors {
+            // A listed conflict stays a conflict: it is redone, not repeated.
+            for status in SERVER_ERRORS.filter(|status| !classification.conflict_http.contains(*status)) {
+                classification.retry_http.insert(status);
+            }
+        }
         for status in classification.conflict_http.iter() {
             if status < 400 {
                 check.fail("conflict.http_statuses", message!(ConflictNotError, status));

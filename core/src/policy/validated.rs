@@ -6,7 +6,7 @@ use super::config::{
     PolicyConfig, RedeliveryConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_REDELIVERY_DELAYS,
 };
 use super::retry_limits::{MethodSet, RetryLimits};
-use super::sets::Classification;
+use super::sets::{Classification, SERVER_ERRORS};
 use super::status_rules::StatusRules;
 use crate::retry_after::RetryAfterReading;
 
@@ -177,10 +177,15 @@ impl Policy {
                 Jitter::Additive { max_ms } => JitterConfig::Additive { max_ms },
             },
             retry_on: RetryOnConfig {
-                http_statuses: cls.retry_http.iter().collect(),
+                http_statuses: cls
+                    .retry_http
+                    .iter()
+                    .filter(|status| !(cls.retry_all_server_errors && SERVER_ERRORS.contains(status)))
+                    .collect(),
                 grpc_codes: cls.retry_grpc.iter().collect(),
                 transport: cls.retry_transport.iter().collect(),
                 error_codes: cls.retry_error_codes.iter().collect(),
+                all_server_errors: cls.retry_all_server_errors,
             },
             ambiguous: StatusSetConfig {
                 http_statuses: cls.ambiguous_http.iter().collect(),

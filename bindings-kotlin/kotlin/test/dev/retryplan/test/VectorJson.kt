@@ -9,14 +9,11 @@ import dev.retryplan.BreakerSnapshot
 import dev.retryplan.BudgetSnapshot
 import dev.retryplan.DependencySnapshot
 import dev.retryplan.Redelivery
-import dev.retryplan.AttemptTimeoutConfig
 import dev.retryplan.Class
 import dev.retryplan.Decision
 import dev.retryplan.GrpcCode
-import dev.retryplan.GuidanceMode
-import dev.retryplan.JitterConfig
-import dev.retryplan.RetryAfterReading
 import dev.retryplan.Outcome
+import dev.retryplan.Policy
 import dev.retryplan.PolicyConfig
 import dev.retryplan.Pushback
 import dev.retryplan.RetryplanException
@@ -245,72 +242,13 @@ object VectorJson {
         },
     )
 
-    fun policyConfig(c: PolicyConfig): Map<String, Any?> = mapOf(
-        "max_attempts" to c.maxAttempts.toLong(),
-        "total_budget_ms" to c.totalBudgetMs,
-        "attempt_timeout" to when (val t = c.attemptTimeout) {
-            is AttemptTimeoutConfig.FixedMs -> mapOf("fixed_ms" to t.ms)
-            is AttemptTimeoutConfig.FractionOfRemaining -> mapOf("fraction_of_remaining" to t.fraction)
-        },
-        "response_reserve_ms" to c.responseReserveMs,
-        "minimum_useful_attempt_ms" to c.minimumUsefulAttemptMs,
-        "backoff" to mapOf(
-            "kind" to name(c.backoff.kind), "base_ms" to c.backoff.baseMs,
-            "multiplier" to c.backoff.multiplier, "cap_ms" to c.backoff.capMs,
-        ) + listOfNotNull(
-            c.backoff.throttlingBaseMs?.let { "throttling_base_ms" to it },
-            c.backoff.immediateFirstRetry.takeIf { it }?.let { "immediate_first_retry" to true },
-        ),
-        "jitter" to when (val j = c.jitter) {
-            is JitterConfig.None -> mapOf("kind" to "none")
-            is JitterConfig.Full -> mapOf("kind" to "full")
-            is JitterConfig.Equal -> mapOf("kind" to "equal")
-            is JitterConfig.Decorrelated -> mapOf("kind" to "decorrelated")
-            is JitterConfig.Proportional -> mapOf("kind" to "proportional", "ratio" to j.ratio)
-            is JitterConfig.A6 -> mapOf("kind" to "a6")
-            is JitterConfig.FullThenCap -> mapOf("kind" to "full_then_cap")
-            is JitterConfig.Polly -> mapOf("kind" to "polly", "use_jitter" to j.useJitter)
-            is JitterConfig.Additive -> mapOf("kind" to "additive", "max_ms" to j.maxMs.toLong())
-        },
-        "retry_on" to mapOf(
-            "http_statuses" to c.retryOn.httpStatuses.map { it.toLong() },
-            "grpc_codes" to c.retryOn.grpcCodes.map(::name),
-            "transport" to c.retryOn.transport.map(::name),
-        ) + (if (c.retryOn.errorCodes.isEmpty()) emptyMap() else mapOf("error_codes" to c.retryOn.errorCodes.map(::name))),
-        "ambiguous" to mapOf(
-            "http_statuses" to c.ambiguous.httpStatuses.map { it.toLong() },
-            "grpc_codes" to c.ambiguous.grpcCodes.map(::name),
-        ),
-        "conflict" to mapOf(
-            "http_statuses" to c.conflict.httpStatuses.map { it.toLong() },
-            "grpc_codes" to c.conflict.grpcCodes.map(::name),
-        ),
-        "server_guidance" to mapOf(
-            "honor" to c.serverGuidance.honor, "cap_ms" to c.serverGuidance.capMs,
-            "above_cap" to name(c.serverGuidance.aboveCap),
-        ) + listOfNotNull(
-            c.serverGuidance.retryAfterReading.takeIf { it != RetryAfterReading.STRICT }?.let { "retry_after_reading" to name(it) },
-            c.serverGuidance.statuses.takeIf { it.isNotEmpty() }?.let { rules ->
-                "statuses" to rules.map { rule ->
-                    fields(
-                        "status" to rule.status.toLong(), "honor" to rule.honor, "requires_guidance" to rule.requiresGuidance,
-                        "cap_ms" to rule.capMs, "above_cap" to rule.aboveCap?.let(::name),
-                    )
-                }
-            },
-            c.serverGuidance.mode.takeIf { it != GuidanceMode.FLOOR }?.let { "mode" to name(it) },
-            c.serverGuidance.maxAboveBackoffMs?.let { "max_above_backoff_ms" to it },
-        ),
-        "idempotency" to name(c.idempotency),
-    ) + listOfNotNull(
-        fields(
-            "connect" to c.retryLimits.connect?.toLong(), "read" to c.retryLimits.read?.toLong(),
-            "status" to c.retryLimits.status?.toLong(), "other" to c.retryLimits.other?.toLong(),
-        ).takeIf { it.isNotEmpty() }?.let { "retry_limits" to it },
-        c.retryMethods?.let { "retry_methods" to it },
-        c.hedging?.let { "hedging" to mapOf("delay_ms" to it.delayMs, "max_hedged_attempts" to it.maxHedgedAttempts.toLong()) },
-        c.redelivery?.let { "redelivery" to mapOf("delays_ms" to it.delaysMs, "max_age_ms" to it.maxAgeMs) },
-    )
+    /**
+     * A typed configuration as the vectors write it: validated again from the
+     * record and written by the core, so a field the record dropped or changed
+     * shows as a difference, and no field is spelt here.
+     */
+    @Suppress("UNCHECKED_CAST")
+    fun policyConfig(c: PolicyConfig): Map<String, Any?> = Policy(c).use { Json.parse(it.toJson()) as Map<String, Any?> }
 
     /** The error as a vector states it, with its `blame` (dropped by the runner when the vector states none). */
     fun error(e: RetryplanException): Map<String, Any?> = when (e) {
