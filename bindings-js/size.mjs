@@ -37,11 +37,14 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * together (71184 B wasm + 10724 B glue), 1.055x the 77603 B of the release
  * before, so 82200 B. Then `retry_on.all_server_errors` (issue 23's one-field
  * demonstration: its reading, its rule and its write-back): 82353 B
- * (71629 B wasm + 10724 B glue), so 82600 B.
+ * (71629 B wasm + 10724 B glue), so 82600 B. Then issue 25 item 7, the typed
+ * endings in the core's words (`_endingMessage`: the core's
+ * `Decision::ending_message` as message data, +362 B wasm and +82 B glue):
+ * MEASURED_TOGETHER.
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 82_600;
+const LIMIT = 83_000;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);

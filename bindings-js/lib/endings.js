@@ -1,5 +1,9 @@
 // The typed endings the helpers throw when an operation ends without a value
-// to return: one class per ending, each carrying what decided it.
+// to return: one class per ending, each carrying what decided it. Their
+// message is the core's (`Decision::ending_message`, the same words in every
+// language): the helper hands it over as message data (`_endingMessage`),
+// composed here by lib/messages.js from the core's table.
+import { compose } from './messages.js';
 
 // Whether the endings can be made without a stack trace: capturing one costs
 // more than every decision of a ten-attempt operation, and would only show
@@ -8,13 +12,16 @@
 const limit = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit');
 const withoutStack = limit?.writable === true;
 
-/** An operation that ended without a result to return. */
+/**
+ * An operation that ended without a result to return. `words` is the core's
+ * message for the ending as data (`[rule index, ...values]`).
+ */
 export class OperationFailedError extends Error {
-  constructor(message, decision, idempotencyKey, lastOutcome, cause) {
+  constructor(decision, idempotencyKey, lastOutcome, cause, words) {
     const stackTraceLimit = Error.stackTraceLimit;
     if (withoutStack) Error.stackTraceLimit = 0;
     try {
-      super(message, cause === undefined ? undefined : { cause });
+      super(compose(words), cause === undefined ? undefined : { cause });
     } finally {
       if (withoutStack) Error.stackTraceLimit = stackTraceLimit;
     }
@@ -31,25 +38,19 @@ export class OperationFailedError extends Error {
 
 /** The operation gave up: `reason` says why (attempts_exhausted, deadline_insufficient, ...). */
 export class GaveUpError extends OperationFailedError {
-  constructor(decision, idempotencyKey, lastOutcome, cause) {
-    const tried = `${decision.attempts} attempt${decision.attempts === 1 ? '' : 's'}`;
-    super(`retryplan: gave up after ${tried}: ${decision.reason}`, decision, idempotencyKey, lastOutcome, cause);
+  constructor(decision, idempotencyKey, lastOutcome, cause, words) {
+    super(decision, idempotencyKey, lastOutcome, cause, words);
     this.reason = decision.reason;
   }
 }
 
 /** An unsafe write may have happened: look it up by the idempotency key, never repeat it blindly. */
-export class ReconcileRequiredError extends OperationFailedError {
-  constructor(decision, idempotencyKey, lastOutcome, cause) {
-    const message = `retryplan: the write may have happened; reconcile it by its idempotency key ${idempotencyKey}`;
-    super(message, decision, idempotencyKey, lastOutcome, cause);
-  }
-}
+export class ReconcileRequiredError extends OperationFailedError {}
 
 /** A conflict: re-read, recompute, and start a new operation before `deadlineMs`. */
 export class RestartRequiredError extends OperationFailedError {
-  constructor(decision, idempotencyKey, lastOutcome, cause) {
-    super('retryplan: a conflict: restart the unit of work', decision, idempotencyKey, lastOutcome, cause);
+  constructor(decision, idempotencyKey, lastOutcome, cause, words) {
+    super(decision, idempotencyKey, lastOutcome, cause, words);
     this.deadlineMs = decision.deadlineMs;
   }
 }

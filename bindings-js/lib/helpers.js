@@ -2,7 +2,7 @@
 // one host loop (host.js). They decide nothing: the driver says when attempts
 // start, time out, hedge, wait and end; the failure table (failures.js) and
 // the caller's `outcomeOfError` hook say what an error means.
-import { _driverKey, _driverResponse, _free } from '../wasm/retryplan_js.js';
+import { _driverKey, _driverResponse, _endingMessage, _free } from '../wasm/retryplan_js.js';
 import { ms } from './args.js';
 import { GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from './constants.js';
 import { newDriver } from './driver.js';
@@ -60,15 +60,28 @@ function conclude(setup) {
   );
 }
 
-/** The typed ending of a finish that returns nothing (with the error the driver names as its cause), or the caller's cancel. */
-function ending(host, { decision, lastResult }) {
+/**
+ * The typed ending of a finish that returns nothing (with the error the driver
+ * names as its cause, in the core's words naming `operation`), or the caller's cancel.
+ */
+function ending(host, { decision, lastResult }, operation) {
   if (host.signal?.aborted && decision.reason === 'cancelled') return host.signal.reason;
-  return new ENDINGS[decision.type](decision, keyOf(host), lastResult?.outcome, host.errors[host.endToken]);
+  const key = keyOf(host);
+  const words = _endingMessage(decision.type, decision.reason ?? '', decision.attempts, operation, key);
+  return new ENDINGS[decision.type](decision, key, lastResult?.outcome, host.errors[host.endToken], words);
+}
+
+/** How an ending names a request: its method and URL, without credentials or fragment (as in every language). */
+function requestName({ method, url }) {
+  const named = new URL(url);
+  named.username = named.password = named.hash = '';
+  return `${method} ${named.href}`;
 }
 
 /**
  * Runs `attempt(context)` whenever the core says so, and resolves to the
- * winner's value. An attempt that throws is read by the failure table, else
+ * winner's value. The endings name the operation by the function's name
+ * (`"operation"` for an anonymous one). An attempt that throws is read by the failure table, else
  * by `options.outcomeOfError(error)` (an Outcome, or nothing: not retryable).
  * Ends without a value reject with GaveUpError, ReconcileRequiredError or
  * RestartRequiredError; a cancel through `options.signal` with its reason.
@@ -89,7 +102,7 @@ export function run(policy, attempt, options = {}) {
     const host = new Host(driver, attempt, io, { ...options, now });
     return [host, () => {
       if (host.endReturns) return host.values[host.endToken];
-      throw ending(host, host.ending());
+      throw ending(host, host.ending(), attempt.name || 'operation');
     }];
   });
 }
@@ -157,7 +170,7 @@ export function retryFetch(input, init = {}, options = {}) {
         if (finish.decision.type !== 'succeeded') boundBody(entries[host.endToken], now);
         return { decision: finish.decision, response: host.values[host.endToken], idempotencyKey: keyOf(host) };
       }
-      throw ending(host, finish);
+      throw ending(host, finish, requestName(request));
     }];
   });
 }

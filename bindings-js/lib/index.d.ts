@@ -601,7 +601,11 @@ export class Driver {
  */
 export function wasmTrapped(): boolean;
 
-/** An operation that ended without a result to return. */
+/**
+ * An operation that ended without a result to return. Its `message` is the
+ * core's, the same words in every language: the operation (a request's method
+ * and URL, `run`'s function name), what happened and what to do.
+ */
 export class OperationFailedError extends Error {
   /** The ending decision. */
   readonly decision: GaveUp | Reconcile | Restart;

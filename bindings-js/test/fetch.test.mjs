@@ -12,6 +12,7 @@ const scripts = {
   '/stall-then-ok': ['stall', 'ok'],
   '/reset-then-ok': ['reset', 'ok'],
   '/reset': ['reset'],
+  '/orders?cart=41': ['reset'],
   '/not-found': ['404'],
   '/stall': ['stall'],
   '/busy-long': ['busy3600'],
@@ -128,6 +129,19 @@ test('a reset connection is retried for a keyed write, and reconciled for an uns
   assert.equal(seen.get('/reset').length, 1);
 });
 
+test('an ending names the request by its method and URL (port and query kept, fragment dropped), in the core\'s words', async () => {
+  const url = `${base}/orders?cart=41#summary`;
+  const error = await rejection(
+    retryFetch(url, { method: 'POST', body: 'x' }, { policy: policy({ idempotency: 'unsafe' }), idempotencyKey: 'order-5001' }),
+  );
+  assert.ok(error instanceof ReconcileRequiredError);
+  assert.equal(
+    error.message,
+    `retryplan: POST ${base}/orders?cart=41: the write may have happened; do not repeat it blindly: look it up (reconcile it) by its idempotency key "order-5001"`,
+  );
+  assert.match(base, /^http:\/\/127\.0\.0\.1:\d+$/);
+});
+
 test('a refused connection was never sent: even an unsafe write is retried, then gives up', async () => {
   const closed = createServer();
   await new Promise((resolve) => closed.listen(0, '127.0.0.1', resolve));
@@ -137,6 +151,7 @@ test('a refused connection was never sent: even an unsafe write is retried, then
   assert.ok(error instanceof GaveUpError);
   assert.equal(error.reason, 'attempts_exhausted');
   assert.equal(error.attempts, 3);
+  assert.equal(error.message, `retryplan: POST http://127.0.0.1:${port}/: gave up after 3 attempts: attempts_exhausted`);
   assert.deepEqual(error.lastOutcome, { type: 'transport', failure: 'not_sent' });
 });
 

@@ -2,6 +2,7 @@
 // winner's value is returned; an ending without one rejects with a typed
 // error; a thrown error goes through the failure table, then the hook.
 import { test } from 'node:test';
+import { readdirSync, readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import {
   Dependency,
@@ -98,6 +99,47 @@ test('run: an attempt that throws is not retryable by default: GaveUpError with 
   assert.deepEqual(error.decision, { type: 'gave_up', reason: 'not_retryable', attempts: 1, remainingBudgetMs: error.decision.remainingBudgetMs, abortAttempts: [] });
   // Returning (anything, undefined included) is success.
   assert.equal(await run(quick(), () => undefined), undefined);
+});
+
+test('run: each ending says, in the core\'s words, which operation, what happened and what to do', async () => {
+  const boom = new TypeError('boom');
+  const once = await rejection(run(quick(), () => Promise.reject(boom)));
+  assert.equal(once.message, 'retryplan: operation: gave up after 1 attempt: not_retryable'); // an anonymous function
+  async function fetchStock() {
+    throw new Busy();
+  }
+  const thrice = await rejection(run(quick(), fetchStock, { outcomeOfError: retryable }));
+  assert.equal(thrice.message, 'retryplan: fetchStock: gave up after 3 attempts: attempts_exhausted');
+  const reset = new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+  const placeOrder = () => Promise.reject(reset);
+  const reconcile = await rejection(run(quick({ idempotency: 'unsafe' }), placeOrder, { idempotencyKey: 'order-"5001"' }));
+  assert.ok(reconcile instanceof ReconcileRequiredError);
+  assert.equal(
+    reconcile.message,
+    'retryplan: placeOrder: the write may have happened; do not repeat it blindly: look it up (reconcile it) by its idempotency key "order-\\"5001\\""',
+  );
+  const saveCart = () => Promise.reject(new Busy());
+  const restart = await rejection(run(quick(), saveCart, { outcomeOfError: () => ({ type: 'application', verdict: 'conflict' }) }));
+  assert.ok(restart instanceof RestartRequiredError);
+  assert.equal(
+    restart.message,
+    'retryplan: saveCart: a conflict: re-read the current state, recompute the change and restart the unit of work within its deadline',
+  );
+});
+
+test('no helper composes an ending\'s English: each fixed part of the core\'s ending rules appears in no module of lib/', () => {
+  const table = JSON.parse(readFileSync(new URL('../../tests/messages/rules.json', import.meta.url), 'utf8'));
+  const endings = table.rules.filter(({ id }) => id.startsWith('ending_'));
+  assert.deepEqual(endings.map(({ id }) => id), ['ending_gave_up', 'ending_reconcile', 'ending_restart']);
+  const parts = endings.flatMap(({ template }) => template.split(/\{\d+(?::q)?\}/).map((part) => part.trim()).filter((part) => part.length > 3 && part !== 'retryplan:'));
+  assert.equal(parts.length, 3, String(parts));
+  const lib = new URL('../lib/', import.meta.url);
+  for (const name of readdirSync(lib).filter((file) => file.endsWith('.js') && file !== 'rules.js')) {
+    const source = readFileSync(new URL(name, lib), 'utf8');
+    for (const part of [...parts, 'gave up after', 'reconcile it by', 'restart the unit']) {
+      assert.ok(!source.includes(part), `lib/${name} composes ending words of its own: ${JSON.stringify(part)}`);
+    }
+  }
 });
 
 test('run: the failure table reads platform errors before the hook: ECONNREFUSED was never sent, a reset may have been processed', async () => {

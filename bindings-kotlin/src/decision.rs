@@ -166,6 +166,17 @@ pub enum Decision {
     Restart { attempts: i32, deadline_ms: i64, remaining_budget_ms: i64, abort_attempts: Vec<i32> },
 }
 
+/// The words of the typed ending a helper throws for `decision`, the core's
+/// (`Decision::ending_message`), the same in every language: `operation`
+/// names the operation as its helper knows it (the block's name, an HTTP
+/// request's method and URL), `idempotency_key` is its key. Null for a
+/// decision that is not a typed ending (`GaveUp`, `Reconcile`, `Restart`).
+#[uniffi::export]
+pub fn ending_message(decision: Decision, operation: String, idempotency_key: String) -> Result<Option<String>> {
+    let decision = rp::Decision::try_from(decision)?;
+    Ok(decision.ending_message(&operation, &idempotency_key).map(|message| message.to_string()))
+}
+
 /// Attempt numbers out, ascending.
 pub(crate) fn attempts_out(set: rp::AttemptSet) -> Vec<i32> {
     set.iter().map(count_out).collect()

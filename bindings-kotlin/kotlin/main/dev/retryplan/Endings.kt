@@ -5,10 +5,11 @@ import java.io.IOException
 /**
  * An operation that ended without a result to return: the typed ending a
  * helper throws. It is an [IOException], as an OkHttp interceptor must throw,
- * so the same classes serve every helper.
+ * so the same classes serve every helper. Its message is the core's, the same
+ * words in every language ([endingMessage]): the operation, what happened
+ * and what to do.
  */
 sealed class OperationFailedException(
-    message: String,
     /** The ending decision (`GaveUp`, `Reconcile` or `Restart`). */
     val decision: Decision,
     /** The operation's idempotency key (the same on every attempt): reconcile by it. */
@@ -17,42 +18,66 @@ sealed class OperationFailedException(
     val lastOutcome: Outcome?,
     /** What that attempt threw, if it threw. */
     cause: Throwable?,
-) : IOException(message, cause) {
+    /** How the helper names the operation: the block's name, or an HTTP request's method and URL. */
+    operation: String,
+) : IOException(endingMessage(decision, operation, idempotencyKey) ?: decision.toString(), cause) {
     /** Attempts started, hedges included. */
     abstract val attempts: Int
 }
 
 /** The operation gave up: [reason] says why (`ATTEMPTS_EXHAUSTED`, `DEADLINE_INSUFFICIENT`, ...). */
-class GaveUpException(decision: Decision.GaveUp, idempotencyKey: String, lastOutcome: Outcome?, cause: Throwable?) :
-    OperationFailedException(
-        "retryplan: gave up after ${decision.attempts} attempt${if (decision.attempts == 1) "" else "s"}: ${decision.reason.name.lowercase()}",
-        decision, idempotencyKey, lastOutcome, cause,
-    ) {
+class GaveUpException(
+    decision: Decision.GaveUp,
+    idempotencyKey: String,
+    lastOutcome: Outcome?,
+    cause: Throwable?,
+    operation: String = OPERATION,
+) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation) {
     val reason: GiveUpReason = decision.reason
     override val attempts: Int = decision.attempts
 }
 
 /** An unsafe write may have happened: look it up by [idempotencyKey], never repeat it blindly. */
-class ReconcileRequiredException(decision: Decision.Reconcile, idempotencyKey: String, lastOutcome: Outcome?, cause: Throwable?) :
-    OperationFailedException(
-        "retryplan: the write may have happened; reconcile it by its idempotency key $idempotencyKey",
-        decision, idempotencyKey, lastOutcome, cause,
-    ) {
+class ReconcileRequiredException(
+    decision: Decision.Reconcile,
+    idempotencyKey: String,
+    lastOutcome: Outcome?,
+    cause: Throwable?,
+    operation: String = OPERATION,
+) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation) {
     override val attempts: Int = decision.attempts
 }
 
 /** A conflict: re-read, recompute, and start a new operation before [deadlineMs]. */
-class RestartRequiredException(decision: Decision.Restart, idempotencyKey: String, lastOutcome: Outcome?, cause: Throwable?) :
-    OperationFailedException("retryplan: a conflict: restart the unit of work", decision, idempotencyKey, lastOutcome, cause) {
+class RestartRequiredException(
+    decision: Decision.Restart,
+    idempotencyKey: String,
+    lastOutcome: Outcome?,
+    cause: Throwable?,
+    operation: String = OPERATION,
+) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation) {
     val deadlineMs: Long = decision.deadlineMs
     override val attempts: Int = decision.attempts
 }
 
-/** The typed ending of an ending decision other than `Succeeded` (null for a success). */
-internal fun endingException(decision: Decision, key: String, lastOutcome: Outcome?, cause: Throwable?): OperationFailedException? =
+/** How an ending names an operation with no name of its own (a lambda), as in every language. */
+internal const val OPERATION = "operation"
+
+/** The typed ending of an ending decision other than `Succeeded` (null for a success), naming [operation]. */
+internal fun endingException(decision: Decision, key: String, lastOutcome: Outcome?, cause: Throwable?, operation: String): OperationFailedException? =
     when (decision) {
-        is Decision.GaveUp -> GaveUpException(decision, key, lastOutcome, cause)
-        is Decision.Reconcile -> ReconcileRequiredException(decision, key, lastOutcome, cause)
-        is Decision.Restart -> RestartRequiredException(decision, key, lastOutcome, cause)
+        is Decision.GaveUp -> GaveUpException(decision, key, lastOutcome, cause, operation)
+        is Decision.Reconcile -> ReconcileRequiredException(decision, key, lastOutcome, cause, operation)
+        is Decision.Restart -> RestartRequiredException(decision, key, lastOutcome, cause, operation)
         else -> null
     }
+
+/** How the endings name a block: a function reference's name (`::placeOrder`), else "operation" (a lambda has none). */
+internal fun operationName(block: Any): String = (block as? kotlin.reflect.KFunction<*>)?.name ?: OPERATION
+
+/** How the endings name an HTTP request: its method and URL, port and query kept, user info and fragment dropped. */
+internal fun requestName(method: String, url: java.net.URI): String {
+    val authority = url.rawAuthority?.substringAfterLast('@').orEmpty()
+    val query = url.rawQuery?.let { "?$it" }.orEmpty()
+    return "$method ${url.scheme}://$authority${url.rawPath.orEmpty()}$query"
+}

@@ -36,16 +36,16 @@ internal class Io<T>(
 internal class Ended<T>(val returned: Boolean, val value: T?, private val typed: () -> Ending, private val cause: Throwable?, val key: String) {
     val decision: Decision by lazy { typed().decision }
 
-    /** The typed ending, with the held error (if any) as its cause. */
-    fun exception(): OperationFailedException {
+    /** The typed ending, with the held error (if any) as its cause, naming [operation]. */
+    fun exception(operation: String): OperationFailedException {
         val ending = typed()
-        return endingException(ending.decision, key, ending.lastResult?.outcome, cause)
+        return endingException(ending.decision, key, ending.lastResult?.outcome, cause, operation)
             ?: throw IllegalStateException("retryplan: succeeded without a value to return")
     }
 
-    /** The value, or the typed ending thrown. */
+    /** The value, or the typed ending (naming [operation]) thrown. */
     @Suppress("UNCHECKED_CAST")
-    fun valueOrThrow(): T = if (returned) value as T else throw exception()
+    fun valueOrThrow(operation: String): T = if (returned) value as T else throw exception(operation)
 }
 
 /** What an attempt ended with, on its way from the attempt's coroutine to the loop. */

@@ -79,6 +79,22 @@ suspend fun <T> retrying(
     clock: MonotonicClock = MonotonicClock.SYSTEM,
     seed: Long? = null,
     block: suspend (Attempt) -> T,
+): T = retryingNamed(operationName(block), policy, dependency, idempotencyKey, deadlineMs, stats, onDecision, outcomeOfError, onDiscard, clock, seed, block)
+
+/** [retrying], its endings naming the operation [operation]. */
+internal suspend fun <T> retryingNamed(
+    operation: String,
+    policy: Policy,
+    dependency: Dependency?,
+    idempotencyKey: String?,
+    deadlineMs: Long?,
+    stats: Stats?,
+    onDecision: ((Event) -> Unit)?,
+    outcomeOfError: ((Throwable) -> Outcome?)?,
+    onDiscard: (T) -> Unit,
+    clock: MonotonicClock,
+    seed: Long?,
+    block: suspend (Attempt) -> T,
 ): T = driverFor(policy, dependency, idempotencyKey, deadlineMs, seed, null, stats, onDecision, clock).use { driver ->
-    Host(driver, clock, Io<T>(null, ::failureOf, { false }, onDiscard), onDecision, outcomeOfError).run(block).valueOrThrow()
+    Host(driver, clock, Io<T>(null, ::failureOf, { false }, onDiscard), onDecision, outcomeOfError).run(block).valueOrThrow(operation)
 }

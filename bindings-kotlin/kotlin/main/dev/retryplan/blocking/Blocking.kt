@@ -8,6 +8,8 @@ import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.Stats
 import dev.retryplan.closeIfCloseable
+import dev.retryplan.operationName
+import dev.retryplan.retryingNamed
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
@@ -116,7 +118,8 @@ fun <T> retrying(
     seed: Long? = null,
     block: (Attempt) -> T,
 ): T = blocking {
-    dev.retryplan.retrying(policy, dependency, idempotencyKey, deadlineMs, stats, onDecision, outcomeOfError, onDiscard, clock, seed) { attempt ->
+    val operation = operationName(block)
+    retryingNamed(operation, policy, dependency, idempotencyKey, deadlineMs, stats, onDecision, outcomeOfError, onDiscard, clock, seed) { attempt ->
         interruptible(onDiscard) { block(attempt) }
     }
 }

@@ -92,7 +92,7 @@ class RetryInterceptor @JvmOverloads constructor(
                     host.run { attempt -> send(call, request, attempt, tag, calls) }
                 }
                 tag.decision = ended.decision
-                ended.valueOrThrow()
+                ended.valueOrThrow(dev.retryplan.requestName(request.method(), request.url().uri()))
             } finally {
                 synchronized(calls) { calls.forEach { attempts.remove(it) } }
             }

@@ -1,0 +1,143 @@
+package dev.retryplan.test
+
+import dev.retryplan.GaveUpException
+import dev.retryplan.Outcome
+import dev.retryplan.Policy
+import dev.retryplan.ReconcileRequiredException
+import dev.retryplan.RestartRequiredException
+import dev.retryplan.Verdict
+import dev.retryplan.http.RetryingHttpClient
+import dev.retryplan.okhttp.RetryInterceptor
+import dev.retryplan.okhttp.retrying
+import dev.retryplan.retrying
+import kotlinx.coroutines.runBlocking
+import okhttp3.MediaType
+import okhttp3.OkHttpClient
+import okhttp3.Request
+import okhttp3.RequestBody
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertFalse
+import org.junit.jupiter.api.Assertions.assertThrows
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.Timeout
+import java.io.File
+import java.net.URI
+import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
+import dev.retryplan.blocking.retrying as retryingBlocking
+
+private class Busy : Exception("busy")
+
+private suspend fun fetchStock(): Int = throw Busy()
+
+private fun saveCart(): Int = throw Busy()
+
+private const val RECONCILE =
+    "the write may have happened; do not repeat it blindly: look it up (reconcile it) by its idempotency key \"order-5001\""
+
+/**
+ * Each typed ending's message is the core's (`endingMessage`), the same words
+ * in every language: the operation (the block's name or "operation", a
+ * request's method and URL without user info or fragment), what happened and
+ * what to do.
+ */
+@Timeout(30)
+class EndingsTest {
+    private fun policy(extra: String = "") = Policy.fromJson(
+        """{"max_attempts": 3, "total_budget_ms": 5000, "jitter": {"kind": "none"},
+            "backoff": {"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0}$extra}""",
+    )
+
+    @Test
+    fun `gave up after one attempt, and after three, a lambda being the operation`() {
+        policy().use { policy ->
+            val once = assertThrows(GaveUpException::class.java) {
+                runBlocking { retrying<Int>(policy) { throw Busy() } } // a lambda: no name of its own
+            }
+            assertEquals("retryplan: operation: gave up after 1 attempt: not_retryable", once.message)
+            val thrice = assertThrows(GaveUpException::class.java) {
+                runBlocking { retrying(policy, outcomeOfError = { Outcome.Application(Verdict.RETRYABLE) }, block = { fetchStock() }) }
+            }
+            assertEquals("retryplan: operation: gave up after 3 attempts: attempts_exhausted", thrice.message)
+            val named = assertThrows(GaveUpException::class.java) {
+                retryingBlocking(policy, outcomeOfError = { Outcome.Application(Verdict.RETRYABLE) }, block = { _ -> saveCart() })
+            }
+            assertEquals(3, named.attempts)
+            assertEquals("retryplan: operation: gave up after 3 attempts: attempts_exhausted", named.message)
+        }
+    }
+
+    @Test
+    fun `a function reference names the operation, in the suspend and the blocking helper`() {
+        policy().use { policy ->
+            val conflict = { _: Throwable -> Outcome.Application(Verdict.CONFLICT) }
+            val suspended = assertThrows(RestartRequiredException::class.java) {
+                runBlocking { retrying(policy, outcomeOfError = conflict, block = ::fetchStockAttempt) }
+            }
+            assertEquals(
+                "retryplan: fetchStockAttempt: a conflict: re-read the current state, recompute the change and restart the unit of work within its deadline",
+                suspended.message,
+            )
+            val blocking = assertThrows(GaveUpException::class.java) {
+                retryingBlocking(policy, outcomeOfError = { Outcome.Application(Verdict.RETRYABLE) }, block = ::saveCartAttempt)
+            }
+            assertEquals("retryplan: saveCartAttempt: gave up after 3 attempts: attempts_exhausted", blocking.message)
+        }
+    }
+
+    @Test
+    fun `an HTTP ending names the request by method and URL, port and query kept, user info and fragment dropped`() {
+        LocalServer { LocalServer.Reply.Status(500) }.use { server ->
+            policy().use { policy ->
+                val url = URI("${server.uri}?cart=41#summary")
+                val expected = "retryplan: POST http://127.0.0.1:${server.uri.port}/checkout?cart=41: $RECONCILE"
+                // java.net.http: a POST is unsafe, so a 500 is never repeated: reconcile by the caller's key.
+                val builder = HttpRequest.newBuilder(url).POST(HttpRequest.BodyPublishers.ofString("order"))
+                    .header("Idempotency-Key", "order-5001")
+                val viaHttpClient = assertThrows(ReconcileRequiredException::class.java) {
+                    RetryingHttpClient(HttpClient.newHttpClient(), policy).send(builder, HttpResponse.BodyHandlers.discarding())
+                }
+                assertEquals(expected, viaHttpClient.message)
+                // OkHttp, with user info in the URL as well.
+                val client = OkHttpClient.Builder().retrying(RetryInterceptor(policy)).build()
+                try {
+                    val withUser = "http://shop:secret@127.0.0.1:${server.uri.port}/checkout?cart=41#summary"
+                    val body = RequestBody.create(MediaType.parse("text/plain"), "order")
+                    val request = Request.Builder().url(withUser).post(body).header("Idempotency-Key", "order-5001").build()
+                    val viaOkHttp = assertThrows(ReconcileRequiredException::class.java) { client.newCall(request).execute().close() }
+                    assertEquals(expected, viaOkHttp.message)
+                    assertFalse(viaOkHttp.message!!.contains("secret"))
+                } finally {
+                    client.dispatcher().executorService().shutdown()
+                    client.connectionPool().evictAll()
+                }
+            }
+        }
+    }
+
+    @Test
+    fun `no helper composes an ending's English of its own`() {
+        val vectors = File(System.getProperty("retryplan.vectors") ?: System.getenv("RETRYPLAN_VECTORS") ?: "../tests/conformance")
+        val root = vectors.absoluteFile.parentFile.parentFile
+        @Suppress("UNCHECKED_CAST")
+        val rules = (Json.parse(File(root, "tests/messages/rules.json").readText()) as Map<String, Any?>)["rules"] as List<Map<String, Any?>>
+        val endings = rules.filter { (it["id"] as String).startsWith("ending_") }
+        assertEquals(listOf("ending_gave_up", "ending_reconcile", "ending_restart"), endings.map { it["id"] })
+        val parts = endings.flatMap { (it["template"] as String).split(Regex("""\{\d+(:q)?\}""")) }
+            .map { it.trim() }.filter { it.length > 3 && it != "retryplan:" }
+        assertEquals(3, parts.size, parts.toString())
+        val sources = listOf("main", "jvm", "okhttp").flatMap { File(root, "bindings-kotlin/kotlin/$it").walk().filter { f -> f.extension == "kt" }.toList() }
+        assertFalse(sources.isEmpty())
+        for (source in sources) {
+            val text = source.readText()
+            for (part in parts + listOf("gave up after", "reconcile it by", "restart the unit")) {
+                assertFalse(text.contains(part), "${source.path} composes ending words of its own: \"$part\"")
+            }
+        }
+    }
+}
+
+private suspend fun fetchStockAttempt(@Suppress("UNUSED_PARAMETER") attempt: dev.retryplan.Attempt): Int = throw Busy()
+
+private fun saveCartAttempt(@Suppress("UNUSED_PARAMETER") attempt: dev.retryplan.Attempt): Int = throw Busy()
