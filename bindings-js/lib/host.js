@@ -7,7 +7,7 @@
 // returned or raised by the finish.
 import { _driverCancel, _driverEvent, _driverPollAction, _driverResultOf } from '../wasm/retryplan_js.js';
 import { Attempt, abortAttempt, decided, requestIdText } from './convert.js';
-import { failureIndex, parts, read } from './outcomes.js';
+import { failureIndex, read, words } from './outcomes.js';
 import { NAMES, WIRE, exchange } from './wire.js';
 
 // setTimeout fires at once for delays above 2^31-1 ms (24.8 days); re-arm instead.
@@ -98,7 +98,7 @@ export class Host {
     }
     if (outcome === undefined || outcome === null) return this.handIn(entry, WIRE.OUTCOME.application, WIRE.VERDICT.not_retryable, undefined, thrown);
     // A status goes by the object, whose reading refuses one no outcome holds.
-    if (read(outcome) && parts.tag !== WIRE.OUTCOME.http_status) return this.handIn(entry, parts.tag, parts.a, undefined, thrown);
+    if (read(outcome) && words.kind !== WIRE.OUTCOME.http_status) return this.handIn(entry, words.kind, words.code, undefined, thrown);
     const now = this.clock();
     let receipt;
     try {
