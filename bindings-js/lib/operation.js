@@ -19,6 +19,7 @@ import { drawUnlessSeeded, pool } from './entropy.js';
 import { HEAVY, Held, handle, handleOf } from './objects.js';
 import { read, words } from './outcomes.js';
 import { Policy } from './policy.js';
+import { driverKey } from './wire.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -91,7 +92,7 @@ export class Operation extends Held {
 
   /** The stable idempotency key of every attempt. */
   get idempotencyKey() {
-    return _operationKey(handle(this));
+    return driverKey(handle(this), _operationKey);
   }
 
   /** Attempts started so far (hedges included). */

@@ -142,10 +142,18 @@ pub fn operation_state(handle: u32) -> Result<Vec<f64>, JsValue> {
     })
 }
 
-/// The operation's idempotency key (the same on every attempt).
+/// The operation's idempotency key (the same on every attempt), copied
+/// where `_wireMemory` says, as `_driverKey` does: its length in bytes, or
+/// -1 when refused (`_wireRefusal` has the error).
 #[wasm_bindgen(js_name = _operationKey)]
-pub fn operation_key(handle: u32) -> Result<String, JsValue> {
-    with(handle, |operation| Ok(String::from(operation.idempotency_key().as_str())))
+pub fn operation_key(handle: u32) -> i32 {
+    match with(handle, |operation| Ok(crate::wire::store_key(operation.idempotency_key().as_str()))) {
+        Ok(length) => length as i32,
+        Err(error) => {
+            crate::wire::refuse(error);
+            -1
+        }
+    }
 }
 
 /// The attempts running now, ascending (a new array).
