@@ -269,12 +269,7 @@ export class Host {
           try {
             result = attempt(entry);
             if (typeof result?.then === 'function') {
-              this.woken = false;
               Promise.resolve(result).then((value) => this.returned(entry, value), (thrown) => this.threw(entry, thrown));
-              // A promise that settles at once reports within a few
-              // microtasks: its result's exchange gives the next action,
-              // with no poll (and no sleep) before it.
-              for (let turn = 0; turn < 3 && !this.woken; turn += 1) await undefined;
               continue;
             }
           } catch (thrown) {
