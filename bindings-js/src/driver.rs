@@ -291,13 +291,8 @@ pub fn driver_event(handle: u32) -> JsValue {
 /// (`_wireRefusal` has the error).
 #[wasm_bindgen(js_name = _driverKey)]
 pub fn driver_key(handle: u32) -> i32 {
-    match with(handle, |driver| Ok(crate::wire::store_key(driver.idempotency_key().as_str()))) {
-        Ok(length) => length as i32,
-        Err(error) => {
-            crate::wire::refuse(error);
-            -1
-        }
-    }
+    with(handle, |driver| Ok(crate::wire::store_key(Ok(driver.idempotency_key().as_str()))))
+        .unwrap_or_else(|error| crate::wire::store_key(Err(error)))
 }
 
 /// `[deadlineMs, attemptsStarted, isEnded as 0 or 1]`.

@@ -147,13 +147,8 @@ pub fn operation_state(handle: u32) -> Result<Vec<f64>, JsValue> {
 /// -1 when refused (`_wireRefusal` has the error).
 #[wasm_bindgen(js_name = _operationKey)]
 pub fn operation_key(handle: u32) -> i32 {
-    match with(handle, |operation| Ok(crate::wire::store_key(operation.idempotency_key().as_str()))) {
-        Ok(length) => length as i32,
-        Err(error) => {
-            crate::wire::refuse(error);
-            -1
-        }
-    }
+    with(handle, |operation| Ok(crate::wire::store_key(Ok(operation.idempotency_key().as_str()))))
+        .unwrap_or_else(|error| crate::wire::store_key(Err(error)))
 }
 
 /// The attempts running now, ascending (a new array).

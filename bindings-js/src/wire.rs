@@ -29,8 +29,16 @@ pub(crate) fn store_output(record: &[i64; OUTPUT_WORDS]) {
     }
 }
 
-/// Copies an idempotency key where `_wireMemory` points: its length.
-pub(crate) fn store_key(key: &str) -> usize {
+/// Copies the idempotency key `read` gives where `_wireMemory` points: its
+/// length, or -1 when refused (`_wireRefusal` has the error).
+pub(crate) fn store_key(read: Result<&str, JsValue>) -> i32 {
+    let key = match read {
+        Ok(key) => key,
+        Err(error) => {
+            refuse(error);
+            return -1;
+        }
+    };
     let mut buffer = KEY.0.borrow_mut();
     let mut length = 0;
     for (slot, byte) in buffer.iter_mut().zip(key.bytes()) {
