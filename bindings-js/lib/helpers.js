@@ -2,21 +2,23 @@
 // one host loop (host.js). They decide nothing: the driver says when attempts
 // start, time out, hedge, wait and end; the failure table (failures.js) and
 // the caller's `outcomeOfError` hook say what an error means.
-import { _driverKey, _driverResponse, _endingMessage, _free } from '../wasm/retryplan_js.js';
+import { _driverResponse, _endingMessage, _free } from '../wasm/retryplan_js.js';
 import { ms } from './args.js';
 import { GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from './constants.js';
 import { newDriver } from './driver.js';
 import { ENDINGS } from './endings.js';
 import { failureOf } from './failures.js';
 import { Host, after } from './host.js';
+import { driverKey } from './wire.js';
 import { abortAttempt } from './convert.js';
 
-const monotonicNow = () => performance.now();
+/** The monotonic clock in whole milliseconds (as `ms` reads a time: floored). */
+const monotonicNow = () => Math.floor(performance.now());
 
-/** The helper's clock (`options.now`, or the monotonic clock), each reading checked as a time. */
+/** The helper's clock: `options.now`, each reading checked as a time, or the monotonic clock. */
 const clockOf = (options) => {
-  const now = options.now ?? monotonicNow;
-  return () => ms('nowMs', now());
+  const now = options.now;
+  return now == null ? monotonicNow : () => ms('nowMs', now());
 };
 
 /** The driver's options from a helper's: `undefined` (no options to read) when there are none. */
@@ -28,36 +30,33 @@ function driverOptions(options, extra) {
 }
 
 /** The operation's key, read from the driver once. */
-const keyOf = (host) => (host.keyText ??= _driverKey(host.driver));
+const keyOf = (host) => (host.keyText ??= driverKey(host.driver));
 
 /**
- * Sets an operation up (`setup` returns its host and what to make of its
- * finish; a throw rejects), runs the host loop to its end and frees the
+ * Sets an operation up (`setup` returns its host, whose `io.finish(host)`
+ * makes what the finish returns or throws; a throw rejects), runs the host
+ * loop to its end (the loop frees the driver when it fails) and frees the
  * driver. Not an async function: following the loop with `then` ends the
  * chain of awaits there, so an error an attempt makes (and the typed ending)
  * captures a short stack.
  */
 function conclude(setup) {
   let host;
-  let finish;
   try {
-    [host, finish] = setup();
+    host = setup();
   } catch (error) {
     return Promise.reject(error);
   }
-  return host.run().then(
-    () => {
-      try {
-        return finish();
-      } finally {
-        _free(host.driver);
-      }
-    },
-    (error) => {
-      _free(host.driver);
-      throw error;
-    },
-  );
+  return host.run().then(finished);
+}
+
+/** What the finish of `host`'s loop makes; the driver freed. */
+function finished(host) {
+  try {
+    return host.io.finish(host);
+  } finally {
+    _free(host.driver);
+  }
 }
 
 /**
@@ -78,6 +77,20 @@ function requestName({ method, url }) {
   return `${method} ${named.href}`;
 }
 
+/** run()'s I/O: each attempt's context carries its operation's key; a value to drop goes to `onDiscard` when given. */
+const RUN_IO = {
+  entry: (host, entry) => {
+    entry.idempotencyKey = keyOf(host);
+    return entry;
+  },
+  failureOf,
+  dispose: () => {},
+  finish: (host) => {
+    if (host.endReturns) return host.values[host.endToken];
+    throw ending(host, host.ending(), host.attempt.name || 'operation');
+  },
+};
+
 /**
  * Runs `attempt(context)` whenever the core says so, and resolves to the
  * winner's value. The endings name the operation by the function's name
@@ -90,20 +103,10 @@ export function run(policy, attempt, options = {}) {
   return conclude(() => {
     const { onDiscard } = options;
     const now = clockOf(options);
-    const driver = newDriver(policy, now(), driverOptions(options));
-    const io = {
-      entry: (entry) => {
-        entry.idempotencyKey = keyOf(host);
-        return entry;
-      },
-      failureOf,
-      dispose: onDiscard === undefined ? () => {} : (value) => value !== undefined && onDiscard(value),
-    };
-    const host = new Host(driver, attempt, io, { ...options, now });
-    return [host, () => {
-      if (host.endReturns) return host.values[host.endToken];
-      throw ending(host, host.ending(), attempt.name || 'operation');
-    }];
+    const primed = options.signal?.aborted !== true;
+    const driver = newDriver(policy, now(), driverOptions(options), primed);
+    const io = onDiscard === undefined ? RUN_IO : { ...RUN_IO, dispose: (value) => value !== undefined && onDiscard(value) };
+    return new Host(driver, attempt, io, options, now, options.signal, primed);
   });
 }
 
@@ -141,7 +144,9 @@ export function retryFetch(input, init = {}, options = {}) {
     // A key the caller already set is the operation's key: never replace it.
     const callerKey = idempotencyKeyHeader ? request.headers.get(idempotencyKeyHeader) : null;
     const keyed = { ...options, idempotencyKey: options.idempotencyKey ?? callerKey ?? undefined };
-    const driver = newDriver(policy, now(), driverOptions(keyed, { method: request.method, idempotent, oneShotBody, returnsResponses: true }));
+    const signal = options.signal ?? init.signal ?? undefined;
+    const primed = signal?.aborted !== true;
+    const driver = newDriver(policy, now(), driverOptions(keyed, { method: request.method, idempotent, oneShotBody, returnsResponses: true }), primed);
     const send = (entry) => {
       const headers = new Headers(request.headers);
       if (entry.sendIdempotencyKey && idempotencyKeyHeader) headers.set(idempotencyKeyHeader, keyOf(host));
@@ -153,7 +158,7 @@ export function retryFetch(input, init = {}, options = {}) {
     };
     const entries = [];
     const io = {
-      entry: (entry) => (entries[entry.attempt] = entry),
+      entry: (host, entry) => (entries[entry.attempt] = entry),
       // The status as the platform gave it and the guidance headers: the core reads them.
       response: (handle, nowMs, attempt, token, response) =>
         _driverResponse(handle, nowMs, attempt, token, response.status, GUIDANCE_HEADERS.map((name) => response.headers.get(name) ?? undefined), Date.now()),
@@ -161,16 +166,16 @@ export function retryFetch(input, init = {}, options = {}) {
       // fetch rejects with a TypeError for a network error; a browser says no more.
       failureOf: (thrown) => failureOf(thrown) ?? (thrown instanceof TypeError ? 'connection_lost' : undefined),
       dispose: cancelBody,
+      finish: (host) => {
+        const finish = host.ending();
+        if (host.endReturns) {
+          if (finish.decision.type !== 'succeeded') boundBody(entries[host.endToken], now);
+          return { decision: finish.decision, response: host.values[host.endToken], idempotencyKey: keyOf(host) };
+        }
+        throw ending(host, finish, requestName(request));
+      },
     };
-    const signal = options.signal ?? init.signal ?? undefined;
-    const host = new Host(driver, send, io, { ...options, now, signal });
-    return [host, () => {
-      const finish = host.ending();
-      if (host.endReturns) {
-        if (finish.decision.type !== 'succeeded') boundBody(entries[host.endToken], now);
-        return { decision: finish.decision, response: host.values[host.endToken], idempotencyKey: keyOf(host) };
-      }
-      throw ending(host, finish, requestName(request));
-    }];
+    const host = new Host(driver, send, io, options, now, signal, primed);
+    return host;
   });
 }

@@ -5,10 +5,10 @@
 // Each result is held under a token (its attempt's number) until the driver
 // says what becomes of it: dropped (a discarded receipt, a release), or
 // returned or raised by the finish.
-import { _driverCancel, _driverEvent, _driverPollAction, _driverResultOf } from '../wasm/retryplan_js.js';
+import { _driverCancel, _driverEvent, _driverPollAction, _driverResultOf, _free } from '../wasm/retryplan_js.js';
 import { Attempt, abortAttempt, decided, requestIdText } from './convert.js';
-import { failureIndex, parts, read } from './outcomes.js';
-import { NAMES, WIRE, exchange } from './wire.js';
+import { failureIndex, read, words } from './outcomes.js';
+import { NAMES, WIRE, current, exchange } from './wire.js';
 
 // setTimeout fires at once for delays above 2^31-1 ms (24.8 days); re-arm instead.
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -31,7 +31,7 @@ const abortError = (message) => new DOMException(`retryplan: ${message}`, 'Abort
 /**
  * One operation's loop over the driver `driver` (a handle), for a helper's I/O (`io`):
  * - `attempt(entry)` sends one attempt, `entry` being the `Attempt` the
- *   driver started (`io.entry` may complete it); what it returns (or
+ *   driver started (`io.entry(host, entry)` may complete it); what it returns (or
  *   resolves to) is a success, or with `io.response(driver, nowMs, attempt,
  *   token, value)` a response the core reads (which may throw for a value it
  *   cannot read: then `io.unreadable` is the failure);
@@ -42,14 +42,21 @@ const abortError = (message) => new DOMException(`retryplan: ${message}`, 'Abort
  * stack as short as a plain loop's (most of what making an error costs).
  */
 export class Host {
-  constructor(driver, attempt, io, { now, signal, onDecision, outcomeOfError }) {
+  /**
+   * `options`: the helper's (`onDecision`, `outcomeOfError`); `now` its
+   * clock; `signal` the caller's cancel. `primed`: `driver` was just made
+   * with its first poll (`newDriver(..., true)`), whose output record is the
+   * wire's now (a helper primes it unless the signal is already aborted: the
+   * cancel then comes before any attempt starts).
+   */
+  constructor(driver, attempt, io, options, now, signal, primed) {
     this.driver = driver;
     this.attempt = attempt;
     this.io = io;
     this.now = now;
     this.signal = signal ?? undefined;
-    this.onDecision = onDecision ?? undefined;
-    this.outcomeOfError = outcomeOfError;
+    this.onDecision = options.onDecision ?? undefined;
+    this.outcomeOfError = options.outcomeOfError;
     /** Running attempts by number (cheaper than a Map for a handful of small integers), and how many. */
     this.running = [];
     this.inFlight = 0;
@@ -68,6 +75,7 @@ export class Host {
     /** The finish's result: the token whose value it returns or whose error it raises with (-1: none), and whether it returns it. */
     this.endToken = -1;
     this.endReturns = false;
+    if (primed) this.follow(current());
   }
 
   /** Attempt `entry` returned (or resolved to) `value`. */
@@ -82,7 +90,7 @@ export class Host {
     } catch (unreadable) {
       return this.handIn(entry, WIRE.OUTCOME.failure, failureIndex(this.io.unreadable), value, unreadable);
     }
-    this.received(entry, decided(receipt) === 'accepted', value, undefined, () => exchange(this.driver, WIRE.INPUT.poll, now, -1, -1, -1, -1, -1, -1));
+    this.received(entry, decided(receipt) === 'accepted', value, undefined, undefined, now);
   }
 
   /** Attempt `entry` threw (or rejected with) `thrown`: the failure table first, then the hook (by default: not retryable). */
@@ -98,7 +106,7 @@ export class Host {
     }
     if (outcome === undefined || outcome === null) return this.handIn(entry, WIRE.OUTCOME.application, WIRE.VERDICT.not_retryable, undefined, thrown);
     // A status goes by the object, whose reading refuses one no outcome holds.
-    if (read(outcome) && parts.tag !== WIRE.OUTCOME.http_status) return this.handIn(entry, parts.tag, parts.a, undefined, thrown);
+    if (read(outcome) && words.kind !== WIRE.OUTCOME.http_status) return this.handIn(entry, words.kind, words.code, undefined, thrown);
     const now = this.clock();
     let receipt;
     try {
@@ -106,7 +114,7 @@ export class Host {
     } catch (refused) {
       return this.abandon(refused); // an outcome the core refuses: the hook's mistake
     }
-    this.received(entry, receipt === 'accepted', undefined, thrown, () => exchange(this.driver, WIRE.INPUT.poll, now, -1, -1, -1, -1, -1, -1));
+    this.received(entry, receipt === 'accepted', undefined, thrown, undefined, now);
   }
 
   /** Hands attempt `entry`'s result in on the wire (outcome `kind` and `code`), held under its number, with the next poll. */
@@ -120,18 +128,22 @@ export class Host {
       this.io.dispose(value);
       return this.abandon(refused);
     }
-    this.received(entry, out[WIRE.OUT.receipt] === WIRE.RECEIPT.accepted, value, error, () => out);
+    this.received(entry, out[WIRE.OUT.receipt] === WIRE.RECEIPT.accepted, value, error, out, now);
   }
 
-  /** The driver's receipt for a result: held under its token, or dropped now; then the next actions (`next()` the output record). */
-  received(entry, accepted, value, error, next) {
+  /**
+   * The driver's receipt for a result: held under its token, or dropped now;
+   * then the next actions: the output record `out` the result's exchange
+   * gave, or (a result handed in by a typed call) a poll's at `now`.
+   */
+  received(entry, accepted, value, error, out, now) {
     if (accepted) {
       this.forget(entry.attempt);
       this.values[entry.attempt] = value;
       this.errors[entry.attempt] = error;
     } else this.io.dispose(value);
     try {
-      this.follow(next());
+      this.follow(out ?? exchange(this.driver, WIRE.INPUT.poll, now, -1, -1, -1, -1, -1, -1));
     } catch (refused) {
       return this.abandon(refused);
     }
@@ -225,10 +237,14 @@ export class Host {
     });
   }
 
-  /** Drives the operation to its end (then `endReturns`, `endToken` and `ending()` say how it ended). */
+  /**
+   * Drives the operation to its end, resolving to the host (then
+   * `endReturns`, `endToken` and `ending()` say how it ended); when it
+   * fails, the driver is cancelled and freed.
+   */
   async run() {
     const { driver, signal, queue } = this;
-    const cancelled = () => this.wakeUp();
+    const cancelled = signal === undefined ? undefined : () => this.wakeUp();
     signal?.addEventListener('abort', cancelled);
     try {
       for (;;) {
@@ -245,7 +261,7 @@ export class Host {
         if (action instanceof Attempt) {
           // Each attempt starts from a fresh, short stack (see the class comment).
           await undefined;
-          const entry = this.io.entry(action);
+          const entry = this.io.entry(this, action);
           this.running[entry.attempt] = entry;
           this.inFlight += 1;
           const attempt = this.attempt; // called as a plain function: `this` is not the host's
@@ -263,18 +279,22 @@ export class Host {
           this.returned(entry, result);
         } else if (action === FINISH) {
           this.done = true;
-          return;
+          return this;
         } else if (queue.length === 0) await this.sleep(action); // a sleep, unless the driver said more since
       }
     } catch (thrown) {
       this.done = true;
-      _driverCancel(driver, this.now());
+      try {
+        _driverCancel(driver, this.now());
+      } finally {
+        _free(driver);
+      }
       for (const entry of this.running) if (entry !== undefined) abortAttempt(entry, abortError('the operation failed'));
       for (const value of this.values) this.io.dispose(value);
       throw thrown;
     } finally {
       signal?.removeEventListener('abort', cancelled);
-      this.running.length = 0;
+      if (this.inFlight !== 0) this.running.length = 0; // else every entry was forgotten
       this.inFlight = 0;
     }
   }

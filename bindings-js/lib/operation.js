@@ -17,8 +17,9 @@ import { decided, requestIdText } from './convert.js';
 import { dependencyHandle } from './controls.js';
 import { drawUnlessSeeded, pool } from './entropy.js';
 import { HEAVY, Held, handle, handleOf } from './objects.js';
-import { parts, read } from './outcomes.js';
+import { read, words } from './outcomes.js';
 import { Policy } from './policy.js';
+import { driverKey } from './wire.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -57,11 +58,14 @@ export class Operation extends Held {
     return decided(_operationPoll(handle(this), ms('nowMs', nowMs)));
   }
 
-  /** Reports how attempt `attempt` ended (the common outcomes cross as numbers). */
+  /** Reports how attempt `attempt` ended (the common outcomes cross in the core's wire words). */
   onOutcome(nowMs, number, outcome) {
     const now = ms('nowMs', nowMs);
     const at = attempt(number);
-    if (read(outcome)) return decided(_operationOutcome(handle(this), now, at, parts.tag, parts.a, parts.b));
+    if (read(outcome)) {
+      const decision = _operationOutcome(handle(this), now, at, words.kind, words.code, words.delay);
+      if (decision !== undefined) return decided(decision);
+    }
     return decided(_operationOutcomeOf(handle(this), now, at, outcome));
   }
 
@@ -88,7 +92,7 @@ export class Operation extends Held {
 
   /** The stable idempotency key of every attempt. */
   get idempotencyKey() {
-    return _operationKey(handle(this));
+    return driverKey(handle(this), _operationKey);
   }
 
   /** Attempts started so far (hedges included). */

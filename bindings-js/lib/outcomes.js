@@ -1,8 +1,10 @@
-// The common outcomes as numbers for the operation's fast path
-// (`_operationOutcome`): reading an object from Rust, property by property,
-// costs more than the decision. Anything unusual (malformed values included)
-// takes the object path, which validates it; the numbers are validated the
-// same way. The kinds are the core's wire `OutcomeKind`s (lib/wire.js).
+// An outcome object in the core's wire words (retryplan::wire, lib/wire.js):
+// `outcome_kind`, `outcome_code` and `outcome_delay_ms`, which the core's
+// `wire::decode_outcome` reads (an Operation's outcome, an error's outcome in
+// the host loop): numbers cross the boundary for less than the wasm reading
+// the object property by property. Only a well-formed outcome the words carry
+// is written; anything else (a gRPC status, a service's error code, a
+// malformed value) takes the object path, which reads and checks it.
 import { NAMES, WIRE } from './wire.js';
 
 /** The core's names: [transport failures, verdicts, failures, give-up reasons]. */
@@ -15,37 +17,40 @@ const index = (list, name) => (indexes ??= [0, 1, 2].map((at) => new Map(names(a
 /** The index of a failure of the vocabulary (`dns_lookup_failed`, ...), or undefined. */
 export const failureIndex = (name) => index(2, name);
 
-/** The parts `read` found: `tag` (the outcome kind), `a` (a status or a name's index), `b` (retryAfterMs or undefined). */
-export const parts = { tag: 0, a: 0, b: undefined };
+/** The outcome's words `read` wrote: its kind, code and delay (`WIRE.NONE` when unused). */
+export const words = { kind: 0, code: 0, delay: 0 };
 
-/** True (and `parts` set) when `outcome` is a well-formed common outcome. */
+/** True (and `words` set) when `outcome` is a well-formed outcome the wire's words carry. */
 export function read(outcome) {
   if (typeof outcome !== 'object' || outcome === null) return false;
-  parts.a = 0;
-  parts.b = undefined;
+  words.code = WIRE.NONE;
+  words.delay = WIRE.NONE;
   switch (outcome.type) {
     case 'success':
-      parts.tag = WIRE.OUTCOME.success;
+      words.kind = WIRE.OUTCOME.success;
       return true;
     case 'http_status': {
       const { status, retryAfterMs } = outcome;
-      if (typeof status !== 'number' || (retryAfterMs != null && typeof retryAfterMs !== 'number')) return false;
-      if (outcome.errorCode != null) return false; // a service's error code: the object path reads it
-      parts.tag = WIRE.OUTCOME.http_status;
-      parts.a = status;
-      parts.b = retryAfterMs ?? undefined;
+      if (!Number.isSafeInteger(status) || outcome.errorCode != null) return false;
+      if (retryAfterMs != null) {
+        // A time, floored as every time the binding reads.
+        if (typeof retryAfterMs !== 'number' || !(retryAfterMs >= 0 && retryAfterMs <= Number.MAX_SAFE_INTEGER)) return false;
+        words.delay = Math.floor(retryAfterMs);
+      }
+      words.kind = WIRE.OUTCOME.http_status;
+      words.code = status;
       return true;
     }
     case 'transport':
-      parts.tag = WIRE.OUTCOME.transport;
-      parts.a = index(0, outcome.failure);
-      return parts.a !== undefined;
+      words.kind = WIRE.OUTCOME.transport;
+      words.code = index(0, outcome.failure) ?? WIRE.NONE;
+      return words.code !== WIRE.NONE;
     case 'application':
-      parts.tag = WIRE.OUTCOME.application;
-      parts.a = index(1, outcome.verdict);
-      return parts.a !== undefined;
+      words.kind = WIRE.OUTCOME.application;
+      words.code = index(1, outcome.verdict) ?? WIRE.NONE;
+      return words.code !== WIRE.NONE;
     case 'cancelled':
-      parts.tag = WIRE.OUTCOME.cancelled;
+      words.kind = WIRE.OUTCOME.cancelled;
       return true;
     default:
       return false;

@@ -3,7 +3,7 @@
 // (`_wireTables`), none written here, and the exchange itself: the input
 // record's eight words in as numbers, the output record read through a
 // Float64Array view on wasm memory.
-import { _driverExchange, _wireMemory, _wireRefusal, _wireTables } from '../wasm/retryplan_js.js';
+import { _driverExchange, _driverKey, _wireMemory, _wireRefusal, _wireTables } from '../wasm/retryplan_js.js';
 
 /** The encoding this host speaks; the wasm's must be the same. */
 const SPOKEN_VERSION = 1;
@@ -19,6 +19,9 @@ let memory;
 let outputAt;
 let outputWords;
 let output;
+let keyAt;
+let keyBytes;
+const ascii = new TextDecoder();
 
 /** Reads the tables once the wasm is instantiated (the entry's `load`); refuses a wasm of another wire version. */
 export function loadWire() {
@@ -45,9 +48,10 @@ export function loadWire() {
     VERDICT: numbered(verdicts),
   });
   NAMES = Object.freeze({ failures, verdicts, transportFailures, abortReasons, giveUpReasons, endingKinds, receipts });
-  [memory, outputAt] = _wireMemory();
+  [memory, outputAt, keyAt] = _wireMemory();
   outputWords = words;
   output = new Float64Array(memory.buffer, outputAt, outputWords);
+  keyBytes = new Uint8Array(memory.buffer, keyAt, 256);
 }
 
 /**
@@ -57,7 +61,24 @@ export function loadWire() {
  */
 export function exchange(driver, kind, now, attempt, token, held, outcomeKind, code, delay) {
   if (!_driverExchange(driver, kind, now, attempt, token, held, outcomeKind, code, delay)) throw _wireRefusal();
+  return current();
+}
+
+/** The last output record the wasm wrote (a view valid until the next exchange). */
+export function current() {
   // A grown memory detaches the old buffer (its views read as empty).
   if (output.length === 0) output = new Float64Array(memory.buffer, outputAt, outputWords);
   return output;
+}
+
+/**
+ * The idempotency key of driver `driver` (or, with `read` = `_operationKey`,
+ * of that operation): visible ASCII the wasm copied where `_wireMemory`
+ * says, or the refusal thrown.
+ */
+export function driverKey(driver, read = _driverKey) {
+  const length = read(driver);
+  if (length < 0) throw _wireRefusal();
+  if (keyBytes.length === 0) keyBytes = new Uint8Array(memory.buffer, keyAt, 256);
+  return ascii.decode(keyBytes.subarray(0, length));
 }

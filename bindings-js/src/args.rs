@@ -169,13 +169,6 @@ pub(crate) fn named<T: Named>(key: &'static str, name: &str) -> Result<T, JsValu
     T::from_name(name).ok_or_else(|| invalid_with(key, "name", &JsValue::from_str(name), &names_js::<T>()))
 }
 
-/// The variant at `index` of `T::ALL` (the order of the names `lib/` reads
-/// once from `names`), for the fast paths that pass a name as its index.
-pub(crate) fn by_index<T: Named>(key: &'static str, index: f64) -> Result<T, JsValue> {
-    let found = whole_number(key, index, f64::from(u32::MAX)).ok().and_then(|index| T::ALL.get(index as usize));
-    found.copied().ok_or_else(|| invalid(key, "index"))
-}
-
 fn grpc_code(name: &str) -> Result<GrpcCode, JsValue> {
     GrpcCode::ALL
         .into_iter()
@@ -240,23 +233,4 @@ pub(crate) fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
         "cancelled" => Outcome::Cancelled,
         _ => return Err(invalid_with("outcome.type", "outcome_type", &kind, &JsValue::UNDEFINED)),
     })
-}
-
-/// An outcome given as numbers, already read by `lib/outcomes.js` (numbers
-/// cross the boundary for less than reading the object from Rust property by
-/// property): `kind` is its `OutcomeKind` on the core's wire (its place in
-/// `OutcomeKind::ALL`), `a` the status, or the index of a transport failure,
-/// verdict or failure; `b` the optional `retryAfterMs`. Validated exactly as
-/// `outcome` validates the object. (gRPC statuses take the object path.)
-pub(crate) fn outcome_from_parts(kind: u32, a: f64, b: Option<f64>) -> Result<Outcome, JsValue> {
-    use retryplan::wire::OutcomeKind;
-    match OutcomeKind::ALL.get(kind as usize) {
-        Some(OutcomeKind::Success) => Ok(Outcome::Success),
-        Some(OutcomeKind::HttpStatus) => http_status(Some(a), || Ok(b)),
-        Some(OutcomeKind::Transport) => Ok(Outcome::Transport { failure: by_index("failure", a)? }),
-        Some(OutcomeKind::Application) => Ok(Outcome::Application { verdict: by_index("verdict", a)? }),
-        Some(OutcomeKind::Failure) => Ok(by_index::<retryplan::Failure>("failure", a)?.outcome()),
-        Some(OutcomeKind::Cancelled) => Ok(Outcome::Cancelled),
-        Some(OutcomeKind::GrpcStatus) | None => Err(invalid("outcome.type", "outcome_tag")),
-    }
 }

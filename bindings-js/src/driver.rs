@@ -108,8 +108,10 @@ fn with<T>(handle: u32, use_driver: impl FnOnce(&mut rp::Driver) -> Result<T, Js
 /// `idempotent` (its repeatability, with the policy's `retry_methods`),
 /// whether its body can be sent only once (`oneShotBody`), `concurrency`
 /// (0 concurrent, 1 sequential, 2 sequential without hedging), the stats'
-/// handle (0 for none), `recordEvents` and `returnsResponses`. Its handle,
-/// or the `RetryplanError`.
+/// handle (0 for none), `recordEvents` and `returnsResponses`; with `poll`,
+/// the wire's first `poll` at `nowMs` too (its output record left where
+/// `_wireMemory` says: one crossing less for a helper). Its handle, or the
+/// `RetryplanError`.
 #[wasm_bindgen(js_name = _driverNew)]
 #[allow(clippy::too_many_arguments)] // numbers and strings cross: no object to read
 pub fn driver_new(
@@ -126,6 +128,7 @@ pub fn driver_new(
     stats: u32,
     record_events: bool,
     returns_responses: bool,
+    poll: bool,
     r0: u32,
     r1: u32,
     r2: u32,
@@ -149,7 +152,10 @@ pub fn driver_new(
             _ => Concurrency::SequentialWithoutHedging,
         };
         let host = rp::DriverOptions { stats: objects::stats(stats)?, concurrency, record_events, returns_responses };
-        let driver = rp::Driver::new(&policy, now_ms as u64, operation, host).map_err(js_error)?;
+        let mut driver = rp::Driver::new(&policy, now_ms as u64, operation, host).map_err(js_error)?;
+        if poll {
+            exchange(&mut driver, &[wire::InputKind::Poll.word(), now_ms as i64])?;
+        }
         objects::insert(Object::Driver(alloc::boxed::Box::new(driver)))
     }))
 }
@@ -227,7 +233,6 @@ pub fn driver_response(
 pub fn driver_exchange(handle: u32, w0: f64, w1: f64, w2: f64, w3: f64, w4: f64, w5: f64, w6: f64, w7: f64) -> bool {
     let numbers = [w0, w1, w2, w3, w4, w5, w6, w7];
     let mut record = [wire::NONE; INPUT_WORDS];
-    let mut output = [wire::NONE; OUTPUT_WORDS];
     // The core lists the fields in word order.
     let exchanged = record
         .iter_mut()
@@ -242,17 +247,23 @@ pub fn driver_exchange(handle: u32, w0: f64, w1: f64, w2: f64, w3: f64, w4: f64,
                 Err(invalid_with(field, "integer", &JsValue::from_f64(number), &JsValue::UNDEFINED))
             }
         })
-        .and_then(|()| with(handle, |driver| driver.exchange(&record, &mut output).map_err(js_error)));
+        .and_then(|()| with(handle, |driver| exchange(driver, &record)));
     match exchanged {
-        Ok(()) => {
-            crate::wire::store_output(&output);
-            true
-        }
+        Ok(()) => true,
         Err(error) => {
             crate::wire::refuse(error);
             false
         }
     }
+}
+
+/// `driver.exchange` of `record`, its output record left where `_wireMemory` says.
+#[inline(never)]
+fn exchange(driver: &mut rp::Driver, record: &[i64]) -> Result<(), JsValue> {
+    let mut output = [wire::NONE; OUTPUT_WORDS];
+    driver.exchange(record, &mut output).map_err(js_error)?;
+    crate::wire::store_output(&output);
+    Ok(())
 }
 
 /// The caller abandons the operation (nothing happens after the end).
@@ -275,10 +286,13 @@ pub fn driver_event(handle: u32) -> JsValue {
     }))
 }
 
-/// The operation's idempotency key (the same on every attempt).
+/// The operation's idempotency key (the same on every attempt), copied
+/// where `_wireMemory` says: its length in bytes, or -1 when refused
+/// (`_wireRefusal` has the error).
 #[wasm_bindgen(js_name = _driverKey)]
-pub fn driver_key(handle: u32) -> Result<String, JsValue> {
-    with(handle, |driver| Ok(String::from(driver.idempotency_key().as_str())))
+pub fn driver_key(handle: u32) -> i32 {
+    with(handle, |driver| Ok(crate::wire::store_key(Ok(driver.idempotency_key().as_str()))))
+        .unwrap_or_else(|error| crate::wire::store_key(Err(error)))
 }
 
 /// `[deadlineMs, attemptsStarted, isEnded as 0 or 1]`.

@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
 
-use crate::args::{outcome, outcome_from_parts};
+use crate::args::outcome;
 use crate::decisions::{attempt_list, decision};
 use crate::objects::{self, Object};
 use crate::policy::handle_js;
@@ -88,11 +88,22 @@ pub fn operation_poll(handle: u32, now_ms: f64) -> JsValue {
     either(with(handle, |operation| operation.poll(now_ms as u64).map(decision).map_err(js_error)))
 }
 
-/// How attempt `attempt` ended, as the parts `lib/outcomes.js` read (see
-/// `outcome_from_parts`): the next decision, or the `RetryplanError`.
+/// How attempt `attempt` ended, in the core's wire words (`outcome_kind`,
+/// `outcome_code`, `outcome_delay_ms`, whole numbers written by
+/// `lib/outcomes.js`), read by the core's `wire::decode_outcome`: the next
+/// decision, or the `RetryplanError`. `undefined` for an `http_status` whose
+/// status the wire reads as a malformed response (outside 100..=599): an
+/// outcome given to an operation is the caller's, and such a status is
+/// refused, so `lib/operation.js` hands it in as an object, as every
+/// language's operation reads it.
 #[wasm_bindgen(js_name = _operationOutcome)]
-pub fn operation_outcome(handle: u32, now_ms: f64, attempt: u32, tag: u32, a: f64, b: Option<f64>) -> JsValue {
-    either(outcome_from_parts(tag, a, b).and_then(|outcome| {
+pub fn operation_outcome(handle: u32, now_ms: f64, attempt: u32, kind: f64, code: f64, delay: f64) -> JsValue {
+    let decoded = rp::wire::decode_outcome(kind as i64, code as i64, delay as i64);
+    let status = kind as i64 == rp::wire::OutcomeKind::HttpStatus.word();
+    if status && !matches!(decoded, Ok(rp::Outcome::HttpStatus { .. })) {
+        return JsValue::UNDEFINED;
+    }
+    either(decoded.map_err(js_error).and_then(|outcome| {
         with(handle, |operation| operation.on_outcome(now_ms as u64, attempt, &outcome).map(decision).map_err(js_error))
     }))
 }
@@ -131,10 +142,13 @@ pub fn operation_state(handle: u32) -> Result<Vec<f64>, JsValue> {
     })
 }
 
-/// The operation's idempotency key (the same on every attempt).
+/// The operation's idempotency key (the same on every attempt), copied
+/// where `_wireMemory` says, as `_driverKey` does: its length in bytes, or
+/// -1 when refused (`_wireRefusal` has the error).
 #[wasm_bindgen(js_name = _operationKey)]
-pub fn operation_key(handle: u32) -> Result<String, JsValue> {
-    with(handle, |operation| Ok(String::from(operation.idempotency_key().as_str())))
+pub fn operation_key(handle: u32) -> i32 {
+    with(handle, |operation| Ok(crate::wire::store_key(Ok(operation.idempotency_key().as_str()))))
+        .unwrap_or_else(|error| crate::wire::store_key(Err(error)))
 }
 
 /// The attempts running now, ascending (a new array).

@@ -16,7 +16,7 @@ import {
 import { newDriver } from '../lib/driver.js';
 import { throwsCode as errorOf } from './assertions.mjs';
 import { decided } from '../lib/convert.js';
-import { parts, read } from '../lib/outcomes.js';
+import { read, words } from '../lib/outcomes.js';
 import { NAMES, WIRE, exchange } from '../lib/wire.js';
 import { _driverPollAction, _driverResultOf, _free, _wireRefusal } from '../wasm/retryplan_js.js';
 
@@ -78,7 +78,7 @@ test('the wire: an outcome the host hands in as numbers gets the object path\'s 
     const typed = newDriver(policy(), 0, { seed: 3 });
     assert.equal(exchange(wire, WIRE.INPUT.poll, 0, -1, -1, -1, -1, -1, -1)[WIRE.OUT.action_kind], WIRE.ACTION.start_attempt);
     _driverPollAction(typed, 0);
-    const out = exchange(wire, WIRE.INPUT.result, 10, 1, 1, WIRE.HELD.error, parts.tag, parts.a, -1);
+    const out = exchange(wire, WIRE.INPUT.result, 10, 1, 1, WIRE.HELD.error, words.kind, words.code, words.delay);
     assert.equal(NAMES.receipts[out[WIRE.OUT.receipt]], decided(_driverResultOf(typed, 10, 1, outcome, 1, 1)), JSON.stringify(outcome));
     const next = decided(_driverPollAction(typed, 10));
     const kind = Object.keys(WIRE.ACTION).find((name) => WIRE.ACTION[name] === out[WIRE.OUT.action_kind]);

@@ -246,11 +246,14 @@ test('run: the caller aborting cancels the operation and rejects with the signal
   assert.equal(reason, controller.signal.reason);
   assert.equal(reason.name, 'AbortError');
   assert.equal(stats.toJSON().gaveUp.cancelled, 1);
-  // Already aborted: nothing runs.
+  // Already aborted: nothing runs, and the core gives up before any attempt starts.
   let calls = 0;
   const left = new Error('user left');
-  assert.equal(await rejection(run(policy, () => (calls += 1), { signal: AbortSignal.abort(left) })), left);
+  const decisions = [];
+  const onDecision = (event) => decisions.push(event.decision);
+  assert.equal(await rejection(run(policy, () => (calls += 1), { signal: AbortSignal.abort(left), onDecision })), left);
   assert.equal(calls, 0);
+  assert.deepEqual(decisions.map(({ type, reason, attempts }) => [type, reason, attempts]), [['gave_up', 'cancelled', 0]]);
 });
 
 test('run: onDecision sees each decision as the core makes it; stats are counted by the core', async () => {

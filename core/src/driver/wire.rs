@@ -237,11 +237,29 @@ fn member<T: Named>(word: i64, field: &'static str, what: &'static str) -> Resul
     by_index(word).ok_or_else(|| refuse(field, what, word))
 }
 
-/// Reads an input record's outcome words.
-fn decode_outcome(record: &[i64; INPUT_WORDS]) -> Result<Outcome, Error> {
-    let kind: OutcomeKind = member(record[input::OUTCOME_KIND], "outcome_kind", "an outcome kind (0..=6)")?;
-    let code = record[input::OUTCOME_CODE];
-    let delay = record[input::OUTCOME_DELAY_MS];
+/// Reads an outcome from its three words, `outcome_kind`, `outcome_code`
+/// and `outcome_delay_ms`, exactly as [`Driver::exchange`] reads them in a
+/// `result` record (see the [module documentation](self) for their meaning):
+/// the one decoding of an outcome on the wire, for a host that hands an
+/// outcome to anything else (an [`Operation`](crate::Operation)) in the
+/// same words. An `http_status` code is read as a platform's status: any
+/// whole number, outside 100..=599 a malformed response.
+///
+/// ```
+/// use retryplan::wire::{decode_outcome, OutcomeKind, NONE};
+/// use retryplan::{Failure, Outcome};
+/// let busy = decode_outcome(OutcomeKind::HttpStatus.word(), 503, 2000).unwrap();
+/// assert_eq!(busy, Outcome::HttpStatus { status: 503, retry_after_ms: Some(2000), error_code: None });
+/// assert_eq!(decode_outcome(OutcomeKind::HttpStatus.word(), 70000, NONE), Ok(Failure::MalformedResponse.outcome()));
+/// assert_eq!(decode_outcome(9, 0, NONE).unwrap_err().code(), "invalid_argument");
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the word's field for a word outside its
+/// range: an unknown kind, a code no member of its table has, a delay that
+/// is neither [`NONE`] nor a whole number of milliseconds.
+pub fn decode_outcome(kind: i64, code: i64, delay: i64) -> Result<Outcome, Error> {
+    let kind: OutcomeKind = member(kind, "outcome_kind", "an outcome kind (0..=6)")?;
     Ok(match kind {
         OutcomeKind::Success => Outcome::Success,
         OutcomeKind::HttpStatus => {
@@ -411,7 +429,11 @@ impl Driver {
                     .filter(|attempt| *attempt > 0)
                     .ok_or_else(|| refuse("attempt", "an attempt number (1 or more)", record[input::ATTEMPT]))?;
                 let token = optional(record[input::TOKEN], "token")?;
-                let outcome = decode_outcome(&record)?;
+                let outcome = decode_outcome(
+                    record[input::OUTCOME_KIND],
+                    record[input::OUTCOME_CODE],
+                    record[input::OUTCOME_DELAY_MS],
+                )?;
                 let receipt = match token {
                     Some(token) => {
                         let held: Held = member(record[input::HELD], "held", "value 0 or error 1")?;
