@@ -4,7 +4,8 @@ import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Job
-import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.CoroutineExceptionHandler
+import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withTimeoutOrNull
@@ -57,8 +58,8 @@ private val NOT_RETRYABLE = Outcome.Application(Verdict.NOT_RETRYABLE)
  * The one host loop every Kotlin helper runs: the core's [Driver] decides when
  * attempts start, time out, hedge, wait and end, and which result the caller
  * gets; this carries out each action through the core's wire. Attempts are
- * child coroutines of the caller's scope that post what they ended with to
- * the loop, which hands it in with a token (its key in [held]): the driver
+ * coroutines in the caller's context (see [run]) that post what they ended
+ * with to the loop, which hands it in with a token (its key in [held]): the driver
  * says which token to drop (a discarded receipt, `release`) and which the
  * ending returns or raises with. So the loop keeps no "latest result", and a
  * late or aborted attempt's value or error can never reach the caller.
@@ -84,7 +85,24 @@ internal class Host<T>(
     private val held = HashMap<Long, Settled>()
     private var nextToken = 0L
 
-    suspend fun run(attempt: suspend (Attempt) -> T): Ended<T> = coroutineScope { loop(this, attempt) }
+    /**
+     * Runs the operation. Attempts run in the caller's context under a
+     * supervisor of their own, which the loop never joins: the caller gets the
+     * ending as soon as the driver says it (an aborted attempt that ignores its
+     * cancellation, a blocking call, is abandoned, and what it still produces
+     * is released), and an attempt's Job that fails (coroutines 1.0 fails a
+     * cancelled coroutine's Job with an exception resuming it late: see
+     * [Handoff]) is dropped: the driver already counted that attempt.
+     */
+    suspend fun run(attempt: suspend (Attempt) -> T): Ended<T> {
+        val attempts = SupervisorJob()
+        val scope = CoroutineScope(coroutineContext + attempts + CoroutineExceptionHandler { _, _ -> })
+        try {
+            return loop(scope, attempt)
+        } finally {
+            attempts.cancel()
+        }
+    }
 
     private suspend fun loop(scope: CoroutineScope, attempt: suspend (Attempt) -> T): Ended<T> {
         val running = HashMap<Int, Job>()
@@ -120,7 +138,6 @@ internal class Host<T>(
         } catch (error: Throwable) {
             // The caller cancelled, or the helper failed: the operation gives up, every attempt is cancelled.
             runCatching { step(Wire.CANCEL) }
-            running.values.forEach { it.cancel() }
             runCatching(::observe) // a hook that throws does not hide the error being raised
             close(null)
             throw error

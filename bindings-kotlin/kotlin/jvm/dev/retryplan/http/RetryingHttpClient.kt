@@ -4,6 +4,7 @@ import dev.retryplan.Attempt
 import dev.retryplan.Decision
 import dev.retryplan.Dependency
 import dev.retryplan.Event
+import dev.retryplan.Handoff
 import dev.retryplan.Host
 import dev.retryplan.IDEMPOTENCY_KEY_HEADER
 import dev.retryplan.Io
@@ -16,8 +17,6 @@ import dev.retryplan.blocking.blocking
 import dev.retryplan.driverFor
 import dev.retryplan.httpFailureOf
 import dev.retryplan.HttpReading
-import kotlinx.coroutines.CancellationException
-import kotlinx.coroutines.CompletableDeferred
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
@@ -88,16 +87,7 @@ private fun closeBody(response: HttpResponse<*>) {
 
 /** Waits for the future; cancelling the caller cancels it (aborting the exchange), a late value goes to [dispose]. */
 private suspend fun <T> CompletableFuture<T>.await(dispose: (T) -> Unit): T {
-    val result = CompletableDeferred<T>()
-    whenComplete { value, error ->
-        if (error != null) result.completeExceptionally((error as? CompletionException)?.cause ?: error)
-        else if (!result.complete(value)) dispose(value)
-    }
-    try {
-        return result.await()
-    } catch (cancelled: CancellationException) {
-        result.cancel()
-        cancel(true)
-        throw cancelled
-    }
+    val handoff = Handoff(dispose)
+    whenComplete { value, error -> if (error != null) handoff.fail((error as? CompletionException)?.cause ?: error) else handoff.succeed(value) }
+    return handoff.await { cancel(true) }
 }
