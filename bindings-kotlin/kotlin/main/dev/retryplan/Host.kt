@@ -34,8 +34,26 @@ internal class Io<T>(
  * (held under the ending's token), else [exception] is the typed ending.
  * [decision] is read from the driver (the typed finish) while it is open.
  */
-internal class Ended<T>(val returned: Boolean, val value: T?, private val typed: () -> Ending, private val cause: Throwable?, val key: String) {
+internal class Ended<T>(
+    val returned: Boolean, val value: T?, private val typed: () -> Ending, private val cause: Throwable?, val key: String,
+    /** What is left of the returned value's attempt window (its abort time less now), in ms. */
+    private val windowLeftMs: Long = 0,
+) {
     val decision: Decision by lazy { typed().decision }
+
+    /**
+     * A failed response returned at the end (the ending is not `succeeded`) is
+     * the caller's to read only within its attempt's window, as in every
+     * language (issue 29 item 6): [cut] runs at the attempt's abort time,
+     * ending a body still streaming then (a read that fails). A success's
+     * body is the caller's, unbounded.
+     */
+    @Suppress("UNCHECKED_CAST")
+    fun cutFailedBodyAtAbort(cut: (T) -> Unit) {
+        if (!returned || decision is Decision.Succeeded) return
+        val value = value as T
+        windowEnds.schedule({ runCatching { cut(value) } }, windowLeftMs.coerceAtLeast(0), java.util.concurrent.TimeUnit.MILLISECONDS)
+    }
 
     /** The typed ending, with the held error (if any) as its cause. */
     fun exception(): OperationFailedException {
@@ -49,8 +67,13 @@ internal class Ended<T>(val returned: Boolean, val value: T?, private val typed:
     fun valueOrThrow(): T = if (returned) value as T else throw exception()
 }
 
+/** Runs the cuts of returned bodies at their windows' ends: one daemon thread, made on first use. */
+private val windowEnds by lazy {
+    java.util.concurrent.Executors.newSingleThreadScheduledExecutor { task -> Thread(task, "retryplan-window-end").apply { isDaemon = true } }
+}
+
 /** What an attempt ended with, on its way from the attempt's coroutine to the loop. */
-private class Settled(val attempt: Int, val value: Any?, val error: Throwable?)
+private class Settled(val attempt: Int, val abortAtMs: Long, val value: Any?, val error: Throwable?)
 
 private val NOT_RETRYABLE = Outcome.Application(Verdict.NOT_RETRYABLE)
 
@@ -165,11 +188,11 @@ internal class Host<T>(
     /** Runs one attempt in its own coroutine and posts what it ended with to the loop. */
     private suspend fun settle(entry: Attempt, attempt: suspend (Attempt) -> T) {
         val settled = try {
-            Settled(entry.number, attempt(entry), null)
+            Settled(entry.number, entry.abortAtMs, attempt(entry), null)
         } catch (error: Throwable) {
             // Aborted by the loop: the driver already counted it; nothing to hand in.
             if (error is CancellationException && !coroutineContext.isActive) return
-            Settled(entry.number, null, error)
+            Settled(entry.number, entry.abortAtMs, null, error)
         }
         // After the end nobody reads the inbox: release what it carried.
         val late = synchronized(inbox) { if (closed) settled else null.also { inbox.addLast(settled) } }
@@ -245,7 +268,7 @@ internal class Host<T>(
         close(if (returns) null else kept)
         val now = clock.nowMs()
         val typed = { (driver.pollAction(now) as Action.Finish).ending }
-        return if (returns) Ended(true, kept?.value as T?, typed, null, key) else Ended(false, null, typed, kept?.error, key)
+        return if (returns) Ended(true, kept?.value as T?, typed, null, key, (kept?.abortAtMs ?: now) - now) else Ended(false, null, typed, kept?.error, key)
     }
 
     /** No more results: everything still held or still arriving is released (but [keep], the ending's cause). */

@@ -115,7 +115,8 @@ fun placeOrder(send: (timeoutMs: Long, idempotencyKey: String, requestId: String
 // README: end
 
 // README: httpclient
-val http = RetryingHttpClient(HttpClient.newHttpClient(), Policy.profile("checkout"))
+// Redirect.NORMAL: redirects are followed inside each attempt's window (the JDK's default, NEVER, returns the 3xx).
+val http = RetryingHttpClient(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build(), Policy.profile("checkout"))
 
 fun postOrder(uri: URI, body: HttpRequest.BodyPublisher): RetriedResponse<InputStream> =
     http.send(HttpRequest.newBuilder(uri).POST(body), HttpResponse.BodyHandlers.ofInputStream())

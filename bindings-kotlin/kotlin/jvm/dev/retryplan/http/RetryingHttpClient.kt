@@ -70,6 +70,7 @@ class RetryingHttpClient(
             val read = { response: HttpResponse<T> -> HttpReading(response.statusCode().toLong()) { response.headers().firstValue(it).orElse(null) } }
             val host = Host(driver, clock, Io<HttpResponse<T>>(read, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody), onDecision, outcomeOfError)
             val ended = host.run { attempt -> client.sendAsync(copy(request, attempt), bodyHandler).await(::closeBody) }
+            ended.cutFailedBodyAtAbort(::closeBody)
             RetriedResponse(ended.decision, ended.valueOrThrow(), host.key)
         }
     }

@@ -92,6 +92,8 @@ class RetryInterceptor @JvmOverloads constructor(
                     host.run { attempt -> send(call, request, attempt, tag, calls) }
                 }
                 tag.decision = ended.decision
+                // Cancelling the attempt's call at its abort time ends a failed body still streaming then.
+                ended.cutFailedBodyAtAbort { synchronized(calls) { calls.forEach(Call::cancel) } }
                 ended.valueOrThrow()
             } finally {
                 synchronized(calls) { calls.forEach { attempts.remove(it) } }
