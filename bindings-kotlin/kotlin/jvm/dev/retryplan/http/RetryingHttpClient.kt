@@ -38,7 +38,10 @@ data class RetriedResponse<T>(val decision: Decision, val response: HttpResponse
  * Returns the last response (see [send]); every other response's body is
  * closed when it is an [AutoCloseable] (use `BodyHandlers.ofInputStream()` to
  * let the status decide before the body is read: a handler that reads the
- * body reads it inside the attempt's window).
+ * body reads it inside the attempt's window). A failed response it returns
+ * is readable until its attempt's abort time, when an [AutoCloseable] body is
+ * closed; a success's body is the caller's. Redirects are the client's
+ * (`followRedirects`; the JDK's default, `NEVER`, returns the 3xx).
  */
 class RetryingHttpClient(
     private val client: HttpClient,
