@@ -4,7 +4,8 @@ import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Job
-import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.CoroutineExceptionHandler
+import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withTimeoutOrNull
@@ -33,8 +34,26 @@ internal class Io<T>(
  * (held under the ending's token), else [exception] is the typed ending.
  * [decision] is read from the driver (the typed finish) while it is open.
  */
-internal class Ended<T>(val returned: Boolean, val value: T?, private val typed: () -> Ending, private val cause: Throwable?, val key: String) {
+internal class Ended<T>(
+    val returned: Boolean, val value: T?, private val typed: () -> Ending, private val cause: Throwable?, val key: String,
+    /** What is left of the returned value's attempt window (its abort time less now), in ms. */
+    private val windowLeftMs: Long = 0,
+) {
     val decision: Decision by lazy { typed().decision }
+
+    /**
+     * A failed response returned at the end (the ending is not `succeeded`) is
+     * the caller's to read only within its attempt's window, as in every
+     * language (issue 29 item 6): [cut] runs at the attempt's abort time,
+     * ending a body still streaming then (a read that fails). A success's
+     * body is the caller's, unbounded.
+     */
+    @Suppress("UNCHECKED_CAST")
+    fun cutFailedBodyAtAbort(cut: (T) -> Unit) {
+        if (!returned || decision is Decision.Succeeded) return
+        val value = value as T
+        windowEnds.schedule({ runCatching { cut(value) } }, windowLeftMs.coerceAtLeast(0), java.util.concurrent.TimeUnit.MILLISECONDS)
+    }
 
     /** The typed ending, with the held error (if any) as its cause, naming [operation]. */
     fun exception(operation: String): OperationFailedException {
@@ -48,8 +67,13 @@ internal class Ended<T>(val returned: Boolean, val value: T?, private val typed:
     fun valueOrThrow(operation: String): T = if (returned) value as T else throw exception(operation)
 }
 
+/** Runs the cuts of returned bodies at their windows' ends: one daemon thread, made on first use. */
+private val windowEnds by lazy {
+    java.util.concurrent.Executors.newSingleThreadScheduledExecutor { task -> Thread(task, "retryplan-window-end").apply { isDaemon = true } }
+}
+
 /** What an attempt ended with, on its way from the attempt's coroutine to the loop. */
-private class Settled(val attempt: Int, val value: Any?, val error: Throwable?)
+private class Settled(val attempt: Int, val abortAtMs: Long, val value: Any?, val error: Throwable?)
 
 private val NOT_RETRYABLE = Outcome.Application(Verdict.NOT_RETRYABLE)
 
@@ -57,8 +81,8 @@ private val NOT_RETRYABLE = Outcome.Application(Verdict.NOT_RETRYABLE)
  * The one host loop every Kotlin helper runs: the core's [Driver] decides when
  * attempts start, time out, hedge, wait and end, and which result the caller
  * gets; this carries out each action through the core's wire. Attempts are
- * child coroutines of the caller's scope that post what they ended with to
- * the loop, which hands it in with a token (its key in [held]): the driver
+ * coroutines in the caller's context (see [run]) that post what they ended
+ * with to the loop, which hands it in with a token (its key in [held]): the driver
  * says which token to drop (a discarded receipt, `release`) and which the
  * ending returns or raises with. So the loop keeps no "latest result", and a
  * late or aborted attempt's value or error can never reach the caller.
@@ -84,7 +108,24 @@ internal class Host<T>(
     private val held = HashMap<Long, Settled>()
     private var nextToken = 0L
 
-    suspend fun run(attempt: suspend (Attempt) -> T): Ended<T> = coroutineScope { loop(this, attempt) }
+    /**
+     * Runs the operation. Attempts run in the caller's context under a
+     * supervisor of their own, which the loop never joins: the caller gets the
+     * ending as soon as the driver says it (an aborted attempt that ignores its
+     * cancellation, a blocking call, is abandoned, and what it still produces
+     * is released), and an attempt's Job that fails (coroutines 1.0 fails a
+     * cancelled coroutine's Job with an exception resuming it late: see
+     * [Handoff]) is dropped: the driver already counted that attempt.
+     */
+    suspend fun run(attempt: suspend (Attempt) -> T): Ended<T> {
+        val attempts = SupervisorJob()
+        val scope = CoroutineScope(coroutineContext + attempts + CoroutineExceptionHandler { _, _ -> })
+        try {
+            return loop(scope, attempt)
+        } finally {
+            attempts.cancel()
+        }
+    }
 
     private suspend fun loop(scope: CoroutineScope, attempt: suspend (Attempt) -> T): Ended<T> {
         val running = HashMap<Int, Job>()
@@ -120,7 +161,6 @@ internal class Host<T>(
         } catch (error: Throwable) {
             // The caller cancelled, or the helper failed: the operation gives up, every attempt is cancelled.
             runCatching { step(Wire.CANCEL) }
-            running.values.forEach { it.cancel() }
             runCatching(::observe) // a hook that throws does not hide the error being raised
             close(null)
             throw error
@@ -148,11 +188,11 @@ internal class Host<T>(
     /** Runs one attempt in its own coroutine and posts what it ended with to the loop. */
     private suspend fun settle(entry: Attempt, attempt: suspend (Attempt) -> T) {
         val settled = try {
-            Settled(entry.number, attempt(entry), null)
+            Settled(entry.number, entry.abortAtMs, attempt(entry), null)
         } catch (error: Throwable) {
             // Aborted by the loop: the driver already counted it; nothing to hand in.
             if (error is CancellationException && !coroutineContext.isActive) return
-            Settled(entry.number, null, error)
+            Settled(entry.number, entry.abortAtMs, null, error)
         }
         // After the end nobody reads the inbox: release what it carried.
         val late = synchronized(inbox) { if (closed) settled else null.also { inbox.addLast(settled) } }
@@ -228,7 +268,7 @@ internal class Host<T>(
         close(if (returns) null else kept)
         val now = clock.nowMs()
         val typed = { (driver.pollAction(now) as Action.Finish).ending }
-        return if (returns) Ended(true, kept?.value as T?, typed, null, key) else Ended(false, null, typed, kept?.error, key)
+        return if (returns) Ended(true, kept?.value as T?, typed, null, key, (kept?.abortAtMs ?: now) - now) else Ended(false, null, typed, kept?.error, key)
     }
 
     /** No more results: everything still held or still arriving is released (but [keep], the ending's cause). */

@@ -45,10 +45,15 @@ fun closeIfCloseable(value: Any?) {
 internal fun driverFor(
     policy: Policy, dependency: Dependency?, idempotencyKey: String?, deadlineMs: Long?, seed: Long?, repeatability: Repeatability?,
     stats: Stats?, onDecision: ((Event) -> Unit)?, clock: MonotonicClock, returnsResponses: Boolean = false, oneShotBody: Boolean = false,
-): Driver = Driver(
-    policy, clock.nowMs(), OperationOptions(seed, idempotencyKey, deadlineMs, dependency, repeatability, oneShotBody),
-    DriverOptions(stats = stats, recordEvents = onDecision != null, returnsResponses = returnsResponses),
-)
+): Driver {
+    // The wire binds its native function and reads the core's tables on first use: before the clock starts,
+    // so a process's first operation does not spend its budget on that (46-146 ms here).
+    Wire.NONE
+    return Driver(
+        policy, clock.nowMs(), OperationOptions(seed, idempotencyKey, deadlineMs, dependency, repeatability, oneShotBody),
+        DriverOptions(stats = stats, recordEvents = onDecision != null, returnsResponses = returnsResponses),
+    )
+}
 
 /**
  * Runs [block] once per attempt the core starts and returns the winner's value.

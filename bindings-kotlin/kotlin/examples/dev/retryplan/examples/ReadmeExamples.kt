@@ -12,9 +12,11 @@ import dev.retryplan.Operation
 import dev.retryplan.OperationOptions
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
+import dev.retryplan.REQUEST_ID_HEADER
 import dev.retryplan.ReconcileRequiredException
 import dev.retryplan.Stats
 import dev.retryplan.Verdict
+import dev.retryplan.blocking.interruptible
 import dev.retryplan.http.RetriedResponse
 import dev.retryplan.http.RetryingHttpClient
 import dev.retryplan.okhttp.Idempotent
@@ -49,6 +51,18 @@ suspend fun loadProfile(api: ProfileApi, userId: String): String =
         // A suspend call; an IOException it throws is read by the failure table
         // (refused, DNS, timeouts, resets), anything else by outcomeOfError.
         api.profile(userId, requestId = attempt.requestId)
+    }
+// README: end
+
+// README: blocking_call
+val profiles = OkHttpClient()
+
+suspend fun loadProfileBlocking(url: String): String =
+    retrying(readPolicy) { attempt ->
+        val call = profiles.newCall(Request.Builder().url(url).header(REQUEST_ID_HEADER, attempt.requestId).build())
+        // A blocking call: interruptible runs it on a thread of its own and, when the attempt
+        // is aborted at its deadline, cancels the call and interrupts the thread.
+        interruptible(onCancel = call::cancel) { call.execute().use { it.body()!!.string() } }
     }
 // README: end
 
@@ -115,7 +129,8 @@ fun placeOrder(send: (timeoutMs: Long, idempotencyKey: String, requestId: String
 // README: end
 
 // README: httpclient
-val http = RetryingHttpClient(HttpClient.newHttpClient(), Policy.profile("checkout"))
+// Redirect.NORMAL: redirects are followed inside each attempt's window (the JDK's default, NEVER, returns the 3xx).
+val http = RetryingHttpClient(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build(), Policy.profile("checkout"))
 
 fun postOrder(uri: URI, body: HttpRequest.BodyPublisher): RetriedResponse<InputStream> =
     http.send(HttpRequest.newBuilder(uri).POST(body), HttpResponse.BodyHandlers.ofInputStream())

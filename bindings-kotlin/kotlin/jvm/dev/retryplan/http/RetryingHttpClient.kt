@@ -4,6 +4,7 @@ import dev.retryplan.Attempt
 import dev.retryplan.Decision
 import dev.retryplan.Dependency
 import dev.retryplan.Event
+import dev.retryplan.Handoff
 import dev.retryplan.Host
 import dev.retryplan.IDEMPOTENCY_KEY_HEADER
 import dev.retryplan.Io
@@ -16,8 +17,6 @@ import dev.retryplan.blocking.blocking
 import dev.retryplan.driverFor
 import dev.retryplan.httpFailureOf
 import dev.retryplan.HttpReading
-import kotlinx.coroutines.CancellationException
-import kotlinx.coroutines.CompletableDeferred
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
@@ -39,7 +38,10 @@ data class RetriedResponse<T>(val decision: Decision, val response: HttpResponse
  * Returns the last response (see [send]); every other response's body is
  * closed when it is an [AutoCloseable] (use `BodyHandlers.ofInputStream()` to
  * let the status decide before the body is read: a handler that reads the
- * body reads it inside the attempt's window).
+ * body reads it inside the attempt's window). A failed response it returns
+ * is readable until its attempt's abort time, when an [AutoCloseable] body is
+ * closed; a success's body is the caller's. Redirects are the client's
+ * (`followRedirects`; the JDK's default, `NEVER`, returns the 3xx).
  */
 class RetryingHttpClient(
     private val client: HttpClient,
@@ -71,6 +73,7 @@ class RetryingHttpClient(
             val read = { response: HttpResponse<T> -> HttpReading(response.statusCode().toLong()) { response.headers().firstValue(it).orElse(null) } }
             val host = Host(driver, clock, Io<HttpResponse<T>>(read, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody), onDecision, outcomeOfError)
             val ended = host.run { attempt -> client.sendAsync(copy(request, attempt), bodyHandler).await(::closeBody) }
+            ended.cutFailedBodyAtAbort(::closeBody)
             RetriedResponse(ended.decision, ended.valueOrThrow(dev.retryplan.requestName(template.method(), template.uri())), host.key)
         }
     }
@@ -88,16 +91,7 @@ private fun closeBody(response: HttpResponse<*>) {
 
 /** Waits for the future; cancelling the caller cancels it (aborting the exchange), a late value goes to [dispose]. */
 private suspend fun <T> CompletableFuture<T>.await(dispose: (T) -> Unit): T {
-    val result = CompletableDeferred<T>()
-    whenComplete { value, error ->
-        if (error != null) result.completeExceptionally((error as? CompletionException)?.cause ?: error)
-        else if (!result.complete(value)) dispose(value)
-    }
-    try {
-        return result.await()
-    } catch (cancelled: CancellationException) {
-        result.cancel()
-        cancel(true)
-        throw cancelled
-    }
+    val handoff = Handoff(dispose)
+    whenComplete { value, error -> if (error != null) handoff.fail((error as? CompletionException)?.cause ?: error) else handoff.succeed(value) }
+    return handoff.await { cancel(true) }
 }

@@ -3,6 +3,7 @@ package dev.retryplan.blocking
 import dev.retryplan.Attempt
 import dev.retryplan.Dependency
 import dev.retryplan.Event
+import dev.retryplan.Handoff
 import dev.retryplan.MonotonicClock
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
@@ -11,7 +12,6 @@ import dev.retryplan.closeIfCloseable
 import dev.retryplan.operationName
 import dev.retryplan.retryingNamed
 import kotlinx.coroutines.CancellationException
-import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.launch
@@ -37,22 +37,17 @@ private val attemptThreads: ExecutorService = Executors.newCachedThreadPool { ta
  * interrupts the thread; a value [work] still returns then goes to [dispose].
  */
 suspend fun <T> interruptible(dispose: (T) -> Unit = ::closeIfCloseable, onCancel: () -> Unit = {}, work: () -> T): T {
-    val result = CompletableDeferred<T>()
+    val handoff = Handoff(dispose)
     val task = attemptThreads.submit {
         try {
-            val value = work()
-            if (!result.complete(value)) dispose(value)
+            handoff.succeed(work())
         } catch (error: Throwable) {
-            result.completeExceptionally(error)
+            handoff.fail(error)
         }
     }
-    try {
-        return result.await()
-    } catch (cancelled: CancellationException) {
-        result.cancel()
-        runCatching(onCancel)
+    return handoff.await {
+        onCancel()
         task.cancel(true)
-        throw cancelled
     }
 }
 

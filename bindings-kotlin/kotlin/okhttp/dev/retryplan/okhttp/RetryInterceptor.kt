@@ -55,8 +55,11 @@ val Response.retryDecision: Decision? get() = request().tag(RetryTag::class.java
  * say otherwise); the status (as OkHttp gives it) and the guidance headers
  * are read by the core. A one-shot or duplex body is sent once, never hedged,
  * and the operation ends `gave_up body_not_replayable` where a retry was
- * wanted. It returns the response the core chooses (the last one, unless
- * reconcile; the ending in [retryDecision]) and closes every other; else it
+ * wanted. OkHttp follows redirects inside the attempt, under its window. It
+ * returns the response the core chooses (the last one, unless reconcile; the
+ * ending in [retryDecision]) and closes every other (a failed one it returns
+ * is readable until its attempt's abort time, when its call is cancelled; a
+ * success's body is the caller's); else it
  * throws the typed ending (an `IOException`). `call.cancel()` cancels the operation and every attempt
  * (`IOException("Canceled")`, as OkHttp throws).
  */
@@ -87,26 +90,39 @@ class RetryInterceptor @JvmOverloads constructor(
             val host = Host(driver, clock, io, onDecision, outcomeOfError)
             val tag = RetryTag(host.key)
             val calls = Collections.synchronizedList(ArrayList<Call>())
+            /** Which attempt call each response came from: the returned one's call is the one left running. */
+            val callOf = Collections.synchronizedMap(IdentityHashMap<Response, Call>())
+            var returned: Call? = null
             try {
                 val ended = blocking(call::isCanceled, { IOException("Canceled") }) {
-                    host.run { attempt -> send(call, request, attempt, tag, calls) }
+                    host.run { attempt -> send(call, request, attempt, tag, calls, callOf) }
                 }
                 tag.decision = ended.decision
+                returned = ended.value?.let(callOf::get)
+                // Cancelling the attempt's call at its abort time ends a failed body still streaming then.
+                ended.cutFailedBodyAtAbort { callOf[it]?.cancel() }
                 ended.valueOrThrow(dev.retryplan.requestName(request.method(), request.url().uri()))
             } finally {
-                synchronized(calls) { calls.forEach { attempts.remove(it) } }
+                // The loop does not wait for aborted attempts: cancel their calls before they stop being
+                // attempts here, so one that starts late cannot run as an operation of its own.
+                synchronized(calls) {
+                    calls.forEach { if (it !== returned) it.cancel() }
+                    calls.forEach { attempts.remove(it) }
+                }
             }
         }
     }
 
-    private suspend fun send(call: Call, request: Request, attempt: Attempt, tag: RetryTag, calls: MutableList<Call>): Response {
+    private suspend fun send(
+        call: Call, request: Request, attempt: Attempt, tag: RetryTag, calls: MutableList<Call>, callOf: MutableMap<Response, Call>,
+    ): Response {
         val builder = request.newBuilder().header(REQUEST_ID_HEADER, attempt.requestId).tag(RetryTag::class.java, tag)
         if (attempt.sendIdempotencyKey) builder.header(IDEMPOTENCY_KEY_HEADER, attempt.idempotencyKey)
         val timeoutMs = attempt.timeoutMs.coerceIn(1, Int.MAX_VALUE.toLong()).toInt() // 0 is "no timeout" to OkHttp
         val own = call.clone()
         calls += own
         attempts[own] = builder.build() to timeoutMs
-        return interruptible(Response::close, own::cancel) { own.execute() }
+        return interruptible(Response::close, own::cancel) { own.execute().also { callOf[it] = own } }
     }
 }
 

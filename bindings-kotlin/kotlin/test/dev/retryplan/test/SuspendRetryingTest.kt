@@ -23,11 +23,13 @@ import dev.retryplan.okhttp.retrying
 import dev.retryplan.outcomeFromHttpResponse
 import dev.retryplan.retrying
 import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.async
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withContext
+import kotlinx.coroutines.withTimeout
 import okhttp3.MediaType
 import okhttp3.OkHttpClient
 import okhttp3.Request
@@ -180,17 +182,19 @@ class SuspendRetryingTest {
     }
 
     @Test
-    fun `a hedge runs beside a slow attempt, the loser is cancelled and its late value closed`() = runBlocking {
-        val closed = AtomicBoolean()
+    fun `a hedge runs beside a slow attempt, the loser is cancelled, not waited for, and its late value closed`() = runBlocking {
+        val closed = CompletableDeferred<Unit>()
         val winnerClosed = AtomicBoolean()
+        val loserMayEnd = CompletableDeferred<Unit>()
         val seen = Collections.synchronizedList(mutableListOf<Event>())
         val started = System.nanoTime()
         val winner = policy(""", "hedging": {"delay_ms": 50, "max_hedged_attempts": 1}""", timeoutMs = 2000).use { policy ->
             retrying(policy, onDecision = events(seen)) { attempt ->
                 if (attempt.number == 1) {
-                    // A slow attempt that finishes even when cancelled: its value must be closed, not leaked.
-                    withContext(NonCancellable) { delay(300) }
-                    Closeable { closed.set(true) }
+                    // A slow attempt that ignores its cancellation and still produces a value: the caller does
+                    // not wait for it, and its value is closed, not leaked.
+                    withContext(NonCancellable) { loserMayEnd.await() }
+                    Closeable { closed.complete(Unit) }
                 } else {
                     Closeable { winnerClosed.set(true) }
                 }
@@ -198,7 +202,10 @@ class SuspendRetryingTest {
         }
         val elapsedMs = (System.nanoTime() - started) / 1_000_000
         assertTrue(elapsedMs >= 50, "the hedge started after its delay: $elapsedMs ms")
-        assertTrue(closed.get(), "the loser's late value was closed")
+        // The loser is still running (it cannot end before this): retrying returned without waiting for it.
+        assertTrue(!closed.isCompleted, "the loser ended before retrying returned")
+        loserMayEnd.complete(Unit)
+        withTimeout(5_000) { closed.await() } // the loser's late value is closed once it comes
         val starts = seen.map { it.decision }.filterIsInstance<Decision.StartAttempt>()
         assertEquals(listOf(false, true), starts.map { it.hedge })
         assertEquals(2, (seen.last().decision as Decision.Succeeded).winner)

@@ -1,0 +1,29 @@
+package dev.retryplan.bench
+
+import dev.retryplan.Decision
+import dev.retryplan.MonotonicClock
+import dev.retryplan.Policy
+import dev.retryplan.retrying
+import kotlinx.coroutines.runBlocking
+
+/**
+ * The first `retrying {}` of a process: how much of the operation's budget
+ * goes before its first attempt starts (from the driver's first clock
+ * reading to the first StartAttempt), then the same for a second call. Run
+ * in a fresh JVM (bench.sh does not run it):
+ * `java -cp <bench.sh's classpath> dev.retryplan.bench.FirstCallKt`.
+ */
+fun main() {
+    val policy = Policy.profile("read")
+    repeat(2) { call ->
+        var origin = -1L
+        var firstStart = -1L
+        val clock = MonotonicClock { MonotonicClock.SYSTEM.nowMs().also { if (origin < 0) origin = it } }
+        val started = System.nanoTime()
+        runBlocking {
+            retrying(policy, clock = clock, onDecision = { if (it.decision is Decision.StartAttempt && firstStart < 0) firstStart = it.atMs }) { 1 }
+        }
+        val wholeUs = (System.nanoTime() - started) / 1_000
+        println("call ${call + 1}: ${firstStart - origin} ms of the budget gone before the first attempt; the whole call ${wholeUs} us")
+    }
+}
