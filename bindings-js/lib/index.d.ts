@@ -66,7 +66,7 @@ export type Outcome =
   | { type: 'success' }
   | { type: 'http_status'; status: number; retryAfterMs?: number; /** The service's error code (AWS), 1 to 64 visible ASCII characters. */ errorCode?: string }
   | { type: 'grpc_status'; code: GrpcCode; pushback?: Pushback }
-  | { type: 'transport'; failure: TransportFailure }
+  | { type: 'transport'; failure: TransportFailure; /** A wait the server asked for with the failure, applied as a Retry-After is. */ retryAfterMs?: number }
   | { type: 'application'; verdict: Verdict }
   | { type: 'cancelled' };
 

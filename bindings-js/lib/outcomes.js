@@ -36,10 +36,14 @@ export function read(outcome) {
       parts.b = retryAfterMs ?? undefined;
       return true;
     }
-    case 'transport':
+    case 'transport': {
+      const { retryAfterMs } = outcome;
+      if (retryAfterMs != null && typeof retryAfterMs !== 'number') return false;
       parts.tag = WIRE.OUTCOME.transport;
       parts.a = index(0, outcome.failure);
+      parts.b = retryAfterMs ?? undefined;
       return parts.a !== undefined;
+    }
     case 'application':
       parts.tag = WIRE.OUTCOME.application;
       parts.a = index(1, outcome.verdict);

@@ -235,7 +235,12 @@ pub(crate) fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
             code: grpc_code(&string_field(value, "code")?)?,
             pushback: pushback(&get(value, "pushback")?)?,
         },
-        "transport" => Outcome::Transport { failure: named("failure", &string_field(value, "failure")?)? },
+        "transport" => Outcome::Transport {
+            failure: named("failure", &string_field(value, "failure")?)?,
+            retry_after_ms: optional_number(value, "retryAfterMs")?
+                .map(|v| ms_number("retryAfterMs", v))
+                .transpose()?,
+        },
         "application" => Outcome::Application { verdict: named("verdict", &string_field(value, "verdict")?)? },
         "cancelled" => Outcome::Cancelled,
         _ => return Err(invalid_with("outcome.type", "outcome_type", &kind, &JsValue::UNDEFINED)),
@@ -246,16 +251,23 @@ pub(crate) fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
 /// cross the boundary for less than reading the object from Rust property by
 /// property): `kind` is its `OutcomeKind` on the core's wire (its place in
 /// `OutcomeKind::ALL`), `a` the status, or the index of a transport failure,
-/// verdict or failure; `b` the optional `retryAfterMs`. Validated exactly as
+/// verdict or failure; `b` the optional `retryAfterMs` (of a status, a
+/// transport failure or a failure of the vocabulary). Validated exactly as
 /// `outcome` validates the object. (gRPC statuses take the object path.)
 pub(crate) fn outcome_from_parts(kind: u32, a: f64, b: Option<f64>) -> Result<Outcome, JsValue> {
     use retryplan::wire::OutcomeKind;
     match OutcomeKind::ALL.get(kind as usize) {
         Some(OutcomeKind::Success) => Ok(Outcome::Success),
         Some(OutcomeKind::HttpStatus) => http_status(Some(a), || Ok(b)),
-        Some(OutcomeKind::Transport) => Ok(Outcome::Transport { failure: by_index("failure", a)? }),
+        Some(OutcomeKind::Transport) => Ok(Outcome::Transport {
+            failure: by_index("failure", a)?,
+            retry_after_ms: b.map(|v| ms_number("retryAfterMs", v)).transpose()?,
+        }),
         Some(OutcomeKind::Application) => Ok(Outcome::Application { verdict: by_index("verdict", a)? }),
-        Some(OutcomeKind::Failure) => Ok(by_index::<retryplan::Failure>("failure", a)?.outcome()),
+        Some(OutcomeKind::Failure) => {
+            let retry_after_ms = b.map(|v| ms_number("retryAfterMs", v)).transpose()?;
+            by_index::<retryplan::Failure>("failure", a)?.outcome_after(retry_after_ms).map_err(js_error)
+        }
         Some(OutcomeKind::Cancelled) => Ok(Outcome::Cancelled),
         Some(OutcomeKind::GrpcStatus) | None => Err(invalid("outcome.type", "outcome_tag")),
     }

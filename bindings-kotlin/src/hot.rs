@@ -178,7 +178,14 @@ pub(crate) fn outcome(kind: i32, code: i32, guidance: i32, guidance_ms: i64) -> 
                 _ => return None,
             },
         },
-        3 => Outcome::Transport { failure: *TransportFailure::ALL.get(index?)? },
+        3 => Outcome::Transport {
+            failure: *TransportFailure::ALL.get(index?)?,
+            retry_after_ms: match guidance {
+                0 => None,
+                1 => Some(guidance_ms),
+                _ => return None,
+            },
+        },
         4 => Outcome::Application { verdict: *VERDICTS.get(index?)? },
         5 => Outcome::Cancelled,
         _ => return None,

@@ -129,7 +129,7 @@ def outcome_of(value: Dict[str, Any]) -> Outcome:
             pushback = Pushback.retry_after(raw["retry_after_ms"])
         return Outcome.grpc_status(value["code"], pushback)
     if kind == "transport":
-        return Outcome.transport(value["failure"])
+        return Outcome.transport(value["failure"], value.get("retry_after_ms"))
     if kind == "application":
         return Outcome.application(value["verdict"])
     if kind == "cancelled":

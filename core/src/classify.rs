@@ -81,6 +81,14 @@ pub enum Outcome {
     Transport {
         /// How it failed.
         failure: TransportFailure,
+        /// A wait the server asked for with the failure, in milliseconds from
+        /// now (a transient error that came with a retry-after, as smithy-rs's
+        /// `RetryReason::RetryableError { retry_after }`): applied exactly as
+        /// an HTTP Retry-After is, by the policy's `server_guidance` section
+        /// (`honor`, `cap_ms` and `above_cap`, the mode, `max_above_backoff_ms`;
+        /// per-status rules are for HTTP statuses only).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retry_after_ms: Option<u64>,
     },
     /// The application judged the result itself.
     Application {
@@ -124,7 +132,7 @@ pub enum Class {
 /// ```
 /// use retryplan::{classify, Class, Outcome, Policy, TransportFailure};
 /// let policy = Policy::default();
-/// let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost };
+/// let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost, retry_after_ms: None };
 /// assert_eq!(classify(&policy, &lost), Ok(Class::Retryable { ambiguous: true, throttling: false }));
 /// let teapot = Outcome::HttpStatus { status: 418, retry_after_ms: None, error_code: None };
 /// assert_eq!(classify(&policy, &teapot), Ok(Class::NotRetryable));
@@ -172,7 +180,7 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
                 Class::NotRetryable
             }
         }
-        Outcome::Transport { failure } => {
+        Outcome::Transport { failure, .. } => {
             if sets.retry_transport.contains(failure) {
                 Class::Retryable { ambiguous: failure.may_have_been_processed(), throttling: false }
             } else {
@@ -235,7 +243,7 @@ mod tests {
         let grpc = |code| classify(&policy, &Outcome::GrpcStatus { code, pushback: None });
         assert_eq!(grpc(GrpcCode::ResourceExhausted), Ok(Class::Retryable { ambiguous: false, throttling: false }));
         assert_eq!(grpc(GrpcCode::Aborted), Ok(Class::NotRetryable));
-        let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost };
+        let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost, retry_after_ms: None };
         assert_eq!(classify(&policy, &lost), Ok(Class::NotRetryable));
     }
 }

@@ -106,7 +106,7 @@ impl Outcome {
     /// let headers = [("retry-after", "2"), ("retry-after-ms", "oops")];
     /// let lookup = |name: &str| headers.iter().find(|(key, _)| *key == name).map(|(_, value)| *value);
     /// assert_eq!(Outcome::from_http_response(503, lookup, 0), Outcome::HttpStatus { status: 503, retry_after_ms: Some(2_000), error_code: None });
-    /// assert_eq!(Outcome::from_http_response(999, lookup, 0), Outcome::Transport { failure: TransportFailure::ConnectionLost });
+    /// assert_eq!(Outcome::from_http_response(999, lookup, 0), Outcome::Transport { failure: TransportFailure::ConnectionLost, retry_after_ms: None });
     /// ```
     #[must_use]
     pub fn from_http_response<'a>(

@@ -142,11 +142,13 @@ class Outcome:
     def grpc_status(code: Union[GrpcCode, str, int], pushback: Optional[Pushback] = None) -> "Outcome":
         """A gRPC status: a name (``"unavailable"``) or the wire number (14), with optional pushback."""
     @staticmethod
-    def transport(failure: Union[TransportFailure, str]) -> "Outcome":
-        """The transport failed: ``not_sent``, ``connection_lost`` or ``timed_out``."""
+    def transport(failure: Union[TransportFailure, str], retry_after_ms: Optional[int] = None) -> "Outcome":
+        """The transport failed: ``not_sent``, ``connection_lost`` or ``timed_out``; ``retry_after_ms`` is a wait the
+        server asked for with the failure (applied as a Retry-After is)."""
     @staticmethod
-    def failure(name: str) -> "Outcome":
-        """A failure of the shared vocabulary by name (``dns_lookup_failed``, ``connection_lost``, ...; see ``FAILURES``)."""
+    def failure(name: str, retry_after_ms: Optional[int] = None) -> "Outcome":
+        """A failure of the shared vocabulary by name (``dns_lookup_failed``, ``connection_lost``, ...; see ``FAILURES``),
+        with the wait the server asked for along with it, if any (none for ``cancelled``)."""
     @staticmethod
     def application(verdict: Union[Verdict, str]) -> "Outcome":
         """The application's own verdict: ``retryable``, ``not_retryable`` or ``conflict``."""

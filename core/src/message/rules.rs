@@ -292,4 +292,8 @@ rules! {
     MethodName = "method_name": "a method name",
     /// A list of method names expected.
     ListOfMethodNames = "list_of_method_names": "a list of method names",
+
+    // Issue 26 and 25: transport guidance, the caller's key.
+    /// A server delay given with the caller's cancel.
+    CancelHasNoServerDelay = "cancel_has_no_server_delay": "a cancelled attempt carries no server delay: give none (the server's wait goes with a transport failure or a response)",
 }
