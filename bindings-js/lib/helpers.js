@@ -112,10 +112,10 @@ export function retryFetch(input, init = {}, options = {}) {
     // An invalid request (a bad URL, a bad header) is the caller's mistake: it
     // throws here, unchanged, before anything is sent.
     const request = new Request(input instanceof Request ? input.clone() : input, init);
-    // A key the caller already set is the operation's key: never replace it.
-    const callerKey = idempotencyKeyHeader ? request.headers.get(idempotencyKeyHeader) : null;
-    const keyed = { ...options, idempotencyKey: options.idempotencyKey ?? callerKey ?? undefined };
-    const driver = newDriver(policy, now(), driverOptions(keyed, { method: request.method, idempotent, oneShotBody, returnsResponses: true }));
+    // A key the caller already set makes the request keyed by that exact key (the core's Policy::http_request).
+    const requestIdempotencyKey = (idempotencyKeyHeader ? request.headers.get(idempotencyKeyHeader) : null) ?? undefined;
+    const extra = { method: request.method, idempotent, requestIdempotencyKey, oneShotBody, returnsResponses: true };
+    const driver = newDriver(policy, now(), driverOptions(options, extra));
     const send = (entry) => {
       const headers = new Headers(request.headers);
       if (entry.sendIdempotencyKey && idempotencyKeyHeader) headers.set(idempotencyKeyHeader, keyOf(host));

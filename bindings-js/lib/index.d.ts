@@ -547,6 +547,13 @@ export interface DriverOptions extends OperationOptions {
   method?: string;
   /** The caller's word for this request: it may (true) or may not (false) be repeated. Needs `method`. */
   idempotent?: boolean;
+  /**
+   * The value of the request's own Idempotency-Key header, as written: the request is keyed by that
+   * exact key unless `idempotent` says otherwise (the core's `Policy::http_request`). An empty one, or
+   * one that is neither a Structured Field String nor a bare visible-ASCII key, is refused
+   * (`invalid_argument`, name `Idempotency-Key`). Needs `method`.
+   */
+  requestIdempotencyKey?: string;
   /** "concurrent" by default. A "sequential" host is refused a hedging policy ("unsupported", field "hedging"). */
   concurrency?: Concurrency;
   /** Counters the driver updates as it decides (shared with every driver given the same Stats). */

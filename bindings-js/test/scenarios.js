@@ -21,14 +21,14 @@ function resultOf(api, outcome, signal) {
 /** Runs one scenario against `url` and reports what was observed (plain data, so a page can hand it back). */
 export async function observe(api, scenario, url) {
   const policy = api.Policy.fromConfig(toCamel(scenario.policy));
-  const { method, body } = scenario.request;
+  const { method, body, headers } = scenario.request;
   const controller = new AbortController();
   const cancelAfter = scenario.caller?.cancel_after_ms;
   const timer = cancelAfter === undefined ? undefined : setTimeout(() => controller.abort(), cancelAfter);
   const started = performance.now();
   let outcome;
   try {
-    outcome = await api.retryFetch(url, { method, body }, { policy, signal: controller.signal });
+    outcome = await api.retryFetch(url, { method, body, headers }, { policy, signal: controller.signal });
   } catch (error) {
     outcome = { error };
   }
@@ -58,6 +58,10 @@ export function check(expect, observed, log) {
   if (expect.idempotency_key === 'absent' && keys.some((key) => key !== null)) failures.push(`an idempotency key was sent: ${JSON.stringify(keys)}`);
   if (expect.idempotency_key === 'same' && (keys.some((key) => typeof key !== 'string') || new Set(keys).size !== 1)) {
     failures.push(`not the same idempotency key on every request: ${JSON.stringify(keys)}`);
+  }
+  const exactly = expect.idempotency_key?.exactly;
+  if (exactly !== undefined && (keys.length === 0 || keys.some((key) => key !== exactly))) {
+    failures.push(`not ${JSON.stringify(exactly)} on every request: ${JSON.stringify(keys)}`);
   }
   if (!same(observed.result, expect.result)) failures.push(`result ${JSON.stringify(observed.result)}, expected ${JSON.stringify(expect.result)}`);
   if ('body' in expect && observed.body !== expect.body) failures.push(`body ${JSON.stringify(observed.body)}, expected ${JSON.stringify(expect.body)}`);

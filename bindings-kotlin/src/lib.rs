@@ -88,6 +88,7 @@ pub enum Repeatability {
     Unknown,
     Idempotent,
     NotIdempotent,
+    Keyed,
     NotRetried { idempotent: bool },
 }
 

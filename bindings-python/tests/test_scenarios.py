@@ -93,10 +93,11 @@ def run_sync(scenario: Dict[str, Any], url: str, library: str = "httpx") -> Tupl
             signal.setitimer(signal.ITIMER_REAL, cancel_after / 1000)
         request = scenario["request"]
         body = request.get("body")
+        headers = request.get("headers")
         if library == "requests":
-            response = client.request(request["method"], url, data=None if body is None else body.encode())
+            response = client.request(request["method"], url, data=None if body is None else body.encode(), headers=headers)
         else:
-            response = client.request(request["method"], url, content=body)
+            response = client.request(request["method"], url, content=body, headers=headers)
         return "returns", response, time.monotonic() - started
     except BaseException as error:  # KeyboardInterrupt too: the sync caller's cancellation
         return "raises", error, time.monotonic() - started
@@ -119,7 +120,8 @@ def run_async(scenario: Dict[str, Any], url: str) -> Tuple[str, Any, float]:
         async with httpx.AsyncClient(transport=AsyncRetryTransport(policy=policy)) as client:
             request = scenario["request"]
             started = time.monotonic()
-            task = asyncio.ensure_future(client.request(request["method"], url, content=request.get("body")))
+            sent = client.request(request["method"], url, content=request.get("body"), headers=request.get("headers"))
+            task = asyncio.ensure_future(sent)
             cancel_after = scenario.get("caller", {}).get("cancel_after_ms")
             if cancel_after is not None:
                 asyncio.get_running_loop().call_later(cancel_after / 1000, task.cancel)
@@ -173,6 +175,9 @@ def test_scenario(port: int, scenario: Dict[str, Any], transport: str) -> None:
         assert keys == [None] * len(seen), f"{label}: keys {keys}"
     elif expect.get("idempotency_key") == "same":
         assert keys and keys[0] and keys == [keys[0]] * len(seen), f"{label}: keys {keys}"
+    elif isinstance(expect.get("idempotency_key"), dict):
+        exactly = expect["idempotency_key"]["exactly"]
+        assert keys and keys == [exactly] * len(seen), f"{label}: keys {keys}, expected {exactly!r} on each"
     if "body" in expect:
         assert value.text == expect["body"], f"{label}: body {value.text!r}"
     bounds = expect["elapsed_ms"]

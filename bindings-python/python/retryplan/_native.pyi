@@ -864,6 +864,7 @@ class Driver:
         dependency: Optional[Dependency] = None,
         method: Optional[str] = None,
         idempotent: Optional[bool] = None,
+        request_idempotency_key: Optional[str] = None,
         stats: Optional[Stats] = None,
         record_events: bool = False,
         returns_responses: bool = False,
@@ -873,7 +874,10 @@ class Driver:
 
         ``method``: the HTTP request's method (a method RFC 9110 does not call
         idempotent makes a safe or idempotent policy unsafe), ``idempotent``: the
-        caller's word for this request. ``concurrency``: ``concurrent`` (default),
+        caller's word for this request, ``request_idempotency_key``: the value of the
+        request's own ``Idempotency-Key`` header, which makes it keyed by that exact key
+        (the core's ``http_request`` rule; an empty or malformed one is ``InvalidArgumentError``
+        naming ``Idempotency-Key``). ``concurrency``: ``concurrent`` (default),
         ``sequential`` (a hedging policy is refused: ``UnsupportedError``) or
         ``sequential_without_hedging``. ``stats``: counted as decisions are made.
         ``record_events``: keep each decision for ``poll_event``. ``returns_responses``: the host
@@ -894,6 +898,7 @@ class Driver:
         dependency: Optional[Dependency] = None,
         method: Optional[str] = None,
         idempotent: Optional[bool] = None,
+        request_idempotency_key: Optional[str] = None,
         stats: Optional[Stats] = None,
         record_events: bool = False,
         returns_responses: bool = False,

@@ -43,10 +43,10 @@ fun closeIfCloseable(value: Any?) {
 }
 
 internal fun driverFor(
-    policy: Policy, dependency: Dependency?, idempotencyKey: String?, deadlineMs: Long?, seed: Long?, repeatability: Repeatability?,
+    policy: Policy, dependency: Dependency?, idempotencyKey: String?, deadlineMs: Long?, seed: Long?, httpRequest: HttpRequest?,
     stats: Stats?, onDecision: ((Event) -> Unit)?, clock: MonotonicClock, returnsResponses: Boolean = false, oneShotBody: Boolean = false,
 ): Driver = Driver(
-    policy, clock.nowMs(), OperationOptions(seed, idempotencyKey, deadlineMs, dependency, repeatability, oneShotBody),
+    policy, clock.nowMs(), OperationOptions(seed, idempotencyKey, deadlineMs, dependency, null, oneShotBody, httpRequest),
     DriverOptions(stats = stats, recordEvents = onDecision != null, returnsResponses = returnsResponses),
 )
 

@@ -86,7 +86,9 @@ class HelperScenariosTest {
         val client = OkHttpClient.Builder().retrying(RetryInterceptor(policy)).build()
         val request = obj(scenario["request"])
         val body = (request["body"] as String?)?.let { RequestBody.create(MediaType.parse("text/plain"), it) }
-        val call = client.newCall(Request.Builder().url(url(scenario)).method(request["method"] as String, body).build())
+        val built = Request.Builder().url(url(scenario)).method(request["method"] as String, body)
+        (request["headers"] as Map<*, *>?)?.forEach { (name, value) -> built.header(name as String, value as String) }
+        val call = client.newCall(built.build())
         val timer = cancelAfterMs?.let { ms -> Timer(true).apply { schedule(ms) { call.cancel() } } }
         return try {
             call.execute().use { response ->
@@ -107,6 +109,7 @@ class HelperScenariosTest {
         val request = obj(scenario["request"])
         val publisher = (request["body"] as String?)?.let(HttpRequest.BodyPublishers::ofString) ?: HttpRequest.BodyPublishers.noBody()
         val builder = HttpRequest.newBuilder(URI(url(scenario))).method(request["method"] as String, publisher)
+        (request["headers"] as Map<*, *>?)?.forEach { (name, value) -> builder.header(name as String, value as String) }
         val client = RetryingHttpClient(HttpClient.newHttpClient(), policy)
         val caller = Thread.currentThread()
         val timer = cancelAfterMs?.let { ms -> Timer(true).apply { schedule(ms) { caller.interrupt() } } }
@@ -181,6 +184,9 @@ class HelperScenariosTest {
         when (expect["idempotency_key"]) {
             "absent" -> assertTrue(log.all { it["idempotency_key"] == null }, "$id: no idempotency key: $log")
             "same" -> assertTrue(log.map { it["idempotency_key"] }.toSet().let { it.size == 1 && null !in it }, "$id: one key: $log")
+            is Map<*, *> -> (expect["idempotency_key"] as Map<*, *>)["exactly"].let { exactly ->
+                assertTrue(log.isNotEmpty() && log.all { it["idempotency_key"] == exactly }, "$id: $exactly on every request: $log")
+            }
         }
         val elapsed = obj(expect["elapsed_ms"])
         assertTrue(elapsedMs in (elapsed["min"] as Long)..(elapsed["max"] as Long), "$id: elapsed $elapsedMs ms, expected $elapsed")
