@@ -1,5 +1,7 @@
 // The typed endings the helpers throw when an operation ends without a value
 // to return: one class per ending, each carrying what decided it.
+import { unknownErrorHint } from './messages.js';
+import { NAMES, WIRE } from './wire.js';
 
 // Whether the endings can be made without a stack trace: capturing one costs
 // more than every decision of a ten-attempt operation, and would only show
@@ -29,11 +31,15 @@ export class OperationFailedError extends Error {
   }
 }
 
+/** The core's hint when the last attempt raised an error nothing classified (its verdict the core's for unknown errors). */
+const hint = (lastOutcome) =>
+  lastOutcome?.type === 'application' && lastOutcome.verdict === NAMES.verdicts[WIRE.UNKNOWN_ERROR_VERDICT] ? `; ${unknownErrorHint()}` : '';
+
 /** The operation gave up: `reason` says why (attempts_exhausted, deadline_insufficient, ...). */
 export class GaveUpError extends OperationFailedError {
   constructor(decision, idempotencyKey, lastOutcome, cause) {
     const tried = `${decision.attempts} attempt${decision.attempts === 1 ? '' : 's'}`;
-    super(`retryplan: gave up after ${tried}: ${decision.reason}`, decision, idempotencyKey, lastOutcome, cause);
+    super(`retryplan: gave up after ${tried}: ${decision.reason}${hint(lastOutcome)}`, decision, idempotencyKey, lastOutcome, cause);
     this.reason = decision.reason;
   }
 }
@@ -41,7 +47,7 @@ export class GaveUpError extends OperationFailedError {
 /** An unsafe write may have happened: look it up by the idempotency key, never repeat it blindly. */
 export class ReconcileRequiredError extends OperationFailedError {
   constructor(decision, idempotencyKey, lastOutcome, cause) {
-    const message = `retryplan: the write may have happened; reconcile it by its idempotency key ${idempotencyKey}`;
+    const message = `retryplan: the write may have happened; reconcile it by its idempotency key ${idempotencyKey}${hint(lastOutcome)}`;
     super(message, decision, idempotencyKey, lastOutcome, cause);
   }
 }

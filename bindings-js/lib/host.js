@@ -35,7 +35,8 @@ const abortError = (message) => new DOMException(`retryplan: ${message}`, 'Abort
  *   token, value)` a response the core reads (which may throw for a value it
  *   cannot read: then `io.unreadable` is the failure);
  * - what it throws is named by `io.failureOf(error)` (the failure table), else
- *   by the caller's `outcomeOfError(error)` hook, else not retryable;
+ *   by the caller's `outcomeOfError(error)` hook, else the core's verdict for
+ *   an unknown error (`ambiguous`);
  * - `io.dispose(value)` releases a value the driver says to drop.
  * It calls the attempt itself, so that an error the attempt makes captures a
  * stack as short as a plain loop's (most of what making an error costs).
@@ -95,7 +96,8 @@ export class Host {
     } catch (hookError) {
       return this.abandon(hookError);
     }
-    if (outcome === undefined || outcome === null) return this.handIn(entry, WIRE.OUTCOME.application, WIRE.VERDICT.not_retryable, undefined, thrown);
+    // Nothing classified it: the core's one default for every language (Verdict::UNKNOWN_ERROR, `ambiguous`).
+    if (outcome === undefined || outcome === null) return this.handIn(entry, WIRE.OUTCOME.application, WIRE.UNKNOWN_ERROR_VERDICT, undefined, thrown);
     // A status goes by the object, whose reading refuses one no outcome holds.
     if (read(outcome) && parts.tag !== WIRE.OUTCOME.http_status) return this.handIn(entry, parts.tag, parts.a, undefined, thrown);
     const now = this.clock();

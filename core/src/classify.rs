@@ -12,7 +12,7 @@
 //! | a status in `retry_on` whose `server_guidance.statuses` rule `requires_guidance`, answered without guidance | not retryable |
 //! | [`TransportFailure::NotSent`] | never ambiguous: the request never left |
 //! | [`TransportFailure::ConnectionLost`], [`TransportFailure::TimedOut`] | always ambiguous |
-//! | [`Verdict`] from the application | as it says (never ambiguous) |
+//! | [`Verdict`] from the application | as it says (never ambiguous), but [`Verdict::Ambiguous`] (an error nothing classified): retryable and ambiguous |
 //! | [`Outcome::Cancelled`] | the caller gave up |
 //! | anything else | not retryable |
 
@@ -26,12 +26,13 @@ use crate::policy::Policy;
 use crate::retry_after::Pushback;
 
 impl crate::named::Named for Verdict {
-    const ALL: &'static [Self] = &[Verdict::Retryable, Verdict::NotRetryable, Verdict::Conflict];
+    const ALL: &'static [Self] = &[Verdict::Retryable, Verdict::NotRetryable, Verdict::Conflict, Verdict::Ambiguous];
     fn name(self) -> &'static str {
         match self {
             Verdict::Retryable => "retryable",
             Verdict::NotRetryable => "not_retryable",
             Verdict::Conflict => "conflict",
+            Verdict::Ambiguous => "ambiguous",
         }
     }
 }
@@ -47,6 +48,40 @@ pub enum Verdict {
     NotRetryable,
     /// State changed underneath: re-read, recompute, redo the unit.
     Conflict,
+    /// Nobody can tell what happened: the attempt failed in a way no table
+    /// or hook classified (an exception a helper's failure table does not
+    /// know), so it may have had its effect, and another attempt may help.
+    /// Retryable and ambiguous: repeated while the operation may repeat an
+    /// ambiguous attempt (a `safe`, `idempotent` or `keyed` operation, what a
+    /// function wrapper declares by default), and answered with reconcile
+    /// when it may not (`unsafe`: the caller said the call is a
+    /// non-idempotent write). What every helper in every language makes of
+    /// an error it does not know ([`Verdict::UNKNOWN_ERROR`]).
+    Ambiguous,
+}
+
+impl Verdict {
+    /// The verdict every helper gives an error that neither its platform's
+    /// failure table nor the caller's hook classifies: one default for every
+    /// language. Wrapping a function in a retry helper is the caller saying
+    /// it may run again (tenacity, p-retry and Resilience4j retry any
+    /// exception), but a write is still a write: the failure is ambiguous, so
+    /// an `unsafe` operation answers reconcile instead of repeating it.
+    pub const UNKNOWN_ERROR: Verdict = Verdict::Ambiguous;
+
+    /// What an ending says after such an error, naming the helper's hook
+    /// that classifies errors (`hook`: `outcome_of_error=` in Python,
+    /// `outcomeOfError` in JavaScript and Kotlin): every language renders this
+    /// one text.
+    ///
+    /// ```
+    /// let hint = retryplan::Verdict::unknown_error_hint("outcomeOfError").to_string();
+    /// assert!(hint.contains("return an outcome from outcomeOfError"));
+    /// ```
+    #[must_use]
+    pub fn unknown_error_hint(hook: &str) -> crate::message::Message {
+        message!(UnknownErrorHint, alloc::string::String::from(hook))
+    }
 }
 
 /// What the caller saw when an attempt ended.
@@ -191,6 +226,7 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
             Verdict::Retryable => Class::Retryable { ambiguous: false, throttling: false },
             Verdict::NotRetryable => Class::NotRetryable,
             Verdict::Conflict => Class::Conflict,
+            Verdict::Ambiguous => Class::Retryable { ambiguous: true, throttling: false },
         },
         Outcome::Cancelled => Class::Cancelled,
     })

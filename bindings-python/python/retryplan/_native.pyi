@@ -32,6 +32,11 @@ GRPC_CODES: Tuple[str, ...]
 """The gRPC code names, in numeric order (0 to 16)."""
 MAX_MS: int
 """The largest millisecond value a policy accepts: 2**53 - 1."""
+UNKNOWN_ERROR_VERDICT: str
+"""The verdict every helper gives an error its failure table and ``outcome_of_error`` hook do not classify:
+``"ambiguous"`` (retried while the operation may repeat an attempt that may have had its effect)."""
+UNKNOWN_ERROR_HINT: str
+"""What an ending after such an error says, naming ``outcome_of_error=`` (the core's text)."""
 FAILURES: Tuple[str, ...]
 """The failure vocabulary (``dns_lookup_failed``, ``connection_refused``, ...), for ``Outcome.failure``."""
 GUIDANCE_HEADERS: Tuple[str, ...]

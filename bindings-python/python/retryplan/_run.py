@@ -22,14 +22,25 @@ import os
 import time
 from _contextvars import ContextVar
 
-from ._native import Attempt, Driver, GaveUp, Reconcile, Run, Settings, Succeeded
+from ._native import (
+    UNKNOWN_ERROR_HINT,
+    UNKNOWN_ERROR_VERDICT,
+    Attempt,
+    Driver,
+    GaveUp,
+    Outcome,
+    Reconcile,
+    Run,
+    Settings,
+    Succeeded,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, Literal, Optional
 
     from ._errors import OperationFailed
-    from ._native import Decision, Dependency, Ending, Event, Outcome, Policy, Stats
+    from ._native import Decision, Dependency, Ending, Event, Policy, Stats
 
     OutcomeOfError = Callable[[BaseException], Optional[Outcome]]
     OutcomeOfResult = Callable[[Any], Outcome]
@@ -144,6 +155,10 @@ def logged(run: Run, decision: Decision) -> None:
         log.log(level, "retryplan %s %s: %s", run.name, kind, numbers, extra=extra)
 
 
+#: What an error nothing classified becomes (the core's one default for every language).
+_UNKNOWN_ERROR = Outcome.application(UNKNOWN_ERROR_VERDICT)
+
+
 def failure(run: Run, ending: Ending, value: Any, error: Optional[BaseException]) -> OperationFailed:
     """The typed ending of ``run`` (``value`` and ``error``: the deciding attempt's, when it returned or raised),
     caused by ``error`` (called by the engine)."""
@@ -156,6 +171,8 @@ def failure(run: Run, ending: Ending, value: Any, error: Optional[BaseException]
     cls = GaveUpError if kind is GaveUp else ReconcileRequired if kind is Reconcile else RestartRequired
     message = f"{run.name}: {decision!r} after {getattr(decision, 'attempts', 0)} attempt(s)"
     key, outcome = run.driver.idempotency_key, None if last is None else last.outcome
+    if outcome is not None and outcome == _UNKNOWN_ERROR:
+        message = f"{message}; {UNKNOWN_ERROR_HINT}"  # the core's text, naming outcome_of_error=
     exception = cls(message, decision, idempotency_key=key, last_outcome=outcome, cause=error, last_result=value)
     exception.__cause__ = error
     return exception

@@ -278,7 +278,7 @@ fn decode_outcome(record: &[i64; INPUT_WORDS]) -> Result<Outcome, Error> {
             failure.outcome_after(retry_after_ms).map_err(|_| refuse("outcome_delay_ms", "-1 for a cancel", delay))?
         }
         OutcomeKind::Application => {
-            Outcome::Application { verdict: member::<Verdict>(code, "outcome_code", "a verdict (0..=2)")? }
+            Outcome::Application { verdict: member::<Verdict>(code, "outcome_code", "a verdict (0..=3)")? }
         }
         OutcomeKind::Cancelled => Outcome::Cancelled,
     })

@@ -150,7 +150,7 @@ fn broken_records_are_refused_by_field_and_change_nothing() {
     assert_eq!(refused(&mut wired, &result(10, 1, NONE, OutcomeKind::GrpcStatus, 17, NONE)).0, "outcome_code");
     assert_eq!(refused(&mut wired, &result(10, 1, NONE, OutcomeKind::Transport, 3, NONE)).0, "outcome_code");
     assert_eq!(refused(&mut wired, &result(10, 1, NONE, OutcomeKind::Failure, 13, NONE)).0, "outcome_code");
-    assert_eq!(refused(&mut wired, &result(10, 1, NONE, OutcomeKind::Application, 3, NONE)).0, "outcome_code");
+    assert_eq!(refused(&mut wired, &result(10, 1, NONE, OutcomeKind::Application, 4, NONE)).0, "outcome_code");
     assert_eq!(refused(&mut wired, &result(10, 1, NONE, OutcomeKind::HttpStatus, 503, -2)).0, "outcome_delay_ms");
     // Nothing changed: attempt 1 is still running and its answer is accepted.
     let out = exchange(&mut wired, &result(20, 1, NONE, OutcomeKind::Success, NONE, NONE));

@@ -22,10 +22,15 @@ sealed class OperationFailedException(
     abstract val attempts: Int
 }
 
+/** The core's hint after an error nothing classified (the last outcome `AMBIGUOUS`), naming `outcomeOfError`. */
+private fun hint(lastOutcome: Outcome?): String =
+    if (lastOutcome == Outcome.Application(unknownErrorVerdict())) "; ${unknownErrorHint()}" else ""
+
 /** The operation gave up: [reason] says why (`ATTEMPTS_EXHAUSTED`, `DEADLINE_INSUFFICIENT`, ...). */
 class GaveUpException(decision: Decision.GaveUp, idempotencyKey: String, lastOutcome: Outcome?, cause: Throwable?) :
     OperationFailedException(
-        "retryplan: gave up after ${decision.attempts} attempt${if (decision.attempts == 1) "" else "s"}: ${decision.reason.name.lowercase()}",
+        "retryplan: gave up after ${decision.attempts} attempt${if (decision.attempts == 1) "" else "s"}: " +
+            decision.reason.name.lowercase() + hint(lastOutcome),
         decision, idempotencyKey, lastOutcome, cause,
     ) {
     val reason: GiveUpReason = decision.reason
@@ -35,7 +40,7 @@ class GaveUpException(decision: Decision.GaveUp, idempotencyKey: String, lastOut
 /** An unsafe write may have happened: look it up by [idempotencyKey], never repeat it blindly. */
 class ReconcileRequiredException(decision: Decision.Reconcile, idempotencyKey: String, lastOutcome: Outcome?, cause: Throwable?) :
     OperationFailedException(
-        "retryplan: the write may have happened; reconcile it by its idempotency key $idempotencyKey",
+        "retryplan: the write may have happened; reconcile it by its idempotency key $idempotencyKey" + hint(lastOutcome),
         decision, idempotencyKey, lastOutcome, cause,
     ) {
     override val attempts: Int = decision.attempts
