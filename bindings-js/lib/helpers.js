@@ -68,7 +68,8 @@ function ending(host, { decision, lastResult }) {
 /**
  * Runs `attempt(context)` whenever the core says so, and resolves to the
  * winner's value. An attempt that throws is read by the failure table, else
- * by `options.outcomeOfError(error)` (an Outcome, or nothing: not retryable).
+ * by `options.outcomeOfError(error)` (an Outcome, or nothing: the core's verdict
+ * for an unknown error, `ambiguous`).
  * Ends without a value reject with GaveUpError, ReconcileRequiredError or
  * RestartRequiredError; a cancel through `options.signal` with its reason.
  */

@@ -85,7 +85,7 @@ export class Host {
     this.received(entry, decided(receipt) === 'accepted', value, undefined, () => exchange(this.driver, WIRE.INPUT.poll, now, -1, -1, -1, -1, -1, -1));
   }
 
-  /** Attempt `entry` threw (or rejected with) `thrown`: the failure table first, then the hook (by default: not retryable). */
+  /** Attempt `entry` threw (or rejected with) `thrown`: the failure table first, then the hook (by default: the core's verdict for an unknown error, `ambiguous`). */
   threw(entry, thrown) {
     if (this.done) return;
     const failure = this.io.failureOf(thrown);

@@ -725,7 +725,9 @@ export interface HelperOptions extends OperationOptions {
   /**
    * What an error an attempt threw means, when the failure table (`failureOf`)
    * does not know it: an Outcome (e.g. `{type: 'application', verdict:
-   * 'retryable'}`), or nothing for the default, not retryable.
+   * 'retryable'}`), or nothing for the default: the core's verdict for an
+   * unknown error, `ambiguous` (retried while the operation may repeat an
+   * attempt that may have had its effect, reconciled under an `unsafe` policy).
    */
   outcomeOfError?: (error: unknown) => Outcome | undefined | void;
   /** Called with each decision as the core makes it (each start, wait and the ending). */
@@ -740,7 +742,7 @@ export interface RunOptions<T = unknown> extends HelperOptions {
 /**
  * Runs one operation: calls `attempt(context)` whenever the core says so and
  * resolves to the winner's value. An attempt that throws is a failure, read
- * by the failure table, else by `outcomeOfError` (default: not retryable);
+ * by the failure table, else by `outcomeOfError` (default: `ambiguous`);
  * under a hedging policy attempts run concurrently, each with its own
  * AbortSignal. Rejects with GaveUpError, ReconcileRequiredError or
  * RestartRequiredError when there is no value, or with `signal.reason`.

@@ -75,9 +75,9 @@ def test_decorator_gives_up_with_the_ending_and_cause() -> None:
 
 def test_unknown_exceptions_are_ambiguous_retried_then_named_in_the_ending() -> None:
     # The core's one default (Verdict::UNKNOWN_ERROR): retried under a safe policy, every attempt used.
-    calls = []
+    calls, clock = [], FakeClock()
 
-    @retryplan.retry(POLICY, seed=1, sleep=lambda _: None)
+    @retryplan.retry(POLICY, seed=1, clock=clock, sleep=clock.sleep)
     def buggy() -> None:
         calls.append(1)
         raise KeyError("bug")
@@ -90,9 +90,10 @@ def test_unknown_exceptions_are_ambiguous_retried_then_named_in_the_ending() -> 
 
 
 def test_an_unknown_exception_of_a_non_idempotent_write_reconciles() -> None:
-    calls = []
+    calls, clock = [], FakeClock()
+    unsafe = Policy(max_attempts=4, jitter={"kind": "none"}, idempotency="unsafe")
 
-    @retryplan.retry(Policy(max_attempts=4, jitter={"kind": "none"}, idempotency="unsafe"), seed=1, sleep=lambda _: None)
+    @retryplan.retry(unsafe, seed=1, clock=clock, sleep=clock.sleep)
     def write() -> None:
         calls.append(1)
         raise KeyError("bug")
@@ -108,10 +109,10 @@ def test_the_readme_s_first_example_with_an_unknown_exception() -> None:
     class Unknown(Exception):
         pass
 
-    calls = []
+    calls, clock = [], FakeClock()
     checkout = retryplan.Policy.from_profile("checkout")
 
-    @retryplan.retry(checkout, seed=1, sleep=lambda _: None, clock=FakeClock())
+    @retryplan.retry(checkout, seed=1, clock=clock, sleep=clock.sleep)
     def place_order() -> None:
         calls.append(1)
         raise Unknown("unknown")
@@ -317,7 +318,9 @@ def test_the_hook_decides_only_what_the_failure_table_does_not_know() -> None:
     assert flaky() == "done"
     assert [type(error) for error in seen] == [AppError, AppError]  # ConnectionRefusedError is the table's
 
-    @retryplan.retry(POLICY, seed=1, sleep=lambda _: None, outcome_of_error=lambda error: None)
+    later = FakeClock()
+
+    @retryplan.retry(POLICY, seed=1, clock=later, sleep=later.sleep, outcome_of_error=lambda error: None)
     def unknown() -> None:
         raise AppError("bug")
 

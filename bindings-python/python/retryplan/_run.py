@@ -8,7 +8,7 @@ error of its latest accepted result. The sequential host loop (``Run.call``,
 ``Attempts``) runs in the engine; the asyncio loop (``retryplan._async``)
 reports through ``Run.report``. One rule for an attempt that raises: the one
 failure table (``_failures``), then the ``outcome_of_error`` hook, else the
-verdict ``not_retryable``; an invalid request is rethrown unchanged.
+core's verdict for an unknown error (``ambiguous``); an invalid request is rethrown unchanged.
 
 This module keeps what runs only when someone listens or an operation fails:
 ``observed`` (the ``on_decision`` hook and the log) and ``failure`` (the typed

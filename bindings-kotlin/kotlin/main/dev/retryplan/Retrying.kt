@@ -60,7 +60,8 @@ internal fun driverFor(
  * - An attempt still running at its `abortAtMs` is cancelled and counted as
  *   `timed_out`.
  * - An attempt that throws is read by the failure table ([failureOf]), else by
- *   [outcomeOfError] (an [Outcome], or null for the default: not retryable).
+ *   [outcomeOfError] (an [Outcome], or null for the default: the core's verdict
+ *   for an unknown error, `AMBIGUOUS`, retried unless the policy is `unsafe`).
  * - Cancelling the calling coroutine cancels the operation (it gives up,
  *   `cancelled`) and every running attempt; the CancellationException propagates.
  * - Ends without a value throw [GaveUpException], [ReconcileRequiredException]
