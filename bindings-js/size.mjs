@@ -35,11 +35,16 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * raw wasm, its tables and the response/token calls +2.0 KB raw, their names
  * +1.3 KB raw, less the deleted number paths: 81441 B alone): 81908 B
  * together (71184 B wasm + 10724 B glue), 1.055x the 77603 B of the release
- * before, so 82200 B.
+ * before, so 82200 B. Then issues 25 and 26 in the core (core-rules): a
+ * transport failure's server wait read by every outcome reader, a request's
+ * own Idempotency-Key read in the core (the draft's Structured Field String
+ * or a bare key, Policy::http_request), the unknown-error verdict and the
+ * ending's hint naming the hook: 83417 B (72253 B wasm + 11164 B glue,
+ * +1509 B), so 83700 B.
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 82_200;
+const LIMIT = 83_700;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);

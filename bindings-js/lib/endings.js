@@ -1,7 +1,6 @@
 // The typed endings the helpers throw when an operation ends without a value
 // to return: one class per ending, each carrying what decided it.
 import { unknownErrorHint } from './messages.js';
-import { NAMES, WIRE } from './wire.js';
 
 // Whether the endings can be made without a stack trace: capturing one costs
 // more than every decision of a ten-attempt operation, and would only show
@@ -31,23 +30,27 @@ export class OperationFailedError extends Error {
   }
 }
 
-/** The core's hint when the last attempt raised an error nothing classified (its verdict the core's for unknown errors). */
-const hint = (lastOutcome) =>
-  lastOutcome?.type === 'application' && lastOutcome.verdict === NAMES.verdicts[WIRE.UNKNOWN_ERROR_VERDICT] ? `; ${unknownErrorHint()}` : '';
+/**
+ * The core's hint when the last attempt raised an error nothing classified
+ * (`unknownVerdict`: the core's verdict for unknown errors, which the host
+ * reads from the wire tables and hands in; this module holds no wasm state).
+ */
+const hint = (lastOutcome, unknownVerdict) =>
+  unknownVerdict !== undefined && lastOutcome?.type === 'application' && lastOutcome.verdict === unknownVerdict ? `; ${unknownErrorHint()}` : '';
 
 /** The operation gave up: `reason` says why (attempts_exhausted, deadline_insufficient, ...). */
 export class GaveUpError extends OperationFailedError {
-  constructor(decision, idempotencyKey, lastOutcome, cause) {
+  constructor(decision, idempotencyKey, lastOutcome, cause, unknownVerdict) {
     const tried = `${decision.attempts} attempt${decision.attempts === 1 ? '' : 's'}`;
-    super(`retryplan: gave up after ${tried}: ${decision.reason}${hint(lastOutcome)}`, decision, idempotencyKey, lastOutcome, cause);
+    super(`retryplan: gave up after ${tried}: ${decision.reason}${hint(lastOutcome, unknownVerdict)}`, decision, idempotencyKey, lastOutcome, cause);
     this.reason = decision.reason;
   }
 }
 
 /** An unsafe write may have happened: look it up by the idempotency key, never repeat it blindly. */
 export class ReconcileRequiredError extends OperationFailedError {
-  constructor(decision, idempotencyKey, lastOutcome, cause) {
-    const message = `retryplan: the write may have happened; reconcile it by its idempotency key ${idempotencyKey}${hint(lastOutcome)}`;
+  constructor(decision, idempotencyKey, lastOutcome, cause, unknownVerdict) {
+    const message = `retryplan: the write may have happened; reconcile it by its idempotency key ${idempotencyKey}${hint(lastOutcome, unknownVerdict)}`;
     super(message, decision, idempotencyKey, lastOutcome, cause);
   }
 }

@@ -9,6 +9,7 @@ import { newDriver } from './driver.js';
 import { ENDINGS } from './endings.js';
 import { failureOf } from './failures.js';
 import { Host } from './host.js';
+import { NAMES, WIRE } from './wire.js';
 
 const monotonicNow = () => performance.now();
 
@@ -62,7 +63,8 @@ function conclude(setup) {
 /** The typed ending of a finish that returns nothing (with the error the driver names as its cause), or the caller's cancel. */
 function ending(host, { decision, lastResult }) {
   if (host.signal?.aborted && decision.reason === 'cancelled') return host.signal.reason;
-  return new ENDINGS[decision.type](decision, keyOf(host), lastResult?.outcome, host.errors[host.endToken]);
+  const unknownVerdict = NAMES.verdicts[WIRE.UNKNOWN_ERROR_VERDICT];
+  return new ENDINGS[decision.type](decision, keyOf(host), lastResult?.outcome, host.errors[host.endToken], unknownVerdict);
 }
 
 /**

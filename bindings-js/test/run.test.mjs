@@ -325,10 +325,9 @@ test('run: an attempt that throws while a hedge runs ends the operation; the hed
           return Promise.reject(bug);
         }
         return new Promise(() => {});
-      }),
+      }, { outcomeOfError: () => ({ type: 'application', verdict: 'not_retryable' }) }), // a fatal error (an unknown one is ambiguous: not fatal)
     );
-    // An unknown error is ambiguous: retryable, but this was the last attempt (max 2).
-    assert.equal(error.reason, 'attempts_exhausted');
+    assert.equal(error.reason, 'not_retryable');
     assert.equal(error.cause, bug);
     assert.equal(signals.length, 2);
     assert.ok(signals[0].aborted);
