@@ -22,6 +22,8 @@ import dev.retryplan.okhttp.retryDecision
 import dev.retryplan.okhttp.retrying
 import dev.retryplan.outcomeFromHttpResponse
 import dev.retryplan.retrying
+import dev.retryplan.unknownErrorHint
+import dev.retryplan.unknownErrorVerdict
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.async
