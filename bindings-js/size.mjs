@@ -42,11 +42,15 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * 23's one-field demonstration: its reading, its rule and its write-back):
  * +445 B. Issue 25 item 7, the typed endings in the core's words
  * (`_endingMessage`: the core's `Decision::ending_message` as message data):
- * +444 B. MEASURED_TOGETHER.
+ * +444 B. Issues 25 and 26 in the core: a transport failure's server wait
+ * read by every outcome reader, a request's own Idempotency-Key read in the
+ * core (the draft's Structured Field String or a bare key,
+ * Policy::http_request), the unknown-error verdict and the ending's hint
+ * naming the hook: +1509 B alone. MEASURED_TOGETHER.
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 83_000;
+const LIMIT = 84_500;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);

@@ -175,6 +175,8 @@ export const httpOutcome = (status, retryAfterMs, errorCode) => {
   if (errorCode !== undefined) outcome.errorCode = errorCode;
   return outcome;
 };
+export const transportOutcome = (failure, retryAfterMs) =>
+  retryAfterMs === undefined ? { type: 'transport', failure } : { type: 'transport', failure, retryAfterMs };
 export const grpcOutcome = (code, retryAfterMs, declined) => {
   if (declined) return { type: 'grpc_status', code, pushback: 'do_not_retry' };
   return retryAfterMs === undefined ? { type: 'grpc_status', code } : { type: 'grpc_status', code, pushback: { retryAfterMs } };

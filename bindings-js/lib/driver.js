@@ -1,5 +1,5 @@
 // `Driver`: the host loop decided by the core (actions out, results in):
-// `new Driver(policy, nowMs, {seed?, idempotencyKey?, deadlineMs?, dependency?, method?, idempotent?, oneShotBody?,
+// `new Driver(policy, nowMs, {seed?, idempotencyKey?, deadlineMs?, dependency?, method?, idempotent?, requestIdempotencyKey?, oneShotBody?,
 // concurrency?, stats?, recordEvents?, returnsResponses?})`.
 // A JS class over a driver handle (src/driver.rs): the helpers use the
 // handles themselves (`newDriver`), without a class instance or a
@@ -43,13 +43,16 @@ export function newDriver(policy, nowMs, options, poll = false) {
   const idempotent = flag('idempotent', options?.idempotent);
   const method = optional(text, 'method', options?.method);
   if (method === undefined && idempotent !== undefined) throw refuse('idempotent', 'method_needed');
+  const requestKey = optional(text, 'requestIdempotencyKey', options?.requestIdempotencyKey);
+  if (method === undefined && requestKey !== undefined) throw refuse('requestIdempotencyKey', 'method_needed');
   const concurrency = options?.concurrency == null ? 0 : oneOf('concurrency', options.concurrency, CONCURRENCY);
   const record = flag('recordEvents', options?.recordEvents) ?? false;
   const oneShotBody = flag('oneShotBody', options?.oneShotBody) ?? false;
   const returnsResponses = flag('returnsResponses', options?.returnsResponses) ?? false;
   return decided(
     _driverNew(
-      policyHandle, now, seed, key, deadline, dependency, method, idempotent, oneShotBody, concurrency, stats, record, returnsResponses, poll,
+      policyHandle, now, seed, key, deadline, dependency, method, idempotent, requestKey, oneShotBody, concurrency, stats, record,
+      returnsResponses, poll,
       pool[at], pool[at + 1], pool[at + 2], pool[at + 3], pool[at + 4], pool[at + 5],
     ),
   );

@@ -3,7 +3,7 @@
 // message is the core's (`Decision::ending_message`, the same words in every
 // language): the helper hands it over as message data (`_endingMessage`),
 // composed here by lib/messages.js from the core's table.
-import { compose } from './messages.js';
+import { compose, unknownErrorHint } from './messages.js';
 
 // Whether the endings can be made without a stack trace: capturing one costs
 // more than every decision of a ten-attempt operation, and would only show
@@ -14,14 +14,15 @@ const withoutStack = limit?.writable === true;
 
 /**
  * An operation that ended without a result to return. `words` is the core's
- * message for the ending as data (`[rule index, ...values]`).
+ * message for the ending as data (`[rule index, ...values]`); `unknownVerdict`
+ * the core's verdict for an error nothing classified (see `hint`).
  */
 export class OperationFailedError extends Error {
-  constructor(decision, idempotencyKey, lastOutcome, cause, words) {
+  constructor(decision, idempotencyKey, lastOutcome, cause, words, unknownVerdict) {
     const stackTraceLimit = Error.stackTraceLimit;
     if (withoutStack) Error.stackTraceLimit = 0;
     try {
-      super(compose(words), cause === undefined ? undefined : { cause });
+      super(compose(words) + hint(lastOutcome, unknownVerdict), cause === undefined ? undefined : { cause });
     } finally {
       if (withoutStack) Error.stackTraceLimit = stackTraceLimit;
     }
@@ -36,10 +37,18 @@ export class OperationFailedError extends Error {
   }
 }
 
+/**
+ * The core's hint when the last attempt raised an error nothing classified
+ * (`unknownVerdict`: the core's verdict for unknown errors, which the host
+ * reads from the wire tables and hands in; this module holds no wasm state).
+ */
+const hint = (lastOutcome, unknownVerdict) =>
+  unknownVerdict !== undefined && lastOutcome?.type === 'application' && lastOutcome.verdict === unknownVerdict ? `; ${unknownErrorHint()}` : '';
+
 /** The operation gave up: `reason` says why (attempts_exhausted, deadline_insufficient, ...). */
 export class GaveUpError extends OperationFailedError {
-  constructor(decision, idempotencyKey, lastOutcome, cause, words) {
-    super(decision, idempotencyKey, lastOutcome, cause, words);
+  constructor(decision, idempotencyKey, lastOutcome, cause, words, unknownVerdict) {
+    super(decision, idempotencyKey, lastOutcome, cause, words, unknownVerdict);
     this.reason = decision.reason;
   }
 }
@@ -49,8 +58,8 @@ export class ReconcileRequiredError extends OperationFailedError {}
 
 /** A conflict: re-read, recompute, and start a new operation before `deadlineMs`. */
 export class RestartRequiredError extends OperationFailedError {
-  constructor(decision, idempotencyKey, lastOutcome, cause, words) {
-    super(decision, idempotencyKey, lastOutcome, cause, words);
+  constructor(decision, idempotencyKey, lastOutcome, cause, words, unknownVerdict) {
+    super(decision, idempotencyKey, lastOutcome, cause, words, unknownVerdict);
     this.deadlineMs = decision.deadlineMs;
   }
 }

@@ -9,7 +9,7 @@ import { newDriver } from './driver.js';
 import { ENDINGS } from './endings.js';
 import { failureOf } from './failures.js';
 import { Host, after } from './host.js';
-import { driverKey } from './wire.js';
+import { NAMES, WIRE, driverKey } from './wire.js';
 import { abortAttempt } from './convert.js';
 
 /** The monotonic clock in whole milliseconds (as `ms` reads a time: floored). */
@@ -67,7 +67,8 @@ function ending(host, { decision, lastResult }, operation) {
   if (host.signal?.aborted && decision.reason === 'cancelled') return host.signal.reason;
   const key = keyOf(host);
   const words = _endingMessage(decision.type, decision.reason ?? '', decision.attempts, operation, key);
-  return new ENDINGS[decision.type](decision, key, lastResult?.outcome, host.errors[host.endToken], words);
+  const unknownVerdict = NAMES.verdicts[WIRE.UNKNOWN_ERROR_VERDICT];
+  return new ENDINGS[decision.type](decision, key, lastResult?.outcome, host.errors[host.endToken], words, unknownVerdict);
 }
 
 /** How an ending names a request: its method and URL, without credentials or fragment (as in every language). */
@@ -95,7 +96,8 @@ const RUN_IO = {
  * Runs `attempt(context)` whenever the core says so, and resolves to the
  * winner's value. The endings name the operation by the function's name
  * (`"operation"` for an anonymous one). An attempt that throws is read by the failure table, else
- * by `options.outcomeOfError(error)` (an Outcome, or nothing: not retryable).
+ * by `options.outcomeOfError(error)` (an Outcome, or nothing: the core's verdict
+ * for an unknown error, `ambiguous`).
  * Ends without a value reject with GaveUpError, ReconcileRequiredError or
  * RestartRequiredError; a cancel through `options.signal` with its reason.
  */
@@ -141,12 +143,12 @@ export function retryFetch(input, init = {}, options = {}) {
     // An invalid request (a bad URL, a bad header) is the caller's mistake: it
     // throws here, unchanged, before anything is sent.
     const request = new Request(input instanceof Request ? input.clone() : input, init);
-    // A key the caller already set is the operation's key: never replace it.
-    const callerKey = idempotencyKeyHeader ? request.headers.get(idempotencyKeyHeader) : null;
-    const keyed = { ...options, idempotencyKey: options.idempotencyKey ?? callerKey ?? undefined };
+    // A key the caller already set makes the request keyed by that exact key (the core's Policy::http_request).
+    const requestIdempotencyKey = (idempotencyKeyHeader ? request.headers.get(idempotencyKeyHeader) : null) ?? undefined;
     const signal = options.signal ?? init.signal ?? undefined;
     const primed = signal?.aborted !== true;
-    const driver = newDriver(policy, now(), driverOptions(keyed, { method: request.method, idempotent, oneShotBody, returnsResponses: true }), primed);
+    const extra = { method: request.method, idempotent, requestIdempotencyKey, oneShotBody, returnsResponses: true };
+    const driver = newDriver(policy, now(), driverOptions(options, extra), primed);
     const send = (entry) => {
       const headers = new Headers(request.headers);
       if (entry.sendIdempotencyKey && idempotencyKeyHeader) headers.set(idempotencyKeyHeader, keyOf(host));

@@ -36,7 +36,8 @@ const abortError = (message) => new DOMException(`retryplan: ${message}`, 'Abort
  *   token, value)` a response the core reads (which may throw for a value it
  *   cannot read: then `io.unreadable` is the failure);
  * - what it throws is named by `io.failureOf(error)` (the failure table), else
- *   by the caller's `outcomeOfError(error)` hook, else not retryable;
+ *   by the caller's `outcomeOfError(error)` hook, else the core's verdict for
+ *   an unknown error (`ambiguous`);
  * - `io.dispose(value)` releases a value the driver says to drop.
  * It calls the attempt itself, so that an error the attempt makes captures a
  * stack as short as a plain loop's (most of what making an error costs).
@@ -93,7 +94,7 @@ export class Host {
     this.received(entry, decided(receipt) === 'accepted', value, undefined, undefined, now);
   }
 
-  /** Attempt `entry` threw (or rejected with) `thrown`: the failure table first, then the hook (by default: not retryable). */
+  /** Attempt `entry` threw (or rejected with) `thrown`: the failure table first, then the hook (by default: the core's verdict for an unknown error, `ambiguous`). */
   threw(entry, thrown) {
     if (this.done) return;
     const failure = this.io.failureOf(thrown);
@@ -104,7 +105,8 @@ export class Host {
     } catch (hookError) {
       return this.abandon(hookError);
     }
-    if (outcome === undefined || outcome === null) return this.handIn(entry, WIRE.OUTCOME.application, WIRE.VERDICT.not_retryable, undefined, thrown);
+    // Nothing classified it: the core's one default for every language (Verdict::UNKNOWN_ERROR, `ambiguous`).
+    if (outcome === undefined || outcome === null) return this.handIn(entry, WIRE.OUTCOME.application, WIRE.UNKNOWN_ERROR_VERDICT, undefined, thrown);
     // A status goes by the object, whose reading refuses one no outcome holds.
     if (read(outcome) && words.kind !== WIRE.OUTCOME.http_status) return this.handIn(entry, words.kind, words.code, undefined, thrown);
     const now = this.clock();

@@ -66,7 +66,7 @@ export type Outcome =
   | { type: 'success' }
   | { type: 'http_status'; status: number; retryAfterMs?: number; /** The service's error code (AWS), 1 to 64 visible ASCII characters. */ errorCode?: string }
   | { type: 'grpc_status'; code: GrpcCode; pushback?: Pushback }
-  | { type: 'transport'; failure: TransportFailure }
+  | { type: 'transport'; failure: TransportFailure; /** A wait the server asked for with the failure, applied as a Retry-After is. */ retryAfterMs?: number }
   | { type: 'application'; verdict: Verdict }
   | { type: 'cancelled' };
 
@@ -492,6 +492,13 @@ export interface DriverOptions extends OperationOptions {
   method?: string;
   /** The caller's word for this request: it may (true) or may not (false) be repeated. Needs `method`. */
   idempotent?: boolean;
+  /**
+   * The value of the request's own Idempotency-Key header, as written: the request is keyed by that
+   * exact key unless `idempotent` says otherwise (the core's `Policy::http_request`). An empty one, or
+   * one that is neither a Structured Field String nor a bare visible-ASCII key, is refused
+   * (`invalid_argument`, name `Idempotency-Key`). Needs `method`.
+   */
+  requestIdempotencyKey?: string;
   /** "concurrent" by default. A "sequential" host is refused a hedging policy ("unsupported", field "hedging"). */
   concurrency?: Concurrency;
   /** Counters the driver updates as it decides (shared with every driver given the same Stats). */
@@ -667,7 +674,9 @@ export interface HelperOptions extends OperationOptions {
   /**
    * What an error an attempt threw means, when the failure table (`failureOf`)
    * does not know it: an Outcome (e.g. `{type: 'application', verdict:
-   * 'retryable'}`), or nothing for the default, not retryable.
+   * 'retryable'}`), or nothing for the default: the core's verdict for an
+   * unknown error, `ambiguous` (retried while the operation may repeat an
+   * attempt that may have had its effect, reconciled under an `unsafe` policy).
    */
   outcomeOfError?: (error: unknown) => Outcome | undefined | void;
   /** Called with each decision as the core makes it (each start, wait and the ending). */
@@ -682,7 +691,7 @@ export interface RunOptions<T = unknown> extends HelperOptions {
 /**
  * Runs one operation: calls `attempt(context)` whenever the core says so and
  * resolves to the winner's value. An attempt that throws is a failure, read
- * by the failure table, else by `outcomeOfError` (default: not retryable);
+ * by the failure table, else by `outcomeOfError` (default: `ambiguous`);
  * under a hedging policy attempts run concurrently, each with its own
  * AbortSignal. Rejects with GaveUpError, ReconcileRequiredError or
  * RestartRequiredError when there is no value, or with `signal.reason`.

@@ -41,10 +41,17 @@ export function read(outcome) {
       words.code = status;
       return true;
     }
-    case 'transport':
+    case 'transport': {
+      const { retryAfterMs } = outcome;
+      if (retryAfterMs != null) {
+        // A time, floored as every time the binding reads.
+        if (typeof retryAfterMs !== 'number' || !(retryAfterMs >= 0 && retryAfterMs <= Number.MAX_SAFE_INTEGER)) return false;
+        words.delay = Math.floor(retryAfterMs);
+      }
       words.kind = WIRE.OUTCOME.transport;
       words.code = index(0, outcome.failure) ?? WIRE.NONE;
       return words.code !== WIRE.NONE;
+    }
     case 'application':
       words.kind = WIRE.OUTCOME.application;
       words.code = index(1, outcome.verdict) ?? WIRE.NONE;

@@ -27,7 +27,7 @@ const ascii = new TextDecoder();
 export function loadWire() {
   const [numbers, inputFields, outputFields, inputKinds, outcomeKinds, actionKinds, endingKinds, failures, verdicts, transportFailures, abortReasons, giveUpReasons, receipts, held] =
     _wireTables();
-  const [version, none, hedge, sendIdempotencyKey, endingReturns, pushbackDoNotRetry, words] = numbers;
+  const [version, none, hedge, sendIdempotencyKey, endingReturns, pushbackDoNotRetry, words, unknownError] = numbers;
   if (version !== SPOKEN_VERSION) {
     throw new Error(`retryplan: the wasm speaks wire version ${version}, this host ${SPOKEN_VERSION}: reinstall the package`);
   }
@@ -46,6 +46,8 @@ export function loadWire() {
     HELD: numbered(held),
     RECEIPT: numbered(receipts),
     VERDICT: numbered(verdicts),
+    /** The verdict of an error nothing classified: the core's `Verdict::UNKNOWN_ERROR`. */
+    UNKNOWN_ERROR_VERDICT: unknownError,
   });
   NAMES = Object.freeze({ failures, verdicts, transportFailures, abortReasons, giveUpReasons, endingKinds, receipts });
   [memory, outputAt, keyAt] = _wireMemory();

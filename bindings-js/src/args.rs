@@ -228,7 +228,12 @@ pub(crate) fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
             code: grpc_code(&string_field(value, "code")?)?,
             pushback: pushback(&get(value, "pushback")?)?,
         },
-        "transport" => Outcome::Transport { failure: named("failure", &string_field(value, "failure")?)? },
+        "transport" => Outcome::Transport {
+            failure: named("failure", &string_field(value, "failure")?)?,
+            retry_after_ms: optional_number(value, "retryAfterMs")?
+                .map(|v| ms_number("retryAfterMs", v))
+                .transpose()?,
+        },
         "application" => Outcome::Application { verdict: named("verdict", &string_field(value, "verdict")?)? },
         "cancelled" => Outcome::Cancelled,
         _ => return Err(invalid_with("outcome.type", "outcome_type", &kind, &JsValue::UNDEFINED)),

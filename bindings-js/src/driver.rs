@@ -123,6 +123,7 @@ pub fn driver_new(
     dependency: u32,
     method: Option<String>,
     idempotent: Option<bool>,
+    request_key: Option<String>,
     one_shot_body: bool,
     concurrency: u32,
     stats: u32,
@@ -140,8 +141,8 @@ pub fn driver_new(
     handle_js(objects::policy(policy).and_then(|policy| {
         let mut operation = options.core()?;
         if let Some(method) = method {
-            operation =
-                operation.with_repeatability(policy.repeatability_for_http(&method, idempotent).map_err(js_error)?);
+            let request = policy.http_request(&method, idempotent, request_key.as_deref()).map_err(js_error)?;
+            operation = operation.with_http_request(request);
         }
         if one_shot_body {
             operation = operation.with_one_shot_body();

@@ -20,6 +20,9 @@ extern "C" {
     /// `{type}`, or `{type, [key]: name}` when `key` is not empty.
     #[wasm_bindgen(js_name = namedOutcome)]
     fn js_named_outcome(kind: &str, key: &str, name: &str) -> JsValue;
+    /// `{type: "transport", failure, retryAfterMs?}`.
+    #[wasm_bindgen(js_name = transportOutcome)]
+    fn js_transport_outcome(failure: &str, retry_after_ms: Option<f64>) -> JsValue;
     /// `{type: "grpc_status", code, pushback?}`: `{retryAfterMs}` or `"do_not_retry"` (`declined`).
     #[wasm_bindgen(js_name = grpcOutcome)]
     fn js_grpc_outcome(code: &str, retry_after_ms: Option<f64>, declined: bool) -> JsValue;
@@ -40,7 +43,7 @@ pub(crate) fn outcome_js(outcome: &Outcome) -> JsValue {
             };
             js_grpc_outcome(code.name(), delay, declined)
         }
-        Outcome::Transport { failure } => js_named_outcome("transport", "failure", failure.name()),
+        Outcome::Transport { failure, retry_after_ms } => js_transport_outcome(failure.name(), retry_after_ms.map(num)),
         Outcome::Application { verdict } => js_named_outcome("application", "verdict", verdict.name()),
         Outcome::Cancelled => js_named_outcome("cancelled", "", ""),
     }

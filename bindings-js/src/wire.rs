@@ -102,6 +102,8 @@ pub fn tables() -> Array {
         wire::ENDING_RETURNS,
         wire::PUSHBACK_DO_NOT_RETRY,
         OUTPUT_WORDS as i64,
+        // The verdict of an error nothing classified (Verdict::UNKNOWN_ERROR), by its place.
+        rp::Verdict::ALL.iter().position(|verdict| *verdict == rp::Verdict::UNKNOWN_ERROR).unwrap_or(0) as i64,
     ];
     let numbers: Array = numbers.iter().map(|number| JsValue::from_f64(*number as f64)).collect();
     [

@@ -79,8 +79,8 @@ test('run: the attempt context has the plan\'s fields, its key, and a lazy signa
   assert.equal(late.signal.reason.name, 'TimeoutError');
 });
 
-test('run: an attempt that throws is not retryable by default: GaveUpError with the error as its cause', async () => {
-  const boom = new TypeError('boom'); // a bug in the attempt, not a network error
+test('run: an attempt that throws an unknown error is ambiguous by default: retried, then GaveUpError naming the hook, the error as its cause', async () => {
+  const boom = new TypeError('boom'); // an error the failure table does not know
   let calls = 0;
   const error = await rejection(
     run(quick(), () => {
@@ -88,15 +88,24 @@ test('run: an attempt that throws is not retryable by default: GaveUpError with 
       throw boom;
     }),
   );
-  assert.equal(calls, 1);
+  assert.equal(calls, 3);
   assert.ok(error instanceof GaveUpError && error instanceof OperationFailedError && error instanceof Error);
   assert.equal(error.name, 'GaveUpError');
-  assert.equal(error.reason, 'not_retryable');
-  assert.equal(error.attempts, 1);
+  assert.equal(error.reason, 'attempts_exhausted');
+  assert.equal(error.attempts, 3);
   assert.equal(error.cause, boom);
-  assert.deepEqual(error.lastOutcome, { type: 'application', verdict: 'not_retryable' });
+  assert.deepEqual(error.lastOutcome, { type: 'application', verdict: 'ambiguous' });
+  assert.match(error.message, /return an outcome from outcomeOfError/);
   assert.match(error.idempotencyKey, /^[0-9a-f-]{36}$/);
-  assert.deepEqual(error.decision, { type: 'gave_up', reason: 'not_retryable', attempts: 1, remainingBudgetMs: error.decision.remainingBudgetMs, abortAttempts: [] });
+  assert.deepEqual(error.decision, { type: 'gave_up', reason: 'attempts_exhausted', attempts: 3, remainingBudgetMs: error.decision.remainingBudgetMs, abortAttempts: [] });
+  // A non-idempotent write (an unsafe policy) is never repeated after such an error: reconcile, naming the hook.
+  let writes = 0;
+  const reconcile = await rejection(run(quick({ idempotency: 'unsafe' }), () => {
+    writes += 1;
+    throw boom;
+  }));
+  assert.deepEqual([reconcile.name, writes], ['ReconcileRequiredError', 1]);
+  assert.match(reconcile.message, /return an outcome from outcomeOfError/);
   // Returning (anything, undefined included) is success.
   assert.equal(await run(quick(), () => undefined), undefined);
 });
@@ -361,7 +370,7 @@ test('run: an attempt that throws while a hedge runs ends the operation; the hed
           return Promise.reject(bug);
         }
         return new Promise(() => {});
-      }),
+      }, { outcomeOfError: () => ({ type: 'application', verdict: 'not_retryable' }) }), // a fatal error (an unknown one is ambiguous: not fatal)
     );
     assert.equal(error.reason, 'not_retryable');
     assert.equal(error.cause, bug);
@@ -391,5 +400,5 @@ test('run: plain values, promises and thenables give the same run; a then that t
     },
   };
   const error = await rejection(run(policy, () => thenThrows));
-  assert.deepEqual([error.reason, error.cause], ['not_retryable', unreadable]);
+  assert.deepEqual([error.reason, error.cause], ['attempts_exhausted', unreadable]);
 });

@@ -21,7 +21,7 @@ function resultOf(api, outcome, signal) {
 /** Runs one scenario against `url` and reports what was observed (plain data, so a page can hand it back). */
 export async function observe(api, scenario, url) {
   const policy = api.Policy.fromConfig(toCamel(scenario.policy));
-  const { method, body: text, body_bytes: bodyBytes } = scenario.request;
+  const { method, body: text, body_bytes: bodyBytes, headers } = scenario.request;
   // A large body as a Blob, made before the clock starts: Chromium copies a string (or bytes) body into each
   // request on the page's side, over a second per 16 MiB on a loaded machine, before the server sees anything.
   const body = bodyBytes === undefined ? text : new Blob(['x'.repeat(bodyBytes)]);
@@ -31,7 +31,7 @@ export async function observe(api, scenario, url) {
   const started = performance.now();
   let outcome;
   try {
-    outcome = await api.retryFetch(url, { method, body }, { policy, signal: controller.signal });
+    outcome = await api.retryFetch(url, { method, body, headers }, { policy, signal: controller.signal });
   } catch (error) {
     outcome = { error };
   }
@@ -80,6 +80,10 @@ export function check(expect, observed, log, server) {
   if (expect.idempotency_key === 'absent' && keys.some((key) => key !== null)) failures.push(`an idempotency key was sent: ${JSON.stringify(keys)}`);
   if (expect.idempotency_key === 'same' && (keys.some((key) => typeof key !== 'string') || new Set(keys).size !== 1)) {
     failures.push(`not the same idempotency key on every request: ${JSON.stringify(keys)}`);
+  }
+  const exactly = expect.idempotency_key?.exactly;
+  if (exactly !== undefined && (keys.length === 0 || keys.some((key) => key !== exactly))) {
+    failures.push(`not ${JSON.stringify(exactly)} on every request: ${JSON.stringify(keys)}`);
   }
   // A reason is checked where the scenario names one.
   const [[kind, want]] = Object.entries(expect.result);

@@ -280,6 +280,7 @@ function runDriver(api, testCase, failures, run) {
   if ('deadline_ms' in testCase) options.deadlineMs = field(testCase, 'deadline_ms', 'number');
   if ('method' in testCase) options.method = field(testCase, 'method', 'string');
   if ('idempotent_request' in testCase) options.idempotent = field(testCase, 'idempotent_request', 'boolean');
+  if ('request_idempotency_key' in testCase) options.requestIdempotencyKey = field(testCase, 'request_idempotency_key', 'string');
   if ('concurrency' in testCase) options.concurrency = field(testCase, 'concurrency', 'string');
   if ('one_shot_body' in testCase) options.oneShotBody = field(testCase, 'one_shot_body', 'boolean');
   if ('returns_responses' in testCase) options.returnsResponses = field(testCase, 'returns_responses', 'boolean');
@@ -291,6 +292,9 @@ function runDriver(api, testCase, failures, run) {
     return settle(testCase, ['expect_error', errorValue(api, error)], id, failures, run);
   }
   if ('expect' in testCase || 'expect_error' in testCase) failures.push(`${id}: the driver was made, but the case expects an error`);
+  if ('expect_idempotency_key' in testCase && driver.idempotencyKey !== testCase.expect_idempotency_key) {
+    failures.push(`${id}: idempotency key ${driver.idempotencyKey} != ${testCase.expect_idempotency_key}`);
+  }
   testCase.steps.forEach((step, index) => {
     const at = field(step, 'at_ms', 'number');
     const call = field(step, 'call', 'string');

@@ -43,8 +43,13 @@ pub enum Outcome {
         #[uniffi(default)]
         pushback: Option<Pushback>,
     },
-    /// The transport failed.
-    Transport { failure: TransportFailure },
+    /// The transport failed; `retry_after_ms` is a wait the server asked for
+    /// with the failure (applied as a Retry-After is).
+    Transport {
+        failure: TransportFailure,
+        #[uniffi(default)]
+        retry_after_ms: Option<i64>,
+    },
     /// The application judged the result itself.
     Application { verdict: Verdict },
     /// The caller abandoned the attempt and the operation.
@@ -69,7 +74,9 @@ impl TryFrom<Outcome> for rp::Outcome {
                     Some(Pushback::RetryAfterMs { ms }) => Some(rp::Pushback::RetryAfterMs(ms_in("pushback", ms)?)),
                 },
             },
-            Outcome::Transport { failure } => rp::Outcome::Transport { failure },
+            Outcome::Transport { failure, retry_after_ms } => {
+                rp::Outcome::Transport { failure, retry_after_ms: opt_ms_in("retry_after_ms", retry_after_ms)? }
+            }
             Outcome::Application { verdict } => rp::Outcome::Application { verdict },
             Outcome::Cancelled => rp::Outcome::Cancelled,
         })
@@ -88,7 +95,9 @@ impl From<rp::Outcome> for Outcome {
             rp::Outcome::GrpcStatus { code, pushback } => {
                 Outcome::GrpcStatus { code, pushback: pushback.map(Pushback::from) }
             }
-            rp::Outcome::Transport { failure } => Outcome::Transport { failure },
+            rp::Outcome::Transport { failure, retry_after_ms } => {
+                Outcome::Transport { failure, retry_after_ms: retry_after_ms.map(long_out) }
+            }
             rp::Outcome::Application { verdict } => Outcome::Application { verdict },
             rp::Outcome::Cancelled => Outcome::Cancelled,
         }

@@ -339,6 +339,20 @@ pub fn guidance_headers() -> Vec<String> {
     rp::GUIDANCE_HEADERS.iter().map(|name| (*name).to_owned()).collect()
 }
 
+/// The verdict every helper gives an error that neither its failure table nor
+/// its `outcomeOfError` hook classifies (the core's `Verdict::UNKNOWN_ERROR`:
+/// `AMBIGUOUS`).
+#[uniffi::export]
+pub fn unknown_error_verdict() -> rp::Verdict {
+    rp::Verdict::UNKNOWN_ERROR
+}
+
+/// What an ending says after such an error, naming the hook (`outcomeOfError`): the core's text.
+#[uniffi::export]
+pub fn unknown_error_hint() -> String {
+    rp::Verdict::unknown_error_hint("outcomeOfError").to_string()
+}
+
 /// The header carrying the operation's idempotency key (`Idempotency-Key`).
 #[uniffi::export]
 pub fn idempotency_key_header() -> String {

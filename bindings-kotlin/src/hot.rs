@@ -178,7 +178,14 @@ pub(crate) fn outcome(kind: i32, code: i32, guidance: i32, guidance_ms: i64) -> 
                 _ => return None,
             },
         },
-        3 => Outcome::Transport { failure: *TransportFailure::ALL.get(index?)? },
+        3 => Outcome::Transport {
+            failure: *TransportFailure::ALL.get(index?)?,
+            retry_after_ms: match guidance {
+                0 => None,
+                1 => Some(guidance_ms),
+                _ => return None,
+            },
+        },
         4 => Outcome::Application { verdict: *VERDICTS.get(index?)? },
         5 => Outcome::Cancelled,
         _ => return None,
@@ -187,7 +194,8 @@ pub(crate) fn outcome(kind: i32, code: i32, guidance: i32, guidance_ms: i64) -> 
 
 /// The verdicts in the order uniffi declares them (`lib.rs`): the Kotlin enum's
 /// ordinals. (`GrpcCode::ALL` and `TransportFailure::ALL` are in that order too.)
-pub(crate) const VERDICTS: [Verdict; 3] = [Verdict::Retryable, Verdict::NotRetryable, Verdict::Conflict];
+pub(crate) const VERDICTS: [Verdict; 4] =
+    [Verdict::Retryable, Verdict::NotRetryable, Verdict::Conflict, Verdict::Ambiguous];
 
 /// The Kotlin enum's ordinal of a give-up reason (its order in `lib.rs`).
 pub(crate) fn reason_index(reason: GiveUpReason) -> i64 {

@@ -81,6 +81,7 @@ pub enum Repeatability {
     Unknown,
     Idempotent,
     NotIdempotent,
+    Keyed,
     NotRetried { idempotent: bool },
 }
 

@@ -38,6 +38,30 @@ pub struct OperationOptions {
     /// where a retry was wanted.
     #[uniffi(default)]
     pub one_shot_body: bool,
+    /// What `Policy.httpRequest(method, idempotent, requestIdempotencyKey)`
+    /// made of an HTTP request: its repeatability and the key it carries
+    /// itself, applied over `repeatability` and `idempotencyKey`.
+    #[uniffi(default)]
+    pub http_request: Option<Arc<HttpRequest>>,
+}
+
+/// An HTTP request as the core reads it before its first attempt (the
+/// core's `Policy::http_request`): how it may be repeated, and the key the
+/// request carries in its own `Idempotency-Key` header, exactly as written.
+#[derive(Debug, uniffi::Object)]
+pub struct HttpRequest(pub(crate) rp::HttpRequest);
+
+#[uniffi::export]
+impl HttpRequest {
+    /// How the request may be repeated (`KEYED` when it carries its own key).
+    pub fn repeatability(&self) -> rp::Repeatability {
+        self.0.repeatability
+    }
+
+    /// The key of the request's own `Idempotency-Key` header, or null.
+    pub fn idempotency_key(&self) -> Option<String> {
+        self.0.idempotency_key.as_ref().map(|key| key.as_str().to_owned())
+    }
 }
 
 impl OperationOptions {
@@ -60,7 +84,11 @@ impl OperationOptions {
         if self.one_shot_body {
             core = core.with_one_shot_body();
         }
-        Ok(core.with_repeatability(self.repeatability.unwrap_or_default()))
+        let core = core.with_repeatability(self.repeatability.unwrap_or_default());
+        Ok(match self.http_request {
+            Some(request) => core.with_http_request(request.0.clone()),
+            None => core,
+        })
     }
 }
 

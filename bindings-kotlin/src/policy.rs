@@ -98,6 +98,21 @@ impl Policy {
         Ok(self.0.repeatability_for_http(&method, idempotent)?)
     }
 
+    /// The one rule for an HTTP request (the core's `Policy::http_request`):
+    /// the caller's word (`idempotent`), else the request's own
+    /// `Idempotency-Key` value (`requestIdempotencyKey`: keyed by that exact
+    /// key), else `retry_methods` or RFC 9110. Pass it in `OperationOptions.httpRequest`.
+    #[uniffi::method(default(idempotent = None, request_idempotency_key = None))]
+    pub fn http_request(
+        &self,
+        method: String,
+        idempotent: Option<bool>,
+        request_idempotency_key: Option<String>,
+    ) -> Result<std::sync::Arc<crate::operation::HttpRequest>> {
+        let request = self.0.http_request(&method, idempotent, request_idempotency_key.as_deref())?;
+        Ok(std::sync::Arc::new(crate::operation::HttpRequest(request)))
+    }
+
     /// True when the policy hedges: starts extra attempts while one still runs.
     pub fn has_hedging(&self) -> bool {
         self.0.hedging().is_some()

@@ -327,7 +327,7 @@ impl PyDriver {
 #[pymethods]
 impl PyDriver {
     #[new]
-    #[pyo3(signature = (policy, now = None, concurrency = None, *, now_ms = None, seed = None, idempotency_key = None, deadline = None, deadline_ms = None, dependency = None, method = None, idempotent = None, stats = None, record_events = false, returns_responses = false, one_shot_body = false))]
+    #[pyo3(signature = (policy, now = None, concurrency = None, *, now_ms = None, seed = None, idempotency_key = None, deadline = None, deadline_ms = None, dependency = None, method = None, idempotent = None, request_idempotency_key = None, stats = None, record_events = false, returns_responses = false, one_shot_body = false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         policy: &Bound<'_, PyAny>,
@@ -341,6 +341,7 @@ impl PyDriver {
         dependency: Option<&Bound<'_, PyAny>>,
         method: Option<&Bound<'_, PyAny>>,
         idempotent: Option<&Bound<'_, PyAny>>,
+        request_idempotency_key: Option<&Bound<'_, PyAny>>,
         stats: Option<&Bound<'_, PyAny>>,
         record_events: bool,
         returns_responses: bool,
@@ -354,12 +355,19 @@ impl PyDriver {
             Err(_) => Err(wrong_type("idempotent", "a bool or None", flag)),
         };
         let idempotent = idempotent.map(flag).transpose()?;
+        let request_key = request_idempotency_key
+            .filter(|key| !key.is_none())
+            .map(|key| str_arg("request_idempotency_key", key))
+            .transpose()?;
         match method {
             Some(method) => {
-                let repeatability = policy.repeatability_for_http(&str_arg("method", method)?, idempotent)?;
-                options = options.with_repeatability(repeatability);
+                let request = policy.http_request(&str_arg("method", method)?, idempotent, request_key.as_deref())?;
+                options = options.with_http_request(request);
             }
             None if idempotent.is_some() => return Err(invalid("idempotent", "needs the request's method".to_owned())),
+            None if request_key.is_some() => {
+                return Err(invalid("request_idempotency_key", "needs the request's method".to_owned()))
+            }
             None => {}
         }
         if one_shot_body {

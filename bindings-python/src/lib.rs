@@ -111,6 +111,9 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("IDEMPOTENCY_KEY_HEADER", IDEMPOTENCY_KEY_HEADER)?;
     m.add("REQUEST_ID_HEADER", REQUEST_ID_HEADER)?;
     m.add("MAX_MS", MAX_MS)?;
+    // What every helper makes of an error nothing classified, and what its ending then says.
+    m.add("UNKNOWN_ERROR_VERDICT", retryplan::value::Named::name(retryplan::Verdict::UNKNOWN_ERROR))?;
+    m.add("UNKNOWN_ERROR_HINT", retryplan::Verdict::unknown_error_hint("outcome_of_error=").to_string())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -70,16 +70,23 @@ impl PyOutcome {
         Ok(outcome(Outcome::GrpcStatus { code, pushback }))
     }
 
-    /// The transport failed: `not_sent`, `connection_lost` or `timed_out`.
+    /// The transport failed: `not_sent`, `connection_lost` or `timed_out`; `retry_after_ms` is a wait the server
+    /// asked for with the failure (applied as a Retry-After is).
     #[staticmethod]
-    fn transport(failure: &Bound<'_, PyAny>) -> Res<PyOutcome> {
-        Ok(outcome(Outcome::Transport { failure: by_name("failure", failure)? }))
+    #[pyo3(signature = (failure, retry_after_ms = None))]
+    fn transport(failure: &Bound<'_, PyAny>, retry_after_ms: Option<&Bound<'_, PyAny>>) -> Res<PyOutcome> {
+        let failure = by_name("failure", failure)?;
+        let retry_after_ms = retry_after_ms.map(|ms| ms_arg("retry_after_ms", ms)).transpose()?;
+        Ok(outcome(Outcome::Transport { failure, retry_after_ms }))
     }
 
-    /// A failure of the shared vocabulary by name (`dns_lookup_failed`, `connection_lost`, ...; see `FAILURES`).
+    /// A failure of the shared vocabulary by name (`dns_lookup_failed`, `connection_lost`, ...; see `FAILURES`),
+    /// with the wait the server asked for along with it, if any (`retry_after_ms`; none for `cancelled`).
     #[staticmethod]
-    fn failure(name: &Bound<'_, PyAny>) -> Res<PyOutcome> {
-        Ok(outcome(by_name::<Failure>("failure", name)?.outcome()))
+    #[pyo3(signature = (name, retry_after_ms = None))]
+    fn failure(name: &Bound<'_, PyAny>, retry_after_ms: Option<&Bound<'_, PyAny>>) -> Res<PyOutcome> {
+        let retry_after_ms = retry_after_ms.map(|ms| ms_arg("retry_after_ms", ms)).transpose()?;
+        Ok(outcome(by_name::<Failure>("failure", name)?.outcome_after(retry_after_ms)?))
     }
 
     /// The application's own verdict: `retryable`, `not_retryable` or `conflict`.

@@ -128,8 +128,9 @@ pub(crate) struct Ctx<'a, 'py> {
     observe: bool,
 }
 
-fn not_retryable() -> Outcome {
-    Outcome::Application { verdict: Verdict::NotRetryable }
+/// What an error nothing classified means: the core's one default (`Verdict::UNKNOWN_ERROR`).
+fn unknown_error() -> Outcome {
+    Outcome::Application { verdict: Verdict::UNKNOWN_ERROR }
 }
 
 /// What a hook returned: an Outcome, or None for `default`.
@@ -270,7 +271,8 @@ impl<'a, 'py> Ctx<'a, 'py> {
         self.poll_at(now)
     }
 
-    /// What an attempt's error means: the failure table, else the hook, else `not_retryable`. An invalid
+    /// What an attempt's error means: the failure table, else the hook, else the core's verdict for an
+    /// unknown error (`ambiguous`). An invalid
     /// request (a bad URL or header) ends the operation and is raised again unchanged.
     pub(crate) fn outcome_of(&self, error: &Bound<'py, PyAny>) -> PyResult<Meaning> {
         let (py, shared) = (self.py, self.s().shared);
@@ -286,8 +288,8 @@ impl<'a, 'py> Ctx<'a, 'py> {
             return Err(PyErr::from_value(error.clone()));
         }
         Ok(Meaning::Outcome(match &self.s().outcome_of_error {
-            Some(hook) => outcome_arg(&hook.bind(py).call1((error,))?, not_retryable())?,
-            None => not_retryable(),
+            Some(hook) => outcome_arg(&hook.bind(py).call1((error,))?, unknown_error())?,
+            None => unknown_error(),
         }))
     }
 

@@ -129,7 +129,7 @@ def outcome_of(value: Dict[str, Any]) -> Outcome:
             pushback = Pushback.retry_after(raw["retry_after_ms"])
         return Outcome.grpc_status(value["code"], pushback)
     if kind == "transport":
-        return Outcome.transport(value["failure"])
+        return Outcome.transport(value["failure"], value.get("retry_after_ms"))
     if kind == "application":
         return Outcome.application(value["verdict"])
     if kind == "cancelled":
@@ -243,7 +243,7 @@ def typed_action(action: Any) -> Any:
 def run_driver(case: Dict[str, Any], in_seconds: bool) -> None:
     stats = Stats()
     kwargs: Dict[str, Any] = {"seed": case["seed"], "stats": stats, "record_events": True}
-    for key in ("idempotency_key", "method", "concurrency", "returns_responses", "one_shot_body"):
+    for key in ("idempotency_key", "method", "request_idempotency_key", "concurrency", "returns_responses", "one_shot_body"):
         if key in case:
             kwargs[key] = case[key]
     if "idempotent_request" in case:
@@ -259,6 +259,8 @@ def run_driver(case: Dict[str, Any], in_seconds: bool) -> None:
         settle(case, lambda: Driver(policy_of(case), **start, **kwargs), case["id"])
         return
     driver = Driver(policy_of(case), **start, **kwargs)
+    if "expect_idempotency_key" in case:
+        assert driver.idempotency_key == case["expect_idempotency_key"], f"{case['id']}: idempotency key"
     for index, step in enumerate(case["steps"]):
         at = {"now": seconds(step["at_ms"])} if in_seconds else {"now_ms": step["at_ms"]}
         call = step["call"]

@@ -73,17 +73,53 @@ def test_decorator_gives_up_with_the_ending_and_cause() -> None:
     assert len(error.idempotency_key) == 36  # the operation's key, drawn from the seed
 
 
-def test_unknown_exceptions_are_not_retried() -> None:
-    calls = []
+def test_unknown_exceptions_are_ambiguous_retried_then_named_in_the_ending() -> None:
+    # The core's one default (Verdict::UNKNOWN_ERROR): retried under a safe policy, every attempt used.
+    calls, clock = [], FakeClock()
 
-    @retryplan.retry(POLICY, seed=1)
+    @retryplan.retry(POLICY, seed=1, clock=clock, sleep=clock.sleep)
     def buggy() -> None:
         calls.append(1)
         raise KeyError("bug")
 
     with pytest.raises(GaveUpError) as raised:
         buggy()
-    assert raised.value.reason == "not_retryable" and len(calls) == 1 and isinstance(raised.value.__cause__, KeyError)
+    assert raised.value.reason == "attempts_exhausted" and len(calls) == 4 and isinstance(raised.value.__cause__, KeyError)
+    assert raised.value.last_outcome == Outcome.application("ambiguous")
+    assert str(raised.value).endswith(retryplan.UNKNOWN_ERROR_HINT) and "outcome_of_error=" in str(raised.value)
+
+
+def test_an_unknown_exception_of_a_non_idempotent_write_reconciles() -> None:
+    calls, clock = [], FakeClock()
+    unsafe = Policy(max_attempts=4, jitter={"kind": "none"}, idempotency="unsafe")
+
+    @retryplan.retry(unsafe, seed=1, clock=clock, sleep=clock.sleep)
+    def write() -> None:
+        calls.append(1)
+        raise KeyError("bug")
+
+    with pytest.raises(retryplan.ReconcileRequired) as raised:
+        write()
+    assert len(calls) == 1 and "outcome_of_error=" in str(raised.value)
+
+
+def test_the_readme_s_first_example_with_an_unknown_exception() -> None:
+    # bindings-python/README.md's first example (the checkout profile, keyed) when the call raises an
+    # exception the failure table does not know: retried as the README's behaviour table says.
+    class Unknown(Exception):
+        pass
+
+    calls, clock = [], FakeClock()
+    checkout = retryplan.Policy.from_profile("checkout")
+
+    @retryplan.retry(checkout, seed=1, clock=clock, sleep=clock.sleep)
+    def place_order() -> None:
+        calls.append(1)
+        raise Unknown("unknown")
+
+    with pytest.raises(GaveUpError) as raised:
+        place_order()
+    assert len(calls) == checkout.to_dict()["max_attempts"] and raised.value.reason == "attempts_exhausted"
 
 
 def test_outcome_of_result_and_custom_mapping() -> None:
@@ -282,13 +318,16 @@ def test_the_hook_decides_only_what_the_failure_table_does_not_know() -> None:
     assert flaky() == "done"
     assert [type(error) for error in seen] == [AppError, AppError]  # ConnectionRefusedError is the table's
 
-    @retryplan.retry(POLICY, seed=1, outcome_of_error=lambda error: None)
+    later = FakeClock()
+
+    @retryplan.retry(POLICY, seed=1, clock=later, sleep=later.sleep, outcome_of_error=lambda error: None)
     def unknown() -> None:
         raise AppError("bug")
 
     with pytest.raises(GaveUpError) as raised:
         unknown()
-    assert raised.value.reason == "not_retryable" and raised.value.attempts == 1
+    # None from the hook is the core's default for an unknown error: ambiguous, retried to the last attempt.
+    assert raised.value.reason == "attempts_exhausted" and raised.value.attempts == 4
 
 
 def test_outcome_of_exception_is_a_deprecated_alias_of_outcome_of_error() -> None:

@@ -94,9 +94,9 @@ def run_sync(scenario: Dict[str, Any], url: str, library: str = "httpx") -> Tupl
         request = scenario["request"]
         body = body_of(request)
         if library == "requests":
-            response = client.request(request["method"], url, data=body)
+            response = client.request(request["method"], url, data=body, headers=request.get("headers"))
         else:
-            response = client.request(request["method"], url, content=body)
+            response = client.request(request["method"], url, content=body, headers=request.get("headers"))
         if expect_of(scenario, sequential=True).get("read_body"):
             read_body(response)
         return "returns", response, time.monotonic() - started
@@ -147,7 +147,7 @@ def run_async(scenario: Dict[str, Any], url: str) -> Tuple[str, Any, float]:
         async with httpx.AsyncClient(transport=AsyncRetryTransport(policy=policy), follow_redirects=True) as client:
             request = scenario["request"]
             started = time.monotonic()
-            task = asyncio.ensure_future(client.request(request["method"], url, content=body_of(request)))
+            task = asyncio.ensure_future(client.request(request["method"], url, content=body_of(request), headers=request.get("headers")))
             cancel_after = scenario.get("caller", {}).get("cancel_after_ms")
             if cancel_after is not None:
                 asyncio.get_running_loop().call_later(cancel_after / 1000, task.cancel)
@@ -208,6 +208,9 @@ def test_scenario(port: int, scenario: Dict[str, Any], transport: str) -> None:
         assert keys == [None] * len(seen), f"{label}: keys {keys}"
     elif expect.get("idempotency_key") == "same":
         assert keys and keys[0] and keys == [keys[0]] * len(seen), f"{label}: keys {keys}"
+    elif isinstance(expect.get("idempotency_key"), dict):
+        exactly = expect["idempotency_key"]["exactly"]
+        assert keys and keys == [exactly] * len(seen), f"{label}: keys {keys}, expected {exactly!r} on each"
     if "body" in expect:
         assert value.text == expect["body"], f"{label}: body {value.text!r}"
     bounds = expect["elapsed_ms"]

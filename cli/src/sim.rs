@@ -112,9 +112,9 @@ impl Reply {
             Reply::UnavailableRetryAfter(ms) => {
                 Outcome::HttpStatus { status: 503, retry_after_ms: Some(u64::from(ms)), error_code: None }
             }
-            Reply::TimedOut => Outcome::Transport { failure: TransportFailure::TimedOut },
-            Reply::Refused => Outcome::Transport { failure: TransportFailure::NotSent },
-            Reply::Reset => Outcome::Transport { failure: TransportFailure::ConnectionLost },
+            Reply::TimedOut => Outcome::Transport { failure: TransportFailure::TimedOut, retry_after_ms: None },
+            Reply::Refused => Outcome::Transport { failure: TransportFailure::NotSent, retry_after_ms: None },
+            Reply::Reset => Outcome::Transport { failure: TransportFailure::ConnectionLost, retry_after_ms: None },
         }
     }
 }

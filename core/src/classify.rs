@@ -12,7 +12,7 @@
 //! | a status in `retry_on` whose `server_guidance.statuses` rule `requires_guidance`, answered without guidance | not retryable |
 //! | [`TransportFailure::NotSent`] | never ambiguous: the request never left |
 //! | [`TransportFailure::ConnectionLost`], [`TransportFailure::TimedOut`] | always ambiguous |
-//! | [`Verdict`] from the application | as it says (never ambiguous) |
+//! | [`Verdict`] from the application | as it says (never ambiguous), but [`Verdict::Ambiguous`] (an error nothing classified): retryable and ambiguous |
 //! | [`Outcome::Cancelled`] | the caller gave up |
 //! | anything else | not retryable |
 
@@ -26,12 +26,13 @@ use crate::policy::Policy;
 use crate::retry_after::Pushback;
 
 impl crate::named::Named for Verdict {
-    const ALL: &'static [Self] = &[Verdict::Retryable, Verdict::NotRetryable, Verdict::Conflict];
+    const ALL: &'static [Self] = &[Verdict::Retryable, Verdict::NotRetryable, Verdict::Conflict, Verdict::Ambiguous];
     fn name(self) -> &'static str {
         match self {
             Verdict::Retryable => "retryable",
             Verdict::NotRetryable => "not_retryable",
             Verdict::Conflict => "conflict",
+            Verdict::Ambiguous => "ambiguous",
         }
     }
 }
@@ -47,6 +48,40 @@ pub enum Verdict {
     NotRetryable,
     /// State changed underneath: re-read, recompute, redo the unit.
     Conflict,
+    /// Nobody can tell what happened: the attempt failed in a way no table
+    /// or hook classified (an exception a helper's failure table does not
+    /// know), so it may have had its effect, and another attempt may help.
+    /// Retryable and ambiguous: repeated while the operation may repeat an
+    /// ambiguous attempt (a `safe`, `idempotent` or `keyed` operation, what a
+    /// function wrapper declares by default), and answered with reconcile
+    /// when it may not (`unsafe`: the caller said the call is a
+    /// non-idempotent write). What every helper in every language makes of
+    /// an error it does not know ([`Verdict::UNKNOWN_ERROR`]).
+    Ambiguous,
+}
+
+impl Verdict {
+    /// The verdict every helper gives an error that neither its platform's
+    /// failure table nor the caller's hook classifies: one default for every
+    /// language. Wrapping a function in a retry helper is the caller saying
+    /// it may run again (tenacity, p-retry and Resilience4j retry any
+    /// exception), but a write is still a write: the failure is ambiguous, so
+    /// an `unsafe` operation answers reconcile instead of repeating it.
+    pub const UNKNOWN_ERROR: Verdict = Verdict::Ambiguous;
+
+    /// What an ending says after such an error, naming the helper's hook
+    /// that classifies errors (`hook`: `outcome_of_error=` in Python,
+    /// `outcomeOfError` in JavaScript and Kotlin): every language renders this
+    /// one text.
+    ///
+    /// ```
+    /// let hint = retryplan::Verdict::unknown_error_hint("outcomeOfError").to_string();
+    /// assert!(hint.contains("return an outcome from outcomeOfError"));
+    /// ```
+    #[must_use]
+    pub fn unknown_error_hint(hook: &str) -> crate::message::Message {
+        message!(UnknownErrorHint, alloc::string::String::from(hook))
+    }
 }
 
 /// What the caller saw when an attempt ended.
@@ -81,6 +116,14 @@ pub enum Outcome {
     Transport {
         /// How it failed.
         failure: TransportFailure,
+        /// A wait the server asked for with the failure, in milliseconds from
+        /// now (a transient error that came with a retry-after, as smithy-rs's
+        /// `RetryReason::RetryableError { retry_after }`): applied exactly as
+        /// an HTTP Retry-After is, by the policy's `server_guidance` section
+        /// (`honor`, `cap_ms` and `above_cap`, the mode, `max_above_backoff_ms`;
+        /// per-status rules are for HTTP statuses only).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retry_after_ms: Option<u64>,
     },
     /// The application judged the result itself.
     Application {
@@ -124,7 +167,7 @@ pub enum Class {
 /// ```
 /// use retryplan::{classify, Class, Outcome, Policy, TransportFailure};
 /// let policy = Policy::default();
-/// let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost };
+/// let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost, retry_after_ms: None };
 /// assert_eq!(classify(&policy, &lost), Ok(Class::Retryable { ambiguous: true, throttling: false }));
 /// let teapot = Outcome::HttpStatus { status: 418, retry_after_ms: None, error_code: None };
 /// assert_eq!(classify(&policy, &teapot), Ok(Class::NotRetryable));
@@ -172,7 +215,7 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
                 Class::NotRetryable
             }
         }
-        Outcome::Transport { failure } => {
+        Outcome::Transport { failure, .. } => {
             if sets.retry_transport.contains(failure) {
                 Class::Retryable { ambiguous: failure.may_have_been_processed(), throttling: false }
             } else {
@@ -183,6 +226,7 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
             Verdict::Retryable => Class::Retryable { ambiguous: false, throttling: false },
             Verdict::NotRetryable => Class::NotRetryable,
             Verdict::Conflict => Class::Conflict,
+            Verdict::Ambiguous => Class::Retryable { ambiguous: true, throttling: false },
         },
         Outcome::Cancelled => Class::Cancelled,
     })
@@ -235,7 +279,7 @@ mod tests {
         let grpc = |code| classify(&policy, &Outcome::GrpcStatus { code, pushback: None });
         assert_eq!(grpc(GrpcCode::ResourceExhausted), Ok(Class::Retryable { ambiguous: false, throttling: false }));
         assert_eq!(grpc(GrpcCode::Aborted), Ok(Class::NotRetryable));
-        let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost };
+        let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost, retry_after_ms: None };
         assert_eq!(classify(&policy, &lost), Ok(Class::NotRetryable));
     }
 }

@@ -23,6 +23,8 @@
 //! mapping hook (default: not retryable).
 
 use crate::classify::{Outcome, TransportFailure};
+use crate::error::Error;
+use crate::message::message;
 use crate::named::Named;
 
 /// What a host saw go wrong with an attempt, named the same in every language.
@@ -108,8 +110,10 @@ impl Failure {
     ///
     /// ```
     /// use retryplan::{Failure, Outcome, TransportFailure};
-    /// assert_eq!(Failure::DnsLookupFailed.outcome(), Outcome::Transport { failure: TransportFailure::NotSent });
-    /// assert_eq!(Failure::BodyBroken.outcome(), Outcome::Transport { failure: TransportFailure::ConnectionLost });
+    /// let not_sent = Outcome::Transport { failure: TransportFailure::NotSent, retry_after_ms: None };
+    /// assert_eq!(Failure::DnsLookupFailed.outcome(), not_sent);
+    /// let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost, retry_after_ms: None };
+    /// assert_eq!(Failure::BodyBroken.outcome(), lost);
     /// ```
     #[must_use]
     pub fn outcome(self) -> Outcome {
@@ -126,7 +130,32 @@ impl Failure {
             Failure::ReadTimeout | Failure::AttemptTimedOut => TransportFailure::TimedOut,
             Failure::Cancelled => return Outcome::Cancelled,
         };
-        Outcome::Transport { failure }
+        Outcome::Transport { failure, retry_after_ms: None }
+    }
+
+    /// The failure's outcome with a wait the server asked for along with it
+    /// (`retry_after_ms`, ms from now; see [`Outcome::Transport`]).
+    ///
+    /// ```
+    /// use retryplan::{Failure, Outcome, TransportFailure};
+    /// let timed_out = Outcome::Transport { failure: TransportFailure::TimedOut, retry_after_ms: Some(1_500) };
+    /// assert_eq!(Failure::ReadTimeout.outcome_after(Some(1_500)), Ok(timed_out));
+    /// assert_eq!(Failure::ConnectionLost.outcome_after(None), Ok(Failure::ConnectionLost.outcome()));
+    /// assert!(Failure::Cancelled.outcome_after(Some(1_500)).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming `retry_after_ms` for
+    /// [`Failure::Cancelled`] with a wait: the caller's cancel carries no
+    /// server guidance.
+    pub fn outcome_after(self, retry_after_ms: Option<u64>) -> Result<Outcome, Error> {
+        match (self.outcome(), retry_after_ms) {
+            (Outcome::Transport { failure, .. }, retry_after_ms) => Ok(Outcome::Transport { failure, retry_after_ms }),
+            (outcome, None) => Ok(outcome),
+            (_, Some(_)) => {
+                Err(Error::InvalidArgument { name: "retry_after_ms", rule: message!(CancelHasNoServerDelay) })
+            }
+        }
     }
 }
 
@@ -163,7 +192,7 @@ mod tests {
     fn nothing_sent_is_never_ambiguous_and_anything_sent_is() {
         for failure in Failure::ALL {
             match failure.outcome() {
-                Outcome::Transport { failure: transport } => {
+                Outcome::Transport { failure: transport, retry_after_ms: None } => {
                     let before_sending = matches!(
                         failure,
                         Failure::DnsLookupFailed

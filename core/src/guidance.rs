@@ -1,5 +1,5 @@
 //! Server guidance (HTTP Retry-After and the other guidance headers, gRPC
-//! pushback): a floor for the next delay (or, in modes `a6` and `replace`,
+//! pushback, a transport failure's `retry_after_ms`): a floor for the next delay (or, in modes `a6` and `replace`,
 //! the delay itself), bounded by the policy's `server_guidance` section.
 //!
 //! In order: a per-status rule (`server_guidance.statuses`) replaces
@@ -49,6 +49,7 @@ impl ServerGuidance {
         }
         let requested_ms = match *outcome {
             Outcome::HttpStatus { retry_after_ms: Some(ms), .. }
+            | Outcome::Transport { retry_after_ms: Some(ms), .. }
             | Outcome::GrpcStatus { pushback: Some(Pushback::RetryAfterMs(ms)), .. } => ms,
             Outcome::GrpcStatus { pushback: Some(Pushback::DoNotRetry), .. } => return ServerDelay::DoNotRetry,
             _ => return ServerDelay::None,

@@ -11,9 +11,11 @@
 //!   the operation's idempotency is keyed or unsafe (the server deduplicates
 //!   by it, or records it so the outcome can be reconciled); the same key on
 //!   every attempt. The driver's start action says so per attempt.
-//! - If the caller already set that header, its value is the operation's key
-//!   ([`IdempotencyKey::new`](crate::IdempotencyKey::new) checks it): never
-//!   replace a key the caller chose.
+//! - If the caller already set that header, the request is keyed and the
+//!   header's value, exactly as written, is the operation's key
+//!   ([`Policy::http_request`], one call for every helper): never replace a
+//!   key the caller chose, and never treat a request that carries one as
+//!   unkeyed.
 //! - Send a fresh request id per attempt in [`REQUEST_ID_HEADER`].
 //! - Read server guidance from the response headers named in
 //!   [`GUIDANCE_HEADERS`], through [`Outcome::from_http_response`], which
@@ -55,6 +57,7 @@ use crate::error::Error;
 use crate::error_code::{error_code_from_response, ErrorCode};
 use crate::failure::Failure;
 use crate::message::message;
+use crate::operation::IdempotencyKey;
 use crate::policy::{Idempotency, Policy};
 use crate::rate_limit::{parse_rate_limit, quota_left, reset_header};
 use crate::retry_after::{parse_retry_after_ms_header, parse_retry_after_with, RetryAfterReading};
@@ -106,7 +109,7 @@ impl Outcome {
     /// let headers = [("retry-after", "2"), ("retry-after-ms", "oops")];
     /// let lookup = |name: &str| headers.iter().find(|(key, _)| *key == name).map(|(_, value)| *value);
     /// assert_eq!(Outcome::from_http_response(503, lookup, 0), Outcome::HttpStatus { status: 503, retry_after_ms: Some(2_000), error_code: None });
-    /// assert_eq!(Outcome::from_http_response(999, lookup, 0), Outcome::Transport { failure: TransportFailure::ConnectionLost });
+    /// assert_eq!(Outcome::from_http_response(999, lookup, 0), Outcome::Transport { failure: TransportFailure::ConnectionLost, retry_after_ms: None });
     /// ```
     #[must_use]
     pub fn from_http_response<'a>(
@@ -287,6 +290,66 @@ impl Policy {
     }
 }
 
+/// What an HTTP helper makes of a request before its first attempt
+/// ([`Policy::http_request`]): how it may be repeated, and the key the
+/// request itself carries. Hand it to the operation with
+/// [`OperationOptions::with_http_request`](crate::OperationOptions::with_http_request).
+#[derive(Clone, Debug)]
+pub struct HttpRequest {
+    /// How the request may be repeated.
+    pub repeatability: Repeatability,
+    /// The key the caller set in the request's own `Idempotency-Key` header,
+    /// exactly as written: the operation's key, sent on every attempt.
+    pub idempotency_key: Option<IdempotencyKey>,
+}
+
+impl Policy {
+    /// The one rule every HTTP helper applies to a request: its method, the
+    /// caller's word for it (`caller_says_idempotent`, per request) and the
+    /// value of its own `Idempotency-Key` header, if it has one
+    /// (`request_idempotency_key`).
+    ///
+    /// 1. The caller's word comes first, as in [`Policy::repeatability_for_http`].
+    /// 2. Else a request that carries its own key is [`Repeatability::Keyed`]:
+    ///    the server deduplicates by that key (Stripe-style APIs), so the
+    ///    header alone is enough, whatever the method or `retry_methods`.
+    /// 3. Else [`Policy::repeatability_for_http`] (`retry_methods`, then RFC 9110).
+    ///
+    /// The header's key is the operation's key in every case (read by
+    /// [`IdempotencyKey::from_request_header`]).
+    ///
+    /// ```
+    /// use retryplan::{http::Repeatability, Policy};
+    /// let policy = Policy::default();
+    /// let request = policy.http_request("POST", None, Some("order-5001")).unwrap();
+    /// assert_eq!(request.repeatability, Repeatability::Keyed);
+    /// assert_eq!(request.idempotency_key.unwrap().as_str(), "order-5001");
+    /// let unkeyed = policy.http_request("POST", None, None).unwrap();
+    /// assert_eq!((unkeyed.repeatability, unkeyed.idempotency_key.is_none()), (Repeatability::NotIdempotent, true));
+    /// let error = policy.http_request("POST", None, Some("")).unwrap_err();
+    /// assert!(error.to_string().starts_with("invalid argument `Idempotency-Key`: is empty"));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming `method` when it is not a method
+    /// token, or `Idempotency-Key` when the request's key is empty or neither
+    /// a Structured Field String nor a bare visible-ASCII key.
+    pub fn http_request(
+        &self,
+        method: &str,
+        caller_says_idempotent: Option<bool>,
+        request_idempotency_key: Option<&str>,
+    ) -> Result<HttpRequest, Error> {
+        let repeatability = self.repeatability_for_http(method, caller_says_idempotent)?;
+        let idempotency_key = request_idempotency_key.map(IdempotencyKey::from_request_header).transpose()?;
+        let repeatability = match (caller_says_idempotent, &idempotency_key) {
+            (None, Some(_)) => Repeatability::Keyed,
+            _ => repeatability,
+        };
+        Ok(HttpRequest { repeatability, idempotency_key })
+    }
+}
+
 /// Whether the request an operation sends may be repeated by its protocol's
 /// own rules. An input to [`OperationOptions`](crate::OperationOptions): the
 /// engine combines it with the policy's [`Idempotency`] once, for every helper.
@@ -301,6 +364,10 @@ pub enum Repeatability {
     /// Repeating it may repeat its effect (POST, PATCH, CONNECT, any method
     /// RFC 9110 does not call idempotent).
     NotIdempotent,
+    /// The request carries its own idempotency key (the caller set the
+    /// `Idempotency-Key` header): the server deduplicates by it, so it may be
+    /// repeated as a `keyed` policy's requests are ([`Policy::http_request`]).
+    Keyed,
     /// The policy's `retry_methods` does not list the method: the request is
     /// tried again only when it never left or the application judges the
     /// failure retryable (see [`Policy::repeatability_for_http`]).
@@ -336,10 +403,16 @@ impl Repeatability {
 
     /// The idempotency an operation runs with: the policy's, except that a
     /// request that is not idempotent makes a `safe` or `idempotent` policy
-    /// `unsafe` (a `keyed` policy sends the key, so the server deduplicates).
+    /// `unsafe` (a `keyed` policy sends the key, so the server deduplicates),
+    /// and a request with its own key makes any policy but `unsafe` `keyed`
+    /// (an `unsafe` policy says this operation is never repeated after it may
+    /// have happened, key or not; the caller's per-request `idempotent` word
+    /// does not override it either).
     #[must_use]
     pub fn effective(self, policy: Idempotency) -> Idempotency {
         match (self, policy) {
+            (Repeatability::Keyed, Idempotency::Unsafe) => Idempotency::Unsafe,
+            (Repeatability::Keyed, _) => Idempotency::Keyed,
             (
                 Repeatability::NotIdempotent | Repeatability::NotRetried { idempotent: false },
                 Idempotency::Safe | Idempotency::Idempotent,
@@ -415,6 +488,10 @@ mod tests {
         assert_eq!(post.effective(Idempotency::Idempotent), Idempotency::Unsafe);
         assert_eq!(post.effective(Idempotency::Keyed), Idempotency::Keyed);
         assert_eq!(post.effective(Idempotency::Unsafe), Idempotency::Unsafe);
+        for policy in [Idempotency::Safe, Idempotency::Idempotent, Idempotency::Keyed] {
+            assert_eq!(Repeatability::Keyed.effective(policy), Idempotency::Keyed);
+        }
+        assert_eq!(Repeatability::Keyed.effective(Idempotency::Unsafe), Idempotency::Unsafe);
         for policy in [Idempotency::Safe, Idempotency::Idempotent, Idempotency::Keyed, Idempotency::Unsafe] {
             assert_eq!(Repeatability::Idempotent.effective(policy), policy);
             assert_eq!(Repeatability::Unknown.effective(policy), policy);

@@ -87,8 +87,8 @@ pub use grpc_timeout::{
     read_call_deadline, CallDeadline, MAX_GRPC_TIMEOUT_NS,
 };
 pub use http::{
-    Repeatability, AWS_ERROR_TYPE_HEADER, AWS_RETRY_AFTER_HEADER, GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER,
-    REQUEST_ID_HEADER, RETRY_AFTER_MS_HEADERS,
+    HttpRequest, Repeatability, AWS_ERROR_TYPE_HEADER, AWS_RETRY_AFTER_HEADER, GUIDANCE_HEADERS,
+    IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RETRY_AFTER_MS_HEADERS,
 };
 pub use operation::{IdempotencyKey, Operation, OperationOptions, SharedPolicy};
 pub use policy::{

@@ -147,6 +147,7 @@ mod tests {
         Retryable,
         NotRetryable,
         Conflict,
+        Ambiguous,
     }
 
     #[test]

@@ -300,8 +300,9 @@ fn run_driver(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<Stri
     };
     if let Some(method) = case.get("method") {
         let caller_says = case.get("idempotent_request").map(|flag| flag.as_bool().expect("a boolean"));
-        match policy.repeatability_for_http(method.as_str().expect("method is a string"), caller_says) {
-            Ok(repeatability) => options = options.with_repeatability(repeatability),
+        let request_key = case.get("request_idempotency_key").map(|key| key.as_str().expect("a string"));
+        match policy.http_request(method.as_str().expect("method is a string"), caller_says, request_key) {
+            Ok(request) => options = options.with_http_request(request),
             Err(error) => return settle(case, Err(error), fill, failures, id),
         }
     }
@@ -323,6 +324,11 @@ fn run_driver(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<Stri
         Ok(driver) => driver,
         Err(error) => return settle(case, Err(error), fill, failures, id),
     };
+    if let Some(expected) = case.get("expect_idempotency_key") {
+        if expected.as_str() != Some(driver.idempotency_key().as_str()) {
+            failures.push(format!("{id}: idempotency key {} != {expected}", driver.idempotency_key()));
+        }
+    }
     let steps = case.get_mut("steps").and_then(Value::as_array_mut).expect("valid driver cases need steps");
     for (index, step) in steps.iter_mut().enumerate() {
         let step = step.as_object_mut().expect("a step is an object");

@@ -110,7 +110,7 @@ fn the_budget_token_is_taken_after_the_wait_and_a_cancelled_waiter_spends_nothin
 
     let mut op = Operation::new(&policy, 0, OperationOptions::new(1).with_dependency(dependency.clone()));
     started(op.poll(0).unwrap());
-    let timed_out = Outcome::Transport { failure: TransportFailure::TimedOut };
+    let timed_out = Outcome::Transport { failure: TransportFailure::TimedOut, retry_after_ms: None };
     op.on_outcome(10, 1, &timed_out).unwrap();
     assert_eq!(started(op.poll(110).unwrap()), (2, false));
     assert_eq!(available(&dependency), 0, "a retry after a timeout costs 10");

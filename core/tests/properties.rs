@@ -109,12 +109,15 @@ fn outcome() -> impl Strategy<Value = Outcome> {
                 code: GrpcCode::from_number(code).unwrap_or(GrpcCode::Unknown),
                 pushback
             }),
-        prop_oneof![
-            Just(TransportFailure::NotSent),
-            Just(TransportFailure::ConnectionLost),
-            Just(TransportFailure::TimedOut)
-        ]
-        .prop_map(|failure| Outcome::Transport { failure }),
+        (
+            prop_oneof![
+                Just(TransportFailure::NotSent),
+                Just(TransportFailure::ConnectionLost),
+                Just(TransportFailure::TimedOut)
+            ],
+            proptest::option::of(0u64..5_000)
+        )
+            .prop_map(|(failure, retry_after_ms)| Outcome::Transport { failure, retry_after_ms }),
         prop_oneof![Just(Verdict::Retryable), Just(Verdict::NotRetryable), Just(Verdict::Conflict)]
             .prop_map(|verdict| Outcome::Application { verdict }),
         Just(Outcome::Cancelled),

@@ -90,7 +90,7 @@ enum OutcomeKnobs {
     Success,
     Http(u8, Option<u16>),
     Grpc(u8, Option<Option<u16>>),
-    Transport(u8),
+    Transport(u8, Option<u16>),
     Application(u8),
     Cancelled,
 }
@@ -118,9 +118,10 @@ fn outcome(knobs: &OutcomeKnobs) -> Outcome {
             ][usize::from(code) % 5],
             pushback: pushback.map(|ms| ms.map_or(Pushback::DoNotRetry, |ms| Pushback::RetryAfterMs(u64::from(ms)))),
         },
-        OutcomeKnobs::Transport(failure) => Outcome::Transport {
+        OutcomeKnobs::Transport(failure, retry_after) => Outcome::Transport {
             failure: [TransportFailure::NotSent, TransportFailure::ConnectionLost, TransportFailure::TimedOut]
                 [usize::from(failure) % 3],
+            retry_after_ms: retry_after.map(u64::from),
         },
         OutcomeKnobs::Application(verdict) => Outcome::Application {
             verdict: [Verdict::Retryable, Verdict::NotRetryable, Verdict::Conflict][usize::from(verdict) % 3],

@@ -87,7 +87,9 @@ export type Verdict =
   /** Not worth another attempt. */
   | 'not_retryable'
   /** State changed underneath: re-read, recompute, redo the unit. */
-  | 'conflict';
+  | 'conflict'
+  /** Nobody can tell what happened: the attempt failed in a way no table or hook classified (an exception a helper's failure table does not know), so it may have had its effect, and another attempt may help. Retryable and ambiguous: repeated while the operation may repeat an ambiguous attempt (a `safe`, `idempotent` or `keyed` operation, what a function wrapper declares by default), and answered with reconcile when it may not (`unsafe`: the caller said the call is a non-idempotent write). What every helper in every language makes of an error it does not know (`Verdict::UNKNOWN_ERROR`). */
+  | 'ambiguous';
 
 /** A built-in table of error codes a policy may retry (`retry_on.error_codes`). */
 export type ErrorCodeTable =

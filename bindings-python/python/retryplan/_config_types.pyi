@@ -15,7 +15,7 @@ GrpcCodeName = Literal["ok", "cancelled", "unknown", "invalid_argument", "deadli
 """gRPC status codes, by their canonical names in snake_case."""
 TransportFailureName = Literal["not_sent", "connection_lost", "timed_out"]
 """A failure below the application protocol, split by whether the request may have reached the server."""
-VerdictName = Literal["retryable", "not_retryable", "conflict"]
+VerdictName = Literal["retryable", "not_retryable", "conflict", "ambiguous"]
 """The application's own judgement of a failed attempt."""
 ErrorCodeTableName = Literal["aws_transient", "aws_throttling"]
 """A built-in table of error codes a policy may retry (``retry_on.error_codes``)."""

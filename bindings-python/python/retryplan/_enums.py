@@ -86,6 +86,8 @@ class Verdict(_StrEnum):
     """Not worth another attempt."""
     CONFLICT = "conflict"
     """State changed underneath: re-read, recompute, redo the unit."""
+    AMBIGUOUS = "ambiguous"
+    """Nobody can tell what happened: the attempt failed in a way no table or hook classified (an exception a helper's failure table does not know), so it may have had its effect, and another attempt may help. Retryable and ambiguous: repeated while the operation may repeat an ambiguous attempt (a ``safe``, ``idempotent`` or ``keyed`` operation, what a function wrapper declares by default), and answered with reconcile when it may not (``unsafe``: the caller said the call is a non-idempotent write). What every helper in every language makes of an error it does not know (``Verdict::UNKNOWN_ERROR``)."""
 
 
 class Idempotency(_StrEnum):

@@ -11,15 +11,15 @@ a library that was never imported cannot have raised anything.
 An error that means the request itself is invalid (a bad URL, a bad header
 value, a body that cannot be encoded) is :data:`INVALID_REQUEST`: the helper
 rethrows it unchanged. Anything the table does not know is ``None``: the
-helper's ``outcome_of_error`` hook decides, by default the application
-verdict ``not_retryable``.
+helper's ``outcome_of_error`` hook decides, by default the core's verdict for
+an unknown error, ``ambiguous`` (``UNKNOWN_ERROR_VERDICT``).
 """
 
 from __future__ import annotations
 
 import sys
 
-from ._native import FAILURES, Outcome
+from ._native import FAILURES, UNKNOWN_ERROR_VERDICT, Outcome
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -171,12 +171,15 @@ def outcome_of(exc: BaseException) -> Any:
 
 
 def default_outcome_of_exception(exc: BaseException) -> Outcome:
-    """What the failure table makes of ``exc``, and the verdict ``not_retryable`` for what it does not know.
+    """What the failure table makes of ``exc``, and the core's verdict for an error it does not know
+    (``ambiguous``: retried while the operation may repeat an attempt that may have had its effect).
 
     (An invalid request, which the helpers raise again unchanged, is ``not_retryable`` here.)
     """
     meaning = outcome_of(exc)
-    return meaning if type(meaning) is Outcome else Outcome.application("not_retryable")
+    if meaning is INVALID_REQUEST:
+        return Outcome.application("not_retryable")
+    return meaning if type(meaning) is Outcome else Outcome.application(UNKNOWN_ERROR_VERDICT)
 
 
 def response_outcome(headers: Any, status: int, now_unix: Optional[float] = None) -> Outcome:

@@ -7,7 +7,8 @@ this module does the rest once:
 * the operation's options from the request: its method (RFC 9110: a method
   that is not idempotent is never repeated after it may have been processed
   unless the policy is ``keyed`` or the request says ``idempotent``), its key
-  (an ``Idempotency-Key`` already set is the operation's key), a deadline;
+  (an ``Idempotency-Key`` already set makes the request keyed by that exact key: the core's
+  ``Policy.http_request`` rule, through the driver's ``request_idempotency_key``), a deadline;
 * each attempt's headers (a fresh ``X-Request-Id``; the key when the plan says
   so) and its window (what is left of the attempt, for the client's timeouts);
 * each response handed to the core as the library gives it (its status, any
@@ -73,7 +74,7 @@ class HttpHelper:
         dependency, idempotency_key, deadline, idempotent), ``headers`` its headers (a key already set);
         ``one_shot_body`` when its body can be sent only once."""
         options = dict(options or {})
-        options.setdefault("idempotency_key", headers.get(self.idempotency_key_header))
+        options.setdefault("request_idempotency_key", headers.get(self.idempotency_key_header))
         run = self.config.run(method=method, returns_responses=True, one_shot_body=one_shot_body, **options)
         client, wall_clock = self.client, self.wall_clock
 

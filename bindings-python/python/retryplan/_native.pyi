@@ -32,6 +32,11 @@ GRPC_CODES: Tuple[str, ...]
 """The gRPC code names, in numeric order (0 to 16)."""
 MAX_MS: int
 """The largest millisecond value a policy accepts: 2**53 - 1."""
+UNKNOWN_ERROR_VERDICT: str
+"""The verdict every helper gives an error its failure table and ``outcome_of_error`` hook do not classify:
+``"ambiguous"`` (retried while the operation may repeat an attempt that may have had its effect)."""
+UNKNOWN_ERROR_HINT: str
+"""What an ending after such an error says, naming ``outcome_of_error=`` (the core's text)."""
 FAILURES: Tuple[str, ...]
 """The failure vocabulary (``dns_lookup_failed``, ``connection_refused``, ...), for ``Outcome.failure``."""
 GUIDANCE_HEADERS: Tuple[str, ...]
@@ -142,11 +147,13 @@ class Outcome:
     def grpc_status(code: Union[GrpcCode, str, int], pushback: Optional[Pushback] = None) -> "Outcome":
         """A gRPC status: a name (``"unavailable"``) or the wire number (14), with optional pushback."""
     @staticmethod
-    def transport(failure: Union[TransportFailure, str]) -> "Outcome":
-        """The transport failed: ``not_sent``, ``connection_lost`` or ``timed_out``."""
+    def transport(failure: Union[TransportFailure, str], retry_after_ms: Optional[int] = None) -> "Outcome":
+        """The transport failed: ``not_sent``, ``connection_lost`` or ``timed_out``; ``retry_after_ms`` is a wait the
+        server asked for with the failure (applied as a Retry-After is)."""
     @staticmethod
-    def failure(name: str) -> "Outcome":
-        """A failure of the shared vocabulary by name (``dns_lookup_failed``, ``connection_lost``, ...; see ``FAILURES``)."""
+    def failure(name: str, retry_after_ms: Optional[int] = None) -> "Outcome":
+        """A failure of the shared vocabulary by name (``dns_lookup_failed``, ``connection_lost``, ...; see ``FAILURES``),
+        with the wait the server asked for along with it, if any (none for ``cancelled``)."""
     @staticmethod
     def application(verdict: Union[Verdict, str]) -> "Outcome":
         """The application's own verdict: ``retryable``, ``not_retryable`` or ``conflict``."""
@@ -865,6 +872,7 @@ class Driver:
         dependency: Optional[Dependency] = None,
         method: Optional[str] = None,
         idempotent: Optional[bool] = None,
+        request_idempotency_key: Optional[str] = None,
         stats: Optional[Stats] = None,
         record_events: bool = False,
         returns_responses: bool = False,
@@ -874,7 +882,10 @@ class Driver:
 
         ``method``: the HTTP request's method (a method RFC 9110 does not call
         idempotent makes a safe or idempotent policy unsafe), ``idempotent``: the
-        caller's word for this request. ``concurrency``: ``concurrent`` (default),
+        caller's word for this request, ``request_idempotency_key``: the value of the
+        request's own ``Idempotency-Key`` header, which makes it keyed by that exact key
+        (the core's ``http_request`` rule; an empty or malformed one is ``InvalidArgumentError``
+        naming ``Idempotency-Key``). ``concurrency``: ``concurrent`` (default),
         ``sequential`` (a hedging policy is refused: ``UnsupportedError``) or
         ``sequential_without_hedging``. ``stats``: counted as decisions are made.
         ``record_events``: keep each decision for ``poll_event``. ``returns_responses``: the host
@@ -895,6 +906,7 @@ class Driver:
         dependency: Optional[Dependency] = None,
         method: Optional[str] = None,
         idempotent: Optional[bool] = None,
+        request_idempotency_key: Optional[str] = None,
         stats: Optional[Stats] = None,
         record_events: bool = False,
         returns_responses: bool = False,

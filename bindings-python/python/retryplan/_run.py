@@ -8,7 +8,7 @@ error of its latest accepted result. The sequential host loop (``Run.call``,
 ``Attempts``) runs in the engine; the asyncio loop (``retryplan._async``)
 reports through ``Run.report``. One rule for an attempt that raises: the one
 failure table (``_failures``), then the ``outcome_of_error`` hook, else the
-verdict ``not_retryable``; an invalid request is rethrown unchanged.
+core's verdict for an unknown error (``ambiguous``); an invalid request is rethrown unchanged.
 
 This module keeps what runs only when someone listens or an operation fails:
 ``observed`` (the ``on_decision`` hook and the log) and ``failure`` (the typed
@@ -22,14 +22,27 @@ import os
 import time
 from _contextvars import ContextVar
 
-from ._native import Attempt, Dependency, Driver, GaveUp, Reconcile, Run, Settings, Stats, Succeeded
+from ._native import (
+    UNKNOWN_ERROR_HINT,
+    UNKNOWN_ERROR_VERDICT,
+    Attempt,
+    Dependency,
+    Driver,
+    GaveUp,
+    Outcome,
+    Reconcile,
+    Run,
+    Settings,
+    Stats,
+    Succeeded,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, Literal, Optional, Tuple
 
     from ._errors import OperationFailed
-    from ._native import Decision, Ending, Event, Outcome, Policy
+    from ._native import Decision, Ending, Event, Policy
 
     OutcomeOfError = Callable[[BaseException], Optional[Outcome]]
     OutcomeOfResult = Callable[[Any], Outcome]
@@ -164,6 +177,10 @@ def logged(run: Run, decision: Decision) -> None:
         log.log(level, "retryplan %s %s: %s", run.name, kind, numbers, extra=extra)
 
 
+#: What an error nothing classified becomes (the core's one default for every language).
+_UNKNOWN_ERROR = Outcome.application(UNKNOWN_ERROR_VERDICT)
+
+
 def failure(run: Run, ending: Ending, value: Any, error: Optional[BaseException]) -> OperationFailed:
     """The typed ending of ``run`` (``value`` and ``error``: the deciding attempt's, when it returned or raised),
     caused by ``error`` (called by the engine)."""
@@ -176,6 +193,8 @@ def failure(run: Run, ending: Ending, value: Any, error: Optional[BaseException]
     cls = GaveUpError if kind is GaveUp else ReconcileRequired if kind is Reconcile else RestartRequired
     key, outcome = run.driver.idempotency_key, None if last is None else last.outcome
     message = decision.ending_message(str(run.name), key) or repr(decision)  # the core's words, every language's
+    if outcome is not None and outcome == _UNKNOWN_ERROR:
+        message = f"{message}; {UNKNOWN_ERROR_HINT}"  # the core's text, naming outcome_of_error=
     exception = cls(message, decision, idempotency_key=key, last_outcome=outcome, cause=error, last_result=value)
     exception.__cause__ = error
     return exception

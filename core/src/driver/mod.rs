@@ -430,7 +430,7 @@ impl Driver {
     /// earliest first, queueing its abort and whatever the operation decides.
     fn expire_overdue(&mut self, now_ms: u64) {
         while let (State::Live, Some(attempt)) = (self.state, self.operation.earliest_overdue(now_ms)) {
-            let outcome = Outcome::Transport { failure: TransportFailure::TimedOut };
+            let outcome = Outcome::Transport { failure: TransportFailure::TimedOut, retry_after_ms: None };
             let Ok(decision) = self.operation.on_outcome(now_ms, attempt, &outcome) else { return };
             self.queue.push_abort(attempt, AbortReason::TimedOut);
             let result = AttemptResult { attempt, outcome };

@@ -70,7 +70,7 @@ fn an_attempt_past_its_abort_time_is_timed_out_by_the_driver_and_its_late_answer
     assert_eq!(driver.poll_action(700), Action::AbortAttempt { attempt: 2, reason: AbortReason::TimedOut });
     assert!(matches!(driver.poll_action(700), Action::Sleep { until_ms: 900 }));
     started(driver.poll_action(900));
-    let last = Outcome::Transport { failure: TransportFailure::TimedOut };
+    let last = Outcome::Transport { failure: TransportFailure::TimedOut, retry_after_ms: None };
     assert_eq!(driver.poll_action(1200), Action::AbortAttempt { attempt: 3, reason: AbortReason::TimedOut });
     let ending = finished(driver.poll_action(1200));
     assert!(matches!(ending.decision, Decision::GaveUp { reason: GiveUpReason::AttemptsExhausted, attempts: 3, .. }));

@@ -288,10 +288,15 @@ pub fn decode_outcome(kind: i64, code: i64, delay: i64) -> Result<Outcome, Error
         OutcomeKind::Transport => Outcome::Transport {
             failure: transport_failure(code)
                 .ok_or_else(|| refuse("outcome_code", "a transport failure (0..=2)", code))?,
+            retry_after_ms: optional(delay, "outcome_delay_ms")?,
         },
-        OutcomeKind::Failure => member::<Failure>(code, "outcome_code", "a failure (0..=12)")?.outcome(),
+        OutcomeKind::Failure => {
+            let failure = member::<Failure>(code, "outcome_code", "a failure (0..=12)")?;
+            let retry_after_ms = optional(delay, "outcome_delay_ms")?;
+            failure.outcome_after(retry_after_ms).map_err(|_| refuse("outcome_delay_ms", "-1 for a cancel", delay))?
+        }
         OutcomeKind::Application => {
-            Outcome::Application { verdict: member::<Verdict>(code, "outcome_code", "a verdict (0..=2)")? }
+            Outcome::Application { verdict: member::<Verdict>(code, "outcome_code", "a verdict (0..=3)")? }
         }
         OutcomeKind::Cancelled => Outcome::Cancelled,
     })

@@ -71,7 +71,7 @@ impl Operation {
         }
         self.last_failure = if throttling {
             RetryCause::Throttling
-        } else if matches!(outcome, Outcome::Transport { failure: TransportFailure::TimedOut }) {
+        } else if matches!(outcome, Outcome::Transport { failure: TransportFailure::TimedOut, .. }) {
             RetryCause::Timeout
         } else {
             RetryCause::Transient
@@ -180,7 +180,7 @@ impl Operation {
 /// sending `read`, a status or code `status`, an application verdict `other`.
 fn failure_kind(outcome: &Outcome) -> Option<FailureKind> {
     match *outcome {
-        Outcome::Transport { failure: TransportFailure::NotSent } => Some(FailureKind::Connect),
+        Outcome::Transport { failure: TransportFailure::NotSent, .. } => Some(FailureKind::Connect),
         Outcome::Transport { .. } => Some(FailureKind::Read),
         Outcome::HttpStatus { .. } | Outcome::GrpcStatus { .. } => Some(FailureKind::Status),
         Outcome::Application { .. } => Some(FailureKind::Other),
@@ -194,7 +194,7 @@ fn failure_kind(outcome: &Outcome) -> Option<FailureKind> {
 fn retried_for_unlisted_method(outcome: &Outcome) -> bool {
     matches!(
         outcome,
-        Outcome::Transport { failure: TransportFailure::NotSent }
+        Outcome::Transport { failure: TransportFailure::NotSent, .. }
             | Outcome::Application { verdict: Verdict::Retryable }
     )
 }

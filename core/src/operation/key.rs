@@ -54,6 +54,50 @@ impl IdempotencyKey {
         Ok(IdempotencyKey(Spelling::Given(Arc::from(key))))
     }
 
+    /// The key a request carries in its own `Idempotency-Key` header
+    /// ([`IDEMPOTENCY_KEY_HEADER`](crate::IDEMPOTENCY_KEY_HEADER)), exactly as
+    /// written: it is sent back unchanged on every attempt. Two forms are read:
+    ///
+    /// - a Structured Field String (RFC 9651 §3.3.3), the syntax
+    ///   `draft-ietf-httpapi-idempotency-key-header` gives the field:
+    ///   `"8e03978e-40d5-43e8-bc93-6894a57f9324"`, printable ASCII (spaces
+    ///   included) between double quotes, with only `\"` and `\\` escaped,
+    ///   and nothing after the closing quote;
+    /// - a bare key of visible ASCII, as Stripe and most APIs take it
+    ///   (`order-5001`), checked as [`IdempotencyKey::new`] checks a key.
+    ///
+    /// Either is at most 255 bytes as written.
+    ///
+    /// ```
+    /// use retryplan::IdempotencyKey;
+    /// assert_eq!(IdempotencyKey::from_request_header("order-5001").unwrap().as_str(), "order-5001");
+    /// assert_eq!(IdempotencyKey::from_request_header("\"a \\\"key\\\"\"").unwrap().as_str(), "\"a \\\"key\\\"\"");
+    /// for bad in ["", "\"open", "\"a\"b", "\"\\n\"", "a key"] {
+    ///     assert!(IdempotencyKey::from_request_header(bad).is_err(), "{bad:?}");
+    /// }
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming `Idempotency-Key` when the value is
+    /// empty, longer than 255 bytes, or neither form.
+    pub fn from_request_header(value: &str) -> Result<IdempotencyKey, Error> {
+        let refuse = |rule| Error::InvalidArgument { name: crate::http::IDEMPOTENCY_KEY_HEADER, rule };
+        if value.is_empty() {
+            return Err(refuse(message!(RequestKeyEmpty, MAX_IDEMPOTENCY_KEY_LEN)));
+        }
+        if value.len() > MAX_IDEMPOTENCY_KEY_LEN {
+            return Err(refuse(message!(TextLength, MAX_IDEMPOTENCY_KEY_LEN, value.len())));
+        }
+        let well_formed = match value.strip_prefix('"') {
+            Some(rest) => is_sf_string_body(rest.as_bytes()),
+            None => value.bytes().all(|byte| byte.is_ascii_graphic()),
+        };
+        if !well_formed {
+            return Err(refuse(message!(RequestKeySyntax, String::from(value))));
+        }
+        Ok(IdempotencyKey(Spelling::Given(Arc::from(value))))
+    }
+
     /// A UUID-formatted (version 4 layout) key made from 128 bits: 32
     /// lowercase hex digits dashed 8-4-4-4-12, with the version and variant
     /// bits set. Spelt when first read.
@@ -78,6 +122,26 @@ impl IdempotencyKey {
             Spelling::Derived { seed, text } => text.get_or_init(|| uuid_text(uuid_layout(derived_bits(*seed)))),
         }
     }
+}
+
+/// True when `rest` (a Structured Field String after its opening quote) is
+/// printable ASCII up to a closing quote that ends it, escaping only `"` and
+/// `\` (RFC 9651 §4.2.5).
+fn is_sf_string_body(rest: &[u8]) -> bool {
+    let mut bytes = rest.iter();
+    while let Some(&byte) = bytes.next() {
+        match byte {
+            b'\\' => {
+                if !matches!(bytes.next(), Some(b'"' | b'\\')) {
+                    return false;
+                }
+            }
+            b'"' => return bytes.next().is_none(),
+            b' '..=b'~' => {}
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// Stream constant for [`mix`]: derived idempotency keys.

@@ -89,6 +89,19 @@ impl OperationOptions {
         self
     }
 
+    /// Applies what [`Policy::http_request`](crate::Policy::http_request)
+    /// made of the request: its repeatability and, when the request carries
+    /// its own key, that key (over any the options held: a key on the
+    /// request is the one the server sees).
+    #[must_use]
+    pub fn with_http_request(mut self, request: crate::http::HttpRequest) -> OperationOptions {
+        self.repeatability = request.repeatability;
+        if let Some(key) = request.idempotency_key {
+            self.idempotency_key = Some(key);
+        }
+        self
+    }
+
     /// Says that the request's body can be sent only once (a stream that is
     /// read as it is sent). Such a request is sent once: it is never hedged,
     /// and where a retry would follow, the operation gives up with

@@ -57,10 +57,10 @@ fn unsafe_ambiguous_write_reconciles_but_not_sent_retries() {
     let policy = Policy::new(&config).expect("valid");
     let mut op = Operation::new(&policy, 0, OperationOptions::new(1));
     let _ = op.poll(0);
-    let not_sent = Outcome::Transport { failure: TransportFailure::NotSent };
+    let not_sent = Outcome::Transport { failure: TransportFailure::NotSent, retry_after_ms: None };
     assert!(matches!(op.on_outcome(10, 1, &not_sent), Ok(Decision::Wait { .. })));
     let _ = op.poll(110);
-    let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost };
+    let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost, retry_after_ms: None };
     assert!(matches!(op.on_outcome(200, 2, &lost), Ok(Decision::Reconcile { attempts: 2, .. })));
 }
 

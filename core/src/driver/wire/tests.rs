@@ -150,7 +150,7 @@ fn broken_records_are_refused_by_field_and_change_nothing() {
     assert_eq!(refused(&mut wired, &result(10, 1, NONE, OutcomeKind::GrpcStatus, 17, NONE)).0, "outcome_code");
     assert_eq!(refused(&mut wired, &result(10, 1, NONE, OutcomeKind::Transport, 3, NONE)).0, "outcome_code");
     assert_eq!(refused(&mut wired, &result(10, 1, NONE, OutcomeKind::Failure, 13, NONE)).0, "outcome_code");
-    assert_eq!(refused(&mut wired, &result(10, 1, NONE, OutcomeKind::Application, 3, NONE)).0, "outcome_code");
+    assert_eq!(refused(&mut wired, &result(10, 1, NONE, OutcomeKind::Application, 4, NONE)).0, "outcome_code");
     assert_eq!(refused(&mut wired, &result(10, 1, NONE, OutcomeKind::HttpStatus, 503, -2)).0, "outcome_delay_ms");
     // Nothing changed: attempt 1 is still running and its answer is accepted.
     let out = exchange(&mut wired, &result(20, 1, NONE, OutcomeKind::Success, NONE, NONE));
@@ -172,4 +172,28 @@ fn grpc_pushback_and_cancel_in_words() {
     assert_eq!((abort[output::ACTION_KIND], abort[output::REASON]), (1, index_of(AbortReason::Cancelled)));
     let end = exchange(&mut cancelled, &poll(5));
     assert_eq!(end[output::REASON], index_of(GiveUpReason::Cancelled));
+}
+
+#[test]
+fn a_transport_failure_carries_the_server_s_wait() {
+    // A timed-out attempt with a 2000 ms retry-after waits 2000 ms (the
+    // backoff of PLAIN, no jitter, is 100 ms): the wait word is read for
+    // transport and failure kinds alike.
+    let timed_out = TransportFailure::ALL.iter().position(|failure| *failure == TransportFailure::TimedOut).unwrap();
+    let read_timeout = Failure::ALL.iter().position(|failure| *failure == Failure::ReadTimeout).unwrap();
+    for (kind, code) in [(OutcomeKind::Transport, timed_out), (OutcomeKind::Failure, read_timeout)] {
+        let mut wired = driver(DriverOptions::default());
+        exchange(&mut wired, &poll(0));
+        let wait = exchange(&mut wired, &result(10, 1, NONE, kind, code as i64, 2_000));
+        assert_eq!((wait[output::ACTION_KIND], wait[output::UNTIL_MS]), (ActionKind::Sleep.word(), 2_010), "{kind:?}");
+    }
+    let mut wired = driver(DriverOptions::default());
+    exchange(&mut wired, &poll(0));
+    let cancelled = Failure::ALL.iter().position(|failure| *failure == Failure::Cancelled).unwrap() as i64;
+    let mut out = [7; OUTPUT_WORDS];
+    let error = wired.exchange(&result(10, 1, NONE, OutcomeKind::Failure, cancelled, 500), &mut out).unwrap_err();
+    assert!(matches!(error, Error::InvalidArgument { name: "outcome_delay_ms", .. }), "{error:?}");
+    let error =
+        wired.exchange(&result(10, 1, NONE, OutcomeKind::Transport, timed_out as i64, -2), &mut out).unwrap_err();
+    assert!(matches!(error, Error::InvalidArgument { name: "outcome_delay_ms", .. }), "{error:?}");
 }

@@ -20,10 +20,14 @@ sealed class OperationFailedException(
     cause: Throwable?,
     /** How the helper names the operation: the block's name, or an HTTP request's method and URL. */
     operation: String,
-) : IOException(endingMessage(decision, operation, idempotencyKey) ?: decision.toString(), cause) {
+) : IOException((endingMessage(decision, operation, idempotencyKey) ?: decision.toString()) + hint(lastOutcome), cause) {
     /** Attempts started, hedges included. */
     abstract val attempts: Int
 }
+
+/** The core's hint after an error nothing classified (the last outcome `AMBIGUOUS`), naming `outcomeOfError`. */
+private fun hint(lastOutcome: Outcome?): String =
+    if (lastOutcome == Outcome.Application(unknownErrorVerdict())) "; ${unknownErrorHint()}" else ""
 
 /** The operation gave up: [reason] says why (`ATTEMPTS_EXHAUSTED`, `DEADLINE_INSUFFICIENT`, ...). */
 class GaveUpException(

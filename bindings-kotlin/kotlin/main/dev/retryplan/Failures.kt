@@ -73,7 +73,7 @@ private fun byClass(error: Throwable): Failure? = BY_NAME[error.javaClass.name] 
 /**
  * The failure [error] stands for in the core's vocabulary, or null when the
  * table does not know it (then a helper asks its `outcomeOfError` hook, and
- * by default the attempt is `not_retryable`). The error and its causes are
+ * by default the attempt gets the core's verdict for an unknown error, `AMBIGUOUS`). The error and its causes are
  * searched, nearest first.
  */
 fun failureOf(error: Throwable): Failure? {

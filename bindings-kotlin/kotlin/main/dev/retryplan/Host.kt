@@ -75,7 +75,8 @@ private val windowEnds by lazy {
 /** What an attempt ended with, on its way from the attempt's coroutine to the loop. */
 private class Settled(val attempt: Int, val abortAtMs: Long, val value: Any?, val error: Throwable?)
 
-private val NOT_RETRYABLE = Outcome.Application(Verdict.NOT_RETRYABLE)
+/** What an error nothing classified means: the core's one default for every language (`AMBIGUOUS`). */
+private val UNKNOWN_ERROR = Outcome.Application(unknownErrorVerdict())
 
 /**
  * The one host loop every Kotlin helper runs: the core's [Driver] decides when
@@ -221,7 +222,7 @@ internal class Host<T>(
         }
         if (io.invalid(error)) throw error
         io.failureOf(error)?.let { return result(token, settled, Held.ERROR, Wire.FAILURE, Wire.failure(it)) }
-        val outcome = outcomeOfError?.invoke(error) ?: NOT_RETRYABLE
+        val outcome = outcomeOfError?.invoke(error) ?: UNKNOWN_ERROR
         if (outcome is Outcome.Application) return result(token, settled, Held.ERROR, Wire.APPLICATION, Wire.verdict(outcome.verdict))
         // Any other outcome the hook chose goes in typed (uniffi), then the loop polls.
         kept(token, settled, driver.handleResult(now, attempt, outcome, token, Held.ERROR) == Receipt.DISCARDED)

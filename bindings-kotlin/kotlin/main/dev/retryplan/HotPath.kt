@@ -50,7 +50,7 @@ internal object HotPath {
                 is Pushback.RetryAfterMs -> use(2, outcome.code.ordinal, 1, pushback.ms)
                 is Pushback.DoNotRetry -> use(2, outcome.code.ordinal, 2, 0)
             }
-            is Outcome.Transport -> use(3, outcome.failure.ordinal, 0, 0)
+            is Outcome.Transport -> outcome.retryAfterMs.let { ms -> if (ms == null) use(3, outcome.failure.ordinal, 0, 0) else use(3, outcome.failure.ordinal, 1, ms) }
             is Outcome.Application -> use(4, outcome.verdict.ordinal, 0, 0)
             is Outcome.Cancelled -> use(5, 0, 0, 0)
         }

@@ -43,14 +43,14 @@ fun closeIfCloseable(value: Any?) {
 }
 
 internal fun driverFor(
-    policy: Policy, dependency: Dependency?, idempotencyKey: String?, deadlineMs: Long?, seed: Long?, repeatability: Repeatability?,
+    policy: Policy, dependency: Dependency?, idempotencyKey: String?, deadlineMs: Long?, seed: Long?, httpRequest: HttpRequest?,
     stats: Stats?, onDecision: ((Event) -> Unit)?, clock: MonotonicClock, returnsResponses: Boolean = false, oneShotBody: Boolean = false,
 ): Driver {
     // The wire binds its native function and reads the core's tables on first use: before the clock starts,
     // so a process's first operation does not spend its budget on that (46-146 ms here).
     Wire.NONE
     return Driver(
-        policy, clock.nowMs(), OperationOptions(seed, idempotencyKey, deadlineMs, dependency, repeatability, oneShotBody),
+        policy, clock.nowMs(), OperationOptions(seed, idempotencyKey, deadlineMs, dependency, null, oneShotBody, httpRequest),
         DriverOptions(stats = stats, recordEvents = onDecision != null, returnsResponses = returnsResponses),
     )
 }
@@ -65,7 +65,8 @@ internal fun driverFor(
  * - An attempt still running at its `abortAtMs` is cancelled and counted as
  *   `timed_out`.
  * - An attempt that throws is read by the failure table ([failureOf]), else by
- *   [outcomeOfError] (an [Outcome], or null for the default: not retryable).
+ *   [outcomeOfError] (an [Outcome], or null for the default: the core's verdict
+ *   for an unknown error, `AMBIGUOUS`, retried unless the policy is `unsafe`).
  * - Cancelling the calling coroutine cancels the operation (it gives up,
  *   `cancelled`) and every running attempt; the CancellationException propagates.
  * - Ends without a value throw [GaveUpException], [ReconcileRequiredException]

@@ -49,7 +49,8 @@ val readPolicy = Policy.profile("read") // immutable: share one
 suspend fun loadProfile(api: ProfileApi, userId: String): String =
     retrying(readPolicy, outcomeOfError = { if (it is Busy) Outcome.Application(Verdict.RETRYABLE) else null }) { attempt ->
         // A suspend call; an IOException it throws is read by the failure table
-        // (refused, DNS, timeouts, resets), anything else by outcomeOfError.
+        // (refused, DNS, timeouts, resets), anything else by outcomeOfError; what
+        // that leaves (null) is the core's verdict for an unknown error, AMBIGUOUS.
         api.profile(userId, requestId = attempt.requestId)
     }
 // README: end

@@ -66,10 +66,10 @@ class RetryingHttpClient(
     /** [send] as a suspend function: cancelling the caller cancels the operation and every attempt. */
     suspend fun <T> sendAwait(request: HttpRequest.Builder, bodyHandler: HttpResponse.BodyHandler<T>, idempotent: Boolean? = null): RetriedResponse<T> {
         val template = request.copy().build()
-        // A key the caller already set is the operation's key: never replace it.
+        // A key the caller already set makes the request keyed by that exact key: the core's rule (Policy.httpRequest).
         val callerKey = template.headers().firstValue(IDEMPOTENCY_KEY_HEADER).orElse(null)
-        val repeatability = policy.repeatabilityForHttp(template.method(), idempotent)
-        return driverFor(policy, dependency, callerKey, null, null, repeatability, stats, onDecision, clock, true).use { driver ->
+        val http = policy.httpRequest(template.method(), idempotent, callerKey)
+        return driverFor(policy, dependency, null, null, null, http, stats, onDecision, clock, true).use { driver ->
             val read = { response: HttpResponse<T> -> HttpReading(response.statusCode().toLong()) { response.headers().firstValue(it).orElse(null) } }
             val host = Host(driver, clock, Io<HttpResponse<T>>(read, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody), onDecision, outcomeOfError)
             val ended = host.run { attempt -> client.sendAsync(copy(request, attempt), bodyHandler).await(::closeBody) }

@@ -82,10 +82,10 @@ class RetryInterceptor @JvmOverloads constructor(
         val call = chain.call()
         if (call.isCanceled) throw IOException("Canceled")
         val request = chain.request()
-        val repeatability = policy.repeatabilityForHttp(request.method(), request.tag(Idempotent::class.java)?.value)
-        val key = request.header(IDEMPOTENCY_KEY_HEADER)
+        // A key the caller set makes the request keyed by that exact key: the core's rule (Policy.httpRequest).
+        val http = policy.httpRequest(request.method(), request.tag(Idempotent::class.java)?.value, request.header(IDEMPOTENCY_KEY_HEADER))
         val oneShot = isOneShot(request.body())
-        return driverFor(policy, dependency, key, null, null, repeatability, stats, onDecision, clock, true, oneShot).use { driver ->
+        return driverFor(policy, dependency, null, null, null, http, stats, onDecision, clock, true, oneShot).use { driver ->
             val io = Io<Response>({ HttpReading(it.code().toLong(), it::header) }, ::okHttpFailureOf, ::invalidRequest, Response::close)
             val host = Host(driver, clock, io, onDecision, outcomeOfError)
             val tag = RetryTag(host.key)

@@ -310,8 +310,10 @@ class ConformanceTest {
         val dependency = dependency(case)
         val stats = Stats()
         policy(case).use { policy ->
-            val repeatability = try {
-                case["method"]?.let { policy.repeatabilityForHttp(string(case, "method"), case["idempotent_request"] as Boolean?) }
+            val http = try {
+                case["method"]?.let {
+                    policy.httpRequest(string(case, "method"), case["idempotent_request"] as Boolean?, case["request_idempotency_key"] as String?)
+                }
             } catch (e: RetryplanException) {
                 return settle(case, "expect_error" to VectorJson.error(e), id)
             }
@@ -320,8 +322,8 @@ class ConformanceTest {
                 idempotencyKey = case["idempotency_key"]?.let { string(case, "idempotency_key") },
                 deadlineMs = optLong(case, "deadline_ms"),
                 dependency = dependency,
-                repeatability = repeatability,
                 oneShotBody = case["one_shot_body"] == true,
+                httpRequest = http,
             )
             val concurrency = when (val c = case["concurrency"]) {
                 null, "concurrent" -> Concurrency.CONCURRENT
@@ -335,6 +337,7 @@ class ConformanceTest {
                 return settle(case, "expect_error" to VectorJson.error(e), id)
             }
             driver.use {
+                case["expect_idempotency_key"]?.let { assertEquals(it, driver.idempotencyKey(), "$id: idempotency key") }
                 steps(case, id).forEachIndexed { index, step ->
                     val at = long(step, "at_ms")
                     val result = answer {

@@ -110,7 +110,9 @@ class HelperScenariosTest {
         val client = OkHttpClient.Builder().retrying(RetryInterceptor(run.policy)).build()
         val request = obj(run.scenario["request"])
         val body = run.body?.let { RequestBody.create(MediaType.parse("text/plain"), it) }
-        val call = client.newCall(Request.Builder().url(url(run.scenario)).method(request["method"] as String, body).build())
+        val built = Request.Builder().url(url(run.scenario)).method(request["method"] as String, body)
+        (request["headers"] as Map<*, *>?)?.forEach { (name, value) -> built.header(name as String, value as String) }
+        val call = client.newCall(built.build())
         val timer = run.cancelAfterMs?.let { ms -> Timer(true).apply { schedule(ms) { call.cancel() } } }
         return try {
             call.execute().use { response ->
@@ -137,6 +139,7 @@ class HelperScenariosTest {
         val request = obj(run.scenario["request"])
         val publisher = run.body?.let(HttpRequest.BodyPublishers::ofByteArray) ?: HttpRequest.BodyPublishers.noBody()
         val builder = HttpRequest.newBuilder(URI(url(run.scenario))).method(request["method"] as String, publisher)
+        (request["headers"] as Map<*, *>?)?.forEach { (name, value) -> builder.header(name as String, value as String) }
         val client = RetryingHttpClient(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build(), run.policy)
         val caller = Thread.currentThread()
         val timer = run.cancelAfterMs?.let { ms -> Timer(true).apply { schedule(ms) { caller.interrupt() } } }
@@ -226,6 +229,9 @@ class HelperScenariosTest {
         when (expect["idempotency_key"]) {
             "absent" -> assertTrue(log.all { it["idempotency_key"] == null }, "$id: no idempotency key: $log")
             "same" -> assertTrue(log.map { it["idempotency_key"] }.toSet().let { it.size == 1 && null !in it }, "$id: one key: $log")
+            is Map<*, *> -> (expect["idempotency_key"] as Map<*, *>)["exactly"].let { exactly ->
+                assertTrue(log.isNotEmpty() && log.all { it["idempotency_key"] == exactly }, "$id: $exactly on every request: $log")
+            }
         }
         val elapsed = obj(expect["elapsed_ms"])
         assertTrue(elapsedMs in (elapsed["min"] as Long)..(elapsed["max"] as Long), "$id: elapsed $elapsedMs ms, expected $elapsed")

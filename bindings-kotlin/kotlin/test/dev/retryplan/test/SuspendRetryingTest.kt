@@ -22,6 +22,8 @@ import dev.retryplan.okhttp.retryDecision
 import dev.retryplan.okhttp.retrying
 import dev.retryplan.outcomeFromHttpResponse
 import dev.retryplan.retrying
+import dev.retryplan.unknownErrorHint
+import dev.retryplan.unknownErrorVerdict
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.NonCancellable
@@ -97,17 +99,31 @@ class SuspendRetryingTest {
     }
 
     @Test
-    fun `an unrecognised error is not retryable by default and is the ending's cause`() = runBlocking {
+    fun `an unrecognised error is ambiguous by default, retried, and the ending names the hook`() = runBlocking {
         val boom = IllegalStateException("boom")
+        var calls = 0
         val ending = assertThrows(GaveUpException::class.java) {
-            runBlocking { policy().use { policy -> retrying<Unit>(policy, idempotencyKey = "order-7") { throw boom } } }
+            runBlocking { policy().use { policy -> retrying<Unit>(policy, idempotencyKey = "order-7") { calls++; throw boom } } }
         }
-        assertEquals(GiveUpReason.NOT_RETRYABLE, ending.reason)
-        assertEquals(1, ending.attempts)
+        assertEquals(GiveUpReason.ATTEMPTS_EXHAUSTED, ending.reason)
+        assertEquals(calls, ending.attempts)
+        assertTrue(calls > 1, "retried: $calls")
+        assertTrue(ending.message!!.contains("return an outcome from outcomeOfError"), ending.message)
         assertEquals("order-7", ending.idempotencyKey)
-        assertEquals(Outcome.Application(Verdict.NOT_RETRYABLE), ending.lastOutcome)
+        assertEquals(Outcome.Application(Verdict.AMBIGUOUS), ending.lastOutcome)
         assertSame(boom, ending.cause)
         assertTrue(ending.decision is Decision.GaveUp && ending is IOException)
+    }
+
+    @Test
+    fun `an unrecognised error of a non-idempotent write reconciles after one attempt`() = runBlocking {
+        var calls = 0
+        val ending = assertThrows(ReconcileRequiredException::class.java) {
+            runBlocking { policy(""", "idempotency": "unsafe"""").use { policy -> retrying<Unit>(policy) { calls++; throw IllegalStateException("boom") } } }
+        }
+        assertEquals(1, calls)
+        assertEquals(unknownErrorVerdict(), (ending.lastOutcome as Outcome.Application).verdict)
+        assertTrue(ending.message!!.endsWith(unknownErrorHint()), ending.message)
     }
 
     @Test

@@ -84,7 +84,7 @@ object VectorJson {
             "type" to "http_status", "status" to o.status.toLong(), "retry_after_ms" to o.retryAfterMs, "error_code" to o.errorCode,
         )
         is Outcome.GrpcStatus -> fields("type" to "grpc_status", "code" to name(o.code), "pushback" to o.pushback?.let(::pushback))
-        is Outcome.Transport -> mapOf("type" to "transport", "failure" to name(o.failure))
+        is Outcome.Transport -> fields("type" to "transport", "failure" to name(o.failure), "retry_after_ms" to o.retryAfterMs)
         is Outcome.Application -> mapOf("type" to "application", "verdict" to name(o.verdict))
     }
 
@@ -106,7 +106,8 @@ object VectorJson {
                 }
                 Outcome.GrpcStatus(enumOf<GrpcCode>(map["code"]), pushback)
             }
-            "transport" -> Outcome.Transport(enumOf<TransportFailure>(map["failure"])).also { only(map, "type", "failure") }
+            "transport" -> Outcome.Transport(enumOf<TransportFailure>(map["failure"]), map["retry_after_ms"]?.let(::long))
+                .also { only(map, "type", "failure", "retry_after_ms") }
             "application" -> Outcome.Application(enumOf<Verdict>(map["verdict"])).also { only(map, "type", "verdict") }
             else -> error("unknown outcome $map")
         }
