@@ -56,14 +56,12 @@ use crate::classify::Outcome;
 use crate::error::Error;
 use crate::error_code::{error_code_from_response, ErrorCode};
 use crate::failure::Failure;
+use crate::idempotency_key::IdempotencyKey;
+pub use crate::idempotency_key::IDEMPOTENCY_KEY_HEADER;
 use crate::message::message;
-use crate::operation::IdempotencyKey;
 use crate::policy::{Idempotency, Policy};
 use crate::rate_limit::{parse_rate_limit, quota_left, reset_header};
 use crate::retry_after::{parse_retry_after_ms_header, parse_retry_after_with, RetryAfterReading};
-
-/// The header carrying the operation's idempotency key.
-pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
 
 /// The header carrying each attempt's request id.
 pub const REQUEST_ID_HEADER: &str = "X-Request-Id";

@@ -40,6 +40,7 @@ pub mod grpc_timeout;
 mod guidance;
 pub mod http;
 mod http_date;
+mod idempotency_key;
 mod lock;
 pub mod message;
 mod named;

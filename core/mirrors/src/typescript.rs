@@ -15,7 +15,7 @@ pub const CONFIG: &str = "bindings-js/lib/generated/config.d.ts";
 /// The configuration types, each a `$defs` entry or one property of it, by
 /// the name `index.d.ts` exports. A shape equal to one of them is written by
 /// that name wherever it appears. `PolicyConfig`, what a caller writes, is
-/// [`INPUT`]'s: the same shape with every key optional (the core fills
+/// [`INPUTS`]': the same shape with every key optional (the core fills
 /// defaults and names a missing one at run time) and each set of names
 /// widened to its table (the schema lists only the names written, a caller
 /// may write the default too).

@@ -93,14 +93,12 @@ mod hedging;
 mod after_attempt;
 
 mod ending;
-
-mod key;
 mod options;
 #[cfg(test)]
 mod tests;
 
+pub use crate::idempotency_key::{IdempotencyKey, MAX_IDEMPOTENCY_KEY_LEN};
 use grants::Controls;
-pub use key::{IdempotencyKey, MAX_IDEMPOTENCY_KEY_LEN};
 pub use options::OperationOptions;
 
 /// A policy an [`Operation`] (or a [`Driver`](crate::Driver)) can hold:

@@ -3,11 +3,11 @@
 
 use alloc::sync::Arc;
 
-use super::key::IdempotencyKey;
 use crate::dependency::Dependency;
 #[cfg(feature = "entropy")]
 use crate::error::Error;
 use crate::http::Repeatability;
+use crate::idempotency_key::IdempotencyKey;
 
 /// How an operation starts: its seed, key and the caller's deadline. Built
 /// by [`new`](OperationOptions::new) (or [`from_entropy`](OperationOptions::from_entropy),

@@ -1,4 +1,6 @@
-//! The idempotency key: the one name of an operation across all its attempts.
+//! The idempotency key: the one name of an operation across all its attempts,
+//! and the header that carries it. (A leaf below both `operation`, which makes
+//! keys, and `http`, which reads a request's own.)
 
 use alloc::string::String;
 use alloc::sync::Arc;
@@ -7,6 +9,9 @@ use crate::error::Error;
 use crate::lock::Once;
 use crate::message::message;
 use crate::rng::mix;
+
+/// The header carrying the operation's idempotency key.
+pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
 
 /// The longest idempotency key accepted, in bytes.
 pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
@@ -81,7 +86,7 @@ impl IdempotencyKey {
     /// [`Error::InvalidArgument`] naming `Idempotency-Key` when the value is
     /// empty, longer than 255 bytes, or neither form.
     pub fn from_request_header(value: &str) -> Result<IdempotencyKey, Error> {
-        let refuse = |rule| Error::InvalidArgument { name: crate::http::IDEMPOTENCY_KEY_HEADER, rule };
+        let refuse = |rule| Error::InvalidArgument { name: IDEMPOTENCY_KEY_HEADER, rule };
         if value.is_empty() {
             return Err(refuse(message!(RequestKeyEmpty, MAX_IDEMPOTENCY_KEY_LEN)));
         }
