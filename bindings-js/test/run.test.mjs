@@ -112,7 +112,9 @@ test('run: an attempt that throws an unknown error is ambiguous by default: retr
 
 test('run: each ending says, in the core\'s words, which operation, what happened and what to do', async () => {
   const boom = new TypeError('boom');
-  const once = await rejection(run(quick(), () => Promise.reject(boom)));
+  // Called not retryable (an unknown error is retried, and its ending adds the hook's hint: tested above).
+  const fatal = () => ({ type: 'application', verdict: 'not_retryable' });
+  const once = await rejection(run(quick(), () => Promise.reject(boom), { outcomeOfError: fatal }));
   assert.equal(once.message, 'retryplan: operation: gave up after 1 attempt: not_retryable'); // an anonymous function
   async function fetchStock() {
     throw new Busy();
