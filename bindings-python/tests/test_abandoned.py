@@ -29,7 +29,9 @@ HELPERS = pathlib.Path(__file__).resolve().parents[2] / "tests" / "helpers"
 OPERATIONS = 4
 POLICY = {
     "max_attempts": 2,
-    "total_budget_ms": 600,
+    # Room for the second attempt on a loaded machine (a late first abort must not leave it too little):
+    # each operation still ends after its two attempts' 250 ms, attempts_exhausted.
+    "total_budget_ms": 2000,
     "attempt_timeout": {"fixed_ms": 250},
     "response_reserve_ms": 0,
     "minimum_useful_attempt_ms": 50,
