@@ -136,6 +136,12 @@ impl PyDecision {
         self.inner.ending_message(operation, idempotency_key).map(|message| message.to_string())
     }
 
+    /// What the decision says, in words, for a log line: attempts count from 1, a wait is a duration and the
+    /// attempt it comes before, no clock reading appears (the core's words, every language's).
+    fn describe(&self) -> String {
+        self.inner.describe().to_string()
+    }
+
     fn __repr__(&self) -> String {
         repr_of(class_name(&self.inner), &self.inner)
     }

@@ -493,6 +493,37 @@ def test_every_decision_reaches_on_decision_and_the_log(caplog: pytest.LogCaptur
     assert caplog.records[-1].levelno == logging.INFO and caplog.records[-1].retryplan["reason"] == "not_retryable"
 
 
+def test_log_lines_say_what_happened_in_words_with_no_clock_readings(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    clock = FakeClock()
+    clock.now = 7_654.321  # a monotonic clock far from 0: its readings must not reach the words
+    policy = Policy(max_attempts=3, jitter={"kind": "none"}, attempt_timeout={"fixed_ms": 800},
+                    backoff={"kind": "constant", "base_ms": 250, "multiplier": 1.0, "cap_ms": 250})
+    with caplog.at_level(logging.DEBUG, logger="retryplan"):
+
+        @retryplan.retry(policy, clock=clock, sleep=clock.sleep, seed=1)
+        def flaky() -> None:
+            raise AttemptFailed(Outcome.http_status(503))
+
+        with pytest.raises(GaveUpError):
+            flaky()
+    lines = [r.getMessage() for r in caplog.records if hasattr(r, "retryplan_decision")]
+    assert all(line.startswith("retryplan ") for line in lines)
+    assert [line.partition(": ")[2] for line in lines] == [
+        "start attempt 1 (timeout 800 ms)",
+        "wait 250 ms, before attempt 2",
+        "start attempt 2 (timeout 800 ms)",
+        "wait 250 ms, before attempt 3",
+        "start attempt 3 (timeout 800 ms)",
+        "gave up after 3 attempts: attempts_exhausted",
+    ]
+    assert all("7654" not in line and "retry=" not in line for line in lines)
+    wait = next(r for r in caplog.records if getattr(r, "retryplan_decision", None) == "wait")
+    assert wait.retryplan["retry"] == 0 and wait.retryplan["delay_ms"] == 250  # the fields stay, for machines
+    assert wait.retryplan["until_ms"] >= 7_654_321  # the clock's reading stays in the fields
+
+
 @pytest.mark.parametrize(
     "make, failure",
     [

@@ -350,13 +350,10 @@ impl Decision {
     pub fn ending_message(&self, operation: &str, idempotency_key: &str) -> Option<Message> {
         let operation = Arg::Text(Cow::Owned(String::from(operation)));
         Some(match *self {
-            Decision::GaveUp { reason, attempts, .. } => {
-                let attempts = match attempts {
-                    1 => Message::new(Rule::OneAttempt, Vec::new()),
-                    n => Message::new(Rule::Attempts, alloc::vec![Arg::from(n)]),
-                };
-                Message::new(Rule::EndingGaveUp, alloc::vec![operation, Arg::from(attempts), Arg::from(reason.name())])
-            }
+            Decision::GaveUp { reason, attempts, .. } => Message::new(
+                Rule::EndingGaveUp,
+                alloc::vec![operation, Arg::from(attempts_made(attempts)), Arg::from(reason.name())],
+            ),
             Decision::Reconcile { .. } => Message::new(
                 Rule::EndingReconcile,
                 alloc::vec![operation, Arg::Text(Cow::Owned(String::from(idempotency_key)))],
@@ -364,6 +361,62 @@ impl Decision {
             Decision::Restart { .. } => Message::new(Rule::EndingRestart, alloc::vec![operation]),
             _ => return None,
         })
+    }
+
+    /// What the decision says, in words, for a log line: attempts count from
+    /// 1, a wait is a duration and the attempt it comes before (a `Wait`'s
+    /// `retry` counts from 0), and no clock reading appears (`until_ms`,
+    /// `abort_at_ms` and `deadline_ms` stay in the fields). The same words in
+    /// every language.
+    ///
+    /// ```
+    /// use retryplan::Decision;
+    /// let wait = Decision::Wait { retry: 0, delay_ms: 250, until_ms: 98_250, server_delay_ms: None, remaining_budget_ms: 900 };
+    /// assert_eq!(wait.describe().to_string(), "wait 250 ms, before attempt 2");
+    /// ```
+    #[must_use]
+    pub fn describe(&self) -> Message {
+        match *self {
+            Decision::StartAttempt { attempt, timeout_ms, hedge, .. } => Message::new(
+                if hedge { Rule::StepStartHedge } else { Rule::StepStartAttempt },
+                alloc::vec![Arg::from(attempt), Arg::from(timeout_ms)],
+            ),
+            Decision::Wait { retry, delay_ms, server_delay_ms, .. } => {
+                // Retry r (from 0) is attempt r + 2, as in `retryplan explain`.
+                let mut args = alloc::vec![Arg::from(delay_ms), Arg::from(u64::from(retry).saturating_add(2))];
+                match server_delay_ms {
+                    Some(server) => {
+                        args.push(Arg::from(server));
+                        Message::new(Rule::StepWaitServer, args)
+                    }
+                    None => Message::new(Rule::StepWait, args),
+                }
+            }
+            Decision::AwaitOutcome { in_flight, .. } => {
+                Message::new(Rule::StepAwait, alloc::vec![Arg::from(attempts_made(in_flight))])
+            }
+            Decision::Succeeded { attempts, winner, .. } => {
+                Message::new(Rule::StepSucceeded, alloc::vec![Arg::from(winner), Arg::from(attempts_made(attempts))])
+            }
+            Decision::GaveUp { reason, attempts, .. } => Message::new(
+                Rule::StepGaveUp,
+                alloc::vec![Arg::from(attempts_made(attempts)), Arg::from(reason.name())],
+            ),
+            Decision::Reconcile { attempts, .. } => {
+                Message::new(Rule::StepReconcile, alloc::vec![Arg::from(attempts_made(attempts))])
+            }
+            Decision::Restart { attempts, .. } => {
+                Message::new(Rule::StepRestart, alloc::vec![Arg::from(attempts_made(attempts))])
+            }
+        }
+    }
+}
+
+/// "1 attempt" or "n attempts".
+fn attempts_made(attempts: u32) -> Message {
+    match attempts {
+        1 => Message::new(Rule::OneAttempt, Vec::new()),
+        n => Message::new(Rule::Attempts, alloc::vec![Arg::from(n)]),
     }
 }
 
@@ -399,6 +452,52 @@ mod tests {
         assert!(text(restart).unwrap().contains(": a conflict: re-read the current state"));
         let succeeded = Decision::Succeeded { attempts: 1, winner: 1, abort_attempts: AttemptSet::EMPTY };
         assert_eq!(text(succeeded), None);
+    }
+
+    #[test]
+    fn a_decision_in_words_counts_from_one_and_reads_no_clock() {
+        let said = |decision: Decision| decision.describe().to_string();
+        let start = |hedge| Decision::StartAttempt {
+            attempt: 2,
+            timeout_ms: 800,
+            abort_at_ms: 123_456_800,
+            request_id: super::RequestId(7),
+            remaining_budget_ms: 1500,
+            hedge,
+        };
+        assert_eq!(said(start(false)), "start attempt 2 (timeout 800 ms)");
+        assert_eq!(said(start(true)), "start attempt 2, a hedge (timeout 800 ms)");
+        let wait = |server_delay_ms| Decision::Wait {
+            retry: 1,
+            delay_ms: 250,
+            until_ms: 123_456_250,
+            server_delay_ms,
+            remaining_budget_ms: 900,
+        };
+        assert_eq!(said(wait(None)), "wait 250 ms, before attempt 3");
+        assert_eq!(said(wait(Some(250))), "wait 250 ms, before attempt 3 (the server asked for 250 ms)");
+        let awaiting = |in_flight| Decision::AwaitOutcome { in_flight, until_ms: 123_456_999 };
+        assert_eq!(said(awaiting(1)), "await the outcome of 1 attempt in flight");
+        assert_eq!(said(awaiting(2)), "await the outcome of 2 attempts in flight");
+        let succeeded = Decision::Succeeded { attempts: 3, winner: 2, abort_attempts: AttemptSet::EMPTY };
+        assert_eq!(said(succeeded), "succeeded on attempt 2 (after 3 attempts)");
+        let gave_up = Decision::GaveUp {
+            reason: GiveUpReason::DeadlineInsufficient,
+            attempts: 3,
+            remaining_budget_ms: 0,
+            refused_delay_ms: None,
+            abort_attempts: AttemptSet::EMPTY,
+        };
+        assert_eq!(said(gave_up), "gave up after 3 attempts: deadline_insufficient");
+        let reconcile = Decision::Reconcile { attempts: 1, remaining_budget_ms: 5, abort_attempts: AttemptSet::EMPTY };
+        assert_eq!(said(reconcile), "reconcile after 1 attempt: the write may have happened");
+        let restart = Decision::Restart {
+            attempts: 2,
+            deadline_ms: 123_457_000,
+            remaining_budget_ms: 5,
+            abort_attempts: AttemptSet::EMPTY,
+        };
+        assert_eq!(said(restart), "restart after 2 attempts: a conflict");
     }
 
     #[test]

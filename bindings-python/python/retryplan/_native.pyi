@@ -223,6 +223,9 @@ class Decision:
     def ending_message(self, operation: str, idempotency_key: str) -> Optional[str]:
         """The words of the typed ending a helper raises for this decision (GaveUp, Reconcile, Restart; None for
         any other): what happened and what to do, the same in every language."""
+    def describe(self) -> str:
+        """What the decision says, in words, for a log line (``wait 250 ms, before attempt 2``): attempts count
+        from 1, a wait is a duration, no clock reading appears; the same words in every language."""
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
 

@@ -171,10 +171,10 @@ def logged(run: Run, decision: Decision) -> None:
     if log is not None and log.isEnabledFor(level):
         fields = decision.to_dict()
         kind = fields.pop("type")
-        numbers = " ".join(f"{key}={value}" for key, value in fields.items())
         fields["operation"], fields["idempotency_key"] = run.name, run.driver.idempotency_key
         extra = {"retryplan_decision": kind, "retryplan": fields}
-        log.log(level, "retryplan %s %s: %s", run.name, kind, numbers, extra=extra)
+        # The words are the core's (attempts from 1, durations, no clock readings); the fields stay for machines.
+        log.log(level, "retryplan %s: %s", run.name, decision.describe(), extra=extra)
 
 
 #: What an error nothing classified becomes (the core's one default for every language).

@@ -314,4 +314,24 @@ rules! {
     RequestKeySyntax = "request_key_syntax": "must be a Structured Field String (draft-ietf-httpapi-idempotency-key-header: printable ASCII in double quotes, only \\\" and \\\\ escaped) or a bare key of visible ASCII characters, got {0:q}",
     /// The hint of an ending after an error nothing classified: the hook that classifies errors.
     UnknownErrorHint = "unknown_error_hint": "the last attempt raised an error the failure table does not know, which counts as ambiguous (retried while the operation may repeat an attempt that may have had its effect, reconciled when it may not); to decide otherwise, return an outcome from {0} (an application verdict: retryable, not_retryable, conflict)",
+    // Issue 25 item 10: a decision in words, for a log line ([`Decision::describe`](crate::Decision::describe)):
+    // attempts count from 1, waits are durations, never a clock's readings.
+    /// An attempt started: its number, its effective timeout.
+    StepStartAttempt = "step_start_attempt": "start attempt {0} (timeout {1} ms)",
+    /// A hedge started: its number, its effective timeout.
+    StepStartHedge = "step_start_hedge": "start attempt {0}, a hedge (timeout {1} ms)",
+    /// A wait: its delay, the attempt it comes before.
+    StepWait = "step_wait": "wait {0} ms, before attempt {1}",
+    /// A wait the server asked for: its delay, the attempt it comes before, the server's delay as honored.
+    StepWaitServer = "step_wait_server": "wait {0} ms, before attempt {1} (the server asked for {2} ms)",
+    /// Attempts running: how many (`one_attempt` or `attempts`).
+    StepAwait = "step_await": "await the outcome of {0} in flight",
+    /// Success: the winning attempt, the attempts made (`one_attempt` or `attempts`).
+    StepSucceeded = "step_succeeded": "succeeded on attempt {0} (after {1})",
+    /// Given up: the attempts made (`one_attempt` or `attempts`), the reason.
+    StepGaveUp = "step_gave_up": "gave up after {0}: {1}",
+    /// An unsafe write that may have happened: the attempts made (`one_attempt` or `attempts`).
+    StepReconcile = "step_reconcile": "reconcile after {0}: the write may have happened",
+    /// A conflict: the attempts made (`one_attempt` or `attempts`).
+    StepRestart = "step_restart": "restart after {0}: a conflict",
 }

@@ -14,7 +14,7 @@ import okhttp3.OkHttpClient
  */
 fun main() {
     val policy = Policy.profile("read")
-    val attempt = runBlocking { retrying(policy) { attempt -> attempt.number } }
+    val attempt = runBlocking { retrying(policy) { attempt -> attempt.attempt } }
     val client = OkHttpClient.Builder().addInterceptor(RetryInterceptor(policy)).build()
     println("classpath ok: attempt $attempt succeeded; ${client.javaClass.simpleName} with RetryInterceptor built")
 }

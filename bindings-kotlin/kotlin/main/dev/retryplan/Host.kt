@@ -137,7 +137,7 @@ internal class Host<T>(
                 when (out[Wire.ACTION].toInt()) {
                     Wire.START -> {
                         val entry = attemptOf(out)
-                        running[entry.number] = scope.launch { settle(entry, attempt) }
+                        running[entry.attempt] = scope.launch { settle(entry, attempt) }
                         step(Wire.POLL)
                     }
                     Wire.ABORT -> {
@@ -189,11 +189,11 @@ internal class Host<T>(
     /** Runs one attempt in its own coroutine and posts what it ended with to the loop. */
     private suspend fun settle(entry: Attempt, attempt: suspend (Attempt) -> T) {
         val settled = try {
-            Settled(entry.number, entry.abortAtMs, attempt(entry), null)
+            Settled(entry.attempt, entry.abortAtMs, attempt(entry), null)
         } catch (error: Throwable) {
             // Aborted by the loop: the driver already counted it; nothing to hand in.
             if (error is CancellationException && !coroutineContext.isActive) return
-            Settled(entry.number, entry.abortAtMs, null, error)
+            Settled(entry.attempt, entry.abortAtMs, null, error)
         }
         // After the end nobody reads the inbox: release what it carried.
         val late = synchronized(inbox) { if (closed) settled else null.also { inbox.addLast(settled) } }

@@ -19,8 +19,8 @@ fun interface MonotonicClock {
 
 /** What one attempt gets: send the request with these values. */
 data class Attempt(
-    /** 1 for the first attempt. */
-    val number: Int,
+    /** Which attempt this is: 1 for the first (the name Python's `AttemptPlan.attempt` and JS's `attempt` use). */
+    val attempt: Int,
     /** The effective timeout: give the I/O at most this long. */
     val timeoutMs: Long,
     /** When the attempt is aborted (and counted as timed out), on the helper's clock. */
@@ -35,7 +35,11 @@ data class Attempt(
     val hedge: Boolean,
     /** True when the request carries [idempotencyKey] as [IDEMPOTENCY_KEY_HEADER] (a keyed or unsafe operation). */
     val sendIdempotencyKey: Boolean,
-)
+) {
+    /** The old name of [attempt]; kept for one release. */
+    @Deprecated("renamed to attempt, the name every binding uses", ReplaceWith("attempt"))
+    val number: Int get() = attempt
+}
 
 /** Closes a value the helper will not return, when it is [AutoCloseable]; the default `onDiscard`. */
 fun closeIfCloseable(value: Any?) {

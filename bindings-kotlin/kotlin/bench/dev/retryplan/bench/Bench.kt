@@ -236,7 +236,7 @@ fun main(args: Array<String>) {
     }
     // The helper as users call it: a fresh operation per call (seed and key from the OS), in one coroutine.
     Policy.fromJson(TEN_TRIES).use { policy ->
-        val happy = timed(rounds, roundNs) { n -> runBlocking { repeat(n) { sink += retrying(policy) { it.number } } } }
+        val happy = timed(rounds, roundNs) { n -> runBlocking { repeat(n) { sink += retrying(policy) { it.attempt } } } }
         val happyHand = timed(rounds, roundNs) { n -> repeat(n) { sink += handLoop { it } } }
         val hook: (Throwable) -> Outcome = { RETRYABLE }
         val ten = timed(rounds, roundNs) { n ->

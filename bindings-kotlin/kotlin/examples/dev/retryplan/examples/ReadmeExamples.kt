@@ -100,7 +100,7 @@ fun idempotentPost(url: String, body: RequestBody): Request =
 // README: blocking
 fun nightlyExport(policy: Policy): Int = dev.retryplan.blocking.retrying(policy) { attempt ->
     // Runs on a thread of its own: interrupted when the attempt is aborted.
-    attempt.number
+    attempt.attempt
 }
 // README: end
 

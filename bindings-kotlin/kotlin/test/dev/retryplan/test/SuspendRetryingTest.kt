@@ -86,11 +86,24 @@ class SuspendRetryingTest {
     private fun events(into: MutableList<Event>): (Event) -> Unit = { into += it }
 
     @Test
+    fun `each attempt's number is attempt, as in Python and JS, and number is its deprecated alias`() = runBlocking {
+        val seen = Collections.synchronizedList(mutableListOf<Pair<Int, Int>>())
+        policy().use { policy ->
+            retrying(policy, outcomeOfError = { Outcome.Application(Verdict.RETRYABLE) }) { attempt ->
+                @Suppress("DEPRECATION")
+                seen += attempt.attempt to attempt.number
+                if (attempt.attempt < 3) throw IllegalStateException("not yet") else "third"
+            }
+        }
+        assertEquals(listOf(1 to 1, 2 to 2, 3 to 3), seen.toList())
+    }
+
+    @Test
     fun `the winner's value comes back, with no error left from an earlier attempt`() = runBlocking {
         val seen = Collections.synchronizedList(mutableListOf<Event>())
         val value = policy().use { policy ->
             retrying(policy, onDecision = events(seen), outcomeOfError = { Outcome.Application(Verdict.RETRYABLE) }) { attempt ->
-                if (attempt.number < 3) throw IllegalStateException("not yet") else "third"
+                if (attempt.attempt < 3) throw IllegalStateException("not yet") else "third"
             }
         }
         assertEquals("third", value)
@@ -146,14 +159,14 @@ class SuspendRetryingTest {
         val started = System.nanoTime()
         val value = policy().use { policy ->
             retrying(policy, onDecision = events(seen)) { attempt ->
-                if (attempt.number == 1) {
+                if (attempt.attempt == 1) {
                     try {
                         delay(10_000)
                     } finally {
                         cancelled.set(true)
                     }
                 }
-                attempt.number
+                attempt.attempt
             }
         }
         val elapsedMs = (System.nanoTime() - started) / 1_000_000
@@ -206,7 +219,7 @@ class SuspendRetryingTest {
         val started = System.nanoTime()
         val winner = policy(""", "hedging": {"delay_ms": 50, "max_hedged_attempts": 1}""", timeoutMs = 2000).use { policy ->
             retrying(policy, onDecision = events(seen)) { attempt ->
-                if (attempt.number == 1) {
+                if (attempt.attempt == 1) {
                     // A slow attempt that ignores its cancellation and still produces a value: the caller does
                     // not wait for it, and its value is closed, not leaked.
                     withContext(NonCancellable) { loserMayEnd.await() }
@@ -234,7 +247,7 @@ class SuspendRetryingTest {
         val interrupted = AtomicBoolean()
         val value = policy().use { policy ->
             retryingBlocking(policy) { attempt ->
-                if (attempt.number == 1) {
+                if (attempt.attempt == 1) {
                     try {
                         Thread.sleep(10_000)
                     } catch (e: InterruptedException) {
@@ -242,7 +255,7 @@ class SuspendRetryingTest {
                         throw e
                     }
                 }
-                "attempt ${attempt.number} on ${Thread.currentThread().name}"
+                "attempt ${attempt.attempt} on ${Thread.currentThread().name}"
             }
         }
         assertTrue(interrupted.get(), "the attempt past its timeout was interrupted")

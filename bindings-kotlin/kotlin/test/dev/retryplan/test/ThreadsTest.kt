@@ -136,7 +136,7 @@ class ThreadsTest {
         fun operation(policy: Policy, dependency: Dependency, stats: Stats) {
             val unavailable = IllegalStateException("503")
             val winner = retrying(policy, dependency, stats = stats, outcomeOfError = { Outcome.HttpStatus(503) }) { attempt ->
-                if (attempt.number == 1) throw unavailable else attempt.number
+                if (attempt.attempt == 1) throw unavailable else attempt.attempt
             }
             assertEquals(2, winner)
         }
