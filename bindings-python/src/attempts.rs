@@ -60,10 +60,18 @@ impl Attempt {
         Ok(Attempt::of(run, plan_arg(plan)?, false))
     }
 
-    /// The attempt number, 1 for the first.
+    /// The attempt number, 1 for the first (`attempt`, as every binding names it).
     #[getter]
-    fn number(&self) -> u32 {
+    fn attempt(&self) -> u32 {
         self.inner.attempt
+    }
+
+    /// Deprecated alias of `attempt` for one release (issue 25: one name in every language).
+    #[getter]
+    fn number(&self, py: Python<'_>) -> PyResult<u32> {
+        let category = py.get_type::<pyo3::exceptions::PyDeprecationWarning>();
+        PyErr::warn(py, &category, c"retryplan: Attempt.number is renamed Attempt.attempt", 1)?;
+        Ok(self.inner.attempt)
     }
 
     /// The effective timeout in seconds (`plan.timeout_ms / 1000`).

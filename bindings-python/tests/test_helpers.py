@@ -44,8 +44,8 @@ def test_decorator_retries_with_the_engines_waits() -> None:
     def flaky(x: int) -> int:
         attempt = retryplan.current_attempt()
         assert attempt is not None
-        seen.append((attempt.number, attempt.timeout, attempt.idempotency_key))
-        if attempt.number < 3:
+        seen.append((attempt.attempt, attempt.timeout, attempt.idempotency_key))
+        if attempt.attempt < 3:
             raise ConnectionResetError("reset")
         return x * 2
 
@@ -286,14 +286,14 @@ def test_async_retry_hedges_and_cancels_the_loser() -> None:
     async def fetch() -> str:
         attempt = retryplan.current_attempt()
         assert attempt is not None
-        started.append((attempt.number, attempt.plan.hedge))
-        if attempt.number == 1:
+        started.append((attempt.attempt, attempt.plan.hedge))
+        if attempt.attempt == 1:
             try:
                 await asyncio.sleep(5)
             except asyncio.CancelledError:
-                cancelled.append(attempt.number)
+                cancelled.append(attempt.attempt)
                 raise
-        return f"attempt {attempt.number}"
+        return f"attempt {attempt.attempt}"
 
     assert asyncio.run(fetch()) == "attempt 2"
     assert started == [(1, False), (2, True)] and cancelled == [1]
@@ -433,7 +433,7 @@ def test_a_sync_call_that_returns_after_its_abort_time_counts_as_timed_out() -> 
     def slow_then_fast() -> str:
         attempt = retryplan.current_attempt()
         assert attempt is not None
-        if attempt.number == 1:
+        if attempt.attempt == 1:
             clock.now += 0.5  # returns 400 ms after its abort time: its value is dropped
             return "late"
         return "in time"
@@ -466,8 +466,8 @@ def test_async_attempts_cut_the_block_at_its_abort_time() -> None:
         numbers = []
         async for attempt in retryplan.async_attempts(policy, seed=5):
             async with attempt:
-                numbers.append(attempt.number)
-                if attempt.number == 1:
+                numbers.append(attempt.attempt)
+                if attempt.attempt == 1:
                     await asyncio.sleep(10)  # cut at 100 ms
         return numbers
 
@@ -593,3 +593,12 @@ def test_the_failure_table_reads_requests_and_urllib3_errors() -> None:
             send()
         assert raised.value is invalid
     assert stats.attempts == 2 and stats.gave_up[GiveUpReason.CANCELLED] == 2
+
+
+def test_an_attempts_number_is_attempt_and_number_is_a_deprecated_alias() -> None:
+    """One name in every language (issue 25): ``attempt``; ``number`` warns for one release."""
+    for attempt in retryplan.attempts(Policy.from_dict({"max_attempts": 1}), seed=1):
+        with attempt:
+            assert attempt.attempt == 1
+            with pytest.warns(DeprecationWarning, match="renamed Attempt.attempt"):
+                assert attempt.number == 1

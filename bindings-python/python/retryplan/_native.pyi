@@ -55,6 +55,10 @@ if sys.version_info >= (3, 11):
     from typing import Unpack
 else:
     from typing_extensions import Unpack
+if sys.version_info >= (3, 13):
+    from warnings import deprecated
+else:
+    from typing_extensions import deprecated
 
 class _Headers(Protocol):
     def get(self, name: str, /) -> Optional[str]: ...
@@ -1074,8 +1078,12 @@ class Attempt:
     """The timer of ``async with attempt:``."""
     def __new__(cls, plan: AttemptPlan, run: Run) -> "Attempt": ...
     @property
+    def attempt(self) -> int:
+        """The attempt number, 1 for the first (``attempt``, as every binding names it)."""
+    @property
+    @deprecated("renamed Attempt.attempt")
     def number(self) -> int:
-        """The attempt number, 1 for the first."""
+        """Deprecated alias of :attr:`attempt` for one release."""
     @property
     def timeout(self) -> float:
         """The effective timeout in seconds (``plan.timeout_ms / 1000``)."""
