@@ -1,9 +1,12 @@
-"""Shared test fixtures: where the conformance vectors live."""
+"""Shared test fixtures: where the conformance vectors live, and the scripted local HTTP server."""
 
 import os
 import pathlib
+from typing import Iterator
 
 import pytest
+
+from server import Server
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -17,3 +20,11 @@ def vector_dir() -> pathlib.Path:
 def vectors() -> pathlib.Path:
     """The conformance vector directory."""
     return vector_dir()
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    """A scripted local HTTP server (tests/server.py), closed after the test."""
+    s = Server()
+    yield s
+    s.close()

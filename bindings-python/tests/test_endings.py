@@ -3,7 +3,6 @@ language (``Decision.ending_message``), naming the operation as its helper knows
 
 import pickle
 import traceback
-from typing import Iterator
 
 import httpx
 import pytest
@@ -25,13 +24,6 @@ ONE = {
     "backoff": {"kind": "constant", "base_ms": 20, "multiplier": 1.0, "cap_ms": 20},
     "jitter": {"kind": "none"},
 }
-
-
-@pytest.fixture
-def server() -> Iterator[Server]:
-    s = Server()
-    yield s
-    s.close()
 
 
 def test_requests_reconcile_names_the_request_its_key_and_what_to_do(server: Server) -> None:

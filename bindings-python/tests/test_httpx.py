@@ -25,13 +25,6 @@ FAST = {
 }
 
 
-@pytest.fixture
-def server() -> Iterator[Server]:
-    s = Server()
-    yield s
-    s.close()
-
-
 def client(policy: Policy, **kwargs: object) -> httpx.Client:
     return httpx.Client(transport=RetryTransport(policy=policy, **kwargs))  # type: ignore[arg-type]
 

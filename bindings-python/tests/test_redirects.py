@@ -6,7 +6,7 @@ A fake clock, moved on by the client's response hook, stands for the time a slow
 """
 
 import asyncio
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, List
 
 import httpx
 import pytest
@@ -35,13 +35,6 @@ class FakeClock:
 
     def __call__(self) -> float:
         return self.now
-
-
-@pytest.fixture
-def server() -> Iterator[Server]:
-    s = Server()
-    yield s
-    s.close()
 
 
 def redirect(to: str) -> Any:

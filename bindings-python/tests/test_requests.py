@@ -2,7 +2,7 @@
 
 import socket
 import time
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import requests
@@ -27,13 +27,6 @@ FAST = {
 
 # Mon, 03 Jun 2019 11:00:00 GMT: the wall clock of the tests that send HTTP-dates.
 WALL = 1559559600.0
-
-
-@pytest.fixture
-def server() -> Iterator[Server]:
-    s = Server()
-    yield s
-    s.close()
 
 
 def session(policy: Policy, **kwargs: Any) -> requests.Session:
