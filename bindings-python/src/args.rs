@@ -13,6 +13,9 @@ use retryplan::MAX_MS;
 
 use crate::errors::{invalid, wrong_type, Res};
 
+/// An optional argument as pyo3 hands it over (absent: `None`).
+pub(crate) type Arg<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
+
 /// A clock reading's two spellings: seconds, and its `_ms` twin.
 #[derive(Clone, Copy)]
 pub(crate) struct Clock(&'static str, &'static str);
@@ -24,11 +27,7 @@ pub(crate) const FIRST_SEEN: Clock = Clock("first_seen", "first_seen_ms");
 
 impl Clock {
     /// The reading in ms when one spelling is given; both is an error.
-    pub(crate) fn optional(
-        self,
-        seconds: Option<&Bound<'_, PyAny>>,
-        ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<Option<u64>> {
+    pub(crate) fn optional(self, seconds: Arg, ms: Arg) -> Res<Option<u64>> {
         let Clock(name, ms_name) = self;
         match (seconds, ms) {
             (Some(_), Some(_)) => {
@@ -41,7 +40,7 @@ impl Clock {
     }
 
     /// The reading in ms; one spelling is required.
-    pub(crate) fn read(self, seconds: Option<&Bound<'_, PyAny>>, ms: Option<&Bound<'_, PyAny>>) -> Res<u64> {
+    pub(crate) fn read(self, seconds: Arg, ms: Arg) -> Res<u64> {
         let Clock(name, ms_name) = self;
         let required =
             || invalid(name, format!("is required: {name} as float seconds, or {ms_name} as int milliseconds"));

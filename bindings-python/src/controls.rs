@@ -12,13 +12,13 @@ use retryplan::{
     RetryBudget, RetryCharge, RetrySlot, RetrySlots, SharedStats,
 };
 
-use crate::args::{class_arg, str_arg, u32_arg, NOW};
+use crate::args::{class_arg, str_arg, u32_arg, Arg, NOW};
 use crate::data::{from_py, repr_of, serialized};
 use crate::decision::{IntoField, PyDecision};
 use crate::errors::{invalid, Res};
 
 /// A configuration from one dict or keyword arguments, as the core's data tree.
-fn config_value(kind: ConfigKind, config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Value> {
+fn config_value(kind: ConfigKind, config: Arg, fields: Option<&Bound<'_, PyDict>>) -> Res<Value> {
     match (config, fields) {
         (Some(_), Some(fields)) if !fields.is_empty() => {
             Err(invalid("config", "pass either one dict or keyword arguments, not both".to_owned()))
@@ -41,7 +41,7 @@ pub(crate) struct PyDependency {
 impl PyDependency {
     #[new]
     #[pyo3(signature = (config = None, **fields))]
-    fn new(config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
+    fn new(config: Arg, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
         let config = DependencyConfig::from_value(&config_value(ConfigKind::Dependency, config, fields)?)?;
         Ok(PyDependency { inner: Dependency::new(&config)? })
     }
@@ -54,12 +54,7 @@ impl PyDependency {
 
     /// The state of every control at `now`, as a JSON-shaped dict.
     #[pyo3(signature = (now = None, *, now_ms = None))]
-    fn snapshot<'py>(
-        &self,
-        py: Python<'py>,
-        now: Option<&Bound<'_, PyAny>>,
-        now_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<Bound<'py, PyAny>> {
+    fn snapshot<'py>(&self, py: Python<'py>, now: Arg, now_ms: Arg) -> Res<Bound<'py, PyAny>> {
         serialized(py, &self.inner.snapshot(NOW.read(now, now_ms)?))
     }
 
@@ -133,7 +128,7 @@ impl PyRetryCharge {
 }
 
 /// The core charge kept in a `RetryCharge` argument (taken: a second use is refused).
-fn charge_arg(charge: Option<&Bound<'_, PyAny>>) -> Res<Option<RetryCharge>> {
+fn charge_arg(charge: Arg) -> Res<Option<RetryCharge>> {
     Ok(charge
         .map(|charge| class_arg::<PyRetryCharge>("charge", charge).map(|c| c.cell.take()))
         .transpose()?
@@ -150,53 +145,34 @@ impl PyRetryBudget {
 impl PyRetryBudget {
     #[new]
     #[pyo3(signature = (config = None, **fields))]
-    fn new(config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
+    fn new(config: Arg, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
         let config = BudgetConfig::from_value(&config_value(ConfigKind::Budget, config, fields)?)?;
         Ok(PyRetryBudget { inner: Source::Own(Box::new(RetryBudget::new(&config)?)) })
     }
 
     /// Counts an original request (ratio model).
     #[pyo3(signature = (now = None, *, now_ms = None))]
-    fn on_request(&self, now: Option<&Bound<'_, PyAny>>, now_ms: Option<&Bound<'_, PyAny>>) -> Res<()> {
+    fn on_request(&self, now: Arg, now_ms: Arg) -> Res<()> {
         self.budget()?.on_request(NOW.read(now, now_ms)?);
         Ok(())
     }
 
     /// Asks for a retry: a RetryCharge when granted, None when refused.
     #[pyo3(signature = (now = None, after_timeout = false, *, now_ms = None))]
-    fn try_retry(
-        &self,
-        now: Option<&Bound<'_, PyAny>>,
-        after_timeout: bool,
-        now_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<Option<PyRetryCharge>> {
+    fn try_retry(&self, now: Arg, after_timeout: bool, now_ms: Arg) -> Res<Option<PyRetryCharge>> {
         Ok(self.budget()?.try_retry(NOW.read(now, now_ms)?, after_timeout).map(PyRetryCharge::new))
     }
 
     /// Reports a success (with the charge of the retry that succeeded, if any).
     #[pyo3(signature = (now = None, charge = None, *, now_ms = None))]
-    fn on_success(
-        &self,
-        now: Option<&Bound<'_, PyAny>>,
-        charge: Option<&Bound<'_, PyAny>>,
-        now_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<()> {
-        let now = NOW.read(now, now_ms)?;
-        let budget = self.budget()?;
-        Ok(budget.on_success(now, charge_arg(charge)?)?)
+    fn on_success(&self, now: Arg, charge: Arg, now_ms: Arg) -> Res<()> {
+        Ok(self.budget()?.on_success(NOW.read(now, now_ms)?, charge_arg(charge)?)?)
     }
 
     /// Reports a failure (with the charge of the retry that failed, if any: it stays spent).
     #[pyo3(signature = (now = None, charge = None, *, now_ms = None))]
-    fn on_failure(
-        &self,
-        now: Option<&Bound<'_, PyAny>>,
-        charge: Option<&Bound<'_, PyAny>>,
-        now_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<()> {
-        let now = NOW.read(now, now_ms)?;
-        let budget = self.budget()?;
-        Ok(budget.on_failure(now, charge_arg(charge)?)?)
+    fn on_failure(&self, now: Arg, charge: Arg, now_ms: Arg) -> Res<()> {
+        Ok(self.budget()?.on_failure(NOW.read(now, now_ms)?, charge_arg(charge)?)?)
     }
 
     /// Settles a charge whose retry ended with neither a success nor a retryable failure: it stays spent.
@@ -224,12 +200,7 @@ impl PyRetryBudget {
 
     /// The budget's state at `now`, as a JSON-shaped dict.
     #[pyo3(signature = (now = None, *, now_ms = None))]
-    fn snapshot<'py>(
-        &self,
-        py: Python<'py>,
-        now: Option<&Bound<'_, PyAny>>,
-        now_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<Bound<'py, PyAny>> {
+    fn snapshot<'py>(&self, py: Python<'py>, now: Arg, now_ms: Arg) -> Res<Bound<'py, PyAny>> {
         serialized(py, &self.budget()?.snapshot(NOW.read(now, now_ms)?))
     }
 }
@@ -267,7 +238,7 @@ impl PyBreakerPermit {
 }
 
 /// The core permit kept in a `BreakerPermit` argument (taken: a second use is refused).
-fn permit_arg(permit: Option<&Bound<'_, PyAny>>) -> Res<BreakerPermit> {
+fn permit_arg(permit: Arg) -> Res<BreakerPermit> {
     let permit = permit.ok_or_else(|| invalid("permit", "is required".to_owned()))?;
     Ok(class_arg::<PyBreakerPermit>("permit", permit)?.cell.take()?)
 }
@@ -282,51 +253,32 @@ impl PyCircuitBreaker {
 impl PyCircuitBreaker {
     #[new]
     #[pyo3(signature = (config = None, **fields))]
-    fn new(config: Option<&Bound<'_, PyAny>>, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
+    fn new(config: Arg, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
         let config = BreakerConfig::from_value(&config_value(ConfigKind::Breaker, config, fields)?)?;
         Ok(PyCircuitBreaker { inner: Source::Own(Box::new(CircuitBreaker::new(&config)?)) })
     }
 
     /// Asks to send a request: a BreakerPermit, or None while open.
     #[pyo3(signature = (now = None, *, now_ms = None))]
-    fn try_acquire(
-        &self,
-        now: Option<&Bound<'_, PyAny>>,
-        now_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<Option<PyBreakerPermit>> {
+    fn try_acquire(&self, now: Arg, now_ms: Arg) -> Res<Option<PyBreakerPermit>> {
         Ok(self.breaker()?.try_acquire(NOW.read(now, now_ms)?).map(PyBreakerPermit::new))
     }
 
     /// Reports the permitted request succeeded.
     #[pyo3(signature = (now = None, permit = None, *, now_ms = None))]
-    fn on_success(
-        &self,
-        now: Option<&Bound<'_, PyAny>>,
-        permit: Option<&Bound<'_, PyAny>>,
-        now_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<()> {
-        let now = NOW.read(now, now_ms)?;
-        let breaker = self.breaker()?;
-        Ok(breaker.on_success(now, permit_arg(permit)?)?)
+    fn on_success(&self, now: Arg, permit: Arg, now_ms: Arg) -> Res<()> {
+        Ok(self.breaker()?.on_success(NOW.read(now, now_ms)?, permit_arg(permit)?)?)
     }
 
     /// Reports the permitted request failed.
     #[pyo3(signature = (now = None, permit = None, *, now_ms = None))]
-    fn on_failure(
-        &self,
-        now: Option<&Bound<'_, PyAny>>,
-        permit: Option<&Bound<'_, PyAny>>,
-        now_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<()> {
-        let now = NOW.read(now, now_ms)?;
-        let breaker = self.breaker()?;
-        Ok(breaker.on_failure(now, permit_arg(permit)?)?)
+    fn on_failure(&self, now: Arg, permit: Arg, now_ms: Arg) -> Res<()> {
+        Ok(self.breaker()?.on_failure(NOW.read(now, now_ms)?, permit_arg(permit)?)?)
     }
 
     /// Returns a permit whose request was never sent (or whose result does not count).
     fn release(&self, permit: &Bound<'_, PyAny>) -> Res<()> {
-        let breaker = self.breaker()?;
-        Ok(breaker.release(permit_arg(Some(permit))?)?)
+        Ok(self.breaker()?.release(permit_arg(Some(permit))?)?)
     }
 
     /// Permits granted and not yet settled.
@@ -337,12 +289,7 @@ impl PyCircuitBreaker {
 
     /// The breaker's state at `now`, as a JSON-shaped dict.
     #[pyo3(signature = (now = None, *, now_ms = None))]
-    fn snapshot<'py>(
-        &self,
-        py: Python<'py>,
-        now: Option<&Bound<'_, PyAny>>,
-        now_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<Bound<'py, PyAny>> {
+    fn snapshot<'py>(&self, py: Python<'py>, now: Arg, now_ms: Arg) -> Res<Bound<'py, PyAny>> {
         serialized(py, &self.breaker()?.snapshot(NOW.read(now, now_ms)?))
     }
 }
@@ -386,8 +333,7 @@ impl PyRetrySlots {
 
     /// Gives a slot back (once, to the slots that granted it).
     fn release(&self, slot: &Bound<'_, PyAny>) -> Res<()> {
-        let slots = self.slots()?;
-        Ok(slots.release(class_arg::<PyRetrySlot>("slot", slot)?.cell.take()?)?)
+        Ok(self.slots()?.release(class_arg::<PyRetrySlot>("slot", slot)?.cell.take()?)?)
     }
 
     /// Slots in use now.

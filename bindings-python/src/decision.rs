@@ -67,32 +67,6 @@ impl IntoField for GiveUpReason {
     }
 }
 
-fn class_name(decision: &Decision) -> &'static str {
-    match decision {
-        Decision::StartAttempt { .. } => "StartAttempt",
-        Decision::Wait { .. } => "Wait",
-        Decision::AwaitOutcome { .. } => "AwaitOutcome",
-        Decision::Succeeded { .. } => "Succeeded",
-        Decision::GaveUp { .. } => "GaveUp",
-        Decision::Reconcile { .. } => "Reconcile",
-        Decision::Restart { .. } => "Restart",
-    }
-}
-
-/// A decision as an instance of its subclass.
-pub(crate) fn decision_to_py(py: Python<'_>, inner: Decision) -> PyResult<Py<PyAny>> {
-    let base = PyClassInitializer::from(PyDecision { inner });
-    Ok(match inner {
-        Decision::StartAttempt { .. } => Bound::new(py, base.add_subclass(StartAttempt))?.into_any().unbind(),
-        Decision::Wait { .. } => Bound::new(py, base.add_subclass(Wait))?.into_any().unbind(),
-        Decision::AwaitOutcome { .. } => Bound::new(py, base.add_subclass(AwaitOutcome))?.into_any().unbind(),
-        Decision::Succeeded { .. } => Bound::new(py, base.add_subclass(Succeeded))?.into_any().unbind(),
-        Decision::GaveUp { .. } => Bound::new(py, base.add_subclass(GaveUp))?.into_any().unbind(),
-        Decision::Reconcile { .. } => Bound::new(py, base.add_subclass(Reconcile))?.into_any().unbind(),
-        Decision::Restart { .. } => Bound::new(py, base.add_subclass(Restart))?.into_any().unbind(),
-    })
-}
-
 #[pymethods]
 impl PyDecision {
     /// The snake_case kind, as in JSON's `type` (`start_attempt`, `wait`, ...).
@@ -147,8 +121,9 @@ impl PyDecision {
     }
 }
 
-macro_rules! decision_class {
-    ($(#[doc = $doc:literal])* $class:ident { $($field:ident),* }) => {
+/// The seven subclasses, their fields' getters, and the two matches over every kind.
+macro_rules! decision_classes {
+    ($($(#[doc = $doc:literal])* $class:ident { $($field:ident),* })*) => {$(
         $(#[doc = $doc])*
         #[pyclass(module = "retryplan", frozen, extends = PyDecision)]
         pub(crate) struct $class;
@@ -169,34 +144,37 @@ macro_rules! decision_class {
                 }
             )*
         }
+    )*
+
+        /// A decision as an instance of its subclass.
+        pub(crate) fn decision_to_py(py: Python<'_>, inner: Decision) -> PyResult<Py<PyAny>> {
+            let base = PyClassInitializer::from(PyDecision { inner });
+            Ok(match inner {
+                $(Decision::$class { .. } => Bound::new(py, base.add_subclass($class))?.into_any().unbind(),)*
+            })
+        }
+
+        fn class_name(decision: &Decision) -> &'static str {
+            match decision {
+                $(Decision::$class { .. } => stringify!($class),)*
+            }
+        }
     };
 }
 
-decision_class!(
+decision_classes!(
     /// Start attempt `attempt` now; abort it at `abort_at_ms` (after `timeout_ms`), then report its outcome.
     StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms, hedge }
-);
-decision_class!(
     /// Sleep until `until_ms` (cancellably), then poll.
     Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms }
-);
-decision_class!(
     /// An attempt is running: report its outcome; poll again at `until_ms` at the latest.
     AwaitOutcome { in_flight, until_ms }
-);
-decision_class!(
     /// The operation succeeded (attempt `winner` won); abort `abort_attempts`. It has ended.
     Succeeded { attempts, winner, abort_attempts }
-);
-decision_class!(
     /// The operation gave up; `reason` (a GiveUpReason) says why. It has ended.
     GaveUp { reason, attempts, remaining_budget_ms, refused_delay_ms, abort_attempts }
-);
-decision_class!(
     /// An unsafe write may have been processed: query its outcome by the idempotency key; do not repeat it. It has ended.
     Reconcile { attempts, remaining_budget_ms, abort_attempts }
-);
-decision_class!(
     /// A conflict: re-read, recompute and start a new operation with `deadline_ms` as its deadline. It has ended.
     Restart { attempts, deadline_ms, remaining_budget_ms, abort_attempts }
 );

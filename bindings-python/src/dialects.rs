@@ -7,7 +7,7 @@ use retryplan::aws;
 use retryplan::grpc;
 use retryplan::{ConfigKind, Dependency};
 
-use crate::args::{str_arg, u32_arg};
+use crate::args::{str_arg, u32_arg, Arg};
 use crate::controls::PyDependency;
 use crate::data::from_py;
 use crate::errors::Res;
@@ -17,10 +17,7 @@ use crate::policy::PyPolicy;
 /// JSON body's top-level `code`/`Code`/`__type`, else an XML body's error `<Code>` (documented positions only); None when none.
 #[pyfunction]
 #[pyo3(signature = (errortype_header = None, body = None))]
-pub(crate) fn aws_error_code_from_response(
-    errortype_header: Option<&Bound<'_, PyAny>>,
-    body: Option<&Bound<'_, PyAny>>,
-) -> Res<Option<String>> {
+pub(crate) fn aws_error_code_from_response(errortype_header: Arg, body: Arg) -> Res<Option<String>> {
     let header = errortype_header.map(|value| str_arg("errortype_header", value)).transpose()?;
     let body = body.map(|value| str_arg("body", value)).transpose()?;
     Ok(aws::error_code_from_response(header.as_deref(), body.as_deref()).map(|code| code.as_str().to_owned()))
@@ -53,7 +50,7 @@ impl PyServiceConfig {
     /// is the client-side cap on maxAttempts (default 5; below 2: 5, as grpc-go reads it).
     #[new]
     #[pyo3(signature = (config, *, max_attempts_cap = None))]
-    fn new(config: &Bound<'_, PyAny>, max_attempts_cap: Option<&Bound<'_, PyAny>>) -> Res<Self> {
+    fn new(config: &Bound<'_, PyAny>, max_attempts_cap: Arg) -> Res<Self> {
         let max_attempts_cap = match max_attempts_cap {
             Some(cap) => u32_arg("max_attempts_cap", cap)?,
             None => grpc::DEFAULT_MAX_ATTEMPTS_CAP,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use retryplan::{IdempotencyKey, Operation, OperationOptions};
 
-use crate::args::{class_arg, given, ms_arg, str_arg, u32_arg, u64_arg, DEADLINE, NOW};
+use crate::args::{class_arg, given, ms_arg, str_arg, u32_arg, u64_arg, Arg, DEADLINE, NOW};
 use crate::controls::PyDependency;
 use crate::data::typed;
 use crate::decision::{decision_to_py, IntoField};
@@ -16,10 +16,10 @@ use crate::policy::PyPolicy;
 
 /// The options of a new operation: a seed (else seed and key from the OS), a key, a deadline, a dependency.
 pub(crate) fn options(
-    seed: Option<&Bound<'_, PyAny>>,
-    idempotency_key: Option<&Bound<'_, PyAny>>,
-    (deadline, deadline_ms): (Option<&Bound<'_, PyAny>>, Option<&Bound<'_, PyAny>>),
-    dependency: Option<&Bound<'_, PyAny>>,
+    seed: Arg,
+    idempotency_key: Arg,
+    (deadline, deadline_ms): (Arg, Arg),
+    dependency: Arg,
 ) -> Res<OperationOptions> {
     let mut options = match seed {
         Some(seed) => OperationOptions::new(u64_arg("seed", seed)?),
@@ -50,13 +50,13 @@ impl PyOperation {
     #[allow(clippy::too_many_arguments)]
     fn new(
         policy: &Bound<'_, PyAny>,
-        now: Option<&Bound<'_, PyAny>>,
-        now_ms: Option<&Bound<'_, PyAny>>,
-        seed: Option<&Bound<'_, PyAny>>,
-        idempotency_key: Option<&Bound<'_, PyAny>>,
-        deadline: Option<&Bound<'_, PyAny>>,
-        deadline_ms: Option<&Bound<'_, PyAny>>,
-        dependency: Option<&Bound<'_, PyAny>>,
+        now: Arg,
+        now_ms: Arg,
+        seed: Arg,
+        idempotency_key: Arg,
+        deadline: Arg,
+        deadline_ms: Arg,
+        dependency: Arg,
     ) -> Res<Self> {
         let policy = &class_arg::<PyPolicy>("policy", policy)?.inner;
         let now = NOW.read(now, now_ms)?;
@@ -66,25 +66,13 @@ impl PyOperation {
 
     /// The current decision: start an attempt, keep waiting, or await the running attempt.
     #[pyo3(signature = (now = None, *, now_ms = None))]
-    fn poll(
-        &mut self,
-        py: Python<'_>,
-        now: Option<&Bound<'_, PyAny>>,
-        now_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<Py<PyAny>> {
+    fn poll(&mut self, py: Python<'_>, now: Arg, now_ms: Arg) -> Res<Py<PyAny>> {
         Ok(decision_to_py(py, self.inner.poll(NOW.read(now, now_ms)?)?)?)
     }
 
     /// Reports how attempt `attempt` ended and returns the next decision.
     #[pyo3(signature = (now = None, attempt = None, outcome = None, *, now_ms = None))]
-    fn on_outcome(
-        &mut self,
-        py: Python<'_>,
-        now: Option<&Bound<'_, PyAny>>,
-        attempt: Option<&Bound<'_, PyAny>>,
-        outcome: Option<&Bound<'_, PyAny>>,
-        now_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<Py<PyAny>> {
+    fn on_outcome(&mut self, py: Python<'_>, now: Arg, attempt: Arg, outcome: Arg, now_ms: Arg) -> Res<Py<PyAny>> {
         let now = NOW.read(now, now_ms)?;
         let attempt = u32_arg("attempt", given("attempt", attempt)?)?;
         let outcome = &class_arg::<PyOutcome>("outcome", given("outcome", outcome)?)?.inner;
@@ -93,12 +81,7 @@ impl PyOperation {
 
     /// The caller abandons the operation: gives up with reason `cancelled`.
     #[pyo3(signature = (now = None, *, now_ms = None))]
-    fn cancel(
-        &mut self,
-        py: Python<'_>,
-        now: Option<&Bound<'_, PyAny>>,
-        now_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<Py<PyAny>> {
+    fn cancel(&mut self, py: Python<'_>, now: Arg, now_ms: Arg) -> Res<Py<PyAny>> {
         Ok(decision_to_py(py, self.inner.cancel(NOW.read(now, now_ms)?)?)?)
     }
 
@@ -109,7 +92,7 @@ impl PyOperation {
 
     /// Budget left at `now` after the response reserve, in ms (saturating at 0).
     #[pyo3(signature = (now = None, *, now_ms = None))]
-    fn remaining_budget_ms(&self, now: Option<&Bound<'_, PyAny>>, now_ms: Option<&Bound<'_, PyAny>>) -> Res<u64> {
+    fn remaining_budget_ms(&self, now: Arg, now_ms: Arg) -> Res<u64> {
         Ok(self.inner.remaining_budget_ms(NOW.read(now, now_ms)?))
     }
 
@@ -172,11 +155,11 @@ impl PyOperation {
 #[pyfunction]
 #[pyo3(signature = (deadline = None, now = None, *, reserve_ms, deadline_ms = None, now_ms = None))]
 pub(crate) fn remaining_budget_ms(
-    deadline: Option<&Bound<'_, PyAny>>,
-    now: Option<&Bound<'_, PyAny>>,
+    deadline: Arg,
+    now: Arg,
     reserve_ms: &Bound<'_, PyAny>,
-    deadline_ms: Option<&Bound<'_, PyAny>>,
-    now_ms: Option<&Bound<'_, PyAny>>,
+    deadline_ms: Arg,
+    now_ms: Arg,
 ) -> Res<u64> {
     let (deadline, now) = (DEADLINE.read(deadline, deadline_ms)?, NOW.read(now, now_ms)?);
     Ok(retryplan::remaining_budget_ms(deadline, now, ms_arg("reserve_ms", reserve_ms)?))
@@ -187,12 +170,12 @@ pub(crate) fn remaining_budget_ms(
 #[pyo3(signature = (deadline = None, now = None, *, reserve_ms, minimum_useful_ms, deadline_ms = None, now_ms = None))]
 pub(crate) fn admit<'py>(
     py: Python<'py>,
-    deadline: Option<&Bound<'_, PyAny>>,
-    now: Option<&Bound<'_, PyAny>>,
+    deadline: Arg,
+    now: Arg,
     reserve_ms: &Bound<'_, PyAny>,
     minimum_useful_ms: &Bound<'_, PyAny>,
-    deadline_ms: Option<&Bound<'_, PyAny>>,
-    now_ms: Option<&Bound<'_, PyAny>>,
+    deadline_ms: Arg,
+    now_ms: Arg,
 ) -> Res<Bound<'py, PyAny>> {
     let (deadline, now) = (DEADLINE.read(deadline, deadline_ms)?, NOW.read(now, now_ms)?);
     let minimum = ms_arg("minimum_useful_ms", minimum_useful_ms)?;

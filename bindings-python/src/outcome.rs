@@ -8,7 +8,7 @@ use pyo3::types::{PyBool, PyInt};
 use retryplan::aws::ErrorCode;
 use retryplan::{Failure, GrpcCode, Outcome, Pushback, RetryAfterReading, GUIDANCE_HEADERS};
 
-use crate::args::{by_name, class_arg, ms_arg, str_arg, u16_arg, u32_arg, u64_arg, NOW_UNIX};
+use crate::args::{by_name, class_arg, ms_arg, str_arg, u16_arg, u32_arg, u64_arg, Arg, NOW_UNIX};
 use crate::data::{repr_of, serialized, typed};
 use crate::errors::{invalid, wrong_type, Fault, Res};
 use crate::policy::PyPolicy;
@@ -44,11 +44,7 @@ impl PyOutcome {
     /// service's error code (AWS: `"SlowDown"`, 1 to 64 visible ASCII characters).
     #[staticmethod]
     #[pyo3(signature = (status, retry_after_ms = None, error_code = None))]
-    fn http_status(
-        status: &Bound<'_, PyAny>,
-        retry_after_ms: Option<&Bound<'_, PyAny>>,
-        error_code: Option<&Bound<'_, PyAny>>,
-    ) -> Res<PyOutcome> {
+    fn http_status(status: &Bound<'_, PyAny>, retry_after_ms: Arg, error_code: Arg) -> Res<PyOutcome> {
         let status = u16_arg("status", status)?;
         let retry_after_ms = retry_after_ms.map(|ms| ms_arg("retry_after_ms", ms)).transpose()?;
         let error_code = error_code.map(|code| Ok::<_, Fault>(ErrorCode::new(&str_arg("error_code", code)?)?));
@@ -58,7 +54,7 @@ impl PyOutcome {
     /// A gRPC status arrived: `code` is a name (`"unavailable"`) or the wire number (14).
     #[staticmethod]
     #[pyo3(signature = (code, pushback = None))]
-    fn grpc_status(code: &Bound<'_, PyAny>, pushback: Option<&Bound<'_, PyAny>>) -> Res<PyOutcome> {
+    fn grpc_status(code: &Bound<'_, PyAny>, pushback: Arg) -> Res<PyOutcome> {
         let code = if code.is_instance_of::<PyInt>() && !code.is_instance_of::<PyBool>() {
             let number = u32_arg("code", code)?;
             GrpcCode::from_number(number)
@@ -74,7 +70,7 @@ impl PyOutcome {
     /// asked for with the failure (applied as a Retry-After is).
     #[staticmethod]
     #[pyo3(signature = (failure, retry_after_ms = None))]
-    fn transport(failure: &Bound<'_, PyAny>, retry_after_ms: Option<&Bound<'_, PyAny>>) -> Res<PyOutcome> {
+    fn transport(failure: &Bound<'_, PyAny>, retry_after_ms: Arg) -> Res<PyOutcome> {
         let failure = by_name("failure", failure)?;
         let retry_after_ms = retry_after_ms.map(|ms| ms_arg("retry_after_ms", ms)).transpose()?;
         Ok(outcome(Outcome::Transport { failure, retry_after_ms }))
@@ -84,7 +80,7 @@ impl PyOutcome {
     /// with the wait the server asked for along with it, if any (`retry_after_ms`; none for `cancelled`).
     #[staticmethod]
     #[pyo3(signature = (name, retry_after_ms = None))]
-    fn failure(name: &Bound<'_, PyAny>, retry_after_ms: Option<&Bound<'_, PyAny>>) -> Res<PyOutcome> {
+    fn failure(name: &Bound<'_, PyAny>, retry_after_ms: Arg) -> Res<PyOutcome> {
         let retry_after_ms = retry_after_ms.map(|ms| ms_arg("retry_after_ms", ms)).transpose()?;
         Ok(outcome(by_name::<Failure>("failure", name)?.outcome_after(retry_after_ms)?))
     }
@@ -107,10 +103,10 @@ impl PyOutcome {
     #[pyo3(signature = (status, retry_after = None, retry_after_ms = None, *, now_unix = None, now_unix_ms = None))]
     fn from_http(
         status: &Bound<'_, PyAny>,
-        retry_after: Option<&Bound<'_, PyAny>>,
-        retry_after_ms: Option<&Bound<'_, PyAny>>,
-        now_unix: Option<&Bound<'_, PyAny>>,
-        now_unix_ms: Option<&Bound<'_, PyAny>>,
+        retry_after: Arg,
+        retry_after_ms: Arg,
+        now_unix: Arg,
+        now_unix_ms: Arg,
     ) -> Res<PyOutcome> {
         let status = u16_arg("status", status)?;
         let retry_after = retry_after.map(|value| str_arg("retry_after", value)).transpose()?;
@@ -128,9 +124,9 @@ impl PyOutcome {
     fn from_http_response(
         status: &Bound<'_, PyAny>,
         headers: &Bound<'_, PyAny>,
-        now_unix: Option<&Bound<'_, PyAny>>,
-        now_unix_ms: Option<&Bound<'_, PyAny>>,
-        reading: Option<&Bound<'_, PyAny>>,
+        now_unix: Arg,
+        now_unix_ms: Arg,
+        reading: Arg,
     ) -> Res<PyOutcome> {
         let reading = reading_arg(reading)?;
         response_outcome(status, headers, NOW_UNIX.read(now_unix, now_unix_ms)?, reading)
@@ -258,7 +254,7 @@ pub(crate) fn response_outcome(
 }
 
 /// How Retry-After is read: `"strict"` (RFC 9110, the default) or `"lenient"`.
-pub(crate) fn reading_arg(obj: Option<&Bound<'_, PyAny>>) -> Res<RetryAfterReading> {
+pub(crate) fn reading_arg(obj: Arg) -> Res<RetryAfterReading> {
     match obj {
         None => Ok(RetryAfterReading::Strict),
         Some(obj) => by_name("reading", obj),
@@ -270,12 +266,7 @@ pub(crate) fn reading_arg(obj: Option<&Bound<'_, PyAny>>) -> Res<RetryAfterReadi
 /// read as `reading` says (`"strict"`, the default, or `"lenient"`).
 #[pyfunction]
 #[pyo3(signature = (value, now_unix = None, *, now_unix_ms = None, reading = None))]
-pub(crate) fn parse_retry_after(
-    value: &Bound<'_, PyAny>,
-    now_unix: Option<&Bound<'_, PyAny>>,
-    now_unix_ms: Option<&Bound<'_, PyAny>>,
-    reading: Option<&Bound<'_, PyAny>>,
-) -> Res<u64> {
+pub(crate) fn parse_retry_after(value: &Bound<'_, PyAny>, now_unix: Arg, now_unix_ms: Arg, reading: Arg) -> Res<u64> {
     let value = str_arg("value", value)?;
     let now = NOW_UNIX.read(now_unix, now_unix_ms)?;
     Ok(retryplan::parse_retry_after_with(&value, now, reading_arg(reading)?)?)
@@ -287,12 +278,7 @@ pub(crate) fn parse_retry_after(
 /// `now_unix_ms` only picks the century of an rfc850-date.
 #[pyfunction]
 #[pyo3(signature = (value, now_unix = None, *, now_unix_ms = None, reading = None))]
-pub(crate) fn parse_http_date(
-    value: &Bound<'_, PyAny>,
-    now_unix: Option<&Bound<'_, PyAny>>,
-    now_unix_ms: Option<&Bound<'_, PyAny>>,
-    reading: Option<&Bound<'_, PyAny>>,
-) -> Res<i64> {
+pub(crate) fn parse_http_date(value: &Bound<'_, PyAny>, now_unix: Arg, now_unix_ms: Arg, reading: Arg) -> Res<i64> {
     let value = str_arg("value", value)?;
     let now = NOW_UNIX.read(now_unix, now_unix_ms)?;
     Ok(retryplan::parse_http_date(&value, now, reading_arg(reading)?)?)
@@ -302,7 +288,7 @@ pub(crate) fn parse_http_date(
 /// or None when it asks for none.
 #[pyfunction]
 #[pyo3(signature = (value, policy_value = None))]
-pub(crate) fn parse_rate_limit(value: &Bound<'_, PyAny>, policy_value: Option<&Bound<'_, PyAny>>) -> Res<Option<u64>> {
+pub(crate) fn parse_rate_limit(value: &Bound<'_, PyAny>, policy_value: Arg) -> Res<Option<u64>> {
     let value = str_arg("value", value)?;
     let policy_value = policy_value.map(|policy| str_arg("policy_value", policy)).transpose()?;
     Ok(retryplan::parse_rate_limit(&value, policy_value.as_deref())?)
@@ -312,11 +298,7 @@ pub(crate) fn parse_rate_limit(value: &Bound<'_, PyAny>, policy_value: Option<&B
 /// (delta-seconds below 1e9, a Unix time from it, against `now_unix`).
 #[pyfunction]
 #[pyo3(signature = (value, now_unix = None, *, now_unix_ms = None))]
-pub(crate) fn parse_rate_limit_reset(
-    value: &Bound<'_, PyAny>,
-    now_unix: Option<&Bound<'_, PyAny>>,
-    now_unix_ms: Option<&Bound<'_, PyAny>>,
-) -> Res<u64> {
+pub(crate) fn parse_rate_limit_reset(value: &Bound<'_, PyAny>, now_unix: Arg, now_unix_ms: Arg) -> Res<u64> {
     let value = str_arg("value", value)?;
     Ok(retryplan::parse_rate_limit_reset(&value, NOW_UNIX.read(now_unix, now_unix_ms)?)?)
 }
