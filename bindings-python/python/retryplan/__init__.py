@@ -84,30 +84,9 @@ from . import _wire  # noqa: F401 - checks the engine's wire version at import
 TYPE_CHECKING = False  # typing is not imported at run time: it would double the import time
 if TYPE_CHECKING:  # pragma: no cover
     from ._async import AsyncAttempts, async_attempts
-    from ._enums import Failure, GiveUpReason, GrpcCode, Idempotency, TransportFailure, Verdict
-    from ._errors import (
-        ArgumentTypeError,
-        AttemptFailed,
-        AttemptNotRunningError,
-        CallerError,
-        ConfigViolationsError,
-        ConfigurationError,
-        EntropyUnavailableError,
-        GaveUpError,
-        InvalidArgumentError,
-        InvalidConfigError,
-        InvalidHeaderError,
-        OperationEndedError,
-        OperationFailed,
-        PlatformError,
-        ReconcileRequired,
-        RestartRequired,
-        RetryplanError,
-        ServerDataError,
-        UnknownProfileError,
-        UnsupportedError,
-        Violation,
-    )
+    from ._enums import *  # noqa: F403 - the public enums (their __all__)
+    from ._errors import *  # noqa: F403 - the exceptions (their __all__)
+
     # The deprecated aliases, re-exported for type checkers; at run time each access warns (`__getattr__`).
     from ._errors import InvalidPolicyError as InvalidPolicyError
     from ._errors import InvalidPolicyJsonError as InvalidPolicyJsonError
@@ -115,40 +94,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._helpers import Attempts, attempts, retry
     from ._native import Attempt
     from ._run import current_attempt
-    from ._values import Admission, Classification, Redelivery, Timeline
+    from ._values import *  # noqa: F403 - the engine's plain values (their __all__)
 
-_LAZY = {
-    "_enums": ("Failure", "GiveUpReason", "GrpcCode", "Idempotency", "TransportFailure", "Verdict"),
-    "_errors": (
-        "ArgumentTypeError",
-        "AttemptFailed",
-        "AttemptNotRunningError",
-        "CallerError",
-        "ConfigViolationsError",
-        "ConfigurationError",
-        "EntropyUnavailableError",
-        "GaveUpError",
-        "InvalidArgumentError",
-        "InvalidConfigError",
-        "InvalidHeaderError",
-        "OperationEndedError",
-        "OperationFailed",
-        "PlatformError",
-        "ReconcileRequired",
-        "RestartRequired",
-        "RetryplanError",
-        "ServerDataError",
-        "UnknownProfileError",
-        "UnsupportedError",
-        "Violation",
-    ),
-    "_failures": ("default_outcome_of_exception", "http_outcome", "response_outcome"),
-    "_helpers": ("Attempts", "attempts", "retry"),
-    "_run": ("Attempt", "current_attempt"),
-    "_async": ("AsyncAttempts", "async_attempts"),
-    "_values": ("Admission", "Classification", "Redelivery", "Timeline"),
-}
-_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
+# The modules a public name not imported eagerly is looked up in, on first use, in this order.
+_LAZY = ("_enums", "_errors", "_values", "_failures", "_run", "_helpers", "_async")
 
 
 # Old names kept for one release: reading one warns (DeprecationWarning) and gives the new.
@@ -169,15 +118,15 @@ def __getattr__(name: str) -> object:
         warnings.warn(message, DeprecationWarning, stacklevel=2)
         # Never cached under the old name, so every use warns; the new one may be lazy.
         return globals()[new] if new in globals() else __getattr__(new)
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'retryplan' has no attribute {name!r}")
-    import sys
+    if name in __all__:
+        import importlib
 
-    __import__(f"{__name__}.{module}")
-    value = getattr(sys.modules[f"{__name__}.{module}"], name)
-    globals()[name] = value
-    return value
+        for module in _LAZY:
+            value = getattr(importlib.import_module(f"{__name__}.{module}"), name, __getattr__)
+            if value is not __getattr__:
+                globals()[name] = value
+                return value
+    raise AttributeError(f"module 'retryplan' has no attribute {name!r}")
 
 
 __all__ = [
