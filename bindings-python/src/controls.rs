@@ -359,7 +359,7 @@ pub(crate) struct PyStats {
 }
 
 macro_rules! stats_methods {
-    ($($(#[doc = $doc:literal])* $counter:ident),*) => {
+    ($($(#[doc = $doc:literal])* $counter:ident,)*) => {
         #[pymethods]
         impl PyStats {
             #[new]
@@ -409,19 +409,4 @@ macro_rules! stats_methods {
     };
 }
 
-stats_methods!(
-    /// Operations that started a first attempt.
-    operations,
-    /// Attempts started, first attempts included.
-    attempts,
-    /// Attempts after the first that followed a failure.
-    retries,
-    /// Hedges: attempts started while another was still running.
-    hedges,
-    /// Operations that succeeded.
-    succeeded,
-    /// Operations that ended in reconciliation.
-    reconciles,
-    /// Operations that ended in a restart of the unit.
-    restarts
-);
+include!("stats_counters.rs");

@@ -123,7 +123,7 @@ impl PyDecision {
 
 /// The seven subclasses, their fields' getters, and the two matches over every kind.
 macro_rules! decision_classes {
-    ($($(#[doc = $doc:literal])* $class:ident { $($field:ident),* })*) => {$(
+    ($($(#[doc = $doc:literal])* $class:ident { $($(#[doc = $field_doc:literal])* $field:ident,)* })*) => {$(
         $(#[doc = $doc])*
         #[pyclass(module = "retryplan", frozen, extends = PyDecision)]
         pub(crate) struct $class;
@@ -135,6 +135,7 @@ macro_rules! decision_classes {
                 Ok(PyTuple::new(py, [$(stringify!($field)),*])?.unbind())
             }
             $(
+                $(#[doc = $field_doc])*
                 #[getter]
                 fn $field(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
                     match slf.as_super().get().inner {
@@ -162,19 +163,4 @@ macro_rules! decision_classes {
     };
 }
 
-decision_classes!(
-    /// Start attempt `attempt` now; abort it at `abort_at_ms` (after `timeout_ms`), then report its outcome.
-    StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms, hedge }
-    /// Sleep until `until_ms` (cancellably), then poll.
-    Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms }
-    /// An attempt is running: report its outcome; poll again at `until_ms` at the latest.
-    AwaitOutcome { in_flight, until_ms }
-    /// The operation succeeded (attempt `winner` won); abort `abort_attempts`. It has ended.
-    Succeeded { attempts, winner, abort_attempts }
-    /// The operation gave up; `reason` (a GiveUpReason) says why. It has ended.
-    GaveUp { reason, attempts, remaining_budget_ms, refused_delay_ms, abort_attempts }
-    /// An unsafe write may have been processed: query its outcome by the idempotency key; do not repeat it. It has ended.
-    Reconcile { attempts, remaining_budget_ms, abort_attempts }
-    /// A conflict: re-read, recompute and start a new operation with `deadline_ms` as its deadline. It has ended.
-    Restart { attempts, deadline_ms, remaining_budget_ms, abort_attempts }
-);
+include!("decision_classes.rs");

@@ -16,10 +16,80 @@ pub struct EnumDocs {
     pub variants: BTreeMap<String, String>,
 }
 
+/// A record of named fields (a struct, or an enum's variant): its summary and its fields, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub ident: String,
+    pub doc: String,
+    pub fields: Vec<Field>,
+}
+
+/// One named field: its name, its Rust type as written (`Option<u64>`) and its summary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Field {
+    pub name: String,
+    pub ty: String,
+    pub doc: String,
+}
+
+/// The Rust file `path`, parsed.
+fn parse(path: &Path) -> Result<syn::File, String> {
+    let source = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    syn::parse_file(&source).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Each variant of enum `ident` in the Rust file `path` as a record (a unit variant: no fields).
+pub fn enum_records(path: &Path, ident: &str) -> Result<Vec<Record>, String> {
+    let file = parse(path)?;
+    let item = find_enum(&file.items, ident).ok_or_else(|| format!("{}: no enum {ident}", path.display()))?;
+    Ok(item.variants.iter().map(|v| record(&v.ident, &v.attrs, &v.fields)).collect())
+}
+
+/// The struct `ident` in the Rust file `path` as a record.
+pub fn struct_record(path: &Path, ident: &str) -> Result<Record, String> {
+    let file = parse(path)?;
+    file.items
+        .iter()
+        .find_map(|item| match item {
+            syn::Item::Struct(item) if item.ident == ident => Some(record(&item.ident, &item.attrs, &item.fields)),
+            _ => None,
+        })
+        .ok_or_else(|| format!("{}: no struct {ident}", path.display()))
+}
+
+fn record(ident: &syn::Ident, attrs: &[syn::Attribute], fields: &syn::Fields) -> Record {
+    let fields = fields
+        .iter()
+        .filter_map(|field| {
+            let name = field.ident.as_ref()?.to_string();
+            Some(Field { name, ty: type_name(&field.ty), doc: summary(&field.attrs) })
+        })
+        .collect();
+    Record { ident: ident.to_string(), doc: summary(attrs), fields }
+}
+
+/// A type as written, without spaces or leading path: `Option<u64>`, `AttemptSet`; `?` for a non-path type.
+fn type_name(ty: &syn::Type) -> String {
+    let syn::Type::Path(path) = ty else { return "?".to_owned() };
+    let Some(last) = path.path.segments.last() else { return "?".to_owned() };
+    let mut name = last.ident.to_string();
+    if let syn::PathArguments::AngleBracketed(generics) = &last.arguments {
+        let arguments: Vec<String> = generics
+            .args
+            .iter()
+            .map(|argument| match argument {
+                syn::GenericArgument::Type(ty) => type_name(ty),
+                _ => "?".to_owned(),
+            })
+            .collect();
+        name.push_str(&format!("<{}>", arguments.join(", ")));
+    }
+    name
+}
+
 /// The docs of enum `ident` in the Rust file `path`.
 pub fn enum_docs(path: &Path, ident: &str) -> Result<EnumDocs, String> {
-    let source = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let file = syn::parse_file(&source).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = parse(path)?;
     find_enum(&file.items, ident)
         .map(|item| EnumDocs {
             summary: summary(&item.attrs),
@@ -30,8 +100,7 @@ pub fn enum_docs(path: &Path, ident: &str) -> Result<EnumDocs, String> {
 
 /// The summary of the `const` (or `static`) `ident` in the Rust file `path`.
 pub fn const_summary(path: &Path, ident: &str) -> Result<String, String> {
-    let source = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let file = syn::parse_file(&source).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = parse(path)?;
     file.items
         .iter()
         .find_map(|item| match item {
@@ -43,8 +112,7 @@ pub fn const_summary(path: &Path, ident: &str) -> Result<String, String> {
 
 /// The summary of the associated const `ident` in an `impl {self_type}` block of the Rust file `path`.
 pub fn associated_const_summary(path: &Path, self_type: &str, ident: &str) -> Result<String, String> {
-    let source = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let file = syn::parse_file(&source).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = parse(path)?;
     file.items
         .iter()
         .filter_map(|item| match item {
@@ -127,6 +195,20 @@ mod tests {
         assert_eq!(plain_links("A policy ([`PolicyConfig`](crate::PolicyConfig))."), "A policy (`PolicyConfig`).");
         assert_eq!(plain_links("See [`Blame`] and [the table](x)."), "See `Blame` and the table.");
         assert_eq!(plain_links("In [0, 1] or 1..=4"), "In [0, 1] or 1..=4");
+    }
+
+    #[test]
+    fn a_record_has_its_fields_types_as_written_and_docs() {
+        let file = syn::parse_file(
+            "/// A kind.\nenum K {\n/// Waits.\nWait {\n/// Until.\nuntil_ms: Option<u64>,\nset: crate::AttemptSet,\n},\nEnd,\n}",
+        )
+        .unwrap();
+        let item = find_enum(&file.items, "K").unwrap();
+        let records: Vec<Record> = item.variants.iter().map(|v| record(&v.ident, &v.attrs, &v.fields)).collect();
+        assert_eq!((records[0].ident.as_str(), records[0].doc.as_str()), ("Wait", "Waits."));
+        let field = |name: &str, ty: &str, doc: &str| Field { name: name.into(), ty: ty.into(), doc: doc.into() };
+        assert_eq!(records[0].fields, [field("until_ms", "Option<u64>", "Until."), field("set", "AttemptSet", "")]);
+        assert!(records[1].fields.is_empty());
     }
 
     #[test]

@@ -6,6 +6,10 @@
 //! the core's doc comments (read from its source) or the schema's
 //! `description`s.
 //!
+//! The Python binding's records (the `Decision` subclasses, the `Stats`
+//! counters) come from the core's source too: its Rust glue's field lists
+//! and their part of `_native.pyi`.
+//!
 //! It also writes the vectors' schema (the policy's shapes from the core's
 //! `policy/schema.json`) and the case counts of the vectors' README.
 //!
@@ -18,6 +22,7 @@
 mod docs;
 mod output;
 mod python;
+mod python_records;
 mod schema;
 mod tables;
 mod typescript;
@@ -40,6 +45,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     let schema = schema::Schema::parse(&vectors.text).map_err(|e| format!("{}: {e}", vectors.path))?;
     let mut outputs = vec![vectors, vectors_readme::output(root)?];
     outputs.extend(generate_from(&tables, &schema)?);
+    outputs.extend(python_records::outputs(root)?);
     Ok(outputs)
 }
 
