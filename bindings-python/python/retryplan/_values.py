@@ -26,6 +26,31 @@ def _copy(value: Any) -> Any:
     return value
 
 
+class _Field:
+    """One field of a value's JSON form, read-only: the key is the attribute's name unless given;
+    ``default`` is what an absent key reads (without one, the key is always there)."""
+
+    def __init__(self, doc: str, key: str, default: Any) -> None:
+        self.__doc__, self.key, self.default = doc, key, default
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.key = self.key or name
+
+    def __get__(self, value: Optional[_Data], owner: Optional[type] = None) -> Any:
+        if value is None:
+            return self
+        fields = value._fields
+        return fields[self.key] if self.default is _Field else fields.get(self.key, self.default)
+
+    def __set__(self, value: _Data, _: Any) -> None:
+        raise AttributeError(f"{type(value).__name__} is frozen: cannot set {self.key!r}")
+
+
+def _field(doc: str, key: str = "", default: Any = _Field) -> Any:
+    """A read-only field (typed by the annotation it is assigned to)."""
+    return _Field(doc, key, default)
+
+
 class _Data:
     """A frozen value from its JSON form (``fields``)."""
 
@@ -61,21 +86,11 @@ class Classification(_Data):
     ``conflict`` or ``cancelled``; ``ambiguous`` is True when a retryable request may have been processed."""
 
     __slots__ = ()
-
-    @property
-    def kind(self) -> Literal["success", "retryable", "not_retryable", "conflict", "cancelled"]:
-        """The class of the outcome."""
-        return self._fields["class"]  # type: ignore[no-any-return]
-
-    @property
-    def ambiguous(self) -> bool:
-        """True when a retryable request may have been processed."""
-        return bool(self._fields.get("ambiguous", False))
-
-    @property
-    def throttling(self) -> bool:
-        """True when the server throttled the request (an AWS throttling error code)."""
-        return bool(self._fields.get("throttling", False))
+    kind: Literal["success", "retryable", "not_retryable", "conflict", "cancelled"] = _field(
+        "The class of the outcome.", "class"
+    )
+    ambiguous: bool = _field("True when a retryable request may have been processed.", default=False)
+    throttling: bool = _field("True when the server throttled the request (an AWS throttling error code).", default=False)
 
     def __repr__(self) -> str:
         return f"Classification(kind={self.kind!r}, ambiguous={self.ambiguous})"
@@ -86,26 +101,14 @@ class Admission(_Data):
     rejected) the least time the work needs."""
 
     __slots__ = ()
-
-    @property
-    def kind(self) -> Literal["admit", "reject"]:
-        """``admit`` or ``reject``."""
-        return self._fields["type"]  # type: ignore[no-any-return]
+    kind: Literal["admit", "reject"] = _field("``admit`` or ``reject``.", "type")
+    remaining_ms: int = _field("Time left for the work, in ms.")
+    minimum_useful_ms: Optional[int] = _field("The least time the work needs (rejections only), in ms.", default=None)
 
     @property
     def admitted(self) -> bool:
         """True when the request should be served."""
         return self.kind == "admit"
-
-    @property
-    def remaining_ms(self) -> int:
-        """Time left for the work, in ms."""
-        return self._fields["remaining_ms"]  # type: ignore[no-any-return]
-
-    @property
-    def minimum_useful_ms(self) -> Optional[int]:
-        """The least time the work needs (rejections only), in ms."""
-        return self._fields.get("minimum_useful_ms")
 
     def __repr__(self) -> str:
         return self._repr(f"Admission[{self.kind}]")
@@ -116,26 +119,12 @@ class Redelivery(_Data):
     (with ``delay_ms``, ``redeliver_at_ms``) or ``dead_letter`` (with ``reason``)."""
 
     __slots__ = ()
-
-    @property
-    def kind(self) -> Literal["acknowledge", "redeliver_after", "dead_letter"]:
-        """``acknowledge``, ``redeliver_after`` or ``dead_letter``."""
-        return self._fields["type"]  # type: ignore[no-any-return]
-
-    @property
-    def delay_ms(self) -> Optional[int]:
-        """The delay before the next delivery, in ms (redeliver_after only)."""
-        return self._fields.get("delay_ms")
-
-    @property
-    def redeliver_at_ms(self) -> Optional[int]:
-        """When to deliver again, in ms (redeliver_after only)."""
-        return self._fields.get("redeliver_at_ms")
-
-    @property
-    def reason(self) -> Optional[str]:
-        """Why the message goes to the dead-letter queue (dead_letter only)."""
-        return self._fields.get("reason")
+    kind: Literal["acknowledge", "redeliver_after", "dead_letter"] = _field(
+        "``acknowledge``, ``redeliver_after`` or ``dead_letter``.", "type"
+    )
+    delay_ms: Optional[int] = _field("The delay before the next delivery, in ms (redeliver_after only).", default=None)
+    redeliver_at_ms: Optional[int] = _field("When to deliver again, in ms (redeliver_after only).", default=None)
+    reason: Optional[str] = _field("Why the message goes to the dead-letter queue (dead_letter only).", default=None)
 
     def __repr__(self) -> str:
         return self._repr(f"Redelivery[{self.kind}]")
@@ -147,35 +136,18 @@ class Timeline(_Data):
     __slots__ = ("_messages",)
     __hash__ = None  # type: ignore[assignment]
     _messages: Tuple[str, ...]
+    deadline_ms: int = _field("The deadline used, in ms from the start.")
+    first_attempt_at_ms: int = _field("When the first attempt starts, in ms from the operation's start.")
+    response_reserve_ms: int = _field("The response reserve kept at the end, in ms.")
+    configured_attempts: int = _field("``max_attempts``.")
+    attempts_that_fit: int = _field("Attempts that start in the worst case.")
+    unbounded_worst_case_ms: Optional[int] = _field(
+        "All attempts at their fixed timeout plus the longest waits, ignoring the deadline.", default=None
+    )
 
     def __init__(self, fields: Dict[str, Any], messages: List[str]) -> None:
         super().__init__(fields)
         object.__setattr__(self, "_messages", tuple(messages))
-
-    @property
-    def deadline_ms(self) -> int:
-        """The deadline used, in ms from the start."""
-        return self._fields["deadline_ms"]  # type: ignore[no-any-return]
-
-    @property
-    def first_attempt_at_ms(self) -> int:
-        """When the first attempt starts, in ms from the operation's start."""
-        return self._fields["first_attempt_at_ms"]  # type: ignore[no-any-return]
-
-    @property
-    def response_reserve_ms(self) -> int:
-        """The response reserve kept at the end, in ms."""
-        return self._fields["response_reserve_ms"]  # type: ignore[no-any-return]
-
-    @property
-    def configured_attempts(self) -> int:
-        """``max_attempts``."""
-        return self._fields["configured_attempts"]  # type: ignore[no-any-return]
-
-    @property
-    def attempts_that_fit(self) -> int:
-        """Attempts that start in the worst case."""
-        return self._fields["attempts_that_fit"]  # type: ignore[no-any-return]
 
     @property
     def steps(self) -> List[Dict[str, Any]]:
@@ -188,11 +160,6 @@ class Timeline(_Data):
         from ._native import Decision
 
         return Decision.from_dict(self._fields["ending"])
-
-    @property
-    def unbounded_worst_case_ms(self) -> Optional[int]:
-        """All attempts at their fixed timeout plus the longest waits, ignoring the deadline."""
-        return self._fields.get("unbounded_worst_case_ms")
 
     @property
     def warnings(self) -> List[Dict[str, Any]]:
