@@ -14,6 +14,7 @@ from ._config_types import (
     AbortReasonName,
     BreakerFields,
     BudgetFields,
+    ConcurrencyName,
     DependencyFields,
     HeldName,
     IdempotencyName,
@@ -751,7 +752,7 @@ class Action:
     """
 
     @property
-    def kind(self) -> Literal["start_attempt", "abort_attempt", "sleep", "finish"]:
+    def kind(self) -> Literal["start_attempt", "abort_attempt", "sleep", "release", "finish"]:
         """The snake_case kind, as in the vectors' ``type``."""
     def to_dict(self) -> Dict[str, _JsonValue]:
         """The action in the vectors' JSON shape."""
@@ -864,8 +865,6 @@ class Event:
     def to_dict(self) -> Dict[str, _JsonValue]:
         """The event in the vectors' JSON shape."""
 
-_Concurrency = Literal["concurrent", "sequential", "sequential_without_hedging"]
-
 @final
 class Driver:
     """The host loop of one operation: results in, one action out per poll.
@@ -881,7 +880,7 @@ class Driver:
         cls,
         policy: Policy,
         now: float,
-        concurrency: Optional[_Concurrency] = None,
+        concurrency: Optional[ConcurrencyName] = None,
         *,
         seed: Optional[int] = None,
         idempotency_key: Optional[str] = None,
@@ -915,7 +914,7 @@ class Driver:
         cls,
         policy: Policy,
         *,
-        concurrency: Optional[_Concurrency] = None,
+        concurrency: Optional[ConcurrencyName] = None,
         now_ms: int,
         seed: Optional[int] = None,
         idempotency_key: Optional[str] = None,
@@ -1010,7 +1009,7 @@ class Settings:
         cls,
         config: Any,
         policy: Policy,
-        concurrency: _Concurrency,
+        concurrency: ConcurrencyName,
         plain: bool,
         outcome_of_error: Optional[Callable[[BaseException], Optional[Outcome]]],
         outcome_of_result: Optional[Callable[[Any], Outcome]],
