@@ -24,13 +24,18 @@ const WIDTH: usize = 120;
 pub fn outputs(root: &Path) -> Result<Vec<Output>, String> {
     let decisions = docs::enum_records(&root.join("core/src/decision.rs"), "Decision")?;
     let stats = docs::struct_record(&root.join("core/src/stats.rs"), "Stats")?;
-    let counters: Vec<&Field> = stats.fields.iter().filter(|field| field.ty == "u64").collect();
     let path = root.join(NATIVE_STUB);
     let stub = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let stub = splice(&stub, "retryplan::Decision", &decision_stubs(&decisions)?)?;
+    outputs_from(&decisions, &stats, &stub)
+}
+
+/// The files from these records and the stub as it is.
+fn outputs_from(decisions: &[Record], stats: &Record, stub: &str) -> Result<Vec<Output>, String> {
+    let counters: Vec<&Field> = stats.fields.iter().filter(|field| field.ty == "u64").collect();
+    let stub = splice(stub, "retryplan::Decision", &decision_stubs(decisions)?)?;
     let stub = splice(&stub, "retryplan::Stats", &counter_stubs(&counters)?)?;
     Ok(vec![
-        Output { path: DECISIONS, text: decision_classes(&decisions) },
+        Output { path: DECISIONS, text: decision_classes(decisions) },
         Output { path: STATS, text: stats_counters(&counters) },
         Output { path: NATIVE_STUB, text: stub },
     ])
@@ -175,6 +180,25 @@ mod tests {
         let spliced = splice(&stub, "X", "    new\n").unwrap();
         assert_eq!(spliced, stub.replace("    old\n", "    new\n"));
         assert!(splice("no markers", "X", "").is_err());
+    }
+
+    /// A field added to a core variant reaches the Rust glue's getters and the stub; one of a type
+    /// the binding cannot convert stops the generator, naming it.
+    #[test]
+    fn a_new_decision_field_reaches_the_glue_and_the_stub() {
+        let root = crate::workspace_root();
+        let mut decisions = docs::enum_records(&root.join("core/src/decision.rs"), "Decision").unwrap();
+        let stats = docs::struct_record(&root.join("core/src/stats.rs"), "Stats").unwrap();
+        let stub = fs::read_to_string(root.join(NATIVE_STUB)).unwrap();
+        let field = |ty: &str| Field { name: "jitter_ms".into(), ty: ty.into(), doc: "The jitter drawn.".into() };
+        decisions[1].fields.push(field("u64"));
+        let outputs = outputs_from(&decisions, &stats, &stub).unwrap();
+        assert!(outputs[0].text.contains("        /// The jitter drawn.\n        jitter_ms,\n    }\n    /// "));
+        assert!(outputs[2].text.contains("\"remaining_budget_ms\", \"jitter_ms\")\n"));
+        assert!(outputs[2].text.contains("    def jitter_ms(self) -> int:\n        \"\"\"The jitter drawn.\"\"\"\n"));
+        assert_eq!(outputs[1].text, stats_counters(&stats.fields.iter().filter(|f| f.ty == "u64").collect::<Vec<_>>()));
+        decisions[1].fields.push(field("Duration"));
+        assert!(outputs_from(&decisions, &stats, &stub).unwrap_err().contains("`Duration`"));
     }
 
     #[test]
