@@ -27,23 +27,19 @@ def _copy(value: Any) -> Any:
 
 
 class _Field:
-    """One field of a value's JSON form, read-only: the key is the attribute's name unless given;
-    ``default`` is what an absent key reads (without one, the key is always there)."""
+    """One field of a value's JSON form: at class creation, a read-only property reading the key (the
+    attribute's name unless given); ``default`` is what an absent key reads (without one, it is always there)."""
 
     def __init__(self, doc: str, key: str, default: Any) -> None:
-        self.__doc__, self.key, self.default = doc, key, default
+        self.doc, self.key, self.default = doc, key, default
 
     def __set_name__(self, owner: type, name: str) -> None:
-        self.key = self.key or name
-
-    def __get__(self, value: Optional[_Data], owner: Optional[type] = None) -> Any:
-        if value is None:
-            return self
-        fields = value._fields
-        return fields[self.key] if self.default is _Field else fields.get(self.key, self.default)
-
-    def __set__(self, value: _Data, _: Any) -> None:
-        raise AttributeError(f"{type(value).__name__} is frozen: cannot set {self.key!r}")
+        key, default = self.key or name, self.default
+        if default is _Field:
+            read = lambda value: value._fields[key]  # noqa: E731
+        else:
+            read = lambda value: value._fields.get(key, default)  # noqa: E731
+        setattr(owner, name, property(read, doc=self.doc))
 
 
 def _field(doc: str, key: str = "", default: Any = _Field) -> Any:
