@@ -96,8 +96,39 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._run import current_attempt
     from ._values import *  # noqa: F403 - the engine's plain values (their __all__)
 
-# The modules a public name not imported eagerly is looked up in, on first use, in this order.
-_LAZY = ("_enums", "_errors", "_values", "_failures", "_run", "_helpers", "_async")
+# The module of each public name not imported eagerly (imported on its first use, and only it).
+_LAZY = {
+    "_enums": ("Failure", "GiveUpReason", "GrpcCode", "Idempotency", "TransportFailure", "Verdict"),
+    "_errors": (
+        "ArgumentTypeError",
+        "AttemptFailed",
+        "AttemptNotRunningError",
+        "CallerError",
+        "ConfigViolationsError",
+        "ConfigurationError",
+        "EntropyUnavailableError",
+        "GaveUpError",
+        "InvalidArgumentError",
+        "InvalidConfigError",
+        "InvalidHeaderError",
+        "OperationEndedError",
+        "OperationFailed",
+        "PlatformError",
+        "ReconcileRequired",
+        "RestartRequired",
+        "RetryplanError",
+        "ServerDataError",
+        "UnknownProfileError",
+        "UnsupportedError",
+        "Violation",
+    ),
+    "_failures": ("default_outcome_of_exception", "http_outcome", "response_outcome"),
+    "_helpers": ("Attempts", "attempts", "retry"),
+    "_run": ("Attempt", "current_attempt"),
+    "_async": ("AsyncAttempts", "async_attempts"),
+    "_values": ("Admission", "Classification", "Redelivery", "Timeline"),
+}
+_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
 
 
 # Old names kept for one release: reading one warns (DeprecationWarning) and gives the new.
@@ -118,15 +149,15 @@ def __getattr__(name: str) -> object:
         warnings.warn(message, DeprecationWarning, stacklevel=2)
         # Never cached under the old name, so every use warns; the new one may be lazy.
         return globals()[new] if new in globals() else __getattr__(new)
-    if name in __all__:
-        import importlib
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'retryplan' has no attribute {name!r}")
+    import sys
 
-        for module in _LAZY:
-            value = getattr(importlib.import_module(f"{__name__}.{module}"), name, __getattr__)
-            if value is not __getattr__:
-                globals()[name] = value
-                return value
-    raise AttributeError(f"module 'retryplan' has no attribute {name!r}")
+    __import__(f"{__name__}.{module}")
+    value = getattr(sys.modules[f"{__name__}.{module}"], name)
+    globals()[name] = value
+    return value
 
 
 __all__ = [
