@@ -13,7 +13,7 @@ import {
 import { ms, oneOf, optional, refuse, text, whole, unreadable, MAX_TEXT } from './args.js';
 import { decided } from './convert.js';
 import { GUIDANCE_HEADERS } from './constants.js';
-import { names } from './outcomes.js';
+import { NAMES } from './wire.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const READINGS = ['strict', 'lenient'];
@@ -71,7 +71,7 @@ export function outcomeFromHttp(status, retryAfter, retryAfterMs, nowUnixMs) {
 }
 
 /** What a failure of the vocabulary (`"dns_lookup_failed"`, ...) means to the engine, as an outcome. */
-export const outcomeOfFailure = (failure) => _outcomeOfFailure(oneOf('failure', failure, names(2)));
+export const outcomeOfFailure = (failure) => _outcomeOfFailure(oneOf('failure', failure, NAMES.failures));
 
 /** A Retry-After value (delta-seconds or an HTTP-date) as ms from `nowUnixMs`, read as `reading` says. */
 export function parseRetryAfter(value, nowUnixMs, reading) {

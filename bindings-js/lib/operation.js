@@ -3,7 +3,6 @@
 import {
   _operationCancel,
   _operationKey,
-  _operationNew,
   _operationOutcome,
   _operationOutcomeOf,
   _operationPoll,
@@ -12,45 +11,16 @@ import {
   _operationRunning,
   _operationState,
 } from '../wasm/retryplan_js.js';
-import { attempt, ms, options as optionsOf, optional, text, whole } from './args.js';
+import { attempt, ms } from './args.js';
 import { decided, requestIdText } from './convert.js';
-import { dependencyHandle } from './controls.js';
-import { drawUnlessSeeded, pool } from './entropy.js';
-import { HEAVY, Held, handle, handleOf } from './objects.js';
+import { OPERATION, newDriver } from './driver.js';
+import { HEAVY, Held, handle } from './objects.js';
 import { read, words } from './outcomes.js';
-import { Policy } from './policy.js';
 import { driverKey } from './wire.js';
-
-const MAX_SAFE = Number.MAX_SAFE_INTEGER;
-
-/**
- * What every operation (and driver) starts from, checked: `[seed, key,
- * deadline]` (each undefined when absent), with `at`, the index in the
- * entropy pool of the words that seed it and make its key when it has no
- * seed. The caller's order of checks: dependency first, then the rest.
- */
-export function operationOptions(options) {
-  const at = drawUnlessSeeded(options);
-  const seed = optional(whole, 'seed', options?.seed, MAX_SAFE);
-  const key = optional(text, 'idempotencyKey', options?.idempotencyKey);
-  const deadline = optional(ms, 'deadlineMs', options?.deadlineMs);
-  return [at, seed, key, deadline];
-}
-
 
 export class Operation extends Held {
   constructor(policy, nowMs, options) {
-    optionsOf(options, 'seed');
-    const dependency = dependencyHandle(options);
-    const policyHandle = handleOf('policy', policy, Policy);
-    const now = ms('nowMs', nowMs);
-    const [at, seed, key, deadline] = operationOptions(options);
-    super(
-      decided(
-        _operationNew(policyHandle, now, seed, key, deadline, dependency, pool[at], pool[at + 1], pool[at + 2], pool[at + 3], pool[at + 4], pool[at + 5]),
-      ),
-      HEAVY,
-    );
+    super(newDriver(policy, nowMs, options, OPERATION), HEAVY);
   }
 
   /** What to do now: start an attempt, keep waiting, or await the running attempt. */

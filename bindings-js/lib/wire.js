@@ -8,9 +8,11 @@ import { _driverExchange, _driverKey, _wireMemory, _wireRefusal, _wireTables } f
 /** The encoding this host speaks; the wasm's must be the same. */
 const SPOKEN_VERSION = 1;
 
-/** `{name: number}` of a table of names (a member's number is its place). */
-const numbered = (names) => Object.freeze(Object.fromEntries(names.map((name, at) => [name, at])));
-
+/**
+ * `{name: number}` of a table of names (a member's number is its place),
+ * without a prototype: a name read from a caller's object (`toString`) finds nothing.
+ */
+const numbered = (names) => Object.freeze(Object.assign(Object.create(null), Object.fromEntries(names.map((name, at) => [name, at]))));
 
 /** The wire's constants (`WIRE`) and the core's name tables (`NAMES`), set by `loadWire`. */
 export let WIRE;
@@ -46,6 +48,9 @@ export function loadWire() {
     HELD: numbered(held),
     RECEIPT: numbered(receipts),
     VERDICT: numbered(verdicts),
+    /** A failure of the vocabulary (`dns_lookup_failed`, ...) by name: its outcome code. */
+    FAILURE: numbered(failures),
+    TRANSPORT: numbered(transportFailures),
     /** The verdict of an error nothing classified: the core's `Verdict::UNKNOWN_ERROR`. */
     UNKNOWN_ERROR_VERDICT: unknownError,
   });

@@ -110,8 +110,9 @@ fn with<T>(handle: u32, use_driver: impl FnOnce(&mut rp::Driver) -> Result<T, Js
 /// (0 concurrent, 1 sequential, 2 sequential without hedging), the stats'
 /// handle (0 for none), `recordEvents` and `returnsResponses`; with `poll`,
 /// the wire's first `poll` at `nowMs` too (its output record left where
-/// `_wireMemory` says: one crossing less for a helper). Its handle, or the
-/// `RetryplanError`.
+/// `_wireMemory` says: one crossing less for a helper); with `operation`, an
+/// `Operation` (`lib/operation.js`) from the operation's options alone
+/// instead. Its handle, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _driverNew)]
 #[allow(clippy::too_many_arguments)] // numbers and strings cross: no object to read
 pub fn driver_new(
@@ -130,6 +131,7 @@ pub fn driver_new(
     record_events: bool,
     returns_responses: bool,
     poll: bool,
+    operation: bool,
     r0: u32,
     r1: u32,
     r2: u32,
@@ -139,6 +141,9 @@ pub fn driver_new(
 ) -> JsValue {
     let options = Options { seed, key, deadline_ms, dependency, random: [r0, r1, r2, r3, r4, r5] };
     handle_js(objects::policy(policy).and_then(|policy| {
+        if operation {
+            return objects::insert(Object::Operation(rp::Operation::new(&policy, now_ms as u64, options.core()?)));
+        }
         let mut operation = options.core()?;
         if let Some(method) = method {
             let request = policy.http_request(&method, idempotent, request_key.as_deref()).map_err(js_error)?;

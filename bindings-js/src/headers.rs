@@ -1,4 +1,4 @@
-//! The header readers (`lib/outcomes.js`): Retry-After (strict RFC 9110, or
+//! The header readers (`lib/http.js`): Retry-After (strict RFC 9110, or
 //! lenient), `retry-after-ms`, and the rate-limit headers (`RateLimit` with
 //! `RateLimit-Policy`, `RateLimit-Reset`, `X-RateLimit-Reset`). Each answers
 //! a number of ms, or the `RetryplanError` (`invalid_header`).

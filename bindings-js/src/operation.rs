@@ -10,7 +10,6 @@ use wasm_bindgen::prelude::*;
 use crate::args::outcome;
 use crate::decisions::{attempt_list, decision};
 use crate::objects::{self, Object};
-use crate::policy::handle_js;
 use crate::{either, js_error, num};
 
 /// The options every operation starts from, as `lib/operation.js` checked
@@ -55,31 +54,6 @@ fn with<T>(handle: u32, use_operation: impl FnOnce(&mut rp::Operation) -> Result
         Object::Operation(operation) => use_operation(operation),
         _ => Err(objects::freed("operation")),
     })
-}
-
-/// Starts an operation at `nowMs` under the policy `policy` (see
-/// [`Options`]): its handle, or the `RetryplanError`.
-#[wasm_bindgen(js_name = _operationNew)]
-#[allow(clippy::too_many_arguments)] // numbers and strings cross: no object to read
-pub fn operation_new(
-    policy: u32,
-    now_ms: f64,
-    seed: Option<f64>,
-    key: Option<String>,
-    deadline_ms: Option<f64>,
-    dependency: u32,
-    r0: u32,
-    r1: u32,
-    r2: u32,
-    r3: u32,
-    r4: u32,
-    r5: u32,
-) -> JsValue {
-    let options = Options { seed, key, deadline_ms, dependency, random: [r0, r1, r2, r3, r4, r5] };
-    handle_js(objects::policy(policy).and_then(|policy| {
-        let operation = rp::Operation::new(&policy, now_ms as u64, options.core()?);
-        objects::insert(Object::Operation(operation))
-    }))
 }
 
 /// What to do now: the decision, or the `RetryplanError`.

@@ -1,4 +1,4 @@
-//! What hosts read with the driver (`lib/outcomes.js`): outcomes as JS
+//! What hosts read with the driver (`lib/http.js`): outcomes as JS
 //! objects, the failure vocabulary, HTTP responses from the values of their
 //! guidance headers, and the names the fast paths pass as indexes.
 
@@ -75,7 +75,7 @@ pub fn outcome_of_failure(index: u32) -> JsValue {
     outcome_js(&failure.outcome())
 }
 
-/// An HTTP response as an outcome: `status` (checked by `lib/outcomes.js`
+/// An HTTP response as an outcome: `status` (checked by `lib/http.js`
 /// to be a whole number <= 65535), and the raw `Retry-After` and
 /// `retry-after-ms` values, read by the core against `nowUnixMs`.
 #[wasm_bindgen(js_name = _outcomeFromHttp)]
