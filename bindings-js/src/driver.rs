@@ -25,7 +25,7 @@ use crate::objects::{self, Object};
 use crate::operation::Options;
 use crate::outcomes::{attempt_result_js, guidance_lookup};
 use crate::policy::handle_js;
-use crate::{either, invalid_with, js_error, js_start_attempt, num, Global, START_ACTION};
+use crate::{either, invalid_with, js_error, js_start_attempt, num, Global};
 
 #[wasm_bindgen(raw_module = "../lib/convert.js")]
 extern "C" {
@@ -63,7 +63,6 @@ fn action_js(action: Action) -> Result<JsValue, JsValue> {
             // The request id's two 32-bit halves, spelt by JS as the core's 16 hex digits.
             let id = plan.request_id.0;
             js_start_attempt(
-                START_ACTION,
                 plan.attempt,
                 num(plan.timeout_ms),
                 num(plan.abort_at_ms),
@@ -71,7 +70,7 @@ fn action_js(action: Action) -> Result<JsValue, JsValue> {
                 id as u32,
                 num(plan.remaining_budget_ms),
                 plan.hedge,
-                plan.send_idempotency_key,
+                Some(plan.send_idempotency_key),
             )
         }
         Action::AbortAttempt { attempt, reason } => js_abort_action(attempt, reason.name()),
