@@ -63,17 +63,6 @@ fn control<C, T>(
     objects::with(handle, name, |object| use_control(pick(object).ok_or_else(|| objects::freed(name))?.get(shared)?))
 }
 
-/// Reads a control's configuration object (reading errors name the control
-/// and the path from it, `kind` or `trip.kind`, as the core reads one) and
-/// keeps the control `make` builds from it: its handle, or the `RetryplanError`.
-fn control_new(
-    config: &JsValue,
-    kind: rp::ConfigKind,
-    make: impl FnOnce(&rp::value::Value) -> Result<Object, rp::Error>,
-) -> JsValue {
-    handle_js(config_value(config, kind).and_then(|value| objects::insert(make(&value).map_err(js_error)?)))
-}
-
 /// Runs `use_budget` on the budget `handle` names.
 fn budget<T>(handle: u32, use_budget: impl FnOnce(&rp::RetryBudget) -> Result<T, JsValue>) -> Result<T, JsValue> {
     let pick: fn(&Object) -> Option<&Control<_>> =
@@ -81,13 +70,14 @@ fn budget<T>(handle: u32, use_budget: impl FnOnce(&rp::RetryBudget) -> Result<T,
     control(handle, "budget", pick, rp::Dependency::budget, use_budget)
 }
 
-/// Reads a budget configuration object: its handle, or the `RetryplanError`.
+/// Reads a budget configuration object (reading errors name the budget and
+/// the path from it, `kind`, as the core reads one): its handle, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _budgetNew)]
 pub fn budget_new(config: &JsValue) -> JsValue {
-    control_new(config, rp::ConfigKind::Budget, |value| {
-        let budget = rp::RetryBudget::new(&rp::BudgetConfig::from_value(value)?)?;
-        Ok(Object::Budget(Control::Own(budget)))
-    })
+    handle_js(config_value(config, rp::ConfigKind::Budget).and_then(|value| {
+        let budget = rp::BudgetConfig::from_value(&value).and_then(|config| rp::RetryBudget::new(&config));
+        objects::insert(Object::Budget(Control::Own(budget.map_err(js_error)?)))
+    }))
 }
 
 /// Counts an original request (a first attempt) dispatched at `nowMs`.
@@ -182,13 +172,14 @@ fn breaker<T>(handle: u32, use_breaker: impl FnOnce(&rp::CircuitBreaker) -> Resu
     control(handle, "breaker", pick, rp::Dependency::breaker, use_breaker)
 }
 
-/// Reads a breaker configuration object: its handle, or the `RetryplanError`.
+/// Reads a breaker configuration object (reading errors name the breaker and
+/// the path from it, `trip.kind`): its handle, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _breakerNew)]
 pub fn breaker_new(config: &JsValue) -> JsValue {
-    control_new(config, rp::ConfigKind::Breaker, |value| {
-        let breaker = rp::CircuitBreaker::new(&rp::BreakerConfig::from_value(value)?)?;
-        Ok(Object::Breaker(Control::Own(breaker)))
-    })
+    handle_js(config_value(config, rp::ConfigKind::Breaker).and_then(|value| {
+        let breaker = rp::BreakerConfig::from_value(&value).and_then(|config| rp::CircuitBreaker::new(&config));
+        objects::insert(Object::Breaker(Control::Own(breaker.map_err(js_error)?)))
+    }))
 }
 
 /// Asks to send an attempt at `nowMs`: a permit's handle (0 when refused), or the `RetryplanError`.
