@@ -24,9 +24,12 @@ pub fn dependency_from_config(config: &JsValue) -> JsValue {
 
 /// A dependency read from the core's data tree, kept.
 pub(crate) fn keep_dependency(value: &rp::value::Value) -> Result<u32, JsValue> {
-    let dependency =
-        rp::DependencyConfig::from_value(value).and_then(|config| rp::Dependency::new(&config)).map_err(js_error)?;
-    objects::insert(Object::Dependency(dependency))
+    keep_dependency_config(&rp::DependencyConfig::from_value(value).map_err(js_error)?)
+}
+
+/// A dependency made from its configuration, kept: its handle.
+pub(crate) fn keep_dependency_config(config: &rp::DependencyConfig) -> Result<u32, JsValue> {
+    objects::insert(Object::Dependency(rp::Dependency::new(config).map_err(js_error)?))
 }
 
 /// Another handle on the same shared controls.
