@@ -11,7 +11,7 @@ import {
   _driverPollAction,
   _driverResponse,
   _driverResultOf,
-  _driverState,
+  _operationState,
 } from '../wasm/retryplan_js.js';
 import { attempt, flag, ms, oneOf, options as optionsOf, optional, refuse, text, whole } from './args.js';
 import { decided } from './convert.js';
@@ -121,14 +121,14 @@ export class Driver extends Held {
   }
 
   get deadlineMs() {
-    return _driverState(handle(this))[0];
+    return _operationState(handle(this), true)[1];
   }
 
   get attemptsStarted() {
-    return _driverState(handle(this))[1];
+    return _operationState(handle(this), true)[2];
   }
 
   get isEnded() {
-    return _driverState(handle(this))[2] === 1;
+    return _operationState(handle(this), true)[4] === 1;
   }
 }

@@ -2,7 +2,6 @@
 // `new Operation(policy, nowMs, {seed?, idempotencyKey?, deadlineMs?, dependency?})`.
 import {
   _operationCancel,
-  _operationKey,
   _operationOutcome,
   _operationOutcomeOf,
   _operationPoll,
@@ -46,7 +45,7 @@ export class Operation extends Held {
 
   /** When to poll next, or undefined once ended. */
   nextWakeupMs() {
-    const next = _operationState(handle(this))[0];
+    const next = _operationState(handle(this), false)[0];
     return next < 0 ? undefined : next;
   }
 
@@ -57,17 +56,17 @@ export class Operation extends Held {
 
   /** The operation's deadline: `min(start + totalBudgetMs, deadlineMs)`. */
   get deadlineMs() {
-    return _operationState(handle(this))[1];
+    return _operationState(handle(this), false)[1];
   }
 
   /** The stable idempotency key of every attempt. */
   get idempotencyKey() {
-    return driverKey(handle(this), _operationKey);
+    return driverKey(handle(this), false);
   }
 
   /** Attempts started so far (hedges included). */
   get attemptsStarted() {
-    return _operationState(handle(this))[2];
+    return _operationState(handle(this), false)[2];
   }
 
   /** The attempts running now, ascending (a new array per read). */
@@ -77,7 +76,7 @@ export class Operation extends Held {
 
   /** When the operation started. */
   get startedAtMs() {
-    return _operationState(handle(this))[3];
+    return _operationState(handle(this), false)[3];
   }
 
   /** The request id attempt `attempt` gets (16 lowercase hex digits). */
@@ -88,6 +87,6 @@ export class Operation extends Held {
 
   /** True once an ending was returned. */
   get isEnded() {
-    return _operationState(handle(this))[4] === 1;
+    return _operationState(handle(this), false)[4] === 1;
   }
 }

@@ -3,7 +3,7 @@
 // (`_wireTables`), none written here, and the exchange itself: the input
 // record's eight words in as numbers, the output record read through a
 // Float64Array view on wasm memory.
-import { _driverExchange, _driverKey, _wireMemory, _wireRefusal, _wireTables } from '../wasm/retryplan_js.js';
+import { _driverExchange, _operationKey, _wireMemory, _wireRefusal, _wireTables } from '../wasm/retryplan_js.js';
 
 /** The encoding this host speaks; the wasm's must be the same. */
 const SPOKEN_VERSION = 1;
@@ -79,12 +79,12 @@ export function current() {
 }
 
 /**
- * The idempotency key of driver `driver` (or, with `read` = `_operationKey`,
- * of that operation): visible ASCII the wasm copied where `_wireMemory`
- * says, or the refusal thrown.
+ * The idempotency key of driver `handle` (with `ofDriver` false, of that
+ * `Operation`): visible ASCII the wasm copied where `_wireMemory` says, or
+ * the refusal thrown.
  */
-export function driverKey(driver, read = _driverKey) {
-  const length = read(driver);
+export function driverKey(handle, ofDriver = true) {
+  const length = _operationKey(handle, ofDriver);
   if (length < 0) throw _wireRefusal();
   if (keyBytes.length === 0) keyBytes = new Uint8Array(memory.buffer, keyAt, 256);
   return ascii.decode(keyBytes.subarray(0, length));

@@ -290,25 +290,3 @@ pub fn driver_event(handle: u32) -> JsValue {
         None => Ok(JsValue::UNDEFINED),
     }))
 }
-
-/// The operation's idempotency key (the same on every attempt), copied
-/// where `_wireMemory` says: its length in bytes, or -1 when refused
-/// (`_wireRefusal` has the error).
-#[wasm_bindgen(js_name = _driverKey)]
-pub fn driver_key(handle: u32) -> i32 {
-    with(handle, |driver| Ok(crate::wire::store_key(Ok(driver.idempotency_key().as_str()))))
-        .unwrap_or_else(|error| crate::wire::store_key(Err(error)))
-}
-
-/// `[deadlineMs, attemptsStarted, isEnded as 0 or 1]`.
-#[wasm_bindgen(js_name = _driverState)]
-pub fn driver_state(handle: u32) -> Result<Vec<f64>, JsValue> {
-    with(handle, |driver| {
-        let operation = driver.operation();
-        Ok(alloc::vec![
-            num(operation.deadline_ms()),
-            f64::from(operation.attempts_started()),
-            f64::from(u8::from(driver.is_ended())),
-        ])
-    })
-}

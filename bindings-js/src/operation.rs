@@ -56,6 +56,18 @@ fn with<T>(handle: u32, use_operation: impl FnOnce(&mut rp::Operation) -> Result
     })
 }
 
+/// Runs `read` on the operation `handle` runs, a `Driver`'s (`of_driver`,
+/// which a stale handle's error names) or an `Operation`, with whether it
+/// has ended (a driver's once its finish is out).
+fn read<T>(handle: u32, of_driver: bool, read: impl FnOnce(&rp::Operation, bool) -> T) -> Result<T, JsValue> {
+    let name = if of_driver { "driver" } else { "operation" };
+    objects::with(handle, name, |object| match object {
+        Object::Operation(operation) if !of_driver => Ok(read(operation, operation.is_ended())),
+        Object::Driver(driver) if of_driver => Ok(read(driver.operation(), driver.is_ended())),
+        _ => Err(objects::freed(name)),
+    })
+}
+
 /// What to do now: the decision, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _operationPoll)]
 pub fn operation_poll(handle: u32, now_ms: f64) -> JsValue {
@@ -102,26 +114,27 @@ pub fn operation_remaining(handle: u32, now_ms: f64) -> Result<f64, JsValue> {
     with(handle, |operation| Ok(num(operation.remaining_budget_ms(now_ms as u64))))
 }
 
-/// `[nextWakeupMs (-1 once ended), deadlineMs, attemptsStarted, startedAtMs, isEnded as 0 or 1]`.
+/// `[nextWakeupMs (-1 once ended), deadlineMs, attemptsStarted, startedAtMs,
+/// isEnded as 0 or 1]` of an `Operation`, or with `of_driver` a `Driver`.
 #[wasm_bindgen(js_name = _operationState)]
-pub fn operation_state(handle: u32) -> Result<Vec<f64>, JsValue> {
-    with(handle, |operation| {
-        Ok(alloc::vec![
+pub fn operation_state(handle: u32, of_driver: bool) -> Result<Vec<f64>, JsValue> {
+    read(handle, of_driver, |operation, ended| {
+        alloc::vec![
             operation.next_wakeup_ms().map_or(-1.0, num),
             num(operation.deadline_ms()),
             f64::from(operation.attempts_started()),
             num(operation.started_at_ms()),
-            f64::from(u8::from(operation.is_ended())),
-        ])
+            f64::from(u8::from(ended)),
+        ]
     })
 }
 
-/// The operation's idempotency key (the same on every attempt), copied
-/// where `_wireMemory` says, as `_driverKey` does: its length in bytes, or
-/// -1 when refused (`_wireRefusal` has the error).
+/// The idempotency key (the same on every attempt) of an `Operation`, or
+/// with `of_driver` a `Driver`, copied where `_wireMemory` says: its length in bytes, or -1
+/// when refused (`_wireRefusal` has the error).
 #[wasm_bindgen(js_name = _operationKey)]
-pub fn operation_key(handle: u32) -> i32 {
-    with(handle, |operation| Ok(crate::wire::store_key(Ok(operation.idempotency_key().as_str()))))
+pub fn operation_key(handle: u32, of_driver: bool) -> i32 {
+    read(handle, of_driver, |operation, _| crate::wire::store_key(Ok(operation.idempotency_key().as_str())))
         .unwrap_or_else(|error| crate::wire::store_key(Err(error)))
 }
 
