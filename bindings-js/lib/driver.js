@@ -21,10 +21,8 @@ import { anyStatus, guidance } from './http.js';
 import { HEAVY, Held, handle, handleOf } from './objects.js';
 import { Policy } from './policy.js';
 import { Stats } from './stats.js';
-import { driverKey } from './wire.js';
+import { NAMES, driverKey } from './wire.js';
 
-const CONCURRENCY = ['concurrent', 'sequential', 'sequential_without_hedging'];
-const HELD = ['value', 'error'];
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
 /** `newDriver`'s `poll` for an `Operation` (`lib/operation.js`): its handle, made from the operation's options alone. */
@@ -54,7 +52,7 @@ export function newDriver(policy, nowMs, options, poll = false) {
   if (method === undefined && idempotent !== undefined) throw refuse('idempotent', 'method_needed');
   const requestKey = optional(text, 'requestIdempotencyKey', own?.requestIdempotencyKey);
   if (method === undefined && requestKey !== undefined) throw refuse('requestIdempotencyKey', 'method_needed');
-  const concurrency = own?.concurrency == null ? 0 : oneOf('concurrency', own.concurrency, CONCURRENCY);
+  const concurrency = optional(oneOf, 'concurrency', own?.concurrency, NAMES.concurrencies);
   const record = flag('recordEvents', own?.recordEvents) ?? false;
   const oneShotBody = flag('oneShotBody', own?.oneShotBody) ?? false;
   const returnsResponses = flag('returnsResponses', own?.returnsResponses) ?? false;
@@ -71,7 +69,7 @@ export function newDriver(policy, nowMs, options, poll = false) {
 function holding(options) {
   optionsOf(options, 'token');
   const token = optional(whole, 'token', options?.token, MAX_SAFE) ?? -1;
-  const held = options?.held == null ? 0 : oneOf('held', options.held, HELD);
+  const held = optional(oneOf, 'held', options?.held, NAMES.held);
   if (token === -1 && options?.held != null) throw refuse('held', 'token_needed');
   return [token, held];
 }

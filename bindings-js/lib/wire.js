@@ -27,7 +27,7 @@ const ascii = new TextDecoder();
 
 /** Reads the tables once the wasm is instantiated (the entry's `load`); refuses a wasm of another wire version. */
 export function loadWire() {
-  const [numbers, inputFields, outputFields, inputKinds, outcomeKinds, actionKinds, endingKinds, failures, verdicts, transportFailures, abortReasons, giveUpReasons, receipts, held] =
+  const [numbers, inputFields, outputFields, inputKinds, outcomeKinds, actionKinds, endingKinds, failures, verdicts, transportFailures, abortReasons, giveUpReasons, receipts, held, concurrencies, readings] =
     _wireTables();
   const [version, none, hedge, sendIdempotencyKey, endingReturns, pushbackDoNotRetry, words, unknownError] = numbers;
   if (version !== SPOKEN_VERSION) {
@@ -54,7 +54,7 @@ export function loadWire() {
     /** The verdict of an error nothing classified: the core's `Verdict::UNKNOWN_ERROR`. */
     UNKNOWN_ERROR_VERDICT: unknownError,
   });
-  NAMES = Object.freeze({ failures, verdicts, transportFailures, abortReasons, giveUpReasons, endingKinds, receipts });
+  NAMES = Object.freeze({ failures, verdicts, transportFailures, abortReasons, giveUpReasons, endingKinds, receipts, held, concurrencies, readings });
   [memory, outputAt, keyAt] = _wireMemory();
   outputWords = words;
   output = new Float64Array(memory.buffer, outputAt, outputWords);

@@ -21,6 +21,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::args::{outcome, whole_number};
 use crate::decisions::decision;
+use crate::headers::named_or_default;
 use crate::objects::{self, Object};
 use crate::operation::Options;
 use crate::outcomes::{attempt_result_js, guidance_lookup};
@@ -106,7 +107,7 @@ fn with<T>(handle: u32, use_driver: impl FnOnce(&mut rp::Driver) -> Result<T, Js
 /// its options: the operation's (see `Options`), the request's `method` and
 /// `idempotent` (its repeatability, with the policy's `retry_methods`),
 /// whether its body can be sent only once (`oneShotBody`), `concurrency`
-/// (0 concurrent, 1 sequential, 2 sequential without hedging), the stats'
+/// (its index in `Concurrency::ALL`; the default when absent), the stats'
 /// handle (0 for none), `recordEvents` and `returnsResponses`; with `poll`,
 /// the wire's first `poll` at `nowMs` too (its output record left where
 /// `_wireMemory` says: one crossing less for a helper); with `operation`, an
@@ -125,7 +126,7 @@ pub fn driver_new(
     idempotent: Option<bool>,
     request_key: Option<String>,
     one_shot_body: bool,
-    concurrency: u32,
+    concurrency: Option<u32>,
     stats: u32,
     record_events: bool,
     returns_responses: bool,
@@ -151,11 +152,7 @@ pub fn driver_new(
         if one_shot_body {
             operation = operation.with_one_shot_body();
         }
-        let concurrency = match concurrency {
-            0 => Concurrency::Concurrent,
-            1 => Concurrency::Sequential,
-            _ => Concurrency::SequentialWithoutHedging,
-        };
+        let concurrency: Concurrency = named_or_default(concurrency);
         let host = rp::DriverOptions { stats: objects::stats(stats)?, concurrency, record_events, returns_responses };
         let mut driver = rp::Driver::new(&policy, now_ms as u64, operation, host).map_err(js_error)?;
         if poll {
@@ -173,7 +170,7 @@ pub fn driver_poll_action(handle: u32, now_ms: f64) -> JsValue {
 }
 
 /// How an attempt ended, as an outcome object, held under `token` (-1 for
-/// none) as `held` says (its index in `Held::ALL`): `"accepted"` or
+/// none) as `held` says (its index in `Held::ALL`; the default when absent): `"accepted"` or
 /// `"discarded"`, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _driverResultOf)]
 pub fn driver_result_of(
@@ -182,7 +179,7 @@ pub fn driver_result_of(
     attempt: u32,
     outcome_value: &JsValue,
     token: f64,
-    held: u32,
+    held: Option<u32>,
 ) -> JsValue {
     // Read before the table is taken: it reads a JS object.
     let handed = outcome(outcome_value).and_then(|outcome| {
@@ -190,7 +187,7 @@ pub fn driver_result_of(
         with(handle, |driver| {
             let receipt = match token {
                 Some(token) => {
-                    let held = if held == 0 { Held::Value } else { Held::Error };
+                    let held: Held = named_or_default(held);
                     driver.handle_result_with_token(now_ms as u64, attempt, outcome, token, held)
                 }
                 None => driver.handle_result(now_ms as u64, attempt, outcome),
