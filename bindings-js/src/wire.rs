@@ -15,7 +15,7 @@ use crate::Global;
 
 /// The last output record, as JS numbers (every word fits one exactly).
 static OUTPUT: Global<RefCell<[f64; OUTPUT_WORDS]>> = Global(RefCell::new([0.0; OUTPUT_WORDS]));
-/// The last idempotency key read (`_driverKey`): visible ASCII, at most 255 bytes.
+/// The last idempotency key read (`_operationKey`): visible ASCII, at most 255 bytes.
 static KEY: Global<RefCell<[u8; KEY_BYTES]>> = Global(RefCell::new([0; KEY_BYTES]));
 const KEY_BYTES: usize = 256;
 /// The `RetryplanError` of the last exchange the driver refused.
