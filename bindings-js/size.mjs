@@ -47,11 +47,19 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * core (the draft's Structured Field String or a bare key,
  * Policy::http_request), the unknown-error verdict and the ending's hint
  * naming the hook: +1509 B alone. All together: 84230 B (72868 B wasm +
- * 11362 B glue), so 84500 B.
+ * 11362 B glue), so 84500 B. Issue 23's JS transport cuts (an Operation
+ * made by `_driverNew`, one constructor export fewer; lib/tags.js's numbered
+ * codes replaced by the core's names and the attempt's result, the slots'
+ * four calls as two; the two AWS standard-mode exports as one): 84130 B
+ * (72688 B wasm + 11442 B glue; main measured 84365 B = 72872 + 11493 in the
+ * same run), so 84400 B. The concurrency, `held` and Retry-After reading
+ * names from the core's tables instead of three lists in lib/ (their
+ * indexes cross as optional numbers): +196 B, 84326 B (72879 B wasm + 11447 B
+ * glue).
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 84_500;
+const LIMIT = 84_400;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);

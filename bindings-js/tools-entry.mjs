@@ -10,7 +10,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 
 const lib = new URL('./lib/', import.meta.url);
 const out = new URL('./tools/lib/', import.meta.url);
-const SHARED = new Set(['args.js', 'convert.js', 'endings.js', 'entropy.js', 'failures.js', 'json.js', 'messages.js', 'rules.js', 'tags.js']);
+const SHARED = new Set(['args.js', 'convert.js', 'endings.js', 'entropy.js', 'failures.js', 'json.js', 'messages.js', 'rules.js']);
 const ENTRIES = new Set(['node.js', 'browser.js']);
 
 rmSync(out, { recursive: true, force: true });

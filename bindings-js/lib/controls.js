@@ -17,31 +17,18 @@ import {
   _budgetTryRetry,
   _chargeCost,
   _dependencyControl,
-  _dependencyControls,
   _dependencyFromConfig,
   _dependencyShare,
   _grantsOutstanding,
-  _slotsCall,
   _slotsNew,
+  _slotsState,
+  _slotsTake,
   _permitProbe,
 } from '../wasm/retryplan_js.js';
 import { flag, ms, whole } from './args.js';
 import { decided } from './convert.js';
 import { decidedConfig } from './spelling.js';
 import { Held, handle, handleOf, make } from './objects.js';
-import {
-  CONTROL_BREAKER,
-  CONTROL_BUDGET,
-  CONTROL_SLOTS,
-  SLOTS_ACQUIRE,
-  SLOTS_CAPACITY,
-  SLOTS_IN_USE,
-  SLOTS_RELEASE,
-  SETTLE_FAILURE,
-  SETTLE_RELEASE,
-  SETTLE_SPEND,
-  SETTLE_SUCCESS,
-} from './tags.js';
 
 const U32 = 2 ** 32 - 1;
 
@@ -64,18 +51,24 @@ export class Dependency extends Held {
 
   /** The retry budget (a handle on the shared one, a new object per read), or undefined. */
   get budget() {
-    return _dependencyControls(handle(this)) & (1 << CONTROL_BUDGET) ? make(RetryBudget, _dependencyControl(handle(this), CONTROL_BUDGET)) : undefined;
+    return control(this, 'budget', RetryBudget);
   }
 
   /** The circuit breaker (a handle on the shared one, a new object per read), or undefined. */
   get breaker() {
-    return _dependencyControls(handle(this)) & (1 << CONTROL_BREAKER) ? make(CircuitBreaker, _dependencyControl(handle(this), CONTROL_BREAKER)) : undefined;
+    return control(this, 'breaker', CircuitBreaker);
   }
 
   /** The retry slots (a handle on the shared ones, a new object per read), or undefined. */
   get retrySlots() {
-    return _dependencyControls(handle(this)) & (1 << CONTROL_SLOTS) ? make(RetrySlots, _dependencyControl(handle(this), CONTROL_SLOTS)) : undefined;
+    return control(this, 'retry_slots', RetrySlots);
   }
+}
+
+/** A handle on `dependency`'s control named `which` as its configuration names it, as a `Class`, or undefined. */
+function control(dependency, which, Class) {
+  const found = decided(_dependencyControl(handle(dependency), which));
+  return found === 0 ? undefined : make(Class, found);
 }
 
 /** A retry budget shared by every operation calling one dependency. */
@@ -98,17 +91,17 @@ export class RetryBudget extends Held {
 
   /** Records a success; `charge` is what `tryRetry` granted for the attempt (refunded, once), absent for a first attempt. */
   onSuccess(nowMs, charge) {
-    decided(_budgetSettle(handle(this), ms('nowMs', nowMs), handleOf('charge', charge, RetryCharge, true), SETTLE_SUCCESS));
+    decided(_budgetSettle(handle(this), ms('nowMs', nowMs), handleOf('charge', charge, RetryCharge, true), true));
   }
 
   /** Records a retryable failure; `charge` is what `tryRetry` granted for the attempt (spent, once), absent for a first attempt. */
   onFailure(nowMs, charge) {
-    decided(_budgetSettle(handle(this), ms('nowMs', nowMs), handleOf('charge', charge, RetryCharge, true), SETTLE_FAILURE));
+    decided(_budgetSettle(handle(this), ms('nowMs', nowMs), handleOf('charge', charge, RetryCharge, true), false));
   }
 
   /** Settles a charge whose retry ended with neither a success nor a retryable failure (cancelled, aborted): its cost stays spent, once. */
   spend(charge) {
-    decided(_budgetSettle(handle(this), 0, handleOf('charge', charge, RetryCharge), SETTLE_SPEND));
+    decided(_budgetSettle(handle(this), 0, handleOf('charge', charge, RetryCharge), undefined));
   }
 
   /** The charges granted and not settled yet. */
@@ -163,17 +156,17 @@ export class CircuitBreaker extends Held {
 
   /** Records that the dependency answered (anything but a retryable failure). */
   onSuccess(nowMs, permit) {
-    decided(_breakerSettle(handle(this), ms('nowMs', nowMs), handleOf('permit', permit, BreakerPermit), SETTLE_SUCCESS));
+    decided(_breakerSettle(handle(this), ms('nowMs', nowMs), handleOf('permit', permit, BreakerPermit), true));
   }
 
   /** Records a retryable failure. */
   onFailure(nowMs, permit) {
-    decided(_breakerSettle(handle(this), ms('nowMs', nowMs), handleOf('permit', permit, BreakerPermit), SETTLE_FAILURE));
+    decided(_breakerSettle(handle(this), ms('nowMs', nowMs), handleOf('permit', permit, BreakerPermit), false));
   }
 
   /** Gives a permit back without a result (the attempt was cancelled). */
   release(permit) {
-    decided(_breakerSettle(handle(this), 0, handleOf('permit', permit, BreakerPermit), SETTLE_RELEASE));
+    decided(_breakerSettle(handle(this), 0, handleOf('permit', permit, BreakerPermit), undefined));
   }
 
   /** The permits granted and not settled yet. */
@@ -194,23 +187,23 @@ export class RetrySlots extends Held {
 
   /** Takes a slot: a `RetrySlot`, or undefined when all are taken (as the breaker's and the budget's grants). */
   tryAcquire() {
-    const slot = _slotsCall(handle(this), SLOTS_ACQUIRE, 0);
+    const slot = _slotsTake(handle(this));
     return slot === 0 ? undefined : make(RetrySlot, slot);
   }
 
   /** Gives back `slot` (once, to the slots that granted it; a second use or another's slot is "invalid_argument" naming `slot`). */
   release(slot) {
-    _slotsCall(handle(this), SLOTS_RELEASE, handleOf('slot', slot, RetrySlot));
+    _slotsTake(handle(this), handleOf('slot', slot, RetrySlot));
   }
 
   /** Slots in use now. */
   get inUse() {
-    return _slotsCall(handle(this), SLOTS_IN_USE, 0);
+    return _slotsState(handle(this))[0];
   }
 
   /** How many slots there are. */
   get capacity() {
-    return _slotsCall(handle(this), SLOTS_CAPACITY, 0);
+    return _slotsState(handle(this))[1];
   }
 }
 

@@ -2,7 +2,6 @@
 // Nothing here decides anything; it only shapes values the core computed.
 import { bindingMessage, compose } from './messages.js';
 import { BLAMES } from './rules.js';
-import { START_DECISION } from './tags.js';
 
 /** Misuse of the engine (never a failed attempt: those are decisions). */
 export class RetryplanError extends Error {
@@ -81,10 +80,10 @@ const hex16 = (h, l) =>
 /** A request id from its two 32-bit halves: 16 lowercase hex digits, as the core's Display spells it. */
 export const requestIdText = hex16;
 
-/** A started attempt in one of two forms (`START_*`, lib/tags.js): a decision, or a driver's action (with `sendIdempotencyKey`). */
-export function startAttempt(form, attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge, sendIdempotencyKey) {
+/** A started attempt: a decision, or with `sendIdempotencyKey` (a boolean) a driver's action. */
+export function startAttempt(attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge, sendIdempotencyKey) {
   const requestId = hex16(idHigh, idLow);
-  return form === START_DECISION
+  return sendIdempotencyKey === undefined
     ? { type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs, hedge }
     : { type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs, hedge, sendIdempotencyKey };
 }

@@ -11,48 +11,55 @@ import {
   _driverPollAction,
   _driverResponse,
   _driverResultOf,
-  _driverState,
+  _operationState,
 } from '../wasm/retryplan_js.js';
 import { attempt, flag, ms, oneOf, options as optionsOf, optional, refuse, text, whole } from './args.js';
 import { decided } from './convert.js';
 import { dependencyHandle } from './controls.js';
-import { pool } from './entropy.js';
+import { drawUnlessSeeded, pool } from './entropy.js';
 import { anyStatus, guidance } from './http.js';
 import { HEAVY, Held, handle, handleOf } from './objects.js';
-import { operationOptions } from './operation.js';
 import { Policy } from './policy.js';
 import { Stats } from './stats.js';
-import { driverKey } from './wire.js';
+import { NAMES, driverKey } from './wire.js';
 
-const CONCURRENCY = ['concurrent', 'sequential', 'sequential_without_hedging'];
-const HELD = ['value', 'error'];
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** `newDriver`'s `poll` for an `Operation` (`lib/operation.js`): its handle, made from the operation's options alone. */
+export const OPERATION = 'operation';
 
 /**
  * A driver's handle (options checked; seed and key drawn from the OS when
- * there is no seed); with `poll`, its first poll's output record is the
- * wire's (lib/wire.js `current`).
+ * there is no seed, from the words `at` in the entropy pool); with `poll`,
+ * its first poll's output record is the wire's (lib/wire.js `current`); with
+ * `poll` = `OPERATION`, an operation's handle instead (the driver's own
+ * options are not read). The order of checks: dependency first, then the rest.
  */
 export function newDriver(policy, nowMs, options, poll = false) {
   optionsOf(options, 'seed');
   const dependency = dependencyHandle(options);
-  const stats = handleOf('stats', options?.stats, Stats, true);
+  const operation = poll === OPERATION;
+  const own = operation ? undefined : options;
+  const stats = handleOf('stats', own?.stats, Stats, true);
   const policyHandle = handleOf('policy', policy, Policy);
   const now = ms('nowMs', nowMs);
-  const [at, seed, key, deadline] = operationOptions(options);
-  const idempotent = flag('idempotent', options?.idempotent);
-  const method = optional(text, 'method', options?.method);
+  const at = drawUnlessSeeded(options);
+  const seed = optional(whole, 'seed', options?.seed, MAX_SAFE);
+  const key = optional(text, 'idempotencyKey', options?.idempotencyKey);
+  const deadline = optional(ms, 'deadlineMs', options?.deadlineMs);
+  const idempotent = flag('idempotent', own?.idempotent);
+  const method = optional(text, 'method', own?.method);
   if (method === undefined && idempotent !== undefined) throw refuse('idempotent', 'method_needed');
-  const requestKey = optional(text, 'requestIdempotencyKey', options?.requestIdempotencyKey);
+  const requestKey = optional(text, 'requestIdempotencyKey', own?.requestIdempotencyKey);
   if (method === undefined && requestKey !== undefined) throw refuse('requestIdempotencyKey', 'method_needed');
-  const concurrency = options?.concurrency == null ? 0 : oneOf('concurrency', options.concurrency, CONCURRENCY);
-  const record = flag('recordEvents', options?.recordEvents) ?? false;
-  const oneShotBody = flag('oneShotBody', options?.oneShotBody) ?? false;
-  const returnsResponses = flag('returnsResponses', options?.returnsResponses) ?? false;
+  const concurrency = optional(oneOf, 'concurrency', own?.concurrency, NAMES.concurrencies);
+  const record = flag('recordEvents', own?.recordEvents) ?? false;
+  const oneShotBody = flag('oneShotBody', own?.oneShotBody) ?? false;
+  const returnsResponses = flag('returnsResponses', own?.returnsResponses) ?? false;
   return decided(
     _driverNew(
       policyHandle, now, seed, key, deadline, dependency, method, idempotent, requestKey, oneShotBody, concurrency, stats, record,
-      returnsResponses, poll,
+      returnsResponses, poll === true, operation,
       pool[at], pool[at + 1], pool[at + 2], pool[at + 3], pool[at + 4], pool[at + 5],
     ),
   );
@@ -62,7 +69,7 @@ export function newDriver(policy, nowMs, options, poll = false) {
 function holding(options) {
   optionsOf(options, 'token');
   const token = optional(whole, 'token', options?.token, MAX_SAFE) ?? -1;
-  const held = options?.held == null ? 0 : oneOf('held', options.held, HELD);
+  const held = optional(oneOf, 'held', options?.held, NAMES.held);
   if (token === -1 && options?.held != null) throw refuse('held', 'token_needed');
   return [token, held];
 }
@@ -112,14 +119,14 @@ export class Driver extends Held {
   }
 
   get deadlineMs() {
-    return _driverState(handle(this))[0];
+    return _operationState(handle(this), true)[1];
   }
 
   get attemptsStarted() {
-    return _driverState(handle(this))[1];
+    return _operationState(handle(this), true)[2];
   }
 
   get isEnded() {
-    return _driverState(handle(this))[2] === 1;
+    return _operationState(handle(this), true)[4] === 1;
   }
 }

@@ -7,7 +7,7 @@
 // returned or raised by the finish.
 import { _driverCancel, _driverEvent, _driverPollAction, _driverResultOf, _free } from '../wasm/retryplan_js.js';
 import { Attempt, abortAttempt, decided, requestIdText } from './convert.js';
-import { failureIndex, read, words } from './outcomes.js';
+import { read, words } from './outcomes.js';
 import { NAMES, WIRE, current, exchange } from './wire.js';
 
 // setTimeout fires at once for delays above 2^31-1 ms (24.8 days); re-arm instead.
@@ -89,7 +89,7 @@ export class Host {
     try {
       receipt = respond(this.driver, now, entry.attempt, entry.attempt, value);
     } catch (unreadable) {
-      return this.handIn(entry, WIRE.OUTCOME.failure, failureIndex(this.io.unreadable), value, unreadable);
+      return this.handIn(entry, WIRE.OUTCOME.failure, WIRE.FAILURE[this.io.unreadable], value, unreadable);
     }
     this.received(entry, decided(receipt) === 'accepted', value, undefined, undefined, now);
   }
@@ -98,7 +98,7 @@ export class Host {
   threw(entry, thrown) {
     if (this.done) return;
     const failure = this.io.failureOf(thrown);
-    if (failure !== undefined) return this.handIn(entry, WIRE.OUTCOME.failure, failureIndex(failure), undefined, thrown);
+    if (failure !== undefined) return this.handIn(entry, WIRE.OUTCOME.failure, WIRE.FAILURE[failure], undefined, thrown);
     let outcome;
     try {
       outcome = this.outcomeOfError?.(thrown);

@@ -13,16 +13,15 @@ import {
 import { ms, oneOf, optional, refuse, text, whole, unreadable, MAX_TEXT } from './args.js';
 import { decided } from './convert.js';
 import { GUIDANCE_HEADERS } from './constants.js';
-import { names } from './outcomes.js';
+import { NAMES } from './wire.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
-const READINGS = ['strict', 'lenient'];
-
-/** True for `"lenient"`, false for `"strict"` or none (the default). */
-function lenient(reading) {
+/** A Retry-After reading's index in the core's names (`"strict"` or `"lenient"`), undefined for none (the core's default). */
+function readingOf(reading) {
   const name = optional(text, 'reading', reading);
-  if (name !== undefined && !READINGS.includes(name)) throw refuse('reading', 'reading', name);
-  return name === 'lenient';
+  const index = name === undefined ? undefined : NAMES.readings.indexOf(name);
+  if (index < 0) throw refuse('reading', 'reading', name);
+  return index;
 }
 
 /** The value of header `name` through `lookup`: a function of the lower-case name, or an object with a `get` method (`Headers`, a `Map`). */
@@ -58,8 +57,8 @@ export function anyStatus(status) {
 export function outcomeFromHttpResponse(status, headers, nowUnixMs, reading) {
   const checked = anyStatus(status);
   const now = ms('nowUnixMs', nowUnixMs);
-  const isLenient = lenient(reading);
-  return _outcomeFromResponse(checked, guidance(headers), now, isLenient);
+  const index = readingOf(reading);
+  return _outcomeFromResponse(checked, guidance(headers), now, index);
 }
 
 /** An HTTP response as an outcome from its status and raw Retry-After / retry-after-ms values. */
@@ -71,13 +70,13 @@ export function outcomeFromHttp(status, retryAfter, retryAfterMs, nowUnixMs) {
 }
 
 /** What a failure of the vocabulary (`"dns_lookup_failed"`, ...) means to the engine, as an outcome. */
-export const outcomeOfFailure = (failure) => _outcomeOfFailure(oneOf('failure', failure, names(2)));
+export const outcomeOfFailure = (failure) => _outcomeOfFailure(oneOf('failure', failure, NAMES.failures));
 
 /** A Retry-After value (delta-seconds or an HTTP-date) as ms from `nowUnixMs`, read as `reading` says. */
 export function parseRetryAfter(value, nowUnixMs, reading) {
   const checked = text('value', value);
   const now = ms('nowUnixMs', nowUnixMs);
-  return decided(_parseRetryAfter(checked, now, lenient(reading)));
+  return decided(_parseRetryAfter(checked, now, readingOf(reading)));
 }
 
 /** A `retry-after-ms` header value. */

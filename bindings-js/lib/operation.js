@@ -2,8 +2,6 @@
 // `new Operation(policy, nowMs, {seed?, idempotencyKey?, deadlineMs?, dependency?})`.
 import {
   _operationCancel,
-  _operationKey,
-  _operationNew,
   _operationOutcome,
   _operationOutcomeOf,
   _operationPoll,
@@ -12,45 +10,16 @@ import {
   _operationRunning,
   _operationState,
 } from '../wasm/retryplan_js.js';
-import { attempt, ms, options as optionsOf, optional, text, whole } from './args.js';
+import { attempt, ms } from './args.js';
 import { decided, requestIdText } from './convert.js';
-import { dependencyHandle } from './controls.js';
-import { drawUnlessSeeded, pool } from './entropy.js';
-import { HEAVY, Held, handle, handleOf } from './objects.js';
+import { OPERATION, newDriver } from './driver.js';
+import { HEAVY, Held, handle } from './objects.js';
 import { read, words } from './outcomes.js';
-import { Policy } from './policy.js';
 import { driverKey } from './wire.js';
-
-const MAX_SAFE = Number.MAX_SAFE_INTEGER;
-
-/**
- * What every operation (and driver) starts from, checked: `[seed, key,
- * deadline]` (each undefined when absent), with `at`, the index in the
- * entropy pool of the words that seed it and make its key when it has no
- * seed. The caller's order of checks: dependency first, then the rest.
- */
-export function operationOptions(options) {
-  const at = drawUnlessSeeded(options);
-  const seed = optional(whole, 'seed', options?.seed, MAX_SAFE);
-  const key = optional(text, 'idempotencyKey', options?.idempotencyKey);
-  const deadline = optional(ms, 'deadlineMs', options?.deadlineMs);
-  return [at, seed, key, deadline];
-}
-
 
 export class Operation extends Held {
   constructor(policy, nowMs, options) {
-    optionsOf(options, 'seed');
-    const dependency = dependencyHandle(options);
-    const policyHandle = handleOf('policy', policy, Policy);
-    const now = ms('nowMs', nowMs);
-    const [at, seed, key, deadline] = operationOptions(options);
-    super(
-      decided(
-        _operationNew(policyHandle, now, seed, key, deadline, dependency, pool[at], pool[at + 1], pool[at + 2], pool[at + 3], pool[at + 4], pool[at + 5]),
-      ),
-      HEAVY,
-    );
+    super(newDriver(policy, nowMs, options, OPERATION), HEAVY);
   }
 
   /** What to do now: start an attempt, keep waiting, or await the running attempt. */
@@ -76,7 +45,7 @@ export class Operation extends Held {
 
   /** When to poll next, or undefined once ended. */
   nextWakeupMs() {
-    const next = _operationState(handle(this))[0];
+    const next = _operationState(handle(this), false)[0];
     return next < 0 ? undefined : next;
   }
 
@@ -87,17 +56,17 @@ export class Operation extends Held {
 
   /** The operation's deadline: `min(start + totalBudgetMs, deadlineMs)`. */
   get deadlineMs() {
-    return _operationState(handle(this))[1];
+    return _operationState(handle(this), false)[1];
   }
 
   /** The stable idempotency key of every attempt. */
   get idempotencyKey() {
-    return driverKey(handle(this), _operationKey);
+    return driverKey(handle(this), false);
   }
 
   /** Attempts started so far (hedges included). */
   get attemptsStarted() {
-    return _operationState(handle(this))[2];
+    return _operationState(handle(this), false)[2];
   }
 
   /** The attempts running now, ascending (a new array per read). */
@@ -107,7 +76,7 @@ export class Operation extends Held {
 
   /** When the operation started. */
   get startedAtMs() {
-    return _operationState(handle(this))[3];
+    return _operationState(handle(this), false)[3];
   }
 
   /** The request id attempt `attempt` gets (16 lowercase hex digits). */
@@ -118,6 +87,6 @@ export class Operation extends Held {
 
   /** True once an ending was returned. */
   get isEnded() {
-    return _operationState(handle(this))[4] === 1;
+    return _operationState(handle(this), false)[4] === 1;
   }
 }

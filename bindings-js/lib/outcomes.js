@@ -5,20 +5,18 @@
 // the object property by property. Only a well-formed outcome the words carry
 // is written; anything else (a gRPC status, a service's error code, a
 // malformed value) takes the object path, which reads and checks it.
-import { NAMES, WIRE } from './wire.js';
-
-/** The core's names: [transport failures, verdicts, failures, give-up reasons]. */
-export const names = (list) => [NAMES.transportFailures, NAMES.verdicts, NAMES.failures, NAMES.giveUpReasons][list];
-
-/** Name -> index maps of the lists, made on first use. */
-let indexes;
-const index = (list, name) => (indexes ??= [0, 1, 2].map((at) => new Map(names(at).map((name, place) => [name, place]))))[list].get(name);
-
-/** The index of a failure of the vocabulary (`dns_lookup_failed`, ...), or undefined. */
-export const failureIndex = (name) => index(2, name);
+import { WIRE } from './wire.js';
 
 /** The outcome's words `read` wrote: its kind, code and delay (`WIRE.NONE` when unused). */
 export const words = { kind: 0, code: 0, delay: 0 };
+
+/** False for a `retryAfterMs` that is not a time; `words.delay` set to it, floored as every time the binding reads. */
+function delay(retryAfterMs) {
+  if (retryAfterMs == null) return true;
+  if (typeof retryAfterMs !== 'number' || !(retryAfterMs >= 0 && retryAfterMs <= Number.MAX_SAFE_INTEGER)) return false;
+  words.delay = Math.floor(retryAfterMs);
+  return true;
+}
 
 /** True (and `words` set) when `outcome` is a well-formed outcome the wire's words carry. */
 export function read(outcome) {
@@ -30,31 +28,21 @@ export function read(outcome) {
       words.kind = WIRE.OUTCOME.success;
       return true;
     case 'http_status': {
-      const { status, retryAfterMs } = outcome;
-      if (!Number.isSafeInteger(status) || outcome.errorCode != null) return false;
-      if (retryAfterMs != null) {
-        // A time, floored as every time the binding reads.
-        if (typeof retryAfterMs !== 'number' || !(retryAfterMs >= 0 && retryAfterMs <= Number.MAX_SAFE_INTEGER)) return false;
-        words.delay = Math.floor(retryAfterMs);
-      }
+      const { status } = outcome;
+      if (!Number.isSafeInteger(status) || outcome.errorCode != null || !delay(outcome.retryAfterMs)) return false;
       words.kind = WIRE.OUTCOME.http_status;
       words.code = status;
       return true;
     }
     case 'transport': {
-      const { retryAfterMs } = outcome;
-      if (retryAfterMs != null) {
-        // A time, floored as every time the binding reads.
-        if (typeof retryAfterMs !== 'number' || !(retryAfterMs >= 0 && retryAfterMs <= Number.MAX_SAFE_INTEGER)) return false;
-        words.delay = Math.floor(retryAfterMs);
-      }
+      if (!delay(outcome.retryAfterMs)) return false;
       words.kind = WIRE.OUTCOME.transport;
-      words.code = index(0, outcome.failure) ?? WIRE.NONE;
+      words.code = WIRE.TRANSPORT[outcome.failure] ?? WIRE.NONE;
       return words.code !== WIRE.NONE;
     }
     case 'application':
       words.kind = WIRE.OUTCOME.application;
-      words.code = index(1, outcome.verdict) ?? WIRE.NONE;
+      words.code = WIRE.VERDICT[outcome.verdict] ?? WIRE.NONE;
       return words.code !== WIRE.NONE;
     case 'cancelled':
       words.kind = WIRE.OUTCOME.cancelled;

@@ -5,7 +5,7 @@
 import { _statsCounts, _statsMerge, _statsNew } from '../wasm/retryplan_js.js';
 import { decided } from './convert.js';
 import { Held, handle, handleOf } from './objects.js';
-import { names } from './outcomes.js';
+import { NAMES } from './wire.js';
 
 const COUNTERS = ['operations', 'attempts', 'retries', 'hedges', 'succeeded', 'reconciles', 'restarts'];
 const camel = (name) => name.replace(/_([a-z])/g, (_, letter) => letter.toUpperCase());
@@ -26,7 +26,7 @@ export class Stats extends Held {
     const stats = {};
     COUNTERS.forEach((name, at) => (stats[name] = counts[at]));
     const gaveUp = {};
-    names(3).forEach((reason, at) => (gaveUp[camel(reason)] = counts[COUNTERS.length + at]));
+    NAMES.giveUpReasons.forEach((reason, at) => (gaveUp[camel(reason)] = counts[COUNTERS.length + at]));
     stats.gaveUp = gaveUp;
     return stats;
   }

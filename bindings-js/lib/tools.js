@@ -5,7 +5,6 @@
 // classes are the tools entry's own); the default entry never imports it.
 import {
   _awsStandardDependency,
-  _awsStandard2026Dependency,
   _controlSnapshot,
   _dependencyFromJson,
   _dependencySnapshot,
@@ -97,10 +96,10 @@ export const redeliver = (policy, attempts, firstSeenMs, nowMs, outcome) =>
   _redeliver(handleOf('policy', policy, Policy), attempts, firstSeenMs, nowMs, outcome);
 
 /** The AWS SDK standard mode's dependency: the 500-unit retry quota. */
-export const awsStandardDependency = () => make(Dependency, _awsStandardDependency());
+export const awsStandardDependency = () => make(Dependency, _awsStandardDependency(false));
 
 /** The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14, or 5 after a throttling error. */
-export const awsStandard2026Dependency = () => make(Dependency, _awsStandard2026Dependency());
+export const awsStandard2026Dependency = () => make(Dependency, _awsStandardDependency(true));
 
 /** One selector: `{name, service, method, policy}`. */
 const method = ([name, service, methodName, policy]) => ({ name, service, method: methodName, policy: make(Policy, policy) });

@@ -3,14 +3,16 @@
 // (`_wireTables`), none written here, and the exchange itself: the input
 // record's eight words in as numbers, the output record read through a
 // Float64Array view on wasm memory.
-import { _driverExchange, _driverKey, _wireMemory, _wireRefusal, _wireTables } from '../wasm/retryplan_js.js';
+import { _driverExchange, _operationKey, _wireMemory, _wireRefusal, _wireTables } from '../wasm/retryplan_js.js';
 
 /** The encoding this host speaks; the wasm's must be the same. */
 const SPOKEN_VERSION = 1;
 
-/** `{name: number}` of a table of names (a member's number is its place). */
-const numbered = (names) => Object.freeze(Object.fromEntries(names.map((name, at) => [name, at])));
-
+/**
+ * `{name: number}` of a table of names (a member's number is its place),
+ * without a prototype: a name read from a caller's object (`toString`) finds nothing.
+ */
+const numbered = (names) => Object.freeze(Object.assign(Object.create(null), Object.fromEntries(names.map((name, at) => [name, at]))));
 
 /** The wire's constants (`WIRE`) and the core's name tables (`NAMES`), set by `loadWire`. */
 export let WIRE;
@@ -25,7 +27,7 @@ const ascii = new TextDecoder();
 
 /** Reads the tables once the wasm is instantiated (the entry's `load`); refuses a wasm of another wire version. */
 export function loadWire() {
-  const [numbers, inputFields, outputFields, inputKinds, outcomeKinds, actionKinds, endingKinds, failures, verdicts, transportFailures, abortReasons, giveUpReasons, receipts, held] =
+  const [numbers, inputFields, outputFields, inputKinds, outcomeKinds, actionKinds, endingKinds, failures, verdicts, transportFailures, abortReasons, giveUpReasons, receipts, held, concurrencies, readings] =
     _wireTables();
   const [version, none, hedge, sendIdempotencyKey, endingReturns, pushbackDoNotRetry, words, unknownError] = numbers;
   if (version !== SPOKEN_VERSION) {
@@ -46,10 +48,13 @@ export function loadWire() {
     HELD: numbered(held),
     RECEIPT: numbered(receipts),
     VERDICT: numbered(verdicts),
+    /** A failure of the vocabulary (`dns_lookup_failed`, ...) by name: its outcome code. */
+    FAILURE: numbered(failures),
+    TRANSPORT: numbered(transportFailures),
     /** The verdict of an error nothing classified: the core's `Verdict::UNKNOWN_ERROR`. */
     UNKNOWN_ERROR_VERDICT: unknownError,
   });
-  NAMES = Object.freeze({ failures, verdicts, transportFailures, abortReasons, giveUpReasons, endingKinds, receipts });
+  NAMES = Object.freeze({ failures, verdicts, transportFailures, abortReasons, giveUpReasons, endingKinds, receipts, held, concurrencies, readings });
   [memory, outputAt, keyAt] = _wireMemory();
   outputWords = words;
   output = new Float64Array(memory.buffer, outputAt, outputWords);
@@ -74,12 +79,12 @@ export function current() {
 }
 
 /**
- * The idempotency key of driver `driver` (or, with `read` = `_operationKey`,
- * of that operation): visible ASCII the wasm copied where `_wireMemory`
- * says, or the refusal thrown.
+ * The idempotency key of driver `handle` (with `ofDriver` false, of that
+ * `Operation`): visible ASCII the wasm copied where `_wireMemory` says, or
+ * the refusal thrown.
  */
-export function driverKey(driver, read = _driverKey) {
-  const length = read(driver);
+export function driverKey(handle, ofDriver = true) {
+  const length = _operationKey(handle, ofDriver);
   if (length < 0) throw _wireRefusal();
   if (keyBytes.length === 0) keyBytes = new Uint8Array(memory.buffer, keyAt, 256);
   return ascii.decode(keyBytes.subarray(0, length));

@@ -11,26 +11,6 @@ use crate::objects::{self, Control, Object};
 use crate::policy::handle_js;
 use crate::{either, js_error};
 
-// The codes `lib/controls.js` passes, from `lib/tags.js` (test/tags.test.mjs
-// checks that both say the same).
-/// A dependency's controls: the budget, the breaker, the cap (also the bit of each in `_dependencyControls`).
-const CONTROL_BUDGET: u32 = 0;
-const CONTROL_BREAKER: u32 = 1;
-const CONTROL_SLOTS: u32 = 2;
-/// How a grant is settled: with a success, a failure, or without a result.
-const SETTLE_SUCCESS: u32 = 0;
-const SETTLE_FAILURE: u32 = 1;
-#[allow(dead_code)] // the last arm of the breaker's match (`_`): named for test/tags.test.mjs
-const SETTLE_RELEASE: u32 = 2;
-#[allow(dead_code)] // the last arm of the budget's match (`_`): named for test/tags.test.mjs
-const SETTLE_SPEND: u32 = 3;
-/// The calls of `_slotsCall`.
-const SLOTS_RELEASE: u32 = 0;
-const SLOTS_ACQUIRE: u32 = 1;
-const SLOTS_IN_USE: u32 = 2;
-#[allow(dead_code)] // the last arm of its match (`_`): named for test/tags.test.mjs
-const SLOTS_CAPACITY: u32 = 3;
-
 /// The dependency `handle` names, or the "freed" error.
 pub(crate) fn dependency(handle: u32) -> Result<Arc<rp::Dependency>, JsValue> {
     objects::dependency(handle)?.ok_or_else(|| objects::freed("dependency"))
@@ -44,9 +24,12 @@ pub fn dependency_from_config(config: &JsValue) -> JsValue {
 
 /// A dependency read from the core's data tree, kept.
 pub(crate) fn keep_dependency(value: &rp::value::Value) -> Result<u32, JsValue> {
-    let dependency =
-        rp::DependencyConfig::from_value(value).and_then(|config| rp::Dependency::new(&config)).map_err(js_error)?;
-    objects::insert(Object::Dependency(dependency))
+    keep_dependency_config(&rp::DependencyConfig::from_value(value).map_err(js_error)?)
+}
+
+/// A dependency made from its configuration, kept: its handle.
+pub(crate) fn keep_dependency_config(config: &rp::DependencyConfig) -> Result<u32, JsValue> {
+    objects::insert(Object::Dependency(rp::Dependency::new(config).map_err(js_error)?))
 }
 
 /// Another handle on the same shared controls.
@@ -55,44 +38,48 @@ pub fn dependency_share(handle: u32) -> JsValue {
     handle_js(dependency(handle).and_then(|dependency| objects::insert(Object::Dependency(dependency))))
 }
 
-/// Which controls the dependency has: bit `CONTROL_*` set for each.
-#[wasm_bindgen(js_name = _dependencyControls)]
-pub fn dependency_controls(handle: u32) -> Result<u32, JsValue> {
-    let dependency = dependency(handle)?;
-    Ok(u32::from(dependency.budget().is_some()) << CONTROL_BUDGET
-        | u32::from(dependency.breaker().is_some()) << CONTROL_BREAKER
-        | u32::from(dependency.retry_slots().is_some()) << CONTROL_SLOTS)
+/// A handle on the dependency's control named `which` as its configuration
+/// names it (`budget`, `breaker` or `retry_slots`), 0 when it has none.
+#[wasm_bindgen(js_name = _dependencyControl)]
+pub fn dependency_control(handle: u32, which: &str) -> JsValue {
+    handle_js(dependency(handle).and_then(|dependency| {
+        let object = match which {
+            "budget" if dependency.budget().is_some() => Object::Budget(Control::Shared(dependency)),
+            "breaker" if dependency.breaker().is_some() => Object::Breaker(Control::Shared(dependency)),
+            "retry_slots" if dependency.retry_slots().is_some() => Object::Slots(Control::Shared(dependency)),
+            _ => return Ok(0),
+        };
+        objects::insert(object)
+    }))
 }
 
-/// A handle on control `which` of the dependency (`CONTROL_*`).
-#[wasm_bindgen(js_name = _dependencyControl)]
-pub fn dependency_control(handle: u32, which: u32) -> JsValue {
-    handle_js(dependency(handle).and_then(|dependency| {
-        objects::insert(match which {
-            CONTROL_BUDGET => Object::Budget(Control::Shared(dependency)),
-            CONTROL_BREAKER => Object::Breaker(Control::Shared(dependency)),
-            _ => Object::Slots(Control::Shared(dependency)),
-        })
-    }))
+/// Runs `use_control` on the control `handle` names: `pick` finds it in the
+/// object (`name`, its kind, for the error of a stale or foreign handle),
+/// `shared` in a dependency.
+fn control<C, T>(
+    handle: u32,
+    name: &'static str,
+    pick: fn(&Object) -> Option<&Control<C>>,
+    shared: fn(&rp::Dependency) -> Option<&C>,
+    use_control: impl FnOnce(&C) -> Result<T, JsValue>,
+) -> Result<T, JsValue> {
+    objects::with(handle, name, |object| use_control(pick(object).ok_or_else(|| objects::freed(name))?.get(shared)?))
 }
 
 /// Runs `use_budget` on the budget `handle` names.
 fn budget<T>(handle: u32, use_budget: impl FnOnce(&rp::RetryBudget) -> Result<T, JsValue>) -> Result<T, JsValue> {
-    objects::with(handle, "budget", |object| match object {
-        Object::Budget(control) => use_budget(control.get(rp::Dependency::budget)?),
-        _ => Err(objects::freed("budget")),
-    })
+    let pick: fn(&Object) -> Option<&Control<_>> =
+        |object| if let Object::Budget(control) = object { Some(control) } else { None };
+    control(handle, "budget", pick, rp::Dependency::budget, use_budget)
 }
 
 /// Reads a budget configuration object (reading errors name the budget and
-/// the path from it, `kind`, as the core reads one):
-/// its handle, or the `RetryplanError`.
+/// the path from it, `kind`, as the core reads one): its handle, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _budgetNew)]
 pub fn budget_new(config: &JsValue) -> JsValue {
     handle_js(config_value(config, rp::ConfigKind::Budget).and_then(|value| {
-        let config = rp::BudgetConfig::from_value(&value).map_err(js_error)?;
-        let budget = rp::RetryBudget::new(&config).map_err(js_error)?;
-        objects::insert(Object::Budget(Control::Own(budget)))
+        let budget = rp::BudgetConfig::from_value(&value).and_then(|config| rp::RetryBudget::new(&config));
+        objects::insert(Object::Budget(Control::Own(budget.map_err(js_error)?)))
     }))
 }
 
@@ -148,21 +135,21 @@ fn take_charge(handle: u32) -> Result<Option<rp::RetryCharge>, JsValue> {
     .map(Some)
 }
 
-/// Records a success (`SETTLE_SUCCESS`), a retryable failure
-/// (`SETTLE_FAILURE`) or a spend (`SETTLE_SPEND`); `charge` is the handle of
-/// what `tryRetry` granted for the attempt (refunded on a success, spent
-/// otherwise), 0 for a first attempt (never for a spend). The budget is
+/// Settles a charge with the attempt's result: a success (`succeeded`
+/// true), a retryable failure (false), or a spend (absent); `charge` is the
+/// handle of what `tryRetry` granted for the attempt (refunded on a success,
+/// spent otherwise), 0 for a first attempt (never for a spend). The budget is
 /// checked before the charge is taken: a charge handed to a freed budget
 /// stays unsettled, for a live handle to settle.
 #[wasm_bindgen(js_name = _budgetSettle)]
-pub fn budget_settle(handle: u32, now_ms: f64, charge: u32, how: u32) -> JsValue {
+pub fn budget_settle(handle: u32, now_ms: f64, charge: u32, succeeded: Option<bool>) -> JsValue {
     either(budget(handle, |_| Ok(())).and_then(|()| take_charge(charge)).and_then(|charge| {
         budget(handle, |budget| {
-            let settled = match (how, charge) {
-                (SETTLE_SUCCESS, charge) => budget.on_success(now_ms as u64, charge),
-                (SETTLE_FAILURE, charge) => budget.on_failure(now_ms as u64, charge),
-                (_, Some(charge)) => budget.spend(charge),
-                (_, None) => return Err(crate::invalid("charge", "required")),
+            let settled = match (succeeded, charge) {
+                (Some(true), charge) => budget.on_success(now_ms as u64, charge),
+                (Some(false), charge) => budget.on_failure(now_ms as u64, charge),
+                (None, Some(charge)) => budget.spend(charge),
+                (None, None) => return Err(crate::invalid("charge", "required")),
             };
             settled.map(|()| JsValue::UNDEFINED).map_err(js_error)
         })
@@ -183,21 +170,18 @@ pub fn budget_release(handle: u32, amount: u32) -> JsValue {
 
 /// Runs `use_breaker` on the breaker `handle` names.
 fn breaker<T>(handle: u32, use_breaker: impl FnOnce(&rp::CircuitBreaker) -> Result<T, JsValue>) -> Result<T, JsValue> {
-    objects::with(handle, "breaker", |object| match object {
-        Object::Breaker(control) => use_breaker(control.get(rp::Dependency::breaker)?),
-        _ => Err(objects::freed("breaker")),
-    })
+    let pick: fn(&Object) -> Option<&Control<_>> =
+        |object| if let Object::Breaker(control) = object { Some(control) } else { None };
+    control(handle, "breaker", pick, rp::Dependency::breaker, use_breaker)
 }
 
 /// Reads a breaker configuration object (reading errors name the breaker and
-/// the path from it, `trip.kind`, as the core reads one):
-/// its handle, or the `RetryplanError`.
+/// the path from it, `trip.kind`): its handle, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _breakerNew)]
 pub fn breaker_new(config: &JsValue) -> JsValue {
     handle_js(config_value(config, rp::ConfigKind::Breaker).and_then(|value| {
-        let config = rp::BreakerConfig::from_value(&value).map_err(js_error)?;
-        let breaker = rp::CircuitBreaker::new(&config).map_err(js_error)?;
-        objects::insert(Object::Breaker(Control::Own(breaker)))
+        let breaker = rp::BreakerConfig::from_value(&value).and_then(|config| rp::CircuitBreaker::new(&config));
+        objects::insert(Object::Breaker(Control::Own(breaker.map_err(js_error)?)))
     }))
 }
 
@@ -219,11 +203,12 @@ pub fn permit_probe(handle: u32) -> Result<bool, JsValue> {
     })
 }
 
-/// Hands a permit back (once), as `how` says (`SETTLE_*`). The breaker is
-/// checked before the permit is taken (a permit handed to a freed breaker
-/// stays unsettled).
+/// Hands a permit back (once) with the attempt's result: a success
+/// (`succeeded` true), a retryable failure (false), or none (absent: a
+/// release). The breaker is checked before the permit is taken (a permit
+/// handed to a freed breaker stays unsettled).
 #[wasm_bindgen(js_name = _breakerSettle)]
-pub fn breaker_settle(handle: u32, now_ms: f64, permit_handle: u32, how: u32) -> JsValue {
+pub fn breaker_settle(handle: u32, now_ms: f64, permit_handle: u32, succeeded: Option<bool>) -> JsValue {
     let permit = breaker(handle, |_| Ok(())).and_then(|()| {
         take(permit_handle, |object| match object {
             Object::Permit(_, cell) => Some(cell),
@@ -232,10 +217,10 @@ pub fn breaker_settle(handle: u32, now_ms: f64, permit_handle: u32, how: u32) ->
     });
     either(permit.and_then(|permit| {
         breaker(handle, |breaker| {
-            let settled = match how {
-                SETTLE_SUCCESS => breaker.on_success(now_ms as u64, permit),
-                SETTLE_FAILURE => breaker.on_failure(now_ms as u64, permit),
-                _ => breaker.release(permit),
+            let settled = match succeeded {
+                Some(true) => breaker.on_success(now_ms as u64, permit),
+                Some(false) => breaker.on_failure(now_ms as u64, permit),
+                None => breaker.release(permit),
             };
             settled.map(|()| JsValue::UNDEFINED).map_err(js_error)
         })
@@ -244,10 +229,9 @@ pub fn breaker_settle(handle: u32, now_ms: f64, permit_handle: u32, how: u32) ->
 
 /// Runs `use_slots` on the retry slots `handle` names.
 fn slots<T>(handle: u32, use_slots: impl FnOnce(&rp::RetrySlots) -> Result<T, JsValue>) -> Result<T, JsValue> {
-    objects::with(handle, "retrySlots", |object| match object {
-        Object::Slots(control) => use_slots(control.get(rp::Dependency::retry_slots)?),
-        _ => Err(objects::freed("retrySlots")),
-    })
+    let pick: fn(&Object) -> Option<&Control<_>> =
+        |object| if let Object::Slots(control) = object { Some(control) } else { None };
+    control(handle, "retrySlots", pick, rp::Dependency::retry_slots, use_slots)
 }
 
 /// `capacity` retry slots: their handle.
@@ -256,26 +240,27 @@ pub fn slots_new(capacity: u32) -> JsValue {
     handle_js(objects::insert(Object::Slots(Control::Own(rp::RetrySlots::new(capacity)))))
 }
 
-/// Takes a slot (`SLOTS_ACQUIRE`): the handle of its `RetrySlot`, 0 when all
-/// are taken; gives back the slot `slot` names (`SLOTS_RELEASE`, once, to
-/// the slots that granted it: they are checked before the slot is taken);
-/// or reads `inUse` or `capacity`.
-#[wasm_bindgen(js_name = _slotsCall)]
-pub fn slots_call(handle: u32, call: u32, slot: u32) -> Result<u32, JsValue> {
-    match call {
-        SLOTS_RELEASE => {
-            slots(handle, |_| Ok(()))?;
-            let slot = take(slot, |object| match object {
-                Object::Slot(cell) => Some(cell),
-                _ => None,
-            })?;
-            slots(handle, |slots| slots.release(slot).map(|()| 0).map_err(js_error))
-        }
-        SLOTS_ACQUIRE => slots(handle, |slots| Ok(slots.try_acquire()))?
-            .map_or(Ok(0), |slot| objects::insert(Object::Slot(rp::GrantCell::new(slot)))),
-        SLOTS_IN_USE => slots(handle, |slots| Ok(slots.in_use())),
-        _ => slots(handle, |slots| Ok(slots.capacity())),
-    }
+/// Takes a slot (`slot` absent): the handle of its `RetrySlot`, 0 when all
+/// are taken; or gives back the slot `slot` names (once, to the slots that
+/// granted it: they are checked before the slot is taken): 0.
+#[wasm_bindgen(js_name = _slotsTake)]
+pub fn slots_take(handle: u32, slot: Option<u32>) -> Result<u32, JsValue> {
+    let Some(slot) = slot else {
+        return slots(handle, |slots| Ok(slots.try_acquire()))?
+            .map_or(Ok(0), |slot| objects::insert(Object::Slot(rp::GrantCell::new(slot))));
+    };
+    slots(handle, |_| Ok(()))?;
+    let slot = take(slot, |object| match object {
+        Object::Slot(cell) => Some(cell),
+        _ => None,
+    })?;
+    slots(handle, |slots| slots.release(slot).map(|()| 0).map_err(js_error))
+}
+
+/// `[inUse, capacity]`.
+#[wasm_bindgen(js_name = _slotsState)]
+pub fn slots_state(handle: u32) -> Result<alloc::vec::Vec<u32>, JsValue> {
+    slots(handle, |slots| Ok(alloc::vec![slots.in_use(), slots.capacity()]))
 }
 
 /// The grants of a budget (charges) or a breaker (permits) still out.

@@ -11,7 +11,7 @@ use wasm_bindgen::JsValue;
 use crate::data::{self, Source};
 use crate::{
     js_attempt_list, js_await_outcome, js_gave_up, js_reconcile, js_restart, js_start_attempt, js_succeeded, js_wait,
-    message_js, num, START_DECISION,
+    message_js, num,
 };
 
 /// A core decision as a plain JS object (one factory call, no serde on this path).
@@ -22,17 +22,7 @@ pub(crate) fn decision(decision: Decision) -> JsValue {
             // (cheaper than decoding a string; the vectors pin the spelling).
             let (high, low) = ((request_id.0 >> 32) as u32, request_id.0 as u32);
             let remaining = num(remaining_budget_ms);
-            js_start_attempt(
-                START_DECISION,
-                attempt,
-                num(timeout_ms),
-                num(abort_at_ms),
-                high,
-                low,
-                remaining,
-                hedge,
-                false,
-            )
+            js_start_attempt(attempt, num(timeout_ms), num(abort_at_ms), high, low, remaining, hedge, None)
         }
         Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms } => {
             js_wait(retry, num(delay_ms), num(until_ms), server_delay_ms.map(num), num(remaining_budget_ms))

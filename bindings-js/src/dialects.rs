@@ -8,6 +8,7 @@ use alloc::borrow::ToOwned;
 use alloc::string::String;
 
 use crate::args::{optional_text, text, whole};
+use crate::controls::keep_dependency_config;
 use crate::data::{self, Source};
 use crate::objects::{self, Object};
 use crate::policy::handle_js;
@@ -45,25 +46,13 @@ pub fn aws_error_code_from_response(errortype_header: &JsValue, body: &JsValue) 
     Ok(rp::aws::error_code_from_response(header.as_deref(), body.as_deref()).map(|code| code.as_str().to_owned()))
 }
 
-/// The AWS SDK standard mode's dependency (the 500-unit retry quota): its handle.
+/// The AWS SDK standard mode's dependency: the 500-unit retry quota, or
+/// with `of2026` the 2026 one (500 units, a retry costs 14, or 5 after a
+/// throttling error). Its handle.
 #[wasm_bindgen(js_name = _awsStandardDependency)]
-pub fn aws_standard_dependency() -> JsValue {
-    handle_js(
-        rp::Dependency::new(&rp::aws::standard_dependency())
-            .map_err(js_error)
-            .and_then(|dependency| objects::insert(Object::Dependency(dependency))),
-    )
-}
-
-/// The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14,
-/// or 5 after a throttling error. Its handle.
-#[wasm_bindgen(js_name = _awsStandard2026Dependency)]
-pub fn aws_standard_2026_dependency() -> JsValue {
-    handle_js(
-        rp::Dependency::new(&rp::aws::standard_2026_dependency())
-            .map_err(js_error)
-            .and_then(|dependency| objects::insert(Object::Dependency(dependency))),
-    )
+pub fn aws_standard_dependency(of2026: bool) -> JsValue {
+    let config = if of2026 { rp::aws::standard_2026_dependency() } else { rp::aws::standard_dependency() };
+    handle_js(keep_dependency_config(&config))
 }
 
 /// Runs `use_config` on the service config `handle` names.
@@ -117,10 +106,7 @@ pub fn service_config_warnings(handle: u32) -> Result<js_sys::Array, JsValue> {
 #[wasm_bindgen(js_name = _serviceConfigThrottling)]
 pub fn service_config_throttling(handle: u32) -> JsValue {
     handle_js(with(handle, |config| Ok(config.throttling)).and_then(|throttling| match throttling {
-        Some(config) => {
-            let dependency = rp::Dependency::new(&config).map_err(js_error)?;
-            objects::insert(Object::Dependency(dependency))
-        }
+        Some(config) => keep_dependency_config(&config),
         None => Ok(0),
     }))
 }

@@ -21,11 +21,12 @@ use wasm_bindgen::prelude::*;
 
 use crate::args::{outcome, whole_number};
 use crate::decisions::decision;
+use crate::headers::named_or_default;
 use crate::objects::{self, Object};
 use crate::operation::Options;
 use crate::outcomes::{attempt_result_js, guidance_lookup};
 use crate::policy::handle_js;
-use crate::{either, invalid_with, js_error, js_start_attempt, num, Global, START_ACTION};
+use crate::{either, invalid_with, js_error, js_start_attempt, num, Global};
 
 #[wasm_bindgen(raw_module = "../lib/convert.js")]
 extern "C" {
@@ -63,7 +64,6 @@ fn action_js(action: Action) -> Result<JsValue, JsValue> {
             // The request id's two 32-bit halves, spelt by JS as the core's 16 hex digits.
             let id = plan.request_id.0;
             js_start_attempt(
-                START_ACTION,
                 plan.attempt,
                 num(plan.timeout_ms),
                 num(plan.abort_at_ms),
@@ -71,7 +71,7 @@ fn action_js(action: Action) -> Result<JsValue, JsValue> {
                 id as u32,
                 num(plan.remaining_budget_ms),
                 plan.hedge,
-                plan.send_idempotency_key,
+                Some(plan.send_idempotency_key),
             )
         }
         Action::AbortAttempt { attempt, reason } => js_abort_action(attempt, reason.name()),
@@ -107,11 +107,12 @@ fn with<T>(handle: u32, use_driver: impl FnOnce(&mut rp::Driver) -> Result<T, Js
 /// its options: the operation's (see `Options`), the request's `method` and
 /// `idempotent` (its repeatability, with the policy's `retry_methods`),
 /// whether its body can be sent only once (`oneShotBody`), `concurrency`
-/// (0 concurrent, 1 sequential, 2 sequential without hedging), the stats'
+/// (its index in `Concurrency::ALL`; the default when absent), the stats'
 /// handle (0 for none), `recordEvents` and `returnsResponses`; with `poll`,
 /// the wire's first `poll` at `nowMs` too (its output record left where
-/// `_wireMemory` says: one crossing less for a helper). Its handle, or the
-/// `RetryplanError`.
+/// `_wireMemory` says: one crossing less for a helper); with `operation`, an
+/// `Operation` (`lib/operation.js`) from the operation's options alone
+/// instead. Its handle, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _driverNew)]
 #[allow(clippy::too_many_arguments)] // numbers and strings cross: no object to read
 pub fn driver_new(
@@ -125,11 +126,12 @@ pub fn driver_new(
     idempotent: Option<bool>,
     request_key: Option<String>,
     one_shot_body: bool,
-    concurrency: u32,
+    concurrency: Option<u32>,
     stats: u32,
     record_events: bool,
     returns_responses: bool,
     poll: bool,
+    operation: bool,
     r0: u32,
     r1: u32,
     r2: u32,
@@ -139,6 +141,9 @@ pub fn driver_new(
 ) -> JsValue {
     let options = Options { seed, key, deadline_ms, dependency, random: [r0, r1, r2, r3, r4, r5] };
     handle_js(objects::policy(policy).and_then(|policy| {
+        if operation {
+            return objects::insert(Object::Operation(rp::Operation::new(&policy, now_ms as u64, options.core()?)));
+        }
         let mut operation = options.core()?;
         if let Some(method) = method {
             let request = policy.http_request(&method, idempotent, request_key.as_deref()).map_err(js_error)?;
@@ -147,11 +152,7 @@ pub fn driver_new(
         if one_shot_body {
             operation = operation.with_one_shot_body();
         }
-        let concurrency = match concurrency {
-            0 => Concurrency::Concurrent,
-            1 => Concurrency::Sequential,
-            _ => Concurrency::SequentialWithoutHedging,
-        };
+        let concurrency: Concurrency = named_or_default(concurrency);
         let host = rp::DriverOptions { stats: objects::stats(stats)?, concurrency, record_events, returns_responses };
         let mut driver = rp::Driver::new(&policy, now_ms as u64, operation, host).map_err(js_error)?;
         if poll {
@@ -169,7 +170,7 @@ pub fn driver_poll_action(handle: u32, now_ms: f64) -> JsValue {
 }
 
 /// How an attempt ended, as an outcome object, held under `token` (-1 for
-/// none) as `held` says (its index in `Held::ALL`): `"accepted"` or
+/// none) as `held` says (its index in `Held::ALL`; the default when absent): `"accepted"` or
 /// `"discarded"`, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _driverResultOf)]
 pub fn driver_result_of(
@@ -178,7 +179,7 @@ pub fn driver_result_of(
     attempt: u32,
     outcome_value: &JsValue,
     token: f64,
-    held: u32,
+    held: Option<u32>,
 ) -> JsValue {
     // Read before the table is taken: it reads a JS object.
     let handed = outcome(outcome_value).and_then(|outcome| {
@@ -186,7 +187,7 @@ pub fn driver_result_of(
         with(handle, |driver| {
             let receipt = match token {
                 Some(token) => {
-                    let held = if held == 0 { Held::Value } else { Held::Error };
+                    let held: Held = named_or_default(held);
                     driver.handle_result_with_token(now_ms as u64, attempt, outcome, token, held)
                 }
                 None => driver.handle_result(now_ms as u64, attempt, outcome),
@@ -285,26 +286,4 @@ pub fn driver_event(handle: u32) -> JsValue {
         }
         None => Ok(JsValue::UNDEFINED),
     }))
-}
-
-/// The operation's idempotency key (the same on every attempt), copied
-/// where `_wireMemory` says: its length in bytes, or -1 when refused
-/// (`_wireRefusal` has the error).
-#[wasm_bindgen(js_name = _driverKey)]
-pub fn driver_key(handle: u32) -> i32 {
-    with(handle, |driver| Ok(crate::wire::store_key(Ok(driver.idempotency_key().as_str()))))
-        .unwrap_or_else(|error| crate::wire::store_key(Err(error)))
-}
-
-/// `[deadlineMs, attemptsStarted, isEnded as 0 or 1]`.
-#[wasm_bindgen(js_name = _driverState)]
-pub fn driver_state(handle: u32) -> Result<Vec<f64>, JsValue> {
-    with(handle, |driver| {
-        let operation = driver.operation();
-        Ok(alloc::vec![
-            num(operation.deadline_ms()),
-            f64::from(operation.attempts_started()),
-            f64::from(u8::from(driver.is_ended())),
-        ])
-    })
 }

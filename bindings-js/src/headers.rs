@@ -1,4 +1,4 @@
-//! The header readers (`lib/outcomes.js`): Retry-After (strict RFC 9110, or
+//! The header readers (`lib/http.js`): Retry-After (strict RFC 9110, or
 //! lenient), `retry-after-ms`, and the rate-limit headers (`RateLimit` with
 //! `RateLimit-Policy`, `RateLimit-Reset`, `X-RateLimit-Reset`). Each answers
 //! a number of ms, or the `RetryplanError` (`invalid_header`).
@@ -10,6 +10,12 @@ use wasm_bindgen::prelude::*;
 
 use crate::{either, js_error, num};
 
+/// The member at `index` of `T::ALL` (a name JS checked against the core's
+/// table), or `T`'s default when absent.
+pub(crate) fn named_or_default<T: rp::value::Named + Default + Copy>(index: Option<u32>) -> T {
+    index.and_then(|index| T::ALL.get(index as usize).copied()).unwrap_or_default()
+}
+
 /// A header error as a `RetryplanError`.
 pub(crate) fn header_error(error: rp::HeaderError) -> JsValue {
     js_error(error.into())
@@ -19,11 +25,12 @@ fn ms_js(result: Result<u64, rp::HeaderError>) -> JsValue {
     either(result.map(|ms| JsValue::from_f64(num(ms))).map_err(header_error))
 }
 
-/// A Retry-After value (delta-seconds or an HTTP-date) as ms from `nowUnixMs`.
+/// A Retry-After value (delta-seconds or an HTTP-date) as ms from `nowUnixMs`,
+/// read as `reading` says (its index in `RetryAfterReading::ALL`; the
+/// default when absent).
 #[wasm_bindgen(js_name = _parseRetryAfter)]
-pub fn parse_retry_after(value: &str, now_unix_ms: f64, lenient: bool) -> JsValue {
-    let reading = if lenient { rp::RetryAfterReading::Lenient } else { rp::RetryAfterReading::Strict };
-    ms_js(rp::parse_retry_after_with(value, now_unix_ms as u64, reading))
+pub fn parse_retry_after(value: &str, now_unix_ms: f64, reading: Option<u32>) -> JsValue {
+    ms_js(rp::parse_retry_after_with(value, now_unix_ms as u64, named_or_default(reading)))
 }
 
 /// A `retry-after-ms` value.

@@ -145,12 +145,10 @@ extern "C" {
     #[wasm_bindgen(js_name = isWellFormed)]
     fn is_well_formed(text: &JsString) -> bool;
 
-    /// A started attempt as `form` says (`START_*`): a decision, a driver's
-    /// action (with `sendIdempotencyKey`) or the helpers' `Attempt`.
+    /// A started attempt: a decision, or with `send_idempotency_key` a driver's action.
     #[wasm_bindgen(js_name = startAttempt)]
     #[allow(clippy::too_many_arguments)]
     fn js_start_attempt(
-        form: u32,
         attempt: u32,
         timeout_ms: f64,
         abort_at_ms: f64,
@@ -158,7 +156,7 @@ extern "C" {
         id_low: u32,
         remaining: f64,
         hedge: bool,
-        send_idempotency_key: bool,
+        send_idempotency_key: Option<bool>,
     ) -> JsValue;
     #[wasm_bindgen(js_name = wait)]
     fn js_wait(retry: u32, delay_ms: f64, until_ms: f64, server_delay_ms: Option<f64>, remaining: f64) -> JsValue;
@@ -184,10 +182,6 @@ extern "C" {
     #[wasm_bindgen(js_name = attemptList)]
     fn js_attempt_list(w0: u32, w1: u32, w2: u32, w3: u32) -> JsValue;
 }
-
-/// The forms of `startAttempt`, as `lib/tags.js` numbers them (test/tags.test.mjs checks both agree).
-const START_DECISION: u32 = 0;
-const START_ACTION: u32 = 1;
 
 /// The largest integer a JS number holds exactly, as the core's `MAX_MS`.
 const MAX_SAFE: f64 = rp::policy::MAX_MS as f64;

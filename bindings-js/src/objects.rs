@@ -137,22 +137,23 @@ pub(crate) fn policy(handle: u32) -> Result<Arc<rp::Policy>, JsValue> {
 
 /// The dependency `handle` names, or none for handle 0.
 pub(crate) fn dependency(handle: u32) -> Result<Option<Arc<rp::Dependency>>, JsValue> {
-    if handle == 0 {
-        return Ok(None);
-    }
-    with(handle, "dependency", |object| match object {
-        Object::Dependency(dependency) => Ok(Some(Arc::clone(dependency))),
-        _ => Err(freed("dependency")),
-    })
+    shared(
+        handle,
+        "dependency",
+        |object| if let Object::Dependency(dependency) = object { Some(dependency) } else { None },
+    )
 }
 
 /// The stats `handle` names, or none for handle 0.
 pub(crate) fn stats(handle: u32) -> Result<Option<Arc<rp::SharedStats>>, JsValue> {
+    shared(handle, "stats", |object| if let Object::Stats(stats) = object { Some(stats) } else { None })
+}
+
+/// What `pick` finds shared in the object `handle` names (`name`, for the
+/// error of a stale or foreign handle), or none for handle 0.
+fn shared<T>(handle: u32, name: &str, pick: fn(&Object) -> Option<&Arc<T>>) -> Result<Option<Arc<T>>, JsValue> {
     if handle == 0 {
         return Ok(None);
     }
-    with(handle, "stats", |object| match object {
-        Object::Stats(stats) => Ok(Some(Arc::clone(stats))),
-        _ => Err(freed("stats")),
-    })
+    with(handle, name, |object| pick(object).map(|found| Some(Arc::clone(found))).ok_or_else(|| freed(name)))
 }

@@ -10,7 +10,6 @@ use wasm_bindgen::prelude::*;
 use crate::args::outcome;
 use crate::decisions::{attempt_list, decision};
 use crate::objects::{self, Object};
-use crate::policy::handle_js;
 use crate::{either, js_error, num};
 
 /// The options every operation starts from, as `lib/operation.js` checked
@@ -57,29 +56,16 @@ fn with<T>(handle: u32, use_operation: impl FnOnce(&mut rp::Operation) -> Result
     })
 }
 
-/// Starts an operation at `nowMs` under the policy `policy` (see
-/// [`Options`]): its handle, or the `RetryplanError`.
-#[wasm_bindgen(js_name = _operationNew)]
-#[allow(clippy::too_many_arguments)] // numbers and strings cross: no object to read
-pub fn operation_new(
-    policy: u32,
-    now_ms: f64,
-    seed: Option<f64>,
-    key: Option<String>,
-    deadline_ms: Option<f64>,
-    dependency: u32,
-    r0: u32,
-    r1: u32,
-    r2: u32,
-    r3: u32,
-    r4: u32,
-    r5: u32,
-) -> JsValue {
-    let options = Options { seed, key, deadline_ms, dependency, random: [r0, r1, r2, r3, r4, r5] };
-    handle_js(objects::policy(policy).and_then(|policy| {
-        let operation = rp::Operation::new(&policy, now_ms as u64, options.core()?);
-        objects::insert(Object::Operation(operation))
-    }))
+/// Runs `read` on the operation `handle` runs, a `Driver`'s (`of_driver`,
+/// which a stale handle's error names) or an `Operation`, with whether it
+/// has ended (a driver's once its finish is out).
+fn read<T>(handle: u32, of_driver: bool, read: impl FnOnce(&rp::Operation, bool) -> T) -> Result<T, JsValue> {
+    let name = if of_driver { "driver" } else { "operation" };
+    objects::with(handle, name, |object| match object {
+        Object::Operation(operation) if !of_driver => Ok(read(operation, operation.is_ended())),
+        Object::Driver(driver) if of_driver => Ok(read(driver.operation(), driver.is_ended())),
+        _ => Err(objects::freed(name)),
+    })
 }
 
 /// What to do now: the decision, or the `RetryplanError`.
@@ -128,26 +114,27 @@ pub fn operation_remaining(handle: u32, now_ms: f64) -> Result<f64, JsValue> {
     with(handle, |operation| Ok(num(operation.remaining_budget_ms(now_ms as u64))))
 }
 
-/// `[nextWakeupMs (-1 once ended), deadlineMs, attemptsStarted, startedAtMs, isEnded as 0 or 1]`.
+/// `[nextWakeupMs (-1 once ended), deadlineMs, attemptsStarted, startedAtMs,
+/// isEnded as 0 or 1]` of an `Operation`, or with `of_driver` a `Driver`.
 #[wasm_bindgen(js_name = _operationState)]
-pub fn operation_state(handle: u32) -> Result<Vec<f64>, JsValue> {
-    with(handle, |operation| {
-        Ok(alloc::vec![
+pub fn operation_state(handle: u32, of_driver: bool) -> Result<Vec<f64>, JsValue> {
+    read(handle, of_driver, |operation, ended| {
+        alloc::vec![
             operation.next_wakeup_ms().map_or(-1.0, num),
             num(operation.deadline_ms()),
             f64::from(operation.attempts_started()),
             num(operation.started_at_ms()),
-            f64::from(u8::from(operation.is_ended())),
-        ])
+            f64::from(u8::from(ended)),
+        ]
     })
 }
 
-/// The operation's idempotency key (the same on every attempt), copied
-/// where `_wireMemory` says, as `_driverKey` does: its length in bytes, or
-/// -1 when refused (`_wireRefusal` has the error).
+/// The idempotency key (the same on every attempt) of an `Operation`, or
+/// with `of_driver` a `Driver`, copied where `_wireMemory` says: its length in bytes, or -1
+/// when refused (`_wireRefusal` has the error).
 #[wasm_bindgen(js_name = _operationKey)]
-pub fn operation_key(handle: u32) -> i32 {
-    with(handle, |operation| Ok(crate::wire::store_key(Ok(operation.idempotency_key().as_str()))))
+pub fn operation_key(handle: u32, of_driver: bool) -> i32 {
+    read(handle, of_driver, |operation, _| crate::wire::store_key(Ok(operation.idempotency_key().as_str())))
         .unwrap_or_else(|error| crate::wire::store_key(Err(error)))
 }
 

@@ -1,4 +1,4 @@
-//! What hosts read with the driver (`lib/outcomes.js`): outcomes as JS
+//! What hosts read with the driver (`lib/http.js`): outcomes as JS
 //! objects, the failure vocabulary, HTTP responses from the values of their
 //! guidance headers, and the names the fast paths pass as indexes.
 
@@ -75,7 +75,7 @@ pub fn outcome_of_failure(index: u32) -> JsValue {
     outcome_js(&failure.outcome())
 }
 
-/// An HTTP response as an outcome: `status` (checked by `lib/outcomes.js`
+/// An HTTP response as an outcome: `status` (checked by `lib/http.js`
 /// to be a whole number <= 65535), and the raw `Retry-After` and
 /// `retry-after-ms` values, read by the core against `nowUnixMs`.
 #[wasm_bindgen(js_name = _outcomeFromHttp)]
@@ -93,11 +93,10 @@ pub fn outcome_from_http(
 /// status outside 100..=599 is a malformed response (the server's fault);
 /// otherwise `values` holds the guidance headers (`GUIDANCE_HEADERS`, in that
 /// order: a string, or `null` when absent), HTTP-dates against `nowUnixMs`,
-/// Retry-After read leniently with `lenient`.
+/// Retry-After read as `reading` says (its index in `RetryAfterReading::ALL`).
 #[wasm_bindgen(js_name = _outcomeFromResponse)]
-pub fn outcome_from_response(status: f64, values: Vec<JsValue>, now_unix_ms: f64, lenient: bool) -> JsValue {
-    let reading = if lenient { rp::RetryAfterReading::Lenient } else { rp::RetryAfterReading::Strict };
-    response_outcome(status, &values, now_unix_ms, reading)
+pub fn outcome_from_response(status: f64, values: Vec<JsValue>, now_unix_ms: f64, reading: Option<u32>) -> JsValue {
+    response_outcome(status, &values, now_unix_ms, crate::headers::named_or_default(reading))
 }
 
 fn response_outcome(status: f64, values: &[JsValue], now_unix_ms: f64, reading: rp::RetryAfterReading) -> JsValue {

@@ -15,7 +15,7 @@ use crate::Global;
 
 /// The last output record, as JS numbers (every word fits one exactly).
 static OUTPUT: Global<RefCell<[f64; OUTPUT_WORDS]>> = Global(RefCell::new([0.0; OUTPUT_WORDS]));
-/// The last idempotency key read (`_driverKey`): visible ASCII, at most 255 bytes.
+/// The last idempotency key read (`_operationKey`): visible ASCII, at most 255 bytes.
 static KEY: Global<RefCell<[u8; KEY_BYTES]>> = Global(RefCell::new([0; KEY_BYTES]));
 const KEY_BYTES: usize = 256;
 /// The `RetryplanError` of the last exchange the driver refused.
@@ -91,7 +91,8 @@ fn fields(table: &[(&str, usize)]) -> JsValue {
 /// output fields (`[name, word]`), and the kind and name tables in the
 /// core's order (a member's number is its place): input kinds, outcome
 /// kinds, action kinds, ending kinds, failures, verdicts, transport failures,
-/// abort reasons, give-up reasons, receipts, held.
+/// abort reasons, give-up reasons, receipts, held, and (for the driver's
+/// and the header readers' arguments) concurrencies and Retry-After readings.
 #[wasm_bindgen(js_name = _wireTables)]
 pub fn tables() -> Array {
     let numbers = [
@@ -121,6 +122,8 @@ pub fn tables() -> Array {
         names::<rp::GiveUpReason>(),
         names::<rp::Receipt>(),
         names::<rp::Held>(),
+        names::<rp::Concurrency>(),
+        names::<rp::RetryAfterReading>(),
     ]
     .into_iter()
     .collect()

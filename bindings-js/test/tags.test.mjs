@@ -1,42 +1,23 @@
-// The numbers lib/ and the wasm exchange (lib/tags.js) against the Rust
-// constants they mirror (src/*.rs), the driver's wire built from the core's
-// tables (lib/wire.js), and the private surface out of reach: the wasm's `_`
-// functions are internals of lib/, never exported by an entry.
+// No numbered code between lib/ and the wasm written by hand (the controls
+// pass the core's names and the attempt's result; lib/tags.js is gone), the
+// driver's wire built from the core's tables (lib/wire.js), and the private
+// surface out of reach: the wasm's `_` functions are internals of lib/, never
+// exported by an entry.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import test from 'node:test';
-import * as tags from '../lib/tags.js';
 import { NAMES, WIRE } from '../lib/wire.js';
 import { _wireTables } from '../wasm/retryplan_js.js';
 import * as lean from 'retryplan';
 import * as tools from 'retryplan/tools';
 
-const GROUPS = /^(START|CONTROL|SETTLE|SLOTS)_[A-Z_]+$/;
-
-/** Every `const GROUP_NAME: u32 = n;` of src/*.rs, by name. */
-function rustConstants() {
-  const constants = new Map();
-  const src = new URL('../src/', import.meta.url);
-  for (const file of readdirSync(src).filter((name) => name.endsWith('.rs'))) {
-    for (const [, name, value] of readFileSync(new URL(file, src), 'utf8').matchAll(/^const ([A-Z_]+): u32 = (\d+);$/gm)) {
-      if (!GROUPS.test(name)) continue;
-      assert.ok(!constants.has(name), `${name} is defined twice in src/`);
-      constants.set(name, Number(value));
+test('lib/ and the wasm exchange no numbered codes of their own (lib/tags.js and its Rust twins are gone)', () => {
+  for (const [dir, suffix] of [['../lib/', '.js'], ['../src/', '.rs']]) {
+    const folder = new URL(dir, import.meta.url);
+    for (const file of readdirSync(folder).filter((name) => name.endsWith(suffix))) {
+      const source = readFileSync(new URL(file, folder), 'utf8');
+      assert.doesNotMatch(source, /\b(START|CONTROL|SETTLE|SLOTS)_[A-Z_]+\b/, `${dir}${file} numbers a call by hand`);
     }
-  }
-  return constants;
-}
-
-test('lib/tags.js and the Rust constants say the same, name for name', () => {
-  const rust = rustConstants();
-  const js = new Map(Object.entries(tags));
-  assert.ok(rust.size >= 13, `found only ${rust.size} constants in src/`);
-  for (const name of js.keys()) assert.match(name, GROUPS);
-  assert.deepEqual([...js].sort(), [...rust].sort());
-  // Within a group, every tag is distinct.
-  for (const group of ['START', 'CONTROL', 'SETTLE', 'SLOTS']) {
-    const values = [...js].filter(([name]) => name.startsWith(`${group}_`)).map(([, value]) => value);
-    assert.equal(new Set(values).size, values.length, group);
   }
 });
 
@@ -60,7 +41,7 @@ test('the private surface is out of reach: no entry exports a `_` function, and 
   for (const entry of [lean, tools]) {
     assert.deepEqual(Object.keys(entry).filter((name) => name.startsWith('_')), []);
   }
-  for (const path of ['retryplan/wasm/retryplan_js.js', 'retryplan/lib/tags.js', 'retryplan/tools/wasm/retryplan_js.js']) {
+  for (const path of ['retryplan/wasm/retryplan_js.js', 'retryplan/lib/wire.js', 'retryplan/tools/wasm/retryplan_js.js']) {
     await assert.rejects(import(path), { code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' }, path);
   }
   // A handle is kept under a symbol, not a property a user sees.
