@@ -10,7 +10,7 @@
 //!   readings near `i64::MAX` could reach it);
 //! - seeds are 64 random bits: a negative `Long` is the same bits as a `u64`;
 //! - request ids are the core's 16 lowercase hex digits, as sent in headers.
-// The one exception, with a SAFETY comment on its one block: `hot.rs` writes into the caller's array.
+// The one exception, with a SAFETY comment on its one block: `wire.rs` reads and writes the caller's arrays.
 #![deny(unsafe_code)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
@@ -27,7 +27,6 @@ mod decision;
 mod dialects;
 mod driver;
 mod generated;
-mod hot;
 mod operation;
 mod policy;
 mod wire;

@@ -7,8 +7,8 @@ use retryplan as rp;
 
 use crate::controls::Dependency;
 use crate::decision::{attempts_out, Decision, Outcome, Pushback};
-use crate::hot;
 use crate::policy::Policy;
+use crate::wire::OPERATIONS;
 use crate::{clock_in, lock, long_out, ms_in, opt_clock_in, u32_in, Result};
 
 /// How an operation starts. Every field may be null: no seed draws one (and
@@ -95,7 +95,7 @@ impl OperationOptions {
 /// One logical operation (one business effect, one idempotency key, many
 /// attempts). Thread-safe: calls are serialised by a lock.
 #[derive(Debug, uniffi::Object)]
-pub struct Operation(Mutex<rp::Operation>);
+pub struct Operation(pub(crate) Mutex<rp::Operation>);
 
 #[uniffi::export]
 impl Operation {
@@ -105,23 +105,25 @@ impl Operation {
         let now_ms = clock_in("now_ms", now_ms)?;
         let core = options.into_core()?;
         let operation = Arc::new(Operation(Mutex::new(rp::Operation::new(&policy.0, now_ms, core))));
-        hot::OPERATIONS.register(&operation);
+        OPERATIONS.register(&operation);
         Ok(operation)
     }
 
     /// The current decision at `now_ms`.
     pub fn poll(&self, now_ms: i64) -> Result<Decision> {
-        Ok(self.decide_poll(clock_in("now_ms", now_ms)?)?.into())
+        Ok(lock(&self.0).poll(clock_in("now_ms", now_ms)?)?.into())
     }
 
     /// Reports how attempt `attempt` ended and returns the next decision.
     pub fn on_outcome(&self, now_ms: i64, attempt: i32, outcome: Outcome) -> Result<Decision> {
-        Ok(self.decide_outcome(clock_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, outcome.try_into()?)?.into())
+        let (now_ms, attempt, outcome) =
+            (clock_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, outcome.try_into()?);
+        Ok(lock(&self.0).on_outcome(now_ms, attempt, &outcome)?.into())
     }
 
     /// The caller abandons the operation: gives up with reason `cancelled`.
     pub fn cancel(&self, now_ms: i64) -> Result<Decision> {
-        Ok(self.decide_cancel(clock_in("now_ms", now_ms)?)?.into())
+        Ok(lock(&self.0).cancel(clock_in("now_ms", now_ms)?)?.into())
     }
 
     /// When to poll next, or null once ended.
@@ -171,24 +173,9 @@ impl Operation {
     }
 }
 
-/// The core's answers, shared by the uniffi methods above and the Kotlin hot path (`hot.rs`).
-impl Operation {
-    pub(crate) fn decide_poll(&self, now_ms: u64) -> Result<rp::Decision> {
-        Ok(lock(&self.0).poll(now_ms)?)
-    }
-
-    pub(crate) fn decide_outcome(&self, now_ms: u64, attempt: u32, outcome: rp::Outcome) -> Result<rp::Decision> {
-        Ok(lock(&self.0).on_outcome(now_ms, attempt, &outcome)?)
-    }
-
-    pub(crate) fn decide_cancel(&self, now_ms: u64) -> Result<rp::Decision> {
-        Ok(lock(&self.0).cancel(now_ms)?)
-    }
-}
-
 impl Drop for Operation {
     fn drop(&mut self) {
-        hot::OPERATIONS.unregister(self);
+        OPERATIONS.unregister(self);
     }
 }
 

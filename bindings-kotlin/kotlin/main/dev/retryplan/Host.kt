@@ -92,13 +92,13 @@ private val UNKNOWN_ERROR = Outcome.Application(unknownErrorVerdict())
  * propagates.
  */
 internal class Host<T>(
-    private val driver: Driver,
+    private val driver: WireDriver,
     private val clock: MonotonicClock,
     private val io: Io<T>,
     private val onDecision: ((Event) -> Unit)?,
     private val outcomeOfError: ((Throwable) -> Outcome?)?,
 ) {
-    val key: String = driver.idempotencyKey()
+    val key: String = driver.key()
     private val input = LongArray(Wire.INPUT_WORDS)
     private val out = LongArray(Wire.OUTPUT_WORDS)
     /** What attempts ended with, not yet handed in; closed at the end. */
@@ -178,7 +178,7 @@ internal class Host<T>(
 
     private fun observe() {
         val hook = onDecision ?: return
-        while (true) hook(driver.pollEvent() ?: return)
+        while (true) hook(driver.typed.pollEvent() ?: return)
     }
 
     private fun attemptOf(out: LongArray) = Attempt(
@@ -214,7 +214,7 @@ internal class Host<T>(
             val reading = io.response?.let { read -> readOrRelease(settled) { read(settled.value as T) } }
             if (reading != null) {
                 val headers = guidance(reading.header)
-                val receipt = driver.handleResponse(now, attempt, token, reading.status, headers, System.currentTimeMillis())
+                val receipt = driver.typed.handleResponse(now, attempt, token, reading.status, headers, System.currentTimeMillis())
                 kept(token, settled, receipt == Receipt.DISCARDED)
                 return step(Wire.POLL)
             }
@@ -225,7 +225,7 @@ internal class Host<T>(
         val outcome = outcomeOfError?.invoke(error) ?: UNKNOWN_ERROR
         if (outcome is Outcome.Application) return result(token, settled, Held.ERROR, Wire.APPLICATION, Wire.verdict(outcome.verdict))
         // Any other outcome the hook chose goes in typed (uniffi), then the loop polls.
-        kept(token, settled, driver.handleResult(now, attempt, outcome, token, Held.ERROR) == Receipt.DISCARDED)
+        kept(token, settled, driver.typed.handleResult(now, attempt, outcome, token, Held.ERROR) == Receipt.DISCARDED)
         step(Wire.POLL)
     }
 
@@ -268,7 +268,7 @@ internal class Host<T>(
         val kept = if (token == Wire.NONE) null else held.remove(token)
         close(if (returns) null else kept)
         val now = clock.nowMs()
-        val typed = { (driver.pollAction(now) as Action.Finish).ending }
+        val typed = { (driver.typed.pollAction(now) as Action.Finish).ending }
         return if (returns) Ended(true, kept?.value as T?, typed, null, key, (kept?.abortAtMs ?: now) - now) else Ended(false, null, typed, kept?.error, key)
     }
 

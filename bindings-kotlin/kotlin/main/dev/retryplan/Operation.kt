@@ -6,13 +6,16 @@ package dev.retryplan
  * Starts at [nowMs]; call [poll] for its first decision. `use { }` it or
  * call [close]; otherwise a cleaner frees it later.
  *
- * [poll], [onOutcome] and [cancel] take the binding's hot path (three C
- * functions with primitive arguments, see `src/hot.rs`) instead of uniffi's
- * generated call, for the same typed answers at a fraction of the cost; every
- * other method is uniffi's ([NativeOperation]).
+ * It is made, and [poll], [onOutcome] and [cancel] cross, through the core's
+ * wire (`Operation::exchange`: an input record in, the decision record out,
+ * one direct-mapped call, see [Wire]) instead of uniffi's generated call, for
+ * the same typed answers at a fraction of the cost; every other method is
+ * uniffi's ([NativeOperation]), and a record the core refuses is repeated
+ * there, which raises the typed exception.
  */
-class Operation(policy: Policy, nowMs: Long, options: OperationOptions) :
-    NativeOperation(policy, nowMs, options) {
+class Operation private constructor(handle: Long) : NativeOperation(UniffiWithHandle, handle) {
+    constructor(policy: Policy, nowMs: Long, options: OperationOptions) :
+        this(Wire.new(policy, nowMs, options, null) ?: NativeOperation(policy, nowMs, options).use { it.uniffiCloneHandle() })
 
     private val guard = HotGuard("Operation", ::free)
 
@@ -20,28 +23,26 @@ class Operation(policy: Policy, nowMs: Long, options: OperationOptions) :
 
     override fun destroy() = guard.destroy()
 
-    /** The decision the hot path wrote, or null when the engine refused the call (uniffi's path raises why). */
-    private inline fun hot(call: (handle: Long, out: LongArray) -> Int): Decision? {
-        val out = LongArray(HotPath.WORDS)
-        val status = guard.call { call(handle, out) }
-        return if (HotPath.refused(status)) null else HotPath.decision(out)
+    /** One input record of [kind] at [nowMs] (its other words by [fill]); the decision, or null when refused. */
+    private inline fun exchange(kind: Long, nowMs: Long, fill: (LongArray) -> Boolean = { true }): Decision? {
+        val input = LongArray(Wire.INPUT_WORDS)
+        input.fill(Wire.NONE)
+        input[Wire.IN_KIND] = kind
+        input[Wire.IN_NOW] = nowMs
+        if (!fill(input)) return null
+        val out = LongArray(Wire.DECISION_WORDS)
+        val status = guard.call { Wire.retryplan_kotlin_exchange(handle, input, input.size, out, out.size) }
+        return if (Wire.written(status)) Wire.decision(out) else null
     }
 
     @Throws(RetryplanException::class)
-    override fun poll(nowMs: Long): Decision =
-        hot { handle, out -> HotPath.retryplan_kotlin_poll(handle, nowMs, out, out.size) } ?: super.poll(nowMs)
+    override fun poll(nowMs: Long): Decision = exchange(Wire.POLL, nowMs) ?: super.poll(nowMs)
 
     @Throws(RetryplanException::class)
-    override fun cancel(nowMs: Long): Decision =
-        hot { handle, out -> HotPath.retryplan_kotlin_cancel(handle, nowMs, out, out.size) } ?: super.cancel(nowMs)
+    override fun cancel(nowMs: Long): Decision = exchange(Wire.CANCEL, nowMs) ?: super.cancel(nowMs)
 
     @Throws(RetryplanException::class)
     override fun onOutcome(nowMs: Long, attempt: Int, outcome: Outcome): Decision =
-        HotPath.encoded(outcome) { kind, code, guidance, guidanceMs ->
-            // A service error code (AWS "SlowDown") is a string: that outcome takes uniffi's path.
-            if (kind < 0) return super.onOutcome(nowMs, attempt, outcome)
-            hot { handle, out ->
-                HotPath.retryplan_kotlin_on_outcome(handle, nowMs, attempt, kind, code, guidance, guidanceMs, out, out.size)
-            }
-        } ?: super.onOutcome(nowMs, attempt, outcome)
+        exchange(Wire.RESULT, nowMs) { input -> input[Wire.IN_ATTEMPT] = attempt.toLong(); Wire.outcome(outcome, input) }
+            ?: super.onOutcome(nowMs, attempt, outcome)
 }

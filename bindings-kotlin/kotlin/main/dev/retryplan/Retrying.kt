@@ -49,11 +49,11 @@ fun closeIfCloseable(value: Any?) {
 internal fun driverFor(
     policy: Policy, dependency: Dependency?, idempotencyKey: String?, deadlineMs: Long?, seed: Long?, httpRequest: HttpRequest?,
     stats: Stats?, onDecision: ((Event) -> Unit)?, clock: MonotonicClock, returnsResponses: Boolean = false, oneShotBody: Boolean = false,
-): Driver {
-    // The wire binds its native function and reads the core's tables on first use: before the clock starts,
+): WireDriver {
+    // The wire binds its native functions and reads the core's tables on first use: before the clock starts,
     // so a process's first operation does not spend its budget on that (46-146 ms here).
     Wire.NONE
-    return Driver(
+    return WireDriver(
         policy, clock.nowMs(), OperationOptions(seed, idempotencyKey, deadlineMs, dependency, null, oneShotBody, httpRequest),
         DriverOptions(stats = stats, recordEvents = onDecision != null, returnsResponses = returnsResponses),
     )
