@@ -142,10 +142,21 @@ pub extern "C" fn retryplan_kotlin_new(
     catch_unwind(make).ok().flatten().unwrap_or(0)
 }
 
-/// Another reference to the live driver `handle` (for uniffi's typed object), or 0.
+/// `retryplan::wire::WIRE_VERSION`, which the Kotlin side's generated `WireWords.VERSION` must equal.
+#[no_mangle]
+pub extern "C" fn retryplan_kotlin_wire_version() -> i64 {
+    wire::wire_version()
+}
+
+/// Another reference to the live driver or operation `handle` (for uniffi's typed object), or 0.
 #[no_mangle]
 pub extern "C" fn retryplan_kotlin_clone(handle: u64) -> u64 {
-    catch_unwind(|| DRIVERS.live(handle).map_or(0, |driver| Arc::into_raw(driver) as u64)).unwrap_or(0)
+    let run = || match (DRIVERS.live(handle), OPERATIONS.live(handle)) {
+        (Some(driver), _) => Arc::into_raw(driver) as u64,
+        (None, Some(operation)) => Arc::into_raw(operation) as u64,
+        (None, None) => 0,
+    };
+    catch_unwind(run).unwrap_or(0)
 }
 
 /// Drops the caller's reference to the live driver or operation `handle`
@@ -168,7 +179,7 @@ pub extern "C" fn retryplan_kotlin_free(handle: u64) -> i32 {
     catch_unwind(run).unwrap_or(PANICKED)
 }
 
-/// Copies the live driver `handle`'s idempotency key (ASCII, at most 255
+/// Copies the live driver or operation `handle`'s idempotency key (ASCII, at most 255
 /// bytes) into `out` (`byte[len]`): its length, or -1.
 #[no_mangle]
 pub extern "C" fn retryplan_kotlin_key(handle: u64, out: *mut u8, len: i32) -> i32 {
@@ -177,9 +188,12 @@ pub extern "C" fn retryplan_kotlin_key(handle: u64, out: *mut u8, len: i32) -> i
         return -1;
     }
     let run = || {
-        let driver = DRIVERS.live(handle)?;
-        let driver = lock(&driver.0);
-        let key = driver.idempotency_key().as_str().as_bytes();
+        let key = match (DRIVERS.live(handle), OPERATIONS.live(handle)) {
+            (Some(driver), _) => lock(&driver.0).idempotency_key().clone(),
+            (None, Some(operation)) => lock(&operation.0).idempotency_key().clone(),
+            (None, None) => return None,
+        };
+        let key = key.as_str().as_bytes();
         // SAFETY: JNA's direct mapping passes the Java `byte[]` as a pointer to
         // its `len` elements, used by nothing else until this call returns.
         let out = unsafe { std::slice::from_raw_parts_mut(out, len) };

@@ -152,6 +152,9 @@ private val os = java.lang.management.ManagementFactory.getOperatingSystemMXBean
  * get rounds of the same length. Medians of wall and CPU time are taken apart.
  */
 private fun timed(rounds: Int, roundNs: Long, work: (Int) -> Unit): Cost {
+    // Warm up one round's time first: sized by a cold first call (class loading, the JIT), a round would hold a few units.
+    val warm = System.nanoTime()
+    while (System.nanoTime() - warm < roundNs) work(1)
     var n = 1
     while (true) {
         val start = System.nanoTime()
