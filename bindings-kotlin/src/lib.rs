@@ -194,8 +194,8 @@ fn invalid(name: &'static str, rule: String) -> RetryplanError {
     rp::Error::InvalidArgument { name, rule: rule.into() }.into()
 }
 
-/// A millisecond value handed in (a delay, `retry_after_ms`, a time of a
-/// decision): 0 to the core's `MAX_MS` (2^53 - 1), the range of every time
+/// A millisecond value or a clock reading handed in (a delay, `retry_after_ms`,
+/// `now_ms`, `deadline_ms`): 0 to the core's `MAX_MS` (2^53 - 1), the range of every time
 /// the core keeps, refused with the core's one message (Python and JS refuse
 /// the same values alike). A `Long` holds up to 2^63 - 1; nothing past
 /// 2^53 - 1 is a time the engine could keep.
@@ -204,15 +204,6 @@ fn ms_in(name: &'static str, value: i64) -> Result<u64> {
         Ok(ms) => Ok(rp::Error::check_ms(name, ms)?),
         Err(_) => Err(rp::Error::ms_out_of_range(name, value).into()),
     }
-}
-
-/// A clock reading handed in (`now_ms`, `deadline_ms`, ...): as [`ms_in`].
-fn clock_in(name: &'static str, value: i64) -> Result<u64> {
-    ms_in(name, value)
-}
-
-fn opt_clock_in(name: &'static str, value: Option<i64>) -> Result<Option<u64>> {
-    value.map(|value| clock_in(name, value)).transpose()
 }
 
 fn opt_ms_in(name: &'static str, value: Option<i64>) -> Result<Option<u64>> {

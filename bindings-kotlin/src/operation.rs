@@ -9,7 +9,7 @@ use crate::controls::Dependency;
 use crate::decision::{attempts_out, Decision, Outcome, Pushback};
 use crate::policy::Policy;
 use crate::wire::OPERATIONS;
-use crate::{clock_in, lock, long_out, ms_in, opt_clock_in, u32_in, Result};
+use crate::{lock, long_out, ms_in, opt_ms_in, u32_in, Result};
 
 /// How an operation starts. Every field may be null: no seed draws one (and
 /// a key) from the operating system; no key derives one from the seed; no
@@ -75,7 +75,7 @@ impl OperationOptions {
         if let Some(key) = self.idempotency_key {
             core = core.with_idempotency_key(rp::IdempotencyKey::new(key)?);
         }
-        if let Some(deadline_ms) = opt_clock_in("deadline_ms", self.deadline_ms)? {
+        if let Some(deadline_ms) = opt_ms_in("deadline_ms", self.deadline_ms)? {
             core = core.with_deadline_ms(deadline_ms);
         }
         if let Some(dependency) = self.dependency {
@@ -102,7 +102,7 @@ impl Operation {
     /// Starts an operation at `now_ms`; call `poll` for its first decision.
     #[uniffi::constructor]
     pub fn new(policy: Arc<Policy>, now_ms: i64, options: OperationOptions) -> Result<Arc<Operation>> {
-        let now_ms = clock_in("now_ms", now_ms)?;
+        let now_ms = ms_in("now_ms", now_ms)?;
         let core = options.into_core()?;
         let operation = Arc::new(Operation(Mutex::new(rp::Operation::new(&policy.0, now_ms, core))));
         OPERATIONS.register(&operation);
@@ -111,19 +111,18 @@ impl Operation {
 
     /// The current decision at `now_ms`.
     pub fn poll(&self, now_ms: i64) -> Result<Decision> {
-        Ok(lock(&self.0).poll(clock_in("now_ms", now_ms)?)?.into())
+        Ok(lock(&self.0).poll(ms_in("now_ms", now_ms)?)?.into())
     }
 
     /// Reports how attempt `attempt` ended and returns the next decision.
     pub fn on_outcome(&self, now_ms: i64, attempt: i32, outcome: Outcome) -> Result<Decision> {
-        let (now_ms, attempt, outcome) =
-            (clock_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, outcome.try_into()?);
+        let (now_ms, attempt, outcome) = (ms_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, outcome.try_into()?);
         Ok(lock(&self.0).on_outcome(now_ms, attempt, &outcome)?.into())
     }
 
     /// The caller abandons the operation: gives up with reason `cancelled`.
     pub fn cancel(&self, now_ms: i64) -> Result<Decision> {
-        Ok(lock(&self.0).cancel(clock_in("now_ms", now_ms)?)?.into())
+        Ok(lock(&self.0).cancel(ms_in("now_ms", now_ms)?)?.into())
     }
 
     /// When to poll next, or null once ended.
@@ -133,7 +132,7 @@ impl Operation {
 
     /// Budget left at `now_ms` after the response reserve.
     pub fn remaining_budget_ms(&self, now_ms: i64) -> Result<i64> {
-        let now_ms = clock_in("now_ms", now_ms)?;
+        let now_ms = ms_in("now_ms", now_ms)?;
         Ok(long_out(lock(&self.0).remaining_budget_ms(now_ms)))
     }
 
@@ -261,7 +260,7 @@ impl Stats {
 /// `now_unix_ms` is the wall clock, needed only for the date forms.
 #[uniffi::export]
 pub fn parse_retry_after(value: String, now_unix_ms: i64) -> Result<i64> {
-    let now_unix_ms = clock_in("now_unix_ms", now_unix_ms)?;
+    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
     Ok(long_out(rp::parse_retry_after(&value, now_unix_ms).map_err(rp::Error::from)?))
 }
 
@@ -270,7 +269,7 @@ pub fn parse_retry_after(value: String, now_unix_ms: i64) -> Result<i64> {
 /// the century of an rfc850-date, and "0" is not a date.
 #[uniffi::export]
 pub fn parse_http_date(value: String, now_unix_ms: i64, reading: rp::RetryAfterReading) -> Result<i64> {
-    let now_unix_ms = clock_in("now_unix_ms", now_unix_ms)?;
+    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
     Ok(rp::parse_http_date(&value, now_unix_ms, reading).map_err(rp::Error::from)?)
 }
 
@@ -278,7 +277,7 @@ pub fn parse_http_date(value: String, now_unix_ms: i64, reading: rp::RetryAfterR
 /// `parse_retry_after` does) or `Lenient` (also what Python's email.utils reads).
 #[uniffi::export]
 pub fn parse_retry_after_with(value: String, now_unix_ms: i64, reading: rp::RetryAfterReading) -> Result<i64> {
-    let now_unix_ms = clock_in("now_unix_ms", now_unix_ms)?;
+    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
     Ok(long_out(rp::parse_retry_after_with(&value, now_unix_ms, reading).map_err(rp::Error::from)?))
 }
 
@@ -293,7 +292,7 @@ pub fn parse_rate_limit(value: String, policy_value: Option<String>) -> Result<O
 /// a Unix time from it) as ms from `now_unix_ms`.
 #[uniffi::export]
 pub fn parse_rate_limit_reset(value: String, now_unix_ms: i64) -> Result<i64> {
-    let now_unix_ms = clock_in("now_unix_ms", now_unix_ms)?;
+    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
     Ok(long_out(rp::parse_rate_limit_reset(&value, now_unix_ms).map_err(rp::Error::from)?))
 }
 
@@ -325,8 +324,8 @@ pub fn parse_grpc_timeout(value: String) -> Result<i64> {
 #[uniffi::export]
 pub fn remaining_budget_ms(deadline_ms: i64, now_ms: i64, reserve_ms: i64) -> Result<i64> {
     Ok(long_out(rp::remaining_budget_ms(
-        clock_in("deadline_ms", deadline_ms)?,
-        clock_in("now_ms", now_ms)?,
+        ms_in("deadline_ms", deadline_ms)?,
+        ms_in("now_ms", now_ms)?,
         ms_in("reserve_ms", reserve_ms)?,
     )))
 }
@@ -344,8 +343,8 @@ pub enum Admission {
 #[uniffi::export]
 pub fn admit(deadline_ms: i64, now_ms: i64, reserve_ms: i64, minimum_useful_ms: i64) -> Result<Admission> {
     let admission = rp::admit(
-        clock_in("deadline_ms", deadline_ms)?,
-        clock_in("now_ms", now_ms)?,
+        ms_in("deadline_ms", deadline_ms)?,
+        ms_in("now_ms", now_ms)?,
         ms_in("reserve_ms", reserve_ms)?,
         ms_in("minimum_useful_ms", minimum_useful_ms)?,
     );

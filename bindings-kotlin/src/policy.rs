@@ -15,7 +15,7 @@ use retryplan::{Class, DeadLetterReason};
 
 use crate::config::PolicyConfig;
 use crate::decision::{Decision, Outcome};
-use crate::{clock_in, count_out, long_out, ms_in, u32_in, Result, RetryplanError};
+use crate::{count_out, long_out, ms_in, u32_in, Result, RetryplanError};
 
 /// The core's configuration as the generated record: through the core's
 /// writer and serde, in the JSON shape both spell (`config.rs`).
@@ -160,8 +160,8 @@ impl Policy {
         let redelivery = rp::redeliver(
             &self.0,
             u32_in("attempts", attempts)?,
-            clock_in("first_seen_ms", first_seen_ms)?,
-            clock_in("now_ms", now_ms)?,
+            ms_in("first_seen_ms", first_seen_ms)?,
+            ms_in("now_ms", now_ms)?,
             &outcome.try_into()?,
         )?;
         Ok(match redelivery {

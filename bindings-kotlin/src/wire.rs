@@ -96,19 +96,26 @@ pub extern "C" fn retryplan_kotlin_exchange(
         // until this call returns; the two arrays are distinct.
         let (words, out) =
             unsafe { (std::slice::from_raw_parts(input, input_len), std::slice::from_raw_parts_mut(out, out_len)) };
-        let answer = if let Some(driver) = DRIVERS.live(handle) {
-            let Ok(record) = out.try_into() else { return BAD_BUFFER };
-            lock(&driver.0).exchange(words, record)
-        } else if let Some(operation) = OPERATIONS.live(handle) {
-            let Ok(record) = out.try_into() else { return BAD_BUFFER };
-            lock(&operation.0).exchange(words, record)
-        } else {
-            return NOT_LIVE;
+        let answer = match live(handle) {
+            Some(Live::Driver(driver)) => out.try_into().map(|record| lock(&driver.0).exchange(words, record)),
+            Some(Live::Operation(operation)) => out.try_into().map(|record| lock(&operation.0).exchange(words, record)),
+            None => return NOT_LIVE,
         };
+        let Ok(answer) = answer else { return BAD_BUFFER };
         answer.map_or(FAILED, |()| DONE)
     };
     // Unwinding into the JVM would abort the process: report a panic instead.
     catch_unwind(AssertUnwindSafe(run)).unwrap_or(PANICKED)
+}
+
+/// A live engine object the wire steps, by its handle.
+enum Live {
+    Driver(Arc<Driver>),
+    Operation(Arc<Operation>),
+}
+
+fn live(handle: u64) -> Option<Live> {
+    DRIVERS.live(handle).map(Live::Driver).or_else(|| OPERATIONS.live(handle).map(Live::Operation))
 }
 
 /// `Operation(policy, now_ms, options)` (`driver` 0) or `Driver(...)` with
@@ -151,10 +158,10 @@ pub extern "C" fn retryplan_kotlin_wire_version() -> i64 {
 /// Another reference to the live driver or operation `handle` (for uniffi's typed object), or 0.
 #[no_mangle]
 pub extern "C" fn retryplan_kotlin_clone(handle: u64) -> u64 {
-    let run = || match (DRIVERS.live(handle), OPERATIONS.live(handle)) {
-        (Some(driver), _) => Arc::into_raw(driver) as u64,
-        (None, Some(operation)) => Arc::into_raw(operation) as u64,
-        (None, None) => 0,
+    let run = || match live(handle) {
+        Some(Live::Driver(driver)) => Arc::into_raw(driver) as u64,
+        Some(Live::Operation(operation)) => Arc::into_raw(operation) as u64,
+        None => 0,
     };
     catch_unwind(run).unwrap_or(0)
 }
@@ -171,10 +178,10 @@ pub extern "C" fn retryplan_kotlin_free(handle: u64) -> i32 {
         unsafe { Arc::decrement_strong_count(Arc::as_ptr(&object)) };
         DONE
     }
-    let run = || match (DRIVERS.live(handle), OPERATIONS.live(handle)) {
-        (Some(driver), _) => free(driver),
-        (None, Some(operation)) => free(operation),
-        (None, None) => NOT_LIVE,
+    let run = || match live(handle) {
+        Some(Live::Driver(driver)) => free(driver),
+        Some(Live::Operation(operation)) => free(operation),
+        None => NOT_LIVE,
     };
     catch_unwind(run).unwrap_or(PANICKED)
 }
@@ -188,10 +195,9 @@ pub extern "C" fn retryplan_kotlin_key(handle: u64, out: *mut u8, len: i32) -> i
         return -1;
     }
     let run = || {
-        let key = match (DRIVERS.live(handle), OPERATIONS.live(handle)) {
-            (Some(driver), _) => lock(&driver.0).idempotency_key().clone(),
-            (None, Some(operation)) => lock(&operation.0).idempotency_key().clone(),
-            (None, None) => return None,
+        let key = match live(handle)? {
+            Live::Driver(driver) => lock(&driver.0).idempotency_key().clone(),
+            Live::Operation(operation) => lock(&operation.0).idempotency_key().clone(),
         };
         let key = key.as_str().as_bytes();
         // SAFETY: JNA's direct mapping passes the Java `byte[]` as a pointer to
