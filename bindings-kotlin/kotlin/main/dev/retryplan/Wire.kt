@@ -41,8 +41,12 @@ internal object Wire {
         else -> throw IllegalStateException("retryplan: the wire answered $status (is the library the one this jar was built with?)")
     }
 
-    /** A policy's handle (uniffi keeps it protected); `src/wire.rs` finds the policy by it in its table of live ones. */
-    private val policyHandle = Policy::class.java.getDeclaredField("handle").apply { isAccessible = true }
+    /**
+     * A policy's handle (uniffi keeps it protected); `src/wire.rs` finds the
+     * policy by it in its table of live ones. Null should a uniffi upgrade
+     * name the field otherwise: then every object takes uniffi's constructor.
+     */
+    private val policyHandle = runCatching { Policy::class.java.getDeclaredField("handle").apply { isAccessible = true } }.getOrNull()
 
     /**
      * A new operation ([driverOptions] null) or driver made through the C
@@ -54,7 +58,8 @@ internal object Wire {
         val plain = options.idempotencyKey == null && options.dependency == null && options.repeatability == null &&
             !options.oneShotBody && options.httpRequest == null && (options.deadlineMs ?: 0) >= 0 && !policy.uniffiIsDestroyed &&
             (driverOptions == null || driverOptions.stats == null && driverOptions.concurrency == null && !driverOptions.returnsResponses)
-        if (!plain) return null
+        val policyHandle = policyHandle
+        if (!plain || policyHandle == null) return null
         val driver = if (driverOptions == null) 0 else if (driverOptions.recordEvents) 2 else 1
         val seeded = if (options.seed != null) 1 else 0
         return retryplan_kotlin_new(policyHandle.getLong(policy), nowMs, options.seed ?: 0, seeded, options.deadlineMs ?: W.NONE, driver).takeIf { it != 0L }
