@@ -14,7 +14,7 @@ use retryplan::BreakerState;
 
 use crate::config::{BreakerConfig, BudgetConfig, DependencyConfig};
 use crate::policy::record_in;
-use crate::{clock_in, count_out, long_out, u32_in, Result};
+use crate::{count_out, long_out, ms_in, u32_in, Result};
 
 /// A budget's state, for metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
@@ -123,25 +123,25 @@ impl RetryBudget {
 
     /// A first attempt was made.
     pub fn on_request(&self, now_ms: i64) -> Result<()> {
-        self.budget()?.on_request(clock_in("now_ms", now_ms)?);
+        self.budget()?.on_request(ms_in("now_ms", now_ms)?);
         Ok(())
     }
 
     /// May a retry go now? Null when the budget refuses.
     pub fn try_retry(&self, now_ms: i64, after_timeout: bool) -> Result<Option<Arc<RetryCharge>>> {
-        let charge = self.budget()?.try_retry(clock_in("now_ms", now_ms)?, after_timeout);
+        let charge = self.budget()?.try_retry(ms_in("now_ms", now_ms)?, after_timeout);
         Ok(charge.map(|charge| Arc::new(RetryCharge { cost: charge.cost(), cell: rp::GrantCell::new(charge) })))
     }
 
     /// An attempt succeeded (with the charge of the retry that made it, if any).
     pub fn on_success(&self, now_ms: i64, charge: Option<Arc<RetryCharge>>) -> Result<()> {
-        let now_ms = clock_in("now_ms", now_ms)?;
+        let now_ms = ms_in("now_ms", now_ms)?;
         Ok(self.budget()?.on_success(now_ms, charge_in(charge)?)?)
     }
 
     /// An attempt failed (with the charge of the retry that made it, if any: it stays spent).
     pub fn on_failure(&self, now_ms: i64, charge: Option<Arc<RetryCharge>>) -> Result<()> {
-        let now_ms = clock_in("now_ms", now_ms)?;
+        let now_ms = ms_in("now_ms", now_ms)?;
         Ok(self.budget()?.on_failure(now_ms, charge_in(charge)?)?)
     }
 
@@ -159,7 +159,7 @@ impl RetryBudget {
 
     /// The state at `now_ms`.
     pub fn snapshot(&self, now_ms: i64) -> Result<BudgetSnapshot> {
-        Ok(self.budget()?.snapshot(clock_in("now_ms", now_ms)?).into())
+        Ok(self.budget()?.snapshot(ms_in("now_ms", now_ms)?).into())
     }
 }
 
@@ -227,19 +227,19 @@ impl CircuitBreaker {
     pub fn try_acquire(&self, now_ms: i64) -> Result<Option<Arc<BreakerPermit>>> {
         Ok(self
             .breaker()?
-            .try_acquire(clock_in("now_ms", now_ms)?)
+            .try_acquire(ms_in("now_ms", now_ms)?)
             .map(|permit| Arc::new(BreakerPermit { probe: permit.is_probe(), cell: rp::GrantCell::new(permit) })))
     }
 
     /// The attempt admitted by `permit` succeeded.
     pub fn on_success(&self, now_ms: i64, permit: Arc<BreakerPermit>) -> Result<()> {
-        let (now_ms, breaker) = (clock_in("now_ms", now_ms)?, self.breaker()?);
+        let (now_ms, breaker) = (ms_in("now_ms", now_ms)?, self.breaker()?);
         Ok(breaker.on_success(now_ms, permit.cell.take()?)?)
     }
 
     /// The attempt admitted by `permit` failed.
     pub fn on_failure(&self, now_ms: i64, permit: Arc<BreakerPermit>) -> Result<()> {
-        let (now_ms, breaker) = (clock_in("now_ms", now_ms)?, self.breaker()?);
+        let (now_ms, breaker) = (ms_in("now_ms", now_ms)?, self.breaker()?);
         Ok(breaker.on_failure(now_ms, permit.cell.take()?)?)
     }
 
@@ -256,7 +256,7 @@ impl CircuitBreaker {
 
     /// The state at `now_ms`.
     pub fn snapshot(&self, now_ms: i64) -> Result<BreakerSnapshot> {
-        Ok(self.breaker()?.snapshot(clock_in("now_ms", now_ms)?).into())
+        Ok(self.breaker()?.snapshot(ms_in("now_ms", now_ms)?).into())
     }
 }
 
@@ -338,7 +338,7 @@ impl Dependency {
 
     /// The state at `now_ms`.
     pub fn snapshot(&self, now_ms: i64) -> Result<DependencySnapshot> {
-        let s = self.0.snapshot(clock_in("now_ms", now_ms)?);
+        let s = self.0.snapshot(ms_in("now_ms", now_ms)?);
         Ok(DependencySnapshot {
             budget: s.budget.map(Into::into),
             breaker: s.breaker.map(Into::into),

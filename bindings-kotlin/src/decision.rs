@@ -3,7 +3,7 @@
 use retryplan as rp;
 use retryplan::{GiveUpReason, GrpcCode, TransportFailure, Verdict};
 
-use crate::{clock_in, count_out, invalid, long_out, ms_in, opt_ms_in, status_in, u32_in, Result, RetryplanError};
+use crate::{count_out, invalid, long_out, ms_in, opt_ms_in, status_in, u32_in, Result, RetryplanError};
 
 /// The `grpc-retry-pushback-ms` trailer, read by `parseGrpcPushback`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
@@ -116,7 +116,7 @@ pub fn outcome_from_http(
     now_unix_ms: i64,
 ) -> Result<Outcome> {
     let status = status_in("status", status)?;
-    let now_unix_ms = clock_in("now_unix_ms", now_unix_ms)?;
+    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
     Ok(rp::Outcome::from_http(status, retry_after.as_deref(), retry_after_ms.as_deref(), now_unix_ms).into())
 }
 
@@ -136,7 +136,7 @@ pub fn outcome_from_http_response(
 ) -> Result<Outcome> {
     let status = u16::try_from(status)
         .map_err(|_| crate::invalid("status", format!("must be a whole number in 0..=65535, got {status}")))?;
-    let now_unix_ms = clock_in("now_unix_ms", now_unix_ms)?;
+    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
     let lookup =
         |name: &str| headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str());
     Ok(rp::Outcome::from_http_response_with(status, lookup, now_unix_ms, reading).into())

@@ -71,7 +71,7 @@ fn profile(method: &rp::grpc::MethodProfile) -> MethodProfile {
         name: method.name.clone(),
         service: method.service.clone(),
         method: method.method.clone(),
-        policy: Arc::new(Policy(method.policy)),
+        policy: Policy::shared(method.policy),
     }
 }
 
@@ -125,6 +125,6 @@ impl ServiceConfig {
 
     /// The most specific selector's policy for `service`/`method`, or null.
     pub fn profile_for(&self, service: String, method: String) -> Option<Arc<Policy>> {
-        self.0.profile_for(&service, &method).map(|policy| Arc::new(Policy(*policy)))
+        self.0.profile_for(&service, &method).map(|policy| Policy::shared(*policy))
     }
 }

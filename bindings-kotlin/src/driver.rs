@@ -14,7 +14,7 @@ use crate::decision::{outcome_from_http_response, Decision, Outcome};
 use crate::operation::{OperationOptions, Stats};
 use crate::policy::Policy;
 use crate::wire;
-use crate::{clock_in, count_out, lock, long_out, opt_clock_in, u32_in, Result};
+use crate::{count_out, lock, long_out, ms_in, opt_ms_in, u32_in, Result};
 
 /// Everything a host needs to send one attempt.
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
@@ -175,7 +175,7 @@ impl Driver {
         options: OperationOptions,
         driver_options: DriverOptions,
     ) -> Result<Arc<Driver>> {
-        let now_ms = clock_in("now_ms", now_ms)?;
+        let now_ms = ms_in("now_ms", now_ms)?;
         let core_options = rp::DriverOptions {
             concurrency: driver_options.concurrency.unwrap_or_default(),
             stats: driver_options.stats.map(|stats| Arc::clone(&stats.0)),
@@ -190,7 +190,7 @@ impl Driver {
 
     /// What to do now.
     pub fn poll_action(&self, now_ms: i64) -> Result<Action> {
-        Ok(self.action(clock_in("now_ms", now_ms)?).into())
+        Ok(self.action(ms_in("now_ms", now_ms)?).into())
     }
 
     /// Hands in how attempt `attempt` ended, as observed at `now_ms`; with a
@@ -205,7 +205,7 @@ impl Driver {
         token: Option<i64>,
         held: Option<rp::Held>,
     ) -> Result<rp::Receipt> {
-        self.result(clock_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, outcome.try_into()?, token, held)
+        self.result(ms_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, outcome.try_into()?, token, held)
     }
 
     /// Hands in attempt `attempt`'s failure, named in the vocabulary (its outcome is the core's).
@@ -218,7 +218,7 @@ impl Driver {
         token: Option<i64>,
         held: Option<rp::Held>,
     ) -> Result<rp::Receipt> {
-        self.result(clock_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, failure.outcome(), token, held)
+        self.result(ms_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, failure.outcome(), token, held)
     }
 
     /// Hands in the HTTP response attempt `attempt` received, read by the
@@ -236,8 +236,8 @@ impl Driver {
         headers: HashMap<String, String>,
         now_unix_ms: i64,
     ) -> Result<rp::Receipt> {
-        let (now_ms, attempt) = (clock_in("now_ms", now_ms)?, u32_in("attempt", attempt)?);
-        let (token, now_unix_ms) = (opt_clock_in("token", token)?, clock_in("now_unix_ms", now_unix_ms)?);
+        let (now_ms, attempt) = (ms_in("now_ms", now_ms)?, u32_in("attempt", attempt)?);
+        let (token, now_unix_ms) = (opt_ms_in("token", token)?, ms_in("now_unix_ms", now_unix_ms)?);
         let lookup = |name: &str| {
             headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str())
         };
@@ -256,7 +256,7 @@ impl Driver {
 
     /// The caller abandons the operation: it gives up (`cancelled`) and every running attempt is aborted.
     pub fn handle_cancel(&self, now_ms: i64) -> Result<()> {
-        self.cancel(clock_in("now_ms", now_ms)?);
+        self.cancel(ms_in("now_ms", now_ms)?);
         Ok(())
     }
 
@@ -303,7 +303,7 @@ impl Driver {
         token: Option<i64>,
         held: Option<rp::Held>,
     ) -> Result<rp::Receipt> {
-        let token = opt_clock_in("token", token)?;
+        let token = opt_ms_in("token", token)?;
         let mut driver = lock(&self.0);
         Ok(match token {
             Some(token) => {

@@ -10,7 +10,7 @@
 //!   readings near `i64::MAX` could reach it);
 //! - seeds are 64 random bits: a negative `Long` is the same bits as a `u64`;
 //! - request ids are the core's 16 lowercase hex digits, as sent in headers.
-// The one exception, with a SAFETY comment on its one block: `hot.rs` writes into the caller's array.
+// The one exception, with a SAFETY comment on its one block: `wire.rs` reads and writes the caller's arrays.
 #![deny(unsafe_code)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
@@ -27,7 +27,6 @@ mod decision;
 mod dialects;
 mod driver;
 mod generated;
-mod hot;
 mod operation;
 mod policy;
 mod wire;
@@ -195,8 +194,8 @@ fn invalid(name: &'static str, rule: String) -> RetryplanError {
     rp::Error::InvalidArgument { name, rule: rule.into() }.into()
 }
 
-/// A millisecond value handed in (a delay, `retry_after_ms`, a time of a
-/// decision): 0 to the core's `MAX_MS` (2^53 - 1), the range of every time
+/// A millisecond value or a clock reading handed in (a delay, `retry_after_ms`,
+/// `now_ms`, `deadline_ms`): 0 to the core's `MAX_MS` (2^53 - 1), the range of every time
 /// the core keeps, refused with the core's one message (Python and JS refuse
 /// the same values alike). A `Long` holds up to 2^63 - 1; nothing past
 /// 2^53 - 1 is a time the engine could keep.
@@ -205,15 +204,6 @@ fn ms_in(name: &'static str, value: i64) -> Result<u64> {
         Ok(ms) => Ok(rp::Error::check_ms(name, ms)?),
         Err(_) => Err(rp::Error::ms_out_of_range(name, value).into()),
     }
-}
-
-/// A clock reading handed in (`now_ms`, `deadline_ms`, ...): as [`ms_in`].
-fn clock_in(name: &'static str, value: i64) -> Result<u64> {
-    ms_in(name, value)
-}
-
-fn opt_clock_in(name: &'static str, value: Option<i64>) -> Result<Option<u64>> {
-    value.map(|value| clock_in(name, value)).transpose()
 }
 
 fn opt_ms_in(name: &'static str, value: Option<i64>) -> Result<Option<u64>> {

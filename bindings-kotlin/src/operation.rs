@@ -7,9 +7,9 @@ use retryplan as rp;
 
 use crate::controls::Dependency;
 use crate::decision::{attempts_out, Decision, Outcome, Pushback};
-use crate::hot;
 use crate::policy::Policy;
-use crate::{clock_in, lock, long_out, ms_in, opt_clock_in, u32_in, Result};
+use crate::wire::OPERATIONS;
+use crate::{lock, long_out, ms_in, opt_ms_in, u32_in, Result};
 
 /// How an operation starts. Every field may be null: no seed draws one (and
 /// a key) from the operating system; no key derives one from the seed; no
@@ -75,7 +75,7 @@ impl OperationOptions {
         if let Some(key) = self.idempotency_key {
             core = core.with_idempotency_key(rp::IdempotencyKey::new(key)?);
         }
-        if let Some(deadline_ms) = opt_clock_in("deadline_ms", self.deadline_ms)? {
+        if let Some(deadline_ms) = opt_ms_in("deadline_ms", self.deadline_ms)? {
             core = core.with_deadline_ms(deadline_ms);
         }
         if let Some(dependency) = self.dependency {
@@ -95,33 +95,34 @@ impl OperationOptions {
 /// One logical operation (one business effect, one idempotency key, many
 /// attempts). Thread-safe: calls are serialised by a lock.
 #[derive(Debug, uniffi::Object)]
-pub struct Operation(Mutex<rp::Operation>);
+pub struct Operation(pub(crate) Mutex<rp::Operation>);
 
 #[uniffi::export]
 impl Operation {
     /// Starts an operation at `now_ms`; call `poll` for its first decision.
     #[uniffi::constructor]
     pub fn new(policy: Arc<Policy>, now_ms: i64, options: OperationOptions) -> Result<Arc<Operation>> {
-        let now_ms = clock_in("now_ms", now_ms)?;
+        let now_ms = ms_in("now_ms", now_ms)?;
         let core = options.into_core()?;
         let operation = Arc::new(Operation(Mutex::new(rp::Operation::new(&policy.0, now_ms, core))));
-        hot::OPERATIONS.register(&operation);
+        OPERATIONS.register(&operation);
         Ok(operation)
     }
 
     /// The current decision at `now_ms`.
     pub fn poll(&self, now_ms: i64) -> Result<Decision> {
-        Ok(self.decide_poll(clock_in("now_ms", now_ms)?)?.into())
+        Ok(lock(&self.0).poll(ms_in("now_ms", now_ms)?)?.into())
     }
 
     /// Reports how attempt `attempt` ended and returns the next decision.
     pub fn on_outcome(&self, now_ms: i64, attempt: i32, outcome: Outcome) -> Result<Decision> {
-        Ok(self.decide_outcome(clock_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, outcome.try_into()?)?.into())
+        let (now_ms, attempt, outcome) = (ms_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, outcome.try_into()?);
+        Ok(lock(&self.0).on_outcome(now_ms, attempt, &outcome)?.into())
     }
 
     /// The caller abandons the operation: gives up with reason `cancelled`.
     pub fn cancel(&self, now_ms: i64) -> Result<Decision> {
-        Ok(self.decide_cancel(clock_in("now_ms", now_ms)?)?.into())
+        Ok(lock(&self.0).cancel(ms_in("now_ms", now_ms)?)?.into())
     }
 
     /// When to poll next, or null once ended.
@@ -131,7 +132,7 @@ impl Operation {
 
     /// Budget left at `now_ms` after the response reserve.
     pub fn remaining_budget_ms(&self, now_ms: i64) -> Result<i64> {
-        let now_ms = clock_in("now_ms", now_ms)?;
+        let now_ms = ms_in("now_ms", now_ms)?;
         Ok(long_out(lock(&self.0).remaining_budget_ms(now_ms)))
     }
 
@@ -171,24 +172,9 @@ impl Operation {
     }
 }
 
-/// The core's answers, shared by the uniffi methods above and the Kotlin hot path (`hot.rs`).
-impl Operation {
-    pub(crate) fn decide_poll(&self, now_ms: u64) -> Result<rp::Decision> {
-        Ok(lock(&self.0).poll(now_ms)?)
-    }
-
-    pub(crate) fn decide_outcome(&self, now_ms: u64, attempt: u32, outcome: rp::Outcome) -> Result<rp::Decision> {
-        Ok(lock(&self.0).on_outcome(now_ms, attempt, &outcome)?)
-    }
-
-    pub(crate) fn decide_cancel(&self, now_ms: u64) -> Result<rp::Decision> {
-        Ok(lock(&self.0).cancel(now_ms)?)
-    }
-}
-
 impl Drop for Operation {
     fn drop(&mut self) {
-        hot::OPERATIONS.unregister(self);
+        OPERATIONS.unregister(self);
     }
 }
 
@@ -274,7 +260,7 @@ impl Stats {
 /// `now_unix_ms` is the wall clock, needed only for the date forms.
 #[uniffi::export]
 pub fn parse_retry_after(value: String, now_unix_ms: i64) -> Result<i64> {
-    let now_unix_ms = clock_in("now_unix_ms", now_unix_ms)?;
+    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
     Ok(long_out(rp::parse_retry_after(&value, now_unix_ms).map_err(rp::Error::from)?))
 }
 
@@ -283,7 +269,7 @@ pub fn parse_retry_after(value: String, now_unix_ms: i64) -> Result<i64> {
 /// the century of an rfc850-date, and "0" is not a date.
 #[uniffi::export]
 pub fn parse_http_date(value: String, now_unix_ms: i64, reading: rp::RetryAfterReading) -> Result<i64> {
-    let now_unix_ms = clock_in("now_unix_ms", now_unix_ms)?;
+    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
     Ok(rp::parse_http_date(&value, now_unix_ms, reading).map_err(rp::Error::from)?)
 }
 
@@ -291,7 +277,7 @@ pub fn parse_http_date(value: String, now_unix_ms: i64, reading: rp::RetryAfterR
 /// `parse_retry_after` does) or `Lenient` (also what Python's email.utils reads).
 #[uniffi::export]
 pub fn parse_retry_after_with(value: String, now_unix_ms: i64, reading: rp::RetryAfterReading) -> Result<i64> {
-    let now_unix_ms = clock_in("now_unix_ms", now_unix_ms)?;
+    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
     Ok(long_out(rp::parse_retry_after_with(&value, now_unix_ms, reading).map_err(rp::Error::from)?))
 }
 
@@ -306,7 +292,7 @@ pub fn parse_rate_limit(value: String, policy_value: Option<String>) -> Result<O
 /// a Unix time from it) as ms from `now_unix_ms`.
 #[uniffi::export]
 pub fn parse_rate_limit_reset(value: String, now_unix_ms: i64) -> Result<i64> {
-    let now_unix_ms = clock_in("now_unix_ms", now_unix_ms)?;
+    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
     Ok(long_out(rp::parse_rate_limit_reset(&value, now_unix_ms).map_err(rp::Error::from)?))
 }
 
@@ -338,8 +324,8 @@ pub fn parse_grpc_timeout(value: String) -> Result<i64> {
 #[uniffi::export]
 pub fn remaining_budget_ms(deadline_ms: i64, now_ms: i64, reserve_ms: i64) -> Result<i64> {
     Ok(long_out(rp::remaining_budget_ms(
-        clock_in("deadline_ms", deadline_ms)?,
-        clock_in("now_ms", now_ms)?,
+        ms_in("deadline_ms", deadline_ms)?,
+        ms_in("now_ms", now_ms)?,
         ms_in("reserve_ms", reserve_ms)?,
     )))
 }
@@ -357,8 +343,8 @@ pub enum Admission {
 #[uniffi::export]
 pub fn admit(deadline_ms: i64, now_ms: i64, reserve_ms: i64, minimum_useful_ms: i64) -> Result<Admission> {
     let admission = rp::admit(
-        clock_in("deadline_ms", deadline_ms)?,
-        clock_in("now_ms", now_ms)?,
+        ms_in("deadline_ms", deadline_ms)?,
+        ms_in("now_ms", now_ms)?,
         ms_in("reserve_ms", reserve_ms)?,
         ms_in("minimum_useful_ms", minimum_useful_ms)?,
     );

@@ -15,7 +15,7 @@ use retryplan::{Class, DeadLetterReason};
 
 use crate::config::PolicyConfig;
 use crate::decision::{Decision, Outcome};
-use crate::{clock_in, count_out, long_out, ms_in, u32_in, Result, RetryplanError};
+use crate::{count_out, long_out, ms_in, u32_in, Result, RetryplanError};
 
 /// The core's configuration as the generated record: through the core's
 /// writer and serde, in the JSON shape both spell (`config.rs`).
@@ -65,24 +65,39 @@ pub fn policy_config_from_json(json: String) -> Result<PolicyConfig> {
 #[derive(Debug, uniffi::Object)]
 pub struct Policy(pub(crate) rp::Policy);
 
+impl Policy {
+    /// A new policy object, in the table of live policies (`src/wire.rs` makes operations from it).
+    pub(crate) fn shared(policy: rp::Policy) -> Arc<Policy> {
+        let policy = Arc::new(Policy(policy));
+        crate::wire::POLICIES.register(&policy);
+        policy
+    }
+}
+
+impl Drop for Policy {
+    fn drop(&mut self) {
+        crate::wire::POLICIES.unregister(self);
+    }
+}
+
 #[uniffi::export]
 impl Policy {
     /// Validates a configuration; every violation is reported, nothing is clamped.
     #[uniffi::constructor]
     pub fn new(config: PolicyConfig) -> Result<Arc<Policy>> {
-        Ok(Arc::new(Policy(rp::Policy::new(&rp::PolicyConfig::from_value(&record_in(&config)?)?)?)))
+        Ok(Policy::shared(rp::Policy::new(&rp::PolicyConfig::from_value(&record_in(&config)?)?)?))
     }
 
     /// Reads and validates a policy from JSON text (snake_case fields).
     #[uniffi::constructor]
     pub fn from_json(json: String) -> Result<Arc<Policy>> {
-        Ok(Arc::new(Policy(rp::Policy::from_json(&json)?)))
+        Ok(Policy::shared(rp::Policy::from_json(&json)?))
     }
 
     /// A built-in profile, validated.
     #[uniffi::constructor]
     pub fn profile(name: String) -> Result<Arc<Policy>> {
-        Ok(Arc::new(Policy(rp::Policy::new(&rp::profiles::profile(&name)?)?)))
+        Ok(Policy::shared(rp::Policy::new(&rp::profiles::profile(&name)?)?))
     }
 
     /// True when requests carry the idempotency key header (keyed and unsafe operations).
@@ -145,8 +160,8 @@ impl Policy {
         let redelivery = rp::redeliver(
             &self.0,
             u32_in("attempts", attempts)?,
-            clock_in("first_seen_ms", first_seen_ms)?,
-            clock_in("now_ms", now_ms)?,
+            ms_in("first_seen_ms", first_seen_ms)?,
+            ms_in("now_ms", now_ms)?,
             &outcome.try_into()?,
         )?;
         Ok(match redelivery {

@@ -1,60 +1,212 @@
-//! The driver's hot path for Kotlin: the core's one wire encoding
-//! (`retryplan::wire`, `Driver::exchange`: 8 input words, 15 output words)
-//! carried as two `long[]` through one C function bound by JNA's direct
-//! mapping (`dev/retryplan/Wire.kt`), and the core's tables of that encoding
-//! (`wire_tables`), from which the Kotlin side builds its constants once at
-//! load. Nothing here encodes anything: the words are the core's.
+//! The core's one wire encoding (`retryplan::wire`) for Kotlin: an input
+//! record in, the next record out (`Driver::exchange`: the next action;
+//! `Operation::exchange`: the decision), carried as two `long[]` through one
+//! C function bound by JNA's direct mapping (`dev/retryplan/Wire.kt`),
+//! and the core's tables of that encoding (`wire_tables`), from which the
+//! Kotlin side builds its constants once at load. Nothing here encodes
+//! anything: the words are the core's.
 //!
-//! A driver is found by its uniffi handle in the table of live drivers
-//! (`hot::Registry`), so a stale handle answers `NOT_LIVE`, never freed
-//! memory. A refused record answers `FAILED` and changes nothing; the Kotlin
-//! side then repeats it on uniffi's typed `Driver.exchange`, which raises the
+//! An object is found by its uniffi handle in a table of live objects
+//! ([`Registry`]), so a stale handle answers [`NOT_LIVE`], never freed
+//! memory. A refused record answers [`FAILED`] and changes nothing; the
+//! Kotlin side then repeats the call on uniffi's typed path, which raises the
 //! typed exception.
 #![allow(unsafe_code)]
 
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, PoisonError, RwLock, Weak};
 
 use retryplan as rp;
 use retryplan::value::Named;
-use retryplan::wire::{self, ActionKind, EndingKind, InputKind, OutcomeKind};
+use retryplan::wire::{self, ActionKind, DecisionKind, EndingKind, InputKind, OutcomeKind};
 
-use crate::driver::Driver;
-use crate::hot::{Registry, BAD_BUFFER, DONE, FAILED, NOT_LIVE, PANICKED};
+use crate::driver::{Driver, DriverOptions};
 use crate::lock;
+use crate::operation::{Operation, OperationOptions};
+use crate::policy::Policy;
 
+/// The output record was written.
+pub const DONE: i32 = 0;
+/// The core refused the record (bad word, attempt not running, ended): nothing changed.
+pub const FAILED: i32 = 1;
+/// The handle is not a live object of this library.
+pub const NOT_LIVE: i32 = 2;
+/// An array is null or not of its record's length.
+pub const BAD_BUFFER: i32 = 3;
+/// A panic was caught (the core is built to have none).
+pub const PANICKED: i32 = 4;
+
+/// Live objects of one type by their uniffi handle (the address `Arc::into_raw`
+/// gives, which is `Arc::as_ptr`). Weak, so the table never keeps one alive.
+pub(crate) struct Registry<T>(RwLock<BTreeMap<usize, Weak<T>>>);
+
+impl<T> Registry<T> {
+    const fn new() -> Registry<T> {
+        Registry(RwLock::new(BTreeMap::new()))
+    }
+
+    /// Records a new object; its constructor calls it before handing the `Arc` to uniffi.
+    pub(crate) fn register(&self, object: &Arc<T>) {
+        let key = Arc::as_ptr(object) as usize;
+        self.0.write().unwrap_or_else(PoisonError::into_inner).insert(key, Arc::downgrade(object));
+    }
+
+    /// Forgets an object being dropped (its address may be reused once it is freed).
+    pub(crate) fn unregister(&self, object: &T) {
+        let key = std::ptr::from_ref(object) as usize;
+        self.0.write().unwrap_or_else(PoisonError::into_inner).remove(&key);
+    }
+
+    fn live(&self, handle: u64) -> Option<Arc<T>> {
+        let key = usize::try_from(handle).ok()?;
+        self.0.read().unwrap_or_else(PoisonError::into_inner).get(&key)?.upgrade()
+    }
+}
+
+/// Live policies.
+pub(crate) static POLICIES: Registry<Policy> = Registry::new();
 /// Live drivers.
 pub(crate) static DRIVERS: Registry<Driver> = Registry::new();
+/// Live operations.
+pub(crate) static OPERATIONS: Registry<Operation> = Registry::new();
 
-/// `Driver::exchange` on the driver `handle`: reads `input_len` words at
-/// `input`, writes the 15 output words into `out` (which must be `long[15]`).
+/// One step of the core's wire on the live object `handle`: reads
+/// `input_len` words at `input` (an input record) and writes the answer into
+/// `out`: a driver's next action (`Driver::exchange`, `long[15]`), an
+/// operation's decision (`Operation::exchange`, `long[19]`).
 #[no_mangle]
-pub extern "C" fn retryplan_kotlin_driver_exchange(
+pub extern "C" fn retryplan_kotlin_exchange(
     handle: u64,
     input: *const i64,
     input_len: i32,
     out: *mut i64,
     out_len: i32,
 ) -> i32 {
-    let (Ok(input_len), true) = (usize::try_from(input_len), usize::try_from(out_len).ok() == Some(wire::OUTPUT_WORDS))
-    else {
+    let (Ok(input_len), Ok(out_len)) = (usize::try_from(input_len), usize::try_from(out_len)) else {
         return BAD_BUFFER;
     };
     if input.is_null() || out.is_null() {
         return BAD_BUFFER;
     }
     let run = || {
-        let Some(driver) = DRIVERS.live(handle) else { return NOT_LIVE };
         // SAFETY: JNA's direct mapping passes each Java `long[]` as a pointer to
         // its elements (jlong is i64, suitably aligned), valid for the lengths
         // the Kotlin side passes (its arrays' sizes) and used by nothing else
         // until this call returns; the two arrays are distinct.
-        let (words, record) =
-            unsafe { (std::slice::from_raw_parts(input, input_len), &mut *out.cast::<[i64; wire::OUTPUT_WORDS]>()) };
-        let answer = lock(&driver.0).exchange(words, record);
+        let (words, out) =
+            unsafe { (std::slice::from_raw_parts(input, input_len), std::slice::from_raw_parts_mut(out, out_len)) };
+        let answer = match live(handle) {
+            Some(Live::Driver(driver)) => out.try_into().map(|record| lock(&driver.0).exchange(words, record)),
+            Some(Live::Operation(operation)) => out.try_into().map(|record| lock(&operation.0).exchange(words, record)),
+            None => return NOT_LIVE,
+        };
+        let Ok(answer) = answer else { return BAD_BUFFER };
         answer.map_or(FAILED, |()| DONE)
     };
     // Unwinding into the JVM would abort the process: report a panic instead.
     catch_unwind(AssertUnwindSafe(run)).unwrap_or(PANICKED)
+}
+
+/// A live engine object the wire steps, by its handle.
+enum Live {
+    Driver(Arc<Driver>),
+    Operation(Arc<Operation>),
+}
+
+fn live(handle: u64) -> Option<Live> {
+    DRIVERS.live(handle).map(Live::Driver).or_else(|| OPERATIONS.live(handle).map(Live::Operation))
+}
+
+/// `Operation(policy, now_ms, options)` (`driver` 0) or `Driver(...)` with
+/// default driver options (`driver` 1; 2 recording events), without uniffi's
+/// buffers: options of a seed (when `seeded`) and a deadline (-1 for none)
+/// alone. The new object's handle, owned by the caller (`retryplan_kotlin_free`);
+/// 0 when it was not made (a stale policy, a value the core refuses): the
+/// Kotlin side then makes it on uniffi's path, which raises why.
+#[no_mangle]
+pub extern "C" fn retryplan_kotlin_new(
+    policy: u64,
+    now_ms: i64,
+    seed: i64,
+    seeded: i32,
+    deadline_ms: i64,
+    driver: i32,
+) -> u64 {
+    let make = || {
+        let policy = POLICIES.live(policy)?;
+        let deadline_ms = (deadline_ms != wire::NONE).then_some(deadline_ms);
+        let options =
+            OperationOptions { seed: (seeded != 0).then_some(seed), deadline_ms, ..OperationOptions::default() };
+        let handle = if driver == 0 {
+            Arc::into_raw(Operation::new(policy, now_ms, options).ok()?).cast::<()>()
+        } else {
+            let driver_options = DriverOptions { record_events: driver == 2, ..DriverOptions::default() };
+            Arc::into_raw(Driver::new(policy, now_ms, options, driver_options).ok()?).cast::<()>()
+        };
+        Some(handle as u64)
+    };
+    catch_unwind(make).ok().flatten().unwrap_or(0)
+}
+
+/// `retryplan::wire::WIRE_VERSION`, which the Kotlin side's generated `WireWords.VERSION` must equal.
+#[no_mangle]
+pub extern "C" fn retryplan_kotlin_wire_version() -> i64 {
+    wire::wire_version()
+}
+
+/// Another reference to the live driver or operation `handle` (for uniffi's typed object), or 0.
+#[no_mangle]
+pub extern "C" fn retryplan_kotlin_clone(handle: u64) -> u64 {
+    let run = || match live(handle) {
+        Some(Live::Driver(driver)) => Arc::into_raw(driver) as u64,
+        Some(Live::Operation(operation)) => Arc::into_raw(operation) as u64,
+        None => 0,
+    };
+    catch_unwind(run).unwrap_or(0)
+}
+
+/// Drops the caller's reference to the live driver or operation `handle`
+/// (one `retryplan_kotlin_new` or `retryplan_kotlin_clone` made): 0, or
+/// `NOT_LIVE`.
+#[no_mangle]
+pub extern "C" fn retryplan_kotlin_free(handle: u64) -> i32 {
+    fn free<T>(object: Arc<T>) -> i32 {
+        // SAFETY: the caller owns one strong reference to this live object (its
+        // handle is `Arc::into_raw` of it) and gives it up; `object` keeps it
+        // alive until this returns.
+        unsafe { Arc::decrement_strong_count(Arc::as_ptr(&object)) };
+        DONE
+    }
+    let run = || match live(handle) {
+        Some(Live::Driver(driver)) => free(driver),
+        Some(Live::Operation(operation)) => free(operation),
+        None => NOT_LIVE,
+    };
+    catch_unwind(run).unwrap_or(PANICKED)
+}
+
+/// Copies the live driver or operation `handle`'s idempotency key (ASCII, at most 255
+/// bytes) into `out` (`byte[len]`): its length, or -1.
+#[no_mangle]
+pub extern "C" fn retryplan_kotlin_key(handle: u64, out: *mut u8, len: i32) -> i32 {
+    let Ok(len) = usize::try_from(len) else { return -1 };
+    if out.is_null() {
+        return -1;
+    }
+    let run = || {
+        let key = match live(handle)? {
+            Live::Driver(driver) => lock(&driver.0).idempotency_key().clone(),
+            Live::Operation(operation) => lock(&operation.0).idempotency_key().clone(),
+        };
+        let key = key.as_str().as_bytes();
+        // SAFETY: JNA's direct mapping passes the Java `byte[]` as a pointer to
+        // its `len` elements, used by nothing else until this call returns.
+        let out = unsafe { std::slice::from_raw_parts_mut(out, len) };
+        out.get_mut(..key.len())?.copy_from_slice(key);
+        i32::try_from(key.len()).ok()
+    };
+    catch_unwind(AssertUnwindSafe(run)).ok().flatten().unwrap_or(-1)
 }
 
 /// The core's tables of the wire encoding, for the host to build its
@@ -80,6 +232,8 @@ pub struct WireTables {
     pub input_fields: Vec<String>,
     /// The output record's fields, in word order.
     pub output_fields: Vec<String>,
+    /// The decision record's fields (an operation's answer), in word order.
+    pub decision_fields: Vec<String>,
     /// `InputKind` names, in wire order.
     pub input_kinds: Vec<String>,
     /// `OutcomeKind` names, in wire order.
@@ -88,6 +242,8 @@ pub struct WireTables {
     pub action_kinds: Vec<String>,
     /// `EndingKind` names, in wire order.
     pub ending_kinds: Vec<String>,
+    /// `DecisionKind` names, in wire order.
+    pub decision_kinds: Vec<String>,
     /// `outcome_code` of a `failure` outcome.
     pub failures: Vec<rp::Failure>,
     /// `outcome_code` of an `application` outcome.
@@ -131,10 +287,12 @@ pub fn wire_tables() -> WireTables {
         ending_returns: wire::ENDING_RETURNS,
         input_fields: fields(wire::input::FIELDS),
         output_fields: fields(wire::output::FIELDS),
+        decision_fields: fields(wire::decision::FIELDS),
         input_kinds: kinds::<InputKind>(),
         outcome_kinds: kinds::<OutcomeKind>(),
         action_kinds: kinds::<ActionKind>(),
         ending_kinds: kinds::<EndingKind>(),
+        decision_kinds: kinds::<DecisionKind>(),
         failures: rp::Failure::ALL.to_vec(),
         verdicts: <rp::Verdict as Named>::ALL.to_vec(),
         transport_failures: rp::TransportFailure::ALL.to_vec(),
@@ -167,15 +325,38 @@ mod tests {
         let mut out = [0i64; wire::OUTPUT_WORDS];
         let len = wire::OUTPUT_WORDS as i32;
         let poll = [InputKind::Poll.word(), 0];
-        assert_eq!(retryplan_kotlin_driver_exchange(handle, poll.as_ptr(), 2, out.as_mut_ptr(), len), DONE);
+        assert_eq!(retryplan_kotlin_exchange(handle, poll.as_ptr(), 2, out.as_mut_ptr(), len), DONE);
         assert_eq!(out[wire::output::ACTION_KIND], ActionKind::StartAttempt.word());
         assert_eq!(out[wire::output::ABORT_AT_MS], 300);
         // A refused record changes nothing and says so.
         let late = [InputKind::Result.word(), 10, 9, -1, -1, OutcomeKind::Success.word(), -1, -1];
-        assert_eq!(retryplan_kotlin_driver_exchange(handle, late.as_ptr(), 8, out.as_mut_ptr(), len), FAILED);
-        assert_eq!(retryplan_kotlin_driver_exchange(handle, poll.as_ptr(), 2, out.as_mut_ptr(), 3), BAD_BUFFER);
+        assert_eq!(retryplan_kotlin_exchange(handle, late.as_ptr(), 8, out.as_mut_ptr(), len), FAILED);
+        assert_eq!(retryplan_kotlin_exchange(handle, poll.as_ptr(), 2, out.as_mut_ptr(), 3), BAD_BUFFER);
         drop(driver);
-        assert_eq!(retryplan_kotlin_driver_exchange(handle, poll.as_ptr(), 2, out.as_mut_ptr(), len), NOT_LIVE);
+        assert_eq!(retryplan_kotlin_exchange(handle, poll.as_ptr(), 2, out.as_mut_ptr(), len), NOT_LIVE);
+    }
+
+    #[test]
+    fn an_operation_answers_its_decisions_in_words_until_it_is_dropped() {
+        let policy = Policy::from_json(r#"{"jitter": {"kind": "none"}}"#.to_owned()).unwrap();
+        let options = OperationOptions { seed: Some(5), ..OperationOptions::default() };
+        let operation = Operation::new(policy, 0, options).unwrap();
+        let handle = Arc::as_ptr(&operation) as u64;
+        let mut out = [0i64; wire::DECISION_WORDS];
+        let len = wire::DECISION_WORDS as i32;
+        let poll = [InputKind::Poll.word(), 10];
+        assert_eq!(retryplan_kotlin_exchange(handle, poll.as_ptr(), 2, out.as_mut_ptr(), len), DONE);
+        assert_eq!(out[wire::decision::DECISION_KIND], DecisionKind::StartAttempt.word());
+        // 70000 is no status an operation's caller can report: refused, typed on uniffi's path.
+        let odd = [InputKind::Result.word(), 20, 1, -1, -1, OutcomeKind::HttpStatus.word(), 70000, -1];
+        assert_eq!(retryplan_kotlin_exchange(handle, odd.as_ptr(), 8, out.as_mut_ptr(), len), FAILED);
+        let busy = [InputKind::Result.word(), 20, 1, -1, -1, OutcomeKind::HttpStatus.word(), 503, 1500];
+        assert_eq!(retryplan_kotlin_exchange(handle, busy.as_ptr(), 8, out.as_mut_ptr(), len), DONE);
+        assert_eq!(out[wire::decision::DECISION_KIND], DecisionKind::Wait.word());
+        assert_eq!(out[wire::decision::SERVER_DELAY_MS], 1500);
+        assert_eq!(retryplan_kotlin_exchange(handle, poll.as_ptr(), 2, out.as_mut_ptr(), 18), BAD_BUFFER);
+        drop(operation);
+        assert_eq!(retryplan_kotlin_exchange(handle, poll.as_ptr(), 2, out.as_mut_ptr(), len), NOT_LIVE);
     }
 
     #[test]
@@ -187,5 +368,7 @@ mod tests {
         assert_eq!(tables.output_fields[wire::output::TOKEN], "token");
         assert_eq!(tables.action_kinds[ActionKind::Release.word() as usize], "release");
         assert_eq!(tables.ending_kinds[EndingKind::GaveUp.word() as usize], "gave_up");
+        assert_eq!(tables.decision_fields.len(), wire::DECISION_WORDS);
+        assert_eq!(tables.decision_kinds[DecisionKind::Wait.word() as usize], "wait");
     }
 }

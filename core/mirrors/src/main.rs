@@ -20,6 +20,7 @@
 //! language mirrors.
 
 mod docs;
+mod kotlin_wire;
 mod output;
 mod python;
 mod python_records;
@@ -56,6 +57,7 @@ fn generate_from(tables: &[tables::Table], schema: &schema::Schema) -> Result<Ve
     outputs.extend(python::outputs(tables, schema)?);
     outputs.extend(uniffi::outputs(tables));
     outputs.extend(uniffi_config::outputs(tables, schema)?);
+    outputs.push(kotlin_wire::output(tables)?);
     Ok(outputs)
 }
 
@@ -135,13 +137,16 @@ mod tests {
             schema::Schema::parse(&std::fs::read_to_string(root.join(vectors_schema::SCHEMA)).unwrap()).unwrap();
         let dir = temp_dir("check");
         let written = output::write(&dir, &generate_from(&tables, &schema).unwrap()).unwrap();
-        assert_eq!(written.len(), 6, "{written:?}");
+        assert_eq!(written.len(), 7, "{written:?}");
         assert!(output::stale(&dir, &generate_from(&tables, &schema).unwrap()).is_empty());
 
         let give_up = tables.iter_mut().find(|table| table.ident == "GiveUpReason").unwrap();
         give_up.variants.push(tables::Variant { ident: "Bored".into(), name: "bored".into(), doc: "Tired.".into() });
         let stale = output::stale(&dir, &generate_from(&tables, &schema).unwrap());
-        assert_eq!(stale, [typescript::NAMES, python::ENUMS, python::CONFIG_TYPES, uniffi::GENERATED]);
+        assert_eq!(
+            stale,
+            [typescript::NAMES, python::ENUMS, python::CONFIG_TYPES, uniffi::GENERATED, kotlin_wire::WIRE_WORDS]
+        );
 
         // A doc alone: only the files that carry it.
         let mut tables = tables::registry(&root).unwrap();

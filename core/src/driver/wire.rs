@@ -403,6 +403,52 @@ impl Driver {
     /// result for an attempt that is not running: [`Error::AttemptNotRunning`]).
     /// Nothing changes then, and `output` is left as it was.
     pub fn exchange(&mut self, words: &[i64], output: &mut [i64; OUTPUT_WORDS]) -> Result<(), Error> {
+        let input = Input::read(words)?;
+        let receipt = match input {
+            Input::Poll { .. } => NONE,
+            Input::Cancel { now_ms } => {
+                self.handle_cancel(now_ms);
+                NONE
+            }
+            Input::Result { now_ms, attempt, token, held, outcome, .. } => {
+                let receipt = match token {
+                    Some(token) => {
+                        let held: Held = member(held, "held", "value 0 or error 1")?;
+                        self.handle_result_with_token(now_ms, attempt, outcome, token, held)?
+                    }
+                    None => self.handle_result(now_ms, attempt, outcome)?,
+                };
+                index_of::<Receipt>(receipt)
+            }
+        };
+        output[output::RECEIPT] = receipt;
+        encode_action(self.poll_action(input.now_ms()), output);
+        Ok(())
+    }
+}
+
+/// An input record, read (the one reading of it, for a driver and an operation alike).
+enum Input {
+    Poll {
+        now_ms: u64,
+    },
+    Cancel {
+        now_ms: u64,
+    },
+    /// `held` is still the raw word: only a result with a token reads it.
+    /// `status_code` is the raw `outcome_code` of an `http_status` outcome.
+    Result {
+        now_ms: u64,
+        attempt: u32,
+        token: Option<u64>,
+        held: i64,
+        outcome: Outcome,
+        status_code: Option<i64>,
+    },
+}
+
+impl Input {
+    fn read(words: &[i64]) -> Result<Input, Error> {
         let needed = |count: usize| {
             if words.len() < count {
                 Err(Error::InvalidArgument {
@@ -421,12 +467,9 @@ impl Driver {
         }
         let kind: InputKind = member(record[input::INPUT_KIND], "input_kind", "an input kind (0..=2)")?;
         let now_ms = whole(record[input::NOW_MS], "now_ms")?;
-        let receipt = match kind {
-            InputKind::Poll => NONE,
-            InputKind::Cancel => {
-                self.handle_cancel(now_ms);
-                NONE
-            }
+        Ok(match kind {
+            InputKind::Poll => Input::Poll { now_ms },
+            InputKind::Cancel => Input::Cancel { now_ms },
             InputKind::Result => {
                 needed(INPUT_WORDS)?;
                 let attempt = u32::try_from(record[input::ATTEMPT])
@@ -434,26 +477,23 @@ impl Driver {
                     .filter(|attempt| *attempt > 0)
                     .ok_or_else(|| refuse("attempt", "an attempt number (1 or more)", record[input::ATTEMPT]))?;
                 let token = optional(record[input::TOKEN], "token")?;
-                let outcome = decode_outcome(
-                    record[input::OUTCOME_KIND],
-                    record[input::OUTCOME_CODE],
-                    record[input::OUTCOME_DELAY_MS],
-                )?;
-                let receipt = match token {
-                    Some(token) => {
-                        let held: Held = member(record[input::HELD], "held", "value 0 or error 1")?;
-                        self.handle_result_with_token(now_ms, attempt, outcome, token, held)?
-                    }
-                    None => self.handle_result(now_ms, attempt, outcome)?,
-                };
-                index_of::<Receipt>(receipt)
+                let (kind, code) = (record[input::OUTCOME_KIND], record[input::OUTCOME_CODE]);
+                let outcome = decode_outcome(kind, code, record[input::OUTCOME_DELAY_MS])?;
+                let status_code = (kind == OutcomeKind::HttpStatus.word()).then_some(code);
+                Input::Result { now_ms, attempt, token, held: record[input::HELD], outcome, status_code }
             }
-        };
-        output[output::RECEIPT] = receipt;
-        encode_action(self.poll_action(now_ms), output);
-        Ok(())
+        })
+    }
+
+    fn now_ms(&self) -> u64 {
+        match *self {
+            Input::Poll { now_ms } | Input::Cancel { now_ms } | Input::Result { now_ms, .. } => now_ms,
+        }
     }
 }
+
+mod operation;
+pub use operation::{decision, encode_decision, DecisionKind, DECISION_WORDS};
 
 #[cfg(test)]
 mod tests;

@@ -7,21 +7,24 @@ package dev.retryplan
  * use it directly to write your own. Thread-safe: attempts running on other
  * threads may hand in their results themselves. `use { }` it or call [close].
  *
- * The typed methods are uniffi's; the helpers step it through the core's
- * wire encoding ([exchangeInto], `src/wire.rs`): two `long[]`, no allocation.
+ * It is made, freed, keyed and stepped ([exchangeInto]: two `long[]`, no
+ * allocation) through the core's wire (`src/wire.rs`), no uniffi call; the
+ * other typed methods are uniffi's, on a [NativeDriver] of the same engine
+ * object made on first need.
  */
-class Driver(
-    policy: Policy,
-    nowMs: Long,
-    options: OperationOptions = OperationOptions(),
-    driverOptions: DriverOptions = DriverOptions(),
-) : NativeDriver(policy, nowMs, options, driverOptions) {
+class Driver private constructor(private val native: Lean<NativeDriver>) : NativeDriver(NoHandle) {
+    constructor(
+        policy: Policy,
+        nowMs: Long,
+        options: OperationOptions = OperationOptions(),
+        driverOptions: DriverOptions = DriverOptions(),
+    ) : this(
+        Lean("Driver", Wire.new(policy, nowMs, options, driverOptions) ?: NativeDriver(policy, nowMs, options, driverOptions).use { it.uniffiCloneHandle() }) {
+            NativeDriver(UniffiWithHandle, it)
+        },
+    )
 
-    private val guard = HotGuard("Driver", ::free)
-
-    private fun free() = super.destroy()
-
-    override fun destroy() = guard.destroy()
+    override fun destroy() = native.destroy()
 
     /**
      * One step of the wire: the input record [input] in, the output record
@@ -30,11 +33,31 @@ class Driver(
      */
     @Throws(RetryplanException::class)
     fun exchangeInto(input: LongArray, out: LongArray) {
-        val status = guard.call { Wire.retryplan_kotlin_driver_exchange(handle, input, input.size, out, out.size) }
-        when (status) {
-            HotPath.DONE -> {}
-            HotPath.FAILED, HotPath.PANICKED -> exchange(input.toList()).forEachIndexed { i, word -> out[i] = word }
-            else -> throw IllegalStateException("retryplan: the wire answered $status (is the library the one this jar was built with?)")
-        }
+        val status = native.call { Wire.retryplan_kotlin_exchange(it, input, input.size, out, out.size) }
+        if (!Wire.written(status)) exchange(input.toList()).forEachIndexed { i, word -> out[i] = word }
     }
+
+    /** The operation's idempotency key (the same on every attempt), read through the C function. */
+    override fun idempotencyKey(): String = native.key()
+
+    override fun deadlineMs() = native.typed { it.deadlineMs() }
+    @Throws(RetryplanException::class)
+    override fun exchange(input: List<Long>) = native.typed { it.exchange(input) }
+    @Throws(RetryplanException::class)
+    override fun handleCancel(nowMs: Long) = native.typed { it.handleCancel(nowMs) }
+    @Throws(RetryplanException::class)
+    override fun handleFailure(nowMs: Long, attempt: Int, failure: Failure, token: Long?, held: Held?) =
+        native.typed { it.handleFailure(nowMs, attempt, failure, token, held) }
+    @Throws(RetryplanException::class)
+    override fun handleResponse(nowMs: Long, attempt: Int, token: Long?, status: Long, headers: Map<String, String>, nowUnixMs: Long) =
+        native.typed { it.handleResponse(nowMs, attempt, token, status, headers, nowUnixMs) }
+    @Throws(RetryplanException::class)
+    override fun handleResult(nowMs: Long, attempt: Int, outcome: Outcome, token: Long?, held: Held?) =
+        native.typed { it.handleResult(nowMs, attempt, outcome, token, held) }
+    override fun isEnded() = native.typed { it.isEnded() }
+    @Throws(RetryplanException::class)
+    override fun pollAction(nowMs: Long) = native.typed { it.pollAction(nowMs) }
+    override fun pollEvent() = native.typed { it.pollEvent() }
+    @Throws(RetryplanException::class)
+    override fun readResponse(status: Int, headers: Map<String, String>, nowUnixMs: Long) = native.typed { it.readResponse(status, headers, nowUnixMs) }
 }

@@ -1,5 +1,7 @@
 package dev.retryplan
 
+import dev.retryplan.WireWords as W
+
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
@@ -99,8 +101,8 @@ internal class Host<T>(
     private val outcomeOfError: ((Throwable) -> Outcome?)?,
 ) {
     val key: String = driver.idempotencyKey()
-    private val input = LongArray(Wire.INPUT_WORDS)
-    private val out = LongArray(Wire.OUTPUT_WORDS)
+    private val input = LongArray(W.IN_WORDS)
+    private val out = LongArray(W.OUT_WORDS)
     /** What attempts ended with, not yet handed in; closed at the end. */
     private val inbox = java.util.ArrayDeque<Settled>()
     private var closed = false
@@ -131,37 +133,37 @@ internal class Host<T>(
     private suspend fun loop(scope: CoroutineScope, attempt: suspend (Attempt) -> T): Ended<T> {
         val running = HashMap<Int, Job>()
         try {
-            step(Wire.POLL)
+            step(W.INPUT_POLL)
             while (true) {
                 observe()
-                when (out[Wire.ACTION].toInt()) {
-                    Wire.START -> {
+                when (out[W.OUT_ACTION_KIND]) {
+                    W.ACTION_START_ATTEMPT -> {
                         val entry = attemptOf(out)
                         running[entry.attempt] = scope.launch { settle(entry, attempt) }
-                        step(Wire.POLL)
+                        step(W.INPUT_POLL)
                     }
-                    Wire.ABORT -> {
-                        running.remove(out[Wire.ATTEMPT].toInt())?.cancel()
-                        step(Wire.POLL)
+                    W.ACTION_ABORT_ATTEMPT -> {
+                        running.remove(out[W.OUT_ATTEMPT].toInt())?.cancel()
+                        step(W.INPUT_POLL)
                     }
-                    Wire.RELEASE -> {
-                        release(held.remove(out[Wire.TOKEN]))
-                        step(Wire.POLL)
+                    W.ACTION_RELEASE -> {
+                        release(held.remove(out[W.OUT_TOKEN]))
+                        step(W.INPUT_POLL)
                     }
-                    Wire.SLEEP -> {
+                    W.ACTION_SLEEP -> {
                         val signal = CompletableDeferred<Unit>()
                         wake = signal
-                        val ms = out[Wire.UNTIL] - clock.nowMs()
+                        val ms = out[W.OUT_UNTIL_MS] - clock.nowMs()
                         val settled = take() ?: if (ms > 0) withTimeoutOrNull(ms) { signal.await() }.let { take() } else null
-                        if (settled == null) step(Wire.POLL) else handIn(settled)
+                        if (settled == null) step(W.INPUT_POLL) else handIn(settled)
                     }
-                    Wire.FINISH -> return finish()
-                    else -> throw IllegalStateException("retryplan: unknown action kind ${out[Wire.ACTION]}")
+                    W.ACTION_FINISH -> return finish()
+                    else -> throw IllegalStateException("retryplan: unknown action kind ${out[W.OUT_ACTION_KIND]}")
                 }
             }
         } catch (error: Throwable) {
             // The caller cancelled, or the helper failed: the operation gives up, every attempt is cancelled.
-            runCatching { step(Wire.CANCEL) }
+            runCatching { step(W.INPUT_CANCEL) }
             runCatching(::observe) // a hook that throws does not hide the error being raised
             close(null)
             throw error
@@ -170,10 +172,7 @@ internal class Host<T>(
 
     /** One wire step of [kind] (poll or cancel) at the clock's now. */
     private fun step(kind: Long) {
-        input.fill(Wire.NONE)
-        input[Wire.IN_KIND] = kind
-        input[Wire.IN_NOW] = clock.nowMs()
-        driver.exchangeInto(input, out)
+        driver.exchangeInto(Wire.input(kind, clock.nowMs(), input), out)
     }
 
     private fun observe() {
@@ -182,8 +181,8 @@ internal class Host<T>(
     }
 
     private fun attemptOf(out: LongArray) = Attempt(
-        out[Wire.ATTEMPT].toInt(), out[Wire.TIMEOUT], out[Wire.ABORT_AT], Wire.requestId(out), key, out[Wire.REMAINING],
-        out[Wire.FLAGS] and Wire.FLAG_HEDGE != 0L, out[Wire.FLAGS] and Wire.FLAG_SEND_KEY != 0L,
+        out[W.OUT_ATTEMPT].toInt(), out[W.OUT_TIMEOUT_MS], out[W.OUT_ABORT_AT_MS], Wire.requestId(out[W.OUT_REQUEST_ID_HIGH], out[W.OUT_REQUEST_ID_LOW]), key, out[W.OUT_REMAINING_BUDGET_MS],
+        out[W.OUT_FLAGS] and W.FLAG_HEDGE != 0L, out[W.OUT_FLAGS] and W.FLAG_SEND_IDEMPOTENCY_KEY != 0L,
     )
 
     /** Runs one attempt in its own coroutine and posts what it ended with to the loop. */
@@ -216,31 +215,29 @@ internal class Host<T>(
                 val headers = guidance(reading.header)
                 val receipt = driver.handleResponse(now, attempt, token, reading.status, headers, System.currentTimeMillis())
                 kept(token, settled, receipt == Receipt.DISCARDED)
-                return step(Wire.POLL)
+                return step(W.INPUT_POLL)
             }
-            return result(token, settled, Held.VALUE, Wire.SUCCESS, 0)
+            return result(token, settled, Held.VALUE, W.OUTCOME_SUCCESS, 0)
         }
         if (io.invalid(error)) throw error
-        io.failureOf(error)?.let { return result(token, settled, Held.ERROR, Wire.FAILURE, Wire.failure(it)) }
+        io.failureOf(error)?.let { return result(token, settled, Held.ERROR, W.OUTCOME_FAILURE, W.word(it)) }
         val outcome = outcomeOfError?.invoke(error) ?: UNKNOWN_ERROR
-        if (outcome is Outcome.Application) return result(token, settled, Held.ERROR, Wire.APPLICATION, Wire.verdict(outcome.verdict))
+        if (outcome is Outcome.Application) return result(token, settled, Held.ERROR, W.OUTCOME_APPLICATION, W.word(outcome.verdict))
         // Any other outcome the hook chose goes in typed (uniffi), then the loop polls.
         kept(token, settled, driver.handleResult(now, attempt, outcome, token, Held.ERROR) == Receipt.DISCARDED)
-        step(Wire.POLL)
+        step(W.INPUT_POLL)
     }
 
     /** A `result` record for [settled] under [token]; its answer is the next action. */
     private fun result(token: Long, settled: Settled, held: Held, kind: Long, code: Long) {
-        input.fill(Wire.NONE)
-        input[Wire.IN_KIND] = Wire.RESULT
-        input[Wire.IN_NOW] = clock.nowMs()
-        input[Wire.IN_ATTEMPT] = settled.attempt.toLong()
-        input[Wire.IN_TOKEN] = token
-        input[Wire.IN_HELD] = Wire.held(held)
-        input[Wire.IN_OUTCOME_KIND] = kind
-        input[Wire.IN_OUTCOME_CODE] = code
+        Wire.input(W.INPUT_RESULT, clock.nowMs(), input)
+        input[W.IN_ATTEMPT] = settled.attempt.toLong()
+        input[W.IN_TOKEN] = token
+        input[W.IN_HELD] = W.word(held)
+        input[W.IN_OUTCOME_KIND] = kind
+        input[W.IN_OUTCOME_CODE] = code
         driver.exchangeInto(input, out)
-        kept(token, settled, Wire.discarded(out))
+        kept(token, settled, out[W.OUT_RECEIPT] == W.word(Receipt.DISCARDED))
     }
 
     private fun kept(token: Long, settled: Settled, discarded: Boolean) {
@@ -263,9 +260,9 @@ internal class Host<T>(
     /** The finish on the wire: the token's value when the ending returns it, else the typed ending with its cause. */
     @Suppress("UNCHECKED_CAST")
     private fun finish(): Ended<T> {
-        val token = out[Wire.TOKEN]
-        val returns = out[Wire.ENDING] and Wire.ENDING_RETURNS != 0L
-        val kept = if (token == Wire.NONE) null else held.remove(token)
+        val token = out[W.OUT_TOKEN]
+        val returns = out[W.OUT_ENDING] and W.ENDING_RETURNS != 0L
+        val kept = if (token == W.NONE) null else held.remove(token)
         close(if (returns) null else kept)
         val now = clock.nowMs()
         val typed = { (driver.pollAction(now) as Action.Finish).ending }

@@ -6,42 +6,87 @@ package dev.retryplan
  * Starts at [nowMs]; call [poll] for its first decision. `use { }` it or
  * call [close]; otherwise a cleaner frees it later.
  *
- * [poll], [onOutcome] and [cancel] take the binding's hot path (three C
- * functions with primitive arguments, see `src/hot.rs`) instead of uniffi's
- * generated call, for the same typed answers at a fraction of the cost; every
- * other method is uniffi's ([NativeOperation]).
+ * It is made and freed, and [poll], [onOutcome] and [cancel] cross, through
+ * the core's wire (`Operation::exchange`: an input record in, the decision
+ * record out; one direct-mapped call each, see [Wire]), no uniffi call;
+ * every other method is uniffi's, on a [NativeOperation] of the same engine
+ * object made on first need, and a record the core refuses is repeated
+ * there, which raises the typed exception.
  */
-class Operation(policy: Policy, nowMs: Long, options: OperationOptions) :
-    NativeOperation(policy, nowMs, options) {
+class Operation private constructor(private val native: Lean<NativeOperation>) : NativeOperation(NoHandle) {
+    constructor(policy: Policy, nowMs: Long, options: OperationOptions) : this(
+        Lean("Operation", Wire.new(policy, nowMs, options, null) ?: NativeOperation(policy, nowMs, options).use { it.uniffiCloneHandle() }) {
+            NativeOperation(UniffiWithHandle, it)
+        },
+    )
 
-    private val guard = HotGuard("Operation", ::free)
+    override fun destroy() = native.destroy()
 
-    private fun free() = super.destroy()
-
-    override fun destroy() = guard.destroy()
-
-    /** The decision the hot path wrote, or null when the engine refused the call (uniffi's path raises why). */
-    private inline fun hot(call: (handle: Long, out: LongArray) -> Int): Decision? {
-        val out = LongArray(HotPath.WORDS)
-        val status = guard.call { call(handle, out) }
-        return if (HotPath.refused(status)) null else HotPath.decision(out)
+    /** One input record of [kind] at [nowMs] (its other words by [fill]); the decision, or null when refused. */
+    private inline fun exchange(kind: Long, nowMs: Long, fill: (LongArray) -> Boolean = { true }): Decision? {
+        val input = Wire.input(kind, nowMs)
+        if (!fill(input)) return null
+        val out = LongArray(WireWords.D_WORDS)
+        val status = native.call { Wire.retryplan_kotlin_exchange(it, input, input.size, out, out.size) }
+        return if (Wire.written(status)) Wire.decision(out) else null
     }
 
     @Throws(RetryplanException::class)
-    override fun poll(nowMs: Long): Decision =
-        hot { handle, out -> HotPath.retryplan_kotlin_poll(handle, nowMs, out, out.size) } ?: super.poll(nowMs)
+    override fun poll(nowMs: Long): Decision = exchange(WireWords.INPUT_POLL, nowMs) ?: native.typed { it.poll(nowMs) }
 
     @Throws(RetryplanException::class)
-    override fun cancel(nowMs: Long): Decision =
-        hot { handle, out -> HotPath.retryplan_kotlin_cancel(handle, nowMs, out, out.size) } ?: super.cancel(nowMs)
+    override fun cancel(nowMs: Long): Decision = exchange(WireWords.INPUT_CANCEL, nowMs) ?: native.typed { it.cancel(nowMs) }
 
     @Throws(RetryplanException::class)
     override fun onOutcome(nowMs: Long, attempt: Int, outcome: Outcome): Decision =
-        HotPath.encoded(outcome) { kind, code, guidance, guidanceMs ->
-            // A service error code (AWS "SlowDown") is a string: that outcome takes uniffi's path.
-            if (kind < 0) return super.onOutcome(nowMs, attempt, outcome)
-            hot { handle, out ->
-                HotPath.retryplan_kotlin_on_outcome(handle, nowMs, attempt, kind, code, guidance, guidanceMs, out, out.size)
-            }
-        } ?: super.onOutcome(nowMs, attempt, outcome)
+        exchange(WireWords.INPUT_RESULT, nowMs) { input -> input[WireWords.IN_ATTEMPT] = attempt.toLong(); Wire.outcome(outcome, input) }
+            ?: native.typed { it.onOutcome(nowMs, attempt, outcome) }
+
+    override fun attemptsStarted() = native.typed { it.attemptsStarted() }
+    override fun deadlineMs() = native.typed { it.deadlineMs() }
+    override fun idempotencyKey(): String = native.key()
+    override fun isEnded() = native.typed { it.isEnded() }
+    override fun nextWakeupMs() = native.typed { it.nextWakeupMs() }
+    @Throws(RetryplanException::class)
+    override fun remainingBudgetMs(nowMs: Long) = native.typed { it.remainingBudgetMs(nowMs) }
+    @Throws(RetryplanException::class)
+    override fun requestId(attempt: Int) = native.typed { it.requestId(attempt) }
+    override fun runningAttempts() = native.typed { it.runningAttempts() }
+    override fun startedAtMs() = native.typed { it.startedAtMs() }
+}
+
+/**
+ * An engine object made through `src/wire.rs`: [handle] is one reference to
+ * it, freed through the C function by [destroy] (or, never destroyed, by the
+ * cleaner), and uniffi's typed object [T] for it (another reference, made by
+ * [typedOf]) exists only once a typed method needs it. uniffi's guard: no
+ * call starts after [destroy], and the object is freed after the last call ends.
+ */
+internal class Lean<T : Disposable>(type: String, val handle: Long, private val typedOf: (Long) -> T) {
+    private val freeing = UniffiLib.CLEANER.register(this, Free(handle))
+    val made = lazy { typedOf(Wire.retryplan_kotlin_clone(handle)) }
+    val guard = HotGuard(type) {
+        freeing.clean()
+        if (made.isInitialized()) made.value.destroy()
+    }
+
+    fun destroy() = guard.destroy()
+
+    inline fun <R> call(block: (Long) -> R): R = guard.call { block(handle) }
+
+    inline fun <R> typed(block: (T) -> R): R = guard.call { block(made.value) }
+
+    /** The idempotency key, read through the C function (ASCII, at most 255 bytes). */
+    fun key(): String = ByteArray(255).let { bytes ->
+        val length = call { Wire.retryplan_kotlin_key(it, bytes, bytes.size) }
+        check(length >= 0) { "retryplan: the key could not be read" }
+        String(bytes, 0, length, Charsets.US_ASCII)
+    }
+
+    /** Frees the reference (a static class: the cleaner must not reach the object). */
+    private class Free(private val handle: Long) : Runnable {
+        override fun run() {
+            Wire.retryplan_kotlin_free(handle)
+        }
+    }
 }

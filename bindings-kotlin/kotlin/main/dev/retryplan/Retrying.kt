@@ -50,9 +50,9 @@ internal fun driverFor(
     policy: Policy, dependency: Dependency?, idempotencyKey: String?, deadlineMs: Long?, seed: Long?, httpRequest: HttpRequest?,
     stats: Stats?, onDecision: ((Event) -> Unit)?, clock: MonotonicClock, returnsResponses: Boolean = false, oneShotBody: Boolean = false,
 ): Driver {
-    // The wire binds its native function and reads the core's tables on first use: before the clock starts,
-    // so a process's first operation does not spend its budget on that (46-146 ms here).
-    Wire.NONE
+    // The wire binds its native functions and checks the library's version on first use: before the clock
+    // starts, so a process's first operation does not spend its budget on that.
+    Wire.ready()
     return Driver(
         policy, clock.nowMs(), OperationOptions(seed, idempotencyKey, deadlineMs, dependency, null, oneShotBody, httpRequest),
         DriverOptions(stats = stats, recordEvents = onDecision != null, returnsResponses = returnsResponses),

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.function.Executable
 
 /**
- * `Operation.poll`, `onOutcome` and `cancel` take the hot path (primitives in,
- * a `long[]` out); [NativeOperation] is uniffi's generated path. Run side by
+ * `Operation.poll`, `onOutcome` and `cancel` cross the core's wire (an input
+ * record in, the decision record out); [NativeOperation] is uniffi's generated path. Run side by
  * side with the same seed, they must answer alike for every outcome and every
  * enum value (the two sides agree on ordinals), every decision kind, and
  * attempt numbers in both halves of the abort set; errors stay typed.

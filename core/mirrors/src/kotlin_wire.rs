@@ -1,0 +1,96 @@
+//! Kotlin: `bindings-kotlin/kotlin/main/dev/retryplan/WireWords.kt`, the
+//! core's wire encoding (`retryplan::wire`) as constants: the version, the
+//! special words, every record's word positions, every kind's number, and
+//! each vocabulary's number on the wire for the binding's enums (both ways),
+//! so nothing of the encoding is written (or read at load) in Kotlin.
+
+use retryplan::value::Named;
+use retryplan::wire::{self, ActionKind, DecisionKind, EndingKind, InputKind, OutcomeKind};
+
+use crate::output::{Output, HEADER};
+use crate::tables::Table;
+
+pub const WIRE_WORDS: &str = "bindings-kotlin/kotlin/main/dev/retryplan/WireWords.kt";
+
+/// The vocabularies a Kotlin host puts on or reads off the wire (their number is their place in the table).
+const VOCABULARIES: [&str; 8] =
+    ["Failure", "Verdict", "TransportFailure", "GrpcCode", "Held", "Receipt", "AbortReason", "GiveUpReason"];
+
+/// uniffi's name for a Rust variant in Kotlin: `ConnectionLost` is `CONNECTION_LOST`.
+fn constant(ident: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in ident.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
+}
+
+fn record(text: &mut String, title: &str, prefix: &str, words: usize, fields: &[(&str, usize)]) {
+    text.push_str(&format!("\n    // {title} ({words} words).\n    const val {prefix}WORDS = {words}\n"));
+    for (name, at) in fields {
+        text.push_str(&format!("    const val {prefix}{} = {at}\n", name.to_ascii_uppercase()));
+    }
+}
+
+fn kinds<K: Named>(text: &mut String, prefix: &str) {
+    for (at, kind) in K::ALL.iter().enumerate() {
+        text.push_str(&format!("    const val {prefix}_{} = {at}L\n", kind.name().to_ascii_uppercase()));
+    }
+}
+
+pub fn output(tables: &[Table]) -> Result<Output, String> {
+    let mut text = format!(
+        "// {HEADER}\npackage dev.retryplan\n\n\
+         /**\n * The core's wire encoding (`retryplan::wire`, `core/src/driver/wire.md`) as\n \
+         * constants: record words (`IN_`, `OUT_`, `D_`), kind numbers, and each\n \
+         * vocabulary's number on the wire (`word(...)`, and the members in wire order).\n */\n\
+         internal object WireWords {{\n\
+         \x20   /** `WIRE_VERSION`: the library's `wireVersion()` must be the same. */\n\
+         \x20   const val VERSION = {}L\n    const val NONE = {}L\n    const val PUSHBACK_DO_NOT_RETRY = {}L\n\
+         \x20   const val FLAG_HEDGE = {}L\n    const val FLAG_SEND_IDEMPOTENCY_KEY = {}L\n    const val ENDING_RETURNS = {}L\n",
+        wire::WIRE_VERSION,
+        wire::NONE,
+        wire::PUSHBACK_DO_NOT_RETRY,
+        wire::FLAG_HEDGE,
+        wire::FLAG_SEND_IDEMPOTENCY_KEY,
+        wire::ENDING_RETURNS,
+    );
+    record(&mut text, "The input record", "IN_", wire::INPUT_WORDS, wire::input::FIELDS);
+    record(&mut text, "The output record (a driver's next action)", "OUT_", wire::OUTPUT_WORDS, wire::output::FIELDS);
+    record(
+        &mut text,
+        "The decision record (an operation's decision)",
+        "D_",
+        wire::DECISION_WORDS,
+        wire::decision::FIELDS,
+    );
+    text.push_str("\n    // Kinds.\n");
+    kinds::<InputKind>(&mut text, "INPUT");
+    kinds::<OutcomeKind>(&mut text, "OUTCOME");
+    kinds::<ActionKind>(&mut text, "ACTION");
+    kinds::<EndingKind>(&mut text, "ENDING");
+    kinds::<DecisionKind>(&mut text, "DECISION");
+    for ident in VOCABULARIES {
+        let table = tables.iter().find(|table| table.ident == ident).ok_or(format!("no table {ident}"))?;
+        let members: Vec<String> = table.variants.iter().map(|v| format!("{ident}.{}", constant(&v.ident))).collect();
+        text.push_str(&format!(
+            "\n    /** A `{ident}`'s number on the wire. */\n    fun word(value: {ident}): Long = when (value) {{\n"
+        ));
+        for (at, member) in members.iter().enumerate() {
+            text.push_str(&format!("        {member} -> {at}L\n"));
+        }
+        text.push_str(&format!(
+            "    }}\n\n    /** Every `{ident}` in wire order. */\n    val {}S: List<{ident}> = listOf(\n",
+            constant(ident)
+        ));
+        for member in &members {
+            text.push_str(&format!("        {member},\n"));
+        }
+        text.push_str("    )\n");
+    }
+    text.push_str("}\n");
+    Ok(Output { path: WIRE_WORDS, text })
+}
