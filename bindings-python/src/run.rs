@@ -18,11 +18,12 @@ use pyo3::exceptions::PyException;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
+use retryplan::value::Named;
 use retryplan::{Action, AttemptPlan, Ending, Held, Outcome, Receipt, Verdict};
 
 use crate::args::NOW_UNIX;
 use crate::attempts::Attempt;
-use crate::driver::{action_to_py, concurrency_name, plan_arg, PyDriver};
+use crate::driver::{action_to_py, plan_arg, PyDriver};
 use crate::errors::wrong_type;
 use crate::outcome::{PyOutcome, ResponseHead};
 use crate::settings::Settings;
@@ -64,7 +65,7 @@ pub(crate) struct Run {
     kept: Vec<(u64, Kept)>,
     next_token: u64,
     /// The action that followed the last attempt of an attempt loop.
-    pub(crate) pending: Option<Action>,
+    pub(crate) pending: Option<(Action, u64)>,
 }
 
 impl Run {
@@ -93,7 +94,7 @@ impl Run {
                 responses = kwargs.get_item("returns_responses")?.map_or(Ok(false), |value| value.is_truthy())?;
                 kwargs.set_item("now_ms", now)?;
                 kwargs.set_item("record_events", observe)?;
-                let concurrency = concurrency_name(s.concurrency);
+                let concurrency = s.concurrency.name();
                 let driver = py.get_type::<PyDriver>().call((policy, py.None(), concurrency), Some(&kwargs))?;
                 driver.cast_into::<PyDriver>()?.unbind()
             }
@@ -258,17 +259,17 @@ impl<'a, 'py> Ctx<'a, 'py> {
         Ok(receipt == Receipt::Accepted)
     }
 
-    /// Hands in how `plan`'s attempt ended and returns the next action (the sequential helpers).
+    /// Hands in how `plan`'s attempt ended; the next action, and the clock reading it was polled at.
     pub(crate) fn reported(
         &self,
         plan: AttemptPlan,
         meaning: Meaning,
         object: Option<Py<PyAny>>,
         held: Held,
-    ) -> PyResult<Action> {
+    ) -> PyResult<(Action, u64)> {
         let now = self.s().now_ms(self.py)?; // one clock reading for the result and the next action
         self.report_at(now, plan, meaning, object, held)?;
-        self.poll_at(now)
+        Ok((self.poll_at(now)?, now))
     }
 
     /// What an attempt's error means: the failure table, else the hook, else the core's verdict for an
@@ -323,35 +324,46 @@ impl<'a, 'py> Ctx<'a, 'py> {
         }
     }
 
-    /// One move from `action` (else a new poll): an attempt to run, the ending, or the seconds to sleep.
-    pub(crate) fn step(&self, mut action: Option<Action>) -> PyResult<Step> {
+    /// One move from `action` polled at `now` (else a new poll): an attempt to run, the ending, or the
+    /// seconds to sleep. A wait already over is polled again at once, at the same reading of the clock.
+    pub(crate) fn step(&self, polled: Option<(Action, u64)>) -> PyResult<Step> {
+        let (mut action, mut now) = match polled {
+            Some(polled) => polled,
+            None => self.poll_now()?,
+        };
         loop {
-            match action.take().map_or_else(|| self.poll(), Ok)? {
-                Action::Sleep { until_ms } => {
-                    return Ok(Step::Sleep(until_ms as f64 / 1000.0 - self.s().now(self.py)?))
+            match action {
+                Action::Sleep { until_ms } if until_ms > now => {
+                    let seconds = until_ms as f64 / 1000.0 - self.s().now(self.py)?;
+                    if seconds > 0.0 {
+                        return Ok(Step::Sleep(seconds));
+                    }
+                    (action, now) = self.poll_now()?;
                 }
                 // One attempt at a time: an aborted one has returned already (late, and discarded).
-                Action::AbortAttempt { .. } => {}
+                Action::Sleep { .. } | Action::AbortAttempt { .. } => action = self.poll_at(now)?,
                 next => return Ok(Step::Act(next)),
             }
         }
     }
 
+    pub(crate) fn poll_now(&self) -> PyResult<(Action, u64)> {
+        let now = self.s().now_ms(self.py)?;
+        Ok((self.poll_at(now)?, now))
+    }
+
     /// The next attempt to run, sleeping (cancellably) as the driver says; or the ending.
-    pub(crate) fn next_plan(&self, sleep: &Bound<'py, PyAny>, action: Option<Action>) -> PyResult<Action> {
-        let mut next = self.step(action)?;
+    pub(crate) fn next_plan(&self, sleep: &Bound<'py, PyAny>, mut polled: Option<(Action, u64)>) -> PyResult<Action> {
         loop {
-            match next {
+            match self.step(polled.take())? {
                 Step::Act(action) => return Ok(action),
-                Step::Sleep(seconds) if seconds > 0.0 => {
+                Step::Sleep(seconds) => {
                     if let Err(error) = sleep.call1((seconds,)) {
                         self.cancel()?;
                         return Err(error);
                     }
                 }
-                Step::Sleep(_) => {}
             }
-            next = self.step(None)?;
         }
     }
 
@@ -369,15 +381,15 @@ impl<'a, 'py> Ctx<'a, 'py> {
         sleep: &Bound<'py, PyAny>,
     ) -> PyResult<Ending> {
         let py = self.py;
-        let mut action = self.poll()?;
+        let mut polled = self.poll_now()?;
         loop {
-            if !matches!(action, Action::StartAttempt(_)) {
-                action = self.next_plan(sleep, Some(action))?;
-            }
-            let plan = match action {
+            let plan = match polled.0 {
                 Action::StartAttempt(plan) => plan,
-                Action::Finish(ending) => return Ok(ending),
-                _ => continue,
+                _ => match self.next_plan(sleep, Some(polled))? {
+                    Action::StartAttempt(plan) => plan,
+                    Action::Finish(ending) => return Ok(ending),
+                    _ => unreachable_step()?,
+                },
             };
             self.start(plan);
             let (meaning, object, held) = match attempt.call(args, kwargs) {
@@ -390,7 +402,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
                     return Err(interrupted);
                 }
             };
-            action = self.reported(plan, meaning, object, held)?;
+            polled = self.reported(plan, meaning, object, held)?;
         }
     }
 
@@ -540,4 +552,9 @@ fn ending_arg(ending: &Bound<'_, PyAny>) -> PyResult<Ending> {
         Some(Action::Finish(ending)) => Ok(ending),
         _ => Err(PyErr::from(wrong_type("ending", "a retryplan.Ending", ending))),
     }
+}
+
+/// What `next_plan` never returns (it returns a start or the ending), refused rather than looped on.
+fn unreachable_step() -> PyResult<AttemptPlan> {
+    Err(pyo3::exceptions::PyRuntimeError::new_err("the driver planned neither an attempt nor the end"))
 }
