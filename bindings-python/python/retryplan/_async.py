@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from ._helpers import _options, loop_config
+from ._helpers import loop_run
 from ._native import AbortAttempt, Attempt, AttemptPlan, Attempts, Ending, Run, Sleep
 from ._run import CURRENT, Config
 
@@ -26,8 +26,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Awaitable, Callable, Dict, List, Optional
 
-    from ._native import Dependency, Driver, Policy, Stats
-    from ._run import OnDecision, OutcomeOfError
+    from ._native import Driver, Policy
+    from ._run import LoopOptions, Unpack
 
     Sleeper = Callable[[float], Awaitable[Any]]
 
@@ -214,22 +214,8 @@ def async_attempts(
     *,
     idempotency_key: Optional[str] = None,
     deadline: Optional[float] = None,
-    outcome_of_error: Optional[OutcomeOfError] = None,
-    on_decision: Optional[OnDecision] = None,
-    logger: Any = None,
-    stats: Optional[Stats] = None,
-    clock: Callable[[], float] = time.monotonic,
     sleep: Sleeper = asyncio.sleep,
-    seed: Optional[int] = None,
-    name: str = "operation",
-    dependency: Optional[Dependency] = None,
-    sequential_attempts: bool = False,
-    outcome_of_exception: Optional[OutcomeOfError] = None,
+    **options: Unpack[LoopOptions],
 ) -> AsyncAttempts:
     """Start one operation and iterate over its attempts with ``async for`` (one at a time; options as ``attempts``)."""
-    config = loop_config(
-        policy, outcome_of_error, on_decision, logger, stats, clock, seed, name, dependency, sequential_attempts,
-        outcome_of_exception,
-    )  # fmt: skip
-    return AsyncAttempts(Run(config.native, _options(idempotency_key, deadline)), sleep)
-
+    return AsyncAttempts(loop_run(policy, idempotency_key, deadline, options), sleep)

@@ -53,9 +53,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Awaitable, Callable, Dict, Optional, Set
 
-    from ._native import AttemptPlan, Decision
-    from ._native import Dependency, Policy, Run, Stats
-    from ._run import OnDecision, OutcomeOfError
+    from ._native import AttemptPlan, Decision, Policy, Run
+    from ._run import HttpOptions, Unpack
 
 __all__ = ["AsyncRetryTransport", "RetryTransport"]
 
@@ -153,11 +152,6 @@ class _AsyncResponses(_Responses):
         task.add_done_callback(self.closing.discard)
 
 
-def _helper(responses: _Responses, settings: Dict[str, Any]) -> HttpHelper:
-    settings = {key: value for key, value in settings.items() if key not in ("self", "transport", "sleep")}
-    return HttpHelper(responses, **settings)
-
-
 def _start(http: HttpHelper, request: httpx.Request) -> Run:
     """The request's operation; a streaming body (a generator, a file) is sent once (``one_shot_body``); the next hop
     of a redirect this transport returned runs within that operation's deadline, with its key."""
@@ -199,20 +193,11 @@ class RetryTransport(httpx.BaseTransport):
         transport: Optional[httpx.BaseTransport] = None,
         *,
         policy: Policy,
-        outcome_of_error: Optional[OutcomeOfError] = None,
-        on_decision: Optional[OnDecision] = None,
-        logger: Any = None,
-        stats: Optional[Stats] = None,
-        clock: Callable[[], float] = time.monotonic,
-        wall_clock: Callable[[], float] = time.time,
         sleep: Callable[[float], Any] = time.sleep,
-        seed: Optional[int] = None,
-        request_id_header: str = "X-Request-Id",
-        idempotency_key_header: str = "Idempotency-Key",
-        dependency: Optional[Dependency] = None,
         sequential_attempts: bool = False,
+        **options: Unpack[HttpOptions],
     ) -> None:
-        self.http = _helper(_Responses(), {**locals(), "sequential": True})
+        self.http = HttpHelper(_Responses(), policy=policy, sequential=True, sequential_attempts=sequential_attempts, **options)
         self.transport = transport if transport is not None else httpx.HTTPTransport()
         self.sleep = sleep
 
@@ -249,20 +234,11 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
         transport: Optional[httpx.AsyncBaseTransport] = None,
         *,
         policy: Policy,
-        outcome_of_error: Optional[OutcomeOfError] = None,
-        on_decision: Optional[OnDecision] = None,
-        logger: Any = None,
-        stats: Optional[Stats] = None,
-        clock: Callable[[], float] = time.monotonic,
-        wall_clock: Callable[[], float] = time.time,
         sleep: Optional[Callable[[float], Awaitable[Any]]] = None,
-        seed: Optional[int] = None,
-        request_id_header: str = "X-Request-Id",
-        idempotency_key_header: str = "Idempotency-Key",
-        dependency: Optional[Dependency] = None,
+        **options: Unpack[HttpOptions],
     ) -> None:
         self.responses = _AsyncResponses()
-        self.http = _helper(self.responses, locals())
+        self.http = HttpHelper(self.responses, policy=policy, **options)
         self.transport = transport if transport is not None else httpx.AsyncHTTPTransport()
         self.sleep = sleep
 

@@ -63,9 +63,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, List, Mapping, Optional, Tuple, Union
 
-    from ._native import Decision
-    from ._native import Dependency, Policy, Run, Stats
-    from ._run import OnDecision, OutcomeOfError
+    from ._native import Decision, Policy, Run
+    from ._run import HttpOptions, Unpack
 
 __all__ = ["RetryAdapter"]
 
@@ -214,26 +213,16 @@ class RetryAdapter(HTTPAdapter):
         self,
         *,
         policy: Policy,
-        outcome_of_error: Optional[OutcomeOfError] = None,
-        on_decision: Optional[OnDecision] = None,
-        logger: Any = None,
-        stats: Optional[Stats] = None,
-        clock: Callable[[], float] = time.monotonic,
-        wall_clock: Callable[[], float] = time.time,
         sleep: Callable[[float], Any] = time.sleep,
-        seed: Optional[int] = None,
-        request_id_header: str = "X-Request-Id",
-        idempotency_key_header: str = "Idempotency-Key",
-        dependency: Optional[Dependency] = None,
         sequential_attempts: bool = False,
         idempotent: Optional[bool] = None,
         pool_connections: int = 10,
         pool_maxsize: int = 10,
         pool_block: bool = False,
+        **options: Unpack[HttpOptions],
     ) -> None:
         super().__init__(pool_connections=pool_connections, pool_maxsize=pool_maxsize, max_retries=0, pool_block=pool_block)
-        settings = {key: value for key, value in locals().items() if key not in _NOT_SETTINGS}
-        self.http = HttpHelper(_Responses(), sequential=True, **settings)
+        self.http = HttpHelper(_Responses(), policy=policy, sequential=True, sequential_attempts=sequential_attempts, **options)
         self.sleep = sleep
         self.idempotent = idempotent
         self.redirected = threading.local()  # .hop: the redirect this thread's last request returned, if any
@@ -314,5 +303,3 @@ class _Hop(Hop):
     def follows(self, request: Any) -> bool:
         return request.hooks is self.hooks and super().follows(request)
 
-
-_NOT_SETTINGS = frozenset(("self", "__class__", "sleep", "idempotent", "pool_connections", "pool_maxsize", "pool_block"))
