@@ -514,15 +514,15 @@ impl Run {
         Ctx::of(slf).cancel()
     }
 
-    /// Runs the operation one blocking attempt at a time (`attempt(*args, **kwargs)`); returns the Ending.
+    /// Runs the operation one blocking attempt at a time (`attempt(*args)`: the sync HTTP helpers); returns the
+    /// Ending.
     fn call(
         slf: &Bound<'_, Self>,
         attempt: &Bound<'_, PyAny>,
         args: &Bound<'_, PyTuple>,
-        kwargs: Option<&Bound<'_, PyDict>>,
         sleep: &Bound<'_, PyAny>,
     ) -> PyResult<Py<PyAny>> {
-        let ending = Ctx::of(slf).run_sequential(attempt, args, kwargs, sleep)?;
+        let ending = Ctx::of(slf).run_sequential(attempt, args, None, sleep)?;
         action_to_py(slf.py(), Action::Finish(ending))
     }
 

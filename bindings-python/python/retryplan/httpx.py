@@ -46,7 +46,7 @@ import time
 
 import httpx
 
-from ._http import HttpHelper, blocking
+from ._http import Client, HttpHelper, blocking, close_returned, shut
 from ._redirects import Hop
 
 TYPE_CHECKING = False
@@ -63,17 +63,8 @@ _OPTIONS = ("policy", "dependency", "idempotency_key", "deadline", "idempotent")
 _HOP = "retryplan_redirect"  # the request extension a returned redirect leaves for the client's next hop
 
 
-class _Responses:
+class _Responses(Client):
     """httpx responses as the shared HTTP logic sees them."""
-
-    def status(self, response: httpx.Response) -> int:
-        return response.status_code
-
-    def headers(self, response: httpx.Response) -> httpx.Headers:
-        return response.headers
-
-    def close(self, response: httpx.Response) -> None:
-        response.close()
 
     def cut(self, response: httpx.Response) -> httpx.Response:
         """The response without its body (closed unread), the ending still attached."""
@@ -90,15 +81,8 @@ class _Responses:
 
 
 def _shut(stream: Any) -> None:
-    """Shuts a connection's socket: a read in progress on it stops at once."""
-    import socket
-
-    sock = stream.get_extra_info("socket") if stream is not None else None
-    if sock is not None:
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
+    """Shuts a connection's socket (its network stream's): a read in progress on it stops at once."""
+    shut(stream.get_extra_info("socket") if stream is not None else None)
 
 
 class _Connection:
@@ -204,7 +188,7 @@ class RetryTransport(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Sends ``request`` as one operation: attempts, waits and headers as the driver decides."""
         run = _start(self.http, request)
-        ending = run.call(self._attempt, (run, request), {}, self.sleep)
+        ending = run.call(self._attempt, (run, request), self.sleep)
         return _returned(run, request, self.http.finish(run, ending, httpx.Response.read))
 
     def _attempt(self, run: Run, request: httpx.Request) -> httpx.Response:
@@ -213,17 +197,12 @@ class RetryTransport(httpx.BaseTransport):
         attempt = _attempt_request(self.http, run, plan, request)
         connection = attempt.extensions["trace"] = _Connection(request.extensions.get("trace"))
         window = self.http.window(plan, run.clock)
-        response: httpx.Response = blocking(self.transport.handle_request, attempt, window, _close, connection.abort)
+        response: httpx.Response = blocking(self.transport.handle_request, attempt, window, close_returned, connection.abort)
         return response
 
     def close(self) -> None:
         """Closes the wrapped transport."""
         self.transport.close()
-
-
-def _close(response: Optional[httpx.Response]) -> None:
-    if response is not None:
-        response.close()
 
 
 class AsyncRetryTransport(httpx.AsyncBaseTransport):

@@ -45,7 +45,6 @@ key (see ``retryplan._redirects``).
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from contextvars import ContextVar
@@ -56,7 +55,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
-from ._http import HttpHelper, blocking
+from ._http import Client, HttpHelper, blocking, close_returned, shut
 from ._redirects import Hop
 
 TYPE_CHECKING = False
@@ -85,20 +84,12 @@ class _Sockets:
     def using(self, connection: Any) -> None:
         self.connections.append(connection)
         if self.aborted:  # abandoned before it connected: it stops at its first read or write
-            _shut(getattr(connection, "sock", None))
+            shut(getattr(connection, "sock", None))
 
     def abort(self) -> None:
         self.aborted = True
         for connection in self.connections:
-            _shut(getattr(connection, "sock", None))
-
-
-def _shut(sock: Optional[socket.socket]) -> None:
-    if sock is not None:
-        try:
-            socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the OS socket, under TLS too
-        except OSError:
-            pass
+            shut(getattr(connection, "sock", None))
 
 
 _ATTEMPT: ContextVar[Optional[_Sockets]] = ContextVar("retryplan_requests_attempt", default=None)
@@ -114,7 +105,7 @@ class _Watched:
             attempt.using(self)
         super().connect()  # type: ignore[misc]
         if attempt is not None and attempt.aborted:
-            _shut(getattr(self, "sock", None))
+            shut(getattr(self, "sock", None))
 
     def request(self, *args: Any, **kwargs: Any) -> None:
         attempt = _ATTEMPT.get()
@@ -142,17 +133,8 @@ class _WatchedHTTPSPool(HTTPSConnectionPool):
 _WATCHED_POOLS = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
 
 
-class _Responses:
+class _Responses(Client):
     """requests' responses as the shared HTTP logic sees them."""
-
-    def status(self, response: requests.Response) -> int:
-        return response.status_code
-
-    def headers(self, response: requests.Response) -> Any:
-        return response.headers  # a CaseInsensitiveDict: `get` finds the lower-case names
-
-    def close(self, response: requests.Response) -> None:
-        response.close()
 
     def cut(self, response: requests.Response) -> requests.Response:
         """The response without its body (closed unread), the ending still attached."""
@@ -163,15 +145,8 @@ class _Responses:
 
     def abort(self, response: requests.Response) -> None:
         """Stops a read of the body in progress: shuts the connection's socket."""
-        import socket
-
         fp = getattr(getattr(response.raw, "_fp", None), "fp", None)  # http.client's file over the socket
-        sock = getattr(getattr(fp, "raw", None), "_sock", None)
-        if sock is not None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        shut(getattr(getattr(fp, "raw", None), "_sock", None))
 
     def attach(self, response: requests.Response, decision: Decision) -> requests.Response:
         response.retryplan_decision = decision  # type: ignore[attr-defined]
@@ -180,11 +155,6 @@ class _Responses:
 
 def _read(response: requests.Response) -> Any:
     return response.content
-
-
-def _close(response: Optional[requests.Response]) -> None:
-    if response is not None:
-        response.close()
 
 
 def _cut_timeout(timeout: Any, window: float) -> Tuple[float, float]:
@@ -246,7 +216,7 @@ class RetryAdapter(HTTPAdapter):
         url = urlsplit(request.url or "")  # as the endings and logs name it: no user info, no fragment
         run.name = f"{method} {url._replace(netloc=url.netloc.rpartition('@')[2], fragment='').geturl()}"
         settings = (timeout, verify, cert, proxies)
-        ending = run.call(self._attempt, (run, request, settings), {}, self.sleep)
+        ending = run.call(self._attempt, (run, request, settings), self.sleep)
         response: requests.Response = self.http.finish(run, ending, _read)
         if response.is_redirect:  # the session's next hop, if it follows it, continues this operation's budget
             self.redirected.hop = _Hop(request, run)
@@ -273,7 +243,7 @@ class RetryAdapter(HTTPAdapter):
             _ATTEMPT.set(sockets)  # in the worker thread's own context
             return send(prepared)
 
-        response: requests.Response = blocking(watched, attempt, window, _close, sockets.abort)
+        response: requests.Response = blocking(watched, attempt, window, close_returned, sockets.abort)
         return response
 
     def init_poolmanager(self, connections: int, maxsize: int, block: bool = False, **pool_kwargs: Any) -> None:
