@@ -107,21 +107,7 @@ if hasattr(os, "register_at_fork"):  # the helpers draw OS randomness ahead: a f
 class Config:
     """What a helper was given, checked once when the helper is made."""
 
-    __slots__ = (
-        "policy",
-        "outcome_of_error",
-        "outcome_of_result",
-        "on_decision",
-        "logger",
-        "stats",
-        "clock",
-        "seed",
-        "name",
-        "dependency",
-        "concurrency",
-        "dispose",
-        "native",
-    )
+    __slots__ = ("policy", "on_decision", "stats", "clock", "seed", "dependency", "concurrency", "native")
 
     def __init__(
         self,
@@ -160,16 +146,11 @@ class Config:
         if sequential:
             self.concurrency = "sequential_without_hedging" if sequential_attempts else "sequential"
         self.policy = policy
-        self.outcome_of_error = outcome_of_error
-        self.outcome_of_result = outcome_of_result
         self.on_decision = on_decision
-        self.logger = logger
         self.stats = stats
         self.clock = clock
         self.seed = seed
-        self.name = name
         self.dependency = dependency
-        self.dispose = dispose
         plain = seed is None and stats is None and dependency is None  # a driver from the policy alone
         self.native = Settings(
             self, policy, self.concurrency, plain, outcome_of_error, outcome_of_result, on_decision is not None,
