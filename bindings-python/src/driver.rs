@@ -236,7 +236,8 @@ pub(crate) fn plan_arg(obj: &Bound<'_, PyAny>) -> Res<retryplan::AttemptPlan> {
 /// The host loop of one operation: results in, one action out per poll.
 #[pyclass(module = "retryplan", name = "Driver")]
 pub(crate) struct PyDriver {
-    pub(crate) inner: Driver,
+    /// Boxed: a driver is a few KB, moved once instead of at every step of making its Python object.
+    pub(crate) inner: Box<Driver>,
 }
 
 impl PyDriver {
@@ -248,7 +249,7 @@ impl PyDriver {
         options: OperationOptions,
     ) -> Res<PyDriver> {
         let driver_options = DriverOptions { concurrency, ..DriverOptions::default() };
-        Ok(PyDriver { inner: Driver::new(&policy.inner, now_ms, options, driver_options)? })
+        Ok(PyDriver { inner: Box::new(Driver::new(&policy.inner, now_ms, options, driver_options)?) })
     }
 
     /// Hands in attempt `attempt`'s result, held by the host under `token` (as `held`) when given.
@@ -331,7 +332,7 @@ impl PyDriver {
         let concurrency = concurrency_arg(concurrency)?;
         let stats = stats.map(|stats| class_arg::<PyStats>("stats", stats).map(|stats| Arc::clone(&stats.inner)));
         let driver_options = DriverOptions { concurrency, stats: stats.transpose()?, record_events, returns_responses };
-        Ok(PyDriver { inner: Driver::new(policy, now, options, driver_options)? })
+        Ok(PyDriver { inner: Box::new(Driver::new(policy, now, options, driver_options)?) })
     }
 
     /// What to do now: an `AttemptPlan` to start, an `AbortAttempt`, a `Sleep` or the `Ending`.

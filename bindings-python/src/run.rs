@@ -69,10 +69,10 @@ pub(crate) struct Run {
 }
 
 impl Run {
-    pub(crate) fn new(settings: &Bound<'_, Settings>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Run> {
+    /// A new operation of `settings` started at `now` (ms on the helper's clock).
+    pub(crate) fn new(settings: &Bound<'_, Settings>, options: Option<&Bound<'_, PyDict>>, now: u64) -> PyResult<Run> {
         let (py, s) = (settings.py(), settings.get());
         let (log, observe) = s.listeners(py)?;
-        let now = s.now_ms(py)?;
         let mut responses = false;
         let driver = match options.filter(|options| !options.is_empty()) {
             None if s.plain && !observe => Py::new(py, PyDriver::with(s.policy.get(), now, s.concurrency, drawn()?)?)?,
@@ -379,12 +379,17 @@ impl<'a, 'py> Ctx<'a, 'py> {
         args: &Bound<'py, PyTuple>,
         kwargs: Option<&Bound<'py, PyDict>>,
         sleep: &Bound<'py, PyAny>,
+        started: Option<u64>,
     ) -> PyResult<Ending> {
         let py = self.py;
-        let mut polled = self.poll_now()?;
+        let mut polled = match started {
+            Some(now) => (self.poll_at(now)?, now), // the first poll at the reading the driver was made at
+            None => self.poll_now()?,
+        };
         loop {
             let plan = match polled.0 {
                 Action::StartAttempt(plan) => plan,
+                Action::Finish(ending) => return Ok(ending),
                 _ => match self.next_plan(sleep, Some(polled))? {
                     Action::StartAttempt(plan) => plan,
                     Action::Finish(ending) => return Ok(ending),
@@ -464,7 +469,7 @@ impl Run {
     #[new]
     #[pyo3(signature = (settings, options = None))]
     fn py_new(settings: &Bound<'_, Settings>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Run> {
-        Run::new(settings, options)
+        Run::new(settings, options, settings.get().now_ms(settings.py())?)
     }
 
     /// The helper's `Config` (its hooks).
@@ -522,7 +527,7 @@ impl Run {
         args: &Bound<'_, PyTuple>,
         sleep: &Bound<'_, PyAny>,
     ) -> PyResult<Py<PyAny>> {
-        let ending = Ctx::of(slf).run_sequential(attempt, args, None, sleep)?;
+        let ending = Ctx::of(slf).run_sequential(attempt, args, None, sleep, None)?;
         action_to_py(slf.py(), Action::Finish(ending))
     }
 
