@@ -264,8 +264,10 @@ impl Attempts {
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<Attempt>>> {
-        let pending = self.resume(py)?;
-        let action = Ctx::of(self.run.bind(py)).next_plan(self.sleep.bind(py), pending)?;
+        let action = match self.resume(py)? {
+            Some((action @ Action::StartAttempt(_), _)) => action,
+            pending => Ctx::of(self.run.bind(py)).next_plan(self.sleep.bind(py), pending)?,
+        };
         self.next(py, action)
     }
 
