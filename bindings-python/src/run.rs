@@ -458,10 +458,6 @@ impl<'a, 'py> Ctx<'a, 'py> {
     }
 }
 
-pub(crate) fn plan_to_py(py: Python<'_>, plan: Option<AttemptPlan>) -> PyResult<Option<Py<PyAny>>> {
-    plan.map(|plan| action_to_py(py, Action::StartAttempt(plan))).transpose()
-}
-
 #[pymethods]
 impl Run {
     /// A new operation of `settings` (`options`: `idempotency_key`, `deadline`, `method`, `idempotent`,
@@ -476,12 +472,6 @@ impl Run {
     #[getter]
     fn config(&self, py: Python<'_>) -> Py<PyAny> {
         self.settings.get().config.clone_ref(py)
-    }
-
-    /// The attempt running (sequential helpers), or None.
-    #[getter]
-    fn plan(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        plan_to_py(py, self.plan)
     }
 
     /// The helper's clock, in float seconds.

@@ -35,9 +35,9 @@ __all__ = ["AsyncAttempts", "async_attempts"]
 
 
 async def run_concurrently(
-    run: Run, start: Callable[[AttemptPlan], Awaitable[Any]], sleep: Optional[Sleeper] = None
+    run: Run, start: Callable[[Attempt], Awaitable[Any]], sleep: Optional[Sleeper] = None
 ) -> Ending:
-    """Runs the operation with its attempts as tasks (``start(plan)``); returns the ending."""
+    """Runs the operation with its attempts as tasks (``start(attempt)``); returns the ending."""
     loop = asyncio.get_running_loop()
     plans: Dict[asyncio.Task[Any], AttemptPlan] = {}  # every attempt not yet reported
     running: Dict[int, asyncio.Task[Any]] = {}
@@ -92,9 +92,10 @@ def _set(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
-async def _attempt(run: Run, start: Callable[[AttemptPlan], Awaitable[Any]], plan: AttemptPlan) -> Any:
-    CURRENT.set(Attempt(plan, run))  # the task's own context: current_attempt() inside this attempt
-    return await start(plan)
+async def _attempt(run: Run, start: Callable[[Attempt], Awaitable[Any]], plan: AttemptPlan) -> Any:
+    attempt = Attempt(plan, run)
+    CURRENT.set(attempt)  # the task's own context: current_attempt() inside this attempt
+    return await start(attempt)
 
 
 def _report(run: Run, task: asyncio.Task[Any], plans: Dict[Any, AttemptPlan], running: Dict[int, Any]) -> None:
@@ -119,7 +120,7 @@ def wrap_coroutine_function(
 
     async def call(*args: Any, **kwargs: Any) -> Any:
         run = config.run()
-        return run.end(await run_concurrently(run, lambda plan: fn(*args, **kwargs), sleep))
+        return run.end(await run_concurrently(run, lambda attempt: fn(*args, **kwargs), sleep))
 
     return call
 

@@ -129,8 +129,8 @@ def loop_run(policy: Policy, idempotency_key: Optional[str], deadline: Optional[
         if len(_LOOPS) >= _ENOUGH_LOOPS:
             _LOOPS.clear()
         _LOOPS[key] = config
-    given = None if idempotency_key is None and deadline is None else {"idempotency_key": idempotency_key, "deadline": deadline}
-    return Run(config.native, given)
+    given = {"idempotency_key": idempotency_key, "deadline": deadline}
+    return Run(config.native, None if idempotency_key is None and deadline is None else given)
 
 
 def attempts(

@@ -38,7 +38,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, Dict, Optional, Tuple
 
-    from ._native import AttemptPlan, Ending
+    from ._native import Attempt, Ending
 
 
 class Client:
@@ -116,16 +116,12 @@ class HttpHelper:
         run.read = head
         return run
 
-    def attempt_headers(self, run: Run, plan: AttemptPlan) -> Dict[str, str]:
-        """The headers of this attempt's request: its request id, and the key when the plan sends it."""
-        headers = {self.request_id_header: plan.request_id}
-        if plan.send_idempotency_key:
-            headers[self.idempotency_key_header] = run.driver.idempotency_key
+    def attempt_headers(self, attempt: Attempt) -> Dict[str, str]:
+        """The headers of this attempt's request: its request id, and the key when its plan sends it."""
+        headers = {self.request_id_header: attempt.request_id}
+        if attempt.send_idempotency_key:
+            headers[self.idempotency_key_header] = attempt.idempotency_key
         return headers
-
-    def window(self, plan: AttemptPlan, clock: Callable[[], float]) -> float:
-        """Seconds left of the attempt (its timeout, within the deadline)."""
-        return max(0.0, plan.abort_at_ms / 1000.0 - clock())
 
     def settle(self, run: Run, ending: Ending) -> Tuple[Any, Optional[float]]:
         """The response the core says to return, with the seconds left to read its body in (None: a success,

@@ -1040,9 +1040,6 @@ class Run:
     @property
     def log(self) -> Any:
         """The logger, when it logs (INFO), else None."""
-    @property
-    def plan(self) -> Optional[AttemptPlan]:
-        """The attempt running (sequential helpers), or None."""
     def clock(self) -> float:
         """The helper's clock, in float seconds."""
     def dispose(self, value: Any) -> None:

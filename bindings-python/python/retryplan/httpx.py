@@ -53,7 +53,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Awaitable, Callable, Dict, Optional, Set
 
-    from ._native import AttemptPlan, Decision, Policy, Run
+    from ._native import Attempt, Decision, Policy, Run
     from ._run import HttpOptions, Unpack
 
 __all__ = ["AsyncRetryTransport", "RetryTransport"]
@@ -158,13 +158,13 @@ def _returned(run: Run, request: httpx.Request, response: httpx.Response) -> htt
     return response
 
 
-def _attempt_request(http: HttpHelper, run: Run, plan: AttemptPlan, request: httpx.Request) -> httpx.Request:
+def _attempt_request(http: HttpHelper, attempt: Attempt, request: httpx.Request) -> httpx.Request:
     """The request of one attempt: its headers, and httpx's timeouts cut to what is left of the attempt."""
-    window = http.window(plan, run.clock)
+    window = attempt.remaining()
     given = request.extensions.get("timeout") or {}
     timeout = {phase: window if given.get(phase) is None else min(given[phase], window) for phase in _PHASES}
     headers = request.headers.copy()
-    headers.update(http.attempt_headers(run, plan))
+    headers.update(http.attempt_headers(attempt))
     extensions = {**request.extensions, "timeout": timeout}
     return httpx.Request(request.method, request.url, headers=headers, stream=request.stream, extensions=extensions)
 
@@ -192,12 +192,12 @@ class RetryTransport(httpx.BaseTransport):
         return _returned(run, request, self.http.finish(run, ending, httpx.Response.read))
 
     def _attempt(self, run: Run, request: httpx.Request) -> httpx.Response:
-        plan = run.plan
-        assert plan is not None
-        attempt = _attempt_request(self.http, run, plan, request)
-        connection = attempt.extensions["trace"] = _Connection(request.extensions.get("trace"))
-        window = self.http.window(plan, run.clock)
-        response: httpx.Response = blocking(self.transport.handle_request, attempt, window, close_returned, connection.abort)
+        attempt = run.current()
+        assert attempt is not None
+        sent = _attempt_request(self.http, attempt, request)
+        connection = sent.extensions["trace"] = _Connection(request.extensions.get("trace"))
+        window = attempt.remaining()
+        response: httpx.Response = blocking(self.transport.handle_request, sent, window, close_returned, connection.abort)
         return response
 
     def close(self) -> None:
@@ -229,7 +229,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
 
         run = _start(self.http, request)
         send = self.transport.handle_async_request
-        ending = await run_concurrently(run, lambda plan: send(_attempt_request(self.http, run, plan, request)), self.sleep)
+        ending = await run_concurrently(run, lambda attempt: send(_attempt_request(self.http, attempt, request)), self.sleep)
         response, window = self.http.settle(run, ending)
         if window is not None:
             try:

@@ -223,14 +223,14 @@ class RetryAdapter(HTTPAdapter):
         return response
 
     def _attempt(self, run: Run, request: requests.PreparedRequest, settings: Tuple[Any, Any, Any, Any]) -> requests.Response:
-        plan = run.plan
-        assert plan is not None
+        attempt = run.current()
+        assert attempt is not None
         timeout, verify, cert, proxies = settings
-        attempt = request.copy()
-        attempt.headers.update(self.http.attempt_headers(run, plan))
-        if getattr(attempt, "_body_position", None) is not None:
-            requests.utils.rewind_body(attempt)  # the same bytes again, from where the first attempt began
-        window = self.http.window(plan, run.clock)
+        sent = request.copy()
+        sent.headers.update(self.http.attempt_headers(attempt))
+        if getattr(sent, "_body_position", None) is not None:
+            requests.utils.rewind_body(sent)  # the same bytes again, from where the first attempt began
+        window = attempt.remaining()
 
         def send(prepared: requests.PreparedRequest) -> requests.Response:
             return HTTPAdapter.send(
@@ -243,7 +243,7 @@ class RetryAdapter(HTTPAdapter):
             _ATTEMPT.set(sockets)  # in the worker thread's own context
             return send(prepared)
 
-        response: requests.Response = blocking(watched, attempt, window, close_returned, sockets.abort)
+        response: requests.Response = blocking(watched, sent, window, close_returned, sockets.abort)
         return response
 
     def init_poolmanager(self, connections: int, maxsize: int, block: bool = False, **pool_kwargs: Any) -> None:
