@@ -382,15 +382,16 @@ impl<'a, 'py> Ctx<'a, 'py> {
         started: Option<u64>,
     ) -> PyResult<Ending> {
         let py = self.py;
-        let mut polled = match started {
-            Some(now) => (self.poll_at(now)?, now), // the first poll at the reading the driver was made at
-            None => self.poll_now()?,
+        let mut at = match started {
+            Some(now) => now, // the first poll at the reading the driver was made at
+            None => self.s().now_ms(py)?,
         };
+        let mut action = self.poll_at(at)?;
         loop {
-            let plan = match polled.0 {
+            let plan = match action {
                 Action::StartAttempt(plan) => plan,
                 Action::Finish(ending) => return Ok(ending),
-                _ => match self.next_plan(sleep, Some(polled))? {
+                _ => match self.next_plan(sleep, Some((action, at)))? {
                     Action::StartAttempt(plan) => plan,
                     Action::Finish(ending) => return Ok(ending),
                     _ => unreachable_step()?,
@@ -407,7 +408,9 @@ impl<'a, 'py> Ctx<'a, 'py> {
                     return Err(interrupted);
                 }
             };
-            polled = self.reported(plan, meaning, object, held)?;
+            at = self.s().now_ms(py)?; // one clock reading for the result and the next action
+            self.report_at(at, plan, meaning, object, held)?;
+            action = self.poll_at(at)?;
         }
     }
 
