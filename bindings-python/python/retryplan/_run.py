@@ -126,7 +126,13 @@ class Config:
         sequential: bool = False,
         sequential_attempts: bool = False,
         dispose: Optional[Callable[[Any], Any]] = None,
+        **unknown: Any,
     ) -> None:
+        if unknown:  # a helper hands its options on as given: one it does not have is named here
+            from ._errors import ArgumentTypeError
+
+            name, rule = next(iter(unknown)), "is not an option of this helper"
+            raise ArgumentTypeError(f"invalid argument `{name}`: {rule}", name=name, rule=rule)
         if outcome_of_exception is not None:
             import warnings
 
