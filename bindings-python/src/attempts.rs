@@ -131,7 +131,7 @@ impl Attempt {
             None => (result, Held::Value),
         };
         let accepted = ctx.report(plan, outcome, object, held)?;
-        run.borrow_mut().pending = Some(ctx.poll()?);
+        run.borrow_mut().pending = Some(ctx.poll_now()?);
         Ok(accepted)
     }
 
@@ -204,7 +204,7 @@ pub(crate) struct Attempts {
 
 impl Attempts {
     /// The action after the last attempt's result, once the attempt has reported (else misuse).
-    fn resume(&mut self, py: Python<'_>) -> PyResult<Option<Action>> {
+    fn resume(&mut self, py: Python<'_>) -> PyResult<Option<(Action, u64)>> {
         if let Some(attempt) = &self.attempt {
             let attempt = attempt.borrow(py);
             if !attempt.reported {
@@ -265,8 +265,8 @@ impl Attempts {
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<Attempt>>> {
         let action = match self.resume(py)? {
-            Some(action @ Action::StartAttempt(_)) => action,
-            other => Ctx::of(self.run.bind(py)).next_plan(self.sleep.bind(py), other)?,
+            Some((action @ Action::StartAttempt(_), _)) => action,
+            pending => Ctx::of(self.run.bind(py)).next_plan(self.sleep.bind(py), pending)?,
         };
         self.next(py, action)
     }

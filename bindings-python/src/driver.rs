@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::pyclass_init::PyClassInitializer;
 use pyo3::types::{PyBool, PyList, PyString};
@@ -60,53 +59,29 @@ impl PyAction {
 }
 
 /// Start this attempt now, as planned; report how it ended with `Driver.handle_result`.
-#[pyclass(module = "retryplan", frozen, extends = PyAction)]
+#[pyclass(module = "retryplan", frozen, extends = PyAction, get_all)]
 pub(crate) struct AttemptPlan {
-    inner: retryplan::AttemptPlan,
+    /// Attempt number, 1 for the first.
+    attempt: u32,
+    /// The effective timeout: min(per-attempt timeout, remaining budget), in ms.
+    timeout_ms: u64,
+    /// When the driver counts the attempt as timed out (now + timeout_ms).
+    abort_at_ms: u64,
+    /// Budget left at the start, after the response reserve.
+    remaining_budget_ms: u64,
+    /// True for a hedge: an extra attempt while another still runs.
+    hedge: bool,
+    /// True when the request carries the operation's idempotency key.
+    send_idempotency_key: bool,
+    /// A fresh id for this attempt's request (send it as `X-Request-Id`).
+    request_id: String,
 }
 
-#[pymethods]
 impl AttemptPlan {
-    /// Attempt number, 1 for the first.
-    #[getter]
-    fn attempt(&self) -> u32 {
-        self.inner.attempt
-    }
-
-    /// The effective timeout: min(per-attempt timeout, remaining budget), in ms.
-    #[getter]
-    fn timeout_ms(&self) -> u64 {
-        self.inner.timeout_ms
-    }
-
-    /// When the driver counts the attempt as timed out (now + timeout_ms).
-    #[getter]
-    fn abort_at_ms(&self) -> u64 {
-        self.inner.abort_at_ms
-    }
-
-    /// Budget left at the start, after the response reserve.
-    #[getter]
-    fn remaining_budget_ms(&self) -> u64 {
-        self.inner.remaining_budget_ms
-    }
-
-    /// True for a hedge: an extra attempt while another still runs.
-    #[getter]
-    fn hedge(&self) -> bool {
-        self.inner.hedge
-    }
-
-    /// True when the request carries the operation's idempotency key.
-    #[getter]
-    fn send_idempotency_key(&self) -> bool {
-        self.inner.send_idempotency_key
-    }
-
-    /// A fresh id for this attempt's request (send it as `X-Request-Id`).
-    #[getter]
-    fn request_id(&self) -> String {
-        self.inner.request_id.to_string()
+    fn of(plan: retryplan::AttemptPlan) -> AttemptPlan {
+        let retryplan::AttemptPlan { attempt, timeout_ms, abort_at_ms, remaining_budget_ms, hedge, .. } = plan;
+        let (send_idempotency_key, request_id) = (plan.send_idempotency_key, plan.request_id.to_string());
+        AttemptPlan { attempt, timeout_ms, abort_at_ms, remaining_budget_ms, hedge, send_idempotency_key, request_id }
     }
 }
 
@@ -187,33 +162,13 @@ pub(crate) struct PyAttemptResult {
 }
 
 /// The receipt's name: `"accepted"`, or `"discarded"` (dispose of what the result carried now).
-fn receipt_to_py(py: Python<'_>, receipt: Receipt) -> &Bound<'_, PyString> {
-    match receipt {
-        Receipt::Accepted => intern!(py, "accepted"),
-        Receipt::Discarded => intern!(py, "discarded"),
-    }
+fn receipt_to_py(py: Python<'_>, receipt: Receipt) -> Bound<'_, PyString> {
+    PyString::intern(py, receipt.name())
 }
-
-/// Every concurrency by its name: the binding's one table of them.
-const CONCURRENCIES: [(Concurrency, &str); 3] = [
-    (Concurrency::Concurrent, "concurrent"),
-    (Concurrency::Sequential, "sequential"),
-    (Concurrency::SequentialWithoutHedging, "sequential_without_hedging"),
-];
 
 /// A concurrency by name (None: `concurrent`); an unknown name is refused.
 pub(crate) fn concurrency_arg(obj: Option<&Bound<'_, PyAny>>) -> Res<Concurrency> {
-    let Some(obj) = obj.filter(|obj| !obj.is_none()) else { return Ok(Concurrency::Concurrent) };
-    let name = str_arg("concurrency", obj)?;
-    CONCURRENCIES.iter().find(|(_, known)| *known == name).map(|(concurrency, _)| *concurrency).ok_or_else(|| {
-        let rule = "must be `concurrent`, `sequential` or `sequential_without_hedging`";
-        invalid("concurrency", rule.to_owned())
-    })
-}
-
-/// The name of a concurrency.
-pub(crate) fn concurrency_name(concurrency: Concurrency) -> &'static str {
-    CONCURRENCIES.iter().find(|(known, _)| *known == concurrency).map_or("concurrent", |(_, name)| name)
+    obj.filter(|obj| !obj.is_none()).map_or(Ok(Concurrency::Concurrent), |obj| by_name("concurrency", obj))
 }
 
 fn result_to_py(py: Python<'_>, result: Option<AttemptResult>) -> PyResult<Option<Py<PyAttemptResult>>> {
@@ -227,7 +182,7 @@ fn result_to_py(py: Python<'_>, result: Option<AttemptResult>) -> PyResult<Optio
 pub(crate) fn action_to_py(py: Python<'_>, inner: Action) -> PyResult<Py<PyAny>> {
     let base = PyClassInitializer::from(PyAction { inner });
     Ok(match inner {
-        Action::StartAttempt(inner) => Bound::new(py, base.add_subclass(AttemptPlan { inner }))?.into_any(),
+        Action::StartAttempt(plan) => Bound::new(py, base.add_subclass(AttemptPlan::of(plan)))?.into_any(),
         Action::AbortAttempt { attempt, reason } => {
             Bound::new(py, base.add_subclass(AbortAttempt { attempt, reason: reason.name() }))?.into_any()
         }
@@ -281,7 +236,8 @@ pub(crate) fn plan_arg(obj: &Bound<'_, PyAny>) -> Res<retryplan::AttemptPlan> {
 /// The host loop of one operation: results in, one action out per poll.
 #[pyclass(module = "retryplan", name = "Driver")]
 pub(crate) struct PyDriver {
-    pub(crate) inner: Driver,
+    /// Boxed: a driver is a few KB, moved once instead of at every step of making its Python object.
+    pub(crate) inner: Box<Driver>,
 }
 
 impl PyDriver {
@@ -293,7 +249,7 @@ impl PyDriver {
         options: OperationOptions,
     ) -> Res<PyDriver> {
         let driver_options = DriverOptions { concurrency, ..DriverOptions::default() };
-        Ok(PyDriver { inner: Driver::new(&policy.inner, now_ms, options, driver_options)? })
+        Ok(PyDriver { inner: Box::new(Driver::new(&policy.inner, now_ms, options, driver_options)?) })
     }
 
     /// Hands in attempt `attempt`'s result, held by the host under `token` (as `held`) when given.
@@ -376,7 +332,7 @@ impl PyDriver {
         let concurrency = concurrency_arg(concurrency)?;
         let stats = stats.map(|stats| class_arg::<PyStats>("stats", stats).map(|stats| Arc::clone(&stats.inner)));
         let driver_options = DriverOptions { concurrency, stats: stats.transpose()?, record_events, returns_responses };
-        Ok(PyDriver { inner: Driver::new(policy, now, options, driver_options)? })
+        Ok(PyDriver { inner: Box::new(Driver::new(policy, now, options, driver_options)?) })
     }
 
     /// What to do now: an `AttemptPlan` to start, an `AbortAttempt`, a `Sleep` or the `Ending`.
@@ -404,7 +360,7 @@ impl PyDriver {
         token: Option<&Bound<'_, PyAny>>,
         held: Option<&Bound<'_, PyAny>>,
         now_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<&Bound<'py, PyString>> {
+    ) -> Res<Bound<'py, PyString>> {
         let now = NOW.read(now, now_ms)?;
         let attempt = u32_arg("attempt", given("attempt", attempt)?)?;
         let outcome = class_arg::<PyOutcome>("outcome", given("outcome", outcome)?)?.inner;
@@ -434,7 +390,7 @@ impl PyDriver {
         token: Option<&Bound<'_, PyAny>>,
         now_ms: Option<&Bound<'_, PyAny>>,
         now_unix_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<&Bound<'py, PyString>> {
+    ) -> Res<Bound<'py, PyString>> {
         let now = NOW.read(now, now_ms)?;
         let attempt = u32_arg("attempt", given("attempt", attempt)?)?;
         let head = ResponseHead::read(given("status", status)?, given("headers", headers)?)?;

@@ -18,11 +18,12 @@ use pyo3::exceptions::PyException;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
+use retryplan::value::Named;
 use retryplan::{Action, AttemptPlan, Ending, Held, Outcome, Receipt, Verdict};
 
 use crate::args::NOW_UNIX;
 use crate::attempts::Attempt;
-use crate::driver::{action_to_py, concurrency_name, plan_arg, PyDriver};
+use crate::driver::{action_to_py, plan_arg, PyDriver};
 use crate::errors::wrong_type;
 use crate::outcome::{PyOutcome, ResponseHead};
 use crate::settings::Settings;
@@ -64,14 +65,14 @@ pub(crate) struct Run {
     kept: Vec<(u64, Kept)>,
     next_token: u64,
     /// The action that followed the last attempt of an attempt loop.
-    pub(crate) pending: Option<Action>,
+    pub(crate) pending: Option<(Action, u64)>,
 }
 
 impl Run {
-    pub(crate) fn new(settings: &Bound<'_, Settings>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Run> {
+    /// A new operation of `settings` started at `now` (ms on the helper's clock).
+    pub(crate) fn new(settings: &Bound<'_, Settings>, options: Option<&Bound<'_, PyDict>>, now: u64) -> PyResult<Run> {
         let (py, s) = (settings.py(), settings.get());
         let (log, observe) = s.listeners(py)?;
-        let now = s.now_ms(py)?;
         let mut responses = false;
         let driver = match options.filter(|options| !options.is_empty()) {
             None if s.plain && !observe => Py::new(py, PyDriver::with(s.policy.get(), now, s.concurrency, drawn()?)?)?,
@@ -93,7 +94,7 @@ impl Run {
                 responses = kwargs.get_item("returns_responses")?.map_or(Ok(false), |value| value.is_truthy())?;
                 kwargs.set_item("now_ms", now)?;
                 kwargs.set_item("record_events", observe)?;
-                let concurrency = concurrency_name(s.concurrency);
+                let concurrency = s.concurrency.name();
                 let driver = py.get_type::<PyDriver>().call((policy, py.None(), concurrency), Some(&kwargs))?;
                 driver.cast_into::<PyDriver>()?.unbind()
             }
@@ -258,17 +259,17 @@ impl<'a, 'py> Ctx<'a, 'py> {
         Ok(receipt == Receipt::Accepted)
     }
 
-    /// Hands in how `plan`'s attempt ended and returns the next action (the sequential helpers).
+    /// Hands in how `plan`'s attempt ended; the next action, and the clock reading it was polled at.
     pub(crate) fn reported(
         &self,
         plan: AttemptPlan,
         meaning: Meaning,
         object: Option<Py<PyAny>>,
         held: Held,
-    ) -> PyResult<Action> {
+    ) -> PyResult<(Action, u64)> {
         let now = self.s().now_ms(self.py)?; // one clock reading for the result and the next action
         self.report_at(now, plan, meaning, object, held)?;
-        self.poll_at(now)
+        Ok((self.poll_at(now)?, now))
     }
 
     /// What an attempt's error means: the failure table, else the hook, else the core's verdict for an
@@ -323,35 +324,46 @@ impl<'a, 'py> Ctx<'a, 'py> {
         }
     }
 
-    /// One move from `action` (else a new poll): an attempt to run, the ending, or the seconds to sleep.
-    pub(crate) fn step(&self, mut action: Option<Action>) -> PyResult<Step> {
+    /// One move from `action` polled at `now` (else a new poll): an attempt to run, the ending, or the
+    /// seconds to sleep. A wait already over is polled again at once, at the same reading of the clock.
+    pub(crate) fn step(&self, polled: Option<(Action, u64)>) -> PyResult<Step> {
+        let (mut action, mut now) = match polled {
+            Some(polled) => polled,
+            None => self.poll_now()?,
+        };
         loop {
-            match action.take().map_or_else(|| self.poll(), Ok)? {
-                Action::Sleep { until_ms } => {
-                    return Ok(Step::Sleep(until_ms as f64 / 1000.0 - self.s().now(self.py)?))
+            match action {
+                Action::Sleep { until_ms } if until_ms > now => {
+                    let seconds = until_ms as f64 / 1000.0 - self.s().now(self.py)?;
+                    if seconds > 0.0 {
+                        return Ok(Step::Sleep(seconds));
+                    }
+                    (action, now) = self.poll_now()?;
                 }
                 // One attempt at a time: an aborted one has returned already (late, and discarded).
-                Action::AbortAttempt { .. } => {}
+                Action::Sleep { .. } | Action::AbortAttempt { .. } => action = self.poll_at(now)?,
                 next => return Ok(Step::Act(next)),
             }
         }
     }
 
+    pub(crate) fn poll_now(&self) -> PyResult<(Action, u64)> {
+        let now = self.s().now_ms(self.py)?;
+        Ok((self.poll_at(now)?, now))
+    }
+
     /// The next attempt to run, sleeping (cancellably) as the driver says; or the ending.
-    pub(crate) fn next_plan(&self, sleep: &Bound<'py, PyAny>, action: Option<Action>) -> PyResult<Action> {
-        let mut next = self.step(action)?;
+    pub(crate) fn next_plan(&self, sleep: &Bound<'py, PyAny>, mut polled: Option<(Action, u64)>) -> PyResult<Action> {
         loop {
-            match next {
+            match self.step(polled.take())? {
                 Step::Act(action) => return Ok(action),
-                Step::Sleep(seconds) if seconds > 0.0 => {
+                Step::Sleep(seconds) => {
                     if let Err(error) = sleep.call1((seconds,)) {
                         self.cancel()?;
                         return Err(error);
                     }
                 }
-                Step::Sleep(_) => {}
             }
-            next = self.step(None)?;
         }
     }
 
@@ -367,17 +379,23 @@ impl<'a, 'py> Ctx<'a, 'py> {
         args: &Bound<'py, PyTuple>,
         kwargs: Option<&Bound<'py, PyDict>>,
         sleep: &Bound<'py, PyAny>,
+        started: Option<u64>,
     ) -> PyResult<Ending> {
         let py = self.py;
-        let mut action = self.poll()?;
+        let mut at = match started {
+            Some(now) => now, // the first poll at the reading the driver was made at
+            None => self.s().now_ms(py)?,
+        };
+        let mut action = self.poll_at(at)?;
         loop {
-            if !matches!(action, Action::StartAttempt(_)) {
-                action = self.next_plan(sleep, Some(action))?;
-            }
             let plan = match action {
                 Action::StartAttempt(plan) => plan,
                 Action::Finish(ending) => return Ok(ending),
-                _ => continue,
+                _ => match self.next_plan(sleep, Some((action, at)))? {
+                    Action::StartAttempt(plan) => plan,
+                    Action::Finish(ending) => return Ok(ending),
+                    _ => unreachable_step()?,
+                },
             };
             self.start(plan);
             let (meaning, object, held) = match attempt.call(args, kwargs) {
@@ -390,7 +408,9 @@ impl<'a, 'py> Ctx<'a, 'py> {
                     return Err(interrupted);
                 }
             };
-            action = self.reported(plan, meaning, object, held)?;
+            at = self.s().now_ms(py)?; // one clock reading for the result and the next action
+            self.report_at(at, plan, meaning, object, held)?;
+            action = self.poll_at(at)?;
         }
     }
 
@@ -441,10 +461,6 @@ impl<'a, 'py> Ctx<'a, 'py> {
     }
 }
 
-pub(crate) fn plan_to_py(py: Python<'_>, plan: Option<AttemptPlan>) -> PyResult<Option<Py<PyAny>>> {
-    plan.map(|plan| action_to_py(py, Action::StartAttempt(plan))).transpose()
-}
-
 #[pymethods]
 impl Run {
     /// A new operation of `settings` (`options`: `idempotency_key`, `deadline`, `method`, `idempotent`,
@@ -452,19 +468,13 @@ impl Run {
     #[new]
     #[pyo3(signature = (settings, options = None))]
     fn py_new(settings: &Bound<'_, Settings>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Run> {
-        Run::new(settings, options)
+        Run::new(settings, options, settings.get().now_ms(settings.py())?)
     }
 
     /// The helper's `Config` (its hooks).
     #[getter]
     fn config(&self, py: Python<'_>) -> Py<PyAny> {
         self.settings.get().config.clone_ref(py)
-    }
-
-    /// The attempt running (sequential helpers), or None.
-    #[getter]
-    fn plan(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        plan_to_py(py, self.plan)
     }
 
     /// The helper's clock, in float seconds.
@@ -502,15 +512,15 @@ impl Run {
         Ctx::of(slf).cancel()
     }
 
-    /// Runs the operation one blocking attempt at a time (`attempt(*args, **kwargs)`); returns the Ending.
+    /// Runs the operation one blocking attempt at a time (`attempt(*args)`: the sync HTTP helpers); returns the
+    /// Ending.
     fn call(
         slf: &Bound<'_, Self>,
         attempt: &Bound<'_, PyAny>,
         args: &Bound<'_, PyTuple>,
-        kwargs: Option<&Bound<'_, PyDict>>,
         sleep: &Bound<'_, PyAny>,
     ) -> PyResult<Py<PyAny>> {
-        let ending = Ctx::of(slf).run_sequential(attempt, args, kwargs, sleep)?;
+        let ending = Ctx::of(slf).run_sequential(attempt, args, None, sleep, None)?;
         action_to_py(slf.py(), Action::Finish(ending))
     }
 
@@ -540,4 +550,9 @@ fn ending_arg(ending: &Bound<'_, PyAny>) -> PyResult<Ending> {
         Some(Action::Finish(ending)) => Ok(ending),
         _ => Err(PyErr::from(wrong_type("ending", "a retryplan.Ending", ending))),
     }
+}
+
+/// What `next_plan` never returns (it returns a start or the ending), refused rather than looped on.
+fn unreachable_step() -> PyResult<AttemptPlan> {
+    Err(pyo3::exceptions::PyRuntimeError::new_err("the driver planned neither an attempt nor the end"))
 }

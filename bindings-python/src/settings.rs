@@ -128,10 +128,11 @@ impl Settings {
         sleep: &Bound<'_, PyAny>,
     ) -> PyResult<Py<PyAny>> {
         let py = slf.py();
-        let run = Bound::new(py, Run::new(slf, None)?)?;
+        let now = slf.get().now_ms(py)?;
+        let run = Bound::new(py, Run::new(slf, None, now)?)?;
         let current = slf.get().shared.current.bind(py);
         let token = current.call_method1(intern!(py, "set"), (&run,))?;
-        let ending = Ctx::of(&run).run_sequential(attempt, args, kwargs, sleep);
+        let ending = Ctx::of(&run).run_sequential(attempt, args, kwargs, sleep, Some(now));
         current.call_method1(intern!(py, "reset"), (token,))?;
         Ctx::of(&run).end(ending?)
     }

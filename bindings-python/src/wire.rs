@@ -4,7 +4,7 @@
 //! is written here or in Python: each comes from the core's tables.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{IntoPyDict, PyDict, PyTuple};
 use retryplan::value::Named;
 use retryplan::wire::{self, ActionKind, EndingKind, InputKind, OutcomeKind};
 use retryplan::{AbortReason, Failure, GiveUpReason, Held, Receipt, TransportFailure, Verdict};
@@ -12,15 +12,6 @@ use retryplan::{AbortReason, Failure, GiveUpReason, Held, Receipt, TransportFail
 /// The names of a kind table, in wire order (a name's number is its place).
 fn names<'py, T: Named>(py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
     PyTuple::new(py, T::ALL.iter().map(|value| value.name()))
-}
-
-/// A record's word positions by field name.
-fn fields<'py>(py: Python<'py>, fields: &[(&str, usize)]) -> PyResult<Bound<'py, PyDict>> {
-    let dict = PyDict::new(py);
-    for (name, index) in fields {
-        dict.set_item(name, index)?;
-    }
-    Ok(dict)
 }
 
 /// The core's wire tables: `version`, `none`, `pushback_do_not_retry`, `max_word`, `flag_hedge`,
@@ -38,8 +29,8 @@ pub(crate) fn wire_tables(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     tables.set_item("flag_hedge", wire::FLAG_HEDGE)?;
     tables.set_item("flag_send_idempotency_key", wire::FLAG_SEND_IDEMPOTENCY_KEY)?;
     tables.set_item("ending_returns", wire::ENDING_RETURNS)?;
-    tables.set_item("input", fields(py, wire::input::FIELDS)?)?;
-    tables.set_item("output", fields(py, wire::output::FIELDS)?)?;
+    tables.set_item("input", wire::input::FIELDS.iter().copied().into_py_dict(py)?)?;
+    tables.set_item("output", wire::output::FIELDS.iter().copied().into_py_dict(py)?)?;
     tables.set_item("input_kinds", names::<InputKind>(py)?)?;
     tables.set_item("outcome_kinds", names::<OutcomeKind>(py)?)?;
     tables.set_item("action_kinds", names::<ActionKind>(py)?)?;

@@ -99,6 +99,8 @@ ROWS: List[Row] = [
     Row("None for a required argument", "InvalidArgumentError", "invalid_argument", "now", lambda: op().poll(None)),
     Row("wrong type for a helper's argument", "ArgumentTypeError", "invalid_argument", "stats",
         lambda: retryplan.retry(Policy.from_profile("read"), stats=3)(print)),  # type: ignore[arg-type]
+    Row("an option a helper does not have", "ArgumentTypeError", "invalid_argument", "outcome_of_eror",
+        lambda: retryplan.attempts(Policy.from_profile("read"), outcome_of_eror=None)),  # type: ignore[call-arg]
     Row("negative count", "InvalidArgumentError", "invalid_argument", "capacity", lambda: RetrySlots(-1)),
     Row("count beyond 32 bits", "InvalidArgumentError", "invalid_argument", "capacity",
         lambda: RetrySlots(2**32)),
@@ -149,6 +151,23 @@ def test_bad_input_gets_a_typed_error_with_the_code_and_field(row: Row) -> None:
         field = ",".join(error.fields)
     assert (field or NO_ERROR) == row.field, error
     assert len(str(error)) < 1000, "a bad value is excerpted, never copied whole"
+
+
+@pytest.mark.parametrize("helper", ["async_attempts", "RetryTransport", "AsyncRetryTransport", "RetryAdapter"])
+def test_every_helper_names_an_option_it_does_not_have(helper: str) -> None:
+    import retryplan.httpx
+    import retryplan.requests
+
+    policy, misspelled = Policy.from_profile("read"), {"sead": 1}  # seed, misspelled
+    make: Callable[[], Any] = {
+        "async_attempts": lambda: retryplan.async_attempts(policy, **misspelled),
+        "RetryTransport": lambda: retryplan.httpx.RetryTransport(policy=policy, **misspelled),
+        "AsyncRetryTransport": lambda: retryplan.httpx.AsyncRetryTransport(policy=policy, **misspelled),
+        "RetryAdapter": lambda: retryplan.requests.RetryAdapter(policy=policy, **misspelled),
+    }[helper]
+    with pytest.raises(retryplan.ArgumentTypeError, match="`sead`: is not an option of this helper") as raised:
+        make()
+    assert raised.value.name == "sead"
 
 
 def test_range_messages_state_the_arguments_own_range() -> None:

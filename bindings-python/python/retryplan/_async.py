@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from ._helpers import _options, loop_config
+from ._helpers import loop_run
 from ._native import AbortAttempt, Attempt, AttemptPlan, Attempts, Ending, Run, Sleep
 from ._run import CURRENT, Config
 
@@ -26,8 +26,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Awaitable, Callable, Dict, List, Optional
 
-    from ._native import Dependency, Driver, Policy, Stats
-    from ._run import OnDecision, OutcomeOfError
+    from ._native import Driver, Policy
+    from ._run import LoopOptions, Unpack
 
     Sleeper = Callable[[float], Awaitable[Any]]
 
@@ -35,9 +35,9 @@ __all__ = ["AsyncAttempts", "async_attempts"]
 
 
 async def run_concurrently(
-    run: Run, start: Callable[[AttemptPlan], Awaitable[Any]], sleep: Optional[Sleeper] = None
+    run: Run, start: Callable[[Attempt], Awaitable[Any]], sleep: Optional[Sleeper] = None
 ) -> Ending:
-    """Runs the operation with its attempts as tasks (``start(plan)``); returns the ending."""
+    """Runs the operation with its attempts as tasks (``start(attempt)``); returns the ending."""
     loop = asyncio.get_running_loop()
     plans: Dict[asyncio.Task[Any], AttemptPlan] = {}  # every attempt not yet reported
     running: Dict[int, asyncio.Task[Any]] = {}
@@ -92,9 +92,10 @@ def _set(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
-async def _attempt(run: Run, start: Callable[[AttemptPlan], Awaitable[Any]], plan: AttemptPlan) -> Any:
-    CURRENT.set(Attempt(plan, run))  # the task's own context: current_attempt() inside this attempt
-    return await start(plan)
+async def _attempt(run: Run, start: Callable[[Attempt], Awaitable[Any]], plan: AttemptPlan) -> Any:
+    attempt = Attempt(plan, run)
+    CURRENT.set(attempt)  # the task's own context: current_attempt() inside this attempt
+    return await start(attempt)
 
 
 def _report(run: Run, task: asyncio.Task[Any], plans: Dict[Any, AttemptPlan], running: Dict[int, Any]) -> None:
@@ -119,7 +120,7 @@ def wrap_coroutine_function(
 
     async def call(*args: Any, **kwargs: Any) -> Any:
         run = config.run()
-        return run.end(await run_concurrently(run, lambda plan: fn(*args, **kwargs), sleep))
+        return run.end(await run_concurrently(run, lambda attempt: fn(*args, **kwargs), sleep))
 
     return call
 
@@ -214,22 +215,8 @@ def async_attempts(
     *,
     idempotency_key: Optional[str] = None,
     deadline: Optional[float] = None,
-    outcome_of_error: Optional[OutcomeOfError] = None,
-    on_decision: Optional[OnDecision] = None,
-    logger: Any = None,
-    stats: Optional[Stats] = None,
-    clock: Callable[[], float] = time.monotonic,
     sleep: Sleeper = asyncio.sleep,
-    seed: Optional[int] = None,
-    name: str = "operation",
-    dependency: Optional[Dependency] = None,
-    sequential_attempts: bool = False,
-    outcome_of_exception: Optional[OutcomeOfError] = None,
+    **options: Unpack[LoopOptions],
 ) -> AsyncAttempts:
     """Start one operation and iterate over its attempts with ``async for`` (one at a time; options as ``attempts``)."""
-    config = loop_config(
-        policy, outcome_of_error, on_decision, logger, stats, clock, seed, name, dependency, sequential_attempts,
-        outcome_of_exception,
-    )  # fmt: skip
-    return AsyncAttempts(Run(config.native, _options(idempotency_key, deadline)), sleep)
-
+    return AsyncAttempts(loop_run(policy, idempotency_key, deadline, options), sleep)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, Dict, Optional, Tuple, TypeVar
 
     from ._native import Dependency, Outcome, Policy, Stats
-    from ._run import OnDecision, OutcomeOfError, OutcomeOfResult
+    from ._run import LoopOptions, OnDecision, OutcomeOfError, OutcomeOfResult, Unpack
 
     F = TypeVar("F", bound=Callable[..., Any])
 
@@ -115,44 +115,22 @@ def _wrap_function(fn: Callable[..., Any], config: Config, sleep: Callable[[floa
     return call
 
 
-def _options(idempotency_key: Optional[str], deadline: Optional[float]) -> Optional[Dict[str, Any]]:
-    if idempotency_key is None and deadline is None:
-        return None
-    return {"idempotency_key": idempotency_key, "deadline": deadline}
-
-
 _LOOPS: Dict[Tuple[Any, ...], Config] = {}  # the settings of recent attempt loops, by what they were given
 _ENOUGH_LOOPS = 64
 
 
-def loop_config(
-    policy: Policy,
-    outcome_of_error: Optional[OutcomeOfError],
-    on_decision: Optional[OnDecision],
-    logger: Any,
-    stats: Optional[Stats],
-    clock: Callable[[], float],
-    seed: Optional[int],
-    name: str,
-    dependency: Optional[Dependency],
-    sequential_attempts: bool,
-    outcome_of_exception: Optional[OutcomeOfError],
-) -> Config:
-    """The settings of an attempt loop (``attempts()`` and ``async_attempts()`` start one per operation, mostly
-    with the same arguments): checked once, and kept while they are in use (a Config holds what its key names)."""
-    given = (policy, outcome_of_error, on_decision, logger, stats, clock, dependency)
-    key = (*map(id, given), seed, name, sequential_attempts)
-    config = _LOOPS.get(key) if outcome_of_exception is None else None  # the deprecated name warns every time
+def loop_run(policy: Policy, idempotency_key: Optional[str], deadline: Optional[float], options: LoopOptions) -> Run:
+    """One operation of an attempt loop (``attempts()`` and ``async_attempts()``). Its settings are checked once
+    per set of arguments and kept while in use (a Config holds every object its key names by id)."""
+    key = (id(policy), *[(name, id(value)) for name, value in options.items()])
+    config = _LOOPS.get(key) if "outcome_of_exception" not in options else None  # the deprecated name warns every time
     if config is None:
-        config = Config(
-            policy, outcome_of_error=outcome_of_error, outcome_of_exception=outcome_of_exception, on_decision=on_decision,
-            logger=logger, stats=stats, clock=clock, seed=seed, name=name, dependency=dependency, sequential=True,
-            sequential_attempts=sequential_attempts,
-        )  # fmt: skip
+        config = Config(policy, sequential=True, **options)
         if len(_LOOPS) >= _ENOUGH_LOOPS:
             _LOOPS.clear()
         _LOOPS[key] = config
-    return config
+    given = {"idempotency_key": idempotency_key, "deadline": deadline}
+    return Run(config.native, None if idempotency_key is None and deadline is None else given)
 
 
 def attempts(
@@ -160,27 +138,13 @@ def attempts(
     *,
     idempotency_key: Optional[str] = None,
     deadline: Optional[float] = None,
-    outcome_of_error: Optional[OutcomeOfError] = None,
-    on_decision: Optional[OnDecision] = None,
-    logger: Any = None,
-    stats: Optional[Stats] = None,
-    clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], Any] = time.sleep,
-    seed: Optional[int] = None,
-    name: str = "operation",
-    dependency: Optional[Dependency] = None,
-    sequential_attempts: bool = False,
-    outcome_of_exception: Optional[OutcomeOfError] = None,
+    **options: Unpack[LoopOptions],
 ) -> Attempts:
     """Start one operation and iterate over its attempts (sync, one at a time).
 
-    ``deadline`` is a caller deadline on ``clock`` (seconds); ``seed`` fixes
-    the jitter and ids (tests only: the default draws from the OS);
-    ``dependency`` shares a retry budget, breaker and retry cap with every
-    operation that names it. The other options are :func:`retry`'s.
+    ``deadline`` is a caller deadline on ``clock`` (seconds); ``sleep`` waits between attempts. The other
+    options (``outcome_of_error``, ``on_decision``, ``logger``, ``stats``, ``clock``, ``seed``, ``name``,
+    ``dependency``, ``sequential_attempts``) are :func:`retry`'s.
     """
-    config = loop_config(
-        policy, outcome_of_error, on_decision, logger, stats, clock, seed, name, dependency, sequential_attempts,
-        outcome_of_exception,
-    )  # fmt: skip
-    return Attempts(Run(config.native, _options(idempotency_key, deadline)), sleep)
+    return Attempts(loop_run(policy, idempotency_key, deadline, options), sleep)

@@ -36,19 +36,50 @@ from ._run import Config
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Dict, Optional, Protocol, Tuple
+    from typing import Any, Callable, Dict, Optional, Tuple
 
-    from ._native import AttemptPlan, Ending
+    from ._native import Attempt, Ending
 
-    class Client(Protocol):
-        """An HTTP library's responses as the helpers see them."""
 
-        def status(self, response: Any) -> int: ...
-        def headers(self, response: Any) -> Any: ...
-        def close(self, response: Any) -> Any: ...
-        def cut(self, response: Any) -> Any: ...
-        def abort(self, response: Any) -> None: ...
-        def attach(self, response: Any, decision: Any) -> Any: ...
+class Client:
+    """An HTTP library's responses as the helpers see them: httpx's and requests' share a status, headers and
+    ``close``; each library says how to ``cut`` (close unread, returned empty), ``abort`` (stop a read of the body
+    in progress) and ``attach`` (the ending)."""
+
+    def status(self, response: Any) -> Any:
+        return response.status_code  # as the library gives it: the core reads any int
+
+    def headers(self, response: Any) -> Any:
+        return response.headers  # case-insensitive: `get` finds the lower-case names
+
+    def close(self, response: Any) -> Any:
+        return response.close()
+
+    def cut(self, response: Any) -> Any:
+        raise NotImplementedError
+
+    def abort(self, response: Any) -> None:
+        raise NotImplementedError
+
+    def attach(self, response: Any, decision: Any) -> Any:
+        raise NotImplementedError
+
+
+def close_returned(response: Any) -> None:
+    """Closes what an abandoned attempt still returned (a response, or None)."""
+    if response is not None:
+        response.close()
+
+
+def shut(sock: Any) -> None:
+    """Shuts a connection's socket (the OS socket, under TLS too): a read in progress on it stops at once."""
+    if sock is not None:
+        import socket
+
+        try:
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+        except OSError:
+            pass
 
 
 class HttpHelper:
@@ -85,16 +116,12 @@ class HttpHelper:
         run.read = head
         return run
 
-    def attempt_headers(self, run: Run, plan: AttemptPlan) -> Dict[str, str]:
-        """The headers of this attempt's request: its request id, and the key when the plan sends it."""
-        headers = {self.request_id_header: plan.request_id}
-        if plan.send_idempotency_key:
-            headers[self.idempotency_key_header] = run.driver.idempotency_key
+    def attempt_headers(self, attempt: Attempt) -> Dict[str, str]:
+        """The headers of this attempt's request: its request id, and the key when its plan sends it."""
+        headers = {self.request_id_header: attempt.request_id}
+        if attempt.send_idempotency_key:
+            headers[self.idempotency_key_header] = attempt.idempotency_key
         return headers
-
-    def window(self, plan: AttemptPlan, clock: Callable[[], float]) -> float:
-        """Seconds left of the attempt (its timeout, within the deadline)."""
-        return max(0.0, plan.abort_at_ms / 1000.0 - clock())
 
     def settle(self, run: Run, ending: Ending) -> Tuple[Any, Optional[float]]:
         """The response the core says to return, with the seconds left to read its body in (None: a success,

@@ -1050,9 +1050,6 @@ class Run:
     @property
     def log(self) -> Any:
         """The logger, when it logs (INFO), else None."""
-    @property
-    def plan(self) -> Optional[AttemptPlan]:
-        """The attempt running (sequential helpers), or None."""
     def clock(self) -> float:
         """The helper's clock, in float seconds."""
     def dispose(self, value: Any) -> None:
@@ -1063,10 +1060,8 @@ class Run:
         """Hands in how ``plan``'s attempt ended: it raised ``error``, else returned ``value``; True when accepted."""
     def cancel(self) -> None:
         """The caller gave up on the operation: it ends ``cancelled``."""
-    def call(
-        self, attempt: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any], sleep: Callable[[float], Any]
-    ) -> Ending:
-        """Runs the operation one blocking attempt at a time; returns the Ending."""
+    def call(self, attempt: Callable[..., Any], args: Tuple[Any, ...], sleep: Callable[[float], Any]) -> Ending:
+        """Runs the operation one blocking attempt at a time (``attempt(*args)``); returns the Ending."""
     def end(self, ending: Ending) -> Any:
         """The winner's value, or raises the typed ending."""
     def finish(self, ending: Ending) -> Tuple[Any, Optional[float]]:

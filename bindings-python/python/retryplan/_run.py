@@ -19,6 +19,7 @@ only when the application imported it (else nobody can be listening).
 from __future__ import annotations
 
 import os
+import sys
 import time
 from _contextvars import ContextVar
 
@@ -44,10 +45,55 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._errors import OperationFailed
     from ._native import Decision, Ending, Event, Policy
 
+    if sys.version_info >= (3, 11):
+        from typing import TypedDict
+        from typing import Unpack as Unpack  # for the helpers' signatures
+    else:
+        from typing_extensions import TypedDict
+        from typing_extensions import Unpack as Unpack
+
     OutcomeOfError = Callable[[BaseException], Optional[Outcome]]
     OutcomeOfResult = Callable[[Any], Outcome]
     OnDecision = Callable[[Event], Any]
     Concurrency = Literal["concurrent", "sequential", "sequential_without_hedging"]
+
+    class HelperOptions(TypedDict, total=False):
+        """What every helper takes besides its policy, written once (each as :func:`retryplan.retry` says)."""
+
+        outcome_of_error: Optional[OutcomeOfError]
+        """What an error the failure table does not know means (an Outcome; None: ``ambiguous``)."""
+        on_decision: Optional[OnDecision]
+        """Sees every decision event."""
+        logger: Any
+        """The logger of endings (INFO) and steps (DEBUG); default ``retryplan`` once logging is imported."""
+        stats: Optional[Stats]
+        """Counts every decision."""
+        clock: Callable[[], float]
+        """The monotonic clock, float seconds (default ``time.monotonic``)."""
+        seed: Optional[int]
+        """Fixes the jitter and ids (tests only: the default draws from the OS)."""
+        dependency: Optional[Dependency]
+        """Shares a retry budget, breaker and retry cap with every operation that names it."""
+
+    class LoopOptions(HelperOptions, total=False):
+        """The options of an attempt loop (``attempts()``, ``async_attempts()``)."""
+
+        name: str
+        """The operation's name in logs and endings (default ``operation``)."""
+        sequential_attempts: bool
+        """Accept a policy with ``hedging`` and run it without its hedges."""
+        outcome_of_exception: Optional[OutcomeOfError]
+        """Deprecated name of ``outcome_of_error``."""
+
+    class HttpOptions(HelperOptions, total=False):
+        """The options of an HTTP helper (the httpx transports, the requests adapter)."""
+
+        wall_clock: Callable[[], float]
+        """The wall clock Retry-After dates are read against (default ``time.time``)."""
+        request_id_header: str
+        """Each attempt's request id header (default ``X-Request-Id``)."""
+        idempotency_key_header: str
+        """The idempotency key's header (default ``Idempotency-Key``)."""
 
 DEBUG, INFO = 10, 20  # logging's levels, without importing logging
 
@@ -61,21 +107,7 @@ if hasattr(os, "register_at_fork"):  # the helpers draw OS randomness ahead: a f
 class Config:
     """What a helper was given, checked once when the helper is made."""
 
-    __slots__ = (
-        "policy",
-        "outcome_of_error",
-        "outcome_of_result",
-        "on_decision",
-        "logger",
-        "stats",
-        "clock",
-        "seed",
-        "name",
-        "dependency",
-        "concurrency",
-        "dispose",
-        "native",
-    )
+    __slots__ = ("policy", "on_decision", "stats", "clock", "seed", "dependency", "concurrency", "native")
 
     def __init__(
         self,
@@ -94,7 +126,13 @@ class Config:
         sequential: bool = False,
         sequential_attempts: bool = False,
         dispose: Optional[Callable[[Any], Any]] = None,
+        **unknown: Any,
     ) -> None:
+        if unknown:  # a helper hands its options on as given: one it does not have is named here
+            from ._errors import ArgumentTypeError
+
+            name, rule = next(iter(unknown)), "is not an option of this helper"
+            raise ArgumentTypeError(f"invalid argument `{name}`: {rule}", name=name, rule=rule)
         if outcome_of_exception is not None:
             import warnings
 
@@ -114,16 +152,11 @@ class Config:
         if sequential:
             self.concurrency = "sequential_without_hedging" if sequential_attempts else "sequential"
         self.policy = policy
-        self.outcome_of_error = outcome_of_error
-        self.outcome_of_result = outcome_of_result
         self.on_decision = on_decision
-        self.logger = logger
         self.stats = stats
         self.clock = clock
         self.seed = seed
-        self.name = name
         self.dependency = dependency
-        self.dispose = dispose
         plain = seed is None and stats is None and dependency is None  # a driver from the policy alone
         self.native = Settings(
             self, policy, self.concurrency, plain, outcome_of_error, outcome_of_result, on_decision is not None,

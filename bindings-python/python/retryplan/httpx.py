@@ -46,16 +46,15 @@ import time
 
 import httpx
 
-from ._http import HttpHelper, blocking
+from ._http import Client, HttpHelper, blocking, close_returned, shut
 from ._redirects import Hop
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Awaitable, Callable, Dict, Optional, Set
 
-    from ._native import AttemptPlan, Decision
-    from ._native import Dependency, Policy, Run, Stats
-    from ._run import OnDecision, OutcomeOfError
+    from ._native import Attempt, Decision, Policy, Run
+    from ._run import HttpOptions, Unpack
 
 __all__ = ["AsyncRetryTransport", "RetryTransport"]
 
@@ -64,17 +63,8 @@ _OPTIONS = ("policy", "dependency", "idempotency_key", "deadline", "idempotent")
 _HOP = "retryplan_redirect"  # the request extension a returned redirect leaves for the client's next hop
 
 
-class _Responses:
+class _Responses(Client):
     """httpx responses as the shared HTTP logic sees them."""
-
-    def status(self, response: httpx.Response) -> int:
-        return response.status_code
-
-    def headers(self, response: httpx.Response) -> httpx.Headers:
-        return response.headers
-
-    def close(self, response: httpx.Response) -> None:
-        response.close()
 
     def cut(self, response: httpx.Response) -> httpx.Response:
         """The response without its body (closed unread), the ending still attached."""
@@ -91,15 +81,8 @@ class _Responses:
 
 
 def _shut(stream: Any) -> None:
-    """Shuts a connection's socket: a read in progress on it stops at once."""
-    import socket
-
-    sock = stream.get_extra_info("socket") if stream is not None else None
-    if sock is not None:
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
+    """Shuts a connection's socket (its network stream's): a read in progress on it stops at once."""
+    shut(stream.get_extra_info("socket") if stream is not None else None)
 
 
 class _Connection:
@@ -153,11 +136,6 @@ class _AsyncResponses(_Responses):
         task.add_done_callback(self.closing.discard)
 
 
-def _helper(responses: _Responses, settings: Dict[str, Any]) -> HttpHelper:
-    settings = {key: value for key, value in settings.items() if key not in ("self", "transport", "sleep")}
-    return HttpHelper(responses, **settings)
-
-
 def _start(http: HttpHelper, request: httpx.Request) -> Run:
     """The request's operation; a streaming body (a generator, a file) is sent once (``one_shot_body``); the next hop
     of a redirect this transport returned runs within that operation's deadline, with its key."""
@@ -180,13 +158,13 @@ def _returned(run: Run, request: httpx.Request, response: httpx.Response) -> htt
     return response
 
 
-def _attempt_request(http: HttpHelper, run: Run, plan: AttemptPlan, request: httpx.Request) -> httpx.Request:
+def _attempt_request(http: HttpHelper, attempt: Attempt, request: httpx.Request) -> httpx.Request:
     """The request of one attempt: its headers, and httpx's timeouts cut to what is left of the attempt."""
-    window = http.window(plan, run.clock)
+    window = attempt.remaining()
     given = request.extensions.get("timeout") or {}
     timeout = {phase: window if given.get(phase) is None else min(given[phase], window) for phase in _PHASES}
     headers = request.headers.copy()
-    headers.update(http.attempt_headers(run, plan))
+    headers.update(http.attempt_headers(attempt))
     extensions = {**request.extensions, "timeout": timeout}
     return httpx.Request(request.method, request.url, headers=headers, stream=request.stream, extensions=extensions)
 
@@ -199,46 +177,32 @@ class RetryTransport(httpx.BaseTransport):
         transport: Optional[httpx.BaseTransport] = None,
         *,
         policy: Policy,
-        outcome_of_error: Optional[OutcomeOfError] = None,
-        on_decision: Optional[OnDecision] = None,
-        logger: Any = None,
-        stats: Optional[Stats] = None,
-        clock: Callable[[], float] = time.monotonic,
-        wall_clock: Callable[[], float] = time.time,
         sleep: Callable[[float], Any] = time.sleep,
-        seed: Optional[int] = None,
-        request_id_header: str = "X-Request-Id",
-        idempotency_key_header: str = "Idempotency-Key",
-        dependency: Optional[Dependency] = None,
         sequential_attempts: bool = False,
+        **options: Unpack[HttpOptions],
     ) -> None:
-        self.http = _helper(_Responses(), {**locals(), "sequential": True})
+        self.http = HttpHelper(_Responses(), policy=policy, sequential=True, sequential_attempts=sequential_attempts, **options)
         self.transport = transport if transport is not None else httpx.HTTPTransport()
         self.sleep = sleep
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Sends ``request`` as one operation: attempts, waits and headers as the driver decides."""
         run = _start(self.http, request)
-        ending = run.call(self._attempt, (run, request), {}, self.sleep)
+        ending = run.call(self._attempt, (run, request), self.sleep)
         return _returned(run, request, self.http.finish(run, ending, httpx.Response.read))
 
     def _attempt(self, run: Run, request: httpx.Request) -> httpx.Response:
-        plan = run.plan
-        assert plan is not None
-        attempt = _attempt_request(self.http, run, plan, request)
-        connection = attempt.extensions["trace"] = _Connection(request.extensions.get("trace"))
-        window = self.http.window(plan, run.clock)
-        response: httpx.Response = blocking(self.transport.handle_request, attempt, window, _close, connection.abort)
+        attempt = run.current()
+        assert attempt is not None
+        sent = _attempt_request(self.http, attempt, request)
+        connection = sent.extensions["trace"] = _Connection(request.extensions.get("trace"))
+        window = attempt.remaining()
+        response: httpx.Response = blocking(self.transport.handle_request, sent, window, close_returned, connection.abort)
         return response
 
     def close(self) -> None:
         """Closes the wrapped transport."""
         self.transport.close()
-
-
-def _close(response: Optional[httpx.Response]) -> None:
-    if response is not None:
-        response.close()
 
 
 class AsyncRetryTransport(httpx.AsyncBaseTransport):
@@ -249,20 +213,11 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
         transport: Optional[httpx.AsyncBaseTransport] = None,
         *,
         policy: Policy,
-        outcome_of_error: Optional[OutcomeOfError] = None,
-        on_decision: Optional[OnDecision] = None,
-        logger: Any = None,
-        stats: Optional[Stats] = None,
-        clock: Callable[[], float] = time.monotonic,
-        wall_clock: Callable[[], float] = time.time,
         sleep: Optional[Callable[[float], Awaitable[Any]]] = None,
-        seed: Optional[int] = None,
-        request_id_header: str = "X-Request-Id",
-        idempotency_key_header: str = "Idempotency-Key",
-        dependency: Optional[Dependency] = None,
+        **options: Unpack[HttpOptions],
     ) -> None:
         self.responses = _AsyncResponses()
-        self.http = _helper(self.responses, locals())
+        self.http = HttpHelper(self.responses, policy=policy, **options)
         self.transport = transport if transport is not None else httpx.AsyncHTTPTransport()
         self.sleep = sleep
 
@@ -274,7 +229,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
 
         run = _start(self.http, request)
         send = self.transport.handle_async_request
-        ending = await run_concurrently(run, lambda plan: send(_attempt_request(self.http, run, plan, request)), self.sleep)
+        ending = await run_concurrently(run, lambda attempt: send(_attempt_request(self.http, attempt, request)), self.sleep)
         response, window = self.http.settle(run, ending)
         if window is not None:
             try:

@@ -45,7 +45,6 @@ key (see ``retryplan._redirects``).
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from contextvars import ContextVar
@@ -56,16 +55,15 @@ from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
-from ._http import HttpHelper, blocking
+from ._http import Client, HttpHelper, blocking, close_returned, shut
 from ._redirects import Hop
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, List, Mapping, Optional, Tuple, Union
 
-    from ._native import Decision
-    from ._native import Dependency, Policy, Run, Stats
-    from ._run import OnDecision, OutcomeOfError
+    from ._native import Decision, Policy, Run
+    from ._run import HttpOptions, Unpack
 
 __all__ = ["RetryAdapter"]
 
@@ -86,20 +84,12 @@ class _Sockets:
     def using(self, connection: Any) -> None:
         self.connections.append(connection)
         if self.aborted:  # abandoned before it connected: it stops at its first read or write
-            _shut(getattr(connection, "sock", None))
+            shut(getattr(connection, "sock", None))
 
     def abort(self) -> None:
         self.aborted = True
         for connection in self.connections:
-            _shut(getattr(connection, "sock", None))
-
-
-def _shut(sock: Optional[socket.socket]) -> None:
-    if sock is not None:
-        try:
-            socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the OS socket, under TLS too
-        except OSError:
-            pass
+            shut(getattr(connection, "sock", None))
 
 
 _ATTEMPT: ContextVar[Optional[_Sockets]] = ContextVar("retryplan_requests_attempt", default=None)
@@ -115,7 +105,7 @@ class _Watched:
             attempt.using(self)
         super().connect()  # type: ignore[misc]
         if attempt is not None and attempt.aborted:
-            _shut(getattr(self, "sock", None))
+            shut(getattr(self, "sock", None))
 
     def request(self, *args: Any, **kwargs: Any) -> None:
         attempt = _ATTEMPT.get()
@@ -143,17 +133,8 @@ class _WatchedHTTPSPool(HTTPSConnectionPool):
 _WATCHED_POOLS = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
 
 
-class _Responses:
+class _Responses(Client):
     """requests' responses as the shared HTTP logic sees them."""
-
-    def status(self, response: requests.Response) -> int:
-        return response.status_code
-
-    def headers(self, response: requests.Response) -> Any:
-        return response.headers  # a CaseInsensitiveDict: `get` finds the lower-case names
-
-    def close(self, response: requests.Response) -> None:
-        response.close()
 
     def cut(self, response: requests.Response) -> requests.Response:
         """The response without its body (closed unread), the ending still attached."""
@@ -164,15 +145,8 @@ class _Responses:
 
     def abort(self, response: requests.Response) -> None:
         """Stops a read of the body in progress: shuts the connection's socket."""
-        import socket
-
         fp = getattr(getattr(response.raw, "_fp", None), "fp", None)  # http.client's file over the socket
-        sock = getattr(getattr(fp, "raw", None), "_sock", None)
-        if sock is not None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        shut(getattr(getattr(fp, "raw", None), "_sock", None))
 
     def attach(self, response: requests.Response, decision: Decision) -> requests.Response:
         response.retryplan_decision = decision  # type: ignore[attr-defined]
@@ -181,11 +155,6 @@ class _Responses:
 
 def _read(response: requests.Response) -> Any:
     return response.content
-
-
-def _close(response: Optional[requests.Response]) -> None:
-    if response is not None:
-        response.close()
 
 
 def _cut_timeout(timeout: Any, window: float) -> Tuple[float, float]:
@@ -214,26 +183,16 @@ class RetryAdapter(HTTPAdapter):
         self,
         *,
         policy: Policy,
-        outcome_of_error: Optional[OutcomeOfError] = None,
-        on_decision: Optional[OnDecision] = None,
-        logger: Any = None,
-        stats: Optional[Stats] = None,
-        clock: Callable[[], float] = time.monotonic,
-        wall_clock: Callable[[], float] = time.time,
         sleep: Callable[[float], Any] = time.sleep,
-        seed: Optional[int] = None,
-        request_id_header: str = "X-Request-Id",
-        idempotency_key_header: str = "Idempotency-Key",
-        dependency: Optional[Dependency] = None,
         sequential_attempts: bool = False,
         idempotent: Optional[bool] = None,
         pool_connections: int = 10,
         pool_maxsize: int = 10,
         pool_block: bool = False,
+        **options: Unpack[HttpOptions],
     ) -> None:
         super().__init__(pool_connections=pool_connections, pool_maxsize=pool_maxsize, max_retries=0, pool_block=pool_block)
-        settings = {key: value for key, value in locals().items() if key not in _NOT_SETTINGS}
-        self.http = HttpHelper(_Responses(), sequential=True, **settings)
+        self.http = HttpHelper(_Responses(), policy=policy, sequential=True, sequential_attempts=sequential_attempts, **options)
         self.sleep = sleep
         self.idempotent = idempotent
         self.redirected = threading.local()  # .hop: the redirect this thread's last request returned, if any
@@ -257,21 +216,21 @@ class RetryAdapter(HTTPAdapter):
         url = urlsplit(request.url or "")  # as the endings and logs name it: no user info, no fragment
         run.name = f"{method} {url._replace(netloc=url.netloc.rpartition('@')[2], fragment='').geturl()}"
         settings = (timeout, verify, cert, proxies)
-        ending = run.call(self._attempt, (run, request, settings), {}, self.sleep)
+        ending = run.call(self._attempt, (run, request, settings), self.sleep)
         response: requests.Response = self.http.finish(run, ending, _read)
         if response.is_redirect:  # the session's next hop, if it follows it, continues this operation's budget
             self.redirected.hop = _Hop(request, run)
         return response
 
     def _attempt(self, run: Run, request: requests.PreparedRequest, settings: Tuple[Any, Any, Any, Any]) -> requests.Response:
-        plan = run.plan
-        assert plan is not None
+        attempt = run.current()
+        assert attempt is not None
         timeout, verify, cert, proxies = settings
-        attempt = request.copy()
-        attempt.headers.update(self.http.attempt_headers(run, plan))
-        if getattr(attempt, "_body_position", None) is not None:
-            requests.utils.rewind_body(attempt)  # the same bytes again, from where the first attempt began
-        window = self.http.window(plan, run.clock)
+        sent = request.copy()
+        sent.headers.update(self.http.attempt_headers(attempt))
+        if getattr(sent, "_body_position", None) is not None:
+            requests.utils.rewind_body(sent)  # the same bytes again, from where the first attempt began
+        window = attempt.remaining()
 
         def send(prepared: requests.PreparedRequest) -> requests.Response:
             return HTTPAdapter.send(
@@ -284,7 +243,7 @@ class RetryAdapter(HTTPAdapter):
             _ATTEMPT.set(sockets)  # in the worker thread's own context
             return send(prepared)
 
-        response: requests.Response = blocking(watched, attempt, window, _close, sockets.abort)
+        response: requests.Response = blocking(watched, sent, window, close_returned, sockets.abort)
         return response
 
     def init_poolmanager(self, connections: int, maxsize: int, block: bool = False, **pool_kwargs: Any) -> None:
@@ -314,5 +273,3 @@ class _Hop(Hop):
     def follows(self, request: Any) -> bool:
         return request.hooks is self.hooks and super().follows(request)
 
-
-_NOT_SETTINGS = frozenset(("self", "__class__", "sleep", "idempotent", "pool_connections", "pool_maxsize", "pool_block"))
