@@ -30,10 +30,25 @@ enum Spelling {
     /// no text).
     Given(Arc<str>),
     /// 128 bits in the UUID version 4 layout, spelt on first read.
-    Uuid { bits: u128, text: Once<String> },
+    Uuid { bits: u128, text: Once<UuidText> },
     /// An operation's key derived from its seed: the bits are mixed (and
     /// spelt) only when first read.
-    Derived { seed: u64, text: Once<String> },
+    Derived { seed: u64, text: Once<UuidText> },
+}
+
+/// A UUID's 36 characters, spelt in place: no allocation when a key is first
+/// read (in wasm, allocating and freeing the text cost more than spelling it).
+#[derive(Clone)]
+struct UuidText([u8; UUID_LEN]);
+
+/// A UUID's length: 32 hex digits and 4 dashes.
+const UUID_LEN: usize = 36;
+
+impl UuidText {
+    fn as_str(&self) -> &str {
+        // Hex digits and dashes are always UTF-8.
+        core::str::from_utf8(&self.0).unwrap_or_default()
+    }
 }
 
 impl IdempotencyKey {
@@ -123,8 +138,10 @@ impl IdempotencyKey {
     pub fn as_str(&self) -> &str {
         match &self.0 {
             Spelling::Given(key) => key,
-            Spelling::Uuid { bits, text } => text.get_or_init(|| uuid_text(*bits)),
-            Spelling::Derived { seed, text } => text.get_or_init(|| uuid_text(uuid_layout(derived_bits(*seed)))),
+            Spelling::Uuid { bits, text } => text.get_or_init(|| uuid_text(*bits)).as_str(),
+            Spelling::Derived { seed, text } => {
+                text.get_or_init(|| uuid_text(uuid_layout(derived_bits(*seed)))).as_str()
+            }
         }
     }
 }
@@ -165,11 +182,11 @@ fn uuid_layout(bits: u128) -> u128 {
 /// 32 lowercase hex digits, most significant first, dashed 8-4-4-4-12, read
 /// from the two 64-bit halves into a byte array (no string slicing or
 /// indexing: their panic paths cost the wasm build kilobytes; no push per
-/// character: it costs the wasm build more time than the operation's
+/// character and no allocation: in wasm they cost more than the operation's
 /// decisions).
-fn uuid_text(bits: u128) -> String {
+fn uuid_text(bits: u128) -> UuidText {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut text = [b'-'; 36];
+    let mut text = [b'-'; UUID_LEN];
     let mut position = 0;
     for half in [(bits >> 64) as u64, bits as u64] {
         let mut shift = 64;
@@ -184,8 +201,7 @@ fn uuid_text(bits: u128) -> String {
             position += 1;
         }
     }
-    // Hex digits and dashes are always UTF-8.
-    String::from_utf8(text.to_vec()).unwrap_or_default()
+    UuidText(text)
 }
 
 impl PartialEq for IdempotencyKey {
