@@ -10,9 +10,12 @@ const SPOKEN_VERSION = 1;
 
 /**
  * `{name: number}` of a table of names (a member's number is its place),
- * without a prototype: a name read from a caller's object (`toString`) finds nothing.
+ * without a prototype: a name read from a caller's object (`toString`) finds
+ * nothing. Made with its names and then stripped of its prototype: an object
+ * made from `Object.create(null)` keeps its names in a dictionary, which the
+ * host loop's every lookup would search.
  */
-const numbered = (names) => Object.freeze(Object.assign(Object.create(null), Object.fromEntries(names.map((name, at) => [name, at]))));
+const numbered = (names) => Object.freeze(Object.setPrototypeOf(Object.fromEntries(names.map((name, at) => [name, at])), null));
 
 /** The wire's constants (`WIRE`) and the core's name tables (`NAMES`), set by `loadWire`. */
 export let WIRE;
