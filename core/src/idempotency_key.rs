@@ -30,25 +30,10 @@ enum Spelling {
     /// no text).
     Given(Arc<str>),
     /// 128 bits in the UUID version 4 layout, spelt on first read.
-    Uuid { bits: u128, text: Once<UuidText> },
+    Uuid { bits: u128, text: Once<String> },
     /// An operation's key derived from its seed: the bits are mixed (and
     /// spelt) only when first read.
-    Derived { seed: u64, text: Once<UuidText> },
-}
-
-/// A UUID's 36 characters, spelt in place: no allocation when a key is first
-/// read (in wasm, allocating and freeing the text cost more than spelling it).
-#[derive(Clone)]
-struct UuidText([u8; UUID_LEN]);
-
-/// A UUID's length: 32 hex digits and 4 dashes.
-const UUID_LEN: usize = 36;
-
-impl UuidText {
-    fn as_str(&self) -> &str {
-        // Hex digits and dashes are always UTF-8.
-        core::str::from_utf8(&self.0).unwrap_or_default()
-    }
+    Derived { seed: u64, text: Once<String> },
 }
 
 impl IdempotencyKey {
@@ -138,10 +123,26 @@ impl IdempotencyKey {
     pub fn as_str(&self) -> &str {
         match &self.0 {
             Spelling::Given(key) => key,
-            Spelling::Uuid { bits, text } => text.get_or_init(|| uuid_text(*bits)).as_str(),
-            Spelling::Derived { seed, text } => {
-                text.get_or_init(|| uuid_text(uuid_layout(derived_bits(*seed)))).as_str()
-            }
+            Spelling::Uuid { bits, text } => text.get_or_init(|| uuid_text(*bits)),
+            Spelling::Derived { seed, text } => text.get_or_init(|| uuid_text(uuid_layout(derived_bits(*seed)))),
+        }
+    }
+
+    /// Calls `read` with the key as text, keeping no spelling: a key not
+    /// read before is spelt into a 36-byte array on the stack, not into a
+    /// `String` kept with the key (for a caller that copies the text out: in
+    /// wasm the allocation and its free cost more than the spelling). The
+    /// text is [`as_str`](IdempotencyKey::as_str)'s.
+    pub fn read_text<T>(&self, read: impl FnOnce(&str) -> T) -> T {
+        let bits = match &self.0 {
+            Spelling::Given(key) => return read(key),
+            Spelling::Uuid { bits, text } => text.get().ok_or(*bits),
+            Spelling::Derived { seed, text } => text.get().ok_or_else(|| uuid_layout(derived_bits(*seed))),
+        };
+        match bits {
+            Ok(spelt) => read(spelt),
+            // Hex digits and dashes are always UTF-8.
+            Err(bits) => read(core::str::from_utf8(&uuid_bytes(bits)).unwrap_or_default()),
         }
     }
 }
@@ -182,11 +183,11 @@ fn uuid_layout(bits: u128) -> u128 {
 /// 32 lowercase hex digits, most significant first, dashed 8-4-4-4-12, read
 /// from the two 64-bit halves into a byte array (no string slicing or
 /// indexing: their panic paths cost the wasm build kilobytes; no push per
-/// character and no allocation: in wasm they cost more than the operation's
+/// character: it costs the wasm build more time than the operation's
 /// decisions).
-fn uuid_text(bits: u128) -> UuidText {
+fn uuid_bytes(bits: u128) -> [u8; 36] {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut text = [b'-'; UUID_LEN];
+    let mut text = [b'-'; 36];
     let mut position = 0;
     for half in [(bits >> 64) as u64, bits as u64] {
         let mut shift = 64;
@@ -201,7 +202,13 @@ fn uuid_text(bits: u128) -> UuidText {
             position += 1;
         }
     }
-    UuidText(text)
+    text
+}
+
+/// [`uuid_bytes`] as a `String`.
+fn uuid_text(bits: u128) -> String {
+    // Hex digits and dashes are always UTF-8.
+    String::from_utf8(uuid_bytes(bits).to_vec()).unwrap_or_default()
 }
 
 impl PartialEq for IdempotencyKey {
@@ -252,6 +259,22 @@ mod tests {
         assert_eq!(key.as_str(), "01234567-89ab-4def-bedc-ba9876543210");
         assert_eq!(IdempotencyKey::from_bits(u128::MAX).as_str(), "ffffffff-ffff-4fff-bfff-ffffffffffff");
         assert_eq!(IdempotencyKey::from_bits(0).as_str(), "00000000-0000-4000-8000-000000000000");
+    }
+
+    #[test]
+    fn read_text_gives_the_text_as_str_gives_before_and_after_a_spelling() {
+        let given = IdempotencyKey::new("order-5001").unwrap();
+        assert_eq!(given.read_text(|text: &str| text.to_owned()), "order-5001");
+        for key in [IdempotencyKey::from_bits(0x0123_4567_89ab_cdef_fedc_ba98_7654_3210), IdempotencyKey::derived(7)] {
+            let unspelt = key.read_text(|text: &str| text.to_owned());
+            assert_eq!(unspelt, key.as_str());
+            assert_eq!(key.read_text(|text: &str| text.to_owned()), unspelt, "read again once spelt");
+        }
+        assert_eq!(
+            IdempotencyKey::from_bits(0x0123_4567_89ab_cdef_fedc_ba98_7654_3210)
+                .read_text(|text: &str| text.to_owned()),
+            "01234567-89ab-4def-bedc-ba9876543210"
+        );
     }
 
     #[test]
