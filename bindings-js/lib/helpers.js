@@ -33,18 +33,17 @@ function driverOptions(options, extra) {
 const keyOf = (host) => (host.keyText ??= driverKey(host.driver));
 
 /**
- * Sets an operation up (`setup(first, second, third)`, the helper's
- * arguments, returns its host, whose `io.finish(host)`
+ * Sets an operation up (`setup` returns its host, whose `io.finish(host)`
  * makes what the finish returns or throws; a throw rejects), runs the host
  * loop to its end (the loop frees the driver when it fails) and frees the
  * driver. Not an async function: following the loop with `then` ends the
  * chain of awaits there, so an error an attempt makes (and the typed ending)
  * captures a short stack.
  */
-function conclude(setup, first, second, third) {
+function conclude(setup) {
   let host;
   try {
-    host = setup(first, second, third);
+    host = setup();
   } catch (error) {
     return Promise.reject(error);
   }
@@ -102,21 +101,15 @@ const RUN_IO = {
  * Ends without a value reject with GaveUpError, ReconcileRequiredError or
  * RestartRequiredError; a cancel through `options.signal` with its reason.
  */
-export function run(policy, attempt, options = NO_OPTIONS) {
-  return conclude(runHost, policy, attempt, options);
-}
-
-/** The given options of a helper called without any (read, never written). */
-const NO_OPTIONS = Object.freeze({});
-
-/** run()'s host. */
-function runHost(policy, attempt, options) {
-  const { onDiscard } = options;
-  const now = clockOf(options);
-  const primed = options.signal?.aborted !== true;
-  const driver = newDriver(policy, now(), driverOptions(options), primed);
-  const io = onDiscard === undefined ? RUN_IO : { ...RUN_IO, dispose: (value) => value !== undefined && onDiscard(value) };
-  return new Host(driver, attempt, io, options, now, options.signal, primed);
+export function run(policy, attempt, options = {}) {
+  return conclude(() => {
+    const { onDiscard } = options;
+    const now = clockOf(options);
+    const primed = options.signal?.aborted !== true;
+    const driver = newDriver(policy, now(), driverOptions(options), primed);
+    const io = onDiscard === undefined ? RUN_IO : { ...RUN_IO, dispose: (value) => value !== undefined && onDiscard(value) };
+    return new Host(driver, attempt, io, options, now, options.signal, primed);
+  });
 }
 
 /** A response body left unread, cancelled (it may never be read). */
