@@ -47,8 +47,12 @@ export function text(name, value) {
   return value;
 }
 
-/** An optional value: `undefined` and `null` are absent (undefined), anything else is read by `read`. */
-export const optional = (read, name, value, ...rest) => (value == null ? undefined : read(name, value, ...rest));
+/**
+ * An optional value: `undefined` and `null` are absent (undefined), anything
+ * else is read by `read` (with `limit`, its third argument when it has one;
+ * no rest parameter: that would make an array on every call, absent or not).
+ */
+export const optional = (read, name, value, limit) => (value == null ? undefined : read(name, value, limit));
 
 /** An optional flag. */
 export function flag(name, value) {

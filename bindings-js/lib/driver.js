@@ -12,6 +12,7 @@ import {
   _driverResponse,
   _driverResultOf,
   _operationState,
+  _wireRefusal,
 } from '../wasm/retryplan_js.js';
 import { attempt, flag, ms, oneOf, options as optionsOf, optional, refuse, text, whole } from './args.js';
 import { decided } from './convert.js';
@@ -56,13 +57,13 @@ export function newDriver(policy, nowMs, options, poll = false) {
   const record = flag('recordEvents', own?.recordEvents) ?? false;
   const oneShotBody = flag('oneShotBody', own?.oneShotBody) ?? false;
   const returnsResponses = flag('returnsResponses', own?.returnsResponses) ?? false;
-  return decided(
-    _driverNew(
-      policyHandle, now, seed, key, deadline, dependency, method, idempotent, requestKey, oneShotBody, concurrency, stats, record,
-      returnsResponses, poll === true, operation,
-      pool[at], pool[at + 1], pool[at + 2], pool[at + 3], pool[at + 4], pool[at + 5],
-    ),
+  const made = _driverNew(
+    policyHandle, now, seed, key, deadline, dependency, method, idempotent, requestKey, oneShotBody, concurrency, stats, record,
+    returnsResponses, poll === true, operation,
+    pool[at], pool[at + 1], pool[at + 2], pool[at + 3], pool[at + 4], pool[at + 5],
   );
+  if (made === 0) throw _wireRefusal();
+  return made;
 }
 
 /** `{token?, held?}`, a result's holding: the token (-1 for none, as the wire spells it) and the index of `held` (`value` by default). */

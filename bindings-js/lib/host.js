@@ -58,12 +58,16 @@ export class Host {
     this.signal = signal ?? undefined;
     this.onDecision = options.onDecision ?? undefined;
     this.outcomeOfError = options.outcomeOfError;
-    /** Running attempts by number (cheaper than a Map for a handful of small integers), and how many. */
-    this.running = [];
+    /**
+     * Running attempts by number (cheaper than a Map for a handful of small
+     * integers), and how many. This and the results' arrays start with room
+     * for attempt 1: written at 1, an empty array would allocate room for 17.
+     */
+    this.running = [undefined, undefined];
     this.inFlight = 0;
     /** What each accepted result holds, by token (its attempt's number): the value it carried, or the error it threw. */
-    this.values = [];
-    this.errors = [];
+    this.values = [undefined, undefined];
+    this.errors = [undefined, undefined];
     /** The actions the driver gave with a result, for the loop to carry out in order (a sleep only ever last). */
     this.queue = [];
     this.done = false;

@@ -23,10 +23,18 @@ const objects = new FinalizationRegistry(_free);
 const WEIGHT = Symbol('retryplan.weight');
 export const HEAVY = 512;
 
+/**
+ * The weights of freed objects, lent to the next heavy objects (at most
+ * SPARE kept): making an ArrayBuffer costs more than the wasm object it
+ * weighs for. Only a freed object's weight is lent: a forgotten one keeps its own.
+ */
+const spare = [];
+const SPARE = 64;
+
 /** Makes `object` hold `handle` (weighing `weight` bytes more on the collector's books). */
 const hold = (object, handle, weight = 0) => {
   object[HANDLE] = handle;
-  if (weight > 0) object[WEIGHT] = new ArrayBuffer(weight);
+  if (weight > 0) object[WEIGHT] = (weight === HEAVY && spare.pop()) || new ArrayBuffer(weight);
   objects.register(object, handle, object);
   return object;
 };
@@ -42,6 +50,8 @@ export class Held {
     const handle = this[HANDLE];
     if (handle === undefined) return;
     this[HANDLE] = undefined;
+    const weight = this[WEIGHT];
+    if (weight?.byteLength === HEAVY && spare.length < SPARE) spare.push(weight);
     this[WEIGHT] = undefined;
     objects.unregister(this);
     _free(handle);

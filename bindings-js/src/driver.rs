@@ -25,7 +25,6 @@ use crate::headers::named_or_default;
 use crate::objects::{self, Object};
 use crate::operation::Options;
 use crate::outcomes::{attempt_result_js, guidance_lookup};
-use crate::policy::handle_js;
 use crate::{either, invalid_with, js_error, js_start_attempt, num, Global};
 
 #[wasm_bindgen(raw_module = "../lib/convert.js")]
@@ -112,7 +111,8 @@ fn with<T>(handle: u32, use_driver: impl FnOnce(&mut rp::Driver) -> Result<T, Js
 /// the wire's first `poll` at `nowMs` too (its output record left where
 /// `_wireMemory` says: one crossing less for a helper); with `operation`, an
 /// `Operation` (`lib/operation.js`) from the operation's options alone
-/// instead. Its handle, or the `RetryplanError`.
+/// instead. Its handle, or 0 when refused (`_wireRefusal` has the
+/// `RetryplanError`): a number crosses without a `JsValue` made for it.
 #[wasm_bindgen(js_name = _driverNew)]
 #[allow(clippy::too_many_arguments)] // numbers and strings cross: no object to read
 pub fn driver_new(
@@ -138,9 +138,9 @@ pub fn driver_new(
     r3: u32,
     r4: u32,
     r5: u32,
-) -> JsValue {
+) -> u32 {
     let options = Options { seed, key, deadline_ms, dependency, random: [r0, r1, r2, r3, r4, r5] };
-    handle_js(objects::policy(policy).and_then(|policy| {
+    let made = objects::policy(policy).and_then(|policy| {
         if operation {
             return objects::insert(Object::Operation(rp::Operation::new(&policy, now_ms as u64, options.core()?)));
         }
@@ -159,7 +159,11 @@ pub fn driver_new(
             exchange(&mut driver, &[wire::InputKind::Poll.word(), now_ms as i64])?;
         }
         objects::insert(Object::Driver(alloc::boxed::Box::new(driver)))
-    }))
+    });
+    made.unwrap_or_else(|error| {
+        crate::wire::refuse(error);
+        0
+    })
 }
 
 /// What to do now, as `pollAction` gives it (a finish with its `lastResult`

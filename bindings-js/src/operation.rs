@@ -134,7 +134,8 @@ pub fn operation_state(handle: u32, of_driver: bool) -> Result<Vec<f64>, JsValue
 /// when refused (`_wireRefusal` has the error).
 #[wasm_bindgen(js_name = _operationKey)]
 pub fn operation_key(handle: u32, of_driver: bool) -> i32 {
-    read(handle, of_driver, |operation, _| crate::wire::store_key(Ok(operation.idempotency_key().as_str())))
+    // Read without the core keeping a spelling: copied out, no String allocated and freed.
+    read(handle, of_driver, |operation, _| operation.idempotency_key().read_text(|key| crate::wire::store_key(Ok(key))))
         .unwrap_or_else(|error| crate::wire::store_key(Err(error)))
 }
 

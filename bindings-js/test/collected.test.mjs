@@ -77,3 +77,23 @@ test('forgotten grants go back to their control when collected', async () => {
   assert.ok(await collectUntil(() => slots.inUse === 0), 'both slots came back');
   assert.ok(slots.tryAcquire() !== undefined);
 });
+
+test('a freed operation lends its weight to the next one made; live ones never share one', () => {
+  // The weight (lib/objects.js): what an Operation or Driver counts for on the collector's books.
+  const weightOf = (object) => object[Object.getOwnPropertySymbols(object).find((symbol) => symbol.description === 'retryplan.weight')];
+  const first = new Operation(policy, 0, { seed: 1 });
+  const weight = weightOf(first);
+  assert.ok(weight instanceof ArrayBuffer && weight.byteLength === 512, 'each holds 512 B');
+  first.free();
+  assert.equal(weightOf(first), undefined, 'a freed one holds none');
+  const second = new Operation(policy, 0, { seed: 2 });
+  const third = new Driver(policy, 0, { seed: 3 });
+  assert.equal(weightOf(second), weight, 'the next one holds the freed one\'s');
+  assert.ok(weightOf(third) instanceof ArrayBuffer && weightOf(third) !== weight, 'the one after holds its own');
+  second.free();
+  second.free(); // a second free() gives nothing back twice
+  const fourth = new Operation(policy, 0, { seed: 4 });
+  const fifth = new Operation(policy, 0, { seed: 5 });
+  assert.notEqual(weightOf(fourth), weightOf(fifth));
+  for (const object of [third, fourth, fifth]) object.free();
+});

@@ -127,6 +127,24 @@ impl IdempotencyKey {
             Spelling::Derived { seed, text } => text.get_or_init(|| uuid_text(uuid_layout(derived_bits(*seed)))),
         }
     }
+
+    /// Calls `read` with the key as text, keeping no spelling: a key not
+    /// read before is spelt into a 36-byte array on the stack, not into a
+    /// `String` kept with the key (for a caller that copies the text out: in
+    /// wasm the allocation and its free cost more than the spelling). The
+    /// text is [`as_str`](IdempotencyKey::as_str)'s.
+    pub fn read_text<T>(&self, read: impl FnOnce(&str) -> T) -> T {
+        let bits = match &self.0 {
+            Spelling::Given(key) => return read(key),
+            Spelling::Uuid { bits, text } => text.get().ok_or(*bits),
+            Spelling::Derived { seed, text } => text.get().ok_or_else(|| uuid_layout(derived_bits(*seed))),
+        };
+        match bits {
+            Ok(spelt) => read(spelt),
+            // Hex digits and dashes are always UTF-8.
+            Err(bits) => read(core::str::from_utf8(&uuid_bytes(bits)).unwrap_or_default()),
+        }
+    }
 }
 
 /// True when `rest` (a Structured Field String after its opening quote) is
@@ -167,7 +185,7 @@ fn uuid_layout(bits: u128) -> u128 {
 /// indexing: their panic paths cost the wasm build kilobytes; no push per
 /// character: it costs the wasm build more time than the operation's
 /// decisions).
-fn uuid_text(bits: u128) -> String {
+fn uuid_bytes(bits: u128) -> [u8; 36] {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut text = [b'-'; 36];
     let mut position = 0;
@@ -184,8 +202,13 @@ fn uuid_text(bits: u128) -> String {
             position += 1;
         }
     }
+    text
+}
+
+/// [`uuid_bytes`] as a `String`.
+fn uuid_text(bits: u128) -> String {
     // Hex digits and dashes are always UTF-8.
-    String::from_utf8(text.to_vec()).unwrap_or_default()
+    String::from_utf8(uuid_bytes(bits).to_vec()).unwrap_or_default()
 }
 
 impl PartialEq for IdempotencyKey {
@@ -236,6 +259,22 @@ mod tests {
         assert_eq!(key.as_str(), "01234567-89ab-4def-bedc-ba9876543210");
         assert_eq!(IdempotencyKey::from_bits(u128::MAX).as_str(), "ffffffff-ffff-4fff-bfff-ffffffffffff");
         assert_eq!(IdempotencyKey::from_bits(0).as_str(), "00000000-0000-4000-8000-000000000000");
+    }
+
+    #[test]
+    fn read_text_gives_the_text_as_str_gives_before_and_after_a_spelling() {
+        let given = IdempotencyKey::new("order-5001").unwrap();
+        assert_eq!(given.read_text(|text: &str| text.to_owned()), "order-5001");
+        for key in [IdempotencyKey::from_bits(0x0123_4567_89ab_cdef_fedc_ba98_7654_3210), IdempotencyKey::derived(7)] {
+            let unspelt = key.read_text(|text: &str| text.to_owned());
+            assert_eq!(unspelt, key.as_str());
+            assert_eq!(key.read_text(|text: &str| text.to_owned()), unspelt, "read again once spelt");
+        }
+        assert_eq!(
+            IdempotencyKey::from_bits(0x0123_4567_89ab_cdef_fedc_ba98_7654_3210)
+                .read_text(|text: &str| text.to_owned()),
+            "01234567-89ab-4def-bedc-ba9876543210"
+        );
     }
 
     #[test]
