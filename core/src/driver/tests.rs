@@ -188,9 +188,11 @@ fn an_ending_names_the_error_hook_only_when_its_last_result_is_an_error_nothing_
     let options = OperationOptions::new(7).with_repeatability(post);
     let mut unsafe_write = Driver::new(&policy(PLAIN), 0, options, DriverOptions::default()).unwrap();
     started(unsafe_write.poll_action(0));
+    assert_eq!(unsafe_write.ended(), None, "a live operation has no ending");
     unsafe_write.handle_result(20, 1, Outcome::Application { verdict: Verdict::UNKNOWN_ERROR }).unwrap();
     let ending = finished(unsafe_write.poll_action(20));
     assert!(matches!(ending.decision, Decision::Reconcile { .. }));
+    assert_eq!(unsafe_write.ended(), Some(ending));
     let key = unsafe_write.idempotency_key().as_str();
     let message = ending.message("POST /orders", key, "outcomeOfError").unwrap().to_string();
     let words = ending.decision.ending_message("POST /orders", key).unwrap().to_string();
