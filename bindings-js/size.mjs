@@ -55,11 +55,16 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * same run), so 84400 B. The concurrency, `held` and Retry-After reading
  * names from the core's tables instead of three lists in lib/ (their
  * indexes cross as optional numbers): +196 B, 84326 B (72879 B wasm + 11447 B
- * glue).
+ * glue). The typed ending's whole text composed by the core (`_endingMessage`
+ * reads the ended driver's `Ending::message`, the hint naming
+ * `outcomeOfError` included; lib/endings.js's rule for it gone): 84475 B
+ * (73077 B wasm + 11398 B glue), +23 B over the merged main measured in the
+ * same run (84452 B = 73005 + 11447, already above the 84400 B set before),
+ * so 84500 B.
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 84_400;
+const LIMIT = 84_500;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);

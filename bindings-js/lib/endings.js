@@ -1,9 +1,10 @@
 // The typed endings the helpers throw when an operation ends without a value
 // to return: one class per ending, each carrying what decided it. Their
-// message is the core's (`Decision::ending_message`, the same words in every
-// language): the helper hands it over as message data (`_endingMessage`),
-// composed here by lib/messages.js from the core's table.
-import { compose, unknownErrorHint } from './messages.js';
+// message is the core's whole text (`Ending::message`: the ending's words,
+// and the hint naming `outcomeOfError` after an error nothing classified, the
+// same in every language): the helper hands it over as message data
+// (`_endingMessage`), composed here by lib/messages.js from the core's table.
+import { compose } from './messages.js';
 
 // Whether the endings can be made without a stack trace: capturing one costs
 // more than every decision of a ten-attempt operation, and would only show
@@ -14,15 +15,14 @@ const withoutStack = limit?.writable === true;
 
 /**
  * An operation that ended without a result to return. `words` is the core's
- * message for the ending as data (`[rule index, ...values]`); `unknownVerdict`
- * the core's verdict for an error nothing classified (see `hint`).
+ * message for the ending as data (`[rule index, ...values]`).
  */
 export class OperationFailedError extends Error {
-  constructor(decision, idempotencyKey, lastOutcome, cause, words, unknownVerdict) {
+  constructor(decision, idempotencyKey, lastOutcome, cause, words) {
     const stackTraceLimit = Error.stackTraceLimit;
     if (withoutStack) Error.stackTraceLimit = 0;
     try {
-      super(compose(words) + hint(lastOutcome, unknownVerdict), cause === undefined ? undefined : { cause });
+      super(compose(words), cause === undefined ? undefined : { cause });
     } finally {
       if (withoutStack) Error.stackTraceLimit = stackTraceLimit;
     }
@@ -37,18 +37,10 @@ export class OperationFailedError extends Error {
   }
 }
 
-/**
- * The core's hint when the last attempt raised an error nothing classified
- * (`unknownVerdict`: the core's verdict for unknown errors, which the host
- * reads from the wire tables and hands in; this module holds no wasm state).
- */
-const hint = (lastOutcome, unknownVerdict) =>
-  unknownVerdict !== undefined && lastOutcome?.type === 'application' && lastOutcome.verdict === unknownVerdict ? `; ${unknownErrorHint()}` : '';
-
 /** The operation gave up: `reason` says why (attempts_exhausted, deadline_insufficient, ...). */
 export class GaveUpError extends OperationFailedError {
-  constructor(decision, idempotencyKey, lastOutcome, cause, words, unknownVerdict) {
-    super(decision, idempotencyKey, lastOutcome, cause, words, unknownVerdict);
+  constructor(decision, idempotencyKey, lastOutcome, cause, words) {
+    super(decision, idempotencyKey, lastOutcome, cause, words);
     this.reason = decision.reason;
   }
 }
@@ -58,8 +50,8 @@ export class ReconcileRequiredError extends OperationFailedError {}
 
 /** A conflict: re-read, recompute, and start a new operation before `deadlineMs`. */
 export class RestartRequiredError extends OperationFailedError {
-  constructor(decision, idempotencyKey, lastOutcome, cause, words, unknownVerdict) {
-    super(decision, idempotencyKey, lastOutcome, cause, words, unknownVerdict);
+  constructor(decision, idempotencyKey, lastOutcome, cause, words) {
+    super(decision, idempotencyKey, lastOutcome, cause, words);
     this.deadlineMs = decision.deadlineMs;
   }
 }

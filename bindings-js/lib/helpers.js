@@ -9,8 +9,8 @@ import { newDriver } from './driver.js';
 import { ENDINGS } from './endings.js';
 import { failureOf } from './failures.js';
 import { Host, after } from './host.js';
-import { NAMES, WIRE, driverKey } from './wire.js';
-import { abortAttempt } from './convert.js';
+import { driverKey } from './wire.js';
+import { abortAttempt, decided } from './convert.js';
 
 /** The monotonic clock in whole milliseconds (as `ms` reads a time: floored). */
 const monotonicNow = () => Math.floor(performance.now());
@@ -65,10 +65,8 @@ function finished(host) {
  */
 function ending(host, { decision, lastResult }, operation) {
   if (host.signal?.aborted && decision.reason === 'cancelled') return host.signal.reason;
-  const key = keyOf(host);
-  const words = _endingMessage(decision.type, decision.reason ?? '', decision.attempts, operation, key);
-  const unknownVerdict = NAMES.verdicts[WIRE.UNKNOWN_ERROR_VERDICT];
-  return new ENDINGS[decision.type](decision, key, lastResult?.outcome, host.errors[host.endToken], words, unknownVerdict);
+  const words = decided(_endingMessage(host.driver, operation));
+  return new ENDINGS[decision.type](decision, keyOf(host), lastResult?.outcome, host.errors[host.endToken], words);
 }
 
 /** How an ending names a request: its method and URL, without credentials or fragment (as in every language). */

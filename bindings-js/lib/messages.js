@@ -13,9 +13,6 @@ const INVALID_ARGUMENT = rule('invalid_argument');
 const INVALID_CONFIG = rule('invalid_config');
 const TEXT = rule('text');
 
-/** The core's hint after an error nothing classified, naming the hook that classifies errors. */
-export const unknownErrorHint = () => compose([rule('unknown_error_hint'), 'outcomeOfError']);
-
 /** A message's text: `[rule index, ...values]`. */
 export const compose = ([index, ...values]) => fill(RULES[index]?.[1] ?? '{0}', values);
 

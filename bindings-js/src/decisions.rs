@@ -3,15 +3,13 @@
 //! configurations read from JS objects.
 
 use retryplan as rp;
-use rp::value::Named;
-use rp::{AttemptSet, Decision, GiveUpReason};
-use wasm_bindgen::prelude::wasm_bindgen;
+use rp::{AttemptSet, Decision};
 use wasm_bindgen::JsValue;
 
 use crate::data::{self, Source};
 use crate::{
     js_attempt_list, js_await_outcome, js_gave_up, js_reconcile, js_restart, js_start_attempt, js_succeeded, js_wait,
-    message_js, num,
+    num,
 };
 
 /// A core decision as a plain JS object (one factory call, no serde on this path).
@@ -45,28 +43,6 @@ pub(crate) fn decision(decision: Decision) -> JsValue {
             js_restart(attempts, num(deadline_ms), num(remaining_budget_ms), attempt_list(abort_attempts))
         }
     }
-}
-
-/// The words of a typed ending, the core's `Decision::ending_message`, as
-/// message data for `lib/messages.js` to compose: `type` and `reason` are the
-/// ending decision's names as `lib/convert.js` gave them, `attempts` its
-/// count, `operation` how the helper names the operation, `key` its
-/// idempotency key. Undefined for a decision that is not a typed ending.
-#[wasm_bindgen(js_name = _endingMessage)]
-pub fn ending_message(kind: &str, reason: &str, attempts: u32, operation: &str, key: &str) -> JsValue {
-    let abort_attempts = AttemptSet::EMPTY;
-    let decision = match kind {
-        "gave_up" => match GiveUpReason::from_name(reason) {
-            Some(reason) => {
-                Decision::GaveUp { reason, attempts, remaining_budget_ms: 0, refused_delay_ms: None, abort_attempts }
-            }
-            None => return JsValue::UNDEFINED,
-        },
-        "reconcile" => Decision::Reconcile { attempts, remaining_budget_ms: 0, abort_attempts },
-        "restart" => Decision::Restart { attempts, deadline_ms: 0, remaining_budget_ms: 0, abort_attempts },
-        _ => return JsValue::UNDEFINED,
-    };
-    decision.ending_message(operation, key).map_or(JsValue::UNDEFINED, |message| message_js(&message))
 }
 
 /// An attempt set as a fresh JS array of numbers, ascending (empty when none).

@@ -25,7 +25,7 @@ use crate::headers::named_or_default;
 use crate::objects::{self, Object};
 use crate::operation::Options;
 use crate::outcomes::{attempt_result_js, guidance_lookup};
-use crate::{either, invalid_with, js_error, js_start_attempt, num, Global};
+use crate::{either, invalid_with, js_error, js_start_attempt, message_js, num, Global};
 
 #[wasm_bindgen(raw_module = "../lib/convert.js")]
 extern "C" {
@@ -280,6 +280,24 @@ pub fn driver_cancel(handle: u32, now_ms: f64) -> JsValue {
         Ok(JsValue::UNDEFINED)
     }))
 }
+
+/// The whole text of the typed ending of the ended driver `handle` names, the
+/// core's (`Ending::message`: the ending's words, and the hint naming
+/// `outcomeOfError` after an error nothing classified), as message data for
+/// `lib/messages.js` to compose; `operation` is how the helper names the
+/// operation. Undefined while the operation runs, and for a success. Reads
+/// only (no action is handed out).
+#[wasm_bindgen(js_name = _endingMessage)]
+pub fn ending_message(handle: u32, operation: &str) -> JsValue {
+    either(with(handle, |driver| {
+        let key = driver.idempotency_key().as_str();
+        let message = driver.ended().and_then(|ending| ending.message(operation, key, ERROR_HOOK));
+        Ok(message.map_or(JsValue::UNDEFINED, |message| message_js(&message)))
+    }))
+}
+
+/// How the helpers' option that classifies errors is named (`run`'s and `retryFetch`'s).
+const ERROR_HOOK: &str = "outcomeOfError";
 
 /// The oldest decision recorded and not yet read, `undefined`, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _driverEvent)]

@@ -175,16 +175,31 @@ pub enum Decision {
     Restart { attempts: i32, deadline_ms: i64, remaining_budget_ms: i64, abort_attempts: Vec<i32> },
 }
 
-/// The words of the typed ending a helper throws for `decision`, the core's
-/// (`Decision::ending_message`), the same in every language: `operation`
-/// names the operation as its helper knows it (the block's name, an HTTP
-/// request's method and URL), `idempotency_key` is its key. Null for a
-/// decision that is not a typed ending (`GaveUp`, `Reconcile`, `Restart`).
-#[uniffi::export]
-pub fn ending_message(decision: Decision, operation: String, idempotency_key: String) -> Result<Option<String>> {
+/// The whole message of the typed ending a helper throws for `decision`, the
+/// core's (`Decision::ending_message_after`), the same in every language:
+/// `operation` names the operation as its helper knows it (the block's name,
+/// an HTTP request's method and URL), `idempotency_key` is its key, and
+/// `last_outcome` is how the last attempt the core took into account ended:
+/// when it is the verdict every helper gives an error nothing classified
+/// (`unknownErrorVerdict()`), the core adds its hint naming `outcomeOfError`
+/// (`unknownErrorHint()`). Null for a decision that is not a typed ending
+/// (`GaveUp`, `Reconcile`, `Restart`).
+#[uniffi::export(default(last_outcome = None))]
+pub fn ending_message(
+    decision: Decision,
+    operation: String,
+    idempotency_key: String,
+    last_outcome: Option<Outcome>,
+) -> Result<Option<String>> {
     let decision = rp::Decision::try_from(decision)?;
-    Ok(decision.ending_message(&operation, &idempotency_key).map(|message| message.to_string()))
+    let last_outcome = last_outcome.map(rp::Outcome::try_from).transpose()?;
+    let message = decision.ending_message_after(last_outcome, &operation, &idempotency_key, ERROR_HOOK);
+    Ok(message.map(|message| message.to_string()))
 }
+
+/// How the helpers' parameter that classifies errors is named (`retrying`'s,
+/// the HTTP helpers'): what the core's hint after an unknown error names.
+pub(crate) const ERROR_HOOK: &str = "outcomeOfError";
 
 /// Attempt numbers out, ascending.
 pub(crate) fn attempts_out(set: rp::AttemptSet) -> Vec<i32> {

@@ -350,7 +350,7 @@ pub fn unknown_error_verdict() -> rp::Verdict {
 /// What an ending says after such an error, naming the hook (`outcomeOfError`): the core's text.
 #[uniffi::export]
 pub fn unknown_error_hint() -> String {
-    rp::Verdict::unknown_error_hint("outcomeOfError").to_string()
+    rp::Verdict::unknown_error_hint(crate::decision::ERROR_HOOK).to_string()
 }
 
 /// The header carrying the operation's idempotency key (`Idempotency-Key`).

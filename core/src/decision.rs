@@ -6,6 +6,7 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
+use crate::classify::{Outcome, Verdict};
 use crate::message::{Arg, Message, Rule};
 
 /// An identifier for one attempt's request: 64 bits shown as 16 lowercase hex digits.
@@ -334,7 +335,9 @@ impl Decision {
     /// happened and what to do, the same in every language (`GaveUp`,
     /// `Reconcile`, `Restart`; None for any other decision). `operation`
     /// names the operation as its helper knows it (a function's name, an
-    /// HTTP request's method and URL), `idempotency_key` is its key.
+    /// HTTP request's method and URL), `idempotency_key` is its key. The
+    /// words alone: a helper raises [`Decision::ending_message_after`], which
+    /// adds the hint after an error nothing classified.
     ///
     /// ```
     /// use retryplan::Decision;
@@ -360,6 +363,50 @@ impl Decision {
             ),
             Decision::Restart { .. } => Message::new(Rule::EndingRestart, alloc::vec![operation]),
             _ => return None,
+        })
+    }
+
+    /// The whole text of the typed ending a helper raises: the ending's words
+    /// ([`Decision::ending_message`]) and, when `last_outcome` (the last
+    /// outcome the core took into account, [`Ending::last_result`](crate::Ending::last_result))
+    /// is the application verdict every helper gives an error nothing
+    /// classified ([`Verdict::UNKNOWN_ERROR`]), `"; "` and the hint naming
+    /// `error_hook`, the helper's hook that classifies errors
+    /// ([`Verdict::unknown_error_hint`]: `outcomeOfError` in JavaScript and
+    /// Kotlin, `outcome_of_error=` in Python). None for any decision but
+    /// `GaveUp`, `Reconcile` and `Restart`. The one place that decides when
+    /// an ending carries the hint; [`Ending::message`](crate::Ending::message)
+    /// reads both from a driver's ending.
+    ///
+    /// ```
+    /// use retryplan::{Decision, Outcome, Verdict};
+    /// let reconcile = Decision::Reconcile { attempts: 1, remaining_budget_ms: 0, abort_attempts: Default::default() };
+    /// let unknown = Outcome::Application { verdict: Verdict::UNKNOWN_ERROR };
+    /// let message = reconcile.ending_message_after(Some(unknown), "placeOrder", "k-1", "outcomeOfError").unwrap();
+    /// assert_eq!(
+    ///     message.to_string(),
+    ///     format!("{}; {}", reconcile.ending_message("placeOrder", "k-1").unwrap(), Verdict::unknown_error_hint("outcomeOfError"))
+    /// );
+    /// // Any other last outcome (or none): the ending's words alone.
+    /// let conflict = Outcome::Application { verdict: Verdict::Conflict };
+    /// let message = reconcile.ending_message_after(Some(conflict), "placeOrder", "k-1", "outcomeOfError").unwrap();
+    /// assert!(!message.to_string().contains("outcomeOfError"));
+    /// ```
+    #[must_use]
+    pub fn ending_message_after(
+        &self,
+        last_outcome: Option<Outcome>,
+        operation: &str,
+        idempotency_key: &str,
+        error_hook: &str,
+    ) -> Option<Message> {
+        let words = self.ending_message(operation, idempotency_key)?;
+        Some(match last_outcome {
+            Some(Outcome::Application { verdict: Verdict::UNKNOWN_ERROR }) => Message::new(
+                Rule::EndingWithHint,
+                alloc::vec![Arg::from(words), Arg::from(Verdict::unknown_error_hint(error_hook))],
+            ),
+            _ => words,
         })
     }
 
@@ -452,6 +499,61 @@ mod tests {
         assert!(text(restart).unwrap().contains(": a conflict: re-read the current state"));
         let succeeded = Decision::Succeeded { attempts: 1, winner: 1, abort_attempts: AttemptSet::EMPTY };
         assert_eq!(text(succeeded), None);
+    }
+
+    #[test]
+    fn an_ending_after_an_error_nothing_classified_names_the_hook_and_no_other_does() {
+        use crate::classify::{Outcome, TransportFailure, Verdict};
+        let endings = [
+            Decision::GaveUp {
+                reason: GiveUpReason::AttemptsExhausted,
+                attempts: 3,
+                remaining_budget_ms: 0,
+                refused_delay_ms: None,
+                abort_attempts: AttemptSet::EMPTY,
+            },
+            Decision::Reconcile { attempts: 1, remaining_budget_ms: 0, abort_attempts: AttemptSet::EMPTY },
+            Decision::Restart {
+                attempts: 2,
+                deadline_ms: 9,
+                remaining_budget_ms: 0,
+                abort_attempts: AttemptSet::EMPTY,
+            },
+        ];
+        let hint = Verdict::unknown_error_hint("outcome_of_error=").to_string();
+        let unknown = Outcome::Application { verdict: Verdict::UNKNOWN_ERROR };
+        for ending in endings {
+            let words = ending.ending_message("op", "k").unwrap().to_string();
+            let after = |outcome| {
+                let message = ending.ending_message_after(outcome, "op", "k", "outcome_of_error=").unwrap();
+                message.to_string()
+            };
+            let with_hint = after(Some(unknown));
+            assert_eq!(with_hint, alloc::format!("{words}; {hint}"), "{ending:?}");
+            assert!(with_hint.contains("return an outcome from outcome_of_error="));
+            // Every other last outcome, and none: the words alone.
+            let others = [
+                None,
+                Some(Outcome::Application { verdict: Verdict::Retryable }),
+                Some(Outcome::Application { verdict: Verdict::NotRetryable }),
+                Some(Outcome::Application { verdict: Verdict::Conflict }),
+                Some(Outcome::Transport { failure: TransportFailure::ConnectionLost, retry_after_ms: None }),
+                Some(Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None }),
+                Some(Outcome::Cancelled),
+            ];
+            for outcome in others {
+                assert_eq!(after(outcome), words, "{ending:?} after {outcome:?}");
+            }
+        }
+        // A decision that is not a typed ending has no words, hint or not.
+        let not_endings = [
+            Decision::Succeeded { attempts: 1, winner: 1, abort_attempts: AttemptSet::EMPTY },
+            Decision::AwaitOutcome { in_flight: 1, until_ms: 5 },
+            Decision::Wait { retry: 0, delay_ms: 1, until_ms: 2, server_delay_ms: None, remaining_budget_ms: 3 },
+        ];
+        for decision in not_endings {
+            assert!(decision.ending_message_after(Some(unknown), "op", "k", "outcomeOfError").is_none());
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use crate::classify::Outcome;
 use crate::decision::{Decision, RequestId};
+use crate::message::Message;
 use crate::named::Named;
 
 /// One thing the host must do now. [`Driver::poll_action`](super::Driver::poll_action)
@@ -116,6 +117,33 @@ pub struct Ending {
     /// alone.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<EndingResult>,
+}
+
+impl Ending {
+    /// The whole text of the typed ending a helper raises for this ending
+    /// ([`Decision::ending_message_after`] with the last result's outcome):
+    /// the ending's words, and the hint naming `error_hook` (the helper's hook
+    /// that classifies errors) when the last attempt raised an error nothing
+    /// classified. `operation` names the operation as its helper knows it,
+    /// `idempotency_key` is its key ([`Driver::idempotency_key`](super::Driver::idempotency_key)).
+    /// None for a success.
+    ///
+    /// ```
+    /// use retryplan::{AttemptResult, Decision, Ending, Outcome, Verdict};
+    /// let ending = Ending {
+    ///     decision: Decision::Reconcile { attempts: 1, remaining_budget_ms: 0, abort_attempts: Default::default() },
+    ///     last_result: Some(AttemptResult { attempt: 1, outcome: Outcome::Application { verdict: Verdict::UNKNOWN_ERROR } }),
+    ///     result: None,
+    /// };
+    /// let message = ending.message("place_order", "k-1", "outcome_of_error=").unwrap().to_string();
+    /// assert!(message.starts_with("retryplan: place_order: the write may have happened"));
+    /// assert!(message.ends_with(&Verdict::unknown_error_hint("outcome_of_error=").to_string()));
+    /// ```
+    #[must_use]
+    pub fn message(&self, operation: &str, idempotency_key: &str, error_hook: &str) -> Option<Message> {
+        let last_outcome = self.last_result.map(|result| result.outcome);
+        self.decision.ending_message_after(last_outcome, operation, idempotency_key, error_hook)
+    }
 }
 
 /// The one held result an ending concerns (see [`Ending::result`]).

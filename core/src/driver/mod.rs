@@ -426,6 +426,18 @@ impl Driver {
         matches!(self.state, State::Ended(_))
     }
 
+    /// The ending once the operation has ended (what [`Action::Finish`]
+    /// carries), else None. Reads only: no action is handed out or counted
+    /// (a host that has its finish reads the typed ending's words from it,
+    /// [`Ending::message`]).
+    #[must_use]
+    pub fn ended(&self) -> Option<Ending> {
+        match self.state {
+            State::Ended(decision) => Some(self.ending(decision)),
+            State::Live => None,
+        }
+    }
+
     /// Counts every running attempt whose abort time has come as timed out,
     /// earliest first, queueing its abort and whatever the operation decides.
     fn expire_overdue(&mut self, now_ms: u64) {

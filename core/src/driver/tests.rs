@@ -180,6 +180,47 @@ fn a_post_under_a_safe_policy_is_never_repeated_after_it_may_have_been_processed
 }
 
 #[test]
+fn an_ending_names_the_error_hook_only_when_its_last_result_is_an_error_nothing_classified() {
+    use crate::Verdict;
+    let hint = Verdict::unknown_error_hint("outcomeOfError").to_string();
+    // An unsafe write whose attempt raised an unknown error: reconcile, with the hint.
+    let post = Repeatability::for_http("POST", None).unwrap();
+    let options = OperationOptions::new(7).with_repeatability(post);
+    let mut unsafe_write = Driver::new(&policy(PLAIN), 0, options, DriverOptions::default()).unwrap();
+    started(unsafe_write.poll_action(0));
+    assert_eq!(unsafe_write.ended(), None, "a live operation has no ending");
+    unsafe_write.handle_result(20, 1, Outcome::Application { verdict: Verdict::UNKNOWN_ERROR }).unwrap();
+    let ending = finished(unsafe_write.poll_action(20));
+    assert!(matches!(ending.decision, Decision::Reconcile { .. }));
+    assert_eq!(unsafe_write.ended(), Some(ending));
+    let key = unsafe_write.idempotency_key().as_str();
+    let message = ending.message("POST /orders", key, "outcomeOfError").unwrap().to_string();
+    let words = ending.decision.ending_message("POST /orders", key).unwrap().to_string();
+    assert_eq!(message, alloc::format!("{words}; {hint}"));
+
+    // The same operation ended by a timeout the driver counted itself: the words alone.
+    let options = OperationOptions::new(7).with_repeatability(post);
+    let mut unsafe_write = Driver::new(&policy(PLAIN), 0, options, DriverOptions::default()).unwrap();
+    started(unsafe_write.poll_action(0));
+    assert_eq!(unsafe_write.poll_action(300), Action::AbortAttempt { attempt: 1, reason: AbortReason::TimedOut });
+    let ending = finished(unsafe_write.poll_action(300));
+    assert!(matches!(ending.decision, Decision::Reconcile { .. }));
+    assert_eq!(ending.last_result.map(|result| result.outcome), Some(Failure::AttemptTimedOut.outcome()));
+    let key = unsafe_write.idempotency_key().as_str();
+    let message = ending.message("POST /orders", key, "outcomeOfError").unwrap().to_string();
+    assert_eq!(message, ending.decision.ending_message("POST /orders", key).unwrap().to_string());
+
+    // A success has no ending words, whatever came before it.
+    let mut succeeding = driver(PLAIN);
+    started(succeeding.poll_action(0));
+    succeeding.handle_result(20, 1, Outcome::Application { verdict: Verdict::UNKNOWN_ERROR }).unwrap();
+    started(succeeding.poll_action(120));
+    succeeding.handle_result(150, 2, Outcome::Success).unwrap();
+    let ending = finished(succeeding.poll_action(150));
+    assert!(ending.message("op", "k", "outcomeOfError").is_none());
+}
+
+#[test]
 fn misuse_is_an_error_and_changes_nothing() {
     let mut driver = driver(PLAIN);
     assert_eq!(driver.handle_result(0, 1, Outcome::Success).unwrap_err().code(), "attempt_not_running");

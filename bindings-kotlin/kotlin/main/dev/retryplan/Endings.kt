@@ -7,7 +7,8 @@ import java.io.IOException
  * helper throws. It is an [IOException], as an OkHttp interceptor must throw,
  * so the same classes serve every helper. Its message is the core's, the same
  * words in every language ([endingMessage]): the operation, what happened
- * and what to do.
+ * and what to do, and after an error nothing classified (the last outcome
+ * [unknownErrorVerdict]) the hint naming `outcomeOfError` ([unknownErrorHint]).
  */
 sealed class OperationFailedException(
     /** The ending decision (`GaveUp`, `Reconcile` or `Restart`). */
@@ -20,14 +21,10 @@ sealed class OperationFailedException(
     cause: Throwable?,
     /** How the helper names the operation: the block's name, or an HTTP request's method and URL. */
     operation: String,
-) : IOException((endingMessage(decision, operation, idempotencyKey) ?: decision.toString()) + hint(lastOutcome), cause) {
+) : IOException(endingMessage(decision, operation, idempotencyKey, lastOutcome) ?: decision.toString(), cause) {
     /** Attempts started, hedges included. */
     abstract val attempts: Int
 }
-
-/** The core's hint after an error nothing classified (the last outcome `AMBIGUOUS`), naming `outcomeOfError`. */
-private fun hint(lastOutcome: Outcome?): String =
-    if (lastOutcome == Outcome.Application(unknownErrorVerdict())) "; ${unknownErrorHint()}" else ""
 
 /** The operation gave up: [reason] says why (`ATTEMPTS_EXHAUSTED`, `DEADLINE_INSUFFICIENT`, ...). */
 class GaveUpException(

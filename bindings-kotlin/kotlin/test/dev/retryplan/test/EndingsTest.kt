@@ -1,15 +1,20 @@
 package dev.retryplan.test
 
+import dev.retryplan.Decision
 import dev.retryplan.GaveUpException
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.ReconcileRequiredException
 import dev.retryplan.RestartRequiredException
+import dev.retryplan.TransportFailure
 import dev.retryplan.Verdict
+import dev.retryplan.endingMessage
 import dev.retryplan.http.RetryingHttpClient
 import dev.retryplan.okhttp.RetryInterceptor
 import dev.retryplan.okhttp.retrying
 import dev.retryplan.retrying
+import dev.retryplan.unknownErrorHint
+import dev.retryplan.unknownErrorVerdict
 import kotlinx.coroutines.runBlocking
 import okhttp3.MediaType
 import okhttp3.OkHttpClient
@@ -17,6 +22,7 @@ import okhttp3.Request
 import okhttp3.RequestBody
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertFalse
+import org.junit.jupiter.api.Assertions.assertNull
 import org.junit.jupiter.api.Assertions.assertThrows
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
@@ -119,13 +125,28 @@ class EndingsTest {
     }
 
     @Test
+    fun `an ending names outcomeOfError after an error nothing classified, and only then`() {
+        val decision = Decision.Reconcile(attempts = 1, remainingBudgetMs = 0, abortAttempts = emptyList())
+        val words = endingMessage(decision, "placeOrder", "k-1")!!
+        assertEquals("retryplan: placeOrder: ${reconcile("k-1")}", words)
+        val unknown = Outcome.Application(unknownErrorVerdict())
+        assertEquals("$words; ${unknownErrorHint()}", endingMessage(decision, "placeOrder", "k-1", unknown))
+        assertEquals("$words; ${unknownErrorHint()}", ReconcileRequiredException(decision, "k-1", unknown, null, "placeOrder").message)
+        for (other in listOf(null, Outcome.Application(Verdict.CONFLICT), Outcome.Transport(TransportFailure.TIMED_OUT))) {
+            assertEquals(words, endingMessage(decision, "placeOrder", "k-1", other))
+            assertEquals(words, ReconcileRequiredException(decision, "k-1", other, null, "placeOrder").message)
+        }
+        assertNull(endingMessage(Decision.Succeeded(attempts = 1, winner = 1, abortAttempts = emptyList()), "placeOrder", "k-1", unknown))
+    }
+
+    @Test
     fun `no helper composes an ending's English of its own`() {
         val vectors = File(System.getProperty("retryplan.vectors") ?: System.getenv("RETRYPLAN_VECTORS") ?: "../tests/conformance")
         val root = vectors.absoluteFile.parentFile.parentFile
         @Suppress("UNCHECKED_CAST")
         val rules = (Json.parse(File(root, "tests/messages/rules.json").readText()) as Map<String, Any?>)["rules"] as List<Map<String, Any?>>
         val endings = rules.filter { (it["id"] as String).startsWith("ending_") }
-        assertEquals(listOf("ending_gave_up", "ending_reconcile", "ending_restart"), endings.map { it["id"] })
+        assertEquals(listOf("ending_gave_up", "ending_reconcile", "ending_restart", "ending_with_hint"), endings.map { it["id"] })
         val parts = endings.flatMap { (it["template"] as String).split(Regex("""\{\d+(:q)?\}""")) }
             .map { it.trim() }.filter { it.length > 3 && it != "retryplan:" }
         assertEquals(3, parts.size, parts.toString())
@@ -133,7 +154,8 @@ class EndingsTest {
         assertFalse(sources.isEmpty())
         for (source in sources) {
             val text = source.readText()
-            for (part in parts + listOf("gave up after", "reconcile it by", "restart the unit")) {
+            // The core decides when an ending carries the hint after an unknown error: no helper appends it.
+            for (part in parts + listOf("gave up after", "reconcile it by", "restart the unit", "unknownErrorHint(")) {
                 assertFalse(text.contains(part), "${source.path} composes ending words of its own: \"$part\"")
             }
         }
