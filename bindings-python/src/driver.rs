@@ -140,6 +140,12 @@ impl Ending {
     fn result(&self) -> Option<EndingResult> {
         self.inner.result.map(|result| EndingResult { token: result.token, returned: result.returned })
     }
+
+    /// The typed ending's whole message, the core's (`Ending::message`): its words, and the hint
+    /// naming `outcome_of_error=` after an error nothing classified; None for a success.
+    fn message(&self, operation: &str, idempotency_key: &str) -> Option<String> {
+        self.inner.message(operation, idempotency_key, "outcome_of_error=").map(|message| message.to_string())
+    }
 }
 
 /// What an ending does with the result the host holds under `token`.

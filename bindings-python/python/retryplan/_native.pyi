@@ -829,6 +829,9 @@ class Ending(Action):
     @property
     def result(self) -> Optional[EndingResult]:
         """The one held result this ending concerns (return it, or raise with it as the cause), or None."""
+    def message(self, operation: str, idempotency_key: str) -> Optional[str]:
+        """The typed ending's whole message, the core's: its words, and the hint naming ``outcome_of_error=``
+        after an error nothing classified; None for a success."""
 
 @final
 class EndingResult:

@@ -24,8 +24,6 @@ import time
 from _contextvars import ContextVar
 
 from ._native import (
-    UNKNOWN_ERROR_HINT,
-    UNKNOWN_ERROR_VERDICT,
     Attempt,
     Dependency,
     Driver,
@@ -210,10 +208,6 @@ def logged(run: Run, decision: Decision) -> None:
         log.log(level, "retryplan %s: %s", run.name, decision.describe(), extra=extra)
 
 
-#: What an error nothing classified becomes (the core's one default for every language).
-_UNKNOWN_ERROR = Outcome.application(UNKNOWN_ERROR_VERDICT)
-
-
 def failure(run: Run, ending: Ending, value: Any, error: Optional[BaseException]) -> OperationFailed:
     """The typed ending of ``run`` (``value`` and ``error``: the deciding attempt's, when it returned or raised),
     caused by ``error`` (called by the engine)."""
@@ -225,9 +219,7 @@ def failure(run: Run, ending: Ending, value: Any, error: Optional[BaseException]
     kind = type(decision)
     cls = GaveUpError if kind is GaveUp else ReconcileRequired if kind is Reconcile else RestartRequired
     key, outcome = run.driver.idempotency_key, None if last is None else last.outcome
-    message = decision.ending_message(str(run.name), key) or repr(decision)  # the core's words, every language's
-    if outcome is not None and outcome == _UNKNOWN_ERROR:
-        message = f"{message}; {UNKNOWN_ERROR_HINT}"  # the core's text, naming outcome_of_error=
+    message = ending.message(str(run.name), key) or repr(decision)  # the core's whole text, every language's
     exception = cls(message, decision, idempotency_key=key, last_outcome=outcome, cause=error, last_result=value)
     exception.__cause__ = error
     return exception
