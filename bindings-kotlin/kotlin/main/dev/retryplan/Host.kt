@@ -11,6 +11,7 @@ import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withTimeoutOrNull
+import kotlinx.coroutines.yield
 import kotlin.coroutines.coroutineContext
 
 /** A response as the core reads it: the status exactly as the platform gave it, and a lookup of its headers. */
@@ -151,10 +152,21 @@ internal class Host<T>(
                         step(W.INPUT_POLL)
                     }
                     W.ACTION_SLEEP -> {
-                        val signal = CompletableDeferred<Unit>()
-                        wake = signal
-                        val ms = out[W.OUT_UNTIL_MS] - clock.nowMs()
-                        val settled = take() ?: if (ms > 0) withTimeoutOrNull(ms) { signal.await() }.let { take() } else null
+                        // Attempts launched in the caller's context have not run yet on a one-thread dispatcher
+                        // (runBlocking, Main): let them run once before arming a timer, so an attempt that ends
+                        // without suspending is handed in with no timeout job made. Only a dispatch: the wait
+                        // below still holds the driver's time, and a cancelled caller is cancelled here too.
+                        var settled = take()
+                        if (settled == null) {
+                            yield()
+                            settled = take()
+                        }
+                        if (settled == null) {
+                            val signal = CompletableDeferred<Unit>()
+                            wake = signal
+                            val ms = out[W.OUT_UNTIL_MS] - clock.nowMs()
+                            settled = take() ?: if (ms > 0) withTimeoutOrNull(ms) { signal.await() }.let { take() } else null
+                        }
                         if (settled == null) step(W.INPUT_POLL) else handIn(settled)
                     }
                     W.ACTION_FINISH -> return finish()
