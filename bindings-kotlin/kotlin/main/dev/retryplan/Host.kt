@@ -78,6 +78,9 @@ private val windowEnds by lazy {
 /** What an attempt ended with, on its way from the attempt's coroutine to the loop. */
 private class Settled(val attempt: Int, val abortAtMs: Long, val value: Any?, val error: Throwable?)
 
+/** An attempt's Job that fails is dropped (see [Host.run]): one handler for every operation, it keeps nothing. */
+private val IGNORE_FAILED_ATTEMPTS = CoroutineExceptionHandler { _, _ -> }
+
 /** What an error nothing classified means: the core's one default for every language (`AMBIGUOUS`). */
 private val UNKNOWN_ERROR = Outcome.Application(unknownErrorVerdict())
 
@@ -123,7 +126,7 @@ internal class Host<T>(
      */
     suspend fun run(attempt: suspend (Attempt) -> T): Ended<T> {
         val attempts = SupervisorJob()
-        val scope = CoroutineScope(coroutineContext + attempts + CoroutineExceptionHandler { _, _ -> })
+        val scope = CoroutineScope(coroutineContext + attempts + IGNORE_FAILED_ATTEMPTS)
         try {
             return loop(scope, attempt)
         } finally {
@@ -285,10 +288,10 @@ internal class Host<T>(
     private fun close(keep: Settled?) {
         val late = synchronized(inbox) {
             closed = true
-            ArrayList(inbox).also { inbox.clear() }
+            if (inbox.isEmpty()) null else ArrayList(inbox).also { inbox.clear() }
         }
-        late.forEach(::release)
-        held.values.forEach { if (it !== keep) release(it) }
+        late?.forEach(::release)
+        if (held.isNotEmpty()) held.values.forEach { if (it !== keep) release(it) }
         if (keep != null && keep.error == null) release(keep)
         held.clear()
     }
