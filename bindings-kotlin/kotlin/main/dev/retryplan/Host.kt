@@ -11,6 +11,7 @@ import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withTimeoutOrNull
+import kotlinx.coroutines.yield
 import kotlin.coroutines.coroutineContext
 
 /** A response as the core reads it: the status exactly as the platform gave it, and a lookup of its headers. */
@@ -77,6 +78,9 @@ private val windowEnds by lazy {
 /** What an attempt ended with, on its way from the attempt's coroutine to the loop. */
 private class Settled(val attempt: Int, val abortAtMs: Long, val value: Any?, val error: Throwable?)
 
+/** An attempt's Job that fails is dropped (see [Host.run]): one handler for every operation, it keeps nothing. */
+private val IGNORE_FAILED_ATTEMPTS = CoroutineExceptionHandler { _, _ -> }
+
 /** What an error nothing classified means: the core's one default for every language (`AMBIGUOUS`). */
 private val UNKNOWN_ERROR = Outcome.Application(unknownErrorVerdict())
 
@@ -122,7 +126,7 @@ internal class Host<T>(
      */
     suspend fun run(attempt: suspend (Attempt) -> T): Ended<T> {
         val attempts = SupervisorJob()
-        val scope = CoroutineScope(coroutineContext + attempts + CoroutineExceptionHandler { _, _ -> })
+        val scope = CoroutineScope(coroutineContext + attempts + IGNORE_FAILED_ATTEMPTS)
         try {
             return loop(scope, attempt)
         } finally {
@@ -151,10 +155,21 @@ internal class Host<T>(
                         step(W.INPUT_POLL)
                     }
                     W.ACTION_SLEEP -> {
-                        val signal = CompletableDeferred<Unit>()
-                        wake = signal
-                        val ms = out[W.OUT_UNTIL_MS] - clock.nowMs()
-                        val settled = take() ?: if (ms > 0) withTimeoutOrNull(ms) { signal.await() }.let { take() } else null
+                        // Attempts launched in the caller's context have not run yet on a one-thread dispatcher
+                        // (runBlocking, Main): let them run once before arming a timer, so an attempt that ends
+                        // without suspending is handed in with no timeout job made. Only a dispatch: the wait
+                        // below still holds the driver's time, and a cancelled caller is cancelled here too.
+                        var settled = take()
+                        if (settled == null) {
+                            yield()
+                            settled = take()
+                        }
+                        if (settled == null) {
+                            val signal = CompletableDeferred<Unit>()
+                            wake = signal
+                            val ms = out[W.OUT_UNTIL_MS] - clock.nowMs()
+                            settled = take() ?: if (ms > 0) withTimeoutOrNull(ms) { signal.await() }.let { take() } else null
+                        }
                         if (settled == null) step(W.INPUT_POLL) else handIn(settled)
                     }
                     W.ACTION_FINISH -> return finish()
@@ -273,10 +288,10 @@ internal class Host<T>(
     private fun close(keep: Settled?) {
         val late = synchronized(inbox) {
             closed = true
-            ArrayList(inbox).also { inbox.clear() }
+            if (inbox.isEmpty()) null else ArrayList(inbox).also { inbox.clear() }
         }
-        late.forEach(::release)
-        held.values.forEach { if (it !== keep) release(it) }
+        late?.forEach(::release)
+        if (held.isNotEmpty()) held.values.forEach { if (it !== keep) release(it) }
         if (keep != null && keep.error == null) release(keep)
         held.clear()
     }
