@@ -199,17 +199,15 @@ impl Driver {
         options: OperationOptions,
         driver_options: DriverOptions,
     ) -> Result<Driver, Error> {
-        let mut operation = Operation::new(policy, now_ms, options);
-        match driver_options.concurrency {
-            Concurrency::Concurrent => {}
-            Concurrency::Sequential if operation.policy().hedging.is_some() => {
-                return Err(Error::Unsupported { field: "hedging", rule: message!(CannotHedge) })
-            }
-            Concurrency::Sequential => {}
-            Concurrency::SequentialWithoutHedging => operation.disable_hedging(),
+        let policy = policy.share();
+        if driver_options.concurrency == Concurrency::Sequential && policy.hedging.is_some() {
+            return Err(Error::Unsupported { field: "hedging", rule: message!(CannotHedge) });
         }
-        Ok(Driver {
-            operation,
+        // Built in place (the operation is most of a driver's size: built
+        // apart and moved in, it would be copied once more on every binding's
+        // happy path).
+        let mut driver = Driver {
+            operation: Operation::shared(policy, now_ms, options),
             state: State::Live,
             queue: ActionQueue::new(),
             last_result: None,
@@ -219,7 +217,11 @@ impl Driver {
             returns_responses: driver_options.returns_responses,
             stats: driver_options.stats,
             events: driver_options.record_events.then(VecDeque::new),
-        })
+        };
+        if driver_options.concurrency == Concurrency::SequentialWithoutHedging {
+            driver.operation.disable_hedging();
+        }
+        Ok(driver)
     }
 
     /// What to do now: hand out the actions already decided (releases
@@ -365,13 +367,13 @@ impl Driver {
         if attempt == 0 || attempt > self.operation.attempts_started() {
             return Err(Error::AttemptNotRunning { attempt, running: self.operation.running_list() });
         }
-        classify(self.operation.policy(), &outcome)?;
+        let class = classify(self.operation.policy(), &outcome)?;
         self.expire_overdue(now_ms);
         if matches!(self.state, State::Ended(_)) || !self.operation.running_attempts().contains(attempt) {
             return Ok(Receipt::Discarded);
         }
         let result = AttemptResult { attempt, outcome };
-        let decision = self.operation.on_outcome(now_ms, attempt, &outcome)?;
+        let decision = self.operation.on_classified_outcome(now_ms, attempt, &outcome, |_| Ok(class))?;
         self.last_result = Some(result);
         self.keep(held);
         self.take(now_ms, decision, Some(result));

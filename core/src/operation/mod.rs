@@ -74,7 +74,7 @@ use alloc::vec::Vec;
 
 use crate::backoff::polly::PollyState;
 use crate::budget::RetryCause;
-use crate::classify::{classify, Outcome};
+use crate::classify::{classify, Class, Outcome};
 use crate::decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 use crate::error::Error;
 use crate::http::Repeatability;
@@ -229,7 +229,14 @@ impl Operation {
     /// the cheaper way to make many operations of one policy).
     #[must_use]
     pub fn new(policy: impl SharedPolicy, now_ms: u64, options: OperationOptions) -> Operation {
-        let policy = policy.share();
+        Operation::shared(policy.share(), now_ms, options)
+    }
+
+    /// [`new`](Self::new) with the policy's handle already made. Inlined, so
+    /// the operation is built where its caller keeps it (a driver's field)
+    /// rather than built here and copied there.
+    #[inline(always)]
+    pub(crate) fn shared(policy: Arc<Policy>, now_ms: u64, options: OperationOptions) -> Operation {
         let idempotency_key = options.idempotency_key.unwrap_or_else(|| IdempotencyKey::derived(options.seed));
         // No time is ever past MAX_MS (2^53 - 1, what a JS number holds exactly),
         // so an unbounded budget (a gRPC call without a deadline) ends there.
@@ -292,6 +299,20 @@ impl Operation {
     /// when `attempt` is not running; [`Error::InvalidArgument`] for an HTTP
     /// status outside 100..=599. On error nothing changes.
     pub fn on_outcome(&mut self, now_ms: u64, attempt: u32, outcome: &Outcome) -> Result<Decision, Error> {
+        self.on_classified_outcome(now_ms, attempt, outcome, |policy| classify(policy, outcome))
+    }
+
+    /// [`on_outcome`](Self::on_outcome) for a caller that has classified
+    /// `outcome` already (the driver, which checks a result before anything
+    /// else): `class` gives the class it found, under this operation's
+    /// policy, so an outcome is read once per result.
+    pub(crate) fn on_classified_outcome(
+        &mut self,
+        now_ms: u64,
+        attempt: u32,
+        outcome: &Outcome,
+        class: impl FnOnce(&Policy) -> Result<Class, Error>,
+    ) -> Result<Decision, Error> {
         if self.phase == Phase::Ended {
             return Err(Error::OperationEnded);
         }
@@ -299,7 +320,7 @@ impl Operation {
         else {
             return Err(self.not_running(attempt));
         };
-        let class = classify(&self.policy, outcome)?;
+        let class = class(&self.policy)?;
         let now = self.observe(now_ms);
         if let Some(finished) = self.running.get_mut(slot) {
             *finished = Running::FREE;
