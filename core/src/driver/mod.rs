@@ -199,15 +199,17 @@ impl Driver {
         options: OperationOptions,
         driver_options: DriverOptions,
     ) -> Result<Driver, Error> {
-        let policy = policy.share();
-        if driver_options.concurrency == Concurrency::Sequential && policy.hedging.is_some() {
-            return Err(Error::Unsupported { field: "hedging", rule: message!(CannotHedge) });
+        let mut operation = Operation::new(policy, now_ms, options);
+        match driver_options.concurrency {
+            Concurrency::Concurrent => {}
+            Concurrency::Sequential if operation.policy().hedging.is_some() => {
+                return Err(Error::Unsupported { field: "hedging", rule: message!(CannotHedge) })
+            }
+            Concurrency::Sequential => {}
+            Concurrency::SequentialWithoutHedging => operation.disable_hedging(),
         }
-        // Built in place (the operation is most of a driver's size: built
-        // apart and moved in, it would be copied once more on every binding's
-        // happy path).
-        let mut driver = Driver {
-            operation: Operation::shared(policy, now_ms, options),
+        Ok(Driver {
+            operation,
             state: State::Live,
             queue: ActionQueue::new(),
             last_result: None,
@@ -217,11 +219,7 @@ impl Driver {
             returns_responses: driver_options.returns_responses,
             stats: driver_options.stats,
             events: driver_options.record_events.then(VecDeque::new),
-        };
-        if driver_options.concurrency == Concurrency::SequentialWithoutHedging {
-            driver.operation.disable_hedging();
-        }
-        Ok(driver)
+        })
     }
 
     /// What to do now: hand out the actions already decided (releases
@@ -373,7 +371,7 @@ impl Driver {
             return Ok(Receipt::Discarded);
         }
         let result = AttemptResult { attempt, outcome };
-        let decision = self.operation.on_classified_outcome(now_ms, attempt, &outcome, |_| Ok(class))?;
+        let decision = self.operation.on_classified_outcome(now_ms, attempt, &outcome, class)?;
         self.last_result = Some(result);
         self.keep(held);
         self.take(now_ms, decision, Some(result));

@@ -229,14 +229,7 @@ impl Operation {
     /// the cheaper way to make many operations of one policy).
     #[must_use]
     pub fn new(policy: impl SharedPolicy, now_ms: u64, options: OperationOptions) -> Operation {
-        Operation::shared(policy.share(), now_ms, options)
-    }
-
-    /// [`new`](Self::new) with the policy's handle already made. Inlined, so
-    /// the operation is built where its caller keeps it (a driver's field)
-    /// rather than built here and copied there.
-    #[inline(always)]
-    pub(crate) fn shared(policy: Arc<Policy>, now_ms: u64, options: OperationOptions) -> Operation {
+        let policy = policy.share();
         let idempotency_key = options.idempotency_key.unwrap_or_else(|| IdempotencyKey::derived(options.seed));
         // No time is ever past MAX_MS (2^53 - 1, what a JS number holds exactly),
         // so an unbounded budget (a gRPC call without a deadline) ends there.
@@ -299,28 +292,42 @@ impl Operation {
     /// when `attempt` is not running; [`Error::InvalidArgument`] for an HTTP
     /// status outside 100..=599. On error nothing changes.
     pub fn on_outcome(&mut self, now_ms: u64, attempt: u32, outcome: &Outcome) -> Result<Decision, Error> {
-        self.on_classified_outcome(now_ms, attempt, outcome, |policy| classify(policy, outcome))
+        if self.phase == Phase::Ended {
+            return Err(Error::OperationEnded);
+        }
+        let slot = self.running_slot(attempt)?;
+        let class = classify(&self.policy, outcome)?;
+        Ok(self.settle(now_ms, slot, attempt, class, outcome))
     }
 
-    /// [`on_outcome`](Self::on_outcome) for a caller that has classified
-    /// `outcome` already (the driver, which checks a result before anything
-    /// else): `class` gives the class it found, under this operation's
-    /// policy, so an outcome is read once per result.
+    /// [`on_outcome`](Self::on_outcome) for a caller that classified
+    /// `outcome` already, as `class`, under this operation's policy (the
+    /// driver, which checks a result before anything else): an outcome is
+    /// read once per result.
     pub(crate) fn on_classified_outcome(
         &mut self,
         now_ms: u64,
         attempt: u32,
         outcome: &Outcome,
-        class: impl FnOnce(&Policy) -> Result<Class, Error>,
+        class: Class,
     ) -> Result<Decision, Error> {
         if self.phase == Phase::Ended {
             return Err(Error::OperationEnded);
         }
-        let Some(slot) = self.running.iter().position(|running| !running.is_free() && running.attempt == attempt)
-        else {
-            return Err(self.not_running(attempt));
-        };
-        let class = class(&self.policy)?;
+        let slot = self.running_slot(attempt)?;
+        Ok(self.settle(now_ms, slot, attempt, class, outcome))
+    }
+
+    /// The slot of running attempt `attempt`.
+    fn running_slot(&self, attempt: u32) -> Result<usize, Error> {
+        self.running
+            .iter()
+            .position(|running| !running.is_free() && running.attempt == attempt)
+            .ok_or_else(|| self.not_running(attempt))
+    }
+
+    /// Applies the outcome of the attempt running in `slot`.
+    fn settle(&mut self, now_ms: u64, slot: usize, attempt: u32, class: Class, outcome: &Outcome) -> Decision {
         let now = self.observe(now_ms);
         if let Some(finished) = self.running.get_mut(slot) {
             *finished = Running::FREE;
@@ -331,7 +338,7 @@ impl Operation {
             controls.settle(slot, now, class, outcome, honor_guidance);
         }
         let class = self.restricted(class, outcome);
-        Ok(self.after_attempt(now, attempt, class, outcome))
+        self.after_attempt(now, attempt, class, outcome)
     }
 
     /// The caller abandons the operation: gives up with reason `cancelled`,
