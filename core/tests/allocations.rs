@@ -1,26 +1,40 @@
 //! Steady-state decisions allocate nothing: a counting global allocator
-//! watches a whole retrying operation after it was created.
+//! watches a whole retrying operation after it was created, and a driver's
+//! happy path (made, first attempt planned, success handed in, finish read).
+//! Each test counts its own thread's allocations (tests run in parallel).
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
+use std::sync::Arc;
 
-use retryplan::{Decision, Operation, OperationOptions, Outcome, Policy};
+use retryplan::{Action, Decision, Driver, DriverOptions, Operation, OperationOptions, Outcome, Policy, Receipt};
 
 struct Counting;
 
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn allocations() -> usize {
+    ALLOCATIONS.with(Cell::get)
+}
+
+fn count() {
+    // A thread being torn down has no counter left: nothing to count there.
+    let _ = ALLOCATIONS.try_with(|count| count.set(count.get() + 1));
+}
 
 // SAFETY: every call is forwarded unchanged to the system allocator.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count();
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count();
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
@@ -33,7 +47,7 @@ fn decisions_allocate_nothing() {
     let policy = Policy::from_json(r#"{"max_attempts": 5, "total_budget_ms": 60000}"#).expect("valid");
     let mut operation = Operation::new(&policy, 0, OperationOptions::new(42));
     let unavailable = Outcome::HttpStatus { status: 503, retry_after_ms: Some(150), error_code: None };
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = allocations();
     let mut now = 0;
     let mut decisions = 0;
     let mut decision = operation.poll(now).expect("first decision");
@@ -51,11 +65,26 @@ fn decisions_allocate_nothing() {
             other => panic!("unexpected {other:?}"),
         };
     }
-    let allocations = ALLOCATIONS.load(Ordering::SeqCst) - before;
+    let allocations = allocations() - before;
     assert!(
         matches!(decision, Decision::GaveUp { reason: retryplan::GiveUpReason::AttemptsExhausted, attempts: 5, .. }),
         "{decision:?}"
     );
     assert!(decisions >= 9, "the operation retried ({decisions} decisions)");
     assert_eq!(allocations, 0, "{allocations} allocations in {decisions} decisions");
+}
+
+#[test]
+fn a_drivers_happy_path_allocates_nothing() {
+    let policy = Arc::new(Policy::from_json(r#"{"attempt_timeout": {"fixed_ms": 1000}}"#).expect("valid"));
+    let before = allocations();
+    let mut driver = Driver::new(&policy, 0, OperationOptions::new(7), DriverOptions::default()).expect("valid");
+    let made = allocations() - before;
+    let Action::StartAttempt(plan) = driver.poll_action(0) else { panic!("a first attempt") };
+    assert_eq!(driver.handle_result(10, plan.attempt, Outcome::Success), Ok(Receipt::Accepted));
+    let finish = driver.poll_action(10);
+    drop(driver);
+    let allocations = allocations() - before;
+    assert!(matches!(finish, Action::Finish(ending) if matches!(ending.decision, Decision::Succeeded { .. })));
+    assert_eq!((made, allocations), (0, 0), "allocations: (making the driver, in all)");
 }

@@ -365,13 +365,13 @@ impl Driver {
         if attempt == 0 || attempt > self.operation.attempts_started() {
             return Err(Error::AttemptNotRunning { attempt, running: self.operation.running_list() });
         }
-        classify(self.operation.policy(), &outcome)?;
+        let class = classify(self.operation.policy(), &outcome)?;
         self.expire_overdue(now_ms);
         if matches!(self.state, State::Ended(_)) || !self.operation.running_attempts().contains(attempt) {
             return Ok(Receipt::Discarded);
         }
         let result = AttemptResult { attempt, outcome };
-        let decision = self.operation.on_outcome(now_ms, attempt, &outcome)?;
+        let decision = self.operation.on_classified_outcome(now_ms, attempt, &outcome, class)?;
         self.last_result = Some(result);
         self.keep(held);
         self.take(now_ms, decision, Some(result));

@@ -1,4 +1,6 @@
-//! A fixed-capacity FIFO of the actions waiting to be handed to the host.
+//! A bounded FIFO of the actions waiting to be handed to the host.
+
+use alloc::collections::VecDeque;
 
 use super::action::{AbortReason, Action, AttemptPlan};
 use crate::operation::MAX_IN_FLIGHT;
@@ -9,24 +11,26 @@ const CAPACITY: usize = 2 * MAX_IN_FLIGHT + 1;
 
 /// What can wait in the queue: starts and aborts (an ending is never queued,
 /// it is the driver's state). A third of an [`Action`]'s size, which holds an
-/// ending's outcome: every driver carries the whole queue.
+/// ending's outcome.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Queued {
     Start(AttemptPlan),
     Abort { attempt: u32, reason: AbortReason },
 }
 
-/// Actions decided but not yet returned, oldest first. Never allocates.
+/// Actions decided but not yet returned, oldest first. Empty, it holds no
+/// room (a driver is made on every binding's happy path, which queues
+/// nothing: a first attempt and its success or retry come straight from the
+/// operation); the first action queued (a timeout, a hedge, an ending that
+/// aborts) allocates room for all `CAPACITY` at once.
 #[derive(Debug)]
 pub(super) struct ActionQueue {
-    slots: [Option<Queued>; CAPACITY],
-    head: usize,
-    len: usize,
+    slots: VecDeque<Queued>,
 }
 
 impl ActionQueue {
     pub(super) const fn new() -> ActionQueue {
-        ActionQueue { slots: [None; CAPACITY], head: 0, len: 0 }
+        ActionQueue { slots: VecDeque::new() }
     }
 
     /// Queues the start of `plan`. Returns false (and drops nothing queued)
@@ -41,25 +45,19 @@ impl ActionQueue {
     }
 
     fn push(&mut self, queued: Queued) -> bool {
-        if self.len == CAPACITY {
+        if self.slots.len() == CAPACITY {
             return false;
         }
-        if let Some(slot) = self.slots.get_mut((self.head + self.len) % CAPACITY) {
-            *slot = Some(queued);
-            self.len += 1;
+        if self.slots.capacity() == 0 {
+            self.slots.reserve_exact(CAPACITY);
         }
+        self.slots.push_back(queued);
         true
     }
 
     /// Takes the oldest action.
     pub(super) fn pop(&mut self) -> Option<Action> {
-        if self.len == 0 {
-            return None;
-        }
-        let queued = self.slots.get_mut(self.head).and_then(Option::take);
-        self.head = (self.head + 1) % CAPACITY;
-        self.len -= 1;
-        queued.map(|queued| match queued {
+        self.slots.pop_front().map(|queued| match queued {
             Queued::Start(plan) => Action::StartAttempt(plan),
             Queued::Abort { attempt, reason } => Action::AbortAttempt { attempt, reason },
         })
@@ -91,5 +89,13 @@ mod tests {
     #[test]
     fn a_slot_is_a_third_of_an_action() {
         assert!(3 * core::mem::size_of::<Option<Queued>>() <= core::mem::size_of::<Action>());
+    }
+
+    #[test]
+    fn an_empty_queue_holds_no_room_and_the_first_push_makes_room_for_all() {
+        let mut queue = ActionQueue::new();
+        assert_eq!(queue.slots.capacity(), 0);
+        assert!(queue.push_abort(1, AbortReason::TimedOut));
+        assert!(queue.slots.capacity() >= CAPACITY);
     }
 }

@@ -74,7 +74,7 @@ use alloc::vec::Vec;
 
 use crate::backoff::polly::PollyState;
 use crate::budget::RetryCause;
-use crate::classify::{classify, Outcome};
+use crate::classify::{classify, Class, Outcome};
 use crate::decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 use crate::error::Error;
 use crate::http::Repeatability;
@@ -295,11 +295,39 @@ impl Operation {
         if self.phase == Phase::Ended {
             return Err(Error::OperationEnded);
         }
-        let Some(slot) = self.running.iter().position(|running| !running.is_free() && running.attempt == attempt)
-        else {
-            return Err(self.not_running(attempt));
-        };
+        let slot = self.running_slot(attempt)?;
         let class = classify(&self.policy, outcome)?;
+        Ok(self.settle(now_ms, slot, attempt, class, outcome))
+    }
+
+    /// [`on_outcome`](Self::on_outcome) for a caller that classified
+    /// `outcome` already, as `class`, under this operation's policy (the
+    /// driver, which checks a result before anything else): an outcome is
+    /// read once per result.
+    pub(crate) fn on_classified_outcome(
+        &mut self,
+        now_ms: u64,
+        attempt: u32,
+        outcome: &Outcome,
+        class: Class,
+    ) -> Result<Decision, Error> {
+        if self.phase == Phase::Ended {
+            return Err(Error::OperationEnded);
+        }
+        let slot = self.running_slot(attempt)?;
+        Ok(self.settle(now_ms, slot, attempt, class, outcome))
+    }
+
+    /// The slot of running attempt `attempt`.
+    fn running_slot(&self, attempt: u32) -> Result<usize, Error> {
+        self.running
+            .iter()
+            .position(|running| !running.is_free() && running.attempt == attempt)
+            .ok_or_else(|| self.not_running(attempt))
+    }
+
+    /// Applies the outcome of the attempt running in `slot`.
+    fn settle(&mut self, now_ms: u64, slot: usize, attempt: u32, class: Class, outcome: &Outcome) -> Decision {
         let now = self.observe(now_ms);
         if let Some(finished) = self.running.get_mut(slot) {
             *finished = Running::FREE;
@@ -310,7 +338,7 @@ impl Operation {
             controls.settle(slot, now, class, outcome, honor_guidance);
         }
         let class = self.restricted(class, outcome);
-        Ok(self.after_attempt(now, attempt, class, outcome))
+        self.after_attempt(now, attempt, class, outcome)
     }
 
     /// The caller abandons the operation: gives up with reason `cancelled`,

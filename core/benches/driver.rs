@@ -1,0 +1,48 @@
+//! Criterion benchmarks of a driver's lifecycle, which every binding's happy
+//! path pays: make a driver, poll its first attempt, hand in the success,
+//! poll the finish, drop it; and the same with the first attempt failing
+//! once (a retry).
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use retryplan::{Action, Driver, DriverOptions, OperationOptions, Outcome, Policy};
+
+const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
+
+fn benches(c: &mut Criterion) {
+    let policy = Arc::new(
+        Policy::from_json(r#"{"max_attempts": 5, "total_budget_ms": 60000, "attempt_timeout": {"fixed_ms": 1000}}"#)
+            .expect("valid"),
+    );
+    let new = |seed: u64| {
+        Driver::new(black_box(&policy), 0, OperationOptions::new(seed), DriverOptions::default()).expect("valid")
+    };
+
+    c.bench_function("driver: new + drop", |b| b.iter(|| drop(black_box(new(7)))));
+
+    c.bench_function("driver: new, first poll, success, finish, drop", |b| {
+        b.iter(|| {
+            let mut driver = new(7);
+            let Action::StartAttempt(plan) = driver.poll_action(black_box(0)) else { unreachable!() };
+            let _ = black_box(driver.handle_result(black_box(10), plan.attempt, Outcome::Success));
+            black_box(driver.poll_action(black_box(10)))
+        })
+    });
+
+    c.bench_function("driver: new, 503, retry, success, finish, drop", |b| {
+        b.iter(|| {
+            let mut driver = new(7);
+            let Action::StartAttempt(plan) = driver.poll_action(black_box(0)) else { unreachable!() };
+            let _ = black_box(driver.handle_result(black_box(10), plan.attempt, UNAVAILABLE));
+            let Action::Sleep { until_ms } = driver.poll_action(black_box(10)) else { unreachable!() };
+            let Action::StartAttempt(plan) = driver.poll_action(until_ms) else { unreachable!() };
+            let _ = black_box(driver.handle_result(until_ms + 10, plan.attempt, Outcome::Success));
+            black_box(driver.poll_action(until_ms + 10))
+        })
+    });
+}
+
+criterion_group!(driver, benches);
+criterion_main!(driver);
