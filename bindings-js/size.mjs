@@ -60,11 +60,16 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * `outcomeOfError` included; lib/endings.js's rule for it gone): 84475 B
  * (73077 B wasm + 11398 B glue), +23 B over the merged main measured in the
  * same run (84452 B = 73005 + 11447, already above the 84400 B set before),
- * so 84500 B.
+ * so 84500 B. This session's merged main (the Operation's wire record and the
+ * shared input reader in the core for Kotlin, the key spelled on the stack,
+ * the driver's queue allocated on first use, the ending's text above):
+ * 84668 B (73269 B wasm + 11399 B glue), each branch under 84500 B alone and
+ * 168 B over it together (inlining in the merged core differs), so 84700 B:
+ * growth, against issue 23's goal of shrinking, reported as such.
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 84_500;
+const LIMIT = 84_700;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);
