@@ -209,7 +209,7 @@ impl core::fmt::Display for GiveUpReason {
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Decision {
     /// Start attempt `attempt` now; abort it at `abort_at_ms` (that is,
-    /// after `timeout_ms`), then report its [`Outcome`](crate::Outcome) with
+    /// after `timeout_ms`), then report its [`Outcome`] with
     /// [`on_outcome`](crate::Operation::on_outcome).
     StartAttempt {
         /// Attempt number, 1 for the first.
