@@ -23,6 +23,7 @@ mod docs;
 mod kotlin_wire;
 mod output;
 mod python;
+mod python_errors;
 mod python_records;
 mod schema;
 mod tables;
@@ -47,6 +48,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     let mut outputs = vec![vectors, vectors_readme::output(root)?];
     outputs.extend(generate_from(&tables, &schema)?);
     outputs.extend(python_records::outputs(root)?);
+    outputs.push(python_errors::output(root, &tables)?);
     Ok(outputs)
 }
 
