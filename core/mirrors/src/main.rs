@@ -25,6 +25,7 @@ mod output;
 mod python;
 mod python_errors;
 mod python_records;
+mod python_values;
 mod schema;
 mod tables;
 mod typescript;
@@ -49,6 +50,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.extend(generate_from(&tables, &schema)?);
     outputs.extend(python_records::outputs(root)?);
     outputs.push(python_errors::output(root, &tables)?);
+    outputs.push(python_values::output(root, &tables)?);
     Ok(outputs)
 }
 

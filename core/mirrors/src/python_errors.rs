@@ -156,7 +156,8 @@ fn wrapped_fields(root: &Path, ident: &str) -> Result<Vec<(Field, bool)>, String
     Ok(fields)
 }
 
-fn snake(ident: &str) -> String {
+/// A Rust ident in snake_case, as serde's `rename_all = "snake_case"` writes it.
+pub(crate) fn snake(ident: &str) -> String {
     let mut name = String::new();
     for (index, letter) in ident.chars().enumerate() {
         if letter.is_uppercase() && index > 0 {
