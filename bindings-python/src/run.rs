@@ -382,20 +382,16 @@ impl<'a, 'py> Ctx<'a, 'py> {
         started: Option<u64>,
     ) -> PyResult<Ending> {
         let py = self.py;
-        let mut at = match started {
+        let at = match started {
             Some(now) => now, // the first poll at the reading the driver was made at
             None => self.s().now_ms(py)?,
         };
-        let mut action = self.poll_at(at)?;
+        let mut polled = Some((self.poll_at(at)?, at));
         loop {
-            let plan = match action {
+            let plan = match self.next_plan(sleep, polled.take())? {
                 Action::StartAttempt(plan) => plan,
                 Action::Finish(ending) => return Ok(ending),
-                _ => match self.next_plan(sleep, Some((action, at)))? {
-                    Action::StartAttempt(plan) => plan,
-                    Action::Finish(ending) => return Ok(ending),
-                    _ => unreachable_step()?,
-                },
+                _ => unreachable_step()?,
             };
             self.start(plan);
             let (meaning, object, held) = match attempt.call(args, kwargs) {
@@ -408,9 +404,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
                     return Err(interrupted);
                 }
             };
-            at = self.s().now_ms(py)?; // one clock reading for the result and the next action
-            self.report_at(at, plan, meaning, object, held)?;
-            action = self.poll_at(at)?;
+            polled = Some(self.reported(plan, meaning, object, held)?);
         }
     }
 

@@ -1,7 +1,10 @@
 """The typed endings say what happened and what to do (issue 25 item 7): the core's words, the same in every
 language (``Decision.ending_message``), naming the operation as its helper knows it and the key to reconcile by."""
 
+import json
+import pathlib
 import pickle
+import re
 import traceback
 
 import httpx
@@ -13,6 +16,7 @@ from retryplan import GaveUpError, Policy, ReconcileRequired, RestartRequired
 from retryplan.httpx import RetryTransport
 from retryplan.requests import RetryAdapter
 
+from conftest import vector_dir
 from server import Server
 
 ONE = {
@@ -73,3 +77,27 @@ def test_retry_names_the_function_and_every_ending_is_the_cores() -> None:
     assert succeeded.ending_message("op", "k") is None
     assert RestartRequired.__module__ == GaveUpError.__module__ == "retryplan"
     assert pickle.loads(pickle.dumps(GaveUpError)) is GaveUpError
+
+
+def test_no_helper_composes_an_endings_english_nor_decides_when_the_hint_is_added() -> None:
+    """The core writes the typed ending's whole text (``Ending.message``), the hint after an unknown error included:
+    no module of the package nor of its Rust glue holds a fixed part of the core's ending rules or appends the hint
+    (as the JS and Kotlin bindings' source tests say of theirs)."""
+    rules = json.loads((vector_dir().parent / "messages" / "rules.json").read_text())["rules"]
+    endings = [rule for rule in rules if rule["id"].startswith("ending_")]
+    assert [rule["id"] for rule in endings] == ["ending_gave_up", "ending_reconcile", "ending_restart", "ending_with_hint"]
+    parts = [p.strip() for rule in endings for p in re.split(r"\{\d+(?::q)?\}", rule["template"])]
+    parts = [p for p in parts if len(p) > 3 and p != "retryplan:"]
+    assert len(parts) == 3, parts
+    here = pathlib.Path(__file__).resolve().parent.parent
+    sources = sorted((here / "python" / "retryplan").glob("*.py")) + sorted((here / "src").glob("*.rs"))
+    assert len(sources) > 20
+    forbidden = [*parts, "gave up after", "reconcile it by", "restart the unit", "ending_with_hint", "ending_message_after"]
+    for source in sources:
+        text = source.read_text()
+        for part in forbidden:
+            assert part not in text, f"{source.name} composes ending words of its own: {part!r}"
+        # The hint is the core's constant, exported once (lib.rs) and re-exported (__init__.py); nothing appends it.
+        hints = text.count("UNKNOWN_ERROR_HINT") + text.count("unknown_error_hint")
+        allowed = {"lib.rs": 2, "__init__.py": 2}.get(source.name, 0)
+        assert hints == allowed, f"{source.name} names the unknown-error hint {hints} times (allowed: {allowed})"

@@ -20,240 +20,31 @@ Two families, both under :class:`RetryplanError`:
   final decision and the attempt history.
 """
 
-from typing import TYPE_CHECKING, Any, List, NamedTuple, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Optional
+
+from . import _error_classes
+from ._error_classes import *  # noqa: F403 - the engine's errors, generated from the core's (their __all__)
+from ._error_classes import RENAMED, InvalidArgumentError, RetryplanError
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._error_classes import InvalidPolicyError as InvalidPolicyError
+    from ._error_classes import InvalidPolicyJsonError as InvalidPolicyJsonError
     from ._native import Decision, Outcome
 
 __all__ = [
     "ArgumentTypeError",
     "AttemptFailed",
-    "AttemptNotRunningError",
     "AttemptTimedOut",
-    "CallerError",
-    "ConfigViolationsError",
-    "ConfigurationError",
-    "EntropyUnavailableError",
     "GaveUpError",
-    "InvalidArgumentError",
-    "InvalidConfigError",
-    "InvalidHeaderError",
-    "OperationEndedError",
     "OperationFailed",
-    "PlatformError",
     "ReconcileRequired",
     "RestartRequired",
-    "RetryplanError",
-    "ServerDataError",
-    "UnknownProfileError",
-    "UnsupportedError",
-    "Violation",
 ]
-
-
-class RetryplanError(Exception):
-    """Base of every exception retryplan raises.
-
-    ``code`` is a stable snake_case identifier: for engine errors it equals the
-    engine's ``Error::code()`` (the same in every language binding); messages
-    may be reworded, codes may not.
-    """
-
-    code: str = "retryplan_error"
-    #: Who must act (engine errors): ``caller`` (misuse of the API),
-    #: ``configuration`` (a policy or config), ``server`` (what the peer sent) or
-    #: ``environment`` (the random source); the same as every binding's
-    #: ``blame``, see the README's errors section. Empty for
-    #: :class:`OperationFailed` and its subclasses, which are not misuse.
-    blame: str = ""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-class CallerError(RetryplanError):
-    """Blame ``caller``: the code calling the engine uses it wrongly (an event
-    after the end, an attempt that is not running, an argument out of range)."""
-
-    blame = "caller"
-
-
-class ConfigurationError(RetryplanError):
-    """Blame ``configuration``: a policy or other configuration the engine
-    cannot read, accept or carry out; fix the configuration (or the host)."""
-
-    blame = "configuration"
-
-
-class ServerDataError(RetryplanError):
-    """Blame ``server``: the peer sent data the engine cannot read (a
-    Retry-After or grpc-timeout header). Not an HTTP 5xx: a failed attempt is
-    an outcome the engine decides on, never an exception."""
-
-    blame = "server"
-
-
-class PlatformError(RetryplanError):
-    """Blame ``environment``: the machine failed the engine (the operating
-    system's random source). Not named ``EnvironmentError``, which is a
-    builtin alias of ``OSError``."""
-
-    blame = "environment"
-
-
-class Violation(NamedTuple):
-    """One rule a configuration breaks: the dotted field path (from the
-    configuration the error names) and the rule in words."""
-
-    field: str
-    message: str
-
-
-class ConfigViolationsError(ConfigurationError, ValueError):
-    """A configuration that reads breaks one or more rules; ``violations`` lists every one.
-
-    ``config`` names which: ``policy``, ``dependency``, ``budget``,
-    ``breaker`` or ``service_config`` (the constructor or reader called: a
-    dependency's budget is ``dependency``); each violation's ``field`` is its
-    path from that configuration (``max_tokens`` for a budget,
-    ``budget.max_tokens`` for a dependency). Renamed from
-    ``InvalidPolicyError`` (code ``invalid_policy``), which stays importable
-    as a deprecated alias of this class for one release.
-    """
-
-    code = "config_violations"
-
-    def __init__(self, message: str, violations: Sequence[Tuple[str, str]] = (), config: str = "policy") -> None:
-        super().__init__(message)
-        self.config = config
-        self.violations: Tuple[Violation, ...] = tuple(Violation(f, m) for f, m in violations)
-
-    @property
-    def fields(self) -> Tuple[str, ...]:
-        """The dotted path of each violation, in order."""
-        return tuple(v.field for v in self.violations)
-
-
-class InvalidConfigError(ConfigurationError, ValueError):
-    """A configuration could not be read (JSON syntax, a wrong type, an unknown field).
-
-    ``config`` names which: ``policy``, ``dependency``, ``budget``,
-    ``breaker`` or ``service_config`` (the reader called: a dependency's
-    budget is ``dependency``); ``field`` is the dotted path where reading
-    stopped (empty at the top level). Renamed from ``InvalidPolicyJsonError``
-    (code ``invalid_policy_json``), which stays importable as a deprecated
-    alias of this class for one release.
-    """
-
-    code = "invalid_config"
-
-    def __init__(self, message: str, config: str = "policy", field: str = "", detail: str = "") -> None:
-        super().__init__(message)
-        self.config = config
-        self.field = field
-        self.detail = detail
-
-    @property
-    def fields(self) -> Tuple[str, ...]:
-        """``(field,)``, for symmetry with :class:`ConfigViolationsError`."""
-        return (self.field,)
-
-
-class UnknownProfileError(ConfigurationError, LookupError):
-    """No built-in profile has this ``name``; ``known`` lists the names (a list)."""
-
-    code = "unknown_profile"
-
-    def __init__(self, message: str, name: str = "", known: Sequence[str] = ()) -> None:
-        super().__init__(message)
-        self.name = name
-        self.known: List[str] = list(known)
-
-    def __str__(self) -> str:  # LookupError subclasses would otherwise be fine; keep the message plain
-        return self.message
-
-
-class OperationEndedError(CallerError, RuntimeError):
-    """An outcome, cancel or poll arrived after the operation ended."""
-
-    code = "operation_ended"
-
-
-class AttemptNotRunningError(CallerError, RuntimeError):
-    """An outcome names an attempt that is not running (``running``: the attempts that are, ascending; empty when none is)."""
-
-    code = "attempt_not_running"
-
-    def __init__(self, message: str, attempt: int = 0, running: Sequence[int] = ()) -> None:
-        super().__init__(message)
-        self.attempt = attempt
-        self.running: List[int] = list(running)
-
-
-class InvalidArgumentError(CallerError, ValueError):
-    """A value handed to the engine cannot be represented; ``name`` is the argument."""
-
-    code = "invalid_argument"
-
-    def __init__(self, message: str, name: str = "", rule: str = "") -> None:
-        super().__init__(message)
-        self.name = name
-        self.rule = rule
+__all__ += _error_classes.__all__
 
 
 class ArgumentTypeError(InvalidArgumentError, TypeError):
     """An argument of the wrong Python type (also a ``TypeError``; code ``invalid_argument``)."""
-
-
-class UnsupportedError(ConfigurationError, ValueError):
-    """The helper cannot carry out a section of the policy (``field``, e.g. ``hedging`` one attempt at a time)."""
-
-    code = "unsupported"
-
-    def __init__(self, message: str, field: str = "", rule: str = "") -> None:
-        super().__init__(message)
-        self.field = field
-        self.rule = rule
-
-
-class InvalidHeaderError(ServerDataError, ValueError):
-    """A header value could not be read (Retry-After, retry-after-ms, grpc-timeout).
-
-    ``kind`` is ``empty``, ``malformed`` or ``out_of_range``; ``value`` is a
-    bounded excerpt of the input.
-    """
-
-    code = "invalid_header"
-
-    def __init__(
-        self,
-        message: str,
-        header: str = "",
-        kind: str = "",
-        value: Optional[str] = None,
-        expected: Optional[str] = None,
-        limit: Optional[str] = None,
-    ) -> None:
-        super().__init__(message)
-        self.header = header
-        self.kind = kind
-        self.value = value
-        self.expected = expected
-        self.limit = limit
-
-
-class EntropyUnavailableError(PlatformError, OSError):
-    """The operating system's random source failed (drawing a seed or key)."""
-
-    code = "entropy_unavailable"
-
-    def __init__(self, message: str, detail: str = "") -> None:
-        super().__init__(message)
-        self.detail = detail
-
-    def __str__(self) -> str:
-        return self.message
 
 
 class AttemptFailed(Exception):
@@ -335,19 +126,9 @@ class RestartRequired(OperationFailed):
     code = "restart"
 
 
-if TYPE_CHECKING:  # pragma: no cover
-    #: Deprecated alias of :class:`InvalidConfigError` (for type checkers; at run time see ``__getattr__``).
-    InvalidPolicyJsonError = InvalidConfigError
-    #: Deprecated alias of :class:`ConfigViolationsError` (for type checkers; at run time see ``__getattr__``).
-    InvalidPolicyError = ConfigViolationsError
-
-#: Names renamed in this release, each kept as a deprecated alias for one release.
-_RENAMED = {"InvalidPolicyJsonError": "InvalidConfigError", "InvalidPolicyError": "ConfigViolationsError"}
-
-
 def __getattr__(name: str) -> object:
     """The deprecated aliases (PEP 562): each warns, then is the renamed class."""
-    renamed = _RENAMED.get(name)
+    renamed = RENAMED.get(name)
     if renamed is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import warnings

@@ -28,7 +28,6 @@ from ._native import (
     Dependency,
     Driver,
     GaveUp,
-    Outcome,
     Reconcile,
     Run,
     Settings,
@@ -41,7 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, Literal, Optional, Tuple
 
     from ._errors import OperationFailed
-    from ._native import Decision, Ending, Event, Policy
+    from ._native import Decision, Ending, Event, Outcome, Policy
 
     if sys.version_info >= (3, 11):
         from typing import TypedDict

@@ -23,7 +23,9 @@ mod docs;
 mod kotlin_wire;
 mod output;
 mod python;
+mod python_errors;
 mod python_records;
+mod python_values;
 mod schema;
 mod tables;
 mod typescript;
@@ -47,6 +49,8 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     let mut outputs = vec![vectors, vectors_readme::output(root)?];
     outputs.extend(generate_from(&tables, &schema)?);
     outputs.extend(python_records::outputs(root)?);
+    outputs.push(python_errors::output(root, &tables)?);
+    outputs.push(python_values::output(root, &tables)?);
     Ok(outputs)
 }
 

@@ -57,7 +57,7 @@ fn python_type(field: &Field) -> Result<&'static str, String> {
 }
 
 /// `text` as lines of at most `WIDTH` characters, the first after `first`, the others after `rest`.
-fn wrap(text: &str, first: &str, rest: &str) -> Vec<String> {
+pub(crate) fn wrap(text: &str, first: &str, rest: &str) -> Vec<String> {
     let mut lines = vec![first.to_owned()];
     let mut empty = true;
     for word in text.split_whitespace() {
@@ -86,7 +86,7 @@ fn rust_doc(text: &str, indent: &str) -> String {
 }
 
 /// A docstring of `text` at `indent` (backticks as reST literals).
-fn docstring(text: &str, indent: &str) -> String {
+pub(crate) fn docstring(text: &str, indent: &str) -> String {
     let text = text.replace('\\', "\\\\").replace('`', "``");
     let mut lines = wrap(&text, &format!("{indent}\"\"\""), indent);
     if let Some(last) = lines.last_mut() {
