@@ -4,11 +4,12 @@ import { _policyFromConfig, _policyInfo, _policyProfile, _profileNames } from '.
 import { text } from './args.js';
 import { decidedConfig } from './spelling.js';
 import { Held, handle, make } from './objects.js';
+import { numbers } from './wire.js';
 
 const INFO = Symbol('retryplan.info');
 
 /** `[maxAttempts, sendsIdempotencyKey, totalBudgetMs]`, read once (a policy never changes). */
-const info = (policy) => (policy[INFO] ??= _policyInfo(handle(policy)));
+const info = (policy) => (policy[INFO] ??= numbers(_policyInfo(handle(policy))).slice(0, 3));
 
 export class Policy extends Held {
   /**

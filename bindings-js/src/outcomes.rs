@@ -11,10 +11,12 @@ use wasm_bindgen::prelude::*;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::{js_http_outcome, num};
+use crate::num;
 
 #[wasm_bindgen(raw_module = "../lib/convert.js")]
 extern "C" {
+    #[wasm_bindgen(js_name = httpOutcome)]
+    fn js_http_outcome(status: u16, retry_after_ms: Option<f64>, error_code: Option<&str>) -> JsValue;
     #[wasm_bindgen(js_name = attemptResult)]
     fn js_attempt_result(attempt: u32, outcome: JsValue) -> JsValue;
     /// `{type}`, or `{type, [key]: name}` when `key` is not empty.

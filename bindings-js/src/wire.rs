@@ -1,32 +1,75 @@
 //! The core's one wire encoding (`retryplan::wire`), carried to JS: its tables
 //! once at load (`lib/wire.js` builds every constant from them, none written
-//! by hand), and the output record of `Driver::exchange` in wasm memory, which
-//! `lib/wire.js` reads through a `Float64Array` view.
+//! by hand), and the records the core writes in wasm memory, which
+//! `lib/wire.js` reads through `Float64Array` views: the output record of
+//! `Driver::exchange`, and the decision record (`wire::encode_decision`) of
+//! every decision JS gets (an `Operation`'s, a finish's, an event's), which
+//! `lib/records.js` spells as the one decision object.
 
 use core::cell::{Cell, RefCell};
 
 use js_sys::Array;
 use retryplan as rp;
 use rp::value::Named;
-use rp::wire::{self, OUTPUT_WORDS};
+use rp::wire::{self, DECISION_WORDS, OUTPUT_WORDS};
+
+const _: () = assert!(DECISION_WORDS <= RECORD_WORDS);
 use wasm_bindgen::prelude::*;
 
 use crate::Global;
 
+#[wasm_bindgen(raw_module = "../lib/records.js")]
+extern "C" {
+    /// The decision record [`store_decision`] wrote, as the decision object.
+    #[wasm_bindgen(js_name = decisionOf)]
+    fn js_decision() -> JsValue;
+}
+
 /// The last output record, as JS numbers (every word fits one exactly).
 static OUTPUT: Global<RefCell<[f64; OUTPUT_WORDS]>> = Global(RefCell::new([0.0; OUTPUT_WORDS]));
+/// The last record of numbers a call wrote: a decision record, or the numbers
+/// a reading returns (an operation's state, a policy's, the stats' counters).
+static RECORD: Global<RefCell<[f64; RECORD_WORDS]>> = Global(RefCell::new([0.0; RECORD_WORDS]));
+/// Room for a decision record and for the stats' counters (7 and the give-ups by reason).
+const RECORD_WORDS: usize = 24;
 /// The last idempotency key read (`_operationKey`): visible ASCII, at most 255 bytes.
 static KEY: Global<RefCell<[u8; KEY_BYTES]>> = Global(RefCell::new([0; KEY_BYTES]));
 const KEY_BYTES: usize = 256;
 /// The `RetryplanError` of the last exchange the driver refused.
 static REFUSAL: Global<Cell<Option<JsValue>>> = Global(Cell::new(None));
 
-/// Copies an output record where `_wireOutput` points.
-pub(crate) fn store_output(record: &[i64; OUTPUT_WORDS]) {
-    let mut output = OUTPUT.0.borrow_mut();
-    for (slot, word) in output.iter_mut().zip(record) {
+/// Copies `record` into `buffer` (every word fits a JS number exactly).
+fn store<const N: usize>(buffer: &RefCell<[f64; N]>, record: &[i64; N]) {
+    for (slot, word) in buffer.borrow_mut().iter_mut().zip(record) {
         *slot = *word as f64;
     }
+}
+
+/// Copies an output record where `_wireMemory` points.
+pub(crate) fn store_output(record: &[i64; OUTPUT_WORDS]) {
+    store(&OUTPUT.0, record);
+}
+
+/// The kind of the last output record stored.
+pub(crate) fn output_kind() -> f64 {
+    OUTPUT.0.borrow().get(wire::output::ACTION_KIND).copied().unwrap_or(0.0)
+}
+
+/// Copies `numbers` (at most [`RECORD_WORDS`]) where `_wireMemory` points,
+/// for JS to read through its view: a reading's value, `undefined`.
+pub(crate) fn numbers(numbers: &[f64]) -> JsValue {
+    for (slot, number) in RECORD.0.borrow_mut().iter_mut().zip(numbers) {
+        *slot = *number;
+    }
+    JsValue::UNDEFINED
+}
+
+/// A decision as the JS decision object: its record stored, spelt by `lib/records.js`.
+pub(crate) fn decision(decision: &rp::Decision) -> JsValue {
+    let mut record = [wire::NONE; DECISION_WORDS];
+    wire::encode_decision(decision, &mut record);
+    numbers(&record.map(|word| word as f64));
+    js_decision()
 }
 
 /// Copies the idempotency key `read` gives where `_wireMemory` points: its
@@ -59,8 +102,9 @@ pub fn refusal() -> JsValue {
     REFUSAL.0.take().unwrap_or(JsValue::UNDEFINED)
 }
 
-/// Where the output record (15 f64s) and the last key read (256 bytes) lie
-/// in wasm memory: `[memory, output address, key address]`. (The input
+/// Where the output record (15 f64s), the last key read (256 bytes) and the
+/// record of numbers (24 f64s: see `numbers`) lie in wasm memory: `[memory,
+/// output address, key address, record address]`. (The input
 /// record crosses as eight f64 arguments: measured faster, about 84 ns
 /// against 93 ns an exchange, than JS writing it through a second view. A
 /// key read through the buffer costs no allocation and no string returned
@@ -69,7 +113,10 @@ pub fn refusal() -> JsValue {
 pub fn memory() -> Array {
     let output = OUTPUT.0.as_ptr() as usize as f64;
     let key = KEY.0.as_ptr() as usize as f64;
-    [wasm_bindgen::memory(), JsValue::from_f64(output), JsValue::from_f64(key)].into_iter().collect()
+    let decision = RECORD.0.as_ptr() as usize as f64;
+    [wasm_bindgen::memory(), JsValue::from_f64(output), JsValue::from_f64(key), JsValue::from_f64(decision)]
+        .into_iter()
+        .collect()
 }
 
 fn names<T: Named>() -> JsValue {
@@ -91,8 +138,9 @@ fn fields(table: &[(&str, usize)]) -> JsValue {
 /// output fields (`[name, word]`), and the kind and name tables in the
 /// core's order (a member's number is its place): input kinds, outcome
 /// kinds, action kinds, ending kinds, failures, verdicts, transport failures,
-/// abort reasons, give-up reasons, receipts, held, and (for the driver's
-/// and the header readers' arguments) concurrencies and Retry-After readings.
+/// abort reasons, give-up reasons, receipts, held, (for the driver's
+/// and the header readers' arguments) concurrencies and Retry-After readings,
+/// then the decision record's fields and its decision kinds.
 #[wasm_bindgen(js_name = _wireTables)]
 pub fn tables() -> Array {
     let numbers = [
@@ -124,6 +172,8 @@ pub fn tables() -> Array {
         names::<rp::Held>(),
         names::<rp::Concurrency>(),
         names::<rp::RetryAfterReading>(),
+        fields(wire::decision::FIELDS),
+        names::<wire::DecisionKind>(),
     ]
     .into_iter()
     .collect()
