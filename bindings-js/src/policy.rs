@@ -56,12 +56,6 @@ pub fn policy_info(handle: u32) -> JsValue {
     }))
 }
 
-/// The built-in profile names.
-#[wasm_bindgen(js_name = _profileNames)]
-pub fn profile_names() -> js_sys::Array {
-    rp::profiles::NAMES.iter().map(|name| JsValue::from_str(name)).collect()
-}
-
 /// Empty counters: their handle.
 #[wasm_bindgen(js_name = _statsNew)]
 pub fn stats_new() -> JsValue {

@@ -1,6 +1,6 @@
-//! The core's one wire encoding (`retryplan::wire`), carried to JS: its tables
-//! once at load (`lib/wire.js` builds every constant from them, none written
-//! by hand), and the records the core writes in wasm memory, which
+//! The core's one wire encoding (`retryplan::wire`), carried to JS: its
+//! version (every constant is generated for `lib/` by core/mirrors), and the
+//! records the core writes in wasm memory, which
 //! `lib/wire.js` reads through `Float64Array` views: the output record of
 //! `Driver::exchange`, and the decision record (`wire::encode_decision`) of
 //! every decision JS gets (an `Operation`'s, a finish's, an event's), which
@@ -10,7 +10,6 @@ use core::cell::{Cell, RefCell};
 
 use js_sys::Array;
 use retryplan as rp;
-use rp::value::Named;
 use rp::wire::{self, DECISION_WORDS, OUTPUT_WORDS};
 
 const _: () = assert!(DECISION_WORDS <= RECORD_WORDS);
@@ -103,8 +102,8 @@ pub fn refusal() -> JsValue {
 }
 
 /// Where the output record (15 f64s), the last key read (256 bytes) and the
-/// record of numbers (24 f64s: see `numbers`) lie in wasm memory: `[memory,
-/// output address, key address, record address]`. (The input
+/// record of numbers (see `numbers`) lie in wasm memory: `[memory, output
+/// address, key address, record address, record words]`. (The input
 /// record crosses as eight f64 arguments: measured faster, about 84 ns
 /// against 93 ns an exchange, than JS writing it through a second view. A
 /// key read through the buffer costs no allocation and no string returned
@@ -114,67 +113,17 @@ pub fn memory() -> Array {
     let output = OUTPUT.0.as_ptr() as usize as f64;
     let key = KEY.0.as_ptr() as usize as f64;
     let decision = RECORD.0.as_ptr() as usize as f64;
-    [wasm_bindgen::memory(), JsValue::from_f64(output), JsValue::from_f64(key), JsValue::from_f64(decision)]
+    let words = JsValue::from_f64(RECORD_WORDS as f64);
+    [wasm_bindgen::memory(), JsValue::from_f64(output), JsValue::from_f64(key), JsValue::from_f64(decision), words]
         .into_iter()
         .collect()
 }
 
-fn names<T: Named>() -> JsValue {
-    T::ALL.iter().map(|member| JsValue::from_str(member.name())).collect::<Array>().into()
-}
-
-/// A record's fields as `[name, word]` pairs (the core's `FIELDS`).
-fn fields(table: &[(&str, usize)]) -> JsValue {
-    table
-        .iter()
-        .map(|(name, word)| [JsValue::from_str(name), JsValue::from_f64(*word as f64)].into_iter().collect::<Array>())
-        .collect::<Array>()
-        .into()
-}
-
-/// The core's wire tables, in the order `lib/wire.js` reads them: the
-/// numbers `[WIRE_VERSION, NONE, FLAG_HEDGE, FLAG_SEND_IDEMPOTENCY_KEY,
-/// ENDING_RETURNS, PUSHBACK_DO_NOT_RETRY, OUTPUT_WORDS]`, the input and
-/// output fields (`[name, word]`), and the kind and name tables in the
-/// core's order (a member's number is its place): input kinds, outcome
-/// kinds, action kinds, ending kinds, failures, verdicts, transport failures,
-/// abort reasons, give-up reasons, receipts, held, (for the driver's
-/// and the header readers' arguments) concurrencies and Retry-After readings,
-/// then the decision record's fields and its decision kinds.
+/// The wasm's wire version, as `[[WIRE_VERSION]]` (the shape of the tables
+/// the wasm once returned): every constant of the encoding is generated for
+/// `lib/` (`lib/generated/wire.js`), which checks this at load.
 #[wasm_bindgen(js_name = _wireTables)]
 pub fn tables() -> Array {
-    let numbers = [
-        wire::wire_version(),
-        wire::NONE,
-        wire::FLAG_HEDGE,
-        wire::FLAG_SEND_IDEMPOTENCY_KEY,
-        wire::ENDING_RETURNS,
-        wire::PUSHBACK_DO_NOT_RETRY,
-        OUTPUT_WORDS as i64,
-        // The verdict of an error nothing classified (Verdict::UNKNOWN_ERROR), by its place.
-        rp::Verdict::ALL.iter().position(|verdict| *verdict == rp::Verdict::UNKNOWN_ERROR).unwrap_or(0) as i64,
-    ];
-    let numbers: Array = numbers.iter().map(|number| JsValue::from_f64(*number as f64)).collect();
-    [
-        numbers.into(),
-        fields(wire::input::FIELDS),
-        fields(wire::output::FIELDS),
-        names::<wire::InputKind>(),
-        names::<wire::OutcomeKind>(),
-        names::<wire::ActionKind>(),
-        names::<wire::EndingKind>(),
-        names::<rp::Failure>(),
-        names::<rp::Verdict>(),
-        names::<rp::TransportFailure>(),
-        names::<rp::AbortReason>(),
-        names::<rp::GiveUpReason>(),
-        names::<rp::Receipt>(),
-        names::<rp::Held>(),
-        names::<rp::Concurrency>(),
-        names::<rp::RetryAfterReading>(),
-        fields(wire::decision::FIELDS),
-        names::<wire::DecisionKind>(),
-    ]
-    .into_iter()
-    .collect()
+    let numbers: Array = [JsValue::from_f64(wire::wire_version() as f64)].into_iter().collect();
+    [numbers].into_iter().collect()
 }
