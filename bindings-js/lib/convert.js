@@ -63,6 +63,16 @@ const LONE_SURROGATE = /\p{Cs}/u;
 export const isWellFormed =
   typeof String.prototype.isWellFormed === 'function' ? (text) => text.isWellFormed() : (text) => !LONE_SURROGATE.test(text);
 
+/** The attempt numbers of a set given as four 32-bit words (bit 0 of the first = attempt 1), ascending. */
+export function attemptList(w0, w1, w2, w3) {
+  const list = [];
+  if ((w0 | w1 | w2 | w3) === 0) return list;
+  [w0, w1, w2, w3].forEach((word, index) => {
+    for (let bits = word | 0; bits !== 0; bits &= bits - 1) list.push(index * 32 + 32 - Math.clz32(bits & -bits));
+  });
+  return list;
+}
+
 // A request id arrives as its two 32-bit halves and is spelled as the core's
 // Display does: 16 lowercase hex digits. The digits go through
 // String.fromCharCode: `half.toString(16)` takes V8's slow path for a half

@@ -12,8 +12,7 @@ import {
   _operationState,
 } from '../wasm/retryplan_js.js';
 import { attempt, ms } from './args.js';
-import { decided, requestIdText } from './convert.js';
-import { attemptList } from './records.js';
+import { attemptList, decided, requestIdText } from './convert.js';
 import { OPERATION, newDriver } from './driver.js';
 import { HEAVY, Held, handle } from './objects.js';
 import { read, words } from './outcomes.js';
