@@ -38,7 +38,7 @@ const KEY_BYTES: usize = 256;
 static REFUSAL: Global<Cell<Option<JsValue>>> = Global(Cell::new(None));
 
 /// Copies `record` into `buffer` (every word fits a JS number exactly).
-fn store<const N: usize>(buffer: &RefCell<[f64; N]>, record: &[i64; N]) {
+fn store<const N: usize, const M: usize>(buffer: &RefCell<[f64; N]>, record: &[i64; M]) {
     for (slot, word) in buffer.borrow_mut().iter_mut().zip(record) {
         *slot = *word as f64;
     }
@@ -67,7 +67,7 @@ pub(crate) fn numbers(numbers: &[f64]) -> JsValue {
 pub(crate) fn decision(decision: &rp::Decision) -> JsValue {
     let mut record = [wire::NONE; DECISION_WORDS];
     wire::encode_decision(decision, &mut record);
-    numbers(&record.map(|word| word as f64));
+    store(&RECORD.0, &record);
     js_decision()
 }
 
