@@ -178,3 +178,24 @@ pub fn output() -> Result<Output, String> {
     text.push_str("    default:\n      return undefined;\n  }\n}\n");
     Ok(Output { path: DECISIONS, text })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kind is a case, and every key the core serializes for it is read, optional ones with and without.
+    #[test]
+    fn every_kind_and_key_of_the_core_is_read() {
+        let text = output().unwrap().text;
+        for (index, kind) in DecisionKind::ALL.iter().enumerate() {
+            let case = format!("    case {index}: // {}\n", kind.name());
+            let start = text.find(&case).unwrap_or_else(|| panic!("{case}"));
+            let body = &text[start
+                ..text[start + case.len()..].find("    case ").map_or(text.len(), |end| start + case.len() + end)];
+            for (key, _) in fields(&sample(*kind, true)).unwrap() {
+                assert!(body.contains(&format!("  {}: ", camel_case(&key))), "{key} in {body}");
+            }
+        }
+        assert!(text.contains("? {\n          type: 'wait',"), "{text}");
+    }
+}
