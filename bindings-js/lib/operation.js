@@ -4,7 +4,6 @@
 // spelt by lib/wire.js.
 import {
   _operationOutcome,
-  _operationOutcomeOf,
   _operationPoll,
   _operationRemaining,
   _operationRequestId,
@@ -31,12 +30,12 @@ export class Operation extends Held {
     return decided(_operationPoll(handle(this), ms('nowMs', nowMs), false));
   }
 
-  /** Reports how attempt `attempt` ended (the common outcomes cross in the core's wire words). */
+  /** Reports how attempt `attempt` ended (read by lib/outcomes.js, it crosses in the core's wire words). */
   onOutcome(nowMs, number, outcome) {
     const now = ms('nowMs', nowMs);
     const at = attempt(number);
-    const decision = read(outcome) ? _operationOutcome(handle(this), now, at, words.kind, words.code, words.delay) : undefined;
-    return decided(decision ?? _operationOutcomeOf(handle(this), now, at, outcome));
+    read(outcome);
+    return decided(_operationOutcome(handle(this), now, at, words.kind, words.code, words.delay, words.errorCode));
   }
 
   /** The caller gives up: `gave_up` with reason `cancelled`. */

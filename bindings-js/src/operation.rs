@@ -6,7 +6,7 @@ use alloc::string::String;
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
 
-use crate::args::outcome;
+use crate::args::{outcome, outcome_of};
 use crate::objects::{self, Object};
 use crate::wire::{decision as decision_js, numbers};
 use crate::{either, js_error, num};
@@ -80,21 +80,21 @@ pub fn operation_poll(handle: u32, now_ms: f64, cancel: bool) -> JsValue {
 }
 
 /// How attempt `attempt` ended, in the core's wire words (`outcome_kind`,
-/// `outcome_code`, `outcome_delay_ms`, whole numbers written by
-/// `lib/outcomes.js`), read by the core's `wire::decode_outcome`: the next
-/// decision, or the `RetryplanError`. `undefined` for an `http_status` whose
-/// status the wire reads as a malformed response (outside 100..=599): an
-/// outcome given to an operation is the caller's, and such a status is
-/// refused, so `lib/operation.js` hands it in as an object, as every
-/// language's operation reads it.
+/// `outcome_code`, `outcome_delay_ms`) and an `http_status`'s error code,
+/// as `lib/outcomes.js` read the outcome object (see `args::outcome_of`):
+/// the next decision, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _operationOutcome)]
-pub fn operation_outcome(handle: u32, now_ms: f64, attempt: u32, kind: f64, code: f64, delay: f64) -> JsValue {
-    let decoded = rp::wire::decode_outcome(kind as i64, code as i64, delay as i64);
-    let status = kind as i64 == rp::wire::OutcomeKind::HttpStatus.word();
-    if status && !matches!(decoded, Ok(rp::Outcome::HttpStatus { .. })) {
-        return JsValue::UNDEFINED;
-    }
-    either(decoded.map_err(js_error).and_then(|outcome| outcome_decision(handle, now_ms, attempt, &outcome)))
+pub fn operation_outcome(
+    handle: u32,
+    now_ms: f64,
+    attempt: u32,
+    kind: f64,
+    code: f64,
+    delay: f64,
+    error_code: Option<String>,
+) -> JsValue {
+    let outcome = outcome_of(kind, code, delay, error_code.as_deref());
+    either(outcome.and_then(|outcome| outcome_decision(handle, now_ms, attempt, &outcome)))
 }
 
 /// The decision after attempt `attempt` ended with `outcome`, as the decision object.

@@ -135,6 +135,26 @@ export const WIRE = Object.freeze({
     connection_lost: 1,
     timed_out: 2,
   }),
+  /** gRPC codes by name: their number (a gRPC status outcome's code). */
+  GRPC: numbered({
+    ok: 0,
+    cancelled: 1,
+    unknown: 2,
+    invalid_argument: 3,
+    deadline_exceeded: 4,
+    not_found: 5,
+    already_exists: 6,
+    permission_denied: 7,
+    resource_exhausted: 8,
+    failed_precondition: 9,
+    aborted: 10,
+    out_of_range: 11,
+    unimplemented: 12,
+    internal: 13,
+    unavailable: 14,
+    data_loss: 15,
+    unauthenticated: 16,
+  }),
 });
 
 /** The core's name tables, in the core's order (a member's number is its place). */

@@ -8,7 +8,8 @@
 use retryplan::value::Named;
 use retryplan::wire::{self, ActionKind, DecisionKind, EndingKind, InputKind, OutcomeKind};
 use retryplan::{
-    AbortReason, Concurrency, Failure, GiveUpReason, Held, Receipt, RetryAfterReading, TransportFailure, Verdict,
+    AbortReason, Concurrency, Failure, GiveUpReason, GrpcCode, Held, Receipt, RetryAfterReading, TransportFailure,
+    Verdict,
 };
 
 use crate::output::{Output, HEADER};
@@ -93,6 +94,12 @@ pub fn output() -> Result<Output, String> {
     numbered(&mut text, "VERDICT", "An application outcome's verdicts (its outcome code).", &names::<Verdict>());
     numbered(&mut text, "FAILURE", "A failure of the vocabulary by name: its outcome code.", &names::<Failure>());
     numbered(&mut text, "TRANSPORT", "Transport failures (a transport outcome's code).", &names::<TransportFailure>());
+    numbered(
+        &mut text,
+        "GRPC",
+        "gRPC codes by name: their number (a gRPC status outcome's code).",
+        &names::<GrpcCode>(),
+    );
     text.push_str("});\n\n/** The core's name tables, in the core's order (a member's number is its place). */\n");
     text.push_str("export const NAMES = Object.freeze({\n");
     let tables: [(&str, Vec<&str>); 12] = [
