@@ -1,10 +1,9 @@
 // Decisions and actions spelt from the core's wire records: the decision
 // record (an Operation's decisions, a finish's, an event's: the wasm's
 // `wire::encode_decision`, read by the generated lib/generated/decisions.js)
-// and the driver's output record, as the public objects. lib/wire.js hands over its tables and
-// views at load (the wasm glue imports this module, not lib/wire.js: so the
-// glue a bundler ships stays small). Not shared by the entries: each holds
-// its own wasm's views.
+// and the driver's output record, as the public objects. lib/wire.js hands
+// over its tables and views at load (the wasm glue imports this module, not
+// lib/wire.js). Not shared by the entries: each holds its own wasm's views.
 import { requestIdText } from './convert.js';
 import { decisionOf as decisionFrom } from './generated/decisions.js';
 

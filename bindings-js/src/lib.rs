@@ -13,7 +13,8 @@
 //! classes and functions of `lib/*.js`, which check every argument's type and
 //! range and pass numbers, strings and handles (see `objects`); a value that
 //! came through them is taken as it is (a number is cast, never refused). A
-//! configuration or outcome object is read here, by the core's one reader.
+//! configuration object is read here, by the core's one reader; an outcome
+//! object by `lib/outcomes.js`, into the core's wire words.
 //!
 //! Natively this crate is empty, so `cargo test --workspace` never calls a JS import.
 #![cfg(target_arch = "wasm32")]
