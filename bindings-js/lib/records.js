@@ -2,18 +2,17 @@
 // record (an Operation's decisions, a finish's, an event's: the wasm's
 // `wire::encode_decision`, read by the generated lib/generated/decisions.js)
 // and the driver's output record, as the public objects. lib/wire.js hands
-// over its tables and views at load (the wasm glue imports this module, not
+// over its records' views at load (the wasm glue imports this module, not
 // lib/wire.js). Not shared by the entries: each holds its own wasm's views.
 import { requestIdText } from './convert.js';
 import { decisionOf as decisionFrom } from './generated/decisions.js';
+import { NAMES, WIRE } from './generated/wire.js';
 
-let WIRE;
-let NAMES;
 let outputRecord;
 let decisionRecord;
-/** Called by lib/wire.js at load: the wire's tables and its two records' views. */
-export function spellRecords(wire, names, output, decision) {
-  [WIRE, NAMES, outputRecord, decisionRecord] = [wire, names, output, decision];
+/** Called by lib/wire.js at load: its two records' views. */
+export function spellRecords(output, decision) {
+  [outputRecord, decisionRecord] = [output, decision];
 }
 
 /** The decision record the wasm wrote last, as the decision object of every language. */

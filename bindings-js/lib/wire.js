@@ -32,7 +32,7 @@ export function loadWire() {
   output = new Float64Array(memory.buffer, outputAt, outputWords);
   keyBytes = new Uint8Array(memory.buffer, keyAt, 256);
   record = new Float64Array(memory.buffer, recordAt, recordWords);
-  spellRecords(WIRE, NAMES, current, decisionRecord);
+  spellRecords(current, decisionRecord);
 }
 
 /** The numbers a reading of the wasm wrote (`value`, its error thrown): a view valid until the next call. */
