@@ -29,3 +29,8 @@ for (const name of readdirSync(lib).filter((file) => file.endsWith('.js'))) {
   }
   writeFileSync(new URL(name, out), text);
 }
+// The generated constants hold no wasm state either: shared the same way.
+mkdirSync(new URL('generated/', out));
+for (const name of readdirSync(new URL('generated/', lib)).filter((file) => file.endsWith('.js'))) {
+  writeFileSync(new URL(`generated/${name}`, out), `// Shared with the default entry: one module for both.\nexport * from '../../../lib/generated/${name}';\n`);
+}

@@ -29,6 +29,7 @@ import { flag, ms, whole } from './args.js';
 import { decided } from './convert.js';
 import { decidedConfig } from './spelling.js';
 import { Held, handle, handleOf, make } from './objects.js';
+import { numbers } from './wire.js';
 
 const U32 = 2 ** 32 - 1;
 
@@ -198,12 +199,12 @@ export class RetrySlots extends Held {
 
   /** Slots in use now. */
   get inUse() {
-    return _slotsState(handle(this))[0];
+    return numbers(_slotsState(handle(this)))[0];
   }
 
   /** How many slots there are. */
   get capacity() {
-    return _slotsState(handle(this))[1];
+    return numbers(_slotsState(handle(this)))[1];
   }
 }
 

@@ -63,47 +63,6 @@ const LONE_SURROGATE = /\p{Cs}/u;
 export const isWellFormed =
   typeof String.prototype.isWellFormed === 'function' ? (text) => text.isWellFormed() : (text) => !LONE_SURROGATE.test(text);
 
-// Decision factories, one per variant, fields in the core's order.
-// A request id arrives as its two 32-bit halves and is spelled as the core's
-// Display does: 16 lowercase hex digits. `abortAttempts` is always an array
-// (empty when nothing is to be aborted), built by `attemptList`.
-// The digits go through String.fromCharCode: `half.toString(16)` takes V8's slow
-// path for a half >= 2^31 (not a small integer), about 0.4 us per id.
-const DIGITS = Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0));
-const hex16 = (h, l) =>
-  String.fromCharCode(
-    DIGITS[h >>> 28], DIGITS[(h >>> 24) & 15], DIGITS[(h >>> 20) & 15], DIGITS[(h >>> 16) & 15],
-    DIGITS[(h >>> 12) & 15], DIGITS[(h >>> 8) & 15], DIGITS[(h >>> 4) & 15], DIGITS[h & 15],
-    DIGITS[l >>> 28], DIGITS[(l >>> 24) & 15], DIGITS[(l >>> 20) & 15], DIGITS[(l >>> 16) & 15],
-    DIGITS[(l >>> 12) & 15], DIGITS[(l >>> 8) & 15], DIGITS[(l >>> 4) & 15], DIGITS[l & 15],
-  );
-/** A request id from its two 32-bit halves: 16 lowercase hex digits, as the core's Display spells it. */
-export const requestIdText = hex16;
-
-/** A started attempt: a decision, or with `sendIdempotencyKey` (a boolean) a driver's action. */
-export function startAttempt(attempt, timeoutMs, abortAtMs, idHigh, idLow, remainingBudgetMs, hedge, sendIdempotencyKey) {
-  const requestId = hex16(idHigh, idLow);
-  return sendIdempotencyKey === undefined
-    ? { type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs, hedge }
-    : { type: 'start_attempt', attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs, hedge, sendIdempotencyKey };
-}
-export const wait = (retry, delayMs, untilMs, serverDelayMs, remainingBudgetMs) =>
-  serverDelayMs === undefined
-    ? { type: 'wait', retry, delayMs, untilMs, remainingBudgetMs }
-    : { type: 'wait', retry, delayMs, untilMs, serverDelayMs, remainingBudgetMs };
-export const awaitOutcome = (inFlight, untilMs) => ({ type: 'await_outcome', inFlight, untilMs });
-export const succeeded = (attempts, winner, abortAttempts) => ({ type: 'succeeded', attempts, winner, abortAttempts });
-export const gaveUp = (reason, attempts, remainingBudgetMs, refusedDelayMs, abortAttempts) =>
-  refusedDelayMs === undefined
-    ? { type: 'gave_up', reason, attempts, remainingBudgetMs, abortAttempts }
-    : { type: 'gave_up', reason, attempts, remainingBudgetMs, refusedDelayMs, abortAttempts };
-export const reconcile = (attempts, remainingBudgetMs, abortAttempts) => ({
-  type: 'reconcile', attempts, remainingBudgetMs, abortAttempts,
-});
-export const restart = (attempts, deadlineMs, remainingBudgetMs, abortAttempts) => ({
-  type: 'restart', attempts, deadlineMs, remainingBudgetMs, abortAttempts,
-});
-
 /** The attempt numbers of a set given as four 32-bit words (bit 0 of the first = attempt 1), ascending. */
 export function attemptList(w0, w1, w2, w3) {
   const list = [];
@@ -113,6 +72,20 @@ export function attemptList(w0, w1, w2, w3) {
   });
   return list;
 }
+
+// A request id arrives as its two 32-bit halves and is spelled as the core's
+// Display does: 16 lowercase hex digits. The digits go through
+// String.fromCharCode: `half.toString(16)` takes V8's slow path for a half
+// >= 2^31 (not a small integer), about 0.4 us per id.
+const DIGITS = Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0));
+/** A request id from its two 32-bit halves: 16 lowercase hex digits, as the core's Display spells it. */
+export const requestIdText = (h, l) =>
+  String.fromCharCode(
+    DIGITS[h >>> 28], DIGITS[(h >>> 24) & 15], DIGITS[(h >>> 20) & 15], DIGITS[(h >>> 16) & 15],
+    DIGITS[(h >>> 12) & 15], DIGITS[(h >>> 8) & 15], DIGITS[(h >>> 4) & 15], DIGITS[h & 15],
+    DIGITS[l >>> 28], DIGITS[(l >>> 24) & 15], DIGITS[(l >>> 20) & 15], DIGITS[(l >>> 16) & 15],
+    DIGITS[(l >>> 12) & 15], DIGITS[(l >>> 8) & 15], DIGITS[(l >>> 4) & 15], DIGITS[l & 15],
+  );
 
 // The helpers' record of a started attempt, and what the host loop reads.
 
@@ -156,10 +129,7 @@ export function abortAttempt(entry, reason) {
   entry[CONTROLLER]?.abort(reason);
 }
 
-// Driver actions and events, fields in the core's order.
-export const abortAction = (attempt, reason) => ({ type: 'abort_attempt', attempt, reason });
-export const sleepAction = (untilMs) => ({ type: 'sleep', untilMs });
-export const releaseAction = (token) => ({ type: 'release', token });
+// A driver's finish and events, fields in the core's order.
 export function finishAction(decision, lastResult, token, returned) {
   const action = lastResult === undefined ? { type: 'finish', decision } : { type: 'finish', decision, lastResult };
   if (token !== undefined) action.result = { token, returned };

@@ -22,7 +22,10 @@ import { anyStatus, guidance } from './http.js';
 import { HEAVY, Held, handle, handleOf } from './objects.js';
 import { Policy } from './policy.js';
 import { Stats } from './stats.js';
-import { NAMES, driverKey } from './wire.js';
+import { NAMES, driverKey, numbers } from './wire.js';
+
+/** `[nextWakeupMs, deadlineMs, attemptsStarted, startedAtMs, isEnded]` of `driver` (a view: read at once). */
+const state = (driver) => numbers(_operationState(handle(driver), true));
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -120,14 +123,14 @@ export class Driver extends Held {
   }
 
   get deadlineMs() {
-    return _operationState(handle(this), true)[1];
+    return state(this)[1];
   }
 
   get attemptsStarted() {
-    return _operationState(handle(this), true)[2];
+    return state(this)[2];
   }
 
   get isEnded() {
-    return _operationState(handle(this), true)[4] === 1;
+    return state(this)[4] === 1;
   }
 }

@@ -111,8 +111,13 @@ export class Host {
     }
     // Nothing classified it: the core's one default for every language (Verdict::UNKNOWN_ERROR, `ambiguous`).
     if (outcome === undefined || outcome === null) return this.handIn(entry, WIRE.OUTCOME.application, WIRE.UNKNOWN_ERROR_VERDICT, undefined, thrown);
+    try {
+      read(outcome);
+    } catch (refused) {
+      return this.abandon(refused); // an outcome the binding refuses: the hook's mistake
+    }
     // A status goes by the object, whose reading refuses one no outcome holds.
-    if (read(outcome) && words.kind !== WIRE.OUTCOME.http_status) return this.handIn(entry, words.kind, words.code, undefined, thrown);
+    if (words.kind !== WIRE.OUTCOME.http_status) return this.handIn(entry, words.kind, words.code, undefined, thrown);
     const now = this.clock();
     let receipt;
     try {

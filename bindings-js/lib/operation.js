@@ -1,9 +1,9 @@
 // `Operation`: one logical operation, decision by decision:
 // `new Operation(policy, nowMs, {seed?, idempotencyKey?, deadlineMs?, dependency?})`.
+// Each decision crosses as the core's decision record (wire::encode_decision),
+// spelt by lib/wire.js.
 import {
-  _operationCancel,
   _operationOutcome,
-  _operationOutcomeOf,
   _operationPoll,
   _operationRemaining,
   _operationRequestId,
@@ -11,11 +11,14 @@ import {
   _operationState,
 } from '../wasm/retryplan_js.js';
 import { attempt, ms } from './args.js';
-import { decided, requestIdText } from './convert.js';
+import { attemptList, decided, requestIdText } from './convert.js';
 import { OPERATION, newDriver } from './driver.js';
 import { HEAVY, Held, handle } from './objects.js';
 import { read, words } from './outcomes.js';
-import { driverKey } from './wire.js';
+import { driverKey, numbers } from './wire.js';
+
+/** `[nextWakeupMs, deadlineMs, attemptsStarted, startedAtMs, isEnded]` of `operation` (a view: read at once). */
+const state = (operation) => numbers(_operationState(handle(operation), false));
 
 export class Operation extends Held {
   constructor(policy, nowMs, options) {
@@ -24,28 +27,25 @@ export class Operation extends Held {
 
   /** What to do now: start an attempt, keep waiting, or await the running attempt. */
   poll(nowMs) {
-    return decided(_operationPoll(handle(this), ms('nowMs', nowMs)));
+    return decided(_operationPoll(handle(this), ms('nowMs', nowMs), false));
   }
 
-  /** Reports how attempt `attempt` ended (the common outcomes cross in the core's wire words). */
+  /** Reports how attempt `attempt` ended (read by lib/outcomes.js, it crosses in the core's wire words). */
   onOutcome(nowMs, number, outcome) {
     const now = ms('nowMs', nowMs);
     const at = attempt(number);
-    if (read(outcome)) {
-      const decision = _operationOutcome(handle(this), now, at, words.kind, words.code, words.delay);
-      if (decision !== undefined) return decided(decision);
-    }
-    return decided(_operationOutcomeOf(handle(this), now, at, outcome));
+    read(outcome);
+    return decided(_operationOutcome(handle(this), now, at, words.kind, words.code, words.delay, words.errorCode));
   }
 
   /** The caller gives up: `gave_up` with reason `cancelled`. */
   cancel(nowMs) {
-    return decided(_operationCancel(handle(this), ms('nowMs', nowMs)));
+    return decided(_operationPoll(handle(this), ms('nowMs', nowMs), true));
   }
 
   /** When to poll next, or undefined once ended. */
   nextWakeupMs() {
-    const next = _operationState(handle(this), false)[0];
+    const next = state(this)[0];
     return next < 0 ? undefined : next;
   }
 
@@ -56,7 +56,7 @@ export class Operation extends Held {
 
   /** The operation's deadline: `min(start + totalBudgetMs, deadlineMs)`. */
   get deadlineMs() {
-    return _operationState(handle(this), false)[1];
+    return state(this)[1];
   }
 
   /** The stable idempotency key of every attempt. */
@@ -66,27 +66,28 @@ export class Operation extends Held {
 
   /** Attempts started so far (hedges included). */
   get attemptsStarted() {
-    return _operationState(handle(this), false)[2];
+    return state(this)[2];
   }
 
   /** The attempts running now, ascending (a new array per read). */
   get runningAttempts() {
-    return _operationRunning(handle(this));
+    const words = numbers(_operationRunning(handle(this)));
+    return attemptList(words[0], words[1], words[2], words[3]);
   }
 
   /** When the operation started. */
   get startedAtMs() {
-    return _operationState(handle(this), false)[3];
+    return state(this)[3];
   }
 
   /** The request id attempt `attempt` gets (16 lowercase hex digits). */
   requestId(number) {
-    const [high, low] = _operationRequestId(handle(this), attempt(number));
-    return requestIdText(high, low);
+    const id = numbers(_operationRequestId(handle(this), attempt(number)));
+    return requestIdText(id[0], id[1]);
   }
 
   /** True once an ending was returned. */
   get isEnded() {
-    return _operationState(handle(this), false)[4] === 1;
+    return state(this)[4] === 1;
   }
 }

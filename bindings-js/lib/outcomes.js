@@ -1,53 +1,82 @@
-// An outcome object in the core's wire words (retryplan::wire, lib/wire.js):
-// `outcome_kind`, `outcome_code` and `outcome_delay_ms`, which the core's
-// `wire::decode_outcome` reads (an Operation's outcome, an error's outcome in
-// the host loop): numbers cross the boundary for less than the wasm reading
-// the object property by property. Only a well-formed outcome the words carry
-// is written; anything else (a gRPC status, a service's error code, a
-// malformed value) takes the object path, which reads and checks it.
-import { WIRE } from './wire.js';
+// The one reader of an outcome object (`{type: "http_status", status,
+// retryAfterMs?, errorCode?}`, ...): it checks the object and writes it in
+// the core's wire words (retryplan::wire): `outcome_kind`, `outcome_code`
+// and `outcome_delay_ms`, which the core's `wire::decode_outcome` reads, and
+// an `http_status`'s `errorCode`, which the wasm checks (`ErrorCode::new`).
+// Numbers cross the boundary for less than the wasm reading the object
+// property by property; the wasm's own object path (src/args.rs `outcome`)
+// calls this reader too. Each refusal is a RetryplanError naming the field.
+import { ms, oneOf, optional, refuse, text, whole } from './args.js';
+import { NAMES, WIRE } from './generated/wire.js';
 
-/** The outcome's words `read` wrote: its kind, code and delay (`WIRE.NONE` when unused). */
-export const words = { kind: 0, code: 0, delay: 0 };
+/** The outcome's words `read` wrote: its kind, code and delay (`WIRE.NONE` when unused), and an `http_status`'s `errorCode`. */
+export const words = { kind: 0, code: 0, delay: 0, errorCode: undefined };
 
-/** False for a `retryAfterMs` that is not a time; `words.delay` set to it, floored as every time the binding reads. */
-function delay(retryAfterMs) {
-  if (retryAfterMs == null) return true;
-  if (typeof retryAfterMs !== 'number' || !(retryAfterMs >= 0 && retryAfterMs <= Number.MAX_SAFE_INTEGER)) return false;
-  words.delay = Math.floor(retryAfterMs);
-  return true;
+/** The index of `value` in `table` (a name of the core's), or the refusal naming `name`, as every language words it. */
+function named(name, value, table, names) {
+  const code = typeof value === 'string' ? table[value] : undefined;
+  return code ?? oneOf(name, value, names);
 }
 
-/** True (and `words` set) when `outcome` is a well-formed outcome the wire's words carry. */
+/** A gRPC code's number by its snake_case name. */
+function grpcCode(value) {
+  const code = WIRE.GRPC[text('code', value)];
+  if (code === undefined) throw refuse('code', 'grpc_code', value);
+  return code;
+}
+
+/** A gRPC status's pushback: `"do_not_retry"`, `{retryAfterMs}`, or none. */
+function pushback(value) {
+  if (value == null) return WIRE.NONE;
+  if (typeof value === 'string' && text('pushback', value) === 'do_not_retry') return WIRE.PUSHBACK_DO_NOT_RETRY;
+  const delay = typeof value === 'object' ? value.retryAfterMs : undefined;
+  if (typeof delay !== 'number') throw refuse('pushback', 'pushback');
+  return ms('pushback.retryAfterMs', delay);
+}
+
+/** Reads `outcome` into `words` (true), or throws the RetryplanError naming what is wrong with it. */
 export function read(outcome) {
-  if (typeof outcome !== 'object' || outcome === null) return false;
+  if (typeof outcome !== 'object' || outcome === null) throw refuse('options', 'options', outcome, 'type');
+  const type = outcome.type;
   words.code = WIRE.NONE;
   words.delay = WIRE.NONE;
-  switch (outcome.type) {
+  words.errorCode = undefined;
+  switch (type) {
     case 'success':
       words.kind = WIRE.OUTCOME.success;
       return true;
     case 'http_status': {
-      const { status } = outcome;
-      if (!Number.isSafeInteger(status) || outcome.errorCode != null || !delay(outcome.retryAfterMs)) return false;
+      if (outcome.status == null) throw refuse('status', 'required');
       words.kind = WIRE.OUTCOME.http_status;
-      words.code = status;
+      words.code = whole('status', outcome.status, 65535);
+      words.delay = optional(ms, 'retryAfterMs', outcome.retryAfterMs) ?? WIRE.NONE;
+      words.errorCode = optional(text, 'errorCode', outcome.errorCode);
       return true;
     }
-    case 'transport': {
-      if (!delay(outcome.retryAfterMs)) return false;
+    case 'grpc_status':
+      words.kind = WIRE.OUTCOME.grpc_status;
+      words.code = grpcCode(outcome.code);
+      words.delay = pushback(outcome.pushback);
+      return true;
+    case 'transport':
       words.kind = WIRE.OUTCOME.transport;
-      words.code = WIRE.TRANSPORT[outcome.failure] ?? WIRE.NONE;
-      return words.code !== WIRE.NONE;
-    }
+      words.code = named('failure', outcome.failure, WIRE.TRANSPORT, NAMES.transportFailures);
+      words.delay = optional(ms, 'retryAfterMs', outcome.retryAfterMs) ?? WIRE.NONE;
+      return true;
     case 'application':
       words.kind = WIRE.OUTCOME.application;
-      words.code = WIRE.VERDICT[outcome.verdict] ?? WIRE.NONE;
-      return words.code !== WIRE.NONE;
+      words.code = named('verdict', outcome.verdict, WIRE.VERDICT, NAMES.verdicts);
+      return true;
     case 'cancelled':
       words.kind = WIRE.OUTCOME.cancelled;
       return true;
     default:
-      return false;
+      throw refuse('outcome.type', 'outcome_type', text('type', type));
   }
+}
+
+/** `[kind, code, delay, errorCode]` of an outcome object, for the wasm's object path (src/args.rs). */
+export function outcomeWords(outcome) {
+  read(outcome);
+  return [words.kind, words.code, words.delay, words.errorCode];
 }

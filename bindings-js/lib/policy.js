@@ -1,14 +1,16 @@
 // `Policy`: a validated, immutable policy (`Policy.fromConfig(config)`,
 // `Policy.profile(name)`), read by the core's one configuration reader.
-import { _policyFromConfig, _policyInfo, _policyProfile, _profileNames } from '../wasm/retryplan_js.js';
+import { _policyFromConfig, _policyInfo, _policyProfile } from '../wasm/retryplan_js.js';
 import { text } from './args.js';
 import { decidedConfig } from './spelling.js';
 import { Held, handle, make } from './objects.js';
+import { PROFILE_NAMES } from './generated/wire.js';
+import { numbers } from './wire.js';
 
 const INFO = Symbol('retryplan.info');
 
 /** `[maxAttempts, sendsIdempotencyKey, totalBudgetMs]`, read once (a policy never changes). */
-const info = (policy) => (policy[INFO] ??= _policyInfo(handle(policy)));
+const info = (policy) => (policy[INFO] ??= numbers(_policyInfo(handle(policy))).slice(0, 3));
 
 export class Policy extends Held {
   /**
@@ -42,4 +44,4 @@ export class Policy extends Held {
 }
 
 /** The built-in profile names. */
-export const profileNames = () => _profileNames();
+export const profileNames = () => [...PROFILE_NAMES];

@@ -5,7 +5,7 @@
 import { _statsCounts, _statsMerge, _statsNew } from '../wasm/retryplan_js.js';
 import { decided } from './convert.js';
 import { Held, handle, handleOf } from './objects.js';
-import { NAMES } from './wire.js';
+import { NAMES, numbers } from './wire.js';
 
 const COUNTERS = ['operations', 'attempts', 'retries', 'hedges', 'succeeded', 'reconciles', 'restarts'];
 const camel = (name) => name.replace(/_([a-z])/g, (_, letter) => letter.toUpperCase());
@@ -22,7 +22,7 @@ export class Stats extends Held {
 
   /** The counters as a plain object: `{operations, attempts, ..., gaveUp: {attemptsExhausted, ...}}`. */
   toJSON() {
-    const counts = _statsCounts(handle(this));
+    const counts = numbers(_statsCounts(handle(this)));
     const stats = {};
     COUNTERS.forEach((name, at) => (stats[name] = counts[at]));
     const gaveUp = {};

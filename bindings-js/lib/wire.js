@@ -1,67 +1,51 @@
 // The core's one wire encoding (retryplan::wire, core/src/driver/wire.md): its
-// constants built once at load from the tables the wasm returns
-// (`_wireTables`), none written here, and the exchange itself: the input
-// record's eight words in as numbers, the output record read through a
-// Float64Array view on wasm memory.
+// constants generated from the core's tables (lib/generated/wire.js), none
+// written here, the wasm's version checked at load, and the exchange itself:
+// the input record's eight words in as numbers, the output record read
+// through a Float64Array view on wasm memory, and the decision record's (an
+// Operation's decisions, a finish's, an event's), which lib/records.js spells
+// as the public objects.
 import { _driverExchange, _operationKey, _wireMemory, _wireRefusal, _wireTables } from '../wasm/retryplan_js.js';
+import { decided } from './convert.js';
+import { NAMES, WIRE } from './generated/wire.js';
+import { spellRecords } from './records.js';
 
-/** The encoding this host speaks; the wasm's must be the same. */
-const SPOKEN_VERSION = 1;
-
-/**
- * `{name: number}` of a table of names (a member's number is its place),
- * without a prototype: a name read from a caller's object (`toString`) finds
- * nothing. Made with its names and then stripped of its prototype: an object
- * made from `Object.create(null)` keeps its names in a dictionary, which the
- * host loop's every lookup would search.
- */
-const numbered = (names) => Object.freeze(Object.setPrototypeOf(Object.fromEntries(names.map((name, at) => [name, at])), null));
-
-/** The wire's constants (`WIRE`) and the core's name tables (`NAMES`), set by `loadWire`. */
-export let WIRE;
-export let NAMES;
+export { NAMES, WIRE };
 let memory;
 let outputAt;
-let outputWords;
 let output;
 let keyAt;
 let keyBytes;
+let recordAt;
+let recordWords;
+let record;
 const ascii = new TextDecoder();
+const outputWords = Object.keys(WIRE.OUT).length;
 
-/** Reads the tables once the wasm is instantiated (the entry's `load`); refuses a wasm of another wire version. */
+/** Finds the records once the wasm is instantiated (the entry's `load`); refuses a wasm of another wire version. */
 export function loadWire() {
-  const [numbers, inputFields, outputFields, inputKinds, outcomeKinds, actionKinds, endingKinds, failures, verdicts, transportFailures, abortReasons, giveUpReasons, receipts, held, concurrencies, readings] =
-    _wireTables();
-  const [version, none, hedge, sendIdempotencyKey, endingReturns, pushbackDoNotRetry, words, unknownError] = numbers;
-  if (version !== SPOKEN_VERSION) {
-    throw new Error(`retryplan: the wasm speaks wire version ${version}, this host ${SPOKEN_VERSION}: reinstall the package`);
+  const [[version]] = _wireTables();
+  if (version !== WIRE.VERSION) {
+    throw new Error(`retryplan: the wasm speaks wire version ${version}, this host ${WIRE.VERSION}: reinstall the package`);
   }
-  WIRE = Object.freeze({
-    NONE: none,
-    FLAG_HEDGE: hedge,
-    FLAG_SEND_IDEMPOTENCY_KEY: sendIdempotencyKey,
-    ENDING_RETURNS: endingReturns,
-    PUSHBACK_DO_NOT_RETRY: pushbackDoNotRetry,
-    /** Word positions, by field name. */
-    IN: Object.freeze(Object.fromEntries(inputFields)),
-    OUT: Object.freeze(Object.fromEntries(outputFields)),
-    INPUT: numbered(inputKinds),
-    OUTCOME: numbered(outcomeKinds),
-    ACTION: numbered(actionKinds),
-    HELD: numbered(held),
-    RECEIPT: numbered(receipts),
-    VERDICT: numbered(verdicts),
-    /** A failure of the vocabulary (`dns_lookup_failed`, ...) by name: its outcome code. */
-    FAILURE: numbered(failures),
-    TRANSPORT: numbered(transportFailures),
-    /** The verdict of an error nothing classified: the core's `Verdict::UNKNOWN_ERROR`. */
-    UNKNOWN_ERROR_VERDICT: unknownError,
-  });
-  NAMES = Object.freeze({ failures, verdicts, transportFailures, abortReasons, giveUpReasons, endingKinds, receipts, held, concurrencies, readings });
-  [memory, outputAt, keyAt] = _wireMemory();
-  outputWords = words;
+  [memory, outputAt, keyAt, recordAt, recordWords] = _wireMemory();
   output = new Float64Array(memory.buffer, outputAt, outputWords);
   keyBytes = new Uint8Array(memory.buffer, keyAt, 256);
+  record = new Float64Array(memory.buffer, recordAt, recordWords);
+  spellRecords(current, decisionRecord);
+}
+
+/** The numbers a reading of the wasm wrote (`value`, its error thrown): a view valid until the next call. */
+export function numbers(value) {
+  decided(value);
+  return decisionRecord();
+}
+
+/** The last decision record (or numbers) the wasm wrote (a view valid until the next call). */
+function decisionRecord() {
+  // A grown memory detaches the old buffer (its views read as empty).
+  if (record.length === 0) record = new Float64Array(memory.buffer, recordAt, recordWords);
+  return record;
 }
 
 /**
@@ -74,9 +58,10 @@ export function exchange(driver, kind, now, attempt, token, held, outcomeKind, c
   return current();
 }
 
+
+
 /** The last output record the wasm wrote (a view valid until the next exchange). */
 export function current() {
-  // A grown memory detaches the old buffer (its views read as empty).
   if (output.length === 0) output = new Float64Array(memory.buffer, outputAt, outputWords);
   return output;
 }
@@ -101,3 +86,4 @@ const uuidText = (k) =>
     k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8], k[9], k[10], k[11], k[12], k[13], k[14], k[15], k[16], k[17],
     k[18], k[19], k[20], k[21], k[22], k[23], k[24], k[25], k[26], k[27], k[28], k[29], k[30], k[31], k[32], k[33], k[34], k[35],
   );
+

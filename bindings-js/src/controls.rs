@@ -6,7 +6,7 @@ use alloc::sync::Arc;
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
 
-use crate::decisions::config_value;
+use crate::data::config_value;
 use crate::objects::{self, Control, Object};
 use crate::policy::handle_js;
 use crate::{either, js_error};
@@ -257,10 +257,10 @@ pub fn slots_take(handle: u32, slot: Option<u32>) -> Result<u32, JsValue> {
     slots(handle, |slots| slots.release(slot).map(|()| 0).map_err(js_error))
 }
 
-/// `[inUse, capacity]`.
+/// `[inUse, capacity]` as numbers (`crate::wire::numbers`), or the `RetryplanError`.
 #[wasm_bindgen(js_name = _slotsState)]
-pub fn slots_state(handle: u32) -> Result<alloc::vec::Vec<u32>, JsValue> {
-    slots(handle, |slots| Ok(alloc::vec![slots.in_use(), slots.capacity()]))
+pub fn slots_state(handle: u32) -> JsValue {
+    either(slots(handle, |slots| Ok(crate::wire::numbers(&[f64::from(slots.in_use()), f64::from(slots.capacity())]))))
 }
 
 /// The grants of a budget (charges) or a breaker (permits) still out.

@@ -215,6 +215,12 @@ fn read_container(value: &JsValue, path: &str, reading: &mut Reading) -> Option<
     Some(Ok(Value::Object(fields)))
 }
 
+/// A configuration argument (a plain object, camelCase keys) as the core's data
+/// tree; anything else is refused by the core's reader, as in JSON, naming `kind`.
+pub(crate) fn config_value(config: &JsValue, kind: ConfigKind) -> Result<Value, JsValue> {
+    from_js(config, Source::Camel, kind)
+}
+
 /// A tree as plain JS data (numbers as JS numbers: the core's values stay below 2^53).
 #[cfg(feature = "tools")]
 pub(crate) fn to_js(value: &Value, keys: Keys) -> JsValue {

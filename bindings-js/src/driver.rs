@@ -16,31 +16,31 @@ use core::cell::OnceCell;
 use retryplan as rp;
 use rp::value::Named;
 use rp::wire::{self, INPUT_WORDS, OUTPUT_WORDS};
-use rp::{Action, Concurrency, Held, Receipt};
+use rp::{Concurrency, Held, Receipt};
 use wasm_bindgen::prelude::*;
 
 use crate::args::{outcome, whole_number};
-use crate::decisions::decision;
 use crate::headers::named_or_default;
 use crate::objects::{self, Object};
 use crate::operation::Options;
 use crate::outcomes::{attempt_result_js, guidance_lookup};
-use crate::{either, invalid_with, js_error, js_start_attempt, message_js, num, Global};
+use crate::{either, invalid_with, js_error, message_js, num, Global};
 
 #[wasm_bindgen(raw_module = "../lib/convert.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = abortAction)]
-    fn js_abort_action(attempt: u32, reason: &str) -> JsValue;
-    #[wasm_bindgen(js_name = sleepAction)]
-    fn js_sleep_action(until_ms: f64) -> JsValue;
-    #[wasm_bindgen(js_name = releaseAction)]
-    fn js_release_action(token: f64) -> JsValue;
     /// `{type: "finish", decision, lastResult?, result?}`, `result` being
     /// `{token, returned}` when `token` is given.
     #[wasm_bindgen(js_name = finishAction)]
     fn js_finish_action(decision: JsValue, last_result: JsValue, token: Option<f64>, returned: bool) -> JsValue;
     #[wasm_bindgen(js_name = decisionEvent)]
     fn js_decision_event(at_ms: f64, decision: JsValue, after: JsValue) -> JsValue;
+}
+
+#[wasm_bindgen(raw_module = "../lib/records.js")]
+extern "C" {
+    /// The action of the output record stored last, as the public object (never a finish).
+    #[wasm_bindgen(js_name = actionOf)]
+    fn js_action() -> JsValue;
 }
 
 /// The receipts as JS strings, made once.
@@ -56,33 +56,20 @@ fn receipt_js(receipt: Receipt) -> JsValue {
     }
 }
 
-/// An action as the public object (a finish with its `lastResult` and `result`).
-fn action_js(action: Action) -> Result<JsValue, JsValue> {
-    Ok(match action {
-        Action::StartAttempt(plan) => {
-            // The request id's two 32-bit halves, spelt by JS as the core's 16 hex digits.
-            let id = plan.request_id.0;
-            js_start_attempt(
-                plan.attempt,
-                num(plan.timeout_ms),
-                num(plan.abort_at_ms),
-                (id >> 32) as u32,
-                id as u32,
-                num(plan.remaining_budget_ms),
-                plan.hedge,
-                Some(plan.send_idempotency_key),
-            )
-        }
-        Action::AbortAttempt { attempt, reason } => js_abort_action(attempt, reason.name()),
-        Action::Sleep { until_ms } => js_sleep_action(num(until_ms)),
-        Action::Release { token } => js_release_action(num(token)),
-        Action::Finish(ending) => js_finish_action(
-            decision(ending.decision),
+/// The action the driver's last exchange stored, as the public object:
+/// spelt by `lib/records.js` from the output record, but a finish here (its
+/// whole decision, `lastResult` and `result`, more than the record holds).
+fn action_js(driver: &rp::Driver) -> Result<JsValue, JsValue> {
+    let finish = crate::wire::output_kind() == wire::ActionKind::Finish.word() as f64;
+    match driver.ended() {
+        Some(ending) if finish => Ok(js_finish_action(
+            crate::wire::decision(&ending.decision),
             attempt_result_js(ending.last_result)?,
             ending.result.map(|result| num(result.token)),
             ending.result.is_some_and(|result| result.returned),
-        ),
-    })
+        )),
+        _ => Ok(js_action()),
+    }
 }
 
 /// The host's token for a result (`-1` for none, as on the wire), as the core's.
@@ -167,10 +154,14 @@ pub fn driver_new(
 }
 
 /// What to do now, as `pollAction` gives it (a finish with its `lastResult`
-/// and `result`), or the `RetryplanError`.
+/// and `result`), or the `RetryplanError`: a poll on the wire, its output
+/// record spelt as the action.
 #[wasm_bindgen(js_name = _driverPollAction)]
 pub fn driver_poll_action(handle: u32, now_ms: f64) -> JsValue {
-    either(with(handle, |driver| action_js(driver.poll_action(now_ms as u64))))
+    either(with(handle, |driver| {
+        exchange(driver, &[wire::InputKind::Poll.word(), now_ms as i64])?;
+        action_js(driver)
+    }))
 }
 
 /// How an attempt ended, as an outcome object, held under `token` (-1 for
@@ -237,30 +228,27 @@ pub fn driver_response(
 #[wasm_bindgen(js_name = _driverExchange)]
 #[allow(clippy::too_many_arguments)] // the record's words cross as numbers
 pub fn driver_exchange(handle: u32, w0: f64, w1: f64, w2: f64, w3: f64, w4: f64, w5: f64, w6: f64, w7: f64) -> bool {
-    let numbers = [w0, w1, w2, w3, w4, w5, w6, w7];
+    let record = input_record([w0, w1, w2, w3, w4, w5, w6, w7]);
+    answered(record.and_then(|record| with(handle, |driver| exchange(driver, &record))))
+}
+
+/// An input record's words from JS numbers: exact (a fraction, NaN or a
+/// number past i64 is refused by its field's name, never truncated).
+pub(crate) fn input_record(numbers: [f64; INPUT_WORDS]) -> Result<[i64; INPUT_WORDS], JsValue> {
     let mut record = [wire::NONE; INPUT_WORDS];
     // The core lists the fields in word order.
-    let exchanged = record
-        .iter_mut()
-        .zip(numbers)
-        .zip(wire::input::FIELDS)
-        .try_for_each(|((word, number), (field, _))| {
-            // Exact: a fraction, NaN or a number past i64 is refused, never truncated.
-            *word = number as i64;
-            if *word as f64 == number {
-                Ok(())
-            } else {
-                Err(invalid_with(field, "integer", &JsValue::from_f64(number), &JsValue::UNDEFINED))
-            }
-        })
-        .and_then(|()| with(handle, |driver| exchange(driver, &record)));
-    match exchanged {
-        Ok(()) => true,
-        Err(error) => {
-            crate::wire::refuse(error);
-            false
+    for ((word, number), (field, _)) in record.iter_mut().zip(numbers).zip(wire::input::FIELDS) {
+        *word = number as i64;
+        if *word as f64 != number {
+            return Err(invalid_with(field, "integer", &JsValue::from_f64(number), &JsValue::UNDEFINED));
         }
     }
+    Ok(record)
+}
+
+/// True for an exchange done, false (its error kept for `_wireRefusal`) for one refused.
+pub(crate) fn answered(exchanged: Result<(), JsValue>) -> bool {
+    exchanged.map_err(crate::wire::refuse).is_ok()
 }
 
 /// `driver.exchange` of `record`, its output record left where `_wireMemory` says.
@@ -304,7 +292,8 @@ const ERROR_HOOK: &str = "outcomeOfError";
 pub fn driver_event(handle: u32) -> JsValue {
     either(with(handle, |driver| match driver.poll_event() {
         Some(event) => {
-            Ok(js_decision_event(num(event.at_ms), decision(event.decision), attempt_result_js(event.after)?))
+            let decision = crate::wire::decision(&event.decision);
+            Ok(js_decision_event(num(event.at_ms), decision, attempt_result_js(event.after)?))
         }
         None => Ok(JsValue::UNDEFINED),
     }))

@@ -5,14 +5,16 @@
 //! `bigint`); a time is floored, and a value that is not a finite number in
 //! `0..=2^53-1` (or not a number at all: nothing is coerced) is a
 //! `RetryplanError` with code `invalid_argument`. Results are plain objects
-//! built by the factories of `lib/convert.js`, keyed in camelCase, with
-//! snake_case string values, as the `.d.ts` describes.
+//! keyed in camelCase, with snake_case string values, as the `.d.ts`
+//! describes: decisions and actions spelt by `lib/records.js` from the core's
+//! wire records, the rest built by the factories of `lib/convert.js`.
 //!
 //! The exported functions all start with `_`: they are the internals of the
 //! classes and functions of `lib/*.js`, which check every argument's type and
 //! range and pass numbers, strings and handles (see `objects`); a value that
 //! came through them is taken as it is (a number is cast, never refused). A
-//! configuration or outcome object is read here, by the core's one reader.
+//! configuration object is read here, by the core's one reader; an outcome
+//! object by `lib/outcomes.js`, into the core's wire words.
 //!
 //! Natively this crate is empty, so `cargo test --workspace` never calls a JS import.
 #![cfg(target_arch = "wasm32")]
@@ -34,7 +36,6 @@ use wasm_bindgen::prelude::*;
 mod args;
 mod controls;
 mod data;
-mod decisions;
 #[cfg(feature = "tools")]
 mod dialects;
 mod driver;
@@ -144,43 +145,6 @@ extern "C" {
     /// False when the string holds a lone surrogate.
     #[wasm_bindgen(js_name = isWellFormed)]
     fn is_well_formed(text: &JsString) -> bool;
-
-    /// A started attempt: a decision, or with `send_idempotency_key` a driver's action.
-    #[wasm_bindgen(js_name = startAttempt)]
-    #[allow(clippy::too_many_arguments)]
-    fn js_start_attempt(
-        attempt: u32,
-        timeout_ms: f64,
-        abort_at_ms: f64,
-        id_high: u32,
-        id_low: u32,
-        remaining: f64,
-        hedge: bool,
-        send_idempotency_key: Option<bool>,
-    ) -> JsValue;
-    #[wasm_bindgen(js_name = wait)]
-    fn js_wait(retry: u32, delay_ms: f64, until_ms: f64, server_delay_ms: Option<f64>, remaining: f64) -> JsValue;
-    #[wasm_bindgen(js_name = awaitOutcome)]
-    fn js_await_outcome(in_flight: u32, until_ms: f64) -> JsValue;
-    #[wasm_bindgen(js_name = succeeded)]
-    fn js_succeeded(attempts: u32, winner: u32, abort: JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = gaveUp)]
-    fn js_gave_up(
-        reason: &str,
-        attempts: u32,
-        remaining: f64,
-        refused_delay_ms: Option<f64>,
-        abort: JsValue,
-    ) -> JsValue;
-    #[wasm_bindgen(js_name = reconcile)]
-    fn js_reconcile(attempts: u32, remaining: f64, abort: JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = restart)]
-    fn js_restart(attempts: u32, deadline_ms: f64, remaining: f64, abort: JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = httpOutcome)]
-    fn js_http_outcome(status: u16, retry_after_ms: Option<f64>, error_code: Option<&str>) -> JsValue;
-    /// The attempt numbers of a set given as four 32-bit words (bit 0 of word 0 = attempt 1).
-    #[wasm_bindgen(js_name = attemptList)]
-    fn js_attempt_list(w0: u32, w1: u32, w2: u32, w3: u32) -> JsValue;
 }
 
 /// The largest integer a JS number holds exactly, as the core's `MAX_MS`.

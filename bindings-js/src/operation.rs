@@ -2,14 +2,13 @@
 //! decision, and the options an operation (or a driver) starts from.
 
 use alloc::string::String;
-use alloc::vec::Vec;
 
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
 
-use crate::args::outcome;
-use crate::decisions::{attempt_list, decision};
+use crate::args::{outcome, outcome_of};
 use crate::objects::{self, Object};
+use crate::wire::{decision as decision_js, numbers};
 use crate::{either, js_error, num};
 
 /// The options every operation starts from, as `lib/operation.js` checked
@@ -68,44 +67,47 @@ fn read<T>(handle: u32, of_driver: bool, read: impl FnOnce(&rp::Operation, bool)
     })
 }
 
-/// What to do now: the decision, or the `RetryplanError`.
+/// What to do now (`poll`), or with `cancel` the caller giving up (`gave_up`
+/// with reason `cancelled`): the decision object (its record spelt by
+/// `lib/records.js`), or the `RetryplanError`.
 #[wasm_bindgen(js_name = _operationPoll)]
-pub fn operation_poll(handle: u32, now_ms: f64) -> JsValue {
-    either(with(handle, |operation| operation.poll(now_ms as u64).map(decision).map_err(js_error)))
+pub fn operation_poll(handle: u32, now_ms: f64, cancel: bool) -> JsValue {
+    let now = now_ms as u64;
+    either(
+        with(handle, |operation| if cancel { operation.cancel(now) } else { operation.poll(now) }.map_err(js_error))
+            .map(|decision| decision_js(&decision)),
+    )
 }
 
 /// How attempt `attempt` ended, in the core's wire words (`outcome_kind`,
-/// `outcome_code`, `outcome_delay_ms`, whole numbers written by
-/// `lib/outcomes.js`), read by the core's `wire::decode_outcome`: the next
-/// decision, or the `RetryplanError`. `undefined` for an `http_status` whose
-/// status the wire reads as a malformed response (outside 100..=599): an
-/// outcome given to an operation is the caller's, and such a status is
-/// refused, so `lib/operation.js` hands it in as an object, as every
-/// language's operation reads it.
+/// `outcome_code`, `outcome_delay_ms`) and an `http_status`'s error code,
+/// as `lib/outcomes.js` read the outcome object (see `args::outcome_of`):
+/// the next decision, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _operationOutcome)]
-pub fn operation_outcome(handle: u32, now_ms: f64, attempt: u32, kind: f64, code: f64, delay: f64) -> JsValue {
-    let decoded = rp::wire::decode_outcome(kind as i64, code as i64, delay as i64);
-    let status = kind as i64 == rp::wire::OutcomeKind::HttpStatus.word();
-    if status && !matches!(decoded, Ok(rp::Outcome::HttpStatus { .. })) {
-        return JsValue::UNDEFINED;
-    }
-    either(decoded.map_err(js_error).and_then(|outcome| {
-        with(handle, |operation| operation.on_outcome(now_ms as u64, attempt, &outcome).map(decision).map_err(js_error))
-    }))
+pub fn operation_outcome(
+    handle: u32,
+    now_ms: f64,
+    attempt: u32,
+    kind: f64,
+    code: f64,
+    delay: f64,
+    error_code: Option<String>,
+) -> JsValue {
+    let outcome = outcome_of(kind, code, delay, error_code.as_deref());
+    either(outcome.and_then(|outcome| outcome_decision(handle, now_ms, attempt, &outcome)))
 }
 
-/// How attempt `attempt` ended, as an outcome object (read before the table is taken).
+/// The decision after attempt `attempt` ended with `outcome`, as the decision object.
+fn outcome_decision(handle: u32, now_ms: f64, attempt: u32, outcome: &rp::Outcome) -> Result<JsValue, JsValue> {
+    let decided = with(handle, |operation| operation.on_outcome(now_ms as u64, attempt, outcome).map_err(js_error));
+    decided.map(|decision| decision_js(&decision))
+}
+
+/// How attempt `attempt` ended, as an outcome object (read before the table
+/// is taken): the next decision, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _operationOutcomeOf)]
 pub fn operation_outcome_of(handle: u32, now_ms: f64, attempt: u32, outcome_value: &JsValue) -> JsValue {
-    either(outcome(outcome_value).and_then(|outcome| {
-        with(handle, |operation| operation.on_outcome(now_ms as u64, attempt, &outcome).map(decision).map_err(js_error))
-    }))
-}
-
-/// The caller gives up: `gave_up` with reason `cancelled`, or the `RetryplanError`.
-#[wasm_bindgen(js_name = _operationCancel)]
-pub fn operation_cancel(handle: u32, now_ms: f64) -> JsValue {
-    either(with(handle, |operation| operation.cancel(now_ms as u64).map(decision).map_err(js_error)))
+    either(outcome(outcome_value).and_then(|outcome| outcome_decision(handle, now_ms, attempt, &outcome)))
 }
 
 /// Budget left at `nowMs` after the response reserve.
@@ -115,18 +117,19 @@ pub fn operation_remaining(handle: u32, now_ms: f64) -> Result<f64, JsValue> {
 }
 
 /// `[nextWakeupMs (-1 once ended), deadlineMs, attemptsStarted, startedAtMs,
-/// isEnded as 0 or 1]` of an `Operation`, or with `of_driver` a `Driver`.
+/// isEnded as 0 or 1]` of an `Operation`, or with `of_driver` a `Driver`,
+/// as numbers (`crate::wire::numbers`), or the `RetryplanError`.
 #[wasm_bindgen(js_name = _operationState)]
-pub fn operation_state(handle: u32, of_driver: bool) -> Result<Vec<f64>, JsValue> {
-    read(handle, of_driver, |operation, ended| {
-        alloc::vec![
+pub fn operation_state(handle: u32, of_driver: bool) -> JsValue {
+    either(read(handle, of_driver, |operation, ended| {
+        numbers(&[
             operation.next_wakeup_ms().map_or(-1.0, num),
             num(operation.deadline_ms()),
             f64::from(operation.attempts_started()),
             num(operation.started_at_ms()),
             f64::from(u8::from(ended)),
-        ]
-    })
+        ])
+    }))
 }
 
 /// The idempotency key (the same on every attempt) of an `Operation`, or
@@ -139,18 +142,28 @@ pub fn operation_key(handle: u32, of_driver: bool) -> i32 {
         .unwrap_or_else(|error| crate::wire::store_key(Err(error)))
 }
 
-/// The attempts running now, ascending (a new array).
+/// The attempts running now as four 32-bit words (bit 0 of the first =
+/// attempt 1, as a decision record's `aborts_*`), as numbers, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _operationRunning)]
-pub fn operation_running(handle: u32) -> Result<JsValue, JsValue> {
-    with(handle, |operation| Ok(attempt_list(operation.running_attempts())))
+pub fn operation_running(handle: u32) -> JsValue {
+    either(with(handle, |operation| {
+        let mut words = [0.0; 4];
+        for attempt in operation.running_attempts().iter() {
+            let bit = attempt - 1; // 0..=127: the set holds 1..=128 only
+            if let Some(word) = words.get_mut((bit / 32) as usize) {
+                *word += f64::from(1u32 << (bit % 32));
+            }
+        }
+        Ok(numbers(&words))
+    }))
 }
 
 /// The request id attempt `attempt` gets, as its two 32-bit halves (JS
-/// spells them as the core's 16 hex digits).
+/// spells them as the core's 16 hex digits), as numbers, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _operationRequestId)]
-pub fn operation_request_id(handle: u32, attempt: u32) -> Result<Vec<u32>, JsValue> {
-    with(handle, |operation| {
+pub fn operation_request_id(handle: u32, attempt: u32) -> JsValue {
+    either(with(handle, |operation| {
         let id = operation.request_id(attempt).0;
-        Ok(alloc::vec![(id >> 32) as u32, id as u32])
-    })
+        Ok(numbers(&[f64::from((id >> 32) as u32), f64::from(id as u32)]))
+    }))
 }

@@ -2,7 +2,6 @@
 //! objects, the failure vocabulary, HTTP responses from the values of their
 //! guidance headers, and the names the fast paths pass as indexes.
 
-use js_sys::Array;
 use retryplan as rp;
 use rp::value::Named;
 use rp::{AttemptResult, Outcome, Pushback};
@@ -11,10 +10,12 @@ use wasm_bindgen::prelude::*;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::{js_http_outcome, num};
+use crate::num;
 
 #[wasm_bindgen(raw_module = "../lib/convert.js")]
 extern "C" {
+    #[wasm_bindgen(js_name = httpOutcome)]
+    fn js_http_outcome(status: u16, retry_after_ms: Option<f64>, error_code: Option<&str>) -> JsValue;
     #[wasm_bindgen(js_name = attemptResult)]
     fn js_attempt_result(attempt: u32, outcome: JsValue) -> JsValue;
     /// `{type}`, or `{type, [key]: name}` when `key` is not empty.
@@ -55,16 +56,6 @@ pub(crate) fn attempt_result_js(result: Option<AttemptResult>) -> Result<JsValue
         Some(AttemptResult { attempt, outcome }) => Ok(js_attempt_result(attempt, outcome_js(&outcome))),
         None => Ok(JsValue::UNDEFINED),
     }
-}
-
-/// The core's HTTP header names: `[GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER,
-/// REQUEST_ID_HEADER]`. Internal: `lib/constants.js` exports them.
-#[wasm_bindgen(js_name = _headers)]
-pub fn headers() -> Array {
-    let guidance: Array = rp::GUIDANCE_HEADERS.iter().map(|name| JsValue::from_str(name)).collect();
-    [guidance.into(), JsValue::from_str(rp::IDEMPOTENCY_KEY_HEADER), JsValue::from_str(rp::REQUEST_ID_HEADER)]
-        .into_iter()
-        .collect()
 }
 
 /// What failure `index` of the vocabulary (`Failure::ALL`, `_names()[2]`)

@@ -6,8 +6,9 @@ use alloc::vec::Vec;
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
 
-use crate::decisions::config_value;
+use crate::data::config_value;
 use crate::objects::{self, Object};
+use crate::wire::numbers;
 use crate::{either, js_error, num};
 
 /// Frees the object `handle` names (a stale handle is ignored).
@@ -42,21 +43,17 @@ pub fn policy_profile(name: &str) -> JsValue {
     handle_js(keep_policy(rp::profiles::profile(name).and_then(|config| rp::Policy::new(&config))))
 }
 
-/// `[maxAttempts, sendsIdempotencyKey as 0 or 1, totalBudgetMs]`, or the error.
+/// `[maxAttempts, sendsIdempotencyKey as 0 or 1, totalBudgetMs]` as
+/// numbers (`crate::wire::numbers`), or the `RetryplanError`.
 #[wasm_bindgen(js_name = _policyInfo)]
-pub fn policy_info(handle: u32) -> Result<Vec<f64>, JsValue> {
-    let policy = objects::policy(handle)?;
-    Ok(alloc::vec![
-        f64::from(policy.max_attempts()),
-        f64::from(u8::from(policy.sends_idempotency_key())),
-        num(policy.total_budget_ms()),
-    ])
-}
-
-/// The built-in profile names.
-#[wasm_bindgen(js_name = _profileNames)]
-pub fn profile_names() -> js_sys::Array {
-    rp::profiles::NAMES.iter().map(|name| JsValue::from_str(name)).collect()
+pub fn policy_info(handle: u32) -> JsValue {
+    either(objects::policy(handle).map(|policy| {
+        numbers(&[
+            f64::from(policy.max_attempts()),
+            f64::from(u8::from(policy.sends_idempotency_key())),
+            num(policy.total_budget_ms()),
+        ])
+    }))
 }
 
 /// Empty counters: their handle.
@@ -77,19 +74,22 @@ pub fn stats_merge(handle: u32, other: u32) -> JsValue {
 }
 
 /// The counters, in the order of the core's `Stats` fields (the give-ups by
-/// reason last, in `GiveUpReason::ALL` order), for `lib/stats.js` to name.
+/// reason last, in `GiveUpReason::ALL` order), as numbers
+/// (`crate::wire::numbers`) for `lib/stats.js` to name, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _statsCounts)]
-pub fn stats_counts(handle: u32) -> Result<Vec<f64>, JsValue> {
-    let stats = objects::stats(handle)?.ok_or_else(|| objects::freed("stats"))?.snapshot();
-    let mut counts = alloc::vec![
-        stats.operations,
-        stats.attempts,
-        stats.retries,
-        stats.hedges,
-        stats.succeeded,
-        stats.reconciles,
-        stats.restarts
-    ];
-    counts.extend(rp::GiveUpReason::ALL.iter().map(|reason| stats.gave_up.get(*reason)));
-    Ok(counts.into_iter().map(num).collect())
+pub fn stats_counts(handle: u32) -> JsValue {
+    either(objects::stats(handle).and_then(|stats| {
+        let stats = stats.ok_or_else(|| objects::freed("stats"))?.snapshot();
+        let mut counts = alloc::vec![
+            stats.operations,
+            stats.attempts,
+            stats.retries,
+            stats.hedges,
+            stats.succeeded,
+            stats.reconciles,
+            stats.restarts
+        ];
+        counts.extend(rp::GiveUpReason::ALL.iter().map(|reason| stats.gave_up.get(*reason)));
+        Ok(numbers(&counts.into_iter().map(num).collect::<Vec<_>>()))
+    }))
 }

@@ -1,32 +1,74 @@
-//! The core's one wire encoding (`retryplan::wire`), carried to JS: its tables
-//! once at load (`lib/wire.js` builds every constant from them, none written
-//! by hand), and the output record of `Driver::exchange` in wasm memory, which
-//! `lib/wire.js` reads through a `Float64Array` view.
+//! The core's one wire encoding (`retryplan::wire`), carried to JS: its
+//! version (every constant is generated for `lib/` by core/mirrors), and the
+//! records the core writes in wasm memory, which
+//! `lib/wire.js` reads through `Float64Array` views: the output record of
+//! `Driver::exchange`, and the decision record (`wire::encode_decision`) of
+//! every decision JS gets (an `Operation`'s, a finish's, an event's), which
+//! `lib/records.js` spells as the one decision object.
 
 use core::cell::{Cell, RefCell};
 
 use js_sys::Array;
 use retryplan as rp;
-use rp::value::Named;
-use rp::wire::{self, OUTPUT_WORDS};
+use rp::wire::{self, DECISION_WORDS, OUTPUT_WORDS};
+
+const _: () = assert!(DECISION_WORDS <= RECORD_WORDS);
 use wasm_bindgen::prelude::*;
 
 use crate::Global;
 
+#[wasm_bindgen(raw_module = "../lib/records.js")]
+extern "C" {
+    /// The decision record [`store_decision`] wrote, as the decision object.
+    #[wasm_bindgen(js_name = decisionOf)]
+    fn js_decision() -> JsValue;
+}
+
 /// The last output record, as JS numbers (every word fits one exactly).
 static OUTPUT: Global<RefCell<[f64; OUTPUT_WORDS]>> = Global(RefCell::new([0.0; OUTPUT_WORDS]));
+/// The last record of numbers a call wrote: a decision record, or the numbers
+/// a reading returns (an operation's state, a policy's, the stats' counters).
+static RECORD: Global<RefCell<[f64; RECORD_WORDS]>> = Global(RefCell::new([0.0; RECORD_WORDS]));
+/// Room for a decision record and for the stats' counters (7 and the give-ups by reason).
+const RECORD_WORDS: usize = 24;
 /// The last idempotency key read (`_operationKey`): visible ASCII, at most 255 bytes.
 static KEY: Global<RefCell<[u8; KEY_BYTES]>> = Global(RefCell::new([0; KEY_BYTES]));
 const KEY_BYTES: usize = 256;
 /// The `RetryplanError` of the last exchange the driver refused.
 static REFUSAL: Global<Cell<Option<JsValue>>> = Global(Cell::new(None));
 
-/// Copies an output record where `_wireOutput` points.
-pub(crate) fn store_output(record: &[i64; OUTPUT_WORDS]) {
-    let mut output = OUTPUT.0.borrow_mut();
-    for (slot, word) in output.iter_mut().zip(record) {
+/// Copies `record` into `buffer` (every word fits a JS number exactly).
+fn store<const N: usize, const M: usize>(buffer: &RefCell<[f64; N]>, record: &[i64; M]) {
+    for (slot, word) in buffer.borrow_mut().iter_mut().zip(record) {
         *slot = *word as f64;
     }
+}
+
+/// Copies an output record where `_wireMemory` points.
+pub(crate) fn store_output(record: &[i64; OUTPUT_WORDS]) {
+    store(&OUTPUT.0, record);
+}
+
+/// The kind of the last output record stored.
+pub(crate) fn output_kind() -> f64 {
+    OUTPUT.0.borrow().get(wire::output::ACTION_KIND).copied().unwrap_or(0.0)
+}
+
+/// Copies `numbers` (at most [`RECORD_WORDS`]) where `_wireMemory` points,
+/// for JS to read through its view: a reading's value, `undefined`.
+pub(crate) fn numbers(numbers: &[f64]) -> JsValue {
+    for (slot, number) in RECORD.0.borrow_mut().iter_mut().zip(numbers) {
+        *slot = *number;
+    }
+    JsValue::UNDEFINED
+}
+
+/// A decision as the JS decision object: its record stored, spelt by `lib/records.js`.
+pub(crate) fn decision(decision: &rp::Decision) -> JsValue {
+    let mut record = [wire::NONE; DECISION_WORDS];
+    wire::encode_decision(decision, &mut record);
+    store(&RECORD.0, &record);
+    js_decision()
 }
 
 /// Copies the idempotency key `read` gives where `_wireMemory` points: its
@@ -59,8 +101,9 @@ pub fn refusal() -> JsValue {
     REFUSAL.0.take().unwrap_or(JsValue::UNDEFINED)
 }
 
-/// Where the output record (15 f64s) and the last key read (256 bytes) lie
-/// in wasm memory: `[memory, output address, key address]`. (The input
+/// Where the output record (15 f64s), the last key read (256 bytes) and the
+/// record of numbers (see `numbers`) lie in wasm memory: `[memory, output
+/// address, key address, record address, record words]`. (The input
 /// record crosses as eight f64 arguments: measured faster, about 84 ns
 /// against 93 ns an exchange, than JS writing it through a second view. A
 /// key read through the buffer costs no allocation and no string returned
@@ -69,62 +112,18 @@ pub fn refusal() -> JsValue {
 pub fn memory() -> Array {
     let output = OUTPUT.0.as_ptr() as usize as f64;
     let key = KEY.0.as_ptr() as usize as f64;
-    [wasm_bindgen::memory(), JsValue::from_f64(output), JsValue::from_f64(key)].into_iter().collect()
+    let decision = RECORD.0.as_ptr() as usize as f64;
+    let words = JsValue::from_f64(RECORD_WORDS as f64);
+    [wasm_bindgen::memory(), JsValue::from_f64(output), JsValue::from_f64(key), JsValue::from_f64(decision), words]
+        .into_iter()
+        .collect()
 }
 
-fn names<T: Named>() -> JsValue {
-    T::ALL.iter().map(|member| JsValue::from_str(member.name())).collect::<Array>().into()
-}
-
-/// A record's fields as `[name, word]` pairs (the core's `FIELDS`).
-fn fields(table: &[(&str, usize)]) -> JsValue {
-    table
-        .iter()
-        .map(|(name, word)| [JsValue::from_str(name), JsValue::from_f64(*word as f64)].into_iter().collect::<Array>())
-        .collect::<Array>()
-        .into()
-}
-
-/// The core's wire tables, in the order `lib/wire.js` reads them: the
-/// numbers `[WIRE_VERSION, NONE, FLAG_HEDGE, FLAG_SEND_IDEMPOTENCY_KEY,
-/// ENDING_RETURNS, PUSHBACK_DO_NOT_RETRY, OUTPUT_WORDS]`, the input and
-/// output fields (`[name, word]`), and the kind and name tables in the
-/// core's order (a member's number is its place): input kinds, outcome
-/// kinds, action kinds, ending kinds, failures, verdicts, transport failures,
-/// abort reasons, give-up reasons, receipts, held, and (for the driver's
-/// and the header readers' arguments) concurrencies and Retry-After readings.
+/// The wasm's wire version, as `[[WIRE_VERSION]]` (the shape of the tables
+/// the wasm once returned): every constant of the encoding is generated for
+/// `lib/` (`lib/generated/wire.js`), which checks this at load.
 #[wasm_bindgen(js_name = _wireTables)]
 pub fn tables() -> Array {
-    let numbers = [
-        wire::wire_version(),
-        wire::NONE,
-        wire::FLAG_HEDGE,
-        wire::FLAG_SEND_IDEMPOTENCY_KEY,
-        wire::ENDING_RETURNS,
-        wire::PUSHBACK_DO_NOT_RETRY,
-        OUTPUT_WORDS as i64,
-        // The verdict of an error nothing classified (Verdict::UNKNOWN_ERROR), by its place.
-        rp::Verdict::ALL.iter().position(|verdict| *verdict == rp::Verdict::UNKNOWN_ERROR).unwrap_or(0) as i64,
-    ];
-    let numbers: Array = numbers.iter().map(|number| JsValue::from_f64(*number as f64)).collect();
-    [
-        numbers.into(),
-        fields(wire::input::FIELDS),
-        fields(wire::output::FIELDS),
-        names::<wire::InputKind>(),
-        names::<wire::OutcomeKind>(),
-        names::<wire::ActionKind>(),
-        names::<wire::EndingKind>(),
-        names::<rp::Failure>(),
-        names::<rp::Verdict>(),
-        names::<rp::TransportFailure>(),
-        names::<rp::AbortReason>(),
-        names::<rp::GiveUpReason>(),
-        names::<rp::Receipt>(),
-        names::<rp::Held>(),
-        names::<rp::Concurrency>(),
-        names::<rp::RetryAfterReading>(),
-    ]
-    .into_iter()
-    .collect()
+    let numbers: Array = [JsValue::from_f64(wire::wire_version() as f64)].into_iter().collect();
+    [numbers].into_iter().collect()
 }

@@ -20,6 +20,8 @@
 //! language mirrors.
 
 mod docs;
+mod js_records;
+mod js_wire;
 mod kotlin_wire;
 mod output;
 mod python;
@@ -62,6 +64,8 @@ fn generate_from(tables: &[tables::Table], schema: &schema::Schema) -> Result<Ve
     outputs.extend(uniffi::outputs(tables));
     outputs.extend(uniffi_config::outputs(tables, schema)?);
     outputs.push(kotlin_wire::output(tables)?);
+    outputs.push(js_wire::output()?);
+    outputs.push(js_records::output()?);
     Ok(outputs)
 }
 
@@ -141,7 +145,7 @@ mod tests {
             schema::Schema::parse(&std::fs::read_to_string(root.join(vectors_schema::SCHEMA)).unwrap()).unwrap();
         let dir = temp_dir("check");
         let written = output::write(&dir, &generate_from(&tables, &schema).unwrap()).unwrap();
-        assert_eq!(written.len(), 7, "{written:?}");
+        assert_eq!(written.len(), 9, "{written:?}");
         assert!(output::stale(&dir, &generate_from(&tables, &schema).unwrap()).is_empty());
 
         let give_up = tables.iter_mut().find(|table| table.ident == "GiveUpReason").unwrap();

@@ -1,0 +1,201 @@
+//! JavaScript: `bindings-js/lib/generated/decisions.js`, the decision record
+//! (`retryplan::wire::encode_decision`) read back as the decision object
+//! every language gives (the core's serde shape, keys in camelCase).
+//!
+//! Nothing of the mapping is written here: for each decision kind, a sample
+//! decision (every number distinct) is both serialized (the keys, in the
+//! core's order, and which of them are optional: absent when `None`) and
+//! encoded (the words); each key is then found by its value among the
+//! record's words. A request id is its field's `_high` and `_low` words, a
+//! flag its `FLAG_` bit of `flags`, a give-up reason its index, a set of
+//! attempts the four `aborts_` words. A key the record does not carry fails
+//! the generation.
+
+use retryplan::value::{camel_case, Named, Number, Value};
+use retryplan::wire::{self, DecisionKind, DECISION_WORDS};
+use retryplan::{AttemptSet, Decision, GiveUpReason, RequestId};
+
+use crate::output::{Output, HEADER};
+
+pub const DECISIONS: &str = "bindings-js/lib/generated/decisions.js";
+
+/// A sample of each kind, with its `Option`s `Some` (`full`) or `None`, every number distinct.
+fn sample(kind: DecisionKind, full: bool) -> Decision {
+    let mut aborts = AttemptSet::EMPTY;
+    aborts.insert(2);
+    aborts.insert(70);
+    let some = |value: u64| full.then_some(value);
+    let reason = GiveUpReason::BodyNotReplayable;
+    let id = RequestId(0x0000_0099_0000_0098);
+    match kind {
+        DecisionKind::StartAttempt => Decision::StartAttempt {
+            attempt: 101,
+            timeout_ms: 102,
+            abort_at_ms: 103,
+            request_id: id,
+            remaining_budget_ms: 104,
+            hedge: true,
+        },
+        DecisionKind::Wait => Decision::Wait {
+            retry: 101,
+            delay_ms: 102,
+            until_ms: 103,
+            server_delay_ms: some(104),
+            remaining_budget_ms: 105,
+        },
+        DecisionKind::AwaitOutcome => Decision::AwaitOutcome { in_flight: 101, until_ms: 102 },
+        DecisionKind::Succeeded => Decision::Succeeded { attempts: 101, winner: 102, abort_attempts: aborts },
+        DecisionKind::GaveUp => Decision::GaveUp {
+            reason,
+            attempts: 101,
+            remaining_budget_ms: 102,
+            refused_delay_ms: some(103),
+            abort_attempts: aborts,
+        },
+        DecisionKind::Reconcile => {
+            Decision::Reconcile { attempts: 101, remaining_budget_ms: 102, abort_attempts: aborts }
+        }
+        DecisionKind::Restart => {
+            Decision::Restart { attempts: 101, deadline_ms: 102, remaining_budget_ms: 103, abort_attempts: aborts }
+        }
+    }
+}
+
+/// The record's word position of the field named `name`.
+fn at(name: &str) -> Result<usize, String> {
+    wire::decision::FIELDS.iter().find(|(field, _)| *field == name).map(|(_, at)| *at).ok_or(format!("no field {name}"))
+}
+
+/// The JS expression reading `key` (whose sample value is `value`) from the record `words`.
+fn expression(key: &str, value: &Value, words: &[i64; DECISION_WORDS]) -> Result<String, String> {
+    let found = |word: i64| -> Result<usize, String> {
+        let mut places = words.iter().enumerate().filter(|(_, w)| **w == word).map(|(at, _)| at);
+        match (places.next(), places.next()) {
+            (Some(at), None) => Ok(at),
+            _ => Err(format!("{key}: {word} is not in exactly one word of the record")),
+        }
+    };
+    match value {
+        Value::Number(Number::Unsigned(number)) => {
+            Ok(format!("w[{}]", found(i64::try_from(*number).map_err(|e| e.to_string())?)?))
+        }
+        Value::Bool(true) => {
+            let flag = match key {
+                "hedge" => wire::FLAG_HEDGE,
+                other => return Err(format!("{other}: no FLAG_ bit for this flag")),
+            };
+            let flags = at("flags")?;
+            if words[flags] & flag == 0 {
+                return Err(format!("{key}: its bit is not set in flags"));
+            }
+            Ok(format!("(w[{flags}] & {flag}) !== 0 /* FLAG_{} */", key.to_ascii_uppercase()))
+        }
+        Value::String(text) if GiveUpReason::from_name(text).is_some() => {
+            let index = GiveUpReason::ALL.iter().position(|reason| reason.name() == text).unwrap_or(0);
+            Ok(format!("GIVE_UP_REASONS[w[{}]]", found(index as i64)?))
+        }
+        Value::String(text) => {
+            let (high, low) = (at(&format!("{key}_high"))?, at(&format!("{key}_low"))?);
+            if format!("{:08x}{:08x}", words[high], words[low]) != *text {
+                return Err(format!("{key}: {text} is not its _high and _low words"));
+            }
+            Ok(format!("requestIdText(w[{high}], w[{low}])"))
+        }
+        Value::List(_) => {
+            let aborts: Vec<String> = wire::decision::FIELDS
+                .iter()
+                .filter(|(name, _)| name.starts_with("aborts_"))
+                .map(|(_, at)| format!("w[{at}]"))
+                .collect();
+            if aborts.len() != 4 || words[at("aborts_1")?] != 0b10 || words[at("aborts_65")?] != 1 << 5 {
+                return Err(format!("{key}: not the four aborts_ words"));
+            }
+            Ok(format!("attemptList({})", aborts.join(", ")))
+        }
+        other => Err(format!("{key}: no word for {other:?}")),
+    }
+}
+
+/// The keys and values of a decision as the core serializes it (without its `type`).
+fn fields(decision: &Decision) -> Result<Vec<(String, Value)>, String> {
+    match Value::from_serialize(decision).map_err(|e| format!("{e:?}"))? {
+        Value::Object(fields) => Ok(fields.into_iter().filter(|(key, _)| key != "type").collect()),
+        other => Err(format!("a decision serialized as {other:?}")),
+    }
+}
+
+/// An object literal of `entries`, indented by `indent`.
+fn literal(entries: &[String], indent: &str) -> String {
+    format!("{{\n{}{indent}}}", entries.iter().map(|entry| format!("{indent}  {entry},\n")).collect::<String>())
+}
+
+pub fn output() -> Result<Output, String> {
+    let mut text = format!(
+        "// {HEADER}\n\
+         // The decision record (retryplan::wire::encode_decision) as the decision object of\n\
+         // every language: the core's keys in its order (camelCase), `abortAttempts` always\n\
+         // an array. lib/records.js reads the wasm's record through it.\n\
+         import {{ attemptList, requestIdText }} from '../convert.js';\n\n\
+         /** `GiveUpReason`s by their number. */\n\
+         const GIVE_UP_REASONS = [\n{}];\n\n\
+         /** The decision the decision record `w` (its words) holds. */\n\
+         export function decisionOf(w) {{\n  switch (w[{}]) {{\n",
+        GiveUpReason::ALL.iter().map(|reason| format!("  '{}',\n", reason.name())).collect::<String>(),
+        at("decision_kind")?
+    );
+    for (index, kind) in DecisionKind::ALL.iter().enumerate() {
+        let full = sample(*kind, true);
+        let mut words = [wire::NONE; DECISION_WORDS];
+        wire::encode_decision(&full, &mut words);
+        let present: Vec<String> = fields(&sample(*kind, false))?.into_iter().map(|(key, _)| key).collect();
+        let mut entries = vec![format!("type: '{}'", kind.name())];
+        let mut optional = None;
+        for (key, value) in fields(&full)? {
+            let read = expression(&key, &value, &words)?;
+            if !present.contains(&key) && !matches!(value, Value::List(_)) {
+                if optional.is_some() {
+                    return Err(format!("{}: more than one optional field", kind.name()));
+                }
+                optional = Some((entries.len(), read.clone()));
+            }
+            entries.push(format!("{}: {read}", camel_case(&key)));
+        }
+        text.push_str(&format!("    case {index}: // {}\n", kind.name()));
+        match optional {
+            None => text.push_str(&format!("      return {};\n", literal(&entries, "      "))),
+            Some((place, read)) => {
+                let mut without = entries.clone();
+                without.remove(place);
+                text.push_str(&format!(
+                    "      return {read} === {} // NONE\n        ? {}\n        : {};\n",
+                    wire::NONE,
+                    literal(&without, "        "),
+                    literal(&entries, "        ")
+                ));
+            }
+        }
+    }
+    text.push_str("    default:\n      return undefined;\n  }\n}\n");
+    Ok(Output { path: DECISIONS, text })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kind is a case, and every key the core serializes for it is read, optional ones with and without.
+    #[test]
+    fn every_kind_and_key_of_the_core_is_read() {
+        let text = output().unwrap().text;
+        for (index, kind) in DecisionKind::ALL.iter().enumerate() {
+            let case = format!("    case {index}: // {}\n", kind.name());
+            let start = text.find(&case).unwrap_or_else(|| panic!("{case}"));
+            let body = &text[start
+                ..text[start + case.len()..].find("    case ").map_or(text.len(), |end| start + case.len() + end)];
+            for (key, _) in fields(&sample(*kind, true)).unwrap() {
+                assert!(body.contains(&format!("  {}: ", camel_case(&key))), "{key} in {body}");
+            }
+        }
+        assert!(text.contains("? {\n          type: 'wait',"), "{text}");
+    }
+}
