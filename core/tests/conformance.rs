@@ -9,7 +9,7 @@
 //! JavaScript binding checks its own composition against, byte for byte; the
 //! fill mode rewrites it.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -39,6 +39,9 @@ type Answer = Result<Value, Error>;
 thread_local! {
     /// The text of each error answer, by label (see the module docs).
     static MESSAGES: RefCell<BTreeMap<String, String>> = const { RefCell::new(BTreeMap::new()) };
+    /// How many policies went through their compiled form, when the run
+    /// compiles them (`None`: policies are used as validated).
+    static COMPILED: Cell<Option<usize>> = const { Cell::new(None) };
 }
 
 fn error_value(error: &Error) -> Value {
@@ -89,7 +92,20 @@ fn outcome(value: Option<&Value>) -> Result<Outcome, Error> {
     }
 }
 
+/// The case's policy; in a compiled run, compiled and read back from its
+/// compiled form (what a browser page loads).
 fn policy(case: &Map<String, Value>) -> Result<Policy, Error> {
+    let policy = validated_policy(case)?;
+    match COMPILED.get() {
+        Some(count) => {
+            COMPILED.set(Some(count + 1));
+            Ok(Policy::from_compiled(&policy.to_compiled()).expect("a compiled policy reads back"))
+        }
+        None => Ok(policy),
+    }
+}
+
+fn validated_policy(case: &Map<String, Value>) -> Result<Policy, Error> {
     if let Some(config) = service_config(case) {
         let method = case.get("grpc_method").and_then(Value::as_object).expect("grpc_method {service, method}");
         let config = config?;
@@ -602,6 +618,29 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
 #[test]
 fn every_vector_passes() {
     let fill = std::env::var_os("RETRYPLAN_FILL_VECTORS").is_some();
+    let (count, mut failures) = run_vectors(fill);
+    if std::env::var_os("RETRYPLAN_VECTORS").is_none() {
+        check_messages(fill, &mut failures);
+    }
+    assert!(failures.is_empty(), "{} of the vector checks failed:\n{}", failures.len(), failures.join("\n"));
+    println!("{count} vectors passed, 0 failed");
+}
+
+/// Every vector again, each policy compiled ([`Policy::to_compiled`]) and
+/// read back ([`Policy::from_compiled`]) before it decides: a compiled
+/// policy decides exactly as its JSON does.
+#[test]
+fn every_vector_passes_with_compiled_policies() {
+    COMPILED.set(Some(0));
+    let (count, failures) = run_vectors(false);
+    let compiled = COMPILED.get().unwrap_or_default();
+    assert!(failures.is_empty(), "{} of the vector checks failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(compiled >= 300, "only {compiled} policies went through their compiled form");
+    println!("{count} vectors passed with {compiled} compiled policies, 0 failed");
+}
+
+/// Runs (or fills) every vector file: how many cases, and what failed.
+fn run_vectors(fill: bool) -> (usize, Vec<String>) {
     let mut files: Vec<PathBuf> = std::fs::read_dir(vector_dir())
         .expect("the vector directory exists")
         .map(|entry| entry.expect("readable").path())
@@ -627,11 +666,7 @@ fn every_vector_passes() {
         }
     }
     assert!(count >= 1, "no vectors found in {}", vector_dir().display());
-    if std::env::var_os("RETRYPLAN_VECTORS").is_none() {
-        check_messages(fill, &mut failures);
-    }
-    assert!(failures.is_empty(), "{} of the vector checks failed:\n{}", failures.len(), failures.join("\n"));
-    println!("{count} vectors passed, 0 failed");
+    (count, failures)
 }
 
 /// Compares (or fills) `tests/messages/errors.json`: the text of every error
