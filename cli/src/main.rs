@@ -66,6 +66,9 @@ enum Command {
         /// Write the raw bytes to this file instead of base64 text to stdout.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Compile the plan's `dependency` (budget, breaker, retry slots) instead of its policy.
+        #[arg(long, conflicts_with = "profile")]
+        dependency: bool,
     },
     /// Simulate a fleet running the policy through the file's scenario.
     Simulate {
@@ -110,7 +113,9 @@ fn main() -> ExitCode {
         Command::Explain { file, profile, deadline_ms, first_attempt_at_ms, json, strict } => {
             explain(&file, profile.as_deref(), deadline_ms, first_attempt_at_ms, json, strict)
         }
-        Command::Compile { file, profile, out } => compile(&file, profile.as_deref(), out.as_deref()),
+        Command::Compile { file, profile, out, dependency } => {
+            compile(&file, profile.as_deref(), out.as_deref(), dependency)
+        }
         Command::Simulate { file, profile, seed, json, svg, no_svg, variants } => {
             let svg = (!no_svg).then(|| svg.unwrap_or_else(|| chart_beside(&file)));
             simulate(&file, profile.as_deref(), seed, json, svg, &variants)
@@ -190,7 +195,7 @@ fn check(path: &str, profile: Option<&str>) -> ExitCode {
     }
 }
 
-fn compile(path: &str, profile: Option<&str>, out_path: Option<&Path>) -> ExitCode {
+fn compile(path: &str, profile: Option<&str>, out_path: Option<&Path>, dependency: bool) -> ExitCode {
     let plan = match load(path, profile, false) {
         Ok(plan) => plan,
         Err(code) => return code,
@@ -203,7 +208,26 @@ fn compile(path: &str, profile: Option<&str>, out_path: Option<&Path>) -> ExitCo
         }
         eprint!("{text}");
     }
-    let form = plan.policy.to_compiled();
+    let (what, form) = if dependency {
+        if !plan.sections.iter().any(|section| section == "dependency") {
+            let problem = file::Problem {
+                field: "dependency".to_owned(),
+                message: "compile --dependency needs a `dependency` section (budget, breaker, retry_slots)".to_owned(),
+            };
+            eprint!("{}", problem_list(path, &[problem]));
+            return ExitCode::from(INVALID);
+        }
+        // Validated by `load` already: compiling a valid configuration cannot fail.
+        match plan.dependency_config.to_compiled() {
+            Ok(form) => ("dependency", form),
+            Err(error) => {
+                eprintln!("retryplan: internal error: {error}");
+                return ExitCode::from(INTERNAL);
+            }
+        }
+    } else {
+        (plan.policy_source.as_str(), plan.policy.to_compiled())
+    };
     match out_path {
         None => out(&format!("{}\n", compile::base64(&form))),
         Some(out_path) => {
@@ -211,12 +235,7 @@ fn compile(path: &str, profile: Option<&str>, out_path: Option<&Path>) -> ExitCo
                 eprintln!("retryplan: cannot write {}: {error}", out_path.display());
                 return ExitCode::from(USAGE);
             }
-            eprintln!(
-                "{path}: {} compiled, {} bytes written to {}",
-                plan.policy_source,
-                form.len(),
-                out_path.display()
-            );
+            eprintln!("{path}: {what} compiled, {} bytes written to {}", form.len(), out_path.display());
         }
     }
     ExitCode::SUCCESS

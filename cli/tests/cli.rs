@@ -397,6 +397,22 @@ fn compile_picks_the_plans_policy_or_a_profile() {
 }
 
 #[test]
+fn compile_dependency_writes_the_plans_shared_controls() {
+    let out_path = scratch("checkout_dependency.rpc", "");
+    let out = retryplan(&["compile", "examples/checkout.json", "--dependency", "--out", &out_path]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("dependency compiled"), "{}", out.stderr);
+    let form = std::fs::read(&out_path).expect("written");
+    let plan: Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("examples/checkout.json")).unwrap()).unwrap();
+    let config = retryplan::DependencyConfig::from_json(&plan["dependency"].to_string()).expect("valid");
+    assert_eq!(retryplan::DependencyConfig::from_compiled(&form), Ok(config));
+    let none = retryplan(&["compile", "examples/policies/checkout.json", "--dependency"]);
+    assert_eq!((none.code, none.stdout.as_str()), (1, ""));
+    assert!(none.stderr.contains("dependency: compile --dependency needs a `dependency` section"), "{}", none.stderr);
+}
+
+#[test]
 fn compile_refuses_what_check_refuses_with_the_same_problems() {
     let check = retryplan(&["check", "cli/tests/fixtures/invalid.json"]);
     let out_path = scratch("never_written.rpc", "");

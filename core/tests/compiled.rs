@@ -5,8 +5,8 @@
 
 use proptest::prelude::*;
 use retryplan::{
-    backoff_ceilings_ms, explain, profiles, CompiledFormError, GrpcCode, Operation, OperationOptions, Outcome, Policy,
-    Pushback, TransportFailure, Verdict,
+    backoff_ceilings_ms, explain, profiles, CompiledFormError, Dependency, DependencyConfig, GrpcCode, Operation,
+    OperationOptions, Outcome, Policy, Pushback, TransportFailure, Verdict,
 };
 
 /// CRC-32 (zlib's), written here again so the test does not trust the core's.
@@ -144,6 +144,39 @@ proptest! {
                 matches!(error, CompiledFormError::Damaged { .. }),
                 "{:?}", error
             ),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1_000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn forged_dependency_bodies_build_controls_or_are_refused(
+        which in 0usize..3,
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
+    ) {
+        let configs = [
+            retryplan::aws::standard_dependency(),
+            retryplan::aws::standard_2026_dependency(),
+            DependencyConfig::from_json(r#"{"budget": {"kind": "ratio", "retry_ratio": 0.1, "min_retries_per_second": 5, "window_ms": 10000}, "breaker": {"trip": {"kind": "ratio", "failure_ratio": 0.5, "minimum_throughput": 20, "window_ms": 30000}, "open_ms": 5000, "half_open_probes": 2}, "retry_slots": 4}"#).expect("valid"),
+        ];
+        let mut form = configs[which].to_compiled().expect("valid");
+        for (at, byte) in &edits {
+            let at = 8 + at.index(form.len() - 8);
+            form[at] = *byte;
+        }
+        match Dependency::from_compiled(&resealed(form)) {
+            Ok(dependency) => {
+                let _ = dependency.snapshot(0);
+                let policy = Policy::default();
+                let options = OperationOptions::new(3).with_dependency(dependency);
+                let mut operation = Operation::new(&policy, 0, options);
+                let _ = operation.poll(0);
+                let _ = operation.on_outcome(10, 1, &Outcome::Transport { failure: TransportFailure::NotSent, retry_after_ms: None });
+                let _ = operation.poll(5_000);
+            }
+            Err(error) => prop_assert!(matches!(error, CompiledFormError::Damaged { .. }), "{:?}", error),
         }
     }
 }

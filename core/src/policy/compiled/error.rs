@@ -18,7 +18,8 @@ pub enum Damage {
     },
 }
 
-/// A compiled form refused by [`Policy::from_compiled`](crate::Policy::from_compiled).
+/// A compiled form refused by [`Policy::from_compiled`](crate::Policy::from_compiled)
+/// (or [`Dependency::from_compiled`](crate::Dependency::from_compiled)).
 /// Nothing is created; compile the configuration again.
 ///
 /// Each variant has a stable [`code`](CompiledFormError::code); the blame is

@@ -52,6 +52,8 @@ macro_rules! struct_form {
     };
 }
 
+pub(super) use struct_form;
+
 /// [`Encoded`] for an enum with a [`Named`] table: one byte, its place in `ALL`.
 macro_rules! named_form {
     ($($type:ty),* $(,)?) => {$(

@@ -3,6 +3,7 @@
 use alloc::vec::Vec;
 
 mod bytes;
+mod dependency;
 mod error;
 mod fields;
 

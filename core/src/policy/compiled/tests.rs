@@ -166,3 +166,62 @@ fn the_page_lists_every_field_in_the_order_written() {
     assert!(row("retry_methods").contains(&methods));
     let _ = PolicyConfig::default();
 }
+
+#[test]
+fn dependencies_read_back_equal_and_forms_keep_to_their_kind() {
+    use crate::dependency::{Dependency, DependencyConfig};
+    let texts = [
+        r#"{}"#,
+        r#"{"retry_slots": 3}"#,
+        r#"{"budget": {"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1}}"#,
+        r#"{"budget": {"kind": "ratio", "retry_ratio": 0.05, "min_retries_per_second": 10, "window_ms": 10000}, "breaker": {"trip": {"kind": "consecutive", "failures": 5}, "open_ms": 1000, "half_open_probes": 1}}"#,
+        r#"{"budget": {"kind": "quota", "capacity": 500, "retry_cost": 5, "timeout_retry_cost": 10, "success_increment": 1, "throttling_retry_cost": 5}, "breaker": {"trip": {"kind": "ratio", "failure_ratio": 0.5, "minimum_throughput": 20, "window_ms": 30000}, "open_ms": 5000, "half_open_probes": 2}, "retry_slots": 0}"#,
+    ];
+    let mut configs: Vec<DependencyConfig> =
+        texts.iter().map(|text| DependencyConfig::from_json(text).unwrap_or_else(|e| panic!("{text}: {e}"))).collect();
+    configs.push(crate::aws::standard_dependency());
+    configs.push(crate::aws::standard_2026_dependency());
+    for config in configs {
+        let form = config.to_compiled().unwrap();
+        assert_eq!(&form[..4], b"rpd\x01");
+        assert_eq!(DependencyConfig::from_compiled(&form), Ok(config));
+        let dependency = Dependency::from_compiled(&form).unwrap();
+        assert_eq!(dependency.snapshot(0), Dependency::new(&config).unwrap().snapshot(0));
+        // A dependency's form is not a policy's, and the other way round.
+        let error = Policy::from_compiled(&form).unwrap_err();
+        assert_eq!(error.code(), "compiled_form_kind");
+        let error = Dependency::from_compiled(&Policy::default().to_compiled()).unwrap_err();
+        assert_eq!(error.to_string(), "expected a compiled dependency, got a compiled policy");
+    }
+    // Only a valid configuration compiles; a forged invalid one is refused as damaged.
+    let invalid =
+        DependencyConfig::from_json(r#"{"budget": {"kind": "token_bucket", "max_tokens": 0, "token_ratio": 0.1}}"#)
+            .unwrap();
+    assert_eq!(invalid.to_compiled().unwrap_err().code(), "config_violations");
+    let mut body = Vec::new();
+    invalid.write(&mut body);
+    let forged = super::bytes::seal(ConfigKind::Dependency, FORM_VERSION, &body);
+    assert_eq!(DependencyConfig::from_compiled(&forged), Ok(invalid));
+    assert_eq!(
+        Dependency::from_compiled(&forged).unwrap_err(),
+        CompiledFormError::Damaged {
+            expected: ConfigKind::Dependency,
+            damage: Damage::Unreadable { offset: HEADER_LEN }
+        }
+    );
+}
+
+#[test]
+fn the_page_lists_every_dependency_field() {
+    use crate::breaker::BreakerConfig;
+    use crate::dependency::DependencyConfig;
+    let page = include_str!("form.md");
+    let table = page.split("## Body of a dependency").nth(1).unwrap().split("\n\n").nth(2).unwrap();
+    let rows: Vec<&str> =
+        table.lines().skip(2).map(|row| row.split('|').nth(2).unwrap().trim().trim_matches('`')).collect();
+    assert_eq!(rows, DependencyConfig::FIELDS);
+    let breaker = table.lines().find(|row| row.contains("| `breaker` |")).unwrap();
+    let places: Vec<usize> =
+        BreakerConfig::FIELDS.iter().map(|field| breaker.find(&alloc::format!("`{field}`")).unwrap()).collect();
+    assert!(places.windows(2).all(|pair| pair[0] < pair[1]), "{breaker}");
+}
