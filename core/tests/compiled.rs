@@ -190,3 +190,29 @@ fn every_profile_compiles_to_a_small_form() {
         assert!(form.len() < 128, "{name}: {} bytes", form.len());
     }
 }
+
+/// Found by fuzz/compiled: a forged body (its checksum made right) with
+/// `max_attempts` 132,106,879, which `explain` walked attempt by attempt for
+/// minutes. The reader keeps the bounds the engine's work relies on.
+#[test]
+fn a_forged_form_cannot_ask_for_more_attempts_than_any_policy_makes() {
+    let body = [
+        0xff, 0x94, 0xff, 0x3e, 0xff, 0xff, 0x99, 0x99, 0xb9, 0x01, 0x01, 0x00, 0xfb, 0xd4, 0x61, 0x03, 0x01, 0x00,
+        0x01, 0x01, 0x01, 0x00, 0x00, 0x08, 0x01, 0x00, 0x00, 0x01, 0x00, 0x11, 0x00, 0x7f, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    ];
+    let mut form = b"rpp\x01\0\0\0\0".to_vec();
+    form.extend_from_slice(&body);
+    let error = Policy::from_compiled(&resealed(form)).unwrap_err();
+    assert_eq!(error.code(), "compiled_form_damaged");
+    assert_eq!(
+        error.to_string(),
+        "the compiled policy is damaged (byte 8 does not read as its form says): compile the policy again"
+    );
+    // At the bound it reads; one above, it does not.
+    let mut form = Policy::default().to_compiled();
+    form[8] = 100;
+    assert_eq!(Policy::from_compiled(&resealed(form.clone())).map(|policy| policy.max_attempts()), Ok(100));
+    form[8] = 101;
+    assert!(Policy::from_compiled(&resealed(form)).is_err());
+}

@@ -133,6 +133,11 @@ impl<'a> Reader<'a> {
             }
             value |= bits << shift;
             if byte & 0x80 == 0 {
+                // A last byte of 0 after others is a longer spelling of a
+                // shorter number: refused, so each value has one form.
+                if byte == 0 && shift > 0 {
+                    break;
+                }
                 return Ok(value);
             }
         }
@@ -181,6 +186,9 @@ mod tests {
         too_big[9] = 0x02;
         assert_eq!(Reader::new(&too_big).number(), Err(Unreadable(HEADER_LEN)));
         assert_eq!(Reader::new(&[0x80]).number(), Err(Unreadable(HEADER_LEN + 1)));
+        // 0 spelt in two bytes: one spelling per number.
+        assert_eq!(Reader::new(&[0x80, 0x00]).number(), Err(Unreadable(HEADER_LEN)));
+        assert_eq!(Reader::new(&[0xac, 0x82, 0x00]).number(), Err(Unreadable(HEADER_LEN)));
         assert_eq!(Reader::new(&[5]).number_up_to(4), Err(Unreadable(HEADER_LEN)));
     }
 }

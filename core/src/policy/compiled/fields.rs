@@ -14,13 +14,17 @@ use super::bytes::{write_number, Reader, Unreadable};
 use crate::codes::{GrpcCode, TransportFailure};
 use crate::error_code::{ErrorCodeTable, ErrorCodeTables};
 use crate::named::Named;
-use crate::policy::config::{AboveCap, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, MAX_REDELIVERY_DELAYS};
+use crate::policy::config::{
+    AboveCap, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS,
+    MAX_REDELIVERY_DELAYS,
+};
 use crate::policy::names::JitterKind;
 use crate::policy::retry_limits::{FailureKind, MethodSet, RetryLimits};
 use crate::policy::sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};
 use crate::policy::status_rules::{StatusGuidance, StatusRules, MAX_STATUS_RULES};
 use crate::policy::validated::{AttemptTimeout, Backoff, Jitter, Policy, RedeliverySchedule, ServerGuidance};
 use crate::retry_after::RetryAfterReading;
+use crate::units::MAX_MS;
 
 /// A part of a policy as the body holds it.
 pub(super) trait Encoded: Sized {
@@ -36,9 +40,11 @@ pub(super) trait Encoded: Sized {
 }
 
 /// [`Encoded`] for a struct: each listed field in turn. The reader names
-/// every field, so a field left out of the list does not build.
+/// every field, so a field left out of the list does not build. A field
+/// written `field <= MAX` is refused above `MAX`: the bounds the rest of
+/// the engine relies on to bound its work (attempts), kept by a forged form too.
 macro_rules! struct_form {
-    ($type:ident { $($field:ident),* $(,)? }) => {
+    ($type:ident { $($field:ident $(<= $max:expr)?),* $(,)? }) => {
         impl Encoded for $type {
             #[cfg(test)]
             const FIELDS: &'static [&'static str] = &[$(stringify!($field)),*];
@@ -46,7 +52,14 @@ macro_rules! struct_form {
                 $( self.$field.write(out); )*
             }
             fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-                Ok($type { $( $field: Encoded::read(input)?, )* })
+                Ok($type { $( $field: {
+                    let _start = input.unreadable();
+                    let value = Encoded::read(input)?;
+                    $( if u64::from(value) > u64::from($max) {
+                        return Err(_start);
+                    } )?
+                    value
+                }, )* })
             }
         }
     };
@@ -78,7 +91,7 @@ fn place<T: Named>(variant: T) -> u8 {
 
 // The policy: every field of `Policy`, in the body's order. This is the table.
 struct_form!(Policy {
-    max_attempts,
+    max_attempts <= MAX_ATTEMPTS_LIMIT,
     total_budget_ms,
     attempt_timeout,
     response_reserve_ms,
@@ -112,16 +125,17 @@ struct_form!(ServerGuidance { honor, cap_ms, above_cap, retry_after_reading, sta
 
 struct_form!(StatusGuidance { status, honor, requires_guidance, cap_ms, above_cap });
 
-struct_form!(HedgingConfig { delay_ms, max_hedged_attempts });
+struct_form!(HedgingConfig { delay_ms, max_hedged_attempts <= MAX_HEDGED_ATTEMPTS });
 
 named_form!(BackoffKind, AboveCap, GuidanceMode, Idempotency, RetryAfterReading, JitterKind);
 
+/// Every `u64` of a policy or a dependency is a time in ms: at most [`MAX_MS`].
 impl Encoded for u64 {
     fn write(&self, out: &mut Vec<u8>) {
         write_number(out, *self);
     }
     fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-        input.number()
+        input.number_up_to(MAX_MS)
     }
 }
 

@@ -225,3 +225,15 @@ fn the_page_lists_every_dependency_field() {
         BreakerConfig::FIELDS.iter().map(|field| breaker.find(&alloc::format!("`{field}`")).unwrap()).collect();
     assert!(places.windows(2).all(|pair| pair[0] < pair[1]), "{breaker}");
 }
+
+#[test]
+fn times_above_max_ms_are_refused_where_they_start() {
+    // total_budget_ms (the second field, at byte 9) as 2^53: nine bytes of LEB128.
+    let form = Policy::default().to_compiled();
+    let mut body = alloc::vec![form[8]];
+    super::bytes::write_number(&mut body, crate::units::MAX_MS + 1);
+    body.extend_from_slice(&form[11..]);
+    let forged = super::bytes::seal(ConfigKind::Policy, FORM_VERSION, &body);
+    let damaged = CompiledFormError::Damaged { expected: ConfigKind::Policy, damage: Damage::Unreadable { offset: 9 } };
+    assert_eq!(Policy::from_compiled(&forged), Err(damaged));
+}
