@@ -94,39 +94,62 @@ pub(super) fn write_number(out: &mut Vec<u8>, mut value: u64) {
     out.push(value as u8);
 }
 
-/// Reads a body from its first byte.
+/// Reads a body from its first byte. A value that does not read is
+/// recorded (the first one's offset, for [`Reader::finish`]) and read as 0,
+/// so every value of the body reads without a branch to return early (the
+/// reader is part of a browser runtime's download), and once one has failed
+/// every byte after it reads as 0: counts read after a failure are 0, and
+/// nothing is read on for long.
 pub(super) struct Reader<'a> {
     body: &'a [u8],
     at: usize,
+    failed: Option<usize>,
 }
 
 impl<'a> Reader<'a> {
     pub(super) fn new(body: &'a [u8]) -> Reader<'a> {
-        Reader { body, at: 0 }
+        Reader { body, at: 0, failed: None }
     }
 
-    /// Where reading stopped, as an offset into the whole form.
-    pub(super) fn unreadable(&self) -> Unreadable {
-        Unreadable(HEADER_LEN.saturating_add(self.at))
+    /// Where the next value starts, to refuse it with [`Reader::refuse`].
+    pub(super) fn mark(&self) -> usize {
+        self.at
     }
 
-    /// True when every byte was read.
-    pub(super) fn at_end(&self) -> bool {
-        self.at >= self.body.len()
+    /// Refuses the value that started at `mark` (unless one failed before).
+    pub(super) fn refuse(&mut self, mark: usize) {
+        self.failed.get_or_insert(mark);
     }
 
-    pub(super) fn byte(&mut self) -> Result<u8, Unreadable> {
-        let byte = self.body.get(self.at).copied().ok_or_else(|| self.unreadable())?;
-        self.at = self.at.saturating_add(1);
-        Ok(byte)
+    /// The whole body read: nothing refused and no byte left.
+    pub(super) fn finish(&self) -> Result<(), Unreadable> {
+        match self.failed {
+            Some(at) => Err(Unreadable(HEADER_LEN.saturating_add(at))),
+            None if self.at < self.body.len() => Err(Unreadable(HEADER_LEN.saturating_add(self.at))),
+            None => Ok(()),
+        }
     }
 
-    /// A whole number (LEB128); more than 64 bits is unreadable.
-    pub(super) fn number(&mut self) -> Result<u64, Unreadable> {
+    /// The next byte (0 past the end, or after a refusal).
+    pub(super) fn byte(&mut self) -> u8 {
+        match self.body.get(self.at).filter(|_| self.failed.is_none()) {
+            Some(byte) => {
+                self.at = self.at.saturating_add(1);
+                *byte
+            }
+            None => {
+                self.refuse(self.at);
+                0
+            }
+        }
+    }
+
+    /// A whole number (LEB128) in the fewest bytes, at most 64 bits.
+    pub(super) fn number(&mut self) -> u64 {
         let start = self.at;
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
-            let byte = self.byte()?;
+            let byte = self.byte();
             let bits = u64::from(byte & 0x7f);
             if shift == 63 && bits > 1 {
                 break;
@@ -138,22 +161,22 @@ impl<'a> Reader<'a> {
                 if byte == 0 && shift > 0 {
                     break;
                 }
-                return Ok(value);
+                return value;
             }
         }
-        self.at = start;
-        Err(self.unreadable())
+        self.refuse(start);
+        0
     }
 
     /// A whole number that must be at most `max` (refused where it starts).
-    pub(super) fn number_up_to(&mut self, max: u64) -> Result<u64, Unreadable> {
+    pub(super) fn number_up_to(&mut self, max: u64) -> u64 {
         let start = self.at;
-        let value = self.number()?;
+        let value = self.number();
         if value > max {
-            self.at = start;
-            return Err(self.unreadable());
+            self.refuse(start);
+            return 0;
         }
-        Ok(value)
+        value
     }
 }
 
@@ -174,21 +197,35 @@ mod tests {
             let mut out = Vec::new();
             write_number(&mut out, value);
             let mut reader = Reader::new(&out);
-            assert_eq!(reader.number(), Ok(value));
-            assert!(reader.at_end());
+            assert_eq!(reader.number(), value);
+            assert_eq!(reader.finish(), Ok(()));
         }
         let mut out = Vec::new();
         write_number(&mut out, 300);
         assert_eq!(out, [0xac, 0x02]);
+        let refused = |bytes: &[u8], max: u64| {
+            let mut reader = Reader::new(bytes);
+            assert_eq!(reader.number_up_to(max), 0);
+            reader.finish()
+        };
         // Eleven bytes, or a tenth byte above 1: more than 64 bits.
-        assert_eq!(Reader::new(&[0xff; 11]).number(), Err(Unreadable(HEADER_LEN)));
+        assert_eq!(refused(&[0xff; 11], u64::MAX), Err(Unreadable(HEADER_LEN)));
         let mut too_big = [0xff; 10];
         too_big[9] = 0x02;
-        assert_eq!(Reader::new(&too_big).number(), Err(Unreadable(HEADER_LEN)));
-        assert_eq!(Reader::new(&[0x80]).number(), Err(Unreadable(HEADER_LEN + 1)));
+        assert_eq!(refused(&too_big, u64::MAX), Err(Unreadable(HEADER_LEN)));
+        // Cut short: refused where the missing byte would be.
+        assert_eq!(refused(&[0x80], u64::MAX), Err(Unreadable(HEADER_LEN + 1)));
         // 0 spelt in two bytes: one spelling per number.
-        assert_eq!(Reader::new(&[0x80, 0x00]).number(), Err(Unreadable(HEADER_LEN)));
-        assert_eq!(Reader::new(&[0xac, 0x82, 0x00]).number(), Err(Unreadable(HEADER_LEN)));
-        assert_eq!(Reader::new(&[5]).number_up_to(4), Err(Unreadable(HEADER_LEN)));
+        assert_eq!(refused(&[0x80, 0x00], u64::MAX), Err(Unreadable(HEADER_LEN)));
+        assert_eq!(refused(&[0xac, 0x82, 0x00], u64::MAX), Err(Unreadable(HEADER_LEN)));
+        assert_eq!(refused(&[5], 4), Err(Unreadable(HEADER_LEN)));
+        // A byte left over; the first refusal is the one reported, and bytes after it read as 0.
+        let mut reader = Reader::new(&[1, 2]);
+        assert_eq!(reader.number(), 1);
+        assert_eq!(reader.finish(), Err(Unreadable(HEADER_LEN + 1)));
+        let mut reader = Reader::new(&[9, 2, 3]);
+        assert_eq!(reader.number_up_to(4), 0);
+        assert_eq!((reader.number(), reader.number()), (0, 0));
+        assert_eq!(reader.finish(), Err(Unreadable(HEADER_LEN)));
     }
 }

@@ -25,12 +25,12 @@ impl Encoded for f64 {
     fn write(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.to_bits().to_le_bytes());
     }
-    fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
+    fn read(input: &mut Reader<'_>) -> Self {
         let mut bits = [0u8; 8];
         for byte in &mut bits {
-            *byte = input.byte()?;
+            *byte = input.byte();
         }
-        Ok(f64::from_bits(u64::from_le_bytes(bits)))
+        f64::from_bits(u64::from_le_bytes(bits))
     }
 }
 
@@ -65,24 +65,22 @@ impl Encoded for BudgetConfig {
             }
         }
     }
-    fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-        let start = input.unreadable();
-        Ok(match input.byte()? {
-            0 => BudgetConfig::TokenBucket { max_tokens: u32::read(input)?, token_ratio: f64::read(input)? },
+    fn read(input: &mut Reader<'_>) -> Self {
+        match input.number_up_to(2) {
+            0 => BudgetConfig::TokenBucket { max_tokens: u32::read(input), token_ratio: f64::read(input) },
             1 => BudgetConfig::Ratio {
-                retry_ratio: f64::read(input)?,
-                min_retries_per_second: u32::read(input)?,
-                window_ms: u64::read(input)?,
+                retry_ratio: f64::read(input),
+                min_retries_per_second: u32::read(input),
+                window_ms: u64::read(input),
             },
-            2 => BudgetConfig::Quota {
-                capacity: u32::read(input)?,
-                retry_cost: u32::read(input)?,
-                timeout_retry_cost: u32::read(input)?,
-                success_increment: u32::read(input)?,
-                throttling_retry_cost: Option::read(input)?,
+            _ => BudgetConfig::Quota {
+                capacity: u32::read(input),
+                retry_cost: u32::read(input),
+                timeout_retry_cost: u32::read(input),
+                success_increment: u32::read(input),
+                throttling_retry_cost: Option::read(input),
             },
-            _ => return Err(start),
-        })
+        }
     }
 }
 
@@ -102,17 +100,16 @@ impl Encoded for TripConfig {
             }
         }
     }
-    fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-        let start = input.unreadable();
-        Ok(match input.byte()? {
-            0 => TripConfig::Consecutive { failures: u32::read(input)? },
-            1 => TripConfig::Ratio {
-                failure_ratio: f64::read(input)?,
-                minimum_throughput: u32::read(input)?,
-                window_ms: u64::read(input)?,
-            },
-            _ => return Err(start),
-        })
+    fn read(input: &mut Reader<'_>) -> Self {
+        if bool::read(input) {
+            TripConfig::Ratio {
+                failure_ratio: f64::read(input),
+                minimum_throughput: u32::read(input),
+                window_ms: u64::read(input),
+            }
+        } else {
+            TripConfig::Consecutive { failures: u32::read(input) }
+        }
     }
 }
 

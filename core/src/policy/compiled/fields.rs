@@ -10,7 +10,7 @@
 
 use alloc::vec::Vec;
 
-use super::bytes::{write_number, Reader, Unreadable};
+use super::bytes::{write_number, Reader};
 use crate::codes::{GrpcCode, TransportFailure};
 use crate::error_code::{ErrorCodeTable, ErrorCodeTables};
 use crate::named::Named;
@@ -34,9 +34,9 @@ pub(super) trait Encoded: Sized {
     const FIELDS: &'static [&'static str] = &[];
     /// Appends the part to `out`.
     fn write(&self, out: &mut Vec<u8>);
-    /// Reads the part back; [`Unreadable`] at the first byte that does not
-    /// read as a value of the part.
-    fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable>;
+    /// Reads the part back; a value that does not read is refused in
+    /// `input` (see [`Reader`]) and the part read as whatever it holds then.
+    fn read(input: &mut Reader<'_>) -> Self;
 }
 
 /// [`Encoded`] for a struct: each listed field in turn. The reader names
@@ -51,15 +51,15 @@ macro_rules! struct_form {
             fn write(&self, out: &mut Vec<u8>) {
                 $( self.$field.write(out); )*
             }
-            fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-                Ok($type { $( $field: {
-                    let _start = input.unreadable();
-                    let value = Encoded::read(input)?;
+            fn read(input: &mut Reader<'_>) -> Self {
+                $type { $( $field: {
+                    let _mark = input.mark();
+                    let value = Encoded::read(input);
                     $( if u64::from(value) > u64::from($max) {
-                        return Err(_start);
+                        input.refuse(_mark);
                     } )?
                     value
-                }, )* })
+                }, )* }
             }
         }
     };
@@ -67,17 +67,21 @@ macro_rules! struct_form {
 
 pub(super) use struct_form;
 
-/// [`Encoded`] for an enum with a [`Named`] table: one byte, its place in `ALL`.
+/// [`Encoded`] for an enum with a [`Named`] table: one byte, its place in
+/// `ALL`; a byte past the table is refused (and read as the variant given).
 macro_rules! named_form {
-    ($($type:ty),* $(,)?) => {$(
+    ($($type:ty = $refused:expr),* $(,)?) => {$(
         impl Encoded for $type {
             fn write(&self, out: &mut Vec<u8>) {
                 out.push(place(*self));
             }
-            fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-                let start = input.unreadable();
-                let byte = input.byte()?;
-                <$type as Named>::ALL.get(usize::from(byte)).copied().ok_or(start)
+            fn read(input: &mut Reader<'_>) -> Self {
+                let mark = input.mark();
+                let byte = input.byte();
+                <$type as Named>::ALL.get(usize::from(byte)).copied().unwrap_or_else(|| {
+                    input.refuse(mark);
+                    $refused
+                })
             }
         }
     )*};
@@ -127,14 +131,21 @@ struct_form!(StatusGuidance { status, honor, requires_guidance, cap_ms, above_ca
 
 struct_form!(HedgingConfig { delay_ms, max_hedged_attempts <= MAX_HEDGED_ATTEMPTS });
 
-named_form!(BackoffKind, AboveCap, GuidanceMode, Idempotency, RetryAfterReading, JitterKind);
+named_form!(
+    BackoffKind = BackoffKind::Exponential,
+    AboveCap = AboveCap::GiveUp,
+    GuidanceMode = GuidanceMode::Floor,
+    Idempotency = Idempotency::Unsafe,
+    RetryAfterReading = RetryAfterReading::Strict,
+    JitterKind = JitterKind::None,
+);
 
 /// Every `u64` of a policy or a dependency is a time in ms: at most [`MAX_MS`].
 impl Encoded for u64 {
     fn write(&self, out: &mut Vec<u8>) {
         write_number(out, *self);
     }
-    fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
+    fn read(input: &mut Reader<'_>) -> Self {
         input.number_up_to(MAX_MS)
     }
 }
@@ -143,9 +154,8 @@ impl Encoded for u32 {
     fn write(&self, out: &mut Vec<u8>) {
         write_number(out, u64::from(*self));
     }
-    fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-        let start = input.unreadable();
-        u32::try_from(input.number()?).map_err(|_| start)
+    fn read(input: &mut Reader<'_>) -> Self {
+        u32::try_from(input.number_up_to(u32::MAX.into())).unwrap_or_default()
     }
 }
 
@@ -153,9 +163,8 @@ impl Encoded for u16 {
     fn write(&self, out: &mut Vec<u8>) {
         write_number(out, u64::from(*self));
     }
-    fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-        let start = input.unreadable();
-        u16::try_from(input.number()?).map_err(|_| start)
+    fn read(input: &mut Reader<'_>) -> Self {
+        u16::try_from(input.number_up_to(u16::MAX.into())).unwrap_or_default()
     }
 }
 
@@ -163,13 +172,8 @@ impl Encoded for bool {
     fn write(&self, out: &mut Vec<u8>) {
         out.push(u8::from(*self));
     }
-    fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-        let start = input.unreadable();
-        match input.byte()? {
-            0 => Ok(false),
-            1 => Ok(true),
-            _ => Err(start),
-        }
+    fn read(input: &mut Reader<'_>) -> Self {
+        input.number_up_to(1) == 1
     }
 }
 
@@ -184,11 +188,8 @@ impl<T: Encoded> Encoded for Option<T> {
             }
         }
     }
-    fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-        match bool::read(input)? {
-            false => Ok(None),
-            true => T::read(input).map(Some),
-        }
+    fn read(input: &mut Reader<'_>) -> Self {
+        bool::read(input).then(|| T::read(input))
     }
 }
 
@@ -206,12 +207,11 @@ impl Encoded for AttemptTimeout {
             }
         }
     }
-    fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-        let start = input.unreadable();
-        match input.byte()? {
-            0 => Ok(AttemptTimeout::Fixed { ms: u64::read(input)? }),
-            1 => Ok(AttemptTimeout::FractionOfRemaining { permille: u32::read(input)? }),
-            _ => Err(start),
+    fn read(input: &mut Reader<'_>) -> Self {
+        if bool::read(input) {
+            AttemptTimeout::FractionOfRemaining { permille: u32::read(input) }
+        } else {
+            AttemptTimeout::Fixed { ms: u64::read(input) }
         }
     }
 }
@@ -238,18 +238,18 @@ impl Encoded for Jitter {
             _ => {}
         }
     }
-    fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-        Ok(match JitterKind::read(input)? {
+    fn read(input: &mut Reader<'_>) -> Self {
+        match JitterKind::read(input) {
             JitterKind::None => Jitter::None,
             JitterKind::Full => Jitter::Full,
             JitterKind::Equal => Jitter::Equal,
             JitterKind::Decorrelated => Jitter::Decorrelated,
-            JitterKind::Proportional => Jitter::Proportional { ratio_permille: u32::read(input)? },
-            JitterKind::Polly => Jitter::Polly { use_jitter: bool::read(input)? },
+            JitterKind::Proportional => Jitter::Proportional { ratio_permille: u32::read(input) },
+            JitterKind::Polly => Jitter::Polly { use_jitter: bool::read(input) },
             JitterKind::A6 => Jitter::A6,
             JitterKind::FullThenCap => Jitter::FullThenCap,
-            JitterKind::Additive => Jitter::Additive { max_ms: u64::read(input)? },
-        })
+            JitterKind::Additive => Jitter::Additive { max_ms: u64::read(input) },
+        }
     }
 }
 
@@ -264,19 +264,20 @@ impl Encoded for HttpStatusSet {
             previous = status;
         }
     }
-    fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-        let count = input.number_up_to(500)?;
+    fn read(input: &mut Reader<'_>) -> Self {
+        let count = input.number_up_to(500);
         let mut set = HttpStatusSet::default();
         let mut previous = 99u64;
         for _ in 0..count {
-            let status = previous.saturating_add(1).saturating_add(input.number_up_to(500)?);
-            if status > 599 {
-                return Err(input.unreadable());
+            let mark = input.mark();
+            let status = previous.saturating_add(1).saturating_add(input.number_up_to(500));
+            match u16::try_from(status).ok().filter(|status| *status <= 599) {
+                Some(status) => set.insert(status),
+                None => input.refuse(mark),
             }
-            set.insert(status as u16);
             previous = status;
         }
-        Ok(set)
+        set
     }
 }
 
@@ -285,13 +286,13 @@ impl Encoded for GrpcCodeSet {
     fn write(&self, out: &mut Vec<u8>) {
         write_number(out, self.iter().fold(0, |bits, code| bits | 1 << code.number()));
     }
-    fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-        let bits = input.number_up_to((1 << GrpcCode::ALL.len()) - 1)?;
+    fn read(input: &mut Reader<'_>) -> Self {
+        let bits = input.number_up_to((1 << GrpcCode::ALL.len()) - 1);
         let mut set = GrpcCodeSet::default();
         for code in GrpcCode::ALL.into_iter().filter(|code| bits & 1 << code.number() != 0) {
             set.insert(code);
         }
-        Ok(set)
+        set
     }
 }
 
@@ -300,15 +301,15 @@ impl Encoded for TransportSet {
     fn write(&self, out: &mut Vec<u8>) {
         out.push(bits_of(TransportFailure::ALL.iter().map(|failure| self.contains(*failure))));
     }
-    fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-        let bits = input.number_up_to((1 << TransportFailure::ALL.len()) - 1)?;
+    fn read(input: &mut Reader<'_>) -> Self {
+        let bits = input.number_up_to((1 << TransportFailure::ALL.len()) - 1);
         let mut set = TransportSet::default();
         for (bit, failure) in TransportFailure::ALL.into_iter().enumerate() {
             if bits & 1 << bit != 0 {
                 set.insert(failure);
             }
         }
-        Ok(set)
+        set
     }
 }
 
@@ -317,15 +318,15 @@ impl Encoded for ErrorCodeTables {
     fn write(&self, out: &mut Vec<u8>) {
         out.push(bits_of(ErrorCodeTable::ALL.iter().map(|table| self.contains(*table))));
     }
-    fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-        let bits = input.number_up_to((1 << ErrorCodeTable::ALL.len()) - 1)?;
+    fn read(input: &mut Reader<'_>) -> Self {
+        let bits = input.number_up_to((1 << ErrorCodeTable::ALL.len()) - 1);
         let tables: Vec<ErrorCodeTable> = ErrorCodeTable::ALL
             .into_iter()
             .enumerate()
             .filter(|(bit, _)| bits & 1 << bit != 0)
             .map(|(_, t)| t)
             .collect();
-        Ok(ErrorCodeTables::of(&tables))
+        ErrorCodeTables::of(&tables)
     }
 }
 
@@ -342,16 +343,16 @@ impl Encoded for StatusRules {
             rule.write(out);
         }
     }
-    fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-        let count = input.number_up_to(MAX_STATUS_RULES as u64)?;
+    fn read(input: &mut Reader<'_>) -> Self {
+        let count = input.number_up_to(MAX_STATUS_RULES as u64);
         let mut rules = StatusRules::default();
         for _ in 0..count {
-            let rule = StatusGuidance::read(input)?;
-            if !rules.push(rule) {
-                return Err(input.unreadable());
+            let mark = input.mark();
+            if !rules.push(StatusGuidance::read(input)) {
+                input.refuse(mark);
             }
         }
-        Ok(rules)
+        rules
     }
 }
 
@@ -362,9 +363,9 @@ impl Encoded for RetryLimits {
             self.get(kind).write(out);
         }
     }
-    fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-        let limits = [Option::read(input)?, Option::read(input)?, Option::read(input)?, Option::read(input)?];
-        Ok(RetryLimits::from_limits(limits))
+    fn read(input: &mut Reader<'_>) -> Self {
+        let limits = [Option::read(input), Option::read(input), Option::read(input), Option::read(input)];
+        RetryLimits::from_limits(limits)
     }
 }
 
@@ -373,9 +374,12 @@ impl Encoded for MethodSet {
     fn write(&self, out: &mut Vec<u8>) {
         write_number(out, u64::from(self.bits()));
     }
-    fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-        let start = input.unreadable();
-        MethodSet::from_bits(u16::read(input)?).ok_or(start)
+    fn read(input: &mut Reader<'_>) -> Self {
+        let mark = input.mark();
+        MethodSet::from_bits(u16::read(input)).unwrap_or_else(|| {
+            input.refuse(mark);
+            MethodSet::default()
+        })
     }
 }
 
@@ -388,12 +392,12 @@ impl Encoded for RedeliverySchedule {
         }
         self.max_age_ms.write(out);
     }
-    fn read(input: &mut Reader<'_>) -> Result<Self, Unreadable> {
-        let len = input.number_up_to(MAX_REDELIVERY_DELAYS as u64)? as usize;
+    fn read(input: &mut Reader<'_>) -> Self {
+        let len = input.number_up_to(MAX_REDELIVERY_DELAYS as u64) as usize;
         let mut delays_ms = [0; MAX_REDELIVERY_DELAYS];
         for delay in delays_ms.iter_mut().take(len) {
-            *delay = u64::read(input)?;
+            *delay = u64::read(input);
         }
-        Ok(RedeliverySchedule { delays_ms, len, max_age_ms: u64::read(input)? })
+        RedeliverySchedule { delays_ms, len, max_age_ms: u64::read(input) }
     }
 }

@@ -58,12 +58,8 @@ impl Policy {
 /// A whole body: the value, and nothing after it.
 fn read_body<T: Encoded>(body: &[u8]) -> Result<T, bytes::Unreadable> {
     let mut input = Reader::new(body);
-    let value = T::read(&mut input)?;
-    if input.at_end() {
-        Ok(value)
-    } else {
-        Err(input.unreadable())
-    }
+    let value = T::read(&mut input);
+    input.finish().map(|()| value)
 }
 
 #[cfg(test)]
