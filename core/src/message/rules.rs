@@ -336,16 +336,4 @@ rules! {
     StepReconcile = "step_reconcile": "reconcile after {0}: the write may have happened",
     /// A conflict: the attempts made (`one_attempt` or `attempts`).
     StepRestart = "step_restart": "restart after {0}: a conflict",
-    // Issue 24: compiled forms ([`CompiledFormError`](crate::CompiledFormError)):
-    // what is wrong, and that the fix is to compile again.
-    /// Not a compiled form: what was expected (`policy`, `dependency`), the length given.
-    NotACompiledForm = "not_a_compiled_form": "not a compiled {0}: {1} bytes that do not start with a compiled form's header (magic `rp`); a form written as base64 text must be decoded to bytes first",
-    /// A form of another version: what was expected, the form's version, this core's.
-    CompiledFormVersion = "compiled_form_version": "the compiled {0} is form version {1} and this retryplan reads version {2}: compile the {0} again with this version",
-    /// A form whose checksum does not match: what was expected.
-    CompiledFormChecksum = "compiled_form_checksum": "the compiled {0} is damaged (its checksum does not match its bytes): compile the {0} again",
-    /// A form that does not read: what was expected, the byte offset.
-    CompiledFormUnreadable = "compiled_form_unreadable": "the compiled {0} is damaged (byte {1} does not read as its form says): compile the {0} again",
-    /// An intact form of another kind: what was expected, what it holds.
-    CompiledFormKind = "compiled_form_kind": "expected a compiled {0}, got a compiled {1}",
 }

@@ -2,7 +2,7 @@
 //! blame and message, like every error of the engine.
 
 use crate::error::{Blame, ConfigKind};
-use crate::message::{message, Message};
+use crate::message::Message;
 
 /// What is wrong with the damaged form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -99,30 +99,40 @@ impl CompiledFormError {
         Blame::Configuration
     }
 
-    /// The error as a message (its rule and values).
+    /// The error as a message: free text ([`Rule::Text`](crate::message::Rule::Text)),
+    /// composed here. Its words are not rules of the message table on
+    /// purpose: no binding loads compiled forms yet, and each rule's template
+    /// is in the JavaScript entry's download.
     #[must_use]
     pub fn message(&self) -> Message {
-        match *self {
-            CompiledFormError::NotCompiled { expected, len } => message!(NotACompiledForm, expected.name(), len),
-            CompiledFormError::Version { expected, found, supported } => {
-                message!(CompiledFormVersion, expected.name(), u32::from(found), u32::from(supported))
-            }
-            CompiledFormError::Damaged { expected, damage: Damage::Checksum } => {
-                message!(CompiledFormChecksum, expected.name())
-            }
-            CompiledFormError::Damaged { expected, damage: Damage::Unreadable { offset } } => {
-                message!(CompiledFormUnreadable, expected.name(), offset)
-            }
-            CompiledFormError::Kind { expected, found } => {
-                message!(CompiledFormKind, expected.name(), found.map_or("unknown", ConfigKind::name))
-            }
-        }
+        Message::text(alloc::string::ToString::to_string(self))
     }
 }
 
 impl core::fmt::Display for CompiledFormError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        self.message().fmt(f)
+        match *self {
+            CompiledFormError::NotCompiled { expected, len } => write!(
+                f,
+                "not a compiled {}: {len} bytes that do not start with a compiled form's header (magic `rp`); a form written as base64 text must be decoded to bytes first",
+                expected.name()
+            ),
+            CompiledFormError::Version { expected, found, supported } => {
+                let what = expected.name();
+                write!(f, "the compiled {what} is form version {found} and this retryplan reads version {supported}: compile the {what} again with this version")
+            }
+            CompiledFormError::Damaged { expected, damage: Damage::Checksum } => {
+                let what = expected.name();
+                write!(f, "the compiled {what} is damaged (its checksum does not match its bytes): compile the {what} again")
+            }
+            CompiledFormError::Damaged { expected, damage: Damage::Unreadable { offset } } => {
+                let what = expected.name();
+                write!(f, "the compiled {what} is damaged (byte {offset} does not read as its form says): compile the {what} again")
+            }
+            CompiledFormError::Kind { expected, found } => {
+                write!(f, "expected a compiled {}, got a compiled {}", expected.name(), found.map_or("unknown", ConfigKind::name))
+            }
+        }
     }
 }
 

@@ -111,9 +111,7 @@ fn what_is_not_an_intact_form_of_this_version_is_refused_with_its_code() {
         "the compiled policy is damaged (its checksum does not match its bytes): compile the policy again"
     );
     assert!(Policy::from_compiled(b"rp").unwrap_err().to_string().starts_with("not a compiled policy: 2 bytes"));
-    for code in CompiledFormError::CODES {
-        assert!(crate::message::Rule::ALL.iter().any(|rule| rule.id() == code || code == "compiled_form_damaged"));
-    }
+    assert_eq!(error.message().to_string(), error.to_string());
 }
 
 /// The rows of the body table on `form.md`: their field names, in order.
