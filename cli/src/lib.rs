@@ -1,5 +1,6 @@
 //! `retryplan`, the command-line tool: check a policy file, explain its worst
-//! case, simulate a fleet running it through an outage.
+//! case, simulate a fleet running it through an outage, compile it for a
+//! runtime that reads no JSON.
 //!
 //! The CLI makes no retry decision of its own: `explain` prints
 //! [`retryplan::explain`], and every attempt, wait and give-up in `simulate`
@@ -10,6 +11,7 @@
 #![warn(missing_docs)]
 
 pub mod chart;
+pub mod compile;
 pub mod explain;
 pub mod file;
 pub mod queue;

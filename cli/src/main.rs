@@ -1,4 +1,5 @@
-//! `retryplan`: check a policy file, explain its worst case, simulate a fleet.
+//! `retryplan`: check a policy file, explain its worst case, simulate a fleet,
+//! compile a policy.
 //!
 //! Exit codes: 0 ok; 1 the file is invalid (every problem printed with its
 //! field and rule), or `explain --strict` found warnings; 2 usage or I/O
@@ -13,7 +14,7 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 use retryplan_cli::file::{self, FileError, Plan, Selection};
 use retryplan_cli::simulate::{self, VariantName};
-use retryplan_cli::{chart, explain, report};
+use retryplan_cli::{chart, compile, explain, report};
 
 #[derive(Parser)]
 #[command(name = "retryplan", version, about = "See what a retry policy does before an outage does it.")]
@@ -51,6 +52,23 @@ enum Command {
         /// Exit with 1 when the timeline has warnings (for CI).
         #[arg(long)]
         strict: bool,
+    },
+    /// Validate a policy (as `check` does) and write its compiled form, which a
+    /// runtime loads (Policy::from_compiled) without reading JSON. Default: one
+    /// line of base64 text on stdout (RFC 4648 section 4: the standard alphabet
+    /// A-Z a-z 0-9 + /, padded with =).
+    Compile {
+        /// A policy, or a plan with policy/profiles/dependency/scenario.
+        file: String,
+        /// Compile this profile of the file's `profiles` (default: its `policy`).
+        #[arg(long)]
+        profile: Option<String>,
+        /// Write the raw bytes to this file instead of base64 text to stdout.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Compile the plan's `dependency` (budget, breaker, retry slots) instead of its policy.
+        #[arg(long, conflicts_with = "profile")]
+        dependency: bool,
     },
     /// Simulate a fleet running the policy through the file's scenario.
     Simulate {
@@ -94,6 +112,9 @@ fn main() -> ExitCode {
         Command::Check { file, profile } => check(&file, profile.as_deref()),
         Command::Explain { file, profile, deadline_ms, first_attempt_at_ms, json, strict } => {
             explain(&file, profile.as_deref(), deadline_ms, first_attempt_at_ms, json, strict)
+        }
+        Command::Compile { file, profile, out, dependency } => {
+            compile(&file, profile.as_deref(), out.as_deref(), dependency)
         }
         Command::Simulate { file, profile, seed, json, svg, no_svg, variants } => {
             let svg = (!no_svg).then(|| svg.unwrap_or_else(|| chart_beside(&file)));
@@ -172,6 +193,52 @@ fn check(path: &str, profile: Option<&str>) -> ExitCode {
         }
         Err(error) => fail(path, &error),
     }
+}
+
+fn compile(path: &str, profile: Option<&str>, out_path: Option<&Path>, dependency: bool) -> ExitCode {
+    let plan = match load(path, profile, false) {
+        Ok(plan) => plan,
+        Err(code) => return code,
+    };
+    if !plan.warnings.is_empty() {
+        let noun = if plan.warnings.len() == 1 { "warning" } else { "warnings" };
+        let mut text = format!("{path}: {} {noun} (compiled anyway):\n", plan.warnings.len());
+        for warning in &plan.warnings {
+            text.push_str(&format!("  {}\n", warning.line()));
+        }
+        eprint!("{text}");
+    }
+    let (what, form) = if dependency {
+        if !plan.sections.iter().any(|section| section == "dependency") {
+            let problem = file::Problem {
+                field: "dependency".to_owned(),
+                message: "compile --dependency needs a `dependency` section (budget, breaker, retry_slots)".to_owned(),
+            };
+            eprint!("{}", problem_list(path, &[problem]));
+            return ExitCode::from(INVALID);
+        }
+        // Validated by `load` already: compiling a valid configuration cannot fail.
+        match plan.dependency_config.to_compiled() {
+            Ok(form) => ("dependency", form),
+            Err(error) => {
+                eprintln!("retryplan: internal error: {error}");
+                return ExitCode::from(INTERNAL);
+            }
+        }
+    } else {
+        (plan.policy_source.as_str(), plan.policy.to_compiled())
+    };
+    match out_path {
+        None => out(&format!("{}\n", compile::base64(&form))),
+        Some(out_path) => {
+            if let Err(error) = std::fs::write(out_path, &form) {
+                eprintln!("retryplan: cannot write {}: {error}", out_path.display());
+                return ExitCode::from(USAGE);
+            }
+            eprintln!("{path}: {what} compiled, {} bytes written to {}", form.len(), out_path.display());
+        }
+    }
+    ExitCode::SUCCESS
 }
 
 fn explain(

@@ -356,6 +356,84 @@ fn check_validates_every_profile() {
     assert_eq!(only_good.code, 0, "{}", only_good.stdout);
 }
 
+// ---------------------------------------------------------------- compile
+
+#[test]
+fn compile_writes_the_cores_compiled_form_as_base64_or_raw_bytes() {
+    let policy_path = "examples/policies/checkout.json";
+    let text = retryplan(&["compile", policy_path]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    assert_eq!(text.stdout.lines().count(), 1, "{}", text.stdout);
+    let out_path = scratch("checkout.rpc", "");
+    let raw = retryplan(&["compile", policy_path, "--out", &out_path]);
+    assert_eq!((raw.code, raw.stdout.as_str()), (0, ""), "{}", raw.stderr);
+    let bytes = std::fs::read(&out_path).expect("the form was written");
+    assert!(raw.stderr.contains(&format!("{} bytes written to {out_path}", bytes.len())), "{}", raw.stderr);
+    // The text is the bytes in base64, and the bytes read back as the policy the JSON is.
+    assert_eq!(text.stdout, format!("{}\n", retryplan_cli::compile::base64(&bytes)));
+    let json = std::fs::read_to_string(root().join(policy_path)).expect("readable");
+    let policy = retryplan::Policy::from_json(&json).expect("valid");
+    assert_eq!(retryplan::Policy::from_compiled(&bytes), Ok(policy));
+    assert!(bytes.len() * 4 < json.len(), "{} bytes against {} of JSON", bytes.len(), json.len());
+}
+
+#[test]
+fn compile_picks_the_plans_policy_or_a_profile() {
+    let path = scratch(
+        "compile_profiles.json",
+        r#"{"policy": {"max_attempts": 2}, "profiles": {"read": {"max_attempts": 5}}}"#,
+    );
+    let path = path.as_str();
+    let read_back = |args: &[&str]| {
+        let out_path = scratch(&format!("compile_{}.rpc", args.len()), "");
+        let mut all = vec!["compile", path, "--out", out_path.as_str()];
+        all.extend_from_slice(args);
+        let out = retryplan(&all);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        retryplan::Policy::from_compiled(&std::fs::read(&out_path).expect("written")).expect("a compiled policy")
+    };
+    assert_eq!(read_back(&[]).max_attempts(), 2);
+    assert_eq!(read_back(&["--profile", "read"]).max_attempts(), 5);
+}
+
+#[test]
+fn compile_dependency_writes_the_plans_shared_controls() {
+    let out_path = scratch("checkout_dependency.rpc", "");
+    let out = retryplan(&["compile", "examples/checkout.json", "--dependency", "--out", &out_path]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("dependency compiled"), "{}", out.stderr);
+    let form = std::fs::read(&out_path).expect("written");
+    let plan: Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("examples/checkout.json")).unwrap()).unwrap();
+    let config = retryplan::DependencyConfig::from_json(&plan["dependency"].to_string()).expect("valid");
+    assert_eq!(retryplan::DependencyConfig::from_compiled(&form), Ok(config));
+    let none = retryplan(&["compile", "examples/policies/checkout.json", "--dependency"]);
+    assert_eq!((none.code, none.stdout.as_str()), (1, ""));
+    assert!(none.stderr.contains("dependency: compile --dependency needs a `dependency` section"), "{}", none.stderr);
+}
+
+#[test]
+fn compile_refuses_what_check_refuses_with_the_same_problems() {
+    let check = retryplan(&["check", "cli/tests/fixtures/invalid.json"]);
+    let out_path = scratch("never_written.rpc", "");
+    std::fs::remove_file(&out_path).expect("removable");
+    let compile = retryplan(&["compile", "cli/tests/fixtures/invalid.json", "--out", &out_path]);
+    assert_eq!((compile.code, compile.stdout.as_str()), (1, ""));
+    // check prints its problems as its output; compile's output is the form, so they go to stderr.
+    assert_eq!(compile.stderr, check.stdout);
+    assert!(compile.stderr.contains("policy.backoff.cap_ms (100) must be >= backoff.base_ms (200)"));
+    assert!(!Path::new(&out_path).exists(), "nothing is written for an invalid policy");
+    let misspelt = scratch("misspelt.json", r#"{"max_attemps": 3}"#);
+    let out = retryplan(&["compile", &misspelt]);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("max_attemps"), "{}", out.stderr);
+    let missing = retryplan(&["compile", "no/such/file.json"]);
+    assert_eq!(missing.code, 2);
+    let unwritable = retryplan(&["compile", "examples/policies/checkout.json", "--out", "no/such/dir/x.rpc"]);
+    assert_eq!(unwritable.code, 2);
+    assert!(unwritable.stderr.contains("cannot write no/such/dir/x.rpc"), "{}", unwritable.stderr);
+}
+
 // ---------------------------------------------------------------- bad input
 
 #[test]

@@ -93,9 +93,9 @@ pub use http::{
 };
 pub use operation::{IdempotencyKey, Operation, OperationOptions, SharedPolicy};
 pub use policy::{
-    AboveCap, AttemptTimeout, AttemptTimeoutConfig, Backoff, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig,
-    Idempotency, Jitter, JitterConfig, Policy, PolicyConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig,
-    StatusGuidanceConfig, StatusSetConfig, MAX_ATTEMPTS_LIMIT, MAX_MS,
+    AboveCap, AttemptTimeout, AttemptTimeoutConfig, Backoff, BackoffConfig, BackoffKind, CompiledFormError,
+    GuidanceMode, HedgingConfig, Idempotency, Jitter, JitterConfig, Policy, PolicyConfig, RetryLimitsConfig,
+    RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig, MAX_ATTEMPTS_LIMIT, MAX_MS,
 };
 pub use rate_limit::{parse_rate_limit, parse_rate_limit_reset};
 pub use redelivery::{redeliver, DeadLetterReason, Redelivery, RedeliveryConfig};

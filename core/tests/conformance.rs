@@ -9,7 +9,7 @@
 //! JavaScript binding checks its own composition against, byte for byte; the
 //! fill mode rewrites it.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -21,9 +21,9 @@ use retryplan::{
     grpc::{ServiceConfig, ServiceConfigOptions},
     parse_grpc_pushback, parse_grpc_timeout, parse_grpc_timeout_ns, parse_http_date, parse_rate_limit,
     parse_rate_limit_reset, parse_retry_after_ms_header, parse_retry_after_with, profiles, redeliver, BreakerConfig,
-    BreakerPermit, BudgetConfig, CircuitBreaker, Concurrency, ConfigKind, Dependency, Driver, DriverOptions, Error,
-    Failure, GrantCell, Held, IdempotencyKey, Operation, OperationOptions, Outcome, Policy, PolicyConfig,
-    RetryAfterReading, RetryBudget, RetryCharge, SharedStats,
+    BreakerPermit, BudgetConfig, CircuitBreaker, Concurrency, ConfigKind, Dependency, DependencyConfig, Driver,
+    DriverOptions, Error, Failure, GrantCell, Held, IdempotencyKey, Operation, OperationOptions, Outcome, Policy,
+    PolicyConfig, RetryAfterReading, RetryBudget, RetryCharge, SharedStats,
 };
 use serde_json::{json, Map, Value};
 
@@ -39,6 +39,9 @@ type Answer = Result<Value, Error>;
 thread_local! {
     /// The text of each error answer, by label (see the module docs).
     static MESSAGES: RefCell<BTreeMap<String, String>> = const { RefCell::new(BTreeMap::new()) };
+    /// How many policies and dependencies went through their compiled form,
+    /// when the run compiles them (`None`: they are used as validated).
+    static COMPILED: Cell<Option<(usize, usize)>> = const { Cell::new(None) };
 }
 
 fn error_value(error: &Error) -> Value {
@@ -89,7 +92,32 @@ fn outcome(value: Option<&Value>) -> Result<Outcome, Error> {
     }
 }
 
+/// The case's policy; in a compiled run, compiled and read back from its
+/// compiled form (what a browser page loads).
 fn policy(case: &Map<String, Value>) -> Result<Policy, Error> {
+    let policy = validated_policy(case)?;
+    match COMPILED.get() {
+        Some((policies, dependencies)) => {
+            COMPILED.set(Some((policies + 1, dependencies)));
+            Ok(Policy::from_compiled(&policy.to_compiled()).expect("a compiled policy reads back"))
+        }
+        None => Ok(policy),
+    }
+}
+
+/// A dependency's controls; in a compiled run, built from its compiled form.
+fn dependency(config: &DependencyConfig) -> Result<Arc<Dependency>, Error> {
+    match COMPILED.get() {
+        Some((policies, dependencies)) => {
+            let form = config.to_compiled()?;
+            COMPILED.set(Some((policies, dependencies + 1)));
+            Ok(Dependency::from_compiled(&form).expect("a compiled dependency reads back"))
+        }
+        None => Dependency::new(config),
+    }
+}
+
+fn validated_policy(case: &Map<String, Value>) -> Result<Policy, Error> {
     if let Some(config) = service_config(case) {
         let method = case.get("grpc_method").and_then(Value::as_object).expect("grpc_method {service, method}");
         let config = config?;
@@ -104,16 +132,18 @@ fn policy(case: &Map<String, Value>) -> Result<Policy, Error> {
 fn case_dependency(case: &Map<String, Value>) -> Result<Option<Arc<Dependency>>, Error> {
     match case.get("dependency") {
         Some(Value::String(name)) if name == "aws_standard" => {
-            return Dependency::new(&aws::standard_dependency()).map(Some)
+            return dependency(&aws::standard_dependency()).map(Some)
         }
         Some(Value::String(name)) if name == "aws_standard_2026" => {
-            return Dependency::new(&aws::standard_2026_dependency()).map(Some)
+            return dependency(&aws::standard_2026_dependency()).map(Some)
         }
-        Some(config) => return Dependency::from_json(&config.to_string()).map(Some),
+        Some(config) => {
+            return DependencyConfig::from_json(&config.to_string()).and_then(|config| dependency(&config)).map(Some)
+        }
         None => {}
     }
     match service_config(case) {
-        Some(config) => config?.throttling.map(|throttling| Dependency::new(&throttling)).transpose(),
+        Some(config) => config?.throttling.map(|throttling| dependency(&throttling)).transpose(),
         None => Ok(None),
     }
 }
@@ -524,7 +554,9 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
         "breaker" => return run_breaker(case, fill, failures, &id),
         "dependency" => {
             let config = case.get("dependency").cloned().expect("a dependency");
-            Dependency::from_json(&config.to_string()).map(|dependency| to_value(&dependency.snapshot(0)))
+            DependencyConfig::from_json(&config.to_string())
+                .and_then(|config| dependency(&config))
+                .map(|dependency| to_value(&dependency.snapshot(0)))
         }
         "redelivery" => policy(case).and_then(|policy| {
             let outcome: Outcome =
@@ -602,6 +634,33 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
 #[test]
 fn every_vector_passes() {
     let fill = std::env::var_os("RETRYPLAN_FILL_VECTORS").is_some();
+    let (count, mut failures) = run_vectors(fill);
+    if std::env::var_os("RETRYPLAN_VECTORS").is_none() {
+        check_messages(fill, &mut failures);
+    }
+    assert!(failures.is_empty(), "{} of the vector checks failed:\n{}", failures.len(), failures.join("\n"));
+    println!("{count} vectors passed, 0 failed");
+}
+
+/// Every vector again, each policy compiled ([`Policy::to_compiled`]) and
+/// read back ([`Policy::from_compiled`]) before it decides, and each
+/// dependency's controls built from their compiled form: a compiled policy
+/// decides exactly as its JSON does.
+#[test]
+fn every_vector_passes_with_compiled_policies() {
+    COMPILED.set(Some((0, 0)));
+    let (count, failures) = run_vectors(false);
+    let (policies, dependencies) = COMPILED.get().unwrap_or_default();
+    assert!(failures.is_empty(), "{} of the vector checks failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(policies >= 300, "only {policies} policies went through their compiled form");
+    assert!(dependencies >= 30, "only {dependencies} dependencies went through their compiled form");
+    println!(
+        "{count} vectors passed with {policies} compiled policies and {dependencies} compiled dependencies, 0 failed"
+    );
+}
+
+/// Runs (or fills) every vector file: how many cases, and what failed.
+fn run_vectors(fill: bool) -> (usize, Vec<String>) {
     let mut files: Vec<PathBuf> = std::fs::read_dir(vector_dir())
         .expect("the vector directory exists")
         .map(|entry| entry.expect("readable").path())
@@ -627,11 +686,7 @@ fn every_vector_passes() {
         }
     }
     assert!(count >= 1, "no vectors found in {}", vector_dir().display());
-    if std::env::var_os("RETRYPLAN_VECTORS").is_none() {
-        check_messages(fill, &mut failures);
-    }
-    assert!(failures.is_empty(), "{} of the vector checks failed:\n{}", failures.len(), failures.join("\n"));
-    println!("{count} vectors passed, 0 failed");
+    (count, failures)
 }
 
 /// Compares (or fills) `tests/messages/errors.json`: the text of every error

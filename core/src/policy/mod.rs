@@ -20,11 +20,14 @@
 //! - `validated.rs`: the validated [`Policy`], its accessors and
 //!   [`Policy::to_config`];
 //! - `validate.rs`: the rules, checked by [`Policy::new`];
+//! - `compiled/`: the compiled form of a validated [`Policy`] (see
+//!   [`compiled`]), read back without the reader;
 //! - `schema.json`: the JSON Schema of [`PolicyConfig`] as written (a test in
 //!   `read.rs` checks its sections name exactly the reader's fields), from
 //!   which `core/mirrors` writes the vectors' schema and every binding's
 //!   configuration types.
 
+pub mod compiled;
 pub(crate) mod config;
 mod names;
 mod read;
@@ -34,6 +37,7 @@ pub mod status_rules;
 mod validate;
 pub(crate) mod validated;
 
+pub use compiled::CompiledFormError;
 pub use config::{
     AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, JitterConfig,
     PolicyConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig,

@@ -84,6 +84,11 @@ impl RetryLimits {
         }
     }
 
+    /// The limits of a compiled form, indexed by [`FailureKind`] (already validated).
+    pub(super) fn from_limits(limits: [Option<u32>; 4]) -> RetryLimits {
+        RetryLimits { limits }
+    }
+
     pub(super) fn new(config: &RetryLimitsConfig, violations: &mut Vec<Violation>) -> RetryLimits {
         let fields =
             [("connect", config.connect), ("read", config.read), ("status", config.status), ("other", config.other)];
@@ -133,6 +138,16 @@ impl MethodSet {
     /// The methods in the set, in [`RETRY_METHODS`] order.
     pub fn iter(&self) -> impl Iterator<Item = &'static str> + '_ {
         RETRY_METHODS.iter().enumerate().filter(|(bit, _)| self.0 & (1 << bit) != 0).map(|(_, name)| *name)
+    }
+
+    /// The set as bits, bit `i` for `RETRY_METHODS[i]` (a compiled form's encoding).
+    pub(super) fn bits(self) -> u16 {
+        self.0
+    }
+
+    /// The set of `bits`, if every bit set names a method of [`RETRY_METHODS`].
+    pub(super) fn from_bits(bits: u16) -> Option<MethodSet> {
+        (bits >> RETRY_METHODS.len() == 0).then_some(MethodSet(bits))
     }
 
     pub(super) fn new(methods: &[String], violations: &mut Vec<Violation>) -> MethodSet {

@@ -91,6 +91,19 @@ impl StatusRules {
             .collect()
     }
 
+    /// Appends an already-validated rule (a compiled form's), false when
+    /// the policy holds [`MAX_STATUS_RULES`] already.
+    pub(super) fn push(&mut self, rule: StatusGuidance) -> bool {
+        match self.rules.get_mut(usize::from(self.len)) {
+            Some(slot) => {
+                *slot = Some(rule);
+                self.len = self.len.saturating_add(1);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Validates `configs` under the section's defaults; every broken rule is
     /// pushed to `violations`, naming `server_guidance.statuses[i].field`.
     pub(super) fn new(

@@ -1,0 +1,66 @@
+#![doc = include_str!("form.md")]
+
+use alloc::vec::Vec;
+
+mod bytes;
+mod dependency;
+mod error;
+mod fields;
+
+pub use error::{CompiledFormError, Damage};
+
+use crate::error::ConfigKind;
+use crate::policy::validated::Policy;
+use bytes::Reader;
+use fields::Encoded;
+
+/// The version of the compiled form this core writes and reads (see the
+/// module docs); a form of any other version is refused.
+pub const FORM_VERSION: u8 = 1;
+
+impl Policy {
+    /// The policy's compiled form: a few dozen bytes that
+    /// [`Policy::from_compiled`] reads back without the configuration reader
+    /// (see [`compiled`](crate::policy::compiled)).
+    ///
+    /// ```
+    /// use retryplan::Policy;
+    /// let policy = Policy::from_json(r#"{"max_attempts": 4, "total_budget_ms": 2000}"#).unwrap();
+    /// let form = policy.to_compiled();
+    /// assert_eq!(&form[..2], b"rp");
+    /// assert_eq!(Policy::from_compiled(&form), Ok(policy));
+    /// ```
+    #[must_use]
+    pub fn to_compiled(&self) -> Vec<u8> {
+        let mut body = Vec::new();
+        self.write(&mut body);
+        bytes::seal(ConfigKind::Policy, FORM_VERSION, &body)
+    }
+
+    /// Reads a compiled form back: the policy [`Policy::to_compiled`] wrote,
+    /// equal to it. Validation happened when the form was compiled; this
+    /// checks only that the form is one (magic, version, CRC-32 checksum,
+    /// every value readable), so it carries no reader, rules or messages of
+    /// configurations.
+    ///
+    /// # Errors
+    /// [`CompiledFormError`]: not a compiled form, another version, damaged
+    /// (its checksum, or a value that does not read), or a dependency's.
+    pub fn from_compiled(form: &[u8]) -> Result<Policy, CompiledFormError> {
+        let body = bytes::open(form, ConfigKind::Policy, FORM_VERSION)?;
+        read_body(body).map_err(|bytes::Unreadable(offset)| CompiledFormError::Damaged {
+            expected: ConfigKind::Policy,
+            damage: Damage::Unreadable { offset },
+        })
+    }
+}
+
+/// A whole body: the value, and nothing after it.
+fn read_body<T: Encoded>(body: &[u8]) -> Result<T, bytes::Unreadable> {
+    let mut input = Reader::new(body);
+    let value = T::read(&mut input);
+    input.finish().map(|()| value)
+}
+
+#[cfg(test)]
+mod tests;
