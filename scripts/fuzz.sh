@@ -16,7 +16,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(headers config plan operations)
+  targets=(headers config plan operations compiled)
 fi
 cargo_fuzz_version=0.13.2
 # The flags every build uses: no sanitizer (the core forbids unsafe code, so
