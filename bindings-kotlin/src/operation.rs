@@ -6,10 +6,10 @@ use std::sync::{Arc, Mutex};
 use retryplan as rp;
 
 use crate::controls::Dependency;
-use crate::decision::{attempts_out, Decision, Outcome, Pushback};
 use crate::policy::Policy;
+use crate::records::{Admission, Decision, Outcome, Pushback, StatsSnapshot};
 use crate::wire::OPERATIONS;
-use crate::{lock, long_out, ms_in, opt_ms_in, u32_in, Result};
+use crate::{attempts_out, lock, long_out, ms_in, opt_ms_in, u32_in, Result};
 
 /// How an operation starts. Every field may be null: no seed draws one (and
 /// a key) from the operating system; no key derives one from the seed; no
@@ -178,35 +178,6 @@ impl Drop for Operation {
     }
 }
 
-/// Give-ups counted by reason.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
-pub struct GiveUpCounts {
-    pub attempts_exhausted: i64,
-    pub deadline_insufficient: i64,
-    pub retry_after_exceeds_budget: i64,
-    pub retry_after_above_cap: i64,
-    pub server_declined_retry: i64,
-    pub not_retryable: i64,
-    pub cancelled: i64,
-    pub budget_exhausted: i64,
-    pub circuit_open: i64,
-    pub no_retry_slot: i64,
-    pub body_not_replayable: i64,
-}
-
-/// A snapshot of the counters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
-pub struct StatsSnapshot {
-    pub operations: i64,
-    pub attempts: i64,
-    pub retries: i64,
-    pub hedges: i64,
-    pub succeeded: i64,
-    pub reconciles: i64,
-    pub restarts: i64,
-    pub gave_up: GiveUpCounts,
-}
-
 /// Counters fed with every decision, shared by any number of threads: the
 /// core's `SharedStats`, which a `Driver` given them counts into itself.
 #[derive(Debug, Default, uniffi::Object)]
@@ -229,30 +200,7 @@ impl Stats {
 
     /// The counters now.
     pub fn snapshot(&self) -> StatsSnapshot {
-        let s = self.0.snapshot();
-        let g = s.gave_up;
-        StatsSnapshot {
-            operations: long_out(s.operations),
-            attempts: long_out(s.attempts),
-            retries: long_out(s.retries),
-            hedges: long_out(s.hedges),
-            succeeded: long_out(s.succeeded),
-            reconciles: long_out(s.reconciles),
-            restarts: long_out(s.restarts),
-            gave_up: GiveUpCounts {
-                attempts_exhausted: long_out(g.attempts_exhausted),
-                deadline_insufficient: long_out(g.deadline_insufficient),
-                retry_after_exceeds_budget: long_out(g.retry_after_exceeds_budget),
-                retry_after_above_cap: long_out(g.retry_after_above_cap),
-                server_declined_retry: long_out(g.server_declined_retry),
-                not_retryable: long_out(g.not_retryable),
-                cancelled: long_out(g.cancelled),
-                budget_exhausted: long_out(g.budget_exhausted),
-                circuit_open: long_out(g.circuit_open),
-                no_retry_slot: long_out(g.no_retry_slot),
-                body_not_replayable: long_out(g.body_not_replayable),
-            },
-        }
+        self.0.snapshot().into()
     }
 }
 
@@ -330,15 +278,6 @@ pub fn remaining_budget_ms(deadline_ms: i64, now_ms: i64, reserve_ms: i64) -> Re
     )))
 }
 
-/// A server's verdict on a request with a propagated deadline.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
-pub enum Admission {
-    /// Do the work within `remaining_ms`.
-    Admit { remaining_ms: i64 },
-    /// Too little time remains: reject at once.
-    Reject { remaining_ms: i64, minimum_useful_ms: i64 },
-}
-
 /// Server-side admission: reject when what remains is below the minimum useful time.
 #[uniffi::export]
 pub fn admit(deadline_ms: i64, now_ms: i64, reserve_ms: i64, minimum_useful_ms: i64) -> Result<Admission> {
@@ -348,10 +287,5 @@ pub fn admit(deadline_ms: i64, now_ms: i64, reserve_ms: i64, minimum_useful_ms: 
         ms_in("reserve_ms", reserve_ms)?,
         ms_in("minimum_useful_ms", minimum_useful_ms)?,
     );
-    Ok(match admission {
-        rp::Admission::Admit { remaining_ms } => Admission::Admit { remaining_ms: long_out(remaining_ms) },
-        rp::Admission::Reject { remaining_ms, minimum_useful_ms } => {
-            Admission::Reject { remaining_ms: long_out(remaining_ms), minimum_useful_ms: long_out(minimum_useful_ms) }
-        }
-    })
+    Ok(admission.into())
 }

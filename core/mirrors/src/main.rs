@@ -29,6 +29,7 @@ mod tables;
 mod typescript;
 mod uniffi;
 mod uniffi_config;
+mod uniffi_records;
 mod vectors_readme;
 mod vectors_schema;
 
@@ -47,6 +48,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     let mut outputs = vec![vectors, vectors_readme::output(root)?];
     outputs.extend(generate_from(&tables, &schema)?);
     outputs.extend(python_records::outputs(root)?);
+    outputs.extend(uniffi_records::outputs(root, &tables)?);
     Ok(outputs)
 }
 
