@@ -1,5 +1,6 @@
-//! The per-operation state machine as a thread-safe object, shared counters,
-//! and the free functions (headers, deadline propagation, admission).
+//! The per-operation state machine as a thread-safe object, its options and
+//! shared counters. (The free functions, headers, deadline propagation and
+//! admission, are generated from the core's signatures: `functions.rs`.)
 
 use std::sync::{Arc, Mutex};
 
@@ -7,7 +8,7 @@ use retryplan as rp;
 
 use crate::controls::Dependency;
 use crate::policy::Policy;
-use crate::records::{Admission, Decision, Outcome, Pushback, StatsSnapshot};
+use crate::records::{Decision, Outcome, StatsSnapshot};
 use crate::wire::OPERATIONS;
 use crate::{attempts_out, lock, long_out, ms_in, opt_ms_in, u32_in, Result};
 
@@ -202,90 +203,4 @@ impl Stats {
     pub fn snapshot(&self) -> StatsSnapshot {
         self.0.snapshot().into()
     }
-}
-
-/// A Retry-After value (delta-seconds or any HTTP-date) as ms from now;
-/// `now_unix_ms` is the wall clock, needed only for the date forms.
-#[uniffi::export]
-pub fn parse_retry_after(value: String, now_unix_ms: i64) -> Result<i64> {
-    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
-    Ok(long_out(rp::parse_retry_after(&value, now_unix_ms).map_err(rp::Error::from)?))
-}
-
-/// The moment an HTTP-date (RFC 9110 section 5.6.7) names, in Unix ms
-/// (negative before 1970), read as `reading` says; `now_unix_ms` only picks
-/// the century of an rfc850-date, and "0" is not a date.
-#[uniffi::export]
-pub fn parse_http_date(value: String, now_unix_ms: i64, reading: rp::RetryAfterReading) -> Result<i64> {
-    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
-    Ok(rp::parse_http_date(&value, now_unix_ms, reading).map_err(rp::Error::from)?)
-}
-
-/// A Retry-After value read as `reading` says: `Strict` (RFC 9110, what
-/// `parse_retry_after` does) or `Lenient` (also what Python's email.utils reads).
-#[uniffi::export]
-pub fn parse_retry_after_with(value: String, now_unix_ms: i64, reading: rp::RetryAfterReading) -> Result<i64> {
-    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
-    Ok(long_out(rp::parse_retry_after_with(&value, now_unix_ms, reading).map_err(rp::Error::from)?))
-}
-
-/// The wait in ms a `RateLimit` field asks for (with its `RateLimit-Policy`),
-/// or null when it asks for none.
-#[uniffi::export]
-pub fn parse_rate_limit(value: String, policy_value: Option<String>) -> Result<Option<i64>> {
-    Ok(rp::parse_rate_limit(&value, policy_value.as_deref()).map_err(rp::Error::from)?.map(long_out))
-}
-
-/// A `RateLimit-Reset` / `X-RateLimit-Reset` value (delta-seconds below 1e9,
-/// a Unix time from it) as ms from `now_unix_ms`.
-#[uniffi::export]
-pub fn parse_rate_limit_reset(value: String, now_unix_ms: i64) -> Result<i64> {
-    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
-    Ok(long_out(rp::parse_rate_limit_reset(&value, now_unix_ms).map_err(rp::Error::from)?))
-}
-
-/// A `retry-after-ms` header value.
-#[uniffi::export]
-pub fn parse_retry_after_ms_header(value: String) -> Result<i64> {
-    Ok(long_out(rp::parse_retry_after_ms_header(&value).map_err(rp::Error::from)?))
-}
-
-/// A `grpc-retry-pushback-ms` trailer (anything malformed means do not retry).
-#[uniffi::export]
-pub fn parse_grpc_pushback(value: String) -> Pushback {
-    rp::parse_grpc_pushback(&value).into()
-}
-
-/// A timeout as a `grpc-timeout` header value (never rounded up).
-#[uniffi::export]
-pub fn encode_grpc_timeout(timeout_ms: i64) -> Result<String> {
-    Ok(rp::encode_grpc_timeout(ms_in("timeout_ms", timeout_ms)?))
-}
-
-/// A `grpc-timeout` header value in ms.
-#[uniffi::export]
-pub fn parse_grpc_timeout(value: String) -> Result<i64> {
-    Ok(long_out(rp::parse_grpc_timeout(&value).map_err(rp::Error::from)?))
-}
-
-/// Budget left at `now_ms` before `deadline_ms`, minus `reserve_ms`, at least 0.
-#[uniffi::export]
-pub fn remaining_budget_ms(deadline_ms: i64, now_ms: i64, reserve_ms: i64) -> Result<i64> {
-    Ok(long_out(rp::remaining_budget_ms(
-        ms_in("deadline_ms", deadline_ms)?,
-        ms_in("now_ms", now_ms)?,
-        ms_in("reserve_ms", reserve_ms)?,
-    )))
-}
-
-/// Server-side admission: reject when what remains is below the minimum useful time.
-#[uniffi::export]
-pub fn admit(deadline_ms: i64, now_ms: i64, reserve_ms: i64, minimum_useful_ms: i64) -> Result<Admission> {
-    let admission = rp::admit(
-        ms_in("deadline_ms", deadline_ms)?,
-        ms_in("now_ms", now_ms)?,
-        ms_in("reserve_ms", reserve_ms)?,
-        ms_in("minimum_useful_ms", minimum_useful_ms)?,
-    );
-    Ok(admission.into())
 }

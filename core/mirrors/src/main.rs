@@ -29,6 +29,7 @@ mod tables;
 mod typescript;
 mod uniffi;
 mod uniffi_config;
+mod uniffi_functions;
 mod uniffi_records;
 mod vectors_readme;
 mod vectors_schema;
@@ -49,6 +50,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.extend(generate_from(&tables, &schema)?);
     outputs.extend(python_records::outputs(root)?);
     outputs.extend(uniffi_records::outputs(root, &tables)?);
+    outputs.extend(uniffi_functions::outputs(root, &tables)?);
     Ok(outputs)
 }
 

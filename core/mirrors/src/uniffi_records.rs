@@ -175,8 +175,11 @@ fn fields(fields: &syn::Fields, mirror: &Mirror, variant: &str) -> Result<(Vec<F
     Ok((out, tuple))
 }
 
-/// A type as written, without spaces or leading path: `Option<u64>`, `AttemptSet`; `?` for a non-path type.
-fn type_name(ty: &syn::Type) -> String {
+/// A type as written, without spaces or leading path: `Option<u64>`, `AttemptSet`, `&str`; `?` for another type.
+pub(crate) fn type_name(ty: &syn::Type) -> String {
+    if let syn::Type::Reference(reference) = ty {
+        return format!("&{}", type_name(&reference.elem));
+    }
     let syn::Type::Path(path) = ty else { return "?".to_owned() };
     let Some(last) = path.path.segments.last() else { return "?".to_owned() };
     let mut name = last.ident.to_string();
@@ -195,7 +198,7 @@ fn type_name(ty: &syn::Type) -> String {
 }
 
 /// The first paragraph of the `///` lines among `attrs`, on one line, links as their text.
-fn summary(attrs: &[syn::Attribute]) -> String {
+pub(crate) fn summary(attrs: &[syn::Attribute]) -> String {
     let mut lines = Vec::new();
     for attr in attrs.iter().filter(|attr| attr.path().is_ident("doc")) {
         if let syn::Meta::NameValue(syn::MetaNameValue {
@@ -460,7 +463,7 @@ fn field_line(indent: &str, name: &str, expression: &str) -> String {
 }
 
 /// `///` lines of `text` at `indent`, wrapped at the workspace's width (120).
-fn docs(indent: &str, text: &str) -> String {
+pub(crate) fn docs(indent: &str, text: &str) -> String {
     wrap(&format!("{indent}/// "), text.split_whitespace())
 }
 
