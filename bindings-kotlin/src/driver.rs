@@ -68,7 +68,7 @@ impl Driver {
 
     /// What to do now.
     pub fn poll_action(&self, now_ms: i64) -> Result<Action> {
-        Ok(self.action(ms_in("now_ms", now_ms)?).into())
+        Ok(lock(&self.0).poll_action(ms_in("now_ms", now_ms)?).into())
     }
 
     /// Hands in how attempt `attempt` ended, as observed at `now_ms`; with a
@@ -134,7 +134,7 @@ impl Driver {
 
     /// The caller abandons the operation: it gives up (`cancelled`) and every running attempt is aborted.
     pub fn handle_cancel(&self, now_ms: i64) -> Result<()> {
-        self.cancel(ms_in("now_ms", now_ms)?);
+        lock(&self.0).handle_cancel(ms_in("now_ms", now_ms)?);
         Ok(())
     }
 
@@ -169,10 +169,6 @@ impl Driver {
 }
 
 impl Driver {
-    fn action(&self, now_ms: u64) -> rp::Action {
-        lock(&self.0).poll_action(now_ms)
-    }
-
     fn result(
         &self,
         now_ms: u64,
@@ -189,10 +185,6 @@ impl Driver {
             }
             None => driver.handle_result(now_ms, attempt, outcome)?,
         })
-    }
-
-    fn cancel(&self, now_ms: u64) {
-        lock(&self.0).handle_cancel(now_ms);
     }
 }
 
