@@ -19,14 +19,6 @@ pub fn encode_grpc_timeout_ns(timeout_ns: i64) -> Result<String> {
     Ok(rp::encode_grpc_timeout_ns(ns))
 }
 
-/// A `grpc-timeout` value as exact nanoseconds (saturating at `Long.MAX_VALUE`).
-#[uniffi::export]
-pub fn parse_grpc_timeout_ns(value: String) -> Result<i64> {
-    let ns = rp::parse_grpc_timeout_ns(&value).map_err(rp::Error::from)?;
-    // The core saturates at i64::MAX, so this always fits.
-    Ok(i64::try_from(ns).unwrap_or(i64::MAX))
-}
-
 /// The AWS SDK standard mode's dependency: the 500-unit retry quota.
 #[uniffi::export]
 pub fn aws_standard_dependency() -> Result<Arc<Dependency>> {

@@ -69,6 +69,12 @@ pub fn parse_grpc_timeout(value: String) -> Result<i64> {
     Ok(long_out(rp::parse_grpc_timeout(&value).map_err(rp::Error::from)?))
 }
 
+/// Reads a `grpc-timeout` value and returns the budget in nanoseconds, exactly for every unit.
+#[uniffi::export]
+pub fn parse_grpc_timeout_ns(value: String) -> Result<i64> {
+    Ok(long_out(rp::parse_grpc_timeout_ns(&value).map_err(rp::Error::from)?))
+}
+
 /// Budget left at `now_ms` before `deadline_ms`, minus `reserve_ms`, saturating at 0.
 #[uniffi::export]
 pub fn remaining_budget_ms(deadline_ms: i64, now_ms: i64, reserve_ms: i64) -> Result<i64> {

@@ -43,8 +43,8 @@ pub use config::{
 pub use controls::{BreakerPermit, CircuitBreaker, Dependency, RetryBudget, RetryCharge, RetrySlot, RetrySlots};
 pub use decision::{outcome_from_http, outcome_from_http_response};
 pub use dialects::{
-    aws_standard_2026_dependency, aws_standard_dependency, encode_grpc_timeout_ns, parse_grpc_timeout_ns,
-    ConfigWarning, MethodProfile, ServiceConfig,
+    aws_standard_2026_dependency, aws_standard_dependency, encode_grpc_timeout_ns, ConfigWarning, MethodProfile,
+    ServiceConfig,
 };
 pub use driver::{failure_outcome, guidance_headers, idempotency_key_header, request_id_header, Driver, DriverOptions};
 // The core's free functions a host calls as they are (header readers, grpc-timeout, deadlines), generated.

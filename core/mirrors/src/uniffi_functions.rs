@@ -32,7 +32,7 @@ const fn function(file: &'static str, path: &'static str, ident: &'static str) -
     Function { file, path, ident, renames: &[] }
 }
 
-const FUNCTIONS_TABLE: [Function; 12] = [
+const FUNCTIONS_TABLE: [Function; 13] = [
     function("core/src/retry_after.rs", "parse_retry_after", "parse_retry_after"),
     function("core/src/retry_after.rs", "parse_retry_after_with", "parse_retry_after_with"),
     function("core/src/retry_after.rs", "parse_http_date", "parse_http_date"),
@@ -45,6 +45,7 @@ const FUNCTIONS_TABLE: [Function; 12] = [
     function("core/src/rate_limit.rs", "parse_rate_limit_reset", "parse_rate_limit_reset"),
     function("core/src/grpc_timeout.rs", "encode_grpc_timeout", "encode_grpc_timeout"),
     function("core/src/grpc_timeout.rs", "parse_grpc_timeout", "parse_grpc_timeout"),
+    function("core/src/grpc_timeout.rs", "parse_grpc_timeout_ns", "parse_grpc_timeout_ns"),
     function("core/src/deadline.rs", "remaining_budget_ms", "remaining_budget_ms"),
     function("core/src/deadline.rs", "admit", "admit"),
     function("core/src/error_code.rs", "aws::error_code_from_response", "aws_error_code_from_response"),
