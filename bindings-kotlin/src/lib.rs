@@ -17,7 +17,7 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use retryplan as rp;
-use retryplan::{Blame, Class, ConfigKind, Repeatability};
+use retryplan::{Class, Repeatability};
 
 uniffi::setup_scaffolding!();
 
@@ -26,6 +26,8 @@ mod controls;
 mod decision;
 mod dialects;
 mod driver;
+#[rustfmt::skip]
+mod errors;
 #[rustfmt::skip]
 mod functions;
 mod generated;
@@ -43,7 +45,9 @@ pub use dialects::{
     aws_standard_2026_dependency, aws_standard_dependency, encode_grpc_timeout_ns, ConfigWarning, MethodProfile,
     ServiceConfig,
 };
+// The binding's error (Kotlin's RetryplanException), variant for variant the core's Error, generated.
 pub use driver::{failure_outcome, guidance_headers, idempotency_key_header, request_id_header, Driver, DriverOptions};
+pub use errors::RetryplanError;
 // The core's free functions a host calls as they are (header readers, grpc-timeout, deadlines), generated.
 pub use functions::*;
 pub use operation::{Operation, OperationOptions, Stats};
@@ -85,97 +89,6 @@ pub struct Violation {
     pub field: String,
     /// The rule it breaks, with the values involved.
     pub message: String,
-}
-
-/// Misuse of the engine (Kotlin: `RetryplanException` and one subclass per
-/// variant). A failed attempt is an `Outcome` and giving up is a `Decision`;
-/// this is raised only for input the engine cannot accept. Every variant
-/// carries `code`, the core's stable identifier (the same in every language),
-/// `blame`, who must act ([`Blame`]), and `description`, the core's message (also what `toString()` returns).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, uniffi::Error)]
-#[uniffi::export(Display)]
-pub enum RetryplanError {
-    /// A configuration that reads breaks one or more rules: `config` says
-    /// which, `violations` lists every rule, each path from that
-    /// configuration (`max_tokens` for a budget, `budget.max_tokens` for a
-    /// dependency). (Renamed from `InvalidPolicy`, code `invalid_policy`: the
-    /// old name is a deprecated alias for one release.)
-    #[error("{description}")]
-    ConfigViolations { config: ConfigKind, violations: Vec<Violation>, code: String, blame: Blame, description: String },
-    /// A configuration could not be read: `config` says which, `field` where
-    /// reading stopped. (Renamed from `InvalidPolicyJson`, code
-    /// `invalid_policy_json`: the old name is a deprecated alias for one release.)
-    #[error("{description}")]
-    InvalidConfig { config: ConfigKind, field: String, code: String, blame: Blame, description: String },
-    /// No built-in profile has this name.
-    #[error("{description}")]
-    UnknownProfile { name: String, known: Vec<String>, code: String, blame: Blame, description: String },
-    /// An event arrived after the operation ended; it stays ended.
-    #[error("{description}")]
-    OperationEnded { code: String, blame: Blame, description: String },
-    /// An outcome names an attempt that is not running; nothing changed.
-    #[error("{description}")]
-    AttemptNotRunning { attempt: i32, running: Vec<i32>, code: String, blame: Blame, description: String },
-    /// A value cannot be represented or is out of its range; nothing changed.
-    #[error("{description}")]
-    InvalidArgument { name: String, code: String, blame: Blame, description: String },
-    /// The host cannot carry out a section of the policy (e.g. `hedging` one attempt at a time).
-    #[error("{description}")]
-    Unsupported { field: String, code: String, blame: Blame, description: String },
-    /// A header value could not be read.
-    #[error("{description}")]
-    InvalidHeader { header: String, code: String, blame: Blame, description: String },
-    /// The operating system's random source failed.
-    #[error("{description}")]
-    EntropyUnavailable { code: String, blame: Blame, description: String },
-}
-
-impl From<rp::Error> for RetryplanError {
-    fn from(error: rp::Error) -> Self {
-        let code = error.code().to_owned();
-        let description = error.to_string();
-        let blame = error.blame();
-        // Exhaustive on purpose: a new core error must be mapped here.
-        match error {
-            rp::Error::ConfigViolations { config, violations } => RetryplanError::ConfigViolations {
-                config,
-                violations: violations
-                    .into_iter()
-                    .map(|v| Violation { field: v.field, message: v.message.to_string() })
-                    .collect(),
-                code,
-                blame,
-                description,
-            },
-            rp::Error::InvalidConfig { config, field, .. } => {
-                RetryplanError::InvalidConfig { config, field: field.into(), code, blame, description }
-            }
-            rp::Error::UnknownProfile { name, known } => {
-                RetryplanError::UnknownProfile { name, known, code, blame, description }
-            }
-            rp::Error::OperationEnded => RetryplanError::OperationEnded { code, blame, description },
-            rp::Error::AttemptNotRunning { attempt, running } => {
-                RetryplanError::AttemptNotRunning {
-                    // Attempt numbers are Int everywhere in Kotlin (runningAttempts, abortAttempts).
-                    attempt: count_out(attempt),
-                    running: running.into_iter().map(count_out).collect(),
-                    code,
-                    blame,
-                    description,
-                }
-            }
-            rp::Error::InvalidArgument { name, .. } => {
-                RetryplanError::InvalidArgument { name: name.to_owned(), code, blame, description }
-            }
-            rp::Error::Unsupported { field, .. } => {
-                RetryplanError::Unsupported { field: field.to_owned(), code, blame, description }
-            }
-            rp::Error::InvalidHeader(header) => {
-                RetryplanError::InvalidHeader { header: header.header().to_owned(), code, blame, description }
-            }
-            rp::Error::EntropyUnavailable { .. } => RetryplanError::EntropyUnavailable { code, blame, description },
-        }
-    }
 }
 
 type Result<T, E = RetryplanError> = std::result::Result<T, E>;

@@ -29,6 +29,7 @@ mod tables;
 mod typescript;
 mod uniffi;
 mod uniffi_config;
+mod uniffi_errors;
 mod uniffi_functions;
 mod uniffi_records;
 mod vectors_readme;
@@ -51,6 +52,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.extend(python_records::outputs(root)?);
     outputs.extend(uniffi_records::outputs(root, &tables)?);
     outputs.extend(uniffi_functions::outputs(root, &tables)?);
+    outputs.extend(uniffi_errors::outputs(root)?);
     Ok(outputs)
 }
 
