@@ -10,41 +10,11 @@
 use std::sync::Arc;
 
 use retryplan as rp;
-use retryplan::BreakerState;
 
 use crate::config::{BreakerConfig, BudgetConfig, DependencyConfig};
 use crate::policy::record_in;
-use crate::{count_out, long_out, ms_in, u32_in, Result};
-
-/// A budget's state, for metrics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
-pub enum BudgetSnapshot {
-    TokenBucket { tokens_milli: i64, max_tokens_milli: i64, retries_allowed: bool },
-    Ratio { requests: i64, retries: i64, balance_milli: i64 },
-    Quota { available: i32, capacity: i32 },
-}
-
-impl From<rp::BudgetSnapshot> for BudgetSnapshot {
-    fn from(snapshot: rp::BudgetSnapshot) -> Self {
-        match snapshot {
-            rp::BudgetSnapshot::TokenBucket { tokens_milli, max_tokens_milli, retries_allowed } => {
-                BudgetSnapshot::TokenBucket {
-                    tokens_milli: long_out(tokens_milli),
-                    max_tokens_milli: long_out(max_tokens_milli),
-                    retries_allowed,
-                }
-            }
-            rp::BudgetSnapshot::Ratio { requests, retries, balance_milli } => BudgetSnapshot::Ratio {
-                requests: long_out(requests),
-                retries: long_out(retries),
-                balance_milli: long_out(balance_milli),
-            },
-            rp::BudgetSnapshot::Quota { available, capacity } => {
-                BudgetSnapshot::Quota { available: count_out(available), capacity: count_out(capacity) }
-            }
-        }
-    }
-}
+use crate::records::{BreakerSnapshot, BudgetSnapshot, DependencySnapshot};
+use crate::{count_out, ms_in, u32_in, Result};
 
 /// What a granted retry cost; hand it back once, with `onSuccess` (refunded)
 /// or `onFailure` (spent). Only `tryRetry` makes one; a second use throws.
@@ -160,30 +130,6 @@ impl RetryBudget {
     /// The state at `now_ms`.
     pub fn snapshot(&self, now_ms: i64) -> Result<BudgetSnapshot> {
         Ok(self.budget()?.snapshot(ms_in("now_ms", now_ms)?).into())
-    }
-}
-
-/// A breaker's state, for metrics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
-pub struct BreakerSnapshot {
-    pub state: BreakerState,
-    pub consecutive_failures: i32,
-    pub window_results: i64,
-    pub window_failures: i64,
-    pub open_until_ms: i64,
-    pub probes_in_flight: i32,
-}
-
-impl From<rp::BreakerSnapshot> for BreakerSnapshot {
-    fn from(s: rp::BreakerSnapshot) -> Self {
-        BreakerSnapshot {
-            state: s.state,
-            consecutive_failures: count_out(s.consecutive_failures),
-            window_results: long_out(s.window_results),
-            window_failures: long_out(s.window_failures),
-            open_until_ms: long_out(s.open_until_ms),
-            probes_in_flight: count_out(s.probes_in_flight),
-        }
     }
 }
 
@@ -308,14 +254,6 @@ impl RetrySlots {
     }
 }
 
-/// The state of a dependency's controls, for metrics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
-pub struct DependencySnapshot {
-    pub budget: Option<BudgetSnapshot>,
-    pub breaker: Option<BreakerSnapshot>,
-    pub retry_slots_in_use: Option<i32>,
-}
-
 /// One downstream dependency's shared controls; pass it in `OperationOptions`
 /// to every operation that calls that dependency, from any thread.
 #[derive(Debug, uniffi::Object)]
@@ -338,12 +276,7 @@ impl Dependency {
 
     /// The state at `now_ms`.
     pub fn snapshot(&self, now_ms: i64) -> Result<DependencySnapshot> {
-        let s = self.0.snapshot(ms_in("now_ms", now_ms)?);
-        Ok(DependencySnapshot {
-            budget: s.budget.map(Into::into),
-            breaker: s.breaker.map(Into::into),
-            retry_slots_in_use: s.retry_slots_in_use.map(count_out),
-        })
+        Ok(self.0.snapshot(ms_in("now_ms", now_ms)?).into())
     }
 
     /// The retry budget, if configured: the one every operation naming this

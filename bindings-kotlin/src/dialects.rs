@@ -19,21 +19,6 @@ pub fn encode_grpc_timeout_ns(timeout_ns: i64) -> Result<String> {
     Ok(rp::encode_grpc_timeout_ns(ns))
 }
 
-/// A `grpc-timeout` value as exact nanoseconds (saturating at `Long.MAX_VALUE`).
-#[uniffi::export]
-pub fn parse_grpc_timeout_ns(value: String) -> Result<i64> {
-    let ns = rp::parse_grpc_timeout_ns(&value).map_err(rp::Error::from)?;
-    // The core saturates at i64::MAX, so this always fits.
-    Ok(i64::try_from(ns).unwrap_or(i64::MAX))
-}
-
-/// The AWS error code of a response: the `x-amzn-errortype` header, else a
-/// JSON body's top-level `code`/`Code`/`__type`, else an XML body's error `<Code>` (documented positions only); null when none.
-#[uniffi::export]
-pub fn aws_error_code_from_response(errortype_header: Option<String>, body: Option<String>) -> Option<String> {
-    rp::aws::error_code_from_response(errortype_header.as_deref(), body.as_deref()).map(|code| code.as_str().to_owned())
-}
-
 /// The AWS SDK standard mode's dependency: the 500-unit retry quota.
 #[uniffi::export]
 pub fn aws_standard_dependency() -> Result<Arc<Dependency>> {

@@ -10,86 +10,12 @@ use std::sync::{Arc, Mutex};
 
 use retryplan as rp;
 
-use crate::decision::{outcome_from_http_response, Decision, Outcome};
+use crate::decision::outcome_from_http_response;
 use crate::operation::{OperationOptions, Stats};
 use crate::policy::Policy;
+use crate::records::{Action, Event, Outcome};
 use crate::wire;
-use crate::{count_out, lock, long_out, ms_in, opt_ms_in, u32_in, Result};
-
-/// Everything a host needs to send one attempt.
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
-pub struct AttemptPlan {
-    /// Attempt number, 1 for the first.
-    pub attempt: i32,
-    /// The effective timeout: `min(per-attempt timeout, remaining budget)`.
-    pub timeout_ms: i64,
-    /// When the driver counts the attempt as timed out (now + `timeout_ms`).
-    pub abort_at_ms: i64,
-    /// A fresh id for this attempt's request, 16 hex digits (send it as `X-Request-Id`).
-    pub request_id: String,
-    /// Budget left at the start, after the response reserve.
-    pub remaining_budget_ms: i64,
-    /// True for a hedge: an extra attempt while another still runs.
-    pub hedge: bool,
-    /// True when the request carries the operation's idempotency key.
-    pub send_idempotency_key: bool,
-}
-
-/// An attempt and how it ended.
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
-pub struct AttemptResult {
-    /// The attempt number.
-    pub attempt: i32,
-    /// How it ended.
-    pub outcome: Outcome,
-}
-
-/// How an operation ended.
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
-pub struct Ending {
-    /// The final decision: `Succeeded`, `GaveUp`, `Reconcile` or `Restart`.
-    pub decision: Decision,
-    /// The last attempt result the driver took into account (the winner's for a success).
-    pub last_result: Option<AttemptResult>,
-    /// The held result the ending concerns (results handed in with a token):
-    /// return it, or raise the ending with it as the cause; null: raise the ending alone.
-    pub result: Option<EndingResult>,
-}
-
-/// The one held result an ending concerns (see `Ending.result`).
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
-pub struct EndingResult {
-    /// The host's token for it.
-    pub token: i64,
-    /// True: return the value held under `token`; false: raise the ending with the error held under it as the cause.
-    pub returned: bool,
-}
-
-/// One thing the host must do now; all times are absolute ms on the host's clock.
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum)]
-pub enum Action {
-    /// Start this attempt now; report how it ended with `handle_result`.
-    StartAttempt { plan: AttemptPlan },
-    /// Abort this running attempt; any result it still delivers is discarded.
-    AbortAttempt { attempt: i32, reason: rp::AbortReason },
-    /// Sleep until `until_ms`, waking early for a result or the caller's cancel; then poll again.
-    Sleep { until_ms: i64 },
-    /// Drop what the host holds under `token` now (results handed in with a token only).
-    Release { token: i64 },
-    /// The operation has ended; every poll from now on answers the same.
-    Finish { ending: Ending },
-}
-
-/// A decision the engine made, for observers (the helpers' `onDecision`).
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
-pub struct Event {
-    /// When it was made (the host's clock reading).
-    pub at_ms: i64,
-    /// The decision.
-    pub decision: Decision,
-    /// The result that led to it, when one did.
-    pub after: Option<AttemptResult>,
-}
+use crate::{lock, long_out, ms_in, opt_ms_in, u32_in, Result};
 
 /// How a host runs its driver.
 #[derive(Clone, Debug, Default, uniffi::Record)]
@@ -108,54 +34,6 @@ pub struct DriverOptions {
     /// cancel; off, only a success's value is returned (`Ending.result`).
     #[uniffi(default)]
     pub returns_responses: bool,
-}
-
-impl From<rp::AttemptResult> for AttemptResult {
-    fn from(result: rp::AttemptResult) -> Self {
-        AttemptResult { attempt: count_out(result.attempt), outcome: result.outcome.into() }
-    }
-}
-
-impl From<rp::Ending> for Ending {
-    fn from(ending: rp::Ending) -> Self {
-        Ending {
-            decision: ending.decision.into(),
-            last_result: ending.last_result.map(Into::into),
-            result: ending
-                .result
-                .map(|result| EndingResult { token: long_out(result.token), returned: result.returned }),
-        }
-    }
-}
-
-impl From<rp::Action> for Action {
-    fn from(action: rp::Action) -> Self {
-        match action {
-            rp::Action::StartAttempt(plan) => Action::StartAttempt {
-                plan: AttemptPlan {
-                    attempt: count_out(plan.attempt),
-                    timeout_ms: long_out(plan.timeout_ms),
-                    abort_at_ms: long_out(plan.abort_at_ms),
-                    request_id: plan.request_id.to_string(),
-                    remaining_budget_ms: long_out(plan.remaining_budget_ms),
-                    hedge: plan.hedge,
-                    send_idempotency_key: plan.send_idempotency_key,
-                },
-            },
-            rp::Action::AbortAttempt { attempt, reason } => {
-                Action::AbortAttempt { attempt: count_out(attempt), reason }
-            }
-            rp::Action::Sleep { until_ms } => Action::Sleep { until_ms: long_out(until_ms) },
-            rp::Action::Release { token } => Action::Release { token: long_out(token) },
-            rp::Action::Finish(ending) => Action::Finish { ending: ending.into() },
-        }
-    }
-}
-
-impl From<rp::Event> for Event {
-    fn from(event: rp::Event) -> Self {
-        Event { at_ms: long_out(event.at_ms), decision: event.decision.into(), after: event.after.map(Into::into) }
-    }
 }
 
 /// The host loop of one operation (the core's `Driver`): results in, one
@@ -190,7 +68,7 @@ impl Driver {
 
     /// What to do now.
     pub fn poll_action(&self, now_ms: i64) -> Result<Action> {
-        Ok(self.action(ms_in("now_ms", now_ms)?).into())
+        Ok(lock(&self.0).poll_action(ms_in("now_ms", now_ms)?).into())
     }
 
     /// Hands in how attempt `attempt` ended, as observed at `now_ms`; with a
@@ -256,7 +134,7 @@ impl Driver {
 
     /// The caller abandons the operation: it gives up (`cancelled`) and every running attempt is aborted.
     pub fn handle_cancel(&self, now_ms: i64) -> Result<()> {
-        self.cancel(ms_in("now_ms", now_ms)?);
+        lock(&self.0).handle_cancel(ms_in("now_ms", now_ms)?);
         Ok(())
     }
 
@@ -291,10 +169,6 @@ impl Driver {
 }
 
 impl Driver {
-    fn action(&self, now_ms: u64) -> rp::Action {
-        lock(&self.0).poll_action(now_ms)
-    }
-
     fn result(
         &self,
         now_ms: u64,
@@ -311,10 +185,6 @@ impl Driver {
             }
             None => driver.handle_result(now_ms, attempt, outcome)?,
         })
-    }
-
-    fn cancel(&self, now_ms: u64) {
-        lock(&self.0).handle_cancel(now_ms);
     }
 }
 

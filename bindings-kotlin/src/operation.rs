@@ -1,15 +1,16 @@
-//! The per-operation state machine as a thread-safe object, shared counters,
-//! and the free functions (headers, deadline propagation, admission).
+//! The per-operation state machine as a thread-safe object, its options and
+//! shared counters. (The free functions, headers, deadline propagation and
+//! admission, are generated from the core's signatures: `functions.rs`.)
 
 use std::sync::{Arc, Mutex};
 
 use retryplan as rp;
 
 use crate::controls::Dependency;
-use crate::decision::{attempts_out, Decision, Outcome, Pushback};
 use crate::policy::Policy;
+use crate::records::{Decision, Outcome, StatsSnapshot};
 use crate::wire::OPERATIONS;
-use crate::{lock, long_out, ms_in, opt_ms_in, u32_in, Result};
+use crate::{attempts_out, lock, long_out, ms_in, opt_ms_in, u32_in, Result};
 
 /// How an operation starts. Every field may be null: no seed draws one (and
 /// a key) from the operating system; no key derives one from the seed; no
@@ -178,35 +179,6 @@ impl Drop for Operation {
     }
 }
 
-/// Give-ups counted by reason.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
-pub struct GiveUpCounts {
-    pub attempts_exhausted: i64,
-    pub deadline_insufficient: i64,
-    pub retry_after_exceeds_budget: i64,
-    pub retry_after_above_cap: i64,
-    pub server_declined_retry: i64,
-    pub not_retryable: i64,
-    pub cancelled: i64,
-    pub budget_exhausted: i64,
-    pub circuit_open: i64,
-    pub no_retry_slot: i64,
-    pub body_not_replayable: i64,
-}
-
-/// A snapshot of the counters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Record)]
-pub struct StatsSnapshot {
-    pub operations: i64,
-    pub attempts: i64,
-    pub retries: i64,
-    pub hedges: i64,
-    pub succeeded: i64,
-    pub reconciles: i64,
-    pub restarts: i64,
-    pub gave_up: GiveUpCounts,
-}
-
 /// Counters fed with every decision, shared by any number of threads: the
 /// core's `SharedStats`, which a `Driver` given them counts into itself.
 #[derive(Debug, Default, uniffi::Object)]
@@ -229,129 +201,6 @@ impl Stats {
 
     /// The counters now.
     pub fn snapshot(&self) -> StatsSnapshot {
-        let s = self.0.snapshot();
-        let g = s.gave_up;
-        StatsSnapshot {
-            operations: long_out(s.operations),
-            attempts: long_out(s.attempts),
-            retries: long_out(s.retries),
-            hedges: long_out(s.hedges),
-            succeeded: long_out(s.succeeded),
-            reconciles: long_out(s.reconciles),
-            restarts: long_out(s.restarts),
-            gave_up: GiveUpCounts {
-                attempts_exhausted: long_out(g.attempts_exhausted),
-                deadline_insufficient: long_out(g.deadline_insufficient),
-                retry_after_exceeds_budget: long_out(g.retry_after_exceeds_budget),
-                retry_after_above_cap: long_out(g.retry_after_above_cap),
-                server_declined_retry: long_out(g.server_declined_retry),
-                not_retryable: long_out(g.not_retryable),
-                cancelled: long_out(g.cancelled),
-                budget_exhausted: long_out(g.budget_exhausted),
-                circuit_open: long_out(g.circuit_open),
-                no_retry_slot: long_out(g.no_retry_slot),
-                body_not_replayable: long_out(g.body_not_replayable),
-            },
-        }
+        self.0.snapshot().into()
     }
-}
-
-/// A Retry-After value (delta-seconds or any HTTP-date) as ms from now;
-/// `now_unix_ms` is the wall clock, needed only for the date forms.
-#[uniffi::export]
-pub fn parse_retry_after(value: String, now_unix_ms: i64) -> Result<i64> {
-    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
-    Ok(long_out(rp::parse_retry_after(&value, now_unix_ms).map_err(rp::Error::from)?))
-}
-
-/// The moment an HTTP-date (RFC 9110 section 5.6.7) names, in Unix ms
-/// (negative before 1970), read as `reading` says; `now_unix_ms` only picks
-/// the century of an rfc850-date, and "0" is not a date.
-#[uniffi::export]
-pub fn parse_http_date(value: String, now_unix_ms: i64, reading: rp::RetryAfterReading) -> Result<i64> {
-    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
-    Ok(rp::parse_http_date(&value, now_unix_ms, reading).map_err(rp::Error::from)?)
-}
-
-/// A Retry-After value read as `reading` says: `Strict` (RFC 9110, what
-/// `parse_retry_after` does) or `Lenient` (also what Python's email.utils reads).
-#[uniffi::export]
-pub fn parse_retry_after_with(value: String, now_unix_ms: i64, reading: rp::RetryAfterReading) -> Result<i64> {
-    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
-    Ok(long_out(rp::parse_retry_after_with(&value, now_unix_ms, reading).map_err(rp::Error::from)?))
-}
-
-/// The wait in ms a `RateLimit` field asks for (with its `RateLimit-Policy`),
-/// or null when it asks for none.
-#[uniffi::export]
-pub fn parse_rate_limit(value: String, policy_value: Option<String>) -> Result<Option<i64>> {
-    Ok(rp::parse_rate_limit(&value, policy_value.as_deref()).map_err(rp::Error::from)?.map(long_out))
-}
-
-/// A `RateLimit-Reset` / `X-RateLimit-Reset` value (delta-seconds below 1e9,
-/// a Unix time from it) as ms from `now_unix_ms`.
-#[uniffi::export]
-pub fn parse_rate_limit_reset(value: String, now_unix_ms: i64) -> Result<i64> {
-    let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
-    Ok(long_out(rp::parse_rate_limit_reset(&value, now_unix_ms).map_err(rp::Error::from)?))
-}
-
-/// A `retry-after-ms` header value.
-#[uniffi::export]
-pub fn parse_retry_after_ms_header(value: String) -> Result<i64> {
-    Ok(long_out(rp::parse_retry_after_ms_header(&value).map_err(rp::Error::from)?))
-}
-
-/// A `grpc-retry-pushback-ms` trailer (anything malformed means do not retry).
-#[uniffi::export]
-pub fn parse_grpc_pushback(value: String) -> Pushback {
-    rp::parse_grpc_pushback(&value).into()
-}
-
-/// A timeout as a `grpc-timeout` header value (never rounded up).
-#[uniffi::export]
-pub fn encode_grpc_timeout(timeout_ms: i64) -> Result<String> {
-    Ok(rp::encode_grpc_timeout(ms_in("timeout_ms", timeout_ms)?))
-}
-
-/// A `grpc-timeout` header value in ms.
-#[uniffi::export]
-pub fn parse_grpc_timeout(value: String) -> Result<i64> {
-    Ok(long_out(rp::parse_grpc_timeout(&value).map_err(rp::Error::from)?))
-}
-
-/// Budget left at `now_ms` before `deadline_ms`, minus `reserve_ms`, at least 0.
-#[uniffi::export]
-pub fn remaining_budget_ms(deadline_ms: i64, now_ms: i64, reserve_ms: i64) -> Result<i64> {
-    Ok(long_out(rp::remaining_budget_ms(
-        ms_in("deadline_ms", deadline_ms)?,
-        ms_in("now_ms", now_ms)?,
-        ms_in("reserve_ms", reserve_ms)?,
-    )))
-}
-
-/// A server's verdict on a request with a propagated deadline.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
-pub enum Admission {
-    /// Do the work within `remaining_ms`.
-    Admit { remaining_ms: i64 },
-    /// Too little time remains: reject at once.
-    Reject { remaining_ms: i64, minimum_useful_ms: i64 },
-}
-
-/// Server-side admission: reject when what remains is below the minimum useful time.
-#[uniffi::export]
-pub fn admit(deadline_ms: i64, now_ms: i64, reserve_ms: i64, minimum_useful_ms: i64) -> Result<Admission> {
-    let admission = rp::admit(
-        ms_in("deadline_ms", deadline_ms)?,
-        ms_in("now_ms", now_ms)?,
-        ms_in("reserve_ms", reserve_ms)?,
-        ms_in("minimum_useful_ms", minimum_useful_ms)?,
-    );
-    Ok(match admission {
-        rp::Admission::Admit { remaining_ms } => Admission::Admit { remaining_ms: long_out(remaining_ms) },
-        rp::Admission::Reject { remaining_ms, minimum_useful_ms } => {
-            Admission::Reject { remaining_ms: long_out(remaining_ms), minimum_useful_ms: long_out(minimum_useful_ms) }
-        }
-    })
 }

@@ -11,11 +11,11 @@ use serde::Serialize;
 
 use retryplan as rp;
 use retryplan::value::Value;
-use retryplan::{Class, DeadLetterReason};
+use retryplan::Class;
 
 use crate::config::PolicyConfig;
-use crate::decision::{Decision, Outcome};
-use crate::{count_out, long_out, ms_in, u32_in, Result, RetryplanError};
+use crate::records::{Outcome, Redelivery, Timeline};
+use crate::{long_out, ms_in, u32_in, Result, RetryplanError};
 
 /// The core's configuration as the generated record: through the core's
 /// writer and serde, in the JSON shape both spell (`config.rs`).
@@ -164,13 +164,7 @@ impl Policy {
             ms_in("now_ms", now_ms)?,
             &outcome.try_into()?,
         )?;
-        Ok(match redelivery {
-            rp::Redelivery::Acknowledge => Redelivery::Acknowledge,
-            rp::Redelivery::RedeliverAfter { delay_ms, redeliver_at_ms } => {
-                Redelivery::RedeliverAfter { delay_ms: long_out(delay_ms), redeliver_at_ms: long_out(redeliver_at_ms) }
-            }
-            rp::Redelivery::DeadLetter { reason } => Redelivery::DeadLetter { reason },
-        })
+        Ok(redelivery.into())
     }
 
     /// The worst-case timeline against `deadline_ms` (from the start; null = the
@@ -179,102 +173,5 @@ impl Policy {
         let deadline_ms = deadline_ms.map(|ms| ms_in("deadline_ms", ms)).transpose()?;
         let first = ms_in("first_attempt_at_ms", first_attempt_at_ms)?;
         Ok(rp::explain(&self.0, deadline_ms, first).into())
-    }
-}
-
-/// What a queue consumer does with a message (`Policy.redeliver`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
-pub enum Redelivery {
-    /// It succeeded: acknowledge it.
-    Acknowledge,
-    /// Redeliver it after `delay_ms`, at `redeliver_at_ms`.
-    RedeliverAfter { delay_ms: i64, redeliver_at_ms: i64 },
-    /// Send it to the dead-letter queue; `reason` says why.
-    DeadLetter { reason: DeadLetterReason },
-}
-
-/// One step of the worst case, in ms from the operation's start.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, uniffi::Enum)]
-pub enum TimelineStep {
-    Attempt { attempt: i32, start_ms: i64, timeout_ms: i64, end_ms: i64 },
-    Wait { retry: i32, start_ms: i64, ceiling_ms: i64, min_delay_ms: i64, max_delay_ms: i64, end_ms: i64 },
-}
-
-/// Something in a policy a person should look at; `text` is the core's wording.
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum)]
-pub enum Warning {
-    AttemptsDoNotFit { configured: i32, fit: i32, deadline_ms: i64, text: String },
-    WorstCaseExceedsDeadline { worst_case_ms: i64, deadline_ms: i64, text: String },
-    GuidanceCapExceedsBudget { cap_ms: i64, deadline_ms: i64, text: String },
-}
-
-/// A policy's worst-case timeline against a deadline (what `explain` prints).
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
-pub struct Timeline {
-    pub deadline_ms: i64,
-    pub first_attempt_at_ms: i64,
-    pub response_reserve_ms: i64,
-    pub configured_attempts: i32,
-    pub attempts_that_fit: i32,
-    pub steps: Vec<TimelineStep>,
-    pub ending: Decision,
-    pub unbounded_worst_case_ms: Option<i64>,
-    pub warnings: Vec<Warning>,
-}
-
-impl From<rp::Timeline> for Timeline {
-    fn from(t: rp::Timeline) -> Self {
-        let step = |step| match step {
-            rp::TimelineStep::Attempt { attempt, start_ms, timeout_ms, end_ms } => TimelineStep::Attempt {
-                attempt: count_out(attempt),
-                start_ms: long_out(start_ms),
-                timeout_ms: long_out(timeout_ms),
-                end_ms: long_out(end_ms),
-            },
-            rp::TimelineStep::Wait { retry, start_ms, ceiling_ms, min_delay_ms, max_delay_ms, end_ms } => {
-                TimelineStep::Wait {
-                    retry: count_out(retry),
-                    start_ms: long_out(start_ms),
-                    ceiling_ms: long_out(ceiling_ms),
-                    min_delay_ms: long_out(min_delay_ms),
-                    max_delay_ms: long_out(max_delay_ms),
-                    end_ms: long_out(end_ms),
-                }
-            }
-        };
-        let warning = |warning: rp::Warning| {
-            let text = warning.to_string();
-            match warning {
-                rp::Warning::AttemptsDoNotFit { configured, fit, deadline_ms } => Warning::AttemptsDoNotFit {
-                    configured: count_out(configured),
-                    fit: count_out(fit),
-                    deadline_ms: long_out(deadline_ms),
-                    text,
-                },
-                rp::Warning::WorstCaseExceedsDeadline { worst_case_ms, deadline_ms } => {
-                    Warning::WorstCaseExceedsDeadline {
-                        worst_case_ms: long_out(worst_case_ms),
-                        deadline_ms: long_out(deadline_ms),
-                        text,
-                    }
-                }
-                rp::Warning::GuidanceCapExceedsBudget { cap_ms, deadline_ms } => Warning::GuidanceCapExceedsBudget {
-                    cap_ms: long_out(cap_ms),
-                    deadline_ms: long_out(deadline_ms),
-                    text,
-                },
-            }
-        };
-        Timeline {
-            deadline_ms: long_out(t.deadline_ms),
-            first_attempt_at_ms: long_out(t.first_attempt_at_ms),
-            response_reserve_ms: long_out(t.response_reserve_ms),
-            configured_attempts: count_out(t.configured_attempts),
-            attempts_that_fit: count_out(t.attempts_that_fit),
-            steps: t.steps.into_iter().map(step).collect(),
-            ending: t.ending.into(),
-            unbounded_worst_case_ms: t.unbounded_worst_case_ms.map(long_out),
-            warnings: t.warnings.into_iter().map(warning).collect(),
-        }
     }
 }

@@ -33,6 +33,9 @@ mod tables;
 mod typescript;
 mod uniffi;
 mod uniffi_config;
+mod uniffi_errors;
+mod uniffi_functions;
+mod uniffi_records;
 mod vectors_readme;
 mod vectors_schema;
 
@@ -53,6 +56,9 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.extend(python_records::outputs(root)?);
     outputs.push(python_errors::output(root, &tables)?);
     outputs.push(python_values::output(root, &tables)?);
+    outputs.extend(uniffi_records::outputs(root, &tables)?);
+    outputs.extend(uniffi_functions::outputs(root, &tables)?);
+    outputs.extend(uniffi_errors::outputs(root)?);
     Ok(outputs)
 }
 

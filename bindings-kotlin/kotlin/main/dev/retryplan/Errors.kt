@@ -1,54 +1,35 @@
 package dev.retryplan
 
 /**
- * The core's stable error code (`config_violations`, `operation_ended`, ...) on
- * any [RetryplanException]: every subclass carries it; this reads it without
- * knowing the subclass. Exhaustive, so a new error kind breaks this build.
+ * What every [RetryplanException] carries, whatever its subclass: the core's
+ * stable [code], its [description] and who must act ([blame]). Exhaustive, so
+ * a new error kind breaks this build.
  */
-val RetryplanException.code: String
+private val RetryplanException.common: Triple<String, String, Blame>
     get() = when (this) {
-        is RetryplanException.ConfigViolations -> code
-        is RetryplanException.InvalidConfig -> code
-        is RetryplanException.UnknownProfile -> code
-        is RetryplanException.OperationEnded -> code
-        is RetryplanException.AttemptNotRunning -> code
-        is RetryplanException.InvalidArgument -> code
-        is RetryplanException.Unsupported -> code
-        is RetryplanException.InvalidHeader -> code
-        is RetryplanException.EntropyUnavailable -> code
+        is RetryplanException.ConfigViolations -> Triple(code, description, blame)
+        is RetryplanException.InvalidConfig -> Triple(code, description, blame)
+        is RetryplanException.UnknownProfile -> Triple(code, description, blame)
+        is RetryplanException.OperationEnded -> Triple(code, description, blame)
+        is RetryplanException.AttemptNotRunning -> Triple(code, description, blame)
+        is RetryplanException.InvalidArgument -> Triple(code, description, blame)
+        is RetryplanException.Unsupported -> Triple(code, description, blame)
+        is RetryplanException.InvalidHeader -> Triple(code, description, blame)
+        is RetryplanException.EntropyUnavailable -> Triple(code, description, blame)
     }
 
+/** The core's stable error code (`config_violations`, `operation_ended`, ...) on any [RetryplanException]. */
+val RetryplanException.code: String get() = common.first
+
 /** The core's message on any [RetryplanException] (also its `toString()`). */
-val RetryplanException.description: String
-    get() = when (this) {
-        is RetryplanException.ConfigViolations -> description
-        is RetryplanException.InvalidConfig -> description
-        is RetryplanException.UnknownProfile -> description
-        is RetryplanException.OperationEnded -> description
-        is RetryplanException.AttemptNotRunning -> description
-        is RetryplanException.InvalidArgument -> description
-        is RetryplanException.Unsupported -> description
-        is RetryplanException.InvalidHeader -> description
-        is RetryplanException.EntropyUnavailable -> description
-    }
+val RetryplanException.description: String get() = common.second
 
 /**
  * Who must act on any [RetryplanException] (the core's `Error::blame()`):
  * [Blame.CALLER], [Blame.CONFIGURATION], [Blame.SERVER] or [Blame.ENVIRONMENT];
  * its `name` lowercased is the snake_case name every binding uses.
  */
-val RetryplanException.blame: Blame
-    get() = when (this) {
-        is RetryplanException.ConfigViolations -> blame
-        is RetryplanException.InvalidConfig -> blame
-        is RetryplanException.UnknownProfile -> blame
-        is RetryplanException.OperationEnded -> blame
-        is RetryplanException.AttemptNotRunning -> blame
-        is RetryplanException.InvalidArgument -> blame
-        is RetryplanException.Unsupported -> blame
-        is RetryplanException.InvalidHeader -> blame
-        is RetryplanException.EntropyUnavailable -> blame
-    }
+val RetryplanException.blame: Blame get() = common.third
 
 /**
  * `RetryplanException.InvalidPolicyJson` (code `invalid_policy_json`) is

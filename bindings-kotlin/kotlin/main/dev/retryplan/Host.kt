@@ -81,8 +81,8 @@ private class Settled(val attempt: Int, val abortAtMs: Long, val value: Any?, va
 /** An attempt's Job that fails is dropped (see [Host.run]): one handler for every operation, it keeps nothing. */
 private val IGNORE_FAILED_ATTEMPTS = CoroutineExceptionHandler { _, _ -> }
 
-/** What an error nothing classified means: the core's one default for every language (`AMBIGUOUS`). */
-private val UNKNOWN_ERROR = Outcome.Application(unknownErrorVerdict())
+/** What an error nothing classified means: the core's one default for every language (`AMBIGUOUS`); asked on first need. */
+private val UNKNOWN_ERROR by lazy { Outcome.Application(unknownErrorVerdict()) }
 
 /**
  * The one host loop every Kotlin helper runs: the core's [Driver] decides when

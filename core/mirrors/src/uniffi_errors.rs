@@ -1,0 +1,143 @@
+//! Kotlin (and Swift), through uniffi: `bindings-kotlin/src/errors.rs`, the
+//! binding's error (`RetryplanError`, Kotlin's `RetryplanException` and a
+//! subclass per variant) from the core's `Error`, read from its source: a
+//! variant per variant with the core's doc, its fields in the core's order
+//! and converted as the records' are, then `code`, `blame` and
+//! `description` (the core's `Error::code`, `blame` and message), which
+//! every variant carries. A field holding the core's wording of the rule
+//! (`message`, `rule`) is not repeated: `description` says it.
+//!
+//! A field of a type with no conversion here fails the generator, naming it:
+//! add it to [`conversion`].
+
+use std::fs;
+use std::path::Path;
+
+use crate::output::{Output, HEADER};
+use crate::uniffi_records::{docs, summary, type_name};
+
+pub const ERRORS: &str = "bindings-kotlin/src/errors.rs";
+
+const SOURCE: &str = "core/src/error.rs";
+
+/// Fields the description already says.
+const IN_DESCRIPTION: [&str; 2] = ["message", "rule"];
+
+/// The name of a tuple variant's one field, by variant.
+const TUPLE_FIELDS: [(&str, &str); 1] = [("InvalidHeader", "header")];
+
+pub fn outputs(root: &Path) -> Result<Vec<Output>, String> {
+    let path = root.join(SOURCE);
+    let source = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = syn::parse_file(&source).map_err(|e| format!("{}: {e}", path.display()))?;
+    let item = file.items.iter().find_map(|item| match item {
+        syn::Item::Enum(item) if item.ident == "Error" => Some(item),
+        _ => None,
+    });
+    let item = item.ok_or_else(|| format!("{SOURCE}: no enum Error"))?;
+    let mut definition = String::new();
+    let mut arms = String::new();
+    for variant in &item.variants {
+        let ident = variant.ident.to_string();
+        let tuple = matches!(variant.fields, syn::Fields::Unnamed(_));
+        let mut bound = Vec::new();
+        let mut fields = String::new();
+        let mut values = String::new();
+        for field in &variant.fields {
+            let name = match &field.ident {
+                Some(name) => name.to_string(),
+                None => TUPLE_FIELDS
+                    .iter()
+                    .find(|(of, _)| *of == ident)
+                    .map(|(_, name)| (*name).to_owned())
+                    .ok_or_else(|| format!("Error::{ident}: name its field in uniffi_errors::TUPLE_FIELDS"))?,
+            };
+            if IN_DESCRIPTION.contains(&name.as_str()) {
+                continue;
+            }
+            let ty = type_name(&field.ty);
+            let (binding, value) = conversion(&name, &ty).ok_or_else(|| {
+                format!("Error::{ident}.{name}: no conversion for `{ty}` (uniffi_errors::conversion)")
+            })?;
+            fields.push_str(&docs("        ", &summary(&field.attrs)));
+            fields.push_str(&format!("        {name}: {binding},\n"));
+            values.push_str(&if value == name {
+                format!("                {name},\n")
+            } else {
+                format!("                {name}: {value},\n")
+            });
+            bound.push(name);
+        }
+        definition.push_str(&docs("    ", &summary(&variant.attrs)));
+        definition.push_str(&format!(
+            "    #[error(\"{{description}}\")]\n    {ident} {{\n{fields}        code: String,\n        \
+             blame: Blame,\n        description: String,\n    }},\n"
+        ));
+        let pattern = match (tuple, bound.as_slice(), variant.fields.is_empty()) {
+            (_, _, true) => format!("rp::Error::{ident}"),
+            (true, [name], false) => format!("rp::Error::{ident}({name})"),
+            (_, [], false) => format!("rp::Error::{ident} {{ .. }}"),
+            (_, names, false) if names.len() == variant.fields.len() => {
+                format!("rp::Error::{ident} {{ {} }}", names.join(", "))
+            }
+            (_, names, false) => format!("rp::Error::{ident} {{ {}, .. }}", names.join(", ")),
+        };
+        arms.push_str(&format!(
+            "            {pattern} => RetryplanError::{ident} {{\n{values}                code,\n                \
+             blame,\n                description,\n            }},\n"
+        ));
+    }
+    let text = format!(
+        "// {HEADER}\n//! The binding's error, variant for variant the core's `Error` (core/mirrors/src/uniffi_errors.rs).\n\n\
+         use retryplan as rp;\nuse retryplan::{{Blame, ConfigKind}};\n\nuse crate::{{count_out, Violation}};\n\n\
+         {}///\n/// Every variant carries `code`, the core's stable identifier (the same in every language), `blame`, who\n\
+         /// must act, and `description`, the core's message (also what `toString()` returns).\n\
+         #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, uniffi::Error)]\n#[uniffi::export(Display)]\n\
+         pub enum RetryplanError {{\n{definition}}}\n\n\
+         impl From<rp::Error> for RetryplanError {{\n    fn from(error: rp::Error) -> Self {{\n        \
+         let code = error.code().to_owned();\n        let description = error.to_string();\n        \
+         let blame = error.blame();\n        match error {{\n{arms}        }}\n    }}\n}}\n",
+        docs("", &summary(&item.attrs)),
+    );
+    Ok(vec![Output { path: ERRORS, text }])
+}
+
+/// A field `name` of the core's type `ty`: the binding's type and the expression converting it.
+fn conversion(name: &str, ty: &str) -> Option<(&'static str, String)> {
+    Some(match ty {
+        "ConfigKind" => ("ConfigKind", name.into()),
+        "String" => ("String", name.into()),
+        "Vec<String>" => ("Vec<String>", name.into()),
+        "Box<str>" => ("String", format!("{name}.into()")),
+        "&str" => ("String", format!("{name}.to_owned()")),
+        "u32" => ("i32", format!("count_out({name})")),
+        "Vec<u32>" => ("Vec<i32>", format!("{name}.into_iter().map(count_out).collect()")),
+        "HeaderError" => ("String", format!("{name}.header().to_owned()")),
+        "Vec<Violation>" => (
+            "Vec<Violation>",
+            format!(
+                "{name}\n                    .into_iter()\n                    \
+                 .map(|v| Violation {{ field: v.field, message: v.message.to_string() }})\n                    .collect()"
+            ),
+        ),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_carries_code_blame_and_description_and_no_rule_twice() {
+        let text = &outputs(&crate::workspace_root()).unwrap()[0].text;
+        assert!(text.contains("    InvalidArgument {\n"), "{text}");
+        assert!(
+            text.contains("rp::Error::InvalidArgument { name, .. } => RetryplanError::InvalidArgument {\n"),
+            "{text}"
+        );
+        assert!(text.contains("rp::Error::InvalidHeader(header) => RetryplanError::InvalidHeader {\n"), "{text}");
+        assert!(!text.contains("rule:"), "{text}");
+        assert!(conversion("at", "Instant").is_none());
+    }
+}

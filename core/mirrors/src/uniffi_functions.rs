@@ -1,0 +1,196 @@
+//! Kotlin (and Swift), through uniffi: `bindings-kotlin/src/functions.rs`,
+//! the core's free functions a host calls as they are (the header readers,
+//! the grpc-timeout codec, deadline arithmetic), exported from their
+//! signatures in the core's source: each parameter and the result cross as
+//! the records' fields do (`i64` milliseconds refused by `ms_in` when the
+//! core cannot hold them, `long_out` on the way out, the generated records),
+//! a header error becomes the core's `Error`, and the doc is the core's.
+//!
+//! A parameter or result of a type with no conversion here fails the
+//! generator, naming it: add it to [`parameter`] or [`result`].
+
+use std::fs;
+use std::path::Path;
+
+use crate::output::{Output, HEADER};
+use crate::tables::Table;
+use crate::uniffi_records::{docs, summary, type_name};
+
+pub const FUNCTIONS: &str = "bindings-kotlin/src/functions.rs";
+
+/// One exported function: where the core defines it, its path from the
+/// core's root, the binding's name, and the binding's names of its parameters
+/// where they differ (Kotlin callers may name them).
+struct Function {
+    file: &'static str,
+    path: &'static str,
+    ident: &'static str,
+    renames: &'static [(&'static str, &'static str)],
+}
+
+const fn function(file: &'static str, path: &'static str, ident: &'static str) -> Function {
+    Function { file, path, ident, renames: &[] }
+}
+
+const FUNCTIONS_TABLE: [Function; 13] = [
+    function("core/src/retry_after.rs", "parse_retry_after", "parse_retry_after"),
+    function("core/src/retry_after.rs", "parse_retry_after_with", "parse_retry_after_with"),
+    function("core/src/retry_after.rs", "parse_http_date", "parse_http_date"),
+    function("core/src/retry_after.rs", "parse_retry_after_ms_header", "parse_retry_after_ms_header"),
+    function("core/src/retry_after.rs", "parse_grpc_pushback", "parse_grpc_pushback"),
+    Function {
+        renames: &[("rate_limit", "value"), ("rate_limit_policy", "policy_value")],
+        ..function("core/src/rate_limit.rs", "parse_rate_limit", "parse_rate_limit")
+    },
+    function("core/src/rate_limit.rs", "parse_rate_limit_reset", "parse_rate_limit_reset"),
+    function("core/src/grpc_timeout.rs", "encode_grpc_timeout", "encode_grpc_timeout"),
+    function("core/src/grpc_timeout.rs", "parse_grpc_timeout", "parse_grpc_timeout"),
+    function("core/src/grpc_timeout.rs", "parse_grpc_timeout_ns", "parse_grpc_timeout_ns"),
+    function("core/src/deadline.rs", "remaining_budget_ms", "remaining_budget_ms"),
+    function("core/src/deadline.rs", "admit", "admit"),
+    function("core/src/error_code.rs", "aws::error_code_from_response", "aws_error_code_from_response"),
+];
+
+/// The core's types the records mirror (`records.rs`), by the same name.
+const RECORDS: [&str; 2] = ["Pushback", "Admission"];
+
+pub fn outputs(root: &Path, tables: &[Table]) -> Result<Vec<Output>, String> {
+    let enums: Vec<&str> = tables.iter().filter(|table| table.mirrors.kotlin).map(|table| table.ident).collect();
+    let mut text = format!(
+        "// {HEADER}\n//! The core's free functions a host calls as they are, exported from their\n\
+         //! signatures (core/mirrors/src/uniffi_functions.rs).\n\n"
+    );
+    let mut uses = std::collections::BTreeSet::new();
+    let mut body = String::new();
+    for function in &FUNCTIONS_TABLE {
+        let path = root.join(function.file);
+        let source = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file = syn::parse_file(&source).map_err(|e| format!("{}: {e}", path.display()))?;
+        let core = function.path.rsplit("::").next().unwrap_or(function.path);
+        let item = file.items.iter().find_map(|item| match item {
+            syn::Item::Fn(item) if item.sig.ident == core => Some(item),
+            _ => None,
+        });
+        let item = item.ok_or_else(|| format!("{}: no fn {core}", function.file))?;
+        body.push_str(&export(function, item, &enums, &mut uses)?);
+    }
+    text.push_str("use retryplan as rp;\n");
+    for used in uses.iter().filter(|used| !used.starts_with("crate::")) {
+        text.push_str(&format!("use retryplan::{used};\n"));
+    }
+    let helpers: Vec<&str> = uses.iter().filter_map(|used| used.strip_prefix("crate::")).collect();
+    text.push_str(&format!("\nuse crate::{{{}}};\n", helpers.join(", ")));
+    text.push_str(&body);
+    Ok(vec![Output { path: FUNCTIONS, text }])
+}
+
+/// The exported wrapper of `item`.
+fn export(
+    function: &Function,
+    item: &syn::ItemFn,
+    enums: &[&str],
+    uses: &mut std::collections::BTreeSet<String>,
+) -> Result<String, String> {
+    let (mut params, mut checks, mut args) = (Vec::new(), String::new(), Vec::new());
+    for input in &item.sig.inputs {
+        let syn::FnArg::Typed(typed) = input else { return Err(format!("{}: a method", function.path)) };
+        let syn::Pat::Ident(pat) = &*typed.pat else { return Err(format!("{}: a pattern parameter", function.path)) };
+        let core_name = pat.ident.to_string();
+        let name =
+            function.renames.iter().find(|(from, _)| *from == core_name).map_or(core_name.as_str(), |(_, to)| to);
+        let ty = type_name(&typed.ty);
+        let (binding_ty, arg, check) = parameter(name, &ty, enums).ok_or_else(|| {
+            format!("{}({core_name}): no conversion for `{ty}` (uniffi_functions::parameter)", function.path)
+        })?;
+        if let Some(check) = check {
+            uses.insert("crate::ms_in".to_owned());
+            checks.push_str(&check);
+        }
+        if enums.contains(&binding_ty.as_str()) {
+            uses.insert(binding_ty.clone());
+        }
+        params.push(format!("{name}: {binding_ty}"));
+        args.push(arg);
+    }
+    let returned = match &item.sig.output {
+        syn::ReturnType::Type(_, ty) => type_name(ty),
+        syn::ReturnType::Default => return Err(format!("{}: returns nothing", function.path)),
+    };
+    let mut call = format!("rp::{}({})", function.path, args.join(", "));
+    let value = match returned.strip_prefix("Result<").and_then(|rest| rest.split_once(", ")) {
+        Some((value, "HeaderError>")) => {
+            call.push_str(".map_err(rp::Error::from)?");
+            value.to_owned()
+        }
+        Some((_, error)) => return Err(format!("{}: an error `{error}` with no conversion", function.path)),
+        None => returned.clone(),
+    };
+    let (binding_ty, out, helper) = result(&value, &call).ok_or_else(|| {
+        format!("{}: no conversion for the result `{value}` (uniffi_functions::result)", function.path)
+    })?;
+    if let Some(helper) = helper {
+        uses.insert(format!("crate::{helper}"));
+    }
+    let fallible = !checks.is_empty() || returned.starts_with("Result<");
+    if fallible {
+        uses.insert("crate::Result".to_owned());
+    }
+    let (ret, body) =
+        if fallible { (format!("Result<{binding_ty}>"), format!("Ok({out})")) } else { (binding_ty, out) };
+    let mut text = format!("\n{}", docs("", &summary(&item.attrs)));
+    let signature = format!("pub fn {}({}) -> {ret} {{", function.ident, params.join(", "));
+    text.push_str(&format!("#[uniffi::export]\n{signature}\n{checks}    {body}\n}}\n"));
+    Ok(text)
+}
+
+/// A parameter `name` of the core's type `ty`: the binding's type, the argument
+/// passed to the core, and the line that checks it first, if any.
+fn parameter(name: &str, ty: &str, enums: &[&str]) -> Option<(String, String, Option<String>)> {
+    Some(match ty {
+        "&str" => ("String".into(), format!("&{name}"), None),
+        "Option<&str>" => ("Option<String>".into(), format!("{name}.as_deref()"), None),
+        "u64" => ("i64".into(), name.into(), Some(format!("    let {name} = ms_in(\"{name}\", {name})?;\n"))),
+        ty if enums.contains(&ty) => (ty.into(), name.into(), None),
+        _ => return None,
+    })
+}
+
+/// The core's result `ty` of the expression `call`: the binding's type, the
+/// expression converting it, and the binding's helper it calls.
+fn result(ty: &str, call: &str) -> Option<(String, String, Option<String>)> {
+    Some(match ty {
+        "u64" => ("i64".into(), format!("long_out({call})"), Some("long_out".into())),
+        "Option<u64>" => ("Option<i64>".into(), format!("{call}.map(long_out)"), Some("long_out".into())),
+        "i64" | "String" => (ty.into(), call.into(), None),
+        "Option<ErrorCode>" => ("Option<String>".into(), format!("{call}.map(|code| code.as_str().to_owned())"), None),
+        ty if RECORDS.contains(&ty) => (ty.into(), format!("{call}.into()"), Some(format!("records::{ty}"))),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_type_without_a_conversion_is_refused() {
+        assert!(parameter("at", "Instant", &[]).is_none());
+        assert!(result("Instant", "f()").is_none());
+        let (ty, arg, check) = parameter("now_ms", "u64", &[]).unwrap();
+        assert_eq!((ty.as_str(), arg.as_str()), ("i64", "now_ms"));
+        assert_eq!(check.unwrap(), "    let now_ms = ms_in(\"now_ms\", now_ms)?;\n");
+    }
+
+    #[test]
+    fn a_header_reader_refuses_a_bad_clock_and_converts_its_error() {
+        let root = crate::workspace_root();
+        let tables = crate::tables::registry(&root).unwrap();
+        let text = &outputs(&root, &tables).unwrap()[0].text;
+        let expected =
+            "#[uniffi::export]\npub fn parse_retry_after(value: String, now_unix_ms: i64) -> Result<i64> {\n    \
+                        let now_unix_ms = ms_in(\"now_unix_ms\", now_unix_ms)?;\n    \
+                        Ok(long_out(rp::parse_retry_after(&value, now_unix_ms).map_err(rp::Error::from)?))\n}\n";
+        assert!(text.contains(expected), "{text}");
+        assert!(text.contains("pub fn parse_rate_limit(value: String, policy_value: Option<String>)"), "{text}");
+    }
+}

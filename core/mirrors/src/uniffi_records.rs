@@ -1,0 +1,520 @@
+//! Kotlin (and Swift), through uniffi: `bindings-kotlin/src/records.rs`, the
+//! core's records and enums with data that cross the boundary (outcomes,
+//! decisions, the driver's actions and endings, the controls' snapshots, the
+//! counters, the timeline), read from the core's source with `syn`: one
+//! uniffi type per core type, field for field in the core's order with the
+//! core's docs, and its conversion from the core's type (and back, for what a
+//! caller hands in: [`Mirror::into_core`]).
+//!
+//! Only the number types change at the boundary, each by one helper of the
+//! binding ([`conversion`]): `u64` is `i64` (`long_out`; `ms_in` on the way
+//! in, which refuses what the core cannot hold), `u32` is `i32`, a status
+//! `u16` is `i32`, a request id is its 16 hex digits, an attempt set a list.
+//! A core field of a type with no conversion here fails the generator,
+//! naming it: add it to [`conversion`] (and its helper to the binding).
+//!
+//! The file is not formatted by rustfmt (`#[rustfmt::skip] mod records;`).
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::Path;
+
+use crate::docs::plain_links;
+use crate::output::{Output, HEADER};
+use crate::tables::Table;
+
+pub const RECORDS: &str = "bindings-kotlin/src/records.rs";
+
+/// One core type the binding mirrors.
+struct Mirror {
+    /// The core source file that defines it.
+    file: &'static str,
+    /// Its ident in the core (a public type at the crate's root).
+    core: &'static str,
+    /// The binding's type.
+    ident: &'static str,
+    /// Also converted back to the core's type (a caller hands it in).
+    into_core: bool,
+    /// The name of the one field of a tuple variant, by variant.
+    tuple_fields: &'static [(&'static str, &'static str)],
+    /// A field added to every variant: the core's text for the value (its `Display`).
+    text_field: Option<&'static str>,
+    /// Optional fields are optional in Kotlin too (`#[uniffi(default)]`: null when not given).
+    default_nulls: bool,
+}
+
+const fn mirror(file: &'static str, core: &'static str) -> Mirror {
+    Mirror { file, core, ident: core, into_core: false, tuple_fields: &[], text_field: None, default_nulls: false }
+}
+
+/// Every mirrored type, a type before those that hold it.
+const MIRRORS: [Mirror; 19] = [
+    Mirror {
+        into_core: true,
+        tuple_fields: &[("RetryAfterMs", "ms")],
+        ..mirror("core/src/retry_after.rs", "Pushback")
+    },
+    Mirror { into_core: true, default_nulls: true, ..mirror("core/src/classify.rs", "Outcome") },
+    Mirror { into_core: true, ..mirror("core/src/decision.rs", "Decision") },
+    mirror("core/src/driver/action.rs", "AttemptPlan"),
+    mirror("core/src/driver/action.rs", "AttemptResult"),
+    mirror("core/src/driver/action.rs", "EndingResult"),
+    mirror("core/src/driver/action.rs", "Ending"),
+    Mirror {
+        tuple_fields: &[("StartAttempt", "plan"), ("Finish", "ending")],
+        ..mirror("core/src/driver/action.rs", "Action")
+    },
+    mirror("core/src/driver/action.rs", "Event"),
+    mirror("core/src/budget.rs", "BudgetSnapshot"),
+    mirror("core/src/breaker.rs", "BreakerSnapshot"),
+    mirror("core/src/dependency.rs", "DependencySnapshot"),
+    mirror("core/src/stats.rs", "GiveUpCounts"),
+    Mirror { ident: "StatsSnapshot", ..mirror("core/src/stats.rs", "Stats") },
+    mirror("core/src/deadline.rs", "Admission"),
+    mirror("core/src/redelivery.rs", "Redelivery"),
+    mirror("core/src/timeline.rs", "TimelineStep"),
+    Mirror { text_field: Some("text"), ..mirror("core/src/timeline.rs", "Warning") },
+    mirror("core/src/timeline.rs", "Timeline"),
+];
+
+/// A named field (a tuple variant's one field gets its name from the table).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Field {
+    name: String,
+    ty: String,
+    doc: String,
+}
+
+/// A variant: its ident, doc, fields, and whether the core's is a tuple variant.
+struct Variant {
+    ident: String,
+    doc: String,
+    fields: Vec<Field>,
+    tuple: bool,
+}
+
+/// A core type as read: a struct's fields, or an enum's variants.
+enum Body {
+    Struct(Vec<Field>),
+    Enum(Vec<Variant>),
+}
+
+pub fn outputs(root: &Path, tables: &[Table]) -> Result<Vec<Output>, String> {
+    let mut read = Vec::new();
+    for mirror in &MIRRORS {
+        let path = root.join(mirror.file);
+        let source = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file = syn::parse_file(&source).map_err(|e| format!("{}: {e}", path.display()))?;
+        let (doc, body) = find(&file.items, mirror)?.ok_or_else(|| format!("{}: no {}", mirror.file, mirror.core))?;
+        read.push((mirror, doc, body));
+    }
+    let mut writer = Writer { tables, helpers: BTreeSet::new(), enums: BTreeSet::new() };
+    let mut body = String::new();
+    for (mirror, doc, read) in &read {
+        body.push_str(&writer.item(mirror, doc, read)?);
+    }
+    let mut text = format!(
+        "// {HEADER}\n//! The core's records and enums with data, restated for uniffi with `i64`\n\
+         //! milliseconds and `i32` counts, and their conversions (core/mirrors/src/uniffi_records.rs).\n\n\
+         use retryplan as rp;\n"
+    );
+    for ident in &writer.enums {
+        text.push_str(&format!("use retryplan::{ident};\n"));
+    }
+    let helpers: Vec<String> = writer.helpers.iter().map(|helper| format!("{helper},")).collect();
+    text.push_str(&format!("\nuse crate::{{\n{}}};\n", wrap("    ", helpers.iter().map(String::as_str))));
+    text.push_str(&body);
+    Ok(vec![Output { path: RECORDS, text }])
+}
+
+/// The type `mirror.core` among `items` (inline modules searched too): its doc and body.
+fn find(items: &[syn::Item], mirror: &Mirror) -> Result<Option<(String, Body)>, String> {
+    for item in items {
+        match item {
+            syn::Item::Struct(item) if item.ident == mirror.core => {
+                return Ok(Some((summary(&item.attrs), Body::Struct(fields(&item.fields, mirror, "")?.0))));
+            }
+            syn::Item::Enum(item) if item.ident == mirror.core => {
+                let mut variants = Vec::new();
+                for variant in &item.variants {
+                    let ident = variant.ident.to_string();
+                    let (fields, tuple) = fields(&variant.fields, mirror, &ident)?;
+                    variants.push(Variant { doc: summary(&variant.attrs), ident, fields, tuple });
+                }
+                return Ok(Some((summary(&item.attrs), Body::Enum(variants))));
+            }
+            syn::Item::Mod(module) => {
+                if let Some((_, items)) = &module.content {
+                    if let Some(found) = find(items, mirror)? {
+                        return Ok(Some(found));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(None)
+}
+
+/// The fields of a struct or variant, and whether they are a tuple's (named from the table).
+fn fields(fields: &syn::Fields, mirror: &Mirror, variant: &str) -> Result<(Vec<Field>, bool), String> {
+    let tuple = matches!(fields, syn::Fields::Unnamed(_));
+    let mut out = Vec::new();
+    for field in fields {
+        let name = match &field.ident {
+            Some(ident) => ident.to_string(),
+            None => {
+                let named = mirror.tuple_fields.iter().find(|(of, _)| *of == variant).filter(|_| fields.len() == 1);
+                let (_, name) = named
+                    .ok_or_else(|| format!("{}::{variant}: name its field in MIRRORS.tuple_fields", mirror.core))?;
+                (*name).to_owned()
+            }
+        };
+        out.push(Field { name, ty: type_name(&field.ty), doc: summary(&field.attrs) });
+    }
+    Ok((out, tuple))
+}
+
+/// A type as written, without spaces or leading path: `Option<u64>`, `AttemptSet`, `&str`; `?` for another type.
+pub(crate) fn type_name(ty: &syn::Type) -> String {
+    if let syn::Type::Reference(reference) = ty {
+        return format!("&{}", type_name(&reference.elem));
+    }
+    let syn::Type::Path(path) = ty else { return "?".to_owned() };
+    let Some(last) = path.path.segments.last() else { return "?".to_owned() };
+    let mut name = last.ident.to_string();
+    if let syn::PathArguments::AngleBracketed(generics) = &last.arguments {
+        let arguments: Vec<String> = generics
+            .args
+            .iter()
+            .map(|argument| match argument {
+                syn::GenericArgument::Type(ty) => type_name(ty),
+                _ => "?".to_owned(),
+            })
+            .collect();
+        name.push_str(&format!("<{}>", arguments.join(", ")));
+    }
+    name
+}
+
+/// The first paragraph of the `///` lines among `attrs`, on one line, links as their text.
+pub(crate) fn summary(attrs: &[syn::Attribute]) -> String {
+    let mut lines = Vec::new();
+    for attr in attrs.iter().filter(|attr| attr.path().is_ident("doc")) {
+        if let syn::Meta::NameValue(syn::MetaNameValue {
+            value: syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(text), .. }),
+            ..
+        }) = &attr.meta
+        {
+            lines.push(text.value());
+        }
+    }
+    let text: Vec<&str> = lines
+        .iter()
+        .map(|line| line.trim())
+        .skip_while(|line| line.is_empty())
+        .take_while(|line| !line.is_empty())
+        .collect();
+    plain_links(&text.join(" "))
+}
+
+/// How one field crosses: the binding's type, the expression out of the core's
+/// value `v`, and the expression back (none: not handed in).
+struct Conversion {
+    ty: String,
+    out: String,
+    back: Option<String>,
+    /// The binding's helpers the expressions call.
+    helpers: &'static [&'static str],
+}
+
+/// The conversion of a field `name` of the core's type `ty`, read from `v` (the name
+/// itself where a pattern bound it); `mirrored` are the binding's mirrors, `enums`
+/// the core's unit enums uniffi exports as themselves.
+fn conversion(name: &str, v: &str, ty: &str, mirrored: &[&str], enums: &[&str]) -> Result<Conversion, String> {
+    let c = |ty: &str, out: String, back: Option<String>, helpers| Conversion { ty: ty.to_owned(), out, back, helpers };
+    Ok(match ty {
+        "bool" => c("bool", v.into(), Some(v.into()), &[]),
+        "u16" => c("i32", format!("{v}.into()"), Some(format!("status_in(\"{name}\", {v})?")), &["status_in"]),
+        "u32" => {
+            c("i32", format!("count_out({v})"), Some(format!("u32_in(\"{name}\", {v})?")), &["count_out", "u32_in"])
+        }
+        "u64" => c("i64", format!("long_out({v})"), Some(format!("ms_in(\"{name}\", {v})?")), &["long_out", "ms_in"]),
+        "Option<u32>" => c("Option<i32>", format!("{v}.map(count_out)"), None, &["count_out"]),
+        "Option<u64>" => c(
+            "Option<i64>",
+            format!("{v}.map(long_out)"),
+            Some(format!("opt_ms_in(\"{name}\", {v})?")),
+            &["long_out", "opt_ms_in"],
+        ),
+        "RequestId" => c(
+            "String",
+            format!("{v}.to_string()"),
+            Some(format!("request_id_in(\"{name}\", {v})?")),
+            &["request_id_in"],
+        ),
+        "AttemptSet" => c(
+            "Vec<i32>",
+            format!("attempts_out({v})"),
+            Some(format!("attempts_in(\"{name}\", {v})?")),
+            &["attempts_in", "attempts_out"],
+        ),
+        "Option<ErrorCode>" => c(
+            "Option<String>",
+            format!("{v}.map(|code| code.as_str().to_owned())"),
+            Some(format!("error_code_in({v})?")),
+            &["error_code_in"],
+        ),
+        ty if enums.contains(&ty) => c(ty, v.into(), Some(v.into()), &[]),
+        ty if mirrored.contains(&ty) => c(ty, format!("{v}.into()"), Some(format!("{v}.try_into()?")), &[]),
+        _ => {
+            let inner = |wrapper: &str| ty.strip_prefix(wrapper).and_then(|rest| rest.strip_suffix('>'));
+            match (inner("Option<"), inner("Vec<")) {
+                (Some(item), _) if mirrored.contains(&item) => {
+                    c(ty, format!("{v}.map(Into::into)"), Some(format!("{v}.map(TryInto::try_into).transpose()?")), &[])
+                }
+                (_, Some(item)) if mirrored.contains(&item) => {
+                    c(ty, format!("{v}.into_iter().map(Into::into).collect()"), None, &[])
+                }
+                _ => return Err(format!("field `{name}`: no conversion for `{ty}` (uniffi_records::conversion)")),
+            }
+        }
+    })
+}
+
+struct Writer<'a> {
+    tables: &'a [Table],
+    /// The binding's helpers the conversions call.
+    helpers: BTreeSet<&'static str>,
+    /// The core's unit enums the records use.
+    enums: BTreeSet<&'static str>,
+}
+
+impl Writer<'_> {
+    /// `field`'s conversion, its value read from `of` (`value.`) or, with `of` empty, bound by its name.
+    fn conversion(&mut self, field: &Field, of: &str) -> Result<Conversion, String> {
+        let mirrored: Vec<&str> = MIRRORS.iter().map(|mirror| mirror.ident).collect();
+        let enums: Vec<&str> =
+            self.tables.iter().filter(|table| table.mirrors.kotlin).map(|table| table.ident).collect();
+        let value = format!("{of}{}", field.name);
+        let conversion = conversion(&field.name, &value, &field.ty, &mirrored, &enums)?;
+        if let Some(table) = self.tables.iter().find(|table| table.ident == conversion.ty && table.mirrors.kotlin) {
+            self.enums.insert(table.ident);
+        }
+        Ok(conversion)
+    }
+
+    /// The type's definition and its conversions.
+    fn item(&mut self, mirror: &Mirror, doc: &str, body: &Body) -> Result<String, String> {
+        let mut text = format!("\n{}", docs("", doc));
+        match body {
+            Body::Struct(fields) => {
+                text.push_str(&format!(
+                    "#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]\npub struct {} {{\n",
+                    mirror.ident
+                ));
+                text.push_str(&self.definitions(mirror, fields, "    ", "pub ")?);
+                text.push_str("}\n");
+                text.push_str(&format!(
+                    "\nimpl From<rp::{core}> for {ident} {{\n    fn from(value: rp::{core}) -> Self {{\n        \
+                     {ident} {{\n{}        }}\n    }}\n}}\n",
+                    self.outs(fields, "            ", "value.")?,
+                    core = mirror.core,
+                    ident = mirror.ident,
+                ));
+                if mirror.into_core {
+                    return Err(format!("{}: a struct handed back is not written yet", mirror.core));
+                }
+            }
+            Body::Enum(variants) => {
+                text.push_str(&format!(
+                    "#[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum)]\npub enum {} {{\n",
+                    mirror.ident
+                ));
+                for variant in variants {
+                    text.push_str(&docs("    ", &variant.doc));
+                    let mut fields = self.definitions(mirror, &variant.fields, "        ", "")?;
+                    if let Some(name) = mirror.text_field {
+                        fields.push_str(&format!("        /// The core's text for it.\n        {name}: String,\n"));
+                    }
+                    if fields.is_empty() {
+                        text.push_str(&format!("    {},\n", variant.ident));
+                    } else {
+                        text.push_str(&format!("    {} {{\n{fields}    }},\n", variant.ident));
+                    }
+                }
+                text.push_str("}\n");
+                text.push_str(&self.enum_out(mirror, variants)?);
+                if mirror.into_core {
+                    text.push_str(&self.enum_back(mirror, variants)?);
+                }
+            }
+        }
+        Ok(text)
+    }
+
+    /// The fields' definitions, one a line, each with its doc.
+    fn definitions(&mut self, mirror: &Mirror, fields: &[Field], indent: &str, vis: &str) -> Result<String, String> {
+        let mut text = String::new();
+        for field in fields {
+            let ty = self.conversion(field, "")?.ty;
+            text.push_str(&docs(indent, &field.doc));
+            if mirror.default_nulls && ty.starts_with("Option<") {
+                text.push_str(&format!("{indent}#[uniffi(default)]\n"));
+            }
+            text.push_str(&format!("{indent}{vis}{}: {ty},\n", field.name));
+        }
+        Ok(text)
+    }
+
+    /// `name: expression,` lines out of the core's values (`name,` where it is the value itself).
+    /// `of` is what a field's name is read from (`value.` for a struct; nothing for a variant's bound fields).
+    fn outs(&mut self, fields: &[Field], indent: &str, of: &str) -> Result<String, String> {
+        let mut text = String::new();
+        for field in fields {
+            let conversion = self.conversion(field, of)?;
+            self.helpers.extend(conversion.helpers.iter().filter(|helper| !helper.ends_with("_in")));
+            text.push_str(&field_line(indent, &field.name, &conversion.out));
+        }
+        Ok(text)
+    }
+
+    fn enum_out(&mut self, mirror: &Mirror, variants: &[Variant]) -> Result<String, String> {
+        let (core, ident) = (mirror.core, mirror.ident);
+        let mut text = format!("\nimpl From<rp::{core}> for {ident} {{\n    fn from(value: rp::{core}) -> Self {{\n");
+        if let Some(name) = mirror.text_field {
+            text.push_str(&format!("        let {name} = value.to_string();\n"));
+        }
+        text.push_str("        match value {\n");
+        for variant in variants {
+            let mut outs = self.outs(&variant.fields, "                ", "")?;
+            if let Some(name) = mirror.text_field {
+                outs.push_str(&format!("                {name},\n"));
+            }
+            let pattern = pattern(&format!("rp::{core}::{}", variant.ident), variant, variant.tuple);
+            if outs.is_empty() {
+                text.push_str(&format!("            {pattern} => {ident}::{},\n", variant.ident));
+            } else {
+                text.push_str(&format!(
+                    "            {pattern} => {ident}::{} {{\n{outs}            }},\n",
+                    variant.ident
+                ));
+            }
+        }
+        text.push_str("        }\n    }\n}\n");
+        Ok(text)
+    }
+
+    fn enum_back(&mut self, mirror: &Mirror, variants: &[Variant]) -> Result<String, String> {
+        let (core, ident) = (mirror.core, mirror.ident);
+        self.helpers.extend(["Result", "RetryplanError"]);
+        let mut text = format!(
+            "\nimpl TryFrom<{ident}> for rp::{core} {{\n    type Error = RetryplanError;\n    \
+             fn try_from(value: {ident}) -> Result<Self> {{\n        Ok(match value {{\n"
+        );
+        for variant in variants {
+            let mut backs = Vec::new();
+            for field in &variant.fields {
+                let conversion = self.conversion(field, "")?;
+                let back = conversion.back.ok_or_else(|| format!("{core}.{}: cannot be handed in", field.name))?;
+                self.helpers.extend(conversion.helpers.iter().filter(|helper| helper.ends_with("_in")));
+                backs.push((field.name.as_str(), back));
+            }
+            let pattern = pattern(&format!("{ident}::{}", variant.ident), variant, false);
+            let target = format!("rp::{core}::{}", variant.ident);
+            let built = match (variant.tuple, backs.as_slice()) {
+                (_, []) => target,
+                (true, [(_, back)]) => format!("{target}({back})"),
+                _ => {
+                    let lines: String =
+                        backs.iter().map(|(name, back)| field_line("                ", name, back)).collect();
+                    format!("{target} {{\n{lines}            }}")
+                }
+            };
+            text.push_str(&format!("            {pattern} => {built},\n"));
+        }
+        text.push_str("        })\n    }\n}\n");
+        Ok(text)
+    }
+}
+
+/// A pattern binding every field of `variant` by its name (a tuple's one field positionally), at
+/// the match arms' indent; its fields on lines of their own when one line would be long.
+fn pattern(path: &str, variant: &Variant, tuple: bool) -> String {
+    let names: Vec<&str> = variant.fields.iter().map(|field| field.name.as_str()).collect();
+    match (names.is_empty(), tuple) {
+        (true, _) => path.to_owned(),
+        (false, true) => format!("{path}({})", names.join(", ")),
+        (false, false) if path.len() + names.join(", ").len() < 70 => format!("{path} {{ {} }}", names.join(", ")),
+        (false, false) => {
+            let names: Vec<String> = names.iter().map(|name| format!("{name},")).collect();
+            format!("{path} {{\n{}            }}", wrap("                ", names.iter().map(String::as_str)))
+        }
+    }
+}
+
+/// `name: expression,` (`name,` when the expression is the name) at `indent`.
+fn field_line(indent: &str, name: &str, expression: &str) -> String {
+    if expression == name {
+        format!("{indent}{name},\n")
+    } else {
+        format!("{indent}{name}: {expression},\n")
+    }
+}
+
+/// `///` lines of `text` at `indent`, wrapped at the workspace's width (120).
+pub(crate) fn docs(indent: &str, text: &str) -> String {
+    wrap(&format!("{indent}/// "), text.split_whitespace())
+}
+
+/// `words` after `prefix` in lines of at most 120 characters (a longer word alone on its line).
+fn wrap<'a>(prefix: &str, words: impl Iterator<Item = &'a str>) -> String {
+    let mut text = String::new();
+    let mut line = String::new();
+    for word in words {
+        if !line.is_empty() && line.len() + 1 + word.len() > 120 {
+            text.push_str(line.trim_end());
+            text.push('\n');
+            line.clear();
+        }
+        if line.is_empty() {
+            line.push_str(prefix);
+        } else {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A field of a type the binding has no conversion for stops the generator, naming it.
+    #[test]
+    fn a_field_without_a_conversion_is_named() {
+        let error = conversion("at", "at", "Instant", &[], &[]).err().unwrap();
+        assert!(error.contains("`Instant`"), "{error}");
+        let back = conversion("token", "token", "Option<u32>", &[], &[]).unwrap();
+        assert_eq!((back.ty.as_str(), back.back), ("Option<i32>", None));
+    }
+
+    /// A decision's fields: a count out and back, named; a tuple variant's field by its name from the table.
+    #[test]
+    fn each_field_is_converted_out_and_back() {
+        let root = crate::workspace_root();
+        let tables = crate::tables::registry(&root).unwrap();
+        let text = &outputs(&root, &tables).unwrap()[0].text;
+        assert!(text.contains("    Wait {\n"), "{text}");
+        assert!(text.contains("                retry: count_out(retry),\n"), "{text}");
+        assert!(text.contains("                retry: u32_in(\"retry\", retry)?,\n"), "{text}");
+        assert!(text.contains(
+            "            Pushback::RetryAfterMs { ms } => rp::Pushback::RetryAfterMs(ms_in(\"ms\", ms)?),\n"
+        ));
+    }
+}
