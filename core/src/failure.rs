@@ -27,6 +27,15 @@ use crate::error::Error;
 use crate::message::message;
 use crate::named::Named;
 
+/// How many wrapped errors a host looks through, below the one it caught, for
+/// a failure its table recognises (following each platform's own link: a
+/// JS `cause`, a Python `__cause__`/`__context__` or urllib3's `reason`, a
+/// Java `cause`). One depth in every language, so an error wrapped three
+/// times is the same failure everywhere; eight is deeper than any HTTP
+/// client wraps (requests: `ConnectionError` > `MaxRetryError` >
+/// `NewConnectionError` > `ConnectionRefusedError`).
+pub const MAX_CAUSE_DEPTH: usize = 8;
+
 /// What a host saw go wrong with an attempt, named the same in every language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Failure {

@@ -81,7 +81,7 @@ pub use driver::{
     Held, Receipt,
 };
 pub use error::{Blame, ConfigKind, Error, Violation};
-pub use failure::Failure;
+pub use failure::{Failure, MAX_CAUSE_DEPTH};
 pub use grant::GrantCell;
 pub use grpc_timeout::{
     encode_grpc_timeout, encode_grpc_timeout_into, encode_grpc_timeout_ns, parse_grpc_timeout, parse_grpc_timeout_ns,
