@@ -6,9 +6,15 @@
 //! the core's doc comments (read from its source) or the schema's
 //! `description`s.
 //!
-//! The Python binding's records (the `Decision` subclasses, the `Stats`
-//! counters) come from the core's source too: its Rust glue's field lists
-//! and their part of `_native.pyi`.
+//! From the core's source and its public tables too:
+//! - the wire's constants and name tables, for JS (`js_wire`) and Kotlin
+//!   (`kotlin_wire`), and JS's reader of the decision record (`js_records`);
+//! - the error types from `retryplan::Error`: Python's exception classes
+//!   (`python_errors`) and Kotlin's `RetryplanError` (`uniffi_errors`);
+//! - records: Python's `Decision` subclasses, `Stats` counters
+//!   (`python_records`) and values (`python_values`); Kotlin's uniffi
+//!   records with their conversions (`uniffi_records`) and the free
+//!   functions exported from their signatures (`uniffi_functions`).
 //!
 //! It also writes the vectors' schema (the policy's shapes from the core's
 //! `policy/schema.json`) and the case counts of the vectors' README.
@@ -16,7 +22,7 @@
 //! `cargo run -p retryplan-mirrors` rewrites the files; `-- --check` writes
 //! nothing and fails, naming each file, when a committed one differs.
 //!
-//! One module per output language; `tables` is the registry of what each
+//! One module per output; `tables` is the registry of what each
 //! language mirrors.
 
 mod docs;
