@@ -179,6 +179,29 @@ def test_unreadable_policies_name_the_field(config: dict, field: str) -> None:
     assert raised.value.field == field and raised.value.code == "invalid_config"
 
 
+def test_every_field_of_a_core_error_reaches_its_exception() -> None:
+    """One conversion for every error (the core's ``Error::fields``): typed fields, ``message`` as ``detail``,
+    a header error's fields for its kind only."""
+    with pytest.raises(InvalidConfigError) as unreadable:
+        Policy.from_json("{")
+    assert unreadable.value.detail and str(unreadable.value).endswith(unreadable.value.detail)
+    assert (unreadable.value.config, unreadable.value.field, unreadable.value.blame) == ("policy", "", "configuration")
+    with pytest.raises(InvalidHeaderError) as malformed:
+        retryplan.parse_retry_after("soon", 0.0)
+    assert (malformed.value.expected is not None, malformed.value.limit) == (True, None)
+    with pytest.raises(InvalidHeaderError) as out_of_range:
+        retryplan.parse_grpc_timeout("123456789m")
+    assert (out_of_range.value.header, out_of_range.value.value) == ("grpc-timeout", "123456789m")
+    assert (out_of_range.value.expected, out_of_range.value.limit is not None) == (None, True)
+    with pytest.raises(ConfigViolationsError) as broken:
+        Policy(max_attempts=0)
+    (violation,) = broken.value.violations
+    assert isinstance(violation, retryplan.Violation) and violation.field == "max_attempts" and violation.message
+    # The class takes a violation as a pair, or as the mapping the core gives.
+    pairs = ConfigViolationsError("m", "budget", [("a", "x"), {"field": "b", "message": "y"}])
+    assert pairs.violations == (("a", "x"), ("b", "y")) and pairs.fields == ("a", "b")
+
+
 def test_a_whole_number_spelt_as_a_float_is_read_as_in_every_language() -> None:
     # JavaScript cannot tell 800 from 800.0, so no binding refuses the float spelling.
     assert Policy.from_dict({"total_budget_ms": 800.0}).total_budget_ms == 800
