@@ -599,6 +599,24 @@ def test_the_driver_says_which_token_to_release_and_which_one_the_ending_returns
     assert (ending.result.token, ending.result.returned) == (12, True)
 
 
+def test_every_action_names_its_kind_and_shows_its_class_and_fields() -> None:
+    """The kind is the core's (``Action::kind``), the JSON ``type``; the repr is the class with the JSON fields."""
+    driver = retryplan.Driver(Policy.from_dict({"jitter": {"kind": "none"}}), now_ms=0, seed=1)
+    actions = [driver.poll_action(now_ms=0)]
+    driver.handle_result(now_ms=10, attempt=1, outcome=Outcome.http_status(503), token=7)
+    actions.append(driver.poll_action(now_ms=10))
+    actions.append(driver.poll_action(now_ms=actions[-1].to_dict()["until_ms"]))
+    driver.handle_cancel(now_ms=5_000)
+    while actions[-1].kind != "finish":
+        actions.append(driver.poll_action(now_ms=5_000))
+    kinds = [action.kind for action in actions]
+    assert kinds == ["start_attempt", "sleep", "start_attempt", "release", "abort_attempt", "finish"]
+    assert all(action.to_dict()["type"] == action.kind for action in actions)
+    assert [repr(action).partition("(")[0] for action in actions] == [type(action).__name__ for action in actions]
+    assert (repr(actions[1]), repr(actions[3])) == ("Sleep(until_ms=110)", "Release(token=7)")
+    assert repr(actions[4]) == "AbortAttempt(attempt=2, reason='cancelled')"
+
+
 def test_the_driver_refuses_a_held_kind_without_a_token_and_an_unknown_one() -> None:
     driver = retryplan.Driver(Policy.from_dict({}), now_ms=0, seed=7)
     driver.poll_action(now_ms=0)
