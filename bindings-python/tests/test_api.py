@@ -617,6 +617,13 @@ def test_every_action_names_its_kind_and_shows_its_class_and_fields() -> None:
     assert repr(actions[4]) == "AbortAttempt(attempt=2, reason='cancelled')"
 
 
+def test_a_decision_shows_its_class_and_fields() -> None:
+    op = Operation(Policy.from_profile("checkout"), now_ms=0, seed=1)
+    assert repr(op.poll(now_ms=50)).startswith("StartAttempt(attempt=1, timeout_ms=200, abort_at_ms=250, request_id=")
+    wait = op.on_outcome(0.25, 1, Outcome.http_status(503))
+    assert repr(wait) == "Wait(retry=0, delay_ms=44, until_ms=294, remaining_budget_ms=500)"
+
+
 def test_the_driver_refuses_a_held_kind_without_a_token_and_an_unknown_one() -> None:
     driver = retryplan.Driver(Policy.from_dict({}), now_ms=0, seed=7)
     driver.poll_action(now_ms=0)
