@@ -117,8 +117,9 @@ impl PyDecision {
         self.inner.describe().to_string()
     }
 
-    fn __repr__(&self) -> String {
-        repr_of(class_name(&self.inner), &self.inner)
+    /// `Wait(retry=0, ...)`: its class and the fields of its JSON shape.
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        Ok(repr_of(&slf.get_type().name()?.to_cow()?, &slf.get().inner))
     }
 }
 
@@ -155,12 +156,6 @@ macro_rules! decision_classes {
             Ok(match inner {
                 $(Decision::$class { .. } => Bound::new(py, base.add_subclass($class))?.into_any().unbind(),)*
             })
-        }
-
-        fn class_name(decision: &Decision) -> &'static str {
-            match decision {
-                $(Decision::$class { .. } => stringify!($class),)*
-            }
         }
     };
 }

@@ -30,16 +30,10 @@ pub(crate) struct PyAction {
 
 #[pymethods]
 impl PyAction {
-    /// The snake_case kind: `start_attempt`, `abort_attempt`, `sleep` or `finish`.
+    /// The snake_case kind: `start_attempt`, `abort_attempt`, `sleep`, `release` or `finish`.
     #[getter]
     fn kind(&self) -> &'static str {
-        match self.inner {
-            Action::StartAttempt(_) => "start_attempt",
-            Action::AbortAttempt { .. } => "abort_attempt",
-            Action::Sleep { .. } => "sleep",
-            Action::Release { .. } => "release",
-            Action::Finish(_) => "finish",
-        }
+        self.inner.kind().name()
     }
 
     /// The action in the vectors' JSON shape.
@@ -47,14 +41,9 @@ impl PyAction {
         serialized(py, &self.inner)
     }
 
-    fn __repr__(&self) -> String {
-        match self.inner {
-            Action::StartAttempt(plan) => repr_of("AttemptPlan", &plan),
-            Action::Finish(ending) => repr_of("Ending", &ending),
-            Action::Sleep { .. } => repr_of("Sleep", &self.inner),
-            Action::Release { .. } => repr_of("Release", &self.inner),
-            Action::AbortAttempt { .. } => repr_of("AbortAttempt", &self.inner),
-        }
+    /// `Sleep(until_ms=...)`: its class and the fields of its JSON shape.
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        Ok(repr_of(&slf.get_type().name()?.to_cow()?, &slf.get().inner))
     }
 }
 

@@ -19,7 +19,8 @@
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use retryplan::{
-    profiles, Failure, GiveUpReason, GrpcCode, GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER, MAX_MS, REQUEST_ID_HEADER,
+    profiles, Failure, GiveUpReason, GrpcCode, GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER, MAX_CAUSE_DEPTH, MAX_MS,
+    REQUEST_ID_HEADER,
 };
 
 mod args;
@@ -107,6 +108,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("GIVE_UP_REASONS", PyTuple::new(py, GiveUpReason::ALL.map(GiveUpReason::name))?)?;
     m.add("GRPC_CODES", PyTuple::new(py, GrpcCode::ALL.map(GrpcCode::name))?)?;
     m.add("FAILURES", PyTuple::new(py, Failure::ALL.map(Failure::name))?)?;
+    m.add("MAX_CAUSE_DEPTH", MAX_CAUSE_DEPTH)?;
     m.add("GUIDANCE_HEADERS", PyTuple::new(py, GUIDANCE_HEADERS)?)?;
     m.add("IDEMPOTENCY_KEY_HEADER", IDEMPOTENCY_KEY_HEADER)?;
     m.add("REQUEST_ID_HEADER", REQUEST_ID_HEADER)?;

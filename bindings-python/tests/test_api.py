@@ -179,6 +179,29 @@ def test_unreadable_policies_name_the_field(config: dict, field: str) -> None:
     assert raised.value.field == field and raised.value.code == "invalid_config"
 
 
+def test_every_field_of_a_core_error_reaches_its_exception() -> None:
+    """One conversion for every error (the core's ``Error::fields``): typed fields, ``message`` as ``detail``,
+    a header error's fields for its kind only."""
+    with pytest.raises(InvalidConfigError) as unreadable:
+        Policy.from_json("{")
+    assert unreadable.value.detail and str(unreadable.value).endswith(unreadable.value.detail)
+    assert (unreadable.value.config, unreadable.value.field, unreadable.value.blame) == ("policy", "", "configuration")
+    with pytest.raises(InvalidHeaderError) as malformed:
+        retryplan.parse_retry_after("soon", 0.0)
+    assert (malformed.value.expected is not None, malformed.value.limit) == (True, None)
+    with pytest.raises(InvalidHeaderError) as out_of_range:
+        retryplan.parse_grpc_timeout("123456789m")
+    assert (out_of_range.value.header, out_of_range.value.value) == ("grpc-timeout", "123456789m")
+    assert (out_of_range.value.expected, out_of_range.value.limit is not None) == (None, True)
+    with pytest.raises(ConfigViolationsError) as broken:
+        Policy(max_attempts=0)
+    (violation,) = broken.value.violations
+    assert isinstance(violation, retryplan.Violation) and violation.field == "max_attempts" and violation.message
+    # The class takes a violation as a pair, or as the mapping the core gives.
+    pairs = ConfigViolationsError("m", "budget", [("a", "x"), {"field": "b", "message": "y"}])
+    assert pairs.violations == (("a", "x"), ("b", "y")) and pairs.fields == ("a", "b")
+
+
 def test_a_whole_number_spelt_as_a_float_is_read_as_in_every_language() -> None:
     # JavaScript cannot tell 800 from 800.0, so no binding refuses the float spelling.
     assert Policy.from_dict({"total_budget_ms": 800.0}).total_budget_ms == 800
@@ -574,6 +597,31 @@ def test_the_driver_says_which_token_to_release_and_which_one_the_ending_returns
     ending = driver.poll_action(now_ms=200)
     assert isinstance(ending, retryplan.Ending) and ending.result is not None
     assert (ending.result.token, ending.result.returned) == (12, True)
+
+
+def test_every_action_names_its_kind_and_shows_its_class_and_fields() -> None:
+    """The kind is the core's (``Action::kind``), the JSON ``type``; the repr is the class with the JSON fields."""
+    driver = retryplan.Driver(Policy.from_dict({"jitter": {"kind": "none"}}), now_ms=0, seed=1)
+    actions = [driver.poll_action(now_ms=0)]
+    driver.handle_result(now_ms=10, attempt=1, outcome=Outcome.http_status(503), token=7)
+    actions.append(driver.poll_action(now_ms=10))
+    actions.append(driver.poll_action(now_ms=actions[-1].to_dict()["until_ms"]))
+    driver.handle_cancel(now_ms=5_000)
+    while actions[-1].kind != "finish":
+        actions.append(driver.poll_action(now_ms=5_000))
+    kinds = [action.kind for action in actions]
+    assert kinds == ["start_attempt", "sleep", "start_attempt", "release", "abort_attempt", "finish"]
+    assert all(action.to_dict()["type"] == action.kind for action in actions)
+    assert [repr(action).partition("(")[0] for action in actions] == [type(action).__name__ for action in actions]
+    assert (repr(actions[1]), repr(actions[3])) == ("Sleep(until_ms=110)", "Release(token=7)")
+    assert repr(actions[4]) == "AbortAttempt(attempt=2, reason='cancelled')"
+
+
+def test_a_decision_shows_its_class_and_fields() -> None:
+    op = Operation(Policy.from_profile("checkout"), now_ms=0, seed=1)
+    assert repr(op.poll(now_ms=50)).startswith("StartAttempt(attempt=1, timeout_ms=200, abort_at_ms=250, request_id=")
+    wait = op.on_outcome(0.25, 1, Outcome.http_status(503))
+    assert repr(wait) == "Wait(retry=0, delay_ms=44, until_ms=294, remaining_budget_ms=500)"
 
 
 def test_the_driver_refuses_a_held_kind_without_a_token_and_an_unknown_one() -> None:

@@ -555,6 +555,30 @@ def _caused(error: BaseException, cause: BaseException) -> BaseException:
     return error
 
 
+def test_the_failure_table_looks_the_cores_depth_through_wrapped_errors() -> None:
+    """One depth in every language (issue 23): the core's MAX_CAUSE_DEPTH, read from its source here."""
+    import pathlib
+    import re
+
+    from retryplan import _failures, _native
+
+    source = (pathlib.Path(__file__).resolve().parents[2] / "core" / "src" / "failure.rs").read_text()
+    written = re.search(r"pub const MAX_CAUSE_DEPTH: usize = (\d+);", source)
+    assert written is not None and _native.MAX_CAUSE_DEPTH == _failures.MAX_CAUSE_DEPTH == int(written.group(1))
+    httpx = pytest.importorskip("httpx")
+
+    def wrapped(depth: int) -> BaseException:
+        """A ConnectError over ``depth - 1`` errors the table does not know, then a refused connection."""
+        inner: BaseException = ConnectionRefusedError()
+        for _ in range(depth - 1):
+            inner = _caused(RuntimeError("wrapper"), inner)
+        return _caused(httpx.ConnectError("c"), inner)
+
+    deepest = _native.MAX_CAUSE_DEPTH
+    assert retryplan.default_outcome_of_exception(wrapped(deepest)) == Outcome.failure("connection_refused")
+    assert retryplan.default_outcome_of_exception(wrapped(deepest + 1)) == Outcome.failure("unreachable")
+
+
 def test_the_failure_table_reads_requests_and_urllib3_errors() -> None:
     requests = pytest.importorskip("requests")
     import urllib3.exceptions as u

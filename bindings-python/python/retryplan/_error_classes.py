@@ -2,7 +2,7 @@
 """The engine's errors (``retryplan::Error``, core/src/error.rs): one class per code under one class per
 ``Blame``, each error's fields its attributes. Their public home is ``retryplan``."""
 
-from typing import TYPE_CHECKING, List, NamedTuple, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 __all__ = [
     "AttemptNotRunningError",
@@ -92,10 +92,15 @@ class ConfigViolationsError(ConfigurationError, ValueError):
     #: Every rule the configuration breaks, in field order.
     violations: Tuple[Violation, ...]
 
-    def __init__(self, message: str, config: str = "policy", violations: Sequence[Tuple[str, str]] = ()) -> None:
+    def __init__(
+        self,
+        message: str,
+        config: str = "policy",
+        violations: Sequence[Union[Tuple[str, str], Mapping[str, str]]] = (),
+    ) -> None:
         super().__init__(message)
         self.config = config
-        self.violations = tuple(Violation(*violation) for violation in violations)
+        self.violations = tuple(Violation(**v) if isinstance(v, Mapping) else Violation(*v) for v in violations)
 
     @property
     def fields(self) -> Tuple[str, ...]:
@@ -252,6 +257,21 @@ class EntropyUnavailableError(PlatformError, OSError):
     def __init__(self, message: str, detail: str = "") -> None:
         super().__init__(message)
         self.detail = detail
+
+
+#: Each engine error's class by its code: the class ``_native`` raises, ``Error::fields`` its
+#: keyword arguments (a field named ``message`` as ``detail``).
+BY_CODE = {
+    "config_violations": ConfigViolationsError,
+    "invalid_config": InvalidConfigError,
+    "unknown_profile": UnknownProfileError,
+    "operation_ended": OperationEndedError,
+    "attempt_not_running": AttemptNotRunningError,
+    "invalid_argument": InvalidArgumentError,
+    "unsupported": UnsupportedError,
+    "invalid_header": InvalidHeaderError,
+    "entropy_unavailable": EntropyUnavailableError,
+}
 
 
 #: The classes of renamed codes, by their old names: each a deprecated alias for one release.

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 
-from ._native import FAILURES, UNKNOWN_ERROR_VERDICT, Outcome
+from ._native import FAILURES, MAX_CAUSE_DEPTH, UNKNOWN_ERROR_VERDICT, Outcome
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,15 +31,14 @@ INVALID_REQUEST = object()
 """The request itself is invalid: rethrow the error unchanged (never retried, never ``connection_lost``)."""
 
 _OUTCOMES = {name: Outcome.failure(name) for name in FAILURES}
-_ENOUGH_CAUSES = 8  # deeper than any library wraps an error
 
 
 def _cause(default: Optional[str]) -> Resolver:
-    """The failure of the first recognised error the exception wraps (cause, context, reason), else ``default``."""
+    """The failure of the first known error wrapped (cause, context, reason; MAX_CAUSE_DEPTH deep), or ``default``."""
 
     def resolve(exc: BaseException) -> Any:
         inner: Optional[BaseException] = exc
-        for _ in range(_ENOUGH_CAUSES):
+        for _ in range(MAX_CAUSE_DEPTH):
             reason = getattr(inner, "reason", None)  # urllib3's MaxRetryError
             inner = reason if isinstance(reason, BaseException) else inner.__cause__ or inner.__context__  # type: ignore[union-attr]
             if inner is None:

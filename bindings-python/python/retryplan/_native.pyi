@@ -40,6 +40,9 @@ UNKNOWN_ERROR_HINT: str
 """What an ending after such an error says, naming ``outcome_of_error=`` (the core's text)."""
 FAILURES: Tuple[str, ...]
 """The failure vocabulary (``dns_lookup_failed``, ``connection_refused``, ...), for ``Outcome.failure``."""
+MAX_CAUSE_DEPTH: int
+"""How many wrapped errors (``__cause__``, ``__context__``, urllib3's ``reason``) the failure table looks through
+below the one caught, the same in every language."""
 GUIDANCE_HEADERS: Tuple[str, ...]
 """Every response header ``Outcome.from_http_response`` reads, lower case, in the order it consults them."""
 IDEMPOTENCY_KEY_HEADER: str

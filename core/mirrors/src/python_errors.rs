@@ -182,10 +182,11 @@ fn python(field: &Field, optional: bool) -> Result<(String, String, String), Str
         "u32" => ("int = 0".to_owned(), "int", name.to_owned()),
         "Vec<u32>" => ("Sequence[int] = ()".to_owned(), "List[int]", format!("list({name})")),
         "Vec<String>" => ("Sequence[str] = ()".to_owned(), "List[str]", format!("list({name})")),
+        // Each a pair, or a mapping as `Error::fields` gives it (`{field, message}`).
         "Vec<Violation>" => (
-            "Sequence[Tuple[str, str]] = ()".to_owned(),
+            "Sequence[Union[Tuple[str, str], Mapping[str, str]]] = ()".to_owned(),
             "Tuple[Violation, ...]",
-            format!("tuple(Violation(*violation) for violation in {name})"),
+            format!("tuple(Violation(**v) if isinstance(v, Mapping) else Violation(*v) for v in {name})"),
         ),
         other => return Err(format!("Error field `{}`: no Python type for `{other}` (python_errors)", field.name)),
     };
@@ -212,7 +213,7 @@ fn text(classes: &[Class], blames: &Table, violation: &docs::Record) -> Result<S
     let mut text = format!(
         "# {HEADER}\n\"\"\"The engine's errors (``retryplan::Error``, core/src/error.rs): one class per code under one \
          class per\n``Blame``, each error's fields its attributes. Their public home is ``retryplan``.\"\"\"\n\n\
-         from typing import TYPE_CHECKING, List, NamedTuple, Optional, Sequence, Tuple\n\n__all__ = [\n{}]\n\n\n\
+         from typing import TYPE_CHECKING, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union\n\n__all__ = [\n{}]\n\n\n\
          class RetryplanError(Exception):\n    \"\"\"Base of every exception retryplan raises.\n\n    \
          ``code`` is a stable snake_case identifier: for engine errors it equals the\n    engine's ``Error::code()`` \
          (the same in every language binding); messages\n    may be reworded, codes may not.\n    \"\"\"\n\n    \
@@ -288,6 +289,14 @@ fn text(classes: &[Class], blames: &Table, violation: &docs::Record) -> Result<S
             );
         }
     }
+    text.push_str(
+        "\n\n#: Each engine error's class by its code: the class ``_native`` raises, ``Error::fields`` its\n",
+    );
+    text.push_str("#: keyword arguments (a field named ``message`` as ``detail``).\nBY_CODE = {\n");
+    for class in classes {
+        text.push_str(&format!("    \"{}\": {}Error,\n", class.code, camel(class.code)));
+    }
+    text.push_str("}\n");
     let renamed: Vec<(String, String)> = Error::RENAMED_CODES
         .iter()
         .map(|(old, new)| (format!("{}Error", camel(old)), format!("{}Error", camel(new))))
@@ -316,6 +325,27 @@ mod tests {
         assert_eq!(python(&message, false).unwrap().0, "detail: str = \"\"");
         let odd = Field { name: "at".into(), ty: "Instant".into(), doc: String::new() };
         assert!(python(&odd, false).unwrap_err().contains("`Instant`"));
+    }
+
+    /// `_native` raises each error as `BY_CODE[code](message, **fields)`: every field `Error::fields` gives is
+    /// a keyword its class takes (the header error's optional ones too), and every code is in `BY_CODE`.
+    #[test]
+    fn every_field_the_core_gives_is_a_keyword_of_its_class() {
+        let root = crate::workspace_root();
+        let text = output(&root, &crate::tables::registry(&root).unwrap()).unwrap().text;
+        let mut errors = samples();
+        errors.push(Error::InvalidHeader(HeaderError::malformed("h", "e", "v")));
+        errors.push(Error::InvalidHeader(HeaderError::out_of_range("h", "l", "v")));
+        for error in errors {
+            let class = text.split(&format!("    code = \"{}\"\n", error.code())).nth(1).unwrap();
+            let class = class.split("\n\nclass ").next().unwrap();
+            for (name, _) in error.fields() {
+                let name = if name == "message" { "detail" } else { name };
+                assert!(class.contains(&format!("        self.{name} = ")), "{}: {name}", error.code());
+            }
+            let entry = format!("    \"{}\": {}Error,\n", error.code(), camel(error.code()));
+            assert!(text.split("BY_CODE = {").nth(1).unwrap().contains(&entry), "{entry}");
+        }
     }
 
     #[test]
