@@ -82,6 +82,10 @@ pub fn output(root: &Path, tables: &[Table]) -> Result<Output, String> {
     }
     let mut classes = Vec::new();
     for (record, sample) in records.into_iter().zip(&samples) {
+        // Zipped by position: a variant's docs and fields must land on its own code.
+        if snake(&record.ident) != sample.code() {
+            return Err(format!("{SOURCE}: variant {} is not the sample of code `{}`", record.ident, sample.code()));
+        }
         let mut fields: Vec<(Field, bool)> = Vec::new();
         for field in record.fields {
             let ty = field_type(&file, &record.ident, &field.name).unwrap_or_default();

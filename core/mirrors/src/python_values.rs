@@ -41,6 +41,7 @@ pub fn output(root: &Path, tables: &[Table]) -> Result<Output, String> {
         let path = root.join(source);
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{source}: {e}"))?;
         let file = syn::parse_file(&text).map_err(|e| format!("{source}: {e}"))?;
+        let skipped = skipped_when_empty(&file, ident);
         let class = match serde_tag(&file, ident) {
             Some(tag) => {
                 let variants = docs::enum_records(&path, ident)?;
@@ -57,7 +58,8 @@ pub fn output(root: &Path, tables: &[Table]) -> Result<Output, String> {
                         } else {
                             format!("{} ({} only).", field.doc.trim_end_matches('.'), carriers.join(", "))
                         };
-                        fields.push((Field { doc, ..field.clone() }, !always));
+                        let optional = !always || skipped.contains(&field.name);
+                        fields.push((Field { doc, ..field.clone() }, optional));
                     }
                 }
                 let doc = docs::enum_docs(&path, ident)?.summary;
@@ -65,13 +67,50 @@ pub fn output(root: &Path, tables: &[Table]) -> Result<Output, String> {
             }
             None => {
                 let record = docs::struct_record(&path, ident)?;
-                let fields = record.fields.into_iter().map(|field| (field, false)).collect();
+                let fields = record.fields.into_iter().map(|field| {
+                    let optional = skipped.contains(&field.name);
+                    (field, optional)
+                });
+                let fields = fields.collect();
                 Class { name, base, doc: record.doc, tag: None, fields }
             }
         };
         classes.push(class);
     }
     Ok(Output { path: VALUES, text: text(&classes, tables)? })
+}
+
+/// The fields of enum or struct `ident` that serde leaves out when empty
+/// (`skip_serializing_if`): a dict read from the core may lack them, so they
+/// are optional in Python wherever they appear.
+fn skipped_when_empty(file: &syn::File, ident: &str) -> Vec<String> {
+    let fields: Vec<&syn::Field> = file
+        .items
+        .iter()
+        .flat_map(|item| match item {
+            syn::Item::Enum(item) if item.ident == ident => item.variants.iter().flat_map(|v| &v.fields).collect(),
+            syn::Item::Struct(item) if item.ident == ident => item.fields.iter().collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let skips = |attr: &syn::Attribute| {
+        let mut found = false;
+        if attr.path().is_ident("serde") {
+            let _ = attr.parse_nested_meta(|meta| {
+                found |= meta.path.is_ident("skip_serializing_if");
+                if meta.input.peek(syn::Token![=]) {
+                    meta.value()?.parse::<syn::Expr>()?;
+                }
+                Ok(())
+            });
+        }
+        found
+    };
+    fields
+        .into_iter()
+        .filter(|field| field.attrs.iter().any(skips))
+        .filter_map(|field| field.ident.as_ref().map(ToString::to_string))
+        .collect()
 }
 
 /// The `tag` of `#[serde(tag = "...")]` on enum `ident`, if it is a tagged enum.
@@ -186,6 +225,20 @@ fn text(classes: &[Class], tables: &[Table]) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A field serde leaves out when empty is found on a struct and on an
+    /// enum's variants, and no other field is.
+    #[test]
+    fn fields_left_out_when_empty_are_found() {
+        let file: syn::File = syn::parse_str(
+            "struct S { #[serde(default, skip_serializing_if = \"Option::is_none\")] a: Option<u64>, #[serde(default)] b: u64 }
+             enum E { V { #[serde(skip_serializing_if = \"is_false\")] c: bool, d: u64 }, W }",
+        )
+        .unwrap();
+        assert_eq!(skipped_when_empty(&file, "S"), ["a"]);
+        assert_eq!(skipped_when_empty(&file, "E"), ["c"]);
+        assert!(skipped_when_empty(&file, "Missing").is_empty());
+    }
 
     /// A field in some variants only is optional, named with them; a field of a type with no Python type
     /// stops the generator, naming it.
