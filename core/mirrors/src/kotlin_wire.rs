@@ -2,7 +2,8 @@
 //! core's wire encoding (`retryplan::wire`) as constants: the version, the
 //! special words, every record's word positions, every kind's number, and
 //! each vocabulary's number on the wire for the binding's enums (both ways),
-//! so nothing of the encoding is written (or read at load) in Kotlin.
+//! so nothing of the encoding is written (or read at load) in Kotlin; and
+//! `MAX_CAUSE_DEPTH`, how deep `failureOf` looks through wrapped errors.
 
 use retryplan::value::Named;
 use retryplan::wire::{self, ActionKind, DecisionKind, EndingKind, InputKind, OutcomeKind};
@@ -50,13 +51,16 @@ pub fn output(tables: &[Table]) -> Result<Output, String> {
          internal object WireWords {{\n\
          \x20   /** `WIRE_VERSION`: the library's `wireVersion()` must be the same. */\n\
          \x20   const val VERSION = {}L\n    const val NONE = {}L\n    const val PUSHBACK_DO_NOT_RETRY = {}L\n\
-         \x20   const val FLAG_HEDGE = {}L\n    const val FLAG_SEND_IDEMPOTENCY_KEY = {}L\n    const val ENDING_RETURNS = {}L\n",
+         \x20   const val FLAG_HEDGE = {}L\n    const val FLAG_SEND_IDEMPOTENCY_KEY = {}L\n    const val ENDING_RETURNS = {}L\n\n\
+         \x20   /** `retryplan::MAX_CAUSE_DEPTH`: how many wrapped errors `failureOf` looks through below the one caught. */\n\
+         \x20   const val MAX_CAUSE_DEPTH = {}\n",
         wire::WIRE_VERSION,
         wire::NONE,
         wire::PUSHBACK_DO_NOT_RETRY,
         wire::FLAG_HEDGE,
         wire::FLAG_SEND_IDEMPOTENCY_KEY,
         wire::ENDING_RETURNS,
+        retryplan::MAX_CAUSE_DEPTH,
     );
     record(&mut text, "The input record", "IN_", wire::INPUT_WORDS, wire::input::FIELDS);
     record(&mut text, "The output record (a driver's next action)", "OUT_", wire::OUTPUT_WORDS, wire::output::FIELDS);
