@@ -1,8 +1,12 @@
 //! Kotlin: `bindings-kotlin/kotlin/main/dev/retryplan/WireWords.kt`, the
 //! core's wire encoding (`retryplan::wire`) as constants: the version, the
 //! special words, every record's word positions, every kind's number, and
-//! each vocabulary's number on the wire for the binding's enums (both ways),
-//! so nothing of the encoding is written (or read at load) in Kotlin.
+//! each vocabulary's number on the wire for the binding's enums (both ways:
+//! the member's place in the core's table, which is its `ordinal` because
+//! `src/generated.rs` declares the enum for uniffi from that table; no list
+//! or `when` mapping, which loaded every vocabulary's enum class and Kotlin's
+//! collections on the first call of a process), so nothing of the encoding
+//! is written (or read at load) in Kotlin; and `MAX_CAUSE_DEPTH`, how deep `failureOf` looks through wrapped errors.
 
 use retryplan::value::Named;
 use retryplan::wire::{self, ActionKind, DecisionKind, EndingKind, InputKind, OutcomeKind};
@@ -15,18 +19,6 @@ pub const WIRE_WORDS: &str = "bindings-kotlin/kotlin/main/dev/retryplan/WireWord
 /// The vocabularies a Kotlin host puts on or reads off the wire (their number is their place in the table).
 const VOCABULARIES: [&str; 8] =
     ["Failure", "Verdict", "TransportFailure", "GrpcCode", "Held", "Receipt", "AbortReason", "GiveUpReason"];
-
-/// uniffi's name for a Rust variant in Kotlin: `ConnectionLost` is `CONNECTION_LOST`.
-fn constant(ident: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in ident.chars().enumerate() {
-        if c.is_ascii_uppercase() && i > 0 {
-            out.push('_');
-        }
-        out.push(c.to_ascii_uppercase());
-    }
-    out
-}
 
 fn record(text: &mut String, title: &str, prefix: &str, words: usize, fields: &[(&str, usize)]) {
     text.push_str(&format!("\n    // {title} ({words} words).\n    const val {prefix}WORDS = {words}\n"));
@@ -46,17 +38,20 @@ pub fn output(tables: &[Table]) -> Result<Output, String> {
         "// {HEADER}\npackage dev.retryplan\n\n\
          /**\n * The core's wire encoding (`retryplan::wire`, `core/src/driver/wire.md`) as\n \
          * constants: record words (`IN_`, `OUT_`, `D_`), kind numbers, and each\n \
-         * vocabulary's number on the wire (`word(...)`, and the members in wire order).\n */\n\
+         * vocabulary's number on the wire (`word(...)`, and back).\n */\n\
          internal object WireWords {{\n\
          \x20   /** `WIRE_VERSION`: the library's `wireVersion()` must be the same. */\n\
          \x20   const val VERSION = {}L\n    const val NONE = {}L\n    const val PUSHBACK_DO_NOT_RETRY = {}L\n\
-         \x20   const val FLAG_HEDGE = {}L\n    const val FLAG_SEND_IDEMPOTENCY_KEY = {}L\n    const val ENDING_RETURNS = {}L\n",
+         \x20   const val FLAG_HEDGE = {}L\n    const val FLAG_SEND_IDEMPOTENCY_KEY = {}L\n    const val ENDING_RETURNS = {}L\n\n\
+         \x20   /** `retryplan::MAX_CAUSE_DEPTH`: how many wrapped errors `failureOf` looks through below the one caught. */\n\
+         \x20   const val MAX_CAUSE_DEPTH = {}\n",
         wire::WIRE_VERSION,
         wire::NONE,
         wire::PUSHBACK_DO_NOT_RETRY,
         wire::FLAG_HEDGE,
         wire::FLAG_SEND_IDEMPOTENCY_KEY,
         wire::ENDING_RETURNS,
+        retryplan::MAX_CAUSE_DEPTH,
     );
     record(&mut text, "The input record", "IN_", wire::INPUT_WORDS, wire::input::FIELDS);
     record(&mut text, "The output record (a driver's next action)", "OUT_", wire::OUTPUT_WORDS, wire::output::FIELDS);
@@ -75,21 +70,18 @@ pub fn output(tables: &[Table]) -> Result<Output, String> {
     kinds::<DecisionKind>(&mut text, "DECISION");
     for ident in VOCABULARIES {
         let table = tables.iter().find(|table| table.ident == ident).ok_or(format!("no table {ident}"))?;
-        let members: Vec<String> = table.variants.iter().map(|v| format!("{ident}.{}", constant(&v.ident))).collect();
-        text.push_str(&format!(
-            "\n    /** A `{ident}`'s number on the wire. */\n    fun word(value: {ident}): Long = when (value) {{\n"
-        ));
-        for (at, member) in members.iter().enumerate() {
-            text.push_str(&format!("        {member} -> {at}L\n"));
+        // A member's number on the wire is its place in the table, which is its
+        // Kotlin `ordinal` only because uniffi's enum is declared from the table.
+        if !table.mirrors.kotlin {
+            return Err(format!("{ident}: its Kotlin enum must be generated from its table (mirrors.kotlin)"));
         }
+        let decode = format!("{}{}", ident[..1].to_ascii_lowercase(), &ident[1..]);
         text.push_str(&format!(
-            "    }}\n\n    /** Every `{ident}` in wire order. */\n    val {}S: List<{ident}> = listOf(\n",
-            constant(ident)
+            "\n    /** A `{ident}`'s number on the wire: its place in the core's table, its `ordinal`. */\n\
+             \x20   fun word(value: {ident}): Long = value.ordinal.toLong()\n\n\
+             \x20   /** The `{ident}` numbered [word] on the wire. */\n\
+             \x20   fun {decode}(word: Long): {ident} = {ident}.values()[word.toInt()]\n"
         ));
-        for member in &members {
-            text.push_str(&format!("        {member},\n"));
-        }
-        text.push_str("    )\n");
     }
     text.push_str("}\n");
     Ok(Output { path: WIRE_WORDS, text })

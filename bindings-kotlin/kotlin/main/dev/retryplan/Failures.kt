@@ -22,9 +22,6 @@ import javax.net.ssl.SSLPeerUnverifiedException
  * links against neither.
  */
 
-/** How deep the cause chain is searched (a client wraps a socket error once or twice). */
-private const val MAX_CAUSES = 4
-
 /** By exact class name: classes this jar does not link against. */
 private val BY_NAME = mapOf(
     "java.net.http.HttpConnectTimeoutException" to Failure.CONNECT_TIMEOUT,
@@ -74,12 +71,12 @@ private fun byClass(error: Throwable): Failure? = BY_NAME[error.javaClass.name] 
  * The failure [error] stands for in the core's vocabulary, or null when the
  * table does not know it (then a helper asks its `outcomeOfError` hook, and
  * by default the attempt gets the core's verdict for an unknown error, `AMBIGUOUS`). The error and its causes are
- * searched, nearest first.
+ * searched, nearest first, as deep as every binding looks (the core's `MAX_CAUSE_DEPTH` causes below [error]).
  */
 fun failureOf(error: Throwable): Failure? {
     var current: Throwable? = error
     var depth = 0
-    while (current != null && depth < MAX_CAUSES) {
+    while (current != null && depth <= WireWords.MAX_CAUSE_DEPTH) {
         byClass(current)?.let { return it }
         current = current.cause.takeIf { it !== current }
         depth += 1

@@ -85,7 +85,7 @@ suspend fun <T> retrying(
     stats: Stats? = null,
     onDecision: ((Event) -> Unit)? = null,
     outcomeOfError: ((Throwable) -> Outcome?)? = null,
-    onDiscard: (T) -> Unit = ::closeIfCloseable,
+    onDiscard: (T) -> Unit = { closeIfCloseable(it) },
     clock: MonotonicClock = MonotonicClock.SYSTEM,
     seed: Long? = null,
     block: suspend (Attempt) -> T,
@@ -106,5 +106,5 @@ internal suspend fun <T> retryingNamed(
     seed: Long?,
     block: suspend (Attempt) -> T,
 ): T = driverFor(policy, dependency, idempotencyKey, deadlineMs, seed, null, stats, onDecision, clock).use { driver ->
-    Host(driver, clock, Io<T>(null, ::failureOf, { false }, onDiscard), onDecision, outcomeOfError).run(block).valueOrThrow(operation)
+    Host(driver, clock, Io<T>(null, { failureOf(it) }, { false }, onDiscard), onDecision, outcomeOfError).run(block).valueOrThrow(operation)
 }

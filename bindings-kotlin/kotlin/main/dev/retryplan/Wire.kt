@@ -103,7 +103,8 @@ internal object Wire {
     /** The request id as the core prints it: the two halves as 16 lowercase hex digits. */
     fun requestId(high: Long, low: Long): String {
         val digits = java.lang.Long.toHexString((high shl 32) or low)
-        return if (digits.length == 16) digits else "0".repeat(16 - digits.length) + digits
+        // `substring`, not Kotlin's `repeat`: its `StringsKt` facade would load on a process's first attempt.
+        return "0000000000000000".substring(digits.length) + digits
     }
 
     private fun optional(word: Long): Long? = if (word == W.NONE) null else word
@@ -125,7 +126,7 @@ internal object Wire {
         W.DECISION_WAIT -> Decision.Wait(w[W.D_ATTEMPT].toInt(), w[W.D_DELAY_MS], w[W.D_UNTIL_MS], optional(w[W.D_SERVER_DELAY_MS]), w[W.D_REMAINING_BUDGET_MS])
         W.DECISION_AWAIT_OUTCOME -> Decision.AwaitOutcome(w[W.D_IN_FLIGHT].toInt(), w[W.D_UNTIL_MS])
         W.DECISION_SUCCEEDED -> Decision.Succeeded(w[W.D_ATTEMPTS].toInt(), w[W.D_DETAIL].toInt(), aborts(w))
-        W.DECISION_GAVE_UP -> Decision.GaveUp(W.GIVE_UP_REASONS[w[W.D_REASON].toInt()], w[W.D_ATTEMPTS].toInt(), w[W.D_REMAINING_BUDGET_MS],
+        W.DECISION_GAVE_UP -> Decision.GaveUp(W.giveUpReason(w[W.D_REASON]), w[W.D_ATTEMPTS].toInt(), w[W.D_REMAINING_BUDGET_MS],
             optional(w[W.D_DETAIL]), aborts(w))
         W.DECISION_RECONCILE -> Decision.Reconcile(w[W.D_ATTEMPTS].toInt(), w[W.D_REMAINING_BUDGET_MS], aborts(w))
         W.DECISION_RESTART -> Decision.Restart(w[W.D_ATTEMPTS].toInt(), w[W.D_DETAIL], w[W.D_REMAINING_BUDGET_MS], aborts(w))

@@ -4,7 +4,7 @@ package dev.retryplan
 /**
  * The core's wire encoding (`retryplan::wire`, `core/src/driver/wire.md`) as
  * constants: record words (`IN_`, `OUT_`, `D_`), kind numbers, and each
- * vocabulary's number on the wire (`word(...)`, and the members in wire order).
+ * vocabulary's number on the wire (`word(...)`, and back).
  */
 internal object WireWords {
     /** `WIRE_VERSION`: the library's `wireVersion()` must be the same. */
@@ -14,6 +14,9 @@ internal object WireWords {
     const val FLAG_HEDGE = 1L
     const val FLAG_SEND_IDEMPOTENCY_KEY = 2L
     const val ENDING_RETURNS = 256L
+
+    /** `retryplan::MAX_CAUSE_DEPTH`: how many wrapped errors `failureOf` looks through below the one caught. */
+    const val MAX_CAUSE_DEPTH = 8
 
     // The input record (8 words).
     const val IN_WORDS = 8
@@ -94,179 +97,51 @@ internal object WireWords {
     const val DECISION_RECONCILE = 5L
     const val DECISION_RESTART = 6L
 
-    /** A `Failure`'s number on the wire. */
-    fun word(value: Failure): Long = when (value) {
-        Failure.DNS_LOOKUP_FAILED -> 0L
-        Failure.CONNECTION_REFUSED -> 1L
-        Failure.UNREACHABLE -> 2L
-        Failure.CONNECT_TIMEOUT -> 3L
-        Failure.TLS_HANDSHAKE_FAILED -> 4L
-        Failure.POOL_TIMEOUT -> 5L
-        Failure.WRITE_FAILED -> 6L
-        Failure.CONNECTION_LOST -> 7L
-        Failure.READ_TIMEOUT -> 8L
-        Failure.BODY_BROKEN -> 9L
-        Failure.MALFORMED_RESPONSE -> 10L
-        Failure.ATTEMPT_TIMED_OUT -> 11L
-        Failure.CANCELLED -> 12L
-    }
+    /** A `Failure`'s number on the wire: its place in the core's table, its `ordinal`. */
+    fun word(value: Failure): Long = value.ordinal.toLong()
 
-    /** Every `Failure` in wire order. */
-    val FAILURES: List<Failure> = listOf(
-        Failure.DNS_LOOKUP_FAILED,
-        Failure.CONNECTION_REFUSED,
-        Failure.UNREACHABLE,
-        Failure.CONNECT_TIMEOUT,
-        Failure.TLS_HANDSHAKE_FAILED,
-        Failure.POOL_TIMEOUT,
-        Failure.WRITE_FAILED,
-        Failure.CONNECTION_LOST,
-        Failure.READ_TIMEOUT,
-        Failure.BODY_BROKEN,
-        Failure.MALFORMED_RESPONSE,
-        Failure.ATTEMPT_TIMED_OUT,
-        Failure.CANCELLED,
-    )
+    /** The `Failure` numbered [word] on the wire. */
+    fun failure(word: Long): Failure = Failure.values()[word.toInt()]
 
-    /** A `Verdict`'s number on the wire. */
-    fun word(value: Verdict): Long = when (value) {
-        Verdict.RETRYABLE -> 0L
-        Verdict.NOT_RETRYABLE -> 1L
-        Verdict.CONFLICT -> 2L
-        Verdict.AMBIGUOUS -> 3L
-    }
+    /** A `Verdict`'s number on the wire: its place in the core's table, its `ordinal`. */
+    fun word(value: Verdict): Long = value.ordinal.toLong()
 
-    /** Every `Verdict` in wire order. */
-    val VERDICTS: List<Verdict> = listOf(
-        Verdict.RETRYABLE,
-        Verdict.NOT_RETRYABLE,
-        Verdict.CONFLICT,
-        Verdict.AMBIGUOUS,
-    )
+    /** The `Verdict` numbered [word] on the wire. */
+    fun verdict(word: Long): Verdict = Verdict.values()[word.toInt()]
 
-    /** A `TransportFailure`'s number on the wire. */
-    fun word(value: TransportFailure): Long = when (value) {
-        TransportFailure.NOT_SENT -> 0L
-        TransportFailure.CONNECTION_LOST -> 1L
-        TransportFailure.TIMED_OUT -> 2L
-    }
+    /** A `TransportFailure`'s number on the wire: its place in the core's table, its `ordinal`. */
+    fun word(value: TransportFailure): Long = value.ordinal.toLong()
 
-    /** Every `TransportFailure` in wire order. */
-    val TRANSPORT_FAILURES: List<TransportFailure> = listOf(
-        TransportFailure.NOT_SENT,
-        TransportFailure.CONNECTION_LOST,
-        TransportFailure.TIMED_OUT,
-    )
+    /** The `TransportFailure` numbered [word] on the wire. */
+    fun transportFailure(word: Long): TransportFailure = TransportFailure.values()[word.toInt()]
 
-    /** A `GrpcCode`'s number on the wire. */
-    fun word(value: GrpcCode): Long = when (value) {
-        GrpcCode.OK -> 0L
-        GrpcCode.CANCELLED -> 1L
-        GrpcCode.UNKNOWN -> 2L
-        GrpcCode.INVALID_ARGUMENT -> 3L
-        GrpcCode.DEADLINE_EXCEEDED -> 4L
-        GrpcCode.NOT_FOUND -> 5L
-        GrpcCode.ALREADY_EXISTS -> 6L
-        GrpcCode.PERMISSION_DENIED -> 7L
-        GrpcCode.RESOURCE_EXHAUSTED -> 8L
-        GrpcCode.FAILED_PRECONDITION -> 9L
-        GrpcCode.ABORTED -> 10L
-        GrpcCode.OUT_OF_RANGE -> 11L
-        GrpcCode.UNIMPLEMENTED -> 12L
-        GrpcCode.INTERNAL -> 13L
-        GrpcCode.UNAVAILABLE -> 14L
-        GrpcCode.DATA_LOSS -> 15L
-        GrpcCode.UNAUTHENTICATED -> 16L
-    }
+    /** A `GrpcCode`'s number on the wire: its place in the core's table, its `ordinal`. */
+    fun word(value: GrpcCode): Long = value.ordinal.toLong()
 
-    /** Every `GrpcCode` in wire order. */
-    val GRPC_CODES: List<GrpcCode> = listOf(
-        GrpcCode.OK,
-        GrpcCode.CANCELLED,
-        GrpcCode.UNKNOWN,
-        GrpcCode.INVALID_ARGUMENT,
-        GrpcCode.DEADLINE_EXCEEDED,
-        GrpcCode.NOT_FOUND,
-        GrpcCode.ALREADY_EXISTS,
-        GrpcCode.PERMISSION_DENIED,
-        GrpcCode.RESOURCE_EXHAUSTED,
-        GrpcCode.FAILED_PRECONDITION,
-        GrpcCode.ABORTED,
-        GrpcCode.OUT_OF_RANGE,
-        GrpcCode.UNIMPLEMENTED,
-        GrpcCode.INTERNAL,
-        GrpcCode.UNAVAILABLE,
-        GrpcCode.DATA_LOSS,
-        GrpcCode.UNAUTHENTICATED,
-    )
+    /** The `GrpcCode` numbered [word] on the wire. */
+    fun grpcCode(word: Long): GrpcCode = GrpcCode.values()[word.toInt()]
 
-    /** A `Held`'s number on the wire. */
-    fun word(value: Held): Long = when (value) {
-        Held.VALUE -> 0L
-        Held.ERROR -> 1L
-    }
+    /** A `Held`'s number on the wire: its place in the core's table, its `ordinal`. */
+    fun word(value: Held): Long = value.ordinal.toLong()
 
-    /** Every `Held` in wire order. */
-    val HELDS: List<Held> = listOf(
-        Held.VALUE,
-        Held.ERROR,
-    )
+    /** The `Held` numbered [word] on the wire. */
+    fun held(word: Long): Held = Held.values()[word.toInt()]
 
-    /** A `Receipt`'s number on the wire. */
-    fun word(value: Receipt): Long = when (value) {
-        Receipt.ACCEPTED -> 0L
-        Receipt.DISCARDED -> 1L
-    }
+    /** A `Receipt`'s number on the wire: its place in the core's table, its `ordinal`. */
+    fun word(value: Receipt): Long = value.ordinal.toLong()
 
-    /** Every `Receipt` in wire order. */
-    val RECEIPTS: List<Receipt> = listOf(
-        Receipt.ACCEPTED,
-        Receipt.DISCARDED,
-    )
+    /** The `Receipt` numbered [word] on the wire. */
+    fun receipt(word: Long): Receipt = Receipt.values()[word.toInt()]
 
-    /** A `AbortReason`'s number on the wire. */
-    fun word(value: AbortReason): Long = when (value) {
-        AbortReason.TIMED_OUT -> 0L
-        AbortReason.LOST_RACE -> 1L
-        AbortReason.CANCELLED -> 2L
-        AbortReason.OPERATION_ENDED -> 3L
-    }
+    /** A `AbortReason`'s number on the wire: its place in the core's table, its `ordinal`. */
+    fun word(value: AbortReason): Long = value.ordinal.toLong()
 
-    /** Every `AbortReason` in wire order. */
-    val ABORT_REASONS: List<AbortReason> = listOf(
-        AbortReason.TIMED_OUT,
-        AbortReason.LOST_RACE,
-        AbortReason.CANCELLED,
-        AbortReason.OPERATION_ENDED,
-    )
+    /** The `AbortReason` numbered [word] on the wire. */
+    fun abortReason(word: Long): AbortReason = AbortReason.values()[word.toInt()]
 
-    /** A `GiveUpReason`'s number on the wire. */
-    fun word(value: GiveUpReason): Long = when (value) {
-        GiveUpReason.ATTEMPTS_EXHAUSTED -> 0L
-        GiveUpReason.DEADLINE_INSUFFICIENT -> 1L
-        GiveUpReason.RETRY_AFTER_EXCEEDS_BUDGET -> 2L
-        GiveUpReason.RETRY_AFTER_ABOVE_CAP -> 3L
-        GiveUpReason.SERVER_DECLINED_RETRY -> 4L
-        GiveUpReason.NOT_RETRYABLE -> 5L
-        GiveUpReason.CANCELLED -> 6L
-        GiveUpReason.BUDGET_EXHAUSTED -> 7L
-        GiveUpReason.CIRCUIT_OPEN -> 8L
-        GiveUpReason.NO_RETRY_SLOT -> 9L
-        GiveUpReason.BODY_NOT_REPLAYABLE -> 10L
-    }
+    /** A `GiveUpReason`'s number on the wire: its place in the core's table, its `ordinal`. */
+    fun word(value: GiveUpReason): Long = value.ordinal.toLong()
 
-    /** Every `GiveUpReason` in wire order. */
-    val GIVE_UP_REASONS: List<GiveUpReason> = listOf(
-        GiveUpReason.ATTEMPTS_EXHAUSTED,
-        GiveUpReason.DEADLINE_INSUFFICIENT,
-        GiveUpReason.RETRY_AFTER_EXCEEDS_BUDGET,
-        GiveUpReason.RETRY_AFTER_ABOVE_CAP,
-        GiveUpReason.SERVER_DECLINED_RETRY,
-        GiveUpReason.NOT_RETRYABLE,
-        GiveUpReason.CANCELLED,
-        GiveUpReason.BUDGET_EXHAUSTED,
-        GiveUpReason.CIRCUIT_OPEN,
-        GiveUpReason.NO_RETRY_SLOT,
-        GiveUpReason.BODY_NOT_REPLAYABLE,
-    )
+    /** The `GiveUpReason` numbered [word] on the wire. */
+    fun giveUpReason(word: Long): GiveUpReason = GiveUpReason.values()[word.toInt()]
 }

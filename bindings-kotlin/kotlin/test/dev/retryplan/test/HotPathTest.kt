@@ -1,10 +1,12 @@
 package dev.retryplan.test
 
+import dev.retryplan.AbortReason
 import dev.retryplan.Action
 import dev.retryplan.Decision
 import dev.retryplan.Driver
 import dev.retryplan.DriverOptions
 import dev.retryplan.Failure
+import dev.retryplan.GiveUpReason
 import dev.retryplan.GrpcCode
 import dev.retryplan.Held
 import dev.retryplan.NativeOperation
@@ -140,6 +142,15 @@ class HotPathTest {
     @Test
     fun `the wire's tables name what the typed calls take`() {
         val tables = wireTables()
+        // `WireWords.word` numbers a member by its ordinal: every vocabulary's Kotlin enum is in the core's wire order.
+        assertEquals(Failure.entries, tables.failures)
+        assertEquals(Verdict.entries, tables.verdicts)
+        assertEquals(TransportFailure.entries, tables.transportFailures)
+        assertEquals(GrpcCode.entries, tables.grpcCodes)
+        assertEquals(AbortReason.entries, tables.abortReasons)
+        assertEquals(GiveUpReason.entries, tables.giveUpReasons)
+        assertEquals(Receipt.entries, tables.receipts)
+        assertEquals(Held.entries, tables.helds)
         val options = DriverOptions(recordEvents = true)
         fun kind(action: Action) = when (action) {
             is Action.StartAttempt -> "start_attempt"

@@ -1,0 +1,31 @@
+package dev.retryplan.test
+
+import dev.retryplan.Failure
+import dev.retryplan.failureOf
+import java.io.File
+import java.net.ConnectException
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertNull
+import org.junit.jupiter.api.Test
+
+/** The failure table looks through wrapped errors exactly as deep as the core says every binding does. */
+class FailuresTest {
+    /** `retryplan::MAX_CAUSE_DEPTH`, read from the core's source (not from the binding's generated constant). */
+    private val coreDepth: Int = run {
+        val vectors = System.getProperty("retryplan.vectors") ?: System.getenv("RETRYPLAN_VECTORS") ?: "../tests/conformance"
+        val source = File(vectors).absoluteFile.parentFile.parentFile.resolve("core/src/failure.rs").readText()
+        val found = Regex("""pub const MAX_CAUSE_DEPTH: usize = (\d+);""").find(source) ?: error("no MAX_CAUSE_DEPTH in core/src/failure.rs")
+        found.groupValues[1].toInt()
+    }
+
+    /** A refused connection with [depth] errors the table does not know wrapped around it. */
+    private fun wrapped(depth: Int): Throwable =
+        (1..depth).fold(ConnectException("Connection refused") as Throwable) { cause, level -> RuntimeException("wrapper $level", cause) }
+
+    @Test
+    fun causesAreSearchedAsDeepAsTheCoreSays() {
+        assertEquals(Failure.CONNECTION_REFUSED, failureOf(wrapped(0)))
+        assertEquals(Failure.CONNECTION_REFUSED, failureOf(wrapped(coreDepth)), "$coreDepth wrapped errors are looked through")
+        assertNull(failureOf(wrapped(coreDepth + 1)), "the error ${coreDepth + 1} causes down is past the core's depth")
+    }
+}
