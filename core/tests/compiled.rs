@@ -4,9 +4,10 @@
 //! and a forged policy that does read runs an operation without a panic.
 
 use proptest::prelude::*;
+use retryplan::message::Rule;
 use retryplan::{
-    backoff_ceilings_ms, explain, profiles, CompiledFormError, Dependency, DependencyConfig, GrpcCode, Operation,
-    OperationOptions, Outcome, Policy, Pushback, TransportFailure, Verdict,
+    backoff_ceilings_ms, explain, profiles, CompiledFormError, Dependency, DependencyConfig, Error, GrpcCode,
+    Operation, OperationOptions, Outcome, Policy, Pushback, TransportFailure, Verdict,
 };
 
 /// CRC-32 (zlib's), written here again so the test does not trust the core's.
@@ -45,6 +46,62 @@ fn policies() -> Vec<Policy> {
         policies.push(Policy::from_json(text).expect("valid"));
     }
     policies
+}
+
+/// The rules of `Policy::new` between fields that `Policy::from_compiled`
+/// does not check (the compiler does; `form.md` says why the engine needs
+/// none of them). Every other rule holds for whatever a forged form reads as.
+const LEFT_TO_THE_COMPILER: [Rule; 14] = [
+    Rule::NoAttemptFits,
+    Rule::FixedTimeoutTooShort,
+    Rule::PollyBaseRange,
+    Rule::PollyMultiplier,
+    Rule::CapBelowBase,
+    Rule::BaseZero,
+    Rule::ThrottlingBaseAboveCap,
+    Rule::ThrottlingBaseZero,
+    Rule::DecorrelatedNeedsBase,
+    Rule::ConflictNotError,
+    Rule::ConflictAlsoRetried,
+    Rule::RetriedNotError,
+    Rule::GrpcConflictAlsoRetried,
+    Rule::AboveBackoffNeedsFloor,
+];
+
+/// The rules `Policy::new` finds broken in `policy` as configuration.
+fn violated_rules(policy: &Policy) -> Vec<Rule> {
+    match Policy::new(&policy.to_config()) {
+        Ok(_) => Vec::new(),
+        Err(Error::ConfigViolations { violations, .. }) => violations.iter().map(|v| v.message.rule()).collect(),
+        Err(error) => panic!("{error}"),
+    }
+}
+
+#[test]
+fn the_rules_left_to_the_compiler_are_rules() {
+    // Each is broken by a forged policy, so the list names no rule that cannot be.
+    let mut seen = Vec::new();
+    let forgeries = [
+        r#"{"total_budget_ms": 100, "response_reserve_ms": 50, "minimum_useful_attempt_ms": 50}"#,
+        r#"{"attempt_timeout": {"fixed_ms": 10}, "minimum_useful_attempt_ms": 50}"#,
+        r#"{"jitter": {"kind": "polly"}, "backoff": {"base_ms": 86400001, "cap_ms": 86400001, "multiplier": 3}}"#,
+        r#"{"backoff": {"base_ms": 200, "cap_ms": 100}}"#,
+        r#"{"backoff": {"base_ms": 0, "throttling_base_ms": 0, "cap_ms": 100}, "jitter": {"kind": "decorrelated"}}"#,
+        r#"{"backoff": {"throttling_base_ms": 5000}}"#,
+        r#"{"conflict": {"http_statuses": [302, 503]}, "retry_on": {"http_statuses": [301, 503]}}"#,
+        r#"{"conflict": {"grpc_codes": ["unavailable"]}}"#,
+        r#"{"server_guidance": {"mode": "a6", "max_above_backoff_ms": 5}}"#,
+    ];
+    for text in forgeries {
+        let config = retryplan::PolicyConfig::from_json(text).expect("reads");
+        match Policy::new(&config) {
+            Err(Error::ConfigViolations { violations, .. }) => seen.extend(violations.iter().map(|v| v.message.rule())),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+    for rule in LEFT_TO_THE_COMPILER {
+        assert!(seen.contains(&rule), "{rule:?}");
+    }
 }
 
 fn outcome(pick: u8, delay_ms: u64) -> Outcome {
@@ -138,6 +195,10 @@ proptest! {
             Ok(policy) => {
                 // It reads back as it reads: its own form is stable.
                 prop_assert_eq!(Policy::from_compiled(&policy.to_compiled()), Ok(policy));
+                // It breaks no rule of `Policy::new` but those the reader leaves to the compiler.
+                for rule in violated_rules(&policy) {
+                    prop_assert!(LEFT_TO_THE_COMPILER.contains(&rule), "{:?}: {:?}", rule, policy.to_config());
+                }
                 exercise(&policy, &picks);
             }
             Err(error) => prop_assert!(

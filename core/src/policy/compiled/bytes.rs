@@ -170,9 +170,15 @@ impl<'a> Reader<'a> {
 
     /// A whole number that must be at most `max` (refused where it starts).
     pub(super) fn number_up_to(&mut self, max: u64) -> u64 {
+        self.number_in(0, max)
+    }
+
+    /// A whole number that must be in `low..=high` (refused where it starts,
+    /// and read as 0).
+    pub(super) fn number_in(&mut self, low: u64, high: u64) -> u64 {
         let start = self.at;
         let value = self.number();
-        if value > max {
+        if !(low..=high).contains(&value) {
             self.refuse(start);
             return 0;
         }
@@ -219,6 +225,13 @@ mod tests {
         assert_eq!(refused(&[0x80, 0x00], u64::MAX), Err(Unreadable(HEADER_LEN)));
         assert_eq!(refused(&[0xac, 0x82, 0x00], u64::MAX), Err(Unreadable(HEADER_LEN)));
         assert_eq!(refused(&[5], 4), Err(Unreadable(HEADER_LEN)));
+        // Below the least allowed: refused too.
+        let mut reader = Reader::new(&[0, 3]);
+        assert_eq!((reader.number_in(1, 9), reader.number_in(1, 9)), (0, 0));
+        assert_eq!(reader.finish(), Err(Unreadable(HEADER_LEN)));
+        let mut reader = Reader::new(&[1, 9]);
+        assert_eq!((reader.number_in(1, 9), reader.number_in(1, 9)), (1, 9));
+        assert_eq!(reader.finish(), Ok(()));
         // A byte left over; the first refusal is the one reported, and bytes after it read as 0.
         let mut reader = Reader::new(&[1, 2]);
         assert_eq!(reader.number(), 1);

@@ -4,10 +4,11 @@ use alloc::vec::Vec;
 use super::bytes::{crc32, HEADER_LEN};
 use super::fields::Encoded;
 use super::*;
-use crate::policy::config::HedgingConfig;
+use crate::policy::config::{HedgingConfig, MAX_ATTEMPTS_LIMIT};
+use crate::policy::retry_limits::RetryLimits;
 use crate::policy::sets::Classification;
-use crate::policy::status_rules::StatusGuidance;
-use crate::policy::validated::{Backoff, ServerGuidance};
+use crate::policy::status_rules::{StatusGuidance, StatusRules};
+use crate::policy::validated::{AttemptTimeout, Backoff, Jitter, ServerGuidance};
 use crate::policy::PolicyConfig;
 use crate::profiles;
 
@@ -234,4 +235,70 @@ fn times_above_max_ms_are_refused_where_they_start() {
     let forged = super::bytes::seal(ConfigKind::Policy, FORM_VERSION, &body);
     let damaged = CompiledFormError::Damaged { expected: ConfigKind::Policy, damage: Damage::Unreadable { offset: 9 } };
     assert_eq!(Policy::from_compiled(&forged), Err(damaged));
+}
+
+/// Found in review: a forged form (its checksum made right) could hold a
+/// policy outside the ranges the engine relies on, or hedging with
+/// `idempotency = unsafe`. Each case is a rule of `Policy::new`, and the
+/// reader refuses it where the field starts (a rule between fields: at the
+/// body's first byte).
+#[test]
+fn a_forged_form_keeps_every_fields_range_and_the_hedging_rule() {
+    use crate::policy::config::Idempotency;
+    use crate::policy::validated::RedeliverySchedule;
+    let hedged =
+        Policy::from_json(r#"{"idempotency": "keyed", "hedging": {"delay_ms": 10, "max_hedged_attempts": 2}}"#)
+            .unwrap();
+    let redelivered = Policy::from_json(r#"{"redelivery": {"delays_ms": [100, 200], "max_age_ms": 5000}}"#).unwrap();
+    let proportional = Policy::from_json(r#"{"jitter": {"kind": "proportional", "ratio": 0.5}}"#).unwrap();
+    let fraction = Policy::from_json(r#"{"attempt_timeout": {"fraction_of_remaining": 0.5}}"#).unwrap();
+    let ruled = Policy::from_json(r#"{"server_guidance": {"statuses": [{"status": 503}, {"status": 429}]}}"#).unwrap();
+    let base = Policy::default();
+    type Forge = fn(&mut Policy);
+    let cases: [(&str, Policy, Forge); 18] = [
+        ("max_attempts 0", base, |p| p.max_attempts = 0),
+        ("max_attempts 101", base, |p| p.max_attempts = MAX_ATTEMPTS_LIMIT + 1),
+        ("total_budget_ms 0", base, |p| p.total_budget_ms = 0),
+        ("attempt_timeout.fixed_ms 0", base, |p| p.attempt_timeout = AttemptTimeout::Fixed { ms: 0 }),
+        ("fraction 0", fraction, |p| p.attempt_timeout = AttemptTimeout::FractionOfRemaining { permille: 0 }),
+        ("fraction above 1", fraction, |p| p.attempt_timeout = AttemptTimeout::FractionOfRemaining { permille: 1001 }),
+        ("multiplier 0", base, |p| p.backoff.multiplier_permille = 0),
+        ("multiplier above the most", base, |p| p.backoff.multiplier_permille = 1_000_000_001),
+        ("jitter ratio 0", proportional, |p| p.jitter = Jitter::Proportional { ratio_permille: 0 }),
+        ("jitter ratio above 1", proportional, |p| p.jitter = Jitter::Proportional { ratio_permille: 1001 }),
+        ("grpc ok retried", base, |p| p.classification.retry_grpc.insert(crate::GrpcCode::Ok)),
+        ("status rule 700", ruled, |p| {
+            let mut rules = StatusRules::default();
+            p.server_guidance.statuses.iter().for_each(|rule| _ = rules.push(StatusGuidance { status: 700, ..rule }));
+            p.server_guidance.statuses = rules;
+        }),
+        ("status rule twice", ruled, |p| {
+            let mut rules = StatusRules::default();
+            p.server_guidance.statuses.iter().for_each(|rule| _ = rules.push(StatusGuidance { status: 503, ..rule }));
+            p.server_guidance.statuses = rules;
+        }),
+        ("retry limit 100", base, |p| {
+            p.retry_limits = RetryLimits::from_limits([None, Some(MAX_ATTEMPTS_LIMIT), None, None]);
+        }),
+        ("no hedges", hedged, |p| p.hedging = Some(HedgingConfig { delay_ms: 10, max_hedged_attempts: 0 })),
+        ("5 hedges", hedged, |p| p.hedging = Some(HedgingConfig { delay_ms: 10, max_hedged_attempts: 5 })),
+        ("no redelivery delays", redelivered, |p| {
+            p.redelivery = Some(RedeliverySchedule { delays_ms: [0; 8], len: 0, max_age_ms: 5000 });
+        }),
+        ("hedging an unsafe request", hedged, |p| p.idempotency = Idempotency::Unsafe),
+    ];
+    for (name, valid, forge) in cases {
+        let form = valid.to_compiled();
+        assert_eq!(Policy::from_compiled(&form), Ok(valid), "{name}");
+        let mut policy = valid;
+        forge(&mut policy);
+        // A rule of `Policy::new`: only a forgery (or a compiler's bug) writes it.
+        assert!(Policy::new(&policy.to_config()).is_err(), "{name}");
+        let forged = policy.to_compiled();
+        let first_change = (HEADER_LEN..).find(|at| form.get(*at) != forged.get(*at)).unwrap();
+        let offset = if name == "hedging an unsafe request" { HEADER_LEN } else { first_change };
+        let refused =
+            CompiledFormError::Damaged { expected: ConfigKind::Policy, damage: Damage::Unreadable { offset } };
+        assert_eq!(Policy::from_compiled(&forged), Err(refused), "{name}");
+    }
 }
