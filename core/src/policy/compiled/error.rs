@@ -26,6 +26,7 @@ pub enum Damage {
 /// always [`Blame::Configuration`].
 ///
 /// ```
+/// use retryplan::policy::compiled::FORM_VERSION;
 /// use retryplan::{CompiledFormError, Policy};
 /// let error = Policy::from_compiled(b"{\"max_attempts\": 3}").unwrap_err();
 /// assert_eq!(error.code(), "not_a_compiled_form");
@@ -35,7 +36,7 @@ pub enum Damage {
 /// assert_eq!(error.code(), "compiled_form_version");
 /// assert_eq!(
 ///     error.to_string(),
-///     "the compiled policy is form version 99 and this retryplan reads version 1: compile the policy again with this version"
+///     format!("the compiled policy is form version 99 and this retryplan reads version {FORM_VERSION}: compile the policy again with this version")
 /// );
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

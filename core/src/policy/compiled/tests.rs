@@ -100,12 +100,14 @@ fn what_is_not_an_intact_form_of_this_version_is_refused_with_its_code() {
     assert_eq!(code(&resealed(unknown)), "compiled_form_kind");
     // Resealed: a byte after the body, a name out of its table.
     let error = Policy::from_compiled(&resealed(longer)).unwrap_err();
-    let unreadable =
-        CompiledFormError::Damaged { expected: ConfigKind::Policy, damage: Damage::Unreadable { offset: 67 } };
+    let offset = form.len();
+    let unreadable = CompiledFormError::Damaged { expected: ConfigKind::Policy, damage: Damage::Unreadable { offset } };
     assert_eq!(error, unreadable);
     assert_eq!(
         error.to_string(),
-        "the compiled policy is damaged (byte 67 does not read as its form says): compile the policy again"
+        alloc::format!(
+            "the compiled policy is damaged (byte {offset} does not read as its form says): compile the policy again"
+        )
     );
     assert_eq!(
         Policy::from_compiled(&flipped).unwrap_err().to_string(),
@@ -182,7 +184,7 @@ fn dependencies_read_back_equal_and_forms_keep_to_their_kind() {
     configs.push(crate::aws::standard_2026_dependency());
     for config in configs {
         let form = config.to_compiled().unwrap();
-        assert_eq!(&form[..4], b"rpd\x01");
+        assert_eq!(form[..4], [b'r', b'p', b'd', FORM_VERSION]);
         assert_eq!(DependencyConfig::from_compiled(&form), Ok(config));
         let dependency = Dependency::from_compiled(&form).unwrap();
         assert_eq!(dependency.snapshot(0), Dependency::new(&config).unwrap().snapshot(0));
@@ -227,13 +229,13 @@ fn the_page_lists_every_dependency_field() {
 
 #[test]
 fn times_above_max_ms_are_refused_where_they_start() {
-    // total_budget_ms (the second field, at byte 9) as 2^53: nine bytes of LEB128.
+    // total_budget_ms (the second field) as 2^53: refused where it starts.
     let form = Policy::default().to_compiled();
-    let mut body = alloc::vec![form[8]];
-    super::bytes::write_number(&mut body, crate::units::MAX_MS + 1);
-    body.extend_from_slice(&form[11..]);
-    let forged = super::bytes::seal(ConfigKind::Policy, FORM_VERSION, &body);
-    let damaged = CompiledFormError::Damaged { expected: ConfigKind::Policy, damage: Damage::Unreadable { offset: 9 } };
+    let over = Policy { total_budget_ms: crate::units::MAX_MS + 1, ..Policy::default() };
+    let forged = over.to_compiled();
+    let offset = (HEADER_LEN..).find(|at| form.get(*at) != forged.get(*at)).unwrap();
+    assert_eq!(offset, HEADER_LEN + 1, "the second field starts after the first's one byte");
+    let damaged = CompiledFormError::Damaged { expected: ConfigKind::Policy, damage: Damage::Unreadable { offset } };
     assert_eq!(Policy::from_compiled(&forged), Err(damaged));
 }
 
