@@ -4,8 +4,7 @@
 
 use alloc::vec::Vec;
 
-use super::error::{CompiledFormError, Damage};
-use crate::error::ConfigKind;
+use super::error::{CompiledFormError, Damage, FormKind};
 
 /// The first two bytes of every compiled form, in every version: `rp`.
 pub(super) const MAGIC: [u8; 2] = *b"rp";
@@ -14,17 +13,17 @@ pub(super) const MAGIC: [u8; 2] = *b"rp";
 pub(super) const HEADER_LEN: usize = 8;
 
 /// The byte at offset 2 naming what the form holds.
-pub(super) fn kind_byte(kind: ConfigKind) -> u8 {
+pub(super) fn kind_byte(kind: FormKind) -> u8 {
     match kind {
-        ConfigKind::Dependency => b'd',
-        _ => b'p',
+        FormKind::Policy => b'p',
+        FormKind::Dependency => b'd',
     }
 }
 
-fn kind_of(byte: u8) -> Option<ConfigKind> {
+fn kind_of(byte: u8) -> Option<FormKind> {
     match byte {
-        b'p' => Some(ConfigKind::Policy),
-        b'd' => Some(ConfigKind::Dependency),
+        b'p' => Some(FormKind::Policy),
+        b'd' => Some(FormKind::Dependency),
         _ => None,
     }
 }
@@ -44,7 +43,7 @@ pub(super) fn crc32(parts: &[&[u8]]) -> u32 {
 }
 
 /// The whole form: header, then `body`.
-pub(super) fn seal(kind: ConfigKind, version: u8, body: &[u8]) -> Vec<u8> {
+pub(super) fn seal(kind: FormKind, version: u8, body: &[u8]) -> Vec<u8> {
     let head = [MAGIC[0], MAGIC[1], kind_byte(kind), version];
     let mut form = Vec::with_capacity(HEADER_LEN + body.len());
     form.extend_from_slice(&head);
@@ -57,7 +56,7 @@ pub(super) fn seal(kind: ConfigKind, version: u8, body: &[u8]) -> Vec<u8> {
 /// `version` with an intact checksum. Checked in this order: magic and
 /// length, version, checksum, kind (a form of another kind is only
 /// reported when it is intact).
-pub(super) fn open(form: &[u8], kind: ConfigKind, version: u8) -> Result<&[u8], CompiledFormError> {
+pub(super) fn open(form: &[u8], kind: FormKind, version: u8) -> Result<&[u8], CompiledFormError> {
     let (Some(head), Some(sum), Some(body)) = (form.get(..4), form.get(4..HEADER_LEN), form.get(HEADER_LEN..)) else {
         return Err(CompiledFormError::NotCompiled { expected: kind, len: form.len() });
     };
@@ -189,6 +188,15 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_kind_has_its_own_byte() {
+        for kind in [FormKind::Policy, FormKind::Dependency] {
+            assert_eq!(kind_of(kind_byte(kind)), Some(kind));
+        }
+        assert_eq!((kind_byte(FormKind::Policy), kind_byte(FormKind::Dependency)), (b'p', b'd'));
+        assert_eq!(kind_of(b'x'), None);
+    }
 
     #[test]
     fn crc32_is_zlibs() {

@@ -4,6 +4,33 @@
 use crate::error::{Blame, ConfigKind};
 use crate::message::Message;
 
+/// What a compiled form holds: the kinds of configuration that have a
+/// compiled form (the byte at offset 2: `p`, `d`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FormKind {
+    /// A policy ([`Policy::to_compiled`](crate::Policy::to_compiled)).
+    Policy,
+    /// A dependency's shared controls ([`DependencyConfig::to_compiled`](crate::DependencyConfig::to_compiled)).
+    Dependency,
+}
+
+impl FormKind {
+    /// The configuration the form holds.
+    #[must_use]
+    pub fn config(self) -> ConfigKind {
+        match self {
+            FormKind::Policy => ConfigKind::Policy,
+            FormKind::Dependency => ConfigKind::Dependency,
+        }
+    }
+
+    /// Its name in messages: the configuration's (`policy`, `dependency`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        self.config().name()
+    }
+}
+
 /// What is wrong with the damaged form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Damage {
@@ -47,14 +74,14 @@ pub enum CompiledFormError {
     /// Code `not_a_compiled_form`.
     NotCompiled {
         /// What was expected (a policy or a dependency).
-        expected: ConfigKind,
+        expected: FormKind,
         /// How many bytes were given.
         len: usize,
     },
     /// A form of another version of the encoding. Code `compiled_form_version`.
     Version {
         /// What was expected (a policy or a dependency).
-        expected: ConfigKind,
+        expected: FormKind,
         /// The version the form was written in.
         found: u8,
         /// The version this core reads.
@@ -63,7 +90,7 @@ pub enum CompiledFormError {
     /// A damaged form. Code `compiled_form_damaged`.
     Damaged {
         /// What was expected (a policy or a dependency).
-        expected: ConfigKind,
+        expected: FormKind,
         /// What is wrong.
         damage: Damage,
     },
@@ -71,9 +98,9 @@ pub enum CompiledFormError {
     /// read). Code `compiled_form_kind`.
     Kind {
         /// What was expected.
-        expected: ConfigKind,
+        expected: FormKind,
         /// What the form holds, if this core knows the kind.
-        found: Option<ConfigKind>,
+        found: Option<FormKind>,
     },
 }
 
@@ -131,7 +158,7 @@ impl core::fmt::Display for CompiledFormError {
                 write!(f, "the compiled {what} is damaged (byte {offset} does not read as its form says): compile the {what} again")
             }
             CompiledFormError::Kind { expected, found } => {
-                write!(f, "expected a compiled {}, got a compiled {}", expected.name(), found.map_or("unknown", ConfigKind::name))
+                write!(f, "expected a compiled {}, got a compiled {}", expected.name(), found.map_or("unknown", FormKind::name))
             }
         }
     }

@@ -9,7 +9,6 @@ use crate::policy::retry_limits::RetryLimits;
 use crate::policy::sets::Classification;
 use crate::policy::status_rules::{StatusGuidance, StatusRules};
 use crate::policy::validated::{AttemptTimeout, Backoff, Jitter, ServerGuidance};
-use crate::policy::PolicyConfig;
 use crate::profiles;
 
 /// Policies that between them use every variant and every optional field.
@@ -76,12 +75,12 @@ fn what_is_not_an_intact_form_of_this_version_is_refused_with_its_code() {
     assert_eq!(
         Policy::from_compiled(&other_version),
         Err(CompiledFormError::Version {
-            expected: ConfigKind::Policy,
+            expected: FormKind::Policy,
             found: FORM_VERSION + 1,
             supported: FORM_VERSION
         })
     );
-    let damaged = Err(CompiledFormError::Damaged { expected: ConfigKind::Policy, damage: Damage::Checksum });
+    let damaged = Err(CompiledFormError::Damaged { expected: FormKind::Policy, damage: Damage::Checksum });
     assert_eq!(Policy::from_compiled(&form[..form.len() - 1]), damaged);
     let mut longer = form.clone();
     longer.push(0);
@@ -93,7 +92,7 @@ fn what_is_not_an_intact_form_of_this_version_is_refused_with_its_code() {
     let mut dependency = form.clone();
     dependency[2] = b'd';
     let error = Policy::from_compiled(&resealed(dependency)).unwrap_err();
-    assert_eq!(error, CompiledFormError::Kind { expected: ConfigKind::Policy, found: Some(ConfigKind::Dependency) });
+    assert_eq!(error, CompiledFormError::Kind { expected: FormKind::Policy, found: Some(FormKind::Dependency) });
     assert_eq!(error.to_string(), "expected a compiled policy, got a compiled dependency");
     let mut unknown = form.clone();
     unknown[2] = b'x';
@@ -101,7 +100,7 @@ fn what_is_not_an_intact_form_of_this_version_is_refused_with_its_code() {
     // Resealed: a byte after the body, a name out of its table.
     let error = Policy::from_compiled(&resealed(longer)).unwrap_err();
     let offset = form.len();
-    let unreadable = CompiledFormError::Damaged { expected: ConfigKind::Policy, damage: Damage::Unreadable { offset } };
+    let unreadable = CompiledFormError::Damaged { expected: FormKind::Policy, damage: Damage::Unreadable { offset } };
     assert_eq!(error, unreadable);
     assert_eq!(
         error.to_string(),
@@ -165,7 +164,6 @@ fn the_page_lists_every_field_in_the_order_written() {
     spelled(row("server_guidance.retry_after_reading"), names(&readings));
     let methods = crate::policy::RETRY_METHODS.join(", ");
     assert!(row("retry_methods").contains(&methods));
-    let _ = PolicyConfig::default();
 }
 
 #[test]
@@ -201,12 +199,12 @@ fn dependencies_read_back_equal_and_forms_keep_to_their_kind() {
     assert_eq!(invalid.to_compiled().unwrap_err().code(), "config_violations");
     let mut body = Vec::new();
     invalid.write(&mut body);
-    let forged = super::bytes::seal(ConfigKind::Dependency, FORM_VERSION, &body);
+    let forged = super::bytes::seal(FormKind::Dependency, FORM_VERSION, &body);
     assert_eq!(DependencyConfig::from_compiled(&forged), Ok(invalid));
     assert_eq!(
         Dependency::from_compiled(&forged).unwrap_err(),
         CompiledFormError::Damaged {
-            expected: ConfigKind::Dependency,
+            expected: FormKind::Dependency,
             damage: Damage::Unreadable { offset: HEADER_LEN }
         }
     );
@@ -235,7 +233,7 @@ fn times_above_max_ms_are_refused_where_they_start() {
     let forged = over.to_compiled();
     let offset = (HEADER_LEN..).find(|at| form.get(*at) != forged.get(*at)).unwrap();
     assert_eq!(offset, HEADER_LEN + 1, "the second field starts after the first's one byte");
-    let damaged = CompiledFormError::Damaged { expected: ConfigKind::Policy, damage: Damage::Unreadable { offset } };
+    let damaged = CompiledFormError::Damaged { expected: FormKind::Policy, damage: Damage::Unreadable { offset } };
     assert_eq!(Policy::from_compiled(&forged), Err(damaged));
 }
 
@@ -299,8 +297,7 @@ fn a_forged_form_keeps_every_fields_range_and_the_hedging_rule() {
         let forged = policy.to_compiled();
         let first_change = (HEADER_LEN..).find(|at| form.get(*at) != forged.get(*at)).unwrap();
         let offset = if name == "hedging an unsafe request" { HEADER_LEN } else { first_change };
-        let refused =
-            CompiledFormError::Damaged { expected: ConfigKind::Policy, damage: Damage::Unreadable { offset } };
+        let refused = CompiledFormError::Damaged { expected: FormKind::Policy, damage: Damage::Unreadable { offset } };
         assert_eq!(Policy::from_compiled(&forged), Err(refused), "{name}");
     }
 }
