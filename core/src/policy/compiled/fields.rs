@@ -53,18 +53,32 @@ macro_rules! struct_form {
                 $( self.$field.write(out); )*
             }
             fn read(input: &mut Reader<'_>) -> Self {
-                $type { $( $field: {
-                    let _mark = input.mark();
-                    let value = Encoded::read(input);
-                    $( if !($range).contains(&value) {
-                        input.refuse(_mark);
-                    } )?
-                    value
-                }, )* }
+                $type { $( $field: struct_form!(@read input $(, $range)?), )* }
             }
         }
     };
+    (@read $input:ident) => { Encoded::read($input) };
+    (@read $input:ident, $range:expr) => { Bounded::read_in($input, $range) };
 }
+
+/// A whole number read within a range (a field written `field in LOW..=HIGH`).
+pub(super) trait Bounded: Sized {
+    /// The number, refused where it starts outside `range`.
+    fn read_in(input: &mut Reader<'_>, range: core::ops::RangeInclusive<Self>) -> Self;
+}
+
+macro_rules! bounded {
+    ($($type:ty),*) => {$(
+        impl Bounded for $type {
+            fn read_in(input: &mut Reader<'_>, range: core::ops::RangeInclusive<Self>) -> Self {
+                let value = input.number_in((*range.start()).into(), (*range.end()).into());
+                <$type>::try_from(value).unwrap_or_default()
+            }
+        }
+    )*};
+}
+
+bounded!(u16, u32, u64);
 
 pub(super) use struct_form;
 
