@@ -4,9 +4,11 @@
 //! and a forged policy that does read runs an operation without a panic.
 
 use proptest::prelude::*;
+use retryplan::message::Rule;
+use retryplan::policy::compiled::FORM_VERSION;
 use retryplan::{
-    backoff_ceilings_ms, explain, profiles, CompiledFormError, Dependency, DependencyConfig, GrpcCode, Operation,
-    OperationOptions, Outcome, Policy, Pushback, TransportFailure, Verdict,
+    backoff_ceilings_ms, explain, profiles, CompiledFormError, Dependency, DependencyConfig, Error, GrpcCode,
+    Operation, OperationOptions, Outcome, Policy, Pushback, TransportFailure, Verdict,
 };
 
 /// CRC-32 (zlib's), written here again so the test does not trust the core's.
@@ -45,6 +47,62 @@ fn policies() -> Vec<Policy> {
         policies.push(Policy::from_json(text).expect("valid"));
     }
     policies
+}
+
+/// The rules of `Policy::new` between fields that `Policy::from_compiled`
+/// does not check (the compiler does; `form.md` says why the engine needs
+/// none of them). Every other rule holds for whatever a forged form reads as.
+const LEFT_TO_THE_COMPILER: [Rule; 14] = [
+    Rule::NoAttemptFits,
+    Rule::FixedTimeoutTooShort,
+    Rule::PollyBaseRange,
+    Rule::PollyMultiplier,
+    Rule::CapBelowBase,
+    Rule::BaseZero,
+    Rule::ThrottlingBaseAboveCap,
+    Rule::ThrottlingBaseZero,
+    Rule::DecorrelatedNeedsBase,
+    Rule::ConflictNotError,
+    Rule::ConflictAlsoRetried,
+    Rule::RetriedNotError,
+    Rule::GrpcConflictAlsoRetried,
+    Rule::AboveBackoffNeedsFloor,
+];
+
+/// The rules `Policy::new` finds broken in `policy` as configuration.
+fn violated_rules(policy: &Policy) -> Vec<Rule> {
+    match Policy::new(&policy.to_config()) {
+        Ok(_) => Vec::new(),
+        Err(Error::ConfigViolations { violations, .. }) => violations.iter().map(|v| v.message.rule()).collect(),
+        Err(error) => panic!("{error}"),
+    }
+}
+
+#[test]
+fn the_rules_left_to_the_compiler_are_rules() {
+    // Each is broken by a forged policy, so the list names no rule that cannot be.
+    let mut seen = Vec::new();
+    let forgeries = [
+        r#"{"total_budget_ms": 100, "response_reserve_ms": 50, "minimum_useful_attempt_ms": 50}"#,
+        r#"{"attempt_timeout": {"fixed_ms": 10}, "minimum_useful_attempt_ms": 50}"#,
+        r#"{"jitter": {"kind": "polly"}, "backoff": {"base_ms": 86400001, "cap_ms": 86400001, "multiplier": 3}}"#,
+        r#"{"backoff": {"base_ms": 200, "cap_ms": 100}}"#,
+        r#"{"backoff": {"base_ms": 0, "throttling_base_ms": 0, "cap_ms": 100}, "jitter": {"kind": "decorrelated"}}"#,
+        r#"{"backoff": {"throttling_base_ms": 5000}}"#,
+        r#"{"conflict": {"http_statuses": [302, 503]}, "retry_on": {"http_statuses": [301, 503]}}"#,
+        r#"{"conflict": {"grpc_codes": ["unavailable"]}}"#,
+        r#"{"server_guidance": {"mode": "a6", "max_above_backoff_ms": 5}}"#,
+    ];
+    for text in forgeries {
+        let config = retryplan::PolicyConfig::from_json(text).expect("reads");
+        match Policy::new(&config) {
+            Err(Error::ConfigViolations { violations, .. }) => seen.extend(violations.iter().map(|v| v.message.rule())),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+    for rule in LEFT_TO_THE_COMPILER {
+        assert!(seen.contains(&rule), "{rule:?}");
+    }
 }
 
 fn outcome(pick: u8, delay_ms: u64) -> Outcome {
@@ -88,7 +146,7 @@ proptest! {
 
     #[test]
     fn random_bytes_are_refused(bytes in proptest::collection::vec(any::<u8>(), 0..120), header in any::<bool>()) {
-        let form = if header { [b"rpp\x01".as_slice(), &bytes].concat() } else { bytes };
+        let form = if header { [b"rpp".as_slice(), &[FORM_VERSION], &bytes].concat() } else { bytes };
         // A random checksum matches once in 2^32.
         let answer = Policy::from_compiled(&form);
         prop_assert!(answer.is_err(), "{:?}", answer);
@@ -138,6 +196,10 @@ proptest! {
             Ok(policy) => {
                 // It reads back as it reads: its own form is stable.
                 prop_assert_eq!(Policy::from_compiled(&policy.to_compiled()), Ok(policy));
+                // It breaks no rule of `Policy::new` but those the reader leaves to the compiler.
+                for rule in violated_rules(&policy) {
+                    prop_assert!(LEFT_TO_THE_COMPILER.contains(&rule), "{:?}: {:?}", rule, policy.to_config());
+                }
                 exercise(&policy, &picks);
             }
             Err(error) => prop_assert!(
@@ -191,28 +253,37 @@ fn every_profile_compiles_to_a_small_form() {
     }
 }
 
+/// The default policy's form with `max_attempts` (its first field, the
+/// body's first byte) written as `max_attempts` in LEB128, checksum made right.
+fn default_with_max_attempts(max_attempts: u64) -> Vec<u8> {
+    let form = Policy::default().to_compiled();
+    assert!(Policy::default().max_attempts() < 0x80, "one byte in the default form");
+    let mut forged = form[..8].to_vec();
+    let mut value = max_attempts;
+    while value >= 0x80 {
+        forged.push((value as u8 & 0x7f) | 0x80);
+        value >>= 7;
+    }
+    forged.push(value as u8);
+    forged.extend_from_slice(&form[9..]);
+    resealed(forged)
+}
+
 /// Found by fuzz/compiled: a forged body (its checksum made right) with
 /// `max_attempts` 132,106,879, which `explain` walked attempt by attempt for
 /// minutes. The reader keeps the bounds the engine's work relies on.
 #[test]
 fn a_forged_form_cannot_ask_for_more_attempts_than_any_policy_makes() {
-    let body = [
-        0xff, 0x94, 0xff, 0x3e, 0xff, 0xff, 0x99, 0x99, 0xb9, 0x01, 0x01, 0x00, 0xfb, 0xd4, 0x61, 0x03, 0x01, 0x00,
-        0x01, 0x01, 0x01, 0x00, 0x00, 0x08, 0x01, 0x00, 0x00, 0x01, 0x00, 0x11, 0x00, 0x7f, 0x00, 0x00, 0x00, 0x00,
-        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-    ];
-    let mut form = b"rpp\x01\0\0\0\0".to_vec();
-    form.extend_from_slice(&body);
-    let error = Policy::from_compiled(&resealed(form)).unwrap_err();
+    let error = Policy::from_compiled(&default_with_max_attempts(132_106_879)).unwrap_err();
     assert_eq!(error.code(), "compiled_form_damaged");
     assert_eq!(
         error.to_string(),
         "the compiled policy is damaged (byte 8 does not read as its form says): compile the policy again"
     );
-    // At the bound it reads; one above, it does not.
-    let mut form = Policy::default().to_compiled();
-    form[8] = 100;
-    assert_eq!(Policy::from_compiled(&resealed(form.clone())).map(|policy| policy.max_attempts()), Ok(100));
-    form[8] = 101;
-    assert!(Policy::from_compiled(&resealed(form)).is_err());
+    // At the bound it reads; one above, or none, it does not.
+    let read = |max_attempts| Policy::from_compiled(&default_with_max_attempts(max_attempts)).map(|p| p.max_attempts());
+    assert_eq!(read(100), Ok(100));
+    assert_eq!(read(1), Ok(1));
+    assert!(read(101).is_err());
+    assert!(read(0).is_err());
 }

@@ -648,12 +648,22 @@ fn every_vector_passes() {
 /// decides exactly as its JSON does.
 #[test]
 fn every_vector_passes_with_compiled_policies() {
+    if std::env::var_os("RETRYPLAN_FILL_VECTORS").is_some() {
+        // `every_vector_passes` is rewriting the files this would read (and
+        // an unfilled step has no expectation yet): run again without it.
+        println!("skipped while RETRYPLAN_FILL_VECTORS fills the vectors");
+        return;
+    }
     COMPILED.set(Some((0, 0)));
     let (count, failures) = run_vectors(false);
     let (policies, dependencies) = COMPILED.get().unwrap_or_default();
     assert!(failures.is_empty(), "{} of the vector checks failed:\n{}", failures.len(), failures.join("\n"));
-    assert!(policies >= 300, "only {policies} policies went through their compiled form");
-    assert!(dependencies >= 30, "only {dependencies} dependencies went through their compiled form");
+    // The repository's vectors hold this many; another directory
+    // (RETRYPLAN_VECTORS) holds what it holds.
+    if std::env::var_os("RETRYPLAN_VECTORS").is_none() {
+        assert!(policies >= 300, "only {policies} policies went through their compiled form");
+        assert!(dependencies >= 30, "only {dependencies} dependencies went through their compiled form");
+    }
     println!(
         "{count} vectors passed with {policies} compiled policies and {dependencies} compiled dependencies, 0 failed"
     );

@@ -7,6 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use retryplan::policy::compiled::FORM_VERSION;
 use retryplan::{
     CompiledFormError, Dependency, DependencyConfig, Operation, OperationOptions, Outcome, Policy, TransportFailure,
 };
@@ -23,9 +24,9 @@ fn crc32(bytes: &[u8]) -> u32 {
     !crc
 }
 
-/// `body` behind a header of `kind`, version 1, with its checksum right.
+/// `body` behind a header of `kind` in this core's version, with its checksum right.
 fn sealed(kind: u8, body: &[u8]) -> Vec<u8> {
-    let head = [b'r', b'p', kind, 1];
+    let head = [b'r', b'p', kind, FORM_VERSION];
     let covered: Vec<u8> = head.iter().chain(body).copied().collect();
     let mut form = head.to_vec();
     form.extend_from_slice(&crc32(&covered).to_le_bytes());

@@ -84,7 +84,8 @@ impl RetryLimits {
         }
     }
 
-    /// The limits of a compiled form, indexed by [`FailureKind`] (already validated).
+    /// The limits of a compiled form, indexed by [`FailureKind`]: its reader
+    /// refuses a limit of [`MAX_ATTEMPTS_LIMIT`] or more before they come here.
     pub(super) fn from_limits(limits: [Option<u32>; 4]) -> RetryLimits {
         RetryLimits { limits }
     }

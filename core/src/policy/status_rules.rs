@@ -91,8 +91,9 @@ impl StatusRules {
             .collect()
     }
 
-    /// Appends an already-validated rule (a compiled form's), false when
-    /// the policy holds [`MAX_STATUS_RULES`] already.
+    /// Appends a compiled form's rule as read, false when the policy holds
+    /// [`MAX_STATUS_RULES`] already: the form's reader checks the status's
+    /// range and that no rule names it already (see `compiled/form.md`).
     pub(super) fn push(&mut self, rule: StatusGuidance) -> bool {
         match self.rules.get_mut(usize::from(self.len)) {
             Some(slot) => {

@@ -4,8 +4,7 @@
 
 use alloc::vec::Vec;
 
-use super::error::{CompiledFormError, Damage};
-use crate::error::ConfigKind;
+use super::error::{CompiledFormError, Damage, FormKind};
 
 /// The first two bytes of every compiled form, in every version: `rp`.
 pub(super) const MAGIC: [u8; 2] = *b"rp";
@@ -14,17 +13,17 @@ pub(super) const MAGIC: [u8; 2] = *b"rp";
 pub(super) const HEADER_LEN: usize = 8;
 
 /// The byte at offset 2 naming what the form holds.
-pub(super) fn kind_byte(kind: ConfigKind) -> u8 {
+pub(super) fn kind_byte(kind: FormKind) -> u8 {
     match kind {
-        ConfigKind::Dependency => b'd',
-        _ => b'p',
+        FormKind::Policy => b'p',
+        FormKind::Dependency => b'd',
     }
 }
 
-fn kind_of(byte: u8) -> Option<ConfigKind> {
+fn kind_of(byte: u8) -> Option<FormKind> {
     match byte {
-        b'p' => Some(ConfigKind::Policy),
-        b'd' => Some(ConfigKind::Dependency),
+        b'p' => Some(FormKind::Policy),
+        b'd' => Some(FormKind::Dependency),
         _ => None,
     }
 }
@@ -44,7 +43,7 @@ pub(super) fn crc32(parts: &[&[u8]]) -> u32 {
 }
 
 /// The whole form: header, then `body`.
-pub(super) fn seal(kind: ConfigKind, version: u8, body: &[u8]) -> Vec<u8> {
+pub(super) fn seal(kind: FormKind, version: u8, body: &[u8]) -> Vec<u8> {
     let head = [MAGIC[0], MAGIC[1], kind_byte(kind), version];
     let mut form = Vec::with_capacity(HEADER_LEN + body.len());
     form.extend_from_slice(&head);
@@ -57,7 +56,7 @@ pub(super) fn seal(kind: ConfigKind, version: u8, body: &[u8]) -> Vec<u8> {
 /// `version` with an intact checksum. Checked in this order: magic and
 /// length, version, checksum, kind (a form of another kind is only
 /// reported when it is intact).
-pub(super) fn open(form: &[u8], kind: ConfigKind, version: u8) -> Result<&[u8], CompiledFormError> {
+pub(super) fn open(form: &[u8], kind: FormKind, version: u8) -> Result<&[u8], CompiledFormError> {
     let (Some(head), Some(sum), Some(body)) = (form.get(..4), form.get(4..HEADER_LEN), form.get(HEADER_LEN..)) else {
         return Err(CompiledFormError::NotCompiled { expected: kind, len: form.len() });
     };
@@ -170,9 +169,15 @@ impl<'a> Reader<'a> {
 
     /// A whole number that must be at most `max` (refused where it starts).
     pub(super) fn number_up_to(&mut self, max: u64) -> u64 {
+        self.number_in(0, max)
+    }
+
+    /// A whole number that must be in `low..=high` (refused where it starts,
+    /// and read as 0).
+    pub(super) fn number_in(&mut self, low: u64, high: u64) -> u64 {
         let start = self.at;
         let value = self.number();
-        if value > max {
+        if !(low..=high).contains(&value) {
             self.refuse(start);
             return 0;
         }
@@ -183,6 +188,15 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_kind_has_its_own_byte() {
+        for kind in [FormKind::Policy, FormKind::Dependency] {
+            assert_eq!(kind_of(kind_byte(kind)), Some(kind));
+        }
+        assert_eq!((kind_byte(FormKind::Policy), kind_byte(FormKind::Dependency)), (b'p', b'd'));
+        assert_eq!(kind_of(b'x'), None);
+    }
 
     #[test]
     fn crc32_is_zlibs() {
@@ -219,6 +233,13 @@ mod tests {
         assert_eq!(refused(&[0x80, 0x00], u64::MAX), Err(Unreadable(HEADER_LEN)));
         assert_eq!(refused(&[0xac, 0x82, 0x00], u64::MAX), Err(Unreadable(HEADER_LEN)));
         assert_eq!(refused(&[5], 4), Err(Unreadable(HEADER_LEN)));
+        // Below the least allowed: refused too.
+        let mut reader = Reader::new(&[0, 3]);
+        assert_eq!((reader.number_in(1, 9), reader.number_in(1, 9)), (0, 0));
+        assert_eq!(reader.finish(), Err(Unreadable(HEADER_LEN)));
+        let mut reader = Reader::new(&[1, 9]);
+        assert_eq!((reader.number_in(1, 9), reader.number_in(1, 9)), (1, 9));
+        assert_eq!(reader.finish(), Ok(()));
         // A byte left over; the first refusal is the one reported, and bytes after it read as 0.
         let mut reader = Reader::new(&[1, 2]);
         assert_eq!(reader.number(), 1);

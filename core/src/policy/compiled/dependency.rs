@@ -8,13 +8,13 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use super::bytes::{self, Reader, Unreadable, HEADER_LEN};
-use super::error::{CompiledFormError, Damage};
+use super::error::{CompiledFormError, Damage, FormKind};
 use super::fields::{struct_form, Encoded};
 use super::{read_body, FORM_VERSION};
 use crate::breaker::{BreakerConfig, TripConfig};
 use crate::budget::BudgetConfig;
 use crate::dependency::{Dependency, DependencyConfig};
-use crate::error::{ConfigKind, Error};
+use crate::error::Error;
 
 struct_form!(DependencyConfig { budget, breaker, retry_slots });
 
@@ -125,7 +125,7 @@ impl DependencyConfig {
         Dependency::new(self)?;
         let mut body = Vec::new();
         self.write(&mut body);
-        Ok(bytes::seal(ConfigKind::Dependency, FORM_VERSION, &body))
+        Ok(bytes::seal(FormKind::Dependency, FORM_VERSION, &body))
     }
 
     /// The configuration a compiled form holds (not validated again: see
@@ -134,7 +134,7 @@ impl DependencyConfig {
     /// # Errors
     /// [`CompiledFormError`], as [`Policy::from_compiled`](crate::Policy::from_compiled).
     pub fn from_compiled(form: &[u8]) -> Result<DependencyConfig, CompiledFormError> {
-        let body = bytes::open(form, ConfigKind::Dependency, FORM_VERSION)?;
+        let body = bytes::open(form, FormKind::Dependency, FORM_VERSION)?;
         read_body(body).map_err(|Unreadable(offset)| damaged(offset))
     }
 }
@@ -162,5 +162,5 @@ impl Dependency {
 }
 
 fn damaged(offset: usize) -> CompiledFormError {
-    CompiledFormError::Damaged { expected: ConfigKind::Dependency, damage: Damage::Unreadable { offset } }
+    CompiledFormError::Damaged { expected: FormKind::Dependency, damage: Damage::Unreadable { offset } }
 }

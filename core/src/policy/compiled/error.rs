@@ -4,6 +4,33 @@
 use crate::error::{Blame, ConfigKind};
 use crate::message::Message;
 
+/// What a compiled form holds: the kinds of configuration that have a
+/// compiled form (the byte at offset 2: `p`, `d`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FormKind {
+    /// A policy ([`Policy::to_compiled`](crate::Policy::to_compiled)).
+    Policy,
+    /// A dependency's shared controls ([`DependencyConfig::to_compiled`](crate::DependencyConfig::to_compiled)).
+    Dependency,
+}
+
+impl FormKind {
+    /// The configuration the form holds.
+    #[must_use]
+    pub fn config(self) -> ConfigKind {
+        match self {
+            FormKind::Policy => ConfigKind::Policy,
+            FormKind::Dependency => ConfigKind::Dependency,
+        }
+    }
+
+    /// Its name in messages: the configuration's (`policy`, `dependency`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        self.config().name()
+    }
+}
+
 /// What is wrong with the damaged form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Damage {
@@ -26,6 +53,7 @@ pub enum Damage {
 /// always [`Blame::Configuration`].
 ///
 /// ```
+/// use retryplan::policy::compiled::FORM_VERSION;
 /// use retryplan::{CompiledFormError, Policy};
 /// let error = Policy::from_compiled(b"{\"max_attempts\": 3}").unwrap_err();
 /// assert_eq!(error.code(), "not_a_compiled_form");
@@ -35,7 +63,7 @@ pub enum Damage {
 /// assert_eq!(error.code(), "compiled_form_version");
 /// assert_eq!(
 ///     error.to_string(),
-///     "the compiled policy is form version 99 and this retryplan reads version 1: compile the policy again with this version"
+///     format!("the compiled policy is form version 99 and this retryplan reads version {FORM_VERSION}: compile the policy again with this version")
 /// );
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -46,14 +74,14 @@ pub enum CompiledFormError {
     /// Code `not_a_compiled_form`.
     NotCompiled {
         /// What was expected (a policy or a dependency).
-        expected: ConfigKind,
+        expected: FormKind,
         /// How many bytes were given.
         len: usize,
     },
     /// A form of another version of the encoding. Code `compiled_form_version`.
     Version {
         /// What was expected (a policy or a dependency).
-        expected: ConfigKind,
+        expected: FormKind,
         /// The version the form was written in.
         found: u8,
         /// The version this core reads.
@@ -62,7 +90,7 @@ pub enum CompiledFormError {
     /// A damaged form. Code `compiled_form_damaged`.
     Damaged {
         /// What was expected (a policy or a dependency).
-        expected: ConfigKind,
+        expected: FormKind,
         /// What is wrong.
         damage: Damage,
     },
@@ -70,9 +98,9 @@ pub enum CompiledFormError {
     /// read). Code `compiled_form_kind`.
     Kind {
         /// What was expected.
-        expected: ConfigKind,
+        expected: FormKind,
         /// What the form holds, if this core knows the kind.
-        found: Option<ConfigKind>,
+        found: Option<FormKind>,
     },
 }
 
@@ -130,7 +158,7 @@ impl core::fmt::Display for CompiledFormError {
                 write!(f, "the compiled {what} is damaged (byte {offset} does not read as its form says): compile the {what} again")
             }
             CompiledFormError::Kind { expected, found } => {
-                write!(f, "expected a compiled {}, got a compiled {}", expected.name(), found.map_or("unknown", ConfigKind::name))
+                write!(f, "expected a compiled {}, got a compiled {}", expected.name(), found.map_or("unknown", FormKind::name))
             }
         }
     }

@@ -16,7 +16,7 @@ use crate::error_code::{ErrorCodeTable, ErrorCodeTables};
 use crate::named::Named;
 use crate::policy::config::{
     AboveCap, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS,
-    MAX_REDELIVERY_DELAYS,
+    MAX_MULTIPLIER, MAX_REDELIVERY_DELAYS,
 };
 use crate::policy::names::JitterKind;
 use crate::policy::retry_limits::{FailureKind, MethodSet, RetryLimits};
@@ -41,10 +41,11 @@ pub(super) trait Encoded: Sized {
 
 /// [`Encoded`] for a struct: each listed field in turn. The reader names
 /// every field, so a field left out of the list does not build. A field
-/// written `field <= MAX` is refused above `MAX`: the bounds the rest of
-/// the engine relies on to bound its work (attempts), kept by a forged form too.
+/// written `field in LOW..=HIGH` is refused outside that range (where it
+/// starts): the field's own range of [`Policy::new`], kept by a forged form
+/// too (see "What the reader checks" on `form.md`).
 macro_rules! struct_form {
-    ($type:ident { $($field:ident $(<= $max:expr)?),* $(,)? }) => {
+    ($type:ident { $($field:ident $(in $range:expr)?),* $(,)? }) => {
         impl Encoded for $type {
             #[cfg(test)]
             const FIELDS: &'static [&'static str] = &[$(stringify!($field)),*];
@@ -52,18 +53,32 @@ macro_rules! struct_form {
                 $( self.$field.write(out); )*
             }
             fn read(input: &mut Reader<'_>) -> Self {
-                $type { $( $field: {
-                    let _mark = input.mark();
-                    let value = Encoded::read(input);
-                    $( if u64::from(value) > u64::from($max) {
-                        input.refuse(_mark);
-                    } )?
-                    value
-                }, )* }
+                $type { $( $field: struct_form!(@read input $(, $range)?), )* }
             }
         }
     };
+    (@read $input:ident) => { Encoded::read($input) };
+    (@read $input:ident, $range:expr) => { Bounded::read_in($input, $range) };
 }
+
+/// A whole number read within a range (a field written `field in LOW..=HIGH`).
+pub(super) trait Bounded: Sized {
+    /// The number, refused where it starts outside `range`.
+    fn read_in(input: &mut Reader<'_>, range: core::ops::RangeInclusive<Self>) -> Self;
+}
+
+macro_rules! bounded {
+    ($($type:ty),*) => {$(
+        impl Bounded for $type {
+            fn read_in(input: &mut Reader<'_>, range: core::ops::RangeInclusive<Self>) -> Self {
+                let value = input.number_in((*range.start()).into(), (*range.end()).into());
+                <$type>::try_from(value).unwrap_or_default()
+            }
+        }
+    )*};
+}
+
+bounded!(u16, u32, u64);
 
 pub(super) use struct_form;
 
@@ -93,10 +108,13 @@ fn place<T: Named>(variant: T) -> u8 {
     u8::try_from(position).unwrap_or_default()
 }
 
+/// `backoff.multiplier`'s largest value, in thousandths (10^9, below `u32::MAX`).
+const MAX_MULTIPLIER_PERMILLE: u32 = MAX_MULTIPLIER as u32 * 1000;
+
 // The policy: every field of `Policy`, in the body's order. This is the table.
 struct_form!(Policy {
-    max_attempts <= MAX_ATTEMPTS_LIMIT,
-    total_budget_ms,
+    max_attempts in 1..=MAX_ATTEMPTS_LIMIT,
+    total_budget_ms in 1..=MAX_MS,
     attempt_timeout,
     response_reserve_ms,
     minimum_useful_attempt_ms,
@@ -111,7 +129,14 @@ struct_form!(Policy {
     redelivery,
 });
 
-struct_form!(Backoff { kind, base_ms, multiplier_permille, cap_ms, throttling_base_ms, immediate_first_retry });
+struct_form!(Backoff {
+    kind,
+    base_ms,
+    multiplier_permille in 1..=MAX_MULTIPLIER_PERMILLE,
+    cap_ms,
+    throttling_base_ms,
+    immediate_first_retry,
+});
 
 struct_form!(Classification {
     retry_http,
@@ -127,9 +152,21 @@ struct_form!(Classification {
 
 struct_form!(ServerGuidance { honor, cap_ms, above_cap, retry_after_reading, statuses, mode, max_above_backoff_ms });
 
-struct_form!(StatusGuidance { status, honor, requires_guidance, cap_ms, above_cap });
+struct_form!(StatusGuidance { status in 100..=599, honor, requires_guidance, cap_ms, above_cap });
 
-struct_form!(HedgingConfig { delay_ms, max_hedged_attempts <= MAX_HEDGED_ATTEMPTS });
+struct_form!(HedgingConfig { delay_ms, max_hedged_attempts in 1..=MAX_HEDGED_ATTEMPTS });
+
+/// The rule between fields the reader keeps (the others are the compiler's:
+/// see "What the reader checks" on `form.md`): a policy that hedges may
+/// repeat its request, so it is not `unsafe`.
+pub(super) fn keeps_cross_field_rules(policy: &Policy) -> bool {
+    policy.hedging.is_none() || policy.idempotency != Idempotency::Unsafe
+}
+
+/// A ratio in thousandths: 1 to 1000 (`(0, 1]` with at most three decimals).
+fn permille(input: &mut Reader<'_>) -> u32 {
+    u32::try_from(input.number_in(1, 1000)).unwrap_or_default()
+}
 
 named_form!(
     BackoffKind = BackoffKind::Exponential,
@@ -209,9 +246,9 @@ impl Encoded for AttemptTimeout {
     }
     fn read(input: &mut Reader<'_>) -> Self {
         if bool::read(input) {
-            AttemptTimeout::FractionOfRemaining { permille: u32::read(input) }
+            AttemptTimeout::FractionOfRemaining { permille: permille(input) }
         } else {
-            AttemptTimeout::Fixed { ms: u64::read(input) }
+            AttemptTimeout::Fixed { ms: input.number_in(1, MAX_MS) }
         }
     }
 }
@@ -244,7 +281,7 @@ impl Encoded for Jitter {
             JitterKind::Full => Jitter::Full,
             JitterKind::Equal => Jitter::Equal,
             JitterKind::Decorrelated => Jitter::Decorrelated,
-            JitterKind::Proportional => Jitter::Proportional { ratio_permille: u32::read(input) },
+            JitterKind::Proportional => Jitter::Proportional { ratio_permille: permille(input) },
             JitterKind::Polly => Jitter::Polly { use_jitter: bool::read(input) },
             JitterKind::A6 => Jitter::A6,
             JitterKind::FullThenCap => Jitter::FullThenCap,
@@ -281,13 +318,18 @@ impl Encoded for HttpStatusSet {
     }
 }
 
-/// Bit `n` for the code numbered `n` (0 `ok` ... 16 `unauthenticated`).
+/// Bit `n` for the code numbered `n` (0 `ok` ... 16 `unauthenticated`); no
+/// set holds `ok` (it is a success, never retried, ambiguous or a conflict).
 impl Encoded for GrpcCodeSet {
     fn write(&self, out: &mut Vec<u8>) {
         write_number(out, self.iter().fold(0, |bits, code| bits | 1 << code.number()));
     }
     fn read(input: &mut Reader<'_>) -> Self {
+        let mark = input.mark();
         let bits = input.number_up_to((1 << GrpcCode::ALL.len()) - 1);
+        if bits & 1 << GrpcCode::Ok.number() != 0 {
+            input.refuse(mark);
+        }
         let mut set = GrpcCodeSet::default();
         for code in GrpcCode::ALL.into_iter().filter(|code| bits & 1 << code.number() != 0) {
             set.insert(code);
@@ -335,7 +377,7 @@ fn bits_of(flags: impl Iterator<Item = bool>) -> u8 {
     flags.enumerate().fold(0, |bits, (bit, set)| if set { bits | 1 << bit } else { bits })
 }
 
-/// How many rules, then each rule.
+/// How many rules, then each rule (each status at most once).
 impl Encoded for StatusRules {
     fn write(&self, out: &mut Vec<u8>) {
         write_number(out, self.iter().count() as u64);
@@ -348,7 +390,8 @@ impl Encoded for StatusRules {
         let mut rules = StatusRules::default();
         for _ in 0..count {
             let mark = input.mark();
-            if !rules.push(StatusGuidance::read(input)) {
+            let rule = StatusGuidance::read(input);
+            if rules.get(rule.status).is_some() || !rules.push(rule) {
                 input.refuse(mark);
             }
         }
@@ -356,7 +399,8 @@ impl Encoded for StatusRules {
     }
 }
 
-/// The limits of `connect`, `read`, `status`, `other`, each optional.
+/// The limits of `connect`, `read`, `status`, `other`, each optional and
+/// below `MAX_ATTEMPTS_LIMIT`.
 impl Encoded for RetryLimits {
     fn write(&self, out: &mut Vec<u8>) {
         for kind in [FailureKind::Connect, FailureKind::Read, FailureKind::Status, FailureKind::Other] {
@@ -364,7 +408,14 @@ impl Encoded for RetryLimits {
         }
     }
     fn read(input: &mut Reader<'_>) -> Self {
-        let limits = [Option::read(input), Option::read(input), Option::read(input), Option::read(input)];
+        let mut limits = [None; 4];
+        for limit in &mut limits {
+            let mark = input.mark();
+            *limit = Option::<u32>::read(input);
+            if limit.is_some_and(|limit| limit >= MAX_ATTEMPTS_LIMIT) {
+                input.refuse(mark);
+            }
+        }
         RetryLimits::from_limits(limits)
     }
 }
@@ -393,7 +444,7 @@ impl Encoded for RedeliverySchedule {
         self.max_age_ms.write(out);
     }
     fn read(input: &mut Reader<'_>) -> Self {
-        let len = input.number_up_to(MAX_REDELIVERY_DELAYS as u64) as usize;
+        let len = input.number_in(1, MAX_REDELIVERY_DELAYS as u64) as usize;
         let mut delays_ms = [0; MAX_REDELIVERY_DELAYS];
         for delay in delays_ms.iter_mut().take(len) {
             *delay = u64::read(input);

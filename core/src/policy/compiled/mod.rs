@@ -7,9 +7,8 @@ mod dependency;
 mod error;
 mod fields;
 
-pub use error::{CompiledFormError, Damage};
+pub use error::{CompiledFormError, Damage, FormKind};
 
-use crate::error::ConfigKind;
 use crate::policy::validated::Policy;
 use bytes::Reader;
 use fields::Encoded;
@@ -34,24 +33,32 @@ impl Policy {
     pub fn to_compiled(&self) -> Vec<u8> {
         let mut body = Vec::new();
         self.write(&mut body);
-        bytes::seal(ConfigKind::Policy, FORM_VERSION, &body)
+        bytes::seal(FormKind::Policy, FORM_VERSION, &body)
     }
 
     /// Reads a compiled form back: the policy [`Policy::to_compiled`] wrote,
     /// equal to it. Validation happened when the form was compiled; this
-    /// checks only that the form is one (magic, version, CRC-32 checksum,
-    /// every value readable), so it carries no reader, rules or messages of
-    /// configurations.
+    /// checks that the form is one (magic, version, CRC-32 checksum, every
+    /// value readable and in its field's range, and the rules between fields
+    /// the engine's safety needs: see the module docs), so it carries no
+    /// reader, validator or messages of configurations.
     ///
     /// # Errors
     /// [`CompiledFormError`]: not a compiled form, another version, damaged
     /// (its checksum, or a value that does not read), or a dependency's.
     pub fn from_compiled(form: &[u8]) -> Result<Policy, CompiledFormError> {
-        let body = bytes::open(form, ConfigKind::Policy, FORM_VERSION)?;
-        read_body(body).map_err(|bytes::Unreadable(offset)| CompiledFormError::Damaged {
-            expected: ConfigKind::Policy,
-            damage: Damage::Unreadable { offset },
-        })
+        let body = bytes::open(form, FormKind::Policy, FORM_VERSION)?;
+        read_body(body)
+            .and_then(|policy| {
+                // A rule between fields: refused at the body's first byte, as
+                // `Dependency::from_compiled` refuses a configuration.
+                let keeps = fields::keeps_cross_field_rules(&policy);
+                keeps.then_some(policy).ok_or(bytes::Unreadable(bytes::HEADER_LEN))
+            })
+            .map_err(|bytes::Unreadable(offset)| CompiledFormError::Damaged {
+                expected: FormKind::Policy,
+                damage: Damage::Unreadable { offset },
+            })
     }
 }
 

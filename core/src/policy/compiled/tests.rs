@@ -4,11 +4,11 @@ use alloc::vec::Vec;
 use super::bytes::{crc32, HEADER_LEN};
 use super::fields::Encoded;
 use super::*;
-use crate::policy::config::HedgingConfig;
+use crate::policy::config::{HedgingConfig, MAX_ATTEMPTS_LIMIT};
+use crate::policy::retry_limits::RetryLimits;
 use crate::policy::sets::Classification;
-use crate::policy::status_rules::StatusGuidance;
-use crate::policy::validated::{Backoff, ServerGuidance};
-use crate::policy::PolicyConfig;
+use crate::policy::status_rules::{StatusGuidance, StatusRules};
+use crate::policy::validated::{AttemptTimeout, Backoff, Jitter, ServerGuidance};
 use crate::profiles;
 
 /// Policies that between them use every variant and every optional field.
@@ -75,12 +75,12 @@ fn what_is_not_an_intact_form_of_this_version_is_refused_with_its_code() {
     assert_eq!(
         Policy::from_compiled(&other_version),
         Err(CompiledFormError::Version {
-            expected: ConfigKind::Policy,
+            expected: FormKind::Policy,
             found: FORM_VERSION + 1,
             supported: FORM_VERSION
         })
     );
-    let damaged = Err(CompiledFormError::Damaged { expected: ConfigKind::Policy, damage: Damage::Checksum });
+    let damaged = Err(CompiledFormError::Damaged { expected: FormKind::Policy, damage: Damage::Checksum });
     assert_eq!(Policy::from_compiled(&form[..form.len() - 1]), damaged);
     let mut longer = form.clone();
     longer.push(0);
@@ -92,19 +92,21 @@ fn what_is_not_an_intact_form_of_this_version_is_refused_with_its_code() {
     let mut dependency = form.clone();
     dependency[2] = b'd';
     let error = Policy::from_compiled(&resealed(dependency)).unwrap_err();
-    assert_eq!(error, CompiledFormError::Kind { expected: ConfigKind::Policy, found: Some(ConfigKind::Dependency) });
+    assert_eq!(error, CompiledFormError::Kind { expected: FormKind::Policy, found: Some(FormKind::Dependency) });
     assert_eq!(error.to_string(), "expected a compiled policy, got a compiled dependency");
     let mut unknown = form.clone();
     unknown[2] = b'x';
     assert_eq!(code(&resealed(unknown)), "compiled_form_kind");
     // Resealed: a byte after the body, a name out of its table.
     let error = Policy::from_compiled(&resealed(longer)).unwrap_err();
-    let unreadable =
-        CompiledFormError::Damaged { expected: ConfigKind::Policy, damage: Damage::Unreadable { offset: 67 } };
+    let offset = form.len();
+    let unreadable = CompiledFormError::Damaged { expected: FormKind::Policy, damage: Damage::Unreadable { offset } };
     assert_eq!(error, unreadable);
     assert_eq!(
         error.to_string(),
-        "the compiled policy is damaged (byte 67 does not read as its form says): compile the policy again"
+        alloc::format!(
+            "the compiled policy is damaged (byte {offset} does not read as its form says): compile the policy again"
+        )
     );
     assert_eq!(
         Policy::from_compiled(&flipped).unwrap_err().to_string(),
@@ -162,7 +164,6 @@ fn the_page_lists_every_field_in_the_order_written() {
     spelled(row("server_guidance.retry_after_reading"), names(&readings));
     let methods = crate::policy::RETRY_METHODS.join(", ");
     assert!(row("retry_methods").contains(&methods));
-    let _ = PolicyConfig::default();
 }
 
 #[test]
@@ -181,7 +182,7 @@ fn dependencies_read_back_equal_and_forms_keep_to_their_kind() {
     configs.push(crate::aws::standard_2026_dependency());
     for config in configs {
         let form = config.to_compiled().unwrap();
-        assert_eq!(&form[..4], b"rpd\x01");
+        assert_eq!(form[..4], [b'r', b'p', b'd', FORM_VERSION]);
         assert_eq!(DependencyConfig::from_compiled(&form), Ok(config));
         let dependency = Dependency::from_compiled(&form).unwrap();
         assert_eq!(dependency.snapshot(0), Dependency::new(&config).unwrap().snapshot(0));
@@ -198,12 +199,12 @@ fn dependencies_read_back_equal_and_forms_keep_to_their_kind() {
     assert_eq!(invalid.to_compiled().unwrap_err().code(), "config_violations");
     let mut body = Vec::new();
     invalid.write(&mut body);
-    let forged = super::bytes::seal(ConfigKind::Dependency, FORM_VERSION, &body);
+    let forged = super::bytes::seal(FormKind::Dependency, FORM_VERSION, &body);
     assert_eq!(DependencyConfig::from_compiled(&forged), Ok(invalid));
     assert_eq!(
         Dependency::from_compiled(&forged).unwrap_err(),
         CompiledFormError::Damaged {
-            expected: ConfigKind::Dependency,
+            expected: FormKind::Dependency,
             damage: Damage::Unreadable { offset: HEADER_LEN }
         }
     );
@@ -226,12 +227,106 @@ fn the_page_lists_every_dependency_field() {
 
 #[test]
 fn times_above_max_ms_are_refused_where_they_start() {
-    // total_budget_ms (the second field, at byte 9) as 2^53: nine bytes of LEB128.
+    // total_budget_ms (the second field) as 2^53: refused where it starts.
     let form = Policy::default().to_compiled();
-    let mut body = alloc::vec![form[8]];
-    super::bytes::write_number(&mut body, crate::units::MAX_MS + 1);
-    body.extend_from_slice(&form[11..]);
-    let forged = super::bytes::seal(ConfigKind::Policy, FORM_VERSION, &body);
-    let damaged = CompiledFormError::Damaged { expected: ConfigKind::Policy, damage: Damage::Unreadable { offset: 9 } };
+    let over = Policy { total_budget_ms: crate::units::MAX_MS + 1, ..Policy::default() };
+    let forged = over.to_compiled();
+    let offset = (HEADER_LEN..).find(|at| form.get(*at) != forged.get(*at)).unwrap();
+    assert_eq!(offset, HEADER_LEN + 1, "the second field starts after the first's one byte");
+    let damaged = CompiledFormError::Damaged { expected: FormKind::Policy, damage: Damage::Unreadable { offset } };
     assert_eq!(Policy::from_compiled(&forged), Err(damaged));
+}
+
+/// Found in review: a forged form (its checksum made right) could hold a
+/// policy outside the ranges the engine relies on, or hedging with
+/// `idempotency = unsafe`. Each case is a rule of `Policy::new`, and the
+/// reader refuses it where the field starts (a rule between fields: at the
+/// body's first byte).
+#[test]
+fn a_forged_form_keeps_every_fields_range_and_the_hedging_rule() {
+    use crate::policy::config::Idempotency;
+    use crate::policy::validated::RedeliverySchedule;
+    let hedged =
+        Policy::from_json(r#"{"idempotency": "keyed", "hedging": {"delay_ms": 10, "max_hedged_attempts": 2}}"#)
+            .unwrap();
+    let redelivered = Policy::from_json(r#"{"redelivery": {"delays_ms": [100, 200], "max_age_ms": 5000}}"#).unwrap();
+    let proportional = Policy::from_json(r#"{"jitter": {"kind": "proportional", "ratio": 0.5}}"#).unwrap();
+    let fraction = Policy::from_json(r#"{"attempt_timeout": {"fraction_of_remaining": 0.5}}"#).unwrap();
+    let ruled = Policy::from_json(r#"{"server_guidance": {"statuses": [{"status": 503}, {"status": 429}]}}"#).unwrap();
+    let base = Policy::default();
+    type Forge = fn(&mut Policy);
+    let cases: [(&str, Policy, Forge); 18] = [
+        ("max_attempts 0", base, |p| p.max_attempts = 0),
+        ("max_attempts 101", base, |p| p.max_attempts = MAX_ATTEMPTS_LIMIT + 1),
+        ("total_budget_ms 0", base, |p| p.total_budget_ms = 0),
+        ("attempt_timeout.fixed_ms 0", base, |p| p.attempt_timeout = AttemptTimeout::Fixed { ms: 0 }),
+        ("fraction 0", fraction, |p| p.attempt_timeout = AttemptTimeout::FractionOfRemaining { permille: 0 }),
+        ("fraction above 1", fraction, |p| p.attempt_timeout = AttemptTimeout::FractionOfRemaining { permille: 1001 }),
+        ("multiplier 0", base, |p| p.backoff.multiplier_permille = 0),
+        ("multiplier above the most", base, |p| p.backoff.multiplier_permille = 1_000_000_001),
+        ("jitter ratio 0", proportional, |p| p.jitter = Jitter::Proportional { ratio_permille: 0 }),
+        ("jitter ratio above 1", proportional, |p| p.jitter = Jitter::Proportional { ratio_permille: 1001 }),
+        ("grpc ok retried", base, |p| p.classification.retry_grpc.insert(crate::GrpcCode::Ok)),
+        ("status rule 700", ruled, |p| {
+            let mut rules = StatusRules::default();
+            p.server_guidance.statuses.iter().for_each(|rule| _ = rules.push(StatusGuidance { status: 700, ..rule }));
+            p.server_guidance.statuses = rules;
+        }),
+        ("status rule twice", ruled, |p| {
+            let mut rules = StatusRules::default();
+            p.server_guidance.statuses.iter().for_each(|rule| _ = rules.push(StatusGuidance { status: 503, ..rule }));
+            p.server_guidance.statuses = rules;
+        }),
+        ("retry limit 100", base, |p| {
+            p.retry_limits = RetryLimits::from_limits([None, Some(MAX_ATTEMPTS_LIMIT), None, None]);
+        }),
+        ("no hedges", hedged, |p| p.hedging = Some(HedgingConfig { delay_ms: 10, max_hedged_attempts: 0 })),
+        ("5 hedges", hedged, |p| p.hedging = Some(HedgingConfig { delay_ms: 10, max_hedged_attempts: 5 })),
+        ("no redelivery delays", redelivered, |p| {
+            p.redelivery = Some(RedeliverySchedule { delays_ms: [0; 8], len: 0, max_age_ms: 5000 });
+        }),
+        ("hedging an unsafe request", hedged, |p| p.idempotency = Idempotency::Unsafe),
+    ];
+    for (name, valid, forge) in cases {
+        let form = valid.to_compiled();
+        assert_eq!(Policy::from_compiled(&form), Ok(valid), "{name}");
+        let mut policy = valid;
+        forge(&mut policy);
+        // A rule of `Policy::new`: only a forgery (or a compiler's bug) writes it.
+        assert!(Policy::new(&policy.to_config()).is_err(), "{name}");
+        let forged = policy.to_compiled();
+        let first_change = (HEADER_LEN..).find(|at| form.get(*at) != forged.get(*at)).unwrap();
+        let offset = if name == "hedging an unsafe request" { HEADER_LEN } else { first_change };
+        let refused = CompiledFormError::Damaged { expected: FormKind::Policy, damage: Damage::Unreadable { offset } };
+        assert_eq!(Policy::from_compiled(&forged), Err(refused), "{name}");
+    }
+}
+
+/// The form's sizes are on `form.md` only: a README paragraph about
+/// compiled forms states no byte count, so a new policy field (which changes
+/// every form's size) touches no README.
+#[test]
+fn the_readmes_leave_the_forms_size_to_this_page() {
+    let readmes = [
+        ("README.md", include_str!("../../../../README.md")),
+        ("core/README.md", include_str!("../../../README.md")),
+        ("cli/README.md", include_str!("../../../../cli/README.md")),
+    ];
+    let mut paragraphs = 0;
+    for (name, text) in readmes {
+        for paragraph in text.split("\n\n").filter(|p| p.contains("to_compiled") || p.contains("retryplan compile")) {
+            paragraphs += 1;
+            let words: Vec<&str> = paragraph.split_whitespace().collect();
+            for pair in words.windows(2) {
+                let figure = pair[0].trim_start_matches('(').chars().all(|c| c.is_ascii_digit() || c == '-');
+                assert!(
+                    !(figure && pair[1].starts_with("bytes")),
+                    "{name}: `{} {}` in:\n{paragraph}",
+                    pair[0],
+                    pair[1]
+                );
+            }
+        }
+    }
+    assert!(paragraphs >= 3, "the READMEs' paragraphs about compiled forms were not found");
 }
