@@ -18,7 +18,7 @@ export function spellRecords(output, decision) {
   [outputRecord, decisionRecord] = [output, decision];
 }
 
-/** The decision of a wasm call that stored one (`value`, its error thrown), as the decision object of every language. */
+/** The decision a wasm call stored (`value`: its error thrown), as the decision object of every language. */
 export function decisionOf(value) {
   decided(value);
   return decisionFrom(decisionRecord());

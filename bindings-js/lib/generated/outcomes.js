@@ -36,7 +36,7 @@ export const FAILURE_OUTCOMES = [
   [6, -1, -1], // cancelled
 ];
 
-/** The outcome its words hold (`encode_outcome`'s), with an `http_status`'s `errorCode` (text, not on the wire). */
+/** The outcome its words hold (`encode_outcome`'s), and an `http_status`'s `errorCode` (text: not a word). */
 export function outcomeOf(kind, code, delay, errorCode) {
   switch (kind) {
     case 0: { // success
@@ -72,7 +72,7 @@ export function outcomeOf(kind, code, delay, errorCode) {
   }
 }
 
-/** Where the last result lies after the decision record: its attempt (-1: none), then its outcome's words. */
+/** Where the last result lies after the decision record: its attempt (-1: none), its outcome's words. */
 export const ATTEMPT = 19;
 /** Where an event's time lies. */
 const AT_MS = 23;

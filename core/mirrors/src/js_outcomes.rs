@@ -151,7 +151,7 @@ fn entries(
 
 fn outcome_function() -> Result<String, String> {
     let mut text = String::from(
-        "/** The outcome its words hold (`encode_outcome`'s), with an `http_status`'s `errorCode` (text, not on the wire). */\n\
+        "/** The outcome its words hold (`encode_outcome`'s), and an `http_status`'s `errorCode` (text: not a word). */\n\
          export function outcomeOf(kind, code, delay, errorCode) {\n  switch (kind) {\n",
     );
     for kind in OutcomeKind::ALL {
@@ -260,7 +260,7 @@ pub fn output() -> Result<Output, String> {
              /** The outcome words of each failure of the vocabulary (`Failure::ALL` order). */\n\
              export const FAILURE_OUTCOMES = [\n{}];\n\n\
              {}\n\
-             /** Where the last result lies after the decision record: its attempt (-1: none), then its outcome's words. */\n\
+             /** Where the last result lies after the decision record: its attempt (-1: none), its outcome's words. */\n\
              export const ATTEMPT = {RESULT_AT};\n\
              /** Where an event's time lies. */\n\
              const AT_MS = {AT_MS_AT};\n\

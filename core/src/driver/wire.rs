@@ -356,7 +356,8 @@ fn transport_failure(word: i64) -> Option<TransportFailure> {
 /// which only a finish writes.
 ///
 /// ```
-/// use retryplan::wire::{decision, encode_action, output, ActionKind, DecisionKind, EndingKind, DECISION_WORDS, NONE, OUTPUT_WORDS};
+/// use retryplan::wire::{decision, encode_action, output, DECISION_WORDS, NONE, OUTPUT_WORDS};
+/// use retryplan::wire::{ActionKind, DecisionKind, EndingKind};
 /// use retryplan::{Action, AttemptSet, Decision, Ending};
 /// let (mut out, mut record) = ([NONE; OUTPUT_WORDS], [NONE; DECISION_WORDS]);
 /// encode_action(&Action::Sleep { until_ms: 140 }, &mut out, &mut record);
