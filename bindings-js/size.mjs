@@ -77,10 +77,17 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * less; 13029 B glue, 1.8 KB more only because the glue now imports the
  * reader and the generated tables it reads, which the entry shipped
  * already: the whole browser download is 89553 B, main's 91704 B), so 83500 B.
+ * Then finishes, events and outcome objects spelt by generated JS
+ * (lib/generated/outcomes.js, over the core's `wire::encode_outcome`)
+ * instead of the wasm's outcome builder, five outcome factories and the
+ * finish and event builders, and decisions read by JS after the call instead
+ * of an import the wasm calls back: 81936 B (69858 B wasm + 12078 B glue;
+ * main 83296 B = 70266 + 13030 in the same run; the whole browser download,
+ * wasm + entry, 89078 B against main's 89505 B), so 82200 B.
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 83_500;
+const LIMIT = 82_200;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);

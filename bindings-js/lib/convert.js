@@ -1,4 +1,4 @@
-// Conversions used by the wasm glue: the error class and plain-object factories.
+// Conversions used by the wasm glue and lib/: the error class, and the small shapes (attempt lists, request ids, attempts).
 // Nothing here decides anything; it only shapes values the core computed.
 import { bindingMessage, compose } from './messages.js';
 import { BLAMES } from './rules.js';
@@ -128,25 +128,3 @@ export function abortAttempt(entry, reason) {
   entry[REASON] = reason;
   entry[CONTROLLER]?.abort(reason);
 }
-
-// A driver's finish and events, fields in the core's order.
-export function finishAction(decision, lastResult, token, returned) {
-  const action = lastResult === undefined ? { type: 'finish', decision } : { type: 'finish', decision, lastResult };
-  if (token !== undefined) action.result = { token, returned };
-  return action;
-}
-export const attemptResult = (attempt, outcome) => ({ attempt, outcome });
-export const decisionEvent = (atMs, decision, after) => (after === undefined ? { atMs, decision } : { atMs, decision, after });
-
-export const namedOutcome = (type, key, name) => (key === '' ? { type } : { type, [key]: name });
-export const httpOutcome = (status, retryAfterMs, errorCode) => {
-  const outcome = retryAfterMs === undefined ? { type: 'http_status', status } : { type: 'http_status', status, retryAfterMs };
-  if (errorCode !== undefined) outcome.errorCode = errorCode;
-  return outcome;
-};
-export const transportOutcome = (failure, retryAfterMs) =>
-  retryAfterMs === undefined ? { type: 'transport', failure } : { type: 'transport', failure, retryAfterMs };
-export const grpcOutcome = (code, retryAfterMs, declined) => {
-  if (declined) return { type: 'grpc_status', code, pushback: 'do_not_retry' };
-  return retryAfterMs === undefined ? { type: 'grpc_status', code } : { type: 'grpc_status', code, pushback: { retryAfterMs } };
-};

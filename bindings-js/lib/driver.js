@@ -6,9 +6,7 @@
 // FinalizationRegistry entry per operation.
 import {
   _driverCancel,
-  _driverEvent,
   _driverNew,
-  _driverPollAction,
   _driverResponse,
   _driverResultOf,
   _operationState,
@@ -21,6 +19,7 @@ import { drawUnlessSeeded, pool } from './entropy.js';
 import { anyStatus, guidance } from './http.js';
 import { HEAVY, Held, handle, handleOf } from './objects.js';
 import { Policy } from './policy.js';
+import { nextEvent, pollAction } from './records.js';
 import { Stats } from './stats.js';
 import { NAMES, driverKey, numbers } from './wire.js';
 
@@ -85,7 +84,7 @@ export class Driver extends Held {
   }
 
   pollAction(nowMs) {
-    return decided(_driverPollAction(handle(this), ms('nowMs', nowMs)));
+    return pollAction(handle(this), ms('nowMs', nowMs));
   }
 
   /** How attempt `attempt` ended (an Outcome), held by the host as `{token, held}` when given: `"accepted"` or `"discarded"`. */
@@ -115,7 +114,7 @@ export class Driver extends Held {
   }
 
   pollEvent() {
-    return decided(_driverEvent(handle(this)));
+    return nextEvent(handle(this));
   }
 
   get idempotencyKey() {

@@ -5,9 +5,10 @@
 // Each result is held under a token (its attempt's number) until the driver
 // says what becomes of it: dropped (a discarded receipt, a release), or
 // returned or raised by the finish.
-import { _driverCancel, _driverEvent, _driverPollAction, _driverResultOf, _free } from '../wasm/retryplan_js.js';
+import { _driverCancel, _driverResultOf, _free } from '../wasm/retryplan_js.js';
 import { Attempt, abortAttempt, decided, requestIdText } from './convert.js';
 import { read, words } from './outcomes.js';
+import { nextEvent, pollAction } from './records.js';
 import { NAMES, WIRE, current, exchange } from './wire.js';
 
 // setTimeout fires at once for delays above 2^31-1 ms (24.8 days); re-arm instead.
@@ -201,7 +202,7 @@ export class Host {
 
   /** The typed finish: `{decision, lastResult, result}` (read from the driver when a helper needs it). */
   ending() {
-    return decided(_driverPollAction(this.driver, this.now()));
+    return pollAction(this.driver, this.now());
   }
 
   forget(attempt) {
@@ -268,7 +269,7 @@ export class Host {
         if (queue.length === 0) this.follow(exchange(driver, WIRE.INPUT.poll, this.readAt ?? this.now(), -1, -1, -1, -1, -1, -1));
         const action = queue.shift();
         this.readAt = undefined;
-        if (this.onDecision !== undefined) for (let event; (event = decided(_driverEvent(driver))) !== undefined; ) this.onDecision(event);
+        if (this.onDecision !== undefined) for (let event; (event = nextEvent(driver)) !== undefined; ) this.onDecision(event);
         if (action instanceof Attempt) {
           // Each attempt starts from a fresh, short stack (see the class comment).
           await undefined;

@@ -4,7 +4,6 @@
 import {
   _outcomeFromHttp,
   _outcomeFromResponse,
-  _outcomeOfFailure,
   _parseRateLimit,
   _parseRateLimitReset,
   _parseRetryAfter,
@@ -13,6 +12,8 @@ import {
 import { ms, oneOf, optional, refuse, text, whole, unreadable, MAX_TEXT } from './args.js';
 import { decided } from './convert.js';
 import { GUIDANCE_HEADERS } from './constants.js';
+import { FAILURE_OUTCOMES, outcomeOf } from './generated/outcomes.js';
+import { outcomeOfWords } from './records.js';
 import { NAMES } from './wire.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
@@ -58,7 +59,7 @@ export function outcomeFromHttpResponse(status, headers, nowUnixMs, reading) {
   const checked = anyStatus(status);
   const now = ms('nowUnixMs', nowUnixMs);
   const index = readingOf(reading);
-  return _outcomeFromResponse(checked, guidance(headers), now, index);
+  return outcomeOfWords(_outcomeFromResponse(checked, guidance(headers), now, index));
 }
 
 /** An HTTP response as an outcome from its status and raw Retry-After / retry-after-ms values. */
@@ -66,11 +67,11 @@ export function outcomeFromHttp(status, retryAfter, retryAfterMs, nowUnixMs) {
   const checked = whole('status', status, 65535);
   const after = optional(text, 'retryAfter', retryAfter);
   const afterMs = optional(text, 'retryAfterMs', retryAfterMs);
-  return _outcomeFromHttp(checked, after, afterMs, ms('nowUnixMs', nowUnixMs));
+  return outcomeOfWords(_outcomeFromHttp(checked, after, afterMs, ms('nowUnixMs', nowUnixMs)));
 }
 
 /** What a failure of the vocabulary (`"dns_lookup_failed"`, ...) means to the engine, as an outcome. */
-export const outcomeOfFailure = (failure) => _outcomeOfFailure(oneOf('failure', failure, NAMES.failures));
+export const outcomeOfFailure = (failure) => outcomeOf(...FAILURE_OUTCOMES[oneOf('failure', failure, NAMES.failures)]);
 
 /** A Retry-After value (delta-seconds or an HTTP-date) as ms from `nowUnixMs`, read as `reading` says. */
 export function parseRetryAfter(value, nowUnixMs, reading) {

@@ -1,7 +1,7 @@
 // `Operation`: one logical operation, decision by decision:
 // `new Operation(policy, nowMs, {seed?, idempotencyKey?, deadlineMs?, dependency?})`.
 // Each decision crosses as the core's decision record (wire::encode_decision),
-// spelt by lib/wire.js.
+// spelt by lib/records.js.
 import {
   _operationOutcome,
   _operationPoll,
@@ -11,10 +11,11 @@ import {
   _operationState,
 } from '../wasm/retryplan_js.js';
 import { attempt, ms } from './args.js';
-import { attemptList, decided, requestIdText } from './convert.js';
+import { attemptList, requestIdText } from './convert.js';
 import { OPERATION, newDriver } from './driver.js';
 import { HEAVY, Held, handle } from './objects.js';
 import { read, words } from './outcomes.js';
+import { decisionOf } from './records.js';
 import { driverKey, numbers } from './wire.js';
 
 /** `[nextWakeupMs, deadlineMs, attemptsStarted, startedAtMs, isEnded]` of `operation` (a view: read at once). */
@@ -27,7 +28,7 @@ export class Operation extends Held {
 
   /** What to do now: start an attempt, keep waiting, or await the running attempt. */
   poll(nowMs) {
-    return decided(_operationPoll(handle(this), ms('nowMs', nowMs), false));
+    return decisionOf(_operationPoll(handle(this), ms('nowMs', nowMs), false));
   }
 
   /** Reports how attempt `attempt` ended (read by lib/outcomes.js, it crosses in the core's wire words). */
@@ -35,12 +36,12 @@ export class Operation extends Held {
     const now = ms('nowMs', nowMs);
     const at = attempt(number);
     read(outcome);
-    return decided(_operationOutcome(handle(this), now, at, words.kind, words.code, words.delay, words.errorCode));
+    return decisionOf(_operationOutcome(handle(this), now, at, words.kind, words.code, words.delay, words.errorCode));
   }
 
   /** The caller gives up: `gave_up` with reason `cancelled`. */
   cancel(nowMs) {
-    return decided(_operationPoll(handle(this), ms('nowMs', nowMs), true));
+    return decisionOf(_operationPoll(handle(this), ms('nowMs', nowMs), true));
   }
 
   /** When to poll next, or undefined once ended. */

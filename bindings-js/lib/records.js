@@ -1,11 +1,14 @@
-// Decisions and actions spelt from the core's wire records: the decision
-// record (an Operation's decisions, a finish's, an event's: the wasm's
-// `wire::encode_decision`, read by the generated lib/generated/decisions.js)
-// and the driver's output record, as the public objects. lib/wire.js hands
-// over its records' views at load (the wasm glue imports this module, not
-// lib/wire.js). Not shared by the entries: each holds its own wasm's views.
-import { requestIdText } from './convert.js';
+// Decisions, actions, finishes, events and outcomes spelt from the core's
+// wire records, as the public objects: the decision record (an Operation's
+// decisions, a finish's, an event's: the wasm's `wire::encode_decision`, read
+// by the generated lib/generated/decisions.js), the last result and outcome
+// words after it (`wire::encode_outcome`, read by lib/generated/outcomes.js)
+// and the driver's output record. lib/wire.js hands over its records' views
+// at load. Not shared by the entries: each holds its own wasm's views.
+import { _driverEvent, _driverPollAction } from '../wasm/retryplan_js.js';
+import { decided, requestIdText } from './convert.js';
 import { decisionOf as decisionFrom } from './generated/decisions.js';
+import { ATTEMPT, eventOf, finishOf, outcomeOf } from './generated/outcomes.js';
 import { NAMES, WIRE } from './generated/wire.js';
 
 let outputRecord;
@@ -15,11 +18,33 @@ export function spellRecords(output, decision) {
   [outputRecord, decisionRecord] = [output, decision];
 }
 
-/** The decision record the wasm wrote last, as the decision object of every language. */
-export const decisionOf = () => decisionFrom(decisionRecord());
+/** The decision a wasm call stored (`value`: its error thrown), as the decision object of every language. */
+export function decisionOf(value) {
+  decided(value);
+  return decisionFrom(decisionRecord());
+}
 
-/** The action of the output record the wasm wrote last, as the public object (a finish is spelt by the wasm). */
-export function actionOf() {
+/** The outcome a wasm call stored as words (`errorCode`, what it returned: an `http_status`'s, or undefined). */
+export const outcomeOfWords = (errorCode) => {
+  const w = decisionRecord();
+  return outcomeOf(w[ATTEMPT + 1], w[ATTEMPT + 2], w[ATTEMPT + 3], errorCode);
+};
+
+/** What driver `handle` does now at `nowMs` (its refusal thrown): a poll on the wire, spelt as the action. */
+export function pollAction(handle, nowMs) {
+  const errorCode = decided(_driverPollAction(handle, nowMs));
+  const out = outputRecord();
+  return out[WIRE.OUT.action_kind] === WIRE.ACTION.finish ? finishOf(out, decisionRecord(), errorCode) : actionOf();
+}
+
+/** The oldest event of driver `handle` not yet read, or undefined (its refusal thrown). */
+export function nextEvent(handle) {
+  const errorCode = decided(_driverEvent(handle));
+  return errorCode === null ? undefined : eventOf(decisionRecord(), errorCode);
+}
+
+/** The action of the output record the wasm wrote last, as the public object (never a finish: see `pollAction`). */
+function actionOf() {
   const out = outputRecord();
   const type = NAMES.actionKinds[out[WIRE.OUT.action_kind]];
   if (type === 'release') return { type, token: out[WIRE.OUT.token] };

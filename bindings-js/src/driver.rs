@@ -23,25 +23,8 @@ use crate::args::{outcome, whole_number};
 use crate::headers::named_or_default;
 use crate::objects::{self, Object};
 use crate::operation::Options;
-use crate::outcomes::{attempt_result_js, guidance_lookup};
+use crate::outcomes::guidance_lookup;
 use crate::{either, invalid_with, js_error, message_js, num, Global};
-
-#[wasm_bindgen(raw_module = "../lib/convert.js")]
-extern "C" {
-    /// `{type: "finish", decision, lastResult?, result?}`, `result` being
-    /// `{token, returned}` when `token` is given.
-    #[wasm_bindgen(js_name = finishAction)]
-    fn js_finish_action(decision: JsValue, last_result: JsValue, token: Option<f64>, returned: bool) -> JsValue;
-    #[wasm_bindgen(js_name = decisionEvent)]
-    fn js_decision_event(at_ms: f64, decision: JsValue, after: JsValue) -> JsValue;
-}
-
-#[wasm_bindgen(raw_module = "../lib/records.js")]
-extern "C" {
-    /// The action of the output record stored last, as the public object (never a finish).
-    #[wasm_bindgen(js_name = actionOf)]
-    fn js_action() -> JsValue;
-}
 
 /// The receipts as JS strings, made once.
 static RECEIPTS: Global<OnceCell<[JsValue; 2]>> = Global(OnceCell::new());
@@ -56,19 +39,18 @@ fn receipt_js(receipt: Receipt) -> JsValue {
     }
 }
 
-/// The action the driver's last exchange stored, as the public object:
-/// spelt by `lib/records.js` from the output record, but a finish here (its
-/// whole decision, `lastResult` and `result`, more than the record holds).
-fn action_js(driver: &rp::Driver) -> Result<JsValue, JsValue> {
+/// After an exchange: a finish's decision and last result stored after the
+/// output record, for `lib/records.js` to spell the whole finish (its
+/// `http_status`'s error code returned, or `undefined`); nothing for any
+/// other action, spelt from the output record alone.
+fn finish_record(driver: &rp::Driver) -> JsValue {
     let finish = crate::wire::output_kind() == wire::ActionKind::Finish.word() as f64;
     match driver.ended() {
-        Some(ending) if finish => Ok(js_finish_action(
-            crate::wire::decision(&ending.decision),
-            attempt_result_js(ending.last_result)?,
-            ending.result.map(|result| num(result.token)),
-            ending.result.is_some_and(|result| result.returned),
-        )),
-        _ => Ok(js_action()),
+        Some(ending) if finish => {
+            crate::wire::decision(&ending.decision);
+            crate::wire::result(ending.last_result)
+        }
+        _ => JsValue::UNDEFINED,
     }
 }
 
@@ -153,14 +135,14 @@ pub fn driver_new(
     })
 }
 
-/// What to do now, as `pollAction` gives it (a finish with its `lastResult`
-/// and `result`), or the `RetryplanError`: a poll on the wire, its output
-/// record spelt as the action.
+/// What to do now, for `pollAction` (`lib/records.js`): a poll on the wire,
+/// its output record (and a finish's record, see `finish_record`) stored;
+/// the finish's error code or `undefined`, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _driverPollAction)]
 pub fn driver_poll_action(handle: u32, now_ms: f64) -> JsValue {
     either(with(handle, |driver| {
         exchange(driver, &[wire::InputKind::Poll.word(), now_ms as i64])?;
-        action_js(driver)
+        Ok(finish_record(driver))
     }))
 }
 
@@ -287,14 +269,17 @@ pub fn ending_message(handle: u32, operation: &str) -> JsValue {
 /// How the helpers' option that classifies errors is named (`run`'s and `retryFetch`'s).
 const ERROR_HOOK: &str = "outcomeOfError";
 
-/// The oldest decision recorded and not yet read, `undefined`, or the `RetryplanError`.
+/// The oldest decision recorded and not yet read, stored as a finish's is
+/// (its decision, the result it followed, its time) for `lib/records.js`:
+/// its error code or `undefined`; `null` when none is left, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _driverEvent)]
 pub fn driver_event(handle: u32) -> JsValue {
     either(with(handle, |driver| match driver.poll_event() {
         Some(event) => {
-            let decision = crate::wire::decision(&event.decision);
-            Ok(js_decision_event(num(event.at_ms), decision, attempt_result_js(event.after)?))
+            crate::wire::decision(&event.decision);
+            crate::wire::at_ms(event.at_ms);
+            Ok(crate::wire::result(event.after))
         }
-        None => Ok(JsValue::UNDEFINED),
+        None => Ok(JsValue::NULL),
     }))
 }

@@ -6,8 +6,9 @@
 //! `0..=2^53-1` (or not a number at all: nothing is coerced) is a
 //! `RetryplanError` with code `invalid_argument`. Results are plain objects
 //! keyed in camelCase, with snake_case string values, as the `.d.ts`
-//! describes: decisions and actions spelt by `lib/records.js` from the core's
-//! wire records, the rest built by the factories of `lib/convert.js`.
+//! describes: decisions, actions, finishes, events and outcomes spelt by
+//! `lib/records.js` (through the generated readers of `lib/generated/`) from
+//! the core's wire records, which this crate stores in wasm memory.
 //!
 //! The exported functions all start with `_`: they are the internals of the
 //! classes and functions of `lib/*.js`, which check every argument's type and

@@ -68,8 +68,8 @@ fn read<T>(handle: u32, of_driver: bool, read: impl FnOnce(&rp::Operation, bool)
 }
 
 /// What to do now (`poll`), or with `cancel` the caller giving up (`gave_up`
-/// with reason `cancelled`): the decision object (its record spelt by
-/// `lib/records.js`), or the `RetryplanError`.
+/// with reason `cancelled`): `undefined`, its decision record stored (spelt
+/// by `lib/records.js`), or the `RetryplanError`.
 #[wasm_bindgen(js_name = _operationPoll)]
 pub fn operation_poll(handle: u32, now_ms: f64, cancel: bool) -> JsValue {
     let now = now_ms as u64;
@@ -82,7 +82,7 @@ pub fn operation_poll(handle: u32, now_ms: f64, cancel: bool) -> JsValue {
 /// How attempt `attempt` ended, in the core's wire words (`outcome_kind`,
 /// `outcome_code`, `outcome_delay_ms`) and an `http_status`'s error code,
 /// as `lib/outcomes.js` read the outcome object (see `args::outcome_of`):
-/// the next decision, or the `RetryplanError`.
+/// the next decision stored (as `_operationPoll`), or the `RetryplanError`.
 #[wasm_bindgen(js_name = _operationOutcome)]
 pub fn operation_outcome(
     handle: u32,
@@ -97,14 +97,14 @@ pub fn operation_outcome(
     either(outcome.and_then(|outcome| outcome_decision(handle, now_ms, attempt, &outcome)))
 }
 
-/// The decision after attempt `attempt` ended with `outcome`, as the decision object.
+/// The decision after attempt `attempt` ended with `outcome`, stored.
 fn outcome_decision(handle: u32, now_ms: f64, attempt: u32, outcome: &rp::Outcome) -> Result<JsValue, JsValue> {
     let decided = with(handle, |operation| operation.on_outcome(now_ms as u64, attempt, outcome).map_err(js_error));
     decided.map(|decision| decision_js(&decision))
 }
 
 /// How attempt `attempt` ended, as an outcome object (read before the table
-/// is taken): the next decision, or the `RetryplanError`.
+/// is taken): the next decision stored, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _operationOutcomeOf)]
 pub fn operation_outcome_of(handle: u32, now_ms: f64, attempt: u32, outcome_value: &JsValue) -> JsValue {
     either(outcome(outcome_value).and_then(|outcome| outcome_decision(handle, now_ms, attempt, &outcome)))

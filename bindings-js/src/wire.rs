@@ -3,8 +3,10 @@
 //! records the core writes in wasm memory, which
 //! `lib/wire.js` reads through `Float64Array` views: the output record of
 //! `Driver::exchange`, and the decision record (`wire::encode_decision`) of
-//! every decision JS gets (an `Operation`'s, a finish's, an event's), which
-//! `lib/records.js` spells as the one decision object.
+//! every decision JS gets (an `Operation`'s, a finish's, an event's), with a
+//! finish's or event's last result after it (`wire::encode_outcome`), which
+//! `lib/records.js` spells as the public objects through the generated
+//! readers of `lib/generated/`.
 
 use core::cell::{Cell, RefCell};
 
@@ -16,13 +18,6 @@ const _: () = assert!(DECISION_WORDS <= RECORD_WORDS);
 use wasm_bindgen::prelude::*;
 
 use crate::Global;
-
-#[wasm_bindgen(raw_module = "../lib/records.js")]
-extern "C" {
-    /// The decision record [`store_decision`] wrote, as the decision object.
-    #[wasm_bindgen(js_name = decisionOf)]
-    fn js_decision() -> JsValue;
-}
 
 /// The last output record, as JS numbers (every word fits one exactly).
 static OUTPUT: Global<RefCell<[f64; OUTPUT_WORDS]>> = Global(RefCell::new([0.0; OUTPUT_WORDS]));
@@ -63,12 +58,54 @@ pub(crate) fn numbers(numbers: &[f64]) -> JsValue {
     JsValue::UNDEFINED
 }
 
-/// A decision as the JS decision object: its record stored, spelt by `lib/records.js`.
+/// Stores a decision's record for JS to read (`lib/records.js` spells it
+/// with the generated `lib/generated/decisions.js`): only its kind's words
+/// are written, as JS reads only those.
 pub(crate) fn decision(decision: &rp::Decision) -> JsValue {
     let mut record = [wire::NONE; DECISION_WORDS];
     wire::encode_decision(decision, &mut record);
     store(&RECORD.0, &record);
-    js_decision()
+    JsValue::UNDEFINED
+}
+
+/// Where the last result lies after the decision record (its attempt, -1 for
+/// none, then its outcome's three words), and an event's time: as
+/// `lib/generated/outcomes.js` reads them (core/mirrors/src/js_outcomes.rs
+/// places them the same way, after `DECISION_WORDS`).
+const RESULT_AT: usize = DECISION_WORDS;
+const AT_MS_AT: usize = RESULT_AT + 4;
+const _: () = assert!(AT_MS_AT < RECORD_WORDS);
+
+/// Stores an outcome's words (`wire::encode_outcome`) after the result's
+/// attempt word: an `http_status`'s error code (text, not a word), or `undefined`.
+pub(crate) fn outcome(outcome: &rp::Outcome) -> JsValue {
+    let words = wire::encode_outcome(outcome);
+    let mut record = RECORD.0.borrow_mut();
+    for (slot, word) in record.iter_mut().skip(RESULT_AT + 1).zip(words) {
+        *slot = word as f64;
+    }
+    match outcome {
+        rp::Outcome::HttpStatus { error_code: Some(code), .. } => JsValue::from_str(code.as_str()),
+        _ => JsValue::UNDEFINED,
+    }
+}
+
+/// Stores an attempt result (or -1 for none) after the decision record, as [`outcome`] does.
+pub(crate) fn result(result: Option<rp::AttemptResult>) -> JsValue {
+    put(RESULT_AT, result.map_or(-1.0, |result| f64::from(result.attempt)));
+    result.map_or(JsValue::UNDEFINED, |result| outcome(&result.outcome))
+}
+
+/// Stores an event's time after its decision and result.
+pub(crate) fn at_ms(at_ms: u64) {
+    put(AT_MS_AT, crate::num(at_ms));
+}
+
+/// Writes `number` at `at` of the record of numbers (within it: see the assertion on `AT_MS_AT`).
+fn put(at: usize, number: f64) {
+    if let Some(slot) = RECORD.0.borrow_mut().get_mut(at) {
+        *slot = number;
+    }
 }
 
 /// Copies the idempotency key `read` gives where `_wireMemory` points: its

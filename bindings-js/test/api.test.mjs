@@ -27,8 +27,8 @@ import * as lean from 'retryplan';
 import * as tools from 'retryplan/tools';
 import { throwsCode } from './assertions.mjs';
 import { attempt, ms } from '../lib/args.js';
-import { decided } from '../lib/convert.js';
 import { HANDLE } from '../lib/objects.js';
+import { decisionOf } from '../lib/records.js';
 import { _operationOutcomeOf } from '../wasm/retryplan_js.js';
 
 test('two entries: the default one for a checkout page, the tools a superset with its own wasm', () => {
@@ -179,7 +179,7 @@ test('outcomes of every type cross; malformed ones are invalid_argument and chan
 test('onOutcome: success, http_status and transport cross as fields with the object path\'s decisions and errors', () => {
   // The object path: the wasm reads the outcome object itself (what onOutcome does for any other outcome).
   const objectPath = function objectPath(nowMs, number, outcome) {
-    return decided(_operationOutcomeOf(this[HANDLE], ms('nowMs', nowMs), attempt(number), outcome));
+    return decisionOf(_operationOutcomeOf(this[HANDLE], ms('nowMs', nowMs), attempt(number), outcome));
   };
   const policy = lean.Policy.fromConfig({ jitter: { kind: 'none' }, maxAttempts: 40, totalBudgetMs: 10_000_000 });
   const fast = new lean.Operation(policy, 0, { seed: 11 });

@@ -18,7 +18,8 @@ import { throwsCode as errorOf } from './assertions.mjs';
 import { decided } from '../lib/convert.js';
 import { read, words } from '../lib/outcomes.js';
 import { NAMES, WIRE, exchange } from '../lib/wire.js';
-import { _driverPollAction, _driverResultOf, _free, _wireRefusal } from '../wasm/retryplan_js.js';
+import { pollAction } from '../lib/records.js';
+import { _driverResultOf, _free, _wireRefusal } from '../wasm/retryplan_js.js';
 
 const policy = (config = {}) =>
   Policy.fromConfig({
@@ -77,10 +78,10 @@ test('the wire: an outcome the host hands in as numbers gets the object path\'s 
     const wire = newDriver(policy(), 0, { seed: 3 });
     const typed = newDriver(policy(), 0, { seed: 3 });
     assert.equal(exchange(wire, WIRE.INPUT.poll, 0, -1, -1, -1, -1, -1, -1)[WIRE.OUT.action_kind], WIRE.ACTION.start_attempt);
-    _driverPollAction(typed, 0);
+    pollAction(typed, 0);
     const out = exchange(wire, WIRE.INPUT.result, 10, 1, 1, WIRE.HELD.error, words.kind, words.code, words.delay);
     assert.equal(NAMES.receipts[out[WIRE.OUT.receipt]], decided(_driverResultOf(typed, 10, 1, outcome, 1, 1)), JSON.stringify(outcome));
-    const next = decided(_driverPollAction(typed, 10));
+    const next = pollAction(typed, 10);
     const kind = Object.keys(WIRE.ACTION).find((name) => WIRE.ACTION[name] === out[WIRE.OUT.action_kind]);
     assert.equal(kind, next.type, JSON.stringify(outcome));
     if (next.type === 'finish') {
@@ -142,7 +143,7 @@ test('handleResult: an outcome is read and validated by the object path, held un
   assert.equal(errorOf(() => driver.pollAction(0)).field, 'driver');
   const handle = newDriver(policy(), 0, { seed: 1 });
   _free(handle);
-  assert.equal(errorOf(() => decided(_driverPollAction(handle, 0))).field, 'driver');
+  assert.equal(errorOf(() => pollAction(handle, 0)).field, 'driver');
 });
 
 test('the method is an input: a POST is never repeated after it may have been processed, unless the caller says so', () => {

@@ -26,6 +26,7 @@
 //! language mirrors.
 
 mod docs;
+mod js_outcomes;
 mod js_records;
 mod js_wire;
 mod kotlin_wire;
@@ -78,6 +79,7 @@ fn generate_from(tables: &[tables::Table], schema: &schema::Schema) -> Result<Ve
     outputs.push(kotlin_wire::output(tables)?);
     outputs.push(js_wire::output()?);
     outputs.push(js_records::output()?);
+    outputs.push(js_outcomes::output()?);
     Ok(outputs)
 }
 
@@ -157,7 +159,7 @@ mod tests {
             schema::Schema::parse(&std::fs::read_to_string(root.join(vectors_schema::SCHEMA)).unwrap()).unwrap();
         let dir = temp_dir("check");
         let written = output::write(&dir, &generate_from(&tables, &schema).unwrap()).unwrap();
-        assert_eq!(written.len(), 9, "{written:?}");
+        assert_eq!(written.len(), 10, "{written:?}");
         assert!(output::stale(&dir, &generate_from(&tables, &schema).unwrap()).is_empty());
 
         let give_up = tables.iter_mut().find(|table| table.ident == "GiveUpReason").unwrap();

@@ -302,12 +302,81 @@ pub fn decode_outcome(kind: i64, code: i64, delay: i64) -> Result<Outcome, Error
     })
 }
 
+/// Writes an outcome as its three words, `[outcome_kind, outcome_code,
+/// outcome_delay_ms]` (see the module documentation): the inverse of
+/// [`decode_outcome`], for a host that reads outcomes (an ending's last
+/// result, an event's) in words. An outcome is written as its own kind,
+/// never as `failure` (the vocabulary's outcomes are transport failures and
+/// statuses), and a status as it is (one outside 100..=599 reads back as a
+/// malformed response). An `http_status`'s `error_code` is text and is not
+/// carried: a host that shows it reads it from the typed outcome.
+///
+/// ```
+/// use retryplan::wire::{decode_outcome, encode_outcome, OutcomeKind, PUSHBACK_DO_NOT_RETRY};
+/// use retryplan::{GrpcCode, Outcome, Pushback};
+/// let declined = Outcome::GrpcStatus { code: GrpcCode::Unavailable, pushback: Some(Pushback::DoNotRetry) };
+/// let words = encode_outcome(&declined);
+/// assert_eq!(words, [OutcomeKind::GrpcStatus.word(), 14, PUSHBACK_DO_NOT_RETRY]);
+/// assert_eq!(decode_outcome(words[0], words[1], words[2]), Ok(declined));
+/// ```
+#[must_use]
+pub fn encode_outcome(outcome: &Outcome) -> [i64; 3] {
+    let optional = |delay: Option<u64>| delay.map_or(NONE, word);
+    match *outcome {
+        Outcome::Success => [OutcomeKind::Success.word(), NONE, NONE],
+        Outcome::HttpStatus { status, retry_after_ms, .. } => {
+            [OutcomeKind::HttpStatus.word(), i64::from(status), optional(retry_after_ms)]
+        }
+        Outcome::GrpcStatus { code, pushback } => {
+            let delay = match pushback {
+                None => NONE,
+                Some(Pushback::DoNotRetry) => PUSHBACK_DO_NOT_RETRY,
+                Some(Pushback::RetryAfterMs(ms)) => word(ms),
+            };
+            [OutcomeKind::GrpcStatus.word(), i64::from(code.number()), delay]
+        }
+        Outcome::Transport { failure, retry_after_ms } => {
+            [OutcomeKind::Transport.word(), index_of::<TransportFailure>(failure), optional(retry_after_ms)]
+        }
+        Outcome::Application { verdict } => [OutcomeKind::Application.word(), index_of::<Verdict>(verdict), NONE],
+        Outcome::Cancelled => [OutcomeKind::Cancelled.word(), NONE, NONE],
+    }
+}
+
 fn transport_failure(word: i64) -> Option<TransportFailure> {
     usize::try_from(word).ok().and_then(|index| TransportFailure::ALL.get(index).copied())
 }
 
+/// Writes `action` into an output record (see the module documentation for
+/// the layout), its `receipt` word untouched and every word its kind does not
+/// use [`NONE`]: the one encoding of a driver's action, which
+/// [`Driver::exchange`] writes. A finish's output record holds its ending's
+/// kind, attempts, detail and token; its whole decision (the attempts to
+/// abort too) goes into `decision` as a decision record ([`encode_decision`]),
+/// which only a finish writes.
+///
+/// ```
+/// use retryplan::wire::{decision, encode_action, output, DECISION_WORDS, NONE, OUTPUT_WORDS};
+/// use retryplan::wire::{ActionKind, DecisionKind, EndingKind};
+/// use retryplan::{Action, AttemptSet, Decision, Ending};
+/// let (mut out, mut record) = ([NONE; OUTPUT_WORDS], [NONE; DECISION_WORDS]);
+/// encode_action(&Action::Sleep { until_ms: 140 }, &mut out, &mut record);
+/// assert_eq!((out[output::ACTION_KIND], out[output::UNTIL_MS]), (ActionKind::Sleep.word(), 140));
+/// assert_eq!(record, [NONE; DECISION_WORDS]);
+/// let decision = Decision::Succeeded { attempts: 2, winner: 2, abort_attempts: AttemptSet::EMPTY };
+/// encode_action(&Action::Finish(Ending { decision, last_result: None, result: None }), &mut out, &mut record);
+/// assert_eq!((out[output::ENDING], out[output::DETAIL]), (EndingKind::Succeeded.word(), 2));
+/// assert_eq!((record[decision::DECISION_KIND], record[decision::ABORTS_1]), (DecisionKind::Succeeded.word(), 0));
+/// ```
+pub fn encode_action(action: &Action, record: &mut [i64; OUTPUT_WORDS], decision: &mut [i64; DECISION_WORDS]) {
+    write_action(*action, record);
+    if let Action::Finish(ending) = action {
+        encode_decision(&ending.decision, decision);
+    }
+}
+
 /// Writes `action` into an output record (its receipt word untouched).
-fn encode_action(action: Action, record: &mut [i64; OUTPUT_WORDS]) {
+fn write_action(action: Action, record: &mut [i64; OUTPUT_WORDS]) {
     let receipt = record[output::RECEIPT];
     *record = [NONE; OUTPUT_WORDS];
     record[output::RECEIPT] = receipt;
@@ -422,7 +491,7 @@ impl Driver {
             }
         };
         output[output::RECEIPT] = receipt;
-        encode_action(self.poll_action(input.now_ms()), output);
+        write_action(self.poll_action(input.now_ms()), output);
         Ok(())
     }
 }

@@ -73,7 +73,11 @@ kinds! {
 }
 
 /// Writes `decision` into a decision record (see the module documentation
-/// for the layout): the one encoding of an operation's decision.
+/// for the layout): the one encoding of an operation's decision. Only the
+/// words its kind uses are written (`decision_kind` and its rows of the
+/// table); every other word is left as it was, so that a record made as
+/// `[NONE; DECISION_WORDS]` reads [`NONE`] there (a host reads only the
+/// words of the kind it finds, and a decision costs no more than its words).
 ///
 /// ```
 /// use retryplan::wire::{decision, encode_decision, DecisionKind, DECISION_WORDS, NONE};
@@ -88,7 +92,6 @@ kinds! {
 /// assert_eq!((record[decision::ABORTS_1], record[decision::ABORTS_33]), (0b10, 1 << 7));
 /// ```
 pub fn encode_decision(decision: &Decision, record: &mut [i64; DECISION_WORDS]) {
-    *record = [NONE; DECISION_WORDS];
     let (kind, aborts) = match *decision {
         Decision::StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms, hedge } => {
             record[decision::ATTEMPT] = i64::from(attempt);
@@ -127,6 +130,7 @@ pub fn encode_decision(decision: &Decision, record: &mut [i64; DECISION_WORDS]) 
         }
         Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts } => {
             record[decision::ATTEMPTS] = i64::from(attempts);
+            record[decision::DETAIL] = NONE;
             record[decision::REMAINING_BUDGET_MS] = word(remaining_budget_ms);
             (DecisionKind::Reconcile, Some(abort_attempts))
         }

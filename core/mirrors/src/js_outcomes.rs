@@ -1,0 +1,306 @@
+//! JavaScript: `bindings-js/lib/generated/outcomes.js`, the outcome words
+//! (`retryplan::wire::encode_outcome`) read back as the outcome object every
+//! language gives, and a driver's finish and events (`Ending`, `Event`, their
+//! `AttemptResult`) read from the decision record and a last result written
+//! after it, as the wasm writes them (`bindings-js/src/wire.rs`).
+//!
+//! Nothing of the shapes is written here: each outcome kind's sample (every
+//! number distinct, every `Option` `Some`) is both serialized (its keys in the
+//! core's order; optional ones are those absent from the sample with `None`s)
+//! and encoded (its words); each key is found by its value among the words
+//! (a name by its place in its table, a pushback by the delay word), an
+//! `error_code` (text, not on the wire) from its own argument. The finish's
+//! and event's keys are read the same way from samples of the core's structs.
+
+use retryplan::aws::ErrorCode;
+use retryplan::value::{camel_case, Named, Number, Value};
+use retryplan::wire::{self, encode_outcome, OutcomeKind, DECISION_WORDS, NONE, PUSHBACK_DO_NOT_RETRY};
+use retryplan::{
+    AttemptResult, AttemptSet, Decision, Ending, EndingResult, Event, Failure, GrpcCode, Outcome, Pushback,
+    TransportFailure, Verdict,
+};
+
+use crate::output::{Output, HEADER};
+
+pub const OUTCOMES: &str = "bindings-js/lib/generated/outcomes.js";
+
+/// Where the binding writes a last result after the decision record: its
+/// attempt (-1 for none), then its outcome's three words, then an event's time.
+const RESULT_AT: usize = DECISION_WORDS;
+const AT_MS_AT: usize = RESULT_AT + 4;
+
+/// A sample outcome of `kind`, its options `Some` (`full`) or `None`; none for `failure`, never written.
+fn sample(kind: OutcomeKind, full: bool) -> Result<Option<Outcome>, String> {
+    let some = |value: u64| full.then_some(value);
+    Ok(Some(match kind {
+        OutcomeKind::Success => Outcome::Success,
+        OutcomeKind::HttpStatus => {
+            let code = ErrorCode::new("Throttling").map_err(|e| format!("{e:?}"))?;
+            Outcome::HttpStatus { status: 503, retry_after_ms: some(104), error_code: full.then_some(code) }
+        }
+        OutcomeKind::GrpcStatus => {
+            Outcome::GrpcStatus { code: GrpcCode::Unavailable, pushback: some(104).map(Pushback::RetryAfterMs) }
+        }
+        OutcomeKind::Transport => Outcome::Transport { failure: TransportFailure::TimedOut, retry_after_ms: some(104) },
+        OutcomeKind::Application => Outcome::Application { verdict: Verdict::ALL[Verdict::ALL.len() - 1] },
+        OutcomeKind::Cancelled => Outcome::Cancelled,
+        OutcomeKind::Failure => return Ok(None),
+    }))
+}
+
+/// The keys and values of `value` serialized (without a `type`).
+fn fields(value: Result<Value, retryplan::Error>) -> Result<Vec<(String, Value)>, String> {
+    match value.map_err(|e| format!("{e:?}"))? {
+        Value::Object(fields) => Ok(fields.into_iter().filter(|(key, _)| key != "type").collect()),
+        other => Err(format!("serialized as {other:?}, not an object")),
+    }
+}
+
+/// The JS name table whose member `name` is at `code`, by the tables an outcome's code indexes.
+fn table_of(name: &str, code: i64) -> Option<&'static str> {
+    let at = usize::try_from(code).ok()?;
+    let number = u32::try_from(code).ok()?;
+    if GrpcCode::from_number(number).map(GrpcCode::name) == Some(name) {
+        Some("GRPC_CODES")
+    } else if TransportFailure::ALL.get(at).map(|failure| failure.name()) == Some(name) {
+        Some("TRANSPORT_FAILURES")
+    } else if Verdict::ALL.get(at).map(|verdict| verdict.name()) == Some(name) {
+        Some("VERDICTS")
+    } else {
+        None
+    }
+}
+
+/// The JS expression of `key` (sample value `value`) from the words `[kind, code, delay]`
+/// (`code`, `delay` in JS), and the condition it is present under when it is optional.
+fn expression(key: &str, value: &Value, words: [i64; 3], optional: bool) -> Result<(String, String), String> {
+    let [_, code, delay] = words;
+    let number = |value: &Value| match value {
+        Value::Number(Number::Unsigned(n)) => i64::try_from(*n).ok(),
+        _ => None,
+    };
+    let read = match value {
+        _ if key == "error_code" => return Ok((String::from("errorCode"), String::from("errorCode !== undefined"))),
+        Value::String(name) => {
+            let table = table_of(name, code).ok_or(format!("{key}: {name} is no name at its code {code}"))?;
+            format!("{table}[code]")
+        }
+        Value::Object(inner)
+            if inner.len() == 1 && inner[0].0 == "retry_after_ms" && number(&inner[0].1) == Some(delay) =>
+        {
+            match Value::from_serialize(&Pushback::DoNotRetry) {
+                Ok(Value::String(text)) => {
+                    format!("delay === {PUSHBACK_DO_NOT_RETRY} ? '{text}' : {{ {}: delay }}", camel_case(&inner[0].0))
+                }
+                _ => return Err(format!("{key}: `do_not_retry` is not serialized as a name")),
+            }
+        }
+        other if number(other) == Some(code) && code != delay => String::from("code"),
+        other if number(other) == Some(delay) => String::from("delay"),
+        other => return Err(format!("{key}: {other:?} is in no word of {words:?}")),
+    };
+    let condition = if !optional {
+        String::new()
+    } else if read.contains("delay") {
+        format!("delay !== {NONE}")
+    } else {
+        return Err(format!("{key}: optional, but not read from the delay word"));
+    };
+    Ok((read, condition))
+}
+
+/// `const name = {required};` then `if (condition) name.key = read;` for each optional entry, in order.
+fn build(name: &str, entries: &[(String, String, String)], indent: &str) -> Result<String, String> {
+    let required: Vec<String> =
+        entries.iter().filter(|(_, _, when)| when.is_empty()).map(|(key, read, _)| format!("{key}: {read}")).collect();
+    let first_optional = entries.iter().position(|(_, _, when)| !when.is_empty()).unwrap_or(entries.len());
+    if entries[first_optional..].iter().any(|(_, _, when)| when.is_empty()) {
+        return Err(format!("{name}: a required key after an optional one"));
+    }
+    let mut text = format!("{indent}const {name} = {{ {} }};\n", required.join(", "));
+    for (key, read, when) in &entries[first_optional..] {
+        text.push_str(&format!("{indent}if ({when}) {name}.{key} = {read};\n"));
+    }
+    Ok(text)
+}
+
+/// Keys of a struct's sample with its options `Some` (`full`) and `None` (`bare`): (camelCase key, optional).
+fn keys(
+    full: Result<Value, retryplan::Error>,
+    bare: Result<Value, retryplan::Error>,
+) -> Result<Vec<(String, String, bool)>, String> {
+    let present: Vec<String> = fields(bare)?.into_iter().map(|(key, _)| key).collect();
+    Ok(fields(full)?.into_iter().map(|(key, _)| (key.clone(), camel_case(&key), !present.contains(&key))).collect())
+}
+
+/// The entries of a struct from `read` (snake_case key to its expression and its condition when optional).
+fn entries(
+    keys: Vec<(String, String, bool)>,
+    read: impl Fn(&str) -> Option<(&'static str, &'static str)>,
+) -> Result<Vec<(String, String, String)>, String> {
+    keys.into_iter()
+        .map(|(key, camel, optional)| {
+            let (expression, when) = read(&key).ok_or(format!("{key}: no reading of it"))?;
+            if optional == when.is_empty() {
+                return Err(format!("{key}: optional is {optional}, its reading says otherwise"));
+            }
+            Ok((camel, String::from(expression), String::from(when)))
+        })
+        .collect()
+}
+
+fn outcome_function() -> Result<String, String> {
+    let mut text = String::from(
+        "/** The outcome its words hold (`encode_outcome`'s), and an `http_status`'s `errorCode` (text: not a word). */\n\
+         export function outcomeOf(kind, code, delay, errorCode) {\n  switch (kind) {\n",
+    );
+    for kind in OutcomeKind::ALL {
+        let (Some(full), Some(bare)) = (sample(*kind, true)?, sample(*kind, false)?) else { continue };
+        let words = encode_outcome(&full);
+        if words[0] != kind.word() {
+            return Err(format!("{}: written as kind {}", kind.name(), words[0]));
+        }
+        let present: Vec<String> = fields(Value::from_serialize(&bare))?.into_iter().map(|(key, _)| key).collect();
+        let mut list = vec![(String::from("type"), format!("'{}'", kind.name()), String::new())];
+        for (key, value) in fields(Value::from_serialize(&full))? {
+            let (read, when) = expression(&key, &value, words, !present.contains(&key))?;
+            list.push((camel_case(&key), read, when));
+        }
+        text.push_str(&format!("    case {}: {{ // {}\n", kind.word(), kind.name()));
+        text.push_str(&build("outcome", &list, "      ")?);
+        text.push_str("      return outcome;\n    }\n");
+    }
+    text.push_str("    default:\n      return undefined;\n  }\n}\n");
+    Ok(text)
+}
+
+/// Array items, one line of at most about 100 characters each, indented (the array's brackets around them).
+fn wrapped(items: &[String]) -> String {
+    let mut lines = vec![String::new()];
+    for item in items {
+        let line = lines.last_mut().filter(|line| line.len() + item.len() < 96);
+        match line {
+            Some(line) => line.push_str(&format!(" {item},")),
+            None => lines.push(format!(" {item},")),
+        }
+    }
+    lines.into_iter().filter(|line| !line.is_empty()).map(|line| format!("\n {line}")).collect::<String>() + "\n"
+}
+
+pub fn output() -> Result<Output, String> {
+    let grpc: Vec<String> =
+        (0..=16).map_while(GrpcCode::from_number).map(|code| format!("'{}'", code.name())).collect();
+    if grpc.len() != 17 {
+        return Err(String::from("the gRPC codes are not numbered 0..=16"));
+    }
+    let names = |list: &[&str]| wrapped(&list.iter().map(|name| format!("'{name}'")).collect::<Vec<_>>());
+    let failures: Vec<String> = Failure::ALL
+        .iter()
+        .map(|failure| {
+            format!(
+                "  [{}], // {}\n",
+                encode_outcome(&failure.outcome()).map(|w| w.to_string()).join(", "),
+                failure.name()
+            )
+        })
+        .collect();
+    let result = AttemptResult { attempt: 3, outcome: Outcome::Success };
+    let ending = |full: bool| Ending {
+        decision: Decision::Reconcile { attempts: 3, remaining_budget_ms: 0, abort_attempts: AttemptSet::EMPTY },
+        last_result: full.then_some(result),
+        result: full.then_some(EndingResult { token: 4, returned: true }),
+    };
+    let event = |full: bool| Event { at_ms: 5, decision: ending(false).decision, after: full.then_some(result) };
+    let result_keys = keys(Value::from_serialize(&result), Value::from_serialize(&result))?;
+    let result_entries = entries(result_keys, |key| match key {
+        "attempt" => Some(("w[ATTEMPT]", "")),
+        "outcome" => Some(("outcomeOf(w[ATTEMPT + 1], w[ATTEMPT + 2], w[ATTEMPT + 3], errorCode)", "")),
+        _ => None,
+    })?;
+    let token = wire::output::TOKEN;
+    let finish_entries =
+        entries(keys(Value::from_serialize(&ending(true)), Value::from_serialize(&ending(false)))?, |key| match key {
+            "decision" => Some(("decisionOf(w)", "")),
+            "last_result" => Some(("resultOf(w, errorCode)", "w[ATTEMPT] !== -1")),
+            "result" => {
+                Some(("{ token: out[TOKEN], returned: (out[ENDING] & ENDING_RETURNS) !== 0 }", "out[TOKEN] !== -1"))
+            }
+            _ => None,
+        })?;
+    let result_fields = keys(
+        Value::from_serialize(&EndingResult { token: 4, returned: true }),
+        Value::from_serialize(&EndingResult { token: 4, returned: false }),
+    )?;
+    if result_fields.iter().map(|(_, camel, _)| camel.as_str()).collect::<Vec<_>>() != ["token", "returned"] {
+        return Err(format!("EndingResult's keys are {result_fields:?}"));
+    }
+    let event_entries =
+        entries(keys(Value::from_serialize(&event(true)), Value::from_serialize(&event(false)))?, |key| match key {
+            "at_ms" => Some(("w[AT_MS]", "")),
+            "decision" => Some(("decisionOf(w)", "")),
+            "after" => Some(("resultOf(w, errorCode)", "w[ATTEMPT] !== -1")),
+            _ => None,
+        })?;
+    let mut finish = vec![(String::from("type"), String::from("'finish'"), String::new())];
+    finish.extend(finish_entries);
+    Ok(Output {
+        path: OUTCOMES,
+        text: format!(
+            "// {HEADER}\n\
+             // The outcome words (retryplan::wire::encode_outcome) as the outcome object of every\n\
+             // language, and a driver's finish and events read from the decision record and the\n\
+             // last result the wasm writes after it (src/wire.rs), keys in the core's order.\n\
+             import {{ decisionOf }} from './decisions.js';\n\n\
+             /** gRPC codes by number. */\n\
+             const GRPC_CODES = [{}];\n\
+             /** `TransportFailure`s by their number. */\n\
+             const TRANSPORT_FAILURES = [{}];\n\
+             /** `Verdict`s by their number. */\n\
+             const VERDICTS = [{}];\n\n\
+             /** The outcome words of each failure of the vocabulary (`Failure::ALL` order). */\n\
+             export const FAILURE_OUTCOMES = [\n{}];\n\n\
+             {}\n\
+             /** Where the last result lies after the decision record: its attempt (-1: none), its outcome's words. */\n\
+             export const ATTEMPT = {RESULT_AT};\n\
+             /** Where an event's time lies. */\n\
+             const AT_MS = {AT_MS_AT};\n\
+             /** The output record's `token` and `ending` words, and the `ending` bit of a result returned. */\n\
+             const [TOKEN, ENDING, ENDING_RETURNS] = [{token}, {}, {}];\n\n\
+             /** The attempt result the record `w` holds after its decision. */\n\
+             export function resultOf(w, errorCode) {{\n{}  return result;\n}}\n\n\
+             /** A driver's finish: its output record `out`, and the record `w` of its decision and last result. */\n\
+             export function finishOf(out, w, errorCode) {{\n{}  return action;\n}}\n\n\
+             /** A driver's event: the record `w` of its decision, the result it followed, and its time. */\n\
+             export function eventOf(w, errorCode) {{\n{}  return event;\n}}\n",
+            wrapped(&grpc),
+            names(&TransportFailure::ALL.iter().map(|failure| failure.name()).collect::<Vec<_>>()),
+            names(&Verdict::ALL.iter().map(|verdict| verdict.name()).collect::<Vec<_>>()),
+            failures.concat(),
+            outcome_function()?,
+            wire::output::ENDING,
+            wire::ENDING_RETURNS,
+            build("result", &result_entries, "  ")?,
+            build("action", &finish, "  ")?,
+            build("event", &event_entries, "  ")?,
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every outcome kind the core writes is a case reading each of its keys; the failures' words are the core's.
+    #[test]
+    fn every_outcome_kind_and_key_is_read() {
+        let text = output().unwrap().text;
+        for kind in OutcomeKind::ALL.iter().filter(|kind| **kind != OutcomeKind::Failure) {
+            assert!(text.contains(&format!("case {}: {{ // {}", kind.word(), kind.name())), "{kind:?}");
+        }
+        assert!(text.contains("if (delay !== -1) outcome.retryAfterMs = delay;"), "{text}");
+        assert!(text.contains("pushback = delay === -2 ? 'do_not_retry' : { retryAfterMs: delay };"), "{text}");
+        assert!(text.contains("if (errorCode !== undefined) outcome.errorCode = errorCode;"), "{text}");
+        assert!(text.contains("const action = { type: 'finish', decision: decisionOf(w) };"), "{text}");
+        assert!(!text.contains("case 4: {"), "failure is never written");
+    }
+}
