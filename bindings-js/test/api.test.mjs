@@ -3,6 +3,9 @@
 import { test } from 'node:test';
 import vm from 'node:vm';
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   CircuitBreaker,
   RetrySlots,
@@ -26,10 +29,25 @@ import {
 import * as lean from 'retryplan';
 import * as tools from 'retryplan/tools';
 import { throwsCode } from './assertions.mjs';
+import { sharedModules } from '../tools-entry.mjs';
 import { attempt, ms } from '../lib/args.js';
 import { HANDLE } from '../lib/objects.js';
 import { decisionOf } from '../lib/records.js';
 import { _operationOutcomeOf } from '../wasm/retryplan_js.js';
+
+test('shared modules, the generated ones too, import only shared modules: never the wasm', () => {
+  const shared = sharedModules(new URL('../lib/', import.meta.url));
+  for (const name of ['failures.js', 'generated/wire.js', 'generated/decisions.js', 'generated/outcomes.js']) assert.ok(shared.has(name), name);
+  // A generated module that reaches the wasm would hold one entry's wasm state in both: refused.
+  const lib = new URL(`file://${mkdtempSync(join(tmpdir(), 'retryplan-shared-'))}/`);
+  mkdirSync(new URL('generated/', lib));
+  for (const name of ['args.js', 'convert.js', 'endings.js', 'entropy.js', 'failures.js', 'json.js', 'messages.js', 'rules.js']) writeFileSync(new URL(name, lib), '');
+  writeFileSync(new URL('generated/wire.js', lib), "import { x } from '../convert.js';\n");
+  assert.ok(sharedModules(lib).has('generated/wire.js'));
+  writeFileSync(new URL('generated/decisions.js', lib), "import { y } from '../wasm/retryplan_js.js';\n");
+  assert.throws(() => sharedModules(lib), /lib\/generated\/decisions\.js is shared by both entries but imports \.\.\/wasm\/retryplan_js\.js/);
+  rmSync(lib, { recursive: true });
+});
 
 test('two entries: the default one for a checkout page, the tools a superset with its own wasm', () => {
   assert.deepEqual(Object.keys(lean).sort(), [
