@@ -2,6 +2,7 @@
 // table, HTTP responses read through a header lookup, and the header names.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import {
   Driver,
   Dependency,
@@ -18,6 +19,7 @@ import { throwsCode as errorOf } from './assertions.mjs';
 import { decided } from '../lib/convert.js';
 import { read, words } from '../lib/outcomes.js';
 import { NAMES, WIRE, exchange } from '../lib/wire.js';
+import { MAX_CAUSE_DEPTH } from '../lib/generated/wire.js';
 import { pollAction } from '../lib/records.js';
 import { _driverResultOf, _free, _wireRefusal } from '../wasm/retryplan_js.js';
 
@@ -251,6 +253,21 @@ test('failureOf: the one table from platform errors to the vocabulary; anything 
   for (const other of [new Error('no'), new TypeError('x is not a function'), fetchError(coded('SOMETHING_NEW')), 'a string', null, undefined, 42, { code: 7 }]) {
     assert.equal(failureOf(other), undefined, String(other));
   }
+});
+
+test('failureOf looks through the core\'s MAX_CAUSE_DEPTH errors below the one caught, as every language does', () => {
+  const source = readFileSync(new URL('../../core/src/failure.rs', import.meta.url), 'utf8');
+  const written = source.match(/pub const MAX_CAUSE_DEPTH: usize = (\d+);/);
+  assert.ok(written !== null);
+  assert.equal(MAX_CAUSE_DEPTH, Number(written[1]));
+  /** A fetch error over `depth - 1` errors the table does not know, then a refused connection. */
+  const wrapped = (depth) => {
+    let inner = Object.assign(new Error('refused'), { code: 'ECONNREFUSED' });
+    for (let at = 1; at < depth; at += 1) inner = new Error('wrapper', { cause: inner });
+    return new TypeError('fetch failed', { cause: inner });
+  };
+  assert.equal(failureOf(wrapped(MAX_CAUSE_DEPTH)), 'connection_refused');
+  assert.equal(failureOf(wrapped(MAX_CAUSE_DEPTH + 1)), undefined);
 });
 
 test('handleResponse: any integer status is handed to the core as it is (-1, 0, 70000 are malformed responses, the server\'s fault)', () => {
