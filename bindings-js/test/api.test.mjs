@@ -33,7 +33,8 @@ import { sharedModules } from '../tools-entry.mjs';
 import { attempt, ms } from '../lib/args.js';
 import { HANDLE } from '../lib/objects.js';
 import { decisionOf } from '../lib/records.js';
-import { _operationOutcomeOf } from '../wasm/retryplan_js.js';
+import { WIRE } from '../lib/generated/wire.js';
+import { _operationOutcome, _operationOutcomeOf } from '../wasm/retryplan_js.js';
 
 test('shared modules, the generated ones too, import only shared modules: never the wasm', () => {
   const shared = sharedModules(new URL('../lib/', import.meta.url));
@@ -192,6 +193,18 @@ test('outcomes of every type cross; malformed ones are invalid_argument and chan
     now = wait.untilMs;
   }
   throwsCode(() => operation.onOutcome(now, 5, { type: 'success' }), 'attempt_not_running');
+});
+
+test('an operation\'s status word outside 100..=599 is refused by the wasm (65736 is not 200 cut to 16 bits)', () => {
+  const operation = new lean.Operation(lean.Policy.fromConfig({ jitter: { kind: 'none' }, maxAttempts: 3 }), 0, { seed: 1 });
+  const start = operation.poll(0);
+  const status = (word) => decisionOf(_operationOutcome(operation[HANDLE], 10, start.attempt, WIRE.OUTCOME.http_status, word, WIRE.NONE, undefined));
+  for (const word of [65736, 65535, 65536 + 503, 600, 99, 0, -1]) {
+    const error = throwsCode(() => status(word), 'invalid_argument');
+    assert.equal(error.field, 'status', String(word));
+    assert.match(error.message, new RegExp(`got ${word}$`));
+  }
+  assert.equal(status(503).type, 'wait'); // nothing changed on a refusal: the attempt is still running
 });
 
 test('onOutcome: success, http_status and transport cross as fields with the object path\'s decisions and errors', () => {
