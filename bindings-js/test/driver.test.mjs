@@ -20,6 +20,7 @@ import { decided } from '../lib/convert.js';
 import { read, words } from '../lib/outcomes.js';
 import { NAMES, WIRE, exchange } from '../lib/wire.js';
 import { MAX_CAUSE_DEPTH } from '../lib/generated/wire.js';
+import { decisionOf as decisionFromRecord } from '../lib/generated/decisions.js';
 import { pollAction } from '../lib/records.js';
 import { _driverResultOf, _free, _wireRefusal } from '../wasm/retryplan_js.js';
 
@@ -253,6 +254,17 @@ test('failureOf: the one table from platform errors to the vocabulary; anything 
   for (const other of [new Error('no'), new TypeError('x is not a function'), fetchError(coded('SOMETHING_NEW')), 'a string', null, undefined, 42, { code: 7 }]) {
     assert.equal(failureOf(other), undefined, String(other));
   }
+});
+
+test('the generated decision reader: give-up reasons by the core\'s names, an unknown kind thrown (a version mismatch)', () => {
+  const w = new Array(Object.keys(WIRE.DECISION).length).fill(WIRE.NONE);
+  w[WIRE.DECISION.decision_kind] = NAMES.decisionKinds.indexOf('gave_up');
+  NAMES.giveUpReasons.forEach((reason, at) => {
+    w[WIRE.DECISION.reason] = at;
+    assert.equal(decisionFromRecord(w).reason, reason);
+  });
+  w[WIRE.DECISION.decision_kind] = NAMES.decisionKinds.length;
+  assert.throws(() => decisionFromRecord(w), new RegExp(`decision kind ${NAMES.decisionKinds.length}, which this host does not know`));
 });
 
 test('failureOf looks through the core\'s MAX_CAUSE_DEPTH errors below the one caught, as every language does', () => {
