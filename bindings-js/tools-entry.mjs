@@ -7,30 +7,46 @@
 // for an error of either. The entry files also export lib/tools.js, the
 // tools' additions.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-const lib = new URL('./lib/', import.meta.url);
-const out = new URL('./tools/lib/', import.meta.url);
 const SHARED = new Set(['args.js', 'convert.js', 'endings.js', 'entropy.js', 'failures.js', 'json.js', 'messages.js', 'rules.js']);
 const ENTRIES = new Set(['node.js', 'browser.js']);
 
-rmSync(out, { recursive: true, force: true });
-mkdirSync(out, { recursive: true });
-for (const name of readdirSync(lib).filter((file) => file.endsWith('.js'))) {
-  const source = readFileSync(new URL(name, lib), 'utf8');
-  let text = source;
-  if (SHARED.has(name)) {
-    // A shared module may import only other shared modules: never the wasm.
+/**
+ * The shared modules of `lib` (a directory URL), by path under it: SHARED and
+ * every generated module, each checked to import only shared modules, never
+ * the wasm (the generated ones too: they are shared without being listed).
+ */
+export function sharedModules(lib) {
+  const generated = readdirSync(new URL('generated/', lib)).filter((file) => file.endsWith('.js'));
+  const shared = new Set([...SHARED, ...generated.map((name) => `generated/${name}`)]);
+  for (const path of shared) {
+    const source = readFileSync(new URL(path, lib), 'utf8');
     for (const [, imported] of source.matchAll(/from '([^']+)'/g)) {
-      if (!SHARED.has(imported.replace(/^\.\//, ''))) throw new Error(`lib/${name} is shared by both entries but imports ${imported}`);
+      const target = new URL(imported, new URL(path, lib)).href.slice(lib.href.length);
+      if (!shared.has(target)) throw new Error(`lib/${path} is shared by both entries but imports ${imported}`);
     }
-    text = `// Shared with the default entry: one module for both.\nexport * from '../../lib/${name}';\n`;
-  } else if (ENTRIES.has(name)) {
-    text = `${source}export * from './tools.js';\n`;
   }
-  writeFileSync(new URL(name, out), text);
+  return shared;
 }
-// The generated constants hold no wasm state either: shared the same way.
-mkdirSync(new URL('generated/', out));
-for (const name of readdirSync(new URL('generated/', lib)).filter((file) => file.endsWith('.js'))) {
-  writeFileSync(new URL(`generated/${name}`, out), `// Shared with the default entry: one module for both.\nexport * from '../../../lib/generated/${name}';\n`);
+
+/** Writes tools/lib/ from lib/. */
+function build() {
+  const lib = new URL('./lib/', import.meta.url);
+  const out = new URL('./tools/lib/', import.meta.url);
+  const shared = sharedModules(lib);
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(new URL('generated/', out), { recursive: true });
+  for (const name of readdirSync(lib).filter((file) => file.endsWith('.js'))) {
+    let text = readFileSync(new URL(name, lib), 'utf8');
+    if (ENTRIES.has(name)) text = `${text}export * from './tools.js';\n`;
+    writeFileSync(new URL(name, out), text);
+  }
+  // A shared module (the generated constants too) is re-exported: one module for both entries.
+  for (const path of shared) {
+    const up = '../'.repeat(path.split('/').length + 1);
+    writeFileSync(new URL(path, out), `// Shared with the default entry: one module for both.\nexport * from '${up}lib/${path}';\n`);
+  }
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) build();

@@ -92,7 +92,7 @@ export class Driver extends Held {
     const now = ms('nowMs', nowMs);
     const at = attempt(number);
     const [token, held] = holding(options);
-    return decided(_driverResultOf(handle(this), now, at, outcome, token, held));
+    return NAMES.receipts[decided(_driverResultOf(handle(this), now, at, outcome, token, held))];
   }
 
   /**
@@ -106,7 +106,7 @@ export class Driver extends Held {
     anyStatus(status);
     const [token] = holding(options === undefined ? undefined : { token: options?.token });
     const nowUnixMs = ms('nowUnixMs', options?.nowUnixMs ?? 0);
-    return decided(_driverResponse(handle(this), now, at, token, status, guidance(headers), nowUnixMs));
+    return NAMES.receipts[decided(_driverResponse(handle(this), now, at, token, status, guidance(headers), nowUnixMs))];
   }
 
   handleCancel(nowMs) {

@@ -3,6 +3,7 @@
 // errors and the `cause` chain of Node's fetch (undici) by `code`, and
 // DOMExceptions by `name`. A name that is not here is not a failure of the
 // platform: the helper's `outcomeOfError` hook decides it.
+import { MAX_CAUSE_DEPTH } from './generated/wire.js';
 
 const BY_CODE = new Map([
   // Nothing was sent: always safe to repeat.
@@ -40,8 +41,6 @@ const BY_NAME = new Map([
   ['NetworkError', 'connection_lost'],
 ]);
 
-/** How deep the `cause` chain is searched (fetch wraps a socket error once or twice). */
-const MAX_CAUSES = 4;
 
 /** The failure named by one error's `code`, if any. */
 function byCode(error) {
@@ -54,10 +53,13 @@ function byCode(error) {
   return BY_CODE.get(code);
 }
 
-/** The failure `thrown` stands for (a name of the vocabulary), or undefined when the table does not know it. */
+/**
+ * The failure `thrown` stands for (a name of the vocabulary), or undefined when the table does not know it:
+ * `thrown` and the errors below it (`cause`), at most MAX_CAUSE_DEPTH of them (the core's, as in every language).
+ */
 export function failureOf(thrown) {
   let error = thrown;
-  for (let depth = 0; depth < MAX_CAUSES && error !== null && typeof error === 'object'; depth += 1) {
+  for (let depth = 0; depth <= MAX_CAUSE_DEPTH && error !== null && typeof error === 'object'; depth += 1) {
     const failure = byCode(error) ?? (error instanceof DOMException ? BY_NAME.get(error.name) : undefined);
     if (failure !== undefined) return failure;
     error = error.cause;

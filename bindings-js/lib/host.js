@@ -34,7 +34,7 @@ const abortError = (message) => new DOMException(`retryplan: ${message}`, 'Abort
  * - `attempt(entry)` sends one attempt, `entry` being the `Attempt` the
  *   driver started (`io.entry(host, entry)` may complete it); what it returns (or
  *   resolves to) is a success, or with `io.response(driver, nowMs, attempt,
- *   token, value)` a response the core reads (which may throw for a value it
+ *   token, value)` a response the core reads (its receipt's number; it may throw for a value it
  *   cannot read: then `io.unreadable` is the failure);
  * - what it throws is named by `io.failureOf(error)` (the failure table), else
  *   by the caller's `outcomeOfError(error)` hook, else the core's verdict for
@@ -96,7 +96,7 @@ export class Host {
     } catch (unreadable) {
       return this.handIn(entry, WIRE.OUTCOME.failure, WIRE.FAILURE[this.io.unreadable], value, unreadable);
     }
-    this.received(entry, decided(receipt) === 'accepted', value, undefined, undefined, now);
+    this.received(entry, decided(receipt) === WIRE.RECEIPT.accepted, value, undefined, undefined, now);
   }
 
   /** Attempt `entry` threw (or rejected with) `thrown`: the failure table first, then the hook (by default: the core's verdict for an unknown error, `ambiguous`). */
@@ -126,7 +126,7 @@ export class Host {
     } catch (refused) {
       return this.abandon(refused); // an outcome the core refuses: the hook's mistake
     }
-    this.received(entry, receipt === 'accepted', undefined, thrown, undefined, now);
+    this.received(entry, receipt === WIRE.RECEIPT.accepted, undefined, thrown, undefined, now);
   }
 
   /** Hands attempt `entry`'s result in on the wire (outcome `kind` and `code`), held under its number, with the next poll. */

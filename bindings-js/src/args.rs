@@ -15,10 +15,12 @@
 
 #[cfg(feature = "tools")]
 use alloc::string::String;
+use alloc::vec;
 
 use js_sys::{Array, JsString};
+use retryplan::message::{Arg, Message, Rule};
 use retryplan::wire::{decode_outcome, OutcomeKind};
-use retryplan::Outcome;
+use retryplan::{Error, Outcome};
 use wasm_bindgen::prelude::*;
 #[cfg(feature = "tools")]
 use wasm_bindgen::JsCast;
@@ -177,15 +179,20 @@ pub(crate) fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
     outcome_of(word(0), word(1), word(2), words.get(3).as_string().as_deref())
 }
 
-/// An outcome from the wire words `lib/outcomes.js` wrote and an
-/// `http_status`'s error code (checked by the core's `ErrorCode::new`). A
-/// status is the caller's as it is (0..=65535, checked there), never read as
-/// a malformed response: the core refuses one no outcome can hold.
+/// An outcome from the wire words `lib/outcomes.js` wrote, read by the
+/// core's `decode_outcome`, and an `http_status`'s error code (checked by the
+/// core's `ErrorCode::new`). A status is the caller's own, as an operation's
+/// input record reads it (wire.md): outside 100..=599 it is refused with the
+/// core's rule, never read as a malformed response nor cut to 16 bits.
 pub(crate) fn outcome_of(kind: f64, code: f64, delay: f64, error_code: Option<&str>) -> Result<Outcome, JsValue> {
-    if kind as i64 != OutcomeKind::HttpStatus.word() {
-        return decode_outcome(kind as i64, code as i64, delay as i64).map_err(js_error);
+    let (kind, code) = (kind as i64, code as i64);
+    if kind == OutcomeKind::HttpStatus.word() && !(100..=599).contains(&code) {
+        let rule = Message::new(Rule::NotHttpStatus, vec![Arg::from(code)]);
+        return Err(js_error(Error::InvalidArgument { name: "status", rule }));
     }
-    let error_code = error_code.map(retryplan::aws::ErrorCode::new).transpose().map_err(js_error)?;
-    let retry_after_ms = (delay >= 0.0).then_some(delay as u64);
-    Ok(Outcome::HttpStatus { status: code as u16, retry_after_ms, error_code })
+    let mut outcome = decode_outcome(kind, code, delay as i64).map_err(js_error)?;
+    if let Outcome::HttpStatus { error_code: read, .. } = &mut outcome {
+        *read = error_code.map(retryplan::aws::ErrorCode::new).transpose().map_err(js_error)?;
+    }
+    Ok(outcome)
 }

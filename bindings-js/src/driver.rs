@@ -11,7 +11,6 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
-use core::cell::OnceCell;
 
 use retryplan as rp;
 use rp::value::Named;
@@ -24,19 +23,13 @@ use crate::headers::named_or_default;
 use crate::objects::{self, Object};
 use crate::operation::Options;
 use crate::outcomes::guidance_lookup;
-use crate::{either, invalid_with, js_error, message_js, num, Global};
+use crate::{either, invalid_with, js_error, message_js, num};
 
-/// The receipts as JS strings, made once.
-static RECEIPTS: Global<OnceCell<[JsValue; 2]>> = Global(OnceCell::new());
-
+/// A receipt as its number (its place in `Receipt::ALL`), which JS names
+/// through the generated `NAMES.receipts` (a number crosses for less than a string).
 fn receipt_js(receipt: Receipt) -> JsValue {
-    let [accepted, discarded] = RECEIPTS
-        .0
-        .get_or_init(|| [JsValue::from_str(Receipt::Accepted.name()), JsValue::from_str(Receipt::Discarded.name())]);
-    match receipt {
-        Receipt::Accepted => accepted.clone(),
-        Receipt::Discarded => discarded.clone(),
-    }
+    let number = Receipt::ALL.iter().position(|member| *member == receipt).unwrap_or(0);
+    JsValue::from_f64(number as f64)
 }
 
 /// After an exchange: a finish's decision and last result stored after the
@@ -147,8 +140,8 @@ pub fn driver_poll_action(handle: u32, now_ms: f64) -> JsValue {
 }
 
 /// How an attempt ended, as an outcome object, held under `token` (-1 for
-/// none) as `held` says (its index in `Held::ALL`; the default when absent): `"accepted"` or
-/// `"discarded"`, or the `RetryplanError`.
+/// none) as `held` says (its index in `Held::ALL`; the default when absent): the
+/// receipt's number (see `receipt_js`), or the `RetryplanError`.
 #[wasm_bindgen(js_name = _driverResultOf)]
 pub fn driver_result_of(
     handle: u32,
@@ -178,8 +171,8 @@ pub fn driver_result_of(
 /// The HTTP response attempt `attempt` received, read by the core: `status`
 /// as the platform gave it (any whole number), `values` the guidance headers
 /// (`GUIDANCE_HEADERS`, in that order: a string, or absent) and the caller's
-/// wall clock `nowUnixMs`; held under `token` (-1 for none). `"accepted"` or
-/// `"discarded"`, or the `RetryplanError`.
+/// wall clock `nowUnixMs`; held under `token` (-1 for none). The receipt's
+/// number (see `receipt_js`), or the `RetryplanError`.
 #[wasm_bindgen(js_name = _driverResponse)]
 pub fn driver_response(
     handle: u32,

@@ -6,7 +6,7 @@ use alloc::string::String;
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
 
-use crate::args::{outcome, outcome_of};
+use crate::args::outcome_of;
 use crate::objects::{self, Object};
 use crate::wire::{decision as decision_js, numbers};
 use crate::{either, js_error, num};
@@ -93,21 +93,10 @@ pub fn operation_outcome(
     delay: f64,
     error_code: Option<String>,
 ) -> JsValue {
-    let outcome = outcome_of(kind, code, delay, error_code.as_deref());
-    either(outcome.and_then(|outcome| outcome_decision(handle, now_ms, attempt, &outcome)))
-}
-
-/// The decision after attempt `attempt` ended with `outcome`, stored.
-fn outcome_decision(handle: u32, now_ms: f64, attempt: u32, outcome: &rp::Outcome) -> Result<JsValue, JsValue> {
-    let decided = with(handle, |operation| operation.on_outcome(now_ms as u64, attempt, outcome).map_err(js_error));
-    decided.map(|decision| decision_js(&decision))
-}
-
-/// How attempt `attempt` ended, as an outcome object (read before the table
-/// is taken): the next decision stored, or the `RetryplanError`.
-#[wasm_bindgen(js_name = _operationOutcomeOf)]
-pub fn operation_outcome_of(handle: u32, now_ms: f64, attempt: u32, outcome_value: &JsValue) -> JsValue {
-    either(outcome(outcome_value).and_then(|outcome| outcome_decision(handle, now_ms, attempt, &outcome)))
+    let decided = outcome_of(kind, code, delay, error_code.as_deref()).and_then(|outcome| {
+        with(handle, |operation| operation.on_outcome(now_ms as u64, attempt, &outcome).map_err(js_error))
+    });
+    either(decided.map(|decision| decision_js(&decision)))
 }
 
 /// Budget left at `nowMs` after the response reserve.

@@ -1,7 +1,6 @@
 //! Policies, stats and freeing objects (`lib/policy.js`, `lib/stats.js`).
 
 use alloc::sync::Arc;
-use alloc::vec::Vec;
 
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
@@ -73,6 +72,11 @@ pub fn stats_merge(handle: u32, other: u32) -> JsValue {
     }))
 }
 
+/// The counters of the core's `Stats` that `_statsCounts` sends before the give-ups.
+const STATS_FIELDS: usize = 7;
+/// The words `_statsCounts` sends: the fields, then one give-up count per reason.
+const STATS_WORDS: usize = STATS_FIELDS + <rp::GiveUpReason as rp::value::Named>::ALL.len();
+
 /// The counters, in the order of the core's `Stats` fields (the give-ups by
 /// reason last, in `GiveUpReason::ALL` order), as numbers
 /// (`crate::wire::numbers`) for `lib/stats.js` to name, or the `RetryplanError`.
@@ -80,16 +84,21 @@ pub fn stats_merge(handle: u32, other: u32) -> JsValue {
 pub fn stats_counts(handle: u32) -> JsValue {
     either(objects::stats(handle).and_then(|stats| {
         let stats = stats.ok_or_else(|| objects::freed("stats"))?.snapshot();
-        let mut counts = alloc::vec![
+        let fields: [u64; STATS_FIELDS] = [
             stats.operations,
             stats.attempts,
             stats.retries,
             stats.hedges,
             stats.succeeded,
             stats.reconciles,
-            stats.restarts
+            stats.restarts,
         ];
-        counts.extend(rp::GiveUpReason::ALL.iter().map(|reason| stats.gave_up.get(*reason)));
-        Ok(numbers(&counts.into_iter().map(num).collect::<Vec<_>>()))
+        let gave_up = rp::GiveUpReason::ALL.iter().map(|reason| stats.gave_up.get(*reason));
+        // Every count has its word: `numbers` refuses at compile time a record it cannot hold.
+        let mut counts = [0.0; STATS_WORDS];
+        for (slot, count) in counts.iter_mut().zip(fields.into_iter().chain(gave_up)) {
+            *slot = num(count);
+        }
+        Ok(numbers(&counts))
     }))
 }

@@ -49,9 +49,11 @@ pub(crate) fn output_kind() -> f64 {
     OUTPUT.0.borrow().get(wire::output::ACTION_KIND).copied().unwrap_or(0.0)
 }
 
-/// Copies `numbers` (at most [`RECORD_WORDS`]) where `_wireMemory` points,
-/// for JS to read through its view: a reading's value, `undefined`.
-pub(crate) fn numbers(numbers: &[f64]) -> JsValue {
+/// Copies `numbers` where `_wireMemory` points, for JS to read through its
+/// view: a reading's value, `undefined`. More than [`RECORD_WORDS`] does not
+/// compile (none is dropped).
+pub(crate) fn numbers<const N: usize>(numbers: &[f64; N]) -> JsValue {
+    const { assert!(N <= RECORD_WORDS, "more numbers than the record holds") };
     for (slot, number) in RECORD.0.borrow_mut().iter_mut().zip(numbers) {
         *slot = *number;
     }

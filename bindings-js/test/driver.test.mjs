@@ -2,6 +2,7 @@
 // table, HTTP responses read through a header lookup, and the header names.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import {
   Driver,
   Dependency,
@@ -18,6 +19,8 @@ import { throwsCode as errorOf } from './assertions.mjs';
 import { decided } from '../lib/convert.js';
 import { read, words } from '../lib/outcomes.js';
 import { NAMES, WIRE, exchange } from '../lib/wire.js';
+import { MAX_CAUSE_DEPTH } from '../lib/generated/wire.js';
+import { decisionOf as decisionFromRecord } from '../lib/generated/decisions.js';
 import { pollAction } from '../lib/records.js';
 import { _driverResultOf, _free, _wireRefusal } from '../wasm/retryplan_js.js';
 
@@ -80,7 +83,7 @@ test('the wire: an outcome the host hands in as numbers gets the object path\'s 
     assert.equal(exchange(wire, WIRE.INPUT.poll, 0, -1, -1, -1, -1, -1, -1)[WIRE.OUT.action_kind], WIRE.ACTION.start_attempt);
     pollAction(typed, 0);
     const out = exchange(wire, WIRE.INPUT.result, 10, 1, 1, WIRE.HELD.error, words.kind, words.code, words.delay);
-    assert.equal(NAMES.receipts[out[WIRE.OUT.receipt]], decided(_driverResultOf(typed, 10, 1, outcome, 1, 1)), JSON.stringify(outcome));
+    assert.equal(decided(_driverResultOf(typed, 10, 1, outcome, 1, 1)), out[WIRE.OUT.receipt], JSON.stringify(outcome)); // a receipt crosses as its number
     const next = pollAction(typed, 10);
     const kind = Object.keys(WIRE.ACTION).find((name) => WIRE.ACTION[name] === out[WIRE.OUT.action_kind]);
     assert.equal(kind, next.type, JSON.stringify(outcome));
@@ -251,6 +254,32 @@ test('failureOf: the one table from platform errors to the vocabulary; anything 
   for (const other of [new Error('no'), new TypeError('x is not a function'), fetchError(coded('SOMETHING_NEW')), 'a string', null, undefined, 42, { code: 7 }]) {
     assert.equal(failureOf(other), undefined, String(other));
   }
+});
+
+test('the generated decision reader: give-up reasons by the core\'s names, an unknown kind thrown (a version mismatch)', () => {
+  const w = new Array(Object.keys(WIRE.DECISION).length).fill(WIRE.NONE);
+  w[WIRE.DECISION.decision_kind] = NAMES.decisionKinds.indexOf('gave_up');
+  NAMES.giveUpReasons.forEach((reason, at) => {
+    w[WIRE.DECISION.reason] = at;
+    assert.equal(decisionFromRecord(w).reason, reason);
+  });
+  w[WIRE.DECISION.decision_kind] = NAMES.decisionKinds.length;
+  assert.throws(() => decisionFromRecord(w), new RegExp(`decision kind ${NAMES.decisionKinds.length}, which this host does not know`));
+});
+
+test('failureOf looks through the core\'s MAX_CAUSE_DEPTH errors below the one caught, as every language does', () => {
+  const source = readFileSync(new URL('../../core/src/failure.rs', import.meta.url), 'utf8');
+  const written = source.match(/pub const MAX_CAUSE_DEPTH: usize = (\d+);/);
+  assert.ok(written !== null);
+  assert.equal(MAX_CAUSE_DEPTH, Number(written[1]));
+  /** A fetch error over `depth - 1` errors the table does not know, then a refused connection. */
+  const wrapped = (depth) => {
+    let inner = Object.assign(new Error('refused'), { code: 'ECONNREFUSED' });
+    for (let at = 1; at < depth; at += 1) inner = new Error('wrapper', { cause: inner });
+    return new TypeError('fetch failed', { cause: inner });
+  };
+  assert.equal(failureOf(wrapped(MAX_CAUSE_DEPTH)), 'connection_refused');
+  assert.equal(failureOf(wrapped(MAX_CAUSE_DEPTH + 1)), undefined);
 });
 
 test('handleResponse: any integer status is handed to the core as it is (-1, 0, 70000 are malformed responses, the server\'s fault)', () => {

@@ -3,21 +3,10 @@
 // every language: the core's keys in its order (camelCase), `abortAttempts` always
 // an array. lib/records.js reads the wasm's record through it.
 import { attemptList, requestIdText } from '../convert.js';
+import { NAMES } from './wire.js';
 
 /** `GiveUpReason`s by their number. */
-const GIVE_UP_REASONS = [
-  'attempts_exhausted',
-  'deadline_insufficient',
-  'retry_after_exceeds_budget',
-  'retry_after_above_cap',
-  'server_declined_retry',
-  'not_retryable',
-  'cancelled',
-  'budget_exhausted',
-  'circuit_open',
-  'no_retry_slot',
-  'body_not_replayable',
-];
+const GIVE_UP_REASONS = NAMES.giveUpReasons;
 
 /** The decision the decision record `w` (its words) holds. */
 export function decisionOf(w) {
@@ -95,6 +84,6 @@ export function decisionOf(w) {
         abortAttempts: attemptList(w[15], w[16], w[17], w[18]),
       };
     default:
-      return undefined;
+      throw new Error(`retryplan: the wasm sent decision kind ${w[0]}, which this host does not know: reinstall the package`);
   }
 }

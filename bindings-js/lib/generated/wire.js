@@ -212,6 +212,9 @@ export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** The header carrying each attempt's request id. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
+/** How many errors below the one caught a host looks through (`cause` after `cause`) for a known failure. */
+export const MAX_CAUSE_DEPTH = 8;
+
 /** The built-in profile names. */
 export const PROFILE_NAMES = Object.freeze([
   'read', 'checkout', 'write_keyed', 'write_strict', 'background', 'aws_standard',

@@ -135,13 +135,13 @@ pub fn output() -> Result<Output, String> {
          // The decision record (retryplan::wire::encode_decision) as the decision object of\n\
          // every language: the core's keys in its order (camelCase), `abortAttempts` always\n\
          // an array. lib/records.js reads the wasm's record through it.\n\
-         import {{ attemptList, requestIdText }} from '../convert.js';\n\n\
+         import {{ attemptList, requestIdText }} from '../convert.js';\n\
+         import {{ NAMES }} from './wire.js';\n\n\
          /** `GiveUpReason`s by their number. */\n\
-         const GIVE_UP_REASONS = [\n{}];\n\n\
+         const GIVE_UP_REASONS = NAMES.giveUpReasons;\n\n\
          /** The decision the decision record `w` (its words) holds. */\n\
-         export function decisionOf(w) {{\n  switch (w[{}]) {{\n",
-        GiveUpReason::ALL.iter().map(|reason| format!("  '{}',\n", reason.name())).collect::<String>(),
-        at("decision_kind")?
+         export function decisionOf(w) {{\n  switch (w[{kind}]) {{\n",
+        kind = at("decision_kind")?
     );
     for (index, kind) in DecisionKind::ALL.iter().enumerate() {
         let full = sample(*kind, true);
@@ -175,7 +175,12 @@ pub fn output() -> Result<Output, String> {
             }
         }
     }
-    text.push_str("    default:\n      return undefined;\n  }\n}\n");
+    // A kind this host does not know: the wasm is of another version than the JS.
+    text.push_str(&format!(
+        "    default:\n      throw new Error(`retryplan: the wasm sent decision kind ${{w[{}]}}, which this host does not know: \
+         reinstall the package`);\n  }}\n}}\n",
+        at("decision_kind")?
+    ));
     Ok(Output { path: DECISIONS, text })
 }
 

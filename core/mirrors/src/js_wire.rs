@@ -2,7 +2,7 @@
 //! (`retryplan::wire`) and the name tables the JS host reads as constants:
 //! the special words, every record's word positions, every kind's number,
 //! the vocabularies the host loop and the driver's arguments name, the HTTP
-//! header names and the profile names. Nothing of it is written in `lib/`,
+//! header names, the depth of a `cause` chain searched and the profile names. Nothing of it is written in `lib/`,
 //! nor built from the wasm at load (the wasm's version is still checked).
 
 use retryplan::value::Named;
@@ -129,6 +129,11 @@ pub fn output() -> Result<Output, String> {
          /** The header carrying each attempt's request id. */\nexport const REQUEST_ID_HEADER = '{}';\n\n",
         retryplan::IDEMPOTENCY_KEY_HEADER,
         retryplan::REQUEST_ID_HEADER,
+    ));
+    text.push_str(&format!(
+        "/** How many errors below the one caught a host looks through (`cause` after `cause`) for a known failure. */\n\
+         export const MAX_CAUSE_DEPTH = {};\n\n",
+        retryplan::MAX_CAUSE_DEPTH
     ));
     text.push_str(&format!(
         "/** The built-in profile names. */\nexport const PROFILE_NAMES = Object.freeze([\n{}]);\n",
