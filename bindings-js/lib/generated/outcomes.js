@@ -3,6 +3,7 @@
 // language, and a driver's finish and events read from the decision record and the
 // last result the wasm writes after it (src/wire.rs), keys in the core's order.
 import { decisionOf } from './decisions.js';
+import { NAMES } from './wire.js';
 
 /** gRPC codes by number. */
 const GRPC_CODES = [
@@ -10,14 +11,8 @@ const GRPC_CODES = [
   'already_exists', 'permission_denied', 'resource_exhausted', 'failed_precondition', 'aborted',
   'out_of_range', 'unimplemented', 'internal', 'unavailable', 'data_loss', 'unauthenticated',
 ];
-/** `TransportFailure`s by their number. */
-const TRANSPORT_FAILURES = [
-  'not_sent', 'connection_lost', 'timed_out',
-];
-/** `Verdict`s by their number. */
-const VERDICTS = [
-  'retryable', 'not_retryable', 'conflict', 'ambiguous',
-];
+/** `TransportFailure`s and `Verdict`s by their number: the wire's tables. */
+const { transportFailures: TRANSPORT_FAILURES, verdicts: VERDICTS } = NAMES;
 
 /** The outcome words of each failure of the vocabulary (`Failure::ALL` order). */
 export const FAILURE_OUTCOMES = [
@@ -68,7 +63,7 @@ export function outcomeOf(kind, code, delay, errorCode) {
       return outcome;
     }
     default:
-      return undefined;
+      throw new Error(`retryplan: the wasm sent outcome kind ${kind}, which this host does not know: reinstall the package`);
   }
 }
 

@@ -170,7 +170,10 @@ fn outcome_function() -> Result<String, String> {
         text.push_str(&build("outcome", &list, "      ")?);
         text.push_str("      return outcome;\n    }\n");
     }
-    text.push_str("    default:\n      return undefined;\n  }\n}\n");
+    text.push_str(
+        "    default:\n      throw new Error(`retryplan: the wasm sent outcome kind ${kind}, which this host does not \
+         know: reinstall the package`);\n  }\n}\n",
+    );
     Ok(text)
 }
 
@@ -193,7 +196,6 @@ pub fn output() -> Result<Output, String> {
     if grpc.len() != 17 {
         return Err(String::from("the gRPC codes are not numbered 0..=16"));
     }
-    let names = |list: &[&str]| wrapped(&list.iter().map(|name| format!("'{name}'")).collect::<Vec<_>>());
     let failures: Vec<String> = Failure::ALL
         .iter()
         .map(|failure| {
@@ -250,13 +252,12 @@ pub fn output() -> Result<Output, String> {
              // The outcome words (retryplan::wire::encode_outcome) as the outcome object of every\n\
              // language, and a driver's finish and events read from the decision record and the\n\
              // last result the wasm writes after it (src/wire.rs), keys in the core's order.\n\
-             import {{ decisionOf }} from './decisions.js';\n\n\
+             import {{ decisionOf }} from './decisions.js';\n\
+             import {{ NAMES }} from './wire.js';\n\n\
              /** gRPC codes by number. */\n\
              const GRPC_CODES = [{}];\n\
-             /** `TransportFailure`s by their number. */\n\
-             const TRANSPORT_FAILURES = [{}];\n\
-             /** `Verdict`s by their number. */\n\
-             const VERDICTS = [{}];\n\n\
+             /** `TransportFailure`s and `Verdict`s by their number: the wire's tables. */\n\
+             const {{ transportFailures: TRANSPORT_FAILURES, verdicts: VERDICTS }} = NAMES;\n\n\
              /** The outcome words of each failure of the vocabulary (`Failure::ALL` order). */\n\
              export const FAILURE_OUTCOMES = [\n{}];\n\n\
              {}\n\
@@ -273,8 +274,6 @@ pub fn output() -> Result<Output, String> {
              /** A driver's event: the record `w` of its decision, the result it followed, and its time. */\n\
              export function eventOf(w, errorCode) {{\n{}  return event;\n}}\n",
             wrapped(&grpc),
-            names(&TransportFailure::ALL.iter().map(|failure| failure.name()).collect::<Vec<_>>()),
-            names(&Verdict::ALL.iter().map(|verdict| verdict.name()).collect::<Vec<_>>()),
             failures.concat(),
             outcome_function()?,
             wire::output::ENDING,
