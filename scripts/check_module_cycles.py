@@ -7,7 +7,7 @@ with one parent are the nodes at that parent's level: the top-level modules of
 core/src, and as well `a6`, `duration` and `service_config` inside `grpc`.
 
 A path `crate::`, `$crate::`, `self::` or `super::` in a module's code outside
-comments, strings and `#[cfg(test)]` items is resolved to the deepest module it
+comments, strings and test-only (`#[cfg(test)]`) items is resolved to the deepest module it
 reaches, following `use` declarations (a re-export reaches the module that
 defines the name: `crate::Policy` is a use of `policy`, `super::ServiceConfig`
 in `grpc/a6.rs` a use of `grpc::service_config`). It makes an edge between
@@ -80,9 +80,9 @@ def strip_comments_and_strings(src):
 
 
 def strip_test_items(src):
-    """The code without every item marked `#[cfg(test)]` (up to its `;` or its closing brace)."""
+    """The code without every item marked `#[cfg(test)]` or `#[cfg(all(test, ...))]` (up to its `;` or closing brace)."""
     while True:
-        m = re.search(r"#\[cfg\(test\)\]", src)
+        m = re.search(r"#\[cfg\((test|all\(\s*test\b[^\]]*)\)\]", src)
         if not m:
             return src
         i = m.end()

@@ -57,6 +57,7 @@ class CycleCheck(unittest.TestCase):
             "fn f<'x>(c: char) -> bool { c == '\"' }\n"
             "#[cfg(test)]\nmod tests {\n    use crate::a::T;\n    fn g() { if true { crate::a::h(); } }\n}\n"
             "#[cfg(test)]\nmod more;\n"
+            '#[cfg(all(test, feature = "json"))]\nmod json_tests { use crate::a::U; }\n'
         )
         files = {"a.rs": "use crate::b::X;", "b.rs": b, "b/more.rs": "use crate::a::T;", "c.rs": ""}
         code, output = run(files)
@@ -64,7 +65,7 @@ class CycleCheck(unittest.TestCase):
         # Code after a test module still counts.
         code, output = run({**files, "b.rs": b + "use crate::a::After;\n"})
         self.assertEqual(code, 1, output)
-        self.assertIn("b -> a  (b.rs:14)", output)
+        self.assertIn("b -> a  (b.rs:16)", output)
 
     def test_a_cycle_between_siblings_inside_a_folder_module_fails(self):
         nested = {"a/mod.rs": "mod x;\nmod y;\n", "a/x.rs": "use super::y::T;\n", "a/y.rs": "\nfn f() { super::x::g() }\n", "b.rs": "", "c.rs": ""}
