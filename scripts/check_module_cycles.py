@@ -1,19 +1,31 @@
 #!/usr/bin/env python3
-"""No import cycle among the core's top-level modules.
+"""No import cycle among a crate's modules, at any depth.
 
-Each top-level module of core/src (a file `x.rs` or a directory `x/`) is a
-node; an edge `a -> b` is a path `crate::b` (or `$crate::b`, or `super::`
-reaching it) in a's code outside comments and `#[cfg(test)]` items. lib.rs is
-the root that re-exports everything, not a node. Prints each cycle with its
-edges (and the lines that make them) and exits 1; exits 0 when there is
-none (`--graph` prints every edge first).
+A crate is a root file (`lib.rs`, `main.rs`) and the modules its `mod x;` and
+`mod x { ... }` declarations reach (`#[cfg(test)]` ones left out). The modules
+with one parent are the nodes at that parent's level: the top-level modules of
+core/src, and as well `a6`, `duration` and `service_config` inside `grpc`.
 
-Usage: python3 scripts/check_module_cycles.py [--graph] [core/src]
+A path `crate::`, `$crate::`, `self::` or `super::` in a module's code outside
+comments, strings and test-only (`#[cfg(test)]`) items is resolved to the deepest module it
+reaches, following `use` declarations (a re-export reaches the module that
+defines the name: `crate::Policy` is a use of `policy`, `super::ServiceConfig`
+in `grpc/a6.rs` a use of `grpc::service_config`). It makes an edge between
+the two siblings under the deepest module holding both ends; a module using
+its own ancestor or descendant is the normal shape of a tree, not an edge.
+
+Prints each cycle with its edges (and the lines that make them) and exits 1;
+exits 0 when there is none (`--graph` prints every edge first). The roots are
+core/src and cli/src unless given.
+
+Usage: python3 scripts/check_module_cycles.py [--graph] [ROOT_DIR ...]
 """
 
 import os
 import re
 import sys
+
+ROOT_FILES = ("lib.rs", "main.rs")
 
 
 def read(path):
@@ -68,119 +80,182 @@ def strip_comments_and_strings(src):
 
 
 def strip_test_items(src):
-    """The code without every item marked `#[cfg(test)]` (up to its `;` or its closing brace)."""
+    """The code without every item marked `#[cfg(test)]` or `#[cfg(all(test, ...))]` (up to its `;` or closing brace)."""
     while True:
-        m = re.search(r"#\[cfg\(test\)\]", src)
+        m = re.search(r"#\[cfg\((test|all\(\s*test\b[^\]]*)\)\]", src)
         if not m:
             return src
         i = m.end()
         while i < len(src) and src[i] not in "{;":
             i += 1
         if i < len(src) and src[i] == "{":
-            depth = 0
-            while i < len(src):
-                depth += {"{": 1, "}": -1}.get(src[i], 0)
-                i += 1
-                if depth == 0:
-                    break
+            i = closing_brace(src, i)
         else:
             i += 1
         src = src[: m.start()] + "\n" * src.count("\n", m.start(), i) + src[i:]
 
 
-def test_files(root):
-    """Files that are `#[cfg(test)] mod x;` modules (test code, not edges)."""
-    skipped = set()
-    for path in rust_files(root):
-        src = read(path)
-        for name in re.findall(r"#\[cfg\(test\)\]\s*mod\s+(\w+)\s*;", src):
-            base = os.path.dirname(path)
-            if os.path.basename(path) not in ("mod.rs", "lib.rs"):
-                base = os.path.join(base, os.path.basename(path)[:-3])
-            for candidate in (os.path.join(base, name + ".rs"), os.path.join(base, name, "mod.rs")):
-                skipped.add(os.path.normpath(candidate))
-    return skipped
+def closing_brace(code, i):
+    """The index just past the brace closing the one at `code[i]`."""
+    depth = 0
+    while i < len(code):
+        depth += {"{": 1, "}": -1}.get(code[i], 0)
+        i += 1
+        if depth == 0:
+            break
+    return i
 
 
-def rust_files(root):
-    for dirpath, _, filenames in os.walk(root):
-        for filename in sorted(filenames):
-            if filename.endswith(".rs"):
-                yield os.path.normpath(os.path.join(dirpath, filename))
+NAME = re.compile(r"\$?\w+|\*")
+SEPARATOR = re.compile(r"\s*::\s*")
+ALIAS = re.compile(r"\s+as\s+(\w+)")
 
 
-def module_path(root, path):
-    """`policy/validate.rs` -> ["policy", "validate"]; `policy/mod.rs` -> ["policy"]."""
-    parts = os.path.relpath(path, root)[:-3].split(os.sep)
-    if parts[-1] == "mod":
-        parts.pop()
-    return [] if parts == ["lib"] else parts
+def use_tree(text, start=0):
+    """Every path of the use tree or path at `text[start:]` (`a::{b, c::{self, D as E}, F}`) as (segments, alias).
+
+    `self` first in a group names the group's prefix; a glob is a path ending in `*`.
+    """
+    paths, n = [], len(text)
+
+    def tree(prefix, i):
+        segments = list(prefix)
+        while True:
+            while i < n and text[i].isspace():
+                i += 1
+            if text.startswith("{", i):
+                i += 1
+                while True:
+                    while i < n and text[i] in " \t\n,":
+                        i += 1
+                    if i >= n or text[i] == "}":
+                        return i + 1
+                    i = tree(segments, i)
+            m = NAME.match(text, i)
+            if not m:  # `crate::f::<T>()`: the path so far
+                if len(segments) > len(prefix):
+                    paths.append((segments, None))
+                return i
+            i = m.end()
+            if not (m.group() == "self" and prefix and segments == list(prefix)):
+                segments.append(m.group())
+            sep = SEPARATOR.match(text, i)
+            if sep:
+                i = sep.end()
+                continue
+            alias = ALIAS.match(text, i)
+            if alias:
+                i = alias.end()
+            paths.append((segments, alias.group(1) if alias else None))
+            return i
+
+    tree([], start)
+    return paths
 
 
-def first_segments(group):
-    """The first path segment of every path in a `{a, b::c, d::{e, f}}` group body."""
-    segments, depth, current = [], 0, ""
-    for c in group + ",":
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-        if depth == 0 and c == ",":
-            m = re.match(r"\s*(\w+)", current)
-            if m:
-                segments.append(m.group(1))
-            current = ""
-        elif depth >= 0:
-            current += c if depth == 0 else ""
-    return segments
+class Crate:
+    """The modules of one crate: their files, inline spans, `use` names and references."""
 
+    def __init__(self, src_dir, root_file):
+        self.src_dir = src_dir
+        self.root_file = root_file
+        self.modules = set()  # tuples of segments; () is the crate root
+        self.bindings = {}  # module -> {name: (segments, declared in)}
+        self.references = []  # (module, segments, file, line)
+        self.load(os.path.join(src_dir, root_file), (), src_dir)
 
-def root_reexports(root):
-    """{name: module} for every `pub use module::...` of lib.rs: `crate::Policy` is a use of `policy`."""
-    lib = strip_comments_and_strings(read(os.path.join(root, "lib.rs")))
-    names = {}
-    for module, body in re.findall(r"pub use (\w+)::(\{[^;]*\}|[\w:]+(?: as \w+)?);", lib):
-        for path in re.split(r"\s*,\s*", body.strip("{} \n")):
-            if path:
-                names[re.split(r"::| as ", path.strip())[-1].strip()] = module
-    return names
-
-
-def edges(root):
-    """{module: {dependency: [(file, line), ...]}} for every top-level module."""
-    skipped = test_files(root)
-    reexported = root_reexports(root)
-    graph = {}
-    for path in rust_files(root):
-        here = module_path(root, path)
-        if not here or path in skipped:
-            continue
-        node = here[0]
-        deps = graph.setdefault(node, {})
+    def load(self, path, module, child_dir):
+        """Reads the file of `module`; its `mod x;` children live in `child_dir`."""
+        rel = os.path.relpath(path, self.src_dir)
         code = strip_test_items(strip_comments_and_strings(read(path)))
-        found = []
-        for m in re.finditer(r"(?<![\w])\$?crate::(\{|\w+)", code):
-            if m.group(1) == "{":
-                depth, j = 1, m.end()
-                while j < len(code) and depth:
-                    depth += {"{": 1, "}": -1}.get(code[j], 0)
-                    j += 1
-                found += [(name, m.start()) for name in first_segments(code[m.end(): j - 1])]
+        # Inline modules: (start, end, module path, directory of their file children).
+        spans = [(0, len(code), module, child_dir)]
+        for m in re.finditer(r"(?<![\w])mod\s+(\w+)\s*([{;])", code):
+            outer = innermost(spans, m.start())
+            name = m.group(1)
+            if m.group(2) == "{":
+                spans.append((m.end() - 1, closing_brace(code, m.end() - 1), outer[2] + (name,), os.path.join(outer[3], name)))
+                self.modules.add(outer[2] + (name,))
             else:
-                found.append((m.group(1), m.start()))
-        for m in re.finditer(r"(?<![\w:])((?:super::)+)(\w+)", code):
-            ups = m.group(1).count("super::")
-            # A file's own module is `here`; `super` from a non-mod file is its parent.
-            base = here[: len(here) - ups]
-            target = base[0] if base else m.group(2)
-            found.append((target, m.start()))
-        for name, offset in found:
-            name = reexported.get(name, name)
-            if name != node:
-                rel = os.path.relpath(path, root)
-                deps.setdefault(name, []).append((rel, code.count("\n", 0, offset) + 1))
-    nodes = set(graph)
-    return {node: {dep: where for dep, where in deps.items() if dep in nodes} for node, deps in graph.items()}
+                for candidate, grandchildren in (
+                    (os.path.join(outer[3], name + ".rs"), os.path.join(outer[3], name)),
+                    (os.path.join(outer[3], name, "mod.rs"), os.path.join(outer[3], name)),
+                ):
+                    if os.path.exists(candidate):
+                        self.load(candidate, outer[2] + (name,), grandchildren)
+                        break
+        self.modules.add(module)
+        for m in re.finditer(r"(?<![\w])use\s+", code):
+            scope = innermost(spans, m.start())
+            if brace_depth(code, scope[0], m.start()) != (0 if scope[0] == 0 else 1):
+                continue  # a `use` inside a function body or a block
+            for segments, alias in use_tree(code, m.end()):
+                if segments and segments[-1] != "*":
+                    self.bindings.setdefault(scope[2], {})[alias or segments[-1]] = (segments, scope[2])
+        for m in re.finditer(r"(?<![\w:$])(\$crate|crate|self|super)(?=\s*::)", code):
+            scope = innermost(spans, m.start())
+            line = code.count("\n", 0, m.start()) + 1
+            for segments, _ in use_tree(code, m.start()):
+                self.references.append((scope[2], segments, rel, line))
+
+    def resolve(self, here, segments, hops=0):
+        """The deepest module `segments` (written in module `here`) reaches, or None outside the crate."""
+        if not segments or hops > 32:
+            return None
+        first, rest = segments[0], segments[1:]
+        if first in ("crate", "$crate"):
+            current = ()
+        elif first == "self":
+            current = here
+        elif first == "super":
+            current = here[:-1]
+            while rest and rest[0] == "super":
+                current, rest = current[:-1], rest[1:]
+        elif here + (first,) in self.modules:
+            current, rest = here + (first,), rest
+        elif first in self.bindings.get(here, {}):
+            target, declared_in = self.bindings[here][first]
+            return self.resolve(declared_in, target + rest, hops + 1)
+        else:
+            return None  # another crate: std, alloc, serde, retryplan...
+        for i, name in enumerate(rest):
+            if current + (name,) in self.modules:
+                current += (name,)
+            elif name in self.bindings.get(current, {}):
+                target, declared_in = self.bindings[current][name]
+                return self.resolve(declared_in, target + list(rest[i + 1:]), hops + 1) or current
+            else:
+                break
+        return current
+
+    def edges(self):
+        """{parent: {child: {sibling: [(file, line), ...]}}}: every child of every module, and its edges."""
+        levels = {}
+        for module in self.modules:
+            if module:
+                levels.setdefault(module[:-1], {}).setdefault(module[-1], {})
+        for here, segments, rel, line in self.references:
+            target = self.resolve(here, segments)
+            if target is None:
+                continue
+            common = 0
+            while common < min(len(here), len(target)) and here[common] == target[common]:
+                common += 1
+            if common == len(here) or common == len(target):
+                continue  # itself, an ancestor or a descendant
+            parent = here[:common]
+            where = levels[parent][here[common]].setdefault(target[common], [])
+            if (rel, line) not in where:
+                where.append((rel, line))
+        return levels
+
+
+def innermost(spans, offset):
+    return max((span for span in spans if span[0] <= offset < span[1]), key=lambda span: span[0])
+
+
+def brace_depth(code, start, end):
+    return code.count("{", start, end) - code.count("}", start, end)
 
 
 def cycles(graph):
@@ -215,26 +290,49 @@ def cycles(graph):
     return found
 
 
+def crates(src_dir):
+    return [Crate(src_dir, name) for name in ROOT_FILES if os.path.exists(os.path.join(src_dir, name))]
+
+
+def label(src_dir):
+    here = os.path.relpath(os.path.abspath(src_dir), os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    return src_dir if here.startswith("..") else here
+
+
 def main(argv):
     show_graph = "--graph" in argv
-    args = [arg for arg in argv if arg != "--graph"]
-    root = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "core", "src")
-    graph = edges(root)
-    if show_graph:
-        for node in sorted(graph):
-            print(f"{node} -> {', '.join(sorted(graph[node])) or '(nothing)'}")
-    found = cycles(graph)
-    for component in found:
-        print(f"cycle among core modules: {' <-> '.join(component)}")
-        for node in component:
-            for dep in sorted(set(graph[node]) & set(component)):
-                where = ", ".join(f"{file}:{line}" for file, line in graph[node][dep][:3])
-                more = len(graph[node][dep]) - 3
-                print(f"  {node} -> {dep}  ({where}{f', +{more} more' if more > 0 else ''})")
-    if found:
-        print(f"{len(found)} cycle(s) among {len(graph)} modules: move the shared item to a leaf module or next to its user")
+    roots = [arg for arg in argv if arg != "--graph"]
+    if not roots:
+        repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+        roots = [os.path.join(repo, "core", "src"), os.path.join(repo, "cli", "src")]
+    found_any, modules, names = 0, 0, []
+    for src_dir in roots:
+        found_crates = crates(src_dir)
+        for crate in found_crates:
+            name = label(src_dir) + (f" ({crate.root_file})" if len(found_crates) > 1 else "")
+            names.append(name)
+            modules += len(crate.modules)
+            levels = crate.edges()
+            for parent in sorted(levels):
+                graph = levels[parent]
+                inside = f", inside {'::'.join(parent)}" if parent else ""
+                if show_graph:
+                    for node in sorted(graph):
+                        path = "::".join(parent + (node,))
+                        print(f"{name}: {path} -> {', '.join(sorted(graph[node])) or '(nothing)'}")
+                for component in cycles(graph):
+                    found_any += 1
+                    print(f"cycle among modules of {name}{inside}: {' <-> '.join(component)}")
+                    for node in component:
+                        for dep in sorted(set(graph[node]) & set(component)):
+                            where = ", ".join(f"{file}:{line}" for file, line in graph[node][dep][:3])
+                            more = len(graph[node][dep]) - 3
+                            print(f"  {node} -> {dep}  ({where}{f', +{more} more' if more > 0 else ''})")
+    if found_any:
+        print(f"{found_any} cycle(s) among {modules} modules of {', '.join(names)}: "
+              "move the shared item to the module that defines its concept, or to a small module both use")
         return 1
-    print(f"no import cycle among {len(graph)} core modules")
+    print(f"no import cycle at any depth among {modules} modules of {', '.join(names)}")
     return 0
 
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Tests of check_module_cycles.py on small made-up crates: a real edge makes a
-cycle, an edge in a comment, a string or test code does not."""
+cycle, at the top level or between siblings inside a module; an edge in a
+comment, a string or test code does not, nor one to a module's own parent or
+child."""
 
 import contextlib
 import io
@@ -55,6 +57,7 @@ class CycleCheck(unittest.TestCase):
             "fn f<'x>(c: char) -> bool { c == '\"' }\n"
             "#[cfg(test)]\nmod tests {\n    use crate::a::T;\n    fn g() { if true { crate::a::h(); } }\n}\n"
             "#[cfg(test)]\nmod more;\n"
+            '#[cfg(all(test, feature = "json"))]\nmod json_tests { use crate::a::U; }\n'
         )
         files = {"a.rs": "use crate::b::X;", "b.rs": b, "b/more.rs": "use crate::a::T;", "c.rs": ""}
         code, output = run(files)
@@ -62,14 +65,58 @@ class CycleCheck(unittest.TestCase):
         # Code after a test module still counts.
         code, output = run({**files, "b.rs": b + "use crate::a::After;\n"})
         self.assertEqual(code, 1, output)
-        self.assertIn("b -> a  (b.rs:14)", output)
+        self.assertIn("b -> a  (b.rs:16)", output)
 
-    def test_the_core_has_no_cycle(self):
-        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "core", "src")
+    def test_a_cycle_between_siblings_inside_a_folder_module_fails(self):
+        nested = {"a/mod.rs": "mod x;\nmod y;\n", "a/x.rs": "use super::y::T;\n", "a/y.rs": "\nfn f() { super::x::g() }\n", "b.rs": "", "c.rs": ""}
+        code, output = run(nested)
+        self.assertEqual(code, 1, output)
+        self.assertIn("inside a: x <-> y", output)
+        self.assertIn("x -> y  (a/x.rs:1)", output)
+        self.assertIn("y -> x  (a/y.rs:2)", output)
+        # Two levels down, in an `x.rs` beside `x/`, through `crate::` paths and the parent's re-export.
+        deep = {"a.rs": "mod d;", "a/d.rs": "pub mod x;\npub mod y;\npub use y::T;", "a/d/x.rs": "use super::T;", "a/d/y.rs": "use crate::a::d::x::U;", "b.rs": "", "c.rs": ""}
+        code, output = run(deep)
+        self.assertEqual(code, 1, output)
+        self.assertIn("inside a::d: x <-> y", output)
+        # Inline modules are nodes too.
+        code, output = run({"a.rs": "mod p { fn f() { super::q::g() } }\nmod q { use super::p::f; }", "b.rs": "", "c.rs": ""})
+        self.assertEqual(code, 1, output)
+        self.assertIn("inside a: p <-> q", output)
+
+    def test_nested_edges_one_way_and_edges_to_parent_or_child_pass(self):
+        files = {
+            "a/mod.rs": "mod x;\nmod y;\npub use x::X;\nfn helper() {}\nfn g() { y::h() }\n",
+            "a/x.rs": "use super::y::T;\nuse super::helper;\nuse crate::b::B;\n",
+            "a/y.rs": "fn h() { super::helper() }\n",
+            "b.rs": "pub struct B;",
+            "c.rs": "",
+        }
+        code, output = run(files)
+        self.assertEqual(code, 0, output)
+        # A `use` in a function body is an edge too: X is x's (re-exported by a), so y -> x closes a cycle.
+        code, output = run({**files, "a/y.rs": "fn k() { use crate::a::X; }\n"})
+        self.assertEqual(code, 1, output)
+        self.assertIn("y -> x  (a/y.rs:1)", output)
+
+    def test_each_root_is_checked(self):
+        with tempfile.TemporaryDirectory() as clean, tempfile.TemporaryDirectory() as tangled:
+            for root, files in ((clean, {"lib.rs": "mod a;", "a.rs": "", "main.rs": "fn main() {}"}),
+                                (tangled, {"lib.rs": "mod a;\nmod b;", "a.rs": "use crate::b::B;", "b.rs": "use crate::a::A;"})):
+                for path, text in files.items():
+                    with open(os.path.join(root, path), "w", encoding="utf-8") as out:
+                        out.write(text)
+            output = io.StringIO()
+            with contextlib.redirect_stdout(output):
+                self.assertEqual(check_module_cycles.main([clean]), 0, output.getvalue())
+                self.assertEqual(check_module_cycles.main([clean, tangled]), 1, output.getvalue())
+            self.assertIn(f"cycle among modules of {tangled}: a <-> b", output.getvalue())
+
+    def test_the_core_and_the_cli_have_no_cycle(self):
         output = io.StringIO()
         with contextlib.redirect_stdout(output):
-            self.assertEqual(check_module_cycles.main([root]), 0, output.getvalue())
-
+            self.assertEqual(check_module_cycles.main([]), 0, output.getvalue())
+        self.assertIn("core/src, cli/src (lib.rs), cli/src (main.rs)", output.getvalue())
 
 if __name__ == "__main__":
     unittest.main()

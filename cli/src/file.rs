@@ -23,55 +23,14 @@ use std::sync::Arc;
 use retryplan::check;
 use retryplan::value::{closest_name, excerpt, join, Value};
 use retryplan::{Dependency, DependencyConfig, Error, Policy, PolicyConfig, Warning};
-use serde::Serialize;
 
+// Defined on its own (the scenario reader reports them too); still published here as before.
+pub use crate::problem::Problem;
+use crate::problem::MAX_MESSAGE_CHARS;
 use crate::scenario::Scenario;
 
 /// The top-level keys of a plan.
 pub const PLAN_KEYS: [&str; 4] = ["policy", "profiles", "dependency", "scenario"];
-
-/// One problem: where, and the rule.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Problem {
-    /// Dotted path of the field (empty for the whole file).
-    pub field: String,
-    /// The rule it breaks, in words.
-    pub message: String,
-}
-
-/// The longest field path and message a problem keeps, in characters: a
-/// key or value of the file is quoted as an excerpt, never whole.
-const MAX_FIELD_CHARS: usize = 256;
-const MAX_MESSAGE_CHARS: usize = 512;
-
-impl Problem {
-    pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> Problem {
-        Problem { field: excerpt(&field.into(), MAX_FIELD_CHARS), message: excerpt(&message.into(), MAX_MESSAGE_CHARS) }
-    }
-
-    /// The problem in one line, its path said once: `field: message`, or,
-    /// when the message begins with the end of the path (a rule names its
-    /// field: `max_attempts (0) must be in 1..=100` at `policy.max_attempts`),
-    /// the path with the rest of the message (`policy.max_attempts (0) must
-    /// be in 1..=100`).
-    #[must_use]
-    pub fn line(&self) -> String {
-        if self.field.is_empty() {
-            return format!("(file): {}", self.message);
-        }
-        let mut start = 0;
-        loop {
-            let tail = &self.field[start..];
-            if self.message.strip_prefix(tail).is_some_and(|rest| rest.starts_with(' ')) {
-                return format!("{}{}", &self.field[..start], self.message);
-            }
-            match tail.find('.') {
-                Some(dot) => start += dot + 1,
-                None => return format!("{}: {}", self.field, self.message),
-            }
-        }
-    }
-}
 
 /// Why a file could not be used.
 #[derive(Debug)]

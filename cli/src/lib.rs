@@ -14,6 +14,7 @@ pub mod chart;
 pub mod compile;
 pub mod explain;
 pub mod file;
+pub mod problem;
 pub mod queue;
 pub mod report;
 pub mod rng;

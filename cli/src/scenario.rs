@@ -47,7 +47,7 @@ use retryplan::value::{closest_name, join, Value};
 use retryplan::Violation;
 use serde::{Deserialize, Serialize};
 
-use crate::file::Problem;
+use crate::problem::Problem;
 
 /// The longest scenario accepted: one day of virtual time.
 pub const MAX_DURATION_MS: u64 = 86_400_000;

@@ -37,7 +37,7 @@ use crate::policy::{
 };
 use crate::units::float;
 
-use super::service_config::{rule, Reader};
+use super::findings::{rule, Warnings};
 
 const NS_PER_MS: i128 = 1_000_000;
 
@@ -63,7 +63,7 @@ pub(crate) struct HedgingPolicy {
 
 /// The policy of a method config.
 pub(crate) fn method_policy(
-    reader: &mut Reader,
+    warnings: &mut Warnings,
     timeout_ns: Option<(i128, &str)>,
     retry: Option<RetryPolicy>,
     hedging: Option<HedgingPolicy>,
@@ -76,7 +76,7 @@ pub(crate) fn method_policy(
                 return Err(rule(path, message!(TimeoutBelowMs, path.to_owned())));
             }
             if ns % NS_PER_MS != 0 {
-                reader.warn(path, message!(TimeoutTruncated, path.to_owned(), i64::try_from(ms).unwrap_or(i64::MAX)));
+                warnings.warn(path, message!(TimeoutTruncated, path.to_owned(), i64::try_from(ms).unwrap_or(i64::MAX)));
             }
             // Durations hold at most 315576000000 s, below MAX_MS.
             u64::try_from(ms).unwrap_or(MAX_MS)
@@ -113,10 +113,10 @@ pub(crate) fn method_policy(
         retry_methods: None,
     };
     if let Some(retry) = retry {
-        let initial_ms = reader.ceil_ms(retry.initial_backoff_ns, &retry.initial_path);
-        let max_ms = reader.ceil_ms(retry.max_backoff_ns, &retry.max_path);
+        let initial_ms = ceil_ms(warnings, retry.initial_backoff_ns, &retry.initial_path);
+        let max_ms = ceil_ms(warnings, retry.max_backoff_ns, &retry.max_path);
         let multiplier =
-            reader.multiplier(retry.backoff_multiplier, &retry.multiplier_path, initial_ms.min(max_ms), max_ms)?;
+            multiplier(warnings, retry.backoff_multiplier, &retry.multiplier_path, initial_ms.min(max_ms), max_ms)?;
         config.max_attempts = retry.max_attempts;
         // min(initial * m^n, max) is max for every n when initial > max.
         config.backoff = BackoffConfig {
@@ -130,7 +130,7 @@ pub(crate) fn method_policy(
         config.retry_on.grpc_codes = retry.retryable_codes;
     }
     if let Some(hedging) = hedging {
-        let delay_ms = reader.ceil_ms(hedging.delay_ns, &hedging.delay_path);
+        let delay_ms = ceil_ms(warnings, hedging.delay_ns, &hedging.delay_path);
         config.max_attempts = hedging.max_attempts;
         config.hedging = Some(HedgingConfig { delay_ms, max_hedged_attempts: hedging.max_attempts - 1 });
         config.retry_on.grpc_codes = hedging.non_fatal_codes;
@@ -138,57 +138,61 @@ pub(crate) fn method_policy(
     Ok(config)
 }
 
-impl Reader {
-    /// `backoffMultiplier` (a number > 0, already checked) as the engine
-    /// keeps it: in thousandths, the nearest one (warned when it differs;
-    /// 0.001 at least). Above [`MAX_MULTIPLIER`] it is kept as that bound
-    /// (warned) when the first retry already reaches `maxBackoff` either way,
-    /// so every ceiling is the same; otherwise it is refused.
-    fn multiplier(&mut self, multiplier: f64, path: &str, base_ms: u64, max_ms: u64) -> Result<f64, Error> {
-        if multiplier > MAX_MULTIPLIER {
-            // base * 10^6 computed exactly in u128 (base and max are below 2^53).
-            if u128::from(base_ms) * 1_000_000 >= u128::from(max_ms) {
-                self.warn(path, message!(MultiplierCapped, path.to_owned(), multiplier, MAX_MULTIPLIER));
-                return Ok(MAX_MULTIPLIER);
-            }
-            return Err(rule(path, message!(MultiplierTooLarge, path.to_owned(), multiplier, MAX_MULTIPLIER)));
+/// `backoffMultiplier` (a number > 0, already checked) as the engine
+/// keeps it: in thousandths, the nearest one (warned when it differs;
+/// 0.001 at least). Above [`MAX_MULTIPLIER`] it is kept as that bound
+/// (warned) when the first retry already reaches `maxBackoff` either way,
+/// so every ceiling is the same; otherwise it is refused.
+fn multiplier(warnings: &mut Warnings, multiplier: f64, path: &str, base_ms: u64, max_ms: u64) -> Result<f64, Error> {
+    if multiplier > MAX_MULTIPLIER {
+        // base * 10^6 computed exactly in u128 (base and max are below 2^53).
+        if u128::from(base_ms) * 1_000_000 >= u128::from(max_ms) {
+            warnings.warn(path, message!(MultiplierCapped, path.to_owned(), multiplier, MAX_MULTIPLIER));
+            return Ok(MAX_MULTIPLIER);
         }
-        let thousandths = float::round(multiplier * 1000.0).max(1.0);
-        let kept = thousandths / 1000.0;
-        if (multiplier * 1000.0 - thousandths).abs() > 1e-6 {
-            self.warn(path, message!(MultiplierThousandths, path.to_owned(), multiplier, kept));
-        }
-        Ok(kept)
+        return Err(rule(path, message!(MultiplierTooLarge, path.to_owned(), multiplier, MAX_MULTIPLIER)));
     }
+    let thousandths = float::round(multiplier * 1000.0).max(1.0);
+    let kept = thousandths / 1000.0;
+    if (multiplier * 1000.0 - thousandths).abs() > 1e-6 {
+        warnings.warn(path, message!(MultiplierThousandths, path.to_owned(), multiplier, kept));
+    }
+    Ok(kept)
+}
 
-    /// A non-negative duration in whole ms, rounded up (a positive wait never
-    /// becomes no wait), with a warning when it was not whole.
-    fn ceil_ms(&mut self, ns: i128, path: &str) -> u64 {
-        let ms = (ns.max(0) + NS_PER_MS - 1) / NS_PER_MS;
-        if ns % NS_PER_MS != 0 {
-            self.warn(path, message!(RoundedUp, path.to_owned(), i64::try_from(ms).unwrap_or(i64::MAX)));
-        }
-        // Durations hold at most 315576000000 s, below MAX_MS.
-        u64::try_from(ms).unwrap_or(MAX_MS)
+/// A non-negative duration in whole ms, rounded up (a positive wait never
+/// becomes no wait), with a warning when it was not whole.
+fn ceil_ms(warnings: &mut Warnings, ns: i128, path: &str) -> u64 {
+    let ms = (ns.max(0) + NS_PER_MS - 1) / NS_PER_MS;
+    if ns % NS_PER_MS != 0 {
+        warnings.warn(path, message!(RoundedUp, path.to_owned(), i64::try_from(ms).unwrap_or(i64::MAX)));
     }
+    // Durations hold at most 315576000000 s, below MAX_MS.
+    u64::try_from(ms).unwrap_or(MAX_MS)
 }
 
 /// The token bucket of `retryThrottling`: `tokenRatio` keeps three decimals
 /// (the rest ignored, warned); a ratio above `maxTokens` refills the bucket
 /// in one success either way, so it is kept as `maxTokens` (warned).
-pub(crate) fn throttling(reader: &mut Reader, max_tokens: u32, token_ratio: f64, ratio_path: &str) -> DependencyConfig {
+pub(crate) fn throttling(
+    warnings: &mut Warnings,
+    max_tokens: u32,
+    token_ratio: f64,
+    ratio_path: &str,
+) -> DependencyConfig {
     let scaled = token_ratio * 1000.0;
     let whole = if (scaled - float::round(scaled)).abs() <= 1e-6 { float::round(scaled) } else { float::floor(scaled) };
     let mut milli = whole.min(f64::from(max_tokens) * 1000.0) as u32;
     if (whole - scaled).abs() > 1e-6 {
-        reader.warn(ratio_path, message!(RatioDecimals, ratio_path.to_owned(), token_ratio, f64::from(milli) / 1000.0));
+        warnings
+            .warn(ratio_path, message!(RatioDecimals, ratio_path.to_owned(), token_ratio, f64::from(milli) / 1000.0));
     }
     if whole > f64::from(max_tokens) * 1000.0 {
-        reader.warn(ratio_path, message!(RatioAboveTokens, ratio_path.to_owned(), token_ratio, max_tokens));
+        warnings.warn(ratio_path, message!(RatioAboveTokens, ratio_path.to_owned(), token_ratio, max_tokens));
     }
     if milli == 0 {
         // A6 leaves a ratio below 0.001 at 0 after truncation; the bucket then never refills.
-        reader.warn(ratio_path, message!(RatioZero, ratio_path.to_owned()));
+        warnings.warn(ratio_path, message!(RatioZero, ratio_path.to_owned()));
         milli = 1;
     }
     DependencyConfig {

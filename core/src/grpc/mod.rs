@@ -19,9 +19,11 @@
 
 pub mod a6;
 mod duration;
+mod findings;
 pub mod service_config;
 
-pub use service_config::{ConfigWarning, MethodProfile, ServiceConfig, ServiceConfigOptions, DEFAULT_MAX_ATTEMPTS_CAP};
+pub use findings::ConfigWarning;
+pub use service_config::{MethodProfile, ServiceConfig, ServiceConfigOptions, DEFAULT_MAX_ATTEMPTS_CAP};
 
 use alloc::string::String;
 

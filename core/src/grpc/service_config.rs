@@ -42,6 +42,9 @@ use crate::value::{expected, item, read_error, Number, Value};
 
 use super::a6::{self, HedgingPolicy, RetryPolicy};
 use super::duration::parse_duration_ns;
+// Defined with the other findings of a read; still published here as before.
+pub use super::findings::ConfigWarning;
+use super::findings::{rule, Warnings};
 
 /// The client-side cap on `maxAttempts` gRPC applies by default (A6 "Limits
 /// on Retries and Hedges").
@@ -61,15 +64,6 @@ impl Default for ServiceConfigOptions {
     fn default() -> Self {
         ServiceConfigOptions { max_attempts_cap: DEFAULT_MAX_ATTEMPTS_CAP }
     }
-}
-
-/// Something the reader changed rather than refused, as A6 says to.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct ConfigWarning {
-    /// The field path, such as `methodConfig[0].retryPolicy.maxAttempts`.
-    pub field: String,
-    /// What was changed, with the values.
-    pub message: Message,
 }
 
 /// The policy of one method selector.
@@ -135,7 +129,7 @@ impl ServiceConfig {
                 options.max_attempts_cap
             },
         };
-        let mut reader = Reader { options, warnings: Vec::new() };
+        let mut reader = Reader { options, warnings: Warnings::default() };
         let top = Object::new(value, "")?;
         let mut methods: Vec<MethodProfile> = Vec::new();
         // Every selector named so far: one ordered set, so a config of n
@@ -156,7 +150,7 @@ impl ServiceConfig {
             Some((path, item)) => Some(reader.throttling(item, &path)?),
             None => None,
         };
-        Ok(ServiceConfig { methods, throttling, warnings: reader.warnings })
+        Ok(ServiceConfig { methods, throttling, warnings: reader.warnings.0 })
     }
 
     /// Reads a service config from JSON text (see [`ServiceConfig::from_value`]).
@@ -185,25 +179,13 @@ impl ServiceConfig {
     }
 }
 
-/// A rule broken at `field`.
-pub(crate) fn rule(field: &str, message: Message) -> Error {
-    Error::ConfigViolations {
-        config: ConfigKind::ServiceConfig,
-        violations: alloc::vec![Violation::new(field, message)],
-    }
-}
-
 /// The reader's state: its options and the warnings so far.
-pub(crate) struct Reader {
-    pub(crate) options: ServiceConfigOptions,
-    pub(crate) warnings: Vec<ConfigWarning>,
+struct Reader {
+    options: ServiceConfigOptions,
+    warnings: Warnings,
 }
 
 impl Reader {
-    pub(crate) fn warn(&mut self, field: &str, message: Message) {
-        self.warnings.push(ConfigWarning { field: field.to_owned(), message });
-    }
-
     fn method_config(&mut self, value: &Value, path: &str) -> Result<Vec<MethodProfile>, Error> {
         let object = Object::new(value, path)?;
         let names = match object.get("name")? {
@@ -229,10 +211,15 @@ impl Reader {
         if retry.is_some() && hedging.is_some() {
             return Err(rule(path, message!(RetryAndHedging)));
         }
-        let config = a6::method_policy(self, timeout_ns.as_ref().map(|(ns, p)| (*ns, p.as_str())), retry, hedging)?;
+        let config = a6::method_policy(
+            &mut self.warnings,
+            timeout_ns.as_ref().map(|(ns, p)| (*ns, p.as_str())),
+            retry,
+            hedging,
+        )?;
         let policy = validated(&config, path)?;
         if names.is_empty() {
-            self.warn(path, message!(NoNames));
+            self.warnings.warn(path, message!(NoNames));
         }
         Ok(names
             .into_iter()
@@ -310,7 +297,7 @@ impl Reader {
         }
         let cap = self.options.max_attempts_cap;
         if attempts > u64::from(cap) {
-            self.warn(&attempts_path, message!(AboveAttemptsCap, &attempts_path, attempts, cap));
+            self.warnings.warn(&attempts_path, message!(AboveAttemptsCap, &attempts_path, attempts, cap));
             return Ok(cap);
         }
         // At most the cap (a u32) here.
@@ -333,7 +320,7 @@ impl Reader {
             Value::Number(number) => return Err(rule(&ratio_path, message!(NotPositive, &ratio_path, number.arg()))),
             other => return Err(expected(&ratio_path, Rule::PositiveNumber, other)),
         };
-        Ok(a6::throttling(self, max_tokens, token_ratio, &ratio_path))
+        Ok(a6::throttling(&mut self.warnings, max_tokens, token_ratio, &ratio_path))
     }
 }
 
