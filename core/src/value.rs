@@ -34,6 +34,7 @@ use crate::message::{message, Arg, Message};
 use crate::text::EXCERPT_CHARS;
 use crate::units::{float, Decimal};
 
+mod error_fields;
 mod read;
 mod serializer;
 mod suggest;

@@ -2,7 +2,6 @@
 
 use serde::Serialize;
 
-use super::wire::ActionKind;
 use crate::classify::Outcome;
 use crate::decision::{Decision, RequestId};
 use crate::message::Message;
@@ -43,30 +42,6 @@ pub enum Action {
     /// The operation has ended: return or raise [`Ending::decision`] as
     /// [`Ending::result`] says. Every poll from now on returns the same ending.
     Finish(Ending),
-}
-
-impl Action {
-    /// What kind of action this is: its [`ActionKind`]'s
-    /// [`name`](Named::name) (`start_attempt`, `abort_attempt`, `sleep`,
-    /// `release`, `finish`) is the `type` of the action's JSON form, and its
-    /// [`word`](ActionKind::word) the action's kind on the wire, so a binding
-    /// names an action without a match of its own.
-    ///
-    /// ```
-    /// use retryplan::value::Named;
-    /// use retryplan::Action;
-    /// assert_eq!(Action::Sleep { until_ms: 5 }.kind().name(), "sleep");
-    /// ```
-    #[must_use]
-    pub fn kind(self) -> ActionKind {
-        match self {
-            Action::StartAttempt(_) => ActionKind::StartAttempt,
-            Action::AbortAttempt { .. } => ActionKind::AbortAttempt,
-            Action::Sleep { .. } => ActionKind::Sleep,
-            Action::Release { .. } => ActionKind::Release,
-            Action::Finish(_) => ActionKind::Finish,
-        }
-    }
 }
 
 /// Everything a host needs to send one attempt.

@@ -564,5 +564,31 @@ impl Input {
 mod operation;
 pub use operation::{decision, encode_decision, DecisionKind, DECISION_WORDS};
 
+// An action's kind is the wire's vocabulary (its word on the wire, its name
+// in JSON), so the mapping lives with the table rather than with the actions.
+impl Action {
+    /// What kind of action this is: its [`ActionKind`]'s
+    /// [`name`](Named::name) (`start_attempt`, `abort_attempt`, `sleep`,
+    /// `release`, `finish`) is the `type` of the action's JSON form, and its
+    /// [`word`](ActionKind::word) the action's kind on the wire, so a binding
+    /// names an action without a match of its own.
+    ///
+    /// ```
+    /// use retryplan::value::Named;
+    /// use retryplan::Action;
+    /// assert_eq!(Action::Sleep { until_ms: 5 }.kind().name(), "sleep");
+    /// ```
+    #[must_use]
+    pub fn kind(self) -> ActionKind {
+        match self {
+            Action::StartAttempt(_) => ActionKind::StartAttempt,
+            Action::AbortAttempt { .. } => ActionKind::AbortAttempt,
+            Action::Sleep { .. } => ActionKind::Sleep,
+            Action::Release { .. } => ActionKind::Release,
+            Action::Finish(_) => ActionKind::Finish,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;
