@@ -68,8 +68,11 @@ fn record(ident: &syn::Ident, attrs: &[syn::Attribute], fields: &syn::Fields) ->
     Record { ident: ident.to_string(), doc: summary(attrs), fields }
 }
 
-/// A type as written, without spaces or leading path: `Option<u64>`, `AttemptSet`; `?` for a non-path type.
-fn type_name(ty: &syn::Type) -> String {
+/// A type as written, without spaces or leading path: `Option<u64>`, `AttemptSet`, `&str`; `?` for another type.
+pub(crate) fn type_name(ty: &syn::Type) -> String {
+    if let syn::Type::Reference(reference) = ty {
+        return format!("&{}", type_name(&reference.elem));
+    }
     let syn::Type::Path(path) = ty else { return "?".to_owned() };
     let Some(last) = path.path.segments.last() else { return "?".to_owned() };
     let mut name = last.ident.to_string();
@@ -137,7 +140,7 @@ fn find_enum<'a>(items: &'a [syn::Item], ident: &str) -> Option<&'a syn::ItemEnu
 }
 
 /// The first paragraph of the `///` lines among `attrs`, on one line.
-fn summary(attrs: &[syn::Attribute]) -> String {
+pub(crate) fn summary(attrs: &[syn::Attribute]) -> String {
     let mut lines = Vec::new();
     for attr in attrs.iter().filter(|attr| attr.path().is_ident("doc")) {
         if let syn::Meta::NameValue(syn::MetaNameValue {

@@ -13,8 +13,9 @@
 use std::fs;
 use std::path::Path;
 
+use crate::docs::{summary, type_name};
 use crate::output::{Output, HEADER};
-use crate::uniffi_records::{docs, summary, type_name};
+use crate::uniffi_records::docs;
 
 pub const ERRORS: &str = "bindings-kotlin/src/errors.rs";
 

@@ -12,9 +12,10 @@
 use std::fs;
 use std::path::Path;
 
+use crate::docs::{summary, type_name};
 use crate::output::{Output, HEADER};
 use crate::tables::Table;
-use crate::uniffi_records::{docs, summary, type_name};
+use crate::uniffi_records::docs;
 
 pub const FUNCTIONS: &str = "bindings-kotlin/src/functions.rs";
 

@@ -19,7 +19,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
-use crate::docs::plain_links;
+use crate::docs::{summary, type_name};
 use crate::output::{Output, HEADER};
 use crate::tables::Table;
 
@@ -173,49 +173,6 @@ fn fields(fields: &syn::Fields, mirror: &Mirror, variant: &str) -> Result<(Vec<F
         out.push(Field { name, ty: type_name(&field.ty), doc: summary(&field.attrs) });
     }
     Ok((out, tuple))
-}
-
-/// A type as written, without spaces or leading path: `Option<u64>`, `AttemptSet`, `&str`; `?` for another type.
-pub(crate) fn type_name(ty: &syn::Type) -> String {
-    if let syn::Type::Reference(reference) = ty {
-        return format!("&{}", type_name(&reference.elem));
-    }
-    let syn::Type::Path(path) = ty else { return "?".to_owned() };
-    let Some(last) = path.path.segments.last() else { return "?".to_owned() };
-    let mut name = last.ident.to_string();
-    if let syn::PathArguments::AngleBracketed(generics) = &last.arguments {
-        let arguments: Vec<String> = generics
-            .args
-            .iter()
-            .map(|argument| match argument {
-                syn::GenericArgument::Type(ty) => type_name(ty),
-                _ => "?".to_owned(),
-            })
-            .collect();
-        name.push_str(&format!("<{}>", arguments.join(", ")));
-    }
-    name
-}
-
-/// The first paragraph of the `///` lines among `attrs`, on one line, links as their text.
-pub(crate) fn summary(attrs: &[syn::Attribute]) -> String {
-    let mut lines = Vec::new();
-    for attr in attrs.iter().filter(|attr| attr.path().is_ident("doc")) {
-        if let syn::Meta::NameValue(syn::MetaNameValue {
-            value: syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(text), .. }),
-            ..
-        }) = &attr.meta
-        {
-            lines.push(text.value());
-        }
-    }
-    let text: Vec<&str> = lines
-        .iter()
-        .map(|line| line.trim())
-        .skip_while(|line| line.is_empty())
-        .take_while(|line| !line.is_empty())
-        .collect();
-    plain_links(&text.join(" "))
 }
 
 /// How one field crosses: the binding's type, the expression out of the core's
