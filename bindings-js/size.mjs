@@ -134,6 +134,8 @@ function moduleOf(name) {
   const exported = name.match(/^([A-Za-z_$][\w$]*)(?: (?:externref|multivalue) shim)?$/);
   if (exported) return `exports::${exported[1]}`;
   const path = name.replace(/^<+/, '').replace(/\[[0-9a-f]+\]/g, '');
+  // The compiled form's reader and writer, apart from the configuration reader around them.
+  if (/^retryplan::policy::compiled::/.test(path)) return 'retryplan::compiled';
   const module = path.match(/^(retryplan_js|retryplan)::([a-z_0-9]+)/);
   if (module) return `${module[1]}::${module[2]}`;
   return path.match(/^([a-z_0-9]+)::/)?.[1] ?? 'other';
@@ -148,6 +150,10 @@ const PARTS = [
   [
     'HTTP: Outcome.fromHttp/fromHttpResponse, Retry-After and dates, rate limits, methods, error codes',
     /retryplan::(retry_after|http_date|email_date|rate_limit|structured_field|http|error_code)$|retryplan_js::(http_dialect|headers|outcomes)$|exports::_(outcome|parse|headers|names|policyOutcome)/,
+  ],
+  [
+    'compiled forms: Policy.fromCompiled, Dependency.fromCompiled (the reader of the core\'s form, its checks; the tools: its writer)',
+    /^retryplan::compiled$|exports::_(policyFromCompiled|dependencyFromCompiled|policyToCompiled|dependencyCompile)$/,
   ],
   [
     'reading configurations: Policy.fromConfig and profiles (the reader, its names, validation, JS objects)',
