@@ -84,10 +84,22 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * of an import the wasm calls back: 81936 B (69858 B wasm + 12078 B glue;
  * main 83296 B = 70266 + 13030 in the same run; the whole browser download,
  * wasm + entry, 89078 B against main's 89505 B), so 82200 B.
+ * Then issue 24's compiled policies (part 1): `Policy.fromCompiled` and
+ * `Dependency.fromCompiled` in the default entry, the core's reader of the
+ * compiled form (every field's range, the status sets, the cross-field rule,
+ * CRC-32; +4085 B raw in the configuration part, +844 B raw for the
+ * dependency's form, +633 B raw of Rust library) and the refusals' messages
+ * (the core's text as templates, generated into lib/generated/wire.js, and
+ * lib/convert.js's filler): 84888 B (72362 B wasm, +2507 B; 12526 B glue,
+ * +465 B), against main's 81916 B (69855 + 12061) in the same run: +2972 B,
+ * where issue 24 estimated 1.6 KB for the reader. The whole browser download
+ * (wasm + entry) is 92178 B, main's 89118 B. So 85100 B. This is the step
+ * before issue 24 drops the configuration reader from the browser runtime
+ * (the 19.3 KB "reading configurations" part holds it, fromConfig still here).
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 82_200;
+const LIMIT = 85_100;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);
@@ -122,6 +134,8 @@ function moduleOf(name) {
   const exported = name.match(/^([A-Za-z_$][\w$]*)(?: (?:externref|multivalue) shim)?$/);
   if (exported) return `exports::${exported[1]}`;
   const path = name.replace(/^<+/, '').replace(/\[[0-9a-f]+\]/g, '');
+  // The compiled form's reader and writer, apart from the configuration reader around them.
+  if (/^retryplan::policy::compiled::/.test(path)) return 'retryplan::compiled';
   const module = path.match(/^(retryplan_js|retryplan)::([a-z_0-9]+)/);
   if (module) return `${module[1]}::${module[2]}`;
   return path.match(/^([a-z_0-9]+)::/)?.[1] ?? 'other';
@@ -136,6 +150,10 @@ const PARTS = [
   [
     'HTTP: Outcome.fromHttp/fromHttpResponse, Retry-After and dates, rate limits, methods, error codes',
     /retryplan::(retry_after|http_date|email_date|rate_limit|structured_field|http|error_code)$|retryplan_js::(http_dialect|headers|outcomes)$|exports::_(outcome|parse|headers|names|policyOutcome)/,
+  ],
+  [
+    'compiled forms: Policy.fromCompiled, Dependency.fromCompiled (the reader of the core\'s form, its checks; the tools: its writer)',
+    /^retryplan::compiled$|exports::_(policyFromCompiled|dependencyFromCompiled|policyToCompiled|dependencyCompile)$/,
   ],
   [
     'reading configurations: Policy.fromConfig and profiles (the reader, its names, validation, JS objects)',

@@ -45,6 +45,7 @@ node size.mjs
 step "tests"
 node --test \
   test/vectors.test.mjs \
+  test/compiled.test.mjs \
   test/api.test.mjs \
   test/controls.test.mjs \
   test/driver.test.mjs \

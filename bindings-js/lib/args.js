@@ -67,6 +67,14 @@ export function options(value, first) {
   return value ?? undefined;
 }
 
+/** A compiled form: a Uint8Array (a Buffer too), or an ArrayBuffer read as one, of at most MAX_TEXT bytes. */
+export function compiledForm(name, value) {
+  const bytes = value instanceof ArrayBuffer ? new Uint8Array(value) : value;
+  if (!(bytes instanceof Uint8Array)) throw refuse(name, 'compiled', value);
+  if (bytes.length > MAX_TEXT) throw refuse(name, 'bytes_long', bytes.length, MAX_TEXT);
+  return bytes;
+}
+
 /** One of `names` (`name` is the argument), as its index. */
 export function oneOf(name, value, names) {
   const index = names.indexOf(text(name, value));

@@ -17,6 +17,7 @@ import {
   _budgetTryRetry,
   _chargeCost,
   _dependencyControl,
+  _dependencyFromCompiled,
   _dependencyFromConfig,
   _dependencyShare,
   _grantsOutstanding,
@@ -25,7 +26,7 @@ import {
   _slotsTake,
   _permitProbe,
 } from '../wasm/retryplan_js.js';
-import { flag, ms, whole } from './args.js';
+import { compiledForm, flag, ms, whole } from './args.js';
 import { decided } from './convert.js';
 import { decidedConfig } from './spelling.js';
 import { Held, handle, handleOf, make } from './objects.js';
@@ -43,6 +44,15 @@ export class Dependency extends Held {
   /** Validates a configuration object (camelCase keys); errors and field paths match every language's. */
   static fromConfig(config) {
     return make(this, decidedConfig(_dependencyFromConfig(config), config));
+  }
+
+  /**
+   * New shared controls (full budget, closed breaker) from a compiled
+   * dependency (`compileDependency` of retryplan/tools), without the
+   * configuration reader; refused as `Policy.fromCompiled` refuses a form.
+   */
+  static fromCompiled(form) {
+    return make(this, _dependencyFromCompiled(compiledForm('form', form)));
   }
 
   /** Another handle on the same shared controls (free each handle on its own). */

@@ -1,7 +1,8 @@
 // Conversions used by the wasm glue and lib/: the error class, and the small shapes (attempt lists, request ids, attempts).
 // Nothing here decides anything; it only shapes values the core computed.
-import { bindingMessage, compose } from './messages.js';
+import { bindingMessage, compose, fill } from './messages.js';
 import { BLAMES } from './rules.js';
+import { COMPILED_FORM } from './generated/wire.js';
 
 /** Misuse of the engine (never a failed attempt: those are decisions). */
 export class RetryplanError extends Error {
@@ -23,6 +24,19 @@ export function coreError(code, field, message) {
   const error = new RetryplanError(code, compose(message));
   if (field !== undefined) error.field = field;
   error[MESSAGE] = message;
+  return error;
+}
+
+/**
+ * A refused compiled form (see src/lib.rs `compiled_error`): the core's code
+ * and its message, the core's own text generated into COMPILED_FORM (the
+ * wasm carries no formatting code); `config` names the kind expected.
+ */
+export function compiledFormError(message, expected, a, b) {
+  const [code, template] = COMPILED_FORM.MESSAGES[message];
+  const error = new RetryplanError(code, fill(template, [expected, a, b]));
+  error.blame = COMPILED_FORM.BLAME;
+  error.config = expected;
   return error;
 }
 

@@ -36,10 +36,23 @@ export interface Violation {
   message: string;
 }
 
+/**
+ * Why a compiled form was refused by `Policy.fromCompiled` or `Dependency.fromCompiled` (the core's
+ * `CompiledFormError::CODES`, blame "configuration"): not a compiled form (too short, or without the
+ * magic `rp`: base64 text must be decoded first), a form of another version of the encoding, a
+ * damaged one (its checksum, or a value that does not read), or one of the other kind (a
+ * dependency's where a policy's is read). Nothing is created: compile the configuration again with
+ * the retryplan that loads it.
+ */
+export type CompiledFormErrorCode = 'not_a_compiled_form' | 'compiled_form_version' | 'compiled_form_damaged' | 'compiled_form_kind';
+
+/** A compiled form: the bytes `compilePolicy`/`compileDependency` (retryplan/tools) or `retryplan compile --out FILE` write. A Node Buffer is a Uint8Array. */
+export type CompiledForm = Uint8Array | ArrayBuffer;
+
 /** Misuse of the engine. A failed attempt is never an error: it is an Outcome, and giving up is a Decision. */
 export class RetryplanError extends Error {
   readonly name: 'RetryplanError';
-  readonly code: ErrorCode;
+  readonly code: ErrorCode | CompiledFormErrorCode;
   /** Who must act (the core's `Error::blame()`, one per code; see the README's errors section). */
   readonly blame: Blame;
   /** For "attempt_not_running": the attempt number the outcome named. */
@@ -52,7 +65,7 @@ export class RetryplanError extends Error {
   readonly known?: string[];
   /** For "config_violations": every rule broken. */
   readonly violations?: Violation[];
-  /** For "invalid_config" and "config_violations": which configuration could not be read, or breaks the rules. */
+  /** For "invalid_config" and "config_violations": which configuration could not be read, or breaks the rules; for a CompiledFormErrorCode, the kind expected ("policy" or "dependency"). */
   readonly config?: ConfigKind;
   /** For "invalid_config" (where reading stopped), "invalid_argument" (the argument), "invalid_header" (the header) and "unsupported" (the section). */
   readonly field?: string;
@@ -217,6 +230,14 @@ export class Policy {
    * finite numbers, booleans and `null`; `undefined` properties are left out.
    */
   static fromConfig(config: PolicyConfig): Policy;
+  /**
+   * Reads a compiled policy (`compilePolicy` of retryplan/tools, or `retryplan compile`'s bytes),
+   * validated when it was compiled, without the configuration reader: the policy compiled, equal
+   * to it. A form that is not one, of another version, damaged or a dependency's throws a
+   * RetryplanError with a CompiledFormErrorCode; a value that is neither a Uint8Array nor an
+   * ArrayBuffer (or above 2^20 bytes) throws "invalid_argument" (field "form").
+   */
+  static fromCompiled(form: CompiledForm): Policy;
   /** A built-in profile; throws "unknown_profile" for another name. */
   static profile(name: ProfileName): Policy;
   readonly maxAttempts: number;
@@ -337,6 +358,12 @@ export class Dependency {
   protected constructor();
   /** Validates a camelCase configuration; errors and field paths (snake_case) match `fromJson` (retryplan/tools). */
   static fromConfig(config: DependencyConfig): Dependency;
+  /**
+   * New shared controls (full budget, closed breaker) from a compiled dependency
+   * (`compileDependency` of retryplan/tools), without the configuration reader; refused as
+   * `Policy.fromCompiled` refuses a form (a policy's form: "compiled_form_kind").
+   */
+  static fromCompiled(form: CompiledForm): Dependency;
   /** Another handle on the same controls (free each handle on its own). */
   clone(): Dependency;
   /** A handle on the shared budget (a new object per read), or undefined. */

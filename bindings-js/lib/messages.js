@@ -17,7 +17,8 @@ const TEXT = rule('text');
 export const compose = ([index, ...values]) => fill(RULES[index]?.[1] ?? '{0}', values);
 
 const PLACEHOLDER = /\{\{|\}\}|\{(\d+)(:q)?\}/g;
-const fill = (template, values) =>
+/** A template of the core's (`{0}`, `{1:q}`, `{{`) with its values. */
+export const fill = (template, values) =>
   template.replace(PLACEHOLDER, (match, index, quoted) => {
     if (match === '{{') return '{';
     if (match === '}}') return '}';
@@ -120,6 +121,9 @@ export const BINDING = {
       value === undefined ? 'undefined' : typeof value === 'object' ? 'an object that is not plain data (a class instance or a Date)' : `a ${typeof value}`
     }`,
   map_keys: () => "a Map's keys must be strings",
+  // A compiled form.
+  compiled: (value) => `must be a compiled form (a Uint8Array or an ArrayBuffer), got ${kindOf(value)}`,
+  bytes_long: (length, max) => `must be at most ${max} bytes long, got ${length}`,
   // The tools.
   json: (message) => message,
   attempts: () => 'must be an array of attempt numbers',
@@ -130,6 +134,7 @@ export const BINDING = {
   request_id: () => 'must be 16 hex digits',
   hedge: () => 'must be a boolean',
   decision_type: (type) => `unknown decision type "${type}"`,
+  base64: () => 'is not base64 text (RFC 4648: A-Z a-z 0-9 + / with = padding, as `retryplan compile` prints it)',
   nanoseconds: (value) => `must be a bigint in 0..2^64 (nanoseconds), got ${kindOf(value)}`,
 };
 

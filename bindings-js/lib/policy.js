@@ -1,7 +1,7 @@
 // `Policy`: a validated, immutable policy (`Policy.fromConfig(config)`,
 // `Policy.profile(name)`), read by the core's one configuration reader.
-import { _policyFromConfig, _policyInfo, _policyProfile } from '../wasm/retryplan_js.js';
-import { text } from './args.js';
+import { _policyFromCompiled, _policyFromConfig, _policyInfo, _policyProfile } from '../wasm/retryplan_js.js';
+import { compiledForm, text } from './args.js';
 import { decidedConfig } from './spelling.js';
 import { Held, handle, make } from './objects.js';
 import { PROFILE_NAMES } from './generated/wire.js';
@@ -20,6 +20,16 @@ export class Policy extends Held {
    */
   static fromConfig(config) {
     return make(this, decidedConfig(_policyFromConfig(config), config));
+  }
+
+  /**
+   * Reads a compiled policy (`compilePolicy` of retryplan/tools, or the bytes
+   * of `retryplan compile`) without the configuration reader; a form that is
+   * not one, of another version, damaged or a dependency's is refused with the
+   * core's code.
+   */
+  static fromCompiled(form) {
+    return make(this, _policyFromCompiled(compiledForm('form', form)));
   }
 
   /** A built-in profile (`read`, `checkout`, `write_keyed`, `write_strict`, `background`, `aws_standard`). */

@@ -27,6 +27,7 @@ export * from './index.js';
 /** A validated, immutable policy, with the tools. Holds wasm memory: `free()` it, or let the GC do it. */
 export class Policy extends lean.Policy {
   static fromConfig(config: PolicyConfig): Policy;
+  static fromCompiled(form: lean.CompiledForm): Policy;
   static profile(name: ProfileName): Policy;
   /**
    * Validates policy JSON text in the shared snake_case schema (policy files). A key repeated in
@@ -53,6 +54,7 @@ export class Stats extends lean.Stats {
 /** The shared controls of one downstream dependency, with JSON text and snapshots. */
 export class Dependency extends lean.Dependency {
   static fromConfig(config: DependencyConfig): Dependency;
+  static fromCompiled(form: lean.CompiledForm): Dependency;
   /** Reads dependency JSON text in the shared snake_case schema (as `Policy.fromJson`). Throws "invalid_config" or "config_violations" (config "dependency"). */
   static fromJson(json: string): Dependency;
   clone(): Dependency;
@@ -77,6 +79,26 @@ export class CircuitBreaker extends lean.CircuitBreaker {
  * first, this one included) that ended with `outcome`; the queue carries the
  * count and `firstSeenMs`. Throws "invalid_argument" for attempts 0.
  */
+/**
+ * A policy's compiled form (a few dozen bytes, starting with `rp`), for `Policy.fromCompiled` in
+ * the default entry: a policy object or JSON text is read and validated first, throwing what
+ * `Policy.fromConfig` or `Policy.fromJson` throws; a Policy (a profile, a service config's) is
+ * compiled as it is. The same bytes as `retryplan compile --out FILE`.
+ */
+export function compilePolicy(policy: PolicyConfig | string | Policy): Uint8Array;
+/**
+ * A dependency's compiled form, for `Dependency.fromCompiled`: a configuration object or JSON
+ * text, read and validated first, throwing what `Dependency.fromConfig` or `Dependency.fromJson` throws.
+ */
+export function compileDependency(config: DependencyConfig | string): Uint8Array;
+/** A compiled form as the base64 line `retryplan compile` prints (RFC 4648 section 4, padded). */
+export function compiledToBase64(form: lean.CompiledForm): string;
+/**
+ * The bytes of a compiled form written as base64 text (the line `retryplan compile` prints; ASCII
+ * whitespace is ignored); text that is not base64 throws "invalid_argument" (field "line").
+ */
+export function compiledFromBase64(line: string): Uint8Array;
+
 export function redeliver(policy: Policy, attempts: number, firstSeenMs: number, nowMs: number, outcome: Outcome): Redelivery;
 
 export function parseGrpcPushback(value: string): Pushback;

@@ -6,12 +6,14 @@
 import {
   _awsStandardDependency,
   _controlSnapshot,
+  _dependencyCompile,
   _dependencyFromJson,
   _dependencySnapshot,
   _policyCeilings,
   _policyClassify,
   _policyExplain,
   _policyFromJson,
+  _policyToCompiled,
   _policyToConfig,
   _policyToJson,
   _redeliver,
@@ -23,7 +25,9 @@ import {
   _statsRecord,
 } from '../wasm/retryplan_js.js';
 import { CircuitBreaker, Dependency, RetryBudget } from './controls.js';
+import { compiledForm, refuse, text } from './args.js';
 import { decided } from './convert.js';
+import { decidedConfig } from './spelling.js';
 import { Held, handle, handleOf, make } from './objects.js';
 import { Policy } from './policy.js';
 import { Stats } from './stats.js';
@@ -90,6 +94,49 @@ RetryBudget.prototype.snapshot = function snapshot(nowMs) {
   return _controlSnapshot(handle(this), nowMs);
 };
 CircuitBreaker.prototype.snapshot = RetryBudget.prototype.snapshot;
+
+/**
+ * A policy's compiled form, for `Policy.fromCompiled`: a policy object or
+ * JSON text is read and validated first, with the errors of
+ * `Policy.fromConfig` and `Policy.fromJson`; a Policy (a profile, a service
+ * config's) is compiled as it is.
+ */
+export function compilePolicy(policy) {
+  if (policy instanceof Policy) return decided(_policyToCompiled(handle(policy)));
+  const read = typeof policy === 'string' ? Policy.fromJson(policy) : Policy.fromConfig(policy);
+  try {
+    return decided(_policyToCompiled(handle(read)));
+  } finally {
+    read.free();
+  }
+}
+
+/**
+ * A dependency's compiled form, for `Dependency.fromCompiled`: a
+ * configuration object or JSON text, read and validated first with the errors
+ * of `Dependency.fromConfig` and `Dependency.fromJson`.
+ */
+export const compileDependency = (config) =>
+  typeof config === 'string' ? decided(_dependencyCompile(config, true)) : decidedConfig(_dependencyCompile(config, false), config);
+
+/** A compiled form as the base64 line `retryplan compile` prints (RFC 4648 section 4, padded). */
+export function compiledToBase64(form) {
+  const bytes = compiledForm('form', form);
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/** The bytes of a compiled form written as base64 text (the line `retryplan compile` prints). */
+export function compiledFromBase64(line) {
+  let binary;
+  try {
+    binary = atob(text('line', line));
+  } catch {
+    throw refuse('line', 'base64');
+  }
+  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+}
 
 /** What to do with a queue message after delivery number `attempts` that ended with `outcome`. */
 export const redeliver = (policy, attempts, firstSeenMs, nowMs, outcome) =>

@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 use crate::data::config_value;
 use crate::objects::{self, Control, Object};
 use crate::policy::handle_js;
-use crate::{either, js_error};
+use crate::{compiled_error, either, js_error};
 
 /// The dependency `handle` names, or the "freed" error.
 pub(crate) fn dependency(handle: u32) -> Result<Arc<rp::Dependency>, JsValue> {
@@ -20,6 +20,18 @@ pub(crate) fn dependency(handle: u32) -> Result<Arc<rp::Dependency>, JsValue> {
 #[wasm_bindgen(js_name = _dependencyFromConfig)]
 pub fn dependency_from_config(config: &JsValue) -> JsValue {
     handle_js(config_value(config, rp::ConfigKind::Dependency).and_then(|value| keep_dependency(&value)))
+}
+
+/// New shared controls from a compiled dependency (`rp` bytes, written by
+/// `DependencyConfig::to_compiled`): its handle, or the `RetryplanError` with
+/// the core's code, as `_policyFromCompiled`.
+#[wasm_bindgen(js_name = _dependencyFromCompiled)]
+pub fn dependency_from_compiled(form: &[u8]) -> JsValue {
+    handle_js(
+        rp::Dependency::from_compiled(form)
+            .map_err(compiled_error)
+            .and_then(|dependency| objects::insert(Object::Dependency(dependency))),
+    )
 }
 
 /// A dependency read from the core's data tree, kept.

@@ -143,6 +143,11 @@ extern "C" {
         a: &JsValue,
         b: &JsValue,
     ) -> JsValue;
+    /// A refused compiled form: the index of its message in the generated
+    /// `COMPILED_FORM.MESSAGES` (see [`compiled_error`]), the kind expected
+    /// and the values its template names after it.
+    #[wasm_bindgen(js_name = compiledFormError)]
+    fn compiled_form_error(message: u32, expected: &str, a: &JsValue, b: &JsValue) -> JsValue;
     /// False when the string holds a lone surrogate.
     #[wasm_bindgen(js_name = isWellFormed)]
     fn is_well_formed(text: &JsString) -> bool;
@@ -220,6 +225,31 @@ fn js_error(error: Error) -> JsValue {
         _ => {}
     }
     value
+}
+
+/// A refused compiled form as a `RetryplanError` with the core's code, its
+/// message composed by `lib/convert.js` from the core's own text (generated
+/// into `COMPILED_FORM`: this numbers its messages in that order), `config`
+/// naming the kind expected. The core composes these messages with
+/// `core::fmt`, which the default entry does not link.
+fn compiled_error(error: rp::CompiledFormError) -> JsValue {
+    use rp::policy::compiled::Damage;
+    use rp::CompiledFormError as Refused;
+    let number = |value: usize| JsValue::from_f64(value as f64);
+    let none = JsValue::UNDEFINED;
+    let (message, expected, a, b) = match error {
+        Refused::NotCompiled { expected, len } => (0, expected, number(len), none),
+        Refused::Version { expected, found, supported } => {
+            (1, expected, JsValue::from(found), JsValue::from(supported))
+        }
+        Refused::Damaged { expected, damage: Damage::Checksum } => (2, expected, none.clone(), none),
+        Refused::Damaged { expected, damage: Damage::Unreadable { offset } } => (3, expected, number(offset), none),
+        Refused::Kind { expected, found: Some(found) } => (4, expected, JsValue::from_str(found.name()), none),
+        Refused::Kind { expected, found: None } => (5, expected, none.clone(), none),
+        // A refusal newer than this binding (the enum is non-exhaustive): its code as its text.
+        other => return core_error(other.code(), None, message_js(&Message::text(other.code()))),
+    };
+    compiled_form_error(message, expected.name(), &a, &b)
 }
 
 /// An `invalid_argument` error of the binding's own: `rule` is the key of its

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use crate::data::config_value;
 use crate::objects::{self, Object};
 use crate::wire::numbers;
-use crate::{either, js_error, num};
+use crate::{compiled_error, either, js_error, num};
 
 /// Frees the object `handle` names (a stale handle is ignored).
 #[wasm_bindgen(js_name = _free)]
@@ -34,6 +34,19 @@ pub fn policy_from_config(config: &JsValue) -> JsValue {
     handle_js(config_value(config, rp::ConfigKind::Policy).and_then(|value| {
         keep_policy(rp::PolicyConfig::from_value(&value).and_then(|config| rp::Policy::new(&config)))
     }))
+}
+
+/// Reads a compiled policy (`rp` bytes, written by `Policy::to_compiled`)
+/// without the configuration reader: its handle, or the `RetryplanError`
+/// with the core's code (`not_a_compiled_form`, `compiled_form_version`,
+/// `compiled_form_damaged`, `compiled_form_kind`).
+#[wasm_bindgen(js_name = _policyFromCompiled)]
+pub fn policy_from_compiled(form: &[u8]) -> JsValue {
+    handle_js(
+        rp::Policy::from_compiled(form)
+            .map_err(compiled_error)
+            .and_then(|policy| objects::insert(Object::Policy(Arc::new(policy)))),
+    )
 }
 
 /// A built-in profile: its handle, or the `RetryplanError`.

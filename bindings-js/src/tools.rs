@@ -20,7 +20,7 @@ use crate::data::{self, Keys, Source};
 use crate::headers::header_error;
 use crate::objects::{self, Object};
 use crate::policy::{handle_js, keep_policy};
-use crate::{invalid, invalid_with, js_error, num, MAX_SAFE};
+use crate::{either, invalid, invalid_with, js_error, num, MAX_SAFE};
 
 #[wasm_bindgen(raw_module = "../lib/json.js")]
 extern "C" {
@@ -59,6 +59,26 @@ pub fn policy_to_json(handle: u32) -> Result<String, JsValue> {
             .and_then(|text| text.as_string())
             .unwrap_or_default())
     })
+}
+
+/// The policy's compiled form (`Policy::to_compiled`) as a `Uint8Array`.
+#[wasm_bindgen(js_name = _policyToCompiled)]
+pub fn policy_to_compiled(handle: u32) -> JsValue {
+    either(objects::policy(handle).map(|policy| js_sys::Uint8Array::from(&policy.to_compiled()[..]).into()))
+}
+
+/// A dependency configuration (an object with camelCase keys, or JSON text
+/// when `json`) validated and compiled (`DependencyConfig::to_compiled`): a
+/// `Uint8Array`, or the `RetryplanError` that reading it gives.
+#[wasm_bindgen(js_name = _dependencyCompile)]
+pub fn dependency_compile(config: &JsValue, json: bool) -> JsValue {
+    let kind = rp::ConfigKind::Dependency;
+    let value = if json { json_value(config, kind) } else { data::config_value(config, kind) };
+    either(value.and_then(|value| {
+        let form =
+            rp::DependencyConfig::from_value(&value).and_then(|config| config.to_compiled()).map_err(js_error)?;
+        Ok(js_sys::Uint8Array::from(&form[..]).into())
+    }))
 }
 
 /// The backoff ceilings of the first `retries` retries.

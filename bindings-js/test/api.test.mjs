@@ -60,12 +60,14 @@ test('two entries: the default one for a checkout page, the tools a superset wit
   ]);
   assert.deepEqual(Object.keys(tools).filter((name) => !(name in lean)).sort(), [
     'ServiceConfig', 'admit', 'awsErrorCodeFromResponse', 'awsStandard2026Dependency', 'awsStandardDependency',
-    'encodeGrpcTimeout', 'encodeGrpcTimeoutNs',
+    'compileDependency', 'compilePolicy', 'compiledFromBase64', 'compiledToBase64', 'encodeGrpcTimeout', 'encodeGrpcTimeoutNs',
     'parseGrpcPushback', 'parseGrpcTimeout', 'parseGrpcTimeoutNs', 'parseHttpDate', 'redeliver', 'remainingBudgetMs',
   ]);
   for (const tool of ['fromJson']) assert.equal(lean.Policy[tool], undefined, tool);
   for (const tool of ['toConfig', 'toJson', 'explain', 'classify', 'backoffCeilingsMs']) assert.equal(lean.Policy.prototype[tool], undefined, tool);
   assert.equal(lean.Dependency.fromJson, undefined);
+  // Compiled forms: written by the tools, read by both.
+  for (const api of [lean, tools]) for (const type of [api.Policy, api.Dependency]) assert.equal(typeof type.fromCompiled, 'function');
   assert.equal(lean.Dependency.prototype.snapshot, undefined);
   assert.equal(lean.RetryBudget.prototype.snapshot, undefined);
   assert.equal(lean.Stats.prototype.record, undefined);

@@ -50,6 +50,11 @@ test('vectors, a fetch scenario and the shared helper scenarios in Chromium', as
       assert.deepEqual(result.vectors.skipped, [], 'the tools entry runs everything');
       assert.equal(result.leanVectors.count, total, 'the default entry met every case');
       assert.deepEqual(result.leanVectors.failures, []);
+      // Compiled policies: the same cases as the default entry's own run, every configuration through its form.
+      assert.equal(result.compiledVectors.count, total, 'the default entry met every case with compiled policies');
+      assert.deepEqual(result.compiledVectors.failures, []);
+      assert.deepEqual(result.compiledVectors.skipped, result.leanVectors.skipped);
+      assert.ok(result.compiledVectors.compiledCount.policies > 0 && result.compiledVectors.compiledCount.dependencies > 0);
       assert.ok(result.sameError, 'one RetryplanError for both entries');
       assert.deepEqual(result.controls, { lean: [], tools: [] }, 'the control checks hold in Chromium');
       const scenario = result.fetchScenario;
@@ -63,6 +68,8 @@ test('vectors, a fetch scenario and the shared helper scenarios in Chromium', as
       assert.deepEqual(result.error, { isError: true, isOurs: true, code: 'unknown_profile' });
       console.log(`chromium: ${result.vectors.count} vectors passed in retryplan/tools, ${result.vectors.failures.length} failed`);
       console.log(`chromium: ${result.leanVectors.count - result.leanVectors.skipped.filter((line) => !/ step \d+ /.test(line)).length} vectors passed in retryplan (the rest left out as the Node test lists them), ${result.leanVectors.failures.length} failed`);
+      const { policies, dependencies } = result.compiledVectors.compiledCount;
+      console.log(`chromium: the same vectors passed in retryplan with ${policies} compiled policies and ${dependencies} compiled dependencies, ${result.compiledVectors.failures.length} failed (${Math.round(result.passMs.compiled)} ms; the JSON pass ${Math.round(result.passMs.lean)} ms)`);
 
       const failures = [];
       for (const each of scenarios) {

@@ -137,7 +137,25 @@ function serviceConfigOf(api, testCase) {
   return api.ServiceConfig.fromJson(JSON.stringify(testCase.grpc_service_config), optionalNumber(testCase, 'max_attempts_cap'));
 }
 
-function policyOf(api, testCase) {
+/**
+ * The case's policy. In a compiled run (`run.compiled`: the tools entry), the
+ * tools entry reads it as it reads it in its own run, compiles it
+ * (`compilePolicy`), and `api` loads the form (`Policy.fromCompiled`): what a
+ * page built with a compiled policy does. Counted in `run.compiledCount`.
+ */
+function policyOf(api, testCase, run) {
+  const tools = run?.compiled;
+  if (tools !== undefined) {
+    const source = policyOf(tools, testCase);
+    let form;
+    try {
+      form = tools.compilePolicy(source);
+    } finally {
+      source.free();
+    }
+    run.compiledCount.policies += 1;
+    return api.Policy.fromCompiled(form);
+  }
   if ('grpc_service_config' in testCase) {
     const config = serviceConfigOf(api, testCase);
     try {
@@ -155,11 +173,21 @@ function policyOf(api, testCase) {
 
 const optionalNumber = (object, key) => (key in object ? field(object, key, 'number') : undefined);
 
-/** The case's dependency: its configuration, an AWS standard one by name, or the service config's throttling. */
-/** A dependency configuration: JSON text for the tools entry (its reader), an object for the default entry. */
-const readDependency = (api, config, run) =>
-  run.lean ? api.Dependency.fromConfig(toCamel(config)) : api.Dependency.fromJson(JSON.stringify(config));
+/**
+ * A dependency configuration: JSON text for the tools entry (its reader), an
+ * object for the default entry; in a compiled run, JSON text compiled by the
+ * tools entry (`compileDependency`) and loaded by `api` (`Dependency.fromCompiled`).
+ */
+function readDependency(api, config, run) {
+  if (run.compiled !== undefined) {
+    const form = run.compiled.compileDependency(JSON.stringify(config));
+    run.compiledCount.dependencies += 1;
+    return api.Dependency.fromCompiled(form);
+  }
+  return run.lean ? api.Dependency.fromConfig(toCamel(config)) : api.Dependency.fromJson(JSON.stringify(config));
+}
 
+/** The case's dependency: its configuration, an AWS standard one by name, or the service config's throttling. */
 function dependencyOf(api, testCase, run) {
   if (testCase.dependency === 'aws_standard') return api.awsStandardDependency();
   if (testCase.dependency === 'aws_standard_2026') return api.awsStandard2026Dependency();
@@ -199,7 +227,7 @@ function runOperation(api, testCase, failures, shared, run) {
   const id = testCase.id;
   let policy;
   try {
-    policy = policyOf(api, testCase);
+    policy = policyOf(api, testCase, run);
   } catch (error) {
     return failures.push(`${id}: invalid policy: ${error.message}`);
   }
@@ -270,7 +298,7 @@ function runDriver(api, testCase, failures, run) {
   const id = testCase.id;
   let policy;
   try {
-    policy = policyOf(api, testCase);
+    policy = policyOf(api, testCase, run);
   } catch (error) {
     return failures.push(`${id}: invalid policy: ${error.message}`);
   }
@@ -409,13 +437,16 @@ function breakerStep(breaker, step, call, at, permits, label) {
 }
 
 /** Runs one case; pushes a message per failed check onto `failures`. Throws on a malformed or unknown case. */
+/** The state of one run: what it left out, the messages of the errors it met, how many forms it compiled. */
+export const newRun = (lean, compiled = undefined) => ({ lean, compiled, skipped: [], messages: {}, compiledCount: { policies: 0, dependencies: 0 } });
+
 export function runCase(api, testCase, failures, run = { lean: false, skipped: [] }) {
   const id = field(testCase, 'id', 'string');
   const kind = field(testCase, 'kind', 'string');
   const cannot = run.lean ? leanCannotRun(testCase) : undefined;
   if (cannot !== undefined) return run.skipped.push(`${id}: ${cannot}`);
   const withPolicy = (use) => () => {
-    const policy = policyOf(api, testCase);
+    const policy = policyOf(api, testCase, run);
     try {
       return use(policy);
     } finally {
@@ -577,10 +608,15 @@ export function runCase(api, testCase, failures, run = { lean: false, skipped: [
  * Every case of every vector document: `[{name, document}]` -> `{count,
  * failures, skipped}`; with `lean`, as the default entry runs them.
  */
-export function runDocuments(api, documents, lean = false) {
+/**
+ * Runs every case of `documents` through `api` (the default entry when
+ * `lean`); with `compiled` (the tools entry), every policy and dependency
+ * configuration goes through its compiled form (see `policyOf`).
+ */
+export function runDocuments(api, documents, lean = false, compiled = undefined) {
   let count = 0;
   const failures = [];
-  const run = { lean, skipped: [], messages: {} };
+  const run = newRun(lean, compiled);
   for (const { name, document } of documents) {
     if (!Array.isArray(document.cases)) throw new Error(`${name}: a vector file has cases`);
     for (const testCase of document.cases) {
@@ -589,5 +625,5 @@ export function runDocuments(api, documents, lean = false) {
     }
   }
   if (count === 0) throw new Error('no vectors found');
-  return { count, failures, skipped: run.skipped, messages: run.messages };
+  return { count, failures, skipped: run.skipped, messages: run.messages, compiledCount: run.compiledCount };
 }

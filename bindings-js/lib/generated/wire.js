@@ -220,3 +220,22 @@ export const PROFILE_NAMES = Object.freeze([
   'read', 'checkout', 'write_keyed', 'write_strict', 'background', 'aws_standard',
   'aws_standard_2026', 'aws_standard_2026_dynamodb', 'polly_v8',
 ]);
+
+/**
+ * A refused compiled form (the core's `CompiledFormError`): its messages as
+ * `[code, template]` in the order the wasm numbers them (`{0}` the kind
+ * expected, then the numbers or the kind found), the blame of every code
+ * and the form version this core reads.
+ */
+export const COMPILED_FORM = Object.freeze({
+  MESSAGES: Object.freeze([
+    ['not_a_compiled_form', "not a compiled {0}: {1} bytes that do not start with a compiled form's header (magic `rp`); a form written as base64 text must be decoded to bytes first"],
+    ['compiled_form_version', "the compiled {0} is form version {1} and this retryplan reads version {2}: compile the {0} again with this version"],
+    ['compiled_form_damaged', "the compiled {0} is damaged (its checksum does not match its bytes): compile the {0} again"],
+    ['compiled_form_damaged', "the compiled {0} is damaged (byte {1} does not read as its form says): compile the {0} again"],
+    ['compiled_form_kind', "expected a compiled {0}, got a compiled {1}"],
+    ['compiled_form_kind', "expected a compiled {0}, got a compiled unknown"],
+  ]),
+  BLAME: 'configuration',
+  VERSION: 1,
+});

@@ -1,5 +1,7 @@
 // Runs in Chromium: every conformance vector through both entries (the
-// default one as it can, see LEAN_CANNOT_RUN), the control checks
+// default one as it can, see LEAN_CANNOT_RUN; then the default one again with
+// every policy and dependency compiled by the tools entry and loaded with
+// fromCompiled), the control checks
 // (test/controls.js) through both, then one retryFetch scenario;
 // then offers the shared helper scenarios to the test (window.__observe).
 import * as api from '/bindings-js/lib/browser.js';
@@ -15,7 +17,13 @@ async function main() {
   const documents = [];
   for (const name of names) documents.push({ name, document: await (await fetch(`/vectors/${name}`)).json() });
   const vectors = runDocuments(tools, documents);
+  let at = performance.now();
   const leanVectors = runDocuments(api, documents, true);
+  const leanMs = performance.now() - at;
+  at = performance.now();
+  const compiledVectors = runDocuments(api, documents, true, tools);
+  // Reported (never asserted): what the compiled pass adds to the suite's time.
+  const passMs = { lean: leanMs, compiled: performance.now() - at };
   const controls = { lean: controlChecks(api), tools: controlChecks(tools) };
 
   const policy = api.Policy.fromConfig({
@@ -42,7 +50,7 @@ async function main() {
   } catch (caught) {
     error = { isError: caught instanceof Error, isOurs: caught instanceof api.RetryplanError, code: caught.code };
   }
-  return { vectors, leanVectors, controls, fetchScenario, error, sameError: tools.RetryplanError === api.RetryplanError };
+  return { vectors, leanVectors, compiledVectors, passMs, controls, fetchScenario, error, sameError: tools.RetryplanError === api.RetryplanError };
 }
 
 main().then(

@@ -2,14 +2,16 @@
 //! (`retryplan::wire`) and the name tables the JS host reads as constants:
 //! the special words, every record's word positions, every kind's number,
 //! the vocabularies the host loop and the driver's arguments name, the HTTP
-//! header names, the depth of a `cause` chain searched and the profile names. Nothing of it is written in `lib/`,
+//! header names, the depth of a `cause` chain searched, the profile names
+//! and the messages of a refused compiled form. Nothing of it is written in `lib/`,
 //! nor built from the wasm at load (the wasm's version is still checked).
 
+use retryplan::policy::compiled::{Damage, FormKind, FORM_VERSION};
 use retryplan::value::Named;
 use retryplan::wire::{self, ActionKind, DecisionKind, EndingKind, InputKind, OutcomeKind};
 use retryplan::{
-    AbortReason, Concurrency, Failure, GiveUpReason, GrpcCode, Held, Receipt, RetryAfterReading, TransportFailure,
-    Verdict,
+    AbortReason, CompiledFormError, Concurrency, Failure, GiveUpReason, GrpcCode, Held, Receipt, RetryAfterReading,
+    TransportFailure, Verdict,
 };
 
 use crate::output::{Output, HEADER};
@@ -139,5 +141,100 @@ pub fn output() -> Result<Output, String> {
         "/** The built-in profile names. */\nexport const PROFILE_NAMES = Object.freeze([\n{}]);\n",
         quoted(&retryplan::profiles::NAMES, "  ")
     ));
+    compiled_form(&mut text)?;
     Ok(Output { path: WIRE, text })
+}
+
+/// Numbers no message of a compiled form holds otherwise: each stands for a
+/// placeholder while the core's message is turned into a template.
+const SENTINEL_COUNT: usize = 987_654_321;
+const SENTINEL_FOUND: u8 = 251;
+const SENTINEL_SUPPORTED: u8 = 252;
+
+/// Every message of a refused compiled form, in the order the wasm numbers
+/// them (`src/lib.rs`, `compiled_error`): expecting `expected`, with `count`
+/// bytes (or the offset), the version `found` and the version `supported`.
+fn compiled_errors(expected: FormKind, count: usize, found: u8, supported: u8) -> [CompiledFormError; 6] {
+    let other = if expected == FormKind::Policy { FormKind::Dependency } else { FormKind::Policy };
+    [
+        CompiledFormError::NotCompiled { expected, len: count },
+        CompiledFormError::Version { expected, found, supported },
+        CompiledFormError::Damaged { expected, damage: Damage::Checksum },
+        CompiledFormError::Damaged { expected, damage: Damage::Unreadable { offset: count } },
+        CompiledFormError::Kind { expected, found: Some(other) },
+        CompiledFormError::Kind { expected, found: None },
+    ]
+}
+
+/// The values a template names after the kind expected (`{0}`), as the wasm passes them.
+fn compiled_values(error: &CompiledFormError) -> Vec<String> {
+    let mut values = Vec::new();
+    match *error {
+        CompiledFormError::NotCompiled { expected, len } => {
+            values.extend([expected.name().to_string(), len.to_string()])
+        }
+        CompiledFormError::Version { expected, found, supported } => {
+            values.extend([expected.name().to_string(), found.to_string(), supported.to_string()]);
+        }
+        CompiledFormError::Damaged { expected, damage: Damage::Unreadable { offset } } => {
+            values.extend([expected.name().to_string(), offset.to_string()]);
+        }
+        CompiledFormError::Kind { expected, found: Some(found) } => {
+            values.extend([expected.name().to_string(), found.name().to_string()]);
+        }
+        CompiledFormError::Damaged { expected, .. } | CompiledFormError::Kind { expected, .. } => {
+            values.push(expected.name().to_string());
+        }
+        _ => {}
+    }
+    values
+}
+
+/// A template filled as lib/messages.js fills it (`{n}`, `{{`, `}}`).
+fn fill(template: &str, values: &[String]) -> String {
+    let mut text = template.replace("{{", "\u{1}").replace("}}", "\u{2}");
+    for (at, value) in values.iter().enumerate() {
+        text = text.replace(&format!("{{{at}}}"), value);
+    }
+    text.replace('\u{1}', "{").replace('\u{2}', "}")
+}
+
+/// The messages of `CompiledFormError` as templates of lib/messages.js (`{0}`
+/// the kind expected, then the numbers or the kind found), made from the
+/// core's own text and checked to compose it back for every kind; with the
+/// codes, their blame and the version this core reads.
+fn compiled_form(text: &mut String) -> Result<(), String> {
+    let samples = compiled_errors(FormKind::Policy, SENTINEL_COUNT, SENTINEL_FOUND, SENTINEL_SUPPORTED);
+    let mut rows = String::new();
+    for (index, sample) in samples.iter().enumerate() {
+        let template = sample
+            .to_string()
+            .replace('{', "{{")
+            .replace('}', "}}")
+            .replace(&SENTINEL_COUNT.to_string(), "{1}")
+            .replace(&SENTINEL_FOUND.to_string(), "{1}")
+            .replace(&SENTINEL_SUPPORTED.to_string(), "{2}")
+            .replace(FormKind::Dependency.name(), "{1}")
+            .replace(FormKind::Policy.name(), "{0}");
+        for expected in [FormKind::Policy, FormKind::Dependency] {
+            for error in compiled_errors(expected, 3, 2, FORM_VERSION).iter().skip(index).take(1) {
+                if fill(&template, &compiled_values(error)) != error.to_string() {
+                    return Err(format!(
+                        "the compiled-form message {index} does not compose back as a template: {template}"
+                    ));
+                }
+            }
+        }
+        let template = serde_json::to_string(&template).map_err(|e| e.to_string())?;
+        rows.push_str(&format!("    ['{}', {template}],\n", sample.code()));
+    }
+    text.push_str(&format!(
+        "\n/**\n * A refused compiled form (the core's `CompiledFormError`): its messages as\n \
+         * `[code, template]` in the order the wasm numbers them (`{{0}}` the kind\n \
+         * expected, then the numbers or the kind found), the blame of every code\n \
+         * and the form version this core reads.\n */\n\
+         export const COMPILED_FORM = Object.freeze({{\n  MESSAGES: Object.freeze([\n{rows}  ]),\n  BLAME: '{}',\n  VERSION: {FORM_VERSION},\n}});\n",
+        samples[0].blame().name(),
+    ));
+    Ok(())
 }
