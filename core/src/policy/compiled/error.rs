@@ -128,9 +128,11 @@ impl CompiledFormError {
     }
 
     /// The error as a message: free text ([`Rule::Text`](crate::message::Rule::Text)),
-    /// composed here. Its words are not rules of the message table on
-    /// purpose: no binding loads compiled forms yet, and each rule's template
-    /// is in the JavaScript entry's download.
+    /// composed here. Its words are not rules of the message table: each
+    /// rule's template would ship in the JavaScript entry's download, where
+    /// the JS binding instead fills templates that `core/mirrors` derives from
+    /// this text (`COMPILED_FORM` in its generated `wire.js`), checked against
+    /// it for every kind.
     #[must_use]
     pub fn message(&self) -> Message {
         Message::text(alloc::string::ToString::to_string(self))
