@@ -254,6 +254,13 @@ impl RetrySlots {
     }
 }
 
+/// A dependency's configuration, validated, as its compiled form: what
+/// `Dependency.fromCompiled` (in any language) builds the controls from.
+#[uniffi::export]
+pub fn compile_dependency(config: DependencyConfig) -> Result<Vec<u8>> {
+    Ok(rp::DependencyConfig::from_value(&record_in(&config)?)?.to_compiled()?)
+}
+
 /// One downstream dependency's shared controls; pass it in `OperationOptions`
 /// to every operation that calls that dependency, from any thread.
 #[derive(Debug, uniffi::Object)]
@@ -272,6 +279,13 @@ impl Dependency {
     #[uniffi::constructor]
     pub fn from_json(json: String) -> Result<Arc<Dependency>> {
         Ok(Arc::new(Dependency(rp::Dependency::from_json(&json)?)))
+    }
+
+    /// New controls (full budget, closed breaker) from a compiled form
+    /// (`compileDependency`, `retryplan compile --dependency`, or any language's).
+    #[uniffi::constructor]
+    pub fn from_compiled(form: Vec<u8>) -> Result<Arc<Dependency>> {
+        Ok(Arc::new(Dependency(rp::Dependency::from_compiled(&form)?)))
     }
 
     /// The state at `now_ms`.

@@ -111,6 +111,14 @@ pub enum RetryplanError {
         blame: Blame,
         description: String,
     },
+    /// A compiled form refused by `Policy::from_compiled` (or `Dependency::from_compiled`). Nothing is created; compile
+    /// the configuration again.
+    #[error("{description}")]
+    CompiledForm {
+        code: String,
+        blame: Blame,
+        description: String,
+    },
 }
 
 impl From<rp::Error> for RetryplanError {
@@ -178,6 +186,16 @@ impl From<rp::Error> for RetryplanError {
                 blame,
                 description,
             },
+        }
+    }
+}
+
+impl From<rp::CompiledFormError> for RetryplanError {
+    fn from(error: rp::CompiledFormError) -> Self {
+        RetryplanError::CompiledForm {
+            code: error.code().to_owned(),
+            blame: error.blame(),
+            description: error.to_string(),
         }
     }
 }

@@ -94,6 +94,13 @@ impl Policy {
         Ok(Policy::shared(rp::Policy::from_json(&json)?))
     }
 
+    /// A policy from its compiled form (`toCompiled`, `retryplan compile`, or
+    /// any language's), read back without the configuration reader.
+    #[uniffi::constructor]
+    pub fn from_compiled(form: Vec<u8>) -> Result<Arc<Policy>> {
+        Ok(Policy::shared(rp::Policy::from_compiled(&form)?))
+    }
+
     /// A built-in profile, validated.
     #[uniffi::constructor]
     pub fn profile(name: String) -> Result<Arc<Policy>> {
@@ -141,6 +148,12 @@ impl Policy {
     /// The configuration as pretty-printed JSON.
     pub fn to_json(&self) -> String {
         self.0.to_config().to_json()
+    }
+
+    /// The policy's compiled form: versioned, checksummed bytes that
+    /// `Policy.fromCompiled` (in any language) reads back as this policy.
+    pub fn to_compiled(&self) -> Vec<u8> {
+        self.0.to_compiled()
     }
 
     /// What an outcome means under this policy.

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyFloat, PyInt, PyMemoryView, PyString};
 use pyo3::PyClass;
 use retryplan::value::Named;
 use retryplan::MAX_MS;
@@ -124,6 +124,22 @@ pub(crate) fn u16_arg(name: &'static str, obj: &Bound<'_, PyAny>) -> Res<u16> {
 pub(crate) fn str_arg<'a>(name: &'static str, obj: &'a Bound<'_, PyAny>) -> Res<Cow<'a, str>> {
     let text = obj.cast::<PyString>().map_err(|_| wrong_type(name, "a str", obj))?;
     text.to_cow().map_err(|_| invalid(name, "must be text without lone surrogates (U+D800 to U+DFFF)".to_owned()))
+}
+
+/// Binary data: `bytes`, `bytearray` or a `memoryview` (of bytes), copied.
+pub(crate) fn bytes_arg(name: &'static str, obj: &Bound<'_, PyAny>) -> Res<Vec<u8>> {
+    if let Ok(bytes) = obj.cast::<PyBytes>() {
+        return Ok(bytes.as_bytes().to_vec());
+    }
+    if let Ok(array) = obj.cast::<PyByteArray>() {
+        return Ok(array.to_vec());
+    }
+    if obj.cast::<PyMemoryView>().is_ok() {
+        // A view of any buffer: its bytes, in the view's order (`memoryview.tobytes`).
+        let bytes = obj.call_method0("tobytes")?;
+        return Ok(bytes.cast::<PyBytes>().map_err(|_| wrong_type(name, "bytes", obj))?.as_bytes().to_vec());
+    }
+    Err(wrong_type(name, "bytes, bytearray or memoryview", obj))
 }
 
 /// An enum by its snake_case name.

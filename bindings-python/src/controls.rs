@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 use retryplan::value::Value;
 use retryplan::ConfigKind;
 use retryplan::{
@@ -12,7 +12,7 @@ use retryplan::{
     RetryBudget, RetryCharge, RetrySlot, RetrySlots, SharedStats,
 };
 
-use crate::args::{class_arg, str_arg, u32_arg, Arg, NOW};
+use crate::args::{bytes_arg, class_arg, str_arg, u32_arg, Arg, NOW};
 use crate::data::{from_py, repr_of, serialized};
 use crate::decision::{IntoField, PyDecision};
 use crate::errors::{invalid, Res};
@@ -27,6 +27,20 @@ fn config_value(kind: ConfigKind, config: Arg, fields: Option<&Bound<'_, PyDict>
         (None, Some(fields)) => from_py(fields.as_any(), kind),
         (None, None) => Ok(Value::Object(Vec::new())),
     }
+}
+
+/// A dependency's configuration (one dict or keyword arguments, as `Dependency`
+/// takes them), validated, as its compiled form: what `Dependency.from_compiled`
+/// (in any language) builds the controls from.
+#[pyfunction]
+#[pyo3(signature = (config = None, **fields))]
+pub(crate) fn compile_dependency<'py>(
+    py: Python<'py>,
+    config: Arg,
+    fields: Option<&Bound<'_, PyDict>>,
+) -> Res<Bound<'py, PyBytes>> {
+    let config = DependencyConfig::from_value(&config_value(ConfigKind::Dependency, config, fields)?)?;
+    Ok(PyBytes::new(py, &config.to_compiled()?))
 }
 
 /// The shared controls of one downstream dependency (retry budget, circuit
@@ -50,6 +64,13 @@ impl PyDependency {
     #[staticmethod]
     fn from_json(text: &Bound<'_, PyAny>) -> Res<Self> {
         Ok(PyDependency { inner: Dependency::from_json(&str_arg("text", text)?)? })
+    }
+
+    /// New controls from a compiled form (`compile_dependency`, `retryplan
+    /// compile --dependency`): bytes, bytearray or memoryview.
+    #[staticmethod]
+    fn from_compiled(form: &Bound<'_, PyAny>) -> Res<Self> {
+        Ok(PyDependency { inner: Dependency::from_compiled(&bytes_arg("form", form)?)? })
     }
 
     /// The state of every control at `now`, as a JSON-shaped dict.

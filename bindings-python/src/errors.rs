@@ -1,12 +1,14 @@
 //! Errors to Python exceptions, one conversion for every core error: its class
 //! in `retryplan._errors` by its code, its fields (`Error::fields`) the
-//! exception's typed attributes. No panic crosses; a Python exception raised
-//! while converting passes through unchanged.
+//! exception's typed attributes. A refused compiled form (`CompiledFormError`,
+//! the core's other error type) takes the same way by its code, with no
+//! fields (the core gives none; its message says them). No panic crosses; a
+//! Python exception raised while converting passes through unchanged.
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyDict;
-use retryplan::{Error, HeaderError};
+use retryplan::{CompiledFormError, Error, HeaderError};
 
 use crate::data::to_py;
 
@@ -14,6 +16,7 @@ use crate::data::to_py;
 /// or a Python exception raised while converting.
 pub(crate) enum Fault {
     Core(Error),
+    Compiled(CompiledFormError),
     WrongType { name: &'static str, rule: String },
     Python(PyErr),
 }
@@ -30,6 +33,12 @@ impl From<Error> for Fault {
 impl From<HeaderError> for Fault {
     fn from(error: HeaderError) -> Self {
         Fault::Core(Error::from(error))
+    }
+}
+
+impl From<CompiledFormError> for Fault {
+    fn from(error: CompiledFormError) -> Self {
+        Fault::Compiled(error)
     }
 }
 
@@ -78,6 +87,9 @@ fn exception(py: Python<'_>, fault: Fault) -> PyResult<PyErr> {
                 // The exception's `message` is its text: a field of that name is `detail` (core/mirrors).
                 fields.set_item(if name == "message" { "detail" } else { name }, to_py(py, &value)?)?;
             }
+            (module.getattr("BY_CODE")?.get_item(error.code())?, error.to_string(), Some(error.blame()))
+        }
+        Fault::Compiled(error) => {
             (module.getattr("BY_CODE")?.get_item(error.code())?, error.to_string(), Some(error.blame()))
         }
     };

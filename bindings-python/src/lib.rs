@@ -81,6 +81,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<dialects::PyServiceConfig>()?;
     for function in [
         wrap_pyfunction!(policy::profile, m)?,
+        wrap_pyfunction!(controls::compile_dependency, m)?,
         wrap_pyfunction!(outcome::classify, m)?,
         wrap_pyfunction!(outcome::parse_retry_after, m)?,
         wrap_pyfunction!(outcome::parse_http_date, m)?,
@@ -113,6 +114,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("IDEMPOTENCY_KEY_HEADER", IDEMPOTENCY_KEY_HEADER)?;
     m.add("REQUEST_ID_HEADER", REQUEST_ID_HEADER)?;
     m.add("MAX_MS", MAX_MS)?;
+    m.add("FORM_VERSION", retryplan::policy::compiled::FORM_VERSION)?;
     // What every helper makes of an error nothing classified, and what its ending then says.
     m.add("UNKNOWN_ERROR_VERDICT", retryplan::value::Named::name(retryplan::Verdict::UNKNOWN_ERROR))?;
     m.add("UNKNOWN_ERROR_HINT", retryplan::Verdict::unknown_error_hint("outcome_of_error=").to_string())?;

@@ -2,11 +2,11 @@
 //! by the core's one reader.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyBytes, PyDict, PyString};
 use retryplan::value::Value;
 use retryplan::{profiles, ConfigKind, Policy, PolicyConfig};
 
-use crate::args::str_arg;
+use crate::args::{bytes_arg, str_arg};
 use crate::data::{from_py, serialized, to_py};
 use crate::errors::Res;
 
@@ -47,6 +47,13 @@ impl PyPolicy {
         Ok(PyPolicy { inner: Policy::from_json(&str_arg("text", text)?)? })
     }
 
+    /// A policy from its compiled form (`Policy.to_compiled`, `retryplan compile`):
+    /// bytes, bytearray or memoryview, read back without the configuration reader.
+    #[staticmethod]
+    fn from_compiled(form: &Bound<'_, PyAny>) -> Res<Self> {
+        Ok(PyPolicy { inner: Policy::from_compiled(&bytes_arg("form", form)?)? })
+    }
+
     /// A policy from a `.json` or `.toml` file.
     #[staticmethod]
     fn from_file(py: Python<'_>, path: &Bound<'_, PyAny>) -> Res<Self> {
@@ -71,6 +78,12 @@ impl PyPolicy {
     /// The configuration as pretty-printed JSON.
     fn to_json(&self) -> String {
         self.inner.to_config().to_json()
+    }
+
+    /// The policy's compiled form: versioned, checksummed bytes that
+    /// `Policy.from_compiled` (in any language) reads back as this policy.
+    fn to_compiled<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.to_compiled())
     }
 
     /// Attempts allowed in all, the first included.

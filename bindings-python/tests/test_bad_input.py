@@ -39,6 +39,13 @@ class Row(NamedTuple):
     call: Callable[[], Any]
 
 
+def other_version() -> bytes:
+    """The default policy's compiled form, its version byte (offset 3) one past this engine's."""
+    form = bytearray(Policy().to_compiled())
+    form[3] = (retryplan.FORM_VERSION + 1) % 256
+    return bytes(form)
+
+
 def op() -> Operation:
     operation = Operation(Policy(), now_ms=0, seed=1)
     operation.poll(now_ms=0)
@@ -129,6 +136,14 @@ ROWS: List[Row] = [
         lambda: Policy.from_dict({"idempotency": "\ud800"})),
     Row("huge string in a configuration (10 MB)", "InvalidConfigError", "invalid_config", "idempotency",
         lambda: Policy.from_json('{"idempotency": "' + HUGE + '"}')),
+    Row("bytes that are not a compiled form", "NotACompiledFormError", "not_a_compiled_form", NO_ERROR,
+        lambda: Policy.from_compiled(b'{"max_attempts": 3}')),
+    Row("compiled form of another version", "CompiledFormVersionError", "compiled_form_version", NO_ERROR,
+        lambda: Policy.from_compiled(other_version())),
+    Row("damaged compiled form", "CompiledFormDamagedError", "compiled_form_damaged", NO_ERROR,
+        lambda: Policy.from_compiled(Policy().to_compiled()[:-1])),
+    Row("compiled form of another kind", "CompiledFormKindError", "compiled_form_kind", NO_ERROR,
+        lambda: Dependency.from_compiled(Policy().to_compiled())),
     Row("clock backwards (an operation)", NO_ERROR, NO_ERROR, NO_ERROR, clock_backwards),
     Row("clock far ahead (a breaker, a budget)", NO_ERROR, NO_ERROR, NO_ERROR, clock_far_ahead),
     Row("call after the end", "OperationEndedError", "operation_ended", NO_ERROR, lambda: ended().poll(now_ms=2)),

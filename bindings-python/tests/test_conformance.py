@@ -5,10 +5,14 @@ calls the Python API, converts the typed answer with ``to_dict()`` (or the
 plain int/str/list) and compares it with the expectation exactly (an int is
 not a float, a bool is not an int). Errors compare by ``code`` and
 ``fields``, like ``core/tests/conformance.rs``. Operation cases run twice:
-with the exact integer-ms keywords and with float seconds.
+with the exact integer-ms keywords and with float seconds. Every case runs
+again with each policy and dependency through its compiled form
+(``Policy.to_compiled``, ``compile_dependency``), as the Rust runner's
+``every_vector_passes_with_compiled_policies`` does.
 """
 
 import json
+import os
 from typing import Any, Callable, Dict, List, Optional
 
 import pytest
@@ -100,7 +104,19 @@ def service_config_of(case: Dict[str, Any]) -> "retryplan.ServiceConfig":
     return retryplan.ServiceConfig(case["grpc_service_config"])
 
 
+#: While the compiled pass runs: how many policies and dependencies went through their compiled form.
+COMPILED: Optional[Dict[str, int]] = None
+
+
 def policy_of(case: Dict[str, Any]) -> Policy:
+    policy = plain_policy_of(case)
+    if COMPILED is None:
+        return policy
+    COMPILED["policies"] += 1
+    return Policy.from_compiled(policy.to_compiled())
+
+
+def plain_policy_of(case: Dict[str, Any]) -> Policy:
     if "grpc_service_config" in case:
         method = case["grpc_method"]
         found = service_config_of(case).profile_for(method["service"], method["method"])
@@ -111,6 +127,15 @@ def policy_of(case: Dict[str, Any]) -> Policy:
     if has_profile:
         return Policy.from_profile(case["profile"])
     return Policy.from_dict(case["policy"])
+
+
+def dependency_from(config: Any) -> Dependency:
+    """A dependency from its configuration, or (in the compiled pass) from the configuration's compiled form."""
+    if COMPILED is None:
+        return Dependency(config)
+    form = retryplan.compile_dependency(config)
+    COMPILED["dependencies"] += 1
+    return Dependency.from_compiled(form)
 
 
 def outcome_of(value: Dict[str, Any]) -> Outcome:
@@ -148,7 +173,7 @@ def dependency_of(case: Dict[str, Any]) -> Optional[Dependency]:
     if case.get("dependency") == "aws_standard_2026":
         return retryplan.aws_standard_2026_dependency()
     if "dependency" in case:
-        return Dependency(case["dependency"])
+        return dependency_from(case["dependency"])
     if "grpc_service_config" in case:
         return service_config_of(case).throttling_dependency()
     return None
@@ -253,7 +278,7 @@ def run_driver(case: Dict[str, Any], in_seconds: bool) -> None:
             seconds(case["deadline_ms"]) if in_seconds else case["deadline_ms"]
         )
     if "dependency" in case:
-        kwargs["dependency"] = Dependency(case["dependency"])
+        kwargs["dependency"] = dependency_from(case["dependency"])
     start = {"now": seconds(case["start_ms"])} if in_seconds else {"now_ms": case["start_ms"]}
     if "expect_error" in case:
         settle(case, lambda: Driver(policy_of(case), **start, **kwargs), case["id"])
@@ -391,7 +416,7 @@ def kind_breaker(case: Dict[str, Any]) -> None:
 
 
 def kind_dependency(case: Dict[str, Any]) -> None:
-    settle(case, lambda: Dependency(case["dependency"]).snapshot(now_ms=0), case["id"])
+    settle(case, lambda: dependency_from(case["dependency"]).snapshot(now_ms=0), case["id"])
 
 
 def kind_redelivery(case: Dict[str, Any]) -> None:
@@ -538,3 +563,26 @@ def test_vector(case: Dict[str, Any]) -> None:
     runner = RUNNERS.get(case["kind"])
     assert runner is not None, f"{case['id']}: unknown kind {case['kind']!r}"
     runner(case)
+
+
+def test_every_vector_passes_with_compiled_policies() -> None:
+    """Every case again, each policy read back from its compiled form and each dependency built from its
+    own: a compiled policy decides exactly as its JSON does."""
+    global COMPILED
+    COMPILED = {"policies": 0, "dependencies": 0}
+    failures = []
+    try:
+        for param in CASES:
+            (case,) = param.values
+            try:
+                RUNNERS[case["kind"]](case)
+            except Exception as error:  # every case's failure listed, not the first one's alone
+                failures.append(f"{case['id']}: {type(error).__name__}: {error}")
+        counts = COMPILED
+    finally:
+        COMPILED = None
+    assert not failures, f"{len(failures)} cases failed with compiled policies:\n" + "\n".join(failures)
+    # The repository's vectors hold this many (another RETRYPLAN_VECTORS directory holds what it holds).
+    if "RETRYPLAN_VECTORS" not in os.environ:
+        assert counts["policies"] >= 300, counts
+        assert counts["dependencies"] >= 30, counts

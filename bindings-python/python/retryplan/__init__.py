@@ -17,6 +17,7 @@ the helpers are imported on first use, so ``import retryplan`` stays cheap.
 
 from ._native import (
     FAILURES,
+    FORM_VERSION,
     GIVE_UP_REASONS,
     GRPC_CODES,
     GUIDANCE_HEADERS,
@@ -64,6 +65,7 @@ from ._native import (
     aws_standard_dependency,
     backoff_ceilings_ms,
     classify,
+    compile_dependency,
     encode_grpc_timeout,
     encode_grpc_timeout_ns,
     explain,
@@ -85,6 +87,7 @@ TYPE_CHECKING = False  # typing is not imported at run time: it would double the
 if TYPE_CHECKING:  # pragma: no cover
     from ._async import AsyncAttempts, async_attempts
     from ._enums import *  # noqa: F403 - the public enums (their __all__)
+    from ._error_classes import *  # noqa: F403 - the engine's errors (their __all__, which _errors extends)
     from ._errors import *  # noqa: F403 - the exceptions (their __all__)
 
     # The deprecated aliases, re-exported for type checkers; at run time each access warns (`__getattr__`).
@@ -104,6 +107,10 @@ _LAZY = {
         "AttemptFailed",
         "AttemptNotRunningError",
         "CallerError",
+        "CompiledFormDamagedError",
+        "CompiledFormError",
+        "CompiledFormKindError",
+        "CompiledFormVersionError",
         "ConfigViolationsError",
         "ConfigurationError",
         "EntropyUnavailableError",
@@ -111,6 +118,7 @@ _LAZY = {
         "InvalidArgumentError",
         "InvalidConfigError",
         "InvalidHeaderError",
+        "NotACompiledFormError",
         "OperationEndedError",
         "OperationFailed",
         "PlatformError",
@@ -162,6 +170,7 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "FAILURES",
+    "FORM_VERSION",
     "GIVE_UP_REASONS",
     "GRPC_CODES",
     "GUIDANCE_HEADERS",
@@ -187,6 +196,10 @@ __all__ = [
     "CallerError",
     "CircuitBreaker",
     "Classification",
+    "CompiledFormDamagedError",
+    "CompiledFormError",
+    "CompiledFormKindError",
+    "CompiledFormVersionError",
     "ConfigViolationsError",
     "ConfigurationError",
     "Decision",
@@ -205,6 +218,7 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidConfigError",
     "InvalidHeaderError",
+    "NotACompiledFormError",
     "Operation",
     "OperationEndedError",
     "OperationFailed",
@@ -245,6 +259,7 @@ __all__ = [
     "aws_standard_dependency",
     "backoff_ceilings_ms",
     "classify",
+    "compile_dependency",
     "current_attempt",
     "default_outcome_of_exception",
     "encode_grpc_timeout",

@@ -7,12 +7,17 @@ from typing import TYPE_CHECKING, List, Mapping, NamedTuple, Optional, Sequence,
 __all__ = [
     "AttemptNotRunningError",
     "CallerError",
+    "CompiledFormDamagedError",
+    "CompiledFormError",
+    "CompiledFormKindError",
+    "CompiledFormVersionError",
     "ConfigViolationsError",
     "ConfigurationError",
     "EntropyUnavailableError",
     "InvalidArgumentError",
     "InvalidConfigError",
     "InvalidHeaderError",
+    "NotACompiledFormError",
     "OperationEndedError",
     "PlatformError",
     "RetryplanError",
@@ -259,6 +264,36 @@ class EntropyUnavailableError(PlatformError, OSError):
         self.detail = detail
 
 
+class CompiledFormError(ConfigurationError, ValueError):
+    """A compiled form refused by ``Policy::from_compiled`` (or ``Dependency::from_compiled``). Nothing is created;
+    compile the configuration again."""
+
+
+class NotACompiledFormError(CompiledFormError):
+    """Not a compiled form: shorter than its header or without the magic ``rp`` (a form written as base64 text must be
+    decoded to bytes first). Code ``not_a_compiled_form``."""
+
+    code = "not_a_compiled_form"
+
+
+class CompiledFormVersionError(CompiledFormError):
+    """A form of another version of the encoding. Code ``compiled_form_version``."""
+
+    code = "compiled_form_version"
+
+
+class CompiledFormDamagedError(CompiledFormError):
+    """A damaged form. Code ``compiled_form_damaged``."""
+
+    code = "compiled_form_damaged"
+
+
+class CompiledFormKindError(CompiledFormError):
+    """An intact form of another kind (a dependency's where a policy's is read). Code ``compiled_form_kind``."""
+
+    code = "compiled_form_kind"
+
+
 #: Each engine error's class by its code: the class ``_native`` raises, ``Error::fields`` its
 #: keyword arguments (a field named ``message`` as ``detail``).
 BY_CODE = {
@@ -271,6 +306,10 @@ BY_CODE = {
     "unsupported": UnsupportedError,
     "invalid_header": InvalidHeaderError,
     "entropy_unavailable": EntropyUnavailableError,
+    "not_a_compiled_form": NotACompiledFormError,
+    "compiled_form_version": CompiledFormVersionError,
+    "compiled_form_damaged": CompiledFormDamagedError,
+    "compiled_form_kind": CompiledFormKindError,
 }
 
 

@@ -33,6 +33,8 @@ GRPC_CODES: Tuple[str, ...]
 """The gRPC code names, in numeric order (0 to 16)."""
 MAX_MS: int
 """The largest millisecond value a policy accepts: 2**53 - 1."""
+FORM_VERSION: int
+"""The version of the compiled form this engine writes and reads (``Policy.to_compiled``); any other is refused."""
 UNKNOWN_ERROR_VERDICT: str
 """The verdict every helper gives an error its failure table and ``outcome_of_error`` hook do not classify:
 ``"ambiguous"`` (retried while the operation may repeat an attempt that may have had its effect)."""
@@ -93,10 +95,19 @@ class Policy:
     @staticmethod
     def from_profile(name: str) -> "Policy":
         """The built-in profile ``name`` (see ``PROFILE_NAMES``)."""
+    @staticmethod
+    def from_compiled(form: Union[bytes, bytearray, memoryview]) -> "Policy":
+        """A policy from its compiled form (``to_compiled``, ``retryplan compile``, any language's).
+
+        Raises a ``CompiledFormError`` (``NotACompiledFormError``, ``CompiledFormVersionError``,
+        ``CompiledFormDamagedError``, ``CompiledFormKindError``) for a form it refuses.
+        """
     def to_dict(self) -> Dict[str, _JsonValue]:
         """The configuration as a dict (normalised: sets sorted, ratios as decimals)."""
     def to_json(self) -> str:
         """The configuration as pretty-printed JSON."""
+    def to_compiled(self) -> bytes:
+        """The policy's compiled form: versioned, checksummed bytes ``Policy.from_compiled`` (any language's) reads back."""
     @property
     def max_attempts(self) -> int:
         """Attempts allowed in all, the first included."""
@@ -120,6 +131,9 @@ class Policy:
 
 def profile(name: str) -> Dict[str, _JsonValue]:
     """The configuration of a built-in profile, as a dict to adjust and pass to ``Policy.from_dict``."""
+
+def compile_dependency(config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[DependencyFields]) -> bytes:
+    """A dependency's configuration (as ``Dependency`` takes it), validated, as its compiled form for ``Dependency.from_compiled``."""
 
 @final
 class Pushback:
@@ -609,6 +623,12 @@ class Dependency:
     @staticmethod
     def from_json(text: str) -> "Dependency":
         """A dependency from JSON text."""
+    @staticmethod
+    def from_compiled(form: Union[bytes, bytearray, memoryview]) -> "Dependency":
+        """New controls from a compiled form (``compile_dependency``, ``retryplan compile --dependency``).
+
+        Raises a ``CompiledFormError`` for a form it refuses.
+        """
     @overload
     def snapshot(self, now: float) -> Dict[str, _JsonValue]:
         """The state of every control at ``now``, as a JSON-shaped dict."""

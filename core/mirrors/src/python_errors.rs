@@ -8,13 +8,20 @@
 //! `message` is `detail` (the exception's `message` is its text). The
 //! deprecated names of renamed codes come from `Error::RENAMED_CODES`.
 //!
+//! A refused compiled form is the core's other error type,
+//! [`retryplan::CompiledFormError`]: a class of that name (its doc, its
+//! blame's class and `ValueError`) and under it one class per code of
+//! `CompiledFormError::CODES`, each with its variant's doc (which names its
+//! code: checked). The core gives no fields for it, so its classes have none.
+//!
 //! A code without a builtin base here, a blame without a class name, or a
 //! field of a type with no Python type fails the generator, naming it.
 
 use std::path::Path;
 
 use retryplan::message::Message;
-use retryplan::{Blame, ConfigKind, Error, HeaderError};
+use retryplan::policy::compiled::{Damage, FormKind};
+use retryplan::{Blame, CompiledFormError, ConfigKind, Error, HeaderError};
 
 use crate::docs::{self, Field};
 use crate::output::{Output, HEADER};
@@ -25,6 +32,9 @@ pub const ERRORS: &str = "bindings-python/python/retryplan/_error_classes.py";
 const SOURCE: &str = "core/src/error.rs";
 /// The enums a variant of `Error` wraps, and their files.
 const WRAPPED: [(&str, &str); 1] = [("HeaderError", "core/src/retry_after.rs")];
+/// The file of `CompiledFormError`, and its classes' builtin base.
+const COMPILED_SOURCE: &str = "core/src/policy/compiled/error.rs";
+const COMPILED_BASE: &str = "ValueError";
 
 /// Each blame's class: its Python name (`EnvironmentError` is a builtin alias of `OSError`).
 const BLAME_CLASSES: [(Blame, &str); 4] = [
@@ -63,12 +73,57 @@ fn samples() -> Vec<Error> {
     ]
 }
 
+/// One `CompiledFormError` of each variant, in the variants' order.
+fn compiled_samples() -> Vec<CompiledFormError> {
+    let expected = FormKind::Policy;
+    vec![
+        CompiledFormError::NotCompiled { expected, len: 0 },
+        CompiledFormError::Version { expected, found: 0, supported: 0 },
+        CompiledFormError::Damaged { expected, damage: Damage::Checksum },
+        CompiledFormError::Kind { expected, found: None },
+    ]
+}
+
 /// One exception class: the variant's doc, code, blame and fields (each with `optional`: not always there).
 struct Class {
     doc: String,
     code: &'static str,
     blame: Blame,
     fields: Vec<(Field, bool)>,
+}
+
+/// `CompiledFormError`'s class (its doc and blame) and one class per code, without fields.
+struct Compiled {
+    doc: String,
+    blame: Blame,
+    classes: Vec<Class>,
+}
+
+fn compiled(root: &Path) -> Result<Compiled, String> {
+    let path = root.join(COMPILED_SOURCE);
+    let summary = docs::enum_docs(&path, "CompiledFormError")?.summary;
+    let records = docs::enum_records(&path, "CompiledFormError")?;
+    let samples = compiled_samples();
+    if records.len() != samples.len() || samples.iter().map(CompiledFormError::code).ne(CompiledFormError::CODES) {
+        return Err(format!("{COMPILED_SOURCE}: the variants of CompiledFormError are not those of compiled_samples"));
+    }
+    let mut classes = Vec::new();
+    for (record, sample) in records.into_iter().zip(&samples) {
+        // Zipped by position: each variant's doc names its own code.
+        if !record.doc.contains(&format!("Code `{}`", sample.code())) {
+            let ident = record.ident;
+            return Err(format!(
+                "{COMPILED_SOURCE}: CompiledFormError::{ident} does not say `Code `{}``",
+                sample.code()
+            ));
+        }
+        classes.push(Class { doc: record.doc, code: sample.code(), blame: sample.blame(), fields: Vec::new() });
+    }
+    let blame = samples.first().map(CompiledFormError::blame).ok_or("no CompiledFormError")?;
+    if classes.iter().any(|class| class.blame != blame) {
+        return Err(format!("{COMPILED_SOURCE}: the codes of CompiledFormError have different blames"));
+    }
+    Ok(Compiled { doc: summary, blame, classes })
 }
 
 pub fn output(root: &Path, tables: &[Table]) -> Result<Output, String> {
@@ -99,7 +154,7 @@ pub fn output(root: &Path, tables: &[Table]) -> Result<Output, String> {
     }
     let blames = tables.iter().find(|table| table.ident == "Blame").ok_or("no Blame table")?;
     let violation = docs::struct_record(&path, "Violation")?;
-    Ok(Output { path: ERRORS, text: text(&classes, blames, &violation)? })
+    Ok(Output { path: ERRORS, text: text(&classes, &compiled(root)?, blames, &violation)? })
 }
 
 /// The type of field `name` of variant `variant` of `Error`, as written (`&str` for a reference).
@@ -207,9 +262,10 @@ fn comment(doc: &str) -> String {
     text
 }
 
-fn text(classes: &[Class], blames: &Table, violation: &docs::Record) -> Result<String, String> {
+fn text(classes: &[Class], compiled: &Compiled, blames: &Table, violation: &docs::Record) -> Result<String, String> {
     let blame_class = |blame: Blame| BLAME_CLASSES.iter().find(|(b, _)| *b == blame).map(|(_, name)| *name);
-    let mut all = vec!["RetryplanError".to_owned(), "Violation".to_owned()];
+    let mut all = vec!["RetryplanError".to_owned(), "Violation".to_owned(), "CompiledFormError".to_owned()];
+    all.extend(compiled.classes.iter().map(|class| format!("{}Error", camel(class.code))));
     all.extend(BLAME_CLASSES.iter().map(|(_, name)| (*name).to_owned()));
     all.extend(classes.iter().map(|class| format!("{}Error", camel(class.code))));
     all.sort_unstable();
@@ -293,11 +349,19 @@ fn text(classes: &[Class], blames: &Table, violation: &docs::Record) -> Result<S
             );
         }
     }
+    let blame = blame_class(compiled.blame).ok_or("python_errors: a blame without a class")?;
+    text.push_str(&format!("\n\nclass CompiledFormError({blame}, {COMPILED_BASE}):\n"));
+    text.push_str(&docstring(&compiled.doc, "    "));
+    for class in &compiled.classes {
+        text.push_str(&format!("\n\nclass {}Error(CompiledFormError):\n", camel(class.code)));
+        text.push_str(&docstring(&class.doc, "    "));
+        text.push_str(&format!("\n    code = \"{}\"\n", class.code));
+    }
     text.push_str(
         "\n\n#: Each engine error's class by its code: the class ``_native`` raises, ``Error::fields`` its\n",
     );
     text.push_str("#: keyword arguments (a field named ``message`` as ``detail``).\nBY_CODE = {\n");
-    for class in classes {
+    for class in classes.iter().chain(&compiled.classes) {
         text.push_str(&format!("    \"{}\": {}Error,\n", class.code, camel(class.code)));
     }
     text.push_str("}\n");
@@ -361,6 +425,12 @@ mod tests {
             assert!(text.contains(&format!("    code = \"{code}\"\n")), "{code}");
         }
         assert!(text.contains("class InvalidHeaderError(ServerDataError, ValueError):"));
+        assert!(text.contains("class CompiledFormError(ConfigurationError, ValueError):"), "{text}");
+        for code in CompiledFormError::CODES {
+            assert!(text.contains(&format!("class {}Error(CompiledFormError):\n", camel(code))), "{code}");
+            assert!(text.contains(&format!("    code = \"{code}\"\n")), "{code}");
+            assert!(text.contains(&format!("    \"{code}\": {}Error,\n", camel(code))), "{code}");
+        }
         assert!(text.contains("        expected: Optional[str] = None,\n"), "{text}");
         assert_eq!(snake("OutOfRange"), "out_of_range");
         assert_eq!(camel("attempt_not_running"), "AttemptNotRunning");

@@ -7,6 +7,11 @@
 //! every variant carries. A field holding the core's wording of the rule
 //! (`message`, `rule`) is not repeated: `description` says it.
 //!
+//! The core's other error type, a refused compiled form
+//! (`CompiledFormError`, `core/src/policy/compiled/error.rs`), is one more
+//! variant, `CompiledForm`, with its doc, and carries the same three (its
+//! code one of `CompiledFormError::CODES`); the core gives it no fields.
+//!
 //! A field of a type with no conversion here fails the generator, naming it:
 //! add it to [`conversion`].
 
@@ -20,6 +25,7 @@ use crate::uniffi_records::docs;
 pub const ERRORS: &str = "bindings-kotlin/src/errors.rs";
 
 const SOURCE: &str = "core/src/error.rs";
+const COMPILED_SOURCE: &str = "core/src/policy/compiled/error.rs";
 
 /// Fields the description already says.
 const IN_DESCRIPTION: [&str; 2] = ["message", "rule"];
@@ -88,6 +94,12 @@ pub fn outputs(root: &Path) -> Result<Vec<Output>, String> {
              blame,\n                description,\n            }},\n"
         ));
     }
+    let compiled = crate::docs::enum_docs(&root.join(COMPILED_SOURCE), "CompiledFormError")?;
+    definition.push_str(&docs("    ", &compiled.summary));
+    definition.push_str(
+        "    #[error(\"{description}\")]\n    CompiledForm {\n        code: String,\n        blame: Blame,\n        \
+         description: String,\n    },\n",
+    );
     let text = format!(
         "// {HEADER}\n//! The binding's error, variant for variant the core's `Error` (core/mirrors/src/uniffi_errors.rs).\n\n\
          use retryplan as rp;\nuse retryplan::{{Blame, ConfigKind}};\n\nuse crate::{{count_out, Violation}};\n\n\
@@ -97,7 +109,10 @@ pub fn outputs(root: &Path) -> Result<Vec<Output>, String> {
          pub enum RetryplanError {{\n{definition}}}\n\n\
          impl From<rp::Error> for RetryplanError {{\n    fn from(error: rp::Error) -> Self {{\n        \
          let code = error.code().to_owned();\n        let description = error.to_string();\n        \
-         let blame = error.blame();\n        match error {{\n{arms}        }}\n    }}\n}}\n",
+         let blame = error.blame();\n        match error {{\n{arms}        }}\n    }}\n}}\n\n\
+         impl From<rp::CompiledFormError> for RetryplanError {{\n    fn from(error: rp::CompiledFormError) -> Self {{\n        \
+         RetryplanError::CompiledForm {{\n            code: error.code().to_owned(),\n            \
+         blame: error.blame(),\n            description: error.to_string(),\n        }}\n    }}\n}}\n",
         docs("", &summary(&item.attrs)),
     );
     Ok(vec![Output { path: ERRORS, text }])
@@ -139,6 +154,8 @@ mod tests {
         );
         assert!(text.contains("rp::Error::InvalidHeader(header) => RetryplanError::InvalidHeader {\n"), "{text}");
         assert!(!text.contains("rule:"), "{text}");
+        assert!(text.contains("    CompiledForm {\n        code: String,\n"), "{text}");
+        assert!(text.contains("impl From<rp::CompiledFormError> for RetryplanError {\n"), "{text}");
         assert!(conversion("at", "Instant").is_none());
     }
 }

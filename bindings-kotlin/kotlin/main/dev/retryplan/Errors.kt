@@ -16,6 +16,7 @@ private val RetryplanException.common: Triple<String, String, Blame>
         is RetryplanException.Unsupported -> Triple(code, description, blame)
         is RetryplanException.InvalidHeader -> Triple(code, description, blame)
         is RetryplanException.EntropyUnavailable -> Triple(code, description, blame)
+        is RetryplanException.CompiledForm -> Triple(code, description, blame)
     }
 
 /** The core's stable error code (`config_violations`, `operation_ended`, ...) on any [RetryplanException]. */

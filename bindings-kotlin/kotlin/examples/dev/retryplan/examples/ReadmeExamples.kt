@@ -6,6 +6,7 @@ package dev.retryplan.examples
 
 import dev.retryplan.Decision
 import dev.retryplan.Dependency
+import dev.retryplan.DependencyConfig
 import dev.retryplan.GaveUpException
 import dev.retryplan.MonotonicClock
 import dev.retryplan.Operation
@@ -13,6 +14,9 @@ import dev.retryplan.OperationOptions
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.REQUEST_ID_HEADER
+import dev.retryplan.RetryplanException
+import dev.retryplan.code
+import dev.retryplan.compileDependency
 import dev.retryplan.ReconcileRequiredException
 import dev.retryplan.Stats
 import dev.retryplan.Verdict
@@ -33,6 +37,7 @@ import java.net.URI
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
+import java.util.Base64
 
 /** Stand-ins for an app's own code. */
 interface ProfileApi {
@@ -126,6 +131,22 @@ fun placeOrder(send: (timeoutMs: Long, idempotencyKey: String, requestId: String
             }
         }
     }
+}
+// README: end
+
+// README: compiled
+/** The line `retryplan compile policy.json` printed (base64), as the policy: no JSON read at run time. */
+fun compiledPolicy(line: String): Policy = Policy.fromCompiled(Base64.getDecoder().decode(line))
+
+val form: ByteArray = checkout.toCompiled()                                 // the same bytes in every language
+val controls: ByteArray = compileDependency(DependencyConfig(retrySlots = 4)) // Dependency.fromCompiled(controls)
+
+/** Why a form is refused: `not_a_compiled_form`, `compiled_form_version`, `compiled_form_damaged` or `compiled_form_kind`. */
+fun refusal(bytes: ByteArray): String? = try {
+    Policy.fromCompiled(bytes).close()
+    null
+} catch (e: RetryplanException.CompiledForm) {
+    e.code
 }
 // README: end
 

@@ -5,6 +5,7 @@ import dev.retryplan.BreakerConfig
 import dev.retryplan.BudgetConfig
 import dev.retryplan.BudgetSnapshot
 import dev.retryplan.CircuitBreaker
+import dev.retryplan.Dependency
 import dev.retryplan.Operation
 import dev.retryplan.OperationOptions
 import dev.retryplan.Outcome
@@ -109,6 +110,20 @@ class BadInputTest {
         },
         Row("huge string in a configuration (10 MB)", "InvalidConfig", "invalid_config", "idempotency") {
             Policy.fromJson("""{"idempotency": "$huge"}""")
+        },
+        Row("bytes that are not a compiled form", "CompiledForm", "not_a_compiled_form", NONE) {
+            Policy.fromCompiled("""{"max_attempts": 3}""".toByteArray())
+        },
+        Row("compiled form of another version", "CompiledForm", "compiled_form_version", NONE) {
+            val form = Policy.fromJson(policyJson).use { it.toCompiled() }
+            form[3] = (form[3] + 1).toByte()
+            Policy.fromCompiled(form)
+        },
+        Row("damaged compiled form", "CompiledForm", "compiled_form_damaged", NONE) {
+            Policy.fromCompiled(Policy.fromJson(policyJson).use { it.toCompiled() }.let { it.copyOf(it.size - 1) })
+        },
+        Row("compiled form of another kind", "CompiledForm", "compiled_form_kind", NONE) {
+            Dependency.fromCompiled(Policy.fromJson(policyJson).use { it.toCompiled() })
         },
         Row("clock backwards (an operation)", NONE, NONE, NONE) { clockBackwards() },
         Row("clock far ahead (a breaker, a budget)", NONE, NONE, NONE) { clockFarAhead() },

@@ -22,6 +22,7 @@ import dev.retryplan.admit
 import dev.retryplan.awsErrorCodeFromResponse
 import dev.retryplan.awsStandard2026Dependency
 import dev.retryplan.awsStandardDependency
+import dev.retryplan.compileDependency
 import dev.retryplan.encodeGrpcTimeoutNs
 import dev.retryplan.parseGrpcTimeoutNs
 import dev.retryplan.encodeGrpcTimeout
@@ -66,20 +67,55 @@ class ConformanceTest {
     @Suppress("UNCHECKED_CAST")
     private fun obj(value: Any?) = value as Map<String, Any?>
 
-    @TestFactory
-    fun vectors(): List<DynamicTest> {
+    /** Every case of every vector file, in file order. */
+    private fun cases(): List<Map<String, Any?>> {
         val files = vectorDir().listFiles { f -> f.name.endsWith(".json") && f.name != "schema.json" }.orEmpty().sorted()
-        val tests = files.flatMap { file ->
+        val cases = files.flatMap { file ->
             val document = obj(Json.parse(file.readText()))
-            val cases = document["cases"] as? List<*> ?: error("${file.name}: a vector file has cases")
-            cases.map { case ->
-                val c = obj(case)
-                DynamicTest.dynamicTest(c["id"] as String) { run(c) }
-            }
+            (document["cases"] as? List<*> ?: error("${file.name}: a vector file has cases")).map(::obj)
         }
-        assertTrue(tests.isNotEmpty(), "no vectors found in ${vectorDir()}")
-        println("conformance: ${tests.size} vectors in ${files.size} files")
-        return tests
+        assertTrue(cases.isNotEmpty(), "no vectors found in ${vectorDir()}")
+        println("conformance: ${cases.size} vectors in ${files.size} files")
+        return cases
+    }
+
+    @TestFactory
+    fun vectors(): List<DynamicTest> = cases().map { c -> DynamicTest.dynamicTest(c["id"] as String) { run(c) } }
+
+    /**
+     * While the compiled pass runs: how many policies (0) and dependencies (1) went through their compiled
+     * form (`Policy.toCompiled`, `compileDependency`); null otherwise.
+     */
+    private var compiled: IntArray? = null
+
+    /**
+     * Every case again, each policy read back from its compiled form and each dependency a typed record can hold
+     * built from its own, as the Rust runner's `every_vector_passes_with_compiled_policies`: a compiled policy
+     * decides exactly as its JSON does.
+     */
+    @Test
+    fun `every vector passes with compiled policies`() {
+        val counts = IntArray(2)
+        compiled = counts
+        val failures = mutableListOf<String>()
+        try {
+            for (case in cases()) {
+                try {
+                    run(case)
+                } catch (e: Throwable) {
+                    failures += "${case["id"]}: $e"
+                }
+            }
+        } finally {
+            compiled = null
+        }
+        assertTrue(failures.isEmpty(), "${failures.size} cases failed with compiled policies:\n${failures.joinToString("\n")}")
+        // The repository's vectors hold this many (another RETRYPLAN_VECTORS directory holds what it holds).
+        if (System.getenv("RETRYPLAN_VECTORS") == null) {
+            assertTrue(counts[0] >= 300, "only ${counts[0]} policies went through their compiled form")
+            assertTrue(counts[1] >= 30, "only ${counts[1]} dependencies went through their compiled form")
+        }
+        println("conformance: every vector passed with ${counts[0]} compiled policies and ${counts[1]} compiled dependencies")
     }
 
     @Test
@@ -133,6 +169,23 @@ class ConformanceTest {
         ServiceConfig.fromJson(Json.write(case["grpc_service_config"]), optLong(case, "max_attempts_cap")?.toInt())
 
     private fun policy(case: Map<String, Any?>): Policy {
+        val policy = plainPolicy(case)
+        val counts = compiled ?: return policy
+        counts[0]++
+        return policy.use { Policy.fromCompiled(it.toCompiled()) }
+    }
+
+    /** A dependency from its JSON configuration, or (in the compiled pass) from its typed record's compiled form. */
+    private fun dependencyFrom(json: Any?): Dependency {
+        val counts = compiled
+        val typed = if (counts != null) TypedConfig.dependency(json) else null
+        if (counts == null || typed == null) return Dependency.fromJson(Json.write(json))
+        val form = compileDependency(typed)
+        counts[1]++
+        return Dependency.fromCompiled(form)
+    }
+
+    private fun plainPolicy(case: Map<String, Any?>): Policy {
         if ("grpc_service_config" in case) {
             val method = obj(case["grpc_method"])
             return serviceConfig(case).use { it.profileFor(string(method, "service"), string(method, "method")) }
@@ -186,7 +239,7 @@ class ConformanceTest {
             "breaker" -> return runBreaker(case, id)
             "dependency" -> {
                 val json = answer {
-                    Dependency.fromJson(Json.write(case["dependency"])).use { VectorJson.dependencySnapshot(it.snapshot(0)) }
+                    dependencyFrom(case["dependency"]).use { VectorJson.dependencySnapshot(it.snapshot(0)) }
                 }
                 // The typed record, when it can hold the JSON, must get the same answer: one reader.
                 TypedConfig.dependency(case["dependency"])?.let { config ->
@@ -257,7 +310,7 @@ class ConformanceTest {
         "aws_standard" -> awsStandardDependency()
         "aws_standard_2026" -> awsStandard2026Dependency()
         null -> if ("grpc_service_config" in case) serviceConfig(case).use { it.throttlingDependency() } else null
-        else -> Dependency.fromJson(Json.write(d))
+        else -> dependencyFrom(d)
     }
 
     private fun runSeries(case: Map<String, Any?>, id: String) {

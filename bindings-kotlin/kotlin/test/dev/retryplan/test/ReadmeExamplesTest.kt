@@ -15,7 +15,11 @@ import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.withContext
 import okhttp3.OkHttpClient
 import okhttp3.Request
+import dev.retryplan.examples.compiledPolicy
+import dev.retryplan.examples.controls
+import dev.retryplan.examples.form
 import dev.retryplan.examples.nightlyExport
+import dev.retryplan.examples.refusal
 import dev.retryplan.examples.placeOrder
 import dev.retryplan.examples.postOrder
 import kotlinx.coroutines.runBlocking
@@ -34,6 +38,18 @@ import org.junit.jupiter.api.Test
  * in HelperScenariosTest.
  */
 class ReadmeExamplesTest {
+    @Test
+    fun `the compiled example reads its base64 line back as the policy, and names a refusal's code`() {
+        val line = java.util.Base64.getEncoder().encodeToString(form)
+        val expected = Policy.profile("checkout").use { it.toJson() }
+        assertEquals(expected, compiledPolicy(line).use { it.toJson() })
+        assertEquals("rpp", String(form.copyOf(3)))
+        assertEquals(4, dev.retryplan.Dependency.fromCompiled(controls).use { d -> d.retrySlots()!!.use { it.capacity() } })
+        assertEquals(null, refusal(form))
+        assertEquals("not_a_compiled_form", refusal(line.toByteArray()))
+        assertEquals("compiled_form_kind", refusal(controls))
+    }
+
     @Test
     fun `the engine loop retries a 503 and ends with the success`() {
         val seen = mutableListOf<Triple<Long, String, String>>()
