@@ -5,8 +5,8 @@
 # beside the plan file and that nothing was written into the working directory.
 # Then every `retryplan` command the READMEs show (their output compared where
 # they show it: cli/check-readme.py), `check` on every example policy file, and
-# the Rust example program (examples/rust/checkout.rs), and the READMEs'
-# install line (`cargo install --path cli`).
+# the Rust example program (examples/rust/checkout.rs), the compiled forms the
+# bindings' suites load, and the READMEs' install line (`cargo install --path cli`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 chart=examples/checkout.svg
@@ -21,6 +21,20 @@ python3 cli/check-readme.py "${CARGO_TARGET_DIR:-target}/release/retryplan"
 find examples -name '*.json' | sort | while read -r plan; do
   "${CARGO_TARGET_DIR:-target}/release/retryplan" check "$plan" >/dev/null || { echo "cli: $plan is invalid" >&2; exit 1; }
 done
+# The compiled forms the Python and Kotlin suites load (tests/compiled/*.b64: one
+# form made by the CLI, read in every language) are what the CLI writes today.
+bin="${CARGO_TARGET_DIR:-target}/release/retryplan"
+for pair in "checkout.policy.b64 examples/policies/checkout.json" "checkout.dependency.b64 examples/checkout.json --dependency"; do
+  set -- $pair
+  fixture=tests/compiled/$1
+  shift
+  "$bin" compile "$@" | cmp -s - "$fixture" || {
+    echo "cli: $fixture is not what \`retryplan compile $*\` prints (the form changed?): write it again with" >&2
+    echo "  cargo run --release -p retryplan-cli -- compile $* > $fixture" >&2
+    exit 1
+  }
+done
+echo "cli: tests/compiled/*.b64 are the CLI's forms"
 # The install line the root and cli READMEs show, run as a user would (into a
 # scratch root; the release build above is reused through the target directory).
 for readme in README.md cli/README.md; do

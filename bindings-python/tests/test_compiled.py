@@ -28,11 +28,11 @@ from retryplan import (
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-#: What `retryplan compile examples/policies/checkout.json` prints (the CLI, cli/README.md "compile"),
-#: and `retryplan compile examples/checkout.json --dependency`. A new FORM_VERSION changes them: run
-#: those two commands again and paste their lines here (and in the Kotlin suite's CompiledTest.kt).
-CLI_CHECKOUT_POLICY = "cnBwAUlKYkYDoAYAyAEyyAEAMtAPkAMAAAAGtAIURgEAAICAAQcDkAMBARABtQKACAAAAfQDAQAAAAAAAAAAAAIAAA=="
-CLI_CHECKOUT_DEPENDENCY = "cnBkARA6V8wBAZqZmZmZmbk/BZBOAAA="
+#: What `retryplan compile examples/policies/checkout.json` and `retryplan compile examples/checkout.json
+#: --dependency` print: tests/compiled/*.b64, which cli/test.sh checks against the CLI (and says how to
+#: write them again when the form changes).
+CLI_CHECKOUT_POLICY = (ROOT / "tests/compiled/checkout.policy.b64").read_text().strip()
+CLI_CHECKOUT_DEPENDENCY = (ROOT / "tests/compiled/checkout.dependency.b64").read_text().strip()
 
 
 def test_every_profile_reads_back_equal_from_bytes_bytearray_and_memoryview() -> None:

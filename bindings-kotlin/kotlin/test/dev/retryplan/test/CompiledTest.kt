@@ -31,6 +31,14 @@ class CompiledTest {
     private val root: File = File(System.getProperty("retryplan.vectors") ?: System.getenv("RETRYPLAN_VECTORS") ?: "../tests/conformance")
         .absoluteFile.parentFile.parentFile
 
+    /**
+     * What `retryplan compile examples/policies/checkout.json` and `retryplan compile examples/checkout.json --dependency`
+     * print: tests/compiled/\*.b64, which cli/test.sh checks against the CLI (and says how to write them again when the
+     * form changes). The Python suite reads the same files.
+     */
+    private val cliCheckoutPolicy: String = File(root, "tests/compiled/checkout.policy.b64").readText().trim()
+    private val cliCheckoutDependency: String = File(root, "tests/compiled/checkout.dependency.b64").readText().trim()
+
     private fun refused(call: () -> Unit): RetryplanException.CompiledForm = assertThrows(RetryplanException.CompiledForm::class.java) { call() }
 
     @Test
@@ -63,13 +71,13 @@ class CompiledTest {
     /** What `retryplan compile` prints for the repository's checkout policy and its plan's dependency (cli/README.md). */
     @Test
     fun `the CLI's compiled lines load as their JSON does`() {
-        val form = Base64.getDecoder().decode(CLI_CHECKOUT_POLICY)
+        val form = Base64.getDecoder().decode(cliCheckoutPolicy)
         val json = File(root, "examples/policies/checkout.json").readText()
         Policy.fromJson(json).use { policy ->
             assertEquals(policy.toJson(), Policy.fromCompiled(form).use { it.toJson() })
             assertArrayEquals(form, policy.toCompiled(), "Kotlin writes the bytes the CLI writes")
         }
-        val dependency = Base64.getDecoder().decode(CLI_CHECKOUT_DEPENDENCY)
+        val dependency = Base64.getDecoder().decode(cliCheckoutDependency)
         val config = DependencyConfig(budget = BudgetConfig.Ratio(0.1, 5, 10_000))
         assertArrayEquals(dependency, compileDependency(config))
         val expected = Dependency(config).use { it.snapshot(0) }
@@ -112,15 +120,5 @@ class CompiledTest {
             compileDependency(DependencyConfig(budget = BudgetConfig.TokenBucket(0, 0.1)))
         }
         assertEquals(listOf("budget.max_tokens"), error.violations.map { it.field })
-    }
-
-    private companion object {
-        /**
-         * `retryplan compile examples/policies/checkout.json` and `retryplan compile examples/checkout.json --dependency`
-         * (the Python suite's tests/test_compiled.py pins the same lines). A new form version changes them: run those
-         * commands again and paste their lines in both.
-         */
-        const val CLI_CHECKOUT_POLICY = "cnBwAUlKYkYDoAYAyAEyyAEAMtAPkAMAAAAGtAIURgEAAICAAQcDkAMBARABtQKACAAAAfQDAQAAAAAAAAAAAAIAAA=="
-        const val CLI_CHECKOUT_DEPENDENCY = "cnBkARA6V8wBAZqZmZmZmbk/BZBOAAA="
     }
 }
