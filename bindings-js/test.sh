@@ -4,7 +4,8 @@
 # node --test: the conformance vectors, the API, driver, bad-input and helper
 # tests, retryFetch against a local HTTP server, the shared helper scenarios
 # (tests/helpers/) in Node, the vectors and the helper scenarios in headless
-# Chromium, tsc --strict on a TypeScript consumer, a Vite build of a page, and
+# Chromium, tsc --strict on a TypeScript consumer, a Vite build of a page, the
+# bundler plugin (its hooks, and Rolldown and Vite builds with it), and
 # every README example (tsc --strict, then run against tests/helpers/server.py).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -61,4 +62,5 @@ node --test \
   test/browser.test.mjs \
   test/browser-resend.test.mjs \
   test/consumer.test.mjs \
+  test/rollup.test.mjs \
   test/readme.test.mjs

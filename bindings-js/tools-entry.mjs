@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 
 const SHARED = new Set(['args.js', 'convert.js', 'endings.js', 'entropy.js', 'failures.js', 'json.js', 'messages.js', 'rules.js']);
 const ENTRIES = new Set(['node.js', 'browser.js']);
+// Build-time modules no entry imports (the bundler plugin, which loads the tools entry itself): not copied.
+const BUILD_TIME = new Set(['rollup.js']);
 
 /**
  * The shared modules of `lib` (a directory URL), by path under it: SHARED and
@@ -37,7 +39,7 @@ function build() {
   const shared = sharedModules(lib);
   rmSync(out, { recursive: true, force: true });
   mkdirSync(new URL('generated/', out), { recursive: true });
-  for (const name of readdirSync(lib).filter((file) => file.endsWith('.js'))) {
+  for (const name of readdirSync(lib).filter((file) => file.endsWith('.js') && !BUILD_TIME.has(file))) {
     let text = readFileSync(new URL(name, lib), 'utf8');
     if (ENTRIES.has(name)) text = `${text}export * from './tools.js';\n`;
     writeFileSync(new URL(name, out), text);

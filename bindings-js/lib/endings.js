@@ -13,11 +13,19 @@ import { compose } from './messages.js';
 const limit = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit');
 const withoutStack = limit?.writable === true;
 
+// Each class spells its own name (`name`, a field, as `this.name = ...` made
+// it): a minifier renames classes, and a bundler that inlines one into
+// ENDINGS names it by its key (`gave_up`), so `new.target.name` is not the
+// class's name in a page. A subclass of one of them keeps its parent's name
+// unless it sets its own, as a subclass of `TypeError` does.
+
 /**
  * An operation that ended without a result to return. `words` is the core's
  * message for the ending as data (`[rule index, ...values]`).
  */
 export class OperationFailedError extends Error {
+  name = 'OperationFailedError';
+
   constructor(decision, idempotencyKey, lastOutcome, cause, words) {
     const stackTraceLimit = Error.stackTraceLimit;
     if (withoutStack) Error.stackTraceLimit = 0;
@@ -26,7 +34,6 @@ export class OperationFailedError extends Error {
     } finally {
       if (withoutStack) Error.stackTraceLimit = stackTraceLimit;
     }
-    this.name = new.target.name;
     /** The ending decision (`gave_up`, `reconcile` or `restart`). */
     this.decision = decision;
     /** Attempts started, hedges included. */
@@ -39,6 +46,8 @@ export class OperationFailedError extends Error {
 
 /** The operation gave up: `reason` says why (attempts_exhausted, deadline_insufficient, ...). */
 export class GaveUpError extends OperationFailedError {
+  name = 'GaveUpError';
+
   constructor(decision, idempotencyKey, lastOutcome, cause, words) {
     super(decision, idempotencyKey, lastOutcome, cause, words);
     this.reason = decision.reason;
@@ -46,10 +55,14 @@ export class GaveUpError extends OperationFailedError {
 }
 
 /** An unsafe write may have happened: look it up by the idempotency key, never repeat it blindly. */
-export class ReconcileRequiredError extends OperationFailedError {}
+export class ReconcileRequiredError extends OperationFailedError {
+  name = 'ReconcileRequiredError';
+}
 
 /** A conflict: re-read, recompute, and start a new operation before `deadlineMs`. */
 export class RestartRequiredError extends OperationFailedError {
+  name = 'RestartRequiredError';
+
   constructor(decision, idempotencyKey, lastOutcome, cause, words) {
     super(decision, idempotencyKey, lastOutcome, cause, words);
     this.deadlineMs = decision.deadlineMs;

@@ -34,6 +34,7 @@ test('the packed package holds both entries: their JS, glue, wasm and types', ()
   assert.deepEqual(files('tools/wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
   const lib = ['browser.js', 'node.js', 'api.js', 'convert.js', 'constants.js', 'driver.js', 'endings.js', 'entropy.js', 'failures.js', 'helpers.js', 'host.js', 'operation.js', 'outcomes.js', 'wire.js', 'index.d.ts', 'tools.d.ts'];
   for (const name of lib) assert.ok(files('lib').includes(name), name);
+  for (const name of ['rollup.js', 'rollup.d.ts', 'imports.d.ts']) assert.ok(files('lib').includes(name), `the bundler plugin's lib/${name}`);
   for (const name of ['browser.js', 'node.js', 'api.js', 'tools.js', 'convert.js']) assert.ok(files('tools/lib').includes(name), `tools/lib/${name}`);
   for (const name of ['LICENSE-MIT', 'LICENSE-APACHE', 'README.md', 'package.json']) assert.ok(files('.').includes(name), name);
   assert.match(readFileSync(join(app, 'node_modules', 'retryplan', 'LICENSE-MIT'), 'utf8'), /Copyright \(c\) The retryplan developers/);

@@ -2,7 +2,11 @@
 // winner's value is returned; an ending without one rejects with a typed
 // error; a thrown error goes through the failure table, then the hook.
 import { test } from 'node:test';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { rolldown } from 'rolldown';
 import assert from 'node:assert/strict';
 import {
   Dependency,
@@ -181,6 +185,50 @@ test('run: the failure table reads platform errors before the hook: ECONNREFUSED
   assert.equal(reconcile.cause, reset);
   assert.deepEqual(reconcile.lastOutcome, { type: 'transport', failure: 'connection_lost' });
   assert.equal(hookCalls, 0, 'the table knew both errors');
+});
+
+test('run: each ending names its class even when a minifier renamed the classes (issue 24: `gave_up` after a Vite build)', async () => {
+  const classes = { OperationFailedError, GaveUpError, ReconcileRequiredError, RestartRequiredError };
+  const mangle = (cls, name) => Object.defineProperty(cls, 'name', { value: name, configurable: true });
+  // As a minifier leaves them: every class's own name gone, so `new.target.name` would say `a`, `b`, ...
+  for (const [index, cls] of Object.values(classes).entries()) mangle(cls, String.fromCharCode(97 + index));
+  try {
+    const gaveUp = await rejection(run(quick(), () => Promise.reject(new Busy()), { outcomeOfError: retryable }));
+    const reconcile = await rejection(run(quick({ idempotency: 'unsafe' }), () => Promise.reject(new Busy())));
+    const restart = await rejection(run(quick(), () => Promise.reject(new Busy()), { outcomeOfError: () => ({ type: 'application', verdict: 'conflict' }) }));
+    assert.deepEqual([gaveUp.name, reconcile.name, restart.name], ['GaveUpError', 'ReconcileRequiredError', 'RestartRequiredError']);
+    assert.match(String(gaveUp), /^GaveUpError: retryplan: /);
+    // A subclass of its own, renamed too, keeps its parent's name (as a subclass of TypeError does) unless it sets one.
+    const Mine = mangle(class extends GaveUpError {}, 'c');
+    assert.equal(new Mine(gaveUp.decision, 'key', undefined, undefined, [-1, 'words']).name, 'GaveUpError');
+    const Named = class extends GaveUpError {
+      name = 'CheckoutGaveUp';
+    };
+    assert.equal(new Named(gaveUp.decision, 'key', undefined, undefined, [-1, 'words']).name, 'CheckoutGaveUp');
+  } finally {
+    for (const [name, cls] of Object.entries(classes)) mangle(cls, name);
+  }
+  const Misuse = mangle(class extends RetryplanError {}, 'd');
+  assert.equal(new Misuse('invalid_argument', 'words').name, 'RetryplanError');
+});
+
+test('run: the endings keep their names through rolldown (Vite\'s bundler) with minification', async () => {
+  // The shape that named them `gave_up`: the classes reached only through ENDINGS, minified.
+  const work = mkdtempSync(join(tmpdir(), 'retryplan-names-'));
+  try {
+    const entry = join(work, 'entry.mjs');
+    const endings = fileURLToPath(new URL('../lib/endings.js', import.meta.url));
+    writeFileSync(entry, `import { ENDINGS } from ${JSON.stringify(endings)};\nexport const names = Object.entries(ENDINGS).map(([type, End]) => [type, new End({ type, attempts: 1 }, 'key', undefined, undefined, [-1, 'words']).name]);\n`);
+    const bundle = await rolldown({ input: entry, logLevel: 'silent' });
+    await bundle.write({ file: join(work, 'out.mjs'), format: 'esm', minify: true });
+    await bundle.close();
+    const code = readFileSync(join(work, 'out.mjs'), 'utf8');
+    assert.ok(!code.includes('class GaveUpError'), 'the bundle is minified');
+    const { names } = await import(pathToFileURL(join(work, 'out.mjs')).href);
+    assert.deepEqual(names, [['gave_up', 'GaveUpError'], ['reconcile', 'ReconcileRequiredError'], ['restart', 'RestartRequiredError']]);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 });
 
 test('run: the hook maps the application\'s errors; a conflict restarts; a bad outcome is misuse', async () => {
