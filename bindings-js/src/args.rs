@@ -15,12 +15,10 @@
 
 #[cfg(feature = "tools")]
 use alloc::string::String;
-use alloc::vec;
 
 use js_sys::{Array, JsString};
-use retryplan::message::{Arg, Message, Rule};
-use retryplan::wire::{decode_outcome, OutcomeKind};
-use retryplan::{Error, Outcome};
+use retryplan::wire::decode_caller_outcome;
+use retryplan::Outcome;
 use wasm_bindgen::prelude::*;
 #[cfg(feature = "tools")]
 use wasm_bindgen::JsCast;
@@ -180,17 +178,11 @@ pub(crate) fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
 }
 
 /// An outcome from the wire words `lib/outcomes.js` wrote, read by the
-/// core's `decode_outcome`, and an `http_status`'s error code (checked by the
-/// core's `ErrorCode::new`). A status is the caller's own, as an operation's
-/// input record reads it (wire.md): outside 100..=599 it is refused with the
-/// core's rule, never read as a malformed response nor cut to 16 bits.
+/// core's `decode_caller_outcome` (a status outside 100..=599 is the caller's
+/// mistake, refused), and an `http_status`'s error code (checked by the
+/// core's `ErrorCode::new`).
 pub(crate) fn outcome_of(kind: f64, code: f64, delay: f64, error_code: Option<&str>) -> Result<Outcome, JsValue> {
-    let (kind, code) = (kind as i64, code as i64);
-    if kind == OutcomeKind::HttpStatus.word() && !(100..=599).contains(&code) {
-        let rule = Message::new(Rule::NotHttpStatus, vec![Arg::from(code)]);
-        return Err(js_error(Error::InvalidArgument { name: "status", rule }));
-    }
-    let mut outcome = decode_outcome(kind, code, delay as i64).map_err(js_error)?;
+    let mut outcome = decode_caller_outcome(kind as i64, code as i64, delay as i64).map_err(js_error)?;
     if let Outcome::HttpStatus { error_code: read, .. } = &mut outcome {
         *read = error_code.map(retryplan::aws::ErrorCode::new).transpose().map_err(js_error)?;
     }

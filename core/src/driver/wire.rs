@@ -237,6 +237,30 @@ fn member<T: Named>(word: i64, field: &'static str, what: &'static str) -> Resul
     by_index(word).ok_or_else(|| refuse(field, what, word))
 }
 
+/// Reads an outcome a caller built (an `Outcome` object handed to an
+/// [`Operation`](crate::Operation) or to `classify`) from its three words:
+/// as [`decode_outcome`], except that an `http_status` outside 100..=599 is
+/// the caller's mistake, refused as the typed call refuses it
+/// ([`Error::InvalidArgument`] naming `status`), never read as a malformed
+/// response and never cut to 16 bits.
+///
+/// ```
+/// use retryplan::wire::{decode_caller_outcome, OutcomeKind, NONE};
+/// let refused = decode_caller_outcome(OutcomeKind::HttpStatus.word(), 65736, NONE).unwrap_err();
+/// assert_eq!((refused.code(), refused.to_string().ends_with("got 65736")), ("invalid_argument", true));
+/// assert!(decode_caller_outcome(OutcomeKind::HttpStatus.word(), 503, NONE).is_ok());
+/// ```
+///
+/// # Errors
+/// As [`decode_outcome`], and [`Error::InvalidArgument`] for a status
+/// outside 100..=599.
+pub fn decode_caller_outcome(kind: i64, code: i64, delay: i64) -> Result<Outcome, Error> {
+    if kind == OutcomeKind::HttpStatus.word() && !(100..=599).contains(&code) {
+        return Err(Error::InvalidArgument { name: "status", rule: message!(NotHttpStatus, code) });
+    }
+    decode_outcome(kind, code, delay)
+}
+
 /// Reads an outcome from its three words, `outcome_kind`, `outcome_code`
 /// and `outcome_delay_ms`, exactly as [`Driver::exchange`] reads them in a
 /// `result` record (see the [module documentation](self) for their meaning):
