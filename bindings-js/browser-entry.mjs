@@ -32,6 +32,32 @@ export const NOT_CARRIED = {
   _breakerNew: 'new CircuitBreaker',
 };
 
+/**
+ * The declarations of lib/index.d.ts that the runtime does not carry, and
+ * what browser/lib/browser.d.ts (the types of the `browser` condition) makes
+ * of each: deprecated, naming what to do instead, and a static function's
+ * result `never` (so that using it is a type error).
+ */
+const NOT_CARRIED_TYPES = [
+  ['static fromConfig(config: PolicyConfig): Policy;', 'Policy.fromConfig', 'static fromConfig(config: PolicyConfig): never;'],
+  ['static profile(name: ProfileName): Policy;', 'Policy.profile', 'static profile(name: ProfileName): never;'],
+  ['static fromConfig(config: DependencyConfig): Dependency;', 'Dependency.fromConfig', 'static fromConfig(config: DependencyConfig): never;'],
+  ['constructor(config: BudgetConfig);', 'new RetryBudget', 'constructor(config: BudgetConfig);'],
+  ['constructor(config: BreakerConfig);', 'new CircuitBreaker', 'constructor(config: BreakerConfig);'],
+];
+
+/** browser/lib/browser.d.ts from lib/index.d.ts (see NOT_CARRIED_TYPES). */
+function browserTypes(index) {
+  let text = index.replace(/from '\.\/generated\//g, "from '../../lib/generated/");
+  for (const [declaration, what, replacement] of NOT_CARRIED_TYPES) {
+    const at = text.indexOf(`  ${declaration}\n`);
+    if (at < 0 || text.indexOf(`  ${declaration}\n`, at + 1) >= 0) throw new Error(`browser-entry.mjs: lib/index.d.ts declares \`${declaration}\` ${at < 0 ? 'nowhere' : 'twice'}`);
+    const note = `  /**\n   * @deprecated \`${what}\` is not in the browser runtime: it throws a RetryplanError with code\n   * "unsupported". Compile the configuration when the page is built (retryplan/rollup, compilePolicy or\n   * compileDependency of retryplan/tools, \`retryplan compile\`) and load it with Policy.fromCompiled or\n   * Dependency.fromCompiled, or import it from retryplan/tools.\n   */\n`;
+    text = `${text.slice(0, at)}${note}  ${replacement}\n${text.slice(at + declaration.length + 3)}`;
+  }
+  return `// Made by browser-entry.mjs from lib/index.d.ts: the types of \`retryplan\` under the \`browser\`\n// condition (the browser runtime; TypeScript reads it with "customConditions": ["browser"]). Do not edit.\n${text}`;
+}
+
 /** The names a wasm-bindgen glue module exports. */
 const exportsOf = (glue) => new Set([...readFileSync(glue, 'utf8').matchAll(/^export (?:function|const|class) ([\w$]+)/gm)].map(([, name]) => name));
 
@@ -52,6 +78,8 @@ function build() {
     const up = '../'.repeat(path.split('/').length + 1);
     writeFileSync(new URL(path, out), `// Shared with the other entries: one module for all.\nexport * from '${up}lib/${path}';\n`);
   }
+
+  writeFileSync(new URL('browser.d.ts', out), browserTypes(readFileSync(new URL('index.d.ts', lib), 'utf8')));
 
   const glue = new URL('browser/wasm/retryplan_js.js', here);
   const carried = exportsOf(glue);
