@@ -58,6 +58,9 @@ function browserTypes(index) {
   return `// Made by browser-entry.mjs from lib/index.d.ts: the types of \`retryplan\` under the \`browser\`\n// condition (the browser runtime; TypeScript reads it with "customConditions": ["browser"]). Do not edit.\n${text}`;
 }
 
+/** The line before the stubs in the glue. */
+const STUBS = "// Not in the browser runtime (browser-entry.mjs): each throws `unsupported` naming what to do instead.";
+
 /** The names a wasm-bindgen glue module exports. */
 const exportsOf = (glue) => new Set([...readFileSync(glue, 'utf8').matchAll(/^export (?:function|const|class) ([\w$]+)/gm)].map(([, name]) => name));
 
@@ -82,12 +85,16 @@ function build() {
   writeFileSync(new URL('browser.d.ts', out), browserTypes(readFileSync(new URL('index.d.ts', lib), 'utf8')));
 
   const glue = new URL('browser/wasm/retryplan_js.js', here);
+  // The glue as wasm-bindgen wrote it (a second run replaces the stubs of the first).
+  const written = readFileSync(glue, 'utf8');
+  const marker = written.indexOf(`\n${STUBS}`);
+  if (marker >= 0) writeFileSync(glue, written.slice(0, marker));
   const carried = exportsOf(glue);
   const missing = [...exportsOf(new URL('wasm/retryplan_js.js', here))].filter((name) => !carried.has(name));
   const unlisted = missing.filter((name) => NOT_CARRIED[name] === undefined);
   if (unlisted.length > 0) throw new Error(`browser-entry.mjs: the runtime's wasm lacks ${unlisted.join(', ')}: name what calls each in NOT_CARRIED`);
   const stubs = missing.map((name) => `export function ${name}() {\n  throw notCarried('${NOT_CARRIED[name]}');\n}\n`);
-  appendFileSync(glue, `\n// Not in the browser runtime (browser-entry.mjs): each throws \`unsupported\` naming what to do instead.\nimport { notCarried } from '../lib/error.js';\n${stubs.join('')}`);
+  appendFileSync(glue, `\n${STUBS}\nimport { notCarried } from '../lib/error.js';\n${stubs.join('')}`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) build();
