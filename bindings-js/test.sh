@@ -44,6 +44,9 @@ step "build"
 step "size gate"
 node size.mjs
 
+step "module cycles (src/)"
+python3 ../scripts/check_module_cycles.py src
+
 step "tests"
 node --test \
   test/vectors.test.mjs \
@@ -60,6 +63,7 @@ node --test \
   test/scenarios.test.mjs \
   test/messages.test.mjs \
   test/tags.test.mjs \
+  test/cycles.test.mjs \
   test/browser.test.mjs \
   test/browser-resend.test.mjs \
   test/consumer.test.mjs \

@@ -6,9 +6,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use crate::docs;
 use crate::output::{Output, HEADER};
 use crate::schema::{name_set, NameSet, Object, Schema, Shape};
-use crate::docs;
 use crate::tables::{Mirrors, Py, Table, Ts, Variant};
 
 pub const NAMES: &str = "bindings-js/lib/generated/names.d.ts";
@@ -70,7 +70,8 @@ fn compiled_form_codes(root: &Path) -> Result<Table, String> {
     for code in retryplan::CompiledFormError::CODES {
         let named = format!("Code `{code}`");
         let found = error.variants.iter().find(|(_, doc)| doc.contains(&named));
-        let (ident, doc) = found.ok_or_else(|| format!("{}: no CompiledFormError variant says {named}", source.display()))?;
+        let (ident, doc) =
+            found.ok_or_else(|| format!("{}: no CompiledFormError variant says {named}", source.display()))?;
         variants.push(Variant { ident: ident.clone(), name: code.to_owned(), doc: doc.clone() });
     }
     Ok(Table {
