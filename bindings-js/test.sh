@@ -64,6 +64,7 @@ node --test \
   test/messages.test.mjs \
   test/tags.test.mjs \
   test/cycles.test.mjs \
+  test/runtime.test.mjs \
   test/browser.test.mjs \
   test/browser-resend.test.mjs \
   test/consumer.test.mjs \

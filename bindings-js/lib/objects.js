@@ -39,6 +39,9 @@ const hold = (object, handle, weight = 0) => {
   return object;
 };
 
+/** `Symbol.dispose` where the engine has it (a name, not a statement at module scope: the module has no side effects). */
+const DISPOSE = typeof Symbol.dispose === 'symbol' ? Symbol.dispose : Symbol('retryplan.dispose');
+
 /** An object holding a wasm handle (`weight`: see HEAVY). */
 export class Held {
   constructor(handle, weight) {
@@ -56,8 +59,12 @@ export class Held {
     objects.unregister(this);
     _free(handle);
   }
+
+  /** `using`: frees it (under a symbol of the module's own where the engine has no `Symbol.dispose`). */
+  [DISPOSE]() {
+    this.free();
+  }
 }
-if (typeof Symbol.dispose === 'symbol') Held.prototype[Symbol.dispose] = Held.prototype.free;
 
 /** Makes an object of `type` around the handle a wasm function returned (or throws the error it returned). */
 export const make = (type, handle) => hold(Object.create(type.prototype), decided(handle));

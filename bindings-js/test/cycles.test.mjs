@@ -67,3 +67,20 @@ test('the check finds a cycle when there is one', () => {
   assert.deepEqual(cycles(new Map([[a, [b]], [b, [a]]])), [['a.js', 'b.js']]);
   assert.deepEqual(cycles(new Map([[a, [b]], [b, []]])), []);
 });
+
+test('sideEffects: only the entries (and the tools, which extend the classes) run statements at module scope; every other module only declares', () => {
+  const declared = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).sideEffects;
+  assert.ok(Array.isArray(declared) && declared.includes('./browser/lib/browser.js') && declared.includes('./lib/node.js'));
+  // What a module may hold at its top level: imports, exports, declarations and what continues them.
+  const DECLARES = /^(?:import|export|const|let|function|async function|class|\/\/|\/\*|\*| |\t|\}|\]|\)|$)/;
+  const offending = [];
+  for (const file of [...modules('lib'), ...modules('lib/runtime'), ...modules('lib/generated')]) {
+    const path = `./${relative(root, file)}`;
+    const shipped = path.startsWith('./lib/runtime/') ? `./browser/lib/${path.slice('./lib/runtime/'.length)}` : path;
+    if (declared.includes(path) || declared.includes(shipped) || path === './lib/rollup.js') continue;
+    readFileSync(file, 'utf8').split('\n').forEach((line, index) => {
+      if (!DECLARES.test(line)) offending.push(`${path}:${index + 1}: ${line}`);
+    });
+  }
+  assert.deepEqual(offending, []);
+});
