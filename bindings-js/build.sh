@@ -3,7 +3,11 @@
 # - `retryplan` (the default, lean entry): wasm/retryplan_js.js (wasm-bindgen
 #   `web` glue) and wasm/retryplan_js_bg.wasm, next to the hand-written lib/;
 # - `retryplan/tools`: the same crate with the `tools` feature, its own glue and
-#   wasm in tools/wasm/, and tools/lib/ (made by tools-entry.mjs from lib/).
+#   wasm in tools/wasm/, and tools/lib/ (made by tools-entry.mjs from lib/);
+# - the browser runtime (`retryplan` under the `browser` and `default`
+#   conditions): the crate without default features (no configuration reader,
+#   no message data), its glue and wasm in browser/wasm/,
+#   and browser/lib/ (made by browser-entry.mjs from lib/ and lib/runtime/).
 # Run from anywhere; needs the wasm32 target, wasm-bindgen-cli 0.2.130 and
 # `npm ci` done here (test.sh installs all three).
 set -euo pipefail
@@ -39,9 +43,14 @@ shrink "$here/wasm"
 build "$here/tools/wasm" --features tools
 "$wasm_opt" -Oz -g "$here/tools/wasm/retryplan_js_bg.wasm" -o "$root/target/wasm32-unknown-unknown/wasm-release/retryplan_js.tools.wasm"
 shrink "$here/tools/wasm"
+build "$here/browser/wasm" --no-default-features
+"$wasm_opt" -Oz -g "$here/browser/wasm/retryplan_js_bg.wasm" -o "$root/target/wasm32-unknown-unknown/wasm-release/retryplan_js.browser.wasm"
+shrink "$here/browser/wasm"
 # The core's message table, for lib/messages.js to compose errors outside the wasm.
 node "$here/rules-table.mjs"
 node "$here/tools-entry.mjs"
+node "$here/browser-entry.mjs"
 
 echo "built: $(size retryplan_js_bg.wasm "$here/wasm/retryplan_js_bg.wasm"); $(size retryplan_js.js "$here/wasm/retryplan_js.js")"
+echo "built browser: $(size retryplan_js_bg.wasm "$here/browser/wasm/retryplan_js_bg.wasm"); $(size retryplan_js.js "$here/browser/wasm/retryplan_js.js")"
 echo "built tools: $(size retryplan_js_bg.wasm "$here/tools/wasm/retryplan_js_bg.wasm"); $(size retryplan_js.js "$here/tools/wasm/retryplan_js.js")"

@@ -13,6 +13,10 @@ const BUILT = [
   'tools/wasm/retryplan_js_bg.wasm',
   'tools/lib/api.js',
   'tools/lib/tools.js',
+  'browser/wasm/retryplan_js.js',
+  'browser/wasm/retryplan_js_bg.wasm',
+  'browser/lib/browser.js',
+  'browser/lib/browser.d.ts',
   'lib/rules.js',
 ];
 /** What the build is made from. */

@@ -5,8 +5,9 @@
 # tests, retryFetch against a local HTTP server, the shared helper scenarios
 # (tests/helpers/) in Node, the vectors and the helper scenarios in headless
 # Chromium, tsc --strict on a TypeScript consumer, a Vite build of a page, the
-# bundler plugin (its hooks, and Rolldown and Vite builds with it), and
-# every README example (tsc --strict, then run against tests/helpers/server.py).
+# bundler plugin (its hooks, and Rolldown and Vite builds with it), the
+# README's checkout pages built by Vite (their shipped size gated) and run in
+# Chromium through the browser runtime, and every README example (tsc --strict, then run against tests/helpers/server.py).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
@@ -43,6 +44,9 @@ step "build"
 step "size gate"
 node size.mjs
 
+step "module cycles (src/)"
+python3 ../scripts/check_module_cycles.py src
+
 step "tests"
 node --test \
   test/vectors.test.mjs \
@@ -59,8 +63,11 @@ node --test \
   test/scenarios.test.mjs \
   test/messages.test.mjs \
   test/tags.test.mjs \
+  test/cycles.test.mjs \
+  test/runtime.test.mjs \
   test/browser.test.mjs \
   test/browser-resend.test.mjs \
   test/consumer.test.mjs \
   test/rollup.test.mjs \
+  test/page.test.mjs \
   test/readme.test.mjs

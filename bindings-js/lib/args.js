@@ -5,6 +5,7 @@
 // must be Unicode text (a lone surrogate would be silently replaced on the
 // way in). The wasm takes what passes as it is.
 import { bindingError, isWellFormed } from './convert.js';
+import { COMPILED_FORM } from './generated/wire.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 /** The longest string accepted, in UTF-16 code units (1 MiB of ASCII). */
@@ -67,12 +68,17 @@ export function options(value, first) {
   return value ?? undefined;
 }
 
-/** A compiled form: a Uint8Array (a Buffer too), or an ArrayBuffer read as one, of at most MAX_TEXT bytes. */
+/**
+ * A compiled form: a Uint8Array (a Buffer too), or an ArrayBuffer read as
+ * one. Its length is the core's to judge: a form longer than the core reads
+ * (COMPILED_FORM.MAX_LEN) is handed over as its first MAX_LEN + 1 bytes,
+ * which the core refuses as it refuses the whole form, without copying the
+ * rest into wasm memory.
+ */
 export function compiledForm(name, value) {
   const bytes = value instanceof ArrayBuffer ? new Uint8Array(value) : value;
   if (!(bytes instanceof Uint8Array)) throw refuse(name, 'compiled', value);
-  if (bytes.length > MAX_TEXT) throw refuse(name, 'bytes_long', bytes.length, MAX_TEXT);
-  return bytes;
+  return bytes.length > COMPILED_FORM.MAX_LEN ? bytes.subarray(0, COMPILED_FORM.MAX_LEN + 1) : bytes;
 }
 
 /** One of `names` (`name` is the argument), as its index. */

@@ -28,8 +28,9 @@ import {
 } from '../wasm/retryplan_js.js';
 import { compiledForm, flag, ms, whole } from './args.js';
 import { decided } from './convert.js';
+import { notConstructed } from './error.js';
 import { decidedConfig } from './spelling.js';
-import { Held, handle, handleOf, make } from './objects.js';
+import { BRAND, Held, handle, handleOf, make } from './objects.js';
 import { numbers } from './wire.js';
 
 const U32 = 2 ** 32 - 1;
@@ -41,6 +42,16 @@ const U32 = 2 ** 32 - 1;
  * operation that calls the dependency (`{dependency}`).
  */
 export class Dependency extends Held {
+  /** Not how a dependency is made: `unsupported`, naming the functions that make one. */
+  constructor() {
+    throw notConstructed('Dependency', 'Dependency.fromCompiled(form), or Dependency.fromConfig(config) outside the browser runtime');
+  }
+
+  /** Checked by lib/driver.js (see BRAND in lib/objects.js). */
+  get [BRAND.Dependency]() {
+    return true;
+  }
+
   /** Validates a configuration object (camelCase keys); errors and field paths match every language's. */
   static fromConfig(config) {
     return make(this, decidedConfig(_dependencyFromConfig(config), config));
@@ -220,6 +231,3 @@ export class RetrySlots extends Held {
 
 /** @deprecated The old name of `RetrySlots`, kept for one release. */
 export const ConcurrencyLimit = RetrySlots;
-
-/** An optional Dependency argument's handle (0 when absent). */
-export const dependencyHandle = (options) => handleOf('dependency', options?.dependency, Dependency, true);

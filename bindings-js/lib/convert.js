@@ -1,27 +1,19 @@
 // Conversions used by the wasm glue and lib/: the error class, and the small shapes (attempt lists, request ids, attempts).
 // Nothing here decides anything; it only shapes values the core computed.
+// In the browser runtime (browser/lib/) `./messages.js` is lib/runtime/messages.js,
+// which composes nothing: each error's words are then its code and field (codeWords).
 import { bindingMessage, compose, fill } from './messages.js';
-import { BLAMES } from './rules.js';
+import { RetryplanError, codeWords } from './error.js';
 import { COMPILED_FORM } from './generated/wire.js';
 
-/** Misuse of the engine (never a failed attempt: those are decisions). */
-export class RetryplanError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'RetryplanError';
-    /** Stable, language-neutral code: the core's `Error::code()`. */
-    this.code = code;
-    /** Who must act: the core's `Error::blame()` for this code (`caller`, `configuration`, `server`, `environment`). */
-    this.blame = BLAMES[code];
-  }
-}
+export { RetryplanError };
 
 /** A core error's message as data (`[rule index, ...values]`), kept for lib/spelling.js to respell. */
 export const MESSAGE = Symbol('retryplan.message');
 
 /** A core error (see src/lib.rs `js_error`): its message composed here, from the core's table (kept, to respell). */
 export function coreError(code, field, message) {
-  const error = new RetryplanError(code, compose(message));
+  const error = new RetryplanError(code, compose(message) ?? codeWords(code, field));
   if (field !== undefined) error.field = field;
   error[MESSAGE] = message;
   return error;
@@ -34,7 +26,7 @@ export function coreError(code, field, message) {
  */
 export function compiledFormError(message, expected, a, b) {
   const [code, template] = COMPILED_FORM.MESSAGES[message];
-  const error = new RetryplanError(code, fill(template, [expected, a, b]));
+  const error = new RetryplanError(code, fill(template, [expected, a, b]) ?? codeWords(code, expected));
   error.blame = COMPILED_FORM.BLAME;
   error.config = expected;
   return error;
@@ -46,18 +38,19 @@ export function addDetail(error, key, value) {
 }
 
 export function addViolation(error, field, message) {
-  (error.violations ??= []).push({ field, message: compose(message) });
+  (error.violations ??= []).push({ field, message: compose(message) ?? codeWords(error.code, field) });
 }
 
 /** A warning of the core (`{field, message}`), its message composed here. */
-export const warning = (field, message) => ({ field, message: compose(message) });
+export const warning = (field, message) => ({ field, message: compose(message) ?? field });
 
 /**
  * A refusal of the binding's own (an argument, or with `config`, the name of the configuration being read, and
  * `configWords`, how the core's message names it, a value only JS has): see messages.js BINDING.
  */
 export function bindingError(config, configWords, field, key, a, b) {
-  const error = new RetryplanError(config ? 'invalid_config' : 'invalid_argument', bindingMessage(configWords, field, key, a, b));
+  const code = config ? 'invalid_config' : 'invalid_argument';
+  const error = new RetryplanError(code, bindingMessage(configWords, field, key, a, b) ?? `${codeWords(code, field)}: ${key}`);
   if (config) error.config = config;
   error.field = field;
   return error;

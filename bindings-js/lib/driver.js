@@ -14,13 +14,11 @@ import {
 } from '../wasm/retryplan_js.js';
 import { attempt, flag, ms, oneOf, options as optionsOf, optional, refuse, text, whole } from './args.js';
 import { decided } from './convert.js';
-import { dependencyHandle } from './controls.js';
 import { drawUnlessSeeded, pool } from './entropy.js';
 import { anyStatus, guidance } from './http.js';
-import { HEAVY, Held, handle, handleOf } from './objects.js';
+import { HEAVY, Held, brandedHandle, handle, handleOf } from './objects.js';
 import { Policy } from './policy.js';
 import { nextEvent, pollAction } from './records.js';
-import { Stats } from './stats.js';
 import { NAMES, driverKey, numbers } from './wire.js';
 
 /** `[nextWakeupMs, deadlineMs, attemptsStarted, startedAtMs, isEnded]` of `driver` (a view: read at once). */
@@ -40,10 +38,10 @@ export const OPERATION = 'operation';
  */
 export function newDriver(policy, nowMs, options, poll = false) {
   optionsOf(options, 'seed');
-  const dependency = dependencyHandle(options);
+  const dependency = brandedHandle('dependency', options?.dependency, 'Dependency');
   const operation = poll === OPERATION;
   const own = operation ? undefined : options;
-  const stats = handleOf('stats', own?.stats, Stats, true);
+  const stats = brandedHandle('stats', own?.stats, 'Stats');
   const policyHandle = handleOf('policy', policy, Policy);
   const now = ms('nowMs', nowMs);
   const at = drawUnlessSeeded(options);

@@ -19,18 +19,15 @@ const withoutStack = limit?.writable === true;
 // class's name in a page. A subclass of one of them keeps its parent's name
 // unless it sets its own, as a subclass of `TypeError` does.
 
-/**
- * An operation that ended without a result to return. `words` is the core's
- * message for the ending as data (`[rule index, ...values]`).
- */
+/** An operation that ended without a result to return. `message` is the core's text for the ending. */
 export class OperationFailedError extends Error {
   name = 'OperationFailedError';
 
-  constructor(decision, idempotencyKey, lastOutcome, cause, words) {
+  constructor(decision, idempotencyKey, lastOutcome, cause, message) {
     const stackTraceLimit = Error.stackTraceLimit;
     if (withoutStack) Error.stackTraceLimit = 0;
     try {
-      super(compose(words), cause === undefined ? undefined : { cause });
+      super(message, cause === undefined ? undefined : { cause });
     } finally {
       if (withoutStack) Error.stackTraceLimit = stackTraceLimit;
     }
@@ -48,8 +45,8 @@ export class OperationFailedError extends Error {
 export class GaveUpError extends OperationFailedError {
   name = 'GaveUpError';
 
-  constructor(decision, idempotencyKey, lastOutcome, cause, words) {
-    super(decision, idempotencyKey, lastOutcome, cause, words);
+  constructor(decision, idempotencyKey, lastOutcome, cause, message) {
+    super(decision, idempotencyKey, lastOutcome, cause, message);
     this.reason = decision.reason;
   }
 }
@@ -63,8 +60,8 @@ export class ReconcileRequiredError extends OperationFailedError {
 export class RestartRequiredError extends OperationFailedError {
   name = 'RestartRequiredError';
 
-  constructor(decision, idempotencyKey, lastOutcome, cause, words) {
-    super(decision, idempotencyKey, lastOutcome, cause, words);
+  constructor(decision, idempotencyKey, lastOutcome, cause, message) {
+    super(decision, idempotencyKey, lastOutcome, cause, message);
     this.deadlineMs = decision.deadlineMs;
   }
 }

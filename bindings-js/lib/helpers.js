@@ -11,6 +11,7 @@ import { failureOf } from './failures.js';
 import { Host, after } from './host.js';
 import { driverKey } from './wire.js';
 import { abortAttempt, decided } from './convert.js';
+import { compose } from './messages.js';
 
 /** The monotonic clock in whole milliseconds (as `ms` reads a time: floored). */
 const monotonicNow = () => Math.floor(performance.now());
@@ -65,7 +66,8 @@ function finished(host) {
  */
 function ending(host, { decision, lastResult }, operation) {
   if (host.signal?.aborted && decision.reason === 'cancelled') return host.signal.reason;
-  const words = decided(_endingMessage(host.driver, operation));
+  // Without message data (the browser runtime): the ending's type and reason.
+  const words = compose(decided(_endingMessage(host.driver, operation))) ?? (decision.reason === undefined ? decision.type : `${decision.type}: ${decision.reason}`);
   return new ENDINGS[decision.type](decision, keyOf(host), lastResult?.outcome, host.errors[host.endToken], words);
 }
 

@@ -11,11 +11,11 @@
 // by core/mirrors into generated/names.d.ts (`cargo run -p retryplan-mirrors`):
 // each union and its docs are written there, not here.
 import type {
-  AbortReason, BackoffKind, Blame, BreakerState, Concurrency, ConfigKind, DeadLetterReason, ErrorCode, ErrorCodeTable,
+  AbortReason, BackoffKind, Blame, BreakerState, CompiledFormErrorCode, Concurrency, ConfigKind, DeadLetterReason, ErrorCode, ErrorCodeTable,
   Failure, GiveUpReason, GrpcCode, Held, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
 } from './generated/names.js';
 export type {
-  AbortReason, BackoffKind, Blame, BreakerState, Concurrency, ConfigKind, DeadLetterReason, ErrorCode, ErrorCodeTable,
+  AbortReason, BackoffKind, Blame, BreakerState, CompiledFormErrorCode, Concurrency, ConfigKind, DeadLetterReason, ErrorCode, ErrorCodeTable,
   Failure, GiveUpReason, GrpcCode, Held, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
 };
 // The configuration types schema.json describes, generated the same way into
@@ -35,16 +35,6 @@ export interface Violation {
   field: string;
   message: string;
 }
-
-/**
- * Why a compiled form was refused by `Policy.fromCompiled` or `Dependency.fromCompiled` (the core's
- * `CompiledFormError::CODES`, blame "configuration"): not a compiled form (too short, or without the
- * magic `rp`: base64 text must be decoded first), a form of another version of the encoding, a
- * damaged one (its checksum, or a value that does not read), or one of the other kind (a
- * dependency's where a policy's is read). Nothing is created: compile the configuration again with
- * the retryplan that loads it.
- */
-export type CompiledFormErrorCode = 'not_a_compiled_form' | 'compiled_form_version' | 'compiled_form_damaged' | 'compiled_form_kind';
 
 /** A compiled form: the bytes `compilePolicy`/`compileDependency` (retryplan/tools) or `retryplan compile --out FILE` write. A Node Buffer is a Uint8Array. */
 export type CompiledForm = Uint8Array | ArrayBuffer;

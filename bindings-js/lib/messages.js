@@ -123,7 +123,6 @@ export const BINDING = {
   map_keys: () => "a Map's keys must be strings",
   // A compiled form.
   compiled: (value) => `must be a compiled form (a Uint8Array or an ArrayBuffer), got ${kindOf(value)}`,
-  bytes_long: (length, max) => `must be at most ${max} bytes long, got ${length}`,
   // The tools.
   json: (message) => message,
   attempts: () => 'must be an array of attempt numbers',

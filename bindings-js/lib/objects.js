@@ -39,6 +39,9 @@ const hold = (object, handle, weight = 0) => {
   return object;
 };
 
+/** `Symbol.dispose` where the engine has it (a name, not a statement at module scope: the module has no side effects). */
+const DISPOSE = typeof Symbol.dispose === 'symbol' ? Symbol.dispose : Symbol('retryplan.dispose');
+
 /** An object holding a wasm handle (`weight`: see HEAVY). */
 export class Held {
   constructor(handle, weight) {
@@ -56,19 +59,40 @@ export class Held {
     objects.unregister(this);
     _free(handle);
   }
+
+  /** `using`: frees it (under a symbol of the module's own where the engine has no `Symbol.dispose`). */
+  [DISPOSE]() {
+    this.free();
+  }
 }
-if (typeof Symbol.dispose === 'symbol') Held.prototype[Symbol.dispose] = Held.prototype.free;
 
 /** Makes an object of `type` around the handle a wasm function returned (or throws the error it returned). */
 export const make = (type, handle) => hold(Object.create(type.prototype), decided(handle));
 
+/** The refusal of argument `name`, which must be a `typeName`. */
+const notA = (name, typeName) =>
+  Object.assign(new RetryplanError('invalid_argument', `invalid argument \`${name}\`: must be a ${typeName}`), { field: name });
+
 /** The handle of `value`, which must be a `type` (`name` is the argument); 0 when absent and `optional`. */
 export function handleOf(name, value, type, optional = false) {
   if (value == null && optional) return 0;
-  if (!(value instanceof type)) {
-    throw Object.assign(new RetryplanError('invalid_argument', `invalid argument \`${name}\`: must be a ${type.name}`), { field: name });
-  }
+  if (!(value instanceof type)) throw notA(name, type.name);
   // A freed object's handle: one the wasm's table never makes (index 2^20-1),
   // so it is refused as freed, never read as absent (0).
+  return value[HANDLE] ?? FREED;
+}
+
+/**
+ * The brands of the classes an operation's options name (`dependency`,
+ * `stats`), which lib/driver.js checks without importing their modules: a
+ * page that never makes a Dependency ships none of lib/controls.js. Each
+ * class answers true for its brand (a getter of its prototype).
+ */
+export const BRAND = { Dependency: Symbol('retryplan.Dependency'), Stats: Symbol('retryplan.Stats') };
+
+/** The handle of the optional argument `name`, which must be a `typeName` (see BRAND): 0 when absent. */
+export function brandedHandle(name, value, typeName) {
+  if (value == null) return 0;
+  if (value[BRAND[typeName]] !== true) throw notA(name, typeName);
   return value[HANDLE] ?? FREED;
 }

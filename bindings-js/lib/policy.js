@@ -2,6 +2,7 @@
 // `Policy.profile(name)`), read by the core's one configuration reader.
 import { _policyFromCompiled, _policyFromConfig, _policyInfo, _policyProfile } from '../wasm/retryplan_js.js';
 import { compiledForm, text } from './args.js';
+import { notConstructed } from './error.js';
 import { decidedConfig } from './spelling.js';
 import { Held, handle, make } from './objects.js';
 import { PROFILE_NAMES } from './generated/wire.js';
@@ -13,6 +14,11 @@ const INFO = Symbol('retryplan.info');
 const info = (policy) => (policy[INFO] ??= numbers(_policyInfo(handle(policy))).slice(0, 3));
 
 export class Policy extends Held {
+  /** Not how a policy is made: `unsupported`, naming the functions that make one. */
+  constructor() {
+    throw notConstructed('Policy', 'Policy.fromCompiled(form), or Policy.fromConfig(config) and Policy.profile(name) outside the browser runtime');
+  }
+
   /**
    * Validates a policy object (camelCase keys, snake_case values; every field
    * optional), read by the core's one reader: errors and field paths are those

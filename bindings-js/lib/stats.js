@@ -4,13 +4,18 @@
 // core's reason order); this names them.
 import { _statsCounts, _statsMerge, _statsNew } from '../wasm/retryplan_js.js';
 import { decided } from './convert.js';
-import { Held, handle, handleOf } from './objects.js';
+import { BRAND, Held, handle, handleOf } from './objects.js';
 import { NAMES, numbers } from './wire.js';
 
 const COUNTERS = ['operations', 'attempts', 'retries', 'hedges', 'succeeded', 'reconciles', 'restarts'];
 const camel = (name) => name.replace(/_([a-z])/g, (_, letter) => letter.toUpperCase());
 
 export class Stats extends Held {
+  /** Checked by lib/driver.js (see BRAND in lib/objects.js). */
+  get [BRAND.Stats]() {
+    return true;
+  }
+
   constructor() {
     super(decided(_statsNew()));
   }

@@ -16,20 +16,25 @@
 #[cfg(feature = "tools")]
 use alloc::string::String;
 
-use js_sys::{Array, JsString};
+use js_sys::Array;
+#[cfg(feature = "config")]
+use js_sys::JsString;
 use retryplan::wire::decode_caller_outcome;
 use retryplan::Outcome;
 use wasm_bindgen::prelude::*;
 #[cfg(feature = "tools")]
 use wasm_bindgen::JsCast;
 
+#[cfg(feature = "config")]
+use crate::is_well_formed;
 #[cfg(feature = "tools")]
 use crate::MAX_SAFE;
-use crate::{invalid_with, is_well_formed, js_error};
+use crate::{invalid_with, js_error};
 
 /// The longest string accepted from JS, in UTF-16 code units (1 MiB of
 /// ASCII): far above any real name, header value or policy file, far below
 /// what could exhaust wasm memory.
+#[cfg(feature = "config")]
 pub(crate) const MAX_TEXT: u32 = 1 << 20;
 
 #[cfg(feature = "tools")]
@@ -89,6 +94,7 @@ pub(crate) fn attempt_number(value: f64) -> Result<u32, JsValue> {
 /// Why a JS string cannot be read as Rust text, if it cannot: the key of the
 /// rule and its value (it is longer than [`MAX_TEXT`] or holds a lone
 /// surrogate). Checked before the copy.
+#[cfg(feature = "config")]
 pub(crate) fn unreadable(string: &JsString) -> Option<(&'static str, JsValue)> {
     let length = string.length();
     if length > MAX_TEXT {

@@ -6,6 +6,7 @@ use alloc::sync::Arc;
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "config")]
 use crate::data::config_value;
 use crate::objects::{self, Control, Object};
 use crate::policy::handle_js;
@@ -17,6 +18,7 @@ pub(crate) fn dependency(handle: u32) -> Result<Arc<rp::Dependency>, JsValue> {
 }
 
 /// Reads a dependency configuration object (camelCase keys): its handle, or the `RetryplanError`.
+#[cfg(feature = "config")]
 #[wasm_bindgen(js_name = _dependencyFromConfig)]
 pub fn dependency_from_config(config: &JsValue) -> JsValue {
     handle_js(config_value(config, rp::ConfigKind::Dependency).and_then(|value| keep_dependency(&value)))
@@ -35,11 +37,13 @@ pub fn dependency_from_compiled(form: &[u8]) -> JsValue {
 }
 
 /// A dependency read from the core's data tree, kept.
+#[cfg(feature = "config")]
 pub(crate) fn keep_dependency(value: &rp::value::Value) -> Result<u32, JsValue> {
     keep_dependency_config(&rp::DependencyConfig::from_value(value).map_err(js_error)?)
 }
 
 /// A dependency made from its configuration, kept: its handle.
+#[cfg(feature = "config")]
 pub(crate) fn keep_dependency_config(config: &rp::DependencyConfig) -> Result<u32, JsValue> {
     objects::insert(Object::Dependency(rp::Dependency::new(config).map_err(js_error)?))
 }
@@ -87,6 +91,7 @@ fn budget<T>(handle: u32, use_budget: impl FnOnce(&rp::RetryBudget) -> Result<T,
 
 /// Reads a budget configuration object (reading errors name the budget and
 /// the path from it, `kind`, as the core reads one): its handle, or the `RetryplanError`.
+#[cfg(feature = "config")]
 #[wasm_bindgen(js_name = _budgetNew)]
 pub fn budget_new(config: &JsValue) -> JsValue {
     handle_js(config_value(config, rp::ConfigKind::Budget).and_then(|value| {
@@ -189,6 +194,7 @@ fn breaker<T>(handle: u32, use_breaker: impl FnOnce(&rp::CircuitBreaker) -> Resu
 
 /// Reads a breaker configuration object (reading errors name the breaker and
 /// the path from it, `trip.kind`): its handle, or the `RetryplanError`.
+#[cfg(feature = "config")]
 #[wasm_bindgen(js_name = _breakerNew)]
 pub fn breaker_new(config: &JsValue) -> JsValue {
     handle_js(config_value(config, rp::ConfigKind::Breaker).and_then(|value| {

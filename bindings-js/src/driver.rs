@@ -20,10 +20,12 @@ use wasm_bindgen::prelude::*;
 
 use crate::args::{outcome, whole_number};
 use crate::headers::named_or_default;
+#[cfg(feature = "messages")]
+use crate::message_js;
 use crate::objects::{self, Object};
 use crate::operation::Options;
 use crate::outcomes::guidance_lookup;
-use crate::{either, invalid_with, js_error, message_js, num};
+use crate::{either, invalid_with, js_error, num};
 
 /// A receipt as its number (its place in `Receipt::ALL`), which JS names
 /// through the generated `NAMES.receipts` (a number crosses for less than a string).
@@ -250,8 +252,15 @@ pub fn driver_cancel(handle: u32, now_ms: f64) -> JsValue {
 /// `lib/messages.js` to compose; `operation` is how the helper names the
 /// operation. Undefined while the operation runs, and for a success. Reads
 /// only (no action is handed out).
+/// Without the feature `messages` (the browser runtime): always undefined.
 #[wasm_bindgen(js_name = _endingMessage)]
 pub fn ending_message(handle: u32, operation: &str) -> JsValue {
+    #[cfg(not(feature = "messages"))]
+    return {
+        let _ = (handle, operation);
+        JsValue::UNDEFINED
+    };
+    #[cfg(feature = "messages")]
     either(with(handle, |driver| {
         let key = driver.idempotency_key().as_str();
         let message = driver.ended().and_then(|ending| ending.message(operation, key, ERROR_HOOK));
@@ -260,6 +269,7 @@ pub fn ending_message(handle: u32, operation: &str) -> JsValue {
 }
 
 /// How the helpers' option that classifies errors is named (`run`'s and `retryFetch`'s).
+#[cfg(feature = "messages")]
 const ERROR_HOOK: &str = "outcomeOfError";
 
 /// The oldest decision recorded and not yet read, stored as a finish's is

@@ -28,14 +28,18 @@ extern crate alloc;
 use core::alloc::{GlobalAlloc, Layout};
 use core::sync::atomic::{AtomicBool, Ordering};
 
-use js_sys::{Array, JsString};
+use js_sys::Array;
+#[cfg(feature = "config")]
+use js_sys::JsString;
 use retryplan as rp;
+#[cfg(feature = "messages")]
 use rp::message::{Arg, Message};
 use rp::Error;
 use wasm_bindgen::prelude::*;
 
 mod args;
 mod controls;
+#[cfg(feature = "config")]
 mod data;
 #[cfg(feature = "tools")]
 mod dialects;
@@ -149,16 +153,19 @@ extern "C" {
     #[wasm_bindgen(js_name = compiledFormError)]
     fn compiled_form_error(message: u32, expected: &str, a: &JsValue, b: &JsValue) -> JsValue;
     /// False when the string holds a lone surrogate.
+    #[cfg(feature = "config")]
     #[wasm_bindgen(js_name = isWellFormed)]
     fn is_well_formed(text: &JsString) -> bool;
 }
 
 /// The largest integer a JS number holds exactly, as the core's `MAX_MS`.
+#[cfg(any(feature = "messages", feature = "tools"))]
 const MAX_SAFE: f64 = rp::policy::MAX_MS as f64;
 
 /// A message as data for `lib/messages.js` to compose: `[rule index,
 /// ...values]`, a value being a string, a number (a bigint beyond 2^53), an
 /// array of names (strings), a message, or an array of messages.
+#[cfg(feature = "messages")]
 fn message_js(message: &Message) -> JsValue {
     let array = Array::new();
     array.push(&JsValue::from(message.rule().index()));
@@ -168,6 +175,7 @@ fn message_js(message: &Message) -> JsValue {
     array.into()
 }
 
+#[cfg(feature = "messages")]
 fn arg_js(arg: &Arg) -> JsValue {
     match arg {
         Arg::Text(text) => JsValue::from_str(text),
@@ -199,14 +207,22 @@ fn js_error(error: Error) -> JsValue {
         | Error::AttemptNotRunning { .. }
         | Error::EntropyUnavailable { .. } => None,
     };
-    let value = core_error(error.code(), field, message_js(&error.message()));
+    #[cfg(feature = "messages")]
+    let message = message_js(&error.message());
+    #[cfg(not(feature = "messages"))]
+    let message = JsValue::UNDEFINED;
+    let value = core_error(error.code(), field, message);
     if let Error::InvalidConfig { config, .. } | Error::ConfigViolations { config, .. } = &error {
         add_detail(&value, "config", JsValue::from_str(config.name()));
     }
     match &error {
         Error::ConfigViolations { violations, .. } => {
             for violation in violations {
-                add_violation(&value, &violation.field, message_js(&violation.message));
+                #[cfg(feature = "messages")]
+                let message = message_js(&violation.message);
+                #[cfg(not(feature = "messages"))]
+                let message = JsValue::UNDEFINED;
+                add_violation(&value, &violation.field, message);
             }
         }
         Error::AttemptNotRunning { attempt, running } => {
@@ -247,7 +263,7 @@ fn compiled_error(error: rp::CompiledFormError) -> JsValue {
         Refused::Kind { expected, found: Some(found) } => (4, expected, JsValue::from_str(found.name()), none),
         Refused::Kind { expected, found: None } => (5, expected, none.clone(), none),
         // A refusal newer than this binding (the enum is non-exhaustive): its code as its text.
-        other => return core_error(other.code(), None, message_js(&Message::text(other.code()))),
+        other => return core_error(other.code(), None, JsValue::from_str(other.code())),
     };
     compiled_form_error(message, expected.name(), &a, &b)
 }

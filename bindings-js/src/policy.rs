@@ -5,10 +5,13 @@ use alloc::sync::Arc;
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "config")]
 use crate::data::config_value;
+#[cfg(feature = "config")]
+use crate::js_error;
 use crate::objects::{self, Object};
 use crate::wire::numbers;
-use crate::{compiled_error, either, js_error, num};
+use crate::{compiled_error, either, num};
 
 /// Frees the object `handle` names (a stale handle is ignored).
 #[wasm_bindgen(js_name = _free)]
@@ -22,6 +25,7 @@ pub(crate) fn handle_js(handle: Result<u32, JsValue>) -> JsValue {
 }
 
 /// A validated policy, kept.
+#[cfg(feature = "config")]
 pub(crate) fn keep_policy(policy: Result<rp::Policy, rp::Error>) -> Result<u32, JsValue> {
     objects::insert(Object::Policy(Arc::new(policy.map_err(js_error)?)))
 }
@@ -29,6 +33,7 @@ pub(crate) fn keep_policy(policy: Result<rp::Policy, rp::Error>) -> Result<u32, 
 /// Reads a policy object (camelCase keys, snake_case values; every field
 /// optional) through the core's one configuration reader: its handle, or the
 /// `RetryplanError`.
+#[cfg(feature = "config")]
 #[wasm_bindgen(js_name = _policyFromConfig)]
 pub fn policy_from_config(config: &JsValue) -> JsValue {
     handle_js(config_value(config, rp::ConfigKind::Policy).and_then(|value| {
@@ -50,6 +55,7 @@ pub fn policy_from_compiled(form: &[u8]) -> JsValue {
 }
 
 /// A built-in profile: its handle, or the `RetryplanError`.
+#[cfg(feature = "config")]
 #[wasm_bindgen(js_name = _policyProfile)]
 pub fn policy_profile(name: &str) -> JsValue {
     handle_js(keep_policy(rp::profiles::profile(name).and_then(|config| rp::Policy::new(&config))))

@@ -1,4 +1,4 @@
-// The package in headless Chromium: every vector through both browser entries,
+// The package in headless Chromium: every vector through the entries (the browser runtime with compiled policies),
 // one retryFetch scenario against a local server, then every shared helper
 // scenario (tests/helpers/) through retryFetch against the scenario server,
 // reached from the page's own origin through a relay (serve.mjs).
@@ -50,12 +50,12 @@ test('vectors, a fetch scenario and the shared helper scenarios in Chromium', as
       assert.deepEqual(result.vectors.skipped, [], 'the tools entry runs everything');
       assert.equal(result.leanVectors.count, total, 'the default entry met every case');
       assert.deepEqual(result.leanVectors.failures, []);
-      // Compiled policies: the same cases as the default entry's own run, every configuration through its form.
-      assert.equal(result.compiledVectors.count, total, 'the default entry met every case with compiled policies');
+      // The browser runtime, compiled policies: the same cases as the default entry's own run, every configuration through its form.
+      assert.equal(result.compiledVectors.count, total, 'the browser runtime met every case with compiled policies');
       assert.deepEqual(result.compiledVectors.failures, []);
       assert.deepEqual(result.compiledVectors.skipped, result.leanVectors.skipped);
       assert.ok(result.compiledVectors.compiledCount.policies > 0 && result.compiledVectors.compiledCount.dependencies > 0);
-      assert.ok(result.sameError, 'one RetryplanError for both entries');
+      assert.ok(result.sameError, 'one RetryplanError for every entry');
       assert.deepEqual(result.controls, { lean: [], tools: [] }, 'the control checks hold in Chromium');
       const scenario = result.fetchScenario;
       assert.deepEqual(scenario.decision, { type: 'succeeded', attempts: 2, winner: 2, abortAttempts: [] });
@@ -66,10 +66,14 @@ test('vectors, a fetch scenario and the shared helper scenarios in Chromium', as
       assert.ok(scenario.seen.every((entry) => entry.key === scenario.idempotencyKey));
       assert.notEqual(scenario.seen[0].requestId, scenario.seen[1].requestId);
       assert.deepEqual(result.error, { isError: true, isOurs: true, code: 'unknown_profile' });
+      assert.equal(result.notCarried.isOurs, true);
+      assert.equal(result.notCarried.code, 'unsupported');
+      assert.equal(result.notCarried.field, 'Policy.fromConfig');
+      assert.match(result.notCarried.message, /^`Policy\.fromConfig` cannot run here: it is not in the browser runtime: compile .*Policy\.fromCompiled.*retryplan\/tools/);
       console.log(`chromium: ${result.vectors.count} vectors passed in retryplan/tools, ${result.vectors.failures.length} failed`);
       console.log(`chromium: ${result.leanVectors.count - result.leanVectors.skipped.filter((line) => !/ step \d+ /.test(line)).length} vectors passed in retryplan (the rest left out as the Node test lists them), ${result.leanVectors.failures.length} failed`);
       const { policies, dependencies } = result.compiledVectors.compiledCount;
-      console.log(`chromium: the same vectors passed in retryplan with ${policies} compiled policies and ${dependencies} compiled dependencies, ${result.compiledVectors.failures.length} failed (${Math.round(result.passMs.compiled)} ms; the JSON pass ${Math.round(result.passMs.lean)} ms)`);
+      console.log(`chromium: the same vectors passed in the browser runtime with ${policies} compiled policies and ${dependencies} compiled dependencies, ${result.compiledVectors.failures.length} failed (${Math.round(result.passMs.compiled)} ms; the JSON pass ${Math.round(result.passMs.lean)} ms)`);
 
       const failures = [];
       for (const each of scenarios) {

@@ -1,9 +1,10 @@
 // The package as a consumer gets it (npm pack): tsc --strict on a TypeScript
-// consumer, and a Vite build of a tiny page, opened in Chromium.
+// consumer, and a Vite build of a tiny page (the browser runtime, its policy
+// compiled by the plugin), opened in Chromium.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +25,9 @@ before(() => {
   const installed = join(app, 'node_modules', 'retryplan');
   mkdirSync(installed, { recursive: true });
   execFileSync('tar', ['xzf', join(work, tarball), '-C', installed, '--strip-components=1']);
+  // The page's policy file: the checkout profile, as the tools entry writes it.
+  const tools = spawnSync(process.execPath, ['--input-type=module', '-e', "import { Policy } from 'retryplan/tools'; process.stdout.write(Policy.profile('checkout').toJson());"], { cwd: packageRoot, encoding: 'utf8' });
+  writeFileSync(join(app, 'checkout.policy.json'), tools.stdout);
 });
 
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -32,6 +36,8 @@ test('the packed package holds both entries: their JS, glue, wasm and types', ()
   const files = (dir) => readdirSync(join(app, 'node_modules', 'retryplan', dir)).sort();
   assert.deepEqual(files('wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
   assert.deepEqual(files('tools/wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
+  assert.deepEqual(files('browser/wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
+  for (const name of ['browser.js', 'api.js', 'convert.js', 'messages.js', 'error.js']) assert.ok(files('browser/lib').includes(name), `browser/lib/${name}`);
   const lib = ['browser.js', 'node.js', 'api.js', 'convert.js', 'constants.js', 'driver.js', 'endings.js', 'entropy.js', 'failures.js', 'helpers.js', 'host.js', 'operation.js', 'outcomes.js', 'wire.js', 'index.d.ts', 'tools.d.ts'];
   for (const name of lib) assert.ok(files('lib').includes(name), name);
   for (const name of ['rollup.js', 'rollup.d.ts', 'imports.d.ts']) assert.ok(files('lib').includes(name), `the bundler plugin's lib/${name}`);
@@ -52,6 +58,16 @@ test('npm pack refuses a package that was not built', () => {
 test('tsc --strict accepts a TypeScript consumer', () => {
   const tsc = join(packageRoot, 'node_modules', '.bin', 'tsc');
   execFileSync(tsc, ['-p', join(app, 'tsconfig.json')], { stdio: 'pipe' });
+});
+
+test("tsc --strict under the `browser` condition reads the browser runtime's types: what it does not carry is a type error", () => {
+  const tsc = join(packageRoot, 'node_modules', '.bin', 'tsc');
+  execFileSync(tsc, ['-p', join(app, 'tsconfig.browser.json')], { stdio: 'pipe' });
+  // The @ts-expect-error lines hold because the runtime's types differ: under the default types they do not.
+  writeFileSync(join(app, 'tsconfig.default.json'), JSON.stringify({ extends: './tsconfig.json', files: ['browser.ts'] }));
+  const plain = spawnSync(tsc, ['-p', join(app, 'tsconfig.default.json')], { encoding: 'utf8' });
+  assert.notEqual(plain.status, 0);
+  assert.match(plain.stdout, /browser\.ts\(\d+,\d+\): error TS2578: Unused '@ts-expect-error' directive/);
 });
 
 test("the README's checkout example type-checks under tsc --strict as written, and runs in Node", async () => {
@@ -81,18 +97,20 @@ test("the README's checkout example type-checks under tsc --strict as written, a
   }
 });
 
-test('Vite bundles a page that imports the default entry, ships the lean wasm only, and it runs in Chromium', async () => {
+test('Vite bundles a page that imports the default entry with a compiled policy, ships the browser runtime\'s wasm only, and it runs in Chromium', async () => {
   const outDir = join(app, 'dist');
-  await build({ root: app, logLevel: 'warn', configFile: false, build: { outDir, emptyOutDir: true } });
+  const { default: retryplan } = await import(pathToFileURL(join(app, 'node_modules', 'retryplan', 'lib', 'rollup.js')).href);
+  await build({ root: app, logLevel: 'warn', configFile: false, plugins: [retryplan()], build: { outDir, emptyOutDir: true } });
   const assets = readdirSync(join(outDir, 'assets'));
   const wasm = assets.filter((name) => name.endsWith('.wasm'));
   assert.equal(wasm.length, 1, `one .wasm among ${assets}`);
-  // Told apart by size: the page ships the default entry's wasm, not the tools'.
+  // Told apart by size: the page ships the browser runtime's wasm, not Node's default one nor the tools'.
   const size = (path) => statSync(path).size;
+  const runtime = size(join(packageRoot, 'browser', 'wasm', 'retryplan_js_bg.wasm'));
   const lean = size(join(packageRoot, 'wasm', 'retryplan_js_bg.wasm'));
   const tools = size(join(packageRoot, 'tools', 'wasm', 'retryplan_js_bg.wasm'));
-  assert.notEqual(lean, tools);
-  assert.equal(size(join(outDir, 'assets', wasm[0])), lean, 'the lean wasm');
+  assert.equal(new Set([runtime, lean, tools]).size, 3);
+  assert.equal(size(join(outDir, 'assets', wasm[0])), runtime, "the browser runtime's wasm");
   const server = await serve({ root: outDir, vectors: outDir });
   try {
     await withPage(async (page, errors) => {
@@ -104,6 +122,7 @@ test('Vite bundles a page that imports the default entry, ships the lean wasm on
       assert.deepEqual(result.first, {
         type: 'start_attempt', attempt: 1, timeoutMs: 200, abortAtMs: 250, requestId: '92c2a5665ff07619', remainingBudgetMs: 700, hedge: false,
       });
+      assert.deepEqual(result.profile, { code: 'unsupported', field: 'Policy.profile', blame: 'caller' });
     });
   } finally {
     await server.close();

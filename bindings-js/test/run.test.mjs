@@ -218,7 +218,7 @@ test('run: the endings keep their names through rolldown (Vite\'s bundler) with 
   try {
     const entry = join(work, 'entry.mjs');
     const endings = fileURLToPath(new URL('../lib/endings.js', import.meta.url));
-    writeFileSync(entry, `import { ENDINGS } from ${JSON.stringify(endings)};\nexport const names = Object.entries(ENDINGS).map(([type, End]) => [type, new End({ type, attempts: 1 }, 'key', undefined, undefined, [-1, 'words']).name]);\n`);
+    writeFileSync(entry, `import { ENDINGS } from ${JSON.stringify(endings)};\nexport const names = Object.entries(ENDINGS).map(([type, End]) => [type, new End({ type, attempts: 1 }, 'key', undefined, undefined, 'words').name]);\n`);
     const bundle = await rolldown({ input: entry, logLevel: 'silent' });
     await bundle.write({ file: join(work, 'out.mjs'), format: 'esm', minify: true });
     await bundle.close();

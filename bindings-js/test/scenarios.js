@@ -18,9 +18,15 @@ function resultOf(api, outcome, signal) {
   return { unexpected: String(error && error.stack ? error.stack : error) };
 }
 
-/** Runs one scenario against `url` and reports what was observed (plain data, so a page can hand it back). */
-export async function observe(api, scenario, url) {
-  const policy = api.Policy.fromConfig(toCamel(scenario.policy));
+/**
+ * Runs one scenario against `url` and reports what was observed (plain data,
+ * so a page can hand it back). With `tools`, the policy is compiled by it and
+ * loaded by `api` (`Policy.fromCompiled`), as a page built with a compiled
+ * policy does (the browser runtime has no configuration reader).
+ */
+export async function observe(api, scenario, url, tools = undefined) {
+  const config = toCamel(scenario.policy);
+  const policy = tools === undefined ? api.Policy.fromConfig(config) : api.Policy.fromCompiled(tools.compilePolicy(config));
   const { method, body: text, body_bytes: bodyBytes, headers } = scenario.request;
   // A large body as a Blob, made before the clock starts: Chromium copies a string (or bytes) body into each
   // request on the page's side, over a second per 16 MiB on a loaded machine, before the server sees anything.

@@ -45,6 +45,15 @@ export async function serve({ root, vectors, mounts = {}, scenarioPort, keepAliv
       if (seen.length === 1) return response.writeHead(503, { 'retry-after': '1' }).end('busy');
       return response.writeHead(200, { 'content-type': 'text/plain' }).end('done');
     }
+    if (path === '/api/orders') {
+      // The README's checkout pages (test/page.test.mjs): busy once, then the order placed.
+      const chunks = [];
+      for await (const chunk of request) chunks.push(chunk);
+      const body = Buffer.concat(chunks).toString('utf8');
+      seen.push({ key: request.headers['idempotency-key'], requestId: request.headers['x-request-id'], method: request.method, body });
+      if (seen.length === 1) return response.writeHead(503, { 'retry-after': '0' }).end('busy');
+      return response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ placed: JSON.parse(body) }));
+    }
     if (path === '/api/seen') return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(seen));
     if (path === '/vectors/index.json') {
       const names = (await readdir(vectors)).filter((n) => n.endsWith('.json') && n !== 'schema.json').sort();

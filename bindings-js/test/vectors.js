@@ -187,6 +187,26 @@ function readDependency(api, config, run) {
   return run.lean ? api.Dependency.fromConfig(toCamel(config)) : api.Dependency.fromJson(JSON.stringify(config));
 }
 
+/**
+ * A budget or a breaker (`which`) on its own. In a compiled run, the tools
+ * entry reads its configuration first (so that an invalid one is refused as
+ * in the entry's own run), then compiles it as a dependency's one control
+ * (`compileDependency`), and `api` takes it from the loaded dependency: a
+ * page built with compiled forms has no reader to make one from a configuration.
+ */
+function standaloneControl(api, run, which, config) {
+  const Class = which === 'budget' ? 'RetryBudget' : 'CircuitBreaker';
+  if (run.compiled === undefined) return new api[Class](toCamel(config));
+  new run.compiled[Class](toCamel(config)).free();
+  const dependency = api.Dependency.fromCompiled(run.compiled.compileDependency(JSON.stringify({ [which]: config })));
+  run.compiledCount.dependencies += 1;
+  try {
+    return dependency[which];
+  } finally {
+    dependency.free();
+  }
+}
+
 /** The case's dependency: its configuration, an AWS standard one by name, or the service config's throttling. */
 function dependencyOf(api, testCase, run) {
   if (testCase.dependency === 'aws_standard') return api.awsStandardDependency();
@@ -494,9 +514,9 @@ export function runCase(api, testCase, failures, run = { lean: false, skipped: [
       call = () => api.awsErrorCodeFromResponse(testCase.errortype_header, testCase.body) ?? null;
       break;
     case 'budget':
-      return runControl(api, testCase, failures, () => new api.RetryBudget(toCamel(testCase.budget)), budgetStep, run);
+      return runControl(api, testCase, failures, () => standaloneControl(api, run, 'budget', testCase.budget), budgetStep, run);
     case 'breaker':
-      return runControl(api, testCase, failures, () => new api.CircuitBreaker(toCamel(testCase.breaker)), breakerStep, run);
+      return runControl(api, testCase, failures, () => standaloneControl(api, run, 'breaker', testCase.breaker), breakerStep, run);
     case 'dependency':
       call = () => {
         const dependency = readDependency(api, testCase.dependency, run);

@@ -264,3 +264,14 @@ export type ErrorCode =
   | 'invalid_header'
   /** The operating system's random source failed (only with the `entropy` feature, when drawing a seed or an idempotency key). */
   | 'entropy_unavailable';
+
+/** Every code `CompiledFormError::code` returns: a compiled form refused (not one, of another version, damaged, or of the other kind), compiled again with the retryplan that loads it. */
+export type CompiledFormErrorCode =
+  /** Not a compiled form: shorter than its header or without the magic `rp` (a form written as base64 text must be decoded to bytes first). Code `not_a_compiled_form`. */
+  | 'not_a_compiled_form'
+  /** A form of another version of the encoding. Code `compiled_form_version`. */
+  | 'compiled_form_version'
+  /** A damaged form. Code `compiled_form_damaged`. */
+  | 'compiled_form_damaged'
+  /** An intact form of another kind (a dependency's where a policy's is read). Code `compiled_form_kind`. */
+  | 'compiled_form_kind';

@@ -224,8 +224,10 @@ export const PROFILE_NAMES = Object.freeze([
 /**
  * A refused compiled form (the core's `CompiledFormError`): its messages as
  * `[code, template]` in the order the wasm numbers them (`{0}` the kind
- * expected, then the numbers or the kind found), the blame of every code
- * and the form version this core reads.
+ * expected, then the numbers or the kind found), the blame of every code,
+ * the form version this core reads, and the longest form it reads
+ * (`MAX_FORM_LEN`: the binding copies at most one byte more into wasm
+ * memory, and the core refuses the form).
  */
 export const COMPILED_FORM = Object.freeze({
   MESSAGES: Object.freeze([
@@ -238,4 +240,5 @@ export const COMPILED_FORM = Object.freeze({
   ]),
   BLAME: 'configuration',
   VERSION: 1,
+  MAX_LEN: 1048576,
 });

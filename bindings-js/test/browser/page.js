@@ -1,16 +1,19 @@
-// Runs in Chromium: every conformance vector through both entries (the
-// default one as it can, see LEAN_CANNOT_RUN; then the default one again with
-// every policy and dependency compiled by the tools entry and loaded with
-// fromCompiled), the control checks
-// (test/controls.js) through both, then one retryFetch scenario;
-// then offers the shared helper scenarios to the test (window.__observe).
+// Runs in Chromium: every conformance vector through the tools entry, the
+// default entry's wasm with its reader (lib/browser.js, as it can, see
+// LEAN_CANNOT_RUN), and the browser runtime (`retryplan` in a browser:
+// browser/lib/browser.js) with every policy and dependency compiled by the
+// tools entry and loaded with fromCompiled; the control checks
+// (test/controls.js) through the first two, then one retryFetch scenario
+// through the runtime; then offers the shared helper scenarios to the test
+// (window.__observe), through the runtime with compiled policies.
 import * as api from '/bindings-js/lib/browser.js';
+import * as runtime from '/bindings-js/browser/lib/browser.js';
 import * as tools from '/bindings-js/tools/lib/browser.js';
 import { runDocuments } from '/bindings-js/test/vectors.js';
 import { observe } from '/bindings-js/test/scenarios.js';
 import { controlChecks } from '/bindings-js/test/controls.js';
 
-window.__observe = (scenario, url) => observe(api, scenario, url);
+window.__observe = (scenario, url) => observe(runtime, scenario, url, tools);
 
 async function main() {
   const names = await (await fetch('/vectors/index.json')).json();
@@ -21,21 +24,21 @@ async function main() {
   const leanVectors = runDocuments(api, documents, true);
   const leanMs = performance.now() - at;
   at = performance.now();
-  const compiledVectors = runDocuments(api, documents, true, tools);
+  const compiledVectors = runDocuments(runtime, documents, true, tools);
   // Reported (never asserted): what the compiled pass adds to the suite's time.
   const passMs = { lean: leanMs, compiled: performance.now() - at };
   const controls = { lean: controlChecks(api), tools: controlChecks(tools) };
 
-  const policy = api.Policy.fromConfig({
+  const policy = runtime.Policy.fromCompiled(tools.compilePolicy({
     maxAttempts: 3,
     totalBudgetMs: 5000,
     attemptTimeout: { fixedMs: 2000 },
     backoff: { kind: 'constant', baseMs: 10, capMs: 10 },
     jitter: { kind: 'none' },
     idempotency: 'keyed',
-  });
+  }));
   const started = performance.now();
-  const result = await api.retryFetch('/api/busy-then-ok', { method: 'POST', body: 'order=5001' }, { policy });
+  const result = await runtime.retryFetch('/api/busy-then-ok', { method: 'POST', body: 'order=5001' }, { policy });
   const fetchScenario = {
     decision: result.decision,
     status: result.response?.status,
@@ -50,7 +53,15 @@ async function main() {
   } catch (caught) {
     error = { isError: caught instanceof Error, isOurs: caught instanceof api.RetryplanError, code: caught.code };
   }
-  return { vectors, leanVectors, compiledVectors, passMs, controls, fetchScenario, error, sameError: tools.RetryplanError === api.RetryplanError };
+  // What the runtime does not carry: a typed error naming what to do instead.
+  let notCarried;
+  try {
+    runtime.Policy.fromConfig({ maxAttempts: 3 });
+  } catch (caught) {
+    notCarried = { isOurs: caught instanceof tools.RetryplanError, code: caught.code, field: caught.field, message: caught.message };
+  }
+  const sameError = tools.RetryplanError === api.RetryplanError && runtime.RetryplanError === api.RetryplanError;
+  return { vectors, leanVectors, compiledVectors, passMs, controls, fetchScenario, error, notCarried, sameError };
 }
 
 main().then(

@@ -6,7 +6,7 @@
 //! and the messages of a refused compiled form. Nothing of it is written in `lib/`,
 //! nor built from the wasm at load (the wasm's version is still checked).
 
-use retryplan::policy::compiled::{Damage, FormKind, FORM_VERSION};
+use retryplan::policy::compiled::{Damage, FormKind, FORM_VERSION, MAX_FORM_LEN};
 use retryplan::value::Named;
 use retryplan::wire::{self, ActionKind, DecisionKind, EndingKind, InputKind, OutcomeKind};
 use retryplan::{
@@ -231,9 +231,11 @@ fn compiled_form(text: &mut String) -> Result<(), String> {
     text.push_str(&format!(
         "\n/**\n * A refused compiled form (the core's `CompiledFormError`): its messages as\n \
          * `[code, template]` in the order the wasm numbers them (`{{0}}` the kind\n \
-         * expected, then the numbers or the kind found), the blame of every code\n \
-         * and the form version this core reads.\n */\n\
-         export const COMPILED_FORM = Object.freeze({{\n  MESSAGES: Object.freeze([\n{rows}  ]),\n  BLAME: '{}',\n  VERSION: {FORM_VERSION},\n}});\n",
+         * expected, then the numbers or the kind found), the blame of every code,\n \
+         * the form version this core reads, and the longest form it reads\n \
+         * (`MAX_FORM_LEN`: the binding copies at most one byte more into wasm\n \
+         * memory, and the core refuses the form).\n */\n\
+         export const COMPILED_FORM = Object.freeze({{\n  MESSAGES: Object.freeze([\n{rows}  ]),\n  BLAME: '{}',\n  VERSION: {FORM_VERSION},\n  MAX_LEN: {MAX_FORM_LEN},\n}});\n",
         samples[0].blame().name(),
     ));
     Ok(())

@@ -4,10 +4,12 @@
 //! them and re-exports the ones the package exports.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
+use crate::docs;
 use crate::output::{Output, HEADER};
 use crate::schema::{name_set, NameSet, Object, Schema, Shape};
-use crate::tables::{Table, Ts};
+use crate::tables::{Mirrors, Py, Table, Ts, Variant};
 
 pub const NAMES: &str = "bindings-js/lib/generated/names.d.ts";
 pub const CONFIG: &str = "bindings-js/lib/generated/config.d.ts";
@@ -41,10 +43,10 @@ const INPUTS: [(&str, &str, &str); 1] = [(
 )];
 
 pub fn outputs(tables: &[Table], schema: &Schema) -> Result<Vec<Output>, String> {
-    Ok(vec![names(tables), config(tables, schema)?])
+    Ok(vec![names(tables)?, config(tables, schema)?])
 }
 
-fn names(tables: &[Table]) -> Output {
+fn names(tables: &[Table]) -> Result<Output, String> {
     let mut text = format!(
         "// {HEADER}\n// The core's name tables as string unions (snake_case, the same in every language);\n\
          // lib/index.d.ts re-exports them.\n"
@@ -53,7 +55,34 @@ fn names(tables: &[Table]) -> Output {
         text.push('\n');
         text.push_str(&union(table));
     }
-    Output { path: NAMES, text }
+    text.push('\n');
+    text.push_str(&union(&compiled_form_codes(&crate::workspace_root())?));
+    Ok(Output { path: NAMES, text })
+}
+
+/// The codes of a refused compiled form (`CompiledFormError::CODES`, the
+/// codes besides `Error::CODES` a binding's error carries), each documented
+/// by the variant of `CompiledFormError` whose doc names it ("Code `...`").
+fn compiled_form_codes(root: &Path) -> Result<Table, String> {
+    let source = root.join("core/src/policy/compiled/error.rs");
+    let error = docs::enum_docs(&source, "CompiledFormError")?;
+    let mut variants = Vec::new();
+    for code in retryplan::CompiledFormError::CODES {
+        let named = format!("Code `{code}`");
+        let found = error.variants.iter().find(|(_, doc)| doc.contains(&named));
+        let (ident, doc) =
+            found.ok_or_else(|| format!("{}: no CompiledFormError variant says {named}", source.display()))?;
+        variants.push(Variant { ident: ident.clone(), name: code.to_owned(), doc: doc.clone() });
+    }
+    Ok(Table {
+        ident: "CompiledFormErrorCode",
+        rust_path: "retryplan::CompiledFormError::CODES",
+        doc: "Every code `CompiledFormError::code` returns: a compiled form refused (not one, of another version, \
+              damaged, or of the other kind), compiled again with the retryplan that loads it."
+            .to_owned(),
+        variants,
+        mirrors: Mirrors { ts: Ts::Exported, py: Py::No, kotlin: false },
+    })
 }
 
 /// `export type Ident = | 'a' | 'b';`, each with its doc comment.

@@ -5,6 +5,7 @@
 use alloc::vec::Vec;
 
 use super::error::{CompiledFormError, Damage, FormKind};
+use super::MAX_FORM_LEN;
 
 /// The first two bytes of every compiled form, in every version: `rp`.
 pub(super) const MAGIC: [u8; 2] = *b"rp";
@@ -53,10 +54,13 @@ pub(super) fn seal(kind: FormKind, version: u8, body: &[u8]) -> Vec<u8> {
 }
 
 /// The body of `form`, once its header says it is a form of `kind` in
-/// `version` with an intact checksum. Checked in this order: magic and
-/// length, version, checksum, kind (a form of another kind is only
-/// reported when it is intact).
+/// `version` with an intact checksum. Checked in this order: at most
+/// [`MAX_FORM_LEN`] bytes, magic and length, version, checksum, kind (a form
+/// of another kind is only reported when it is intact).
 pub(super) fn open(form: &[u8], kind: FormKind, version: u8) -> Result<&[u8], CompiledFormError> {
+    if form.len() > MAX_FORM_LEN {
+        return Err(CompiledFormError::Damaged { expected: kind, damage: Damage::Unreadable { offset: MAX_FORM_LEN } });
+    }
     let (Some(head), Some(sum), Some(body)) = (form.get(..4), form.get(4..HEADER_LEN), form.get(HEADER_LEN..)) else {
         return Err(CompiledFormError::NotCompiled { expected: kind, len: form.len() });
     };

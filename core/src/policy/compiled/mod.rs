@@ -17,6 +17,15 @@ use fields::Encoded;
 /// module docs); a form of any other version is refused.
 pub const FORM_VERSION: u8 = 1;
 
+/// The longest form the reader reads, in bytes (1 MiB: a policy's form is a
+/// few dozen bytes, one listing every error code it retries a few
+/// kilobytes). A longer one is refused before anything else is read, as
+/// damaged at this offset (`compiled_form_damaged`): the byte there cannot
+/// be part of a form, whatever the bytes before it. So a binding that copies
+/// a form into memory it must bound (wasm) may copy its first
+/// `MAX_FORM_LEN + 1` bytes only, and gets the refusal the whole form gets.
+pub const MAX_FORM_LEN: usize = 1 << 20;
+
 impl Policy {
     /// The policy's compiled form: a few dozen bytes that
     /// [`Policy::from_compiled`] reads back without the configuration reader

@@ -116,6 +116,30 @@ fn what_is_not_an_intact_form_of_this_version_is_refused_with_its_code() {
     assert_eq!(error.message().to_string(), error.to_string());
 }
 
+#[test]
+fn a_form_longer_than_the_limit_is_refused_before_anything_is_read_whatever_follows_its_first_bytes() {
+    let too_long = Damage::Unreadable { offset: MAX_FORM_LEN };
+    let mut form = Policy::default().to_compiled();
+    form.resize(MAX_FORM_LEN + 1, 0);
+    let refused = Err(CompiledFormError::Damaged { expected: FormKind::Policy, damage: too_long });
+    assert_eq!(Policy::from_compiled(&form), refused);
+    // Not a form at all, a longer one, or its first MAX_FORM_LEN + 1 bytes (all a bounded binding copies): one refusal.
+    assert_eq!(Policy::from_compiled(&alloc::vec![b'x'; MAX_FORM_LEN + 1]), refused);
+    form.resize(2 * MAX_FORM_LEN, 7);
+    assert_eq!(Policy::from_compiled(&form), refused);
+    assert_eq!(Policy::from_compiled(&form[..=MAX_FORM_LEN]), refused);
+    let mut long_dependency = crate::DependencyConfig::default().to_compiled().unwrap();
+    long_dependency.resize(MAX_FORM_LEN + 1, 0);
+    assert_eq!(
+        crate::Dependency::from_compiled(&long_dependency).map(|_| ()),
+        Err(CompiledFormError::Damaged { expected: FormKind::Dependency, damage: too_long })
+    );
+    // At the limit, the form's own checks decide (here: the bytes after the body).
+    form.truncate(MAX_FORM_LEN);
+    assert_eq!(Policy::from_compiled(&form).unwrap_err().code(), "compiled_form_damaged");
+    assert_ne!(Policy::from_compiled(&form), refused);
+}
+
 /// The rows of the body table on `form.md`: their field names, in order.
 fn documented_fields() -> Vec<String> {
     let page = include_str!("form.md");

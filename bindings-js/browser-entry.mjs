@@ -1,0 +1,100 @@
+// Makes browser/lib/, the JS of the browser runtime (`retryplan` under the
+// `browser` and `default` conditions), from lib/ (called by build.sh after
+// the runtime's wasm and glue are in browser/wasm/). As tools-entry.mjs does
+// for the tools entry: every module of lib/ that uses the wasm is copied
+// beside the runtime's glue, the modules that hold no wasm state and compose
+// no message are re-exported from lib/ (one RetryplanError, one set of
+// ending classes for every entry), and lib/runtime/ replaces a few modules:
+// the entry, and messages.js (the runtime carries no message data, so no
+// templates). Then the glue gets a stub for every function of the default
+// entry's glue that the runtime's wasm is built without (the configuration
+// reader): each throws `unsupported` naming what the
+// page called and what to do instead (lib/error.js `notCarried`), never
+// "undefined is not a function".
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** Shared with every entry: re-exported from lib/ (with every generated module). */
+const SHARED = new Set(['endings.js', 'entropy.js', 'error.js', 'failures.js', 'json.js', 'rules.js']);
+/** Not in the runtime: the Node entry, the tools' additions, the bundler plugin. */
+const LEFT_OUT = new Set(['node.js', 'tools.js', 'rollup.js']);
+
+/**
+ * The wasm functions the runtime is built without, by the glue's name: what
+ * a page calls to reach each one. A function missing from the runtime's glue
+ * and not listed here fails the build (so that this table stays whole).
+ */
+export const NOT_CARRIED = {
+  _policyFromConfig: 'Policy.fromConfig',
+  _policyProfile: 'Policy.profile',
+  _dependencyFromConfig: 'Dependency.fromConfig',
+  _budgetNew: 'new RetryBudget',
+  _breakerNew: 'new CircuitBreaker',
+};
+
+/**
+ * The declarations of lib/index.d.ts that the runtime does not carry, and
+ * what browser/lib/browser.d.ts (the types of the `browser` condition) makes
+ * of each: deprecated, naming what to do instead, and a static function's
+ * result `never` (so that using it is a type error).
+ */
+const NOT_CARRIED_TYPES = [
+  ['static fromConfig(config: PolicyConfig): Policy;', 'Policy.fromConfig', 'static fromConfig(config: PolicyConfig): never;'],
+  ['static profile(name: ProfileName): Policy;', 'Policy.profile', 'static profile(name: ProfileName): never;'],
+  ['static fromConfig(config: DependencyConfig): Dependency;', 'Dependency.fromConfig', 'static fromConfig(config: DependencyConfig): never;'],
+  ['constructor(config: BudgetConfig);', 'new RetryBudget', 'constructor(config: BudgetConfig);'],
+  ['constructor(config: BreakerConfig);', 'new CircuitBreaker', 'constructor(config: BreakerConfig);'],
+];
+
+/** browser/lib/browser.d.ts from lib/index.d.ts (see NOT_CARRIED_TYPES). */
+function browserTypes(index) {
+  let text = index.replace(/from '\.\/generated\//g, "from '../../lib/generated/");
+  for (const [declaration, what, replacement] of NOT_CARRIED_TYPES) {
+    const at = text.indexOf(`  ${declaration}\n`);
+    if (at < 0 || text.indexOf(`  ${declaration}\n`, at + 1) >= 0) throw new Error(`browser-entry.mjs: lib/index.d.ts declares \`${declaration}\` ${at < 0 ? 'nowhere' : 'twice'}`);
+    const note = `  /**\n   * @deprecated \`${what}\` is not in the browser runtime: it throws a RetryplanError with code\n   * "unsupported". Compile the configuration when the page is built (retryplan/rollup, compilePolicy or\n   * compileDependency of retryplan/tools, \`retryplan compile\`) and load it with Policy.fromCompiled or\n   * Dependency.fromCompiled, or import it from retryplan/tools.\n   */\n`;
+    text = `${text.slice(0, at)}${note}  ${replacement}\n${text.slice(at + declaration.length + 3)}`;
+  }
+  return `// Made by browser-entry.mjs from lib/index.d.ts: the types of \`retryplan\` under the \`browser\`\n// condition (the browser runtime; TypeScript reads it with "customConditions": ["browser"]). Do not edit.\n${text}`;
+}
+
+/** The line before the stubs in the glue. */
+const STUBS = "// Not in the browser runtime (browser-entry.mjs): each throws `unsupported` naming what to do instead.";
+
+/** The names a wasm-bindgen glue module exports. */
+const exportsOf = (glue) => new Set([...readFileSync(glue, 'utf8').matchAll(/^export (?:function|const|class) ([\w$]+)/gm)].map(([, name]) => name));
+
+function build() {
+  const here = new URL('./', import.meta.url);
+  const lib = new URL('lib/', here);
+  const out = new URL('browser/lib/', here);
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(new URL('generated/', out), { recursive: true });
+  const runtime = new Set(readdirSync(new URL('runtime/', lib)));
+  const generated = readdirSync(new URL('generated/', lib)).filter((file) => file.endsWith('.js')).map((name) => `generated/${name}`);
+  for (const name of readdirSync(lib).filter((file) => file.endsWith('.js') && !LEFT_OUT.has(file))) {
+    if (SHARED.has(name)) continue;
+    const from = runtime.has(name) ? new URL(`runtime/${name}`, lib) : new URL(name, lib);
+    writeFileSync(new URL(name, out), readFileSync(from));
+  }
+  for (const path of [...SHARED, ...generated]) {
+    const up = '../'.repeat(path.split('/').length + 1);
+    writeFileSync(new URL(path, out), `// Shared with the other entries: one module for all.\nexport * from '${up}lib/${path}';\n`);
+  }
+
+  writeFileSync(new URL('browser.d.ts', out), browserTypes(readFileSync(new URL('index.d.ts', lib), 'utf8')));
+
+  const glue = new URL('browser/wasm/retryplan_js.js', here);
+  // The glue as wasm-bindgen wrote it (a second run replaces the stubs of the first).
+  const written = readFileSync(glue, 'utf8');
+  const marker = written.indexOf(`\n${STUBS}`);
+  if (marker >= 0) writeFileSync(glue, written.slice(0, marker));
+  const carried = exportsOf(glue);
+  const missing = [...exportsOf(new URL('wasm/retryplan_js.js', here))].filter((name) => !carried.has(name));
+  const unlisted = missing.filter((name) => NOT_CARRIED[name] === undefined);
+  if (unlisted.length > 0) throw new Error(`browser-entry.mjs: the runtime's wasm lacks ${unlisted.join(', ')}: name what calls each in NOT_CARRIED`);
+  const stubs = missing.map((name) => `export function ${name}() {\n  throw notCarried('${NOT_CARRIED[name]}');\n}\n`);
+  appendFileSync(glue, `\n${STUBS}\nimport { notCarried } from '../lib/error.js';\n${stubs.join('')}`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) build();

@@ -1,0 +1,14 @@
+// A page's TypeScript under the `browser` condition ("customConditions": ["browser"]): the types of the
+// browser runtime (browser/lib/browser.d.ts) say what it does not carry.
+/// <reference types="retryplan/imports" />
+import { Policy, RetryplanError, retryFetch } from 'retryplan';
+import checkoutForm from './checkout.policy.json?retryplan';
+
+const checkout = Policy.fromCompiled(checkoutForm);
+export const placed = retryFetch('/api/orders', { method: 'POST' }, { policy: checkout });
+export const limit: number = checkout.maxAttempts;
+export const isOurs = (error: unknown): boolean => error instanceof RetryplanError && error.code === 'unsupported';
+// @ts-expect-error: Policy.fromConfig is not in the browser runtime (its result is `never`)
+export const read: number = Policy.fromConfig({ maxAttempts: 3 }).maxAttempts;
+// @ts-expect-error: nor is Policy.profile
+export const profiled: number = Policy.profile('checkout').totalBudgetMs;

@@ -1,0 +1,88 @@
+// The README's checkout pages as a browser team ships them: built by Vite for
+// production with the bundler plugin (page-size.mjs), every output file
+// gzipped (-9), wasm and JS together; then the built page run in headless
+// Chromium against a local shop (test/serve.mjs `/api/orders`: busy once,
+// then the order placed). A size is deterministic for a pinned toolchain, so
+// it is a test; the figures are printed for the README.
+//
+// Issue 24's goals: the checkout page (a compiled policy and retryFetch) at
+// most 30 KB, the same page with a Dependency (budget and breaker) at most
+// 40 KB. NOT met: each is a `todo` test that measures and fails (reported,
+// not failing the suite). The gates below hold the measured sizes, so the
+// page cannot grow unnoticed: raising one is a decision a commit states.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildPage } from '../page-size.mjs';
+import { readFileSync } from 'node:fs';
+import { withPage } from './chromium.mjs';
+import { serve } from './serve.mjs';
+
+/**
+ * The gates, in bytes (gzip -9, wasm + JS): the sizes measured when the
+ * browser runtime was built (checkout 59125 B = 47018 B wasm + 12107 B JS;
+ * shop 59917 B = 47018 + 12899; main shipped 91603 B = 72387 + 19216 and
+ * 91650 B = 72387 + 19263, its default entry's whole wasm and glue), plus
+ * about 0.3 KB.
+ */
+const GATE = { checkout: 59_400, shop: 60_200 };
+/** Issue 24's goals, in bytes. */
+const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
+
+const built = {};
+
+/** Builds `name`, runs it in Chromium (its placeOrder against the local shop), and keeps what was shipped and seen. */
+async function buildAndRun(name) {
+  return buildPage(name, async (dist) => {
+    const server = await serve({ root: dist, vectors: dist });
+    try {
+      return await withPage(async (page, errors) => {
+        await page.goto(`${server.url}/`);
+        await page.waitForFunction(() => typeof window.placeOrder === 'function', null, { timeout: 30000 });
+        const placed = await page.evaluate(() => window.placeOrder({ cart: 41, items: ['tea'] }).then(
+          (value) => ({ value }),
+          (error) => ({ error: String(error && error.stack ? error.stack : error) }),
+        ));
+        const seen = await (await fetch(`${server.url}/api/seen`)).json();
+        return { placed, seen, errors };
+      });
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+test('the README shows both pages as they are built (examples/checkout-page.js, examples/shop-page.js)', () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  for (const file of ['checkout-page.js', 'shop-page.js']) {
+    assert.ok(readme.includes(`\`\`\`js\n${readFileSync(new URL(`../examples/${file}`, import.meta.url), 'utf8')}\`\`\``), file);
+  }
+});
+
+for (const name of ['checkout', 'shop']) {
+  test(`the ${name} page, built by Vite with the plugin, places an order in Chromium through the browser runtime`, async () => {
+    const { shipped, used } = await buildAndRun(name);
+    built[name] = shipped;
+    assert.deepEqual(used.errors, []);
+    assert.deepEqual(used.placed, { value: { placed: { cart: 41, items: ['tea'] } } });
+    // Busy once, then placed: two POSTs, one idempotency key (the policy is keyed), a fresh request id each.
+    assert.equal(used.seen.length, 2);
+    assert.ok(used.seen.every((each) => each.method === 'POST' && each.key === used.seen[0].key && each.key !== undefined));
+    assert.notEqual(used.seen[0].requestId, used.seen[1].requestId);
+    // What was shipped: one wasm (the runtime's), the page's JS, no JSON and no configuration reader.
+    const wasm = shipped.files.filter((file) => file.kind === 'wasm');
+    assert.equal(wasm.length, 1, 'one wasm file');
+    console.log(`${name} page: ${shipped.total} B gzipped (wasm ${shipped.wasm} B + JS ${shipped.js} B); gate ${GATE[name]} B, goal ${GOAL[name]} B`);
+  });
+
+  test(`the ${name} page ships at most its gate (wasm + JS, gzip -9)`, () => {
+    const shipped = built[name];
+    assert.ok(shipped !== undefined, 'built by the test above');
+    assert.ok(shipped.total <= GATE[name], `${shipped.total} B (wasm ${shipped.wasm} + JS ${shipped.js}) above the gate of ${GATE[name]} B`);
+  });
+
+  test(`issue 24's goal: the ${name} page ships at most ${GOAL[name]} B`, { todo: `not met: the runtime's wasm alone is about 46 KB (README, "Size and speed")` }, () => {
+    const shipped = built[name];
+    assert.ok(shipped !== undefined, 'built by the test above');
+    assert.ok(shipped.total <= GOAL[name], `${shipped.total} B, ${shipped.total - GOAL[name]} B over the goal`);
+  });
+}

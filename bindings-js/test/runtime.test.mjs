@@ -1,0 +1,114 @@
+// The browser runtime in Node (test/runtime.mjs loads it as a browser would
+// run it): what it does not carry throws a typed `unsupported` error naming
+// the call and what to do instead, its errors carry codes and fields without
+// the core's words, and its classes are its own but its error classes are
+// every entry's. (Every vector runs through it in vectors.test.mjs, and in
+// Chromium in browser.test.mjs.)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { rolldown } from 'rolldown';
+import * as runtime from './runtime.mjs';
+import * as node from 'retryplan';
+import * as tools from 'retryplan/tools';
+import { NOT_CARRIED } from '../browser-entry.mjs';
+
+/** The error `call` throws, as the fields a caller reads. */
+function errorOf(call) {
+  try {
+    call();
+  } catch (error) {
+    assert.ok(error instanceof node.RetryplanError, String(error));
+    const { code, blame, field, config, message } = error;
+    return { code, blame, field, config, message };
+  }
+  assert.fail('expected a RetryplanError');
+}
+
+const ADVICE =
+  'it is not in the browser runtime: compile the configuration when the page is built (retryplan/rollup, ' +
+  'compilePolicy or compileDependency of retryplan/tools, or `retryplan compile`) and load it with ' +
+  'Policy.fromCompiled or Dependency.fromCompiled, or import it from retryplan/tools';
+
+test('what the runtime does not carry throws unsupported, naming the call and what to do instead', () => {
+  const calls = {
+    'Policy.fromConfig': () => runtime.Policy.fromConfig({ maxAttempts: 3 }),
+    'Policy.profile': () => runtime.Policy.profile('checkout'),
+    'Dependency.fromConfig': () => runtime.Dependency.fromConfig({ retrySlots: 2 }),
+    'new RetryBudget': () => new runtime.RetryBudget({ kind: 'token_bucket', maxTokens: 10, tokenRatio: 0.5 }),
+    'new CircuitBreaker': () => new runtime.CircuitBreaker({ trip: { kind: 'consecutive', failures: 3 } }),
+  };
+  assert.deepEqual(Object.keys(calls).sort(), Object.values(NOT_CARRIED).sort(), 'every stub of the glue is called here');
+  for (const [what, call] of Object.entries(calls)) {
+    assert.deepEqual(errorOf(call), { code: 'unsupported', blame: 'caller', field: what, config: undefined, message: `\`${what}\` cannot run here: ${ADVICE}` }, what);
+  }
+  // Node's build carries them all.
+  assert.equal(node.Policy.fromConfig({ maxAttempts: 3 }).maxAttempts, 3);
+  assert.equal(node.Policy.profile('checkout').totalBudgetMs, 800);
+});
+
+test('new Policy(...) and new Dependency(...) say how each is made, in every build', () => {
+  for (const api of [runtime, node, tools]) {
+    const policy = errorOf(() => new api.Policy({ maxAttempts: 3 }));
+    assert.deepEqual([policy.code, policy.blame, policy.field], ['unsupported', 'caller', 'Policy']);
+    assert.match(policy.message, /^`new Policy\(\.\.\.\)` cannot run here: a Policy is made by Policy\.fromCompiled\(form\)/);
+    const dependency = errorOf(() => new api.Dependency({ retrySlots: 2 }));
+    assert.deepEqual([dependency.code, dependency.field], ['unsupported', 'Dependency']);
+    assert.match(dependency.message, /Dependency\.fromCompiled\(form\)/);
+  }
+});
+
+test("the runtime's errors carry the core's code and fields, their words the code and field (the messages are Node's and the tools')", () => {
+  const form = tools.compilePolicy({ maxAttempts: 3, totalBudgetMs: 800 });
+  const policy = runtime.Policy.fromCompiled(form);
+  assert.equal(policy.maxAttempts, 3);
+  const operation = new runtime.Operation(policy, 0, { seed: 1 });
+  const running = errorOf(() => operation.onOutcome(0, 2, { type: 'success' }));
+  assert.deepEqual([running.code, running.blame, running.message], ['attempt_not_running', 'caller', 'attempt_not_running']);
+  const wrongKind = errorOf(() => runtime.Policy.fromCompiled(tools.compileDependency({ retrySlots: 2 })));
+  assert.deepEqual(wrongKind, { code: 'compiled_form_kind', blame: 'configuration', field: undefined, config: 'policy', message: 'compiled_form_kind at `policy`' });
+  const argument = errorOf(() => new runtime.Operation(policy, null));
+  assert.deepEqual([argument.code, argument.field, argument.message], ['invalid_argument', 'nowMs', 'invalid_argument at `nowMs`: number']);
+  // The same errors in Node, with the core's words.
+  assert.match(errorOf(() => node.Policy.fromCompiled(tools.compileDependency({ retrySlots: 2 }))).message, /^expected a compiled policy, got a compiled dependency/);
+  operation.free();
+  policy.free();
+});
+
+test("the runtime's classes are its own (a Policy of another build is refused), its error classes every build's", () => {
+  const form = tools.compilePolicy({ maxAttempts: 2 });
+  const foreign = node.Policy.fromCompiled(form);
+  const refused = errorOf(() => new runtime.Operation(foreign, 0));
+  assert.deepEqual([refused.code, refused.field], ['invalid_argument', 'policy']);
+  assert.equal(runtime.RetryplanError, node.RetryplanError);
+  assert.equal(runtime.GaveUpError, tools.GaveUpError);
+  foreign.free();
+});
+
+test('a typed ending of the runtime names its type and reason', async () => {
+  const policy = runtime.Policy.fromCompiled(tools.compilePolicy({ maxAttempts: 2, backoff: { kind: 'constant', baseMs: 0, capMs: 0 }, jitter: { kind: 'none' } }));
+  const ending = await runtime.run(policy, () => Promise.reject(new Error('busy')), { outcomeOfError: () => ({ type: 'application', verdict: 'retryable' }) }).then(
+    () => assert.fail('expected the ending'),
+    (error) => error,
+  );
+  assert.ok(ending instanceof runtime.GaveUpError);
+  assert.equal(ending.name, 'GaveUpError');
+  assert.equal(ending.message, 'gave_up: attempts_exhausted');
+  assert.equal(ending.attempts, 2);
+  assert.equal(ending.cause.message, 'busy');
+  policy.free();
+});
+
+test("the runtime's bundle holds none of the core's message templates nor the configuration reader's JS", async () => {
+  const bundle = await rolldown({ input: fileURLToPath(new URL('../browser/lib/browser.js', import.meta.url)), logLevel: 'silent' });
+  const { output } = await bundle.generate({ format: 'esm' });
+  await bundle.close();
+  const code = output.filter((chunk) => chunk.type === 'chunk').map((chunk) => chunk.code).join('\n');
+  for (const template of ['invalid {0} configuration at', 'unknown profile', '(did you mean']) assert.ok(!code.includes(template), template);
+  assert.ok(!code.includes('spelledAsWritten(value, config)'), "lib/spelling.js's respelling");
+  // And the default entry's bundle does hold them (the check can fail).
+  const full = await rolldown({ input: fileURLToPath(new URL('../lib/browser.js', import.meta.url)), logLevel: 'silent' });
+  const fullCode = (await full.generate({ format: 'esm' })).output.map((chunk) => chunk.code ?? '').join('\n');
+  await full.close();
+  assert.ok(fullCode.includes('invalid {0} configuration at'));
+});
