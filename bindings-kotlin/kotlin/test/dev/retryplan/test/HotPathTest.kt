@@ -139,7 +139,16 @@ class HotPathTest {
      * typed call (so the tables the helpers build their constants from are
      * the core's); a refused record stays typed.
      */
+    /** `wireTables()` is deprecated (no binding reads it; build.sh marks uniffi's function): a caller is warned. */
     @Test
+    fun `wireTables is deprecated`() {
+        val method = Class.forName("dev.retryplan.Retryplan_uniffiKt").getMethod("wireTables")
+        val deprecated = method.getAnnotation(Deprecated::class.java)
+        assertEquals(true, deprecated?.message?.contains("core/src/driver/wire.md"), "$method: $deprecated")
+    }
+
+    @Test
+    @Suppress("DEPRECATION")
     fun `the wire's tables name what the typed calls take`() {
         val tables = wireTables()
         // `WireWords.word` numbers a member by its ordinal: every vocabulary's Kotlin enum is in the core's wire order.
