@@ -95,6 +95,14 @@ fi
 # (lazy-natives.py; it fails on a generated file of another shape).
 python3 lazy-natives.py "$GENERATED"
 
+# uniffi loads the library by its name, which JNA extracts from the jar again
+# on every start: load what Library.kt finds (a copy kept in the user's cache).
+sed -i 's/^    return "retryplan_uniffi"$/    return LIBRARY/' "$GENERATED"
+if [ "$(grep -c '^    return LIBRARY$' "$GENERATED")" != 1 ]; then
+  echo "kotlin: uniffi's findLibraryName has changed: check its NamespaceLibraryTemplate.kt" >&2
+  exit 1
+fi
+
 # wireTables() is deprecated (src/wire.rs: no binding reads it, removed in the
 # next release); uniffi has no deprecation attribute, so mark the generated function.
 DEPRECATED='@Deprecated("No binding reads it any more; the tables are fixed per wire version: core/src/driver/wire.md. Removed in the next release.")' \
