@@ -89,6 +89,29 @@ if [ "$(grep -c 'throw loneSurrogate("text")' "$GENERATED")" != 1 ] || [ "$(grep
   exit 1
 fi
 
+# JNA binds all of uniffi's `UniffiLib` (~190 C functions, about a millisecond
+# each on a loaded machine) on a process's first call: bind each object type's
+# functions on first use instead, and drop the unused async declarations
+# (lazy-natives.py; it fails on a generated file of another shape).
+python3 lazy-natives.py "$GENERATED"
+
+# uniffi loads the library by its name, which JNA extracts from the jar again
+# on every start: load what Library.kt finds (a copy kept in the user's cache).
+sed -i 's/^    return "retryplan_uniffi"$/    return LIBRARY/' "$GENERATED"
+if [ "$(grep -c '^    return LIBRARY$' "$GENERATED")" != 1 ]; then
+  echo "kotlin: uniffi's findLibraryName has changed: check its NamespaceLibraryTemplate.kt" >&2
+  exit 1
+fi
+
+# wireTables() is deprecated (src/wire.rs: no binding reads it, removed in the
+# next release); uniffi has no deprecation attribute, so mark the generated function.
+DEPRECATED='@Deprecated("No binding reads it any more; the tables are fixed per wire version: core/src/driver/wire.md. Removed in the next release.")' \
+  perl -pi -e 's/^(\s*\*\/) fun `wireTables`\(\): WireTables \{$/$1 $ENV{DEPRECATED} fun `wireTables`(): WireTables {/' "$GENERATED"
+if [ "$(grep -c '@Deprecated("No binding reads it any more' "$GENERATED")" != 1 ]; then
+  echo "kotlin: the generated wireTables() to deprecate has changed: check uniffi's TopLevelFunctionTemplate.kt" >&2
+  exit 1
+fi
+
 # kotlinc takes ~15 s per source set: reuse its output when nothing it reads changed.
 compile() { # module-name output-dir classpath extra-key sources...  (FRIENDS: modules whose internals it sees)
   local name="$1" out="$2" classpath="$3" extra="$4" friends=()

@@ -26,6 +26,9 @@ LIB=libretryplan_uniffi.so
 SO="$ROOT/target/${PROFILE:-release}/$LIB"
 step() { printf -- '--- kotlin: %s\n' "$1"; }
 
+step "no import cycle among the modules of src/"
+python3 "$ROOT/scripts/check_module_cycles.py" src
+
 step "swift: header parses, every declared symbol is exported"
 SWIFT="$BUILD/generated/swift"
 HEADER="$SWIFT/RetryplanFFI.h"

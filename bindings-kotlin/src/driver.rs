@@ -11,10 +11,10 @@ use std::sync::{Arc, Mutex};
 use retryplan as rp;
 
 use crate::decision::outcome_from_http_response;
+use crate::live::Registry;
 use crate::operation::{OperationOptions, Stats};
 use crate::policy::Policy;
 use crate::records::{Action, Event, Outcome};
-use crate::wire;
 use crate::{lock, long_out, ms_in, opt_ms_in, u32_in, Result};
 
 /// How a host runs its driver.
@@ -35,6 +35,9 @@ pub struct DriverOptions {
     #[uniffi(default)]
     pub returns_responses: bool,
 }
+
+/// Live drivers, by handle (`wire.rs` steps them).
+pub(crate) static DRIVERS: Registry<Driver> = Registry::new();
 
 /// The host loop of one operation (the core's `Driver`): results in, one
 /// `Action` out per poll. Thread-safe: calls are serialised by a lock, so
@@ -62,7 +65,7 @@ impl Driver {
         };
         let driver = rp::Driver::new(&policy.0, now_ms, options.into_core()?, core_options)?;
         let driver = Arc::new(Driver(Mutex::new(driver)));
-        wire::DRIVERS.register(&driver);
+        DRIVERS.register(&driver);
         Ok(driver)
     }
 
@@ -190,7 +193,7 @@ impl Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
-        wire::DRIVERS.unregister(self);
+        DRIVERS.unregister(self);
     }
 }
 

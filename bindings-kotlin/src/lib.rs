@@ -31,6 +31,7 @@ mod errors;
 #[rustfmt::skip]
 mod functions;
 mod generated;
+mod live;
 mod operation;
 mod policy;
 #[rustfmt::skip]

@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex};
 use retryplan as rp;
 
 use crate::controls::Dependency;
-use crate::policy::Policy;
+use crate::live::Registry;
+use crate::policy::{HttpRequest, Policy};
 use crate::records::{Decision, Outcome, StatsSnapshot};
-use crate::wire::OPERATIONS;
 use crate::{attempts_out, lock, long_out, ms_in, opt_ms_in, u32_in, Result};
 
 /// How an operation starts. Every field may be null: no seed draws one (and
@@ -46,25 +46,6 @@ pub struct OperationOptions {
     pub http_request: Option<Arc<HttpRequest>>,
 }
 
-/// An HTTP request as the core reads it before its first attempt (the
-/// core's `Policy::http_request`): how it may be repeated, and the key the
-/// request carries in its own `Idempotency-Key` header, exactly as written.
-#[derive(Debug, uniffi::Object)]
-pub struct HttpRequest(pub(crate) rp::HttpRequest);
-
-#[uniffi::export]
-impl HttpRequest {
-    /// How the request may be repeated (`KEYED` when it carries its own key).
-    pub fn repeatability(&self) -> rp::Repeatability {
-        self.0.repeatability
-    }
-
-    /// The key of the request's own `Idempotency-Key` header, or null.
-    pub fn idempotency_key(&self) -> Option<String> {
-        self.0.idempotency_key.as_ref().map(|key| key.as_str().to_owned())
-    }
-}
-
 impl OperationOptions {
     /// The core's options: a seed (and a key) from the operating system when none is given.
     pub(crate) fn into_core(self) -> Result<rp::OperationOptions> {
@@ -92,6 +73,9 @@ impl OperationOptions {
         })
     }
 }
+
+/// Live operations, by handle (`wire.rs` steps them).
+pub(crate) static OPERATIONS: Registry<Operation> = Registry::new();
 
 /// One logical operation (one business effect, one idempotency key, many
 /// attempts). Thread-safe: calls are serialised by a lock.

@@ -14,6 +14,7 @@ use retryplan::value::Value;
 use retryplan::Class;
 
 use crate::config::PolicyConfig;
+use crate::live::Registry;
 use crate::records::{Outcome, Redelivery, Timeline};
 use crate::{long_out, ms_in, u32_in, Result, RetryplanError};
 
@@ -61,6 +62,9 @@ pub fn policy_config_from_json(json: String) -> Result<PolicyConfig> {
     record_out(&rp::PolicyConfig::from_json(&json)?)
 }
 
+/// Live policies, by handle (`wire.rs` makes operations and drivers from them).
+pub(crate) static POLICIES: Registry<Policy> = Registry::new();
+
 /// A validated, immutable policy. Share one across threads freely.
 #[derive(Debug, uniffi::Object)]
 pub struct Policy(pub(crate) rp::Policy);
@@ -69,14 +73,14 @@ impl Policy {
     /// A new policy object, in the table of live policies (`src/wire.rs` makes operations from it).
     pub(crate) fn shared(policy: rp::Policy) -> Arc<Policy> {
         let policy = Arc::new(Policy(policy));
-        crate::wire::POLICIES.register(&policy);
+        POLICIES.register(&policy);
         policy
     }
 }
 
 impl Drop for Policy {
     fn drop(&mut self) {
-        crate::wire::POLICIES.unregister(self);
+        POLICIES.unregister(self);
     }
 }
 
@@ -130,9 +134,9 @@ impl Policy {
         method: String,
         idempotent: Option<bool>,
         request_idempotency_key: Option<String>,
-    ) -> Result<std::sync::Arc<crate::operation::HttpRequest>> {
+    ) -> Result<Arc<HttpRequest>> {
         let request = self.0.http_request(&method, idempotent, request_idempotency_key.as_deref())?;
-        Ok(std::sync::Arc::new(crate::operation::HttpRequest(request)))
+        Ok(Arc::new(HttpRequest(request)))
     }
 
     /// True when the policy hedges: starts extra attempts while one still runs.
@@ -186,5 +190,24 @@ impl Policy {
         let deadline_ms = deadline_ms.map(|ms| ms_in("deadline_ms", ms)).transpose()?;
         let first = ms_in("first_attempt_at_ms", first_attempt_at_ms)?;
         Ok(rp::explain(&self.0, deadline_ms, first).into())
+    }
+}
+
+/// An HTTP request as the core reads it before its first attempt (the
+/// core's `Policy::http_request`): how it may be repeated, and the key the
+/// request carries in its own `Idempotency-Key` header, exactly as written.
+#[derive(Debug, uniffi::Object)]
+pub struct HttpRequest(pub(crate) rp::HttpRequest);
+
+#[uniffi::export]
+impl HttpRequest {
+    /// How the request may be repeated (`KEYED` when it carries its own key).
+    pub fn repeatability(&self) -> rp::Repeatability {
+        self.0.repeatability
+    }
+
+    /// The key of the request's own `Idempotency-Key` header, or null.
+    pub fn idempotency_key(&self) -> Option<String> {
+        self.0.idempotency_key.as_ref().map(|key| key.as_str().to_owned())
     }
 }

@@ -7,24 +7,23 @@
 //! Nothing here encodes anything: the words are the core's.
 //!
 //! An object is found by its uniffi handle in a table of live objects
-//! ([`Registry`]), so a stale handle answers [`NOT_LIVE`], never freed
+//! (`crate::live::Registry`), so a stale handle answers [`NOT_LIVE`], never freed
 //! memory. A refused record answers [`FAILED`] and changes nothing; the
 //! Kotlin side then repeats the call on uniffi's typed path, which raises the
 //! typed exception.
 #![allow(unsafe_code)]
 
-use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, PoisonError, RwLock, Weak};
+use std::sync::Arc;
 
 use retryplan as rp;
 use retryplan::value::Named;
 use retryplan::wire::{self, ActionKind, DecisionKind, EndingKind, InputKind, OutcomeKind};
 
-use crate::driver::{Driver, DriverOptions};
+use crate::driver::{Driver, DriverOptions, DRIVERS};
 use crate::lock;
-use crate::operation::{Operation, OperationOptions};
-use crate::policy::Policy;
+use crate::operation::{Operation, OperationOptions, OPERATIONS};
+use crate::policy::POLICIES;
 
 /// The output record was written.
 pub const DONE: i32 = 0;
@@ -36,40 +35,6 @@ pub const NOT_LIVE: i32 = 2;
 pub const BAD_BUFFER: i32 = 3;
 /// A panic was caught (the core is built to have none).
 pub const PANICKED: i32 = 4;
-
-/// Live objects of one type by their uniffi handle (the address `Arc::into_raw`
-/// gives, which is `Arc::as_ptr`). Weak, so the table never keeps one alive.
-pub(crate) struct Registry<T>(RwLock<BTreeMap<usize, Weak<T>>>);
-
-impl<T> Registry<T> {
-    const fn new() -> Registry<T> {
-        Registry(RwLock::new(BTreeMap::new()))
-    }
-
-    /// Records a new object; its constructor calls it before handing the `Arc` to uniffi.
-    pub(crate) fn register(&self, object: &Arc<T>) {
-        let key = Arc::as_ptr(object) as usize;
-        self.0.write().unwrap_or_else(PoisonError::into_inner).insert(key, Arc::downgrade(object));
-    }
-
-    /// Forgets an object being dropped (its address may be reused once it is freed).
-    pub(crate) fn unregister(&self, object: &T) {
-        let key = std::ptr::from_ref(object) as usize;
-        self.0.write().unwrap_or_else(PoisonError::into_inner).remove(&key);
-    }
-
-    fn live(&self, handle: u64) -> Option<Arc<T>> {
-        let key = usize::try_from(handle).ok()?;
-        self.0.read().unwrap_or_else(PoisonError::into_inner).get(&key)?.upgrade()
-    }
-}
-
-/// Live policies.
-pub(crate) static POLICIES: Registry<Policy> = Registry::new();
-/// Live drivers.
-pub(crate) static DRIVERS: Registry<Driver> = Registry::new();
-/// Live operations.
-pub(crate) static OPERATIONS: Registry<Operation> = Registry::new();
 
 /// One step of the core's wire on the live object `handle`: reads
 /// `input_len` words at `input` (an input record) and writes the answer into
@@ -276,6 +241,12 @@ fn kinds<K: Named>() -> Vec<String> {
 }
 
 /// The core's tables of the wire encoding (see [`WireTables`]).
+///
+/// Deprecated: no binding reads it any more (Kotlin's constants are generated
+/// from the core's tables by `core/mirrors`); it is removed in the next
+/// release. The tables are fixed for a wire version: `core/src/driver/wire.md`.
+/// Kotlin marks it `@Deprecated` (build.sh); uniffi gives Swift no deprecation
+/// attribute, so this note in its doc comment is Swift's notice.
 #[uniffi::export]
 pub fn wire_tables() -> WireTables {
     WireTables {

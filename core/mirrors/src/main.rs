@@ -9,8 +9,10 @@
 //! From the core's source and its public tables too:
 //! - the wire's constants and name tables, for JS (`js_wire`) and Kotlin
 //!   (`kotlin_wire`), and JS's reader of the decision record (`js_records`);
+//! - Kotlin's HTTP header names (`kotlin_http`);
 //! - the error types from `retryplan::Error`: Python's exception classes
-//!   (`python_errors`) and Kotlin's `RetryplanError` (`uniffi_errors`);
+//!   (`python_errors`) and Kotlin's `RetryplanError` with the `code`,
+//!   `description` and `blame` of any `RetryplanException` (`uniffi_errors`);
 //! - records: Python's `Decision` subclasses, `Stats` counters
 //!   (`python_records`) and values (`python_values`); Kotlin's uniffi
 //!   records with their conversions (`uniffi_records`) and the free
@@ -29,6 +31,7 @@ mod docs;
 mod js_outcomes;
 mod js_records;
 mod js_wire;
+mod kotlin_http;
 mod kotlin_wire;
 mod output;
 mod python;
@@ -66,6 +69,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.extend(uniffi_records::outputs(root, &tables)?);
     outputs.extend(uniffi_functions::outputs(root, &tables)?);
     outputs.extend(uniffi_errors::outputs(root)?);
+    outputs.push(kotlin_http::output());
     Ok(outputs)
 }
 

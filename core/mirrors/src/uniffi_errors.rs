@@ -23,6 +23,7 @@ use crate::output::{Output, HEADER};
 use crate::uniffi_records::docs;
 
 pub const ERRORS: &str = "bindings-kotlin/src/errors.rs";
+pub const ERROR_FIELDS: &str = "bindings-kotlin/kotlin/main/dev/retryplan/ErrorFields.kt";
 
 const SOURCE: &str = "core/src/error.rs";
 const COMPILED_SOURCE: &str = "core/src/policy/compiled/error.rs";
@@ -44,8 +45,10 @@ pub fn outputs(root: &Path) -> Result<Vec<Output>, String> {
     let item = item.ok_or_else(|| format!("{SOURCE}: no enum Error"))?;
     let mut definition = String::new();
     let mut arms = String::new();
+    let mut kotlin_arms = String::new();
     for variant in &item.variants {
         let ident = variant.ident.to_string();
+        kotlin_arms.push_str(&format!("        is RetryplanException.{ident} -> Triple(code, description, blame)\n"));
         let tuple = matches!(variant.fields, syn::Fields::Unnamed(_));
         let mut bound = Vec::new();
         let mut fields = String::new();
@@ -115,7 +118,27 @@ pub fn outputs(root: &Path) -> Result<Vec<Output>, String> {
          blame: error.blame(),\n            description: error.to_string(),\n        }}\n    }}\n}}\n",
         docs("", &summary(&item.attrs)),
     );
-    Ok(vec![Output { path: ERRORS, text }])
+    kotlin_arms.push_str("        is RetryplanException.CompiledForm -> Triple(code, description, blame)\n");
+    Ok(vec![Output { path: ERRORS, text }, Output { path: ERROR_FIELDS, text: kotlin_fields(&kotlin_arms) }])
+}
+
+/// Kotlin's `code`, `description` and `blame` on any `RetryplanException`:
+/// uniffi gives each subclass its own fields, so one `when` over every
+/// variant reads them (exhaustive: a variant missing here fails the build).
+fn kotlin_fields(arms: &str) -> String {
+    format!(
+        "// {HEADER}\npackage dev.retryplan\n\n\
+         /** What every [RetryplanException] carries, whatever its subclass (core/mirrors/src/uniffi_errors.rs). */\n\
+         private val RetryplanException.common: Triple<String, String, Blame>\n    get() = when (this) {{\n{arms}    }}\n\n\
+         /** The core's stable error code (`config_violations`, `operation_ended`, ...) on any [RetryplanException]. */\n\
+         val RetryplanException.code: String get() = common.first\n\n\
+         /** The core's message on any [RetryplanException] (also its `toString()`). */\n\
+         val RetryplanException.description: String get() = common.second\n\n\
+         /**\n * Who must act on any [RetryplanException] (the core's `Error::blame()`):\n\
+         \x20* [Blame.CALLER], [Blame.CONFIGURATION], [Blame.SERVER] or [Blame.ENVIRONMENT];\n\
+         \x20* its `name` lowercased is the snake_case name every binding uses.\n */\n\
+         val RetryplanException.blame: Blame get() = common.third\n"
+    )
 }
 
 /// A field `name` of the core's type `ty`: the binding's type and the expression converting it.

@@ -134,10 +134,9 @@ internal object Wire {
     }
 }
 
-/** Binds [type]'s `external` functions by JNA's direct mapping to the library uniffi loads (same name, same override property). */
+/** Binds [type]'s `external` functions by JNA's direct mapping to the library uniffi loads ([LIBRARY]). */
 internal fun registerNative(type: java.lang.Class<*>) {
-    val name = "retryplan_uniffi"
-    com.sun.jna.Native.register(type, System.getProperty("uniffi.component.$name.libraryOverride") ?: name)
+    com.sun.jna.Native.register(type, LIBRARY)
 }
 
 /**

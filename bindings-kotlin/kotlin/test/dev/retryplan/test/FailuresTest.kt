@@ -1,7 +1,13 @@
 package dev.retryplan.test
 
 import dev.retryplan.Failure
+import dev.retryplan.GUIDANCE_HEADERS
+import dev.retryplan.IDEMPOTENCY_KEY_HEADER
+import dev.retryplan.REQUEST_ID_HEADER
 import dev.retryplan.failureOf
+import dev.retryplan.guidanceHeaders
+import dev.retryplan.idempotencyKeyHeader
+import dev.retryplan.requestIdHeader
 import java.io.File
 import java.net.ConnectException
 import org.junit.jupiter.api.Assertions.assertEquals
@@ -21,6 +27,14 @@ class FailuresTest {
     /** A refused connection with [depth] errors the table does not know wrapped around it. */
     private fun wrapped(depth: Int): Throwable =
         (1..depth).fold(ConnectException("Connection refused") as Throwable) { cause, level -> RuntimeException("wrapper $level", cause) }
+
+    /** The header constants (generated from the core's source by core/mirrors) are what the library says. */
+    @Test
+    fun `the HTTP header constants are the library's`() {
+        assertEquals(idempotencyKeyHeader(), IDEMPOTENCY_KEY_HEADER)
+        assertEquals(requestIdHeader(), REQUEST_ID_HEADER)
+        assertEquals(guidanceHeaders(), GUIDANCE_HEADERS)
+    }
 
     @Test
     fun causesAreSearchedAsDeepAsTheCoreSays() {

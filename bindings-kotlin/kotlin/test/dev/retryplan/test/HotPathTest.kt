@@ -139,7 +139,32 @@ class HotPathTest {
      * typed call (so the tables the helpers build their constants from are
      * the core's); a refused record stays typed.
      */
+    /**
+     * The library is mapped from its copy in the user's cache (Library.kt),
+     * named by the jar entry's CRC and size, not extracted by JNA again.
+     */
     @Test
+    fun `the library is loaded from its copy in the user's cache`() {
+        Policy.profile("read").close()
+        val resource = javaClass.classLoader.getResource("linux-x86-64/libretryplan_uniffi.so")!!
+        val entry = (resource.openConnection() as java.net.JarURLConnection).jarEntry
+        val cache = System.getenv("XDG_CACHE_HOME") ?: java.io.File(System.getProperty("user.home"), ".cache").path
+        val cached = java.io.File(cache, "retryplan/native/${java.lang.Long.toHexString(entry.crc)}-${entry.size}-libretryplan_uniffi.so")
+        assertEquals(entry.size, cached.length())
+        val maps = java.io.File("/proc/self/maps").readText()
+        assertEquals(true, maps.contains(cached.absolutePath), "not mapped: $cached")
+    }
+
+    /** `wireTables()` is deprecated (no binding reads it; build.sh marks uniffi's function): a caller is warned. */
+    @Test
+    fun `wireTables is deprecated`() {
+        val method = Class.forName("dev.retryplan.Retryplan_uniffiKt").getMethod("wireTables")
+        val deprecated = method.getAnnotation(Deprecated::class.java)
+        assertEquals(true, deprecated?.message?.contains("core/src/driver/wire.md"), "$method: $deprecated")
+    }
+
+    @Test
+    @Suppress("DEPRECATION")
     fun `the wire's tables name what the typed calls take`() {
         val tables = wireTables()
         // `WireWords.word` numbers a member by its ordinal: every vocabulary's Kotlin enum is in the core's wire order.
