@@ -89,12 +89,6 @@ if [ "$(grep -c 'throw loneSurrogate("text")' "$GENERATED")" != 1 ] || [ "$(grep
   exit 1
 fi
 
-# JNA binds all of uniffi's `UniffiLib` (~190 C functions, about a millisecond
-# each on a loaded machine) on a process's first call: bind each object type's
-# functions on first use instead, and drop the unused async declarations
-# (lazy-natives.py; it fails on a generated file of another shape).
-python3 lazy-natives.py "$GENERATED"
-
 # uniffi loads the library by its name, which JNA extracts from the jar again
 # on every start: load what Library.kt finds (a copy kept in the user's cache).
 sed -i 's/^    return "retryplan_uniffi"$/    return LIBRARY/' "$GENERATED"
