@@ -338,7 +338,7 @@ impl PyDriver {
         now: Option<&Bound<'_, PyAny>>,
         now_ms: Option<&Bound<'_, PyAny>>,
     ) -> Res<Py<PyAny>> {
-        Ok(action_to_py(py, self.inner.poll_action(NOW.read(now, now_ms)?))?)
+        Ok(action_to_py(py, self.inner.poll_action(NOW.read(now, now_ms)?)?)?)
     }
 
     /// Hands in how attempt `attempt` ended: `"accepted"`, or `"discarded"` (dispose of what it carried).

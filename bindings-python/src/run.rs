@@ -24,7 +24,7 @@ use retryplan::{Action, AttemptPlan, Ending, Held, Outcome, Receipt, Verdict};
 use crate::args::NOW_UNIX;
 use crate::attempts::Attempt;
 use crate::driver::{action_to_py, plan_arg, PyDriver};
-use crate::errors::wrong_type;
+use crate::errors::{wrong_type, Fault};
 use crate::outcome::{PyOutcome, ResponseHead};
 use crate::settings::Settings;
 use crate::sources::drawn;
@@ -177,7 +177,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
         loop {
             let action = self.driver.borrow_mut().inner.poll_action(now);
             self.observed()?;
-            match action {
+            match action.map_err(Fault::from)? {
                 Action::Release { token } => self.release(token)?,
                 action => return Ok(action),
             }
