@@ -15,7 +15,7 @@ use crate::args::{by_name, class_arg, given, str_arg, u32_arg, u64_arg, NOW, NOW
 use crate::controls::PyStats;
 use crate::data::{repr_of, serialized};
 use crate::decision::{decision_to_py, IntoField};
-use crate::errors::{invalid, wrong_type, Res};
+use crate::fault::{invalid, wrong_type, Res};
 use crate::operation::options;
 use crate::outcome::{PyOutcome, ResponseHead};
 use crate::policy::PyPolicy;

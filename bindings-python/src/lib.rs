@@ -3,7 +3,7 @@
 //! This crate converts types and errors and decides nothing; every number and
 //! every decision comes from the `retryplan` crate. One module per job:
 //! `args` (arguments, one reading per kind; a clock reading is float seconds
-//! or its exact `_ms` twin), `errors` (one map from core errors to the
+//! or its exact `_ms` twin), `fault` (why a call failed), `errors` (one map from core errors to the
 //! exceptions of `retryplan._errors`), `data` (dicts to and from the core's
 //! data tree, and the plain values of `retryplan._values`), `policy`,
 //! `outcome`, `decision`, `operation`, `driver` (the host loop every helper
@@ -30,6 +30,7 @@ mod decision;
 mod dialects;
 mod driver;
 mod errors;
+mod fault;
 mod operation;
 mod outcome;
 mod policy;
