@@ -66,7 +66,7 @@ if $fix; then
   (cd bindings-js && node_modules/.bin/biome check --write --colors=off "${js[@]}" >/dev/null 2>&1) || true
 fi
 echo "--- biome: lint and format of ${#js[@]} JS/TS files of bindings-js"
-(cd bindings-js && node_modules/.bin/biome check --colors=off --max-diagnostics=50 "${js[@]}") || failed+=("biome")
+(cd bindings-js && node_modules/.bin/biome check --error-on-warnings --colors=off --max-diagnostics=50 "${js[@]}") || failed+=("biome")
 
 # Kotlin: ktlint, on Java (as the Kotlin suite).
 npm_installed scripts/lint
