@@ -8,10 +8,10 @@
 # generates (their header says so; `cargo run -p retryplan-mirrors -- --check`
 # keeps those as generated) and the ones whose marked blocks (`// README: name`)
 # are a README's code as written (bindings-kotlin/check-examples.py keeps them
-# equal; formatting one would part it from its README). Installs each tool at its pinned version when it
-# is missing (ruff into target/lint-venv from scripts/lint/requirements.txt;
-# biome with bindings-js's devDependencies; ktlint from scripts/lint/package.json)
-# and is quick when warm.
+# equal; formatting one would part it from its README). Installs each tool at
+# its pinned version when it is missing (ruff into target/lint-venv from
+# scripts/lint/requirements.txt; biome with bindings-js's devDependencies;
+# ktlint from scripts/lint/package.json) and is quick when warm.
 #
 # Usage: scripts/lint.sh          check; exits 1 naming what fails
 #        scripts/lint.sh --fix    apply the formatters and the safe fixes first,
