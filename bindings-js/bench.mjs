@@ -23,7 +23,7 @@ import { Driver, Operation, Policy, run } from 'retryplan';
 const ns = (ms) => ms * 1e6;
 
 /** CPU time (ms) per call of `body`, best of three runs. */
-function time(label, iterations, body) {
+function time(_label, iterations, body) {
   for (let i = 0; i < Math.min(iterations, 10000); i += 1) body(i); // warm up
   let best = Infinity;
   for (let run = 0; run < 3; run += 1) {

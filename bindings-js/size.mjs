@@ -100,10 +100,15 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * (wasm + entry) is 92178 B, main's 89118 B. So 85100 B. This is the step
  * before issue 24 drops the configuration reader from the browser runtime
  * (the 19.3 KB "reading configurations" part holds it, fromConfig still here).
+ * Then issue 28's typed error for a poll the driver's operation refuses
+ * (impossible in a working engine; `Driver::poll_action` returns a Result
+ * through the exchange instead of a sleep that would spin a host): 85110 B
+ * (72584 B wasm + 12526 B glue; main 84913 B = 72387 + 12526 in the same
+ * run, +197 B), so 85300 B.
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 85_100;
+const LIMIT = 85_300;
 /**
  * The limit of the browser runtime (wasm + minified glue, gzip -9), in bytes:
  * what `retryplan` is in a browser since issue 24's runtime (part 2), the

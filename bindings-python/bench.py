@@ -297,7 +297,7 @@ def workload(attempts: int, on_last: Callable[[], Any] = lambda: None) -> Dict[s
 
 
 def report_workload() -> None:
-    print(f"\n== the users' workload: fresh operation per call, an application error mapped to retryable, zero delay")
+    print("\n== the users' workload: fresh operation per call, an application error mapped to retryable, zero delay")
     print(f"   (us per attempt, best of {ROUNDS} interleaved rounds; ratio to the hand-written loop)")
     counts = (1, 10, 100)
     table: Dict[str, Dict[int, float]] = {}

@@ -46,7 +46,7 @@ def arguments(line: str, where: str) -> List[str]:
 def matches(shown: List[str], printed: List[str]) -> bool:
     if len(shown) != len(printed):
         return False
-    return all(p == s or (s.endswith("...") and p.startswith(s[:-3])) for s, p in zip(shown, printed))
+    return all(p == s or (s.endswith("...") and p.startswith(s[:-3])) for s, p in zip(shown, printed, strict=True))
 
 
 def main() -> None:

@@ -14,13 +14,29 @@ in `grpc/a6.rs` a use of `grpc::service_config`). It makes an edge between
 the two siblings under the deepest module holding both ends; a module using
 its own ancestor or descendant is the normal shape of a tree, not an edge.
 
+The same rule holds for the other languages' module trees, each read by its
+own parser:
+- a Python package (a folder with `__init__.py`): its modules and
+  subpackages are the nodes; every `import` and `from ... import` of the
+  package's own modules is an edge, wherever it stands (one inside a function,
+  imported lazily, and one under `if TYPE_CHECKING:` too). A name taken from a
+  package (`from . import Policy`) is a use of the module whose `from .x
+  import Policy` the package's `__init__.py` re-exports it from; a module
+  using its own package is not an edge.
+- JavaScript (a folder of `.js`/`.mjs` files, ES modules): each file is a
+  node, each subfolder a node at its parent's level; every static `import`
+  and `export ... from` and every `import('...')` of a relative path inside
+  the folder is an edge.
+
 Prints each cycle with its edges (and the lines that make them) and exits 1;
 exits 0 when there is none (`--graph` prints every edge first). The roots are
-core/src and cli/src unless given.
+every Rust crate of the workspace (core, the CLI, the bindings' glue), the
+Python binding's package and the JS binding's `lib/` unless given.
 
 Usage: python3 scripts/check_module_cycles.py [--graph] [ROOT_DIR ...]
 """
 
+import ast
 import os
 import re
 import sys
@@ -230,23 +246,11 @@ class Crate:
 
     def edges(self):
         """{parent: {child: {sibling: [(file, line), ...]}}}: every child of every module, and its edges."""
-        levels = {}
-        for module in self.modules:
-            if module:
-                levels.setdefault(module[:-1], {}).setdefault(module[-1], {})
+        levels = module_levels(self.modules)
         for here, segments, rel, line in self.references:
             target = self.resolve(here, segments)
-            if target is None:
-                continue
-            common = 0
-            while common < min(len(here), len(target)) and here[common] == target[common]:
-                common += 1
-            if common == len(here) or common == len(target):
-                continue  # itself, an ancestor or a descendant
-            parent = here[:common]
-            where = levels[parent][here[common]].setdefault(target[common], [])
-            if (rel, line) not in where:
-                where.append((rel, line))
+            if target is not None:
+                sibling_edge(levels, here, target, (rel, line))
         return levels
 
 
@@ -290,8 +294,195 @@ def cycles(graph):
     return found
 
 
+def sibling_edge(levels, here, target, where):
+    """Records `here` using `target` as an edge between the siblings under the deepest module holding both ends."""
+    common = 0
+    while common < min(len(here), len(target)) and here[common] == target[common]:
+        common += 1
+    if common == len(here) or common == len(target):
+        return  # itself, an ancestor or a descendant
+    edges = levels.setdefault(here[:common], {}).setdefault(here[common], {}).setdefault(target[common], [])
+    if where not in edges:
+        edges.append(where)
+
+
+def module_levels(modules):
+    """{parent: {child: {}}} for every module of a tree (a tuple of names; () is the root)."""
+    levels = {}
+    for module in modules:
+        if module:
+            levels.setdefault(module[:-1], {}).setdefault(module[-1], {})
+    return levels
+
+
+class PythonPackage:
+    """The modules of one Python package (a folder with `__init__.py`) and their imports of each other."""
+
+    root_file = "__init__.py"
+
+    def __init__(self, package_dir):
+        self.package_dir = package_dir
+        self.name = os.path.basename(os.path.normpath(package_dir))
+        self.files = {}  # module -> path
+        self.packages = set()  # modules that are packages (their file is __init__.py)
+        for folder, dirs, files in os.walk(package_dir):
+            dirs[:] = sorted(d for d in dirs if os.path.exists(os.path.join(folder, d, "__init__.py")))
+            rel = os.path.relpath(folder, package_dir)
+            base = () if rel == "." else tuple(rel.split(os.sep))
+            for name in sorted(files):
+                if name == "__init__.py":
+                    self.files[base] = os.path.join(folder, name)
+                    self.packages.add(base)
+                elif name.endswith(".py"):
+                    self.files[base + (name[:-3],)] = os.path.join(folder, name)
+        self.modules = set(self.files)
+        self.trees = {module: ast.parse(read(path), path) for module, path in self.files.items()}
+        # What a package's __init__ re-exports: {package: {name: module defining it}}.
+        self.exports = {}
+        for package in self.packages:
+            for node in ast.walk(self.trees[package]):
+                if isinstance(node, ast.ImportFrom):
+                    source = self.imported(package, node)
+                    if source is not None and source != package:
+                        for alias in node.names:
+                            if alias.name != "*":
+                                self.exports.setdefault(package, {})[alias.asname or alias.name] = source
+
+    def imported(self, here, node):
+        """The module `from X import ...` (node) names, written in module `here`, or None outside the package."""
+        if node.level:
+            base = here if here in self.packages else here[:-1]
+            if node.level - 1 > len(base):
+                return None
+            base = base[: len(base) - (node.level - 1)]
+        elif node.module and node.module.split(".")[0] == self.name:
+            return self.module(tuple(node.module.split(".")[1:]))
+        else:
+            return None
+        return self.module(base + (tuple(node.module.split(".")) if node.module else ()))
+
+    def module(self, path):
+        """`path` when it is a module of the package, else None (another package, or an extension module)."""
+        return path if path in self.modules else None
+
+    def targets(self, here, node):
+        """Every module of the package one import statement of module `here` uses."""
+        if isinstance(node, ast.Import):
+            found = []
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == self.name and self.module(tuple(parts[1:])) is not None:
+                    found.append(tuple(parts[1:]))
+            return found
+        source = self.imported(here, node)
+        if source is None:
+            return []
+        found = []
+        for alias in node.names:
+            if source + (alias.name,) in self.modules:
+                found.append(source + (alias.name,))  # `from . import x`: the module x
+            elif source in self.packages and alias.name in self.exports.get(source, {}):
+                found.append(self.exports[source][alias.name])  # a name the package re-exports
+            else:
+                found.append(source)
+        return found
+
+    def edges(self):
+        levels = module_levels(self.modules)
+        for here, tree in self.trees.items():
+            rel = os.path.relpath(self.files[here], self.package_dir)
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    for target in self.targets(here, node):
+                        sibling_edge(levels, here, target, (rel, node.lineno))
+        return levels
+
+
+JS_IMPORT = re.compile(
+    r"""(?:\bimport\s*(?:[\w*${},\s]+?\s*from\s*)?|\bexport\s*(?:\*(?:\s*as\s+\w+)?|\{[^}]*\})\s*from\s*|\bimport\s*\(\s*)(["'])(\.{1,2}/[^"']*)\1"""
+)
+
+
+def strip_js_comments(src):
+    """The source with comments blanked (line breaks kept) and strings kept as they are, and the
+    (start, end) of each string in it."""
+    out, strings, i, n = [], [], 0, len(src)
+    while i < n:
+        if src.startswith("//", i):
+            end = src.find("\n", i)
+            i = n if end < 0 else end
+        elif src.startswith("/*", i):
+            end = src.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            out.append("\n" * src.count("\n", i, end))
+            i = end
+        elif src[i] in "\"'`":
+            quote, j = src[i], i + 1
+            while j < n and src[j] != quote:
+                j += 2 if src[j] == "\\" else 1
+            start = sum(map(len, out))
+            out.append(src[i : j + 1])
+            strings.append((start, start + j + 1 - i))
+            i = j + 1
+        else:
+            out.append(src[i])
+            i += 1
+    return "".join(out), strings
+
+
+class JsModules:
+    """The ES modules of one folder (`.js` and `.mjs` files, subfolders included) and their imports of each other."""
+
+    root_file = None
+
+    def __init__(self, root_dir):
+        self.root_dir = os.path.abspath(root_dir)
+        self.files = {}  # module -> path
+        for folder, dirs, files in os.walk(self.root_dir):
+            dirs.sort()
+            rel = os.path.relpath(folder, self.root_dir)
+            base = () if rel == "." else tuple(rel.split(os.sep))
+            for name in sorted(files):
+                if name.endswith((".js", ".mjs")):
+                    self.files[base + (name,)] = os.path.join(folder, name)
+        self.modules = set(self.files) | {()}
+        self.by_path = {os.path.normpath(path): module for module, path in self.files.items()}
+
+    def edges(self):
+        levels = module_levels(self.modules)
+        for here, path in self.files.items():
+            code, strings = strip_js_comments(read(path))
+            for m in JS_IMPORT.finditer(code):
+                if any(start < m.start() < end for start, end in strings):
+                    continue  # text in a string
+                target = self.by_path.get(os.path.normpath(os.path.join(os.path.dirname(path), m.group(2))))
+                if target is not None:
+                    line = code.count("\n", 0, m.start(2)) + 1
+                    sibling_edge(levels, here, target, (os.path.relpath(path, self.root_dir), line))
+        return levels
+
+
 def crates(src_dir):
-    return [Crate(src_dir, name) for name in ROOT_FILES if os.path.exists(os.path.join(src_dir, name))]
+    """The module trees at `src_dir`: its Rust crates (one per root file), else its Python package, else its JS modules."""
+    found = [Crate(src_dir, name) for name in ROOT_FILES if os.path.exists(os.path.join(src_dir, name))]
+    if found:
+        return found
+    if os.path.exists(os.path.join(src_dir, "__init__.py")):
+        return [PythonPackage(src_dir)]
+    return [JsModules(src_dir)]
+
+
+DEFAULT_ROOTS = (
+    "core/src",
+    "core/mirrors/src",
+    "cli/src",
+    "bindings-python/src",
+    "bindings-python/python/retryplan",
+    "bindings-js/src",
+    "bindings-js/lib",
+    "bindings-js/playground/src",
+    "bindings-kotlin/src",
+)
 
 
 def label(src_dir):
@@ -304,7 +495,7 @@ def main(argv):
     roots = [arg for arg in argv if arg != "--graph"]
     if not roots:
         repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-        roots = [os.path.join(repo, "core", "src"), os.path.join(repo, "cli", "src")]
+        roots = [os.path.join(repo, *root.split("/")) for root in DEFAULT_ROOTS]
     found_any, modules, names = 0, 0, []
     for src_dir in roots:
         found_crates = crates(src_dir)

@@ -23,13 +23,19 @@ if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 
   rustup component add rustfmt clippy
 fi
 python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet 'jsonschema==4.26.0'
+# The JS binding's Rust is wasm-only: clippy checks it for its target.
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  rustup target add wasm32-unknown-unknown
+fi
 
 suite "conformance vectors: lint" python3 tests/conformance/lint.py
 suite "conformance vectors: lint self-test" python3 tests/conformance/test_lint.py
 # Every README code block is run by a suite below or marked as not tested.
 suite "readme snippets: every block tested or marked" python3 scripts/readme_snippets.py check
-# No module imports another that imports it back, at any depth, in the core and the CLI (edges: `crate::`, `self::` and `super::` paths).
-suite "rust: no import cycle at any module depth (core, cli)" python3 scripts/check_module_cycles.py
+# No module imports another that imports it back, at any depth: every Rust crate
+# (edges: `crate::`, `self::` and `super::` paths), the Python package (imports,
+# lazy ones too) and the JS binding's lib/ (imports of relative paths).
+suite "no import cycle at any module depth (Rust crates, Python package, JS lib)" python3 scripts/check_module_cycles.py
 suite "rust: module cycle check self-test" python3 scripts/test_check_module_cycles.py
 # The bindings' mirrors of the core's names and config shapes are generated
 # (core/mirrors); a committed copy that differs fails, naming the file.
@@ -38,6 +44,14 @@ suite "rust: format" cargo fmt --all --check
 suite "rust: clippy" cargo clippy --workspace --all-targets --locked -- -D warnings
 # The core as the JS build uses it (no json, no entropy), checked natively too.
 suite "rust: clippy, core without default features" cargo clippy -p retryplan --lib --no-default-features --locked -- -D warnings
+# The JS binding's Rust, which compiles to nothing natively: both of its entries, for wasm32.
+suite "rust: clippy, JS binding for wasm32" cargo clippy -p retryplan-js --target wasm32-unknown-unknown --locked -- -D warnings
+suite "rust: clippy, JS binding for wasm32, --all-features (tools entry)" \
+  cargo clippy -p retryplan-js --target wasm32-unknown-unknown --all-features --locked -- -D warnings
+# Python (ruff), JS (biome) and Kotlin (ktlint) lint and format checks; each
+# tool is installed at its pinned version on first run (scripts/lint.sh --fix
+# applies the formatters and safe fixes).
+suite "lint: ruff, biome, ktlint" scripts/lint.sh
 suite "rust: docs" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 suite "rust: unit, property, conformance and doc tests" cargo test --workspace --locked
 

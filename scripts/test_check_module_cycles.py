@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Tests of check_module_cycles.py on small made-up crates: a real edge makes a
-cycle, at the top level or between siblings inside a module; an edge in a
-comment, a string or test code does not, nor one to a module's own parent or
-child."""
+"""Tests of check_module_cycles.py on small made-up crates, Python packages and
+JS folders: a real edge makes a cycle, at the top level or between siblings
+inside a module; an edge in a comment, a string or test code does not, nor one
+to a module's own parent or child."""
 
 import contextlib
 import io
@@ -19,15 +19,20 @@ LIB = "mod a;\nmod b;\nmod c;\npub use c::{Thing, other::Deep as Renamed};\n"
 
 def run(files):
     """The script's exit code and output on a crate made of `files` ({path: text})."""
+    return run_tree({"lib.rs": LIB, **files})
+
+
+def run_tree(files, under=""):
+    """The script's exit code and output on a folder made of `files` ({path: text}) alone (its subfolder `under`)."""
     with tempfile.TemporaryDirectory() as root:
-        for path, text in {"lib.rs": LIB, **files}.items():
+        for path, text in files.items():
             full = os.path.join(root, path)
             os.makedirs(os.path.dirname(full), exist_ok=True)
             with open(full, "w", encoding="utf-8") as out:
                 out.write(text)
         output = io.StringIO()
         with contextlib.redirect_stdout(output):
-            code = check_module_cycles.main([root])
+            code = check_module_cycles.main([os.path.join(root, under)])
         return code, output.getvalue()
 
 
@@ -112,11 +117,99 @@ class CycleCheck(unittest.TestCase):
                 self.assertEqual(check_module_cycles.main([clean, tangled]), 1, output.getvalue())
             self.assertIn(f"cycle among modules of {tangled}: a <-> b", output.getvalue())
 
-    def test_the_core_and_the_cli_have_no_cycle(self):
+    def test_the_core_the_cli_and_the_python_binding_have_no_cycle(self):
+        repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+        roots = ["core/src", "cli/src", "bindings-python/src", "bindings-python/python/retryplan"]
         output = io.StringIO()
         with contextlib.redirect_stdout(output):
-            self.assertEqual(check_module_cycles.main([]), 0, output.getvalue())
-        self.assertIn("core/src, cli/src (lib.rs), cli/src (main.rs)", output.getvalue())
+            self.assertEqual(check_module_cycles.main([os.path.join(repo, root) for root in roots]), 0, output.getvalue())
+        self.assertIn("core/src, cli/src (lib.rs), cli/src (main.rs), bindings-python/src, bindings-python/python/retryplan",
+                      output.getvalue())
+
+    def test_by_default_every_module_tree_of_the_repository_is_read(self):
+        output = io.StringIO()
+        with contextlib.redirect_stdout(output):
+            check_module_cycles.main(["--graph"])
+        for root in check_module_cycles.DEFAULT_ROOTS:
+            self.assertIn(f"\n{root}", "\n" + output.getvalue(), f"{root} has no module with an edge")
+        # Each language's edges are read: a Rust `use`, a Python import, a JS import.
+        self.assertIn("bindings-python/python/retryplan: httpx -> ", output.getvalue())
+        self.assertIn("bindings-js/lib: driver.js -> ", output.getvalue())
+
+
+class PythonCycleCheck(unittest.TestCase):
+    def test_an_import_each_way_is_a_cycle_even_a_lazy_one(self):
+        files = {
+            "pkg/__init__.py": "from ._a import A\n",
+            "pkg/_a.py": "from ._b import B\n",
+            "pkg/_b.py": "import sys\n\n\ndef f():\n    from ._a import A\n",
+        }
+        code, output = run_tree(files, "pkg")
+        self.assertEqual(code, 1, output)
+        self.assertIn("cycle among modules of", output)
+        self.assertIn("_a <-> _b", output)
+        self.assertIn("_a -> _b  (_a.py:1)", output)
+        self.assertIn("_b -> _a  (_b.py:5)", output)
+
+    def test_every_form_of_import_is_an_edge(self):
+        for b in [
+            "from . import _a\n",
+            "import pkg._a\n",
+            "from pkg._a import A\n",
+            "from pkg import _a\n",
+            "from . import A\n",  # re-exported by the package from _a
+            "if TYPE_CHECKING:\n    from ._a import A\n",
+            "from .sub.deep import D\n",  # sub.deep imports _a: b -> sub -> a -> b
+        ]:
+            files = {
+                "pkg/__init__.py": "from ._a import A\n",
+                "pkg/_a.py": "from ._b import B\n",
+                "pkg/_b.py": b,
+                "pkg/sub/__init__.py": "",
+                "pkg/sub/deep.py": "from .._a import A\n",
+            }
+            code, output = run_tree(files, "pkg")
+            self.assertEqual(code, 1, f"{b!r}: {output}")
+
+    def test_a_module_using_its_package_or_another_package_is_not_an_edge(self):
+        files = {
+            "pkg/__init__.py": "from ._a import A\nfrom . import _b\n",
+            "pkg/_a.py": "from ._b import B\nfrom ._native import N\nimport json\n",
+            "pkg/_b.py": "from . import __version__\nfrom ._native import A\nimport other._a\nfrom other import _a\n",
+        }
+        code, output = run_tree(files, "pkg")
+        self.assertEqual(code, 0, output)
+
+
+class JsCycleCheck(unittest.TestCase):
+    def test_an_import_each_way_is_a_cycle(self):
+        for a, b in [
+            ("import { b } from './b.js';\n", "\nimport * as a from './a.js';\n"),
+            ("export { b } from './b.js';\n", "\nexport * from './a.js';\n"),
+            ("const b = await import('./b.js');\n", "\nimport './a.js';\n"),
+        ]:
+            code, output = run_tree({"a.js": a, "b.js": b, "c.mjs": "import { a } from './a.js';\n"})
+            self.assertEqual(code, 1, output)
+            self.assertIn("a.js <-> b.js", output)
+            self.assertIn("b.js -> a.js  (b.js:2)", output)
+
+    def test_a_subfolder_is_one_node_at_its_parents_level(self):
+        files = {"a.js": "import { x } from './gen/x.js';\n", "gen/x.js": "import { a } from '../a.js';\n"}
+        code, output = run_tree(files)
+        self.assertEqual(code, 1, output)
+        self.assertIn("a.js <-> gen", output)
+        self.assertIn("gen -> a.js  (gen/x.js:1)", output)
+
+    def test_comments_strings_and_packages_are_not_edges(self):
+        b = (
+            "// import { a } from './a.js';\n"
+            "/* export * from './a.js'; */\n"
+            "const s = \"import './a.js'\";\n"
+            "import { x } from 'some-package';\n"
+            "import { y } from '../outside.js';\n"
+        )
+        code, output = run_tree({"a.js": "import { b } from './b.js';\n", "b.js": b})
+        self.assertEqual(code, 0, output)
 
 if __name__ == "__main__":
     unittest.main()

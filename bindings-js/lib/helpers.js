@@ -160,7 +160,7 @@ export function retryFetch(input, init = {}, options = {}) {
     };
     const entries = [];
     const io = {
-      entry: (host, entry) => (entries[entry.attempt] = entry),
+      entry: (_host, entry) => (entries[entry.attempt] = entry),
       // The status as the platform gave it and the guidance headers: the core reads them.
       response: (handle, nowMs, attempt, token, response) =>
         _driverResponse(handle, nowMs, attempt, token, response.status, GUIDANCE_HEADERS.map((name) => response.headers.get(name) ?? undefined), Date.now()),

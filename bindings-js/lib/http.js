@@ -16,7 +16,6 @@ import { FAILURE_OUTCOMES, outcomeOf } from './generated/outcomes.js';
 import { outcomeOfWords } from './records.js';
 import { NAMES } from './wire.js';
 
-const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 /** A Retry-After reading's index in the core's names (`"strict"` or `"lenient"`), undefined for none (the core's default). */
 function readingOf(reading) {
   const name = optional(text, 'reading', reading);

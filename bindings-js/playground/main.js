@@ -104,8 +104,8 @@ function runSimulation(text, profile, mine) {
   if (!simulated.ok) {
     $('simulation').replaceChildren();
     $('simulate-table').textContent = '';
-    $('sim-status').textContent = 'not simulated: ' +
-      simulated.problems.map(({ field, message }) => `${field || '(file)'}: ${message}`).join('; ');
+    $('sim-status').textContent =
+      `not simulated: ${simulated.problems.map(({ field, message }) => `${field || '(file)'}: ${message}`).join('; ')}`;
     document.body.dataset.state = 'simulation-refused';
     return;
   }

@@ -24,7 +24,6 @@ import {
   parseGrpcPushback,
   parseRetryAfter,
   profileNames,
-  run,
 } from 'retryplan/tools';
 import * as lean from 'retryplan';
 import * as tools from 'retryplan/tools';

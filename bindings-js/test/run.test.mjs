@@ -392,7 +392,7 @@ test('run: cancelling aborts every running hedge with the signal\'s reason; hedg
     jitter: { kind: 'none' },
     hedging: { delayMs: 10, maxHedgedAttempts: 2 },
   });
-  const stall = ({ signal }) => new Promise((resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+  const stall = ({ signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
   const signals = [];
   const controller = new AbortController();
   const reason = new Error('user left');

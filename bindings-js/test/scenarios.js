@@ -15,7 +15,7 @@ function resultOf(api, outcome, signal) {
     return { raises: { ending: error.decision.type, ...(error instanceof api.GaveUpError ? { reason: error.reason } : {}) } };
   }
   if (error instanceof api.RetryplanError) return { raises: { error: error.code, field: error.field } };
-  return { unexpected: String(error && error.stack ? error.stack : error) };
+  return { unexpected: String(error?.stack ? error.stack : error) };
 }
 
 /**

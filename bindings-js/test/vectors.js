@@ -56,7 +56,7 @@ export function leanCannotRun(testCase) {
 }
 
 const camel = (key) => key.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
-const snake = (key) => key.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
+const snake = (key) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 function renameKeys(value, rename) {
   if (Array.isArray(value)) return value.map((item) => renameKeys(item, rename));

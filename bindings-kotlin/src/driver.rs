@@ -71,7 +71,7 @@ impl Driver {
 
     /// What to do now.
     pub fn poll_action(&self, now_ms: i64) -> Result<Action> {
-        Ok(lock(&self.0).poll_action(ms_in("now_ms", now_ms)?).into())
+        Ok(lock(&self.0).poll_action(ms_in("now_ms", now_ms)?)?.into())
     }
 
     /// Hands in how attempt `attempt` ended, as observed at `now_ms`; with a

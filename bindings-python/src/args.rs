@@ -11,7 +11,7 @@ use pyo3::PyClass;
 use retryplan::value::Named;
 use retryplan::MAX_MS;
 
-use crate::errors::{invalid, wrong_type, Res};
+use crate::fault::{invalid, wrong_type, Res};
 
 /// An optional argument as pyo3 hands it over (absent: `None`).
 pub(crate) type Arg<'a, 'py> = Option<&'a Bound<'py, PyAny>>;

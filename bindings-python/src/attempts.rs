@@ -54,6 +54,13 @@ fn idempotency_key(py: Python<'_>, run: &Py<Run>) -> String {
 
 #[pymethods]
 impl Attempt {
+    /// The attempt `run` is running now, for `current_attempt()` (None between attempts).
+    #[staticmethod]
+    fn running_in(run: &Bound<'_, Run>) -> PyResult<Option<Py<Attempt>>> {
+        let plan = run.borrow().plan;
+        plan.map(|plan| Py::new(run.py(), Attempt::of(run, plan, false))).transpose()
+    }
+
     /// An attempt of `run` (the tasks of the concurrent helpers: for `current_attempt()`).
     #[new]
     fn new(plan: &Bound<'_, PyAny>, run: &Bound<'_, Run>) -> PyResult<Attempt> {

@@ -15,7 +15,7 @@ use retryplan::{
 use crate::args::{bytes_arg, class_arg, str_arg, u32_arg, Arg, NOW};
 use crate::data::{from_py, repr_of, serialized};
 use crate::decision::{IntoField, PyDecision};
-use crate::errors::{invalid, Res};
+use crate::fault::{invalid, Res};
 
 /// A configuration from one dict or keyword arguments, as the core's data tree.
 fn config_value(kind: ConfigKind, config: Arg, fields: Option<&Bound<'_, PyDict>>) -> Res<Value> {

@@ -10,7 +10,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use retryplan::value::{join, Number, Value};
 use retryplan::{ConfigKind, Error};
 
-use crate::errors::Res;
+use crate::fault::Res;
 
 /// Deeper than any configuration (the deepest field is `breaker.trip.kind`).
 const MAX_DEPTH: usize = 16;

@@ -8,7 +8,7 @@ use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
 use retryplan::{AttemptSet, ConfigKind, Decision, Error, GiveUpReason, RequestId};
 
 use crate::data::{from_py, repr_of, serialized};
-use crate::errors::{invalid, wrong_type, Fault, Res};
+use crate::fault::{invalid, wrong_type, Fault, Res};
 
 /// What the caller must do now. One subclass per kind: `StartAttempt`,
 /// `Wait`, `AwaitOutcome`, `Succeeded`, `GaveUp`, `Reconcile`, `Restart`;

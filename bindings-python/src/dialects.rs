@@ -10,7 +10,7 @@ use retryplan::{ConfigKind, Dependency};
 use crate::args::{str_arg, u32_arg, Arg};
 use crate::controls::PyDependency;
 use crate::data::from_py;
-use crate::errors::Res;
+use crate::fault::Res;
 use crate::policy::PyPolicy;
 
 /// The AWS error code of a response: the `x-amzn-errortype` header, else a

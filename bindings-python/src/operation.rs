@@ -10,7 +10,7 @@ use crate::args::{class_arg, given, ms_arg, str_arg, u32_arg, u64_arg, Arg, DEAD
 use crate::controls::PyDependency;
 use crate::data::typed;
 use crate::decision::{decision_to_py, IntoField};
-use crate::errors::Res;
+use crate::fault::Res;
 use crate::outcome::PyOutcome;
 use crate::policy::PyPolicy;
 

@@ -10,7 +10,7 @@ use retryplan::{Failure, GrpcCode, Outcome, Pushback, RetryAfterReading, GUIDANC
 
 use crate::args::{by_name, class_arg, ms_arg, str_arg, u16_arg, u32_arg, u64_arg, Arg, NOW_UNIX};
 use crate::data::{repr_of, serialized, typed};
-use crate::errors::{invalid, wrong_type, Fault, Res};
+use crate::fault::{invalid, wrong_type, Fault, Res};
 use crate::policy::PyPolicy;
 
 /// What the caller saw when an attempt ended. Build it with the static

@@ -8,7 +8,7 @@ use retryplan::{profiles, ConfigKind, Policy, PolicyConfig};
 
 use crate::args::{bytes_arg, str_arg};
 use crate::data::{from_py, serialized, to_py};
-use crate::errors::Res;
+use crate::fault::Res;
 
 /// A validated, immutable retry policy. Build it from keyword arguments,
 /// a dict, JSON, a JSON/TOML file or a named profile; every field not given

@@ -22,9 +22,8 @@ use retryplan::value::Named;
 use retryplan::{Action, AttemptPlan, Ending, Held, Outcome, Receipt, Verdict};
 
 use crate::args::NOW_UNIX;
-use crate::attempts::Attempt;
 use crate::driver::{action_to_py, plan_arg, PyDriver};
-use crate::errors::wrong_type;
+use crate::fault::{wrong_type, Fault};
 use crate::outcome::{PyOutcome, ResponseHead};
 use crate::settings::Settings;
 use crate::sources::drawn;
@@ -177,7 +176,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
         loop {
             let action = self.driver.borrow_mut().inner.poll_action(now);
             self.observed()?;
-            match action {
+            match action.map_err(Fault::from)? {
                 Action::Release { token } => self.release(token)?,
                 action => return Ok(action),
             }
@@ -465,6 +464,26 @@ impl Run {
         Run::new(settings, options, settings.get().now_ms(settings.py())?)
     }
 
+    /// One operation of `settings`, each attempt `attempt(*args, **kwargs)`: its value, or raises the typed ending
+    /// (the hot path of `@retry` on a plain function; `current_attempt()` works inside).
+    #[staticmethod]
+    fn sequential(
+        settings: &Bound<'_, Settings>,
+        attempt: &Bound<'_, PyAny>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+        sleep: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        let py = settings.py();
+        let now = settings.get().now_ms(py)?;
+        let run = Bound::new(py, Run::new(settings, None, now)?)?;
+        let current = settings.get().shared.current.bind(py);
+        let token = current.call_method1(intern!(py, "set"), (&run,))?;
+        let ending = Ctx::of(&run).run_sequential(attempt, args, kwargs, sleep, Some(now));
+        current.call_method1(intern!(py, "reset"), (token,))?;
+        Ctx::of(&run).end(ending?)
+    }
+
     /// The helper's `Config` (its hooks).
     #[getter]
     fn config(&self, py: Python<'_>) -> Py<PyAny> {
@@ -530,12 +549,6 @@ impl Run {
         let (value, abort_at_ms) = ctx.end_with_window(ending_arg(ending)?)?;
         let now = ctx.s().now(slf.py())?;
         Ok((value, abort_at_ms.map(|abort_at_ms| (abort_at_ms as f64 / 1000.0 - now).max(0.0))))
-    }
-
-    /// The attempt running now, for `current_attempt()` (None between attempts).
-    fn current(slf: &Bound<'_, Self>) -> PyResult<Option<Py<Attempt>>> {
-        let plan = slf.borrow().plan;
-        plan.map(|plan| Py::new(slf.py(), Attempt::of(slf, plan, false))).transpose()
     }
 }
 

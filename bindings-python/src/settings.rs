@@ -1,18 +1,17 @@
 //! `Settings`: what a helper was given, checked once (`retryplan._run.Config`
-//! builds it), and the clock, listeners and sequential entry point every run
-//! of that helper shares. One operation of it is a `Run` (`run.rs`).
+//! builds it), and the clock and listeners every run of that helper shares.
+//! One operation of it is a `Run` (`run.rs`), which also runs the sequential
+//! loop of `@retry` on a plain function (`Run.sequential`).
 
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyTuple};
 use retryplan::Concurrency;
 
 use crate::args::NOW;
 use crate::driver::concurrency_arg;
-use crate::errors::{wrong_type, Res};
+use crate::fault::{wrong_type, Res};
 use crate::policy::PyPolicy;
-use crate::run::{Ctx, Run};
 use crate::sources::{shared, Shared};
 
 static LOGGER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -116,25 +115,6 @@ impl Settings {
             dispose,
             name,
         })
-    }
-
-    /// One operation, each attempt `attempt(*args, **kwargs)`: its value, or raises the typed ending
-    /// (the hot path of `@retry` on a plain function; `current_attempt()` works inside).
-    fn call(
-        slf: &Bound<'_, Self>,
-        attempt: &Bound<'_, PyAny>,
-        args: &Bound<'_, PyTuple>,
-        kwargs: Option<&Bound<'_, PyDict>>,
-        sleep: &Bound<'_, PyAny>,
-    ) -> PyResult<Py<PyAny>> {
-        let py = slf.py();
-        let now = slf.get().now_ms(py)?;
-        let run = Bound::new(py, Run::new(slf, None, now)?)?;
-        let current = slf.get().shared.current.bind(py);
-        let token = current.call_method1(intern!(py, "set"), (&run,))?;
-        let ending = Ctx::of(&run).run_sequential(attempt, args, kwargs, sleep, Some(now));
-        current.call_method1(intern!(py, "reset"), (token,))?;
-        Ctx::of(&run).end(ending?)
     }
 
     /// Forgets the OS randomness drawn ahead (a forked child must not reuse its parent's).

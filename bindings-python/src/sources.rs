@@ -10,7 +10,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::PyDict;
 use retryplan::{Error, OperationOptions};
 
-use crate::errors::Res;
+use crate::fault::Res;
 
 /// The Python objects the loop consults, found once.
 pub(crate) struct Shared {

@@ -6,7 +6,7 @@ use pyo3::types::PyList;
 
 use crate::args::{class_arg, u32_arg, u64_arg, FIRST_SEEN, NOW};
 use crate::data::typed;
-use crate::errors::Res;
+use crate::fault::Res;
 use crate::outcome::PyOutcome;
 use crate::policy::PyPolicy;
 

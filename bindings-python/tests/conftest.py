@@ -5,7 +5,6 @@ import pathlib
 from typing import Iterator
 
 import pytest
-
 from server import Server
 
 HERE = pathlib.Path(__file__).resolve().parent

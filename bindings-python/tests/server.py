@@ -114,7 +114,7 @@ def http_date(seconds_from_now: float, now_unix: Optional[float] = None) -> str:
 
 def waits(seen: List[Dict[str, Any]]) -> List[float]:
     """Seconds between consecutive requests seen by the server."""
-    return [b["at"] - a["at"] for a, b in zip(seen, seen[1:])]
+    return [b["at"] - a["at"] for a, b in zip(seen, seen[1:], strict=False)]
 
 
 def retry_after(value: str, status: int = 503) -> Tuple[str, Any]:

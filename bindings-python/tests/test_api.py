@@ -3,7 +3,6 @@
 import json
 import math
 import pickle
-import sys
 
 import pytest
 
@@ -11,12 +10,12 @@ import retryplan
 from retryplan import (
     ArgumentTypeError,
     AttemptNotRunningError,
+    ConfigViolationsError,
     Decision,
     GiveUpReason,
     InvalidArgumentError,
-    InvalidHeaderError,
-    ConfigViolationsError,
     InvalidConfigError,
+    InvalidHeaderError,
     Operation,
     OperationEndedError,
     Outcome,
@@ -26,6 +25,7 @@ from retryplan import (
     Stats,
     UnknownProfileError,
 )
+from retryplan._run import Config  # `retryplan._run` loads on first use: a test of it imports it itself
 
 NO_JITTER = {"jitter": {"kind": "none"}}
 
@@ -544,7 +544,7 @@ def test_the_old_names_are_deprecated_aliases_for_one_release() -> None:
 
     for module in (retryplan, retryplan._errors):
         with pytest.warns(DeprecationWarning, match="InvalidConfigError"):
-            alias = getattr(module, "InvalidPolicyJsonError")
+            alias = module.InvalidPolicyJsonError
         assert alias is InvalidConfigError
     assert "InvalidPolicyJsonError" not in retryplan.__all__
     with warnings.catch_warnings():
@@ -557,7 +557,7 @@ def test_the_old_names_are_deprecated_aliases_for_one_release() -> None:
         Policy.from_json("{")
     for module in (retryplan, retryplan._errors):
         with pytest.warns(DeprecationWarning, match="ConfigViolationsError"):
-            old = getattr(module, "InvalidPolicyError")
+            old = module.InvalidPolicyError
         assert old is ConfigViolationsError
     assert "InvalidPolicyError" not in retryplan.__all__
     with pytest.warns(DeprecationWarning):
@@ -637,7 +637,7 @@ def test_the_driver_refuses_a_held_kind_without_a_token_and_an_unknown_one() -> 
 def test_an_unknown_concurrency_is_refused_by_the_driver_and_the_helpers(concurrency: str) -> None:
     with pytest.raises(retryplan.InvalidArgumentError, match="concurrency"):
         retryplan.Driver(Policy.from_dict({}), now_ms=0, concurrency=concurrency)  # type: ignore[arg-type]
-    config = retryplan._run.Config(Policy.from_dict({}))
+    config = Config(Policy.from_dict({}))
     with pytest.raises(retryplan.InvalidArgumentError, match="concurrency"):
         retryplan._native.Settings(
             config, config.policy, concurrency, True, None, None, False, None, config.clock, None, "operation"

@@ -16,13 +16,14 @@ import os
 from typing import Any, Callable, Dict, List, Optional
 
 import pytest
+from conftest import vector_dir
 
 import retryplan
 from retryplan import (
     CircuitBreaker,
+    ConfigViolationsError,
     Dependency,
     Driver,
-    ConfigViolationsError,
     InvalidConfigError,
     Operation,
     Outcome,
@@ -32,8 +33,6 @@ from retryplan import (
     RetryplanError,
     Stats,
 )
-
-from conftest import vector_dir
 
 
 def load_cases() -> List[Any]:
@@ -61,7 +60,7 @@ def strict_equal(a: Any, b: Any) -> bool:
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(strict_equal(a[k], b[k]) for k in a)
     if isinstance(a, list):
-        return len(a) == len(b) and all(strict_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(strict_equal(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
 
 

@@ -10,14 +10,13 @@ import traceback
 import httpx
 import pytest
 import requests
+from conftest import vector_dir
+from server import Server
 
 import retryplan
 from retryplan import GaveUpError, Policy, ReconcileRequired, RestartRequired
 from retryplan.httpx import RetryTransport
 from retryplan.requests import RetryAdapter
-
-from conftest import vector_dir
-from server import Server
 
 ONE = {
     "max_attempts": 1,

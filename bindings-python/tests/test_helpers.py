@@ -376,7 +376,7 @@ def test_a_success_keeps_no_error_of_an_earlier_attempt_alive() -> None:
     import gc
     import weakref
 
-    errors: List["weakref.ref[BaseException]"] = []
+    errors: List[weakref.ref[BaseException]] = []
 
     @retryplan.retry(Policy(max_attempts=50, jitter={"kind": "none"}, backoff={"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0}), seed=1,
                      outcome_of_error=lambda error: Outcome.application("retryable"))
@@ -403,7 +403,7 @@ def test_an_attempt_loop_keeps_no_error_of_an_earlier_attempt_alive() -> None:
     import gc
     import weakref
 
-    errors: List["weakref.ref[BaseException]"] = []
+    errors: List[weakref.ref[BaseException]] = []
 
     def registered(error: BaseException) -> BaseException:
         errors.append(weakref.ref(error))

@@ -7,12 +7,11 @@ from typing import Any, AsyncIterator, Iterator
 
 import httpx
 import pytest
+from server import Server, http_date, retry_after, status, waits
 
 import retryplan
 from retryplan import GaveUpError, GiveUpReason, Policy, ReconcileRequired, Stats
 from retryplan.httpx import AsyncRetryTransport, RetryTransport
-
-from server import Server, http_date, retry_after, status, waits
 
 FAST = {
     "max_attempts": 4,

@@ -17,9 +17,9 @@ import urllib.request
 from typing import Any, Dict, Iterator, List
 
 import pytest
+from test_readme import BLOCKS, HERE, ROOT
 
 import retryplan
-from test_readme import BLOCKS, HERE, ROOT
 
 FIRST = BLOCKS[0]
 PROFILE = 'retryplan.Policy.from_profile("checkout")'

@@ -11,12 +11,11 @@ from typing import Any, Dict, List
 import httpx
 import pytest
 import requests
+from server import Server, status
 
 from retryplan import GaveUpError, Policy
 from retryplan.httpx import AsyncRetryTransport, RetryTransport
 from retryplan.requests import RetryAdapter
-
-from server import Server, status
 
 POLICY: Dict[str, Any] = {
     "max_attempts": 3,

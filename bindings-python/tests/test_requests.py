@@ -1,19 +1,17 @@
 """The requests adapter (``retryplan.requests.RetryAdapter``) against a real HTTP server on 127.0.0.1."""
 
 import socket
-import time
 from typing import Any
 
 import pytest
 import requests
+from server import Server, retry_after, status, waits
 from urllib3.util.retry import Retry
 
 import retryplan
 from retryplan import GaveUpError, GiveUpReason, Policy, ReconcileRequired, Stats, UnsupportedError
 from retryplan.compat import from_urllib3
 from retryplan.requests import RetryAdapter
-
-from server import Server, retry_after, status, waits
 
 FAST = {
     "max_attempts": 4,

@@ -127,7 +127,7 @@ def read_body(response: Any) -> None:
     cut it)."""
     try:
         if isinstance(response, requests.Response):
-            response.content
+            _ = response.content  # reading the property reads the body
         else:
             response.read()
     except Exception:

@@ -8,7 +8,11 @@
 //! [`retryplan::Dependency`]. The simulator only models the world.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+// Not yet under the workspace's indexing rule: 9 sites index tables of their
+// own by construction (the simulator's timer wheel and buckets, base64's
+// alphabet, a list of one profile); the rest of the list (no unwrap, expect
+// or panic) holds here too.
+#![allow(clippy::indexing_slicing)]
 
 pub mod chart;
 pub mod compile;

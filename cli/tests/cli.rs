@@ -3,6 +3,9 @@
 //! Golden files live in `tests/golden/`; regenerate them after an intended
 //! change with `UPDATE_GOLDEN=1 cargo test -p retryplan-cli --test cli`.
 
+// A test, a benchmark or an example: a panic is its failure report (the workspace denies these elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

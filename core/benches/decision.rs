@@ -1,5 +1,8 @@
 //! Criterion benchmarks: one decision step, and a whole five-attempt operation.
 
+// A test, a benchmark or an example: a panic is its failure report (the workspace denies these elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};

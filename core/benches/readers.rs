@@ -6,6 +6,9 @@
 //! seconds to a minute here (issue 29). `cargo run --release --example
 //! reader_costs` prints the same inputs' costs in seconds, once each.
 
+// A test, a benchmark or an example: a panic is its failure report (the workspace denies these elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};

@@ -14,6 +14,9 @@
 //! classification tables, no request ids, no key. Callgrind only counts inside
 //! the `workload_*` functions (`--toggle-collect`), so start-up is not counted.
 
+// A test, a benchmark or an example: a panic is its failure report (the workspace denies these elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
 use std::hint::black_box;
 use std::sync::Arc;
 

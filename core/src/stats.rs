@@ -142,7 +142,7 @@ impl Stats {
 /// let stats = Arc::new(SharedStats::default());
 /// let options = DriverOptions { stats: Some(stats.clone()), ..DriverOptions::default() };
 /// let mut driver = Driver::new(&Policy::default(), 0, OperationOptions::new(1), options).unwrap();
-/// let _start = driver.poll_action(0);
+/// let _start = driver.poll_action(0).unwrap();
 /// assert_eq!(stats.snapshot().operations, 1);
 /// ```
 #[derive(Debug, Default)]

@@ -1,12 +1,15 @@
 //! `Action::kind`: one name per action, the same as its JSON `type` and its kind on the wire.
 
+// A test, a benchmark or an example: a panic is its failure report (the workspace denies these elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
 use retryplan::value::Named;
 use retryplan::wire::{self, input, output, ActionKind, InputKind, INPUT_WORDS, NONE, OUTPUT_WORDS};
 use retryplan::{Action, Driver, DriverOptions, Held, OperationOptions, Outcome, Policy};
 
 /// Every kind of action, from a driver: start, sleep, start, release, abort (the caller's cancel), finish.
 fn one_run(driver: &mut Driver) -> Vec<Action> {
-    let mut actions = vec![driver.poll_action(0)];
+    let mut actions = vec![driver.poll_action(0).unwrap()];
     driver
         .handle_result_with_token(
             10,
@@ -16,12 +19,12 @@ fn one_run(driver: &mut Driver) -> Vec<Action> {
             Held::Value,
         )
         .unwrap();
-    actions.push(driver.poll_action(10));
+    actions.push(driver.poll_action(10).unwrap());
     let Action::Sleep { until_ms } = actions[1] else { panic!("{actions:?}") };
-    actions.push(driver.poll_action(until_ms));
+    actions.push(driver.poll_action(until_ms).unwrap());
     driver.handle_cancel(until_ms + 1);
     while !matches!(actions.last(), Some(Action::Finish(_))) {
-        actions.push(driver.poll_action(until_ms + 1));
+        actions.push(driver.poll_action(until_ms + 1).unwrap());
     }
     actions
 }

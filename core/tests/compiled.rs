@@ -3,6 +3,9 @@
 //! checksum made right), it answers without a panic; damage is refused;
 //! and a forged policy that does read runs an operation without a panic.
 
+// A test, a benchmark or an example: a panic is its failure report (the workspace denies these elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
 use proptest::prelude::*;
 use retryplan::message::Rule;
 use retryplan::policy::compiled::FORM_VERSION;

@@ -1,6 +1,9 @@
 //! `Error::fields`: every error's fields as data, the one table a binding
 //! converts generically into its exception's attributes.
 
+// A test, a benchmark or an example: a panic is its failure report (the workspace denies these elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
 use retryplan::message::Message;
 use retryplan::value::Value;
 use retryplan::{ConfigKind, Error, HeaderError, Policy, PolicyConfig, Violation};

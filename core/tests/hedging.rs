@@ -1,5 +1,8 @@
 //! Hedging and shared controls inside the operation state machine.
 
+// A test, a benchmark or an example: a panic is its failure report (the workspace denies these elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
 use retryplan::{
     AttemptSet, Decision, Dependency, GiveUpReason, HedgingConfig, Idempotency, JitterConfig, Operation,
     OperationOptions, Outcome, Policy, PolicyConfig, TransportFailure,

@@ -477,7 +477,7 @@ fuzz_target!(|script: Script| {
                             _ => {}
                         }
                         let deadline_ms = driver.operation().deadline_ms();
-                        match driver.poll_action(reading) {
+                        match driver.poll_action(reading).expect("a live driver's operation answers every poll") {
                             Action::StartAttempt(plan) => {
                                 checker.start(deadline_ms, plan.attempt, plan.abort_at_ms, plan.timeout_ms, None);
                                 assert!(plan.abort_at_ms <= now.saturating_add(plan.timeout_ms));

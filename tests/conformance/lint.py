@@ -372,7 +372,7 @@ class Linter:
             expected = text
         if text != expected:
             got_lines, want_lines = text.split("\n"), expected.split("\n")
-            line = next((i for i, (a, b) in enumerate(zip(got_lines, want_lines)) if a != b), min(len(got_lines), len(want_lines)))
+            line = next((i for i, (a, b) in enumerate(zip(got_lines, want_lines, strict=False)) if a != b), min(len(got_lines), len(want_lines)))
             self.fail(where, f"not canonically formatted (first difference at line {line + 1}); "
                              "rewrite it with the runner's fill mode or json.dumps(obj, indent=2, ensure_ascii=False)")
         self.check_numbers(where, document)

@@ -66,5 +66,5 @@ async function main() {
 
 main().then(
   (result) => (window.__result = result),
-  (error) => (window.__result = { crashed: String(error && error.stack ? error.stack : error) }),
+  (error) => (window.__result = { crashed: String(error?.stack ? error.stack : error) }),
 );

@@ -15,6 +15,7 @@ Only the compiled engine is imported eagerly; the enums, the exceptions and
 the helpers are imported on first use, so ``import retryplan`` stays cheap.
 """
 
+from . import _wire  # noqa: F401 - checks the engine's wire version at import
 from ._native import (
     FAILURES,
     FORM_VERSION,
@@ -46,13 +47,13 @@ from ._native import (
     Policy,
     Pushback,
     Reconcile,
+    Release,
     Restart,
     RetryBudget,
     RetryCharge,
     RetrySlot,
     RetrySlots,
     ServiceConfig,
-    Release,
     Sleep,
     StartAttempt,
     Stats,
@@ -81,7 +82,6 @@ from ._native import (
     redeliver,
     remaining_budget_ms,
 )
-from . import _wire  # noqa: F401 - checks the engine's wire version at import
 
 TYPE_CHECKING = False  # typing is not imported at run time: it would double the import time
 if TYPE_CHECKING:  # pragma: no cover

@@ -16,11 +16,9 @@ attempt's abort time.
 from __future__ import annotations
 
 import asyncio
-import time
 
-from ._helpers import loop_run
 from ._native import AbortAttempt, Attempt, AttemptPlan, Attempts, Ending, Run, Sleep
-from ._run import CURRENT, Config
+from ._run import CURRENT, Config, loop_run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

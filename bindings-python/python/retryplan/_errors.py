@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from . import _error_classes
 from ._error_classes import *  # noqa: F403 - the engine's errors, generated from the core's (their __all__)
-from ._error_classes import BY_CODE as BY_CODE, RENAMED, InvalidArgumentError, RetryplanError
+from ._error_classes import BY_CODE as BY_CODE
+from ._error_classes import RENAMED, InvalidArgumentError, RetryplanError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._error_classes import InvalidPolicyError as InvalidPolicyError

@@ -14,13 +14,13 @@ import sys
 import time
 
 from ._native import Attempt, Attempts, Run
-from ._run import Config, current_attempt
+from ._run import Config, current_attempt, loop_run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Dict, Optional, Tuple, TypeVar
+    from typing import Any, Callable, Optional, TypeVar
 
-    from ._native import Dependency, Outcome, Policy, Stats
+    from ._native import Dependency, Policy, Stats
     from ._run import LoopOptions, OnDecision, OutcomeOfError, OutcomeOfResult, Unpack
 
     F = TypeVar("F", bound=Callable[..., Any])
@@ -107,30 +107,12 @@ def _is_coroutine_function(fn: Any) -> bool:
 
 
 def _wrap_function(fn: Callable[..., Any], config: Config, sleep: Callable[[float], Any]) -> Callable[..., Any]:
-    run = config.native.call  # the sequential host loop, in the engine
+    settings, run = config.native, Run.sequential  # the sequential host loop, in the engine
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        return run(fn, args, kwargs, sleep)
+        return run(settings, fn, args, kwargs, sleep)
 
     return call
-
-
-_LOOPS: Dict[Tuple[Any, ...], Config] = {}  # the settings of recent attempt loops, by what they were given
-_ENOUGH_LOOPS = 64
-
-
-def loop_run(policy: Policy, idempotency_key: Optional[str], deadline: Optional[float], options: LoopOptions) -> Run:
-    """One operation of an attempt loop (``attempts()`` and ``async_attempts()``). Its settings are checked once
-    per set of arguments and kept while in use (a Config holds every object its key names by id)."""
-    key = (id(policy), *[(name, id(value)) for name, value in options.items()])
-    config = _LOOPS.get(key) if "outcome_of_exception" not in options else None  # the deprecated name warns every time
-    if config is None:
-        config = Config(policy, sequential=True, **options)
-        if len(_LOOPS) >= _ENOUGH_LOOPS:
-            _LOOPS.clear()
-        _LOOPS[key] = config
-    given = {"idempotency_key": idempotency_key, "deadline": deadline}
-    return Run(config.native, None if idempotency_key is None and deadline is None else given)
 
 
 def attempts(

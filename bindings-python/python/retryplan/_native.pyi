@@ -6,9 +6,23 @@ value is integer milliseconds, exactly as in the engine.
 """
 
 import os
-from typing import Any, Awaitable, Callable, ClassVar, Dict, List, Literal, Mapping, Optional, Protocol, Sequence, Tuple, Union, final, overload
-
 import sys
+from typing import (
+    Any,
+    Awaitable,
+    Callable,
+    Dict,
+    List,
+    Literal,
+    Mapping,
+    Optional,
+    Protocol,
+    Sequence,
+    Tuple,
+    Union,
+    final,
+    overload,
+)
 
 from ._config_types import (
     AbortReasonName,
@@ -81,22 +95,22 @@ class Policy:
     ``Policy(max_attempts=4, backoff={"base_ms": 50, "cap_ms": 400})``
     """
 
-    def __new__(cls, **fields: Unpack[PolicyFields]) -> "Policy":
+    def __new__(cls, **fields: Unpack[PolicyFields]) -> Policy:
         """A policy from keyword arguments shaped like the JSON schema."""
     @staticmethod
-    def from_dict(config: Mapping[str, _JsonValue]) -> "Policy":
+    def from_dict(config: Mapping[str, _JsonValue]) -> Policy:
         """A policy from a dict shaped like the JSON schema."""
     @staticmethod
-    def from_json(text: str) -> "Policy":
+    def from_json(text: str) -> Policy:
         """A policy from JSON text."""
     @staticmethod
-    def from_file(path: Union[str, "os.PathLike[str]"]) -> "Policy":
+    def from_file(path: Union[str, os.PathLike[str]]) -> Policy:
         """A policy from a ``.toml`` file (tomllib, or tomli before 3.11) or any other file as JSON."""
     @staticmethod
-    def from_profile(name: str) -> "Policy":
+    def from_profile(name: str) -> Policy:
         """The built-in profile ``name`` (see ``PROFILE_NAMES``)."""
     @staticmethod
-    def from_compiled(form: Union[bytes, bytearray, memoryview]) -> "Policy":
+    def from_compiled(form: Union[bytes, bytearray, memoryview]) -> Policy:
         """A policy from its compiled form (``to_compiled``, ``retryplan compile``, any language's).
 
         Raises a ``CompiledFormError`` (``NotACompiledFormError``, ``CompiledFormVersionError``,
@@ -140,10 +154,10 @@ class Pushback:
     """What a gRPC server asked for in ``grpc-retry-pushback-ms``."""
 
     @staticmethod
-    def retry_after(ms: int) -> "Pushback":
+    def retry_after(ms: int) -> Pushback:
         """Retry, but not before ``ms`` milliseconds."""
     @staticmethod
-    def do_not_retry() -> "Pushback":
+    def do_not_retry() -> Pushback:
         """The server asked not to retry."""
     @property
     def retry_after_ms(self) -> Optional[int]:
@@ -159,34 +173,34 @@ class Outcome:
     """What the caller saw when an attempt ended. Build it with the static constructors."""
 
     @staticmethod
-    def success() -> "Outcome":
+    def success() -> Outcome:
         """The attempt succeeded."""
     @staticmethod
-    def http_status(status: int, retry_after_ms: Optional[int] = None, error_code: Optional[str] = None) -> "Outcome":
+    def http_status(status: int, retry_after_ms: Optional[int] = None, error_code: Optional[str] = None) -> Outcome:
         """An HTTP response; ``retry_after_ms`` is Retry-After already in ms from now (see ``parse_retry_after``);
         ``error_code`` is the service's error code (AWS: ``"SlowDown"``, 1 to 64 visible ASCII characters)."""
     @staticmethod
-    def grpc_status(code: Union[GrpcCode, str, int], pushback: Optional[Pushback] = None) -> "Outcome":
+    def grpc_status(code: Union[GrpcCode, str, int], pushback: Optional[Pushback] = None) -> Outcome:
         """A gRPC status: a name (``"unavailable"``) or the wire number (14), with optional pushback."""
     @staticmethod
-    def transport(failure: Union[TransportFailure, str], retry_after_ms: Optional[int] = None) -> "Outcome":
+    def transport(failure: Union[TransportFailure, str], retry_after_ms: Optional[int] = None) -> Outcome:
         """The transport failed: ``not_sent``, ``connection_lost`` or ``timed_out``; ``retry_after_ms`` is a wait the
         server asked for with the failure (applied as a Retry-After is)."""
     @staticmethod
-    def failure(name: str, retry_after_ms: Optional[int] = None) -> "Outcome":
+    def failure(name: str, retry_after_ms: Optional[int] = None) -> Outcome:
         """A failure of the shared vocabulary by name (``dns_lookup_failed``, ``connection_lost``, ...; see ``FAILURES``),
         with the wait the server asked for along with it, if any (none for ``cancelled``)."""
     @staticmethod
-    def application(verdict: Union[Verdict, str]) -> "Outcome":
+    def application(verdict: Union[Verdict, str]) -> Outcome:
         """The application's own verdict: ``retryable``, ``not_retryable`` or ``conflict``."""
     @staticmethod
-    def cancelled() -> "Outcome":
+    def cancelled() -> Outcome:
         """The caller abandoned the attempt and the operation."""
     @overload
     @staticmethod
     def from_http(
         status: int, retry_after: Optional[str] = None, retry_after_ms: Optional[str] = None, *, now_unix: float
-    ) -> "Outcome":
+    ) -> Outcome:
         """An HTTP outcome from the status and the raw guidance headers, read the engine's one way.
 
         ``retry-after-ms`` wins when readable, else ``Retry-After`` (delta-seconds or an
@@ -196,12 +210,12 @@ class Outcome:
     @staticmethod
     def from_http(
         status: int, retry_after: Optional[str] = None, retry_after_ms: Optional[str] = None, *, now_unix_ms: int
-    ) -> "Outcome": ...
+    ) -> Outcome: ...
     @overload
     @staticmethod
     def from_http_response(
         status: int, headers: _Headers, *, now_unix: float, reading: RetryAfterReadingName = "strict"
-    ) -> "Outcome":
+    ) -> Outcome:
         """A response's outcome from its status and headers, read the engine's one way.
 
         ``headers`` is a mapping whose ``get`` finds the lower-case names of
@@ -217,7 +231,7 @@ class Outcome:
     @staticmethod
     def from_http_response(
         status: int, headers: _Headers, *, now_unix_ms: int, reading: RetryAfterReadingName = "strict"
-    ) -> "Outcome": ...
+    ) -> Outcome: ...
     @property
     def kind(self) -> str:
         """The outcome's kind, as in JSON's ``type``."""
@@ -240,7 +254,7 @@ class Decision:
     def to_dict(self) -> Dict[str, _JsonValue]:
         """The decision in the JSON schema's shape (absent optional fields omitted)."""
     @staticmethod
-    def from_dict(value: Mapping[str, _JsonValue]) -> "Decision":
+    def from_dict(value: Mapping[str, _JsonValue]) -> Decision:
         """A decision from its JSON-shaped dict (for tests and replays)."""
     def ending_message(self, operation: str, idempotency_key: str) -> Optional[str]:
         """The words of the typed ending a helper raises for this decision (GaveUp, Reconcile, Restart; None for
@@ -404,8 +418,8 @@ class Operation:
         idempotency_key: Optional[str] = None,
         deadline: Optional[float] = None,
         deadline_ms: Optional[int] = None,
-        dependency: Optional["Dependency"] = None,
-    ) -> "Operation":
+        dependency: Optional[Dependency] = None,
+    ) -> Operation:
         """Starts an operation at ``now`` (seconds); ``seed=None`` draws seed and key from the OS."""
     @overload
     def __new__(
@@ -417,8 +431,8 @@ class Operation:
         idempotency_key: Optional[str] = None,
         deadline: Optional[float] = None,
         deadline_ms: Optional[int] = None,
-        dependency: Optional["Dependency"] = None,
-    ) -> "Operation":
+        dependency: Optional[Dependency] = None,
+    ) -> Operation:
         """Starts an operation at ``now_ms`` (integer ms)."""
     @overload
     def poll(self, now: float) -> Decision:
@@ -474,11 +488,11 @@ class Stats:
     decisions by hand with ``record``. Thread-safe.
     """
 
-    def __new__(cls) -> "Stats":
+    def __new__(cls) -> Stats:
         """All counters at zero."""
     def record(self, decision: Decision) -> None:
         """Counts one decision (Wait and AwaitOutcome count nothing)."""
-    def merge(self, other: "Stats") -> None:
+    def merge(self, other: Stats) -> None:
         """Adds another Stats' counters."""
     # generated by core/mirrors: do not edit (cargo run -p retryplan-mirrors): retryplan::Stats
     @property
@@ -583,7 +597,7 @@ def aws_standard_2026_dependency() -> Dependency:
 class ServiceConfig:
     """A gRPC service config read as gRFC A6 says: a validated policy per method selector, the retry throttling, warnings."""
 
-    def __new__(cls, config: Union[str, Mapping[str, _JsonValue]], *, max_attempts_cap: Optional[int] = None) -> "ServiceConfig": ...
+    def __new__(cls, config: Union[str, Mapping[str, _JsonValue]], *, max_attempts_cap: Optional[int] = None) -> ServiceConfig: ...
     @property
     def methods(self) -> List[Dict[str, Any]]:
         """One dict per selector: ``name``, ``service``, ``method`` and its ``policy``."""
@@ -618,13 +632,13 @@ class Dependency:
     ``Dependency(budget={"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1})``
     """
 
-    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[DependencyFields]) -> "Dependency":
+    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[DependencyFields]) -> Dependency:
         """A dependency from one dict or keyword arguments shaped like the JSON schema."""
     @staticmethod
-    def from_json(text: str) -> "Dependency":
+    def from_json(text: str) -> Dependency:
         """A dependency from JSON text."""
     @staticmethod
-    def from_compiled(form: Union[bytes, bytearray, memoryview]) -> "Dependency":
+    def from_compiled(form: Union[bytes, bytearray, memoryview]) -> Dependency:
         """New controls from a compiled form (``compile_dependency``, ``retryplan compile --dependency``).
 
         Raises a ``CompiledFormError`` for a form it refuses.
@@ -635,13 +649,13 @@ class Dependency:
     @overload
     def snapshot(self, *, now_ms: int) -> Dict[str, _JsonValue]: ...
     @property
-    def budget(self) -> Optional["RetryBudget"]:
+    def budget(self) -> Optional[RetryBudget]:
         """The dependency's retry budget, or None."""
     @property
-    def breaker(self) -> Optional["CircuitBreaker"]:
+    def breaker(self) -> Optional[CircuitBreaker]:
         """The dependency's circuit breaker, or None."""
     @property
-    def retry_slots(self) -> Optional["RetrySlots"]:
+    def retry_slots(self) -> Optional[RetrySlots]:
         """The dependency's retry slots, or None."""
 
 @final
@@ -659,7 +673,7 @@ class RetryCharge:
 class RetryBudget:
     """A retry budget (``token_bucket``, ``ratio`` or ``quota``), on its own or a Dependency's. Thread-safe."""
 
-    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[BudgetFields]) -> "RetryBudget":
+    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[BudgetFields]) -> RetryBudget:
         """A budget from one dict or keyword arguments (``kind`` and its numbers)."""
     @overload
     def on_request(self, now: float) -> None:
@@ -708,7 +722,7 @@ class BreakerPermit:
 class CircuitBreaker:
     """A circuit breaker (``consecutive`` failures or failure ``ratio``), on its own or a Dependency's. Thread-safe."""
 
-    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[BreakerFields]) -> "CircuitBreaker":
+    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[BreakerFields]) -> CircuitBreaker:
         """A breaker from one dict or keyword arguments (``trip``, ``open_ms``, ``half_open_probes``)."""
     @overload
     def try_acquire(self, now: float) -> Optional[BreakerPermit]:
@@ -747,7 +761,7 @@ class RetrySlot:
 class RetrySlots:
     """Retry slots: how many retries and hedges may run at once (a Dependency's ``retry_slots``, or its own). Thread-safe."""
 
-    def __new__(cls, capacity: int) -> "RetrySlots":
+    def __new__(cls, capacity: int) -> RetrySlots:
         """``capacity`` slots (0 refuses every retry and hedge)."""
     def try_acquire(self) -> Optional[RetrySlot]:
         """Takes a slot: a RetrySlot, or None when all are taken."""
@@ -920,7 +934,7 @@ class Driver:
         record_events: bool = False,
         returns_responses: bool = False,
         one_shot_body: bool = False,
-    ) -> "Driver":
+    ) -> Driver:
         """Starts an operation at ``now`` (seconds).
 
         ``method``: the HTTP request's method (a method RFC 9110 does not call
@@ -954,7 +968,7 @@ class Driver:
         record_events: bool = False,
         returns_responses: bool = False,
         one_shot_body: bool = False,
-    ) -> "Driver":
+    ) -> Driver:
         """Starts an operation at ``now_ms`` (integer ms)."""
     @overload
     def poll_action(self, now: float) -> Action:
@@ -1044,11 +1058,7 @@ class Settings:
         clock: Callable[[], float],
         dispose: Optional[Callable[[Any], Any]],
         name: str,
-    ) -> "Settings": ...
-    def call(
-        self, attempt: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any], sleep: Callable[[float], Any]
-    ) -> Any:
-        """One operation, each attempt ``attempt(*args, **kwargs)``: its value, or raises the typed ending."""
+    ) -> Settings: ...
     @staticmethod
     def forget_entropy() -> None:
         """Forgets the OS randomness drawn ahead (a forked child must not reuse its parent's)."""
@@ -1063,7 +1073,7 @@ class Run:
     read: Optional[Callable[[Any], Any]]
     """What a returned value means: the helper's ``outcome_of_result`` (an Outcome); for an HTTP helper
     (``returns_responses``) the response as ``(status, headers, now_unix)``, read by the core."""
-    def __new__(cls, settings: Settings, options: Optional[Dict[str, Any]] = None) -> "Run": ...
+    def __new__(cls, settings: Settings, options: Optional[Dict[str, Any]] = None) -> Run: ...
     @property
     def driver(self) -> Driver:
         """The core's driver of this operation."""
@@ -1093,8 +1103,16 @@ class Run:
     def finish(self, ending: Ending) -> Tuple[Any, Optional[float]]:
         """What an HTTP helper's ending returns: the response and the seconds left to read its body in (None:
         a success); or raises the typed ending, as the driver says."""
-    def current(self) -> Optional["Attempt"]:
-        """The attempt running now, for ``current_attempt()``."""
+    @staticmethod
+    def sequential(
+        settings: Settings,
+        attempt: Callable[..., Any],
+        args: Tuple[Any, ...],
+        kwargs: Optional[Dict[str, Any]],
+        sleep: Callable[[float], Any],
+    ) -> Any:
+        """One operation of ``settings``, each attempt ``attempt(*args, **kwargs)``: its value, or raises the
+        typed ending (the hot path of ``@retry`` on a plain function)."""
 
 class Attempt:
     """One attempt the driver started: its number, timeout and ids.
@@ -1107,7 +1125,10 @@ class Attempt:
 
     timer: Any
     """The timer of ``async with attempt:``."""
-    def __new__(cls, plan: AttemptPlan, run: Run) -> "Attempt": ...
+    def __new__(cls, plan: AttemptPlan, run: Run) -> Attempt: ...
+    @staticmethod
+    def running_in(run: Run) -> Optional[Attempt]:
+        """The attempt ``run`` is running now, for ``current_attempt()`` (None between attempts)."""
     @property
     def attempt(self) -> int:
         """The attempt number, 1 for the first (``attempt``, as every binding names it)."""
@@ -1142,9 +1163,9 @@ class Attempt:
         """Reports this attempt's outcome; True when the driver accepted it (False: it was late)."""
     def cut(self) -> None:
         """Marks the attempt reported: cut at its abort time, the driver counts it timed out itself."""
-    def __enter__(self) -> "Attempt": ...
+    def __enter__(self) -> Attempt: ...
     def __exit__(self, exc_type: Any, exc: Optional[BaseException], traceback: Any) -> bool: ...
-    def __aenter__(self) -> Awaitable["Attempt"]: ...
+    def __aenter__(self) -> Awaitable[Attempt]: ...
     def __aexit__(self, exc_type: Any, exc: Optional[BaseException], traceback: Any) -> Awaitable[bool]: ...
 
 class Attempts:
@@ -1155,7 +1176,7 @@ class Attempts:
     ``ReconcileRequired``, ``RestartRequired``) when the operation ends otherwise.
     """
 
-    def __new__(cls, run: Run, sleep: Any) -> "Attempts": ...
+    def __new__(cls, run: Run, sleep: Any) -> Attempts: ...
     @property
     def driver(self) -> Driver:
         """The core's driver of this operation (its idempotency key, deadline, attempts started)."""
@@ -1165,7 +1186,7 @@ class Attempts:
     @property
     def run(self) -> Run:
         """The operation."""
-    def __iter__(self) -> "Attempts": ...
+    def __iter__(self) -> Attempts: ...
     def __next__(self) -> Attempt: ...
     def step(self, resume: bool) -> Union[Attempt, float, None]:
         """One move for a host that sleeps itself: the next Attempt, seconds to sleep, or None after a success."""

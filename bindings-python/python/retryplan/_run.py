@@ -37,7 +37,7 @@ from ._native import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Literal, Optional, Tuple
+    from typing import Any, Callable, Dict, Literal, Optional, Tuple
 
     from ._errors import OperationFailed
     from ._native import Decision, Ending, Event, Outcome, Policy
@@ -170,6 +170,24 @@ class Config:
         return Run(self.native, options)
 
 
+_LOOPS: Dict[Tuple[Any, ...], Config] = {}  # the settings of recent attempt loops, by what they were given
+_ENOUGH_LOOPS = 64
+
+
+def loop_run(policy: Policy, idempotency_key: Optional[str], deadline: Optional[float], options: LoopOptions) -> Run:
+    """One operation of an attempt loop (``attempts()`` and ``async_attempts()``). Its settings are checked once
+    per set of arguments and kept while in use (a Config holds every object its key names by id)."""
+    key = (id(policy), *[(name, id(value)) for name, value in options.items()])
+    config = _LOOPS.get(key) if "outcome_of_exception" not in options else None  # the deprecated name warns every time
+    if config is None:
+        config = Config(policy, sequential=True, **options)
+        if len(_LOOPS) >= _ENOUGH_LOOPS:
+            _LOOPS.clear()
+        _LOOPS[key] = config
+    given = {"idempotency_key": idempotency_key, "deadline": deadline}
+    return Run(config.native, None if idempotency_key is None and deadline is None else given)
+
+
 def _check_types(**given: Tuple[Any, Optional[type], str]) -> None:
     """Raises ArgumentTypeError (a TypeError) naming the first argument of the wrong type (None is always fine;
     a None type: any callable)."""
@@ -229,5 +247,5 @@ def current_attempt() -> Optional[Attempt]:
     holder = CURRENT.get()
     if holder is None or type(holder) is Attempt:
         return holder
-    attempt: Optional[Attempt] = holder.current()
+    attempt: Optional[Attempt] = Attempt.running_in(holder)
     return attempt

@@ -47,13 +47,14 @@ import time
 import httpx
 
 from ._http import Client, HttpHelper, blocking, close_returned, shut
+from ._native import Attempt
 from ._redirects import Hop
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Awaitable, Callable, Dict, Optional, Set
 
-    from ._native import Attempt, Decision, Policy, Run
+    from ._native import Decision, Policy, Run
     from ._run import HttpOptions, Unpack
 
 __all__ = ["AsyncRetryTransport", "RetryTransport"]
@@ -192,7 +193,7 @@ class RetryTransport(httpx.BaseTransport):
         return _returned(run, request, self.http.finish(run, ending, httpx.Response.read))
 
     def _attempt(self, run: Run, request: httpx.Request) -> httpx.Response:
-        attempt = run.current()
+        attempt = Attempt.running_in(run)
         assert attempt is not None
         sent = _attempt_request(self.http, attempt, request)
         connection = sent.extensions["trace"] = _Connection(request.extensions.get("trace"))

@@ -56,6 +56,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from ._http import Client, HttpHelper, blocking, close_returned, shut
+from ._native import Attempt
 from ._redirects import Hop
 
 TYPE_CHECKING = False
@@ -223,7 +224,7 @@ class RetryAdapter(HTTPAdapter):
         return response
 
     def _attempt(self, run: Run, request: requests.PreparedRequest, settings: Tuple[Any, Any, Any, Any]) -> requests.Response:
-        attempt = run.current()
+        attempt = Attempt.running_in(run)
         assert attempt is not None
         timeout, verify, cert, proxies = settings
         sent = request.copy()

@@ -15,7 +15,7 @@
 //!
 //! ```text
 //! loop {
-//!     match driver.poll_action(now()) {
+//!     match driver.poll_action(now()).unwrap() {
 //!         StartAttempt(plan)            => spawn the attempt; when it ends: driver.handle_result(now(), n, outcome)
 //!         AbortAttempt { attempt, .. }  => abort that attempt's I/O (its result, if any, is discarded)
 //!         Release { token }             => drop what the host holds under that token
@@ -73,15 +73,15 @@
 //! use retryplan::{Action, Driver, DriverOptions, OperationOptions, Outcome, Policy, Receipt};
 //! let policy = Policy::from_json(r#"{"jitter": {"kind": "none"}, "attempt_timeout": {"fixed_ms": 300}}"#).unwrap();
 //! let mut driver = Driver::new(&policy, 0, OperationOptions::new(7), DriverOptions::default()).unwrap();
-//! let Action::StartAttempt(first) = driver.poll_action(0) else { unreachable!() };
+//! let Action::StartAttempt(first) = driver.poll_action(0).unwrap() else { unreachable!() };
 //! assert_eq!((first.attempt, first.abort_at_ms), (1, 300));
 //! // The attempt answers 503 at 120 ms: back off 100 ms.
 //! let unavailable = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
 //! assert_eq!(driver.handle_result(120, 1, unavailable), Ok(Receipt::Accepted));
-//! assert_eq!(driver.poll_action(120), Action::Sleep { until_ms: 220 });
-//! let Action::StartAttempt(second) = driver.poll_action(220) else { unreachable!() };
+//! assert_eq!(driver.poll_action(120).unwrap(), Action::Sleep { until_ms: 220 });
+//! let Action::StartAttempt(second) = driver.poll_action(220).unwrap() else { unreachable!() };
 //! // It hangs: at its abort time the driver counts it as timed out itself.
-//! assert!(matches!(driver.poll_action(520), Action::AbortAttempt { attempt: 2, .. }));
+//! assert!(matches!(driver.poll_action(520).unwrap(), Action::AbortAttempt { attempt: 2, .. }));
 //! // Its answer arrives too late and is discarded.
 //! assert_eq!(driver.handle_result(530, second.attempt, Outcome::Success), Ok(Receipt::Discarded));
 //! ```
@@ -225,28 +225,29 @@ impl Driver {
     /// What to do now: hand out the actions already decided (releases
     /// first), else count any attempt past its abort time as timed out, else
     /// ask the operation.
-    pub fn poll_action(&mut self, now_ms: u64) -> Action {
+    ///
+    /// # Errors
+    /// None in a working engine: every ending the operation returns passes
+    /// through the driver, so a live driver's operation always answers. Were
+    /// that ever broken (a bug in this crate), the operation's refusal
+    /// ([`Error::OperationEnded`]) comes out as it is, for the host to raise,
+    /// rather than an action (a sleep until now would make a host spin).
+    pub fn poll_action(&mut self, now_ms: u64) -> Result<Action, Error> {
         if let Some(action) = self.next_decided() {
-            return action;
+            return Ok(action);
         }
         if let State::Ended(decision) = self.state {
-            return Action::Finish(self.ending(decision));
+            return Ok(Action::Finish(self.ending(decision)));
         }
         self.expire_overdue(now_ms);
         if let Some(action) = self.next_decided() {
-            return action;
+            return Ok(action);
         }
         if let State::Ended(decision) = self.state {
-            return Action::Finish(self.ending(decision));
+            return Ok(Action::Finish(self.ending(decision)));
         }
-        // Every ending the operation returns passes through `end`, so a live
-        // driver's operation has not ended and always answers; were it ever
-        // to refuse, polling again at once is the harmless answer.
-        let Ok(decision) = self.operation.poll(now_ms) else {
-            return Action::Sleep { until_ms: now_ms };
-        };
-        match decision {
-            Decision::StartAttempt { .. } => {
+        Ok(match self.operation.poll(now_ms)? {
+            decision @ Decision::StartAttempt { .. } => {
                 self.count(now_ms, &decision, None);
                 self.start_action(decision)
             }
@@ -256,7 +257,7 @@ impl Driver {
                 self.end(ending);
                 self.next_decided().unwrap_or(Action::Finish(self.ending_or(ending)))
             }
-        }
+        })
     }
 
     /// The oldest action already decided: a release, else a queued start or abort.
@@ -293,16 +294,16 @@ impl Driver {
     /// let policy = Policy::from_json(r#"{"jitter": {"kind": "none"}, "attempt_timeout": {"fixed_ms": 300}}"#).unwrap();
     /// let options = DriverOptions { returns_responses: true, ..DriverOptions::default() };
     /// let mut driver = Driver::new(&policy, 0, OperationOptions::new(7), options).unwrap();
-    /// assert!(matches!(driver.poll_action(0), Action::StartAttempt(_)));
+    /// assert!(matches!(driver.poll_action(0).unwrap(), Action::StartAttempt(_)));
     /// let unavailable = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
     /// // The host holds the 503 response as token 11.
     /// assert_eq!(driver.handle_result_with_token(40, 1, unavailable, 11, Held::Value), Ok(Receipt::Accepted));
-    /// assert_eq!(driver.poll_action(40), Action::Sleep { until_ms: 140 });
-    /// assert!(matches!(driver.poll_action(140), Action::StartAttempt(_)));
+    /// assert_eq!(driver.poll_action(40).unwrap(), Action::Sleep { until_ms: 140 });
+    /// assert!(matches!(driver.poll_action(140).unwrap(), Action::StartAttempt(_)));
     /// // Attempt 2's 200 (token 12) replaces it: close the 503 now, return the 200.
     /// assert_eq!(driver.handle_result_with_token(200, 2, Outcome::Success, 12, Held::Value), Ok(Receipt::Accepted));
-    /// assert_eq!(driver.poll_action(200), Action::Release { token: 11 });
-    /// let Action::Finish(ending) = driver.poll_action(200) else { unreachable!() };
+    /// assert_eq!(driver.poll_action(200).unwrap(), Action::Release { token: 11 });
+    /// let Action::Finish(ending) = driver.poll_action(200).unwrap() else { unreachable!() };
     /// assert_eq!(ending.result, Some(EndingResult { token: 12, returned: true }));
     /// ```
     ///
@@ -334,7 +335,7 @@ impl Driver {
     /// use retryplan::{Action, AttemptResult, Driver, DriverOptions, Failure, OperationOptions, Policy, Receipt};
     /// let policy = Policy::from_json(r#"{"jitter": {"kind": "none"}}"#).unwrap();
     /// let mut driver = Driver::new(&policy, 0, OperationOptions::new(7), DriverOptions::default()).unwrap();
-    /// assert!(matches!(driver.poll_action(0), Action::StartAttempt(_)));
+    /// assert!(matches!(driver.poll_action(0).unwrap(), Action::StartAttempt(_)));
     /// assert_eq!(driver.handle_response(30, 1, None, 70_000, |_| None, 0), Ok(Receipt::Accepted));
     /// let outcome = driver.operation().policy().http_outcome(-1, |_| None, 0);
     /// assert_eq!(outcome, Failure::MalformedResponse.outcome());

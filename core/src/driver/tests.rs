@@ -36,43 +36,43 @@ fn finished(action: Action) -> Ending {
 #[test]
 fn a_503_then_a_success() {
     let mut driver = driver(PLAIN);
-    let first = started(driver.poll_action(0));
+    let first = started(driver.poll_action(0).unwrap());
     assert_eq!((first.attempt, first.timeout_ms, first.abort_at_ms, first.hedge), (1, 300, 300, false));
     assert!(!first.send_idempotency_key);
     assert_eq!(driver.handle_result(40, 1, UNAVAILABLE), Ok(Receipt::Accepted));
-    assert_eq!(driver.poll_action(40), Action::Sleep { until_ms: 140 });
-    assert_eq!(driver.poll_action(90), Action::Sleep { until_ms: 140 });
-    let second = started(driver.poll_action(140));
+    assert_eq!(driver.poll_action(40).unwrap(), Action::Sleep { until_ms: 140 });
+    assert_eq!(driver.poll_action(90).unwrap(), Action::Sleep { until_ms: 140 });
+    let second = started(driver.poll_action(140).unwrap());
     assert_eq!((second.attempt, second.abort_at_ms), (2, 440));
-    assert_eq!(driver.poll_action(150), Action::Sleep { until_ms: 440 });
+    assert_eq!(driver.poll_action(150).unwrap(), Action::Sleep { until_ms: 440 });
     assert_eq!(driver.handle_result(200, 2, Outcome::Success), Ok(Receipt::Accepted));
-    let ending = finished(driver.poll_action(200));
+    let ending = finished(driver.poll_action(200).unwrap());
     assert!(matches!(ending.decision, Decision::Succeeded { attempts: 2, winner: 2, .. }));
     assert_eq!(ending.last_result, Some(AttemptResult { attempt: 2, outcome: Outcome::Success }));
     // The end is stable, and nothing after it is an error.
-    assert_eq!(finished(driver.poll_action(900)), ending);
+    assert_eq!(finished(driver.poll_action(900).unwrap()), ending);
     driver.handle_cancel(950);
     assert_eq!(driver.handle_result(960, 1, Outcome::Success), Ok(Receipt::Discarded));
-    assert_eq!(finished(driver.poll_action(990)), ending);
+    assert_eq!(finished(driver.poll_action(990).unwrap()), ending);
 }
 
 #[test]
 fn an_attempt_past_its_abort_time_is_timed_out_by_the_driver_and_its_late_answer_discarded() {
     let mut driver = driver(PLAIN);
-    started(driver.poll_action(0));
-    assert_eq!(driver.poll_action(299), Action::Sleep { until_ms: 300 });
-    assert_eq!(driver.poll_action(300), Action::AbortAttempt { attempt: 1, reason: AbortReason::TimedOut });
-    assert_eq!(driver.poll_action(300), Action::Sleep { until_ms: 400 });
+    started(driver.poll_action(0).unwrap());
+    assert_eq!(driver.poll_action(299).unwrap(), Action::Sleep { until_ms: 300 });
+    assert_eq!(driver.poll_action(300).unwrap(), Action::AbortAttempt { attempt: 1, reason: AbortReason::TimedOut });
+    assert_eq!(driver.poll_action(300).unwrap(), Action::Sleep { until_ms: 400 });
     assert_eq!(driver.handle_result(310, 1, Outcome::Success), Ok(Receipt::Discarded));
-    let second = started(driver.poll_action(400));
+    let second = started(driver.poll_action(400).unwrap());
     // A result handed in at the abort time itself is late too.
     assert_eq!(driver.handle_result(second.abort_at_ms, 2, Outcome::Success), Ok(Receipt::Discarded));
-    assert_eq!(driver.poll_action(700), Action::AbortAttempt { attempt: 2, reason: AbortReason::TimedOut });
-    assert!(matches!(driver.poll_action(700), Action::Sleep { until_ms: 900 }));
-    started(driver.poll_action(900));
+    assert_eq!(driver.poll_action(700).unwrap(), Action::AbortAttempt { attempt: 2, reason: AbortReason::TimedOut });
+    assert!(matches!(driver.poll_action(700).unwrap(), Action::Sleep { until_ms: 900 }));
+    started(driver.poll_action(900).unwrap());
     let last = Outcome::Transport { failure: TransportFailure::TimedOut, retry_after_ms: None };
-    assert_eq!(driver.poll_action(1200), Action::AbortAttempt { attempt: 3, reason: AbortReason::TimedOut });
-    let ending = finished(driver.poll_action(1200));
+    assert_eq!(driver.poll_action(1200).unwrap(), Action::AbortAttempt { attempt: 3, reason: AbortReason::TimedOut });
+    let ending = finished(driver.poll_action(1200).unwrap());
     assert!(matches!(ending.decision, Decision::GaveUp { reason: GiveUpReason::AttemptsExhausted, attempts: 3, .. }));
     assert_eq!(ending.last_result, Some(AttemptResult { attempt: 3, outcome: last }));
 }
@@ -81,23 +81,23 @@ fn an_attempt_past_its_abort_time_is_timed_out_by_the_driver_and_its_late_answer
 fn a_sequential_host_reporting_after_the_abort_time_gets_a_timeout() {
     let options = DriverOptions { concurrency: Concurrency::Sequential, ..DriverOptions::default() };
     let mut driver = Driver::new(&policy(PLAIN), 0, OperationOptions::new(7), options).unwrap();
-    started(driver.poll_action(0));
+    started(driver.poll_action(0).unwrap());
     // The synchronous attempt returned at 450 ms, past its 300 ms abort time.
     assert_eq!(driver.handle_result(450, 1, Outcome::Success), Ok(Receipt::Discarded));
-    assert_eq!(driver.poll_action(450), Action::AbortAttempt { attempt: 1, reason: AbortReason::TimedOut });
-    assert_eq!(driver.poll_action(450), Action::Sleep { until_ms: 550 });
+    assert_eq!(driver.poll_action(450).unwrap(), Action::AbortAttempt { attempt: 1, reason: AbortReason::TimedOut });
+    assert_eq!(driver.poll_action(450).unwrap(), Action::Sleep { until_ms: 550 });
 }
 
 #[test]
 fn a_hedge_wins_and_the_loser_is_aborted_then_ignored() {
     let mut driver = driver(HEDGING);
-    started(driver.poll_action(0));
-    assert_eq!(driver.poll_action(50), Action::Sleep { until_ms: 100 });
-    let hedge = started(driver.poll_action(100));
+    started(driver.poll_action(0).unwrap());
+    assert_eq!(driver.poll_action(50).unwrap(), Action::Sleep { until_ms: 100 });
+    let hedge = started(driver.poll_action(100).unwrap());
     assert!(hedge.hedge);
     assert_eq!(driver.handle_result(180, 2, Outcome::Success), Ok(Receipt::Accepted));
-    assert_eq!(driver.poll_action(180), Action::AbortAttempt { attempt: 1, reason: AbortReason::LostRace });
-    let ending = finished(driver.poll_action(180));
+    assert_eq!(driver.poll_action(180).unwrap(), Action::AbortAttempt { attempt: 1, reason: AbortReason::LostRace });
+    let ending = finished(driver.poll_action(180).unwrap());
     assert!(matches!(ending.decision, Decision::Succeeded { winner: 2, .. }));
     assert_eq!(driver.handle_result(190, 1, UNAVAILABLE), Ok(Receipt::Discarded));
 }
@@ -106,21 +106,21 @@ fn a_hedge_wins_and_the_loser_is_aborted_then_ignored() {
 fn a_zero_delay_retry_decided_by_a_result_is_handed_out_by_the_next_poll() {
     let mut driver =
         driver(r#"{"backoff": {"kind": "constant", "base_ms": 0, "cap_ms": 0}, "jitter": {"kind": "none"}}"#);
-    started(driver.poll_action(0));
+    started(driver.poll_action(0).unwrap());
     assert_eq!(driver.handle_result(10, 1, UNAVAILABLE), Ok(Receipt::Accepted));
-    assert_eq!(started(driver.poll_action(10)).attempt, 2);
+    assert_eq!(started(driver.poll_action(10).unwrap()).attempt, 2);
 }
 
 #[test]
 fn cancelling_while_attempts_run_aborts_them_and_gives_up() {
     let mut driver = driver(HEDGING);
-    started(driver.poll_action(0));
-    started(driver.poll_action(100));
+    started(driver.poll_action(0).unwrap());
+    started(driver.poll_action(100).unwrap());
     driver.handle_cancel(150);
     assert!(driver.is_ended());
-    assert_eq!(driver.poll_action(150), Action::AbortAttempt { attempt: 1, reason: AbortReason::Cancelled });
-    assert_eq!(driver.poll_action(150), Action::AbortAttempt { attempt: 2, reason: AbortReason::Cancelled });
-    let ending = finished(driver.poll_action(150));
+    assert_eq!(driver.poll_action(150).unwrap(), Action::AbortAttempt { attempt: 1, reason: AbortReason::Cancelled });
+    assert_eq!(driver.poll_action(150).unwrap(), Action::AbortAttempt { attempt: 2, reason: AbortReason::Cancelled });
+    let ending = finished(driver.poll_action(150).unwrap());
     assert!(matches!(ending.decision, Decision::GaveUp { reason: GiveUpReason::Cancelled, attempts: 2, .. }));
     assert_eq!(ending.last_result, None);
 }
@@ -128,11 +128,11 @@ fn cancelling_while_attempts_run_aborts_them_and_gives_up() {
 #[test]
 fn cancelling_a_wait_spends_nothing_more() {
     let mut driver = driver(PLAIN);
-    started(driver.poll_action(0));
+    started(driver.poll_action(0).unwrap());
     driver.handle_result(40, 1, Failure::ConnectionRefused.outcome()).unwrap();
-    assert_eq!(driver.poll_action(40), Action::Sleep { until_ms: 140 });
+    assert_eq!(driver.poll_action(40).unwrap(), Action::Sleep { until_ms: 140 });
     driver.handle_cancel(60);
-    let ending = finished(driver.poll_action(60));
+    let ending = finished(driver.poll_action(60).unwrap());
     assert!(matches!(ending.decision, Decision::GaveUp { reason: GiveUpReason::Cancelled, attempts: 1, .. }));
     assert_eq!(ending.last_result.map(|result| result.attempt), Some(1));
 }
@@ -146,9 +146,9 @@ fn a_sequential_host_refuses_a_hedging_policy_unless_told_to_run_it_without_hedg
 
     let without = DriverOptions { concurrency: Concurrency::SequentialWithoutHedging, ..DriverOptions::default() };
     let mut driver = Driver::new(&policy(HEDGING), 0, OperationOptions::new(7), without).unwrap();
-    started(driver.poll_action(0));
+    started(driver.poll_action(0).unwrap());
     // No hedge at 100 ms: the attempt's own abort time is the next wake-up.
-    assert_eq!(driver.poll_action(100), Action::Sleep { until_ms: 1000 });
+    assert_eq!(driver.poll_action(100).unwrap(), Action::Sleep { until_ms: 1000 });
 }
 
 #[test]
@@ -156,27 +156,27 @@ fn a_post_under_a_safe_policy_is_never_repeated_after_it_may_have_been_processed
     let post = Repeatability::for_http("POST", None).unwrap();
     let options = OperationOptions::new(7).with_repeatability(post);
     let mut driver = Driver::new(&policy(HEDGING), 0, options, DriverOptions::default()).unwrap();
-    let first = started(driver.poll_action(0));
+    let first = started(driver.poll_action(0).unwrap());
     assert!(first.send_idempotency_key, "an unsafe operation names itself for reconciliation");
     // No hedge for a request that must not be repeated.
-    assert_eq!(driver.poll_action(100), Action::Sleep { until_ms: 1000 });
+    assert_eq!(driver.poll_action(100).unwrap(), Action::Sleep { until_ms: 1000 });
     driver.handle_result(150, 1, Failure::ConnectionLost.outcome()).unwrap();
-    assert!(matches!(finished(driver.poll_action(150)).decision, Decision::Reconcile { attempts: 1, .. }));
+    assert!(matches!(finished(driver.poll_action(150).unwrap()).decision, Decision::Reconcile { attempts: 1, .. }));
 
     // A connection refused means nothing was sent: that is retried.
     let options = OperationOptions::new(7).with_repeatability(post);
     let mut driver = Driver::new(&policy(PLAIN), 0, options, DriverOptions::default()).unwrap();
-    started(driver.poll_action(0));
+    started(driver.poll_action(0).unwrap());
     driver.handle_result(20, 1, Failure::ConnectionRefused.outcome()).unwrap();
-    assert_eq!(driver.poll_action(20), Action::Sleep { until_ms: 120 });
+    assert_eq!(driver.poll_action(20).unwrap(), Action::Sleep { until_ms: 120 });
 
     // The caller may say the request is repeatable.
     let repeatable = Repeatability::for_http("POST", Some(true)).unwrap();
     let options = OperationOptions::new(7).with_repeatability(repeatable);
     let mut driver = Driver::new(&policy(PLAIN), 0, options, DriverOptions::default()).unwrap();
-    assert!(!started(driver.poll_action(0)).send_idempotency_key);
+    assert!(!started(driver.poll_action(0).unwrap()).send_idempotency_key);
     driver.handle_result(20, 1, Failure::ConnectionLost.outcome()).unwrap();
-    assert_eq!(driver.poll_action(20), Action::Sleep { until_ms: 120 });
+    assert_eq!(driver.poll_action(20).unwrap(), Action::Sleep { until_ms: 120 });
 }
 
 #[test]
@@ -187,10 +187,10 @@ fn an_ending_names_the_error_hook_only_when_its_last_result_is_an_error_nothing_
     let post = Repeatability::for_http("POST", None).unwrap();
     let options = OperationOptions::new(7).with_repeatability(post);
     let mut unsafe_write = Driver::new(&policy(PLAIN), 0, options, DriverOptions::default()).unwrap();
-    started(unsafe_write.poll_action(0));
+    started(unsafe_write.poll_action(0).unwrap());
     assert_eq!(unsafe_write.ended(), None, "a live operation has no ending");
     unsafe_write.handle_result(20, 1, Outcome::Application { verdict: Verdict::UNKNOWN_ERROR }).unwrap();
-    let ending = finished(unsafe_write.poll_action(20));
+    let ending = finished(unsafe_write.poll_action(20).unwrap());
     assert!(matches!(ending.decision, Decision::Reconcile { .. }));
     assert_eq!(unsafe_write.ended(), Some(ending));
     let key = unsafe_write.idempotency_key().as_str();
@@ -201,9 +201,12 @@ fn an_ending_names_the_error_hook_only_when_its_last_result_is_an_error_nothing_
     // The same operation ended by a timeout the driver counted itself: the words alone.
     let options = OperationOptions::new(7).with_repeatability(post);
     let mut unsafe_write = Driver::new(&policy(PLAIN), 0, options, DriverOptions::default()).unwrap();
-    started(unsafe_write.poll_action(0));
-    assert_eq!(unsafe_write.poll_action(300), Action::AbortAttempt { attempt: 1, reason: AbortReason::TimedOut });
-    let ending = finished(unsafe_write.poll_action(300));
+    started(unsafe_write.poll_action(0).unwrap());
+    assert_eq!(
+        unsafe_write.poll_action(300).unwrap(),
+        Action::AbortAttempt { attempt: 1, reason: AbortReason::TimedOut }
+    );
+    let ending = finished(unsafe_write.poll_action(300).unwrap());
     assert!(matches!(ending.decision, Decision::Reconcile { .. }));
     assert_eq!(ending.last_result.map(|result| result.outcome), Some(Failure::AttemptTimedOut.outcome()));
     let key = unsafe_write.idempotency_key().as_str();
@@ -212,11 +215,11 @@ fn an_ending_names_the_error_hook_only_when_its_last_result_is_an_error_nothing_
 
     // A success has no ending words, whatever came before it.
     let mut succeeding = driver(PLAIN);
-    started(succeeding.poll_action(0));
+    started(succeeding.poll_action(0).unwrap());
     succeeding.handle_result(20, 1, Outcome::Application { verdict: Verdict::UNKNOWN_ERROR }).unwrap();
-    started(succeeding.poll_action(120));
+    started(succeeding.poll_action(120).unwrap());
     succeeding.handle_result(150, 2, Outcome::Success).unwrap();
-    let ending = finished(succeeding.poll_action(150));
+    let ending = finished(succeeding.poll_action(150).unwrap());
     assert!(ending.message("op", "k", "outcomeOfError").is_none());
 }
 
@@ -224,7 +227,7 @@ fn an_ending_names_the_error_hook_only_when_its_last_result_is_an_error_nothing_
 fn misuse_is_an_error_and_changes_nothing() {
     let mut driver = driver(PLAIN);
     assert_eq!(driver.handle_result(0, 1, Outcome::Success).unwrap_err().code(), "attempt_not_running");
-    started(driver.poll_action(0));
+    started(driver.poll_action(0).unwrap());
     assert_eq!(driver.handle_result(10, 0, Outcome::Success).unwrap_err().code(), "attempt_not_running");
     assert_eq!(driver.handle_result(10, 2, Outcome::Success).unwrap_err().code(), "attempt_not_running");
     let bad = Outcome::HttpStatus { status: 700, retry_after_ms: None, error_code: None };
@@ -238,15 +241,15 @@ fn stats_count_each_decision_once_and_events_record_each_new_one() {
     let stats = Arc::new(SharedStats::default());
     let options = DriverOptions { stats: Some(stats.clone()), record_events: true, ..DriverOptions::default() };
     let mut driver = Driver::new(&policy(PLAIN), 0, OperationOptions::new(7), options).unwrap();
-    started(driver.poll_action(0));
+    started(driver.poll_action(0).unwrap());
     driver.handle_result(40, 1, UNAVAILABLE).unwrap();
     for now in [40, 60, 80] {
-        assert_eq!(driver.poll_action(now), Action::Sleep { until_ms: 140 });
+        assert_eq!(driver.poll_action(now).unwrap(), Action::Sleep { until_ms: 140 });
     }
-    started(driver.poll_action(140));
+    started(driver.poll_action(140).unwrap());
     driver.handle_result(200, 2, Outcome::Success).unwrap();
-    finished(driver.poll_action(200));
-    finished(driver.poll_action(300));
+    finished(driver.poll_action(200).unwrap());
+    finished(driver.poll_action(300).unwrap());
     let counted = stats.snapshot();
     assert_eq!((counted.operations, counted.attempts, counted.retries, counted.succeeded), (1, 2, 1, 1));
 
@@ -261,9 +264,9 @@ fn stats_count_each_decision_once_and_events_record_each_new_one() {
 #[test]
 fn without_event_recording_nothing_is_kept() {
     let mut driver = driver(PLAIN);
-    started(driver.poll_action(0));
+    started(driver.poll_action(0).unwrap());
     driver.handle_result(10, 1, Outcome::Success).unwrap();
-    finished(driver.poll_action(10));
+    finished(driver.poll_action(10).unwrap());
     assert_eq!(driver.poll_event(), None);
 }
 
@@ -273,12 +276,28 @@ fn several_overdue_attempts_expire_in_abort_time_order() {
         "jitter": {"kind": "none"}, "minimum_useful_attempt_ms": 50, "response_reserve_ms": 0,
         "hedging": {"delay_ms": 100, "max_hedged_attempts": 2}}"#;
     let mut driver = driver(json);
-    started(driver.poll_action(0));
-    started(driver.poll_action(100));
-    started(driver.poll_action(200));
+    started(driver.poll_action(0).unwrap());
+    started(driver.poll_action(100).unwrap());
+    started(driver.poll_action(200).unwrap());
     // At 1150 ms attempts 1 (abort 1000) and 2 (abort 1100) are overdue; 3 (abort 1200) is not.
     assert_eq!(driver.handle_result(1150, 3, Outcome::Success), Ok(Receipt::Accepted));
-    assert_eq!(driver.poll_action(1150), Action::AbortAttempt { attempt: 1, reason: AbortReason::TimedOut });
-    assert_eq!(driver.poll_action(1150), Action::AbortAttempt { attempt: 2, reason: AbortReason::TimedOut });
-    assert!(matches!(finished(driver.poll_action(1150)).decision, Decision::Succeeded { winner: 3, .. }));
+    assert_eq!(driver.poll_action(1150).unwrap(), Action::AbortAttempt { attempt: 1, reason: AbortReason::TimedOut });
+    assert_eq!(driver.poll_action(1150).unwrap(), Action::AbortAttempt { attempt: 2, reason: AbortReason::TimedOut });
+    assert!(matches!(finished(driver.poll_action(1150).unwrap()).decision, Decision::Succeeded { winner: 3, .. }));
+}
+
+#[test]
+fn a_poll_the_operation_refuses_is_an_error_for_the_host_never_a_sleep_until_now() {
+    // Not reachable through the API: the operation is ended behind the
+    // driver's back, the shape a bug in the driver's bookkeeping would have.
+    let mut driver = driver(PLAIN);
+    started(driver.poll_action(0).unwrap());
+    assert!(driver.operation.cancel(10).is_ok());
+    assert_eq!(driver.poll_action(10), Err(Error::OperationEnded));
+    assert_eq!(driver.poll_action(20), Err(Error::OperationEnded), "polling again does not turn it into an action");
+    // The wire carries the same error, and leaves the output record as it was.
+    let mut out = [7; wire::OUTPUT_WORDS];
+    let poll = [wire::InputKind::Poll.word(), 30];
+    assert_eq!(driver.exchange(&poll, &mut out), Err(Error::OperationEnded));
+    assert_eq!(out, [7; wire::OUTPUT_WORDS]);
 }

@@ -493,8 +493,10 @@ impl Driver {
     /// # Errors
     /// [`Error::InvalidArgument`] naming the word's field for a record that
     /// breaks the encoding's rules, and whatever the typed call refuses (a
-    /// result for an attempt that is not running: [`Error::AttemptNotRunning`]).
-    /// Nothing changes then, and `output` is left as it was.
+    /// result for an attempt that is not running: [`Error::AttemptNotRunning`];
+    /// the poll every record ends with: [`Driver::poll_action`]'s, which a
+    /// working engine never returns). Nothing changes on a refused record,
+    /// and `output` is left as it was whenever an error comes out.
     pub fn exchange(&mut self, words: &[i64], output: &mut [i64; OUTPUT_WORDS]) -> Result<(), Error> {
         let input = Input::read(words)?;
         let receipt = match input {
@@ -514,8 +516,9 @@ impl Driver {
                 index_of::<Receipt>(receipt)
             }
         };
+        let action = self.poll_action(input.now_ms())?;
         output[output::RECEIPT] = receipt;
-        write_action(self.poll_action(input.now_ms()), output);
+        write_action(action, output);
         Ok(())
     }
 }

@@ -67,7 +67,7 @@ fn a_whole_operation_in_words_matches_the_typed_driver() {
     let mut typed = driver(DriverOptions::default());
     let mut wired = driver(DriverOptions::default());
     let start = exchange(&mut wired, &poll(0));
-    let Action::StartAttempt(plan) = typed.poll_action(0) else { panic!() };
+    let Action::StartAttempt(plan) = typed.poll_action(0).unwrap() else { panic!() };
     assert_eq!(start[output::RECEIPT], NONE);
     assert_eq!(start[output::ACTION_KIND], ActionKind::StartAttempt.word());
     assert_eq!(start[output::ATTEMPT], 1);
@@ -108,7 +108,7 @@ fn tokens_travel_through_the_words() {
     let end = exchange(&mut wired, &poll(200));
     assert_eq!(end[output::ENDING], EndingKind::Succeeded.word() + ENDING_RETURNS);
     assert_eq!((end[output::TOKEN], end[output::DETAIL]), (12, 2));
-    let Action::Finish(ending) = wired.poll_action(200) else { panic!() };
+    let Action::Finish(ending) = wired.poll_action(200).unwrap() else { panic!() };
     assert_eq!(ending.result, Some(EndingResult { token: 12, returned: true }));
 }
 
@@ -119,7 +119,7 @@ fn odd_statuses_are_the_server_s_fault_however_they_arrive() {
         exchange(&mut wired, &poll(0));
         let out = exchange(&mut wired, &result(30, 1, NONE, OutcomeKind::HttpStatus, status, NONE));
         assert_eq!(out[output::RECEIPT], 0, "{status}");
-        let Action::Sleep { .. } = wired.poll_action(30) else { panic!("{status}") };
+        let Action::Sleep { .. } = wired.poll_action(30).unwrap() else { panic!("{status}") };
         let last = wired.operation().policy().http_outcome(status, |_| None, 0);
         assert_eq!(last, Failure::MalformedResponse.outcome(), "{status}");
     }
