@@ -11,7 +11,7 @@ import {
   _operationState,
 } from '../wasm/retryplan_js.js';
 import { attempt, ms } from './args.js';
-import { attemptList, requestIdText } from './convert.js';
+import { attemptList, requestIdText } from './words.js';
 import { OPERATION, newDriver } from './driver.js';
 import { HEAVY, Held, handle } from './objects.js';
 import { read, words } from './outcomes.js';

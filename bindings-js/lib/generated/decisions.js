@@ -2,7 +2,7 @@
 // The decision record (retryplan::wire::encode_decision) as the decision object of
 // every language: the core's keys in its order (camelCase), `abortAttempts` always
 // an array. lib/records.js reads the wasm's record through it.
-import { attemptList, requestIdText } from '../convert.js';
+import { attemptList, requestIdText } from '../words.js';
 import { NAMES } from './wire.js';
 
 /** `GiveUpReason`s by their number. */

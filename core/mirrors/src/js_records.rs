@@ -135,7 +135,7 @@ pub fn output() -> Result<Output, String> {
          // The decision record (retryplan::wire::encode_decision) as the decision object of\n\
          // every language: the core's keys in its order (camelCase), `abortAttempts` always\n\
          // an array. lib/records.js reads the wasm's record through it.\n\
-         import {{ attemptList, requestIdText }} from '../convert.js';\n\
+         import {{ attemptList, requestIdText }} from '../words.js';\n\
          import {{ NAMES }} from './wire.js';\n\n\
          /** `GiveUpReason`s by their number. */\n\
          const GIVE_UP_REASONS = NAMES.giveUpReasons;\n\n\
