@@ -15,7 +15,7 @@ use fields::Encoded;
 
 /// The version of the compiled form this core writes and reads (see the
 /// module docs); a form of any other version is refused.
-pub const FORM_VERSION: u8 = 1;
+pub const FORM_VERSION: u8 = 2;
 
 impl Policy {
     /// The policy's compiled form: a few dozen bytes that
