@@ -220,6 +220,8 @@ pub struct Operation {
     method_not_retried: bool,
     /// The request's body can be sent only once: no hedge, no retry.
     one_shot_body: bool,
+    /// The caller retries: one attempt here, no hedge.
+    retries_delegated: bool,
 }
 
 impl Operation {
@@ -258,12 +260,14 @@ impl Operation {
             // An operation that may not repeat its request never hedges.
             hedging_stopped: !idempotency.may_repeat_ambiguous()
                 || matches!(options.repeatability, Repeatability::NotRetried { .. })
-                || options.one_shot_body,
+                || options.one_shot_body
+                || options.retries_delegated,
             refused_by_server: None,
             polly_state: PollyState::default(),
             kind_failures: KindCounts::default(),
             method_not_retried: matches!(options.repeatability, Repeatability::NotRetried { .. }),
             one_shot_body: options.one_shot_body,
+            retries_delegated: options.retries_delegated,
         }
     }
 
@@ -376,6 +380,29 @@ impl Operation {
             now_ms.max(self.last_now_ms),
             self.policy.response_reserve_ms,
         )
+    }
+
+    /// Whether this operation may ever send its request again after an
+    /// attempt fails: more than one attempt allowed, and neither a one-shot
+    /// body, a method the policy does not retry, nor a caller that retries
+    /// itself. What a hop tells the next one (`retryplan-caller-retries`).
+    #[must_use]
+    pub fn may_retry(&self) -> bool {
+        self.policy.max_attempts > 1 && !self.one_shot_body && !self.method_not_retried && !self.retries_delegated
+    }
+
+    /// When running attempt `attempt` is aborted, or `None` when it is not running.
+    #[must_use]
+    pub fn abort_at_ms(&self, attempt: u32) -> Option<u64> {
+        self.running.iter().find(|running| !running.is_free() && running.attempt == attempt).map(|r| r.abort_at_ms)
+    }
+
+    /// The next hop answered "do not retry" (an HTTP `retryplan-retryable:
+    /// ?0`, read by the driver): no further attempt starts, and a retryable
+    /// failure gives up with [`GiveUpReason::ServerDeclinedRetry`], as a
+    /// gRPC pushback that says so does.
+    pub(crate) fn decline_further_attempts(&mut self) {
+        self.refuse_further_attempts(GiveUpReason::ServerDeclinedRetry);
     }
 
     /// The operation's deadline: `min(start + total_budget_ms, caller deadline)`.

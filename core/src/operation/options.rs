@@ -42,6 +42,10 @@ pub struct OperationOptions {
     /// The request's body can be sent only once (a stream): the request is
     /// never sent twice (no hedge, no retry).
     pub(super) one_shot_body: bool,
+    /// The caller retries this request itself and the policy retries at the
+    /// outermost layer only: one attempt, no hedge (see
+    /// [`propagation`](crate::propagation)).
+    pub(super) retries_delegated: bool,
 }
 
 impl OperationOptions {
@@ -55,6 +59,7 @@ impl OperationOptions {
             dependency: None,
             repeatability: Repeatability::Unknown,
             one_shot_body: false,
+            retries_delegated: false,
         }
     }
 
@@ -123,6 +128,25 @@ impl OperationOptions {
     #[must_use]
     pub fn with_one_shot_body(mut self) -> OperationOptions {
         self.one_shot_body = true;
+        self
+    }
+
+    /// The caller's deadline, or the earlier of it and one already set.
+    #[must_use]
+    pub(crate) fn with_earlier_deadline_ms(mut self, deadline_ms: u64) -> OperationOptions {
+        self.deadline_ms = Some(self.deadline_ms.map_or(deadline_ms, |set| set.min(deadline_ms)));
+        self
+    }
+
+    /// The caller retries this request, so this layer does not: one
+    /// attempt, never hedged, and a failure that a retry would follow ends
+    /// [`GiveUpReason::AttemptsExhausted`](crate::GiveUpReason::AttemptsExhausted)
+    /// (this layer's one allowed attempt). Set by
+    /// [`Driver::with_incoming`](crate::Driver::with_incoming) under
+    /// `propagation.retry_layer` `outermost`.
+    #[must_use]
+    pub(crate) fn with_retries_delegated(mut self) -> OperationOptions {
+        self.retries_delegated = true;
         self
     }
 
