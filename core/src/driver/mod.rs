@@ -497,7 +497,7 @@ impl Driver {
                     request_id,
                     remaining_budget_ms,
                     hedge,
-                    send_idempotency_key: self.operation.sends_idempotency_key(),
+                    send_idempotency_key: self.operation.sends_idempotency_key() || self.key_from_caller,
                 })
             }
             other => Action::Finish(self.ending_or(other)),
