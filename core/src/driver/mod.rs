@@ -187,10 +187,6 @@ pub struct Driver {
     returns_responses: bool,
     stats: Option<Arc<SharedStats>>,
     events: Option<VecDeque<Event>>,
-    /// What the request this operation serves said ([`Driver::with_incoming`]):
-    /// a layer above retries it; its key came from the caller.
-    caller_retries: bool,
-    key_from_caller: bool,
 }
 
 impl Driver {
@@ -226,8 +222,6 @@ impl Driver {
             returns_responses: driver_options.returns_responses,
             stats: driver_options.stats,
             events: driver_options.record_events.then(VecDeque::new),
-            caller_retries: false,
-            key_from_caller: false,
         })
     }
 
@@ -497,7 +491,7 @@ impl Driver {
                     request_id,
                     remaining_budget_ms,
                     hedge,
-                    send_idempotency_key: self.operation.sends_idempotency_key() || self.key_from_caller,
+                    send_idempotency_key: self.operation.sends_idempotency_key(),
                 })
             }
             other => Action::Finish(self.ending_or(other)),

@@ -5,16 +5,15 @@
 use super::Driver;
 use crate::error::Error;
 use crate::operation::{OperationOptions, SharedPolicy};
-use crate::policy::{HeaderFamily, RetryLayer};
-use crate::propagation::{
-    answer_headers, answers_do_not_retry, request_headers, HeaderList, IncomingContext, Protocol,
-};
+use crate::policy::HeaderFamily;
+use crate::propagation::{answer_headers, answers_do_not_retry, HeaderList, IncomingContext, Protocol};
 
 use super::DriverOptions;
 
 impl Driver {
     /// [`Driver::new`] for an operation that serves a request whose context
-    /// the host read with [`IncomingContext::read`]: the operation ends by
+    /// the host read with [`IncomingContext::read`]
+    /// ([`OperationOptions::with_incoming`]): the operation ends by
     /// the caller's deadline minus `propagation.reserve_ms` (or its own
     /// budget's end, whichever is earlier; so does every attempt's abort
     /// time, and it gives up `deadline_insufficient` when too little
@@ -48,43 +47,16 @@ impl Driver {
         incoming: &IncomingContext,
     ) -> Result<Driver, Error> {
         let policy = policy.share();
-        let propagation = policy.propagation();
-        let mut options = options;
-        if let Some(deadline_ms) = incoming.deadline_ms(propagation.reserve_ms) {
-            options = options.with_earlier_deadline_ms(deadline_ms);
-        }
-        if let Some(key) = &incoming.idempotency_key {
-            options = options.with_idempotency_key(key.clone());
-        }
-        if incoming.caller_retries && propagation.retry_layer == RetryLayer::Outermost {
-            options = options.with_retries_delegated();
-        }
-        let mut driver = Driver::new(&policy, now_ms, options, driver_options)?;
-        driver.caller_retries = incoming.caller_retries;
-        driver.key_from_caller = incoming.idempotency_key.is_some();
-        Ok(driver)
+        Driver::new(&policy, now_ms, options.with_incoming(&policy, incoming), driver_options)
     }
 
     /// The request headers of running attempt `attempt`, sent at `now_ms`
-    /// to a next hop that speaks `protocol` (see
-    /// [`propagation`](crate::propagation) for the wire form): the time
-    /// left for the attempt (its abort time minus now; for gRPC a
-    /// `grpc-timeout` in the finest unit that holds it exactly), its number
-    /// (gRPC: `grpc-previous-rpc-attempts` on retries and hedges), the
-    /// idempotency key when the policy sends it or the caller gave it, and
-    /// `retryplan-caller-retries`: `?1` when this layer or one above it may
-    /// retry the request.
+    /// to a next hop that speaks `protocol`: [`Operation::outgoing_headers`](crate::Operation::outgoing_headers).
     ///
     /// # Errors
     /// [`Error::AttemptNotRunning`] when `attempt` is not running.
     pub fn outgoing_headers(&self, attempt: u32, now_ms: u64, protocol: Protocol) -> Result<HeaderList, Error> {
-        let operation = &self.operation;
-        let abort_at_ms = operation
-            .abort_at_ms(attempt)
-            .ok_or_else(|| Error::AttemptNotRunning { attempt, running: operation.running_list() })?;
-        let key = (operation.sends_idempotency_key() || self.key_from_caller).then(|| operation.idempotency_key());
-        let retried_above = self.caller_retries || operation.may_retry();
-        Ok(request_headers(protocol, attempt, abort_at_ms.saturating_sub(now_ms), key, retried_above))
+        self.operation.outgoing_headers(attempt, now_ms, protocol)
     }
 
     /// The headers of the answer this layer gives its own caller, once the

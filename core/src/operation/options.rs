@@ -46,6 +46,10 @@ pub struct OperationOptions {
     /// outermost layer only: one attempt, no hedge (see
     /// [`propagation`](crate::propagation)).
     pub(super) retries_delegated: bool,
+    /// A layer above retries this request (what the next hop is told).
+    pub(super) caller_retries: bool,
+    /// The key came from the caller: it travels on every attempt.
+    pub(super) key_from_caller: bool,
 }
 
 impl OperationOptions {
@@ -60,6 +64,8 @@ impl OperationOptions {
             repeatability: Repeatability::Unknown,
             one_shot_body: false,
             retries_delegated: false,
+            caller_retries: false,
+            key_from_caller: false,
         }
     }
 
@@ -131,22 +137,48 @@ impl OperationOptions {
         self
     }
 
-    /// The caller's deadline, or the earlier of it and one already set.
+    /// Applies what the request this operation serves says
+    /// ([`IncomingContext::read`](crate::propagation::IncomingContext::read)),
+    /// under `policy`'s `propagation` section: the operation ends by the
+    /// caller's deadline minus `propagation.reserve_ms` (or earlier, by its
+    /// own budget or a deadline already set), runs under the caller's
+    /// idempotency key (sent on every attempt, unchanged), and, when the
+    /// caller retries and `propagation.retry_layer` is `outermost`, makes
+    /// one attempt and no hedge: a failure a retry would follow ends
+    /// [`GiveUpReason::AttemptsExhausted`](crate::GiveUpReason::AttemptsExhausted),
+    /// handed back for the caller to retry. What the operation then tells
+    /// the next hop is [`Operation::outgoing_headers`](crate::Operation::outgoing_headers).
+    ///
+    /// ```
+    /// use retryplan::{propagation::IncomingContext, Decision, GiveUpReason, Operation, OperationOptions, Outcome, Policy};
+    /// let policy = Policy::default();
+    /// let headers = [("retryplan-timeout-ms", "800"), ("retryplan-caller-retries", "?1")];
+    /// let lookup = |name: &str| headers.iter().find(|(key, _)| *key == name).map(|(_, value)| *value);
+    /// let incoming = IncomingContext::read(&policy, 100, lookup).unwrap();
+    /// let mut operation = Operation::new(&policy, 100, OperationOptions::new(7).with_incoming(&policy, &incoming));
+    /// assert_eq!(operation.deadline_ms(), 880); // 100 + 800 - 20
+    /// assert!(matches!(operation.poll(100).unwrap(), Decision::StartAttempt { attempt: 1, .. }));
+    /// let unavailable = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
+    /// let ended = operation.on_outcome(150, 1, &unavailable).unwrap();
+    /// assert!(matches!(ended, Decision::GaveUp { reason: GiveUpReason::AttemptsExhausted, attempts: 1, .. }));
+    /// ```
     #[must_use]
-    pub(crate) fn with_earlier_deadline_ms(mut self, deadline_ms: u64) -> OperationOptions {
-        self.deadline_ms = Some(self.deadline_ms.map_or(deadline_ms, |set| set.min(deadline_ms)));
-        self
-    }
-
-    /// The caller retries this request, so this layer does not: one
-    /// attempt, never hedged, and a failure that a retry would follow ends
-    /// [`GiveUpReason::AttemptsExhausted`](crate::GiveUpReason::AttemptsExhausted)
-    /// (this layer's one allowed attempt). Set by
-    /// [`Driver::with_incoming`](crate::Driver::with_incoming) under
-    /// `propagation.retry_layer` `outermost`.
-    #[must_use]
-    pub(crate) fn with_retries_delegated(mut self) -> OperationOptions {
-        self.retries_delegated = true;
+    pub fn with_incoming(
+        mut self,
+        policy: &crate::Policy,
+        incoming: &crate::propagation::IncomingContext,
+    ) -> OperationOptions {
+        let propagation = policy.propagation();
+        if let Some(deadline_ms) = incoming.deadline_ms(propagation.reserve_ms) {
+            self.deadline_ms = Some(self.deadline_ms.map_or(deadline_ms, |set| set.min(deadline_ms)));
+        }
+        if let Some(key) = &incoming.idempotency_key {
+            self.idempotency_key = Some(key.clone());
+            self.key_from_caller = true;
+        }
+        self.caller_retries = incoming.caller_retries;
+        self.retries_delegated =
+            incoming.caller_retries && propagation.retry_layer == crate::policy::RetryLayer::Outermost;
         self
     }
 
