@@ -96,10 +96,16 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * (wasm + entry) is 92178 B, main's 89118 B. So 85100 B. This is the step
  * before issue 24 drops the configuration reader from the browser runtime
  * (the 19.3 KB "reading configurations" part holds it, fromConfig still here).
+ * Then issue 27's core (session 6): the policy's `propagation` section in
+ * the reader (three fields, two name tables, its validation: +3251 B raw in
+ * the configuration part), in the compiled form (+135 B raw) and the driver's
+ * read of a response's `retryplan-retryable` (+363 B raw in deciding):
+ * 86197 B (73670 B wasm + 12527 B glue) against main's 84914 B (72387 +
+ * 12527) built in the same run, +1283 B. So 86400 B.
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 85_100;
+const LIMIT = 86_400;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);
