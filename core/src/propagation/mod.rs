@@ -39,7 +39,7 @@
 //! | `x-envoy-attempt-count` | `envoy` | `1*DIGIT`, 1 to 2^32 - 1 | this attempt's number, 1 for the first |
 //! | `retryplan-attempt` | `retryplan` | `1*DIGIT`, 1 to 2^32 - 1 | this attempt's number, 1 for the first |
 //! | `retryplan-caller-retries` | `retryplan` | `?1` or `?0` (an RFC 9651 boolean) | a layer above retries this request |
-//! | `idempotency-key` | always | the IETF draft's key (see [`IdempotencyKey::from_request_header`]) | the operation's key, unchanged at every hop |
+//! | `idempotency-key` | always | the IETF draft's key (see [`IdempotencyKey::from_request_header`](crate::IdempotencyKey::from_request_header)) | the operation's key, unchanged at every hop |
 //!
 //! Surrounding spaces and tabs are ignored (HTTP's optional whitespace).
 //! When several deadline headers are present the tightest wins (each is an
@@ -48,8 +48,8 @@
 //! (`retryplan-caller-retries: ?1`) or when this is not its first attempt.
 //!
 //! A value that breaks its header's rule is refused with an error naming
-//! the header and the rule ([`Error::InvalidHeader`], or
-//! [`Error::InvalidArgument`] naming `Idempotency-Key`): never read as
+//! the header and the rule ([`Error::InvalidHeader`](crate::Error::InvalidHeader), or
+//! [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `Idempotency-Key`): never read as
 //! absent, never clamped. For `grpc-timeout` this is gRPC's own rule
 //! (grpc-go fails such a call with `INTERNAL`, grpc-java's
 //! `TimeoutMarshaller` throws); the others follow it. A host answers such a
