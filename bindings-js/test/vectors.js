@@ -10,6 +10,14 @@
 // is reported by id (`skipped`).
 
 /**
+ * Vector files no JS entry runs yet, and why (every test that lists the vector
+ * directory leaves them out: vectors.test.mjs, serve.mjs for Chromium).
+ */
+export const FILES_NOT_YET_RUN = new Map([
+  ['propagation.json', 'its kinds (incoming_context, propagated_driver) have no JS API yet (issue 27)'],
+]);
+
+/**
  * What the default entry cannot run, and why: whole kinds (a kind with an
  * `expect_error` still runs when the error comes from reading the
  * configuration, which the default entry does), single step calls (the other

@@ -46,6 +46,10 @@ pub struct PolicyConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[uniffi(default)]
     pub retry_methods: Option<Vec<String>>,
+    /// The defaults when absent (and left out when written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[uniffi(default)]
+    pub propagation: Option<PropagationConfig>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, uniffi::Enum)]
@@ -169,6 +173,23 @@ pub struct RedeliveryConfig {
     pub delays_ms: Vec<i64>,
     /// The oldest a message may be at its next delivery.
     pub max_age_ms: i64,
+}
+
+/// How a deadline, an attempt count and retries cross hops (core/src/propagation): the reserve for the answer's way back, which layer retries, which incoming headers are read.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, uniffi::Record)]
+pub struct PropagationConfig {
+    /// Kept back from the caller's remaining time for this layer's answer to travel back, in ms (20 by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[uniffi(default)]
+    pub reserve_ms: Option<i64>,
+    /// outermost (the default): a layer whose caller retries makes one attempt; every: each layer retries under its own policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[uniffi(default)]
+    pub retry_layer: Option<String>,
+    /// The header families read from an incoming request, a set (all three by default): grpc-timeout and grpc-previous-rpc-attempts; x-envoy-expected-rq-timeout-ms and x-envoy-attempt-count; retryplan-timeout-ms, retryplan-attempt and retryplan-caller-retries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[uniffi(default)]
+    pub read_headers: Option<Vec<String>>,
 }
 
 /// A retry budget model and its numbers.

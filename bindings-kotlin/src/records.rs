@@ -366,7 +366,8 @@ pub struct AttemptPlan {
     pub remaining_budget_ms: i64,
     /// True for a hedge: an extra attempt while another still runs.
     pub hedge: bool,
-    /// True when the request carries the operation's idempotency key (keyed or unsafe operations; see `crate::http`).
+    /// True when the request carries the operation's idempotency key (keyed or unsafe operations, see `crate::http`; or
+    /// a key the caller sent, which travels unchanged: `Driver::with_incoming`).
     pub send_idempotency_key: bool,
 }
 

@@ -35,10 +35,14 @@ from retryplan import (
 )
 
 
+# Vector files this runner does not run yet (their kinds have no Python API so far).
+NOT_YET_RUN = {"propagation.json"}
+
+
 def load_cases() -> List[Any]:
     cases = []
     for path in sorted(vector_dir().glob("*.json")):
-        if path.name == "schema.json":
+        if path.name == "schema.json" or path.name in NOT_YET_RUN:
             continue
         document = json.loads(path.read_text(encoding="utf-8"))
         for case in document["cases"]:

@@ -29,7 +29,7 @@ const CHECKOUT: &str = include_str!("../../examples/checkout.json");
 fn bench(c: &mut Criterion, name: &str, text: &str) {
     let plan = load(text, &Selection::default()).expect("valid plan");
     let scenario = plan.scenario.clone().expect("a scenario");
-    let setup = Setup { policy: plan.policy, dependency: plan.dependency_config, layers: 1 };
+    let setup = Setup { policy: plan.policy, dependency: plan.dependency_config, layers: 1, propagated: false };
     let attempts = |seed| {
         let run = Simulation::new(&scenario, &setup, seed).run(&mut |_| {}).expect("no engine error");
         run.buckets.iter().map(|bucket| bucket.attempts).sum::<u64>()

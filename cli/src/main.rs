@@ -89,8 +89,8 @@ enum Command {
         /// Do not write the chart.
         #[arg(long)]
         no_svg: bool,
-        /// Variants to compare, comma-separated: as-written, no-jitter, no-budget, layered.
-        #[arg(long, value_delimiter = ',', default_value = "as-written,no-jitter,no-budget,layered")]
+        /// Variants to compare, comma-separated: as-written, no-jitter, no-budget, layered, propagated.
+        #[arg(long, value_delimiter = ',', default_value = "as-written,no-jitter,no-budget,layered,propagated")]
         variants: Vec<String>,
     },
 }

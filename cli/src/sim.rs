@@ -15,13 +15,26 @@
 //! time as its propagated deadline, unless the scenario says deadlines are
 //! not propagated); only the bottom layer calls the dependency. A lower operation that ends without success answers its
 //! caller's attempt with a 503.
+//!
+//! Propagated layers (the `propagated` variant): each lower operation serves
+//! its caller's attempt as [`retryplan::propagation`] says, through the wire
+//! form itself: the caller's operation writes the attempt's headers
+//! ([`Operation::outgoing_headers`]), the lower layer reads them
+//! ([`IncomingContext::read`]) and starts with
+//! [`OperationOptions::with_incoming`], so its deadline is the attempt's
+//! less the policy's `propagation.reserve_ms`, and under `retry_layer`
+//! `outermost` it makes one attempt. A lower operation that gives up for
+//! overload or its retry budget ([`answers_do_not_retry`]) answers with
+//! "do not retry", which reaches the operation as gRPC's pushback of -1
+//! (an [`Operation`] takes outcomes, not headers).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
+use retryplan::propagation::{answers_do_not_retry, IncomingContext, Protocol};
+use retryplan::{AttemptResult, Ending, GrpcCode, IdempotencyKey, Pushback, Stats, TransportFailure};
 use retryplan::{Decision, Dependency, DependencyConfig, GiveUpReason, Operation, OperationOptions, Outcome, Policy};
-use retryplan::{IdempotencyKey, Stats, TransportFailure};
 
 use crate::queue::EventQueue;
 use crate::rng::{mix, SplitMix64};
@@ -40,6 +53,10 @@ pub struct Setup {
     pub dependency: DependencyConfig,
     /// 1 = the client calls the dependency directly.
     pub layers: u32,
+    /// Layers below the first serve their caller's attempt as
+    /// [`retryplan::propagation`] says (deadline, one retrying layer,
+    /// do-not-retry answers), instead of as plain new operations.
+    pub propagated: bool,
 }
 
 /// Counters for one time bucket.
@@ -95,6 +112,9 @@ enum Reply {
     Refused,
     /// The dependency restarted while holding the request: the connection broke.
     Reset,
+    /// A lower layer gave up for overload or its retry budget and said "do
+    /// not retry" (gRPC's pushback of -1).
+    DeclinedRetry,
 }
 
 impl Reply {
@@ -115,6 +135,9 @@ impl Reply {
             Reply::TimedOut => Outcome::Transport { failure: TransportFailure::TimedOut, retry_after_ms: None },
             Reply::Refused => Outcome::Transport { failure: TransportFailure::NotSent, retry_after_ms: None },
             Reply::Reset => Outcome::Transport { failure: TransportFailure::ConnectionLost, retry_after_ms: None },
+            Reply::DeclinedRetry => {
+                Outcome::GrpcStatus { code: GrpcCode::Unavailable, pushback: Some(Pushback::DoNotRetry) }
+            }
         }
     }
 }
@@ -153,6 +176,9 @@ struct Op {
     /// its first attempt is the logical operation's one necessary request.
     pristine: bool,
     started_ms: u64,
+    /// The last attempt result taken into account (what a driver keeps for
+    /// the ending), for the propagated variant's do-not-retry answer.
+    last: Option<AttemptResult>,
 }
 
 #[derive(Debug, Default)]
@@ -329,12 +355,12 @@ impl<'a> Simulation<'a> {
         match config.arrival {
             Arrival::Poisson => {
                 let client = self.arrivals.below(u64::from(clients)) as u32;
-                self.start_operation(0, client, None, None)?;
+                self.start_operation(0, client, None, Start::Top)?;
                 self.next_arrival_ms += self.arrivals.exponential(1000.0 / config.arrivals_per_second);
             }
             Arrival::Synchronized => {
                 for client in 0..clients {
-                    self.start_operation(0, client, None, None)?;
+                    self.start_operation(0, client, None, Start::Top)?;
                 }
                 self.next_arrival_ms += 1000.0 * f64::from(clients) / config.arrivals_per_second;
             }
@@ -347,14 +373,13 @@ impl<'a> Simulation<'a> {
         Ok(())
     }
 
-    /// Starts an operation at `layer` for `client`; `deadline_ms` is the
-    /// caller's attempt's abort time (propagated: no layer mints time).
+    /// Starts an operation at `layer` for `client`, as `start` says.
     fn start_operation(
         &mut self,
         layer: u32,
         client: u32,
         parent: Option<(Parent, bool)>,
-        deadline_ms: Option<u64>,
+        start: Start,
     ) -> Result<(), SimError> {
         if layer == 0 {
             self.bucket().arrivals += 1;
@@ -364,8 +389,10 @@ impl<'a> Simulation<'a> {
         // The simulated dependency never reads the key; sharing one avoids
         // formatting a fresh UUID-like key for every simulated operation.
         let mut options = OperationOptions::new(seed).with_idempotency_key(self.key.clone());
-        if let Some(deadline_ms) = deadline_ms {
-            options = options.with_deadline_ms(deadline_ms);
+        match start {
+            Start::Top | Start::Below { deadline_ms: None } => {}
+            Start::Below { deadline_ms: Some(deadline_ms) } => options = options.with_deadline_ms(deadline_ms),
+            Start::Serving(incoming) => options = options.with_incoming(&self.setup.policy, &incoming),
         }
         let dependency = self.dependencies.get(layer as usize).and_then(|layer| layer.get(client as usize));
         if let Some(dependency) = dependency.cloned().flatten() {
@@ -379,6 +406,7 @@ impl<'a> Simulation<'a> {
             parent: parent.map(|(parent, _)| parent),
             pristine: parent.is_none_or(|(_, pristine)| pristine),
             started_ms: self.now,
+            last: None,
         };
         let slot = match self.free.pop() {
             Some(slot) => slot,
@@ -429,8 +457,12 @@ impl<'a> Simulation<'a> {
                     // answered by then, the attempt times out.
                     self.push(abort_at_ms, slot, generation, attempt, Kind::Reply(Reply::TimedOut));
                     let parent = Parent { slot, generation, attempt };
-                    let deadline = self.scenario.config.propagate_deadline.then_some(abort_at_ms);
-                    self.start_operation(layer + 1, client, Some((parent, !extra)), deadline)?;
+                    let start = if self.setup.propagated {
+                        Start::Serving(self.serving(slot, generation, attempt)?)
+                    } else {
+                        Start::Below { deadline_ms: self.scenario.config.propagate_deadline.then_some(abort_at_ms) }
+                    };
+                    self.start_operation(layer + 1, client, Some((parent, !extra)), start)?;
                 }
                 if self.hedging {
                     let now = self.now;
@@ -463,22 +495,45 @@ impl<'a> Simulation<'a> {
                     GiveUpReason::NoRetrySlot => bucket.retry_slot_refusals += 1,
                     _ => {}
                 }
-                self.end(slot, false);
+                let last_result = self.slots.get(slot as usize).and_then(|entry| entry.op.as_ref()?.last);
+                let ending = Ending { decision, last_result, result: None };
+                let reply = if self.setup.propagated && answers_do_not_retry(&ending) {
+                    Reply::DeclinedRetry
+                } else {
+                    Reply::Unavailable
+                };
+                self.end(slot, reply);
                 Ok(())
             }
             Decision::Succeeded { .. } => {
-                self.end(slot, true);
+                self.end(slot, Reply::Success);
                 Ok(())
             }
             Decision::Reconcile { .. } | Decision::Restart { .. } => {
-                self.end(slot, false);
+                self.end(slot, Reply::Unavailable);
                 Ok(())
             }
         }
     }
 
-    /// An operation ended: record it (top layer) or answer the caller's attempt.
-    fn end(&mut self, slot: u32, succeeded: bool) {
+    /// What the operation in `slot` tells the next hop about `attempt`, read
+    /// there as a served request is read: the propagated variant's hop.
+    fn serving(&self, slot: u32, generation: u32, attempt: u32) -> Result<IncomingContext, SimError> {
+        let op = self
+            .slots
+            .get(slot as usize)
+            .filter(|entry| entry.generation == generation)
+            .and_then(|entry| entry.op.as_ref())
+            .ok_or_else(|| SimError(format!("no live operation in slot {slot}")))?;
+        let headers = op.operation.outgoing_headers(attempt, self.now, Protocol::Http).map_err(engine_error)?;
+        let lookup = |name: &str| headers.get(name);
+        IncomingContext::read(&self.setup.policy, self.now, lookup).map_err(engine_error)
+    }
+
+    /// An operation ended with `reply` for its caller: record it (top
+    /// layer) or answer the caller's attempt.
+    fn end(&mut self, slot: u32, reply: Reply) {
+        let succeeded = reply == Reply::Success;
         let Some(entry) = self.slots.get_mut(slot as usize) else { return };
         let Some(op) = entry.op.take() else { return };
         entry.generation = entry.generation.wrapping_add(1);
@@ -491,7 +546,6 @@ impl<'a> Simulation<'a> {
                 }
             }
             Some(parent) => {
-                let reply = if succeeded { Reply::Success } else { Reply::Unavailable };
                 self.push(self.now, parent.slot, parent.generation, parent.attempt, Kind::Reply(reply));
             }
         }
@@ -506,6 +560,7 @@ impl<'a> Simulation<'a> {
             return Ok(());
         }
         let decision = op.operation.on_outcome(now, attempt, &outcome).map_err(engine_error)?;
+        op.last = Some(AttemptResult { attempt, outcome });
         self.handle(slot, decision)
     }
 
@@ -595,6 +650,19 @@ impl Simulation<'_> {
     fn next_restart_after(&self, now: u64) -> Option<u64> {
         self.restart_starts.iter().copied().find(|start| *start > now)
     }
+}
+
+/// How an operation starts.
+#[derive(Clone, Debug)]
+enum Start {
+    /// A logical operation, on its own.
+    Top,
+    /// A lower layer's operation for its caller's attempt, with that
+    /// attempt's abort time as its deadline or none.
+    Below { deadline_ms: Option<u64> },
+    /// A lower layer's operation serving its caller's attempt as
+    /// propagation says (the `propagated` variant).
+    Serving(IncomingContext),
 }
 
 fn engine_error(error: retryplan::Error) -> SimError {

@@ -20,12 +20,21 @@ pub enum VariantName {
     NoBudget,
     /// `scenario.layers` layers, each running the policy as written.
     Layered,
+    /// `scenario.layers` layers that propagate as `retryplan::propagation`
+    /// says: the caller's deadline less the reserve, one retrying layer,
+    /// do-not-retry answers.
+    Propagated,
 }
 
 impl VariantName {
     /// Every variant, in report order.
-    pub const ALL: [VariantName; 4] =
-        [VariantName::AsWritten, VariantName::NoJitter, VariantName::NoBudget, VariantName::Layered];
+    pub const ALL: [VariantName; 5] = [
+        VariantName::AsWritten,
+        VariantName::NoJitter,
+        VariantName::NoBudget,
+        VariantName::Layered,
+        VariantName::Propagated,
+    ];
 
     /// The name on the command line and in reports.
     #[must_use]
@@ -35,6 +44,7 @@ impl VariantName {
             VariantName::NoJitter => "no-jitter",
             VariantName::NoBudget => "no-budget",
             VariantName::Layered => "layered",
+            VariantName::Propagated => "propagated",
         }
     }
 
@@ -63,7 +73,7 @@ pub struct Variant {
 pub fn variants(plan: &Plan, scenario: &Scenario, names: &[VariantName]) -> Result<Vec<Variant>, String> {
     let mut out = Vec::new();
     for name in names {
-        let mut setup = Setup { policy: plan.policy, dependency: plan.dependency_config, layers: 1 };
+        let mut setup = Setup { policy: plan.policy, dependency: plan.dependency_config, layers: 1, propagated: false };
         let description = match name {
             VariantName::AsWritten => "the policy and dependency controls as written".to_owned(),
             VariantName::NoJitter => {
@@ -96,6 +106,31 @@ pub fn variants(plan: &Plan, scenario: &Scenario, names: &[VariantName]) -> Resu
                 };
                 format!(
                     "{layers} layers x {attempts} attempts, each layer as written, {deadlines} (up to {most} attempts per operation)"
+                )
+            }
+            VariantName::Propagated => {
+                let layers = scenario.config.layers;
+                let attempts = plan.policy.max_attempts();
+                let propagation = plan.policy.propagation();
+                setup.layers = layers;
+                setup.propagated = true;
+                let retrying = match propagation.retry_layer {
+                    retryplan::policy::RetryLayer::Outermost => {
+                        format!("only the outermost retries (up to {attempts} attempts per operation)")
+                    }
+                    retryplan::policy::RetryLayer::Every => {
+                        // Every layer retries: the work bound is the layered one.
+                        if let Some(problem) =
+                            workload_problems(&scenario.config, attempts, &plan.policy_source).first()
+                        {
+                            return Err(problem.message.clone());
+                        }
+                        "every layer retries (retry_layer every)".to_owned()
+                    }
+                };
+                format!(
+                    "{layers} layers propagating the caller's deadline less {} ms, {retrying}, overload answered do-not-retry",
+                    propagation.reserve_ms
                 )
             }
         };

@@ -622,7 +622,7 @@ fn simulate_is_deterministic_for_a_seed() {
     assert!(first.stdout != run("8").stdout, "another seed, another run");
     let report: Value = serde_json::from_str(&first.stdout).expect("JSON");
     assert_eq!(report["seed"], 7);
-    assert_eq!(report["variants"].as_array().map(Vec::len), Some(4));
+    assert_eq!(report["variants"].as_array().map(Vec::len), Some(5));
     assert_eq!(report["variants"][0]["buckets"].as_array().map(Vec::len), Some(30));
 }
 

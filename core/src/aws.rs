@@ -130,6 +130,7 @@ pub fn standard_profile() -> PolicyConfig {
         idempotency: Idempotency::Idempotent,
         hedging: None,
         redelivery: None,
+        propagation: crate::policy::PropagationConfig::default(),
         retry_limits: RetryLimitsConfig::default(),
         retry_methods: None,
     }

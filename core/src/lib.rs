@@ -46,6 +46,7 @@ mod named;
 pub mod operation;
 pub mod policy;
 pub mod profiles;
+pub mod propagation;
 pub mod rate_limit;
 pub mod redelivery;
 pub mod retry_after;

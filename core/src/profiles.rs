@@ -168,6 +168,7 @@ pub fn polly_v8_profile() -> PolicyConfig {
         idempotency: Idempotency::Idempotent,
         hedging: None,
         redelivery: None,
+        propagation: crate::policy::PropagationConfig::default(),
         retry_limits: RetryLimitsConfig::default(),
         retry_methods: None,
     }

@@ -141,10 +141,20 @@ class Call:
                        if group != rules.expectation_group]
 
 
+def step_branches(rules, step):
+    """The branches of a step definition's oneOf, a branch that is itself a oneOf of steps
+    (propagatedDriverStep names driverStep's) replaced by its own branches."""
+    for branch in (resolve(rules.defs, branch) for branch in resolve(rules.defs, step)["oneOf"]):
+        if "properties" in branch:
+            yield branch
+        else:
+            yield from step_branches(rules, branch)
+
+
 def step_calls(rules, step):
     """call name -> Call, from a step definition's oneOf."""
     calls = {}
-    for branch in (resolve(rules.defs, branch) for branch in resolve(rules.defs, step)["oneOf"]):
+    for branch in step_branches(rules, step):
         call = branch["properties"]["call"]
         for name in call["enum"] if "enum" in call else [call["const"]]:
             calls[name] = Call(rules, branch)

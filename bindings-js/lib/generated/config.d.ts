@@ -111,6 +111,15 @@ export interface ResolvedPolicyConfig {
   retryLimits?: RetryLimitsConfig;
   /** The HTTP methods retried at all (urllib3's allowed_methods); absent: RFC 9110 §9.2.2 (idempotent methods). */
   retryMethods?: string[];
+  /** The defaults when absent (and left out when written). */
+  propagation?: {
+    /** Kept back from the caller's remaining time for this layer's answer to travel back, in ms (20 by default). */
+    reserveMs?: number;
+    /** outermost (the default): a layer whose caller retries makes one attempt; every: each layer retries under its own policy. */
+    retryLayer?: string;
+    /** The header families read from an incoming request, a set (all three by default): grpc-timeout and grpc-previous-rpc-attempts; x-envoy-expected-rq-timeout-ms and x-envoy-attempt-count; retryplan-timeout-ms, retryplan-attempt and retryplan-caller-retries. */
+    readHeaders?: string[];
+  };
 }
 
 /** A retry budget model and its numbers. */
@@ -212,4 +221,13 @@ export interface PolicyConfig {
   retryLimits?: RetryLimitsConfig;
   /** The HTTP methods retried at all (urllib3's allowed_methods); absent: RFC 9110 §9.2.2 (idempotent methods). */
   retryMethods?: string[];
+  /** The defaults when absent (and left out when written). */
+  propagation?: {
+    /** Kept back from the caller's remaining time for this layer's answer to travel back, in ms (20 by default). */
+    reserveMs?: number;
+    /** outermost (the default): a layer whose caller retries makes one attempt; every: each layer retries under its own policy. */
+    retryLayer?: string;
+    /** The header families read from an incoming request, a set (all three by default): grpc-timeout and grpc-previous-rpc-attempts; x-envoy-expected-rq-timeout-ms and x-envoy-attempt-count; retryplan-timeout-ms, retryplan-attempt and retryplan-caller-retries. */
+    readHeaders?: string[];
+  };
 }

@@ -67,7 +67,7 @@ fn a_valid_plan_checks_explains_and_simulates() {
 
     let simulated = parse(&simulate(SMALL_PLAN, None, 1));
     assert_eq!(simulated["ok"], true, "{simulated}");
-    assert_eq!(simulated["variants"].as_array().unwrap().len(), 4);
+    assert_eq!(simulated["variants"].as_array().unwrap().len(), 5);
     assert!(simulated["attempts"].as_u64().unwrap() > 0);
     assert!(simulated["svg"].as_str().unwrap().starts_with("<svg"));
     // The same seed gives the same run.

@@ -29,7 +29,7 @@ pub const CONFIG: &str = "bindings-kotlin/src/config.rs";
 /// a list's items) or none for the whole, and the record's name. A shape no
 /// entry names and that is no scalar is refused: a new nested object needs
 /// its line here.
-const RECORDS: [(&str, &str, &str); 14] = [
+const RECORDS: [(&str, &str, &str); 15] = [
     ("policyConfig", "", "PolicyConfig"),
     ("policyConfig", "attempt_timeout", "AttemptTimeoutConfig"),
     ("policyConfig", "backoff", "BackoffConfig"),
@@ -40,6 +40,7 @@ const RECORDS: [(&str, &str, &str); 14] = [
     ("policyConfig", "retry_limits", "RetryLimitsConfig"),
     ("policyConfig", "hedging", "HedgingConfig"),
     ("policyConfig", "redelivery", "RedeliveryConfig"),
+    ("policyConfig", "propagation", "PropagationConfig"),
     ("budgetConfig", "", "BudgetConfig"),
     ("breakerConfig", "trip", "TripConfig"),
     ("breakerConfig", "", "BreakerConfig"),

@@ -13,3 +13,6 @@ pub mod grpc_aws {}
 
 #[doc = include_str!("http_clients.md")]
 pub mod http_clients {}
+
+#[doc = include_str!("propagation.md")]
+pub mod propagation {}

@@ -63,7 +63,8 @@ pub struct AttemptPlan {
     /// True for a hedge: an extra attempt while another still runs.
     pub hedge: bool,
     /// True when the request carries the operation's idempotency key (keyed
-    /// or unsafe operations; see [`crate::http`]).
+    /// or unsafe operations, see [`crate::http`]; or a key the caller sent,
+    /// which travels unchanged: [`Driver::with_incoming`](crate::Driver::with_incoming)).
     pub send_idempotency_key: bool,
 }
 

@@ -87,6 +87,7 @@
 //! ```
 
 mod action;
+mod propagation;
 mod queue;
 pub mod wire;
 
@@ -101,6 +102,8 @@ use crate::decision::{AttemptSet, Decision, GiveUpReason};
 use crate::error::Error;
 use crate::message::message;
 use crate::operation::{IdempotencyKey, Operation, OperationOptions, SharedPolicy};
+use crate::propagation::declines_retry;
+use crate::propagation::RETRYPLAN_RETRYABLE;
 use crate::stats::SharedStats;
 
 /// Whether the host can run several attempts at once.
@@ -276,7 +279,7 @@ impl Driver {
     /// HTTP outcomes with [`Outcome::from_http_response`], which reads such a
     /// status as the server's fault). On error nothing changes.
     pub fn handle_result(&mut self, now_ms: u64, attempt: u32, outcome: Outcome) -> Result<Receipt, Error> {
-        self.hand_in(now_ms, attempt, outcome, None)
+        self.hand_in(now_ms, attempt, outcome, None, false)
     }
 
     /// [`handle_result`](Self::handle_result) for a result the host holds
@@ -318,7 +321,7 @@ impl Driver {
         token: u64,
         held: Held,
     ) -> Result<Receipt, Error> {
-        self.hand_in(now_ms, attempt, outcome, Some((token, held)))
+        self.hand_in(now_ms, attempt, outcome, Some((token, held)), false)
     }
 
     /// Hands in the HTTP response attempt `attempt` received, read here as
@@ -329,7 +332,11 @@ impl Driver {
     /// several field lines joined by `", "`), and the policy's
     /// `server_guidance.retry_after_reading` reads `Retry-After` against
     /// the caller's wall clock `now_unix_ms`. The response is held as a
-    /// [`Held::Value`] under `token` when one is given.
+    /// [`Held::Value`] under `token` when one is given. A next hop's
+    /// `retryplan-retryable` "do not retry" (see
+    /// [`propagation`](crate::propagation)) ends the retries here with
+    /// [`GiveUpReason::ServerDeclinedRetry`], when the policy honours server
+    /// guidance and reads the `retryplan` headers.
     ///
     /// ```
     /// use retryplan::{Action, AttemptResult, Driver, DriverOptions, Failure, OperationOptions, Policy, Receipt};
@@ -349,19 +356,22 @@ impl Driver {
         attempt: u32,
         token: Option<u64>,
         status: i64,
-        header: impl FnMut(&'static str) -> Option<&'a str>,
+        mut header: impl FnMut(&'static str) -> Option<&'a str>,
         now_unix_ms: u64,
     ) -> Result<Receipt, Error> {
+        let declined = self.reads_declined_retry() && header(RETRYPLAN_RETRYABLE).is_some_and(declines_retry);
         let outcome = self.operation.policy().http_outcome(status, header, now_unix_ms);
-        self.hand_in(now_ms, attempt, outcome, token.map(|token| (token, Held::Value)))
+        self.hand_in(now_ms, attempt, outcome, token.map(|token| (token, Held::Value)), declined)
     }
 
+    /// Hands a result in; `declined`: the next hop said not to retry.
     fn hand_in(
         &mut self,
         now_ms: u64,
         attempt: u32,
         outcome: Outcome,
         held: Option<(u64, Held)>,
+        declined: bool,
     ) -> Result<Receipt, Error> {
         if attempt == 0 || attempt > self.operation.attempts_started() {
             return Err(Error::AttemptNotRunning { attempt, running: self.operation.running_list() });
@@ -372,6 +382,9 @@ impl Driver {
             return Ok(Receipt::Discarded);
         }
         let result = AttemptResult { attempt, outcome };
+        if declined {
+            self.operation.decline_further_attempts();
+        }
         let decision = self.operation.on_classified_outcome(now_ms, attempt, &outcome, class)?;
         self.last_result = Some(result);
         self.keep(held);

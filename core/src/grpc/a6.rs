@@ -109,6 +109,7 @@ pub(crate) fn method_policy(
         idempotency: Idempotency::Idempotent,
         hedging: None,
         redelivery: None,
+        propagation: crate::policy::PropagationConfig::default(),
         retry_limits: RetryLimitsConfig::default(),
         retry_methods: None,
     };

@@ -97,7 +97,7 @@ impl Operation {
         if let Some(reason) = self.refused_by_server {
             return self.give_up(now, reason, None);
         }
-        if attempts >= self.policy.max_attempts || kind_limit_reached {
+        if attempts >= self.policy.max_attempts || kind_limit_reached || self.retries_delegated {
             return self.give_up(now, GiveUpReason::AttemptsExhausted, None);
         }
 

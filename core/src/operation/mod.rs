@@ -220,6 +220,12 @@ pub struct Operation {
     method_not_retried: bool,
     /// The request's body can be sent only once: no hedge, no retry.
     one_shot_body: bool,
+    /// The caller retries: one attempt here, no hedge.
+    retries_delegated: bool,
+    /// A layer above retries this request.
+    caller_retries: bool,
+    /// The key came from the caller and travels on every attempt.
+    key_from_caller: bool,
 }
 
 impl Operation {
@@ -258,12 +264,16 @@ impl Operation {
             // An operation that may not repeat its request never hedges.
             hedging_stopped: !idempotency.may_repeat_ambiguous()
                 || matches!(options.repeatability, Repeatability::NotRetried { .. })
-                || options.one_shot_body,
+                || options.one_shot_body
+                || options.retries_delegated,
             refused_by_server: None,
             polly_state: PollyState::default(),
             kind_failures: KindCounts::default(),
             method_not_retried: matches!(options.repeatability, Repeatability::NotRetried { .. }),
             one_shot_body: options.one_shot_body,
+            retries_delegated: options.retries_delegated,
+            caller_retries: options.caller_retries,
+            key_from_caller: options.key_from_caller,
         }
     }
 
@@ -378,6 +388,29 @@ impl Operation {
         )
     }
 
+    /// Whether this operation may ever send its request again after an
+    /// attempt fails: more than one attempt allowed, and neither a one-shot
+    /// body, a method the policy does not retry, nor a caller that retries
+    /// itself. What a hop tells the next one (`retryplan-caller-retries`).
+    #[must_use]
+    pub fn may_retry(&self) -> bool {
+        self.policy.max_attempts > 1 && !self.one_shot_body && !self.method_not_retried && !self.retries_delegated
+    }
+
+    /// When running attempt `attempt` is aborted, or `None` when it is not running.
+    #[must_use]
+    pub fn abort_at_ms(&self, attempt: u32) -> Option<u64> {
+        self.running.iter().find(|running| !running.is_free() && running.attempt == attempt).map(|r| r.abort_at_ms)
+    }
+
+    /// The next hop answered "do not retry" (an HTTP `retryplan-retryable:
+    /// ?0`, read by the driver): no further attempt starts, and a retryable
+    /// failure gives up with [`GiveUpReason::ServerDeclinedRetry`], as a
+    /// gRPC pushback that says so does.
+    pub(crate) fn decline_further_attempts(&mut self) {
+        self.refuse_further_attempts(GiveUpReason::ServerDeclinedRetry);
+    }
+
     /// The operation's deadline: `min(start + total_budget_ms, caller deadline)`.
     #[must_use]
     pub fn deadline_ms(&self) -> u64 {
@@ -422,10 +455,36 @@ impl Operation {
     }
 
     /// True when every attempt's request carries the idempotency key header
-    /// (keyed or unsafe operations; see [`crate::http`]).
+    /// (keyed or unsafe operations, see [`crate::http`]; or a key the caller
+    /// sent, which travels unchanged: [`OperationOptions::with_incoming`]).
     #[must_use]
     pub fn sends_idempotency_key(&self) -> bool {
-        self.idempotency.sends_idempotency_key()
+        self.key_from_caller || self.idempotency.sends_idempotency_key()
+    }
+
+    /// The request headers of running attempt `attempt`, sent at `now_ms`
+    /// to a next hop that speaks `protocol` (see
+    /// [`propagation`](crate::propagation) for the wire form): the time
+    /// left for the attempt (its abort time minus now; for gRPC a
+    /// `grpc-timeout` in the finest unit that holds it exactly), its number
+    /// (gRPC: `grpc-previous-rpc-attempts` on retries and hedges), the
+    /// idempotency key when it is sent ([`sends_idempotency_key`](Self::sends_idempotency_key)),
+    /// and `retryplan-caller-retries`: `?1` when this layer
+    /// ([`may_retry`](Self::may_retry)) or one above it retries the request.
+    ///
+    /// # Errors
+    /// [`Error::AttemptNotRunning`] when `attempt` is not running.
+    pub fn outgoing_headers(
+        &self,
+        attempt: u32,
+        now_ms: u64,
+        protocol: crate::propagation::Protocol,
+    ) -> Result<crate::propagation::HeaderList, Error> {
+        let abort_at_ms = self.abort_at_ms(attempt).ok_or_else(|| self.not_running(attempt))?;
+        let key = self.sends_idempotency_key().then_some(&self.idempotency_key);
+        let retried_above = self.caller_retries || self.may_retry();
+        let timeout_ms = abort_at_ms.saturating_sub(now_ms);
+        Ok(crate::propagation::request_headers(protocol, attempt, timeout_ms, key, retried_above))
     }
 
     /// The policy this operation runs.

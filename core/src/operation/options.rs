@@ -42,6 +42,14 @@ pub struct OperationOptions {
     /// The request's body can be sent only once (a stream): the request is
     /// never sent twice (no hedge, no retry).
     pub(super) one_shot_body: bool,
+    /// The caller retries this request itself and the policy retries at the
+    /// outermost layer only: one attempt, no hedge (see
+    /// [`propagation`](crate::propagation)).
+    pub(super) retries_delegated: bool,
+    /// A layer above retries this request (what the next hop is told).
+    pub(super) caller_retries: bool,
+    /// The key came from the caller: it travels on every attempt.
+    pub(super) key_from_caller: bool,
 }
 
 impl OperationOptions {
@@ -55,6 +63,9 @@ impl OperationOptions {
             dependency: None,
             repeatability: Repeatability::Unknown,
             one_shot_body: false,
+            retries_delegated: false,
+            caller_retries: false,
+            key_from_caller: false,
         }
     }
 
@@ -123,6 +134,51 @@ impl OperationOptions {
     #[must_use]
     pub fn with_one_shot_body(mut self) -> OperationOptions {
         self.one_shot_body = true;
+        self
+    }
+
+    /// Applies what the request this operation serves says
+    /// ([`IncomingContext::read`](crate::propagation::IncomingContext::read)),
+    /// under `policy`'s `propagation` section: the operation ends by the
+    /// caller's deadline minus `propagation.reserve_ms` (or earlier, by its
+    /// own budget or a deadline already set), runs under the caller's
+    /// idempotency key (sent on every attempt, unchanged), and, when the
+    /// caller retries and `propagation.retry_layer` is `outermost`, makes
+    /// one attempt and no hedge: a failure a retry would follow ends
+    /// [`GiveUpReason::AttemptsExhausted`](crate::GiveUpReason::AttemptsExhausted),
+    /// handed back for the caller to retry. What the operation then tells
+    /// the next hop is [`Operation::outgoing_headers`](crate::Operation::outgoing_headers).
+    ///
+    /// ```
+    /// use retryplan::{propagation::IncomingContext, Decision, GiveUpReason, Operation, OperationOptions, Outcome, Policy};
+    /// let policy = Policy::default();
+    /// let headers = [("retryplan-timeout-ms", "800"), ("retryplan-caller-retries", "?1")];
+    /// let lookup = |name: &str| headers.iter().find(|(key, _)| *key == name).map(|(_, value)| *value);
+    /// let incoming = IncomingContext::read(&policy, 100, lookup).unwrap();
+    /// let mut operation = Operation::new(&policy, 100, OperationOptions::new(7).with_incoming(&policy, &incoming));
+    /// assert_eq!(operation.deadline_ms(), 880); // 100 + 800 - 20
+    /// assert!(matches!(operation.poll(100).unwrap(), Decision::StartAttempt { attempt: 1, .. }));
+    /// let unavailable = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
+    /// let ended = operation.on_outcome(150, 1, &unavailable).unwrap();
+    /// assert!(matches!(ended, Decision::GaveUp { reason: GiveUpReason::AttemptsExhausted, attempts: 1, .. }));
+    /// ```
+    #[must_use]
+    pub fn with_incoming(
+        mut self,
+        policy: &crate::Policy,
+        incoming: &crate::propagation::IncomingContext,
+    ) -> OperationOptions {
+        let propagation = policy.propagation();
+        if let Some(deadline_ms) = incoming.deadline_ms(propagation.reserve_ms) {
+            self.deadline_ms = Some(self.deadline_ms.map_or(deadline_ms, |set| set.min(deadline_ms)));
+        }
+        if let Some(key) = &incoming.idempotency_key {
+            self.idempotency_key = Some(key.clone());
+            self.key_from_caller = true;
+        }
+        self.caller_retries = incoming.caller_retries;
+        self.retries_delegated =
+            incoming.caller_retries && propagation.retry_layer == crate::policy::RetryLayer::Outermost;
         self
     }
 

@@ -390,6 +390,80 @@ pub struct RedeliveryConfig {
     pub max_age_ms: u64,
 }
 
+/// Which layer of a call chain retries (`propagation.retry_layer`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RetryLayer {
+    /// Only the outermost layer that can retry does: a layer whose caller
+    /// says it retries (see [`propagation`](crate::propagation)) makes one
+    /// attempt and hands the failure back, so the deepest service sees at
+    /// most the outermost policy's attempts, not their product (the Google
+    /// SRE book, "Handling Overload": retry at one layer). The default.
+    #[default]
+    Outermost,
+    /// Every layer retries under its own policy, whatever its caller does
+    /// (each layer's attempts multiply): what every helper did before
+    /// propagation.
+    Every,
+}
+
+/// A family of request headers an incoming context is read from
+/// (`propagation.read_headers`): each names the deadline and attempt-count
+/// headers one peer writes. `Idempotency-Key` is always read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HeaderFamily {
+    /// gRPC's `grpc-timeout` and `grpc-previous-rpc-attempts` (gRPC over
+    /// HTTP/2, gRFC A6).
+    Grpc,
+    /// Envoy's `x-envoy-expected-rq-timeout-ms` and `x-envoy-attempt-count`.
+    Envoy,
+    /// The project's own `retryplan-timeout-ms`, `retryplan-attempt` and
+    /// `retryplan-caller-retries` (see [`propagation`](crate::propagation)).
+    Retryplan,
+}
+
+/// The default reserve for an answer's way back to the caller, in ms: see
+/// [`PropagationConfig::reserve_ms`].
+pub const DEFAULT_PROPAGATION_RESERVE_MS: u64 = 20;
+
+/// How a deadline, an attempt count and retries are carried across hops
+/// (see [`propagation`](crate::propagation)).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PropagationConfig {
+    /// Time kept back from what the caller has left for this layer's answer
+    /// to travel back to it, in ms: an operation started from an incoming
+    /// context ends by `received + caller's remaining - reserve_ms`. 20 by
+    /// default: a response's way back over one hop inside a region (a
+    /// round trip is well under 1 ms on the wire, several ms through a
+    /// sidecar proxy and TLS, and a garbage-collection pause of the callee's
+    /// runtime is commonly 10 ms), so an answer finished at the deadline
+    /// still reaches a caller that measured the same deadline.
+    pub reserve_ms: u64,
+    /// Which layer retries: `outermost` (the default) or `every`.
+    pub retry_layer: RetryLayer,
+    /// The header families read from an incoming request, a set (all three
+    /// by default): the deadline is the tightest one read, the attempt count
+    /// the highest.
+    pub read_headers: Vec<HeaderFamily>,
+}
+
+impl Default for PropagationConfig {
+    fn default() -> Self {
+        PropagationConfig {
+            reserve_ms: DEFAULT_PROPAGATION_RESERVE_MS,
+            retry_layer: RetryLayer::Outermost,
+            read_headers: vec![HeaderFamily::Grpc, HeaderFamily::Envoy, HeaderFamily::Retryplan],
+        }
+    }
+}
+
+impl PropagationConfig {
+    /// True for the defaults (the section is then left out when written).
+    #[must_use]
+    pub fn is_default(&self) -> bool {
+        *self == PropagationConfig::default()
+    }
+}
+
 /// The policy as written: plain data, every field defaulted.
 ///
 /// Validate it into a [`Policy`](super::Policy) with [`Policy::new`](super::Policy::new)
@@ -437,6 +511,10 @@ pub struct PolicyConfig {
     /// backoff ceilings and `total_budget_ms` when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub redelivery: Option<RedeliveryConfig>,
+    /// How deadlines, attempt counts and retries cross hops; the defaults
+    /// when absent (and left out when written).
+    #[serde(skip_serializing_if = "PropagationConfig::is_default")]
+    pub propagation: PropagationConfig,
 }
 
 impl Default for PolicyConfig {
@@ -461,6 +539,7 @@ impl Default for PolicyConfig {
             idempotency: Idempotency::Safe,
             hedging: None,
             redelivery: None,
+            propagation: PropagationConfig::default(),
         }
     }
 }

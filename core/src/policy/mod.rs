@@ -39,13 +39,14 @@ pub(crate) mod validated;
 
 pub use compiled::CompiledFormError;
 pub use config::{
-    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, JitterConfig,
-    PolicyConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig,
-    MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_MULTIPLIER,
+    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, HeaderFamily, HedgingConfig, Idempotency,
+    JitterConfig, PolicyConfig, PropagationConfig, RetryLayer, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig,
+    StatusGuidanceConfig, StatusSetConfig, DEFAULT_PROPAGATION_RESERVE_MS, MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS,
+    MAX_MULTIPLIER,
 };
 pub use retry_limits::{FailureKind, MethodSet, RetryLimits, RETRY_METHODS};
 pub use sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};
 pub use status_rules::{StatusGuidance, StatusRules, MAX_STATUS_RULES};
-pub use validated::{AttemptTimeout, Backoff, Jitter, Policy, ServerGuidance};
+pub use validated::{AttemptTimeout, Backoff, HeaderFamilies, Jitter, Policy, Propagation, ServerGuidance};
 
 pub use crate::units::MAX_MS;

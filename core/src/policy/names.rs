@@ -2,7 +2,7 @@
 //! table per enum, read by `read.rs`, written and read by serde (through
 //! `named_serde!`) and used in validation messages.
 
-use super::config::{AboveCap, BackoffKind, GuidanceMode, Idempotency};
+use super::config::{AboveCap, BackoffKind, GuidanceMode, HeaderFamily, Idempotency, RetryLayer};
 use crate::named::Named;
 
 impl Named for BackoffKind {
@@ -97,3 +97,28 @@ impl Named for GuidanceMode {
 }
 
 crate::named::named_serde!(GuidanceMode);
+
+impl Named for RetryLayer {
+    const ALL: &'static [Self] = &[RetryLayer::Outermost, RetryLayer::Every];
+    fn name(self) -> &'static str {
+        match self {
+            RetryLayer::Outermost => "outermost",
+            RetryLayer::Every => "every",
+        }
+    }
+}
+
+crate::named::named_serde!(RetryLayer);
+
+impl Named for HeaderFamily {
+    const ALL: &'static [Self] = &[HeaderFamily::Grpc, HeaderFamily::Envoy, HeaderFamily::Retryplan];
+    fn name(self) -> &'static str {
+        match self {
+            HeaderFamily::Grpc => "grpc",
+            HeaderFamily::Envoy => "envoy",
+            HeaderFamily::Retryplan => "retryplan",
+        }
+    }
+}
+
+crate::named::named_serde!(HeaderFamily);

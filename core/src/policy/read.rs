@@ -7,8 +7,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::config::{
-    AttemptTimeoutConfig, BackoffConfig, HedgingConfig, JitterConfig, PolicyConfig, RedeliveryConfig,
-    RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig,
+    AttemptTimeoutConfig, BackoffConfig, HedgingConfig, JitterConfig, PolicyConfig, PropagationConfig,
+    RedeliveryConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig,
 };
 use super::names::JitterKind;
 use crate::error::Error;
@@ -35,6 +35,7 @@ const POLICY_FIELDS: &[&str] = &[
     "idempotency",
     "hedging",
     "redelivery",
+    "propagation",
 ];
 
 impl PolicyConfig {
@@ -70,6 +71,7 @@ impl PolicyConfig {
                 "idempotency" => config.idempotency = read_name(item, path)?,
                 "hedging" => config.hedging = optional(item, path, read_hedging)?,
                 "redelivery" => config.redelivery = optional(item, path, read_redelivery)?,
+                "propagation" => config.propagation = read_propagation(item, path)?,
                 _ => {}
             }
         }
@@ -239,6 +241,16 @@ fn read_names<T: Named>(value: &Value, path: &str) -> Result<Vec<T>, Error> {
 fn read_redelivery(value: &Value, path: &str) -> Result<RedeliveryConfig, Error> {
     let fields = Fields::new(value, path, &["delays_ms", "max_age_ms"])?;
     Ok(RedeliveryConfig { delays_ms: fields.required("delays_ms")?, max_age_ms: fields.required("max_age_ms")? })
+}
+
+fn read_propagation(value: &Value, path: &str) -> Result<PropagationConfig, Error> {
+    let defaults = PropagationConfig::default();
+    let fields = Fields::new(value, path, &["reserve_ms", "retry_layer", "read_headers"])?;
+    Ok(PropagationConfig {
+        reserve_ms: fields.or("reserve_ms", defaults.reserve_ms)?,
+        retry_layer: fields.with("retry_layer", defaults.retry_layer, read_name)?,
+        read_headers: fields.with("read_headers", defaults.read_headers, read_names)?,
+    })
 }
 
 crate::value::deserialize_through_value!(PolicyConfig, |value, _| PolicyConfig::from_value(value));

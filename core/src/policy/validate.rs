@@ -1,6 +1,7 @@
 //! Validation: [`Policy::new`] checks every rule of a [`PolicyConfig`] and
 //! reports all violations at once, each naming its field; nothing is clamped.
 
+use super::config::RetryLayer;
 use super::config::{
     AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, Idempotency, JitterConfig, PolicyConfig,
     MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_MULTIPLIER, MAX_REDELIVERY_DELAYS, POLLY_MAX_BASE_MS,
@@ -8,7 +9,9 @@ use super::config::{
 use super::retry_limits::{MethodSet, RetryLimits};
 use super::sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet, SERVER_ERRORS};
 use super::status_rules::StatusRules;
-use super::validated::{AttemptTimeout, Backoff, Jitter, Policy, RedeliverySchedule, ServerGuidance};
+use super::validated::{
+    AttemptTimeout, Backoff, HeaderFamilies, Jitter, Policy, Propagation, RedeliverySchedule, ServerGuidance,
+};
 use alloc::vec::Vec;
 
 use crate::codes::GrpcCode;
@@ -59,6 +62,11 @@ fn unreachable_default() -> Policy {
         idempotency: Idempotency::Unsafe,
         hedging: None,
         redelivery: None,
+        propagation: Propagation {
+            reserve_ms: 0,
+            retry_layer: RetryLayer::Every,
+            read_headers: HeaderFamilies::default(),
+        },
     }
 }
 
@@ -314,6 +322,13 @@ impl Policy {
             RedeliverySchedule { delays_ms, len: count.min(MAX_REDELIVERY_DELAYS), max_age_ms: config.max_age_ms }
         });
 
+        check.ms("propagation.reserve_ms", c.propagation.reserve_ms);
+        let propagation = Propagation {
+            reserve_ms: c.propagation.reserve_ms,
+            retry_layer: c.propagation.retry_layer,
+            read_headers: HeaderFamilies::of(&c.propagation.read_headers),
+        };
+
         if !check.violations.is_empty() {
             return Err(Error::ConfigViolations { config: ConfigKind::Policy, violations: check.violations });
         }
@@ -347,6 +362,7 @@ impl Policy {
             idempotency: c.idempotency,
             hedging: c.hedging,
             redelivery,
+            propagation,
         })
     }
 

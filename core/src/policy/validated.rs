@@ -2,12 +2,14 @@
 //! accessors and [`Policy::to_config`]. Built only by `validate.rs`.
 
 use super::config::{
-    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, JitterConfig,
-    PolicyConfig, RedeliveryConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_REDELIVERY_DELAYS,
+    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, HeaderFamily, HedgingConfig, Idempotency,
+    JitterConfig, PolicyConfig, PropagationConfig, RedeliveryConfig, RetryLayer, RetryOnConfig, ServerGuidanceConfig,
+    StatusSetConfig, MAX_REDELIVERY_DELAYS,
 };
 use super::retry_limits::{MethodSet, RetryLimits};
 use super::sets::{Classification, SERVER_ERRORS};
 use super::status_rules::StatusRules;
+use crate::named::Named;
 use crate::retry_after::RetryAfterReading;
 
 /// Validated per-attempt timeout.
@@ -111,6 +113,61 @@ impl RedeliverySchedule {
     }
 }
 
+/// A set of [`HeaderFamily`]s, one bit each in the order of their table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct HeaderFamilies {
+    pub(crate) bits: u8,
+}
+
+impl HeaderFamilies {
+    /// Every family.
+    pub const ALL: HeaderFamilies = HeaderFamilies { bits: 0b111 };
+
+    /// The set of these families.
+    #[must_use]
+    pub fn of(families: &[HeaderFamily]) -> HeaderFamilies {
+        families.iter().fold(HeaderFamilies::default(), |set, family| HeaderFamilies { bits: set.bits | bit(*family) })
+    }
+
+    /// Whether `family` is in the set.
+    #[must_use]
+    pub fn contains(self, family: HeaderFamily) -> bool {
+        self.bits & bit(family) != 0
+    }
+
+    /// The families in the set, in table order.
+    pub fn iter(self) -> impl Iterator<Item = HeaderFamily> {
+        HeaderFamily::ALL.iter().copied().filter(move |family| self.contains(*family))
+    }
+}
+
+fn bit(family: HeaderFamily) -> u8 {
+    let place = HeaderFamily::ALL.iter().position(|known| *known == family).unwrap_or_default();
+    1 << place
+}
+
+/// Validated `propagation` section (see [`PropagationConfig`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Propagation {
+    /// Kept back from the caller's remaining time for the answer's way back, in ms.
+    pub reserve_ms: u64,
+    /// Which layer retries.
+    pub retry_layer: RetryLayer,
+    /// The header families read from an incoming request.
+    pub read_headers: HeaderFamilies,
+}
+
+impl Propagation {
+    /// The section as written, for [`Policy::to_config`].
+    pub(crate) fn to_config(self) -> PropagationConfig {
+        PropagationConfig {
+            reserve_ms: self.reserve_ms,
+            retry_layer: self.retry_layer,
+            read_headers: self.read_headers.iter().collect(),
+        }
+    }
+}
+
 /// A validated, immutable policy. Cheap to copy (no heap data).
 ///
 /// ```
@@ -136,6 +193,7 @@ pub struct Policy {
     pub(crate) idempotency: Idempotency,
     pub(crate) hedging: Option<HedgingConfig>,
     pub(crate) redelivery: Option<RedeliverySchedule>,
+    pub(crate) propagation: Propagation,
 }
 
 impl Policy {
@@ -209,6 +267,7 @@ impl Policy {
             idempotency: self.idempotency,
             hedging: self.hedging,
             redelivery: self.redelivery.map(RedeliverySchedule::to_config),
+            propagation: self.propagation.to_config(),
         }
     }
 
@@ -276,5 +335,10 @@ impl Policy {
     #[must_use]
     pub fn hedging(&self) -> Option<HedgingConfig> {
         self.hedging
+    }
+    /// How deadlines, attempt counts and retries cross hops.
+    #[must_use]
+    pub fn propagation(&self) -> Propagation {
+        self.propagation
     }
 }

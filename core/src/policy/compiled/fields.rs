@@ -15,14 +15,16 @@ use crate::codes::{GrpcCode, TransportFailure};
 use crate::error_code::{ErrorCodeTable, ErrorCodeTables};
 use crate::named::Named;
 use crate::policy::config::{
-    AboveCap, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS,
-    MAX_MULTIPLIER, MAX_REDELIVERY_DELAYS,
+    AboveCap, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, RetryLayer, MAX_ATTEMPTS_LIMIT,
+    MAX_HEDGED_ATTEMPTS, MAX_MULTIPLIER, MAX_REDELIVERY_DELAYS,
 };
 use crate::policy::names::JitterKind;
 use crate::policy::retry_limits::{FailureKind, MethodSet, RetryLimits};
 use crate::policy::sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};
 use crate::policy::status_rules::{StatusGuidance, StatusRules, MAX_STATUS_RULES};
-use crate::policy::validated::{AttemptTimeout, Backoff, Jitter, Policy, RedeliverySchedule, ServerGuidance};
+use crate::policy::validated::{
+    AttemptTimeout, Backoff, HeaderFamilies, Jitter, Policy, Propagation, RedeliverySchedule, ServerGuidance,
+};
 use crate::retry_after::RetryAfterReading;
 use crate::units::MAX_MS;
 
@@ -127,7 +129,21 @@ struct_form!(Policy {
     idempotency,
     hedging,
     redelivery,
+    propagation,
 });
+
+struct_form!(Propagation { reserve_ms, retry_layer, read_headers });
+
+/// A set of header families: one number, its bits (at most every family's).
+impl Encoded for HeaderFamilies {
+    fn write(&self, out: &mut Vec<u8>) {
+        write_number(out, u64::from(self.bits));
+    }
+    fn read(input: &mut Reader<'_>) -> Self {
+        let bits = input.number_in(0, u64::from(HeaderFamilies::ALL.bits));
+        HeaderFamilies { bits: u8::try_from(bits).unwrap_or_default() }
+    }
+}
 
 struct_form!(Backoff {
     kind,
@@ -175,6 +191,7 @@ named_form!(
     Idempotency = Idempotency::Unsafe,
     RetryAfterReading = RetryAfterReading::Strict,
     JitterKind = JitterKind::None,
+    RetryLayer = RetryLayer::Every,
 );
 
 /// Every `u64` of a policy or a dependency is a time in ms: at most [`MAX_MS`].

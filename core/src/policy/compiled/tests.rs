@@ -50,9 +50,9 @@ fn the_default_policys_form_is_pinned() {
     let hex: String = form.iter().map(|byte| alloc::format!("{byte:02x}")).collect();
     assert_eq!(
         hex,
-        "7270700100ae37d203904e00b81732640064d00fd00f00000106b40214460100008080010703900301011001b5028008000001e0d40301000000000000000000000000"
+        "72707002c3cce60303904e00b81732640064d00fd00f00000106b40214460100008080010703900301011001b5028008000001e0d40301000000000000000000000000140007"
     );
-    assert_eq!(form.len(), 67);
+    assert_eq!(form.len(), 70);
 }
 
 /// `form` with its checksum made right for its bytes (a forgery, or the

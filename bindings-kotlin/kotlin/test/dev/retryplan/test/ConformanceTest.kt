@@ -69,7 +69,10 @@ class ConformanceTest {
 
     /** Every case of every vector file, in file order. */
     private fun cases(): List<Map<String, Any?>> {
-        val files = vectorDir().listFiles { f -> f.name.endsWith(".json") && f.name != "schema.json" }.orEmpty().sorted()
+        // Vector files this runner does not run yet (their kinds have no Kotlin API so far).
+        val notYetRun = setOf("propagation.json")
+        val files = vectorDir().listFiles { f -> f.name.endsWith(".json") && f.name != "schema.json" && f.name !in notYetRun }
+            .orEmpty().sorted()
         val cases = files.flatMap { file ->
             val document = obj(Json.parse(file.readText()))
             (document["cases"] as? List<*> ?: error("${file.name}: a vector file has cases")).map(::obj)
