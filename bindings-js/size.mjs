@@ -105,10 +105,14 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * through the exchange instead of a sleep that would spin a host): 85110 B
  * (72584 B wasm + 12526 B glue; main 84913 B = 72387 + 12526 in the same
  * run, +197 B), so 85300 B.
+ * Then issue 27's policy section `propagation` (reserve, retry layer, header
+ * families; the driver reading `retryplan-retryable`), +1283 B measured on
+ * its branch against its base in the same run. On main with all three:
+ * 86245 B (73675 B wasm + 12570 B glue), so 86400 B.
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 85_300;
+const LIMIT = 86_400;
 /**
  * The limit of the browser runtime (wasm + minified glue, gzip -9), in bytes:
  * what `retryplan` is in a browser since issue 24's runtime (part 2), the
@@ -121,8 +125,11 @@ const LIMIT = 85_300;
  * over main: the core's MAX_FORM_LEN check, and the errors' code-words
  * fallback in lib/convert.js). Issue 24's goal for a whole page is
  * test/page.test.mjs's (30 KB: not met).
+ * Then the poll's typed error (issue 28) and the policy's `propagation`
+ * section (issue 27), which a compiled policy carries and the driver reads
+ * in a browser too: 54010 B (47469 B wasm + 6541 B glue, +480 B), so 54200 B.
  */
-const RUNTIME_LIMIT = 53_800;
+const RUNTIME_LIMIT = 54_200;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);

@@ -22,9 +22,11 @@ import { serve } from './serve.mjs';
  * browser runtime was built (checkout 59125 B = 47018 B wasm + 12107 B JS;
  * shop 59917 B = 47018 + 12899; main shipped 91603 B = 72387 + 19216 and
  * 91650 B = 72387 + 19263, its default entry's whole wasm and glue), plus
- * about 0.3 KB.
+ * about 0.3 KB. Then the poll's typed error (issue 28) and the policy's
+ * `propagation` section (issue 27) in the runtime: checkout 59634 B
+ * (47530 + 12104), shop 60433 B (47530 + 12903), +0.3 KB again.
  */
-const GATE = { checkout: 59_400, shop: 60_200 };
+const GATE = { checkout: 59_900, shop: 60_700 };
 /** Issue 24's goals, in bytes. */
 const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
 
