@@ -107,6 +107,13 @@ internal class Host<T>(
     private val request: RequestContext? = null,
 ) {
     val key: String = driver.idempotencyKey()
+    /**
+     * Whether each attempt gets the core's outgoing headers: always for the HTTP
+     * helpers (each attempt is a request to a next hop, which reads its deadline,
+     * count and whether a layer above retries), and for `retrying {}` inside a
+     * request being served (outside one it makes no call for them).
+     */
+    private val propagates = request != null || io.response != null
     private val input = LongArray(W.IN_WORDS)
     private val out = LongArray(W.OUT_WORDS)
     /** What attempts ended with, not yet handed in; closed at the end. */
@@ -200,7 +207,7 @@ internal class Host<T>(
     private fun attemptOf(out: LongArray) = Attempt(
         out[W.OUT_ATTEMPT].toInt(), out[W.OUT_TIMEOUT_MS], out[W.OUT_ABORT_AT_MS], Wire.requestId(out[W.OUT_REQUEST_ID_HIGH], out[W.OUT_REQUEST_ID_LOW]), key, out[W.OUT_REMAINING_BUDGET_MS],
         out[W.OUT_FLAGS] and W.FLAG_HEDGE != 0L, out[W.OUT_FLAGS] and W.FLAG_SEND_IDEMPOTENCY_KEY != 0L,
-        request?.let { driver.outgoingHeaders(out[W.OUT_ATTEMPT].toInt(), clock.nowMs(), Protocol.HTTP) } ?: emptyList(),
+        if (propagates) driver.outgoingHeaders(out[W.OUT_ATTEMPT].toInt(), clock.nowMs(), Protocol.HTTP) else emptyList(),
     )
 
     /** Runs one attempt in its own coroutine and posts what it ended with to the loop. */

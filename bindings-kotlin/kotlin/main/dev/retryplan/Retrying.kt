@@ -36,10 +36,12 @@ data class Attempt(
     /** True when the request carries [idempotencyKey] as [IDEMPOTENCY_KEY_HEADER] (a keyed or unsafe operation). */
     val sendIdempotencyKey: Boolean,
     /**
-     * The headers this attempt's request carries to the next hop when the
-     * operation serves a request ([RequestContext]): the core's
-     * `outgoing_headers` (its remaining time, its number, the key, whether a
-     * layer above retries), written at the attempt's start; empty otherwise.
+     * The headers this attempt's request carries to the next hop: the core's
+     * `outgoing_headers` (its remaining time, its number, the key when it is
+     * sent, whether a layer above retries), written at the attempt's start.
+     * The HTTP helpers send them on every attempt; `retrying {}` fills them
+     * inside a request being served ([RequestContext]) and leaves them empty
+     * outside one.
      */
     val propagationHeaders: List<HeaderField> = emptyList(),
 ) {
