@@ -9,11 +9,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use retryplan as rp;
+use retryplan::propagation::Protocol;
 
 use crate::decision::outcome_from_http_response;
 use crate::live::Registry;
 use crate::operation::{OperationOptions, Stats};
 use crate::policy::Policy;
+use crate::propagation::{fields, HeaderField, IncomingContext};
 use crate::records::{Action, Event, Outcome};
 use crate::{lock, long_out, ms_in, opt_ms_in, u32_in, Result};
 
@@ -57,16 +59,24 @@ impl Driver {
         driver_options: DriverOptions,
     ) -> Result<Arc<Driver>> {
         let now_ms = ms_in("now_ms", now_ms)?;
-        let core_options = rp::DriverOptions {
-            concurrency: driver_options.concurrency.unwrap_or_default(),
-            stats: driver_options.stats.map(|stats| Arc::clone(&stats.0)),
-            record_events: driver_options.record_events,
-            returns_responses: driver_options.returns_responses,
-        };
-        let driver = rp::Driver::new(&policy.0, now_ms, options.into_core()?, core_options)?;
-        let driver = Arc::new(Driver(Mutex::new(driver)));
-        DRIVERS.register(&driver);
-        Ok(driver)
+        let driver = rp::Driver::new(&policy.0, now_ms, options.into_core()?, core_options(driver_options))?;
+        Ok(Driver::registered(driver))
+    }
+
+    /// The request headers of running attempt `attempt`, sent at `now_ms` to a
+    /// next hop that speaks `protocol` (the attempt's remaining time, its
+    /// number, the key, whether a layer above retries), in order.
+    /// `AttemptNotRunning` when `attempt` is not running.
+    pub fn outgoing_headers(&self, attempt: i32, now_ms: i64, protocol: Protocol) -> Result<Vec<HeaderField>> {
+        let (attempt, now_ms) = (u32_in("attempt", attempt)?, ms_in("now_ms", now_ms)?);
+        Ok(fields(&lock(&self.0).outgoing_headers(attempt, now_ms, protocol)?))
+    }
+
+    /// The headers of the answer this layer gives its own caller once the
+    /// operation has ended: "do not retry" when it gave up because of overload
+    /// or its retry budget, else none (and none before the end).
+    pub fn answer_headers(&self, protocol: Protocol) -> Vec<HeaderField> {
+        fields(&lock(&self.0).answer_headers(protocol))
     }
 
     /// What to do now.
@@ -171,7 +181,42 @@ impl Driver {
     }
 }
 
+/// `Driver::new` for an operation that serves a request whose context the host
+/// read with `IncomingContext.read`: it ends by the caller's deadline less
+/// `propagation.reserve_ms`, runs under the caller's idempotency key, and
+/// makes one attempt when the caller retries (`retry_layer` `outermost`).
+/// (A function, not a secondary constructor: uniffi 0.32's Kotlin template
+/// names a renamed object's converter by its Rust name there.)
+#[uniffi::export]
+pub fn driver_with_incoming(
+    policy: Arc<Policy>,
+    now_ms: i64,
+    options: OperationOptions,
+    driver_options: DriverOptions,
+    incoming: Arc<IncomingContext>,
+) -> Result<Arc<Driver>> {
+    let now_ms = ms_in("now_ms", now_ms)?;
+    let driver =
+        rp::Driver::with_incoming(&policy.0, now_ms, options.into_core()?, core_options(driver_options), &incoming.0)?;
+    Ok(Driver::registered(driver))
+}
+
+fn core_options(driver_options: DriverOptions) -> rp::DriverOptions {
+    rp::DriverOptions {
+        concurrency: driver_options.concurrency.unwrap_or_default(),
+        stats: driver_options.stats.map(|stats| Arc::clone(&stats.0)),
+        record_events: driver_options.record_events,
+        returns_responses: driver_options.returns_responses,
+    }
+}
+
 impl Driver {
+    fn registered(driver: rp::Driver) -> Arc<Driver> {
+        let driver = Arc::new(Driver(Mutex::new(driver)));
+        DRIVERS.register(&driver);
+        driver
+    }
+
     fn result(
         &self,
         now_ms: u64,

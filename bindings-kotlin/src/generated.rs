@@ -3,6 +3,7 @@
 //! uniffi exports the core's own types, no copy and no conversion.
 
 use retryplan::aws::ErrorCodeTable;
+use retryplan::propagation::Protocol;
 use retryplan::AbortReason;
 use retryplan::AboveCap;
 use retryplan::BackoffKind;
@@ -227,6 +228,15 @@ pub enum AbortReason {
     Cancelled,
     /// The operation ended otherwise (gave up, reconcile, restart).
     OperationEnded,
+}
+
+/// What the next hop speaks, which decides the headers written for it.
+#[uniffi::remote(Enum)]
+pub enum Protocol {
+    /// Plain HTTP: the project's own headers and `idempotency-key`.
+    Http,
+    /// gRPC: `grpc-timeout` in exact units, `grpc-previous-rpc-attempts`, `grpc-retry-pushback-ms`, and the project's own for the rest.
+    Grpc,
 }
 
 /// What a host holds under the token of a result it hands in.

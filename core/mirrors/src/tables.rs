@@ -192,6 +192,13 @@ pub fn registry(root: &Path) -> Result<Vec<Table>, String> {
             "core/src/driver/action.rs",
             mirrors(Exported, Literal, true),
         )?,
+        named::<rp::propagation::Protocol>(
+            root,
+            "Protocol",
+            "retryplan::propagation::Protocol",
+            "core/src/propagation/outgoing.rs",
+            mirrors(Ts::No, Py::No, true),
+        )?,
         named::<rp::Held>(
             root,
             "Held",

@@ -24,6 +24,25 @@ class Driver private constructor(private val native: Lean<NativeDriver>) : Nativ
         },
     )
 
+    /**
+     * A driver for an operation serving a request whose context the core read
+     * ([IncomingContext.read]): it ends by the caller's deadline less the
+     * policy's `propagation.reserve_ms`, runs under the caller's idempotency
+     * key, and makes one attempt when the caller retries (`retry_layer`
+     * `outermost`). Made through uniffi's constructor (not the wire's).
+     */
+    constructor(
+        policy: Policy,
+        nowMs: Long,
+        options: OperationOptions,
+        driverOptions: DriverOptions,
+        incoming: IncomingContext,
+    ) : this(
+        Lean("Driver", driverWithIncoming(policy, nowMs, options, driverOptions, incoming).use { it.uniffiCloneHandle() }) {
+            NativeDriver(UniffiWithHandle, it)
+        },
+    )
+
     override fun destroy() = native.destroy()
 
     /**
@@ -55,6 +74,9 @@ class Driver private constructor(private val native: Lean<NativeDriver>) : Nativ
     override fun handleResult(nowMs: Long, attempt: Int, outcome: Outcome, token: Long?, held: Held?) =
         native.typed { it.handleResult(nowMs, attempt, outcome, token, held) }
     override fun isEnded() = native.typed { it.isEnded() }
+    @Throws(RetryplanException::class)
+    override fun outgoingHeaders(attempt: Int, nowMs: Long, protocol: Protocol) = native.typed { it.outgoingHeaders(attempt, nowMs, protocol) }
+    override fun answerHeaders(protocol: Protocol) = native.typed { it.answerHeaders(protocol) }
     @Throws(RetryplanException::class)
     override fun pollAction(nowMs: Long) = native.typed { it.pollAction(nowMs) }
     override fun pollEvent() = native.typed { it.pollEvent() }

@@ -103,8 +103,17 @@ internal class Host<T>(
     private val io: Io<T>,
     private val onDecision: ((Event) -> Unit)?,
     private val outcomeOfError: ((Throwable) -> Outcome?)?,
+    /** The request this operation serves, if any: its attempts carry the core's outgoing headers, its give-up decides the answer. */
+    private val request: RequestContext? = null,
 ) {
     val key: String = driver.idempotencyKey()
+    /**
+     * Whether each attempt gets the core's outgoing headers: always for the HTTP
+     * helpers (each attempt is a request to a next hop, which reads its deadline,
+     * count and whether a layer above retries), and for `retrying {}` inside a
+     * request being served (outside one it makes no call for them).
+     */
+    private val propagates = request != null || io.response != null
     private val input = LongArray(W.IN_WORDS)
     private val out = LongArray(W.OUT_WORDS)
     /** What attempts ended with, not yet handed in; closed at the end. */
@@ -198,6 +207,7 @@ internal class Host<T>(
     private fun attemptOf(out: LongArray) = Attempt(
         out[W.OUT_ATTEMPT].toInt(), out[W.OUT_TIMEOUT_MS], out[W.OUT_ABORT_AT_MS], Wire.requestId(out[W.OUT_REQUEST_ID_HIGH], out[W.OUT_REQUEST_ID_LOW]), key, out[W.OUT_REMAINING_BUDGET_MS],
         out[W.OUT_FLAGS] and W.FLAG_HEDGE != 0L, out[W.OUT_FLAGS] and W.FLAG_SEND_IDEMPOTENCY_KEY != 0L,
+        if (propagates) driver.outgoingHeaders(out[W.OUT_ATTEMPT].toInt(), clock.nowMs(), Protocol.HTTP) else emptyList(),
     )
 
     /** Runs one attempt in its own coroutine and posts what it ended with to the loop. */
@@ -227,7 +237,7 @@ internal class Host<T>(
             @Suppress("UNCHECKED_CAST")
             val reading = io.response?.let { read -> readOrRelease(settled) { read(settled.value as T) } }
             if (reading != null) {
-                val headers = guidance(reading.header)
+                val headers = responseHeaders(reading.header)
                 val receipt = driver.handleResponse(now, attempt, token, reading.status, headers, System.currentTimeMillis())
                 kept(token, settled, receipt == Receipt.DISCARDED)
                 return step(W.INPUT_POLL)
@@ -281,6 +291,7 @@ internal class Host<T>(
         close(if (returns) null else kept)
         val now = clock.nowMs()
         val typed = { (driver.pollAction(now) as Action.Finish).ending }
+        request?.ended(driver, typed().decision is Decision.GaveUp)
         return if (returns) Ended(true, kept?.value as T?, typed, null, key, (kept?.abortAtMs ?: now) - now) else Ended(false, null, typed, kept?.error, key)
     }
 

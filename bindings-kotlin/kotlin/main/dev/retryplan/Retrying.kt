@@ -35,6 +35,15 @@ data class Attempt(
     val hedge: Boolean,
     /** True when the request carries [idempotencyKey] as [IDEMPOTENCY_KEY_HEADER] (a keyed or unsafe operation). */
     val sendIdempotencyKey: Boolean,
+    /**
+     * The headers this attempt's request carries to the next hop: the core's
+     * `outgoing_headers` (its remaining time, its number, the key when it is
+     * sent, whether a layer above retries), written at the attempt's start.
+     * The HTTP helpers send them on every attempt; `retrying {}` fills them
+     * inside a request being served ([RequestContext]) and leaves them empty
+     * outside one.
+     */
+    val propagationHeaders: List<HeaderField> = emptyList(),
 ) {
     /** The old name of [attempt]; kept for one release. */
     @Deprecated("renamed to attempt, the name every binding uses", ReplaceWith("attempt"))
@@ -49,14 +58,16 @@ fun closeIfCloseable(value: Any?) {
 internal fun driverFor(
     policy: Policy, dependency: Dependency?, idempotencyKey: String?, deadlineMs: Long?, seed: Long?, httpRequest: HttpRequest?,
     stats: Stats?, onDecision: ((Event) -> Unit)?, clock: MonotonicClock, returnsResponses: Boolean = false, oneShotBody: Boolean = false,
+    request: RequestContext? = null,
 ): Driver {
     // The wire binds its native functions and checks the library's version on first use: before the clock
     // starts, so a process's first operation does not spend its budget on that.
     Wire.ready()
-    return Driver(
-        policy, clock.nowMs(), OperationOptions(seed, idempotencyKey, deadlineMs, dependency, null, oneShotBody, httpRequest),
-        DriverOptions(stats = stats, recordEvents = onDecision != null, returnsResponses = returnsResponses),
-    )
+    val options = OperationOptions(seed, idempotencyKey, deadlineMs, dependency, null, oneShotBody, httpRequest)
+    val driverOptions = DriverOptions(stats = stats, recordEvents = onDecision != null, returnsResponses = returnsResponses)
+    // Serving a request: the core starts the driver from the caller's context (deadline, key, layer).
+    if (request != null) return Driver(policy, clock.nowMs(), options, driverOptions, request.incoming)
+    return Driver(policy, clock.nowMs(), options, driverOptions)
 }
 
 /**
@@ -76,6 +87,10 @@ internal fun driverFor(
  * - Ends without a value throw [GaveUpException], [ReconcileRequiredException]
  *   or [RestartRequiredException], with the last attempt's error as the cause.
  * - [onDecision] sees each decision as the core makes it; [stats] are counted by the core.
+ * - Inside a request being served (a [RequestContext] in the coroutine
+ *   context: [serving]), the driver starts from the caller's context (its
+ *   deadline, key and retrying layer), each [Attempt.propagationHeaders]
+ *   holds the headers to send, and a give-up decides the request's answer headers.
  */
 suspend fun <T> retrying(
     policy: Policy,
@@ -105,6 +120,9 @@ internal suspend fun <T> retryingNamed(
     clock: MonotonicClock,
     seed: Long?,
     block: suspend (Attempt) -> T,
-): T = driverFor(policy, dependency, idempotencyKey, deadlineMs, seed, null, stats, onDecision, clock).use { driver ->
-    Host(driver, clock, Io<T>(null, { failureOf(it) }, { false }, onDiscard), onDecision, outcomeOfError).run(block).valueOrThrow(operation)
+): T {
+    val request = RequestContext.current()
+    return driverFor(policy, dependency, idempotencyKey, deadlineMs, seed, null, stats, onDecision, clock, request = request).use { driver ->
+        Host(driver, clock, Io<T>(null, { failureOf(it) }, { false }, onDiscard), onDecision, outcomeOfError, request).run(block).valueOrThrow(operation)
+    }
 }

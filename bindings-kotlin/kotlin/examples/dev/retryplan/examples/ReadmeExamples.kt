@@ -28,6 +28,11 @@ import dev.retryplan.okhttp.RetryInterceptor
 import dev.retryplan.okhttp.retryDecision
 import dev.retryplan.okhttp.retrying
 import dev.retryplan.retrying
+import dev.retryplan.Served
+import dev.retryplan.serving
+import com.sun.net.httpserver.HttpServer
+import kotlinx.coroutines.runBlocking
+import java.net.InetSocketAddress
 import okhttp3.MediaType
 import okhttp3.OkHttpClient
 import okhttp3.Request
@@ -156,4 +161,31 @@ val http = RetryingHttpClient(HttpClient.newBuilder().followRedirects(HttpClient
 
 fun postOrder(uri: URI, body: HttpRequest.BodyPublisher): RetriedResponse<InputStream> =
     http.send(HttpRequest.newBuilder(uri).POST(body), HttpResponse.BodyHandlers.ofInputStream())
+// README: end
+
+// README: propagation
+fun propagatingService(policy: Policy, nextHop: URI): HttpServer = HttpServer.create(InetSocketAddress("127.0.0.1", 0), 0).apply {
+    val client = RetryingHttpClient(HttpClient.newHttpClient(), policy)
+    createContext("/") { exchange ->
+        exchange.use {
+            // The caller's deadline, attempt count and key, read by the core: the request's ambient context.
+            val served = runBlocking {
+                serving(policy, { name -> exchange.requestHeaders.getFirst(name) }) {
+                    // sendAwait picks the context up: its driver starts from it, each attempt sends the core's headers.
+                    runCatching { client.sendAwait(HttpRequest.newBuilder(nextHop), HttpResponse.BodyHandlers.discarding()).response.statusCode() }
+                        .getOrDefault(502)
+                }
+            }
+            when (served) {
+                is Served.Malformed -> exchange.sendResponseHeaders(served.status, -1) // 400: a refused header
+                is Served.Answered -> {
+                    // "Do not retry" when a helper inside gave up for overload or its budget: the core's answer.
+                    served.answerHeaders.forEach { exchange.responseHeaders.add(it.name, it.value) }
+                    exchange.sendResponseHeaders(served.value, -1)
+                }
+            }
+        }
+    }
+    start()
+}
 // README: end

@@ -12,6 +12,7 @@ import dev.retryplan.MonotonicClock
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.REQUEST_ID_HEADER
+import dev.retryplan.RequestContext
 import dev.retryplan.Stats
 import dev.retryplan.blocking.blocking
 import dev.retryplan.driverFor
@@ -58,20 +59,29 @@ class RetryingHttpClient(
      * Returns the last response with the ending, when there is one and the
      * ending is not reconcile; otherwise throws the typed ending (an
      * `IOException`). An `IllegalArgumentException` of the client (an invalid
-     * request) is rethrown unchanged.
+     * request) is rethrown unchanged. Inside a request being served, pass its
+     * [context]: the driver starts from the caller's context, each attempt
+     * carries the core's outgoing headers, a give-up decides the answer's headers.
      */
-    fun <T> send(request: HttpRequest.Builder, bodyHandler: HttpResponse.BodyHandler<T>, idempotent: Boolean? = null): RetriedResponse<T> =
-        blocking { sendAwait(request, bodyHandler, idempotent) }
+    fun <T> send(
+        request: HttpRequest.Builder, bodyHandler: HttpResponse.BodyHandler<T>, idempotent: Boolean? = null, context: RequestContext? = null,
+    ): RetriedResponse<T> = blocking { sendAwait(request, bodyHandler, idempotent, context) }
 
-    /** [send] as a suspend function: cancelling the caller cancels the operation and every attempt. */
-    suspend fun <T> sendAwait(request: HttpRequest.Builder, bodyHandler: HttpResponse.BodyHandler<T>, idempotent: Boolean? = null): RetriedResponse<T> {
+    /**
+     * [send] as a suspend function: cancelling the caller cancels the operation and every attempt.
+     * [context] defaults to the calling coroutine's [RequestContext].
+     */
+    suspend fun <T> sendAwait(
+        request: HttpRequest.Builder, bodyHandler: HttpResponse.BodyHandler<T>, idempotent: Boolean? = null, context: RequestContext? = null,
+    ): RetriedResponse<T> {
+        val served = context ?: RequestContext.current()
         val template = request.copy().build()
         // A key the caller already set makes the request keyed by that exact key: the core's rule (Policy.httpRequest).
         val callerKey = template.headers().firstValue(IDEMPOTENCY_KEY_HEADER).orElse(null)
         val http = policy.httpRequest(template.method(), idempotent, callerKey)
-        return driverFor(policy, dependency, null, null, null, http, stats, onDecision, clock, true).use { driver ->
+        return driverFor(policy, dependency, null, null, null, http, stats, onDecision, clock, true, request = served).use { driver ->
             val read = { response: HttpResponse<T> -> HttpReading(response.statusCode().toLong()) { response.headers().firstValue(it).orElse(null) } }
-            val host = Host(driver, clock, Io<HttpResponse<T>>(read, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody), onDecision, outcomeOfError)
+            val host = Host(driver, clock, Io<HttpResponse<T>>(read, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody), onDecision, outcomeOfError, served)
             val ended = host.run { attempt -> client.sendAsync(copy(request, attempt), bodyHandler).await(::closeBody) }
             ended.cutFailedBodyAtAbort(::closeBody)
             RetriedResponse(ended.decision, ended.valueOrThrow(dev.retryplan.requestName(template.method(), template.uri())), host.key)
@@ -81,6 +91,7 @@ class RetryingHttpClient(
     private fun copy(request: HttpRequest.Builder, attempt: Attempt): HttpRequest {
         val builder = request.copy().timeout(Duration.ofMillis(attempt.timeoutMs)).setHeader(REQUEST_ID_HEADER, attempt.requestId)
         if (attempt.sendIdempotencyKey) builder.setHeader(IDEMPOTENCY_KEY_HEADER, attempt.idempotencyKey)
+        for (field in attempt.propagationHeaders) builder.setHeader(field.name, field.value)
         return builder.build()
     }
 }

@@ -12,6 +12,7 @@ import dev.retryplan.MonotonicClock
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.REQUEST_ID_HEADER
+import dev.retryplan.RequestContext
 import dev.retryplan.Stats
 import dev.retryplan.blocking.blocking
 import dev.retryplan.blocking.interruptible
@@ -61,7 +62,11 @@ val Response.retryDecision: Decision? get() = request().tag(RetryTag::class.java
  * is readable until its attempt's abort time, when its call is cancelled; a
  * success's body is the caller's); else it
  * throws the typed ending (an `IOException`). `call.cancel()` cancels the operation and every attempt
- * (`IOException("Canceled")`, as OkHttp throws).
+ * (`IOException("Canceled")`, as OkHttp throws). A call made inside a request
+ * being served carries its [RequestContext] as its tag ([within],
+ * [withAmbientContext]): the driver starts from the caller's context, each
+ * attempt carries the core's outgoing headers, and a give-up decides the
+ * request's answer headers.
  */
 class RetryInterceptor @JvmOverloads constructor(
     private val policy: Policy,
@@ -85,9 +90,11 @@ class RetryInterceptor @JvmOverloads constructor(
         // A key the caller set makes the request keyed by that exact key: the core's rule (Policy.httpRequest).
         val http = policy.httpRequest(request.method(), request.tag(Idempotent::class.java)?.value, request.header(IDEMPOTENCY_KEY_HEADER))
         val oneShot = isOneShot(request.body())
-        return driverFor(policy, dependency, null, null, null, http, stats, onDecision, clock, true, oneShot).use { driver ->
+        // The request being served, carried as the call's tag (OkHttpClient.within): no ThreadLocal.
+        val served = request.tag(RequestContext::class.java)
+        return driverFor(policy, dependency, null, null, null, http, stats, onDecision, clock, true, oneShot, served).use { driver ->
             val io = Io<Response>({ HttpReading(it.code().toLong(), it::header) }, ::okHttpFailureOf, ::invalidRequest, Response::close)
-            val host = Host(driver, clock, io, onDecision, outcomeOfError)
+            val host = Host(driver, clock, io, onDecision, outcomeOfError, served)
             val tag = RetryTag(host.key)
             val calls = Collections.synchronizedList(ArrayList<Call>())
             /** Which attempt call each response came from: the returned one's call is the one left running. */
@@ -118,6 +125,7 @@ class RetryInterceptor @JvmOverloads constructor(
     ): Response {
         val builder = request.newBuilder().header(REQUEST_ID_HEADER, attempt.requestId).tag(RetryTag::class.java, tag)
         if (attempt.sendIdempotencyKey) builder.header(IDEMPOTENCY_KEY_HEADER, attempt.idempotencyKey)
+        for (field in attempt.propagationHeaders) builder.header(field.name, field.value)
         val timeoutMs = attempt.timeoutMs.coerceIn(1, Int.MAX_VALUE.toLong()).toInt() // 0 is "no timeout" to OkHttp
         val own = call.clone()
         calls += own
@@ -161,3 +169,14 @@ private fun isOneShot(body: RequestBody?): Boolean {
     return flag("isOneShot") || flag("isDuplex") || generateSequence<Class<*>>(body.javaClass) { it.superclass }
         .any { type -> type.interfaces.any { it.name in markers } }
 }
+
+/**
+ * A `Call.Factory` over this client whose every call serves [context]: the
+ * request carries it as its tag, which [RetryInterceptor] picks up (blocking
+ * code passes the request's context explicitly; no `ThreadLocal`).
+ */
+fun OkHttpClient.within(context: RequestContext): Call.Factory =
+    Call.Factory { request -> newCall(request.newBuilder().tag(RequestContext::class.java, context).build()) }
+
+/** [within] the calling coroutine's [RequestContext], or this client itself outside a request being served. */
+suspend fun OkHttpClient.withAmbientContext(): Call.Factory = RequestContext.current()?.let(::within) ?: this

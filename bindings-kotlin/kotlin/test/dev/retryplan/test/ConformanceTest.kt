@@ -7,6 +7,10 @@ import dev.retryplan.Dependency
 import dev.retryplan.Driver
 import dev.retryplan.DriverOptions
 import dev.retryplan.Held
+import dev.retryplan.HeaderField
+import dev.retryplan.IncomingContext
+import dev.retryplan.Protocol
+import dev.retryplan.read
 import dev.retryplan.Failure
 import dev.retryplan.Receipt
 import dev.retryplan.Stats
@@ -70,7 +74,7 @@ class ConformanceTest {
     /** Every case of every vector file, in file order. */
     private fun cases(): List<Map<String, Any?>> {
         // Vector files this runner does not run yet (their kinds have no Kotlin API so far).
-        val notYetRun = setOf("propagation.json")
+        val notYetRun = emptySet<String>()
         val files = vectorDir().listFiles { f -> f.name.endsWith(".json") && f.name != "schema.json" && f.name !in notYetRun }
             .orEmpty().sorted()
         val cases = files.flatMap { file ->
@@ -218,7 +222,8 @@ class ConformanceTest {
         val result: Pair<String, Any?> = when (val kind = case["kind"]) {
             "operation" -> return runOperation(case, id)
             "operation_series" -> return runSeries(case, id)
-            "driver" -> return runDriver(case, id)
+            "driver", "propagated_driver" -> return runDriver(case, id)
+            "incoming_context" -> answer { incomingContext(case, id) }
             "grpc_service_config" -> answer {
                 serviceConfig(case).use { config ->
                     val methods = config.methods().map { m -> m.policy.use { p -> mapOf("name" to m.name, "policy" to VectorJson.policyConfig(p.toConfig())) } }
@@ -387,8 +392,14 @@ class ConformanceTest {
                 "sequential_without_hedging" -> Concurrency.SEQUENTIAL_WITHOUT_HEDGING
                 else -> error("$id: unknown concurrency $c")
             }
+            val driverOptions = DriverOptions(concurrency, stats, recordEvents = true, returnsResponses = case["returns_responses"] == true)
             val driver = try {
-                Driver(policy, long(case, "start_ms"), options, DriverOptions(concurrency, stats, recordEvents = true, returnsResponses = case["returns_responses"] == true))
+                @Suppress("UNCHECKED_CAST")
+                val incoming = (case["incoming_headers"] as Map<String, String>?)?.let { headers ->
+                    IncomingContext.read(policy, long(case, "start_ms"), lookupIn(headers))
+                }
+                if (incoming == null) Driver(policy, long(case, "start_ms"), options, driverOptions)
+                else Driver(policy, long(case, "start_ms"), options, driverOptions, incoming)
             } catch (e: RetryplanException) {
                 return settle(case, "expect_error" to VectorJson.error(e), id)
             }
@@ -403,6 +414,8 @@ class ConformanceTest {
                             "cancel" -> null.also { driver.handleCancel(at) }
                             "events" -> generateSequence { driver.pollEvent() }.map(VectorJson::event).toList()
                             "stats" -> VectorJson.stats(stats.snapshot())
+                            "outgoing_headers" -> headerObject(driver.outgoingHeaders(long(step, "attempt").toInt(), at, protocol(step)))
+                            "answer_headers" -> headerObject(driver.answerHeaders(protocol(step)))
                             else -> error("$id: unknown driver call `$call`")
                         }
                     }
@@ -412,6 +425,42 @@ class ConformanceTest {
         }
         stats.close()
         dependency?.close()
+    }
+
+    /** A lookup by lower-case name in a vector's headers object (names in any case). */
+    private fun lookupIn(headers: Map<String, String>): (String) -> String? =
+        { name -> headers.entries.firstOrNull { it.key.equals(name, ignoreCase = true) }?.value }
+
+    private fun protocol(step: Map<String, Any?>): Protocol = when (val p = step["protocol"]) {
+        "http" -> Protocol.HTTP
+        "grpc" -> Protocol.GRPC
+        else -> error("unknown protocol $p")
+    }
+
+    /** Headers the driver wrote, as a vector states them: an object by name. */
+    private fun headerObject(headers: List<HeaderField>): Map<String, Any?> = headers.associate { it.name to it.value }
+
+    /** An `incoming_context` case's answer: the context the core read, as the vector states it. */
+    private fun incomingContext(case: Map<String, Any?>, id: String): Map<String, Any?> = policy(case).use { policy ->
+        @Suppress("UNCHECKED_CAST")
+        val headers = obj(case["headers"]) as Map<String, String>
+        val context = try {
+            IncomingContext.read(policy, long(case, "now_ms"), lookupIn(headers))
+        } catch (refused: RetryplanException.InvalidHeader) {
+            // A refusal names the header whose value broke its rule: one of the case's.
+            assertTrue(headers.keys.any { it.equals(refused.header, ignoreCase = true) }, "$id: refused ${refused.header}, not a header of the case")
+            throw refused
+        }
+        context.use {
+            mapOf(
+                "caller_remaining_ns" to it.callerRemainingNs()?.toString(),
+                "deadline_header" to it.deadlineHeader(),
+                "deadline_ms" to it.deadlineMs(policy),
+                "previous_attempts" to it.previousAttempts(),
+                "idempotency_key" to it.idempotencyKey(),
+                "caller_retries" to it.callerRetries(),
+            )
+        }
     }
 
     /**

@@ -22,6 +22,12 @@ import dev.retryplan.examples.nightlyExport
 import dev.retryplan.examples.refusal
 import dev.retryplan.examples.placeOrder
 import dev.retryplan.examples.postOrder
+import dev.retryplan.examples.propagatingService
+import com.sun.net.httpserver.HttpServer
+import java.net.InetSocketAddress
+import java.net.http.HttpClient
+import java.net.http.HttpResponse
+import java.util.Collections
 import kotlinx.coroutines.runBlocking
 import java.net.URI
 import java.net.http.HttpRequest
@@ -152,6 +158,35 @@ class ReadmeExamplesTest {
             val seen = server.log(id)
             assertEquals(2, seen.size, "$seen")
             assertEquals(setOf(result.idempotencyKey), seen.map { it["idempotency_key"] }.toSet())
+        }
+    }
+
+    @Test
+    fun `the serving example answers a malformed header 400 and passes the caller's deadline and key on`() {
+        val seen = Collections.synchronizedList(mutableListOf<Pair<String?, String?>>())
+        val nextHop = HttpServer.create(InetSocketAddress("127.0.0.1", 0), 0).apply {
+            createContext("/") { exchange ->
+                exchange.use { seen += it.requestHeaders.getFirst("retryplan-timeout-ms") to it.requestHeaders.getFirst("idempotency-key"); it.sendResponseHeaders(200, -1) }
+            }
+            start()
+        }
+        val service = propagatingService(Policy.profile("read"), URI("http://127.0.0.1:${nextHop.address.port}/"))
+        try {
+            val client = HttpClient.newHttpClient()
+            fun get(name: String, value: String) = client.send(
+                HttpRequest.newBuilder(URI("http://127.0.0.1:${service.address.port}/")).header(name, value).header("idempotency-key", "order-1").build(),
+                HttpResponse.BodyHandlers.discarding(),
+            ).statusCode()
+            assertEquals(400, get("grpc-timeout", "1.5S"))
+            assertEquals(0, seen.size, "the handler ran for a malformed header")
+            assertEquals(200, get("grpc-timeout", "1S"))
+            val (timeout, key) = seen.single()
+            assertEquals("order-1", key)
+            // At most the caller's 1000 ms less the 20 ms way back and the profile's response reserve.
+            assertTrue(timeout!!.toLong() in 1..980, "retryplan-timeout-ms $timeout")
+        } finally {
+            service.stop(0)
+            nextHop.stop(0)
         }
     }
 }

@@ -1,0 +1,105 @@
+package dev.retryplan
+
+import java.util.concurrent.atomic.AtomicReference
+import kotlin.coroutines.AbstractCoroutineContextElement
+import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.coroutineContext
+
+/*
+ * The server side of propagation (issue 27), plain JVM: the incoming
+ * request's context read by the core through a header lookup, kept as the
+ * request's ambient context (a coroutine context element, or the value
+ * passed explicitly in blocking code), and the answer's headers the core
+ * decides from the last give-up of a helper inside the request. Nothing here
+ * computes a deadline, a count or a header value.
+ */
+
+/** Reads the incoming request's headers through [header] (a lookup by lower-case name; null when absent). */
+@Throws(RetryplanException::class)
+fun IncomingContext.Companion.read(policy: Policy, nowMs: Long, header: (String) -> String?): IncomingContext =
+    IncomingContext.read(policy, nowMs, object : HeaderLookup {
+        override fun header(name: String): String? = header(name)
+    })
+
+/** The HTTP status a server answers a request whose propagation headers the core refused with: 400 (the core's docs). */
+const val MALFORMED_PROPAGATION_STATUS = 400
+
+/**
+ * The ambient context of one request being served: the [incoming] context
+ * the core read from it and, once a helper inside the request has given up,
+ * the answer's headers the core decided then ([answerHeaders]). It is a
+ * coroutine context element (`withContext(requestContext) { ... }`, or
+ * [serving]), which `retrying {}` and `RetryingHttpClient.sendAwait` pick up;
+ * blocking code passes it explicitly (`RetryingHttpClient.send(..., context)`,
+ * OkHttp's request tag: `OkHttpClient.within(context)`), no `ThreadLocal`.
+ */
+class RequestContext(
+    /** The context the core read from the incoming request. */
+    val incoming: IncomingContext,
+    /** What this server answers in, which decides the answer's headers. */
+    val protocol: Protocol = Protocol.HTTP,
+) : AbstractCoroutineContextElement(RequestContext) {
+    private val answer = AtomicReference<List<HeaderField>>(emptyList())
+
+    /**
+     * The headers this server adds to its answer, as the core's
+     * `answer_headers` decided them when the last helper inside this request
+     * gave up ("do not retry" after overload or an exhausted budget; none
+     * otherwise, and none when no helper gave up).
+     */
+    fun answerHeaders(): List<HeaderField> = answer.get()
+
+    /** A helper's operation inside this request ended: a give-up decides the answer's headers (a success changes nothing). */
+    internal fun ended(driver: Driver, gaveUp: Boolean) {
+        if (gaveUp) answer.set(driver.answerHeaders(protocol))
+    }
+
+    companion object Key : CoroutineContext.Key<RequestContext> {
+        /**
+         * Reads the incoming request's headers through [header] at [nowMs] on
+         * [clock] as [policy]'s `propagation` section says. A malformed
+         * propagation header raises the core's `InvalidHeader` (or
+         * `InvalidArgument` naming `Idempotency-Key`): answer it with
+         * [MALFORMED_PROPAGATION_STATUS].
+         */
+        @Throws(RetryplanException::class)
+        fun read(policy: Policy, clock: MonotonicClock = MonotonicClock.SYSTEM, protocol: Protocol = Protocol.HTTP, header: (String) -> String?): RequestContext =
+            RequestContext(IncomingContext.read(policy, clock.nowMs(), header), protocol)
+
+        /** The ambient request context of the calling coroutine, if any. */
+        suspend fun current(): RequestContext? = coroutineContext[RequestContext]
+    }
+}
+
+/** How a request was served by [serving]: the handler's value and the answer's headers, or the 400 of a malformed header. */
+sealed class Served<out T> {
+    /** The handler ran: answer with [value] and add [answerHeaders]. */
+    class Answered<T>(val value: T, val answerHeaders: List<HeaderField>) : Served<T>()
+
+    /** The core refused a propagation header ([error] names it): answer [status] (400), the handler did not run. */
+    class Malformed(val error: RetryplanException) : Served<Nothing>() {
+        val status: Int get() = MALFORMED_PROPAGATION_STATUS
+    }
+}
+
+/**
+ * Serves one request from any server framework: reads its propagation
+ * headers through [header] ([RequestContext.read]), runs [handler] with the
+ * context as its coroutine context element, and returns its value with the
+ * answer's headers to add; a refused header is [Served.Malformed] (answer 400).
+ */
+suspend fun <T> serving(
+    policy: Policy,
+    header: (String) -> String?,
+    clock: MonotonicClock = MonotonicClock.SYSTEM,
+    protocol: Protocol = Protocol.HTTP,
+    handler: suspend (RequestContext) -> T,
+): Served<T> {
+    val context = try {
+        RequestContext.read(policy, clock, protocol, header)
+    } catch (refused: RetryplanException) {
+        return Served.Malformed(refused)
+    }
+    val value = kotlinx.coroutines.withContext(context) { handler(context) }
+    return Served.Answered(value, context.answerHeaders())
+}
