@@ -266,3 +266,46 @@ def test_incoming_context_is_opaque_to_the_host_and_read_by_the_core() -> None:
     }  # fmt: skip
     with pytest.raises(retryplan.InvalidArgumentError):
         driver.outgoing_headers(1, now_ms=500, protocol="smtp")  # type: ignore[call-overload]
+
+
+def test_under_starlette_async_and_threadpool_endpoints_share_the_request_context(hop2: Server) -> None:
+    """Starlette's ``add_middleware``: an async endpoint (the httpx async transport) and a sync one, which
+    Starlette runs in its threadpool with a copy of the request's context (the requests adapter), both see the
+    caller's context; each gives up on an overload it retried, and the response says "do not retry"."""
+    applications = pytest.importorskip("starlette.applications")
+    responses = pytest.importorskip("starlette.responses")
+    routing = pytest.importorskip("starlette.routing")
+    policy = Policy.from_dict({**HOP1, "max_attempts": 2})
+
+    async def with_httpx(request: Any) -> Any:
+        async with httpx.AsyncClient(transport=AsyncRetryTransport(policy=policy)) as client:
+            answer = await client.get(hop2.url + "/work")
+        served = current()
+        assert served is not None
+        return responses.JSONResponse(served.incoming.to_dict(), status_code=answer.status_code)
+
+    def with_requests(request: Any) -> Any:
+        served = current()
+        assert served is not None
+        with requests.Session() as session:
+            session.mount("http://", RetryAdapter(policy=policy))
+            code = session.get(hop2.url + "/work").status_code
+        return responses.JSONResponse(served.incoming.to_dict(), status_code=code)
+
+    app = applications.Starlette(routes=[routing.Route("/httpx", with_httpx), routing.Route("/requests", with_requests)])
+    app.add_middleware(AsgiMiddleware, policy=SERVER_POLICY)
+    served = Uvicorn(app)
+    try:
+        for path in ("/httpx", "/requests"):
+            hop2.script.seen.clear()
+            hop2.script.queue(status(503), status(503))
+            answer = httpx.get(served.url + path, headers={"idempotency-key": "order-7"}, timeout=10)
+            assert answer.status_code == 503, path
+            assert answer.headers["retryplan-retryable"] == "?0", path
+            assert answer.json()["idempotency_key"] == "order-7", path
+            seen = seen_by(hop2)
+            assert [(h["retryplan-attempt"], h["idempotency-key"]) for h in seen] == [("1", "order-7"), ("2", "order-7")], path
+        answer = httpx.get(served.url + "/httpx", headers={"retryplan-timeout-ms": "soon"}, timeout=10)
+        assert answer.status_code == 400 and "retryplan-timeout-ms" in answer.text
+    finally:
+        served.close()
