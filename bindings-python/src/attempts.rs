@@ -7,6 +7,8 @@ use pyo3::prelude::*;
 use retryplan::{Action, AttemptPlan, Held, Outcome};
 
 use crate::driver::{action_to_py, plan_arg, PyDriver};
+use crate::fault::Res;
+use crate::propagation::{headers_to_py, protocol_arg};
 use crate::run::{outcome_arg, Ctx, Meaning, Run, Step};
 
 /// One attempt the driver started: its number, timeout and ids.
@@ -114,6 +116,22 @@ impl Attempt {
     #[getter]
     fn send_idempotency_key(&self) -> bool {
         self.inner.send_idempotency_key
+    }
+
+    /// This attempt's request headers for a next hop speaking `protocol` (`"http"` (default) or
+    /// `"grpc"`), as the core computes them now on the helper's clock (`Driver.outgoing_headers`): the
+    /// attempt's remaining time, its number, the key, whether a layer above retries.
+    #[pyo3(signature = (protocol = None))]
+    fn outgoing_headers<'py>(
+        &self,
+        py: Python<'py>,
+        protocol: Option<&Bound<'_, PyAny>>,
+    ) -> Res<Bound<'py, pyo3::types::PyDict>> {
+        let protocol = protocol_arg(protocol)?;
+        let run = self.run.borrow(py);
+        let now = run.clock_ms(py)?;
+        let headers = run.driver.borrow(py).inner.outgoing_headers(self.inner.attempt, now, protocol)?;
+        Ok(headers_to_py(py, &headers)?)
     }
 
     /// The driver's plan of this attempt.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::pyclass_init::PyClassInitializer;
-use pyo3::types::{PyBool, PyList, PyString};
+use pyo3::types::{PyBool, PyDict, PyList, PyString};
 use retryplan::value::Named;
 use retryplan::wire;
 use retryplan::{Action, AttemptResult, Concurrency, Driver, DriverOptions, Event, Held, OperationOptions, Receipt};
@@ -19,6 +19,7 @@ use crate::fault::{invalid, wrong_type, Res};
 use crate::operation::options;
 use crate::outcome::{PyOutcome, ResponseHead};
 use crate::policy::PyPolicy;
+use crate::propagation::{headers_to_py, protocol_arg, PyIncomingContext};
 
 /// One thing the host must do now; one subclass per kind: `AttemptPlan`
 /// (start this attempt), `AbortAttempt`, `Sleep`, `Ending`. Times are
@@ -278,7 +279,7 @@ impl PyDriver {
 #[pymethods]
 impl PyDriver {
     #[new]
-    #[pyo3(signature = (policy, now = None, concurrency = None, *, now_ms = None, seed = None, idempotency_key = None, deadline = None, deadline_ms = None, dependency = None, method = None, idempotent = None, request_idempotency_key = None, stats = None, record_events = false, returns_responses = false, one_shot_body = false))]
+    #[pyo3(signature = (policy, now = None, concurrency = None, *, now_ms = None, seed = None, idempotency_key = None, deadline = None, deadline_ms = None, dependency = None, method = None, idempotent = None, request_idempotency_key = None, stats = None, record_events = false, returns_responses = false, one_shot_body = false, incoming = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         policy: &Bound<'_, PyAny>,
@@ -297,6 +298,7 @@ impl PyDriver {
         record_events: bool,
         returns_responses: bool,
         one_shot_body: bool,
+        incoming: Option<&Bound<'_, PyAny>>,
     ) -> Res<Self> {
         let policy = &class_arg::<PyPolicy>("policy", policy)?.inner;
         let now = NOW.read(now, now_ms)?;
@@ -327,7 +329,15 @@ impl PyDriver {
         let concurrency = concurrency_arg(concurrency)?;
         let stats = stats.map(|stats| class_arg::<PyStats>("stats", stats).map(|stats| Arc::clone(&stats.inner)));
         let driver_options = DriverOptions { concurrency, stats: stats.transpose()?, record_events, returns_responses };
-        Ok(PyDriver { inner: Box::new(Driver::new(policy, now, options, driver_options)?) })
+        let incoming = incoming.filter(|incoming| !incoming.is_none());
+        let driver = match incoming {
+            Some(incoming) => {
+                let incoming = &class_arg::<PyIncomingContext>("incoming", incoming)?.inner;
+                Driver::with_incoming(policy, now, options, driver_options, incoming)?
+            }
+            None => Driver::new(policy, now, options, driver_options)?,
+        };
+        Ok(PyDriver { inner: Box::new(driver) })
     }
 
     /// What to do now: an `AttemptPlan` to start, an `AbortAttempt`, a `Sleep` or the `Ending`.
@@ -403,6 +413,31 @@ impl PyDriver {
         let mut output = [wire::NONE; wire::OUTPUT_WORDS];
         self.inner.exchange(&words, &mut output)?;
         Ok(PyList::new(py, output)?)
+    }
+
+    /// The request headers of running attempt `attempt` sent at `now` to a next hop speaking
+    /// `protocol` (`"http"` (default) or `"grpc"`), as a dict by lower-case name: the attempt's
+    /// remaining time, its number, the key, whether a layer above retries. The core computes them.
+    #[pyo3(signature = (attempt, now = None, protocol = None, *, now_ms = None))]
+    fn outgoing_headers<'py>(
+        &self,
+        py: Python<'py>,
+        attempt: &Bound<'_, PyAny>,
+        now: Option<&Bound<'_, PyAny>>,
+        protocol: Option<&Bound<'_, PyAny>>,
+        now_ms: Option<&Bound<'_, PyAny>>,
+    ) -> Res<Bound<'py, PyDict>> {
+        let (attempt, now) = (u32_arg("attempt", attempt)?, NOW.read(now, now_ms)?);
+        let headers = self.inner.outgoing_headers(attempt, now, protocol_arg(protocol)?)?;
+        Ok(headers_to_py(py, &headers)?)
+    }
+
+    /// The headers of the answer this layer gives its own caller once the operation has ended, for
+    /// `protocol` (`"http"` (default) or `"grpc"`): "do not retry" after overload or an exhausted
+    /// budget, else none (and none before the end).
+    #[pyo3(signature = (protocol = None))]
+    fn answer_headers<'py>(&self, py: Python<'py>, protocol: Option<&Bound<'_, PyAny>>) -> Res<Bound<'py, PyDict>> {
+        Ok(headers_to_py(py, &self.inner.answer_headers(protocol_arg(protocol)?))?)
     }
 
     /// The caller abandons the operation: it gives up (`cancelled`), running attempts are aborted.

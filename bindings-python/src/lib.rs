@@ -34,6 +34,7 @@ mod fault;
 mod operation;
 mod outcome;
 mod policy;
+mod propagation;
 mod run;
 mod settings;
 mod sources;
@@ -57,6 +58,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<decision::Restart>()?;
     m.add_class::<operation::PyOperation>()?;
     m.add_class::<driver::PyDriver>()?;
+    m.add_class::<propagation::PyIncomingContext>()?;
     m.add_class::<driver::PyAction>()?;
     m.add_class::<driver::AttemptPlan>()?;
     m.add_class::<driver::AbortAttempt>()?;

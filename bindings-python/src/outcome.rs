@@ -210,7 +210,16 @@ pub(crate) fn classify<'py>(policy: &Bound<'py, PyAny>, outcome: &Bound<'_, PyAn
 /// `malformed_response`), and the raw values of the guidance headers.
 pub(crate) struct ResponseHead {
     pub(crate) status: i64,
-    values: [Option<String>; GUIDANCE_HEADERS.len()],
+    /// Boxed text: two words a value, so a response held in `run::Meaning` stays small.
+    values: [Option<Box<str>>; RESPONSE_HEADERS],
+}
+
+/// The headers a response is read by: the guidance headers, then the next hop's
+/// `retryplan-retryable` (its "do not retry", read by the driver).
+const RESPONSE_HEADERS: usize = GUIDANCE_HEADERS.len() + 1;
+
+fn response_header_names() -> impl Iterator<Item = &'static str> {
+    GUIDANCE_HEADERS.into_iter().chain([retryplan::propagation::RETRYPLAN_RETRYABLE])
 }
 
 impl ResponseHead {
@@ -224,11 +233,11 @@ impl ResponseHead {
         let status = status.extract::<i64>().unwrap_or(beyond);
         let get =
             headers.getattr(intern!(headers.py(), "get")).map_err(|_| wrong_type("headers", "a mapping", headers))?;
-        let mut values: [Option<String>; GUIDANCE_HEADERS.len()] = Default::default();
-        for (slot, name) in values.iter_mut().zip(GUIDANCE_HEADERS) {
+        let mut values: [Option<Box<str>>; RESPONSE_HEADERS] = Default::default();
+        for (slot, name) in values.iter_mut().zip(response_header_names()) {
             let value = get.call1((name,))?;
             if !value.is_none() {
-                *slot = Some(str_arg("headers", &value)?.into_owned());
+                *slot = Some(str_arg("headers", &value)?.into());
             }
         }
         Ok(ResponseHead { status, values })
@@ -236,7 +245,7 @@ impl ResponseHead {
 
     /// The core's header lookup: a guidance header's raw value by its lower-case name.
     pub(crate) fn header(&self, name: &str) -> Option<&str> {
-        let index = GUIDANCE_HEADERS.iter().position(|known| *known == name);
+        let index = response_header_names().position(|known| known == name);
         index.and_then(|index| self.values.get(index)).and_then(Option::as_deref)
     }
 }

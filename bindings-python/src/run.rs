@@ -106,6 +106,11 @@ impl Run {
 }
 
 impl Run {
+    /// The helper's clock in ms.
+    pub(crate) fn clock_ms(&self, py: Python<'_>) -> PyResult<u64> {
+        self.settings.get().now_ms(py)
+    }
+
     /// What the host holds under `token`, no longer held (a handful at most: a search beats a map).
     fn take_kept(&mut self, token: u64) -> Option<Kept> {
         let index = self.kept.iter().position(|(kept, _)| *kept == token)?;

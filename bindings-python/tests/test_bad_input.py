@@ -149,6 +149,9 @@ ROWS: List[Row] = [
     Row("call after the end", "OperationEndedError", "operation_ended", NO_ERROR, lambda: ended().poll(now_ms=2)),
     Row("grant used twice", "InvalidArgumentError", "invalid_argument", "permit", reported_twice),
     Row("grant of another control", "InvalidArgumentError", "invalid_argument", "slot", foreign_slot),
+    Row("malformed propagation header (a served request: the middleware answers 400)", "InvalidHeaderError",
+        "invalid_header", "grpc-timeout",
+        lambda: retryplan.IncomingContext.read(Policy(), {"grpc-timeout": "1.5S"}, now_ms=0)),
 ]
 
 
@@ -161,7 +164,7 @@ def test_bad_input_gets_a_typed_error_with_the_code_and_field(row: Row) -> None:
         row.call()
     error = raised.value
     assert type(error).__name__ == row.error and error.code == row.code, error
-    field: Optional[str] = getattr(error, "name", None) or getattr(error, "field", None)
+    field: Optional[str] = getattr(error, "name", None) or getattr(error, "field", None) or getattr(error, "header", None)
     if isinstance(error, retryplan.ConfigViolationsError):
         field = ",".join(error.fields)
     assert (field or NO_ERROR) == row.field, error

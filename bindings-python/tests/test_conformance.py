@@ -13,7 +13,7 @@ again with each policy and dependency through its compiled form
 
 import json
 import os
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Set
 
 import pytest
 from conftest import vector_dir
@@ -24,6 +24,7 @@ from retryplan import (
     ConfigViolationsError,
     Dependency,
     Driver,
+    IncomingContext,
     InvalidConfigError,
     Operation,
     Outcome,
@@ -34,9 +35,8 @@ from retryplan import (
     Stats,
 )
 
-
-# Vector files this runner does not run yet (their kinds have no Python API so far).
-NOT_YET_RUN = {"propagation.json"}
+# Vector files this runner does not run yet (their kinds have no Python API so far): none.
+NOT_YET_RUN: Set[str] = set()
 
 
 def load_cases() -> List[Any]:
@@ -283,10 +283,17 @@ def run_driver(case: Dict[str, Any], in_seconds: bool) -> None:
     if "dependency" in case:
         kwargs["dependency"] = dependency_from(case["dependency"])
     start = {"now": seconds(case["start_ms"])} if in_seconds else {"now_ms": case["start_ms"]}
+    policy = policy_of(case)
+
+    def create() -> Driver:
+        if "incoming_headers" in case:  # a propagated_driver case: the request it serves, read at its start
+            kwargs["incoming"] = IncomingContext.read(policy, lowered(case["incoming_headers"]), **start)
+        return Driver(policy, **start, **kwargs)
+
     if "expect_error" in case:
-        settle(case, lambda: Driver(policy_of(case), **start, **kwargs), case["id"])
+        settle(case, create, case["id"])
         return
-    driver = Driver(policy_of(case), **start, **kwargs)
+    driver = create()
     if "expect_idempotency_key" in case:
         assert driver.idempotency_key == case["expect_idempotency_key"], f"{case['id']}: idempotency key"
     for index, step in enumerate(case["steps"]):
@@ -302,6 +309,10 @@ def run_driver(case: Dict[str, Any], in_seconds: bool) -> None:
             answer = lambda: [event.to_dict() for event in iter(driver.poll_event, None)]  # noqa: E731
         elif call == "stats":
             answer = lambda: stats.to_dict()  # noqa: E731
+        elif call == "outgoing_headers":
+            answer = lambda: driver.outgoing_headers(step["attempt"], protocol=step["protocol"], **at)  # noqa: E731
+        elif call == "answer_headers":
+            answer = lambda: driver.answer_headers(step["protocol"])  # noqa: E731
         else:
             raise AssertionError(f"{case['id']}: unknown driver call {call!r}")
         unit = "seconds" if in_seconds else "ms"
@@ -312,6 +323,41 @@ def kind_driver(case: Dict[str, Any]) -> None:
     run_driver(case, in_seconds=False)
     if "steps" not in case or exact_in_seconds(case):
         run_driver(case, in_seconds=True)
+
+
+def lowered(headers: Dict[str, str]) -> Dict[str, str]:
+    """A vector's headers by lower-case name, as a server's lookup finds them."""
+    return {name.lower(): value for name, value in headers.items()}
+
+
+def kind_incoming_context(case: Dict[str, Any]) -> None:
+    policy, headers = policy_of(case), lowered(case["headers"])
+
+    def answer() -> Any:
+        context = IncomingContext.read(policy, headers, now_ms=case["now_ms"])
+        remaining = context.caller_remaining_ns
+        typed = {
+            "caller_remaining_ns": None if remaining is None else str(remaining),
+            "deadline_header": context.deadline_header,
+            "deadline_ms": context.deadline_ms(policy),
+            "previous_attempts": context.previous_attempts,
+            "idempotency_key": context.idempotency_key,
+            "caller_retries": context.caller_retries,
+        }
+        shape = context.to_dict()
+        assert shape.pop("received_at_ms") == case["now_ms"], f"{case['id']}: received_at_ms"
+        assert {**shape, "caller_remaining_ns": typed["caller_remaining_ns"], "deadline_ms": typed["deadline_ms"]} == typed
+        return typed
+
+    try:
+        settle(case, answer, case["id"])
+    finally:
+        try:
+            IncomingContext.read(policy, headers, now_ms=case["now_ms"])
+        except retryplan.InvalidHeaderError as refused:  # it names one of the case's headers
+            assert refused.header in headers, f"{case['id']}: refused {refused.header}, not a header of the case"
+        except RetryplanError:
+            pass
 
 
 def kind_operation_series(case: Dict[str, Any]) -> None:
@@ -534,6 +580,8 @@ def kind_admit(case: Dict[str, Any]) -> None:
 RUNNERS: Dict[str, Callable[[Dict[str, Any]], None]] = {
     "operation": kind_operation,
     "driver": kind_driver,
+    "propagated_driver": kind_driver,
+    "incoming_context": kind_incoming_context,
     "budget": kind_budget,
     "breaker": kind_breaker,
     "dependency": kind_dependency,

@@ -23,7 +23,11 @@ this module does the rest once:
   response the core releases is closed;
 * no byte read past the deadline: a sync attempt runs in a worker thread that
   is abandoned at its abort time, and the body of a failed response returned
-  at the end is read only within its attempt's window (else cut: not read).
+  at the end is read only within its attempt's window (else cut: not read);
+* inside a request served under ``retryplan.propagation``'s middleware (its ambient context), the driver
+  starts with the caller's context (``incoming``), each attempt carries the core's outgoing headers
+  (``Attempt.outgoing_headers``: the attempt's remaining time, its number, the caller's key, whether a
+  layer above retries), and a give-up decides the request's answer headers (``Served.ended``).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import time
 from ._errors import AttemptTimedOut
 from ._native import IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, Run
 from ._run import Config
+from .propagation import _SERVED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -106,6 +111,9 @@ class HttpHelper:
         ``one_shot_body`` when its body can be sent only once."""
         options = dict(options or {})
         options.setdefault("request_idempotency_key", headers.get(self.idempotency_key_header))
+        served = _SERVED.get()
+        if served is not None:  # inside a served request: its caller's deadline, key and retrying layer
+            options.setdefault("incoming", served.incoming)
         run = self.config.run(method=method, returns_responses=True, one_shot_body=one_shot_body, **options)
         client, wall_clock = self.client, self.wall_clock
 
@@ -121,11 +129,16 @@ class HttpHelper:
         headers = {self.request_id_header: attempt.request_id}
         if attempt.send_idempotency_key:
             headers[self.idempotency_key_header] = attempt.idempotency_key
+        if _SERVED.get() is not None:  # inside a served request: the core's headers for the next hop
+            headers.update(attempt.outgoing_headers())
         return headers
 
     def settle(self, run: Run, ending: Ending) -> Tuple[Any, Optional[float]]:
         """The response the core says to return, with the seconds left to read its body in (None: a success,
         whose body is the caller's to read); else raises the typed ending."""
+        served = _SERVED.get()
+        if served is not None:  # the answer this request gives its caller, as the core decides it
+            served.ended(run, ending)
         response, window = run.finish(ending)
         return self.client.attach(response, ending.decision), window
 

@@ -905,6 +905,53 @@ class Event:
     def to_dict(self) -> Dict[str, _JsonValue]:
         """The event in the vectors' JSON shape."""
 
+ProtocolName = Literal["http", "grpc"]
+"""What a next hop speaks (``retryplan::propagation::Protocol``), which decides the headers written for it."""
+
+@final
+class IncomingContext:
+    """What the request being served says about its caller (``retryplan::propagation``): opaque to the host,
+    handed to a ``Driver`` (``incoming=``) or made the ambient context by ``retryplan.propagation``."""
+
+    @overload
+    @staticmethod
+    def read(policy: Policy, headers: _Headers, now: float) -> IncomingContext:
+        """Reads the request's headers (a mapping whose ``get`` finds lower-case names) at ``now`` on the
+        helpers' monotonic clock, as ``policy.propagation.read_headers`` says; a malformed value raises
+        ``InvalidHeaderError`` naming the header (``InvalidArgumentError`` for ``Idempotency-Key``)."""
+    @overload
+    @staticmethod
+    def read(policy: Policy, headers: _Headers, *, now_ms: int) -> IncomingContext: ...
+    @overload
+    @staticmethod
+    def none(now: float) -> IncomingContext:
+        """The context of a request with none of the headers."""
+    @overload
+    @staticmethod
+    def none(*, now_ms: int) -> IncomingContext: ...
+    @property
+    def received_at_ms(self) -> int:
+        """When the request was read (ms on the helpers' clock)."""
+    @property
+    def caller_remaining_ns(self) -> Optional[int]:
+        """The caller's remaining time when it sent the request, in ns, or None."""
+    @property
+    def deadline_header(self) -> Optional[str]:
+        """The header that gave ``caller_remaining_ns``, or None."""
+    @property
+    def previous_attempts(self) -> int:
+        """Attempts the caller made before this one."""
+    @property
+    def idempotency_key(self) -> Optional[str]:
+        """The caller's idempotency key, or None."""
+    @property
+    def caller_retries(self) -> bool:
+        """True when a layer above retries this request."""
+    def deadline_ms(self, policy: Policy) -> Optional[int]:
+        """The deadline of an operation serving this request under ``policy`` (ms), or None."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The context as a dict."""
+
 @final
 class Driver:
     """The host loop of one operation: results in, one action out per poll.
@@ -934,6 +981,7 @@ class Driver:
         record_events: bool = False,
         returns_responses: bool = False,
         one_shot_body: bool = False,
+        incoming: Optional[IncomingContext] = None,
     ) -> Driver:
         """Starts an operation at ``now`` (seconds).
 
@@ -948,6 +996,9 @@ class Driver:
         ``record_events``: keep each decision for ``poll_event``. ``returns_responses``: the host
         returns the last response (the HTTP helpers; ``Ending.result`` says which). ``one_shot_body``:
         the request's body can be sent once (a retry it would need ends ``body_not_replayable``).
+        ``incoming``: the context of the request this operation serves (``IncomingContext.read``): the
+        operation ends by the caller's deadline less ``propagation.reserve_ms``, runs under the caller's
+        key, and makes one attempt when the caller retries (``propagation.retry_layer`` ``outermost``).
         """
     @overload
     def __new__(
@@ -968,8 +1019,19 @@ class Driver:
         record_events: bool = False,
         returns_responses: bool = False,
         one_shot_body: bool = False,
+        incoming: Optional[IncomingContext] = None,
     ) -> Driver:
         """Starts an operation at ``now_ms`` (integer ms)."""
+    @overload
+    def outgoing_headers(self, attempt: int, now: float, protocol: Optional[ProtocolName] = None) -> Dict[str, str]:
+        """The request headers of running attempt ``attempt`` sent at ``now`` to a next hop speaking
+        ``protocol`` (``"http"`` by default, or ``"grpc"``), by lower-case name, as the core computes them;
+        ``AttemptNotRunningError`` when it is not running."""
+    @overload
+    def outgoing_headers(self, attempt: int, *, now_ms: int, protocol: Optional[ProtocolName] = None) -> Dict[str, str]: ...
+    def answer_headers(self, protocol: Optional[ProtocolName] = None) -> Dict[str, str]:
+        """The headers of the answer this layer gives its caller once the operation has ended: "do not
+        retry" after overload or an exhausted budget, else none."""
     @overload
     def poll_action(self, now: float) -> Action:
         """What to do now: an ``AttemptPlan`` to start, an ``AbortAttempt``, a ``Sleep`` or the ``Ending``."""
@@ -1153,6 +1215,9 @@ class Attempt:
     @property
     def send_idempotency_key(self) -> bool:
         """True when this attempt's request should carry the idempotency key."""
+    def outgoing_headers(self, protocol: Optional[ProtocolName] = None) -> Dict[str, str]:
+        """This attempt's request headers for a next hop speaking ``protocol`` (``"http"`` by default, or
+        ``"grpc"``), as the core computes them now on the helper's clock."""
     @property
     def plan(self) -> AttemptPlan:
         """The driver's plan of this attempt."""
