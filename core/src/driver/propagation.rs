@@ -29,7 +29,7 @@ impl Driver {
     /// let lookup = |name: &str| headers.iter().find(|(key, _)| *key == name).map(|(_, value)| *value);
     /// let incoming = IncomingContext::read(&policy, 500, lookup).unwrap();
     /// let mut driver = Driver::with_incoming(&policy, 500, OperationOptions::new(7), DriverOptions::default(), &incoming).unwrap();
-    /// let Action::StartAttempt(plan) = driver.poll_action(500) else { unreachable!() };
+    /// let Action::StartAttempt(plan) = driver.poll_action(500).unwrap() else { unreachable!() };
     /// // 500 + 1000 - 20 (the way back) - 50 (the response reserve): 930 ms, not 3000.
     /// assert_eq!((plan.timeout_ms, plan.abort_at_ms), (930, 1_430));
     /// let out = driver.outgoing_headers(1, 500, Protocol::Grpc).unwrap();

@@ -69,7 +69,7 @@ fn envoy_zero_is_no_timeout_and_ours_is_none_left() {
     assert_eq!(spent.deadline_ms(20), Some(1_000));
     let driver = Driver::with_incoming(&policy, 1_000, OperationOptions::new(1), DriverOptions::default(), &spent);
     let mut driver = driver.unwrap();
-    let Action::Finish(ending) = driver.poll_action(1_000) else { panic!("no time left") };
+    let Action::Finish(ending) = driver.poll_action(1_000).unwrap() else { panic!("no time left") };
     assert!(matches!(
         ending.decision,
         crate::Decision::GaveUp { reason: GiveUpReason::DeadlineInsufficient, attempts: 0, .. }
@@ -82,13 +82,13 @@ fn an_inner_layer_whose_caller_retries_makes_one_attempt_and_says_so_downstream(
     let incoming = read(&policy, &[("retryplan-caller-retries", "?1")]).unwrap();
     let mut driver =
         Driver::with_incoming(&policy, 1_000, OperationOptions::new(3), DriverOptions::default(), &incoming).unwrap();
-    assert!(matches!(driver.poll_action(1_000), Action::StartAttempt(_)));
+    assert!(matches!(driver.poll_action(1_000).unwrap(), Action::StartAttempt(_)));
     let sent = driver.outgoing_headers(1, 1_000, Protocol::Http).unwrap();
     let names: Vec<&str> = sent.iter().map(|(name, _)| name).collect();
     assert_eq!(names, ["retryplan-timeout-ms", "retryplan-attempt", "retryplan-caller-retries"]);
     assert_eq!(sent.get("retryplan-caller-retries"), Some("?1"));
     driver.handle_response(1_100, 1, None, 503, |_| None, 0).unwrap();
-    let Action::Finish(ending) = driver.poll_action(1_100) else { panic!("one attempt") };
+    let Action::Finish(ending) = driver.poll_action(1_100).unwrap() else { panic!("one attempt") };
     assert!(matches!(ending.decision, crate::Decision::GaveUp { reason: GiveUpReason::AttemptsExhausted, .. }));
     // One attempt, handed back for the caller to retry: no "do not retry".
     assert!(driver.answer_headers(Protocol::Http).is_empty());
@@ -100,20 +100,20 @@ fn every_layer_retries_under_retry_layer_every() {
     let incoming = read(&policy, &[("retryplan-caller-retries", "?1")]).unwrap();
     let mut driver =
         Driver::with_incoming(&policy, 0, OperationOptions::new(3), DriverOptions::default(), &incoming).unwrap();
-    assert!(matches!(driver.poll_action(0), Action::StartAttempt(_)));
+    assert!(matches!(driver.poll_action(0).unwrap(), Action::StartAttempt(_)));
     driver.handle_response(10, 1, None, 503, |_| None, 0).unwrap();
-    assert_eq!(driver.poll_action(10), Action::Sleep { until_ms: 110 });
+    assert_eq!(driver.poll_action(10).unwrap(), Action::Sleep { until_ms: 110 });
 }
 
 #[test]
 fn a_do_not_retry_answer_ends_the_retries_here() {
     let policy = Policy::from_json(r#"{"jitter": {"kind": "none"}}"#).unwrap();
     let mut driver = Driver::new(&policy, 0, OperationOptions::new(3), DriverOptions::default()).unwrap();
-    assert!(matches!(driver.poll_action(0), Action::StartAttempt(_)));
+    assert!(matches!(driver.poll_action(0).unwrap(), Action::StartAttempt(_)));
     let headers = [("retryplan-retryable", "?0")];
     let lookup = |name: &str| headers.iter().find(|(key, _)| *key == name).map(|(_, value)| *value);
     driver.handle_response(10, 1, None, 503, lookup, 0).unwrap();
-    let Action::Finish(ending) = driver.poll_action(10) else { panic!("declined") };
+    let Action::Finish(ending) = driver.poll_action(10).unwrap() else { panic!("declined") };
     assert!(matches!(ending.decision, crate::Decision::GaveUp { reason: GiveUpReason::ServerDeclinedRetry, .. }));
     // And it holds for the chain: this layer says so to its own caller.
     assert_eq!(driver.answer_headers(Protocol::Http).get("retryplan-retryable"), Some("?0"));
@@ -125,15 +125,28 @@ fn a_do_not_retry_answer_ends_the_retries_here() {
 fn grpc_headers_are_exact_and_count_previous_attempts() {
     let policy = Policy::from_json(r#"{"jitter": {"kind": "none"}, "attempt_timeout": {"fixed_ms": 2000}}"#).unwrap();
     let mut driver = Driver::new(&policy, 0, OperationOptions::new(3), DriverOptions::default()).unwrap();
-    assert!(matches!(driver.poll_action(0), Action::StartAttempt(_)));
+    assert!(matches!(driver.poll_action(0).unwrap(), Action::StartAttempt(_)));
     let first = driver.outgoing_headers(1, 0, Protocol::Grpc).unwrap();
     assert_eq!(first.get("grpc-timeout"), Some("2000000u"));
     assert_eq!(first.get("grpc-previous-rpc-attempts"), None);
     driver.handle_response(10, 1, None, 503, |_| None, 0).unwrap();
-    assert!(matches!(driver.poll_action(110), Action::StartAttempt(_)));
+    assert!(matches!(driver.poll_action(110).unwrap(), Action::StartAttempt(_)));
     // Sent 3 ms after its start: what is left of its 2000 ms.
     let second = driver.outgoing_headers(2, 113, Protocol::Grpc).unwrap();
     assert_eq!(second.get("grpc-timeout"), Some("1997000u"));
     assert_eq!(second.get("grpc-previous-rpc-attempts"), Some("1"));
     assert!(driver.outgoing_headers(1, 113, Protocol::Grpc).is_err(), "attempt 1 is not running");
+}
+
+#[test]
+fn the_reader_looks_up_only_the_request_headers_listed() {
+    let policy = Policy::default();
+    let mut asked = Vec::new();
+    let read = IncomingContext::read(&policy, 0, |name| {
+        asked.push(name);
+        None
+    });
+    assert_eq!(read, Ok(IncomingContext::none(0)));
+    // Every family read (the default): each listed name asked once, in the listed order.
+    assert_eq!(asked, REQUEST_HEADERS.to_vec());
 }
