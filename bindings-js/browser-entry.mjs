@@ -15,7 +15,7 @@ import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFile
 import { fileURLToPath } from 'node:url';
 
 /** Shared with every entry: re-exported from lib/ (with every generated module). */
-const SHARED = new Set(['endings.js', 'entropy.js', 'error.js', 'failures.js', 'json.js', 'rules.js']);
+const SHARED = new Set(['endings.js', 'entropy.js', 'error.js', 'failures.js', 'json.js', 'rules.js', 'words.js']);
 /** Not in the runtime: the Node entry, the tools' additions, the bundler plugin. */
 const LEFT_OUT = new Set(['node.js', 'tools.js', 'rollup.js']);
 

@@ -9,7 +9,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const SHARED = new Set(['args.js', 'convert.js', 'endings.js', 'entropy.js', 'error.js', 'failures.js', 'json.js', 'messages.js', 'rules.js']);
+const SHARED = new Set(['args.js', 'convert.js', 'endings.js', 'entropy.js', 'error.js', 'failures.js', 'json.js', 'messages.js', 'rules.js', 'words.js']);
 const ENTRIES = new Set(['node.js', 'browser.js']);
 // Build-time modules no entry imports (the bundler plugin, which loads the tools entry itself): not copied.
 const BUILD_TIME = new Set(['rollup.js']);

@@ -6,7 +6,8 @@
 // says what becomes of it: dropped (a discarded receipt, a release), or
 // returned or raised by the finish.
 import { _driverCancel, _driverResultOf, _free } from '../wasm/retryplan_js.js';
-import { Attempt, abortAttempt, decided, requestIdText } from './convert.js';
+import { Attempt, abortAttempt, decided } from './convert.js';
+import { requestIdText } from './words.js';
 import { read, words } from './outcomes.js';
 import { nextEvent, pollAction } from './records.js';
 import { NAMES, WIRE, current, exchange } from './wire.js';

@@ -6,7 +6,8 @@
 // and the driver's output record. lib/wire.js hands over its records' views
 // at load. Not shared by the entries: each holds its own wasm's views.
 import { _driverEvent, _driverPollAction } from '../wasm/retryplan_js.js';
-import { decided, requestIdText } from './convert.js';
+import { decided } from './convert.js';
+import { requestIdText } from './words.js';
 import { decisionOf as decisionFrom } from './generated/decisions.js';
 import { ATTEMPT, eventOf, finishOf, outcomeOf } from './generated/outcomes.js';
 import { NAMES, WIRE } from './generated/wire.js';
