@@ -7,3 +7,4 @@ initSync({ module: readFileSync(new URL('../wasm/retryplan_js_bg.wasm', import.m
 load();
 
 export * from './api.js';
+export { IncomingContext } from './propagation.js';

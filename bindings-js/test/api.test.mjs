@@ -40,7 +40,7 @@ test('shared modules, the generated ones too, import only shared modules: never 
   // A generated module that reaches the wasm would hold one entry's wasm state in both: refused.
   const lib = new URL(`file://${mkdtempSync(join(tmpdir(), 'retryplan-shared-'))}/`);
   mkdirSync(new URL('generated/', lib));
-  for (const name of ['args.js', 'convert.js', 'endings.js', 'entropy.js', 'error.js', 'failures.js', 'json.js', 'messages.js', 'rules.js']) writeFileSync(new URL(name, lib), '');
+  for (const name of ['args.js', 'convert.js', 'endings.js', 'entropy.js', 'error.js', 'failures.js', 'json.js', 'messages.js', 'rules.js', 'words.js']) writeFileSync(new URL(name, lib), '');
   writeFileSync(new URL('generated/wire.js', lib), "import { x } from '../convert.js';\n");
   assert.ok(sharedModules(lib).has('generated/wire.js'));
   writeFileSync(new URL('generated/decisions.js', lib), "import { y } from '../wasm/retryplan_js.js';\n");
@@ -51,7 +51,7 @@ test('shared modules, the generated ones too, import only shared modules: never 
 test('two entries: the default one for a checkout page, the tools a superset with its own wasm', () => {
   assert.deepEqual(Object.keys(lean).sort(), [
     'BreakerPermit', 'CircuitBreaker', 'ConcurrencyLimit', 'Dependency', 'Driver', 'GUIDANCE_HEADERS', 'GaveUpError',
-    'IDEMPOTENCY_KEY_HEADER', 'Operation', 'OperationFailedError', 'Outcome', 'Policy', 'REQUEST_ID_HEADER',
+    'IDEMPOTENCY_KEY_HEADER', 'IncomingContext', 'Operation', 'OperationFailedError', 'Outcome', 'Policy', 'REQUEST_ID_HEADER',
     'ReconcileRequiredError', 'RestartRequiredError', 'RetryBudget', 'RetryCharge', 'RetrySlot', 'RetrySlots', 'RetryplanError', 'Stats',
     'failureOf',
     'outcomeFromHttp', 'parseRateLimit', 'parseRateLimitReset', 'parseRetryAfter', 'parseRetryAfterMsHeader', 'profileNames',
