@@ -8,3 +8,4 @@ load();
 
 export * from './api.js';
 export { IncomingContext } from './propagation.js';
+export { currentIncoming, propagation } from './server.js';

@@ -53,9 +53,9 @@ test('two entries: the default one for a checkout page, the tools a superset wit
     'BreakerPermit', 'CircuitBreaker', 'ConcurrencyLimit', 'Dependency', 'Driver', 'GUIDANCE_HEADERS', 'GaveUpError',
     'IDEMPOTENCY_KEY_HEADER', 'IncomingContext', 'Operation', 'OperationFailedError', 'Outcome', 'Policy', 'REQUEST_ID_HEADER',
     'ReconcileRequiredError', 'RestartRequiredError', 'RetryBudget', 'RetryCharge', 'RetrySlot', 'RetrySlots', 'RetryplanError', 'Stats',
-    'failureOf',
+    'currentIncoming', 'failureOf',
     'outcomeFromHttp', 'parseRateLimit', 'parseRateLimitReset', 'parseRetryAfter', 'parseRetryAfterMsHeader', 'profileNames',
-    'retryFetch', 'run', 'wasmTrapped',
+    'propagation', 'retryFetch', 'run', 'wasmTrapped',
   ]);
   assert.deepEqual(Object.keys(tools).filter((name) => !(name in lean)).sort(), [
     'ServiceConfig', 'admit', 'awsErrorCodeFromResponse', 'awsStandard2026Dependency', 'awsStandardDependency',

@@ -48,7 +48,7 @@ test('what the runtime does not carry throws unsupported, naming the call and wh
 });
 
 test('propagation across hops is not in the runtime: its Driver methods say where it is, and nothing else of it is exported', () => {
-  for (const name of ['IncomingContext']) {
+  for (const name of ['IncomingContext', 'propagation', 'currentIncoming']) {
     assert.equal(runtime[name], undefined, name);
     assert.equal(typeof node[name], 'function', name);
   }
