@@ -602,7 +602,19 @@ export class IncomingContext {
 export function propagation(
   policy: Policy,
   options?: { now?: () => number },
-): (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, next: (error?: unknown) => void) => void;
+): (req: PropagationRequest, res: PropagationResponse, next: () => void) => void;
+
+/** What the middleware reads of a request: Node's `IncomingMessage` (and Express's request) is one. */
+export interface PropagationRequest {
+  headers: Record<string, string | string[] | undefined>;
+}
+/** What the middleware uses of a response: Node's `ServerResponse` (and Express's response) is one. */
+export interface PropagationResponse {
+  statusCode: number;
+  setHeader(name: string, value: string): unknown;
+  writeHead(...args: unknown[]): unknown;
+  end(chunk?: string): unknown;
+}
 
 /** The incoming context of the request being served (inside a `propagation` middleware), or undefined. */
 export function currentIncoming(): IncomingContext | undefined;

@@ -244,3 +244,12 @@ test('run inside a request: its driver starts from the ambient context, and each
     await hop.close();
   }
 });
+
+test('the README\'s two-hop example runs as it says, and is examples/two-hops.mjs', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const { readFileSync } = await import('node:fs');
+  const example = new URL('../examples/two-hops.mjs', import.meta.url);
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  assert.ok(readme.includes(`\`\`\`js\n${readFileSync(example, 'utf8')}\`\`\`\n`), 'README.md shows examples/two-hops.mjs as it is');
+  assert.equal(execFileSync(process.execPath, [example.pathname], { encoding: 'utf8' }), '1 order-5001 true\n400\n');
+});
