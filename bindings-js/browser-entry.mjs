@@ -15,9 +15,9 @@ import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFile
 import { fileURLToPath } from 'node:url';
 
 /** Shared with every entry: re-exported from lib/ (with every generated module). */
-const SHARED = new Set(['endings.js', 'entropy.js', 'error.js', 'failures.js', 'json.js', 'rules.js']);
-/** Not in the runtime: the Node entry, the tools' additions, the bundler plugin. */
-const LEFT_OUT = new Set(['node.js', 'tools.js', 'rollup.js']);
+const SHARED = new Set(['endings.js', 'entropy.js', 'error.js', 'failures.js', 'json.js', 'rules.js', 'words.js']);
+/** Not in the runtime: the Node entry, the tools' additions, the bundler plugin, the server side of propagation. */
+const LEFT_OUT = new Set(['node.js', 'tools.js', 'rollup.js', 'propagation.js', 'server.js']);
 
 /**
  * The wasm functions the runtime is built without, by the glue's name: what
@@ -30,6 +30,21 @@ export const NOT_CARRIED = {
   _dependencyFromConfig: 'Dependency.fromConfig',
   _budgetNew: 'new RetryBudget',
   _breakerNew: 'new CircuitBreaker',
+};
+
+/**
+ * The wasm functions of propagation across hops (the crate's feature
+ * `propagation`), which the runtime is built without: a page serves no
+ * request. Their stubs say so (lib/error.js `SERVED_ELSEWHERE`); only the
+ * Driver's two methods can reach them (lib/propagation.js and lib/server.js
+ * are not in the runtime).
+ */
+export const NOT_SERVED = {
+  _incomingRead: 'IncomingContext.read',
+  _incomingHeaders: 'IncomingContext.read',
+  _incomingFields: 'IncomingContext',
+  _driverOutgoing: 'Driver#outgoingHeaders',
+  _driverAnswer: 'Driver#answerHeaders',
 };
 
 /**
@@ -91,10 +106,14 @@ function build() {
   if (marker >= 0) writeFileSync(glue, written.slice(0, marker));
   const carried = exportsOf(glue);
   const missing = [...exportsOf(new URL('wasm/retryplan_js.js', here))].filter((name) => !carried.has(name));
-  const unlisted = missing.filter((name) => NOT_CARRIED[name] === undefined);
-  if (unlisted.length > 0) throw new Error(`browser-entry.mjs: the runtime's wasm lacks ${unlisted.join(', ')}: name what calls each in NOT_CARRIED`);
-  const stubs = missing.map((name) => `export function ${name}() {\n  throw notCarried('${NOT_CARRIED[name]}');\n}\n`);
-  appendFileSync(glue, `\n${STUBS}\nimport { notCarried } from '../lib/error.js';\n${stubs.join('')}`);
+  const unlisted = missing.filter((name) => NOT_CARRIED[name] === undefined && NOT_SERVED[name] === undefined);
+  if (unlisted.length > 0) throw new Error(`browser-entry.mjs: the runtime's wasm lacks ${unlisted.join(', ')}: name what calls each in NOT_CARRIED or NOT_SERVED`);
+  const stubs = missing.map((name) =>
+    NOT_CARRIED[name] !== undefined
+      ? `export function ${name}() {\n  throw notCarried('${NOT_CARRIED[name]}');\n}\n`
+      : `export function ${name}() {\n  throw notCarried('${NOT_SERVED[name]}', SERVED_ELSEWHERE);\n}\n`,
+  );
+  appendFileSync(glue, `\n${STUBS}\nimport { SERVED_ELSEWHERE, notCarried } from '../lib/error.js';\n${stubs.join('')}`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) build();

@@ -105,14 +105,23 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * through the exchange instead of a sleep that would spin a host): 85110 B
  * (72584 B wasm + 12526 B glue; main 84913 B = 72387 + 12526 in the same
  * run, +197 B), so 85300 B.
- * Then issue 27's policy section `propagation` (reserve, retry layer, header
- * families; the driver reading `retryplan-retryable`), +1283 B measured on
- * its branch against its base in the same run. On main with all three:
- * 86245 B (73675 B wasm + 12570 B glue), so 86400 B.
+ * Then issue 27's core (the s6-prop merge: the driver reading the next hop's
+ * `retryplan-retryable`, an operation's incoming deadline, key and retrying
+ * layer) took main to 86245 B (73675 B wasm + 12570 B glue) with nothing of
+ * the binding's, 945 B over; and issue 27's binding (session 6, node27):
+ * `IncomingContext` (the core's reader of an incoming request and its
+ * fields), drivers started from it, `Driver#outgoingHeaders` /
+ * `answerHeaders` (the core's request and answer headers, gRPC's
+ * `grpc-timeout` among them; written without the formatter, so the entry
+ * still links no `core::fmt`), the `propagation` middleware and the helpers'
+ * ambient context: 90927 B (78071 B wasm + 12856 B glue), +4682 B over that
+ * main measured in the same session (the binding's part +3.7 KB raw, the
+ * core's deciding +2.4 KB raw, Rust library +2.0 KB raw), so 91200 B. Node's
+ * entry only: the browser runtime is built without the feature `propagation`.
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 86_400;
+const LIMIT = 91_200;
 /**
  * The limit of the browser runtime (wasm + minified glue, gzip -9), in bytes:
  * what `retryplan` is in a browser since issue 24's runtime (part 2), the
@@ -124,12 +133,18 @@ const LIMIT = 86_400;
  * The default entry (LIMIT) is now Node's: 84944 B (72354 + 12590; +31 B
  * over main: the core's MAX_FORM_LEN check, and the errors' code-words
  * fallback in lib/convert.js). Issue 24's goal for a whole page is
- * test/page.test.mjs's (30 KB: not met).
- * Then the poll's typed error (issue 28) and the policy's `propagation`
- * section (issue 27), which a compiled policy carries and the driver reads
- * in a browser too: 54010 B (47469 B wasm + 6541 B glue, +480 B), so 54200 B.
+ * test/page.test.mjs's (30 KB: not met). Then issue 27: main after the
+ * core's propagation merge measured 54010 B (47469 B wasm + 6541 B glue),
+ * 210 B over with nothing of the binding's (the driver reads
+ * `retryplan-retryable`, the operation's propagation fields); the binding's
+ * share in the runtime (built without the feature `propagation`: no
+ * reader of incoming requests, no outgoing headers) is the driver's extra
+ * response header value, the unused incoming handle, lib/runtime/ambient.js's
+ * stubs, and the stubs of Driver#outgoingHeaders / answerHeaders saying
+ * where propagation runs: 54215 B (47484 + 6731), +205 B in the same
+ * session, so 54400 B.
  */
-const RUNTIME_LIMIT = 54_200;
+const RUNTIME_LIMIT = 54_400;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);

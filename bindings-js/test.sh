@@ -65,6 +65,7 @@ node --test \
   test/tags.test.mjs \
   test/cycles.test.mjs \
   test/runtime.test.mjs \
+  test/propagation.test.mjs \
   test/browser.test.mjs \
   test/browser-resend.test.mjs \
   test/consumer.test.mjs \

@@ -1,12 +1,14 @@
 // `Driver`: the host loop decided by the core (actions out, results in):
 // `new Driver(policy, nowMs, {seed?, idempotencyKey?, deadlineMs?, dependency?, method?, idempotent?, requestIdempotencyKey?, oneShotBody?,
-// concurrency?, stats?, recordEvents?, returnsResponses?})`.
+// concurrency?, stats?, recordEvents?, returnsResponses?, incoming?})`.
 // A JS class over a driver handle (src/driver.rs): the helpers use the
 // handles themselves (`newDriver`), without a class instance or a
 // FinalizationRegistry entry per operation.
 import {
+  _driverAnswer,
   _driverCancel,
   _driverNew,
+  _driverOutgoing,
   _driverResponse,
   _driverResultOf,
   _operationState,
@@ -15,6 +17,7 @@ import {
 import { attempt, flag, ms, oneOf, options as optionsOf, optional, refuse, text, whole } from './args.js';
 import { decided } from './convert.js';
 import { drawUnlessSeeded, pool } from './entropy.js';
+import { RESPONSE_HEADERS } from './constants.js';
 import { anyStatus, guidance } from './http.js';
 import { HEAVY, Held, brandedHandle, handle, handleOf } from './objects.js';
 import { Policy } from './policy.js';
@@ -57,9 +60,10 @@ export function newDriver(policy, nowMs, options, poll = false) {
   const record = flag('recordEvents', own?.recordEvents) ?? false;
   const oneShotBody = flag('oneShotBody', own?.oneShotBody) ?? false;
   const returnsResponses = flag('returnsResponses', own?.returnsResponses) ?? false;
+  const incoming = brandedHandle('incoming', own?.incoming, 'IncomingContext');
   const made = _driverNew(
     policyHandle, now, seed, key, deadline, dependency, method, idempotent, requestKey, oneShotBody, concurrency, stats, record,
-    returnsResponses, poll === true, operation,
+    returnsResponses, incoming, poll === true, operation,
     pool[at], pool[at + 1], pool[at + 2], pool[at + 3], pool[at + 4], pool[at + 5],
   );
   if (made === 0) throw _wireRefusal();
@@ -75,6 +79,15 @@ function holding(options) {
   return [token, held];
 }
 
+/** Headers the core wrote (`[name, value, ...]`) as an object by lower-case name, in its order. */
+export function headerObject(written) {
+  const headers = {};
+  for (let at = 0; at < written.length; at += 2) headers[written[at]] = written[at + 1];
+  return headers;
+}
+
+/** The protocol of the next hop (`"http"` by default; the core checks the name). */
+const protocolOf = (protocol) => optional(text, 'protocol', protocol) ?? 'http';
 
 export class Driver extends Held {
   constructor(policy, nowMs, options) {
@@ -104,11 +117,23 @@ export class Driver extends Held {
     anyStatus(status);
     const [token] = holding(options === undefined ? undefined : { token: options?.token });
     const nowUnixMs = ms('nowUnixMs', options?.nowUnixMs ?? 0);
-    return NAMES.receipts[decided(_driverResponse(handle(this), now, at, token, status, guidance(headers), nowUnixMs))];
+    return NAMES.receipts[decided(_driverResponse(handle(this), now, at, token, status, guidance(headers, RESPONSE_HEADERS), nowUnixMs))];
   }
 
   handleCancel(nowMs) {
     decided(_driverCancel(handle(this), ms('nowMs', nowMs)));
+  }
+
+  /** The request headers of running attempt `attempt` sent at `nowMs` to a next hop speaking `protocol` (`"http"` or `"grpc"`), the core's. */
+  outgoingHeaders(nowMs, number, protocol) {
+    const now = ms('nowMs', nowMs);
+    const at = attempt(number);
+    return headerObject(decided(_driverOutgoing(handle(this), at, now, protocolOf(protocol))));
+  }
+
+  /** The headers of this layer's answer to its caller once ended ("do not retry" or none), the core's. */
+  answerHeaders(protocol) {
+    return headerObject(decided(_driverAnswer(handle(this), protocolOf(protocol))));
   }
 
   pollEvent() {

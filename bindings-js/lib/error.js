@@ -27,15 +27,20 @@ const ELSEWHERE =
   'compilePolicy or compileDependency of retryplan/tools, or `retryplan compile`) and load it with ' +
   'Policy.fromCompiled or Dependency.fromCompiled, or import it from retryplan/tools';
 
+/** Where propagation across hops runs: a server's side, which a page is not. */
+export const SERVED_ELSEWHERE =
+  'it is not in the browser runtime: a page serves no request; propagation across hops (IncomingContext, ' +
+  'the propagation middleware, the outgoing and answer headers) is in Node\'s retryplan and in retryplan/tools';
+
 /**
  * The error of a call the browser runtime does not carry (`what`, as the
  * page wrote it: `Policy.fromConfig`): `unsupported`, `field` naming it. Thrown
  * by the stubs browser-entry.mjs writes into the browser glue in place of
  * the wasm functions the runtime is built without.
  */
-export function notCarried(what) {
+export function notCarried(what, elsewhere = ELSEWHERE) {
   // The core's words for `unsupported` ("`{0}` cannot run here: {1}").
-  const error = new RetryplanError('unsupported', `\`${what}\` cannot run here: ${ELSEWHERE}`);
+  const error = new RetryplanError('unsupported', `\`${what}\` cannot run here: ${elsewhere}`);
   error.blame = 'caller';
   error.field = what;
   return error;

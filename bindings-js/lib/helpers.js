@@ -4,7 +4,8 @@
 // the caller's `outcomeOfError` hook say what an error means.
 import { _driverResponse, _endingMessage, _free } from '../wasm/retryplan_js.js';
 import { ms } from './args.js';
-import { GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from './constants.js';
+import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RESPONSE_HEADERS } from './constants.js';
+import { ambient, ended, outgoingHeaders } from './ambient.js';
 import { newDriver } from './driver.js';
 import { ENDINGS } from './endings.js';
 import { failureOf } from './failures.js';
@@ -22,8 +23,13 @@ const clockOf = (options) => {
   return now == null ? monotonicNow : () => ms('nowMs', now());
 };
 
-/** The driver's options from a helper's: `undefined` (no options to read) when there are none. */
-function driverOptions(options, extra) {
+/**
+ * The driver's options from a helper's: `undefined` (no options to read) when
+ * there are none. Inside a request served under the `propagation` middleware
+ * (Node), the driver starts from its incoming context (`context`).
+ */
+function driverOptions(options, extra, context) {
+  if (context !== undefined) extra = { ...extra, incoming: context.incoming };
   const { seed, idempotencyKey, deadlineMs, dependency, stats, onDecision } = options;
   const none = seed === undefined && idempotencyKey === undefined && deadlineMs === undefined && dependency === undefined;
   if (none && stats === undefined && onDecision === undefined && extra === undefined) return undefined;
@@ -41,21 +47,22 @@ const keyOf = (host) => (host.keyText ??= driverKey(host.driver));
  * chain of awaits there, so an error an attempt makes (and the typed ending)
  * captures a short stack.
  */
-function conclude(setup) {
+function conclude(setup, context) {
   let host;
   try {
     host = setup();
   } catch (error) {
     return Promise.reject(error);
   }
-  return host.run().then(finished);
+  return context === undefined ? host.run().then(finished) : host.run().then((done) => finished(done, context));
 }
 
-/** What the finish of `host`'s loop makes; the driver freed. */
-function finished(host) {
+/** What the finish of `host`'s loop makes; the driver freed (its give-up first left for the answer to the request it serves, `context`). */
+function finished(host, context) {
   try {
     return host.io.finish(host);
   } finally {
+    if (context !== undefined) ended(context, host.driver, host.ending().decision);
     _free(host.driver);
   }
 }
@@ -102,14 +109,24 @@ const RUN_IO = {
  * RestartRequiredError; a cancel through `options.signal` with its reason.
  */
 export function run(policy, attempt, options = {}) {
+  const context = ambient();
   return conclude(() => {
     const { onDiscard } = options;
     const now = clockOf(options);
     const primed = options.signal?.aborted !== true;
-    const driver = newDriver(policy, now(), driverOptions(options), primed);
-    const io = onDiscard === undefined ? RUN_IO : { ...RUN_IO, dispose: (value) => value !== undefined && onDiscard(value) };
+    const driver = newDriver(policy, now(), driverOptions(options, undefined, context), primed);
+    let io = onDiscard === undefined ? RUN_IO : { ...RUN_IO, dispose: (value) => value !== undefined && onDiscard(value) };
+    if (context !== undefined) {
+      // Each attempt's context carries the core's headers for the next hop, for the caller's transport to send.
+      const { protocol } = options;
+      const entry = (host, started) => {
+        started.outgoingHeaders = outgoingHeaders(host.driver, started.attempt, now(), protocol);
+        return RUN_IO.entry(host, started);
+      };
+      io = { ...io, entry };
+    }
     return new Host(driver, attempt, io, options, now, options.signal, primed);
-  });
+  }, context);
 }
 
 /** A response body left unread, cancelled (it may never be read). */
@@ -134,6 +151,7 @@ function boundBody(entry, now) {
  * for reconcile. See index.d.ts for every option.
  */
 export function retryFetch(input, init = {}, options = {}) {
+  const context = ambient();
   return conclude(() => {
     const { policy, fetch: doFetch = globalThis.fetch, idempotent } = options;
     const now = clockOf(options);
@@ -148,9 +166,11 @@ export function retryFetch(input, init = {}, options = {}) {
     const signal = options.signal ?? init.signal ?? undefined;
     const primed = signal?.aborted !== true;
     const extra = { method: request.method, idempotent, requestIdempotencyKey, oneShotBody, returnsResponses: true };
-    const driver = newDriver(policy, now(), driverOptions(options, extra), primed);
+    const driver = newDriver(policy, now(), driverOptions(options, extra, context), primed);
     const send = (entry) => {
       const headers = new Headers(request.headers);
+      // Inside a request being served: the core's deadline, attempt count, key and retrying layer for the next hop.
+      if (context !== undefined) for (const [name, value] of Object.entries(outgoingHeaders(driver, entry.attempt, now()))) headers.set(name, value);
       if (entry.sendIdempotencyKey && idempotencyKeyHeader) headers.set(idempotencyKeyHeader, keyOf(host));
       if (requestIdHeader) headers.set(requestIdHeader, entry.requestId);
       // A hedge bypasses the HTTP cache: a browser holds a second request for
@@ -161,9 +181,9 @@ export function retryFetch(input, init = {}, options = {}) {
     const entries = [];
     const io = {
       entry: (_host, entry) => (entries[entry.attempt] = entry),
-      // The status as the platform gave it and the guidance headers: the core reads them.
+      // The status as the platform gave it and the guidance headers (with the next hop's "do not retry"): the core reads them.
       response: (handle, nowMs, attempt, token, response) =>
-        _driverResponse(handle, nowMs, attempt, token, response.status, GUIDANCE_HEADERS.map((name) => response.headers.get(name) ?? undefined), Date.now()),
+        _driverResponse(handle, nowMs, attempt, token, response.status, RESPONSE_HEADERS.map((name) => response.headers.get(name) ?? undefined), Date.now()),
       unreadable: 'malformed_response',
       // fetch rejects with a TypeError for a network error; a browser says no more.
       failureOf: (thrown) => failureOf(thrown) ?? (thrown instanceof TypeError ? 'connection_lost' : undefined),
@@ -179,5 +199,5 @@ export function retryFetch(input, init = {}, options = {}) {
     };
     const host = new Host(driver, send, io, options, now, signal, primed);
     return host;
-  });
+  }, context);
 }

@@ -25,7 +25,7 @@ function readingOf(reading) {
 }
 
 /** The value of header `name` through `lookup`: a function of the lower-case name, or an object with a `get` method (`Headers`, a `Map`). */
-function header(lookup, name) {
+export function header(lookup, name) {
   let value;
   if (typeof lookup === 'function') value = lookup(name);
   else if (lookup !== null && typeof lookup === 'object') {
@@ -39,8 +39,8 @@ function header(lookup, name) {
   return value;
 }
 
-/** The values of the guidance headers (`GUIDANCE_HEADERS`, in that order; null when absent). */
-export const guidance = (lookup) => GUIDANCE_HEADERS.map((name) => header(lookup, name));
+/** The values of the guidance headers (`GUIDANCE_HEADERS`, or `names`, in that order; null when absent). */
+export const guidance = (lookup, names = GUIDANCE_HEADERS) => names.map((name) => header(lookup, name));
 
 /** Any whole number is a status a platform may give (negative, 0, 70000): checked only to be one, read by the core. */
 export function anyStatus(status) {

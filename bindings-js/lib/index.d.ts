@@ -534,7 +534,90 @@ export interface DriverOptions extends OperationOptions {
    * caller's cancel. Off: only a success's value is returned.
    */
   returnsResponses?: boolean;
+  /**
+   * The request this operation serves, as the core read it
+   * (`IncomingContext.read`; Node and retryplan/tools): the operation ends by
+   * the caller's deadline less `propagation.reserve_ms` (every attempt's
+   * timeout within it), runs under the caller's idempotency key, and makes
+   * one attempt when the caller retries and `propagation.retry_layer` is
+   * `outermost`.
+   */
+  incoming?: IncomingContext;
 }
+
+/** What the next hop speaks, which decides the propagation headers written for it. */
+export type Protocol = 'http' | 'grpc';
+
+/**
+ * What the request being served says about its caller, read by the core from
+ * its headers as the policy's `propagation.read_headers` says: the caller's
+ * remaining time (`grpc-timeout`, `x-envoy-expected-rq-timeout-ms`,
+ * `retryplan-timeout-ms`), its attempts, its idempotency key and whether it
+ * retries. Opaque: drivers and helpers start from it. Node and
+ * retryplan/tools only (the browser runtime serves no request).
+ */
+export class IncomingContext {
+  /**
+   * Reads `headers` (a lookup by lower-case name, a `Headers`/`Map`, or Node's
+   * `req.headers`, several field lines joined by ", ") under `policy` at
+   * `nowMs` (the monotonic clock, `performance.now()`, by default). A value that
+   * breaks its header's rule is refused: a RetryplanError `invalid_header` whose
+   * `field` is the header (`invalid_argument` naming `Idempotency-Key` for a bad
+   * key); a server answers that request 400.
+   */
+  static read(
+    policy: Policy,
+    headers: HeaderLookup | Record<string, string | string[] | undefined>,
+    nowMs?: number,
+  ): IncomingContext;
+  /** When the request was read (ms, the reader's clock). */
+  readonly receivedAtMs: number;
+  /** The caller's remaining time when it sent the request, in ns; undefined without a deadline header. */
+  readonly callerRemainingNs: bigint | undefined;
+  /** The header that gave `callerRemainingNs` (the tightest). */
+  readonly deadlineHeader: string | undefined;
+  /** Attempts the caller made before this one. */
+  readonly previousAttempts: number;
+  /** The caller's idempotency key, sent on every hop unchanged. */
+  readonly idempotencyKey: string | undefined;
+  /** A layer above retries this request (it said so, or this is not its first attempt). */
+  readonly callerRetries: boolean;
+  /** The deadline of an operation serving it: received + the caller's remaining - the policy's `propagation.reserve_ms`. */
+  readonly deadlineMs: number | undefined;
+  free(): void;
+}
+
+/**
+ * A middleware `(req, res, next)` for `node:http` (and so Express) that serves
+ * each request under `policy`'s `propagation` section (Node only): it reads the
+ * request's context through the core and makes it the ambient context of the
+ * request (an AsyncLocalStorage), so `run` and `retryFetch` inside the handler
+ * start from it and write the core's headers on each attempt; a malformed
+ * propagation header is answered 400 (the core's message as text) without
+ * calling `next`; the answer gets the core's answer headers
+ * (`retryplan-retryable: ?0` when the last give-up of a helper inside the
+ * request was because of overload or a retry budget), added when its head is
+ * written. Throws when `policy` is not a Policy.
+ */
+export function propagation(
+  policy: Policy,
+  options?: { now?: () => number },
+): (req: PropagationRequest, res: PropagationResponse, next: () => void) => void;
+
+/** What the middleware reads of a request: Node's `IncomingMessage` (and Express's request) is one. */
+export interface PropagationRequest {
+  headers: Record<string, string | string[] | undefined>;
+}
+/** What the middleware uses of a response: Node's `ServerResponse` (and Express's response) is one. */
+export interface PropagationResponse {
+  statusCode: number;
+  setHeader(name: string, value: string): unknown;
+  writeHead(...args: unknown[]): unknown;
+  end(chunk?: string): unknown;
+}
+
+/** The incoming context of the request being served (inside a `propagation` middleware), or undefined. */
+export function currentIncoming(): IncomingContext | undefined;
 
 /** How a host holds a result it hands in: its own token for it (a whole number), and what it holds ("value" by default). */
 export interface Holding {
@@ -608,6 +691,15 @@ export class Driver {
   handleCancel(nowMs: number): void;
   /** The oldest recorded decision not yet read (with `recordEvents`). */
   pollEvent(): DecisionEvent | undefined;
+  /**
+   * The request headers of running attempt `attempt` sent at `nowMs` to a next
+   * hop speaking `protocol` ("http" by default), the core's: the attempt's
+   * remaining time, its number, the idempotency key when it is sent, whether a
+   * layer above retries. By lower-case name, in the core's order. Node and retryplan/tools.
+   */
+  outgoingHeaders(nowMs: number, attempt: number, protocol?: Protocol): Record<string, string>;
+  /** The headers of this layer's answer to its caller once it ended: "do not retry", or none. Node and retryplan/tools. */
+  answerHeaders(protocol?: Protocol): Record<string, string>;
   readonly idempotencyKey: string;
   readonly deadlineMs: number;
   readonly attemptsStarted: number;
@@ -680,6 +772,12 @@ export interface AttemptContext {
    * signal aborts (reason: the signal's reason).
    */
   readonly signal: AbortSignal;
+  /**
+   * Inside a request served under the `propagation` middleware (Node): the
+   * core's headers for the next hop (deadline, attempt count, key, retrying
+   * layer), for the attempt's transport to send; absent otherwise.
+   */
+  outgoingHeaders?: Record<string, string>;
 }
 
 /** What every helper takes. */
@@ -702,6 +800,8 @@ export interface HelperOptions extends OperationOptions {
   stats?: Stats;
 }
 export interface RunOptions<T = unknown> extends HelperOptions {
+  /** What the next hop speaks, for `context.outgoingHeaders` ("http" by default). */
+  protocol?: Protocol;
   /** Called with each value the run will not return: an attempt's that succeeded too late (timed out, or another won). */
   onDiscard?: (value: T) => void;
 }

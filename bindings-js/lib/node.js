@@ -7,3 +7,5 @@ initSync({ module: readFileSync(new URL('../wasm/retryplan_js_bg.wasm', import.m
 load();
 
 export * from './api.js';
+export { IncomingContext } from './propagation.js';
+export { currentIncoming, propagation } from './server.js';

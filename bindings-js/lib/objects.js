@@ -84,11 +84,11 @@ export function handleOf(name, value, type, optional = false) {
 
 /**
  * The brands of the classes an operation's options name (`dependency`,
- * `stats`), which lib/driver.js checks without importing their modules: a
+ * `stats`, `incoming`), which lib/driver.js checks without importing their modules: a
  * page that never makes a Dependency ships none of lib/controls.js. Each
  * class answers true for its brand (a getter of its prototype).
  */
-export const BRAND = { Dependency: Symbol('retryplan.Dependency'), Stats: Symbol('retryplan.Stats') };
+export const BRAND = { Dependency: Symbol('retryplan.Dependency'), Stats: Symbol('retryplan.Stats'), IncomingContext: Symbol('retryplan.IncomingContext') };
 
 /** The handle of the optional argument `name`, which must be a `typeName` (see BRAND): 0 when absent. */
 export function brandedHandle(name, value, typeName) {

@@ -32,6 +32,7 @@ import { Held, handle, handleOf, make } from './objects.js';
 import { Policy } from './policy.js';
 import { Stats } from './stats.js';
 
+export { IncomingContext } from './propagation.js';
 export {
   parseGrpcPushback,
   encodeGrpcTimeout,

@@ -71,7 +71,9 @@ fn with<T>(handle: u32, use_driver: impl FnOnce(&mut rp::Driver) -> Result<T, Js
 /// `idempotent` (its repeatability, with the policy's `retry_methods`),
 /// whether its body can be sent only once (`oneShotBody`), `concurrency`
 /// (its index in `Concurrency::ALL`; the default when absent), the stats'
-/// handle (0 for none), `recordEvents` and `returnsResponses`; with `poll`,
+/// handle (0 for none), `recordEvents` and `returnsResponses`, the incoming
+/// context's handle (0 for none: see `crate::propagation`; ignored without
+/// the feature `propagation`, whose JS never passes one); with `poll`,
 /// the wire's first `poll` at `nowMs` too (its output record left where
 /// `_wireMemory` says: one crossing less for a helper); with `operation`, an
 /// `Operation` (`lib/operation.js`) from the operation's options alone
@@ -94,6 +96,7 @@ pub fn driver_new(
     stats: u32,
     record_events: bool,
     returns_responses: bool,
+    incoming: u32,
     poll: bool,
     operation: bool,
     r0: u32,
@@ -116,6 +119,12 @@ pub fn driver_new(
         if one_shot_body {
             operation = operation.with_one_shot_body();
         }
+        #[cfg(feature = "propagation")]
+        if incoming != 0 {
+            operation = operation.with_incoming(&policy, &objects::incoming(incoming)?.0);
+        }
+        #[cfg(not(feature = "propagation"))]
+        let _ = incoming;
         let concurrency: Concurrency = named_or_default(concurrency);
         let host = rp::DriverOptions { stats: objects::stats(stats)?, concurrency, record_events, returns_responses };
         let mut driver = rp::Driver::new(&policy, now_ms as u64, operation, host).map_err(js_error)?;

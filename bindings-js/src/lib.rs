@@ -47,6 +47,8 @@ mod objects;
 mod operation;
 mod outcomes;
 mod policy;
+#[cfg(feature = "propagation")]
+mod propagation;
 #[cfg(feature = "tools")]
 mod tools;
 mod wire;

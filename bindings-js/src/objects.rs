@@ -58,6 +58,9 @@ pub(crate) enum Object {
     Slot(rp::GrantCell<rp::RetrySlot>),
     Stats(Arc<rp::SharedStats>),
     Driver(Box<retryplan::Driver>),
+    /// An incoming request's context, with its policy's `propagation.reserve_ms`.
+    #[cfg(feature = "propagation")]
+    Incoming(Box<(rp::propagation::IncomingContext, u64)>),
     #[cfg(feature = "tools")]
     ServiceConfig(rp::grpc::ServiceConfig),
 }
@@ -133,6 +136,15 @@ pub(crate) fn policy(handle: u32) -> Result<Arc<rp::Policy>, JsValue> {
     with(handle, "policy", |object| match object {
         Object::Policy(policy) => Ok(Arc::clone(policy)),
         _ => Err(freed("policy")),
+    })
+}
+
+/// The incoming context `handle` names (a copy: the table is not held while it is used) and its reserve.
+#[cfg(feature = "propagation")]
+pub(crate) fn incoming(handle: u32) -> Result<(rp::propagation::IncomingContext, u64), JsValue> {
+    with(handle, "incoming", |object| match object {
+        Object::Incoming(read) => Ok((**read).clone()),
+        _ => Err(freed("incoming")),
     })
 }
 

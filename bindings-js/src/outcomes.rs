@@ -53,12 +53,18 @@ fn response_outcome(status: f64, values: &[JsValue], now_unix_ms: f64, reading: 
 }
 
 /// The values of the guidance headers, given in `GUIDANCE_HEADERS` order (a
-/// string, or anything else for an absent header), looked up by name.
+/// string, or anything else for an absent header), then, for a driver, the
+/// next hop's "do not retry" answer (`retryplan-retryable`, read by
+/// `Driver::handle_response`; `lib/constants.js` `RESPONSE_HEADERS`), looked up by name.
 pub(crate) struct Guidance(Vec<Option<String>>);
 
 impl Guidance {
     pub(crate) fn get(&self, wanted: &str) -> Option<&str> {
-        let at = rp::GUIDANCE_HEADERS.iter().position(|name| *name == wanted)?;
+        let at = match rp::GUIDANCE_HEADERS.iter().position(|name| *name == wanted) {
+            Some(at) => at,
+            None if wanted == rp::propagation::RETRYPLAN_RETRYABLE => rp::GUIDANCE_HEADERS.len(),
+            None => return None,
+        };
         self.0.get(at)?.as_deref()
     }
 }

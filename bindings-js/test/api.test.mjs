@@ -51,11 +51,11 @@ test('shared modules, the generated ones too, import only shared modules: never 
 test('two entries: the default one for a checkout page, the tools a superset with its own wasm', () => {
   assert.deepEqual(Object.keys(lean).sort(), [
     'BreakerPermit', 'CircuitBreaker', 'ConcurrencyLimit', 'Dependency', 'Driver', 'GUIDANCE_HEADERS', 'GaveUpError',
-    'IDEMPOTENCY_KEY_HEADER', 'Operation', 'OperationFailedError', 'Outcome', 'Policy', 'REQUEST_ID_HEADER',
+    'IDEMPOTENCY_KEY_HEADER', 'IncomingContext', 'Operation', 'OperationFailedError', 'Outcome', 'Policy', 'REQUEST_ID_HEADER',
     'ReconcileRequiredError', 'RestartRequiredError', 'RetryBudget', 'RetryCharge', 'RetrySlot', 'RetrySlots', 'RetryplanError', 'Stats',
-    'failureOf',
+    'currentIncoming', 'failureOf',
     'outcomeFromHttp', 'parseRateLimit', 'parseRateLimitReset', 'parseRetryAfter', 'parseRetryAfterMsHeader', 'profileNames',
-    'retryFetch', 'run', 'wasmTrapped',
+    'propagation', 'retryFetch', 'run', 'wasmTrapped',
   ]);
   assert.deepEqual(Object.keys(tools).filter((name) => !(name in lean)).sort(), [
     'ServiceConfig', 'admit', 'awsErrorCodeFromResponse', 'awsStandard2026Dependency', 'awsStandardDependency',

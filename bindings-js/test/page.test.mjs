@@ -22,11 +22,15 @@ import { serve } from './serve.mjs';
  * browser runtime was built (checkout 59125 B = 47018 B wasm + 12107 B JS;
  * shop 59917 B = 47018 + 12899; main shipped 91603 B = 72387 + 19216 and
  * 91650 B = 72387 + 19263, its default entry's whole wasm and glue), plus
- * about 0.3 KB. Then the poll's typed error (issue 28) and the policy's
- * `propagation` section (issue 27) in the runtime: checkout 59634 B
- * (47530 + 12104), shop 60433 B (47530 + 12903), +0.3 KB again.
+ * about 0.3 KB. Then issue 27: main after the core's propagation merge
+ * shipped 59564 B (47530 + 12034) and 60355 B (47530 + 12825), over the
+ * gates with nothing of the binding's (the driver reads the next hop's
+ * `retryplan-retryable`); with the binding's share (the driver handed that
+ * header's value, the runtime's empty ambient-context stubs in the helpers)
+ * 59729 B (47548 + 12181) and 60519 B (47548 + 12971), measured in the same
+ * session: +165 B and +164 B. So the gates are those plus about 0.3 KB.
  */
-const GATE = { checkout: 59_900, shop: 60_700 };
+const GATE = { checkout: 60_000, shop: 60_800 };
 /** Issue 24's goals, in bytes. */
 const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
 

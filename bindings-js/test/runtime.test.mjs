@@ -11,7 +11,7 @@ import { rolldown } from 'rolldown';
 import * as runtime from './runtime.mjs';
 import * as node from 'retryplan';
 import * as tools from 'retryplan/tools';
-import { NOT_CARRIED } from '../browser-entry.mjs';
+import { NOT_CARRIED, NOT_SERVED } from '../browser-entry.mjs';
 
 /** The error `call` throws, as the fields a caller reads. */
 function errorOf(call) {
@@ -45,6 +45,25 @@ test('what the runtime does not carry throws unsupported, naming the call and wh
   // Node's build carries them all.
   assert.equal(node.Policy.fromConfig({ maxAttempts: 3 }).maxAttempts, 3);
   assert.equal(node.Policy.profile('checkout').totalBudgetMs, 800);
+});
+
+test('propagation across hops is not in the runtime: its Driver methods say where it is, and nothing else of it is exported', () => {
+  for (const name of ['IncomingContext', 'propagation', 'currentIncoming']) {
+    assert.equal(runtime[name], undefined, name);
+    assert.equal(typeof node[name], 'function', name);
+  }
+  const driver = new runtime.Driver(runtime.Policy.fromCompiled(tools.compilePolicy({})), 0, { seed: 1 });
+  const calls = {
+    'Driver#outgoingHeaders': () => driver.outgoingHeaders(0, 1),
+    'Driver#answerHeaders': () => driver.answerHeaders(),
+  };
+  assert.deepEqual(new Set(Object.values(NOT_SERVED)), new Set([...Object.keys(calls), 'IncomingContext.read', 'IncomingContext']));
+  for (const [what, call] of Object.entries(calls)) {
+    const error = errorOf(call);
+    assert.deepEqual([error.code, error.blame, error.field], ['unsupported', 'caller', what], what);
+    assert.match(error.message, /cannot run here: it is not in the browser runtime: a page serves no request/);
+  }
+  driver.free();
 });
 
 test('new Policy(...) and new Dependency(...) say how each is made, in every build', () => {

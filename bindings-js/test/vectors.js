@@ -13,9 +13,19 @@
  * Vector files no JS entry runs yet, and why (every test that lists the vector
  * directory leaves them out: vectors.test.mjs, serve.mjs for Chromium).
  */
-export const FILES_NOT_YET_RUN = new Map([
-  ['propagation.json', 'its kinds (incoming_context, propagated_driver) have no JS API yet (issue 27)'],
-]);
+export const FILES_NOT_YET_RUN = new Map([]);
+
+/**
+ * What the browser runtime cannot run, besides what the default entry cannot
+ * (LEAN_CANNOT_RUN): a page serves no request, so the runtime's wasm is
+ * built without the propagation functions (no `IncomingContext`).
+ */
+export const RUNTIME_CANNOT_RUN = {
+  kinds: {
+    incoming_context: 'reading an incoming request is a server\'s job: not in the browser runtime',
+    propagated_driver: 'a driver serving an incoming request is a server\'s: not in the browser runtime',
+  },
+};
 
 /**
  * What the default entry cannot run, and why: whole kinds (a kind with an
@@ -321,6 +331,37 @@ function handIn(api, driver, at, step) {
   return driver.handleResult(at, attempt, outcome, holding);
 }
 
+/** A lookup by lower-case name in a vector's headers object. */
+const lookupIn = (headers) => (name) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+
+/** An `incoming_context` case's answer: the context read, as the vector states it (a refusal names one of the case's headers). */
+function incomingContext(api, policy, testCase) {
+  const headers = testCase.headers;
+  let context;
+  try {
+    context = api.IncomingContext.read(policy, lookupIn(headers), field(testCase, 'now_ms', 'number'));
+  } catch (error) {
+    if (error?.code === 'invalid_header' && !Object.keys(headers).some((name) => name.toLowerCase() === error.field)) {
+      throw new Error(`${testCase.id}: refused ${error.field} (not a header of the case)`);
+    }
+    throw error;
+  }
+  try {
+    const ns = context.callerRemainingNs;
+    if (ns !== undefined && typeof ns !== 'bigint') throw new Error(`${testCase.id}: callerRemainingNs is not a bigint`);
+    return {
+      callerRemainingNs: ns === undefined ? null : String(ns),
+      deadlineHeader: context.deadlineHeader ?? null,
+      deadlineMs: context.deadlineMs ?? null,
+      previousAttempts: context.previousAttempts,
+      idempotencyKey: context.idempotencyKey ?? null,
+      callerRetries: context.callerRetries,
+    };
+  } finally {
+    context.free();
+  }
+}
+
 /** Runs a `driver` case: the host loop's calls on one Driver, in order, with stats and events on. */
 function runDriver(api, testCase, failures, run) {
   const id = testCase.id;
@@ -343,6 +384,8 @@ function runDriver(api, testCase, failures, run) {
   if ('dependency' in testCase) options.dependency = readDependency(api, testCase.dependency, run);
   let driver;
   try {
+    // A `propagated_driver` case: the request it serves, read at its start.
+    if ('incoming_headers' in testCase) options.incoming = api.IncomingContext.read(policy, lookupIn(testCase.incoming_headers), field(testCase, 'start_ms', 'number'));
     driver = new api.Driver(policy, field(testCase, 'start_ms', 'number'), options);
   } catch (error) {
     return settle(testCase, ['expect_error', errorValue(api, error)], id, failures, run);
@@ -367,10 +410,15 @@ function runDriver(api, testCase, failures, run) {
         return events;
       });
     } else if (call === 'stats') result = answer(api, () => stats.toJSON());
+    else if (call === 'outgoing_headers') {
+      const attempt = field(step, 'attempt', 'number');
+      result = answer(api, () => driver.outgoingHeaders(at, attempt, field(step, 'protocol', 'string')));
+    } else if (call === 'answer_headers') result = answer(api, () => driver.answerHeaders(field(step, 'protocol', 'string')));
     else throw new Error(`${label}: unknown driver call \`${call}\``);
     settle(step, result, label, failures, run);
   });
   driver.free();
+  options.incoming?.free();
   options.dependency?.free();
   stats.free();
   policy.free();
@@ -473,6 +521,8 @@ export function runCase(api, testCase, failures, run = { lean: false, skipped: [
   const kind = field(testCase, 'kind', 'string');
   const cannot = run.lean ? leanCannotRun(testCase) : undefined;
   if (cannot !== undefined) return run.skipped.push(`${id}: ${cannot}`);
+  const runtimeCannot = api.IncomingContext === undefined ? RUNTIME_CANNOT_RUN.kinds[kind] : undefined;
+  if (runtimeCannot !== undefined) return run.skipped.push(`${id}: ${runtimeCannot}`);
   const withPolicy = (use) => () => {
     const policy = policyOf(api, testCase, run);
     try {
@@ -486,7 +536,11 @@ export function runCase(api, testCase, failures, run = { lean: false, skipped: [
     case 'operation':
       return runOperation(api, testCase, failures, undefined, run);
     case 'driver':
+    case 'propagated_driver':
       return runDriver(api, testCase, failures, run);
+    case 'incoming_context':
+      call = withPolicy((policy) => incomingContext(api, policy, testCase));
+      break;
     case 'operation_series':
       return runSeries(api, testCase, failures, run);
     case 'grpc_service_config':

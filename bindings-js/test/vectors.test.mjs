@@ -20,7 +20,7 @@ import { pathToFileURL } from 'node:url';
 import * as leanApi from 'retryplan';
 import * as tools from 'retryplan/tools';
 import * as runtime from './runtime.mjs';
-import { FILES_NOT_YET_RUN, LEAN_CANNOT_RUN, newRun, runCase } from './vectors.js';
+import { FILES_NOT_YET_RUN, LEAN_CANNOT_RUN, RUNTIME_CANNOT_RUN, newRun, runCase } from './vectors.js';
 
 /** The text of every error the vectors expect, as Rust composes it (core/tests/conformance.rs keeps it current). */
 const rustMessages = JSON.parse(readFileSync(new URL('../../tests/messages/errors.json', import.meta.url), 'utf8')).messages;
@@ -39,6 +39,9 @@ const total = documents.reduce((sum, { document }) => sum + document.cases.lengt
 test('the vector directory holds vectors', () => {
   assert.ok(total > 0, `no vectors in ${dir.pathname}`);
 });
+
+/** The vector topics whose error texts tests/messages/errors.json does not hold yet (core/tests/conformance.rs, NOT_YET_IN_EVERY_RUNTIME). */
+const NOT_YET_IN_ERRORS_JSON = ['propagation'];
 
 /** What each entry's run left out, by entry: the compiled run leaves out what the default entry's leaves out. */
 const skippedBy = {};
@@ -67,7 +70,9 @@ for (const [entry, api, lean, compiled] of [
   // The browser runtime carries no messages (its errors' words are their code and field).
   const wordless = api === runtime;
   test(`${entry}: every error's message is the core's, byte for byte (composed outside the wasm)`, { skip: process.env.RETRYPLAN_VECTORS !== undefined || wordless }, () => {
-    const labels = Object.keys(run.messages);
+    // Topics whose texts core/tests/conformance.rs keeps out of errors.json until every runtime runs them
+    // (its NOT_YET_IN_EVERY_RUNTIME): JS runs them, but has no Rust text to match yet.
+    const labels = Object.keys(run.messages).filter((label) => !NOT_YET_IN_ERRORS_JSON.some((topic) => label.startsWith(`${topic}.`)));
     assert.ok(labels.length > 0);
     for (const label of labels) assert.equal(run.messages[label], rustMessages[label], label);
     // The tools entry meets every error of the vectors; the default entry every one it runs.
@@ -86,7 +91,11 @@ for (const [entry, api, lean, compiled] of [
       // The same cases and steps as the entry's own run, every policy and dependency configuration through its
       // form (the repository's vectors hold this many: 240 and 29 in the default entry, which leaves out the
       // tools' kinds; another directory holds what it holds).
-      assert.deepEqual(run.skipped, skippedBy[lean ? 'retryplan' : 'retryplan/tools']);
+      // The browser runtime leaves out what a page does not do (RUNTIME_CANNOT_RUN), and only that, besides.
+      const runtimeReasons = api === runtime ? Object.values(RUNTIME_CANNOT_RUN.kinds) : [];
+      const besides = run.skipped.filter((line) => !runtimeReasons.some((reason) => line.endsWith(reason)));
+      assert.deepEqual(besides, skippedBy[lean ? 'retryplan' : 'retryplan/tools']);
+      if (api === runtime) assert.ok(run.skipped.length > besides.length, 'the runtime leaves the propagation cases out');
       const { policies, dependencies } = run.compiledCount;
       const least = lean ? [200, 25] : [300, 30];
       if (process.env.RETRYPLAN_VECTORS === undefined) assert.ok(policies >= least[0] && dependencies >= least[1], `${policies} policies, ${dependencies} dependencies`);
@@ -94,12 +103,13 @@ for (const [entry, api, lean, compiled] of [
     }
     if (lean) {
       // Nothing is left out but for the reasons listed, and the default entry does run most vectors.
-      const reasons = new Set([...Object.values(LEAN_CANNOT_RUN.kinds), ...Object.values(LEAN_CANNOT_RUN.calls), ...Object.values(LEAN_CANNOT_RUN.inputs)]);
+      const runtimeKinds = api === runtime ? Object.values(RUNTIME_CANNOT_RUN.kinds) : [];
+      const reasons = new Set([...Object.values(LEAN_CANNOT_RUN.kinds), ...Object.values(LEAN_CANNOT_RUN.calls), ...Object.values(LEAN_CANNOT_RUN.inputs), ...runtimeKinds]);
       for (const line of run.skipped) assert.ok([...reasons].some((reason) => line.endsWith(reason)), line);
       // The decision engine's kinds all run, but for an input only a tool makes.
       const inputs = new Set(Object.values(LEAN_CANNOT_RUN.inputs));
       const engine = cases.filter((line) => ![...inputs].some((reason) => line.endsWith(reason)));
-      assert.ok(engine.every((line) => Object.values(LEAN_CANNOT_RUN.kinds).some((reason) => line.endsWith(reason))));
+      assert.ok(engine.every((line) => [...Object.values(LEAN_CANNOT_RUN.kinds), ...runtimeKinds].some((reason) => line.endsWith(reason))));
     }
   });
 }

@@ -30,7 +30,6 @@
 //! which can grant the next hop up to one unit more than the caller has.)
 
 use alloc::string::String;
-use core::fmt::Write as _;
 
 use crate::retry_after::{parse_digits_saturating, HeaderError};
 
@@ -89,8 +88,9 @@ pub fn encode_grpc_timeout_into(timeout_ms: u64, out: &mut String) {
     } else {
         ((timeout_ms / MS_PER_HOUR).min(MAX_VALUE), 'H')
     };
-    // Formatting into a String cannot fail; there is no error to report.
-    let _ = write!(out, "{value}{unit}");
+    // Without the formatter: the wasm builds carry no formatting machinery.
+    crate::text::push_decimal(out, value);
+    out.push(unit);
 }
 
 /// Encodes a budget of `timeout_ns` nanoseconds as a `grpc-timeout` value,
@@ -115,8 +115,9 @@ pub fn encode_grpc_timeout_ns(timeout_ns: u64) -> String {
         .map(|&(per, unit)| (timeout_ns / per, unit))
         .find(|&(value, _)| value <= MAX_VALUE)
         .unwrap_or(((timeout_ns / NS_PER_HOUR).min(MAX_VALUE), 'H'));
-    // Formatting into a String cannot fail; there is no error to report.
-    let _ = write!(out, "{value}{unit}");
+    // Without the formatter: the wasm builds carry no formatting machinery.
+    crate::text::push_decimal(&mut out, value);
+    out.push(unit);
     out
 }
 

@@ -103,6 +103,20 @@ pub const RETRYPLAN_ATTEMPT: &str = "retryplan-attempt";
 pub const RETRYPLAN_CALLER_RETRIES: &str = "retryplan-caller-retries";
 /// `retryplan-retryable`: a response's `?0` means do not retry.
 pub const RETRYPLAN_RETRYABLE: &str = "retryplan-retryable";
+/// Every request header [`IncomingContext::read`] may look up, lower case,
+/// in the order it consults them. A host whose lookup cannot call back into
+/// its platform (a binding that crosses an FFI boundary once) hands the
+/// core these headers' values; it never picks one itself.
+pub const REQUEST_HEADERS: [&str; 8] = [
+    GRPC_TIMEOUT,
+    ENVOY_EXPECTED_RQ_TIMEOUT_MS,
+    RETRYPLAN_TIMEOUT_MS,
+    GRPC_PREVIOUS_RPC_ATTEMPTS,
+    ENVOY_ATTEMPT_COUNT,
+    RETRYPLAN_ATTEMPT,
+    RETRYPLAN_CALLER_RETRIES,
+    IDEMPOTENCY_KEY,
+];
 /// `idempotency-key`, the lower-case spelling of [`IDEMPOTENCY_KEY_HEADER`](crate::IDEMPOTENCY_KEY_HEADER).
 pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
 

@@ -2,7 +2,7 @@
 //! retry", as [`Driver::outgoing_headers`](crate::Driver::outgoing_headers)
 //! and [`Driver::answer_headers`](crate::Driver::answer_headers) compute them.
 
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::classify::{GrpcCode, Outcome};
@@ -94,12 +94,12 @@ pub(crate) fn request_headers(
             headers.push(GRPC_TIMEOUT, encode_grpc_timeout_ns(timeout_ms.saturating_mul(NS_PER_MS)));
             // gRPC sends it on retries and hedges only (gRFC A6).
             if attempt > 1 {
-                headers.push(GRPC_PREVIOUS_RPC_ATTEMPTS, (attempt - 1).to_string());
+                headers.push(GRPC_PREVIOUS_RPC_ATTEMPTS, decimal(u64::from(attempt - 1)));
             }
         }
         Protocol::Http => {
-            headers.push(RETRYPLAN_TIMEOUT_MS, timeout_ms.to_string());
-            headers.push(RETRYPLAN_ATTEMPT, attempt.to_string());
+            headers.push(RETRYPLAN_TIMEOUT_MS, decimal(timeout_ms));
+            headers.push(RETRYPLAN_ATTEMPT, decimal(u64::from(attempt)));
         }
     }
     if let Some(key) = key {
@@ -107,6 +107,14 @@ pub(crate) fn request_headers(
     }
     headers.push(RETRYPLAN_CALLER_RETRIES, String::from(if retried_above { "?1" } else { "?0" }));
     headers
+}
+
+/// `number` in decimal digits, without the formatter (the wasm builds carry
+/// no formatting machinery).
+fn decimal(number: u64) -> String {
+    let mut out = String::new();
+    crate::text::push_decimal(&mut out, number);
+    out
 }
 
 /// Whether an ending tells the caller not to retry: the layer gave up

@@ -137,3 +137,16 @@ fn grpc_headers_are_exact_and_count_previous_attempts() {
     assert_eq!(second.get("grpc-previous-rpc-attempts"), Some("1"));
     assert!(driver.outgoing_headers(1, 113, Protocol::Grpc).is_err(), "attempt 1 is not running");
 }
+
+#[test]
+fn the_reader_looks_up_only_the_request_headers_listed() {
+    let policy = Policy::default();
+    let mut asked = Vec::new();
+    let read = IncomingContext::read(&policy, 0, |name| {
+        asked.push(name);
+        None
+    });
+    assert_eq!(read, Ok(IncomingContext::none(0)));
+    // Every family read (the default): each listed name asked once, in the listed order.
+    assert_eq!(asked, REQUEST_HEADERS.to_vec());
+}

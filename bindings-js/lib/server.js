@@ -1,0 +1,56 @@
+// The server side of propagation in Node (issue 27): a middleware for
+// `node:http` in the `(req, res, next)` form, so Express's too. It reads the
+// incoming request's context through the core (`IncomingContext.read`), makes
+// it the ambient context of the request (an AsyncLocalStorage that `run` and
+// `retryFetch` read), answers a malformed propagation header with 400, and
+// writes the core's answer headers (the last give-up of an outgoing helper
+// inside the request decides them) when the response's head is written.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { useRequests } from './ambient.js';
+import { RetryplanError } from './convert.js';
+import { IncomingContext } from './propagation.js';
+
+/** The requests being served (made when a middleware is first made: no side effect at module scope). */
+let requests;
+
+/**
+ * A middleware `(req, res, next)` that serves each request under `policy`'s
+ * `propagation` section: `options.now` is its monotonic clock (the helpers'
+ * by default). Any refusal of the core's reader is the caller's fault:
+ * answered 400 with the core's message, and `next` is not called.
+ */
+export function propagation(policy, options = {}) {
+  if (requests === undefined) {
+    requests = new AsyncLocalStorage();
+    useRequests(requests);
+  }
+  const now = options.now ?? (() => Math.floor(performance.now()));
+  // Checked now, not at the first request: a wrong policy is the server's mistake.
+  IncomingContext.read(policy, {}, now()).free();
+  const store = requests;
+  return function retryplanPropagation(req, res, next) {
+    let incoming;
+    try {
+      incoming = IncomingContext.read(policy, req.headers, now());
+    } catch (refused) {
+      if (!(refused instanceof RetryplanError)) throw refused;
+      res.statusCode = 400;
+      res.setHeader('content-type', 'text/plain; charset=utf-8');
+      res.end(`${refused.message}\n`);
+      return;
+    }
+    const context = { incoming, answer: undefined };
+    // Every head is written through writeHead (an implicit one too): the answer's headers go in just before.
+    const writeHead = res.writeHead;
+    res.writeHead = function writeHeadWithAnswer(...args) {
+      res.writeHead = writeHead;
+      const answer = context.answer;
+      if (answer !== undefined) for (let at = 0; at < answer.length; at += 2) res.setHeader(answer[at], answer[at + 1]);
+      return writeHead.apply(this, args);
+    };
+    store.run(context, next);
+  };
+}
+
+/** The incoming context of the request being served (inside a `propagation` middleware), or undefined. */
+export const currentIncoming = () => requests?.getStore()?.incoming;

@@ -1,0 +1,104 @@
+//! Propagation across hops (`lib/propagation.js`, Node and the tools entry;
+//! not in the browser runtime, built without the feature `propagation`): the
+//! incoming request's context read by the core, and the headers the core
+//! writes on each attempt's request and on the answer. Every value here is
+//! the core's (`retryplan::propagation`); this module only carries them.
+
+use alloc::vec::Vec;
+
+use js_sys::Array;
+use retryplan as rp;
+use rp::propagation::{HeaderList, IncomingContext, Protocol, REQUEST_HEADERS};
+use wasm_bindgen::prelude::*;
+
+use crate::args::named;
+use crate::objects::{self, Object};
+use crate::{either, js_error, num};
+
+/// Reads the incoming request's context under `policy` at `nowMs`: `values`
+/// holds the request headers (`REQUEST_HEADERS`, in that order: a string, or
+/// anything else when absent, several field lines joined by `", "`). The
+/// context's handle, or the `RetryplanError` (`invalid_header` naming the
+/// header, `invalid_argument` naming `Idempotency-Key`).
+#[wasm_bindgen(js_name = _incomingRead)]
+pub fn incoming_read(policy: u32, now_ms: f64, values: Vec<JsValue>) -> JsValue {
+    let values: Vec<Option<alloc::string::String>> = values.iter().map(JsValue::as_string).collect();
+    let lookup = |wanted: &str| {
+        let at = REQUEST_HEADERS.iter().position(|name| *name == wanted)?;
+        values.get(at)?.as_deref()
+    };
+    let read = objects::policy(policy).and_then(|policy| {
+        let context = IncomingContext::read(&policy, now_ms as u64, lookup).map_err(js_error)?;
+        let reserve_ms = policy.propagation().reserve_ms;
+        objects::insert(Object::Incoming(alloc::boxed::Box::new((context, reserve_ms))))
+    });
+    either(read.map(|handle| JsValue::from_f64(f64::from(handle))))
+}
+
+/// The request headers the reader looks up, lower case, in the order
+/// `_incomingRead` takes their values (the core's `REQUEST_HEADERS`).
+#[wasm_bindgen(js_name = _incomingHeaders)]
+pub fn incoming_headers() -> Array {
+    REQUEST_HEADERS.iter().map(|name| JsValue::from_str(name)).collect()
+}
+
+/// What the context `handle` names read: `[receivedAtMs, callerRemainingNs
+/// (a `bigint`, or undefined), deadlineHeader, previousAttempts,
+/// idempotencyKey, callerRetries, deadlineMs (the core's, with the policy's
+/// reserve; or undefined)]`, or the `RetryplanError` of a freed handle.
+#[wasm_bindgen(js_name = _incomingFields)]
+pub fn incoming_fields(handle: u32) -> JsValue {
+    either(objects::incoming(handle).map(|(context, reserve_ms)| {
+        let optional = |value: Option<JsValue>| value.unwrap_or(JsValue::UNDEFINED);
+        let fields: Array = [
+            JsValue::from_f64(num(context.received_at_ms)),
+            optional(context.caller_remaining_ns.map(|ns| js_sys::BigInt::from(ns).into())),
+            optional(context.deadline_header.map(JsValue::from_str)),
+            JsValue::from_f64(f64::from(context.previous_attempts)),
+            optional(context.idempotency_key.as_ref().map(|key| JsValue::from_str(key.as_str()))),
+            JsValue::from_bool(context.caller_retries),
+            optional(context.deadline_ms(reserve_ms).map(|ms| JsValue::from_f64(num(ms)))),
+        ]
+        .into_iter()
+        .collect();
+        fields.into()
+    }))
+}
+
+/// Headers as one array, `[name, value, name, value, ...]`, in the core's order.
+fn header_array(headers: &HeaderList) -> JsValue {
+    let array = Array::new();
+    for (name, value) in headers.iter() {
+        array.push(&JsValue::from_str(name));
+        array.push(&JsValue::from_str(value));
+    }
+    array.into()
+}
+
+/// Runs `use_driver` on the driver `handle` names.
+fn with_driver(handle: u32, use_driver: impl FnOnce(&rp::Driver) -> Result<JsValue, JsValue>) -> JsValue {
+    either(objects::with(handle, "driver", |object| match object {
+        Object::Driver(driver) => use_driver(driver),
+        _ => Err(objects::freed("driver")),
+    }))
+}
+
+/// The request headers of running attempt `attempt` sent at `nowMs` to a
+/// next hop speaking `protocol` (`http` or `grpc`): the core's
+/// `Driver::outgoing_headers`, as `[name, value, ...]`, or the `RetryplanError`.
+#[wasm_bindgen(js_name = _driverOutgoing)]
+pub fn driver_outgoing(handle: u32, attempt: u32, now_ms: f64, protocol: &str) -> JsValue {
+    let protocol = named::<Protocol>("protocol", protocol);
+    with_driver(handle, |driver| {
+        let headers = driver.outgoing_headers(attempt, now_ms as u64, protocol?).map_err(js_error)?;
+        Ok(header_array(&headers))
+    })
+}
+
+/// The headers of the answer to this layer's caller once the operation ended
+/// (the core's `Driver::answer_headers`), as `[name, value, ...]`.
+#[wasm_bindgen(js_name = _driverAnswer)]
+pub fn driver_answer(handle: u32, protocol: &str) -> JsValue {
+    let protocol = named::<Protocol>("protocol", protocol);
+    with_driver(handle, |driver| Ok(header_array(&driver.answer_headers(protocol?))))
+}
