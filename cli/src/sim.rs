@@ -497,7 +497,9 @@ impl<'a> Simulation<'a> {
                 }
                 let last_result = self.slots.get(slot as usize).and_then(|entry| entry.op.as_ref()?.last);
                 let ending = Ending { decision, last_result, result: None };
-                let reply = if self.setup.propagated && answers_do_not_retry(&ending) {
+                let reply = if self.setup.propagated
+                    && answers_do_not_retry(&ending.decision, ending.last_result.as_ref().map(|last| &last.outcome))
+                {
                     Reply::DeclinedRetry
                 } else {
                     Reply::Unavailable

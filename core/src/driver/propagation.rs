@@ -65,7 +65,9 @@ impl Driver {
     /// (and none before the end).
     #[must_use]
     pub fn answer_headers(&self, protocol: Protocol) -> HeaderList {
-        let do_not_retry = self.ended().is_some_and(|ending| answers_do_not_retry(&ending));
+        let do_not_retry = self.ended().is_some_and(|ending| {
+            answers_do_not_retry(&ending.decision, ending.last_result.as_ref().map(|last| &last.outcome))
+        });
         answer_headers(protocol, do_not_retry)
     }
 

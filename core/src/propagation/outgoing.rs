@@ -7,7 +7,6 @@ use alloc::vec::Vec;
 
 use crate::classify::{GrpcCode, Outcome};
 use crate::decision::{Decision, GiveUpReason};
-use crate::driver::Ending;
 use crate::grpc_timeout::encode_grpc_timeout_ns;
 use crate::idempotency_key::IdempotencyKey;
 
@@ -117,8 +116,10 @@ fn decimal(number: u64) -> String {
     out
 }
 
-/// Whether an ending tells the caller not to retry: the layer gave up
-/// because of overload or its retry budget, or was itself told so.
+/// Whether an operation that ended with `decision`, its last attempt's
+/// outcome `last_outcome`, tells its caller not to retry (a driver's
+/// [`Ending`](crate::Ending) holds both): the layer gave up because of
+/// overload or its retry budget, or was itself told so.
 ///
 /// - `budget_exhausted`, `circuit_open`, `no_retry_slot`: this layer's
 ///   dependency refused a retry to protect an overloaded service (the
@@ -134,8 +135,8 @@ fn decimal(number: u64) -> String {
 /// that made one attempt because its caller retries) leaves the caller's
 /// policy to decide.
 #[must_use]
-pub fn answers_do_not_retry(ending: &Ending) -> bool {
-    match ending.decision {
+pub fn answers_do_not_retry(decision: &Decision, last_outcome: Option<&Outcome>) -> bool {
+    match *decision {
         Decision::GaveUp {
             reason:
                 GiveUpReason::BudgetExhausted
@@ -145,7 +146,7 @@ pub fn answers_do_not_retry(ending: &Ending) -> bool {
             ..
         } => true,
         Decision::GaveUp { reason: GiveUpReason::AttemptsExhausted, attempts, .. } if attempts > 1 => {
-            ending.last_result.is_some_and(|last| is_overload(&last.outcome))
+            last_outcome.is_some_and(is_overload)
         }
         _ => false,
     }
