@@ -52,7 +52,8 @@ const unavailable = { type: 'http_status', status: 503 };
 const outcomeMs = time('outcome', 2_000, (i) => {
   const operation = new Operation(policy, 0, { seed: i });
   let decision = operation.poll(0);
-  for (let attempt = 1; attempt < 100; attempt += 1) decision = operation.onOutcome(attempt, decision.attempt, unavailable);
+  for (let attempt = 1; attempt < 100; attempt += 1)
+    decision = operation.onOutcome(attempt, decision.attempt, unavailable);
   operation.free();
 });
 const newMs = time('new', 200_000, (i) => new Operation(policy, 0, { seed: i }).free());
@@ -131,14 +132,20 @@ one decision through wasm: ${outcomeNs.toFixed(0)} ns for onOutcome(503) -> star
 new Operation + free: ${ns(osMs).toFixed(0)} ns with the seed and key from the OS, ${ns(newMs).toFixed(0)} ns seeded;
   new Driver + free (seed and key from the OS): ${ns(driverMs).toFixed(0)} ns`);
 for (const [workload, title, perAttempt] of [
-  ['failing', `${ATTEMPTS} attempts, each throwing a new Error the hook calls retryable, zero delay, a fresh operation per call`, true],
+  [
+    'failing',
+    `${ATTEMPTS} attempts, each throwing a new Error the hook calls retryable, zero delay, a fresh operation per call`,
+    true,
+  ],
   ['happy', 'the one-attempt happy path, a fresh operation per call', false],
 ]) {
   console.log(`${title} (CPU time, best of ${ROUNDS} interleaved rounds; wall time beside it):`);
   const per = perAttempt ? ATTEMPTS : 1;
   const us = (label) => best[`${workload} ${label}`] / per;
   for (const label of Object.keys(workloads[workload])) {
-    const ratios = ['p-retry 9', 'cockatiel 4'].map((peer) => `${r(us('retryplan run()') / us(peer))}x ${peer}`).join(', ');
+    const ratios = ['p-retry 9', 'cockatiel 4']
+      .map((peer) => `${r(us('retryplan run()') / us(peer))}x ${peer}`)
+      .join(', ');
     const row = `  ${label.padEnd(16)} ${us(label).toFixed(2).padStart(8)} us/${perAttempt ? 'attempt' : 'call'} (wall ${(wall[`${workload} ${label}`] / per).toFixed(2)})`;
     console.log(label === 'retryplan run()' ? `${row}  run() is ${ratios}` : row);
   }

@@ -54,9 +54,17 @@ export const NOT_SERVED = {
  * result `never` (so that using it is a type error).
  */
 const NOT_CARRIED_TYPES = [
-  ['static fromConfig(config: PolicyConfig): Policy;', 'Policy.fromConfig', 'static fromConfig(config: PolicyConfig): never;'],
+  [
+    'static fromConfig(config: PolicyConfig): Policy;',
+    'Policy.fromConfig',
+    'static fromConfig(config: PolicyConfig): never;',
+  ],
   ['static profile(name: ProfileName): Policy;', 'Policy.profile', 'static profile(name: ProfileName): never;'],
-  ['static fromConfig(config: DependencyConfig): Dependency;', 'Dependency.fromConfig', 'static fromConfig(config: DependencyConfig): never;'],
+  [
+    'static fromConfig(config: DependencyConfig): Dependency;',
+    'Dependency.fromConfig',
+    'static fromConfig(config: DependencyConfig): never;',
+  ],
   ['constructor(config: BudgetConfig);', 'new RetryBudget', 'constructor(config: BudgetConfig);'],
   ['constructor(config: BreakerConfig);', 'new CircuitBreaker', 'constructor(config: BreakerConfig);'],
 ];
@@ -66,7 +74,8 @@ function browserTypes(index) {
   let text = index.replace(/from '\.\/generated\//g, "from '../../lib/generated/");
   for (const [declaration, what, replacement] of NOT_CARRIED_TYPES) {
     const at = text.indexOf(`  ${declaration}\n`);
-    if (at < 0 || text.indexOf(`  ${declaration}\n`, at + 1) >= 0) throw new Error(`browser-entry.mjs: lib/index.d.ts declares \`${declaration}\` ${at < 0 ? 'nowhere' : 'twice'}`);
+    if (at < 0 || text.indexOf(`  ${declaration}\n`, at + 1) >= 0)
+      throw new Error(`browser-entry.mjs: lib/index.d.ts declares \`${declaration}\` ${at < 0 ? 'nowhere' : 'twice'}`);
     const note = `  /**\n   * @deprecated \`${what}\` is not in the browser runtime: it throws a RetryplanError with code\n   * "unsupported". Compile the configuration when the page is built (retryplan/rollup, compilePolicy or\n   * compileDependency of retryplan/tools, \`retryplan compile\`) and load it with Policy.fromCompiled or\n   * Dependency.fromCompiled, or import it from retryplan/tools.\n   */\n`;
     text = `${text.slice(0, at)}${note}  ${replacement}\n${text.slice(at + declaration.length + 3)}`;
   }
@@ -74,10 +83,13 @@ function browserTypes(index) {
 }
 
 /** The line before the stubs in the glue. */
-const STUBS = "// Not in the browser runtime (browser-entry.mjs): each throws `unsupported` naming what to do instead.";
+const STUBS = '// Not in the browser runtime (browser-entry.mjs): each throws `unsupported` naming what to do instead.';
 
 /** The names a wasm-bindgen glue module exports. */
-const exportsOf = (glue) => new Set([...readFileSync(glue, 'utf8').matchAll(/^export (?:function|const|class) ([\w$]+)/gm)].map(([, name]) => name));
+const exportsOf = (glue) =>
+  new Set(
+    [...readFileSync(glue, 'utf8').matchAll(/^export (?:function|const|class) ([\w$]+)/gm)].map(([, name]) => name),
+  );
 
 function build() {
   const here = new URL('./', import.meta.url);
@@ -86,7 +98,9 @@ function build() {
   rmSync(out, { recursive: true, force: true });
   mkdirSync(new URL('generated/', out), { recursive: true });
   const runtime = new Set(readdirSync(new URL('runtime/', lib)));
-  const generated = readdirSync(new URL('generated/', lib)).filter((file) => file.endsWith('.js')).map((name) => `generated/${name}`);
+  const generated = readdirSync(new URL('generated/', lib))
+    .filter((file) => file.endsWith('.js'))
+    .map((name) => `generated/${name}`);
   for (const name of readdirSync(lib).filter((file) => file.endsWith('.js') && !LEFT_OUT.has(file))) {
     if (SHARED.has(name)) continue;
     const from = runtime.has(name) ? new URL(`runtime/${name}`, lib) : new URL(name, lib);
@@ -94,7 +108,10 @@ function build() {
   }
   for (const path of [...SHARED, ...generated]) {
     const up = '../'.repeat(path.split('/').length + 1);
-    writeFileSync(new URL(path, out), `// Shared with the other entries: one module for all.\nexport * from '${up}lib/${path}';\n`);
+    writeFileSync(
+      new URL(path, out),
+      `// Shared with the other entries: one module for all.\nexport * from '${up}lib/${path}';\n`,
+    );
   }
 
   writeFileSync(new URL('browser.d.ts', out), browserTypes(readFileSync(new URL('index.d.ts', lib), 'utf8')));
@@ -107,13 +124,19 @@ function build() {
   const carried = exportsOf(glue);
   const missing = [...exportsOf(new URL('wasm/retryplan_js.js', here))].filter((name) => !carried.has(name));
   const unlisted = missing.filter((name) => NOT_CARRIED[name] === undefined && NOT_SERVED[name] === undefined);
-  if (unlisted.length > 0) throw new Error(`browser-entry.mjs: the runtime's wasm lacks ${unlisted.join(', ')}: name what calls each in NOT_CARRIED or NOT_SERVED`);
+  if (unlisted.length > 0)
+    throw new Error(
+      `browser-entry.mjs: the runtime's wasm lacks ${unlisted.join(', ')}: name what calls each in NOT_CARRIED or NOT_SERVED`,
+    );
   const stubs = missing.map((name) =>
     NOT_CARRIED[name] !== undefined
       ? `export function ${name}() {\n  throw notCarried('${NOT_CARRIED[name]}');\n}\n`
       : `export function ${name}() {\n  throw notCarried('${NOT_SERVED[name]}', SERVED_ELSEWHERE);\n}\n`,
   );
-  appendFileSync(glue, `\n${STUBS}\nimport { SERVED_ELSEWHERE, notCarried } from '../lib/error.js';\n${stubs.join('')}`);
+  appendFileSync(
+    glue,
+    `\n${STUBS}\nimport { SERVED_ELSEWHERE, notCarried } from '../lib/error.js';\n${stubs.join('')}`,
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) build();

@@ -14,7 +14,9 @@ const mode = process.argv[2];
 
 if (mode === undefined) {
   for (const each of ['sync', 'async']) {
-    const child = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), each], { stdio: 'inherit' });
+    const child = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), each], {
+      stdio: 'inherit',
+    });
     if (child.status !== 0) process.exit(child.status ?? 1);
   }
 } else {
@@ -42,5 +44,7 @@ if (mode === undefined) {
     globalThis.gc();
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  console.log(`${mode}: ${COUNT} operations dropped in ${elapsed} ms; before: ${before}; after: ${after}; after 5 collections: ${memory()}`);
+  console.log(
+    `${mode}: ${COUNT} operations dropped in ${elapsed} ms; before: ${before}; after: ${after}; after 5 collections: ${memory()}`,
+  );
 }

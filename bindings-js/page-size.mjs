@@ -42,10 +42,22 @@ export async function buildPage(name, use = async () => undefined) {
       `<!doctype html>\n<meta charset="utf-8">\n<title>checkout</title>\n<script type="module">\nimport { placeOrder } from './${PAGES[name]}';\nwindow.placeOrder = placeOrder;\n</script>\n`,
     );
     const dist = join(work, 'dist');
-    await build({ root: work, configFile: false, logLevel: 'silent', plugins: [retryplan()], build: { outDir: dist, emptyOutDir: true } });
+    await build({
+      root: work,
+      configFile: false,
+      logLevel: 'silent',
+      plugins: [retryplan()],
+      build: { outDir: dist, emptyOutDir: true },
+    });
     const sizes = files(dist).map((file) => {
       const bytes = readFileSync(join(dist, file));
-      const kind = file.endsWith('.wasm') ? 'wasm' : file.endsWith('.js') ? 'js' : file.endsWith('.html') ? 'html' : 'other';
+      const kind = file.endsWith('.wasm')
+        ? 'wasm'
+        : file.endsWith('.js')
+          ? 'js'
+          : file.endsWith('.html')
+            ? 'html'
+            : 'other';
       return { file, kind, raw: bytes.length, gz: gzipSync(bytes, { level: 9 }).length };
     });
     const sum = (kind) => sizes.filter((each) => each.kind === kind).reduce((total, each) => total + each.gz, 0);
@@ -60,6 +72,8 @@ export async function buildPage(name, use = async () => undefined) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const name of Object.keys(PAGES)) {
     const { shipped } = await buildPage(name);
-    console.log(`${name} page: ${shipped.total} B gzipped (wasm ${shipped.wasm} B + JS ${shipped.js} B): ${shipped.files.map((f) => `${f.file} ${f.raw} B raw, ${f.gz} B gz`).join('; ')}`);
+    console.log(
+      `${name} page: ${shipped.total} B gzipped (wasm ${shipped.wasm} B + JS ${shipped.js} B): ${shipped.files.map((f) => `${f.file} ${f.raw} B raw, ${f.gz} B gz`).join('; ')}`,
+    );
   }
 }

@@ -38,9 +38,15 @@ function newest(path) {
     .reduce((best, next) => (next[0] > best[0] ? next : best), [0, path]);
 }
 
-const built = Math.min(...BUILT.filter((path) => !path.startsWith('lib/')).map((path) => statSync(here + path).mtimeMs));
-const [changed, source] = SOURCES.map((path) => newest(here + path)).reduce((best, next) => (next[0] > best[0] ? next : best));
+const built = Math.min(
+  ...BUILT.filter((path) => !path.startsWith('lib/')).map((path) => statSync(here + path).mtimeMs),
+);
+const [changed, source] = SOURCES.map((path) => newest(here + path)).reduce((best, next) =>
+  next[0] > best[0] ? next : best,
+);
 if (changed > built) {
-  console.error(`retryplan: refusing to pack a stale build (${source.replace(here, '')} is newer): run ./build.sh first`);
+  console.error(
+    `retryplan: refusing to pack a stale build (${source.replace(here, '')} is newer): run ./build.sh first`,
+  );
   process.exit(1);
 }

@@ -197,7 +197,7 @@ const PARTS = [
     /retryplan::(retry_after|http_date|email_date|rate_limit|structured_field|http|error_code)$|retryplan_js::(http_dialect|headers|outcomes)$|exports::_(outcome|parse|headers|names|policyOutcome)/,
   ],
   [
-    'compiled forms: Policy.fromCompiled, Dependency.fromCompiled (the reader of the core\'s form, its checks; the tools: its writer)',
+    "compiled forms: Policy.fromCompiled, Dependency.fromCompiled (the reader of the core's form, its checks; the tools: its writer)",
     /^retryplan::compiled$|exports::_(policyFromCompiled|dependencyFromCompiled|policyToCompiled|dependencyCompile)$/,
   ],
   [
@@ -212,8 +212,14 @@ const PARTS = [
     'deciding: Operation, Driver, classify, backoff (Polly: libm), guidance, Stats',
     /retryplan::(operation|driver|classify|backoff|guidance|rng|stats|decision|failure|deadline)$|^libm$|retryplan_js::(operation|driver|decisions|stats|args)$|exports::_(driver|operation|stats)/,
   ],
-  ['errors as data: codes, fields, rules and values', /retryplan::(error|message|text|units)$|retryplan_js::(message_js|js_error|binding_error)$/],
-  ['the binding: handles, entropy, the allocator, wasm-bindgen', /^retryplan_js|^wasm_bindgen$|^js_sys$|^lol_alloc$|^exports::/],
+  [
+    'errors as data: codes, fields, rules and values',
+    /retryplan::(error|message|text|units)$|retryplan_js::(message_js|js_error|binding_error)$/,
+  ],
+  [
+    'the binding: handles, entropy, the allocator, wasm-bindgen',
+    /^retryplan_js|^wasm_bindgen$|^js_sys$|^lol_alloc$|^exports::/,
+  ],
   ['Rust library: core, alloc, integer builtins', /^(core|alloc|compiler_builtins|std|other|retryplan)$/],
 ];
 
@@ -226,7 +232,8 @@ function parts(named, wasmGz) {
     const part = PARTS.find(([, pattern]) => pattern.test(module))?.[0] ?? PARTS.at(-1)[0];
     totals.set(part, totals.get(part) + size);
   }
-  const sectionSize = (ids) => sections.filter((section) => ids.includes(section.id) && section.id !== 0).reduce((sum, s) => sum + s.size, 0);
+  const sectionSize = (ids) =>
+    sections.filter((section) => ids.includes(section.id) && section.id !== 0).reduce((sum, s) => sum + s.size, 0);
   totals.set('constant data (names, tables, strings)', sectionSize([11]));
   totals.set('imports, exports, types, tables', sectionSize([1, 2, 3, 4, 5, 6, 7, 9, 12]));
   const all = [...totals.values()].reduce((sum, size) => sum + size, 0);
@@ -262,20 +269,42 @@ if (process.argv.includes('--json')) {
   const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
   const total = lean.wasm + lean.glue;
   const runtimeTotal = runtime.wasm + runtime.glue;
-  console.log(`toolchain: ${Object.entries(report.toolchain).map(([tool, version]) => `${tool} ${version}`).join(', ')}`);
-  for (const [name, sizes] of [['retryplan (browser runtime)', runtime], ['retryplan (default, Node)', lean], ['retryplan/tools', tools]]) {
-    console.log(`${name}: wasm ${kb(sizes.wasm)} + minified glue ${kb(sizes.glue)} = ${kb(sizes.wasm + sizes.glue)}; with the helpers ${kb(sizes.wasm + sizes.withHelpers)}`);
+  console.log(
+    `toolchain: ${Object.entries(report.toolchain)
+      .map(([tool, version]) => `${tool} ${version}`)
+      .join(', ')}`,
+  );
+  for (const [name, sizes] of [
+    ['retryplan (browser runtime)', runtime],
+    ['retryplan (default, Node)', lean],
+    ['retryplan/tools', tools],
+  ]) {
+    console.log(
+      `${name}: wasm ${kb(sizes.wasm)} + minified glue ${kb(sizes.glue)} = ${kb(sizes.wasm + sizes.glue)}; with the helpers ${kb(sizes.wasm + sizes.withHelpers)}`,
+    );
   }
-  for (const [name, sizes] of [['the browser runtime', report.runtime], ['the default entry', report.lean], ['the tools entry', report.tools]]) {
+  for (const [name, sizes] of [
+    ['the browser runtime', report.runtime],
+    ['the default entry', report.lean],
+    ['the tools entry', report.tools],
+  ]) {
     console.log(`where ${name}'s wasm goes (${kb(sizes.wasm)}; each part's share of the raw module):`);
     for (const { part, raw, share, gz: partGz } of sizes.parts.filter(({ raw }) => raw > 0)) {
-      console.log(`  ${kb(partGz).padStart(8)}  ${(share * 100).toFixed(1).padStart(5)} %  ${String(raw).padStart(7)} B raw  ${part}`);
+      console.log(
+        `  ${kb(partGz).padStart(8)}  ${(share * 100).toFixed(1).padStart(5)} %  ${String(raw).padStart(7)} B raw  ${part}`,
+      );
     }
   }
-  console.log(`browser runtime ${runtimeTotal} B, limit ${kb(RUNTIME_LIMIT)}; default entry ${total} B, limit ${kb(LIMIT)}; a page's goal ${kb(GOAL)}: ${runtimeTotal <= GOAL ? 'met by the runtime alone' : `not met, the runtime alone ${kb(runtimeTotal - GOAL)} over`}`);
+  console.log(
+    `browser runtime ${runtimeTotal} B, limit ${kb(RUNTIME_LIMIT)}; default entry ${total} B, limit ${kb(LIMIT)}; a page's goal ${kb(GOAL)}: ${runtimeTotal <= GOAL ? 'met by the runtime alone' : `not met, the runtime alone ${kb(runtimeTotal - GOAL)} over`}`,
+  );
   const drift = Object.entries(PINNED).filter(([tool, version]) => report.toolchain[tool] !== version);
   if (drift.length > 0) {
-    console.error(`size gate: the figures hold for the pinned toolchain (${Object.entries(PINNED).map(([tool, version]) => `${tool} ${version}`).join(', ')}); found ${drift.map(([tool]) => `${tool} ${report.toolchain[tool]}`).join(', ')}`);
+    console.error(
+      `size gate: the figures hold for the pinned toolchain (${Object.entries(PINNED)
+        .map(([tool, version]) => `${tool} ${version}`)
+        .join(', ')}); found ${drift.map(([tool]) => `${tool} ${report.toolchain[tool]}`).join(', ')}`,
+    );
     process.exit(1);
   }
   if (runtimeTotal > RUNTIME_LIMIT) {

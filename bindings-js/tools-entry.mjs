@@ -9,7 +9,18 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const SHARED = new Set(['args.js', 'convert.js', 'endings.js', 'entropy.js', 'error.js', 'failures.js', 'json.js', 'messages.js', 'rules.js', 'words.js']);
+const SHARED = new Set([
+  'args.js',
+  'convert.js',
+  'endings.js',
+  'entropy.js',
+  'error.js',
+  'failures.js',
+  'json.js',
+  'messages.js',
+  'rules.js',
+  'words.js',
+]);
 const ENTRIES = new Set(['node.js', 'browser.js']);
 // Build-time modules no entry imports (the bundler plugin, which loads the tools entry itself): not copied.
 const BUILD_TIME = new Set(['rollup.js']);
@@ -47,7 +58,10 @@ function build() {
   // A shared module (the generated constants too) is re-exported: one module for both entries.
   for (const path of shared) {
     const up = '../'.repeat(path.split('/').length + 1);
-    writeFileSync(new URL(path, out), `// Shared with the default entry: one module for both.\nexport * from '${up}lib/${path}';\n`);
+    writeFileSync(
+      new URL(path, out),
+      `// Shared with the default entry: one module for both.\nexport * from '${up}lib/${path}';\n`,
+    );
   }
 }
 

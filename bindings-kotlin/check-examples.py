@@ -10,6 +10,7 @@ tests; ReadmeExamplesTest runs the examples that need no server.
 
 Usage: python3 check-examples.py
 """
+
 import importlib.util
 import pathlib
 import re
@@ -35,15 +36,21 @@ def main() -> None:
         text = source.read_text(encoding="utf-8")
         for name, block in re.findall(r"// README: (\w+)\n(.*?)// README: end\n", text, flags=re.S):
             if block.strip() not in readme_blocks:
-                sys.exit(f"examples: the `{name}` block of {source.relative_to(HERE)} is not a ```kotlin block of README.md as written")
+                sys.exit(
+                    f"examples: the `{name}` block of {source.relative_to(HERE)} is not a ```kotlin block of README.md as written"
+                )
             mirrored[block.strip()] = name
     for body, block in readme_blocks.items():
         if body not in mirrored:
-            sys.exit(f"examples: {block.where}: a ```kotlin block that is not in kotlin/examples/ (mirror it there between "
-                     f"`// README: name` and `// README: end`, or mark it `<!-- not-tested: reason -->`)")
+            sys.exit(
+                f"examples: {block.where}: a ```kotlin block that is not in kotlin/examples/ (mirror it there between "
+                f"`// README: name` and `// README: end`, or mark it `<!-- not-tested: reason -->`)"
+            )
     skipped = [b for b in snippets.all_blocks(README) if b.lang == "kotlin" and b.not_tested is not None]
-    print(f"examples: {', '.join(mirrored.values())}: in README.md as compiled; "
-          f"{len(skipped)} kotlin block(s) marked not-tested")
+    print(
+        f"examples: {', '.join(mirrored.values())}: in README.md as compiled; "
+        f"{len(skipped)} kotlin block(s) marked not-tested"
+    )
 
 
 if __name__ == "__main__":

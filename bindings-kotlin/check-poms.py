@@ -3,6 +3,7 @@ coordinates and dependencies, and its artifact lies beside it.
 
 Usage: python3 check-poms.py build/maven
 """
+
 import pathlib
 import sys
 import xml.etree.ElementTree as ET
@@ -11,21 +12,30 @@ NS = {"m": "http://maven.apache.org/POM/4.0.0"}
 
 # artifact -> (packaging, {(group, artifact, version or None for "ours", type)})
 EXPECTED = {
-    "retryplan-kotlin": ("jar", {
-        ("net.java.dev.jna", "jna", "5.13.0", None),
-        ("org.jetbrains.kotlin", "kotlin-stdlib", "2.0.0", None),
-        ("org.jetbrains.kotlinx", "kotlinx-coroutines-core", "1.0.1", None),
-    }),
+    "retryplan-kotlin": (
+        "jar",
+        {
+            ("net.java.dev.jna", "jna", "5.13.0", None),
+            ("org.jetbrains.kotlin", "kotlin-stdlib", "2.0.0", None),
+            ("org.jetbrains.kotlinx", "kotlinx-coroutines-core", "1.0.1", None),
+        },
+    ),
     "retryplan-kotlin-jvm": ("jar", {("dev.retryplan", "retryplan-kotlin", None, None)}),
-    "retryplan-kotlin-okhttp": ("jar", {
-        ("dev.retryplan", "retryplan-kotlin", None, None),
-        ("com.squareup.okhttp3", "okhttp", "3.13.1", None),
-    }),
-    "retryplan-kotlin-android": ("aar", {
-        ("net.java.dev.jna", "jna", "5.13.0", "aar"),
-        ("org.jetbrains.kotlin", "kotlin-stdlib", "2.0.0", None),
-        ("org.jetbrains.kotlinx", "kotlinx-coroutines-core", "1.0.1", None),
-    }),
+    "retryplan-kotlin-okhttp": (
+        "jar",
+        {
+            ("dev.retryplan", "retryplan-kotlin", None, None),
+            ("com.squareup.okhttp3", "okhttp", "3.13.1", None),
+        },
+    ),
+    "retryplan-kotlin-android": (
+        "aar",
+        {
+            ("net.java.dev.jna", "jna", "5.13.0", "aar"),
+            ("org.jetbrains.kotlin", "kotlin-stdlib", "2.0.0", None),
+            ("org.jetbrains.kotlinx", "kotlinx-coroutines-core", "1.0.1", None),
+        },
+    ),
 }
 
 

@@ -230,7 +230,11 @@ def report_loops(title: str, waits: bool) -> None:
 # ---------------------------------------------------------------- the users' workload (issue 11)
 
 # The hook's name (the old one before the helpers moved onto the driver: the same script measures both).
-HOOK = "outcome_of_error" if "outcome_of_error" in inspect.signature(retryplan.retry).parameters else "outcome_of_exception"
+HOOK = (
+    "outcome_of_error"
+    if "outcome_of_error" in inspect.signature(retryplan.retry).parameters
+    else "outcome_of_exception"
+)
 
 
 class AppError(Exception):
@@ -266,7 +270,9 @@ def workload(attempts: int, on_last: Callable[[], Any] = lambda: None) -> Dict[s
 
     made["hand-written loop"] = hand
     policy = retryplan.Policy(
-        max_attempts=attempts, jitter={"kind": "none"}, backoff={"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0}
+        max_attempts=attempts,
+        jitter={"kind": "none"},
+        backoff={"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0},
     )
     retryable = retryplan.Outcome.application("retryable")
     mapping = {HOOK: lambda error: retryable if isinstance(error, AppError) else None}
@@ -283,7 +289,9 @@ def workload(attempts: int, on_last: Callable[[], Any] = lambda: None) -> Dict[s
     import tenacity
 
     made["tenacity"] = tenacity.retry(
-        stop=tenacity.stop_after_attempt(attempts), wait=tenacity.wait_none(), reraise=True,
+        stop=tenacity.stop_after_attempt(attempts),
+        wait=tenacity.wait_none(),
+        reraise=True,
         retry=tenacity.retry_if_exception_type(AppError),
     )(Failing(attempts, on_last))
     import stamina
@@ -323,8 +331,10 @@ def report_workload() -> None:
         print(f"  {name:22s}{cells}")
     for name in ("retryplan.retry", "retryplan.attempts"):
         row = table[name]
-        print(f"  {name}: {row[10] / floor[10]:.2f}x a hand loop at 10 attempts (goal <= 1.5x); "
-              f"per attempt at 100 / at 10: {row[100] / row[10]:.2f} (flat: ~1)")
+        print(
+            f"  {name}: {row[10] / floor[10]:.2f}x a hand loop at 10 attempts (goal <= 1.5x); "
+            f"per attempt at 100 / at 10: {row[100] / row[10]:.2f} (flat: ~1)"
+        )
 
 
 def report_memory() -> None:
@@ -390,20 +400,25 @@ def import_ms() -> Dict[str, float]:
         )
         best = float("inf")
         for _ in range(11):
-            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+            out = subprocess.run(
+                [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+            ).stdout
             best = min(best, float(out.split()[-1]))
         results[name] = best * 1000
     best = float("inf")
     for _ in range(5):
         out = subprocess.run(
             [sys.executable, "-X", "importtime", "-c", "import retryplan\n" + FIRST_USES["retry (sync)"][1]],
-            capture_output=True, text=True, check=True, env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
         ).stderr
         # Top-level entries (one space before the name) from `retryplan` on: what the import and first use pulled in.
         top = re.findall(r"^import time:\s*\d+\s*\|\s*(\d+)\s*\| (\S+)$", out, re.M)
         names = [name for _, name in top]
         if "retryplan" in names:
-            best = min(best, sum(int(us) for us, _ in top[names.index("retryplan"):]) / 1000)
+            best = min(best, sum(int(us) for us, _ in top[names.index("retryplan") :]) / 1000)
     results["-X importtime, retry (sync): modules imported (cumulative)"] = best
     return results
 

@@ -39,7 +39,7 @@ def arguments(line: str, where: str) -> List[str]:
         return words[1:]
     if words[:2] == ["cargo", "run"] and "-p" in words and "--" in words:
         if words[words.index("-p") + 1] == "retryplan-cli":
-            return words[words.index("--") + 1:]
+            return words[words.index("--") + 1 :]
     raise SystemExit(f"{where}: `{line}` is not a retryplan command: mark the block `<!-- not-tested: reason -->`")
 
 
@@ -68,8 +68,10 @@ def main() -> None:
                 seen.add(tuple(args))
                 run = subprocess.run([str(binary), *args], cwd=ROOT, capture_output=True, text=True)
                 if run.returncode != 0:
-                    raise SystemExit(f"{block.where}: `retryplan {' '.join(args)}` exited {run.returncode}:\n"
-                                     f"{run.stdout}{run.stderr}")
+                    raise SystemExit(
+                        f"{block.where}: `retryplan {' '.join(args)}` exited {run.returncode}:\n"
+                        f"{run.stdout}{run.stderr}"
+                    )
         for block in snippets.blocks(path, "text") if "text" in langs else []:
             first, *expected = block.code.splitlines()
             if not first.startswith("$ "):
@@ -78,8 +80,10 @@ def main() -> None:
             run = subprocess.run([str(binary), *args], cwd=FIXTURES, capture_output=True, text=True)
             printed = (run.stdout + run.stderr).splitlines()
             if run.returncode not in (0, 1) or not matches(expected, printed):
-                raise SystemExit(f"{block.where}: `{first[2:]}` (in cli/tests/fixtures) exited {run.returncode} and "
-                                 f"printed\n" + "\n".join(printed) + "\nwhere the README shows\n" + "\n".join(expected))
+                raise SystemExit(
+                    f"{block.where}: `{first[2:]}` (in cli/tests/fixtures) exited {run.returncode} and "
+                    f"printed\n" + "\n".join(printed) + "\nwhere the README shows\n" + "\n".join(expected)
+                )
             shown += 1
     if not commands or not shown:
         raise SystemExit("cli readme: no command found in the READMEs")

@@ -68,7 +68,7 @@ def strip_comments_and_strings(src):
                 else:
                     out.append("\n" if src[i] == "\n" else "")
                     i += 1
-        elif re.match(r'b?r#*"', src[i:i + 20]) and (i == 0 or not (src[i - 1].isalnum() or src[i - 1] == "_")):
+        elif re.match(r'b?r#*"', src[i : i + 20]) and (i == 0 or not (src[i - 1].isalnum() or src[i - 1] == "_")):
             m = re.match(r'b?r(#*)"', src[i:])
             close = '"' + m.group(1)
             end = src.find(close, i + m.end())
@@ -190,7 +190,9 @@ class Crate:
             outer = innermost(spans, m.start())
             name = m.group(1)
             if m.group(2) == "{":
-                spans.append((m.end() - 1, closing_brace(code, m.end() - 1), outer[2] + (name,), os.path.join(outer[3], name)))
+                spans.append(
+                    (m.end() - 1, closing_brace(code, m.end() - 1), outer[2] + (name,), os.path.join(outer[3], name))
+                )
                 self.modules.add(outer[2] + (name,))
             else:
                 for candidate, grandchildren in (
@@ -239,7 +241,7 @@ class Crate:
                 current += (name,)
             elif name in self.bindings.get(current, {}):
                 target, declared_in = self.bindings[current][name]
-                return self.resolve(declared_in, target + list(rest[i + 1:]), hops + 1) or current
+                return self.resolve(declared_in, target + list(rest[i + 1 :]), hops + 1) or current
             else:
                 break
         return current
@@ -520,8 +522,10 @@ def main(argv):
                             more = len(graph[node][dep]) - 3
                             print(f"  {node} -> {dep}  ({where}{f', +{more} more' if more > 0 else ''})")
     if found_any:
-        print(f"{found_any} cycle(s) among {modules} modules of {', '.join(names)}: "
-              "move the shared item to the module that defines its concept, or to a small module both use")
+        print(
+            f"{found_any} cycle(s) among {modules} modules of {', '.join(names)}: "
+            "move the shared item to the module that defines its concept, or to a small module both use"
+        )
         return 1
     print(f"no import cycle at any depth among {modules} modules of {', '.join(names)}")
     return 0

@@ -61,11 +61,11 @@ RUNNERS: Dict[str, Dict[str, str]] = {
     "bindings-js/README.md": {
         "js": "bindings-js/test/readme.test.mjs: tsc --strict (checkJs), run in Node against tests/helpers/server.py",
         "ts": "bindings-js/test/readme.test.mjs: tsc --strict, run in Node; test/consumer.test.mjs runs examples/checkout.mts "
-              "against a local shop",
+        "against a local shop",
     },
     "bindings-kotlin/README.md": {
         "kotlin": "bindings-kotlin/check-examples.py: mirrored in kotlin/examples/, compiled by build.sh; "
-                  "ReadmeExamplesTest runs all but the OkHttp one (its host is in the code)",
+        "ReadmeExamplesTest runs all but the OkHttp one (its host is in the code)",
         "sh": "bindings-kotlin/test.sh: the `java -cp ...` command run as written with the built jars and an app.jar",
     },
 }
@@ -107,7 +107,7 @@ def all_blocks(path: str) -> List[Block]:
         end = index + 1
         while end < len(lines) and not re.match(rf"^[ \t]*{re.escape(fence)}[ \t]*$", lines[end]):
             line = lines[end]
-            body.append(line[len(indent):] if line.startswith(indent) else line.lstrip())
+            body.append(line[len(indent) :] if line.startswith(indent) else line.lstrip())
             end += 1
         if end == len(lines):
             raise SystemExit(f"{path}:{index + 1}: a code fence that never closes")
@@ -130,8 +130,11 @@ def markdown_files() -> List[str]:
         listed = subprocess.run(["git", "ls-files", "*.md"], cwd=ROOT, check=True, capture_output=True, text=True)
         return sorted(listed.stdout.split())
     except (OSError, subprocess.CalledProcessError):
-        return sorted(str(p.relative_to(ROOT)) for p in ROOT.rglob("*.md")
-                      if not any(part.startswith(".") or part in ("target", "node_modules", "build") for part in p.parts))
+        return sorted(
+            str(p.relative_to(ROOT))
+            for p in ROOT.rglob("*.md")
+            if not any(part.startswith(".") or part in ("target", "node_modules", "build") for part in p.parts)
+        )
 
 
 def check() -> int:
@@ -151,8 +154,10 @@ def check() -> int:
         skipped = [b for b in found if b.not_tested is not None]
         for block in found:
             if block.not_tested is None and block.lang not in runners:
-                problems.append(f"{block.where}: a ```{block.lang or '(no language)'} block that no suite tests: "
-                                f"test it (RUNNERS) or mark it `<!-- not-tested: reason -->`")
+                problems.append(
+                    f"{block.where}: a ```{block.lang or '(no language)'} block that no suite tests: "
+                    f"test it (RUNNERS) or mark it `<!-- not-tested: reason -->`"
+                )
             if block.not_tested is not None and block.lang in runners and not block.not_tested.strip():
                 problems.append(f"{block.where}: a not-tested marker without a reason")
         print(f"{path:<34} {len(found):>6} {len(tested):>6} {len(skipped):>7}")
@@ -165,7 +170,9 @@ def check() -> int:
     for path in RUNNERS:
         if not (ROOT / path).exists():
             problems.append(f"{path}: registered in RUNNERS but missing")
-    print(f"readme snippets: {total_tested} tested, {total_skipped} skipped (marked), {len(problems)} untested and unmarked")
+    print(
+        f"readme snippets: {total_tested} tested, {total_skipped} skipped (marked), {len(problems)} untested and unmarked"
+    )
     for problem in problems:
         print(f"  {problem}", file=sys.stderr)
     return 1 if problems else 0

@@ -48,7 +48,15 @@ class CycleCheck(unittest.TestCase):
         for a in ["use crate::{x::Y, b::{Z, W}};", "fn f() -> crate::b::Z { todo!() }"]:
             code, _ = run({"a.rs": a, "b.rs": "use crate::Thing;", "c.rs": "use crate::a::Q;"})
             self.assertEqual(code, 1, a)
-        code, output = run({"a/mod.rs": "mod inner;", "a/inner.rs": "use super::super::b::X;", "b.rs": "use crate::Renamed;", "c/mod.rs": "use crate::a::Y;", "c/other.rs": ""})
+        code, output = run(
+            {
+                "a/mod.rs": "mod inner;",
+                "a/inner.rs": "use super::super::b::X;",
+                "b.rs": "use crate::Renamed;",
+                "c/mod.rs": "use crate::a::Y;",
+                "c/other.rs": "",
+            }
+        )
         self.assertEqual(code, 1, output)
         self.assertIn("a <-> b <-> c", output)
 
@@ -73,19 +81,34 @@ class CycleCheck(unittest.TestCase):
         self.assertIn("b -> a  (b.rs:16)", output)
 
     def test_a_cycle_between_siblings_inside_a_folder_module_fails(self):
-        nested = {"a/mod.rs": "mod x;\nmod y;\n", "a/x.rs": "use super::y::T;\n", "a/y.rs": "\nfn f() { super::x::g() }\n", "b.rs": "", "c.rs": ""}
+        nested = {
+            "a/mod.rs": "mod x;\nmod y;\n",
+            "a/x.rs": "use super::y::T;\n",
+            "a/y.rs": "\nfn f() { super::x::g() }\n",
+            "b.rs": "",
+            "c.rs": "",
+        }
         code, output = run(nested)
         self.assertEqual(code, 1, output)
         self.assertIn("inside a: x <-> y", output)
         self.assertIn("x -> y  (a/x.rs:1)", output)
         self.assertIn("y -> x  (a/y.rs:2)", output)
         # Two levels down, in an `x.rs` beside `x/`, through `crate::` paths and the parent's re-export.
-        deep = {"a.rs": "mod d;", "a/d.rs": "pub mod x;\npub mod y;\npub use y::T;", "a/d/x.rs": "use super::T;", "a/d/y.rs": "use crate::a::d::x::U;", "b.rs": "", "c.rs": ""}
+        deep = {
+            "a.rs": "mod d;",
+            "a/d.rs": "pub mod x;\npub mod y;\npub use y::T;",
+            "a/d/x.rs": "use super::T;",
+            "a/d/y.rs": "use crate::a::d::x::U;",
+            "b.rs": "",
+            "c.rs": "",
+        }
         code, output = run(deep)
         self.assertEqual(code, 1, output)
         self.assertIn("inside a::d: x <-> y", output)
         # Inline modules are nodes too.
-        code, output = run({"a.rs": "mod p { fn f() { super::q::g() } }\nmod q { use super::p::f; }", "b.rs": "", "c.rs": ""})
+        code, output = run(
+            {"a.rs": "mod p { fn f() { super::q::g() } }\nmod q { use super::p::f; }", "b.rs": "", "c.rs": ""}
+        )
         self.assertEqual(code, 1, output)
         self.assertIn("inside a: p <-> q", output)
 
@@ -106,8 +129,10 @@ class CycleCheck(unittest.TestCase):
 
     def test_each_root_is_checked(self):
         with tempfile.TemporaryDirectory() as clean, tempfile.TemporaryDirectory() as tangled:
-            for root, files in ((clean, {"lib.rs": "mod a;", "a.rs": "", "main.rs": "fn main() {}"}),
-                                (tangled, {"lib.rs": "mod a;\nmod b;", "a.rs": "use crate::b::B;", "b.rs": "use crate::a::A;"})):
+            for root, files in (
+                (clean, {"lib.rs": "mod a;", "a.rs": "", "main.rs": "fn main() {}"}),
+                (tangled, {"lib.rs": "mod a;\nmod b;", "a.rs": "use crate::b::B;", "b.rs": "use crate::a::A;"}),
+            ):
                 for path, text in files.items():
                     with open(os.path.join(root, path), "w", encoding="utf-8") as out:
                         out.write(text)
@@ -122,9 +147,13 @@ class CycleCheck(unittest.TestCase):
         roots = ["core/src", "cli/src", "bindings-python/src", "bindings-python/python/retryplan"]
         output = io.StringIO()
         with contextlib.redirect_stdout(output):
-            self.assertEqual(check_module_cycles.main([os.path.join(repo, root) for root in roots]), 0, output.getvalue())
-        self.assertIn("core/src, cli/src (lib.rs), cli/src (main.rs), bindings-python/src, bindings-python/python/retryplan",
-                      output.getvalue())
+            self.assertEqual(
+                check_module_cycles.main([os.path.join(repo, root) for root in roots]), 0, output.getvalue()
+            )
+        self.assertIn(
+            "core/src, cli/src (lib.rs), cli/src (main.rs), bindings-python/src, bindings-python/python/retryplan",
+            output.getvalue(),
+        )
 
     def test_by_default_every_module_tree_of_the_repository_is_read(self):
         output = io.StringIO()
@@ -210,6 +239,7 @@ class JsCycleCheck(unittest.TestCase):
         )
         code, output = run_tree({"a.js": "import { b } from './b.js';\n", "b.js": b})
         self.assertEqual(code, 0, output)
+
 
 if __name__ == "__main__":
     unittest.main()

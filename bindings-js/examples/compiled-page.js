@@ -8,4 +8,8 @@ const shop = Dependency.fromCompiled(shopForm);
 
 export const placeOrder = (order) =>
   retryFetch('/api/orders', { method: 'POST', body: JSON.stringify(order) }, { policy: checkout, dependency: shop });
-export const limits = { maxAttempts: checkout.maxAttempts, totalBudgetMs: checkout.totalBudgetMs, retrySlots: shop.retrySlots?.capacity };
+export const limits = {
+  maxAttempts: checkout.maxAttempts,
+  totalBudgetMs: checkout.totalBudgetMs,
+  retrySlots: shop.retrySlots?.capacity,
+};

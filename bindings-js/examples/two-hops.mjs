@@ -16,7 +16,11 @@ async function listen(handler) {
 
 // The last hop: what it was sent, and the key the core read from it.
 const inventory = await listen((req, res) => {
-  const sent = { timeoutMs: req.headers['retryplan-timeout-ms'], attempt: req.headers['retryplan-attempt'], key: currentIncoming()?.idempotencyKey };
+  const sent = {
+    timeoutMs: req.headers['retryplan-timeout-ms'],
+    attempt: req.headers['retryplan-attempt'],
+    key: currentIncoming()?.idempotencyKey,
+  };
   res.end(JSON.stringify(sent));
 });
 // The middle hop: its retryFetch starts from the request it serves (deadline, key, retrying layer).
@@ -25,7 +29,9 @@ const service = await listen(async (_req, res) => {
   res.end(await response.text());
 });
 
-const reply = await fetch(`${service.url}/order`, { headers: { 'retryplan-timeout-ms': '800', 'idempotency-key': 'order-5001' } });
+const reply = await fetch(`${service.url}/order`, {
+  headers: { 'retryplan-timeout-ms': '800', 'idempotency-key': 'order-5001' },
+});
 const sent = JSON.parse(await reply.text());
 console.log(sent.attempt, sent.key, Number(sent.timeoutMs) <= 800 - 20); // 1 order-5001 true
 const malformed = await fetch(service.url, { headers: { 'grpc-timeout': '1.5S' } }); // gRPC's grammar: 1*8DIGIT unit

@@ -5,11 +5,26 @@ import { outcomeFromHttp, outcomeFromHttpResponse, outcomeOfFailure } from './ht
 
 export { wasmTrapped } from '../wasm/retryplan_js.js';
 export { Policy, profileNames } from './policy.js';
-export { Dependency, RetryBudget, RetryCharge, CircuitBreaker, BreakerPermit, RetrySlots, RetrySlot, ConcurrencyLimit } from './controls.js';
+export {
+  Dependency,
+  RetryBudget,
+  RetryCharge,
+  CircuitBreaker,
+  BreakerPermit,
+  RetrySlots,
+  RetrySlot,
+  ConcurrencyLimit,
+} from './controls.js';
 export { Operation } from './operation.js';
 export { Driver } from './driver.js';
 export { Stats } from './stats.js';
-export { outcomeFromHttp, parseRetryAfter, parseRetryAfterMsHeader, parseRateLimit, parseRateLimitReset } from './http.js';
+export {
+  outcomeFromHttp,
+  parseRetryAfter,
+  parseRetryAfterMsHeader,
+  parseRateLimit,
+  parseRateLimitReset,
+} from './http.js';
 export { RetryplanError } from './convert.js';
 export { OperationFailedError, GaveUpError, ReconcileRequiredError, RestartRequiredError } from './endings.js';
 export { failureOf } from './failures.js';

@@ -44,7 +44,10 @@ const U32 = 2 ** 32 - 1;
 export class Dependency extends Held {
   /** Not how a dependency is made: `unsupported`, naming the functions that make one. */
   constructor() {
-    throw notConstructed('Dependency', 'Dependency.fromCompiled(form), or Dependency.fromConfig(config) outside the browser runtime');
+    throw notConstructed(
+      'Dependency',
+      'Dependency.fromCompiled(form), or Dependency.fromConfig(config) outside the browser runtime',
+    );
   }
 
   /** Checked by lib/driver.js (see BRAND in lib/objects.js). */
@@ -107,7 +110,9 @@ export class RetryBudget extends Held {
 
   /** Asks to dispatch a retry (or hedge) now: a `RetryCharge` when granted, undefined when refused. */
   tryRetry(nowMs, afterTimeout) {
-    const charge = decided(_budgetTryRetry(handle(this), ms('nowMs', nowMs), flag('afterTimeout', afterTimeout) ?? false));
+    const charge = decided(
+      _budgetTryRetry(handle(this), ms('nowMs', nowMs), flag('afterTimeout', afterTimeout) ?? false),
+    );
     return charge === 0 ? undefined : make(RetryCharge, charge);
   }
 

@@ -50,7 +50,10 @@ export const warning = (field, message) => ({ field, message: compose(message) ?
  */
 export function bindingError(config, configWords, field, key, a, b) {
   const code = config ? 'invalid_config' : 'invalid_argument';
-  const error = new RetryplanError(code, bindingMessage(configWords, field, key, a, b) ?? `${codeWords(code, field)}: ${key}`);
+  const error = new RetryplanError(
+    code,
+    bindingMessage(configWords, field, key, a, b) ?? `${codeWords(code, field)}: ${key}`,
+  );
   if (config) error.config = config;
   error.field = field;
   return error;
@@ -68,7 +71,9 @@ export const decided = (value) => {
  */
 const LONE_SURROGATE = /\p{Cs}/u;
 export const isWellFormed =
-  typeof String.prototype.isWellFormed === 'function' ? (text) => text.isWellFormed() : (text) => !LONE_SURROGATE.test(text);
+  typeof String.prototype.isWellFormed === 'function'
+    ? (text) => text.isWellFormed()
+    : (text) => !LONE_SURROGATE.test(text);
 
 // The helpers' record of a started attempt, and what the host loop reads.
 

@@ -62,9 +62,29 @@ export function newDriver(policy, nowMs, options, poll = false) {
   const returnsResponses = flag('returnsResponses', own?.returnsResponses) ?? false;
   const incoming = brandedHandle('incoming', own?.incoming, 'IncomingContext');
   const made = _driverNew(
-    policyHandle, now, seed, key, deadline, dependency, method, idempotent, requestKey, oneShotBody, concurrency, stats, record,
-    returnsResponses, incoming, poll === true, operation,
-    pool[at], pool[at + 1], pool[at + 2], pool[at + 3], pool[at + 4], pool[at + 5],
+    policyHandle,
+    now,
+    seed,
+    key,
+    deadline,
+    dependency,
+    method,
+    idempotent,
+    requestKey,
+    oneShotBody,
+    concurrency,
+    stats,
+    record,
+    returnsResponses,
+    incoming,
+    poll === true,
+    operation,
+    pool[at],
+    pool[at + 1],
+    pool[at + 2],
+    pool[at + 3],
+    pool[at + 4],
+    pool[at + 5],
   );
   if (made === 0) throw _wireRefusal();
   return made;
@@ -117,7 +137,9 @@ export class Driver extends Held {
     anyStatus(status);
     const [token] = holding(options === undefined ? undefined : { token: options?.token });
     const nowUnixMs = ms('nowUnixMs', options?.nowUnixMs ?? 0);
-    return NAMES.receipts[decided(_driverResponse(handle(this), now, at, token, status, guidance(headers, RESPONSE_HEADERS), nowUnixMs))];
+    return NAMES.receipts[
+      decided(_driverResponse(handle(this), now, at, token, status, guidance(headers, RESPONSE_HEADERS), nowUnixMs))
+    ];
   }
 
   handleCancel(nowMs) {

@@ -3,8 +3,7 @@
 // message is the core's whole text (`Ending::message`: the ending's words,
 // and the hint naming `outcomeOfError` after an error nothing classified, the
 // same in every language): the helper hands it over as message data
-// (`_endingMessage`), composed here by lib/messages.js from the core's table.
-import { compose } from './messages.js';
+// (`_endingMessage`), composed by lib/messages.js from the core's table.
 
 // Whether the endings can be made without a stack trace: capturing one costs
 // more than every decision of a ten-attempt operation, and would only show

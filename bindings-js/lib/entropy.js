@@ -15,7 +15,10 @@ let next = pool.length;
 export function draw() {
   if (next === pool.length) {
     if (typeof globalThis.crypto?.getRandomValues !== 'function') {
-      throw new RetryplanError('entropy_unavailable', 'entropy unavailable: crypto.getRandomValues is missing (pass a seed)');
+      throw new RetryplanError(
+        'entropy_unavailable',
+        'entropy unavailable: crypto.getRandomValues is missing (pass a seed)',
+      );
     }
     globalThis.crypto.getRandomValues(pool);
     next = 0;

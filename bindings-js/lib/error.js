@@ -30,7 +30,7 @@ const ELSEWHERE =
 /** Where propagation across hops runs: a server's side, which a page is not. */
 export const SERVED_ELSEWHERE =
   'it is not in the browser runtime: a page serves no request; propagation across hops (IncomingContext, ' +
-  'the propagation middleware, the outgoing and answer headers) is in Node\'s retryplan and in retryplan/tools';
+  "the propagation middleware, the outgoing and answer headers) is in Node's retryplan and in retryplan/tools";
 
 /**
  * The error of a call the browser runtime does not carry (`what`, as the
@@ -48,7 +48,10 @@ export function notCarried(what, elsewhere = ELSEWHERE) {
 
 /** The error of `new Policy(...)` (`type` is the class): objects are made by its static functions only. */
 export function notConstructed(type, makers) {
-  const error = new RetryplanError('unsupported', `\`new ${type}(...)\` cannot run here: a ${type} is made by ${makers}`);
+  const error = new RetryplanError(
+    'unsupported',
+    `\`new ${type}(...)\` cannot run here: a ${type} is made by ${makers}`,
+  );
   error.blame = 'caller';
   error.field = type;
   return error;

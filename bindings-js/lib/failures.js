@@ -17,11 +17,26 @@ const BY_CODE = new Map([
   ['EHOSTDOWN', 'unreachable'],
   ['UND_ERR_CONNECT_TIMEOUT', 'connect_timeout'],
   // Certificate and handshake failures happen before any request byte is written.
-  ...['ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_TLS_HANDSHAKE_TIMEOUT', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'CERT_REVOKED',
-    'CERT_UNTRUSTED', 'CERT_REJECTED', 'CERT_SIGNATURE_FAILURE', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN',
-    'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'HOSTNAME_MISMATCH',
-    'ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE', 'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION',
-    'ERR_SSL_UNSUPPORTED_PROTOCOL'].map((code) => [code, 'tls_handshake_failed']),
+  ...[
+    'ERR_TLS_CERT_ALTNAME_INVALID',
+    'ERR_TLS_HANDSHAKE_TIMEOUT',
+    'CERT_HAS_EXPIRED',
+    'CERT_NOT_YET_VALID',
+    'CERT_REVOKED',
+    'CERT_UNTRUSTED',
+    'CERT_REJECTED',
+    'CERT_SIGNATURE_FAILURE',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'UNABLE_TO_GET_ISSUER_CERT',
+    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'HOSTNAME_MISMATCH',
+    'ERR_SSL_WRONG_VERSION_NUMBER',
+    'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE',
+    'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION',
+    'ERR_SSL_UNSUPPORTED_PROTOCOL',
+  ].map((code) => [code, 'tls_handshake_failed']),
   // Sent, or partly sent: it may have been processed.
   ['EPIPE', 'write_failed'],
   ['ECONNRESET', 'connection_lost'],
@@ -40,7 +55,6 @@ const BY_NAME = new Map([
   ['TimeoutError', 'attempt_timed_out'],
   ['NetworkError', 'connection_lost'],
 ]);
-
 
 /** The failure named by one error's `code`, if any. */
 function byCode(error) {

@@ -31,7 +31,8 @@ const clockOf = (options) => {
 function driverOptions(options, extra, context) {
   if (context !== undefined) extra = { ...extra, incoming: context.incoming };
   const { seed, idempotencyKey, deadlineMs, dependency, stats, onDecision } = options;
-  const none = seed === undefined && idempotencyKey === undefined && deadlineMs === undefined && dependency === undefined;
+  const none =
+    seed === undefined && idempotencyKey === undefined && deadlineMs === undefined && dependency === undefined;
   if (none && stats === undefined && onDecision === undefined && extra === undefined) return undefined;
   return { seed, idempotencyKey, deadlineMs, dependency, stats, recordEvents: onDecision !== undefined, ...extra };
 }
@@ -74,7 +75,9 @@ function finished(host, context) {
 function ending(host, { decision, lastResult }, operation) {
   if (host.signal?.aborted && decision.reason === 'cancelled') return host.signal.reason;
   // Without message data (the browser runtime): the ending's type and reason.
-  const words = compose(decided(_endingMessage(host.driver, operation))) ?? (decision.reason === undefined ? decision.type : `${decision.type}: ${decision.reason}`);
+  const words =
+    compose(decided(_endingMessage(host.driver, operation))) ??
+    (decision.reason === undefined ? decision.type : `${decision.type}: ${decision.reason}`);
   return new ENDINGS[decision.type](decision, keyOf(host), lastResult?.outcome, host.errors[host.endToken], words);
 }
 
@@ -115,7 +118,8 @@ export function run(policy, attempt, options = {}) {
     const now = clockOf(options);
     const primed = options.signal?.aborted !== true;
     const driver = newDriver(policy, now(), driverOptions(options, undefined, context), primed);
-    let io = onDiscard === undefined ? RUN_IO : { ...RUN_IO, dispose: (value) => value !== undefined && onDiscard(value) };
+    let io =
+      onDiscard === undefined ? RUN_IO : { ...RUN_IO, dispose: (value) => value !== undefined && onDiscard(value) };
     if (context !== undefined) {
       // Each attempt's context carries the core's headers for the next hop, for the caller's transport to send.
       const { protocol } = options;
@@ -140,7 +144,11 @@ const cancelBody = (response) => response?.body?.cancel().catch(() => {});
  * timer never keeps a Node process alive by itself.
  */
 function boundBody(entry, now) {
-  const cut = () => abortAttempt(entry, new DOMException('retryplan: the response body was not read within its attempt\'s window', 'TimeoutError'));
+  const cut = () =>
+    abortAttempt(
+      entry,
+      new DOMException("retryplan: the response body was not read within its attempt's window", 'TimeoutError'),
+    );
   after(entry.abortAtMs - now(), cut, true);
 }
 
@@ -162,7 +170,8 @@ export function retryFetch(input, init = {}, options = {}) {
     // throws here, unchanged, before anything is sent.
     const request = new Request(input instanceof Request ? input.clone() : input, init);
     // A key the caller already set makes the request keyed by that exact key (the core's Policy::http_request).
-    const requestIdempotencyKey = (idempotencyKeyHeader ? request.headers.get(idempotencyKeyHeader) : null) ?? undefined;
+    const requestIdempotencyKey =
+      (idempotencyKeyHeader ? request.headers.get(idempotencyKeyHeader) : null) ?? undefined;
     const signal = options.signal ?? init.signal ?? undefined;
     const primed = signal?.aborted !== true;
     const extra = { method: request.method, idempotent, requestIdempotencyKey, oneShotBody, returnsResponses: true };
@@ -170,20 +179,35 @@ export function retryFetch(input, init = {}, options = {}) {
     const send = (entry) => {
       const headers = new Headers(request.headers);
       // Inside a request being served: the core's deadline, attempt count, key and retrying layer for the next hop.
-      if (context !== undefined) for (const [name, value] of Object.entries(outgoingHeaders(driver, entry.attempt, now()))) headers.set(name, value);
+      if (context !== undefined)
+        for (const [name, value] of Object.entries(outgoingHeaders(driver, entry.attempt, now())))
+          headers.set(name, value);
       if (entry.sendIdempotencyKey && idempotencyKeyHeader) headers.set(idempotencyKeyHeader, keyOf(host));
       if (requestIdHeader) headers.set(requestIdHeader, entry.requestId);
       // A hedge bypasses the HTTP cache: a browser holds a second request for
       // a URL until the first one's response is cached, defeating the hedge.
       const cache = entry.hedge ? 'no-store' : init.cache;
-      return doFetch(input instanceof Request ? input.clone() : input, { ...init, cache, headers, signal: entry.signal });
+      return doFetch(input instanceof Request ? input.clone() : input, {
+        ...init,
+        cache,
+        headers,
+        signal: entry.signal,
+      });
     };
     const entries = [];
     const io = {
       entry: (_host, entry) => (entries[entry.attempt] = entry),
       // The status as the platform gave it and the guidance headers (with the next hop's "do not retry"): the core reads them.
       response: (handle, nowMs, attempt, token, response) =>
-        _driverResponse(handle, nowMs, attempt, token, response.status, RESPONSE_HEADERS.map((name) => response.headers.get(name) ?? undefined), Date.now()),
+        _driverResponse(
+          handle,
+          nowMs,
+          attempt,
+          token,
+          response.status,
+          RESPONSE_HEADERS.map((name) => response.headers.get(name) ?? undefined),
+          Date.now(),
+        ),
       unreadable: 'malformed_response',
       // fetch rejects with a TypeError for a network error; a browser says no more.
       failureOf: (thrown) => failureOf(thrown) ?? (thrown instanceof TypeError ? 'connection_lost' : undefined),

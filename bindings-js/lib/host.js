@@ -19,7 +19,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export function after(ms, done, detached = false) {
   let timer;
   const arm = (left) => {
-    timer = setTimeout(() => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : done()), Math.min(Math.max(0, left), MAX_TIMER_MS));
+    timer = setTimeout(
+      () => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : done()),
+      Math.min(Math.max(0, left), MAX_TIMER_MS),
+    );
     if (detached) timer?.unref?.();
   };
   arm(ms);
@@ -104,7 +107,8 @@ export class Host {
   threw(entry, thrown) {
     if (this.done) return;
     const failure = this.io.failureOf(thrown);
-    if (failure !== undefined) return this.handIn(entry, WIRE.OUTCOME.failure, WIRE.FAILURE[failure], undefined, thrown);
+    if (failure !== undefined)
+      return this.handIn(entry, WIRE.OUTCOME.failure, WIRE.FAILURE[failure], undefined, thrown);
     let outcome;
     try {
       outcome = this.outcomeOfError?.(thrown);
@@ -112,7 +116,8 @@ export class Host {
       return this.abandon(hookError);
     }
     // Nothing classified it: the core's one default for every language (Verdict::UNKNOWN_ERROR, `ambiguous`).
-    if (outcome === undefined || outcome === null) return this.handIn(entry, WIRE.OUTCOME.application, WIRE.UNKNOWN_ERROR_VERDICT, undefined, thrown);
+    if (outcome === undefined || outcome === null)
+      return this.handIn(entry, WIRE.OUTCOME.application, WIRE.UNKNOWN_ERROR_VERDICT, undefined, thrown);
     try {
       read(outcome);
     } catch (refused) {
@@ -171,7 +176,8 @@ export class Host {
     for (;;) {
       const kind = out[WIRE.OUT.action_kind];
       if (kind === WIRE.ACTION.release) this.release(out[WIRE.OUT.token]);
-      else if (kind === WIRE.ACTION.abort_attempt) this.abort(out[WIRE.OUT.attempt], NAMES.abortReasons[out[WIRE.OUT.reason]]);
+      else if (kind === WIRE.ACTION.abort_attempt)
+        this.abort(out[WIRE.OUT.attempt], NAMES.abortReasons[out[WIRE.OUT.reason]]);
       else if (kind === WIRE.ACTION.start_attempt) return this.queue.push(this.started(out));
       else if (kind === WIRE.ACTION.sleep) return this.queue.push(out[WIRE.OUT.until_ms]);
       else {
@@ -188,8 +194,13 @@ export class Host {
     const flags = out[WIRE.OUT.flags];
     const id = requestIdText(out[WIRE.OUT.request_id_high], out[WIRE.OUT.request_id_low]);
     return new Attempt(
-      out[WIRE.OUT.attempt], out[WIRE.OUT.timeout_ms], out[WIRE.OUT.abort_at_ms], id, out[WIRE.OUT.remaining_budget_ms],
-      (flags & WIRE.FLAG_HEDGE) !== 0, (flags & WIRE.FLAG_SEND_IDEMPOTENCY_KEY) !== 0,
+      out[WIRE.OUT.attempt],
+      out[WIRE.OUT.timeout_ms],
+      out[WIRE.OUT.abort_at_ms],
+      id,
+      out[WIRE.OUT.remaining_budget_ms],
+      (flags & WIRE.FLAG_HEDGE) !== 0,
+      (flags & WIRE.FLAG_SEND_IDEMPOTENCY_KEY) !== 0,
     );
   }
 
@@ -267,10 +278,12 @@ export class Host {
           queue.length = 0; // decided before the cancel: an attempt among them is aborted, never started
           this.follow(exchange(driver, WIRE.INPUT.cancel, this.now(), -1, -1, -1, -1, -1, -1));
         }
-        if (queue.length === 0) this.follow(exchange(driver, WIRE.INPUT.poll, this.readAt ?? this.now(), -1, -1, -1, -1, -1, -1));
+        if (queue.length === 0)
+          this.follow(exchange(driver, WIRE.INPUT.poll, this.readAt ?? this.now(), -1, -1, -1, -1, -1, -1));
         const action = queue.shift();
         this.readAt = undefined;
-        if (this.onDecision !== undefined) for (let event; (event = nextEvent(driver)) !== undefined; ) this.onDecision(event);
+        if (this.onDecision !== undefined)
+          for (let event; (event = nextEvent(driver)) !== undefined; ) this.onDecision(event);
         if (action instanceof Attempt) {
           // Each attempt starts from a fresh, short stack (see the class comment).
           await undefined;
@@ -282,7 +295,10 @@ export class Host {
           try {
             result = attempt(entry);
             if (typeof result?.then === 'function') {
-              Promise.resolve(result).then((value) => this.returned(entry, value), (thrown) => this.threw(entry, thrown));
+              Promise.resolve(result).then(
+                (value) => this.returned(entry, value),
+                (thrown) => this.threw(entry, thrown),
+              );
               continue;
             }
           } catch (thrown) {
@@ -302,7 +318,8 @@ export class Host {
       } finally {
         _free(driver);
       }
-      for (const entry of this.running) if (entry !== undefined) abortAttempt(entry, abortError('the operation failed'));
+      for (const entry of this.running)
+        if (entry !== undefined) abortAttempt(entry, abortError('the operation failed'));
       for (const value of this.values) this.io.dispose(value);
       throw thrown;
     } finally {

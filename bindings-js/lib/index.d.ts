@@ -11,23 +11,77 @@
 // by core/mirrors into generated/names.d.ts (`cargo run -p retryplan-mirrors`):
 // each union and its docs are written there, not here.
 import type {
-  AbortReason, BackoffKind, Blame, BreakerState, CompiledFormErrorCode, Concurrency, ConfigKind, DeadLetterReason, ErrorCode, ErrorCodeTable,
-  Failure, GiveUpReason, GrpcCode, Held, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
+  AbortReason,
+  BackoffKind,
+  Blame,
+  BreakerState,
+  CompiledFormErrorCode,
+  Concurrency,
+  ConfigKind,
+  DeadLetterReason,
+  ErrorCode,
+  ErrorCodeTable,
+  Failure,
+  GiveUpReason,
+  GrpcCode,
+  Held,
+  Idempotency,
+  ProfileName,
+  Receipt,
+  RetryAfterReading,
+  TransportFailure,
+  Verdict,
 } from './generated/names.js';
 export type {
-  AbortReason, BackoffKind, Blame, BreakerState, CompiledFormErrorCode, Concurrency, ConfigKind, DeadLetterReason, ErrorCode, ErrorCodeTable,
-  Failure, GiveUpReason, GrpcCode, Held, Idempotency, ProfileName, Receipt, RetryAfterReading, TransportFailure, Verdict,
+  AbortReason,
+  BackoffKind,
+  Blame,
+  BreakerState,
+  CompiledFormErrorCode,
+  Concurrency,
+  ConfigKind,
+  DeadLetterReason,
+  ErrorCode,
+  ErrorCodeTable,
+  Failure,
+  GiveUpReason,
+  GrpcCode,
+  Held,
+  Idempotency,
+  ProfileName,
+  Receipt,
+  RetryAfterReading,
+  TransportFailure,
+  Verdict,
 };
 // The configuration types schema.json describes, generated the same way into
 // generated/config.d.ts: PolicyConfig is what a caller writes (every key optional),
 // ResolvedPolicyConfig what a validated policy writes back.
 import type {
-  AttemptTimeoutConfig, BreakerConfig, BudgetConfig, DependencyConfig, HedgingConfig, JitterConfig, PolicyConfig,
-  RedeliveryConfig, ResolvedPolicyConfig, RetryLimitsConfig, TripConfig,
+  AttemptTimeoutConfig,
+  BreakerConfig,
+  BudgetConfig,
+  DependencyConfig,
+  HedgingConfig,
+  JitterConfig,
+  PolicyConfig,
+  RedeliveryConfig,
+  ResolvedPolicyConfig,
+  RetryLimitsConfig,
+  TripConfig,
 } from './generated/config.js';
 export type {
-  AttemptTimeoutConfig, BreakerConfig, BudgetConfig, DependencyConfig, HedgingConfig, JitterConfig, PolicyConfig,
-  RedeliveryConfig, ResolvedPolicyConfig, RetryLimitsConfig, TripConfig,
+  AttemptTimeoutConfig,
+  BreakerConfig,
+  BudgetConfig,
+  DependencyConfig,
+  HedgingConfig,
+  JitterConfig,
+  PolicyConfig,
+  RedeliveryConfig,
+  ResolvedPolicyConfig,
+  RetryLimitsConfig,
+  TripConfig,
 };
 
 /** One rule a configuration breaks. `field` is the dotted snake_case path from that configuration, e.g. "backoff.cap_ms" (a policy), "max_tokens" (a budget), "budget.max_tokens" (a dependency). */
@@ -67,9 +121,18 @@ export type Pushback = { retryAfterMs: number } | 'do_not_retry';
 /** What the caller saw when an attempt ended. */
 export type Outcome =
   | { type: 'success' }
-  | { type: 'http_status'; status: number; retryAfterMs?: number; /** The service's error code (AWS), 1 to 64 visible ASCII characters. */ errorCode?: string }
+  | {
+      type: 'http_status';
+      status: number;
+      retryAfterMs?: number /** The service's error code (AWS), 1 to 64 visible ASCII characters. */;
+      errorCode?: string;
+    }
   | { type: 'grpc_status'; code: GrpcCode; pushback?: Pushback }
-  | { type: 'transport'; failure: TransportFailure; /** A wait the server asked for with the failure, applied as a Retry-After is. */ retryAfterMs?: number }
+  | {
+      type: 'transport';
+      failure: TransportFailure /** A wait the server asked for with the failure, applied as a Retry-After is. */;
+      retryAfterMs?: number;
+    }
   | { type: 'application'; verdict: Verdict }
   | { type: 'cancelled' };
 
@@ -147,7 +210,11 @@ export type StatusSetConfig = NonNullable<PolicyConfig['ambiguous']>;
 
 export type Class =
   | { class: 'success' }
-  | { class: 'retryable'; ambiguous: boolean; /** Present (true) for an AWS throttling error code. */ throttling?: true }
+  | {
+      class: 'retryable';
+      ambiguous: boolean /** Present (true) for an AWS throttling error code. */;
+      throttling?: true;
+    }
   | { class: 'not_retryable' }
   | { class: 'conflict' }
   | { class: 'cancelled' };
@@ -470,7 +537,9 @@ export function profileNames(): ProfileName[];
 export function failureOf(error: unknown): Failure | undefined;
 
 /** Response headers as the core reads them: a `Headers` (anything with `get`), or a function of the lower-case name. */
-export type HeaderLookup = { get(name: string): string | null | undefined } | ((name: string) => string | null | undefined);
+export type HeaderLookup =
+  | { get(name: string): string | null | undefined }
+  | ((name: string) => string | null | undefined);
 
 /** Outcome constructors owned by the core. `Outcome.fromHttp === outcomeFromHttp`. */
 export const Outcome: {
@@ -486,7 +555,12 @@ export const Outcome: {
    * `nowUnixMs` (`Date.now()`), Retry-After read as `reading` says (default
    * 'strict'; `retryFetch` reads as its policy says).
    */
-  readonly fromHttpResponse: (status: number, headers: HeaderLookup, nowUnixMs: number, reading?: RetryAfterReading) => Outcome;
+  readonly fromHttpResponse: (
+    status: number,
+    headers: HeaderLookup,
+    nowUnixMs: number,
+    reading?: RetryAfterReading,
+  ) => Outcome;
   /** What a failure means to the engine. */
   readonly fromFailure: (failure: Failure) => Outcome;
 };
@@ -497,7 +571,6 @@ export const GUIDANCE_HEADERS: readonly string[];
 export const IDEMPOTENCY_KEY_HEADER: string;
 /** "X-Request-Id": carries each attempt's fresh request id. */
 export const REQUEST_ID_HEADER: string;
-
 
 export interface DriverOptions extends OperationOptions {
   /**
@@ -846,4 +919,8 @@ export type RetryFetchResult =
  * ReadableStream body is sent once: where a retry was wanted the operation
  * gives up `body_not_replayable` (with the response).
  */
-export function retryFetch(input: RequestInfo | URL, init: RequestInit | undefined, options: RetryFetchOptions): Promise<RetryFetchResult>;
+export function retryFetch(
+  input: RequestInfo | URL,
+  init: RequestInit | undefined,
+  options: RetryFetchOptions,
+): Promise<RetryFetchResult>;

@@ -89,7 +89,8 @@ export const BINDING = {
   number: (value) => `must be a number, got ${kindOf(value)}`,
   ms: (value) => `must be a finite number of milliseconds in 0..=2^53-1, got ${describe(value)}`,
   whole: (value, max) => `must be a whole number in 0..=${max}, got ${describe(value)}`,
-  integer: (value) => `must be a whole number in -(2^53-1)..=2^53-1, got ${typeof value === 'number' ? String(value) : kindOf(value)}`,
+  integer: (value) =>
+    `must be a whole number in -(2^53-1)..=2^53-1, got ${typeof value === 'number' ? String(value) : kindOf(value)}`,
   boolean: (value) => `must be a boolean, got ${kindOf(value)}`,
   string: (value) => `must be a string, got ${kindOf(value)}`,
   long: (length, max) => `must be at most ${max} characters long, got ${length}`,
@@ -100,7 +101,8 @@ export const BINDING = {
   grpc_code: (name) => `unknown gRPC code "${name}" (use the snake_case name, e.g. "unavailable")`,
   pushback: () => 'must be "do_not_retry" or {retryAfterMs: number}',
   required: () => 'is required',
-  outcome_type: (type) => `unknown outcome type "${type}" (success, http_status, grpc_status, transport, application, cancelled)`,
+  outcome_type: (type) =>
+    `unknown outcome type "${type}" (success, http_status, grpc_status, transport, application, cancelled)`,
   outcome_tag: () => 'unknown outcome tag',
   control: () => 'the dependency has no such control',
   freed: () => 'was freed (or is in use by a call that is still running)',
@@ -118,7 +120,11 @@ export const BINDING = {
   depth: (max) => `nested more than ${max} levels deep`,
   plain: (value) =>
     `expected plain data (null, a boolean, number, string, array or object), found ${
-      value === undefined ? 'undefined' : typeof value === 'object' ? 'an object that is not plain data (a class instance or a Date)' : `a ${typeof value}`
+      value === undefined
+        ? 'undefined'
+        : typeof value === 'object'
+          ? 'an object that is not plain data (a class instance or a Date)'
+          : `a ${typeof value}`
     }`,
   map_keys: () => "a Map's keys must be strings",
   // A compiled form.

@@ -71,7 +71,9 @@ export const make = (type, handle) => hold(Object.create(type.prototype), decide
 
 /** The refusal of argument `name`, which must be a `typeName`. */
 const notA = (name, typeName) =>
-  Object.assign(new RetryplanError('invalid_argument', `invalid argument \`${name}\`: must be a ${typeName}`), { field: name });
+  Object.assign(new RetryplanError('invalid_argument', `invalid argument \`${name}\`: must be a ${typeName}`), {
+    field: name,
+  });
 
 /** The handle of `value`, which must be a `type` (`name` is the argument); 0 when absent and `optional`. */
 export function handleOf(name, value, type, optional = false) {
@@ -88,7 +90,11 @@ export function handleOf(name, value, type, optional = false) {
  * page that never makes a Dependency ships none of lib/controls.js. Each
  * class answers true for its brand (a getter of its prototype).
  */
-export const BRAND = { Dependency: Symbol('retryplan.Dependency'), Stats: Symbol('retryplan.Stats'), IncomingContext: Symbol('retryplan.IncomingContext') };
+export const BRAND = {
+  Dependency: Symbol('retryplan.Dependency'),
+  Stats: Symbol('retryplan.Stats'),
+  IncomingContext: Symbol('retryplan.IncomingContext'),
+};
 
 /** The handle of the optional argument `name`, which must be a `typeName` (see BRAND): 0 when absent. */
 export function brandedHandle(name, value, typeName) {

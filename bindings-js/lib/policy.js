@@ -16,7 +16,10 @@ const info = (policy) => (policy[INFO] ??= numbers(_policyInfo(handle(policy))).
 export class Policy extends Held {
   /** Not how a policy is made: `unsupported`, naming the functions that make one. */
   constructor() {
-    throw notConstructed('Policy', 'Policy.fromCompiled(form), or Policy.fromConfig(config) and Policy.profile(name) outside the browser runtime');
+    throw notConstructed(
+      'Policy',
+      'Policy.fromCompiled(form), or Policy.fromConfig(config) and Policy.profile(name) outside the browser runtime',
+    );
   }
 
   /**

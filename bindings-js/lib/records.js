@@ -50,12 +50,17 @@ function actionOf() {
   const type = NAMES.actionKinds[out[WIRE.OUT.action_kind]];
   if (type === 'release') return { type, token: out[WIRE.OUT.token] };
   if (type === 'sleep') return { type, untilMs: out[WIRE.OUT.until_ms] };
-  if (type === 'abort_attempt') return { type, attempt: out[WIRE.OUT.attempt], reason: NAMES.abortReasons[out[WIRE.OUT.reason]] };
+  if (type === 'abort_attempt')
+    return { type, attempt: out[WIRE.OUT.attempt], reason: NAMES.abortReasons[out[WIRE.OUT.reason]] };
   const flags = out[WIRE.OUT.flags];
   return {
-    type, attempt: out[WIRE.OUT.attempt], timeoutMs: out[WIRE.OUT.timeout_ms], abortAtMs: out[WIRE.OUT.abort_at_ms],
+    type,
+    attempt: out[WIRE.OUT.attempt],
+    timeoutMs: out[WIRE.OUT.timeout_ms],
+    abortAtMs: out[WIRE.OUT.abort_at_ms],
     requestId: requestIdText(out[WIRE.OUT.request_id_high], out[WIRE.OUT.request_id_low]),
-    remainingBudgetMs: out[WIRE.OUT.remaining_budget_ms], hedge: (flags & WIRE.FLAG_HEDGE) !== 0,
+    remainingBudgetMs: out[WIRE.OUT.remaining_budget_ms],
+    hedge: (flags & WIRE.FLAG_HEDGE) !== 0,
     sendIdempotencyKey: (flags & WIRE.FLAG_SEND_IDEMPOTENCY_KEY) !== 0,
   };
 }

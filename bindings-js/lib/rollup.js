@@ -47,7 +47,9 @@ export default function retryplan() {
       if (wanted === undefined) return null;
       const { file, kind } = wanted;
       if (!Object.hasOwn(KINDS, kind)) {
-        this.error(`${file}: ?retryplan=${kind} is not a kind retryplan compiles: use ?retryplan (a policy) or ?retryplan=dependency`);
+        this.error(
+          `${file}: ?retryplan=${kind} is not a kind retryplan compiles: use ?retryplan (a policy) or ?retryplan=dependency`,
+        );
       }
       this.addWatchFile(file);
       let text;

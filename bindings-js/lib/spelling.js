@@ -10,7 +10,8 @@ const INVALID_CONFIG = rule('invalid_config');
 const UNKNOWN_FIELD = rule('unknown_field');
 const DID_YOU_MEAN = rule('did_you_mean');
 /** `max_attempts` -> `maxAttempts`, as the core's `value::camel_case` spells a name as a JS key. */
-const camelCase = (name) => name.replace(/_+([^_]?)/g, (_, next) => (next >= 'a' && next <= 'z' ? next.toUpperCase() : next));
+const camelCase = (name) =>
+  name.replace(/_+([^_]?)/g, (_, next) => (next >= 'a' && next <= 'z' ? next.toUpperCase() : next));
 /** `maxAttempts` -> `max_attempts`, as the binding reads a key (src/data.rs `snake_case`). */
 const snakeCase = (key) => key.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`);
 
@@ -22,7 +23,8 @@ function writtenPath(config, path) {
       at = Array.isArray(at) ? at[Number(index)] : undefined;
       return segment;
     }
-    const key = at !== null && typeof at === 'object' ? Object.keys(at).find((own) => snakeCase(own) === segment) : undefined;
+    const key =
+      at !== null && typeof at === 'object' ? Object.keys(at).find((own) => snakeCase(own) === segment) : undefined;
     at = key === undefined ? undefined : at[key];
     return key ?? segment;
   });

@@ -99,7 +99,13 @@ export function compiledToBase64(form: lean.CompiledForm): string;
  */
 export function compiledFromBase64(line: string): Uint8Array;
 
-export function redeliver(policy: Policy, attempts: number, firstSeenMs: number, nowMs: number, outcome: Outcome): Redelivery;
+export function redeliver(
+  policy: Policy,
+  attempts: number,
+  firstSeenMs: number,
+  nowMs: number,
+  outcome: Outcome,
+): Redelivery;
 
 export function parseGrpcPushback(value: string): Pushback;
 export function encodeGrpcTimeout(timeoutMs: number): string;

@@ -45,7 +45,6 @@ export {
   admit,
 } from '../wasm/retryplan_js.js';
 
-
 Object.assign(Policy, {
   /** Reads and validates policy JSON text (the snake_case schema shared by every language). */
   fromJson(json) {
@@ -118,7 +117,9 @@ export function compilePolicy(policy) {
  * of `Dependency.fromConfig` and `Dependency.fromJson`.
  */
 export const compileDependency = (config) =>
-  typeof config === 'string' ? decided(_dependencyCompile(config, true)) : decidedConfig(_dependencyCompile(config, false), config);
+  typeof config === 'string'
+    ? decided(_dependencyCompile(config, true))
+    : decidedConfig(_dependencyCompile(config, false), config);
 
 /** A compiled form as the base64 line `retryplan compile` prints (RFC 4648 section 4, padded). */
 export function compiledToBase64(form) {
@@ -150,7 +151,12 @@ export const awsStandardDependency = () => make(Dependency, _awsStandardDependen
 export const awsStandard2026Dependency = () => make(Dependency, _awsStandardDependency(true));
 
 /** One selector: `{name, service, method, policy}`. */
-const method = ([name, service, methodName, policy]) => ({ name, service, method: methodName, policy: make(Policy, policy) });
+const method = ([name, service, methodName, policy]) => ({
+  name,
+  service,
+  method: methodName,
+  policy: make(Policy, policy),
+});
 
 /** A gRPC service config read as gRFC A6 says: a validated policy per method selector, the retry throttling, warnings. */
 export class ServiceConfig extends Held {

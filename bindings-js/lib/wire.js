@@ -26,7 +26,9 @@ const outputWords = Object.keys(WIRE.OUT).length;
 export function loadWire() {
   const [[version]] = _wireTables();
   if (version !== WIRE.VERSION) {
-    throw new Error(`retryplan: the wasm speaks wire version ${version}, this host ${WIRE.VERSION}: reinstall the package`);
+    throw new Error(
+      `retryplan: the wasm speaks wire version ${version}, this host ${WIRE.VERSION}: reinstall the package`,
+    );
   }
   [memory, outputAt, keyAt, recordAt, recordWords] = _wireMemory();
   output = new Float64Array(memory.buffer, outputAt, outputWords);
@@ -58,8 +60,6 @@ export function exchange(driver, kind, now, attempt, token, held, outcomeKind, c
   return current();
 }
 
-
-
 /** The last output record the wasm wrote (a view valid until the next exchange). */
 export function current() {
   if (output.length === 0) output = new Float64Array(memory.buffer, outputAt, outputWords);
@@ -83,7 +83,40 @@ const UUID_LENGTH = 36;
 /** The first 36 bytes of `k` (ASCII) as text: a quarter of what a TextDecoder costs for so few bytes. */
 const uuidText = (k) =>
   String.fromCharCode(
-    k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8], k[9], k[10], k[11], k[12], k[13], k[14], k[15], k[16], k[17],
-    k[18], k[19], k[20], k[21], k[22], k[23], k[24], k[25], k[26], k[27], k[28], k[29], k[30], k[31], k[32], k[33], k[34], k[35],
+    k[0],
+    k[1],
+    k[2],
+    k[3],
+    k[4],
+    k[5],
+    k[6],
+    k[7],
+    k[8],
+    k[9],
+    k[10],
+    k[11],
+    k[12],
+    k[13],
+    k[14],
+    k[15],
+    k[16],
+    k[17],
+    k[18],
+    k[19],
+    k[20],
+    k[21],
+    k[22],
+    k[23],
+    k[24],
+    k[25],
+    k[26],
+    k[27],
+    k[28],
+    k[29],
+    k[30],
+    k[31],
+    k[32],
+    k[33],
+    k[34],
+    k[35],
   );
-

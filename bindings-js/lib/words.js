@@ -19,8 +19,20 @@ const DIGITS = Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0));
 /** A request id from its two 32-bit halves: 16 lowercase hex digits, as the core's Display spells it. */
 export const requestIdText = (h, l) =>
   String.fromCharCode(
-    DIGITS[h >>> 28], DIGITS[(h >>> 24) & 15], DIGITS[(h >>> 20) & 15], DIGITS[(h >>> 16) & 15],
-    DIGITS[(h >>> 12) & 15], DIGITS[(h >>> 8) & 15], DIGITS[(h >>> 4) & 15], DIGITS[h & 15],
-    DIGITS[l >>> 28], DIGITS[(l >>> 24) & 15], DIGITS[(l >>> 20) & 15], DIGITS[(l >>> 16) & 15],
-    DIGITS[(l >>> 12) & 15], DIGITS[(l >>> 8) & 15], DIGITS[(l >>> 4) & 15], DIGITS[l & 15],
+    DIGITS[h >>> 28],
+    DIGITS[(h >>> 24) & 15],
+    DIGITS[(h >>> 20) & 15],
+    DIGITS[(h >>> 16) & 15],
+    DIGITS[(h >>> 12) & 15],
+    DIGITS[(h >>> 8) & 15],
+    DIGITS[(h >>> 4) & 15],
+    DIGITS[h & 15],
+    DIGITS[l >>> 28],
+    DIGITS[(l >>> 24) & 15],
+    DIGITS[(l >>> 20) & 15],
+    DIGITS[(l >>> 16) & 15],
+    DIGITS[(l >>> 12) & 15],
+    DIGITS[(l >>> 8) & 15],
+    DIGITS[(l >>> 4) & 15],
+    DIGITS[l & 15],
   );

@@ -17,26 +17,30 @@ function wholeNumber(input) {
 /** Shows every problem, each at its field. */
 function showProblems(problems) {
   const list = $('problems');
-  list.replaceChildren(...problems.map(({ field, message }) => {
-    const item = document.createElement('li');
-    item.dataset.field = field;
-    const name = document.createElement('code');
-    name.textContent = field || '(file)';
-    item.append(name, `: ${message}`);
-    return item;
-  }));
+  list.replaceChildren(
+    ...problems.map(({ field, message }) => {
+      const item = document.createElement('li');
+      item.dataset.field = field;
+      const name = document.createElement('code');
+      name.textContent = field || '(file)';
+      item.append(name, `: ${message}`);
+      return item;
+    }),
+  );
 }
 
 /** Refills the profile menu from the file's profiles, keeping the choice when it still exists. */
 function showProfiles(profiles, hasPolicy) {
   const chosen = profileMenu.value;
   const options = [...(hasPolicy ? [''] : []), ...profiles];
-  profileMenu.replaceChildren(...options.map((name) => {
-    const option = document.createElement('option');
-    option.value = name;
-    option.textContent = name === '' ? '(policy)' : name;
-    return option;
-  }));
+  profileMenu.replaceChildren(
+    ...options.map((name) => {
+      const option = document.createElement('option');
+      option.value = name;
+      option.textContent = name === '' ? '(policy)' : name;
+      return option;
+    }),
+  );
   profileMenu.value = options.includes(chosen) ? chosen : (options[0] ?? '');
 }
 
@@ -82,11 +86,13 @@ function update() {
   stale(false);
   $('timeline').innerHTML = explained.svg;
   $('explain-table').textContent = explained.table;
-  $('warnings').replaceChildren(...explained.warnings.map((warning) => {
-    const item = document.createElement('li');
-    item.textContent = `warning: ${warning}`;
-    return item;
-  }));
+  $('warnings').replaceChildren(
+    ...explained.warnings.map((warning) => {
+      const item = document.createElement('li');
+      item.textContent = `warning: ${warning}`;
+      return item;
+    }),
+  );
   document.body.dataset.state = 'explained';
   $('sim-status').textContent = 'simulating…';
   // Let the page paint the timeline before the (bounded) simulation runs.
@@ -124,7 +130,7 @@ $('bounds').textContent =
   `(arrivals_per_second × duration_ms), ${bounds.max_worst_case_attempts.toLocaleString('en')} attempts if every operation used every attempt, ` +
   `${bounds.max_clients} clients, ${bounds.max_layers} layers and ${bounds.max_text_bytes / 1024} KB of text. ` +
   'So the example is examples/checkout.json scaled down: 500 operations/s for 60 s from 10 clients against 16 workers, ' +
-  'a blip at 10 s and a 15 s stall (the CLI\'s runs 2,000/s for 120 s from 20 clients against 64). retryplan simulate runs any size.';
+  "a blip at 10 s and a 15 s stall (the CLI's runs 2,000/s for 120 s from 20 clients against 64). retryplan simulate runs any size.";
 editor.value = example;
 let typing;
 editor.addEventListener('input', () => {
@@ -135,5 +141,8 @@ editor.addEventListener('input', () => {
 });
 profileMenu.addEventListener('change', update);
 for (const input of [seedInput, $('deadline'), $('first-at')]) input.addEventListener('change', update);
-$('reset').addEventListener('click', () => { editor.value = example; update(); });
+$('reset').addEventListener('click', () => {
+  editor.value = example;
+  update();
+});
 update();

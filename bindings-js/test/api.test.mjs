@@ -36,43 +36,109 @@ import { _operationOutcome } from '../wasm/retryplan_js.js';
 
 test('shared modules, the generated ones too, import only shared modules: never the wasm', () => {
   const shared = sharedModules(new URL('../lib/', import.meta.url));
-  for (const name of ['failures.js', 'generated/wire.js', 'generated/decisions.js', 'generated/outcomes.js']) assert.ok(shared.has(name), name);
+  for (const name of ['failures.js', 'generated/wire.js', 'generated/decisions.js', 'generated/outcomes.js'])
+    assert.ok(shared.has(name), name);
   // A generated module that reaches the wasm would hold one entry's wasm state in both: refused.
   const lib = new URL(`file://${mkdtempSync(join(tmpdir(), 'retryplan-shared-'))}/`);
   mkdirSync(new URL('generated/', lib));
-  for (const name of ['args.js', 'convert.js', 'endings.js', 'entropy.js', 'error.js', 'failures.js', 'json.js', 'messages.js', 'rules.js', 'words.js']) writeFileSync(new URL(name, lib), '');
+  for (const name of [
+    'args.js',
+    'convert.js',
+    'endings.js',
+    'entropy.js',
+    'error.js',
+    'failures.js',
+    'json.js',
+    'messages.js',
+    'rules.js',
+    'words.js',
+  ])
+    writeFileSync(new URL(name, lib), '');
   writeFileSync(new URL('generated/wire.js', lib), "import { x } from '../convert.js';\n");
   assert.ok(sharedModules(lib).has('generated/wire.js'));
   writeFileSync(new URL('generated/decisions.js', lib), "import { y } from '../wasm/retryplan_js.js';\n");
-  assert.throws(() => sharedModules(lib), /lib\/generated\/decisions\.js is shared by both entries but imports \.\.\/wasm\/retryplan_js\.js/);
+  assert.throws(
+    () => sharedModules(lib),
+    /lib\/generated\/decisions\.js is shared by both entries but imports \.\.\/wasm\/retryplan_js\.js/,
+  );
   rmSync(lib, { recursive: true });
 });
 
 test('two entries: the default one for a checkout page, the tools a superset with its own wasm', () => {
   assert.deepEqual(Object.keys(lean).sort(), [
-    'BreakerPermit', 'CircuitBreaker', 'ConcurrencyLimit', 'Dependency', 'Driver', 'GUIDANCE_HEADERS', 'GaveUpError',
-    'IDEMPOTENCY_KEY_HEADER', 'IncomingContext', 'Operation', 'OperationFailedError', 'Outcome', 'Policy', 'REQUEST_ID_HEADER',
-    'ReconcileRequiredError', 'RestartRequiredError', 'RetryBudget', 'RetryCharge', 'RetrySlot', 'RetrySlots', 'RetryplanError', 'Stats',
-    'currentIncoming', 'failureOf',
-    'outcomeFromHttp', 'parseRateLimit', 'parseRateLimitReset', 'parseRetryAfter', 'parseRetryAfterMsHeader', 'profileNames',
-    'propagation', 'retryFetch', 'run', 'wasmTrapped',
+    'BreakerPermit',
+    'CircuitBreaker',
+    'ConcurrencyLimit',
+    'Dependency',
+    'Driver',
+    'GUIDANCE_HEADERS',
+    'GaveUpError',
+    'IDEMPOTENCY_KEY_HEADER',
+    'IncomingContext',
+    'Operation',
+    'OperationFailedError',
+    'Outcome',
+    'Policy',
+    'REQUEST_ID_HEADER',
+    'ReconcileRequiredError',
+    'RestartRequiredError',
+    'RetryBudget',
+    'RetryCharge',
+    'RetrySlot',
+    'RetrySlots',
+    'RetryplanError',
+    'Stats',
+    'currentIncoming',
+    'failureOf',
+    'outcomeFromHttp',
+    'parseRateLimit',
+    'parseRateLimitReset',
+    'parseRetryAfter',
+    'parseRetryAfterMsHeader',
+    'profileNames',
+    'propagation',
+    'retryFetch',
+    'run',
+    'wasmTrapped',
   ]);
-  assert.deepEqual(Object.keys(tools).filter((name) => !(name in lean)).sort(), [
-    'ServiceConfig', 'admit', 'awsErrorCodeFromResponse', 'awsStandard2026Dependency', 'awsStandardDependency',
-    'compileDependency', 'compilePolicy', 'compiledFromBase64', 'compiledToBase64', 'encodeGrpcTimeout', 'encodeGrpcTimeoutNs',
-    'parseGrpcPushback', 'parseGrpcTimeout', 'parseGrpcTimeoutNs', 'parseHttpDate', 'redeliver', 'remainingBudgetMs',
-  ]);
+  assert.deepEqual(
+    Object.keys(tools)
+      .filter((name) => !(name in lean))
+      .sort(),
+    [
+      'ServiceConfig',
+      'admit',
+      'awsErrorCodeFromResponse',
+      'awsStandard2026Dependency',
+      'awsStandardDependency',
+      'compileDependency',
+      'compilePolicy',
+      'compiledFromBase64',
+      'compiledToBase64',
+      'encodeGrpcTimeout',
+      'encodeGrpcTimeoutNs',
+      'parseGrpcPushback',
+      'parseGrpcTimeout',
+      'parseGrpcTimeoutNs',
+      'parseHttpDate',
+      'redeliver',
+      'remainingBudgetMs',
+    ],
+  );
   for (const tool of ['fromJson']) assert.equal(lean.Policy[tool], undefined, tool);
-  for (const tool of ['toConfig', 'toJson', 'explain', 'classify', 'backoffCeilingsMs']) assert.equal(lean.Policy.prototype[tool], undefined, tool);
+  for (const tool of ['toConfig', 'toJson', 'explain', 'classify', 'backoffCeilingsMs'])
+    assert.equal(lean.Policy.prototype[tool], undefined, tool);
   assert.equal(lean.Dependency.fromJson, undefined);
   // Compiled forms: written by the tools, read by both.
-  for (const api of [lean, tools]) for (const type of [api.Policy, api.Dependency]) assert.equal(typeof type.fromCompiled, 'function');
+  for (const api of [lean, tools])
+    for (const type of [api.Policy, api.Dependency]) assert.equal(typeof type.fromCompiled, 'function');
   assert.equal(lean.Dependency.prototype.snapshot, undefined);
   assert.equal(lean.RetryBudget.prototype.snapshot, undefined);
   assert.equal(lean.Stats.prototype.record, undefined);
   // The wasm objects are each entry's own; the error classes and the failure table are shared.
   assert.notEqual(lean.Policy, tools.Policy);
-  for (const shared of ['RetryplanError', 'OperationFailedError', 'GaveUpError', 'failureOf']) assert.equal(lean[shared], tools[shared], shared);
+  for (const shared of ['RetryplanError', 'OperationFailedError', 'GaveUpError', 'failureOf'])
+    assert.equal(lean[shared], tools[shared], shared);
   const fromTools = throwsCode(() => tools.Policy.fromJson('{"max_attempts": 0}'), 'config_violations');
   assert.ok(fromTools instanceof lean.RetryplanError);
   assert.deepEqual(new lean.Stats().toJSON(), new tools.Stats().toJSON());
@@ -148,7 +214,8 @@ test('seeds are optional; given seeds are whole numbers <= 2^53-1', () => {
   assert.notEqual(a.idempotencyKey, b.idempotencyKey);
   const seeded = (seed) => new Operation(policy, 0, { seed }).idempotencyKey;
   assert.equal(seeded(Number.MAX_SAFE_INTEGER), seeded(Number.MAX_SAFE_INTEGER));
-  for (const bad of [1.5, -1, 2 ** 53, NaN]) throwsCode(() => new Operation(policy, 0, { seed: bad }), 'invalid_argument');
+  for (const bad of [1.5, -1, 2 ** 53, NaN])
+    throwsCode(() => new Operation(policy, 0, { seed: bad }), 'invalid_argument');
   throwsCode(() => new Operation(policy, 0, { seed: 1, idempotencyKey: 'has space' }), 'invalid_argument');
   throwsCode(() => new Operation(policy, 0, { seed: 1, idempotencyKey: 42 }), 'invalid_argument');
 });
@@ -195,10 +262,15 @@ test('outcomes of every type cross; malformed ones are invalid_argument and chan
   throwsCode(() => operation.onOutcome(now, 5, { type: 'success' }), 'attempt_not_running');
 });
 
-test('an operation\'s status word outside 100..=599 is refused by the wasm (65736 is not 200 cut to 16 bits)', () => {
-  const operation = new lean.Operation(lean.Policy.fromConfig({ jitter: { kind: 'none' }, maxAttempts: 3 }), 0, { seed: 1 });
+test("an operation's status word outside 100..=599 is refused by the wasm (65736 is not 200 cut to 16 bits)", () => {
+  const operation = new lean.Operation(lean.Policy.fromConfig({ jitter: { kind: 'none' }, maxAttempts: 3 }), 0, {
+    seed: 1,
+  });
   const start = operation.poll(0);
-  const status = (word) => decisionOf(_operationOutcome(operation[HANDLE], 10, start.attempt, WIRE.OUTCOME.http_status, word, WIRE.NONE, undefined));
+  const status = (word) =>
+    decisionOf(
+      _operationOutcome(operation[HANDLE], 10, start.attempt, WIRE.OUTCOME.http_status, word, WIRE.NONE, undefined),
+    );
   for (const word of [65736, 65535, 65536 + 503, 600, 99, 0, -1]) {
     const error = throwsCode(() => status(word), 'invalid_argument');
     assert.equal(error.field, 'status', String(word));
@@ -208,13 +280,37 @@ test('an operation\'s status word outside 100..=599 is refused by the wasm (6573
 });
 
 test('onOutcome: the fast path names the field it refuses; a refused outcome changes nothing', () => {
-  const operation = new lean.Operation(lean.Policy.fromConfig({ jitter: { kind: 'none' }, maxAttempts: 40, totalBudgetMs: 10_000_000 }), 0, { seed: 11 });
+  const operation = new lean.Operation(
+    lean.Policy.fromConfig({ jitter: { kind: 'none' }, maxAttempts: 40, totalBudgetMs: 10_000_000 }),
+    0,
+    { seed: 11 },
+  );
   const start = operation.poll(0);
-  assert.equal(throwsCode(() => operation.onOutcome(0, start.attempt, { type: 'http_status', status: 1.5 }), 'invalid_argument').field, 'status');
-  assert.equal(throwsCode(() => operation.onOutcome(0, start.attempt, { type: 'http_status', status: 503, retryAfterMs: -5 }), 'invalid_argument').field, 'retryAfterMs');
-  assert.equal(throwsCode(() => operation.onOutcome(0, start.attempt, { type: 'transport', failure: 'reset' }), 'invalid_argument').field, 'failure');
-  const attemptError = throwsCode(() => operation.onOutcome(0, start.attempt + 1, { type: 'success' }), 'attempt_not_running');
-  assert.deepEqual([attemptError.blame, attemptError.attempt, attemptError.running], ['caller', start.attempt + 1, [start.attempt]]);
+  assert.equal(
+    throwsCode(() => operation.onOutcome(0, start.attempt, { type: 'http_status', status: 1.5 }), 'invalid_argument')
+      .field,
+    'status',
+  );
+  assert.equal(
+    throwsCode(
+      () => operation.onOutcome(0, start.attempt, { type: 'http_status', status: 503, retryAfterMs: -5 }),
+      'invalid_argument',
+    ).field,
+    'retryAfterMs',
+  );
+  assert.equal(
+    throwsCode(() => operation.onOutcome(0, start.attempt, { type: 'transport', failure: 'reset' }), 'invalid_argument')
+      .field,
+    'failure',
+  );
+  const attemptError = throwsCode(
+    () => operation.onOutcome(0, start.attempt + 1, { type: 'success' }),
+    'attempt_not_running',
+  );
+  assert.deepEqual(
+    [attemptError.blame, attemptError.attempt, attemptError.running],
+    ['caller', start.attempt + 1, [start.attempt]],
+  );
   const success = operation.onOutcome(1, start.attempt, { type: 'success' });
   assert.deepEqual(success, { type: 'succeeded', attempts: start.attempt, winner: start.attempt, abortAttempts: [] });
   throwsCode(() => operation.onOutcome(2, start.attempt, { type: 'success' }), 'operation_ended');
@@ -231,29 +327,53 @@ test('policy errors list every violation with its field; JSON errors name the pa
     ['max_attempts', 'backoff.cap_ms'],
   );
   assert.equal(error.violations[1].message, 'backoff.cap_ms (100) must be >= backoff.base_ms (200)');
-  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: { baseMs: -5 } }), 'invalid_config').field, 'backoff.base_ms');
-  assert.match(throwsCode(() => Policy.fromConfig({ maxAttemps: 3 }), 'invalid_config').message, /unknown field `maxAttemps` \(did you mean `maxAttempts`\?\)/);
+  assert.equal(
+    throwsCode(() => Policy.fromConfig({ backoff: { baseMs: -5 } }), 'invalid_config').field,
+    'backoff.base_ms',
+  );
+  assert.match(
+    throwsCode(() => Policy.fromConfig({ maxAttemps: 3 }), 'invalid_config').message,
+    /unknown field `maxAttemps` \(did you mean `maxAttempts`\?\)/,
+  );
   throwsCode(() => Policy.fromJson('{"max_attempts": 3} {}'), 'invalid_config');
   // A JS number cannot tell 3 from 3.0, so every language accepts a whole number spelt either way.
   assert.equal(Policy.fromJson('{"max_attempts": 3.0}').maxAttempts, 3);
   assert.equal(throwsCode(() => Policy.fromJson('{"max_attempts": 3.5}'), 'invalid_config').field, 'max_attempts');
   const profileError = throwsCode(() => Policy.profile('nope'), 'unknown_profile');
-  assert.deepEqual([profileError.blame, profileError.profile, profileError.known], ['configuration', 'nope', profileNames()]);
+  assert.deepEqual(
+    [profileError.blame, profileError.profile, profileError.known],
+    ['configuration', 'nope', profileNames()],
+  );
   // Anything but plain data is refused by the core's reader, naming the field.
   assert.equal(throwsCode(() => Policy.fromConfig(1n), 'invalid_config').field, '');
-  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: { baseMs: 5n } }), 'invalid_config').field, 'backoff.base_ms');
+  assert.equal(
+    throwsCode(() => Policy.fromConfig({ backoff: { baseMs: 5n } }), 'invalid_config').field,
+    'backoff.base_ms',
+  );
   // Plain data only: a Date or a class instance would lose or change fields through JSON.stringify.
   assert.equal(throwsCode(() => Policy.fromConfig({ backoff: new Date() }), 'invalid_config').field, 'backoff');
-  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: new (class Backoff {})() }), 'invalid_config').field, 'backoff');
-  assert.equal(throwsCode(() => Policy.fromConfig({ backoff: { multiplier: NaN } }), 'invalid_config').field, 'backoff.multiplier');
-  assert.equal(throwsCode(() => Policy.fromConfig({ totalBudgetMs: Infinity }), 'invalid_config').field, 'total_budget_ms');
+  assert.equal(
+    throwsCode(() => Policy.fromConfig({ backoff: new (class Backoff {})() }), 'invalid_config').field,
+    'backoff',
+  );
+  assert.equal(
+    throwsCode(() => Policy.fromConfig({ backoff: { multiplier: NaN } }), 'invalid_config').field,
+    'backoff.multiplier',
+  );
+  assert.equal(
+    throwsCode(() => Policy.fromConfig({ totalBudgetMs: Infinity }), 'invalid_config').field,
+    'total_budget_ms',
+  );
   // ...but plain objects of every kind: null-prototype, another realm's, and Maps with string keys.
   const bare = Object.assign(Object.create(null), { maxAttempts: 4 });
   assert.equal(Policy.fromConfig(bare).maxAttempts, 4);
   assert.equal(Policy.fromConfig(vm.runInNewContext('({ maxAttempts: 5, backoff: { baseMs: 7 } })')).maxAttempts, 5);
   assert.equal(Policy.fromConfig(new Map([['maxAttempts', 6]])).maxAttempts, 6);
   assert.equal(throwsCode(() => Policy.fromConfig(new Map([[1, 6]])), 'invalid_config').field, '');
-  assert.equal(throwsCode(() => Policy.fromConfig({ retryOn: { httpStatuses: [503, '504'] } }), 'invalid_config').field, 'retry_on.http_statuses[1]');
+  assert.equal(
+    throwsCode(() => Policy.fromConfig({ retryOn: { httpStatuses: [503, '504'] } }), 'invalid_config').field,
+    'retry_on.http_statuses[1]',
+  );
   const cyclic = { backoff: {} };
   cyclic.backoff.again = cyclic;
   assert.equal(throwsCode(() => Policy.fromConfig(cyclic), 'invalid_config').field, 'backoff.again');
@@ -313,7 +433,10 @@ test('stats count decisions as returned', () => {
   assert.equal(counters.operations, 1);
   assert.equal(counters.succeeded, 1);
   assert.equal(counters.gaveUp.cancelled, 1);
-  throwsCode(() => stats.record({ type: 'gave_up', reason: 'bored', attempts: 1, remainingBudgetMs: 0 }), 'invalid_argument');
+  throwsCode(
+    () => stats.record({ type: 'gave_up', reason: 'bored', attempts: 1, remainingBudgetMs: 0 }),
+    'invalid_argument',
+  );
 });
 
 test('Outcome.fromHttp: the core reads Retry-After and retry-after-ms; saturates at 2^53-1; malformed is no guidance', () => {
@@ -331,7 +454,10 @@ test('Outcome.fromHttp: the core reads Retry-After and retry-after-ms; saturates
   const policy = Policy.fromConfig({ jitter: { kind: 'none' }, serverGuidance: { capMs: 5000, aboveCap: 'clamp' } });
   const operation = new Operation(policy, 0, { seed: 1 });
   operation.poll(0);
-  assert.equal(operation.onOutcome(10, 1, Outcome.fromHttp(503, '99999999999999999999999', null, 0)).serverDelayMs, 5000);
+  assert.equal(
+    operation.onOutcome(10, 1, Outcome.fromHttp(503, '99999999999999999999999', null, 0)).serverDelayMs,
+    5000,
+  );
 });
 
 test('hedging: hedge flags, the winner and the attempts to abort, as numbers', () => {
@@ -367,7 +493,10 @@ test('hedging: hedge flags, the winner and the attempts to abort, as numbers', (
   assert.equal(total.toJSON().succeeded, 2);
   throwsCode(() => stats.record({ ...ending, abortAttempts: [0] }), 'invalid_argument');
   throwsCode(() => stats.record({ ...hedge, hedge: undefined }), 'invalid_argument');
-  throwsCode(() => Policy.fromConfig({ idempotency: 'unsafe', hedging: { delayMs: 1, maxHedgedAttempts: 1 } }), 'config_violations');
+  throwsCode(
+    () => Policy.fromConfig({ idempotency: 'unsafe', hedging: { delayMs: 1, maxHedgedAttempts: 1 } }),
+    'config_violations',
+  );
 });
 
 test('Dependency: shared controls from JSON or camelCase objects, handles on the same state, refusals as reasons', () => {
@@ -383,30 +512,59 @@ test('Dependency: shared controls from JSON or camelCase objects, handles on the
   assert.deepEqual(dependency.snapshot(0), same.snapshot(0));
   assert.deepEqual(dependency.snapshot(0), {
     budget: { kind: 'token_bucket', tokensMilli: 2000, maxTokensMilli: 2000, retriesAllowed: true },
-    breaker: { state: 'closed', consecutiveFailures: 0, windowResults: 0, windowFailures: 0, openUntilMs: 0, probesInFlight: 0 },
+    breaker: {
+      state: 'closed',
+      consecutiveFailures: 0,
+      windowResults: 0,
+      windowFailures: 0,
+      openUntilMs: 0,
+      probesInFlight: 0,
+    },
     retrySlotsInUse: 0,
   });
   assert.equal(Dependency.fromConfig({}).budget, undefined);
   assert.deepEqual(Dependency.fromConfig({}).snapshot(5), { budget: null, breaker: null, retrySlotsInUse: null });
 
   // An operation shares the dependency; the caller's handle stays usable.
-  const policy = Policy.fromConfig({ maxAttempts: 5, jitter: { kind: 'none' }, backoff: { kind: 'constant', baseMs: 10, capMs: 10 } });
+  const policy = Policy.fromConfig({
+    maxAttempts: 5,
+    jitter: { kind: 'none' },
+    backoff: { kind: 'constant', baseMs: 10, capMs: 10 },
+  });
   const operation = new Operation(policy, 0, { seed: 1, dependency });
   operation.poll(0);
   const wait = operation.onOutcome(10, 1, { type: 'http_status', status: 503 });
   assert.equal(wait.type, 'wait');
   assert.equal(dependency.snapshot(10).budget.tokensMilli, 1000);
   dependency.budget.onFailure(15); // another caller's failure: 0 tokens
-  assert.deepEqual(operation.poll(20), { type: 'gave_up', reason: 'budget_exhausted', attempts: 1, remainingBudgetMs: 9930, abortAttempts: [] });
+  assert.deepEqual(operation.poll(20), {
+    type: 'gave_up',
+    reason: 'budget_exhausted',
+    attempts: 1,
+    remainingBudgetMs: 9930,
+    abortAttempts: [],
+  });
   throwsCode(() => new Operation(policy, 0, { seed: 1, dependency: {} }), 'invalid_argument');
 
-  const error = throwsCode(() => Dependency.fromConfig({ budget: { kind: 'token_bucket', maxTokens: 0, tokenRatio: 0.5 } }), 'config_violations');
+  const error = throwsCode(
+    () => Dependency.fromConfig({ budget: { kind: 'token_bucket', maxTokens: 0, tokenRatio: 0.5 } }),
+    'config_violations',
+  );
   assert.deepEqual([error.config, error.violations.map((v) => v.field)], ['dependency', ['budget.max_tokens']]);
-  assert.equal(throwsCode(() => Dependency.fromJson('{"breaker": {"open_ms": 1}}'), 'invalid_config').field, 'breaker.trip');
+  assert.equal(
+    throwsCode(() => Dependency.fromJson('{"breaker": {"open_ms": 1}}'), 'invalid_config').field,
+    'breaker.trip',
+  );
 });
 
 test('RetryBudget, CircuitBreaker and RetrySlots on their own; permits are opaque objects', () => {
-  const quota = new RetryBudget({ kind: 'quota', capacity: 10, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1 });
+  const quota = new RetryBudget({
+    kind: 'quota',
+    capacity: 10,
+    retryCost: 5,
+    timeoutRetryCost: 10,
+    successIncrement: 1,
+  });
   const charge = quota.tryRetry(0, true);
   assert.ok(charge instanceof RetryCharge);
   assert.equal(charge.cost, 10);
@@ -415,9 +573,15 @@ test('RetryBudget, CircuitBreaker and RetrySlots on their own; permits are opaqu
   throwsCode(() => quota.onSuccess(2, charge), 'invalid_argument');
   quota.onSuccess(2);
   assert.deepEqual(quota.snapshot(3), { kind: 'quota', available: 10, capacity: 10 });
-  const error = throwsCode(() => new RetryBudget({ kind: 'ratio', retryRatio: 2, minRetriesPerSecond: 0, windowMs: 0 }), 'config_violations');
+  const error = throwsCode(
+    () => new RetryBudget({ kind: 'ratio', retryRatio: 2, minRetriesPerSecond: 0, windowMs: 0 }),
+    'config_violations',
+  );
   assert.deepEqual([error.config, error.violations.map((v) => v.field)], ['budget', ['retry_ratio', 'window_ms']]);
-  assert.equal(error.message, 'invalid budget configuration: retry_ratio (2) must be a number in [0, 1]; window_ms (0) must be in 1..=9007199254740991');
+  assert.equal(
+    error.message,
+    'invalid budget configuration: retry_ratio (2) must be a number in [0, 1]; window_ms (0) must be in 1..=9007199254740991',
+  );
   assert.equal(throwsCode(() => new RetryBudget({ kind: 'nope' }), 'invalid_config').field, 'kind');
 
   const breaker = new CircuitBreaker({ trip: { kind: 'consecutive', failures: 1 }, openMs: 100, halfOpenProbes: 1 });
@@ -461,9 +625,17 @@ test('RetryBudget, CircuitBreaker and RetrySlots on their own; permits are opaqu
 });
 
 test('redeliver: a stateless decision for queue workers', () => {
-  const policy = Policy.fromConfig({ maxAttempts: 5, totalBudgetMs: 3600000, redelivery: { delaysMs: [5000, 30000], maxAgeMs: 3600000 } });
+  const policy = Policy.fromConfig({
+    maxAttempts: 5,
+    totalBudgetMs: 3600000,
+    redelivery: { delaysMs: [5000, 30000], maxAgeMs: 3600000 },
+  });
   const failed = { type: 'http_status', status: 503 };
-  assert.deepEqual(redeliver(policy, 2, 0, 10000, failed), { type: 'redeliver_after', delayMs: 30000, redeliverAtMs: 40000 });
+  assert.deepEqual(redeliver(policy, 2, 0, 10000, failed), {
+    type: 'redeliver_after',
+    delayMs: 30000,
+    redeliverAtMs: 40000,
+  });
   assert.deepEqual(redeliver(policy, 5, 0, 10000, failed), { type: 'dead_letter', reason: 'attempts_exhausted' });
   assert.deepEqual(redeliver(policy, 1, 0, 10, { type: 'success' }), { type: 'acknowledge' });
   throwsCode(() => redeliver(policy, 0, 0, 10, failed), 'invalid_argument');
@@ -473,7 +645,9 @@ test('every runtime export is declared in lib/index.d.ts', async () => {
   const { readFileSync } = await import('node:fs');
   const types = readFileSync(new URL('../lib/index.d.ts', import.meta.url), 'utf8');
   const api = await import('retryplan');
-  const missing = Object.keys(api).filter((name) => !new RegExp(`export (function|class|const) ${name}\\b`).test(types));
+  const missing = Object.keys(api).filter(
+    (name) => !new RegExp(`export (function|class|const) ${name}\\b`).test(types),
+  );
   assert.deepEqual(missing, []);
 });
 
@@ -481,14 +655,31 @@ test('a broken rule names the configuration it broke, its paths from it (config_
   const zeroTokens = { kind: 'token_bucket', maxTokens: 0, tokenRatio: 0.5 };
   for (const [config, fields, start, call] of [
     ['policy', ['max_attempts'], 'invalid policy: ', () => Policy.fromConfig({ maxAttempts: 0 })],
-    ['dependency', ['budget.max_tokens'], 'invalid dependency configuration: ', () => Dependency.fromConfig({ budget: zeroTokens })],
+    [
+      'dependency',
+      ['budget.max_tokens'],
+      'invalid dependency configuration: ',
+      () => Dependency.fromConfig({ budget: zeroTokens }),
+    ],
     ['budget', ['max_tokens'], 'invalid budget configuration: ', () => new RetryBudget(zeroTokens)],
-    ['breaker', ['open_ms'], 'invalid breaker configuration: ', () => new CircuitBreaker({ trip: { kind: 'consecutive', failures: 1 }, openMs: 0, halfOpenProbes: 1 })],
-    ['service_config', ['retryThrottling.maxTokens'], 'invalid gRPC service configuration: ',
-      () => tools.ServiceConfig.fromConfig({ retryThrottling: { maxTokens: 0, tokenRatio: 0.1 } })],
+    [
+      'breaker',
+      ['open_ms'],
+      'invalid breaker configuration: ',
+      () => new CircuitBreaker({ trip: { kind: 'consecutive', failures: 1 }, openMs: 0, halfOpenProbes: 1 }),
+    ],
+    [
+      'service_config',
+      ['retryThrottling.maxTokens'],
+      'invalid gRPC service configuration: ',
+      () => tools.ServiceConfig.fromConfig({ retryThrottling: { maxTokens: 0, tokenRatio: 0.1 } }),
+    ],
   ]) {
     const error = throwsCode(call, 'config_violations');
-    assert.deepEqual([error.config, error.violations.map((v) => v.field), error.blame], [config, fields, 'configuration']);
+    assert.deepEqual(
+      [error.config, error.violations.map((v) => v.field), error.blame],
+      [config, fields, 'configuration'],
+    );
     assert.ok(error.message.startsWith(start), error.message);
   }
 });
@@ -511,6 +702,9 @@ test('a reading error names the configuration it read (invalid_config, .config)'
     assert.deepEqual([error.config, error.field, error.blame], [config, field, 'configuration']);
     // The message names the field as the object wrote it (camelCase keys: see bad-input.test.mjs).
     const written = field === 'max_attemps' ? 'maxAttemps' : field;
-    assert.ok(error.message.startsWith(`invalid ${words[config] ?? config} configuration at \`${written}\`: `), error.message);
+    assert.ok(
+      error.message.startsWith(`invalid ${words[config] ?? config} configuration at \`${written}\`: `),
+      error.message,
+    );
   }
 });

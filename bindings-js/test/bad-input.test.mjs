@@ -82,42 +82,164 @@ const ROWS = [
   ['undefined for a required argument', 'RetryplanError', 'invalid_argument', 'nowMs', () => op().poll(undefined)],
   ['negative count', 'RetryplanError', 'invalid_argument', 'capacity', () => new RetrySlots(-1)],
   ['count beyond 32 bits', 'RetryplanError', 'invalid_argument', 'capacity', () => new RetrySlots(2 ** 32)],
-  ['NaN in a configuration', 'RetryplanError', 'invalid_config', 'attempt_timeout.fraction_of_remaining',
-    () => Policy.fromConfig({ attemptTimeout: { fractionOfRemaining: NaN } })],
-  ['Infinity in a configuration', 'RetryplanError', 'invalid_config', 'attempt_timeout.fraction_of_remaining',
-    () => Policy.fromConfig({ attemptTimeout: { fractionOfRemaining: Infinity } })],
-  ['negative number in a configuration', 'RetryplanError', 'invalid_config', 'backoff.base_ms',
-    () => Policy.fromConfig({ backoff: { baseMs: -5 } })],
-  ['time beyond 2^53 - 1 ms in a configuration', 'RetryplanError', 'config_violations', 'total_budget_ms',
-    () => Policy.fromConfig({ totalBudgetMs: 2 ** 53 })],
-  ['number beyond 2^64 in a configuration', 'RetryplanError', 'invalid_config', 'total_budget_ms',
-    () => Policy.fromJson('{"total_budget_ms": 18446744073709551616}')],
-  ['wrong type in a configuration', 'RetryplanError', 'invalid_config', 'max_attempts', () => Policy.fromJson('{"max_attempts": "3"}')],
-  ['wrong type in a configuration object', 'RetryplanError', 'invalid_config', 'max_attempts', () => Policy.fromConfig({ maxAttempts: '3' })],
-  ['null in a configuration', 'RetryplanError', 'invalid_config', 'total_budget_ms', () => Policy.fromJson('{"total_budget_ms": null}')],
-  ['null in a configuration object', 'RetryplanError', 'invalid_config', 'total_budget_ms', () => Policy.fromConfig({ totalBudgetMs: null })],
+  [
+    'NaN in a configuration',
+    'RetryplanError',
+    'invalid_config',
+    'attempt_timeout.fraction_of_remaining',
+    () => Policy.fromConfig({ attemptTimeout: { fractionOfRemaining: NaN } }),
+  ],
+  [
+    'Infinity in a configuration',
+    'RetryplanError',
+    'invalid_config',
+    'attempt_timeout.fraction_of_remaining',
+    () => Policy.fromConfig({ attemptTimeout: { fractionOfRemaining: Infinity } }),
+  ],
+  [
+    'negative number in a configuration',
+    'RetryplanError',
+    'invalid_config',
+    'backoff.base_ms',
+    () => Policy.fromConfig({ backoff: { baseMs: -5 } }),
+  ],
+  [
+    'time beyond 2^53 - 1 ms in a configuration',
+    'RetryplanError',
+    'config_violations',
+    'total_budget_ms',
+    () => Policy.fromConfig({ totalBudgetMs: 2 ** 53 }),
+  ],
+  [
+    'number beyond 2^64 in a configuration',
+    'RetryplanError',
+    'invalid_config',
+    'total_budget_ms',
+    () => Policy.fromJson('{"total_budget_ms": 18446744073709551616}'),
+  ],
+  [
+    'wrong type in a configuration',
+    'RetryplanError',
+    'invalid_config',
+    'max_attempts',
+    () => Policy.fromJson('{"max_attempts": "3"}'),
+  ],
+  [
+    'wrong type in a configuration object',
+    'RetryplanError',
+    'invalid_config',
+    'max_attempts',
+    () => Policy.fromConfig({ maxAttempts: '3' }),
+  ],
+  [
+    'null in a configuration',
+    'RetryplanError',
+    'invalid_config',
+    'total_budget_ms',
+    () => Policy.fromJson('{"total_budget_ms": null}'),
+  ],
+  [
+    'null in a configuration object',
+    'RetryplanError',
+    'invalid_config',
+    'total_budget_ms',
+    () => Policy.fromConfig({ totalBudgetMs: null }),
+  ],
   ['unknown field', 'RetryplanError', 'invalid_config', 'max_attemps', () => Policy.fromJson('{"max_attemps": 3}')],
-  ['unknown field in a configuration object', 'RetryplanError', 'invalid_config', 'max_attemps', () => Policy.fromConfig({ maxAttemps: 3 })],
-  ['duplicate field', 'RetryplanError', 'invalid_config', 'max_attempts', () => Policy.fromJson('{"max_attempts": 3, "max_attempts": 4}')],
-  ['duplicate field in a configuration object (two spellings)', 'RetryplanError', 'invalid_config', 'max_attempts',
-    () => Policy.fromConfig({ maxAttempts: 3, max_attempts: 4 })],
-  ['lone surrogate in an argument', 'RetryplanError', 'invalid_argument', 'idempotencyKey',
-    () => new Operation(Policy.fromConfig({}), 0, { seed: 1, idempotencyKey: 'key\ud800' })],
-  ['lone surrogate in a configuration', 'RetryplanError', 'invalid_config', 'idempotency', () => Policy.fromConfig({ idempotency: '\ud800' })],
-  ['lone surrogate in JSON text', 'RetryplanError', 'invalid_argument', 'json', () => Policy.fromJson('{"idempotency": "\ud800"}')],
-  ['huge string in a configuration (1 MB)', 'RetryplanError', 'invalid_config', 'idempotency', () => Policy.fromJson(`{"idempotency": "${LARGE}"}`)],
-  ['huge JSON text (10 MB)', 'RetryplanError', 'invalid_argument', 'json', () => Policy.fromJson(`{"idempotency": "${HUGE}"}`)],
-  ['huge string in a configuration object (10 MB)', 'RetryplanError', 'invalid_config', 'idempotency', () => Policy.fromConfig({ idempotency: HUGE })],
-  ['more than 4 MiB of text in a configuration object (4,000 strings of 1 MiB)', 'RetryplanError', 'invalid_config', 'retry_on.error_codes[3]',
-    () => Policy.fromConfig(MANY_MIB())],
+  [
+    'unknown field in a configuration object',
+    'RetryplanError',
+    'invalid_config',
+    'max_attemps',
+    () => Policy.fromConfig({ maxAttemps: 3 }),
+  ],
+  [
+    'duplicate field',
+    'RetryplanError',
+    'invalid_config',
+    'max_attempts',
+    () => Policy.fromJson('{"max_attempts": 3, "max_attempts": 4}'),
+  ],
+  [
+    'duplicate field in a configuration object (two spellings)',
+    'RetryplanError',
+    'invalid_config',
+    'max_attempts',
+    () => Policy.fromConfig({ maxAttempts: 3, max_attempts: 4 }),
+  ],
+  [
+    'lone surrogate in an argument',
+    'RetryplanError',
+    'invalid_argument',
+    'idempotencyKey',
+    () => new Operation(Policy.fromConfig({}), 0, { seed: 1, idempotencyKey: 'key\ud800' }),
+  ],
+  [
+    'lone surrogate in a configuration',
+    'RetryplanError',
+    'invalid_config',
+    'idempotency',
+    () => Policy.fromConfig({ idempotency: '\ud800' }),
+  ],
+  [
+    'lone surrogate in JSON text',
+    'RetryplanError',
+    'invalid_argument',
+    'json',
+    () => Policy.fromJson('{"idempotency": "\ud800"}'),
+  ],
+  [
+    'huge string in a configuration (1 MB)',
+    'RetryplanError',
+    'invalid_config',
+    'idempotency',
+    () => Policy.fromJson(`{"idempotency": "${LARGE}"}`),
+  ],
+  [
+    'huge JSON text (10 MB)',
+    'RetryplanError',
+    'invalid_argument',
+    'json',
+    () => Policy.fromJson(`{"idempotency": "${HUGE}"}`),
+  ],
+  [
+    'huge string in a configuration object (10 MB)',
+    'RetryplanError',
+    'invalid_config',
+    'idempotency',
+    () => Policy.fromConfig({ idempotency: HUGE }),
+  ],
+  [
+    'more than 4 MiB of text in a configuration object (4,000 strings of 1 MiB)',
+    'RetryplanError',
+    'invalid_config',
+    'retry_on.error_codes[3]',
+    () => Policy.fromConfig(MANY_MIB()),
+  ],
   ['clock backwards (an operation)', NONE, NONE, NONE, clockBackwards],
   ['clock far ahead (a breaker, a budget)', NONE, NONE, NONE, clockFarAhead],
   ['call after the end', 'RetryplanError', 'operation_ended', NONE, () => ended().poll(2)],
   ['grant used twice', 'RetryplanError', 'invalid_argument', 'permit', reportedTwice],
   ['grant of another control', 'RetryplanError', 'invalid_argument', 'slot', foreignSlot],
   ['freed object', 'RetryplanError', 'invalid_argument', 'operation', () => freed(op).poll(0)],
-  ['freed object as an argument', 'RetryplanError', 'invalid_argument', 'policy', () => new Operation(freed(() => Policy.fromConfig({})), 0)],
-  ['object of the other entry as an argument', 'RetryplanError', 'invalid_argument', 'policy', () => new Operation(lean.Policy.fromConfig({}), 0)],
+  [
+    'freed object as an argument',
+    'RetryplanError',
+    'invalid_argument',
+    'policy',
+    () =>
+      new Operation(
+        freed(() => Policy.fromConfig({})),
+        0,
+      ),
+  ],
+  [
+    'object of the other entry as an argument',
+    'RetryplanError',
+    'invalid_argument',
+    'policy',
+    () => new Operation(lean.Policy.fromConfig({}), 0),
+  ],
 ];
 
 for (const [input, name, code, field, call] of ROWS) {
@@ -150,7 +272,10 @@ test('a configuration of 4,000 strings of 1 MiB is refused before its fifth stri
   }
   assert.equal(error.field, 'retry_on.error_codes[3]');
   assert.match(error.message, /holds more than 4194304 characters of text in all$/);
-  assert.ok(checked <= 3 * 8, `${checked} strings read in three calls: the reading stops at the bound, not after 4,000`);
+  assert.ok(
+    checked <= 3 * 8,
+    `${checked} strings read in three calls: the reading stops at the bound, not after 4,000`,
+  );
   // Calls that need 1 MiB of wasm memory still work: nothing was trapped or leaked.
   for (let call = 0; call < 8; call++) {
     const body = `{"code": "SlowDown"${' '.repeat(2 ** 20 - 30)}}`;
@@ -161,7 +286,10 @@ test('a configuration of 4,000 strings of 1 MiB is refused before its fifth stri
 });
 
 test('a huge value is quoted as an excerpt', () => {
-  assert.throws(() => Policy.fromJson(`{"idempotency": "${LARGE}"}`), (error) => error.message.includes('x'.repeat(64)) && !error.message.includes('x'.repeat(65)));
+  assert.throws(
+    () => Policy.fromJson(`{"idempotency": "${LARGE}"}`),
+    (error) => error.message.includes('x'.repeat(64)) && !error.message.includes('x'.repeat(65)),
+  );
 });
 
 /** The rows of the README's "What bad input gets" table. */
@@ -170,7 +298,11 @@ function readmeRows() {
   const section = readme.split('\n## What bad input gets\n')[1].split('\n## ')[0];
   const rows = [];
   for (const line of section.split('\n')) {
-    const cells = line.trim().replace(/^\||\|$/g, '').split('|').map((cell) => cell.trim().replace(/^`|`$/g, ''));
+    const cells = line
+      .trim()
+      .replace(/^\||\|$/g, '')
+      .split('|')
+      .map((cell) => cell.trim().replace(/^`|`$/g, ''));
     if (!line.startsWith('| ') || cells[0] === 'input' || cells[0] === '' || /^[-: ]+$/.test(cells[0])) continue;
     rows.push(cells);
   }
@@ -178,7 +310,10 @@ function readmeRows() {
 }
 
 test("the README's table is these rows", () => {
-  assert.deepEqual(readmeRows(), ROWS.map((row) => row.slice(0, 4)));
+  assert.deepEqual(
+    readmeRows(),
+    ROWS.map((row) => row.slice(0, 4)),
+  );
 });
 
 test('every row label is unique', () => {
@@ -196,22 +331,53 @@ test("a configuration object's error names its keys as written: a camelCase typo
   };
   const [code, field, message] = refused(() => lean.Policy.fromConfig({ maxAttempt: 3 }));
   assert.deepEqual([code, field], ['invalid_config', 'max_attempt']);
-  assert.match(message, /^invalid policy configuration at `maxAttempt`: unknown field `maxAttempt` \(did you mean `maxAttempts`\?\), expected one of `maxAttempts`, `totalBudgetMs`, `attemptTimeout`, /);
+  assert.match(
+    message,
+    /^invalid policy configuration at `maxAttempt`: unknown field `maxAttempt` \(did you mean `maxAttempts`\?\), expected one of `maxAttempts`, `totalBudgetMs`, `attemptTimeout`, /,
+  );
   // Nested, with a capital run that reads back as written (baseMS is read as base_m_s).
-  assert.deepEqual(refused(() => lean.Policy.fromConfig({ backoff: { kind: 'constant', baseMS: 3 } })), [
-    'invalid_config', 'backoff.base_m_s',
-    'invalid policy configuration at `backoff.baseMS`: unknown field `baseMS` (did you mean `baseMs`?), expected one of `kind`, `baseMs`, `multiplier`, `capMs`, `throttlingBaseMs`, `immediateFirstRetry`',
-  ]);
+  assert.deepEqual(
+    refused(() => lean.Policy.fromConfig({ backoff: { kind: 'constant', baseMS: 3 } })),
+    [
+      'invalid_config',
+      'backoff.base_m_s',
+      'invalid policy configuration at `backoff.baseMS`: unknown field `baseMS` (did you mean `baseMs`?), expected one of `kind`, `baseMs`, `multiplier`, `capMs`, `throttlingBaseMs`, `immediateFirstRetry`',
+    ],
+  );
   // A key written in snake_case keeps snake_case names; no suggestion when nothing is close.
-  assert.match(refused(() => lean.Policy.fromConfig({ max_attempt: 3 }))[2], /unknown field `max_attempt` \(did you mean `max_attempts`\?\), expected one of `max_attempts`, `total_budget_ms`/);
-  assert.match(refused(() => lean.Policy.fromConfig({ zzz: 1 }))[2], /at `zzz`: unknown field `zzz`, expected one of `maxAttempts`, /);
+  assert.match(
+    refused(() => lean.Policy.fromConfig({ max_attempt: 3 }))[2],
+    /unknown field `max_attempt` \(did you mean `max_attempts`\?\), expected one of `max_attempts`, `total_budget_ms`/,
+  );
+  assert.match(
+    refused(() => lean.Policy.fromConfig({ zzz: 1 }))[2],
+    /at `zzz`: unknown field `zzz`, expected one of `maxAttempts`, /,
+  );
   // Through an array, and for a value (not a key) the path only.
-  assert.deepEqual(refused(() => lean.Policy.fromConfig({ retryOn: { errorCodes: [1] } })).slice(0, 2), ['invalid_config', 'retry_on.error_codes[0]']);
-  assert.match(refused(() => lean.Policy.fromConfig({ retryOn: { errorCodes: [1] } }))[2], /^invalid policy configuration at `retryOn\.errorCodes\[0\]`: expected one of `aws_transient`, `aws_throttling`/);
+  assert.deepEqual(refused(() => lean.Policy.fromConfig({ retryOn: { errorCodes: [1] } })).slice(0, 2), [
+    'invalid_config',
+    'retry_on.error_codes[0]',
+  ]);
+  assert.match(
+    refused(() => lean.Policy.fromConfig({ retryOn: { errorCodes: [1] } }))[2],
+    /^invalid policy configuration at `retryOn\.errorCodes\[0\]`: expected one of `aws_transient`, `aws_throttling`/,
+  );
   // Every reader of a configuration object.
-  assert.match(refused(() => lean.Dependency.fromConfig({ retrySlot: 3 }))[2], /unknown field `retrySlot` \(did you mean `retrySlots`\?\)/);
-  assert.match(refused(() => new RetryBudget({ kind: 'token_bucket', maxToken: 3 }))[2], /unknown field `maxToken` \(did you mean `maxTokens`\?\)/);
-  assert.match(refused(() => new CircuitBreaker({ trip: { kind: 'consecutive', failure: 3 }, openMs: 10, halfOpenProbes: 1 }))[2], /at `trip\.failure`: unknown field `failure` \(did you mean `failures`\?\)/);
+  assert.match(
+    refused(() => lean.Dependency.fromConfig({ retrySlot: 3 }))[2],
+    /unknown field `retrySlot` \(did you mean `retrySlots`\?\)/,
+  );
+  assert.match(
+    refused(() => new RetryBudget({ kind: 'token_bucket', maxToken: 3 }))[2],
+    /unknown field `maxToken` \(did you mean `maxTokens`\?\)/,
+  );
+  assert.match(
+    refused(() => new CircuitBreaker({ trip: { kind: 'consecutive', failure: 3 }, openMs: 10, halfOpenProbes: 1 }))[2],
+    /at `trip\.failure`: unknown field `failure` \(did you mean `failures`\?\)/,
+  );
   // JSON text keeps the shared snake_case spelling.
-  assert.match(refused(() => Policy.fromJson('{"max_attempt": 3}'))[2], /unknown field `max_attempt` \(did you mean `max_attempts`\?\)/);
+  assert.match(
+    refused(() => Policy.fromJson('{"max_attempt": 3}'))[2],
+    /unknown field `max_attempt` \(did you mean `max_attempts`\?\)/,
+  );
 });

@@ -16,7 +16,11 @@ import { withPage } from './chromium.mjs';
 import { startScenarioServer } from './scenario-server.mjs';
 
 const id = 'browser_resends_a_reset_post';
-const scenario = { id, description: 'the first POST is reset after it was read; the next is created', server: [{ reset: true }, { status: 201, body: 'created' }] };
+const scenario = {
+  id,
+  description: 'the first POST is reset after it was read; the next is created',
+  server: [{ reset: true }, { status: 201, body: 'created' }],
+};
 
 test('Chromium resends a reset POST by itself: the server sees the one key twice', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'retryplan-resend-'));
@@ -31,7 +35,11 @@ test('Chromium resends a reset POST by itself: the server sees the one key twice
         const api = await import('/bindings-js/lib/browser.js');
         // A request first, so that a kept-alive connection to the server is there for the POST to reuse.
         await (await fetch('/bindings-js/package.json')).text();
-        const { decision, response } = await api.retryFetch(url, { method: 'POST', body: 'order=5001' }, { policy: api.Policy.profile('read') });
+        const { decision, response } = await api.retryFetch(
+          url,
+          { method: 'POST', body: 'order=5001' },
+          { policy: api.Policy.profile('read') },
+        );
         return { decision, status: response.status, body: await response.text() };
       }, `/s/${id}`);
       const log = await scenarioServer.log(id);
@@ -43,8 +51,15 @@ test('Chromium resends a reset POST by itself: the server sees the one key twice
         ['succeeded', 1, 201, 'created'],
         'retryFetch saw one attempt',
       );
-      assert.ok(typeof log[0].idempotency_key === 'string' && log[0].idempotency_key.length > 0, 'the POST carried a key');
-      assert.equal(log[1].idempotency_key, log[0].idempotency_key, 'the resend carried the same key: the server can deduplicate it');
+      assert.ok(
+        typeof log[0].idempotency_key === 'string' && log[0].idempotency_key.length > 0,
+        'the POST carried a key',
+      );
+      assert.equal(
+        log[1].idempotency_key,
+        log[0].idempotency_key,
+        'the resend carried the same key: the server can deduplicate it',
+      );
     });
   } finally {
     await server.close();

@@ -28,7 +28,8 @@ const { scenarios } = JSON.parse(readFileSync(new URL('../../tests/helpers/scena
 // read as connection_lost, which a GET (idempotent) may repeat as well.
 const inChromium = {
   connection_refused_is_not_sent_and_retried: {
-    reason: 'a refused connection is the opaque TypeError in a browser, read as connection_lost: the POST (unsafe under the default policy) is never repeated and reconciles after one attempt, where Node, told ECONNREFUSED, retries it',
+    reason:
+      'a refused connection is the opaque TypeError in a browser, read as connection_lost: the POST (unsafe under the default policy) is never repeated and reconciles after one attempt, where Node, told ECONNREFUSED, retries it',
     expect: (expect) => ({ ...expect, result: { raises: { ending: 'reconcile' } }, elapsed_ms: { min: 0, max: 1500 } }),
   },
 };
@@ -55,7 +56,9 @@ test('vectors, a fetch scenario and the shared helper scenarios in Chromium', as
       assert.equal(result.compiledVectors.count, total, 'the browser runtime met every case with compiled policies');
       assert.deepEqual(result.compiledVectors.failures, []);
       assert.deepEqual(result.compiledVectors.skipped, result.leanVectors.skipped);
-      assert.ok(result.compiledVectors.compiledCount.policies > 0 && result.compiledVectors.compiledCount.dependencies > 0);
+      assert.ok(
+        result.compiledVectors.compiledCount.policies > 0 && result.compiledVectors.compiledCount.dependencies > 0,
+      );
       assert.ok(result.sameError, 'one RetryplanError for every entry');
       assert.deepEqual(result.controls, { lean: [], tools: [] }, 'the control checks hold in Chromium');
       const scenario = result.fetchScenario;
@@ -70,11 +73,20 @@ test('vectors, a fetch scenario and the shared helper scenarios in Chromium', as
       assert.equal(result.notCarried.isOurs, true);
       assert.equal(result.notCarried.code, 'unsupported');
       assert.equal(result.notCarried.field, 'Policy.fromConfig');
-      assert.match(result.notCarried.message, /^`Policy\.fromConfig` cannot run here: it is not in the browser runtime: compile .*Policy\.fromCompiled.*retryplan\/tools/);
-      console.log(`chromium: ${result.vectors.count} vectors passed in retryplan/tools, ${result.vectors.failures.length} failed`);
-      console.log(`chromium: ${result.leanVectors.count - result.leanVectors.skipped.filter((line) => !/ step \d+ /.test(line)).length} vectors passed in retryplan (the rest left out as the Node test lists them), ${result.leanVectors.failures.length} failed`);
+      assert.match(
+        result.notCarried.message,
+        /^`Policy\.fromConfig` cannot run here: it is not in the browser runtime: compile .*Policy\.fromCompiled.*retryplan\/tools/,
+      );
+      console.log(
+        `chromium: ${result.vectors.count} vectors passed in retryplan/tools, ${result.vectors.failures.length} failed`,
+      );
+      console.log(
+        `chromium: ${result.leanVectors.count - result.leanVectors.skipped.filter((line) => !/ step \d+ /.test(line)).length} vectors passed in retryplan (the rest left out as the Node test lists them), ${result.leanVectors.failures.length} failed`,
+      );
       const { policies, dependencies } = result.compiledVectors.compiledCount;
-      console.log(`chromium: the same vectors passed in the browser runtime with ${policies} compiled policies and ${dependencies} compiled dependencies, ${result.compiledVectors.failures.length} failed (${Math.round(result.passMs.compiled)} ms; the JSON pass ${Math.round(result.passMs.lean)} ms)`);
+      console.log(
+        `chromium: the same vectors passed in the browser runtime with ${policies} compiled policies and ${dependencies} compiled dependencies, ${result.compiledVectors.failures.length} failed (${Math.round(result.passMs.compiled)} ms; the JSON pass ${Math.round(result.passMs.lean)} ms)`,
+      );
 
       const failures = [];
       for (const each of scenarios) {
@@ -84,11 +96,14 @@ test('vectors, a fetch scenario and the shared helper scenarios in Chromium', as
         const log = await scenarioServer.log(each.id);
         const differs = inChromium[each.id];
         const expect = differs === undefined ? each.expect : differs.expect(each.expect);
-        for (const failure of check(expect, observed, log, each.server)) failures.push(`${each.id}: ${failure} (${JSON.stringify(observed)})`);
+        for (const failure of check(expect, observed, log, each.server))
+          failures.push(`${each.id}: ${failure} (${JSON.stringify(observed)})`);
       }
       assert.deepEqual(failures, []);
       assert.deepEqual(errors, []);
-      console.log(`chromium: ${scenarios.length} helper scenarios (${Object.keys(inChromium).length} with the browser's own expectation)`);
+      console.log(
+        `chromium: ${scenarios.length} helper scenarios (${Object.keys(inChromium).length} with the browser's own expectation)`,
+      );
     });
   } finally {
     await server.close();

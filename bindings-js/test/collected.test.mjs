@@ -80,7 +80,8 @@ test('forgotten grants go back to their control when collected', async () => {
 
 test('a freed operation lends its weight to the next one made; live ones never share one', () => {
   // The weight (lib/objects.js): what an Operation or Driver counts for on the collector's books.
-  const weightOf = (object) => object[Object.getOwnPropertySymbols(object).find((symbol) => symbol.description === 'retryplan.weight')];
+  const weightOf = (object) =>
+    object[Object.getOwnPropertySymbols(object).find((symbol) => symbol.description === 'retryplan.weight')];
   const first = new Operation(policy, 0, { seed: 1 });
   const weight = weightOf(first);
   assert.ok(weight instanceof ArrayBuffer && weight.byteLength === 512, 'each holds 512 B');
@@ -88,7 +89,7 @@ test('a freed operation lends its weight to the next one made; live ones never s
   assert.equal(weightOf(first), undefined, 'a freed one holds none');
   const second = new Operation(policy, 0, { seed: 2 });
   const third = new Driver(policy, 0, { seed: 3 });
-  assert.equal(weightOf(second), weight, 'the next one holds the freed one\'s');
+  assert.equal(weightOf(second), weight, "the next one holds the freed one's");
   assert.ok(weightOf(third) instanceof ArrayBuffer && weightOf(third) !== weight, 'the one after holds its own');
   second.free();
   second.free(); // a second free() gives nothing back twice

@@ -63,26 +63,42 @@ test('compilePolicy of every profile reads back as the profile', () => {
 
 test('fromCompiled takes a Uint8Array, a Node Buffer or an ArrayBuffer, and nothing else', () => {
   const form = tools.compilePolicy(CONFIG);
-  for (const bytes of [form, Buffer.from(form), form.slice().buffer]) assert.equal(lean.Policy.fromCompiled(bytes).maxAttempts, 4);
+  for (const bytes of [form, Buffer.from(form), form.slice().buffer])
+    assert.equal(lean.Policy.fromCompiled(bytes).maxAttempts, 4);
   for (const value of [tools.compiledToBase64(form), Array.from(form), undefined, null, 7, new Uint16Array(form)]) {
     const error = errorOf(() => lean.Policy.fromCompiled(value));
     assert.deepEqual([error.code, error.field], ['invalid_argument', 'form'], String(value));
-    assert.match(error.message, /^invalid argument `form`: must be a compiled form \(a Uint8Array or an ArrayBuffer\), got /);
+    assert.match(
+      error.message,
+      /^invalid argument `form`: must be a compiled form \(a Uint8Array or an ArrayBuffer\), got /,
+    );
   }
 });
 
 test("a form longer than the core reads is the core's to refuse (compiled_form_damaged at MAX_FORM_LEN), as in every language, without being copied whole", () => {
   assert.equal(COMPILED_FORM.MAX_LEN, 2 ** 20);
   const damaged = {
-    code: 'compiled_form_damaged', blame: 'configuration', config: 'dependency', field: undefined, violations: undefined,
+    code: 'compiled_form_damaged',
+    blame: 'configuration',
+    config: 'dependency',
+    field: undefined,
+    violations: undefined,
     message: `the compiled dependency is damaged (byte ${2 ** 20} does not read as its form says): compile the dependency again`,
   };
   const form = tools.compileDependency({ retrySlots: 4 });
   for (const length of [2 ** 20 + 1, 2 ** 22]) {
     const long = new Uint8Array(length);
     long.set(form);
-    assert.deepEqual(errorOf(() => lean.Dependency.fromCompiled(long)), damaged, String(length));
-    assert.deepEqual(errorOf(() => tools.Dependency.fromCompiled(long.buffer)), damaged, String(length));
+    assert.deepEqual(
+      errorOf(() => lean.Dependency.fromCompiled(long)),
+      damaged,
+      String(length),
+    );
+    assert.deepEqual(
+      errorOf(() => tools.Dependency.fromCompiled(long.buffer)),
+      damaged,
+      String(length),
+    );
   }
   // At the limit, the form's own checks decide: its checksum does not cover the zeros after it.
   const atLimit = new Uint8Array(2 ** 20);
@@ -93,10 +109,18 @@ test("a form longer than the core reads is the core's to refuse (compiled_form_d
 
 test('compilePolicy refuses what fromConfig and fromJson refuse, with the same error', () => {
   for (const config of [{ maxAttempts: 0 }, { maxAttemps: 3 }, { backoff: { baseMs: 'x' } }, 5]) {
-    assert.deepEqual(errorOf(() => tools.compilePolicy(config)), errorOf(() => lean.Policy.fromConfig(config)), JSON.stringify(config));
+    assert.deepEqual(
+      errorOf(() => tools.compilePolicy(config)),
+      errorOf(() => lean.Policy.fromConfig(config)),
+      JSON.stringify(config),
+    );
   }
   for (const text of ['{"max_attempts": 0}', '{"max_attempts": 1, "max_attempts": 2}', '{', '']) {
-    assert.deepEqual(errorOf(() => tools.compilePolicy(text)), errorOf(() => tools.Policy.fromJson(text)), text);
+    assert.deepEqual(
+      errorOf(() => tools.compilePolicy(text)),
+      errorOf(() => tools.Policy.fromJson(text)),
+      text,
+    );
   }
   const freed = tools.Policy.profile('read');
   freed.free();
@@ -107,17 +131,34 @@ test('compileDependency: an object or JSON text; refused as fromConfig and fromJ
   const config = { budget: { kind: 'token_bucket', maxTokens: 10, tokenRatio: 0.1 }, retrySlots: 4 };
   const form = tools.compileDependency(config);
   assert.equal(String.fromCharCode(form[0], form[1], form[2]), 'rpd', 'magic `rp`, kind `d`');
-  assert.deepEqual(tools.compileDependency('{"budget": {"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1}, "retry_slots": 4}'), form);
+  assert.deepEqual(
+    tools.compileDependency(
+      '{"budget": {"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1}, "retry_slots": 4}',
+    ),
+    form,
+  );
   const fromForm = tools.Dependency.fromCompiled(form);
   const fromConfig = tools.Dependency.fromConfig(config);
   assert.deepEqual(fromForm.snapshot(0), fromConfig.snapshot(0));
   const page = lean.Dependency.fromCompiled(form);
   assert.ok(page.budget !== undefined && page.retrySlots !== undefined && page.breaker === undefined);
   for (const bad of [{ budget: { kind: 'token_bucket', maxTokens: 0, tokenRatio: 0.1 } }, { budgt: {} }, []]) {
-    assert.deepEqual(errorOf(() => tools.compileDependency(bad)), errorOf(() => lean.Dependency.fromConfig(bad)), JSON.stringify(bad));
+    assert.deepEqual(
+      errorOf(() => tools.compileDependency(bad)),
+      errorOf(() => lean.Dependency.fromConfig(bad)),
+      JSON.stringify(bad),
+    );
   }
-  for (const text of ['{"budget": {"kind": "token_bucket", "max_tokens": 0, "token_ratio": 0.1}}', '{"retry_slots": 1, "retry_slots": 1}', 'nope']) {
-    assert.deepEqual(errorOf(() => tools.compileDependency(text)), errorOf(() => tools.Dependency.fromJson(text)), text);
+  for (const text of [
+    '{"budget": {"kind": "token_bucket", "max_tokens": 0, "token_ratio": 0.1}}',
+    '{"retry_slots": 1, "retry_slots": 1}',
+    'nope',
+  ]) {
+    assert.deepEqual(
+      errorOf(() => tools.compileDependency(text)),
+      errorOf(() => tools.Dependency.fromJson(text)),
+      text,
+    );
   }
 });
 
@@ -125,32 +166,67 @@ test("a refused form: the core's code, blame and message, config naming the kind
   const form = tools.compilePolicy(CONFIG);
   const dependency = tools.compileDependency({ retrySlots: 2 });
   const cases = [
-    [() => lean.Policy.fromCompiled(new TextEncoder().encode('{"max_attempts": 3}')), 'not_a_compiled_form',
-      "not a compiled policy: 19 bytes that do not start with a compiled form's header (magic `rp`); a form written as base64 text must be decoded to bytes first"],
-    [() => lean.Dependency.fromCompiled(form.subarray(0, 7)), 'not_a_compiled_form',
-      "not a compiled dependency: 7 bytes that do not start with a compiled form's header (magic `rp`); a form written as base64 text must be decoded to bytes first"],
-    [() => lean.Policy.fromCompiled(withByte(form, 3, 99)), 'compiled_form_version',
-      `the compiled policy is form version 99 and this retryplan reads version ${COMPILED_FORM.VERSION}: compile the policy again with this version`],
-    [() => lean.Policy.fromCompiled(form.subarray(0, form.length - 1)), 'compiled_form_damaged',
-      'the compiled policy is damaged (its checksum does not match its bytes): compile the policy again'],
-    [() => lean.Policy.fromCompiled(withByte(form, 10, form[10] ^ 1)), 'compiled_form_damaged',
-      'the compiled policy is damaged (its checksum does not match its bytes): compile the policy again'],
-    [() => lean.Policy.fromCompiled(dependency), 'compiled_form_kind', 'expected a compiled policy, got a compiled dependency'],
-    [() => lean.Dependency.fromCompiled(form), 'compiled_form_kind', 'expected a compiled dependency, got a compiled policy'],
-    [() => tools.Policy.fromCompiled(dependency), 'compiled_form_kind', 'expected a compiled policy, got a compiled dependency'],
+    [
+      () => lean.Policy.fromCompiled(new TextEncoder().encode('{"max_attempts": 3}')),
+      'not_a_compiled_form',
+      "not a compiled policy: 19 bytes that do not start with a compiled form's header (magic `rp`); a form written as base64 text must be decoded to bytes first",
+    ],
+    [
+      () => lean.Dependency.fromCompiled(form.subarray(0, 7)),
+      'not_a_compiled_form',
+      "not a compiled dependency: 7 bytes that do not start with a compiled form's header (magic `rp`); a form written as base64 text must be decoded to bytes first",
+    ],
+    [
+      () => lean.Policy.fromCompiled(withByte(form, 3, 99)),
+      'compiled_form_version',
+      `the compiled policy is form version 99 and this retryplan reads version ${COMPILED_FORM.VERSION}: compile the policy again with this version`,
+    ],
+    [
+      () => lean.Policy.fromCompiled(form.subarray(0, form.length - 1)),
+      'compiled_form_damaged',
+      'the compiled policy is damaged (its checksum does not match its bytes): compile the policy again',
+    ],
+    [
+      () => lean.Policy.fromCompiled(withByte(form, 10, form[10] ^ 1)),
+      'compiled_form_damaged',
+      'the compiled policy is damaged (its checksum does not match its bytes): compile the policy again',
+    ],
+    [
+      () => lean.Policy.fromCompiled(dependency),
+      'compiled_form_kind',
+      'expected a compiled policy, got a compiled dependency',
+    ],
+    [
+      () => lean.Dependency.fromCompiled(form),
+      'compiled_form_kind',
+      'expected a compiled dependency, got a compiled policy',
+    ],
+    [
+      () => tools.Policy.fromCompiled(dependency),
+      'compiled_form_kind',
+      'expected a compiled policy, got a compiled dependency',
+    ],
   ];
   for (const [call, code, message] of cases) {
     const error = errorOf(call);
     // `config` is the kind expected: the words after "compiled" in every message but the kind's, where it is the first.
     const expected = message.match(/compiled (policy|dependency)/)[1];
-    assert.deepEqual([error.code, error.blame, error.config, error.message], [code, 'configuration', expected, message]);
+    assert.deepEqual(
+      [error.code, error.blame, error.config, error.message],
+      [code, 'configuration', expected, message],
+    );
   }
   // A value that does not read, under a checksum recomputed over it, names its offset (a form not
   // written by the compiler): max_attempts 0, out of its range, at byte 8.
-  assert.equal(errorOf(() => lean.Policy.fromCompiled(resealed(withByte(form, 8, 0)))).message,
-    'the compiled policy is damaged (byte 8 does not read as its form says): compile the policy again');
+  assert.equal(
+    errorOf(() => lean.Policy.fromCompiled(resealed(withByte(form, 8, 0)))).message,
+    'the compiled policy is damaged (byte 8 does not read as its form says): compile the policy again',
+  );
   throwsCode(() => lean.Policy.fromCompiled(resealed(withByte(form, 2, 0x78))), 'compiled_form_kind');
-  assert.equal(errorOf(() => lean.Policy.fromCompiled(resealed(withByte(form, 2, 0x78)))).message, 'expected a compiled policy, got a compiled unknown');
+  assert.equal(
+    errorOf(() => lean.Policy.fromCompiled(resealed(withByte(form, 2, 0x78)))).message,
+    'expected a compiled policy, got a compiled unknown',
+  );
 });
 
 /** CRC-32 (IEEE), as zlib's: the form's checksum (form.md). */
@@ -171,7 +247,7 @@ function resealed(form) {
   return copy;
 }
 
-test('the checksum this test forges with is the form\'s (an intact form resealed is the same bytes)', () => {
+test("the checksum this test forges with is the form's (an intact form resealed is the same bytes)", () => {
   const form = tools.compilePolicy(CONFIG);
   assert.deepEqual(resealed(form), form);
 });
@@ -187,9 +263,12 @@ test('base64: the line `retryplan compile` prints, read back; text that is not b
   assert.equal(errorOf(() => tools.compiledFromBase64(3)).code, 'invalid_argument');
 });
 
-test('the CompiledFormErrorCode type lists the core\'s codes: generated (core/mirrors, generated/names.d.ts), re-exported by index.d.ts', () => {
+test("the CompiledFormErrorCode type lists the core's codes: generated (core/mirrors, generated/names.d.ts), re-exported by index.d.ts", () => {
   const names = readFileSync(new URL('../lib/generated/names.d.ts', import.meta.url), 'utf8');
-  const declared = names.match(/export type CompiledFormErrorCode =([^;]+);/)[1].match(/\| '[a-z_]+'/g).map((code) => code.slice(3, -1));
+  const declared = names
+    .match(/export type CompiledFormErrorCode =([^;]+);/)[1]
+    .match(/\| '[a-z_]+'/g)
+    .map((code) => code.slice(3, -1));
   assert.deepEqual(declared, [...new Set(COMPILED_FORM.MESSAGES.map(([code]) => code))]);
   const index = readFileSync(new URL('../lib/index.d.ts', import.meta.url), 'utf8');
   assert.doesNotMatch(index, /type CompiledFormErrorCode =/, 'not written twice');

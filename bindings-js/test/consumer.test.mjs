@@ -21,12 +21,26 @@ before(() => {
   work = mkdtempSync(join(tmpdir(), 'retryplan-consumer-'));
   app = join(work, 'app');
   cpSync(fileURLToPath(new URL('./consumer/', import.meta.url)), app, { recursive: true });
-  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: packageRoot, encoding: 'utf8' }).trim().split('\n').at(-1);
+  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', work], {
+    cwd: packageRoot,
+    encoding: 'utf8',
+  })
+    .trim()
+    .split('\n')
+    .at(-1);
   const installed = join(app, 'node_modules', 'retryplan');
   mkdirSync(installed, { recursive: true });
   execFileSync('tar', ['xzf', join(work, tarball), '-C', installed, '--strip-components=1']);
   // The page's policy file: the checkout profile, as the tools entry writes it.
-  const tools = spawnSync(process.execPath, ['--input-type=module', '-e', "import { Policy } from 'retryplan/tools'; process.stdout.write(Policy.profile('checkout').toJson());"], { cwd: packageRoot, encoding: 'utf8' });
+  const tools = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      "import { Policy } from 'retryplan/tools'; process.stdout.write(Policy.profile('checkout').toJson());",
+    ],
+    { cwd: packageRoot, encoding: 'utf8' },
+  );
   writeFileSync(join(app, 'checkout.policy.json'), tools.stdout);
 });
 
@@ -37,13 +51,37 @@ test('the packed package holds both entries: their JS, glue, wasm and types', ()
   assert.deepEqual(files('wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
   assert.deepEqual(files('tools/wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
   assert.deepEqual(files('browser/wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
-  for (const name of ['browser.js', 'api.js', 'convert.js', 'messages.js', 'error.js']) assert.ok(files('browser/lib').includes(name), `browser/lib/${name}`);
-  const lib = ['browser.js', 'node.js', 'api.js', 'convert.js', 'constants.js', 'driver.js', 'endings.js', 'entropy.js', 'failures.js', 'helpers.js', 'host.js', 'operation.js', 'outcomes.js', 'wire.js', 'index.d.ts', 'tools.d.ts'];
+  for (const name of ['browser.js', 'api.js', 'convert.js', 'messages.js', 'error.js'])
+    assert.ok(files('browser/lib').includes(name), `browser/lib/${name}`);
+  const lib = [
+    'browser.js',
+    'node.js',
+    'api.js',
+    'convert.js',
+    'constants.js',
+    'driver.js',
+    'endings.js',
+    'entropy.js',
+    'failures.js',
+    'helpers.js',
+    'host.js',
+    'operation.js',
+    'outcomes.js',
+    'wire.js',
+    'index.d.ts',
+    'tools.d.ts',
+  ];
   for (const name of lib) assert.ok(files('lib').includes(name), name);
-  for (const name of ['rollup.js', 'rollup.d.ts', 'imports.d.ts']) assert.ok(files('lib').includes(name), `the bundler plugin's lib/${name}`);
-  for (const name of ['browser.js', 'node.js', 'api.js', 'tools.js', 'convert.js']) assert.ok(files('tools/lib').includes(name), `tools/lib/${name}`);
-  for (const name of ['LICENSE-MIT', 'LICENSE-APACHE', 'README.md', 'package.json']) assert.ok(files('.').includes(name), name);
-  assert.match(readFileSync(join(app, 'node_modules', 'retryplan', 'LICENSE-MIT'), 'utf8'), /Copyright \(c\) The retryplan developers/);
+  for (const name of ['rollup.js', 'rollup.d.ts', 'imports.d.ts'])
+    assert.ok(files('lib').includes(name), `the bundler plugin's lib/${name}`);
+  for (const name of ['browser.js', 'node.js', 'api.js', 'tools.js', 'convert.js'])
+    assert.ok(files('tools/lib').includes(name), `tools/lib/${name}`);
+  for (const name of ['LICENSE-MIT', 'LICENSE-APACHE', 'README.md', 'package.json'])
+    assert.ok(files('.').includes(name), name);
+  assert.match(
+    readFileSync(join(app, 'node_modules', 'retryplan', 'LICENSE-MIT'), 'utf8'),
+    /Copyright \(c\) The retryplan developers/,
+  );
 });
 
 test('npm pack refuses a package that was not built', () => {
@@ -52,7 +90,10 @@ test('npm pack refuses a package that was not built', () => {
   for (const name of ['package.json', 'prepack.mjs', 'README.md']) cpSync(join(packageRoot, name), join(bare, name));
   const packed = spawnSync('npm', ['pack', '--dry-run'], { cwd: bare, encoding: 'utf8' });
   assert.notEqual(packed.status, 0);
-  assert.match(packed.stderr, /refusing to pack without a build \(missing wasm\/retryplan_js\.js, .*\): run \.\/build\.sh first/);
+  assert.match(
+    packed.stderr,
+    /refusing to pack without a build \(missing wasm\/retryplan_js\.js, .*\): run \.\/build\.sh first/,
+  );
 });
 
 test('tsc --strict accepts a TypeScript consumer', () => {
@@ -64,7 +105,10 @@ test("tsc --strict under the `browser` condition reads the browser runtime's typ
   const tsc = join(packageRoot, 'node_modules', '.bin', 'tsc');
   execFileSync(tsc, ['-p', join(app, 'tsconfig.browser.json')], { stdio: 'pipe' });
   // The @ts-expect-error lines hold because the runtime's types differ: under the default types they do not.
-  writeFileSync(join(app, 'tsconfig.default.json'), JSON.stringify({ extends: './tsconfig.json', files: ['browser.ts'] }));
+  writeFileSync(
+    join(app, 'tsconfig.default.json'),
+    JSON.stringify({ extends: './tsconfig.json', files: ['browser.ts'] }),
+  );
   const plain = spawnSync(tsc, ['-p', join(app, 'tsconfig.default.json')], { encoding: 'utf8' });
   assert.notEqual(plain.status, 0);
   assert.match(plain.stdout, /browser\.ts\(\d+,\d+\): error TS2578: Unused '@ts-expect-error' directive/);
@@ -73,10 +117,23 @@ test("tsc --strict under the `browser` condition reads the browser runtime's typ
 test("the README's checkout example type-checks under tsc --strict as written, and runs in Node", async () => {
   const example = new URL('../examples/checkout.mts', import.meta.url);
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  assert.ok(readme.includes(`\`\`\`ts\n${readFileSync(example, 'utf8')}\`\`\``), 'the README shows examples/checkout.mts as it is');
+  assert.ok(
+    readme.includes(`\`\`\`ts\n${readFileSync(example, 'utf8')}\`\`\``),
+    'the README shows examples/checkout.mts as it is',
+  );
   cpSync(fileURLToPath(example), join(app, 'checkout.mts'));
   const tsc = join(packageRoot, 'node_modules', '.bin', 'tsc');
-  const flags = ['--strict', '--target', 'es2022', '--module', 'nodenext', '--lib', 'es2022,dom', '--outDir', join(app, 'out')];
+  const flags = [
+    '--strict',
+    '--target',
+    'es2022',
+    '--module',
+    'nodenext',
+    '--lib',
+    'es2022,dom',
+    '--outDir',
+    join(app, 'out'),
+  ];
   execFileSync(tsc, [...flags, join(app, 'checkout.mts')], { stdio: 'pipe' });
   // A shop that is busy once, then takes the order.
   const seen = [];
@@ -88,19 +145,35 @@ test("the README's checkout example type-checks under tsc --strict as written, a
   await new Promise((resolve) => shop.listen(0, '127.0.0.1', resolve));
   try {
     const { placeOrder } = await import(pathToFileURL(join(app, 'out', 'checkout.mjs')).href);
-    assert.deepEqual(await placeOrder(`http://127.0.0.1:${shop.address().port}`, { sku: 'tea', quantity: 1 }), { order: 42 });
+    assert.deepEqual(await placeOrder(`http://127.0.0.1:${shop.address().port}`, { sku: 'tea', quantity: 1 }), {
+      order: 42,
+    });
     assert.equal(seen.length, 2);
-    assert.deepEqual(seen.map(([method, url]) => [method, url]), [['POST', '/api/orders'], ['POST', '/api/orders']]);
+    assert.deepEqual(
+      seen.map(([method, url]) => [method, url]),
+      [
+        ['POST', '/api/orders'],
+        ['POST', '/api/orders'],
+      ],
+    );
     assert.equal(seen[0][2], seen[1][2], 'one idempotency key for both attempts');
   } finally {
     shop.close();
   }
 });
 
-test('Vite bundles a page that imports the default entry with a compiled policy, ships the browser runtime\'s wasm only, and it runs in Chromium', async () => {
+test("Vite bundles a page that imports the default entry with a compiled policy, ships the browser runtime's wasm only, and it runs in Chromium", async () => {
   const outDir = join(app, 'dist');
-  const { default: retryplan } = await import(pathToFileURL(join(app, 'node_modules', 'retryplan', 'lib', 'rollup.js')).href);
-  await build({ root: app, logLevel: 'warn', configFile: false, plugins: [retryplan()], build: { outDir, emptyOutDir: true } });
+  const { default: retryplan } = await import(
+    pathToFileURL(join(app, 'node_modules', 'retryplan', 'lib', 'rollup.js')).href
+  );
+  await build({
+    root: app,
+    logLevel: 'warn',
+    configFile: false,
+    plugins: [retryplan()],
+    build: { outDir, emptyOutDir: true },
+  });
   const assets = readdirSync(join(outDir, 'assets'));
   const wasm = assets.filter((name) => name.endsWith('.wasm'));
   assert.equal(wasm.length, 1, `one .wasm among ${assets}`);
@@ -117,10 +190,24 @@ test('Vite bundles a page that imports the default entry with a compiled policy,
       const result = await resultOf(page, `${server.url}/`);
       assert.deepEqual(errors, []);
       assert.deepEqual(result.profiles, [
-        'read', 'checkout', 'write_keyed', 'write_strict', 'background', 'aws_standard', 'aws_standard_2026', 'aws_standard_2026_dynamodb', 'polly_v8',
+        'read',
+        'checkout',
+        'write_keyed',
+        'write_strict',
+        'background',
+        'aws_standard',
+        'aws_standard_2026',
+        'aws_standard_2026_dynamodb',
+        'polly_v8',
       ]);
       assert.deepEqual(result.first, {
-        type: 'start_attempt', attempt: 1, timeoutMs: 200, abortAtMs: 250, requestId: '92c2a5665ff07619', remainingBudgetMs: 700, hedge: false,
+        type: 'start_attempt',
+        attempt: 1,
+        timeoutMs: 200,
+        abortAtMs: 250,
+        requestId: '92c2a5665ff07619',
+        remainingBudgetMs: 700,
+        hedge: false,
       });
       assert.deepEqual(result.profile, { code: 'unsupported', field: 'Policy.profile', blame: 'caller' });
     });

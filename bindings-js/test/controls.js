@@ -17,7 +17,10 @@ export function controlChecks(api) {
   const { CircuitBreaker, RetrySlots, Dependency, RetryBudget } = api;
   const expect = (holds, what) => holds || failures.push(what);
   const same = (actual, wanted, what) =>
-    expect(JSON.stringify(actual) === JSON.stringify(wanted), `${what}: ${JSON.stringify(actual)}, expected ${JSON.stringify(wanted)}`);
+    expect(
+      JSON.stringify(actual) === JSON.stringify(wanted),
+      `${what}: ${JSON.stringify(actual)}, expected ${JSON.stringify(wanted)}`,
+    );
   /** `call` must throw the RetryplanError invalid_argument naming `field`. */
   const refused = (field, call, what) => {
     try {
@@ -25,7 +28,10 @@ export function controlChecks(api) {
       failures.push(`${what}: accepted, expected invalid_argument naming ${field}`);
     } catch (error) {
       const ok = error instanceof api.RetryplanError && error.code === 'invalid_argument' && error.field === field;
-      expect(ok, `${what}: ${error?.name} ${error?.code} field ${error?.field} (${error?.message}), expected invalid_argument naming ${field}`);
+      expect(
+        ok,
+        `${what}: ${error?.name} ${error?.code} field ${error?.field} (${error?.message}), expected invalid_argument naming ${field}`,
+      );
     }
   };
   // The quota units left (tools: the snapshot; the default entry: how many units the raw call can take, given back).
@@ -43,7 +49,10 @@ export function controlChecks(api) {
   expect(dependency.retrySlots instanceof RetrySlots, 'dependency.retrySlots is a RetrySlots');
   same([dependency.retrySlots.inUse, dependency.retrySlots.capacity], [0, 2], 'retrySlots in use, capacity');
   const empty = Dependency.fromConfig({});
-  expect([empty.budget, empty.breaker, empty.retrySlots].every((control) => control === undefined), 'absent controls are undefined');
+  expect(
+    [empty.budget, empty.breaker, empty.retrySlots].every((control) => control === undefined),
+    'absent controls are undefined',
+  );
 
   // Handles share the dependency's state.
   {
@@ -53,10 +62,18 @@ export function controlChecks(api) {
     same(shared.retrySlots.tryAcquire(), undefined, 'no second slot of 1');
     same(shared.retrySlots.inUse, 1, 'another handle sees the slot taken');
     const charge = shared.budget.tryRetry(0);
-    same([charge.cost, shared.budget.chargesOutstanding, available(shared.budget)], [5, 1, 15], 'charged through one handle, seen by another');
+    same(
+      [charge.cost, shared.budget.chargesOutstanding, available(shared.budget)],
+      [5, 1, 15],
+      'charged through one handle, seen by another',
+    );
     shared.retrySlots.release(slot);
     shared.budget.onSuccess(1, charge);
-    same([shared.retrySlots.inUse, shared.budget.chargesOutstanding, available(shared.budget)], [0, 0, 20], 'settled through other handles');
+    same(
+      [shared.retrySlots.inUse, shared.budget.chargesOutstanding, available(shared.budget)],
+      [0, 0, 20],
+      'settled through other handles',
+    );
   }
 
   // A permit reported twice is refused and counts once.
@@ -120,7 +137,11 @@ export function controlChecks(api) {
     budgetB.tryRetry(0);
     const charge = budgetA.tryRetry(0);
     refused('charge', () => budgetB.onSuccess(1, charge), "budget A's charge given to B");
-    same([available(budgetA), available(budgetB), budgetA.chargesOutstanding], [15, 15, 0], 'B refunded nothing; A spent');
+    same(
+      [available(budgetA), available(budgetB), budgetA.chargesOutstanding],
+      [15, 15, 0],
+      'B refunded nothing; A spent',
+    );
 
     const [slotsA, slotsB] = [new RetrySlots(1), new RetrySlots(1)];
     const [slot, held] = [slotsA.tryAcquire(), slotsB.tryAcquire()];
@@ -128,7 +149,10 @@ export function controlChecks(api) {
     same([slotsA.inUse, slotsB.inUse], [0, 1], 'the foreign slot went back to A; B keeps its own');
     slotsB.release(held);
 
-    const [dependencyA, dependencyB] = [Dependency.fromConfig({ retrySlots: 1 }), Dependency.fromConfig({ retrySlots: 1 })];
+    const [dependencyA, dependencyB] = [
+      Dependency.fromConfig({ retrySlots: 1 }),
+      Dependency.fromConfig({ retrySlots: 1 }),
+    ];
     const taken = dependencyA.retrySlots.tryAcquire();
     refused('slot', () => dependencyB.retrySlots.release(taken), "dependency A's slot given to B");
   }
@@ -150,7 +174,11 @@ export function controlChecks(api) {
     const [breaker, budget, slots] = [new CircuitBreaker(BREAKER), new RetryBudget(QUOTA), new RetrySlots(1)];
     const [permit, charge, slot] = [breaker.tryAcquire(0), budget.tryRetry(0), slots.tryAcquire()];
     for (const grant of [permit, charge, slot]) grant.free();
-    same([breaker.permitsOutstanding, budget.chargesOutstanding, slots.inUse], [0, 0, 0], 'freed grants are given back');
+    same(
+      [breaker.permitsOutstanding, budget.chargesOutstanding, slots.inUse],
+      [0, 0, 0],
+      'freed grants are given back',
+    );
     same(available(budget), 15, 'a freed charge stays spent');
     refused('permit', () => breaker.onSuccess(1, permit), 'a freed permit');
     refused('charge', () => budget.onSuccess(1, charge), 'a freed charge (not a first attempt)');
@@ -169,11 +197,19 @@ export function controlChecks(api) {
     refused('breaker', () => breaker.onSuccess(1, permit), 'a freed breaker');
     refused('retrySlots', () => slots.release(slot), 'freed retry slots');
     refused('retrySlots', () => slots.tryAcquire(), 'freed retry slots asked for a slot');
-    same([shared.budget.chargesOutstanding, shared.breaker.permitsOutstanding, shared.retrySlots.inUse], [1, 1, 1], 'the grants are still out');
+    same(
+      [shared.budget.chargesOutstanding, shared.breaker.permitsOutstanding, shared.retrySlots.inUse],
+      [1, 1, 1],
+      'the grants are still out',
+    );
     shared.budget.onSuccess(1, charge);
     shared.breaker.onSuccess(1, permit);
     shared.retrySlots.release(slot);
-    same([available(shared.budget), shared.breaker.permitsOutstanding, shared.retrySlots.inUse], [20, 0, 0], 'a live handle settles them, refunded in full');
+    same(
+      [available(shared.budget), shared.breaker.permitsOutstanding, shared.retrySlots.inUse],
+      [20, 0, 0],
+      'a live handle settles them, refunded in full',
+    );
   }
 
   // The raw quota calls are the AWS acquire and release only.

@@ -6,7 +6,10 @@ import * as lean from 'retryplan';
 import * as tools from 'retryplan/tools';
 import { controlChecks } from './controls.js';
 
-for (const [name, api] of [['retryplan', lean], ['retryplan/tools', tools]]) {
+for (const [name, api] of [
+  ['retryplan', lean],
+  ['retryplan/tools', tools],
+]) {
   test(`${name}: grants are single use, owned by their control, given back when freed; a freed control settles nothing`, () => {
     assert.deepEqual(controlChecks(api), []);
   });

@@ -40,12 +40,23 @@ test('the driver hands out one action at a time and counts a hung attempt as tim
   const driver = new Driver(policy(), 0, { seed: 7, stats, recordEvents: true });
   const start = driver.pollAction(0);
   assert.deepEqual(start, {
-    type: 'start_attempt', attempt: 1, timeoutMs: 300, abortAtMs: 300, requestId: 'a3953908a4c14ed9', remainingBudgetMs: 5000, hedge: false, sendIdempotencyKey: false,
+    type: 'start_attempt',
+    attempt: 1,
+    timeoutMs: 300,
+    abortAtMs: 300,
+    requestId: 'a3953908a4c14ed9',
+    remainingBudgetMs: 5000,
+    hedge: false,
+    sendIdempotencyKey: false,
   });
   assert.deepEqual(driver.pollAction(100), { type: 'sleep', untilMs: 300 });
   assert.deepEqual(driver.pollAction(300), { type: 'abort_attempt', attempt: 1, reason: 'timed_out' });
   assert.deepEqual(driver.pollAction(300), { type: 'sleep', untilMs: 400 });
-  assert.equal(driver.handleResult(310, 1, { type: 'success' }), 'discarded', 'a late answer is ignored, never an error');
+  assert.equal(
+    driver.handleResult(310, 1, { type: 'success' }),
+    'discarded',
+    'a late answer is ignored, never an error',
+  );
   assert.equal(driver.pollAction(400).attempt, 2);
   assert.equal(driver.handleResult(450, 2, { type: 'success' }), 'accepted');
   const finish = driver.pollAction(450);
@@ -59,7 +70,10 @@ test('the driver hands out one action at a time and counts a hung attempt as tim
   assert.equal(driver.deadlineMs, 5000);
   const events = [];
   for (let event; (event = driver.pollEvent()) !== undefined; ) events.push(event);
-  assert.deepEqual(events.map((event) => event.decision.type), ['start_attempt', 'wait', 'start_attempt', 'succeeded']);
+  assert.deepEqual(
+    events.map((event) => event.decision.type),
+    ['start_attempt', 'wait', 'start_attempt', 'succeeded'],
+  );
   assert.deepEqual(events[1].after, { attempt: 1, outcome: { type: 'transport', failure: 'timed_out' } });
   assert.equal(stats.toJSON().succeeded, 1);
   driver.handleCancel(500); // after the end: nothing happens
@@ -68,7 +82,7 @@ test('the driver hands out one action at a time and counts a hung attempt as tim
   assert.equal(misuse.code, 'attempt_not_running');
 });
 
-test('the wire: an outcome the host hands in as numbers gets the object path\'s receipt and next action', () => {
+test("the wire: an outcome the host hands in as numbers gets the object path's receipt and next action", () => {
   const outcomes = [
     { type: 'success' },
     { type: 'transport', failure: 'not_sent' },
@@ -80,7 +94,10 @@ test('the wire: an outcome the host hands in as numbers gets the object path\'s 
     assert.ok(read(outcome), JSON.stringify(outcome));
     const wire = newDriver(policy(), 0, { seed: 3 });
     const typed = newDriver(policy(), 0, { seed: 3 });
-    assert.equal(exchange(wire, WIRE.INPUT.poll, 0, -1, -1, -1, -1, -1, -1)[WIRE.OUT.action_kind], WIRE.ACTION.start_attempt);
+    assert.equal(
+      exchange(wire, WIRE.INPUT.poll, 0, -1, -1, -1, -1, -1, -1)[WIRE.OUT.action_kind],
+      WIRE.ACTION.start_attempt,
+    );
     pollAction(typed, 0);
     const out = exchange(wire, WIRE.INPUT.result, 10, 1, 1, WIRE.HELD.error, words.kind, words.code, words.delay);
     assert.equal(decided(_driverResultOf(typed, 10, 1, outcome, 1, 1)), out[WIRE.OUT.receipt], JSON.stringify(outcome)); // a receipt crosses as its number
@@ -101,11 +118,18 @@ test('the wire: an outcome the host hands in as numbers gets the object path\'s 
   assert.deepEqual([refused.code, refused.field], ['invalid_argument', 'outcome_kind']);
   assert.equal(_wireRefusal(), undefined, 'taken once');
   // A word that is no whole number is refused by its field's name, never truncated (an unknown failure name's NaN index).
-  for (const [words, field] of [[[WIRE.INPUT.result, 10, 1, 1, 0, WIRE.OUTCOME.failure, NaN, -1], 'outcome_code'], [[WIRE.INPUT.poll, 0.5, -1, -1, -1, -1, -1, -1], 'now_ms']]) {
+  for (const [words, field] of [
+    [[WIRE.INPUT.result, 10, 1, 1, 0, WIRE.OUTCOME.failure, NaN, -1], 'outcome_code'],
+    [[WIRE.INPUT.poll, 0.5, -1, -1, -1, -1, -1, -1], 'now_ms'],
+  ]) {
     const word = errorOf(() => exchange(driver, ...words));
     assert.deepEqual([word.code, word.field], ['invalid_argument', field]);
   }
-  assert.equal(exchange(driver, WIRE.INPUT.poll, 0, -1, -1, -1, -1, -1, -1)[WIRE.OUT.attempt], 1, 'the driver is unchanged: attempt 1 starts');
+  assert.equal(
+    exchange(driver, WIRE.INPUT.poll, 0, -1, -1, -1, -1, -1, -1)[WIRE.OUT.attempt],
+    1,
+    'the driver is unchanged: attempt 1 starts',
+  );
   _free(driver);
 });
 
@@ -119,7 +143,11 @@ test('handleResult: an outcome is read and validated by the object path, held un
   };
   const cases = [
     [{ type: 'http_status', status: 42 }, undefined, { code: 'invalid_argument', field: 'status' }],
-    [{ type: 'http_status', status: 503, retryAfterMs: -1 }, undefined, { code: 'invalid_argument', field: 'retryAfterMs' }],
+    [
+      { type: 'http_status', status: 503, retryAfterMs: -1 },
+      undefined,
+      { code: 'invalid_argument', field: 'retryAfterMs' },
+    ],
     [{ type: 'transport', failure: 'reset' }, undefined, { code: 'invalid_argument', field: 'failure' }],
     [{ type: 'success' }, { token: 4 }, 'accepted'],
     [{ type: 'success' }, { token: 4, held: 'error' }, 'accepted'],
@@ -131,7 +159,11 @@ test('handleResult: an outcome is read and validated by the object path, held un
   for (const [outcome, holding, expected] of cases) {
     const driver = new Driver(policy(), 0, { seed: 3 });
     driver.pollAction(0);
-    assert.deepEqual(answer(() => driver.handleResult(10, 1, outcome, holding)), expected, JSON.stringify([outcome, holding]));
+    assert.deepEqual(
+      answer(() => driver.handleResult(10, 1, outcome, holding)),
+      expected,
+      JSON.stringify([outcome, holding]),
+    );
     driver.free();
   }
   const held = new Driver(policy(), 0, { seed: 3 });
@@ -175,7 +207,7 @@ test('a sequential host is refused a hedging policy (unsupported, field hedging)
   assert.equal(new Driver(hedging, 0, { seed: 1 }).pollAction(0).hedge, false);
 });
 
-test('a dependency and stats given to a driver stay usable; the stats count every driver\'s decisions', () => {
+test("a dependency and stats given to a driver stay usable; the stats count every driver's decisions", () => {
   const dependency = Dependency.fromConfig({ retrySlots: 1 });
   const stats = new Stats();
   for (const seed of [1, 2]) {
@@ -192,36 +224,69 @@ test('a dependency and stats given to a driver stay usable; the stats count ever
 
 test('Outcome.fromHttpResponse: the core reads the guidance headers through a lookup; a status outside 100..=599 is malformed', () => {
   assert.deepEqual(GUIDANCE_HEADERS, [
-    'retry-after-ms', 'x-ms-retry-after-ms', 'x-amz-retry-after', 'retry-after', 'ratelimit', 'ratelimit-policy',
-    'ratelimit-reset', 'ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-remaining', 'x-amzn-errortype',
+    'retry-after-ms',
+    'x-ms-retry-after-ms',
+    'x-amz-retry-after',
+    'retry-after',
+    'ratelimit',
+    'ratelimit-policy',
+    'ratelimit-reset',
+    'ratelimit-remaining',
+    'x-ratelimit-reset',
+    'x-ratelimit-remaining',
+    'x-amzn-errortype',
   ]);
   assert.ok(Object.isFrozen(GUIDANCE_HEADERS));
   assert.deepEqual([IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER], ['Idempotency-Key', 'X-Request-Id']);
   const headers = new Headers({ 'Retry-After': '2', 'x-ms-retry-after-ms': '250' });
   assert.deepEqual(Outcome.fromHttpResponse(503, headers, 0), { type: 'http_status', status: 503, retryAfterMs: 250 });
-  assert.deepEqual(Outcome.fromHttpResponse(503, (name) => (name === 'retry-after' ? '2' : null), 0), { type: 'http_status', status: 503, retryAfterMs: 2000 });
-  assert.deepEqual(Outcome.fromHttpResponse(429, new Map([['retry-after-ms', 'soon']]), 0), { type: 'http_status', status: 429 });
+  assert.deepEqual(
+    Outcome.fromHttpResponse(503, (name) => (name === 'retry-after' ? '2' : null), 0),
+    { type: 'http_status', status: 503, retryAfterMs: 2000 },
+  );
+  assert.deepEqual(Outcome.fromHttpResponse(429, new Map([['retry-after-ms', 'soon']]), 0), {
+    type: 'http_status',
+    status: 429,
+  });
   const amz = new Headers({ 'Retry-After': '2', 'x-amz-retry-after': '1500' });
   assert.deepEqual(Outcome.fromHttpResponse(500, amz, 0), { type: 'http_status', status: 500, retryAfterMs: 1500 });
   const malformed = { type: 'transport', failure: 'connection_lost' };
-  for (const status of [0, 99, 600, 999, 70000]) assert.deepEqual(Outcome.fromHttpResponse(status, new Headers(), 0), malformed, String(status));
+  for (const status of [0, 99, 600, 999, 70000])
+    assert.deepEqual(Outcome.fromHttpResponse(status, new Headers(), 0), malformed, String(status));
   assert.equal(errorOf(() => Outcome.fromHttpResponse(503.5, new Headers(), 0)).field, 'status');
   assert.equal(errorOf(() => Outcome.fromHttpResponse(503, 'retry-after: 1', 0)).field, 'headers');
   assert.equal(errorOf(() => Outcome.fromHttpResponse(503, () => 5, 0)).field, 'headers');
   assert.equal(errorOf(() => Outcome.fromHttpResponse(503, new Headers(), null)).field, 'nowUnixMs');
   const thrown = new Error('lookup failed');
-  assert.throws(() => Outcome.fromHttpResponse(503, () => {
-    throw thrown;
-  }, 0), (error) => error === thrown);
+  assert.throws(
+    () =>
+      Outcome.fromHttpResponse(
+        503,
+        () => {
+          throw thrown;
+        },
+        0,
+      ),
+    (error) => error === thrown,
+  );
 });
 
 test('Outcome.fromFailure: what each failure of the vocabulary means to the engine', () => {
-  const notSent = ['dns_lookup_failed', 'connection_refused', 'unreachable', 'connect_timeout', 'tls_handshake_failed', 'pool_timeout'];
-  for (const failure of notSent) assert.deepEqual(Outcome.fromFailure(failure), { type: 'transport', failure: 'not_sent' });
+  const notSent = [
+    'dns_lookup_failed',
+    'connection_refused',
+    'unreachable',
+    'connect_timeout',
+    'tls_handshake_failed',
+    'pool_timeout',
+  ];
+  for (const failure of notSent)
+    assert.deepEqual(Outcome.fromFailure(failure), { type: 'transport', failure: 'not_sent' });
   for (const failure of ['write_failed', 'connection_lost', 'body_broken', 'malformed_response']) {
     assert.deepEqual(Outcome.fromFailure(failure), { type: 'transport', failure: 'connection_lost' });
   }
-  for (const failure of ['read_timeout', 'attempt_timed_out']) assert.deepEqual(Outcome.fromFailure(failure), { type: 'transport', failure: 'timed_out' });
+  for (const failure of ['read_timeout', 'attempt_timed_out'])
+    assert.deepEqual(Outcome.fromFailure(failure), { type: 'transport', failure: 'timed_out' });
   assert.deepEqual(Outcome.fromFailure('cancelled'), { type: 'cancelled' });
   assert.equal(errorOf(() => Outcome.fromFailure('reset')).field, 'failure');
 });
@@ -250,13 +315,23 @@ test('failureOf: the one table from platform errors to the vocabulary; anything 
     [new DOMException('late', 'TimeoutError'), 'attempt_timed_out'],
     [coded('ABORT_ERR'), 'cancelled'],
   ];
-  for (const [error, failure] of cases) assert.equal(failureOf(error), failure, `${error.message} ${error.cause?.code ?? ''}`);
-  for (const other of [new Error('no'), new TypeError('x is not a function'), fetchError(coded('SOMETHING_NEW')), 'a string', null, undefined, 42, { code: 7 }]) {
+  for (const [error, failure] of cases)
+    assert.equal(failureOf(error), failure, `${error.message} ${error.cause?.code ?? ''}`);
+  for (const other of [
+    new Error('no'),
+    new TypeError('x is not a function'),
+    fetchError(coded('SOMETHING_NEW')),
+    'a string',
+    null,
+    undefined,
+    42,
+    { code: 7 },
+  ]) {
     assert.equal(failureOf(other), undefined, String(other));
   }
 });
 
-test('the generated decision reader: give-up reasons by the core\'s names, an unknown kind thrown (a version mismatch)', () => {
+test("the generated decision reader: give-up reasons by the core's names, an unknown kind thrown (a version mismatch)", () => {
   const w = new Array(Object.keys(WIRE.DECISION).length).fill(WIRE.NONE);
   w[WIRE.DECISION.decision_kind] = NAMES.decisionKinds.indexOf('gave_up');
   NAMES.giveUpReasons.forEach((reason, at) => {
@@ -264,10 +339,13 @@ test('the generated decision reader: give-up reasons by the core\'s names, an un
     assert.equal(decisionFromRecord(w).reason, reason);
   });
   w[WIRE.DECISION.decision_kind] = NAMES.decisionKinds.length;
-  assert.throws(() => decisionFromRecord(w), new RegExp(`decision kind ${NAMES.decisionKinds.length}, which this host does not know`));
+  assert.throws(
+    () => decisionFromRecord(w),
+    new RegExp(`decision kind ${NAMES.decisionKinds.length}, which this host does not know`),
+  );
 });
 
-test('failureOf looks through the core\'s MAX_CAUSE_DEPTH errors below the one caught, as every language does', () => {
+test("failureOf looks through the core's MAX_CAUSE_DEPTH errors below the one caught, as every language does", () => {
   const source = readFileSync(new URL('../../core/src/failure.rs', import.meta.url), 'utf8');
   const written = source.match(/pub const MAX_CAUSE_DEPTH: usize = (\d+);/);
   assert.ok(written !== null);
@@ -282,31 +360,47 @@ test('failureOf looks through the core\'s MAX_CAUSE_DEPTH errors below the one c
   assert.equal(failureOf(wrapped(MAX_CAUSE_DEPTH + 1)), undefined);
 });
 
-test('handleResponse: any integer status is handed to the core as it is (-1, 0, 70000 are malformed responses, the server\'s fault)', () => {
+test("handleResponse: any integer status is handed to the core as it is (-1, 0, 70000 are malformed responses, the server's fault)", () => {
   for (const status of [-1, 0, 99, 600, 70000, 2 ** 53 - 1, -(2 ** 53 - 1)]) {
     const stats = new Stats();
     const driver = new Driver(policy(), 0, { seed: 7, stats, recordEvents: true, returnsResponses: true });
     driver.pollAction(0);
-    assert.equal(driver.handleResponse(30, 1, status, () => undefined, { token: 1 }), 'accepted', String(status));
+    assert.equal(
+      driver.handleResponse(30, 1, status, () => undefined, { token: 1 }),
+      'accepted',
+      String(status),
+    );
     assert.deepEqual(driver.pollAction(30), { type: 'sleep', untilMs: 130 }, String(status));
     const events = [];
     for (let event; (event = driver.pollEvent()) !== undefined; ) events.push(event);
-    assert.deepEqual(events[1].after, { attempt: 1, outcome: { type: 'transport', failure: 'connection_lost' } }, String(status));
-    assert.deepEqual(Outcome.fromHttpResponse(status, () => undefined, 0), { type: 'transport', failure: 'connection_lost' });
+    assert.deepEqual(
+      events[1].after,
+      { attempt: 1, outcome: { type: 'transport', failure: 'connection_lost' } },
+      String(status),
+    );
+    assert.deepEqual(
+      Outcome.fromHttpResponse(status, () => undefined, 0),
+      { type: 'transport', failure: 'connection_lost' },
+    );
     driver.free();
   }
   // The status is a number the platform gave: anything else is the caller's mistake, named.
   const driver = new Driver(policy(), 0, { seed: 7 });
   driver.pollAction(0);
-  for (const status of [503.5, '503', NaN, 2 ** 53]) assert.equal(errorOf(() => driver.handleResponse(30, 1, status, () => undefined)).field, 'status');
+  for (const status of [503.5, '503', NaN, 2 ** 53])
+    assert.equal(errorOf(() => driver.handleResponse(30, 1, status, () => undefined)).field, 'status');
   // A response that reads fine: its guidance headers by name, held under its token and returned by an HTTP host at the end.
   const http = new Driver(policy({ maxAttempts: 1 }), 0, { seed: 7, returnsResponses: true });
   http.pollAction(0);
-  assert.equal(http.handleResponse(30, 1, 503, new Headers({ 'Retry-After-Ms': '250' }), { token: 9, nowUnixMs: 0 }), 'accepted');
+  assert.equal(
+    http.handleResponse(30, 1, 503, new Headers({ 'Retry-After-Ms': '250' }), { token: 9, nowUnixMs: 0 }),
+    'accepted',
+  );
   const finish = http.pollAction(30);
-  assert.deepEqual([finish.decision.reason, finish.lastResult.outcome, finish.result], [
-    'attempts_exhausted', { type: 'http_status', status: 503, retryAfterMs: 250 }, { token: 9, returned: true },
-  ]);
+  assert.deepEqual(
+    [finish.decision.reason, finish.lastResult.outcome, finish.result],
+    ['attempts_exhausted', { type: 'http_status', status: 503, retryAfterMs: 250 }, { token: 9, returned: true }],
+  );
   driver.free();
   http.free();
 });

@@ -3,7 +3,15 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { GaveUpError, OperationFailedError, Policy, ReconcileRequiredError, RetryplanError, Stats, retryFetch } from 'retryplan';
+import {
+  GaveUpError,
+  OperationFailedError,
+  Policy,
+  ReconcileRequiredError,
+  RetryplanError,
+  Stats,
+  retryFetch,
+} from 'retryplan';
 import { rejection } from './assertions.mjs';
 
 // Each path scripts its answers by attempt: a list of actions, the last repeating.
@@ -53,9 +61,11 @@ before(async () => {
       if (action === '404') return response.writeHead(404).end('no such thing');
       if (action === 'busy1') return response.writeHead(503, { 'retry-after': '1' }).end('busy');
       if (action === 'busy3600') return response.writeHead(503, { 'retry-after': '3600' }).end('busy');
-      if (action === 'busy-huge') return response.writeHead(503, { 'retry-after': '99999999999999999999999' }).end('busy');
+      if (action === 'busy-huge')
+        return response.writeHead(503, { 'retry-after': '99999999999999999999999' }).end('busy');
       if (action === 'busy-garbled') return response.writeHead(503, { 'retry-after': 'soon-ish' }).end('busy');
-      if (action === 'busy-ms') return response.writeHead(503, { 'retry-after': '3', 'retry-after-ms': '150' }).end('busy');
+      if (action === 'busy-ms')
+        return response.writeHead(503, { 'retry-after': '3', 'retry-after-ms': '150' }).end('busy');
       if (action === 'busy0') return response.writeHead(503, { 'retry-after': '0' }).end('busy');
       if (action === '500') return response.writeHead(500).end('oops');
       if (action === '999') return response.writeHead(999).end('weird');
@@ -108,7 +118,10 @@ test('503 with Retry-After: waits at least that long, same idempotency key, fres
   assert.equal(log[1].headers['idempotency-key'], result.idempotencyKey);
   assert.match(log[0].headers['x-request-id'], /^[0-9a-f]{16}$/);
   assert.notEqual(log[0].headers['x-request-id'], log[1].headers['x-request-id']);
-  assert.deepEqual(log.map((entry) => entry.body), ['order=5001', 'order=5001']);
+  assert.deepEqual(
+    log.map((entry) => entry.body),
+    ['order=5001', 'order=5001'],
+  );
 });
 
 test('a stalled attempt is aborted at its timeout and retried', async () => {
@@ -121,7 +134,9 @@ test('a stalled attempt is aborted at its timeout and retried', async () => {
 test('a reset connection is retried for a keyed write, and reconciled for an unsafe one (rejects: no response)', async () => {
   const keyed = await retryFetch(`${base}/reset-then-ok`, { method: 'POST', body: 'x' }, { policy: policy() });
   assert.equal(keyed.decision.type, 'succeeded');
-  const unsafe = await rejection(retryFetch(`${base}/reset`, { method: 'POST', body: 'x' }, { policy: policy({ idempotency: 'unsafe' }) }));
+  const unsafe = await rejection(
+    retryFetch(`${base}/reset`, { method: 'POST', body: 'x' }, { policy: policy({ idempotency: 'unsafe' }) }),
+  );
   assert.ok(unsafe instanceof ReconcileRequiredError && unsafe instanceof OperationFailedError);
   assert.equal(unsafe.attempts, 1);
   assert.ok(unsafe.cause instanceof TypeError, 'the fetch error');
@@ -129,10 +144,14 @@ test('a reset connection is retried for a keyed write, and reconciled for an uns
   assert.equal(seen.get('/reset').length, 1);
 });
 
-test('an ending names the request by its method and URL (port and query kept, fragment dropped), in the core\'s words', async () => {
+test("an ending names the request by its method and URL (port and query kept, fragment dropped), in the core's words", async () => {
   const url = `${base}/orders?cart=41#summary`;
   const error = await rejection(
-    retryFetch(url, { method: 'POST', body: 'x' }, { policy: policy({ idempotency: 'unsafe' }), idempotencyKey: 'order-5001' }),
+    retryFetch(
+      url,
+      { method: 'POST', body: 'x' },
+      { policy: policy({ idempotency: 'unsafe' }), idempotencyKey: 'order-5001' },
+    ),
   );
   assert.ok(error instanceof ReconcileRequiredError);
   assert.equal(
@@ -147,11 +166,20 @@ test('a refused connection was never sent: even an unsafe write is retried, then
   await new Promise((resolve) => closed.listen(0, '127.0.0.1', resolve));
   const port = closed.address().port;
   await new Promise((resolve) => closed.close(resolve));
-  const error = await rejection(retryFetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'x' }, { policy: policy({ idempotency: 'unsafe' }) }));
+  const error = await rejection(
+    retryFetch(
+      `http://127.0.0.1:${port}/`,
+      { method: 'POST', body: 'x' },
+      { policy: policy({ idempotency: 'unsafe' }) },
+    ),
+  );
   assert.ok(error instanceof GaveUpError);
   assert.equal(error.reason, 'attempts_exhausted');
   assert.equal(error.attempts, 3);
-  assert.equal(error.message, `retryplan: POST http://127.0.0.1:${port}/: gave up after 3 attempts: attempts_exhausted`);
+  assert.equal(
+    error.message,
+    `retryplan: POST http://127.0.0.1:${port}/: gave up after 3 attempts: attempts_exhausted`,
+  );
   assert.deepEqual(error.lastOutcome, { type: 'transport', failure: 'not_sent' });
 });
 
@@ -164,13 +192,26 @@ test('a POST under a safe policy runs as unsafe: a 500 is never repeated; it car
   assert.equal(log.length, 1);
   assert.equal(log[0].headers['idempotency-key'], error.idempotencyKey);
   // The caller says this POST may be repeated: retried after a reset.
-  const retried = await retryFetch(`${base}/post-reset-then-ok`, { method: 'POST', body: 'x' }, { policy: read, idempotent: true });
+  const retried = await retryFetch(
+    `${base}/post-reset-then-ok`,
+    { method: 'POST', body: 'x' },
+    { policy: read, idempotent: true },
+  );
   assert.equal(retried.decision.type, 'succeeded');
-  assert.equal(seen.get('/post-reset-then-ok')[0].headers['idempotency-key'], undefined, 'an idempotent request needs no key');
+  assert.equal(
+    seen.get('/post-reset-then-ok')[0].headers['idempotency-key'],
+    undefined,
+    'an idempotent request needs no key',
+  );
 });
 
-test('an invalid request is the caller\'s mistake: rethrown unchanged, nothing sent, never connection_lost', async () => {
-  for (const [input, init] of [['/never', {}], ['http://[bad', {}], [`${base}/never`, { headers: { 'x-bad': 'a\nb' } }], [`${base}/never`, { method: 'GE T' }]]) {
+test("an invalid request is the caller's mistake: rethrown unchanged, nothing sent, never connection_lost", async () => {
+  for (const [input, init] of [
+    ['/never', {}],
+    ['http://[bad', {}],
+    [`${base}/never`, { headers: { 'x-bad': 'a\nb' } }],
+    [`${base}/never`, { method: 'GE T' }],
+  ]) {
     const error = await rejection(retryFetch(input, init, { policy: policy() }));
     assert.ok(error instanceof TypeError, `${input}: ${error}`);
     assert.ok(!(error instanceof OperationFailedError) && !(error instanceof RetryplanError));
@@ -178,27 +219,35 @@ test('an invalid request is the caller\'s mistake: rethrown unchanged, nothing s
   assert.equal(seen.get('/never'), undefined);
 });
 
-test('a status outside 100..=599 is the server\'s fault: retried as connection_lost, never invalid_argument', async () => {
+test("a status outside 100..=599 is the server's fault: retried as connection_lost, never invalid_argument", async () => {
   const result = await retryFetch(`${base}/weird-then-ok`, {}, { policy: policy() });
   assert.equal(result.decision.type, 'succeeded');
   assert.equal(result.response.status, 200);
   assert.equal(seen.get('/weird-then-ok').length, 2);
 });
 
-test('a failed response\'s body is cancelled as soon as a newer result is accepted', async () => {
+test("a failed response's body is cancelled as soon as a newer result is accepted", async () => {
   const result = await retryFetch(`${base}/slow-503-then-ok`, {}, { policy: policy() });
   assert.equal(result.decision.type, 'succeeded');
   const log = seen.get('/slow-503-then-ok');
-  for (let waited = 0; !log[0].closedEarly && waited < 1500; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let waited = 0; !log[0].closedEarly && waited < 1500; waited += 10)
+    await new Promise((resolve) => setTimeout(resolve, 10));
   assert.equal(log[0].closedEarly, true, 'the 503 body was cancelled, not read to its end');
 });
 
 test('onDecision and stats: each decision as the core makes it, counted in the core', async () => {
   const events = [];
   const stats = new Stats();
-  const result = await retryFetch(`${base}/observed`, {}, { policy: policy(), onDecision: (event) => events.push(event), stats });
+  const result = await retryFetch(
+    `${base}/observed`,
+    {},
+    { policy: policy(), onDecision: (event) => events.push(event), stats },
+  );
   assert.equal(result.decision.type, 'succeeded');
-  assert.deepEqual(events.map((event) => event.decision.type), ['start_attempt', 'wait', 'start_attempt', 'succeeded']);
+  assert.deepEqual(
+    events.map((event) => event.decision.type),
+    ['start_attempt', 'wait', 'start_attempt', 'succeeded'],
+  );
   assert.deepEqual(events[1].after, { attempt: 1, outcome: { type: 'http_status', status: 503, retryAfterMs: 0 } });
   assert.deepEqual([stats.toJSON().attempts, stats.toJSON().succeeded], [2, 1]);
 });
@@ -225,11 +274,13 @@ test('a malformed Retry-After carries no guidance', async () => {
   assert.equal(result.decision.type, 'succeeded');
 });
 
-test('aborting the caller signal cancels the operation: rejects with the signal\'s reason', async () => {
+test("aborting the caller signal cancels the operation: rejects with the signal's reason", async () => {
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 100);
   const stats = new Stats();
-  const error = await rejection(retryFetch(`${base}/stall`, {}, { policy: policy(), signal: controller.signal, stats }));
+  const error = await rejection(
+    retryFetch(`${base}/stall`, {}, { policy: policy(), signal: controller.signal, stats }),
+  );
   assert.equal(error, controller.signal.reason);
   assert.equal(stats.toJSON().gaveUp.cancelled, 1, 'the driver gave up cancelled first');
 });
@@ -242,11 +293,22 @@ test('a stream body is sent once: where the core would retry, it gives up body_n
     },
   });
   const stats = new Stats();
-  const result = await retryFetch(`${base}/stream-busy`, { method: 'PUT', body, duplex: 'half' }, { policy: policy(), stats });
-  assert.deepEqual([result.decision.type, result.decision.reason, result.decision.attempts], ['gave_up', 'body_not_replayable', 1]);
+  const result = await retryFetch(
+    `${base}/stream-busy`,
+    { method: 'PUT', body, duplex: 'half' },
+    { policy: policy(), stats },
+  );
+  assert.deepEqual(
+    [result.decision.type, result.decision.reason, result.decision.attempts],
+    ['gave_up', 'body_not_replayable', 1],
+  );
   assert.equal(result.response.status, 503, 'an HTTP helper hands back the last response');
   assert.equal(await result.response.text(), 'busy');
-  assert.deepEqual(seen.get('/stream-busy').map((entry) => entry.body), ['once'], 'one request reached the server, with the body');
+  assert.deepEqual(
+    seen.get('/stream-busy').map((entry) => entry.body),
+    ['once'],
+    'one request reached the server, with the body',
+  );
   assert.equal(stats.toJSON().gaveUp.bodyNotReplayable, 1);
 });
 
@@ -260,7 +322,10 @@ test('a stream body that succeeds at once is untouched by being one-shot', async
   const result = await retryFetch(`${base}/stream-ok`, { method: 'PUT', body, duplex: 'half' }, { policy: policy() });
   assert.equal(result.decision.type, 'succeeded');
   assert.equal(await result.response.text(), 'done');
-  assert.deepEqual(seen.get('/stream-ok').map((entry) => entry.body), ['once']);
+  assert.deepEqual(
+    seen.get('/stream-ok').map((entry) => entry.body),
+    ['once'],
+  );
 });
 
 test('a Retry-After beyond any JS number still gives a decision, not an exception', async () => {
@@ -288,7 +353,8 @@ test('hedging: each attempt has its own AbortController; the loser is aborted wh
   assert.equal(log.length, 2);
   assert.equal(log[0].headers['idempotency-key'], log[1].headers['idempotency-key']);
   assert.notEqual(log[0].headers['x-request-id'], log[1].headers['x-request-id']);
-  for (let waited = 0; !log[0].closedEarly && waited < 2000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let waited = 0; !log[0].closedEarly && waited < 2000; waited += 10)
+    await new Promise((resolve) => setTimeout(resolve, 10));
   assert.equal(log[0].closedEarly, true, 'the stalled attempt was aborted');
 });
 
@@ -310,13 +376,22 @@ test("the caller's own Idempotency-Key is kept as the operation's key on every a
   );
   assert.equal(result.decision.type, 'succeeded');
   assert.equal(result.idempotencyKey, 'order-5001');
-  assert.deepEqual(seen.get('/caller-key').map((entry) => entry.headers['idempotency-key']), ['order-5001', 'order-5001']);
+  assert.deepEqual(
+    seen.get('/caller-key').map((entry) => entry.headers['idempotency-key']),
+    ['order-5001', 'order-5001'],
+  );
 });
 
 test('init.signal cancels the operation like options.signal', async () => {
   const controller = new AbortController();
   const reason = new Error('user left');
   setTimeout(() => controller.abort(reason), 100);
-  const error = await rejection(retryFetch(`${base}/signal`, { signal: controller.signal }, { policy: policy({ attemptTimeout: { fixedMs: 3000 } }) }));
+  const error = await rejection(
+    retryFetch(
+      `${base}/signal`,
+      { signal: controller.signal },
+      { policy: policy({ attemptTimeout: { fixedMs: 3000 } }) },
+    ),
+  );
   assert.equal(error, reason);
 });

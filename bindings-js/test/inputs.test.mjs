@@ -32,7 +32,13 @@ const policy = Policy.fromConfig({ jitter: { kind: 'none' } });
 test('a time is a number: null, strings, booleans and undefined are refused, never read as 0 or 1', () => {
   const operation = new Operation(policy, 0, { seed: 1 });
   const driver = new Driver(policy, 0, { seed: 1 });
-  const budget = new RetryBudget({ kind: 'quota', capacity: 10, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1 });
+  const budget = new RetryBudget({
+    kind: 'quota',
+    capacity: 10,
+    retryCost: 5,
+    timeoutRetryCost: 10,
+    successIncrement: 1,
+  });
   const breaker = new CircuitBreaker({ trip: { kind: 'consecutive', failures: 1 }, openMs: 100, halfOpenProbes: 1 });
   for (const bad of [null, '0', '', true, undefined, [], {}, 0n]) {
     const calls = {
@@ -52,8 +58,16 @@ test('a time is a number: null, strings, booleans and undefined are refused, nev
         () => remainingBudgetMs(0, bad, 0),
         () => admit(0, bad, 0, 0),
       ],
-      nowUnixMs: [() => parseRetryAfter('1', bad), () => Outcome.fromHttp(503, null, null, bad), () => Outcome.fromHttpResponse(503, new Headers(), bad)],
-      attempt: [() => operation.onOutcome(0, bad, { type: 'success' }), () => driver.handleResult(0, bad, { type: 'success' }), () => operation.requestId(bad)],
+      nowUnixMs: [
+        () => parseRetryAfter('1', bad),
+        () => Outcome.fromHttp(503, null, null, bad),
+        () => Outcome.fromHttpResponse(503, new Headers(), bad),
+      ],
+      attempt: [
+        () => operation.onOutcome(0, bad, { type: 'success' }),
+        () => driver.handleResult(0, bad, { type: 'success' }),
+        () => operation.requestId(bad),
+      ],
       timeoutMs: [() => encodeGrpcTimeout(bad)],
       deadlineMs: [() => remainingBudgetMs(bad, 0, 0)],
       capacity: [() => new RetrySlots(bad)],
@@ -89,7 +103,12 @@ test('a string is a string: numbers, null and objects are a RetryplanError namin
     idempotencyKey: (bad) => new Operation(policy, 0, { seed: 1, idempotencyKey: bad }),
     method: (bad) => new Driver(policy, 0, { method: bad }),
   };
-  const others = [() => Dependency.fromJson(7), () => parseRetryAfterMsHeader(7), () => parseGrpcPushback(7), () => parseGrpcTimeout(7)];
+  const others = [
+    () => Dependency.fromJson(7),
+    () => parseRetryAfterMsHeader(7),
+    () => parseGrpcPushback(7),
+    () => parseGrpcTimeout(7),
+  ];
   for (const bad of [42, {}, ['read'], true, Symbol('read'), null, undefined]) {
     const absent = bad === null || bad === undefined; // an optional string may be left out
     for (const [field, call] of Object.entries(absent ? required : { ...required, ...optional })) {
@@ -109,7 +128,11 @@ test('a lone surrogate is refused as a typed error naming the field, never silen
     [() => Policy.fromConfig(new Map([['max\udc00Attempts', 3]])), 'invalid_config', ''],
     [() => Policy.fromJson(`{"jitter": {"kind": "none"}} ${'\ud800'}`), 'invalid_argument', 'json'],
     [() => Policy.profile('read\udfff'), 'invalid_argument', 'name'],
-    [() => new Operation(policy, 0, { seed: 1, idempotencyKey: `order-${'\ud83d'}` }), 'invalid_argument', 'idempotencyKey'],
+    [
+      () => new Operation(policy, 0, { seed: 1, idempotencyKey: `order-${'\ud83d'}` }),
+      'invalid_argument',
+      'idempotencyKey',
+    ],
     [() => parseRetryAfter('1\ud800', 0), 'invalid_argument', 'value'],
     [() => policy.classify({ type: 'application', verdict: `retryable${'\ud800'}` }), 'invalid_argument', 'verdict'],
   ];
@@ -126,20 +149,37 @@ test('Policy.fromJson and Dependency.fromJson refuse a repeated key, naming it, 
   const top = refused(() => Policy.fromJson('{"max_attempts": 2, "max_attempts": 5}'), 'invalid_config');
   assert.equal(top.field, 'max_attempts');
   assert.match(top.message, /duplicate field `max_attempts`/);
-  assert.equal(refused(() => Policy.fromJson('{"backoff": {"base_ms": 10, "cap_ms": 100, "base_ms": 20}}'), 'invalid_config').field, 'backoff.base_ms');
+  assert.equal(
+    refused(() => Policy.fromJson('{"backoff": {"base_ms": 10, "cap_ms": 100, "base_ms": 20}}'), 'invalid_config')
+      .field,
+    'backoff.base_ms',
+  );
   // Keys spelt differently in the text are still the same key.
-  assert.equal(refused(() => Policy.fromJson('{"jitter": {"kind": "none", "\\u006bind": "full"}}'), 'invalid_config').field, 'jitter.kind');
-  assert.equal(refused(() => Dependency.fromJson('{"retry_slots": 1, "retry_slots": 2}'), 'invalid_config').field, 'retry_slots');
+  assert.equal(
+    refused(() => Policy.fromJson('{"jitter": {"kind": "none", "\\u006bind": "full"}}'), 'invalid_config').field,
+    'jitter.kind',
+  );
+  assert.equal(
+    refused(() => Dependency.fromJson('{"retry_slots": 1, "retry_slots": 2}'), 'invalid_config').field,
+    'retry_slots',
+  );
   // The same name in different objects is not a repeat; syntax errors are still JSON.parse's.
   assert.equal(Policy.fromJson('{"backoff": {"kind": "constant"}, "jitter": {"kind": "none"}}').maxAttempts, 3);
   assert.equal(refused(() => Policy.fromJson('{"max_attempts": 2,}'), 'invalid_config').field, '');
-  assert.match(refused(() => Policy.fromJson(`${'['.repeat(100)}${']'.repeat(100)}`), 'invalid_config').message, /nested more than/);
+  assert.match(
+    refused(() => Policy.fromJson(`${'['.repeat(100)}${']'.repeat(100)}`), 'invalid_config').message,
+    /nested more than/,
+  );
 });
 
 test('inputs are bounded so that none can exhaust wasm memory: a huge string or configuration is refused, the object stays usable', () => {
   const huge = 'x'.repeat(2 ** 29 - 24); // the longest string V8 makes: 512 MB
   const dependency = Dependency.fromConfig({ retrySlots: 1 });
-  const retrying = Policy.fromConfig({ maxAttempts: 3, jitter: { kind: 'none' }, backoff: { kind: 'constant', baseMs: 0, capMs: 0 } });
+  const retrying = Policy.fromConfig({
+    maxAttempts: 3,
+    jitter: { kind: 'none' },
+    backoff: { kind: 'constant', baseMs: 0, capMs: 0 },
+  });
   const first = new Operation(retrying, 0, { seed: 1, dependency });
   first.poll(0);
   assert.equal(first.onOutcome(1, 1, { type: 'http_status', status: 503 }).attempt, 2, 'the retry holds the one slot');
@@ -151,7 +191,11 @@ test('inputs are bounded so that none can exhaust wasm memory: a huge string or 
   assert.equal(first.onOutcome(3, 2, { type: 'success' }).type, 'succeeded');
   const second = new Operation(retrying, 10, { seed: 2, dependency });
   second.poll(10);
-  assert.equal(second.onOutcome(11, 1, { type: 'http_status', status: 503 }).type, 'start_attempt', 'not no_retry_slot: no slot leaked');
+  assert.equal(
+    second.onOutcome(11, 1, { type: 'http_status', status: 503 }).type,
+    'start_attempt',
+    'not no_retry_slot: no slot leaked',
+  );
   const driver = new Driver(retrying, 0, { seed: 3 });
   driver.pollAction(0);
   assert.equal(refused(() => driver.handleResult(1, 1, { type: 'transport', failure: huge })).field, 'failure');
@@ -160,7 +204,10 @@ test('inputs are bounded so that none can exhaust wasm memory: a huge string or 
   assert.equal(driver.handleResult(2, 1, { type: 'success' }), 'accepted');
   // A configuration that repeats one list in itself, read value by value, would grow without bound.
   const row = new Array(1000).fill(503);
-  const wide = refused(() => Policy.fromConfig({ retryOn: { httpStatuses: new Array(1000).fill(row) } }), 'invalid_config');
+  const wide = refused(
+    () => Policy.fromConfig({ retryOn: { httpStatuses: new Array(1000).fill(row) } }),
+    'invalid_config',
+  );
   assert.match(wide.message, /more than 100000 values/);
   assert.equal(wasmTrapped(), false);
 });

@@ -20,12 +20,16 @@ const fromFixture = (value) => {
 };
 
 test('lib/rules.js is the core table, rule for rule', () => {
-  assert.deepEqual(RULES, table.rules.map(({ id, template }) => [id, template]));
+  assert.deepEqual(
+    RULES,
+    table.rules.map(({ id, template }) => [id, template]),
+  );
 });
 
 test('every example composes as Rust composes it', () => {
   assert.ok(table.examples.length > table.rules.length);
-  for (const { message, text } of table.examples) assert.equal(compose(fromFixture(message)), text, JSON.stringify(message));
+  for (const { message, text } of table.examples)
+    assert.equal(compose(fromFixture(message)), text, JSON.stringify(message));
 });
 
 test('the value writers: decimals without an exponent, quoted text escaped', () => {
@@ -38,10 +42,18 @@ test('the value writers: decimals without an exponent, quoted text escaped', () 
 // The default entry's wasm as cargo linked it, name section included (build.sh keeps it).
 const lean = new URL('../../target/wasm32-unknown-unknown/wasm-release/retryplan_js.lean.wasm', import.meta.url);
 
-test('the default entry links no formatting code (core::fmt), and panics only through its own handler', { skip: !existsSync(lean) && 'build.sh has not run' }, () => {
+test('the default entry links no formatting code (core::fmt), and panics only through its own handler', {
+  skip: !existsSync(lean) && 'build.sh has not run',
+}, () => {
   const { names } = readWasm(readFileSync(lean));
   assert.ok(names.length > 100, 'the name section is there');
-  assert.deepEqual(names.filter((name) => FORMATTING.test(name)), []);
+  assert.deepEqual(
+    names.filter((name) => FORMATTING.test(name)),
+    [],
+  );
   // no_std: no std panic machinery (hooks, payloads, the default handler), no unwinding.
-  assert.deepEqual(names.filter((name) => /std.*panicking|3std9panicking|panic_with_hook|begin_panic/.test(name)), []);
+  assert.deepEqual(
+    names.filter((name) => /std.*panicking|3std9panicking|panic_with_hook|begin_panic/.test(name)),
+    [],
+  );
 });

@@ -44,10 +44,12 @@ async function buildAndRun(name) {
       return await withPage(async (page, errors) => {
         await page.goto(`${server.url}/`);
         await page.waitForFunction(() => typeof window.placeOrder === 'function', null, { timeout: 30000 });
-        const placed = await page.evaluate(() => window.placeOrder({ cart: 41, items: ['tea'] }).then(
-          (value) => ({ value }),
-          (error) => ({ error: String(error && error.stack ? error.stack : error) }),
-        ));
+        const placed = await page.evaluate(() =>
+          window.placeOrder({ cart: 41, items: ['tea'] }).then(
+            (value) => ({ value }),
+            (error) => ({ error: String(error?.stack ? error.stack : error) }),
+          ),
+        );
         const seen = await (await fetch(`${server.url}/api/seen`)).json();
         return { placed, seen, errors };
       });
@@ -60,7 +62,10 @@ async function buildAndRun(name) {
 test('the README shows both pages as they are built (examples/checkout-page.js, examples/shop-page.js)', () => {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
   for (const file of ['checkout-page.js', 'shop-page.js']) {
-    assert.ok(readme.includes(`\`\`\`js\n${readFileSync(new URL(`../examples/${file}`, import.meta.url), 'utf8')}\`\`\``), file);
+    assert.ok(
+      readme.includes(`\`\`\`js\n${readFileSync(new URL(`../examples/${file}`, import.meta.url), 'utf8')}\`\`\``),
+      file,
+    );
   }
 });
 
@@ -72,21 +77,30 @@ for (const name of ['checkout', 'shop']) {
     assert.deepEqual(used.placed, { value: { placed: { cart: 41, items: ['tea'] } } });
     // Busy once, then placed: two POSTs, one idempotency key (the policy is keyed), a fresh request id each.
     assert.equal(used.seen.length, 2);
-    assert.ok(used.seen.every((each) => each.method === 'POST' && each.key === used.seen[0].key && each.key !== undefined));
+    assert.ok(
+      used.seen.every((each) => each.method === 'POST' && each.key === used.seen[0].key && each.key !== undefined),
+    );
     assert.notEqual(used.seen[0].requestId, used.seen[1].requestId);
     // What was shipped: one wasm (the runtime's), the page's JS, no JSON and no configuration reader.
     const wasm = shipped.files.filter((file) => file.kind === 'wasm');
     assert.equal(wasm.length, 1, 'one wasm file');
-    console.log(`${name} page: ${shipped.total} B gzipped (wasm ${shipped.wasm} B + JS ${shipped.js} B); gate ${GATE[name]} B, goal ${GOAL[name]} B`);
+    console.log(
+      `${name} page: ${shipped.total} B gzipped (wasm ${shipped.wasm} B + JS ${shipped.js} B); gate ${GATE[name]} B, goal ${GOAL[name]} B`,
+    );
   });
 
   test(`the ${name} page ships at most its gate (wasm + JS, gzip -9)`, () => {
     const shipped = built[name];
     assert.ok(shipped !== undefined, 'built by the test above');
-    assert.ok(shipped.total <= GATE[name], `${shipped.total} B (wasm ${shipped.wasm} + JS ${shipped.js}) above the gate of ${GATE[name]} B`);
+    assert.ok(
+      shipped.total <= GATE[name],
+      `${shipped.total} B (wasm ${shipped.wasm} + JS ${shipped.js}) above the gate of ${GATE[name]} B`,
+    );
   });
 
-  test(`issue 24's goal: the ${name} page ships at most ${GOAL[name]} B`, { todo: `not met: the runtime's wasm alone is about 46 KB (README, "Size and speed")` }, () => {
+  test(`issue 24's goal: the ${name} page ships at most ${GOAL[name]} B`, {
+    todo: `not met: the runtime's wasm alone is about 46 KB (README, "Size and speed")`,
+  }, () => {
     const shipped = built[name];
     assert.ok(shipped !== undefined, 'built by the test above');
     assert.ok(shipped.total <= GOAL[name], `${shipped.total} B, ${shipped.total - GOAL[name]} B over the goal`);

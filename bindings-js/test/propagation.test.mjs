@@ -63,7 +63,12 @@ test('the middleware makes the incoming context ambient: the core read it, and t
     { now: () => 1000 },
   );
   try {
-    const headers = { 'grpc-timeout': '900m', 'retryplan-timeout-ms': '1000', 'x-envoy-attempt-count': '2', 'idempotency-key': 'order-5001' };
+    const headers = {
+      'grpc-timeout': '900m',
+      'retryplan-timeout-ms': '1000',
+      'x-envoy-attempt-count': '2',
+      'idempotency-key': 'order-5001',
+    };
     const response = await fetch(hop.url, { headers });
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('retryplan-retryable'), null, 'no helper gave up: nothing to answer');
@@ -82,7 +87,7 @@ test('the middleware makes the incoming context ambient: the core read it, and t
   }
 });
 
-test('a malformed propagation header is answered 400 with the core\'s words, and the handler never runs', async () => {
+test("a malformed propagation header is answered 400 with the core's words, and the handler never runs", async () => {
   let handled = 0;
   const hop = await hop1((_req, res) => {
     handled += 1;
@@ -113,28 +118,38 @@ test('a malformed propagation header is answered 400 with the core\'s words, and
   }
 });
 
-test('IncomingContext.read takes Node\'s req.headers: a header sent twice arrives joined, and is refused like any malformed value', () => {
+test("IncomingContext.read takes Node's req.headers: a header sent twice arrives joined, and is refused like any malformed value", () => {
   const headers = { 'retryplan-timeout-ms': ['100', '200'], 'idempotency-key': 'k-1' };
-  assert.throws(() => IncomingContext.read(policy, headers, 0), (error) => error.code === 'invalid_header' && error.field === 'retryplan-timeout-ms');
+  assert.throws(
+    () => IncomingContext.read(policy, headers, 0),
+    (error) => error.code === 'invalid_header' && error.field === 'retryplan-timeout-ms',
+  );
   const context = IncomingContext.read(policy, { 'retryplan-timeout-ms': ' 100 ' }, 0);
   assert.equal(context.deadlineMs, 80);
   context.free();
 });
 
-test('two hops: hop 1\'s retryFetch sends the core\'s deadline, attempt and key, its attempt bounded by the caller\'s deadline', async () => {
+test("two hops: hop 1's retryFetch sends the core's deadline, attempt and key, its attempt bounded by the caller's deadline", async () => {
   const hop2 = await downstream([200]);
   let result;
   const hop = await hop1(
     async (_req, res) => {
       // The same frozen clock as the middleware's: the arithmetic is exact.
-      const { response } = await retryFetch(hop2.url, { method: 'POST', body: 'order' }, { policy, now: () => 1000, seed: 7 });
+      const { response } = await retryFetch(
+        hop2.url,
+        { method: 'POST', body: 'order' },
+        { policy, now: () => 1000, seed: 7 },
+      );
       result = response.status;
       res.end('done');
     },
     { now: () => 1000 },
   );
   try {
-    const response = await fetch(hop.url, { method: 'POST', headers: { 'retryplan-timeout-ms': '500', 'idempotency-key': 'order-5001' } });
+    const response = await fetch(hop.url, {
+      method: 'POST',
+      headers: { 'retryplan-timeout-ms': '500', 'idempotency-key': 'order-5001' },
+    });
     assert.equal(response.status, 200);
     assert.equal(result, 200);
     assert.equal(hop2.seen.length, 1);
@@ -143,7 +158,7 @@ test('two hops: hop 1\'s retryFetch sends the core\'s deadline, attempt and key,
     assert.equal(sent['retryplan-timeout-ms'], '430');
     assert.equal(sent['retryplan-attempt'], '1');
     assert.equal(sent['retryplan-caller-retries'], '?1', 'hop 1 itself may retry (2 attempts)');
-    assert.equal(sent['idempotency-key'], 'order-5001', 'the caller\'s key, unchanged');
+    assert.equal(sent['idempotency-key'], 'order-5001', "the caller's key, unchanged");
   } finally {
     await hop.close();
     await hop2.close();
@@ -160,7 +175,9 @@ test('two hops, retries at one layer: when the caller retries, hop 1 makes one a
     res.end();
   });
   try {
-    const response = await fetch(hop.url, { headers: { 'retryplan-caller-retries': '?1', 'retryplan-timeout-ms': '5000' } });
+    const response = await fetch(hop.url, {
+      headers: { 'retryplan-caller-retries': '?1', 'retryplan-timeout-ms': '5000' },
+    });
     assert.equal(response.status, 503);
     assert.equal(hop2.seen.length, 1, 'one attempt: the layer above retries');
     assert.equal(hop2.seen[0]['retryplan-caller-retries'], '?1', 'the next hop is told a layer above retries');
@@ -184,7 +201,10 @@ test('two hops: a hop that retried against overload and gave up answers "do not 
     const response = await fetch(hop.url, { headers: { 'retryplan-timeout-ms': '5000' } });
     assert.equal(response.status, 503);
     assert.equal(hop2.seen.length, 2, 'the outermost layer that can retries');
-    assert.deepEqual(hop2.seen.map((headers) => headers['retryplan-attempt']), ['1', '2']);
+    assert.deepEqual(
+      hop2.seen.map((headers) => headers['retryplan-attempt']),
+      ['1', '2'],
+    );
     assert.equal(response.headers.get('retryplan-retryable'), '?0');
   } finally {
     await hop.close();
@@ -218,15 +238,19 @@ test('the next hop\'s "do not retry" stops hop 1\'s retries (server_declined_ret
   }
 });
 
-test('run inside a request: its driver starts from the ambient context, and each attempt carries the core\'s headers', async () => {
+test("run inside a request: its driver starts from the ambient context, and each attempt carries the core's headers", async () => {
   let contexts;
   const hop = await hop1(
     async (_req, res) => {
       contexts = [];
-      await run(policy, (context) => {
-        contexts.push({ ...context.outgoingHeaders, timeoutMs: context.timeoutMs, key: context.idempotencyKey });
-        return 'value';
-      }, { now: () => 2000, protocol: 'grpc' });
+      await run(
+        policy,
+        (context) => {
+          contexts.push({ ...context.outgoingHeaders, timeoutMs: context.timeoutMs, key: context.idempotencyKey });
+          return 'value';
+        },
+        { now: () => 2000, protocol: 'grpc' },
+      );
       res.end();
     },
     { now: () => 2000 },
@@ -235,7 +259,13 @@ test('run inside a request: its driver starts from the ambient context, and each
     await fetch(hop.url, { headers: { 'grpc-timeout': '1S', 'idempotency-key': 'k-77' } });
     // 2000 + 1000 - 20 = 2980; 2980 - 50 - 2000 = 930 ms for the attempt, as gRPC writes it.
     assert.deepEqual(contexts, [
-      { 'grpc-timeout': '930000u', 'idempotency-key': 'k-77', 'retryplan-caller-retries': '?1', timeoutMs: 930, key: 'k-77' },
+      {
+        'grpc-timeout': '930000u',
+        'idempotency-key': 'k-77',
+        'retryplan-caller-retries': '?1',
+        timeoutMs: 930,
+        key: 'k-77',
+      },
     ]);
     // Outside a request: no headers, the policy's own 3000 ms.
     const outside = await run(policy, (context) => [context.outgoingHeaders, context.timeoutMs]);
@@ -245,11 +275,14 @@ test('run inside a request: its driver starts from the ambient context, and each
   }
 });
 
-test('the README\'s two-hop example runs as it says, and is examples/two-hops.mjs', async () => {
+test("the README's two-hop example runs as it says, and is examples/two-hops.mjs", async () => {
   const { execFileSync } = await import('node:child_process');
   const { readFileSync } = await import('node:fs');
   const example = new URL('../examples/two-hops.mjs', import.meta.url);
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  assert.ok(readme.includes(`\`\`\`js\n${readFileSync(example, 'utf8')}\`\`\`\n`), 'README.md shows examples/two-hops.mjs as it is');
+  assert.ok(
+    readme.includes(`\`\`\`js\n${readFileSync(example, 'utf8')}\`\`\`\n`),
+    'README.md shows examples/two-hops.mjs as it is',
+  );
   assert.equal(execFileSync(process.execPath, [example.pathname], { encoding: 'utf8' }), '1 order-5001 true\n400\n');
 });

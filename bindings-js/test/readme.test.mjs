@@ -22,8 +22,13 @@ const README = 'bindings-js/README.md';
 
 /** The testable blocks of `lang`, from the shared extractor. */
 const blocks = (lang) =>
-  JSON.parse(execFileSync('python3', ['scripts/readme_snippets.py', 'extract', lang, README], { cwd: root, encoding: 'utf8' }));
-const BLOCKS = [...blocks('js').map((b) => ({ ...b, file: `line_${b.line}.mjs` })), ...blocks('ts').map((b) => ({ ...b, file: `line_${b.line}.mts` }))];
+  JSON.parse(
+    execFileSync('python3', ['scripts/readme_snippets.py', 'extract', lang, README], { cwd: root, encoding: 'utf8' }),
+  );
+const BLOCKS = [
+  ...blocks('js').map((b) => ({ ...b, file: `line_${b.line}.mjs` })),
+  ...blocks('ts').map((b) => ({ ...b, file: `line_${b.line}.mts` })),
+];
 
 /** A block without its comments. */
 const code = (block) => block.code.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|\s)\/\/.*$/gm, '');
@@ -38,8 +43,13 @@ before(async () => {
   work = mkdtempSync(join(packageRoot, '.readme-'));
   for (const block of BLOCKS) writeFileSync(join(work, block.file), block.code);
   cpSync(fileURLToPath(new URL('./readme/your-db.mjs', import.meta.url)), join(work, 'your-db.mjs'));
-  server = spawn('python3', [join(root, 'tests/helpers/server.py'), join(root, 'tests/helpers/readme-hosts.json')], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const [line] = await createInterface({ input: server.stdout })[Symbol.asyncIterator]().next().then(({ value }) => [value]);
+  server = spawn('python3', [join(root, 'tests/helpers/server.py'), join(root, 'tests/helpers/readme-hosts.json')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const [line] = await createInterface({ input: server.stdout })
+    [Symbol.asyncIterator]()
+    .next()
+    .then(({ value }) => [value]);
   assert.match(line, /^listening 127\.0\.0\.1:\d+$/);
   port = line.split(':').at(-1);
 });
@@ -55,10 +65,25 @@ test('the README has js and ts examples', () => {
 
 test('every block type-checks under tsc --strict (js blocks with checkJs)', () => {
   const tsc = join(packageRoot, 'node_modules', '.bin', 'tsc');
-  const flags = ['--strict', '--allowJs', '--checkJs', '--target', 'es2022', '--module', 'nodenext', '--lib', 'es2022,dom', '--rootDir', work, '--outDir', join(work, 'out')];
+  const flags = [
+    '--strict',
+    '--allowJs',
+    '--checkJs',
+    '--target',
+    'es2022',
+    '--module',
+    'nodenext',
+    '--lib',
+    'es2022,dom',
+    '--rootDir',
+    work,
+    '--outDir',
+    join(work, 'out'),
+  ];
   const checked = spawnSync(tsc, [...flags, ...BLOCKS.map((b) => join(work, b.file))], { encoding: 'utf8' });
   let report = checked.stdout + checked.stderr;
-  for (const block of BLOCKS) report = report.replaceAll(block.file, `README.md block at line ${block.line} (${block.file})`);
+  for (const block of BLOCKS)
+    report = report.replaceAll(block.file, `README.md block at line ${block.line} (${block.file})`);
   assert.equal(checked.status, 0, report);
 });
 
@@ -66,14 +91,19 @@ for (const block of BLOCKS) {
   test(`the block at README.md:${block.line} runs against the local server`, async () => {
     await fetch(`http://127.0.0.1:${port}/__reset`, { method: 'POST' });
     const script = join(work, 'out', block.file.replace(/\.mts$/, '.mjs'));
-    const ran = spawnSync(process.execPath, ['--import', fileURLToPath(new URL('./readme/route.mjs', import.meta.url)), script], {
-      encoding: 'utf8',
-      timeout: 60_000,
-      env: { ...process.env, RETRYPLAN_README_PORT: port },
-    });
+    const ran = spawnSync(
+      process.execPath,
+      ['--import', fileURLToPath(new URL('./readme/route.mjs', import.meta.url)), script],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...process.env, RETRYPLAN_README_PORT: port },
+      },
+    );
     assert.equal(ran.status, 0, `${README}:${block.line}:\n${ran.stdout}${ran.stderr}`);
     const routed = Number(ran.stderr.split('readme: ').at(-1).split(' ')[0]);
-    if (code(block).includes('.example')) assert.ok(routed > 0, `${README}:${block.line}: names an .example host but sent nothing to the server`);
+    if (code(block).includes('.example'))
+      assert.ok(routed > 0, `${README}:${block.line}: names an .example host but sent nothing to the server`);
   });
 }
 
@@ -91,9 +121,12 @@ test('the first example with a misspelt policy field gets the camelCase suggesti
   const typo = join(work, 'out', 'first-with-typo.mjs');
   writeFileSync(typo, source.replace(written, 'Policy.fromConfig({ maxAttempt: 3, totalBudgetMs: 800 })'));
   const probe = join(work, 'out', 'first-with-typo-probe.mjs');
-  writeFileSync(probe, `try { await import('./first-with-typo.mjs'); console.log('{}'); } catch (e) {
+  writeFileSync(
+    probe,
+    `try { await import('./first-with-typo.mjs'); console.log('{}'); } catch (e) {
     console.log(JSON.stringify({ ours: e instanceof (await import('retryplan')).RetryplanError, code: e.code, field: e.field, config: e.config, blame: e.blame, message: e.message }));
-  }`);
+  }`,
+  );
   const ran = spawnSync(process.execPath, [probe], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(ran.status, 0, ran.stderr);
   const error = JSON.parse(ran.stdout.trim().split('\n').at(-1));
@@ -101,5 +134,8 @@ test('the first example with a misspelt policy field gets the camelCase suggesti
     { ours: error.ours, code: error.code, field: error.field, config: error.config, blame: error.blame },
     { ours: true, code: 'invalid_config', field: 'max_attempt', config: 'policy', blame: 'configuration' },
   );
-  assert.match(error.message, /^invalid policy configuration at `maxAttempt`: unknown field `maxAttempt` \(did you mean `maxAttempts`\?\), expected one of `maxAttempts`, `totalBudgetMs`, /);
+  assert.match(
+    error.message,
+    /^invalid policy configuration at `maxAttempt`: unknown field `maxAttempt` \(did you mean `maxAttempts`\?\), expected one of `maxAttempts`, `totalBudgetMs`, /,
+  );
 });

@@ -42,7 +42,11 @@ function context() {
       watched.push(id);
     },
     error(error) {
-      throw Object.assign(new Error(typeof error === 'string' ? error : error.message), { plugin: 'retryplan' }, typeof error === 'string' ? {} : error);
+      throw Object.assign(
+        new Error(typeof error === 'string' ? error : error.message),
+        { plugin: 'retryplan' },
+        typeof error === 'string' ? {} : error,
+      );
     },
   };
 }
@@ -57,13 +61,22 @@ test('resolveId keeps the query on the resolved file, naming the kind; other ids
   const plugin = retryplan();
   const ctx = context();
   const importer = join(work, 'page.js');
-  assert.equal(await plugin.resolveId.call(ctx, './checkout.policy.json?retryplan', importer, {}), join(work, 'checkout.policy.json?retryplan=policy'));
-  assert.equal(await plugin.resolveId.call(ctx, './shop.dependency.json?retryplan=dependency', importer, {}), join(work, 'shop.dependency.json?retryplan=dependency'));
+  assert.equal(
+    await plugin.resolveId.call(ctx, './checkout.policy.json?retryplan', importer, {}),
+    join(work, 'checkout.policy.json?retryplan=policy'),
+  );
+  assert.equal(
+    await plugin.resolveId.call(ctx, './shop.dependency.json?retryplan=dependency', importer, {}),
+    join(work, 'shop.dependency.json?retryplan=dependency'),
+  );
   assert.equal(await plugin.resolveId.call(ctx, './checkout.policy.json', importer, {}), null);
   assert.equal(await plugin.resolveId.call(ctx, './checkout.policy.json?raw', importer, {}), null);
   assert.equal(await plugin.load.call(ctx, join(work, 'checkout.policy.json')), null);
   // Left unresolved (the bundler reports it) when nothing resolves the file.
-  assert.equal(await plugin.resolveId.call({ ...ctx, resolve: async () => null }, './missing.json?retryplan', importer, {}), null);
+  assert.equal(
+    await plugin.resolveId.call({ ...ctx, resolve: async () => null }, './missing.json?retryplan', importer, {}),
+    null,
+  );
 });
 
 test('a policy: its compiled form as a Uint8Array literal, the bytes compilePolicy writes; the file is watched', async () => {
@@ -122,7 +135,10 @@ test("a policy that breaks a rule fails the build with the core's message (field
   assert.deepEqual(ctx.watched, [file], 'watched, so a fix rebuilds');
   // JSON that is not JSON: the reader's error, the same way.
   writeFileSync(join(work, 'truncated.policy.json'), '{"max_attempts": ');
-  await assert.rejects(plugin.load.call(ctx, `${join(work, 'truncated.policy.json')}?retryplan`), (error) => error.cause instanceof RetryplanError && error.message.startsWith(join(work, 'truncated.policy.json')));
+  await assert.rejects(
+    plugin.load.call(ctx, `${join(work, 'truncated.policy.json')}?retryplan`),
+    (error) => error.cause instanceof RetryplanError && error.message.startsWith(join(work, 'truncated.policy.json')),
+  );
 });
 
 /** The README's page, built by `bundle` into `out`, imported: its limits read from the compiled forms. */
@@ -138,19 +154,33 @@ async function checkBuilt(out) {
 
 test("the README's page (examples/compiled-page.js) as the README shows it, built by Rolldown with the plugin; the JSON files are its watch files", async () => {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  assert.ok(readme.includes(`\`\`\`js\n${readFileSync(new URL('../examples/compiled-page.js', import.meta.url), 'utf8')}\`\`\``), 'the README shows examples/compiled-page.js as it is');
-  const bundle = await rolldown({ input: join(work, 'page.js'), external: ['retryplan'], plugins: [retryplan()], logLevel: 'silent' });
+  assert.ok(
+    readme.includes(
+      `\`\`\`js\n${readFileSync(new URL('../examples/compiled-page.js', import.meta.url), 'utf8')}\`\`\``,
+    ),
+    'the README shows examples/compiled-page.js as it is',
+  );
+  const bundle = await rolldown({
+    input: join(work, 'page.js'),
+    external: ['retryplan'],
+    plugins: [retryplan()],
+    logLevel: 'silent',
+  });
   const out = join(work, 'rolldown');
   await bundle.write({ dir: out, format: 'esm', minify: true });
   const watched = await bundle.watchFiles;
   await bundle.close();
-  for (const file of ['checkout.policy.json', 'shop.dependency.json']) assert.ok(watched.includes(join(work, file)), `${file} in ${watched}`);
+  for (const file of ['checkout.policy.json', 'shop.dependency.json'])
+    assert.ok(watched.includes(join(work, file)), `${file} in ${watched}`);
   await checkBuilt(out);
   // A broken policy fails the build, naming the file and the field.
-  await assert.rejects(rolldown({ input: join(work, 'bad.js'), plugins: [retryplan()], logLevel: 'silent' }).then((b) => b.generate()), (error) => {
-    assert.match(String(error.message), /broken\.policy\.json: .*max_attempts/);
-    return true;
-  });
+  await assert.rejects(
+    rolldown({ input: join(work, 'bad.js'), plugins: [retryplan()], logLevel: 'silent' }).then((b) => b.generate()),
+    (error) => {
+      assert.match(String(error.message), /broken\.policy\.json: .*max_attempts/);
+      return true;
+    },
+  );
 });
 
 test("the README's page built by Vite (production, the plugin beside Vite's own JSON plugin)", async () => {
@@ -160,26 +190,52 @@ test("the README's page built by Vite (production, the plugin beside Vite's own 
     configFile: false,
     logLevel: 'silent',
     plugins: [retryplan()],
-    build: { outDir: out, emptyOutDir: true, lib: { entry: join(work, 'page.js'), formats: ['es'], fileName: 'page' }, rollupOptions: { external: ['retryplan'] } },
+    build: {
+      outDir: out,
+      emptyOutDir: true,
+      lib: { entry: join(work, 'page.js'), formats: ['es'], fileName: 'page' },
+      rollupOptions: { external: ['retryplan'] },
+    },
   });
   await checkBuilt(out);
   await assert.rejects(
-    build({ root: work, configFile: false, logLevel: 'silent', plugins: [retryplan()], build: { write: false, lib: { entry: join(work, 'bad.js'), formats: ['es'] } } }),
+    build({
+      root: work,
+      configFile: false,
+      logLevel: 'silent',
+      plugins: [retryplan()],
+      build: { write: false, lib: { entry: join(work, 'bad.js'), formats: ['es'] } },
+    }),
     /broken\.policy\.json: .*max_attempts/,
   );
 });
 
-test("types: the plugin is a Vite and a Rolldown plugin under tsc --strict (their own types; retryplan/imports is checked by the consumer test, installed)", () => {
-  writeFileSync(join(work, 'typed.ts'), `import type { Plugin as VitePlugin, UserConfig } from 'vite';
+test('types: the plugin is a Vite and a Rolldown plugin under tsc --strict (their own types; retryplan/imports is checked by the consumer test, installed)', () => {
+  writeFileSync(
+    join(work, 'typed.ts'),
+    `import type { Plugin as VitePlugin, UserConfig } from 'vite';
 import type { Plugin as RolldownPlugin } from 'rolldown';
 import retryplan from 'retryplan/rollup';
 
 export const vite: VitePlugin = retryplan();
 export const rolldown: RolldownPlugin = retryplan();
 export const config: UserConfig = { plugins: [retryplan()] };
-`);
+`,
+  );
   const tsc = join(packageRoot, 'node_modules', '.bin', 'tsc');
-  const flags = ['--strict', '--noEmit', '--target', 'es2022', '--module', 'esnext', '--moduleResolution', 'bundler', '--lib', 'es2022,dom', '--skipLibCheck'];
+  const flags = [
+    '--strict',
+    '--noEmit',
+    '--target',
+    'es2022',
+    '--module',
+    'esnext',
+    '--moduleResolution',
+    'bundler',
+    '--lib',
+    'es2022,dom',
+    '--skipLibCheck',
+  ];
   const checked = spawnSync(tsc, [...flags, join(work, 'typed.ts')], { encoding: 'utf8' });
   assert.equal(checked.status, 0, checked.stdout + checked.stderr);
 });
@@ -189,9 +245,11 @@ test('no entry imports the plugin: it is not in the import graph of either entry
   const visit = (url) => {
     if (seen.has(url.href)) return;
     seen.add(url.href);
-    for (const [, imported] of readFileSync(url, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)) visit(new URL(imported, url));
+    for (const [, imported] of readFileSync(url, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g))
+      visit(new URL(imported, url));
   };
-  for (const entry of ['lib/browser.js', 'lib/node.js', 'tools/lib/browser.js', 'tools/lib/node.js']) visit(new URL(`../${entry}`, import.meta.url));
+  for (const entry of ['lib/browser.js', 'lib/node.js', 'tools/lib/browser.js', 'tools/lib/node.js'])
+    visit(new URL(`../${entry}`, import.meta.url));
   assert.ok(seen.size > 20, `walked ${seen.size} modules`);
   assert.ok(![...seen].some((href) => href.endsWith('/rollup.js')), 'the plugin is reached from an entry');
   assert.ok(!readdirSync(new URL('../tools/lib/', import.meta.url)).includes('rollup.js'));

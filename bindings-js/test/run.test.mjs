@@ -26,9 +26,14 @@ const retryable = () => RETRYABLE;
 class Busy extends Error {}
 
 const quick = (config = {}) =>
-  Policy.fromConfig({ maxAttempts: 3, jitter: { kind: 'none' }, backoff: { kind: 'constant', baseMs: 0, capMs: 0 }, ...config });
+  Policy.fromConfig({
+    maxAttempts: 3,
+    jitter: { kind: 'none' },
+    backoff: { kind: 'constant', baseMs: 0, capMs: 0 },
+    ...config,
+  });
 
-test('run: the winner\'s value; attempts, waits and the ending come from the core', async () => {
+test("run: the winner's value; attempts, waits and the ending come from the core", async () => {
   const policy = quick({ backoff: { kind: 'constant', baseMs: 5, capMs: 5 }, idempotency: 'keyed' });
   const seen = [];
   const value = await run(
@@ -45,7 +50,7 @@ test('run: the winner\'s value; attempts, waits and the ending come from the cor
   assert.equal(new Set(seen.map((c) => c.requestId)).size, 3);
 });
 
-test('run: the attempt context has the plan\'s fields, its key, and a lazy signal', async () => {
+test("run: the attempt context has the plan's fields, its key, and a lazy signal", async () => {
   const contexts = [];
   await run(
     quick({ maxAttempts: 2 }),
@@ -60,17 +65,33 @@ test('run: the attempt context has the plan\'s fields, its key, and a lazy signa
     },
     { seed: 5, idempotencyKey: 'ctx-1', outcomeOfError: retryable },
   );
-  const fields = ['attempt', 'hedge', 'timeoutMs', 'abortAtMs', 'requestId', 'idempotencyKey', 'remainingBudgetMs', 'sendIdempotencyKey'];
+  const fields = [
+    'attempt',
+    'hedge',
+    'timeoutMs',
+    'abortAtMs',
+    'requestId',
+    'idempotencyKey',
+    'remainingBudgetMs',
+    'sendIdempotencyKey',
+  ];
   for (const context of contexts) {
     assert.deepEqual(Object.keys(context), fields);
-    assert.equal(Object.getOwnPropertyDescriptor(context, 'signal'), undefined, 'a getter: the signal is made when read');
+    assert.equal(
+      Object.getOwnPropertyDescriptor(context, 'signal'),
+      undefined,
+      'a getter: the signal is made when read',
+    );
     assert.equal(context.idempotencyKey, 'ctx-1'); // read after the run: still there
     assert.equal(context.hedge, false);
     assert.equal(context.sendIdempotencyKey, false);
     assert.equal(typeof context.remainingBudgetMs, 'number');
     assert.match(context.requestId, /^[0-9a-f]{16}$/);
   }
-  assert.deepEqual(contexts.map((context) => context.attempt), [1, 2]);
+  assert.deepEqual(
+    contexts.map((context) => context.attempt),
+    [1, 2],
+  );
   // A key drawn from the OS is readable after the run too.
   let kept;
   await run(quick(), (context) => void (kept = context));
@@ -101,20 +122,28 @@ test('run: an attempt that throws an unknown error is ambiguous by default: retr
   assert.deepEqual(error.lastOutcome, { type: 'application', verdict: 'ambiguous' });
   assert.match(error.message, /return an outcome from outcomeOfError/);
   assert.match(error.idempotencyKey, /^[0-9a-f-]{36}$/);
-  assert.deepEqual(error.decision, { type: 'gave_up', reason: 'attempts_exhausted', attempts: 3, remainingBudgetMs: error.decision.remainingBudgetMs, abortAttempts: [] });
+  assert.deepEqual(error.decision, {
+    type: 'gave_up',
+    reason: 'attempts_exhausted',
+    attempts: 3,
+    remainingBudgetMs: error.decision.remainingBudgetMs,
+    abortAttempts: [],
+  });
   // A non-idempotent write (an unsafe policy) is never repeated after such an error: reconcile, naming the hook.
   let writes = 0;
-  const reconcile = await rejection(run(quick({ idempotency: 'unsafe' }), () => {
-    writes += 1;
-    throw boom;
-  }));
+  const reconcile = await rejection(
+    run(quick({ idempotency: 'unsafe' }), () => {
+      writes += 1;
+      throw boom;
+    }),
+  );
   assert.deepEqual([reconcile.name, writes], ['ReconcileRequiredError', 1]);
   assert.match(reconcile.message, /return an outcome from outcomeOfError/);
   // Returning (anything, undefined included) is success.
   assert.equal(await run(quick(), () => undefined), undefined);
 });
 
-test('run: each ending says, in the core\'s words, which operation, what happened and what to do', async () => {
+test("run: each ending says, in the core's words, which operation, what happened and what to do", async () => {
   const boom = new TypeError('boom');
   // Called not retryable (an unknown error is retried, and its ending adds the hook's hint: tested above).
   const fatal = () => ({ type: 'application', verdict: 'not_retryable' });
@@ -125,16 +154,22 @@ test('run: each ending says, in the core\'s words, which operation, what happene
   }
   const thrice = await rejection(run(quick(), fetchStock, { outcomeOfError: retryable }));
   assert.equal(thrice.message, 'retryplan: fetchStock: gave up after 3 attempts: attempts_exhausted');
-  const reset = new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+  const reset = new TypeError('fetch failed', {
+    cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+  });
   const placeOrder = () => Promise.reject(reset);
-  const reconcile = await rejection(run(quick({ idempotency: 'unsafe' }), placeOrder, { idempotencyKey: 'order-"5001"' }));
+  const reconcile = await rejection(
+    run(quick({ idempotency: 'unsafe' }), placeOrder, { idempotencyKey: 'order-"5001"' }),
+  );
   assert.ok(reconcile instanceof ReconcileRequiredError);
   assert.equal(
     reconcile.message,
     'retryplan: placeOrder: the write may have happened; do not repeat it blindly: look it up (reconcile it) by its idempotency key "order-\\"5001\\""',
   );
   const saveCart = () => Promise.reject(new Busy());
-  const restart = await rejection(run(quick(), saveCart, { outcomeOfError: () => ({ type: 'application', verdict: 'conflict' }) }));
+  const restart = await rejection(
+    run(quick(), saveCart, { outcomeOfError: () => ({ type: 'application', verdict: 'conflict' }) }),
+  );
   assert.ok(restart instanceof RestartRequiredError);
   assert.equal(
     restart.message,
@@ -142,17 +177,32 @@ test('run: each ending says, in the core\'s words, which operation, what happene
   );
 });
 
-test('no helper composes an ending\'s English: each fixed part of the core\'s ending rules appears in no module of lib/, nor the hint after an unknown error', () => {
+test("no helper composes an ending's English: each fixed part of the core's ending rules appears in no module of lib/, nor the hint after an unknown error", () => {
   const table = JSON.parse(readFileSync(new URL('../../tests/messages/rules.json', import.meta.url), 'utf8'));
   const endings = table.rules.filter(({ id }) => id.startsWith('ending_'));
-  assert.deepEqual(endings.map(({ id }) => id), ['ending_gave_up', 'ending_reconcile', 'ending_restart', 'ending_with_hint']);
-  const parts = endings.flatMap(({ template }) => template.split(/\{\d+(?::q)?\}/).map((part) => part.trim()).filter((part) => part.length > 3 && part !== 'retryplan:'));
+  assert.deepEqual(
+    endings.map(({ id }) => id),
+    ['ending_gave_up', 'ending_reconcile', 'ending_restart', 'ending_with_hint'],
+  );
+  const parts = endings.flatMap(({ template }) =>
+    template
+      .split(/\{\d+(?::q)?\}/)
+      .map((part) => part.trim())
+      .filter((part) => part.length > 3 && part !== 'retryplan:'),
+  );
   assert.equal(parts.length, 3, String(parts));
   const lib = new URL('../lib/', import.meta.url);
   for (const name of readdirSync(lib).filter((file) => file.endsWith('.js') && file !== 'rules.js')) {
     const source = readFileSync(new URL(name, lib), 'utf8');
     // The core decides when an ending carries the hint (Decision::ending_message_after): no module names its rule.
-    for (const part of [...parts, 'gave up after', 'reconcile it by', 'restart the unit', 'unknown_error_hint', 'ending_with_hint']) {
+    for (const part of [
+      ...parts,
+      'gave up after',
+      'reconcile it by',
+      'restart the unit',
+      'unknown_error_hint',
+      'ending_with_hint',
+    ]) {
       assert.ok(!source.includes(part), `lib/${name} composes ending words of its own: ${JSON.stringify(part)}`);
     }
   }
@@ -160,7 +210,10 @@ test('no helper composes an ending\'s English: each fixed part of the core\'s en
 
 test('run: the failure table reads platform errors before the hook: ECONNREFUSED was never sent, a reset may have been processed', async () => {
   const unsafe = quick({ idempotency: 'unsafe' });
-  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED', syscall: 'connect' });
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), {
+    code: 'ECONNREFUSED',
+    syscall: 'connect',
+  });
   let hookCalls = 0;
   const outcomeOfError = () => {
     hookCalls += 1;
@@ -171,13 +224,19 @@ test('run: the failure table reads platform errors before the hook: ECONNREFUSED
   assert.equal(exhausted.cause, refused);
   assert.deepEqual(exhausted.lastOutcome, { type: 'transport', failure: 'not_sent' });
   // A fetch error whose cause says the socket closed after sending: reconcile, once.
-  const reset = new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+  const reset = new TypeError('fetch failed', {
+    cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+  });
   let calls = 0;
   const reconcile = await rejection(
-    run(unsafe, () => {
-      calls += 1;
-      throw reset;
-    }, { outcomeOfError, idempotencyKey: 'order-7' }),
+    run(
+      unsafe,
+      () => {
+        calls += 1;
+        throw reset;
+      },
+      { outcomeOfError, idempotencyKey: 'order-7' },
+    ),
   );
   assert.ok(reconcile instanceof ReconcileRequiredError && reconcile instanceof OperationFailedError);
   assert.equal(calls, 1);
@@ -195,8 +254,15 @@ test('run: each ending names its class even when a minifier renamed the classes 
   try {
     const gaveUp = await rejection(run(quick(), () => Promise.reject(new Busy()), { outcomeOfError: retryable }));
     const reconcile = await rejection(run(quick({ idempotency: 'unsafe' }), () => Promise.reject(new Busy())));
-    const restart = await rejection(run(quick(), () => Promise.reject(new Busy()), { outcomeOfError: () => ({ type: 'application', verdict: 'conflict' }) }));
-    assert.deepEqual([gaveUp.name, reconcile.name, restart.name], ['GaveUpError', 'ReconcileRequiredError', 'RestartRequiredError']);
+    const restart = await rejection(
+      run(quick(), () => Promise.reject(new Busy()), {
+        outcomeOfError: () => ({ type: 'application', verdict: 'conflict' }),
+      }),
+    );
+    assert.deepEqual(
+      [gaveUp.name, reconcile.name, restart.name],
+      ['GaveUpError', 'ReconcileRequiredError', 'RestartRequiredError'],
+    );
     assert.match(String(gaveUp), /^GaveUpError: retryplan: /);
     // A subclass of its own, renamed too, keeps its parent's name (as a subclass of TypeError does) unless it sets one.
     const Mine = mangle(class extends GaveUpError {}, 'c');
@@ -212,40 +278,61 @@ test('run: each ending names its class even when a minifier renamed the classes 
   assert.equal(new Misuse('invalid_argument', 'words').name, 'RetryplanError');
 });
 
-test('run: the endings keep their names through rolldown (Vite\'s bundler) with minification', async () => {
+test("run: the endings keep their names through rolldown (Vite's bundler) with minification", async () => {
   // The shape that named them `gave_up`: the classes reached only through ENDINGS, minified.
   const work = mkdtempSync(join(tmpdir(), 'retryplan-names-'));
   try {
     const entry = join(work, 'entry.mjs');
     const endings = fileURLToPath(new URL('../lib/endings.js', import.meta.url));
-    writeFileSync(entry, `import { ENDINGS } from ${JSON.stringify(endings)};\nexport const names = Object.entries(ENDINGS).map(([type, End]) => [type, new End({ type, attempts: 1 }, 'key', undefined, undefined, 'words').name]);\n`);
+    writeFileSync(
+      entry,
+      `import { ENDINGS } from ${JSON.stringify(endings)};\nexport const names = Object.entries(ENDINGS).map(([type, End]) => [type, new End({ type, attempts: 1 }, 'key', undefined, undefined, 'words').name]);\n`,
+    );
     const bundle = await rolldown({ input: entry, logLevel: 'silent' });
     await bundle.write({ file: join(work, 'out.mjs'), format: 'esm', minify: true });
     await bundle.close();
     const code = readFileSync(join(work, 'out.mjs'), 'utf8');
     assert.ok(!code.includes('class GaveUpError'), 'the bundle is minified');
     const { names } = await import(pathToFileURL(join(work, 'out.mjs')).href);
-    assert.deepEqual(names, [['gave_up', 'GaveUpError'], ['reconcile', 'ReconcileRequiredError'], ['restart', 'RestartRequiredError']]);
+    assert.deepEqual(names, [
+      ['gave_up', 'GaveUpError'],
+      ['reconcile', 'ReconcileRequiredError'],
+      ['restart', 'RestartRequiredError'],
+    ]);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 });
 
-test('run: the hook maps the application\'s errors; a conflict restarts; a bad outcome is misuse', async () => {
-  const restart = await rejection(run(quick(), () => Promise.reject(new Busy()), { outcomeOfError: () => ({ type: 'application', verdict: 'conflict' }) }));
+test("run: the hook maps the application's errors; a conflict restarts; a bad outcome is misuse", async () => {
+  const restart = await rejection(
+    run(quick(), () => Promise.reject(new Busy()), {
+      outcomeOfError: () => ({ type: 'application', verdict: 'conflict' }),
+    }),
+  );
   assert.ok(restart instanceof RestartRequiredError);
   assert.equal(restart.deadlineMs, restart.decision.deadlineMs);
   assert.equal(restart.decision.type, 'restart');
-  const misuse = await rejection(run(quick(), () => Promise.reject(new Busy()), { outcomeOfError: () => ({ type: 'nope' }) }));
+  const misuse = await rejection(
+    run(quick(), () => Promise.reject(new Busy()), { outcomeOfError: () => ({ type: 'nope' }) }),
+  );
   assert.ok(misuse instanceof RetryplanError);
   assert.equal(misuse.code, 'invalid_argument');
   const hookBug = new RangeError('hook bug');
   assert.equal(
-    await rejection(run(quick(), () => {
-      throw new Busy();
-    }, { outcomeOfError: () => {
-      throw hookBug;
-    } })),
+    await rejection(
+      run(
+        quick(),
+        () => {
+          throw new Busy();
+        },
+        {
+          outcomeOfError: () => {
+            throw hookBug;
+          },
+        },
+      ),
+    ),
     hookBug,
   );
 });
@@ -280,13 +367,22 @@ test('run: a synchronous attempt that runs past its abort time is timed out, as 
 });
 
 test('run: an attempt that overruns its timeout is aborted with a TimeoutError; the driver counted the timeout, so the ending has no cause', async () => {
-  const policy = Policy.fromConfig({ maxAttempts: 2, attemptTimeout: { fixedMs: 30 }, minimumUsefulAttemptMs: 10, jitter: { kind: 'none' } });
+  const policy = Policy.fromConfig({
+    maxAttempts: 2,
+    attemptTimeout: { fixedMs: 30 },
+    minimumUsefulAttemptMs: 10,
+    jitter: { kind: 'none' },
+  });
   const signals = [];
   const error = await rejection(
-    run(policy, ({ signal }) => {
-      signals.push(signal);
-      return new Promise(() => {});
-    }, { seed: 1 }),
+    run(
+      policy,
+      ({ signal }) => {
+        signals.push(signal);
+        return new Promise(() => {});
+      },
+      { seed: 1 },
+    ),
   );
   assert.equal(error.reason, 'attempts_exhausted');
   assert.equal(error.attempts, 2);
@@ -296,11 +392,20 @@ test('run: an attempt that overruns its timeout is aborted with a TimeoutError; 
   assert.ok(signals.every((signal) => signal.aborted && signal.reason.name === 'TimeoutError'));
 });
 
-test('run: the caller aborting cancels the operation and rejects with the signal\'s reason', async () => {
-  const policy = Policy.fromConfig({ maxAttempts: 5, backoff: { kind: 'constant', baseMs: 1000, capMs: 1000 }, jitter: { kind: 'none' } });
+test("run: the caller aborting cancels the operation and rejects with the signal's reason", async () => {
+  const policy = Policy.fromConfig({
+    maxAttempts: 5,
+    backoff: { kind: 'constant', baseMs: 1000, capMs: 1000 },
+    jitter: { kind: 'none' },
+  });
   const controller = new AbortController();
   const stats = new Stats();
-  const pending = run(policy, () => Promise.reject(new Busy()), { seed: 1, signal: controller.signal, outcomeOfError: retryable, stats });
+  const pending = run(policy, () => Promise.reject(new Busy()), {
+    seed: 1,
+    signal: controller.signal,
+    outcomeOfError: retryable,
+    stats,
+  });
   setTimeout(() => controller.abort(), 20);
   const reason = await rejection(pending);
   assert.equal(reason, controller.signal.reason);
@@ -313,18 +418,28 @@ test('run: the caller aborting cancels the operation and rejects with the signal
   const onDecision = (event) => decisions.push(event.decision);
   assert.equal(await rejection(run(policy, () => (calls += 1), { signal: AbortSignal.abort(left), onDecision })), left);
   assert.equal(calls, 0);
-  assert.deepEqual(decisions.map(({ type, reason, attempts }) => [type, reason, attempts]), [['gave_up', 'cancelled', 0]]);
+  assert.deepEqual(
+    decisions.map(({ type, reason, attempts }) => [type, reason, attempts]),
+    [['gave_up', 'cancelled', 0]],
+  );
 });
 
 test('run: onDecision sees each decision as the core makes it; stats are counted by the core', async () => {
   const events = [];
   const stats = new Stats();
-  const value = await run(quick({ backoff: { kind: 'constant', baseMs: 5, capMs: 5 } }), ({ attempt }) => {
-    if (attempt === 1) throw new Busy();
-    return attempt;
-  }, { seed: 9, outcomeOfError: retryable, onDecision: (event) => events.push(event), stats });
+  const value = await run(
+    quick({ backoff: { kind: 'constant', baseMs: 5, capMs: 5 } }),
+    ({ attempt }) => {
+      if (attempt === 1) throw new Busy();
+      return attempt;
+    },
+    { seed: 9, outcomeOfError: retryable, onDecision: (event) => events.push(event), stats },
+  );
   assert.equal(value, 2);
-  assert.deepEqual(events.map((event) => event.decision.type), ['start_attempt', 'wait', 'start_attempt', 'succeeded']);
+  assert.deepEqual(
+    events.map((event) => event.decision.type),
+    ['start_attempt', 'wait', 'start_attempt', 'succeeded'],
+  );
   assert.deepEqual(events[1].after, { attempt: 1, outcome: RETRYABLE });
   assert.deepEqual(events[3].after, { attempt: 2, outcome: { type: 'success' } });
   assert.ok(events.every((event) => typeof event.atMs === 'number'));
@@ -332,12 +447,19 @@ test('run: onDecision sees each decision as the core makes it; stats are counted
   assert.deepEqual([counters.operations, counters.attempts, counters.retries, counters.succeeded], [1, 2, 1, 1]);
   // A hook that throws is the caller's bug: the run rejects with it.
   const bug = new Error('observer bug');
-  assert.equal(await rejection(run(quick(), () => 1, { onDecision: () => {
-    throw bug;
-  } })), bug);
+  assert.equal(
+    await rejection(
+      run(quick(), () => 1, {
+        onDecision: () => {
+          throw bug;
+        },
+      }),
+    ),
+    bug,
+  );
 });
 
-test('run: hedges run concurrently; the winner\'s value returns and the losers are aborted', async () => {
+test("run: hedges run concurrently; the winner's value returns and the losers are aborted", async () => {
   const policy = Policy.fromConfig({
     maxAttempts: 3,
     totalBudgetMs: 5000,
@@ -364,14 +486,23 @@ test('run: hedges run concurrently; the winner\'s value returns and the losers a
     { seed: 5, onDiscard: (late) => discarded.push(late) },
   );
   assert.equal(value, 'value 2');
-  assert.deepEqual(contexts.map((c) => [c.attempt, c.hedge]), [[1, false], [2, true], [3, true]]);
+  assert.deepEqual(
+    contexts.map((c) => [c.attempt, c.hedge]),
+    [
+      [1, false],
+      [2, true],
+      [3, true],
+    ],
+  );
   assert.ok(contexts[0].signal.aborted && contexts[2].signal.aborted && !contexts[1].signal.aborted);
   assert.equal(contexts[0].signal.reason.name, 'AbortError');
   assert.deepEqual(discarded, []);
 });
 
 test('run: a dependency is shared by every run; its refusals end runs with their reasons', async () => {
-  const dependency = Dependency.fromConfig({ breaker: { trip: { kind: 'consecutive', failures: 1 }, openMs: 60000, halfOpenProbes: 1 } });
+  const dependency = Dependency.fromConfig({
+    breaker: { trip: { kind: 'consecutive', failures: 1 }, openMs: 60000, halfOpenProbes: 1 },
+  });
   const policy = quick({ backoff: { kind: 'constant', baseMs: 1, capMs: 1 } });
   const failing = () => Promise.reject(new Busy());
   const outcomeOfError = () => ({ type: 'http_status', status: 503 });
@@ -379,11 +510,14 @@ test('run: a dependency is shared by every run; its refusals end runs with their
   assert.deepEqual([first.reason, first.attempts], ['circuit_open', 1]);
   assert.deepEqual(first.lastOutcome, { type: 'http_status', status: 503 });
   const second = await rejection(run(policy, failing, { seed: 2, dependency, outcomeOfError }));
-  assert.deepEqual([second.reason, second.attempts, second.lastOutcome, second.cause], ['circuit_open', 0, undefined, undefined]);
+  assert.deepEqual(
+    [second.reason, second.attempts, second.lastOutcome, second.cause],
+    ['circuit_open', 0, undefined, undefined],
+  );
   assert.equal(dependency.breaker.tryAcquire(0), undefined, 'the breaker is open');
 });
 
-test('run: cancelling aborts every running hedge with the signal\'s reason; hedges that overrun time out', async () => {
+test("run: cancelling aborts every running hedge with the signal's reason; hedges that overrun time out", async () => {
   const policy = Policy.fromConfig({
     maxAttempts: 3,
     totalBudgetMs: 5000,
@@ -392,36 +526,52 @@ test('run: cancelling aborts every running hedge with the signal\'s reason; hedg
     jitter: { kind: 'none' },
     hedging: { delayMs: 10, maxHedgedAttempts: 2 },
   });
-  const stall = ({ signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+  const stall = ({ signal }) =>
+    new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
   const signals = [];
   const controller = new AbortController();
   const reason = new Error('user left');
   setTimeout(() => controller.abort(reason), 40);
-  const cancelled = await rejection(run(policy, (context) => (signals.push(context.signal), stall(context)), { seed: 1, signal: controller.signal }));
+  const cancelled = await rejection(
+    run(policy, (context) => (signals.push(context.signal), stall(context)), { seed: 1, signal: controller.signal }),
+  );
   assert.equal(cancelled, reason);
   assert.ok(signals.length === 3 && signals.every((signal) => signal.aborted && signal.reason === reason));
 
   // Nobody answers: each attempt is aborted at its own abortAtMs and counted as timed out.
   const timedOut = [];
-  const exhausted = await rejection(run(policy, (context) => (timedOut.push(context.signal), stall(context)), { seed: 2 }));
-  assert.deepEqual([exhausted.reason, exhausted.attempts, exhausted.decision.abortAttempts], ['attempts_exhausted', 3, []]);
+  const exhausted = await rejection(
+    run(policy, (context) => (timedOut.push(context.signal), stall(context)), { seed: 2 }),
+  );
+  assert.deepEqual(
+    [exhausted.reason, exhausted.attempts, exhausted.decision.abortAttempts],
+    ['attempts_exhausted', 3, []],
+  );
   assert.ok(timedOut.every((signal) => signal.aborted && signal.reason.name === 'TimeoutError'));
 });
 
 test('run: an attempt that throws while a hedge runs ends the operation; the hedge is aborted', async () => {
-  const policy = Policy.fromConfig({ maxAttempts: 2, jitter: { kind: 'none' }, hedging: { delayMs: 0, maxHedgedAttempts: 1 } });
+  const policy = Policy.fromConfig({
+    maxAttempts: 2,
+    jitter: { kind: 'none' },
+    hedging: { delayMs: 0, maxHedgedAttempts: 1 },
+  });
   for (const synchronous of [false, true]) {
     const signals = [];
     const bug = new RangeError('bug in attempt 2');
     const error = await rejection(
-      run(policy, (context) => {
-        signals.push(context.signal);
-        if (context.attempt === 2) {
-          if (synchronous) throw bug;
-          return Promise.reject(bug);
-        }
-        return new Promise(() => {});
-      }, { outcomeOfError: () => ({ type: 'application', verdict: 'not_retryable' }) }), // a fatal error (an unknown one is ambiguous: not fatal)
+      run(
+        policy,
+        (context) => {
+          signals.push(context.signal);
+          if (context.attempt === 2) {
+            if (synchronous) throw bug;
+            return Promise.reject(bug);
+          }
+          return new Promise(() => {});
+        },
+        { outcomeOfError: () => ({ type: 'application', verdict: 'not_retryable' }) },
+      ), // a fatal error (an unknown one is ambiguous: not fatal)
     );
     assert.equal(error.reason, 'not_retryable');
     assert.equal(error.cause, bug);
@@ -440,8 +590,20 @@ test('run: plain values, promises and thenables give the same run; a then that t
     thenable: (value) => ({ then: (resolve) => resolve(value) }),
   };
   for (const [shape, wrap] of Object.entries(shapes)) {
-    const failing = { plain: () => { throw new Busy(); }, promise: () => Promise.reject(new Busy()), async: async () => { throw new Busy(); }, thenable: () => ({ then: (_, reject) => reject(new Busy()) }) }[shape];
-    const value = await run(policy, (context) => (context.attempt < 4 ? failing() : wrap(`v${context.attempt}`)), { seed: 9, outcomeOfError: retryable });
+    const failing = {
+      plain: () => {
+        throw new Busy();
+      },
+      promise: () => Promise.reject(new Busy()),
+      async: async () => {
+        throw new Busy();
+      },
+      thenable: () => ({ then: (_, reject) => reject(new Busy()) }),
+    }[shape];
+    const value = await run(policy, (context) => (context.attempt < 4 ? failing() : wrap(`v${context.attempt}`)), {
+      seed: 9,
+      outcomeOfError: retryable,
+    });
     assert.equal(value, 'v4', shape);
   }
   const unreadable = new SyntaxError('unreadable then');

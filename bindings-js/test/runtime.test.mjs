@@ -38,9 +38,23 @@ test('what the runtime does not carry throws unsupported, naming the call and wh
     'new RetryBudget': () => new runtime.RetryBudget({ kind: 'token_bucket', maxTokens: 10, tokenRatio: 0.5 }),
     'new CircuitBreaker': () => new runtime.CircuitBreaker({ trip: { kind: 'consecutive', failures: 3 } }),
   };
-  assert.deepEqual(Object.keys(calls).sort(), Object.values(NOT_CARRIED).sort(), 'every stub of the glue is called here');
+  assert.deepEqual(
+    Object.keys(calls).sort(),
+    Object.values(NOT_CARRIED).sort(),
+    'every stub of the glue is called here',
+  );
   for (const [what, call] of Object.entries(calls)) {
-    assert.deepEqual(errorOf(call), { code: 'unsupported', blame: 'caller', field: what, config: undefined, message: `\`${what}\` cannot run here: ${ADVICE}` }, what);
+    assert.deepEqual(
+      errorOf(call),
+      {
+        code: 'unsupported',
+        blame: 'caller',
+        field: what,
+        config: undefined,
+        message: `\`${what}\` cannot run here: ${ADVICE}`,
+      },
+      what,
+    );
   }
   // Node's build carries them all.
   assert.equal(node.Policy.fromConfig({ maxAttempts: 3 }).maxAttempts, 3);
@@ -57,7 +71,10 @@ test('propagation across hops is not in the runtime: its Driver methods say wher
     'Driver#outgoingHeaders': () => driver.outgoingHeaders(0, 1),
     'Driver#answerHeaders': () => driver.answerHeaders(),
   };
-  assert.deepEqual(new Set(Object.values(NOT_SERVED)), new Set([...Object.keys(calls), 'IncomingContext.read', 'IncomingContext']));
+  assert.deepEqual(
+    new Set(Object.values(NOT_SERVED)),
+    new Set([...Object.keys(calls), 'IncomingContext.read', 'IncomingContext']),
+  );
   for (const [what, call] of Object.entries(calls)) {
     const error = errorOf(call);
     assert.deepEqual([error.code, error.blame, error.field], ['unsupported', 'caller', what], what);
@@ -70,7 +87,10 @@ test('new Policy(...) and new Dependency(...) say how each is made, in every bui
   for (const api of [runtime, node, tools]) {
     const policy = errorOf(() => new api.Policy({ maxAttempts: 3 }));
     assert.deepEqual([policy.code, policy.blame, policy.field], ['unsupported', 'caller', 'Policy']);
-    assert.match(policy.message, /^`new Policy\(\.\.\.\)` cannot run here: a Policy is made by Policy\.fromCompiled\(form\)/);
+    assert.match(
+      policy.message,
+      /^`new Policy\(\.\.\.\)` cannot run here: a Policy is made by Policy\.fromCompiled\(form\)/,
+    );
     const dependency = errorOf(() => new api.Dependency({ retrySlots: 2 }));
     assert.deepEqual([dependency.code, dependency.field], ['unsupported', 'Dependency']);
     assert.match(dependency.message, /Dependency\.fromCompiled\(form\)/);
@@ -83,13 +103,28 @@ test("the runtime's errors carry the core's code and fields, their words the cod
   assert.equal(policy.maxAttempts, 3);
   const operation = new runtime.Operation(policy, 0, { seed: 1 });
   const running = errorOf(() => operation.onOutcome(0, 2, { type: 'success' }));
-  assert.deepEqual([running.code, running.blame, running.message], ['attempt_not_running', 'caller', 'attempt_not_running']);
+  assert.deepEqual(
+    [running.code, running.blame, running.message],
+    ['attempt_not_running', 'caller', 'attempt_not_running'],
+  );
   const wrongKind = errorOf(() => runtime.Policy.fromCompiled(tools.compileDependency({ retrySlots: 2 })));
-  assert.deepEqual(wrongKind, { code: 'compiled_form_kind', blame: 'configuration', field: undefined, config: 'policy', message: 'compiled_form_kind at `policy`' });
+  assert.deepEqual(wrongKind, {
+    code: 'compiled_form_kind',
+    blame: 'configuration',
+    field: undefined,
+    config: 'policy',
+    message: 'compiled_form_kind at `policy`',
+  });
   const argument = errorOf(() => new runtime.Operation(policy, null));
-  assert.deepEqual([argument.code, argument.field, argument.message], ['invalid_argument', 'nowMs', 'invalid_argument at `nowMs`: number']);
+  assert.deepEqual(
+    [argument.code, argument.field, argument.message],
+    ['invalid_argument', 'nowMs', 'invalid_argument at `nowMs`: number'],
+  );
   // The same errors in Node, with the core's words.
-  assert.match(errorOf(() => node.Policy.fromCompiled(tools.compileDependency({ retrySlots: 2 }))).message, /^expected a compiled policy, got a compiled dependency/);
+  assert.match(
+    errorOf(() => node.Policy.fromCompiled(tools.compileDependency({ retrySlots: 2 }))).message,
+    /^expected a compiled policy, got a compiled dependency/,
+  );
   operation.free();
   policy.free();
 });
@@ -105,11 +140,21 @@ test("the runtime's classes are its own (a Policy of another build is refused), 
 });
 
 test('a typed ending of the runtime names its type and reason', async () => {
-  const policy = runtime.Policy.fromCompiled(tools.compilePolicy({ maxAttempts: 2, backoff: { kind: 'constant', baseMs: 0, capMs: 0 }, jitter: { kind: 'none' } }));
-  const ending = await runtime.run(policy, () => Promise.reject(new Error('busy')), { outcomeOfError: () => ({ type: 'application', verdict: 'retryable' }) }).then(
-    () => assert.fail('expected the ending'),
-    (error) => error,
+  const policy = runtime.Policy.fromCompiled(
+    tools.compilePolicy({
+      maxAttempts: 2,
+      backoff: { kind: 'constant', baseMs: 0, capMs: 0 },
+      jitter: { kind: 'none' },
+    }),
   );
+  const ending = await runtime
+    .run(policy, () => Promise.reject(new Error('busy')), {
+      outcomeOfError: () => ({ type: 'application', verdict: 'retryable' }),
+    })
+    .then(
+      () => assert.fail('expected the ending'),
+      (error) => error,
+    );
   assert.ok(ending instanceof runtime.GaveUpError);
   assert.equal(ending.name, 'GaveUpError');
   assert.equal(ending.message, 'gave_up: attempts_exhausted');
@@ -119,14 +164,24 @@ test('a typed ending of the runtime names its type and reason', async () => {
 });
 
 test("the runtime's bundle holds none of the core's message templates nor the configuration reader's JS", async () => {
-  const bundle = await rolldown({ input: fileURLToPath(new URL('../browser/lib/browser.js', import.meta.url)), logLevel: 'silent' });
+  const bundle = await rolldown({
+    input: fileURLToPath(new URL('../browser/lib/browser.js', import.meta.url)),
+    logLevel: 'silent',
+  });
   const { output } = await bundle.generate({ format: 'esm' });
   await bundle.close();
-  const code = output.filter((chunk) => chunk.type === 'chunk').map((chunk) => chunk.code).join('\n');
-  for (const template of ['invalid {0} configuration at', 'unknown profile', '(did you mean']) assert.ok(!code.includes(template), template);
+  const code = output
+    .filter((chunk) => chunk.type === 'chunk')
+    .map((chunk) => chunk.code)
+    .join('\n');
+  for (const template of ['invalid {0} configuration at', 'unknown profile', '(did you mean'])
+    assert.ok(!code.includes(template), template);
   assert.ok(!code.includes('spelledAsWritten(value, config)'), "lib/spelling.js's respelling");
   // And the default entry's bundle does hold them (the check can fail).
-  const full = await rolldown({ input: fileURLToPath(new URL('../lib/browser.js', import.meta.url)), logLevel: 'silent' });
+  const full = await rolldown({
+    input: fileURLToPath(new URL('../lib/browser.js', import.meta.url)),
+    logLevel: 'silent',
+  });
   const fullCode = (await full.generate({ format: 'esm' })).output.map((chunk) => chunk.code ?? '').join('\n');
   await full.close();
   assert.ok(fullCode.includes('invalid {0} configuration at'));

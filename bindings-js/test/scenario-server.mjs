@@ -9,7 +9,9 @@ const script = fileURLToPath(new URL('../../tests/helpers/server.py', import.met
 
 /** Starts server.py on the shared scenarios, or on the scenario file `file`. */
 export async function startScenarioServer(file) {
-  const child = spawn(process.env.PYTHON ?? 'python3', file === undefined ? [script] : [script, file], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.env.PYTHON ?? 'python3', file === undefined ? [script] : [script, file], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const port = await new Promise((resolve, reject) => {
     let text = '';
     child.once('error', reject);

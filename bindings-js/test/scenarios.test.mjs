@@ -25,6 +25,7 @@ for (const scenario of scenarios) {
     const observed = await observe(api, scenario, scenarioUrl(scenario, server.port, closed));
     const log = await server.log(scenario.id);
     assert.deepEqual(check(scenario.expect, observed, log, scenario.server), [], JSON.stringify(observed));
-    if (scenario.request.host === 'invalid_dns') assert.equal(observed.cause?.code, 'ENOTFOUND', 'the DNS error is the cause');
+    if (scenario.request.host === 'invalid_dns')
+      assert.equal(observed.cause?.code, 'ENOTFOUND', 'the DNS error is the cause');
   });
 }

@@ -6,7 +6,14 @@ import { extname, normalize, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FILES_NOT_YET_RUN } from './vectors.js';
 
-const types = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.html': 'text/html', '.json': 'application/json', '.wasm': 'application/wasm', '.css': 'text/css' };
+const types = {
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.html': 'text/html',
+  '.json': 'application/json',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css',
+};
 
 /**
  * Forwards a request to the scenario server as it is, and its answer back as
@@ -15,10 +22,20 @@ const types = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.html': 't
  * resets the page's; a page that goes away takes the upstream request along.
  */
 function relay(request, response, port, keepAlive) {
-  const upstream = forward({ host: '127.0.0.1', port, method: request.method, path: request.url, headers: request.headers });
+  const upstream = forward({
+    host: '127.0.0.1',
+    port,
+    method: request.method,
+    path: request.url,
+    headers: request.headers,
+  });
   upstream.on('response', (answer) => {
     const { connection: _, ...headers } = answer.headers;
-    response.writeHead(answer.statusCode, answer.statusMessage, keepAlive ? headers : { ...headers, connection: 'close' });
+    response.writeHead(
+      answer.statusCode,
+      answer.statusMessage,
+      keepAlive ? headers : { ...headers, connection: 'close' },
+    );
     answer.pipe(response);
   });
   upstream.on('error', () => request.socket.resetAndDestroy());
@@ -51,11 +68,19 @@ export async function serve({ root, vectors, mounts = {}, scenarioPort, keepAliv
       const chunks = [];
       for await (const chunk of request) chunks.push(chunk);
       const body = Buffer.concat(chunks).toString('utf8');
-      seen.push({ key: request.headers['idempotency-key'], requestId: request.headers['x-request-id'], method: request.method, body });
+      seen.push({
+        key: request.headers['idempotency-key'],
+        requestId: request.headers['x-request-id'],
+        method: request.method,
+        body,
+      });
       if (seen.length === 1) return response.writeHead(503, { 'retry-after': '0' }).end('busy');
-      return response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ placed: JSON.parse(body) }));
+      return response
+        .writeHead(201, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ placed: JSON.parse(body) }));
     }
-    if (path === '/api/seen') return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(seen));
+    if (path === '/api/seen')
+      return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(seen));
     if (path === '/vectors/index.json') {
       const names = (await readdir(vectors))
         .filter((n) => n.endsWith('.json') && n !== 'schema.json' && !FILES_NOT_YET_RUN.has(n))
@@ -76,10 +101,14 @@ export async function serve({ root, vectors, mounts = {}, scenarioPort, keepAliv
     }
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((resolve) => {
-    server.close(resolve);
-    server.closeAllConnections();
-  }) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(resolve);
+        server.closeAllConnections();
+      }),
+  };
 }
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));

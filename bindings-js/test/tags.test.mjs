@@ -12,7 +12,10 @@ import * as lean from 'retryplan';
 import * as tools from 'retryplan/tools';
 
 test('lib/ and the wasm exchange no numbered codes of their own (lib/tags.js and its Rust twins are gone)', () => {
-  for (const [dir, suffix] of [['../lib/', '.js'], ['../src/', '.rs']]) {
+  for (const [dir, suffix] of [
+    ['../lib/', '.js'],
+    ['../src/', '.rs'],
+  ]) {
     const folder = new URL(dir, import.meta.url);
     for (const file of readdirSync(folder).filter((name) => name.endsWith(suffix))) {
       const source = readFileSync(new URL(file, folder), 'utf8');
@@ -21,7 +24,7 @@ test('lib/ and the wasm exchange no numbered codes of their own (lib/tags.js and
   }
 });
 
-test('the wire\'s constants are the core\'s tables (core/src/driver/wire.md), and no host module writes a word or kind by number', () => {
+test("the wire's constants are the core's tables (core/src/driver/wire.md), and no host module writes a word or kind by number", () => {
   assert.equal(_wireTables()[0][0], 1, 'WIRE_VERSION');
   // Spot checks against the documented layout: the tables are the core's, the host only names them.
   assert.deepEqual([WIRE.IN.input_kind, WIRE.IN.outcome_delay_ms, WIRE.OUT.receipt, WIRE.OUT.detail], [0, 7, 0, 14]);
@@ -39,9 +42,16 @@ test('the wire\'s constants are the core\'s tables (core/src/driver/wire.md), an
 
 test('the private surface is out of reach: no entry exports a `_` function, and the glue is no export of the package', async () => {
   for (const entry of [lean, tools]) {
-    assert.deepEqual(Object.keys(entry).filter((name) => name.startsWith('_')), []);
+    assert.deepEqual(
+      Object.keys(entry).filter((name) => name.startsWith('_')),
+      [],
+    );
   }
-  for (const path of ['retryplan/wasm/retryplan_js.js', 'retryplan/lib/wire.js', 'retryplan/tools/wasm/retryplan_js.js']) {
+  for (const path of [
+    'retryplan/wasm/retryplan_js.js',
+    'retryplan/lib/wire.js',
+    'retryplan/tools/wasm/retryplan_js.js',
+  ]) {
     await assert.rejects(import(path), { code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' }, path);
   }
   // A handle is kept under a symbol, not a property a user sees.

@@ -78,7 +78,14 @@ test('a 30-day wait is slept as a 2^31 - 1 ms timer re-armed for the rest, never
 
     clock += timers.fire();
     assert.equal(await result, 'ok');
-    assert.deepEqual(attempts, [[1, 0], [2, THIRTY_DAYS_MS]], 'the second attempt starts when the 30 days are over');
+    assert.deepEqual(
+      attempts,
+      [
+        [1, 0],
+        [2, THIRTY_DAYS_MS],
+      ],
+      'the second attempt starts when the 30 days are over',
+    );
   } finally {
     timers.restore();
   }

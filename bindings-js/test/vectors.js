@@ -22,8 +22,8 @@ export const FILES_NOT_YET_RUN = new Map([]);
  */
 export const RUNTIME_CANNOT_RUN = {
   kinds: {
-    incoming_context: 'reading an incoming request is a server\'s job: not in the browser runtime',
-    propagated_driver: 'a driver serving an incoming request is a server\'s: not in the browser runtime',
+    incoming_context: "reading an incoming request is a server's job: not in the browser runtime",
+    propagated_driver: "a driver serving an incoming request is a server's: not in the browser runtime",
   },
 };
 
@@ -91,7 +91,9 @@ export function jsonEqual(a, b) {
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a)) return a.length === b.length && a.every((item, index) => jsonEqual(item, b[index]));
   const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]));
+  return (
+    keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]))
+  );
 }
 
 function field(object, key, type) {
@@ -105,14 +107,18 @@ function errorValue(api, error) {
   if (!(error instanceof api.RetryplanError)) throw error; // not ours: a failure of the binding
   if (!(error instanceof Error) || typeof error.message !== 'string') throw new Error('RetryplanError is not an Error');
   let value = { code: error.code };
-  if (error.code === 'config_violations') value = { code: error.code, config: error.config, fields: error.violations.map((v) => v.field) };
+  if (error.code === 'config_violations')
+    value = { code: error.code, config: error.config, fields: error.violations.map((v) => v.field) };
   if (error.code === 'invalid_config') value = { code: error.code, config: error.config, fields: [error.field] };
   if (error.code === 'unsupported') value = { code: error.code, fields: [error.field] };
   // Who must act: compared when the vector states it (settle drops it otherwise).
   value.blame = error.blame;
   // The text, for the message checks (not part of the vector's expectation): the core's words, before a
   // configuration object's error is respelt in its own camelCase keys (bad-input.test.mjs checks that).
-  return Object.defineProperty(value, 'message', { value: error[Symbol.for('retryplan.coreMessage')] ?? error.message, enumerable: false });
+  return Object.defineProperty(value, 'message', {
+    value: error[Symbol.for('retryplan.coreMessage')] ?? error.message,
+    enumerable: false,
+  });
 }
 
 /** Drops every empty `abort_attempts` (always present in the JS API), as the vectors leave it out. */
@@ -144,15 +150,21 @@ function settle(holder, [key, value], label, failures, run) {
   const expectedKey = 'expect' in holder ? 'expect' : 'expect_error' in holder ? 'expect_error' : undefined;
   if (expectedKey === undefined) return failures.push(`${label}: no expectation`);
   const expected = holder[expectedKey];
-  if (key === 'expect_error' && !(expected !== null && typeof expected === 'object' && 'blame' in expected)) delete value.blame;
+  if (key === 'expect_error' && !(expected !== null && typeof expected === 'object' && 'blame' in expected))
+    delete value.blame;
   if (expectedKey !== key || !jsonEqual(holder[expectedKey], value)) {
-    failures.push(`${label}: expected ${expectedKey} ${JSON.stringify(holder[expectedKey])}, got ${key} ${JSON.stringify(value)}`);
+    failures.push(
+      `${label}: expected ${expectedKey} ${JSON.stringify(holder[expectedKey])}, got ${key} ${JSON.stringify(value)}`,
+    );
   }
 }
 
 function serviceConfigOf(api, testCase) {
   // A service config is read with the keys gRPC writes (no renaming).
-  return api.ServiceConfig.fromJson(JSON.stringify(testCase.grpc_service_config), optionalNumber(testCase, 'max_attempts_cap'));
+  return api.ServiceConfig.fromJson(
+    JSON.stringify(testCase.grpc_service_config),
+    optionalNumber(testCase, 'max_attempts_cap'),
+  );
 }
 
 /**
@@ -177,7 +189,10 @@ function policyOf(api, testCase, run) {
   if ('grpc_service_config' in testCase) {
     const config = serviceConfigOf(api, testCase);
     try {
-      const policy = config.profileFor(field(testCase.grpc_method, 'service', 'string'), field(testCase.grpc_method, 'method', 'string'));
+      const policy = config.profileFor(
+        field(testCase.grpc_method, 'service', 'string'),
+        field(testCase.grpc_method, 'method', 'string'),
+      );
       if (policy === undefined) throw new Error(`${testCase.id}: no profile for the method`);
       return policy;
     } finally {
@@ -186,7 +201,9 @@ function policyOf(api, testCase, run) {
   }
   const hasProfile = 'profile' in testCase;
   if (hasProfile === 'policy' in testCase) throw new Error('a case needs exactly one of `profile` and `policy`');
-  return hasProfile ? api.Policy.profile(field(testCase, 'profile', 'string')) : api.Policy.fromConfig(toCamel(testCase.policy));
+  return hasProfile
+    ? api.Policy.profile(field(testCase, 'profile', 'string'))
+    : api.Policy.fromConfig(toCamel(testCase.policy));
 }
 
 const optionalNumber = (object, key) => (key in object ? field(object, key, 'number') : undefined);
@@ -249,7 +266,13 @@ function runSeries(api, testCase, failures, run) {
     return failures.push(`${testCase.id}: invalid dependency: ${error.message}`);
   }
   testCase.operations.forEach((operation, index) => {
-    runOperation(api, { ...testCase, ...operation, id: `${testCase.id} operation ${index}` }, failures, dependency, run);
+    runOperation(
+      api,
+      { ...testCase, ...operation, id: `${testCase.id} operation ${index}` },
+      failures,
+      dependency,
+      run,
+    );
   });
   dependency?.free();
 }
@@ -324,7 +347,10 @@ function handIn(api, driver, at, step) {
   if ('response' in step) {
     const { status, headers = {} } = step.response;
     const lookup = (name) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
-    return driver.handleResponse(at, attempt, status, lookup, { ...holding, nowUnixMs: optionalNumber(step, 'now_unix_ms') ?? 0 });
+    return driver.handleResponse(at, attempt, status, lookup, {
+      ...holding,
+      nowUnixMs: optionalNumber(step, 'now_unix_ms') ?? 0,
+    });
   }
   if (holding !== undefined && 'held' in step) holding.held = field(step, 'held', 'string');
   const outcome = 'outcome' in step ? toCamel(step.outcome) : api.Outcome.fromFailure(field(step, 'failure', 'string'));
@@ -348,7 +374,8 @@ function incomingContext(api, policy, testCase) {
   }
   try {
     const ns = context.callerRemainingNs;
-    if (ns !== undefined && typeof ns !== 'bigint') throw new Error(`${testCase.id}: callerRemainingNs is not a bigint`);
+    if (ns !== undefined && typeof ns !== 'bigint')
+      throw new Error(`${testCase.id}: callerRemainingNs is not a bigint`);
     return {
       callerRemainingNs: ns === undefined ? null : String(ns),
       deadlineHeader: context.deadlineHeader ?? null,
@@ -377,7 +404,8 @@ function runDriver(api, testCase, failures, run) {
   if ('deadline_ms' in testCase) options.deadlineMs = field(testCase, 'deadline_ms', 'number');
   if ('method' in testCase) options.method = field(testCase, 'method', 'string');
   if ('idempotent_request' in testCase) options.idempotent = field(testCase, 'idempotent_request', 'boolean');
-  if ('request_idempotency_key' in testCase) options.requestIdempotencyKey = field(testCase, 'request_idempotency_key', 'string');
+  if ('request_idempotency_key' in testCase)
+    options.requestIdempotencyKey = field(testCase, 'request_idempotency_key', 'string');
   if ('concurrency' in testCase) options.concurrency = field(testCase, 'concurrency', 'string');
   if ('one_shot_body' in testCase) options.oneShotBody = field(testCase, 'one_shot_body', 'boolean');
   if ('returns_responses' in testCase) options.returnsResponses = field(testCase, 'returns_responses', 'boolean');
@@ -385,12 +413,18 @@ function runDriver(api, testCase, failures, run) {
   let driver;
   try {
     // A `propagated_driver` case: the request it serves, read at its start.
-    if ('incoming_headers' in testCase) options.incoming = api.IncomingContext.read(policy, lookupIn(testCase.incoming_headers), field(testCase, 'start_ms', 'number'));
+    if ('incoming_headers' in testCase)
+      options.incoming = api.IncomingContext.read(
+        policy,
+        lookupIn(testCase.incoming_headers),
+        field(testCase, 'start_ms', 'number'),
+      );
     driver = new api.Driver(policy, field(testCase, 'start_ms', 'number'), options);
   } catch (error) {
     return settle(testCase, ['expect_error', errorValue(api, error)], id, failures, run);
   }
-  if ('expect' in testCase || 'expect_error' in testCase) failures.push(`${id}: the driver was made, but the case expects an error`);
+  if ('expect' in testCase || 'expect_error' in testCase)
+    failures.push(`${id}: the driver was made, but the case expects an error`);
   if ('expect_idempotency_key' in testCase && driver.idempotencyKey !== testCase.expect_idempotency_key) {
     failures.push(`${id}: idempotency key ${driver.idempotencyKey} != ${testCase.expect_idempotency_key}`);
   }
@@ -413,7 +447,8 @@ function runDriver(api, testCase, failures, run) {
     else if (call === 'outgoing_headers') {
       const attempt = field(step, 'attempt', 'number');
       result = answer(api, () => driver.outgoingHeaders(at, attempt, field(step, 'protocol', 'string')));
-    } else if (call === 'answer_headers') result = answer(api, () => driver.answerHeaders(field(step, 'protocol', 'string')));
+    } else if (call === 'answer_headers')
+      result = answer(api, () => driver.answerHeaders(field(step, 'protocol', 'string')));
     else throw new Error(`${label}: unknown driver call \`${call}\``);
     settle(step, result, label, failures, run);
   });
@@ -434,7 +469,9 @@ function runControl(api, testCase, failures, make, runStep, run) {
     return settle(testCase, ['expect_error', errorValue(api, error)], id, failures, run);
   }
   if ('expect' in testCase || 'expect_error' in testCase) {
-    failures.push(`${id}: the configuration is valid, but the case expects ${JSON.stringify(testCase.expect_error ?? testCase.expect)}`);
+    failures.push(
+      `${id}: the configuration is valid, but the case expects ${JSON.stringify(testCase.expect_error ?? testCase.expect)}`,
+    );
   }
   if (!Array.isArray(testCase.steps)) throw new Error(`${id}: a valid configuration needs steps`);
   const permits = [];
@@ -514,7 +551,13 @@ function breakerStep(breaker, step, call, at, permits, label) {
 
 /** Runs one case; pushes a message per failed check onto `failures`. Throws on a malformed or unknown case. */
 /** The state of one run: what it left out, the messages of the errors it met, how many forms it compiled. */
-export const newRun = (lean, compiled = undefined) => ({ lean, compiled, skipped: [], messages: {}, compiledCount: { policies: 0, dependencies: 0 } });
+export const newRun = (lean, compiled = undefined) => ({
+  lean,
+  compiled,
+  skipped: [],
+  messages: {},
+  compiledCount: { policies: 0, dependencies: 0 },
+});
 
 export function runCase(api, testCase, failures, run = { lean: false, skipped: [] }) {
   const id = field(testCase, 'id', 'string');
@@ -559,7 +602,12 @@ export function runCase(api, testCase, failures, run = { lean: false, skipped: [
             found.policy.free();
             return found.name;
           });
-          return { methods, throttling: dependency === undefined ? null : dependency.snapshot(0), warnings: config.warnings, lookups };
+          return {
+            methods,
+            throttling: dependency === undefined ? null : dependency.snapshot(0),
+            warnings: config.warnings,
+            lookups,
+          };
         } finally {
           dependency?.free();
           config.free();
@@ -576,9 +624,23 @@ export function runCase(api, testCase, failures, run = { lean: false, skipped: [
       call = () => api.awsErrorCodeFromResponse(testCase.errortype_header, testCase.body) ?? null;
       break;
     case 'budget':
-      return runControl(api, testCase, failures, () => standaloneControl(api, run, 'budget', testCase.budget), budgetStep, run);
+      return runControl(
+        api,
+        testCase,
+        failures,
+        () => standaloneControl(api, run, 'budget', testCase.budget),
+        budgetStep,
+        run,
+      );
     case 'breaker':
-      return runControl(api, testCase, failures, () => standaloneControl(api, run, 'breaker', testCase.breaker), breakerStep, run);
+      return runControl(
+        api,
+        testCase,
+        failures,
+        () => standaloneControl(api, run, 'breaker', testCase.breaker),
+        breakerStep,
+        run,
+      );
     case 'dependency':
       call = () => {
         const dependency = readDependency(api, testCase.dependency, run);
@@ -648,7 +710,8 @@ export function runCase(api, testCase, failures, run = { lean: false, skipped: [
         );
       break;
     case 'rate_limit_reset':
-      call = () => api.parseRateLimitReset(field(testCase, 'value', 'string'), field(testCase, 'now_unix_ms', 'number'));
+      call = () =>
+        api.parseRateLimitReset(field(testCase, 'value', 'string'), field(testCase, 'now_unix_ms', 'number'));
       break;
     case 'http_response':
       call = () =>

@@ -23,7 +23,9 @@ import * as runtime from './runtime.mjs';
 import { FILES_NOT_YET_RUN, LEAN_CANNOT_RUN, RUNTIME_CANNOT_RUN, newRun, runCase } from './vectors.js';
 
 /** The text of every error the vectors expect, as Rust composes it (core/tests/conformance.rs keeps it current). */
-const rustMessages = JSON.parse(readFileSync(new URL('../../tests/messages/errors.json', import.meta.url), 'utf8')).messages;
+const rustMessages = JSON.parse(
+  readFileSync(new URL('../../tests/messages/errors.json', import.meta.url), 'utf8'),
+).messages;
 
 // RETRYPLAN_VECTORS names another directory, as for the Rust runner.
 const dir = process.env.RETRYPLAN_VECTORS
@@ -69,10 +71,14 @@ for (const [entry, api, lean, compiled] of [
 
   // The browser runtime carries no messages (its errors' words are their code and field).
   const wordless = api === runtime;
-  test(`${entry}: every error's message is the core's, byte for byte (composed outside the wasm)`, { skip: process.env.RETRYPLAN_VECTORS !== undefined || wordless }, () => {
+  test(`${entry}: every error's message is the core's, byte for byte (composed outside the wasm)`, {
+    skip: process.env.RETRYPLAN_VECTORS !== undefined || wordless,
+  }, () => {
     // Topics whose texts core/tests/conformance.rs keeps out of errors.json until every runtime runs them
     // (its NOT_YET_IN_EVERY_RUNTIME): JS runs them, but has no Rust text to match yet.
-    const labels = Object.keys(run.messages).filter((label) => !NOT_YET_IN_ERRORS_JSON.some((topic) => label.startsWith(`${topic}.`)));
+    const labels = Object.keys(run.messages).filter(
+      (label) => !NOT_YET_IN_ERRORS_JSON.some((topic) => label.startsWith(`${topic}.`)),
+    );
     assert.ok(labels.length > 0);
     for (const label of labels) assert.equal(run.messages[label], rustMessages[label], label);
     // The tools entry meets every error of the vectors; the default entry every one it runs.
@@ -85,7 +91,9 @@ for (const [entry, api, lean, compiled] of [
     if (!lean) assert.deepEqual(run.skipped, [], 'the tools entry runs everything');
     const cases = run.skipped.filter((line) => !/ step \d+ /.test(line));
     const steps = run.skipped.length - cases.length;
-    console.log(`node ${entry}: ${ran} vectors in ${files.length} files; ${cases.length} cases and ${steps} steps left out:`);
+    console.log(
+      `node ${entry}: ${ran} vectors in ${files.length} files; ${cases.length} cases and ${steps} steps left out:`,
+    );
     for (const line of run.skipped) console.log(`  ${line}`);
     if (compiled !== undefined) {
       // The same cases and steps as the entry's own run, every policy and dependency configuration through its
@@ -95,21 +103,41 @@ for (const [entry, api, lean, compiled] of [
       const runtimeReasons = api === runtime ? Object.values(RUNTIME_CANNOT_RUN.kinds) : [];
       const besides = run.skipped.filter((line) => !runtimeReasons.some((reason) => line.endsWith(reason)));
       assert.deepEqual(besides, skippedBy[lean ? 'retryplan' : 'retryplan/tools']);
-      if (api === runtime) assert.ok(run.skipped.length > besides.length, 'the runtime leaves the propagation cases out');
+      if (api === runtime)
+        assert.ok(run.skipped.length > besides.length, 'the runtime leaves the propagation cases out');
       const { policies, dependencies } = run.compiledCount;
       const least = lean ? [200, 25] : [300, 30];
-      if (process.env.RETRYPLAN_VECTORS === undefined) assert.ok(policies >= least[0] && dependencies >= least[1], `${policies} policies, ${dependencies} dependencies`);
-      console.log(`node ${entry}: ${policies} compiled policies and ${dependencies} compiled dependencies loaded by fromCompiled`);
+      if (process.env.RETRYPLAN_VECTORS === undefined)
+        assert.ok(
+          policies >= least[0] && dependencies >= least[1],
+          `${policies} policies, ${dependencies} dependencies`,
+        );
+      console.log(
+        `node ${entry}: ${policies} compiled policies and ${dependencies} compiled dependencies loaded by fromCompiled`,
+      );
     }
     if (lean) {
       // Nothing is left out but for the reasons listed, and the default entry does run most vectors.
       const runtimeKinds = api === runtime ? Object.values(RUNTIME_CANNOT_RUN.kinds) : [];
-      const reasons = new Set([...Object.values(LEAN_CANNOT_RUN.kinds), ...Object.values(LEAN_CANNOT_RUN.calls), ...Object.values(LEAN_CANNOT_RUN.inputs), ...runtimeKinds]);
-      for (const line of run.skipped) assert.ok([...reasons].some((reason) => line.endsWith(reason)), line);
+      const reasons = new Set([
+        ...Object.values(LEAN_CANNOT_RUN.kinds),
+        ...Object.values(LEAN_CANNOT_RUN.calls),
+        ...Object.values(LEAN_CANNOT_RUN.inputs),
+        ...runtimeKinds,
+      ]);
+      for (const line of run.skipped)
+        assert.ok(
+          [...reasons].some((reason) => line.endsWith(reason)),
+          line,
+        );
       // The decision engine's kinds all run, but for an input only a tool makes.
       const inputs = new Set(Object.values(LEAN_CANNOT_RUN.inputs));
       const engine = cases.filter((line) => ![...inputs].some((reason) => line.endsWith(reason)));
-      assert.ok(engine.every((line) => [...Object.values(LEAN_CANNOT_RUN.kinds), ...runtimeKinds].some((reason) => line.endsWith(reason))));
+      assert.ok(
+        engine.every((line) =>
+          [...Object.values(LEAN_CANNOT_RUN.kinds), ...runtimeKinds].some((reason) => line.endsWith(reason)),
+        ),
+      );
     }
   });
 }

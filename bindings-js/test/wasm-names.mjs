@@ -60,7 +60,7 @@ export function readWasm(bytes) {
           u32();
           if (flags & 1) u32();
         } else if (kind === 3) at += 2;
-        else if (kind === 4) at += 1, u32();
+        else if (kind === 4) (at += 1), u32();
       }
     } else if (id === 10) {
       for (let count = u32(), index = 0; index < count; index += 1) {

@@ -44,8 +44,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         kind, arg = script.next_step()
         with script.lock:
             script.seen.append(
-                {"at": time.monotonic(), "method": self.command, "path": self.path,
-                 "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body, "kind": kind}
+                {
+                    "at": time.monotonic(),
+                    "method": self.command,
+                    "path": self.path,
+                    "headers": {k.lower(): v for k, v in self.headers.items()},
+                    "body": body,
+                    "kind": kind,
+                }
             )
         if kind == "drop":
             self.connection.shutdown(socket.SHUT_RDWR)

@@ -76,7 +76,14 @@ def test_seconds_convert_to_whole_milliseconds_exactly() -> None:
 
 @pytest.mark.parametrize(
     "value, fragment",
-    [(math.nan, "nan"), (math.inf, "finite"), (-math.inf, "finite"), (-0.5, ">= 0"), (1e16, "at most"), (2**80, "at most")],
+    [
+        (math.nan, "nan"),
+        (math.inf, "finite"),
+        (-math.inf, "finite"),
+        (-0.5, ">= 0"),
+        (1e16, "at most"),
+        (2**80, "at most"),
+    ],
 )
 def test_bad_clock_values_are_typed_errors_naming_the_argument(value: float, fragment: str) -> None:
     with pytest.raises(InvalidArgumentError) as raised:
@@ -146,7 +153,11 @@ def test_unknown_enum_names_are_invalid_arguments() -> None:
         Outcome.application("maybe")
     with pytest.raises(InvalidArgumentError, match="code"):
         Outcome.grpc_status(17)
-    assert Outcome.grpc_status(14) == Outcome.grpc_status("unavailable") == Outcome.grpc_status(retryplan.GrpcCode.UNAVAILABLE)
+    assert (
+        Outcome.grpc_status(14)
+        == Outcome.grpc_status("unavailable")
+        == Outcome.grpc_status(retryplan.GrpcCode.UNAVAILABLE)
+    )
     with pytest.raises(ArgumentTypeError, match="pushback"):
         Outcome.grpc_status("unavailable", 100)  # type: ignore[arg-type]
 
@@ -245,7 +256,9 @@ def _has_toml() -> bool:
 @pytest.mark.skipif(not _has_toml(), reason="TOML needs tomllib (3.11+) or tomli")
 def test_policy_from_toml(tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "policy.toml"
-    path.write_text('max_attempts = 4\ntotal_budget_ms = 2000\n[backoff]\nbase_ms = 50\ncap_ms = 400\n[jitter]\nkind = "none"\n')
+    path.write_text(
+        'max_attempts = 4\ntotal_budget_ms = 2000\n[backoff]\nbase_ms = 50\ncap_ms = 400\n[jitter]\nkind = "none"\n'
+    )
     policy = Policy.from_file(path)
     assert policy.max_attempts == 4 and policy.to_dict()["backoff"]["cap_ms"] == 400
     path.write_text("max_attempts = [")
@@ -272,7 +285,11 @@ def test_headers_and_deadlines() -> None:
     assert retryplan.remaining_budget_ms(0.8, 0.5, reserve_ms=50) == 250
     assert retryplan.remaining_budget_ms(deadline_ms=800, now_ms=900, reserve_ms=50) == 0
     verdict = retryplan.admit(1.0, 0.9, reserve_ms=0, minimum_useful_ms=150)
-    assert not verdict.admitted and verdict.to_dict() == {"type": "reject", "remaining_ms": 100, "minimum_useful_ms": 150}
+    assert not verdict.admitted and verdict.to_dict() == {
+        "type": "reject",
+        "remaining_ms": 100,
+        "minimum_useful_ms": 150,
+    }
     with pytest.raises(ArgumentTypeError):
         retryplan.parse_retry_after(120, 0.0)  # type: ignore[arg-type]
 
@@ -283,15 +300,27 @@ def test_classify_explain_and_stats() -> None:
     assert (lost.kind, lost.ambiguous) == ("retryable", True)
     timeline = retryplan.explain(
         Policy.from_dict(
-            {"max_attempts": 3, "total_budget_ms": 2000, "attempt_timeout": {"fixed_ms": 1000},
-             "response_reserve_ms": 0, "backoff": {"base_ms": 100, "cap_ms": 2000}, "jitter": {"kind": "none"}}
+            {
+                "max_attempts": 3,
+                "total_budget_ms": 2000,
+                "attempt_timeout": {"fixed_ms": 1000},
+                "response_reserve_ms": 0,
+                "backoff": {"base_ms": 100, "cap_ms": 2000},
+                "jitter": {"kind": "none"},
+            }
         )
     )
     assert timeline.unbounded_worst_case_ms == 3300 and timeline.attempts_that_fit == 2
     assert timeline.warning_messages[0] == "max_attempts is 3 but only 2 attempts fit in 2000 ms"
     assert isinstance(timeline.ending, retryplan.GaveUp)
     assert retryplan.backoff_ceilings_ms(Policy(backoff={"base_ms": 100, "cap_ms": 2000}), 7) == [
-        100, 200, 400, 800, 1600, 2000, 2000,
+        100,
+        200,
+        400,
+        800,
+        1600,
+        2000,
+        2000,
     ]
     stats = Stats()
     op = Operation(policy, 0.0, seed=1)
@@ -366,7 +395,9 @@ def test_shared_controls_and_redelivery() -> None:
     with pytest.raises(ArgumentTypeError, match="permit"):
         breaker.on_success(0.2, "permit")  # type: ignore[arg-type]
 
-    policy = Policy(max_attempts=5, total_budget_ms=3_600_000, redelivery={"delays_ms": [5000, 30000], "max_age_ms": 3_600_000})
+    policy = Policy(
+        max_attempts=5, total_budget_ms=3_600_000, redelivery={"delays_ms": [5000, 30000], "max_age_ms": 3_600_000}
+    )
     verdict = retryplan.redeliver(policy, 2, Outcome.http_status(503), first_seen_ms=0, now_ms=10_000)
     assert (verdict.kind, verdict.delay_ms, verdict.redeliver_at_ms) == ("redeliver_after", 30_000, 40_000)
     assert retryplan.redeliver(policy, 1, Outcome.success(), 0.0, 1.0).kind == "acknowledge"
@@ -512,7 +543,12 @@ def test_a_reading_error_names_the_configuration_it_read() -> None:
         with pytest.raises(InvalidConfigError) as raised:
             call()
         error = raised.value
-        assert (error.code, error.blame, error.config, error.field) == ("invalid_config", "configuration", config, field)
+        assert (error.code, error.blame, error.config, error.field) == (
+            "invalid_config",
+            "configuration",
+            config,
+            field,
+        )
         assert str(error).startswith(f"invalid {words.get(config, config)} configuration at `{field}`: "), error
         assert isinstance(error, retryplan.ConfigurationError) and isinstance(error, ValueError)
 
@@ -521,20 +557,38 @@ def test_a_broken_rule_names_the_configuration_it_broke() -> None:
     zero_tokens = {"kind": "token_bucket", "max_tokens": 0, "token_ratio": 0.5}
     cases = [
         ("policy", ("max_attempts",), "invalid policy: ", lambda: Policy(max_attempts=0)),
-        ("dependency", ("budget.max_tokens",), "invalid dependency configuration: ",
-         lambda: retryplan.Dependency({"budget": zero_tokens})),
+        (
+            "dependency",
+            ("budget.max_tokens",),
+            "invalid dependency configuration: ",
+            lambda: retryplan.Dependency({"budget": zero_tokens}),
+        ),
         ("budget", ("max_tokens",), "invalid budget configuration: ", lambda: retryplan.RetryBudget(zero_tokens)),
-        ("breaker", ("open_ms",), "invalid breaker configuration: ",
-         lambda: retryplan.CircuitBreaker({"trip": {"kind": "consecutive", "failures": 1}, "open_ms": 0,
-                                           "half_open_probes": 1})),
-        ("service_config", ("retryThrottling.maxTokens",), "invalid gRPC service configuration: ",
-         lambda: retryplan.ServiceConfig({"retryThrottling": {"maxTokens": 0, "tokenRatio": 0.1}})),
+        (
+            "breaker",
+            ("open_ms",),
+            "invalid breaker configuration: ",
+            lambda: retryplan.CircuitBreaker(
+                {"trip": {"kind": "consecutive", "failures": 1}, "open_ms": 0, "half_open_probes": 1}
+            ),
+        ),
+        (
+            "service_config",
+            ("retryThrottling.maxTokens",),
+            "invalid gRPC service configuration: ",
+            lambda: retryplan.ServiceConfig({"retryThrottling": {"maxTokens": 0, "tokenRatio": 0.1}}),
+        ),
     ]
     for config, fields, start, call in cases:
         with pytest.raises(ConfigViolationsError) as raised:
             call()
         error = raised.value
-        assert (error.code, error.blame, error.config, error.fields) == ("config_violations", "configuration", config, fields)
+        assert (error.code, error.blame, error.config, error.fields) == (
+            "config_violations",
+            "configuration",
+            config,
+            fields,
+        )
         assert str(error).startswith(start), error
         assert isinstance(error, retryplan.ConfigurationError) and isinstance(error, ValueError)
 

@@ -85,7 +85,9 @@ def clock_far_ahead() -> None:
     budget.on_request(now_ms=2**53 - 1)
     budget.on_request(now_ms=0)
     assert budget.snapshot(now_ms=0)["requests"] == 2, "the clock restarted at 0 with both counts"
-    assert budget.snapshot(now_ms=1000)["requests"] == 0, "and they leave the window 1000 ms later, not in 285,000 years"
+    assert budget.snapshot(now_ms=1000)["requests"] == 0, (
+        "and they leave the window 1000 ms later, not in 285,000 years"
+    )
 
 
 ROWS: List[Row] = [
@@ -93,65 +95,176 @@ ROWS: List[Row] = [
     Row("+Infinity clock reading", "InvalidArgumentError", "invalid_argument", "now", lambda: op().poll(math.inf)),
     Row("-Infinity clock reading", "InvalidArgumentError", "invalid_argument", "now", lambda: op().poll(-math.inf)),
     Row("negative clock reading", "InvalidArgumentError", "invalid_argument", "now_ms", lambda: op().poll(now_ms=-1)),
-    Row("clock reading beyond 2^53 - 1 ms", "InvalidArgumentError", "invalid_argument", "now_ms",
-        lambda: op().poll(now_ms=2**53)),
-    Row("clock reading beyond 2^64", "InvalidArgumentError", "invalid_argument", "now_ms",
-        lambda: op().poll(now_ms=2**64)),
-    Row("retry_after_ms beyond 2^53 - 1 ms", "InvalidArgumentError", "invalid_argument", "retry_after_ms",
-        lambda: retryplan.Outcome.http_status(503, 2**63)),
-    Row("negative attempt number", "InvalidArgumentError", "invalid_argument", "attempt",
-        lambda: op().on_outcome(now_ms=0, attempt=-1, outcome=retryplan.Outcome.success())),
-    Row("wrong type for an argument", "ArgumentTypeError", "invalid_argument", "now",
-        lambda: op().poll("1.0")),  # type: ignore[arg-type]
+    Row(
+        "clock reading beyond 2^53 - 1 ms",
+        "InvalidArgumentError",
+        "invalid_argument",
+        "now_ms",
+        lambda: op().poll(now_ms=2**53),
+    ),
+    Row(
+        "clock reading beyond 2^64",
+        "InvalidArgumentError",
+        "invalid_argument",
+        "now_ms",
+        lambda: op().poll(now_ms=2**64),
+    ),
+    Row(
+        "retry_after_ms beyond 2^53 - 1 ms",
+        "InvalidArgumentError",
+        "invalid_argument",
+        "retry_after_ms",
+        lambda: retryplan.Outcome.http_status(503, 2**63),
+    ),
+    Row(
+        "negative attempt number",
+        "InvalidArgumentError",
+        "invalid_argument",
+        "attempt",
+        lambda: op().on_outcome(now_ms=0, attempt=-1, outcome=retryplan.Outcome.success()),
+    ),
+    Row("wrong type for an argument", "ArgumentTypeError", "invalid_argument", "now", lambda: op().poll("1.0")),  # type: ignore[arg-type]
     Row("None for a required argument", "InvalidArgumentError", "invalid_argument", "now", lambda: op().poll(None)),
-    Row("wrong type for a helper's argument", "ArgumentTypeError", "invalid_argument", "stats",
-        lambda: retryplan.retry(Policy.from_profile("read"), stats=3)(print)),  # type: ignore[arg-type]
-    Row("an option a helper does not have", "ArgumentTypeError", "invalid_argument", "outcome_of_eror",
-        lambda: retryplan.attempts(Policy.from_profile("read"), outcome_of_eror=None)),  # type: ignore[call-arg]
+    Row(
+        "wrong type for a helper's argument",
+        "ArgumentTypeError",
+        "invalid_argument",
+        "stats",
+        lambda: retryplan.retry(Policy.from_profile("read"), stats=3)(print),
+    ),  # type: ignore[arg-type]
+    Row(
+        "an option a helper does not have",
+        "ArgumentTypeError",
+        "invalid_argument",
+        "outcome_of_eror",
+        lambda: retryplan.attempts(Policy.from_profile("read"), outcome_of_eror=None),
+    ),  # type: ignore[call-arg]
     Row("negative count", "InvalidArgumentError", "invalid_argument", "capacity", lambda: RetrySlots(-1)),
-    Row("count beyond 32 bits", "InvalidArgumentError", "invalid_argument", "capacity",
-        lambda: RetrySlots(2**32)),
-    Row("NaN in a configuration", "InvalidConfigError", "invalid_config", "attempt_timeout.fraction_of_remaining",
-        lambda: Policy.from_dict({"attempt_timeout": {"fraction_of_remaining": math.nan}})),
-    Row("Infinity in a configuration", "InvalidConfigError", "invalid_config",
+    Row("count beyond 32 bits", "InvalidArgumentError", "invalid_argument", "capacity", lambda: RetrySlots(2**32)),
+    Row(
+        "NaN in a configuration",
+        "InvalidConfigError",
+        "invalid_config",
         "attempt_timeout.fraction_of_remaining",
-        lambda: Policy.from_dict({"attempt_timeout": {"fraction_of_remaining": math.inf}})),
-    Row("negative number in a configuration", "InvalidConfigError", "invalid_config", "backoff.base_ms",
-        lambda: Policy.from_dict({"backoff": {"base_ms": -5}})),
-    Row("time beyond 2^53 - 1 ms in a configuration", "ConfigViolationsError", "config_violations", "total_budget_ms",
-        lambda: Policy.from_dict({"total_budget_ms": 2**53})),
-    Row("number beyond 2^64 in a configuration", "InvalidConfigError", "invalid_config", "total_budget_ms",
-        lambda: Policy.from_json('{"total_budget_ms": 18446744073709551616}')),
-    Row("wrong type in a configuration", "InvalidConfigError", "invalid_config", "max_attempts",
-        lambda: Policy.from_json('{"max_attempts": "3"}')),
-    Row("null in a configuration", "InvalidConfigError", "invalid_config", "total_budget_ms",
-        lambda: Policy.from_json('{"total_budget_ms": null}')),
-    Row("unknown field", "InvalidConfigError", "invalid_config", "max_attemps",
-        lambda: Policy.from_json('{"max_attemps": 3}')),
-    Row("duplicate field", "InvalidConfigError", "invalid_config", "max_attempts",
-        lambda: Policy.from_json('{"max_attempts": 3, "max_attempts": 4}')),
-    Row("lone surrogate in an argument", "InvalidArgumentError", "invalid_argument", "idempotency_key",
-        lambda: Operation(Policy(), now_ms=0, seed=1, idempotency_key="key\ud800")),
-    Row("lone surrogate in a configuration", "InvalidConfigError", "invalid_config", "idempotency",
-        lambda: Policy.from_dict({"idempotency": "\ud800"})),
-    Row("huge string in a configuration (10 MB)", "InvalidConfigError", "invalid_config", "idempotency",
-        lambda: Policy.from_json('{"idempotency": "' + HUGE + '"}')),
-    Row("bytes that are not a compiled form", "NotACompiledFormError", "not_a_compiled_form", NO_ERROR,
-        lambda: Policy.from_compiled(b'{"max_attempts": 3}')),
-    Row("compiled form of another version", "CompiledFormVersionError", "compiled_form_version", NO_ERROR,
-        lambda: Policy.from_compiled(other_version())),
-    Row("damaged compiled form", "CompiledFormDamagedError", "compiled_form_damaged", NO_ERROR,
-        lambda: Policy.from_compiled(Policy().to_compiled()[:-1])),
-    Row("compiled form of another kind", "CompiledFormKindError", "compiled_form_kind", NO_ERROR,
-        lambda: Dependency.from_compiled(Policy().to_compiled())),
+        lambda: Policy.from_dict({"attempt_timeout": {"fraction_of_remaining": math.nan}}),
+    ),
+    Row(
+        "Infinity in a configuration",
+        "InvalidConfigError",
+        "invalid_config",
+        "attempt_timeout.fraction_of_remaining",
+        lambda: Policy.from_dict({"attempt_timeout": {"fraction_of_remaining": math.inf}}),
+    ),
+    Row(
+        "negative number in a configuration",
+        "InvalidConfigError",
+        "invalid_config",
+        "backoff.base_ms",
+        lambda: Policy.from_dict({"backoff": {"base_ms": -5}}),
+    ),
+    Row(
+        "time beyond 2^53 - 1 ms in a configuration",
+        "ConfigViolationsError",
+        "config_violations",
+        "total_budget_ms",
+        lambda: Policy.from_dict({"total_budget_ms": 2**53}),
+    ),
+    Row(
+        "number beyond 2^64 in a configuration",
+        "InvalidConfigError",
+        "invalid_config",
+        "total_budget_ms",
+        lambda: Policy.from_json('{"total_budget_ms": 18446744073709551616}'),
+    ),
+    Row(
+        "wrong type in a configuration",
+        "InvalidConfigError",
+        "invalid_config",
+        "max_attempts",
+        lambda: Policy.from_json('{"max_attempts": "3"}'),
+    ),
+    Row(
+        "null in a configuration",
+        "InvalidConfigError",
+        "invalid_config",
+        "total_budget_ms",
+        lambda: Policy.from_json('{"total_budget_ms": null}'),
+    ),
+    Row(
+        "unknown field",
+        "InvalidConfigError",
+        "invalid_config",
+        "max_attemps",
+        lambda: Policy.from_json('{"max_attemps": 3}'),
+    ),
+    Row(
+        "duplicate field",
+        "InvalidConfigError",
+        "invalid_config",
+        "max_attempts",
+        lambda: Policy.from_json('{"max_attempts": 3, "max_attempts": 4}'),
+    ),
+    Row(
+        "lone surrogate in an argument",
+        "InvalidArgumentError",
+        "invalid_argument",
+        "idempotency_key",
+        lambda: Operation(Policy(), now_ms=0, seed=1, idempotency_key="key\ud800"),
+    ),
+    Row(
+        "lone surrogate in a configuration",
+        "InvalidConfigError",
+        "invalid_config",
+        "idempotency",
+        lambda: Policy.from_dict({"idempotency": "\ud800"}),
+    ),
+    Row(
+        "huge string in a configuration (10 MB)",
+        "InvalidConfigError",
+        "invalid_config",
+        "idempotency",
+        lambda: Policy.from_json('{"idempotency": "' + HUGE + '"}'),
+    ),
+    Row(
+        "bytes that are not a compiled form",
+        "NotACompiledFormError",
+        "not_a_compiled_form",
+        NO_ERROR,
+        lambda: Policy.from_compiled(b'{"max_attempts": 3}'),
+    ),
+    Row(
+        "compiled form of another version",
+        "CompiledFormVersionError",
+        "compiled_form_version",
+        NO_ERROR,
+        lambda: Policy.from_compiled(other_version()),
+    ),
+    Row(
+        "damaged compiled form",
+        "CompiledFormDamagedError",
+        "compiled_form_damaged",
+        NO_ERROR,
+        lambda: Policy.from_compiled(Policy().to_compiled()[:-1]),
+    ),
+    Row(
+        "compiled form of another kind",
+        "CompiledFormKindError",
+        "compiled_form_kind",
+        NO_ERROR,
+        lambda: Dependency.from_compiled(Policy().to_compiled()),
+    ),
     Row("clock backwards (an operation)", NO_ERROR, NO_ERROR, NO_ERROR, clock_backwards),
     Row("clock far ahead (a breaker, a budget)", NO_ERROR, NO_ERROR, NO_ERROR, clock_far_ahead),
     Row("call after the end", "OperationEndedError", "operation_ended", NO_ERROR, lambda: ended().poll(now_ms=2)),
     Row("grant used twice", "InvalidArgumentError", "invalid_argument", "permit", reported_twice),
     Row("grant of another control", "InvalidArgumentError", "invalid_argument", "slot", foreign_slot),
-    Row("malformed propagation header (a served request: the middleware answers 400)", "InvalidHeaderError",
-        "invalid_header", "grpc-timeout",
-        lambda: retryplan.IncomingContext.read(Policy(), {"grpc-timeout": "1.5S"}, now_ms=0)),
+    Row(
+        "malformed propagation header (a served request: the middleware answers 400)",
+        "InvalidHeaderError",
+        "invalid_header",
+        "grpc-timeout",
+        lambda: retryplan.IncomingContext.read(Policy(), {"grpc-timeout": "1.5S"}, now_ms=0),
+    ),
 ]
 
 
@@ -164,7 +277,9 @@ def test_bad_input_gets_a_typed_error_with_the_code_and_field(row: Row) -> None:
         row.call()
     error = raised.value
     assert type(error).__name__ == row.error and error.code == row.code, error
-    field: Optional[str] = getattr(error, "name", None) or getattr(error, "field", None) or getattr(error, "header", None)
+    field: Optional[str] = (
+        getattr(error, "name", None) or getattr(error, "field", None) or getattr(error, "header", None)
+    )
     if isinstance(error, retryplan.ConfigViolationsError):
         field = ",".join(error.fields)
     assert (field or NO_ERROR) == row.field, error

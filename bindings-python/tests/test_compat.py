@@ -172,13 +172,18 @@ def test_wrong_types_raise_type_error_naming_the_argument(call, name):
 
 
 def test_allowed_methods_false_is_every_method_as_urllib3_reads_it():
-    assert from_urllib3(Retry(allowed_methods=False)).to_dict()["retry_methods"] == from_urllib3(
-        Retry(allowed_methods=None)
-    ).to_dict()["retry_methods"]
+    assert (
+        from_urllib3(Retry(allowed_methods=False)).to_dict()["retry_methods"]
+        == from_urllib3(Retry(allowed_methods=None)).to_dict()["retry_methods"]
+    )
 
 
 def test_integral_float_statuses_are_kept_and_2xx_is_polled():
-    assert from_urllib3(Retry(total=3, status_forcelist=[503.0])).to_dict()["retry_on"]["http_statuses"] == [413, 429, 503]
+    assert from_urllib3(Retry(total=3, status_forcelist=[503.0])).to_dict()["retry_on"]["http_statuses"] == [
+        413,
+        429,
+        503,
+    ]
     policy = from_urllib3(Retry(total=3, status_forcelist=[202]))
     assert decisions(policy, [Outcome.http_status(202), Outcome.http_status(202), Outcome.success()])[:2] == [
         ("wait", 0),

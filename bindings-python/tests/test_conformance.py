@@ -70,7 +70,9 @@ def strict_equal(a: Any, b: Any) -> bool:
 
 def error_value(error: RetryplanError, expected: Any) -> Dict[str, Any]:
     """The error as a vector states it; ``blame`` only when the vector states one."""
-    assert error.blame == type(error).blame, f"{error.code}: blame {error.blame!r}, its class says {type(error).blame!r}"
+    assert error.blame == type(error).blame, (
+        f"{error.code}: blame {error.blame!r}, its class says {type(error).blame!r}"
+    )
     if isinstance(error, ConfigViolationsError):
         value: Dict[str, Any] = {"code": error.code, "config": error.config, "fields": list(error.fields)}
     elif isinstance(error, InvalidConfigError):
@@ -271,7 +273,14 @@ def typed_action(action: Any) -> Any:
 def run_driver(case: Dict[str, Any], in_seconds: bool) -> None:
     stats = Stats()
     kwargs: Dict[str, Any] = {"seed": case["seed"], "stats": stats, "record_events": True}
-    for key in ("idempotency_key", "method", "request_idempotency_key", "concurrency", "returns_responses", "one_shot_body"):
+    for key in (
+        "idempotency_key",
+        "method",
+        "request_idempotency_key",
+        "concurrency",
+        "returns_responses",
+        "one_shot_body",
+    ):
         if key in case:
             kwargs[key] = case[key]
     if "idempotent_request" in case:
@@ -346,7 +355,11 @@ def kind_incoming_context(case: Dict[str, Any]) -> None:
         }
         shape = context.to_dict()
         assert shape.pop("received_at_ms") == case["now_ms"], f"{case['id']}: received_at_ms"
-        assert {**shape, "caller_remaining_ns": typed["caller_remaining_ns"], "deadline_ms": typed["deadline_ms"]} == typed
+        assert {
+            **shape,
+            "caller_remaining_ns": typed["caller_remaining_ns"],
+            "deadline_ms": typed["deadline_ms"],
+        } == typed
         return typed
 
     try:
@@ -415,6 +428,7 @@ def kind_budget(case: Dict[str, Any]) -> None:
         if call == "on_request":
             answer = lambda: budget.on_request(now_ms=at)  # noqa: E731
         elif call == "try_retry":
+
             def answer() -> Any:
                 granted[0] = budget.try_retry(now_ms=at, after_timeout=step.get("after_timeout", False))
                 return {"granted": False} if granted[0] is None else {"granted": True, "cost": granted[0].cost}
@@ -446,6 +460,7 @@ def kind_breaker(case: Dict[str, Any]) -> None:
         call = step["call"]
         granted: List[Any] = [None]
         if call == "try_acquire":
+
             def answer() -> Any:
                 granted[0] = breaker.try_acquire(now_ms=at)
                 return {"granted": False} if granted[0] is None else {"granted": True, "probe": granted[0].probe}

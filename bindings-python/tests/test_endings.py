@@ -53,7 +53,10 @@ def test_httpx_gave_up_names_the_request_the_attempts_and_the_reason(server: Ser
     with httpx.Client(transport=RetryTransport(policy=policy)) as client, pytest.raises(GaveUpError) as raised:
         client.get(server.url + "/items?page=2")
     port = server.url.rsplit(":", 1)[1]
-    assert str(raised.value) == f"retryplan: GET http://127.0.0.1:{port}/items?page=2: gave up after 2 attempts: attempts_exhausted"
+    assert (
+        str(raised.value)
+        == f"retryplan: GET http://127.0.0.1:{port}/items?page=2: gave up after 2 attempts: attempts_exhausted"
+    )
 
 
 def test_retry_names_the_function_and_every_ending_is_the_cores() -> None:
@@ -67,7 +70,9 @@ def test_retry_names_the_function_and_every_ending_is_the_cores() -> None:
     assert "charge: gave up after 1 attempt: " in str(raised.value)
     decision = raised.value.decision
     assert str(raised.value) == decision.ending_message(charge.__qualname__, raised.value.idempotency_key)
-    restart = retryplan.Decision.from_dict({"type": "restart", "attempts": 2, "deadline_ms": 9, "remaining_budget_ms": 0})
+    restart = retryplan.Decision.from_dict(
+        {"type": "restart", "attempts": 2, "deadline_ms": 9, "remaining_budget_ms": 0}
+    )
     assert restart.ending_message("op", "k") == (
         "retryplan: op: a conflict: re-read the current state, recompute the change and restart the unit of work "
         "within its deadline"
@@ -84,14 +89,26 @@ def test_no_helper_composes_an_endings_english_nor_decides_when_the_hint_is_adde
     (as the JS and Kotlin bindings' source tests say of theirs)."""
     rules = json.loads((vector_dir().parent / "messages" / "rules.json").read_text())["rules"]
     endings = [rule for rule in rules if rule["id"].startswith("ending_")]
-    assert [rule["id"] for rule in endings] == ["ending_gave_up", "ending_reconcile", "ending_restart", "ending_with_hint"]
+    assert [rule["id"] for rule in endings] == [
+        "ending_gave_up",
+        "ending_reconcile",
+        "ending_restart",
+        "ending_with_hint",
+    ]
     parts = [p.strip() for rule in endings for p in re.split(r"\{\d+(?::q)?\}", rule["template"])]
     parts = [p for p in parts if len(p) > 3 and p != "retryplan:"]
     assert len(parts) == 3, parts
     here = pathlib.Path(__file__).resolve().parent.parent
     sources = sorted((here / "python" / "retryplan").glob("*.py")) + sorted((here / "src").glob("*.rs"))
     assert len(sources) > 20
-    forbidden = [*parts, "gave up after", "reconcile it by", "restart the unit", "ending_with_hint", "ending_message_after"]
+    forbidden = [
+        *parts,
+        "gave up after",
+        "reconcile it by",
+        "restart the unit",
+        "ending_with_hint",
+        "ending_message_after",
+    ]
     for source in sources:
         text = source.read_text()
         for part in forbidden:

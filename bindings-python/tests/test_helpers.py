@@ -84,7 +84,9 @@ def test_unknown_exceptions_are_ambiguous_retried_then_named_in_the_ending() -> 
 
     with pytest.raises(GaveUpError) as raised:
         buggy()
-    assert raised.value.reason == "attempts_exhausted" and len(calls) == 4 and isinstance(raised.value.__cause__, KeyError)
+    assert (
+        raised.value.reason == "attempts_exhausted" and len(calls) == 4 and isinstance(raised.value.__cause__, KeyError)
+    )
     assert raised.value.last_outcome == Outcome.application("ambiguous")
     assert str(raised.value).endswith(retryplan.UNKNOWN_ERROR_HINT) and "outcome_of_error=" in str(raised.value)
 
@@ -127,7 +129,10 @@ def test_outcome_of_result_and_custom_mapping() -> None:
     statuses = iter([503, 429, 200])
 
     @retryplan.retry(
-        POLICY, clock=clock, sleep=clock.sleep, seed=1,
+        POLICY,
+        clock=clock,
+        sleep=clock.sleep,
+        seed=1,
         outcome_of_result=lambda status: Outcome.http_status(status, 250 if status == 429 else None),
     )
     def call() -> int:
@@ -224,7 +229,9 @@ def test_async_cancellation_during_the_wait_cancels_the_operation() -> None:
 def test_async_attempt_loop() -> None:
     async def main() -> int:
         count = 0
-        async for attempt in retryplan.async_attempts(Policy(jitter={"kind": "none"}, backoff={"base_ms": 10, "cap_ms": 10}), seed=4):
+        async for attempt in retryplan.async_attempts(
+            Policy(jitter={"kind": "none"}, backoff={"base_ms": 10, "cap_ms": 10}), seed=4
+        ):
             async with attempt:
                 count += 1
                 if count == 1:
@@ -235,7 +242,9 @@ def test_async_attempt_loop() -> None:
 
 
 def test_an_open_breaker_refuses_attempts_of_every_operation() -> None:
-    dependency = retryplan.Dependency(breaker={"trip": {"kind": "consecutive", "failures": 1}, "open_ms": 60000, "half_open_probes": 1})
+    dependency = retryplan.Dependency(
+        breaker={"trip": {"kind": "consecutive", "failures": 1}, "open_ms": 60000, "half_open_probes": 1}
+    )
     calls = []
 
     @retryplan.retry(POLICY, seed=1, dependency=dependency)
@@ -255,7 +264,10 @@ def test_an_open_breaker_refuses_attempts_of_every_operation() -> None:
 # ---------------------------------------------------------------- the helper contract (README, "Helpers")
 
 HEDGING = Policy(
-    max_attempts=3, total_budget_ms=5000, attempt_timeout={"fixed_ms": 2000}, jitter={"kind": "none"},
+    max_attempts=3,
+    total_budget_ms=5000,
+    attempt_timeout={"fixed_ms": 2000},
+    jitter={"kind": "none"},
     hedging={"delay_ms": 50, "max_hedged_attempts": 1},
 )
 
@@ -340,7 +352,9 @@ def test_outcome_of_exception_is_a_deprecated_alias_of_outcome_of_error() -> Non
         return len(calls)
 
     with pytest.warns(DeprecationWarning, match="outcome_of_error"):
-        flaky = retryplan.retry(POLICY, seed=1, outcome_of_exception=lambda error: Outcome.application("retryable"))(flaky)
+        flaky = retryplan.retry(POLICY, seed=1, outcome_of_exception=lambda error: Outcome.application("retryable"))(
+            flaky
+        )
 
     assert flaky() == 2
 
@@ -369,7 +383,9 @@ def test_typed_endings_carry_reason_attempts_key_last_outcome_cause_and_decision
                 raise reset
     ending = raised.value
     assert (ending.idempotency_key, ending.attempts, ending.cause, ending.__cause__) == ("order-9", 1, reset, reset)
-    assert ending.last_outcome == Outcome.failure("connection_lost") and isinstance(ending.decision, retryplan.Reconcile)
+    assert ending.last_outcome == Outcome.failure("connection_lost") and isinstance(
+        ending.decision, retryplan.Reconcile
+    )
 
 
 def test_a_success_keeps_no_error_of_an_earlier_attempt_alive() -> None:
@@ -378,8 +394,15 @@ def test_a_success_keeps_no_error_of_an_earlier_attempt_alive() -> None:
 
     errors: List[weakref.ref[BaseException]] = []
 
-    @retryplan.retry(Policy(max_attempts=50, jitter={"kind": "none"}, backoff={"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0}), seed=1,
-                     outcome_of_error=lambda error: Outcome.application("retryable"))
+    @retryplan.retry(
+        Policy(
+            max_attempts=50,
+            jitter={"kind": "none"},
+            backoff={"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0},
+        ),
+        seed=1,
+        outcome_of_error=lambda error: Outcome.application("retryable"),
+    )
     def flaky() -> int:
         # Only the error of the attempt just before can still be alive: the latest accepted result.
         assert sum(ref() is not None for ref in errors) <= 1
@@ -409,10 +432,16 @@ def test_an_attempt_loop_keeps_no_error_of_an_earlier_attempt_alive() -> None:
         errors.append(weakref.ref(error))
         return error
 
-    policy = Policy(max_attempts=50, jitter={"kind": "none"}, backoff={"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0})
+    policy = Policy(
+        max_attempts=50,
+        jitter={"kind": "none"},
+        backoff={"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0},
+    )
     gc.disable()
     try:
-        for attempt in retryplan.attempts(policy, seed=1, outcome_of_error=lambda error: Outcome.application("retryable")):
+        for attempt in retryplan.attempts(
+            policy, seed=1, outcome_of_error=lambda error: Outcome.application("retryable")
+        ):
             with attempt:
                 # Only the latest error is kept (the driver may still raise with it as the cause, until a newer
                 # result replaces it and the driver releases it); every earlier one is gone.
@@ -459,8 +488,12 @@ def test_a_keyboard_interrupt_during_the_wait_ends_the_operation() -> None:
 
 
 def test_async_attempts_cut_the_block_at_its_abort_time() -> None:
-    policy = Policy(max_attempts=3, attempt_timeout={"fixed_ms": 100}, jitter={"kind": "none"},
-                    backoff={"base_ms": 10, "cap_ms": 10})
+    policy = Policy(
+        max_attempts=3,
+        attempt_timeout={"fixed_ms": 100},
+        jitter={"kind": "none"},
+        backoff={"base_ms": 10, "cap_ms": 10},
+    )
 
     async def main() -> List[int]:
         numbers = []
@@ -498,8 +531,12 @@ def test_log_lines_say_what_happened_in_words_with_no_clock_readings(caplog: pyt
 
     clock = FakeClock()
     clock.now = 7_654.321  # a monotonic clock far from 0: its readings must not reach the words
-    policy = Policy(max_attempts=3, jitter={"kind": "none"}, attempt_timeout={"fixed_ms": 800},
-                    backoff={"kind": "constant", "base_ms": 250, "multiplier": 1.0, "cap_ms": 250})
+    policy = Policy(
+        max_attempts=3,
+        jitter={"kind": "none"},
+        attempt_timeout={"fixed_ms": 800},
+        backoff={"kind": "constant", "base_ms": 250, "multiplier": 1.0, "cap_ms": 250},
+    )
     with caplog.at_level(logging.DEBUG, logger="retryplan"):
 
         @retryplan.retry(policy, clock=clock, sleep=clock.sleep, seed=1)
@@ -542,7 +579,10 @@ def test_log_lines_say_what_happened_in_words_with_no_clock_readings(caplog: pyt
         (lambda: __import__("httpx").ReadError("r"), "connection_lost"),
         (lambda: __import__("httpx").RemoteProtocolError("Server disconnected"), "connection_lost"),
         (lambda: _caused(__import__("httpx").ConnectError("c"), ConnectionRefusedError()), "connection_refused"),
-        (lambda: _caused(__import__("httpx").ConnectError("c"), __import__("socket").gaierror(-2, "x")), "dns_lookup_failed"),
+        (
+            lambda: _caused(__import__("httpx").ConnectError("c"), __import__("socket").gaierror(-2, "x")),
+            "dns_lookup_failed",
+        ),
         (lambda: __import__("httpx").ConnectError("no cause"), "unreachable"),
     ],
 )
@@ -591,8 +631,10 @@ def test_the_failure_table_reads_requests_and_urllib3_errors() -> None:
         return error
 
     refused = _caused(u.NewConnectionError(None, "refused"), ConnectionRefusedError())  # type: ignore[arg-type]
-    dns = _caused(u.NameResolutionError("retryplan-test.invalid", None, __import__("socket").gaierror(-2, "x")),  # type: ignore[arg-type]
-                  __import__("socket").gaierror(-2, "x"))
+    dns = _caused(
+        u.NameResolutionError("retryplan-test.invalid", None, __import__("socket").gaierror(-2, "x")),  # type: ignore[arg-type]
+        __import__("socket").gaierror(-2, "x"),
+    )
     reset = u.ProtocolError("Connection aborted.", ConnectionResetError())
     cases = [
         (wrapped(refused), "connection_refused"),

@@ -241,7 +241,10 @@ def test_a_streaming_body_is_sent_once_and_gives_up_body_not_replayable(server: 
 
     server.script.queue(status(503), status(503))
     with client(Policy.from_dict(FAST)) as c:
-        responses = [c.put(server.url + "/stream", content=chunks()), asyncio.run(async_put())]  # a PUT's 503 is retried
+        responses = [
+            c.put(server.url + "/stream", content=chunks()),
+            asyncio.run(async_put()),
+        ]  # a PUT's 503 is retried
     for response in responses:
         assert response.status_code == 503  # the one response, returned as the core says
         decision = response.extensions["retryplan_decision"]

@@ -58,7 +58,13 @@ def asgi_app(hop2: Server) -> Any:
         async with httpx.AsyncClient(transport=AsyncRetryTransport(policy=policy)) as client:
             answer = await client.get(hop2.url + "/work")
         body = json.dumps(served.incoming.to_dict()).encode()
-        await send({"type": "http.response.start", "status": answer.status_code, "headers": [(b"content-type", b"application/json")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": answer.status_code,
+                "headers": [(b"content-type", b"application/json")],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
     return AsgiMiddleware(app, policy=SERVER_POLICY)
@@ -208,7 +214,12 @@ def test_a_success_answers_nothing_extra(hop1: str, hop2: Server) -> None:
 
 @pytest.mark.parametrize(
     ("header", "value"),
-    [("grpc-timeout", "1.5S"), ("retryplan-attempt", "0"), ("x-envoy-expected-rq-timeout-ms", "-1"), ("retryplan-caller-retries", "yes")],
+    [
+        ("grpc-timeout", "1.5S"),
+        ("retryplan-attempt", "0"),
+        ("x-envoy-expected-rq-timeout-ms", "-1"),
+        ("retryplan-caller-retries", "yes"),
+    ],
 )
 def test_a_malformed_propagation_header_is_a_400_naming_it(hop1: str, hop2: Server, header: str, value: str) -> None:
     answer = httpx.get(hop1, headers={header: value}, timeout=10)
@@ -256,7 +267,9 @@ def test_incoming_context_is_opaque_to_the_host_and_read_by_the_core() -> None:
     with pytest.raises(InvalidHeaderError) as refused:
         IncomingContext.read(SERVER_POLICY, {"grpc-timeout": "12345678901S"}, now_ms=0)
     assert refused.value.header == "grpc-timeout"
-    incoming = IncomingContext.read(SERVER_POLICY, {"retryplan-timeout-ms": "1000", "retryplan-attempt": "2"}, now_ms=500)
+    incoming = IncomingContext.read(
+        SERVER_POLICY, {"retryplan-timeout-ms": "1000", "retryplan-attempt": "2"}, now_ms=500
+    )
     assert (incoming.previous_attempts, incoming.caller_retries, incoming.deadline_ms(SERVER_POLICY)) == (1, True, 1480)
     driver = retryplan.Driver(Policy.from_dict(HOP1), now_ms=500, seed=7, incoming=incoming)
     plan = driver.poll_action(now_ms=500)
@@ -292,7 +305,9 @@ def test_under_starlette_async_and_threadpool_endpoints_share_the_request_contex
             code = session.get(hop2.url + "/work").status_code
         return responses.JSONResponse(served.incoming.to_dict(), status_code=code)
 
-    app = applications.Starlette(routes=[routing.Route("/httpx", with_httpx), routing.Route("/requests", with_requests)])
+    app = applications.Starlette(
+        routes=[routing.Route("/httpx", with_httpx), routing.Route("/requests", with_requests)]
+    )
     app.add_middleware(AsgiMiddleware, policy=SERVER_POLICY)
     served = Uvicorn(app)
     try:
@@ -304,7 +319,10 @@ def test_under_starlette_async_and_threadpool_endpoints_share_the_request_contex
             assert answer.headers["retryplan-retryable"] == "?0", path
             assert answer.json()["idempotency_key"] == "order-7", path
             seen = seen_by(hop2)
-            assert [(h["retryplan-attempt"], h["idempotency-key"]) for h in seen] == [("1", "order-7"), ("2", "order-7")], path
+            assert [(h["retryplan-attempt"], h["idempotency-key"]) for h in seen] == [
+                ("1", "order-7"),
+                ("2", "order-7"),
+            ], path
         answer = httpx.get(served.url + "/httpx", headers={"retryplan-timeout-ms": "soon"}, timeout=10)
         assert answer.status_code == 400 and "retryplan-timeout-ms" in answer.text
     finally:

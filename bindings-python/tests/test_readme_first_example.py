@@ -55,7 +55,9 @@ def hanging(tmp_path: pathlib.Path) -> Iterator[str]:
 
 @pytest.fixture
 def answering(tmp_path: pathlib.Path) -> Iterator[str]:
-    yield from served(tmp_path, [{"status": 201, "body": "{\"order\": 5001}", "headers": {"Content-Type": "application/json"}}])
+    yield from served(
+        tmp_path, [{"status": 201, "body": '{"order": 5001}', "headers": {"Content-Type": "application/json"}}]
+    )
 
 
 def run(tmp: pathlib.Path, port: str, code: str) -> "subprocess.CompletedProcess[str]":
@@ -84,17 +86,23 @@ def test_a_misspelt_profile_is_refused_before_anything_is_sent(tmp_path: pathlib
     assert seen(answering) == []
 
 
-def test_a_misspelt_policy_field_is_refused_with_the_field_and_a_suggestion(tmp_path: pathlib.Path, answering: str) -> None:
+def test_a_misspelt_policy_field_is_refused_with_the_field_and_a_suggestion(
+    tmp_path: pathlib.Path, answering: str
+) -> None:
     policy = 'retryplan.Policy.from_dict({"max_attemps": 3, "total_budget_ms": 800})'
     ran = run(tmp_path, answering, FIRST.code.replace(PROFILE, policy))
     assert ran.returncode == 1
     # The README's "What bad input gets": unknown field -> InvalidConfigError, invalid_config, field max_attemps.
-    assert "retryplan.InvalidConfigError: invalid policy configuration at `max_attemps`: unknown field `max_attemps` " \
-        "(did you mean `max_attempts`?)" in ran.stderr, ran.stderr
+    assert (
+        "retryplan.InvalidConfigError: invalid policy configuration at `max_attemps`: unknown field `max_attemps` "
+        "(did you mean `max_attempts`?)" in ran.stderr
+    ), ran.stderr
     assert seen(answering) == []
 
 
-def test_an_order_slower_than_the_deadline_gives_up_within_the_policys_attempts(tmp_path: pathlib.Path, hanging: str) -> None:
+def test_an_order_slower_than_the_deadline_gives_up_within_the_policys_attempts(
+    tmp_path: pathlib.Path, hanging: str
+) -> None:
     ran = run(tmp_path, hanging, FIRST.code)
     assert ran.returncode == 0, ran.stderr
     # The README: "800 ms for the whole checkout, 3 attempts of at most 200 ms, keyed writes"; the GaveUpError branch

@@ -199,4 +199,3 @@ def test_a_hedging_policy_is_refused_unless_attempts_may_run_one_at_a_time() -> 
     with pytest.raises(UnsupportedError):
         RetryAdapter(policy=hedged)
     RetryAdapter(policy=hedged, sequential_attempts=True)
-

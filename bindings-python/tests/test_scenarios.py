@@ -147,7 +147,9 @@ def run_async(scenario: Dict[str, Any], url: str) -> Tuple[str, Any, float]:
         async with httpx.AsyncClient(transport=AsyncRetryTransport(policy=policy), follow_redirects=True) as client:
             request = scenario["request"]
             started = time.monotonic()
-            task = asyncio.ensure_future(client.request(request["method"], url, content=body_of(request), headers=request.get("headers")))
+            task = asyncio.ensure_future(
+                client.request(request["method"], url, content=body_of(request), headers=request.get("headers"))
+            )
             cancel_after = scenario.get("caller", {}).get("cancel_after_ms")
             if cancel_after is not None:
                 asyncio.get_running_loop().call_later(cancel_after / 1000, task.cancel)

@@ -29,10 +29,10 @@ Dependency(budget={"kind": "quota", "capacity": 500, "retry_cost": 5, "timeout_r
 # Each line mypy must refuse, with the words its message must hold.
 BAD = {
     "Policy(max_attempt=3)": '"max_attempt"',
-    "Policy(max_attempts=\"3\")": '"max_attempts"',
-    "Policy(idempotency=\"idem\")": '"idempotency"',
-    "Policy(backoff={\"base\": 50})": '"base"',
-    "Policy(server_guidance={\"mode\": \"floored\"})": '"mode"',
+    'Policy(max_attempts="3")': '"max_attempts"',
+    'Policy(idempotency="idem")': '"idempotency"',
+    'Policy(backoff={"base": 50})': '"base"',
+    'Policy(server_guidance={"mode": "floored"})': '"mode"',
     "RetryBudget(max_token=10)": '"max_token"',
     "CircuitBreaker(open=1000)": '"open"',
     "Dependency(retry_slot=4)": '"retry_slot"',

@@ -51,6 +51,7 @@ SHOULD = re.compile(r"\bshould\b", re.IGNORECASE)  # descriptions state facts
 GRANTS = {"permit_step": "try_acquire", "charge_step": "try_retry"}  # step index -> the granting call
 STEP_NEEDS_DEPENDENCY = {"dependency_snapshot", "budget_on_failure"}  # calls that read the case's dependency
 
+
 class DuplicateKey(ValueError):
     pass
 
@@ -135,6 +136,7 @@ def most_specific(error):
     branches = {}
     for sub_error in error.context:
         branches.setdefault(sub_error.relative_schema_path[0], []).append(sub_error)
+
     def tag_mismatch(sub_error):
         path = list(sub_error.relative_path)
         return sub_error.validator in ("const", "enum") and len(path) == 1 and path[0] in DISCRIMINATORS
@@ -214,8 +216,11 @@ class Linter:
             elif "fields" in error:
                 self.fail(where, f"expect_error for {code} has no fields list")
             if "blame" in error and error["blame"] != rules.blame_of_code.get(code):
-                self.fail(where, f"expect_error.blame for {code} is {rules.blame_of_code.get(code)!r}, "
-                                 f"not {error['blame']!r} (one of {rules.blames})")
+                self.fail(
+                    where,
+                    f"expect_error.blame for {code} is {rules.blame_of_code.get(code)!r}, "
+                    f"not {error['blame']!r} (one of {rules.blames})",
+                )
 
     def check_step(self, where, step, kind, case, steps, index):
         if not isinstance(step, dict):
@@ -241,7 +246,9 @@ class Linter:
                 self.check_grant(where, key, granting_call, step[key], steps, index)
         if call in STEP_NEEDS_DEPENDENCY:
             dependency = case.get("dependency")
-            if (isinstance(dependency, str) and dependency in kind.dependencies) or (dependency is None and "grpc_service_config" in case):
+            if (isinstance(dependency, str) and dependency in kind.dependencies) or (
+                dependency is None and "grpc_service_config" in case
+            ):
                 pass  # an AWS standard quota, or the service config's throttling
             elif not isinstance(dependency, dict):
                 self.fail(where, f"{call} needs the case's dependency")
@@ -334,7 +341,10 @@ class Linter:
                 self.check_steps(f"{where} operation {index}", {**case, **operation}, kind)
         elif kind.steps_or_error:
             if ("steps" in case) == ("expect_error" in case):
-                self.fail(where, f"a {kind.name} case has steps (valid configuration) or expect_error (invalid one), one of them")
+                self.fail(
+                    where,
+                    f"a {kind.name} case has steps (valid configuration) or expect_error (invalid one), one of them",
+                )
             elif "steps" in case:
                 self.check_steps(where, case, kind)
             else:
@@ -372,9 +382,15 @@ class Linter:
             expected = text
         if text != expected:
             got_lines, want_lines = text.split("\n"), expected.split("\n")
-            line = next((i for i, (a, b) in enumerate(zip(got_lines, want_lines, strict=False)) if a != b), min(len(got_lines), len(want_lines)))
-            self.fail(where, f"not canonically formatted (first difference at line {line + 1}); "
-                             "rewrite it with the runner's fill mode or json.dumps(obj, indent=2, ensure_ascii=False)")
+            line = next(
+                (i for i, (a, b) in enumerate(zip(got_lines, want_lines, strict=False)) if a != b),
+                min(len(got_lines), len(want_lines)),
+            )
+            self.fail(
+                where,
+                f"not canonically formatted (first difference at line {line + 1}); "
+                "rewrite it with the runner's fill mode or json.dumps(obj, indent=2, ensure_ascii=False)",
+            )
         self.check_numbers(where, document)
         if not isinstance(document, dict):
             self.fail(where, "the top level must be an object")
@@ -472,8 +488,10 @@ def main(argv):
     if linter.problems:
         for problem in linter.problems:
             print(f"lint: {problem}", file=sys.stderr)
-        print(f"lint: {len(linter.problems)} problem(s) in {linter.cases} cases in {linter.files} files ({note})",
-              file=sys.stderr)
+        print(
+            f"lint: {len(linter.problems)} problem(s) in {linter.cases} cases in {linter.files} files ({note})",
+            file=sys.stderr,
+        )
         return 1
     print(f"lint: {linter.cases} cases in {linter.files} files OK ({note})")
     return 0

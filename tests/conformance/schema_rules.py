@@ -24,7 +24,7 @@ EITHER, VALUE, NOTHING, NOTHING_OR_ERROR = "either", "value", "nothing", "nothin
 def resolve(defs, node):
     """node with its local "$ref": "#/$defs/NAME" chain followed."""
     while isinstance(node, dict) and "$ref" in node:
-        node = defs[node["$ref"][len("#/$defs/"):]]
+        node = defs[node["$ref"][len("#/$defs/") :]]
     return node
 
 
@@ -64,7 +64,11 @@ class Field:
                 self.type = "object"
                 self.tags = sorted(set.intersection(*(set(branch.get("required", [])) for branch in objects)))
         elif node.get("type") == "integer":
-            self.type, self.minimum, self.maximum = "integer", node.get("minimum", 0), node.get("maximum", rules.max_exact)
+            self.type, self.minimum, self.maximum = (
+                "integer",
+                node.get("minimum", 0),
+                node.get("maximum", rules.max_exact),
+            )
         elif node.get("type") in ("string", "boolean"):
             self.type = node["type"]
         elif node.get("type") == "object":
@@ -137,8 +141,9 @@ class Call:
             self.expects = NOTHING_OR_ERROR if returns_nothing else EITHER
         else:
             self.expects = NOTHING if returns_nothing else VALUE
-        self.one_of = [sum(group, []) for group in exactly_one_groups(rules.defs, branch)
-                       if group != rules.expectation_group]
+        self.one_of = [
+            sum(group, []) for group in exactly_one_groups(rules.defs, branch) if group != rules.expectation_group
+        ]
 
 
 def step_branches(rules, step):
@@ -209,12 +214,19 @@ class Rules:
         error = defs["error"]
         self.error_keys = set(error["properties"])
         self.error_codes = error["properties"]["code"]["enum"]
-        self.errors_with_fields = [code for part in error["allOf"] if "fields" in part["then"].get("required", [])
-                                   for code in part["if"]["properties"]["code"]["enum"]]
+        self.errors_with_fields = [
+            code
+            for part in error["allOf"]
+            if "fields" in part["then"].get("required", [])
+            for code in part["if"]["properties"]["code"]["enum"]
+        ]
         self.blames = error["properties"]["blame"]["enum"]
-        self.blame_of_code = {code: part["then"]["properties"]["blame"]["const"] for part in error["allOf"]
-                              if "blame" in part["then"].get("properties", {})
-                              for code in part["if"]["properties"]["code"]["enum"]}
+        self.blame_of_code = {
+            code: part["then"]["properties"]["blame"]["const"]
+            for part in error["allOf"]
+            if "blame" in part["then"].get("properties", {})
+            for code in part["if"]["properties"]["code"]["enum"]
+        }
         cases = [resolve(defs, case) for case in defs["case"]["oneOf"]]
         self.common = set.intersection(*(set(case["required"]) for case in cases))
         self.kinds = {kind.name: kind for kind in (Kind(self, case) for case in cases)}

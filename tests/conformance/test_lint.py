@@ -21,8 +21,11 @@ sys.path.insert(0, str(HERE))
 import lint  # noqa: E402
 
 SCHEMA = json.loads((HERE / "schema.json").read_text(encoding="utf-8"))
-VECTORS = {path.stem: json.loads(path.read_text(encoding="utf-8"))
-           for path in sorted(HERE.glob("*.json")) if path.name != "schema.json"}
+VECTORS = {
+    path.stem: json.loads(path.read_text(encoding="utf-8"))
+    for path in sorted(HERE.glob("*.json"))
+    if path.name != "schema.json"
+}
 
 
 def example(kind, where=lambda case: True):
@@ -104,7 +107,9 @@ class BrokenCases(unittest.TestCase):
         step = step_of(case, "acquire")
         del step["amount"]
         step["permit_step"] = 0
-        self.assertReported(case, topic, "acquire step lacks ['amount']", "acquire step has unknown keys ['permit_step']")
+        self.assertReported(
+            case, topic, "acquire step lacks ['amount']", "acquire step has unknown keys ['permit_step']"
+        )
 
     def test_unknown_failure(self):
         case, topic = example("driver", lambda case: any("failure" in step for step in case.get("steps", [])))
@@ -153,7 +158,9 @@ class BrokenCases(unittest.TestCase):
         self.assertReported(case, topic, "this kind cannot fail")
 
     def test_step_that_returns_nothing_with_a_value(self):
-        case, topic = example("budget", lambda case: any(step["call"] == "on_request" for step in case.get("steps", [])))
+        case, topic = example(
+            "budget", lambda case: any(step["call"] == "on_request" for step in case.get("steps", []))
+        )
         step_of(case, "on_request")["expect"] = {}
         self.assertReported(case, topic, "on_request returns nothing: its expect must be null")
 
@@ -246,8 +253,14 @@ class BrokenCases(unittest.TestCase):
         twin, bad, stray = copy.deepcopy(case), copy.deepcopy(case), copy.deepcopy(case)
         bad["id"], stray["id"] = "Policy.Upper", "budget.elsewhere"
         case["description"] = "The policy should be valid."
-        self.assertReported([case, twin, bad, stray], topic, "id already used", "id must match",
-                            "id must start with the file's topic", "without 'should'")
+        self.assertReported(
+            [case, twin, bad, stray],
+            topic,
+            "id already used",
+            "id must match",
+            "id must start with the file's topic",
+            "without 'should'",
+        )
 
     def test_operation_series_operation(self):
         case, topic = example("operation_series")
@@ -279,7 +292,9 @@ class RulesComeFromTheSchema(unittest.TestCase):
         schema = copy.deepcopy(SCHEMA)
         del schema["$defs"]["redeliveryCase"]["properties"]["first_seen_ms"]
         schema["$defs"]["redeliveryCase"]["required"].remove("first_seen_ms")
-        self.assertTrue(any("unknown keys ['first_seen_ms']" in problem for problem in lint_cases([case], topic, schema)))
+        self.assertTrue(
+            any("unknown keys ['first_seen_ms']" in problem for problem in lint_cases([case], topic, schema))
+        )
 
     def test_a_schema_lint_cannot_read_is_a_problem(self):
         with tempfile.TemporaryDirectory() as directory:
@@ -300,9 +315,13 @@ class SchemaStatesWhatLintChecks(unittest.TestCase):
     def test_error_fields_by_code(self):
         validator = self.validator("error")
         violations = {"code": "config_violations", "config": "policy"}
-        for error, valid in [(violations, False), ({**violations, "fields": ["x"]}, True),
-                             ({"code": "config_violations", "fields": ["x"]}, False),
-                             ({"code": "invalid_argument", "fields": ["x"]}, False), ({"code": "unsupported"}, False)]:
+        for error, valid in [
+            (violations, False),
+            ({**violations, "fields": ["x"]}, True),
+            ({"code": "config_violations", "fields": ["x"]}, False),
+            ({"code": "invalid_argument", "fields": ["x"]}, False),
+            ({"code": "unsupported"}, False),
+        ]:
             self.assertEqual(validator.is_valid(error), valid, error)
 
     def test_dependent_fields(self):

@@ -43,8 +43,14 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-REASONS = {200: "OK", 201: "Created", 409: "Conflict", 429: "Too Many Requests", 500: "Internal Server Error",
-           503: "Service Unavailable"}
+REASONS = {
+    200: "OK",
+    201: "Created",
+    409: "Conflict",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
 
 
 class Scenarios:
@@ -61,13 +67,15 @@ class Scenarios:
     def record(self, scenario_id: str, method: str, path: str, headers: Dict[str, str]) -> Dict[str, Any]:
         """Records a request and returns the server entry that answers it."""
         seen = self.seen.setdefault(scenario_id, [])
-        seen.append({
-            "method": method,
-            "path": path,
-            "idempotency_key": headers.get("idempotency-key"),
-            "request_id": headers.get("x-request-id"),
-            "at_ms": round((time.monotonic() - self.reset_at) * 1000),
-        })
+        seen.append(
+            {
+                "method": method,
+                "path": path,
+                "idempotency_key": headers.get("idempotency-key"),
+                "request_id": headers.get("x-request-id"),
+                "at_ms": round((time.monotonic() - self.reset_at) * 1000),
+            }
+        )
         entries = self.by_id[scenario_id]["server"]
         return entries[min(len(seen), len(entries)) - 1]
 
@@ -129,7 +137,7 @@ async def answer(writer: asyncio.StreamWriter, entry: Dict[str, Any]) -> bool:
     headers = {"Content-Type": "text/plain", "Content-Length": str(len(body))}
     for name, value in entry.get("headers", {}).items():
         if isinstance(value, str) and value.startswith("@date+"):
-            value = http_date(float(value[len("@date+"):]))
+            value = http_date(float(value[len("@date+") :]))
         headers[name] = value
     head = f"HTTP/1.1 {status} {REASONS.get(status, 'Status')}\r\n"
     head += "".join(f"{name}: {value}\r\n" for name, value in headers.items()) + "\r\n"
@@ -157,7 +165,7 @@ def control(scenarios: Scenarios, method: str, path: str) -> Tuple[int, Any]:
         scenarios.reset()
         return 200, {"reset": True}
     if method == "GET" and path.startswith("/__log/"):
-        return 200, scenarios.seen.get(path[len("/__log/"):], [])
+        return 200, scenarios.seen.get(path[len("/__log/") :], [])
     return 404, {"error": f"no control endpoint {method} {path}"}
 
 
@@ -184,7 +192,8 @@ async def serve_connection(scenarios: Scenarios, reader: asyncio.StreamReader, w
             body = json.dumps(payload).encode()
             writer.write(
                 f"HTTP/1.1 {status} {REASONS.get(status, 'Status')}\r\nContent-Type: application/json\r\n"
-                f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+                f"Content-Length: {len(body)}\r\n\r\n".encode()
+                + body
             )
             await writer.drain()
     except (ConnectionError, asyncio.IncompleteReadError):
@@ -202,8 +211,10 @@ async def main() -> None:
     print(f"listening 127.0.0.1:{port}", flush=True)
     loop = asyncio.get_running_loop()
     stdin_closed = loop.run_in_executor(None, sys.stdin.read)
-    await asyncio.wait([asyncio.ensure_future(stdin_closed), asyncio.ensure_future(server.serve_forever())],
-                       return_when=asyncio.FIRST_COMPLETED)
+    await asyncio.wait(
+        [asyncio.ensure_future(stdin_closed), asyncio.ensure_future(server.serve_forever())],
+        return_when=asyncio.FIRST_COMPLETED,
+    )
     # Stdin closed: the runner is done. Exit at once, without waiting for
     # connections still held open by hanging scenarios (Python 3.12+ would
     # wait for them when the server closes).

@@ -50,8 +50,15 @@ before(async () => {
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
     viewport: { width: 1400, height: 1000 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 
@@ -66,7 +73,10 @@ async function settled(page, state) {
   await page.waitForSelector(`body[data-state="${state}"]`, { timeout: 60000 });
   return page.evaluate(() => ({
     status: document.getElementById('status').textContent,
-    problems: [...document.querySelectorAll('#problems li')].map((item) => ({ field: item.dataset.field, text: item.textContent })),
+    problems: [...document.querySelectorAll('#problems li')].map((item) => ({
+      field: item.dataset.field,
+      text: item.textContent,
+    })),
     attemptsDrawn: document.querySelectorAll('#timeline svg rect[data-attempt]').length,
     timelineSvg: document.querySelector('#timeline svg')?.outerHTML ?? '',
     simulationSvg: document.querySelector('#simulation svg')?.outerHTML ?? '',
@@ -78,12 +88,15 @@ async function settled(page, state) {
 
 /** Replaces `from` with `to` in the editor as typing would (an input event). */
 async function edit(page, from, to) {
-  await page.evaluate(([from, to]) => {
-    const editor = document.getElementById('editor');
-    if (!editor.value.includes(from)) throw new Error(`the editor has no ${from}`);
-    editor.value = editor.value.replace(from, to);
-    editor.dispatchEvent(new Event('input', { bubbles: true }));
-  }, [from, to]);
+  await page.evaluate(
+    ([from, to]) => {
+      const editor = document.getElementById('editor');
+      if (!editor.value.includes(from)) throw new Error(`the editor has no ${from}`);
+      editor.value = editor.value.replace(from, to);
+      editor.dispatchEvent(new Event('input', { bubbles: true }));
+    },
+    [from, to],
+  );
 }
 
 /** A screenshot that is a real rendering: a PNG of some size with many colours. */
@@ -160,7 +173,10 @@ test('edit a field, see the error at it, fix it, see the timeline and the simula
   await page.dispatchEvent('#deadline', 'change');
   const cut = await settled(page, 'simulated');
   assert.equal(cut.attemptsDrawn, 1);
-  assert.ok(cut.warnings.some((warning) => /only 1 attempt fits/.test(warning)), cut.warnings.join('; '));
+  assert.ok(
+    cut.warnings.some((warning) => /only 1 attempt fits/.test(warning)),
+    cut.warnings.join('; '),
+  );
   await page.fill('#deadline', '');
   await page.dispatchEvent('#deadline', 'change');
   assert.equal((await settled(page, 'simulated')).attemptsDrawn, 2);

@@ -29,14 +29,16 @@ async function main() {
   const passMs = { lean: leanMs, compiled: performance.now() - at };
   const controls = { lean: controlChecks(api), tools: controlChecks(tools) };
 
-  const policy = runtime.Policy.fromCompiled(tools.compilePolicy({
-    maxAttempts: 3,
-    totalBudgetMs: 5000,
-    attemptTimeout: { fixedMs: 2000 },
-    backoff: { kind: 'constant', baseMs: 10, capMs: 10 },
-    jitter: { kind: 'none' },
-    idempotency: 'keyed',
-  }));
+  const policy = runtime.Policy.fromCompiled(
+    tools.compilePolicy({
+      maxAttempts: 3,
+      totalBudgetMs: 5000,
+      attemptTimeout: { fixedMs: 2000 },
+      backoff: { kind: 'constant', baseMs: 10, capMs: 10 },
+      jitter: { kind: 'none' },
+      idempotency: 'keyed',
+    }),
+  );
   const started = performance.now();
   const result = await runtime.retryFetch('/api/busy-then-ok', { method: 'POST', body: 'order=5001' }, { policy });
   const fetchScenario = {
@@ -58,7 +60,12 @@ async function main() {
   try {
     runtime.Policy.fromConfig({ maxAttempts: 3 });
   } catch (caught) {
-    notCarried = { isOurs: caught instanceof tools.RetryplanError, code: caught.code, field: caught.field, message: caught.message };
+    notCarried = {
+      isOurs: caught instanceof tools.RetryplanError,
+      code: caught.code,
+      field: caught.field,
+      message: caught.message,
+    };
   }
   const sameError = tools.RetryplanError === api.RetryplanError && runtime.RetryplanError === api.RetryplanError;
   return { vectors, leanVectors, compiledVectors, passMs, controls, fetchScenario, error, notCarried, sameError };

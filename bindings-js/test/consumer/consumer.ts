@@ -11,7 +11,7 @@ import {
   Outcome as Outcomes,
   Policy,
   RetryBudget,
-  RetrySlots,
+  type RetrySlots,
   ConcurrencyLimit,
   RetryplanError,
   retryFetch,
@@ -70,9 +70,19 @@ const slotsInUse: number | undefined = dependency.retrySlots?.inUse;
 const old: ConcurrencyLimit = new ConcurrencyLimit(2);
 const slots: RetrySlots = old;
 if (slots.capacity !== 2) throw new Error('ConcurrencyLimit is RetrySlots');
-const budget = new RetryBudget({ kind: 'quota', capacity: 10, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1 });
+const budget = new RetryBudget({
+  kind: 'quota',
+  capacity: 10,
+  retryCost: 5,
+  timeoutRetryCost: 10,
+  successIncrement: 1,
+});
 budget.onSuccess(0, budget.tryRetry(0, true));
-const breaker = new CircuitBreaker({ trip: { kind: 'ratio', failureRatio: 0.5, minimumThroughput: 10, windowMs: 1000 }, openMs: 100, halfOpenProbes: 1 });
+const breaker = new CircuitBreaker({
+  trip: { kind: 'ratio', failureRatio: 0.5, minimumThroughput: 10, windowMs: 1000 },
+  openMs: 100,
+  halfOpenProbes: 1,
+});
 const permit: BreakerPermit | undefined = breaker.tryAcquire(0);
 if (permit && !permit.probe) breaker.onFailure(1, permit);
 const hedged = Policy.fromConfig({ ...config, hedging: { delayMs: 50, maxHedgedAttempts: 1 } });
@@ -103,7 +113,8 @@ export async function checkout(body: string): Promise<Ending> {
     const doubled: number = await run(policy, ({ attempt, hedge }) => (hedge ? 0 : attempt * 2), {
       dependency,
       onDiscard: (value: number) => void value,
-      outcomeOfError: (error) => (error instanceof TypeError ? { type: 'application', verdict: 'retryable' } : undefined),
+      outcomeOfError: (error) =>
+        error instanceof TypeError ? { type: 'application', verdict: 'retryable' } : undefined,
       onDecision: (event: DecisionEvent) => void event.decision.type,
     });
     return doubled > 0 ? result.decision : result.decision;
@@ -119,12 +130,21 @@ export async function checkout(body: string): Promise<Ending> {
 }
 
 export function drive(failure: Failure): Action {
-  const driver = new Driver(policy, performance.now(), { method: 'GET', concurrency: 'sequential', recordEvents: true });
+  const driver = new Driver(policy, performance.now(), {
+    method: 'GET',
+    concurrency: 'sequential',
+    recordEvents: true,
+  });
   const action = driver.pollAction(performance.now());
-  if (action.type === 'start_attempt' && action.sendIdempotencyKey) driver.handleResult(performance.now(), action.attempt, Outcomes.fromFailure(failure));
+  if (action.type === 'start_attempt' && action.sendIdempotencyKey)
+    driver.handleResult(performance.now(), action.attempt, Outcomes.fromFailure(failure));
   const headers = new Headers();
   const read: Outcome = Outcomes.fromHttpResponse(503, headers, Date.now());
-  describe({ type: 'await_outcome', inFlight: GUIDANCE_HEADERS.length + (read.type === 'http_status' ? 0 : 1), untilMs: 0 });
+  describe({
+    type: 'await_outcome',
+    inFlight: GUIDANCE_HEADERS.length + (read.type === 'http_status' ? 0 : 1),
+    untilMs: 0,
+  });
   return action;
 }
 
@@ -133,7 +153,10 @@ export function driveHeld(response: Response): number | undefined {
   const driver = new Driver(policy, 0, { method: 'PUT', oneShotBody: true, returnsResponses: true });
   const action = driver.pollAction(0);
   if (action.type !== 'start_attempt') return undefined;
-  const receipt: Receipt = driver.handleResponse(1, action.attempt, response.status, response.headers, { token: action.attempt, nowUnixMs: Date.now() });
+  const receipt: Receipt = driver.handleResponse(1, action.attempt, response.status, response.headers, {
+    token: action.attempt,
+    nowUnixMs: Date.now(),
+  });
   if (receipt === 'discarded') return undefined;
   driver.handleResult(2, action.attempt, { type: 'success' }, { token: 7, held: 'error' });
   const next = driver.pollAction(2);

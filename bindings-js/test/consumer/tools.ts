@@ -22,7 +22,8 @@ export const summary = `${timeline.attemptsThatFit} ${klass.class} ${redelivery.
 
 const dependency = Dependency.fromJson('{"budget": {"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1}}');
 const snapshot: DependencySnapshot = dependency.snapshot(0);
-export const tokens: number | undefined = snapshot.budget?.kind === 'token_bucket' ? snapshot.budget.tokensMilli : undefined;
+export const tokens: number | undefined =
+  snapshot.budget?.kind === 'token_bucket' ? snapshot.budget.tokensMilli : undefined;
 export const budgetState = dependency.budget?.snapshot(0);
 new Operation(policy, 0, { dependency }).free();
 

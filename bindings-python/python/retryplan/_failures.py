@@ -189,9 +189,15 @@ def response_outcome(headers: Any, status: int, now_unix: Optional[float] = None
 
 
 def http_outcome(
-    status: int, retry_after: Optional[str] = None, retry_after_ms: Optional[str] = None, *, now_unix: Optional[float] = None
+    status: int,
+    retry_after: Optional[str] = None,
+    retry_after_ms: Optional[str] = None,
+    *,
+    now_unix: Optional[float] = None,
 ) -> Outcome:
     """The outcome of an HTTP response from its status and raw ``Retry-After`` / ``retry-after-ms`` values."""
     import time
 
-    return Outcome.from_http(status, retry_after, retry_after_ms, now_unix=time.time() if now_unix is None else now_unix)
+    return Outcome.from_http(
+        status, retry_after, retry_after_ms, now_unix=time.time() if now_unix is None else now_unix
+    )

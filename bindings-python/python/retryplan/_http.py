@@ -154,7 +154,9 @@ class HttpHelper:
         return response
 
 
-def blocking(call: Callable[[Any], Any], arg: Any, seconds: float, cleanup: Callable[[Any], Any], abort: Any = None) -> Any:
+def blocking(
+    call: Callable[[Any], Any], arg: Any, seconds: float, cleanup: Callable[[Any], Any], abort: Any = None
+) -> Any:
     """``call(arg)`` in a worker thread, waited for ``seconds`` at most: its value or error; else the call is
     abandoned (``abort()`` stops its I/O if it can; ``cleanup(value)`` disposes of what it still returns)
     and AttemptTimedOut is raised."""

@@ -67,8 +67,6 @@ REQUEST_ID_HEADER: str
 """The header carrying each attempt's request id (``X-Request-Id``)."""
 __version__: str
 
-
-
 _JsonValue = Any
 
 if sys.version_info >= (3, 11):
@@ -308,8 +306,7 @@ class Wait(Decision):
         """When to poll again: now + ``delay_ms``."""
     @property
     def server_delay_ms(self) -> Optional[int]:
-        """The server's requested delay as honored (after the policy's ``cap_ms`` and ``max_above_backoff_ms``), if any.
-        """
+        """The server's requested delay as honored (after the policy's ``cap_ms`` and ``max_above_backoff_ms``), if any."""
     @property
     def remaining_budget_ms(self) -> int:
         """Budget left now, after the response reserve."""
@@ -529,7 +526,9 @@ class Stats:
 def classify(policy: Policy, outcome: Outcome) -> Classification:
     """Classifies an outcome under a policy."""
 
-def explain(policy: Policy, deadline_ms: Optional[int] = None, *, first_attempt_at_ms: Optional[int] = None) -> Timeline:
+def explain(
+    policy: Policy, deadline_ms: Optional[int] = None, *, first_attempt_at_ms: Optional[int] = None
+) -> Timeline:
     """The worst-case timeline of ``policy`` against ``deadline_ms`` (ms from the start; None: the budget alone).
 
     ``first_attempt_at_ms``: when the first attempt starts after the operation (time already spent; None or 0: at once).
@@ -597,7 +596,9 @@ def aws_standard_2026_dependency() -> Dependency:
 class ServiceConfig:
     """A gRPC service config read as gRFC A6 says: a validated policy per method selector, the retry throttling, warnings."""
 
-    def __new__(cls, config: Union[str, Mapping[str, _JsonValue]], *, max_attempts_cap: Optional[int] = None) -> ServiceConfig: ...
+    def __new__(
+        cls, config: Union[str, Mapping[str, _JsonValue]], *, max_attempts_cap: Optional[int] = None
+    ) -> ServiceConfig: ...
     @property
     def methods(self) -> List[Dict[str, Any]]:
         """One dict per selector: ``name``, ``service``, ``method`` and its ``policy``."""
@@ -632,7 +633,9 @@ class Dependency:
     ``Dependency(budget={"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1})``
     """
 
-    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[DependencyFields]) -> Dependency:
+    def __new__(
+        cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[DependencyFields]
+    ) -> Dependency:
         """A dependency from one dict or keyword arguments shaped like the JSON schema."""
     @staticmethod
     def from_json(text: str) -> Dependency:
@@ -722,7 +725,9 @@ class BreakerPermit:
 class CircuitBreaker:
     """A circuit breaker (``consecutive`` failures or failure ``ratio``), on its own or a Dependency's. Thread-safe."""
 
-    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[BreakerFields]) -> CircuitBreaker:
+    def __new__(
+        cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[BreakerFields]
+    ) -> CircuitBreaker:
         """A breaker from one dict or keyword arguments (``trip``, ``open_ms``, ``half_open_probes``)."""
     @overload
     def try_acquire(self, now: float) -> Optional[BreakerPermit]:
@@ -1028,7 +1033,9 @@ class Driver:
         ``protocol`` (``"http"`` by default, or ``"grpc"``), by lower-case name, as the core computes them;
         ``AttemptNotRunningError`` when it is not running."""
     @overload
-    def outgoing_headers(self, attempt: int, *, now_ms: int, protocol: Optional[ProtocolName] = None) -> Dict[str, str]: ...
+    def outgoing_headers(
+        self, attempt: int, *, now_ms: int, protocol: Optional[ProtocolName] = None
+    ) -> Dict[str, str]: ...
     def answer_headers(self, protocol: Optional[ProtocolName] = None) -> Dict[str, str]:
         """The headers of the answer this layer gives its caller once the operation has ended: "do not
         retry" after overload or an exhausted budget, else none."""

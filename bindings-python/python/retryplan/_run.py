@@ -92,6 +92,7 @@ if TYPE_CHECKING:  # pragma: no cover
         idempotency_key_header: str
         """The idempotency key's header (default ``Idempotency-Key``)."""
 
+
 DEBUG, INFO = 10, 20  # logging's levels, without importing logging
 
 CURRENT: ContextVar[Any] = ContextVar("retryplan_current_attempt", default=None)

@@ -182,7 +182,9 @@ class RetryTransport(httpx.BaseTransport):
         sequential_attempts: bool = False,
         **options: Unpack[HttpOptions],
     ) -> None:
-        self.http = HttpHelper(_Responses(), policy=policy, sequential=True, sequential_attempts=sequential_attempts, **options)
+        self.http = HttpHelper(
+            _Responses(), policy=policy, sequential=True, sequential_attempts=sequential_attempts, **options
+        )
         self.transport = transport if transport is not None else httpx.HTTPTransport()
         self.sleep = sleep
 
@@ -198,7 +200,9 @@ class RetryTransport(httpx.BaseTransport):
         sent = _attempt_request(self.http, attempt, request)
         connection = sent.extensions["trace"] = _Connection(request.extensions.get("trace"))
         window = attempt.remaining()
-        response: httpx.Response = blocking(self.transport.handle_request, sent, window, close_returned, connection.abort)
+        response: httpx.Response = blocking(
+            self.transport.handle_request, sent, window, close_returned, connection.abort
+        )
         return response
 
     def close(self) -> None:
@@ -230,7 +234,9 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
 
         run = _start(self.http, request)
         send = self.transport.handle_async_request
-        ending = await run_concurrently(run, lambda attempt: send(_attempt_request(self.http, attempt, request)), self.sleep)
+        ending = await run_concurrently(
+            run, lambda attempt: send(_attempt_request(self.http, attempt, request)), self.sleep
+        )
         response, window = self.http.settle(run, ending)
         if window is not None:
             try:

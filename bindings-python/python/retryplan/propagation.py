@@ -127,11 +127,15 @@ class WsgiMiddleware:
     """WSGI middleware: the caller's context as the request's ambient context (see the module doc). The app and
     every step of the body it returns run in one context holding it."""
 
-    def __init__(self, app: Callable[..., Iterable[bytes]], *, policy: Policy, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, app: Callable[..., Iterable[bytes]], *, policy: Policy, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.app, self.policy, self.clock = app, policy, clock
 
     def __call__(self, environ: Dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        headers = {key[5:].lower().replace("_", "-"): value for key, value in environ.items() if key.startswith("HTTP_")}
+        headers = {
+            key[5:].lower().replace("_", "-"): value for key, value in environ.items() if key.startswith("HTTP_")
+        }
         try:
             incoming = IncomingContext.read(self.policy, headers, self.clock())
         except RetryplanError as error:  # the caller's malformed header: 400, whatever the blame

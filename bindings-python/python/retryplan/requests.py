@@ -168,7 +168,10 @@ def _cut_timeout(timeout: Any, window: float) -> Tuple[float, float]:
         connect, read = timeout.connect_timeout, timeout.read_timeout
     else:
         connect = read = timeout
-    return (window if connect is None else min(float(connect), window), window if read is None else min(float(read), window))
+    return (
+        window if connect is None else min(float(connect), window),
+        window if read is None else min(float(read), window),
+    )
 
 
 def _replayable(request: requests.PreparedRequest) -> bool:
@@ -192,8 +195,12 @@ class RetryAdapter(HTTPAdapter):
         pool_block: bool = False,
         **options: Unpack[HttpOptions],
     ) -> None:
-        super().__init__(pool_connections=pool_connections, pool_maxsize=pool_maxsize, max_retries=0, pool_block=pool_block)
-        self.http = HttpHelper(_Responses(), policy=policy, sequential=True, sequential_attempts=sequential_attempts, **options)
+        super().__init__(
+            pool_connections=pool_connections, pool_maxsize=pool_maxsize, max_retries=0, pool_block=pool_block
+        )
+        self.http = HttpHelper(
+            _Responses(), policy=policy, sequential=True, sequential_attempts=sequential_attempts, **options
+        )
         self.sleep = sleep
         self.idempotent = idempotent
         self.redirected = threading.local()  # .hop: the redirect this thread's last request returned, if any
@@ -223,7 +230,9 @@ class RetryAdapter(HTTPAdapter):
             self.redirected.hop = _Hop(request, run)
         return response
 
-    def _attempt(self, run: Run, request: requests.PreparedRequest, settings: Tuple[Any, Any, Any, Any]) -> requests.Response:
+    def _attempt(
+        self, run: Run, request: requests.PreparedRequest, settings: Tuple[Any, Any, Any, Any]
+    ) -> requests.Response:
         attempt = Attempt.running_in(run)
         assert attempt is not None
         timeout, verify, cert, proxies = settings
@@ -235,7 +244,13 @@ class RetryAdapter(HTTPAdapter):
 
         def send(prepared: requests.PreparedRequest) -> requests.Response:
             return HTTPAdapter.send(
-                self, prepared, stream=True, timeout=_cut_timeout(timeout, window), verify=verify, cert=cert, proxies=proxies
+                self,
+                prepared,
+                stream=True,
+                timeout=_cut_timeout(timeout, window),
+                verify=verify,
+                cert=cert,
+                proxies=proxies,
             )
 
         sockets = _Sockets()
@@ -273,4 +288,3 @@ class _Hop(Hop):
 
     def follows(self, request: Any) -> bool:
         return request.hooks is self.hooks and super().follows(request)
-

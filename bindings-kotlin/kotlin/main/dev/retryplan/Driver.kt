@@ -60,26 +60,31 @@ class Driver private constructor(private val native: Lean<NativeDriver>) : Nativ
     override fun idempotencyKey(): String = native.key()
 
     override fun deadlineMs() = native.typed { it.deadlineMs() }
+
     @Throws(RetryplanException::class)
     override fun exchange(input: List<Long>) = native.typed { it.exchange(input) }
+
     @Throws(RetryplanException::class)
     override fun handleCancel(nowMs: Long) = native.typed { it.handleCancel(nowMs) }
+
     @Throws(RetryplanException::class)
-    override fun handleFailure(nowMs: Long, attempt: Int, failure: Failure, token: Long?, held: Held?) =
-        native.typed { it.handleFailure(nowMs, attempt, failure, token, held) }
+    override fun handleFailure(nowMs: Long, attempt: Int, failure: Failure, token: Long?, held: Held?) = native.typed { it.handleFailure(nowMs, attempt, failure, token, held) }
+
     @Throws(RetryplanException::class)
-    override fun handleResponse(nowMs: Long, attempt: Int, token: Long?, status: Long, headers: Map<String, String>, nowUnixMs: Long) =
-        native.typed { it.handleResponse(nowMs, attempt, token, status, headers, nowUnixMs) }
+    override fun handleResponse(nowMs: Long, attempt: Int, token: Long?, status: Long, headers: Map<String, String>, nowUnixMs: Long) = native.typed { it.handleResponse(nowMs, attempt, token, status, headers, nowUnixMs) }
+
     @Throws(RetryplanException::class)
-    override fun handleResult(nowMs: Long, attempt: Int, outcome: Outcome, token: Long?, held: Held?) =
-        native.typed { it.handleResult(nowMs, attempt, outcome, token, held) }
+    override fun handleResult(nowMs: Long, attempt: Int, outcome: Outcome, token: Long?, held: Held?) = native.typed { it.handleResult(nowMs, attempt, outcome, token, held) }
     override fun isEnded() = native.typed { it.isEnded() }
+
     @Throws(RetryplanException::class)
     override fun outgoingHeaders(attempt: Int, nowMs: Long, protocol: Protocol) = native.typed { it.outgoingHeaders(attempt, nowMs, protocol) }
     override fun answerHeaders(protocol: Protocol) = native.typed { it.answerHeaders(protocol) }
+
     @Throws(RetryplanException::class)
     override fun pollAction(nowMs: Long) = native.typed { it.pollAction(nowMs) }
     override fun pollEvent() = native.typed { it.pollEvent() }
+
     @Throws(RetryplanException::class)
     override fun readResponse(status: Int, headers: Map<String, String>, nowUnixMs: Long) = native.typed { it.readResponse(status, headers, nowUnixMs) }
 }

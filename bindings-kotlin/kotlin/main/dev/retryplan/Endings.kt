@@ -65,13 +65,12 @@ class RestartRequiredException(
 internal const val OPERATION = "operation"
 
 /** The typed ending of an ending decision other than `Succeeded` (null for a success), naming [operation]. */
-internal fun endingException(decision: Decision, key: String, lastOutcome: Outcome?, cause: Throwable?, operation: String): OperationFailedException? =
-    when (decision) {
-        is Decision.GaveUp -> GaveUpException(decision, key, lastOutcome, cause, operation)
-        is Decision.Reconcile -> ReconcileRequiredException(decision, key, lastOutcome, cause, operation)
-        is Decision.Restart -> RestartRequiredException(decision, key, lastOutcome, cause, operation)
-        else -> null
-    }
+internal fun endingException(decision: Decision, key: String, lastOutcome: Outcome?, cause: Throwable?, operation: String): OperationFailedException? = when (decision) {
+    is Decision.GaveUp -> GaveUpException(decision, key, lastOutcome, cause, operation)
+    is Decision.Reconcile -> ReconcileRequiredException(decision, key, lastOutcome, cause, operation)
+    is Decision.Restart -> RestartRequiredException(decision, key, lastOutcome, cause, operation)
+    else -> null
+}
 
 /** How the endings name a block: a function reference's name (`::placeOrder`), else "operation" (a lambda has none). */
 internal fun operationName(block: Any): String = (block as? kotlin.reflect.KFunction<*>)?.name ?: OPERATION

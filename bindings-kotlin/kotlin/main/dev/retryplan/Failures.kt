@@ -34,9 +34,8 @@ private val BY_NAME = mapOf(
 )
 
 /** A socket timeout while connecting: the JDK's "Connect timed out", or thrown from a connect call. */
-private fun duringConnect(error: Throwable): Boolean =
-    error.message?.contains("connect", ignoreCase = true) == true ||
-        error.stackTrace.any { it.methodName == "connect" && (it.className.startsWith("java.net.") || it.className.startsWith("sun.nio.ch.")) }
+private fun duringConnect(error: Throwable): Boolean = error.message?.contains("connect", ignoreCase = true) == true ||
+    error.stackTrace.any { it.methodName == "connect" && (it.className.startsWith("java.net.") || it.className.startsWith("sun.nio.ch.")) }
 
 /** OkHttp's HTTP/2 stream reset: REFUSED_STREAM means the server did not process it (RFC 9113 §8.7). */
 private fun streamReset(error: Throwable): Failure? {
@@ -47,23 +46,35 @@ private fun streamReset(error: Throwable): Failure? {
 
 private fun byClass(error: Throwable): Failure? = BY_NAME[error.javaClass.name] ?: streamReset(error) ?: when (error) {
     is UnknownHostException -> Failure.DNS_LOOKUP_FAILED
+
     is ConnectException -> if (error.message?.contains("timed out", ignoreCase = true) == true) Failure.CONNECT_TIMEOUT else Failure.CONNECTION_REFUSED
+
     is NoRouteToHostException, is PortUnreachableException -> Failure.UNREACHABLE
+
     is SocketTimeoutException -> if (duringConnect(error)) Failure.CONNECT_TIMEOUT else Failure.READ_TIMEOUT
+
     // Certificate and handshake failures (a hostname OkHttp refuses included) happen before any request byte.
     is SSLHandshakeException, is SSLPeerUnverifiedException -> Failure.TLS_HANDSHAKE_FAILED
+
     // Any other TLS error breaks an established connection.
     is SSLException -> Failure.CONNECTION_LOST
+
     // OkHttp's call timeout ("timeout"); an interrupted blocking read or write otherwise.
     is InterruptedIOException -> if (error.message == "timeout") Failure.ATTEMPT_TIMED_OUT else Failure.CANCELLED
+
     is InterruptedException -> Failure.CANCELLED
+
     // A response that could not be read as HTTP (OkHttp: "Unexpected status line").
     is ProtocolException -> Failure.MALFORMED_RESPONSE
+
     is SocketException -> if (error.message?.contains("Broken pipe", ignoreCase = true) == true) Failure.WRITE_FAILED else Failure.CONNECTION_LOST
+
     // The server closed the connection before a complete response.
     is EOFException -> Failure.CONNECTION_LOST
+
     // OkHttp's cancelled call.
     is IOException -> if (error.message == "Canceled") Failure.CANCELLED else null
+
     else -> null
 }
 

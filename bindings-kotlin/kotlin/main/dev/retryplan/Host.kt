@@ -1,18 +1,17 @@
 package dev.retryplan
 
-import dev.retryplan.WireWords as W
-
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.CoroutineExceptionHandler
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Job
-import kotlinx.coroutines.CoroutineExceptionHandler
 import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withTimeoutOrNull
 import kotlinx.coroutines.yield
 import kotlin.coroutines.coroutineContext
+import dev.retryplan.WireWords as W
 
 /** A response as the core reads it: the status exactly as the platform gave it, and a lookup of its headers. */
 internal class HttpReading(val status: Long, val header: (String) -> String?)
@@ -38,7 +37,11 @@ internal class Io<T>(
  * [decision] is read from the driver (the typed finish) while it is open.
  */
 internal class Ended<T>(
-    val returned: Boolean, val value: T?, private val typed: () -> Ending, private val cause: Throwable?, val key: String,
+    val returned: Boolean,
+    val value: T?,
+    private val typed: () -> Ending,
+    private val cause: Throwable?,
+    val key: String,
     /** What is left of the returned value's attempt window (its abort time less now), in ms. */
     private val windowLeftMs: Long = 0,
 ) {
@@ -107,6 +110,7 @@ internal class Host<T>(
     private val request: RequestContext? = null,
 ) {
     val key: String = driver.idempotencyKey()
+
     /**
      * Whether each attempt gets the core's outgoing headers: always for the HTTP
      * helpers (each attempt is a request to a next hop, which reads its deadline,
@@ -116,10 +120,13 @@ internal class Host<T>(
     private val propagates = request != null || io.response != null
     private val input = LongArray(W.IN_WORDS)
     private val out = LongArray(W.OUT_WORDS)
+
     /** What attempts ended with, not yet handed in; closed at the end. */
     private val inbox = java.util.ArrayDeque<Settled>()
     private var closed = false
+
     @Volatile private var wake: CompletableDeferred<Unit>? = null
+
     /** What the loop holds for the driver, by token: a value or an error. */
     private val held = HashMap<Long, Settled>()
     private var nextToken = 0L
@@ -155,14 +162,17 @@ internal class Host<T>(
                         running[entry.attempt] = scope.launch { settle(entry, attempt) }
                         step(W.INPUT_POLL)
                     }
+
                     W.ACTION_ABORT_ATTEMPT -> {
                         running.remove(out[W.OUT_ATTEMPT].toInt())?.cancel()
                         step(W.INPUT_POLL)
                     }
+
                     W.ACTION_RELEASE -> {
                         release(held.remove(out[W.OUT_TOKEN]))
                         step(W.INPUT_POLL)
                     }
+
                     W.ACTION_SLEEP -> {
                         // Attempts launched in the caller's context have not run yet on a one-thread dispatcher
                         // (runBlocking, Main): let them run once before arming a timer, so an attempt that ends
@@ -181,7 +191,9 @@ internal class Host<T>(
                         }
                         if (settled == null) step(W.INPUT_POLL) else handIn(settled)
                     }
+
                     W.ACTION_FINISH -> return finish()
+
                     else -> throw IllegalStateException("retryplan: unknown action kind ${out[W.OUT_ACTION_KIND]}")
                 }
             }
@@ -309,5 +321,4 @@ internal class Host<T>(
 }
 
 /** The failure table of an HTTP helper: the binding's, and any other I/O error of the client as a lost connection. */
-internal fun httpFailureOf(error: Throwable): Failure? =
-    failureOf(error) ?: if (error is java.io.IOException) Failure.CONNECTION_LOST else null
+internal fun httpFailureOf(error: Throwable): Failure? = failureOf(error) ?: if (error is java.io.IOException) Failure.CONNECTION_LOST else null

@@ -48,8 +48,7 @@ fun outcomeFromHttpResponse(
  * with `Retry-After` read as this operation's policy says
  * (`server_guidance.retry_after_reading`).
  */
-fun Driver.readResponse(status: Int, nowUnixMs: Long = System.currentTimeMillis(), header: (String) -> String?): Outcome =
-    readResponse(status, guidance(header), nowUnixMs)
+fun Driver.readResponse(status: Int, nowUnixMs: Long = System.currentTimeMillis(), header: (String) -> String?): Outcome = readResponse(status, guidance(header), nowUnixMs)
 
 private val failureOutcomes: Map<Failure, Outcome> = Failure.entries.associateWith(::failureOutcome)
 

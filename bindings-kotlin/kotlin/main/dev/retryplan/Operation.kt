@@ -38,17 +38,21 @@ class Operation private constructor(private val native: Lean<NativeOperation>) :
     override fun cancel(nowMs: Long): Decision = exchange(WireWords.INPUT_CANCEL, nowMs) ?: native.typed { it.cancel(nowMs) }
 
     @Throws(RetryplanException::class)
-    override fun onOutcome(nowMs: Long, attempt: Int, outcome: Outcome): Decision =
-        exchange(WireWords.INPUT_RESULT, nowMs) { input -> input[WireWords.IN_ATTEMPT] = attempt.toLong(); Wire.outcome(outcome, input) }
-            ?: native.typed { it.onOutcome(nowMs, attempt, outcome) }
+    override fun onOutcome(nowMs: Long, attempt: Int, outcome: Outcome): Decision = exchange(WireWords.INPUT_RESULT, nowMs) { input ->
+        input[WireWords.IN_ATTEMPT] = attempt.toLong()
+        Wire.outcome(outcome, input)
+    }
+        ?: native.typed { it.onOutcome(nowMs, attempt, outcome) }
 
     override fun attemptsStarted() = native.typed { it.attemptsStarted() }
     override fun deadlineMs() = native.typed { it.deadlineMs() }
     override fun idempotencyKey(): String = native.key()
     override fun isEnded() = native.typed { it.isEnded() }
     override fun nextWakeupMs() = native.typed { it.nextWakeupMs() }
+
     @Throws(RetryplanException::class)
     override fun remainingBudgetMs(nowMs: Long) = native.typed { it.remainingBudgetMs(nowMs) }
+
     @Throws(RetryplanException::class)
     override fun requestId(attempt: Int) = native.typed { it.requestId(attempt) }
     override fun runningAttempts() = native.typed { it.runningAttempts() }

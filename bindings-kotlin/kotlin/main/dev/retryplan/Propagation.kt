@@ -16,10 +16,13 @@ import kotlin.coroutines.coroutineContext
 
 /** Reads the incoming request's headers through [header] (a lookup by lower-case name; null when absent). */
 @Throws(RetryplanException::class)
-fun IncomingContext.Companion.read(policy: Policy, nowMs: Long, header: (String) -> String?): IncomingContext =
-    IncomingContext.read(policy, nowMs, object : HeaderLookup {
+fun IncomingContext.Companion.read(policy: Policy, nowMs: Long, header: (String) -> String?): IncomingContext = IncomingContext.read(
+    policy,
+    nowMs,
+    object : HeaderLookup {
         override fun header(name: String): String? = header(name)
-    })
+    },
+)
 
 /** The HTTP status a server answers a request whose propagation headers the core refused with: 400 (the core's docs). */
 const val MALFORMED_PROPAGATION_STATUS = 400
@@ -63,8 +66,7 @@ class RequestContext(
          * [MALFORMED_PROPAGATION_STATUS].
          */
         @Throws(RetryplanException::class)
-        fun read(policy: Policy, clock: MonotonicClock = MonotonicClock.SYSTEM, protocol: Protocol = Protocol.HTTP, header: (String) -> String?): RequestContext =
-            RequestContext(IncomingContext.read(policy, clock.nowMs(), header), protocol)
+        fun read(policy: Policy, clock: MonotonicClock = MonotonicClock.SYSTEM, protocol: Protocol = Protocol.HTTP, header: (String) -> String?): RequestContext = RequestContext(IncomingContext.read(policy, clock.nowMs(), header), protocol)
 
         /** The ambient request context of the calling coroutine, if any. */
         suspend fun current(): RequestContext? = coroutineContext[RequestContext]

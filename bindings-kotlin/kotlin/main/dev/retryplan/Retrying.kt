@@ -56,8 +56,17 @@ fun closeIfCloseable(value: Any?) {
 }
 
 internal fun driverFor(
-    policy: Policy, dependency: Dependency?, idempotencyKey: String?, deadlineMs: Long?, seed: Long?, httpRequest: HttpRequest?,
-    stats: Stats?, onDecision: ((Event) -> Unit)?, clock: MonotonicClock, returnsResponses: Boolean = false, oneShotBody: Boolean = false,
+    policy: Policy,
+    dependency: Dependency?,
+    idempotencyKey: String?,
+    deadlineMs: Long?,
+    seed: Long?,
+    httpRequest: HttpRequest?,
+    stats: Stats?,
+    onDecision: ((Event) -> Unit)?,
+    clock: MonotonicClock,
+    returnsResponses: Boolean = false,
+    oneShotBody: Boolean = false,
     request: RequestContext? = null,
 ): Driver {
     // The wire binds its native functions and checks the library's version on first use: before the clock

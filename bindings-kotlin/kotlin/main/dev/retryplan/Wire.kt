@@ -22,6 +22,7 @@ internal object Wire {
     fun ready() = Unit
 
     external fun retryplan_kotlin_wire_version(): Long
+
     /** One step on the live driver or operation [handle]: the input record in, its answer written into [out]. */
     external fun retryplan_kotlin_exchange(handle: Long, input: LongArray, inputLen: Int, out: LongArray, outLen: Int): Int
     external fun retryplan_kotlin_new(policy: Long, nowMs: Long, seed: Long, seeded: Int, deadlineMs: Long, driver: Int): Long
@@ -57,10 +58,16 @@ internal object Wire {
     fun new(policy: Policy, nowMs: Long, options: OperationOptions, driverOptions: DriverOptions?): Long? {
         val plain = options.idempotencyKey == null && options.dependency == null && options.repeatability == null &&
             !options.oneShotBody && options.httpRequest == null && (options.deadlineMs ?: 0) >= 0 && !policy.uniffiIsDestroyed &&
-            (driverOptions == null || driverOptions.stats == null && driverOptions.concurrency == null && !driverOptions.returnsResponses)
+            (driverOptions == null || (driverOptions.stats == null && driverOptions.concurrency == null && !driverOptions.returnsResponses))
         val policyHandle = policyHandle
         if (!plain || policyHandle == null) return null
-        val driver = if (driverOptions == null) 0 else if (driverOptions.recordEvents) 2 else 1
+        val driver = if (driverOptions == null) {
+            0
+        } else if (driverOptions.recordEvents) {
+            2
+        } else {
+            1
+        }
         val seeded = if (options.seed != null) 1 else 0
         return retryplan_kotlin_new(policyHandle.getLong(policy), nowMs, options.seed ?: 0, seeded, options.deadlineMs ?: W.NONE, driver).takeIf { it != 0L }
     }
@@ -121,15 +128,33 @@ internal object Wire {
 
     /** The decision in a decision record (`encode_decision` in the core). */
     fun decision(w: LongArray): Decision = when (w[W.D_DECISION_KIND]) {
-        W.DECISION_START_ATTEMPT -> Decision.StartAttempt(w[W.D_ATTEMPT].toInt(), w[W.D_TIMEOUT_MS], w[W.D_ABORT_AT_MS],
-            requestId(w[W.D_REQUEST_ID_HIGH], w[W.D_REQUEST_ID_LOW]), w[W.D_REMAINING_BUDGET_MS], w[W.D_FLAGS] and W.FLAG_HEDGE != 0L)
+        W.DECISION_START_ATTEMPT -> Decision.StartAttempt(
+            w[W.D_ATTEMPT].toInt(),
+            w[W.D_TIMEOUT_MS],
+            w[W.D_ABORT_AT_MS],
+            requestId(w[W.D_REQUEST_ID_HIGH], w[W.D_REQUEST_ID_LOW]),
+            w[W.D_REMAINING_BUDGET_MS],
+            w[W.D_FLAGS] and W.FLAG_HEDGE != 0L,
+        )
+
         W.DECISION_WAIT -> Decision.Wait(w[W.D_ATTEMPT].toInt(), w[W.D_DELAY_MS], w[W.D_UNTIL_MS], optional(w[W.D_SERVER_DELAY_MS]), w[W.D_REMAINING_BUDGET_MS])
+
         W.DECISION_AWAIT_OUTCOME -> Decision.AwaitOutcome(w[W.D_IN_FLIGHT].toInt(), w[W.D_UNTIL_MS])
+
         W.DECISION_SUCCEEDED -> Decision.Succeeded(w[W.D_ATTEMPTS].toInt(), w[W.D_DETAIL].toInt(), aborts(w))
-        W.DECISION_GAVE_UP -> Decision.GaveUp(W.giveUpReason(w[W.D_REASON]), w[W.D_ATTEMPTS].toInt(), w[W.D_REMAINING_BUDGET_MS],
-            optional(w[W.D_DETAIL]), aborts(w))
+
+        W.DECISION_GAVE_UP -> Decision.GaveUp(
+            W.giveUpReason(w[W.D_REASON]),
+            w[W.D_ATTEMPTS].toInt(),
+            w[W.D_REMAINING_BUDGET_MS],
+            optional(w[W.D_DETAIL]),
+            aborts(w),
+        )
+
         W.DECISION_RECONCILE -> Decision.Reconcile(w[W.D_ATTEMPTS].toInt(), w[W.D_REMAINING_BUDGET_MS], aborts(w))
+
         W.DECISION_RESTART -> Decision.Restart(w[W.D_ATTEMPTS].toInt(), w[W.D_DETAIL], w[W.D_REMAINING_BUDGET_MS], aborts(w))
+
         else -> throw IllegalStateException("retryplan: unknown decision kind ${w[W.D_DECISION_KIND]}")
     }
 }

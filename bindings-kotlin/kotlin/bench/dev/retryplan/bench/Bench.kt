@@ -182,7 +182,11 @@ fun main(args: Array<String>) {
     var sink = 0
     Policy.fromJson(POLICY).use { policy ->
         // The floor is only a floor if it decides the same: compare one whole operation first.
-        val expected = mutableListOf<Decision>().also { val d = native(policy); run(d, 100, it); d.close() }
+        val expected = mutableListOf<Decision>().also {
+            val d = native(policy)
+            run(d, 100, it)
+            d.close()
+        }
         val actual = mutableListOf<Decision>().also { run(floor(), 100, it) }
         check(expected == actual) { "the floor decides differently:\n$expected\n$actual" }
         fun waiting(decider: Decider) = decider.also { d ->
@@ -197,7 +201,11 @@ fun main(args: Array<String>) {
             for (i in 0 until calls) sink += decider.poll((i and 7).toLong()).hashCode()
         }
         fun operations(make: () -> Decider, cycles: Int) = { n: Int ->
-            repeat(n) { val d = make(); sink += run(d, cycles); d.close() }
+            repeat(n) {
+                val d = make()
+                sink += run(d, cycles)
+                d.close()
+            }
         }
         fun compare(make: () -> Decider, waiting: Decider) = listOf(
             timed(rounds, roundNs) { polls(waiting, it) },
@@ -227,18 +235,34 @@ fun main(args: Array<String>) {
         println("%-44s %10.0f / %8.0f".format("deadlineMs() (a Long, uniffi's generated call)", getter.wallNs, getter.cpuNs))
         // The workload users have: seed and key from the OS, as the README makes an operation.
         val osSeeded = timed(rounds, roundNs, operations({ NativeDecider(policy, OperationOptions()) }, 5))
-        println("%-44s %10.0f / %8.0f %8.1f / %6.1f %10.0fx".format("  the same, seed and key from the OS", osSeeded.wallNs, osSeeded.cpuNs,
-            pure[2].wallNs, pure[2].cpuNs, osSeeded.cpuNs / pure[2].cpuNs))
+        println(
+            "%-44s %10.0f / %8.0f %8.1f / %6.1f %10.0fx".format(
+                "  the same, seed and key from the OS",
+                osSeeded.wallNs,
+                osSeeded.cpuNs,
+                pure[2].wallNs,
+                pure[2].cpuNs,
+                osSeeded.cpuNs / pure[2].cpuNs,
+            ),
+        )
 
         // The driver (what every helper's loop calls): a retry cycle, against the floor's poll + onOutcome.
-        val cycle = (timed(rounds, roundNs) { n -> repeat(n) { sink += driverCycles(policy, 100) } } -
-            timed(rounds, roundNs) { n -> repeat(n) { sink += driverCycles(policy, 0) } }) / 100
+        val cycle = (
+            timed(rounds, roundNs) { n -> repeat(n) { sink += driverCycles(policy, 100) } } -
+                timed(rounds, roundNs) { n -> repeat(n) { sink += driverCycles(policy, 0) } }
+            ) / 100
         val floorCycle = pure[1].let { Cost(it.wallNs * 2, it.cpuNs * 2) }
         println()
-        println("%-44s %10.0f / %8.0f %8.1f / %6.1f %10.0fx".format(
-            "driver retry cycle (2 wire calls) vs floor (2)", cycle.wallNs, cycle.cpuNs, floorCycle.wallNs, floorCycle.cpuNs,
-            cycle.cpuNs / floorCycle.cpuNs,
-        ))
+        println(
+            "%-44s %10.0f / %8.0f %8.1f / %6.1f %10.0fx".format(
+                "driver retry cycle (2 wire calls) vs floor (2)",
+                cycle.wallNs,
+                cycle.cpuNs,
+                floorCycle.wallNs,
+                floorCycle.cpuNs,
+                cycle.cpuNs / floorCycle.cpuNs,
+            ),
+        )
         println("%-44s %10.0f / %8.0f".format("  per wire call", cycle.wallNs / 2, cycle.cpuNs / 2))
     }
     // The helper as users call it: a fresh operation per call (seed and key from the OS), in one coroutine.

@@ -24,6 +24,6 @@ fun main() {
             retrying(policy, clock = clock, onDecision = { if (it.decision is Decision.StartAttempt && firstStart < 0) firstStart = it.atMs }) { 1 }
         }
         val wholeUs = (System.nanoTime() - started) / 1_000
-        println("call ${call + 1}: ${firstStart - origin} ms of the budget gone before the first attempt; the whole call ${wholeUs} us")
+        println("call ${call + 1}: ${firstStart - origin} ms of the budget gone before the first attempt; the whole call $wholeUs us")
     }
 }

@@ -6,6 +6,7 @@ import dev.retryplan.Dependency
 import dev.retryplan.Event
 import dev.retryplan.Handoff
 import dev.retryplan.Host
+import dev.retryplan.HttpReading
 import dev.retryplan.IDEMPOTENCY_KEY_HEADER
 import dev.retryplan.Io
 import dev.retryplan.MonotonicClock
@@ -17,7 +18,6 @@ import dev.retryplan.Stats
 import dev.retryplan.blocking.blocking
 import dev.retryplan.driverFor
 import dev.retryplan.httpFailureOf
-import dev.retryplan.HttpReading
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
@@ -64,7 +64,10 @@ class RetryingHttpClient(
      * carries the core's outgoing headers, a give-up decides the answer's headers.
      */
     fun <T> send(
-        request: HttpRequest.Builder, bodyHandler: HttpResponse.BodyHandler<T>, idempotent: Boolean? = null, context: RequestContext? = null,
+        request: HttpRequest.Builder,
+        bodyHandler: HttpResponse.BodyHandler<T>,
+        idempotent: Boolean? = null,
+        context: RequestContext? = null,
     ): RetriedResponse<T> = blocking { sendAwait(request, bodyHandler, idempotent, context) }
 
     /**
@@ -72,7 +75,10 @@ class RetryingHttpClient(
      * [context] defaults to the calling coroutine's [RequestContext].
      */
     suspend fun <T> sendAwait(
-        request: HttpRequest.Builder, bodyHandler: HttpResponse.BodyHandler<T>, idempotent: Boolean? = null, context: RequestContext? = null,
+        request: HttpRequest.Builder,
+        bodyHandler: HttpResponse.BodyHandler<T>,
+        idempotent: Boolean? = null,
+        context: RequestContext? = null,
     ): RetriedResponse<T> {
         val served = context ?: RequestContext.current()
         val template = request.copy().build()

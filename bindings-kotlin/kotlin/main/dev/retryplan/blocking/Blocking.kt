@@ -77,7 +77,9 @@ fun <T> blocking(
     var interrupted = false
     while (true) {
         try {
-            if (cancelled == null) done.await() else if (!done.await(20, TimeUnit.MILLISECONDS)) {
+            if (cancelled == null) {
+                done.await()
+            } else if (!done.await(20, TimeUnit.MILLISECONDS)) {
                 if (cancelled()) job.cancel()
                 continue
             }

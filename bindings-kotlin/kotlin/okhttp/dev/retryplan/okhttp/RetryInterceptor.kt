@@ -6,6 +6,7 @@ import dev.retryplan.Dependency
 import dev.retryplan.Event
 import dev.retryplan.Failure
 import dev.retryplan.Host
+import dev.retryplan.HttpReading
 import dev.retryplan.IDEMPOTENCY_KEY_HEADER
 import dev.retryplan.Io
 import dev.retryplan.MonotonicClock
@@ -18,7 +19,6 @@ import dev.retryplan.blocking.blocking
 import dev.retryplan.blocking.interruptible
 import dev.retryplan.driverFor
 import dev.retryplan.httpFailureOf
-import dev.retryplan.HttpReading
 import okhttp3.Call
 import okhttp3.Interceptor
 import okhttp3.OkHttpClient
@@ -97,6 +97,7 @@ class RetryInterceptor @JvmOverloads constructor(
             val host = Host(driver, clock, io, onDecision, outcomeOfError, served)
             val tag = RetryTag(host.key)
             val calls = Collections.synchronizedList(ArrayList<Call>())
+
             /** Which attempt call each response came from: the returned one's call is the one left running. */
             val callOf = Collections.synchronizedMap(IdentityHashMap<Response, Call>())
             var returned: Call? = null
@@ -121,7 +122,12 @@ class RetryInterceptor @JvmOverloads constructor(
     }
 
     private suspend fun send(
-        call: Call, request: Request, attempt: Attempt, tag: RetryTag, calls: MutableList<Call>, callOf: MutableMap<Response, Call>,
+        call: Call,
+        request: Request,
+        attempt: Attempt,
+        tag: RetryTag,
+        calls: MutableList<Call>,
+        callOf: MutableMap<Response, Call>,
     ): Response {
         val builder = request.newBuilder().header(REQUEST_ID_HEADER, attempt.requestId).tag(RetryTag::class.java, tag)
         if (attempt.sendIdempotencyKey) builder.header(IDEMPOTENCY_KEY_HEADER, attempt.idempotencyKey)
@@ -140,8 +146,7 @@ class RetryInterceptor @JvmOverloads constructor(
  * inside the chain on a `Retry-After` no `Int` holds: the server's malformed
  * response.
  */
-private fun okHttpFailureOf(error: Throwable): Failure? =
-    if (error is NumberFormatException) Failure.MALFORMED_RESPONSE else httpFailureOf(error)
+private fun okHttpFailureOf(error: Throwable): Failure? = if (error is NumberFormatException) Failure.MALFORMED_RESPONSE else httpFailureOf(error)
 
 /** OkHttp refuses an invalid request (a bad URL or header) with IllegalArgumentException, rethrown unchanged. */
 private fun invalidRequest(error: Throwable): Boolean = error is IllegalArgumentException && error !is NumberFormatException
@@ -175,8 +180,7 @@ private fun isOneShot(body: RequestBody?): Boolean {
  * request carries it as its tag, which [RetryInterceptor] picks up (blocking
  * code passes the request's context explicitly; no `ThreadLocal`).
  */
-fun OkHttpClient.within(context: RequestContext): Call.Factory =
-    Call.Factory { request -> newCall(request.newBuilder().tag(RequestContext::class.java, context).build()) }
+fun OkHttpClient.within(context: RequestContext): Call.Factory = Call.Factory { request -> newCall(request.newBuilder().tag(RequestContext::class.java, context).build()) }
 
 /** [within] the calling coroutine's [RequestContext], or this client itself outside a request being served. */
 suspend fun OkHttpClient.withAmbientContext(): Call.Factory = RequestContext.current()?.let(::within) ?: this

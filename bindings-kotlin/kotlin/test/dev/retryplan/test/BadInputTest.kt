@@ -128,7 +128,10 @@ class BadInputTest {
         Row("clock backwards (an operation)", NONE, NONE, NONE) { clockBackwards() },
         Row("clock far ahead (a breaker, a budget)", NONE, NONE, NONE) { clockFarAhead() },
         Row("call after the end", "OperationEnded", "operation_ended", NONE) {
-            withOperation { it.cancel(1); it.poll(2) }
+            withOperation {
+                it.cancel(1)
+                it.poll(2)
+            }
         },
         Row("grant used twice", "InvalidArgument", "invalid_argument", "permit") {
             CircuitBreaker(breakerConfig).use { breaker ->

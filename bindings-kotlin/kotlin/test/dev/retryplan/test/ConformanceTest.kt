@@ -6,40 +6,40 @@ import dev.retryplan.Concurrency
 import dev.retryplan.Dependency
 import dev.retryplan.Driver
 import dev.retryplan.DriverOptions
-import dev.retryplan.Held
-import dev.retryplan.HeaderField
-import dev.retryplan.IncomingContext
-import dev.retryplan.Protocol
-import dev.retryplan.read
 import dev.retryplan.Failure
-import dev.retryplan.Receipt
-import dev.retryplan.Stats
-import dev.retryplan.readResponse
+import dev.retryplan.HeaderField
+import dev.retryplan.Held
+import dev.retryplan.IncomingContext
 import dev.retryplan.Operation
 import dev.retryplan.OperationOptions
 import dev.retryplan.Policy
+import dev.retryplan.Protocol
+import dev.retryplan.Receipt
+import dev.retryplan.RetryAfterReading
 import dev.retryplan.RetryBudget
 import dev.retryplan.RetryCharge
 import dev.retryplan.RetryplanException
 import dev.retryplan.ServiceConfig
+import dev.retryplan.Stats
 import dev.retryplan.admit
 import dev.retryplan.awsErrorCodeFromResponse
 import dev.retryplan.awsStandard2026Dependency
 import dev.retryplan.awsStandardDependency
 import dev.retryplan.compileDependency
-import dev.retryplan.encodeGrpcTimeoutNs
-import dev.retryplan.parseGrpcTimeoutNs
 import dev.retryplan.encodeGrpcTimeout
+import dev.retryplan.encodeGrpcTimeoutNs
 import dev.retryplan.outcomeFromHttp
+import dev.retryplan.outcomeFromHttpResponse
 import dev.retryplan.parseGrpcPushback
 import dev.retryplan.parseGrpcTimeout
+import dev.retryplan.parseGrpcTimeoutNs
 import dev.retryplan.parseHttpDate
-import dev.retryplan.parseRetryAfterMsHeader
-import dev.retryplan.RetryAfterReading
-import dev.retryplan.outcomeFromHttpResponse
 import dev.retryplan.parseRateLimit
 import dev.retryplan.parseRateLimitReset
+import dev.retryplan.parseRetryAfterMsHeader
 import dev.retryplan.parseRetryAfterWith
+import dev.retryplan.read
+import dev.retryplan.readResponse
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.DynamicTest
@@ -172,8 +172,7 @@ class ConformanceTest {
         assertEquals(key to expected, actual.first to compared, label)
     }
 
-    private fun serviceConfig(case: Map<String, Any?>): ServiceConfig =
-        ServiceConfig.fromJson(Json.write(case["grpc_service_config"]), optLong(case, "max_attempts_cap")?.toInt())
+    private fun serviceConfig(case: Map<String, Any?>): ServiceConfig = ServiceConfig.fromJson(Json.write(case["grpc_service_config"]), optLong(case, "max_attempts_cap")?.toInt())
 
     private fun policy(case: Map<String, Any?>): Policy {
         val policy = plainPolicy(case)
@@ -204,8 +203,7 @@ class ConformanceTest {
         return if (profile != null) Policy.profile(profile as String) else Policy.fromJson(Json.write(policy))
     }
 
-    private fun long(case: Map<String, Any?>, key: String): Long =
-        case[key] as? Long ?: error("`$key` must be a non-negative integer")
+    private fun long(case: Map<String, Any?>, key: String): Long = case[key] as? Long ?: error("`$key` must be a non-negative integer")
 
     private fun optLong(case: Map<String, Any?>, key: String): Long? = case[key]?.let { long(case, key) }
 
@@ -221,15 +219,22 @@ class ConformanceTest {
         val id = case["id"] as String
         val result: Pair<String, Any?> = when (val kind = case["kind"]) {
             "operation" -> return runOperation(case, id)
+
             "operation_series" -> return runSeries(case, id)
+
             "driver", "propagated_driver" -> return runDriver(case, id)
+
             "incoming_context" -> answer { incomingContext(case, id) }
+
             "grpc_service_config" -> answer {
                 serviceConfig(case).use { config ->
                     val methods = config.methods().map { m -> m.policy.use { p -> mapOf("name" to m.name, "policy" to VectorJson.policyConfig(p.toConfig())) } }
                     val lookups = (case["lookups"] as List<*>? ?: emptyList<Any?>()).map { l ->
                         val lookup = obj(l)
-                        config.methodFor(string(lookup, "service"), string(lookup, "method"))?.let { m -> m.policy.close(); m.name }
+                        config.methodFor(string(lookup, "service"), string(lookup, "method"))?.let { m ->
+                            m.policy.close()
+                            m.name
+                        }
                     }
                     val throttling = config.throttlingDependency()?.use { VectorJson.dependencySnapshot(it.snapshot(0)) }
                     mapOf(
@@ -240,11 +245,17 @@ class ConformanceTest {
                     )
                 }
             }
+
             "grpc_timeout_ns_encode" -> answer { encodeGrpcTimeoutNs(string(case, "timeout_ns").toLong()) }
+
             "grpc_timeout_ns_parse" -> answer { parseGrpcTimeoutNs(string(case, "value")).toString() }
+
             "aws_error_code" -> answer { awsErrorCodeFromResponse(case["errortype_header"] as String?, case["body"] as String?) }
+
             "budget" -> return runBudget(case, id)
+
             "breaker" -> return runBreaker(case, id)
+
             "dependency" -> {
                 val json = answer {
                     dependencyFrom(case["dependency"]).use { VectorJson.dependencySnapshot(it.snapshot(0)) }
@@ -255,43 +266,58 @@ class ConformanceTest {
                 }
                 json
             }
+
             "redelivery" -> answer {
                 policy(case).use { p ->
                     VectorJson.redelivery(
                         p.redeliver(
-                            long(case, "attempts").toInt(), long(case, "first_seen_ms"), long(case, "now_ms"),
+                            long(case, "attempts").toInt(),
+                            long(case, "first_seen_ms"),
+                            long(case, "now_ms"),
                             VectorJson.outcome(case["outcome"]),
                         ),
                     )
                 }
             }
+
             "http_outcome" -> answer {
                 VectorJson.outcomeJson(
                     outcomeFromHttp(
-                        long(case, "status").toInt(), case["retry_after"] as String?, case["retry_after_ms"] as String?,
+                        long(case, "status").toInt(),
+                        case["retry_after"] as String?,
+                        case["retry_after_ms"] as String?,
                         long(case, "now_unix_ms"),
                     ),
                 )
             }
+
             "policy" -> {
                 case["policy"]?.let(TypedConfig::policy)?.let { config ->
                     settle(case, answer { Policy(config).use { VectorJson.policyConfig(it.toConfig()) } }, "$id (typed)")
                 }
                 answer { policy(case).use { VectorJson.policyConfig(it.toConfig()) } }
             }
+
             "backoff_ceilings" -> answer { policy(case).use { p -> p.backoffCeilingsMs(long(case, "retries").toInt()) } }
+
             "classify" -> answer {
                 policy(case).use { p -> VectorJson.classification(p.classify(VectorJson.outcome(case["outcome"]))) }
             }
+
             "explain" -> answer {
                 policy(case).use { p ->
                     VectorJson.timeline(p.explain(optLong(case, "deadline_ms"), optLong(case, "first_attempt_at_ms") ?: 0))
                 }
             }
+
             "retry_after" -> answer { parseRetryAfterWith(string(case, "value"), long(case, "now_unix_ms"), reading(case)) }
+
             "http_date" -> answer { parseHttpDate(string(case, "value"), long(case, "now_unix_ms"), reading(case)) }
+
             "rate_limit" -> answer { parseRateLimit(string(case, "value"), case["policy_value"] as String?) }
+
             "rate_limit_reset" -> answer { parseRateLimitReset(string(case, "value"), long(case, "now_unix_ms")) }
+
             "http_response" -> answer {
                 @Suppress("UNCHECKED_CAST")
                 val headers = case["headers"] as Map<String, String>
@@ -299,15 +325,21 @@ class ConformanceTest {
                     outcomeFromHttpResponse(long(case, "status").toInt(), headers, long(case, "now_unix_ms"), reading(case)),
                 )
             }
+
             "retry_after_ms" -> answer { parseRetryAfterMsHeader(string(case, "value")) }
+
             "grpc_pushback" -> answer { VectorJson.pushback(parseGrpcPushback(string(case, "value"))) }
+
             "grpc_timeout_encode" -> answer { encodeGrpcTimeout(long(case, "timeout_ms")) }
+
             "grpc_timeout_parse" -> answer { parseGrpcTimeout(string(case, "value")) }
+
             "admit" -> answer {
                 VectorJson.admission(
                     admit(long(case, "deadline_ms"), long(case, "now_ms"), long(case, "reserve_ms"), long(case, "minimum_useful_ms")),
                 )
             }
+
             else -> error("$id: unknown kind `$kind`")
         }
         settle(case, result, id)
@@ -347,15 +379,20 @@ class ConformanceTest {
                     val result = answer {
                         when (val call = step["call"]) {
                             "poll" -> VectorJson.decision(operation.poll(at))
+
                             "cancel" -> VectorJson.decision(operation.cancel(at))
+
                             "outcome" -> VectorJson.decision(
                                 operation.onOutcome(at, long(step, "attempt").toInt(), VectorJson.outcome(step["outcome"])),
                             )
+
                             "dependency_snapshot" -> VectorJson.dependencySnapshot(dependency!!.snapshot(at))
+
                             "budget_on_failure" -> null.also {
                                 val budget = checkNotNull(dependency!!.budget()) { "$id: no budget" }
                                 budget.use { it.onFailure(at, null) }
                             }
+
                             else -> error("$id: unknown call `$call`")
                         }
                     }
@@ -398,8 +435,11 @@ class ConformanceTest {
                 val incoming = (case["incoming_headers"] as Map<String, String>?)?.let { headers ->
                     IncomingContext.read(policy, long(case, "start_ms"), lookupIn(headers))
                 }
-                if (incoming == null) Driver(policy, long(case, "start_ms"), options, driverOptions)
-                else Driver(policy, long(case, "start_ms"), options, driverOptions, incoming)
+                if (incoming == null) {
+                    Driver(policy, long(case, "start_ms"), options, driverOptions)
+                } else {
+                    Driver(policy, long(case, "start_ms"), options, driverOptions, incoming)
+                }
             } catch (e: RetryplanException) {
                 return settle(case, "expect_error" to VectorJson.error(e), id)
             }
@@ -428,8 +468,7 @@ class ConformanceTest {
     }
 
     /** A lookup by lower-case name in a vector's headers object (names in any case). */
-    private fun lookupIn(headers: Map<String, String>): (String) -> String? =
-        { name -> headers.entries.firstOrNull { it.key.equals(name, ignoreCase = true) }?.value }
+    private fun lookupIn(headers: Map<String, String>): (String) -> String? = { name -> headers.entries.firstOrNull { it.key.equals(name, ignoreCase = true) }?.value }
 
     private fun protocol(step: Map<String, Any?>): Protocol = when (val p = step["protocol"]) {
         "http" -> Protocol.HTTP
@@ -475,13 +514,13 @@ class ConformanceTest {
         step["failure"]?.let { name -> return driver.handleFailure(at, attempt, Failure.valueOf((name as String).uppercase()), token, held) }
         step["outcome"]?.let { return driver.handleResult(at, attempt, VectorJson.outcome(it), token, held) }
         val response = obj(step["response"] ?: error("a result needs outcome, failure or response"))
+
         @Suppress("UNCHECKED_CAST")
         val headers = obj(response["headers"] ?: emptyMap<String, Any?>()) as Map<String, String>
         return driver.handleResponse(at, attempt, token, long(response, "status"), headers, optLong(step, "now_unix_ms") ?: 0)
     }
 
-    private fun steps(case: Map<String, Any?>, id: String): List<Map<String, Any?>> =
-        (case["steps"] as? List<*> ?: error("$id: needs steps")).map(::obj)
+    private fun steps(case: Map<String, Any?>, id: String): List<Map<String, Any?>> = (case["steps"] as? List<*> ?: error("$id: needs steps")).map(::obj)
 
     /**
      * A budget or breaker configuration `BudgetConfig` / `BreakerConfig` cannot
@@ -509,15 +548,22 @@ class ConformanceTest {
                 var granted: RetryCharge? = null
                 val result = when (val call = step["call"]) {
                     "on_request" -> answer { null.also { budget.onRequest(at) } }
+
                     "try_retry" -> answer {
                         granted = budget.tryRetry(at, step["after_timeout"] as Boolean? ?: false)
                         granted?.let { mapOf("granted" to true, "cost" to it.cost().toLong()) } ?: mapOf("granted" to false)
                     }
+
                     "on_success" -> answer { null.also { budget.onSuccess(at, charge()) } }
+
                     "on_failure" -> answer { null.also { budget.onFailure(at, charge()) } }
+
                     "snapshot" -> answer { VectorJson.budgetSnapshot(budget.snapshot(at)) }
+
                     "acquire" -> answer { mapOf("granted" to budget.acquire(long(step, "amount").toInt())) }
+
                     "release" -> answer { null.also { budget.release(long(step, "amount").toInt()) } }
+
                     else -> error("$id: unknown budget call `$call`")
                 }
                 charges += granted
@@ -546,10 +592,15 @@ class ConformanceTest {
                         granted = breaker.tryAcquire(at)
                         granted?.let { mapOf("granted" to true, "probe" to it.probe()) } ?: mapOf("granted" to false)
                     }
+
                     "on_success" -> answer { null.also { breaker.onSuccess(at, permit()) } }
+
                     "on_failure" -> answer { null.also { breaker.onFailure(at, permit()) } }
+
                     "release" -> answer { null.also { breaker.release(permit()) } }
+
                     "snapshot" -> answer { VectorJson.breakerSnapshot(breaker.snapshot(at)) }
+
                     else -> error("$id: unknown breaker call `$call`")
                 }
                 permits += granted

@@ -1,21 +1,21 @@
 package dev.retryplan.test
 
+import dev.retryplan.Action
 import dev.retryplan.BreakerConfig
 import dev.retryplan.BreakerState
 import dev.retryplan.CircuitBreaker
-import dev.retryplan.Action
 import dev.retryplan.Decision
+import dev.retryplan.Dependency
+import dev.retryplan.DependencyConfig
 import dev.retryplan.Driver
 import dev.retryplan.DriverOptions
 import dev.retryplan.Failure
-import dev.retryplan.Stats
-import dev.retryplan.Dependency
-import dev.retryplan.DependencyConfig
 import dev.retryplan.Operation
 import dev.retryplan.OperationOptions
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.RetryplanException
+import dev.retryplan.Stats
 import dev.retryplan.TripConfig
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertThrows

@@ -39,8 +39,7 @@ private suspend fun fetchStock(): Int = throw Busy()
 
 private fun saveCart(): Int = throw Busy()
 
-private fun reconcile(key: String) =
-    "the write may have happened; do not repeat it blindly: look it up (reconcile it) by its idempotency key \"$key\""
+private fun reconcile(key: String) = "the write may have happened; do not repeat it blindly: look it up (reconcile it) by its idempotency key \"$key\""
 
 /**
  * Each typed ending's message is the core's (`endingMessage`), the same words
@@ -143,6 +142,7 @@ class EndingsTest {
     fun `no helper composes an ending's English of its own`() {
         val vectors = File(System.getProperty("retryplan.vectors") ?: System.getenv("RETRYPLAN_VECTORS") ?: "../tests/conformance")
         val root = vectors.absoluteFile.parentFile.parentFile
+
         @Suppress("UNCHECKED_CAST")
         val rules = (Json.parse(File(root, "tests/messages/rules.json").readText()) as Map<String, Any?>)["rules"] as List<Map<String, Any?>>
         val endings = rules.filter { (it["id"] as String).startsWith("ending_") }

@@ -6,26 +6,26 @@ import dev.retryplan.BreakerConfig
 import dev.retryplan.BudgetConfig
 import dev.retryplan.CircuitBreaker
 import dev.retryplan.ConfigKind
+import dev.retryplan.Decision
 import dev.retryplan.Dependency
-import dev.retryplan.InvalidPolicy
-import dev.retryplan.InvalidPolicyJson
 import dev.retryplan.DependencyConfig
 import dev.retryplan.HedgingConfig
-import dev.retryplan.PolicyConfig
-import dev.retryplan.RetryBudget
-import dev.retryplan.TripConfig
-import dev.retryplan.outcomeFromHttp
-import dev.retryplan.Decision
+import dev.retryplan.InvalidPolicy
+import dev.retryplan.InvalidPolicyJson
 import dev.retryplan.Operation
 import dev.retryplan.OperationOptions
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
+import dev.retryplan.PolicyConfig
+import dev.retryplan.RetryBudget
 import dev.retryplan.RetryplanException
 import dev.retryplan.ServiceConfig
 import dev.retryplan.Stats
+import dev.retryplan.TripConfig
 import dev.retryplan.code
 import dev.retryplan.defaultPolicyConfig
 import dev.retryplan.encodeGrpcTimeout
+import dev.retryplan.outcomeFromHttp
 import dev.retryplan.parseGrpcTimeout
 import dev.retryplan.parseRetryAfter
 import dev.retryplan.profileConfig
@@ -114,13 +114,22 @@ class ErrorsTest {
             assertEquals(text.description, typed.description)
         }
         val defaults = defaultPolicyConfig()
-        same(defaults.copy(attemptTimeout = AttemptTimeoutConfig.FixedMs(-3)), """{"attempt_timeout": {"fixed_ms": -3}}""",
-            "attempt_timeout.fixed_ms")
-        same(defaults.copy(retryOn = defaults.retryOn.copy(httpStatuses = listOf(503, 70_000))),
-            """{"retry_on": {"http_statuses": [503, 70000]}}""", "retry_on.http_statuses[1]")
+        same(
+            defaults.copy(attemptTimeout = AttemptTimeoutConfig.FixedMs(-3)),
+            """{"attempt_timeout": {"fixed_ms": -3}}""",
+            "attempt_timeout.fixed_ms",
+        )
+        same(
+            defaults.copy(retryOn = defaults.retryOn.copy(httpStatuses = listOf(503, 70_000))),
+            """{"retry_on": {"http_statuses": [503, 70000]}}""",
+            "retry_on.http_statuses[1]",
+        )
         same(defaults.copy(backoff = defaults.backoff.copy(baseMs = -5)), """{"backoff": {"base_ms": -5}}""", "backoff.base_ms")
-        same(defaults.copy(hedging = HedgingConfig(-1, 1)), """{"hedging": {"delay_ms": -1, "max_hedged_attempts": 1}}""",
-            "hedging.delay_ms")
+        same(
+            defaults.copy(hedging = HedgingConfig(-1, 1)),
+            """{"hedging": {"delay_ms": -1, "max_hedged_attempts": 1}}""",
+            "hedging.delay_ms",
+        )
         // Rules are checked after reading, as for JSON: every violation listed.
         val invalid = raises<RetryplanException.ConfigViolations>("config_violations") { Policy(defaults.copy(maxAttempts = 0)) }
         assertEquals(listOf("max_attempts"), invalid.violations.map { it.field })

@@ -8,11 +8,11 @@ import dev.retryplan.failureOf
 import dev.retryplan.guidanceHeaders
 import dev.retryplan.idempotencyKeyHeader
 import dev.retryplan.requestIdHeader
-import java.io.File
-import java.net.ConnectException
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertNull
 import org.junit.jupiter.api.Test
+import java.io.File
+import java.net.ConnectException
 
 /** The failure table looks through wrapped errors exactly as deep as the core says every binding does. */
 class FailuresTest {
@@ -25,8 +25,7 @@ class FailuresTest {
     }
 
     /** A refused connection with [depth] errors the table does not know wrapped around it. */
-    private fun wrapped(depth: Int): Throwable =
-        (1..depth).fold(ConnectException("Connection refused") as Throwable) { cause, level -> RuntimeException("wrapper $level", cause) }
+    private fun wrapped(depth: Int): Throwable = (1..depth).fold(ConnectException("Connection refused") as Throwable) { cause, level -> RuntimeException("wrapper $level", cause) }
 
     /** The header constants (generated from the core's source by core/mirrors) are what the library says. */
     @Test

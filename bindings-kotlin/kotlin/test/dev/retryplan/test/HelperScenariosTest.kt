@@ -48,7 +48,10 @@ class HelperScenariosTest {
         // Load and warm the helpers once (the native library, OkHttp, the coroutine threads), untimed.
         val warmUp = server.scenarios.first { it["id"] == "not_found_is_not_retried" }
         Policy.fromJson(Json.write(warmUp["policy"])).use { policy ->
-            repeat(3) { okhttp(Run(warmUp, policy, null, false, null)); httpClient(Run(warmUp, policy, null, false, null)) }
+            repeat(3) {
+                okhttp(Run(warmUp, policy, null, false, null))
+                httpClient(Run(warmUp, policy, null, false, null))
+            }
         }
     }
 
@@ -86,8 +89,7 @@ class HelperScenariosTest {
     }
 
     /** The request body a scenario sends: `body` (text) or `body_bytes` (that many `x`). */
-    private fun bodyOf(request: Map<String, Any?>): ByteArray? =
-        (request["body"] as String?)?.toByteArray() ?: (request["body_bytes"] as Long?)?.let { ByteArray(it.toInt()) { 'x'.code.toByte() } }
+    private fun bodyOf(request: Map<String, Any?>): ByteArray? = (request["body"] as String?)?.toByteArray() ?: (request["body_bytes"] as Long?)?.let { ByteArray(it.toInt()) { 'x'.code.toByte() } }
 
     /** Reads [stream] to its end, or until reading fails (the helper cut the body): the text read, and the error. */
     private fun readAll(stream: java.io.InputStream): Pair<String, Throwable?> {
@@ -197,10 +199,12 @@ class HelperScenariosTest {
                     (error is IOException && error !is OperationFailedException && error.message == "Canceled") || error is InterruptedException,
                     "$id: expected the platform's cancellation, got $error",
                 )
+
                 raises["error"] != null -> {
                     assertTrue(error is RetryplanException.Unsupported, "$id: expected unsupported, got $error")
                     assertEquals(raises["field"], (error as RetryplanException.Unsupported).field, "$id: field")
                 }
+
                 else -> {
                     val ending = when (error) {
                         is GaveUpException -> "gave_up"
@@ -228,7 +232,9 @@ class HelperScenariosTest {
         assertTrue(ids.all { it is String } && repeats.isEmpty(), "$id: request ids present and distinct: $ids")
         when (expect["idempotency_key"]) {
             "absent" -> assertTrue(log.all { it["idempotency_key"] == null }, "$id: no idempotency key: $log")
+
             "same" -> assertTrue(log.map { it["idempotency_key"] }.toSet().let { it.size == 1 && null !in it }, "$id: one key: $log")
+
             is Map<*, *> -> (expect["idempotency_key"] as Map<*, *>)["exactly"].let { exactly ->
                 assertTrue(log.isNotEmpty() && log.all { it["idempotency_key"] == exactly }, "$id: $exactly on every request: $log")
             }

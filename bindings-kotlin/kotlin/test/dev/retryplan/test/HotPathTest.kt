@@ -91,8 +91,11 @@ class HotPathTest {
                 while (decision !is Decision.StartAttempt || decision.attempt < 66) {
                     now += 1
                     decision = when (val d = decision) {
-                        is Decision.StartAttempt -> call({ it.onOutcome(now, d.attempt, Outcome.HttpStatus(503)) },
-                            { it.onOutcome(now, d.attempt, Outcome.HttpStatus(503)) })
+                        is Decision.StartAttempt -> call(
+                            { it.onOutcome(now, d.attempt, Outcome.HttpStatus(503)) },
+                            { it.onOutcome(now, d.attempt, Outcome.HttpStatus(503)) },
+                        )
+
                         else -> call({ it.poll(now) }, { it.poll(now) })
                     }
                 }
@@ -109,20 +112,33 @@ class HotPathTest {
     fun `cancel and every error of the hot path are uniffi's, and change nothing`() {
         policy("""{"jitter": {"kind": "none"}}""").use { policy ->
             sideBySide(policy) { call ->
-                assertThrows(RetryplanException.AttemptNotRunning::class.java, Executable {
-                    call({ it.onOutcome(0, 1, Outcome.Success) }, { it.onOutcome(0, 1, Outcome.Success) })
-                })
+                assertThrows(
+                    RetryplanException.AttemptNotRunning::class.java,
+                    Executable {
+                        call({ it.onOutcome(0, 1, Outcome.Success) }, { it.onOutcome(0, 1, Outcome.Success) })
+                    },
+                )
                 assertThrows(RetryplanException.InvalidArgument::class.java, Executable { call({ it.poll(-1) }, { it.poll(-1) }) })
                 call({ it.poll(0) }, { it.poll(0) })
-                for (bad in listOf(Outcome.HttpStatus(42), Outcome.HttpStatus(-503), Outcome.HttpStatus(503, -1),
-                    Outcome.GrpcStatus(GrpcCode.UNAVAILABLE, Pushback.RetryAfterMs(-1)))) {
-                    assertThrows(RetryplanException.InvalidArgument::class.java, Executable {
-                        call({ it.onOutcome(5, 1, bad) }, { it.onOutcome(5, 1, bad) })
-                    })
+                for (bad in listOf(
+                    Outcome.HttpStatus(42),
+                    Outcome.HttpStatus(-503),
+                    Outcome.HttpStatus(503, -1),
+                    Outcome.GrpcStatus(GrpcCode.UNAVAILABLE, Pushback.RetryAfterMs(-1)),
+                )) {
+                    assertThrows(
+                        RetryplanException.InvalidArgument::class.java,
+                        Executable {
+                            call({ it.onOutcome(5, 1, bad) }, { it.onOutcome(5, 1, bad) })
+                        },
+                    )
                 }
-                assertThrows(RetryplanException.InvalidArgument::class.java, Executable {
-                    call({ it.onOutcome(5, -1, Outcome.Success) }, { it.onOutcome(5, -1, Outcome.Success) })
-                })
+                assertThrows(
+                    RetryplanException.InvalidArgument::class.java,
+                    Executable {
+                        call({ it.onOutcome(5, -1, Outcome.Success) }, { it.onOutcome(5, -1, Outcome.Success) })
+                    },
+                )
                 // Nothing changed: attempt 1 still runs.
                 call({ it.poll(6) }, { it.poll(6) }) as Decision.AwaitOutcome
                 call({ it.cancel(7) }, { it.cancel(7) }) as Decision.GaveUp
@@ -132,13 +148,6 @@ class HotPathTest {
         }
     }
 
-    /**
-     * The driver's wire, against its typed calls: for every failure of the
-     * vocabulary and every verdict, a `result` record carrying the number the
-     * core's tables give it gets the same receipt and next action as the
-     * typed call (so the tables the helpers build their constants from are
-     * the core's); a refused record stays typed.
-     */
     /**
      * The library is mapped from its copy in the user's cache (Library.kt),
      * named by the jar entry's CRC and size, not extracted by JNA again.
@@ -163,6 +172,13 @@ class HotPathTest {
         assertEquals(true, deprecated?.message?.contains("core/src/driver/wire.md"), "$method: $deprecated")
     }
 
+    /**
+     * The driver's wire, against its typed calls: for every failure of the
+     * vocabulary and every verdict, a `result` record carrying the number the
+     * core's tables give it gets the same receipt and next action as the
+     * typed call (so the tables the helpers build their constants from are
+     * the core's); a refused record stays typed.
+     */
     @Test
     @Suppress("DEPRECATION")
     fun `the wire's tables name what the typed calls take`() {
@@ -185,21 +201,27 @@ class HotPathTest {
             is Action.Finish -> "finish"
         }
         fun record(kind: String, code: Int) = listOf(
-            tables.inputKinds.indexOf("result"), 10, 1, 4, tables.helds.indexOf(Held.ERROR), tables.outcomeKinds.indexOf(kind), code, -1,
+            tables.inputKinds.indexOf("result"),
+            10,
+            1,
+            4,
+            tables.helds.indexOf(Held.ERROR),
+            tables.outcomeKinds.indexOf(kind),
+            code,
+            -1,
         ).map { it.toLong() }
-        fun check(policy: Policy, typed: (Driver) -> Receipt, wire: List<Long>) =
-            Driver(policy, 0, OperationOptions(seed = 11), options).use { a ->
-                Driver(policy, 0, OperationOptions(seed = 11), options).use { b ->
-                    a.pollAction(0)
-                    b.pollAction(0)
-                    val receipt = typed(a)
-                    val out = b.exchange(wire)
-                    assertEquals(tables.receipts.indexOf(receipt).toLong(), out[tables.outputFields.indexOf("receipt")])
-                    val action = a.pollAction(10)
-                    assertEquals(tables.actionKinds.indexOf(kind(action)).toLong(), out[tables.outputFields.indexOf("action_kind")])
-                    assertEquals(action, b.pollAction(10))
-                }
+        fun check(policy: Policy, typed: (Driver) -> Receipt, wire: List<Long>) = Driver(policy, 0, OperationOptions(seed = 11), options).use { a ->
+            Driver(policy, 0, OperationOptions(seed = 11), options).use { b ->
+                a.pollAction(0)
+                b.pollAction(0)
+                val receipt = typed(a)
+                val out = b.exchange(wire)
+                assertEquals(tables.receipts.indexOf(receipt).toLong(), out[tables.outputFields.indexOf("receipt")])
+                val action = a.pollAction(10)
+                assertEquals(tables.actionKinds.indexOf(kind(action)).toLong(), out[tables.outputFields.indexOf("action_kind")])
+                assertEquals(action, b.pollAction(10))
             }
+        }
         policy("""{"max_attempts": 2, "jitter": {"kind": "none"}, "attempt_timeout": {"fixed_ms": 300}}""").use { policy ->
             for (failure in Failure.entries) {
                 check(policy, { it.handleFailure(10, 1, failure, 4, Held.ERROR) }, record("failure", tables.failures.indexOf(failure)))

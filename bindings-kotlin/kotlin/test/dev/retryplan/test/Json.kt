@@ -25,11 +25,14 @@ object Json {
     private fun write(value: Any?, out: StringBuilder) {
         when (value) {
             null -> out.append("null")
+
             is Boolean, is Long, is Int, is BigInteger -> out.append(value.toString())
+
             is Double -> {
                 require(value.isFinite()) { "JSON has no $value" }
                 out.append(BigDecimal(value).toPlainString().let { if ('.' in it) it else "$it.0" })
             }
+
             is String -> {
                 out.append('"')
                 for (c in value) {
@@ -42,11 +45,16 @@ object Json {
                 }
                 out.append('"')
             }
+
             is List<*> -> {
                 out.append('[')
-                value.forEachIndexed { i, item -> if (i > 0) out.append(','); write(item, out) }
+                value.forEachIndexed { i, item ->
+                    if (i > 0) out.append(',')
+                    write(item, out)
+                }
                 out.append(']')
             }
+
             is Map<*, *> -> {
                 out.append('{')
                 var first = true
@@ -59,6 +67,7 @@ object Json {
                 }
                 out.append('}')
             }
+
             else -> throw IllegalArgumentException("not a JSON value: ${value::class}")
         }
     }
@@ -82,11 +91,26 @@ object Json {
             if (at >= text.length) fail("unexpected end")
             return when (text[at]) {
                 '{' -> obj()
+
                 '[' -> array()
+
                 '"' -> string()
-                't' -> { expect("true"); true }
-                'f' -> { expect("false"); false }
-                'n' -> { expect("null"); null }
+
+                't' -> {
+                    expect("true")
+                    true
+                }
+
+                'f' -> {
+                    expect("false")
+                    false
+                }
+
+                'n' -> {
+                    expect("null")
+                    null
+                }
+
                 else -> number()
             }
         }
@@ -95,7 +119,10 @@ object Json {
             val map = LinkedHashMap<String, Any?>()
             at++
             skipSpace()
-            if (text.getOrNull(at) == '}') { at++; return map }
+            if (text.getOrNull(at) == '}') {
+                at++
+                return map
+            }
             while (true) {
                 skipSpace()
                 val key = string()
@@ -106,7 +133,12 @@ object Json {
                 skipSpace()
                 when (text.getOrNull(at)) {
                     ',' -> at++
-                    '}' -> { at++; return map }
+
+                    '}' -> {
+                        at++
+                        return map
+                    }
+
                     else -> fail("expected , or }")
                 }
             }
@@ -116,13 +148,21 @@ object Json {
             val list = ArrayList<Any?>()
             at++
             skipSpace()
-            if (text.getOrNull(at) == ']') { at++; return list }
+            if (text.getOrNull(at) == ']') {
+                at++
+                return list
+            }
             while (true) {
                 list.add(value())
                 skipSpace()
                 when (text.getOrNull(at)) {
                     ',' -> at++
-                    ']' -> { at++; return list }
+
+                    ']' -> {
+                        at++
+                        return list
+                    }
+
                     else -> fail("expected , or ]")
                 }
             }
@@ -137,24 +177,34 @@ object Json {
                 val c = text[at++]
                 when {
                     c == '"' -> return out.toString()
+
                     c == '\\' -> {
                         val e = text.getOrNull(at++) ?: fail("bad escape")
                         when (e) {
                             '"', '\\', '/' -> out.append(e)
+
                             'b' -> out.append('\b')
+
                             'f' -> out.append('\u000c')
+
                             'n' -> out.append('\n')
+
                             'r' -> out.append('\r')
+
                             't' -> out.append('\t')
+
                             'u' -> {
                                 if (at + 4 > text.length) fail("bad \\u escape")
                                 out.append(text.substring(at, at + 4).toInt(16).toChar())
                                 at += 4
                             }
+
                             else -> fail("bad escape \\$e")
                         }
                     }
+
                     c < ' ' -> fail("control character in string")
+
                     else -> out.append(c)
                 }
             }

@@ -8,6 +8,9 @@ import dev.retryplan.http.RetryingHttpClient
 import dev.retryplan.okhttp.RetryInterceptor
 import dev.retryplan.okhttp.retryDecision
 import dev.retryplan.okhttp.retrying
+import dev.retryplan.retrying
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.suspendCancellableCoroutine
 import okhttp3.MediaType
 import okhttp3.OkHttpClient
 import okhttp3.Request
@@ -16,17 +19,14 @@ import okio.BufferedSink
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
-import dev.retryplan.retrying
-import kotlinx.coroutines.runBlocking
-import kotlinx.coroutines.suspendCancellableCoroutine
 import java.net.SocketTimeoutException
 import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
 import java.util.concurrent.Callable
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
 import kotlin.coroutines.resumeWithException
-import java.net.http.HttpRequest
-import java.net.http.HttpResponse
 
 /**
  * A late or aborted attempt's result can never reach the caller: against an
@@ -140,6 +140,7 @@ class LateResultsTest {
                     override fun writeTo(sink: BufferedSink) {
                         sink.writeUtf8("once")
                     }
+
                     @Suppress("unused") // OkHttp 3.14+ calls it by name
                     fun isOneShot() = true
                 }

@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger
 class LocalServer(private val script: (attempt: Int) -> Reply) : AutoCloseable {
     sealed interface Reply {
         data class Status(val status: Int, val headers: Map<String, String> = emptyMap(), val body: String = "") : Reply
+
         /** Hold the request this long (bounded), then answer 200. */
         data class Stall(val ms: Long) : Reply
     }
@@ -45,6 +46,7 @@ class LocalServer(private val script: (attempt: Int) -> Reply) : AutoCloseable {
                     exchange.sendResponseHeaders(reply.status, if (body.isEmpty()) -1 else body.size.toLong())
                     if (body.isNotEmpty()) exchange.responseBody.write(body)
                 }
+
                 is Reply.Stall -> {
                     try {
                         Thread.sleep(reply.ms)

@@ -10,10 +10,10 @@ import dev.retryplan.RequestContext
 import dev.retryplan.RetryplanException
 import dev.retryplan.Served
 import dev.retryplan.http.RetryingHttpClient
-import dev.retryplan.okhttp.retrying
 import dev.retryplan.okhttp.RetryInterceptor
-import dev.retryplan.okhttp.within
+import dev.retryplan.okhttp.retrying
 import dev.retryplan.okhttp.withAmbientContext
+import dev.retryplan.okhttp.within
 import dev.retryplan.retrying
 import dev.retryplan.serving
 import kotlinx.coroutines.runBlocking
@@ -95,6 +95,7 @@ class PropagationTest {
                 exchange.sendResponseHeaders(served.status, body.size.toLong())
                 exchange.responseBody.write(body)
             }
+
             is Served.Answered -> {
                 served.answerHeaders.forEach { exchange.responseHeaders.add(it.name, it.value) }
                 exchange.sendResponseHeaders(served.value, -1)

@@ -1,39 +1,39 @@
 package dev.retryplan.test
 
+import com.sun.net.httpserver.HttpServer
 import dev.retryplan.Decision
+import dev.retryplan.GaveUpException
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
+import dev.retryplan.RetryplanException
 import dev.retryplan.examples.Busy
 import dev.retryplan.examples.ProfileApi
-import dev.retryplan.GaveUpException
-import dev.retryplan.RetryplanException
-import dev.retryplan.examples.loadProfile
-import dev.retryplan.examples.loadProfileBlocking
-import dev.retryplan.examples.profiles
-import dev.retryplan.examples.readPolicy
-import kotlinx.coroutines.Dispatchers
-import kotlinx.coroutines.withContext
-import okhttp3.OkHttpClient
-import okhttp3.Request
 import dev.retryplan.examples.compiledPolicy
 import dev.retryplan.examples.controls
 import dev.retryplan.examples.form
+import dev.retryplan.examples.loadProfile
+import dev.retryplan.examples.loadProfileBlocking
 import dev.retryplan.examples.nightlyExport
-import dev.retryplan.examples.refusal
 import dev.retryplan.examples.placeOrder
 import dev.retryplan.examples.postOrder
+import dev.retryplan.examples.profiles
 import dev.retryplan.examples.propagatingService
-import com.sun.net.httpserver.HttpServer
-import java.net.InetSocketAddress
-import java.net.http.HttpClient
-import java.net.http.HttpResponse
-import java.util.Collections
+import dev.retryplan.examples.readPolicy
+import dev.retryplan.examples.refusal
+import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.runBlocking
-import java.net.URI
-import java.net.http.HttpRequest
+import kotlinx.coroutines.withContext
+import okhttp3.OkHttpClient
+import okhttp3.Request
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
+import java.net.InetSocketAddress
+import java.net.URI
+import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
+import java.util.Collections
 
 /**
  * Runs the README's Kotlin examples (kotlin/examples/, the README's code as
@@ -166,7 +166,10 @@ class ReadmeExamplesTest {
         val seen = Collections.synchronizedList(mutableListOf<Pair<String?, String?>>())
         val nextHop = HttpServer.create(InetSocketAddress("127.0.0.1", 0), 0).apply {
             createContext("/") { exchange ->
-                exchange.use { seen += it.requestHeaders.getFirst("retryplan-timeout-ms") to it.requestHeaders.getFirst("idempotency-key"); it.sendResponseHeaders(200, -1) }
+                exchange.use {
+                    seen += it.requestHeaders.getFirst("retryplan-timeout-ms") to it.requestHeaders.getFirst("idempotency-key")
+                    it.sendResponseHeaders(200, -1)
+                }
             }
             start()
         }

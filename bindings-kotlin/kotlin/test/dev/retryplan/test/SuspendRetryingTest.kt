@@ -13,8 +13,8 @@ import dev.retryplan.RetryplanException
 import dev.retryplan.Stats
 import dev.retryplan.TransportFailure
 import dev.retryplan.Verdict
-import dev.retryplan.code
 import dev.retryplan.blocking.interruptible
+import dev.retryplan.code
 import dev.retryplan.http.RetryingHttpClient
 import dev.retryplan.okhttp.Idempotent
 import dev.retryplan.okhttp.RetryInterceptor
@@ -116,7 +116,14 @@ class SuspendRetryingTest {
         val boom = IllegalStateException("boom")
         var calls = 0
         val ending = assertThrows(GaveUpException::class.java) {
-            runBlocking { policy().use { policy -> retrying<Unit>(policy, idempotencyKey = "order-7") { calls++; throw boom } } }
+            runBlocking {
+                policy().use { policy ->
+                    retrying<Unit>(policy, idempotencyKey = "order-7") {
+                        calls++
+                        throw boom
+                    }
+                }
+            }
         }
         assertEquals(GiveUpReason.ATTEMPTS_EXHAUSTED, ending.reason)
         assertEquals(calls, ending.attempts)
@@ -132,7 +139,14 @@ class SuspendRetryingTest {
     fun `an unrecognised error of a non-idempotent write reconciles after one attempt`() = runBlocking {
         var calls = 0
         val ending = assertThrows(ReconcileRequiredException::class.java) {
-            runBlocking { policy(""", "idempotency": "unsafe"""").use { policy -> retrying<Unit>(policy) { calls++; throw IllegalStateException("boom") } } }
+            runBlocking {
+                policy(""", "idempotency": "unsafe"""").use { policy ->
+                    retrying<Unit>(policy) {
+                        calls++
+                        throw IllegalStateException("boom")
+                    }
+                }
+            }
         }
         assertEquals(1, calls)
         assertEquals(unknownErrorVerdict(), (ending.lastOutcome as Outcome.Application).verdict)
@@ -144,7 +158,12 @@ class SuspendRetryingTest {
         val attempts = AtomicInteger()
         val ending = assertThrows(GaveUpException::class.java) {
             runBlocking {
-                policy().use { policy -> retrying<Unit>(policy) { attempts.incrementAndGet(); throw java.net.ConnectException("Connection refused") } }
+                policy().use { policy ->
+                    retrying<Unit>(policy) {
+                        attempts.incrementAndGet()
+                        throw java.net.ConnectException("Connection refused")
+                    }
+                }
             }
         }
         assertEquals(3, attempts.get(), "connection refused is not_sent: every attempt is tried")
@@ -266,7 +285,14 @@ class SuspendRetryingTest {
     fun `interrupting a blocking caller cancels the operation and throws InterruptedException`() {
         val stats = Stats()
         val caller = Thread.currentThread()
-        val timer = java.util.Timer(true).apply { schedule(object : java.util.TimerTask() { override fun run() = caller.interrupt() }, 150) }
+        val timer = java.util.Timer(true).apply {
+            schedule(
+                object : java.util.TimerTask() {
+                    override fun run() = caller.interrupt()
+                },
+                150,
+            )
+        }
         assertThrows(InterruptedException::class.java) {
             policy().use { policy -> retryingBlocking(policy, stats = stats) { Thread.sleep(10_000) } }
         }
@@ -378,8 +404,7 @@ class SuspendRetryingTest {
         }
     }
 
-    private fun interceptorCall(policy: Policy, request: Request): Pair<Int, Decision?> =
-        OkHttpClient.Builder().retrying(RetryInterceptor(policy)).build().newCall(request).execute().use { it.code() to it.retryDecision }
+    private fun interceptorCall(policy: Policy, request: Request): Pair<Int, Decision?> = OkHttpClient.Builder().retrying(RetryInterceptor(policy)).build().newCall(request).execute().use { it.code() to it.retryDecision }
 
     @Test
     fun `a one-shot body is sent once, and a POST tagged idempotent is repeated`() {

@@ -8,14 +8,14 @@ import dev.retryplan.CircuitBreaker
 import dev.retryplan.Decision
 import dev.retryplan.Dependency
 import dev.retryplan.DependencyConfig
-import dev.retryplan.RetryBudget
-import dev.retryplan.TripConfig
-import dev.retryplan.blocking.retrying
 import dev.retryplan.Operation
 import dev.retryplan.OperationOptions
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
+import dev.retryplan.RetryBudget
 import dev.retryplan.Stats
+import dev.retryplan.TripConfig
+import dev.retryplan.blocking.retrying
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
@@ -79,7 +79,12 @@ class ThreadsTest {
                     op.onOutcome(100, first.attempt, Outcome.HttpStatus(503))
                     val barrier = CyclicBarrier(threads)
                     val pool = Executors.newFixedThreadPool(threads)
-                    val answers = (0 until threads).map { pool.submit<Decision> { barrier.await(); op.poll(150) } }.map { it.get() }
+                    val answers = (0 until threads).map {
+                        pool.submit<Decision> {
+                            barrier.await()
+                            op.poll(150)
+                        }
+                    }.map { it.get() }
                     pool.shutdown()
                     assertEquals(1, answers.count { it is Decision.StartAttempt }, "round $round: $answers")
                     assertEquals(threads - 1, answers.count { it == Decision.AwaitOutcome(1, 250) })
@@ -92,7 +97,12 @@ class ThreadsTest {
     private fun onThreads(threads: Int, work: (Int) -> Unit) {
         val pool = Executors.newFixedThreadPool(threads)
         val barrier = CyclicBarrier(threads)
-        (0 until threads).map { t -> pool.submit { barrier.await(); work(t) } }.forEach { it.get() }
+        (0 until threads).map { t ->
+            pool.submit {
+                barrier.await()
+                work(t)
+            }
+        }.forEach { it.get() }
         pool.shutdown()
     }
 

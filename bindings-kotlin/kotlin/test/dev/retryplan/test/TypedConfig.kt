@@ -60,18 +60,18 @@ object TypedConfig {
     private fun bool(value: Any?): Boolean = value as? Boolean ?: no()
     private fun list(value: Any?): List<Any?> = value as? List<Any?> ?: no()
 
-    private inline fun <reified E : Enum<E>> named(value: Any?): E =
-        enumValues<E>().firstOrNull { it.name.lowercase() == value } ?: no()
+    private inline fun <reified E : Enum<E>> named(value: Any?): E = enumValues<E>().firstOrNull { it.name.lowercase() == value } ?: no()
 
     /** `map[key]` read by [read], or [default] when absent. */
-    private fun <T> Map<String, Any?>.or(key: String, default: T, read: (Any?) -> T): T =
-        if (containsKey(key)) read(get(key)) else default
+    private fun <T> Map<String, Any?>.or(key: String, default: T, read: (Any?) -> T): T = if (containsKey(key)) read(get(key)) else default
 
     fun policy(json: Any?): PolicyConfig? = typed {
         val d = defaultPolicyConfig()
-        val m = obj(json, "max_attempts", "total_budget_ms", "attempt_timeout", "response_reserve_ms",
+        val m = obj(
+            json, "max_attempts", "total_budget_ms", "attempt_timeout", "response_reserve_ms",
             "minimum_useful_attempt_ms", "backoff", "jitter", "retry_on", "ambiguous", "conflict", "server_guidance",
-            "idempotency", "hedging", "redelivery", "retry_limits", "retry_methods")
+            "idempotency", "hedging", "redelivery", "retry_limits", "retry_methods",
+        )
         PolicyConfig(
             maxAttempts = m.or("max_attempts", d.maxAttempts, ::int),
             totalBudgetMs = m.or("total_budget_ms", d.totalBudgetMs, ::long),
@@ -204,24 +204,32 @@ object TypedConfig {
     fun breaker(json: Any?): BreakerConfig? = typed { breakerOf(json) }
 
     private fun budgetOf(value: Any?): BudgetConfig {
-        val b = obj(value, "kind", "max_tokens", "token_ratio", "retry_ratio", "min_retries_per_second", "window_ms",
-            "capacity", "retry_cost", "timeout_retry_cost", "success_increment", "throttling_retry_cost")
+        val b = obj(
+            value, "kind", "max_tokens", "token_ratio", "retry_ratio", "min_retries_per_second", "window_ms",
+            "capacity", "retry_cost", "timeout_retry_cost", "success_increment", "throttling_retry_cost",
+        )
         fun exactly(vararg keys: String) = if (b.keys == setOf("kind", *keys)) Unit else no()
         return when (b["kind"]) {
             "token_bucket" -> exactly("max_tokens", "token_ratio").let {
                 BudgetConfig.TokenBucket(int(b["max_tokens"]), double(b["token_ratio"]))
             }
+
             "ratio" -> exactly("retry_ratio", "min_retries_per_second", "window_ms").let {
                 BudgetConfig.Ratio(double(b["retry_ratio"]), int(b["min_retries_per_second"]), long(b["window_ms"]))
             }
+
             "quota" -> if (b.keys - "throttling_retry_cost" == setOf("kind", "capacity", "retry_cost", "timeout_retry_cost", "success_increment")) {
                 BudgetConfig.Quota(
-                    int(b["capacity"]), int(b["retry_cost"]), int(b["timeout_retry_cost"]), int(b["success_increment"]),
+                    int(b["capacity"]),
+                    int(b["retry_cost"]),
+                    int(b["timeout_retry_cost"]),
+                    int(b["success_increment"]),
                     b["throttling_retry_cost"]?.let(::int),
                 )
             } else {
                 no()
             }
+
             else -> no()
         }
     }
@@ -231,11 +239,13 @@ object TypedConfig {
         val t = obj(b["trip"] ?: no(), "kind", "failures", "failure_ratio", "minimum_throughput", "window_ms")
         val trip = when (t["kind"]) {
             "consecutive" -> if (t.keys == setOf("kind", "failures")) TripConfig.Consecutive(int(t["failures"])) else no()
+
             "ratio" -> if (t.keys == setOf("kind", "failure_ratio", "minimum_throughput", "window_ms")) {
                 TripConfig.Ratio(double(t["failure_ratio"]), int(t["minimum_throughput"]), long(t["window_ms"]))
             } else {
                 no()
             }
+
             else -> no()
         }
         return BreakerConfig(trip, long(b["open_ms"] ?: no()), int(b["half_open_probes"] ?: no()))

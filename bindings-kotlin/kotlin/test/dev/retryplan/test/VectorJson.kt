@@ -3,20 +3,20 @@ package dev.retryplan.test
 import dev.retryplan.Action
 import dev.retryplan.Admission
 import dev.retryplan.AttemptResult
-import dev.retryplan.Event
-import dev.retryplan.StatsSnapshot
 import dev.retryplan.BreakerSnapshot
 import dev.retryplan.BudgetSnapshot
-import dev.retryplan.DependencySnapshot
-import dev.retryplan.Redelivery
 import dev.retryplan.Class
 import dev.retryplan.Decision
+import dev.retryplan.DependencySnapshot
+import dev.retryplan.Event
 import dev.retryplan.GrpcCode
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.PolicyConfig
 import dev.retryplan.Pushback
+import dev.retryplan.Redelivery
 import dev.retryplan.RetryplanException
+import dev.retryplan.StatsSnapshot
 import dev.retryplan.Timeline
 import dev.retryplan.TimelineStep
 import dev.retryplan.TransportFailure
@@ -34,8 +34,7 @@ object VectorJson {
     /** Kotlin enum constant -> the core's snake_case name (DEADLINE_EXCEEDED -> deadline_exceeded). */
     fun name(value: Enum<*>): String = value.name.lowercase()
 
-    private inline fun <reified E : Enum<E>> enumOf(name: Any?): E =
-        enumValues<E>().firstOrNull { it.name.lowercase() == name } ?: error("unknown ${E::class.simpleName} $name")
+    private inline fun <reified E : Enum<E>> enumOf(name: Any?): E = enumValues<E>().firstOrNull { it.name.lowercase() == name } ?: error("unknown ${E::class.simpleName} $name")
 
     @Suppress("UNCHECKED_CAST")
     private fun obj(value: Any?): Map<String, Any?> = value as? Map<String, Any?> ?: error("expected an object: $value")
@@ -49,19 +48,29 @@ object VectorJson {
 
     fun budgetSnapshot(b: BudgetSnapshot): Map<String, Any?> = when (b) {
         is BudgetSnapshot.TokenBucket -> mapOf(
-            "kind" to "token_bucket", "tokens_milli" to b.tokensMilli, "max_tokens_milli" to b.maxTokensMilli,
+            "kind" to "token_bucket",
+            "tokens_milli" to b.tokensMilli,
+            "max_tokens_milli" to b.maxTokensMilli,
             "retries_allowed" to b.retriesAllowed,
         )
+
         is BudgetSnapshot.Ratio -> mapOf(
-            "kind" to "ratio", "requests" to b.requests, "retries" to b.retries, "balance_milli" to b.balanceMilli,
+            "kind" to "ratio",
+            "requests" to b.requests,
+            "retries" to b.retries,
+            "balance_milli" to b.balanceMilli,
         )
+
         is BudgetSnapshot.Quota -> mapOf("kind" to "quota", "available" to b.available.toLong(), "capacity" to b.capacity.toLong())
     }
 
     fun breakerSnapshot(b: BreakerSnapshot): Map<String, Any?> = mapOf(
-        "state" to name(b.state), "consecutive_failures" to b.consecutiveFailures.toLong(),
-        "window_results" to b.windowResults, "window_failures" to b.windowFailures,
-        "open_until_ms" to b.openUntilMs, "probes_in_flight" to b.probesInFlight.toLong(),
+        "state" to name(b.state),
+        "consecutive_failures" to b.consecutiveFailures.toLong(),
+        "window_results" to b.windowResults,
+        "window_failures" to b.windowFailures,
+        "open_until_ms" to b.openUntilMs,
+        "probes_in_flight" to b.probesInFlight.toLong(),
     )
 
     /** Absent parts are null here (the core does not skip them). */
@@ -79,12 +88,20 @@ object VectorJson {
 
     fun outcomeJson(o: Outcome): Any = when (o) {
         is Outcome.Success -> mapOf("type" to "success")
+
         is Outcome.Cancelled -> mapOf("type" to "cancelled")
+
         is Outcome.HttpStatus -> fields(
-            "type" to "http_status", "status" to o.status.toLong(), "retry_after_ms" to o.retryAfterMs, "error_code" to o.errorCode,
+            "type" to "http_status",
+            "status" to o.status.toLong(),
+            "retry_after_ms" to o.retryAfterMs,
+            "error_code" to o.errorCode,
         )
+
         is Outcome.GrpcStatus -> fields("type" to "grpc_status", "code" to name(o.code), "pushback" to o.pushback?.let(::pushback))
+
         is Outcome.Transport -> fields("type" to "transport", "failure" to name(o.failure), "retry_after_ms" to o.retryAfterMs)
+
         is Outcome.Application -> mapOf("type" to "application", "verdict" to name(o.verdict))
     }
 
@@ -92,80 +109,124 @@ object VectorJson {
         val map = obj(value)
         return when (map["type"]) {
             "success" -> Outcome.Success.also { only(map, "type") }
+
             "cancelled" -> Outcome.Cancelled.also { only(map, "type") }
+
             "http_status" -> {
                 only(map, "type", "status", "retry_after_ms", "error_code")
                 Outcome.HttpStatus(long(map["status"]).toInt(), map["retry_after_ms"]?.let(::long), map["error_code"] as String?)
             }
+
             "grpc_status" -> {
                 only(map, "type", "code", "pushback")
                 val pushback = when (val p = map["pushback"]) {
                     null -> null
+
                     "do_not_retry" -> Pushback.DoNotRetry
-                    else -> obj(p).let { only(it, "retry_after_ms"); Pushback.RetryAfterMs(long(it["retry_after_ms"])) }
+
+                    else -> obj(p).let {
+                        only(it, "retry_after_ms")
+                        Pushback.RetryAfterMs(long(it["retry_after_ms"]))
+                    }
                 }
                 Outcome.GrpcStatus(enumOf<GrpcCode>(map["code"]), pushback)
             }
+
             "transport" -> Outcome.Transport(enumOf<TransportFailure>(map["failure"]), map["retry_after_ms"]?.let(::long))
                 .also { only(map, "type", "failure", "retry_after_ms") }
+
             "application" -> Outcome.Application(enumOf<Verdict>(map["verdict"])).also { only(map, "type", "verdict") }
+
             else -> error("unknown outcome $map")
         }
     }
 
     /** Optional fields are left out when null, as the core's serde does. */
-    private fun fields(vararg pairs: Pair<String, Any?>): Map<String, Any?> =
-        linkedMapOf(*pairs).filterValues { it != null }
+    private fun fields(vararg pairs: Pair<String, Any?>): Map<String, Any?> = linkedMapOf(*pairs).filterValues { it != null }
 
     /** An empty set of attempts to abort is left out, as the core's serde does. */
     private fun aborts(attempts: List<Int>): List<Long>? = attempts.map { it.toLong() }.ifEmpty { null }
 
     fun decision(d: Decision): Map<String, Any?> = when (d) {
         is Decision.StartAttempt -> fields(
-            "type" to "start_attempt", "attempt" to d.attempt.toLong(), "timeout_ms" to d.timeoutMs,
-            "abort_at_ms" to d.abortAtMs, "request_id" to d.requestId, "remaining_budget_ms" to d.remainingBudgetMs,
+            "type" to "start_attempt",
+            "attempt" to d.attempt.toLong(),
+            "timeout_ms" to d.timeoutMs,
+            "abort_at_ms" to d.abortAtMs,
+            "request_id" to d.requestId,
+            "remaining_budget_ms" to d.remainingBudgetMs,
             "hedge" to d.hedge,
         )
+
         is Decision.Wait -> fields(
-            "type" to "wait", "retry" to d.retry.toLong(), "delay_ms" to d.delayMs, "until_ms" to d.untilMs,
-            "server_delay_ms" to d.serverDelayMs, "remaining_budget_ms" to d.remainingBudgetMs,
+            "type" to "wait",
+            "retry" to d.retry.toLong(),
+            "delay_ms" to d.delayMs,
+            "until_ms" to d.untilMs,
+            "server_delay_ms" to d.serverDelayMs,
+            "remaining_budget_ms" to d.remainingBudgetMs,
         )
+
         is Decision.AwaitOutcome -> fields("type" to "await_outcome", "in_flight" to d.inFlight.toLong(), "until_ms" to d.untilMs)
+
         is Decision.Succeeded -> fields(
-            "type" to "succeeded", "attempts" to d.attempts.toLong(), "winner" to d.winner.toLong(),
+            "type" to "succeeded",
+            "attempts" to d.attempts.toLong(),
+            "winner" to d.winner.toLong(),
             "abort_attempts" to aborts(d.abortAttempts),
         )
+
         is Decision.GaveUp -> fields(
-            "type" to "gave_up", "reason" to name(d.reason), "attempts" to d.attempts.toLong(),
-            "remaining_budget_ms" to d.remainingBudgetMs, "refused_delay_ms" to d.refusedDelayMs,
+            "type" to "gave_up",
+            "reason" to name(d.reason),
+            "attempts" to d.attempts.toLong(),
+            "remaining_budget_ms" to d.remainingBudgetMs,
+            "refused_delay_ms" to d.refusedDelayMs,
             "abort_attempts" to aborts(d.abortAttempts),
         )
+
         is Decision.Reconcile -> fields(
-            "type" to "reconcile", "attempts" to d.attempts.toLong(), "remaining_budget_ms" to d.remainingBudgetMs,
+            "type" to "reconcile",
+            "attempts" to d.attempts.toLong(),
+            "remaining_budget_ms" to d.remainingBudgetMs,
             "abort_attempts" to aborts(d.abortAttempts),
         )
+
         is Decision.Restart -> fields(
-            "type" to "restart", "attempts" to d.attempts.toLong(), "deadline_ms" to d.deadlineMs,
-            "remaining_budget_ms" to d.remainingBudgetMs, "abort_attempts" to aborts(d.abortAttempts),
+            "type" to "restart",
+            "attempts" to d.attempts.toLong(),
+            "deadline_ms" to d.deadlineMs,
+            "remaining_budget_ms" to d.remainingBudgetMs,
+            "abort_attempts" to aborts(d.abortAttempts),
         )
     }
 
-    private fun result(r: AttemptResult?): Map<String, Any?>? =
-        r?.let { mapOf("attempt" to it.attempt.toLong(), "outcome" to outcomeJson(it.outcome)) }
+    private fun result(r: AttemptResult?): Map<String, Any?>? = r?.let { mapOf("attempt" to it.attempt.toLong(), "outcome" to outcomeJson(it.outcome)) }
 
     fun action(a: Action): Map<String, Any?> = when (a) {
         is Action.StartAttempt -> a.plan.let { p ->
             mapOf(
-                "type" to "start_attempt", "attempt" to p.attempt.toLong(), "timeout_ms" to p.timeoutMs, "abort_at_ms" to p.abortAtMs,
-                "request_id" to p.requestId, "remaining_budget_ms" to p.remainingBudgetMs, "hedge" to p.hedge,
+                "type" to "start_attempt",
+                "attempt" to p.attempt.toLong(),
+                "timeout_ms" to p.timeoutMs,
+                "abort_at_ms" to p.abortAtMs,
+                "request_id" to p.requestId,
+                "remaining_budget_ms" to p.remainingBudgetMs,
+                "hedge" to p.hedge,
                 "send_idempotency_key" to p.sendIdempotencyKey,
             )
         }
+
         is Action.AbortAttempt -> mapOf("type" to "abort_attempt", "attempt" to a.attempt.toLong(), "reason" to name(a.reason))
+
         is Action.Sleep -> mapOf("type" to "sleep", "until_ms" to a.untilMs)
+
         is Action.Release -> mapOf("type" to "release", "token" to a.token)
+
         is Action.Finish -> fields(
-            "type" to "finish", "decision" to decision(a.ending.decision), "last_result" to result(a.ending.lastResult),
+            "type" to "finish",
+            "decision" to decision(a.ending.decision),
+            "last_result" to result(a.ending.lastResult),
             "result" to a.ending.result?.let { mapOf("token" to it.token, "returned" to it.returned) },
         )
     }
@@ -174,8 +235,13 @@ object VectorJson {
 
     fun stats(s: StatsSnapshot): Map<String, Any?> = s.gaveUp.let { g ->
         mapOf(
-            "operations" to s.operations, "attempts" to s.attempts, "retries" to s.retries, "hedges" to s.hedges,
-            "succeeded" to s.succeeded, "reconciles" to s.reconciles, "restarts" to s.restarts,
+            "operations" to s.operations,
+            "attempts" to s.attempts,
+            "retries" to s.retries,
+            "hedges" to s.hedges,
+            "succeeded" to s.succeeded,
+            "reconciles" to s.reconciles,
+            "restarts" to s.restarts,
             "gave_up" to mapOf(
                 "attempts_exhausted" to g.attemptsExhausted, "deadline_insufficient" to g.deadlineInsufficient,
                 "retry_after_exceeds_budget" to g.retryAfterExceedsBudget, "retry_after_above_cap" to g.retryAfterAboveCap,
@@ -188,10 +254,14 @@ object VectorJson {
 
     fun classification(c: Class): Map<String, Any?> = when (c) {
         is Class.Success -> mapOf("class" to "success")
+
         is Class.Retryable -> mapOf("class" to "retryable", "ambiguous" to c.ambiguous) +
             (if (c.throttling) mapOf("throttling" to true) else emptyMap())
+
         is Class.NotRetryable -> mapOf("class" to "not_retryable")
+
         is Class.Conflict -> mapOf("class" to "conflict")
+
         is Class.Cancelled -> mapOf("class" to "cancelled")
     }
 
@@ -214,13 +284,21 @@ object VectorJson {
         "steps" to t.steps.map { step ->
             when (step) {
                 is TimelineStep.Attempt -> mapOf(
-                    "type" to "attempt", "attempt" to step.attempt.toLong(), "start_ms" to step.startMs,
-                    "timeout_ms" to step.timeoutMs, "end_ms" to step.endMs,
+                    "type" to "attempt",
+                    "attempt" to step.attempt.toLong(),
+                    "start_ms" to step.startMs,
+                    "timeout_ms" to step.timeoutMs,
+                    "end_ms" to step.endMs,
                 )
+
                 is TimelineStep.Wait -> mapOf(
-                    "type" to "wait", "retry" to step.retry.toLong(), "start_ms" to step.startMs,
-                    "ceiling_ms" to step.ceilingMs, "min_delay_ms" to step.minDelayMs,
-                    "max_delay_ms" to step.maxDelayMs, "end_ms" to step.endMs,
+                    "type" to "wait",
+                    "retry" to step.retry.toLong(),
+                    "start_ms" to step.startMs,
+                    "ceiling_ms" to step.ceilingMs,
+                    "min_delay_ms" to step.minDelayMs,
+                    "max_delay_ms" to step.maxDelayMs,
+                    "end_ms" to step.endMs,
                 )
             }
         },
@@ -230,14 +308,22 @@ object VectorJson {
         "warnings" to t.warnings.map { w ->
             when (w) {
                 is Warning.AttemptsDoNotFit -> mapOf(
-                    "type" to "attempts_do_not_fit", "configured" to w.configured.toLong(), "fit" to w.fit.toLong(),
+                    "type" to "attempts_do_not_fit",
+                    "configured" to w.configured.toLong(),
+                    "fit" to w.fit.toLong(),
                     "deadline_ms" to w.deadlineMs,
                 )
+
                 is Warning.WorstCaseExceedsDeadline -> mapOf(
-                    "type" to "worst_case_exceeds_deadline", "worst_case_ms" to w.worstCaseMs, "deadline_ms" to w.deadlineMs,
+                    "type" to "worst_case_exceeds_deadline",
+                    "worst_case_ms" to w.worstCaseMs,
+                    "deadline_ms" to w.deadlineMs,
                 )
+
                 is Warning.GuidanceCapExceedsBudget -> mapOf(
-                    "type" to "guidance_cap_exceeds_budget", "cap_ms" to w.capMs, "deadline_ms" to w.deadlineMs,
+                    "type" to "guidance_cap_exceeds_budget",
+                    "cap_ms" to w.capMs,
+                    "deadline_ms" to w.deadlineMs,
                 )
             }
         },
@@ -255,9 +341,12 @@ object VectorJson {
     fun error(e: RetryplanException): Map<String, Any?> = when (e) {
         is RetryplanException.ConfigViolations ->
             mapOf("code" to e.code, "config" to e.config.name.lowercase(), "fields" to e.violations.map { it.field })
+
         is RetryplanException.InvalidConfig ->
             mapOf("code" to e.code, "config" to e.config.name.lowercase(), "fields" to listOf(e.field))
+
         is RetryplanException.Unsupported -> mapOf("code" to e.code, "fields" to listOf(e.field))
+
         else -> mapOf("code" to e.code)
     } + ("blame" to e.blame.name.lowercase())
 }
