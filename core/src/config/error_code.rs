@@ -1,8 +1,9 @@
 //! Error codes of HTTP outcomes, as AWS services send them
 //! (`ThrottlingException`, `SlowDown`, ...): the inline [`ErrorCode`], the
 //! built-in tables a policy may retry ([`ErrorCodeTable`]), and the reader of
-//! a response's code ([`error_code_from_response`]). Re-exported from
-//! [`crate::dialects::aws`], their public home; a leaf, so classification and the
+//! a response's code ([`error_code_from_response`]). Published here,
+//! where they are defined; [`crate::dialects::aws`] re-exports them with its
+//! tables (the path the bindings use); a leaf, so classification and the
 //! policy schema can use it.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

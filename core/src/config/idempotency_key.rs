@@ -60,7 +60,7 @@ impl IdempotencyKey {
     }
 
     /// The key a request carries in its own `Idempotency-Key` header
-    /// ([`IDEMPOTENCY_KEY_HEADER`](crate::IDEMPOTENCY_KEY_HEADER)), exactly as
+    /// ([`IDEMPOTENCY_KEY_HEADER`]), exactly as
     /// written: it is sent back unchanged on every attempt. Two forms are read:
     ///
     /// - a Structured Field String (RFC 9651 §3.3.3), the syntax

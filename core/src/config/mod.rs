@@ -3,7 +3,7 @@
 //! read from, AWS error codes, single-use grants and idempotency keys.
 
 pub mod error;
-pub(crate) mod error_code;
+pub mod error_code;
 pub mod grant;
-pub(crate) mod idempotency_key;
+pub mod idempotency_key;
 pub mod value;

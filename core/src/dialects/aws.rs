@@ -54,6 +54,7 @@ use crate::policy::{
     RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_MS,
 };
 
+#[doc(no_inline)]
 pub use crate::config::error_code::{
     error_code_from_response, sanitize_error_code, ErrorCode, ErrorCodeTable, ErrorCodeTables, MAX_ERROR_CODE_LEN,
     THROTTLING_ERROR_CODES, TRANSIENT_ERROR_CODES,

@@ -93,6 +93,7 @@ pub mod wire;
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 
+#[doc(no_inline)]
 pub use crate::outcomes::action::{
     AbortReason, Action, AttemptPlan, AttemptResult, Ending, EndingResult, Event, Held, Receipt,
 };

@@ -24,7 +24,9 @@ use crate::config::error::Error;
 use crate::engine::guidance::ServerDelay;
 use crate::ground::message::message;
 use crate::outcomes::classify::{classify, Class, Outcome};
+#[doc(no_inline)]
 pub use crate::policy::config::{RedeliveryConfig, MAX_REDELIVERY_DELAYS};
+#[doc(no_inline)]
 pub use crate::policy::validated::RedeliverySchedule;
 use crate::policy::{Idempotency, Policy};
 

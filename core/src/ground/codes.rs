@@ -1,6 +1,7 @@
 //! The failure vocabulary that outcomes report and policies list: gRPC
 //! status codes and transport failure kinds, with their snake_case names.
-//! Re-exported from [`classify`](crate::outcomes::classify), their public home.
+//! Published here, where they are defined, and at the crate root;
+//! [`classify`](crate::outcomes::classify) re-exports them (the path before the floors).
 
 use crate::ground::named::Named;
 

@@ -4,12 +4,12 @@
 //! crate.
 
 pub mod clock;
-pub(crate) mod codes;
+pub mod codes;
 pub mod deadline;
 pub(crate) mod lock;
 pub mod message;
-pub(crate) mod named;
+pub mod named;
 pub(crate) mod rng;
 pub(crate) mod text;
-pub(crate) mod units;
+pub mod units;
 pub(crate) mod window;

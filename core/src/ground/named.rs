@@ -1,6 +1,6 @@
 //! Enums written as their snake_case names: the [`Named`] table is the one
 //! place each name is spelt. The configuration reader ([`crate::config::value`]), the
-//! bindings and serde (through [`named_serde!`]) all read it, so a name
+//! bindings and serde (through `named_serde!`) all read it, so a name
 //! cannot differ between JSON and any language. A leaf: it depends on nothing
 //! else in the crate.
 

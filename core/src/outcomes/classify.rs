@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::error::Error;
 use crate::config::error_code::{ErrorCode, ErrorCodeTable};
+#[doc(no_inline)]
 pub use crate::ground::codes::{GrpcCode, TransportFailure};
 use crate::ground::message::message;
 use crate::headers::retry_after::Pushback;

@@ -55,6 +55,7 @@
 use crate::config::error::Error;
 use crate::config::error_code::{error_code_from_response, ErrorCode};
 use crate::config::idempotency_key::IdempotencyKey;
+#[doc(no_inline)]
 pub use crate::config::idempotency_key::IDEMPOTENCY_KEY_HEADER;
 use crate::ground::message::message;
 use crate::headers::rate_limit::{parse_rate_limit, quota_left, reset_header};

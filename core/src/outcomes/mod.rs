@@ -4,7 +4,7 @@
 //! [`Action`](crate::Action) and [`Ending`](crate::Ending)). Below
 //! [`crate::propagation`] (floor 8), which the engine uses.
 
-pub(crate) mod action;
+pub mod action;
 pub mod classify;
 pub mod decision;
 pub mod failure;

@@ -49,4 +49,5 @@ pub use sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};
 pub use status_rules::{StatusGuidance, StatusRules, MAX_STATUS_RULES};
 pub use validated::{AttemptTimeout, Backoff, HeaderFamilies, Jitter, Policy, Propagation, ServerGuidance};
 
+#[doc(no_inline)]
 pub use crate::ground::units::MAX_MS;

@@ -39,6 +39,7 @@ mod read;
 mod serializer;
 mod suggest;
 
+#[doc(no_inline)]
 pub use crate::ground::named::Named;
 pub(crate) use read::{
     deserialize_through_value, expected, list, one_of, optional, read_error, read_name, tagged, Fields, FromValue,

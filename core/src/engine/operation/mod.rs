@@ -97,6 +97,7 @@ mod options;
 #[cfg(test)]
 mod tests;
 
+#[doc(no_inline)]
 pub use crate::config::idempotency_key::{IdempotencyKey, MAX_IDEMPOTENCY_KEY_LEN};
 use grants::Controls;
 pub use options::OperationOptions;
