@@ -181,7 +181,8 @@ function moduleOf(name) {
   const path = name.replace(/^<+/, '').replace(/\[[0-9a-f]+\]/g, '');
   // The compiled form's reader and writer, apart from the configuration reader around them.
   if (/^retryplan::policy::compiled::/.test(path)) return 'retryplan::compiled';
-  const module = path.match(/^(retryplan_js|retryplan)::([a-z_0-9]+)/);
+  // The core's modules by their own name, under the floor folder that holds them (`retryplan::engine::backoff`).
+  const module = path.match(/^(retryplan_js|retryplan)::(?:(?:ground|headers|config|controls|dialects|outcomes|engine|tools)::)?([a-z_0-9]+)/);
   if (module) return `${module[1]}::${module[2]}`;
   return path.match(/^([a-z_0-9]+)::/)?.[1] ?? 'other';
 }
@@ -210,7 +211,7 @@ const PARTS = [
   ],
   [
     'deciding: Operation, Driver, classify, backoff (Polly: libm), guidance, Stats',
-    /retryplan::(operation|driver|classify|backoff|guidance|rng|stats|decision|failure|deadline)$|^libm$|retryplan_js::(operation|driver|decisions|stats|args)$|exports::_(driver|operation|stats)/,
+    /retryplan::(operation|driver|action|classify|backoff|guidance|rng|stats|decision|failure|deadline)$|^libm$|retryplan_js::(operation|driver|decisions|stats|args)$|exports::_(driver|operation|stats)/,
   ],
   [
     'errors as data: codes, fields, rules and values',

@@ -33,7 +33,14 @@ exits 0 when there is none (`--graph` prints every edge first). The roots are
 every Rust crate of the workspace (core, the CLI, the bindings' glue), the
 Python binding's package and the JS binding's `lib/` unless given.
 
-Usage: python3 scripts/check_module_cycles.py [--graph] [ROOT_DIR ...]
+A crate with a table of floors (`FLOORS`: core/src) is held to it as well:
+each top-level module (a folder of the crate: `ground`, `engine`, ...) stands
+on one floor, and an edge from a module to one on a higher floor is refused
+(printed with its lines, exit 1), as is a top-level module the table does not
+place. `--floors=a,b,c` gives the table (ground floor first) for the roots
+given instead.
+
+Usage: python3 scripts/check_module_cycles.py [--graph] [--floors=A,B,...] [ROOT_DIR ...]
 """
 
 import ast
@@ -474,6 +481,47 @@ def crates(src_dir):
     return [JsModules(src_dir)]
 
 
+# The floors of a crate's top-level modules, ground floor first: a module
+# imports from its own floor and the floors below it, never above
+# (ARCHITECTURE.md, "The core's floors", explains each).
+FLOORS = {
+    "core/src": (
+        "ground",
+        "headers",
+        "config",
+        "controls",
+        "policy",
+        "dialects",
+        "outcomes",
+        "propagation",
+        "engine",
+        "driver",
+        "tools",
+        "compatibility",
+    ),
+}
+
+
+def floor_violations(levels, floors):
+    """Every problem of the crate's top level against `floors` (ground floor first), as printable lines."""
+    height = {name: i for i, name in enumerate(floors)}
+    graph = levels.get((), {})
+    found = []
+    for node in sorted(graph):
+        if node not in height:
+            found.append(f"top-level module {node} stands on no floor: add it to the table of floors ({', '.join(floors)})")
+            continue
+        for dep in sorted(graph[node]):
+            if dep in height and height[dep] > height[node]:
+                where = ", ".join(f"{file}:{line}" for file, line in graph[node][dep][:3])
+                more = len(graph[node][dep]) - 3
+                found.append(
+                    f"{node} (floor {height[node] + 1}) imports {dep} (floor {height[dep] + 1}), a higher floor  "
+                    f"({where}{f', +{more} more' if more > 0 else ''})"
+                )
+    return found
+
+
 DEFAULT_ROOTS = (
     "core/src",
     "core/mirrors/src",
@@ -494,11 +542,12 @@ def label(src_dir):
 
 def main(argv):
     show_graph = "--graph" in argv
-    roots = [arg for arg in argv if arg != "--graph"]
+    given_floors = [tuple(arg.split("=", 1)[1].split(",")) for arg in argv if arg.startswith("--floors=")]
+    roots = [arg for arg in argv if arg != "--graph" and not arg.startswith("--floors=")]
     if not roots:
         repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
         roots = [os.path.join(repo, *root.split("/")) for root in DEFAULT_ROOTS]
-    found_any, modules, names = 0, 0, []
+    found_any, found_floors, modules, names = 0, 0, 0, []
     for src_dir in roots:
         found_crates = crates(src_dir)
         for crate in found_crates:
@@ -506,6 +555,11 @@ def main(argv):
             names.append(name)
             modules += len(crate.modules)
             levels = crate.edges()
+            floors = given_floors[0] if given_floors else FLOORS.get(label(src_dir))
+            if floors and isinstance(crate, Crate):
+                for problem in floor_violations(levels, floors):
+                    found_floors += 1
+                    print(f"floors of {name}: {problem}")
             for parent in sorted(levels):
                 graph = levels[parent]
                 inside = f", inside {'::'.join(parent)}" if parent else ""
@@ -522,12 +576,15 @@ def main(argv):
                             more = len(graph[node][dep]) - 3
                             print(f"  {node} -> {dep}  ({where}{f', +{more} more' if more > 0 else ''})")
     if found_any:
-        print(
-            f"{found_any} cycle(s) among {modules} modules of {', '.join(names)}: "
-            "move the shared item to the module that defines its concept, or to a small module both use"
-        )
+        print(f"{found_any} cycle(s) among {modules} modules of {', '.join(names)}: "
+              "move the shared item to the module that defines its concept, or to a small module both use")
+    if found_floors:
+        print(f"{found_floors} floor problem(s): move the item down to the floor of what uses it, "
+              "or the user up; a new top-level module goes into FLOORS")
+    if found_any or found_floors:
         return 1
-    print(f"no import cycle at any depth among {modules} modules of {', '.join(names)}")
+    print(f"no import cycle at any depth among {modules} modules of {', '.join(names)}"
+          f"{'; every import of ' + ', '.join(sorted(FLOORS)) + ' stays on its floor or goes down' if not given_floors else ''}")
     return 0
 
 

@@ -166,6 +166,70 @@ class CycleCheck(unittest.TestCase):
         self.assertIn("bindings-js/lib: driver.js -> ", output.getvalue())
 
 
+def run_floors(files, floors):
+    """The script's exit code and output on a crate made of `files` alone, held to `floors` (ground floor first)."""
+    with tempfile.TemporaryDirectory() as root:
+        for path, text in files.items():
+            full = os.path.join(root, path)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "w", encoding="utf-8") as out:
+                out.write(text)
+        output = io.StringIO()
+        with contextlib.redirect_stdout(output):
+            code = check_module_cycles.main([f"--floors={','.join(floors)}", root])
+        return code, output.getvalue()
+
+
+FLOORED = {
+    "lib.rs": "pub mod ground;\npub mod engine;\npub mod tools;\npub use engine::run::Run;\n",
+    "ground/mod.rs": "pub mod units;\n",
+    "ground/units.rs": "pub struct Ms;\n",
+    "engine/mod.rs": "pub mod run;\n",
+    "engine/run.rs": "use crate::ground::units::Ms;\npub struct Run(Ms);\n",
+    "tools/mod.rs": "use crate::engine::run::Run;\n",
+}
+
+
+class FloorCheck(unittest.TestCase):
+    def test_imports_down_or_level_pass(self):
+        code, output = run_floors(FLOORED, ["ground", "engine", "tools"])
+        self.assertEqual(code, 0, output)
+
+    def test_an_import_up_a_floor_fails_with_its_line_even_through_a_root_reexport(self):
+        for units in ("use crate::engine::run::Run;\n", "\n\nuse crate::Run;\n"):
+            code, output = run_floors({**FLOORED, "ground/units.rs": units}, ["ground", "engine", "tools"])
+            self.assertEqual(code, 1, output)
+            self.assertIn("ground (floor 1) imports engine (floor 2), a higher floor", output)
+            self.assertIn("ground/units.rs:", output)
+            self.assertIn("1 floor problem(s)", output)
+
+    def test_a_nested_import_up_a_floor_is_the_folders_edge(self):
+        files = {**FLOORED, "tools/mod.rs": "pub mod deep;\n", "tools/deep.rs": "pub struct Deep;\n",
+                 "engine/run.rs": "use crate::tools::deep::Deep;\npub struct Run(Deep);\n"}
+        code, output = run_floors(files, ["ground", "engine", "tools"])
+        self.assertEqual(code, 1, output)
+        self.assertIn("engine (floor 2) imports tools (floor 3), a higher floor  (engine/run.rs:1)", output)
+
+    def test_a_top_level_module_with_no_floor_fails(self):
+        code, output = run_floors({**FLOORED, "lib.rs": FLOORED["lib.rs"] + "mod stray;\n", "stray.rs": ""},
+                                  ["ground", "engine", "tools"])
+        self.assertEqual(code, 1, output)
+        self.assertIn("top-level module stray stands on no floor", output)
+
+    def test_the_core_is_held_to_its_table_and_passes(self):
+        repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+        self.assertEqual(check_module_cycles.label(os.path.join(repo, "core/src")), "core/src")
+        self.assertIn("core/src", check_module_cycles.FLOORS)
+        crate = check_module_cycles.Crate(os.path.join(repo, "core/src"), "lib.rs")
+        levels = crate.edges()
+        self.assertEqual(check_module_cycles.floor_violations(levels, check_module_cycles.FLOORS["core/src"]), [])
+        # Every top-level module of the core is a floor of the table, and the table names no missing one.
+        self.assertEqual(set(levels[()]), set(check_module_cycles.FLOORS["core/src"]))
+        # The table is really applied: turned upside down, the core fails it.
+        upside_down = tuple(reversed(check_module_cycles.FLOORS["core/src"]))
+        self.assertNotEqual(check_module_cycles.floor_violations(levels, upside_down), [])
+
+
 class PythonCycleCheck(unittest.TestCase):
     def test_an_import_each_way_is_a_cycle_even_a_lazy_one(self):
         files = {

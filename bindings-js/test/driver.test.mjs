@@ -346,7 +346,7 @@ test("the generated decision reader: give-up reasons by the core's names, an unk
 });
 
 test("failureOf looks through the core's MAX_CAUSE_DEPTH errors below the one caught, as every language does", () => {
-  const source = readFileSync(new URL('../../core/src/failure.rs', import.meta.url), 'utf8');
+  const source = readFileSync(new URL('../../core/src/outcomes/failure.rs', import.meta.url), 'utf8');
   const written = source.match(/pub const MAX_CAUSE_DEPTH: usize = (\d+);/);
   assert.ok(written !== null);
   assert.equal(MAX_CAUSE_DEPTH, Number(written[1]));

@@ -75,8 +75,8 @@ pub enum RetryplanError {
     },
     /// A value handed to the engine cannot be represented (an HTTP status outside 100..=599, an empty idempotency key,
     /// a negative or non-finite time in a binding), or a grant cannot be used: a breaker `permit`, retry `charge` or
-    /// retry `slot` already settled, or issued by another control (`crate::grant`). The refusing control is unchanged;
-    /// a grant of another control is used up and goes back to the control that issued it, as if dropped.
+    /// retry `slot` already settled, or issued by another control (`crate::config::grant`). The refusing control is
+    /// unchanged; a grant of another control is used up and goes back to the control that issued it, as if dropped.
     #[error("{description}")]
     InvalidArgument {
         /// The argument's name.

@@ -63,7 +63,7 @@ pub enum Outcome {
         #[uniffi(default)]
         retry_after_ms: Option<i64>,
         /// The service's error code (AWS: `ThrottlingException`, `SlowDown`, ...), read with
-        /// `crate::aws::error_code_from_response`.
+        /// `crate::dialects::aws::error_code_from_response`.
         #[uniffi(default)]
         error_code: Option<String>,
     },
@@ -366,8 +366,8 @@ pub struct AttemptPlan {
     pub remaining_budget_ms: i64,
     /// True for a hedge: an extra attempt while another still runs.
     pub hedge: bool,
-    /// True when the request carries the operation's idempotency key (keyed or unsafe operations, see `crate::http`; or
-    /// a key the caller sent, which travels unchanged: `Driver::with_incoming`).
+    /// True when the request carries the operation's idempotency key (keyed or unsafe operations, see
+    /// `crate::outcomes::http`; or a key the caller sent, which travels unchanged: `Driver::with_incoming`).
     pub send_idempotency_key: bool,
 }
 

@@ -602,7 +602,7 @@ def test_the_failure_table_looks_the_cores_depth_through_wrapped_errors() -> Non
 
     from retryplan import _failures, _native
 
-    source = (pathlib.Path(__file__).resolve().parents[2] / "core" / "src" / "failure.rs").read_text()
+    source = (pathlib.Path(__file__).resolve().parents[2] / "core" / "src" / "outcomes" / "failure.rs").read_text()
     written = re.search(r"pub const MAX_CAUSE_DEPTH: usize = (\d+);", source)
     assert written is not None and _native.MAX_CAUSE_DEPTH == _failures.MAX_CAUSE_DEPTH == int(written.group(1))
     httpx = pytest.importorskip("httpx")

@@ -81,11 +81,11 @@ fn every_error_has_its_fields_as_data() {
     assert_eq!(codes, Error::CODES, "one error of every code, in the variants' order");
 }
 
-/// Every field a variant of `Error` declares (as written in core/src/error.rs) is in its `fields()`, so a
+/// Every field a variant of `Error` declares (as written in core/src/config/error.rs) is in its `fields()`, so a
 /// field added to a variant reaches every binding's exception or fails here.
 #[test]
 fn every_declared_field_is_in_fields() {
-    let source = include_str!("../src/error.rs");
+    let source = include_str!("../src/config/error.rs");
     let body = source.split("pub enum Error {\n").nth(1).and_then(|rest| rest.split("\n}\n").next()).unwrap();
     let mut declared: Vec<(String, Vec<String>)> = Vec::new();
     for line in body.lines() {

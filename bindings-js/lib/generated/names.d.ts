@@ -256,7 +256,7 @@ export type ErrorCode =
   | 'operation_ended'
   /** An outcome names an attempt that is not running (already reported, never started, or the operation is waiting). The operation is unchanged. */
   | 'attempt_not_running'
-  /** A value handed to the engine cannot be represented (an HTTP status outside 100..=599, an empty idempotency key, a negative or non-finite time in a binding), or a grant cannot be used: a breaker `permit`, retry `charge` or retry `slot` already settled, or issued by another control (`crate::grant`). The refusing control is unchanged; a grant of another control is used up and goes back to the control that issued it, as if dropped. */
+  /** A value handed to the engine cannot be represented (an HTTP status outside 100..=599, an empty idempotency key, a negative or non-finite time in a binding), or a grant cannot be used: a breaker `permit`, retry `charge` or retry `slot` already settled, or issued by another control (`crate::config::grant`). The refusing control is unchanged; a grant of another control is used up and goes back to the control that issued it, as if dropped. */
   | 'invalid_argument'
   /** The host cannot carry out a section of the policy as written (a host that runs one attempt at a time cannot hedge); `field` names the section. Nothing was started. */
   | 'unsupported'

@@ -2,7 +2,7 @@
 //! per [`retryplan::Blame`] (named here: the one Python-only table, with
 //! each code's builtin base) and one per code of [`retryplan::Error`], its
 //! code and blame read from the core at run time, its fields and docs from
-//! the variant in `core/src/error.rs` (a variant wrapping an enum, such as
+//! the variant in `core/src/config/error.rs` (a variant wrapping an enum, such as
 //! `InvalidHeader(HeaderError)`, has that enum's fields, those not in every
 //! variant optional, and its variant's name as `kind`). A field named
 //! `message` is `detail` (the exception's `message` is its text). The
@@ -29,9 +29,9 @@ use crate::python_records::docstring;
 use crate::tables::Table;
 
 pub const ERRORS: &str = "bindings-python/python/retryplan/_error_classes.py";
-const SOURCE: &str = "core/src/error.rs";
+const SOURCE: &str = "core/src/config/error.rs";
 /// The enums a variant of `Error` wraps, and their files.
-const WRAPPED: [(&str, &str); 1] = [("HeaderError", "core/src/retry_after.rs")];
+const WRAPPED: [(&str, &str); 1] = [("HeaderError", "core/src/headers/retry_after.rs")];
 /// The file of `CompiledFormError`, and its classes' builtin base.
 const COMPILED_SOURCE: &str = "core/src/policy/compiled/error.rs";
 const COMPILED_BASE: &str = "ValueError";
@@ -271,7 +271,7 @@ fn text(classes: &[Class], compiled: &Compiled, blames: &Table, violation: &docs
     all.sort_unstable();
     let quoted: Vec<String> = all.iter().map(|name| format!("    \"{name}\",\n")).collect();
     let mut text = format!(
-        "# {HEADER}\n\"\"\"The engine's errors (``retryplan::Error``, core/src/error.rs): one class per code under one \
+        "# {HEADER}\n\"\"\"The engine's errors (``retryplan::Error``, core/src/config/error.rs): one class per code under one \
          class per\n``Blame``, each error's fields its attributes. Their public home is ``retryplan``.\"\"\"\n\n\
          from typing import TYPE_CHECKING, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union\n\n__all__ = [\n{}]\n\n\n\
          class RetryplanError(Exception):\n    \"\"\"Base of every exception retryplan raises.\n\n    \

@@ -22,8 +22,8 @@ pub const NATIVE_STUB: &str = "bindings-python/python/retryplan/_native.pyi";
 const WIDTH: usize = 120;
 
 pub fn outputs(root: &Path) -> Result<Vec<Output>, String> {
-    let decisions = docs::enum_records(&root.join("core/src/decision.rs"), "Decision")?;
-    let stats = docs::struct_record(&root.join("core/src/stats.rs"), "Stats")?;
+    let decisions = docs::enum_records(&root.join("core/src/outcomes/decision.rs"), "Decision")?;
+    let stats = docs::struct_record(&root.join("core/src/engine/stats.rs"), "Stats")?;
     let path = root.join(NATIVE_STUB);
     let stub = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     outputs_from(&decisions, &stats, &stub)
@@ -101,7 +101,7 @@ pub(crate) fn docstring(text: &str, indent: &str) -> String {
 
 fn decision_classes(decisions: &[Record]) -> String {
     let mut text = format!(
-        "// {HEADER}\n// From `retryplan::Decision` (core/src/decision.rs): one subclass per variant, a getter per field.\n\
+        "// {HEADER}\n// From `retryplan::Decision` (core/src/outcomes/decision.rs): one subclass per variant, a getter per field.\n\
          decision_classes!(\n"
     );
     for decision in decisions {
@@ -119,7 +119,7 @@ fn decision_classes(decisions: &[Record]) -> String {
 
 fn stats_counters(counters: &[&Field]) -> String {
     let mut text = format!(
-        "// {HEADER}\n// From `retryplan::Stats` (core/src/stats.rs): a getter per counter.\nstats_methods!(\n"
+        "// {HEADER}\n// From `retryplan::Stats` (core/src/engine/stats.rs): a getter per counter.\nstats_methods!(\n"
     );
     for field in counters {
         text.push_str(&rust_doc(&field.doc, "    "));
@@ -187,8 +187,8 @@ mod tests {
     #[test]
     fn a_new_decision_field_reaches_the_glue_and_the_stub() {
         let root = crate::workspace_root();
-        let mut decisions = docs::enum_records(&root.join("core/src/decision.rs"), "Decision").unwrap();
-        let stats = docs::struct_record(&root.join("core/src/stats.rs"), "Stats").unwrap();
+        let mut decisions = docs::enum_records(&root.join("core/src/outcomes/decision.rs"), "Decision").unwrap();
+        let stats = docs::struct_record(&root.join("core/src/engine/stats.rs"), "Stats").unwrap();
         let stub = fs::read_to_string(root.join(NATIVE_STUB)).unwrap();
         let field = |ty: &str| Field { name: "jitter_ms".into(), ty: ty.into(), doc: "The jitter drawn.".into() };
         decisions[1].fields.push(field("u64"));

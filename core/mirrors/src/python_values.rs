@@ -20,10 +20,10 @@ pub const VALUES: &str = "bindings-python/python/retryplan/_values.py";
 
 /// Each value: the core's type, its file, its Python name and its base in `_data.py`.
 const VALUES_MIRRORED: [(&str, &str, &str, &str); 4] = [
-    ("Admission", "core/src/deadline.rs", "Admission", "AdmissionData"),
-    ("Class", "core/src/classify.rs", "Classification", "Data"),
-    ("Redelivery", "core/src/redelivery.rs", "Redelivery", "Data"),
-    ("Timeline", "core/src/timeline.rs", "Timeline", "TimelineData"),
+    ("Admission", "core/src/ground/deadline.rs", "Admission", "AdmissionData"),
+    ("Class", "core/src/outcomes/classify.rs", "Classification", "Data"),
+    ("Redelivery", "core/src/engine/redelivery.rs", "Redelivery", "Data"),
+    ("Timeline", "core/src/tools/timeline.rs", "Timeline", "TimelineData"),
 ];
 
 /// One class: its doc, the serde tag and variant names of an enum, its fields (each with `optional`).

@@ -100,47 +100,53 @@ pub fn registry(root: &Path) -> Result<Vec<Table>, String> {
     use Py::{Enum, Literal};
     use Ts::{Exported, Internal};
     let mut tables = vec![
-        named::<rp::Blame>(root, "Blame", "retryplan::Blame", "core/src/error.rs", mirrors(Exported, Py::No, true))?,
+        named::<rp::Blame>(
+            root,
+            "Blame",
+            "retryplan::Blame",
+            "core/src/config/error.rs",
+            mirrors(Exported, Py::No, true),
+        )?,
         named::<rp::ConfigKind>(
             root,
             "ConfigKind",
             "retryplan::ConfigKind",
-            "core/src/error.rs",
+            "core/src/config/error.rs",
             mirrors(Exported, Py::No, true),
         )?,
         named::<rp::GiveUpReason>(
             root,
             "GiveUpReason",
             "retryplan::GiveUpReason",
-            "core/src/decision.rs",
+            "core/src/outcomes/decision.rs",
             mirrors(Exported, Enum, true),
         )?,
         named::<rp::GrpcCode>(
             root,
             "GrpcCode",
             "retryplan::GrpcCode",
-            "core/src/codes.rs",
+            "core/src/ground/codes.rs",
             mirrors(Exported, Enum, true),
         )?,
         named::<rp::TransportFailure>(
             root,
             "TransportFailure",
             "retryplan::TransportFailure",
-            "core/src/codes.rs",
+            "core/src/ground/codes.rs",
             mirrors(Exported, Enum, true),
         )?,
         named::<rp::Verdict>(
             root,
             "Verdict",
             "retryplan::Verdict",
-            "core/src/classify.rs",
+            "core/src/outcomes/classify.rs",
             mirrors(Exported, Enum, true),
         )?,
         named::<rp::aws::ErrorCodeTable>(
             root,
             "ErrorCodeTable",
             "retryplan::aws::ErrorCodeTable",
-            "core/src/error_code.rs",
+            "core/src/config/error_code.rs",
             mirrors(Exported, Py::No, true),
         )?,
         named::<rp::BackoffKind>(
@@ -175,21 +181,21 @@ pub fn registry(root: &Path) -> Result<Vec<Table>, String> {
             root,
             "RetryAfterReading",
             "retryplan::RetryAfterReading",
-            "core/src/retry_after.rs",
+            "core/src/headers/retry_after.rs",
             mirrors(Exported, Literal, true),
         )?,
         named::<rp::Failure>(
             root,
             "Failure",
             "retryplan::Failure",
-            "core/src/failure.rs",
+            "core/src/outcomes/failure.rs",
             mirrors(Exported, Enum, true),
         )?,
         named::<rp::AbortReason>(
             root,
             "AbortReason",
             "retryplan::AbortReason",
-            "core/src/driver/action.rs",
+            "core/src/outcomes/action.rs",
             mirrors(Exported, Literal, true),
         )?,
         named::<rp::propagation::Protocol>(
@@ -203,7 +209,7 @@ pub fn registry(root: &Path) -> Result<Vec<Table>, String> {
             root,
             "Held",
             "retryplan::Held",
-            "core/src/driver/action.rs",
+            "core/src/outcomes/action.rs",
             mirrors(Exported, Literal, true),
         )?,
         named::<rp::Concurrency>(
@@ -217,21 +223,21 @@ pub fn registry(root: &Path) -> Result<Vec<Table>, String> {
             root,
             "Receipt",
             "retryplan::Receipt",
-            "core/src/driver/action.rs",
+            "core/src/outcomes/action.rs",
             mirrors(Exported, Literal, true),
         )?,
         named::<rp::DeadLetterReason>(
             root,
             "DeadLetterReason",
             "retryplan::DeadLetterReason",
-            "core/src/redelivery.rs",
+            "core/src/engine/redelivery.rs",
             mirrors(Exported, Py::No, true),
         )?,
         named::<rp::BreakerState>(
             root,
             "BreakerState",
             "retryplan::BreakerState",
-            "core/src/breaker.rs",
+            "core/src/controls/breaker/mod.rs",
             mirrors(Exported, Py::No, true),
         )?,
     ];
@@ -244,13 +250,17 @@ pub fn registry(root: &Path) -> Result<Vec<Table>, String> {
 /// (the code is the variant's name in snake_case), and after each the code it
 /// replaced in this release (`Error::RENAMED_CODES`), deprecated.
 fn error_codes(root: &Path) -> Result<Table, String> {
-    let source = root.join("core/src/error.rs");
+    let source = root.join("core/src/config/error.rs");
     let doc = docs::associated_const_summary(&source, "Error", "CODES")?;
     let error = docs::enum_docs(&source, "Error")?;
     let mut variants = Vec::new();
     for code in retryplan::Error::CODES {
         let ident = upper_camel(code);
-        let doc = error.variants.get(&ident).cloned().ok_or_else(|| format!("core/src/error.rs: no Error::{ident}"))?;
+        let doc = error
+            .variants
+            .get(&ident)
+            .cloned()
+            .ok_or_else(|| format!("core/src/config/error.rs: no Error::{ident}"))?;
         variants.push(Variant { ident, name: code.to_owned(), doc });
         for (old, _) in retryplan::Error::RENAMED_CODES.iter().filter(|(_, new)| *new == code) {
             let doc =
@@ -279,7 +289,7 @@ fn upper_camel(name: &str) -> String {
 
 /// The built-in profiles' names (`profiles::NAMES`): names without a Rust enum.
 fn profile_names(root: &Path) -> Result<Table, String> {
-    let doc = docs::const_summary(&root.join("core/src/profiles.rs"), "NAMES")?;
+    let doc = docs::const_summary(&root.join("core/src/dialects/profiles.rs"), "NAMES")?;
     let variants = retryplan::profiles::NAMES
         .iter()
         .map(|name| Variant { ident: (*name).to_owned(), name: (*name).to_owned(), doc: String::new() })

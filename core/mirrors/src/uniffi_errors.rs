@@ -25,7 +25,7 @@ use crate::uniffi_records::docs;
 pub const ERRORS: &str = "bindings-kotlin/src/errors.rs";
 pub const ERROR_FIELDS: &str = "bindings-kotlin/kotlin/main/dev/retryplan/ErrorFields.kt";
 
-const SOURCE: &str = "core/src/error.rs";
+const SOURCE: &str = "core/src/config/error.rs";
 const COMPILED_SOURCE: &str = "core/src/policy/compiled/error.rs";
 
 /// Fields the description already says.

@@ -34,22 +34,22 @@ const fn function(file: &'static str, path: &'static str, ident: &'static str) -
 }
 
 const FUNCTIONS_TABLE: [Function; 13] = [
-    function("core/src/retry_after.rs", "parse_retry_after", "parse_retry_after"),
-    function("core/src/retry_after.rs", "parse_retry_after_with", "parse_retry_after_with"),
-    function("core/src/retry_after.rs", "parse_http_date", "parse_http_date"),
-    function("core/src/retry_after.rs", "parse_retry_after_ms_header", "parse_retry_after_ms_header"),
-    function("core/src/retry_after.rs", "parse_grpc_pushback", "parse_grpc_pushback"),
+    function("core/src/headers/retry_after.rs", "parse_retry_after", "parse_retry_after"),
+    function("core/src/headers/retry_after.rs", "parse_retry_after_with", "parse_retry_after_with"),
+    function("core/src/headers/retry_after.rs", "parse_http_date", "parse_http_date"),
+    function("core/src/headers/retry_after.rs", "parse_retry_after_ms_header", "parse_retry_after_ms_header"),
+    function("core/src/headers/retry_after.rs", "parse_grpc_pushback", "parse_grpc_pushback"),
     Function {
         renames: &[("rate_limit", "value"), ("rate_limit_policy", "policy_value")],
-        ..function("core/src/rate_limit.rs", "parse_rate_limit", "parse_rate_limit")
+        ..function("core/src/headers/rate_limit.rs", "parse_rate_limit", "parse_rate_limit")
     },
-    function("core/src/rate_limit.rs", "parse_rate_limit_reset", "parse_rate_limit_reset"),
-    function("core/src/grpc_timeout.rs", "encode_grpc_timeout", "encode_grpc_timeout"),
-    function("core/src/grpc_timeout.rs", "parse_grpc_timeout", "parse_grpc_timeout"),
-    function("core/src/grpc_timeout.rs", "parse_grpc_timeout_ns", "parse_grpc_timeout_ns"),
-    function("core/src/deadline.rs", "remaining_budget_ms", "remaining_budget_ms"),
-    function("core/src/deadline.rs", "admit", "admit"),
-    function("core/src/error_code.rs", "aws::error_code_from_response", "aws_error_code_from_response"),
+    function("core/src/headers/rate_limit.rs", "parse_rate_limit_reset", "parse_rate_limit_reset"),
+    function("core/src/headers/grpc_timeout.rs", "encode_grpc_timeout", "encode_grpc_timeout"),
+    function("core/src/headers/grpc_timeout.rs", "parse_grpc_timeout", "parse_grpc_timeout"),
+    function("core/src/headers/grpc_timeout.rs", "parse_grpc_timeout_ns", "parse_grpc_timeout_ns"),
+    function("core/src/ground/deadline.rs", "remaining_budget_ms", "remaining_budget_ms"),
+    function("core/src/ground/deadline.rs", "admit", "admit"),
+    function("core/src/config/error_code.rs", "aws::error_code_from_response", "aws_error_code_from_response"),
 ];
 
 /// The core's types the records mirror (`records.rs`), by the same name.

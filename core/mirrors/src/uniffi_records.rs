@@ -52,29 +52,29 @@ const MIRRORS: [Mirror; 19] = [
     Mirror {
         into_core: true,
         tuple_fields: &[("RetryAfterMs", "ms")],
-        ..mirror("core/src/retry_after.rs", "Pushback")
+        ..mirror("core/src/headers/retry_after.rs", "Pushback")
     },
-    Mirror { into_core: true, default_nulls: true, ..mirror("core/src/classify.rs", "Outcome") },
-    Mirror { into_core: true, ..mirror("core/src/decision.rs", "Decision") },
-    mirror("core/src/driver/action.rs", "AttemptPlan"),
-    mirror("core/src/driver/action.rs", "AttemptResult"),
-    mirror("core/src/driver/action.rs", "EndingResult"),
-    mirror("core/src/driver/action.rs", "Ending"),
+    Mirror { into_core: true, default_nulls: true, ..mirror("core/src/outcomes/classify.rs", "Outcome") },
+    Mirror { into_core: true, ..mirror("core/src/outcomes/decision.rs", "Decision") },
+    mirror("core/src/outcomes/action.rs", "AttemptPlan"),
+    mirror("core/src/outcomes/action.rs", "AttemptResult"),
+    mirror("core/src/outcomes/action.rs", "EndingResult"),
+    mirror("core/src/outcomes/action.rs", "Ending"),
     Mirror {
         tuple_fields: &[("StartAttempt", "plan"), ("Finish", "ending")],
-        ..mirror("core/src/driver/action.rs", "Action")
+        ..mirror("core/src/outcomes/action.rs", "Action")
     },
-    mirror("core/src/driver/action.rs", "Event"),
-    mirror("core/src/budget.rs", "BudgetSnapshot"),
-    mirror("core/src/breaker.rs", "BreakerSnapshot"),
-    mirror("core/src/dependency.rs", "DependencySnapshot"),
-    mirror("core/src/stats.rs", "GiveUpCounts"),
-    Mirror { ident: "StatsSnapshot", ..mirror("core/src/stats.rs", "Stats") },
-    mirror("core/src/deadline.rs", "Admission"),
-    mirror("core/src/redelivery.rs", "Redelivery"),
-    mirror("core/src/timeline.rs", "TimelineStep"),
-    Mirror { text_field: Some("text"), ..mirror("core/src/timeline.rs", "Warning") },
-    mirror("core/src/timeline.rs", "Timeline"),
+    mirror("core/src/outcomes/action.rs", "Event"),
+    mirror("core/src/controls/budget/mod.rs", "BudgetSnapshot"),
+    mirror("core/src/controls/breaker/mod.rs", "BreakerSnapshot"),
+    mirror("core/src/controls/dependency.rs", "DependencySnapshot"),
+    mirror("core/src/engine/stats.rs", "GiveUpCounts"),
+    Mirror { ident: "StatsSnapshot", ..mirror("core/src/engine/stats.rs", "Stats") },
+    mirror("core/src/ground/deadline.rs", "Admission"),
+    mirror("core/src/engine/redelivery.rs", "Redelivery"),
+    mirror("core/src/tools/timeline.rs", "TimelineStep"),
+    Mirror { text_field: Some("text"), ..mirror("core/src/tools/timeline.rs", "Warning") },
+    mirror("core/src/tools/timeline.rs", "Timeline"),
 ];
 
 /// A named field (a tuple variant's one field gets its name from the table).

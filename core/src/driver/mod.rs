@@ -86,7 +86,6 @@
 //! assert_eq!(driver.handle_result(530, second.attempt, Outcome::Success), Ok(Receipt::Discarded));
 //! ```
 
-mod action;
 mod propagation;
 mod queue;
 pub mod wire;
@@ -94,17 +93,20 @@ pub mod wire;
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 
-pub use action::{AbortReason, Action, AttemptPlan, AttemptResult, Ending, EndingResult, Event, Held, Receipt};
+#[doc(no_inline)]
+pub use crate::outcomes::action::{
+    AbortReason, Action, AttemptPlan, AttemptResult, Ending, EndingResult, Event, Held, Receipt,
+};
 use queue::ActionQueue;
 
-use crate::classify::{classify, Outcome, TransportFailure};
-use crate::decision::{AttemptSet, Decision, GiveUpReason};
-use crate::error::Error;
-use crate::message::message;
-use crate::operation::{IdempotencyKey, Operation, OperationOptions, SharedPolicy};
+use crate::config::error::Error;
+use crate::engine::operation::{IdempotencyKey, Operation, OperationOptions, SharedPolicy};
+use crate::engine::stats::SharedStats;
+use crate::ground::message::message;
+use crate::outcomes::classify::{classify, Outcome, TransportFailure};
+use crate::outcomes::decision::{AttemptSet, Decision, GiveUpReason};
 use crate::propagation::declines_retry;
 use crate::propagation::RETRYPLAN_RETRYABLE;
-use crate::stats::SharedStats;
 
 /// Whether the host can run several attempts at once.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -127,7 +129,7 @@ impl Concurrency {
         [Concurrency::Concurrent, Concurrency::Sequential, Concurrency::SequentialWithoutHedging];
 }
 
-impl crate::named::Named for Concurrency {
+impl crate::ground::named::Named for Concurrency {
     const ALL: &'static [Self] = &Concurrency::ALL;
     fn name(self) -> &'static str {
         match self {

@@ -2,8 +2,8 @@
 
 use alloc::collections::VecDeque;
 
-use super::action::{AbortReason, Action, AttemptPlan};
-use crate::operation::MAX_IN_FLIGHT;
+use crate::engine::operation::MAX_IN_FLIGHT;
+use crate::outcomes::action::{AbortReason, Action, AttemptPlan};
 
 /// Room for every running attempt's abort plus a start per slot: each start
 /// adds a running attempt and each abort removes one, so no call can queue more.

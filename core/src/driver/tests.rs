@@ -1,5 +1,5 @@
 use super::*;
-use crate::http::Repeatability;
+use crate::outcomes::http::Repeatability;
 use crate::policy::Policy;
 use crate::Failure;
 

@@ -7,9 +7,9 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use crate::codes::{GrpcCode, TransportFailure};
-use crate::error_code::ErrorCodeTable;
-use crate::retry_after::RetryAfterReading;
+use crate::config::error_code::ErrorCodeTable;
+use crate::ground::codes::{GrpcCode, TransportFailure};
+use crate::headers::retry_after::RetryAfterReading;
 
 /// The most hedges that may run beside the first attempt.
 pub const MAX_HEDGED_ATTEMPTS: u32 = 4;
@@ -132,7 +132,7 @@ pub enum JitterConfig {
     /// step in integer ms), saturating at 2^53 - 1 ms.
     FullThenCap,
     /// Polly v8's delays exactly as Polly computes them (see
-    /// [`backoff`](crate::backoff)): `backoff.kind` is Polly's `BackoffType`,
+    /// [`backoff`](crate::engine::backoff)): `backoff.kind` is Polly's `BackoffType`,
     /// `base_ms` its `Delay` (0 to 1 day; 0 gives no delay), `cap_ms` its
     /// `MaxDelay` (any value, even below the base), and `use_jitter` its
     /// `UseJitter`: +-25% around constant and linear delays,
@@ -164,7 +164,7 @@ pub struct RetryOnConfig {
     pub transport: Vec<TransportFailure>,
     /// Built-in tables of error codes (of HTTP outcomes) worth another
     /// attempt, whatever the status: `aws_transient`, `aws_throttling`
-    /// (see [`crate::aws`]). Empty by default.
+    /// (see [`crate::dialects::aws`]). Empty by default.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub error_codes: Vec<ErrorCodeTable>,
     /// Every server error (500..=599) is worth another attempt, beside

@@ -11,7 +11,7 @@
 //!
 //! - `config.rs`: the schema as written, its defaults and limits;
 //! - `names.rs`: the snake_case names of its enums;
-//! - `read.rs`: the one reader from a [`Value`](crate::value::Value) or JSON
+//! - `read.rs`: the one reader from a [`Value`](crate::config::value::Value) or JSON
 //!   text, and the writer back;
 //! - `sets.rs`: the classification sets as bit sets;
 //! - `status_rules.rs`: per-status guidance rules, validated;
@@ -49,4 +49,5 @@ pub use sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};
 pub use status_rules::{StatusGuidance, StatusRules, MAX_STATUS_RULES};
 pub use validated::{AttemptTimeout, Backoff, HeaderFamilies, Jitter, Policy, Propagation, ServerGuidance};
 
-pub use crate::units::MAX_MS;
+#[doc(no_inline)]
+pub use crate::ground::units::MAX_MS;

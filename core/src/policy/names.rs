@@ -3,7 +3,7 @@
 //! `named_serde!`) and used in validation messages.
 
 use super::config::{AboveCap, BackoffKind, GuidanceMode, HeaderFamily, Idempotency, RetryLayer};
-use crate::named::Named;
+use crate::ground::named::Named;
 
 impl Named for BackoffKind {
     const ALL: &'static [Self] = &[BackoffKind::Exponential, BackoffKind::Linear, BackoffKind::Constant];
@@ -16,7 +16,7 @@ impl Named for BackoffKind {
     }
 }
 
-crate::named::named_serde!(BackoffKind);
+crate::ground::named::named_serde!(BackoffKind);
 
 impl Named for AboveCap {
     const ALL: &'static [Self] = &[AboveCap::Clamp, AboveCap::GiveUp];
@@ -28,7 +28,7 @@ impl Named for AboveCap {
     }
 }
 
-crate::named::named_serde!(AboveCap);
+crate::ground::named::named_serde!(AboveCap);
 
 impl Named for Idempotency {
     const ALL: &'static [Self] = &[Idempotency::Safe, Idempotency::Idempotent, Idempotency::Keyed, Idempotency::Unsafe];
@@ -42,7 +42,7 @@ impl Named for Idempotency {
     }
 }
 
-crate::named::named_serde!(Idempotency);
+crate::ground::named::named_serde!(Idempotency);
 
 /// The names of [`JitterConfig`](super::JitterConfig)'s variants (its `kind` tag).
 #[derive(Clone, Copy)]
@@ -96,7 +96,7 @@ impl Named for GuidanceMode {
     }
 }
 
-crate::named::named_serde!(GuidanceMode);
+crate::ground::named::named_serde!(GuidanceMode);
 
 impl Named for RetryLayer {
     const ALL: &'static [Self] = &[RetryLayer::Outermost, RetryLayer::Every];
@@ -108,7 +108,7 @@ impl Named for RetryLayer {
     }
 }
 
-crate::named::named_serde!(RetryLayer);
+crate::ground::named::named_serde!(RetryLayer);
 
 impl Named for HeaderFamily {
     const ALL: &'static [Self] = &[HeaderFamily::Grpc, HeaderFamily::Envoy, HeaderFamily::Retryplan];
@@ -121,4 +121,4 @@ impl Named for HeaderFamily {
     }
 }
 
-crate::named::named_serde!(HeaderFamily);
+crate::ground::named::named_serde!(HeaderFamily);

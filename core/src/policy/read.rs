@@ -11,11 +11,11 @@ use super::config::{
     RedeliveryConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig,
 };
 use super::names::JitterKind;
-use crate::error::Error;
+use crate::config::error::Error;
 
-use crate::message::Rule;
-use crate::named::Named;
-use crate::value::{expected, join, list, one_of, optional, read_name, tagged, Fields, FromValue, Value};
+use crate::config::value::{expected, join, list, one_of, optional, read_name, tagged, Fields, FromValue, Value};
+use crate::ground::message::Rule;
+use crate::ground::named::Named;
 
 /// The fields of a policy object, in the order `to_json` writes them.
 const POLICY_FIELDS: &[&str] = &[
@@ -253,15 +253,15 @@ fn read_propagation(value: &Value, path: &str) -> Result<PropagationConfig, Erro
     })
 }
 
-crate::value::deserialize_through_value!(PolicyConfig, |value, _| PolicyConfig::from_value(value));
-crate::value::deserialize_through_value!(AttemptTimeoutConfig, read_attempt_timeout);
-crate::value::deserialize_through_value!(BackoffConfig, read_backoff);
-crate::value::deserialize_through_value!(JitterConfig, read_jitter);
-crate::value::deserialize_through_value!(RetryOnConfig, read_retry_on);
-crate::value::deserialize_through_value!(StatusSetConfig, read_status_set);
-crate::value::deserialize_through_value!(ServerGuidanceConfig, read_server_guidance);
-crate::value::deserialize_through_value!(HedgingConfig, read_hedging);
-crate::value::deserialize_through_value!(RedeliveryConfig, read_redelivery);
+crate::config::value::deserialize_through_value!(PolicyConfig, |value, _| PolicyConfig::from_value(value));
+crate::config::value::deserialize_through_value!(AttemptTimeoutConfig, read_attempt_timeout);
+crate::config::value::deserialize_through_value!(BackoffConfig, read_backoff);
+crate::config::value::deserialize_through_value!(JitterConfig, read_jitter);
+crate::config::value::deserialize_through_value!(RetryOnConfig, read_retry_on);
+crate::config::value::deserialize_through_value!(StatusSetConfig, read_status_set);
+crate::config::value::deserialize_through_value!(ServerGuidanceConfig, read_server_guidance);
+crate::config::value::deserialize_through_value!(HedgingConfig, read_hedging);
+crate::config::value::deserialize_through_value!(RedeliveryConfig, read_redelivery);
 
 #[cfg(test)]
 mod tests {
@@ -355,5 +355,5 @@ mod tests {
         assert!(checked >= 9, "{checked} sections");
     }
 }
-crate::value::deserialize_through_value!(StatusGuidanceConfig, read_status_rule);
-crate::value::deserialize_through_value!(RetryLimitsConfig, read_retry_limits);
+crate::config::value::deserialize_through_value!(StatusGuidanceConfig, read_status_rule);
+crate::config::value::deserialize_through_value!(RetryLimitsConfig, read_retry_limits);

@@ -30,9 +30,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::config::{RetryLimitsConfig, MAX_ATTEMPTS_LIMIT};
-use crate::error::Violation;
-use crate::message::message;
-use crate::value::join;
+use crate::config::error::Violation;
+use crate::config::value::join;
+use crate::ground::message::message;
 
 /// The kinds of failure `retry_limits` counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

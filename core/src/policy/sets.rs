@@ -1,8 +1,8 @@
 //! The validated classification sets: HTTP statuses, gRPC codes and
 //! transport failures as bit sets, so classifying an outcome is a lookup.
 
-use crate::codes::{GrpcCode, TransportFailure};
-use crate::error_code::ErrorCodeTables;
+use crate::config::error_code::ErrorCodeTables;
+use crate::ground::codes::{GrpcCode, TransportFailure};
 
 /// A set of HTTP statuses (100..=599) as a bit set.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -30,10 +30,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::config::{AboveCap, StatusGuidanceConfig};
-use crate::error::Violation;
-use crate::message::{message, Message};
-use crate::units::MAX_MS;
-use crate::value::{item, join};
+use crate::config::error::Violation;
+use crate::config::value::{item, join};
+use crate::ground::message::{message, Message};
+use crate::ground::units::MAX_MS;
 
 /// The most per-status rules a policy holds.
 pub const MAX_STATUS_RULES: usize = 16;

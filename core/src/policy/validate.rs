@@ -14,13 +14,13 @@ use super::validated::{
 };
 use alloc::vec::Vec;
 
-use crate::codes::GrpcCode;
-use crate::error::{ConfigKind, Error, Violation};
-use crate::message::{message, Message};
-use crate::named::Named;
-use crate::retry_after::RetryAfterReading;
-use crate::units::{permille_of, MAX_MS};
-use crate::value::item;
+use crate::config::error::{ConfigKind, Error, Violation};
+use crate::config::value::item;
+use crate::ground::codes::GrpcCode;
+use crate::ground::message::{message, Message};
+use crate::ground::named::Named;
+use crate::ground::units::{permille_of, MAX_MS};
+use crate::headers::retry_after::RetryAfterReading;
 
 impl Default for Policy {
     fn default() -> Self {
@@ -236,7 +236,7 @@ impl Policy {
             ambiguous_grpc: grpc_set(&c.ambiguous.grpc_codes),
             conflict_http: check.http_set("conflict.http_statuses", &c.conflict.http_statuses),
             conflict_grpc: grpc_set(&c.conflict.grpc_codes),
-            retry_error_codes: crate::error_code::ErrorCodeTables::of(&c.retry_on.error_codes),
+            retry_error_codes: crate::config::error_code::ErrorCodeTables::of(&c.retry_on.error_codes),
             retry_all_server_errors: c.retry_on.all_server_errors,
         };
         if c.retry_on.all_server_errors {

@@ -9,8 +9,8 @@ use super::config::{
 use super::retry_limits::{MethodSet, RetryLimits};
 use super::sets::{Classification, SERVER_ERRORS};
 use super::status_rules::StatusRules;
-use crate::named::Named;
-use crate::retry_after::RetryAfterReading;
+use crate::ground::named::Named;
+use crate::headers::retry_after::RetryAfterReading;
 
 /// Validated per-attempt timeout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -1,6 +1,6 @@
 use super::*;
 use crate::driver::{DriverOptions, EndingResult};
-use crate::operation::OperationOptions;
+use crate::engine::operation::OperationOptions;
 use crate::policy::Policy;
 use alloc::string::String;
 use alloc::vec::Vec;

@@ -11,10 +11,10 @@ use super::bytes::{self, Reader, Unreadable, HEADER_LEN};
 use super::error::{CompiledFormError, Damage, FormKind};
 use super::fields::{struct_form, Encoded};
 use super::{read_body, FORM_VERSION};
-use crate::breaker::{BreakerConfig, TripConfig};
-use crate::budget::BudgetConfig;
-use crate::dependency::{Dependency, DependencyConfig};
-use crate::error::Error;
+use crate::config::error::Error;
+use crate::controls::breaker::{BreakerConfig, TripConfig};
+use crate::controls::budget::BudgetConfig;
+use crate::controls::dependency::{Dependency, DependencyConfig};
 
 struct_form!(DependencyConfig { budget, breaker, retry_slots });
 

@@ -1,8 +1,8 @@
 //! Why a compiled form is refused: [`CompiledFormError`], with its code,
 //! blame and message, like every error of the engine.
 
-use crate::error::{Blame, ConfigKind};
-use crate::message::Message;
+use crate::config::error::{Blame, ConfigKind};
+use crate::ground::message::Message;
 
 /// What a compiled form holds: the kinds of configuration that have a
 /// compiled form (the byte at offset 2: `p`, `d`).
@@ -127,7 +127,7 @@ impl CompiledFormError {
         Blame::Configuration
     }
 
-    /// The error as a message: free text ([`Rule::Text`](crate::message::Rule::Text)),
+    /// The error as a message: free text ([`Rule::Text`](crate::ground::message::Rule::Text)),
     /// composed here. Its words are not rules of the message table: each
     /// rule's template would ship in the JavaScript entry's download, where
     /// the JS binding instead fills templates that `core/mirrors` derives from

@@ -11,9 +11,11 @@
 use alloc::vec::Vec;
 
 use super::bytes::{write_number, Reader};
-use crate::codes::{GrpcCode, TransportFailure};
-use crate::error_code::{ErrorCodeTable, ErrorCodeTables};
-use crate::named::Named;
+use crate::config::error_code::{ErrorCodeTable, ErrorCodeTables};
+use crate::ground::codes::{GrpcCode, TransportFailure};
+use crate::ground::named::Named;
+use crate::ground::units::MAX_MS;
+use crate::headers::retry_after::RetryAfterReading;
 use crate::policy::config::{
     AboveCap, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, RetryLayer, MAX_ATTEMPTS_LIMIT,
     MAX_HEDGED_ATTEMPTS, MAX_MULTIPLIER, MAX_REDELIVERY_DELAYS,
@@ -25,8 +27,6 @@ use crate::policy::status_rules::{StatusGuidance, StatusRules, MAX_STATUS_RULES}
 use crate::policy::validated::{
     AttemptTimeout, Backoff, HeaderFamilies, Jitter, Policy, Propagation, RedeliverySchedule, ServerGuidance,
 };
-use crate::retry_after::RetryAfterReading;
-use crate::units::MAX_MS;
 
 /// A part of a policy as the body holds it.
 pub(super) trait Encoded: Sized {

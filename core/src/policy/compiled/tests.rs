@@ -4,12 +4,12 @@ use alloc::vec::Vec;
 use super::bytes::{crc32, HEADER_LEN};
 use super::fields::Encoded;
 use super::*;
+use crate::dialects::profiles;
 use crate::policy::config::{HedgingConfig, MAX_ATTEMPTS_LIMIT};
 use crate::policy::retry_limits::RetryLimits;
 use crate::policy::sets::Classification;
 use crate::policy::status_rules::{StatusGuidance, StatusRules};
 use crate::policy::validated::{AttemptTimeout, Backoff, Jitter, ServerGuidance};
-use crate::profiles;
 
 /// Policies that between them use every variant and every optional field.
 fn policies() -> Vec<Policy> {
@@ -173,7 +173,7 @@ fn the_page_lists_every_field_in_the_order_written() {
     named_in_order(row("hedging"), HedgingConfig::FIELDS);
     // The tables of names the page spells out.
     let names = |all: &[&str]| all.iter().enumerate().map(|(i, n)| alloc::format!("`{n}` {i}")).collect::<Vec<_>>();
-    use crate::named::Named;
+    use crate::ground::named::Named;
     let spelled =
         |row: &str, all: Vec<String>| all.iter().for_each(|name| assert!(row.contains(name), "{name}: {row}"));
     spelled(row("jitter"), names(&crate::policy::names::JitterKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>()));
@@ -192,7 +192,7 @@ fn the_page_lists_every_field_in_the_order_written() {
 
 #[test]
 fn dependencies_read_back_equal_and_forms_keep_to_their_kind() {
-    use crate::dependency::{Dependency, DependencyConfig};
+    use crate::controls::dependency::{Dependency, DependencyConfig};
     let texts = [
         r#"{}"#,
         r#"{"retry_slots": 3}"#,
@@ -202,8 +202,8 @@ fn dependencies_read_back_equal_and_forms_keep_to_their_kind() {
     ];
     let mut configs: Vec<DependencyConfig> =
         texts.iter().map(|text| DependencyConfig::from_json(text).unwrap_or_else(|e| panic!("{text}: {e}"))).collect();
-    configs.push(crate::aws::standard_dependency());
-    configs.push(crate::aws::standard_2026_dependency());
+    configs.push(crate::dialects::aws::standard_dependency());
+    configs.push(crate::dialects::aws::standard_2026_dependency());
     for config in configs {
         let form = config.to_compiled().unwrap();
         assert_eq!(form[..4], [b'r', b'p', b'd', FORM_VERSION]);
@@ -236,8 +236,8 @@ fn dependencies_read_back_equal_and_forms_keep_to_their_kind() {
 
 #[test]
 fn the_page_lists_every_dependency_field() {
-    use crate::breaker::BreakerConfig;
-    use crate::dependency::DependencyConfig;
+    use crate::controls::breaker::BreakerConfig;
+    use crate::controls::dependency::DependencyConfig;
     let page = include_str!("form.md");
     let table = page.split("## Body of a dependency").nth(1).unwrap().split("\n\n").nth(2).unwrap();
     let rows: Vec<&str> =
@@ -253,7 +253,7 @@ fn the_page_lists_every_dependency_field() {
 fn times_above_max_ms_are_refused_where_they_start() {
     // total_budget_ms (the second field) as 2^53: refused where it starts.
     let form = Policy::default().to_compiled();
-    let over = Policy { total_budget_ms: crate::units::MAX_MS + 1, ..Policy::default() };
+    let over = Policy { total_budget_ms: crate::ground::units::MAX_MS + 1, ..Policy::default() };
     let forged = over.to_compiled();
     let offset = (HEADER_LEN..).find(|at| form.get(*at) != forged.get(*at)).unwrap();
     assert_eq!(offset, HEADER_LEN + 1, "the second field starts after the first's one byte");

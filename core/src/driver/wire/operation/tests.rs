@@ -1,9 +1,9 @@
 use super::*;
-use crate::classify::{GrpcCode, Outcome, Verdict};
 use crate::driver::wire::{InputKind, OutcomeKind, PUSHBACK_DO_NOT_RETRY};
-use crate::operation::OperationOptions;
+use crate::engine::operation::OperationOptions;
+use crate::headers::retry_after::Pushback;
+use crate::outcomes::classify::{GrpcCode, Outcome, Verdict};
 use crate::policy::Policy;
-use crate::retry_after::Pushback;
 use alloc::string::String;
 use alloc::vec::Vec;
 

@@ -19,8 +19,8 @@ class FailuresTest {
     /** `retryplan::MAX_CAUSE_DEPTH`, read from the core's source (not from the binding's generated constant). */
     private val coreDepth: Int = run {
         val vectors = System.getProperty("retryplan.vectors") ?: System.getenv("RETRYPLAN_VECTORS") ?: "../tests/conformance"
-        val source = File(vectors).absoluteFile.parentFile.parentFile.resolve("core/src/failure.rs").readText()
-        val found = Regex("""pub const MAX_CAUSE_DEPTH: usize = (\d+);""").find(source) ?: error("no MAX_CAUSE_DEPTH in core/src/failure.rs")
+        val source = File(vectors).absoluteFile.parentFile.parentFile.resolve("core/src/outcomes/failure.rs").readText()
+        val found = Regex("""pub const MAX_CAUSE_DEPTH: usize = (\d+);""").find(source) ?: error("no MAX_CAUSE_DEPTH in core/src/outcomes/failure.rs")
         found.groupValues[1].toInt()
     }
 

@@ -1,0 +1,6 @@
+//! Floor 6, the peers' dialects, built on the policy (floor 5, [`crate::policy`]):
+//! AWS SDK retry modes, gRPC service configs, and the named profiles.
+
+pub mod aws;
+pub mod grpc;
+pub mod profiles;

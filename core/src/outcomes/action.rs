@@ -1,0 +1,232 @@
+//! What a driver tells its host to do, and what it tells it back about a result.
+
+use serde::Serialize;
+
+use crate::ground::message::Message;
+use crate::ground::named::Named;
+use crate::outcomes::classify::Outcome;
+use crate::outcomes::decision::{Decision, RequestId};
+
+/// One thing the host must do now. [`Driver::poll_action`](crate::Driver::poll_action)
+/// returns exactly one; all times are absolute milliseconds on the host's clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Action {
+    /// Start this attempt now, carrying out the plan; report how it ended
+    /// with [`Driver::handle_result`](crate::Driver::handle_result).
+    StartAttempt(AttemptPlan),
+    /// Abort this running attempt (cancel its I/O, close what it opened). Any
+    /// result it still delivers is discarded.
+    AbortAttempt {
+        /// The attempt to abort.
+        attempt: u32,
+        /// Why.
+        reason: AbortReason,
+    },
+    /// Sleep until `until_ms`, waking early when an attempt delivers a result
+    /// or the caller cancels; then poll again.
+    Sleep {
+        /// When to poll again at the latest.
+        until_ms: u64,
+    },
+    /// Close or drop what the host holds under `token` now (a response body,
+    /// a value): the driver will never name it again. Sent for a result the
+    /// host handed in with a token once a later result replaces it, once the
+    /// driver counts a later attempt as timed out, or at the end when the
+    /// ending neither returns nor raises it. A result the driver discards is
+    /// not released this way: its [`Receipt::Discarded`] says so at once.
+    Release {
+        /// The host's token for that result.
+        token: u64,
+    },
+    /// The operation has ended: return or raise [`Ending::decision`] as
+    /// [`Ending::result`] says. Every poll from now on returns the same ending.
+    Finish(Ending),
+}
+
+/// Everything a host needs to send one attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct AttemptPlan {
+    /// Attempt number, 1 for the first.
+    pub attempt: u32,
+    /// The effective timeout: `min(per-attempt timeout, remaining budget)`.
+    /// Propagate it downstream (e.g. as `grpc-timeout`).
+    pub timeout_ms: u64,
+    /// When the driver counts the attempt as timed out: now + `timeout_ms`.
+    /// A host that can interrupt the attempt aborts it then; a result that
+    /// arrives at or after this time is discarded either way.
+    pub abort_at_ms: u64,
+    /// A fresh id for this attempt's request (send it as `X-Request-Id`).
+    pub request_id: RequestId,
+    /// Budget left at the start, after the response reserve.
+    pub remaining_budget_ms: u64,
+    /// True for a hedge: an extra attempt while another still runs.
+    pub hedge: bool,
+    /// True when the request carries the operation's idempotency key (keyed
+    /// or unsafe operations, see [`crate::outcomes::http`]; or a key the caller sent,
+    /// which travels unchanged: [`Driver::with_incoming`](crate::Driver::with_incoming)).
+    pub send_idempotency_key: bool,
+}
+
+/// Why the driver aborts a running attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AbortReason {
+    /// It reached its `abort_at_ms`; it counts as `timed_out`.
+    TimedOut,
+    /// Another attempt's success won the race.
+    LostRace,
+    /// The caller cancelled the operation.
+    Cancelled,
+    /// The operation ended otherwise (gave up, reconcile, restart).
+    OperationEnded,
+}
+
+impl AbortReason {
+    /// Every reason, in declaration order.
+    pub const ALL: [AbortReason; 4] =
+        [AbortReason::TimedOut, AbortReason::LostRace, AbortReason::Cancelled, AbortReason::OperationEnded];
+}
+
+impl Named for AbortReason {
+    const ALL: &'static [Self] = &AbortReason::ALL;
+    fn name(self) -> &'static str {
+        match self {
+            AbortReason::TimedOut => "timed_out",
+            AbortReason::LostRace => "lost_race",
+            AbortReason::Cancelled => "cancelled",
+            AbortReason::OperationEnded => "operation_ended",
+        }
+    }
+}
+
+crate::ground::named::named_serde!(AbortReason);
+
+/// How an operation ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Ending {
+    /// The final decision: `Succeeded`, `GaveUp`, `Reconcile` or `Restart`.
+    pub decision: Decision,
+    /// The last attempt result the driver took into account (a host's report,
+    /// or a timeout it counted itself); `None` when no attempt ended before
+    /// the operation did. For `Succeeded` it is the winner's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_result: Option<AttemptResult>,
+    /// What the host does with the one result it still holds, when the last
+    /// result was handed in with a token: return it, or raise the ending with
+    /// it as the cause. `None` when the host holds nothing the ending needs
+    /// (any value it held was released before this action): raise the ending
+    /// alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<EndingResult>,
+}
+
+impl Ending {
+    /// The whole text of the typed ending a helper raises for this ending
+    /// ([`Decision::ending_message_after`] with the last result's outcome):
+    /// the ending's words, and the hint naming `error_hook` (the helper's hook
+    /// that classifies errors) when the last attempt raised an error nothing
+    /// classified. `operation` names the operation as its helper knows it,
+    /// `idempotency_key` is its key ([`Driver::idempotency_key`](crate::Driver::idempotency_key)).
+    /// None for a success.
+    ///
+    /// ```
+    /// use retryplan::{AttemptResult, Decision, Ending, Outcome, Verdict};
+    /// let ending = Ending {
+    ///     decision: Decision::Reconcile { attempts: 1, remaining_budget_ms: 0, abort_attempts: Default::default() },
+    ///     last_result: Some(AttemptResult { attempt: 1, outcome: Outcome::Application { verdict: Verdict::UNKNOWN_ERROR } }),
+    ///     result: None,
+    /// };
+    /// let message = ending.message("place_order", "k-1", "outcome_of_error=").unwrap().to_string();
+    /// assert!(message.starts_with("retryplan: place_order: the write may have happened"));
+    /// assert!(message.ends_with(&Verdict::unknown_error_hint("outcome_of_error=").to_string()));
+    /// ```
+    #[must_use]
+    pub fn message(&self, operation: &str, idempotency_key: &str, error_hook: &str) -> Option<Message> {
+        let last_outcome = self.last_result.map(|result| result.outcome);
+        self.decision.ending_message_after(last_outcome, operation, idempotency_key, error_hook)
+    }
+}
+
+/// The one held result an ending concerns (see [`Ending::result`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct EndingResult {
+    /// The host's token for it.
+    pub token: u64,
+    /// True: return the value held under `token` (the winner's on success;
+    /// for a host that returns responses, the last response unless the ending
+    /// is a reconcile or the caller's cancel). False: raise the typed ending,
+    /// with the error held under `token` as its cause.
+    pub returned: bool,
+}
+
+/// What a host holds under the token of a result it hands in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Held {
+    /// A value the attempt returned: a response (whose body may need
+    /// closing) or a function's result.
+    #[default]
+    Value,
+    /// An error the attempt raised.
+    Error,
+}
+
+impl Named for Held {
+    const ALL: &'static [Self] = &[Held::Value, Held::Error];
+    fn name(self) -> &'static str {
+        match self {
+            Held::Value => "value",
+            Held::Error => "error",
+        }
+    }
+}
+
+crate::ground::named::named_serde!(Held);
+
+/// An attempt and how it ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct AttemptResult {
+    /// The attempt number.
+    pub attempt: u32,
+    /// How it ended.
+    pub outcome: Outcome,
+}
+
+/// What the driver did with a result the host handed it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Receipt {
+    /// The result counts: it may decide the operation. Keep the value it
+    /// carried as the operation's latest (closing the one it replaces).
+    Accepted,
+    /// The attempt had already been counted as timed out or aborted, or the
+    /// operation had ended: the result is ignored. Dispose of what it carried
+    /// (close a response body, drop a value).
+    Discarded,
+}
+
+impl Named for Receipt {
+    const ALL: &'static [Self] = &[Receipt::Accepted, Receipt::Discarded];
+    fn name(self) -> &'static str {
+        match self {
+            Receipt::Accepted => "accepted",
+            Receipt::Discarded => "discarded",
+        }
+    }
+}
+
+crate::ground::named::named_serde!(Receipt);
+
+/// A decision the engine made, for observers (logs, metrics, the helpers'
+/// `on_decision` hooks): recorded when
+/// [`DriverOptions::record_events`](crate::DriverOptions::record_events) is set,
+/// read with [`Driver::poll_event`](crate::Driver::poll_event).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Event {
+    /// When it was made (the host's clock reading).
+    pub at_ms: u64,
+    /// The decision: each attempt start, each wait and hedge-wait that
+    /// follows a result, and the ending, each once.
+    pub decision: Decision,
+    /// The result that led to it, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<AttemptResult>,
+}

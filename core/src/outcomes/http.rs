@@ -1,0 +1,576 @@
+//! The HTTP conventions every binding's HTTP helper follows, in one place.
+//!
+//! - **Which requests may be repeated** is decided here, from the method
+//!   ([`Repeatability::for_http`]): RFC 9110 §9.2.2 calls GET, HEAD, OPTIONS,
+//!   TRACE, PUT and DELETE idempotent, and nothing else. An operation whose
+//!   request is not idempotent runs as [`Idempotency::Unsafe`] under a `safe`
+//!   or `idempotent` policy (an ambiguous failure answers `reconcile`, never a
+//!   repeat), unless the policy is `keyed` (the server deduplicates by the key)
+//!   or the caller says, per request, that it may be repeated.
+//! - Send the operation's idempotency key in [`IDEMPOTENCY_KEY_HEADER`] when
+//!   the operation's idempotency is keyed or unsafe (the server deduplicates
+//!   by it, or records it so the outcome can be reconciled); the same key on
+//!   every attempt. The driver's start action says so per attempt.
+//! - If the caller already set that header, the request is keyed and the
+//!   header's value, exactly as written, is the operation's key
+//!   ([`Policy::http_request`], one call for every helper): never replace a
+//!   key the caller chose, and never treat a request that carries one as
+//!   unkeyed.
+//! - Send a fresh request id per attempt in [`REQUEST_ID_HEADER`].
+//! - Read server guidance from the response headers named in
+//!   [`GUIDANCE_HEADERS`], through [`Outcome::from_http_response`], which
+//!   decides which one wins; a status outside 100..=599 is the server's fault
+//!   ([`Failure::MalformedResponse`]), never the caller's.
+//!
+//! ## Which guidance header wins
+//!
+//! The first header in this order that asks for a wait gives the outcome's
+//! `retry_after_ms`; a header that is absent, unreadable (malformed, or a
+//! singleton sent as several field lines) or asks for no wait is passed over:
+//!
+//! 1. `retry-after-ms`, then `x-ms-retry-after-ms`, then `x-amz-retry-after`
+//!    ([`AWS_RETRY_AFTER_HEADER`]): milliseconds, the most precise (the AWS
+//!    header is a service's own millisecond `Retry-After`, so it sits with the
+//!    other millisecond headers, before the standard one it refines);
+//! 2. `Retry-After` (RFC 9110 section 10.2.3): the standard, and the
+//!    rate-limit draft says it MUST take precedence over `RateLimit`;
+//! 3. `RateLimit` (with `RateLimit-Policy`, IETF httpapi draft): the longest
+//!    window of an exhausted quota (`r=0`), see
+//!    [`parse_rate_limit`];
+//! 4. `RateLimit-Reset`, unless `RateLimit-Remaining` says quota is left;
+//! 5. `X-RateLimit-Reset`, unless `X-RateLimit-Remaining` says quota is left.
+//!
+//! Reset values are delta-seconds below 1 000 000 000 and Unix times from
+//! there on ([`parse_rate_limit_reset`](crate::parse_rate_limit_reset)).
+//!
+//! A header the server sent as several field lines reaches the engine as one
+//! value joined by `", "` (what fetch, requests and OkHttp's `values()` give
+//! after joining). For the singleton headers (all but the two List fields)
+//! no line wins: RFC 9110 section 5.3 forbids a sender to split them, the
+//! joined value is outside their grammar, and a browser cannot tell the lines
+//! apart, so "the first line" could not mean the same in every language. The
+//! List fields `RateLimit` and `RateLimit-Policy` are read whole, as
+//! Structured Fields define (RFC 9651 section 4.2).
+
+use crate::config::error::Error;
+use crate::config::error_code::{error_code_from_response, ErrorCode};
+use crate::config::idempotency_key::IdempotencyKey;
+#[doc(no_inline)]
+pub use crate::config::idempotency_key::IDEMPOTENCY_KEY_HEADER;
+use crate::ground::message::message;
+use crate::headers::rate_limit::{parse_rate_limit, quota_left, reset_header};
+use crate::headers::retry_after::{parse_retry_after_ms_header, parse_retry_after_with, RetryAfterReading};
+use crate::outcomes::classify::Outcome;
+use crate::outcomes::failure::Failure;
+use crate::policy::{Idempotency, Policy};
+
+/// The header carrying each attempt's request id.
+pub const REQUEST_ID_HEADER: &str = "X-Request-Id";
+
+/// The millisecond guidance headers, in the order they are consulted.
+pub const RETRY_AFTER_MS_HEADERS: [&str; 3] = ["retry-after-ms", "x-ms-retry-after-ms", AWS_RETRY_AFTER_HEADER];
+
+/// Every response header [`Outcome::from_http_response`] may read, lower case,
+/// in the order it consults them. A helper hands the engine a lookup over
+/// these names (or their values in this order); it never picks one itself.
+pub const GUIDANCE_HEADERS: [&str; 11] = [
+    "retry-after-ms",
+    "x-ms-retry-after-ms",
+    AWS_RETRY_AFTER_HEADER,
+    "retry-after",
+    "ratelimit",
+    "ratelimit-policy",
+    "ratelimit-reset",
+    "ratelimit-remaining",
+    "x-ratelimit-reset",
+    "x-ratelimit-remaining",
+    AWS_ERROR_TYPE_HEADER,
+];
+
+/// The header in which AWS services suggest a retry delay in milliseconds,
+/// honoured by the AWS SDKs' 2026 standard mode within `[t, t + 5 s]` of the
+/// computed backoff `t` (see [`crate::dialects::aws`]).
+pub const AWS_RETRY_AFTER_HEADER: &str = "x-amz-retry-after";
+
+/// The header in which AWS services with JSON protocols send the error code
+/// (read into [`Outcome::HttpStatus`]'s `error_code`; codes in XML bodies are
+/// read by [`crate::dialects::aws::error_code_from_response`]).
+pub const AWS_ERROR_TYPE_HEADER: &str = "x-amzn-errortype";
+
+impl Outcome {
+    /// An HTTP outcome from a response's status and a lookup of its headers
+    /// (by the lower-case names in [`GUIDANCE_HEADERS`]), reading
+    /// `Retry-After` strictly: [`Outcome::from_http_response_with`] with
+    /// [`RetryAfterReading::Strict`].
+    ///
+    /// ```
+    /// use retryplan::{Outcome, TransportFailure};
+    /// let headers = [("retry-after", "2"), ("retry-after-ms", "oops")];
+    /// let lookup = |name: &str| headers.iter().find(|(key, _)| *key == name).map(|(_, value)| *value);
+    /// assert_eq!(Outcome::from_http_response(503, lookup, 0), Outcome::HttpStatus { status: 503, retry_after_ms: Some(2_000), error_code: None });
+    /// assert_eq!(Outcome::from_http_response(999, lookup, 0), Outcome::Transport { failure: TransportFailure::ConnectionLost, retry_after_ms: None });
+    /// ```
+    #[must_use]
+    pub fn from_http_response<'a>(
+        status: impl Into<i64>,
+        header: impl FnMut(&'static str) -> Option<&'a str>,
+        now_unix_ms: u64,
+    ) -> Outcome {
+        Outcome::from_http_response_with(status, header, now_unix_ms, RetryAfterReading::Strict)
+    }
+
+    /// An HTTP outcome from a response's status and a lookup of its headers,
+    /// the one reading every helper in every language uses:
+    ///
+    /// - a status outside 100..=599 is [`Failure::MalformedResponse`] (the
+    ///   request may have been processed): the status is whatever integer the
+    ///   platform gave (negative, 0, 70000 ...), read here so that every
+    ///   language treats it the same;
+    /// - the wait is the first guidance header, in the order of the
+    ///   [module documentation](self), that asks for one; `Retry-After` is read
+    ///   as `reading` says, against the caller's wall clock `now_unix_ms`;
+    /// - no readable guidance leaves `retry_after_ms` empty: the status alone
+    ///   decides, and the policy's backoff applies.
+    ///
+    /// ```
+    /// use retryplan::{Outcome, RetryAfterReading};
+    /// let headers = [("ratelimit", "\"default\";r=0;t=30"), ("retry-after", "Mon, 3 Jun 2019 11:00:10 UTC")];
+    /// let lookup = |name: &str| headers.iter().find(|(key, _)| *key == name).map(|(_, value)| *value);
+    /// let now = 1_559_559_600_000; // 2019-06-03 11:00:00 UTC
+    /// let strict = Outcome::from_http_response_with(429, lookup, now, RetryAfterReading::Strict);
+    /// assert_eq!(strict, Outcome::HttpStatus { status: 429, retry_after_ms: Some(30_000), error_code: None });
+    /// let lenient = Outcome::from_http_response_with(429, lookup, now, RetryAfterReading::Lenient);
+    /// assert_eq!(lenient, Outcome::HttpStatus { status: 429, retry_after_ms: Some(10_000), error_code: None });
+    /// ```
+    #[must_use]
+    pub fn from_http_response_with<'a>(
+        status: impl Into<i64>,
+        mut header: impl FnMut(&'static str) -> Option<&'a str>,
+        now_unix_ms: u64,
+        reading: RetryAfterReading,
+    ) -> Outcome {
+        let Some(status) = u16::try_from(status.into()).ok().filter(|status| (100..=599).contains(status)) else {
+            return Failure::MalformedResponse.outcome();
+        };
+        let retry_after_ms = guidance_ms(&mut header, now_unix_ms, reading);
+        let error_code = header(AWS_ERROR_TYPE_HEADER).and_then(|value| error_code_from_response(Some(value), None));
+        Outcome::HttpStatus { status, retry_after_ms, error_code }
+    }
+
+    /// An HTTP outcome from the status and the raw server-guidance headers:
+    /// [`Outcome::from_http_response`] for a response whose only guidance
+    /// headers are `Retry-After` and `retry-after-ms` (either may be absent).
+    ///
+    /// ```
+    /// use retryplan::Outcome;
+    /// let outcome = Outcome::from_http(503, Some("2"), Some("oops"), 0);
+    /// assert_eq!(outcome, Outcome::HttpStatus { status: 503, retry_after_ms: Some(2_000), error_code: None });
+    /// ```
+    #[must_use]
+    pub fn from_http(
+        status: u16,
+        retry_after: Option<&str>,
+        retry_after_ms: Option<&str>,
+        now_unix_ms: u64,
+    ) -> Outcome {
+        let header = |name: &'static str| match name {
+            "retry-after" => retry_after,
+            "retry-after-ms" => retry_after_ms,
+            _ => None,
+        };
+        Outcome::from_http_response(status, header, now_unix_ms)
+    }
+
+    /// The same outcome with the service's error code (HTTP outcomes only;
+    /// any other outcome is returned unchanged).
+    ///
+    /// ```
+    /// use retryplan::{aws::ErrorCode, Outcome};
+    /// let code = ErrorCode::new("SlowDown").unwrap();
+    /// let outcome = Outcome::from_http(503, None, None, 0).with_error_code(Some(code));
+    /// assert!(matches!(outcome, Outcome::HttpStatus { error_code: Some(_), .. }));
+    /// ```
+    #[must_use]
+    pub fn with_error_code(self, code: Option<ErrorCode>) -> Outcome {
+        match self {
+            Outcome::HttpStatus { status, retry_after_ms, .. } => {
+                Outcome::HttpStatus { status, retry_after_ms, error_code: code }
+            }
+            other => other,
+        }
+    }
+}
+
+/// The wait the first guidance header that asks for one gives (see the
+/// module documentation for the order).
+fn guidance_ms<'a>(
+    header: &mut impl FnMut(&'static str) -> Option<&'a str>,
+    now_unix_ms: u64,
+    reading: RetryAfterReading,
+) -> Option<u64> {
+    for name in RETRY_AFTER_MS_HEADERS {
+        if let Some(ms) = header(name).and_then(|value| parse_retry_after_ms_header(value).ok()) {
+            return Some(ms);
+        }
+    }
+    if let Some(ms) = header("retry-after").and_then(|value| parse_retry_after_with(value, now_unix_ms, reading).ok()) {
+        return Some(ms);
+    }
+    if let Some(rate_limit) = header("ratelimit") {
+        let policy = header("ratelimit-policy");
+        if let Ok(Some(ms)) = parse_rate_limit(rate_limit, policy) {
+            return Some(ms);
+        }
+    }
+    for (reset, remaining) in
+        [("ratelimit-reset", "ratelimit-remaining"), ("x-ratelimit-reset", "x-ratelimit-remaining")]
+    {
+        let Some(value) = header(reset) else { continue };
+        if quota_left(header(remaining)) {
+            continue;
+        }
+        if let Ok(ms) = reset_header(reset, value, now_unix_ms) {
+            return Some(ms);
+        }
+    }
+    None
+}
+
+impl Policy {
+    /// [`Outcome::from_http_response_with`], reading `Retry-After` as this
+    /// policy's `server_guidance.retry_after_reading` says: how every HTTP
+    /// helper turns a response into an outcome.
+    #[must_use]
+    pub fn http_outcome<'a>(
+        &self,
+        status: impl Into<i64>,
+        header: impl FnMut(&'static str) -> Option<&'a str>,
+        now_unix_ms: u64,
+    ) -> Outcome {
+        Outcome::from_http_response_with(status, header, now_unix_ms, self.server_guidance.retry_after_reading)
+    }
+}
+
+impl Policy {
+    /// The repeatability of an HTTP request with `method` under this policy:
+    /// what every HTTP helper hands the operation.
+    ///
+    /// - The caller's word for this request (`caller_says_idempotent`) comes
+    ///   first, as in [`Repeatability::for_http`].
+    /// - Without `retry_methods`, RFC 9110 §9.2.2 decides
+    ///   ([`Repeatability::for_http`]).
+    /// - With `retry_methods`, a listed method may be repeated (the policy says
+    ///   so, as urllib3's `allowed_methods`), and an unlisted one is
+    ///   [`Repeatability::NotRetried`].
+    ///
+    /// ```
+    /// use retryplan::{http::Repeatability, Policy};
+    /// let policy = Policy::from_json(r#"{"retry_methods": ["GET", "POST"]}"#).unwrap();
+    /// assert_eq!(policy.repeatability_for_http("POST", None), Ok(Repeatability::Idempotent));
+    /// assert_eq!(policy.repeatability_for_http("PUT", None), Ok(Repeatability::NotRetried { idempotent: true }));
+    /// let rfc = Policy::default();
+    /// assert_eq!(rfc.repeatability_for_http("POST", None), Ok(Repeatability::NotIdempotent));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming `method` when it is not a method token.
+    pub fn repeatability_for_http(
+        &self,
+        method: &str,
+        caller_says_idempotent: Option<bool>,
+    ) -> Result<Repeatability, Error> {
+        let rfc = Repeatability::for_http(method, caller_says_idempotent)?;
+        let Some(methods) = self.retry_methods else { return Ok(rfc) };
+        Ok(match caller_says_idempotent {
+            Some(_) => rfc,
+            None if methods.contains(method) => Repeatability::Idempotent,
+            None => Repeatability::NotRetried { idempotent: is_idempotent_method(method)? },
+        })
+    }
+}
+
+/// What an HTTP helper makes of a request before its first attempt
+/// ([`Policy::http_request`]): how it may be repeated, and the key the
+/// request itself carries. Hand it to the operation with
+/// [`OperationOptions::with_http_request`](crate::OperationOptions::with_http_request).
+#[derive(Clone, Debug)]
+pub struct HttpRequest {
+    /// How the request may be repeated.
+    pub repeatability: Repeatability,
+    /// The key the caller set in the request's own `Idempotency-Key` header,
+    /// exactly as written: the operation's key, sent on every attempt.
+    pub idempotency_key: Option<IdempotencyKey>,
+}
+
+impl Policy {
+    /// The one rule every HTTP helper applies to a request: its method, the
+    /// caller's word for it (`caller_says_idempotent`, per request) and the
+    /// value of its own `Idempotency-Key` header, if it has one
+    /// (`request_idempotency_key`).
+    ///
+    /// 1. The caller's word comes first, as in [`Policy::repeatability_for_http`].
+    /// 2. Else a request that carries its own key is [`Repeatability::Keyed`]:
+    ///    the server deduplicates by that key (Stripe-style APIs), so the
+    ///    header alone is enough, whatever the method or `retry_methods`.
+    /// 3. Else [`Policy::repeatability_for_http`] (`retry_methods`, then RFC 9110).
+    ///
+    /// The header's key is the operation's key in every case (read by
+    /// [`IdempotencyKey::from_request_header`]).
+    ///
+    /// ```
+    /// use retryplan::{http::Repeatability, Policy};
+    /// let policy = Policy::default();
+    /// let request = policy.http_request("POST", None, Some("order-5001")).unwrap();
+    /// assert_eq!(request.repeatability, Repeatability::Keyed);
+    /// assert_eq!(request.idempotency_key.unwrap().as_str(), "order-5001");
+    /// let unkeyed = policy.http_request("POST", None, None).unwrap();
+    /// assert_eq!((unkeyed.repeatability, unkeyed.idempotency_key.is_none()), (Repeatability::NotIdempotent, true));
+    /// let error = policy.http_request("POST", None, Some("")).unwrap_err();
+    /// assert!(error.to_string().starts_with("invalid argument `Idempotency-Key`: is empty"));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming `method` when it is not a method
+    /// token, or `Idempotency-Key` when the request's key is empty or neither
+    /// a Structured Field String nor a bare visible-ASCII key.
+    pub fn http_request(
+        &self,
+        method: &str,
+        caller_says_idempotent: Option<bool>,
+        request_idempotency_key: Option<&str>,
+    ) -> Result<HttpRequest, Error> {
+        let repeatability = self.repeatability_for_http(method, caller_says_idempotent)?;
+        let idempotency_key = request_idempotency_key.map(IdempotencyKey::from_request_header).transpose()?;
+        let repeatability = match (caller_says_idempotent, &idempotency_key) {
+            (None, Some(_)) => Repeatability::Keyed,
+            _ => repeatability,
+        };
+        Ok(HttpRequest { repeatability, idempotency_key })
+    }
+}
+
+/// Whether the request an operation sends may be repeated by its protocol's
+/// own rules. An input to [`OperationOptions`](crate::OperationOptions): the
+/// engine combines it with the policy's [`Idempotency`] once, for every helper.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Repeatability {
+    /// Not known (not an HTTP request): the policy alone decides.
+    #[default]
+    Unknown,
+    /// Repeating the request has the effect of sending it once (an idempotent
+    /// method, or the caller says so for this request).
+    Idempotent,
+    /// Repeating it may repeat its effect (POST, PATCH, CONNECT, any method
+    /// RFC 9110 does not call idempotent).
+    NotIdempotent,
+    /// The request carries its own idempotency key (the caller set the
+    /// `Idempotency-Key` header): the server deduplicates by it, so it may be
+    /// repeated as a `keyed` policy's requests are ([`Policy::http_request`]).
+    Keyed,
+    /// The policy's `retry_methods` does not list the method: the request is
+    /// tried again only when it never left or the application judges the
+    /// failure retryable (see [`Policy::repeatability_for_http`]).
+    NotRetried {
+        /// Whether RFC 9110 calls the method idempotent.
+        idempotent: bool,
+    },
+}
+
+impl Repeatability {
+    /// The repeatability of an HTTP request with `method`, unless the caller
+    /// says otherwise for this request (`caller_says_idempotent`).
+    ///
+    /// ```
+    /// use retryplan::http::Repeatability;
+    /// assert_eq!(Repeatability::for_http("PUT", None), Ok(Repeatability::Idempotent));
+    /// assert_eq!(Repeatability::for_http("POST", None), Ok(Repeatability::NotIdempotent));
+    /// assert_eq!(Repeatability::for_http("POST", Some(true)), Ok(Repeatability::Idempotent));
+    /// // Method names are case-sensitive (RFC 9110 §9.1): `get` is not GET.
+    /// assert_eq!(Repeatability::for_http("get", None), Ok(Repeatability::NotIdempotent));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming `method` when it is not a method
+    /// token (RFC 9110 §9.1: one or more letters, digits or ``!#$%&'*+-.^_`|~``).
+    pub fn for_http(method: &str, caller_says_idempotent: Option<bool>) -> Result<Repeatability, Error> {
+        let idempotent = is_idempotent_method(method)?;
+        Ok(match caller_says_idempotent.unwrap_or(idempotent) {
+            true => Repeatability::Idempotent,
+            false => Repeatability::NotIdempotent,
+        })
+    }
+
+    /// The idempotency an operation runs with: the policy's, except that a
+    /// request that is not idempotent makes a `safe` or `idempotent` policy
+    /// `unsafe` (a `keyed` policy sends the key, so the server deduplicates),
+    /// and a request with its own key makes any policy but `unsafe` `keyed`
+    /// (an `unsafe` policy says this operation is never repeated after it may
+    /// have happened, key or not; the caller's per-request `idempotent` word
+    /// does not override it either).
+    #[must_use]
+    pub fn effective(self, policy: Idempotency) -> Idempotency {
+        match (self, policy) {
+            (Repeatability::Keyed, Idempotency::Unsafe) => Idempotency::Unsafe,
+            (Repeatability::Keyed, _) => Idempotency::Keyed,
+            (
+                Repeatability::NotIdempotent | Repeatability::NotRetried { idempotent: false },
+                Idempotency::Safe | Idempotency::Idempotent,
+            ) => Idempotency::Unsafe,
+            (_, policy) => policy,
+        }
+    }
+}
+
+/// True when RFC 9110 §9.2.2 calls `method` idempotent: GET, HEAD, OPTIONS,
+/// TRACE (the safe methods), PUT and DELETE. Method names are case-sensitive.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming `method` when it is not a method token.
+pub fn is_idempotent_method(method: &str) -> Result<bool, Error> {
+    let is_tchar = |byte: u8| byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte);
+    if method.is_empty() || !method.bytes().all(is_tchar) {
+        return Err(Error::InvalidArgument { name: "method", rule: message!(NotMethodToken) });
+    }
+    Ok(matches!(method, "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"))
+}
+
+impl Idempotency {
+    /// True when requests carry the idempotency key header: for keyed
+    /// operations (the server deduplicates by it) and unsafe ones (it names
+    /// the operation when its outcome must be reconciled).
+    #[must_use]
+    pub fn sends_idempotency_key(self) -> bool {
+        matches!(self, Idempotency::Keyed | Idempotency::Unsafe)
+    }
+}
+
+impl Policy {
+    /// True when requests carry the idempotency key header: for keyed
+    /// operations (the server deduplicates by it) and unsafe ones (it names
+    /// the operation when its outcome must be reconciled). Safe and idempotent
+    /// operations need no key. An operation whose request is not idempotent
+    /// may send it even so: ask the operation
+    /// ([`Operation::sends_idempotency_key`](crate::Operation::sends_idempotency_key)).
+    ///
+    /// ```
+    /// let keyed = retryplan::Policy::from_json(r#"{"idempotency": "keyed"}"#).unwrap();
+    /// assert!(keyed.sends_idempotency_key());
+    /// assert!(!retryplan::Policy::default().sends_idempotency_key());
+    /// ```
+    #[must_use]
+    pub fn sends_idempotency_key(&self) -> bool {
+        self.idempotency.sends_idempotency_key()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc_9110_idempotent_methods() {
+        for method in ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"] {
+            assert_eq!(is_idempotent_method(method), Ok(true), "{method}");
+        }
+        for method in ["POST", "PATCH", "CONNECT", "QUERY", "PROPFIND", "get", "Put"] {
+            assert_eq!(is_idempotent_method(method), Ok(false), "{method}");
+        }
+        for bad in ["", "GET ", "GE T", "GET\r\n", "GÉT", "(GET)"] {
+            assert_eq!(is_idempotent_method(bad).unwrap_err().code(), "invalid_argument", "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_request_that_is_not_idempotent_makes_repeatable_policies_unsafe() {
+        let post = Repeatability::NotIdempotent;
+        assert_eq!(post.effective(Idempotency::Safe), Idempotency::Unsafe);
+        assert_eq!(post.effective(Idempotency::Idempotent), Idempotency::Unsafe);
+        assert_eq!(post.effective(Idempotency::Keyed), Idempotency::Keyed);
+        assert_eq!(post.effective(Idempotency::Unsafe), Idempotency::Unsafe);
+        for policy in [Idempotency::Safe, Idempotency::Idempotent, Idempotency::Keyed] {
+            assert_eq!(Repeatability::Keyed.effective(policy), Idempotency::Keyed);
+        }
+        assert_eq!(Repeatability::Keyed.effective(Idempotency::Unsafe), Idempotency::Unsafe);
+        for policy in [Idempotency::Safe, Idempotency::Idempotent, Idempotency::Keyed, Idempotency::Unsafe] {
+            assert_eq!(Repeatability::Idempotent.effective(policy), policy);
+            assert_eq!(Repeatability::Unknown.effective(policy), policy);
+        }
+    }
+
+    #[test]
+    fn guidance_headers_precedence() {
+        let read = |headers: &[(&'static str, &'static str)]| {
+            Outcome::from_http_response(429, |name| headers.iter().find(|(k, _)| *k == name).map(|(_, v)| *v), 0)
+        };
+        let ms = |value| Outcome::HttpStatus { status: 429, retry_after_ms: value, error_code: None };
+        assert_eq!(read(&[("retry-after", "3"), ("x-ms-retry-after-ms", "250")]), ms(Some(250)));
+        assert_eq!(read(&[("retry-after-ms", "100"), ("x-ms-retry-after-ms", "250")]), ms(Some(100)));
+        assert_eq!(read(&[("retry-after-ms", "x"), ("x-ms-retry-after-ms", "250")]), ms(Some(250)));
+        assert_eq!(read(&[("retry-after-ms", "x"), ("retry-after", "1")]), ms(Some(1000)));
+        assert_eq!(read(&[("retry-after", "soon")]), ms(None));
+        assert_eq!(read(&[("retry-after", "3"), ("x-amz-retry-after", "1500")]), ms(Some(1500)));
+        assert_eq!(read(&[("x-amz-retry-after", "1500"), ("x-ms-retry-after-ms", "250")]), ms(Some(250)));
+        assert_eq!(read(&[("x-amz-retry-after", "invalid"), ("retry-after", "1")]), ms(Some(1000)));
+        assert_eq!(read(&[]), ms(None));
+        for status in [-1, 0, 99, 600, 999, 65_535, 70_000, i64::MIN, i64::MAX] {
+            assert_eq!(
+                Outcome::from_http_response(status, |_| None, 0),
+                Failure::MalformedResponse.outcome(),
+                "{status}"
+            );
+        }
+    }
+
+    #[test]
+    fn rate_limit_headers_come_after_retry_after() {
+        let now = 1_700_000_000_000;
+        let read = |headers: &[(&'static str, &'static str)]| {
+            let lookup = |name: &str| headers.iter().find(|(k, _)| *k == name).map(|(_, v)| *v);
+            match Outcome::from_http_response(429, lookup, now) {
+                Outcome::HttpStatus { retry_after_ms, .. } => retry_after_ms,
+                other => panic!("{other:?}"),
+            }
+        };
+        let rate_limit = ("ratelimit", "\"default\";r=0;t=30");
+        // Retry-After takes precedence over RateLimit (the draft's MUST).
+        assert_eq!(read(&[rate_limit, ("retry-after", "5")]), Some(5_000));
+        // So do the millisecond headers, x-amz-retry-after among them.
+        assert_eq!(read(&[rate_limit, ("x-amz-retry-after", "1500")]), Some(1_500));
+        assert_eq!(read(&[("ratelimit-reset", "12"), ("x-amz-retry-after", "oops")]), Some(12_000));
+        // An unreadable Retry-After is passed over.
+        assert_eq!(read(&[rate_limit, ("retry-after", "5, 6")]), Some(30_000));
+        // RateLimit with quota left asks for no wait: the reset headers are next.
+        let available = ("ratelimit", "\"default\";r=5;t=30");
+        assert_eq!(read(&[available, ("ratelimit-reset", "7")]), Some(7_000));
+        // A missing t takes the policy's window.
+        let exhausted = ("ratelimit", "\"hour\";r=0");
+        assert_eq!(read(&[exhausted, ("ratelimit-policy", "\"hour\";q=100;w=3600")]), Some(3_600_000));
+        // Reset headers: delta seconds or Unix time, unless quota is left.
+        assert_eq!(read(&[("ratelimit-reset", "12")]), Some(12_000));
+        assert_eq!(read(&[("x-ratelimit-reset", "1700000042")]), Some(42_000));
+        assert_eq!(read(&[("x-ratelimit-reset", "1700000042"), ("x-ratelimit-remaining", "0")]), Some(42_000));
+        assert_eq!(read(&[("x-ratelimit-reset", "1700000042"), ("x-ratelimit-remaining", "4999")]), None);
+        assert_eq!(read(&[("ratelimit-reset", "12"), ("x-ratelimit-reset", "1700000042")]), Some(12_000));
+        assert_eq!(read(&[("ratelimit-reset", "soon"), ("x-ratelimit-reset", "1700000042")]), Some(42_000));
+        assert_eq!(read(&[("ratelimit", "nonsense;;"), ("ratelimit-reset", "3")]), Some(3_000));
+    }
+
+    #[test]
+    fn lenient_reading_reads_what_strict_passes_over() {
+        let headers = [("retry-after", "Mon, 3 Jun 2019 11:00:10 UTC")];
+        let lookup = |name: &str| headers.iter().find(|(k, _)| *k == name).map(|(_, v)| *v);
+        let now = 1_559_559_600_000;
+        let strict = Outcome::from_http_response_with(503, lookup, now, RetryAfterReading::Strict);
+        assert_eq!(strict, Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None });
+        let lenient = Outcome::from_http_response_with(503, lookup, now, RetryAfterReading::Lenient);
+        assert_eq!(lenient, Outcome::HttpStatus { status: 503, retry_after_ms: Some(10_000), error_code: None });
+    }
+
+    #[test]
+    fn every_guidance_header_is_listed_lower_case() {
+        for name in GUIDANCE_HEADERS {
+            assert_eq!(name, name.to_ascii_lowercase());
+        }
+        assert!(RETRY_AFTER_MS_HEADERS.iter().all(|name| GUIDANCE_HEADERS.contains(name)));
+    }
+}

@@ -1,0 +1,11 @@
+//! Floor 7, outcomes and answers: an attempt's outcome and its classification
+//! by a policy, the failure vocabulary, the HTTP conventions, and what the
+//! engine answers (a [`Decision`](crate::Decision); a driver's
+//! [`Action`](crate::Action) and [`Ending`](crate::Ending)). Below
+//! [`crate::propagation`] (floor 8), which the engine uses.
+
+pub mod action;
+pub mod classify;
+pub mod decision;
+pub mod failure;
+pub mod http;
