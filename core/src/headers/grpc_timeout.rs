@@ -89,7 +89,7 @@ pub fn encode_grpc_timeout_into(timeout_ms: u64, out: &mut String) {
         ((timeout_ms / MS_PER_HOUR).min(MAX_VALUE), 'H')
     };
     // Without the formatter: the wasm builds carry no formatting machinery.
-    crate::text::push_decimal(out, value);
+    crate::ground::text::push_decimal(out, value);
     out.push(unit);
 }
 
@@ -116,7 +116,7 @@ pub fn encode_grpc_timeout_ns(timeout_ns: u64) -> String {
         .find(|&(value, _)| value <= MAX_VALUE)
         .unwrap_or(((timeout_ns / NS_PER_HOUR).min(MAX_VALUE), 'H'));
     // Without the formatter: the wasm builds carry no formatting machinery.
-    crate::text::push_decimal(&mut out, value);
+    crate::ground::text::push_decimal(&mut out, value);
     out.push(unit);
     out
 }

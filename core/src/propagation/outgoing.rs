@@ -112,7 +112,7 @@ pub(crate) fn request_headers(
 /// no formatting machinery).
 fn decimal(number: u64) -> String {
     let mut out = String::new();
-    crate::text::push_decimal(&mut out, number);
+    crate::ground::text::push_decimal(&mut out, number);
     out
 }
 
