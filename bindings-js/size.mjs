@@ -182,7 +182,9 @@ function moduleOf(name) {
   // The compiled form's reader and writer, apart from the configuration reader around them.
   if (/^retryplan::policy::compiled::/.test(path)) return 'retryplan::compiled';
   // The core's modules by their own name, under the floor folder that holds them (`retryplan::engine::backoff`).
-  const module = path.match(/^(retryplan_js|retryplan)::(?:(?:ground|headers|config|controls|dialects|outcomes|engine|tools)::)?([a-z_0-9]+)/);
+  const module = path.match(
+    /^(retryplan_js|retryplan)::(?:(?:ground|headers|config|controls|dialects|outcomes|engine|tools)::)?([a-z_0-9]+)/,
+  );
   if (module) return `${module[1]}::${module[2]}`;
   return path.match(/^([a-z_0-9]+)::/)?.[1] ?? 'other';
 }

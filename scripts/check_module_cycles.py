@@ -509,7 +509,9 @@ def floor_violations(levels, floors):
     found = []
     for node in sorted(graph):
         if node not in height:
-            found.append(f"top-level module {node} stands on no floor: add it to the table of floors ({', '.join(floors)})")
+            found.append(
+                f"top-level module {node} stands on no floor: add it to the table of floors ({', '.join(floors)})"
+            )
             continue
         for dep in sorted(graph[node]):
             if dep in height and height[dep] > height[node]:
@@ -576,15 +578,21 @@ def main(argv):
                             more = len(graph[node][dep]) - 3
                             print(f"  {node} -> {dep}  ({where}{f', +{more} more' if more > 0 else ''})")
     if found_any:
-        print(f"{found_any} cycle(s) among {modules} modules of {', '.join(names)}: "
-              "move the shared item to the module that defines its concept, or to a small module both use")
+        print(
+            f"{found_any} cycle(s) among {modules} modules of {', '.join(names)}: "
+            "move the shared item to the module that defines its concept, or to a small module both use"
+        )
     if found_floors:
-        print(f"{found_floors} floor problem(s): move the item down to the floor of what uses it, "
-              "or the user up; a new top-level module goes into FLOORS")
+        print(
+            f"{found_floors} floor problem(s): move the item down to the floor of what uses it, "
+            "or the user up; a new top-level module goes into FLOORS"
+        )
     if found_any or found_floors:
         return 1
-    print(f"no import cycle at any depth among {modules} modules of {', '.join(names)}"
-          f"{'; every import of ' + ', '.join(sorted(FLOORS)) + ' stays on its floor or goes down' if not given_floors else ''}")
+    print(
+        f"no import cycle at any depth among {modules} modules of {', '.join(names)}"
+        f"{'; every import of ' + ', '.join(sorted(FLOORS)) + ' stays on its floor or goes down' if not given_floors else ''}"
+    )
     return 0
 
 

@@ -204,15 +204,20 @@ class FloorCheck(unittest.TestCase):
             self.assertIn("1 floor problem(s)", output)
 
     def test_a_nested_import_up_a_floor_is_the_folders_edge(self):
-        files = {**FLOORED, "tools/mod.rs": "pub mod deep;\n", "tools/deep.rs": "pub struct Deep;\n",
-                 "engine/run.rs": "use crate::tools::deep::Deep;\npub struct Run(Deep);\n"}
+        files = {
+            **FLOORED,
+            "tools/mod.rs": "pub mod deep;\n",
+            "tools/deep.rs": "pub struct Deep;\n",
+            "engine/run.rs": "use crate::tools::deep::Deep;\npub struct Run(Deep);\n",
+        }
         code, output = run_floors(files, ["ground", "engine", "tools"])
         self.assertEqual(code, 1, output)
         self.assertIn("engine (floor 2) imports tools (floor 3), a higher floor  (engine/run.rs:1)", output)
 
     def test_a_top_level_module_with_no_floor_fails(self):
-        code, output = run_floors({**FLOORED, "lib.rs": FLOORED["lib.rs"] + "mod stray;\n", "stray.rs": ""},
-                                  ["ground", "engine", "tools"])
+        code, output = run_floors(
+            {**FLOORED, "lib.rs": FLOORED["lib.rs"] + "mod stray;\n", "stray.rs": ""}, ["ground", "engine", "tools"]
+        )
         self.assertEqual(code, 1, output)
         self.assertIn("top-level module stray stands on no floor", output)
 

@@ -306,7 +306,8 @@ class Wait(Decision):
         """When to poll again: now + ``delay_ms``."""
     @property
     def server_delay_ms(self) -> Optional[int]:
-        """The server's requested delay as honored (after the policy's ``cap_ms`` and ``max_above_backoff_ms``), if any."""
+        """The server's requested delay as honored (after the policy's ``cap_ms`` and ``max_above_backoff_ms``), if any.
+        """
     @property
     def remaining_budget_ms(self) -> int:
         """Budget left now, after the response reserve."""
