@@ -182,7 +182,9 @@ export function retryFetch(input, init = {}, options = {}) {
       // The core's deadline, attempt count, key and retrying layer for the next hop: on every attempt on the
       // Node entry, inside a served request or not (a client that never says it retries lets the next hop
       // retry too: the layers' attempts would multiply); in a page only inside one, which it never is.
-      if (sends) for (const [name, value] of Object.entries(outgoingHeaders(driver, entry.attempt, now()))) headers.set(name, value);
+      if (sends)
+        for (const [name, value] of Object.entries(outgoingHeaders(driver, entry.attempt, now())))
+          headers.set(name, value);
       if (entry.sendIdempotencyKey && idempotencyKeyHeader) headers.set(idempotencyKeyHeader, keyOf(host));
       if (requestIdHeader) headers.set(requestIdHeader, entry.requestId);
       // A hedge bypasses the HTTP cache: a browser holds a second request for

@@ -272,7 +272,10 @@ test("outside a served request, retryFetch still sends the core's headers on eve
 
 test('two hops, the outer client (outside a served request) retries: the last hop sees its attempts, not their product, one key', async () => {
   const hop2 = await downstream([503]);
-  const inner = Policy.fromConfig({ maxAttempts: 3, backoff: { kind: 'constant', baseMs: 1, multiplier: 1, capMs: 1 } });
+  const inner = Policy.fromConfig({
+    maxAttempts: 3,
+    backoff: { kind: 'constant', baseMs: 1, multiplier: 1, capMs: 1 },
+  });
   const hop = await hop1(async (_req, res) => {
     const { response } = await retryFetch(hop2.url, {}, { policy: inner });
     res.statusCode = response.status;
