@@ -133,7 +133,11 @@ class HttpHelper:
         headers = {self.request_id_header: attempt.request_id}
         if attempt.send_idempotency_key:
             headers[self.idempotency_key_header] = attempt.idempotency_key
-        headers.update(attempt.outgoing_headers())
+        # One field line per name: the core's ``idempotency-key`` is the key set above under this helper's
+        # spelling (httpx would send a dict's two spellings as two lines, which a next hop joins into one
+        # malformed value).
+        names = {name.lower() for name in headers}
+        headers.update((name, value) for name, value in attempt.outgoing_headers().items() if name not in names)
         return headers
 
     def settle(self, run: Run, ending: Ending) -> Tuple[Any, Optional[float]]:
