@@ -5,7 +5,7 @@
 import { _driverResponse, _endingMessage, _free } from '../wasm/retryplan_js.js';
 import { ms } from './args.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RESPONSE_HEADERS } from './constants.js';
-import { ambient, ended, outgoingHeaders } from './ambient.js';
+import { ambient, ended, outgoingHeaders, propagates } from './ambient.js';
 import { newDriver } from './driver.js';
 import { ENDINGS } from './endings.js';
 import { failureOf } from './failures.js';
@@ -176,10 +176,13 @@ export function retryFetch(input, init = {}, options = {}) {
     const primed = signal?.aborted !== true;
     const extra = { method: request.method, idempotent, requestIdempotencyKey, oneShotBody, returnsResponses: true };
     const driver = newDriver(policy, now(), driverOptions(options, extra, context), primed);
+    const sends = propagates(context);
     const send = (entry) => {
       const headers = new Headers(request.headers);
-      // Inside a request being served: the core's deadline, attempt count, key and retrying layer for the next hop.
-      if (context !== undefined)
+      // The core's deadline, attempt count, key and retrying layer for the next hop: on every attempt on the
+      // Node entry, inside a served request or not (a client that never says it retries lets the next hop
+      // retry too: the layers' attempts would multiply); in a page only inside one, which it never is.
+      if (sends)
         for (const [name, value] of Object.entries(outgoingHeaders(driver, entry.attempt, now())))
           headers.set(name, value);
       if (entry.sendIdempotencyKey && idempotencyKeyHeader) headers.set(idempotencyKeyHeader, keyOf(host));

@@ -917,7 +917,10 @@ export type RetryFetchResult =
  * response not returned has its body cancelled); rejects unchanged for an
  * invalid request (a bad URL, a bad header), before sending anything. A
  * ReadableStream body is sent once: where a retry was wanted the operation
- * gives up `body_not_replayable` (with the response).
+ * gives up `body_not_replayable` (with the response). In Node every attempt
+ * carries the core's propagation headers (`retryplan-timeout-ms`,
+ * `retryplan-attempt`, `retryplan-caller-retries`, the key when it is sent),
+ * inside a served request or not; in a page none (no CORS preflight for them).
  */
 export function retryFetch(
   input: RequestInfo | URL,

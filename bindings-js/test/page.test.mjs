@@ -81,6 +81,11 @@ for (const name of ['checkout', 'shop']) {
       used.seen.every((each) => each.method === 'POST' && each.key === used.seen[0].key && each.key !== undefined),
     );
     assert.notEqual(used.seen[0].requestId, used.seen[1].requestId);
+    // No propagation headers from a page: custom request headers would make a cross-origin order need a CORS preflight.
+    assert.deepEqual(
+      used.seen.map((each) => each.propagation),
+      [[], []],
+    );
     // What was shipped: one wasm (the runtime's), the page's JS, no JSON and no configuration reader.
     const wasm = shipped.files.filter((file) => file.kind === 'wasm');
     assert.equal(wasm.length, 1, 'one wasm file');

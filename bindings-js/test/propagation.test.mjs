@@ -238,6 +238,78 @@ test('the next hop\'s "do not retry" stops hop 1\'s retries (server_declined_ret
   }
 });
 
+test("outside a served request, retryFetch still sends the core's headers on every attempt (Node)", async () => {
+  const hop2 = await downstream([503, 200]);
+  try {
+    assert.equal(currentIncoming(), undefined);
+    const { decision } = await retryFetch(hop2.url, {}, { policy });
+    assert.deepEqual([decision.type, decision.attempts], ['succeeded', 2]);
+    assert.deepEqual(
+      hop2.seen.map((headers) => [headers['retryplan-attempt'], headers['retryplan-caller-retries']]),
+      [
+        ['1', '?1'],
+        ['2', '?1'],
+      ],
+      'each attempt tells the next hop its number and that this layer retries',
+    );
+    for (const headers of hop2.seen) {
+      const timeoutMs = Number(headers['retryplan-timeout-ms']);
+      assert.ok(timeoutMs > 0 && timeoutMs <= 3000, `retryplan-timeout-ms ${timeoutMs}: the policy's own attempt`);
+      assert.equal(headers['idempotency-key'], undefined, 'a safe read carries no key');
+    }
+    // A client that cannot retry says so: the next hop's own retries are the ones.
+    hop2.seen.length = 0;
+    const single = Policy.fromConfig({ maxAttempts: 1, jitter: { kind: 'none' } });
+    await retryFetch(hop2.url, {}, { policy: single });
+    assert.deepEqual(
+      hop2.seen.map((headers) => [headers['retryplan-attempt'], headers['retryplan-caller-retries']]),
+      [['1', '?0']],
+    );
+  } finally {
+    await hop2.close();
+  }
+});
+
+test('two hops, the outer client (outside a served request) retries: the last hop sees its attempts, not their product, one key', async () => {
+  const hop2 = await downstream([503]);
+  const inner = Policy.fromConfig({
+    maxAttempts: 3,
+    backoff: { kind: 'constant', baseMs: 1, multiplier: 1, capMs: 1 },
+  });
+  const hop = await hop1(async (_req, res) => {
+    const { response } = await retryFetch(hop2.url, {}, { policy: inner });
+    res.statusCode = response.status;
+    res.end();
+  });
+  try {
+    const outer = Policy.fromConfig({
+      maxAttempts: 3,
+      idempotency: 'keyed',
+      backoff: { kind: 'constant', baseMs: 1, multiplier: 1, capMs: 1 },
+    });
+    const { decision, response, idempotencyKey } = await retryFetch(
+      hop.url,
+      { method: 'POST', body: 'order' },
+      { policy: outer },
+    );
+    assert.equal(response.status, 503);
+    assert.deepEqual([decision.type, decision.reason, decision.attempts], ['gave_up', 'attempts_exhausted', 3]);
+    // Three requests in all (the outer policy's attempts), not 3 x 3: hop 1 was told a layer above retries.
+    assert.deepEqual(
+      hop2.seen.map((headers) => headers['retryplan-attempt']),
+      ['1', '1', '1'],
+    );
+    assert.deepEqual(
+      hop2.seen.map((headers) => [headers['retryplan-caller-retries'], headers['idempotency-key']]),
+      Array(3).fill(['?1', idempotencyKey]),
+      "one key throughout: the outer client's",
+    );
+  } finally {
+    await hop.close();
+    await hop2.close();
+  }
+});
+
 test("run inside a request: its driver starts from the ambient context, and each attempt carries the core's headers", async () => {
   let contexts;
   const hop = await hop1(
@@ -267,7 +339,7 @@ test("run inside a request: its driver starts from the ambient context, and each
         key: 'k-77',
       },
     ]);
-    // Outside a request: no headers, the policy's own 3000 ms.
+    // Outside a request run fills no headers (its caller's transport would send them), the policy's own 3000 ms.
     const outside = await run(policy, (context) => [context.outgoingHeaders, context.timeoutMs]);
     assert.deepEqual(outside, [undefined, 3000]);
   } finally {

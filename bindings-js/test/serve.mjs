@@ -43,6 +43,10 @@ function relay(request, response, port, keepAlive) {
   request.pipe(upstream);
 }
 
+/** The propagation headers a request carried (`retryplan-*`, `grpc-*`), by name: a page's carry none. */
+const propagationHeaders = (request) =>
+  Object.keys(request.headers).filter((name) => name.startsWith('retryplan-') || name.startsWith('grpc-'));
+
 /**
  * Serves files (and `/api/` scripted answers) on 127.0.0.1; with
  * `scenarioPort`, relays `/s/*` to the scenario server. Every response closes
@@ -59,7 +63,11 @@ export async function serve({ root, vectors, mounts = {}, scenarioPort, keepAliv
     if (scenarioPort !== undefined && path.startsWith('/s/')) return relay(request, response, scenarioPort, keepAlive);
     if (path === '/api/busy-then-ok') {
       for await (const _ of request);
-      seen.push({ key: request.headers['idempotency-key'], requestId: request.headers['x-request-id'] });
+      seen.push({
+        key: request.headers['idempotency-key'],
+        requestId: request.headers['x-request-id'],
+        propagation: propagationHeaders(request),
+      });
       if (seen.length === 1) return response.writeHead(503, { 'retry-after': '1' }).end('busy');
       return response.writeHead(200, { 'content-type': 'text/plain' }).end('done');
     }
@@ -73,6 +81,7 @@ export async function serve({ root, vectors, mounts = {}, scenarioPort, keepAliv
         requestId: request.headers['x-request-id'],
         method: request.method,
         body,
+        propagation: propagationHeaders(request),
       });
       if (seen.length === 1) return response.writeHead(503, { 'retry-after': '0' }).end('busy');
       return response

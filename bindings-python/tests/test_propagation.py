@@ -19,7 +19,7 @@ import requests
 from server import Server, status
 
 import retryplan
-from retryplan import IncomingContext, InvalidHeaderError, Policy
+from retryplan import GiveUpReason, IncomingContext, InvalidHeaderError, Policy
 from retryplan.httpx import AsyncRetryTransport, RetryTransport
 from retryplan.propagation import AsgiMiddleware, WsgiMiddleware, current
 from retryplan.requests import RetryAdapter
@@ -234,14 +234,77 @@ def test_a_malformed_idempotency_key_is_a_400(hop1: str, hop2: Server) -> None:
     assert hop2.script.seen == []
 
 
-def test_outside_a_served_request_helpers_send_no_propagation_headers(hop2: Server) -> None:
-    """No ambient context: a helper's requests are as before (no retryplan-* headers)."""
+OUTER_KINDS = ["httpx-sync", "httpx-async", "requests"]
+
+
+def outer_send(kind: str, policy: Policy, method: str, url: str) -> Tuple[Any, Any]:
+    """One request through an outgoing helper called outside any served request: the response it returns, and
+    the decision attached to it."""
+    if kind == "httpx-sync":
+        with httpx.Client(transport=RetryTransport(policy=policy)) as client:
+            response = client.request(method, url)
+        return response, response.extensions["retryplan_decision"]
+    if kind == "httpx-async":
+
+        async def send() -> httpx.Response:
+            async with httpx.AsyncClient(transport=AsyncRetryTransport(policy=policy)) as client:
+                return await client.request(method, url)
+
+        response = asyncio.run(send())
+        return response, response.extensions["retryplan_decision"]
+    with requests.Session() as session:
+        session.mount("http://", RetryAdapter(policy=policy))
+        answer = session.request(method, url)
+    return answer, answer.retryplan_decision  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("kind", OUTER_KINDS)
+def test_outside_a_served_request_helpers_send_the_cores_headers_on_every_attempt(hop2: Server, kind: str) -> None:
+    """No ambient context: the driver starts without one, yet every attempt still tells the next hop its
+    remaining time, its number and that this layer retries (the core's outgoing headers), so a next hop under
+    ``retry_layer: outermost`` does not retry too. A safe read carries no key."""
     assert current() is None
+    hop2.script.queue(status(503), status(200))
+    response, decision = outer_send(kind, Policy.from_dict(HOP1), "GET", hop2.url + "/plain")
+    assert response.status_code == 200 and isinstance(decision, retryplan.Succeeded)
+    seen = seen_by(hop2)
+    assert [headers["retryplan-attempt"] for headers in seen] == ["1", "2"]
+    assert {headers["retryplan-caller-retries"] for headers in seen} == {"?1"}
+    assert all(0 < int(headers["retryplan-timeout-ms"]) <= 5000 for headers in seen)
+    assert all("idempotency-key" not in headers for headers in seen)
+    assert current() is None  # the helper made no ambient context
+
+
+@pytest.mark.parametrize("kind", OUTER_KINDS)
+def test_outside_a_served_request_a_helper_that_cannot_retry_says_so(hop2: Server, kind: str) -> None:
+    """One attempt allowed: the next hop is told nobody above retries (?0), so its own retries are the ones."""
     hop2.script.queue(status(200))
-    with httpx.Client(transport=RetryTransport(policy=Policy.from_dict(HOP1))) as client:
-        assert client.get(hop2.url + "/plain").status_code == 200
+    response, _ = outer_send(kind, Policy.from_dict({**HOP1, "max_attempts": 1}), "GET", hop2.url + "/plain")
+    assert response.status_code == 200
     (seen,) = seen_by(hop2)
-    assert not [name for name in seen if name.startswith("retryplan-")]
+    assert (seen["retryplan-attempt"], seen["retryplan-caller-retries"]) == ("1", "?0")
+
+
+@pytest.mark.parametrize("kind", OUTER_KINDS)
+def test_two_hops_the_outer_client_retries_and_the_last_hop_sees_its_attempts_not_their_product(
+    hop1: str, hop2: Server, kind: str
+) -> None:
+    """The outer client (outside any served request, three attempts, keyed) posts to hop 1, whose handler
+    calls hop 2 with a policy of three attempts too. Told "a layer above retries", hop 1 makes one attempt per
+    request: hop 2 sees the outer policy's three attempts, not 3 x 3, each under the outer client's key."""
+    assert current() is None
+    hop2.script.queue(*[status(503)] * 9)  # enough for the product: a regression shows as 9 requests
+    outer = Policy.from_dict({**HOP1, "idempotency": "keyed"})
+    response, decision = outer_send(kind, outer, "POST", hop1)
+    assert response.status_code == 503
+    assert isinstance(decision, retryplan.GaveUp) and decision.reason is GiveUpReason.ATTEMPTS_EXHAUSTED
+    assert decision.attempts == 3
+    seen = seen_by(hop2)
+    assert [headers["retryplan-attempt"] for headers in seen] == ["1", "1", "1"]  # one inner attempt each
+    assert {headers["retryplan-caller-retries"] for headers in seen} == {"?1"}
+    key = response.json()["idempotency_key"]  # what hop 1 read from the outer client's last attempt
+    assert key and {headers["idempotency-key"] for headers in seen} == {key}
+    assert all(0 < int(headers["retryplan-timeout-ms"]) <= 5000 - 20 - 50 for headers in seen)
 
 
 def test_several_field_lines_arrive_joined_and_are_refused(hop2: Server) -> None:

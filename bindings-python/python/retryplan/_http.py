@@ -24,10 +24,13 @@ this module does the rest once:
 * no byte read past the deadline: a sync attempt runs in a worker thread that
   is abandoned at its abort time, and the body of a failed response returned
   at the end is read only within its attempt's window (else cut: not read);
+* every attempt carries the core's outgoing headers (``Attempt.outgoing_headers``: the attempt's remaining
+  time, its number, the key when it is sent, whether this layer or one above retries), inside a served
+  request or not: a client that never said it retries would let the next hop retry too, and the layers'
+  attempts would multiply (as gRPC sends ``grpc-timeout`` whenever a call has a deadline);
 * inside a request served under ``retryplan.propagation``'s middleware (its ambient context), the driver
-  starts with the caller's context (``incoming``), each attempt carries the core's outgoing headers
-  (``Attempt.outgoing_headers``: the attempt's remaining time, its number, the caller's key, whether a
-  layer above retries), and a give-up decides the request's answer headers (``Served.ended``).
+  starts with the caller's context (``incoming``: its deadline, its key, one attempt when it retries), and
+  a give-up decides the request's answer headers (``Served.ended``).
 """
 
 from __future__ import annotations
@@ -125,12 +128,16 @@ class HttpHelper:
         return run
 
     def attempt_headers(self, attempt: Attempt) -> Dict[str, str]:
-        """The headers of this attempt's request: its request id, and the key when its plan sends it."""
+        """The headers of this attempt's request: its request id, the key when its plan sends it, and the core's
+        headers for the next hop (served request or not: the next hop learns this layer retries)."""
         headers = {self.request_id_header: attempt.request_id}
         if attempt.send_idempotency_key:
             headers[self.idempotency_key_header] = attempt.idempotency_key
-        if _SERVED.get() is not None:  # inside a served request: the core's headers for the next hop
-            headers.update(attempt.outgoing_headers())
+        # One field line per name: the core's ``idempotency-key`` is the key set above under this helper's
+        # spelling (httpx would send a dict's two spellings as two lines, which a next hop joins into one
+        # malformed value).
+        names = {name.lower() for name in headers}
+        headers.update((name, value) for name, value in attempt.outgoing_headers().items() if name not in names)
         return headers
 
     def settle(self, run: Run, ending: Ending) -> Tuple[Any, Optional[float]]:
