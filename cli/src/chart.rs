@@ -12,7 +12,7 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::report::{BucketReport, VariantReport};
+use crate::report::{BucketReport, VariantReport, Verdict};
 use crate::scenario::{Failure, Phase, Scenario};
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
@@ -264,9 +264,10 @@ fn draw_header(
 fn verdict(report: &VariantReport) -> (String, RGBColor) {
     let recovery = &report.summary.recovery;
     match recovery.verdict {
-        "recovered" => (recovery.description.clone(), RECOVERED),
-        "metastable" => (recovery.description.replacen("metastable", "METASTABLE", 1), METASTABLE),
-        _ => (recovery.description.clone(), TEXT),
+        Verdict::Recovered => (recovery.description.clone(), RECOVERED),
+        Verdict::Metastable => (recovery.description.replacen("metastable", "METASTABLE", 1), METASTABLE),
+        Verdict::NeverHealthy => (recovery.description.replacen("never healthy", "NEVER HEALTHY", 1), METASTABLE),
+        Verdict::NoTrigger | Verdict::Undetermined => (recovery.description.clone(), TEXT),
     }
 }
 
@@ -462,7 +463,7 @@ fn draw_success(area: &Area<'_>, scenario: &Scenario, report: &VariantReport, y_
     let x_max = seconds(scenario.config.duration_ms);
     let end = seconds(recovery.trigger_end_ms.unwrap_or(0));
     match (recovery.verdict, recovery.recovered_at_ms) {
-        ("recovered", Some(at)) => {
+        (Verdict::Recovered, Some(at)) => {
             let x = seconds(at);
             chart
                 .draw_series(DashedLineSeries::new([(x, 0.0), (x, y_max * 0.92)], 5, 3, RECOVERED.stroke_width(2)))
@@ -475,11 +476,23 @@ fn draw_success(area: &Area<'_>, scenario: &Scenario, report: &VariantReport, y_
                 )))
                 .map_err(fail)?;
         }
-        ("metastable", _) => {
+        (Verdict::Metastable, _) => {
             chart
                 .draw_series(std::iter::once(Text::new(
                     format!("METASTABLE: no recovery in {:.0} s", x_max - end),
                     ((end + x_max) / 2.0, y_max * 0.45),
+                    bold(16.0, METASTABLE, HPos::Center, VPos::Center),
+                )))
+                .map_err(fail)?;
+        }
+        (Verdict::NeverHealthy, _) => {
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    format!(
+                        "NEVER HEALTHY: {:.0}% succeeded before the trigger",
+                        recovery.baseline_success_ratio * 100.0
+                    ),
+                    (x_max / 2.0, y_max * 0.45),
                     bold(16.0, METASTABLE, HPos::Center, VPos::Center),
                 )))
                 .map_err(fail)?;

@@ -13,6 +13,11 @@ use crate::sim::{Run, SLOT_MS};
 /// count as recovered.
 pub const RECOVERED_SHARE: f64 = 0.9;
 
+/// Below this success ratio before the trigger, the fleet was never healthy:
+/// there is nothing to recover to, and "recovered" would be a false comfort
+/// (a plan whose every operation fails "recovers" at once).
+pub const HEALTHY_BASELINE: f64 = 0.5;
+
 /// One bucket of the series, as printed by `--json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct BucketReport {
@@ -58,11 +63,29 @@ pub struct BucketReport {
     pub latency_p99_ms: Option<u32>,
 }
 
+/// What happened after the trigger, as `--json` spells it (snake_case).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Every bucket from some point to the end succeeds at `RECOVERED_SHARE`
+    /// of the baseline or better.
+    Recovered,
+    /// The success ratio never came back (to the end of the run).
+    Metastable,
+    /// Before the trigger, fewer than `HEALTHY_BASELINE` of the operations
+    /// succeeded: the plan does not work even without trouble.
+    NeverHealthy,
+    /// The scenario has no outage or brownout.
+    NoTrigger,
+    /// Too few buckets after the trigger to tell.
+    Undetermined,
+}
+
 /// Did the fleet come back after the trigger?
 #[derive(Clone, Debug, Serialize)]
 pub struct Recovery {
-    /// `recovered`, `metastable`, `no_trigger` or `undetermined`.
-    pub verdict: &'static str,
+    /// The verdict.
+    pub verdict: Verdict,
     /// When the last phase ended, ms.
     pub trigger_end_ms: Option<u64>,
     /// Success ratio of the buckets before the first phase (1 when there are none).
@@ -291,7 +314,7 @@ fn recovery(scenario: &Scenario, buckets: &[BucketReport]) -> Recovery {
     let bucket_ms = scenario.config.bucket_ms;
     let Some(trigger_start) = scenario.trigger_start_ms() else {
         return Recovery {
-            verdict: "no_trigger",
+            verdict: Verdict::NoTrigger,
             trigger_end_ms: None,
             baseline_success_ratio: success_ratio(buckets).unwrap_or(1.0),
             recovered_at_ms: None,
@@ -313,17 +336,26 @@ fn recovery(scenario: &Scenario, buckets: &[BucketReport]) -> Recovery {
     let seconds = |ms: u64| format!("{:.1} s", ms as f64 / 1000.0);
     if after.len() < 2 {
         return Recovery {
-            verdict: "undetermined",
+            verdict: Verdict::Undetermined,
             trigger_end_ms: Some(trigger_end),
             baseline_success_ratio: baseline,
             recovered_at_ms: None,
             description: "the scenario ends too soon after the trigger to tell (leave at least two buckets)".to_owned(),
         };
     }
+    if baseline < HEALTHY_BASELINE {
+        return Recovery {
+            verdict: Verdict::NeverHealthy,
+            trigger_end_ms: Some(trigger_end),
+            baseline_success_ratio: baseline,
+            recovered_at_ms: None,
+            description: format!("never healthy: {:.1}% succeeded before the trigger", baseline * 100.0),
+        };
+    }
     if suffix >= needed {
         let at = (first_after + after.len() - suffix) as u64 * bucket_ms;
         Recovery {
-            verdict: "recovered",
+            verdict: Verdict::Recovered,
             trigger_end_ms: Some(trigger_end),
             baseline_success_ratio: baseline,
             recovered_at_ms: Some(at),
@@ -332,7 +364,7 @@ fn recovery(scenario: &Scenario, buckets: &[BucketReport]) -> Recovery {
     } else {
         let end = scenario.config.duration_ms;
         Recovery {
-            verdict: "metastable",
+            verdict: Verdict::Metastable,
             trigger_end_ms: Some(trigger_end),
             baseline_success_ratio: baseline,
             recovered_at_ms: None,
@@ -430,13 +462,15 @@ pub fn table(scenario: &Scenario, seed: u64, reports: &[VariantReport]) -> Strin
     row("latency p50 (successes)", &|r| ms(r.summary.latency_p50_ms));
     row("latency p99 (successes)", &|r| ms(r.summary.latency_p99_ms));
     row("after the trigger", &|r| match r.summary.recovery.verdict {
-        "recovered" => {
+        Verdict::Recovered => {
             let at = r.summary.recovery.recovered_at_ms.unwrap_or(0);
             let end = r.summary.recovery.trigger_end_ms.unwrap_or(0);
             format!("recovered +{:.1} s", at.saturating_sub(end) as f64 / 1000.0)
         }
-        "metastable" => "METASTABLE".to_owned(),
-        other => other.replace('_', " "),
+        Verdict::Metastable => "METASTABLE".to_owned(),
+        Verdict::NeverHealthy => "NEVER HEALTHY".to_owned(),
+        Verdict::NoTrigger => "no trigger".to_owned(),
+        Verdict::Undetermined => "undetermined".to_owned(),
     });
 
     let label_width = rows.iter().map(|(label, _)| label.len()).max().unwrap_or(0);

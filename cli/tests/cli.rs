@@ -708,10 +708,12 @@ fn the_main_job_writes_a_chart() {
     // the verdicts, the budget's refills and the restart's burst are on the chart.
     // plotters writes each text on a line of its own.
     let texts: Vec<&str> = text.lines().map(str::trim).collect();
-    for label in ["as-written", "no-jitter", "no-budget", "layered", "stall + restart", "stall", "restart"] {
+    for label in
+        ["as-written", "no-jitter", "no-budget", "layered", "propagated", "stall + restart", "stall", "restart"]
+    {
         assert!(texts.contains(&label), "the chart shows {label}");
     }
-    for label in ["recovered +3.0 s", "METASTABLE", "budget refills", "in 10 ms"] {
+    for label in ["recovered +3.0 s", "METASTABLE", "NEVER HEALTHY", "budget refills", "in 10 ms"] {
         assert!(text.contains(label), "the chart shows {label}");
     }
     assert!(!texts.iter().any(|line| line.starts_with("outage")), "a stall is not called an outage");
@@ -744,6 +746,10 @@ fn each_lever_of_the_main_job_visibly_matters() {
     // The budget: without it the fleet never recovers from the stall.
     assert_eq!(summary("as-written", "recovery")["verdict"], "recovered");
     assert_eq!(summary("no-budget", "recovery")["verdict"], "metastable");
+    // Three propagating hops of 200 ms attempts cannot serve at all: that is
+    // no recovery, whatever the success ratio after the trigger.
+    assert_eq!(summary("propagated", "recovery")["verdict"], "never_healthy");
+    assert_eq!(summary("propagated", "recovery")["baseline_success_ratio"], 0.0);
     // Layering without deadline propagation multiplies the peak load.
     let peak = |name: &str| summary(name, "peak_attempts_per_second").as_f64().expect("peak");
     assert!(peak("layered") >= 2.0 * peak("as-written"), "{} vs {}", peak("layered"), peak("as-written"));
