@@ -25,19 +25,36 @@ private fun libraryPath(name: String): String {
     val url = HotGuard::class.java.classLoader?.getResource("${com.sun.jna.Platform.RESOURCE_PREFIX}/$file") ?: return name
     return runCatching {
         val entry = (url.openConnection() as java.net.JarURLConnection).jarEntry
-        check(entry.crc >= 0 && entry.size > 0)
         val dir = File(System.getenv("XDG_CACHE_HOME") ?: File(System.getProperty("user.home"), ".cache").path, "retryplan/native")
-        val cached = File(dir, "${java.lang.Long.toHexString(entry.crc)}-${entry.size}-$file")
-        if (cached.length() != entry.size) {
-            dir.mkdirs()
-            val part = File.createTempFile("$file.", ".part", dir)
-            try {
-                url.openStream().use { Files.copy(it, part.toPath(), StandardCopyOption.REPLACE_EXISTING) }
-                Files.move(part.toPath(), cached.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING)
-            } finally {
-                part.delete()
-            }
-        }
-        cached.absolutePath
+        cachedCopy(dir, file, entry.crc, entry.size) { url.openStream() }.absolutePath
     }.getOrDefault(name)
+}
+
+/**
+ * The copy of the library [file] (CRC [crc], [size] bytes) in [dir], written
+ * from [open] if it is missing or short. Writing one removes the copies an
+ * earlier version left (other names ending in `-[file]`), so upgrades do not
+ * pile up 2 MB each; a process still running an earlier version keeps its
+ * mapping (Linux unlinks, it does not unmap).
+ */
+internal fun cachedCopy(
+    dir: File,
+    file: String,
+    crc: Long,
+    size: Long,
+    open: () -> java.io.InputStream,
+): File {
+    check(crc >= 0 && size > 0)
+    val cached = File(dir, "${java.lang.Long.toHexString(crc)}-$size-$file")
+    if (cached.length() == size) return cached
+    dir.mkdirs()
+    val part = File.createTempFile("$file.", ".part", dir)
+    try {
+        open().use { Files.copy(it, part.toPath(), StandardCopyOption.REPLACE_EXISTING) }
+        Files.move(part.toPath(), cached.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING)
+    } finally {
+        part.delete()
+    }
+    dir.listFiles { other -> other.name.endsWith("-$file") && other.name != cached.name }?.forEach { it.delete() }
+    return cached
 }
