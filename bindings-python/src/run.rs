@@ -429,7 +429,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
     }
 
     /// The value the ending returns and, unless it succeeded, the end of its attempt's window (ms);
-    /// or raises the typed ending (GaveUpError, ReconcileRequired, RestartRequired), as the driver says.
+    /// or raises the typed ending (GaveUpError, ReconcileRequiredError, RestartRequiredError), as the driver says.
     pub(crate) fn end_with_window(&self, ending: Ending) -> PyResult<(Py<PyAny>, Option<u64>)> {
         let succeeded = matches!(ending.decision, retryplan::Decision::Succeeded { .. });
         let (value, error) = match self.ending_result(&ending)? {

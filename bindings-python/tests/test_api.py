@@ -524,7 +524,7 @@ def test_every_error_class_sits_under_the_class_of_its_blame() -> None:
         under = [blame for blame, blame_class in BLAME_CLASSES.items() if issubclass(cls, blame_class)]
         assert under == [blames[cls.code]] == [cls.blame], name
         assert issubclass(cls, base), name
-    assert not issubclass(retryplan.OperationFailed, tuple(BLAME_CLASSES.values()))
+    assert not issubclass(retryplan.OperationFailedError, tuple(BLAME_CLASSES.values()))
 
 
 def test_a_reading_error_names_the_configuration_it_read() -> None:
@@ -591,6 +591,27 @@ def test_a_broken_rule_names_the_configuration_it_broke() -> None:
         )
         assert str(error).startswith(start), error
         assert isinstance(error, retryplan.ConfigurationError) and isinstance(error, ValueError)
+
+
+def test_the_endings_old_names_are_deprecated_aliases_for_one_release() -> None:
+    """The endings are named as in JS (issue 28: one name per concept); the old names warn."""
+    import warnings
+
+    for old_name, new_name in (
+        ("OperationFailed", "OperationFailedError"),
+        ("ReconcileRequired", "ReconcileRequiredError"),
+        ("RestartRequired", "RestartRequiredError"),
+    ):
+        new = getattr(retryplan, new_name)
+        assert new.__name__ == new_name and new.__module__ == "retryplan"
+        assert new_name in retryplan.__all__ and old_name not in retryplan.__all__
+        for module in (retryplan, retryplan._errors):
+            with pytest.warns(DeprecationWarning, match=f"{old_name} is renamed (retryplan\\.)?{new_name}"):
+                assert getattr(module, old_name) is new
+    assert issubclass(retryplan.GaveUpError, retryplan.OperationFailedError)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        from retryplan import ReconcileRequiredError  # the new name never warns  # noqa: F401
 
 
 def test_the_old_names_are_deprecated_aliases_for_one_release() -> None:

@@ -14,7 +14,7 @@ from conftest import vector_dir
 from server import Server
 
 import retryplan
-from retryplan import GaveUpError, Policy, ReconcileRequired, RestartRequired
+from retryplan import GaveUpError, Policy, ReconcileRequiredError, RestartRequiredError
 from retryplan.httpx import RetryTransport
 from retryplan.requests import RetryAdapter
 
@@ -34,7 +34,7 @@ def test_requests_reconcile_names_the_request_its_key_and_what_to_do(server: Ser
     session = requests.Session()
     session.mount("http://", RetryAdapter(policy=Policy.from_dict(ONE)))
     url = server.url.replace("http://", "http://user:secret@") + "/orders?cart=41#top"
-    with pytest.raises(ReconcileRequired) as raised:
+    with pytest.raises(ReconcileRequiredError) as raised:
         # No key of its own: a request carrying one is keyed by it, and retried (issue 25 item 3).
         session.post(url, data=b"{}")
     port, key = server.url.rsplit(":", 1)[1], raised.value.idempotency_key
@@ -44,7 +44,7 @@ def test_requests_reconcile_names_the_request_its_key_and_what_to_do(server: Ser
     )
     assert "secret" not in str(raised.value)
     shown = "".join(traceback.format_exception_only(type(raised.value), raised.value))
-    assert shown.startswith("retryplan.ReconcileRequired: "), shown  # the public home, not retryplan._errors
+    assert shown.startswith("retryplan.ReconcileRequiredError: "), shown  # the public home, not retryplan._errors
 
 
 def test_httpx_gave_up_names_the_request_the_attempts_and_the_reason(server: Server) -> None:
@@ -79,7 +79,7 @@ def test_retry_names_the_function_and_every_ending_is_the_cores() -> None:
     )
     succeeded = retryplan.Decision.from_dict({"type": "succeeded", "attempts": 1, "winner": 1})
     assert succeeded.ending_message("op", "k") is None
-    assert RestartRequired.__module__ == GaveUpError.__module__ == "retryplan"
+    assert RestartRequiredError.__module__ == GaveUpError.__module__ == "retryplan"
     assert pickle.loads(pickle.dumps(GaveUpError)) is GaveUpError
 
 

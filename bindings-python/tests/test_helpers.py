@@ -13,8 +13,8 @@ from retryplan import (
     GiveUpReason,
     Outcome,
     Policy,
-    ReconcileRequired,
-    RestartRequired,
+    ReconcileRequiredError,
+    RestartRequiredError,
     Stats,
 )
 
@@ -100,7 +100,7 @@ def test_an_unknown_exception_of_a_non_idempotent_write_reconciles() -> None:
         calls.append(1)
         raise KeyError("bug")
 
-    with pytest.raises(retryplan.ReconcileRequired) as raised:
+    with pytest.raises(retryplan.ReconcileRequiredError) as raised:
         write()
     assert len(calls) == 1 and "outcome_of_error=" in str(raised.value)
 
@@ -162,12 +162,12 @@ def test_attempt_loop_success_and_give_up() -> None:
 
 def test_attempt_loop_reconcile_and_restart() -> None:
     unsafe = Policy(idempotency="unsafe", jitter={"kind": "none"})
-    with pytest.raises(ReconcileRequired) as reconcile:
+    with pytest.raises(ReconcileRequiredError) as reconcile:
         for attempt in retryplan.attempts(unsafe, seed=3, idempotency_key="order-9"):
             with attempt:
                 raise ConnectionResetError()
     assert reconcile.value.idempotency_key == "order-9" and reconcile.value.code == "reconcile"
-    with pytest.raises(RestartRequired) as restart:
+    with pytest.raises(RestartRequiredError) as restart:
         for attempt in retryplan.attempts(POLICY, seed=3):
             with attempt:
                 attempt.report(Outcome.http_status(409))
@@ -377,7 +377,7 @@ def test_an_invalid_request_is_raised_again_unchanged() -> None:
 def test_typed_endings_carry_reason_attempts_key_last_outcome_cause_and_decision() -> None:
     unsafe = Policy(idempotency="unsafe", jitter={"kind": "none"})
     reset = ConnectionResetError("reset after sending")
-    with pytest.raises(ReconcileRequired) as raised:
+    with pytest.raises(ReconcileRequiredError) as raised:
         for attempt in retryplan.attempts(unsafe, seed=3, idempotency_key="order-9"):
             with attempt:
                 raise reset

@@ -10,7 +10,7 @@ import pytest
 from server import Server, http_date, retry_after, status, waits
 
 import retryplan
-from retryplan import GaveUpError, GiveUpReason, Policy, ReconcileRequired, Stats
+from retryplan import GaveUpError, GiveUpReason, Policy, ReconcileRequiredError, Stats
 from retryplan.httpx import AsyncRetryTransport, RetryTransport
 
 FAST = {
@@ -93,7 +93,7 @@ def test_dropped_connection_is_retried_for_a_safe_read(server: Server) -> None:
 def test_dropped_connection_of_an_unsafe_write_reconciles(server: Server) -> None:
     server.script.queue(("drop", None), status(200))
     policy = Policy.from_dict({**FAST, "idempotency": "unsafe"})
-    with client(policy) as c, pytest.raises(ReconcileRequired) as raised:
+    with client(policy) as c, pytest.raises(ReconcileRequiredError) as raised:
         c.post(server.url + "/orders", content=b"{}")
     assert len(server.script.seen) == 1  # never repeated
     key = server.script.seen[0]["headers"]["idempotency-key"]
@@ -291,7 +291,7 @@ def test_a_status_outside_100_599_is_an_outcome_and_every_response_is_closed(ser
 
 def test_a_post_is_never_repeated_after_it_may_have_been_processed_unless_the_request_says_so(server: Server) -> None:
     server.script.queue(status(500), status(500), status(201))
-    with client(Policy.from_dict(FAST)) as c, pytest.raises(ReconcileRequired) as raised:
+    with client(Policy.from_dict(FAST)) as c, pytest.raises(ReconcileRequiredError) as raised:
         c.post(server.url + "/orders", content=b"{}")
     assert len(server.script.seen) == 1 and raised.value.last_outcome == retryplan.Outcome.http_status(500)
     assert server.script.seen[0]["headers"]["idempotency-key"] == raised.value.idempotency_key  # to reconcile by

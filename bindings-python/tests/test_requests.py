@@ -9,7 +9,7 @@ from server import Server, retry_after, status, waits
 from urllib3.util.retry import Retry
 
 import retryplan
-from retryplan import GaveUpError, GiveUpReason, Policy, ReconcileRequired, Stats, UnsupportedError
+from retryplan import GaveUpError, GiveUpReason, Policy, ReconcileRequiredError, Stats, UnsupportedError
 from retryplan.compat import from_urllib3
 from retryplan.requests import RetryAdapter
 
@@ -116,7 +116,7 @@ def test_a_body_that_can_be_sent_once_is_sent_once_and_gives_up_body_not_replaya
 
 def test_dropped_connection_of_an_unsafe_write_reconciles(server: Server) -> None:
     server.script.queue(("drop", None), status(200))
-    with session(Policy.from_dict({**FAST, "idempotency": "unsafe"})) as s, pytest.raises(ReconcileRequired) as raised:
+    with session(Policy.from_dict({**FAST, "idempotency": "unsafe"})) as s, pytest.raises(ReconcileRequiredError) as raised:
         s.post(server.url + "/orders", data=b"{}")
     assert len(server.script.seen) == 1
     assert raised.value.idempotency_key == server.script.seen[0]["headers"]["idempotency-key"]
@@ -125,7 +125,7 @@ def test_dropped_connection_of_an_unsafe_write_reconciles(server: Server) -> Non
 
 def test_a_post_is_repeated_only_when_the_policy_or_the_adapter_says_so(server: Server) -> None:
     server.script.queue(status(500), status(500), status(201), status(500), status(201))
-    with session(Policy.from_dict(FAST)) as s, pytest.raises(ReconcileRequired):
+    with session(Policy.from_dict(FAST)) as s, pytest.raises(ReconcileRequiredError):
         s.post(server.url + "/rfc", data=b"{}")  # RFC 9110 §9.2.2: POST is not idempotent
     assert len(server.script.seen) == 1
     listed = Policy.from_dict({**FAST, "retry_methods": ["GET", "POST"]})

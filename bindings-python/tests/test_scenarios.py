@@ -182,7 +182,7 @@ def check_result(expected: Dict[str, Any], kind: str, value: Any, label: str) ->
         assert isinstance(value, retryplan.RetryplanError), f"{label}: raised {value!r}"
         assert value.code == want["error"] and getattr(value, "field", None) == want["field"], f"{label}: {value!r}"
     else:
-        assert isinstance(value, retryplan.OperationFailed), f"{label}: raised {value!r}"
+        assert isinstance(value, retryplan.OperationFailedError), f"{label}: raised {value!r}"
         assert value.code == want["ending"], f"{label}: raised {value.code}"
         if "reason" in want:
             assert value.reason == want["reason"], f"{label}: reason {value.reason}"

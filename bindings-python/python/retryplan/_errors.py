@@ -15,9 +15,11 @@ Two families, both under :class:`RetryplanError`:
   keeps its builtin base as well (``ValueError``, ``RuntimeError``, ...), so
   ``except ValueError`` still catches what it did;
 * the helpers' way of surfacing an operation that ended without success
-  (:class:`OperationFailed`: :class:`GaveUpError`, :class:`ReconcileRequired`,
-  :class:`RestartRequired`). These are not misuse: they carry the engine's
-  final decision and the attempt history.
+  (:class:`OperationFailedError`: :class:`GaveUpError`,
+  :class:`ReconcileRequiredError`, :class:`RestartRequiredError`, named as in
+  JS; their names before were ``OperationFailed``, ``ReconcileRequired`` and
+  ``RestartRequired``, deprecated aliases for one release). These are not
+  misuse: they carry the engine's final decision and the attempt history.
 """
 
 from typing import TYPE_CHECKING, Any, Optional
@@ -37,9 +39,9 @@ __all__ = [
     "AttemptFailed",
     "AttemptTimedOut",
     "GaveUpError",
-    "OperationFailed",
-    "ReconcileRequired",
-    "RestartRequired",
+    "OperationFailedError",
+    "ReconcileRequiredError",
+    "RestartRequiredError",
 ]
 __all__ += _error_classes.__all__
 
@@ -64,7 +66,7 @@ class AttemptTimedOut(TimeoutError):
     """An attempt a sync helper stopped waiting for at its abort time (the failure ``attempt_timed_out``)."""
 
 
-class OperationFailed(RetryplanError):
+class OperationFailedError(RetryplanError):
     """A helper's operation ended without success (not misuse).
 
     ``decision`` is the engine's final decision; ``attempts`` the attempts
@@ -104,7 +106,7 @@ class OperationFailed(RetryplanError):
         return self.cause
 
 
-class GaveUpError(OperationFailed):
+class GaveUpError(OperationFailedError):
     """The engine gave up; ``reason`` (a GiveUpReason) says why."""
 
     code = "gave_up"
@@ -115,21 +117,34 @@ class GaveUpError(OperationFailed):
         return getattr(self.decision, "reason", None)
 
 
-class ReconcileRequired(OperationFailed):
+class ReconcileRequiredError(OperationFailedError):
     """An unsafe write may have been processed: query its outcome by ``idempotency_key``; do not repeat it."""
 
     code = "reconcile"
 
 
-class RestartRequired(OperationFailed):
+class RestartRequiredError(OperationFailedError):
     """A conflict: re-read, recompute and start again within ``decision.deadline_ms``."""
 
     code = "restart"
 
 
+# The endings' names before issue 28 (one name per concept: JS's, ending in Error).
+ENDINGS_RENAMED = {
+    "OperationFailed": "OperationFailedError",
+    "ReconcileRequired": "ReconcileRequiredError",
+    "RestartRequired": "RestartRequiredError",
+}
+
+if TYPE_CHECKING:  # pragma: no cover
+    OperationFailed = OperationFailedError
+    ReconcileRequired = ReconcileRequiredError
+    RestartRequired = RestartRequiredError
+
+
 def __getattr__(name: str) -> object:
     """The deprecated aliases (PEP 562): each warns, then is the renamed class."""
-    renamed = RENAMED.get(name)
+    renamed = RENAMED.get(name) or ENDINGS_RENAMED.get(name)
     if renamed is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import warnings

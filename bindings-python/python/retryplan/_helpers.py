@@ -52,7 +52,7 @@ def retry(
     outcome ``outcome_of_result(value)`` says); an exception goes through the
     failure table, then ``outcome_of_error(exc)`` (an Outcome, or None for the
     core's verdict for an unknown error, ``ambiguous``). The call returns the winner's value or raises
-    ``GaveUpError``, ``ReconcileRequired`` or ``RestartRequired``. Inside the
+    ``GaveUpError``, ``ReconcileRequiredError`` or ``RestartRequiredError``. Inside the
     call, :func:`current_attempt` gives the attempt's timeout and ids.
     ``on_decision(event)`` sees every decision; ``stats`` counts them.
 

@@ -1246,7 +1246,7 @@ class Attempts:
 
     Each iteration is one attempt the driver started; between attempts the loop sleeps as the driver
     says. The loop ends after a success and raises the typed ending (``GaveUpError``,
-    ``ReconcileRequired``, ``RestartRequired``) when the operation ends otherwise.
+    ``ReconcileRequiredError``, ``RestartRequiredError``) when the operation ends otherwise.
     """
 
     def __new__(cls, run: Run, sleep: Any) -> Attempts: ...

@@ -39,7 +39,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, Dict, Literal, Optional, Tuple
 
-    from ._errors import OperationFailed
+    from ._errors import OperationFailedError
     from ._native import Decision, Ending, Event, Outcome, Policy
 
     if sys.version_info >= (3, 11):
@@ -226,16 +226,16 @@ def logged(run: Run, decision: Decision) -> None:
         log.log(level, "retryplan %s: %s", run.name, decision.describe(), extra=extra)
 
 
-def failure(run: Run, ending: Ending, value: Any, error: Optional[BaseException]) -> OperationFailed:
+def failure(run: Run, ending: Ending, value: Any, error: Optional[BaseException]) -> OperationFailedError:
     """The typed ending of ``run`` (``value`` and ``error``: the deciding attempt's, when it returned or raised),
     caused by ``error`` (called by the engine)."""
-    from ._errors import GaveUpError, ReconcileRequired, RestartRequired
+    from ._errors import GaveUpError, ReconcileRequiredError, RestartRequiredError
 
     decision, last = ending.decision, ending.last_result
     if run.log is not None and not run.observe:
         logged(run, decision)
     kind = type(decision)
-    cls = GaveUpError if kind is GaveUp else ReconcileRequired if kind is Reconcile else RestartRequired
+    cls = GaveUpError if kind is GaveUp else ReconcileRequiredError if kind is Reconcile else RestartRequiredError
     key, outcome = run.driver.idempotency_key, None if last is None else last.outcome
     message = ending.message(str(run.name), key) or repr(decision)  # the core's whole text, every language's
     exception = cls(message, decision, idempotency_key=key, last_outcome=outcome, cause=error, last_result=value)

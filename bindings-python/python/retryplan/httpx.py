@@ -18,7 +18,7 @@ processed unless the policy is ``keyed`` or the request says
 The response of the deciding attempt is returned, with the ending in
 ``response.extensions["retryplan_decision"]``; the typed ending is raised
 when there is none (``GaveUpError`` chained from the last error), and
-always for reconcile (``ReconcileRequired``: never repeat an unsafe write
+always for reconcile (``ReconcileRequiredError``: never repeat an unsafe write
 blindly). Every other response is closed. No byte is read past an attempt's
 abort time or the deadline: the sync transport stops waiting for an attempt
 at its abort time, and a failed response's body that has not arrived within

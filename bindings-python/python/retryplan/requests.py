@@ -25,7 +25,7 @@ the adapter is made with ``idempotent=True``.
 The response of the deciding attempt is returned, with the ending in
 ``response.retryplan_decision``; the typed ending is raised when there is
 none (``GaveUpError`` chained from the last error), and always for
-reconcile (``ReconcileRequired``). Every other response is closed. No byte
+reconcile (``ReconcileRequiredError``). Every other response is closed. No byte
 is read past an attempt's abort time or the deadline: an attempt is
 abandoned at its abort time, its connection shut (so its worker thread
 returns and no socket is left), and a failed response's body that has not
