@@ -116,7 +116,10 @@ def test_a_body_that_can_be_sent_once_is_sent_once_and_gives_up_body_not_replaya
 
 def test_dropped_connection_of_an_unsafe_write_reconciles(server: Server) -> None:
     server.script.queue(("drop", None), status(200))
-    with session(Policy.from_dict({**FAST, "idempotency": "unsafe"})) as s, pytest.raises(ReconcileRequiredError) as raised:
+    with (
+        session(Policy.from_dict({**FAST, "idempotency": "unsafe"})) as s,
+        pytest.raises(ReconcileRequiredError) as raised,
+    ):
         s.post(server.url + "/orders", data=b"{}")
     assert len(server.script.seen) == 1
     assert raised.value.idempotency_key == server.script.seen[0]["headers"]["idempotency-key"]
