@@ -1,6 +1,9 @@
 // Makes browser/lib/, the JS of the browser runtime (`retryplan` under the
 // `browser` and `default` conditions), from lib/ (called by build.sh after
-// the runtime's wasm and glue are in browser/wasm/). As tools-entry.mjs does
+// the runtime's wasm and glue are in browser/wasm/); and browser-lean/lib/,
+// the same JS beside the lean runtime's glue (browser-lean/wasm/: the
+// runtime without the shared controls, which the bundler plugin takes with
+// `retryplan({ runtime: 'lean' })`, `retryplan/lean` in the package). As tools-entry.mjs does
 // for the tools entry: every module of lib/ that uses the wasm is copied
 // beside the runtime's glue, the modules that hold no wasm state and compose
 // no message are re-exported from lib/ (one RetryplanError, one set of
@@ -48,6 +51,35 @@ export const NOT_SERVED = {
 };
 
 /**
+ * The wasm functions of the shared controls (the crate's feature `controls`),
+ * which the lean runtime is built without, by what a page calls to reach
+ * each one: only `Dependency.fromCompiled` and `new RetrySlots` make a
+ * control there (`Dependency.fromConfig`, `new RetryBudget` and `new
+ * CircuitBreaker` are NOT_CARRIED in both runtimes), so the rest have no
+ * object to run on. Their stubs say to build the page with the default
+ * runtime (lib/error.js `NOT_IN_LEAN`). A function of the controls missing
+ * from the lean glue and not listed here fails the build.
+ */
+export const NOT_IN_LEAN = {
+  _dependencyFromCompiled: 'Dependency.fromCompiled',
+  _slotsNew: 'new RetrySlots',
+  _dependencyShare: 'Dependency#clone',
+  _dependencyControl: 'Dependency#budget',
+  _budgetOnRequest: 'RetryBudget#onRequest',
+  _budgetTryRetry: 'RetryBudget#tryRetry',
+  _budgetSettle: 'RetryBudget#onSuccess',
+  _budgetAcquire: 'RetryBudget#acquire',
+  _budgetRelease: 'RetryBudget#release',
+  _breakerTryAcquire: 'CircuitBreaker#tryAcquire',
+  _breakerSettle: 'CircuitBreaker#onSuccess',
+  _grantsOutstanding: 'RetryBudget#chargesOutstanding',
+  _chargeCost: 'RetryCharge#cost',
+  _permitProbe: 'BreakerPermit#probe',
+  _slotsTake: 'RetrySlots#tryAcquire',
+  _slotsState: 'RetrySlots#inUse',
+};
+
+/**
  * The declarations of lib/index.d.ts that the runtime does not carry, and
  * what browser/lib/browser.d.ts (the types of the `browser` condition) makes
  * of each: deprecated, naming what to do instead, and a static function's
@@ -91,10 +123,16 @@ const exportsOf = (glue) =>
     [...readFileSync(glue, 'utf8').matchAll(/^export (?:function|const|class) ([\w$]+)/gm)].map(([, name]) => name),
   );
 
-function build() {
+/** The runtimes this module makes the JS of: their folder, and whether the shared controls are in their wasm. */
+const RUNTIMES = [
+  ['browser', true],
+  ['browser-lean', false],
+];
+
+function build(name, controls) {
   const here = new URL('./', import.meta.url);
   const lib = new URL('lib/', here);
-  const out = new URL('browser/lib/', here);
+  const out = new URL(`${name}/lib/`, here);
   rmSync(out, { recursive: true, force: true });
   mkdirSync(new URL('generated/', out), { recursive: true });
   const runtime = new Set(readdirSync(new URL('runtime/', lib)));
@@ -116,27 +154,32 @@ function build() {
 
   writeFileSync(new URL('browser.d.ts', out), browserTypes(readFileSync(new URL('index.d.ts', lib), 'utf8')));
 
-  const glue = new URL('browser/wasm/retryplan_js.js', here);
+  const glue = new URL(`${name}/wasm/retryplan_js.js`, here);
   // The glue as wasm-bindgen wrote it (a second run replaces the stubs of the first).
   const written = readFileSync(glue, 'utf8');
   const marker = written.indexOf(`\n${STUBS}`);
   if (marker >= 0) writeFileSync(glue, written.slice(0, marker));
   const carried = exportsOf(glue);
   const missing = [...exportsOf(new URL('wasm/retryplan_js.js', here))].filter((name) => !carried.has(name));
-  const unlisted = missing.filter((name) => NOT_CARRIED[name] === undefined && NOT_SERVED[name] === undefined);
+  const lean = controls ? {} : NOT_IN_LEAN;
+  const unlisted = missing.filter(
+    (name) => NOT_CARRIED[name] === undefined && NOT_SERVED[name] === undefined && lean[name] === undefined,
+  );
   if (unlisted.length > 0)
     throw new Error(
-      `browser-entry.mjs: the runtime's wasm lacks ${unlisted.join(', ')}: name what calls each in NOT_CARRIED or NOT_SERVED`,
+      `browser-entry.mjs: ${name}'s wasm lacks ${unlisted.join(', ')}: name what calls each in NOT_CARRIED, NOT_SERVED or NOT_IN_LEAN`,
     );
+  const stub = (name, what, elsewhere) =>
+    `export function ${name}() {\n  throw notCarried('${what}'${elsewhere ? `, ${elsewhere}` : ''});\n}\n`;
   const stubs = missing.map((name) =>
     NOT_CARRIED[name] !== undefined
-      ? `export function ${name}() {\n  throw notCarried('${NOT_CARRIED[name]}');\n}\n`
-      : `export function ${name}() {\n  throw notCarried('${NOT_SERVED[name]}', SERVED_ELSEWHERE);\n}\n`,
+      ? stub(name, NOT_CARRIED[name])
+      : NOT_SERVED[name] !== undefined
+        ? stub(name, NOT_SERVED[name], 'SERVED_ELSEWHERE')
+        : stub(name, lean[name], 'CONTROLS_ELSEWHERE'),
   );
-  appendFileSync(
-    glue,
-    `\n${STUBS}\nimport { SERVED_ELSEWHERE, notCarried } from '../lib/error.js';\n${stubs.join('')}`,
-  );
+  const imported = controls ? 'SERVED_ELSEWHERE, notCarried' : 'CONTROLS_ELSEWHERE, SERVED_ELSEWHERE, notCarried';
+  appendFileSync(glue, `\n${STUBS}\nimport { ${imported} } from '../lib/error.js';\n${stubs.join('')}`);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) build();
+if (process.argv[1] === fileURLToPath(import.meta.url)) for (const [name, controls] of RUNTIMES) build(name, controls);

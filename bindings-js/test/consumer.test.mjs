@@ -46,13 +46,16 @@ before(() => {
 
 after(() => rmSync(work, { recursive: true, force: true }));
 
-test('the packed package holds both entries: their JS, glue, wasm and types', () => {
+test('the packed package holds every entry: their JS, glue, wasm and types (the lean browser runtime too)', () => {
   const files = (dir) => readdirSync(join(app, 'node_modules', 'retryplan', dir)).sort();
   assert.deepEqual(files('wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
   assert.deepEqual(files('tools/wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
   assert.deepEqual(files('browser/wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
-  for (const name of ['browser.js', 'api.js', 'convert.js', 'messages.js', 'error.js'])
+  assert.deepEqual(files('browser-lean/wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
+  for (const name of ['browser.js', 'api.js', 'convert.js', 'messages.js', 'error.js']) {
     assert.ok(files('browser/lib').includes(name), `browser/lib/${name}`);
+    assert.ok(files('browser-lean/lib').includes(name), `browser-lean/lib/${name}`);
+  }
   const lib = [
     'browser.js',
     'node.js',
