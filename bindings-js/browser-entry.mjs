@@ -101,17 +101,44 @@ const NOT_CARRIED_TYPES = [
   ['constructor(config: BreakerConfig);', 'new CircuitBreaker', 'constructor(config: BreakerConfig);'],
 ];
 
-/** browser/lib/browser.d.ts from lib/index.d.ts (see NOT_CARRIED_TYPES). */
-function browserTypes(index) {
+/**
+ * The declarations the lean runtime does not carry besides (the two calls
+ * that make a control: NOT_IN_LEAN), marked the same way in
+ * browser-lean/lib/browser.d.ts, with the advice to build the page with the
+ * default runtime.
+ */
+const NOT_IN_LEAN_TYPES = [
+  [
+    'static fromCompiled(form: CompiledForm): Dependency;',
+    'Dependency.fromCompiled',
+    'static fromCompiled(form: CompiledForm): never;',
+  ],
+  ['constructor(capacity: number);', 'new RetrySlots', 'constructor(capacity: number);'],
+];
+
+const CONFIG_ADVICE =
+  'Compile the configuration when the page is built (retryplan/rollup, compilePolicy or\n   * compileDependency of retryplan/tools, `retryplan compile`) and load it with Policy.fromCompiled or\n   * Dependency.fromCompiled, or import it from retryplan/tools.';
+const LEAN_ADVICE =
+  "The lean runtime (retryplan/rollup's `runtime: 'lean'`) leaves the shared controls out: build\n   * the page with `retryplan()` to use a Dependency or RetrySlots.";
+
+/** browser/lib/browser.d.ts from lib/index.d.ts (see NOT_CARRIED_TYPES; and NOT_IN_LEAN_TYPES without the controls). */
+function browserTypes(index, controls) {
   let text = index.replace(/from '\.\/generated\//g, "from '../../lib/generated/");
-  for (const [declaration, what, replacement] of NOT_CARRIED_TYPES) {
+  const marked = [
+    ...NOT_CARRIED_TYPES.map((entry) => [...entry, 'browser runtime', CONFIG_ADVICE]),
+    ...(controls ? [] : NOT_IN_LEAN_TYPES.map((entry) => [...entry, 'lean browser runtime', LEAN_ADVICE])),
+  ];
+  for (const [declaration, what, replacement, runtime, advice] of marked) {
     const at = text.indexOf(`  ${declaration}\n`);
     if (at < 0 || text.indexOf(`  ${declaration}\n`, at + 1) >= 0)
       throw new Error(`browser-entry.mjs: lib/index.d.ts declares \`${declaration}\` ${at < 0 ? 'nowhere' : 'twice'}`);
-    const note = `  /**\n   * @deprecated \`${what}\` is not in the browser runtime: it throws a RetryplanError with code\n   * "unsupported". Compile the configuration when the page is built (retryplan/rollup, compilePolicy or\n   * compileDependency of retryplan/tools, \`retryplan compile\`) and load it with Policy.fromCompiled or\n   * Dependency.fromCompiled, or import it from retryplan/tools.\n   */\n`;
+    const note = `  /**\n   * @deprecated \`${what}\` is not in the ${runtime}: it throws a RetryplanError with code\n   * "unsupported". ${advice}\n   */\n`;
     text = `${text.slice(0, at)}${note}  ${replacement}\n${text.slice(at + declaration.length + 3)}`;
   }
-  return `// Made by browser-entry.mjs from lib/index.d.ts: the types of \`retryplan\` under the \`browser\`\n// condition (the browser runtime; TypeScript reads it with "customConditions": ["browser"]). Do not edit.\n${text}`;
+  const of = controls
+    ? 'the types of `retryplan` under the `browser`\n// condition (the browser runtime; TypeScript reads it with "customConditions": ["browser"])'
+    : 'the types of `retryplan/lean`\n// (the lean browser runtime: no shared controls)';
+  return `// Made by browser-entry.mjs from lib/index.d.ts: ${of}. Do not edit.\n${text}`;
 }
 
 /** The line before the stubs in the glue. */
@@ -152,7 +179,7 @@ function build(name, controls) {
     );
   }
 
-  writeFileSync(new URL('browser.d.ts', out), browserTypes(readFileSync(new URL('index.d.ts', lib), 'utf8')));
+  writeFileSync(new URL('browser.d.ts', out), browserTypes(readFileSync(new URL('index.d.ts', lib), 'utf8'), controls));
 
   const glue = new URL(`${name}/wasm/retryplan_js.js`, here);
   // The glue as wasm-bindgen wrote it (a second run replaces the stubs of the first).

@@ -117,6 +117,24 @@ test("tsc --strict under the `browser` condition reads the browser runtime's typ
   assert.match(plain.stdout, /browser\.ts\(\d+,\d+\): error TS2578: Unused '@ts-expect-error' directive/);
 });
 
+test("tsc --strict reads the lean runtime's types (retryplan/lean): the shared controls are a type error there, not in the browser runtime's", () => {
+  const tsc = join(packageRoot, 'node_modules', '.bin', 'tsc');
+  writeFileSync(join(app, 'tsconfig.lean.json'), JSON.stringify({ extends: './tsconfig.json', files: ['lean.ts'] }));
+  execFileSync(tsc, ['-p', join(app, 'tsconfig.lean.json')], { stdio: 'pipe' });
+  // The same page against the browser runtime's types: Dependency.fromCompiled is real there.
+  writeFileSync(
+    join(app, 'lean-as-browser.ts'),
+    readFileSync(join(app, 'lean.ts'), 'utf8').replace("from 'retryplan/lean'", "from 'retryplan'"),
+  );
+  writeFileSync(
+    join(app, 'tsconfig.lean-as-browser.json'),
+    JSON.stringify({ extends: './tsconfig.browser.json', files: ['lean-as-browser.ts'] }),
+  );
+  const browser = spawnSync(tsc, ['-p', join(app, 'tsconfig.lean-as-browser.json')], { encoding: 'utf8' });
+  assert.notEqual(browser.status, 0);
+  assert.match(browser.stdout, /lean-as-browser\.ts\(10,\d+\): error TS2578: Unused '@ts-expect-error' directive/);
+});
+
 test("the README's checkout example type-checks under tsc --strict as written, and runs in Node", async () => {
   const example = new URL('../examples/checkout.mts', import.meta.url);
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
