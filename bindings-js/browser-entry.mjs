@@ -1,6 +1,9 @@
 // Makes browser/lib/, the JS of the browser runtime (`retryplan` under the
 // `browser` and `default` conditions), from lib/ (called by build.sh after
-// the runtime's wasm and glue are in browser/wasm/). As tools-entry.mjs does
+// the runtime's wasm and glue are in browser/wasm/); and browser-lean/lib/,
+// the same JS beside the lean runtime's glue (browser-lean/wasm/: the
+// runtime without the shared controls, which the bundler plugin takes with
+// `retryplan({ runtime: 'lean' })`, `retryplan/lean` in the package). As tools-entry.mjs does
 // for the tools entry: every module of lib/ that uses the wasm is copied
 // beside the runtime's glue, the modules that hold no wasm state and compose
 // no message are re-exported from lib/ (one RetryplanError, one set of
@@ -48,6 +51,35 @@ export const NOT_SERVED = {
 };
 
 /**
+ * The wasm functions of the shared controls (the crate's feature `controls`),
+ * which the lean runtime is built without, by what a page calls to reach
+ * each one: only `Dependency.fromCompiled` and `new RetrySlots` make a
+ * control there (`Dependency.fromConfig`, `new RetryBudget` and `new
+ * CircuitBreaker` are NOT_CARRIED in both runtimes), so the rest have no
+ * object to run on. Their stubs say to build the page with the default
+ * runtime (lib/error.js `NOT_IN_LEAN`). A function of the controls missing
+ * from the lean glue and not listed here fails the build.
+ */
+export const NOT_IN_LEAN = {
+  _dependencyFromCompiled: 'Dependency.fromCompiled',
+  _slotsNew: 'new RetrySlots',
+  _dependencyShare: 'Dependency#clone',
+  _dependencyControl: 'Dependency#budget',
+  _budgetOnRequest: 'RetryBudget#onRequest',
+  _budgetTryRetry: 'RetryBudget#tryRetry',
+  _budgetSettle: 'RetryBudget#onSuccess',
+  _budgetAcquire: 'RetryBudget#acquire',
+  _budgetRelease: 'RetryBudget#release',
+  _breakerTryAcquire: 'CircuitBreaker#tryAcquire',
+  _breakerSettle: 'CircuitBreaker#onSuccess',
+  _grantsOutstanding: 'RetryBudget#chargesOutstanding',
+  _chargeCost: 'RetryCharge#cost',
+  _permitProbe: 'BreakerPermit#probe',
+  _slotsTake: 'RetrySlots#tryAcquire',
+  _slotsState: 'RetrySlots#inUse',
+};
+
+/**
  * The declarations of lib/index.d.ts that the runtime does not carry, and
  * what browser/lib/browser.d.ts (the types of the `browser` condition) makes
  * of each: deprecated, naming what to do instead, and a static function's
@@ -69,17 +101,44 @@ const NOT_CARRIED_TYPES = [
   ['constructor(config: BreakerConfig);', 'new CircuitBreaker', 'constructor(config: BreakerConfig);'],
 ];
 
-/** browser/lib/browser.d.ts from lib/index.d.ts (see NOT_CARRIED_TYPES). */
-function browserTypes(index) {
+/**
+ * The declarations the lean runtime does not carry besides (the two calls
+ * that make a control: NOT_IN_LEAN), marked the same way in
+ * browser-lean/lib/browser.d.ts, with the advice to build the page with the
+ * default runtime.
+ */
+const NOT_IN_LEAN_TYPES = [
+  [
+    'static fromCompiled(form: CompiledForm): Dependency;',
+    'Dependency.fromCompiled',
+    'static fromCompiled(form: CompiledForm): never;',
+  ],
+  ['constructor(capacity: number);', 'new RetrySlots', 'constructor(capacity: number);'],
+];
+
+const CONFIG_ADVICE =
+  'Compile the configuration when the page is built (retryplan/rollup, compilePolicy or\n   * compileDependency of retryplan/tools, `retryplan compile`) and load it with Policy.fromCompiled or\n   * Dependency.fromCompiled, or import it from retryplan/tools.';
+const LEAN_ADVICE =
+  "The lean runtime (retryplan/rollup's `runtime: 'lean'`) leaves the shared controls out: build\n   * the page with `retryplan()` to use a Dependency or RetrySlots.";
+
+/** browser/lib/browser.d.ts from lib/index.d.ts (see NOT_CARRIED_TYPES; and NOT_IN_LEAN_TYPES without the controls). */
+function browserTypes(index, controls) {
   let text = index.replace(/from '\.\/generated\//g, "from '../../lib/generated/");
-  for (const [declaration, what, replacement] of NOT_CARRIED_TYPES) {
+  const marked = [
+    ...NOT_CARRIED_TYPES.map((entry) => [...entry, 'browser runtime', CONFIG_ADVICE]),
+    ...(controls ? [] : NOT_IN_LEAN_TYPES.map((entry) => [...entry, 'lean browser runtime', LEAN_ADVICE])),
+  ];
+  for (const [declaration, what, replacement, runtime, advice] of marked) {
     const at = text.indexOf(`  ${declaration}\n`);
     if (at < 0 || text.indexOf(`  ${declaration}\n`, at + 1) >= 0)
       throw new Error(`browser-entry.mjs: lib/index.d.ts declares \`${declaration}\` ${at < 0 ? 'nowhere' : 'twice'}`);
-    const note = `  /**\n   * @deprecated \`${what}\` is not in the browser runtime: it throws a RetryplanError with code\n   * "unsupported". Compile the configuration when the page is built (retryplan/rollup, compilePolicy or\n   * compileDependency of retryplan/tools, \`retryplan compile\`) and load it with Policy.fromCompiled or\n   * Dependency.fromCompiled, or import it from retryplan/tools.\n   */\n`;
+    const note = `  /**\n   * @deprecated \`${what}\` is not in the ${runtime}: it throws a RetryplanError with code\n   * "unsupported". ${advice}\n   */\n`;
     text = `${text.slice(0, at)}${note}  ${replacement}\n${text.slice(at + declaration.length + 3)}`;
   }
-  return `// Made by browser-entry.mjs from lib/index.d.ts: the types of \`retryplan\` under the \`browser\`\n// condition (the browser runtime; TypeScript reads it with "customConditions": ["browser"]). Do not edit.\n${text}`;
+  const of = controls
+    ? 'the types of `retryplan` under the `browser`\n// condition (the browser runtime; TypeScript reads it with "customConditions": ["browser"])'
+    : 'the types of `retryplan/lean`\n// (the lean browser runtime: no shared controls)';
+  return `// Made by browser-entry.mjs from lib/index.d.ts: ${of}. Do not edit.\n${text}`;
 }
 
 /** The line before the stubs in the glue. */
@@ -91,10 +150,16 @@ const exportsOf = (glue) =>
     [...readFileSync(glue, 'utf8').matchAll(/^export (?:function|const|class) ([\w$]+)/gm)].map(([, name]) => name),
   );
 
-function build() {
+/** The runtimes this module makes the JS of: their folder, and whether the shared controls are in their wasm. */
+const RUNTIMES = [
+  ['browser', true],
+  ['browser-lean', false],
+];
+
+function build(name, controls) {
   const here = new URL('./', import.meta.url);
   const lib = new URL('lib/', here);
-  const out = new URL('browser/lib/', here);
+  const out = new URL(`${name}/lib/`, here);
   rmSync(out, { recursive: true, force: true });
   mkdirSync(new URL('generated/', out), { recursive: true });
   const runtime = new Set(readdirSync(new URL('runtime/', lib)));
@@ -114,29 +179,34 @@ function build() {
     );
   }
 
-  writeFileSync(new URL('browser.d.ts', out), browserTypes(readFileSync(new URL('index.d.ts', lib), 'utf8')));
+  writeFileSync(new URL('browser.d.ts', out), browserTypes(readFileSync(new URL('index.d.ts', lib), 'utf8'), controls));
 
-  const glue = new URL('browser/wasm/retryplan_js.js', here);
+  const glue = new URL(`${name}/wasm/retryplan_js.js`, here);
   // The glue as wasm-bindgen wrote it (a second run replaces the stubs of the first).
   const written = readFileSync(glue, 'utf8');
   const marker = written.indexOf(`\n${STUBS}`);
   if (marker >= 0) writeFileSync(glue, written.slice(0, marker));
   const carried = exportsOf(glue);
   const missing = [...exportsOf(new URL('wasm/retryplan_js.js', here))].filter((name) => !carried.has(name));
-  const unlisted = missing.filter((name) => NOT_CARRIED[name] === undefined && NOT_SERVED[name] === undefined);
+  const lean = controls ? {} : NOT_IN_LEAN;
+  const unlisted = missing.filter(
+    (name) => NOT_CARRIED[name] === undefined && NOT_SERVED[name] === undefined && lean[name] === undefined,
+  );
   if (unlisted.length > 0)
     throw new Error(
-      `browser-entry.mjs: the runtime's wasm lacks ${unlisted.join(', ')}: name what calls each in NOT_CARRIED or NOT_SERVED`,
+      `browser-entry.mjs: ${name}'s wasm lacks ${unlisted.join(', ')}: name what calls each in NOT_CARRIED, NOT_SERVED or NOT_IN_LEAN`,
     );
+  const stub = (name, what, elsewhere) =>
+    `export function ${name}() {\n  throw notCarried('${what}'${elsewhere ? `, ${elsewhere}` : ''});\n}\n`;
   const stubs = missing.map((name) =>
     NOT_CARRIED[name] !== undefined
-      ? `export function ${name}() {\n  throw notCarried('${NOT_CARRIED[name]}');\n}\n`
-      : `export function ${name}() {\n  throw notCarried('${NOT_SERVED[name]}', SERVED_ELSEWHERE);\n}\n`,
+      ? stub(name, NOT_CARRIED[name])
+      : NOT_SERVED[name] !== undefined
+        ? stub(name, NOT_SERVED[name], 'SERVED_ELSEWHERE')
+        : stub(name, lean[name], 'CONTROLS_ELSEWHERE'),
   );
-  appendFileSync(
-    glue,
-    `\n${STUBS}\nimport { SERVED_ELSEWHERE, notCarried } from '../lib/error.js';\n${stubs.join('')}`,
-  );
+  const imported = controls ? 'SERVED_ELSEWHERE, notCarried' : 'CONTROLS_ELSEWHERE, SERVED_ELSEWHERE, notCarried';
+  appendFileSync(glue, `\n${STUBS}\nimport { ${imported} } from '../lib/error.js';\n${stubs.join('')}`);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) build();
+if (process.argv[1] === fileURLToPath(import.meta.url)) for (const [name, controls] of RUNTIMES) build(name, controls);

@@ -7,7 +7,10 @@
 # - the browser runtime (`retryplan` under the `browser` and `default`
 #   conditions): the crate without default features (no configuration reader,
 #   no message data), its glue and wasm in browser/wasm/,
-#   and browser/lib/ (made by browser-entry.mjs from lib/ and lib/runtime/).
+#   and browser/lib/ (made by browser-entry.mjs from lib/ and lib/runtime/);
+# - the lean browser runtime (`retryplan/lean`, which the bundler plugin takes
+#   with `runtime: 'lean'`): the same without the shared controls (feature
+#   `controls`), in browser-lean/wasm/ and browser-lean/lib/.
 # Run from anywhere; needs the wasm32 target, wasm-bindgen-cli 0.2.130 and
 # `npm ci` done here (test.sh installs all three).
 set -euo pipefail
@@ -43,9 +46,12 @@ shrink "$here/wasm"
 build "$here/tools/wasm" --features tools
 "$wasm_opt" -Oz -g "$here/tools/wasm/retryplan_js_bg.wasm" -o "$root/target/wasm32-unknown-unknown/wasm-release/retryplan_js.tools.wasm"
 shrink "$here/tools/wasm"
-build "$here/browser/wasm" --no-default-features
+build "$here/browser/wasm" --no-default-features --features controls
 "$wasm_opt" -Oz -g "$here/browser/wasm/retryplan_js_bg.wasm" -o "$root/target/wasm32-unknown-unknown/wasm-release/retryplan_js.browser.wasm"
 shrink "$here/browser/wasm"
+build "$here/browser-lean/wasm" --no-default-features
+"$wasm_opt" -Oz -g "$here/browser-lean/wasm/retryplan_js_bg.wasm" -o "$root/target/wasm32-unknown-unknown/wasm-release/retryplan_js.browser-lean.wasm"
+shrink "$here/browser-lean/wasm"
 # The core's message table, for lib/messages.js to compose errors outside the wasm.
 node "$here/rules-table.mjs"
 node "$here/tools-entry.mjs"
@@ -53,4 +59,5 @@ node "$here/browser-entry.mjs"
 
 echo "built: $(size retryplan_js_bg.wasm "$here/wasm/retryplan_js_bg.wasm"); $(size retryplan_js.js "$here/wasm/retryplan_js.js")"
 echo "built browser: $(size retryplan_js_bg.wasm "$here/browser/wasm/retryplan_js_bg.wasm"); $(size retryplan_js.js "$here/browser/wasm/retryplan_js.js")"
+echo "built browser-lean: $(size retryplan_js_bg.wasm "$here/browser-lean/wasm/retryplan_js_bg.wasm"); $(size retryplan_js.js "$here/browser-lean/wasm/retryplan_js.js")"
 echo "built tools: $(size retryplan_js_bg.wasm "$here/tools/wasm/retryplan_js_bg.wasm"); $(size retryplan_js.js "$here/tools/wasm/retryplan_js.js")"

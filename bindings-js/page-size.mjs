@@ -15,8 +15,16 @@ import retryplan from 'retryplan/rollup';
 const packageRoot = fileURLToPath(new URL('./', import.meta.url));
 const examples = new URL('./examples/', import.meta.url);
 
-/** The pages, by name: the example module each one's index.html imports. */
-export const PAGES = { checkout: 'checkout-page.js', shop: 'shop-page.js' };
+/**
+ * The pages, by name: the example module each one's index.html imports, and
+ * the plugin's options its Vite configuration has (the README's). The
+ * checkout page makes no Dependency, so it is built with the lean runtime
+ * (no shared controls); the shop page with the default one.
+ */
+export const PAGES = {
+  checkout: { module: 'checkout-page.js', plugin: { runtime: 'lean' } },
+  shop: { module: 'shop-page.js', plugin: {} },
+};
 
 const files = (dir) =>
   readdirSync(dir, { recursive: true })
@@ -30,23 +38,24 @@ const files = (dir) =>
  * Resolves to what `use` returns, and `sizes`: every output file's raw and
  * gzipped bytes, by kind (`js`, `wasm`, `html`).
  */
-export async function buildPage(name, use = async () => undefined) {
+export async function buildPage(name, use = async () => undefined, plugin = PAGES[name].plugin) {
+  const page = PAGES[name].module;
   const work = mkdtempSync(join(packageRoot, '.page-'));
   try {
-    for (const file of [PAGES[name], 'checkout.policy.json', 'shop.dependency.json']) {
+    for (const file of [page, 'checkout.policy.json', 'shop.dependency.json']) {
       cpSync(fileURLToPath(new URL(file, examples)), join(work, file));
     }
     // The page itself: the example's placeOrder, offered to the test (and nothing else of the package).
     writeFileSync(
       join(work, 'index.html'),
-      `<!doctype html>\n<meta charset="utf-8">\n<title>checkout</title>\n<script type="module">\nimport { placeOrder } from './${PAGES[name]}';\nwindow.placeOrder = placeOrder;\n</script>\n`,
+      `<!doctype html>\n<meta charset="utf-8">\n<title>checkout</title>\n<script type="module">\nimport { placeOrder } from './${page}';\nwindow.placeOrder = placeOrder;\n</script>\n`,
     );
     const dist = join(work, 'dist');
     await build({
       root: work,
       configFile: false,
       logLevel: 'silent',
-      plugins: [retryplan()],
+      plugins: [retryplan(plugin)],
       build: { outDir: dist, emptyOutDir: true },
     });
     const sizes = files(dist).map((file) => {
@@ -70,10 +79,23 @@ export async function buildPage(name, use = async () => undefined) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const name of Object.keys(PAGES)) {
-    const { shipped } = await buildPage(name);
+  // Each page as the README builds it, then with the other runtime (the figures before and after in one run).
+  const builds = Object.keys(PAGES).flatMap((name) => [
+    [name, PAGES[name].plugin],
+    [name, PAGES[name].plugin.runtime === 'lean' ? {} : { runtime: 'lean' }],
+  ]);
+  for (const [name, plugin] of builds) {
+    let shipped;
+    try {
+      ({ shipped } = await buildPage(name, undefined, plugin));
+    } catch (error) {
+      console.log(
+        `${name} page, runtime ${plugin.runtime ?? 'default'}: not built: ${error.message.split('\n').find((line) => line.includes('retryplan'))}`,
+      );
+      continue;
+    }
     console.log(
-      `${name} page: ${shipped.total} B gzipped (wasm ${shipped.wasm} B + JS ${shipped.js} B): ${shipped.files.map((f) => `${f.file} ${f.raw} B raw, ${f.gz} B gz`).join('; ')}`,
+      `${name} page, runtime ${plugin.runtime ?? 'default'}: ${shipped.total} B gzipped (wasm ${shipped.wasm} B + JS ${shipped.js} B): ${shipped.files.map((f) => `${f.file} ${f.raw} B raw, ${f.gz} B gz`).join('; ')}`,
     );
   }
 }

@@ -17,6 +17,9 @@ const BUILT = [
   'browser/wasm/retryplan_js_bg.wasm',
   'browser/lib/browser.js',
   'browser/lib/browser.d.ts',
+  'browser-lean/wasm/retryplan_js.js',
+  'browser-lean/wasm/retryplan_js_bg.wasm',
+  'browser-lean/lib/browser.js',
   'lib/rules.js',
 ];
 /** What the build is made from. */

@@ -145,6 +145,17 @@ const LIMIT = 91_200;
  * session, so 54400 B.
  */
 const RUNTIME_LIMIT = 54_400;
+/**
+ * The limit of the lean browser runtime (`retryplan/lean`, which the bundler
+ * plugin's `runtime: 'lean'` builds a page with): the browser runtime without
+ * the shared controls (the crate's feature `controls`: no Dependency,
+ * budget, breaker or retry slots, whose calls throw `unsupported`). Measured
+ * when it was built (issue 24's feature runtimes, session 7): 49319 B
+ * (42591 B wasm + 6728 B glue, its stubs of the controls' functions
+ * included) where the browser runtime measured 54213 B (47546 + 6667) in
+ * the same run, so 49600 B.
+ */
+const LEAN_RUNTIME_LIMIT = 49_600;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);
@@ -254,14 +265,17 @@ function toolchain() {
 }
 
 const runtime = await entry('browser/wasm', 'browser/lib/browser.js');
+const leanRuntime = await entry('browser-lean/wasm', 'browser-lean/lib/browser.js');
 const lean = await entry('wasm', 'lib/browser.js');
 const tools = await entry('tools/wasm', 'tools/lib/browser.js');
 const report = {
   toolchain: toolchain(),
   limit: LIMIT,
   runtimeLimit: RUNTIME_LIMIT,
+  leanRuntimeLimit: LEAN_RUNTIME_LIMIT,
   goal: GOAL,
   runtime: { ...runtime, parts: parts('retryplan_js.browser.wasm', runtime.wasm) },
+  leanRuntime: { ...leanRuntime, parts: parts('retryplan_js.browser-lean.wasm', leanRuntime.wasm) },
   lean: { ...lean, parts: parts('retryplan_js.lean.wasm', lean.wasm) },
   tools: { ...tools, parts: parts('retryplan_js.tools.wasm', tools.wasm) },
 };
@@ -279,6 +293,7 @@ if (process.argv.includes('--json')) {
   );
   for (const [name, sizes] of [
     ['retryplan (browser runtime)', runtime],
+    ['retryplan/lean (browser runtime, no shared controls)', leanRuntime],
     ['retryplan (default, Node)', lean],
     ['retryplan/tools', tools],
   ]) {
@@ -288,6 +303,7 @@ if (process.argv.includes('--json')) {
   }
   for (const [name, sizes] of [
     ['the browser runtime', report.runtime],
+    ['the lean browser runtime', report.leanRuntime],
     ['the default entry', report.lean],
     ['the tools entry', report.tools],
   ]) {
@@ -312,6 +328,14 @@ if (process.argv.includes('--json')) {
   }
   if (runtimeTotal > RUNTIME_LIMIT) {
     console.error(`size gate: the browser runtime is ${kb(runtimeTotal)}, above its limit of ${kb(RUNTIME_LIMIT)}`);
+    process.exit(1);
+  }
+  const leanRuntimeTotal = leanRuntime.wasm + leanRuntime.glue;
+  console.log(`lean browser runtime ${leanRuntimeTotal} B, limit ${kb(LEAN_RUNTIME_LIMIT)}`);
+  if (leanRuntimeTotal > LEAN_RUNTIME_LIMIT) {
+    console.error(
+      `size gate: the lean browser runtime is ${kb(leanRuntimeTotal)}, above its limit of ${kb(LEAN_RUNTIME_LIMIT)}`,
+    );
     process.exit(1);
   }
   if (total > LIMIT) {

@@ -32,6 +32,11 @@ export const SERVED_ELSEWHERE =
   'it is not in the browser runtime: a page serves no request; propagation across hops (IncomingContext, ' +
   "the propagation middleware, the outgoing and answer headers) is in Node's retryplan and in retryplan/tools";
 
+/** Where the shared controls are when the lean browser runtime (`retryplan({ runtime: 'lean' })`) was built without them. */
+export const CONTROLS_ELSEWHERE =
+  "it is not in the lean browser runtime (the bundler plugin's `runtime: 'lean'`), which leaves the shared " +
+  'controls out: build the page with the default runtime (`retryplan()`) to use a Dependency or RetrySlots';
+
 /**
  * The error of a call the browser runtime does not carry (`what`, as the
  * page wrote it: `Policy.fromConfig`): `unsupported`, `field` naming it. Thrown

@@ -26,6 +26,16 @@ export interface RetryplanPlugin {
   load(this: RetryplanPluginContext, id: string): Promise<{ code: string; map: { mappings: '' } } | null>;
 }
 
+/** The plugin's options. */
+export interface RetryplanPluginOptions {
+  /**
+   * The runtime the page is built with: `'default'` (the browser runtime, shared controls included)
+   * or `'lean'` (`retryplan/lean`: no shared controls, about 5 KB less gzipped; every import of
+   * `retryplan` resolves to it, and a `?retryplan=dependency` import fails the build).
+   */
+  runtime?: 'default' | 'lean';
+}
+
 /**
  * The plugin, for `plugins: [retryplan()]` in vite.config or rollup.config: an import of a policy's
  * JSON file with `?retryplan` (or `?retryplan=policy`) is its compiled form (a Uint8Array, for
@@ -33,7 +43,7 @@ export interface RetryplanPlugin {
  * validated when the page is built (a policy that breaks a rule fails the build with the core's
  * message after the file's path). For TypeScript, add `retryplan/imports` to `types`.
  */
-export default function retryplan(): RetryplanPlugin;
+export default function retryplan(options?: RetryplanPluginOptions): RetryplanPlugin;
 
 /** The module the plugin writes for a compiled form. */
 export function formModule(form: Uint8Array): string;

@@ -9,6 +9,15 @@
 // breaks a rule fails the build with the core's message after the file's
 // path. The page ships neither the reader nor the JSON.
 //
+// `retryplan({ runtime: 'lean' })` builds the page with the lean browser
+// runtime (`retryplan/lean`: the runtime without the shared controls, about
+// 5 KB less gzipped): every `import ... from 'retryplan'` is resolved to it,
+// and a dependency compiled for the page (`?retryplan=dependency`) fails the
+// build, naming the file, since the lean runtime would refuse it
+// (`Dependency.fromCompiled` throws `unsupported` there). The default,
+// `runtime: 'default'`, leaves `retryplan` to the bundler (the browser
+// runtime, controls included).
+//
 // Build-time only: it runs in Node, loads the tools entry when it first
 // compiles, and no entry of the package imports it.
 import { readFile } from 'node:fs/promises';
@@ -27,14 +36,24 @@ export const formModule = (form) => `export default new Uint8Array([${form.join(
 
 let tools;
 
-/** The plugin: `plugins: [retryplan()]` in vite.config.js or rollup.config.js. */
-export default function retryplan() {
+/** The runtimes a page can be built with: what `retryplan` resolves to in each. */
+const RUNTIMES = { default: undefined, lean: 'retryplan/lean' };
+
+/** The plugin: `plugins: [retryplan()]` (or `retryplan({ runtime: 'lean' })`) in vite.config.js or rollup.config.js. */
+export default function retryplan({ runtime = 'default' } = {}) {
+  if (!Object.hasOwn(RUNTIMES, runtime)) {
+    throw new TypeError(
+      `retryplan/rollup: runtime ${JSON.stringify(runtime)} is not a runtime: use 'default' (controls included) or 'lean' (no shared controls)`,
+    );
+  }
+  const lean = runtime === 'lean';
   return {
     name: 'retryplan',
     // In Vite, before its own resolver (which would keep `?retryplan` as it is: load reads both).
     enforce: 'pre',
 
     async resolveId(source, importer, options) {
+      if (lean && source === 'retryplan') return this.resolve(RUNTIMES.lean, importer, { ...options, skipSelf: true });
       const wanted = parse(source);
       if (wanted === undefined) return null;
       const resolved = await this.resolve(wanted.file, importer, { ...options, skipSelf: true });
@@ -49,6 +68,11 @@ export default function retryplan() {
       if (!Object.hasOwn(KINDS, kind)) {
         this.error(
           `${file}: ?retryplan=${kind} is not a kind retryplan compiles: use ?retryplan (a policy) or ?retryplan=dependency`,
+        );
+      }
+      if (lean && kind === 'dependency') {
+        this.error(
+          `${file}: a dependency (shared controls) is not in the lean runtime this page is built with (retryplan({ runtime: 'lean' })): build it with retryplan() to use the dependency`,
         );
       }
       this.addWatchFile(file);

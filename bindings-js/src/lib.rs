@@ -36,6 +36,7 @@ use rp::Error;
 use wasm_bindgen::prelude::*;
 
 mod args;
+#[cfg(feature = "controls")]
 mod controls;
 #[cfg(feature = "config")]
 mod data;

@@ -20,11 +20,13 @@ use wasm_bindgen::JsValue;
 use crate::{invalid, invalid_with, Global};
 
 /// A control owned by its handle, or one of a dependency's.
+#[cfg(feature = "controls")]
 pub(crate) enum Control<T> {
     Own(T),
     Shared(Arc<rp::Dependency>),
 }
 
+#[cfg(feature = "controls")]
 impl<T> Control<T> {
     /// The control, or the error when the dependency lacks it (a shared handle
     /// is made only when it has it).
@@ -45,15 +47,22 @@ impl<T> Control<T> {
 pub(crate) enum Object {
     Policy(Arc<rp::Policy>),
     Operation(rp::Operation),
+    #[cfg(feature = "controls")]
     Dependency(Arc<rp::Dependency>),
+    #[cfg(feature = "controls")]
     Budget(Control<rp::RetryBudget>),
+    #[cfg(feature = "controls")]
     Breaker(Control<rp::CircuitBreaker>),
+    #[cfg(feature = "controls")]
     /// A breaker's permit (whether it is a probe), settled once.
     Permit(bool, rp::GrantCell<rp::BreakerPermit>),
+    #[cfg(feature = "controls")]
     /// A budget's charge (its cost), settled once.
     Charge(u32, rp::GrantCell<rp::RetryCharge>),
+    #[cfg(feature = "controls")]
     /// Retry slots.
     Slots(Control<rp::RetrySlots>),
+    #[cfg(feature = "controls")]
     /// A retry slot, given back once.
     Slot(rp::GrantCell<rp::RetrySlot>),
     Stats(Arc<rp::SharedStats>),
@@ -149,6 +158,7 @@ pub(crate) fn incoming(handle: u32) -> Result<(rp::propagation::IncomingContext,
 }
 
 /// The dependency `handle` names, or none for handle 0.
+#[cfg(feature = "controls")]
 pub(crate) fn dependency(handle: u32) -> Result<Option<Arc<rp::Dependency>>, JsValue> {
     shared(
         handle,

@@ -40,8 +40,15 @@ impl Options {
         if let Some(deadline) = self.deadline_ms {
             options = options.with_deadline_ms(deadline as u64);
         }
+        #[cfg(feature = "controls")]
         if let Some(dependency) = objects::dependency(self.dependency)? {
             options = options.with_dependency(dependency);
+        }
+        // Without the controls (the lean browser runtime) no dependency exists:
+        // any handle but 0 names none.
+        #[cfg(not(feature = "controls"))]
+        if self.dependency != 0 {
+            return Err(objects::freed("dependency"));
         }
         Ok(options)
     }

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { serve, repoRoot } from './serve.mjs';
 import { withPage, resultOf } from './chromium.mjs';
 import { check } from './scenarios.js';
-import { FILES_NOT_YET_RUN } from './vectors.js';
+import { FILES_NOT_YET_RUN, LEAN_RUNTIME_CANNOT_RUN } from './vectors.js';
 import { closedPort, scenarioUrl, startScenarioServer } from './scenario-server.mjs';
 
 const vectors = process.env.RETRYPLAN_VECTORS ?? fileURLToPath(new URL('../../tests/conformance/', import.meta.url));
@@ -59,6 +59,19 @@ test('vectors, a fetch scenario and the shared helper scenarios in Chromium', as
       assert.ok(
         result.compiledVectors.compiledCount.policies > 0 && result.compiledVectors.compiledCount.dependencies > 0,
       );
+      // The lean browser runtime (no shared controls): the browser runtime's cases, less those with a control.
+      assert.equal(result.leanRuntimeVectors.count, total, 'the lean runtime met every case');
+      assert.deepEqual(result.leanRuntimeVectors.failures, []);
+      const noControls = Object.values(LEAN_RUNTIME_CANNOT_RUN.inputs);
+      const leftForControls = result.leanRuntimeVectors.skipped.filter((line) =>
+        noControls.some((reason) => line.endsWith(reason)),
+      );
+      assert.ok(leftForControls.length > 0 && leftForControls.length < total / 2, `${leftForControls.length}`);
+      for (const line of result.leanRuntimeVectors.skipped)
+        assert.ok(
+          leftForControls.includes(line) || result.compiledVectors.skipped.includes(line),
+          `the lean runtime left out ${line}`,
+        );
       assert.ok(result.sameError, 'one RetryplanError for every entry');
       assert.deepEqual(result.controls, { lean: [], tools: [] }, 'the control checks hold in Chromium');
       const scenario = result.fetchScenario;
@@ -91,6 +104,10 @@ test('vectors, a fetch scenario and the shared helper scenarios in Chromium', as
       const { policies, dependencies } = result.compiledVectors.compiledCount;
       console.log(
         `chromium: the same vectors passed in the browser runtime with ${policies} compiled policies and ${dependencies} compiled dependencies, ${result.compiledVectors.failures.length} failed (${Math.round(result.passMs.compiled)} ms; the JSON pass ${Math.round(result.passMs.lean)} ms)`,
+      );
+
+      console.log(
+        `chromium: the lean browser runtime passed ${total - result.leanRuntimeVectors.skipped.length} of them with compiled policies (${leftForControls.length} with a control left out), ${result.leanRuntimeVectors.failures.length} failed`,
       );
 
       const failures = [];

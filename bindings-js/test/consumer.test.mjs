@@ -46,13 +46,16 @@ before(() => {
 
 after(() => rmSync(work, { recursive: true, force: true }));
 
-test('the packed package holds both entries: their JS, glue, wasm and types', () => {
+test('the packed package holds every entry: their JS, glue, wasm and types (the lean browser runtime too)', () => {
   const files = (dir) => readdirSync(join(app, 'node_modules', 'retryplan', dir)).sort();
   assert.deepEqual(files('wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
   assert.deepEqual(files('tools/wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
   assert.deepEqual(files('browser/wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
-  for (const name of ['browser.js', 'api.js', 'convert.js', 'messages.js', 'error.js'])
+  assert.deepEqual(files('browser-lean/wasm'), ['retryplan_js.js', 'retryplan_js_bg.wasm']);
+  for (const name of ['browser.js', 'api.js', 'convert.js', 'messages.js', 'error.js']) {
     assert.ok(files('browser/lib').includes(name), `browser/lib/${name}`);
+    assert.ok(files('browser-lean/lib').includes(name), `browser-lean/lib/${name}`);
+  }
   const lib = [
     'browser.js',
     'node.js',
@@ -112,6 +115,24 @@ test("tsc --strict under the `browser` condition reads the browser runtime's typ
   const plain = spawnSync(tsc, ['-p', join(app, 'tsconfig.default.json')], { encoding: 'utf8' });
   assert.notEqual(plain.status, 0);
   assert.match(plain.stdout, /browser\.ts\(\d+,\d+\): error TS2578: Unused '@ts-expect-error' directive/);
+});
+
+test("tsc --strict reads the lean runtime's types (retryplan/lean): the shared controls are a type error there, not in the browser runtime's", () => {
+  const tsc = join(packageRoot, 'node_modules', '.bin', 'tsc');
+  writeFileSync(join(app, 'tsconfig.lean.json'), JSON.stringify({ extends: './tsconfig.json', files: ['lean.ts'] }));
+  execFileSync(tsc, ['-p', join(app, 'tsconfig.lean.json')], { stdio: 'pipe' });
+  // The same page against the browser runtime's types: Dependency.fromCompiled is real there.
+  writeFileSync(
+    join(app, 'lean-as-browser.ts'),
+    readFileSync(join(app, 'lean.ts'), 'utf8').replace("from 'retryplan/lean'", "from 'retryplan'"),
+  );
+  writeFileSync(
+    join(app, 'tsconfig.lean-as-browser.json'),
+    JSON.stringify({ extends: './tsconfig.browser.json', files: ['lean-as-browser.ts'] }),
+  );
+  const browser = spawnSync(tsc, ['-p', join(app, 'tsconfig.lean-as-browser.json')], { encoding: 'utf8' });
+  assert.notEqual(browser.status, 0);
+  assert.match(browser.stdout, /lean-as-browser\.ts\(10,\d+\): error TS2578: Unused '@ts-expect-error' directive/);
 });
 
 test("the README's checkout example type-checks under tsc --strict as written, and runs in Node", async () => {

@@ -115,6 +115,38 @@ test('a dependency with ?retryplan=dependency; a dependency read as a policy, or
   });
 });
 
+test("runtime: 'lean' resolves retryplan to the lean runtime and fails the build at a dependency, naming the file; another runtime is refused", async () => {
+  const plugin = retryplan({ runtime: 'lean' });
+  const importer = join(work, 'page.js');
+  const asked = [];
+  const ctx = {
+    ...context(),
+    async resolve(source, from, options) {
+      asked.push([source, from, options.skipSelf]);
+      return { id: `resolved:${source}` };
+    },
+  };
+  assert.deepEqual(await plugin.resolveId.call(ctx, 'retryplan', importer, {}), { id: 'resolved:retryplan/lean' });
+  assert.deepEqual(asked, [['retryplan/lean', importer, true]]);
+  // Only the bare entry: retryplan/tools and the forms are as before.
+  assert.equal(await plugin.resolveId.call(ctx, 'retryplan/tools', importer, {}), null);
+  assert.equal(await retryplan().resolveId.call(ctx, 'retryplan', importer, {}), null);
+  assert.equal(await retryplan({ runtime: 'default' }).resolveId.call(ctx, 'retryplan', importer, {}), null);
+  // A policy compiles as in the default runtime; a dependency fails the build.
+  assert.deepEqual(
+    await loaded(plugin, context(), `${join(work, 'checkout.policy.json')}?retryplan`),
+    compilePolicy(CHECKOUT),
+  );
+  const file = join(work, 'shop.dependency.json');
+  await assert.rejects(plugin.load.call(context(), `${file}?retryplan=dependency`), {
+    message: `${file}: a dependency (shared controls) is not in the lean runtime this page is built with (retryplan({ runtime: 'lean' })): build it with retryplan() to use the dependency`,
+  });
+  assert.throws(() => retryplan({ runtime: 'small' }), {
+    name: 'TypeError',
+    message: `retryplan/rollup: runtime "small" is not a runtime: use 'default' (controls included) or 'lean' (no shared controls)`,
+  });
+});
+
 test("a policy that breaks a rule fails the build with the core's message (field and rule) after the file's path", async () => {
   const plugin = retryplan();
   const ctx = context();

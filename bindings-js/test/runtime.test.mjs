@@ -9,9 +9,10 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
 import * as runtime from './runtime.mjs';
+import * as leanRuntime from './runtime-lean.mjs';
 import * as node from 'retryplan';
 import * as tools from 'retryplan/tools';
-import { NOT_CARRIED, NOT_SERVED } from '../browser-entry.mjs';
+import { NOT_CARRIED, NOT_IN_LEAN, NOT_SERVED } from '../browser-entry.mjs';
 
 /** The error `call` throws, as the fields a caller reads. */
 function errorOf(call) {
@@ -185,4 +186,74 @@ test("the runtime's bundle holds none of the core's message templates nor the co
   const fullCode = (await full.generate({ format: 'esm' })).output.map((chunk) => chunk.code ?? '').join('\n');
   await full.close();
   assert.ok(fullCode.includes('invalid {0} configuration at'));
+});
+
+test('the lean runtime (no shared controls) refuses a compiled dependency and retry slots loudly, naming the call and the runtime to use', () => {
+  const dependencyForm = tools.compileDependency({ retrySlots: 2 });
+  const calls = {
+    'Dependency.fromCompiled': () => leanRuntime.Dependency.fromCompiled(dependencyForm),
+    'new RetrySlots': () => new leanRuntime.RetrySlots(2),
+  };
+  // The only two a page can reach: every other function of the controls runs on a control one of them made.
+  assert.deepEqual(
+    Object.entries(NOT_IN_LEAN)
+      .filter(([name]) => name === '_dependencyFromCompiled' || name === '_slotsNew')
+      .map(([, what]) => what)
+      .sort(),
+    Object.keys(calls).sort(),
+  );
+  for (const [what, call] of Object.entries(calls)) {
+    assert.deepEqual(
+      errorOf(call),
+      {
+        code: 'unsupported',
+        blame: 'caller',
+        field: what,
+        config: undefined,
+        message:
+          `\`${what}\` cannot run here: it is not in the lean browser runtime (the bundler plugin's \`runtime: 'lean'\`), ` +
+          'which leaves the shared controls out: build the page with the default runtime (`retryplan()`) to use a Dependency or RetrySlots',
+      },
+      what,
+    );
+  }
+  // A page cannot hand a dependency of another runtime to the lean one either.
+  const foreign = runtime.Dependency.fromCompiled(dependencyForm);
+  const policy = leanRuntime.Policy.fromCompiled(tools.compilePolicy({ maxAttempts: 2 }));
+  const refused = errorOf(() => new leanRuntime.Driver(policy, 0, { seed: 1, dependency: foreign }));
+  assert.deepEqual([refused.code, refused.field], ['invalid_argument', 'dependency']);
+  // The browser runtime carries them (the check can fail).
+  assert.equal(foreign.retrySlots.capacity, 2);
+  foreign.free();
+  policy.free();
+});
+
+test('the lean runtime decides as the browser runtime does: the same policy, the same decisions', async () => {
+  const form = tools.compilePolicy({
+    maxAttempts: 4,
+    totalBudgetMs: 5000,
+    backoff: { kind: 'exponential', baseMs: 100, capMs: 1000 },
+    jitter: { kind: 'polly' },
+    hedging: { delayMs: 50, maxHedgedAttempts: 1 },
+    retryOn: { errorCodes: ['aws_throttling'] },
+  });
+  const decisions = (api) => {
+    const policy = api.Policy.fromCompiled(form);
+    const operation = new api.Operation(policy, 0, { seed: 7 });
+    const seen = [];
+    let now = 0;
+    for (let step = 0; step < 40 && operation.nextWakeupMs() !== undefined; step += 1) {
+      const decision = operation.poll(now);
+      seen.push(decision);
+      if (decision.type === 'start_attempt') {
+        seen.push(operation.onOutcome(now + 10, decision.attempt, { type: 'http_status', status: 503 }));
+        now += 10;
+      } else now = Math.max(now + 1, operation.nextWakeupMs() ?? now);
+    }
+    assert.ok(seen.filter((decision) => decision.type === 'start_attempt').length >= 2, JSON.stringify(seen));
+    operation.free();
+    policy.free();
+    return seen;
+  };
+  assert.deepEqual(decisions(leanRuntime), decisions(runtime));
 });

@@ -28,6 +28,20 @@ export const RUNTIME_CANNOT_RUN = {
 };
 
 /**
+ * What the lean browser runtime (`retryplan/lean`, the bundler plugin's
+ * `runtime: 'lean'`) cannot run, besides what the browser runtime cannot: it
+ * is built without the shared controls, so a case whose policy runs with a
+ * dependency, or that runs a control, is left out; every other case runs
+ * (its `Dependency.fromCompiled` refusing loudly is runtime.test.mjs's).
+ */
+const NO_CONTROLS =
+  'the shared controls are not in the lean browser runtime (a page with a Dependency is built with the default one)';
+export const LEAN_RUNTIME_CANNOT_RUN = {
+  kinds: { budget: NO_CONTROLS, breaker: NO_CONTROLS, dependency: NO_CONTROLS },
+  inputs: { dependency: NO_CONTROLS },
+};
+
+/**
  * What the default entry cannot run, and why: whole kinds (a kind with an
  * `expect_error` still runs when the error comes from reading the
  * configuration, which the default entry does), single step calls (the other
@@ -551,9 +565,10 @@ function breakerStep(breaker, step, call, at, permits, label) {
 
 /** Runs one case; pushes a message per failed check onto `failures`. Throws on a malformed or unknown case. */
 /** The state of one run: what it left out, the messages of the errors it met, how many forms it compiled. */
-export const newRun = (lean, compiled = undefined) => ({
+export const newRun = (lean, compiled = undefined, controls = true) => ({
   lean,
   compiled,
+  controls,
   skipped: [],
   messages: {},
   compiledCount: { policies: 0, dependencies: 0 },
@@ -566,6 +581,12 @@ export function runCase(api, testCase, failures, run = { lean: false, skipped: [
   if (cannot !== undefined) return run.skipped.push(`${id}: ${cannot}`);
   const runtimeCannot = api.IncomingContext === undefined ? RUNTIME_CANNOT_RUN.kinds[kind] : undefined;
   if (runtimeCannot !== undefined) return run.skipped.push(`${id}: ${runtimeCannot}`);
+  const noControls =
+    run.controls === false
+      ? (LEAN_RUNTIME_CANNOT_RUN.kinds[kind] ??
+        ('dependency' in testCase ? LEAN_RUNTIME_CANNOT_RUN.inputs.dependency : undefined))
+      : undefined;
+  if (noControls !== undefined) return run.skipped.push(`${id}: ${noControls}`);
   const withPolicy = (use) => () => {
     const policy = policyOf(api, testCase, run);
     try {
@@ -758,10 +779,10 @@ export function runCase(api, testCase, failures, run = { lean: false, skipped: [
  * `lean`); with `compiled` (the tools entry), every policy and dependency
  * configuration goes through its compiled form (see `policyOf`).
  */
-export function runDocuments(api, documents, lean = false, compiled = undefined) {
+export function runDocuments(api, documents, lean = false, compiled = undefined, controls = true) {
   let count = 0;
   const failures = [];
-  const run = newRun(lean, compiled);
+  const run = newRun(lean, compiled, controls);
   for (const { name, document } of documents) {
     if (!Array.isArray(document.cases)) throw new Error(`${name}: a vector file has cases`);
     for (const testCase of document.cases) {

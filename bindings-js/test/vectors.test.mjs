@@ -12,7 +12,9 @@
 // (classify, explain, ceilings, redelivery) on a policy read back from its form.
 // And the browser runtime (what `retryplan` is in a browser: no configuration
 // reader, no messages) with compiled policies: the same cases as the default
-// entry's compiled run, its errors checked by code and field.
+// entry's compiled run, its errors checked by code and field. And the lean
+// browser runtime (no shared controls): the browser runtime's cases but those
+// with a control (LEAN_RUNTIME_CANNOT_RUN).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -20,7 +22,15 @@ import { pathToFileURL } from 'node:url';
 import * as leanApi from 'retryplan';
 import * as tools from 'retryplan/tools';
 import * as runtime from './runtime.mjs';
-import { FILES_NOT_YET_RUN, LEAN_CANNOT_RUN, RUNTIME_CANNOT_RUN, newRun, runCase } from './vectors.js';
+import * as leanRuntime from './runtime-lean.mjs';
+import {
+  FILES_NOT_YET_RUN,
+  LEAN_CANNOT_RUN,
+  LEAN_RUNTIME_CANNOT_RUN,
+  RUNTIME_CANNOT_RUN,
+  newRun,
+  runCase,
+} from './vectors.js';
 
 /** The text of every error the vectors expect, as Rust composes it (core/tests/conformance.rs keeps it current). */
 const rustMessages = JSON.parse(
@@ -48,15 +58,19 @@ const NOT_YET_IN_ERRORS_JSON = ['propagation'];
 /** What each entry's run left out, by entry: the compiled run leaves out what the default entry's leaves out. */
 const skippedBy = {};
 
-for (const [entry, api, lean, compiled] of [
+const LEAN_RUNTIME = 'retryplan lean browser runtime, compiled policies';
+
+for (const [entry, api, lean, compiled, controls] of [
   ['retryplan/tools', tools, false],
   ['retryplan', leanApi, true],
   ['retryplan, compiled policies', leanApi, true, tools],
   ['retryplan/tools, compiled policies', tools, false, tools],
   ['retryplan browser runtime, compiled policies', runtime, true, tools],
+  [LEAN_RUNTIME, leanRuntime, true, tools, false],
 ]) {
   let ran = 0;
-  const run = newRun(lean, compiled);
+  const run = newRun(lean, compiled, controls);
+  const browserRuntime = api === runtime || api === leanRuntime;
   skippedBy[entry] = run.skipped;
   for (const { name, document } of documents) {
     for (const testCase of document.cases) {
@@ -70,7 +84,7 @@ for (const [entry, api, lean, compiled] of [
   }
 
   // The browser runtime carries no messages (its errors' words are their code and field).
-  const wordless = api === runtime;
+  const wordless = browserRuntime;
   test(`${entry}: every error's message is the core's, byte for byte (composed outside the wasm)`, {
     skip: process.env.RETRYPLAN_VECTORS !== undefined || wordless,
   }, () => {
@@ -100,13 +114,32 @@ for (const [entry, api, lean, compiled] of [
       // form (the repository's vectors hold this many: 240 and 29 in the default entry, which leaves out the
       // tools' kinds; another directory holds what it holds).
       // The browser runtime leaves out what a page does not do (RUNTIME_CANNOT_RUN), and only that, besides.
-      const runtimeReasons = api === runtime ? Object.values(RUNTIME_CANNOT_RUN.kinds) : [];
-      const besides = run.skipped.filter((line) => !runtimeReasons.some((reason) => line.endsWith(reason)));
-      assert.deepEqual(besides, skippedBy[lean ? 'retryplan' : 'retryplan/tools']);
-      if (api === runtime)
+      const runtimeReasons = browserRuntime ? Object.values(RUNTIME_CANNOT_RUN.kinds) : [];
+      const noControls = Object.values(LEAN_RUNTIME_CANNOT_RUN.inputs);
+      const besides = run.skipped.filter(
+        (line) => ![...runtimeReasons, ...noControls].some((reason) => line.endsWith(reason)),
+      );
+      if (api === leanRuntime) {
+        // The browser runtime's run, less the cases with a control; and it does leave some out, and runs the rest.
+        const withControls = run.skipped.filter((line) => noControls.some((reason) => line.endsWith(reason)));
+        assert.ok(
+          withControls.length >= (process.env.RETRYPLAN_VECTORS === undefined ? 100 : 0),
+          `${withControls.length}`,
+        );
+        const ids = new Set(withControls.map((line) => line.split(':')[0]));
+        assert.deepEqual(
+          run.skipped.filter((line) => !noControls.some((reason) => line.endsWith(reason))),
+          skippedBy['retryplan browser runtime, compiled policies'].filter(
+            (line) => !ids.has(line.split(/:| step /)[0]),
+          ),
+        );
+      }
+      // (The lean runtime's is checked against the browser runtime's above, which this checks against the default entry's.)
+      if (api !== leanRuntime) assert.deepEqual(besides, skippedBy[lean ? 'retryplan' : 'retryplan/tools']);
+      if (browserRuntime)
         assert.ok(run.skipped.length > besides.length, 'the runtime leaves the propagation cases out');
       const { policies, dependencies } = run.compiledCount;
-      const least = lean ? [200, 25] : [300, 30];
+      const least = api === leanRuntime ? [150, 0] : lean ? [200, 25] : [300, 30];
       if (process.env.RETRYPLAN_VECTORS === undefined)
         assert.ok(
           policies >= least[0] && dependencies >= least[1],
@@ -118,7 +151,8 @@ for (const [entry, api, lean, compiled] of [
     }
     if (lean) {
       // Nothing is left out but for the reasons listed, and the default entry does run most vectors.
-      const runtimeKinds = api === runtime ? Object.values(RUNTIME_CANNOT_RUN.kinds) : [];
+      const runtimeKinds = browserRuntime ? Object.values(RUNTIME_CANNOT_RUN.kinds) : [];
+      if (api === leanRuntime) runtimeKinds.push(...Object.values(LEAN_RUNTIME_CANNOT_RUN.inputs));
       const reasons = new Set([
         ...Object.values(LEAN_CANNOT_RUN.kinds),
         ...Object.values(LEAN_CANNOT_RUN.calls),

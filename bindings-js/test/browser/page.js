@@ -2,12 +2,15 @@
 // default entry's wasm with its reader (lib/browser.js, as it can, see
 // LEAN_CANNOT_RUN), and the browser runtime (`retryplan` in a browser:
 // browser/lib/browser.js) with every policy and dependency compiled by the
-// tools entry and loaded with fromCompiled; the control checks
+// tools entry and loaded with fromCompiled, and the lean browser runtime
+// (browser-lean/: no shared controls) the same way, less the cases with a
+// control (LEAN_RUNTIME_CANNOT_RUN); the control checks
 // (test/controls.js) through the first two, then one retryFetch scenario
 // through the runtime; then offers the shared helper scenarios to the test
 // (window.__observe), through the runtime with compiled policies.
 import * as api from '/bindings-js/lib/browser.js';
 import * as runtime from '/bindings-js/browser/lib/browser.js';
+import * as leanRuntime from '/bindings-js/browser-lean/lib/browser.js';
 import * as tools from '/bindings-js/tools/lib/browser.js';
 import { runDocuments } from '/bindings-js/test/vectors.js';
 import { observe } from '/bindings-js/test/scenarios.js';
@@ -27,6 +30,7 @@ async function main() {
   const compiledVectors = runDocuments(runtime, documents, true, tools);
   // Reported (never asserted): what the compiled pass adds to the suite's time.
   const passMs = { lean: leanMs, compiled: performance.now() - at };
+  const leanRuntimeVectors = runDocuments(leanRuntime, documents, true, tools, false);
   const controls = { lean: controlChecks(api), tools: controlChecks(tools) };
 
   const policy = runtime.Policy.fromCompiled(
@@ -68,7 +72,18 @@ async function main() {
     };
   }
   const sameError = tools.RetryplanError === api.RetryplanError && runtime.RetryplanError === api.RetryplanError;
-  return { vectors, leanVectors, compiledVectors, passMs, controls, fetchScenario, error, notCarried, sameError };
+  return {
+    vectors,
+    leanVectors,
+    compiledVectors,
+    leanRuntimeVectors,
+    passMs,
+    controls,
+    fetchScenario,
+    error,
+    notCarried,
+    sameError,
+  };
 }
 
 main().then(

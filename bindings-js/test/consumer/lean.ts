@@ -1,0 +1,15 @@
+// A page's TypeScript against the lean browser runtime (`retryplan/lean`, which the bundler plugin's
+// `runtime: 'lean'` resolves `retryplan` to): its types (browser-lean/lib/browser.d.ts) say what it does not
+// carry, the shared controls among it.
+/// <reference types="retryplan/imports" />
+import { Dependency, Policy, RetrySlots, retryFetch } from 'retryplan/lean';
+import checkoutForm from './checkout.policy.json?retryplan';
+
+const checkout = Policy.fromCompiled(checkoutForm);
+export const placed = retryFetch('/api/orders', { method: 'POST' }, { policy: checkout });
+// @ts-expect-error: Dependency.fromCompiled is not in the lean runtime (its result is `never`)
+export const budget = Dependency.fromCompiled(checkoutForm).budget;
+// @ts-expect-error: nor is Policy.fromConfig, as in the browser runtime
+export const read: number = Policy.fromConfig({ maxAttempts: 3 }).maxAttempts;
+/** `new RetrySlots` is marked deprecated (it throws `unsupported`); a constructor cannot return `never`. */
+export const made = (): RetrySlots => new RetrySlots(2);
