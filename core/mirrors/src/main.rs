@@ -33,6 +33,9 @@ mod js_records;
 mod js_wire;
 mod kotlin_http;
 mod kotlin_wire;
+mod methods;
+mod methods_kotlin;
+mod methods_python;
 mod output;
 mod python;
 mod python_errors;
@@ -70,6 +73,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.extend(uniffi_functions::outputs(root, &tables)?);
     outputs.extend(uniffi_errors::outputs(root)?);
     outputs.push(kotlin_http::output());
+    methods::extend(&mut outputs)?;
     Ok(outputs)
 }
 

@@ -1,0 +1,319 @@
+//! The methods generator's one definition: each exported class of a family
+//! (the shared controls today), its constructors, methods, the kind of each
+//! argument and result, and its doc, from which `methods_python` (pyo3 and
+//! the `_native.pyi` section) and `methods_kotlin` (uniffi) write each
+//! binding's export file. A kind says how a value crosses (a clock reading,
+//! a count, a grant handed back once); each binding's generator says how its
+//! language spells that kind, so a method here is one entry, written once.
+//!
+//! A method calls the core method of the same name on the class's core
+//! object (`call` when it differs); the compiler of each binding checks the
+//! call against the core.
+
+use crate::output::Output;
+
+/// How an argument crosses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
+    /// A clock reading in ms (Python: `now` seconds or `now_ms`; Kotlin: `now_ms`).
+    Now,
+    /// A flag, false when left out.
+    Flag(&'static str),
+    /// A count (`u32` in the core; refused below 0 or above its range).
+    Count(&'static str),
+    /// A grant of class `class` handed back: taken (a second use is the core's
+    /// `invalid_argument` naming it); `optional` when a first attempt has none.
+    Grant { name: &'static str, class: &'static str, optional: bool },
+    /// The class's configuration (Python: one dict or keyword arguments;
+    /// Kotlin: its generated record), read by the core's one reader.
+    Config,
+    /// The class's configuration as JSON text (Python's `text`, Kotlin's `json`).
+    Json,
+    /// A compiled form (`compile_*`): bytes.
+    Compiled,
+}
+
+/// How a result crosses, and whether the core's call can fail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ret {
+    /// Nothing; the core's call cannot fail.
+    Unit,
+    /// Nothing, or the core's error.
+    UnitOrError,
+    /// A flag, or the core's error.
+    BoolOrError,
+    /// A count (`u32`).
+    Count,
+    /// A number of grants out (`usize`).
+    Outstanding,
+    /// A grant of this class, or none when refused.
+    Grant(&'static str),
+    /// The state as the core serializes it (Python: a JSON-shaped dict;
+    /// Kotlin: this generated record).
+    Snapshot(&'static str),
+    /// A dependency's control of this class, or none when it has none.
+    Control(&'static str),
+}
+
+/// One exported method.
+#[derive(Clone, Copy, Debug)]
+pub struct Method {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub args: &'static [Arg],
+    pub ret: Ret,
+    /// A property (Python) rather than a call; Kotlin calls it either way.
+    pub getter: bool,
+    /// The core method, when its name differs.
+    pub call: Option<&'static str>,
+}
+
+/// What a class is.
+#[derive(Clone, Copy, Debug)]
+pub enum Shape {
+    /// The controls of one dependency (`Dependency`), holding `Arc<rp::Dependency>`.
+    Bundle,
+    /// A control (`core`), on its own or a dependency's (read by `field`).
+    Control { core: &'static str, field: &'static str },
+    /// A grant (`core`) a control hands out, with the one fact it carries,
+    /// kept beside its cell.
+    Grant { core: &'static str, fact: Option<Fact> },
+}
+
+/// The one fact a grant carries: its name, doc, the core method reading it
+/// and the core's type of it (`u32` or `bool`).
+#[derive(Clone, Copy, Debug)]
+pub struct Fact {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub call: &'static str,
+    pub ty: &'static str,
+}
+
+/// One exported class.
+#[derive(Clone, Copy, Debug)]
+pub struct Class {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub shape: Shape,
+    /// The configuration kind (`rp::ConfigKind::*`, `rp::*Config`) of `Arg::Config`.
+    pub config: Option<&'static str>,
+    /// Constructors: the first is the class's own (`new`), the others static.
+    pub constructors: &'static [Method],
+    pub methods: &'static [Method],
+}
+
+const fn method(name: &'static str, doc: &'static str, args: &'static [Arg], ret: Ret) -> Method {
+    Method { name, doc, args, ret, getter: false, call: None }
+}
+
+const fn getter(name: &'static str, doc: &'static str, ret: Ret) -> Method {
+    Method { name, doc, args: &[], ret, getter: true, call: None }
+}
+
+const CHARGE: Arg = Arg::Grant { name: "charge", class: "RetryCharge", optional: true };
+const PERMIT: Arg = Arg::Grant { name: "permit", class: "BreakerPermit", optional: false };
+
+/// The doc of `compile_dependency`, the free function both bindings export beside the controls.
+pub const COMPILE_DEPENDENCY: &str = "A dependency's configuration, validated, as its compiled form: what \
+     `Dependency.from_compiled` (in any language) builds the controls from.";
+
+/// The shared controls, in the order each binding writes them.
+pub const CONTROLS: [Class; 7] = [
+    Class {
+        name: "Dependency",
+        doc: "The shared controls of one downstream dependency (retry budget, circuit breaker, retry slots): \
+              pass it to every operation that calls that dependency, from any thread.",
+        shape: Shape::Bundle,
+        config: Some("Dependency"),
+        constructors: &[
+            method("new", "Validates the configuration (every violation is reported).", &[Arg::Config], Ret::Unit),
+            method("from_json", "Reads and validates the configuration from JSON text.", &[Arg::Json], Ret::Unit),
+            method(
+                "from_compiled",
+                "New controls (full budget, closed breaker) from a compiled form (`compile_dependency`, \
+                 `retryplan compile --dependency`, or any language's).",
+                &[Arg::Compiled],
+                Ret::Unit,
+            ),
+        ],
+        methods: &[
+            method(
+                "snapshot",
+                "The state of every control at `now`.",
+                &[Arg::Now],
+                Ret::Snapshot("DependencySnapshot"),
+            ),
+            getter(
+                "budget",
+                "The retry budget, or none: the one every operation naming this dependency shares.",
+                Ret::Control("RetryBudget"),
+            ),
+            getter("breaker", "The circuit breaker, or none.", Ret::Control("CircuitBreaker")),
+            getter("retry_slots", "The retry slots, or none.", Ret::Control("RetrySlots")),
+        ],
+    },
+    Class {
+        name: "RetryCharge",
+        doc: "What a granted retry cost; hand it back once, with the retry's success (refunded) or failure \
+              (spent). Only `try_retry` makes one; a second use is refused.",
+        shape: Shape::Grant {
+            core: "RetryCharge",
+            fact: Some(Fact {
+                name: "cost",
+                doc: "Units charged (quota model; 0 for the others).",
+                call: "cost",
+                ty: "u32",
+            }),
+        },
+        config: None,
+        constructors: &[],
+        methods: &[],
+    },
+    Class {
+        name: "RetryBudget",
+        doc: "A retry budget (token bucket, ratio or quota) shared by many operations and threads, on its own \
+              or a dependency's.",
+        shape: Shape::Control { core: "RetryBudget", field: "budget" },
+        config: Some("Budget"),
+        constructors: &[method("new", "Validates the configuration.", &[Arg::Config], Ret::Unit)],
+        methods: &[
+            method("on_request", "Counts an original request (a first attempt) made at `now`.", &[Arg::Now], Ret::Unit),
+            method(
+                "try_retry",
+                "Asks to dispatch a retry (or hedge) now: a charge when granted, none when refused.",
+                &[Arg::Now, Arg::Flag("after_timeout")],
+                Ret::Grant("RetryCharge"),
+            ),
+            method(
+                "on_success",
+                "An attempt succeeded (with the charge of the retry that made it, if any: refunded).",
+                &[Arg::Now, CHARGE],
+                Ret::UnitOrError,
+            ),
+            method(
+                "on_failure",
+                "An attempt failed (with the charge of the retry that made it, if any: it stays spent).",
+                &[Arg::Now, CHARGE],
+                Ret::UnitOrError,
+            ),
+            method(
+                "spend",
+                "Settles a charge whose retry ended with neither a success nor a retryable failure (cancelled, \
+                 aborted): its cost stays spent.",
+                &[Arg::Grant { name: "charge", class: "RetryCharge", optional: false }],
+                Ret::UnitOrError,
+            ),
+            getter("charges_outstanding", "Charges granted and not yet settled.", Ret::Outstanding),
+            method(
+                "acquire",
+                "Takes `amount` units from a quota, as the AWS SDKs' raw `acquire` (for a host that mirrors \
+                 botocore's own bookkeeping; a retry loop uses `try_retry` and its charge): true when taken, \
+                 false when fewer are left (nothing is taken).",
+                &[Arg::Count("amount")],
+                Ret::BoolOrError,
+            ),
+            method(
+                "release",
+                "Gives `amount` units back to a quota, never above its capacity (the AWS SDKs' raw `release`).",
+                &[Arg::Count("amount")],
+                Ret::UnitOrError,
+            ),
+            method("snapshot", "The budget's state at `now`.", &[Arg::Now], Ret::Snapshot("BudgetSnapshot")),
+        ],
+    },
+    Class {
+        name: "BreakerPermit",
+        doc: "Admission granted by a circuit breaker's `try_acquire`; hand it back once, with the result or as \
+              a release (a second use is refused).",
+        shape: Shape::Grant {
+            core: "BreakerPermit",
+            fact: Some(Fact {
+                name: "probe",
+                doc: "True when this admission is a half-open probe.",
+                call: "is_probe",
+                ty: "bool",
+            }),
+        },
+        config: None,
+        constructors: &[],
+        methods: &[],
+    },
+    Class {
+        name: "CircuitBreaker",
+        doc: "A circuit breaker (consecutive failures or failure ratio) shared by many operations and threads, \
+              on its own or a dependency's.",
+        shape: Shape::Control { core: "CircuitBreaker", field: "breaker" },
+        config: Some("Breaker"),
+        constructors: &[method("new", "Validates the configuration.", &[Arg::Config], Ret::Unit)],
+        methods: &[
+            method(
+                "try_acquire",
+                "Asks to send an attempt at `now`: a permit, or none while the breaker refuses.",
+                &[Arg::Now],
+                Ret::Grant("BreakerPermit"),
+            ),
+            method("on_success", "The attempt admitted by `permit` succeeded.", &[Arg::Now, PERMIT], Ret::UnitOrError),
+            method("on_failure", "The attempt admitted by `permit` failed.", &[Arg::Now, PERMIT], Ret::UnitOrError),
+            method(
+                "release",
+                "The attempt admitted by `permit` ended without a result that counts (never sent, cancelled).",
+                &[PERMIT],
+                Ret::UnitOrError,
+            ),
+            getter("permits_outstanding", "Permits granted and not yet settled.", Ret::Outstanding),
+            method("snapshot", "The breaker's state at `now`.", &[Arg::Now], Ret::Snapshot("BreakerSnapshot")),
+        ],
+    },
+    Class {
+        name: "RetrySlot",
+        doc: "One slot of a `RetrySlots`; give it back once, with `release`, to the slots that granted it (a \
+              second use is refused). Only `try_acquire` makes one.",
+        shape: Shape::Grant { core: "RetrySlot", fact: None },
+        config: None,
+        constructors: &[],
+        methods: &[],
+    },
+    Class {
+        name: "RetrySlots",
+        doc: "Retry slots: how many retries and hedges may run at once, on their own or a dependency's.",
+        shape: Shape::Control { core: "RetrySlots", field: "retry_slots" },
+        config: None,
+        constructors: &[method(
+            "new",
+            "`capacity` slots (0 refuses every retry and hedge).",
+            &[Arg::Count("capacity")],
+            Ret::Unit,
+        )],
+        methods: &[
+            method("try_acquire", "Takes a slot; none when all are taken.", &[], Ret::Grant("RetrySlot")),
+            method(
+                "release",
+                "Gives a slot back (once, to the slots that granted it).",
+                &[Arg::Grant { name: "slot", class: "RetrySlot", optional: false }],
+                Ret::UnitOrError,
+            ),
+            getter("in_use", "Slots in use now.", Ret::Count),
+            getter("capacity", "How many slots there are.", Ret::Count),
+        ],
+    },
+];
+
+/// The class named `name` in `classes`.
+pub fn class<'a>(classes: &'a [Class], name: &str) -> Result<&'a Class, String> {
+    classes.iter().find(|class| class.name == name).ok_or_else(|| format!("no class {name} in the definition"))
+}
+
+/// Every binding's files from the definition, and its section of the Python
+/// stub spliced into the stub among `outputs` (`python_records` writes it).
+pub fn extend(outputs: &mut Vec<Output>) -> Result<(), String> {
+    let stub = outputs
+        .iter_mut()
+        .find(|output| output.path == crate::python_records::NATIVE_STUB)
+        .ok_or_else(|| format!("{}: not among the outputs", crate::python_records::NATIVE_STUB))?;
+    let section = crate::methods_python::stub(&CONTROLS)?;
+    stub.text = crate::python_records::splice(&stub.text, crate::methods_python::STUB_SECTION, &section)?;
+    outputs.push(crate::methods_python::output(&CONTROLS)?);
+    outputs.push(crate::methods_kotlin::output(&CONTROLS)?);
+    Ok(())
+}
