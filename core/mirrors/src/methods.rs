@@ -111,6 +111,11 @@ const fn getter(name: &'static str, doc: &'static str, ret: Ret) -> Method {
     Method { name, doc, args: &[], ret, getter: true, call: None }
 }
 
+/// A constructor: it returns its class (`ret` is not read).
+const fn constructor(name: &'static str, doc: &'static str, args: &'static [Arg]) -> Method {
+    method(name, doc, args, Ret::Unit)
+}
+
 const CHARGE: Arg = Arg::Grant { name: "charge", class: "RetryCharge", optional: true };
 const PERMIT: Arg = Arg::Grant { name: "permit", class: "BreakerPermit", optional: false };
 
@@ -127,14 +132,13 @@ pub const CONTROLS: [Class; 7] = [
         shape: Shape::Bundle,
         config: Some("Dependency"),
         constructors: &[
-            method("new", "Validates the configuration (every violation is reported).", &[Arg::Config], Ret::Unit),
-            method("from_json", "Reads and validates the configuration from JSON text.", &[Arg::Json], Ret::Unit),
-            method(
+            constructor("new", "Validates the configuration (every violation is reported).", &[Arg::Config]),
+            constructor("from_json", "Reads and validates the configuration from JSON text.", &[Arg::Json]),
+            constructor(
                 "from_compiled",
                 "New controls (full budget, closed breaker) from a compiled form (`compile_dependency`, \
                  `retryplan compile --dependency`, or any language's).",
                 &[Arg::Compiled],
-                Ret::Unit,
             ),
         ],
         methods: &[
@@ -176,7 +180,7 @@ pub const CONTROLS: [Class; 7] = [
               or a dependency's.",
         shape: Shape::Control { core: "RetryBudget", field: "budget" },
         config: Some("Budget"),
-        constructors: &[method("new", "Validates the configuration.", &[Arg::Config], Ret::Unit)],
+        constructors: &[constructor("new", "Validates the configuration.", &[Arg::Config])],
         methods: &[
             method("on_request", "Counts an original request (a first attempt) made at `now`.", &[Arg::Now], Ret::Unit),
             method(
@@ -245,7 +249,7 @@ pub const CONTROLS: [Class; 7] = [
               on its own or a dependency's.",
         shape: Shape::Control { core: "CircuitBreaker", field: "breaker" },
         config: Some("Breaker"),
-        constructors: &[method("new", "Validates the configuration.", &[Arg::Config], Ret::Unit)],
+        constructors: &[constructor("new", "Validates the configuration.", &[Arg::Config])],
         methods: &[
             method(
                 "try_acquire",
@@ -279,11 +283,10 @@ pub const CONTROLS: [Class; 7] = [
         doc: "Retry slots: how many retries and hedges may run at once, on their own or a dependency's.",
         shape: Shape::Control { core: "RetrySlots", field: "retry_slots" },
         config: None,
-        constructors: &[method(
+        constructors: &[constructor(
             "new",
             "`capacity` slots (0 refuses every retry and hedge).",
             &[Arg::Count("capacity")],
-            Ret::Unit,
         )],
         methods: &[
             method("try_acquire", "Takes a slot; none when all are taken.", &[], Ret::Grant("RetrySlot")),
@@ -316,4 +319,77 @@ pub fn extend(outputs: &mut Vec<Output>) -> Result<(), String> {
     outputs.push(crate::methods_python::output(&CONTROLS)?);
     outputs.push(crate::methods_kotlin::output(&CONTROLS)?);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `CONTROLS` with `method` added to the class `name`.
+    fn with_method(name: &str, method: Method) -> Vec<Class> {
+        let mut classes = CONTROLS.to_vec();
+        let class = classes.iter_mut().find(|class| class.name == name).unwrap();
+        let mut methods = class.methods.to_vec();
+        methods.push(method);
+        class.methods = Box::leak(methods.into_boxed_slice());
+        classes
+    }
+
+    /// A method added to the definition is one entry, and reaches every
+    /// binding's export file and the Python stub.
+    #[test]
+    fn a_new_method_reaches_every_binding() {
+        let classes = with_method(
+            "RetryBudget",
+            method(
+                "would_retry",
+                "Whether a retry would be granted now, taking nothing.",
+                &[Arg::Now, Arg::Flag("after_timeout")],
+                Ret::BoolOrError,
+            ),
+        );
+        let python = crate::methods_python::output(&classes).unwrap().text;
+        assert!(
+            python.contains(
+                "    #[pyo3(signature = (now = None, after_timeout = false, *, now_ms = None))]\n    \
+                 fn would_retry(&self, now: Arg, after_timeout: bool, now_ms: Arg) -> Res<bool> {\n        \
+                 Ok(self.control()?.would_retry(NOW.read(now, now_ms)?, after_timeout)?)\n    }\n"
+            ),
+            "{python}"
+        );
+        let stub = crate::methods_python::stub(&classes).unwrap();
+        assert!(
+            stub.contains("    def would_retry(self, now: float, after_timeout: bool = False) -> bool:\n"),
+            "{stub}"
+        );
+        assert!(stub.contains("    def would_retry(self, *, after_timeout: bool = False, now_ms: int) -> bool: ...\n"));
+        let kotlin = crate::methods_kotlin::output(&classes).unwrap().text;
+        assert!(
+            kotlin.contains(
+                "    pub fn would_retry(&self, now_ms: i64, after_timeout: bool) -> Result<bool> {\n        \
+                 let now_ms = ms_in(\"now_ms\", now_ms)?;\n        let control = self.control()?;\n        \
+                 Ok(control.would_retry(now_ms, after_timeout)?)\n    }\n"
+            ),
+            "{kotlin}"
+        );
+    }
+
+    /// A kind a binding cannot spell where it is used stops the generator, naming the method.
+    #[test]
+    fn an_argument_a_binding_cannot_take_is_named() {
+        let classes = with_method("RetrySlots", method("reload", "Reads JSON.", &[Arg::Json], Ret::UnitOrError));
+        assert!(crate::methods_python::output(&classes).unwrap_err().contains("reload"));
+        assert!(crate::methods_kotlin::output(&classes).unwrap_err().contains("reload"));
+        let classes = with_method("RetrySlots", getter("owner", "Its budget.", Ret::Control("RetrySlot")));
+        assert!(crate::methods_kotlin::output(&classes).unwrap_err().contains("RetrySlot is not a control"));
+    }
+
+    /// A grant handed back after a defaulted argument defaults too in Python
+    /// (and is required by the binding, naming it), positional otherwise.
+    #[test]
+    fn a_required_grant_after_a_clock_reading_is_checked_by_the_binding() {
+        let python = crate::methods_python::output(&CONTROLS).unwrap().text;
+        assert!(python.contains("take_grant::<PyBreakerPermit>(\"permit\", permit)?"), "{python}");
+        assert!(python.contains("take_grant::<PyRetrySlot>(\"slot\", Some(slot))?"), "{python}");
+    }
 }
