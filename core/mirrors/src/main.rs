@@ -17,6 +17,8 @@
 //!   (`python_records`) and values (`python_values`); Kotlin's uniffi
 //!   records with their conversions (`uniffi_records`) and the free
 //!   functions exported from their signatures (`uniffi_functions`).
+//! - the methods of exported classes, from one definition (`methods`: the
+//!   shared controls), as pyo3 classes with their stub and uniffi objects.
 //!
 //! It also writes the vectors' schema (the policy's shapes from the core's
 //! `policy/schema.json`) and the case counts of the vectors' README.
