@@ -75,7 +75,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.extend(uniffi_functions::outputs(root, &tables)?);
     outputs.extend(uniffi_errors::outputs(root)?);
     outputs.push(kotlin_http::output());
-    methods::extend(&mut outputs)?;
+    methods::extend(root, &mut outputs)?;
     Ok(outputs)
 }
 

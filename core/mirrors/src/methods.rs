@@ -10,6 +10,9 @@
 //! object (`call` when it differs); the compiler of each binding checks the
 //! call against the core.
 
+use std::path::Path;
+
+use crate::docs::type_name;
 use crate::output::Output;
 
 /// How an argument crosses.
@@ -96,6 +99,8 @@ pub struct Class {
     pub name: &'static str,
     pub doc: &'static str,
     pub shape: Shape,
+    /// The core's file defining the methods of its core type.
+    pub source: &'static str,
     /// The configuration kind (`rp::ConfigKind::*`, `rp::*Config`) of `Arg::Config`.
     pub config: Option<&'static str>,
     /// Constructors: the first is the class's own (`new`), the others static.
@@ -127,6 +132,7 @@ pub const COMPILE_DEPENDENCY: &str = "A dependency's configuration, validated, a
 pub const CONTROLS: [Class; 7] = [
     Class {
         name: "Dependency",
+        source: "core/src/controls/dependency.rs",
         doc: "The shared controls of one downstream dependency (retry budget, circuit breaker, retry slots): \
               pass it to every operation that calls that dependency, from any thread.",
         shape: Shape::Bundle,
@@ -159,6 +165,7 @@ pub const CONTROLS: [Class; 7] = [
     },
     Class {
         name: "RetryCharge",
+        source: "core/src/controls/budget/mod.rs",
         doc: "What a granted retry cost; hand it back once, with the retry's success (refunded) or failure \
               (spent). Only `try_retry` makes one; a second use is refused.",
         shape: Shape::Grant {
@@ -176,6 +183,7 @@ pub const CONTROLS: [Class; 7] = [
     },
     Class {
         name: "RetryBudget",
+        source: "core/src/controls/budget/mod.rs",
         doc: "A retry budget (token bucket, ratio or quota) shared by many operations and threads, on its own \
               or a dependency's.",
         shape: Shape::Control { core: "RetryBudget", field: "budget" },
@@ -228,6 +236,7 @@ pub const CONTROLS: [Class; 7] = [
     },
     Class {
         name: "BreakerPermit",
+        source: "core/src/controls/breaker/mod.rs",
         doc: "Admission granted by a circuit breaker's `try_acquire`; hand it back once, with the result or as \
               a release (a second use is refused).",
         shape: Shape::Grant {
@@ -245,6 +254,7 @@ pub const CONTROLS: [Class; 7] = [
     },
     Class {
         name: "CircuitBreaker",
+        source: "core/src/controls/breaker/mod.rs",
         doc: "A circuit breaker (consecutive failures or failure ratio) shared by many operations and threads, \
               on its own or a dependency's.",
         shape: Shape::Control { core: "CircuitBreaker", field: "breaker" },
@@ -271,6 +281,7 @@ pub const CONTROLS: [Class; 7] = [
     },
     Class {
         name: "RetrySlot",
+        source: "core/src/controls/retry_slots.rs",
         doc: "One slot of a `RetrySlots`; give it back once, with `release`, to the slots that granted it (a \
               second use is refused). Only `try_acquire` makes one.",
         shape: Shape::Grant { core: "RetrySlot", fact: None },
@@ -280,6 +291,7 @@ pub const CONTROLS: [Class; 7] = [
     },
     Class {
         name: "RetrySlots",
+        source: "core/src/controls/retry_slots.rs",
         doc: "Retry slots: how many retries and hedges may run at once, on their own or a dependency's.",
         shape: Shape::Control { core: "RetrySlots", field: "retry_slots" },
         config: None,
@@ -303,13 +315,15 @@ pub const CONTROLS: [Class; 7] = [
 ];
 
 /// The class named `name` in `classes`.
-pub fn class<'a>(classes: &'a [Class], name: &str) -> Result<&'a Class, String> {
+pub fn class_named<'a>(classes: &'a [Class], name: &str) -> Result<&'a Class, String> {
     classes.iter().find(|class| class.name == name).ok_or_else(|| format!("no class {name} in the definition"))
 }
 
 /// Every binding's files from the definition, and its section of the Python
-/// stub spliced into the stub among `outputs` (`python_records` writes it).
-pub fn extend(outputs: &mut Vec<Output>) -> Result<(), String> {
+/// stub spliced into the stub among `outputs` (`python_records` writes it),
+/// once the definition is read against the core's own signatures under `root`.
+pub fn extend(root: &Path, outputs: &mut Vec<Output>) -> Result<(), String> {
+    check(root, &CONTROLS)?;
     let stub = outputs
         .iter_mut()
         .find(|output| output.path == crate::python_records::NATIVE_STUB)
@@ -318,6 +332,85 @@ pub fn extend(outputs: &mut Vec<Output>) -> Result<(), String> {
     stub.text = crate::python_records::splice(&stub.text, crate::methods_python::STUB_SECTION, &section)?;
     outputs.push(crate::methods_python::output(&CONTROLS)?);
     outputs.push(crate::methods_kotlin::output(&CONTROLS)?);
+    Ok(())
+}
+
+/// The core type a class crosses as.
+fn core_of(class: &Class) -> &'static str {
+    match class.shape {
+        Shape::Bundle => class.name,
+        Shape::Control { core, .. } | Shape::Grant { core, .. } => core,
+    }
+}
+
+/// Each method's kinds read against the core's own signature (the method of
+/// the class's core type in its `source`): a definition that drifts from the
+/// core stops the generator, naming the method, before a binding fails to build.
+pub fn check(root: &Path, classes: &[Class]) -> Result<(), String> {
+    for class in classes {
+        let core = core_of(class);
+        let path = root.join(class.source);
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", class.source))?;
+        let file = syn::parse_file(&text).map_err(|e| format!("{}: {e}", class.source))?;
+        let functions: Vec<&syn::ImplItemFn> = file
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Impl(block) if block.trait_.is_none() && type_name(&block.self_ty) == core => Some(block),
+                _ => None,
+            })
+            .flat_map(|block| block.items.iter())
+            .filter_map(|item| if let syn::ImplItem::Fn(function) = item { Some(function) } else { None })
+            .collect();
+        let signature = |name: &str| -> Result<(usize, String), String> {
+            let function = functions
+                .iter()
+                .find(|function| function.sig.ident == name)
+                .ok_or_else(|| format!("{}.{name}: no `{core}::{name}` in {}", class.name, class.source))?;
+            let inputs = function.sig.inputs.iter().filter(|input| matches!(input, syn::FnArg::Typed(_))).count();
+            let returned = match &function.sig.output {
+                syn::ReturnType::Default => "()".to_owned(),
+                syn::ReturnType::Type(_, ty) => type_name(ty),
+            };
+            Ok((inputs, returned))
+        };
+        if let Shape::Grant { fact: Some(fact), .. } = class.shape {
+            let (_, returned) = signature(fact.call)?;
+            if returned != fact.ty {
+                return Err(format!(
+                    "{}.{}: the core's `{core}::{}` returns `{returned}`",
+                    class.name, fact.name, fact.call
+                ));
+            }
+        }
+        for method in class.methods {
+            let call = method.call.unwrap_or(method.name);
+            let (inputs, returned) = signature(call)?;
+            let crosses =
+                |name: &str| -> Result<String, String> { Ok(core_of(class_named(classes, name)?).to_owned()) };
+            let fits = match method.ret {
+                Ret::Unit => returned == "()",
+                // `()` is no path: `type_name` spells it `?`.
+                Ret::UnitOrError => returned.starts_with("Result<?"),
+                Ret::BoolOrError => returned.starts_with("Result<bool"),
+                Ret::Count => returned == "u32",
+                Ret::Outstanding => returned == "usize",
+                Ret::Grant(grant) => returned == format!("Option<{}>", crosses(grant)?),
+                Ret::Snapshot(_) => returned.ends_with("Snapshot"),
+                Ret::Control(control) => returned == format!("Option<&{}>", crosses(control)?),
+            };
+            if inputs != method.args.len() || !fits {
+                return Err(format!(
+                    "{}.{}: the core's `{core}::{call}` takes {inputs} arguments and returns `{returned}`, \
+                     not the {} arguments and {:?} the definition says",
+                    class.name,
+                    method.name,
+                    method.args.len(),
+                    method.ret
+                ));
+            }
+        }
+    }
     Ok(())
 }
 
@@ -372,6 +465,21 @@ mod tests {
             ),
             "{kotlin}"
         );
+    }
+
+    /// A definition that says another kind than the core's signature is stopped, naming the method.
+    #[test]
+    fn a_definition_that_drifts_from_the_core_is_named() {
+        let root = crate::workspace_root();
+        check(&root, &CONTROLS).unwrap();
+        let classes = with_method("RetrySlots", getter("in_use", "Slots in use.", Ret::Outstanding));
+        let error = check(&root, &classes).unwrap_err();
+        assert!(
+            error.contains("RetrySlots.in_use: the core's `RetrySlots::in_use` takes 0 arguments and returns `u32`"),
+            "{error}"
+        );
+        let classes = with_method("RetryBudget", method("on_retry", "No such call.", &[Arg::Now], Ret::Unit));
+        assert!(check(&root, &classes).unwrap_err().contains("no `RetryBudget::on_retry`"));
     }
 
     /// A kind a binding cannot spell where it is used stops the generator, naming the method.

@@ -7,7 +7,7 @@
 //! cell; a configuration is its generated record (`record_in`); a snapshot
 //! its generated record; an error the core's, through `RetryplanError`.
 
-use crate::methods::{class, Arg, Class, Fact, Method, Ret, Shape, COMPILE_DEPENDENCY};
+use crate::methods::{class_named, Arg, Class, Fact, Method, Ret, Shape, COMPILE_DEPENDENCY};
 use crate::methods_python::doc;
 use crate::output::{Output, HEADER};
 
@@ -155,7 +155,7 @@ fn method_text(classes: &[Class], method: &Method) -> Result<String, String> {
         Ret::Grant(grant) => (format!("Result<Option<Arc<{grant}>>>"), format!("Ok(control.{call}.map({grant}::new))")),
         Ret::Snapshot(record) => (format!("Result<crate::records::{record}>"), format!("Ok(control.{call}.into())")),
         Ret::Control(control) => {
-            let Shape::Control { core, field } = class(classes, control)?.shape else {
+            let Shape::Control { core, field } = class_named(classes, control)?.shape else {
                 return Err(format!("{name}: {control} is not a control"));
             };
             let text = format!(

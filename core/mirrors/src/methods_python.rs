@@ -6,7 +6,7 @@
 //! grant and any argument after one default; a count is read by `u32_arg`; a
 //! snapshot is the JSON-shaped dict; an error goes through `Fault`.
 
-use crate::methods::{class, Arg, Class, Fact, Method, Ret, Shape, COMPILE_DEPENDENCY};
+use crate::methods::{class_named, Arg, Class, Fact, Method, Ret, Shape, COMPILE_DEPENDENCY};
 use crate::output::{Output, HEADER};
 use crate::python_records::{docstring, wrap};
 
@@ -208,7 +208,7 @@ fn method_text(classes: &[Class], method: &Method) -> Result<String, String> {
             ("<'py>", "Res<Bound<'py, PyAny>>".to_owned(), format!("serialized(py, &self.control()?.{call})"))
         }
         Ret::Control(control) => {
-            let Shape::Control { field, .. } = class(classes, control)?.shape else {
+            let Shape::Control { field, .. } = class_named(classes, control)?.shape else {
                 return Err(format!("{name}: {control} is not a control"));
             };
             (
