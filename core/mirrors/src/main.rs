@@ -29,6 +29,7 @@
 //! One module per output; `tables` is the registry of what each
 //! language mirrors.
 
+mod bindings_methods;
 mod docs;
 mod js_outcomes;
 mod js_records;
@@ -75,7 +76,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.extend(uniffi_functions::outputs(root, &tables)?);
     outputs.extend(uniffi_errors::outputs(root)?);
     outputs.push(kotlin_http::output());
-    methods::extend(root, &mut outputs)?;
+    bindings_methods::extend(root, &mut outputs)?;
     Ok(outputs)
 }
 

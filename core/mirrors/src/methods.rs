@@ -13,7 +13,6 @@
 use std::path::Path;
 
 use crate::docs::type_name;
-use crate::output::Output;
 
 /// How an argument crosses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,11 +107,11 @@ pub struct Class {
     pub methods: &'static [Method],
 }
 
-const fn method(name: &'static str, doc: &'static str, args: &'static [Arg], ret: Ret) -> Method {
+pub(crate) const fn method(name: &'static str, doc: &'static str, args: &'static [Arg], ret: Ret) -> Method {
     Method { name, doc, args, ret, getter: false, call: None }
 }
 
-const fn getter(name: &'static str, doc: &'static str, ret: Ret) -> Method {
+pub(crate) const fn getter(name: &'static str, doc: &'static str, ret: Ret) -> Method {
     Method { name, doc, args: &[], ret, getter: true, call: None }
 }
 
@@ -319,22 +318,6 @@ pub fn class_named<'a>(classes: &'a [Class], name: &str) -> Result<&'a Class, St
     classes.iter().find(|class| class.name == name).ok_or_else(|| format!("no class {name} in the definition"))
 }
 
-/// Every binding's files from the definition, and its section of the Python
-/// stub spliced into the stub among `outputs` (`python_records` writes it),
-/// once the definition is read against the core's own signatures under `root`.
-pub fn extend(root: &Path, outputs: &mut Vec<Output>) -> Result<(), String> {
-    check(root, &CONTROLS)?;
-    let stub = outputs
-        .iter_mut()
-        .find(|output| output.path == crate::python_records::NATIVE_STUB)
-        .ok_or_else(|| format!("{}: not among the outputs", crate::python_records::NATIVE_STUB))?;
-    let section = crate::methods_python::stub(&CONTROLS)?;
-    stub.text = crate::python_records::splice(&stub.text, crate::methods_python::STUB_SECTION, &section)?;
-    outputs.push(crate::methods_python::output(&CONTROLS)?);
-    outputs.push(crate::methods_kotlin::output(&CONTROLS)?);
-    Ok(())
-}
-
 /// The core type a class crosses as.
 fn core_of(class: &Class) -> &'static str {
     match class.shape {
@@ -413,58 +396,18 @@ pub fn check(root: &Path, classes: &[Class]) -> Result<(), String> {
     }
     Ok(())
 }
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// `CONTROLS` with `method` added to the class `name`.
-    fn with_method(name: &str, method: Method) -> Vec<Class> {
+    pub(crate) fn with_method(name: &str, method: Method) -> Vec<Class> {
         let mut classes = CONTROLS.to_vec();
         let class = classes.iter_mut().find(|class| class.name == name).unwrap();
         let mut methods = class.methods.to_vec();
         methods.push(method);
         class.methods = Box::leak(methods.into_boxed_slice());
         classes
-    }
-
-    /// A method added to the definition is one entry, and reaches every
-    /// binding's export file and the Python stub.
-    #[test]
-    fn a_new_method_reaches_every_binding() {
-        let classes = with_method(
-            "RetryBudget",
-            method(
-                "would_retry",
-                "Whether a retry would be granted now, taking nothing.",
-                &[Arg::Now, Arg::Flag("after_timeout")],
-                Ret::BoolOrError,
-            ),
-        );
-        let python = crate::methods_python::output(&classes).unwrap().text;
-        assert!(
-            python.contains(
-                "    #[pyo3(signature = (now = None, after_timeout = false, *, now_ms = None))]\n    \
-                 fn would_retry(&self, now: Arg, after_timeout: bool, now_ms: Arg) -> Res<bool> {\n        \
-                 Ok(self.control()?.would_retry(NOW.read(now, now_ms)?, after_timeout)?)\n    }\n"
-            ),
-            "{python}"
-        );
-        let stub = crate::methods_python::stub(&classes).unwrap();
-        assert!(
-            stub.contains("    def would_retry(self, now: float, after_timeout: bool = False) -> bool:\n"),
-            "{stub}"
-        );
-        assert!(stub.contains("    def would_retry(self, *, after_timeout: bool = False, now_ms: int) -> bool: ...\n"));
-        let kotlin = crate::methods_kotlin::output(&classes).unwrap().text;
-        assert!(
-            kotlin.contains(
-                "    pub fn would_retry(&self, now_ms: i64, after_timeout: bool) -> Result<bool> {\n        \
-                 let now_ms = ms_in(\"now_ms\", now_ms)?;\n        let control = self.control()?;\n        \
-                 Ok(control.would_retry(now_ms, after_timeout)?)\n    }\n"
-            ),
-            "{kotlin}"
-        );
     }
 
     /// A definition that says another kind than the core's signature is stopped, naming the method.
@@ -480,24 +423,5 @@ mod tests {
         );
         let classes = with_method("RetryBudget", method("on_retry", "No such call.", &[Arg::Now], Ret::Unit));
         assert!(check(&root, &classes).unwrap_err().contains("no `RetryBudget::on_retry`"));
-    }
-
-    /// A kind a binding cannot spell where it is used stops the generator, naming the method.
-    #[test]
-    fn an_argument_a_binding_cannot_take_is_named() {
-        let classes = with_method("RetrySlots", method("reload", "Reads JSON.", &[Arg::Json], Ret::UnitOrError));
-        assert!(crate::methods_python::output(&classes).unwrap_err().contains("reload"));
-        assert!(crate::methods_kotlin::output(&classes).unwrap_err().contains("reload"));
-        let classes = with_method("RetrySlots", getter("owner", "Its budget.", Ret::Control("RetrySlot")));
-        assert!(crate::methods_kotlin::output(&classes).unwrap_err().contains("RetrySlot is not a control"));
-    }
-
-    /// A grant handed back after a defaulted argument defaults too in Python
-    /// (and is required by the binding, naming it), positional otherwise.
-    #[test]
-    fn a_required_grant_after_a_clock_reading_is_checked_by_the_binding() {
-        let python = crate::methods_python::output(&CONTROLS).unwrap().text;
-        assert!(python.contains("take_grant::<PyBreakerPermit>(\"permit\", permit)?"), "{python}");
-        assert!(python.contains("take_grant::<PyRetrySlot>(\"slot\", Some(slot))?"), "{python}");
     }
 }

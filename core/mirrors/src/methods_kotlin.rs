@@ -8,8 +8,8 @@
 //! its generated record; an error the core's, through `RetryplanError`.
 
 use crate::methods::{class_named, Arg, Class, Fact, Method, Ret, Shape, COMPILE_DEPENDENCY};
-use crate::methods_python::doc;
 use crate::output::{Output, HEADER};
+use crate::python_records::rust_doc as doc;
 
 pub const CONTROLS: &str = "bindings-kotlin/src/controls_generated.rs";
 

@@ -8,7 +8,7 @@
 
 use crate::methods::{class_named, Arg, Class, Fact, Method, Ret, Shape, COMPILE_DEPENDENCY};
 use crate::output::{Output, HEADER};
-use crate::python_records::{docstring, wrap};
+use crate::python_records::{docstring, rust_doc as doc};
 
 pub const CONTROLS: &str = "bindings-python/src/controls_generated.rs";
 
@@ -27,12 +27,6 @@ pub fn output(classes: &[Class]) -> Result<Output, String> {
         doc(COMPILE_DEPENDENCY, "")
     ));
     Ok(Output { path: CONTROLS, text })
-}
-
-/// `///` lines of `text` at `indent`.
-pub(crate) fn doc(text: &str, indent: &str) -> String {
-    let prefix = format!("{indent}/// ");
-    wrap(text, &prefix, &prefix).iter().map(|line| format!("{line}\n")).collect()
 }
 
 fn class_text(classes: &[Class], class: &Class) -> Result<String, String> {

@@ -77,7 +77,7 @@ pub(crate) fn wrap(text: &str, first: &str, rest: &str) -> Vec<String> {
 }
 
 /// `///` lines of `text` at `indent`.
-fn rust_doc(text: &str, indent: &str) -> String {
+pub(crate) fn rust_doc(text: &str, indent: &str) -> String {
     if text.is_empty() {
         return String::new();
     }
