@@ -318,6 +318,15 @@ pub fn class_named<'a>(classes: &'a [Class], name: &str) -> Result<&'a Class, St
     classes.iter().find(|class| class.name == name).ok_or_else(|| format!("no class {name} in the definition"))
 }
 
+/// The fact a grant's object keeps beside its cell (the same Rust in every
+/// binding): its field line, and its initializer read from the core's `grant`.
+pub fn kept_fact(fact: Option<Fact>) -> (String, String) {
+    match fact {
+        Some(Fact { name, ty, call, .. }) => (format!("    {name}: {ty},\n"), format!("{name}: grant.{call}(), ")),
+        None => (String::new(), String::new()),
+    }
+}
+
 /// The core type a class crosses as.
 fn core_of(class: &Class) -> &'static str {
     match class.shape {

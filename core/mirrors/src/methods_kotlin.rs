@@ -7,7 +7,7 @@
 //! cell; a configuration is its generated record (`record_in`); a snapshot
 //! its generated record; an error the core's, through `RetryplanError`.
 
-use crate::methods::{class_named, Arg, Class, Fact, Method, Ret, Shape, COMPILE_DEPENDENCY};
+use crate::methods::{class_named, kept_fact, Arg, Class, Fact, Method, Ret, Shape, COMPILE_DEPENDENCY};
 use crate::output::{Output, HEADER};
 use crate::python_records::rust_doc as doc;
 
@@ -46,12 +46,7 @@ fn class_text(classes: &[Class], class: &Class) -> Result<String, String> {
             ));
         }
         Shape::Grant { core, fact } => {
-            let (field, init) = match fact {
-                Some(Fact { name: fact, ty, call, .. }) => {
-                    (format!("    {fact}: {ty},\n"), format!("{fact}: grant.{call}(), "))
-                }
-                None => (String::new(), String::new()),
-            };
+            let (field, init) = kept_fact(fact);
             text.push_str(&format!(
                 "pub struct {name} {{\n{field}    cell: rp::GrantCell<rp::{core}>,\n}}\n\n\
                  impl {name} {{\n    fn new(grant: rp::{core}) -> Arc<Self> {{\n        \

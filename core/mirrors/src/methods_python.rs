@@ -6,7 +6,7 @@
 //! grant and any argument after one default; a count is read by `u32_arg`; a
 //! snapshot is the JSON-shaped dict; an error goes through `Fault`.
 
-use crate::methods::{class_named, Arg, Class, Fact, Method, Ret, Shape, COMPILE_DEPENDENCY};
+use crate::methods::{class_named, kept_fact, Arg, Class, Fact, Method, Ret, Shape, COMPILE_DEPENDENCY};
 use crate::output::{Output, HEADER};
 use crate::python_records::{docstring, rust_doc as doc};
 
@@ -48,12 +48,7 @@ fn class_text(classes: &[Class], class: &Class) -> Result<String, String> {
             ));
         }
         Shape::Grant { core, fact } => {
-            let (field, init) = match fact {
-                Some(Fact { name: fact, ty, call, .. }) => {
-                    (format!("    {fact}: {ty},\n"), format!("{fact}: grant.{call}(), "))
-                }
-                None => (String::new(), String::new()),
-            };
+            let (field, init) = kept_fact(fact);
             text.push_str(&format!(
                 "pub(crate) struct Py{name} {{\n{field}    cell: rp::GrantCell<rp::{core}>,\n}}\n\n\
                  impl Py{name} {{\n    fn new(grant: rp::{core}) -> Self {{\n        \
