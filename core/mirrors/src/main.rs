@@ -17,6 +17,8 @@
 //!   (`python_records`) and values (`python_values`); Kotlin's uniffi
 //!   records with their conversions (`uniffi_records`) and the free
 //!   functions exported from their signatures (`uniffi_functions`).
+//! - the methods of exported classes, from one definition (`methods`: the
+//!   shared controls), as pyo3 classes with their stub and uniffi objects.
 //!
 //! It also writes the vectors' schema (the policy's shapes from the core's
 //! `policy/schema.json`) and the case counts of the vectors' README.
@@ -27,12 +29,16 @@
 //! One module per output; `tables` is the registry of what each
 //! language mirrors.
 
+mod bindings_methods;
 mod docs;
 mod js_outcomes;
 mod js_records;
 mod js_wire;
 mod kotlin_http;
 mod kotlin_wire;
+mod methods;
+mod methods_kotlin;
+mod methods_python;
 mod output;
 mod python;
 mod python_errors;
@@ -70,6 +76,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.extend(uniffi_functions::outputs(root, &tables)?);
     outputs.extend(uniffi_errors::outputs(root)?);
     outputs.push(kotlin_http::output());
+    bindings_methods::extend(root, &mut outputs)?;
     Ok(outputs)
 }
 

@@ -77,7 +77,7 @@ pub(crate) fn wrap(text: &str, first: &str, rest: &str) -> Vec<String> {
 }
 
 /// `///` lines of `text` at `indent`.
-fn rust_doc(text: &str, indent: &str) -> String {
+pub(crate) fn rust_doc(text: &str, indent: &str) -> String {
     if text.is_empty() {
         return String::new();
     }
@@ -159,7 +159,7 @@ fn counter_stubs(counters: &[&Field]) -> Result<String, String> {
 }
 
 /// `stub` with the lines between the markers of `what` replaced by `body`.
-fn splice(stub: &str, what: &str, body: &str) -> Result<String, String> {
+pub(crate) fn splice(stub: &str, what: &str, body: &str) -> Result<String, String> {
     let begin = format!("# {HEADER}: {what}\n");
     let end = format!("# end of what core/mirrors writes: {what}\n");
     let start = stub.find(&begin).ok_or_else(|| format!("{NATIVE_STUB}: no line `{}`", begin.trim_end()))?;

@@ -1,0 +1,88 @@
+//! Every binding's files from the methods definition (`methods`): Python's
+//! (`methods_python`) and Kotlin's (`methods_kotlin`), once the definition is
+//! read against the core.
+
+use std::path::Path;
+
+use crate::methods::{check, CONTROLS};
+use crate::output::Output;
+
+/// Every binding's files from the definition, and its section of the Python
+/// stub spliced into the stub among `outputs` (`python_records` writes it),
+/// once the definition is read against the core's own signatures under `root`.
+pub fn extend(root: &Path, outputs: &mut Vec<Output>) -> Result<(), String> {
+    check(root, &CONTROLS)?;
+    let stub = outputs
+        .iter_mut()
+        .find(|output| output.path == crate::python_records::NATIVE_STUB)
+        .ok_or_else(|| format!("{}: not among the outputs", crate::python_records::NATIVE_STUB))?;
+    let section = crate::methods_python::stub(&CONTROLS)?;
+    stub.text = crate::python_records::splice(&stub.text, crate::methods_python::STUB_SECTION, &section)?;
+    outputs.push(crate::methods_python::output(&CONTROLS)?);
+    outputs.push(crate::methods_kotlin::output(&CONTROLS)?);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::methods::tests::with_method;
+    use crate::methods::{getter, method, Arg, Ret, CONTROLS};
+
+    /// A method added to the definition is one entry, and reaches every
+    /// binding's export file and the Python stub.
+    #[test]
+    fn a_new_method_reaches_every_binding() {
+        let classes = with_method(
+            "RetryBudget",
+            method(
+                "would_retry",
+                "Whether a retry would be granted now, taking nothing.",
+                &[Arg::Now, Arg::Flag("after_timeout")],
+                Ret::BoolOrError,
+            ),
+        );
+        let python = crate::methods_python::output(&classes).unwrap().text;
+        assert!(
+            python.contains(
+                "    #[pyo3(signature = (now = None, after_timeout = false, *, now_ms = None))]\n    \
+                 fn would_retry(&self, now: Arg, after_timeout: bool, now_ms: Arg) -> Res<bool> {\n        \
+                 Ok(self.control()?.would_retry(NOW.read(now, now_ms)?, after_timeout)?)\n    }\n"
+            ),
+            "{python}"
+        );
+        let stub = crate::methods_python::stub(&classes).unwrap();
+        assert!(
+            stub.contains("    def would_retry(self, now: float, after_timeout: bool = False) -> bool:\n"),
+            "{stub}"
+        );
+        assert!(stub.contains("    def would_retry(self, *, after_timeout: bool = False, now_ms: int) -> bool: ...\n"));
+        let kotlin = crate::methods_kotlin::output(&classes).unwrap().text;
+        assert!(
+            kotlin.contains(
+                "    pub fn would_retry(&self, now_ms: i64, after_timeout: bool) -> Result<bool> {\n        \
+                 let now_ms = ms_in(\"now_ms\", now_ms)?;\n        let control = self.control()?;\n        \
+                 Ok(control.would_retry(now_ms, after_timeout)?)\n    }\n"
+            ),
+            "{kotlin}"
+        );
+    }
+
+    /// A kind a binding cannot spell where it is used stops the generator, naming the method.
+    #[test]
+    fn an_argument_a_binding_cannot_take_is_named() {
+        let classes = with_method("RetrySlots", method("reload", "Reads JSON.", &[Arg::Json], Ret::UnitOrError));
+        assert!(crate::methods_python::output(&classes).unwrap_err().contains("reload"));
+        assert!(crate::methods_kotlin::output(&classes).unwrap_err().contains("reload"));
+        let classes = with_method("RetrySlots", getter("owner", "Its budget.", Ret::Control("RetrySlot")));
+        assert!(crate::methods_kotlin::output(&classes).unwrap_err().contains("RetrySlot is not a control"));
+    }
+
+    /// A grant handed back after a defaulted argument defaults too in Python
+    /// (and is required by the binding, naming it), positional otherwise.
+    #[test]
+    fn a_required_grant_after_a_clock_reading_is_checked_by_the_binding() {
+        let python = crate::methods_python::output(&CONTROLS).unwrap().text;
+        assert!(python.contains("take_grant::<PyBreakerPermit>(\"permit\", permit)?"), "{python}");
+        assert!(python.contains("take_grant::<PyRetrySlot>(\"slot\", Some(slot))?"), "{python}");
+    }
+}

@@ -1,0 +1,436 @@
+//! The methods generator's one definition: each exported class of a family
+//! (the shared controls today), its constructors, methods, the kind of each
+//! argument and result, and its doc, from which `methods_python` (pyo3 and
+//! the `_native.pyi` section) and `methods_kotlin` (uniffi) write each
+//! binding's export file. A kind says how a value crosses (a clock reading,
+//! a count, a grant handed back once); each binding's generator says how its
+//! language spells that kind, so a method here is one entry, written once.
+//!
+//! A method calls the core method of the same name on the class's core
+//! object (`call` when it differs); the compiler of each binding checks the
+//! call against the core.
+
+use std::path::Path;
+
+use crate::docs::type_name;
+
+/// How an argument crosses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
+    /// A clock reading in ms (Python: `now` seconds or `now_ms`; Kotlin: `now_ms`).
+    Now,
+    /// A flag, false when left out.
+    Flag(&'static str),
+    /// A count (`u32` in the core; refused below 0 or above its range).
+    Count(&'static str),
+    /// A grant of class `class` handed back: taken (a second use is the core's
+    /// `invalid_argument` naming it); `optional` when a first attempt has none.
+    Grant { name: &'static str, class: &'static str, optional: bool },
+    /// The class's configuration (Python: one dict or keyword arguments;
+    /// Kotlin: its generated record), read by the core's one reader.
+    Config,
+    /// The class's configuration as JSON text (Python's `text`, Kotlin's `json`).
+    Json,
+    /// A compiled form (`compile_*`): bytes.
+    Compiled,
+}
+
+/// How a result crosses, and whether the core's call can fail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ret {
+    /// Nothing; the core's call cannot fail.
+    Unit,
+    /// Nothing, or the core's error.
+    UnitOrError,
+    /// A flag, or the core's error.
+    BoolOrError,
+    /// A count (`u32`).
+    Count,
+    /// A number of grants out (`usize`).
+    Outstanding,
+    /// A grant of this class, or none when refused.
+    Grant(&'static str),
+    /// The state as the core serializes it (Python: a JSON-shaped dict;
+    /// Kotlin: this generated record).
+    Snapshot(&'static str),
+    /// A dependency's control of this class, or none when it has none.
+    Control(&'static str),
+}
+
+/// One exported method.
+#[derive(Clone, Copy, Debug)]
+pub struct Method {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub args: &'static [Arg],
+    pub ret: Ret,
+    /// A property (Python) rather than a call; Kotlin calls it either way.
+    pub getter: bool,
+    /// The core method, when its name differs.
+    pub call: Option<&'static str>,
+}
+
+/// What a class is.
+#[derive(Clone, Copy, Debug)]
+pub enum Shape {
+    /// The controls of one dependency (`Dependency`), holding `Arc<rp::Dependency>`.
+    Bundle,
+    /// A control (`core`), on its own or a dependency's (read by `field`).
+    Control { core: &'static str, field: &'static str },
+    /// A grant (`core`) a control hands out, with the one fact it carries,
+    /// kept beside its cell.
+    Grant { core: &'static str, fact: Option<Fact> },
+}
+
+/// The one fact a grant carries: its name, doc, the core method reading it
+/// and the core's type of it (`u32` or `bool`).
+#[derive(Clone, Copy, Debug)]
+pub struct Fact {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub call: &'static str,
+    pub ty: &'static str,
+}
+
+/// One exported class.
+#[derive(Clone, Copy, Debug)]
+pub struct Class {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub shape: Shape,
+    /// The core's file defining the methods of its core type.
+    pub source: &'static str,
+    /// The configuration kind (`rp::ConfigKind::*`, `rp::*Config`) of `Arg::Config`.
+    pub config: Option<&'static str>,
+    /// Constructors: the first is the class's own (`new`), the others static.
+    pub constructors: &'static [Method],
+    pub methods: &'static [Method],
+}
+
+pub(crate) const fn method(name: &'static str, doc: &'static str, args: &'static [Arg], ret: Ret) -> Method {
+    Method { name, doc, args, ret, getter: false, call: None }
+}
+
+pub(crate) const fn getter(name: &'static str, doc: &'static str, ret: Ret) -> Method {
+    Method { name, doc, args: &[], ret, getter: true, call: None }
+}
+
+/// A constructor: it returns its class (`ret` is not read).
+const fn constructor(name: &'static str, doc: &'static str, args: &'static [Arg]) -> Method {
+    method(name, doc, args, Ret::Unit)
+}
+
+const CHARGE: Arg = Arg::Grant { name: "charge", class: "RetryCharge", optional: true };
+const PERMIT: Arg = Arg::Grant { name: "permit", class: "BreakerPermit", optional: false };
+
+/// The doc of `compile_dependency`, the free function both bindings export beside the controls.
+pub const COMPILE_DEPENDENCY: &str = "A dependency's configuration, validated, as its compiled form: what \
+     `Dependency.from_compiled` (in any language) builds the controls from.";
+
+/// The shared controls, in the order each binding writes them.
+pub const CONTROLS: [Class; 7] = [
+    Class {
+        name: "Dependency",
+        source: "core/src/controls/dependency.rs",
+        doc: "The shared controls of one downstream dependency (retry budget, circuit breaker, retry slots): \
+              pass it to every operation that calls that dependency, from any thread.",
+        shape: Shape::Bundle,
+        config: Some("Dependency"),
+        constructors: &[
+            constructor("new", "Validates the configuration (every violation is reported).", &[Arg::Config]),
+            constructor("from_json", "Reads and validates the configuration from JSON text.", &[Arg::Json]),
+            constructor(
+                "from_compiled",
+                "New controls (full budget, closed breaker) from a compiled form (`compile_dependency`, \
+                 `retryplan compile --dependency`, or any language's).",
+                &[Arg::Compiled],
+            ),
+        ],
+        methods: &[
+            method(
+                "snapshot",
+                "The state of every control at `now`.",
+                &[Arg::Now],
+                Ret::Snapshot("DependencySnapshot"),
+            ),
+            getter(
+                "budget",
+                "The retry budget, or none: the one every operation naming this dependency shares.",
+                Ret::Control("RetryBudget"),
+            ),
+            getter("breaker", "The circuit breaker, or none.", Ret::Control("CircuitBreaker")),
+            getter("retry_slots", "The retry slots, or none.", Ret::Control("RetrySlots")),
+        ],
+    },
+    Class {
+        name: "RetryCharge",
+        source: "core/src/controls/budget/mod.rs",
+        doc: "What a granted retry cost; hand it back once, with the retry's success (refunded) or failure \
+              (spent). Only `try_retry` makes one; a second use is refused.",
+        shape: Shape::Grant {
+            core: "RetryCharge",
+            fact: Some(Fact {
+                name: "cost",
+                doc: "Units charged (quota model; 0 for the others).",
+                call: "cost",
+                ty: "u32",
+            }),
+        },
+        config: None,
+        constructors: &[],
+        methods: &[],
+    },
+    Class {
+        name: "RetryBudget",
+        source: "core/src/controls/budget/mod.rs",
+        doc: "A retry budget (token bucket, ratio or quota) shared by many operations and threads, on its own \
+              or a dependency's.",
+        shape: Shape::Control { core: "RetryBudget", field: "budget" },
+        config: Some("Budget"),
+        constructors: &[constructor("new", "Validates the configuration.", &[Arg::Config])],
+        methods: &[
+            method("on_request", "Counts an original request (a first attempt) made at `now`.", &[Arg::Now], Ret::Unit),
+            method(
+                "try_retry",
+                "Asks to dispatch a retry (or hedge) now: a charge when granted, none when refused.",
+                &[Arg::Now, Arg::Flag("after_timeout")],
+                Ret::Grant("RetryCharge"),
+            ),
+            method(
+                "on_success",
+                "An attempt succeeded (with the charge of the retry that made it, if any: refunded).",
+                &[Arg::Now, CHARGE],
+                Ret::UnitOrError,
+            ),
+            method(
+                "on_failure",
+                "An attempt failed (with the charge of the retry that made it, if any: it stays spent).",
+                &[Arg::Now, CHARGE],
+                Ret::UnitOrError,
+            ),
+            method(
+                "spend",
+                "Settles a charge whose retry ended with neither a success nor a retryable failure (cancelled, \
+                 aborted): its cost stays spent.",
+                &[Arg::Grant { name: "charge", class: "RetryCharge", optional: false }],
+                Ret::UnitOrError,
+            ),
+            getter("charges_outstanding", "Charges granted and not yet settled.", Ret::Outstanding),
+            method(
+                "acquire",
+                "Takes `amount` units from a quota, as the AWS SDKs' raw `acquire` (for a host that mirrors \
+                 botocore's own bookkeeping; a retry loop uses `try_retry` and its charge): true when taken, \
+                 false when fewer are left (nothing is taken).",
+                &[Arg::Count("amount")],
+                Ret::BoolOrError,
+            ),
+            method(
+                "release",
+                "Gives `amount` units back to a quota, never above its capacity (the AWS SDKs' raw `release`).",
+                &[Arg::Count("amount")],
+                Ret::UnitOrError,
+            ),
+            method("snapshot", "The budget's state at `now`.", &[Arg::Now], Ret::Snapshot("BudgetSnapshot")),
+        ],
+    },
+    Class {
+        name: "BreakerPermit",
+        source: "core/src/controls/breaker/mod.rs",
+        doc: "Admission granted by a circuit breaker's `try_acquire`; hand it back once, with the result or as \
+              a release (a second use is refused).",
+        shape: Shape::Grant {
+            core: "BreakerPermit",
+            fact: Some(Fact {
+                name: "probe",
+                doc: "True when this admission is a half-open probe.",
+                call: "is_probe",
+                ty: "bool",
+            }),
+        },
+        config: None,
+        constructors: &[],
+        methods: &[],
+    },
+    Class {
+        name: "CircuitBreaker",
+        source: "core/src/controls/breaker/mod.rs",
+        doc: "A circuit breaker (consecutive failures or failure ratio) shared by many operations and threads, \
+              on its own or a dependency's.",
+        shape: Shape::Control { core: "CircuitBreaker", field: "breaker" },
+        config: Some("Breaker"),
+        constructors: &[constructor("new", "Validates the configuration.", &[Arg::Config])],
+        methods: &[
+            method(
+                "try_acquire",
+                "Asks to send an attempt at `now`: a permit, or none while the breaker refuses.",
+                &[Arg::Now],
+                Ret::Grant("BreakerPermit"),
+            ),
+            method("on_success", "The attempt admitted by `permit` succeeded.", &[Arg::Now, PERMIT], Ret::UnitOrError),
+            method("on_failure", "The attempt admitted by `permit` failed.", &[Arg::Now, PERMIT], Ret::UnitOrError),
+            method(
+                "release",
+                "The attempt admitted by `permit` ended without a result that counts (never sent, cancelled).",
+                &[PERMIT],
+                Ret::UnitOrError,
+            ),
+            getter("permits_outstanding", "Permits granted and not yet settled.", Ret::Outstanding),
+            method("snapshot", "The breaker's state at `now`.", &[Arg::Now], Ret::Snapshot("BreakerSnapshot")),
+        ],
+    },
+    Class {
+        name: "RetrySlot",
+        source: "core/src/controls/retry_slots.rs",
+        doc: "One slot of a `RetrySlots`; give it back once, with `release`, to the slots that granted it (a \
+              second use is refused). Only `try_acquire` makes one.",
+        shape: Shape::Grant { core: "RetrySlot", fact: None },
+        config: None,
+        constructors: &[],
+        methods: &[],
+    },
+    Class {
+        name: "RetrySlots",
+        source: "core/src/controls/retry_slots.rs",
+        doc: "Retry slots: how many retries and hedges may run at once, on their own or a dependency's.",
+        shape: Shape::Control { core: "RetrySlots", field: "retry_slots" },
+        config: None,
+        constructors: &[constructor(
+            "new",
+            "`capacity` slots (0 refuses every retry and hedge).",
+            &[Arg::Count("capacity")],
+        )],
+        methods: &[
+            method("try_acquire", "Takes a slot; none when all are taken.", &[], Ret::Grant("RetrySlot")),
+            method(
+                "release",
+                "Gives a slot back (once, to the slots that granted it).",
+                &[Arg::Grant { name: "slot", class: "RetrySlot", optional: false }],
+                Ret::UnitOrError,
+            ),
+            getter("in_use", "Slots in use now.", Ret::Count),
+            getter("capacity", "How many slots there are.", Ret::Count),
+        ],
+    },
+];
+
+/// The class named `name` in `classes`.
+pub fn class_named<'a>(classes: &'a [Class], name: &str) -> Result<&'a Class, String> {
+    classes.iter().find(|class| class.name == name).ok_or_else(|| format!("no class {name} in the definition"))
+}
+
+/// The fact a grant's object keeps beside its cell (the same Rust in every
+/// binding): its field line, and its initializer read from the core's `grant`.
+pub fn kept_fact(fact: Option<Fact>) -> (String, String) {
+    match fact {
+        Some(Fact { name, ty, call, .. }) => (format!("    {name}: {ty},\n"), format!("{name}: grant.{call}(), ")),
+        None => (String::new(), String::new()),
+    }
+}
+
+/// The core type a class crosses as.
+fn core_of(class: &Class) -> &'static str {
+    match class.shape {
+        Shape::Bundle => class.name,
+        Shape::Control { core, .. } | Shape::Grant { core, .. } => core,
+    }
+}
+
+/// Each method's kinds read against the core's own signature (the method of
+/// the class's core type in its `source`): a definition that drifts from the
+/// core stops the generator, naming the method, before a binding fails to build.
+pub fn check(root: &Path, classes: &[Class]) -> Result<(), String> {
+    for class in classes {
+        let core = core_of(class);
+        let path = root.join(class.source);
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", class.source))?;
+        let file = syn::parse_file(&text).map_err(|e| format!("{}: {e}", class.source))?;
+        let functions: Vec<&syn::ImplItemFn> = file
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Impl(block) if block.trait_.is_none() && type_name(&block.self_ty) == core => Some(block),
+                _ => None,
+            })
+            .flat_map(|block| block.items.iter())
+            .filter_map(|item| if let syn::ImplItem::Fn(function) = item { Some(function) } else { None })
+            .collect();
+        let signature = |name: &str| -> Result<(usize, String), String> {
+            let function = functions
+                .iter()
+                .find(|function| function.sig.ident == name)
+                .ok_or_else(|| format!("{}.{name}: no `{core}::{name}` in {}", class.name, class.source))?;
+            let inputs = function.sig.inputs.iter().filter(|input| matches!(input, syn::FnArg::Typed(_))).count();
+            let returned = match &function.sig.output {
+                syn::ReturnType::Default => "()".to_owned(),
+                syn::ReturnType::Type(_, ty) => type_name(ty),
+            };
+            Ok((inputs, returned))
+        };
+        if let Shape::Grant { fact: Some(fact), .. } = class.shape {
+            let (_, returned) = signature(fact.call)?;
+            if returned != fact.ty {
+                return Err(format!(
+                    "{}.{}: the core's `{core}::{}` returns `{returned}`",
+                    class.name, fact.name, fact.call
+                ));
+            }
+        }
+        for method in class.methods {
+            let call = method.call.unwrap_or(method.name);
+            let (inputs, returned) = signature(call)?;
+            let crosses =
+                |name: &str| -> Result<String, String> { Ok(core_of(class_named(classes, name)?).to_owned()) };
+            let fits = match method.ret {
+                Ret::Unit => returned == "()",
+                // `()` is no path: `type_name` spells it `?`.
+                Ret::UnitOrError => returned.starts_with("Result<?"),
+                Ret::BoolOrError => returned.starts_with("Result<bool"),
+                Ret::Count => returned == "u32",
+                Ret::Outstanding => returned == "usize",
+                Ret::Grant(grant) => returned == format!("Option<{}>", crosses(grant)?),
+                Ret::Snapshot(_) => returned.ends_with("Snapshot"),
+                Ret::Control(control) => returned == format!("Option<&{}>", crosses(control)?),
+            };
+            if inputs != method.args.len() || !fits {
+                return Err(format!(
+                    "{}.{}: the core's `{core}::{call}` takes {inputs} arguments and returns `{returned}`, \
+                     not the {} arguments and {:?} the definition says",
+                    class.name,
+                    method.name,
+                    method.args.len(),
+                    method.ret
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// `CONTROLS` with `method` added to the class `name`.
+    pub(crate) fn with_method(name: &str, method: Method) -> Vec<Class> {
+        let mut classes = CONTROLS.to_vec();
+        let class = classes.iter_mut().find(|class| class.name == name).unwrap();
+        let mut methods = class.methods.to_vec();
+        methods.push(method);
+        class.methods = Box::leak(methods.into_boxed_slice());
+        classes
+    }
+
+    /// A definition that says another kind than the core's signature is stopped, naming the method.
+    #[test]
+    fn a_definition_that_drifts_from_the_core_is_named() {
+        let root = crate::workspace_root();
+        check(&root, &CONTROLS).unwrap();
+        let classes = with_method("RetrySlots", getter("in_use", "Slots in use.", Ret::Outstanding));
+        let error = check(&root, &classes).unwrap_err();
+        assert!(
+            error.contains("RetrySlots.in_use: the core's `RetrySlots::in_use` takes 0 arguments and returns `u32`"),
+            "{error}"
+        );
+        let classes = with_method("RetryBudget", method("on_retry", "No such call.", &[Arg::Now], Ret::Unit));
+        assert!(check(&root, &classes).unwrap_err().contains("no `RetryBudget::on_retry`"));
+    }
+}

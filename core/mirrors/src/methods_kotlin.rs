@@ -1,0 +1,170 @@
+//! Kotlin (and Swift), through uniffi: `bindings-kotlin/src/controls_generated.rs`,
+//! the classes of `methods::CONTROLS` as `uniffi::Object`s, included by
+//! `controls.rs`, which keeps `Source` (a control of its own or a
+//! dependency's). How each kind is spelt: a clock reading is `now_ms: i64`
+//! (refused by `ms_in` when the core cannot hold it); a count is an `i32`
+//! (`u32_in`, `count_out`); a grant is an `Arc` of its object, taken from its
+//! cell; a configuration is its generated record (`record_in`); a snapshot
+//! its generated record; an error the core's, through `RetryplanError`.
+
+use crate::methods::{class_named, kept_fact, Arg, Class, Fact, Method, Ret, Shape, COMPILE_DEPENDENCY};
+use crate::output::{Output, HEADER};
+use crate::python_records::rust_doc as doc;
+
+pub const CONTROLS: &str = "bindings-kotlin/src/controls_generated.rs";
+
+pub fn output(classes: &[Class]) -> Result<Output, String> {
+    let mut text = format!(
+        "// {HEADER}\n// From the definition of the shared controls (core/mirrors/src/methods.rs), included by controls.rs.\n"
+    );
+    for class in classes {
+        text.push_str(&class_text(classes, class)?);
+    }
+    text.push_str(&format!(
+        "\n{}#[uniffi::export]\npub fn compile_dependency(config: crate::config::DependencyConfig) -> Result<Vec<u8>> {{\n    \
+         Ok(rp::DependencyConfig::from_value(&record_in(&config)?)?.to_compiled()?)\n}}\n",
+        doc(COMPILE_DEPENDENCY, "")
+    ));
+    Ok(Output { path: CONTROLS, text })
+}
+
+fn class_text(classes: &[Class], class: &Class) -> Result<String, String> {
+    let name = class.name;
+    let mut text = format!("\n{}#[derive(Debug, uniffi::Object)]\n", doc(class.doc, ""));
+    let mut methods = String::new();
+    match class.shape {
+        Shape::Bundle => {
+            text.push_str(&format!("pub struct {name}(pub(crate) Arc<rp::{name}>);\n"));
+            text.push_str(&format!(
+                "\nimpl {name} {{\n    fn control(&self) -> Result<&rp::{name}> {{\n        Ok(&self.0)\n    }}\n}}\n"
+            ));
+        }
+        Shape::Control { core, field } => {
+            text.push_str(&format!("pub struct {name}(Source<rp::{core}>);\n"));
+            text.push_str(&format!(
+                "\nimpl {name} {{\n    fn control(&self) -> Result<&rp::{core}> {{\n        self.0.get(\"{field}\")\n    }}\n}}\n"
+            ));
+        }
+        Shape::Grant { core, fact } => {
+            let (field, init) = kept_fact(fact);
+            text.push_str(&format!(
+                "pub struct {name} {{\n{field}    cell: rp::GrantCell<rp::{core}>,\n}}\n\n\
+                 impl {name} {{\n    fn new(grant: rp::{core}) -> Arc<Self> {{\n        \
+                 Arc::new({name} {{ {init}cell: rp::GrantCell::new(grant) }})\n    }}\n}}\n"
+            ));
+            if let Some(Fact { name: fact, doc: fact_doc, ty, .. }) = fact {
+                let (out, value) =
+                    if ty == "u32" { ("i32", format!("count_out(self.{fact})")) } else { (ty, format!("self.{fact}")) };
+                methods.push_str(&format!(
+                    "{}    pub fn {fact}(&self) -> {out} {{\n        {value}\n    }}\n",
+                    doc(fact_doc, "    ")
+                ));
+            }
+        }
+    }
+    for constructor in class.constructors {
+        methods.push_str(&constructor_text(class, constructor)?);
+    }
+    for method in class.methods {
+        methods.push_str(&method_text(classes, method)?);
+    }
+    if !methods.is_empty() {
+        text.push_str(&format!("\n#[uniffi::export]\nimpl {name} {{\n{}}}\n", methods.trim_start_matches('\n')));
+    }
+    Ok(text)
+}
+
+fn constructor_text(class: &Class, constructor: &Method) -> Result<String, String> {
+    let name = class.name;
+    let core = match class.shape {
+        Shape::Control { core, .. } => core,
+        _ => name,
+    };
+    let (params, read, made) = match constructor.args {
+        [Arg::Config] => {
+            let kind = class.config.ok_or_else(|| format!("{name}: a configuration with no kind"))?;
+            (
+                format!("config: crate::config::{kind}Config"),
+                format!("        let config = rp::{kind}Config::from_value(&record_in(&config)?)?;\n"),
+                format!("rp::{core}::new(&config)?"),
+            )
+        }
+        [Arg::Json] => ("json: String".to_owned(), String::new(), format!("rp::{core}::from_json(&json)?")),
+        [Arg::Compiled] => ("form: Vec<u8>".to_owned(), String::new(), format!("rp::{core}::from_compiled(&form)?")),
+        [Arg::Count(count)] => {
+            (format!("{count}: i32"), String::new(), format!("rp::{core}::new(u32_in(\"{count}\", {count})?)"))
+        }
+        other => return Err(format!("{name}.{}: no Kotlin constructor for {other:?}", constructor.name)),
+    };
+    let kept = match class.shape {
+        Shape::Bundle => made,
+        _ => format!("Source::Own({made})"),
+    };
+    Ok(format!(
+        "\n{}    #[uniffi::constructor]\n    pub fn {}({params}) -> Result<Arc<{name}>> {{\n{read}        \
+         Ok(Arc::new({name}({kept})))\n    }}\n",
+        doc(constructor.doc, "    "),
+        constructor.name
+    ))
+}
+
+fn method_text(classes: &[Class], method: &Method) -> Result<String, String> {
+    let name = method.name;
+    let (mut params, mut reads, mut args) = (vec!["&self".to_owned()], String::new(), Vec::new());
+    for arg in method.args {
+        match *arg {
+            Arg::Now => {
+                params.push("now_ms: i64".to_owned());
+                reads.push_str("        let now_ms = ms_in(\"now_ms\", now_ms)?;\n");
+                args.push("now_ms".to_owned());
+            }
+            Arg::Flag(flag) => {
+                params.push(format!("{flag}: bool"));
+                args.push(flag.to_owned());
+            }
+            Arg::Count(count) => {
+                params.push(format!("{count}: i32"));
+                reads.push_str(&format!("        let {count} = u32_in(\"{count}\", {count})?;\n"));
+                args.push(count.to_owned());
+            }
+            Arg::Grant { name: grant, class, optional: true } => {
+                params.push(format!("{grant}: Option<Arc<{class}>>"));
+                args.push(format!("{grant}.map(|grant| grant.cell.take()).transpose()?"));
+            }
+            Arg::Grant { name: grant, class, optional: false } => {
+                params.push(format!("{grant}: Arc<{class}>"));
+                args.push(format!("{grant}.cell.take()?"));
+            }
+            other => return Err(format!("{name}: no Kotlin argument for {other:?}")),
+        }
+    }
+    let call = format!("{}({})", method.call.unwrap_or(name), args.join(", "));
+    let (returned, body) = match method.ret {
+        Ret::Unit => ("Result<()>".to_owned(), format!("control.{call};\n        Ok(())")),
+        Ret::UnitOrError => ("Result<()>".to_owned(), format!("Ok(control.{call}?)")),
+        Ret::BoolOrError => ("Result<bool>".to_owned(), format!("Ok(control.{call}?)")),
+        Ret::Count => ("Result<i32>".to_owned(), format!("Ok(count_out(control.{call}))")),
+        Ret::Outstanding => {
+            ("Result<i64>".to_owned(), format!("Ok(i64::try_from(control.{call}).unwrap_or(i64::MAX))"))
+        }
+        Ret::Grant(grant) => (format!("Result<Option<Arc<{grant}>>>"), format!("Ok(control.{call}.map({grant}::new))")),
+        Ret::Snapshot(record) => (format!("Result<crate::records::{record}>"), format!("Ok(control.{call}.into())")),
+        Ret::Control(control) => {
+            let Shape::Control { core, field } = class_named(classes, control)?.shape else {
+                return Err(format!("{name}: {control} is not a control"));
+            };
+            let text = format!(
+                "\n{}    pub fn {name}(&self) -> Option<Arc<{control}>> {{\n        \
+                 let of: fn(&rp::Dependency) -> Option<&rp::{core}> = rp::Dependency::{field};\n        \
+                 of(&self.0).map(|_| Arc::new({control}(Source::Dependency(Arc::clone(&self.0), of))))\n    }}\n",
+                doc(method.doc, "    ")
+            );
+            return Ok(text);
+        }
+    };
+    Ok(format!(
+        "\n{}    pub fn {name}({}) -> {returned} {{\n{reads}        let control = self.control()?;\n        {body}\n    }}\n",
+        doc(method.doc, "    "),
+        params.join(", ")
+    ))
+}

@@ -1,0 +1,313 @@
+//! Python (pyo3): `bindings-python/src/controls_generated.rs`, the classes
+//! of `methods::CONTROLS` as `#[pyclass]`es, included by `controls.rs`,
+//! which keeps what they call (`config_value`, `Source`, `GrantClass`,
+//! `grant_arg`, `take_grant`). How each kind is spelt: a clock reading is
+//! `now` (seconds, positional) or `now_ms` (keyword); a flag, an optional
+//! grant and any argument after one default; a count is read by `u32_arg`; a
+//! snapshot is the JSON-shaped dict; an error goes through `Fault`.
+
+use crate::methods::{class_named, kept_fact, Arg, Class, Fact, Method, Ret, Shape, COMPILE_DEPENDENCY};
+use crate::output::{Output, HEADER};
+use crate::python_records::{docstring, rust_doc as doc};
+
+pub const CONTROLS: &str = "bindings-python/src/controls_generated.rs";
+
+pub fn output(classes: &[Class]) -> Result<Output, String> {
+    let mut text = format!(
+        "// {HEADER}\n// From the definition of the shared controls (core/mirrors/src/methods.rs), included by controls.rs.\n"
+    );
+    for class in classes {
+        text.push_str(&class_text(classes, class)?);
+    }
+    text.push_str(&format!(
+        "\n{}#[pyfunction]\n#[pyo3(signature = (config = None, **fields))]\npub(crate) fn compile_dependency<'py>(\n    \
+         py: Python<'py>,\n    config: Arg,\n    fields: Option<&Bound<'_, PyDict>>,\n) -> Res<Bound<'py, PyBytes>> {{\n    \
+         let config = rp::DependencyConfig::from_value(&config_value(rp::ConfigKind::Dependency, config, fields)?)?;\n    \
+         Ok(PyBytes::new(py, &config.to_compiled()?))\n}}\n",
+        doc(COMPILE_DEPENDENCY, "")
+    ));
+    Ok(Output { path: CONTROLS, text })
+}
+
+fn class_text(classes: &[Class], class: &Class) -> Result<String, String> {
+    let name = class.name;
+    let mut text = format!("\n{}#[pyclass(module = \"retryplan\", name = \"{name}\", frozen)]\n", doc(class.doc, ""));
+    let mut methods = String::new();
+    match class.shape {
+        Shape::Bundle => {
+            text.push_str(&format!("pub(crate) struct Py{name} {{\n    pub(crate) inner: Arc<rp::{name}>,\n}}\n"));
+            text.push_str(&format!(
+                "\nimpl Py{name} {{\n    fn control(&self) -> Res<&rp::{name}> {{\n        Ok(&self.inner)\n    }}\n}}\n"
+            ));
+        }
+        Shape::Control { core, field } => {
+            text.push_str(&format!("pub(crate) struct Py{name} {{\n    inner: Source<rp::{core}>,\n}}\n"));
+            text.push_str(&format!(
+                "\nimpl Py{name} {{\n    fn control(&self) -> Res<&rp::{core}> {{\n        \
+                 self.inner.get(\"{field}\", rp::Dependency::{field})\n    }}\n}}\n"
+            ));
+        }
+        Shape::Grant { core, fact } => {
+            let (field, init) = kept_fact(fact);
+            text.push_str(&format!(
+                "pub(crate) struct Py{name} {{\n{field}    cell: rp::GrantCell<rp::{core}>,\n}}\n\n\
+                 impl Py{name} {{\n    fn new(grant: rp::{core}) -> Self {{\n        \
+                 Py{name} {{ {init}cell: rp::GrantCell::new(grant) }}\n    }}\n}}\n\n\
+                 impl GrantClass for Py{name} {{\n    type Core = rp::{core};\n    fn cell(&self) -> &rp::GrantCell<rp::{core}> {{\n        \
+                 &self.cell\n    }}\n}}\n"
+            ));
+            let repr = match fact {
+                Some(Fact { name: fact, ty: "bool", .. }) => {
+                    format!("if self.{fact} {{ \"True\" }} else {{ \"False\" }}")
+                }
+                Some(Fact { name: fact, .. }) => format!("self.{fact}"),
+                None => "if self.cell.is_settled() { \"True\" } else { \"False\" }".to_owned(),
+            };
+            if let Some(Fact { name: fact, doc: fact_doc, ty, .. }) = fact {
+                methods.push_str(&format!(
+                    "{}    #[getter]\n    fn {fact}(&self) -> {ty} {{\n        self.{fact}\n    }}\n\n",
+                    doc(fact_doc, "    ")
+                ));
+            }
+            let shown = fact.map_or("settled", |fact| fact.name);
+            methods.push_str(&format!(
+                "    fn __repr__(&self) -> String {{\n        format!(\"{name}({shown}={{}})\", {repr})\n    }}\n"
+            ));
+        }
+    }
+    for (index, constructor) in class.constructors.iter().enumerate() {
+        methods.push_str(&constructor_text(class, constructor, index == 0)?);
+    }
+    for method in class.methods {
+        methods.push_str(&method_text(classes, method)?);
+    }
+    text.push_str(&format!(
+        "\n#[pymethods]\nimpl Py{name} {{\n{}}}\n",
+        methods.trim_end_matches('\n').to_owned() + "\n"
+    ));
+    Ok(text)
+}
+
+fn constructor_text(class: &Class, constructor: &Method, own: bool) -> Result<String, String> {
+    let name = class.name;
+    let core = match class.shape {
+        Shape::Control { core, .. } => core,
+        _ => name,
+    };
+    let attribute = if own { "    #[new]\n" } else { "    #[staticmethod]\n" };
+    let (signature, params, read, made) = match constructor.args {
+        [Arg::Config] => {
+            let kind = class.config.ok_or_else(|| format!("{name}: a configuration with no kind"))?;
+            (
+                "    #[pyo3(signature = (config = None, **fields))]\n",
+                "config: Arg, fields: Option<&Bound<'_, PyDict>>".to_owned(),
+                format!(
+                    "        let config = rp::{kind}Config::from_value(&config_value(rp::ConfigKind::{kind}, config, fields)?)?;\n"
+                ),
+                format!("rp::{core}::new(&config)?"),
+            )
+        }
+        [Arg::Json] => (
+            "",
+            "text: &Bound<'_, PyAny>".to_owned(),
+            String::new(),
+            format!("rp::{core}::from_json(&str_arg(\"text\", text)?)?"),
+        ),
+        [Arg::Compiled] => (
+            "",
+            "form: &Bound<'_, PyAny>".to_owned(),
+            String::new(),
+            format!("rp::{core}::from_compiled(&bytes_arg(\"form\", form)?)?"),
+        ),
+        [Arg::Count(count)] => (
+            "",
+            format!("{count}: &Bound<'_, PyAny>"),
+            String::new(),
+            format!("rp::{core}::new(u32_arg(\"{count}\", {count})?)"),
+        ),
+        other => return Err(format!("{name}.{}: no Python constructor for {other:?}", constructor.name)),
+    };
+    let kept = match class.shape {
+        Shape::Bundle => made,
+        _ => format!("Source::Own(Box::new({made}))"),
+    };
+    Ok(format!(
+        "\n{}{attribute}{signature}    fn {}({params}) -> Res<Self> {{\n{read}        Ok(Py{name} {{ inner: {kept} }})\n    }}\n",
+        doc(constructor.doc, "    "),
+        constructor.name
+    ))
+}
+
+fn method_text(classes: &[Class], method: &Method) -> Result<String, String> {
+    let name = method.name;
+    let (mut signature, mut params, mut args) = (Vec::new(), vec!["&self".to_owned()], Vec::new());
+    let mut defaulted = false;
+    for arg in method.args {
+        match *arg {
+            Arg::Now => {
+                signature.push("now = None".to_owned());
+                params.push("now: Arg".to_owned());
+                args.push("NOW.read(now, now_ms)?".to_owned());
+                defaulted = true;
+            }
+            Arg::Flag(flag) => {
+                signature.push(format!("{flag} = false"));
+                params.push(format!("{flag}: bool"));
+                args.push(flag.to_owned());
+                defaulted = true;
+            }
+            Arg::Count(count) if !defaulted => {
+                signature.push(count.to_owned());
+                params.push(format!("{count}: &Bound<'_, PyAny>"));
+                args.push(format!("u32_arg(\"{count}\", {count})?"));
+            }
+            Arg::Grant { name: grant, class, optional } => {
+                let read = if optional { "grant_arg" } else { "take_grant" };
+                if optional || defaulted {
+                    signature.push(format!("{grant} = None"));
+                    params.push(format!("{grant}: Arg"));
+                    args.push(format!("{read}::<Py{class}>(\"{grant}\", {grant})?"));
+                    defaulted = true;
+                } else {
+                    signature.push(grant.to_owned());
+                    params.push(format!("{grant}: &Bound<'_, PyAny>"));
+                    args.push(format!("{read}::<Py{class}>(\"{grant}\", Some({grant}))?"));
+                }
+            }
+            other => return Err(format!("{name}: no Python argument for {other:?}")),
+        }
+    }
+    if method.args.contains(&Arg::Now) {
+        signature.push("*".to_owned());
+        signature.push("now_ms = None".to_owned());
+        params.push("now_ms: Arg".to_owned());
+    }
+    let call = format!("{}({})", method.call.unwrap_or(name), args.join(", "));
+    let (lifetime, returned, body) = match method.ret {
+        Ret::Unit => ("", "Res<()>".to_owned(), format!("self.control()?.{call};\n        Ok(())")),
+        Ret::UnitOrError => ("", "Res<()>".to_owned(), format!("Ok(self.control()?.{call}?)")),
+        Ret::BoolOrError => ("", "Res<bool>".to_owned(), format!("Ok(self.control()?.{call}?)")),
+        Ret::Count => ("", "Res<u32>".to_owned(), format!("Ok(self.control()?.{call})")),
+        Ret::Outstanding => ("", "Res<usize>".to_owned(), format!("Ok(self.control()?.{call})")),
+        Ret::Grant(grant) => {
+            ("", format!("Res<Option<Py{grant}>>"), format!("Ok(self.control()?.{call}.map(Py{grant}::new))"))
+        }
+        Ret::Snapshot(_) => {
+            params.insert(1, "py: Python<'py>".to_owned());
+            ("<'py>", "Res<Bound<'py, PyAny>>".to_owned(), format!("serialized(py, &self.control()?.{call})"))
+        }
+        Ret::Control(control) => {
+            let Shape::Control { field, .. } = class_named(classes, control)?.shape else {
+                return Err(format!("{name}: {control} is not a control"));
+            };
+            (
+                "",
+                format!("Option<Py{control}>"),
+                format!(
+                    "self.inner.{field}().map(|_| Py{control} {{ inner: Source::Dependency(Arc::clone(&self.inner)) }})"
+                ),
+            )
+        }
+    };
+    let mut text = format!("\n{}", doc(method.doc, "    "));
+    if method.getter {
+        text.push_str("    #[getter]\n");
+    }
+    if signature.iter().any(|param| param.contains('=')) {
+        text.push_str(&format!("    #[pyo3(signature = ({}))]\n", signature.join(", ")));
+    }
+    text.push_str(&format!(
+        "    fn {name}{lifetime}({}) -> {returned} {{\n        {body}\n    }}\n",
+        params.join(", ")
+    ));
+    Ok(text)
+}
+
+/// What the stub's markers name.
+pub const STUB_SECTION: &str = "the shared controls (core/mirrors/src/methods.rs)";
+
+/// The `_native.pyi` section declaring `classes`, as the classes above define them at run time.
+pub fn stub(classes: &[Class]) -> Result<String, String> {
+    let mut text = String::new();
+    for class in classes {
+        let name = class.name;
+        text.push_str(&format!("@final\nclass {name}:\n{}", docstring(class.doc, "    ")));
+        let fact = matches!(class.shape, Shape::Grant { fact: Some(_), .. });
+        if fact || !class.constructors.is_empty() || !class.methods.is_empty() {
+            text.push('\n');
+        }
+        if let Shape::Grant { fact: Some(Fact { name: fact, doc, ty, .. }), .. } = class.shape {
+            let ty = if ty == "bool" { "bool" } else { "int" };
+            text.push_str(&format!("    @property\n    def {fact}(self) -> {ty}:\n{}", docstring(doc, "        ")));
+        }
+        for (index, constructor) in class.constructors.iter().enumerate() {
+            let (decorator, head, params) = match (index, constructor.args) {
+                (0, [Arg::Config]) => {
+                    let kind = class.config.ok_or_else(|| format!("{name}: a configuration with no kind"))?;
+                    (
+                        "",
+                        "__new__(cls, ",
+                        format!("config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[{kind}Fields]"),
+                    )
+                }
+                (0, [Arg::Count(count)]) => ("", "__new__(cls, ", format!("{count}: int")),
+                (_, [Arg::Json]) => ("    @staticmethod\n", "from_json(", "text: str".to_owned()),
+                (_, [Arg::Compiled]) => {
+                    ("    @staticmethod\n", "from_compiled(", "form: Union[bytes, bytearray, memoryview]".to_owned())
+                }
+                (_, other) => return Err(format!("{name}.{}: no stub for {other:?}", constructor.name)),
+            };
+            text.push_str(&format!(
+                "{decorator}    def {head}{params}) -> {name}:\n{}",
+                docstring(constructor.doc, "        ")
+            ));
+        }
+        for method in class.methods {
+            text.push_str(&method_stub(method)?);
+        }
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+fn method_stub(method: &Method) -> Result<String, String> {
+    let name = method.name;
+    let returned = match method.ret {
+        Ret::Unit | Ret::UnitOrError => "None".to_owned(),
+        Ret::BoolOrError => "bool".to_owned(),
+        Ret::Count | Ret::Outstanding => "int".to_owned(),
+        Ret::Grant(class) | Ret::Control(class) => format!("Optional[{class}]"),
+        Ret::Snapshot(_) => "Dict[str, _JsonValue]".to_owned(),
+    };
+    let doc = docstring(method.doc, "        ");
+    if method.getter {
+        return Ok(format!("    @property\n    def {name}(self) -> {returned}:\n{doc}"));
+    }
+    let (mut positional, mut keywords, mut defaulted) =
+        (vec!["self".to_owned()], vec!["self".to_owned(), "*".to_owned()], false);
+    for arg in method.args {
+        let param = match *arg {
+            Arg::Now => {
+                positional.push("now: float".to_owned());
+                defaulted = true;
+                continue;
+            }
+            Arg::Flag(flag) => format!("{flag}: bool = False"),
+            Arg::Count(count) => format!("{count}: int"),
+            Arg::Grant { name: grant, class, optional: true } => format!("{grant}: Optional[{class}] = None"),
+            Arg::Grant { name: grant, class, optional: false } => format!("{grant}: {class}"),
+            other => return Err(format!("{name}: no stub for {other:?}")),
+        };
+        positional.push(param.clone());
+        keywords.push(param);
+    }
+    if !defaulted {
+        return Ok(format!("    def {name}({}) -> {returned}:\n{doc}", positional.join(", ")));
+    }
+    keywords.push("now_ms: int".to_owned());
+    Ok(format!(
+        "    @overload\n    def {name}({}) -> {returned}:\n{doc}    @overload\n    def {name}({}) -> {returned}: ...\n",
+        positional.join(", "),
+        keywords.join(", ")
+    ))
+}
