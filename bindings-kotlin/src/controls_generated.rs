@@ -27,7 +27,7 @@ impl Dependency {
         Ok(Arc::new(Dependency(rp::Dependency::from_json(&json)?)))
     }
 
-    /// New controls (full budget, closed breaker) from a compiled form (`compile_dependency`, `retryplan compile
+    /// New controls (full budget, closed breaker) from a compiled form (`compileDependency`, `retryplan compile
     /// --dependency`, or any language's).
     #[uniffi::constructor]
     pub fn from_compiled(form: Vec<u8>) -> Result<Arc<Dependency>> {
@@ -61,7 +61,7 @@ impl Dependency {
 }
 
 /// What a granted retry cost; hand it back once, with the retry's success (refunded) or failure (spent). Only
-/// `try_retry` makes one; a second use is refused.
+/// `tryRetry` makes one; a second use is refused.
 #[derive(Debug, uniffi::Object)]
 pub struct RetryCharge {
     cost: u32,
@@ -144,7 +144,7 @@ impl RetryBudget {
     }
 
     /// Takes `amount` units from a quota, as the AWS SDKs' raw `acquire` (for a host that mirrors botocore's own
-    /// bookkeeping; a retry loop uses `try_retry` and its charge): true when taken, false when fewer are left (nothing
+    /// bookkeeping; a retry loop uses `tryRetry` and its charge): true when taken, false when fewer are left (nothing
     /// is taken).
     pub fn acquire(&self, amount: i32) -> Result<bool> {
         let amount = u32_in("amount", amount)?;
@@ -167,7 +167,7 @@ impl RetryBudget {
     }
 }
 
-/// Admission granted by a circuit breaker's `try_acquire`; hand it back once, with the result or as a release (a second
+/// Admission granted by a circuit breaker's `tryAcquire`; hand it back once, with the result or as a release (a second
 /// use is refused).
 #[derive(Debug, uniffi::Object)]
 pub struct BreakerPermit {
@@ -251,7 +251,7 @@ impl CircuitBreaker {
 }
 
 /// One slot of a `RetrySlots`; give it back once, with `release`, to the slots that granted it (a second use is
-/// refused). Only `try_acquire` makes one.
+/// refused). Only `tryAcquire` makes one.
 #[derive(Debug, uniffi::Object)]
 pub struct RetrySlot {
     cell: rp::GrantCell<rp::RetrySlot>,

@@ -17,7 +17,8 @@ impl PyDependency {
 #[pymethods]
 impl PyDependency {
 
-    /// Validates the configuration (every violation is reported).
+    /// Validates the configuration (every violation is reported). Takes one dict, or keyword arguments, shaped like the
+    /// JSON configuration.
     #[new]
     #[pyo3(signature = (config = None, **fields))]
     fn new(config: Arg, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
@@ -32,31 +33,31 @@ impl PyDependency {
     }
 
     /// New controls (full budget, closed breaker) from a compiled form (`compile_dependency`, `retryplan compile
-    /// --dependency`, or any language's).
+    /// --dependency`, or any language's). Raises a `CompiledFormError` for a form it refuses.
     #[staticmethod]
     fn from_compiled(form: &Bound<'_, PyAny>) -> Res<Self> {
         Ok(PyDependency { inner: rp::Dependency::from_compiled(&bytes_arg("form", form)?)? })
     }
 
-    /// The state of every control at `now`.
+    /// The state of every control at `now`. A JSON-shaped dict.
     #[pyo3(signature = (now = None, *, now_ms = None))]
     fn snapshot<'py>(&self, py: Python<'py>, now: Arg, now_ms: Arg) -> Res<Bound<'py, PyAny>> {
         serialized(py, &self.control()?.snapshot(NOW.read(now, now_ms)?))
     }
 
-    /// The retry budget, or none: the one every operation naming this dependency shares.
+    /// The retry budget, or None: the one every operation naming this dependency shares.
     #[getter]
     fn budget(&self) -> Option<PyRetryBudget> {
         self.inner.budget().map(|_| PyRetryBudget { inner: Source::Dependency(Arc::clone(&self.inner)) })
     }
 
-    /// The circuit breaker, or none.
+    /// The circuit breaker, or None.
     #[getter]
     fn breaker(&self) -> Option<PyCircuitBreaker> {
         self.inner.breaker().map(|_| PyCircuitBreaker { inner: Source::Dependency(Arc::clone(&self.inner)) })
     }
 
-    /// The retry slots, or none.
+    /// The retry slots, or None.
     #[getter]
     fn retry_slots(&self) -> Option<PyRetrySlots> {
         self.inner.retry_slots().map(|_| PyRetrySlots { inner: Source::Dependency(Arc::clone(&self.inner)) })
@@ -112,7 +113,7 @@ impl PyRetryBudget {
 #[pymethods]
 impl PyRetryBudget {
 
-    /// Validates the configuration.
+    /// Validates the configuration. Takes one dict, or keyword arguments, shaped like the JSON configuration.
     #[new]
     #[pyo3(signature = (config = None, **fields))]
     fn new(config: Arg, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
@@ -169,7 +170,7 @@ impl PyRetryBudget {
         Ok(self.control()?.release(u32_arg("amount", amount)?)?)
     }
 
-    /// The budget's state at `now`.
+    /// The budget's state at `now`. A JSON-shaped dict.
     #[pyo3(signature = (now = None, *, now_ms = None))]
     fn snapshot<'py>(&self, py: Python<'py>, now: Arg, now_ms: Arg) -> Res<Bound<'py, PyAny>> {
         serialized(py, &self.control()?.snapshot(NOW.read(now, now_ms)?))
@@ -226,7 +227,7 @@ impl PyCircuitBreaker {
 #[pymethods]
 impl PyCircuitBreaker {
 
-    /// Validates the configuration.
+    /// Validates the configuration. Takes one dict, or keyword arguments, shaped like the JSON configuration.
     #[new]
     #[pyo3(signature = (config = None, **fields))]
     fn new(config: Arg, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
@@ -234,7 +235,7 @@ impl PyCircuitBreaker {
         Ok(PyCircuitBreaker { inner: Source::Own(Box::new(rp::CircuitBreaker::new(&config)?)) })
     }
 
-    /// Asks to send an attempt at `now`: a permit, or none while the breaker refuses.
+    /// Asks to send an attempt at `now`: a permit, or None while the breaker refuses.
     #[pyo3(signature = (now = None, *, now_ms = None))]
     fn try_acquire(&self, now: Arg, now_ms: Arg) -> Res<Option<PyBreakerPermit>> {
         Ok(self.control()?.try_acquire(NOW.read(now, now_ms)?).map(PyBreakerPermit::new))
@@ -263,7 +264,7 @@ impl PyCircuitBreaker {
         Ok(self.control()?.permits_outstanding())
     }
 
-    /// The breaker's state at `now`.
+    /// The breaker's state at `now`. A JSON-shaped dict.
     #[pyo3(signature = (now = None, *, now_ms = None))]
     fn snapshot<'py>(&self, py: Python<'py>, now: Arg, now_ms: Arg) -> Res<Bound<'py, PyAny>> {
         serialized(py, &self.control()?.snapshot(NOW.read(now, now_ms)?))

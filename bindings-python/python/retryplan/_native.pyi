@@ -633,28 +633,29 @@ class Dependency:
     operation that calls that dependency, from any thread."""
 
     def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[DependencyFields]) -> Dependency:
-        """Validates the configuration (every violation is reported)."""
+        """Validates the configuration (every violation is reported). Takes one dict, or keyword arguments, shaped like
+        the JSON configuration."""
     @staticmethod
     def from_json(text: str) -> Dependency:
         """Reads and validates the configuration from JSON text."""
     @staticmethod
     def from_compiled(form: Union[bytes, bytearray, memoryview]) -> Dependency:
         """New controls (full budget, closed breaker) from a compiled form (``compile_dependency``, ``retryplan compile
-        --dependency``, or any language's)."""
+        --dependency``, or any language's). Raises a ``CompiledFormError`` for a form it refuses."""
     @overload
     def snapshot(self, now: float) -> Dict[str, _JsonValue]:
-        """The state of every control at ``now``."""
+        """The state of every control at ``now``. A JSON-shaped dict."""
     @overload
     def snapshot(self, *, now_ms: int) -> Dict[str, _JsonValue]: ...
     @property
     def budget(self) -> Optional[RetryBudget]:
-        """The retry budget, or none: the one every operation naming this dependency shares."""
+        """The retry budget, or None: the one every operation naming this dependency shares."""
     @property
     def breaker(self) -> Optional[CircuitBreaker]:
-        """The circuit breaker, or none."""
+        """The circuit breaker, or None."""
     @property
     def retry_slots(self) -> Optional[RetrySlots]:
-        """The retry slots, or none."""
+        """The retry slots, or None."""
 
 @final
 class RetryCharge:
@@ -671,7 +672,7 @@ class RetryBudget:
     dependency's."""
 
     def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[BudgetFields]) -> RetryBudget:
-        """Validates the configuration."""
+        """Validates the configuration. Takes one dict, or keyword arguments, shaped like the JSON configuration."""
     @overload
     def on_request(self, now: float) -> None:
         """Counts an original request (a first attempt) made at ``now``."""
@@ -706,7 +707,7 @@ class RetryBudget:
         """Gives ``amount`` units back to a quota, never above its capacity (the AWS SDKs' raw ``release``)."""
     @overload
     def snapshot(self, now: float) -> Dict[str, _JsonValue]:
-        """The budget's state at ``now``."""
+        """The budget's state at ``now``. A JSON-shaped dict."""
     @overload
     def snapshot(self, *, now_ms: int) -> Dict[str, _JsonValue]: ...
 
@@ -725,10 +726,10 @@ class CircuitBreaker:
     dependency's."""
 
     def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[BreakerFields]) -> CircuitBreaker:
-        """Validates the configuration."""
+        """Validates the configuration. Takes one dict, or keyword arguments, shaped like the JSON configuration."""
     @overload
     def try_acquire(self, now: float) -> Optional[BreakerPermit]:
-        """Asks to send an attempt at ``now``: a permit, or none while the breaker refuses."""
+        """Asks to send an attempt at ``now``: a permit, or None while the breaker refuses."""
     @overload
     def try_acquire(self, *, now_ms: int) -> Optional[BreakerPermit]: ...
     @overload
@@ -748,7 +749,7 @@ class CircuitBreaker:
         """Permits granted and not yet settled."""
     @overload
     def snapshot(self, now: float) -> Dict[str, _JsonValue]:
-        """The breaker's state at ``now``."""
+        """The breaker's state at ``now``. A JSON-shaped dict."""
     @overload
     def snapshot(self, *, now_ms: int) -> Dict[str, _JsonValue]: ...
 

@@ -9,9 +9,45 @@
 
 use crate::methods::{class_named, kept_fact, Arg, Class, Fact, Method, Ret, Shape, COMPILE_DEPENDENCY};
 use crate::output::{Output, HEADER};
-use crate::python_records::rust_doc as doc;
+use crate::python_records::rust_doc;
 
 pub const CONTROLS: &str = "bindings-kotlin/src/controls_generated.rs";
+
+/// A doc comment as Kotlin shows it: uniffi copies it onto the Kotlin (and
+/// Swift) declarations, where a method is `tryRetry`, not `try_retry`.
+fn doc(text: &str, indent: &str) -> String {
+    rust_doc(&kotlin_names(text), indent)
+}
+
+/// Each backticked snake_case name of `text` (`` `try_retry` ``) in lowerCamelCase
+/// (`` `tryRetry` ``); any other backticked text (`` `retryplan compile` ``) as it is.
+fn kotlin_names(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (index, part) in text.split('`').enumerate() {
+        let is_code = index % 2 == 1;
+        let snake =
+            part.contains('_') && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if index > 0 {
+            out.push('`');
+        }
+        if is_code && snake {
+            let mut upper = false;
+            for c in part.chars() {
+                if c == '_' {
+                    upper = true;
+                } else if upper {
+                    out.push(c.to_ascii_uppercase());
+                    upper = false;
+                } else {
+                    out.push(c);
+                }
+            }
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
+}
 
 pub fn output(classes: &[Class]) -> Result<Output, String> {
     let mut text = format!(
@@ -167,4 +203,18 @@ fn method_text(classes: &[Class], method: &Method) -> Result<String, String> {
         doc(method.doc, "    "),
         params.join(", ")
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kotlin_names;
+
+    #[test]
+    fn docs_name_methods_as_kotlin_does() {
+        assert_eq!(
+            kotlin_names("Only `try_retry` makes one (`retryplan compile --dependency`, `now`, `x_2`)."),
+            "Only `tryRetry` makes one (`retryplan compile --dependency`, `now`, `x2`)."
+        );
+        assert_eq!(kotlin_names("no code"), "no code");
+    }
 }

@@ -133,7 +133,7 @@ fn constructor_text(class: &Class, constructor: &Method, own: bool) -> Result<St
     };
     Ok(format!(
         "\n{}{attribute}{signature}    fn {}({params}) -> Res<Self> {{\n{read}        Ok(Py{name} {{ inner: {kept} }})\n    }}\n",
-        doc(constructor.doc, "    "),
+        doc(&python_doc(constructor), "    "),
         constructor.name
     ))
 }
@@ -209,7 +209,7 @@ fn method_text(classes: &[Class], method: &Method) -> Result<String, String> {
             )
         }
     };
-    let mut text = format!("\n{}", doc(method.doc, "    "));
+    let mut text = format!("\n{}", doc(&python_doc(method), "    "));
     if method.getter {
         text.push_str("    #[getter]\n");
     }
@@ -221,6 +221,26 @@ fn method_text(classes: &[Class], method: &Method) -> Result<String, String> {
         params.join(", ")
     ));
     Ok(text)
+}
+
+/// A method's doc as Python shows it (the stub and `help()` alike): the
+/// definition's words, then what its kinds mean in Python, which the shared
+/// words cannot say (a dict, `None`, the exception a refusal raises).
+fn python_doc(method: &Method) -> String {
+    let mut text = method.doc.replace(", or none", ", or None");
+    let mut add = |words: &str| {
+        text.push(' ');
+        text.push_str(words);
+    };
+    match method.args {
+        [Arg::Config] => add("Takes one dict, or keyword arguments, shaped like the JSON configuration."),
+        [Arg::Compiled] => add("Raises a `CompiledFormError` for a form it refuses."),
+        _ => {}
+    }
+    if let Ret::Snapshot(_) = method.ret {
+        add("A JSON-shaped dict.");
+    }
+    text
 }
 
 /// What the stub's markers name.
@@ -259,7 +279,7 @@ pub fn stub(classes: &[Class]) -> Result<String, String> {
             };
             text.push_str(&format!(
                 "{decorator}    def {head}{params}) -> {name}:\n{}",
-                docstring(constructor.doc, "        ")
+                docstring(&python_doc(constructor), "        ")
             ));
         }
         for method in class.methods {
@@ -279,7 +299,7 @@ fn method_stub(method: &Method) -> Result<String, String> {
         Ret::Grant(class) | Ret::Control(class) => format!("Optional[{class}]"),
         Ret::Snapshot(_) => "Dict[str, _JsonValue]".to_owned(),
     };
-    let doc = docstring(method.doc, "        ");
+    let doc = docstring(&python_doc(method), "        ");
     if method.getter {
         return Ok(format!("    @property\n    def {name}(self) -> {returned}:\n{doc}"));
     }
