@@ -16,8 +16,8 @@ import { fileURLToPath } from 'node:url';
 
 /** Shared with every entry: re-exported from lib/ (with every generated module). */
 const SHARED = new Set(['endings.js', 'entropy.js', 'error.js', 'failures.js', 'json.js', 'rules.js', 'words.js']);
-/** Not in the runtime: the Node entry, the tools' additions, the bundler plugin, the server side of propagation. */
-const LEFT_OUT = new Set(['node.js', 'tools.js', 'rollup.js', 'propagation.js', 'server.js']);
+/** Not in the runtime: the Node entry, the tools' additions, the bundler plugin, the server side of propagation, OpenTelemetry. */
+const LEFT_OUT = new Set(['node.js', 'tools.js', 'rollup.js', 'propagation.js', 'server.js', 'otel.js']);
 
 /**
  * The wasm functions the runtime is built without, by the glue's name: what
@@ -30,6 +30,7 @@ export const NOT_CARRIED = {
   _dependencyFromConfig: 'Dependency.fromConfig',
   _budgetNew: 'new RetryBudget',
   _breakerNew: 'new CircuitBreaker',
+  _driverEventSignals: 'instrumentOpenTelemetry', // the Node entry's OpenTelemetry (lib/otel.js)
 };
 
 /**
