@@ -19,8 +19,8 @@ import { fileURLToPath } from 'node:url';
 
 /** Shared with every entry: re-exported from lib/ (with every generated module). */
 const SHARED = new Set(['endings.js', 'entropy.js', 'error.js', 'failures.js', 'json.js', 'rules.js', 'words.js']);
-/** Not in the runtime: the Node entry, the tools' additions, the bundler plugin, the server side of propagation. */
-const LEFT_OUT = new Set(['node.js', 'tools.js', 'rollup.js', 'propagation.js', 'server.js']);
+/** Not in the runtime: the Node entry, the tools' additions, the bundler plugin, the server side of propagation, OpenTelemetry. */
+const LEFT_OUT = new Set(['node.js', 'tools.js', 'rollup.js', 'propagation.js', 'server.js', 'otel.js']);
 
 /**
  * The wasm functions the runtime is built without, by the glue's name: what
@@ -34,6 +34,13 @@ export const NOT_CARRIED = {
   _budgetNew: 'new RetryBudget',
   _breakerNew: 'new CircuitBreaker',
 };
+
+/**
+ * The wasm functions only the modules the runtime leaves out (LEFT_OUT)
+ * import: nothing a page runs reaches them, so they get no stub. lib/otel.js's
+ * (OpenTelemetry: the Node and tools entries').
+ */
+export const ONLY_LEFT_OUT = new Set(['_driverEventSignals']);
 
 /**
  * The wasm functions of propagation across hops (the crate's feature
@@ -187,7 +194,9 @@ function build(name, controls) {
   const marker = written.indexOf(`\n${STUBS}`);
   if (marker >= 0) writeFileSync(glue, written.slice(0, marker));
   const carried = exportsOf(glue);
-  const missing = [...exportsOf(new URL('wasm/retryplan_js.js', here))].filter((name) => !carried.has(name));
+  const missing = [...exportsOf(new URL('wasm/retryplan_js.js', here))].filter(
+    (name) => !carried.has(name) && !ONLY_LEFT_OUT.has(name),
+  );
   const lean = controls ? {} : NOT_IN_LEAN;
   const unlisted = missing.filter(
     (name) => NOT_CARRIED[name] === undefined && NOT_SERVED[name] === undefined && lean[name] === undefined,

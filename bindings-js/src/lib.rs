@@ -50,6 +50,8 @@ mod outcomes;
 mod policy;
 #[cfg(feature = "propagation")]
 mod propagation;
+#[cfg(feature = "config")]
+mod telemetry;
 #[cfg(feature = "tools")]
 mod tools;
 mod wire;

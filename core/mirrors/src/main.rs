@@ -46,6 +46,7 @@ mod python_records;
 mod python_values;
 mod schema;
 mod tables;
+mod telemetry;
 mod typescript;
 mod uniffi;
 mod uniffi_config;
@@ -77,6 +78,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.extend(uniffi_errors::outputs(root)?);
     outputs.push(kotlin_http::output());
     bindings_methods::extend(root, &mut outputs)?;
+    outputs.extend(telemetry::outputs());
     Ok(outputs)
 }
 
