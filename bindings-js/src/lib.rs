@@ -47,7 +47,6 @@ mod objects;
 mod operation;
 mod outcomes;
 mod policy;
-#[cfg(feature = "propagation")]
 mod propagation;
 #[cfg(feature = "tools")]
 mod tools;
