@@ -5,7 +5,10 @@
 //   -> Python: an ASGI service under uvicorn (service.py: retryplan's AsgiMiddleware, the next call through
 //     retryplan's httpx AsyncRetryTransport), in its own process
 //   -> Node: a node:http service under retryplan's propagation middleware (below, in this process), whose
-//     work (retryplan's `run`) stalls on its first request, is busy on its second and answers the third.
+//     work (retryplan's `run`) stalls on its first order, is busy on its second and answers the third.
+//
+// The page then reads the stock trying once (it says it does not retry): the Python service is then the one
+// layer that retries (Node busy twice, then answering), and Node sees Python's three attempts.
 //
 // Each hop's own policy would retry (the page 3 attempts, Python 3, Node 2) and wait far longer than the
 // page allows (Python's attempts 5 s, Node's 5 s, the stall 30 s). With propagation the page's attempt
@@ -70,8 +73,12 @@ const NODE_POLICY = Policy.fromConfig({
   jitter: { kind: 'none' },
   propagation: { reserveMs: RESERVE_MS },
 });
-/** What the Node service does on its n-th request: stall (30 s, unless its deadline cuts it), busy (503), answer. */
-const SCHEDULE = ['stall', 'busy', 'ok'];
+/**
+ * What the Node service does on its n-th request of each path: stall (30 s, unless its deadline cuts it), busy
+ * (503), answer. `/reserve` is the page's order (the page retries it); `/stock` the page's read, tried once by
+ * the page, so the Python service is the one layer that retries it.
+ */
+const SCHEDULE = { '/reserve': ['stall', 'busy', 'ok'], '/stock': ['busy', 'busy', 'ok'] };
 const STALL_MS = 30_000;
 
 const monotonic = () => performance.now();
@@ -96,7 +103,9 @@ async function nodeService() {
   const server = createServer((req, res) =>
     middleware(req, res, async () => {
       const incoming = currentIncoming();
+      const path = new URL(req.url, 'http://x').pathname;
       const record = {
+        path,
         headers: Object.fromEntries(
           Object.entries(req.headers).filter(([name]) => name.startsWith('retryplan-') || name === 'idempotency-key'),
         ),
@@ -106,7 +115,7 @@ async function nodeService() {
         deadlineMs: incoming.deadlineMs,
         workAttempts: 0,
       };
-      const kind = SCHEDULE[seen.length] ?? 'ok';
+      const kind = SCHEDULE[path]?.[seen.filter((each) => each.path === path).length] ?? 'ok';
       seen.push(record);
       // Ended: answered, or the caller gone first.
       res.on('close', () => {
@@ -125,7 +134,8 @@ async function nodeService() {
         status = 503;
       }
 
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ reserved: status === 200 }));
+      const answer = path === '/stock' ? { inStock: status === 200 } : { reserved: status === 200 };
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     }),
   );
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -165,10 +175,11 @@ async function pythonService(dist, next) {
 /** Builds the page with Vite and the bundler plugin, in a directory inside bindings-js/ (so `retryplan` resolves by name). */
 async function buildPage() {
   const work = mkdtempSync(join(bindingsJs, '.page-hops-'));
-  for (const file of ['page.js', 'page.policy.json']) cpSync(fileURLToPath(new URL(file, here)), join(work, file));
+  for (const file of ['page.js', 'page.policy.json', 'once.policy.json'])
+    cpSync(fileURLToPath(new URL(file, here)), join(work, file));
   writeFileSync(
     join(work, 'index.html'),
-    `<!doctype html>\n<meta charset="utf-8">\n<title>hops</title>\n<script type="module">\nimport { placeOrder, propagationFor } from './page.js';\nObject.assign(window, { placeOrder, propagationFor });\n</script>\n`,
+    `<!doctype html>\n<meta charset="utf-8">\n<title>hops</title>\n<script type="module">\nimport { checkStock, placeOrder, propagationFor } from './page.js';\nObject.assign(window, { checkStock, placeOrder, propagationFor });\n</script>\n`,
   );
   const dist = join(work, 'dist');
   await build({
@@ -192,6 +203,7 @@ async function scenario() {
       await tab.goto(`${python.url}/`);
       await tab.waitForFunction(() => typeof window.placeOrder === 'function', null, { timeout: 30000 });
       const result = await tab.evaluate(() => window.placeOrder({ item: 'tea', count: 2 }));
+      const stock = await tab.evaluate(() => window.checkStock());
       // The same-origin rule against the page's real origin (a stand-in fetch: nothing is sent).
       const other = python.url.replace('127.0.0.1', 'localhost');
       const origins = await tab.evaluate(
@@ -203,9 +215,16 @@ async function scenario() {
         }),
         [python.url, other],
       );
-      return { ...result, origins, errors };
+      return { ...result, stock, origins, errors };
     });
-    return { placed, python: await python.seen(), node: node.seen };
+    const served = await python.seen();
+    const by = (records, path) => records.filter((each) => each.path === path);
+    return {
+      placed,
+      python: by(served, '/api/order'),
+      node: by(node.seen, '/reserve'),
+      stock: { python: by(served, '/api/stock'), node: by(node.seen, '/stock') },
+    };
   } finally {
     await python?.close();
     await node.close();
@@ -235,7 +254,7 @@ test("the deepest service sees at most the page policy's attempts in all (not th
   assert.equal(seen.python.length, PAGE.maxAttempts, JSON.stringify(seen.python));
   assert.ok(seen.node.length <= PAGE.maxAttempts, `${seen.node.length} requests reached Node`);
   // The schedule needs each of them: one stalled, one busy, one answered.
-  assert.equal(seen.node.length, SCHEDULE.length);
+  assert.equal(seen.node.length, SCHEDULE['/reserve'].length);
   assert.deepEqual(
     seen.python.map((each) => [each.headers['retryplan-attempt'], each.incoming.caller_retries]),
     [
@@ -256,6 +275,30 @@ test("the deepest service sees at most the page policy's attempts in all (not th
     seen.python.map((each) => each.status),
     [503, 503, 200],
   );
+});
+
+test('a page that does not retry leaves the retries to the next layer: the Python service retries, Node sees its attempts', () => {
+  const { stock } = seen.placed;
+  assert.equal(stock.error, undefined, stock.error);
+  assert.deepEqual([stock.decision.type, stock.decision.attempts, stock.status], ['succeeded', 1, 200]);
+  assert.deepEqual(JSON.parse(stock.body), { inStock: true });
+  const [python] = seen.stock.python;
+  assert.equal(seen.stock.python.length, 1);
+  assert.deepEqual([python.headers['retryplan-attempt'], python.incoming.caller_retries], ['1', false]);
+  assert.deepEqual(
+    seen.stock.node.map((each) => [each.headers['retryplan-attempt'], each.callerRetries]),
+    [
+      ['1', true],
+      ['2', true],
+      ['3', true],
+    ],
+  );
+  for (const [at, each] of seen.stock.node.entries()) {
+    const sent = Number(each.headers['retryplan-timeout-ms']);
+    assert.ok(sent > 0 && sent <= Number(python.headers['retryplan-timeout-ms']) - RESERVE_MS - RESPONSE_RESERVE_MS);
+    assert.ok(each.endedMs <= each.deadlineMs + TOLERANCE_MS, `Node stock #${at + 1}`);
+  }
+  assert.ok(python.ended_ms <= python.deadline_ms + TOLERANCE_MS);
 });
 
 test("one idempotency key at every hop: the page's", () => {

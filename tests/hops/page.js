@@ -3,8 +3,11 @@
 // service's origin, so its order is a same-origin request and carries the core's propagation headers.
 import { Policy, retryFetch } from 'retryplan';
 import form from './page.policy.json?retryplan';
+import onceForm from './once.policy.json?retryplan';
 
 const policy = Policy.fromCompiled(form);
+/** A read the page tries once: it tells the service it does not retry, so the service is the layer that does. */
+const once = Policy.fromCompiled(onceForm);
 
 /** Places `order` through the Python service; what the page saw, with its own clock's elapsed ms. */
 export async function placeOrder(order) {
@@ -16,6 +19,16 @@ export async function placeOrder(order) {
     return { decision, status: response.status, body, idempotencyKey, elapsedMs: performance.now() - started };
   } catch (error) {
     return { error: String(error), decision: error?.decision, elapsedMs: performance.now() - started };
+  }
+}
+
+/** Reads the stock through the Python service, trying once; what the page saw. */
+export async function checkStock() {
+  try {
+    const { decision, response } = await retryFetch('/api/stock', {}, { policy: once });
+    return { decision, status: response.status, body: await response.text() };
+  } catch (error) {
+    return { error: String(error), decision: error?.decision };
   }
 }
 

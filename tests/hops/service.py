@@ -1,11 +1,11 @@
 """The middle hop of the three-hop scenario (tests/hops/hops.test.mjs): a Python ASGI service under uvicorn.
 
 It serves the page (the Vite-built files in ``--static``: the page's fetch is then same-origin, and the browser
-runtime's ``retryFetch`` sends the core's propagation headers), and ``POST /api/order``, which calls the next hop
-(``--next``, the Node service) with retryplan's httpx helper (``AsyncRetryTransport``) under retryplan's
-``AsgiMiddleware``: the browser's deadline, attempt count and key become this request's ambient context, and the
-helper's attempts start from it. ``GET /api/seen`` answers what each order request carried and how it ended, on
-this process's monotonic clock (ms), for the test to judge.
+runtime's ``retryFetch`` sends the core's propagation headers), ``POST /api/order`` and ``GET /api/stock``, which
+call the next hop (``--next``, the Node service: ``POST /reserve``, ``GET /stock``) with retryplan's httpx helper
+(``AsyncRetryTransport``) under retryplan's ``AsgiMiddleware``: the page's deadline, attempt count and key become
+this request's ambient context, and the helper's attempts start from it. ``GET /api/seen`` answers what each of
+those requests carried and how it ended, on this process's monotonic clock (ms), for the test to judge.
 
 Run: ``python service.py --static DIR --next URL``; prints ``{"port": N}`` once it accepts connections.
 """
@@ -73,11 +73,12 @@ def make_app(static: Path, next_hop: str) -> Any:
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
-    async def order(scope: Any, receive: Any, send: Any) -> None:
+    async def call(scope: Any, receive: Any, send: Any) -> None:
         served = current()
         assert served is not None, "AsgiMiddleware makes the request's context ambient"
         received = dict((name.decode("latin-1"), value.decode("latin-1")) for name, value in scope["headers"])
         record: Dict[str, Any] = {
+            "path": scope["path"],
             "headers": {name: received[name] for name in PROPAGATION_HEADERS if name in received},
             "incoming": served.incoming.to_dict(),
             "deadline_ms": served.incoming.deadline_ms(HOP_POLICY),
@@ -85,7 +86,11 @@ def make_app(static: Path, next_hop: str) -> Any:
         seen.append(record)  # before the call: a request abandoned midway is still counted
         body = await body_of(receive)
         try:
-            reply = await client.post(f"{next_hop}/reserve", content=body, headers={"content-type": "application/json"})
+            if scope["method"] == "POST":
+                headers = {"content-type": "application/json"}
+                reply = await client.post(f"{next_hop}/reserve", content=body, headers=headers)
+            else:
+                reply = await client.get(f"{next_hop}/stock")
             status, content, kind = reply.status_code, reply.content, reply.headers.get("content-type", "text/plain")
         except Exception as ending:  # the helper's typed ending (no response): answered 503 for the page to retry
             record["ending"] = f"{type(ending).__name__}: {ending}"
@@ -98,8 +103,8 @@ def make_app(static: Path, next_hop: str) -> Any:
         if scope["type"] != "http":
             return
         path = scope["path"]
-        if path == "/api/order" and scope["method"] == "POST":
-            await order(scope, receive, send)
+        if (path, scope["method"]) in (("/api/order", "POST"), ("/api/stock", "GET")):
+            await call(scope, receive, send)
         elif path == "/api/seen":
             await answer(send, 200, json.dumps(seen).encode(), "application/json")
         else:
