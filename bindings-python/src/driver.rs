@@ -201,7 +201,7 @@ pub(crate) struct PyEvent {
     /// The result that led to it, when one did.
     #[pyo3(get)]
     after: Option<Py<PyAttemptResult>>,
-    inner: Event,
+    pub(crate) inner: Event,
 }
 
 #[pymethods]

@@ -38,6 +38,7 @@ mod propagation;
 mod run;
 mod settings;
 mod sources;
+mod telemetry;
 mod timeline;
 mod wire;
 
@@ -104,6 +105,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(timeline::backoff_ceilings_ms, m)?,
         wrap_pyfunction!(timeline::redeliver, m)?,
         wrap_pyfunction!(wire::wire_tables, m)?,
+        wrap_pyfunction!(telemetry::telemetry_signals, m)?,
     ] {
         m.add_function(function)?;
     }

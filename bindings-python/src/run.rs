@@ -65,13 +65,20 @@ pub(crate) struct Run {
     next_token: u64,
     /// The action that followed the last attempt of an attempt loop.
     pub(crate) pending: Option<(Action, u64)>,
+    /// What `retryplan.otel` keeps of this operation (its open attempt spans) while OpenTelemetry listens.
+    #[pyo3(get, set)]
+    telemetry: Option<Py<PyAny>>,
+    /// What the result being handed in carried (its value or error), while observers see the events it
+    /// led to (`error.type` names a raised error's type); None otherwise.
+    #[pyo3(get)]
+    handed_in: Option<Py<PyAny>>,
 }
 
 impl Run {
     /// A new operation of `settings` started at `now` (ms on the helper's clock).
     pub(crate) fn new(settings: &Bound<'_, Settings>, options: Option<&Bound<'_, PyDict>>, now: u64) -> PyResult<Run> {
         let (py, s) = (settings.py(), settings.get());
-        let (log, observe) = s.listeners(py)?;
+        let (log, observe, telemetry) = s.listeners(py)?;
         let mut responses = false;
         let driver = match options.filter(|options| !options.is_empty()) {
             None if s.plain && !observe => Py::new(py, PyDriver::with(s.policy.get(), now, s.concurrency, drawn()?)?)?,
@@ -101,7 +108,22 @@ impl Run {
         let (name, read) = (s.name.clone_ref(py), s.outcome_of_result.as_ref().map(|read| read.clone_ref(py)));
         let settings = settings.clone().unbind();
         let (plan, kept, next_token, pending) = (None, Vec::new(), 0, None);
-        Ok(Run { settings, driver, log, observe, name, read, responses, plan, kept, next_token, pending })
+        let handed_in = None;
+        Ok(Run {
+            settings,
+            driver,
+            log,
+            observe,
+            name,
+            read,
+            responses,
+            plan,
+            kept,
+            next_token,
+            pending,
+            telemetry,
+            handed_in,
+        })
     }
 }
 
@@ -231,6 +253,9 @@ impl<'a, 'py> Ctx<'a, 'py> {
         held: Held,
     ) -> PyResult<bool> {
         let object = object.filter(|object| !object.is_none(self.py));
+        if self.observe {
+            self.run.borrow_mut().handed_in = object.as_ref().map(|object| object.clone_ref(self.py));
+        }
         let token = object.map(|object| {
             let mut run = self.run.borrow_mut();
             let token = run.next_token;
@@ -250,13 +275,19 @@ impl<'a, 'py> Ctx<'a, 'py> {
         let receipt = match handed {
             Ok(receipt) => receipt,
             Err(fault) => {
+                let mut run = self.run.borrow_mut();
+                run.handed_in = None;
                 if let Some(token) = token {
-                    self.run.borrow_mut().take_kept(token); // refused: nothing changed, it stays the caller's
+                    run.take_kept(token); // refused: nothing changed, it stays the caller's
                 }
                 return Err(PyErr::from(fault));
             }
         };
-        self.observed()?;
+        let observed = self.observed();
+        if self.observe {
+            self.run.borrow_mut().handed_in = None;
+        }
+        observed?;
         if let (Receipt::Discarded, Some(token)) = (receipt, token) {
             self.release(token)?;
         }

@@ -16,6 +16,9 @@ use crate::sources::{shared, Shared};
 
 static LOGGER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
+/// A run's listeners: the logger of endings, whether every decision is observed, its telemetry.
+pub(crate) type Listeners = (Option<Py<PyAny>>, bool, Option<Py<PyAny>>);
+
 /// What a helper was given, checked once (`retryplan._run.Config` builds it).
 #[pyclass(module = "retryplan", frozen)]
 pub(crate) struct Settings {
@@ -57,24 +60,37 @@ impl Settings {
         reading.saturating_add(u64::try_from(instant.elapsed().as_nanos()).unwrap_or(u64::MAX))
     }
 
-    /// The logger (when it logs at INFO) and whether every decision is observed: `on_decision`, or
-    /// the log at DEBUG. Without a logger of its own, a helper logs to `retryplan` once the
-    /// application has imported logging.
-    pub(crate) fn listeners(&self, py: Python<'_>) -> PyResult<(Option<Py<PyAny>>, bool)> {
+    /// The logger (when it logs at INFO), whether every decision is observed (`on_decision`, the log
+    /// at DEBUG, or OpenTelemetry listening), and the operation's telemetry when OpenTelemetry listens.
+    /// Without a logger of its own, a helper logs to `retryplan` once the application has imported logging.
+    pub(crate) fn listeners(&self, py: Python<'_>) -> PyResult<Listeners> {
+        let telemetry = self.telemetry(py)?;
+        let hooked = self.on_decision || telemetry.is_some();
         let logger = match (&self.logger, self.shared.modules.bind(py).get_item("logging")?) {
             (Some(logger), _) => logger.bind(py).clone(),
             (None, Some(logging)) => {
                 let retryplan = || logging.call_method1("getLogger", ("retryplan",)).map(Bound::unbind);
                 LOGGER.get_or_try_init(py, retryplan)?.bind(py).clone()
             }
-            (None, None) => return Ok((None, self.on_decision)),
+            (None, None) => return Ok((None, hooked, telemetry)),
         };
         let enabled = |level: u32| logger.call_method1(intern!(py, "isEnabledFor"), (level,))?.is_truthy();
         if !enabled(20)? {
-            return Ok((None, self.on_decision));
+            return Ok((None, hooked, telemetry));
         }
         let debug = enabled(10)?;
-        Ok((Some(logger.unbind()), self.on_decision || debug))
+        Ok((Some(logger.unbind()), hooked || debug, telemetry))
+    }
+
+    /// A new operation's telemetry when OpenTelemetry listens (`retryplan._run.telemetry`); asked only
+    /// once the application has imported `opentelemetry` (else nobody can be listening, and nothing is
+    /// imported).
+    fn telemetry(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        if !self.shared.modules.bind(py).contains("opentelemetry")? {
+            return Ok(None);
+        }
+        let telemetry = self.shared.helpers.bind(py).call_method1(intern!(py, "telemetry"), (&self.name,))?;
+        Ok((!telemetry.is_none()).then(|| telemetry.unbind()))
     }
 }
 

@@ -89,6 +89,7 @@ pub use engine::operation::{Operation, OperationOptions, SharedPolicy};
 pub use engine::redelivery::{redeliver, DeadLetterReason, Redelivery, RedeliveryConfig};
 pub use engine::stats::{GiveUpCounts, SharedStats, Stats};
 // Floor 10, the driver and its wire.
+pub use driver::telemetry;
 pub use driver::wire;
 pub use driver::{Concurrency, Driver, DriverOptions};
 // Floor 11, the tools.

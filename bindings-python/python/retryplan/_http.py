@@ -127,9 +127,16 @@ class HttpHelper:
         run.read = head
         return run
 
-    def attempt_headers(self, attempt: Attempt) -> Dict[str, str]:
-        """The headers of this attempt's request: its request id, the key when its plan sends it, and the core's
-        headers for the next hop (served request or not: the next hop learns this layer retries)."""
+    def describe(self, run: Run, method: str, url: str) -> None:
+        """Names the operation by its request (``url`` without user info or fragment), in endings, logs and spans."""
+        run.name = f"{method} {url}"
+        if run.telemetry is not None:
+            run.telemetry.request(method, url)
+
+    def attempt_headers(self, attempt: Attempt, run: Run) -> Dict[str, str]:
+        """The headers of this attempt's request: its request id, the key when its plan sends it, the core's
+        headers for the next hop (served request or not: the next hop learns this layer retries), and the
+        attempt's span context when OpenTelemetry listens."""
         headers = {self.request_id_header: attempt.request_id}
         if attempt.send_idempotency_key:
             headers[self.idempotency_key_header] = attempt.idempotency_key
@@ -138,6 +145,8 @@ class HttpHelper:
         # malformed value).
         names = {name.lower() for name in headers}
         headers.update((name, value) for name, value in attempt.outgoing_headers().items() if name not in names)
+        if run.telemetry is not None:
+            run.telemetry.inject(attempt.attempt, headers)
         return headers
 
     def settle(self, run: Run, ending: Ending) -> Tuple[Any, Optional[float]]:

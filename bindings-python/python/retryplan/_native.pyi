@@ -1143,7 +1143,13 @@ class Run:
     read: Optional[Callable[[Any], Any]]
     """What a returned value means: the helper's ``outcome_of_result`` (an Outcome); for an HTTP helper
     (``returns_responses``) the response as ``(status, headers, now_unix)``, read by the core."""
+    telemetry: Any
+    """What ``retryplan.otel`` keeps of this operation (its open attempt spans) while OpenTelemetry listens."""
     def __new__(cls, settings: Settings, options: Optional[Dict[str, Any]] = None) -> Run: ...
+    @property
+    def handed_in(self) -> Any:
+        """What the result being handed in carried (its value or error), while observers see the events it led
+        to; None otherwise."""
     @property
     def driver(self) -> Driver:
         """The core's driver of this operation."""
@@ -1152,7 +1158,7 @@ class Run:
         """The helper's ``Config`` (its hooks)."""
     @property
     def observe(self) -> bool:
-        """True when every decision is observed (``on_decision``, or the log at DEBUG)."""
+        """True when every decision is observed (``on_decision``, the log at DEBUG, or OpenTelemetry)."""
     @property
     def log(self) -> Any:
         """The logger, when it logs (INFO), else None."""
@@ -1266,3 +1272,8 @@ class Attempts:
 
 def wire_tables() -> Dict[str, Any]:
     """The core's wire tables: version, constants, word positions by field name, kind names in wire order."""
+
+def telemetry_signals(event: Event) -> List[Tuple[Any, ...]]:
+    """What the core's telemetry mapping makes of a recorded event, in order: ``("start", attempt, resend_count,
+    hedge)``, ``("end", attempt, status_code, error_type)`` (a str, True for the raised error's type, or None),
+    ``("give_up", on_attempt, reason, attempts)``, ``("count", instrument name, attribute value)``."""

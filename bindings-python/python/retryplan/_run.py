@@ -201,16 +201,28 @@ def _check_types(**given: Tuple[Any, Optional[type], str]) -> None:
 
 
 def observed(run: Run) -> None:
-    """Hands every decision the driver recorded to the ``on_decision`` hook and the log (called by the engine
-    after each step of a run that someone observes)."""
-    hook, log, driver = run.config.on_decision, run.log, run.driver
+    """Hands every decision the driver recorded to the ``on_decision`` hook, the log and OpenTelemetry (called
+    by the engine after each step of a run that someone observes)."""
+    hook, log, driver, telemetry = run.config.on_decision, run.log, run.driver, run.telemetry
     event = driver.poll_event()
     while event is not None:
+        if telemetry is not None:
+            telemetry.record(run, event)
         if hook is not None:
             hook(event)
         if log is not None:
             logged(run, event.decision)
         event = driver.poll_event()
+
+
+def telemetry(name: Any) -> Any:
+    """A new operation's reporter to OpenTelemetry (``retryplan.otel``), or None when nothing listens (asked by
+    the engine only once the application has imported ``opentelemetry``)."""
+    try:
+        from . import otel
+    except ImportError:  # sys.modules names it, but it cannot be imported (blocked, or half installed)
+        return None
+    return otel.operation(name)
 
 
 def logged(run: Run, decision: Decision) -> None:

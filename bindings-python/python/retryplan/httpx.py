@@ -147,7 +147,7 @@ def _start(http: HttpHelper, request: httpx.Request) -> Run:
         given = hop.continued(given)
     one_shot = not isinstance(request.stream, httpx.ByteStream)  # bytes (read or given) are sent again as they are
     run = http.start(request.method, request.headers, given, one_shot_body=one_shot)
-    run.name = f"{request.method} {request.url.copy_with(userinfo=b'', fragment=None)}"  # no user info, no fragment
+    http.describe(run, request.method, str(request.url.copy_with(userinfo=b"", fragment=None)))
     return run
 
 
@@ -159,13 +159,13 @@ def _returned(run: Run, request: httpx.Request, response: httpx.Response) -> htt
     return response
 
 
-def _attempt_request(http: HttpHelper, attempt: Attempt, request: httpx.Request) -> httpx.Request:
+def _attempt_request(http: HttpHelper, run: Run, attempt: Attempt, request: httpx.Request) -> httpx.Request:
     """The request of one attempt: its headers, and httpx's timeouts cut to what is left of the attempt."""
     window = attempt.remaining()
     given = request.extensions.get("timeout") or {}
     timeout = {phase: window if given.get(phase) is None else min(given[phase], window) for phase in _PHASES}
     headers = request.headers.copy()
-    headers.update(http.attempt_headers(attempt))
+    headers.update(http.attempt_headers(attempt, run))
     extensions = {**request.extensions, "timeout": timeout}
     return httpx.Request(request.method, request.url, headers=headers, stream=request.stream, extensions=extensions)
 
@@ -197,7 +197,7 @@ class RetryTransport(httpx.BaseTransport):
     def _attempt(self, run: Run, request: httpx.Request) -> httpx.Response:
         attempt = Attempt.running_in(run)
         assert attempt is not None
-        sent = _attempt_request(self.http, attempt, request)
+        sent = _attempt_request(self.http, run, attempt, request)
         connection = sent.extensions["trace"] = _Connection(request.extensions.get("trace"))
         window = attempt.remaining()
         response: httpx.Response = blocking(
@@ -235,7 +235,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
         run = _start(self.http, request)
         send = self.transport.handle_async_request
         ending = await run_concurrently(
-            run, lambda attempt: send(_attempt_request(self.http, attempt, request)), self.sleep
+            run, lambda attempt: send(_attempt_request(self.http, run, attempt, request)), self.sleep
         )
         response, window = self.http.settle(run, ending)
         if window is not None:

@@ -222,7 +222,7 @@ class RetryAdapter(HTTPAdapter):
             options = hop.continued(options)
         run = self.http.start(method, request.headers, options, one_shot_body=not _replayable(request))
         url = urlsplit(request.url or "")  # as the endings and logs name it: no user info, no fragment
-        run.name = f"{method} {url._replace(netloc=url.netloc.rpartition('@')[2], fragment='').geturl()}"
+        self.http.describe(run, method, url._replace(netloc=url.netloc.rpartition("@")[2], fragment="").geturl())
         settings = (timeout, verify, cert, proxies)
         ending = run.call(self._attempt, (run, request, settings), self.sleep)
         response: requests.Response = self.http.finish(run, ending, _read)
@@ -237,7 +237,7 @@ class RetryAdapter(HTTPAdapter):
         assert attempt is not None
         timeout, verify, cert, proxies = settings
         sent = request.copy()
-        sent.headers.update(self.http.attempt_headers(attempt))
+        sent.headers.update(self.http.attempt_headers(attempt, run))
         if getattr(sent, "_body_position", None) is not None:
             requests.utils.rewind_body(sent)  # the same bytes again, from where the first attempt began
         window = attempt.remaining()

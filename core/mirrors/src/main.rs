@@ -40,6 +40,7 @@ mod python_records;
 mod python_values;
 mod schema;
 mod tables;
+mod telemetry;
 mod typescript;
 mod uniffi;
 mod uniffi_config;
@@ -70,6 +71,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.extend(uniffi_functions::outputs(root, &tables)?);
     outputs.extend(uniffi_errors::outputs(root)?);
     outputs.push(kotlin_http::output());
+    outputs.extend(telemetry::outputs());
     Ok(outputs)
 }
 

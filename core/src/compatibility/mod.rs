@@ -16,3 +16,6 @@ pub mod http_clients {}
 
 #[doc = include_str!("propagation.md")]
 pub mod propagation {}
+
+#[doc = include_str!("telemetry.md")]
+pub mod telemetry {}

@@ -88,6 +88,7 @@
 
 mod propagation;
 mod queue;
+pub mod telemetry;
 pub mod wire;
 
 use alloc::collections::VecDeque;

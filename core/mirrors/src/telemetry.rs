@@ -1,0 +1,123 @@
+//! The telemetry vocabulary of `retryplan::telemetry` (metric names, units,
+//! descriptions, attribute keys, the give-up event's name), for every
+//! language that reports to OpenTelemetry: Python's
+//! `bindings-python/python/retryplan/_telemetry_names.py` and JS's
+//! `bindings-js/lib/generated/telemetry.js`. Which signals a decision
+//! produces is not mirrored: each binding asks the core (`telemetry::signals`).
+
+use retryplan::telemetry::{Attribute, Metric};
+use retryplan::value::Named;
+
+use crate::output::{Output, HEADER};
+
+pub const PYTHON: &str = "bindings-python/python/retryplan/_telemetry_names.py";
+pub const JS: &str = "bindings-js/lib/generated/telemetry.js";
+
+/// A string literal both Python and JS read the same way (the table's text is plain ASCII without quotes).
+fn quoted(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+pub fn outputs() -> Vec<Output> {
+    vec![python(), js()]
+}
+
+fn constants() -> [(&'static str, &'static str, &'static str); 6] {
+    use retryplan::telemetry::{
+        ABORTED_ERROR_TYPE, GIVE_UP_EVENT, OTHER_ERROR_TYPE, OTHER_METHOD, OTHER_METHOD_SPAN_NAME, SCOPE_NAME,
+    };
+    [
+        ("SCOPE_NAME", SCOPE_NAME, "The instrumentation scope every helper reports under."),
+        ("GIVE_UP_EVENT", GIVE_UP_EVENT, "The span event of a give-up."),
+        ("ABORTED_ERROR_TYPE", ABORTED_ERROR_TYPE, "`error.type` of an attempt the ending aborts."),
+        ("OTHER_ERROR_TYPE", OTHER_ERROR_TYPE, "`error.type` of an application failure that raised nothing."),
+        ("OTHER_METHOD", OTHER_METHOD, "`http.request.method` of a method not in KNOWN_HTTP_METHODS."),
+        ("OTHER_METHOD_SPAN_NAME", OTHER_METHOD_SPAN_NAME, "The span name of an HTTP attempt of such a method."),
+    ]
+}
+
+fn python() -> Output {
+    let mut text = format!(
+        "# {HEADER}\n\"\"\"The telemetry vocabulary of the core (``retryplan::telemetry``): metric names, units, \
+         descriptions and attribute keys.\"\"\"\n\nfrom __future__ import annotations\n\n"
+    );
+    for (name, value, doc) in constants() {
+        text.push_str(&format!("{name} = {}\n\"\"\"{doc}\"\"\"\n", quoted(value)));
+    }
+    let methods: Vec<String> = retryplan::telemetry::KNOWN_HTTP_METHODS.iter().map(|m| quoted(m)).collect();
+    text.push_str(&format!(
+        "KNOWN_HTTP_METHODS = frozenset({{{}}})\n\"\"\"The methods the semantic conventions call known.\"\"\"\n",
+        methods.join(", ")
+    ));
+    text.push_str("\nATTRIBUTES = {\n");
+    for attribute in Attribute::ALL {
+        text.push_str(&format!("    {}: {},\n", quoted(attribute.name()), quoted(attribute.key())));
+    }
+    text.push_str("}\n\"\"\"Every attribute key, by the core's name of it.\"\"\"\n\nMETRICS = (\n");
+    for metric in Metric::ALL {
+        let attribute = metric.attribute().map_or_else(|| "None".to_owned(), |attribute| quoted(attribute.key()));
+        text.push_str(&format!(
+            "    ({}, {}, {}, {}, {}),\n",
+            quoted(metric.name()),
+            quoted(metric.otel_name()),
+            quoted(metric.unit()),
+            quoted(metric.description()),
+            attribute
+        ));
+    }
+    text.push_str(
+        ")\n\"\"\"Every counter: (the core's name, instrument name, unit, description, the attribute key of its \
+         data points or None).\"\"\"\n",
+    );
+    Output { path: PYTHON, text }
+}
+
+fn js() -> Output {
+    let mut text = format!("// {HEADER}\n// The telemetry vocabulary of the core (retryplan::telemetry).\n\n");
+    for (name, value, doc) in constants() {
+        text.push_str(&format!("/** {doc} */\nexport const {name} = {};\n", quoted(value)));
+    }
+    let methods: Vec<String> = retryplan::telemetry::KNOWN_HTTP_METHODS.iter().map(|m| quoted(m)).collect();
+    text.push_str(&format!(
+        "/** The methods the semantic conventions call known. */\nexport const KNOWN_HTTP_METHODS = Object.freeze(new Set([{}]));\n",
+        methods.join(", ")
+    ));
+    text.push_str(
+        "\n/** Every attribute key, by the core's name of it. */\nexport const ATTRIBUTES = Object.freeze({\n",
+    );
+    for attribute in Attribute::ALL {
+        text.push_str(&format!("  {}: {},\n", attribute.name(), quoted(attribute.key())));
+    }
+    text.push_str(
+        "});\n\n/** Every counter: the core's name, instrument name, unit, description, the attribute key of its \
+         data points or null. */\nexport const METRICS = Object.freeze([\n",
+    );
+    for metric in Metric::ALL {
+        let attribute = metric.attribute().map_or_else(|| "null".to_owned(), |attribute| quoted(attribute.key()));
+        text.push_str(&format!(
+            "  Object.freeze({{ name: {}, otelName: {}, unit: {}, description: {}, attribute: {} }}),\n",
+            quoted(metric.name()),
+            quoted(metric.otel_name()),
+            quoted(metric.unit()),
+            quoted(metric.description()),
+            attribute
+        ));
+    }
+    text.push_str("]);\n");
+    Output { path: JS, text }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_metric_and_key_is_written_in_both_languages() {
+        for output in super::outputs() {
+            for metric in retryplan::telemetry::Metric::ALL {
+                assert!(output.text.contains(metric.otel_name()), "{}: {metric:?}", output.path);
+            }
+            for attribute in retryplan::telemetry::Attribute::ALL {
+                assert!(output.text.contains(attribute.key()), "{}: {attribute:?}", output.path);
+            }
+        }
+    }
+}
