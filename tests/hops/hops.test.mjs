@@ -16,13 +16,15 @@
 // retries: `retry_layer: outermost`), and the page's key is every hop's. The test asserts, on each hop's own
 // monotonic clock (no two clocks compared): every hop ends within its propagated deadline plus TOLERANCE_MS;
 // the deepest service sees at most the page's max_attempts requests in all (here exactly 3, not 3 x 3 x 2);
-// one idempotency key at every hop; each hop's deadline is nested in its caller's (exact, no tolerance).
+// one idempotency key at every hop; each hop's deadline is nested in its caller's (exact, no tolerance); and
+// the Python service's attempt spans (OpenTelemetry, the SDK's in-memory exporter) carry
+// http.request.resend_count on its resent attempts, each span the request Node received (its traceparent).
 // The only waits are the schedule's: the stall until Node's propagated deadline cuts it (about 0.9 s).
 // HOPS_DEBUG=1 prints what each hop saw.
 //
 // Prerequisites (tests/hops/test.sh checks them): bindings-js built (build.sh, npm ci), /usr/bin/chromium,
-// and a Python with the retryplan wheel, httpx and uvicorn (bindings-python/test.sh's .venv-python, or
-// $RETRYPLAN_PYTHON).
+// and a Python with the retryplan wheel, httpx, uvicorn and opentelemetry-sdk (bindings-python/test.sh's
+// .venv-python, or $RETRYPLAN_PYTHON).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -107,7 +109,9 @@ async function nodeService() {
       const record = {
         path,
         headers: Object.fromEntries(
-          Object.entries(req.headers).filter(([name]) => name.startsWith('retryplan-') || name === 'idempotency-key'),
+          Object.entries(req.headers).filter(
+            ([name]) => name.startsWith('retryplan-') || name === 'idempotency-key' || name === 'traceparent',
+          ),
         ),
         key: incoming.idempotencyKey,
         callerRetries: incoming.callerRetries,
@@ -165,6 +169,7 @@ async function pythonService(dist, next) {
   return {
     url: `http://127.0.0.1:${port}`,
     seen: async () => (await fetch(`http://127.0.0.1:${port}/api/seen`)).json(),
+    spans: async () => (await fetch(`http://127.0.0.1:${port}/api/spans`)).json(),
     close: async () => {
       child.kill();
       await exited;
@@ -218,12 +223,14 @@ async function scenario() {
       return { ...result, stock, origins, errors };
     });
     const served = await python.seen();
+    const spans = await python.spans();
     const by = (records, path) => records.filter((each) => each.path === path);
     return {
       placed,
       python: by(served, '/api/order'),
       node: by(node.seen, '/reserve'),
       stock: { python: by(served, '/api/stock'), node: by(node.seen, '/stock') },
+      spans,
     };
   } finally {
     await python?.close();
@@ -342,8 +349,37 @@ test("every hop ends within its propagated deadline (plus the tolerance), and ea
   assert.match(seen.node[0].ending, /^GaveUpError: /);
 });
 
-test("the Python hop's spans carry http.request.resend_count on the resent attempts", {
-  todo: "waits for s7-otel's Python OpenTelemetry support",
-}, () => {
-  assert.fail('not built yet');
+test("the Python hop's spans (OpenTelemetry SDK, in-memory exporter) carry http.request.resend_count on the resent attempts", () => {
+  const client = (path) =>
+    seen.spans.filter((span) => span.kind === 'CLIENT' && new URL(span.attributes['url.full']).pathname === path);
+  const spanIdOf = (traceparent) => traceparent?.split('-')[2];
+  // The read the page tried once: the Python service retried it, its second and third attempts are resends.
+  const stock = client('/stock');
+  assert.deepEqual(
+    stock.map((span) => [span.attributes['http.request.resend_count'], span.attributes['http.response.status_code']]),
+    [
+      [undefined, 503],
+      [1, 503],
+      [2, 200],
+    ],
+  );
+  // Each span is the attempt Node received: the span context went out on it (traceparent).
+  assert.deepEqual(
+    seen.stock.node.map((each) => spanIdOf(each.headers.traceparent)),
+    stock.map((span) => span.span_id),
+  );
+  // The order the page retried: the Python service sent each request once, so none of its spans is a resend.
+  const reserve = client('/reserve');
+  assert.deepEqual(
+    reserve.map((span) => [span.attributes['http.request.resend_count'], span.attributes['http.response.status_code']]),
+    [
+      [undefined, 503],
+      [undefined, 503],
+      [undefined, 200],
+    ],
+  );
+  assert.deepEqual(
+    seen.node.map((each) => spanIdOf(each.headers.traceparent)),
+    reserve.map((span) => span.span_id),
+  );
 });

@@ -5,7 +5,9 @@ runtime's ``retryFetch`` sends the core's propagation headers), ``POST /api/orde
 call the next hop (``--next``, the Node service: ``POST /reserve``, ``GET /stock``) with retryplan's httpx helper
 (``AsyncRetryTransport``) under retryplan's ``AsgiMiddleware``: the page's deadline, attempt count and key become
 this request's ambient context, and the helper's attempts start from it. ``GET /api/seen`` answers what each of
-those requests carried and how it ended, on this process's monotonic clock (ms), for the test to judge.
+those requests carried and how it ended, on this process's monotonic clock (ms), for the test to judge;
+``GET /api/spans`` the spans retryplan's helpers reported through OpenTelemetry (the global tracer provider,
+the SDK's in-memory exporter).
 
 Run: ``python service.py --static DIR --next URL``; prints ``{"port": N}`` once it accepts connections.
 """
@@ -24,6 +26,10 @@ from typing import Any, Dict, List
 
 import httpx
 import uvicorn
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from retryplan import Policy
 from retryplan.httpx import AsyncRetryTransport
@@ -55,7 +61,29 @@ def now_ms() -> float:
     return time.monotonic() * 1000
 
 
-def make_app(static: Path, next_hop: str) -> Any:
+def recording_spans() -> InMemorySpanExporter:
+    """The global tracer provider, as an application sets it: retryplan's helpers then report every attempt's span
+    through it (retryplan.otel), and the SDK's in-memory exporter keeps them for ``GET /api/spans``."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    trace.set_tracer_provider(provider)
+    return exporter
+
+
+def span_record(span: Any) -> Dict[str, Any]:
+    """A finished span as JSON: its kind, name, attributes and ids (hex, as a ``traceparent`` writes them)."""
+    return {
+        "kind": span.kind.name,
+        "name": span.name,
+        "attributes": dict(span.attributes or {}),
+        "trace_id": format(span.context.trace_id, "032x"),
+        "span_id": format(span.context.span_id, "016x"),
+        "start_ns": span.start_time,
+    }
+
+
+def make_app(static: Path, next_hop: str, spans: InMemorySpanExporter) -> Any:
     seen: List[Dict[str, Any]] = []
     # One client for the service's life, as a service keeps one (its pool, its TLS context made once).
     client = httpx.AsyncClient(transport=AsyncRetryTransport(policy=HOP_POLICY))
@@ -107,6 +135,9 @@ def make_app(static: Path, next_hop: str) -> Any:
             await call(scope, receive, send)
         elif path == "/api/seen":
             await answer(send, 200, json.dumps(seen).encode(), "application/json")
+        elif path == "/api/spans":
+            finished = sorted(spans.get_finished_spans(), key=lambda span: span.start_time or 0)
+            await answer(send, 200, json.dumps([span_record(span) for span in finished]).encode(), "application/json")
         else:
             file = (static / path.lstrip("/")).resolve()
             if path.endswith("/"):
@@ -128,7 +159,7 @@ def main() -> None:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(64)  # connections wait in the backlog until uvicorn accepts them
-    config = uvicorn.Config(make_app(args.static, args.next), log_level="warning", lifespan="off")
+    config = uvicorn.Config(make_app(args.static, args.next, recording_spans()), log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
     print(json.dumps({"port": sock.getsockname()[1]}), flush=True)
     asyncio.run(server.serve(sockets=[sock]))
