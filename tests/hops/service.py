@@ -37,7 +37,7 @@ from retryplan.propagation import AsgiMiddleware, current
 
 #: This hop's own policy toward the next hop: three attempts of 5 s each, as a service configured alone would
 #: retry. Under the browser's propagated context it makes one attempt, cut to the browser's deadline less
-#: ``propagation.reserve_ms`` (200 ms for the answer's way back: the test machine is shared and loaded) and its
+#: ``propagation.reserve_ms`` (400 ms for the answer's way back: the test machine is shared and loaded) and its
 #: 100 ms response reserve. Keyed, as the page's order is (a POST: the key makes it repeatable).
 HOP_POLICY = Policy.from_dict(
     {
@@ -49,7 +49,7 @@ HOP_POLICY = Policy.from_dict(
         "backoff": {"kind": "constant", "base_ms": 1, "multiplier": 1.0, "cap_ms": 1},
         "jitter": {"kind": "none"},
         "idempotency": "keyed",
-        "propagation": {"reserve_ms": 200},
+        "propagation": {"reserve_ms": 400},
     }
 )
 
