@@ -16,8 +16,8 @@ import { fileURLToPath } from 'node:url';
 
 /** Shared with every entry: re-exported from lib/ (with every generated module). */
 const SHARED = new Set(['endings.js', 'entropy.js', 'error.js', 'failures.js', 'json.js', 'rules.js', 'words.js']);
-/** Not in the runtime: the Node entry, the tools' additions, the bundler plugin, the server side of propagation. */
-const LEFT_OUT = new Set(['node.js', 'tools.js', 'rollup.js', 'propagation.js', 'server.js']);
+/** Not in the runtime: the Node entry, the tools' additions, the bundler plugin, the server side of propagation, OpenTelemetry. */
+const LEFT_OUT = new Set(['node.js', 'tools.js', 'rollup.js', 'propagation.js', 'server.js', 'otel.js']);
 
 /**
  * The wasm functions the runtime is built without, by the glue's name: what
@@ -31,6 +31,13 @@ export const NOT_CARRIED = {
   _budgetNew: 'new RetryBudget',
   _breakerNew: 'new CircuitBreaker',
 };
+
+/**
+ * The wasm functions only the modules the runtime leaves out (LEFT_OUT)
+ * import: nothing a page runs reaches them, so they get no stub. lib/otel.js's
+ * (OpenTelemetry: the Node and tools entries').
+ */
+export const ONLY_LEFT_OUT = new Set(['_driverEventSignals']);
 
 /**
  * The wasm functions of propagation's incoming side and answer (the crate's
@@ -122,7 +129,9 @@ function build() {
   const marker = written.indexOf(`\n${STUBS}`);
   if (marker >= 0) writeFileSync(glue, written.slice(0, marker));
   const carried = exportsOf(glue);
-  const missing = [...exportsOf(new URL('wasm/retryplan_js.js', here))].filter((name) => !carried.has(name));
+  const missing = [...exportsOf(new URL('wasm/retryplan_js.js', here))].filter(
+    (name) => !carried.has(name) && !ONLY_LEFT_OUT.has(name),
+  );
   const unlisted = missing.filter((name) => NOT_CARRIED[name] === undefined && NOT_SERVED[name] === undefined);
   if (unlisted.length > 0)
     throw new Error(

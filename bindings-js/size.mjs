@@ -118,10 +118,15 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * main measured in the same session (the binding's part +3.7 KB raw, the
  * core's deciding +2.4 KB raw, Rust library +2.0 KB raw), so 91200 B. Node's
  * entry only: the browser runtime is built without the feature `propagation`.
+ * Then issue 27's OpenTelemetry (session 7, s7-otel): `_driverEventSignals`
+ * (an event with the core's `telemetry::signals` of it, for lib/otel.js;
+ * a status handed over as a number, so still no `core::fmt`): 92152 B,
+ * +1225 B over the 90927 B above (not re-measured in the same run), so
+ * 92400 B. Node's entry only: the browser runtime reports to no OpenTelemetry.
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 91_200;
+const LIMIT = 92_400;
 /**
  * The limit of the browser runtime (wasm + minified glue, gzip -9), in bytes:
  * what `retryplan` is in a browser since issue 24's runtime (part 2), the

@@ -66,6 +66,7 @@ node --test \
   test/cycles.test.mjs \
   test/runtime.test.mjs \
   test/propagation.test.mjs \
+  test/otel.test.mjs \
   test/browser.test.mjs \
   test/browser-resend.test.mjs \
   test/consumer.test.mjs \

@@ -9,7 +9,7 @@ import { ambient, ended, outgoingHeaders, propagates } from './ambient.js';
 import { newDriver } from './driver.js';
 import { ENDINGS } from './endings.js';
 import { failureOf } from './failures.js';
-import { Host, after } from './host.js';
+import { Host, after, reporter } from './host.js';
 import { driverKey } from './wire.js';
 import { abortAttempt, decided } from './convert.js';
 import { compose } from './messages.js';
@@ -28,13 +28,14 @@ const clockOf = (options) => {
  * there are none. Inside a request served under the `propagation` middleware
  * (Node), the driver starts from its incoming context (`context`).
  */
-function driverOptions(options, extra, context) {
+function driverOptions(options, extra, context, telemetry) {
   if (context !== undefined) extra = { ...extra, incoming: context.incoming };
   const { seed, idempotencyKey, deadlineMs, dependency, stats, onDecision } = options;
+  const recordEvents = onDecision !== undefined || telemetry !== undefined;
   const none =
     seed === undefined && idempotencyKey === undefined && deadlineMs === undefined && dependency === undefined;
-  if (none && stats === undefined && onDecision === undefined && extra === undefined) return undefined;
-  return { seed, idempotencyKey, deadlineMs, dependency, stats, recordEvents: onDecision !== undefined, ...extra };
+  if (none && stats === undefined && !recordEvents && extra === undefined) return undefined;
+  return { seed, idempotencyKey, deadlineMs, dependency, stats, recordEvents, ...extra };
 }
 
 /** The operation's key, read from the driver once. */
@@ -117,7 +118,8 @@ export function run(policy, attempt, options = {}) {
     const { onDiscard } = options;
     const now = clockOf(options);
     const primed = options.signal?.aborted !== true;
-    const driver = newDriver(policy, now(), driverOptions(options, undefined, context), primed);
+    const telemetry = reporter(attempt.name || 'operation');
+    const driver = newDriver(policy, now(), driverOptions(options, undefined, context, telemetry), primed);
     let io =
       onDiscard === undefined ? RUN_IO : { ...RUN_IO, dispose: (value) => value !== undefined && onDiscard(value) };
     if (context !== undefined) {
@@ -129,7 +131,7 @@ export function run(policy, attempt, options = {}) {
       };
       io = { ...io, entry };
     }
-    return new Host(driver, attempt, io, options, now, options.signal, primed);
+    return new Host(driver, attempt, io, options, now, options.signal, primed, telemetry);
   }, context);
 }
 
@@ -175,7 +177,9 @@ export function retryFetch(input, init = {}, options = {}) {
     const signal = options.signal ?? init.signal ?? undefined;
     const primed = signal?.aborted !== true;
     const extra = { method: request.method, idempotent, requestIdempotencyKey, oneShotBody, returnsResponses: true };
-    const driver = newDriver(policy, now(), driverOptions(options, extra, context), primed);
+    const telemetry = reporter(requestName(request));
+    telemetry?.request(request.method, requestName(request).slice(request.method.length + 1));
+    const driver = newDriver(policy, now(), driverOptions(options, extra, context, telemetry), primed);
     // The core's deadline, attempt count, key and retrying layer for the next hop: on every attempt on the
     // Node entry, inside a served request or not (a client that never says it retries lets the next hop
     // retry too: the layers' attempts would multiply); in a page on a same-origin request, and on a
@@ -188,6 +192,7 @@ export function retryFetch(input, init = {}, options = {}) {
           headers.set(name, value);
       if (entry.sendIdempotencyKey && idempotencyKeyHeader) headers.set(idempotencyKeyHeader, keyOf(host));
       if (requestIdHeader) headers.set(requestIdHeader, entry.requestId);
+      telemetry?.inject(entry.attempt, headers);
       // A hedge bypasses the HTTP cache: a browser holds a second request for
       // a URL until the first one's response is cached, defeating the hedge.
       const cache = entry.hedge ? 'no-store' : init.cache;
@@ -225,7 +230,7 @@ export function retryFetch(input, init = {}, options = {}) {
         throw ending(host, finish, requestName(request));
       },
     };
-    const host = new Host(driver, send, io, options, now, signal, primed);
+    const host = new Host(driver, send, io, options, now, signal, primed, telemetry);
     return host;
   }, context);
 }

@@ -12,6 +12,20 @@ import { read, words } from './outcomes.js';
 import { nextEvent, pollAction } from './records.js';
 import { NAMES, WIRE, current, exchange } from './wire.js';
 
+/**
+ * The Node entry's OpenTelemetry (lib/otel.js), once instrumented: makes an
+ * operation's reporter (`(name) => reporter`), which reads each recorded
+ * event with the core's signals and hands it on to `onDecision`. The browser
+ * runtime never sets it.
+ */
+let reporting;
+/** Sets (or, with undefined, clears) how operations report to OpenTelemetry. */
+export const reportWith = (makeReporter) => {
+  reporting = makeReporter;
+};
+/** A new operation's reporter, when OpenTelemetry is instrumented. */
+export const reporter = (name) => reporting?.(name);
+
 // setTimeout fires at once for delays above 2^31-1 ms (24.8 days); re-arm instead.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -55,8 +69,10 @@ export class Host {
    * wire's now (a helper primes it unless the signal is already aborted: the
    * cancel then comes before any attempt starts).
    */
-  constructor(driver, attempt, io, options, now, signal, primed) {
+  constructor(driver, attempt, io, options, now, signal, primed, telemetry) {
     this.driver = driver;
+    /** The operation's OpenTelemetry reporter (lib/otel.js), when instrumented. */
+    this.telemetry = telemetry;
     this.attempt = attempt;
     this.io = io;
     this.now = now;
@@ -282,7 +298,8 @@ export class Host {
           this.follow(exchange(driver, WIRE.INPUT.poll, this.readAt ?? this.now(), -1, -1, -1, -1, -1, -1));
         const action = queue.shift();
         this.readAt = undefined;
-        if (this.onDecision !== undefined)
+        if (this.telemetry !== undefined) this.telemetry.drain(this);
+        else if (this.onDecision !== undefined)
           for (let event; (event = nextEvent(driver)) !== undefined; ) this.onDecision(event);
         if (action instanceof Attempt) {
           // Each attempt starts from a fresh, short stack (see the class comment).

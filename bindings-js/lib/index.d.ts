@@ -692,6 +692,38 @@ export interface PropagationResponse {
 /** The incoming context of the request being served (inside a `propagation` middleware), or undefined. */
 export function currentIncoming(): IncomingContext | undefined;
 
+/**
+ * Node and tools entries: reports every `run` and `retryFetch` through
+ * OpenTelemetry (the browser runtime reports to none). `api` is your
+ * `@opentelemetry/api` module (an optional peer dependency: retryplan imports
+ * nothing of it); `tracerProvider` and `meterProvider` default to its global
+ * ones. Each attempt is a span (`retryFetch`: an HTTP `CLIENT` span with
+ * `http.request.resend_count` on every resent attempt and the span context
+ * injected into its headers; `run`: an `INTERNAL` span named after the
+ * function), each give-up a `retryplan.give_up` span event with its reason,
+ * and the counters `retryplan.attempts`, `retryplan.retries`,
+ * `retryplan.give_ups`, `retryplan.budget.refusals`,
+ * `retryplan.breaker.refusals`, `retryplan.operations`: the core's signals
+ * (`retryplan::telemetry`, core/src/compatibility/telemetry.md).
+ */
+export function instrumentOpenTelemetry(
+  api: OpenTelemetryApi,
+  providers?: { tracerProvider?: unknown; meterProvider?: unknown },
+): void;
+
+/** Stops reporting to OpenTelemetry. */
+export function uninstrumentOpenTelemetry(): void;
+
+/** What `instrumentOpenTelemetry` uses of the `@opentelemetry/api` module (pass the module itself). */
+export interface OpenTelemetryApi {
+  trace: unknown;
+  metrics: unknown;
+  context: unknown;
+  propagation: unknown;
+  SpanKind: unknown;
+  SpanStatusCode: unknown;
+}
+
 /** How a host holds a result it hands in: its own token for it (a whole number), and what it holds ("value" by default). */
 export interface Holding {
   token: number;

@@ -12,3 +12,4 @@ propagateEveryAttempt();
 export * from './api.js';
 export { IncomingContext } from './propagation.js';
 export { currentIncoming, propagation } from './server.js';
+export { instrumentOpenTelemetry, uninstrumentOpenTelemetry } from './otel.js';

@@ -44,6 +44,9 @@ export function nextEvent(handle) {
   return errorCode === null ? undefined : eventOf(decisionRecord(), errorCode);
 }
 
+/** The event a wasm call stored (its `errorCode` returned), as the public object. */
+export const storedEvent = (errorCode) => eventOf(decisionRecord(), errorCode);
+
 /** The action of the output record the wasm wrote last, as the public object (never a finish: see `pollAction`). */
 function actionOf() {
   const out = outputRecord();

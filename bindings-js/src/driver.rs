@@ -59,7 +59,10 @@ fn token_of(token: f64) -> Result<Option<u64>, JsValue> {
 }
 
 /// Runs `use_driver` on the driver `handle` names.
-fn with<T>(handle: u32, use_driver: impl FnOnce(&mut rp::Driver) -> Result<T, JsValue>) -> Result<T, JsValue> {
+pub(crate) fn with<T>(
+    handle: u32,
+    use_driver: impl FnOnce(&mut rp::Driver) -> Result<T, JsValue>,
+) -> Result<T, JsValue> {
     objects::with(handle, "driver", |object| match object {
         Object::Driver(driver) => use_driver(driver),
         _ => Err(objects::freed("driver")),

@@ -48,6 +48,8 @@ mod operation;
 mod outcomes;
 mod policy;
 mod propagation;
+#[cfg(feature = "config")]
+mod telemetry;
 #[cfg(feature = "tools")]
 mod tools;
 mod wire;

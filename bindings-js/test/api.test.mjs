@@ -90,6 +90,7 @@ test('two entries: the default one for a checkout page, the tools a superset wit
     'Stats',
     'currentIncoming',
     'failureOf',
+    'instrumentOpenTelemetry',
     'outcomeFromHttp',
     'parseRateLimit',
     'parseRateLimitReset',
@@ -99,6 +100,7 @@ test('two entries: the default one for a checkout page, the tools a superset wit
     'propagation',
     'retryFetch',
     'run',
+    'uninstrumentOpenTelemetry',
     'wasmTrapped',
   ]);
   assert.deepEqual(

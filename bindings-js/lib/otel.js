@@ -1,0 +1,146 @@
+// OpenTelemetry for `run` and `retryFetch` (the Node and tools entries; the
+// browser runtime reports to none): each attempt a span, each give-up a span
+// event, and the counters. What is reported is the core's
+// (`retryplan::telemetry`): the names, units, descriptions and attribute keys
+// come from its tables (lib/generated/telemetry.js), and which signals each
+// decision produces from its mapping (`_driverEventSignals`). This module only
+// calls the `@opentelemetry/api` the application hands it (an optional peer
+// dependency: nothing is imported, so nothing costs anything without it).
+import { _driverEventSignals } from '../wasm/retryplan_js.js';
+import { decided } from './convert.js';
+import { reportWith } from './host.js';
+import { storedEvent } from './records.js';
+import {
+  ATTRIBUTES,
+  GIVE_UP_EVENT,
+  KNOWN_HTTP_METHODS,
+  METRICS,
+  OTHER_ERROR_TYPE,
+  OTHER_METHOD,
+  OTHER_METHOD_SPAN_NAME,
+  SCOPE_NAME,
+} from './generated/telemetry.js';
+
+const DEFAULT_PORTS = { 'http:': 80, 'https:': 443 };
+
+/**
+ * Reports every `run` and `retryFetch` through OpenTelemetry: `api` is the
+ * application's `@opentelemetry/api` module; `tracerProvider` and
+ * `meterProvider` default to its global ones.
+ */
+export function instrumentOpenTelemetry(api, { tracerProvider, meterProvider } = {}) {
+  if (typeof api?.trace?.getTracerProvider !== 'function' || typeof api?.metrics?.getMeterProvider !== 'function')
+    throw new TypeError('retryplan: instrumentOpenTelemetry: `api` must be the @opentelemetry/api module');
+  const tracer = (tracerProvider ?? api.trace.getTracerProvider()).getTracer(SCOPE_NAME);
+  const meter = (meterProvider ?? api.metrics.getMeterProvider()).getMeter(SCOPE_NAME);
+  const counters = new Map(
+    METRICS.map(({ otelName, unit, description, attribute }) => [
+      otelName,
+      [meter.createCounter(otelName, { unit, description }), attribute],
+    ]),
+  );
+  const recorder = { api, tracer, counters };
+  reportWith((name) => new Operation(recorder, name));
+}
+
+/** Stops reporting. */
+export function uninstrumentOpenTelemetry() {
+  reportWith(undefined);
+}
+
+/** The type of what an attempt threw (the conventions' `error.type`), else `_OTHER`. */
+const thrownType = (error) =>
+  error instanceof Error || (typeof error === 'object' && error !== null)
+    ? (error.constructor?.name ?? OTHER_ERROR_TYPE)
+    : OTHER_ERROR_TYPE;
+
+/** One operation's attempt spans, from the core's signals of each event its driver recorded. */
+class Operation {
+  constructor(recorder, name) {
+    this.recorder = recorder;
+    this.name = name;
+    this.parent = recorder.api.context.active();
+    this.http = undefined;
+    this.spans = new Map();
+  }
+
+  /** Makes the attempt spans HTTP client spans of this request (`url` without credentials or fragment). */
+  request(method, url) {
+    const known = KNOWN_HTTP_METHODS.has(method);
+    const parsed = new URL(url);
+    const attributes = { 'http.request.method': known ? method : OTHER_METHOD, 'url.full': url };
+    if (!known) attributes['http.request.method_original'] = method;
+    if (parsed.hostname) attributes['server.address'] = parsed.hostname.replace(/^\[|\]$/g, '');
+    const port = parsed.port ? Number(parsed.port) : DEFAULT_PORTS[parsed.protocol];
+    if (port !== undefined) attributes['server.port'] = port;
+    this.http = { name: known ? method : OTHER_METHOD_SPAN_NAME, attributes };
+  }
+
+  /** Reads every event `host`'s driver recorded: its signals reported, the event handed to `onDecision`. */
+  drain(host) {
+    for (;;) {
+      const stored = decided(_driverEventSignals(host.driver));
+      if (stored === null) return;
+      const [errorCode, signals] = stored;
+      for (const signal of signals) this.report(signal, host);
+      if (host.onDecision !== undefined) host.onDecision(storedEvent(errorCode));
+    }
+  }
+
+  report([kind, a, b, c], host) {
+    if (kind === 'count') {
+      const [counter, attribute] = this.recorder.counters.get(a);
+      counter.add(1, attribute !== null && b !== null ? { [attribute]: b } : undefined);
+    } else if (kind === 'start') this.start(a, b);
+    else if (kind === 'end')
+      this.end(a, b, c === true ? thrownType(host.errors[a]) : typeof c === 'number' ? String(c) : c);
+    else this.giveUp(a, b, c);
+  }
+
+  start(attempt, resendCount) {
+    const { api, tracer } = this.recorder;
+    let name = String(this.name);
+    let kind = api.SpanKind.INTERNAL;
+    let attributes = {};
+    if (this.http !== undefined) {
+      ({ name } = this.http);
+      kind = api.SpanKind.CLIENT;
+      attributes = { ...this.http.attributes };
+      if (resendCount !== null) attributes[ATTRIBUTES.http_request_resend_count] = resendCount;
+    }
+    attributes[ATTRIBUTES.attempt] = attempt;
+    this.spans.set(attempt, tracer.startSpan(name, { kind, attributes }, this.parent));
+  }
+
+  end(attempt, statusCode, errorType) {
+    const span = this.spans.get(attempt);
+    if (span === undefined) return;
+    this.spans.delete(attempt);
+    if (statusCode !== null && this.http !== undefined)
+      span.setAttribute(ATTRIBUTES.http_response_status_code, statusCode);
+    if (errorType !== null) {
+      span.setAttribute(ATTRIBUTES.error_type, errorType);
+      span.setStatus({ code: this.recorder.api.SpanStatusCode.ERROR });
+    }
+    span.end();
+  }
+
+  giveUp(onAttempt, reason, attempts) {
+    const { api } = this.recorder;
+    const span = (onAttempt !== null && this.spans.get(onAttempt)) || api.trace.getSpan(this.parent);
+    span?.addEvent(GIVE_UP_EVENT, {
+      [ATTRIBUTES.give_up_reason]: reason,
+      [ATTRIBUTES.operation_attempts]: attempts,
+    });
+  }
+
+  /** Writes the attempt's span context into its request's headers (the global propagator's fields). */
+  inject(attempt, headers) {
+    const span = this.spans.get(attempt);
+    if (span === undefined) return;
+    const { api } = this.recorder;
+    api.propagation.inject(api.trace.setSpan(this.parent, span), headers, {
+      set: (carrier, key, value) => carrier.set(key, value),
+    });
+  }
+}

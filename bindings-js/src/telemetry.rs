@@ -1,0 +1,66 @@
+//! `_driverEventSignals`: the oldest recorded event of a driver (stored on
+//! the wire as `_driverEvent` stores it) with what the core's telemetry
+//! mapping (`retryplan::telemetry::signals`) makes of it, for `lib/otel.js`.
+//! Nothing is decided here. The Node and tools entries only (`config`): the
+//! browser runtime reports to no OpenTelemetry.
+
+use js_sys::Array;
+use retryplan as rp;
+use rp::telemetry::{signals, ErrorType, Signal};
+use wasm_bindgen::prelude::*;
+
+/// A number, or null.
+fn number(value: Option<u32>) -> JsValue {
+    value.map_or(JsValue::NULL, JsValue::from)
+}
+
+/// `error.type`: a string, a status (a number: lib/otel.js writes it as text, sparing the wasm
+/// `core::fmt`), true for "the type of what the attempt threw", or null.
+fn error_type(kind: Option<ErrorType>) -> JsValue {
+    match kind {
+        None => JsValue::NULL,
+        Some(ErrorType::Status(status)) => JsValue::from(u32::from(status)),
+        Some(ErrorType::Named(name)) => JsValue::from_str(name),
+        Some(ErrorType::Raised) => JsValue::TRUE,
+    }
+}
+
+/// One signal as an array: `["start", attempt, resendCount, hedge]`, `["end", attempt, status, errorType]`,
+/// `["give_up", onAttempt, reason, attempts]`, `["count", instrument name, attribute value]`.
+fn signal(signal: Signal) -> Array {
+    let items: [JsValue; 4] = match signal {
+        Signal::AttemptStarted { attempt, resend_count, hedge } => {
+            ["start".into(), attempt.into(), number(resend_count), hedge.into()]
+        }
+        Signal::AttemptEnded { attempt, status_code, error_type: kind } => {
+            ["end".into(), attempt.into(), number(status_code.map(u32::from)), error_type(kind)]
+        }
+        Signal::GaveUp { on_attempt, reason, attempts } => {
+            ["give_up".into(), number(on_attempt), JsValue::from_str(reason.name()), attempts.into()]
+        }
+        Signal::Count { metric, value } => [
+            "count".into(),
+            JsValue::from_str(metric.otel_name()),
+            value.map_or(JsValue::NULL, JsValue::from_str),
+            JsValue::UNDEFINED,
+        ],
+    };
+    items.iter().collect()
+}
+
+/// The oldest event of driver `handle` not yet read, stored on the wire as
+/// `_driverEvent` stores it, and `[errorCode, signals]`; `null` when none is
+/// left, or the `RetryplanError`.
+#[wasm_bindgen(js_name = _driverEventSignals)]
+pub fn driver_event_signals(handle: u32) -> JsValue {
+    crate::either(crate::driver::with(handle, |driver| match driver.poll_event() {
+        Some(event) => {
+            crate::wire::decision(&event.decision);
+            crate::wire::at_ms(event.at_ms);
+            let code = crate::wire::result(event.after);
+            let list: Array = signals(&event).into_iter().map(signal).collect();
+            Ok(Array::of2(&code, &list).into())
+        }
+        None => Ok(JsValue::NULL),
+    }))
+}
