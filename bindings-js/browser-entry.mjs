@@ -43,17 +43,17 @@ export const NOT_CARRIED = {
 export const ONLY_LEFT_OUT = new Set(['_driverEventSignals']);
 
 /**
- * The wasm functions of propagation across hops (the crate's feature
- * `propagation`), which the runtime is built without: a page serves no
- * request. Their stubs say so (lib/error.js `SERVED_ELSEWHERE`); only the
- * Driver's two methods can reach them (lib/propagation.js and lib/server.js
- * are not in the runtime).
+ * The wasm functions of propagation's incoming side and answer (the crate's
+ * feature `propagation`), which the runtime is built without: a page serves
+ * no request. Their stubs say so (lib/error.js `SERVED_ELSEWHERE`); only the
+ * Driver's `answerHeaders` can reach them (lib/propagation.js and
+ * lib/server.js are not in the runtime). The outgoing headers
+ * (`_driverOutgoing`) are in the runtime: its retryFetch sends them.
  */
 export const NOT_SERVED = {
   _incomingRead: 'IncomingContext.read',
   _incomingHeaders: 'IncomingContext.read',
   _incomingFields: 'IncomingContext',
-  _driverOutgoing: 'Driver#outgoingHeaders',
   _driverAnswer: 'Driver#answerHeaders',
 };
 

@@ -61,6 +61,9 @@ for binding in bindings-python bindings-js bindings-kotlin cli; do
   fi
 done
 
+# Issue 27's three hops (Chromium -> Python under uvicorn -> Node), on the builds of the bindings' suites above
+# (bindings-js's package and Chromium, bindings-python's .venv-python): builds nothing, about 10 s.
+suite "three hops: one propagated deadline from a page through Python to Node (tests/hops)" tests/hops/test.sh
 suite "playground (bindings-js/playground): wasm page in Chromium" bindings-js/playground/test.sh
 # Every fuzz target for a few seconds from the checked-in corpus (fuzz/):
 # installs nightly and cargo-fuzz once; the longer runs are scripts/fuzz.sh.

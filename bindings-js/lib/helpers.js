@@ -3,7 +3,7 @@
 // start, time out, hedge, wait and end; the failure table (failures.js) and
 // the caller's `outcomeOfError` hook say what an error means.
 import { _driverResponse, _endingMessage, _free } from '../wasm/retryplan_js.js';
-import { ms } from './args.js';
+import { flag, ms } from './args.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RESPONSE_HEADERS } from './constants.js';
 import { ambient, ended, outgoingHeaders, propagates } from './ambient.js';
 import { newDriver } from './driver.js';
@@ -180,12 +180,13 @@ export function retryFetch(input, init = {}, options = {}) {
     const telemetry = reporter(requestName(request));
     telemetry?.request(request.method, requestName(request).slice(request.method.length + 1));
     const driver = newDriver(policy, now(), driverOptions(options, extra, context, telemetry), primed);
-    const sends = propagates(context);
+    // The core's deadline, attempt count, key and retrying layer for the next hop: on every attempt on the
+    // Node entry, inside a served request or not (a client that never says it retries lets the next hop
+    // retry too: the layers' attempts would multiply); in a page on a same-origin request, and on a
+    // cross-origin one when the caller opts in (its server must allow the headers: CORS).
+    const sends = propagates(context, request.url, flag('propagateCrossOrigin', options.propagateCrossOrigin));
     const send = (entry) => {
       const headers = new Headers(request.headers);
-      // The core's deadline, attempt count, key and retrying layer for the next hop: on every attempt on the
-      // Node entry, inside a served request or not (a client that never says it retries lets the next hop
-      // retry too: the layers' attempts would multiply); in a page only inside one, which it never is.
       if (sends)
         for (const [name, value] of Object.entries(outgoingHeaders(driver, entry.attempt, now())))
           headers.set(name, value);

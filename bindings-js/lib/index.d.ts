@@ -934,6 +934,15 @@ export interface RetryFetchOptions extends HelperOptions {
   idempotencyKeyHeader?: string | null;
   /** Header carrying each attempt's request id (`REQUEST_ID_HEADER`); null to omit. */
   requestIdHeader?: string | null;
+  /**
+   * In a page (the browser runtime): send the core's propagation headers on a
+   * cross-origin request too (they always go on a same-origin one). They make
+   * the browser send a CORS preflight first: the server must list them in
+   * `Access-Control-Allow-Headers` (`retryplan-timeout-ms, retryplan-attempt,
+   * retryplan-caller-retries, idempotency-key`), or the fetch fails. False by
+   * default; Node sends them always and ignores it.
+   */
+  propagateCrossOrigin?: boolean;
 }
 /** The last response and the ending attached: the winner's on success, e.g. the last 503 or a 404 when the operation gave up. */
 export type RetryFetchResult =
@@ -952,7 +961,9 @@ export type RetryFetchResult =
  * gives up `body_not_replayable` (with the response). In Node every attempt
  * carries the core's propagation headers (`retryplan-timeout-ms`,
  * `retryplan-attempt`, `retryplan-caller-retries`, the key when it is sent),
- * inside a served request or not; in a page none (no CORS preflight for them).
+ * inside a served request or not; in a page a same-origin request carries
+ * them (no CORS preflight for it), a cross-origin one only with
+ * `propagateCrossOrigin: true` (the server must allow them in its preflight).
  */
 export function retryFetch(
   input: RequestInfo | URL,

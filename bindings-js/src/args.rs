@@ -158,7 +158,6 @@ pub(crate) fn string_field(object: &JsValue, key: &'static str) -> Result<String
 }
 
 /// A snake_case name read into a core enum by the core's own names.
-#[cfg(any(feature = "tools", feature = "propagation"))]
 pub(crate) fn named<T: retryplan::value::Named>(key: &'static str, name: &str) -> Result<T, JsValue> {
     T::from_name(name).ok_or_else(|| {
         let names: Array = T::ALL.iter().map(|variant| JsValue::from_str(variant.name())).collect();

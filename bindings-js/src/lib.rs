@@ -48,7 +48,6 @@ mod objects;
 mod operation;
 mod outcomes;
 mod policy;
-#[cfg(feature = "propagation")]
 mod propagation;
 #[cfg(feature = "config")]
 mod telemetry;

@@ -1,25 +1,34 @@
-//! Propagation across hops (`lib/propagation.js`, Node and the tools entry;
-//! not in the browser runtime, built without the feature `propagation`): the
-//! incoming request's context read by the core, and the headers the core
-//! writes on each attempt's request and on the answer. Every value here is
-//! the core's (`retryplan::propagation`); this module only carries them.
+//! Propagation across hops: the incoming request's context read by the core,
+//! and the headers the core writes on each attempt's request and on the
+//! answer. Every value here is the core's (`retryplan::propagation`); this
+//! module only carries them. The incoming side and the answer
+//! (`lib/propagation.js`, `lib/server.js`: Node and the tools entry) need the
+//! feature `propagation`; the outgoing headers (`_driverOutgoing`) are in
+//! every build, the browser runtime's too (its retryFetch sends them on a
+//! same-origin request, and on a cross-origin one when the caller opts in).
 
+#[cfg(feature = "propagation")]
 use alloc::vec::Vec;
 
 use js_sys::Array;
 use retryplan as rp;
-use rp::propagation::{HeaderList, IncomingContext, Protocol, REQUEST_HEADERS};
+use rp::propagation::{HeaderList, Protocol};
+#[cfg(feature = "propagation")]
+use rp::propagation::{IncomingContext, REQUEST_HEADERS};
 use wasm_bindgen::prelude::*;
 
 use crate::args::named;
+#[cfg(feature = "propagation")]
+use crate::num;
 use crate::objects::{self, Object};
-use crate::{either, js_error, num};
+use crate::{either, js_error};
 
 /// Reads the incoming request's context under `policy` at `nowMs`: `values`
 /// holds the request headers (`REQUEST_HEADERS`, in that order: a string, or
 /// anything else when absent, several field lines joined by `", "`). The
 /// context's handle, or the `RetryplanError` (`invalid_header` naming the
 /// header, `invalid_argument` naming `Idempotency-Key`).
+#[cfg(feature = "propagation")]
 #[wasm_bindgen(js_name = _incomingRead)]
 pub fn incoming_read(policy: u32, now_ms: f64, values: Vec<JsValue>) -> JsValue {
     let values: Vec<Option<alloc::string::String>> = values.iter().map(JsValue::as_string).collect();
@@ -37,6 +46,7 @@ pub fn incoming_read(policy: u32, now_ms: f64, values: Vec<JsValue>) -> JsValue 
 
 /// The request headers the reader looks up, lower case, in the order
 /// `_incomingRead` takes their values (the core's `REQUEST_HEADERS`).
+#[cfg(feature = "propagation")]
 #[wasm_bindgen(js_name = _incomingHeaders)]
 pub fn incoming_headers() -> Array {
     REQUEST_HEADERS.iter().map(|name| JsValue::from_str(name)).collect()
@@ -46,6 +56,7 @@ pub fn incoming_headers() -> Array {
 /// (a `bigint`, or undefined), deadlineHeader, previousAttempts,
 /// idempotencyKey, callerRetries, deadlineMs (the core's, with the policy's
 /// reserve; or undefined)]`, or the `RetryplanError` of a freed handle.
+#[cfg(feature = "propagation")]
 #[wasm_bindgen(js_name = _incomingFields)]
 pub fn incoming_fields(handle: u32) -> JsValue {
     either(objects::incoming(handle).map(|(context, reserve_ms)| {
@@ -97,6 +108,7 @@ pub fn driver_outgoing(handle: u32, attempt: u32, now_ms: f64, protocol: &str) -
 
 /// The headers of the answer to this layer's caller once the operation ended
 /// (the core's `Driver::answer_headers`), as `[name, value, ...]`.
+#[cfg(feature = "propagation")]
 #[wasm_bindgen(js_name = _driverAnswer)]
 pub fn driver_answer(handle: u32, protocol: &str) -> JsValue {
     let protocol = named::<Protocol>("protocol", protocol);

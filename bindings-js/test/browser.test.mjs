@@ -82,10 +82,11 @@ test('vectors, a fetch scenario and the shared helper scenarios in Chromium', as
       assert.equal(scenario.seen.length, 2);
       assert.ok(scenario.seen.every((entry) => entry.key === scenario.idempotencyKey));
       assert.notEqual(scenario.seen[0].requestId, scenario.seen[1].requestId);
-      // The browser runtime sends no propagation headers (a cross-origin fetch would need a CORS preflight for them).
+      // A same-origin request: the browser runtime sends the core's propagation headers (no CORS preflight for them).
+      const sent = ['retryplan-attempt', 'retryplan-caller-retries', 'retryplan-timeout-ms'];
       assert.deepEqual(
-        scenario.seen.map((entry) => entry.propagation),
-        [[], []],
+        scenario.seen.map((entry) => entry.propagation.sort()),
+        [sent, sent],
       );
       assert.deepEqual(result.error, { isError: true, isOurs: true, code: 'unknown_profile' });
       assert.equal(result.notCarried.isOurs, true);

@@ -35,8 +35,14 @@ import { serve } from './serve.mjs';
  * header's value, the runtime's empty ambient-context stubs in the helpers)
  * 59729 B (47548 + 12181) and 60519 B (47548 + 12971), measured in the same
  * session: +165 B and +164 B. So the gates are those plus about 0.3 KB.
+ * Then the runtime's retryFetch sends the core's outgoing propagation
+ * headers on same-origin requests (its wasm carries `_driverOutgoing`, the
+ * core's `Driver::outgoing_headers`): 61078 B (48757 + 12321) and 61874 B
+ * (48757 + 13117), main 59734 B (47546 + 12188) and 60527 B (47546 + 12981)
+ * measured in the same session: +1344 B and +1347 B; the gates those plus
+ * about 0.3 KB.
  */
-const GATE = { checkout: 55_100, shop: 60_800 };
+const GATE = { checkout: 56_500, shop: 62_200 };
 /** Issue 24's goals, in bytes. */
 const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
 
@@ -87,10 +93,11 @@ for (const name of ['checkout', 'shop']) {
       used.seen.every((each) => each.method === 'POST' && each.key === used.seen[0].key && each.key !== undefined),
     );
     assert.notEqual(used.seen[0].requestId, used.seen[1].requestId);
-    // No propagation headers from a page: custom request headers would make a cross-origin order need a CORS preflight.
+    // The order is same-origin: the page sends the core's propagation headers (no CORS preflight for them).
+    const sent = ['retryplan-attempt', 'retryplan-caller-retries', 'retryplan-timeout-ms'];
     assert.deepEqual(
-      used.seen.map((each) => each.propagation),
-      [[], []],
+      used.seen.map((each) => each.propagation.sort()),
+      [sent, sent],
     );
     // What was shipped: one wasm (the runtime's: the lean one for the checkout page), the page's JS, no JSON and no configuration reader.
     const wasm = shipped.files.filter((file) => file.kind === 'wasm');

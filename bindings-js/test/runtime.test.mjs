@@ -62,16 +62,13 @@ test('what the runtime does not carry throws unsupported, naming the call and wh
   assert.equal(node.Policy.profile('checkout').totalBudgetMs, 800);
 });
 
-test('propagation across hops is not in the runtime: its Driver methods say where it is, and nothing else of it is exported', () => {
+test("propagation's incoming side is not in the runtime: answerHeaders says where it is, and nothing else of it is exported", () => {
   for (const name of ['IncomingContext', 'propagation', 'currentIncoming']) {
     assert.equal(runtime[name], undefined, name);
     assert.equal(typeof node[name], 'function', name);
   }
   const driver = new runtime.Driver(runtime.Policy.fromCompiled(tools.compilePolicy({})), 0, { seed: 1 });
-  const calls = {
-    'Driver#outgoingHeaders': () => driver.outgoingHeaders(0, 1),
-    'Driver#answerHeaders': () => driver.answerHeaders(),
-  };
+  const calls = { 'Driver#answerHeaders': () => driver.answerHeaders() };
   assert.deepEqual(
     new Set(Object.values(NOT_SERVED)),
     new Set([...Object.keys(calls), 'IncomingContext.read', 'IncomingContext']),
@@ -82,6 +79,47 @@ test('propagation across hops is not in the runtime: its Driver methods say wher
     assert.match(error.message, /cannot run here: it is not in the browser runtime: a page serves no request/);
   }
   driver.free();
+});
+
+test("the runtime carries the outgoing side: a Driver's outgoingHeaders are the core's, as in Node", () => {
+  const form = tools.compilePolicy({ maxAttempts: 3, totalBudgetMs: 800 });
+  const headers = [runtime, node].map((api) => {
+    const driver = new api.Driver(api.Policy.fromCompiled(form), 0, { seed: 1, idempotencyKey: 'order-5001' });
+    const action = driver.pollAction(0);
+    assert.equal(action.type, 'start_attempt');
+    const sent = driver.outgoingHeaders(100, action.attempt);
+    driver.free();
+    return sent;
+  });
+  assert.deepEqual(headers[0], headers[1]);
+  assert.equal(headers[0]['retryplan-attempt'], '1');
+  assert.ok(Number(headers[0]['retryplan-timeout-ms']) > 0, JSON.stringify(headers[0]));
+});
+
+test("the runtime's retryFetch sends the core's headers cross-origin only when the caller opts in (no page here: no origin)", async () => {
+  const policy = runtime.Policy.fromCompiled(tools.compilePolicy({ maxAttempts: 1, totalBudgetMs: 800 }));
+  const sent = [];
+  const fetch = async (_input, init) => {
+    sent.push(Object.fromEntries([...init.headers].filter(([name]) => name.startsWith('retryplan-'))));
+    return new Response('ok');
+  };
+  const url = 'http://127.0.0.1:9/orders';
+  await runtime.retryFetch(url, {}, { policy, fetch });
+  await runtime.retryFetch(url, {}, { policy, fetch, propagateCrossOrigin: false });
+  await runtime.retryFetch(url, {}, { policy, fetch, propagateCrossOrigin: true });
+  assert.deepEqual(sent.slice(0, 2), [{}, {}]);
+  assert.deepEqual(Object.keys(sent[2]).sort(), [
+    'retryplan-attempt',
+    'retryplan-caller-retries',
+    'retryplan-timeout-ms',
+  ]);
+  const refused = await runtime.retryFetch(url, {}, { policy, fetch, propagateCrossOrigin: 'yes' }).then(
+    () => assert.fail('expected a refusal'),
+    (error) => error,
+  );
+  assert.deepEqual([refused.code, refused.field], ['invalid_argument', 'propagateCrossOrigin']);
+  assert.equal(sent.length, 3, 'nothing sent for a refused option');
+  policy.free();
 });
 
 test('new Policy(...) and new Dependency(...) say how each is made, in every build', () => {
