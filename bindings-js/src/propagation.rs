@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 
 use js_sys::Array;
 use retryplan as rp;
-use rp::propagation::{HeaderList, IncomingContext, Protocol, REQUEST_HEADERS};
+use rp::propagation::{Answer, HeaderList, IncomingContext, Protocol, REQUEST_HEADERS};
 use wasm_bindgen::prelude::*;
 
 use crate::args::named;
@@ -30,7 +30,7 @@ pub fn incoming_read(policy: u32, now_ms: f64, values: Vec<JsValue>) -> JsValue 
     let read = objects::policy(policy).and_then(|policy| {
         let context = IncomingContext::read(&policy, now_ms as u64, lookup).map_err(js_error)?;
         let reserve_ms = policy.propagation().reserve_ms;
-        objects::insert(Object::Incoming(alloc::boxed::Box::new((context, reserve_ms))))
+        objects::insert(Object::Incoming(alloc::boxed::Box::new((context, reserve_ms, Answer::new()))))
     });
     either(read.map(|handle| JsValue::from_f64(f64::from(handle))))
 }
@@ -101,4 +101,28 @@ pub fn driver_outgoing(handle: u32, attempt: u32, now_ms: f64, protocol: &str) -
 pub fn driver_answer(handle: u32, protocol: &str) -> JsValue {
     let protocol = named::<Protocol>("protocol", protocol);
     with_driver(handle, |driver| Ok(header_array(&driver.answer_headers(protocol?))))
+}
+
+/// The answer's headers (`[name, value, ...]`, for an HTTP caller) of the
+/// request whose context is `incoming`, after recording the ending of driver
+/// `driver` (0: none), an operation made while serving it: the core's
+/// `propagation::Answer` (the last give-up decides).
+#[wasm_bindgen(js_name = _incomingAnswer)]
+pub fn incoming_answer(incoming: u32, driver: u32) -> JsValue {
+    let ending = match driver {
+        0 => Ok(None),
+        _ => objects::with(driver, "driver", |object| match object {
+            Object::Driver(driver) => Ok(driver.ended()),
+            _ => Err(objects::freed("driver")),
+        }),
+    };
+    either(ending.and_then(|ending| {
+        objects::with(incoming, "incoming", |object| match object {
+            Object::Incoming(served) => {
+                ending.iter().for_each(|ending| served.2.record(ending));
+                Ok(header_array(&served.2.headers(Protocol::Http)))
+            }
+            _ => Err(objects::freed("incoming")),
+        })
+    }))
 }

@@ -51,7 +51,7 @@ pub use dialects::{
 };
 // The binding's error (Kotlin's RetryplanException), variant for variant the core's Error, generated.
 pub use driver::{
-    driver_with_incoming, failure_outcome, guidance_headers, idempotency_key_header, request_id_header, Driver,
+    driver_with_incoming, failure_outcome, guidance_headers, idempotency_key_header, request_id_header, Answer, Driver,
     DriverOptions,
 };
 pub use errors::RetryplanError;

@@ -484,3 +484,27 @@ impl PyDriver {
         self.inner.is_ended()
     }
 }
+
+/// The answer of the request being served, from the endings of the operations made inside it: the core's
+/// `propagation::Answer` (the last give-up decides). `retryplan.propagation` keeps one per request.
+#[pyclass(module = "retryplan", name = "Answer")]
+#[derive(Default)]
+pub(crate) struct PyAnswer(retryplan::propagation::Answer);
+
+#[pymethods]
+impl PyAnswer {
+    #[new]
+    fn new() -> Self {
+        Self::default()
+    }
+
+    /// An operation made inside the request ended with `ending`.
+    fn record(&mut self, ending: PyRef<'_, Ending>) {
+        self.0.record(&ending.inner);
+    }
+
+    /// The answer's headers, for an HTTP caller.
+    fn headers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        headers_to_py(py, &self.0.headers(retryplan::propagation::Protocol::Http))
+    }
+}

@@ -7,7 +7,7 @@
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use retryplan::propagation::{HeaderList, IncomingContext, Protocol};
+use retryplan::propagation::{HeaderList, IncomingContext, Protocol, REQUEST_HEADERS};
 
 use crate::args::{by_name, class_arg, str_arg, Arg, NOW};
 use crate::fault::{wrong_type, Res};
@@ -49,14 +49,8 @@ impl PyIncomingContext {
         let now = NOW.read(now, now_ms)?;
         let get =
             headers.getattr(intern!(headers.py(), "get")).map_err(|_| wrong_type("headers", "a mapping", headers))?;
-        // The names the core reads under this policy, asked of the core itself (a request without any).
-        let mut names: Vec<&'static str> = Vec::new();
-        IncomingContext::read(policy, now, |name| {
-            names.push(name);
-            None
-        })?;
-        let mut values: Vec<(&'static str, String)> = Vec::with_capacity(names.len());
-        for name in names {
+        let mut values: Vec<(&'static str, String)> = Vec::with_capacity(REQUEST_HEADERS.len());
+        for name in REQUEST_HEADERS {
             let value = get.call1((name,))?;
             if !value.is_none() {
                 values.push((name, str_arg("headers", &value)?.into_owned()));

@@ -959,6 +959,17 @@ class IncomingContext:
         """The context as a dict."""
 
 @final
+class Answer:
+    """The answer of the request being served, from the endings of the operations made inside it (the core's
+    ``propagation::Answer``: the last give-up decides). ``retryplan.propagation`` keeps one per request."""
+
+    def __init__(self) -> None: ...
+    def record(self, ending: Ending) -> None:
+        """An operation made inside the request ended with ``ending``."""
+    def headers(self, protocol: Optional[ProtocolName] = None) -> Dict[str, str]:
+        """The answer's headers for a caller speaking ``protocol`` (``"http"`` by default)."""
+
+@final
 class Driver:
     """The host loop of one operation: results in, one action out per poll.
 

@@ -15,9 +15,9 @@ For each HTTP request the middleware:
   ``propagation.reserve_ms``, carry the caller's key and the core's outgoing headers, and make one attempt
   when the caller retries under ``retry_layer: outermost``);
 * adds the core's answer headers to the response (``retryplan-retryable: ?0``, "do not retry", when the
-  last give-up of an outgoing helper inside this request was for overload or an exhausted budget:
-  ``Driver.answer_headers``). They go out with the response's start: a helper that gives up after the
-  response started (a streamed body) cannot change them.
+  last give-up of an outgoing helper inside this request was for overload or an exhausted budget: the
+  request's ``Answer``, which the helpers hand each ending). They go out with the response's start: a
+  helper that gives up after the response started (a streamed body) cannot change them.
 
 ``AsgiMiddleware(app, policy=...)`` wraps any ASGI 3 app (Starlette, FastAPI:
 ``app.add_middleware(AsgiMiddleware, policy=...)``); ``WsgiMiddleware(app, policy=...)`` any WSGI app.
@@ -30,7 +30,7 @@ import time
 from contextvars import ContextVar, copy_context
 
 from ._errors import RetryplanError
-from ._native import GaveUp, IncomingContext
+from ._native import Answer, IncomingContext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -46,19 +46,17 @@ __all__ = ["AsgiMiddleware", "Served", "WsgiMiddleware", "current", "done", "ser
 
 
 class Served:
-    """The request being served: its :attr:`incoming` context, and the :attr:`answer` headers the last give-up
-    of an outgoing helper inside it decided (the core's ``Driver.answer_headers``; empty until one gives up)."""
+    """The request being served: its :attr:`incoming` context, and its :attr:`answer`, which the endings of
+    the outgoing helpers inside it decide (the core's ``propagation::Answer``: the last give-up decides)."""
 
     __slots__ = ("incoming", "answer")
 
     def __init__(self, incoming: IncomingContext) -> None:
-        self.incoming = incoming
-        self.answer: Dict[str, str] = {}
+        self.incoming, self.answer = incoming, Answer()
 
     def ended(self, run: Run, ending: Ending) -> None:
-        """An outgoing helper's operation ended (called by the helpers): a give-up decides the answer."""
-        if type(ending.decision) is GaveUp:
-            self.answer = run.driver.answer_headers("http")
+        """An outgoing helper's operation ended (called by the helpers)."""
+        self.answer.record(ending)
 
 
 _SERVED: ContextVar[Optional[Served]] = ContextVar("retryplan_served", default=None)
@@ -112,8 +110,8 @@ class AsgiMiddleware:
         served, token = serving(incoming)
 
         async def answering(message: Message) -> None:
-            if message["type"] == "http.response.start" and served.answer:
-                added = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in served.answer.items()]
+            if message["type"] == "http.response.start" and (answer := served.answer.headers()):
+                added = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in answer.items()]
                 message = {**message, "headers": [*message.get("headers", ()), *added]}
             await send(message)
 
@@ -146,7 +144,7 @@ class WsgiMiddleware:
         served, _ = context.run(serving, incoming)
 
         def answering(status: str, response_headers: List[Tuple[str, str]], exc_info: Any = None) -> Any:
-            return start_response(status, [*response_headers, *served.answer.items()], exc_info)
+            return start_response(status, [*response_headers, *served.answer.headers().items()], exc_info)
 
         return _InContext(context, context.run(self.app, environ, answering))
 
