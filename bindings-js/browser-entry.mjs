@@ -45,7 +45,7 @@ export const NOT_SERVED = {
   _incomingFields: 'IncomingContext',
   _driverOutgoing: 'Driver#outgoingHeaders',
   _driverAnswer: 'Driver#answerHeaders',
-  _incomingAnswer: 'propagation',
+  _incomingAnswer: 'IncomingContext',
 };
 
 /**

@@ -76,11 +76,11 @@ fn header_array(headers: &HeaderList) -> JsValue {
 }
 
 /// Runs `use_driver` on the driver `handle` names.
-fn with_driver(handle: u32, use_driver: impl FnOnce(&rp::Driver) -> Result<JsValue, JsValue>) -> JsValue {
-    either(objects::with(handle, "driver", |object| match object {
+fn with_driver<T>(handle: u32, use_driver: impl FnOnce(&rp::Driver) -> Result<T, JsValue>) -> Result<T, JsValue> {
+    objects::with(handle, "driver", |object| match object {
         Object::Driver(driver) => use_driver(driver),
         _ => Err(objects::freed("driver")),
-    }))
+    })
 }
 
 /// The request headers of running attempt `attempt` sent at `nowMs` to a
@@ -89,10 +89,10 @@ fn with_driver(handle: u32, use_driver: impl FnOnce(&rp::Driver) -> Result<JsVal
 #[wasm_bindgen(js_name = _driverOutgoing)]
 pub fn driver_outgoing(handle: u32, attempt: u32, now_ms: f64, protocol: &str) -> JsValue {
     let protocol = named::<Protocol>("protocol", protocol);
-    with_driver(handle, |driver| {
+    either(with_driver(handle, |driver| {
         let headers = driver.outgoing_headers(attempt, now_ms as u64, protocol?).map_err(js_error)?;
         Ok(header_array(&headers))
-    })
+    }))
 }
 
 /// The headers of the answer to this layer's caller once the operation ended
@@ -100,7 +100,7 @@ pub fn driver_outgoing(handle: u32, attempt: u32, now_ms: f64, protocol: &str) -
 #[wasm_bindgen(js_name = _driverAnswer)]
 pub fn driver_answer(handle: u32, protocol: &str) -> JsValue {
     let protocol = named::<Protocol>("protocol", protocol);
-    with_driver(handle, |driver| Ok(header_array(&driver.answer_headers(protocol?))))
+    either(with_driver(handle, |driver| Ok(header_array(&driver.answer_headers(protocol?)))))
 }
 
 /// The answer's headers (`[name, value, ...]`, for an HTTP caller) of the
@@ -109,13 +109,7 @@ pub fn driver_answer(handle: u32, protocol: &str) -> JsValue {
 /// `propagation::Answer` (the last give-up decides).
 #[wasm_bindgen(js_name = _incomingAnswer)]
 pub fn incoming_answer(incoming: u32, driver: u32) -> JsValue {
-    let ending = match driver {
-        0 => Ok(None),
-        _ => objects::with(driver, "driver", |object| match object {
-            Object::Driver(driver) => Ok(driver.ended()),
-            _ => Err(objects::freed("driver")),
-        }),
-    };
+    let ending = if driver == 0 { Ok(None) } else { with_driver(driver, |driver| Ok(driver.ended())) };
     either(ending.and_then(|ending| {
         objects::with(incoming, "incoming", |object| match object {
             Object::Incoming(served) => {

@@ -112,19 +112,16 @@ impl PyIncomingContext {
     }
 
     /// The context as a dict (`caller_remaining_ns` an int or None).
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let dict = PyDict::new(py);
-        let context = &self.inner;
-        dict.set_item("received_at_ms", context.received_at_ms)?;
-        dict.set_item("caller_remaining_ns", context.caller_remaining_ns)?;
-        dict.set_item("deadline_header", context.deadline_header)?;
-        dict.set_item("previous_attempts", context.previous_attempts)?;
-        dict.set_item("idempotency_key", self.idempotency_key())?;
-        dict.set_item("caller_retries", context.caller_retries)?;
+    fn to_dict<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(slf.py());
+        let names = ["received_at_ms", "caller_remaining_ns", "deadline_header", "previous_attempts"];
+        for name in names.into_iter().chain(["idempotency_key", "caller_retries"]) {
+            dict.set_item(name, slf.getattr(name)?)?;
+        }
         Ok(dict)
     }
 
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!("IncomingContext({})", self.to_dict(py)?.repr()?))
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        Ok(format!("IncomingContext({})", Self::to_dict(slf)?.repr()?))
     }
 }

@@ -959,15 +959,20 @@ class IncomingContext:
         """The context as a dict."""
 
 @final
-class Answer:
-    """The answer of the request being served, from the endings of the operations made inside it (the core's
-    ``propagation::Answer``: the last give-up decides). ``retryplan.propagation`` keeps one per request."""
+class Served:
+    """The request being served (``retryplan.propagation``'s ambient context): its :attr:`incoming` context, and
+    its :attr:`answer`, which the endings of the operations made inside it decide (the core's
+    ``propagation::Answer``: the last give-up decides)."""
 
-    def __init__(self) -> None: ...
-    def record(self, ending: Ending) -> None:
-        """An operation made inside the request ended with ``ending``."""
-    def headers(self, protocol: Optional[ProtocolName] = None) -> Dict[str, str]:
-        """The answer's headers for a caller speaking ``protocol`` (``"http"`` by default)."""
+    def __new__(cls, incoming: IncomingContext) -> Served: ...
+    @property
+    def incoming(self) -> IncomingContext:
+        """The context the core read from the request."""
+    def ended(self, run: Run, ending: Ending) -> None:
+        """An outgoing helper's operation (its ``run``) ended with ``ending``: called by the helpers."""
+    @property
+    def answer(self) -> Dict[str, str]:
+        """The answer's headers, for an HTTP caller (none until a helper gives up for overload or a budget)."""
 
 @final
 class Driver:

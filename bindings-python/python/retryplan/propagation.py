@@ -30,33 +30,19 @@ import time
 from contextvars import ContextVar, copy_context
 
 from ._errors import RetryplanError
-from ._native import Answer, IncomingContext
+from ._native import IncomingContext, Served
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Awaitable, Callable, Dict, Iterable, Iterator, List, MutableMapping, Optional, Tuple
 
-    from ._native import Ending, Policy, Run
+    from ._native import Policy
 
     Message = MutableMapping[str, Any]
     Asgi = Callable[[Any, Any, Any], Awaitable[None]]
     """An ASGI 3 app: ``app(scope, receive, send)`` (typed loosely: every framework types its own)."""
 
 __all__ = ["AsgiMiddleware", "Served", "WsgiMiddleware", "current", "done", "serving"]
-
-
-class Served:
-    """The request being served: its :attr:`incoming` context, and its :attr:`answer`, which the endings of
-    the outgoing helpers inside it decide (the core's ``propagation::Answer``: the last give-up decides)."""
-
-    __slots__ = ("incoming", "answer")
-
-    def __init__(self, incoming: IncomingContext) -> None:
-        self.incoming, self.answer = incoming, Answer()
-
-    def ended(self, run: Run, ending: Ending) -> None:
-        """An outgoing helper's operation ended (called by the helpers)."""
-        self.answer.record(ending)
 
 
 _SERVED: ContextVar[Optional[Served]] = ContextVar("retryplan_served", default=None)
@@ -110,7 +96,7 @@ class AsgiMiddleware:
         served, token = serving(incoming)
 
         async def answering(message: Message) -> None:
-            if message["type"] == "http.response.start" and (answer := served.answer.headers()):
+            if message["type"] == "http.response.start" and (answer := served.answer):
                 added = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in answer.items()]
                 message = {**message, "headers": [*message.get("headers", ()), *added]}
             await send(message)
@@ -144,7 +130,7 @@ class WsgiMiddleware:
         served, _ = context.run(serving, incoming)
 
         def answering(status: str, response_headers: List[Tuple[str, str]], exc_info: Any = None) -> Any:
-            return start_response(status, [*response_headers, *served.answer.headers().items()], exc_info)
+            return start_response(status, [*response_headers, *served.answer.items()], exc_info)
 
         return _InContext(context, context.run(self.app, environ, answering))
 
