@@ -41,7 +41,6 @@ export const NOT_CARRIED = {
  */
 export const NOT_SERVED = {
   _incomingRead: 'IncomingContext.read',
-  _incomingHeaders: 'IncomingContext.read',
   _incomingFields: 'IncomingContext',
   _driverOutgoing: 'Driver#outgoingHeaders',
   _driverAnswer: 'Driver#answerHeaders',

@@ -16,7 +16,8 @@ use crate::objects::{self, Object};
 use crate::{either, js_error, num};
 
 /// Reads the incoming request's context under `policy` at `nowMs`: `values`
-/// holds the request headers (`REQUEST_HEADERS`, in that order: a string, or
+/// holds the request headers (`REQUEST_HEADERS`, generated into
+/// lib/generated/propagation.js, in that order: a string, or
 /// anything else when absent, several field lines joined by `", "`). The
 /// context's handle, or the `RetryplanError` (`invalid_header` naming the
 /// header, `invalid_argument` naming `Idempotency-Key`).
@@ -33,13 +34,6 @@ pub fn incoming_read(policy: u32, now_ms: f64, values: Vec<JsValue>) -> JsValue 
         objects::insert(Object::Incoming(alloc::boxed::Box::new((context, reserve_ms, Answer::new()))))
     });
     either(read.map(|handle| JsValue::from_f64(f64::from(handle))))
-}
-
-/// The request headers the reader looks up, lower case, in the order
-/// `_incomingRead` takes their values (the core's `REQUEST_HEADERS`).
-#[wasm_bindgen(js_name = _incomingHeaders)]
-pub fn incoming_headers() -> Array {
-    REQUEST_HEADERS.iter().map(|name| JsValue::from_str(name)).collect()
 }
 
 /// What the context `handle` names read: `[receivedAtMs, callerRemainingNs

@@ -94,13 +94,6 @@ impl IncomingContext {
     }
 }
 
-/// The header a response carries to say "do not retry" (`retryplan-retryable`),
-/// which the driver reads from every response handed in: a helper's lookup must include it.
-#[uniffi::export]
-pub fn declined_retry_header() -> String {
-    rp::propagation::RETRYPLAN_RETRYABLE.to_owned()
-}
-
 pub(crate) fn fields(headers: &HeaderList) -> Vec<HeaderField> {
     headers.iter().map(|(name, value)| HeaderField { name: name.to_owned(), value: value.to_owned() }).collect()
 }

@@ -33,6 +33,7 @@ from ._config_types import (
     HeldName,
     IdempotencyName,
     PolicyFields,
+    ProtocolName,
     ReceiptName,
     RetryAfterReadingName,
 )
@@ -910,9 +911,6 @@ class Event:
         """The result that led to it, when one did."""
     def to_dict(self) -> Dict[str, _JsonValue]:
         """The event in the vectors' JSON shape."""
-
-ProtocolName = Literal["http", "grpc"]
-"""What a next hop speaks (``retryplan::propagation::Protocol``), which decides the headers written for it."""
 
 @final
 class IncomingContext:

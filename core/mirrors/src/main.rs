@@ -34,6 +34,7 @@ mod js_wire;
 mod kotlin_http;
 mod kotlin_wire;
 mod output;
+mod propagation_names;
 mod python;
 mod python_errors;
 mod python_records;
@@ -70,6 +71,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.extend(uniffi_functions::outputs(root, &tables)?);
     outputs.extend(uniffi_errors::outputs(root)?);
     outputs.push(kotlin_http::output());
+    outputs.extend(propagation_names::outputs());
     Ok(outputs)
 }
 
