@@ -79,6 +79,14 @@ function browserTypes(index) {
     const note = `  /**\n   * @deprecated \`${what}\` is not in the browser runtime: it throws a RetryplanError with code\n   * "unsupported". Compile the configuration when the page is built (retryplan/rollup, compilePolicy or\n   * compileDependency of retryplan/tools, \`retryplan compile\`) and load it with Policy.fromCompiled or\n   * Dependency.fromCompiled, or import it from retryplan/tools.\n   */\n`;
     text = `${text.slice(0, at)}${note}  ${replacement}\n${text.slice(at + declaration.length + 3)}`;
   }
+  // The server side of propagation (lib/propagation.js, lib/server.js) is not exported at all: a page serves no
+  // request. Its declarations go, and IncomingContext is `never` (no driver of a page starts from one).
+  const from = text.indexOf('/**\n * What the request being served says about its caller');
+  const to = text.indexOf('export function currentIncoming(): IncomingContext | undefined;\n');
+  if (from < 0 || to < from)
+    throw new Error('browser-entry.mjs: lib/index.d.ts no longer declares propagation as expected');
+  const never = `/**\n * @deprecated The browser runtime serves no request: it carries no IncomingContext, \`propagation\` or\n * \`currentIncoming\` (retryplan in Node, or retryplan/tools, does).\n */\nexport type IncomingContext = never;\n`;
+  text = `${text.slice(0, from)}${never}${text.slice(to + 'export function currentIncoming(): IncomingContext | undefined;\n'.length)}`;
   return `// Made by browser-entry.mjs from lib/index.d.ts: the types of \`retryplan\` under the \`browser\`\n// condition (the browser runtime; TypeScript reads it with "customConditions": ["browser"]). Do not edit.\n${text}`;
 }
 
