@@ -53,7 +53,7 @@ class RequestContext(
 
     /** A helper's operation inside this request ended (its [driver]'s ending is recorded; [gaveUp] is the core's to judge, unused). */
     @Suppress("UNUSED_PARAMETER")
-    internal fun ended(driver: Driver, gaveUp: Boolean) = answer.record(driver)
+    internal fun ended(driver: Driver, gaveUp: Boolean) = driver.withNative { answer.record(it) }
 
     companion object Key : CoroutineContext.Key<RequestContext> {
         /**
