@@ -52,9 +52,9 @@ export const ONLY_LEFT_OUT = new Set(['_driverEventSignals']);
  */
 export const NOT_SERVED = {
   _incomingRead: 'IncomingContext.read',
-  _incomingHeaders: 'IncomingContext.read',
   _incomingFields: 'IncomingContext',
   _driverAnswer: 'Driver#answerHeaders',
+  _incomingAnswer: 'IncomingContext',
 };
 
 /**
@@ -142,6 +142,14 @@ function browserTypes(index, controls) {
     const note = `  /**\n   * @deprecated \`${what}\` is not in the ${runtime}: it throws a RetryplanError with code\n   * "unsupported". ${advice}\n   */\n`;
     text = `${text.slice(0, at)}${note}  ${replacement}\n${text.slice(at + declaration.length + 3)}`;
   }
+  // The server side of propagation (lib/propagation.js, lib/server.js) is not exported at all: a page serves no
+  // request. Its declarations go, and IncomingContext is `never` (no driver of a page starts from one).
+  const from = text.indexOf('/**\n * What the request being served says about its caller');
+  const to = text.indexOf('export function currentIncoming(): IncomingContext | undefined;\n');
+  if (from < 0 || to < from)
+    throw new Error('browser-entry.mjs: lib/index.d.ts no longer declares propagation as expected');
+  const never = `/**\n * @deprecated The browser runtime serves no request: it carries no IncomingContext, \`propagation\` or\n * \`currentIncoming\` (retryplan in Node, or retryplan/tools, does).\n */\nexport type IncomingContext = never;\n`;
+  text = `${text.slice(0, from)}${never}${text.slice(to + 'export function currentIncoming(): IncomingContext | undefined;\n'.length)}`;
   const of = controls
     ? 'the types of `retryplan` under the `browser`\n// condition (the browser runtime; TypeScript reads it with "customConditions": ["browser"])'
     : 'the types of `retryplan/lean`\n// (the lean browser runtime: no shared controls)';

@@ -1,13 +1,15 @@
 // The ambient context of the request being served, for the helpers (Node and
 // the tools entry; the browser runtime's lib/runtime/ambient.js has none).
 // lib/server.js's middleware runs each request in an AsyncLocalStorage
-// holding `{incoming, answer}`: the helpers start their drivers with the
+// holding `{incoming}`: the helpers start their drivers with the
 // incoming context, write the core's headers on each attempt (retryFetch on
-// the Node entry: outside a served request too), and leave the answer's
-// headers of their last give-up for the middleware to write.
-import { _driverAnswer, _driverOutgoing } from '../wasm/retryplan_js.js';
+// the Node entry: outside a served request too), and hand their endings to
+// the request's answer (the core's, held with the incoming context), which
+// the middleware writes.
+import { _driverOutgoing, _incomingAnswer } from '../wasm/retryplan_js.js';
 import { decided } from './convert.js';
 import { headerObject } from './driver.js';
+import { handle } from './objects.js';
 
 /** The middleware's AsyncLocalStorage (lib/server.js sets it when it is first used). */
 let requests;
@@ -17,7 +19,7 @@ export const useRequests = (storage) => {
   requests = storage;
 };
 
-/** The ambient context (`{incoming, answer}`) of the request being served, or undefined. */
+/** The ambient context (`{incoming}`) of the request being served, or undefined. */
 export const ambient = () => requests?.getStore();
 
 /** Whether retryFetch sends the core's headers outside a served request too (set by the Node entry). */
@@ -41,11 +43,5 @@ export const propagates = (context) => context !== undefined || everyAttempt;
 export const outgoingHeaders = (driver, attempt, nowMs, protocol = 'http') =>
   headerObject(decided(_driverOutgoing(driver, attempt, nowMs, protocol)));
 
-/**
- * An outgoing helper's operation ended with `decision`: the last give-up
- * inside the request decides the answer's headers (the core's
- * `answer_headers`: "do not retry", or none).
- */
-export function ended(context, driver, decision) {
-  if (decision.type === 'gave_up') context.answer = decided(_driverAnswer(driver, 'http'));
-}
+/** An outgoing helper's operation (its driver's) ended inside the request served in `context`: its answer records the ending. */
+export const ended = (context, driver) => decided(_incomingAnswer(handle(context.incoming), driver));

@@ -5,15 +5,13 @@
 // it retries, as the policy's `propagation.read_headers` says. A malformed
 // header is refused with a RetryplanError (`invalid_header`, its `field`
 // the header), never read as absent. Every value is the core's.
-import { _incomingFields, _incomingHeaders, _incomingRead } from '../wasm/retryplan_js.js';
+import { _incomingFields, _incomingRead } from '../wasm/retryplan_js.js';
 import { ms } from './args.js';
 import { decided } from './convert.js';
+import { REQUEST_HEADERS } from './generated/propagation.js';
 import { header } from './http.js';
 import { BRAND, Held, handle, handleOf } from './objects.js';
 import { Policy } from './policy.js';
-
-/** The request headers the core reads, in the order it takes their values (read from the wasm once). */
-let names;
 
 /**
  * A lookup of a request's headers: a function of the lower-case name, a
@@ -43,8 +41,7 @@ export class IncomingContext extends Held {
     const policyHandle = handleOf('policy', policy, Policy);
     const now = ms('nowMs', nowMs);
     const lookup = requestLookup(headers);
-    names ??= _incomingHeaders();
-    const values = names.map((name) => header(lookup, name) ?? undefined);
+    const values = REQUEST_HEADERS.map((name) => header(lookup, name) ?? undefined);
     return new IncomingContext(decided(_incomingRead(policyHandle, now, values)));
   }
 

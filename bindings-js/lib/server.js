@@ -3,11 +3,13 @@
 // incoming request's context through the core (`IncomingContext.read`), makes
 // it the ambient context of the request (an AsyncLocalStorage that `run` and
 // `retryFetch` read), answers a malformed propagation header with 400, and
-// writes the core's answer headers (the last give-up of an outgoing helper
-// inside the request decides them) when the response's head is written.
+// writes the core's answer headers (the endings of the outgoing helpers
+// inside the request decide them) when the response's head is written.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { _incomingAnswer } from '../wasm/retryplan_js.js';
 import { useRequests } from './ambient.js';
-import { RetryplanError } from './convert.js';
+import { decided, RetryplanError } from './convert.js';
+import { handle } from './objects.js';
 import { IncomingContext } from './propagation.js';
 
 /** The requests being served (made when a middleware is first made: no side effect at module scope). */
@@ -39,13 +41,13 @@ export function propagation(policy, options = {}) {
       res.end(`${refused.message}\n`);
       return;
     }
-    const context = { incoming, answer: undefined };
+    const context = { incoming };
     // Every head is written through writeHead (an implicit one too): the answer's headers go in just before.
     const writeHead = res.writeHead;
     res.writeHead = function writeHeadWithAnswer(...args) {
       res.writeHead = writeHead;
-      const answer = context.answer;
-      if (answer !== undefined) for (let at = 0; at < answer.length; at += 2) res.setHeader(answer[at], answer[at + 1]);
+      const answer = decided(_incomingAnswer(handle(incoming), 0));
+      for (let at = 0; at < answer.length; at += 2) res.setHeader(answer[at], answer[at + 1]);
       return writeHead.apply(this, args);
     };
     store.run(context, next);

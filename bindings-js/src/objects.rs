@@ -67,9 +67,10 @@ pub(crate) enum Object {
     Slot(rp::GrantCell<rp::RetrySlot>),
     Stats(Arc<rp::SharedStats>),
     Driver(Box<retryplan::Driver>),
-    /// An incoming request's context, with its policy's `propagation.reserve_ms`.
+    /// An incoming request's context, with its policy's `propagation.reserve_ms`
+    /// and the answer the endings of the operations made while serving it decide.
     #[cfg(feature = "propagation")]
-    Incoming(Box<(rp::propagation::IncomingContext, u64)>),
+    Incoming(Box<(rp::propagation::IncomingContext, u64, rp::propagation::Answer)>),
     #[cfg(feature = "tools")]
     ServiceConfig(rp::grpc::ServiceConfig),
 }
@@ -152,7 +153,7 @@ pub(crate) fn policy(handle: u32) -> Result<Arc<rp::Policy>, JsValue> {
 #[cfg(feature = "propagation")]
 pub(crate) fn incoming(handle: u32) -> Result<(rp::propagation::IncomingContext, u64), JsValue> {
     with(handle, "incoming", |object| match object {
-        Object::Incoming(read) => Ok((**read).clone()),
+        Object::Incoming(read) => Ok((read.0.clone(), read.1)),
         _ => Err(freed("incoming")),
     })
 }

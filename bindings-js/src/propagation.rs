@@ -14,7 +14,7 @@ use js_sys::Array;
 use retryplan as rp;
 use rp::propagation::{HeaderList, Protocol};
 #[cfg(feature = "propagation")]
-use rp::propagation::{IncomingContext, REQUEST_HEADERS};
+use rp::propagation::{Answer, IncomingContext, REQUEST_HEADERS};
 use wasm_bindgen::prelude::*;
 
 use crate::args::named;
@@ -24,7 +24,8 @@ use crate::objects::{self, Object};
 use crate::{either, js_error};
 
 /// Reads the incoming request's context under `policy` at `nowMs`: `values`
-/// holds the request headers (`REQUEST_HEADERS`, in that order: a string, or
+/// holds the request headers (`REQUEST_HEADERS`, generated into
+/// lib/generated/propagation.js, in that order: a string, or
 /// anything else when absent, several field lines joined by `", "`). The
 /// context's handle, or the `RetryplanError` (`invalid_header` naming the
 /// header, `invalid_argument` naming `Idempotency-Key`).
@@ -39,17 +40,9 @@ pub fn incoming_read(policy: u32, now_ms: f64, values: Vec<JsValue>) -> JsValue 
     let read = objects::policy(policy).and_then(|policy| {
         let context = IncomingContext::read(&policy, now_ms as u64, lookup).map_err(js_error)?;
         let reserve_ms = policy.propagation().reserve_ms;
-        objects::insert(Object::Incoming(alloc::boxed::Box::new((context, reserve_ms))))
+        objects::insert(Object::Incoming(alloc::boxed::Box::new((context, reserve_ms, Answer::new()))))
     });
     either(read.map(|handle| JsValue::from_f64(f64::from(handle))))
-}
-
-/// The request headers the reader looks up, lower case, in the order
-/// `_incomingRead` takes their values (the core's `REQUEST_HEADERS`).
-#[cfg(feature = "propagation")]
-#[wasm_bindgen(js_name = _incomingHeaders)]
-pub fn incoming_headers() -> Array {
-    REQUEST_HEADERS.iter().map(|name| JsValue::from_str(name)).collect()
 }
 
 /// What the context `handle` names read: `[receivedAtMs, callerRemainingNs
@@ -87,11 +80,11 @@ fn header_array(headers: &HeaderList) -> JsValue {
 }
 
 /// Runs `use_driver` on the driver `handle` names.
-fn with_driver(handle: u32, use_driver: impl FnOnce(&rp::Driver) -> Result<JsValue, JsValue>) -> JsValue {
-    either(objects::with(handle, "driver", |object| match object {
+fn with_driver<T>(handle: u32, use_driver: impl FnOnce(&rp::Driver) -> Result<T, JsValue>) -> Result<T, JsValue> {
+    objects::with(handle, "driver", |object| match object {
         Object::Driver(driver) => use_driver(driver),
         _ => Err(objects::freed("driver")),
-    }))
+    })
 }
 
 /// The request headers of running attempt `attempt` sent at `nowMs` to a
@@ -100,10 +93,10 @@ fn with_driver(handle: u32, use_driver: impl FnOnce(&rp::Driver) -> Result<JsVal
 #[wasm_bindgen(js_name = _driverOutgoing)]
 pub fn driver_outgoing(handle: u32, attempt: u32, now_ms: f64, protocol: &str) -> JsValue {
     let protocol = named::<Protocol>("protocol", protocol);
-    with_driver(handle, |driver| {
+    either(with_driver(handle, |driver| {
         let headers = driver.outgoing_headers(attempt, now_ms as u64, protocol?).map_err(js_error)?;
         Ok(header_array(&headers))
-    })
+    }))
 }
 
 /// The headers of the answer to this layer's caller once the operation ended
@@ -112,5 +105,24 @@ pub fn driver_outgoing(handle: u32, attempt: u32, now_ms: f64, protocol: &str) -
 #[wasm_bindgen(js_name = _driverAnswer)]
 pub fn driver_answer(handle: u32, protocol: &str) -> JsValue {
     let protocol = named::<Protocol>("protocol", protocol);
-    with_driver(handle, |driver| Ok(header_array(&driver.answer_headers(protocol?))))
+    either(with_driver(handle, |driver| Ok(header_array(&driver.answer_headers(protocol?)))))
+}
+
+/// The answer's headers (`[name, value, ...]`, for an HTTP caller) of the
+/// request whose context is `incoming`, after recording the ending of driver
+/// `driver` (0: none), an operation made while serving it: the core's
+/// `propagation::Answer` (the last give-up decides).
+#[cfg(feature = "propagation")]
+#[wasm_bindgen(js_name = _incomingAnswer)]
+pub fn incoming_answer(incoming: u32, driver: u32) -> JsValue {
+    let ending = if driver == 0 { Ok(None) } else { with_driver(driver, |driver| Ok(driver.ended())) };
+    either(ending.and_then(|ending| {
+        objects::with(incoming, "incoming", |object| match object {
+            Object::Incoming(served) => {
+                ending.iter().for_each(|ending| served.2.record(ending));
+                Ok(header_array(&served.2.headers(Protocol::Http)))
+            }
+            _ => Err(objects::freed("incoming")),
+        })
+    }))
 }

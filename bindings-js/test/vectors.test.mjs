@@ -52,9 +52,6 @@ test('the vector directory holds vectors', () => {
   assert.ok(total > 0, `no vectors in ${dir.pathname}`);
 });
 
-/** The vector topics whose error texts tests/messages/errors.json does not hold yet (core/tests/conformance.rs, NOT_YET_IN_EVERY_RUNTIME). */
-const NOT_YET_IN_ERRORS_JSON = ['propagation'];
-
 /** What each entry's run left out, by entry: the compiled run leaves out what the default entry's leaves out. */
 const skippedBy = {};
 
@@ -88,11 +85,7 @@ for (const [entry, api, lean, compiled, controls] of [
   test(`${entry}: every error's message is the core's, byte for byte (composed outside the wasm)`, {
     skip: process.env.RETRYPLAN_VECTORS !== undefined || wordless,
   }, () => {
-    // Topics whose texts core/tests/conformance.rs keeps out of errors.json until every runtime runs them
-    // (its NOT_YET_IN_EVERY_RUNTIME): JS runs them, but has no Rust text to match yet.
-    const labels = Object.keys(run.messages).filter(
-      (label) => !NOT_YET_IN_ERRORS_JSON.some((topic) => label.startsWith(`${topic}.`)),
-    );
+    const labels = Object.keys(run.messages);
     assert.ok(labels.length > 0);
     for (const label of labels) assert.equal(run.messages[label], rustMessages[label], label);
     // The tools entry meets every error of the vectors; the default entry every one it runs.

@@ -282,3 +282,30 @@ pub fn idempotency_key_header() -> String {
 pub fn request_id_header() -> String {
     rp::REQUEST_ID_HEADER.to_owned()
 }
+
+/// The answer of a request being served, from the endings of the operations
+/// made inside it: the core's `propagation::Answer` (the last give-up
+/// decides). `RequestContext` keeps one.
+#[derive(Debug, Default, uniffi::Object)]
+pub struct Answer(Mutex<rp::propagation::Answer>);
+
+#[uniffi::export]
+impl Answer {
+    /// No operation has given up yet: no headers.
+    #[uniffi::constructor]
+    pub fn new() -> Arc<Answer> {
+        Arc::default()
+    }
+
+    /// The operation of `driver`, made inside the request, ended: its ending is recorded (nothing before its end).
+    pub fn record(&self, driver: Arc<Driver>) {
+        if let Some(ending) = lock(&driver.0).ended() {
+            lock(&self.0).record(&ending);
+        }
+    }
+
+    /// The answer's headers for a caller speaking `protocol`.
+    pub fn headers(&self, protocol: Protocol) -> Vec<HeaderField> {
+        fields(&lock(&self.0).headers(protocol))
+    }
+}

@@ -3,12 +3,11 @@
 //! (an opaque object), and the headers the driver writes on each attempt
 //! and on the answer. Conversion only: every value is the core's.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use retryplan as rp;
-use retryplan::propagation::HeaderList;
+use retryplan::propagation::{HeaderList, REQUEST_HEADERS};
 
 use crate::policy::Policy;
 use crate::{long_out, ms_in, Result};
@@ -43,16 +42,9 @@ impl IncomingContext {
     #[uniffi::constructor]
     pub fn read(policy: Arc<Policy>, now_ms: i64, lookup: Box<dyn HeaderLookup>) -> Result<Arc<IncomingContext>> {
         let now_ms = ms_in("now_ms", now_ms)?;
-        // The core's lookup lends its answers for the whole read: ask the host once for
-        // every name the core reads (which names does not depend on the values), then read.
-        let asked = RefCell::new(Vec::new());
-        let probe = rp::propagation::IncomingContext::read(&policy.0, now_ms, |name| {
-            asked.borrow_mut().push(name);
-            None
-        });
-        debug_assert!(probe.is_ok(), "a request without headers is always read");
+        // The core's lookup lends its answers for the whole read: ask the host once for each name it reads.
         let values: HashMap<&'static str, String> =
-            asked.into_inner().into_iter().filter_map(|name| Some((name, lookup.header(name.to_owned())?))).collect();
+            REQUEST_HEADERS.into_iter().filter_map(|name| Some((name, lookup.header(name.to_owned())?))).collect();
         let context =
             rp::propagation::IncomingContext::read(&policy.0, now_ms, |name| values.get(name).map(String::as_str))?;
         Ok(Arc::new(IncomingContext(context)))
@@ -100,13 +92,6 @@ impl IncomingContext {
     pub fn deadline_ms(&self, policy: Arc<Policy>) -> Option<i64> {
         self.0.deadline_ms(policy.0.propagation().reserve_ms).map(long_out)
     }
-}
-
-/// The header a response carries to say "do not retry" (`retryplan-retryable`),
-/// which the driver reads from every response handed in: a helper's lookup must include it.
-#[uniffi::export]
-pub fn declined_retry_header() -> String {
-    rp::propagation::RETRYPLAN_RETRYABLE.to_owned()
 }
 
 pub(crate) fn fields(headers: &HeaderList) -> Vec<HeaderField> {

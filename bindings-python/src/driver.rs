@@ -484,3 +484,34 @@ impl PyDriver {
         self.inner.is_ended()
     }
 }
+
+/// The request being served (`retryplan.propagation`'s ambient context): its `incoming` context, and its
+/// answer, which the endings of the operations made inside it decide (the core's `propagation::Answer`: the
+/// last give-up decides).
+#[pyclass(module = "retryplan.propagation", name = "Served")]
+pub(crate) struct PyServed {
+    /// The context the core read from the request.
+    #[pyo3(get)]
+    incoming: Py<PyIncomingContext>,
+    answer: retryplan::propagation::Answer,
+}
+
+#[pymethods]
+impl PyServed {
+    #[new]
+    fn new(incoming: Py<PyIncomingContext>) -> Self {
+        PyServed { incoming, answer: retryplan::propagation::Answer::new() }
+    }
+
+    /// An outgoing helper's operation (its `run`) ended with `ending`: called by the helpers.
+    fn ended(&mut self, run: &Bound<'_, PyAny>, ending: PyRef<'_, Ending>) {
+        let _ = run; // the ending says all
+        self.answer.record(&ending.inner);
+    }
+
+    /// The answer's headers, for an HTTP caller (none until a helper gives up for overload or a budget).
+    #[getter]
+    fn answer<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        headers_to_py(py, &self.answer.headers(retryplan::propagation::Protocol::Http))
+    }
+}

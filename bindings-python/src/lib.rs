@@ -60,6 +60,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<operation::PyOperation>()?;
     m.add_class::<driver::PyDriver>()?;
     m.add_class::<propagation::PyIncomingContext>()?;
+    m.add_class::<driver::PyServed>()?;
     m.add_class::<driver::PyAction>()?;
     m.add_class::<driver::AttemptPlan>()?;
     m.add_class::<driver::AbortAttempt>()?;

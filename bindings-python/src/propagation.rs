@@ -7,7 +7,7 @@
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use retryplan::propagation::{HeaderList, IncomingContext, Protocol};
+use retryplan::propagation::{HeaderList, IncomingContext, Protocol, REQUEST_HEADERS};
 
 use crate::args::{by_name, class_arg, str_arg, Arg, NOW};
 use crate::fault::{wrong_type, Res};
@@ -49,14 +49,8 @@ impl PyIncomingContext {
         let now = NOW.read(now, now_ms)?;
         let get =
             headers.getattr(intern!(headers.py(), "get")).map_err(|_| wrong_type("headers", "a mapping", headers))?;
-        // The names the core reads under this policy, asked of the core itself (a request without any).
-        let mut names: Vec<&'static str> = Vec::new();
-        IncomingContext::read(policy, now, |name| {
-            names.push(name);
-            None
-        })?;
-        let mut values: Vec<(&'static str, String)> = Vec::with_capacity(names.len());
-        for name in names {
+        let mut values: Vec<(&'static str, String)> = Vec::with_capacity(REQUEST_HEADERS.len());
+        for name in REQUEST_HEADERS {
             let value = get.call1((name,))?;
             if !value.is_none() {
                 values.push((name, str_arg("headers", &value)?.into_owned()));
@@ -118,19 +112,16 @@ impl PyIncomingContext {
     }
 
     /// The context as a dict (`caller_remaining_ns` an int or None).
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let dict = PyDict::new(py);
-        let context = &self.inner;
-        dict.set_item("received_at_ms", context.received_at_ms)?;
-        dict.set_item("caller_remaining_ns", context.caller_remaining_ns)?;
-        dict.set_item("deadline_header", context.deadline_header)?;
-        dict.set_item("previous_attempts", context.previous_attempts)?;
-        dict.set_item("idempotency_key", self.idempotency_key())?;
-        dict.set_item("caller_retries", context.caller_retries)?;
+    fn to_dict<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(slf.py());
+        let names = ["received_at_ms", "caller_remaining_ns", "deadline_header", "previous_attempts"];
+        for name in names.into_iter().chain(["idempotency_key", "caller_retries"]) {
+            dict.set_item(name, slf.getattr(name)?)?;
+        }
         Ok(dict)
     }
 
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!("IncomingContext({})", self.to_dict(py)?.repr()?))
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        Ok(format!("IncomingContext({})", Self::to_dict(slf)?.repr()?))
     }
 }

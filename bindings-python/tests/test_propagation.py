@@ -390,3 +390,26 @@ def test_under_starlette_async_and_threadpool_endpoints_share_the_request_contex
         assert answer.status_code == 400 and "retryplan-timeout-ms" in answer.text
     finally:
         served.close()
+
+
+def _ended(status: int, headers: Dict[str, str]) -> retryplan.Ending:
+    """The ending of a one-attempt operation whose attempt was answered ``status`` with ``headers``."""
+    driver = retryplan.Driver(Policy.from_dict({"jitter": {"kind": "none"}, "max_attempts": 1}), now_ms=0, seed=7)
+    driver.poll_action(now_ms=0)
+    driver.handle_response(attempt=1, status=status, headers=headers, now_ms=10, now_unix_ms=0)
+    ending = driver.poll_action(now_ms=10)
+    assert isinstance(ending, retryplan.Ending)
+    return ending
+
+
+def test_served_answer_is_the_cores_the_last_give_up_decides() -> None:
+    """``Served`` hands each helper's ending to the core's ``propagation::Answer``: a give-up told "do not retry"
+    sets it, a later success leaves it, a later give-up that says nothing replaces it."""
+    served = retryplan.propagation.Served(IncomingContext.none(now_ms=0))
+    assert served.answer == {}
+    served.ended(None, _ended(503, {"retryplan-retryable": "?0"}))
+    assert served.answer == {"retryplan-retryable": "?0"}
+    served.ended(None, _ended(200, {}))
+    assert served.answer == {"retryplan-retryable": "?0"}
+    served.ended(None, _ended(500, {}))
+    assert served.answer == {}

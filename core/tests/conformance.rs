@@ -759,19 +759,11 @@ fn run_vectors(fill: bool) -> (usize, Vec<String>) {
     (count, failures)
 }
 
-/// The topics of the vector files only this runner runs so far (the
-/// Python, JS and Kotlin runners list the same files as not yet theirs):
-/// their errors' texts stay out of `tests/messages/errors.json`, which the
-/// JS binding matches byte for byte, until every runtime runs them (the
-/// core's unit tests pin those texts meanwhile).
-const NOT_YET_IN_EVERY_RUNTIME: &[&str] = &["propagation"];
-
 /// Compares (or fills) `tests/messages/errors.json`: the text of every error
 /// the vectors expect, by label.
 fn check_messages(fill: bool, failures: &mut Vec<String>) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/messages/errors.json");
-    let mut messages = MESSAGES.with(|messages| messages.borrow().clone());
-    messages.retain(|label, _| !NOT_YET_IN_EVERY_RUNTIME.iter().any(|topic| label.starts_with(&format!("{topic}."))));
+    let messages = MESSAGES.with(|messages| messages.borrow().clone());
     let document = json!({
         "description": "The text of every error the conformance vectors expect, as Rust composes it, by the label of its case or step (`id`, `id step 2`, `id operation 0 step 1`). Written by core/tests/conformance.rs (RETRYPLAN_FILL_VECTORS=1); the JavaScript binding composes each of these outside its wasm and must match byte for byte.",
         "messages": messages,

@@ -1,7 +1,7 @@
 // A page's TypeScript under the `browser` condition ("customConditions": ["browser"]): the types of the
 // browser runtime (browser/lib/browser.d.ts) say what it does not carry.
 /// <reference types="retryplan/imports" />
-import { Policy, RetryplanError, retryFetch } from 'retryplan';
+import { type IncomingContext, Policy, RetryplanError, retryFetch } from 'retryplan';
 import checkoutForm from './checkout.policy.json?retryplan';
 
 const checkout = Policy.fromCompiled(checkoutForm);
@@ -12,3 +12,9 @@ export const isOurs = (error: unknown): boolean => error instanceof RetryplanErr
 export const read: number = Policy.fromConfig({ maxAttempts: 3 }).maxAttempts;
 // @ts-expect-error: nor is Policy.profile
 export const profiled: number = Policy.profile('checkout').totalBudgetMs;
+// @ts-expect-error: nor is the server side of propagation (a page serves no request): no middleware,
+export { propagation } from 'retryplan';
+// @ts-expect-error: no ambient incoming context,
+export { currentIncoming } from 'retryplan';
+// @ts-expect-error: and no IncomingContext for a driver to start from (it is `never`)
+export const served: IncomingContext = {};

@@ -33,6 +33,8 @@ FailureName = Literal["dns_lookup_failed", "connection_refused", "unreachable", 
 """What a host saw go wrong with an attempt, named the same in every language."""
 AbortReasonName = Literal["timed_out", "lost_race", "cancelled", "operation_ended"]
 """Why the driver aborts a running attempt."""
+ProtocolName = Literal["http", "grpc"]
+"""What the next hop speaks, which decides the headers written for it."""
 HeldName = Literal["value", "error"]
 """What a host holds under the token of a result it hands in."""
 ConcurrencyName = Literal["concurrent", "sequential", "sequential_without_hedging"]

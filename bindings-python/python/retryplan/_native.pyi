@@ -33,6 +33,7 @@ from ._config_types import (
     HeldName,
     IdempotencyName,
     PolicyFields,
+    ProtocolName,
     ReceiptName,
     RetryAfterReadingName,
 )
@@ -907,9 +908,6 @@ class Event:
     def to_dict(self) -> Dict[str, _JsonValue]:
         """The event in the vectors' JSON shape."""
 
-ProtocolName = Literal["http", "grpc"]
-"""What a next hop speaks (``retryplan::propagation::Protocol``), which decides the headers written for it."""
-
 @final
 class IncomingContext:
     """What the request being served says about its caller (``retryplan::propagation``): opaque to the host,
@@ -953,6 +951,22 @@ class IncomingContext:
         """The deadline of an operation serving this request under ``policy`` (ms), or None."""
     def to_dict(self) -> Dict[str, Any]:
         """The context as a dict."""
+
+@final
+class Served:
+    """The request being served (``retryplan.propagation``'s ambient context): its :attr:`incoming` context, and
+    its :attr:`answer`, which the endings of the operations made inside it decide (the core's
+    ``propagation::Answer``: the last give-up decides)."""
+
+    def __new__(cls, incoming: IncomingContext) -> Served: ...
+    @property
+    def incoming(self) -> IncomingContext:
+        """The context the core read from the request."""
+    def ended(self, run: Run, ending: Ending) -> None:
+        """An outgoing helper's operation (its ``run``) ended with ``ending``: called by the helpers."""
+    @property
+    def answer(self) -> Dict[str, str]:
+        """The answer's headers, for an HTTP caller (none until a helper gives up for overload or a budget)."""
 
 @final
 class Driver:

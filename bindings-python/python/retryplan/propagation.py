@@ -15,9 +15,9 @@ For each HTTP request the middleware:
   ``propagation.reserve_ms``, carry the caller's key and the core's outgoing headers, and make one attempt
   when the caller retries under ``retry_layer: outermost``);
 * adds the core's answer headers to the response (``retryplan-retryable: ?0``, "do not retry", when the
-  last give-up of an outgoing helper inside this request was for overload or an exhausted budget:
-  ``Driver.answer_headers``). They go out with the response's start: a helper that gives up after the
-  response started (a streamed body) cannot change them.
+  last give-up of an outgoing helper inside this request was for overload or an exhausted budget: the
+  request's ``Answer``, which the helpers hand each ending). They go out with the response's start: a
+  helper that gives up after the response started (a streamed body) cannot change them.
 
 ``AsgiMiddleware(app, policy=...)`` wraps any ASGI 3 app (Starlette, FastAPI:
 ``app.add_middleware(AsgiMiddleware, policy=...)``); ``WsgiMiddleware(app, policy=...)`` any WSGI app.
@@ -30,35 +30,19 @@ import time
 from contextvars import ContextVar, copy_context
 
 from ._errors import RetryplanError
-from ._native import GaveUp, IncomingContext
+from ._native import IncomingContext, Served
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Awaitable, Callable, Dict, Iterable, Iterator, List, MutableMapping, Optional, Tuple
 
-    from ._native import Ending, Policy, Run
+    from ._native import Policy
 
     Message = MutableMapping[str, Any]
     Asgi = Callable[[Any, Any, Any], Awaitable[None]]
     """An ASGI 3 app: ``app(scope, receive, send)`` (typed loosely: every framework types its own)."""
 
 __all__ = ["AsgiMiddleware", "Served", "WsgiMiddleware", "current", "done", "serving"]
-
-
-class Served:
-    """The request being served: its :attr:`incoming` context, and the :attr:`answer` headers the last give-up
-    of an outgoing helper inside it decided (the core's ``Driver.answer_headers``; empty until one gives up)."""
-
-    __slots__ = ("incoming", "answer")
-
-    def __init__(self, incoming: IncomingContext) -> None:
-        self.incoming = incoming
-        self.answer: Dict[str, str] = {}
-
-    def ended(self, run: Run, ending: Ending) -> None:
-        """An outgoing helper's operation ended (called by the helpers): a give-up decides the answer."""
-        if type(ending.decision) is GaveUp:
-            self.answer = run.driver.answer_headers("http")
 
 
 _SERVED: ContextVar[Optional[Served]] = ContextVar("retryplan_served", default=None)
@@ -112,8 +96,8 @@ class AsgiMiddleware:
         served, token = serving(incoming)
 
         async def answering(message: Message) -> None:
-            if message["type"] == "http.response.start" and served.answer:
-                added = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in served.answer.items()]
+            if message["type"] == "http.response.start" and (answer := served.answer):
+                added = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in answer.items()]
                 message = {**message, "headers": [*message.get("headers", ()), *added]}
             await send(message)
 

@@ -40,6 +40,7 @@ mod methods;
 mod methods_kotlin;
 mod methods_python;
 mod output;
+mod propagation_names;
 mod python;
 mod python_errors;
 mod python_records;
@@ -79,6 +80,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.push(kotlin_http::output());
     bindings_methods::extend(root, &mut outputs)?;
     outputs.extend(telemetry::outputs());
+    outputs.extend(propagation_names::outputs());
     Ok(outputs)
 }
 

@@ -203,7 +203,7 @@ pub fn registry(root: &Path) -> Result<Vec<Table>, String> {
             "Protocol",
             "retryplan::propagation::Protocol",
             "core/src/propagation/outgoing.rs",
-            mirrors(Ts::No, Py::No, true),
+            mirrors(Ts::No, Py::Literal, true),
         )?,
         named::<rp::Held>(
             root,

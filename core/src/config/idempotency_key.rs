@@ -71,23 +71,25 @@ impl IdempotencyKey {
     /// - a bare key of visible ASCII, as Stripe and most APIs take it
     ///   (`order-5001`), checked as [`IdempotencyKey::new`] checks a key.
     ///
-    /// Either is at most 255 bytes as written.
+    /// Either is at most 255 bytes as written, and holds at least one
+    /// character: an empty value and the empty string `""` are refused.
     ///
     /// ```
     /// use retryplan::IdempotencyKey;
     /// assert_eq!(IdempotencyKey::from_request_header("order-5001").unwrap().as_str(), "order-5001");
     /// assert_eq!(IdempotencyKey::from_request_header("\"a \\\"key\\\"\"").unwrap().as_str(), "\"a \\\"key\\\"\"");
-    /// for bad in ["", "\"open", "\"a\"b", "\"\\n\"", "a key"] {
+    /// for bad in ["", "\"\"", "\"open", "\"a\"b", "\"\\n\"", "a key"] {
     ///     assert!(IdempotencyKey::from_request_header(bad).is_err(), "{bad:?}");
     /// }
     /// ```
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming `Idempotency-Key` when the value is
-    /// empty, longer than 255 bytes, or neither form.
+    /// empty or `""`, longer than 255 bytes, or neither form.
     pub fn from_request_header(value: &str) -> Result<IdempotencyKey, Error> {
         let refuse = |rule| Error::InvalidArgument { name: IDEMPOTENCY_KEY_HEADER, rule };
-        if value.is_empty() {
+        // `""` is the Structured Field String that holds nothing: as empty as no value.
+        if value.is_empty() || value == "\"\"" {
             return Err(refuse(message!(RequestKeyEmpty, MAX_IDEMPOTENCY_KEY_LEN)));
         }
         if value.len() > MAX_IDEMPOTENCY_KEY_LEN {

@@ -6,7 +6,7 @@ use super::Driver;
 use crate::error::Error;
 use crate::operation::{OperationOptions, SharedPolicy};
 use crate::policy::HeaderFamily;
-use crate::propagation::{answer_headers, answers_do_not_retry, HeaderList, IncomingContext, Protocol};
+use crate::propagation::{Answer, HeaderList, IncomingContext, Protocol};
 
 use super::DriverOptions;
 
@@ -61,14 +61,15 @@ impl Driver {
 
     /// The headers of the answer this layer gives its own caller, once the
     /// operation has ended: "do not retry" when it gave up because of
-    /// overload or its retry budget ([`answers_do_not_retry`]), else none
-    /// (and none before the end).
+    /// overload or its retry budget ([`answers_do_not_retry`](crate::propagation::answers_do_not_retry)),
+    /// else none (and none before the end): the [`Answer`] of this one operation.
     #[must_use]
     pub fn answer_headers(&self, protocol: Protocol) -> HeaderList {
-        let do_not_retry = self.ended().is_some_and(|ending| {
-            answers_do_not_retry(&ending.decision, ending.last_result.as_ref().map(|last| &last.outcome))
-        });
-        answer_headers(protocol, do_not_retry)
+        let mut answer = Answer::new();
+        if let Some(ending) = self.ended() {
+            answer.record(&ending);
+        }
+        answer.headers(protocol)
     }
 
     /// Whether responses' `retryplan-retryable` is read: the policy honours

@@ -21,6 +21,9 @@
 //!    retries), and, after the end, **the answer's headers** from
 //!    [`Driver::answer_headers`](crate::Driver::answer_headers): "do not
 //!    retry" when this layer gave up because of overload or its retry budget.
+//!    A service that makes several outgoing operations while serving one
+//!    request keeps an [`Answer`] for it, hands it each operation's ending,
+//!    and writes its headers: the last give-up decides.
 //!    The driver reads that answer from the next hop when it classifies a
 //!    response ([`Driver::handle_response`](crate::Driver::handle_response)).
 //!
@@ -55,7 +58,7 @@
 //! `TimeoutMarshaller` throws); the others follow it. A host answers such a
 //! request as malformed (HTTP 400, gRPC `INTERNAL`).
 //!
-//! Response headers (written by [`Driver::answer_headers`](crate::Driver::answer_headers)):
+//! Response headers (written by [`Driver::answer_headers`](crate::Driver::answer_headers) and [`Answer::headers`]):
 //!
 //! | protocol | header | value | meaning |
 //! |---|---|---|---|
@@ -78,12 +81,14 @@
 //! booleans. `Idempotency-Key` is the IETF httpapi draft's header the HTTP
 //! helpers already send.
 
+mod answer;
 mod incoming;
 mod outgoing;
 
+pub use answer::Answer;
 pub use incoming::IncomingContext;
-pub(crate) use outgoing::{answer_headers, declines_retry, request_headers};
 pub use outgoing::{answers_do_not_retry, HeaderList, Protocol};
+pub(crate) use outgoing::{declines_retry, request_headers};
 
 /// `grpc-timeout`: the caller's remaining time (gRPC over HTTP/2).
 pub const GRPC_TIMEOUT: &str = "grpc-timeout";

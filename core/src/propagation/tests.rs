@@ -150,3 +150,42 @@ fn the_reader_looks_up_only_the_request_headers_listed() {
     // Every family read (the default): each listed name asked once, in the listed order.
     assert_eq!(asked, REQUEST_HEADERS.to_vec());
 }
+
+/// An ending of `decision` whose last attempt answered HTTP `status`.
+fn ending(decision: crate::Decision, status: u16) -> crate::Ending {
+    let outcome = crate::Outcome::HttpStatus { status, retry_after_ms: None, error_code: None };
+    crate::Ending { decision, last_result: Some(crate::AttemptResult { attempt: 2, outcome }), result: None }
+}
+
+fn gave_up(reason: GiveUpReason) -> crate::Decision {
+    crate::Decision::GaveUp {
+        reason,
+        attempts: 2,
+        remaining_budget_ms: 0,
+        refused_delay_ms: None,
+        abort_attempts: crate::AttemptSet::default(),
+    }
+}
+
+#[test]
+fn the_last_give_up_inside_a_served_request_decides_its_answer() {
+    let mut answer = Answer::new();
+    assert!(answer.headers(Protocol::Http).is_empty(), "nothing ended yet");
+    let succeeded = crate::Decision::Succeeded { attempts: 1, winner: 1, abort_attempts: crate::AttemptSet::default() };
+    answer.record(&ending(succeeded, 200));
+    assert!(!answer.do_not_retry(), "a success alone says nothing");
+    answer.record(&ending(gave_up(GiveUpReason::BudgetExhausted), 503));
+    assert_eq!(answer.headers(Protocol::Http).get("retryplan-retryable"), Some("?0"));
+    assert_eq!(answer.headers(Protocol::Grpc).get("grpc-retry-pushback-ms"), Some("-1"));
+    // A later success does not undo the overload the request answers for.
+    answer.record(&ending(succeeded, 200));
+    assert!(answer.do_not_retry());
+    // A later give-up that says nothing (a deadline) replaces it: the last give-up decides.
+    answer.record(&ending(gave_up(GiveUpReason::DeadlineInsufficient), 503));
+    assert!(!answer.do_not_retry() && answer.headers(Protocol::Http).is_empty());
+    // attempts_exhausted says "do not retry" only when the last answer was an overload.
+    answer.record(&ending(gave_up(GiveUpReason::AttemptsExhausted), 503));
+    assert!(answer.do_not_retry());
+    answer.record(&ending(gave_up(GiveUpReason::AttemptsExhausted), 500));
+    assert!(!answer.do_not_retry());
+}

@@ -45,6 +45,9 @@ class Driver private constructor(private val native: Lean<NativeDriver>) : Nativ
 
     override fun destroy() = native.destroy()
 
+    /** Runs [block] on the engine object itself, for a uniffi call that takes the driver (an [Answer]'s `record`). */
+    internal fun <R> withNative(block: (NativeDriver) -> R): R = native.typed(block)
+
     /**
      * One step of the wire: the input record [input] in, the output record
      * written into [out] (`long[15]`). A record the core refuses changes

@@ -1,6 +1,5 @@
 package dev.retryplan
 
-import java.util.concurrent.atomic.AtomicReference
 import kotlin.coroutines.AbstractCoroutineContextElement
 import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.coroutineContext
@@ -9,9 +8,9 @@ import kotlin.coroutines.coroutineContext
  * The server side of propagation (issue 27), plain JVM: the incoming
  * request's context read by the core through a header lookup, kept as the
  * request's ambient context (a coroutine context element, or the value
- * passed explicitly in blocking code), and the answer's headers the core
- * decides from the last give-up of a helper inside the request. Nothing here
- * computes a deadline, a count or a header value.
+ * passed explicitly in blocking code), and the request's [Answer], which the
+ * core decides from the endings of the helpers inside the request. Nothing
+ * here computes a deadline, a count or a header value.
  */
 
 /** Reads the incoming request's headers through [header] (a lookup by lower-case name; null when absent). */
@@ -29,8 +28,8 @@ const val MALFORMED_PROPAGATION_STATUS = 400
 
 /**
  * The ambient context of one request being served: the [incoming] context
- * the core read from it and, once a helper inside the request has given up,
- * the answer's headers the core decided then ([answerHeaders]). It is a
+ * the core read from it and the answer's headers the endings of the helpers
+ * inside the request decide ([answerHeaders]). It is a
  * coroutine context element (`withContext(requestContext) { ... }`, or
  * [serving]), which `retrying {}` and `RetryingHttpClient.sendAwait` pick up;
  * blocking code passes it explicitly (`RetryingHttpClient.send(..., context)`,
@@ -42,20 +41,19 @@ class RequestContext(
     /** What this server answers in, which decides the answer's headers. */
     val protocol: Protocol = Protocol.HTTP,
 ) : AbstractCoroutineContextElement(RequestContext) {
-    private val answer = AtomicReference<List<HeaderField>>(emptyList())
+    private val answer = Answer()
 
     /**
-     * The headers this server adds to its answer, as the core's
-     * `answer_headers` decided them when the last helper inside this request
-     * gave up ("do not retry" after overload or an exhausted budget; none
-     * otherwise, and none when no helper gave up).
+     * The headers this server adds to its answer, as the core's [Answer]
+     * decides them from the endings of the helpers inside this request (the
+     * last give-up decides: "do not retry" after overload or an exhausted
+     * budget; none otherwise, and none when no helper gave up).
      */
-    fun answerHeaders(): List<HeaderField> = answer.get()
+    fun answerHeaders(): List<HeaderField> = answer.headers(protocol)
 
-    /** A helper's operation inside this request ended: a give-up decides the answer's headers (a success changes nothing). */
-    internal fun ended(driver: Driver, gaveUp: Boolean) {
-        if (gaveUp) answer.set(driver.answerHeaders(protocol))
-    }
+    /** A helper's operation inside this request ended (its [driver]'s ending is recorded; [gaveUp] is the core's to judge, unused). */
+    @Suppress("UNUSED_PARAMETER")
+    internal fun ended(driver: Driver, gaveUp: Boolean) = driver.withNative { answer.record(it) }
 
     companion object Key : CoroutineContext.Key<RequestContext> {
         /**
