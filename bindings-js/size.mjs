@@ -163,9 +163,12 @@ const RUNTIME_LIMIT = 55_700;
  * when it was built (issue 24's feature runtimes, session 7): 49319 B
  * (42591 B wasm + 6728 B glue, its stubs of the controls' functions
  * included) where the browser runtime measured 54213 B (47546 + 6667) in
- * the same run, so 49600 B.
+ * the same run, so 49600 B. Then the browser runtimes' retryFetch sends the
+ * core's outgoing propagation headers on same-origin requests
+ * (`_driverOutgoing` in every wasm, issue 27's three hops): 50651 B measured
+ * on the merged tree (session 7), +1332 B, so 50900 B.
  */
-const LEAN_RUNTIME_LIMIT = 49_600;
+const LEAN_RUNTIME_LIMIT = 50_900;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);
