@@ -12,9 +12,9 @@ use alloc::vec::Vec;
 
 use js_sys::Array;
 use retryplan as rp;
-use rp::propagation::{HeaderList, Protocol};
 #[cfg(feature = "propagation")]
 use rp::propagation::{Answer, IncomingContext, REQUEST_HEADERS};
+use rp::propagation::{HeaderList, Protocol};
 use wasm_bindgen::prelude::*;
 
 use crate::args::named;

@@ -503,9 +503,8 @@ impl PyServed {
         PyServed { incoming, answer: retryplan::propagation::Answer::new() }
     }
 
-    /// An outgoing helper's operation (its `run`) ended with `ending`: called by the helpers.
-    fn ended(&mut self, run: &Bound<'_, PyAny>, ending: PyRef<'_, Ending>) {
-        let _ = run; // the ending says all
+    /// An outgoing helper's operation ended with `ending`: called by the helpers.
+    fn ended(&mut self, ending: PyRef<'_, Ending>) {
         self.answer.record(&ending.inner);
     }
 

@@ -407,9 +407,9 @@ def test_served_answer_is_the_cores_the_last_give_up_decides() -> None:
     sets it, a later success leaves it, a later give-up that says nothing replaces it."""
     served = retryplan.propagation.Served(IncomingContext.none(now_ms=0))
     assert served.answer == {}
-    served.ended(None, _ended(503, {"retryplan-retryable": "?0"}))
+    served.ended(_ended(503, {"retryplan-retryable": "?0"}))
     assert served.answer == {"retryplan-retryable": "?0"}
-    served.ended(None, _ended(200, {}))
+    served.ended(_ended(200, {}))
     assert served.answer == {"retryplan-retryable": "?0"}
-    served.ended(None, _ended(500, {}))
+    served.ended(_ended(500, {}))
     assert served.answer == {}

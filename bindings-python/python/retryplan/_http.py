@@ -154,7 +154,7 @@ class HttpHelper:
         whose body is the caller's to read); else raises the typed ending."""
         served = _SERVED.get()
         if served is not None:  # the answer this request gives its caller, as the core decides it
-            served.ended(run, ending)
+            served.ended(ending)
         response, window = run.finish(ending)
         return self.client.attach(response, ending.decision), window
 

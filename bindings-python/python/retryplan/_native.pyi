@@ -962,8 +962,8 @@ class Served:
     @property
     def incoming(self) -> IncomingContext:
         """The context the core read from the request."""
-    def ended(self, run: Run, ending: Ending) -> None:
-        """An outgoing helper's operation (its ``run``) ended with ``ending``: called by the helpers."""
+    def ended(self, ending: Ending) -> None:
+        """An outgoing helper's operation ended with ``ending``: called by the helpers."""
     @property
     def answer(self) -> Dict[str, str]:
         """The answer's headers, for an HTTP caller (none until a helper gives up for overload or a budget)."""
