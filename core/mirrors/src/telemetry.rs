@@ -115,9 +115,21 @@ fn kotlin_quoted(text: &str) -> String {
     quoted(text).replace('$', "\\$")
 }
 
-/// `give_ups` as Kotlin spells a constant (and uniffi an enum's entry): `GIVE_UPS`.
+/// `give_ups` as Kotlin spells a constant: `GIVE_UPS`.
 fn shouting(name: &str) -> String {
     name.to_ascii_uppercase()
+}
+
+/// A variant's Rust ident (its `Debug`) as uniffi names the Kotlin enum entry: `GiveUps` is `GIVE_UPS`.
+fn entry(variant: impl std::fmt::Debug) -> String {
+    let mut out = String::new();
+    for (index, c) in format!("{variant:?}").chars().enumerate() {
+        if c.is_ascii_uppercase() && index > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
 }
 
 fn kotlin() -> Output {
@@ -149,7 +161,7 @@ fn kotlin() -> Output {
             metric.attribute().map_or_else(|| "null".to_owned(), |attribute| kotlin_quoted(attribute.key()));
         text.push_str(&format!(
             "        Metric.{} to TelemetryMetric({}, {}, {}, {}),\n",
-            shouting(metric.name()),
+            entry(metric),
             kotlin_quoted(metric.otel_name()),
             kotlin_quoted(metric.unit()),
             kotlin_quoted(metric.description()),
@@ -157,7 +169,16 @@ fn kotlin() -> Output {
         ));
     }
     text.push_str(
-        "    )\n\n    /** The counter [metric] names. */\n    fun metric(metric: Metric): TelemetryMetric = METRICS.getValue(metric)\n}\n\n\
+        "    )\n\n    /** The counter [metric] names. */\n    fun metric(metric: Metric): TelemetryMetric = METRICS.getValue(metric)\n\n    \
+         /** `retryplan.give_up.reason` of each [GiveUpReason]: the core's name of it. */\n    \
+         val GIVE_UP_REASONS: Map<GiveUpReason, String> = linkedMapOf(\n",
+    );
+    for reason in retryplan::GiveUpReason::ALL {
+        text.push_str(&format!("        GiveUpReason.{} to {},\n", entry(reason), kotlin_quoted(reason.name())));
+    }
+    text.push_str(
+        "    )\n\n    /** The core's name of [reason], as `retryplan.give_up.reason` says it. */\n    \
+         fun giveUpReason(reason: GiveUpReason): String = GIVE_UP_REASONS.getValue(reason)\n}\n\n\
          /**\n * One counter: its instrument [name], [unit] and [description], and [attribute], the key of\n \
          * its data points' one attribute (null: it has none).\n */\n\
          data class TelemetryMetric(val name: String, val unit: String, val description: String, val attribute: String?)\n",

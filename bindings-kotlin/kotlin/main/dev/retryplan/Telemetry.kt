@@ -60,6 +60,24 @@ object Telemetry {
 
     /** The counter [metric] names. */
     fun metric(metric: Metric): TelemetryMetric = METRICS.getValue(metric)
+
+    /** `retryplan.give_up.reason` of each [GiveUpReason]: the core's name of it. */
+    val GIVE_UP_REASONS: Map<GiveUpReason, String> = linkedMapOf(
+        GiveUpReason.ATTEMPTS_EXHAUSTED to "attempts_exhausted",
+        GiveUpReason.DEADLINE_INSUFFICIENT to "deadline_insufficient",
+        GiveUpReason.RETRY_AFTER_EXCEEDS_BUDGET to "retry_after_exceeds_budget",
+        GiveUpReason.RETRY_AFTER_ABOVE_CAP to "retry_after_above_cap",
+        GiveUpReason.SERVER_DECLINED_RETRY to "server_declined_retry",
+        GiveUpReason.NOT_RETRYABLE to "not_retryable",
+        GiveUpReason.CANCELLED to "cancelled",
+        GiveUpReason.BUDGET_EXHAUSTED to "budget_exhausted",
+        GiveUpReason.CIRCUIT_OPEN to "circuit_open",
+        GiveUpReason.NO_RETRY_SLOT to "no_retry_slot",
+        GiveUpReason.BODY_NOT_REPLAYABLE to "body_not_replayable",
+    )
+
+    /** The core's name of [reason], as `retryplan.give_up.reason` says it. */
+    fun giveUpReason(reason: GiveUpReason): String = GIVE_UP_REASONS.getValue(reason)
 }
 
 /**

@@ -129,7 +129,7 @@ class TelemetryTest {
     }
 
     @Test
-    fun `the counters' names, units and attributes are the generated table's, one per metric`() {
+    fun `the counters' names, units and attributes and the give-up reasons' names are the generated tables'`() {
         assertEquals(Metric.values().toList(), Telemetry.METRICS.keys.toList())
         assertEquals(
             listOf(
@@ -142,5 +142,8 @@ class TelemetryTest {
         assertEquals("{attempt}", Telemetry.metric(Metric.ATTEMPTS).unit)
         assertEquals("retryplan.give_up", Telemetry.GIVE_UP_EVENT)
         assertEquals("http.request.resend_count", Telemetry.Attributes.HTTP_REQUEST_RESEND_COUNT)
+        assertEquals(GiveUpReason.values().toList(), Telemetry.GIVE_UP_REASONS.keys.toList())
+        assertEquals("budget_exhausted", Telemetry.giveUpReason(GiveUpReason.BUDGET_EXHAUSTED))
+        assertEquals("retry_after_above_cap", Telemetry.giveUpReason(GiveUpReason.RETRY_AFTER_ABOVE_CAP))
     }
 }
