@@ -133,8 +133,12 @@ class TelemetryTest {
         assertEquals(Metric.values().toList(), Telemetry.METRICS.keys.toList())
         assertEquals(
             listOf(
-                "retryplan.attempts", "retryplan.retries", "retryplan.give_ups",
-                "retryplan.budget.refusals", "retryplan.breaker.refusals", "retryplan.operations",
+                "retryplan.attempts",
+                "retryplan.retries",
+                "retryplan.give_ups",
+                "retryplan.budget.refusals",
+                "retryplan.breaker.refusals",
+                "retryplan.operations",
             ),
             Telemetry.METRICS.values.map { it.name },
         )
