@@ -5,7 +5,7 @@
 use retryplan as rp;
 use retryplan::RetryAfterReading;
 
-use crate::{Result, long_out, ms_in, records::Admission, records::Pushback};
+use crate::{Result, long_out, ms_in, records::Admission, records::Event, records::Pushback, records::TelemetrySignal};
 
 /// Returns the delay, in milliseconds from `now_unix_ms`, that a `Retry-After` value asks for, read strictly (RFC 9110
 /// section 10.2.3).
@@ -99,4 +99,12 @@ pub fn admit(deadline_ms: i64, now_ms: i64, reserve_ms: i64, minimum_useful_ms: 
 #[uniffi::export]
 pub fn aws_error_code_from_response(errortype_header: Option<String>, body: Option<String>) -> Option<String> {
     rp::aws::error_code_from_response(errortype_header.as_deref(), body.as_deref()).map(|code| code.as_str().to_owned())
+}
+
+/// The signals one recorded `Event` produces, in the order to report them (the mapping: the module documentation, and
+/// the compatibility page `telemetry.md`).
+#[uniffi::export]
+pub fn telemetry_signals(event: Event) -> Result<Vec<TelemetrySignal>> {
+    let event: rp::Event = event.try_into()?;
+    Ok(rp::telemetry::signals(&event).into_iter().map(Into::into).collect())
 }

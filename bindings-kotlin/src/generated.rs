@@ -4,6 +4,7 @@
 
 use retryplan::aws::ErrorCodeTable;
 use retryplan::propagation::Protocol;
+use retryplan::telemetry::Metric;
 use retryplan::AbortReason;
 use retryplan::AboveCap;
 use retryplan::BackoffKind;
@@ -294,4 +295,21 @@ pub enum BreakerState {
     Open,
     /// A few probes pass.
     HalfOpen,
+}
+
+/// A metric the helpers record.
+#[uniffi::remote(Enum)]
+pub enum Metric {
+    /// Attempts started, by kind.
+    Attempts,
+    /// Retries scheduled (each wait before another attempt).
+    Retries,
+    /// Operations that gave up, by reason.
+    GiveUps,
+    /// Retries the dependency's retry budget refused (the operation gave up).
+    BudgetRefusals,
+    /// Attempts the dependency's circuit breaker refused (the operation gave up).
+    BreakerRefusals,
+    /// Operations ended, by how.
+    Operations,
 }

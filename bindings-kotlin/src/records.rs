@@ -10,6 +10,7 @@ use retryplan::GiveUpReason;
 use retryplan::GrpcCode;
 use retryplan::TransportFailure;
 use retryplan::Verdict;
+use retryplan::telemetry::Metric;
 
 use crate::{
     Result, RetryplanError, attempts_in, attempts_out, count_out, error_code_in, long_out, ms_in, opt_ms_in,
@@ -403,6 +404,17 @@ impl From<rp::AttemptResult> for AttemptResult {
     }
 }
 
+impl TryFrom<AttemptResult> for rp::AttemptResult {
+    type Error = RetryplanError;
+    fn try_from(value: AttemptResult) -> Result<Self> {
+        let AttemptResult { attempt, outcome } = value;
+        Ok(rp::AttemptResult {
+            attempt: u32_in("attempt", attempt)?,
+            outcome: outcome.try_into()?,
+        })
+    }
+}
+
 /// The one held result an ending concerns (see `Ending::result`).
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
 pub struct EndingResult {
@@ -524,6 +536,18 @@ impl From<rp::Event> for Event {
             decision: value.decision.into(),
             after: value.after.map(Into::into),
         }
+    }
+}
+
+impl TryFrom<Event> for rp::Event {
+    type Error = RetryplanError;
+    fn try_from(value: Event) -> Result<Self> {
+        let Event { at_ms, decision, after } = value;
+        Ok(rp::Event {
+            at_ms: ms_in("at_ms", at_ms)?,
+            decision: decision.try_into()?,
+            after: after.map(TryInto::try_into).transpose()?,
+        })
     }
 }
 
@@ -917,6 +941,103 @@ impl From<rp::Timeline> for Timeline {
             ending: value.ending.into(),
             unbounded_worst_case_ms: value.unbounded_worst_case_ms.map(long_out),
             warnings: value.warnings.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+/// What `error.type` says of an attempt that ended.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum)]
+pub enum TelemetryErrorType {
+    /// A response with a status of 400 and above: the status as a string.
+    Status {
+        status: i32,
+    },
+    /// The core's low-cardinality identifier.
+    Named {
+        identifier: String,
+    },
+    /// The application's failure: the fully qualified type of what the attempt raised, or `OTHER_ERROR_TYPE` when it
+    /// raised nothing (a value the helper's hook judged a failure).
+    Raised,
+}
+
+impl From<rp::telemetry::ErrorType> for TelemetryErrorType {
+    fn from(value: rp::telemetry::ErrorType) -> Self {
+        match value {
+            rp::telemetry::ErrorType::Status(status) => TelemetryErrorType::Status {
+                status: status.into(),
+            },
+            rp::telemetry::ErrorType::Named(identifier) => TelemetryErrorType::Named {
+                identifier: identifier.to_owned(),
+            },
+            rp::telemetry::ErrorType::Raised => TelemetryErrorType::Raised,
+        }
+    }
+}
+
+/// One thing a helper reports for an event, in the order `signals` lists them.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum)]
+pub enum TelemetrySignal {
+    /// Start the attempt's span (`retryplan.attempt`; on an HTTP client span `http.request.resend_count` when
+    /// `resend_count` is set).
+    AttemptStarted {
+        /// The attempt's number.
+        attempt: i32,
+        /// `attempt - 1` from the second attempt on, else `None`.
+        resend_count: Option<i32>,
+        /// True for a hedge.
+        hedge: bool,
+    },
+    /// End the attempt's span.
+    AttemptEnded {
+        /// The attempt's number.
+        attempt: i32,
+        /// The response's status, when a response arrived.
+        status_code: Option<i32>,
+        /// `error.type`, when it failed (the span status is then `Error`).
+        error_type: Option<TelemetryErrorType>,
+    },
+    /// Add the `GIVE_UP_EVENT` span event.
+    GaveUp {
+        /// The attempt whose span carries it (its result led to the give-up); `None`: the span the operation runs
+        /// under.
+        on_attempt: Option<i32>,
+        /// Why.
+        reason: GiveUpReason,
+        /// Attempts made.
+        attempts: i32,
+    },
+    /// Add 1 to a counter, with the metric's attribute set to `value`.
+    Count {
+        /// The counter.
+        metric: Metric,
+        /// The value of `Metric::attribute`, when it has one.
+        value: Option<String>,
+    },
+}
+
+impl From<rp::telemetry::Signal> for TelemetrySignal {
+    fn from(value: rp::telemetry::Signal) -> Self {
+        match value {
+            rp::telemetry::Signal::AttemptStarted { attempt, resend_count, hedge } => TelemetrySignal::AttemptStarted {
+                attempt: count_out(attempt),
+                resend_count: resend_count.map(count_out),
+                hedge,
+            },
+            rp::telemetry::Signal::AttemptEnded { attempt, status_code, error_type } => TelemetrySignal::AttemptEnded {
+                attempt: count_out(attempt),
+                status_code: status_code.map(i32::from),
+                error_type: error_type.map(Into::into),
+            },
+            rp::telemetry::Signal::GaveUp { on_attempt, reason, attempts } => TelemetrySignal::GaveUp {
+                on_attempt: on_attempt.map(count_out),
+                reason,
+                attempts: count_out(attempts),
+            },
+            rp::telemetry::Signal::Count { metric, value } => TelemetrySignal::Count {
+                metric,
+                value: value.map(str::to_owned),
+            },
         }
     }
 }

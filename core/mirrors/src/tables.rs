@@ -240,6 +240,13 @@ pub fn registry(root: &Path) -> Result<Vec<Table>, String> {
             "core/src/controls/breaker/mod.rs",
             mirrors(Exported, Py::No, true),
         )?,
+        named::<rp::telemetry::Metric>(
+            root,
+            "Metric",
+            "retryplan::telemetry::Metric",
+            "core/src/driver/telemetry/mod.rs",
+            mirrors(Ts::No, Py::No, true),
+        )?,
     ];
     tables.push(profile_names(root)?);
     tables.push(error_codes(root)?);

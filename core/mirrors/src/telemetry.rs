@@ -1,9 +1,11 @@
 //! The telemetry vocabulary of `retryplan::telemetry` (metric names, units,
 //! descriptions, attribute keys, the give-up event's name), for every
 //! language that reports to OpenTelemetry: Python's
-//! `bindings-python/python/retryplan/_telemetry_names.py` and JS's
-//! `bindings-js/lib/generated/telemetry.js`. Which signals a decision
-//! produces is not mirrored: each binding asks the core (`telemetry::signals`).
+//! `bindings-python/python/retryplan/_telemetry_names.py`, JS's
+//! `bindings-js/lib/generated/telemetry.js` and Kotlin's
+//! `bindings-kotlin/kotlin/main/dev/retryplan/Telemetry.kt`. Which signals a
+//! decision produces is not mirrored: each binding asks the core
+//! (`telemetry::signals`; Kotlin's `telemetrySignals(event)`).
 
 use retryplan::telemetry::{Attribute, Metric};
 use retryplan::value::Named;
@@ -12,14 +14,15 @@ use crate::output::{Output, HEADER};
 
 pub const PYTHON: &str = "bindings-python/python/retryplan/_telemetry_names.py";
 pub const JS: &str = "bindings-js/lib/generated/telemetry.js";
+pub const KOTLIN: &str = "bindings-kotlin/kotlin/main/dev/retryplan/Telemetry.kt";
 
-/// A string literal both Python and JS read the same way (the table's text is plain ASCII without quotes).
+/// A string literal Python, JS and Kotlin read the same way (the table's text is plain ASCII without quotes).
 fn quoted(text: &str) -> String {
     format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 pub fn outputs() -> Vec<Output> {
-    vec![python(), js()]
+    vec![python(), js(), kotlin()]
 }
 
 fn constants() -> [(&'static str, &'static str, &'static str); 6] {
@@ -107,10 +110,86 @@ fn js() -> Output {
     Output { path: JS, text }
 }
 
+/// A Kotlin string literal (a `$` would start a template).
+fn kotlin_quoted(text: &str) -> String {
+    quoted(text).replace('$', "\\$")
+}
+
+/// `give_ups` as Kotlin spells a constant: `GIVE_UPS`.
+fn shouting(name: &str) -> String {
+    name.to_ascii_uppercase()
+}
+
+/// A variant's Rust ident (its `Debug`) as uniffi names the Kotlin enum entry: `GiveUps` is `GIVE_UPS`.
+fn entry(variant: impl std::fmt::Debug) -> String {
+    let mut out = String::new();
+    for (index, c) in format!("{variant:?}").chars().enumerate() {
+        if c.is_ascii_uppercase() && index > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
+}
+
+fn kotlin() -> Output {
+    let mut text = format!(
+        "// {HEADER}\npackage dev.retryplan\n\n/**\n * The telemetry vocabulary of the core (`retryplan::telemetry`): metric names, units,\n \
+         * descriptions and attribute keys. Which signals an [Event] produces is the core's too:\n \
+         * [telemetrySignals] (the mapping: core/src/compatibility/telemetry.md).\n */\nobject Telemetry {{\n"
+    );
+    for (name, value, doc) in constants() {
+        text.push_str(&format!("    /** {doc} */\n    const val {name} = {}\n\n", kotlin_quoted(value)));
+    }
+    let methods: Vec<String> = retryplan::telemetry::KNOWN_HTTP_METHODS.iter().map(|m| kotlin_quoted(m)).collect();
+    text.push_str(&format!(
+        "    /** The methods the semantic conventions call known. */\n    val KNOWN_HTTP_METHODS: Set<String> = setOf({})\n\n",
+        methods.join(", ")
+    ));
+    text.push_str("    /** Every attribute key (the core's `Attribute`). */\n    object Attributes {\n");
+    for attribute in Attribute::ALL {
+        text.push_str(&format!(
+            "        /** {} */\n        const val {} = {}\n",
+            attribute.description(),
+            shouting(attribute.name()),
+            kotlin_quoted(attribute.key())
+        ));
+    }
+    text.push_str("    }\n\n    /** Every counter, by the core's [Metric], in the core's order. */\n    val METRICS: Map<Metric, TelemetryMetric> = linkedMapOf(\n");
+    for metric in Metric::ALL {
+        let attribute =
+            metric.attribute().map_or_else(|| "null".to_owned(), |attribute| kotlin_quoted(attribute.key()));
+        text.push_str(&format!(
+            "        Metric.{} to TelemetryMetric({}, {}, {}, {}),\n",
+            entry(metric),
+            kotlin_quoted(metric.otel_name()),
+            kotlin_quoted(metric.unit()),
+            kotlin_quoted(metric.description()),
+            attribute
+        ));
+    }
+    text.push_str(
+        "    )\n\n    /** The counter [metric] names. */\n    fun metric(metric: Metric): TelemetryMetric = METRICS.getValue(metric)\n\n    \
+         /** `retryplan.give_up.reason` of each [GiveUpReason]: the core's name of it. */\n    \
+         val GIVE_UP_REASONS: Map<GiveUpReason, String> = linkedMapOf(\n",
+    );
+    for reason in retryplan::GiveUpReason::ALL {
+        text.push_str(&format!("        GiveUpReason.{} to {},\n", entry(reason), kotlin_quoted(reason.name())));
+    }
+    text.push_str(
+        "    )\n\n    /** The core's name of [reason], as `retryplan.give_up.reason` says it. */\n    \
+         fun giveUpReason(reason: GiveUpReason): String = GIVE_UP_REASONS.getValue(reason)\n}\n\n\
+         /**\n * One counter: its instrument [name], [unit] and [description], and [attribute], the key of\n \
+         * its data points' one attribute (null: it has none).\n */\n\
+         data class TelemetryMetric(val name: String, val unit: String, val description: String, val attribute: String?)\n",
+    );
+    Output { path: KOTLIN, text }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
-    fn every_metric_and_key_is_written_in_both_languages() {
+    fn every_metric_and_key_is_written_in_every_language() {
         for output in super::outputs() {
             for metric in retryplan::telemetry::Metric::ALL {
                 assert!(output.text.contains(metric.otel_name()), "{}: {metric:?}", output.path);

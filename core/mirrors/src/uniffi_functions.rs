@@ -33,7 +33,7 @@ const fn function(file: &'static str, path: &'static str, ident: &'static str) -
     Function { file, path, ident, renames: &[] }
 }
 
-const FUNCTIONS_TABLE: [Function; 13] = [
+const FUNCTIONS_TABLE: [Function; 14] = [
     function("core/src/headers/retry_after.rs", "parse_retry_after", "parse_retry_after"),
     function("core/src/headers/retry_after.rs", "parse_retry_after_with", "parse_retry_after_with"),
     function("core/src/headers/retry_after.rs", "parse_http_date", "parse_http_date"),
@@ -50,10 +50,17 @@ const FUNCTIONS_TABLE: [Function; 13] = [
     function("core/src/ground/deadline.rs", "remaining_budget_ms", "remaining_budget_ms"),
     function("core/src/ground/deadline.rs", "admit", "admit"),
     function("core/src/config/error_code.rs", "aws::error_code_from_response", "aws_error_code_from_response"),
+    function("core/src/driver/telemetry/mod.rs", "telemetry::signals", "telemetry_signals"),
 ];
 
 /// The core's types the records mirror (`records.rs`), by the same name.
 const RECORDS: [&str; 2] = ["Pushback", "Admission"];
+
+/// The core's types the records mirror under another name: (the core's, the binding's).
+const RENAMED_RECORDS: [(&str, &str); 1] = [("Signal", "TelemetrySignal")];
+
+/// The records a caller hands in (converted back, refused when the core cannot hold them).
+const RECORDS_IN: [&str; 1] = ["Event"];
 
 pub fn outputs(root: &Path, tables: &[Table]) -> Result<Vec<Output>, String> {
     let enums: Vec<&str> = tables.iter().filter(|table| table.mirrors.kotlin).map(|table| table.ident).collect();
@@ -104,7 +111,11 @@ fn export(
             format!("{}({core_name}): no conversion for `{ty}` (uniffi_functions::parameter)", function.path)
         })?;
         if let Some(check) = check {
-            uses.insert("crate::ms_in".to_owned());
+            if RECORDS_IN.contains(&binding_ty.as_str()) {
+                uses.insert(format!("crate::records::{binding_ty}"));
+            } else {
+                uses.insert("crate::ms_in".to_owned());
+            }
             checks.push_str(&check);
         }
         if enums.contains(&binding_ty.as_str()) {
@@ -152,7 +163,10 @@ fn parameter(name: &str, ty: &str, enums: &[&str]) -> Option<(String, String, Op
         "Option<&str>" => ("Option<String>".into(), format!("{name}.as_deref()"), None),
         "u64" => ("i64".into(), name.into(), Some(format!("    let {name} = ms_in(\"{name}\", {name})?;\n"))),
         ty if enums.contains(&ty) => (ty.into(), name.into(), None),
-        _ => return None,
+        ty => {
+            let record = ty.strip_prefix('&').filter(|record| RECORDS_IN.contains(record))?;
+            (record.into(), format!("&{name}"), Some(format!("    let {name}: rp::{record} = {name}.try_into()?;\n")))
+        }
     })
 }
 
@@ -165,7 +179,12 @@ fn result(ty: &str, call: &str) -> Option<(String, String, Option<String>)> {
         "i64" | "String" => (ty.into(), call.into(), None),
         "Option<ErrorCode>" => ("Option<String>".into(), format!("{call}.map(|code| code.as_str().to_owned())"), None),
         ty if RECORDS.contains(&ty) => (ty.into(), format!("{call}.into()"), Some(format!("records::{ty}"))),
-        _ => return None,
+        ty => {
+            let item = ty.strip_prefix("Vec<")?.strip_suffix('>')?;
+            let (_, record) = RENAMED_RECORDS.iter().find(|(core, _)| *core == item)?;
+            let out = format!("{call}.into_iter().map(Into::into).collect()");
+            (format!("Vec<{record}>"), out, Some(format!("records::{record}")))
+        }
     })
 }
 

@@ -29,8 +29,10 @@ pub const RECORDS: &str = "bindings-kotlin/src/records.rs";
 struct Mirror {
     /// The core source file that defines it.
     file: &'static str,
-    /// Its ident in the core (a public type at the crate's root).
+    /// Its ident in the core.
     core: &'static str,
+    /// The module of the core's root it is public in (`telemetry::`), empty for the root.
+    module: &'static str,
     /// The binding's type.
     ident: &'static str,
     /// Also converted back to the core's type (a caller hands it in).
@@ -44,11 +46,20 @@ struct Mirror {
 }
 
 const fn mirror(file: &'static str, core: &'static str) -> Mirror {
-    Mirror { file, core, ident: core, into_core: false, tuple_fields: &[], text_field: None, default_nulls: false }
+    Mirror {
+        file,
+        core,
+        module: "",
+        ident: core,
+        into_core: false,
+        tuple_fields: &[],
+        text_field: None,
+        default_nulls: false,
+    }
 }
 
 /// Every mirrored type, a type before those that hold it.
-const MIRRORS: [Mirror; 19] = [
+const MIRRORS: [Mirror; 21] = [
     Mirror {
         into_core: true,
         tuple_fields: &[("RetryAfterMs", "ms")],
@@ -57,14 +68,14 @@ const MIRRORS: [Mirror; 19] = [
     Mirror { into_core: true, default_nulls: true, ..mirror("core/src/outcomes/classify.rs", "Outcome") },
     Mirror { into_core: true, ..mirror("core/src/outcomes/decision.rs", "Decision") },
     mirror("core/src/outcomes/action.rs", "AttemptPlan"),
-    mirror("core/src/outcomes/action.rs", "AttemptResult"),
+    Mirror { into_core: true, ..mirror("core/src/outcomes/action.rs", "AttemptResult") },
     mirror("core/src/outcomes/action.rs", "EndingResult"),
     mirror("core/src/outcomes/action.rs", "Ending"),
     Mirror {
         tuple_fields: &[("StartAttempt", "plan"), ("Finish", "ending")],
         ..mirror("core/src/outcomes/action.rs", "Action")
     },
-    mirror("core/src/outcomes/action.rs", "Event"),
+    Mirror { into_core: true, ..mirror("core/src/outcomes/action.rs", "Event") },
     mirror("core/src/controls/budget/mod.rs", "BudgetSnapshot"),
     mirror("core/src/controls/breaker/mod.rs", "BreakerSnapshot"),
     mirror("core/src/controls/dependency.rs", "DependencySnapshot"),
@@ -75,6 +86,13 @@ const MIRRORS: [Mirror; 19] = [
     mirror("core/src/tools/timeline.rs", "TimelineStep"),
     Mirror { text_field: Some("text"), ..mirror("core/src/tools/timeline.rs", "Warning") },
     mirror("core/src/tools/timeline.rs", "Timeline"),
+    Mirror {
+        module: "telemetry::",
+        ident: "TelemetryErrorType",
+        tuple_fields: &[("Status", "status"), ("Named", "identifier")],
+        ..mirror("core/src/driver/telemetry/mod.rs", "ErrorType")
+    },
+    Mirror { module: "telemetry::", ident: "TelemetrySignal", ..mirror("core/src/driver/telemetry/mod.rs", "Signal") },
 ];
 
 /// A named field (a tuple variant's one field gets its name from the table).
@@ -118,8 +136,8 @@ pub fn outputs(root: &Path, tables: &[Table]) -> Result<Vec<Output>, String> {
          //! milliseconds and `i32` counts, and their conversions (core/mirrors/src/uniffi_records.rs).\n\n\
          use retryplan as rp;\n"
     );
-    for ident in &writer.enums {
-        text.push_str(&format!("use retryplan::{ident};\n"));
+    for path in &writer.enums {
+        text.push_str(&format!("use {path};\n"));
     }
     let helpers: Vec<String> = writer.helpers.iter().map(|helper| format!("{helper},")).collect();
     text.push_str(&format!("\nuse crate::{{\n{}}};\n", wrap("    ", helpers.iter().map(String::as_str))));
@@ -186,10 +204,14 @@ struct Conversion {
 }
 
 /// The conversion of a field `name` of the core's type `ty`, read from `v` (the name
-/// itself where a pattern bound it); `mirrored` are the binding's mirrors, `enums`
-/// the core's unit enums uniffi exports as themselves.
-fn conversion(name: &str, v: &str, ty: &str, mirrored: &[&str], enums: &[&str]) -> Result<Conversion, String> {
+/// itself where a pattern bound it); `mirrored` are the binding's mirrors (the core's
+/// ident, the binding's), `enums` the core's unit enums uniffi exports as themselves.
+fn conversion(name: &str, v: &str, ty: &str, mirrored: &[(&str, &str)], enums: &[&str]) -> Result<Conversion, String> {
     let c = |ty: &str, out: String, back: Option<String>, helpers| Conversion { ty: ty.to_owned(), out, back, helpers };
+    let binding = |core: &str| mirrored.iter().find(|(of, _)| *of == core).map(|(_, ident)| *ident);
+    if let Some(ident) = binding(ty) {
+        return Ok(c(ident, format!("{v}.into()"), Some(format!("{v}.try_into()?")), &[]));
+    }
     Ok(match ty {
         "bool" => c("bool", v.into(), Some(v.into()), &[]),
         "u16" => c("i32", format!("{v}.into()"), Some(format!("status_in(\"{name}\", {v})?")), &["status_in"]),
@@ -198,6 +220,9 @@ fn conversion(name: &str, v: &str, ty: &str, mirrored: &[&str], enums: &[&str]) 
         }
         "u64" => c("i64", format!("long_out({v})"), Some(format!("ms_in(\"{name}\", {v})?")), &["long_out", "ms_in"]),
         "Option<u32>" => c("Option<i32>", format!("{v}.map(count_out)"), None, &["count_out"]),
+        "Option<u16>" => c("Option<i32>", format!("{v}.map(i32::from)"), None, &[]),
+        "&str" => c("String", format!("{v}.to_owned()"), None, &[]),
+        "Option<&str>" => c("Option<String>", format!("{v}.map(str::to_owned)"), None, &[]),
         "Option<u64>" => c(
             "Option<i64>",
             format!("{v}.map(long_out)"),
@@ -223,15 +248,17 @@ fn conversion(name: &str, v: &str, ty: &str, mirrored: &[&str], enums: &[&str]) 
             &["error_code_in"],
         ),
         ty if enums.contains(&ty) => c(ty, v.into(), Some(v.into()), &[]),
-        ty if mirrored.contains(&ty) => c(ty, format!("{v}.into()"), Some(format!("{v}.try_into()?")), &[]),
         _ => {
             let inner = |wrapper: &str| ty.strip_prefix(wrapper).and_then(|rest| rest.strip_suffix('>'));
-            match (inner("Option<"), inner("Vec<")) {
-                (Some(item), _) if mirrored.contains(&item) => {
-                    c(ty, format!("{v}.map(Into::into)"), Some(format!("{v}.map(TryInto::try_into).transpose()?")), &[])
-                }
-                (_, Some(item)) if mirrored.contains(&item) => {
-                    c(ty, format!("{v}.into_iter().map(Into::into).collect()"), None, &[])
+            match (inner("Option<").and_then(binding), inner("Vec<").and_then(binding)) {
+                (Some(item), _) => c(
+                    &format!("Option<{item}>"),
+                    format!("{v}.map(Into::into)"),
+                    Some(format!("{v}.map(TryInto::try_into).transpose()?")),
+                    &[],
+                ),
+                (_, Some(item)) => {
+                    c(&format!("Vec<{item}>"), format!("{v}.into_iter().map(Into::into).collect()"), None, &[])
                 }
                 _ => return Err(format!("field `{name}`: no conversion for `{ty}` (uniffi_records::conversion)")),
             }
@@ -243,20 +270,20 @@ struct Writer<'a> {
     tables: &'a [Table],
     /// The binding's helpers the conversions call.
     helpers: BTreeSet<&'static str>,
-    /// The core's unit enums the records use.
+    /// The core's unit enums the records use, by their paths.
     enums: BTreeSet<&'static str>,
 }
 
 impl Writer<'_> {
     /// `field`'s conversion, its value read from `of` (`value.`) or, with `of` empty, bound by its name.
     fn conversion(&mut self, field: &Field, of: &str) -> Result<Conversion, String> {
-        let mirrored: Vec<&str> = MIRRORS.iter().map(|mirror| mirror.ident).collect();
+        let mirrored: Vec<(&str, &str)> = MIRRORS.iter().map(|mirror| (mirror.core, mirror.ident)).collect();
         let enums: Vec<&str> =
             self.tables.iter().filter(|table| table.mirrors.kotlin).map(|table| table.ident).collect();
         let value = format!("{of}{}", field.name);
         let conversion = conversion(&field.name, &value, &field.ty, &mirrored, &enums)?;
         if let Some(table) = self.tables.iter().find(|table| table.ident == conversion.ty && table.mirrors.kotlin) {
-            self.enums.insert(table.ident);
+            self.enums.insert(table.rust_path);
         }
         Ok(conversion)
     }
@@ -276,11 +303,11 @@ impl Writer<'_> {
                     "\nimpl From<rp::{core}> for {ident} {{\n    fn from(value: rp::{core}) -> Self {{\n        \
                      {ident} {{\n{}        }}\n    }}\n}}\n",
                     self.outs(fields, "            ", "value.")?,
-                    core = mirror.core,
+                    core = core_path(mirror),
                     ident = mirror.ident,
                 ));
                 if mirror.into_core {
-                    return Err(format!("{}: a struct handed back is not written yet", mirror.core));
+                    text.push_str(&self.struct_back(mirror, fields)?);
                 }
             }
             Body::Enum(variants) => {
@@ -337,7 +364,7 @@ impl Writer<'_> {
     }
 
     fn enum_out(&mut self, mirror: &Mirror, variants: &[Variant]) -> Result<String, String> {
-        let (core, ident) = (mirror.core, mirror.ident);
+        let (core, ident) = (core_path(mirror), mirror.ident);
         let mut text = format!("\nimpl From<rp::{core}> for {ident} {{\n    fn from(value: rp::{core}) -> Self {{\n");
         if let Some(name) = mirror.text_field {
             text.push_str(&format!("        let {name} = value.to_string();\n"));
@@ -362,21 +389,41 @@ impl Writer<'_> {
         Ok(text)
     }
 
+    /// The fields' conversions back (each refused, named, when the core cannot hold it).
+    fn backs(&mut self, mirror: &Mirror, fields: &[Field]) -> Result<Vec<(String, String)>, String> {
+        let mut backs = Vec::new();
+        for field in fields {
+            let conversion = self.conversion(field, "")?;
+            let back = conversion.back.ok_or_else(|| format!("{}.{}: cannot be handed in", mirror.core, field.name))?;
+            self.helpers.extend(conversion.helpers.iter().filter(|helper| helper.ends_with("_in")));
+            backs.push((field.name.clone(), back));
+        }
+        Ok(backs)
+    }
+
+    fn struct_back(&mut self, mirror: &Mirror, fields: &[Field]) -> Result<String, String> {
+        let (core, ident) = (core_path(mirror), mirror.ident);
+        self.helpers.extend(["Result", "RetryplanError"]);
+        let names: Vec<&str> = fields.iter().map(|field| field.name.as_str()).collect();
+        let lines: String =
+            self.backs(mirror, fields)?.iter().map(|(name, back)| field_line("            ", name, back)).collect();
+        Ok(format!(
+            "\nimpl TryFrom<{ident}> for rp::{core} {{\n    type Error = RetryplanError;\n    \
+             fn try_from(value: {ident}) -> Result<Self> {{\n        let {ident} {{ {} }} = value;\n        \
+             Ok(rp::{core} {{\n{lines}        }})\n    }}\n}}\n",
+            names.join(", ")
+        ))
+    }
+
     fn enum_back(&mut self, mirror: &Mirror, variants: &[Variant]) -> Result<String, String> {
-        let (core, ident) = (mirror.core, mirror.ident);
+        let (core, ident) = (core_path(mirror), mirror.ident);
         self.helpers.extend(["Result", "RetryplanError"]);
         let mut text = format!(
             "\nimpl TryFrom<{ident}> for rp::{core} {{\n    type Error = RetryplanError;\n    \
              fn try_from(value: {ident}) -> Result<Self> {{\n        Ok(match value {{\n"
         );
         for variant in variants {
-            let mut backs = Vec::new();
-            for field in &variant.fields {
-                let conversion = self.conversion(field, "")?;
-                let back = conversion.back.ok_or_else(|| format!("{core}.{}: cannot be handed in", field.name))?;
-                self.helpers.extend(conversion.helpers.iter().filter(|helper| helper.ends_with("_in")));
-                backs.push((field.name.as_str(), back));
-            }
+            let backs = self.backs(mirror, &variant.fields)?;
             let pattern = pattern(&format!("{ident}::{}", variant.ident), variant, false);
             let target = format!("rp::{core}::{}", variant.ident);
             let built = match (variant.tuple, backs.as_slice()) {
@@ -393,6 +440,11 @@ impl Writer<'_> {
         text.push_str("        })\n    }\n}\n");
         Ok(text)
     }
+}
+
+/// The core's type, from the crate's root.
+fn core_path(mirror: &Mirror) -> String {
+    format!("{}{}", mirror.module, mirror.core)
 }
 
 /// A pattern binding every field of `variant` by its name (a tuple's one field positionally), at
@@ -473,5 +525,20 @@ mod tests {
         assert!(text.contains(
             "            Pushback::RetryAfterMs { ms } => rp::Pushback::RetryAfterMs(ms_in(\"ms\", ms)?),\n"
         ));
+    }
+
+    /// A struct handed back (an `Event`, for `telemetry_signals`) refuses what the core cannot hold, by field;
+    /// a type of a core module keeps its path, under the binding's name.
+    #[test]
+    fn a_struct_is_converted_back_and_a_renamed_mirror_keeps_its_path() {
+        let root = crate::workspace_root();
+        let tables = crate::tables::registry(&root).unwrap();
+        let text = &outputs(&root, &tables).unwrap()[0].text;
+        assert!(text.contains("impl TryFrom<Event> for rp::Event {"), "{text}");
+        assert!(text.contains("            at_ms: ms_in(\"at_ms\", at_ms)?,\n"), "{text}");
+        assert!(text.contains("            after: after.map(TryInto::try_into).transpose()?,\n"), "{text}");
+        assert!(text.contains("impl From<rp::telemetry::Signal> for TelemetrySignal {"), "{text}");
+        assert!(text.contains("        error_type: Option<TelemetryErrorType>,\n"), "{text}");
+        assert!(text.contains("use retryplan::telemetry::Metric;\n"), "{text}");
     }
 }

@@ -412,7 +412,8 @@ fn ending_name(decision: &Decision) -> Option<&'static str> {
 }
 
 /// The signals one recorded [`Event`] produces, in the order to report them
-/// (see the [module documentation](self)).
+/// (the mapping: the [module documentation](self), and the compatibility
+/// page `telemetry.md`).
 #[must_use]
 pub fn signals(event: &Event) -> Vec<Signal> {
     let mut out = Vec::new();

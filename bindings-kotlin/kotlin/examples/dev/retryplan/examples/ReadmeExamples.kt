@@ -30,6 +30,10 @@ import dev.retryplan.okhttp.retrying
 import dev.retryplan.retrying
 import dev.retryplan.Served
 import dev.retryplan.serving
+import dev.retryplan.Event
+import dev.retryplan.Telemetry
+import dev.retryplan.TelemetrySignal
+import dev.retryplan.telemetrySignals
 import com.sun.net.httpserver.HttpServer
 import kotlinx.coroutines.runBlocking
 import java.net.InetSocketAddress
@@ -188,4 +192,23 @@ fun propagatingService(policy: Policy, nextHop: URI): HttpServer = HttpServer.cr
     }
     start()
 }
+// README: end
+
+// README: telemetry
+/** What a meter would record: each counter the core names, by its data point's attribute. */
+class CountingHook : (Event) -> Unit {
+    val counts = java.util.concurrent.ConcurrentHashMap<String, Long>()
+
+    override fun invoke(event: Event) {
+        for (signal in telemetrySignals(event)) {
+            if (signal !is TelemetrySignal.Count) continue
+            val counter = Telemetry.metric(signal.metric)
+            val key = if (counter.attribute == null) counter.name else "${counter.name}{${counter.attribute}=${signal.value}}"
+            counts.merge(key, 1L, Long::plus)
+        }
+    }
+}
+
+suspend fun countedCall(policy: Policy, hook: CountingHook, call: suspend (Int) -> String): String =
+    retrying(policy, onDecision = hook) { attempt -> call(attempt.attempt) }
 // README: end

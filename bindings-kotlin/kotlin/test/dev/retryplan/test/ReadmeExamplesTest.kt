@@ -7,9 +7,11 @@ import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.RetryplanException
 import dev.retryplan.examples.Busy
+import dev.retryplan.examples.CountingHook
 import dev.retryplan.examples.ProfileApi
 import dev.retryplan.examples.compiledPolicy
 import dev.retryplan.examples.controls
+import dev.retryplan.examples.countedCall
 import dev.retryplan.examples.form
 import dev.retryplan.examples.loadProfile
 import dev.retryplan.examples.loadProfileBlocking
@@ -191,5 +193,25 @@ class ReadmeExamplesTest {
             service.stop(0)
             nextHop.stop(0)
         }
+    }
+
+    @Test
+    fun `the telemetry example counts what the core's mapping names, by attribute`() = runBlocking {
+        val policy = Policy.fromJson(
+            """{"max_attempts": 3, "total_budget_ms": 5000, "attempt_timeout": {"fixed_ms": 1000}, "jitter": {"kind": "none"},
+                "backoff": {"kind": "constant", "base_ms": 1, "multiplier": 1.0, "cap_ms": 1}}""",
+        )
+        val hook = CountingHook()
+        val value = policy.use { countedCall(it, hook) { attempt -> if (attempt < 3) throw java.net.ConnectException("refused") else "ok" } }
+        assertEquals("ok", value)
+        assertEquals(
+            mapOf(
+                "retryplan.attempts{retryplan.attempt.kind=first}" to 1L,
+                "retryplan.attempts{retryplan.attempt.kind=retry}" to 2L,
+                "retryplan.retries" to 2L,
+                "retryplan.operations{retryplan.operation.ending=succeeded}" to 1L,
+            ),
+            hook.counts.toMap(),
+        )
     }
 }
