@@ -303,7 +303,7 @@ internal class Host<T>(
         close(if (returns) null else kept)
         val now = clock.nowMs()
         val typed = { (driver.pollAction(now) as Action.Finish).ending }
-        request?.ended(driver, typed().decision is Decision.GaveUp)
+        request?.ended(driver)
         return if (returns) Ended(true, kept?.value as T?, typed, null, key, (kept?.abortAtMs ?: now) - now) else Ended(false, null, typed, kept?.error, key)
     }
 

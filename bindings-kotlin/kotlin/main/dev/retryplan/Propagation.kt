@@ -51,9 +51,8 @@ class RequestContext(
      */
     fun answerHeaders(): List<HeaderField> = answer.headers(protocol)
 
-    /** A helper's operation inside this request ended (its [driver]'s ending is recorded; [gaveUp] is the core's to judge, unused). */
-    @Suppress("UNUSED_PARAMETER")
-    internal fun ended(driver: Driver, gaveUp: Boolean) = driver.withNative { answer.record(it) }
+    /** A helper's operation inside this request ended: its [driver]'s ending is recorded (the core's `Answer` judges it). */
+    internal fun ended(driver: Driver) = driver.withNative { answer.record(it) }
 
     companion object Key : CoroutineContext.Key<RequestContext> {
         /**
