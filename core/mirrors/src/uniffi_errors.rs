@@ -32,7 +32,7 @@ const COMPILED_SOURCE: &str = "core/src/policy/compiled/error.rs";
 const IN_DESCRIPTION: [&str; 2] = ["message", "rule"];
 
 /// The name of a tuple variant's one field, by variant.
-const TUPLE_FIELDS: [(&str, &str); 1] = [("InvalidHeader", "header")];
+const TUPLE_FIELDS: [(&str, &str); 2] = [("InvalidHeader", "header"), ("InvalidRequestHeader", "header")];
 
 pub fn outputs(root: &Path) -> Result<Vec<Output>, String> {
     let path = root.join(SOURCE);

@@ -18,8 +18,8 @@ impl Error {
     /// conversion, where the mirrors (core/mirrors) generate each language's
     /// error classes from the same variants. A configuration kind is its
     /// [`name`](crate::ConfigKind::name), a [`Message`] its text, a [`Violation`]
-    /// an object `{field, message}`. [`Error::InvalidHeader`] has its
-    /// [`HeaderError`]'s fields: `header`, `kind` (the variant's snake_case
+    /// an object `{field, message}`. [`Error::InvalidHeader`] and
+    /// [`Error::InvalidRequestHeader`] have their [`HeaderError`]'s fields: `header`, `kind` (the variant's snake_case
     /// name: `empty`, `malformed` or `out_of_range`), then those of that
     /// variant. [`Error::OperationEnded`] has none.
     ///
@@ -58,7 +58,7 @@ impl Error {
             }
             Error::InvalidArgument { name, rule } => alloc::vec![("name", Value::string(name)), ("rule", text(rule))],
             Error::Unsupported { field, rule } => alloc::vec![("field", Value::string(field)), ("rule", text(rule))],
-            Error::InvalidHeader(header) => {
+            Error::InvalidHeader(header) | Error::InvalidRequestHeader(header) => {
                 let (kind, more) = match header {
                     HeaderError::Empty { .. } => ("empty", Vec::new()),
                     HeaderError::Malformed { expected, value, .. } => (
