@@ -330,7 +330,11 @@ def test_incoming_context_is_opaque_to_the_host_and_read_by_the_core() -> None:
     with pytest.raises(InvalidRequestHeaderError) as refused:
         IncomingContext.read(SERVER_POLICY, {"grpc-timeout": "12345678901S"}, now_ms=0)
     assert refused.value.header == "grpc-timeout"
-    assert (refused.value.code, refused.value.blame, refused.value.kind) == ("invalid_request_header", "caller", "malformed")
+    assert (refused.value.code, refused.value.blame, refused.value.kind) == (
+        "invalid_request_header",
+        "caller",
+        "malformed",
+    )
     assert isinstance(refused.value, CallerError) and not isinstance(refused.value, retryplan.ServerDataError)
     incoming = IncomingContext.read(
         SERVER_POLICY, {"retryplan-timeout-ms": "1000", "retryplan-attempt": "2"}, now_ms=500
