@@ -333,7 +333,7 @@ def test_incoming_context_is_opaque_to_the_host_and_read_by_the_core() -> None:
     assert (refused.value.code, refused.value.blame, refused.value.kind) == (
         "invalid_request_header",
         "caller",
-        "malformed",
+        "out_of_range",
     )
     assert isinstance(refused.value, CallerError) and not isinstance(refused.value, retryplan.ServerDataError)
     incoming = IncomingContext.read(
