@@ -205,7 +205,8 @@ fn js_error(error: Error) -> JsValue {
     let field = match &error {
         Error::InvalidConfig { field, .. } => Some(&**field),
         Error::InvalidArgument { name, .. } | Error::Unsupported { field: name, .. } => Some(*name),
-        Error::InvalidHeader(header) | Error::InvalidRequestHeader(header) => Some(header.header()),
+        Error::InvalidHeader(header) => Some(header.header()),
+        Error::InvalidRequestHeader(header) => Some(header.header()),
         Error::ConfigViolations { .. }
         | Error::UnknownProfile { .. }
         | Error::OperationEnded

@@ -28,7 +28,7 @@ fn one_of_each() -> Vec<Error> {
         Error::InvalidHeader(HeaderError::Empty { header: "retry-after" }),
         Error::InvalidHeader(HeaderError::malformed("retry-after", "a number of seconds", "soon")),
         Error::InvalidHeader(HeaderError::out_of_range("grpc-timeout", "8 digits", "123456789S")),
-        Error::InvalidRequestHeader(HeaderError::malformed("retryplan-attempt", "only ASCII digits", "two")),
+        Error::InvalidRequestHeader(Box::new(HeaderError::malformed("retryplan-attempt", "only ASCII digits", "two"))),
         Error::EntropyUnavailable { message: "no /dev/urandom".into() },
     ]
 }

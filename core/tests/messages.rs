@@ -116,7 +116,7 @@ fn one_error_per_code() -> Vec<Error> {
         Error::InvalidArgument { name: "x", rule: Message::from("x") },
         Error::Unsupported { field: "x", rule: Message::from("x") },
         Error::InvalidHeader(HeaderError::Empty { header: "x" }),
-        Error::InvalidRequestHeader(HeaderError::Empty { header: "x" }),
+        Error::InvalidRequestHeader(Box::new(HeaderError::Empty { header: "x" })),
         Error::EntropyUnavailable { message: String::new() },
     ];
     for error in &errors {

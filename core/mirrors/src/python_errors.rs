@@ -70,7 +70,7 @@ fn samples() -> Vec<Error> {
         Error::InvalidArgument { name: "", rule: text() },
         Error::Unsupported { field: "", rule: text() },
         Error::InvalidHeader(HeaderError::Empty { header: "" }),
-        Error::InvalidRequestHeader(HeaderError::Empty { header: "" }),
+        Error::InvalidRequestHeader(Box::new(HeaderError::Empty { header: "" })),
         Error::EntropyUnavailable { message: String::new() },
     ]
 }
@@ -188,13 +188,14 @@ fn variant_of<'a>(file: &'a syn::File, variant: &str) -> Option<&'a syn::Variant
     })
 }
 
-/// The enum variant `variant` of `Error` wraps, if it wraps one (`InvalidHeader(HeaderError)`).
+/// The enum variant `variant` of `Error` wraps, if it wraps one (`InvalidHeader(HeaderError)`, or boxed:
+/// `InvalidRequestHeader(Box<HeaderError>)`).
 fn wrapped(file: &syn::File, variant: &str) -> Option<String> {
     match &variant_of(file, variant)?.fields {
-        syn::Fields::Unnamed(fields) => match &fields.unnamed.first()?.ty {
-            syn::Type::Path(path) => Some(path.path.segments.last()?.ident.to_string()),
-            _ => None,
-        },
+        syn::Fields::Unnamed(fields) => {
+            let name = docs::type_name(&fields.unnamed.first()?.ty);
+            Some(name.strip_prefix("Box<").and_then(|inner| inner.strip_suffix('>')).unwrap_or(&name).to_owned())
+        }
         _ => None,
     }
 }
@@ -406,8 +407,8 @@ mod tests {
         let mut errors = samples();
         errors.push(Error::InvalidHeader(HeaderError::malformed("h", "e", "v")));
         errors.push(Error::InvalidHeader(HeaderError::out_of_range("h", "l", "v")));
-        errors.push(Error::InvalidRequestHeader(HeaderError::malformed("h", "e", "v")));
-        errors.push(Error::InvalidRequestHeader(HeaderError::out_of_range("h", "l", "v")));
+        errors.push(Error::InvalidRequestHeader(Box::new(HeaderError::malformed("h", "e", "v"))));
+        errors.push(Error::InvalidRequestHeader(Box::new(HeaderError::out_of_range("h", "l", "v"))));
         for error in errors {
             let class = text.split(&format!("    code = \"{}\"\n", error.code())).nth(1).unwrap();
             let class = class.split("\n\nclass ").next().unwrap();

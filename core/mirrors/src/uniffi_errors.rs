@@ -151,7 +151,7 @@ fn conversion(name: &str, ty: &str) -> Option<(&'static str, String)> {
         "&str" => ("String", format!("{name}.to_owned()")),
         "u32" => ("i32", format!("count_out({name})")),
         "Vec<u32>" => ("Vec<i32>", format!("{name}.into_iter().map(count_out).collect()")),
-        "HeaderError" => ("String", format!("{name}.header().to_owned()")),
+        "HeaderError" | "Box<HeaderError>" => ("String", format!("{name}.header().to_owned()")),
         "Vec<Violation>" => (
             "Vec<Violation>",
             format!(

@@ -265,7 +265,10 @@ pub enum Error {
     /// by [`IncomingContext::read`](crate::propagation::IncomingContext::read)
     /// naming the header and its rule. The caller of this service sent it:
     /// a host answers the request as malformed (HTTP 400, gRPC `INTERNAL`).
-    InvalidRequestHeader(HeaderError),
+    // Boxed, as `field` of `InvalidConfig` is: a second inline `HeaderError`
+    // grew `Error` (and every `Result` of the engine) from 64 to 72 bytes on
+    // 64-bit targets, and the Node wasm by 979 B gzip.
+    InvalidRequestHeader(Box<HeaderError>),
     /// The operating system's random source failed (only with the `entropy`
     /// feature, when drawing a seed or an idempotency key).
     EntropyUnavailable {

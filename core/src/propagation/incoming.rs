@@ -1,5 +1,7 @@
 //! Reading the incoming request: [`IncomingContext::read`].
 
+use alloc::boxed::Box;
+
 use crate::error::Error;
 use crate::grpc_timeout::parse_grpc_timeout_ns;
 use crate::idempotency_key::IdempotencyKey;
@@ -77,8 +79,8 @@ impl IncomingContext {
         now_ms: u64,
         mut header: impl FnMut(&'static str) -> Option<&'a str>,
     ) -> Result<IncomingContext, Error> {
-        let mut context =
-            IncomingContext::propagated(policy, now_ms, &mut header).map_err(Error::InvalidRequestHeader)?;
+        let mut context = IncomingContext::propagated(policy, now_ms, &mut header)
+            .map_err(|refused| Error::InvalidRequestHeader(Box::new(refused)))?;
         if let Some(value) = header(IDEMPOTENCY_KEY) {
             context.idempotency_key = Some(IdempotencyKey::from_request_header(value.trim_matches([' ', '\t']))?);
         }

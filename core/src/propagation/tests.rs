@@ -77,7 +77,7 @@ fn a_malformed_request_header_is_the_callers() {
     }
     assert_eq!(refused(&[("idempotency-key", "a key")]), ("invalid_argument", "caller"));
     let Err(Error::InvalidRequestHeader(header)) = read(&policy, &[("grpc-timeout", "")]) else { panic!() };
-    assert_eq!(header, crate::HeaderError::Empty { header: GRPC_TIMEOUT });
+    assert_eq!(*header, crate::HeaderError::Empty { header: GRPC_TIMEOUT });
 }
 
 #[test]

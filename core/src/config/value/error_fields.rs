@@ -58,22 +58,25 @@ impl Error {
             }
             Error::InvalidArgument { name, rule } => alloc::vec![("name", Value::string(name)), ("rule", text(rule))],
             Error::Unsupported { field, rule } => alloc::vec![("field", Value::string(field)), ("rule", text(rule))],
-            Error::InvalidHeader(header) | Error::InvalidRequestHeader(header) => {
-                let (kind, more) = match header {
-                    HeaderError::Empty { .. } => ("empty", Vec::new()),
-                    HeaderError::Malformed { expected, value, .. } => (
-                        "malformed",
-                        alloc::vec![("expected", Value::string(expected)), ("value", Value::string(value))],
-                    ),
-                    HeaderError::OutOfRange { limit, value, .. } => {
-                        ("out_of_range", alloc::vec![("limit", Value::string(limit)), ("value", Value::string(value))])
-                    }
-                };
-                let mut fields = alloc::vec![("header", Value::string(header.header())), ("kind", Value::string(kind))];
-                fields.extend(more);
-                fields
-            }
+            Error::InvalidHeader(header) => header_fields(header),
+            Error::InvalidRequestHeader(header) => header_fields(header),
             Error::EntropyUnavailable { message } => alloc::vec![("message", Value::string(message))],
         }
     }
+}
+
+/// A [`HeaderError`]'s fields: `header`, `kind`, then those of its variant.
+fn header_fields(header: &HeaderError) -> Vec<(&'static str, Value)> {
+    let (kind, more) = match header {
+        HeaderError::Empty { .. } => ("empty", Vec::new()),
+        HeaderError::Malformed { expected, value, .. } => {
+            ("malformed", alloc::vec![("expected", Value::string(expected)), ("value", Value::string(value))])
+        }
+        HeaderError::OutOfRange { limit, value, .. } => {
+            ("out_of_range", alloc::vec![("limit", Value::string(limit)), ("value", Value::string(value))])
+        }
+    };
+    let mut fields = alloc::vec![("header", Value::string(header.header())), ("kind", Value::string(kind))];
+    fields.extend(more);
+    fields
 }
