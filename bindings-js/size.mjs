@@ -123,10 +123,17 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * a status handed over as a number, so still no `core::fmt`): 92152 B,
  * +1225 B over the 90927 B above (not re-measured in the same run), so
  * 92400 B. Node's entry only: the browser runtime reports to no OpenTelemetry.
+ * Then the incoming read's own error code (session 7, s7-blame:
+ * `invalid_request_header`, blame `caller`, for a malformed propagation
+ * header of the request being served, where `invalid_header` blamed the
+ * server): 92629 B against main's 92320 B in the same run, +309 B (the
+ * variant boxed: inline it grew the core's `Error` from 64 to 72 bytes and
+ * this entry by 979 B), so 92700 B. The browser runtimes grew 51 B (55495 B)
+ * and 23 B (lean, 50674 B), within their limits.
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 92_400;
+const LIMIT = 92_700;
 /**
  * The limit of the browser runtime (wasm + minified glue, gzip -9), in bytes:
  * what `retryplan` is in a browser since issue 24's runtime (part 2), the

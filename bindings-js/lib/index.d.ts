@@ -111,7 +111,7 @@ export class RetryplanError extends Error {
   readonly violations?: Violation[];
   /** For "invalid_config" and "config_violations": which configuration could not be read, or breaks the rules; for a CompiledFormErrorCode, the kind expected ("policy" or "dependency"). */
   readonly config?: ConfigKind;
-  /** For "invalid_config" (where reading stopped), "invalid_argument" (the argument), "invalid_header" (the header) and "unsupported" (the section). */
+  /** For "invalid_config" (where reading stopped), "invalid_argument" (the argument), "invalid_header" and "invalid_request_header" (the header) and "unsupported" (the section). */
   readonly field?: string;
 }
 
@@ -634,9 +634,9 @@ export class IncomingContext {
    * Reads `headers` (a lookup by lower-case name, a `Headers`/`Map`, or Node's
    * `req.headers`, several field lines joined by ", ") under `policy` at
    * `nowMs` (the monotonic clock, `performance.now()`, by default). A value that
-   * breaks its header's rule is refused: a RetryplanError `invalid_header` whose
-   * `field` is the header (`invalid_argument` naming `Idempotency-Key` for a bad
-   * key); a server answers that request 400.
+   * breaks its header's rule is refused: a RetryplanError `invalid_request_header`
+   * (blame `caller`) whose `field` is the header (`invalid_argument` naming
+   * `Idempotency-Key` for a bad key); a server answers that request 400.
    */
   static read(
     policy: Policy,

@@ -3,8 +3,8 @@
 // incoming request's context is read by the core (`IncomingContext.read`):
 // the caller's remaining time, its attempts, its idempotency key and whether
 // it retries, as the policy's `propagation.read_headers` says. A malformed
-// header is refused with a RetryplanError (`invalid_header`, its `field`
-// the header), never read as absent. Every value is the core's.
+// header is refused with a RetryplanError (`invalid_request_header`, blame
+// `caller`, its `field` the header), never read as absent. Every value is the core's.
 import { _incomingFields, _incomingRead } from '../wasm/retryplan_js.js';
 import { ms } from './args.js';
 import { decided } from './convert.js';

@@ -206,6 +206,7 @@ fn js_error(error: Error) -> JsValue {
         Error::InvalidConfig { field, .. } => Some(&**field),
         Error::InvalidArgument { name, .. } | Error::Unsupported { field: name, .. } => Some(*name),
         Error::InvalidHeader(header) => Some(header.header()),
+        Error::InvalidRequestHeader(header) => Some(header.header()),
         Error::ConfigViolations { .. }
         | Error::UnknownProfile { .. }
         | Error::OperationEnded

@@ -27,8 +27,9 @@ use crate::{either, js_error};
 /// holds the request headers (`REQUEST_HEADERS`, generated into
 /// lib/generated/propagation.js, in that order: a string, or
 /// anything else when absent, several field lines joined by `", "`). The
-/// context's handle, or the `RetryplanError` (`invalid_header` naming the
-/// header, `invalid_argument` naming `Idempotency-Key`).
+/// context's handle, or the `RetryplanError` (`invalid_request_header`,
+/// blame `caller`, naming the header; `invalid_argument` naming
+/// `Idempotency-Key`).
 #[cfg(feature = "propagation")]
 #[wasm_bindgen(js_name = _incomingRead)]
 pub fn incoming_read(policy: u32, now_ms: f64, values: Vec<JsValue>) -> JsValue {

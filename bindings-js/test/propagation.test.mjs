@@ -122,7 +122,8 @@ test("IncomingContext.read takes Node's req.headers: a header sent twice arrives
   const headers = { 'retryplan-timeout-ms': ['100', '200'], 'idempotency-key': 'k-1' };
   assert.throws(
     () => IncomingContext.read(policy, headers, 0),
-    (error) => error.code === 'invalid_header' && error.field === 'retryplan-timeout-ms',
+    (error) =>
+      error.code === 'invalid_request_header' && error.blame === 'caller' && error.field === 'retryplan-timeout-ms',
   );
   const context = IncomingContext.read(policy, { 'retryplan-timeout-ms': ' 100 ' }, 0);
   assert.equal(context.deadlineMs, 80);

@@ -381,7 +381,10 @@ function incomingContext(api, policy, testCase) {
   try {
     context = api.IncomingContext.read(policy, lookupIn(headers), field(testCase, 'now_ms', 'number'));
   } catch (error) {
-    if (error?.code === 'invalid_header' && !Object.keys(headers).some((name) => name.toLowerCase() === error.field)) {
+    if (
+      error?.code === 'invalid_request_header' &&
+      !Object.keys(headers).some((name) => name.toLowerCase() === error.field)
+    ) {
       throw new Error(`${testCase.id}: refused ${error.field} (not a header of the case)`);
     }
     throw error;

@@ -95,9 +95,21 @@ pub enum RetryplanError {
         blame: Blame,
         description: String,
     },
-    /// A header value could not be read (Retry-After, grpc-timeout).
+    /// A header value a server answered with could not be read (`Retry-After`, `retry-after-ms`, `RateLimit`; the
+    /// header tools refuse a `grpc-timeout` the same way). A request header this service was sent is
+    /// `Error::InvalidRequestHeader`.
     #[error("{description}")]
     InvalidHeader {
+        header: String,
+        code: String,
+        blame: Blame,
+        description: String,
+    },
+    /// A header value of the request being served could not be read (a propagation header: `grpc-timeout`,
+    /// `retryplan-attempt`, ...), refused by `IncomingContext::read` naming the header and its rule. The caller of this
+    /// service sent it: a host answers the request as malformed (HTTP 400, gRPC `INTERNAL`).
+    #[error("{description}")]
+    InvalidRequestHeader {
         header: String,
         code: String,
         blame: Blame,
@@ -176,6 +188,12 @@ impl From<rp::Error> for RetryplanError {
                 description,
             },
             rp::Error::InvalidHeader(header) => RetryplanError::InvalidHeader {
+                header: header.header().to_owned(),
+                code,
+                blame,
+                description,
+            },
+            rp::Error::InvalidRequestHeader(header) => RetryplanError::InvalidRequestHeader {
                 header: header.header().to_owned(),
                 code,
                 blame,

@@ -27,11 +27,11 @@ use retryplan::Verdict;
 /// Who must act to fix an `Error`: what to do about it, as opposed to what went wrong (`Error::code`). Every code has exactly one blame.
 #[uniffi::remote(Enum)]
 pub enum Blame {
-    /// Misuse of the API by the code calling it.
+    /// Misuse of the API by the code calling it, or a request the caller of the service sent that cannot be read.
     Caller,
     /// A configuration the engine cannot accept or carry out.
     Configuration,
-    /// What the peer sent (a header the engine cannot read).
+    /// What the server answered (a response header the engine cannot read).
     Server,
     /// The environment the engine runs in (the random source).
     Environment,

@@ -35,8 +35,8 @@ pub struct IncomingContext(pub(crate) rp::propagation::IncomingContext);
 #[uniffi::export]
 impl IncomingContext {
     /// Reads the incoming request's headers through `lookup` at `now_ms`, as
-    /// `policy.propagation.read_headers` says. `InvalidHeader` naming the
-    /// header and its rule for a value that breaks it (`InvalidArgument`
+    /// `policy.propagation.read_headers` says. `InvalidRequestHeader` (blame
+    /// `caller`) naming the header and its rule for a value that breaks it (`InvalidArgument`
     /// naming `Idempotency-Key` for a key that is not one): a server answers
     /// either with 400.
     #[uniffi::constructor]

@@ -517,6 +517,7 @@ def test_every_error_class_sits_under_the_class_of_its_blame() -> None:
         "InvalidArgumentError": ValueError,
         "ArgumentTypeError": TypeError,
         "InvalidHeaderError": ValueError,
+        "InvalidRequestHeaderError": ValueError,
         "EntropyUnavailableError": OSError,
     }
     for name, base in builtin.items():

@@ -260,8 +260,8 @@ ROWS: List[Row] = [
     Row("grant of another control", "InvalidArgumentError", "invalid_argument", "slot", foreign_slot),
     Row(
         "malformed propagation header (a served request: the middleware answers 400)",
-        "InvalidHeaderError",
-        "invalid_header",
+        "InvalidRequestHeaderError",
+        "invalid_request_header",
         "grpc-timeout",
         lambda: retryplan.IncomingContext.read(Policy(), {"grpc-timeout": "1.5S"}, now_ms=0),
     ),

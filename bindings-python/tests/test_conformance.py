@@ -367,7 +367,7 @@ def kind_incoming_context(case: Dict[str, Any]) -> None:
     finally:
         try:
             IncomingContext.read(policy, headers, now_ms=case["now_ms"])
-        except retryplan.InvalidHeaderError as refused:  # it names one of the case's headers
+        except retryplan.InvalidRequestHeaderError as refused:  # it names one of the case's headers
             assert refused.header in headers, f"{case['id']}: refused {refused.header}, not a header of the case"
         except RetryplanError:
             pass

@@ -19,7 +19,7 @@ import requests
 from server import Server, status
 
 import retryplan
-from retryplan import GiveUpReason, IncomingContext, InvalidHeaderError, Policy
+from retryplan import CallerError, GiveUpReason, IncomingContext, InvalidRequestHeaderError, Policy
 from retryplan.httpx import AsyncRetryTransport, RetryTransport
 from retryplan.propagation import AsgiMiddleware, WsgiMiddleware, current
 from retryplan.requests import RetryAdapter
@@ -325,11 +325,17 @@ def test_several_field_lines_arrive_joined_and_are_refused(hop2: Server) -> None
 
 
 def test_incoming_context_is_opaque_to_the_host_and_read_by_the_core() -> None:
-    """The typed API: a refused header raises InvalidHeaderError naming it; a context starts a driver whose
-    headers the core writes."""
-    with pytest.raises(InvalidHeaderError) as refused:
+    """The typed API: a refused header raises InvalidRequestHeaderError naming it, a CallerError (the caller sent
+    it, not a server: never a ServerDataError); a context starts a driver whose headers the core writes."""
+    with pytest.raises(InvalidRequestHeaderError) as refused:
         IncomingContext.read(SERVER_POLICY, {"grpc-timeout": "12345678901S"}, now_ms=0)
     assert refused.value.header == "grpc-timeout"
+    assert (refused.value.code, refused.value.blame, refused.value.kind) == (
+        "invalid_request_header",
+        "caller",
+        "out_of_range",
+    )
+    assert isinstance(refused.value, CallerError) and not isinstance(refused.value, retryplan.ServerDataError)
     incoming = IncomingContext.read(
         SERVER_POLICY, {"retryplan-timeout-ms": "1000", "retryplan-attempt": "2"}, now_ms=500
     )

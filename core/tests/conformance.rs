@@ -419,7 +419,7 @@ fn incoming_context(case: &Map<String, Value>) -> Answer {
     let headers = case.get("headers").and_then(Value::as_object).expect("headers is an object");
     let read = IncomingContext::read(&policy, u64_field(case, "now_ms").expect("now_ms"), lookup_in(headers));
     // A refusal names the header whose value broke its rule: one of the case's.
-    if let Err(Error::InvalidHeader(refused)) = &read {
+    if let Err(Error::InvalidRequestHeader(refused)) = &read {
         let id = str_field(case, "id");
         assert!(
             headers.contains_key(refused.header()),

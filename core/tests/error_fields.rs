@@ -28,6 +28,7 @@ fn one_of_each() -> Vec<Error> {
         Error::InvalidHeader(HeaderError::Empty { header: "retry-after" }),
         Error::InvalidHeader(HeaderError::malformed("retry-after", "a number of seconds", "soon")),
         Error::InvalidHeader(HeaderError::out_of_range("grpc-timeout", "8 digits", "123456789S")),
+        Error::InvalidRequestHeader(Box::new(HeaderError::malformed("retryplan-attempt", "only ASCII digits", "two"))),
         Error::EntropyUnavailable { message: "no /dev/urandom".into() },
     ]
 }
@@ -68,6 +69,12 @@ fn every_error_has_its_fields_as_data() {
             ("kind", text("out_of_range")),
             ("limit", text("8 digits")),
             ("value", text("123456789S")),
+        ],
+        vec![
+            ("header", text("retryplan-attempt")),
+            ("kind", text("malformed")),
+            ("expected", text("only ASCII digits")),
+            ("value", text("two")),
         ],
         vec![("message", text("no /dev/urandom"))],
     ];

@@ -116,6 +116,7 @@ fn one_error_per_code() -> Vec<Error> {
         Error::InvalidArgument { name: "x", rule: Message::from("x") },
         Error::Unsupported { field: "x", rule: Message::from("x") },
         Error::InvalidHeader(HeaderError::Empty { header: "x" }),
+        Error::InvalidRequestHeader(Box::new(HeaderError::Empty { header: "x" })),
         Error::EntropyUnavailable { message: String::new() },
     ];
     for error in &errors {
@@ -128,6 +129,7 @@ fn one_error_per_code() -> Vec<Error> {
             | Error::InvalidArgument { .. }
             | Error::Unsupported { .. }
             | Error::InvalidHeader(_)
+            | Error::InvalidRequestHeader(_)
             | Error::EntropyUnavailable { .. } => {}
         }
     }
@@ -149,6 +151,7 @@ fn every_variant_has_its_blame() {
             ("invalid_argument", "caller"),
             ("unsupported", "configuration"),
             ("invalid_header", "server"),
+            ("invalid_request_header", "caller"),
             ("entropy_unavailable", "environment"),
         ]
     );

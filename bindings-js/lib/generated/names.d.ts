@@ -4,11 +4,11 @@
 
 /** Who must act to fix an `Error`: what to do about it, as opposed to what went wrong (`Error::code`). Every code has exactly one blame. */
 export type Blame =
-  /** Misuse of the API by the code calling it. */
+  /** Misuse of the API by the code calling it, or a request the caller of the service sent that cannot be read. */
   | 'caller'
   /** A configuration the engine cannot accept or carry out. */
   | 'configuration'
-  /** What the peer sent (a header the engine cannot read). */
+  /** What the server answered (a response header the engine cannot read). */
   | 'server'
   /** The environment the engine runs in (the random source). */
   | 'environment';
@@ -260,8 +260,10 @@ export type ErrorCode =
   | 'invalid_argument'
   /** The host cannot carry out a section of the policy as written (a host that runs one attempt at a time cannot hedge); `field` names the section. Nothing was started. */
   | 'unsupported'
-  /** A header value could not be read (Retry-After, grpc-timeout). */
+  /** A header value a server answered with could not be read (`Retry-After`, `retry-after-ms`, `RateLimit`; the header tools refuse a `grpc-timeout` the same way). A request header this service was sent is `Error::InvalidRequestHeader`. */
   | 'invalid_header'
+  /** A header value of the request being served could not be read (a propagation header: `grpc-timeout`, `retryplan-attempt`, ...), refused by `IncomingContext::read` naming the header and its rule. The caller of this service sent it: a host answers the request as malformed (HTTP 400, gRPC `INTERNAL`). */
+  | 'invalid_request_header'
   /** The operating system's random source failed (only with the `entropy` feature, when drawing a seed or an idempotency key). */
   | 'entropy_unavailable';
 

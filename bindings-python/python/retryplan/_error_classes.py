@@ -17,6 +17,7 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidConfigError",
     "InvalidHeaderError",
+    "InvalidRequestHeaderError",
     "NotACompiledFormError",
     "OperationEndedError",
     "PlatformError",
@@ -50,7 +51,8 @@ class RetryplanError(Exception):
 
 
 class CallerError(RetryplanError):
-    """Blame ``caller``: misuse of the API by the code calling it."""
+    """Blame ``caller``: misuse of the API by the code calling it, or a request the caller of the service sent that
+    cannot be read."""
 
     blame = "caller"
 
@@ -62,7 +64,7 @@ class ConfigurationError(RetryplanError):
 
 
 class ServerDataError(RetryplanError):
-    """Blame ``server``: what the peer sent (a header the engine cannot read)."""
+    """Blame ``server``: what the server answered (a response header the engine cannot read)."""
 
     blame = "server"
 
@@ -220,9 +222,45 @@ class UnsupportedError(ConfigurationError, ValueError):
 
 
 class InvalidHeaderError(ServerDataError, ValueError):
-    """A header value could not be read (Retry-After, grpc-timeout)."""
+    """A header value a server answered with could not be read (``Retry-After``, ``retry-after-ms``, ``RateLimit``; the
+    header tools refuse a ``grpc-timeout`` the same way). A request header this service was sent is
+    ``Error::InvalidRequestHeader``."""
 
     code = "invalid_header"
+    #: The header being parsed.
+    header: str
+    #: Which: ``empty``, ``malformed``, ``out_of_range``.
+    kind: str
+    #: The rule that was broken, phrased as what was expected instead.
+    expected: Optional[str]
+    #: A bounded excerpt of the value that was received.
+    value: Optional[str]
+    #: The limit that was exceeded, in words.
+    limit: Optional[str]
+
+    def __init__(
+        self,
+        message: str,
+        header: str = "",
+        kind: str = "",
+        expected: Optional[str] = None,
+        value: Optional[str] = None,
+        limit: Optional[str] = None,
+    ) -> None:
+        super().__init__(message)
+        self.header = header
+        self.kind = kind
+        self.expected = expected
+        self.value = value
+        self.limit = limit
+
+
+class InvalidRequestHeaderError(CallerError, ValueError):
+    """A header value of the request being served could not be read (a propagation header: ``grpc-timeout``,
+    ``retryplan-attempt``, ...), refused by ``IncomingContext::read`` naming the header and its rule. The caller of this
+    service sent it: a host answers the request as malformed (HTTP 400, gRPC ``INTERNAL``)."""
+
+    code = "invalid_request_header"
     #: The header being parsed.
     header: str
     #: Which: ``empty``, ``malformed``, ``out_of_range``.
@@ -305,6 +343,7 @@ BY_CODE = {
     "invalid_argument": InvalidArgumentError,
     "unsupported": UnsupportedError,
     "invalid_header": InvalidHeaderError,
+    "invalid_request_header": InvalidRequestHeaderError,
     "entropy_unavailable": EntropyUnavailableError,
     "not_a_compiled_form": NotACompiledFormError,
     "compiled_form_version": CompiledFormVersionError,

@@ -6,8 +6,9 @@ Two families, both under :class:`RetryplanError`:
   that cannot be represented): one class per engine error, each with the
   engine's stable ``code``, under one class per ``blame`` (who must act, as
   h11 splits its errors): :class:`CallerError` (a bug in how the API is
-  called), :class:`ConfigurationError` (a policy or other configuration to
-  fix), :class:`ServerDataError` (what the peer sent, such as a header the
+  called, or a served request's header its caller sent malformed),
+  :class:`ConfigurationError` (a policy or other configuration to fix),
+  :class:`ServerDataError` (what a server answered, such as a header the
   engine cannot read) and :class:`PlatformError` (the machine: the random
   source). ``ServerDataError`` is not an HTTP 5xx: a failed attempt is an
   outcome, never an exception; ``PlatformError`` is not named

@@ -918,7 +918,8 @@ class IncomingContext:
     def read(policy: Policy, headers: _Headers, now: float) -> IncomingContext:
         """Reads the request's headers (a mapping whose ``get`` finds lower-case names) at ``now`` on the
         helpers' monotonic clock, as ``policy.propagation.read_headers`` says; a malformed value raises
-        ``InvalidHeaderError`` naming the header (``InvalidArgumentError`` for ``Idempotency-Key``)."""
+        ``InvalidRequestHeaderError`` (a ``CallerError``: the caller sent it) naming the header
+        (``InvalidArgumentError`` for ``Idempotency-Key``)."""
     @overload
     @staticmethod
     def read(policy: Policy, headers: _Headers, *, now_ms: int) -> IncomingContext: ...

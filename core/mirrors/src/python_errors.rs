@@ -45,7 +45,7 @@ const BLAME_CLASSES: [(Blame, &str); 4] = [
 ];
 
 /// Each code's builtin base, so that `except ValueError` catches what it always did.
-const BUILTIN_BASES: [(&str, &str); 9] = [
+const BUILTIN_BASES: [(&str, &str); 10] = [
     ("config_violations", "ValueError"),
     ("invalid_config", "ValueError"),
     ("unknown_profile", "LookupError"),
@@ -54,6 +54,7 @@ const BUILTIN_BASES: [(&str, &str); 9] = [
     ("invalid_argument", "ValueError"),
     ("unsupported", "ValueError"),
     ("invalid_header", "ValueError"),
+    ("invalid_request_header", "ValueError"),
     ("entropy_unavailable", "OSError"),
 ];
 
@@ -69,6 +70,7 @@ fn samples() -> Vec<Error> {
         Error::InvalidArgument { name: "", rule: text() },
         Error::Unsupported { field: "", rule: text() },
         Error::InvalidHeader(HeaderError::Empty { header: "" }),
+        Error::InvalidRequestHeader(Box::new(HeaderError::Empty { header: "" })),
         Error::EntropyUnavailable { message: String::new() },
     ]
 }
@@ -186,13 +188,14 @@ fn variant_of<'a>(file: &'a syn::File, variant: &str) -> Option<&'a syn::Variant
     })
 }
 
-/// The enum variant `variant` of `Error` wraps, if it wraps one (`InvalidHeader(HeaderError)`).
+/// The enum variant `variant` of `Error` wraps, if it wraps one (`InvalidHeader(HeaderError)`, or boxed:
+/// `InvalidRequestHeader(Box<HeaderError>)`).
 fn wrapped(file: &syn::File, variant: &str) -> Option<String> {
     match &variant_of(file, variant)?.fields {
-        syn::Fields::Unnamed(fields) => match &fields.unnamed.first()?.ty {
-            syn::Type::Path(path) => Some(path.path.segments.last()?.ident.to_string()),
-            _ => None,
-        },
+        syn::Fields::Unnamed(fields) => {
+            let name = docs::type_name(&fields.unnamed.first()?.ty);
+            Some(name.strip_prefix("Box<").and_then(|inner| inner.strip_suffix('>')).unwrap_or(&name).to_owned())
+        }
         _ => None,
     }
 }
@@ -404,6 +407,8 @@ mod tests {
         let mut errors = samples();
         errors.push(Error::InvalidHeader(HeaderError::malformed("h", "e", "v")));
         errors.push(Error::InvalidHeader(HeaderError::out_of_range("h", "l", "v")));
+        errors.push(Error::InvalidRequestHeader(Box::new(HeaderError::malformed("h", "e", "v"))));
+        errors.push(Error::InvalidRequestHeader(Box::new(HeaderError::out_of_range("h", "l", "v"))));
         for error in errors {
             let class = text.split(&format!("    code = \"{}\"\n", error.code())).nth(1).unwrap();
             let class = class.split("\n\nclass ").next().unwrap();
@@ -425,6 +430,7 @@ mod tests {
             assert!(text.contains(&format!("    code = \"{code}\"\n")), "{code}");
         }
         assert!(text.contains("class InvalidHeaderError(ServerDataError, ValueError):"));
+        assert!(text.contains("class InvalidRequestHeaderError(CallerError, ValueError):"));
         assert!(text.contains("class CompiledFormError(ConfigurationError, ValueError):"), "{text}");
         for code in CompiledFormError::CODES {
             assert!(text.contains(&format!("class {}Error(CompiledFormError):\n", camel(code))), "{code}");

@@ -32,7 +32,7 @@ const COMPILED_SOURCE: &str = "core/src/policy/compiled/error.rs";
 const IN_DESCRIPTION: [&str; 2] = ["message", "rule"];
 
 /// The name of a tuple variant's one field, by variant.
-const TUPLE_FIELDS: [(&str, &str); 1] = [("InvalidHeader", "header")];
+const TUPLE_FIELDS: [(&str, &str); 2] = [("InvalidHeader", "header"), ("InvalidRequestHeader", "header")];
 
 pub fn outputs(root: &Path) -> Result<Vec<Output>, String> {
     let path = root.join(SOURCE);
@@ -151,7 +151,7 @@ fn conversion(name: &str, ty: &str) -> Option<(&'static str, String)> {
         "&str" => ("String", format!("{name}.to_owned()")),
         "u32" => ("i32", format!("count_out({name})")),
         "Vec<u32>" => ("Vec<i32>", format!("{name}.into_iter().map(count_out).collect()")),
-        "HeaderError" => ("String", format!("{name}.header().to_owned()")),
+        "HeaderError" | "Box<HeaderError>" => ("String", format!("{name}.header().to_owned()")),
         "Vec<Violation>" => (
             "Vec<Violation>",
             format!(

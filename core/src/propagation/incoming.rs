@@ -1,5 +1,7 @@
 //! Reading the incoming request: [`IncomingContext::read`].
 
+use alloc::boxed::Box;
+
 use crate::error::Error;
 use crate::grpc_timeout::parse_grpc_timeout_ns;
 use crate::idempotency_key::IdempotencyKey;
@@ -67,14 +69,32 @@ impl IncomingContext {
     /// says.
     ///
     /// # Errors
-    /// [`Error::InvalidHeader`] naming the header and its rule for a value
-    /// that breaks it; [`Error::InvalidArgument`] naming `Idempotency-Key`
-    /// for a key that is not one.
+    /// [`Error::InvalidRequestHeader`] naming the header and its rule for a
+    /// value that breaks it (blame `caller`: the caller of this service sent
+    /// it); [`Error::InvalidArgument`] naming `Idempotency-Key` for a key
+    /// that is not one (the refusal [`IdempotencyKey::from_request_header`]
+    /// gives wherever a request's key is read, also blame `caller`).
     pub fn read<'a>(
         policy: &Policy,
         now_ms: u64,
         mut header: impl FnMut(&'static str) -> Option<&'a str>,
     ) -> Result<IncomingContext, Error> {
+        let mut context = IncomingContext::propagated(policy, now_ms, &mut header)
+            .map_err(|refused| Error::InvalidRequestHeader(Box::new(refused)))?;
+        if let Some(value) = header(IDEMPOTENCY_KEY) {
+            context.idempotency_key = Some(IdempotencyKey::from_request_header(value.trim_matches([' ', '\t']))?);
+        }
+        Ok(context)
+    }
+
+    /// What the propagation headers say (all but the key), as
+    /// [`read`](Self::read) reads them; the first value that breaks its
+    /// header's rule refuses the request.
+    fn propagated<'a>(
+        policy: &Policy,
+        now_ms: u64,
+        mut header: impl FnMut(&'static str) -> Option<&'a str>,
+    ) -> Result<IncomingContext, HeaderError> {
         let families = policy.propagation().read_headers;
         let mut context = IncomingContext::none(now_ms);
         let mut deadline = |name: &'static str, remaining_ns: Option<u64>| {
@@ -119,7 +139,7 @@ impl IncomingContext {
             if let Some(value) = header(name).filter(|_| families.contains(family)) {
                 let number = digits(name, value, u32::MAX.into(), u32_limit)?;
                 if number == 0 {
-                    return Err(HeaderError::out_of_range(name, "at least 1 (the first attempt is 1)", value).into());
+                    return Err(HeaderError::out_of_range(name, "at least 1 (the first attempt is 1)", value));
                 }
                 previous(number - 1);
             }
@@ -130,9 +150,6 @@ impl IncomingContext {
             None => false,
         };
         context.caller_retries = says_retries || context.previous_attempts > 0;
-        if let Some(value) = header(IDEMPOTENCY_KEY) {
-            context.idempotency_key = Some(IdempotencyKey::from_request_header(value.trim_matches([' ', '\t']))?);
-        }
         Ok(context)
     }
 

@@ -51,9 +51,11 @@
 //! (`retryplan-caller-retries: ?1`) or when this is not its first attempt.
 //!
 //! A value that breaks its header's rule is refused with an error naming
-//! the header and the rule ([`Error::InvalidHeader`](crate::Error::InvalidHeader), or
-//! [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `Idempotency-Key`): never read as
-//! absent, never clamped. For `grpc-timeout` this is gRPC's own rule
+//! the header and the rule ([`Error::InvalidRequestHeader`](crate::Error::InvalidRequestHeader),
+//! or [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `Idempotency-Key`, as
+//! any request's key is refused): never read as absent, never clamped. Both
+//! blame `caller`: the caller of this service sent the request (a response
+//! header a server sent is [`Error::InvalidHeader`](crate::Error::InvalidHeader), blame `server`). For `grpc-timeout` this is gRPC's own rule
 //! (grpc-go fails such a call with `INTERNAL`, grpc-java's
 //! `TimeoutMarshaller` throws); the others follow it. A host answers such a
 //! request as malformed (HTTP 400, gRPC `INTERNAL`).

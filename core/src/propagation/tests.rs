@@ -42,23 +42,42 @@ fn refusals_name_the_header_and_the_rule() {
     let message = |headers: &[(&'static str, &str)]| read(&policy, headers).unwrap_err().to_string();
     assert_eq!(
         message(&[("grpc-timeout", "1.5S")]),
-        "grpc-timeout: expected only ASCII digits before the unit, got \"1.5S\""
+        "invalid request header grpc-timeout: expected only ASCII digits before the unit, got \"1.5S\""
     );
     assert_eq!(
         message(&[("retryplan-timeout-ms", "-5")]),
-        "retryplan-timeout-ms: expected only ASCII digits (no sign, no unit), got \"-5\""
+        "invalid request header retryplan-timeout-ms: expected only ASCII digits (no sign, no unit), got \"-5\""
     );
     assert_eq!(
         message(&[("x-envoy-attempt-count", "0")]),
-        "x-envoy-attempt-count: \"0\" is out of range (at least 1 (the first attempt is 1))"
+        "invalid request header x-envoy-attempt-count: \"0\" is out of range (at least 1 (the first attempt is 1))"
     );
     assert_eq!(
         message(&[("retryplan-caller-retries", "true")]),
-        "retryplan-caller-retries: expected a structured-field boolean, ?1 or ?0, got \"true\""
+        "invalid request header retryplan-caller-retries: expected a structured-field boolean, ?1 or ?0, got \"true\""
     );
-    assert_eq!(message(&[("retryplan-attempt", " ")]), "retryplan-attempt: value is empty");
+    assert_eq!(message(&[("retryplan-attempt", " ")]), "invalid request header retryplan-attempt: value is empty");
     assert!(message(&[("idempotency-key", "a key")]).contains("Idempotency-Key"));
     assert!(message(&[("grpc-previous-rpc-attempts", "4294967296")]).contains("out of range"));
+}
+
+/// The caller of this service sent the request: its malformed header is the
+/// caller's to fix (`invalid_request_header`, blame `caller`), never the
+/// `server` blame of a response header; a malformed key stays the
+/// `invalid_argument` every request's key gets, also the caller's.
+#[test]
+fn a_malformed_request_header_is_the_callers() {
+    let policy = Policy::default();
+    let refused = |headers: &[(&'static str, &str)]| {
+        let error = read(&policy, headers).unwrap_err();
+        (error.code(), error.blame().name())
+    };
+    for header in REQUEST_HEADERS.iter().filter(|name| **name != IDEMPOTENCY_KEY) {
+        assert_eq!(refused(&[(header, "?")]), ("invalid_request_header", "caller"), "{header}");
+    }
+    assert_eq!(refused(&[("idempotency-key", "a key")]), ("invalid_argument", "caller"));
+    let Err(Error::InvalidRequestHeader(header)) = read(&policy, &[("grpc-timeout", "")]) else { panic!() };
+    assert_eq!(*header, crate::HeaderError::Empty { header: GRPC_TIMEOUT });
 }
 
 #[test]

@@ -18,8 +18,8 @@ impl Error {
     /// conversion, where the mirrors (core/mirrors) generate each language's
     /// error classes from the same variants. A configuration kind is its
     /// [`name`](crate::ConfigKind::name), a [`Message`] its text, a [`Violation`]
-    /// an object `{field, message}`. [`Error::InvalidHeader`] has its
-    /// [`HeaderError`]'s fields: `header`, `kind` (the variant's snake_case
+    /// an object `{field, message}`. [`Error::InvalidHeader`] and
+    /// [`Error::InvalidRequestHeader`] have their [`HeaderError`]'s fields: `header`, `kind` (the variant's snake_case
     /// name: `empty`, `malformed` or `out_of_range`), then those of that
     /// variant. [`Error::OperationEnded`] has none.
     ///
@@ -58,22 +58,25 @@ impl Error {
             }
             Error::InvalidArgument { name, rule } => alloc::vec![("name", Value::string(name)), ("rule", text(rule))],
             Error::Unsupported { field, rule } => alloc::vec![("field", Value::string(field)), ("rule", text(rule))],
-            Error::InvalidHeader(header) => {
-                let (kind, more) = match header {
-                    HeaderError::Empty { .. } => ("empty", Vec::new()),
-                    HeaderError::Malformed { expected, value, .. } => (
-                        "malformed",
-                        alloc::vec![("expected", Value::string(expected)), ("value", Value::string(value))],
-                    ),
-                    HeaderError::OutOfRange { limit, value, .. } => {
-                        ("out_of_range", alloc::vec![("limit", Value::string(limit)), ("value", Value::string(value))])
-                    }
-                };
-                let mut fields = alloc::vec![("header", Value::string(header.header())), ("kind", Value::string(kind))];
-                fields.extend(more);
-                fields
-            }
+            Error::InvalidHeader(header) => header_fields(header),
+            Error::InvalidRequestHeader(header) => header_fields(header),
             Error::EntropyUnavailable { message } => alloc::vec![("message", Value::string(message))],
         }
     }
+}
+
+/// A [`HeaderError`]'s fields: `header`, `kind`, then those of its variant.
+fn header_fields(header: &HeaderError) -> Vec<(&'static str, Value)> {
+    let (kind, more) = match header {
+        HeaderError::Empty { .. } => ("empty", Vec::new()),
+        HeaderError::Malformed { expected, value, .. } => {
+            ("malformed", alloc::vec![("expected", Value::string(expected)), ("value", Value::string(value))])
+        }
+        HeaderError::OutOfRange { limit, value, .. } => {
+            ("out_of_range", alloc::vec![("limit", Value::string(limit)), ("value", Value::string(value))])
+        }
+    };
+    let mut fields = alloc::vec![("header", Value::string(header.header())), ("kind", Value::string(kind))];
+    fields.extend(more);
+    fields
 }

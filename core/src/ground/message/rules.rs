@@ -74,6 +74,8 @@ rules! {
     HeaderMalformed = "header_malformed": "{0}: expected {1}, got {2:q}",
     /// [`HeaderError::OutOfRange`](crate::HeaderError::OutOfRange): header, value, limit.
     HeaderOutOfRange = "header_out_of_range": "{0}: {1:q} is out of range ({2})",
+    /// [`Error::InvalidRequestHeader`](crate::Error::InvalidRequestHeader): the header's message.
+    InvalidRequestHeader = "invalid_request_header": "invalid request header {0}",
 
     // Reading a configuration: what was expected, what was found.
     /// What was expected, what was found.

@@ -12,6 +12,7 @@ private val RetryplanException.common: Triple<String, String, Blame>
         is RetryplanException.InvalidArgument -> Triple(code, description, blame)
         is RetryplanException.Unsupported -> Triple(code, description, blame)
         is RetryplanException.InvalidHeader -> Triple(code, description, blame)
+        is RetryplanException.InvalidRequestHeader -> Triple(code, description, blame)
         is RetryplanException.EntropyUnavailable -> Triple(code, description, blame)
         is RetryplanException.CompiledForm -> Triple(code, description, blame)
     }

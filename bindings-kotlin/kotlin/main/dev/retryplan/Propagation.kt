@@ -58,8 +58,8 @@ class RequestContext(
         /**
          * Reads the incoming request's headers through [header] at [nowMs] on
          * [clock] as [policy]'s `propagation` section says. A malformed
-         * propagation header raises the core's `InvalidHeader` (or
-         * `InvalidArgument` naming `Idempotency-Key`): answer it with
+         * propagation header raises the core's `InvalidRequestHeader` (blame
+         * `CALLER`; or `InvalidArgument` naming `Idempotency-Key`): answer it with
          * [MALFORMED_PROPAGATION_STATUS].
          */
         @Throws(RetryplanException::class)

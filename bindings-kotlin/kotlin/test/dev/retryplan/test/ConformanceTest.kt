@@ -485,7 +485,7 @@ class ConformanceTest {
         val headers = obj(case["headers"]) as Map<String, String>
         val context = try {
             IncomingContext.read(policy, long(case, "now_ms"), lookupIn(headers))
-        } catch (refused: RetryplanException.InvalidHeader) {
+        } catch (refused: RetryplanException.InvalidRequestHeader) {
             // A refusal names the header whose value broke its rule: one of the case's.
             assertTrue(headers.keys.any { it.equals(refused.header, ignoreCase = true) }, "$id: refused ${refused.header}, not a header of the case")
             throw refused

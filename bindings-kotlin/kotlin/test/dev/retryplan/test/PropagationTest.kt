@@ -2,6 +2,7 @@ package dev.retryplan.test
 
 import com.sun.net.httpserver.HttpExchange
 import com.sun.net.httpserver.HttpServer
+import dev.retryplan.Blame
 import dev.retryplan.Decision
 import dev.retryplan.GiveUpReason
 import dev.retryplan.MALFORMED_PROPAGATION_STATUS
@@ -127,10 +128,12 @@ class PropagationTest {
     }
 
     @Test
-    fun `RequestContext read refuses a malformed header with the core's typed error naming it`() {
+    fun `RequestContext read refuses a malformed header with the core's typed error naming it, the caller's to fix`() {
         val refused = runCatching { RequestContext.read(policy) { if (it == "retryplan-timeout-ms") "12ms" else null } }.exceptionOrNull()
-        assertTrue(refused is RetryplanException.InvalidHeader, "$refused")
-        assertEquals("retryplan-timeout-ms", (refused as RetryplanException.InvalidHeader).header)
+        assertTrue(refused is RetryplanException.InvalidRequestHeader, "$refused")
+        refused as RetryplanException.InvalidRequestHeader
+        assertEquals("retryplan-timeout-ms", refused.header)
+        assertEquals("invalid_request_header" to Blame.CALLER, refused.code to refused.blame)
     }
 
     @Test
