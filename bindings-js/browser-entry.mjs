@@ -82,7 +82,7 @@ export const NOT_IN_LEAN = {
   _grantsOutstanding: 'RetryBudget#chargesOutstanding',
   _chargeCost: 'RetryCharge#cost',
   _permitProbe: 'BreakerPermit#probe',
-  _slotsTake: 'RetrySlots#tryAcquire',
+  _slotsSettle: 'RetrySlots#tryAcquire',
   _slotsState: 'RetrySlots#inUse',
 };
 

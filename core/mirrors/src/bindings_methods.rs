@@ -1,6 +1,6 @@
 //! Every binding's files from the methods definition (`methods`): Python's
-//! (`methods_python`) and Kotlin's (`methods_kotlin`), once the definition is
-//! read against the core.
+//! (`methods_python`), Kotlin's (`methods_kotlin`) and JS's (`methods_js`),
+//! once the definition is read against the core.
 
 use std::path::Path;
 
@@ -20,6 +20,7 @@ pub fn extend(root: &Path, outputs: &mut Vec<Output>) -> Result<(), String> {
     stub.text = crate::python_records::splice(&stub.text, crate::methods_python::STUB_SECTION, &section)?;
     outputs.push(crate::methods_python::output(&CONTROLS)?);
     outputs.push(crate::methods_kotlin::output(&CONTROLS)?);
+    outputs.extend(crate::methods_js::outputs(&CONTROLS)?);
     Ok(())
 }
 
@@ -65,6 +66,39 @@ mod tests {
             ),
             "{kotlin}"
         );
+        let [rust, js] = crate::methods_js::outputs(&classes).unwrap().map(|output| output.text);
+        assert!(
+            rust.contains(
+                "#[wasm_bindgen(js_name = _budgetWouldRetry)]\npub fn budget_would_retry(handle: u32, now_ms: f64, \
+                 after_timeout: bool) -> JsValue {\n    either(budget(handle, |control| control.would_retry(now_ms as u64, \
+                 after_timeout).map(JsValue::from_bool).map_err(js_error)))\n}\n"
+            ),
+            "{rust}"
+        );
+        assert!(
+            js.contains(
+                "  wouldRetry(nowMs, afterTimeout) {\n    return decided(_budgetWouldRetry(handle(this), \
+                 ms('nowMs', nowMs), flag('afterTimeout', afterTimeout) ?? false));\n  }\n"
+            ),
+            "{js}"
+        );
+        assert!(js.contains("  _budgetTryRetry,\n  _budgetWouldRetry,\n  _chargeCost,\n"), "{js}");
+    }
+
+    /// JS merges the methods handing a grant back into one export per
+    /// class: a new one is the next `which` of it, not an export of its own.
+    #[test]
+    fn a_method_handing_a_grant_back_joins_the_settle_export_in_js() {
+        const CHARGE: Arg = Arg::Grant { name: "charge", class: "RetryCharge", optional: false };
+        let classes =
+            with_method("RetryBudget", method("forfeit", "Gives a charge up.", &[Arg::Now, CHARGE], Ret::UnitOrError));
+        let [rust, js] = crate::methods_js::outputs(&classes).unwrap().map(|output| output.text);
+        assert!(rust.contains("                2 => control.spend(grant.ok_or_else(|| objects::freed(\"charge\"))?),\n                _ => control.forfeit(now_ms, grant.ok_or_else(|| objects::freed(\"charge\"))?),\n"), "{rust}");
+        assert!(!rust.contains("_budgetForfeit"), "{rust}");
+        assert!(
+            js.contains("  forfeit(nowMs, charge) {\n    decided(_budgetSettle(handle(this), ms('nowMs', nowMs), handleOf('charge', charge, RetryCharge), 3));\n  }\n"),
+            "{js}"
+        );
     }
 
     /// A kind a binding cannot spell where it is used stops the generator, naming the method.
@@ -73,8 +107,10 @@ mod tests {
         let classes = with_method("RetrySlots", method("reload", "Reads JSON.", &[Arg::Json], Ret::UnitOrError));
         assert!(crate::methods_python::output(&classes).unwrap_err().contains("reload"));
         assert!(crate::methods_kotlin::output(&classes).unwrap_err().contains("reload"));
+        assert!(crate::methods_js::outputs(&classes).unwrap_err().contains("reload"));
         let classes = with_method("RetrySlots", getter("owner", "Its budget.", Ret::Control("RetrySlot")));
         assert!(crate::methods_kotlin::output(&classes).unwrap_err().contains("RetrySlot is not a control"));
+        assert!(crate::methods_js::outputs(&classes).unwrap_err().contains("RetrySlot is not a control"));
     }
 
     /// A grant handed back after a defaulted argument defaults too in Python

@@ -18,7 +18,8 @@
 //!   records with their conversions (`uniffi_records`) and the free
 //!   functions exported from their signatures (`uniffi_functions`).
 //! - the methods of exported classes, from one definition (`methods`: the
-//!   shared controls), as pyo3 classes with their stub and uniffi objects.
+//!   shared controls), as pyo3 classes with their stub, uniffi objects, and
+//!   JS's wasm exports with the classes calling them.
 //!
 //! It also writes the vectors' schema (the policy's shapes from the core's
 //! `policy/schema.json`) and the case counts of the vectors' README.
@@ -37,6 +38,7 @@ mod js_wire;
 mod kotlin_http;
 mod kotlin_wire;
 mod methods;
+mod methods_js;
 mod methods_kotlin;
 mod methods_python;
 mod output;
