@@ -1,38 +1,32 @@
 //! JS (wasm-bindgen): `bindings-js/src/controls_generated.rs`, the wasm
 //! exports of `methods::CONTROLS` (included by `controls.rs`, which keeps
 //! `control`, `take` and the dependency's readers), and `lib/controls.js`,
-//! the classes that call them. No wasm-bindgen class: each object is a
-//! handle of the wasm's table (`src/objects.rs`, variant `VARIANTS`), and
-//! calls are merged so the wasm carries few exports:
-//! - the methods handing a grant back (`on_success`, `on_failure`, `spend`,
-//!   `release`) are one export per class, `_{p}Settle(handle, now, grant,
-//!   which)`, `which` the method's index; a grant-making method that takes
-//!   nothing (`RetrySlots.try_acquire`) rides it too, one past the last;
-//! - a class's getters of a control (`Dependency.budget`, ...) are one
-//!   `_{p}Control(handle, which)`, its count getters one `_{p}State(handle)`
-//!   (numbers through `crate::wire::numbers`), and every class's
-//!   outstanding-grant getter one `_grantsOutstanding(handle)`.
+//! the classes calling them. Each object is a handle of the wasm's table
+//! (`src/objects.rs`, its variant in `VARIANTS`), and calls are merged so
+//! that the wasm carries few exports: the methods handing a grant back are
+//! one `_{p}Settle(handle, now, grant, which)` per class (`which` the
+//! method's index; a grant-making method taking nothing rides it, one past
+//! the last), a class's control getters one `_{p}Control(handle, which)`,
+//! its count getters one `_{p}State` (numbers through `crate::wire::numbers`),
+//! every outstanding-grant getter one `_grantsOutstanding`.
 //!
-//! How each kind is spelt: a clock reading is `nowMs` (checked by `ms`), a
-//! flag an optional boolean (`flag`, false when left out), a count a whole
-//! number (`whole`), a grant its object (`handleOf`: its handle, 0 when an
-//! optional one is absent), a configuration a camelCase object read by the
-//! core's one reader (`decidedConfig`), a compiled form bytes
-//! (`compiledForm`); an error comes back as a value and is thrown by
-//! `decided`. JS carries a snapshot and JSON text in its tools entry
-//! (`src/tools.rs`, `lib/tools.js`), not here; `Dependency#clone` (another
-//! handle on the same controls) and the deprecated names are JS's own.
+//! How each kind is spelt: a clock reading `nowMs` (`ms`), a flag an
+//! optional boolean (false when left out), a count a whole number, a grant
+//! its object (`handleOf`: 0 when an optional one is absent), a
+//! configuration a camelCase object (`decidedConfig`), a compiled form bytes;
+//! an error comes back as a value, thrown by `decided`. Snapshots and JSON
+//! text are in JS's tools entry (`src/tools.rs`), not here;
+//! `Dependency#clone` and the deprecated names are JS's own.
 
-use crate::methods::{Arg, Class, Fact, Method, Ret, Shape};
+use crate::methods::{class_named, Arg, Class, Fact, Method, Ret, Shape};
 use crate::output::{Output, HEADER};
 use crate::python_records::rust_doc;
 
 pub const RUST: &str = "bindings-js/src/controls_generated.rs";
 pub const JS: &str = "bindings-js/lib/controls.js";
 
-/// Each class's variant of `Object` (`src/objects.rs`); its exports are
-/// named after it (`_budgetNew`), and so are its accessor, its grant's
-/// reader and the name a stale handle is refused with (`charge`).
+/// Each class's variant of `Object` (`src/objects.rs`), after which its
+/// exports (`_budgetNew`), its accessor and its grant's readers are named.
 const VARIANTS: [(&str, &str); 7] = [
     ("Dependency", "Dependency"),
     ("RetryBudget", "Budget"),
@@ -46,772 +40,595 @@ const VARIANTS: [(&str, &str); 7] = [
 /// Old names kept for one release: `(old, class)`.
 const DEPRECATED: [(&str, &str); 1] = [("ConcurrencyLimit", "RetrySlots")];
 
-/// The wasm's exports and the JS classes calling them, from the definition.
-pub fn outputs(classes: &[Class]) -> Result<[Output; 2], String> {
-    let mut rust = format!(
-        "// {HEADER}\n// From the definition of the shared controls (core/mirrors/src/methods.rs), included by controls.rs.\n"
+/// A control's accessor: `$P` the prefix, `$C` the core type, `$V` the variant, `$F` its field, `$K` its JS name.
+const ACCESSOR: &str = "
+/// Runs `use_control` on the $N `handle` names.
+fn $P<T>(handle: u32, use_control: impl FnOnce(&rp::$C) -> Result<T, JsValue>) -> Result<T, JsValue> {
+    let pick: fn(&Object) -> Option<&Control<_>> =
+        |object| if let Object::$V(control) = object { Some(control) } else { None };
+    control(handle, \"$K\", pick, rp::Dependency::$F, use_control)
+}
+";
+
+/// A grant's reader (taken) and keeper: `$G` the pattern of its cell, `$K` what is kept beside it.
+const GRANT: &str = "
+/// The $N `handle` names, taken (a second take is the core's `invalid_argument`); none for handle 0.
+fn take_$P(handle: u32) -> Result<Option<rp::$C>, JsValue> {
+    if handle == 0 {
+        return Ok(None);
+    }
+    take(handle, |object| match object {
+        Object::$V($G) => Some(cell),
+        _ => None,
+    })
+    .map(Some)
+}
+
+/// A $N granted, kept: its handle; 0 for none.
+fn keep_$P(grant: Option<rp::$C>) -> Result<u32, JsValue> {
+    grant.map_or(Ok(0), |grant| objects::insert(Object::$V($Krp::GrantCell::new(grant))))
+}
+";
+
+/// The fact a grant keeps: `$F` its name, `$T` its type.
+const FACT: &str = "$D#[wasm_bindgen(js_name = $E)]
+pub fn $P_$F(handle: u32) -> Result<$T, JsValue> {
+    objects::with(handle, \"$P\", |object| match object {
+        Object::$V(fact, _) => Ok(*fact),
+        _ => Err(objects::freed(\"$P\")),
+    })
+}
+";
+
+const FROM_CONFIG: &str = "$D#[cfg(feature = \"config\")]
+#[wasm_bindgen(js_name = $E)]
+pub fn $P_$F(config: &JsValue) -> JsValue {
+    handle_js(config_value(config, rp::ConfigKind::$K).and_then(|value| {
+        let made = rp::$KConfig::from_value(&value).and_then(|config| rp::$C::new(&config));
+        objects::insert($O)
+    }))
+}
+";
+
+const HEAD: &str = "$D#[wasm_bindgen(js_name = $E)]\npub fn $P_$F($A) -> JsValue {\n";
+
+/// A class's control getters as one export: `$A` the arms of `which`.
+const CONTROLS_EXPORT: &str = "
+/// A handle on the $N's control `which` ($W), 0 when it has none.
+#[wasm_bindgen(js_name = $E)]
+pub fn $P_control(handle: u32, which: u32) -> JsValue {
+    handle_js($P(handle).and_then(|shared| {
+        let object = match which {
+$A            _ => return Ok(0),
+        };
+        objects::insert(object)
+    }))
+}
+";
+
+/// The methods handing a grant back as one export: `$M` a grant-making method riding it, `$T` the grant taken.
+const SETTLE: &str = "$D#[wasm_bindgen(js_name = $E)]
+pub fn $P_settle(handle: u32,$A grant: u32, which: u32) -> JsValue {
+$M    let grant = $P(handle, |_| Ok(())).and_then(|()| $T);
+    either(grant.and_then(|grant| {
+        $P(handle, |control| {
+            let settled = $S;
+            settled.map(|()| JsValue::UNDEFINED).map_err(js_error)
+        })
+    }))
+}
+";
+
+const OUTSTANDING: &str = "
+/// The grants of a control still out ($W).
+#[wasm_bindgen(js_name = _grantsOutstanding)]
+pub fn grants_outstanding(handle: u32) -> Result<u32, JsValue> {
+    objects::with(handle, \"control\", |object| {
+        let count = match object {
+$A            _ => return Err(objects::freed(\"control\")),
+        };
+        Ok(u32::try_from(count).unwrap_or(u32::MAX))
+    })
+}
+";
+
+const JS_HEAD: &str = "import { compiledForm, flag, ms, whole } from './args.js';
+import { decided } from './convert.js';
+import { notConstructed } from './error.js';
+import { decidedConfig } from './spelling.js';
+import { BRAND, Held, handle, handleOf, make } from './objects.js';
+import { numbers } from './wire.js';
+
+const U32 = 2 ** 32 - 1;
+
+/** The control a `_{p}Control` export `found` (its handle, 0 for none), as a `Class`, or undefined. */
+function control(found, Class) {
+  const control = decided(found);
+  return control === 0 ? undefined : make(Class, control);
+}
+";
+
+const JS_BUNDLE: &str = "  /** Not how a $L is made: `unsupported`, naming the functions that make one. */
+  constructor() {
+    throw notConstructed(
+      '$N',
+      '$M',
     );
-    let mut js = JsText::default();
-    let mut outstanding = Vec::new();
-    for class in classes {
-        let plan = Plan::of(classes, class)?;
-        rust.push_str(&plan.rust()?);
-        js.class(&plan)?;
-        if let Some(getter) = plan.outstanding {
-            outstanding.push((plan.variant, getter));
-        }
-    }
-    if !outstanding.is_empty() {
-        rust.push_str(&outstanding_export(classes, &outstanding)?);
-    }
-    Ok([Output { path: RUST, text: rust }, Output { path: JS, text: js.finish() }])
+  }
+
+  /** Checked by lib/driver.js (see BRAND in lib/objects.js). */
+  get [BRAND.$N]() {
+    return true;
+  }
+";
+
+/// `template` with each `$X` of `pairs` replaced (every key one letter: none begins another).
+fn fill(template: &str, pairs: &[(&str, &str)]) -> String {
+    pairs.iter().fold(template.to_owned(), |text, (key, value)| text.replace(key, value))
 }
 
-/// `try_retry` -> `tryRetry`; `now` -> `nowMs` (JS's clock readings say their unit).
-fn camel(name: &str) -> String {
-    if name == "now" {
-        return "nowMs".to_owned();
+/// `try_retry` -> `tryRetry`, `now` -> `nowMs`; `upper`: `TryRetry`.
+fn camel(name: &str, upper: bool) -> String {
+    let camel = if name == "now" { "nowMs".to_owned() } else { retryplan::value::camel_case(name) };
+    if !upper {
+        return camel;
     }
-    retryplan::value::camel_case(name)
+    camel.get(..1).unwrap_or_default().to_ascii_uppercase() + camel.get(1..).unwrap_or_default()
 }
 
-/// `Budget` -> `budget`.
-fn lower(variant: &str) -> String {
-    let mut chars = variant.chars();
-    chars.next().map(|first| first.to_ascii_lowercase().to_string() + chars.as_str()).unwrap_or_default()
-}
-
-/// A doc as JS reads it: each backticked snake_case name (and `now`) in camelCase.
-fn js_doc(text: &str) -> String {
-    text.split('`')
+/// A one-line JSDoc at `indent`, each backticked snake_case name (and `now`) in camelCase.
+fn jsdoc(text: &str, indent: &str) -> String {
+    let parts: Vec<String> = text
+        .split('`')
         .enumerate()
         .map(|(index, part)| {
-            let name = part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-            if index % 2 == 1 && name {
-                camel(part)
+            let name = index % 2 == 1 && part.chars().all(|c| c.is_ascii_lowercase() || c == '_');
+            if name {
+                camel(part, false)
             } else {
                 part.to_owned()
             }
         })
-        .collect::<Vec<_>>()
-        .join("`")
-}
-
-/// A `/** ... */` comment at `indent`, wrapped at the house width.
-fn jsdoc(text: &str, indent: &str) -> String {
-    let text = js_doc(text);
-    let one = format!("{indent}/** {text} */\n");
-    if one.len() <= 121 {
-        return one;
-    }
-    let lines = crate::python_records::wrap(&text, &format!("{indent} * "), &format!("{indent} * "));
-    format!("{indent}/**\n{}\n{indent} */\n", lines.join("\n"))
+        .collect();
+    format!("{indent}/** {} */\n", parts.join("`"))
 }
 
 fn variant_of(name: &str) -> Result<&'static str, String> {
-    VARIANTS
-        .iter()
-        .find(|(class, _)| *class == name)
-        .map(|(_, variant)| *variant)
-        .ok_or_else(|| format!("{name}: no variant of JS's `Object` (methods_js::VARIANTS)"))
+    let found = VARIANTS.iter().find(|(class, _)| *class == name).map(|(_, variant)| *variant);
+    found.ok_or_else(|| format!("{name}: no variant of JS's `Object` (methods_js::VARIANTS)"))
 }
 
-/// How one class's methods cross: which export each calls.
-struct Plan<'a> {
-    classes: &'a [Class],
-    class: &'a Class,
-    variant: &'static str,
-    /// The export prefix and the accessor's name (`budget`).
-    prefix: String,
-    /// The methods handing a grant back, in `which` order.
-    settle: Vec<&'a Method>,
-    /// A grant-making method taking nothing, riding the settle export.
-    maker: Option<&'a Method>,
-    /// The getters of a control, in `which` order.
-    controls: Vec<&'a Method>,
-    /// The count getters, in the order of the numbers.
-    counts: Vec<&'a Method>,
-    outstanding: Option<&'a Method>,
-    /// Every other method: one export each.
-    own: Vec<&'a Method>,
+/// `Budget` -> `budget`.
+fn prefix_of(name: &str) -> Result<String, String> {
+    let variant = variant_of(name)?;
+    Ok(variant[..1].to_ascii_lowercase() + &variant[1..])
 }
 
-impl<'a> Plan<'a> {
-    fn of(classes: &'a [Class], class: &'a Class) -> Result<Self, String> {
-        let variant = variant_of(class.name)?;
-        let mut plan = Plan {
-            classes,
-            class,
-            variant,
-            prefix: lower(variant),
-            settle: Vec::new(),
-            maker: None,
-            controls: Vec::new(),
-            counts: Vec::new(),
-            outstanding: None,
-            own: Vec::new(),
-        };
-        let mut makers = Vec::new();
-        for method in class.methods {
-            let hands_back = method.args.iter().any(|arg| matches!(arg, Arg::Grant { .. }));
-            match method.ret {
-                Ret::Snapshot(_) => {}
-                _ if hands_back => plan.settle.push(method),
-                Ret::Control(_) if method.getter => plan.controls.push(method),
-                Ret::Count if method.getter => plan.counts.push(method),
-                Ret::Outstanding if method.getter => plan.outstanding = Some(method),
-                Ret::Grant(_) if method.args.is_empty() => makers.push(method),
-                _ => plan.own.push(method),
-            }
-        }
-        // A maker taking nothing rides the settle export when there is one.
-        for maker in makers {
-            if plan.maker.is_none() && !plan.settle.is_empty() {
-                plan.maker = Some(maker);
-            } else {
-                plan.own.push(maker);
-            }
-        }
-        if let Some(method) = plan.settle.iter().find(|method| method.ret != Ret::UnitOrError) {
-            return Err(format!(
-                "{}.{}: a grant handed back with no JS export for {:?}",
-                class.name, method.name, method.ret
-            ));
-        }
-        Ok(plan)
-    }
-
-    fn export(&self, what: &str) -> String {
-        format!("_{}{what}", self.prefix)
-    }
-
-    /// The grant class the settle methods hand back, and whether any takes a clock reading.
-    fn settled(&self) -> Result<Option<(&'static str, bool)>, String> {
-        let mut grant = None;
-        let mut now = false;
-        for method in &self.settle {
-            for arg in method.args {
-                match *arg {
-                    Arg::Grant { class, .. } if grant.is_none_or(|seen| seen == class) => grant = Some(class),
-                    Arg::Grant { .. } => {
-                        return Err(format!("{}.{}: a second grant class", self.class.name, method.name))
-                    }
-                    Arg::Now => now = true,
-                    other => {
-                        return Err(format!("{}.{}: no JS settle argument for {other:?}", self.class.name, method.name))
-                    }
-                }
-            }
-        }
-        Ok(grant.map(|grant| (grant, now)))
-    }
-
-    fn core(&self) -> &'static str {
-        match self.class.shape {
-            Shape::Control { core, .. } | Shape::Grant { core, .. } => core,
-            Shape::Bundle => self.class.name,
-        }
-    }
-
-    /// The object kept for a control made here.
-    fn kept(&self, made: &str) -> String {
-        match self.class.shape {
-            Shape::Bundle => format!("Object::{}({made})", self.variant),
-            _ => format!("Object::{}(Control::Own({made}))", self.variant),
-        }
-    }
-
-    fn rust(&self) -> Result<String, String> {
-        let mut text = String::new();
-        let (name, variant, prefix, core) = (self.class.name, self.variant, &self.prefix, self.core());
-        match self.class.shape {
-            Shape::Bundle => {}
-            Shape::Control { field, .. } => text.push_str(&format!(
-                "\n/// Runs `use_control` on the {name} `handle` names.\n\
-                 fn {prefix}<T>(handle: u32, use_control: impl FnOnce(&rp::{core}) -> Result<T, JsValue>) -> Result<T, JsValue> {{\n    \
-                 let pick: fn(&Object) -> Option<&Control<_>> =\n        \
-                 |object| if let Object::{variant}(control) = object {{ Some(control) }} else {{ None }};\n    \
-                 control(handle, \"{}\", pick, rp::Dependency::{field}, use_control)\n}}\n",
-                camel(field)
-            )),
-            Shape::Grant { fact, .. } => text.push_str(&grant_helpers(name, variant, core, fact)),
-        }
-        for constructor in self.class.constructors {
-            text.push_str(&self.constructor_export(constructor)?);
-        }
-        if let Shape::Bundle = self.class.shape {
-            text.push_str(&format!(
-                "\n/// Another handle on the same {name} (JS's `clone`).\n\
-                 #[wasm_bindgen(js_name = {})]\npub fn {prefix}_share(handle: u32) -> JsValue {{\n    \
-                 handle_js({prefix}(handle).and_then(|shared| objects::insert(Object::{variant}(shared))))\n}}\n",
-                self.export("Share")
-            ));
-        }
-        if let Shape::Grant { fact: Some(Fact { name: fact, doc, ty, .. }), .. } = self.class.shape {
-            text.push_str(&format!(
-                "\n{}#[wasm_bindgen(js_name = {})]\npub fn {prefix}_{fact}(handle: u32) -> Result<{ty}, JsValue> {{\n    \
-                 objects::with(handle, \"{prefix}\", |object| match object {{\n        \
-                 Object::{variant}(fact, _) => Ok(*fact),\n        _ => Err(objects::freed(\"{prefix}\")),\n    }})\n}}\n",
-                rust_doc(doc, ""),
-                self.export(&camel_upper(fact))
-            ));
-        }
-        if !self.controls.is_empty() {
-            text.push_str(&self.controls_export()?);
-        }
-        for method in &self.own {
-            text.push_str(&self.own_export(method)?);
-        }
-        if !self.settle.is_empty() {
-            text.push_str(&self.settle_export()?);
-        }
-        if !self.counts.is_empty() {
-            let reads: Vec<String> = self
-                .counts
-                .iter()
-                .map(|method| format!("f64::from(control.{}())", method.call.unwrap_or(method.name)))
-                .collect();
-            let names: Vec<&str> = self.counts.iter().map(|method| method.name).collect();
-            text.push_str(&format!(
-                "\n/// `[{}]` as numbers (`crate::wire::numbers`), or the `RetryplanError`.\n\
-                 #[wasm_bindgen(js_name = {})]\npub fn {prefix}_state(handle: u32) -> JsValue {{\n    \
-                 either({prefix}(handle, |control| {{\n        Ok(crate::wire::numbers(&[{}]))\n    }}))\n}}\n",
-                names.join(", "),
-                self.export("State"),
-                reads.join(", ")
-            ));
-        }
-        Ok(text)
-    }
-
-    fn constructor_export(&self, constructor: &Method) -> Result<String, String> {
-        let (name, prefix, core) = (self.class.name, &self.prefix, self.core());
-        let doc = rust_doc(constructor.doc, "");
-        Ok(match constructor.args {
-            [Arg::Config] => {
-                let kind = self.class.config.ok_or_else(|| format!("{name}: a configuration with no kind"))?;
-                let export = if let Shape::Bundle = self.class.shape { "FromConfig" } else { "New" };
-                format!(
-                    "\n{doc}#[cfg(feature = \"config\")]\n#[wasm_bindgen(js_name = {})]\n\
-                     pub fn {prefix}_{}(config: &JsValue) -> JsValue {{\n    \
-                     handle_js(config_value(config, rp::ConfigKind::{kind}).and_then(|value| {{\n        \
-                     let made = rp::{kind}Config::from_value(&value).and_then(|config| rp::{core}::new(&config));\n        \
-                     objects::insert({})\n    }}))\n}}\n",
-                    self.export(export),
-                    snake(&lower(export)),
-                    self.kept("made.map_err(js_error)?")
-                )
-            }
-            [Arg::Compiled] => format!(
-                "\n{doc}#[wasm_bindgen(js_name = {})]\npub fn {prefix}_{}(form: &[u8]) -> JsValue {{\n    \
-                 let made = rp::{core}::{}(form).map_err(compiled_error);\n    \
-                 handle_js(made.and_then(|made| objects::insert({})))\n}}\n",
-                self.export(&camel_upper(constructor.name)),
-                constructor.name,
-                constructor.name,
-                self.kept("made")
-            ),
-            [Arg::Count(count)] => format!(
-                "\n{doc}#[wasm_bindgen(js_name = {})]\npub fn {prefix}_new({count}: u32) -> JsValue {{\n    \
-                 handle_js(objects::insert({}))\n}}\n",
-                self.export("New"),
-                self.kept(&format!("rp::{core}::new({count})"))
-            ),
-            // JSON text: JS's tools entry (`_dependencyFromJson`).
-            [Arg::Json] => String::new(),
-            other => return Err(format!("{name}.{}: no JS constructor for {other:?}", constructor.name)),
-        })
-    }
-
-    fn controls_export(&self) -> Result<String, String> {
-        let prefix = &self.prefix;
-        let mut arms = String::new();
-        let mut names = Vec::new();
-        for (which, method) in self.controls.iter().enumerate() {
-            let Ret::Control(control) = method.ret else { unreachable!("a control getter") };
-            let class = crate::methods::class_named(self.classes, control)?;
-            if !matches!(class.shape, Shape::Control { .. }) {
-                return Err(format!("{}.{}: {control} is not a control", self.class.name, method.name));
-            }
-            let call = method.call.unwrap_or(method.name);
-            arms.push_str(&format!(
-                "            {which} if shared.{call}().is_some() => Object::{}(Control::Shared(shared)),\n",
-                variant_of(control)?
-            ));
-            names.push(format!("{which} `{}`", method.name));
-        }
-        Ok(format!(
-            "\n/// A handle on the {} control `which` ({}), 0 when it has none.\n\
-             #[wasm_bindgen(js_name = {})]\npub fn {prefix}_control(handle: u32, which: u32) -> JsValue {{\n    \
-             handle_js({prefix}(handle).and_then(|shared| {{\n        let object = match which {{\n{arms}            \
-             _ => return Ok(0),\n        }};\n        objects::insert(object)\n    }}))\n}}\n",
-            self.class.name,
-            names.join(", "),
-            self.export("Control")
-        ))
-    }
-
-    /// A method of its own export.
-    fn own_export(&self, method: &Method) -> Result<String, String> {
-        let (prefix, name) = (&self.prefix, method.name);
-        let mut params = vec!["handle: u32".to_owned()];
-        let mut args = Vec::new();
-        for arg in method.args {
-            match *arg {
-                Arg::Now => {
-                    params.push("now_ms: f64".to_owned());
-                    args.push("now_ms as u64".to_owned());
-                }
-                Arg::Flag(flag) => {
-                    params.push(format!("{flag}: bool"));
-                    args.push(flag.to_owned());
-                }
-                Arg::Count(count) => {
-                    params.push(format!("{count}: u32"));
-                    args.push(count.to_owned());
-                }
-                other => return Err(format!("{}.{name}: no JS argument for {other:?}", self.class.name)),
-            }
-        }
-        let call = format!("control.{}({})", method.call.unwrap_or(name), args.join(", "));
-        let body = match method.ret {
-            Ret::Unit => format!(
-                "either({prefix}(handle, |control| {{\n        {call};\n        Ok(JsValue::UNDEFINED)\n    }}))"
-            ),
-            Ret::UnitOrError => {
-                format!("either({prefix}(handle, |control| {call}.map(|()| JsValue::UNDEFINED).map_err(js_error)))")
-            }
-            Ret::BoolOrError => {
-                format!("either({prefix}(handle, |control| {call}.map(JsValue::from_bool).map_err(js_error)))")
-            }
-            Ret::Grant(grant) => {
-                format!(
-                    "handle_js({prefix}(handle, |control| Ok({call})).and_then(keep_{}))",
-                    lower(variant_of(grant)?)
-                )
-            }
-            other => return Err(format!("{}.{name}: no JS export for {other:?}", self.class.name)),
-        };
-        Ok(format!(
-            "\n{}#[wasm_bindgen(js_name = {})]\npub fn {prefix}_{name}({}) -> JsValue {{\n    {body}\n}}\n",
-            rust_doc(method.doc, ""),
-            self.export(&camel_upper(name)),
-            params.join(", ")
-        ))
-    }
-
-    /// The methods handing a grant back, as one export (and the maker riding it).
-    fn settle_export(&self) -> Result<String, String> {
-        let prefix = &self.prefix;
-        let Some((grant, now)) = self.settled()? else { return Ok(String::new()) };
-        let kind = lower(variant_of(grant)?);
-        // When every method needs the grant, it is required once, before the choice.
-        let required = self
-            .settle
-            .iter()
-            .all(|method| !method.args.iter().any(|arg| matches!(arg, Arg::Grant { optional: true, .. })));
-        let calls: Vec<String> = self
-            .settle
-            .iter()
-            .map(|method| {
-                let args: Vec<String> = method
-                    .args
-                    .iter()
-                    .map(|arg| match arg {
-                        Arg::Grant { optional: true, .. } => "grant".to_owned(),
-                        Arg::Grant { .. } if required => "grant".to_owned(),
-                        Arg::Grant { .. } => format!("grant.ok_or_else(|| objects::freed(\"{kind}\"))?"),
-                        _ => "now_ms".to_owned(),
-                    })
-                    .collect();
-                format!("control.{}({})", method.call.unwrap_or(method.name), args.join(", "))
-            })
-            .collect();
-        let settled = match calls.as_slice() {
-            [call] => {
-                format!("let settled = {call};\n            settled.map(|()| JsValue::UNDEFINED).map_err(js_error)")
-            }
-            _ => {
-                let mut arms = String::new();
-                for (which, call) in calls.iter().enumerate() {
-                    let pattern = if which + 1 == calls.len() { "_".to_owned() } else { which.to_string() };
-                    arms.push_str(&format!("                {pattern} => {call},\n"));
-                }
-                format!(
-                    "let settled = match which {{\n{arms}            }};\n            \
-                     settled.map(|()| JsValue::UNDEFINED).map_err(js_error)"
-                )
-            }
-        };
-        let mut whiches: Vec<String> =
-            self.settle.iter().enumerate().map(|(which, method)| format!("{which} `{}`", method.name)).collect();
-        let mut maker = String::new();
-        if let Some(method) = self.maker {
-            let Ret::Grant(made) = method.ret else { unreachable!("a maker") };
-            let which = self.settle.len();
-            whiches.push(format!("{which} `{}` (a grant's handle, 0 when none; `grant` unread)", method.name));
-            maker = format!(
-                "    if which == {which} {{\n        \
-                 return handle_js({prefix}(handle, |control| Ok(control.{}())).and_then(keep_{}));\n    }}\n",
-                method.call.unwrap_or(method.name),
-                lower(variant_of(made)?)
-            );
-        }
-        let (now_param, now_read) = if now { (" now_ms: f64,", "    let now_ms = now_ms as u64;\n") } else { ("", "") };
-        let taken = if required {
-            format!("take_{kind}(grant)?.ok_or_else(|| objects::freed(\"{kind}\"))")
-        } else {
-            format!("take_{kind}(grant)")
-        };
-        let doc = rust_doc(
-            &format!(
-                "Hands back the {grant} `grant` names (0 for none) to the {} `handle` names: `which` {}. The {} is \
-                 checked before the grant is taken: one handed to a freed handle stays unsettled, for a live one to settle.",
-                self.class.name,
-                whiches.join(", "),
-                self.class.name
-            ),
-            "",
-        );
-        Ok(format!(
-            "\n{doc}#[wasm_bindgen(js_name = {})]\npub fn {prefix}_settle(handle: u32,{now_param} grant: u32, which: u32) -> JsValue {{\n\
-             {maker}{now_read}    let grant = {prefix}(handle, |_| Ok(())).and_then(|()| {taken});\n    \
-             either(grant.and_then(|grant| {{\n        \
-             {prefix}(handle, |control| {{\n            {settled}\n        }})\n    }}))\n}}\n",
-            self.export("Settle"),
-        ))
-    }
-}
-
-/// `cost` -> `Cost`, `from_compiled` -> `FromCompiled`.
-fn camel_upper(name: &str) -> String {
-    let camel = camel(name);
-    let mut chars = camel.chars();
-    chars.next().map(|first| first.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
-}
-
-/// `fromConfig` -> `from_config`.
-fn snake(name: &str) -> String {
-    let mut out = String::new();
-    for c in name.chars() {
-        if c.is_ascii_uppercase() {
-            out.push('_');
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// A grant class's reader of its handle (taken) and its keeper (a handle).
-fn grant_helpers(name: &str, variant: &str, core: &str, fact: Option<Fact>) -> String {
-    let kind = lower(variant);
-    let (pattern, kept) = match fact {
-        Some(Fact { call, .. }) => (
-            format!("Object::{variant}(_, cell)"),
-            format!("Object::{variant}(grant.{call}(), rp::GrantCell::new(grant))"),
-        ),
-        None => (format!("Object::{variant}(cell)"), format!("Object::{variant}(rp::GrantCell::new(grant))")),
-    };
-    format!(
-        "\n/// The {name} `handle` names, taken (a second take is the core's `invalid_argument`); none for handle 0.\n\
-         fn take_{kind}(handle: u32) -> Result<Option<rp::{core}>, JsValue> {{\n    if handle == 0 {{\n        return Ok(None);\n    }}\n    \
-         take(handle, |object| match object {{\n        {pattern} => Some(cell),\n        _ => None,\n    }})\n    .map(Some)\n}}\n\
-         \n/// A {name} granted, kept: its handle; 0 for none.\n\
-         fn keep_{kind}(grant: Option<rp::{core}>) -> Result<u32, JsValue> {{\n    \
-         grant.map_or(Ok(0), |grant| objects::insert({kept}))\n}}\n"
-    )
-}
-
-/// Every class's outstanding-grant getter as one export.
-fn outstanding_export(classes: &[Class], getters: &[(&str, &Method)]) -> Result<String, String> {
-    let mut arms = String::new();
-    for (variant, method) in getters {
-        let class = classes
-            .iter()
-            .find(|class| variant_of(class.name).is_ok_and(|found| found == *variant))
-            .ok_or_else(|| format!("{variant}: no class"))?;
-        let Shape::Control { field, .. } = class.shape else {
-            return Err(format!("{}.{}: grants outstanding of what is not a control", class.name, method.name));
-        };
-        arms.push_str(&format!(
-            "            Object::{variant}(control) => control.get(rp::Dependency::{field})?.{}(),\n",
-            method.call.unwrap_or(method.name)
-        ));
-    }
-    Ok(format!(
-        "\n/// The grants of a control still out (`charges_outstanding`, `permits_outstanding`, ...).\n\
-         #[wasm_bindgen(js_name = _grantsOutstanding)]\npub fn grants_outstanding(handle: u32) -> Result<u32, JsValue> {{\n    \
-         objects::with(handle, \"control\", |object| {{\n        let count = match object {{\n{arms}            \
-         _ => return Err(objects::freed(\"control\")),\n        }};\n        Ok(u32::try_from(count).unwrap_or(u32::MAX))\n    }})\n}}\n"
-    ))
-}
-
-/// `lib/controls.js`, class by class, and its imports.
+/// Both files as they are written, and the exports lib/controls.js imports.
 #[derive(Default)]
-struct JsText {
-    body: String,
-    wasm: Vec<String>,
-    lib: Vec<(&'static str, &'static str)>,
-    /// The export of the control getters, when a class has them.
-    controls: Option<String>,
-    u32: bool,
+struct Texts {
+    rust: String,
+    js: String,
+    imports: Vec<String>,
+    /// `_grantsOutstanding`'s arms and the getters they answer.
+    outstanding: (String, Vec<&'static str>),
 }
 
-impl JsText {
-    fn uses(&mut self, module: &'static str, name: &'static str) {
-        if !self.lib.contains(&(module, name)) {
-            self.lib.push((module, name));
-        }
-    }
-
-    fn calls(&mut self, export: String) -> String {
-        if !self.wasm.contains(&export) {
-            self.wasm.push(export.clone());
+impl Texts {
+    /// The export `_{prefix}{what}`, imported by lib/controls.js.
+    fn export(&mut self, prefix: &str, what: &str) -> String {
+        let export = format!("_{prefix}{what}");
+        if !self.imports.contains(&export) {
+            self.imports.push(export.clone());
         }
         export
     }
+}
 
-    /// A JS expression of `arg`, checked.
-    fn arg(&mut self, arg: &Arg) -> Result<String, String> {
-        Ok(match *arg {
-            Arg::Now => {
-                self.uses("args", "ms");
-                "ms('nowMs', nowMs)".to_owned()
-            }
-            Arg::Flag(flag) => {
-                self.uses("args", "flag");
-                format!("flag('{0}', {0}) ?? false", camel(flag))
-            }
-            Arg::Count(count) => {
-                self.uses("args", "whole");
-                self.u32 = true;
-                format!("whole('{0}', {0}, U32)", camel(count))
-            }
-            Arg::Grant { name, class, optional } => {
-                self.uses("objects", "handleOf");
-                format!("handleOf('{0}', {0}, {class}{1})", camel(name), if optional { ", true" } else { "" })
-            }
-            other => return Err(format!("no JS argument for {other:?}")),
-        })
+/// The wasm's exports and the JS classes calling them, from the definition.
+pub fn outputs(classes: &[Class]) -> Result<[Output; 2], String> {
+    let mut texts = Texts::default();
+    for class in classes {
+        class_texts(classes, class, &mut texts)?;
     }
-
-    fn params(method: &Method) -> String {
-        method
-            .args
-            .iter()
-            .map(|arg| match arg {
-                Arg::Now => "nowMs".to_owned(),
-                Arg::Flag(name) | Arg::Count(name) | Arg::Grant { name, .. } => camel(name),
-                Arg::Config => "config".to_owned(),
-                Arg::Json => "json".to_owned(),
-                Arg::Compiled => "form".to_owned(),
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
+    let mut rust = format!("// {HEADER}\n// From the definition of the shared controls (core/mirrors/src/methods.rs), included by controls.rs.\n{}", texts.rust);
+    let (arms, getters) = texts.outstanding;
+    if !arms.is_empty() {
+        rust.push_str(&fill(OUTSTANDING, &[("$W", &getters.join(", ")), ("$A", &arms)]));
+        texts.imports.push("_grantsOutstanding".to_owned());
     }
+    texts.imports.sort();
+    let mut js = format!("// {HEADER}\n// The shared controls, from their definition (core/mirrors/src/methods.rs): each class holds\n// a handle of the wasm's table and calls the exports of src/controls_generated.rs.\nimport {{\n");
+    js.extend(texts.imports.iter().map(|export| format!("  {export},\n")));
+    js.push_str(&format!("}} from '../wasm/retryplan_js.js';\n{JS_HEAD}{}", texts.js));
+    for (old, class) in DEPRECATED {
+        js.push_str(&format!(
+            "\n/** @deprecated The old name of `{class}`, kept for one release. */\nexport const {old} = {class};\n"
+        ));
+    }
+    Ok([Output { path: RUST, text: rust }, Output { path: JS, text: js }])
+}
 
-    /// `const grant = decided(call); return grant === 0 ? undefined : make(Class, grant);`
-    fn made(&mut self, grant: &str, call: &str) -> Result<String, String> {
-        self.uses("convert", "decided");
-        self.uses("objects", "make");
-        let kind = lower(variant_of(grant)?);
-        let mut made = format!("    const {kind} = decided({call});\n");
-        if made.len() > 121 {
-            made = format!("    const {kind} = decided(\n      {call},\n    );\n");
+/// A JS argument, checked as its kind says.
+fn js_arg(arg: &Arg) -> Result<String, String> {
+    Ok(match *arg {
+        Arg::Now => "ms('nowMs', nowMs)".to_owned(),
+        Arg::Flag(flag) => format!("flag('{0}', {0}) ?? false", camel(flag, false)),
+        Arg::Count(count) => format!("whole('{0}', {0}, U32)", camel(count, false)),
+        Arg::Grant { name, class, optional } => {
+            format!("handleOf('{0}', {0}, {class}{1})", camel(name, false), if optional { ", true" } else { "" })
         }
-        Ok(format!("{made}    return {kind} === 0 ? undefined : make({grant}, {kind});\n"))
-    }
+        other => return Err(format!("no JS argument for {other:?}")),
+    })
+}
 
-    fn class(&mut self, plan: &Plan) -> Result<(), String> {
-        let class = plan.class;
-        let name = class.name;
-        self.uses("objects", "Held");
-        self.uses("objects", "handle");
-        let mut members = Vec::new();
-        match class.shape {
-            Shape::Bundle => {
-                self.uses("error", "notConstructed");
-                self.uses("objects", "BRAND");
-                let mut makers: Vec<String> = class
-                    .constructors
-                    .iter()
-                    .filter(|constructor| !matches!(constructor.args, [Arg::Config] | [Arg::Json]))
-                    .map(|constructor| format!("{name}.{}({})", camel(constructor.name), Self::params(constructor)))
-                    .collect();
-                if class.constructors.iter().any(|constructor| constructor.args == [Arg::Config]) {
-                    makers.push(format!("or {name}.fromConfig(config) outside the browser runtime"));
-                }
-                members.push(format!(
-                    "  /** Not how a {0} is made: `unsupported`, naming the functions that make one. */\n  constructor() {{\n    \
-                     throw notConstructed(\n      '{name}',\n      '{1}',\n    );\n  }}\n",
-                    lower(name),
-                    makers.join(", ")
-                ));
-                members.push(format!(
-                    "  /** Checked by lib/driver.js (see BRAND in lib/objects.js). */\n  get [BRAND.{name}]() {{\n    return true;\n  }}\n"
-                ));
-            }
-            Shape::Grant { fact: Some(Fact { name: fact, doc, .. }), .. } => {
-                let export = self.calls(plan.export(&camel_upper(fact)));
+/// `const slot = decided(call); return slot === 0 ? undefined : make(RetrySlot, slot);`
+fn js_made(grant: &str, call: &str) -> Result<String, String> {
+    let kind = prefix_of(grant)?;
+    let line = format!("    const {kind} = decided({call});\n");
+    let line = if line.len() > 121 { format!("    const {kind} = decided(\n      {call},\n    );\n") } else { line };
+    Ok(format!("{line}    return {kind} === 0 ? undefined : make({grant}, {kind});\n"))
+}
+
+fn class_texts(classes: &[Class], class: &Class, texts: &mut Texts) -> Result<(), String> {
+    let (name, variant, p) = (class.name, variant_of(class.name)?, prefix_of(class.name)?);
+    let core = match class.shape {
+        Shape::Control { core, .. } | Shape::Grant { core, .. } => core,
+        Shape::Bundle => name,
+    };
+    let kept = |made: &str| match class.shape {
+        Shape::Bundle => format!("Object::{variant}({made})"),
+        _ => format!("Object::{variant}(Control::Own({made}))"),
+    };
+    let base = [("$N", name), ("$P", p.as_str()), ("$C", core), ("$V", variant)];
+    let with = |pairs: &[(&str, &str)], template: &str| {
+        let mut all = pairs.to_vec();
+        all.extend(base);
+        fill(template, &all)
+    };
+    let mut members: Vec<String> = Vec::new();
+    match class.shape {
+        Shape::Control { field, .. } => {
+            texts.rust.push_str(&with(&[("$F", field), ("$K", &camel(field, false))], ACCESSOR));
+        }
+        Shape::Grant { fact, .. } => {
+            let (cell, kept) = match fact {
+                Some(Fact { call, .. }) => ("_, cell", format!("grant.{call}(), ")),
+                None => ("cell", String::new()),
+            };
+            texts.rust.push_str(&with(&[("$G", cell), ("$K", &kept)], GRANT));
+            if let Some(Fact { name: fact, doc, ty, .. }) = fact {
+                let export = texts.export(&p, &camel(fact, true));
+                let pairs = [("$D", rust_doc(doc, "")), ("$E", export.clone()), ("$F", fact.to_owned())];
+                let pairs: Vec<(&str, &str)> = pairs.iter().map(|(key, value)| (*key, value.as_str())).collect();
+                texts.rust.push('\n');
+                texts.rust.push_str(&with(&[pairs.as_slice(), &[("$T", ty)]].concat(), FACT));
                 members
                     .push(format!("{}  get {fact}() {{\n    return {export}(handle(this));\n  }}\n", jsdoc(doc, "  ")));
             }
-            Shape::Grant { fact: None, .. } | Shape::Control { .. } => {}
         }
-        for constructor in class.constructors {
-            let doc = jsdoc(constructor.doc, "  ");
-            match (class.shape, constructor.args) {
-                (_, [Arg::Json]) => {}
-                (Shape::Bundle, [Arg::Config]) => {
-                    self.uses("spelling", "decidedConfig");
-                    self.uses("objects", "make");
-                    let export = self.calls(plan.export("FromConfig"));
-                    members.push(format!(
-                        "{doc}  static fromConfig(config) {{\n    return make(this, decidedConfig({export}(config), config));\n  }}\n"
-                    ));
-                }
-                (Shape::Bundle, [Arg::Compiled]) => {
-                    self.uses("args", "compiledForm");
-                    self.uses("objects", "make");
-                    let export = self.calls(plan.export(&camel_upper(constructor.name)));
-                    members.push(format!(
-                        "{doc}  static {}(form) {{\n    return make(this, {export}(compiledForm('form', form)));\n  }}\n",
-                        camel(constructor.name)
-                    ));
-                }
-                (_, [Arg::Config]) if constructor.name == "new" => {
-                    self.uses("spelling", "decidedConfig");
-                    let export = self.calls(plan.export("New"));
-                    members.push(format!(
-                        "{doc}  constructor(config) {{\n    super(decidedConfig({export}(config), config));\n  }}\n"
-                    ));
-                }
-                (_, [arg @ Arg::Count(count)]) if constructor.name == "new" => {
-                    self.uses("convert", "decided");
-                    let read = self.arg(arg)?;
-                    let export = self.calls(plan.export("New"));
-                    members.push(format!(
-                        "{doc}  constructor({}) {{\n    super(decided({export}({read})));\n  }}\n",
-                        camel(count)
-                    ));
-                }
-                (_, other) => return Err(format!("{name}.{}: no JS constructor for {other:?}", constructor.name)),
-            }
-        }
-        if let Shape::Bundle = class.shape {
-            let export = self.calls(plan.export("Share"));
+        Shape::Bundle => {
+            let export = texts.export(&p, "Share");
+            texts.rust.push_str(&format!(
+                "\n/// Another handle on the same {name} (JS's `clone`).\n#[wasm_bindgen(js_name = {export})]\n\
+                 pub fn {p}_share(handle: u32) -> JsValue {{\n    \
+                 handle_js({p}(handle).and_then(|shared| objects::insert(Object::{variant}(shared))))\n}}\n"
+            ));
+            let mut makers: Vec<String> = class
+                .constructors
+                .iter()
+                .filter(|constructor| constructor.args == [Arg::Compiled])
+                .map(|constructor| format!("{name}.{}(form)", camel(constructor.name, false)))
+                .collect();
+            makers.push(format!("or {name}.fromConfig(config) outside the browser runtime"));
+            members.push(fill(JS_BUNDLE, &[("$L", &p), ("$N", name), ("$M", &makers.join(", "))]));
             members.push(format!(
                 "  /** Another handle on the same shared controls (free each handle on its own). */\n  clone() {{\n    \
                  return make(this.constructor, {export}(handle(this)));\n  }}\n"
             ));
         }
-        let settle = plan.settled()?.map(|(_, now)| now);
-        for method in class.methods {
-            let doc = jsdoc(method.doc, "  ");
-            let js_name = camel(method.name);
-            let params = Self::params(method);
-            let call_args = |text: &mut Self| -> Result<Vec<String>, String> {
-                let mut args = vec!["handle(this)".to_owned()];
-                for arg in method.args {
-                    args.push(text.arg(arg)?);
-                }
-                Ok(args)
-            };
-            let body = if let Ret::Snapshot(_) = method.ret {
-                continue;
-            } else if let Some(which) = plan.settle.iter().position(|settled| std::ptr::eq(*settled, method)) {
-                self.uses("convert", "decided");
-                let mut args = vec!["handle(this)".to_owned()];
-                if settle == Some(true) {
-                    args.push(if method.args.contains(&Arg::Now) { self.arg(&Arg::Now)? } else { "0".to_owned() });
-                }
-                let grant = method.args.iter().find(|arg| matches!(arg, Arg::Grant { .. })).ok_or("a grant")?;
-                args.push(self.arg(grant)?);
-                args.push(which.to_string());
-                format!("    decided({}({}));\n", self.calls(plan.export("Settle")), args.join(", "))
-            } else if plan.maker.is_some_and(|maker| std::ptr::eq(maker, method)) {
-                let Ret::Grant(grant) = method.ret else { unreachable!("a maker") };
-                let export = self.calls(plan.export("Settle"));
-                let now = if settle == Some(true) { "0, " } else { "" };
-                self.made(grant, &format!("{export}(handle(this), {now}0, {})", plan.settle.len()))?
-            } else if let Some(which) = plan.controls.iter().position(|control| std::ptr::eq(*control, method)) {
-                let Ret::Control(control) = method.ret else { unreachable!("a control getter") };
-                self.uses("convert", "decided");
-                self.uses("objects", "make");
-                self.controls = Some(self.calls(plan.export("Control")));
-                format!("    return control(this, {which}, {control});\n")
-            } else if let Some(which) = plan.counts.iter().position(|count| std::ptr::eq(*count, method)) {
-                self.uses("wire", "numbers");
-                format!("    return numbers({}(handle(this)))[{which}];\n", self.calls(plan.export("State")))
-            } else if plan.outstanding.is_some_and(|outstanding| std::ptr::eq(outstanding, method)) {
-                format!("    return {}(handle(this));\n", self.calls("_grantsOutstanding".to_owned()))
-            } else {
-                let export = self.calls(plan.export(&camel_upper(method.name)));
-                let call = format!("{export}({})", call_args(self)?.join(", "));
-                match method.ret {
-                    Ret::Unit | Ret::UnitOrError => {
-                        self.uses("convert", "decided");
-                        format!("    decided({call});\n")
-                    }
-                    Ret::BoolOrError => {
-                        self.uses("convert", "decided");
-                        format!("    return decided({call});\n")
-                    }
-                    Ret::Grant(grant) => self.made(grant, &call)?,
-                    other => return Err(format!("{name}.{}: no JS method for {other:?}", method.name)),
-                }
-            };
-            let head = if method.getter { format!("get {js_name}()") } else { format!("{js_name}({params})") };
-            members.push(format!("{doc}  {head} {{\n{body}  }}\n"));
-        }
-        self.body.push_str(&format!("\n{}export class {name} extends Held {{", jsdoc(class.doc, "")));
-        if members.is_empty() {
-            self.body.push_str("}\n");
-        } else {
-            self.body.push_str(&format!("\n{}}}\n", members.join("\n")));
-        }
-        Ok(())
     }
-
-    fn finish(mut self) -> String {
-        self.wasm.sort();
-        let mut text = format!(
-            "// {HEADER}\n\
-             // The shared controls, from their definition (core/mirrors/src/methods.rs):\n\
-             // each class holds a handle of the wasm's table and calls the exports of\n\
-             // src/controls_generated.rs. A grant (charge, permit, slot) is settled once,\n\
-             // by the control that granted it: the core refuses anything else\n\
-             // (`invalid_argument` naming it), and a grant freed unsettled is given back.\n\
-             // Configurations are read by the core's one reader.\nimport {{\n"
-        );
-        for export in &self.wasm {
-            text.push_str(&format!("  {export},\n"));
-        }
-        text.push_str("} from '../wasm/retryplan_js.js';\n");
-        for module in ["args", "convert", "error", "spelling", "objects", "wire"] {
-            let mut names: Vec<&str> = self.lib.iter().filter(|(of, _)| *of == module).map(|(_, name)| *name).collect();
-            names.sort_by_key(|name| (name.starts_with(|c: char| c.is_ascii_lowercase()), *name));
-            if !names.is_empty() {
-                text.push_str(&format!("import {{ {} }} from './{module}.js';\n", names.join(", ")));
+    for constructor in class.constructors {
+        let (doc, js_doc) = (rust_doc(constructor.doc, ""), jsdoc(constructor.doc, "  "));
+        let bundle = matches!(class.shape, Shape::Bundle);
+        match constructor.args {
+            [Arg::Config] => {
+                let kind = class.config.ok_or_else(|| format!("{name}: a configuration with no kind"))?;
+                let (what, function) = if bundle { ("FromConfig", "from_config") } else { ("New", "new") };
+                let export = texts.export(&p, what);
+                let pairs = [("$D", doc.as_str()), ("$E", &export), ("$F", function), ("$K", kind)];
+                texts.rust.push('\n');
+                texts
+                    .rust
+                    .push_str(&with(&[&pairs[..], &[("$O", &kept("made.map_err(js_error)?"))]].concat(), FROM_CONFIG));
+                members.push(if bundle {
+                    format!("{js_doc}  static fromConfig(config) {{\n    return make(this, decidedConfig({export}(config), config));\n  }}\n")
+                } else {
+                    format!("{js_doc}  constructor(config) {{\n    super(decidedConfig({export}(config), config));\n  }}\n")
+                });
             }
+            [Arg::Compiled] if bundle => {
+                let export = texts.export(&p, &camel(constructor.name, true));
+                let head =
+                    with(&[("$D", &doc), ("$E", &export), ("$F", constructor.name), ("$A", "form: &[u8]")], HEAD);
+                texts.rust.push_str(&format!(
+                    "\n{head}    let made = rp::{core}::{}(form).map_err(compiled_error);\n    \
+                     handle_js(made.and_then(|made| objects::insert({})))\n}}\n",
+                    constructor.name,
+                    kept("made")
+                ));
+                members.push(format!(
+                    "{js_doc}  static {}(form) {{\n    return make(this, {export}(compiledForm('form', form)));\n  }}\n",
+                    camel(constructor.name, false)
+                ));
+            }
+            [arg @ Arg::Count(count)] if !bundle => {
+                let export = texts.export(&p, "New");
+                let head =
+                    with(&[("$D", &doc), ("$E", &export), ("$F", "new"), ("$A", &format!("{count}: u32"))], HEAD);
+                let made = kept(&format!("rp::{core}::new({count})"));
+                texts.rust.push_str(&format!("\n{head}    handle_js(objects::insert({made}))\n}}\n"));
+                members.push(format!(
+                    "{js_doc}  constructor({}) {{\n    super(decided({export}({})));\n  }}\n",
+                    camel(count, false),
+                    js_arg(arg)?
+                ));
+            }
+            // JSON text: in JS's tools entry (`_dependencyFromJson`).
+            [Arg::Json] => {}
+            other => return Err(format!("{name}.{}: no JS constructor for {other:?}", constructor.name)),
         }
-        if self.u32 {
-            text.push_str("\nconst U32 = 2 ** 32 - 1;\n");
-        }
-        if let Some(export) = &self.controls {
-            text.push_str(&format!(
-                "\n/** A handle on `bundle`'s control `which` (its getter's index), as a `Class`, or undefined. */\n\
-                 function control(bundle, which, Class) {{\n  \
-                 const found = decided({export}(handle(bundle), which));\n  \
-                 return found === 0 ? undefined : make(Class, found);\n}}\n"
-            ));
-        }
-        text.push_str(&self.body);
-        for (old, class) in DEPRECATED {
-            text.push_str(&format!("\n/** @deprecated The old name of `{class}`, kept for one release. */\nexport const {old} = {class};\n"));
-        }
-        text
     }
+    methods(classes, class, &p, texts, &mut members)?;
+    let body = if members.is_empty() { "}\n".to_owned() } else { format!("\n{}}}\n", members.join("\n")) };
+    texts.js.push_str(&format!("\n{}export class {name} extends Held {{{body}", jsdoc(class.doc, "")));
+    Ok(())
+}
+
+fn methods(
+    classes: &[Class],
+    class: &Class,
+    p: &str,
+    texts: &mut Texts,
+    members: &mut Vec<String>,
+) -> Result<(), String> {
+    let name = class.name;
+    let hands_back = |method: &Method| method.args.iter().any(|arg| matches!(arg, Arg::Grant { .. }));
+    let settle: Vec<&Method> = class.methods.iter().filter(|method| hands_back(method)).collect();
+    let maker = class
+        .methods
+        .iter()
+        .find(|method| !settle.is_empty() && method.args.is_empty() && matches!(method.ret, Ret::Grant(_)));
+    let getters = |ret: fn(&Ret) -> bool| -> Vec<&Method> {
+        class.methods.iter().filter(|method| method.getter && ret(&method.ret)).collect()
+    };
+    let (controls, counts) = (getters(|ret| matches!(ret, Ret::Control(_))), getters(|ret| *ret == Ret::Count));
+    let settle_now = settle.iter().any(|method| method.args.contains(&Arg::Now));
+    let (mut control_arms, mut control_names, mut reads) = (String::new(), Vec::new(), Vec::new());
+    for method in class.methods {
+        let (js_name, call) = (camel(method.name, false), method.call.unwrap_or(method.name));
+        let params: Vec<String> = method
+            .args
+            .iter()
+            .map(|arg| match arg {
+                Arg::Flag(name) | Arg::Count(name) | Arg::Grant { name, .. } => camel(name, false),
+                _ => "nowMs".to_owned(),
+            })
+            .collect();
+        let head = if method.getter { format!("get {js_name}()") } else { format!("{js_name}({})", params.join(", ")) };
+        let mut js_args = vec!["handle(this)".to_owned()];
+        for arg in method.args.iter().filter(|arg| !matches!(arg, Arg::Grant { .. })) {
+            js_args.push(js_arg(arg).map_err(|error| format!("{name}.{}: {error}", method.name))?);
+        }
+        let body = if let Some(which) = settle.iter().position(|settled| std::ptr::eq(*settled, method)) {
+            let grant = method.args.iter().find(|arg| matches!(arg, Arg::Grant { .. })).ok_or("no grant")?;
+            if settle_now && !method.args.contains(&Arg::Now) {
+                js_args.push("0".to_owned());
+            }
+            js_args.extend([js_arg(grant)?, which.to_string()]);
+            format!("    decided({}({}));\n", texts.export(p, "Settle"), js_args.join(", "))
+        } else if maker.is_some_and(|maker| std::ptr::eq(maker, method)) {
+            let Ret::Grant(grant) = method.ret else { return Err(format!("{name}.{}: not a maker", method.name)) };
+            let export = texts.export(p, "Settle");
+            js_made(
+                grant,
+                &format!("{export}(handle(this), {}0, {})", if settle_now { "0, " } else { "" }, settle.len()),
+            )?
+        } else if let Some(which) = controls.iter().position(|control| std::ptr::eq(*control, method)) {
+            let Ret::Control(control) = method.ret else {
+                return Err(format!("{name}.{}: not a control", method.name));
+            };
+            let Shape::Control { .. } = class_named(classes, control)?.shape else {
+                return Err(format!("{name}.{}: {control} is not a control", method.name));
+            };
+            let variant = variant_of(control)?;
+            control_arms.push_str(&format!(
+                "            {which} if shared.{call}().is_some() => Object::{variant}(Control::Shared(shared)),\n"
+            ));
+            control_names.push(format!("{which} `{}`", method.name));
+            format!("    return control({}(handle(this), {which}), {control});\n", texts.export(p, "Control"))
+        } else if let Some(which) = counts.iter().position(|count| std::ptr::eq(*count, method)) {
+            reads.push(format!("f64::from(control.{call}())"));
+            format!("    return numbers({}(handle(this)))[{which}];\n", texts.export(p, "State"))
+        } else if method.getter && method.ret == Ret::Outstanding {
+            let Shape::Control { field, .. } = class.shape else {
+                return Err(format!("{name}.{}: grants outstanding of what is not a control", method.name));
+            };
+            let (arms, getters) = &mut texts.outstanding;
+            arms.push_str(&format!(
+                "            Object::{}(control) => control.get(rp::Dependency::{field})?.{call}(),\n",
+                variant_of(name)?
+            ));
+            getters.push(method.name);
+            "    return _grantsOutstanding(handle(this));\n".to_owned()
+        } else if let Ret::Snapshot(_) = method.ret {
+            continue; // in JS's tools entry
+        } else {
+            let export = texts.export(p, &camel(method.name, true));
+            own_export(class, method, p, &export, texts)?;
+            let call = format!("{export}({})", js_args.join(", "));
+            match method.ret {
+                Ret::Grant(grant) => js_made(grant, &call)?,
+                Ret::BoolOrError => format!("    return decided({call});\n"),
+                _ => format!("    decided({call});\n"),
+            }
+        };
+        members.push(format!("{}  {head} {{\n{body}  }}\n", jsdoc(method.doc, "  ")));
+    }
+    if !control_arms.is_empty() {
+        let export = texts.export(p, "Control");
+        let pairs = [
+            ("$W", control_names.join(", ")),
+            ("$A", control_arms),
+            ("$E", export),
+            ("$N", name.to_owned()),
+            ("$P", p.to_owned()),
+        ];
+        texts.rust.push_str(&fill(
+            CONTROLS_EXPORT,
+            &pairs.iter().map(|(key, value)| (*key, value.as_str())).collect::<Vec<_>>(),
+        ));
+    }
+    if !reads.is_empty() {
+        let export = texts.export(p, "State");
+        let names: Vec<&str> = counts.iter().map(|method| method.name).collect();
+        texts.rust.push_str(&format!(
+            "\n/// `[{}]` as numbers (`crate::wire::numbers`), or the `RetryplanError`.\n#[wasm_bindgen(js_name = {export})]\n\
+             pub fn {p}_state(handle: u32) -> JsValue {{\n    either({p}(handle, |control| {{\n        \
+             Ok(crate::wire::numbers(&[{}]))\n    }}))\n}}\n",
+            names.join(", "),
+            reads.join(", ")
+        ));
+    }
+    if !settle.is_empty() {
+        settle_export(class, p, &settle, maker, settle_now, texts)?;
+    }
+    Ok(())
+}
+
+/// A method of its own export.
+fn own_export(class: &Class, method: &Method, p: &str, export: &str, texts: &mut Texts) -> Result<(), String> {
+    let (mut params, mut args) = (vec!["handle: u32".to_owned()], Vec::new());
+    for arg in method.args {
+        let (param, read) = match *arg {
+            Arg::Now => ("now_ms: f64".to_owned(), "now_ms as u64".to_owned()),
+            Arg::Flag(name) => (format!("{name}: bool"), name.to_owned()),
+            Arg::Count(name) => (format!("{name}: u32"), name.to_owned()),
+            other => return Err(format!("{}.{}: no JS argument for {other:?}", class.name, method.name)),
+        };
+        params.push(param);
+        args.push(read);
+    }
+    let call = format!("control.{}({})", method.call.unwrap_or(method.name), args.join(", "));
+    let body = match method.ret {
+        Ret::Unit => {
+            format!("either({p}(handle, |control| {{\n        {call};\n        Ok(JsValue::UNDEFINED)\n    }}))")
+        }
+        Ret::UnitOrError => {
+            format!("either({p}(handle, |control| {call}.map(|()| JsValue::UNDEFINED).map_err(js_error)))")
+        }
+        Ret::BoolOrError => format!("either({p}(handle, |control| {call}.map(JsValue::from_bool).map_err(js_error)))"),
+        Ret::Grant(grant) => {
+            format!("handle_js({p}(handle, |control| Ok({call})).and_then(keep_{}))", prefix_of(grant)?)
+        }
+        other => return Err(format!("{}.{}: no JS export for {other:?}", class.name, method.name)),
+    };
+    let doc = rust_doc(method.doc, "");
+    let head = fill(HEAD, &[("$D", &doc), ("$E", export), ("$P", p), ("$F", method.name), ("$A", &params.join(", "))]);
+    texts.rust.push_str(&format!("\n{head}    {body}\n}}\n"));
+    Ok(())
+}
+
+/// The methods handing a grant back, as one export (and the maker riding it).
+fn settle_export(
+    class: &Class,
+    p: &str,
+    settle: &[&Method],
+    maker: Option<&Method>,
+    now: bool,
+    texts: &mut Texts,
+) -> Result<(), String> {
+    let mut grants = settle.iter().flat_map(|method| method.args).filter_map(|arg| match arg {
+        Arg::Grant { class, .. } => Some(*class),
+        _ => None,
+    });
+    let grant = grants.next().ok_or("no grant")?;
+    let kind = prefix_of(grant)?;
+    let optional =
+        settle.iter().flat_map(|method| method.args).any(|arg| matches!(arg, Arg::Grant { optional: true, .. }));
+    if grants.any(|other| other != grant) {
+        return Err(format!("{}: a second grant class handed back", class.name));
+    }
+    // When every method needs the grant, it is required once, before the choice.
+    let required = format!("grant.ok_or_else(|| objects::freed(\"{kind}\"))");
+    let taken = if optional {
+        format!("take_{kind}(grant)")
+    } else {
+        format!("take_{kind}(grant)?.ok_or_else(|| objects::freed(\"{kind}\"))")
+    };
+    let mut calls = Vec::new();
+    for method in settle {
+        let args: Vec<String> = method
+            .args
+            .iter()
+            .map(|arg| match arg {
+                Arg::Grant { optional: false, .. } if optional => Ok(format!("{required}?")),
+                Arg::Grant { .. } => Ok("grant".to_owned()),
+                Arg::Now => Ok("now_ms".to_owned()),
+                other => Err(format!("{}.{}: no JS settle argument for {other:?}", class.name, method.name)),
+            })
+            .collect::<Result<_, _>>()?;
+        calls.push(format!("control.{}({})", method.call.unwrap_or(method.name), args.join(", ")));
+    }
+    let settled = match calls.as_slice() {
+        [call] => call.clone(),
+        _ => {
+            let arms: Vec<String> = calls
+                .iter()
+                .enumerate()
+                .map(|(which, call)| {
+                    let pattern = if which + 1 == calls.len() { "_".to_owned() } else { which.to_string() };
+                    format!("                {pattern} => {call},\n")
+                })
+                .collect();
+            format!("match which {{\n{}            }}", arms.concat())
+        }
+    };
+    let mut whiches: Vec<String> =
+        settle.iter().enumerate().map(|(which, method)| format!("{which} `{}`", method.name)).collect();
+    let mut ride = String::new();
+    if let Some(method @ Method { ret: Ret::Grant(made), .. }) = maker {
+        let which = settle.len();
+        whiches.push(format!("{which} `{}` (a grant's handle, 0 when none; `grant` unread)", method.name));
+        ride = format!(
+            "    if which == {which} {{\n        return handle_js({p}(handle, |control| Ok(control.{}())).and_then(keep_{}));\n    }}\n",
+            method.call.unwrap_or(method.name),
+            prefix_of(made)?
+        );
+    }
+    if now {
+        ride.push_str("    let now_ms = now_ms as u64;\n");
+    }
+    let doc = rust_doc(
+        &format!(
+            "Hands back the {grant} `grant` names (0 for none) to the {0} `handle` names: `which` {1}. The {0} is checked \
+             before the grant is taken: one handed to a freed handle stays unsettled, for a live one to settle.",
+            class.name,
+            whiches.join(", ")
+        ),
+        "",
+    );
+    let export = texts.export(p, "Settle");
+    let pairs = [
+        ("$D", doc.as_str()),
+        ("$E", &export),
+        ("$P", p),
+        ("$A", if now { " now_ms: f64," } else { "" }),
+        ("$M", &ride),
+        ("$T", &taken),
+        ("$S", &settled),
+    ];
+    texts.rust.push('\n');
+    texts.rust.push_str(&fill(SETTLE, &pairs));
+    Ok(())
 }
