@@ -21,7 +21,7 @@ pub(crate) fn dependency(handle: u32) -> Result<Arc<rp::Dependency>, JsValue> {
 #[cfg(feature = "config")]
 #[wasm_bindgen(js_name = _dependencyFromConfig)]
 pub fn dependency_from_config(config: &JsValue) -> JsValue {
-    handle_js(config_value(config, rp::ConfigKind::Dependency).and_then(|value| keep_dependency(&value)))
+    handle_js(config_value(config, rp::config::error::ConfigKind::Dependency).and_then(|value| keep_dependency(&value)))
 }
 
 /// New shared controls from a compiled dependency (`rp` bytes, written by
@@ -38,7 +38,7 @@ pub fn dependency_from_compiled(form: &[u8]) -> JsValue {
 
 /// A dependency read from the core's data tree, kept.
 #[cfg(feature = "config")]
-pub(crate) fn keep_dependency(value: &rp::value::Value) -> Result<u32, JsValue> {
+pub(crate) fn keep_dependency(value: &rp::config::value::Value) -> Result<u32, JsValue> {
     keep_dependency_config(&rp::DependencyConfig::from_value(value).map_err(js_error)?)
 }
 
@@ -94,8 +94,9 @@ fn budget<T>(handle: u32, use_budget: impl FnOnce(&rp::RetryBudget) -> Result<T,
 #[cfg(feature = "config")]
 #[wasm_bindgen(js_name = _budgetNew)]
 pub fn budget_new(config: &JsValue) -> JsValue {
-    handle_js(config_value(config, rp::ConfigKind::Budget).and_then(|value| {
-        let budget = rp::BudgetConfig::from_value(&value).and_then(|config| rp::RetryBudget::new(&config));
+    handle_js(config_value(config, rp::config::error::ConfigKind::Budget).and_then(|value| {
+        let budget =
+            rp::controls::budget::BudgetConfig::from_value(&value).and_then(|config| rp::RetryBudget::new(&config));
         objects::insert(Object::Budget(Control::Own(budget.map_err(js_error)?)))
     }))
 }
@@ -115,7 +116,9 @@ pub fn budget_on_request(handle: u32, now_ms: f64) -> JsValue {
 pub fn budget_try_retry(handle: u32, now_ms: f64, after_timeout: bool) -> JsValue {
     let granted = budget(handle, |budget| Ok(budget.try_retry(now_ms as u64, after_timeout)));
     handle_js(granted.and_then(|charge| {
-        charge.map_or(Ok(0), |charge| objects::insert(Object::Charge(charge.cost(), rp::GrantCell::new(charge))))
+        charge.map_or(Ok(0), |charge| {
+            objects::insert(Object::Charge(charge.cost(), rp::config::grant::GrantCell::new(charge)))
+        })
     }))
 }
 
@@ -131,9 +134,9 @@ pub fn charge_cost(handle: u32) -> Result<u32, JsValue> {
 /// The grant `handle` names (a `kind` object), taken: a second take is the
 /// core's `invalid_argument` naming the grant, a freed or foreign handle
 /// `invalid_argument` too.
-fn take<T: rp::grant::Grant>(
+fn take<T: rp::config::grant::Grant>(
     handle: u32,
-    cell: impl FnOnce(&Object) -> Option<&rp::GrantCell<T>>,
+    cell: impl FnOnce(&Object) -> Option<&rp::config::grant::GrantCell<T>>,
 ) -> Result<T, JsValue> {
     objects::with(handle, T::ARGUMENT, |object| {
         cell(object).ok_or_else(|| objects::freed(T::ARGUMENT))?.take().map_err(js_error)
@@ -141,7 +144,7 @@ fn take<T: rp::grant::Grant>(
 }
 
 /// The charge `handle` names, taken; none for handle 0 (a first attempt).
-fn take_charge(handle: u32) -> Result<Option<rp::RetryCharge>, JsValue> {
+fn take_charge(handle: u32) -> Result<Option<rp::controls::budget::RetryCharge>, JsValue> {
     if handle == 0 {
         return Ok(None);
     }
@@ -197,8 +200,9 @@ fn breaker<T>(handle: u32, use_breaker: impl FnOnce(&rp::CircuitBreaker) -> Resu
 #[cfg(feature = "config")]
 #[wasm_bindgen(js_name = _breakerNew)]
 pub fn breaker_new(config: &JsValue) -> JsValue {
-    handle_js(config_value(config, rp::ConfigKind::Breaker).and_then(|value| {
-        let breaker = rp::BreakerConfig::from_value(&value).and_then(|config| rp::CircuitBreaker::new(&config));
+    handle_js(config_value(config, rp::config::error::ConfigKind::Breaker).and_then(|value| {
+        let breaker = rp::controls::breaker::BreakerConfig::from_value(&value)
+            .and_then(|config| rp::CircuitBreaker::new(&config));
         objects::insert(Object::Breaker(Control::Own(breaker.map_err(js_error)?)))
     }))
 }
@@ -208,7 +212,9 @@ pub fn breaker_new(config: &JsValue) -> JsValue {
 pub fn breaker_try_acquire(handle: u32, now_ms: f64) -> JsValue {
     let granted = breaker(handle, |breaker| Ok(breaker.try_acquire(now_ms as u64)));
     handle_js(granted.and_then(|permit| {
-        permit.map_or(Ok(0), |permit| objects::insert(Object::Permit(permit.is_probe(), rp::GrantCell::new(permit))))
+        permit.map_or(Ok(0), |permit| {
+            objects::insert(Object::Permit(permit.is_probe(), rp::config::grant::GrantCell::new(permit)))
+        })
     }))
 }
 
@@ -265,7 +271,7 @@ pub fn slots_new(capacity: u32) -> JsValue {
 pub fn slots_take(handle: u32, slot: Option<u32>) -> Result<u32, JsValue> {
     let Some(slot) = slot else {
         return slots(handle, |slots| Ok(slots.try_acquire()))?
-            .map_or(Ok(0), |slot| objects::insert(Object::Slot(rp::GrantCell::new(slot))));
+            .map_or(Ok(0), |slot| objects::insert(Object::Slot(rp::config::grant::GrantCell::new(slot))));
     };
     slots(handle, |_| Ok(()))?;
     let slot = take(slot, |object| match object {

@@ -4,12 +4,12 @@
 
 use retryplan as rp;
 use retryplan::AbortReason;
-use retryplan::BreakerState;
-use retryplan::DeadLetterReason;
 use retryplan::GiveUpReason;
-use retryplan::GrpcCode;
-use retryplan::TransportFailure;
 use retryplan::Verdict;
+use retryplan::controls::breaker::BreakerState;
+use retryplan::engine::redelivery::DeadLetterReason;
+use retryplan::ground::codes::GrpcCode;
+use retryplan::ground::codes::TransportFailure;
 use retryplan::telemetry::Metric;
 
 use crate::{

@@ -209,7 +209,7 @@ mod tests {
         let expected =
             "#[uniffi::export]\npub fn parse_retry_after(value: String, now_unix_ms: i64) -> Result<i64> {\n    \
                         let now_unix_ms = ms_in(\"now_unix_ms\", now_unix_ms)?;\n    \
-                        Ok(long_out(rp::parse_retry_after(&value, now_unix_ms).map_err(rp::Error::from)?))\n}\n";
+                        Ok(long_out(rp::headers::retry_after::parse_retry_after(&value, now_unix_ms).map_err(rp::Error::from)?))\n}\n";
         assert!(text.contains(expected), "{text}");
         assert!(text.contains("pub fn parse_rate_limit(value: String, policy_value: Option<String>)"), "{text}");
     }

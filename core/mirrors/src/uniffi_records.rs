@@ -523,7 +523,7 @@ mod tests {
         assert!(text.contains("                retry: count_out(retry),\n"), "{text}");
         assert!(text.contains("                retry: u32_in(\"retry\", retry)?,\n"), "{text}");
         assert!(text.contains(
-            "            Pushback::RetryAfterMs { ms } => rp::Pushback::RetryAfterMs(ms_in(\"ms\", ms)?),\n"
+            "            Pushback::RetryAfterMs { ms } => rp::headers::retry_after::Pushback::RetryAfterMs(ms_in(\"ms\", ms)?),\n"
         ));
     }
 
