@@ -42,6 +42,10 @@ suite "rust: module cycle check self-test" python3 scripts/test_check_module_cyc
 suite "mirrors: generated files are up to date" cargo run -q -p retryplan-mirrors --locked -- --check
 suite "rust: format" cargo fmt --all --check
 suite "rust: clippy" cargo clippy --workspace --all-targets --locked -- -D warnings
+# The workspace's crates, built without the core's default feature `root-aliases`
+# (the root's hidden old paths, kept one release): none of them may use one.
+suite "rust: no crate here uses the root's old paths" \
+  cargo check --locked --all-targets -p retryplan-cli -p retryplan-mirrors -p retryplan-python -p retryplan-kotlin
 # The core as the JS build uses it (no json, no entropy), checked natively too.
 suite "rust: clippy, core without default features" cargo clippy -p retryplan --lib --no-default-features --locked -- -D warnings
 # The JS binding's Rust, which compiles to nothing natively: each of its builds, for wasm32.
