@@ -42,12 +42,21 @@ suite "rust: module cycle check self-test" python3 scripts/test_check_module_cyc
 suite "mirrors: generated files are up to date" cargo run -q -p retryplan-mirrors --locked -- --check
 suite "rust: format" cargo fmt --all --check
 suite "rust: clippy" cargo clippy --workspace --all-targets --locked -- -D warnings
+# The workspace's crates, built without the core's default feature `root-aliases`
+# (the root's hidden old paths, kept one release): none of them may use one.
+suite "rust: no crate here uses the root's old paths" \
+  cargo check --locked --all-targets -p retryplan-cli -p retryplan-mirrors -p retryplan-python -p retryplan-kotlin
 # The core as the JS build uses it (no json, no entropy), checked natively too.
 suite "rust: clippy, core without default features" cargo clippy -p retryplan --lib --no-default-features --locked -- -D warnings
-# The JS binding's Rust, which compiles to nothing natively: both of its entries, for wasm32.
+# The JS binding's Rust, which compiles to nothing natively: each of its builds, for wasm32.
 suite "rust: clippy, JS binding for wasm32" cargo clippy -p retryplan-js --target wasm32-unknown-unknown --locked -- -D warnings
 suite "rust: clippy, JS binding for wasm32, --all-features (tools entry)" \
   cargo clippy -p retryplan-js --target wasm32-unknown-unknown --all-features --locked -- -D warnings
+# The browser runtimes (bindings-js/build.sh): with the shared controls, and the lean one without.
+suite "rust: clippy, JS binding for wasm32, browser runtime" \
+  cargo clippy -p retryplan-js --target wasm32-unknown-unknown --no-default-features --features controls --locked -- -D warnings
+suite "rust: clippy, JS binding for wasm32, lean browser runtime" \
+  cargo clippy -p retryplan-js --target wasm32-unknown-unknown --no-default-features --locked -- -D warnings
 # Python (ruff), JS (biome) and Kotlin (ktlint) lint and format checks; each
 # tool is installed at its pinned version on first run (scripts/lint.sh --fix
 # applies the formatters and safe fixes).

@@ -158,7 +158,7 @@ pub(crate) fn string_field(object: &JsValue, key: &'static str) -> Result<String
 }
 
 /// A snake_case name read into a core enum by the core's own names.
-pub(crate) fn named<T: retryplan::value::Named>(key: &'static str, name: &str) -> Result<T, JsValue> {
+pub(crate) fn named<T: retryplan::config::value::Named>(key: &'static str, name: &str) -> Result<T, JsValue> {
     T::from_name(name).ok_or_else(|| {
         let names: Array = T::ALL.iter().map(|variant| JsValue::from_str(variant.name())).collect();
         invalid_with(key, "name", &JsValue::from_str(name), &names)
@@ -189,7 +189,7 @@ pub(crate) fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
 pub(crate) fn outcome_of(kind: f64, code: f64, delay: f64, error_code: Option<&str>) -> Result<Outcome, JsValue> {
     let mut outcome = decode_caller_outcome(kind as i64, code as i64, delay as i64).map_err(js_error)?;
     if let Outcome::HttpStatus { error_code: read, .. } = &mut outcome {
-        *read = error_code.map(retryplan::aws::ErrorCode::new).transpose().map_err(js_error)?;
+        *read = error_code.map(retryplan::dialects::aws::ErrorCode::new).transpose().map_err(js_error)?;
     }
     Ok(outcome)
 }

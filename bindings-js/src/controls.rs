@@ -23,7 +23,7 @@ pub(crate) fn dependency(handle: u32) -> Result<Arc<rp::Dependency>, JsValue> {
 
 /// A dependency read from the core's data tree, kept.
 #[cfg(feature = "tools")]
-pub(crate) fn keep_dependency(value: &rp::value::Value) -> Result<u32, JsValue> {
+pub(crate) fn keep_dependency(value: &rp::config::value::Value) -> Result<u32, JsValue> {
     keep_dependency_config(&rp::DependencyConfig::from_value(value).map_err(js_error)?)
 }
 
@@ -49,9 +49,9 @@ fn control<C, T>(
 /// The grant `handle` names, taken: a second take is the core's
 /// `invalid_argument` naming the grant, a freed or foreign handle
 /// `invalid_argument` too.
-fn take<T: rp::grant::Grant>(
+fn take<T: rp::config::grant::Grant>(
     handle: u32,
-    cell: impl FnOnce(&Object) -> Option<&rp::GrantCell<T>>,
+    cell: impl FnOnce(&Object) -> Option<&rp::config::grant::GrantCell<T>>,
 ) -> Result<T, JsValue> {
     objects::with(handle, T::ARGUMENT, |object| {
         cell(object).ok_or_else(|| objects::freed(T::ARGUMENT))?.take().map_err(js_error)

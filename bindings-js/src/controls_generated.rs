@@ -11,7 +11,7 @@ pub fn dependency_share(handle: u32) -> JsValue {
 #[cfg(feature = "config")]
 #[wasm_bindgen(js_name = _dependencyFromConfig)]
 pub fn dependency_from_config(config: &JsValue) -> JsValue {
-    handle_js(config_value(config, rp::ConfigKind::Dependency).and_then(|value| {
+    handle_js(config_value(config, rp::config::error::ConfigKind::Dependency).and_then(|value| {
         let made = rp::DependencyConfig::from_value(&value).and_then(|config| rp::Dependency::new(&config));
         objects::insert(Object::Dependency(made.map_err(js_error)?))
     }))
@@ -53,7 +53,7 @@ fn take_charge(handle: u32) -> Result<Option<rp::RetryCharge>, JsValue> {
 
 /// A RetryCharge granted, kept: its handle; 0 for none.
 fn keep_charge(grant: Option<rp::RetryCharge>) -> Result<u32, JsValue> {
-    grant.map_or(Ok(0), |grant| objects::insert(Object::Charge(grant.cost(), rp::GrantCell::new(grant))))
+    grant.map_or(Ok(0), |grant| objects::insert(Object::Charge(grant.cost(), rp::config::grant::GrantCell::new(grant))))
 }
 
 /// Units charged (quota model; 0 for the others).
@@ -76,7 +76,7 @@ fn budget<T>(handle: u32, use_control: impl FnOnce(&rp::RetryBudget) -> Result<T
 #[cfg(feature = "config")]
 #[wasm_bindgen(js_name = _budgetNew)]
 pub fn budget_new(config: &JsValue) -> JsValue {
-    handle_js(config_value(config, rp::ConfigKind::Budget).and_then(|value| {
+    handle_js(config_value(config, rp::config::error::ConfigKind::Budget).and_then(|value| {
         let made = rp::BudgetConfig::from_value(&value).and_then(|config| rp::RetryBudget::new(&config));
         objects::insert(Object::Budget(Control::Own(made.map_err(js_error)?)))
     }))
@@ -144,7 +144,7 @@ fn take_permit(handle: u32) -> Result<Option<rp::BreakerPermit>, JsValue> {
 
 /// A BreakerPermit granted, kept: its handle; 0 for none.
 fn keep_permit(grant: Option<rp::BreakerPermit>) -> Result<u32, JsValue> {
-    grant.map_or(Ok(0), |grant| objects::insert(Object::Permit(grant.is_probe(), rp::GrantCell::new(grant))))
+    grant.map_or(Ok(0), |grant| objects::insert(Object::Permit(grant.is_probe(), rp::config::grant::GrantCell::new(grant))))
 }
 
 /// True when this admission is a half-open probe.
@@ -167,7 +167,7 @@ fn breaker<T>(handle: u32, use_control: impl FnOnce(&rp::CircuitBreaker) -> Resu
 #[cfg(feature = "config")]
 #[wasm_bindgen(js_name = _breakerNew)]
 pub fn breaker_new(config: &JsValue) -> JsValue {
-    handle_js(config_value(config, rp::ConfigKind::Breaker).and_then(|value| {
+    handle_js(config_value(config, rp::config::error::ConfigKind::Breaker).and_then(|value| {
         let made = rp::BreakerConfig::from_value(&value).and_then(|config| rp::CircuitBreaker::new(&config));
         objects::insert(Object::Breaker(Control::Own(made.map_err(js_error)?)))
     }))
@@ -212,7 +212,7 @@ fn take_slot(handle: u32) -> Result<Option<rp::RetrySlot>, JsValue> {
 
 /// A RetrySlot granted, kept: its handle; 0 for none.
 fn keep_slot(grant: Option<rp::RetrySlot>) -> Result<u32, JsValue> {
-    grant.map_or(Ok(0), |grant| objects::insert(Object::Slot(rp::GrantCell::new(grant))))
+    grant.map_or(Ok(0), |grant| objects::insert(Object::Slot(rp::config::grant::GrantCell::new(grant))))
 }
 
 /// Runs `use_control` on the RetrySlots `handle` names.

@@ -19,8 +19,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use js_sys::{Array, JsString, Map, Object, Reflect};
-use retryplan::value::{item, join, Number, Value};
-use retryplan::ConfigKind;
+use retryplan::config::error::ConfigKind;
+use retryplan::config::value::{item, join, Number, Value};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::args::{unreadable, MAX_TEXT};
@@ -233,7 +233,7 @@ pub(crate) fn to_js(value: &Value, keys: Keys) -> JsValue {
         Value::Object(fields) => {
             let object = Object::new();
             for (key, item) in fields {
-                let key = if keys == Keys::Camel { retryplan::value::camel_case(key) } else { key.clone() };
+                let key = if keys == Keys::Camel { retryplan::config::value::camel_case(key) } else { key.clone() };
                 // Setting a property of a fresh plain object cannot fail.
                 let _ = Reflect::set(&object, &JsValue::from_str(&key), &to_js(item, keys));
             }

@@ -28,13 +28,14 @@ extern "C" {
 pub fn encode_grpc_timeout_ns(timeout_ns: &JsValue) -> Result<String, JsValue> {
     let nanoseconds = u64::try_from(timeout_ns.clone())
         .map_err(|_| invalid_with("timeoutNs", "nanoseconds", timeout_ns, &JsValue::UNDEFINED))?;
-    Ok(rp::encode_grpc_timeout_ns(nanoseconds))
+    Ok(rp::headers::grpc_timeout::encode_grpc_timeout_ns(nanoseconds))
 }
 
 /// Reads a `grpc-timeout` value as exact nanoseconds (a bigint, saturating at 2^63-1).
 #[wasm_bindgen(js_name = parseGrpcTimeoutNs)]
 pub fn parse_grpc_timeout_ns(value: &JsValue) -> Result<u64, JsValue> {
-    rp::parse_grpc_timeout_ns(&text("value", value)?).map_err(|error| js_error(Error::from(error)))
+    rp::headers::grpc_timeout::parse_grpc_timeout_ns(&text("value", value)?)
+        .map_err(|error| js_error(Error::from(error)))
 }
 
 /// The AWS error code of a response: the `x-amzn-errortype` header, else a
@@ -43,7 +44,8 @@ pub fn parse_grpc_timeout_ns(value: &JsValue) -> Result<u64, JsValue> {
 pub fn aws_error_code_from_response(errortype_header: &JsValue, body: &JsValue) -> Result<Option<String>, JsValue> {
     let header = optional_text("errortypeHeader", errortype_header)?;
     let body = optional_text("body", body)?;
-    Ok(rp::aws::error_code_from_response(header.as_deref(), body.as_deref()).map(|code| code.as_str().to_owned()))
+    Ok(rp::dialects::aws::error_code_from_response(header.as_deref(), body.as_deref())
+        .map(|code| code.as_str().to_owned()))
 }
 
 /// The AWS SDK standard mode's dependency: the 500-unit retry quota, or
@@ -51,12 +53,16 @@ pub fn aws_error_code_from_response(errortype_header: &JsValue, body: &JsValue) 
 /// throttling error). Its handle.
 #[wasm_bindgen(js_name = _awsStandardDependency)]
 pub fn aws_standard_dependency(of2026: bool) -> JsValue {
-    let config = if of2026 { rp::aws::standard_2026_dependency() } else { rp::aws::standard_dependency() };
+    let config =
+        if of2026 { rp::dialects::aws::standard_2026_dependency() } else { rp::dialects::aws::standard_dependency() };
     handle_js(keep_dependency_config(&config))
 }
 
 /// Runs `use_config` on the service config `handle` names.
-fn with<T>(handle: u32, use_config: impl FnOnce(&rp::grpc::ServiceConfig) -> Result<T, JsValue>) -> Result<T, JsValue> {
+fn with<T>(
+    handle: u32,
+    use_config: impl FnOnce(&rp::dialects::grpc::ServiceConfig) -> Result<T, JsValue>,
+) -> Result<T, JsValue> {
     objects::with(handle, "serviceConfig", |object| match object {
         Object::ServiceConfig(config) => use_config(config),
         _ => Err(objects::freed("serviceConfig")),
@@ -71,17 +77,17 @@ fn with<T>(handle: u32, use_config: impl FnOnce(&rp::grpc::ServiceConfig) -> Res
 pub fn service_config_read(config: &JsValue, json: bool, max_attempts_cap: &JsValue) -> JsValue {
     let read = || {
         let value = if json {
-            json_value(config, rp::ConfigKind::ServiceConfig)?
+            json_value(config, rp::config::error::ConfigKind::ServiceConfig)?
         } else {
-            data::from_js(config, Source::AsWritten, rp::ConfigKind::ServiceConfig)?
+            data::from_js(config, Source::AsWritten, rp::config::error::ConfigKind::ServiceConfig)?
         };
         let max_attempts_cap = if max_attempts_cap.is_undefined() || max_attempts_cap.is_null() {
-            rp::grpc::DEFAULT_MAX_ATTEMPTS_CAP
+            rp::dialects::grpc::DEFAULT_MAX_ATTEMPTS_CAP
         } else {
             whole("maxAttemptsCap", max_attempts_cap, f64::from(u32::MAX))? as u32
         };
-        let options = rp::grpc::ServiceConfigOptions { max_attempts_cap };
-        let config = rp::grpc::ServiceConfig::from_value(&value, options).map_err(js_error)?;
+        let options = rp::dialects::grpc::ServiceConfigOptions { max_attempts_cap };
+        let config = rp::dialects::grpc::ServiceConfig::from_value(&value, options).map_err(js_error)?;
         objects::insert(Object::ServiceConfig(config))
     };
     handle_js(read())
@@ -123,7 +129,7 @@ pub fn service_config_method_for(handle: u32, service: &JsValue, method: &JsValu
 }
 
 /// `[name, service, method, policy handle]` (the policy kept as its own object).
-fn method_js(profile: &rp::grpc::MethodProfile) -> Result<JsValue, JsValue> {
+fn method_js(profile: &rp::dialects::grpc::MethodProfile) -> Result<JsValue, JsValue> {
     let policy = objects::insert(Object::Policy(alloc::sync::Arc::new(profile.policy)))?;
     let entry: js_sys::Array = [
         JsValue::from_str(&profile.name),

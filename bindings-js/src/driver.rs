@@ -13,7 +13,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use retryplan as rp;
-use rp::value::Named;
+use rp::config::value::Named;
 use rp::wire::{self, INPUT_WORDS, OUTPUT_WORDS};
 use rp::{Concurrency, Held, Receipt};
 use wasm_bindgen::prelude::*;

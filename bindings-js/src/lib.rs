@@ -31,7 +31,7 @@ use js_sys::Array;
 use js_sys::JsString;
 use retryplan as rp;
 #[cfg(feature = "messages")]
-use rp::message::{Arg, Message};
+use rp::ground::message::{Arg, Message};
 use rp::Error;
 use wasm_bindgen::prelude::*;
 

@@ -55,24 +55,24 @@ pub(crate) enum Object {
     Breaker(Control<rp::CircuitBreaker>),
     #[cfg(feature = "controls")]
     /// A breaker's permit (whether it is a probe), settled once.
-    Permit(bool, rp::GrantCell<rp::BreakerPermit>),
+    Permit(bool, rp::config::grant::GrantCell<rp::controls::breaker::BreakerPermit>),
     #[cfg(feature = "controls")]
     /// A budget's charge (its cost), settled once.
-    Charge(u32, rp::GrantCell<rp::RetryCharge>),
+    Charge(u32, rp::config::grant::GrantCell<rp::controls::budget::RetryCharge>),
     #[cfg(feature = "controls")]
     /// Retry slots.
     Slots(Control<rp::RetrySlots>),
     #[cfg(feature = "controls")]
     /// A retry slot, given back once.
-    Slot(rp::GrantCell<rp::RetrySlot>),
-    Stats(Arc<rp::SharedStats>),
+    Slot(rp::config::grant::GrantCell<rp::controls::retry_slots::RetrySlot>),
+    Stats(Arc<rp::engine::stats::SharedStats>),
     Driver(Box<retryplan::Driver>),
     /// An incoming request's context, with its policy's `propagation.reserve_ms`
     /// and the answer the endings of the operations made while serving it decide.
     #[cfg(feature = "propagation")]
     Incoming(Box<(rp::propagation::IncomingContext, u64, rp::propagation::Answer)>),
     #[cfg(feature = "tools")]
-    ServiceConfig(rp::grpc::ServiceConfig),
+    ServiceConfig(rp::dialects::grpc::ServiceConfig),
 }
 
 struct Table {
@@ -169,7 +169,7 @@ pub(crate) fn dependency(handle: u32) -> Result<Option<Arc<rp::Dependency>>, JsV
 }
 
 /// The stats `handle` names, or none for handle 0.
-pub(crate) fn stats(handle: u32) -> Result<Option<Arc<rp::SharedStats>>, JsValue> {
+pub(crate) fn stats(handle: u32) -> Result<Option<Arc<rp::engine::stats::SharedStats>>, JsValue> {
     shared(handle, "stats", |object| if let Object::Stats(stats) = object { Some(stats) } else { None })
 }
 

@@ -40,7 +40,12 @@ pub fn outcome_from_response(status: f64, values: Vec<JsValue>, now_unix_ms: f64
     response_outcome(status, &values, now_unix_ms, crate::headers::named_or_default(reading))
 }
 
-fn response_outcome(status: f64, values: &[JsValue], now_unix_ms: f64, reading: rp::RetryAfterReading) -> JsValue {
+fn response_outcome(
+    status: f64,
+    values: &[JsValue],
+    now_unix_ms: f64,
+    reading: rp::headers::retry_after::RetryAfterReading,
+) -> JsValue {
     // Any whole number is a status a server may send (`lib/http.js` checked
     // it is one): the core reads it as it is.
     let values = guidance_lookup(values);
@@ -60,9 +65,9 @@ pub(crate) struct Guidance(Vec<Option<String>>);
 
 impl Guidance {
     pub(crate) fn get(&self, wanted: &str) -> Option<&str> {
-        let at = match rp::GUIDANCE_HEADERS.iter().position(|name| *name == wanted) {
+        let at = match rp::outcomes::http::GUIDANCE_HEADERS.iter().position(|name| *name == wanted) {
             Some(at) => at,
-            None if wanted == rp::propagation::RETRYPLAN_RETRYABLE => rp::GUIDANCE_HEADERS.len(),
+            None if wanted == rp::propagation::RETRYPLAN_RETRYABLE => rp::outcomes::http::GUIDANCE_HEADERS.len(),
             None => return None,
         };
         self.0.get(at)?.as_deref()

@@ -36,7 +36,7 @@ pub(crate) fn keep_policy(policy: Result<rp::Policy, rp::Error>) -> Result<u32, 
 #[cfg(feature = "config")]
 #[wasm_bindgen(js_name = _policyFromConfig)]
 pub fn policy_from_config(config: &JsValue) -> JsValue {
-    handle_js(config_value(config, rp::ConfigKind::Policy).and_then(|value| {
+    handle_js(config_value(config, rp::config::error::ConfigKind::Policy).and_then(|value| {
         keep_policy(rp::PolicyConfig::from_value(&value).and_then(|config| rp::Policy::new(&config)))
     }))
 }
@@ -58,7 +58,7 @@ pub fn policy_from_compiled(form: &[u8]) -> JsValue {
 #[cfg(feature = "config")]
 #[wasm_bindgen(js_name = _policyProfile)]
 pub fn policy_profile(name: &str) -> JsValue {
-    handle_js(keep_policy(rp::profiles::profile(name).and_then(|config| rp::Policy::new(&config))))
+    handle_js(keep_policy(rp::dialects::profiles::profile(name).and_then(|config| rp::Policy::new(&config))))
 }
 
 /// `[maxAttempts, sendsIdempotencyKey as 0 or 1, totalBudgetMs]` as
@@ -94,7 +94,7 @@ pub fn stats_merge(handle: u32, other: u32) -> JsValue {
 /// The counters of the core's `Stats` that `_statsCounts` sends before the give-ups.
 const STATS_FIELDS: usize = 7;
 /// The words `_statsCounts` sends: the fields, then one give-up count per reason.
-const STATS_WORDS: usize = STATS_FIELDS + <rp::GiveUpReason as rp::value::Named>::ALL.len();
+const STATS_WORDS: usize = STATS_FIELDS + <rp::GiveUpReason as rp::config::value::Named>::ALL.len();
 
 /// The counters, in the order of the core's `Stats` fields (the give-ups by
 /// reason last, in `GiveUpReason::ALL` order), as numbers

@@ -8,7 +8,8 @@ use alloc::string::String;
 
 use js_sys::Array;
 use retryplan as rp;
-use rp::{AttemptSet, Decision};
+use rp::outcomes::decision::AttemptSet;
+use rp::Decision;
 use wasm_bindgen::prelude::*;
 
 use crate::args::{
@@ -38,7 +39,7 @@ fn policy<T>(handle: u32, use_policy: impl FnOnce(&rp::Policy) -> Result<T, JsVa
 /// every language): its handle, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _policyFromJson)]
 pub fn policy_from_json(json: &JsValue) -> JsValue {
-    handle_js(json_value(json, rp::ConfigKind::Policy).and_then(|value| {
+    handle_js(json_value(json, rp::config::error::ConfigKind::Policy).and_then(|value| {
         keep_policy(rp::PolicyConfig::from_value(&value).and_then(|config| rp::Policy::new(&config)))
     }))
 }
@@ -72,7 +73,7 @@ pub fn policy_to_compiled(handle: u32) -> JsValue {
 /// `Uint8Array`, or the `RetryplanError` that reading it gives.
 #[wasm_bindgen(js_name = _dependencyCompile)]
 pub fn dependency_compile(config: &JsValue, json: bool) -> JsValue {
-    let kind = rp::ConfigKind::Dependency;
+    let kind = rp::config::error::ConfigKind::Dependency;
     let value = if json { json_value(config, kind) } else { data::config_value(config, kind) };
     either(value.and_then(|value| {
         let form =
@@ -86,7 +87,7 @@ pub fn dependency_compile(config: &JsValue, json: bool) -> JsValue {
 pub fn policy_ceilings(handle: u32, retries: &JsValue) -> Result<js_sys::Array, JsValue> {
     let retries = whole("retries", retries, f64::from(u32::MAX))? as u32;
     policy(handle, |policy| {
-        Ok(rp::backoff_ceilings_ms(policy, retries)
+        Ok(rp::engine::backoff::backoff_ceilings_ms(policy, retries)
             .map_err(js_error)?
             .into_iter()
             .map(|ms| JsValue::from_f64(num(ms)))
@@ -98,7 +99,7 @@ pub fn policy_ceilings(handle: u32, retries: &JsValue) -> Result<js_sys::Array, 
 #[wasm_bindgen(js_name = _policyClassify)]
 pub fn policy_classify(handle: u32, outcome_value: &JsValue) -> Result<JsValue, JsValue> {
     let outcome = outcome(outcome_value)?;
-    policy(handle, |policy| to_js(&rp::classify(policy, &outcome).map_err(js_error)?))
+    policy(handle, |policy| to_js(&rp::outcomes::classify::classify(policy, &outcome).map_err(js_error)?))
 }
 
 /// The worst-case timeline against `deadlineMs` (from the start; `undefined`
@@ -121,7 +122,7 @@ pub fn stats_record(handle: u32, decision_value: &JsValue) -> Result<(), JsValue
 /// Reads dependency JSON text (the shared snake_case schema): its handle, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _dependencyFromJson)]
 pub fn dependency_from_json(json: &JsValue) -> JsValue {
-    handle_js(json_value(json, rp::ConfigKind::Dependency).and_then(|value| keep_dependency(&value)))
+    handle_js(json_value(json, rp::config::error::ConfigKind::Dependency).and_then(|value| keep_dependency(&value)))
 }
 
 /// Every control's state at `nowMs`: `{budget, breaker, retrySlotsInUse}`, each `null` when absent.
@@ -149,19 +150,19 @@ pub fn control_snapshot(handle: u32, now_ms: &JsValue) -> Result<JsValue, JsValu
 /// Reads a `grpc-retry-pushback-ms` trailer: `{retryAfterMs}` or `"do_not_retry"`.
 #[wasm_bindgen(js_name = parseGrpcPushback)]
 pub fn parse_grpc_pushback(value: &JsValue) -> Result<JsValue, JsValue> {
-    to_js(&rp::parse_grpc_pushback(&text("value", value)?))
+    to_js(&rp::headers::retry_after::parse_grpc_pushback(&text("value", value)?))
 }
 
 /// Encodes a timeout as a `grpc-timeout` header value (never rounding up).
 #[wasm_bindgen(js_name = encodeGrpcTimeout)]
 pub fn encode_grpc_timeout(timeout_ms: &JsValue) -> Result<String, JsValue> {
-    Ok(rp::encode_grpc_timeout(ms("timeoutMs", timeout_ms)?))
+    Ok(rp::headers::grpc_timeout::encode_grpc_timeout(ms("timeoutMs", timeout_ms)?))
 }
 
 /// Reads a `grpc-timeout` header value as ms.
 #[wasm_bindgen(js_name = parseGrpcTimeout)]
 pub fn parse_grpc_timeout(value: &JsValue) -> Result<f64, JsValue> {
-    rp::parse_grpc_timeout(&text("value", value)?).map(num).map_err(header_error)
+    rp::headers::grpc_timeout::parse_grpc_timeout(&text("value", value)?).map(num).map_err(header_error)
 }
 
 /// The moment an HTTP-date names, in Unix ms (negative before 1970), read
@@ -171,19 +172,25 @@ pub fn parse_http_date(value: &JsValue, now_unix_ms: &JsValue, reading: &JsValue
     let value = text("value", value)?;
     let now_unix_ms = ms("nowUnixMs", now_unix_ms)?;
     let reading = if reading.is_undefined() || reading.is_null() {
-        rp::RetryAfterReading::Strict
+        rp::headers::retry_after::RetryAfterReading::Strict
     } else {
         named("reading", &text("reading", reading)?)?
     };
     // Within +-(2^53 - 1) ms: exact as a JS number.
     #[allow(clippy::cast_precision_loss)]
-    rp::parse_http_date(&value, now_unix_ms, reading).map(|unix_ms| unix_ms as f64).map_err(header_error)
+    rp::headers::retry_after::parse_http_date(&value, now_unix_ms, reading)
+        .map(|unix_ms| unix_ms as f64)
+        .map_err(header_error)
 }
 
 /// Budget left at `nowMs` before `deadlineMs`, minus `reserveMs` (0 at the least).
 #[wasm_bindgen(js_name = remainingBudgetMs)]
 pub fn remaining_budget_ms(deadline_ms: &JsValue, now_ms: &JsValue, reserve_ms: &JsValue) -> Result<f64, JsValue> {
-    Ok(num(rp::remaining_budget_ms(ms("deadlineMs", deadline_ms)?, ms("nowMs", now_ms)?, ms("reserveMs", reserve_ms)?)))
+    Ok(num(rp::ground::deadline::remaining_budget_ms(
+        ms("deadlineMs", deadline_ms)?,
+        ms("nowMs", now_ms)?,
+        ms("reserveMs", reserve_ms)?,
+    )))
 }
 
 /// Server-side admission: `{type: "admit", remainingMs}` or `{type: "reject", ...}`.
@@ -194,7 +201,7 @@ pub fn admit(
     reserve_ms: &JsValue,
     minimum_useful_ms: &JsValue,
 ) -> Result<JsValue, JsValue> {
-    let admission = rp::admit(
+    let admission = rp::ground::deadline::admit(
         ms("deadlineMs", deadline_ms)?,
         ms("nowMs", now_ms)?,
         ms("reserveMs", reserve_ms)?,
@@ -218,8 +225,8 @@ pub fn redeliver(
     let first_seen = ms("firstSeenMs", first_seen_ms)?;
     let now = ms("nowMs", now_ms)?;
     let outcome = outcome(outcome_value)?;
-    let redelivery =
-        rp::redeliver(&*objects::policy(policy)?, attempts, first_seen, now, &outcome).map_err(js_error)?;
+    let redelivery = rp::engine::redelivery::redeliver(&*objects::policy(policy)?, attempts, first_seen, now, &outcome)
+        .map_err(js_error)?;
     to_js(&redelivery)
 }
 
@@ -271,7 +278,7 @@ fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
                 attempt: count("attempt")?,
                 timeout_ms: number("timeoutMs")?,
                 abort_at_ms: number("abortAtMs")?,
-                request_id: rp::RequestId(request_id),
+                request_id: rp::outcomes::decision::RequestId(request_id),
                 remaining_budget_ms: number("remainingBudgetMs")?,
                 hedge: get(value, "hedge")?.as_bool().ok_or_else(|| invalid("hedge", "hedge"))?,
             }
@@ -316,7 +323,7 @@ fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
 /// A serializable value of the core as a plain JS object with camelCase keys
 /// (through the core's data tree: no JSON on the way).
 pub(crate) fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> {
-    rp::value::Value::from_serialize(value).map(|tree| data::to_js(&tree, Keys::Camel)).map_err(js_error)
+    rp::config::value::Value::from_serialize(value).map(|tree| data::to_js(&tree, Keys::Camel)).map_err(js_error)
 }
 
 /// JSON text in the shared snake_case schema as the core's data tree. The
@@ -324,7 +331,10 @@ pub(crate) fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> 
 /// keeping a key the text repeats so that the core's reader refuses it, as it
 /// does in every other language; a syntax error is `invalid_config` naming
 /// `config` at the top level.
-pub(crate) fn json_value(json: &JsValue, config: rp::ConfigKind) -> Result<rp::value::Value, JsValue> {
+pub(crate) fn json_value(
+    json: &JsValue,
+    config: rp::config::error::ConfigKind,
+) -> Result<rp::config::value::Value, JsValue> {
     let parsed = parse_json(checked_string("json", json)?).map_err(|syntax| {
         let message = js_sys::Reflect::get(&syntax, &JsValue::from_str("message")).unwrap_or_default();
         data::reading_error(config, "", "json", &message)

@@ -5,15 +5,15 @@
 
 use serde::{Deserialize, Serialize};
 
-use retryplan::aws::ErrorCodeTable;
-use retryplan::AboveCap;
-use retryplan::BackoffKind;
-use retryplan::GrpcCode;
-use retryplan::GuidanceMode;
+use retryplan::dialects::aws::ErrorCodeTable;
+use retryplan::ground::codes::GrpcCode;
+use retryplan::ground::codes::TransportFailure;
+use retryplan::headers::retry_after::RetryAfterReading;
+use retryplan::policy::AboveCap;
+use retryplan::policy::BackoffKind;
+use retryplan::policy::GuidanceMode;
+use retryplan::policy::JitterConfig;
 use retryplan::Idempotency;
-use retryplan::JitterConfig;
-use retryplan::RetryAfterReading;
-use retryplan::TransportFailure;
 
 /// A validated policy's full configuration, as the policy writes it back.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, uniffi::Record)]

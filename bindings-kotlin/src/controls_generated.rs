@@ -65,12 +65,12 @@ impl Dependency {
 #[derive(Debug, uniffi::Object)]
 pub struct RetryCharge {
     cost: u32,
-    cell: rp::GrantCell<rp::RetryCharge>,
+    cell: rp::config::grant::GrantCell<rp::RetryCharge>,
 }
 
 impl RetryCharge {
     fn new(grant: rp::RetryCharge) -> Arc<Self> {
-        Arc::new(RetryCharge { cost: grant.cost(), cell: rp::GrantCell::new(grant) })
+        Arc::new(RetryCharge { cost: grant.cost(), cell: rp::config::grant::GrantCell::new(grant) })
     }
 }
 
@@ -172,12 +172,12 @@ impl RetryBudget {
 #[derive(Debug, uniffi::Object)]
 pub struct BreakerPermit {
     probe: bool,
-    cell: rp::GrantCell<rp::BreakerPermit>,
+    cell: rp::config::grant::GrantCell<rp::BreakerPermit>,
 }
 
 impl BreakerPermit {
     fn new(grant: rp::BreakerPermit) -> Arc<Self> {
-        Arc::new(BreakerPermit { probe: grant.is_probe(), cell: rp::GrantCell::new(grant) })
+        Arc::new(BreakerPermit { probe: grant.is_probe(), cell: rp::config::grant::GrantCell::new(grant) })
     }
 }
 
@@ -254,12 +254,12 @@ impl CircuitBreaker {
 /// refused). Only `tryAcquire` makes one.
 #[derive(Debug, uniffi::Object)]
 pub struct RetrySlot {
-    cell: rp::GrantCell<rp::RetrySlot>,
+    cell: rp::config::grant::GrantCell<rp::RetrySlot>,
 }
 
 impl RetrySlot {
     fn new(grant: rp::RetrySlot) -> Arc<Self> {
-        Arc::new(RetrySlot { cell: rp::GrantCell::new(grant) })
+        Arc::new(RetrySlot { cell: rp::config::grant::GrantCell::new(grant) })
     }
 }
 

@@ -35,7 +35,7 @@ pub fn outcome_from_http_response(
     status: i32,
     headers: std::collections::HashMap<String, String>,
     now_unix_ms: i64,
-    reading: rp::RetryAfterReading,
+    reading: rp::headers::retry_after::RetryAfterReading,
 ) -> Result<Outcome> {
     let status = u16::try_from(status)
         .map_err(|_| crate::invalid("status", format!("must be a whole number in 0..=65535, got {status}")))?;

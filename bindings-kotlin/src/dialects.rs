@@ -16,20 +16,20 @@ use crate::{invalid, u32_in, Result};
 pub fn encode_grpc_timeout_ns(timeout_ns: i64) -> Result<String> {
     let ns = u64::try_from(timeout_ns)
         .map_err(|_| invalid("timeout_ns", format!("must be >= 0 nanoseconds, got {timeout_ns}")))?;
-    Ok(rp::encode_grpc_timeout_ns(ns))
+    Ok(rp::headers::grpc_timeout::encode_grpc_timeout_ns(ns))
 }
 
 /// The AWS SDK standard mode's dependency: the 500-unit retry quota.
 #[uniffi::export]
 pub fn aws_standard_dependency() -> Result<Arc<Dependency>> {
-    Ok(Arc::new(Dependency(rp::Dependency::new(&rp::aws::standard_dependency())?)))
+    Ok(Arc::new(Dependency(rp::Dependency::new(&rp::dialects::aws::standard_dependency())?)))
 }
 
 /// The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14,
 /// or 5 after a throttling error.
 #[uniffi::export]
 pub fn aws_standard_2026_dependency() -> Result<Arc<Dependency>> {
-    Ok(Arc::new(Dependency(rp::Dependency::new(&rp::aws::standard_2026_dependency())?)))
+    Ok(Arc::new(Dependency(rp::Dependency::new(&rp::dialects::aws::standard_2026_dependency())?)))
 }
 
 /// Something a service config reader changed rather than refused.
@@ -51,7 +51,7 @@ pub struct MethodProfile {
     pub policy: Arc<Policy>,
 }
 
-fn profile(method: &rp::grpc::MethodProfile) -> MethodProfile {
+fn profile(method: &rp::dialects::grpc::MethodProfile) -> MethodProfile {
     MethodProfile {
         name: method.name.clone(),
         service: method.service.clone(),
@@ -64,7 +64,7 @@ fn profile(method: &rp::grpc::MethodProfile) -> MethodProfile {
 /// method selector, the channel's retry throttling, and warnings for what was
 /// capped or truncated.
 #[derive(Debug, uniffi::Object)]
-pub struct ServiceConfig(rp::grpc::ServiceConfig);
+pub struct ServiceConfig(rp::dialects::grpc::ServiceConfig);
 
 #[uniffi::export]
 impl ServiceConfig {
@@ -74,10 +74,10 @@ impl ServiceConfig {
     pub fn from_json(json: String, max_attempts_cap: Option<i32>) -> Result<Arc<ServiceConfig>> {
         let max_attempts_cap = match max_attempts_cap {
             Some(cap) => u32_in("max_attempts_cap", cap)?,
-            None => rp::grpc::DEFAULT_MAX_ATTEMPTS_CAP,
+            None => rp::dialects::grpc::DEFAULT_MAX_ATTEMPTS_CAP,
         };
-        let options = rp::grpc::ServiceConfigOptions { max_attempts_cap };
-        Ok(Arc::new(ServiceConfig(rp::grpc::ServiceConfig::from_json(&json, options)?)))
+        let options = rp::dialects::grpc::ServiceConfigOptions { max_attempts_cap };
+        Ok(Arc::new(ServiceConfig(rp::dialects::grpc::ServiceConfig::from_json(&json, options)?)))
     }
 
     /// One profile per selector, in the order the config names them.

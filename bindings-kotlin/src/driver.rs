@@ -254,7 +254,7 @@ pub fn failure_outcome(failure: rp::Failure) -> Outcome {
 /// `outcome_from_http_response` and `Driver.read_response` need.
 #[uniffi::export]
 pub fn guidance_headers() -> Vec<String> {
-    rp::GUIDANCE_HEADERS.iter().map(|name| (*name).to_owned()).collect()
+    rp::outcomes::http::GUIDANCE_HEADERS.iter().map(|name| (*name).to_owned()).collect()
 }
 
 /// The verdict every helper gives an error that neither its failure table nor
@@ -274,13 +274,13 @@ pub fn unknown_error_hint() -> String {
 /// The header carrying the operation's idempotency key (`Idempotency-Key`).
 #[uniffi::export]
 pub fn idempotency_key_header() -> String {
-    rp::IDEMPOTENCY_KEY_HEADER.to_owned()
+    rp::outcomes::http::IDEMPOTENCY_KEY_HEADER.to_owned()
 }
 
 /// The header carrying each attempt's request id (`X-Request-Id`).
 #[uniffi::export]
 pub fn request_id_header() -> String {
-    rp::REQUEST_ID_HEADER.to_owned()
+    rp::outcomes::http::REQUEST_ID_HEADER.to_owned()
 }
 
 /// The answer of a request being served, from the endings of the operations

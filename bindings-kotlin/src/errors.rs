@@ -2,7 +2,8 @@
 //! The binding's error, variant for variant the core's `Error` (core/mirrors/src/uniffi_errors.rs).
 
 use retryplan as rp;
-use retryplan::{Blame, ConfigKind};
+use retryplan::config::error::ConfigKind;
+use retryplan::Blame;
 
 use crate::{count_out, Violation};
 

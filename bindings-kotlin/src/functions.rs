@@ -3,7 +3,7 @@
 //! signatures (core/mirrors/src/uniffi_functions.rs).
 
 use retryplan as rp;
-use retryplan::RetryAfterReading;
+use retryplan::headers::retry_after::RetryAfterReading;
 
 use crate::{Result, long_out, ms_in, records::Admission, records::Event, records::Pushback, records::TelemetrySignal};
 
@@ -12,14 +12,14 @@ use crate::{Result, long_out, ms_in, records::Admission, records::Event, records
 #[uniffi::export]
 pub fn parse_retry_after(value: String, now_unix_ms: i64) -> Result<i64> {
     let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
-    Ok(long_out(rp::parse_retry_after(&value, now_unix_ms).map_err(rp::Error::from)?))
+    Ok(long_out(rp::headers::retry_after::parse_retry_after(&value, now_unix_ms).map_err(rp::Error::from)?))
 }
 
 /// Reads a `Retry-After` value as `reading` says.
 #[uniffi::export]
 pub fn parse_retry_after_with(value: String, now_unix_ms: i64, reading: RetryAfterReading) -> Result<i64> {
     let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
-    Ok(long_out(rp::parse_retry_after_with(&value, now_unix_ms, reading).map_err(rp::Error::from)?))
+    Ok(long_out(rp::headers::retry_after::parse_retry_after_with(&value, now_unix_ms, reading).map_err(rp::Error::from)?))
 }
 
 /// Reads an HTTP-date on its own (RFC 9110 section 5.6.7): the moment it names, in milliseconds since the Unix epoch
@@ -27,52 +27,52 @@ pub fn parse_retry_after_with(value: String, now_unix_ms: i64, reading: RetryAft
 #[uniffi::export]
 pub fn parse_http_date(value: String, now_unix_ms: i64, reading: RetryAfterReading) -> Result<i64> {
     let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
-    Ok(rp::parse_http_date(&value, now_unix_ms, reading).map_err(rp::Error::from)?)
+    Ok(rp::headers::retry_after::parse_http_date(&value, now_unix_ms, reading).map_err(rp::Error::from)?)
 }
 
 /// Reads a `retry-after-ms` or `x-ms-retry-after-ms` value: a non-negative integer number of milliseconds.
 #[uniffi::export]
 pub fn parse_retry_after_ms_header(value: String) -> Result<i64> {
-    Ok(long_out(rp::parse_retry_after_ms_header(&value).map_err(rp::Error::from)?))
+    Ok(long_out(rp::headers::retry_after::parse_retry_after_ms_header(&value).map_err(rp::Error::from)?))
 }
 
 /// Interprets a `grpc-retry-pushback-ms` trailer value.
 #[uniffi::export]
 pub fn parse_grpc_pushback(value: String) -> Pushback {
-    rp::parse_grpc_pushback(&value).into()
+    rp::headers::retry_after::parse_grpc_pushback(&value).into()
 }
 
 /// Reads a `RateLimit` field (all its field lines joined with `", "`) with the optional `RateLimit-Policy` field, and
 /// returns the wait it asks for in milliseconds, or `None` when it asks for none.
 #[uniffi::export]
 pub fn parse_rate_limit(value: String, policy_value: Option<String>) -> Result<Option<i64>> {
-    Ok(rp::parse_rate_limit(&value, policy_value.as_deref()).map_err(rp::Error::from)?.map(long_out))
+    Ok(rp::headers::rate_limit::parse_rate_limit(&value, policy_value.as_deref()).map_err(rp::Error::from)?.map(long_out))
 }
 
 /// Reads a `RateLimit-Reset` or `X-RateLimit-Reset` value: the wait in milliseconds from `now_unix_ms`.
 #[uniffi::export]
 pub fn parse_rate_limit_reset(value: String, now_unix_ms: i64) -> Result<i64> {
     let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
-    Ok(long_out(rp::parse_rate_limit_reset(&value, now_unix_ms).map_err(rp::Error::from)?))
+    Ok(long_out(rp::headers::rate_limit::parse_rate_limit_reset(&value, now_unix_ms).map_err(rp::Error::from)?))
 }
 
 /// Encodes a remaining budget of `timeout_ms` milliseconds as a `grpc-timeout` value.
 #[uniffi::export]
 pub fn encode_grpc_timeout(timeout_ms: i64) -> Result<String> {
     let timeout_ms = ms_in("timeout_ms", timeout_ms)?;
-    Ok(rp::encode_grpc_timeout(timeout_ms))
+    Ok(rp::headers::grpc_timeout::encode_grpc_timeout(timeout_ms))
 }
 
 /// Reads a `grpc-timeout` value and returns the budget in milliseconds.
 #[uniffi::export]
 pub fn parse_grpc_timeout(value: String) -> Result<i64> {
-    Ok(long_out(rp::parse_grpc_timeout(&value).map_err(rp::Error::from)?))
+    Ok(long_out(rp::headers::grpc_timeout::parse_grpc_timeout(&value).map_err(rp::Error::from)?))
 }
 
 /// Reads a `grpc-timeout` value and returns the budget in nanoseconds, exactly for every unit.
 #[uniffi::export]
 pub fn parse_grpc_timeout_ns(value: String) -> Result<i64> {
-    Ok(long_out(rp::parse_grpc_timeout_ns(&value).map_err(rp::Error::from)?))
+    Ok(long_out(rp::headers::grpc_timeout::parse_grpc_timeout_ns(&value).map_err(rp::Error::from)?))
 }
 
 /// Budget left at `now_ms` before `deadline_ms`, minus `reserve_ms`, saturating at 0.
@@ -81,7 +81,7 @@ pub fn remaining_budget_ms(deadline_ms: i64, now_ms: i64, reserve_ms: i64) -> Re
     let deadline_ms = ms_in("deadline_ms", deadline_ms)?;
     let now_ms = ms_in("now_ms", now_ms)?;
     let reserve_ms = ms_in("reserve_ms", reserve_ms)?;
-    Ok(long_out(rp::remaining_budget_ms(deadline_ms, now_ms, reserve_ms)))
+    Ok(long_out(rp::ground::deadline::remaining_budget_ms(deadline_ms, now_ms, reserve_ms)))
 }
 
 /// Server-side admission: reject when the remaining budget (after the reserve) is below the minimum useful time.
@@ -91,14 +91,14 @@ pub fn admit(deadline_ms: i64, now_ms: i64, reserve_ms: i64, minimum_useful_ms: 
     let now_ms = ms_in("now_ms", now_ms)?;
     let reserve_ms = ms_in("reserve_ms", reserve_ms)?;
     let minimum_useful_ms = ms_in("minimum_useful_ms", minimum_useful_ms)?;
-    Ok(rp::admit(deadline_ms, now_ms, reserve_ms, minimum_useful_ms).into())
+    Ok(rp::ground::deadline::admit(deadline_ms, now_ms, reserve_ms, minimum_useful_ms).into())
 }
 
 /// The error code of an AWS response, read only where the protocols put it (botocore's response parsers, smithy-rs's
 /// error readers):
 #[uniffi::export]
 pub fn aws_error_code_from_response(errortype_header: Option<String>, body: Option<String>) -> Option<String> {
-    rp::aws::error_code_from_response(errortype_header.as_deref(), body.as_deref()).map(|code| code.as_str().to_owned())
+    rp::dialects::aws::error_code_from_response(errortype_header.as_deref(), body.as_deref()).map(|code| code.as_str().to_owned())
 }
 
 /// The signals one recorded `Event` produces, in the order to report them (the mapping: the module documentation, and

@@ -2,26 +2,26 @@
 //! The core's unit enums, restated for uniffi (`#[uniffi::remote(Enum)]`):
 //! uniffi exports the core's own types, no copy and no conversion.
 
-use retryplan::aws::ErrorCodeTable;
+use retryplan::config::error::ConfigKind;
+use retryplan::controls::breaker::BreakerState;
+use retryplan::dialects::aws::ErrorCodeTable;
+use retryplan::engine::redelivery::DeadLetterReason;
+use retryplan::ground::codes::GrpcCode;
+use retryplan::ground::codes::TransportFailure;
+use retryplan::headers::retry_after::RetryAfterReading;
+use retryplan::policy::AboveCap;
+use retryplan::policy::BackoffKind;
+use retryplan::policy::GuidanceMode;
 use retryplan::propagation::Protocol;
 use retryplan::telemetry::Metric;
 use retryplan::AbortReason;
-use retryplan::AboveCap;
-use retryplan::BackoffKind;
 use retryplan::Blame;
-use retryplan::BreakerState;
 use retryplan::Concurrency;
-use retryplan::ConfigKind;
-use retryplan::DeadLetterReason;
 use retryplan::Failure;
 use retryplan::GiveUpReason;
-use retryplan::GrpcCode;
-use retryplan::GuidanceMode;
 use retryplan::Held;
 use retryplan::Idempotency;
 use retryplan::Receipt;
-use retryplan::RetryAfterReading;
-use retryplan::TransportFailure;
 use retryplan::Verdict;
 
 /// Who must act to fix an `Error`: what to do about it, as opposed to what went wrong (`Error::code`). Every code has exactly one blame.

@@ -19,7 +19,8 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use retryplan as rp;
-use retryplan::{Class, Repeatability};
+use retryplan::outcomes::http::Repeatability;
+use retryplan::Class;
 
 uniffi::setup_scaffolding!();
 
@@ -133,14 +134,16 @@ fn status_in(name: &'static str, value: i32) -> Result<u16> {
 }
 
 /// A request id handed in: the core's 16 lowercase hex digits.
-fn request_id_in(name: &'static str, id: String) -> Result<rp::RequestId> {
+fn request_id_in(name: &'static str, id: String) -> Result<rp::outcomes::decision::RequestId> {
     let parsed = u64::from_str_radix(&id, 16).ok().filter(|_| id.len() == 16);
-    parsed.map(rp::RequestId).ok_or_else(|| invalid(name, format!("must be 16 hex digits, got {id:?}")))
+    parsed
+        .map(rp::outcomes::decision::RequestId)
+        .ok_or_else(|| invalid(name, format!("must be 16 hex digits, got {id:?}")))
 }
 
 /// Attempt numbers handed in (1 to 128).
-fn attempts_in(name: &'static str, attempts: Vec<i32>) -> Result<rp::AttemptSet> {
-    let mut set = rp::AttemptSet::EMPTY;
+fn attempts_in(name: &'static str, attempts: Vec<i32>) -> Result<rp::outcomes::decision::AttemptSet> {
+    let mut set = rp::outcomes::decision::AttemptSet::EMPTY;
     for attempt in attempts {
         match u32::try_from(attempt) {
             Ok(number @ 1..=128) => set.insert(number),
@@ -151,8 +154,8 @@ fn attempts_in(name: &'static str, attempts: Vec<i32>) -> Result<rp::AttemptSet>
 }
 
 /// A service's error code handed in (1 to 64 visible ASCII characters).
-fn error_code_in(code: Option<String>) -> Result<Option<rp::aws::ErrorCode>> {
-    Ok(code.map(|code| rp::aws::ErrorCode::new(&code)).transpose()?)
+fn error_code_in(code: Option<String>) -> Result<Option<rp::dialects::aws::ErrorCode>> {
+    Ok(code.map(|code| rp::dialects::aws::ErrorCode::new(&code)).transpose()?)
 }
 
 /// A millisecond value or a counter handed out (see the crate doc for the saturation).
@@ -165,7 +168,7 @@ fn count_out(value: u32) -> i32 {
 }
 
 /// Attempt numbers out, ascending.
-fn attempts_out(set: rp::AttemptSet) -> Vec<i32> {
+fn attempts_out(set: rp::outcomes::decision::AttemptSet) -> Vec<i32> {
     set.iter().map(count_out).collect()
 }
 

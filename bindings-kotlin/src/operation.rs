@@ -33,7 +33,7 @@ pub struct OperationOptions {
     /// Whether the request may be repeated by its protocol's rules
     /// (`repeatabilityForHttp(method, idempotent)`); null: the policy alone decides.
     #[uniffi(default)]
-    pub repeatability: Option<rp::Repeatability>,
+    pub repeatability: Option<rp::outcomes::http::Repeatability>,
     /// The request's body can be sent only once (a stream): it is sent once,
     /// never hedged, and the operation ends `gave_up body_not_replayable`
     /// where a retry was wanted.
@@ -166,7 +166,7 @@ impl Drop for Operation {
 /// Counters fed with every decision, shared by any number of threads: the
 /// core's `SharedStats`, which a `Driver` given them counts into itself.
 #[derive(Debug, Default, uniffi::Object)]
-pub struct Stats(pub(crate) Arc<rp::SharedStats>);
+pub struct Stats(pub(crate) Arc<rp::engine::stats::SharedStats>);
 
 #[uniffi::export]
 impl Stats {

@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use retryplan as rp;
-use retryplan::value::Value;
+use retryplan::config::value::Value;
 use retryplan::Class;
 
 use crate::config::PolicyConfig;
@@ -47,13 +47,13 @@ pub fn default_policy_config() -> Result<PolicyConfig> {
 /// The configuration of a built-in profile (`read`, `checkout`, `write_keyed`, ...).
 #[uniffi::export]
 pub fn profile_config(name: String) -> Result<PolicyConfig> {
-    record_out(&rp::profiles::profile(&name)?)
+    record_out(&rp::dialects::profiles::profile(&name)?)
 }
 
 /// The built-in profile names.
 #[uniffi::export]
 pub fn profile_names() -> Vec<String> {
-    rp::profiles::NAMES.iter().map(|name| (*name).to_owned()).collect()
+    rp::dialects::profiles::NAMES.iter().map(|name| (*name).to_owned()).collect()
 }
 
 /// Reads a configuration from JSON without validating its rules.
@@ -108,7 +108,7 @@ impl Policy {
     /// A built-in profile, validated.
     #[uniffi::constructor]
     pub fn profile(name: String) -> Result<Arc<Policy>> {
-        Ok(Policy::shared(rp::Policy::new(&rp::profiles::profile(&name)?)?))
+        Ok(Policy::shared(rp::Policy::new(&rp::dialects::profiles::profile(&name)?)?))
     }
 
     /// True when requests carry the idempotency key header (keyed and unsafe operations).
@@ -120,7 +120,11 @@ impl Policy {
     /// (RFC 9110, or the policy's `retry_methods`), unless the caller says so
     /// for this request (`idempotent`): pass it in `OperationOptions.repeatability`.
     #[uniffi::method(default(idempotent = None))]
-    pub fn repeatability_for_http(&self, method: String, idempotent: Option<bool>) -> Result<rp::Repeatability> {
+    pub fn repeatability_for_http(
+        &self,
+        method: String,
+        idempotent: Option<bool>,
+    ) -> Result<rp::outcomes::http::Repeatability> {
         Ok(self.0.repeatability_for_http(&method, idempotent)?)
     }
 
@@ -162,19 +166,19 @@ impl Policy {
 
     /// What an outcome means under this policy.
     pub fn classify(&self, outcome: Outcome) -> Result<Class> {
-        Ok(rp::classify(&self.0, &outcome.try_into()?)?)
+        Ok(rp::outcomes::classify::classify(&self.0, &outcome.try_into()?)?)
     }
 
     /// The backoff ceilings of the first `retries` retries (retry 0 = the first retry).
     pub fn backoff_ceilings_ms(&self, retries: i32) -> Result<Vec<i64>> {
-        let ceilings = rp::backoff_ceilings_ms(&self.0, u32_in("retries", retries)?)?;
+        let ceilings = rp::engine::backoff::backoff_ceilings_ms(&self.0, u32_in("retries", retries)?)?;
         Ok(ceilings.into_iter().map(long_out).collect())
     }
 
     /// What to do with a queue message whose delivery number `attempts` (1 for
     /// the first) ended with `outcome`, first seen at `first_seen_ms`.
     pub fn redeliver(&self, attempts: i32, first_seen_ms: i64, now_ms: i64, outcome: Outcome) -> Result<Redelivery> {
-        let redelivery = rp::redeliver(
+        let redelivery = rp::engine::redelivery::redeliver(
             &self.0,
             u32_in("attempts", attempts)?,
             ms_in("first_seen_ms", first_seen_ms)?,
@@ -197,12 +201,12 @@ impl Policy {
 /// core's `Policy::http_request`): how it may be repeated, and the key the
 /// request carries in its own `Idempotency-Key` header, exactly as written.
 #[derive(Debug, uniffi::Object)]
-pub struct HttpRequest(pub(crate) rp::HttpRequest);
+pub struct HttpRequest(pub(crate) rp::outcomes::http::HttpRequest);
 
 #[uniffi::export]
 impl HttpRequest {
     /// How the request may be repeated (`KEYED` when it carries its own key).
-    pub fn repeatability(&self) -> rp::Repeatability {
+    pub fn repeatability(&self) -> rp::outcomes::http::Repeatability {
         self.0.repeatability
     }
 

@@ -4,12 +4,12 @@
 
 use retryplan as rp;
 use retryplan::AbortReason;
-use retryplan::BreakerState;
-use retryplan::DeadLetterReason;
 use retryplan::GiveUpReason;
-use retryplan::GrpcCode;
-use retryplan::TransportFailure;
 use retryplan::Verdict;
+use retryplan::controls::breaker::BreakerState;
+use retryplan::engine::redelivery::DeadLetterReason;
+use retryplan::ground::codes::GrpcCode;
+use retryplan::ground::codes::TransportFailure;
 use retryplan::telemetry::Metric;
 
 use crate::{
@@ -29,23 +29,23 @@ pub enum Pushback {
     DoNotRetry,
 }
 
-impl From<rp::Pushback> for Pushback {
-    fn from(value: rp::Pushback) -> Self {
+impl From<rp::headers::retry_after::Pushback> for Pushback {
+    fn from(value: rp::headers::retry_after::Pushback) -> Self {
         match value {
-            rp::Pushback::RetryAfterMs(ms) => Pushback::RetryAfterMs {
+            rp::headers::retry_after::Pushback::RetryAfterMs(ms) => Pushback::RetryAfterMs {
                 ms: long_out(ms),
             },
-            rp::Pushback::DoNotRetry => Pushback::DoNotRetry,
+            rp::headers::retry_after::Pushback::DoNotRetry => Pushback::DoNotRetry,
         }
     }
 }
 
-impl TryFrom<Pushback> for rp::Pushback {
+impl TryFrom<Pushback> for rp::headers::retry_after::Pushback {
     type Error = RetryplanError;
     fn try_from(value: Pushback) -> Result<Self> {
         Ok(match value {
-            Pushback::RetryAfterMs { ms } => rp::Pushback::RetryAfterMs(ms_in("ms", ms)?),
-            Pushback::DoNotRetry => rp::Pushback::DoNotRetry,
+            Pushback::RetryAfterMs { ms } => rp::headers::retry_after::Pushback::RetryAfterMs(ms_in("ms", ms)?),
+            Pushback::DoNotRetry => rp::headers::retry_after::Pushback::DoNotRetry,
         })
     }
 }
@@ -96,53 +96,55 @@ pub enum Outcome {
     Cancelled,
 }
 
-impl From<rp::Outcome> for Outcome {
-    fn from(value: rp::Outcome) -> Self {
+impl From<rp::outcomes::classify::Outcome> for Outcome {
+    fn from(value: rp::outcomes::classify::Outcome) -> Self {
         match value {
-            rp::Outcome::Success => Outcome::Success,
-            rp::Outcome::HttpStatus { status, retry_after_ms, error_code } => Outcome::HttpStatus {
+            rp::outcomes::classify::Outcome::Success => Outcome::Success,
+            rp::outcomes::classify::Outcome::HttpStatus {
+                status, retry_after_ms, error_code,
+            } => Outcome::HttpStatus {
                 status: status.into(),
                 retry_after_ms: retry_after_ms.map(long_out),
                 error_code: error_code.map(|code| code.as_str().to_owned()),
             },
-            rp::Outcome::GrpcStatus { code, pushback } => Outcome::GrpcStatus {
+            rp::outcomes::classify::Outcome::GrpcStatus { code, pushback } => Outcome::GrpcStatus {
                 code,
                 pushback: pushback.map(Into::into),
             },
-            rp::Outcome::Transport { failure, retry_after_ms } => Outcome::Transport {
+            rp::outcomes::classify::Outcome::Transport { failure, retry_after_ms } => Outcome::Transport {
                 failure,
                 retry_after_ms: retry_after_ms.map(long_out),
             },
-            rp::Outcome::Application { verdict } => Outcome::Application {
+            rp::outcomes::classify::Outcome::Application { verdict } => Outcome::Application {
                 verdict,
             },
-            rp::Outcome::Cancelled => Outcome::Cancelled,
+            rp::outcomes::classify::Outcome::Cancelled => Outcome::Cancelled,
         }
     }
 }
 
-impl TryFrom<Outcome> for rp::Outcome {
+impl TryFrom<Outcome> for rp::outcomes::classify::Outcome {
     type Error = RetryplanError;
     fn try_from(value: Outcome) -> Result<Self> {
         Ok(match value {
-            Outcome::Success => rp::Outcome::Success,
-            Outcome::HttpStatus { status, retry_after_ms, error_code } => rp::Outcome::HttpStatus {
+            Outcome::Success => rp::outcomes::classify::Outcome::Success,
+            Outcome::HttpStatus { status, retry_after_ms, error_code } => rp::outcomes::classify::Outcome::HttpStatus {
                 status: status_in("status", status)?,
                 retry_after_ms: opt_ms_in("retry_after_ms", retry_after_ms)?,
                 error_code: error_code_in(error_code)?,
             },
-            Outcome::GrpcStatus { code, pushback } => rp::Outcome::GrpcStatus {
+            Outcome::GrpcStatus { code, pushback } => rp::outcomes::classify::Outcome::GrpcStatus {
                 code,
                 pushback: pushback.map(TryInto::try_into).transpose()?,
             },
-            Outcome::Transport { failure, retry_after_ms } => rp::Outcome::Transport {
+            Outcome::Transport { failure, retry_after_ms } => rp::outcomes::classify::Outcome::Transport {
                 failure,
                 retry_after_ms: opt_ms_in("retry_after_ms", retry_after_ms)?,
             },
-            Outcome::Application { verdict } => rp::Outcome::Application {
+            Outcome::Application { verdict } => rp::outcomes::classify::Outcome::Application {
                 verdict,
             },
-            Outcome::Cancelled => rp::Outcome::Cancelled,
+            Outcome::Cancelled => rp::outcomes::classify::Outcome::Cancelled,
         })
     }
 }
@@ -235,10 +237,10 @@ pub enum Decision {
     },
 }
 
-impl From<rp::Decision> for Decision {
-    fn from(value: rp::Decision) -> Self {
+impl From<rp::outcomes::decision::Decision> for Decision {
+    fn from(value: rp::outcomes::decision::Decision) -> Self {
         match value {
-            rp::Decision::StartAttempt {
+            rp::outcomes::decision::Decision::StartAttempt {
                 attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms, hedge,
             } => Decision::StartAttempt {
                 attempt: count_out(attempt),
@@ -248,7 +250,7 @@ impl From<rp::Decision> for Decision {
                 remaining_budget_ms: long_out(remaining_budget_ms),
                 hedge,
             },
-            rp::Decision::Wait {
+            rp::outcomes::decision::Decision::Wait {
                 retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms,
             } => Decision::Wait {
                 retry: count_out(retry),
@@ -257,16 +259,18 @@ impl From<rp::Decision> for Decision {
                 server_delay_ms: server_delay_ms.map(long_out),
                 remaining_budget_ms: long_out(remaining_budget_ms),
             },
-            rp::Decision::AwaitOutcome { in_flight, until_ms } => Decision::AwaitOutcome {
+            rp::outcomes::decision::Decision::AwaitOutcome { in_flight, until_ms } => Decision::AwaitOutcome {
                 in_flight: count_out(in_flight),
                 until_ms: long_out(until_ms),
             },
-            rp::Decision::Succeeded { attempts, winner, abort_attempts } => Decision::Succeeded {
+            rp::outcomes::decision::Decision::Succeeded {
+                attempts, winner, abort_attempts,
+            } => Decision::Succeeded {
                 attempts: count_out(attempts),
                 winner: count_out(winner),
                 abort_attempts: attempts_out(abort_attempts),
             },
-            rp::Decision::GaveUp {
+            rp::outcomes::decision::Decision::GaveUp {
                 reason, attempts, remaining_budget_ms, refused_delay_ms, abort_attempts,
             } => Decision::GaveUp {
                 reason,
@@ -275,12 +279,14 @@ impl From<rp::Decision> for Decision {
                 refused_delay_ms: refused_delay_ms.map(long_out),
                 abort_attempts: attempts_out(abort_attempts),
             },
-            rp::Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts } => Decision::Reconcile {
+            rp::outcomes::decision::Decision::Reconcile {
+                attempts, remaining_budget_ms, abort_attempts,
+            } => Decision::Reconcile {
                 attempts: count_out(attempts),
                 remaining_budget_ms: long_out(remaining_budget_ms),
                 abort_attempts: attempts_out(abort_attempts),
             },
-            rp::Decision::Restart {
+            rp::outcomes::decision::Decision::Restart {
                 attempts, deadline_ms, remaining_budget_ms, abort_attempts,
             } => Decision::Restart {
                 attempts: count_out(attempts),
@@ -292,13 +298,13 @@ impl From<rp::Decision> for Decision {
     }
 }
 
-impl TryFrom<Decision> for rp::Decision {
+impl TryFrom<Decision> for rp::outcomes::decision::Decision {
     type Error = RetryplanError;
     fn try_from(value: Decision) -> Result<Self> {
         Ok(match value {
             Decision::StartAttempt {
                 attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms, hedge,
-            } => rp::Decision::StartAttempt {
+            } => rp::outcomes::decision::Decision::StartAttempt {
                 attempt: u32_in("attempt", attempt)?,
                 timeout_ms: ms_in("timeout_ms", timeout_ms)?,
                 abort_at_ms: ms_in("abort_at_ms", abort_at_ms)?,
@@ -308,39 +314,39 @@ impl TryFrom<Decision> for rp::Decision {
             },
             Decision::Wait {
                 retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms,
-            } => rp::Decision::Wait {
+            } => rp::outcomes::decision::Decision::Wait {
                 retry: u32_in("retry", retry)?,
                 delay_ms: ms_in("delay_ms", delay_ms)?,
                 until_ms: ms_in("until_ms", until_ms)?,
                 server_delay_ms: opt_ms_in("server_delay_ms", server_delay_ms)?,
                 remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
             },
-            Decision::AwaitOutcome { in_flight, until_ms } => rp::Decision::AwaitOutcome {
+            Decision::AwaitOutcome { in_flight, until_ms } => rp::outcomes::decision::Decision::AwaitOutcome {
                 in_flight: u32_in("in_flight", in_flight)?,
                 until_ms: ms_in("until_ms", until_ms)?,
             },
-            Decision::Succeeded { attempts, winner, abort_attempts } => rp::Decision::Succeeded {
+            Decision::Succeeded { attempts, winner, abort_attempts } => rp::outcomes::decision::Decision::Succeeded {
                 attempts: u32_in("attempts", attempts)?,
                 winner: u32_in("winner", winner)?,
                 abort_attempts: attempts_in("abort_attempts", abort_attempts)?,
             },
             Decision::GaveUp {
                 reason, attempts, remaining_budget_ms, refused_delay_ms, abort_attempts,
-            } => rp::Decision::GaveUp {
+            } => rp::outcomes::decision::Decision::GaveUp {
                 reason,
                 attempts: u32_in("attempts", attempts)?,
                 remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
                 refused_delay_ms: opt_ms_in("refused_delay_ms", refused_delay_ms)?,
                 abort_attempts: attempts_in("abort_attempts", abort_attempts)?,
             },
-            Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts } => rp::Decision::Reconcile {
+            Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts } => rp::outcomes::decision::Decision::Reconcile {
                 attempts: u32_in("attempts", attempts)?,
                 remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
                 abort_attempts: attempts_in("abort_attempts", abort_attempts)?,
             },
             Decision::Restart {
                 attempts, deadline_ms, remaining_budget_ms, abort_attempts,
-            } => rp::Decision::Restart {
+            } => rp::outcomes::decision::Decision::Restart {
                 attempts: u32_in("attempts", attempts)?,
                 deadline_ms: ms_in("deadline_ms", deadline_ms)?,
                 remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
@@ -372,8 +378,8 @@ pub struct AttemptPlan {
     pub send_idempotency_key: bool,
 }
 
-impl From<rp::AttemptPlan> for AttemptPlan {
-    fn from(value: rp::AttemptPlan) -> Self {
+impl From<rp::outcomes::action::AttemptPlan> for AttemptPlan {
+    fn from(value: rp::outcomes::action::AttemptPlan) -> Self {
         AttemptPlan {
             attempt: count_out(value.attempt),
             timeout_ms: long_out(value.timeout_ms),
@@ -395,8 +401,8 @@ pub struct AttemptResult {
     pub outcome: Outcome,
 }
 
-impl From<rp::AttemptResult> for AttemptResult {
-    fn from(value: rp::AttemptResult) -> Self {
+impl From<rp::outcomes::action::AttemptResult> for AttemptResult {
+    fn from(value: rp::outcomes::action::AttemptResult) -> Self {
         AttemptResult {
             attempt: count_out(value.attempt),
             outcome: value.outcome.into(),
@@ -404,11 +410,11 @@ impl From<rp::AttemptResult> for AttemptResult {
     }
 }
 
-impl TryFrom<AttemptResult> for rp::AttemptResult {
+impl TryFrom<AttemptResult> for rp::outcomes::action::AttemptResult {
     type Error = RetryplanError;
     fn try_from(value: AttemptResult) -> Result<Self> {
         let AttemptResult { attempt, outcome } = value;
-        Ok(rp::AttemptResult {
+        Ok(rp::outcomes::action::AttemptResult {
             attempt: u32_in("attempt", attempt)?,
             outcome: outcome.try_into()?,
         })
@@ -426,8 +432,8 @@ pub struct EndingResult {
     pub returned: bool,
 }
 
-impl From<rp::EndingResult> for EndingResult {
-    fn from(value: rp::EndingResult) -> Self {
+impl From<rp::outcomes::action::EndingResult> for EndingResult {
+    fn from(value: rp::outcomes::action::EndingResult) -> Self {
         EndingResult {
             token: long_out(value.token),
             returned: value.returned,
@@ -449,8 +455,8 @@ pub struct Ending {
     pub result: Option<EndingResult>,
 }
 
-impl From<rp::Ending> for Ending {
-    fn from(value: rp::Ending) -> Self {
+impl From<rp::outcomes::action::Ending> for Ending {
+    fn from(value: rp::outcomes::action::Ending) -> Self {
         Ending {
             decision: value.decision.into(),
             last_result: value.last_result.map(Into::into),
@@ -494,23 +500,23 @@ pub enum Action {
     },
 }
 
-impl From<rp::Action> for Action {
-    fn from(value: rp::Action) -> Self {
+impl From<rp::outcomes::action::Action> for Action {
+    fn from(value: rp::outcomes::action::Action) -> Self {
         match value {
-            rp::Action::StartAttempt(plan) => Action::StartAttempt {
+            rp::outcomes::action::Action::StartAttempt(plan) => Action::StartAttempt {
                 plan: plan.into(),
             },
-            rp::Action::AbortAttempt { attempt, reason } => Action::AbortAttempt {
+            rp::outcomes::action::Action::AbortAttempt { attempt, reason } => Action::AbortAttempt {
                 attempt: count_out(attempt),
                 reason,
             },
-            rp::Action::Sleep { until_ms } => Action::Sleep {
+            rp::outcomes::action::Action::Sleep { until_ms } => Action::Sleep {
                 until_ms: long_out(until_ms),
             },
-            rp::Action::Release { token } => Action::Release {
+            rp::outcomes::action::Action::Release { token } => Action::Release {
                 token: long_out(token),
             },
-            rp::Action::Finish(ending) => Action::Finish {
+            rp::outcomes::action::Action::Finish(ending) => Action::Finish {
                 ending: ending.into(),
             },
         }
@@ -529,8 +535,8 @@ pub struct Event {
     pub after: Option<AttemptResult>,
 }
 
-impl From<rp::Event> for Event {
-    fn from(value: rp::Event) -> Self {
+impl From<rp::outcomes::action::Event> for Event {
+    fn from(value: rp::outcomes::action::Event) -> Self {
         Event {
             at_ms: long_out(value.at_ms),
             decision: value.decision.into(),
@@ -539,11 +545,11 @@ impl From<rp::Event> for Event {
     }
 }
 
-impl TryFrom<Event> for rp::Event {
+impl TryFrom<Event> for rp::outcomes::action::Event {
     type Error = RetryplanError;
     fn try_from(value: Event) -> Result<Self> {
         let Event { at_ms, decision, after } = value;
-        Ok(rp::Event {
+        Ok(rp::outcomes::action::Event {
             at_ms: ms_in("at_ms", at_ms)?,
             decision: decision.try_into()?,
             after: after.map(TryInto::try_into).transpose()?,
@@ -581,22 +587,24 @@ pub enum BudgetSnapshot {
     },
 }
 
-impl From<rp::BudgetSnapshot> for BudgetSnapshot {
-    fn from(value: rp::BudgetSnapshot) -> Self {
+impl From<rp::controls::budget::BudgetSnapshot> for BudgetSnapshot {
+    fn from(value: rp::controls::budget::BudgetSnapshot) -> Self {
         match value {
-            rp::BudgetSnapshot::TokenBucket {
+            rp::controls::budget::BudgetSnapshot::TokenBucket {
                 tokens_milli, max_tokens_milli, retries_allowed,
             } => BudgetSnapshot::TokenBucket {
                 tokens_milli: long_out(tokens_milli),
                 max_tokens_milli: long_out(max_tokens_milli),
                 retries_allowed,
             },
-            rp::BudgetSnapshot::Ratio { requests, retries, balance_milli } => BudgetSnapshot::Ratio {
+            rp::controls::budget::BudgetSnapshot::Ratio {
+                requests, retries, balance_milli,
+            } => BudgetSnapshot::Ratio {
                 requests: long_out(requests),
                 retries: long_out(retries),
                 balance_milli: long_out(balance_milli),
             },
-            rp::BudgetSnapshot::Quota { available, capacity } => BudgetSnapshot::Quota {
+            rp::controls::budget::BudgetSnapshot::Quota { available, capacity } => BudgetSnapshot::Quota {
                 available: count_out(available),
                 capacity: count_out(capacity),
             },
@@ -621,8 +629,8 @@ pub struct BreakerSnapshot {
     pub probes_in_flight: i32,
 }
 
-impl From<rp::BreakerSnapshot> for BreakerSnapshot {
-    fn from(value: rp::BreakerSnapshot) -> Self {
+impl From<rp::controls::breaker::BreakerSnapshot> for BreakerSnapshot {
+    fn from(value: rp::controls::breaker::BreakerSnapshot) -> Self {
         BreakerSnapshot {
             state: value.state,
             consecutive_failures: count_out(value.consecutive_failures),
@@ -645,8 +653,8 @@ pub struct DependencySnapshot {
     pub retry_slots_in_use: Option<i32>,
 }
 
-impl From<rp::DependencySnapshot> for DependencySnapshot {
-    fn from(value: rp::DependencySnapshot) -> Self {
+impl From<rp::controls::dependency::DependencySnapshot> for DependencySnapshot {
+    fn from(value: rp::controls::dependency::DependencySnapshot) -> Self {
         DependencySnapshot {
             budget: value.budget.map(Into::into),
             breaker: value.breaker.map(Into::into),
@@ -671,8 +679,8 @@ pub struct GiveUpCounts {
     pub body_not_replayable: i64,
 }
 
-impl From<rp::GiveUpCounts> for GiveUpCounts {
-    fn from(value: rp::GiveUpCounts) -> Self {
+impl From<rp::engine::stats::GiveUpCounts> for GiveUpCounts {
+    fn from(value: rp::engine::stats::GiveUpCounts) -> Self {
         GiveUpCounts {
             attempts_exhausted: long_out(value.attempts_exhausted),
             deadline_insufficient: long_out(value.deadline_insufficient),
@@ -711,8 +719,8 @@ pub struct StatsSnapshot {
     pub gave_up: GiveUpCounts,
 }
 
-impl From<rp::Stats> for StatsSnapshot {
-    fn from(value: rp::Stats) -> Self {
+impl From<rp::engine::stats::Stats> for StatsSnapshot {
+    fn from(value: rp::engine::stats::Stats) -> Self {
         StatsSnapshot {
             operations: long_out(value.operations),
             attempts: long_out(value.attempts),
@@ -744,13 +752,15 @@ pub enum Admission {
     },
 }
 
-impl From<rp::Admission> for Admission {
-    fn from(value: rp::Admission) -> Self {
+impl From<rp::ground::deadline::Admission> for Admission {
+    fn from(value: rp::ground::deadline::Admission) -> Self {
         match value {
-            rp::Admission::Admit { remaining_ms } => Admission::Admit {
+            rp::ground::deadline::Admission::Admit { remaining_ms } => Admission::Admit {
                 remaining_ms: long_out(remaining_ms),
             },
-            rp::Admission::Reject { remaining_ms, minimum_useful_ms } => Admission::Reject {
+            rp::ground::deadline::Admission::Reject {
+                remaining_ms, minimum_useful_ms,
+            } => Admission::Reject {
                 remaining_ms: long_out(remaining_ms),
                 minimum_useful_ms: long_out(minimum_useful_ms),
             },
@@ -777,15 +787,17 @@ pub enum Redelivery {
     },
 }
 
-impl From<rp::Redelivery> for Redelivery {
-    fn from(value: rp::Redelivery) -> Self {
+impl From<rp::engine::redelivery::Redelivery> for Redelivery {
+    fn from(value: rp::engine::redelivery::Redelivery) -> Self {
         match value {
-            rp::Redelivery::Acknowledge => Redelivery::Acknowledge,
-            rp::Redelivery::RedeliverAfter { delay_ms, redeliver_at_ms } => Redelivery::RedeliverAfter {
+            rp::engine::redelivery::Redelivery::Acknowledge => Redelivery::Acknowledge,
+            rp::engine::redelivery::Redelivery::RedeliverAfter {
+                delay_ms, redeliver_at_ms,
+            } => Redelivery::RedeliverAfter {
                 delay_ms: long_out(delay_ms),
                 redeliver_at_ms: long_out(redeliver_at_ms),
             },
-            rp::Redelivery::DeadLetter { reason } => Redelivery::DeadLetter {
+            rp::engine::redelivery::Redelivery::DeadLetter { reason } => Redelivery::DeadLetter {
                 reason,
             },
         }
@@ -823,16 +835,18 @@ pub enum TimelineStep {
     },
 }
 
-impl From<rp::TimelineStep> for TimelineStep {
-    fn from(value: rp::TimelineStep) -> Self {
+impl From<rp::tools::timeline::TimelineStep> for TimelineStep {
+    fn from(value: rp::tools::timeline::TimelineStep) -> Self {
         match value {
-            rp::TimelineStep::Attempt { attempt, start_ms, timeout_ms, end_ms } => TimelineStep::Attempt {
+            rp::tools::timeline::TimelineStep::Attempt {
+                attempt, start_ms, timeout_ms, end_ms,
+            } => TimelineStep::Attempt {
                 attempt: count_out(attempt),
                 start_ms: long_out(start_ms),
                 timeout_ms: long_out(timeout_ms),
                 end_ms: long_out(end_ms),
             },
-            rp::TimelineStep::Wait {
+            rp::tools::timeline::TimelineStep::Wait {
                 retry, start_ms, ceiling_ms, min_delay_ms, max_delay_ms, end_ms,
             } => TimelineStep::Wait {
                 retry: count_out(retry),
@@ -881,22 +895,28 @@ pub enum Warning {
     },
 }
 
-impl From<rp::Warning> for Warning {
-    fn from(value: rp::Warning) -> Self {
+impl From<rp::tools::timeline::Warning> for Warning {
+    fn from(value: rp::tools::timeline::Warning) -> Self {
         let text = value.to_string();
         match value {
-            rp::Warning::AttemptsDoNotFit { configured, fit, deadline_ms } => Warning::AttemptsDoNotFit {
+            rp::tools::timeline::Warning::AttemptsDoNotFit {
+                configured, fit, deadline_ms,
+            } => Warning::AttemptsDoNotFit {
                 configured: count_out(configured),
                 fit: count_out(fit),
                 deadline_ms: long_out(deadline_ms),
                 text,
             },
-            rp::Warning::WorstCaseExceedsDeadline { worst_case_ms, deadline_ms } => Warning::WorstCaseExceedsDeadline {
+            rp::tools::timeline::Warning::WorstCaseExceedsDeadline {
+                worst_case_ms, deadline_ms,
+            } => Warning::WorstCaseExceedsDeadline {
                 worst_case_ms: long_out(worst_case_ms),
                 deadline_ms: long_out(deadline_ms),
                 text,
             },
-            rp::Warning::GuidanceCapExceedsBudget { cap_ms, deadline_ms } => Warning::GuidanceCapExceedsBudget {
+            rp::tools::timeline::Warning::GuidanceCapExceedsBudget {
+                cap_ms, deadline_ms,
+            } => Warning::GuidanceCapExceedsBudget {
                 cap_ms: long_out(cap_ms),
                 deadline_ms: long_out(deadline_ms),
                 text,
@@ -929,8 +949,8 @@ pub struct Timeline {
     pub warnings: Vec<Warning>,
 }
 
-impl From<rp::Timeline> for Timeline {
-    fn from(value: rp::Timeline) -> Self {
+impl From<rp::tools::timeline::Timeline> for Timeline {
+    fn from(value: rp::tools::timeline::Timeline) -> Self {
         Timeline {
             deadline_ms: long_out(value.deadline_ms),
             first_attempt_at_ms: long_out(value.first_attempt_at_ms),
@@ -961,16 +981,16 @@ pub enum TelemetryErrorType {
     Raised,
 }
 
-impl From<rp::telemetry::ErrorType> for TelemetryErrorType {
-    fn from(value: rp::telemetry::ErrorType) -> Self {
+impl From<rp::driver::telemetry::ErrorType> for TelemetryErrorType {
+    fn from(value: rp::driver::telemetry::ErrorType) -> Self {
         match value {
-            rp::telemetry::ErrorType::Status(status) => TelemetryErrorType::Status {
+            rp::driver::telemetry::ErrorType::Status(status) => TelemetryErrorType::Status {
                 status: status.into(),
             },
-            rp::telemetry::ErrorType::Named(identifier) => TelemetryErrorType::Named {
+            rp::driver::telemetry::ErrorType::Named(identifier) => TelemetryErrorType::Named {
                 identifier: identifier.to_owned(),
             },
-            rp::telemetry::ErrorType::Raised => TelemetryErrorType::Raised,
+            rp::driver::telemetry::ErrorType::Raised => TelemetryErrorType::Raised,
         }
     }
 }
@@ -1016,25 +1036,29 @@ pub enum TelemetrySignal {
     },
 }
 
-impl From<rp::telemetry::Signal> for TelemetrySignal {
-    fn from(value: rp::telemetry::Signal) -> Self {
+impl From<rp::driver::telemetry::Signal> for TelemetrySignal {
+    fn from(value: rp::driver::telemetry::Signal) -> Self {
         match value {
-            rp::telemetry::Signal::AttemptStarted { attempt, resend_count, hedge } => TelemetrySignal::AttemptStarted {
+            rp::driver::telemetry::Signal::AttemptStarted {
+                attempt, resend_count, hedge,
+            } => TelemetrySignal::AttemptStarted {
                 attempt: count_out(attempt),
                 resend_count: resend_count.map(count_out),
                 hedge,
             },
-            rp::telemetry::Signal::AttemptEnded { attempt, status_code, error_type } => TelemetrySignal::AttemptEnded {
+            rp::driver::telemetry::Signal::AttemptEnded {
+                attempt, status_code, error_type,
+            } => TelemetrySignal::AttemptEnded {
                 attempt: count_out(attempt),
                 status_code: status_code.map(i32::from),
                 error_type: error_type.map(Into::into),
             },
-            rp::telemetry::Signal::GaveUp { on_attempt, reason, attempts } => TelemetrySignal::GaveUp {
+            rp::driver::telemetry::Signal::GaveUp { on_attempt, reason, attempts } => TelemetrySignal::GaveUp {
                 on_attempt: on_attempt.map(count_out),
                 reason,
                 attempts: count_out(attempts),
             },
-            rp::telemetry::Signal::Count { metric, value } => TelemetrySignal::Count {
+            rp::driver::telemetry::Signal::Count { metric, value } => TelemetrySignal::Count {
                 metric,
                 value: value.map(str::to_owned),
             },

@@ -17,7 +17,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use retryplan as rp;
-use retryplan::value::Named;
+use retryplan::config::value::Named;
 use retryplan::wire::{self, ActionKind, DecisionKind, EndingKind, InputKind, OutcomeKind};
 
 use crate::driver::{Driver, DriverOptions, DRIVERS};
@@ -214,9 +214,9 @@ pub struct WireTables {
     /// `outcome_code` of an `application` outcome.
     pub verdicts: Vec<rp::Verdict>,
     /// `outcome_code` of a `transport` outcome.
-    pub transport_failures: Vec<rp::TransportFailure>,
+    pub transport_failures: Vec<rp::ground::codes::TransportFailure>,
     /// `outcome_code` of a `grpc_status` outcome.
-    pub grpc_codes: Vec<rp::GrpcCode>,
+    pub grpc_codes: Vec<rp::ground::codes::GrpcCode>,
     /// `reason` of an `abort_attempt`.
     pub abort_reasons: Vec<rp::AbortReason>,
     /// `reason` of a `gave_up` finish.
@@ -266,8 +266,8 @@ pub fn wire_tables() -> WireTables {
         decision_kinds: kinds::<DecisionKind>(),
         failures: rp::Failure::ALL.to_vec(),
         verdicts: <rp::Verdict as Named>::ALL.to_vec(),
-        transport_failures: rp::TransportFailure::ALL.to_vec(),
-        grpc_codes: rp::GrpcCode::ALL.to_vec(),
+        transport_failures: rp::ground::codes::TransportFailure::ALL.to_vec(),
+        grpc_codes: rp::ground::codes::GrpcCode::ALL.to_vec(),
         abort_reasons: rp::AbortReason::ALL.to_vec(),
         give_up_reasons: rp::GiveUpReason::ALL.to_vec(),
         receipts: <rp::Receipt as Named>::ALL.to_vec(),

@@ -8,8 +8,8 @@ use std::borrow::Cow;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyFloat, PyInt, PyMemoryView, PyString};
 use pyo3::PyClass;
-use retryplan::value::Named;
-use retryplan::MAX_MS;
+use retryplan::config::value::Named;
+use retryplan::policy::MAX_MS;
 
 use crate::fault::{invalid, wrong_type, Res};
 

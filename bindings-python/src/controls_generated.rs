@@ -22,7 +22,7 @@ impl PyDependency {
     #[new]
     #[pyo3(signature = (config = None, **fields))]
     fn new(config: Arg, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
-        let config = rp::DependencyConfig::from_value(&config_value(rp::ConfigKind::Dependency, config, fields)?)?;
+        let config = rp::DependencyConfig::from_value(&config_value(rp::config::error::ConfigKind::Dependency, config, fields)?)?;
         Ok(PyDependency { inner: rp::Dependency::new(&config)? })
     }
 
@@ -69,18 +69,18 @@ impl PyDependency {
 #[pyclass(module = "retryplan", name = "RetryCharge", frozen)]
 pub(crate) struct PyRetryCharge {
     cost: u32,
-    cell: rp::GrantCell<rp::RetryCharge>,
+    cell: rp::config::grant::GrantCell<rp::RetryCharge>,
 }
 
 impl PyRetryCharge {
     fn new(grant: rp::RetryCharge) -> Self {
-        PyRetryCharge { cost: grant.cost(), cell: rp::GrantCell::new(grant) }
+        PyRetryCharge { cost: grant.cost(), cell: rp::config::grant::GrantCell::new(grant) }
     }
 }
 
 impl GrantClass for PyRetryCharge {
     type Core = rp::RetryCharge;
-    fn cell(&self) -> &rp::GrantCell<rp::RetryCharge> {
+    fn cell(&self) -> &rp::config::grant::GrantCell<rp::RetryCharge> {
         &self.cell
     }
 }
@@ -117,7 +117,7 @@ impl PyRetryBudget {
     #[new]
     #[pyo3(signature = (config = None, **fields))]
     fn new(config: Arg, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
-        let config = rp::BudgetConfig::from_value(&config_value(rp::ConfigKind::Budget, config, fields)?)?;
+        let config = rp::BudgetConfig::from_value(&config_value(rp::config::error::ConfigKind::Budget, config, fields)?)?;
         Ok(PyRetryBudget { inner: Source::Own(Box::new(rp::RetryBudget::new(&config)?)) })
     }
 
@@ -182,18 +182,18 @@ impl PyRetryBudget {
 #[pyclass(module = "retryplan", name = "BreakerPermit", frozen)]
 pub(crate) struct PyBreakerPermit {
     probe: bool,
-    cell: rp::GrantCell<rp::BreakerPermit>,
+    cell: rp::config::grant::GrantCell<rp::BreakerPermit>,
 }
 
 impl PyBreakerPermit {
     fn new(grant: rp::BreakerPermit) -> Self {
-        PyBreakerPermit { probe: grant.is_probe(), cell: rp::GrantCell::new(grant) }
+        PyBreakerPermit { probe: grant.is_probe(), cell: rp::config::grant::GrantCell::new(grant) }
     }
 }
 
 impl GrantClass for PyBreakerPermit {
     type Core = rp::BreakerPermit;
-    fn cell(&self) -> &rp::GrantCell<rp::BreakerPermit> {
+    fn cell(&self) -> &rp::config::grant::GrantCell<rp::BreakerPermit> {
         &self.cell
     }
 }
@@ -231,7 +231,7 @@ impl PyCircuitBreaker {
     #[new]
     #[pyo3(signature = (config = None, **fields))]
     fn new(config: Arg, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
-        let config = rp::BreakerConfig::from_value(&config_value(rp::ConfigKind::Breaker, config, fields)?)?;
+        let config = rp::BreakerConfig::from_value(&config_value(rp::config::error::ConfigKind::Breaker, config, fields)?)?;
         Ok(PyCircuitBreaker { inner: Source::Own(Box::new(rp::CircuitBreaker::new(&config)?)) })
     }
 
@@ -275,18 +275,18 @@ impl PyCircuitBreaker {
 /// refused). Only `try_acquire` makes one.
 #[pyclass(module = "retryplan", name = "RetrySlot", frozen)]
 pub(crate) struct PyRetrySlot {
-    cell: rp::GrantCell<rp::RetrySlot>,
+    cell: rp::config::grant::GrantCell<rp::RetrySlot>,
 }
 
 impl PyRetrySlot {
     fn new(grant: rp::RetrySlot) -> Self {
-        PyRetrySlot { cell: rp::GrantCell::new(grant) }
+        PyRetrySlot { cell: rp::config::grant::GrantCell::new(grant) }
     }
 }
 
 impl GrantClass for PyRetrySlot {
     type Core = rp::RetrySlot;
-    fn cell(&self) -> &rp::GrantCell<rp::RetrySlot> {
+    fn cell(&self) -> &rp::config::grant::GrantCell<rp::RetrySlot> {
         &self.cell
     }
 }
@@ -351,6 +351,6 @@ pub(crate) fn compile_dependency<'py>(
     config: Arg,
     fields: Option<&Bound<'_, PyDict>>,
 ) -> Res<Bound<'py, PyBytes>> {
-    let config = rp::DependencyConfig::from_value(&config_value(rp::ConfigKind::Dependency, config, fields)?)?;
+    let config = rp::DependencyConfig::from_value(&config_value(rp::config::error::ConfigKind::Dependency, config, fields)?)?;
     Ok(PyBytes::new(py, &config.to_compiled()?))
 }

@@ -7,8 +7,9 @@
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
-use retryplan::value::{join, Number, Value};
-use retryplan::{ConfigKind, Error};
+use retryplan::config::error::ConfigKind;
+use retryplan::config::value::{join, Number, Value};
+use retryplan::Error;
 
 use crate::fault::Res;
 

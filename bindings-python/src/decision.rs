@@ -5,7 +5,9 @@ use pyo3::prelude::*;
 use pyo3::pyclass_init::PyClassInitializer;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
-use retryplan::{AttemptSet, ConfigKind, Decision, Error, GiveUpReason, RequestId};
+use retryplan::config::error::ConfigKind;
+use retryplan::outcomes::decision::{AttemptSet, RequestId};
+use retryplan::{Decision, Error, GiveUpReason};
 
 use crate::data::{from_py, repr_of, serialized};
 use crate::fault::{invalid, wrong_type, Fault, Res};

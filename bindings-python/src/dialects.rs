@@ -3,9 +3,10 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
-use retryplan::aws;
-use retryplan::grpc;
-use retryplan::{ConfigKind, Dependency};
+use retryplan::config::error::ConfigKind;
+use retryplan::dialects::aws;
+use retryplan::dialects::grpc;
+use retryplan::Dependency;
 
 use crate::args::{str_arg, u32_arg, Arg};
 use crate::controls::PyDependency;

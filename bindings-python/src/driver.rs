@@ -7,7 +7,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::pyclass_init::PyClassInitializer;
 use pyo3::types::{PyBool, PyDict, PyList, PyString};
-use retryplan::value::Named;
+use retryplan::config::value::Named;
 use retryplan::wire;
 use retryplan::{Action, AttemptResult, Concurrency, Driver, DriverOptions, Event, Held, OperationOptions, Receipt};
 

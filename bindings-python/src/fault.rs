@@ -3,7 +3,8 @@
 //! conversion of a fault to a Python exception is `errors`.
 
 use pyo3::prelude::*;
-use retryplan::{CompiledFormError, Error, HeaderError};
+use retryplan::headers::retry_after::HeaderError;
+use retryplan::{CompiledFormError, Error};
 
 /// Why a call failed: the core's error, an argument of the wrong Python type,
 /// or a Python exception raised while converting.

@@ -17,10 +17,11 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
-use retryplan::{
-    profiles, Failure, GiveUpReason, GrpcCode, GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER, MAX_CAUSE_DEPTH, MAX_MS,
-    REQUEST_ID_HEADER,
-};
+use retryplan::ground::codes::GrpcCode;
+use retryplan::outcomes::failure::MAX_CAUSE_DEPTH;
+use retryplan::outcomes::http::{GUIDANCE_HEADERS, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER};
+use retryplan::policy::MAX_MS;
+use retryplan::{dialects::profiles, Failure, GiveUpReason};
 
 mod args;
 mod attempts;
@@ -121,7 +122,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_MS", MAX_MS)?;
     m.add("FORM_VERSION", retryplan::policy::compiled::FORM_VERSION)?;
     // What every helper makes of an error nothing classified, and what its ending then says.
-    m.add("UNKNOWN_ERROR_VERDICT", retryplan::value::Named::name(retryplan::Verdict::UNKNOWN_ERROR))?;
+    m.add("UNKNOWN_ERROR_VERDICT", retryplan::config::value::Named::name(retryplan::Verdict::UNKNOWN_ERROR))?;
     m.add("UNKNOWN_ERROR_HINT", retryplan::Verdict::unknown_error_hint("outcome_of_error=").to_string())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

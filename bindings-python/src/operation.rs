@@ -162,7 +162,7 @@ pub(crate) fn remaining_budget_ms(
     now_ms: Arg,
 ) -> Res<u64> {
     let (deadline, now) = (DEADLINE.read(deadline, deadline_ms)?, NOW.read(now, now_ms)?);
-    Ok(retryplan::remaining_budget_ms(deadline, now, ms_arg("reserve_ms", reserve_ms)?))
+    Ok(retryplan::ground::deadline::remaining_budget_ms(deadline, now, ms_arg("reserve_ms", reserve_ms)?))
 }
 
 /// Server-side admission: reject when what remains (after the reserve) is below the minimum useful time.
@@ -179,6 +179,6 @@ pub(crate) fn admit<'py>(
 ) -> Res<Bound<'py, PyAny>> {
     let (deadline, now) = (DEADLINE.read(deadline, deadline_ms)?, NOW.read(now, now_ms)?);
     let minimum = ms_arg("minimum_useful_ms", minimum_useful_ms)?;
-    let admission = retryplan::admit(deadline, now, ms_arg("reserve_ms", reserve_ms)?, minimum);
+    let admission = retryplan::ground::deadline::admit(deadline, now, ms_arg("reserve_ms", reserve_ms)?, minimum);
     typed(py, "Admission", &admission, None)
 }

@@ -5,8 +5,11 @@
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt};
-use retryplan::aws::ErrorCode;
-use retryplan::{Failure, GrpcCode, Outcome, Pushback, RetryAfterReading, GUIDANCE_HEADERS};
+use retryplan::dialects::aws::ErrorCode;
+use retryplan::ground::codes::GrpcCode;
+use retryplan::headers::retry_after::{Pushback, RetryAfterReading};
+use retryplan::outcomes::http::GUIDANCE_HEADERS;
+use retryplan::{Failure, Outcome};
 
 use crate::args::{by_name, class_arg, ms_arg, str_arg, u16_arg, u32_arg, u64_arg, Arg, NOW_UNIX};
 use crate::data::{repr_of, serialized, typed};
@@ -201,7 +204,7 @@ impl PyPushback {
 #[pyfunction]
 pub(crate) fn classify<'py>(policy: &Bound<'py, PyAny>, outcome: &Bound<'_, PyAny>) -> Res<Bound<'py, PyAny>> {
     let inner = &class_arg::<PyPolicy>("policy", policy)?.inner;
-    let class = retryplan::classify(inner, &class_arg::<PyOutcome>("outcome", outcome)?.inner)?;
+    let class = retryplan::outcomes::classify::classify(inner, &class_arg::<PyOutcome>("outcome", outcome)?.inner)?;
     typed(policy.py(), "Classification", &class, None)
 }
 
@@ -278,7 +281,7 @@ pub(crate) fn reading_arg(obj: Arg) -> Res<RetryAfterReading> {
 pub(crate) fn parse_retry_after(value: &Bound<'_, PyAny>, now_unix: Arg, now_unix_ms: Arg, reading: Arg) -> Res<u64> {
     let value = str_arg("value", value)?;
     let now = NOW_UNIX.read(now_unix, now_unix_ms)?;
-    Ok(retryplan::parse_retry_after_with(&value, now, reading_arg(reading)?)?)
+    Ok(retryplan::headers::retry_after::parse_retry_after_with(&value, now, reading_arg(reading)?)?)
 }
 
 /// The moment an HTTP-date names, in Unix milliseconds (negative before
@@ -290,7 +293,7 @@ pub(crate) fn parse_retry_after(value: &Bound<'_, PyAny>, now_unix: Arg, now_uni
 pub(crate) fn parse_http_date(value: &Bound<'_, PyAny>, now_unix: Arg, now_unix_ms: Arg, reading: Arg) -> Res<i64> {
     let value = str_arg("value", value)?;
     let now = NOW_UNIX.read(now_unix, now_unix_ms)?;
-    Ok(retryplan::parse_http_date(&value, now, reading_arg(reading)?)?)
+    Ok(retryplan::headers::retry_after::parse_http_date(&value, now, reading_arg(reading)?)?)
 }
 
 /// The wait in ms a `RateLimit` field asks for (with its `RateLimit-Policy`),
@@ -300,7 +303,7 @@ pub(crate) fn parse_http_date(value: &Bound<'_, PyAny>, now_unix: Arg, now_unix_
 pub(crate) fn parse_rate_limit(value: &Bound<'_, PyAny>, policy_value: Arg) -> Res<Option<u64>> {
     let value = str_arg("value", value)?;
     let policy_value = policy_value.map(|policy| str_arg("policy_value", policy)).transpose()?;
-    Ok(retryplan::parse_rate_limit(&value, policy_value.as_deref())?)
+    Ok(retryplan::headers::rate_limit::parse_rate_limit(&value, policy_value.as_deref())?)
 }
 
 /// The wait in ms a `RateLimit-Reset` / `X-RateLimit-Reset` value asks for
@@ -309,41 +312,41 @@ pub(crate) fn parse_rate_limit(value: &Bound<'_, PyAny>, policy_value: Arg) -> R
 #[pyo3(signature = (value, now_unix = None, *, now_unix_ms = None))]
 pub(crate) fn parse_rate_limit_reset(value: &Bound<'_, PyAny>, now_unix: Arg, now_unix_ms: Arg) -> Res<u64> {
     let value = str_arg("value", value)?;
-    Ok(retryplan::parse_rate_limit_reset(&value, NOW_UNIX.read(now_unix, now_unix_ms)?)?)
+    Ok(retryplan::headers::rate_limit::parse_rate_limit_reset(&value, NOW_UNIX.read(now_unix, now_unix_ms)?)?)
 }
 
 /// A `retry-after-ms` / `x-ms-retry-after-ms` value in ms.
 #[pyfunction]
 pub(crate) fn parse_retry_after_ms_header(value: &Bound<'_, PyAny>) -> Res<u64> {
-    Ok(retryplan::parse_retry_after_ms_header(&str_arg("value", value)?)?)
+    Ok(retryplan::headers::retry_after::parse_retry_after_ms_header(&str_arg("value", value)?)?)
 }
 
 /// A `grpc-retry-pushback-ms` value (never fails: gRPC gives every value a meaning).
 #[pyfunction]
 pub(crate) fn parse_grpc_pushback(value: &Bound<'_, PyAny>) -> Res<PyPushback> {
-    Ok(PyPushback { inner: retryplan::parse_grpc_pushback(&str_arg("value", value)?) })
+    Ok(PyPushback { inner: retryplan::headers::retry_after::parse_grpc_pushback(&str_arg("value", value)?) })
 }
 
 /// Encodes a budget in ms as a `grpc-timeout` value (never rounds up).
 #[pyfunction]
 pub(crate) fn encode_grpc_timeout(timeout_ms: &Bound<'_, PyAny>) -> Res<String> {
-    Ok(retryplan::encode_grpc_timeout(u64_arg("timeout_ms", timeout_ms)?))
+    Ok(retryplan::headers::grpc_timeout::encode_grpc_timeout(u64_arg("timeout_ms", timeout_ms)?))
 }
 
 /// Reads a `grpc-timeout` value as ms (rounding down).
 #[pyfunction]
 pub(crate) fn parse_grpc_timeout(value: &Bound<'_, PyAny>) -> Res<u64> {
-    Ok(retryplan::parse_grpc_timeout(&str_arg("value", value)?)?)
+    Ok(retryplan::headers::grpc_timeout::parse_grpc_timeout(&str_arg("value", value)?)?)
 }
 
 /// Encodes a budget in nanoseconds as a `grpc-timeout` value, in the unit a peer would choose (never rounds up).
 #[pyfunction]
 pub(crate) fn encode_grpc_timeout_ns(timeout_ns: &Bound<'_, PyAny>) -> Res<String> {
-    Ok(retryplan::encode_grpc_timeout_ns(u64_arg("timeout_ns", timeout_ns)?))
+    Ok(retryplan::headers::grpc_timeout::encode_grpc_timeout_ns(u64_arg("timeout_ns", timeout_ns)?))
 }
 
 /// Reads a `grpc-timeout` value as exact nanoseconds (saturating at 2**63 - 1).
 #[pyfunction]
 pub(crate) fn parse_grpc_timeout_ns(value: &Bound<'_, PyAny>) -> Res<u64> {
-    Ok(retryplan::parse_grpc_timeout_ns(&str_arg("value", value)?)?)
+    Ok(retryplan::headers::grpc_timeout::parse_grpc_timeout_ns(&str_arg("value", value)?)?)
 }

@@ -3,8 +3,9 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
-use retryplan::value::Value;
-use retryplan::{profiles, ConfigKind, Policy, PolicyConfig};
+use retryplan::config::error::ConfigKind;
+use retryplan::config::value::Value;
+use retryplan::{dialects::profiles, Policy, PolicyConfig};
 
 use crate::args::{bytes_arg, str_arg};
 use crate::data::{from_py, serialized, to_py};

@@ -33,7 +33,7 @@ pub(crate) fn explain<'py>(
 #[pyfunction]
 pub(crate) fn backoff_ceilings_ms(policy: &Bound<'_, PyAny>, retries: &Bound<'_, PyAny>) -> Res<Vec<u64>> {
     let policy = &class_arg::<PyPolicy>("policy", policy)?.inner;
-    Ok(retryplan::backoff_ceilings_ms(policy, u32_arg("retries", retries)?)?)
+    Ok(retryplan::engine::backoff::backoff_ceilings_ms(policy, u32_arg("retries", retries)?)?)
 }
 
 /// What happens to a queued message after delivery number `attempts` (1 for
@@ -54,5 +54,10 @@ pub(crate) fn redeliver<'py>(
     let attempts = u32_arg("attempts", attempts)?;
     let outcome = &class_arg::<PyOutcome>("outcome", outcome)?.inner;
     let (first_seen, now) = (FIRST_SEEN.read(first_seen, first_seen_ms)?, NOW.read(now, now_ms)?);
-    typed(py, "Redelivery", &retryplan::redeliver(policy, attempts, first_seen, now, outcome)?, None)
+    typed(
+        py,
+        "Redelivery",
+        &retryplan::engine::redelivery::redeliver(policy, attempts, first_seen, now, outcome)?,
+        None,
+    )
 }

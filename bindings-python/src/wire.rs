@@ -5,9 +5,10 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyDict, PyTuple};
-use retryplan::value::Named;
+use retryplan::config::value::Named;
+use retryplan::ground::codes::TransportFailure;
 use retryplan::wire::{self, ActionKind, EndingKind, InputKind, OutcomeKind};
-use retryplan::{AbortReason, Failure, GiveUpReason, Held, Receipt, TransportFailure, Verdict};
+use retryplan::{AbortReason, Failure, GiveUpReason, Held, Receipt, Verdict};
 
 /// The names of a kind table, in wire order (a name's number is its place).
 fn names<'py, T: Named>(py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {

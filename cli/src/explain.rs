@@ -8,7 +8,8 @@
 
 use std::fmt::Write as _;
 
-use retryplan::{Decision, Timeline, TimelineStep, Warning};
+use retryplan::tools::timeline::{TimelineStep, Warning};
+use retryplan::{Decision, Timeline};
 
 use crate::file::Plan;
 

@@ -20,9 +20,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use retryplan::check;
-use retryplan::value::{closest_name, excerpt, join, Value};
-use retryplan::{Dependency, DependencyConfig, Error, Policy, PolicyConfig, Warning};
+use retryplan::config::value::{closest_name, excerpt, join, Value};
+use retryplan::tools::check;
+use retryplan::tools::timeline::Warning;
+use retryplan::{Dependency, DependencyConfig, Error, Policy, PolicyConfig};
 
 // Defined on its own (the scenario reader reports them too); still published here as before.
 pub use crate::problem::Problem;
@@ -283,7 +284,7 @@ fn written(value: &Value, keys: &[&str]) -> bool {
 
 /// Problems the core found in the part of the file at `prefix`, with their
 /// full field paths (the part itself for a problem at its top).
-fn within(prefix: &str, violations: Vec<retryplan::Violation>) -> impl Iterator<Item = Problem> + '_ {
+fn within(prefix: &str, violations: Vec<retryplan::config::error::Violation>) -> impl Iterator<Item = Problem> + '_ {
     violations.into_iter().map(move |violation| {
         let field = if violation.field.is_empty() { prefix.to_owned() } else { join(prefix, &violation.field) };
         Problem::new(field, violation.message)

@@ -3,7 +3,7 @@
 //! ([`crate::scenario`]) both report them, and `main` prints them, so the
 //! type lives here on its own, below both readers.
 
-use retryplan::value::excerpt;
+use retryplan::config::value::excerpt;
 use serde::Serialize;
 
 /// One problem: where, and the rule.

@@ -3,7 +3,8 @@
 
 use std::fmt::Write as _;
 
-use retryplan::{GiveUpCounts, GiveUpReason};
+use retryplan::engine::stats::GiveUpCounts;
+use retryplan::GiveUpReason;
 use serde::Serialize;
 
 use crate::scenario::{Failure, Phase, Scenario};
@@ -199,7 +200,7 @@ pub fn variant_report(
     let per_second = |count: u64| count as f64 * 1000.0 / bucket_ms as f64;
     let mut all_latencies = Vec::new();
     let mut reports = Vec::with_capacity(run.buckets.len());
-    let mut totals = retryplan::Stats::default();
+    let mut totals = retryplan::engine::stats::Stats::default();
     let (mut operations, mut attempts, mut retries) = (0, 0, 0);
     let (mut budget, mut breaker, mut retry_slot, mut shed, mut late) = (0, 0, 0, 0, 0);
     let mut peak: f64 = 0.0;

@@ -42,9 +42,9 @@
 //! After the last phase the dependency is healthy again; the report says
 //! whether the fleet recovered or stayed overloaded (metastable failure).
 
-use retryplan::check;
-use retryplan::value::{closest_name, join, Value};
-use retryplan::Violation;
+use retryplan::config::error::Violation;
+use retryplan::config::value::{closest_name, join, Value};
+use retryplan::tools::check;
 use serde::{Deserialize, Serialize};
 
 use crate::problem::Problem;

@@ -32,8 +32,11 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
+use retryplan::engine::stats::Stats;
+use retryplan::ground::codes::{GrpcCode, TransportFailure};
+use retryplan::headers::retry_after::Pushback;
 use retryplan::propagation::{answers_do_not_retry, IncomingContext, Protocol};
-use retryplan::{AttemptResult, Ending, GrpcCode, IdempotencyKey, Pushback, Stats, TransportFailure};
+use retryplan::{AttemptResult, Ending, IdempotencyKey};
 use retryplan::{Decision, Dependency, DependencyConfig, GiveUpReason, Operation, OperationOptions, Outcome, Policy};
 
 use crate::queue::EventQueue;

@@ -1,7 +1,9 @@
 //! `retryplan simulate`: the variants compared in one run, and the whole
 //! report.
 
-use retryplan::{BudgetConfig, JitterConfig, Policy};
+use retryplan::controls::budget::BudgetConfig;
+use retryplan::policy::JitterConfig;
+use retryplan::Policy;
 use serde::Serialize;
 
 use crate::file::Plan;

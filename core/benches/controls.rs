@@ -11,7 +11,9 @@ use std::sync::Arc;
 use std::thread;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use retryplan::{BreakerConfig, BudgetConfig, CircuitBreaker, RetryBudget, TripConfig};
+use retryplan::controls::breaker::{BreakerConfig, TripConfig};
+use retryplan::controls::budget::BudgetConfig;
+use retryplan::{CircuitBreaker, RetryBudget};
 
 fn budget() -> Arc<RetryBudget> {
     Arc::new(RetryBudget::new(&BudgetConfig::TokenBucket { max_tokens: 1000, token_ratio: 1.0 }).expect("valid"))

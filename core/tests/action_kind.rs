@@ -3,7 +3,7 @@
 // A test, a benchmark or an example: a panic is its failure report (the workspace denies these elsewhere).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use retryplan::value::Named;
+use retryplan::config::value::Named;
 use retryplan::wire::{self, input, output, ActionKind, InputKind, INPUT_WORDS, NONE, OUTPUT_WORDS};
 use retryplan::{Action, Driver, DriverOptions, Held, OperationOptions, Outcome, Policy};
 

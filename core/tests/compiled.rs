@@ -7,11 +7,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use proptest::prelude::*;
-use retryplan::message::Rule;
+use retryplan::engine::backoff::backoff_ceilings_ms;
+use retryplan::ground::codes::{GrpcCode, TransportFailure};
+use retryplan::ground::message::Rule;
+use retryplan::headers::retry_after::Pushback;
 use retryplan::policy::compiled::FORM_VERSION;
 use retryplan::{
-    backoff_ceilings_ms, explain, profiles, CompiledFormError, Dependency, DependencyConfig, Error, GrpcCode,
-    Operation, OperationOptions, Outcome, Policy, Pushback, TransportFailure, Verdict,
+    dialects::profiles, explain, CompiledFormError, Dependency, DependencyConfig, Error, Operation, OperationOptions,
+    Outcome, Policy, Verdict,
 };
 
 /// CRC-32 (zlib's), written here again so the test does not trust the core's.
@@ -222,8 +225,8 @@ proptest! {
         edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
     ) {
         let configs = [
-            retryplan::aws::standard_dependency(),
-            retryplan::aws::standard_2026_dependency(),
+            retryplan::dialects::aws::standard_dependency(),
+            retryplan::dialects::aws::standard_2026_dependency(),
             DependencyConfig::from_json(r#"{"budget": {"kind": "ratio", "retry_ratio": 0.1, "min_retries_per_second": 5, "window_ms": 10000}, "breaker": {"trip": {"kind": "ratio", "failure_ratio": 0.5, "minimum_throughput": 20, "window_ms": 30000}, "open_ms": 5000, "half_open_probes": 2}, "retry_slots": 4}"#).expect("valid"),
         ];
         let mut form = configs[which].to_compiled().expect("valid");

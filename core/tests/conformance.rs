@@ -18,16 +18,30 @@ use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
 
+use retryplan::config::error::ConfigKind;
+use retryplan::config::grant::GrantCell;
+use retryplan::controls::breaker::{BreakerConfig, BreakerPermit};
+use retryplan::controls::budget::{BudgetConfig, RetryCharge};
+use retryplan::engine::backoff::backoff_ceilings_ms;
+use retryplan::engine::redelivery::redeliver;
+use retryplan::engine::stats::SharedStats;
+use retryplan::ground::deadline::admit;
+use retryplan::headers::grpc_timeout::{
+    encode_grpc_timeout, encode_grpc_timeout_ns, parse_grpc_timeout, parse_grpc_timeout_ns,
+};
+use retryplan::headers::rate_limit::{parse_rate_limit, parse_rate_limit_reset};
+use retryplan::headers::retry_after::{
+    parse_grpc_pushback, parse_http_date, parse_retry_after_ms_header, parse_retry_after_with, RetryAfterReading,
+};
+use retryplan::outcomes::classify::classify;
 use retryplan::propagation::{HeaderList, IncomingContext, Protocol};
 use retryplan::{
-    admit, aws, backoff_ceilings_ms, classify, encode_grpc_timeout, encode_grpc_timeout_ns, explain,
-    grant::Grant,
-    grpc::{ServiceConfig, ServiceConfigOptions},
-    parse_grpc_pushback, parse_grpc_timeout, parse_grpc_timeout_ns, parse_http_date, parse_rate_limit,
-    parse_rate_limit_reset, parse_retry_after_ms_header, parse_retry_after_with, profiles, redeliver, BreakerConfig,
-    BreakerPermit, BudgetConfig, CircuitBreaker, Concurrency, ConfigKind, Dependency, DependencyConfig, Driver,
-    DriverOptions, Error, Failure, GrantCell, Held, IdempotencyKey, Operation, OperationOptions, Outcome, Policy,
-    PolicyConfig, RetryAfterReading, RetryBudget, RetryCharge, SharedStats,
+    config::grant::Grant,
+    dialects::aws,
+    dialects::grpc::{ServiceConfig, ServiceConfigOptions},
+    dialects::profiles,
+    explain, CircuitBreaker, Concurrency, Dependency, DependencyConfig, Driver, DriverOptions, Error, Failure, Held,
+    IdempotencyKey, Operation, OperationOptions, Outcome, Policy, PolicyConfig, RetryBudget,
 };
 use serde_json::{json, Map, Value};
 
@@ -470,10 +484,10 @@ fn control_config<T>(
     case: &Map<String, Value>,
     key: &str,
     config: ConfigKind,
-    read: fn(&retryplan::value::Value) -> Result<T, Error>,
+    read: fn(&retryplan::config::value::Value) -> Result<T, Error>,
 ) -> Result<T, Error> {
     let text = case.get(key).unwrap_or_else(|| panic!("a {key} case needs `{key}`")).to_string();
-    read(&config.reading(retryplan::value::Value::from_json(&text))?)
+    read(&config.reading(retryplan::config::value::Value::from_json(&text))?)
 }
 
 /// Runs a `budget` case: calls on one retry budget, in order; refunds name the

@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::thread;
 
-use retryplan::{
-    BreakerConfig, BreakerState, BudgetConfig, BudgetSnapshot, CircuitBreaker, RetryBudget, RetrySlots, TripConfig,
-};
+use retryplan::controls::breaker::{BreakerConfig, BreakerState, TripConfig};
+use retryplan::controls::budget::{BudgetConfig, BudgetSnapshot};
+use retryplan::{CircuitBreaker, RetryBudget, RetrySlots};
 
 const THREADS: usize = 4;
 

@@ -4,9 +4,11 @@
 // A test, a benchmark or an example: a panic is its failure report (the workspace denies these elsewhere).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use retryplan::message::Message;
-use retryplan::value::Value;
-use retryplan::{ConfigKind, Error, HeaderError, Policy, PolicyConfig, Violation};
+use retryplan::config::error::{ConfigKind, Violation};
+use retryplan::config::value::Value;
+use retryplan::ground::message::Message;
+use retryplan::headers::retry_after::HeaderError;
+use retryplan::{Error, Policy, PolicyConfig};
 
 /// One error of each variant (each header error kind too), every field set.
 fn one_of_each() -> Vec<Error> {

@@ -3,9 +3,11 @@
 // A test, a benchmark or an example: a panic is its failure report (the workspace denies these elsewhere).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+use retryplan::ground::codes::TransportFailure;
+use retryplan::outcomes::decision::AttemptSet;
+use retryplan::policy::{HedgingConfig, JitterConfig};
 use retryplan::{
-    AttemptSet, Decision, Dependency, GiveUpReason, HedgingConfig, Idempotency, JitterConfig, Operation,
-    OperationOptions, Outcome, Policy, PolicyConfig, TransportFailure,
+    Decision, Dependency, GiveUpReason, Idempotency, Operation, OperationOptions, Outcome, Policy, PolicyConfig,
 };
 
 fn hedged(max_attempts: u32, delay_ms: u64, max_hedged_attempts: u32) -> Policy {
@@ -104,7 +106,7 @@ fn the_budget_token_is_taken_after_the_wait_and_a_cancelled_waiter_spends_nothin
     started(op.poll(0).unwrap());
     assert!(matches!(op.on_outcome(10, 1, &UNAVAILABLE).unwrap(), Decision::Wait { until_ms: 110, .. }));
     let available = |dependency: &Dependency| match dependency.budget().unwrap().snapshot(0) {
-        retryplan::BudgetSnapshot::Quota { available, .. } => available,
+        retryplan::controls::budget::BudgetSnapshot::Quota { available, .. } => available,
         other => panic!("{other:?}"),
     };
     assert_eq!(available(&dependency), 10, "nothing is charged while waiting");
@@ -148,7 +150,7 @@ fn an_open_breaker_refuses_and_no_retry_slot_refuses_retries() {
     assert!(matches!(late.on_outcome(2_030, 1, &Outcome::Success).unwrap(), Decision::Succeeded { .. }));
     assert_eq!(
         dependency.breaker().unwrap().snapshot(2_030).state,
-        retryplan::BreakerState::Closed,
+        retryplan::controls::breaker::BreakerState::Closed,
         "the probe closed it"
     );
 }

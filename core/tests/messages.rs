@@ -15,8 +15,10 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use retryplan::message::{Arg, Message, Rule};
-use retryplan::{Blame, ConfigKind, Error, HeaderError};
+use retryplan::config::error::ConfigKind;
+use retryplan::ground::message::{Arg, Message, Rule};
+use retryplan::headers::retry_after::HeaderError;
+use retryplan::{Blame, Error};
 use serde_json::{json, Value};
 
 /// A message as the wasm hands it to JS (see the module docs).
@@ -186,7 +188,7 @@ fn the_table_for_javascript_is_current() {
     let blames: serde_json::Map<String, Value> =
         one_error_per_code().iter().map(|error| (error.code().to_owned(), json!(error.blame().name()))).collect();
     let document = json!({
-        "description": "Every rule of retryplan's messages (retryplan::message::Rule::ALL, in order: the wasm names a rule by its index), and examples of composed text with each message as the wasm hands it to JS; and the blame of every error code (Error::blame). Written by core/tests/messages.rs (RETRYPLAN_FILL_VECTORS=1); bindings-js/build.sh makes lib/rules.js from the rules and blames, and the JS tests compose every example.",
+        "description": "Every rule of retryplan's messages (retryplan::ground::message::Rule::ALL, in order: the wasm names a rule by its index), and examples of composed text with each message as the wasm hands it to JS; and the blame of every error code (Error::blame). Written by core/tests/messages.rs (RETRYPLAN_FILL_VECTORS=1); bindings-js/build.sh makes lib/rules.js from the rules and blames, and the JS tests compose every example.",
         "rules": rules,
         "blames": blames,
         "examples": examples,

@@ -5,11 +5,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use proptest::prelude::*;
-use retryplan::{
-    delay_range_ms, AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, Decision, GrpcCode, Idempotency,
-    Jitter, JitterConfig, Operation, OperationOptions, Outcome, Policy, PolicyConfig, Pushback, ServerGuidanceConfig,
-    TransportFailure, Verdict,
+use retryplan::engine::backoff::delay_range_ms;
+use retryplan::ground::codes::{GrpcCode, TransportFailure};
+use retryplan::headers::retry_after::Pushback;
+use retryplan::policy::{
+    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, Jitter, JitterConfig, ServerGuidanceConfig,
 };
+use retryplan::{Decision, Idempotency, Operation, OperationOptions, Outcome, Policy, PolicyConfig, Verdict};
 
 fn jitter() -> impl Strategy<Value = JitterConfig> {
     prop_oneof![
@@ -79,7 +81,7 @@ prop_compose! {
                 above_cap: if clamp { AboveCap::Clamp } else { AboveCap::GiveUp },
                 // The bound above the backoff needs mode floor (refused with replace).
                 max_above_backoff_ms: max_above_backoff_ms.filter(|_| !replace),
-                mode: if replace { retryplan::GuidanceMode::Replace } else { retryplan::GuidanceMode::Floor },
+                mode: if replace { retryplan::policy::GuidanceMode::Replace } else { retryplan::policy::GuidanceMode::Floor },
                 ..ServerGuidanceConfig::default()
             },
             idempotency,
@@ -156,7 +158,10 @@ fn step() -> impl Strategy<Value = Step> {
 }
 
 fn is_ambiguous(policy: &Policy, outcome: &Outcome) -> bool {
-    matches!(retryplan::classify(policy, outcome), Ok(retryplan::Class::Retryable { ambiguous: true, .. }))
+    matches!(
+        retryplan::outcomes::classify::classify(policy, outcome),
+        Ok(retryplan::Class::Retryable { ambiguous: true, .. })
+    )
 }
 
 proptest! {
@@ -267,18 +272,20 @@ proptest! {
 
     #[test]
     fn headers_never_panic(value in "\\PC{0,40}", now in any::<u64>(), ms in any::<u64>()) {
-        let _ = retryplan::parse_retry_after(&value, now);
-        let _ = retryplan::parse_grpc_timeout(&value);
-        let _ = retryplan::parse_grpc_pushback(&value);
-        let encoded = retryplan::encode_grpc_timeout(ms);
-        let parsed = retryplan::parse_grpc_timeout(&encoded).expect("own encoding parses");
+        let _ = retryplan::headers::retry_after::parse_retry_after(&value, now);
+        let _ = retryplan::headers::grpc_timeout::parse_grpc_timeout(&value);
+        let _ = retryplan::headers::retry_after::parse_grpc_pushback(&value);
+        let encoded = retryplan::headers::grpc_timeout::encode_grpc_timeout(ms);
+        let parsed = retryplan::headers::grpc_timeout::parse_grpc_timeout(&encoded).expect("own encoding parses");
         prop_assert!(parsed <= ms, "encoding minted time: {} -> {} -> {}", ms, encoded, parsed);
     }
 }
 
 mod shared_controls {
     use super::*;
-    use retryplan::{BudgetConfig, BudgetSnapshot, Dependency, HedgingConfig, RetryBudget};
+    use retryplan::controls::budget::{BudgetConfig, BudgetSnapshot};
+    use retryplan::policy::HedgingConfig;
+    use retryplan::{Dependency, RetryBudget};
 
     #[derive(Clone, Debug)]
     enum Event {

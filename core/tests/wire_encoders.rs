@@ -10,14 +10,16 @@
 
 use std::path::PathBuf;
 
-use retryplan::value::Named;
+use retryplan::config::value::Named;
+use retryplan::ground::codes::{GrpcCode, TransportFailure};
+use retryplan::headers::retry_after::Pushback;
+use retryplan::outcomes::decision::AttemptSet;
 use retryplan::wire::{
     self, decision, decode_outcome, encode_action, encode_decision, encode_outcome, output, ActionKind, DecisionKind,
     EndingKind, InputKind, OutcomeKind, DECISION_WORDS, NONE, OUTPUT_WORDS,
 };
 use retryplan::{
-    Action, AttemptSet, Concurrency, Decision, Driver, DriverOptions, Failure, GrpcCode, Held, OperationOptions,
-    Outcome, Policy, Pushback, TransportFailure, Verdict,
+    Action, Concurrency, Decision, Driver, DriverOptions, Failure, Held, OperationOptions, Outcome, Policy, Verdict,
 };
 use serde_json::{Map, Value};
 

@@ -7,7 +7,8 @@
 
 use std::process::ExitCode;
 
-use retryplan::{explain, Decision, IdempotencyKey, Operation, OperationOptions, Outcome, Policy, TimelineStep};
+use retryplan::tools::timeline::TimelineStep;
+use retryplan::{explain, Decision, IdempotencyKey, Operation, OperationOptions, Outcome, Policy};
 
 const DEFAULT_POLICY: &str = include_str!("../policies/checkout.json");
 

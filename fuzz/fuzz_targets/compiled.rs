@@ -8,9 +8,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use retryplan::policy::compiled::FORM_VERSION;
-use retryplan::{
-    CompiledFormError, Dependency, DependencyConfig, Operation, OperationOptions, Outcome, Policy, TransportFailure,
-};
+use retryplan::{CompiledFormError, Dependency, DependencyConfig, Operation, OperationOptions, Outcome, Policy};
+use retryplan::ground::codes::TransportFailure;
 
 /// CRC-32 (zlib's).
 fn crc32(bytes: &[u8]) -> u32 {

@@ -6,11 +6,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use retryplan::grpc::{ServiceConfig, ServiceConfigOptions};
-use retryplan::value::Value;
-use retryplan::{
-    BreakerConfig, BudgetConfig, CircuitBreaker, Dependency, DependencyConfig, Error, Policy, PolicyConfig, RetryBudget,
-};
+use retryplan::dialects::grpc::{ServiceConfig, ServiceConfigOptions};
+use retryplan::config::value::Value;
+use retryplan::{CircuitBreaker, Dependency, DependencyConfig, Error, Policy, PolicyConfig, RetryBudget};
+use retryplan::controls::breaker::BreakerConfig;
+use retryplan::controls::budget::BudgetConfig;
 
 /// An error names its field and says why in a bounded message (a refused
 /// value is kept as an excerpt, never whole).
@@ -127,7 +127,7 @@ fuzz_target!(|data: &[u8]| {
             Err(error) => bounded(&error),
         },
         4 => service_config(text, selector / 6),
-        _ => match retryplan::profiles::profile(text) {
+        _ => match retryplan::dialects::profiles::profile(text) {
             Ok(config) => policy_round_trip(&Policy::new(&config).expect("a built-in profile is valid")),
             Err(error) => bounded(&error),
         },

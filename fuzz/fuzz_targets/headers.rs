@@ -8,11 +8,11 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use retryplan::{
-    aws, encode_grpc_timeout, encode_grpc_timeout_ns, parse_grpc_pushback, parse_grpc_timeout, parse_grpc_timeout_ns,
-    parse_rate_limit, parse_rate_limit_reset, parse_retry_after, parse_retry_after_ms_header, parse_retry_after_with,
-    HeaderError, Outcome, RetryAfterReading, MAX_GRPC_TIMEOUT_NS, MAX_MS,
-};
+use retryplan::{dialects::aws, Outcome};
+use retryplan::headers::grpc_timeout::{encode_grpc_timeout, encode_grpc_timeout_ns, parse_grpc_timeout, parse_grpc_timeout_ns, MAX_GRPC_TIMEOUT_NS};
+use retryplan::headers::retry_after::{parse_grpc_pushback, parse_retry_after, parse_retry_after_ms_header, parse_retry_after_with, HeaderError, RetryAfterReading};
+use retryplan::headers::rate_limit::{parse_rate_limit, parse_rate_limit_reset};
+use retryplan::policy::MAX_MS;
 
 #[derive(Arbitrary, Debug)]
 struct Input<'a> {
@@ -20,7 +20,7 @@ struct Input<'a> {
     now_unix_ms: u64,
     status: u16,
     number: u64,
-    /// Header names (by index into `retryplan::GUIDANCE_HEADERS` and a few
+    /// Header names (by index into `retryplan::outcomes::http::GUIDANCE_HEADERS` and a few
     /// more) and values for the response reader.
     headers: Vec<(u8, &'a str)>,
 }

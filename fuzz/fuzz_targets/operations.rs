@@ -17,11 +17,14 @@ use std::sync::Arc;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use retryplan::{
-    classify, Action, AttemptSet, BudgetSnapshot, Class, Concurrency, Decision, Dependency, Driver, DriverOptions,
-    GrpcCode, Held, Idempotency, Jitter, Operation, OperationOptions, Outcome, Policy, Pushback, Receipt,
-    Repeatability, TransportFailure, Verdict,
-};
+use retryplan::{Action, Class, Concurrency, Decision, Dependency, Driver, DriverOptions, Held, Idempotency, Operation, OperationOptions, Outcome, Policy, Receipt, Verdict};
+use retryplan::outcomes::classify::classify;
+use retryplan::outcomes::decision::AttemptSet;
+use retryplan::controls::budget::BudgetSnapshot;
+use retryplan::ground::codes::{GrpcCode, TransportFailure};
+use retryplan::policy::Jitter;
+use retryplan::headers::retry_after::Pushback;
+use retryplan::outcomes::http::Repeatability;
 use serde_json::json;
 
 #[derive(Arbitrary, Debug)]

@@ -7,7 +7,8 @@
 
 use std::fmt::Write as _;
 
-use retryplan::{Decision, Timeline, TimelineStep};
+use retryplan::tools::timeline::TimelineStep;
+use retryplan::{Decision, Timeline};
 
 const WIDTH: f64 = 760.0;
 const LEFT: f64 = 78.0;

@@ -5,8 +5,8 @@
 
 #![allow(dead_code)]
 
-use retryplan::grpc::{ServiceConfig, ServiceConfigOptions};
-use retryplan::{aws, grpc_timeout, rate_limit, retry_after, Policy};
+use retryplan::dialects::grpc::{ServiceConfig, ServiceConfigOptions};
+use retryplan::{dialects::aws, headers::grpc_timeout, headers::rate_limit, headers::retry_after, Policy};
 
 /// A header value's largest size, in bytes.
 pub const HEADER_BYTES: usize = 1 << 20;

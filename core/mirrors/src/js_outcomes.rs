@@ -12,13 +12,13 @@
 //! `error_code` (text, not on the wire) from its own argument. The finish's
 //! and event's keys are read the same way from samples of the core's structs.
 
-use retryplan::aws::ErrorCode;
-use retryplan::value::{camel_case, Named, Number, Value};
+use retryplan::config::value::{camel_case, Named, Number, Value};
+use retryplan::dialects::aws::ErrorCode;
+use retryplan::ground::codes::{GrpcCode, TransportFailure};
+use retryplan::headers::retry_after::Pushback;
+use retryplan::outcomes::decision::AttemptSet;
 use retryplan::wire::{self, encode_outcome, OutcomeKind, DECISION_WORDS, NONE, PUSHBACK_DO_NOT_RETRY};
-use retryplan::{
-    AttemptResult, AttemptSet, Decision, Ending, EndingResult, Event, Failure, GrpcCode, Outcome, Pushback,
-    TransportFailure, Verdict,
-};
+use retryplan::{AttemptResult, Decision, Ending, EndingResult, Event, Failure, Outcome, Verdict};
 
 use crate::output::{Output, HEADER};
 

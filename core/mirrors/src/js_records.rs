@@ -11,9 +11,10 @@
 //! attempts the four `aborts_` words. A key the record does not carry fails
 //! the generation.
 
-use retryplan::value::{camel_case, Named, Number, Value};
+use retryplan::config::value::{camel_case, Named, Number, Value};
+use retryplan::outcomes::decision::{AttemptSet, RequestId};
 use retryplan::wire::{self, DecisionKind, DECISION_WORDS};
-use retryplan::{AttemptSet, Decision, GiveUpReason, RequestId};
+use retryplan::{Decision, GiveUpReason};
 
 use crate::output::{Output, HEADER};
 

@@ -6,13 +6,12 @@
 //! and the messages of a refused compiled form. Nothing of it is written in `lib/`,
 //! nor built from the wasm at load (the wasm's version is still checked).
 
+use retryplan::config::value::Named;
+use retryplan::ground::codes::{GrpcCode, TransportFailure};
+use retryplan::headers::retry_after::RetryAfterReading;
 use retryplan::policy::compiled::{Damage, FormKind, FORM_VERSION, MAX_FORM_LEN};
-use retryplan::value::Named;
 use retryplan::wire::{self, ActionKind, DecisionKind, EndingKind, InputKind, OutcomeKind};
-use retryplan::{
-    AbortReason, CompiledFormError, Concurrency, Failure, GiveUpReason, GrpcCode, Held, Receipt, RetryAfterReading,
-    TransportFailure, Verdict,
-};
+use retryplan::{AbortReason, CompiledFormError, Concurrency, Failure, GiveUpReason, Held, Receipt, Verdict};
 
 use crate::output::{Output, HEADER};
 
@@ -124,22 +123,22 @@ pub fn output() -> Result<Output, String> {
     text.push_str("});\n\n/** Every response header the core reads for server guidance, lower case, in the order it consults them. */\n");
     text.push_str(&format!(
         "export const GUIDANCE_HEADERS = Object.freeze([\n{}]);\n",
-        quoted(&retryplan::GUIDANCE_HEADERS, "  ")
+        quoted(&retryplan::outcomes::http::GUIDANCE_HEADERS, "  ")
     ));
     text.push_str(&format!(
         "/** The header carrying the operation's idempotency key. */\nexport const IDEMPOTENCY_KEY_HEADER = '{}';\n\
          /** The header carrying each attempt's request id. */\nexport const REQUEST_ID_HEADER = '{}';\n\n",
-        retryplan::IDEMPOTENCY_KEY_HEADER,
-        retryplan::REQUEST_ID_HEADER,
+        retryplan::outcomes::http::IDEMPOTENCY_KEY_HEADER,
+        retryplan::outcomes::http::REQUEST_ID_HEADER,
     ));
     text.push_str(&format!(
         "/** How many errors below the one caught a host looks through (`cause` after `cause`) for a known failure. */\n\
          export const MAX_CAUSE_DEPTH = {};\n\n",
-        retryplan::MAX_CAUSE_DEPTH
+        retryplan::outcomes::failure::MAX_CAUSE_DEPTH
     ));
     text.push_str(&format!(
         "/** The built-in profile names. */\nexport const PROFILE_NAMES = Object.freeze([\n{}]);\n",
-        quoted(&retryplan::profiles::NAMES, "  ")
+        quoted(&retryplan::dialects::profiles::NAMES, "  ")
     ));
     compiled_form(&mut text)?;
     Ok(Output { path: WIRE, text })

@@ -8,7 +8,8 @@ use crate::output::{Output, HEADER};
 pub const HTTP_HEADERS: &str = "bindings-kotlin/kotlin/main/dev/retryplan/HttpHeaders.kt";
 
 pub fn output() -> Output {
-    let guidance: Vec<String> = retryplan::GUIDANCE_HEADERS.iter().map(|name| format!("\"{name}\"")).collect();
+    let guidance: Vec<String> =
+        retryplan::outcomes::http::GUIDANCE_HEADERS.iter().map(|name| format!("\"{name}\"")).collect();
     let text = format!(
         "// {HEADER}\n@file:JvmName(\"HttpKt\")\n@file:JvmMultifileClass\n\npackage dev.retryplan\n\n\
          /** The header carrying the operation's idempotency key (`{key}`). */\n\
@@ -20,8 +21,8 @@ pub fn output() -> Output {
          * never pick one yourself.\n */\n\
          val GUIDANCE_HEADERS: List<String> = listOf(\n    {},\n)\n",
         guidance.join(",\n    "),
-        key = retryplan::IDEMPOTENCY_KEY_HEADER,
-        id = retryplan::REQUEST_ID_HEADER,
+        key = retryplan::outcomes::http::IDEMPOTENCY_KEY_HEADER,
+        id = retryplan::outcomes::http::REQUEST_ID_HEADER,
     );
     Output { path: HTTP_HEADERS, text }
 }

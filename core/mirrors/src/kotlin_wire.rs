@@ -8,7 +8,7 @@
 //! collections on the first call of a process), so nothing of the encoding
 //! is written (or read at load) in Kotlin; and `MAX_CAUSE_DEPTH`, how deep `failureOf` looks through wrapped errors.
 
-use retryplan::value::Named;
+use retryplan::config::value::Named;
 use retryplan::wire::{self, ActionKind, DecisionKind, EndingKind, InputKind, OutcomeKind};
 
 use crate::output::{Output, HEADER};
@@ -43,7 +43,7 @@ pub fn output(tables: &[Table]) -> Result<Output, String> {
          \x20   /** `WIRE_VERSION`: the library's `wireVersion()` must be the same. */\n\
          \x20   const val VERSION = {}L\n    const val NONE = {}L\n    const val PUSHBACK_DO_NOT_RETRY = {}L\n\
          \x20   const val FLAG_HEDGE = {}L\n    const val FLAG_SEND_IDEMPOTENCY_KEY = {}L\n    const val ENDING_RETURNS = {}L\n\n\
-         \x20   /** `retryplan::MAX_CAUSE_DEPTH`: how many wrapped errors `failureOf` looks through below the one caught. */\n\
+         \x20   /** `retryplan::outcomes::failure::MAX_CAUSE_DEPTH`: how many wrapped errors `failureOf` looks through below the one caught. */\n\
          \x20   const val MAX_CAUSE_DEPTH = {}\n",
         wire::WIRE_VERSION,
         wire::NONE,
@@ -51,7 +51,7 @@ pub fn output(tables: &[Table]) -> Result<Output, String> {
         wire::FLAG_HEDGE,
         wire::FLAG_SEND_IDEMPOTENCY_KEY,
         wire::ENDING_RETURNS,
-        retryplan::MAX_CAUSE_DEPTH,
+        retryplan::outcomes::failure::MAX_CAUSE_DEPTH,
     );
     record(&mut text, "The input record", "IN_", wire::INPUT_WORDS, wire::input::FIELDS);
     record(&mut text, "The output record (a driver's next action)", "OUT_", wire::OUTPUT_WORDS, wire::output::FIELDS);

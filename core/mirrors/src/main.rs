@@ -1,7 +1,7 @@
 //! The bindings' mirrors of the core, generated instead of written: the
 //! TypeScript name unions and configuration types, the Python enums and
 //! configuration `TypedDict`s, and the Kotlin (uniffi) enum definitions and
-//! configuration records. Every name comes from the core's own tables (the [`retryplan::value::Named`] enums, read at run time), every
+//! configuration records. Every name comes from the core's own tables (the [`retryplan::config::value::Named`] enums, read at run time), every
 //! configuration shape from `tests/conformance/schema.json`, every doc from
 //! the core's doc comments (read from its source) or the schema's
 //! `description`s.

@@ -100,7 +100,7 @@ pub struct Class {
     pub shape: Shape,
     /// The core's file defining the methods of its core type.
     pub source: &'static str,
-    /// The configuration kind (`rp::ConfigKind::*`, `rp::*Config`) of `Arg::Config`.
+    /// The configuration kind (`rp::config::error::ConfigKind::*`, `rp::*Config`) of `Arg::Config`.
     pub config: Option<&'static str>,
     /// Constructors: the first is the class's own (`new`), the others static.
     pub constructors: &'static [Method],

@@ -66,7 +66,7 @@ fn take_$P(handle: u32) -> Result<Option<rp::$C>, JsValue> {
 
 /// A $N granted, kept: its handle; 0 for none.
 fn keep_$P(grant: Option<rp::$C>) -> Result<u32, JsValue> {
-    grant.map_or(Ok(0), |grant| objects::insert(Object::$V($Krp::GrantCell::new(grant))))
+    grant.map_or(Ok(0), |grant| objects::insert(Object::$V($Krp::config::grant::GrantCell::new(grant))))
 }
 ";
 
@@ -83,7 +83,7 @@ pub fn $P_$F(handle: u32) -> Result<$T, JsValue> {
 const FROM_CONFIG: &str = "$D#[cfg(feature = \"config\")]
 #[wasm_bindgen(js_name = $E)]
 pub fn $P_$F(config: &JsValue) -> JsValue {
-    handle_js(config_value(config, rp::ConfigKind::$K).and_then(|value| {
+    handle_js(config_value(config, rp::config::error::ConfigKind::$K).and_then(|value| {
         let made = rp::$KConfig::from_value(&value).and_then(|config| rp::$C::new(&config));
         objects::insert($O)
     }))
@@ -169,7 +169,7 @@ fn fill(template: &str, pairs: &[(&str, &str)]) -> String {
 
 /// `try_retry` -> `tryRetry`, `now` -> `nowMs`; `upper`: `TryRetry`.
 fn camel(name: &str, upper: bool) -> String {
-    let camel = if name == "now" { "nowMs".to_owned() } else { retryplan::value::camel_case(name) };
+    let camel = if name == "now" { "nowMs".to_owned() } else { retryplan::config::value::camel_case(name) };
     if !upper {
         return camel;
     }

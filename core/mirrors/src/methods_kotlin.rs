@@ -84,9 +84,9 @@ fn class_text(classes: &[Class], class: &Class) -> Result<String, String> {
         Shape::Grant { core, fact } => {
             let (field, init) = kept_fact(fact);
             text.push_str(&format!(
-                "pub struct {name} {{\n{field}    cell: rp::GrantCell<rp::{core}>,\n}}\n\n\
+                "pub struct {name} {{\n{field}    cell: rp::config::grant::GrantCell<rp::{core}>,\n}}\n\n\
                  impl {name} {{\n    fn new(grant: rp::{core}) -> Arc<Self> {{\n        \
-                 Arc::new({name} {{ {init}cell: rp::GrantCell::new(grant) }})\n    }}\n}}\n"
+                 Arc::new({name} {{ {init}cell: rp::config::grant::GrantCell::new(grant) }})\n    }}\n}}\n"
             ));
             if let Some(Fact { name: fact, doc: fact_doc, ty, .. }) = fact {
                 let (out, value) =

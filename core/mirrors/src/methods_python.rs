@@ -22,7 +22,7 @@ pub fn output(classes: &[Class]) -> Result<Output, String> {
     text.push_str(&format!(
         "\n{}#[pyfunction]\n#[pyo3(signature = (config = None, **fields))]\npub(crate) fn compile_dependency<'py>(\n    \
          py: Python<'py>,\n    config: Arg,\n    fields: Option<&Bound<'_, PyDict>>,\n) -> Res<Bound<'py, PyBytes>> {{\n    \
-         let config = rp::DependencyConfig::from_value(&config_value(rp::ConfigKind::Dependency, config, fields)?)?;\n    \
+         let config = rp::DependencyConfig::from_value(&config_value(rp::config::error::ConfigKind::Dependency, config, fields)?)?;\n    \
          Ok(PyBytes::new(py, &config.to_compiled()?))\n}}\n",
         doc(COMPILE_DEPENDENCY, "")
     ));
@@ -50,10 +50,10 @@ fn class_text(classes: &[Class], class: &Class) -> Result<String, String> {
         Shape::Grant { core, fact } => {
             let (field, init) = kept_fact(fact);
             text.push_str(&format!(
-                "pub(crate) struct Py{name} {{\n{field}    cell: rp::GrantCell<rp::{core}>,\n}}\n\n\
+                "pub(crate) struct Py{name} {{\n{field}    cell: rp::config::grant::GrantCell<rp::{core}>,\n}}\n\n\
                  impl Py{name} {{\n    fn new(grant: rp::{core}) -> Self {{\n        \
-                 Py{name} {{ {init}cell: rp::GrantCell::new(grant) }}\n    }}\n}}\n\n\
-                 impl GrantClass for Py{name} {{\n    type Core = rp::{core};\n    fn cell(&self) -> &rp::GrantCell<rp::{core}> {{\n        \
+                 Py{name} {{ {init}cell: rp::config::grant::GrantCell::new(grant) }}\n    }}\n}}\n\n\
+                 impl GrantClass for Py{name} {{\n    type Core = rp::{core};\n    fn cell(&self) -> &rp::config::grant::GrantCell<rp::{core}> {{\n        \
                  &self.cell\n    }}\n}}\n"
             ));
             let repr = match fact {
@@ -102,7 +102,7 @@ fn constructor_text(class: &Class, constructor: &Method, own: bool) -> Result<St
                 "    #[pyo3(signature = (config = None, **fields))]\n",
                 "config: Arg, fields: Option<&Bound<'_, PyDict>>".to_owned(),
                 format!(
-                    "        let config = rp::{kind}Config::from_value(&config_value(rp::ConfigKind::{kind}, config, fields)?)?;\n"
+                    "        let config = rp::{kind}Config::from_value(&config_value(rp::config::error::ConfigKind::{kind}, config, fields)?)?;\n"
                 ),
                 format!("rp::{core}::new(&config)?"),
             )

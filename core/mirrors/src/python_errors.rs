@@ -19,9 +19,11 @@
 
 use std::path::Path;
 
-use retryplan::message::Message;
+use retryplan::config::error::ConfigKind;
+use retryplan::ground::message::Message;
+use retryplan::headers::retry_after::HeaderError;
 use retryplan::policy::compiled::{Damage, FormKind};
-use retryplan::{Blame, CompiledFormError, ConfigKind, Error, HeaderError};
+use retryplan::{Blame, CompiledFormError, Error};
 
 use crate::docs::{self, Field};
 use crate::output::{Output, HEADER};

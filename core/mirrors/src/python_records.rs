@@ -1,7 +1,7 @@
 //! Python: the engine's records the binding mirrors field by field, read
 //! from the core's source: the seven `Decision` subclasses (the variants of
 //! `retryplan::Decision`, each field a getter) and the `Stats` counters (the
-//! `u64` fields of `retryplan::Stats`). Each is written twice from the one
+//! `u64` fields of `retryplan::engine::stats::Stats`). Each is written twice from the one
 //! reading: the Rust glue's macro invocation (the classes, their getters and
 //! docs; `include!`d by `decision.rs` and `controls.rs`) and the matching
 //! part of `_native.pyi`, spliced between two marker lines.
@@ -119,7 +119,7 @@ fn decision_classes(decisions: &[Record]) -> String {
 
 fn stats_counters(counters: &[&Field]) -> String {
     let mut text = format!(
-        "// {HEADER}\n// From `retryplan::Stats` (core/src/engine/stats.rs): a getter per counter.\nstats_methods!(\n"
+        "// {HEADER}\n// From `retryplan::engine::stats::Stats` (core/src/engine/stats.rs): a getter per counter.\nstats_methods!(\n"
     );
     for field in counters {
         text.push_str(&rust_doc(&field.doc, "    "));

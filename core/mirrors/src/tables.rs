@@ -5,7 +5,7 @@
 use std::fmt::Debug;
 use std::path::Path;
 
-use retryplan::value::Named;
+use retryplan::config::value::Named;
 
 use crate::docs;
 
@@ -107,10 +107,10 @@ pub fn registry(root: &Path) -> Result<Vec<Table>, String> {
             "core/src/config/error.rs",
             mirrors(Exported, Py::No, true),
         )?,
-        named::<rp::ConfigKind>(
+        named::<rp::config::error::ConfigKind>(
             root,
             "ConfigKind",
-            "retryplan::ConfigKind",
+            "retryplan::config::error::ConfigKind",
             "core/src/config/error.rs",
             mirrors(Exported, Py::No, true),
         )?,
@@ -121,17 +121,17 @@ pub fn registry(root: &Path) -> Result<Vec<Table>, String> {
             "core/src/outcomes/decision.rs",
             mirrors(Exported, Enum, true),
         )?,
-        named::<rp::GrpcCode>(
+        named::<rp::ground::codes::GrpcCode>(
             root,
             "GrpcCode",
-            "retryplan::GrpcCode",
+            "retryplan::ground::codes::GrpcCode",
             "core/src/ground/codes.rs",
             mirrors(Exported, Enum, true),
         )?,
-        named::<rp::TransportFailure>(
+        named::<rp::ground::codes::TransportFailure>(
             root,
             "TransportFailure",
-            "retryplan::TransportFailure",
+            "retryplan::ground::codes::TransportFailure",
             "core/src/ground/codes.rs",
             mirrors(Exported, Enum, true),
         )?,
@@ -142,17 +142,17 @@ pub fn registry(root: &Path) -> Result<Vec<Table>, String> {
             "core/src/outcomes/classify.rs",
             mirrors(Exported, Enum, true),
         )?,
-        named::<rp::aws::ErrorCodeTable>(
+        named::<rp::dialects::aws::ErrorCodeTable>(
             root,
             "ErrorCodeTable",
-            "retryplan::aws::ErrorCodeTable",
+            "retryplan::dialects::aws::ErrorCodeTable",
             "core/src/config/error_code.rs",
             mirrors(Exported, Py::No, true),
         )?,
-        named::<rp::BackoffKind>(
+        named::<rp::policy::BackoffKind>(
             root,
             "BackoffKind",
-            "retryplan::BackoffKind",
+            "retryplan::policy::BackoffKind",
             "core/src/policy/config.rs",
             mirrors(Exported, Py::No, true),
         )?,
@@ -163,24 +163,24 @@ pub fn registry(root: &Path) -> Result<Vec<Table>, String> {
             "core/src/policy/config.rs",
             mirrors(Exported, Enum, true),
         )?,
-        named::<rp::AboveCap>(
+        named::<rp::policy::AboveCap>(
             root,
             "AboveCap",
-            "retryplan::AboveCap",
+            "retryplan::policy::AboveCap",
             "core/src/policy/config.rs",
             mirrors(Internal, Py::No, true),
         )?,
-        named::<rp::GuidanceMode>(
+        named::<rp::policy::GuidanceMode>(
             root,
             "GuidanceMode",
-            "retryplan::GuidanceMode",
+            "retryplan::policy::GuidanceMode",
             "core/src/policy/config.rs",
             mirrors(Internal, Py::No, true),
         )?,
-        named::<rp::RetryAfterReading>(
+        named::<rp::headers::retry_after::RetryAfterReading>(
             root,
             "RetryAfterReading",
-            "retryplan::RetryAfterReading",
+            "retryplan::headers::retry_after::RetryAfterReading",
             "core/src/headers/retry_after.rs",
             mirrors(Exported, Literal, true),
         )?,
@@ -226,17 +226,17 @@ pub fn registry(root: &Path) -> Result<Vec<Table>, String> {
             "core/src/outcomes/action.rs",
             mirrors(Exported, Literal, true),
         )?,
-        named::<rp::DeadLetterReason>(
+        named::<rp::engine::redelivery::DeadLetterReason>(
             root,
             "DeadLetterReason",
-            "retryplan::DeadLetterReason",
+            "retryplan::engine::redelivery::DeadLetterReason",
             "core/src/engine/redelivery.rs",
             mirrors(Exported, Py::No, true),
         )?,
-        named::<rp::BreakerState>(
+        named::<rp::controls::breaker::BreakerState>(
             root,
             "BreakerState",
-            "retryplan::BreakerState",
+            "retryplan::controls::breaker::BreakerState",
             "core/src/controls/breaker/mod.rs",
             mirrors(Exported, Py::No, true),
         )?,
@@ -297,13 +297,13 @@ fn upper_camel(name: &str) -> String {
 /// The built-in profiles' names (`profiles::NAMES`): names without a Rust enum.
 fn profile_names(root: &Path) -> Result<Table, String> {
     let doc = docs::const_summary(&root.join("core/src/dialects/profiles.rs"), "NAMES")?;
-    let variants = retryplan::profiles::NAMES
+    let variants = retryplan::dialects::profiles::NAMES
         .iter()
         .map(|name| Variant { ident: (*name).to_owned(), name: (*name).to_owned(), doc: String::new() })
         .collect();
     Ok(Table {
         ident: "ProfileName",
-        rust_path: "retryplan::profiles::NAMES",
+        rust_path: "retryplan::dialects::profiles::NAMES",
         doc,
         variants,
         mirrors: mirrors(Ts::Exported, Py::No, false),

@@ -7,8 +7,8 @@
 //! decision produces is not mirrored: each binding asks the core
 //! (`telemetry::signals`; Kotlin's `telemetrySignals(event)`).
 
+use retryplan::config::value::Named;
 use retryplan::telemetry::{Attribute, Metric};
-use retryplan::value::Named;
 
 use crate::output::{Output, HEADER};
 

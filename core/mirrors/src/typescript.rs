@@ -265,5 +265,5 @@ fn literals(names: &[String]) -> String {
 
 /// `retry_after_ms` -> `retryAfterMs`, as the JS binding spells its keys.
 fn camel(key: &str) -> String {
-    retryplan::value::camel_case(key)
+    retryplan::config::value::camel_case(key)
 }

@@ -52,7 +52,7 @@ const RECORDS: [(&str, &str, &str); 15] = [
 /// type when it compiles): the path and the core's type. Numbers keep the
 /// core's types (`u64` for a time, `u32` for a count).
 const CORE_TYPES: [(&str, &str, &str, &str); 1] =
-    [("policyConfig", "jitter", "JitterConfig", "retryplan::JitterConfig")];
+    [("policyConfig", "jitter", "JitterConfig", "retryplan::policy::JitterConfig")];
 
 struct Named {
     name: &'static str,

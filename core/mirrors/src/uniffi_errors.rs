@@ -105,7 +105,7 @@ pub fn outputs(root: &Path) -> Result<Vec<Output>, String> {
     );
     let text = format!(
         "// {HEADER}\n//! The binding's error, variant for variant the core's `Error` (core/mirrors/src/uniffi_errors.rs).\n\n\
-         use retryplan as rp;\nuse retryplan::{{Blame, ConfigKind}};\n\nuse crate::{{count_out, Violation}};\n\n\
+         use retryplan as rp;\nuse retryplan::config::error::ConfigKind;\nuse retryplan::Blame;\n\nuse crate::{{count_out, Violation}};\n\n\
          {}///\n/// Every variant carries `code`, the core's stable identifier (the same in every language), `blame`, who\n\
          /// must act, and `description`, the core's message (also what `toString()` returns).\n\
          #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, uniffi::Error)]\n#[uniffi::export(Display)]\n\

@@ -34,22 +34,38 @@ const fn function(file: &'static str, path: &'static str, ident: &'static str) -
 }
 
 const FUNCTIONS_TABLE: [Function; 14] = [
-    function("core/src/headers/retry_after.rs", "parse_retry_after", "parse_retry_after"),
-    function("core/src/headers/retry_after.rs", "parse_retry_after_with", "parse_retry_after_with"),
-    function("core/src/headers/retry_after.rs", "parse_http_date", "parse_http_date"),
-    function("core/src/headers/retry_after.rs", "parse_retry_after_ms_header", "parse_retry_after_ms_header"),
-    function("core/src/headers/retry_after.rs", "parse_grpc_pushback", "parse_grpc_pushback"),
+    function("core/src/headers/retry_after.rs", "headers::retry_after::parse_retry_after", "parse_retry_after"),
+    function(
+        "core/src/headers/retry_after.rs",
+        "headers::retry_after::parse_retry_after_with",
+        "parse_retry_after_with",
+    ),
+    function("core/src/headers/retry_after.rs", "headers::retry_after::parse_http_date", "parse_http_date"),
+    function(
+        "core/src/headers/retry_after.rs",
+        "headers::retry_after::parse_retry_after_ms_header",
+        "parse_retry_after_ms_header",
+    ),
+    function("core/src/headers/retry_after.rs", "headers::retry_after::parse_grpc_pushback", "parse_grpc_pushback"),
     Function {
         renames: &[("rate_limit", "value"), ("rate_limit_policy", "policy_value")],
-        ..function("core/src/headers/rate_limit.rs", "parse_rate_limit", "parse_rate_limit")
+        ..function("core/src/headers/rate_limit.rs", "headers::rate_limit::parse_rate_limit", "parse_rate_limit")
     },
-    function("core/src/headers/rate_limit.rs", "parse_rate_limit_reset", "parse_rate_limit_reset"),
-    function("core/src/headers/grpc_timeout.rs", "encode_grpc_timeout", "encode_grpc_timeout"),
-    function("core/src/headers/grpc_timeout.rs", "parse_grpc_timeout", "parse_grpc_timeout"),
-    function("core/src/headers/grpc_timeout.rs", "parse_grpc_timeout_ns", "parse_grpc_timeout_ns"),
-    function("core/src/ground/deadline.rs", "remaining_budget_ms", "remaining_budget_ms"),
-    function("core/src/ground/deadline.rs", "admit", "admit"),
-    function("core/src/config/error_code.rs", "aws::error_code_from_response", "aws_error_code_from_response"),
+    function("core/src/headers/rate_limit.rs", "headers::rate_limit::parse_rate_limit_reset", "parse_rate_limit_reset"),
+    function("core/src/headers/grpc_timeout.rs", "headers::grpc_timeout::encode_grpc_timeout", "encode_grpc_timeout"),
+    function("core/src/headers/grpc_timeout.rs", "headers::grpc_timeout::parse_grpc_timeout", "parse_grpc_timeout"),
+    function(
+        "core/src/headers/grpc_timeout.rs",
+        "headers::grpc_timeout::parse_grpc_timeout_ns",
+        "parse_grpc_timeout_ns",
+    ),
+    function("core/src/ground/deadline.rs", "ground::deadline::remaining_budget_ms", "remaining_budget_ms"),
+    function("core/src/ground/deadline.rs", "ground::deadline::admit", "admit"),
+    function(
+        "core/src/config/error_code.rs",
+        "dialects::aws::error_code_from_response",
+        "aws_error_code_from_response",
+    ),
     function("core/src/driver/telemetry/mod.rs", "telemetry::signals", "telemetry_signals"),
 ];
 
@@ -64,6 +80,11 @@ const RECORDS_IN: [&str; 1] = ["Event"];
 
 pub fn outputs(root: &Path, tables: &[Table]) -> Result<Vec<Output>, String> {
     let enums: Vec<&str> = tables.iter().filter(|table| table.mirrors.kotlin).map(|table| table.ident).collect();
+    let enum_path = |ident: &str| {
+        tables.iter().find(|table| table.ident == ident).map_or(ident.to_owned(), |table| {
+            table.rust_path.strip_prefix("retryplan::").unwrap_or(table.rust_path).to_owned()
+        })
+    };
     let mut text = format!(
         "// {HEADER}\n//! The core's free functions a host calls as they are, exported from their\n\
          //! signatures (core/mirrors/src/uniffi_functions.rs).\n\n"
@@ -84,7 +105,7 @@ pub fn outputs(root: &Path, tables: &[Table]) -> Result<Vec<Output>, String> {
     }
     text.push_str("use retryplan as rp;\n");
     for used in uses.iter().filter(|used| !used.starts_with("crate::")) {
-        text.push_str(&format!("use retryplan::{used};\n"));
+        text.push_str(&format!("use retryplan::{};\n", enum_path(used)));
     }
     let helpers: Vec<&str> = uses.iter().filter_map(|used| used.strip_prefix("crate::")).collect();
     text.push_str(&format!("\nuse crate::{{{}}};\n", helpers.join(", ")));
@@ -209,7 +230,7 @@ mod tests {
         let expected =
             "#[uniffi::export]\npub fn parse_retry_after(value: String, now_unix_ms: i64) -> Result<i64> {\n    \
                         let now_unix_ms = ms_in(\"now_unix_ms\", now_unix_ms)?;\n    \
-                        Ok(long_out(rp::parse_retry_after(&value, now_unix_ms).map_err(rp::Error::from)?))\n}\n";
+                        Ok(long_out(rp::headers::retry_after::parse_retry_after(&value, now_unix_ms).map_err(rp::Error::from)?))\n}\n";
         assert!(text.contains(expected), "{text}");
         assert!(text.contains("pub fn parse_rate_limit(value: String, policy_value: Option<String>)"), "{text}");
     }

@@ -31,8 +31,6 @@ struct Mirror {
     file: &'static str,
     /// Its ident in the core.
     core: &'static str,
-    /// The module of the core's root it is public in (`telemetry::`), empty for the root.
-    module: &'static str,
     /// The binding's type.
     ident: &'static str,
     /// Also converted back to the core's type (a caller hands it in).
@@ -46,16 +44,7 @@ struct Mirror {
 }
 
 const fn mirror(file: &'static str, core: &'static str) -> Mirror {
-    Mirror {
-        file,
-        core,
-        module: "",
-        ident: core,
-        into_core: false,
-        tuple_fields: &[],
-        text_field: None,
-        default_nulls: false,
-    }
+    Mirror { file, core, ident: core, into_core: false, tuple_fields: &[], text_field: None, default_nulls: false }
 }
 
 /// Every mirrored type, a type before those that hold it.
@@ -87,12 +76,11 @@ const MIRRORS: [Mirror; 21] = [
     Mirror { text_field: Some("text"), ..mirror("core/src/tools/timeline.rs", "Warning") },
     mirror("core/src/tools/timeline.rs", "Timeline"),
     Mirror {
-        module: "telemetry::",
         ident: "TelemetryErrorType",
         tuple_fields: &[("Status", "status"), ("Named", "identifier")],
         ..mirror("core/src/driver/telemetry/mod.rs", "ErrorType")
     },
-    Mirror { module: "telemetry::", ident: "TelemetrySignal", ..mirror("core/src/driver/telemetry/mod.rs", "Signal") },
+    Mirror { ident: "TelemetrySignal", ..mirror("core/src/driver/telemetry/mod.rs", "Signal") },
 ];
 
 /// A named field (a tuple variant's one field gets its name from the table).
@@ -442,9 +430,11 @@ impl Writer<'_> {
     }
 }
 
-/// The core's type, from the crate's root.
+/// The core's type, by the path of the floor module that defines it (its
+/// file: `core/src/headers/retry_after.rs` is `headers::retry_after::`).
 fn core_path(mirror: &Mirror) -> String {
-    format!("{}{}", mirror.module, mirror.core)
+    let module = mirror.file.trim_start_matches("core/src/").trim_end_matches(".rs").trim_end_matches("/mod");
+    format!("{}::{}", module.replace('/', "::"), mirror.core)
 }
 
 /// A pattern binding every field of `variant` by its name (a tuple's one field positionally), at
@@ -523,7 +513,7 @@ mod tests {
         assert!(text.contains("                retry: count_out(retry),\n"), "{text}");
         assert!(text.contains("                retry: u32_in(\"retry\", retry)?,\n"), "{text}");
         assert!(text.contains(
-            "            Pushback::RetryAfterMs { ms } => rp::Pushback::RetryAfterMs(ms_in(\"ms\", ms)?),\n"
+            "            Pushback::RetryAfterMs { ms } => rp::headers::retry_after::Pushback::RetryAfterMs(ms_in(\"ms\", ms)?),\n"
         ));
     }
 

@@ -104,9 +104,9 @@ pub enum ConfigKind {
     Policy,
     /// A dependency's shared controls ([`DependencyConfig`](crate::DependencyConfig)).
     Dependency,
-    /// A retry budget on its own ([`BudgetConfig`](crate::BudgetConfig)).
+    /// A retry budget on its own ([`BudgetConfig`](crate::controls::budget::BudgetConfig)).
     Budget,
-    /// A circuit breaker on its own ([`BreakerConfig`](crate::BreakerConfig)).
+    /// A circuit breaker on its own ([`BreakerConfig`](crate::controls::breaker::BreakerConfig)).
     Breaker,
     /// A gRPC service config ([`ServiceConfig`](crate::dialects::grpc::ServiceConfig)).
     ServiceConfig,
@@ -319,13 +319,14 @@ impl Error {
     }
 
     /// A millisecond argument checked: `ms` when it is at most
-    /// [`MAX_MS`](crate::MAX_MS) (2^53 - 1).
+    /// [`MAX_MS`](crate::policy::MAX_MS) (2^53 - 1).
     ///
     /// # Errors
     /// [`Error::ms_out_of_range`] above it.
     ///
     /// ```
-    /// use retryplan::{Error, MAX_MS};
+    /// use retryplan::Error;
+    /// use retryplan::policy::MAX_MS;
     /// assert_eq!(Error::check_ms("now_ms", MAX_MS), Ok(MAX_MS));
     /// assert!(Error::check_ms("now_ms", MAX_MS + 1).is_err());
     /// ```

@@ -103,7 +103,7 @@ impl ErrorCodeTables {
 /// stays `Copy`.
 ///
 /// ```
-/// use retryplan::aws::ErrorCode;
+/// use retryplan::dialects::aws::ErrorCode;
 /// let code = ErrorCode::new("SlowDown").unwrap();
 /// assert_eq!(code.as_str(), "SlowDown");
 /// assert!(code.is_throttling());
@@ -191,7 +191,7 @@ impl<'de> Deserialize<'de> for ErrorCode {
 /// ignored. `None` when nothing is left.
 ///
 /// ```
-/// use retryplan::aws::sanitize_error_code;
+/// use retryplan::dialects::aws::sanitize_error_code;
 /// assert_eq!(sanitize_error_code("com.amazon#ThrottlingException:http://x"), Some("ThrottlingException"));
 /// assert_eq!(sanitize_error_code(" SlowDown "), Some("SlowDown"));
 /// assert_eq!(sanitize_error_code(":x"), None);
@@ -221,7 +221,7 @@ pub fn sanitize_error_code(raw: &str) -> Option<&str> {
 /// error. Nothing here fails; the reading is one pass over the body.
 ///
 /// ```
-/// use retryplan::aws::error_code_from_response;
+/// use retryplan::dialects::aws::error_code_from_response;
 /// let xml = "<Error><Code>SlowDown</Code><Message>Reduce your rate</Message></Error>";
 /// assert_eq!(error_code_from_response(None, Some(xml)).unwrap().as_str(), "SlowDown");
 /// let json = r#"{"__type": "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException"}"#;

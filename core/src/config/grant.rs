@@ -33,9 +33,9 @@
 //! state never changes on a refusal. An [`Operation`](crate::Operation)
 //! settles each grant it takes exactly once, so it never meets these errors.
 //!
-//! [`BreakerPermit`]: crate::BreakerPermit
-//! [`RetryCharge`]: crate::RetryCharge
-//! [`RetrySlot`]: crate::RetrySlot
+//! [`BreakerPermit`]: crate::controls::breaker::BreakerPermit
+//! [`RetryCharge`]: crate::controls::budget::RetryCharge
+//! [`RetrySlot`]: crate::controls::retry_slots::RetrySlot
 
 use crate::config::error::Error;
 use crate::ground::lock::{Lock, Shared, SharedWeak};
@@ -45,9 +45,9 @@ use crate::ground::message::message;
 /// Each control's module implements it for its own grant (this module knows
 /// no control), and only they can: the trait is sealed.
 ///
-/// [`BreakerPermit`]: crate::BreakerPermit
-/// [`RetryCharge`]: crate::RetryCharge
-/// [`RetrySlot`]: crate::RetrySlot
+/// [`BreakerPermit`]: crate::controls::breaker::BreakerPermit
+/// [`RetryCharge`]: crate::controls::budget::RetryCharge
+/// [`RetrySlot`]: crate::controls::retry_slots::RetrySlot
 pub trait Grant: sealed::Sealed {
     /// The argument name in errors: `permit`, `charge` or `slot`.
     const ARGUMENT: &'static str;
@@ -64,7 +64,8 @@ pub(crate) mod sealed {
 /// standard library (the `no_std` build is single-threaded).
 ///
 /// ```
-/// use retryplan::{grant::GrantCell, CircuitBreaker, BreakerConfig, TripConfig};
+/// use retryplan::{config::grant::GrantCell, CircuitBreaker};
+/// use retryplan::controls::breaker::{BreakerConfig, TripConfig};
 /// let breaker = CircuitBreaker::new(&BreakerConfig {
 ///     trip: TripConfig::Consecutive { failures: 1 }, open_ms: 1000, half_open_probes: 1,
 /// }).unwrap();

@@ -11,7 +11,7 @@
 //!   error codes in [`TRANSIENT_ERROR_CODES`]; an I/O failure with no response.
 //! - **throttling errors**: the error codes in [`THROTTLING_ERROR_CODES`]; the
 //!   status does not matter (a 403 `RequestThrottled` is throttling, a 429
-//!   without a code is not). [`classify`](crate::classify()) reports them as
+//!   without a code is not). [`classify`](crate::outcomes::classify::classify()) reports them as
 //!   retryable with `throttling: true`.
 //! - **backoff**: `t_i = min(random(0, 1) * 2^i s, 20 s)`: base 1 s, factor 2,
 //!   the draw made over the uncapped exponential and capped afterwards
@@ -39,7 +39,7 @@
 //! - **`x-amz-retry-after`** (milliseconds): honoured within `[t_i, t_i + 5 s]`
 //!   (`server_guidance.max_above_backoff_ms`); an unreadable value is ignored.
 //!   [`Outcome::from_http_response`](crate::Outcome::from_http_response)
-//!   reads it ([`crate::AWS_RETRY_AFTER_HEADER`]).
+//!   reads it ([`crate::outcomes::http::AWS_RETRY_AFTER_HEADER`]).
 //! - **DynamoDB and DynamoDB Streams** (profile `aws_standard_2026_dynamodb`):
 //!   base 25 ms after non-throttling errors and 4 attempts.
 //!
@@ -183,7 +183,7 @@ pub(crate) fn standard_2026_dynamodb_profile() -> PolicyConfig {
 /// a retry costs 5 or 10 after a timeout, a first-attempt success returns 1).
 ///
 /// ```
-/// let config = retryplan::aws::standard_dependency();
+/// let config = retryplan::dialects::aws::standard_dependency();
 /// let dependency = retryplan::Dependency::new(&config).unwrap();
 /// let quota = dependency.budget().unwrap();
 /// assert_eq!(quota.acquire(5), Ok(true));
@@ -197,8 +197,8 @@ pub fn standard_dependency() -> DependencyConfig {
 /// costs 14, or 5 after a throttling error; a first-attempt success returns 1).
 ///
 /// ```
-/// use retryplan::{budget::RetryCause, Dependency};
-/// let dependency = Dependency::new(&retryplan::aws::standard_2026_dependency()).unwrap();
+/// use retryplan::{controls::budget::RetryCause, Dependency};
+/// let dependency = Dependency::new(&retryplan::dialects::aws::standard_2026_dependency()).unwrap();
 /// let quota = dependency.budget().unwrap();
 /// assert_eq!(quota.try_retry_for(0, RetryCause::Throttling).map(|charge| charge.cost()), Some(5));
 /// assert_eq!(quota.try_retry_for(0, RetryCause::Timeout).map(|charge| charge.cost()), Some(14));

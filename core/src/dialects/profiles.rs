@@ -40,9 +40,9 @@ pub const NAMES: [&str; 9] = [
 /// The configuration of a built-in profile.
 ///
 /// ```
-/// let config = retryplan::profiles::profile("checkout").unwrap();
+/// let config = retryplan::dialects::profiles::profile("checkout").unwrap();
 /// assert_eq!(config.total_budget_ms, 800);
-/// assert_eq!(retryplan::profiles::profile("nope").unwrap_err().code(), "unknown_profile");
+/// assert_eq!(retryplan::dialects::profiles::profile("nope").unwrap_err().code(), "unknown_profile");
 /// ```
 ///
 /// # Errors

@@ -3,8 +3,8 @@
 //! answer's headers, so no host computes them.
 
 use super::Driver;
-use crate::error::Error;
-use crate::operation::{OperationOptions, SharedPolicy};
+use crate::config::error::Error;
+use crate::engine::operation::{OperationOptions, SharedPolicy};
 use crate::policy::HeaderFamily;
 use crate::propagation::{Answer, HeaderList, IncomingContext, Protocol};
 

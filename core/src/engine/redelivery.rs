@@ -94,7 +94,8 @@ pub enum Redelivery {
 /// (1 for the first) that ended with `outcome`.
 ///
 /// ```
-/// use retryplan::{redeliver, Outcome, Policy, Redelivery};
+/// use retryplan::{Outcome, Policy};
+/// use retryplan::engine::redelivery::{redeliver, Redelivery};
 /// let policy = Policy::from_json(r#"{"max_attempts": 5, "total_budget_ms": 3600000,
 ///     "redelivery": {"delays_ms": [5000, 30000, 120000], "max_age_ms": 3600000}}"#).unwrap();
 /// let failed = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };

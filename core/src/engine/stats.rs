@@ -71,7 +71,8 @@ impl GiveUpCounts {
 /// and each ending is returned exactly once, so nothing is double counted).
 ///
 /// ```
-/// use retryplan::{Decision, GiveUpReason, Stats};
+/// use retryplan::{Decision, GiveUpReason};
+/// use retryplan::engine::stats::Stats;
 /// let mut stats = Stats::default();
 /// stats.record(&Decision::GaveUp {
 ///     reason: GiveUpReason::NotRetryable, attempts: 1, remaining_budget_ms: 0, refused_delay_ms: None, abort_attempts: Default::default(),
@@ -138,7 +139,8 @@ impl Stats {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use retryplan::{Driver, DriverOptions, OperationOptions, Policy, SharedStats};
+/// use retryplan::{Driver, DriverOptions, OperationOptions, Policy};
+/// use retryplan::engine::stats::SharedStats;
 /// let stats = Arc::new(SharedStats::default());
 /// let options = DriverOptions { stats: Some(stats.clone()), ..DriverOptions::default() };
 /// let mut driver = Driver::new(&Policy::default(), 0, OperationOptions::new(1), options).unwrap();

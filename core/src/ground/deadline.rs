@@ -6,12 +6,12 @@ use serde::{Deserialize, Serialize};
 /// Budget left at `now_ms` before `deadline_ms`, minus `reserve_ms`, saturating at 0.
 ///
 /// This is the number to propagate downstream (e.g. with
-/// [`encode_grpc_timeout`](crate::encode_grpc_timeout)): a callee that gets
+/// [`encode_grpc_timeout`](crate::headers::grpc_timeout::encode_grpc_timeout)): a callee that gets
 /// more than this would be working for a caller that has already given up.
 ///
 /// ```
-/// assert_eq!(retryplan::remaining_budget_ms(800, 500, 50), 250);
-/// assert_eq!(retryplan::remaining_budget_ms(800, 900, 50), 0);
+/// assert_eq!(retryplan::ground::deadline::remaining_budget_ms(800, 500, 50), 250);
+/// assert_eq!(retryplan::ground::deadline::remaining_budget_ms(800, 900, 50), 0);
 /// ```
 #[must_use]
 pub fn remaining_budget_ms(deadline_ms: u64, now_ms: u64, reserve_ms: u64) -> u64 {
@@ -41,7 +41,7 @@ pub enum Admission {
 /// reserve) is below the minimum useful time.
 ///
 /// ```
-/// use retryplan::{admit, Admission};
+/// use retryplan::ground::deadline::{admit, Admission};
 /// assert_eq!(admit(1_000, 900, 0, 150), Admission::Reject { remaining_ms: 100, minimum_useful_ms: 150 });
 /// assert_eq!(admit(1_000, 700, 0, 150), Admission::Admit { remaining_ms: 300 });
 /// ```

@@ -82,11 +82,14 @@ impl<T: Named> fmt::Display for UnknownVariant<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{dialects::aws::ErrorCodeTable, RetryAfterReading};
-    use crate::{
-        AbortReason, AboveCap, BackoffKind, Blame, BreakerState, ConfigKind, DeadLetterReason, GiveUpReason, GrpcCode,
-        GuidanceMode, Idempotency, Receipt, TransportFailure, Verdict,
-    };
+    use crate::config::error::ConfigKind;
+    use crate::controls::breaker::BreakerState;
+    use crate::dialects::aws::ErrorCodeTable;
+    use crate::engine::redelivery::DeadLetterReason;
+    use crate::ground::codes::{GrpcCode, TransportFailure};
+    use crate::headers::retry_after::RetryAfterReading;
+    use crate::policy::{AboveCap, BackoffKind, GuidanceMode};
+    use crate::{AbortReason, Blame, GiveUpReason, Idempotency, Receipt, Verdict};
 
     /// Every variant's JSON is its name, and reads back as itself.
     fn round_trips<T>()

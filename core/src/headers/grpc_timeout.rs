@@ -101,7 +101,7 @@ pub fn encode_grpc_timeout_into(timeout_ms: u64, out: &mut String) {
 /// nanoseconds is `5124095H`.
 ///
 /// ```
-/// use retryplan::encode_grpc_timeout_ns;
+/// use retryplan::headers::grpc_timeout::encode_grpc_timeout_ns;
 /// assert_eq!(encode_grpc_timeout_ns(1_500), "1500n");
 /// assert_eq!(encode_grpc_timeout_ns(123_456_789), "123456u");
 /// assert_eq!(encode_grpc_timeout_ns(2_000_000_000), "2000000u");
@@ -129,7 +129,7 @@ pub fn encode_grpc_timeout_ns(timeout_ns: u64) -> String {
 /// grpc-java: `99999999H` reads as that value.
 ///
 /// ```
-/// use retryplan::parse_grpc_timeout_ns;
+/// use retryplan::headers::grpc_timeout::parse_grpc_timeout_ns;
 /// assert_eq!(parse_grpc_timeout_ns("1500u"), Ok(1_500_000));
 /// assert_eq!(parse_grpc_timeout_ns("7n"), Ok(7));
 /// assert_eq!(parse_grpc_timeout_ns("99999999H"), Ok(i64::MAX as u64));
@@ -209,7 +209,7 @@ pub enum CallDeadline {
 /// deadline; a value is read by [`parse_grpc_timeout`].
 ///
 /// ```
-/// use retryplan::{read_call_deadline, CallDeadline};
+/// use retryplan::headers::grpc_timeout::{read_call_deadline, CallDeadline};
 /// assert_eq!(read_call_deadline(None), Ok(CallDeadline::None));
 /// assert_eq!(read_call_deadline(Some("250m")), Ok(CallDeadline::Ms(250)));
 /// assert!(read_call_deadline(Some("")).is_err(), "a header sent empty is not an absent one");

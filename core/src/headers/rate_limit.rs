@@ -81,10 +81,10 @@ fn policy_windows(rate_limit_policy: &str) -> Vec<(String, u64)> {
 /// limit without `t` takes the window `w` of the same-named
 /// `RateLimit-Policy` item, when there is one). The wait is the longest of
 /// them: only then are all exhausted quotas back. Limits with quota left ask
-/// for no wait. The result saturates at [`MAX_MS`](crate::MAX_MS).
+/// for no wait. The result saturates at [`MAX_MS`](crate::policy::MAX_MS).
 ///
 /// ```
-/// use retryplan::rate_limit::parse_rate_limit;
+/// use retryplan::headers::rate_limit::parse_rate_limit;
 /// assert_eq!(parse_rate_limit(r#""burst";r=0;t=5, "daily";r=10;t=3600"#, None), Ok(Some(5_000)));
 /// assert_eq!(parse_rate_limit(r#""default";r=50;t=30"#, None), Ok(None));
 /// let policy = Some(r#""hourly";q=100;w=3600"#);
@@ -136,10 +136,10 @@ pub fn parse_rate_limit(rate_limit: &str, rate_limit_policy: Option<&str>) -> Re
 /// September 2001) is a Unix time in seconds (as GitHub sends), and the wait
 /// is until then (`0` once it has passed); a smaller value is delta-seconds
 /// (as the draft's `RateLimit-Reset` defines it). The result saturates at
-/// [`MAX_MS`](crate::MAX_MS).
+/// [`MAX_MS`](crate::policy::MAX_MS).
 ///
 /// ```
-/// use retryplan::rate_limit::parse_rate_limit_reset;
+/// use retryplan::headers::rate_limit::parse_rate_limit_reset;
 /// assert_eq!(parse_rate_limit_reset("30", 0), Ok(30_000));
 /// assert_eq!(parse_rate_limit_reset("1700000060", 1_700_000_000_000), Ok(60_000));
 /// assert_eq!(parse_rate_limit_reset("1000000000", 1_700_000_000_000), Ok(0));
@@ -237,7 +237,7 @@ mod tests {
         assert_eq!(parse_rate_limit_reset("999999999", now), Ok(999_999_999_000));
         assert_eq!(parse_rate_limit_reset("30", now), Ok(30_000));
         assert_eq!(parse_rate_limit_reset("1779494460", now), Ok(60_000));
-        assert_eq!(parse_rate_limit_reset("99999999999999999999999", now), Ok(crate::MAX_MS));
+        assert_eq!(parse_rate_limit_reset("99999999999999999999999", now), Ok(crate::policy::MAX_MS));
         for bad in ["-1", "+1", "1.5", "Sun, 06 Nov 1994 08:49:37 GMT", "1, 2"] {
             assert!(parse_rate_limit_reset(bad, now).is_err(), "{bad}");
         }

@@ -245,7 +245,7 @@ const HTTP_DATE: &str = "http-date";
 /// value is ignored. `now_unix_ms` is only consulted for an rfc850-date.
 ///
 /// ```
-/// use retryplan::{parse_http_date, RetryAfterReading};
+/// use retryplan::headers::retry_after::{parse_http_date, RetryAfterReading};
 /// let now = 1_700_000_000_000;
 /// assert_eq!(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT", now, RetryAfterReading::Strict), Ok(784_111_777_000));
 /// assert!(parse_http_date("0", now, RetryAfterReading::Strict).is_err());

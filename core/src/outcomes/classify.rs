@@ -96,7 +96,7 @@ pub enum Outcome {
         /// The status, 100..=599. 1xx-3xx count as success.
         status: u16,
         /// A Retry-After delay already converted to milliseconds from now
-        /// (see [`parse_retry_after`](crate::parse_retry_after), or build it with
+        /// (see [`parse_retry_after`](crate::headers::retry_after::parse_retry_after), or build it with
         /// [`Outcome::from_http_response`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         retry_after_ms: Option<u64>,
@@ -166,7 +166,9 @@ pub enum Class {
 /// Classifies an outcome under a policy.
 ///
 /// ```
-/// use retryplan::{classify, Class, Outcome, Policy, TransportFailure};
+/// use retryplan::{Class, Outcome, Policy};
+/// use retryplan::outcomes::classify::classify;
+/// use retryplan::ground::codes::TransportFailure;
 /// let policy = Policy::default();
 /// let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost, retry_after_ms: None };
 /// assert_eq!(classify(&policy, &lost), Ok(Class::Retryable { ambiguous: true, throttling: false }));

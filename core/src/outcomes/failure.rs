@@ -118,7 +118,8 @@ impl Failure {
     /// What the failure means to the engine (see the module table).
     ///
     /// ```
-    /// use retryplan::{Failure, Outcome, TransportFailure};
+    /// use retryplan::{Failure, Outcome};
+    /// use retryplan::ground::codes::TransportFailure;
     /// let not_sent = Outcome::Transport { failure: TransportFailure::NotSent, retry_after_ms: None };
     /// assert_eq!(Failure::DnsLookupFailed.outcome(), not_sent);
     /// let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost, retry_after_ms: None };
@@ -146,7 +147,8 @@ impl Failure {
     /// (`retry_after_ms`, ms from now; see [`Outcome::Transport`]).
     ///
     /// ```
-    /// use retryplan::{Failure, Outcome, TransportFailure};
+    /// use retryplan::{Failure, Outcome};
+    /// use retryplan::ground::codes::TransportFailure;
     /// let timed_out = Outcome::Transport { failure: TransportFailure::TimedOut, retry_after_ms: Some(1_500) };
     /// assert_eq!(Failure::ReadTimeout.outcome_after(Some(1_500)), Ok(timed_out));
     /// assert_eq!(Failure::ConnectionLost.outcome_after(None), Ok(Failure::ConnectionLost.outcome()));

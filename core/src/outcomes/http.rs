@@ -41,7 +41,7 @@
 //! 5. `X-RateLimit-Reset`, unless `X-RateLimit-Remaining` says quota is left.
 //!
 //! Reset values are delta-seconds below 1 000 000 000 and Unix times from
-//! there on ([`parse_rate_limit_reset`](crate::parse_rate_limit_reset)).
+//! there on ([`parse_rate_limit_reset`](crate::headers::rate_limit::parse_rate_limit_reset)).
 //!
 //! A header the server sent as several field lines reaches the engine as one
 //! value joined by `", "` (what fetch, requests and OkHttp's `values()` give
@@ -104,7 +104,8 @@ impl Outcome {
     /// [`RetryAfterReading::Strict`].
     ///
     /// ```
-    /// use retryplan::{Outcome, TransportFailure};
+    /// use retryplan::Outcome;
+    /// use retryplan::ground::codes::TransportFailure;
     /// let headers = [("retry-after", "2"), ("retry-after-ms", "oops")];
     /// let lookup = |name: &str| headers.iter().find(|(key, _)| *key == name).map(|(_, value)| *value);
     /// assert_eq!(Outcome::from_http_response(503, lookup, 0), Outcome::HttpStatus { status: 503, retry_after_ms: Some(2_000), error_code: None });
@@ -133,7 +134,8 @@ impl Outcome {
     ///   decides, and the policy's backoff applies.
     ///
     /// ```
-    /// use retryplan::{Outcome, RetryAfterReading};
+    /// use retryplan::Outcome;
+    /// use retryplan::headers::retry_after::RetryAfterReading;
     /// let headers = [("ratelimit", "\"default\";r=0;t=30"), ("retry-after", "Mon, 3 Jun 2019 11:00:10 UTC")];
     /// let lookup = |name: &str| headers.iter().find(|(key, _)| *key == name).map(|(_, value)| *value);
     /// let now = 1_559_559_600_000; // 2019-06-03 11:00:00 UTC
@@ -185,7 +187,7 @@ impl Outcome {
     /// any other outcome is returned unchanged).
     ///
     /// ```
-    /// use retryplan::{aws::ErrorCode, Outcome};
+    /// use retryplan::{dialects::aws::ErrorCode, Outcome};
     /// let code = ErrorCode::new("SlowDown").unwrap();
     /// let outcome = Outcome::from_http(503, None, None, 0).with_error_code(Some(code));
     /// assert!(matches!(outcome, Outcome::HttpStatus { error_code: Some(_), .. }));
@@ -264,7 +266,7 @@ impl Policy {
     ///   [`Repeatability::NotRetried`].
     ///
     /// ```
-    /// use retryplan::{http::Repeatability, Policy};
+    /// use retryplan::{outcomes::http::Repeatability, Policy};
     /// let policy = Policy::from_json(r#"{"retry_methods": ["GET", "POST"]}"#).unwrap();
     /// assert_eq!(policy.repeatability_for_http("POST", None), Ok(Repeatability::Idempotent));
     /// assert_eq!(policy.repeatability_for_http("PUT", None), Ok(Repeatability::NotRetried { idempotent: true }));
@@ -318,7 +320,7 @@ impl Policy {
     /// [`IdempotencyKey::from_request_header`]).
     ///
     /// ```
-    /// use retryplan::{http::Repeatability, Policy};
+    /// use retryplan::{outcomes::http::Repeatability, Policy};
     /// let policy = Policy::default();
     /// let request = policy.http_request("POST", None, Some("order-5001")).unwrap();
     /// assert_eq!(request.repeatability, Repeatability::Keyed);
@@ -381,7 +383,7 @@ impl Repeatability {
     /// says otherwise for this request (`caller_says_idempotent`).
     ///
     /// ```
-    /// use retryplan::http::Repeatability;
+    /// use retryplan::outcomes::http::Repeatability;
     /// assert_eq!(Repeatability::for_http("PUT", None), Ok(Repeatability::Idempotent));
     /// assert_eq!(Repeatability::for_http("POST", None), Ok(Repeatability::NotIdempotent));
     /// assert_eq!(Repeatability::for_http("POST", Some(true)), Ok(Repeatability::Idempotent));

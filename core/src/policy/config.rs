@@ -507,7 +507,7 @@ pub struct PolicyConfig {
     /// Hedging, off when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hedging: Option<HedgingConfig>,
-    /// Queue redelivery schedule for [`redeliver`](crate::redeliver); the
+    /// Queue redelivery schedule for [`redeliver`](crate::engine::redelivery::redeliver); the
     /// backoff ceilings and `total_budget_ms` when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub redelivery: Option<RedeliveryConfig>,

@@ -280,7 +280,7 @@ mod tests {
     fn json_errors_name_the_path() {
         let error = PolicyConfig::from_json(r#"{"backoff": {"base_ms": -5}}"#).unwrap_err();
         let Error::InvalidConfig { config, field, message } = error else { panic!("wrong error") };
-        assert_eq!((config, &*field), (crate::ConfigKind::Policy, "backoff.base_ms"));
+        assert_eq!((config, &*field), (crate::config::error::ConfigKind::Policy, "backoff.base_ms"));
         assert!(message.to_string().contains("-5"), "{message}");
         let error = PolicyConfig::from_json(r#"{"max_attemps": 3}"#).unwrap_err();
         assert!(error.to_string().contains("unknown field `max_attemps`"), "{error}");

@@ -74,7 +74,7 @@ impl TransportSet {
     }
 }
 
-/// Validated classification sets (see [`classify()`](crate::classify())).
+/// Validated classification sets (see [`classify()`](crate::outcomes::classify::classify())).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Classification {
     /// Retryable HTTP statuses.

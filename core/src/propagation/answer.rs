@@ -2,8 +2,8 @@
 //! which of the outgoing operations made inside a request sets the headers
 //! the request answers its caller with.
 
-use crate::decision::Decision;
 use crate::outcomes::action::Ending;
+use crate::outcomes::decision::Decision;
 
 use super::outgoing::{answer_headers, answers_do_not_retry};
 use super::{HeaderList, Protocol};

@@ -2,12 +2,12 @@
 
 use alloc::boxed::Box;
 
-use crate::error::Error;
-use crate::grpc_timeout::parse_grpc_timeout_ns;
-use crate::idempotency_key::IdempotencyKey;
+use crate::config::error::Error;
+use crate::config::idempotency_key::IdempotencyKey;
+use crate::ground::units::MAX_MS;
+use crate::headers::grpc_timeout::parse_grpc_timeout_ns;
+use crate::headers::retry_after::HeaderError;
 use crate::policy::{HeaderFamily, Policy};
-use crate::retry_after::HeaderError;
-use crate::units::MAX_MS;
 
 use super::{
     ENVOY_ATTEMPT_COUNT, ENVOY_EXPECTED_RQ_TIMEOUT_MS, GRPC_PREVIOUS_RPC_ATTEMPTS, GRPC_TIMEOUT, IDEMPOTENCY_KEY,

@@ -124,7 +124,7 @@ pub const REQUEST_HEADERS: [&str; 8] = [
     RETRYPLAN_CALLER_RETRIES,
     IDEMPOTENCY_KEY,
 ];
-/// `idempotency-key`, the lower-case spelling of [`IDEMPOTENCY_KEY_HEADER`](crate::IDEMPOTENCY_KEY_HEADER).
+/// `idempotency-key`, the lower-case spelling of [`IDEMPOTENCY_KEY_HEADER`](crate::outcomes::http::IDEMPOTENCY_KEY_HEADER).
 pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
 
 #[cfg(test)]

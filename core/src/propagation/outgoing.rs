@@ -5,10 +5,10 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::classify::{GrpcCode, Outcome};
-use crate::decision::{Decision, GiveUpReason};
-use crate::grpc_timeout::encode_grpc_timeout_ns;
-use crate::idempotency_key::IdempotencyKey;
+use crate::config::idempotency_key::IdempotencyKey;
+use crate::headers::grpc_timeout::encode_grpc_timeout_ns;
+use crate::outcomes::classify::{GrpcCode, Outcome};
+use crate::outcomes::decision::{Decision, GiveUpReason};
 
 use super::{
     GRPC_PREVIOUS_RPC_ATTEMPTS, GRPC_RETRY_PUSHBACK_MS, GRPC_TIMEOUT, IDEMPOTENCY_KEY, RETRYPLAN_ATTEMPT,
@@ -32,7 +32,7 @@ impl Protocol {
     pub const ALL: [Protocol; 2] = [Protocol::Http, Protocol::Grpc];
 }
 
-impl crate::named::Named for Protocol {
+impl crate::ground::named::Named for Protocol {
     const ALL: &'static [Self] = &Protocol::ALL;
     fn name(self) -> &'static str {
         match self {

@@ -77,7 +77,7 @@ fn a_malformed_request_header_is_the_callers() {
     }
     assert_eq!(refused(&[("idempotency-key", "a key")]), ("invalid_argument", "caller"));
     let Err(Error::InvalidRequestHeader(header)) = read(&policy, &[("grpc-timeout", "")]) else { panic!() };
-    assert_eq!(*header, crate::HeaderError::Empty { header: GRPC_TIMEOUT });
+    assert_eq!(*header, crate::headers::retry_after::HeaderError::Empty { header: GRPC_TIMEOUT });
 }
 
 #[test]
@@ -182,7 +182,7 @@ fn gave_up(reason: GiveUpReason) -> crate::Decision {
         attempts: 2,
         remaining_budget_ms: 0,
         refused_delay_ms: None,
-        abort_attempts: crate::AttemptSet::default(),
+        abort_attempts: crate::outcomes::decision::AttemptSet::default(),
     }
 }
 
@@ -190,7 +190,11 @@ fn gave_up(reason: GiveUpReason) -> crate::Decision {
 fn the_last_give_up_inside_a_served_request_decides_its_answer() {
     let mut answer = Answer::new();
     assert!(answer.headers(Protocol::Http).is_empty(), "nothing ended yet");
-    let succeeded = crate::Decision::Succeeded { attempts: 1, winner: 1, abort_attempts: crate::AttemptSet::default() };
+    let succeeded = crate::Decision::Succeeded {
+        attempts: 1,
+        winner: 1,
+        abort_attempts: crate::outcomes::decision::AttemptSet::default(),
+    };
     answer.record(&ending(succeeded, 200));
     assert!(!answer.do_not_retry(), "a success alone says nothing");
     answer.record(&ending(gave_up(GiveUpReason::BudgetExhausted), 503));

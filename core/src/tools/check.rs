@@ -12,7 +12,7 @@
 //! is not reported: it would be about the default, not about what was written.
 //!
 //! ```
-//! use retryplan::{check, value::Value};
+//! use retryplan::{tools::check, config::value::Value};
 //!
 //! let value = Value::from_json(r#"{"max_attempt": 3, "jitter": "full",
 //!     "backoff": {"kind": "exponential", "base_ms": 200, "multiplier": 2.0, "cap_ms": 100}}"#)?;

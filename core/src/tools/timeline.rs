@@ -182,7 +182,7 @@ pub fn explain(policy: &Policy, deadline_ms: Option<u64>, first_attempt_at_ms: u
                 break Decision::Succeeded {
                     attempts: operation.attempts_started(),
                     winner: 0,
-                    abort_attempts: crate::AttemptSet::EMPTY,
+                    abort_attempts: crate::outcomes::decision::AttemptSet::EMPTY,
                 }
             }
         }

@@ -17,15 +17,16 @@ impl Error {
     /// what a binding makes its exception's attributes with one generic
     /// conversion, where the mirrors (core/mirrors) generate each language's
     /// error classes from the same variants. A configuration kind is its
-    /// [`name`](crate::ConfigKind::name), a [`Message`] its text, a [`Violation`]
+    /// [`name`](crate::config::error::ConfigKind::name), a [`Message`] its text, a [`Violation`]
     /// an object `{field, message}`. [`Error::InvalidHeader`] and
     /// [`Error::InvalidRequestHeader`] have their [`HeaderError`]'s fields: `header`, `kind` (the variant's snake_case
     /// name: `empty`, `malformed` or `out_of_range`), then those of that
     /// variant. [`Error::OperationEnded`] has none.
     ///
     /// ```
-    /// use retryplan::value::Value;
-    /// use retryplan::{Error, HeaderError};
+    /// use retryplan::config::value::Value;
+    /// use retryplan::Error;
+    /// use retryplan::headers::retry_after::HeaderError;
     /// let error = Error::AttemptNotRunning { attempt: 3, running: vec![1] };
     /// let running = Value::List(vec![Value::unsigned(1)]);
     /// assert_eq!(error.fields(), [("attempt", Value::unsigned(3)), ("running", running)]);

@@ -10,7 +10,7 @@
 //! browser's `JSON.parse`) builds the [`Value`] itself and needs no JSON code.
 //!
 //! ```
-//! use retryplan::value::{Number, Value};
+//! use retryplan::config::value::{Number, Value};
 //! use retryplan::PolicyConfig;
 //!
 //! let value = Value::Object(vec![("max_attempts".into(), Value::Number(Number::Unsigned(5)))]);
@@ -175,10 +175,10 @@ impl Value {
     /// # Errors
     /// [`Error::InvalidConfig`] at the top level (`field` empty) for text
     /// that is not one JSON value (naming a policy: the reader of another
-    /// configuration names its own, see [`ConfigKind::reading`](crate::ConfigKind::reading)).
+    /// configuration names its own, see [`ConfigKind::reading`](crate::config::error::ConfigKind::reading)).
     pub fn from_json(json: &str) -> Result<Value, Error> {
         serde_json::from_str(json).map_err(|error| Error::InvalidConfig {
-            config: crate::ConfigKind::Policy,
+            config: crate::config::error::ConfigKind::Policy,
             field: alloc::boxed::Box::from(""),
             message: Message::text(error.to_string()),
         })
@@ -305,8 +305,8 @@ pub fn item(path: &str, index: usize) -> String {
 /// their own from input (the CLI's plan reader) cut them the same way.
 ///
 /// ```
-/// assert_eq!(retryplan::value::excerpt("retry_after_ms", 5), "retry…");
-/// assert_eq!(retryplan::value::excerpt("ok", 5), "ok");
+/// assert_eq!(retryplan::config::value::excerpt("retry_after_ms", 5), "retry…");
+/// assert_eq!(retryplan::config::value::excerpt("ok", 5), "ok");
 /// ```
 #[must_use]
 pub fn excerpt(text: &str, max_chars: usize) -> String {
@@ -319,8 +319,8 @@ pub fn excerpt(text: &str, max_chars: usize) -> String {
 /// type declarations.
 ///
 /// ```
-/// assert_eq!(retryplan::value::camel_case("retry_after_ms"), "retryAfterMs");
-/// assert_eq!(retryplan::value::camel_case("kind"), "kind");
+/// assert_eq!(retryplan::config::value::camel_case("retry_after_ms"), "retryAfterMs");
+/// assert_eq!(retryplan::config::value::camel_case("kind"), "kind");
 /// ```
 #[must_use]
 pub fn camel_case(name: &str) -> String {

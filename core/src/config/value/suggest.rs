@@ -15,7 +15,7 @@ use alloc::vec::Vec;
 /// `window_ms`).
 ///
 /// ```
-/// use retryplan::value::closest_name;
+/// use retryplan::config::value::closest_name;
 /// let known = ["max_attempts", "total_budget_ms", "jitter"];
 /// assert_eq!(closest_name("max_attempt", known), Some("max_attempts"));
 /// assert_eq!(closest_name("jiter", known), Some("jitter"));

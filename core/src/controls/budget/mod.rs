@@ -277,7 +277,8 @@ impl RetryBudget {
     /// means refused: nothing was charged.
     ///
     /// ```
-    /// use retryplan::{budget::RetryCause, BudgetConfig, RetryBudget};
+    /// use retryplan::{controls::budget::RetryCause, RetryBudget};
+    /// use retryplan::controls::budget::BudgetConfig;
     /// let config = BudgetConfig::Quota {
     ///     capacity: 500, retry_cost: 14, timeout_retry_cost: 14, success_increment: 1, throttling_retry_cost: Some(5),
     /// };
@@ -322,7 +323,8 @@ impl RetryBudget {
     /// (nothing is taken).
     ///
     /// ```
-    /// use retryplan::{BudgetConfig, RetryBudget};
+    /// use retryplan::RetryBudget;
+    /// use retryplan::controls::budget::BudgetConfig;
     /// let config = BudgetConfig::Quota {
     ///     capacity: 50, retry_cost: 5, timeout_retry_cost: 10, success_increment: 1, throttling_retry_cost: None,
     /// };

@@ -9,7 +9,7 @@
 //! | Limits on Retries and Hedges | `maxAttempts` above the client cap (default 5) is treated as the cap | capped, with a warning |
 //! | Exponential Backoff (2024 revision) | retry `n` waits `min(initialBackoff * multiplier^n, maxBackoff) * random(0.8, 1.2)`, which may exceed `maxBackoff` | backoff `exponential`, jitter `a6` ([`JitterConfig::A6`]) |
 //! | Retryable Status Codes | only the listed codes are retried | `retry_on.grpc_codes`; nothing else (HTTP, transport) |
-//! | Pushback | a valid `grpc-retry-pushback-ms` replaces the backoff: retry after exactly that delay, and the next backoff starts again from `initialBackoff`; a negative or unparseable value means do not retry | `server_guidance.mode` `a6` ([`GuidanceMode::A6`]); [`crate::parse_grpc_pushback`] |
+//! | Pushback | a valid `grpc-retry-pushback-ms` replaces the backoff: retry after exactly that delay, and the next backoff starts again from `initialBackoff`; a negative or unparseable value means do not retry | `server_guidance.mode` `a6` ([`GuidanceMode::A6`]); [`crate::headers::retry_after::parse_grpc_pushback`] |
 //! | Pushback | exhausted `maxAttempts` wins over a pushback | the attempts check comes first |
 //! | Throttling | `token_count` starts at `maxTokens`; a failure with a retryable (or non-fatal) code, or a "do not retry" pushback, takes 1; an OK adds `tokenRatio`; retries and hedges only while `token_count > maxTokens / 2` | [`ServiceConfig::throttling`](super::ServiceConfig::throttling) as a `token_bucket` budget |
 //! | Validation of retryThrottling | `maxTokens` a JSON integer in (0, 1000]; `tokenRatio` > 0, decimals beyond 3 ignored | refused / truncated with a warning |

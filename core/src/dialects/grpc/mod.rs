@@ -3,7 +3,7 @@
 //! ([`a6`] lists each rule and where the engine carries it).
 //!
 //! ```
-//! use retryplan::grpc::ServiceConfig;
+//! use retryplan::dialects::grpc::ServiceConfig;
 //! use retryplan::{Dependency, Operation, OperationOptions};
 //! let config = ServiceConfig::from_json(r#"{
 //!   "methodConfig": [{"name": [{"service": "echo.Echo"}], "timeout": "2s",

@@ -83,7 +83,7 @@ pub struct MethodProfile {
 /// A service config, read.
 ///
 /// ```
-/// use retryplan::grpc::ServiceConfig;
+/// use retryplan::dialects::grpc::ServiceConfig;
 /// let config = ServiceConfig::from_json(r#"{
 ///   "methodConfig": [{
 ///     "name": [{"service": "helloworld.Greeter"}],

@@ -137,7 +137,7 @@ fn a_hedge_is_a_resend_of_its_kind() {
         attempt: 3,
         timeout_ms: 10,
         abort_at_ms: 10,
-        request_id: crate::RequestId(1),
+        request_id: crate::outcomes::decision::RequestId(1),
         remaining_budget_ms: 10,
         hedge: true,
     };

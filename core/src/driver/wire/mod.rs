@@ -337,7 +337,9 @@ pub fn decode_outcome(kind: i64, code: i64, delay: i64) -> Result<Outcome, Error
 ///
 /// ```
 /// use retryplan::wire::{decode_outcome, encode_outcome, OutcomeKind, PUSHBACK_DO_NOT_RETRY};
-/// use retryplan::{GrpcCode, Outcome, Pushback};
+/// use retryplan::Outcome;
+/// use retryplan::ground::codes::GrpcCode;
+/// use retryplan::headers::retry_after::Pushback;
 /// let declined = Outcome::GrpcStatus { code: GrpcCode::Unavailable, pushback: Some(Pushback::DoNotRetry) };
 /// let words = encode_outcome(&declined);
 /// assert_eq!(words, [OutcomeKind::GrpcStatus.word(), 14, PUSHBACK_DO_NOT_RETRY]);
@@ -382,7 +384,8 @@ fn transport_failure(word: i64) -> Option<TransportFailure> {
 /// ```
 /// use retryplan::wire::{decision, encode_action, output, DECISION_WORDS, NONE, OUTPUT_WORDS};
 /// use retryplan::wire::{ActionKind, DecisionKind, EndingKind};
-/// use retryplan::{Action, AttemptSet, Decision, Ending};
+/// use retryplan::{Action, Decision, Ending};
+/// use retryplan::outcomes::decision::AttemptSet;
 /// let (mut out, mut record) = ([NONE; OUTPUT_WORDS], [NONE; DECISION_WORDS]);
 /// encode_action(&Action::Sleep { until_ms: 140 }, &mut out, &mut record);
 /// assert_eq!((out[output::ACTION_KIND], out[output::UNTIL_MS]), (ActionKind::Sleep.word(), 140));
@@ -601,7 +604,7 @@ impl Action {
     /// names an action without a match of its own.
     ///
     /// ```
-    /// use retryplan::value::Named;
+    /// use retryplan::config::value::Named;
     /// use retryplan::Action;
     /// assert_eq!(Action::Sleep { until_ms: 5 }.kind().name(), "sleep");
     /// ```

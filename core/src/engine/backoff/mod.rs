@@ -18,7 +18,7 @@
 //! (urllib3's shape).
 //!
 //! The jitter then gives an inclusive range, and one draw picks the delay
-//! (see [`crate::Jitter`] and the [`rng`](crate) notes). No delay ever
+//! (see [`crate::policy::Jitter`] and the [`rng`](crate) notes). No delay ever
 //! exceeds the cap, except under `a6` jitter, where gRFC A6 multiplies the
 //! capped ceiling by `random(0.8, 1.2)`; server guidance may raise a delay
 //! above it (it is a floor). `full_then_cap` draws over the ceiling *before*
@@ -176,7 +176,8 @@ pub fn delay_range_ms(policy: &Policy, retry: u32, previous_delay_ms: u64) -> (u
 /// when the policy sets one), jitter and cap included.
 ///
 /// ```
-/// use retryplan::{delay_range_after_ms, profiles, Policy};
+/// use retryplan::{dialects::profiles, Policy};
+/// use retryplan::engine::backoff::delay_range_after_ms;
 /// let aws = Policy::new(&profiles::profile("aws_standard_2026").unwrap()).unwrap();
 /// assert_eq!(delay_range_after_ms(&aws, 0, 0, false), (0, 50), "50 ms base after a transient error");
 /// assert_eq!(delay_range_after_ms(&aws, 0, 0, true), (0, 1_000), "1 s base after a throttling error");

@@ -449,7 +449,7 @@ impl Operation {
     }
 
     /// The idempotency this operation runs with: the policy's, or `unsafe`
-    /// when its request is not idempotent ([`Repeatability::effective`](crate::Repeatability::effective)).
+    /// when its request is not idempotent ([`Repeatability::effective`](crate::outcomes::http::Repeatability::effective)).
     #[must_use]
     pub fn idempotency(&self) -> Idempotency {
         self.idempotency

@@ -24,8 +24,8 @@
 //!
 //! ```
 //! use retryplan::{Error, Policy, PolicyConfig};
-//! use retryplan::message::{Arg, Rule};
-//! let config = PolicyConfig { backoff: retryplan::BackoffConfig { base_ms: 200, cap_ms: 100, ..Default::default() }, ..Default::default() };
+//! use retryplan::ground::message::{Arg, Rule};
+//! let config = PolicyConfig { backoff: retryplan::policy::BackoffConfig { base_ms: 200, cap_ms: 100, ..Default::default() }, ..Default::default() };
 //! let Err(Error::ConfigViolations { violations, .. }) = Policy::new(&config) else { unreachable!() };
 //! let message = &violations[0].message;
 //! assert_eq!(message.rule(), Rule::CapBelowBase);

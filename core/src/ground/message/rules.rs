@@ -52,7 +52,7 @@ rules! {
 
     // The errors, one per `Error` variant (and one per `HeaderError` variant).
     /// [`Error::ConfigViolations`](crate::Error::ConfigViolations): the
-    /// configuration's name ([`ConfigKind::subject`](crate::ConfigKind::subject)), its violations.
+    /// configuration's name ([`ConfigKind::subject`](crate::config::error::ConfigKind::subject)), its violations.
     ConfigViolations = "config_violations": "invalid {0}: {1}",
     /// [`Error::InvalidConfig`](crate::Error::InvalidConfig): the configuration's words, field, message.
     InvalidConfig = "invalid_config": "invalid {0} configuration at `{1}`: {2}",
@@ -68,11 +68,11 @@ rules! {
     Unsupported = "unsupported": "`{0}` cannot run here: {1}",
     /// [`Error::EntropyUnavailable`](crate::Error::EntropyUnavailable): what the source said.
     EntropyUnavailable = "entropy_unavailable": "no entropy available: {0}",
-    /// [`HeaderError::Empty`](crate::HeaderError::Empty): header.
+    /// [`HeaderError::Empty`](crate::headers::retry_after::HeaderError::Empty): header.
     HeaderEmpty = "header_empty": "{0}: value is empty",
-    /// [`HeaderError::Malformed`](crate::HeaderError::Malformed): header, expected, value.
+    /// [`HeaderError::Malformed`](crate::headers::retry_after::HeaderError::Malformed): header, expected, value.
     HeaderMalformed = "header_malformed": "{0}: expected {1}, got {2:q}",
-    /// [`HeaderError::OutOfRange`](crate::HeaderError::OutOfRange): header, value, limit.
+    /// [`HeaderError::OutOfRange`](crate::headers::retry_after::HeaderError::OutOfRange): header, value, limit.
     HeaderOutOfRange = "header_out_of_range": "{0}: {1:q} is out of range ({2})",
     /// [`Error::InvalidRequestHeader`](crate::Error::InvalidRequestHeader): the header's message.
     InvalidRequestHeader = "invalid_request_header": "invalid request header {0}",

@@ -179,12 +179,15 @@ fn the_page_lists_every_field_in_the_order_written() {
     spelled(row("jitter"), names(&crate::policy::names::JitterKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>()));
     spelled(row("idempotency"), names(&crate::policy::Idempotency::ALL.iter().map(|k| k.name()).collect::<Vec<_>>()));
     spelled(row("backoff.kind"), names(&crate::policy::BackoffKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>()));
-    spelled(row("server_guidance.mode"), names(&crate::GuidanceMode::ALL.iter().map(|k| k.name()).collect::<Vec<_>>()));
+    spelled(
+        row("server_guidance.mode"),
+        names(&crate::policy::GuidanceMode::ALL.iter().map(|k| k.name()).collect::<Vec<_>>()),
+    );
     spelled(
         row("server_guidance.above_cap"),
-        names(&crate::AboveCap::ALL.iter().map(|k| k.name()).collect::<Vec<_>>()),
+        names(&crate::policy::AboveCap::ALL.iter().map(|k| k.name()).collect::<Vec<_>>()),
     );
-    let readings = crate::RetryAfterReading::ALL.iter().map(|k| k.name()).collect::<Vec<_>>();
+    let readings = crate::headers::retry_after::RetryAfterReading::ALL.iter().map(|k| k.name()).collect::<Vec<_>>();
     spelled(row("server_guidance.retry_after_reading"), names(&readings));
     let methods = crate::policy::RETRY_METHODS.join(", ");
     assert!(row("retry_methods").contains(&methods));
@@ -290,7 +293,7 @@ fn a_forged_form_keeps_every_fields_range_and_the_hedging_rule() {
         ("multiplier above the most", base, |p| p.backoff.multiplier_permille = 1_000_000_001),
         ("jitter ratio 0", proportional, |p| p.jitter = Jitter::Proportional { ratio_permille: 0 }),
         ("jitter ratio above 1", proportional, |p| p.jitter = Jitter::Proportional { ratio_permille: 1001 }),
-        ("grpc ok retried", base, |p| p.classification.retry_grpc.insert(crate::GrpcCode::Ok)),
+        ("grpc ok retried", base, |p| p.classification.retry_grpc.insert(crate::ground::codes::GrpcCode::Ok)),
         ("status rule 700", ruled, |p| {
             let mut rules = StatusRules::default();
             p.server_guidance.statuses.iter().for_each(|rule| _ = rules.push(StatusGuidance { status: 700, ..rule }));

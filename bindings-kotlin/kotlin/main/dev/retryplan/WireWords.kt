@@ -15,7 +15,7 @@ internal object WireWords {
     const val FLAG_SEND_IDEMPOTENCY_KEY = 2L
     const val ENDING_RETURNS = 256L
 
-    /** `retryplan::MAX_CAUSE_DEPTH`: how many wrapped errors `failureOf` looks through below the one caught. */
+    /** `retryplan::outcomes::failure::MAX_CAUSE_DEPTH`: how many wrapped errors `failureOf` looks through below the one caught. */
     const val MAX_CAUSE_DEPTH = 8
 
     // The input record (8 words).

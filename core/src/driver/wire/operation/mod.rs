@@ -81,7 +81,8 @@ kinds! {
 ///
 /// ```
 /// use retryplan::wire::{decision, encode_decision, DecisionKind, DECISION_WORDS, NONE};
-/// use retryplan::{AttemptSet, Decision};
+/// use retryplan::Decision;
+/// use retryplan::outcomes::decision::AttemptSet;
 /// let mut aborts = AttemptSet::EMPTY;
 /// aborts.insert(2);
 /// aborts.insert(40);
