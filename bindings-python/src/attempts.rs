@@ -9,7 +9,7 @@ use retryplan::{Action, AttemptPlan, Held, Outcome};
 use crate::driver::{action_to_py, plan_arg, PyDriver};
 use crate::fault::Res;
 use crate::propagation::{headers_to_py, protocol_arg};
-use crate::run::{outcome_arg, Ctx, Meaning, Run, Step};
+use crate::run::{neither, outcome_arg, Ctx, Meaning, Run, Step};
 
 /// One attempt the driver started: its number, timeout and ids.
 ///
@@ -155,8 +155,8 @@ impl Attempt {
             Some(exception) => (Some(exception), Held::Error),
             None => (result, Held::Value),
         };
-        let accepted = ctx.report(plan, outcome, object, held)?;
-        run.borrow_mut().pending = Some(ctx.poll_now()?);
+        let (accepted, pending) = ctx.reported(plan, outcome, object, held)?;
+        run.borrow_mut().pending = Some(pending);
         Ok(accepted)
     }
 
@@ -190,7 +190,7 @@ impl Attempt {
             ctx.cancel()?; // KeyboardInterrupt, a cancelled task: the caller gave up
             return Ok(false);
         }
-        let pending = match exc.is_none() {
+        let (_, pending) = match exc.is_none() {
             true => ctx.reported(plan, Meaning::Outcome(Outcome::Success), None, Held::Value)?,
             false => ctx.reported(plan, ctx.outcome_of(exc)?, Some(exc.clone().unbind()), Held::Error)?,
         };
@@ -254,7 +254,7 @@ impl Attempts {
                 Ok(Some(attempt))
             }
             Action::Finish(ending) => Ctx::of(run).end(ending).map(|_| None),
-            _ => Err(PyRuntimeError::new_err("the driver planned neither an attempt nor the end")),
+            _ => neither(),
         }
     }
 }

@@ -271,7 +271,7 @@ impl PyDriver {
         now_unix_ms: u64,
         token: Option<u64>,
     ) -> Res<Receipt> {
-        let header = |name: &'static str| head.header(name);
+        let header = |name: &'static str| head.headers.get(name);
         Ok(self.inner.handle_response(now, attempt, token, head.status, header, now_unix_ms)?)
     }
 }

@@ -213,20 +213,37 @@ pub(crate) fn classify<'py>(policy: &Bound<'py, PyAny>, outcome: &Bound<'_, PyAn
 /// `malformed_response`), and the raw values of the guidance headers.
 pub(crate) struct ResponseHead {
     pub(crate) status: i64,
-    /// Boxed text: two words a value, so a response held in `run::Meaning` stays small.
-    values: [Option<Box<str>>; RESPONSE_HEADERS],
+    pub(crate) headers: Headers,
 }
 
-/// The headers a response is read by: the guidance headers, then the next hop's
-/// `retryplan-retryable` (its "do not retry", read by the driver).
-const RESPONSE_HEADERS: usize = GUIDANCE_HEADERS.len() + 1;
+/// Raw header values by lower-case name, read from a mapping whose `get` finds them (boxed text: a
+/// response held in `run::Meaning` stays small).
+pub(crate) struct Headers(Vec<(&'static str, Box<str>)>);
 
-fn response_header_names() -> impl Iterator<Item = &'static str> {
-    GUIDANCE_HEADERS.into_iter().chain([retryplan::propagation::RETRYPLAN_RETRYABLE])
+impl Headers {
+    /// The values of `names` present in `headers`.
+    pub(crate) fn read(headers: &Bound<'_, PyAny>, names: impl IntoIterator<Item = &'static str>) -> Res<Headers> {
+        let get =
+            headers.getattr(intern!(headers.py(), "get")).map_err(|_| wrong_type("headers", "a mapping", headers))?;
+        let mut values = Vec::new();
+        for name in names {
+            let value = get.call1((name,))?;
+            if !value.is_none() {
+                values.push((name, str_arg("headers", &value)?.into()));
+            }
+        }
+        Ok(Headers(values))
+    }
+
+    /// The core's header lookup: a header's raw value by its lower-case name.
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
+        self.0.iter().find(|(known, _)| *known == name).map(|(_, value)| &**value)
+    }
 }
 
 impl ResponseHead {
-    /// `status` (an int) and `headers` (a mapping whose `get` finds the lower-case names of `GUIDANCE_HEADERS`).
+    /// `status` (an int) and `headers` (a mapping whose `get` finds the lower-case names of the guidance
+    /// headers and of the next hop's `retryplan-retryable`, its "do not retry", read by the driver).
     pub(crate) fn read(status: &Bound<'_, PyAny>, headers: &Bound<'_, PyAny>) -> Res<ResponseHead> {
         if status.is_instance_of::<PyBool>() || !status.is_instance_of::<PyInt>() {
             return Err(wrong_type("status", "an int", status));
@@ -234,22 +251,8 @@ impl ResponseHead {
         // Beyond i64 only: the nearest word, as far outside 100..=599 as the platform's number.
         let beyond = if status.lt(0)? { i64::MIN } else { i64::MAX };
         let status = status.extract::<i64>().unwrap_or(beyond);
-        let get =
-            headers.getattr(intern!(headers.py(), "get")).map_err(|_| wrong_type("headers", "a mapping", headers))?;
-        let mut values: [Option<Box<str>>; RESPONSE_HEADERS] = Default::default();
-        for (slot, name) in values.iter_mut().zip(response_header_names()) {
-            let value = get.call1((name,))?;
-            if !value.is_none() {
-                *slot = Some(str_arg("headers", &value)?.into());
-            }
-        }
-        Ok(ResponseHead { status, values })
-    }
-
-    /// The core's header lookup: a guidance header's raw value by its lower-case name.
-    pub(crate) fn header(&self, name: &str) -> Option<&str> {
-        let index = response_header_names().position(|known| known == name);
-        index.and_then(|index| self.values.get(index)).and_then(Option::as_deref)
+        let names = GUIDANCE_HEADERS.into_iter().chain([retryplan::propagation::RETRYPLAN_RETRYABLE]);
+        Ok(ResponseHead { status, headers: Headers::read(headers, names)? })
     }
 }
 
@@ -262,7 +265,7 @@ pub(crate) fn response_outcome(
     reading: RetryAfterReading,
 ) -> Res<PyOutcome> {
     let head = ResponseHead::read(status, headers)?;
-    Ok(outcome(Outcome::from_http_response_with(head.status, |name| head.header(name), now, reading)))
+    Ok(outcome(Outcome::from_http_response_with(head.status, |name| head.headers.get(name), now, reading)))
 }
 
 /// How Retry-After is read: `"strict"` (RFC 9110, the default) or `"lenient"`.

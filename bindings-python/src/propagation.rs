@@ -4,13 +4,13 @@
 //! (`Driver(..., incoming=...)`), and writes the headers the driver computes
 //! (`Driver.outgoing_headers`, `Driver.answer_headers`): it computes none of them.
 
-use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use retryplan::propagation::{HeaderList, IncomingContext, Protocol, REQUEST_HEADERS};
 
-use crate::args::{by_name, class_arg, str_arg, Arg, NOW};
-use crate::fault::{wrong_type, Res};
+use crate::args::{by_name, class_arg, Arg, NOW};
+use crate::fault::Res;
+use crate::outcome::Headers;
 use crate::policy::PyPolicy;
 
 /// The context of the request being served, read by `IncomingContext.read`: the caller's remaining
@@ -47,18 +47,8 @@ impl PyIncomingContext {
     fn read(policy: &Bound<'_, PyAny>, headers: &Bound<'_, PyAny>, now: Arg, now_ms: Arg) -> Res<Self> {
         let policy = &class_arg::<PyPolicy>("policy", policy)?.inner;
         let now = NOW.read(now, now_ms)?;
-        let get =
-            headers.getattr(intern!(headers.py(), "get")).map_err(|_| wrong_type("headers", "a mapping", headers))?;
-        let mut values: Vec<(&'static str, String)> = Vec::with_capacity(REQUEST_HEADERS.len());
-        for name in REQUEST_HEADERS {
-            let value = get.call1((name,))?;
-            if !value.is_none() {
-                values.push((name, str_arg("headers", &value)?.into_owned()));
-            }
-        }
-        let lookup =
-            |name: &'static str| values.iter().find(|(known, _)| *known == name).map(|(_, value)| value.as_str());
-        Ok(PyIncomingContext { inner: IncomingContext::read(policy, now, lookup)? })
+        let headers = Headers::read(headers, REQUEST_HEADERS)?;
+        Ok(PyIncomingContext { inner: IncomingContext::read(policy, now, |name| headers.get(name))? })
     }
 
     /// The context of a request with none of the headers, received at `now`.

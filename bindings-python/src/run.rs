@@ -106,23 +106,20 @@ impl Run {
             }
         };
         let (name, read) = (s.name.clone_ref(py), s.outcome_of_result.as_ref().map(|read| read.clone_ref(py)));
-        let settings = settings.clone().unbind();
-        let (plan, kept, next_token, pending) = (None, Vec::new(), 0, None);
-        let handed_in = None;
         Ok(Run {
-            settings,
+            settings: settings.clone().unbind(),
             driver,
             log,
             observe,
             name,
             read,
             responses,
-            plan,
-            kept,
-            next_token,
-            pending,
+            plan: None,
+            kept: Vec::new(),
+            next_token: 0,
+            pending: None,
             telemetry,
-            handed_in,
+            handed_in: None,
         })
     }
 }
@@ -232,19 +229,9 @@ impl<'a, 'py> Ctx<'a, 'py> {
         }
     }
 
-    /// Hands in how `plan`'s attempt ended; true when accepted. What it carried (`object`, held as
-    /// `held`) is kept under a token until the driver says what becomes of it.
+    /// Hands in how `plan`'s attempt ended at `now`; true when accepted. What it carried (`object`, held
+    /// as `held`) is kept under a token until the driver says what becomes of it.
     pub(crate) fn report(
-        &self,
-        plan: AttemptPlan,
-        meaning: Meaning,
-        object: Option<Py<PyAny>>,
-        held: Held,
-    ) -> PyResult<bool> {
-        self.report_at(self.s().now_ms(self.py)?, plan, meaning, object, held)
-    }
-
-    fn report_at(
         &self,
         now: u64,
         plan: AttemptPlan,
@@ -294,17 +281,18 @@ impl<'a, 'py> Ctx<'a, 'py> {
         Ok(receipt == Receipt::Accepted)
     }
 
-    /// Hands in how `plan`'s attempt ended; the next action, and the clock reading it was polled at.
+    /// Hands in how `plan`'s attempt ended: whether accepted, and the next action with the clock reading
+    /// it was polled at (one reading for both).
     pub(crate) fn reported(
         &self,
         plan: AttemptPlan,
         meaning: Meaning,
         object: Option<Py<PyAny>>,
         held: Held,
-    ) -> PyResult<(Action, u64)> {
-        let now = self.s().now_ms(self.py)?; // one clock reading for the result and the next action
-        self.report_at(now, plan, meaning, object, held)?;
-        Ok((self.poll_at(now)?, now))
+    ) -> PyResult<(bool, (Action, u64))> {
+        let now = self.s().now_ms(self.py)?;
+        let accepted = self.report(now, plan, meaning, object, held)?;
+        Ok((accepted, (self.poll_at(now)?, now)))
     }
 
     /// What an attempt's error means: the failure table, else the hook, else the core's verdict for an
@@ -382,7 +370,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
         }
     }
 
-    pub(crate) fn poll_now(&self) -> PyResult<(Action, u64)> {
+    fn poll_now(&self) -> PyResult<(Action, u64)> {
         let now = self.s().now_ms(self.py)?;
         Ok((self.poll_at(now)?, now))
     }
@@ -426,7 +414,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
             let plan = match self.next_plan(sleep, polled.take())? {
                 Action::StartAttempt(plan) => plan,
                 Action::Finish(ending) => return Ok(ending),
-                _ => unreachable_step()?,
+                _ => neither()?,
             };
             self.start(plan);
             let (meaning, object, held) = match attempt.call(args, kwargs) {
@@ -439,7 +427,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
                     return Err(interrupted);
                 }
             };
-            polled = Some(self.reported(plan, meaning, object, held)?);
+            polled = Some(self.reported(plan, meaning, object, held)?.1);
         }
     }
 
@@ -553,7 +541,7 @@ impl Run {
     ) -> PyResult<bool> {
         let (ctx, plan) = (Ctx::of(slf), plan_arg(plan)?);
         let (meaning, object, held) = ctx.meaning(Some(value), error)?;
-        ctx.report(plan, meaning, object, held)
+        ctx.report(ctx.s().now_ms(slf.py())?, plan, meaning, object, held)
     }
 
     /// The caller gave up on the operation (a cancelled task, a KeyboardInterrupt): it ends `cancelled`.
@@ -596,6 +584,6 @@ fn ending_arg(ending: &Bound<'_, PyAny>) -> PyResult<Ending> {
 }
 
 /// What `next_plan` never returns (it returns a start or the ending), refused rather than looped on.
-fn unreachable_step() -> PyResult<AttemptPlan> {
+pub(crate) fn neither<T>() -> PyResult<T> {
     Err(pyo3::exceptions::PyRuntimeError::new_err("the driver planned neither an attempt nor the end"))
 }

@@ -100,38 +100,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._run import current_attempt
     from ._values import *  # noqa: F403 - the engine's plain values (their __all__)
 
-# The module of each public name not imported eagerly (imported on its first use, and only it).
+# The module of each public name not imported eagerly (imported on its first use, and only it); every other
+# public name not imported eagerly is an exception of `_errors` (its `__all__`).
 _LAZY = {
     "_enums": ("Failure", "GiveUpReason", "GrpcCode", "Idempotency", "TransportFailure", "Verdict"),
-    "_errors": (
-        "ArgumentTypeError",
-        "AttemptFailed",
-        "AttemptNotRunningError",
-        "CallerError",
-        "CompiledFormDamagedError",
-        "CompiledFormError",
-        "CompiledFormKindError",
-        "CompiledFormVersionError",
-        "ConfigViolationsError",
-        "ConfigurationError",
-        "EntropyUnavailableError",
-        "GaveUpError",
-        "InvalidArgumentError",
-        "InvalidConfigError",
-        "InvalidHeaderError",
-        "InvalidRequestHeaderError",
-        "NotACompiledFormError",
-        "OperationEndedError",
-        "OperationFailedError",
-        "PlatformError",
-        "ReconcileRequiredError",
-        "RestartRequiredError",
-        "RetryplanError",
-        "ServerDataError",
-        "UnknownProfileError",
-        "UnsupportedError",
-        "Violation",
-    ),
     "_failures": ("default_outcome_of_exception", "http_outcome", "response_outcome"),
     "_helpers": ("Attempts", "attempts", "retry"),
     "_run": ("Attempt", "current_attempt"),
@@ -162,7 +134,7 @@ def __getattr__(name: str) -> object:
         warnings.warn(message, DeprecationWarning, stacklevel=2)
         # Never cached under the old name, so every use warns; the new one may be lazy.
         return globals()[new] if new in globals() else __getattr__(new)
-    module = _MODULE_OF.get(name)
+    module = _MODULE_OF.get(name) or ("_errors" if name in __all__ else None)
     if module is None:
         raise AttributeError(f"module 'retryplan' has no attribute {name!r}")
     import sys

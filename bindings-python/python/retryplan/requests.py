@@ -240,26 +240,14 @@ class RetryAdapter(HTTPAdapter):
         sent.headers.update(self.http.attempt_headers(attempt, run))
         if getattr(sent, "_body_position", None) is not None:
             requests.utils.rewind_body(sent)  # the same bytes again, from where the first attempt began
-        window = attempt.remaining()
+        window, sockets = attempt.remaining(), _Sockets()
 
         def send(prepared: requests.PreparedRequest) -> requests.Response:
-            return HTTPAdapter.send(
-                self,
-                prepared,
-                stream=True,
-                timeout=_cut_timeout(timeout, window),
-                verify=verify,
-                cert=cert,
-                proxies=proxies,
-            )
-
-        sockets = _Sockets()
-
-        def watched(prepared: requests.PreparedRequest) -> requests.Response:
             _ATTEMPT.set(sockets)  # in the worker thread's own context
-            return send(prepared)
+            cut = _cut_timeout(timeout, window)
+            return HTTPAdapter.send(self, prepared, stream=True, timeout=cut, verify=verify, cert=cert, proxies=proxies)
 
-        response: requests.Response = blocking(watched, sent, window, close_returned, sockets.abort)
+        response: requests.Response = blocking(send, sent, window, close_returned, sockets.abort)
         return response
 
     def init_poolmanager(self, connections: int, maxsize: int, block: bool = False, **pool_kwargs: Any) -> None:
