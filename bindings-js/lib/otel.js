@@ -19,6 +19,10 @@ import {
   OTHER_METHOD,
   OTHER_METHOD_SPAN_NAME,
   SCOPE_NAME,
+  SIGNAL_ATTEMPT_ENDED,
+  SIGNAL_ATTEMPT_STARTED,
+  SIGNAL_COUNT,
+  SIGNAL_GAVE_UP,
 } from './generated/telemetry.js';
 
 const DEFAULT_PORTS = { 'http:': 80, 'https:': 443 };
@@ -87,14 +91,15 @@ class Operation {
     }
   }
 
+  /** One signal, tagged by its kind's name (the core's `SignalKind`, generated). */
   report([kind, a, b, c], host) {
-    if (kind === 'count') {
+    if (kind === SIGNAL_COUNT) {
       const [counter, attribute] = this.recorder.counters.get(a);
       counter.add(1, attribute !== null && b !== null ? { [attribute]: b } : undefined);
-    } else if (kind === 'start') this.start(a, b);
-    else if (kind === 'end')
+    } else if (kind === SIGNAL_ATTEMPT_STARTED) this.start(a, b);
+    else if (kind === SIGNAL_ATTEMPT_ENDED)
       this.end(a, b, c === true ? thrownType(host.errors[a]) : typeof c === 'number' ? String(c) : c);
-    else this.giveUp(a, b, c);
+    else if (kind === SIGNAL_GAVE_UP) this.giveUp(a, b, c);
   }
 
   start(attempt, resendCount) {

@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use retryplan::telemetry::{signals, ErrorType, Signal};
+use retryplan::value::Named as _;
 
 use crate::driver::PyEvent;
 use crate::fault::{wrong_type, Res};
@@ -19,10 +20,10 @@ fn error_type<'py>(py: Python<'py>, error_type: Option<ErrorType>) -> PyResult<B
     })
 }
 
-/// The signals of `event`, in order, as tuples:
-/// `("start", attempt, resend_count | None, hedge)`,
-/// `("end", attempt, status_code | None, error_type)` (a str, True: the raised exception's type, or None),
-/// `("give_up", on_attempt | None, reason, attempts)`,
+/// The signals of `event`, in order, as tuples, each its kind's name (the core's `SignalKind`) first:
+/// `("attempt_started", attempt, resend_count | None, hedge)`,
+/// `("attempt_ended", attempt, status_code | None, error_type)` (a str, True: the raised exception's type, or None),
+/// `("gave_up", on_attempt | None, reason, attempts)`,
 /// `("count", instrument name, attribute value | None)`.
 #[pyfunction]
 pub(crate) fn telemetry_signals<'py>(event: &Bound<'py, PyAny>) -> Res<Bound<'py, PyList>> {
@@ -30,17 +31,18 @@ pub(crate) fn telemetry_signals<'py>(event: &Bound<'py, PyAny>) -> Res<Bound<'py
     let event = event.cast::<PyEvent>().map_err(|_| wrong_type("event", "a retryplan.Event", event))?;
     let list = PyList::empty(py);
     for signal in signals(&event.get().inner) {
+        let kind = signal.kind().name();
         let item = match signal {
             Signal::AttemptStarted { attempt, resend_count, hedge } => {
-                ("start", attempt, resend_count, hedge).into_pyobject(py)?
+                (kind, attempt, resend_count, hedge).into_pyobject(py)?
             }
-            Signal::AttemptEnded { attempt, status_code, error_type: kind } => {
-                ("end", attempt, status_code, error_type(py, kind)?).into_pyobject(py)?
+            Signal::AttemptEnded { attempt, status_code, error_type: ended } => {
+                (kind, attempt, status_code, error_type(py, ended)?).into_pyobject(py)?
             }
             Signal::GaveUp { on_attempt, reason, attempts } => {
-                ("give_up", on_attempt, reason.name(), attempts).into_pyobject(py)?
+                (kind, on_attempt, reason.name(), attempts).into_pyobject(py)?
             }
-            Signal::Count { metric, value } => ("count", metric.otel_name(), value).into_pyobject(py)?,
+            Signal::Count { metric, value } => (kind, metric.otel_name(), value).into_pyobject(py)?,
         };
         list.append(item)?;
     }

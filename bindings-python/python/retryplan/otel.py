@@ -153,16 +153,16 @@ class _Operation:
     def record(self, run: Run, event: Event) -> None:
         """Reports what the core makes of ``event``."""
         for signal in telemetry_signals(event):
-            kind = signal[0]
-            if kind == "count":
+            kind = signal[0]  # the core's SignalKind, by its generated name
+            if kind == names.SIGNAL_COUNT:
                 counter, attribute = self.recorder.counters[signal[1]]
                 value = signal[2]
                 counter.add(1, {attribute: value} if attribute is not None and value is not None else None)
-            elif kind == "start":
+            elif kind == names.SIGNAL_ATTEMPT_STARTED:
                 self._start(signal[1], signal[2])
-            elif kind == "end":
+            elif kind == names.SIGNAL_ATTEMPT_ENDED:
                 self._end(run, signal[1], signal[2], signal[3])
-            else:
+            elif kind == names.SIGNAL_GAVE_UP:
                 self._give_up(signal[1], signal[2], signal[3])
 
     def _start(self, attempt: int, resend_count: Optional[int]) -> None:
