@@ -26,9 +26,8 @@ fn error_type(kind: Option<ErrorType>) -> JsValue {
     }
 }
 
-/// One signal as an array, its kind's name (the core's `SignalKind`) first: `[attempt_started, attempt, resendCount,
-/// hedge]`, `[attempt_ended, attempt, status, errorType]`, `[gave_up, onAttempt, reason, attempts]`, `[count,
-/// instrument name, attribute value]`.
+/// One signal as an array, its `SignalKind`'s name first (`lib/otel.js` reads it): `[kind, attempt, resendCount,
+/// hedge]`, `[kind, attempt, status, errorType]`, `[kind, onAttempt, reason, attempts]`, `[kind, instrument, value]`.
 fn signal(signal: Signal) -> Array {
     let [a, b, c] = match signal {
         Signal::AttemptStarted { attempt, resend_count, hedge } => [attempt.into(), number(resend_count), hedge.into()],

@@ -5,7 +5,6 @@
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use retryplan::telemetry::{signals, ErrorType, Signal};
-use retryplan::value::Named as _;
 
 use crate::driver::PyEvent;
 use crate::fault::{wrong_type, Res};
@@ -20,18 +19,14 @@ fn error_type<'py>(py: Python<'py>, error_type: Option<ErrorType>) -> PyResult<B
     })
 }
 
-/// The signals of `event`, in order, as tuples, each its kind's name (the core's `SignalKind`) first:
-/// `("attempt_started", attempt, resend_count | None, hedge)`,
-/// `("attempt_ended", attempt, status_code | None, error_type)` (a str, True: the raised exception's type, or None),
-/// `("gave_up", on_attempt | None, reason, attempts)`,
-/// `("count", instrument name, attribute value | None)`.
+/// The signals of `event`, in order, as the tuples `_native.pyi` lists, each its `SignalKind`'s name first.
 #[pyfunction]
 pub(crate) fn telemetry_signals<'py>(event: &Bound<'py, PyAny>) -> Res<Bound<'py, PyList>> {
     let py = event.py();
     let event = event.cast::<PyEvent>().map_err(|_| wrong_type("event", "a retryplan.Event", event))?;
     let list = PyList::empty(py);
     for signal in signals(&event.get().inner) {
-        let kind = signal.kind().name();
+        let kind = retryplan::value::Named::name(signal.kind());
         let item = match signal {
             Signal::AttemptStarted { attempt, resend_count, hedge } => {
                 (kind, attempt, resend_count, hedge).into_pyobject(py)?
