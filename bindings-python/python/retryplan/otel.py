@@ -222,10 +222,9 @@ class _Operation:
 def _where() -> Tuple[int, Any]:
     """This thread and its running asyncio task (None outside one): where a context attached here can be detached."""
     try:
-        task = asyncio.current_task()
+        return threading.get_ident(), asyncio.current_task()
     except RuntimeError:  # no running event loop in this thread
-        task = None
-    return threading.get_ident(), task
+        return threading.get_ident(), None
 
 
 class _Current:
