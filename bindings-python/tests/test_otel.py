@@ -399,3 +399,12 @@ def test_an_async_attempt_and_its_hedge_each_have_their_own_span_current(telemet
     assert asyncio.run(main()) == "hedge"
     assert children(telemetry, "fetch 1") == {1: 1}
     assert children(telemetry, "fetch 2") == {2: 1}
+
+
+def test_an_attempt_loop_left_before_its_attempt_reported_leaves_no_span_current(telemetry: Telemetry) -> None:
+    def abandon() -> None:
+        for _attempt in retryplan.attempts(Policy.from_dict(FAST)):
+            break  # the attempt started (its span current), then was never reported
+
+    abandon()  # its operation is collected on return
+    assert trace.get_current_span() is trace.INVALID_SPAN

@@ -200,6 +200,12 @@ class _Operation:
             span.set_status(Status(StatusCode.ERROR))
         span.end()
 
+    def __del__(self) -> None:
+        """An operation left before its attempt reported (a ``break`` before ``with attempt:``) leaves it current no
+        longer once collected (when collected where it was made current)."""
+        if self.current is not None:
+            self._leave()
+
     def _leave(self) -> None:
         """The attempt made current is no longer (where it was made current: else it is left to its context)."""
         current, self.current = self.current, None
