@@ -74,6 +74,16 @@ if [ "$objects" -lt 1 ] || [ "$unguarded" != "$objects" ]; then
 fi
 sed -i 's/^        return value\.uniffiCloneHandle()$/        return value.callWithHandle { it }/' "$GENERATED"
 
+# Driver and Operation are lean wrappers (`NoHandle` to uniffi) whose typed calls
+# go through their engine object (Driver.withNative, Lean.typed). A call that
+# bypasses it reaches uniffiCloneHandle() with the empty handle: raise the clear
+# error of Driver.kt's noEngineObject there, not uniffi's bare InternalException.
+sed -i 's/^            throw InternalException("uniffiCloneHandle() called on NoHandle object");$/            throw noEngineObject(this)/' "$GENERATED"
+if [ "$(grep -c '^            throw noEngineObject(this)$' "$GENERATED")" != "$objects" ]; then
+  echo "kotlin: expected one NoHandle check per object in uniffiCloneHandle(): check uniffi's ObjectTemplate.kt" >&2
+  exit 1
+fi
+
 # uniffi encodes a String with a strict UTF-8 encoder, so a lone surrogate
 # (UTF-16 that is no Unicode text) threw java's MalformedInputException. Make
 # it the typed error the other bindings give: `InvalidArgument` naming the

@@ -10,16 +10,7 @@ import { _driverEventSignals } from '../wasm/retryplan_js.js';
 import { decided } from './convert.js';
 import { reportWith } from './host.js';
 import { storedEvent } from './records.js';
-import {
-  ATTRIBUTES,
-  GIVE_UP_EVENT,
-  KNOWN_HTTP_METHODS,
-  METRICS,
-  OTHER_ERROR_TYPE,
-  OTHER_METHOD,
-  OTHER_METHOD_SPAN_NAME,
-  SCOPE_NAME,
-} from './generated/telemetry.js';
+import * as names from './generated/telemetry.js';
 
 const DEFAULT_PORTS = { 'http:': 80, 'https:': 443 };
 
@@ -31,10 +22,10 @@ const DEFAULT_PORTS = { 'http:': 80, 'https:': 443 };
 export function instrumentOpenTelemetry(api, { tracerProvider, meterProvider } = {}) {
   if (typeof api?.trace?.getTracerProvider !== 'function' || typeof api?.metrics?.getMeterProvider !== 'function')
     throw new TypeError('retryplan: instrumentOpenTelemetry: `api` must be the @opentelemetry/api module');
-  const tracer = (tracerProvider ?? api.trace.getTracerProvider()).getTracer(SCOPE_NAME);
-  const meter = (meterProvider ?? api.metrics.getMeterProvider()).getMeter(SCOPE_NAME);
+  const tracer = (tracerProvider ?? api.trace.getTracerProvider()).getTracer(names.SCOPE_NAME);
+  const meter = (meterProvider ?? api.metrics.getMeterProvider()).getMeter(names.SCOPE_NAME);
   const counters = new Map(
-    METRICS.map(({ otelName, unit, description, attribute }) => [
+    names.METRICS.map(({ otelName, unit, description, attribute }) => [
       otelName,
       [meter.createCounter(otelName, { unit, description }), attribute],
     ]),
@@ -51,8 +42,8 @@ export function uninstrumentOpenTelemetry() {
 /** The type of what an attempt threw (the conventions' `error.type`), else `_OTHER`. */
 const thrownType = (error) =>
   error instanceof Error || (typeof error === 'object' && error !== null)
-    ? (error.constructor?.name ?? OTHER_ERROR_TYPE)
-    : OTHER_ERROR_TYPE;
+    ? (error.constructor?.name ?? names.OTHER_ERROR_TYPE)
+    : names.OTHER_ERROR_TYPE;
 
 /** One operation's attempt spans, from the core's signals of each event its driver recorded. */
 class Operation {
@@ -66,14 +57,14 @@ class Operation {
 
   /** Makes the attempt spans HTTP client spans of this request (`url` without credentials or fragment). */
   request(method, url) {
-    const known = KNOWN_HTTP_METHODS.has(method);
+    const known = names.KNOWN_HTTP_METHODS.has(method);
     const parsed = new URL(url);
-    const attributes = { 'http.request.method': known ? method : OTHER_METHOD, 'url.full': url };
+    const attributes = { 'http.request.method': known ? method : names.OTHER_METHOD, 'url.full': url };
     if (!known) attributes['http.request.method_original'] = method;
     if (parsed.hostname) attributes['server.address'] = parsed.hostname.replace(/^\[|\]$/g, '');
     const port = parsed.port ? Number(parsed.port) : DEFAULT_PORTS[parsed.protocol];
     if (port !== undefined) attributes['server.port'] = port;
-    this.http = { name: known ? method : OTHER_METHOD_SPAN_NAME, attributes };
+    this.http = { name: known ? method : names.OTHER_METHOD_SPAN_NAME, attributes };
   }
 
   /** Reads every event `host`'s driver recorded: its signals reported, the event handed to `onDecision`. */
@@ -87,14 +78,15 @@ class Operation {
     }
   }
 
+  /** One signal, tagged by its kind's name (the core's `SignalKind`, generated). */
   report([kind, a, b, c], host) {
-    if (kind === 'count') {
+    if (kind === names.SIGNAL_COUNT) {
       const [counter, attribute] = this.recorder.counters.get(a);
       counter.add(1, attribute !== null && b !== null ? { [attribute]: b } : undefined);
-    } else if (kind === 'start') this.start(a, b);
-    else if (kind === 'end')
+    } else if (kind === names.SIGNAL_ATTEMPT_STARTED) this.start(a, b);
+    else if (kind === names.SIGNAL_ATTEMPT_ENDED)
       this.end(a, b, c === true ? thrownType(host.errors[a]) : typeof c === 'number' ? String(c) : c);
-    else this.giveUp(a, b, c);
+    else if (kind === names.SIGNAL_GAVE_UP) this.giveUp(a, b, c);
   }
 
   start(attempt, resendCount) {
@@ -106,9 +98,9 @@ class Operation {
       ({ name } = this.http);
       kind = api.SpanKind.CLIENT;
       attributes = { ...this.http.attributes };
-      if (resendCount !== null) attributes[ATTRIBUTES.http_request_resend_count] = resendCount;
+      if (resendCount !== null) attributes[names.ATTRIBUTES.http_request_resend_count] = resendCount;
     }
-    attributes[ATTRIBUTES.attempt] = attempt;
+    attributes[names.ATTRIBUTES.attempt] = attempt;
     this.spans.set(attempt, tracer.startSpan(name, { kind, attributes }, this.parent));
   }
 
@@ -117,9 +109,9 @@ class Operation {
     if (span === undefined) return;
     this.spans.delete(attempt);
     if (statusCode !== null && this.http !== undefined)
-      span.setAttribute(ATTRIBUTES.http_response_status_code, statusCode);
+      span.setAttribute(names.ATTRIBUTES.http_response_status_code, statusCode);
     if (errorType !== null) {
-      span.setAttribute(ATTRIBUTES.error_type, errorType);
+      span.setAttribute(names.ATTRIBUTES.error_type, errorType);
       span.setStatus({ code: this.recorder.api.SpanStatusCode.ERROR });
     }
     span.end();
@@ -128,9 +120,9 @@ class Operation {
   giveUp(onAttempt, reason, attempts) {
     const { api } = this.recorder;
     const span = (onAttempt !== null && this.spans.get(onAttempt)) || api.trace.getSpan(this.parent);
-    span?.addEvent(GIVE_UP_EVENT, {
-      [ATTRIBUTES.give_up_reason]: reason,
-      [ATTRIBUTES.operation_attempts]: attempts,
+    span?.addEvent(names.GIVE_UP_EVENT, {
+      [names.ATTRIBUTES.give_up_reason]: reason,
+      [names.ATTRIBUTES.operation_attempts]: attempts,
     });
   }
 

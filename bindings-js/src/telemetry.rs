@@ -6,6 +6,7 @@
 
 use js_sys::Array;
 use retryplan as rp;
+use rp::config::value::Named as _;
 use rp::telemetry::{signals, ErrorType, Signal};
 use wasm_bindgen::prelude::*;
 
@@ -25,27 +26,22 @@ fn error_type(kind: Option<ErrorType>) -> JsValue {
     }
 }
 
-/// One signal as an array: `["start", attempt, resendCount, hedge]`, `["end", attempt, status, errorType]`,
-/// `["give_up", onAttempt, reason, attempts]`, `["count", instrument name, attribute value]`.
+/// One signal as an array, its `SignalKind`'s name first (`lib/otel.js` reads it): `[kind, attempt, resendCount,
+/// hedge]`, `[kind, attempt, status, errorType]`, `[kind, onAttempt, reason, attempts]`, `[kind, instrument, value]`.
 fn signal(signal: Signal) -> Array {
-    let items: [JsValue; 4] = match signal {
-        Signal::AttemptStarted { attempt, resend_count, hedge } => {
-            ["start".into(), attempt.into(), number(resend_count), hedge.into()]
-        }
+    let [a, b, c] = match signal {
+        Signal::AttemptStarted { attempt, resend_count, hedge } => [attempt.into(), number(resend_count), hedge.into()],
         Signal::AttemptEnded { attempt, status_code, error_type: kind } => {
-            ["end".into(), attempt.into(), number(status_code.map(u32::from)), error_type(kind)]
+            [attempt.into(), number(status_code.map(u32::from)), error_type(kind)]
         }
         Signal::GaveUp { on_attempt, reason, attempts } => {
-            ["give_up".into(), number(on_attempt), JsValue::from_str(reason.name()), attempts.into()]
+            [number(on_attempt), JsValue::from_str(reason.name()), attempts.into()]
         }
-        Signal::Count { metric, value } => [
-            "count".into(),
-            JsValue::from_str(metric.otel_name()),
-            value.map_or(JsValue::NULL, JsValue::from_str),
-            JsValue::UNDEFINED,
-        ],
+        Signal::Count { metric, value } => {
+            [JsValue::from_str(metric.otel_name()), value.map_or(JsValue::NULL, JsValue::from_str), JsValue::UNDEFINED]
+        }
     };
-    items.iter().collect()
+    [JsValue::from_str(signal.kind().name()), a, b, c].iter().collect()
 }
 
 /// The oldest event of driver `handle` not yet read, stored on the wire as

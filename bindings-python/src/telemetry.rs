@@ -19,28 +19,25 @@ fn error_type<'py>(py: Python<'py>, error_type: Option<ErrorType>) -> PyResult<B
     })
 }
 
-/// The signals of `event`, in order, as tuples:
-/// `("start", attempt, resend_count | None, hedge)`,
-/// `("end", attempt, status_code | None, error_type)` (a str, True: the raised exception's type, or None),
-/// `("give_up", on_attempt | None, reason, attempts)`,
-/// `("count", instrument name, attribute value | None)`.
+/// The signals of `event`, in order, as the tuples `_native.pyi` lists, each its `SignalKind`'s name first.
 #[pyfunction]
 pub(crate) fn telemetry_signals<'py>(event: &Bound<'py, PyAny>) -> Res<Bound<'py, PyList>> {
     let py = event.py();
     let event = event.cast::<PyEvent>().map_err(|_| wrong_type("event", "a retryplan.Event", event))?;
     let list = PyList::empty(py);
     for signal in signals(&event.get().inner) {
+        let kind = retryplan::config::value::Named::name(signal.kind());
         let item = match signal {
             Signal::AttemptStarted { attempt, resend_count, hedge } => {
-                ("start", attempt, resend_count, hedge).into_pyobject(py)?
+                (kind, attempt, resend_count, hedge).into_pyobject(py)?
             }
-            Signal::AttemptEnded { attempt, status_code, error_type: kind } => {
-                ("end", attempt, status_code, error_type(py, kind)?).into_pyobject(py)?
+            Signal::AttemptEnded { attempt, status_code, error_type: ended } => {
+                (kind, attempt, status_code, error_type(py, ended)?).into_pyobject(py)?
             }
             Signal::GaveUp { on_attempt, reason, attempts } => {
-                ("give_up", on_attempt, reason.name(), attempts).into_pyobject(py)?
+                (kind, on_attempt, reason.name(), attempts).into_pyobject(py)?
             }
-            Signal::Count { metric, value } => ("count", metric.otel_name(), value).into_pyobject(py)?,
+            Signal::Count { metric, value } => (kind, metric.otel_name(), value).into_pyobject(py)?,
         };
         list.append(item)?;
     }

@@ -316,3 +316,95 @@ def test_spans_are_children_of_the_span_current_where_the_operation_started(tele
     attempt = next(span for span in telemetry.spans() if span.name != "parent")
     assert attempt.parent is not None and attempt.parent.span_id == parent.get_span_context().span_id
     assert trace.get_current_span() is trace.INVALID_SPAN
+
+
+def children(telemetry: Telemetry, name: str) -> Dict[int, int]:
+    """Each attempt span's number to how many ``name`` spans it is the parent of."""
+    spans = telemetry.spans()
+    attempts: Dict[int, Any] = {}
+    for span in spans:
+        attributes = dict(span.attributes or {})
+        if span.context is not None and "retryplan.attempt" in attributes:
+            attempts[span.context.span_id] = attributes["retryplan.attempt"]
+    out: Dict[int, int] = {}
+    for span in spans:
+        if span.name == name:
+            assert span.parent is not None and span.parent.span_id in attempts, f"{name} is not inside an attempt span"
+            out[attempts[span.parent.span_id]] = out.get(attempts[span.parent.span_id], 0) + 1
+    return out
+
+
+def test_a_span_started_inside_an_attempt_is_a_child_of_its_attempt_span(telemetry: Telemetry) -> None:
+    tracer = telemetry.tracer_provider.get_tracer("test")
+    calls: List[int] = []
+
+    @retryplan.retry(Policy.from_dict(FAST))
+    def charge() -> int:
+        with tracer.start_as_current_span("charge card"):
+            calls.append(1)
+            if len(calls) < 3:
+                raise Declined("busy")
+            return len(calls)
+
+    with tracer.start_as_current_span("checkout") as checkout:
+        assert charge() == 3
+        assert trace.get_current_span() is checkout  # every attempt span made current was left again
+    assert trace.get_current_span() is trace.INVALID_SPAN
+    assert children(telemetry, "charge card") == {1: 1, 2: 1, 3: 1}
+
+
+def test_the_attempt_loops_make_each_attempt_span_current_inside_the_block(telemetry: Telemetry) -> None:
+    tracer = telemetry.tracer_provider.get_tracer("test")
+    for attempt in retryplan.attempts(Policy.from_dict(FAST)):
+        with attempt, tracer.start_as_current_span("sync block"):
+            if attempt.attempt < 2:
+                raise Declined("again")
+
+    async def main() -> None:
+        async for attempt in retryplan.async_attempts(Policy.from_dict(FAST)):
+            async with attempt:
+                with tracer.start_as_current_span("async block"):
+                    if attempt.attempt < 3:
+                        raise Declined("again")
+
+    asyncio.run(main())
+    assert trace.get_current_span() is trace.INVALID_SPAN
+    assert children(telemetry, "sync block") == {1: 1, 2: 1}
+    assert children(telemetry, "async block") == {1: 1, 2: 1, 3: 1}
+
+
+def test_an_async_attempt_and_its_hedge_each_have_their_own_span_current(telemetry: Telemetry) -> None:
+    tracer = telemetry.tracer_provider.get_tracer("test")
+    hedged = Policy.from_dict({**FAST, "hedging": {"delay_ms": 20, "max_hedged_attempts": 1}})
+
+    async def main() -> str:
+        hedge_started = asyncio.Event()
+
+        @retryplan.retry(hedged)
+        async def fetch() -> str:
+            attempt = retryplan.current_attempt()
+            assert attempt is not None
+            with tracer.start_as_current_span(f"fetch {attempt.attempt}"):
+                if attempt.attempt == 1:
+                    await hedge_started.wait()  # the hedge starts while this attempt runs
+                    await asyncio.sleep(60)  # then loses the race: cancelled
+                hedge_started.set()
+                return "hedge"
+
+        with tracer.start_as_current_span("page") as page:
+            result = await fetch()
+            assert trace.get_current_span() is page
+        return result
+
+    assert asyncio.run(main()) == "hedge"
+    assert children(telemetry, "fetch 1") == {1: 1}
+    assert children(telemetry, "fetch 2") == {2: 1}
+
+
+def test_an_attempt_loop_left_before_its_attempt_reported_leaves_no_span_current(telemetry: Telemetry) -> None:
+    def abandon() -> None:
+        for _attempt in retryplan.attempts(Policy.from_dict(FAST)):
+            break  # the attempt started (its span current), then was never reported
+
+    abandon()  # its operation is collected on return
+    assert trace.get_current_span() is trace.INVALID_SPAN

@@ -13,6 +13,14 @@ export const OTHER_ERROR_TYPE = "_OTHER";
 export const OTHER_METHOD = "_OTHER";
 /** The span name of an HTTP attempt of such a method. */
 export const OTHER_METHOD_SPAN_NAME = "HTTP";
+/** The tag of a `Signal::AttemptStarted` (the core's `SignalKind`). */
+export const SIGNAL_ATTEMPT_STARTED = "attempt_started";
+/** The tag of a `Signal::AttemptEnded` (the core's `SignalKind`). */
+export const SIGNAL_ATTEMPT_ENDED = "attempt_ended";
+/** The tag of a `Signal::GaveUp` (the core's `SignalKind`). */
+export const SIGNAL_GAVE_UP = "gave_up";
+/** The tag of a `Signal::Count` (the core's `SignalKind`). */
+export const SIGNAL_COUNT = "count";
 /** The methods the semantic conventions call known. */
 export const KNOWN_HTTP_METHODS = Object.freeze(new Set(["CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE"]));
 

@@ -1285,6 +1285,7 @@ def wire_tables() -> Dict[str, Any]:
     """The core's wire tables: version, constants, word positions by field name, kind names in wire order."""
 
 def telemetry_signals(event: Event) -> List[Tuple[Any, ...]]:
-    """What the core's telemetry mapping makes of a recorded event, in order: ``("start", attempt, resend_count,
-    hedge)``, ``("end", attempt, status_code, error_type)`` (a str, True for the raised error's type, or None),
-    ``("give_up", on_attempt, reason, attempts)``, ``("count", instrument name, attribute value)``."""
+    """What the core's telemetry mapping makes of a recorded event, in order, each tagged by its kind's name
+    (``_telemetry_names.SIGNAL_*``): ``("attempt_started", attempt, resend_count, hedge)``, ``("attempt_ended",
+    attempt, status_code, error_type)`` (a str, True for the raised error's type, or None), ``("gave_up",
+    on_attempt, reason, attempts)``, ``("count", instrument name, attribute value)``."""

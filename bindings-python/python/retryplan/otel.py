@@ -16,8 +16,11 @@ deviations from the semantic conventions is ``core/src/compatibility/telemetry.m
   propagator. ``@retry``, ``run``, ``attempts()`` and ``async_attempts()``
   make one ``INTERNAL`` span per attempt, named after the operation
   (``error.type``: the fully qualified type of what the attempt raised).
-  Attempt spans are children of the span current where the operation started
-  (they are not made current while the attempt runs).
+  Attempt spans are children of the span current where the operation started.
+  A function helper's attempt span is current while the attempt runs (a span
+  the attempt starts is its child; under ``@retry`` on an ``async def``, in
+  the attempt's own task); an HTTP attempt span is not, so an HTTP client's own
+  instrumentation does not nest a second client span under it.
 * Each give-up is a ``retryplan.give_up`` span event with its reason, on the
   span of the attempt whose result led to it, else on the caller's span.
 * Counters: ``retryplan.attempts`` (by kind), ``retryplan.retries``,
@@ -34,6 +37,9 @@ and changes nothing.
 """
 
 from __future__ import annotations
+
+import asyncio
+import threading
 
 from opentelemetry import context, metrics, propagate, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
@@ -127,12 +133,13 @@ def _error_type(error: Any) -> str:
 class _Operation:
     """One operation's attempt spans, from the core's signals of each event its driver recorded."""
 
-    __slots__ = ("recorder", "name", "parent", "http", "spans")
+    __slots__ = ("recorder", "name", "parent", "http", "spans", "current")
 
     def __init__(self, recorder: _Recorder, name: Any) -> None:
         self.recorder, self.name, self.parent = recorder, name, context.get_current()
         self.http: Optional[Dict[str, Any]] = None  # an HTTP helper's request: the attributes its spans start with
         self.spans: Dict[int, Any] = {}
+        self.current: Optional[_Current] = None  # the attempt whose span this operation made current
 
     def request(self, method: str, url: str) -> None:
         """Makes the attempt spans HTTP client spans of this request (``url`` without credentials)."""
@@ -153,16 +160,16 @@ class _Operation:
     def record(self, run: Run, event: Event) -> None:
         """Reports what the core makes of ``event``."""
         for signal in telemetry_signals(event):
-            kind = signal[0]
-            if kind == "count":
+            kind = signal[0]  # the core's SignalKind, by its generated name
+            if kind == names.SIGNAL_COUNT:
                 counter, attribute = self.recorder.counters[signal[1]]
                 value = signal[2]
                 counter.add(1, {attribute: value} if attribute is not None and value is not None else None)
-            elif kind == "start":
+            elif kind == names.SIGNAL_ATTEMPT_STARTED:
                 self._start(signal[1], signal[2])
-            elif kind == "end":
+            elif kind == names.SIGNAL_ATTEMPT_ENDED:
                 self._end(run, signal[1], signal[2], signal[3])
-            else:
+            elif kind == names.SIGNAL_GAVE_UP:
                 self._give_up(signal[1], signal[2], signal[3])
 
     def _start(self, attempt: int, resend_count: Optional[int]) -> None:
@@ -173,9 +180,14 @@ class _Operation:
         else:
             name, kind, attributes = str(self.name), SpanKind.INTERNAL, {}
         attributes[_ATTEMPT] = attempt
-        self.spans[attempt] = self.recorder.tracer.start_span(name, self.parent, kind, attributes)
+        span = self.spans[attempt] = self.recorder.tracer.start_span(name, self.parent, kind, attributes)
+        if self.http is None:
+            self._leave()  # a hedge starts: the attempt it hedges stays current in its own task only
+            self.current = _Current(attempt, trace.set_span_in_context(span, self.parent))
 
     def _end(self, run: Run, attempt: int, status_code: Optional[int], error_type: Any) -> None:
+        if self.current is not None and self.current.attempt == attempt:
+            self._leave()
         span = self.spans.pop(attempt, None)
         if span is None:
             return
@@ -188,6 +200,18 @@ class _Operation:
             span.set_status(Status(StatusCode.ERROR))
         span.end()
 
+    def __del__(self) -> None:
+        """An operation left before its attempt reported (a ``break`` before ``with attempt:``) leaves it current no
+        longer once collected (when collected where it was made current)."""
+        if self.current is not None:
+            self._leave()
+
+    def _leave(self) -> None:
+        """The attempt made current is no longer (where it was made current: else it is left to its context)."""
+        current, self.current = self.current, None
+        if current is not None:
+            current.leave()
+
     def _give_up(self, on_attempt: Optional[int], reason: str, attempts: int) -> None:
         span = self.spans.get(on_attempt) if on_attempt is not None else None
         if span is None:
@@ -199,3 +223,27 @@ class _Operation:
         span = self.spans.get(attempt)
         if span is not None:
             propagate.inject(headers, context=trace.set_span_in_context(span, self.parent))
+
+
+def _where() -> Tuple[int, Any]:
+    """This thread and its running asyncio task (None outside one): where a context attached here can be detached."""
+    try:
+        return threading.get_ident(), asyncio.current_task()
+    except RuntimeError:  # no running event loop in this thread
+        return threading.get_ident(), None
+
+
+class _Current:
+    """An attempt's span made current where the loop started it: the attempt runs there (``attempts()``,
+    ``async_attempts()``, ``@retry`` on a function), or in a task made there next (``@retry`` on an ``async def``)."""
+
+    __slots__ = ("attempt", "ctx", "token", "where")
+
+    def __init__(self, attempt: int, ctx: Any) -> None:
+        self.attempt, self.ctx, self.token, self.where = attempt, ctx, context.attach(ctx), _where()
+
+    def leave(self) -> None:
+        """Detaches it, when still current here (an attempt that made another context current and left it is
+        left alone: detaching from another thread, task or context would fail, or undo what is not ours)."""
+        if context.get_current() is self.ctx and _where() == self.where:
+            context.detach(self.token)

@@ -1,14 +1,16 @@
 //! The telemetry vocabulary of `retryplan::telemetry` (metric names, units,
-//! descriptions, attribute keys, the give-up event's name), for every
-//! language that reports to OpenTelemetry: Python's
+//! descriptions, attribute keys, the give-up event's name, and for the two
+//! hosts that read signals as tagged tuples the signal kinds' names), for
+//! every language that reports to OpenTelemetry: Python's
 //! `bindings-python/python/retryplan/_telemetry_names.py`, JS's
 //! `bindings-js/lib/generated/telemetry.js` and Kotlin's
 //! `bindings-kotlin/kotlin/main/dev/retryplan/Telemetry.kt`. Which signals a
 //! decision produces is not mirrored: each binding asks the core
-//! (`telemetry::signals`; Kotlin's `telemetrySignals(event)`).
+//! (`telemetry::signals`; Kotlin's `telemetrySignals(event)`, whose records
+//! are uniffi's sealed classes, so Kotlin needs no signal kind names).
 
 use retryplan::config::value::Named;
-use retryplan::telemetry::{Attribute, Metric};
+use retryplan::telemetry::{Attribute, Metric, SignalKind};
 
 use crate::output::{Output, HEADER};
 
@@ -39,6 +41,17 @@ fn constants() -> [(&'static str, &'static str, &'static str); 6] {
     ]
 }
 
+/// Each signal kind as a constant: its name (`SIGNAL_GAVE_UP`), its value (the core's name) and its doc.
+fn signal_kinds() -> Vec<(String, &'static str, String)> {
+    SignalKind::ALL
+        .iter()
+        .map(|kind| {
+            let doc = format!("The tag of a `Signal::{kind:?}` (the core's `SignalKind`).");
+            (format!("SIGNAL_{}", shouting(kind.name())), kind.name(), doc)
+        })
+        .collect()
+}
+
 fn python() -> Output {
     let mut text = format!(
         "# {HEADER}\n\"\"\"The telemetry vocabulary of the core (``retryplan::telemetry``): metric names, units, \
@@ -46,6 +59,9 @@ fn python() -> Output {
     );
     for (name, value, doc) in constants() {
         text.push_str(&format!("{name} = {}\n\"\"\"{doc}\"\"\"\n", quoted(value)));
+    }
+    for (name, value, doc) in signal_kinds() {
+        text.push_str(&format!("{name} = {}\n\"\"\"{}\"\"\"\n", quoted(value), doc.replace('`', "``")));
     }
     let methods: Vec<String> = retryplan::telemetry::KNOWN_HTTP_METHODS.iter().map(|m| quoted(m)).collect();
     text.push_str(&format!(
@@ -78,6 +94,9 @@ fn python() -> Output {
 fn js() -> Output {
     let mut text = format!("// {HEADER}\n// The telemetry vocabulary of the core (retryplan::telemetry).\n\n");
     for (name, value, doc) in constants() {
+        text.push_str(&format!("/** {doc} */\nexport const {name} = {};\n", quoted(value)));
+    }
+    for (name, value, doc) in signal_kinds() {
         text.push_str(&format!("/** {doc} */\nexport const {name} = {};\n", quoted(value)));
     }
     let methods: Vec<String> = retryplan::telemetry::KNOWN_HTTP_METHODS.iter().map(|m| quoted(m)).collect();
@@ -196,6 +215,17 @@ mod tests {
             }
             for attribute in retryplan::telemetry::Attribute::ALL {
                 assert!(output.text.contains(attribute.key()), "{}: {attribute:?}", output.path);
+            }
+        }
+    }
+
+    #[test]
+    fn the_hosts_that_read_tagged_signals_get_every_kind_by_the_cores_name() {
+        use retryplan::config::value::Named;
+        for output in [super::python(), super::js()] {
+            for kind in retryplan::telemetry::SignalKind::ALL {
+                let constant = format!("SIGNAL_{} = \"{}\"", kind.name().to_ascii_uppercase(), kind.name());
+                assert!(output.text.contains(&constant), "{}: {constant}", output.path);
             }
         }
     }

@@ -406,6 +406,47 @@ pub enum Signal {
     },
 }
 
+impl Signal {
+    /// Which of the four signals this is.
+    #[must_use]
+    pub fn kind(self) -> SignalKind {
+        match self {
+            Signal::AttemptStarted { .. } => SignalKind::AttemptStarted,
+            Signal::AttemptEnded { .. } => SignalKind::AttemptEnded,
+            Signal::GaveUp { .. } => SignalKind::GaveUp,
+            Signal::Count { .. } => SignalKind::Count,
+        }
+    }
+}
+
+/// Which [`Signal`] a binding hands its host: the tag its host's reporter
+/// (Python's `otel.py`, JS's `otel.js`) reads first, by the names generated
+/// into every language by `core/mirrors` (`telemetry.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SignalKind {
+    /// [`Signal::AttemptStarted`]: start the attempt's span.
+    AttemptStarted,
+    /// [`Signal::AttemptEnded`]: end the attempt's span.
+    AttemptEnded,
+    /// [`Signal::GaveUp`]: add the give-up span event.
+    GaveUp,
+    /// [`Signal::Count`]: add 1 to a counter.
+    Count,
+}
+
+impl crate::ground::named::Named for SignalKind {
+    const ALL: &'static [Self] =
+        &[SignalKind::AttemptStarted, SignalKind::AttemptEnded, SignalKind::GaveUp, SignalKind::Count];
+    fn name(self) -> &'static str {
+        match self {
+            SignalKind::AttemptStarted => "attempt_started",
+            SignalKind::AttemptEnded => "attempt_ended",
+            SignalKind::GaveUp => "gave_up",
+            SignalKind::Count => "count",
+        }
+    }
+}
+
 /// The ending's name as `retryplan.operation.ending` says it.
 fn ending_name(decision: &Decision) -> Option<&'static str> {
     decision.is_final().then(|| decision.kind())

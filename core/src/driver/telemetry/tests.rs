@@ -177,3 +177,17 @@ fn names_follow_the_naming_rules() {
         assert!(!attribute.carriers().is_empty());
     }
 }
+
+#[test]
+fn each_signal_names_its_own_kind_and_every_kind_has_one_name() {
+    let each = [
+        Signal::AttemptStarted { attempt: 1, resend_count: None, hedge: false },
+        Signal::AttemptEnded { attempt: 1, status_code: None, error_type: None },
+        Signal::GaveUp { on_attempt: None, reason: GiveUpReason::Cancelled, attempts: 1 },
+        Signal::Count { metric: Metric::Retries, value: None },
+    ];
+    assert_eq!(each.map(Signal::kind), *SignalKind::ALL);
+    let names = SignalKind::ALL.iter().map(|kind| kind.name()).collect::<Vec<_>>();
+    assert_eq!(names, ["attempt_started", "attempt_ended", "gave_up", "count"]);
+    assert_eq!(SignalKind::from_name("gave_up"), Some(SignalKind::GaveUp));
+}

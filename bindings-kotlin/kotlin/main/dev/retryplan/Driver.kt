@@ -10,7 +10,9 @@ package dev.retryplan
  * It is made, freed, keyed and stepped ([exchangeInto]: two `long[]`, no
  * allocation) through the core's wire (`src/wire.rs`), no uniffi call; the
  * other typed methods are uniffi's, on a [NativeDriver] of the same engine
- * object made on first need.
+ * object made on first need. The wrapper itself has no uniffi handle
+ * (`NoHandle`): a typed call that skips [withNative] and reaches uniffi with
+ * it raises [noEngineObject]'s error (build.sh puts it in uniffi's clone).
  */
 class Driver private constructor(private val native: Lean<NativeDriver>) : NativeDriver(NoHandle) {
     constructor(
@@ -90,4 +92,18 @@ class Driver private constructor(private val native: Lean<NativeDriver>) : Nativ
 
     @Throws(RetryplanException::class)
     override fun readResponse(status: Int, headers: Map<String, String>, nowUnixMs: Long) = native.typed { it.readResponse(status, headers, nowUnixMs) }
+}
+
+/**
+ * What a lean wrapper ([Driver], [Operation]: made through the wire, `NoHandle` to uniffi) raises when a
+ * call reaches uniffi with its own empty handle instead of its engine object ([Driver.withNative], `Lean.typed`):
+ * a generated method it does not override, or the wrapper passed where uniffi takes its object.
+ * build.sh makes uniffi's `uniffiCloneHandle()` throw it for a `NoHandle` object.
+ */
+internal fun noEngineObject(wrapper: Any): IllegalStateException {
+    val type = wrapper.javaClass.simpleName
+    return IllegalStateException(
+        "retryplan: this $type is the wire's lean wrapper and has no uniffi handle of its own: a native call must " +
+            "reach its engine object (Driver.withNative, Lean.typed), and this one did not (a retryplan bug: please report it)",
+    )
 }
