@@ -53,10 +53,14 @@ export class Stats extends lean.Stats {
    * An `await_outcome` given with `inFlight`, the old name of `running`, is
    * read as `running` for one release.
    */
-  record(decision: Decision | (Omit<AwaitOutcome, 'running'> & {
-    /** @deprecated renamed `running` (issue 28); read as `running` for one release. */
-    inFlight: number;
-  })): void;
+  record(
+    decision:
+      | Decision
+      | (Omit<AwaitOutcome, 'running'> & {
+          /** @deprecated renamed `running` (issue 28); read as `running` for one release. */
+          inFlight: number;
+        }),
+  ): void;
 }
 
 /** The shared controls of one downstream dependency, with JSON text and snapshots. */
