@@ -480,6 +480,17 @@ mod tests {
     }
 
     #[test]
+    fn a_snapshot_is_read_under_the_old_name_of_probes_running_for_one_release() {
+        let fields =
+            r#""state":"half_open","consecutive_failures":0,"window_results":0,"window_failures":0,"open_until_ms":0"#;
+        let old: BreakerSnapshot =
+            serde_json::from_str(&alloc::format!("{{{fields},\"probes_in_flight\":2}}")).unwrap();
+        assert_eq!(old.probes_running, 2);
+        let written = serde_json::to_string(&old).unwrap();
+        assert!(written.ends_with(r#""probes_running":2}"#), "{written}");
+    }
+
+    #[test]
     fn a_permit_is_owned_by_its_breaker_and_given_back_when_dropped() {
         let (a, b) = (consecutive(1, 1), consecutive(1, 1));
         let tripping = a.try_acquire(0).unwrap();
