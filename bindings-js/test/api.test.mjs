@@ -440,7 +440,7 @@ test('stats count decisions as returned', () => {
     'invalid_argument',
   );
   stats.record({ type: 'await_outcome', running: 2, untilMs: 9 });
-  // `inFlight`, the old name of `running`, is read for one release (deprecated); neither is refused.
+  // `inFlight`, the old name of `running`, is read for one release (deprecated); giving neither is refused.
   stats.record({ type: 'await_outcome', inFlight: 2, untilMs: 9 });
   throwsCode(() => stats.record({ type: 'await_outcome', untilMs: 9 }), 'invalid_argument');
   throwsCode(() => stats.record({ type: 'await_outcome', inFlight: 'two', untilMs: 9 }), 'invalid_argument');
