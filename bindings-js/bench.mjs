@@ -43,9 +43,9 @@ const policy = Policy.fromConfig({
   backoff: { kind: 'constant', baseMs: 0, capMs: 0 },
   jitter: { kind: 'none' },
 });
-const inFlight = new Operation(policy, 0, { seed: 1 });
-inFlight.poll(0);
-const awaitNs = ns(time('await', 1_000_000, (i) => inFlight.poll(i)));
+const awaiting = new Operation(policy, 0, { seed: 1 });
+awaiting.poll(0);
+const awaitNs = ns(time('await', 1_000_000, (i) => awaiting.poll(i)));
 
 const unavailable = { type: 'http_status', status: 503 };
 // onOutcome(503) -> start_attempt (zero delay): the decision every retry makes.

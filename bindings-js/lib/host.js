@@ -85,7 +85,7 @@ export class Host {
      * for attempt 1: written at 1, an empty array would allocate room for 17.
      */
     this.running = [undefined, undefined];
-    this.inFlight = 0;
+    this.runningCount = 0;
     /** What each accepted result holds, by token (its attempt's number): the value it carried, or the error it threw. */
     this.values = [undefined, undefined];
     this.errors = [undefined, undefined];
@@ -235,7 +235,7 @@ export class Host {
 
   forget(attempt) {
     this.running[attempt] = undefined;
-    this.inFlight -= 1;
+    this.runningCount -= 1;
   }
   /** The time now, read for a result; the loop's next poll reuses it (a read costs more than a decision). */
   clock() {
@@ -264,7 +264,7 @@ export class Host {
     this.woken = false;
     // An attempt that answers at once settles within a few microtasks: let it
     // report before arming a timer (a timer costs more than the decision).
-    for (let turn = 0; turn < 3 && this.inFlight > 0; turn += 1) {
+    for (let turn = 0; turn < 3 && this.runningCount > 0; turn += 1) {
       await undefined;
       if (this.woken) return;
     }
@@ -306,7 +306,7 @@ export class Host {
           await undefined;
           const entry = this.io.entry(this, action);
           this.running[entry.attempt] = entry;
-          this.inFlight += 1;
+          this.runningCount += 1;
           const attempt = this.attempt; // called as a plain function: `this` is not the host's
           let result;
           try {
@@ -341,8 +341,8 @@ export class Host {
       throw thrown;
     } finally {
       signal?.removeEventListener('abort', cancelled);
-      if (this.inFlight !== 0) this.running.length = 0; // else every entry was forgotten
-      this.inFlight = 0;
+      if (this.runningCount !== 0) this.running.length = 0; // else every entry was forgotten
+      this.runningCount = 0;
     }
   }
 

@@ -155,13 +155,15 @@ export interface Wait {
   retry: number;
   delayMs: number;
   untilMs: number;
-  serverDelayMs?: number;
+  /** The retry after: the wait the server asked for, as honored (after the policy's cap). */
+  retryAfterMs?: number;
   remainingBudgetMs: number;
 }
 /** Attempts are running: report each one's outcome; poll again at `untilMs` at the latest (an abort or hedge time). */
 export interface AwaitOutcome {
   type: 'await_outcome';
-  inFlight: number;
+  /** How many attempts are running. */
+  running: number;
   untilMs: number;
 }
 /**
@@ -386,7 +388,8 @@ export interface BreakerSnapshot {
   windowFailures: number;
   /** When an open breaker starts probing (0 when not open). */
   openUntilMs: number;
-  probesInFlight: number;
+  /** Half-open probes started and not finished. */
+  probesRunning: number;
 }
 /** Each control's state; null when the dependency lacks it. */
 export interface DependencySnapshot {

@@ -6,6 +6,7 @@
 import * as lean from './index.js';
 import type {
   Admission,
+  AwaitOutcome,
   BreakerSnapshot,
   BudgetSnapshot,
   Class,
@@ -47,8 +48,19 @@ export class Policy extends lean.Policy {
 
 /** Counters over many operations' decisions, with `record` for decisions you count yourself. */
 export class Stats extends lean.Stats {
-  /** Counts one decision as an operation returned it (each start and ending once). */
-  record(decision: Decision): void;
+  /**
+   * Counts one decision as an operation returned it (each start and ending once).
+   * An `await_outcome` given with `inFlight`, the old name of `running`, is
+   * read as `running` for one release.
+   */
+  record(
+    decision:
+      | Decision
+      | (Omit<AwaitOutcome, 'running'> & {
+          /** @deprecated renamed `running` (issue 28); read as `running` for one release. */
+          inFlight: number;
+        }),
+  ): void;
 }
 
 /** The shared controls of one downstream dependency, with JSON text and snapshots. */

@@ -287,10 +287,17 @@ fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
             retry: count("retry")?,
             delay_ms: number("delayMs")?,
             until_ms: number("untilMs")?,
-            server_delay_ms: optional("serverDelayMs")?,
+            retry_after_ms: optional("retryAfterMs")?,
             remaining_budget_ms: number("remainingBudgetMs")?,
         },
-        "await_outcome" => Decision::AwaitOutcome { in_flight: count("inFlight")?, until_ms: number("untilMs")? },
+        "await_outcome" => {
+            // `inFlight`, the old name of `running`, is read for one release (deprecated).
+            let old = get(value, "running")?.is_undefined() && !get(value, "inFlight")?.is_undefined();
+            Decision::AwaitOutcome {
+                running: count(if old { "inFlight" } else { "running" })?,
+                until_ms: number("untilMs")?,
+            }
+        }
         "succeeded" => Decision::Succeeded {
             attempts: count("attempts")?,
             winner: count("winner")?,

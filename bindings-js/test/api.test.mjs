@@ -171,7 +171,7 @@ test('the 800 ms checkout, decision by decision, as plain camelCase objects', ()
     remainingBudgetMs: 700,
     hedge: false,
   });
-  assert.deepEqual(operation.poll(100), { type: 'await_outcome', inFlight: 1, untilMs: 250 });
+  assert.deepEqual(operation.poll(100), { type: 'await_outcome', running: 1, untilMs: 250 });
   const unavailable = { type: 'http_status', status: 503 };
   assert.deepEqual(operation.onOutcome(250, 1, unavailable), {
     type: 'wait',
@@ -439,6 +439,11 @@ test('stats count decisions as returned', () => {
     () => stats.record({ type: 'gave_up', reason: 'bored', attempts: 1, remainingBudgetMs: 0 }),
     'invalid_argument',
   );
+  stats.record({ type: 'await_outcome', running: 2, untilMs: 9 });
+  // `inFlight`, the old name of `running`, is read for one release (deprecated); giving neither is refused.
+  stats.record({ type: 'await_outcome', inFlight: 2, untilMs: 9 });
+  throwsCode(() => stats.record({ type: 'await_outcome', untilMs: 9 }), 'invalid_argument');
+  throwsCode(() => stats.record({ type: 'await_outcome', inFlight: 'two', untilMs: 9 }), 'invalid_argument');
 });
 
 test('Outcome.fromHttp: the core reads Retry-After and retry-after-ms; saturates at 2^53-1; malformed is no guidance', () => {
@@ -457,7 +462,7 @@ test('Outcome.fromHttp: the core reads Retry-After and retry-after-ms; saturates
   const operation = new Operation(policy, 0, { seed: 1 });
   operation.poll(0);
   assert.equal(
-    operation.onOutcome(10, 1, Outcome.fromHttp(503, '99999999999999999999999', null, 0)).serverDelayMs,
+    operation.onOutcome(10, 1, Outcome.fromHttp(503, '99999999999999999999999', null, 0)).retryAfterMs,
     5000,
   );
 });
@@ -472,7 +477,7 @@ test('hedging: hedge flags, the winner and the attempts to abort, as numbers', (
   assert.deepEqual(policy.toConfig().hedging, { delayMs: 100, maxHedgedAttempts: 2 });
   const operation = new Operation(policy, 0, { seed: 3 });
   assert.equal(operation.poll(0).hedge, false);
-  assert.deepEqual(operation.poll(50), { type: 'await_outcome', inFlight: 1, untilMs: 100 });
+  assert.deepEqual(operation.poll(50), { type: 'await_outcome', running: 1, untilMs: 100 });
   const hedge = operation.poll(100);
   assert.equal(hedge.type, 'start_attempt');
   assert.equal(hedge.attempt, 2);
@@ -520,7 +525,7 @@ test('Dependency: shared controls from JSON or camelCase objects, handles on the
       windowResults: 0,
       windowFailures: 0,
       openUntilMs: 0,
-      probesInFlight: 0,
+      probesRunning: 0,
     },
     retrySlotsInUse: 0,
   });

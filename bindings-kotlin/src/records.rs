@@ -178,8 +178,9 @@ pub enum Decision {
         delay_ms: i64,
         /// When to poll again: now + `delay_ms`.
         until_ms: i64,
-        /// The server's requested delay as honored (after the policy's `cap_ms` and `max_above_backoff_ms`), if any.
-        server_delay_ms: Option<i64>,
+        /// The retry after: the wait the server asked for, as honored (after the policy's `cap_ms` and
+        /// `max_above_backoff_ms`), if any.
+        retry_after_ms: Option<i64>,
         /// Budget left now, after the response reserve.
         remaining_budget_ms: i64,
     },
@@ -187,7 +188,7 @@ pub enum Decision {
     /// time of a running attempt).
     AwaitOutcome {
         /// How many attempts are running.
-        in_flight: i32,
+        running: i32,
         /// When to poll again at the latest.
         until_ms: i64,
     },
@@ -251,16 +252,16 @@ impl From<rp::outcomes::decision::Decision> for Decision {
                 hedge,
             },
             rp::outcomes::decision::Decision::Wait {
-                retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms,
+                retry, delay_ms, until_ms, retry_after_ms, remaining_budget_ms,
             } => Decision::Wait {
                 retry: count_out(retry),
                 delay_ms: long_out(delay_ms),
                 until_ms: long_out(until_ms),
-                server_delay_ms: server_delay_ms.map(long_out),
+                retry_after_ms: retry_after_ms.map(long_out),
                 remaining_budget_ms: long_out(remaining_budget_ms),
             },
-            rp::outcomes::decision::Decision::AwaitOutcome { in_flight, until_ms } => Decision::AwaitOutcome {
-                in_flight: count_out(in_flight),
+            rp::outcomes::decision::Decision::AwaitOutcome { running, until_ms } => Decision::AwaitOutcome {
+                running: count_out(running),
                 until_ms: long_out(until_ms),
             },
             rp::outcomes::decision::Decision::Succeeded {
@@ -313,16 +314,16 @@ impl TryFrom<Decision> for rp::outcomes::decision::Decision {
                 hedge,
             },
             Decision::Wait {
-                retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms,
+                retry, delay_ms, until_ms, retry_after_ms, remaining_budget_ms,
             } => rp::outcomes::decision::Decision::Wait {
                 retry: u32_in("retry", retry)?,
                 delay_ms: ms_in("delay_ms", delay_ms)?,
                 until_ms: ms_in("until_ms", until_ms)?,
-                server_delay_ms: opt_ms_in("server_delay_ms", server_delay_ms)?,
+                retry_after_ms: opt_ms_in("retry_after_ms", retry_after_ms)?,
                 remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
             },
-            Decision::AwaitOutcome { in_flight, until_ms } => rp::outcomes::decision::Decision::AwaitOutcome {
-                in_flight: u32_in("in_flight", in_flight)?,
+            Decision::AwaitOutcome { running, until_ms } => rp::outcomes::decision::Decision::AwaitOutcome {
+                running: u32_in("running", running)?,
                 until_ms: ms_in("until_ms", until_ms)?,
             },
             Decision::Succeeded { attempts, winner, abort_attempts } => rp::outcomes::decision::Decision::Succeeded {
@@ -625,8 +626,8 @@ pub struct BreakerSnapshot {
     pub window_failures: i64,
     /// When an open breaker starts probing (0 when not open).
     pub open_until_ms: i64,
-    /// Probes running.
-    pub probes_in_flight: i32,
+    /// Half-open probes started and not finished (running).
+    pub probes_running: i32,
 }
 
 impl From<rp::controls::breaker::BreakerSnapshot> for BreakerSnapshot {
@@ -637,7 +638,7 @@ impl From<rp::controls::breaker::BreakerSnapshot> for BreakerSnapshot {
             window_results: long_out(value.window_results),
             window_failures: long_out(value.window_failures),
             open_until_ms: long_out(value.open_until_ms),
-            probes_in_flight: count_out(value.probes_in_flight),
+            probes_running: count_out(value.probes_running),
         }
     }
 }

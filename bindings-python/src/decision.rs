@@ -119,6 +119,30 @@ impl PyDecision {
         self.inner.describe().to_string()
     }
 
+    /// Deprecated alias of `Wait.retry_after_ms` for one release (issue 28: one name per concept); None on
+    /// any other kind.
+    #[getter]
+    fn server_delay_ms(&self, py: Python<'_>) -> PyResult<Option<u64>> {
+        let category = py.get_type::<pyo3::exceptions::PyDeprecationWarning>();
+        PyErr::warn(py, &category, c"retryplan: Wait.server_delay_ms is renamed Wait.retry_after_ms", 1)?;
+        Ok(match self.inner {
+            Decision::Wait { retry_after_ms, .. } => retry_after_ms,
+            _ => None,
+        })
+    }
+
+    /// Deprecated alias of `AwaitOutcome.running` for one release (issue 28: one name per concept); None on
+    /// any other kind.
+    #[getter]
+    fn in_flight(&self, py: Python<'_>) -> PyResult<Option<u32>> {
+        let category = py.get_type::<pyo3::exceptions::PyDeprecationWarning>();
+        PyErr::warn(py, &category, c"retryplan: AwaitOutcome.in_flight is renamed AwaitOutcome.running", 1)?;
+        Ok(match self.inner {
+            Decision::AwaitOutcome { running, .. } => Some(running),
+            _ => None,
+        })
+    }
+
     /// `Wait(retry=0, ...)`: its class and the fields of its JSON shape.
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         Ok(repr_of(&slf.get_type().name()?.to_cow()?, &slf.get().inner))

@@ -26,8 +26,9 @@ decision_classes!(
         delay_ms,
         /// When to poll again: now + `delay_ms`.
         until_ms,
-        /// The server's requested delay as honored (after the policy's `cap_ms` and `max_above_backoff_ms`), if any.
-        server_delay_ms,
+        /// The retry after: the wait the server asked for, as honored (after the policy's `cap_ms` and
+        /// `max_above_backoff_ms`), if any.
+        retry_after_ms,
         /// Budget left now, after the response reserve.
         remaining_budget_ms,
     }
@@ -35,7 +36,7 @@ decision_classes!(
     /// time of a running attempt).
     AwaitOutcome {
         /// How many attempts are running.
-        in_flight,
+        running,
         /// When to poll again at the latest.
         until_ms,
     }

@@ -55,15 +55,33 @@ def test_decision_classes_are_frozen_matchable_and_exact() -> None:
     with pytest.raises(AttributeError):
         start.attempt = 5  # type: ignore[misc]
     wait = op.on_outcome(0.12, start.attempt, Outcome.http_status(503))
-    assert retryplan.Wait.__match_args__ == ("retry", "delay_ms", "until_ms", "server_delay_ms", "remaining_budget_ms")
-    assert (wait.retry, wait.delay_ms, wait.until_ms, wait.server_delay_ms) == (0, 100, 220, None)
+    assert retryplan.Wait.__match_args__ == ("retry", "delay_ms", "until_ms", "retry_after_ms", "remaining_budget_ms")
+    assert (wait.retry, wait.delay_ms, wait.until_ms, wait.retry_after_ms) == (0, 100, 220, None)
     assert wait == Decision.from_dict(wait.to_dict()) and hash(wait) == hash(Decision.from_dict(wait.to_dict()))
     assert op.poll(0.15) == Decision.from_dict({**wait.to_dict(), "delay_ms": 70, "remaining_budget_ms": 9800})
     second = op.poll(0.22)
-    assert op.poll(0.3).to_dict() == {"type": "await_outcome", "in_flight": 1, "until_ms": second.abort_at_ms}
+    assert op.poll(0.3).to_dict() == {"type": "await_outcome", "running": 1, "until_ms": second.abort_at_ms}
     done = op.on_outcome(0.3, second.attempt, Outcome.success())
     assert type(done) is retryplan.Succeeded and done.is_final and done.attempts == 2
     assert op.next_wakeup_ms() is None and op.is_ended
+
+
+def test_a_decisions_renamed_fields_keep_their_old_names_for_one_release() -> None:
+    """One name per concept (issue 28): the old attribute names warn; the old dict keys are read as the new."""
+    wait = Decision.from_dict(
+        {"type": "wait", "retry": 0, "delay_ms": 5, "until_ms": 9, "server_delay_ms": 4, "remaining_budget_ms": 7}
+    )
+    assert (
+        wait.retry_after_ms == 4 and wait.to_dict()["retry_after_ms"] == 4 and "server_delay_ms" not in wait.to_dict()
+    )
+    awaiting = Decision.from_dict({"type": "await_outcome", "in_flight": 2, "until_ms": 9})
+    assert awaiting == Decision.from_dict({"type": "await_outcome", "running": 2, "until_ms": 9})
+    with pytest.warns(DeprecationWarning, match="renamed Wait.retry_after_ms"):
+        assert wait.server_delay_ms == 4
+    with pytest.warns(DeprecationWarning, match="renamed AwaitOutcome.running"):
+        assert awaiting.in_flight == 2
+    with pytest.warns(DeprecationWarning):
+        assert awaiting.server_delay_ms is None
 
 
 def test_seconds_convert_to_whole_milliseconds_exactly() -> None:

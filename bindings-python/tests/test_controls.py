@@ -77,7 +77,7 @@ def test_a_breaker_permit_reported_twice_is_refused_and_counts_once() -> None:
     refused("permit", lambda: breaker.on_failure(1.02, first))
     refused("permit", lambda: breaker.release(first))
     snapshot = breaker.snapshot(now_ms=1020)
-    assert (snapshot["state"], snapshot["probes_in_flight"], breaker.permits_outstanding) == ("half_open", 1, 1)
+    assert (snapshot["state"], snapshot["probes_running"], breaker.permits_outstanding) == ("half_open", 1, 1)
     breaker.on_success(1.03, second)
     assert breaker.snapshot(now_ms=1030)["state"] == "closed" and breaker.permits_outstanding == 0
 

@@ -49,7 +49,7 @@ def test_503_with_retry_after_http_date(server: Server) -> None:
     with client(Policy.from_dict(FAST), wall_clock=lambda: now_unix, on_decision=events.append) as c:
         assert c.get(server.url + "/date").status_code == 200
     (wait,) = [event.decision for event in events if event.decision.kind == "wait"]
-    assert (wait.server_delay_ms, wait.delay_ms) == (2000, 2000)  # the HTTP-date's 2 s, honoured as read
+    assert (wait.retry_after_ms, wait.delay_ms) == (2000, 2000)  # the HTTP-date's 2 s, honoured as read
     assert len(server.script.seen) == 2
 
 

@@ -8,7 +8,7 @@ def describe(decision: retryplan.Decision) -> str:
     match decision:
         case retryplan.StartAttempt(attempt, timeout_ms):
             return f"start {attempt} for {timeout_ms} ms"
-        case retryplan.Wait(until_ms=until_ms, server_delay_ms=None):
+        case retryplan.Wait(until_ms=until_ms, retry_after_ms=None):
             return f"wait until {until_ms}"
         case retryplan.GaveUp(reason=retryplan.GiveUpReason.NOT_RETRYABLE, attempts=n):
             return f"not retryable after {n}"

@@ -34,9 +34,9 @@ const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: 
 fn a_hedge_that_wins_aborts_the_first_attempt() {
     let mut op = Operation::new(&hedged(3, 100, 1), 0, OperationOptions::new(1));
     assert_eq!(started(op.poll(0).unwrap()), (1, false));
-    assert_eq!(op.poll(50).unwrap(), Decision::AwaitOutcome { in_flight: 1, until_ms: 100 });
+    assert_eq!(op.poll(50).unwrap(), Decision::AwaitOutcome { running: 1, until_ms: 100 });
     assert_eq!(started(op.poll(100).unwrap()), (2, true));
-    assert_eq!(op.poll(150).unwrap(), Decision::AwaitOutcome { in_flight: 2, until_ms: 3_000 }, "no room for a third");
+    assert_eq!(op.poll(150).unwrap(), Decision::AwaitOutcome { running: 2, until_ms: 3_000 }, "no room for a third");
     let mut abort = AttemptSet::EMPTY;
     abort.insert(1);
     assert_eq!(
@@ -67,7 +67,7 @@ fn hedges_never_exceed_max_attempts_or_the_in_flight_cap() {
     assert_eq!(started(op.poll(0).unwrap()), (1, false));
     assert_eq!(started(op.poll(0).unwrap()), (2, true));
     assert_eq!(started(op.poll(0).unwrap()), (3, true));
-    assert!(matches!(op.poll(0).unwrap(), Decision::AwaitOutcome { in_flight: 3, .. }), "max_attempts 3 reached");
+    assert!(matches!(op.poll(0).unwrap(), Decision::AwaitOutcome { running: 3, .. }), "max_attempts 3 reached");
 }
 
 #[test]
@@ -90,8 +90,8 @@ fn a_hedge_refused_by_the_budget_does_not_end_the_operation() {
     let options = OperationOptions::new(1).with_dependency(dependency.clone());
     let mut op = Operation::new(&hedged(3, 100, 1), 0, options);
     started(op.poll(0).unwrap());
-    assert_eq!(op.poll(100).unwrap(), Decision::AwaitOutcome { in_flight: 1, until_ms: 3_000 });
-    assert_eq!(op.poll(200).unwrap(), Decision::AwaitOutcome { in_flight: 1, until_ms: 3_000 }, "hedging stopped");
+    assert_eq!(op.poll(100).unwrap(), Decision::AwaitOutcome { running: 1, until_ms: 3_000 });
+    assert_eq!(op.poll(200).unwrap(), Decision::AwaitOutcome { running: 1, until_ms: 3_000 }, "hedging stopped");
     assert!(matches!(op.on_outcome(300, 1, &Outcome::Success).unwrap(), Decision::Succeeded { winner: 1, .. }));
 }
 

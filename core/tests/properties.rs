@@ -208,10 +208,10 @@ proptest! {
                     last_outcome = Some(step.outcome);
                     decision = operation.on_outcome(now.saturating_sub(step.backwards_ms), attempt, &step.outcome).expect("running attempt");
                 }
-                Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, .. } => {
+                Decision::Wait { retry, delay_ms, until_ms, retry_after_ms, .. } => {
                     prop_assert!(until_ms.saturating_add(minimum) <= limit, "wait until {} leaves no useful attempt before {}", until_ms, limit);
                     if delay_ms > 0 && until_ms == now + delay_ms && !matches!(decisions.get(decisions.len().wrapping_sub(2)), Some(Decision::Wait { .. })) {
-                        let server = server_delay_ms.unwrap_or(0);
+                        let server = retry_after_ms.unwrap_or(0);
                         prop_assert!(delay_ms >= server, "delay {} below server guidance {}", delay_ms, server);
                         if delay_ms > server && policy.jitter() != Jitter::Decorrelated {
                             let (low, high) = delay_range_ms(&policy, retry, 0);
@@ -394,7 +394,7 @@ mod shared_controls {
                         prop_assert!(abort_at_ms <= limit);
                         running.push(attempt);
                     }
-                    Decision::AwaitOutcome { in_flight, .. } => prop_assert_eq!(in_flight as usize, running.len()),
+                    Decision::AwaitOutcome { running: count, .. } => prop_assert_eq!(count as usize, running.len()),
                     Decision::Wait { .. } => prop_assert!(running.is_empty()),
                     ending => {
                         let abort: Vec<u32> = match ending {

@@ -10,7 +10,7 @@
 //!   jitter's bounds;
 //! - the shared controls hold no more grants than attempts run, and once
 //!   every operation ended (or was dropped), no permit, charge or slot is
-//!   left out and no probe is counted in flight.
+//!   left out and no probe is counted as running.
 #![no_main]
 
 use std::sync::Arc;
@@ -261,12 +261,12 @@ impl Checker<'_> {
         );
     }
 
-    fn wait(&self, delay_ms: u64, server_delay_ms: Option<u64>) {
+    fn wait(&self, delay_ms: u64, retry_after_ms: Option<u64>) {
         assert!(
-            delay_ms >= server_delay_ms.unwrap_or(0),
-            "a wait of {delay_ms} below the server's {server_delay_ms:?}"
+            delay_ms >= retry_after_ms.unwrap_or(0),
+            "a wait of {delay_ms} below the server's {retry_after_ms:?}"
         );
-        if server_delay_ms.is_none() {
+        if retry_after_ms.is_none() {
             let backoff = self.policy.backoff();
             let highest = match self.policy.jitter() {
                 Jitter::A6 => backoff.cap_ms.saturating_add(backoff.cap_ms / 5),
@@ -290,7 +290,7 @@ impl Checker<'_> {
             Decision::StartAttempt { attempt, timeout_ms, abort_at_ms, .. } => {
                 self.start(deadline_ms, attempt, abort_at_ms, timeout_ms, Some(now_ms))
             }
-            Decision::Wait { delay_ms, until_ms, server_delay_ms, .. } => {
+            Decision::Wait { delay_ms, until_ms, retry_after_ms, .. } => {
                 assert_eq!(until_ms, now_ms.saturating_add(delay_ms));
                 assert!(delay_ms >= 1);
                 assert!(
@@ -299,7 +299,7 @@ impl Checker<'_> {
                 );
                 // A wait just decided (not the rest of one, asked again by a poll): its bounds.
                 if reported.is_some() {
-                    self.wait(delay_ms, server_delay_ms)
+                    self.wait(delay_ms, retry_after_ms)
                 }
             }
             _ => {}
@@ -326,7 +326,7 @@ fn check_controls(dependency: &Dependency, running: usize, all_ended: bool) {
             "{} permits out, {running} running",
             breaker.permits_outstanding()
         );
-        assert!(breaker.snapshot(0).probes_in_flight as usize <= running);
+        assert!(breaker.snapshot(0).probes_running as usize <= running);
     }
     if let Some(budget) = dependency.budget() {
         assert!(
@@ -526,7 +526,7 @@ fuzz_target!(|script: Script| {
     check_controls(&dependency, 0, true);
     if let Some(breaker) = dependency.breaker() {
         assert_eq!(breaker.permits_outstanding(), 0);
-        assert_eq!(breaker.snapshot(now_ms).probes_in_flight, 0, "a probe counted after every operation ended");
+        assert_eq!(breaker.snapshot(now_ms).probes_running, 0, "a probe counted after every operation ended");
     }
     if let Some(budget) = dependency.budget() {
         assert_eq!(budget.charges_outstanding(), 0);

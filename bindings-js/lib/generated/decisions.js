@@ -35,13 +35,13 @@ export function decisionOf(w) {
           retry: w[1],
           delayMs: w[8],
           untilMs: w[9],
-          serverDelayMs: w[10],
+          retryAfterMs: w[10],
           remainingBudgetMs: w[6],
         };
     case 2: // await_outcome
       return {
         type: 'await_outcome',
-        inFlight: w[11],
+        running: w[11],
         untilMs: w[9],
       };
     case 3: // succeeded

@@ -44,7 +44,7 @@ function describe(decision: Decision): string {
     case 'start_attempt':
       return `attempt ${decision.attempt} for ${decision.timeoutMs} ms as ${decision.requestId}`;
     case 'wait':
-      return `wait ${decision.delayMs} ms${decision.serverDelayMs === undefined ? '' : ' (server asked)'}`;
+      return `wait ${decision.delayMs} ms${decision.retryAfterMs === undefined ? '' : ' (server asked)'}`;
     case 'await_outcome':
       return `await until ${decision.untilMs}`;
     case 'succeeded':
@@ -87,7 +87,7 @@ const permit: BreakerPermit | undefined = breaker.tryAcquire(0);
 if (permit && !permit.probe) breaker.onFailure(1, permit);
 const hedged = Policy.fromConfig({ ...config, hedging: { delayMs: 50, maxHedgedAttempts: 1 } });
 const http = Outcomes.fromHttp(503, '2', null, Date.now());
-describe({ type: 'await_outcome', inFlight: slotsInUse ?? 0, untilMs: http.retryAfterMs ?? hedged.maxAttempts });
+describe({ type: 'await_outcome', running: slotsInUse ?? 0, untilMs: http.retryAfterMs ?? hedged.maxAttempts });
 
 const operation = new Operation(policy, performance.now(), { seed: 42, dependency });
 const first = operation.poll(performance.now());
@@ -142,7 +142,7 @@ export function drive(failure: Failure): Action {
   const read: Outcome = Outcomes.fromHttpResponse(503, headers, Date.now());
   describe({
     type: 'await_outcome',
-    inFlight: GUIDANCE_HEADERS.length + (read.type === 'http_status' ? 0 : 1),
+    running: GUIDANCE_HEADERS.length + (read.type === 'http_status' ? 0 : 1),
     untilMs: 0,
   });
   return action;

@@ -45,7 +45,7 @@ fn an_operation_answers_its_decisions_in_words_until_it_is_dropped() {
     let busy = [InputKind::Result.word(), 20, 1, -1, -1, OutcomeKind::HttpStatus.word(), 503, 1500];
     assert_eq!(retryplan_kotlin_exchange(handle, busy.as_ptr(), 8, out.as_mut_ptr(), len), DONE);
     assert_eq!(out[wire::decision::DECISION_KIND], DecisionKind::Wait.word());
-    assert_eq!(out[wire::decision::SERVER_DELAY_MS], 1500);
+    assert_eq!(out[wire::decision::RETRY_AFTER_MS], 1500);
     assert_eq!(retryplan_kotlin_exchange(handle, poll.as_ptr(), 2, out.as_mut_ptr(), 18), BAD_BUFFER);
     drop(operation);
     assert_eq!(retryplan_kotlin_exchange(handle, poll.as_ptr(), 2, out.as_mut_ptr(), len), NOT_LIVE);

@@ -261,6 +261,14 @@ class Decision:
     def describe(self) -> str:
         """What the decision says, in words, for a log line (``wait 250 ms, before attempt 2``): attempts count
         from 1, a wait is a duration, no clock reading appears; the same words in every language."""
+    @property
+    @deprecated("renamed Wait.retry_after_ms")
+    def server_delay_ms(self) -> Optional[int]:
+        """Deprecated alias of ``Wait.retry_after_ms`` for one release; None on any other kind."""
+    @property
+    @deprecated("renamed AwaitOutcome.running")
+    def in_flight(self) -> Optional[int]:
+        """Deprecated alias of ``AwaitOutcome.running`` for one release; None on any other kind."""
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
 
@@ -295,7 +303,7 @@ class StartAttempt(Decision):
 class Wait(Decision):
     """Sleep until ``until_ms`` (cancellably), then call ``poll``."""
 
-    __match_args__ = ("retry", "delay_ms", "until_ms", "server_delay_ms", "remaining_budget_ms")
+    __match_args__ = ("retry", "delay_ms", "until_ms", "retry_after_ms", "remaining_budget_ms")
     @property
     def retry(self) -> int:
         """Retry number this wait precedes (0 = first retry)."""
@@ -306,9 +314,9 @@ class Wait(Decision):
     def until_ms(self) -> int:
         """When to poll again: now + ``delay_ms``."""
     @property
-    def server_delay_ms(self) -> Optional[int]:
-        """The server's requested delay as honored (after the policy's ``cap_ms`` and ``max_above_backoff_ms``), if any.
-        """
+    def retry_after_ms(self) -> Optional[int]:
+        """The retry after: the wait the server asked for, as honored (after the policy's ``cap_ms`` and
+        ``max_above_backoff_ms``), if any."""
     @property
     def remaining_budget_ms(self) -> int:
         """Budget left now, after the response reserve."""
@@ -318,9 +326,9 @@ class AwaitOutcome(Decision):
     """Attempts are running: report each one's outcome, and poll again at ``until_ms`` at the latest (the earliest abort
     time of a running attempt)."""
 
-    __match_args__ = ("in_flight", "until_ms")
+    __match_args__ = ("running", "until_ms")
     @property
-    def in_flight(self) -> int:
+    def running(self) -> int:
         """How many attempts are running."""
     @property
     def until_ms(self) -> int:

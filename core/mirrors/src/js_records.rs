@@ -41,10 +41,10 @@ fn sample(kind: DecisionKind, full: bool) -> Decision {
             retry: 101,
             delay_ms: 102,
             until_ms: 103,
-            server_delay_ms: some(104),
+            retry_after_ms: some(104),
             remaining_budget_ms: 105,
         },
-        DecisionKind::AwaitOutcome => Decision::AwaitOutcome { in_flight: 101, until_ms: 102 },
+        DecisionKind::AwaitOutcome => Decision::AwaitOutcome { running: 101, until_ms: 102 },
         DecisionKind::Succeeded => Decision::Succeeded { attempts: 101, winner: 102, abort_attempts: aborts },
         DecisionKind::GaveUp => Decision::GaveUp {
             reason,

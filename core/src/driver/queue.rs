@@ -2,12 +2,12 @@
 
 use alloc::collections::VecDeque;
 
-use crate::engine::operation::MAX_IN_FLIGHT;
+use crate::engine::operation::MAX_RUNNING;
 use crate::outcomes::action::{AbortReason, Action, AttemptPlan};
 
 /// Room for every running attempt's abort plus a start per slot: each start
 /// adds a running attempt and each abort removes one, so no call can queue more.
-const CAPACITY: usize = 2 * MAX_IN_FLIGHT + 1;
+const CAPACITY: usize = 2 * MAX_RUNNING + 1;
 
 /// What can wait in the queue: starts and aborts (an ending is never queued,
 /// it is the driver's state). A third of an [`Action`]'s size, which holds an

@@ -18,9 +18,10 @@ use crate::headers::retry_after::Pushback;
 use crate::outcomes::classify::Outcome;
 use crate::policy::{AboveCap, ServerGuidance};
 
-/// What the server's guidance in an outcome means under a policy.
+/// What the retry after in an outcome (the wait the server asked for, or
+/// its pushback) means under a policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ServerDelay {
+pub(crate) enum RetryAfterWait {
     /// No guidance (or the policy ignores it).
     None,
     /// Wait at least this long.
@@ -36,7 +37,7 @@ pub(crate) enum ServerDelay {
 
 impl ServerGuidance {
     /// Applies the policy's guidance rules to what the server said in `outcome`.
-    pub(crate) fn apply(&self, outcome: &Outcome) -> ServerDelay {
+    pub(crate) fn apply(&self, outcome: &Outcome) -> RetryAfterWait {
         let (honor, cap_ms, above_cap) = match *outcome {
             Outcome::HttpStatus { status, .. } => self
                 .statuses
@@ -45,19 +46,19 @@ impl ServerGuidance {
             _ => (self.honor, self.cap_ms, self.above_cap),
         };
         if !honor {
-            return ServerDelay::None;
+            return RetryAfterWait::None;
         }
         let requested_ms = match *outcome {
             Outcome::HttpStatus { retry_after_ms: Some(ms), .. }
             | Outcome::Transport { retry_after_ms: Some(ms), .. }
             | Outcome::GrpcStatus { pushback: Some(Pushback::RetryAfterMs(ms)), .. } => ms,
-            Outcome::GrpcStatus { pushback: Some(Pushback::DoNotRetry), .. } => return ServerDelay::DoNotRetry,
-            _ => return ServerDelay::None,
+            Outcome::GrpcStatus { pushback: Some(Pushback::DoNotRetry), .. } => return RetryAfterWait::DoNotRetry,
+            _ => return RetryAfterWait::None,
         };
         match above_cap {
-            _ if requested_ms <= cap_ms => ServerDelay::AtLeastMs(requested_ms),
-            AboveCap::Clamp => ServerDelay::AtLeastMs(cap_ms),
-            AboveCap::GiveUp => ServerDelay::AboveCap { requested_ms },
+            _ if requested_ms <= cap_ms => RetryAfterWait::AtLeastMs(requested_ms),
+            AboveCap::Clamp => RetryAfterWait::AtLeastMs(cap_ms),
+            AboveCap::GiveUp => RetryAfterWait::AboveCap { requested_ms },
         }
     }
 

@@ -21,7 +21,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::config::error::Error;
-use crate::engine::guidance::ServerDelay;
+use crate::engine::guidance::RetryAfterWait;
 use crate::ground::message::message;
 use crate::outcomes::classify::{classify, Class, Outcome};
 #[doc(no_inline)]
@@ -128,11 +128,11 @@ pub fn redeliver(
     if attempts >= policy.max_attempts {
         return dead(DeadLetterReason::AttemptsExhausted);
     }
-    let server_delay_ms = match policy.server_guidance.apply(outcome) {
-        ServerDelay::None => 0,
-        ServerDelay::AtLeastMs(ms) => ms,
-        ServerDelay::DoNotRetry => return dead(DeadLetterReason::ServerDeclinedRetry),
-        ServerDelay::AboveCap { .. } => return dead(DeadLetterReason::RetryAfterAboveCap),
+    let retry_after_ms = match policy.server_guidance.apply(outcome) {
+        RetryAfterWait::None => 0,
+        RetryAfterWait::AtLeastMs(ms) => ms,
+        RetryAfterWait::DoNotRetry => return dead(DeadLetterReason::ServerDeclinedRetry),
+        RetryAfterWait::AboveCap { .. } => return dead(DeadLetterReason::RetryAfterAboveCap),
     };
     let redelivery = attempts - 1;
     let (scheduled_ms, max_age_ms) = match policy.redelivery {
@@ -145,8 +145,8 @@ pub fn redeliver(
             (policy.backoff.ceiling_after_ms(redelivery, after_throttling), policy.total_budget_ms)
         }
     };
-    let server_delay_ms = policy.server_guidance.bound_above_backoff(server_delay_ms, scheduled_ms);
-    let delay_ms = scheduled_ms.max(server_delay_ms);
+    let retry_after_ms = policy.server_guidance.bound_above_backoff(retry_after_ms, scheduled_ms);
+    let delay_ms = scheduled_ms.max(retry_after_ms);
     let redeliver_at_ms = now_ms.saturating_add(delay_ms);
     if redeliver_at_ms.saturating_sub(first_seen_ms) > max_age_ms {
         return dead(DeadLetterReason::MaxAgeExceeded);

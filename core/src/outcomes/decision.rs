@@ -236,10 +236,11 @@ pub enum Decision {
         delay_ms: u64,
         /// When to poll again: now + `delay_ms`.
         until_ms: u64,
-        /// The server's requested delay as honored (after the policy's
-        /// `cap_ms` and `max_above_backoff_ms`), if any.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        server_delay_ms: Option<u64>,
+        /// The retry after: the wait the server asked for, as honored (after
+        /// the policy's `cap_ms` and `max_above_backoff_ms`), if any.
+        // Read under its old name too, for one release (issue 28).
+        #[serde(default, skip_serializing_if = "Option::is_none", alias = "server_delay_ms")]
+        retry_after_ms: Option<u64>,
         /// Budget left now, after the response reserve.
         remaining_budget_ms: u64,
     },
@@ -247,7 +248,9 @@ pub enum Decision {
     /// `until_ms` at the latest (the earliest abort time of a running attempt).
     AwaitOutcome {
         /// How many attempts are running.
-        in_flight: u32,
+        // Read under its old name too, for one release (issue 28).
+        #[serde(alias = "in_flight")]
+        running: u32,
         /// When to poll again at the latest.
         until_ms: u64,
     },
@@ -418,7 +421,7 @@ impl Decision {
     ///
     /// ```
     /// use retryplan::Decision;
-    /// let wait = Decision::Wait { retry: 0, delay_ms: 250, until_ms: 98_250, server_delay_ms: None, remaining_budget_ms: 900 };
+    /// let wait = Decision::Wait { retry: 0, delay_ms: 250, until_ms: 98_250, retry_after_ms: None, remaining_budget_ms: 900 };
     /// assert_eq!(wait.describe().to_string(), "wait 250 ms, before attempt 2");
     /// ```
     #[must_use]
@@ -428,10 +431,10 @@ impl Decision {
                 if hedge { Rule::StepStartHedge } else { Rule::StepStartAttempt },
                 alloc::vec![Arg::from(attempt), Arg::from(timeout_ms)],
             ),
-            Decision::Wait { retry, delay_ms, server_delay_ms, .. } => {
+            Decision::Wait { retry, delay_ms, retry_after_ms, .. } => {
                 // Retry r (from 0) is attempt r + 2, as in `retryplan explain`.
                 let mut args = alloc::vec![Arg::from(delay_ms), Arg::from(u64::from(retry).saturating_add(2))];
-                match server_delay_ms {
+                match retry_after_ms {
                     Some(server) => {
                         args.push(Arg::from(server));
                         Message::new(Rule::StepWaitServer, args)
@@ -439,8 +442,8 @@ impl Decision {
                     None => Message::new(Rule::StepWait, args),
                 }
             }
-            Decision::AwaitOutcome { in_flight, .. } => {
-                Message::new(Rule::StepAwait, alloc::vec![Arg::from(attempts_made(in_flight))])
+            Decision::AwaitOutcome { running, .. } => {
+                Message::new(Rule::StepAwait, alloc::vec![Arg::from(attempts_made(running))])
             }
             Decision::Succeeded { attempts, winner, .. } => {
                 Message::new(Rule::StepSucceeded, alloc::vec![Arg::from(winner), Arg::from(attempts_made(attempts))])
@@ -471,6 +474,23 @@ fn attempts_made(attempts: u32) -> Message {
 mod tests {
     use super::{AttemptSet, Decision, GiveUpReason};
     use alloc::string::ToString;
+
+    #[test]
+    fn a_decision_is_read_under_the_old_names_of_renamed_fields_for_one_release() {
+        let old = r#"{"type":"wait","retry":0,"delay_ms":5,"until_ms":9,"server_delay_ms":4,"remaining_budget_ms":7}"#;
+        let wait: Decision = serde_json::from_str(old).unwrap();
+        assert_eq!(
+            wait,
+            Decision::Wait { retry: 0, delay_ms: 5, until_ms: 9, retry_after_ms: Some(4), remaining_budget_ms: 7 }
+        );
+        let written = serde_json::to_string(&wait).unwrap();
+        assert!(written.contains(r#""retry_after_ms":4"#) && !written.contains("server_delay_ms"), "{written}");
+        let awaiting: Decision =
+            serde_json::from_str(r#"{"type":"await_outcome","in_flight":2,"until_ms":9}"#).unwrap();
+        assert_eq!(awaiting, Decision::AwaitOutcome { running: 2, until_ms: 9 });
+        let both = r#"{"type":"await_outcome","in_flight":2,"running":2,"until_ms":9}"#;
+        assert!(serde_json::from_str::<Decision>(both).is_err(), "both names at once is refused");
+    }
 
     #[test]
     fn an_ending_says_what_happened_and_what_to_do() {
@@ -548,8 +568,8 @@ mod tests {
         // A decision that is not a typed ending has no words, hint or not.
         let not_endings = [
             Decision::Succeeded { attempts: 1, winner: 1, abort_attempts: AttemptSet::EMPTY },
-            Decision::AwaitOutcome { in_flight: 1, until_ms: 5 },
-            Decision::Wait { retry: 0, delay_ms: 1, until_ms: 2, server_delay_ms: None, remaining_budget_ms: 3 },
+            Decision::AwaitOutcome { running: 1, until_ms: 5 },
+            Decision::Wait { retry: 0, delay_ms: 1, until_ms: 2, retry_after_ms: None, remaining_budget_ms: 3 },
         ];
         for decision in not_endings {
             assert!(decision.ending_message_after(Some(unknown), "op", "k", "outcomeOfError").is_none());
@@ -569,18 +589,18 @@ mod tests {
         };
         assert_eq!(said(start(false)), "start attempt 2 (timeout 800 ms)");
         assert_eq!(said(start(true)), "start attempt 2, a hedge (timeout 800 ms)");
-        let wait = |server_delay_ms| Decision::Wait {
+        let wait = |retry_after_ms| Decision::Wait {
             retry: 1,
             delay_ms: 250,
             until_ms: 123_456_250,
-            server_delay_ms,
+            retry_after_ms,
             remaining_budget_ms: 900,
         };
         assert_eq!(said(wait(None)), "wait 250 ms, before attempt 3");
         assert_eq!(said(wait(Some(250))), "wait 250 ms, before attempt 3 (the server asked for 250 ms)");
-        let awaiting = |in_flight| Decision::AwaitOutcome { in_flight, until_ms: 123_456_999 };
-        assert_eq!(said(awaiting(1)), "await the outcome of 1 attempt in flight");
-        assert_eq!(said(awaiting(2)), "await the outcome of 2 attempts in flight");
+        let awaiting = |running| Decision::AwaitOutcome { running, until_ms: 123_456_999 };
+        assert_eq!(said(awaiting(1)), "await the outcome of 1 attempt still running");
+        assert_eq!(said(awaiting(2)), "await the outcome of 2 attempts still running");
         let succeeded = Decision::Succeeded { attempts: 3, winner: 2, abort_attempts: AttemptSet::EMPTY };
         assert_eq!(said(succeeded), "succeeded on attempt 2 (after 3 attempts)");
         let gave_up = Decision::GaveUp {

@@ -154,7 +154,7 @@ impl Outcome {
         let Some(status) = u16::try_from(status.into()).ok().filter(|status| (100..=599).contains(status)) else {
             return Failure::MalformedResponse.outcome();
         };
-        let retry_after_ms = guidance_ms(&mut header, now_unix_ms, reading);
+        let retry_after_ms = retry_after_ms(&mut header, now_unix_ms, reading);
         let error_code = header(AWS_ERROR_TYPE_HEADER).and_then(|value| error_code_from_response(Some(value), None));
         Outcome::HttpStatus { status, retry_after_ms, error_code }
     }
@@ -205,7 +205,7 @@ impl Outcome {
 
 /// The wait the first guidance header that asks for one gives (see the
 /// module documentation for the order).
-fn guidance_ms<'a>(
+fn retry_after_ms<'a>(
     header: &mut impl FnMut(&'static str) -> Option<&'a str>,
     now_unix_ms: u64,
     reading: RetryAfterReading,

@@ -114,8 +114,10 @@ pub struct BreakerSnapshot {
     pub window_failures: u64,
     /// When an open breaker starts probing (0 when not open).
     pub open_until_ms: u64,
-    /// Probes running.
-    pub probes_in_flight: u32,
+    /// Half-open probes started and not finished (running).
+    // Read under its old name too, for one release (issue 28).
+    #[serde(alias = "probes_in_flight")]
+    pub probes_running: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -127,7 +129,7 @@ enum Phase {
         since_ms: u64,
     },
     HalfOpen {
-        in_flight: u32,
+        running: u32,
         successes: u32,
     },
 }
@@ -154,8 +156,8 @@ impl State {
         if generation != self.generation || !probe {
             return;
         }
-        if let Phase::HalfOpen { in_flight, .. } = &mut self.phase {
-            *in_flight = in_flight.saturating_sub(1);
+        if let Phase::HalfOpen { running, .. } = &mut self.phase {
+            *running = running.saturating_sub(1);
         }
     }
 
@@ -287,14 +289,14 @@ impl CircuitBreaker {
             if now_ms.saturating_sub(since_ms) < self.open_ms {
                 return None;
             }
-            state.phase = Phase::HalfOpen { in_flight: 0, successes: 0 };
+            state.phase = Phase::HalfOpen { running: 0, successes: 0 };
             state.generation += 1;
         }
         let generation = state.generation;
         let probe = match &mut state.phase {
             Phase::Closed => false,
-            Phase::HalfOpen { in_flight, .. } if *in_flight < self.half_open_probes => {
-                *in_flight += 1;
+            Phase::HalfOpen { running, .. } if *running < self.half_open_probes => {
+                *running += 1;
                 true
             }
             Phase::HalfOpen { .. } | Phase::Open { .. } => return None,
@@ -319,8 +321,8 @@ impl CircuitBreaker {
                 Trip::Consecutive { .. } => state.consecutive_failures = 0,
                 Trip::Ratio { .. } => state.window.add(reading, RESULTS, 1),
             },
-            Phase::HalfOpen { in_flight, successes } if probe => {
-                *in_flight = in_flight.saturating_sub(1);
+            Phase::HalfOpen { running, successes } if probe => {
+                *running = running.saturating_sub(1);
                 *successes += 1;
                 if *successes >= probes {
                     self.close(&mut state);
@@ -400,7 +402,7 @@ impl CircuitBreaker {
         let reading = state.clock.peek(now_ms);
         let now_ms = reading.now_ms;
         let [window_results, window_failures] = state.window.peek(reading);
-        let (phase, open_until_ms, probes_in_flight) = match state.phase {
+        let (phase, open_until_ms, probes_running) = match state.phase {
             Phase::Closed => (BreakerState::Closed, 0, 0),
             Phase::Open { since_ms } => {
                 let since_ms = since_ms.saturating_sub(reading.restarted_back_ms);
@@ -410,7 +412,7 @@ impl CircuitBreaker {
                     (BreakerState::HalfOpen, 0, 0)
                 }
             }
-            Phase::HalfOpen { in_flight, .. } => (BreakerState::HalfOpen, 0, in_flight),
+            Phase::HalfOpen { running, .. } => (BreakerState::HalfOpen, 0, running),
         };
         BreakerSnapshot {
             state: phase,
@@ -418,7 +420,7 @@ impl CircuitBreaker {
             window_results,
             window_failures,
             open_until_ms,
-            probes_in_flight,
+            probes_running,
         }
     }
 }
@@ -472,9 +474,20 @@ mod tests {
                 window_results: 0,
                 window_failures: 0,
                 open_until_ms: 2_006,
-                probes_in_flight: 0
+                probes_running: 0
             }
         );
+    }
+
+    #[test]
+    fn a_snapshot_is_read_under_the_old_name_of_probes_running_for_one_release() {
+        let fields =
+            r#""state":"half_open","consecutive_failures":0,"window_results":0,"window_failures":0,"open_until_ms":0"#;
+        let old: BreakerSnapshot =
+            serde_json::from_str(&alloc::format!("{{{fields},\"probes_in_flight\":2}}")).unwrap();
+        assert_eq!(old.probes_running, 2);
+        let written = serde_json::to_string(&old).unwrap();
+        assert!(written.ends_with(r#""probes_running":2}"#), "{written}");
     }
 
     #[test]
@@ -488,7 +501,7 @@ mod tests {
         assert_eq!(error.to_string(), "invalid argument `permit`: was issued by another circuit breaker");
         assert_eq!(b.snapshot(1_001).state, BreakerState::Closed, "breaker B is unchanged");
         assert_eq!(a.permits_outstanding(), 0, "the refused permit went back to A");
-        assert_eq!(a.snapshot(1_001).probes_in_flight, 0, "as a release: its probe is free again");
+        assert_eq!(a.snapshot(1_001).probes_running, 0, "as a release: its probe is free again");
         let probe = a.try_acquire(1_002).unwrap();
         assert!(a.try_acquire(1_002).is_none(), "one probe at a time");
         drop(probe);

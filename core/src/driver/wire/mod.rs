@@ -39,10 +39,11 @@ pub const ENDING_RETURNS: i64 = 256;
 macro_rules! record {
     ($(#[$doc:meta])* $module:ident, $words:ident = $count:literal {
         $($(#[$field_doc:meta])* $name:ident = $index:literal, $text:literal;)*
-    }) => {
+    } $(renamed { $($(#[$old_doc:meta])* $old:ident = $new:ident;)* })?) => {
         $(#[$doc])*
         pub mod $module {
             $($(#[$field_doc])* pub const $name: usize = $index;)*
+            $($($(#[$old_doc])* pub const $old: usize = $new;)*)?
             /// Every field by its name, in word order.
             pub const FIELDS: &[(&str, usize)] = &[$(($text, $index)),*];
         }

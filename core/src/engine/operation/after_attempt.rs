@@ -6,7 +6,7 @@
 use crate::controls::budget::RetryCause;
 use crate::engine::backoff::draw_delay_ms;
 use crate::engine::backoff::polly;
-use crate::engine::guidance::ServerDelay;
+use crate::engine::guidance::RetryAfterWait;
 use crate::outcomes::classify::{Class, Outcome, TransportFailure, Verdict};
 use crate::outcomes::decision::{Decision, GiveUpReason};
 use crate::policy::retry_limits::FailureKind;
@@ -79,19 +79,19 @@ impl Operation {
         let kind_limit_reached = self.kind_limit_reached(outcome);
         if kind_limit_reached && !self.running_attempts().is_empty() {
             self.refuse_further_attempts(GiveUpReason::AttemptsExhausted);
-            return self.poll_in_flight(now);
+            return self.poll_running(now);
         }
         if !self.running_attempts().is_empty() {
             // Another attempt is still running: this failure is not fatal. The
             // next hedge may start at once, or after the server's requested wait;
             // if the server refused further attempts, none starts again.
             match self.policy.server_guidance.apply(outcome) {
-                ServerDelay::None => self.schedule_hedge(now, Some(0)),
-                ServerDelay::AtLeastMs(ms) => self.schedule_hedge(now, Some(ms)),
-                ServerDelay::DoNotRetry => self.refuse_further_attempts(GiveUpReason::ServerDeclinedRetry),
-                ServerDelay::AboveCap { .. } => self.refuse_further_attempts(GiveUpReason::RetryAfterAboveCap),
+                RetryAfterWait::None => self.schedule_hedge(now, Some(0)),
+                RetryAfterWait::AtLeastMs(ms) => self.schedule_hedge(now, Some(ms)),
+                RetryAfterWait::DoNotRetry => self.refuse_further_attempts(GiveUpReason::ServerDeclinedRetry),
+                RetryAfterWait::AboveCap { .. } => self.refuse_further_attempts(GiveUpReason::RetryAfterAboveCap),
             }
-            return self.poll_in_flight(now);
+            return self.poll_running(now);
         }
         self.hedge_at_ms = None;
         if let Some(reason) = self.refused_by_server {
@@ -101,18 +101,18 @@ impl Operation {
             return self.give_up(now, GiveUpReason::AttemptsExhausted, None);
         }
 
-        let server_delay_ms = match self.policy.server_guidance.apply(outcome) {
-            ServerDelay::None => None,
-            ServerDelay::AtLeastMs(ms) => Some(ms),
-            ServerDelay::DoNotRetry => return self.give_up(now, GiveUpReason::ServerDeclinedRetry, None),
-            ServerDelay::AboveCap { requested_ms } => {
+        let retry_after_ms = match self.policy.server_guidance.apply(outcome) {
+            RetryAfterWait::None => None,
+            RetryAfterWait::AtLeastMs(ms) => Some(ms),
+            RetryAfterWait::DoNotRetry => return self.give_up(now, GiveUpReason::ServerDeclinedRetry, None),
+            RetryAfterWait::AboveCap { requested_ms } => {
                 return self.give_up(now, GiveUpReason::RetryAfterAboveCap, Some(requested_ms))
             }
         };
 
         let retry = attempts - 1;
-        let mut server_delay_ms = server_delay_ms;
-        let delay_ms = match (self.policy.server_guidance.mode, server_delay_ms) {
+        let mut retry_after_ms = retry_after_ms;
+        let delay_ms = match (self.policy.server_guidance.mode, retry_after_ms) {
             (GuidanceMode::A6, Some(server_ms)) => {
                 self.backoff_retry = 0;
                 server_ms
@@ -126,15 +126,15 @@ impl Operation {
                 let backoff_ms = self.backoff_ms(backoff_retry, throttling);
                 self.previous_delay_ms = backoff_ms;
                 self.backoff_retry = self.backoff_retry.saturating_add(1);
-                server_delay_ms = server_delay_ms
+                retry_after_ms = retry_after_ms
                     .map(|server_ms| self.policy.server_guidance.bound_above_backoff(server_ms, backoff_ms));
-                backoff_ms.max(server_delay_ms.unwrap_or(0))
+                backoff_ms.max(retry_after_ms.unwrap_or(0))
             }
         };
 
         let remaining = self.remaining_budget_ms(now);
         let minimum = self.policy.minimum_useful_attempt_ms.max(1);
-        if let Some(server_ms) = server_delay_ms {
+        if let Some(server_ms) = retry_after_ms {
             if server_ms.saturating_add(minimum) > remaining {
                 return self.give_up(now, GiveUpReason::RetryAfterExceedsBudget, Some(server_ms));
             }
@@ -146,8 +146,8 @@ impl Operation {
             return self.start_or_give_up(now, Start::Retry);
         }
         let until_ms = now.saturating_add(delay_ms);
-        self.phase = Phase::Waiting { until_ms, server_delay_ms };
-        Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms: remaining }
+        self.phase = Phase::Waiting { until_ms, retry_after_ms };
+        Decision::Wait { retry, delay_ms, until_ms, retry_after_ms, remaining_budget_ms: remaining }
     }
 
     /// The backoff before retry `retry` (0 for the first), from

@@ -49,7 +49,7 @@ impl Operation {
             *free = Running { attempt, abort_at_ms };
         }
         self.running_set.insert(attempt);
-        self.phase = Phase::InFlight;
+        self.phase = Phase::Running;
         self.schedule_hedge(now, None);
         Ok(Decision::StartAttempt {
             attempt,

@@ -5,13 +5,13 @@
 
 use crate::outcomes::decision::{AttemptSet, Decision, GiveUpReason};
 
-use super::{Operation, Phase, Running, MAX_IN_FLIGHT};
+use super::{Operation, Phase, Running, MAX_RUNNING};
 
 impl Operation {
     /// Gives back what the running attempts hold and lists them for the caller to abort.
     pub(super) fn abort_running(&mut self) -> AttemptSet {
         let aborted = core::mem::take(&mut self.running_set);
-        self.running = [Running::FREE; MAX_IN_FLIGHT];
+        self.running = [Running::FREE; MAX_RUNNING];
         if let Some(controls) = self.controls.as_mut() {
             controls.release_all();
         }

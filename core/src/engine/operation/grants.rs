@@ -14,7 +14,7 @@ use crate::headers::retry_after::Pushback;
 use crate::outcomes::classify::{Class, Outcome};
 use crate::outcomes::decision::GiveUpReason;
 
-use super::{Start, MAX_IN_FLIGHT};
+use super::{Start, MAX_RUNNING};
 
 /// A grant the operation settles is always one it took from its own
 /// dependency, so settling it cannot fail; a failure would be a bug here.
@@ -38,7 +38,7 @@ struct Held {
 #[derive(Debug)]
 pub(super) struct Controls {
     dependency: Arc<Dependency>,
-    held: [Held; MAX_IN_FLIGHT],
+    held: [Held; MAX_RUNNING],
 }
 
 impl Controls {
@@ -99,7 +99,7 @@ impl Controls {
 
     /// Gives back what every running attempt holds, without a result.
     pub(super) fn release_all(&mut self) {
-        for index in 0..MAX_IN_FLIGHT {
+        for index in 0..MAX_RUNNING {
             if let Some(held) = self.held.get_mut(index).map(core::mem::take) {
                 self.release(held);
             }

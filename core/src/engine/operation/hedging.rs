@@ -16,7 +16,7 @@ impl Operation {
             .map(|running| running.attempt)
     }
 
-    pub(super) fn in_flight_until(&self) -> u64 {
+    pub(super) fn running_until(&self) -> u64 {
         let earliest_abort =
             self.running.iter().filter(|running| !running.is_free()).map(|running| running.abort_at_ms).min();
         match (earliest_abort, self.hedge_at_ms) {
@@ -27,10 +27,10 @@ impl Operation {
     }
 
     pub(super) fn await_outcome(&self) -> Decision {
-        Decision::AwaitOutcome { in_flight: self.running_attempts().len(), until_ms: self.in_flight_until() }
+        Decision::AwaitOutcome { running: self.running_attempts().len(), until_ms: self.running_until() }
     }
 
-    pub(super) fn poll_in_flight(&mut self, now: u64) -> Decision {
+    pub(super) fn poll_running(&mut self, now: u64) -> Decision {
         match self.hedge_at_ms {
             Some(hedge_at) if now >= hedge_at => match self.try_start(now, Start::Hedge) {
                 Ok(started) => started,

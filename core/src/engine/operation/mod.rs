@@ -126,7 +126,7 @@ impl SharedPolicy for &Arc<Policy> {
 const REQUEST_ID_STREAM: u64 = 0x5245_5155_4553_5449; // "REQUESTI"
 
 /// The most attempts that run at once: the first plus every hedge.
-pub(crate) const MAX_IN_FLIGHT: usize = 1 + MAX_HEDGED_ATTEMPTS as usize;
+pub(crate) const MAX_RUNNING: usize = 1 + MAX_HEDGED_ATTEMPTS as usize;
 
 /// Where the operation stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,9 +135,9 @@ enum Phase {
     Ready,
     /// Backing off until `until_ms`; the server's requested delay is kept for
     /// repeated answers.
-    Waiting { until_ms: u64, server_delay_ms: Option<u64> },
+    Waiting { until_ms: u64, retry_after_ms: Option<u64> },
     /// Attempts are running (see `running`).
-    InFlight,
+    Running,
     /// An ending was returned.
     Ended,
 }
@@ -204,7 +204,7 @@ pub struct Operation {
     /// The class of the last failure, which prices the retry that repeats it.
     last_failure: RetryCause,
     phase: Phase,
-    running: [Running; MAX_IN_FLIGHT],
+    running: [Running; MAX_RUNNING],
     /// The attempt numbers in `running`, kept alongside it.
     running_set: AttemptSet,
     hedge_at_ms: Option<u64>,
@@ -259,7 +259,7 @@ impl Operation {
             backoff_retry: 0,
             last_failure: RetryCause::Transient,
             phase: Phase::Ready,
-            running: [Running::FREE; MAX_IN_FLIGHT],
+            running: [Running::FREE; MAX_RUNNING],
             running_set: AttemptSet::EMPTY,
             hedge_at_ms: None,
             // An operation that may not repeat its request never hedges.
@@ -287,9 +287,9 @@ impl Operation {
         let now = self.observe(now_ms);
         match self.phase {
             Phase::Ended => Err(Error::OperationEnded),
-            Phase::InFlight => Ok(self.poll_in_flight(now)),
-            Phase::Waiting { until_ms, server_delay_ms } if now < until_ms => {
-                Ok(self.wait_again(now, until_ms, server_delay_ms))
+            Phase::Running => Ok(self.poll_running(now)),
+            Phase::Waiting { until_ms, retry_after_ms } if now < until_ms => {
+                Ok(self.wait_again(now, until_ms, retry_after_ms))
             }
             Phase::Waiting { .. } => Ok(self.start_or_give_up(now, Start::Retry)),
             Phase::Ready => Ok(self.start_or_give_up(now, Start::First)),
@@ -374,7 +374,7 @@ impl Operation {
         match self.phase {
             Phase::Ready => Some(self.last_now_ms),
             Phase::Waiting { until_ms, .. } => Some(until_ms),
-            Phase::InFlight => Some(self.in_flight_until()),
+            Phase::Running => Some(self.running_until()),
             Phase::Ended => None,
         }
     }
@@ -526,12 +526,12 @@ impl Operation {
         self.running_attempts().iter().collect()
     }
 
-    fn wait_again(&self, now: u64, until_ms: u64, server_delay_ms: Option<u64>) -> Decision {
+    fn wait_again(&self, now: u64, until_ms: u64, retry_after_ms: Option<u64>) -> Decision {
         Decision::Wait {
             retry: self.attempts_started.saturating_sub(1),
             delay_ms: until_ms - now,
             until_ms,
-            server_delay_ms,
+            retry_after_ms,
             remaining_budget_ms: self.remaining_budget_ms(now),
         }
     }

@@ -47,7 +47,7 @@ fn misuse_is_an_error_and_changes_nothing() {
     assert_eq!(op.on_outcome(0, 2, &UNAVAILABLE).unwrap_err().code(), "attempt_not_running");
     let bad = Outcome::HttpStatus { status: 42, retry_after_ms: None, error_code: None };
     assert_eq!(op.on_outcome(0, 1, &bad).unwrap_err().code(), "invalid_argument");
-    assert!(matches!(op.poll(10), Ok(Decision::AwaitOutcome { in_flight: 1, until_ms: 200 })));
+    assert!(matches!(op.poll(10), Ok(Decision::AwaitOutcome { running: 1, until_ms: 200 })));
 }
 
 #[test]

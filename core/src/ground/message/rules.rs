@@ -308,8 +308,8 @@ rules! {
     /// Attempts: how many (not 1).
     Attempts = "attempts": "{0} attempts",
     // Issue 26 and 25: transport guidance, the caller's key.
-    /// A server delay given with the caller's cancel.
-    CancelHasNoServerDelay = "cancel_has_no_server_delay": "a cancelled attempt carries no server delay: give none (the server's wait goes with a transport failure or a response)",
+    /// A retry-after wait given with the caller's cancel.
+    CancelHasNoServerDelay = "cancel_has_no_server_delay": "a cancelled attempt carries no retry-after wait: give none (the server's wait goes with a transport failure or a response)",
     /// A request's own Idempotency-Key header that is empty: the longest key.
     RequestKeyEmpty = "request_key_empty": "is empty: a request's own key makes it keyed and is sent on every attempt, so it must hold 1 to {0} characters; set a key or leave the header out",
     /// A request's own Idempotency-Key header that is neither form: the value.
@@ -326,10 +326,10 @@ rules! {
     StepStartHedge = "step_start_hedge": "start attempt {0}, a hedge (timeout {1} ms)",
     /// A wait: its delay, the attempt it comes before.
     StepWait = "step_wait": "wait {0} ms, before attempt {1}",
-    /// A wait the server asked for: its delay, the attempt it comes before, the server's delay as honored.
+    /// A wait the server asked for: its delay, the attempt it comes before, the retry after as honored.
     StepWaitServer = "step_wait_server": "wait {0} ms, before attempt {1} (the server asked for {2} ms)",
     /// Attempts running: how many (`one_attempt` or `attempts`).
-    StepAwait = "step_await": "await the outcome of {0} in flight",
+    StepAwait = "step_await": "await the outcome of {0} still running",
     /// Success: the winning attempt, the attempts made (`one_attempt` or `attempts`).
     StepSucceeded = "step_succeeded": "succeeded on attempt {0} (after {1})",
     /// Given up: the attempts made (`one_attempt` or `attempts`), the reason.

@@ -137,9 +137,9 @@ internal object Wire {
             w[W.D_FLAGS] and W.FLAG_HEDGE != 0L,
         )
 
-        W.DECISION_WAIT -> Decision.Wait(w[W.D_ATTEMPT].toInt(), w[W.D_DELAY_MS], w[W.D_UNTIL_MS], optional(w[W.D_SERVER_DELAY_MS]), w[W.D_REMAINING_BUDGET_MS])
+        W.DECISION_WAIT -> Decision.Wait(w[W.D_ATTEMPT].toInt(), w[W.D_DELAY_MS], w[W.D_UNTIL_MS], optional(w[W.D_RETRY_AFTER_MS]), w[W.D_REMAINING_BUDGET_MS])
 
-        W.DECISION_AWAIT_OUTCOME -> Decision.AwaitOutcome(w[W.D_IN_FLIGHT].toInt(), w[W.D_UNTIL_MS])
+        W.DECISION_AWAIT_OUTCOME -> Decision.AwaitOutcome(w[W.D_RUNNING].toInt(), w[W.D_UNTIL_MS])
 
         W.DECISION_SUCCEEDED -> Decision.Succeeded(w[W.D_ATTEMPTS].toInt(), w[W.D_DETAIL].toInt(), aborts(w))
 

@@ -59,8 +59,8 @@ internal object WireWords {
     const val D_FLAGS = 7
     const val D_DELAY_MS = 8
     const val D_UNTIL_MS = 9
-    const val D_SERVER_DELAY_MS = 10
-    const val D_IN_FLIGHT = 11
+    const val D_RETRY_AFTER_MS = 10
+    const val D_RUNNING = 11
     const val D_REASON = 12
     const val D_ATTEMPTS = 13
     const val D_DETAIL = 14

@@ -31,10 +31,11 @@ record! {
         DELAY_MS = 8, "delay_ms";
         /// When the wait ends, or when to poll at the latest.
         UNTIL_MS = 9, "until_ms";
-        /// The server's requested wait, or [`NONE`](super::NONE).
-        SERVER_DELAY_MS = 10, "server_delay_ms";
+        /// The retry after (the wait the server asked for, as honored), or
+        /// [`NONE`](super::NONE).
+        RETRY_AFTER_MS = 10, "retry_after_ms";
         /// Attempts running.
-        IN_FLIGHT = 11, "in_flight";
+        RUNNING = 11, "running";
         /// The give-up reason's index.
         REASON = 12, "reason";
         /// Attempts made.
@@ -49,6 +50,14 @@ record! {
         ABORTS_65 = 17, "aborts_65";
         /// Attempts 97..=128 to abort.
         ABORTS_97 = 18, "aborts_97";
+    }
+    renamed {
+        /// The old name of [`RETRY_AFTER_MS`] (issue 28: one name per concept).
+        #[deprecated(note = "renamed RETRY_AFTER_MS (the word `retry_after_ms`)")]
+        SERVER_DELAY_MS = RETRY_AFTER_MS;
+        /// The old name of [`RUNNING`] (issue 28: one name per concept).
+        #[deprecated(note = "renamed RUNNING (the word `running`)")]
+        IN_FLIGHT = RUNNING;
     }
 }
 
@@ -104,16 +113,16 @@ pub fn encode_decision(decision: &Decision, record: &mut [i64; DECISION_WORDS]) 
             record[decision::FLAGS] = i64::from(hedge) * FLAG_HEDGE;
             (DecisionKind::StartAttempt, None)
         }
-        Decision::Wait { retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms } => {
+        Decision::Wait { retry, delay_ms, until_ms, retry_after_ms, remaining_budget_ms } => {
             record[decision::ATTEMPT] = i64::from(retry);
             record[decision::DELAY_MS] = word(delay_ms);
             record[decision::UNTIL_MS] = word(until_ms);
-            record[decision::SERVER_DELAY_MS] = server_delay_ms.map_or(NONE, word);
+            record[decision::RETRY_AFTER_MS] = retry_after_ms.map_or(NONE, word);
             record[decision::REMAINING_BUDGET_MS] = word(remaining_budget_ms);
             (DecisionKind::Wait, None)
         }
-        Decision::AwaitOutcome { in_flight, until_ms } => {
-            record[decision::IN_FLIGHT] = i64::from(in_flight);
+        Decision::AwaitOutcome { running, until_ms } => {
+            record[decision::RUNNING] = i64::from(running);
             record[decision::UNTIL_MS] = word(until_ms);
             (DecisionKind::AwaitOutcome, None)
         }

@@ -130,10 +130,10 @@ fn an_operation_refuses_a_status_the_driver_would_read_as_malformed() {
 #[test]
 fn a_decision_writes_only_the_words_of_its_kind() {
     let mut record = [7; DECISION_WORDS];
-    encode_decision(&Decision::AwaitOutcome { in_flight: 2, until_ms: 90 }, &mut record);
+    encode_decision(&Decision::AwaitOutcome { running: 2, until_ms: 90 }, &mut record);
     let mut expected = [7; DECISION_WORDS];
     expected[decision::DECISION_KIND] = DecisionKind::AwaitOutcome.word();
-    expected[decision::IN_FLIGHT] = 2;
+    expected[decision::RUNNING] = 2;
     expected[decision::UNTIL_MS] = 90;
     assert_eq!(record, expected);
     // A reconcile's `detail` is documented as -1: written so.
@@ -141,4 +141,11 @@ fn a_decision_writes_only_the_words_of_its_kind() {
     encode_decision(&reconcile, &mut record);
     assert_eq!((record[decision::DETAIL], record[decision::ATTEMPTS], record[decision::ABORTS_97]), (NONE, 3, 0));
     assert_eq!(record[decision::TIMEOUT_MS], 7, "a word the kind does not use is left as it was");
+}
+
+#[test]
+#[allow(deprecated)]
+fn the_renamed_words_keep_their_old_names_for_one_release() {
+    assert_eq!(decision::SERVER_DELAY_MS, decision::RETRY_AFTER_MS);
+    assert_eq!(decision::IN_FLIGHT, decision::RUNNING);
 }

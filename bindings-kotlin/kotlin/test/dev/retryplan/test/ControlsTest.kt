@@ -6,12 +6,16 @@ import dev.retryplan.BudgetConfig
 import dev.retryplan.BudgetSnapshot
 import dev.retryplan.CircuitBreaker
 import dev.retryplan.ConcurrencyLimit
+import dev.retryplan.Decision
 import dev.retryplan.Dependency
 import dev.retryplan.DependencyConfig
 import dev.retryplan.RetryBudget
 import dev.retryplan.RetrySlots
 import dev.retryplan.RetryplanException
 import dev.retryplan.TripConfig
+import dev.retryplan.inFlight
+import dev.retryplan.probesInFlight
+import dev.retryplan.serverDelayMs
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertNotNull
 import org.junit.jupiter.api.Assertions.assertNull
@@ -76,7 +80,10 @@ class ControlsTest {
             refused("permit") { breaker.onFailure(1020, first) }
             refused("permit") { breaker.release(first) }
             val snapshot = breaker.snapshot(1020)
-            assertEquals(BreakerState.HALF_OPEN to 1, snapshot.state to snapshot.probesInFlight)
+            assertEquals(BreakerState.HALF_OPEN to 1, snapshot.state to snapshot.probesRunning)
+            @Suppress("DEPRECATION")
+            val old = snapshot.probesInFlight
+            assertEquals(1, old, "the old name, kept for one release")
             breaker.onSuccess(1030, second)
             assertEquals(BreakerState.CLOSED, breaker.snapshot(1030).state)
             assertEquals(0L, breaker.permitsOutstanding())
@@ -263,5 +270,13 @@ class ControlsTest {
             assertEquals(Triple(0L, 0L, 0), Triple(budget.chargesOutstanding(), breaker.permitsOutstanding(), slots.inUse()))
             assertEquals(20, available(budget))
         }
+    }
+
+    @Test
+    @Suppress("DEPRECATION")
+    fun `a decision's renamed fields keep their old names for one release`() {
+        assertEquals(40L, Decision.Wait(0, 50, 90, 40L, 900).serverDelayMs)
+        assertEquals(null, Decision.Wait(0, 50, 90, null, 900).serverDelayMs)
+        assertEquals(2, Decision.AwaitOutcome(2, 90).inFlight)
     }
 }

@@ -161,7 +161,7 @@ class DestroyedTest {
             val (answered, refusals) = race(200, 3, { Operation(policy, 0, options) }) { operation ->
                 when (val decision = operation.poll(0)) {
                     is Decision.StartAttempt -> assertEquals(200L, decision.timeoutMs)
-                    is Decision.AwaitOutcome -> assertEquals(1, decision.inFlight)
+                    is Decision.AwaitOutcome -> assertEquals(1, decision.running)
                     else -> throw AssertionError("unexpected $decision")
                 }
             }

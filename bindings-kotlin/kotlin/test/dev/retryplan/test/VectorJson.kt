@@ -70,7 +70,7 @@ object VectorJson {
         "window_results" to b.windowResults,
         "window_failures" to b.windowFailures,
         "open_until_ms" to b.openUntilMs,
-        "probes_in_flight" to b.probesInFlight.toLong(),
+        "probes_running" to b.probesRunning.toLong(),
     )
 
     /** Absent parts are null here (the core does not skip them). */
@@ -163,11 +163,11 @@ object VectorJson {
             "retry" to d.retry.toLong(),
             "delay_ms" to d.delayMs,
             "until_ms" to d.untilMs,
-            "server_delay_ms" to d.serverDelayMs,
+            "retry_after_ms" to d.retryAfterMs,
             "remaining_budget_ms" to d.remainingBudgetMs,
         )
 
-        is Decision.AwaitOutcome -> fields("type" to "await_outcome", "in_flight" to d.inFlight.toLong(), "until_ms" to d.untilMs)
+        is Decision.AwaitOutcome -> fields("type" to "await_outcome", "running" to d.running.toLong(), "until_ms" to d.untilMs)
 
         is Decision.Succeeded -> fields(
             "type" to "succeeded",
