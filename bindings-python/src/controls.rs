@@ -14,7 +14,7 @@ use retryplan as rp;
 use retryplan::value::Value;
 use retryplan::{ConfigKind, Dependency, GiveUpReason, SharedStats};
 
-use crate::args::{bytes_arg, class_arg, str_arg, u32_arg, Arg, NOW};
+use crate::args::{bytes_arg, class_arg, json_arg, u32_arg, Arg, NOW};
 use crate::data::{from_py, repr_of, serialized};
 use crate::decision::{IntoField, PyDecision};
 use crate::fault::{invalid, Res};

@@ -162,7 +162,7 @@ impl Failure {
             (Outcome::Transport { failure, .. }, retry_after_ms) => Ok(Outcome::Transport { failure, retry_after_ms }),
             (outcome, None) => Ok(outcome),
             (_, Some(_)) => {
-                Err(Error::InvalidArgument { name: "retry_after_ms", rule: message!(CancelHasNoServerDelay) })
+                Err(Error::InvalidArgument { field: "retry_after_ms", rule: message!(CancelHasNoServerDelay) })
             }
         }
     }

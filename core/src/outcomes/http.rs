@@ -429,7 +429,7 @@ impl Repeatability {
 pub fn is_idempotent_method(method: &str) -> Result<bool, Error> {
     let is_tchar = |byte: u8| byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte);
     if method.is_empty() || !method.bytes().all(is_tchar) {
-        return Err(Error::InvalidArgument { name: "method", rule: message!(NotMethodToken) });
+        return Err(Error::InvalidArgument { field: "method", rule: message!(NotMethodToken) });
     }
     Ok(matches!(method, "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"))
 }
