@@ -139,7 +139,9 @@ pub(crate) fn json_arg<'a>(json: Arg<'a, '_>, text: Arg<'a, '_>) -> Res<Cow<'a, 
             PyErr::warn(py, &category, c"retryplan: from_json(text=...) is renamed from_json(json=...)", 1)?;
             str_arg("json", text)
         }
-        (Some(_), Some(_)) => Err(PyTypeError::new_err("from_json() takes `json` or its old name `text`, not both").into()),
+        (Some(_), Some(_)) => {
+            Err(PyTypeError::new_err("from_json() takes `json` or its old name `text`, not both").into())
+        }
         (None, None) => Err(PyTypeError::new_err("from_json() missing 1 required argument: 'json'").into()),
     }
 }

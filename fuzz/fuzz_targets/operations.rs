@@ -20,7 +20,7 @@ use libfuzzer_sys::fuzz_target;
 use retryplan::{
     classify, Action, AttemptSet, BudgetSnapshot, Class, Concurrency, Decision, Dependency, Driver, DriverOptions,
     GrpcCode, Held, Idempotency, Jitter, Operation, OperationOptions, Outcome, Policy, Pushback, Receipt,
-    Repeatability, TransportFailure, Verdict,
+    TransportFailure, Verdict,
 };
 use serde_json::json;
 
@@ -367,7 +367,7 @@ fuzz_target!(|script: Script| {
         }
         if let Some(method) = knobs.method {
             let method = METHODS[usize::from(method) % METHODS.len()];
-            options = options.with_repeatability(Repeatability::for_http(method, None).expect("a known method"));
+            options = options.with_http_request(policy.http_request(method, None, None).expect("a known method"));
         }
         let runner = match knobs.driver {
             None => Runner::Operation(Operation::new(&policy, start_ms, options)),

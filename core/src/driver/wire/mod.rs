@@ -330,8 +330,8 @@ pub fn decode_outcome(kind: i64, code: i64, delay: i64) -> Result<Outcome, Error
 /// outcome_delay_ms]` (see the module documentation): the inverse of
 /// [`decode_outcome`], for a host that reads outcomes (an ending's last
 /// result, an event's) in words. An outcome is written as its own kind,
-/// never as `failure` (the vocabulary's outcomes are transport failures and
-/// statuses), and a status as it is (one outside 100..=599 reads back as a
+/// never as `failure` (the failure vocabulary's outcomes are transport
+/// classes and statuses), and a status as it is (one outside 100..=599 reads back as a
 /// malformed response). An `http_status`'s `error_code` is text and is not
 /// carried: a host that shows it reads it from the typed outcome.
 ///

@@ -282,4 +282,14 @@ class ErrorsTest {
         val profile = raises<RetryplanException.UnknownProfile>("unknown_profile") { Policy.profile("nope") }
         assertEquals("nope" to "nope", profile.profile to profile.name)
     }
+
+    @Test
+    @Suppress("DEPRECATION")
+    fun `repeatabilityForHttp is a deprecated alias of httpRequest's repeatability for one release`() {
+        val policy = Policy.fromJson("""{"retry_methods": ["GET", "POST"]}""")
+        for ((method, idempotent) in listOf("POST" to null, "PUT" to null, "PATCH" to true, "GET" to false)) {
+            val one = policy.httpRequest(method, idempotent).use { it.repeatability() }
+            assertEquals(one, policy.repeatabilityForHttp(method, idempotent), "$method $idempotent")
+        }
+    }
 }
