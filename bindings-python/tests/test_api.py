@@ -644,7 +644,6 @@ def test_the_old_names_are_deprecated_aliases_for_one_release() -> None:
     assert raised.value.violations[0].field == "max_attempts"
 
 
-
 def test_from_json_reads_json_and_its_old_keyword_text_warns_for_one_release() -> None:
     import warnings
 
@@ -665,7 +664,6 @@ def test_from_json_reads_json_and_its_old_keyword_text_warns_for_one_release() -
     with pytest.warns(DeprecationWarning), pytest.raises(InvalidArgumentError) as raised:
         Policy.from_json(text=LONE)  # type: ignore[call-arg]
     assert raised.value.field == "json"
-
 
 
 def test_the_input_an_error_blames_is_field_and_a_profile_profile_and_name_warns_for_one_release() -> None:
