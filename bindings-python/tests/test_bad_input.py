@@ -278,7 +278,7 @@ def test_bad_input_gets_a_typed_error_with_the_code_and_field(row: Row) -> None:
     error = raised.value
     assert type(error).__name__ == row.error and error.code == row.code, error
     field: Optional[str] = (
-        getattr(error, "name", None) or getattr(error, "field", None) or getattr(error, "header", None)
+        getattr(error, "field", None) or getattr(error, "profile", None) or getattr(error, "header", None)
     )
     if isinstance(error, retryplan.ConfigViolationsError):
         field = ",".join(error.fields)
