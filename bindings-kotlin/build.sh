@@ -116,6 +116,15 @@ if [ "$(grep -c '@Deprecated("No binding reads it any more' "$GENERATED")" != 1 
   exit 1
 fi
 
+# Policy.repeatabilityForHttp is deprecated (src/policy.rs: Policy.httpRequest is the one entry point,
+# removed in the next release): mark the interface's declaration and the class's override.
+DEPRECATED='@Deprecated("Use httpRequest(method, idempotent).repeatability(): the one entry point, which reads the request key too. Removed in the next release.", ReplaceWith("httpRequest(method, idempotent).repeatability()"))' \
+  perl -pi -e 's/^(\s*(?:\@Throws\(RetryplanException::class\))?(?:override )?)fun `repeatabilityForHttp`\(/$1$ENV{DEPRECATED} fun `repeatabilityForHttp`(/' "$GENERATED"
+if [ "$(grep -c 'fun `repeatabilityForHttp`' "$GENERATED")" != 2 ] || [ "$(grep -c ')) fun `repeatabilityForHttp`' "$GENERATED")" != 2 ]; then
+  echo "kotlin: the generated repeatabilityForHttp to deprecate has changed: check uniffi's ObjectTemplate.kt" >&2
+  exit 1
+fi
+
 # kotlinc takes ~15 s per source set: reuse its output when nothing it reads changed.
 compile() { # module-name output-dir classpath extra-key sources...  (FRIENDS: modules whose internals it sees)
   local name="$1" out="$2" classpath="$3" extra="$4" friends=()

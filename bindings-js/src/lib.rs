@@ -204,7 +204,7 @@ fn js_error(error: Error) -> JsValue {
     // Exhaustive on purpose: a new core error must be mapped here.
     let field = match &error {
         Error::InvalidConfig { field, .. } => Some(&**field),
-        Error::InvalidArgument { name, .. } | Error::Unsupported { field: name, .. } => Some(*name),
+        Error::InvalidArgument { field, .. } | Error::Unsupported { field, .. } => Some(*field),
         Error::InvalidHeader(header) => Some(header.header()),
         Error::InvalidRequestHeader(header) => Some(header.header()),
         Error::ConfigViolations { .. }
@@ -239,9 +239,8 @@ fn js_error(error: Error) -> JsValue {
                 running.iter().map(|attempt| JsValue::from(*attempt)).collect::<Array>().into(),
             );
         }
-        Error::UnknownProfile { name, known } => {
-            // `profile`, not `name`: a JS error's `name` is its class name.
-            add_detail(&value, "profile", JsValue::from_str(name));
+        Error::UnknownProfile { profile, known } => {
+            add_detail(&value, "profile", JsValue::from_str(profile));
             add_detail(&value, "known", known.iter().map(|name| JsValue::from_str(name)).collect::<Array>().into());
         }
         _ => {}

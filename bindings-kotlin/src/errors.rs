@@ -47,8 +47,8 @@ pub enum RetryplanError {
     /// No built-in profile has this name. See `profiles::NAMES`.
     #[error("{description}")]
     UnknownProfile {
-        /// The name asked for.
-        name: String,
+        /// The profile name asked for (`profile`, as every binding names it).
+        profile: String,
         /// The known names, in `profiles::NAMES` order.
         known: Vec<String>,
         code: String,
@@ -80,8 +80,8 @@ pub enum RetryplanError {
     /// unchanged; a grant of another control is used up and goes back to the control that issued it, as if dropped.
     #[error("{description}")]
     InvalidArgument {
-        /// The argument's name.
-        name: String,
+        /// The argument it blames (`field`, as every binding names the input an error blames).
+        field: String,
         code: String,
         blame: Blame,
         description: String,
@@ -157,8 +157,8 @@ impl From<rp::Error> for RetryplanError {
                 blame,
                 description,
             },
-            rp::Error::UnknownProfile { name, known } => RetryplanError::UnknownProfile {
-                name,
+            rp::Error::UnknownProfile { profile, known } => RetryplanError::UnknownProfile {
+                profile,
                 known,
                 code,
                 blame,
@@ -176,8 +176,8 @@ impl From<rp::Error> for RetryplanError {
                 blame,
                 description,
             },
-            rp::Error::InvalidArgument { name, .. } => RetryplanError::InvalidArgument {
-                name: name.to_owned(),
+            rp::Error::InvalidArgument { field, .. } => RetryplanError::InvalidArgument {
+                field: field.to_owned(),
                 code,
                 blame,
                 description,

@@ -101,7 +101,7 @@ pub enum GrpcCode {
     Unauthenticated,
 }
 
-/// A failure below the application protocol, split by whether the request may have reached the server.
+/// The transport class of a failure below the application protocol: whether the request may have reached the server, what the engine decides on. Each failure of the failure vocabulary (`Failure`) but `cancelled` has one.
 #[uniffi::remote(Enum)]
 pub enum TransportFailure {
     /// The request never left (DNS failure, connection refused, TLS handshake failed before sending). Always safe to repeat.
@@ -145,7 +145,7 @@ pub enum BackoffKind {
     Constant,
 }
 
-/// Whether repeating the operation could repeat its effect.
+/// Whether repeating the operation could repeat its effect: what the policy's `idempotency` declares about the operation. What the request's protocol and its caller allow is its `Repeatability`; the engine combines the two (`Repeatability::effective`).
 #[uniffi::remote(Enum)]
 pub enum Idempotency {
     /// No effect at all (a read).
@@ -187,7 +187,7 @@ pub enum RetryAfterReading {
     Lenient,
 }
 
-/// What a host saw go wrong with an attempt, named the same in every language.
+/// What a host saw go wrong with an attempt, named the same in every language: the failure vocabulary.
 #[uniffi::remote(Enum)]
 pub enum Failure {
     /// The host name could not be resolved.

@@ -105,7 +105,7 @@ type Result<T, E = RetryplanError> = std::result::Result<T, E>;
 // ---------------------------------------------------------------- numbers across the boundary
 
 fn invalid(name: &'static str, rule: String) -> RetryplanError {
-    rp::Error::InvalidArgument { name, rule: rule.into() }.into()
+    rp::Error::InvalidArgument { field: name, rule: rule.into() }.into()
 }
 
 /// A millisecond value or a clock reading handed in (a delay, `retry_after_ms`,

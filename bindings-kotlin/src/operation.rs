@@ -30,8 +30,9 @@ pub struct OperationOptions {
     /// The shared controls of the dependency this operation calls.
     #[uniffi(default)]
     pub dependency: Option<Arc<Dependency>>,
-    /// Whether the request may be repeated by its protocol's rules
-    /// (`repeatabilityForHttp(method, idempotent)`); null: the policy alone decides.
+    /// Whether the request may be repeated by its protocol's rules; null: the
+    /// policy alone decides. An HTTP host passes `httpRequest` instead
+    /// (`Policy.httpRequest`, which reads the request's own key too).
     #[uniffi(default)]
     pub repeatability: Option<rp::outcomes::http::Repeatability>,
     /// The request's body can be sent only once (a stream): it is sent once,

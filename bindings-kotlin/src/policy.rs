@@ -116,16 +116,20 @@ impl Policy {
         self.0.sends_idempotency_key()
     }
 
-    /// Whether an HTTP request with `method` may be repeated under this policy
-    /// (RFC 9110, or the policy's `retry_methods`), unless the caller says so
-    /// for this request (`idempotent`): pass it in `OperationOptions.repeatability`.
+    /// Deprecated, removed in the next release: `httpRequest(method,
+    /// idempotent)`, the one entry point for a host, answers this and reads
+    /// the request's own `Idempotency-Key` too. Kotlin marks it `@Deprecated`
+    /// (build.sh); uniffi gives Swift no deprecation attribute, so this note is
+    /// Swift's notice. Whether an HTTP request with `method` may be repeated
+    /// under this policy (RFC 9110, or the policy's `retry_methods`), unless
+    /// the caller says so for this request (`idempotent`).
     #[uniffi::method(default(idempotent = None))]
     pub fn repeatability_for_http(
         &self,
         method: String,
         idempotent: Option<bool>,
     ) -> Result<rp::outcomes::http::Repeatability> {
-        Ok(self.0.repeatability_for_http(&method, idempotent)?)
+        Ok(self.0.http_request(&method, idempotent, None)?.repeatability)
     }
 
     /// The one rule for an HTTP request (the core's `Policy::http_request`):

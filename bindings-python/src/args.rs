@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyFloat, PyInt, PyMemoryView, PyString};
 use pyo3::PyClass;
@@ -124,6 +125,25 @@ pub(crate) fn u16_arg(name: &'static str, obj: &Bound<'_, PyAny>) -> Res<u16> {
 pub(crate) fn str_arg<'a>(name: &'static str, obj: &'a Bound<'_, PyAny>) -> Res<Cow<'a, str>> {
     let text = obj.cast::<PyString>().map_err(|_| wrong_type(name, "a str", obj))?;
     text.to_cow().map_err(|_| invalid(name, "must be text without lone surrogates (U+D800 to U+DFFF)".to_owned()))
+}
+
+/// The JSON text a `from_json` reads: its argument `json`, as every binding
+/// names it, or (for one release) the keyword `text`, Python's old name, with
+/// a `DeprecationWarning`. Both at once, or neither, is a `TypeError`.
+pub(crate) fn json_arg<'a>(json: Arg<'a, '_>, text: Arg<'a, '_>) -> Res<Cow<'a, str>> {
+    match (json, text) {
+        (Some(json), None) => str_arg("json", json),
+        (None, Some(text)) => {
+            let py = text.py();
+            let category = py.get_type::<pyo3::exceptions::PyDeprecationWarning>();
+            PyErr::warn(py, &category, c"retryplan: from_json(text=...) is renamed from_json(json=...)", 1)?;
+            str_arg("json", text)
+        }
+        (Some(_), Some(_)) => {
+            Err(PyTypeError::new_err("from_json() takes `json` or its old name `text`, not both").into())
+        }
+        (None, None) => Err(PyTypeError::new_err("from_json() missing 1 required argument: 'json'").into()),
+    }
 }
 
 /// Binary data: `bytes`, `bytearray` or a `memoryview` (of bytes), copied.

@@ -16,7 +16,7 @@ use retryplan::config::value::Value;
 use retryplan::engine::stats::SharedStats;
 use retryplan::{Dependency, GiveUpReason};
 
-use crate::args::{bytes_arg, class_arg, str_arg, u32_arg, Arg, NOW};
+use crate::args::{bytes_arg, class_arg, json_arg, u32_arg, Arg, NOW};
 use crate::data::{from_py, repr_of, serialized};
 use crate::decision::{IntoField, PyDecision};
 use crate::fault::{invalid, Res};

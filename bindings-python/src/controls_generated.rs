@@ -28,8 +28,9 @@ impl PyDependency {
 
     /// Reads and validates the configuration from JSON text.
     #[staticmethod]
-    fn from_json(text: &Bound<'_, PyAny>) -> Res<Self> {
-        Ok(PyDependency { inner: rp::Dependency::from_json(&str_arg("text", text)?)? })
+    #[pyo3(signature = (json = None, *, text = None), text_signature = "(json)")]
+    fn from_json(json: Arg, text: Arg) -> Res<Self> {
+        Ok(PyDependency { inner: rp::Dependency::from_json(&json_arg(json, text)?)? })
     }
 
     /// New controls (full budget, closed breaker) from a compiled form (`compile_dependency`, `retryplan compile

@@ -31,7 +31,7 @@ fn exception(py: Python<'_>, fault: Fault) -> PyResult<PyErr> {
     let (class, message, blame) = match fault {
         Fault::Python(error) => return Ok(error),
         Fault::WrongType { name, rule } => {
-            fields.set_item("name", name)?;
+            fields.set_item("field", name)?;
             fields.set_item("rule", &rule)?;
             (module.getattr("ArgumentTypeError")?, format!("invalid argument `{name}`: {rule}"), None)
         }

@@ -44,7 +44,7 @@ impl From<PyErr> for Fault {
 
 /// `invalid_argument` naming `name`.
 pub(crate) fn invalid(name: &'static str, rule: String) -> Fault {
-    Fault::Core(Error::InvalidArgument { name, rule: rule.into() })
+    Fault::Core(Error::InvalidArgument { field: name, rule: rule.into() })
 }
 
 /// `invalid_argument` (also a `TypeError`) for `obj`, which is not `expected`.

@@ -7,7 +7,7 @@ use retryplan::config::error::ConfigKind;
 use retryplan::config::value::Value;
 use retryplan::{dialects::profiles, Policy, PolicyConfig};
 
-use crate::args::{bytes_arg, str_arg};
+use crate::args::{bytes_arg, json_arg, str_arg, Arg};
 use crate::data::{from_py, serialized, to_py};
 use crate::fault::Res;
 
@@ -42,10 +42,11 @@ impl PyPolicy {
         from_value(&from_py(config, ConfigKind::Policy)?)
     }
 
-    /// A policy from JSON text.
+    /// A policy from JSON text (`json`; the keyword `text` is its deprecated old name).
     #[staticmethod]
-    fn from_json(text: &Bound<'_, PyAny>) -> Res<Self> {
-        Ok(PyPolicy { inner: Policy::from_json(&str_arg("text", text)?)? })
+    #[pyo3(signature = (json = None, *, text = None), text_signature = "(json)")]
+    fn from_json(json: Arg, text: Arg) -> Res<Self> {
+        Ok(PyPolicy { inner: Policy::from_json(&json_arg(json, text)?)? })
     }
 
     /// A policy from its compiled form (`Policy.to_compiled`, `retryplan compile`):
@@ -60,7 +61,7 @@ impl PyPolicy {
     fn from_file(py: Python<'_>, path: &Bound<'_, PyAny>) -> Res<Self> {
         let config = py.import("retryplan._config")?.getattr("read_policy_file")?.call1((path,))?;
         match config.is_instance_of::<PyString>() {
-            true => PyPolicy::from_json(&config),
+            true => PyPolicy::from_json(Some(&config), None),
             false => PyPolicy::from_dict(&config),
         }
     }

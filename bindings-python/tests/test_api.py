@@ -106,13 +106,13 @@ def test_seconds_convert_to_whole_milliseconds_exactly() -> None:
 def test_bad_clock_values_are_typed_errors_naming_the_argument(value: float, fragment: str) -> None:
     with pytest.raises(InvalidArgumentError) as raised:
         Operation(Policy(), value, seed=1)
-    assert raised.value.code == "invalid_argument" and raised.value.name == "now" and fragment in str(raised.value)
+    assert raised.value.code == "invalid_argument" and raised.value.field == "now" and fragment in str(raised.value)
     op = started()
     with pytest.raises(InvalidArgumentError, match="deadline"):
         Operation(Policy(), 0.0, seed=1, deadline=value)
     with pytest.raises(InvalidArgumentError) as raised:
         op.poll(value)
-    assert raised.value.name == "now"
+    assert raised.value.field == "now"
 
 
 @pytest.mark.parametrize("value", ["1.0", b"1", None, True, [1], object()])
@@ -120,7 +120,7 @@ def test_wrong_types_are_argument_type_errors(value: object) -> None:
     op = started()
     with pytest.raises((ArgumentTypeError, InvalidArgumentError)) as raised:
         op.poll(value)  # type: ignore[arg-type]
-    assert raised.value.code == "invalid_argument" and raised.value.name == "now"
+    assert raised.value.code == "invalid_argument" and raised.value.field == "now"
     if value is not None:
         assert isinstance(raised.value, TypeError)
 
@@ -255,7 +255,7 @@ def test_policy_round_trips_and_pickles(tmp_path) -> None:  # type: ignore[no-un
     assert set(retryplan.PROFILE_NAMES) >= {"read", "checkout", "write_keyed", "write_strict", "background"}
     with pytest.raises(UnknownProfileError) as raised:
         Policy.from_profile("nope")
-    assert raised.value.name == "nope" and "read" in raised.value.known and isinstance(raised.value, LookupError)
+    assert raised.value.profile == "nope" and "read" in raised.value.known and isinstance(raised.value, LookupError)
     assert raised.value.known == list(retryplan.PROFILE_NAMES) and raised.value.blame == "configuration"
     path = tmp_path / "policy.json"
     path.write_text(json.dumps({"max_attempts": 5}))
@@ -450,10 +450,10 @@ def test_millisecond_clock_readings_stop_at_2_to_the_53_minus_1(clock: str) -> N
         readings[clock] = beyond
         with pytest.raises(InvalidArgumentError) as raised:
             Operation(Policy(), seed=1, **readings)  # type: ignore[call-overload]
-        assert raised.value.name == clock and "2^53 - 1" in str(raised.value)
+        assert raised.value.field == clock and "2^53 - 1" in str(raised.value)
     with pytest.raises(InvalidArgumentError) as raised:
         started().poll(now_ms=2**53)
-    assert raised.value.name == "now_ms"
+    assert raised.value.field == "now_ms"
 
 
 LONE = "\ud800"
@@ -461,7 +461,7 @@ LONE = "\ud800"
 
 def test_lone_surrogates_are_typed_errors_naming_the_argument_or_field() -> None:
     for call, name in [
-        (lambda: Policy.from_json(LONE), "text"),
+        (lambda: Policy.from_json(LONE), "json"),
         (lambda: Policy.from_profile(LONE), "name"),
         (lambda: Operation(Policy(), 0.0, idempotency_key="key" + LONE), "idempotency_key"),
         (lambda: Outcome.transport(LONE), "failure"),
@@ -470,7 +470,7 @@ def test_lone_surrogates_are_typed_errors_naming_the_argument_or_field() -> None
     ]:
         with pytest.raises(InvalidArgumentError) as raised:
             call()
-        assert raised.value.name == name and "surrogate" in str(raised.value)
+        assert raised.value.field == name and "surrogate" in str(raised.value)
     for config, field in [({"idempotency": LONE}, "idempotency"), ({"backoff": {LONE: 1}}, "backoff")]:
         with pytest.raises(InvalidConfigError) as unreadable:
             Policy.from_dict(config)
@@ -660,6 +660,45 @@ def test_the_old_names_are_deprecated_aliases_for_one_release() -> None:
         Policy(max_attempts=0)
     assert (raised.value.config, raised.value.fields) == ("policy", ("max_attempts",))
     assert raised.value.violations[0].field == "max_attempts"
+
+
+def test_from_json_reads_json_and_its_old_keyword_text_warns_for_one_release() -> None:
+    import warnings
+
+    config = '{"max_attempts": 2}'
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the new name never warns
+        assert Policy.from_json(json=config).to_json() == Policy.from_json(config).to_json()
+        assert Policy.from_json(json=config).to_json() == Policy(max_attempts=2).to_json()
+        assert isinstance(retryplan.Dependency.from_json(json="{}"), retryplan.Dependency)
+    for cls in (Policy, retryplan.Dependency):
+        with pytest.warns(DeprecationWarning, match=r"from_json\(text=\.\.\.\) is renamed from_json\(json=\.\.\.\)"):
+            made = cls.from_json(text=config if cls is Policy else "{}")  # type: ignore[call-arg]
+        assert type(made) is cls
+        with pytest.raises(TypeError, match="not both"):
+            cls.from_json("{}", text="{}")  # type: ignore[call-arg]
+        with pytest.raises(TypeError, match="missing 1 required argument: 'json'"):
+            cls.from_json()  # type: ignore[call-arg]
+    with pytest.warns(DeprecationWarning), pytest.raises(InvalidArgumentError) as raised:
+        Policy.from_json(text=LONE)  # type: ignore[call-arg]
+    assert raised.value.field == "json"
+
+
+def test_the_input_an_error_blames_is_field_and_a_profile_profile_and_name_warns_for_one_release() -> None:
+    import warnings
+
+    with pytest.raises(InvalidArgumentError) as argument:
+        started().poll(now_ms=2**53)
+    with pytest.raises(UnknownProfileError) as profile:
+        Policy.from_profile("raed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the new names never warn
+        field, fields = argument.value.field, argument.value.fields
+        assert (field, fields, profile.value.profile) == ("now_ms", ("now_ms",), "raed")
+    with pytest.warns(DeprecationWarning, match=r"InvalidArgumentError\.name is renamed InvalidArgumentError\.field"):
+        assert argument.value.name == "now_ms"
+    with pytest.warns(DeprecationWarning, match=r"UnknownProfileError\.name is renamed UnknownProfileError\.profile"):
+        assert profile.value.name == "raed"
 
 
 # ---------------------------------------------------------------- the typed Driver: odd statuses and tokens

@@ -278,7 +278,7 @@ def test_bad_input_gets_a_typed_error_with_the_code_and_field(row: Row) -> None:
     error = raised.value
     assert type(error).__name__ == row.error and error.code == row.code, error
     field: Optional[str] = (
-        getattr(error, "name", None) or getattr(error, "field", None) or getattr(error, "header", None)
+        getattr(error, "field", None) or getattr(error, "profile", None) or getattr(error, "header", None)
     )
     if isinstance(error, retryplan.ConfigViolationsError):
         field = ",".join(error.fields)
@@ -300,7 +300,7 @@ def test_every_helper_names_an_option_it_does_not_have(helper: str) -> None:
     }[helper]
     with pytest.raises(retryplan.ArgumentTypeError, match="`sead`: is not an option of this helper") as raised:
         make()
-    assert raised.value.name == "sead"
+    assert raised.value.field == "sead"
 
 
 def test_range_messages_state_the_arguments_own_range() -> None:
@@ -338,7 +338,7 @@ def test_a_dependency_reads_its_controls_with_the_same_codes() -> None:
         assert str(raised.value).startswith(f"invalid dependency configuration at `{field}`: ")
     with pytest.raises(InvalidArgumentError) as amount:
         RetryBudget(QUOTA).acquire(-1)
-    assert amount.value.name == "amount"
+    assert amount.value.field == "amount"
 
 
 def readme_rows() -> List[tuple]:

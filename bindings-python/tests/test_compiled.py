@@ -146,7 +146,7 @@ def test_every_code_of_the_core_has_its_class() -> None:
 def test_a_form_that_is_not_binary_is_an_argument_type_error(form: object) -> None:
     with pytest.raises(ArgumentTypeError) as caught:
         Policy.from_compiled(form)  # type: ignore[arg-type]
-    assert caught.value.name == "form"
+    assert caught.value.field == "form"
     assert "must be bytes, bytearray or memoryview" in str(caught.value)
     with pytest.raises(ArgumentTypeError):
         Dependency.from_compiled(form)  # type: ignore[arg-type]

@@ -26,7 +26,7 @@ BREAKER = {"trip": {"kind": "consecutive", "failures": 1}, "open_ms": 1000, "hal
 def refused(name: str, call: Callable[[], Any]) -> InvalidArgumentError:
     with pytest.raises(InvalidArgumentError) as raised:
         call()
-    assert (raised.value.code, raised.value.name) == ("invalid_argument", name), raised.value
+    assert (raised.value.code, raised.value.field) == ("invalid_argument", name), raised.value
     assert not isinstance(raised.value, TypeError), "a misused grant is not a wrong type"
     return raised.value
 
@@ -147,7 +147,7 @@ def test_a_grant_of_another_kind_is_a_type_error_naming_the_argument() -> None:
     ]:
         with pytest.raises(retryplan.ArgumentTypeError) as raised:
             call()  # type: ignore[no-untyped-call]
-        assert (raised.value.code, raised.value.name) == ("invalid_argument", name)
+        assert (raised.value.code, raised.value.field) == ("invalid_argument", name)
 
 
 def test_a_grant_dropped_unsettled_is_given_back() -> None:
@@ -204,7 +204,7 @@ def test_threads_settling_one_grant_succeed_exactly_once() -> None:
                     call()
                     settled.append(name)
                 except InvalidArgumentError as error:
-                    assert error.name == name
+                    assert error.field == name
 
         run_threads(4, settle)
         assert sorted(settled) == ["charge", "permit", "slot"]

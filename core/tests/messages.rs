@@ -112,10 +112,10 @@ fn one_error_per_code() -> Vec<Error> {
     let errors = vec![
         Error::ConfigViolations { config: ConfigKind::Policy, violations: Vec::new() },
         Error::InvalidConfig { config: ConfigKind::Policy, field: Box::from(""), message: Message::from("x") },
-        Error::UnknownProfile { name: String::new(), known: Vec::new() },
+        Error::UnknownProfile { profile: String::new(), known: Vec::new() },
         Error::OperationEnded,
         Error::AttemptNotRunning { attempt: 1, running: Vec::new() },
-        Error::InvalidArgument { name: "x", rule: Message::from("x") },
+        Error::InvalidArgument { field: "x", rule: Message::from("x") },
         Error::Unsupported { field: "x", rule: Message::from("x") },
         Error::InvalidHeader(HeaderError::Empty { header: "x" }),
         Error::InvalidRequestHeader(Box::new(HeaderError::Empty { header: "x" })),

@@ -71,7 +71,7 @@ export type GrpcCode =
   | 'data_loss'
   | 'unauthenticated';
 
-/** A failure below the application protocol, split by whether the request may have reached the server. */
+/** The transport class of a failure below the application protocol: whether the request may have reached the server, what the engine decides on. Each failure of the failure vocabulary (`Failure`) but `cancelled` has one. */
 export type TransportFailure =
   /** The request never left (DNS failure, connection refused, TLS handshake failed before sending). Always safe to repeat. */
   | 'not_sent'
@@ -107,7 +107,7 @@ export type BackoffKind =
   /** `base_ms` every time (`cap_ms` still bounds it). */
   | 'constant';
 
-/** Whether repeating the operation could repeat its effect. */
+/** Whether repeating the operation could repeat its effect: what the policy's `idempotency` declares about the operation. What the request's protocol and its caller allow is its `Repeatability`; the engine combines the two (`Repeatability::effective`). */
 export type Idempotency =
   /** No effect at all (a read). */
   | 'safe'
@@ -141,7 +141,7 @@ export type RetryAfterReading =
   /** Everything `Strict` reads, with the same result, and also what Python's `email.utils.parsedate_tz` reads (urllib3's reading): one-digit days, numeric and North American zones, missing seconds, any whitespace around digits. See `parse_retry_after_with`. */
   | 'lenient';
 
-/** What a host saw go wrong with an attempt, named the same in every language. */
+/** What a host saw go wrong with an attempt, named the same in every language: the failure vocabulary. */
 export type Failure =
   /** The host name could not be resolved. */
   | 'dns_lookup_failed'

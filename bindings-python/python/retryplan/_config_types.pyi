@@ -14,7 +14,7 @@ GiveUpReasonName = Literal["attempts_exhausted", "deadline_insufficient", "retry
 GrpcCodeName = Literal["ok", "cancelled", "unknown", "invalid_argument", "deadline_exceeded", "not_found", "already_exists", "permission_denied", "resource_exhausted", "failed_precondition", "aborted", "out_of_range", "unimplemented", "internal", "unavailable", "data_loss", "unauthenticated"]
 """gRPC status codes, by their canonical names in snake_case."""
 TransportFailureName = Literal["not_sent", "connection_lost", "timed_out"]
-"""A failure below the application protocol, split by whether the request may have reached the server."""
+"""The transport class of a failure below the application protocol: whether the request may have reached the server, what the engine decides on. Each failure of the failure vocabulary (``Failure``) but ``cancelled`` has one."""
 VerdictName = Literal["retryable", "not_retryable", "conflict", "ambiguous"]
 """The application's own judgement of a failed attempt."""
 ErrorCodeTableName = Literal["aws_transient", "aws_throttling"]
@@ -22,7 +22,7 @@ ErrorCodeTableName = Literal["aws_transient", "aws_throttling"]
 BackoffKindName = Literal["exponential", "linear", "constant"]
 """How the backoff ceiling grows with the retry number ``r`` (0 for the first retry)."""
 IdempotencyName = Literal["safe", "idempotent", "keyed", "unsafe"]
-"""Whether repeating the operation could repeat its effect."""
+"""Whether repeating the operation could repeat its effect: what the policy's ``idempotency`` declares about the operation. What the request's protocol and its caller allow is its ``Repeatability``; the engine combines the two (``Repeatability::effective``)."""
 AboveCapName = Literal["clamp", "give_up"]
 """What to do when server guidance (Retry-After, gRPC pushback) exceeds ``cap_ms``."""
 GuidanceModeName = Literal["floor", "a6", "replace"]
@@ -30,7 +30,7 @@ GuidanceModeName = Literal["floor", "a6", "replace"]
 RetryAfterReadingName = Literal["strict", "lenient"]
 """How a ``Retry-After`` value is read: the policy's ``server_guidance.retry_after_reading``."""
 FailureName = Literal["dns_lookup_failed", "connection_refused", "unreachable", "connect_timeout", "tls_handshake_failed", "pool_timeout", "write_failed", "connection_lost", "read_timeout", "body_broken", "malformed_response", "attempt_timed_out", "cancelled"]
-"""What a host saw go wrong with an attempt, named the same in every language."""
+"""What a host saw go wrong with an attempt, named the same in every language: the failure vocabulary."""
 AbortReasonName = Literal["timed_out", "lost_race", "cancelled", "operation_ended"]
 """Why the driver aborts a running attempt."""
 ProtocolName = Literal["http", "grpc"]

@@ -67,7 +67,7 @@ class GrpcCode(_StrEnum):
 
 
 class TransportFailure(_StrEnum):
-    """A failure below the application protocol, split by whether the request may have reached the server."""
+    """The transport class of a failure below the application protocol: whether the request may have reached the server, what the engine decides on. Each failure of the failure vocabulary (``Failure``) but ``cancelled`` has one."""
 
     NOT_SENT = "not_sent"
     """The request never left (DNS failure, connection refused, TLS handshake failed before sending). Always safe to repeat."""
@@ -91,7 +91,7 @@ class Verdict(_StrEnum):
 
 
 class Idempotency(_StrEnum):
-    """Whether repeating the operation could repeat its effect."""
+    """Whether repeating the operation could repeat its effect: what the policy's ``idempotency`` declares about the operation. What the request's protocol and its caller allow is its ``Repeatability``; the engine combines the two (``Repeatability::effective``)."""
 
     SAFE = "safe"
     """No effect at all (a read)."""
@@ -104,7 +104,7 @@ class Idempotency(_StrEnum):
 
 
 class Failure(_StrEnum):
-    """What a host saw go wrong with an attempt, named the same in every language."""
+    """What a host saw go wrong with an attempt, named the same in every language: the failure vocabulary."""
 
     DNS_LOOKUP_FAILED = "dns_lookup_failed"
     """The host name could not be resolved."""

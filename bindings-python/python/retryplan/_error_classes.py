@@ -148,15 +148,25 @@ class UnknownProfileError(ConfigurationError, LookupError):
     """No built-in profile has this name. See ``profiles::NAMES``."""
 
     code = "unknown_profile"
-    #: The name asked for.
-    name: str
+    #: The profile name asked for (``profile``, as every binding names it).
+    profile: str
     #: The known names, in ``profiles::NAMES`` order.
     known: List[str]
 
-    def __init__(self, message: str, name: str = "", known: Sequence[str] = ()) -> None:
+    def __init__(self, message: str, profile: str = "", known: Sequence[str] = ()) -> None:
         super().__init__(message)
-        self.name = name
+        self.profile = profile
         self.known = list(known)
+
+    @property
+    def name(self) -> str:
+        """Deprecated: renamed ``profile``, as every binding names it; kept for one release."""
+        import warnings
+
+        warnings.warn(
+            "UnknownProfileError.name is renamed UnknownProfileError.profile", DeprecationWarning, stacklevel=2
+        )
+        return self.profile
 
 
 class OperationEndedError(CallerError, RuntimeError):
@@ -189,15 +199,30 @@ class InvalidArgumentError(CallerError, ValueError):
     unchanged; a grant of another control is used up and goes back to the control that issued it, as if dropped."""
 
     code = "invalid_argument"
-    #: The argument's name.
-    name: str
+    #: The argument it blames (``field``, as every binding names the input an error blames).
+    field: str
     #: The rule it breaks.
     rule: str
 
-    def __init__(self, message: str, name: str = "", rule: str = "") -> None:
+    def __init__(self, message: str, field: str = "", rule: str = "") -> None:
         super().__init__(message)
-        self.name = name
+        self.field = field
         self.rule = rule
+
+    @property
+    def fields(self) -> Tuple[str, ...]:
+        """``(field,)``, as ``ConfigViolationsError.fields`` lists a path per violation."""
+        return (self.field,)
+
+    @property
+    def name(self) -> str:
+        """Deprecated: renamed ``field``, as every binding names it; kept for one release."""
+        import warnings
+
+        warnings.warn(
+            "InvalidArgumentError.name is renamed InvalidArgumentError.field", DeprecationWarning, stacklevel=2
+        )
+        return self.field
 
 
 class UnsupportedError(ConfigurationError, ValueError):

@@ -100,7 +100,7 @@ class Policy:
     def from_dict(config: Mapping[str, _JsonValue]) -> Policy:
         """A policy from a dict shaped like the JSON schema."""
     @staticmethod
-    def from_json(text: str) -> Policy:
+    def from_json(json: str) -> Policy:
         """A policy from JSON text."""
     @staticmethod
     def from_file(path: Union[str, os.PathLike[str]]) -> Policy:
@@ -645,7 +645,7 @@ class Dependency:
         """Validates the configuration (every violation is reported). Takes one dict, or keyword arguments, shaped like
         the JSON configuration."""
     @staticmethod
-    def from_json(text: str) -> Dependency:
+    def from_json(json: str) -> Dependency:
         """Reads and validates the configuration from JSON text."""
     @staticmethod
     def from_compiled(form: Union[bytes, bytearray, memoryview]) -> Dependency:

@@ -130,7 +130,7 @@ class Config:
             from ._errors import ArgumentTypeError
 
             name, rule = next(iter(unknown)), "is not an option of this helper"
-            raise ArgumentTypeError(f"invalid argument `{name}`: {rule}", name=name, rule=rule)
+            raise ArgumentTypeError(f"invalid argument `{name}`: {rule}", field=name, rule=rule)
         if outcome_of_exception is not None:
             import warnings
 
@@ -197,7 +197,7 @@ def _check_types(**given: Tuple[Any, Optional[type], str]) -> None:
             from ._errors import ArgumentTypeError
 
             message = f"invalid argument `{name}`: must be {words}, got {type(value).__name__}"
-            raise ArgumentTypeError(message, name=name, rule=f"must be {words}")
+            raise ArgumentTypeError(message, field=name, rule=f"must be {words}")
 
 
 def observed(run: Run) -> None:

@@ -107,11 +107,12 @@ fn constructor_text(class: &Class, constructor: &Method, own: bool) -> Result<St
                 format!("rp::{core}::new(&config)?"),
             )
         }
+        // `json`, as every binding names it; `text`, Python's old name, warns for one release (args::json_arg).
         [Arg::Json] => (
-            "",
-            "text: &Bound<'_, PyAny>".to_owned(),
+            "    #[pyo3(signature = (json = None, *, text = None), text_signature = \"(json)\")]\n",
+            "json: Arg, text: Arg".to_owned(),
             String::new(),
-            format!("rp::{core}::from_json(&str_arg(\"text\", text)?)?"),
+            format!("rp::{core}::from_json(&json_arg(json, text)?)?"),
         ),
         [Arg::Compiled] => (
             "",
@@ -271,7 +272,7 @@ pub fn stub(classes: &[Class]) -> Result<String, String> {
                     )
                 }
                 (0, [Arg::Count(count)]) => ("", "__new__(cls, ", format!("{count}: int")),
-                (_, [Arg::Json]) => ("    @staticmethod\n", "from_json(", "text: str".to_owned()),
+                (_, [Arg::Json]) => ("    @staticmethod\n", "from_json(", "json: str".to_owned()),
                 (_, [Arg::Compiled]) => {
                     ("    @staticmethod\n", "from_compiled(", "form: Union[bytes, bytearray, memoryview]".to_owned())
                 }

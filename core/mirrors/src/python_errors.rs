@@ -60,16 +60,22 @@ const BUILTIN_BASES: [(&str, &str); 10] = [
     ("entropy_unavailable", "OSError"),
 ];
 
+/// Error fields renamed in this release, `(code, old, new)`: the class keeps a property under the old name, for one
+/// release, that warns `DeprecationWarning` and reads the new (issue 28: the input an error blames is `field`, a
+/// profile `profile`, in every binding). Kotlin's deprecated properties are in `Errors.kt`.
+pub(crate) const RENAMED_FIELDS: [(&str, &str, &str); 2] =
+    [("invalid_argument", "name", "field"), ("unknown_profile", "name", "profile")];
+
 /// One error of each variant, in the variants' order: its code and blame, as the core says.
 fn samples() -> Vec<Error> {
     let text = || Message::text("");
     vec![
         Error::ConfigViolations { config: ConfigKind::Policy, violations: Vec::new() },
         Error::InvalidConfig { config: ConfigKind::Policy, field: Box::from(""), message: text() },
-        Error::UnknownProfile { name: String::new(), known: Vec::new() },
+        Error::UnknownProfile { profile: String::new(), known: Vec::new() },
         Error::OperationEnded,
         Error::AttemptNotRunning { attempt: 0, running: Vec::new() },
-        Error::InvalidArgument { name: "", rule: text() },
+        Error::InvalidArgument { field: "", rule: text() },
         Error::Unsupported { field: "", rule: text() },
         Error::InvalidHeader(HeaderError::Empty { header: "" }),
         Error::InvalidRequestHeader(Box::new(HeaderError::Empty { header: "" })),
@@ -352,6 +358,16 @@ fn text(classes: &[Class], compiled: &Compiled, blames: &Table, violation: &docs
                            ``ConfigViolationsError.fields`` lists a path per violation.\"\"\"\n        \
                            return (self.field,)\n",
             );
+        }
+        for (_, old, new) in RENAMED_FIELDS.iter().filter(|(code, ..)| *code == class.code) {
+            if !names.contains(new) {
+                return Err(format!("python_errors: RENAMED_FIELDS: {name} has no field `{new}`"));
+            }
+            text.push_str(&format!(
+                "\n    @property\n    def {old}(self) -> str:\n        \"\"\"Deprecated: renamed ``{new}``, as every binding names \
+                 it; kept for one release.\"\"\"\n        import warnings\n\n        warnings.warn(\n            \"{name}.{old} is \
+                 renamed {name}.{new}\", DeprecationWarning, stacklevel=2\n        )\n        return self.{new}\n"
+            ));
         }
     }
     let blame = blame_class(compiled.blame).ok_or("python_errors: a blame without a class")?;

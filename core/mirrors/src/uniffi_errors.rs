@@ -172,7 +172,7 @@ mod tests {
         let text = &outputs(&crate::workspace_root()).unwrap()[0].text;
         assert!(text.contains("    InvalidArgument {\n"), "{text}");
         assert!(
-            text.contains("rp::Error::InvalidArgument { name, .. } => RetryplanError::InvalidArgument {\n"),
+            text.contains("rp::Error::InvalidArgument { field, .. } => RetryplanError::InvalidArgument {\n"),
             "{text}"
         );
         assert!(text.contains("rp::Error::InvalidHeader(header) => RetryplanError::InvalidHeader {\n"), "{text}");

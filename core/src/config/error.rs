@@ -217,8 +217,8 @@ pub enum Error {
     },
     /// No built-in profile has this name. See [`profiles::NAMES`](crate::dialects::profiles::NAMES).
     UnknownProfile {
-        /// The name asked for.
-        name: String,
+        /// The profile name asked for (`profile`, as every binding names it).
+        profile: String,
         /// The known names, in [`profiles::NAMES`](crate::dialects::profiles::NAMES) order.
         known: Vec<String>,
     },
@@ -241,8 +241,9 @@ pub enum Error {
     /// grant of another control is used up and goes back to the control that
     /// issued it, as if dropped.
     InvalidArgument {
-        /// The argument's name.
-        name: &'static str,
+        /// The argument it blames (`field`, as every binding names the input
+        /// an error blames).
+        field: &'static str,
         /// The rule it breaks.
         rule: Message,
     },
@@ -315,7 +316,7 @@ impl Error {
             "must be a whole number of milliseconds in 0..=2^53 - 1 ({}), got {got}",
             crate::ground::units::MAX_MS
         );
-        Error::InvalidArgument { name, rule: Message::text(rule) }
+        Error::InvalidArgument { field: name, rule: Message::text(rule) }
     }
 
     /// A millisecond argument checked: `ms` when it is at most
@@ -414,12 +415,12 @@ impl Error {
             Error::InvalidConfig { config, field, message } => {
                 message!(InvalidConfig, config.words(), String::from(&**field), message.clone())
             }
-            Error::UnknownProfile { name, known } => message!(UnknownProfile, name, known.join(", ")),
+            Error::UnknownProfile { profile, known } => message!(UnknownProfile, profile, known.join(", ")),
             Error::OperationEnded => message!(OperationEnded),
             Error::AttemptNotRunning { attempt, running } => {
                 message!(AttemptNotRunning, *attempt, attempt_list(running))
             }
-            Error::InvalidArgument { name, rule } => message!(InvalidArgument, *name, rule.clone()),
+            Error::InvalidArgument { field, rule } => message!(InvalidArgument, *field, rule.clone()),
             Error::Unsupported { field, rule } => message!(Unsupported, *field, rule.clone()),
             Error::InvalidHeader(header) => header.message(),
             Error::InvalidRequestHeader(header) => message!(InvalidRequestHeader, header.message()),
@@ -471,7 +472,7 @@ mod tests {
         let none = Error::AttemptNotRunning { attempt: 3, running: Vec::new() };
         assert_eq!(none.to_string(), "attempt 3 is not running (running: none)");
         let profile =
-            Error::UnknownProfile { name: String::from("x"), known: vec![String::from("a"), String::from("b")] };
+            Error::UnknownProfile { profile: String::from("x"), known: vec![String::from("a"), String::from("b")] };
         assert_eq!(profile.to_string(), "unknown profile `x` (known: a, b)");
     }
 

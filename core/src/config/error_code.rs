@@ -123,7 +123,7 @@ impl ErrorCode {
     /// longer than 64 bytes, or holds anything but visible ASCII. Nothing is
     /// ever truncated.
     pub fn new(code: &str) -> Result<ErrorCode, Error> {
-        let invalid = |rule: Message| Error::InvalidArgument { name: "error_code", rule };
+        let invalid = |rule: Message| Error::InvalidArgument { field: "error_code", rule };
         if code.is_empty() || code.len() > MAX_ERROR_CODE_LEN {
             return Err(invalid(message!(TextLength, MAX_ERROR_CODE_LEN, code.len())));
         }

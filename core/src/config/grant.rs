@@ -89,7 +89,7 @@ impl<T: Grant> GrantCell<T> {
     /// # Errors
     /// [`Error::InvalidArgument`] when the grant was already taken.
     pub fn take(&self) -> Result<T, Error> {
-        self.0.lock().take().ok_or_else(|| Error::InvalidArgument { name: T::ARGUMENT, rule: message!(GrantSettled) })
+        self.0.lock().take().ok_or_else(|| Error::InvalidArgument { field: T::ARGUMENT, rule: message!(GrantSettled) })
     }
 
     /// True once the grant was taken.
@@ -101,7 +101,7 @@ impl<T: Grant> GrantCell<T> {
 
 /// The error for a grant that another control issued.
 pub(crate) fn foreign<T: Grant>(control: &'static str) -> Error {
-    Error::InvalidArgument { name: T::ARGUMENT, rule: message!(GrantForeign, control) }
+    Error::InvalidArgument { field: T::ARGUMENT, rule: message!(GrantForeign, control) }
 }
 
 /// True when `owner` (a grant's back-reference) points at `control`.

@@ -46,13 +46,13 @@ impl IdempotencyKey {
         let key = key.into();
         if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY_LEN {
             return Err(Error::InvalidArgument {
-                name: "idempotency_key",
+                field: "idempotency_key",
                 rule: message!(TextLength, MAX_IDEMPOTENCY_KEY_LEN, key.len()),
             });
         }
         if let Some(bad) = key.chars().find(|c| !c.is_ascii_graphic()) {
             return Err(Error::InvalidArgument {
-                name: "idempotency_key",
+                field: "idempotency_key",
                 rule: message!(NotVisibleAscii, String::from(bad)),
             });
         }
@@ -87,7 +87,7 @@ impl IdempotencyKey {
     /// [`Error::InvalidArgument`] naming `Idempotency-Key` when the value is
     /// empty or `""`, longer than 255 bytes, or neither form.
     pub fn from_request_header(value: &str) -> Result<IdempotencyKey, Error> {
-        let refuse = |rule| Error::InvalidArgument { name: IDEMPOTENCY_KEY_HEADER, rule };
+        let refuse = |rule| Error::InvalidArgument { field: IDEMPOTENCY_KEY_HEADER, rule };
         // `""` is the Structured Field String that holds nothing: as empty as no value.
         if value.is_empty() || value == "\"\"" {
             return Err(refuse(message!(RequestKeyEmpty, MAX_IDEMPOTENCY_KEY_LEN)));

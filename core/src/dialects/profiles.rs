@@ -121,7 +121,7 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
         "polly_v8" => polly_v8_profile(),
         _ => {
             return Err(Error::UnknownProfile {
-                name: crate::ground::text::excerpt(name),
+                profile: crate::ground::text::excerpt(name),
                 known: NAMES.iter().map(|name| String::from(*name)).collect(),
             })
         }
@@ -189,7 +189,7 @@ mod tests {
 
     #[test]
     fn an_unknown_name_is_kept_as_an_excerpt() {
-        let Err(Error::UnknownProfile { name, .. }) = profile(&"r".repeat(1 << 20)) else { panic!("unknown") };
+        let Err(Error::UnknownProfile { profile: name, .. }) = profile(&"r".repeat(1 << 20)) else { panic!("unknown") };
         assert_eq!(name, format!("{}…", "r".repeat(64)));
     }
 }

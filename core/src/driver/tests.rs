@@ -153,7 +153,7 @@ fn a_sequential_host_refuses_a_hedging_policy_unless_told_to_run_it_without_hedg
 
 #[test]
 fn a_post_under_a_safe_policy_is_never_repeated_after_it_may_have_been_processed() {
-    let post = Repeatability::for_http("POST", None).unwrap();
+    let post = Repeatability::by_method("POST", None).unwrap();
     let options = OperationOptions::new(7).with_repeatability(post);
     let mut driver = Driver::new(&policy(HEDGING), 0, options, DriverOptions::default()).unwrap();
     let first = started(driver.poll_action(0).unwrap());
@@ -171,7 +171,7 @@ fn a_post_under_a_safe_policy_is_never_repeated_after_it_may_have_been_processed
     assert_eq!(driver.poll_action(20).unwrap(), Action::Sleep { until_ms: 120 });
 
     // The caller may say the request is repeatable.
-    let repeatable = Repeatability::for_http("POST", Some(true)).unwrap();
+    let repeatable = Repeatability::by_method("POST", Some(true)).unwrap();
     let options = OperationOptions::new(7).with_repeatability(repeatable);
     let mut driver = Driver::new(&policy(PLAIN), 0, options, DriverOptions::default()).unwrap();
     assert!(!started(driver.poll_action(0).unwrap()).send_idempotency_key);
@@ -184,7 +184,7 @@ fn an_ending_names_the_error_hook_only_when_its_last_result_is_an_error_nothing_
     use crate::Verdict;
     let hint = Verdict::unknown_error_hint("outcomeOfError").to_string();
     // An unsafe write whose attempt raised an unknown error: reconcile, with the hint.
-    let post = Repeatability::for_http("POST", None).unwrap();
+    let post = Repeatability::by_method("POST", None).unwrap();
     let options = OperationOptions::new(7).with_repeatability(post);
     let mut unsafe_write = Driver::new(&policy(PLAIN), 0, options, DriverOptions::default()).unwrap();
     started(unsafe_write.poll_action(0).unwrap());

@@ -113,7 +113,7 @@ pub fn redeliver(
     outcome: &Outcome,
 ) -> Result<Redelivery, Error> {
     if attempts == 0 {
-        return Err(Error::InvalidArgument { name: "attempts", rule: message!(NoDeliveries) });
+        return Err(Error::InvalidArgument { field: "attempts", rule: message!(NoDeliveries) });
     }
     let dead = |reason| Ok(Redelivery::DeadLetter { reason });
     let class = classify(policy, outcome)?;

@@ -1,5 +1,7 @@
-//! The failure vocabulary that outcomes report and policies list: gRPC
-//! status codes and transport failure kinds, with their snake_case names.
+//! The codes outcomes report and policies list, with their snake_case names:
+//! gRPC status codes, and the transport class ([`TransportFailure`]: may the
+//! request have reached the server?). The failure vocabulary a host names
+//! what it saw in is [`Failure`](crate::Failure), mapped onto these.
 //! Published here, where they are defined, and at the crate root;
 //! [`classify`](crate::outcomes::classify) re-exports them (the path before the floors).
 
@@ -87,8 +89,9 @@ impl GrpcCode {
     }
 }
 
-/// A failure below the application protocol, split by whether the request
-/// may have reached the server.
+/// The transport class of a failure below the application protocol: whether
+/// the request may have reached the server, what the engine decides on. Each
+/// failure of the failure vocabulary (`Failure`) but `cancelled` has one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TransportFailure {
     /// The request never left (DNS failure, connection refused, TLS handshake

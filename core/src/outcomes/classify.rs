@@ -240,7 +240,7 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
 #[cold]
 #[inline(never)]
 fn not_http_status(status: u16) -> Error {
-    Error::InvalidArgument { name: "status", rule: message!(NotHttpStatus, status) }
+    Error::InvalidArgument { field: "status", rule: message!(NotHttpStatus, status) }
 }
 
 /// True when the policy retries `table` and `code` is in it.

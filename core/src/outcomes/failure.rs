@@ -1,5 +1,7 @@
-//! One vocabulary for what a host observes when an attempt fails below the
-//! application protocol, mapped once to the engine's [`Outcome`].
+//! The failure vocabulary ([`Failure`]): what a host observes when an attempt
+//! fails below the application protocol, mapped once to the engine's
+//! [`Outcome`], a transport class ([`TransportFailure`]: may the request
+//! have reached the server?) or `cancelled`.
 //!
 //! Every binding keeps exactly one table from its platform's errors (Node's
 //! `cause.code`s and `DOMException` names; Python's builtins, httpx and
@@ -36,7 +38,8 @@ use crate::outcomes::classify::{Outcome, TransportFailure};
 /// `NewConnectionError` > `ConnectionRefusedError`).
 pub const MAX_CAUSE_DEPTH: usize = 8;
 
-/// What a host saw go wrong with an attempt, named the same in every language.
+/// What a host saw go wrong with an attempt, named the same in every language:
+/// the failure vocabulary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Failure {
     /// The host name could not be resolved.
@@ -164,7 +167,7 @@ impl Failure {
             (Outcome::Transport { failure, .. }, retry_after_ms) => Ok(Outcome::Transport { failure, retry_after_ms }),
             (outcome, None) => Ok(outcome),
             (_, Some(_)) => {
-                Err(Error::InvalidArgument { name: "retry_after_ms", rule: message!(CancelHasNoServerDelay) })
+                Err(Error::InvalidArgument { field: "retry_after_ms", rule: message!(CancelHasNoServerDelay) })
             }
         }
     }

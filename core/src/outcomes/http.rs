@@ -1,8 +1,9 @@
 //! The HTTP conventions every binding's HTTP helper follows, in one place.
 //!
-//! - **Which requests may be repeated** is decided here, from the method
-//!   ([`Repeatability::for_http`]): RFC 9110 §9.2.2 calls GET, HEAD, OPTIONS,
-//!   TRACE, PUT and DELETE idempotent, and nothing else. An operation whose
+//! - **Which requests may be repeated** (the request's [`Repeatability`]) is
+//!   decided here, from the method ([`Policy::http_request`]): RFC 9110
+//!   §9.2.2 calls GET, HEAD, OPTIONS, TRACE, PUT and DELETE idempotent, and
+//!   nothing else. An operation whose
 //!   request is not idempotent runs as [`Idempotency::Unsafe`] under a `safe`
 //!   or `idempotent` policy (an ambiguous failure answers `reconcile`, never a
 //!   repeat), unless the policy is `keyed` (the server deduplicates by the key)
@@ -154,7 +155,7 @@ impl Outcome {
         let Some(status) = u16::try_from(status.into()).ok().filter(|status| (100..=599).contains(status)) else {
             return Failure::MalformedResponse.outcome();
         };
-        let retry_after_ms = retry_after_ms(&mut header, now_unix_ms, reading);
+        let retry_after_ms = guidance_ms(&mut header, now_unix_ms, reading);
         let error_code = header(AWS_ERROR_TYPE_HEADER).and_then(|value| error_code_from_response(Some(value), None));
         Outcome::HttpStatus { status, retry_after_ms, error_code }
     }
@@ -205,7 +206,7 @@ impl Outcome {
 
 /// The wait the first guidance header that asks for one gives (see the
 /// module documentation for the order).
-fn retry_after_ms<'a>(
+fn guidance_ms<'a>(
     header: &mut impl FnMut(&'static str) -> Option<&'a str>,
     now_unix_ms: u64,
     reading: RetryAfterReading,
@@ -254,40 +255,37 @@ impl Policy {
 }
 
 impl Policy {
-    /// The repeatability of an HTTP request with `method` under this policy:
-    /// what every HTTP helper hands the operation.
+    /// The repeatability of an HTTP request with `method` under this policy,
+    /// before its own key is looked at (step 1 and 3 of [`Policy::http_request`]).
     ///
     /// - The caller's word for this request (`caller_says_idempotent`) comes
-    ///   first, as in [`Repeatability::for_http`].
-    /// - Without `retry_methods`, RFC 9110 §9.2.2 decides
-    ///   ([`Repeatability::for_http`]).
+    ///   first.
+    /// - Without `retry_methods`, RFC 9110 §9.2.2 decides.
     /// - With `retry_methods`, a listed method may be repeated (the policy says
     ///   so, as urllib3's `allowed_methods`), and an unlisted one is
     ///   [`Repeatability::NotRetried`].
-    ///
-    /// ```
-    /// use retryplan::{outcomes::http::Repeatability, Policy};
-    /// let policy = Policy::from_json(r#"{"retry_methods": ["GET", "POST"]}"#).unwrap();
-    /// assert_eq!(policy.repeatability_for_http("POST", None), Ok(Repeatability::Idempotent));
-    /// assert_eq!(policy.repeatability_for_http("PUT", None), Ok(Repeatability::NotRetried { idempotent: true }));
-    /// let rfc = Policy::default();
-    /// assert_eq!(rfc.repeatability_for_http("POST", None), Ok(Repeatability::NotIdempotent));
-    /// ```
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] naming `method` when it is not a method token.
-    pub fn repeatability_for_http(
-        &self,
-        method: &str,
-        caller_says_idempotent: Option<bool>,
-    ) -> Result<Repeatability, Error> {
-        let rfc = Repeatability::for_http(method, caller_says_idempotent)?;
+    fn method_repeatability(&self, method: &str, caller_says_idempotent: Option<bool>) -> Result<Repeatability, Error> {
+        let rfc = Repeatability::by_method(method, caller_says_idempotent)?;
         let Some(methods) = self.retry_methods else { return Ok(rfc) };
         Ok(match caller_says_idempotent {
             Some(_) => rfc,
             None if methods.contains(method) => Repeatability::Idempotent,
             None => Repeatability::NotRetried { idempotent: is_idempotent_method(method)? },
         })
+    }
+
+    /// The repeatability of an HTTP request with `method` under this policy,
+    /// for a request without its own `Idempotency-Key`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming `method` when it is not a method token.
+    #[deprecated(note = "use `Policy::http_request`, the one entry point for a host (its `repeatability`)")]
+    pub fn repeatability_for_http(
+        &self,
+        method: &str,
+        caller_says_idempotent: Option<bool>,
+    ) -> Result<Repeatability, Error> {
+        self.method_repeatability(method, caller_says_idempotent)
     }
 }
 
@@ -310,11 +308,22 @@ impl Policy {
     /// value of its own `Idempotency-Key` header, if it has one
     /// (`request_idempotency_key`).
     ///
-    /// 1. The caller's word comes first, as in [`Policy::repeatability_for_http`].
+    /// This is the one entry point for a host: the policy's [`Idempotency`]
+    /// says what the operation tolerates; this reads the request's
+    /// [`Repeatability`] (what its protocol and the caller allow), which the
+    /// engine combines with it ([`Repeatability::effective`]).
+    ///
+    /// 1. The caller's word for this request (`caller_says_idempotent`) comes
+    ///    first: `Some(true)` may be repeated, `Some(false)` may not.
     /// 2. Else a request that carries its own key is [`Repeatability::Keyed`]:
     ///    the server deduplicates by that key (Stripe-style APIs), so the
     ///    header alone is enough, whatever the method or `retry_methods`.
-    /// 3. Else [`Policy::repeatability_for_http`] (`retry_methods`, then RFC 9110).
+    /// 3. Else the policy's `retry_methods`: a listed method may be repeated
+    ///    (as urllib3's `allowed_methods`), an unlisted one is
+    ///    [`Repeatability::NotRetried`].
+    /// 4. Else RFC 9110 §9.2.2: GET, HEAD, OPTIONS, TRACE, PUT and DELETE are
+    ///    idempotent, nothing else is (method names are case-sensitive: `get`
+    ///    is not GET).
     ///
     /// The header's key is the operation's key in every case (read by
     /// [`IdempotencyKey::from_request_header`]).
@@ -327,6 +336,13 @@ impl Policy {
     /// assert_eq!(request.idempotency_key.unwrap().as_str(), "order-5001");
     /// let unkeyed = policy.http_request("POST", None, None).unwrap();
     /// assert_eq!((unkeyed.repeatability, unkeyed.idempotency_key.is_none()), (Repeatability::NotIdempotent, true));
+    /// let said = policy.http_request("POST", Some(true), None).unwrap();
+    /// assert_eq!(said.repeatability, Repeatability::Idempotent);
+    /// let listed = Policy::from_json(r#"{"retry_methods": ["GET", "POST"]}"#).unwrap();
+    /// assert_eq!(listed.http_request("POST", None, None).unwrap().repeatability, Repeatability::Idempotent);
+    /// let unlisted = listed.http_request("PUT", None, None).unwrap().repeatability;
+    /// assert_eq!(unlisted, Repeatability::NotRetried { idempotent: true });
+    /// assert_eq!(policy.http_request("get", None, None).unwrap().repeatability, Repeatability::NotIdempotent);
     /// let error = policy.http_request("POST", None, Some("")).unwrap_err();
     /// assert!(error.to_string().starts_with("invalid argument `Idempotency-Key`: is empty"));
     /// ```
@@ -341,7 +357,7 @@ impl Policy {
         caller_says_idempotent: Option<bool>,
         request_idempotency_key: Option<&str>,
     ) -> Result<HttpRequest, Error> {
-        let repeatability = self.repeatability_for_http(method, caller_says_idempotent)?;
+        let repeatability = self.method_repeatability(method, caller_says_idempotent)?;
         let idempotency_key = request_idempotency_key.map(IdempotencyKey::from_request_header).transpose()?;
         let repeatability = match (caller_says_idempotent, &idempotency_key) {
             (None, Some(_)) => Repeatability::Keyed,
@@ -351,9 +367,11 @@ impl Policy {
     }
 }
 
-/// Whether the request an operation sends may be repeated by its protocol's
-/// own rules. An input to [`OperationOptions`](crate::OperationOptions): the
-/// engine combines it with the policy's [`Idempotency`] once, for every helper.
+/// Whether the request an operation sends may be repeated, by its protocol's
+/// own rules and its caller's word: the request's repeatability, beside the
+/// policy's [`Idempotency`] (what the operation tolerates). An HTTP host gets
+/// it from [`Policy::http_request`]; the engine combines the two once
+/// ([`Repeatability::effective`]), for every helper.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Repeatability {
     /// Not known (not an HTTP request): the policy alone decides.
@@ -371,7 +389,7 @@ pub enum Repeatability {
     Keyed,
     /// The policy's `retry_methods` does not list the method: the request is
     /// tried again only when it never left or the application judges the
-    /// failure retryable (see [`Policy::repeatability_for_http`]).
+    /// failure retryable (see [`Policy::http_request`]).
     NotRetried {
         /// Whether RFC 9110 calls the method idempotent.
         idempotent: bool,
@@ -379,27 +397,29 @@ pub enum Repeatability {
 }
 
 impl Repeatability {
-    /// The repeatability of an HTTP request with `method`, unless the caller
-    /// says otherwise for this request (`caller_says_idempotent`).
-    ///
-    /// ```
-    /// use retryplan::outcomes::http::Repeatability;
-    /// assert_eq!(Repeatability::for_http("PUT", None), Ok(Repeatability::Idempotent));
-    /// assert_eq!(Repeatability::for_http("POST", None), Ok(Repeatability::NotIdempotent));
-    /// assert_eq!(Repeatability::for_http("POST", Some(true)), Ok(Repeatability::Idempotent));
-    /// // Method names are case-sensitive (RFC 9110 §9.1): `get` is not GET.
-    /// assert_eq!(Repeatability::for_http("get", None), Ok(Repeatability::NotIdempotent));
-    /// ```
+    /// The repeatability of an HTTP request with `method` by RFC 9110 alone,
+    /// unless the caller says otherwise for this request
+    /// (`caller_says_idempotent`).
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming `method` when it is not a method
     /// token (RFC 9110 §9.1: one or more letters, digits or ``!#$%&'*+-.^_`|~``).
-    pub fn for_http(method: &str, caller_says_idempotent: Option<bool>) -> Result<Repeatability, Error> {
+    pub(crate) fn by_method(method: &str, caller_says_idempotent: Option<bool>) -> Result<Repeatability, Error> {
         let idempotent = is_idempotent_method(method)?;
         Ok(match caller_says_idempotent.unwrap_or(idempotent) {
             true => Repeatability::Idempotent,
             false => Repeatability::NotIdempotent,
         })
+    }
+
+    /// The repeatability of an HTTP request with `method` by RFC 9110 alone
+    /// (the policy's `retry_methods` and the request's own key unread).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming `method` when it is not a method token.
+    #[deprecated(note = "use `Policy::http_request`, the one entry point for a host (its `repeatability`)")]
+    pub fn for_http(method: &str, caller_says_idempotent: Option<bool>) -> Result<Repeatability, Error> {
+        Repeatability::by_method(method, caller_says_idempotent)
     }
 
     /// The idempotency an operation runs with: the policy's, except that a
@@ -431,7 +451,7 @@ impl Repeatability {
 pub fn is_idempotent_method(method: &str) -> Result<bool, Error> {
     let is_tchar = |byte: u8| byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte);
     if method.is_empty() || !method.bytes().all(is_tchar) {
-        return Err(Error::InvalidArgument { name: "method", rule: message!(NotMethodToken) });
+        return Err(Error::InvalidArgument { field: "method", rule: message!(NotMethodToken) });
     }
     Ok(matches!(method, "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"))
 }
@@ -468,6 +488,21 @@ impl Policy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The two old entry points answer as `Policy::http_request` does for a request without its own key.
+    #[test]
+    #[allow(deprecated)]
+    fn the_deprecated_entry_points_answer_as_http_request() {
+        let listed = Policy::from_json(r#"{"retry_methods": ["GET", "POST"]}"#).unwrap();
+        for policy in [Policy::default(), listed] {
+            for (method, said) in [("POST", None), ("PUT", None), ("PATCH", Some(true)), ("GET", Some(false))] {
+                let one = policy.http_request(method, said, None).unwrap().repeatability;
+                assert_eq!(policy.repeatability_for_http(method, said), Ok(one), "{method} {said:?}");
+            }
+        }
+        assert_eq!(Repeatability::for_http("POST", None), Ok(Repeatability::NotIdempotent));
+        assert_eq!(Repeatability::for_http("get", Some(true)), Ok(Repeatability::Idempotent));
+    }
 
     #[test]
     fn rfc_9110_idempotent_methods() {

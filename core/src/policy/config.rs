@@ -160,7 +160,8 @@ pub struct RetryOnConfig {
     pub http_statuses: Vec<u16>,
     /// gRPC codes worth another attempt.
     pub grpc_codes: Vec<GrpcCode>,
-    /// Transport failures worth another attempt.
+    /// Transport classes (may the request have reached the server?) worth
+    /// another attempt.
     pub transport: Vec<TransportFailure>,
     /// Built-in tables of error codes (of HTTP outcomes) worth another
     /// attempt, whatever the status: `aws_transient`, `aws_throttling`
@@ -343,7 +344,11 @@ impl RetryLimitsConfig {
     }
 }
 
-/// Whether repeating the operation could repeat its effect.
+/// Whether repeating the operation could repeat its effect: what the
+/// policy's `idempotency` declares about the operation. What the request's
+/// protocol and its caller allow is its
+/// [`Repeatability`](crate::http::Repeatability); the engine combines the two
+/// ([`Repeatability::effective`](crate::http::Repeatability::effective)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Idempotency {
     /// No effect at all (a read).

@@ -24,7 +24,7 @@
 //! judges the failure retryable: a status or a failure after sending ends the
 //! operation (`not_retryable`, or `reconcile` for a request RFC 9110 does not
 //! call idempotent whose outcome is ambiguous). See
-//! [`Policy::repeatability_for_http`](super::Policy::repeatability_for_http).
+//! [`Policy::http_request`](super::Policy::http_request).
 
 use alloc::string::String;
 use alloc::vec::Vec;

@@ -53,7 +53,7 @@ impl GrpcCodeSet {
     }
 }
 
-/// A set of transport failure kinds.
+/// A set of transport classes (`TransportFailure`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct TransportSet(u8);
 

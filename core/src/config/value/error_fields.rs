@@ -51,13 +51,17 @@ impl Error {
                 ("field", Value::string(field)),
                 ("message", text(message)),
             ],
-            Error::UnknownProfile { name, known } => alloc::vec![("name", Value::string(name)), ("known", list(known))],
+            Error::UnknownProfile { profile, known } => {
+                alloc::vec![("profile", Value::string(profile)), ("known", list(known))]
+            }
             Error::OperationEnded => Vec::new(),
             Error::AttemptNotRunning { attempt, running } => {
                 let running = running.iter().map(|attempt| Value::unsigned(u64::from(*attempt))).collect();
                 alloc::vec![("attempt", Value::unsigned(u64::from(*attempt))), ("running", Value::List(running))]
             }
-            Error::InvalidArgument { name, rule } => alloc::vec![("name", Value::string(name)), ("rule", text(rule))],
+            Error::InvalidArgument { field, rule } => {
+                alloc::vec![("field", Value::string(field)), ("rule", text(rule))]
+            }
             Error::Unsupported { field, rule } => alloc::vec![("field", Value::string(field)), ("rule", text(rule))],
             Error::InvalidHeader(header) => header_fields(header),
             Error::InvalidRequestHeader(header) => header_fields(header),

@@ -132,7 +132,7 @@ impl Value {
     /// Only a map with keys that are not strings, which no type of this crate has.
     pub fn from_serialize<T: serde::Serialize + ?Sized>(value: &T) -> Result<Value, Error> {
         value.serialize(serializer::ValueSerializer).map_err(|error| Error::InvalidArgument {
-            name: "value",
+            field: "value",
             rule: Message::text(alloc::string::ToString::to_string(&error)),
         })
     }

@@ -452,7 +452,7 @@ impl RetryBudget {
 
 /// The error for `acquire` / `release` on a budget without units.
 fn not_a_quota(call: &'static str) -> Error {
-    Error::InvalidArgument { name: "budget", rule: message!(NotAQuota, call) }
+    Error::InvalidArgument { field: "budget", rule: message!(NotAQuota, call) }
 }
 
 #[cfg(test)]

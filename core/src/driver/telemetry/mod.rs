@@ -40,9 +40,9 @@
 //! - a redirect the HTTP client follows is a new operation of the helper
 //!   (its first attempt): its span has no `http.request.resend_count`,
 //!   although the conventions count a redirect as a resend;
-//! - a transport failure's `error.type` is the core's kind
+//! - a transport failure's `error.type` is its transport class
 //!   (`not_sent`, `connection_lost`, `timed_out`), not the platform's
-//!   exception type: the core keeps the kind, not the exception;
+//!   exception type: the core keeps the class, not the exception;
 //! - a hedge the budget or breaker refuses is not started and produces no
 //!   decision: only a refusal that ends the operation is counted.
 

@@ -213,7 +213,7 @@ fn index_of<T: Named + PartialEq>(value: T) -> i64 {
 
 /// Refuses `word` as `field`: it must be `what`.
 fn refuse(field: &'static str, what: &'static str, word: i64) -> Error {
-    Error::InvalidArgument { name: field, rule: message!(WireWord, what, word) }
+    Error::InvalidArgument { field, rule: message!(WireWord, what, word) }
 }
 
 /// A word in `0..=MAX_WORD`, as `u64`.
@@ -257,7 +257,7 @@ fn member<T: Named>(word: i64, field: &'static str, what: &'static str) -> Resul
 /// outside 100..=599.
 pub fn decode_caller_outcome(kind: i64, code: i64, delay: i64) -> Result<Outcome, Error> {
     if kind == OutcomeKind::HttpStatus.word() && !(100..=599).contains(&code) {
-        return Err(Error::InvalidArgument { name: "status", rule: message!(NotHttpStatus, code) });
+        return Err(Error::InvalidArgument { field: "status", rule: message!(NotHttpStatus, code) });
     }
     decode_outcome(kind, code, delay)
 }
@@ -331,8 +331,8 @@ pub fn decode_outcome(kind: i64, code: i64, delay: i64) -> Result<Outcome, Error
 /// outcome_delay_ms]` (see the module documentation): the inverse of
 /// [`decode_outcome`], for a host that reads outcomes (an ending's last
 /// result, an event's) in words. An outcome is written as its own kind,
-/// never as `failure` (the vocabulary's outcomes are transport failures and
-/// statuses), and a status as it is (one outside 100..=599 reads back as a
+/// never as `failure` (the failure vocabulary's outcomes are transport
+/// classes and statuses), and a status as it is (one outside 100..=599 reads back as a
 /// malformed response). An `http_status`'s `error_code` is text and is not
 /// carried: a host that shows it reads it from the typed outcome.
 ///
@@ -552,7 +552,7 @@ impl Input {
         let needed = |count: usize| {
             if words.len() < count {
                 Err(Error::InvalidArgument {
-                    name: "input",
+                    field: "input",
                     rule: message!(WireRecordShort, count as u64, words.len() as u64),
                 })
             } else {

@@ -134,7 +134,7 @@ fn broken_records_are_refused_by_field_and_change_nothing() {
         let error = wired.exchange(record, &mut out).unwrap_err();
         assert_eq!(out, [7; OUTPUT_WORDS], "output untouched");
         match error {
-            Error::InvalidArgument { name, rule } => (name, alloc::string::ToString::to_string(&rule)),
+            Error::InvalidArgument { field: name, rule } => (name, alloc::string::ToString::to_string(&rule)),
             other => panic!("{other:?}"),
         }
     };
@@ -192,8 +192,8 @@ fn a_transport_failure_carries_the_server_s_wait() {
     let cancelled = Failure::ALL.iter().position(|failure| *failure == Failure::Cancelled).unwrap() as i64;
     let mut out = [7; OUTPUT_WORDS];
     let error = wired.exchange(&result(10, 1, NONE, OutcomeKind::Failure, cancelled, 500), &mut out).unwrap_err();
-    assert!(matches!(error, Error::InvalidArgument { name: "outcome_delay_ms", .. }), "{error:?}");
+    assert!(matches!(error, Error::InvalidArgument { field: "outcome_delay_ms", .. }), "{error:?}");
     let error =
         wired.exchange(&result(10, 1, NONE, OutcomeKind::Transport, timed_out as i64, -2), &mut out).unwrap_err();
-    assert!(matches!(error, Error::InvalidArgument { name: "outcome_delay_ms", .. }), "{error:?}");
+    assert!(matches!(error, Error::InvalidArgument { field: "outcome_delay_ms", .. }), "{error:?}");
 }

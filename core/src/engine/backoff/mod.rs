@@ -211,7 +211,7 @@ pub(crate) fn draw_delay_ms(
 pub fn backoff_ceilings_ms(policy: &Policy, retries: u32) -> Result<Vec<u64>, Error> {
     if retries > MAX_ATTEMPTS_LIMIT {
         return Err(Error::InvalidArgument {
-            name: "retries",
+            field: "retries",
             rule: message!(TooManyRetries, MAX_ATTEMPTS_LIMIT, retries),
         });
     }

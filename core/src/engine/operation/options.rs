@@ -90,8 +90,9 @@ impl OperationOptions {
         self
     }
 
-    /// Says whether the operation's request may be repeated (see
-    /// [`Repeatability::for_http`] for an HTTP method). A request that is not
+    /// Says whether the operation's request may be repeated (an HTTP host
+    /// hands [`Policy::http_request`](crate::Policy::http_request)'s answer
+    /// to [`OperationOptions::with_http_request`] instead). A request that is not
     /// idempotent runs a `safe` or `idempotent` policy as `unsafe`, without
     /// hedges.
     #[must_use]

@@ -31,3 +31,17 @@ typealias InvalidPolicyJson = RetryplanException.InvalidConfig
     ReplaceWith("RetryplanException.ConfigViolations"),
 )
 typealias InvalidPolicy = RetryplanException.ConfigViolations
+
+/**
+ * The old name of [RetryplanException.InvalidArgument.field]: the input an
+ * error blames is `field` in every binding (issue 28). Kept for one release.
+ */
+@Deprecated("Renamed field, the name every binding uses", ReplaceWith("field"))
+val RetryplanException.InvalidArgument.name: String get() = field
+
+/**
+ * The old name of [RetryplanException.UnknownProfile.profile]: a profile's
+ * name is `profile` in every binding (issue 28). Kept for one release.
+ */
+@Deprecated("Renamed profile, the name every binding uses", ReplaceWith("profile"))
+val RetryplanException.UnknownProfile.name: String get() = profile

@@ -15,5 +15,5 @@ internal fun loneSurrogate(name: String): RetryplanException.InvalidArgument = R
 internal inline fun <T> uniffiText(name: String, lower: () -> T): T = try {
     lower()
 } catch (error: RetryplanException.InvalidArgument) {
-    throw if (error.name == "text" && error.description.endsWith(LONE_SURROGATE)) loneSurrogate(name) else error
+    throw if (error.field == "text" && error.description.endsWith(LONE_SURROGATE)) loneSurrogate(name) else error
 }

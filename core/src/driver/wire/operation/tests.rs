@@ -116,7 +116,7 @@ fn an_operation_refuses_a_status_the_driver_would_read_as_malformed() {
     for status in [-1, 0, 99, 600, 70000] {
         let error = wired.exchange(&result(10, 1, OutcomeKind::HttpStatus, status, NONE), &mut out).unwrap_err();
         assert_eq!(error.code(), "invalid_argument");
-        assert!(matches!(error, Error::InvalidArgument { name: "outcome_code", .. }), "{error:?}");
+        assert!(matches!(error, Error::InvalidArgument { field: "outcome_code", .. }), "{error:?}");
         assert_eq!(out, before);
     }
     // The application's verdict, then a restart's deadline in `detail`.

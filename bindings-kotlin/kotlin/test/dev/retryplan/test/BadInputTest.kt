@@ -165,7 +165,7 @@ class BadInputTest {
             assertNotNull(error, "${row.label}: no error")
             assertEquals(row.error, error!!::class.simpleName, "${row.label}: $error")
             val (code, field) = when (error) {
-                is RetryplanException.InvalidArgument -> error.code to error.name
+                is RetryplanException.InvalidArgument -> error.code to error.field
                 is RetryplanException.InvalidConfig -> error.code to error.field
                 is RetryplanException.ConfigViolations -> error.code to error.violations.joinToString(",") { it.field }
                 is RetryplanException -> error.code to NONE

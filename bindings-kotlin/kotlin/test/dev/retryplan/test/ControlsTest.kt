@@ -42,7 +42,7 @@ class ControlsTest {
 
     private fun refused(name: String, call: () -> Any?) {
         val error = assertThrows(RetryplanException.InvalidArgument::class.java, Executable { call() })
-        assertEquals("invalid_argument" to name, error.code to error.name, error.description)
+        assertEquals("invalid_argument" to name, error.code to error.field, error.description)
     }
 
     private fun available(budget: RetryBudget, nowMs: Long = 0) = (budget.snapshot(nowMs) as BudgetSnapshot.Quota).available
@@ -227,7 +227,7 @@ class ControlsTest {
                                     call()
                                     settled += name
                                 } catch (error: RetryplanException.InvalidArgument) {
-                                    assertEquals(name, error.name)
+                                    assertEquals(name, error.field)
                                 }
                             }
                         }

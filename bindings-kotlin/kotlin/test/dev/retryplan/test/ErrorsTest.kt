@@ -25,6 +25,7 @@ import dev.retryplan.TripConfig
 import dev.retryplan.code
 import dev.retryplan.defaultPolicyConfig
 import dev.retryplan.encodeGrpcTimeout
+import dev.retryplan.name
 import dev.retryplan.outcomeFromHttp
 import dev.retryplan.parseGrpcTimeout
 import dev.retryplan.parseRetryAfter
@@ -94,7 +95,7 @@ class ErrorsTest {
         raises<RetryplanException.InvalidArgument>("invalid_argument") { Operation(policy, -1, OperationOptions(seed = 1)) }
         Operation(policy, 0, OperationOptions(seed = 1)).use { op ->
             val error = raises<RetryplanException.InvalidArgument>("invalid_argument") { op.poll(-5) }
-            assertEquals("now_ms", error.name)
+            assertEquals("now_ms", error.field)
             raises<RetryplanException.InvalidArgument>("invalid_argument") { op.onOutcome(0, -1, Outcome.Success) }
             raises<RetryplanException.InvalidArgument>("invalid_argument") { op.remainingBudgetMs(Long.MIN_VALUE) }
             assertTrue(op.poll(0) is Decision.StartAttempt, "nothing changed")
@@ -270,5 +271,25 @@ class ErrorsTest {
         val error: InvalidPolicy = raises<InvalidPolicy>("config_violations") { Policy.fromJson("""{"max_attempts": 0}""") }
         assertTrue(error is RetryplanException.ConfigViolations)
         assertEquals(ConfigKind.POLICY to listOf("max_attempts"), error.config to error.violations.map { it.field })
+    }
+
+    @Test
+    @Suppress("DEPRECATION")
+    fun `an error's name is the deprecated old name of field and profile for one release`() {
+        val argument = raises<RetryplanException.InvalidArgument>("invalid_argument") { encodeGrpcTimeout(-1) }
+        assertEquals(argument.field, argument.name)
+        assertTrue(argument.field.isNotEmpty())
+        val profile = raises<RetryplanException.UnknownProfile>("unknown_profile") { Policy.profile("nope") }
+        assertEquals("nope" to "nope", profile.profile to profile.name)
+    }
+
+    @Test
+    @Suppress("DEPRECATION")
+    fun `repeatabilityForHttp is a deprecated alias of httpRequest's repeatability for one release`() {
+        val policy = Policy.fromJson("""{"retry_methods": ["GET", "POST"]}""")
+        for ((method, idempotent) in listOf("POST" to null, "PUT" to null, "PATCH" to true, "GET" to false)) {
+            val one = policy.httpRequest(method, idempotent).use { it.repeatability() }
+            assertEquals(one, policy.repeatabilityForHttp(method, idempotent), "$method $idempotent")
+        }
     }
 }

@@ -136,7 +136,7 @@ class ReadmeExamplesTest {
         val profile = runCatching { Policy.profile("raed") }.exceptionOrNull()
         assertTrue(profile is RetryplanException.UnknownProfile, "got $profile")
         profile as RetryplanException.UnknownProfile
-        assertEquals("raed", profile.name)
+        assertEquals("raed", profile.profile)
         assertTrue("read" in profile.known, "the known names: ${profile.known}")
         val field = runCatching { Policy.fromJson("""{"max_attemps": 3}""") }.exceptionOrNull()
         assertTrue(field is RetryplanException.InvalidConfig, "got $field")
