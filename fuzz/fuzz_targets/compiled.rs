@@ -7,9 +7,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use retryplan::ground::codes::TransportFailure;
 use retryplan::policy::compiled::FORM_VERSION;
 use retryplan::{CompiledFormError, Dependency, DependencyConfig, Operation, OperationOptions, Outcome, Policy};
-use retryplan::ground::codes::TransportFailure;
 
 /// CRC-32 (zlib's).
 fn crc32(bytes: &[u8]) -> u32 {
@@ -48,7 +48,8 @@ fn policy(form: &[u8]) {
             for _ in 0..8 {
                 match operation.poll(now) {
                     Ok(retryplan::Decision::StartAttempt { attempt, .. }) => {
-                        let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost, retry_after_ms: None };
+                        let lost =
+                            Outcome::Transport { failure: TransportFailure::ConnectionLost, retry_after_ms: None };
                         let _ = operation.on_outcome(now.saturating_add(5), attempt, &lost);
                     }
                     Ok(retryplan::Decision::Wait { until_ms, .. }) => now = until_ms.max(now),

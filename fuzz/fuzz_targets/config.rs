@@ -6,11 +6,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use retryplan::dialects::grpc::{ServiceConfig, ServiceConfigOptions};
 use retryplan::config::value::Value;
-use retryplan::{CircuitBreaker, Dependency, DependencyConfig, Error, Policy, PolicyConfig, RetryBudget};
 use retryplan::controls::breaker::BreakerConfig;
 use retryplan::controls::budget::BudgetConfig;
+use retryplan::dialects::grpc::{ServiceConfig, ServiceConfigOptions};
+use retryplan::{CircuitBreaker, Dependency, DependencyConfig, Error, Policy, PolicyConfig, RetryBudget};
 
 /// An error names its field and says why in a bounded message (a refused
 /// value is kept as an excerpt, never whole).

@@ -8,11 +8,16 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use retryplan::{dialects::aws, Outcome};
-use retryplan::headers::grpc_timeout::{encode_grpc_timeout, encode_grpc_timeout_ns, parse_grpc_timeout, parse_grpc_timeout_ns, MAX_GRPC_TIMEOUT_NS};
-use retryplan::headers::retry_after::{parse_grpc_pushback, parse_retry_after, parse_retry_after_ms_header, parse_retry_after_with, HeaderError, RetryAfterReading};
+use retryplan::headers::grpc_timeout::{
+    encode_grpc_timeout, encode_grpc_timeout_ns, parse_grpc_timeout, parse_grpc_timeout_ns, MAX_GRPC_TIMEOUT_NS,
+};
 use retryplan::headers::rate_limit::{parse_rate_limit, parse_rate_limit_reset};
+use retryplan::headers::retry_after::{
+    parse_grpc_pushback, parse_retry_after, parse_retry_after_ms_header, parse_retry_after_with, HeaderError,
+    RetryAfterReading,
+};
 use retryplan::policy::MAX_MS;
+use retryplan::{dialects::aws, Outcome};
 
 #[derive(Arbitrary, Debug)]
 struct Input<'a> {

@@ -17,12 +17,15 @@ use std::sync::Arc;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use retryplan::{outcomes::classify, Action, Class, Concurrency, Decision, Dependency, Driver, DriverOptions, Held, Idempotency, Operation, OperationOptions, Outcome, Policy, Receipt, Verdict};
-use retryplan::outcomes::decision::AttemptSet;
 use retryplan::controls::budget::BudgetSnapshot;
 use retryplan::ground::codes::{GrpcCode, TransportFailure};
-use retryplan::policy::Jitter;
 use retryplan::headers::retry_after::Pushback;
+use retryplan::outcomes::decision::AttemptSet;
+use retryplan::policy::Jitter;
+use retryplan::{
+    outcomes::classify::classify, Action, Class, Concurrency, Decision, Dependency, Driver, DriverOptions, Held,
+    Idempotency, Operation, OperationOptions, Outcome, Policy, Receipt, Verdict,
+};
 use serde_json::json;
 
 #[derive(Arbitrary, Debug)]
@@ -259,12 +262,9 @@ impl Checker<'_> {
         );
     }
 
-    fn wait(&self, delay_ms: u64, server_delay_ms: Option<u64>) {
-        assert!(
-            delay_ms >= server_delay_ms.unwrap_or(0),
-            "a wait of {delay_ms} below the server's {server_delay_ms:?}"
-        );
-        if server_delay_ms.is_none() {
+    fn wait(&self, delay_ms: u64, retry_after_ms: Option<u64>) {
+        assert!(delay_ms >= retry_after_ms.unwrap_or(0), "a wait of {delay_ms} below the server's {retry_after_ms:?}");
+        if retry_after_ms.is_none() {
             let backoff = self.policy.backoff();
             let highest = match self.policy.jitter() {
                 Jitter::A6 => backoff.cap_ms.saturating_add(backoff.cap_ms / 5),
@@ -288,7 +288,7 @@ impl Checker<'_> {
             Decision::StartAttempt { attempt, timeout_ms, abort_at_ms, .. } => {
                 self.start(deadline_ms, attempt, abort_at_ms, timeout_ms, Some(now_ms))
             }
-            Decision::Wait { delay_ms, until_ms, server_delay_ms, .. } => {
+            Decision::Wait { delay_ms, until_ms, retry_after_ms, .. } => {
                 assert_eq!(until_ms, now_ms.saturating_add(delay_ms));
                 assert!(delay_ms >= 1);
                 assert!(
@@ -297,7 +297,7 @@ impl Checker<'_> {
                 );
                 // A wait just decided (not the rest of one, asked again by a poll): its bounds.
                 if reported.is_some() {
-                    self.wait(delay_ms, server_delay_ms)
+                    self.wait(delay_ms, retry_after_ms)
                 }
             }
             _ => {}
@@ -324,7 +324,7 @@ fn check_controls(dependency: &Dependency, running: usize, all_ended: bool) {
             "{} permits out, {running} running",
             breaker.permits_outstanding()
         );
-        assert!(breaker.snapshot(0).probes_in_flight as usize <= running);
+        assert!(breaker.snapshot(0).probes_running as usize <= running);
     }
     if let Some(budget) = dependency.budget() {
         assert!(
@@ -524,7 +524,7 @@ fuzz_target!(|script: Script| {
     check_controls(&dependency, 0, true);
     if let Some(breaker) = dependency.breaker() {
         assert_eq!(breaker.permits_outstanding(), 0);
-        assert_eq!(breaker.snapshot(now_ms).probes_in_flight, 0, "a probe counted after every operation ended");
+        assert_eq!(breaker.snapshot(now_ms).probes_running, 0, "a probe counted after every operation ended");
     }
     if let Some(budget) = dependency.budget() {
         assert_eq!(budget.charges_outstanding(), 0);
