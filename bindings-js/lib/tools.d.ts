@@ -152,7 +152,9 @@ export class ServiceConfig {
   profileFor(service: string, method: string): Policy | undefined;
   free(): void;
 }
-/** Budget left at `nowMs` before `deadlineMs`, minus `reserveMs`, never below 0. */
+/** Time left at `nowMs` before `deadlineMs`, minus `reserveMs`, never below 0. */
+export function remainingMs(deadlineMs: number, nowMs: number, reserveMs: number): number;
+/** @deprecated The old name of `remainingMs`, kept for one release. */
 export function remainingBudgetMs(deadlineMs: number, nowMs: number, reserveMs: number): number;
 /** Server-side admission of a request with a propagated deadline. */
 export function admit(deadlineMs: number, nowMs: number, reserveMs: number, minimumUsefulMs: number): Admission;

@@ -181,9 +181,9 @@ pub fn parse_http_date(value: &JsValue, now_unix_ms: &JsValue, reading: &JsValue
 }
 
 /// Budget left at `nowMs` before `deadlineMs`, minus `reserveMs` (0 at the least).
-#[wasm_bindgen(js_name = remainingBudgetMs)]
-pub fn remaining_budget_ms(deadline_ms: &JsValue, now_ms: &JsValue, reserve_ms: &JsValue) -> Result<f64, JsValue> {
-    Ok(num(rp::remaining_budget_ms(ms("deadlineMs", deadline_ms)?, ms("nowMs", now_ms)?, ms("reserveMs", reserve_ms)?)))
+#[wasm_bindgen(js_name = remainingMs)]
+pub fn remaining_ms(deadline_ms: &JsValue, now_ms: &JsValue, reserve_ms: &JsValue) -> Result<f64, JsValue> {
+    Ok(num(rp::remaining_ms(ms("deadlineMs", deadline_ms)?, ms("nowMs", now_ms)?, ms("reserveMs", reserve_ms)?)))
 }
 
 /// Server-side admission: `{type: "admit", remainingMs}` or `{type: "reject", ...}`.
@@ -272,7 +272,7 @@ fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
                 timeout_ms: number("timeoutMs")?,
                 abort_at_ms: number("abortAtMs")?,
                 request_id: rp::RequestId(request_id),
-                remaining_budget_ms: number("remainingBudgetMs")?,
+                remaining_ms: number("remainingMs")?,
                 hedge: get(value, "hedge")?.as_bool().ok_or_else(|| invalid("hedge", "hedge"))?,
             }
         }
@@ -281,7 +281,7 @@ fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
             delay_ms: number("delayMs")?,
             until_ms: number("untilMs")?,
             server_delay_ms: optional("serverDelayMs")?,
-            remaining_budget_ms: number("remainingBudgetMs")?,
+            remaining_ms: number("remainingMs")?,
         },
         "await_outcome" => Decision::AwaitOutcome { in_flight: count("inFlight")?, until_ms: number("untilMs")? },
         "succeeded" => Decision::Succeeded {
@@ -292,19 +292,19 @@ fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
         "gave_up" => Decision::GaveUp {
             reason: named("reason", &string_field(value, "reason")?)?,
             attempts: count("attempts")?,
-            remaining_budget_ms: number("remainingBudgetMs")?,
+            remaining_ms: number("remainingMs")?,
             refused_delay_ms: optional("refusedDelayMs")?,
             abort_attempts: abort_attempts()?,
         },
         "reconcile" => Decision::Reconcile {
             attempts: count("attempts")?,
-            remaining_budget_ms: number("remainingBudgetMs")?,
+            remaining_ms: number("remainingMs")?,
             abort_attempts: abort_attempts()?,
         },
         "restart" => Decision::Restart {
             attempts: count("attempts")?,
             deadline_ms: number("deadlineMs")?,
-            remaining_budget_ms: number("remainingBudgetMs")?,
+            remaining_ms: number("remainingMs")?,
             abort_attempts: abort_attempts()?,
         },
         other => {

@@ -12,7 +12,7 @@ import { IncomingContext, Policy, currentIncoming, propagation, retryFetch, run 
 /** 3000 ms attempts within a 5000 ms budget, 2 attempts, short fixed backoff: the deadline is the caller's. */
 const policy = Policy.fromConfig({
   maxAttempts: 2,
-  totalBudgetMs: 5000,
+  totalTimeoutMs: 5000,
   attemptTimeout: { fixedMs: 3000 },
   responseReserveMs: 50,
   minimumUsefulAttemptMs: 100,

@@ -75,13 +75,13 @@ pub fn parse_grpc_timeout_ns(value: String) -> Result<i64> {
     Ok(long_out(rp::parse_grpc_timeout_ns(&value).map_err(rp::Error::from)?))
 }
 
-/// Budget left at `now_ms` before `deadline_ms`, minus `reserve_ms`, saturating at 0.
+/// Time left at `now_ms` before `deadline_ms`, minus `reserve_ms`, saturating at 0.
 #[uniffi::export]
-pub fn remaining_budget_ms(deadline_ms: i64, now_ms: i64, reserve_ms: i64) -> Result<i64> {
+pub fn remaining_ms(deadline_ms: i64, now_ms: i64, reserve_ms: i64) -> Result<i64> {
     let deadline_ms = ms_in("deadline_ms", deadline_ms)?;
     let now_ms = ms_in("now_ms", now_ms)?;
     let reserve_ms = ms_in("reserve_ms", reserve_ms)?;
-    Ok(long_out(rp::remaining_budget_ms(deadline_ms, now_ms, reserve_ms)))
+    Ok(long_out(rp::remaining_ms(deadline_ms, now_ms, reserve_ms)))
 }
 
 /// Server-side admission: reject when the remaining budget (after the reserve) is below the minimum useful time.

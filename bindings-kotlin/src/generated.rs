@@ -60,7 +60,7 @@ pub enum GiveUpReason {
     /// What remains of the budget (after the response reserve) cannot hold the next wait plus a minimum useful attempt.
     DeadlineInsufficient,
     /// The server asked for a wait that, plus a minimum useful attempt, does not fit in what remains of the budget.
-    RetryAfterExceedsBudget,
+    RetryAfterExceedsDeadline,
     /// The server asked for a wait above `server_guidance.cap_ms` and the policy says to give up rather than clamp.
     RetryAfterAboveCap,
     /// The server's gRPC pushback said not to retry.

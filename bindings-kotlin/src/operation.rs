@@ -116,12 +116,12 @@ impl Operation {
     }
 
     /// Budget left at `now_ms` after the response reserve.
-    pub fn remaining_budget_ms(&self, now_ms: i64) -> Result<i64> {
+    pub fn remaining_ms(&self, now_ms: i64) -> Result<i64> {
         let now_ms = ms_in("now_ms", now_ms)?;
-        Ok(long_out(lock(&self.0).remaining_budget_ms(now_ms)))
+        Ok(long_out(lock(&self.0).remaining_ms(now_ms)))
     }
 
-    /// `min(start + total_budget_ms, caller deadline)`.
+    /// `min(start + total_timeout_ms, caller deadline)`.
     pub fn deadline_ms(&self) -> i64 {
         long_out(lock(&self.0).deadline_ms())
     }

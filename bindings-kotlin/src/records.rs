@@ -164,7 +164,7 @@ pub enum Decision {
         /// A fresh id for this attempt's request.
         request_id: String,
         /// Budget left at the start, after the response reserve.
-        remaining_budget_ms: i64,
+        remaining_ms: i64,
         /// True for a hedge: an extra attempt while another still runs (keep both; the first acceptable result wins).
         hedge: bool,
     },
@@ -179,7 +179,7 @@ pub enum Decision {
         /// The server's requested delay as honored (after the policy's `cap_ms` and `max_above_backoff_ms`), if any.
         server_delay_ms: Option<i64>,
         /// Budget left now, after the response reserve.
-        remaining_budget_ms: i64,
+        remaining_ms: i64,
     },
     /// Attempts are running: report each one's outcome, and poll again at `until_ms` at the latest (the earliest abort
     /// time of a running attempt).
@@ -205,7 +205,7 @@ pub enum Decision {
         /// Attempts made.
         attempts: i32,
         /// Budget left now, after the response reserve.
-        remaining_budget_ms: i64,
+        remaining_ms: i64,
         /// The wait that was considered and refused, if one was computed.
         refused_delay_ms: Option<i64>,
         /// Attempts still running that the caller must abort now.
@@ -217,7 +217,7 @@ pub enum Decision {
         /// Attempts made.
         attempts: i32,
         /// Budget left now, after the response reserve, for the reconciliation.
-        remaining_budget_ms: i64,
+        remaining_ms: i64,
         /// Attempts still running that the caller must abort now.
         abort_attempts: Vec<i32>,
     },
@@ -229,7 +229,7 @@ pub enum Decision {
         /// The deadline the redone unit must respect.
         deadline_ms: i64,
         /// Budget left now, after the response reserve.
-        remaining_budget_ms: i64,
+        remaining_ms: i64,
         /// Attempts still running that the caller must abort now.
         abort_attempts: Vec<i32>,
     },
@@ -239,23 +239,23 @@ impl From<rp::Decision> for Decision {
     fn from(value: rp::Decision) -> Self {
         match value {
             rp::Decision::StartAttempt {
-                attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms, hedge,
+                attempt, timeout_ms, abort_at_ms, request_id, remaining_ms, hedge,
             } => Decision::StartAttempt {
                 attempt: count_out(attempt),
                 timeout_ms: long_out(timeout_ms),
                 abort_at_ms: long_out(abort_at_ms),
                 request_id: request_id.to_string(),
-                remaining_budget_ms: long_out(remaining_budget_ms),
+                remaining_ms: long_out(remaining_ms),
                 hedge,
             },
             rp::Decision::Wait {
-                retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms,
+                retry, delay_ms, until_ms, server_delay_ms, remaining_ms,
             } => Decision::Wait {
                 retry: count_out(retry),
                 delay_ms: long_out(delay_ms),
                 until_ms: long_out(until_ms),
                 server_delay_ms: server_delay_ms.map(long_out),
-                remaining_budget_ms: long_out(remaining_budget_ms),
+                remaining_ms: long_out(remaining_ms),
             },
             rp::Decision::AwaitOutcome { in_flight, until_ms } => Decision::AwaitOutcome {
                 in_flight: count_out(in_flight),
@@ -267,25 +267,25 @@ impl From<rp::Decision> for Decision {
                 abort_attempts: attempts_out(abort_attempts),
             },
             rp::Decision::GaveUp {
-                reason, attempts, remaining_budget_ms, refused_delay_ms, abort_attempts,
+                reason, attempts, remaining_ms, refused_delay_ms, abort_attempts,
             } => Decision::GaveUp {
                 reason,
                 attempts: count_out(attempts),
-                remaining_budget_ms: long_out(remaining_budget_ms),
+                remaining_ms: long_out(remaining_ms),
                 refused_delay_ms: refused_delay_ms.map(long_out),
                 abort_attempts: attempts_out(abort_attempts),
             },
-            rp::Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts } => Decision::Reconcile {
+            rp::Decision::Reconcile { attempts, remaining_ms, abort_attempts } => Decision::Reconcile {
                 attempts: count_out(attempts),
-                remaining_budget_ms: long_out(remaining_budget_ms),
+                remaining_ms: long_out(remaining_ms),
                 abort_attempts: attempts_out(abort_attempts),
             },
             rp::Decision::Restart {
-                attempts, deadline_ms, remaining_budget_ms, abort_attempts,
+                attempts, deadline_ms, remaining_ms, abort_attempts,
             } => Decision::Restart {
                 attempts: count_out(attempts),
                 deadline_ms: long_out(deadline_ms),
-                remaining_budget_ms: long_out(remaining_budget_ms),
+                remaining_ms: long_out(remaining_ms),
                 abort_attempts: attempts_out(abort_attempts),
             },
         }
@@ -297,23 +297,23 @@ impl TryFrom<Decision> for rp::Decision {
     fn try_from(value: Decision) -> Result<Self> {
         Ok(match value {
             Decision::StartAttempt {
-                attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms, hedge,
+                attempt, timeout_ms, abort_at_ms, request_id, remaining_ms, hedge,
             } => rp::Decision::StartAttempt {
                 attempt: u32_in("attempt", attempt)?,
                 timeout_ms: ms_in("timeout_ms", timeout_ms)?,
                 abort_at_ms: ms_in("abort_at_ms", abort_at_ms)?,
                 request_id: request_id_in("request_id", request_id)?,
-                remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
+                remaining_ms: ms_in("remaining_ms", remaining_ms)?,
                 hedge,
             },
             Decision::Wait {
-                retry, delay_ms, until_ms, server_delay_ms, remaining_budget_ms,
+                retry, delay_ms, until_ms, server_delay_ms, remaining_ms,
             } => rp::Decision::Wait {
                 retry: u32_in("retry", retry)?,
                 delay_ms: ms_in("delay_ms", delay_ms)?,
                 until_ms: ms_in("until_ms", until_ms)?,
                 server_delay_ms: opt_ms_in("server_delay_ms", server_delay_ms)?,
-                remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
+                remaining_ms: ms_in("remaining_ms", remaining_ms)?,
             },
             Decision::AwaitOutcome { in_flight, until_ms } => rp::Decision::AwaitOutcome {
                 in_flight: u32_in("in_flight", in_flight)?,
@@ -325,25 +325,23 @@ impl TryFrom<Decision> for rp::Decision {
                 abort_attempts: attempts_in("abort_attempts", abort_attempts)?,
             },
             Decision::GaveUp {
-                reason, attempts, remaining_budget_ms, refused_delay_ms, abort_attempts,
+                reason, attempts, remaining_ms, refused_delay_ms, abort_attempts,
             } => rp::Decision::GaveUp {
                 reason,
                 attempts: u32_in("attempts", attempts)?,
-                remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
+                remaining_ms: ms_in("remaining_ms", remaining_ms)?,
                 refused_delay_ms: opt_ms_in("refused_delay_ms", refused_delay_ms)?,
                 abort_attempts: attempts_in("abort_attempts", abort_attempts)?,
             },
-            Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts } => rp::Decision::Reconcile {
+            Decision::Reconcile { attempts, remaining_ms, abort_attempts } => rp::Decision::Reconcile {
                 attempts: u32_in("attempts", attempts)?,
-                remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
+                remaining_ms: ms_in("remaining_ms", remaining_ms)?,
                 abort_attempts: attempts_in("abort_attempts", abort_attempts)?,
             },
-            Decision::Restart {
-                attempts, deadline_ms, remaining_budget_ms, abort_attempts,
-            } => rp::Decision::Restart {
+            Decision::Restart { attempts, deadline_ms, remaining_ms, abort_attempts } => rp::Decision::Restart {
                 attempts: u32_in("attempts", attempts)?,
                 deadline_ms: ms_in("deadline_ms", deadline_ms)?,
-                remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
+                remaining_ms: ms_in("remaining_ms", remaining_ms)?,
                 abort_attempts: attempts_in("abort_attempts", abort_attempts)?,
             },
         })
@@ -364,7 +362,7 @@ pub struct AttemptPlan {
     /// A fresh id for this attempt's request (send it as `X-Request-Id`).
     pub request_id: String,
     /// Budget left at the start, after the response reserve.
-    pub remaining_budget_ms: i64,
+    pub remaining_ms: i64,
     /// True for a hedge: an extra attempt while another still runs.
     pub hedge: bool,
     /// True when the request carries the operation's idempotency key (keyed or unsafe operations, see
@@ -379,7 +377,7 @@ impl From<rp::AttemptPlan> for AttemptPlan {
             timeout_ms: long_out(value.timeout_ms),
             abort_at_ms: long_out(value.abort_at_ms),
             request_id: value.request_id.to_string(),
-            remaining_budget_ms: long_out(value.remaining_budget_ms),
+            remaining_ms: long_out(value.remaining_ms),
             hedge: value.hedge,
             send_idempotency_key: value.send_idempotency_key,
         }
@@ -660,7 +658,7 @@ impl From<rp::DependencySnapshot> for DependencySnapshot {
 pub struct GiveUpCounts {
     pub attempts_exhausted: i64,
     pub deadline_insufficient: i64,
-    pub retry_after_exceeds_budget: i64,
+    pub retry_after_exceeds_deadline: i64,
     pub retry_after_above_cap: i64,
     pub server_declined_retry: i64,
     pub not_retryable: i64,
@@ -676,7 +674,7 @@ impl From<rp::GiveUpCounts> for GiveUpCounts {
         GiveUpCounts {
             attempts_exhausted: long_out(value.attempts_exhausted),
             deadline_insufficient: long_out(value.deadline_insufficient),
-            retry_after_exceeds_budget: long_out(value.retry_after_exceeds_budget),
+            retry_after_exceeds_deadline: long_out(value.retry_after_exceeds_deadline),
             retry_after_above_cap: long_out(value.retry_after_above_cap),
             server_declined_retry: long_out(value.server_declined_retry),
             not_retryable: long_out(value.not_retryable),
@@ -871,7 +869,7 @@ pub enum Warning {
         text: String,
     },
     /// Server guidance up to the cap can never be honored: the cap is at least the whole deadline.
-    GuidanceCapExceedsBudget {
+    GuidanceCapExceedsDeadline {
         /// `server_guidance.cap_ms`.
         cap_ms: i64,
         /// The deadline, from the start.
@@ -896,7 +894,7 @@ impl From<rp::Warning> for Warning {
                 deadline_ms: long_out(deadline_ms),
                 text,
             },
-            rp::Warning::GuidanceCapExceedsBudget { cap_ms, deadline_ms } => Warning::GuidanceCapExceedsBudget {
+            rp::Warning::GuidanceCapExceedsDeadline { cap_ms, deadline_ms } => Warning::GuidanceCapExceedsDeadline {
                 cap_ms: long_out(cap_ms),
                 deadline_ms: long_out(deadline_ms),
                 text,
@@ -908,7 +906,7 @@ impl From<rp::Warning> for Warning {
 /// A policy's worst-case timeline against a deadline.
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
 pub struct Timeline {
-    /// The deadline used, from the start: `min(total_budget_ms, deadline)`.
+    /// The deadline used, from the start: `min(total_timeout_ms, deadline)`.
     pub deadline_ms: i64,
     /// When the first attempt starts, from the operation's start.
     pub first_attempt_at_ms: i64,

@@ -14,7 +14,7 @@ decision_classes!(
         /// A fresh id for this attempt's request.
         request_id,
         /// Budget left at the start, after the response reserve.
-        remaining_budget_ms,
+        remaining_ms,
         /// True for a hedge: an extra attempt while another still runs (keep both; the first acceptable result wins).
         hedge,
     }
@@ -29,7 +29,7 @@ decision_classes!(
         /// The server's requested delay as honored (after the policy's `cap_ms` and `max_above_backoff_ms`), if any.
         server_delay_ms,
         /// Budget left now, after the response reserve.
-        remaining_budget_ms,
+        remaining_ms,
     }
     /// Attempts are running: report each one's outcome, and poll again at `until_ms` at the latest (the earliest abort
     /// time of a running attempt).
@@ -55,7 +55,7 @@ decision_classes!(
         /// Attempts made.
         attempts,
         /// Budget left now, after the response reserve.
-        remaining_budget_ms,
+        remaining_ms,
         /// The wait that was considered and refused, if one was computed.
         refused_delay_ms,
         /// Attempts still running that the caller must abort now.
@@ -67,7 +67,7 @@ decision_classes!(
         /// Attempts made.
         attempts,
         /// Budget left now, after the response reserve, for the reconciliation.
-        remaining_budget_ms,
+        remaining_ms,
         /// Attempts still running that the caller must abort now.
         abort_attempts,
     }
@@ -79,7 +79,7 @@ decision_classes!(
         /// The deadline the redone unit must respect.
         deadline_ms,
         /// Budget left now, after the response reserve.
-        remaining_budget_ms,
+        remaining_ms,
         /// Attempts still running that the caller must abort now.
         abort_attempts,
     }

@@ -45,7 +45,9 @@ pub struct RepositoryReadme;
 // structured_field`, `retryplan::dialects::grpc`, ...).
 
 // Floor 1, the ground.
-pub use ground::deadline::{admit, remaining_budget_ms, Admission};
+#[allow(deprecated)]
+pub use ground::deadline::remaining_budget_ms;
+pub use ground::deadline::{admit, remaining_ms, Admission};
 // Floor 2, the header and date readers.
 pub use headers::grpc_timeout::{
     encode_grpc_timeout, encode_grpc_timeout_into, encode_grpc_timeout_ns, parse_grpc_timeout, parse_grpc_timeout_ns,

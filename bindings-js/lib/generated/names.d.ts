@@ -33,7 +33,7 @@ export type GiveUpReason =
   /** What remains of the budget (after the response reserve) cannot hold the next wait plus a minimum useful attempt. */
   | 'deadline_insufficient'
   /** The server asked for a wait that, plus a minimum useful attempt, does not fit in what remains of the budget. */
-  | 'retry_after_exceeds_budget'
+  | 'retry_after_exceeds_deadline'
   /** The server asked for a wait above `server_guidance.cap_ms` and the policy says to give up rather than clamp. */
   | 'retry_after_above_cap'
   /** The server's gRPC pushback said not to retry. */

@@ -24,7 +24,7 @@ class GiveUpReason(_StrEnum):
     """The last allowed attempt failed (``max_attempts`` counts the first)."""
     DEADLINE_INSUFFICIENT = "deadline_insufficient"
     """What remains of the budget (after the response reserve) cannot hold the next wait plus a minimum useful attempt."""
-    RETRY_AFTER_EXCEEDS_BUDGET = "retry_after_exceeds_budget"
+    RETRY_AFTER_EXCEEDS_DEADLINE = "retry_after_exceeds_deadline"
     """The server asked for a wait that, plus a minimum useful attempt, does not fit in what remains of the budget."""
     RETRY_AFTER_ABOVE_CAP = "retry_after_above_cap"
     """The server asked for a wait above ``server_guidance.cap_ms`` and the policy says to give up rather than clamp."""

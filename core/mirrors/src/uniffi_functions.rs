@@ -47,7 +47,7 @@ const FUNCTIONS_TABLE: [Function; 14] = [
     function("core/src/headers/grpc_timeout.rs", "encode_grpc_timeout", "encode_grpc_timeout"),
     function("core/src/headers/grpc_timeout.rs", "parse_grpc_timeout", "parse_grpc_timeout"),
     function("core/src/headers/grpc_timeout.rs", "parse_grpc_timeout_ns", "parse_grpc_timeout_ns"),
-    function("core/src/ground/deadline.rs", "remaining_budget_ms", "remaining_budget_ms"),
+    function("core/src/ground/deadline.rs", "remaining_ms", "remaining_ms"),
     function("core/src/ground/deadline.rs", "admit", "admit"),
     function("core/src/config/error_code.rs", "aws::error_code_from_response", "aws_error_code_from_response"),
     function("core/src/driver/telemetry/mod.rs", "telemetry::signals", "telemetry_signals"),

@@ -107,7 +107,7 @@ pub const DYNAMODB_MAX_ATTEMPTS_2026: u32 = 4;
 pub fn standard_profile() -> PolicyConfig {
     PolicyConfig {
         max_attempts: MAX_ATTEMPTS,
-        total_budget_ms: MAX_MS,
+        total_timeout_ms: MAX_MS,
         attempt_timeout: AttemptTimeoutConfig::FractionOfRemaining(1.0),
         response_reserve_ms: 0,
         minimum_useful_attempt_ms: 0,

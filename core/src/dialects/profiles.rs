@@ -41,7 +41,7 @@ pub const NAMES: [&str; 9] = [
 ///
 /// ```
 /// let config = retryplan::profiles::profile("checkout").unwrap();
-/// assert_eq!(config.total_budget_ms, 800);
+/// assert_eq!(config.total_timeout_ms, 800);
 /// assert_eq!(retryplan::profiles::profile("nope").unwrap_err().code(), "unknown_profile");
 /// ```
 ///
@@ -59,7 +59,7 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
     Ok(match name {
         "read" => PolicyConfig {
             max_attempts: 3,
-            total_budget_ms: 2_000,
+            total_timeout_ms: 2_000,
             attempt_timeout: AttemptTimeoutConfig::FixedMs(800),
             backoff: exponential(50, 1_000),
             idempotency: Idempotency::Safe,
@@ -67,7 +67,7 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
         },
         "checkout" => PolicyConfig {
             max_attempts: 3,
-            total_budget_ms: 800,
+            total_timeout_ms: 800,
             attempt_timeout: AttemptTimeoutConfig::FixedMs(200),
             response_reserve_ms: 50,
             minimum_useful_attempt_ms: 200,
@@ -78,14 +78,14 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
         },
         "write_keyed" => PolicyConfig {
             max_attempts: 3,
-            total_budget_ms: 5_000,
+            total_timeout_ms: 5_000,
             attempt_timeout: AttemptTimeoutConfig::FixedMs(2_000),
             idempotency: Idempotency::Keyed,
             ..base
         },
         "write_strict" => PolicyConfig {
             max_attempts: 2,
-            total_budget_ms: 5_000,
+            total_timeout_ms: 5_000,
             attempt_timeout: AttemptTimeoutConfig::FixedMs(2_000),
             backoff: BackoffConfig {
                 kind: BackoffKind::Constant,
@@ -100,7 +100,7 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
         },
         "background" => PolicyConfig {
             max_attempts: 8,
-            total_budget_ms: 300_000,
+            total_timeout_ms: 300_000,
             attempt_timeout: AttemptTimeoutConfig::FixedMs(30_000),
             response_reserve_ms: 0,
             minimum_useful_attempt_ms: 1_000,
@@ -145,7 +145,7 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
 pub fn polly_v8_profile() -> PolicyConfig {
     PolicyConfig {
         max_attempts: 4,
-        total_budget_ms: MAX_MS,
+        total_timeout_ms: MAX_MS,
         attempt_timeout: AttemptTimeoutConfig::FractionOfRemaining(1.0),
         response_reserve_ms: 0,
         minimum_useful_attempt_ms: 0,

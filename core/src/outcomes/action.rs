@@ -59,7 +59,7 @@ pub struct AttemptPlan {
     /// A fresh id for this attempt's request (send it as `X-Request-Id`).
     pub request_id: RequestId,
     /// Budget left at the start, after the response reserve.
-    pub remaining_budget_ms: u64,
+    pub remaining_ms: u64,
     /// True for a hedge: an extra attempt while another still runs.
     pub hedge: bool,
     /// True when the request carries the operation's idempotency key (keyed
@@ -132,7 +132,7 @@ impl Ending {
     /// ```
     /// use retryplan::{AttemptResult, Decision, Ending, Outcome, Verdict};
     /// let ending = Ending {
-    ///     decision: Decision::Reconcile { attempts: 1, remaining_budget_ms: 0, abort_attempts: Default::default() },
+    ///     decision: Decision::Reconcile { attempts: 1, remaining_ms: 0, abort_attempts: Default::default() },
     ///     last_result: Some(AttemptResult { attempt: 1, outcome: Outcome::Application { verdict: Verdict::UNKNOWN_ERROR } }),
     ///     result: None,
     /// };

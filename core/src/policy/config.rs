@@ -476,7 +476,7 @@ pub struct PolicyConfig {
     /// up to two retries). 1..=100.
     pub max_attempts: u32,
     /// The whole operation's time budget, in milliseconds, from its start.
-    pub total_budget_ms: u64,
+    pub total_timeout_ms: u64,
     /// How long one attempt may run.
     pub attempt_timeout: AttemptTimeoutConfig,
     /// Time kept back at the end of the budget to handle the last response.
@@ -508,7 +508,7 @@ pub struct PolicyConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hedging: Option<HedgingConfig>,
     /// Queue redelivery schedule for [`redeliver`](crate::redeliver); the
-    /// backoff ceilings and `total_budget_ms` when absent.
+    /// backoff ceilings and `total_timeout_ms` when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub redelivery: Option<RedeliveryConfig>,
     /// How deadlines, attempt counts and retries cross hops; the defaults
@@ -521,7 +521,7 @@ impl Default for PolicyConfig {
     fn default() -> Self {
         PolicyConfig {
             max_attempts: 3,
-            total_budget_ms: 10_000,
+            total_timeout_ms: 10_000,
             attempt_timeout: AttemptTimeoutConfig::FixedMs(3_000),
             response_reserve_ms: 50,
             minimum_useful_attempt_ms: 100,

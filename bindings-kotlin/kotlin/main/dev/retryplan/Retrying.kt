@@ -30,7 +30,7 @@ data class Attempt(
     /** The same key on every attempt of the operation. */
     val idempotencyKey: String,
     /** Budget left at the start, after the response reserve: propagate it downstream as a deadline. */
-    val remainingBudgetMs: Long,
+    val remainingMs: Long,
     /** True for a hedge started beside a running attempt. */
     val hedge: Boolean,
     /** True when the request carries [idempotencyKey] as [IDEMPOTENCY_KEY_HEADER] (a keyed or unsafe operation). */

@@ -82,7 +82,7 @@ class ErrorsTest {
             ),
             profileNames(),
         )
-        assertEquals(800L, profileConfig("checkout").totalBudgetMs)
+        assertEquals(800L, profileConfig("checkout").totalTimeoutMs)
         Policy.profile("checkout").use { assertEquals(profileConfig("checkout"), it.toConfig()) }
         val error = raises<RetryplanException.UnknownProfile>("unknown_profile") { Policy.profile("nope") }
         assertEquals(profileNames(), error.known)
@@ -96,7 +96,7 @@ class ErrorsTest {
             val error = raises<RetryplanException.InvalidArgument>("invalid_argument") { op.poll(-5) }
             assertEquals("now_ms", error.name)
             raises<RetryplanException.InvalidArgument>("invalid_argument") { op.onOutcome(0, -1, Outcome.Success) }
-            raises<RetryplanException.InvalidArgument>("invalid_argument") { op.remainingBudgetMs(Long.MIN_VALUE) }
+            raises<RetryplanException.InvalidArgument>("invalid_argument") { op.remainingMs(Long.MIN_VALUE) }
             assertTrue(op.poll(0) is Decision.StartAttempt, "nothing changed")
         }
         raises<RetryplanException.InvalidArgument>("invalid_argument") { policy.backoffCeilingsMs(-1) }

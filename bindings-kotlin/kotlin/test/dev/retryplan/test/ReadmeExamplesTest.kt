@@ -198,7 +198,7 @@ class ReadmeExamplesTest {
     @Test
     fun `the telemetry example counts what the core's mapping names, by attribute`() = runBlocking {
         val policy = Policy.fromJson(
-            """{"max_attempts": 3, "total_budget_ms": 5000, "attempt_timeout": {"fixed_ms": 1000}, "jitter": {"kind": "none"},
+            """{"max_attempts": 3, "total_timeout_ms": 5000, "attempt_timeout": {"fixed_ms": 1000}, "jitter": {"kind": "none"},
                 "backoff": {"kind": "constant", "base_ms": 1, "multiplier": 1.0, "cap_ms": 1}}""",
         )
         val hook = CountingHook()
