@@ -872,7 +872,7 @@ export interface AttemptContext {
   /** 16 lowercase hex digits, fresh per attempt: send it as X-Request-Id. */
   requestId: string;
   idempotencyKey: string;
-  /** Budget left at the start: propagate it downstream as a deadline. */
+  /** Time left at the start: propagate it downstream as a deadline. */
   remainingMs: number;
   /** True when a request carries the idempotency key (a keyed or unsafe policy). */
   sendIdempotencyKey: boolean;

@@ -111,7 +111,7 @@ export function parseGrpcPushback(value: string): Pushback;
 export function encodeGrpcTimeout(timeoutMs: number): string;
 /** Throws "invalid_header". */
 export function parseGrpcTimeout(value: string): number;
-/** A budget in nanoseconds as a `grpc-timeout` value, in the unit a peer would choose (never rounded up). */
+/** A timeout in nanoseconds as a `grpc-timeout` value, in the unit a peer would choose (never rounded up). */
 export function encodeGrpcTimeoutNs(timeoutNs: bigint): string;
 /** A `grpc-timeout` value as exact nanoseconds (saturating at 2^63-1). Throws "invalid_header". */
 export function parseGrpcTimeoutNs(value: string): bigint;

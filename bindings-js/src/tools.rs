@@ -102,7 +102,7 @@ pub fn policy_classify(handle: u32, outcome_value: &JsValue) -> Result<JsValue, 
 }
 
 /// The worst-case timeline against `deadlineMs` (from the start; `undefined`
-/// for the total budget alone), the first attempt `firstAttemptAtMs` after the start.
+/// for the total timeout alone), the first attempt `firstAttemptAtMs` after the start.
 #[wasm_bindgen(js_name = _policyExplain)]
 pub fn policy_explain(handle: u32, deadline_ms: &JsValue, first_attempt_at_ms: &JsValue) -> Result<JsValue, JsValue> {
     let deadline_ms = optional_ms("deadlineMs", deadline_ms)?;
@@ -180,7 +180,7 @@ pub fn parse_http_date(value: &JsValue, now_unix_ms: &JsValue, reading: &JsValue
     rp::parse_http_date(&value, now_unix_ms, reading).map(|unix_ms| unix_ms as f64).map_err(header_error)
 }
 
-/// Budget left at `nowMs` before `deadlineMs`, minus `reserveMs` (0 at the least).
+/// Time left at `nowMs` before `deadlineMs`, minus `reserveMs` (0 at the least).
 #[wasm_bindgen(js_name = remainingMs)]
 pub fn remaining_ms(deadline_ms: &JsValue, now_ms: &JsValue, reserve_ms: &JsValue) -> Result<f64, JsValue> {
     Ok(num(rp::remaining_ms(ms("deadlineMs", deadline_ms)?, ms("nowMs", now_ms)?, ms("reserveMs", reserve_ms)?)))

@@ -228,6 +228,26 @@ test('a caller deadline shortens the operation', () => {
   assert.equal(operation.remainingMs(100), 250);
 });
 
+test('the old names of the total timeout are read for one release', () => {
+  const policy = Policy.fromConfig({ totalBudgetMs: 2000 });
+  assert.equal(policy.totalTimeoutMs, 2000);
+  assert.equal(policy.totalBudgetMs, 2000);
+  assert.equal(policy.toConfig().totalTimeoutMs, 2000);
+  assert.equal(Policy.fromJson('{"total_budget_ms": 2000}').totalTimeoutMs, 2000);
+  let both;
+  try {
+    Policy.fromConfig({ totalTimeoutMs: 2000, totalBudgetMs: 2000 });
+  } catch (error) {
+    both = error;
+  }
+  assert.ok(both instanceof RetryplanError, 'giving both is refused');
+  assert.equal(both.field, 'total_budget_ms');
+  assert.match(both.message, /both `total_timeout_ms` and its old name `total_budget_ms`/);
+  const operation = new Operation(policy, 0, { seed: 1 });
+  assert.equal(operation.remainingBudgetMs(100), operation.remainingMs(100));
+  assert.equal(tools.remainingBudgetMs(800, 500, 50), tools.remainingMs(800, 500, 50));
+});
+
 test('outcomes of every type cross; malformed ones are invalid_argument and change nothing', () => {
   const policy = Policy.fromConfig({ jitter: { kind: 'none' }, maxAttempts: 10, totalTimeoutMs: 100000 });
   const outcomes = [

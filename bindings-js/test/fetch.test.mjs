@@ -260,7 +260,7 @@ test('a non-retryable status ends at once and hands back the response', async ()
   assert.equal(seen.get('/not-found').at(-1).headers['x-request-id'], undefined);
 });
 
-test('Retry-After longer than the budget gives up now, without sleeping', async () => {
+test('Retry-After longer than the time left gives up now, without sleeping', async () => {
   const started = performance.now();
   const result = await retryFetch(`${base}/busy-long`, {}, { policy: policy({ serverGuidance: { capMs: 10000000 } }) });
   assert.equal(result.decision.reason, 'retry_after_exceeds_deadline');

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { IncomingContext, Policy, currentIncoming, propagation, retryFetch, run } from 'retryplan';
 
-/** 3000 ms attempts within a 5000 ms budget, 2 attempts, short fixed backoff: the deadline is the caller's. */
+/** 3000 ms attempts within a 5000 ms total timeout, 2 attempts, short fixed backoff: the deadline is the caller's. */
 const policy = Policy.fromConfig({
   maxAttempts: 2,
   totalTimeoutMs: 5000,

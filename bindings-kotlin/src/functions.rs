@@ -56,20 +56,20 @@ pub fn parse_rate_limit_reset(value: String, now_unix_ms: i64) -> Result<i64> {
     Ok(long_out(rp::parse_rate_limit_reset(&value, now_unix_ms).map_err(rp::Error::from)?))
 }
 
-/// Encodes a remaining budget of `timeout_ms` milliseconds as a `grpc-timeout` value.
+/// Encodes a remaining time of `timeout_ms` milliseconds as a `grpc-timeout` value.
 #[uniffi::export]
 pub fn encode_grpc_timeout(timeout_ms: i64) -> Result<String> {
     let timeout_ms = ms_in("timeout_ms", timeout_ms)?;
     Ok(rp::encode_grpc_timeout(timeout_ms))
 }
 
-/// Reads a `grpc-timeout` value and returns the budget in milliseconds.
+/// Reads a `grpc-timeout` value and returns the timeout in milliseconds.
 #[uniffi::export]
 pub fn parse_grpc_timeout(value: String) -> Result<i64> {
     Ok(long_out(rp::parse_grpc_timeout(&value).map_err(rp::Error::from)?))
 }
 
-/// Reads a `grpc-timeout` value and returns the budget in nanoseconds, exactly for every unit.
+/// Reads a `grpc-timeout` value and returns the timeout in nanoseconds, exactly for every unit.
 #[uniffi::export]
 pub fn parse_grpc_timeout_ns(value: String) -> Result<i64> {
     Ok(long_out(rp::parse_grpc_timeout_ns(&value).map_err(rp::Error::from)?))
@@ -84,7 +84,7 @@ pub fn remaining_ms(deadline_ms: i64, now_ms: i64, reserve_ms: i64) -> Result<i6
     Ok(long_out(rp::remaining_ms(deadline_ms, now_ms, reserve_ms)))
 }
 
-/// Server-side admission: reject when the remaining budget (after the reserve) is below the minimum useful time.
+/// Server-side admission: reject when the remaining time (after the reserve) is below the minimum useful time.
 #[uniffi::export]
 pub fn admit(deadline_ms: i64, now_ms: i64, reserve_ms: i64, minimum_useful_ms: i64) -> Result<Admission> {
     let deadline_ms = ms_in("deadline_ms", deadline_ms)?;

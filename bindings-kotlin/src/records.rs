@@ -156,14 +156,14 @@ pub enum Decision {
     StartAttempt {
         /// Attempt number, 1 for the first.
         attempt: i32,
-        /// The effective timeout: `min(per-attempt timeout, remaining budget)`. Propagate it downstream (e.g. as
+        /// The effective timeout: `min(per-attempt timeout, time left)`. Propagate it downstream (e.g. as
         /// `grpc-timeout`).
         timeout_ms: i64,
         /// When to abort the attempt: now + `timeout_ms`.
         abort_at_ms: i64,
         /// A fresh id for this attempt's request.
         request_id: String,
-        /// Budget left at the start, after the response reserve.
+        /// Time left at the start, after the response reserve.
         remaining_ms: i64,
         /// True for a hedge: an extra attempt while another still runs (keep both; the first acceptable result wins).
         hedge: bool,
@@ -178,7 +178,7 @@ pub enum Decision {
         until_ms: i64,
         /// The server's requested delay as honored (after the policy's `cap_ms` and `max_above_backoff_ms`), if any.
         server_delay_ms: Option<i64>,
-        /// Budget left now, after the response reserve.
+        /// Time left now, after the response reserve.
         remaining_ms: i64,
     },
     /// Attempts are running: report each one's outcome, and poll again at `until_ms` at the latest (the earliest abort
@@ -204,7 +204,7 @@ pub enum Decision {
         reason: GiveUpReason,
         /// Attempts made.
         attempts: i32,
-        /// Budget left now, after the response reserve.
+        /// Time left now, after the response reserve.
         remaining_ms: i64,
         /// The wait that was considered and refused, if one was computed.
         refused_delay_ms: Option<i64>,
@@ -216,7 +216,7 @@ pub enum Decision {
     Reconcile {
         /// Attempts made.
         attempts: i32,
-        /// Budget left now, after the response reserve, for the reconciliation.
+        /// Time left now, after the response reserve, for the reconciliation.
         remaining_ms: i64,
         /// Attempts still running that the caller must abort now.
         abort_attempts: Vec<i32>,
@@ -228,7 +228,7 @@ pub enum Decision {
         attempts: i32,
         /// The deadline the redone unit must respect.
         deadline_ms: i64,
-        /// Budget left now, after the response reserve.
+        /// Time left now, after the response reserve.
         remaining_ms: i64,
         /// Attempts still running that the caller must abort now.
         abort_attempts: Vec<i32>,
@@ -353,15 +353,14 @@ impl TryFrom<Decision> for rp::Decision {
 pub struct AttemptPlan {
     /// Attempt number, 1 for the first.
     pub attempt: i32,
-    /// The effective timeout: `min(per-attempt timeout, remaining budget)`. Propagate it downstream (e.g. as
-    /// `grpc-timeout`).
+    /// The effective timeout: `min(per-attempt timeout, time left)`. Propagate it downstream (e.g. as `grpc-timeout`).
     pub timeout_ms: i64,
     /// When the driver counts the attempt as timed out: now + `timeout_ms`. A host that can interrupt the attempt
     /// aborts it then; a result that arrives at or after this time is discarded either way.
     pub abort_at_ms: i64,
     /// A fresh id for this attempt's request (send it as `X-Request-Id`).
     pub request_id: String,
-    /// Budget left at the start, after the response reserve.
+    /// Time left at the start, after the response reserve.
     pub remaining_ms: i64,
     /// True for a hedge: an extra attempt while another still runs.
     pub hedge: bool,

@@ -53,11 +53,11 @@ impl PyAction {
 pub(crate) struct AttemptPlan {
     /// Attempt number, 1 for the first.
     attempt: u32,
-    /// The effective timeout: min(per-attempt timeout, remaining budget), in ms.
+    /// The effective timeout: min(per-attempt timeout, time left), in ms.
     timeout_ms: u64,
     /// When the driver counts the attempt as timed out (now + timeout_ms).
     abort_at_ms: u64,
-    /// Budget left at the start, after the response reserve.
+    /// Time left at the start, after the response reserve.
     remaining_ms: u64,
     /// True for a hedge: an extra attempt while another still runs.
     hedge: bool,

@@ -735,3 +735,21 @@ def test_the_wire_carries_a_poll_and_a_result_by_the_cores_own_tables() -> None:
     assert out[_wire.OUTPUT["until_ms"]] == 220
     with pytest.raises(retryplan.InvalidArgumentError, match="input_kind"):
         driver.exchange([99] + [0] * 7)  # no such input kind
+
+
+def test_the_old_names_of_the_total_timeout_are_read_for_one_release() -> None:
+    assert Policy(total_budget_ms=2000).total_timeout_ms == 2000  # type: ignore[call-arg]
+    assert Policy.from_dict({"total_budget_ms": 2000}).to_dict()["total_timeout_ms"] == 2000
+    with pytest.raises(retryplan.InvalidConfigError) as raised:
+        Policy(total_timeout_ms=2000, total_budget_ms=2000)  # type: ignore[call-arg]
+    assert raised.value.field == "total_budget_ms"
+    assert "both `total_timeout_ms` and its old name `total_budget_ms`" in str(raised.value)
+    policy = Policy(total_timeout_ms=1500)
+    with pytest.warns(DeprecationWarning, match="total_budget_ms is renamed Policy.total_timeout_ms"):
+        assert policy.total_budget_ms == 1500
+    with pytest.warns(DeprecationWarning, match="remaining_budget_ms is renamed retryplan.remaining_ms"):
+        old = retryplan.remaining_budget_ms
+    assert old is retryplan.remaining_ms and "remaining_budget_ms" not in retryplan.__all__
+    operation = retryplan.Operation(policy, now_ms=0)
+    with pytest.warns(DeprecationWarning, match="remaining_budget_ms is renamed Operation.remaining_ms"):
+        assert operation.remaining_budget_ms(now_ms=100) == operation.remaining_ms(now_ms=100) == 1350

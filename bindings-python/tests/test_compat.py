@@ -212,3 +212,15 @@ def test_huge_or_infinite_backoff_follows_urllib3s_min():
     no_cap = from_urllib3(Retry(total=3, backoff_factor=0.5, backoff_max=float("inf"), status_forcelist=[500]))
     assert no_cap.to_dict()["backoff"]["cap_ms"] == 2**53 - 1
     assert from_urllib3(with_retry_after_max(float("inf"))).to_dict()["server_guidance"]["cap_ms"] == 2**53 - 1
+
+
+def test_the_old_names_of_the_total_timeout_are_read_for_one_release():
+    import retryplan.compat as compat
+
+    with pytest.warns(DeprecationWarning, match="DEFAULT_TOTAL_BUDGET_MS is renamed DEFAULT_TOTAL_TIMEOUT_MS"):
+        assert compat.DEFAULT_TOTAL_BUDGET_MS == DEFAULT_TOTAL_TIMEOUT_MS
+    with pytest.warns(DeprecationWarning, match="total_budget_ms is renamed total_timeout_ms"):
+        assert from_urllib3(Retry(), total_budget_ms=5000).total_timeout_ms == 5000
+    with pytest.raises(TypeError, match="both total_timeout_ms and its old name total_budget_ms"):
+        from_urllib3(Retry(), total_timeout_ms=5000, total_budget_ms=5000)
+    assert from_urllib3(Retry()).total_timeout_ms == DEFAULT_TOTAL_TIMEOUT_MS

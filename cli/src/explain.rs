@@ -124,7 +124,7 @@ fn ending(decision: &Decision) -> String {
                 .map(|delay| format!("; the next wait of {delay} ms plus a useful attempt does not fit"))
                 .unwrap_or_default();
             format!(
-                "gives up: {reason} after {} with {remaining_ms} ms of budget left after the reserve{refused}",
+                "gives up: {reason} after {} with {remaining_ms} ms of time left after the reserve{refused}",
                 plural(attempts, "attempt", "attempts")
             )
         }

@@ -328,7 +328,7 @@ fn check_warns_when_attempts_cannot_fit_and_explain_never_warns_about_an_unwritt
         scratch("fits.json", r#"{"max_attempts": 2, "total_timeout_ms": 1000, "attempt_timeout": {"fixed_ms": 400}}"#);
     let out = retryplan(&["check", &fits]);
     assert_eq!(out.stdout.lines().count(), 1, "no warning: {}", out.stdout);
-    // The default server_guidance.cap_ms (60 s) is longer than this 1 s budget, but the file
+    // The default server_guidance.cap_ms (60 s) is longer than this 1 s total timeout, but the file
     // does not write it: --strict passes (and fails once the file writes the same cap).
     let out = retryplan(&["explain", &fits, "--strict"]);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);

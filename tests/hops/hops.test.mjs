@@ -245,7 +245,7 @@ async function scenario() {
 const seen = await scenario();
 if (process.env.HOPS_DEBUG) console.log(JSON.stringify(seen, null, 1));
 
-test('the page places its order: three attempts in the page (stalled, busy, answered), within its budget', () => {
+test('the page places its order: three attempts in the page (stalled, busy, answered), within its total timeout', () => {
   const { placed } = seen;
   assert.deepEqual(placed.errors, []);
   assert.equal(placed.error, undefined, placed.error);

@@ -280,7 +280,7 @@ class StartAttempt(Decision):
         """Attempt number, 1 for the first."""
     @property
     def timeout_ms(self) -> int:
-        """The effective timeout: ``min(per-attempt timeout, remaining budget)``. Propagate it downstream (e.g. as
+        """The effective timeout: ``min(per-attempt timeout, time left)``. Propagate it downstream (e.g. as
         ``grpc-timeout``)."""
     @property
     def abort_at_ms(self) -> int:
@@ -290,7 +290,7 @@ class StartAttempt(Decision):
         """A fresh id for this attempt's request."""
     @property
     def remaining_ms(self) -> int:
-        """Budget left at the start, after the response reserve."""
+        """Time left at the start, after the response reserve."""
     @property
     def hedge(self) -> bool:
         """True for a hedge: an extra attempt while another still runs (keep both; the first acceptable result wins)."""
@@ -315,7 +315,7 @@ class Wait(Decision):
         """
     @property
     def remaining_ms(self) -> int:
-        """Budget left now, after the response reserve."""
+        """Time left now, after the response reserve."""
 
 @final
 class AwaitOutcome(Decision):
@@ -358,7 +358,7 @@ class GaveUp(Decision):
         """Attempts made."""
     @property
     def remaining_ms(self) -> int:
-        """Budget left now, after the response reserve."""
+        """Time left now, after the response reserve."""
     @property
     def refused_delay_ms(self) -> Optional[int]:
         """The wait that was considered and refused, if one was computed."""
@@ -377,7 +377,7 @@ class Reconcile(Decision):
         """Attempts made."""
     @property
     def remaining_ms(self) -> int:
-        """Budget left now, after the response reserve, for the reconciliation."""
+        """Time left now, after the response reserve, for the reconciliation."""
     @property
     def abort_attempts(self) -> Tuple[int, ...]:
         """Attempts still running that the caller must abort now."""
@@ -396,7 +396,7 @@ class Restart(Decision):
         """The deadline the redone unit must respect."""
     @property
     def remaining_ms(self) -> int:
-        """Budget left now, after the response reserve."""
+        """Time left now, after the response reserve."""
     @property
     def abort_attempts(self) -> Tuple[int, ...]:
         """Attempts still running that the caller must abort now."""
@@ -542,7 +542,7 @@ def classify(policy: Policy, outcome: Outcome) -> Classification:
 def explain(
     policy: Policy, deadline_ms: Optional[int] = None, *, first_attempt_at_ms: Optional[int] = None
 ) -> Timeline:
-    """The worst-case timeline of ``policy`` against ``deadline_ms`` (ms from the start; None: the budget alone).
+    """The worst-case timeline of ``policy`` against ``deadline_ms`` (ms from the start; None: the total timeout alone).
 
     ``first_attempt_at_ms``: when the first attempt starts after the operation (time already spent; None or 0: at once).
     """
@@ -585,13 +585,13 @@ def parse_grpc_pushback(value: str) -> Pushback:
     """A ``grpc-retry-pushback-ms`` value (never fails: gRPC gives every value a meaning)."""
 
 def encode_grpc_timeout(timeout_ms: int) -> str:
-    """Encodes a budget in ms as a ``grpc-timeout`` value (never rounds up)."""
+    """Encodes a timeout in ms as a ``grpc-timeout`` value (never rounds up)."""
 
 def parse_grpc_timeout(value: str) -> int:
     """Reads a ``grpc-timeout`` value as ms (rounding down)."""
 
 def encode_grpc_timeout_ns(timeout_ns: int) -> str:
-    """Encodes a budget in nanoseconds as a ``grpc-timeout`` value, in the unit a peer would choose (never rounds up)."""
+    """Encodes a timeout in nanoseconds as a ``grpc-timeout`` value, in the unit a peer would choose (never rounds up)."""
 
 def parse_grpc_timeout_ns(value: str) -> int:
     """Reads a ``grpc-timeout`` value as exact nanoseconds (saturating at 2**63 - 1)."""
@@ -817,7 +817,7 @@ class AttemptPlan(Action):
         """Attempt number, 1 for the first."""
     @property
     def timeout_ms(self) -> int:
-        """The effective timeout: min(per-attempt timeout, remaining budget), in ms."""
+        """The effective timeout: min(per-attempt timeout, time left), in ms."""
     @property
     def abort_at_ms(self) -> int:
         """When the driver counts the attempt as timed out (now + timeout_ms)."""
@@ -826,7 +826,7 @@ class AttemptPlan(Action):
         """A fresh id for this attempt's request (send it as ``X-Request-Id``)."""
     @property
     def remaining_ms(self) -> int:
-        """Budget left at the start, after the response reserve."""
+        """Time left at the start, after the response reserve."""
     @property
     def hedge(self) -> bool:
         """True for a hedge: an extra attempt while another still runs."""

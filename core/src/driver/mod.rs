@@ -430,7 +430,7 @@ impl Driver {
         self.operation.idempotency_key()
     }
 
-    /// The operation being driven (its deadline, budget left, attempts, ...).
+    /// The operation being driven (its deadline, time left, attempts, ...).
     #[must_use]
     pub fn operation(&self) -> &Operation {
         &self.operation

@@ -46,7 +46,7 @@ pub enum Admission {
     },
 }
 
-/// Server-side admission: reject when the remaining budget (after the
+/// Server-side admission: reject when the remaining time (after the
 /// reserve) is below the minimum useful time.
 ///
 /// ```

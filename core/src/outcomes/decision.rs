@@ -117,11 +117,11 @@ impl<'de> Deserialize<'de> for AttemptSet {
 pub enum GiveUpReason {
     /// The last allowed attempt failed (`max_attempts` counts the first).
     AttemptsExhausted,
-    /// What remains of the budget (after the response reserve) cannot hold the
+    /// The time left (after the response reserve) cannot hold the
     /// next wait plus a minimum useful attempt.
     DeadlineInsufficient,
     /// The server asked for a wait that, plus a minimum useful attempt, does
-    /// not fit in what remains of the budget.
+    /// not fit in the time left.
     RetryAfterExceedsDeadline,
     /// The server asked for a wait above `server_guidance.cap_ms` and the
     /// policy says to give up rather than clamp.
@@ -214,14 +214,14 @@ pub enum Decision {
     StartAttempt {
         /// Attempt number, 1 for the first.
         attempt: u32,
-        /// The effective timeout: `min(per-attempt timeout, remaining budget)`.
+        /// The effective timeout: `min(per-attempt timeout, time left)`.
         /// Propagate it downstream (e.g. as `grpc-timeout`).
         timeout_ms: u64,
         /// When to abort the attempt: now + `timeout_ms`.
         abort_at_ms: u64,
         /// A fresh id for this attempt's request.
         request_id: RequestId,
-        /// Budget left at the start, after the response reserve.
+        /// Time left at the start, after the response reserve.
         remaining_ms: u64,
         /// True for a hedge: an extra attempt while another still runs (keep
         /// both; the first acceptable result wins).
@@ -240,7 +240,7 @@ pub enum Decision {
         /// `cap_ms` and `max_above_backoff_ms`), if any.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         server_delay_ms: Option<u64>,
-        /// Budget left now, after the response reserve.
+        /// Time left now, after the response reserve.
         remaining_ms: u64,
     },
     /// Attempts are running: report each one's outcome, and poll again at
@@ -267,7 +267,7 @@ pub enum Decision {
         reason: GiveUpReason,
         /// Attempts made.
         attempts: u32,
-        /// Budget left now, after the response reserve.
+        /// Time left now, after the response reserve.
         remaining_ms: u64,
         /// The wait that was considered and refused, if one was computed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -282,7 +282,7 @@ pub enum Decision {
     Reconcile {
         /// Attempts made.
         attempts: u32,
-        /// Budget left now, after the response reserve, for the reconciliation.
+        /// Time left now, after the response reserve, for the reconciliation.
         remaining_ms: u64,
         /// Attempts still running that the caller must abort now.
         #[serde(default, skip_serializing_if = "AttemptSet::is_empty")]
@@ -296,7 +296,7 @@ pub enum Decision {
         attempts: u32,
         /// The deadline the redone unit must respect.
         deadline_ms: u64,
-        /// Budget left now, after the response reserve.
+        /// Time left now, after the response reserve.
         remaining_ms: u64,
         /// Attempts still running that the caller must abort now.
         #[serde(default, skip_serializing_if = "AttemptSet::is_empty")]

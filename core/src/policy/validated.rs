@@ -20,7 +20,7 @@ pub enum AttemptTimeout {
         /// The timeout.
         ms: u64,
     },
-    /// Thousandths of the remaining budget.
+    /// Thousandths of the remaining time.
     FractionOfRemaining {
         /// 1..=1000.
         permille: u32,

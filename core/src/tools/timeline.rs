@@ -124,7 +124,7 @@ pub struct Timeline {
 }
 
 /// The worst-case timeline of `policy` against `deadline_ms` (from the
-/// operation's start; `None` uses the policy's total budget alone), when the
+/// operation's start; `None` uses the policy's total timeout alone), when the
 /// first attempt starts `first_attempt_at_ms` after the operation did (time
 /// already spent queueing or connecting: 0 if none).
 ///

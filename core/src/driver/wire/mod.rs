@@ -90,7 +90,7 @@ record! {
         REQUEST_ID_HIGH = 5, "request_id_high";
         /// The request id's lower 32 bits.
         REQUEST_ID_LOW = 6, "request_id_low";
-        /// Budget left after the response reserve.
+        /// Time left after the response reserve.
         REMAINING_MS = 7, "remaining_ms";
         /// [`FLAG_HEDGE`](super::FLAG_HEDGE) and [`FLAG_SEND_IDEMPOTENCY_KEY`](super::FLAG_SEND_IDEMPOTENCY_KEY).
         FLAGS = 8, "flags";

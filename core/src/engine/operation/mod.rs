@@ -131,7 +131,7 @@ pub(crate) const MAX_IN_FLIGHT: usize = 1 + MAX_HEDGED_ATTEMPTS as usize;
 /// Where the operation stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
-    /// The next poll checks the budget and starts an attempt.
+    /// The next poll checks the time left and starts an attempt.
     Ready,
     /// Backing off until `until_ms`; the server's requested delay is kept for
     /// repeated answers.
@@ -240,8 +240,8 @@ impl Operation {
         let idempotency_key = options.idempotency_key.unwrap_or_else(|| IdempotencyKey::derived(options.seed));
         // No time is ever past MAX_MS (2^53 - 1, what a JS number holds exactly),
         // so an unbounded budget (a gRPC call without a deadline) ends there.
-        let budget_end = now_ms.saturating_add(policy.total_timeout_ms).min(MAX_MS.max(now_ms));
-        let deadline_ms = options.deadline_ms.map_or(budget_end, |caller| caller.min(budget_end));
+        let timeout_end = now_ms.saturating_add(policy.total_timeout_ms).min(MAX_MS.max(now_ms));
+        let deadline_ms = options.deadline_ms.map_or(timeout_end, |caller| caller.min(timeout_end));
         let idempotency = options.repeatability.effective(policy.idempotency);
         let previous_delay_ms = policy.backoff.base_ms;
         Operation {

@@ -23,7 +23,7 @@ record! {
         REQUEST_ID_HIGH = 4, "request_id_high";
         /// The request id's lower 32 bits.
         REQUEST_ID_LOW = 5, "request_id_low";
-        /// Budget left after the response reserve.
+        /// Time left after the response reserve.
         REMAINING_MS = 6, "remaining_ms";
         /// [`FLAG_HEDGE`](super::FLAG_HEDGE).
         FLAGS = 7, "flags";

@@ -30,6 +30,8 @@ import dev.retryplan.parseGrpcTimeout
 import dev.retryplan.parseRetryAfter
 import dev.retryplan.profileConfig
 import dev.retryplan.profileNames
+import dev.retryplan.remainingBudgetMs
+import dev.retryplan.remainingMs
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertThrows
 import org.junit.jupiter.api.Assertions.assertTrue
@@ -59,6 +61,23 @@ class ErrorsTest {
         assertEquals("backoff.cap_ms (100) must be >= backoff.base_ms (200)", error.violations[1].message)
         assertTrue(error.toString().startsWith("invalid policy: max_attempts (0) must be in 1..=100"), error.toString())
         assertEquals(error.description, error.toString())
+    }
+
+    @Test
+    @Suppress("DEPRECATION")
+    fun `the old names of the total timeout are read for one release`() {
+        Policy.fromJson("""{"total_budget_ms": 2000}""").use { policy ->
+            assertEquals(2000L, policy.toConfig().totalTimeoutMs)
+            Operation(policy, 0, OperationOptions(seed = 1)).use { op ->
+                assertEquals(op.remainingMs(100), op.remainingBudgetMs(100))
+            }
+        }
+        val both = raises<RetryplanException.InvalidConfig>("invalid_config") {
+            Policy.fromJson("""{"total_timeout_ms": 2000, "total_budget_ms": 2000}""")
+        }
+        assertEquals("total_budget_ms", both.field)
+        assertTrue("both `total_timeout_ms` and its old name `total_budget_ms`" in both.description, both.description)
+        assertEquals(remainingMs(800, 500, 50), remainingBudgetMs(800, 500, 50))
     }
 
     @Test
