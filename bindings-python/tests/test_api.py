@@ -738,10 +738,10 @@ def test_the_wire_carries_a_poll_and_a_result_by_the_cores_own_tables() -> None:
 
 
 def test_the_old_names_of_the_total_timeout_are_read_for_one_release() -> None:
-    assert Policy(total_budget_ms=2000).total_timeout_ms == 2000  # type: ignore[call-arg]
+    assert Policy(total_budget_ms=2000).total_timeout_ms == 2000
     assert Policy.from_dict({"total_budget_ms": 2000}).to_dict()["total_timeout_ms"] == 2000
     with pytest.raises(retryplan.InvalidConfigError) as raised:
-        Policy(total_timeout_ms=2000, total_budget_ms=2000)  # type: ignore[call-arg]
+        Policy(total_timeout_ms=2000, total_budget_ms=2000)
     assert raised.value.field == "total_budget_ms"
     assert "both `total_timeout_ms` and its old name `total_budget_ms`" in str(raised.value)
     policy = Policy(total_timeout_ms=1500)
