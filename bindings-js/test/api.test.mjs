@@ -455,10 +455,7 @@ test('stats count decisions as returned', () => {
   assert.equal(counters.operations, 1);
   assert.equal(counters.succeeded, 1);
   assert.equal(counters.gaveUp.cancelled, 1);
-  throwsCode(
-    () => stats.record({ type: 'gave_up', reason: 'bored', attempts: 1, remainingMs: 0 }),
-    'invalid_argument',
-  );
+  throwsCode(() => stats.record({ type: 'gave_up', reason: 'bored', attempts: 1, remainingMs: 0 }), 'invalid_argument');
 });
 
 test('Outcome.fromHttp: the core reads Retry-After and retry-after-ms; saturates at 2^53-1; malformed is no guidance', () => {

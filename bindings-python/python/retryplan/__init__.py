@@ -97,7 +97,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._failures import default_outcome_of_exception, http_outcome, response_outcome
     from ._helpers import Attempts, attempts, retry
     from ._native import Attempt
-    from ._native import remaining_ms as remaining_budget_ms
+    from ._native import remaining_ms as remaining_budget_ms  # noqa: F401 - the deprecated name, for type checkers
     from ._run import current_attempt
     from ._values import *  # noqa: F403 - the engine's plain values (their __all__)
 
