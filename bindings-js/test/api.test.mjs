@@ -124,6 +124,7 @@ test('two entries: the default one for a checkout page, the tools a superset wit
       'parseGrpcTimeoutNs',
       'parseHttpDate',
       'redeliver',
+      'remainingBudgetMs',
       'remainingMs',
     ],
   );
