@@ -38,7 +38,7 @@ function time(_label, iterations, body) {
 // 1. Decisions.
 const policy = Policy.fromConfig({
   maxAttempts: 100,
-  totalBudgetMs: 1e12,
+  totalTimeoutMs: 1e12,
   attemptTimeout: { fixedMs: 1e9 },
   backoff: { kind: 'constant', baseMs: 0, capMs: 0 },
   jitter: { kind: 'none' },
@@ -65,7 +65,7 @@ const driverMs = time('driver', 200_000, () => new Driver(policy, 0).free()); //
 const ATTEMPTS = 10;
 const tenAttempts = Policy.fromConfig({
   maxAttempts: ATTEMPTS,
-  totalBudgetMs: 1e12,
+  totalTimeoutMs: 1e12,
   attemptTimeout: { fixedMs: 1e9 },
   backoff: { kind: 'constant', baseMs: 0, capMs: 0 },
   jitter: { kind: 'none' },

@@ -27,7 +27,7 @@ if (mode === undefined) {
   const dependency = Dependency.fromConfig({ retrySlots: 4 });
   const policy = Policy.fromConfig({
     maxAttempts: 3,
-    totalBudgetMs: 100000,
+    totalTimeoutMs: 100000,
     attemptTimeout: { fixedMs: 1000 },
     backoff: { kind: 'constant', baseMs: 10, capMs: 10 },
     jitter: { kind: 'none' },

@@ -130,10 +130,16 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * variant boxed: inline it grew the core's `Error` from 64 to 72 bytes and
  * this entry by 979 B), so 92700 B. The browser runtimes grew 51 B (55495 B)
  * and 23 B (lean, 50674 B), within their limits.
+ * Then issue 28's total timeout (session 8, s8-timeout): `total_budget_ms`
+ * read as `total_timeout_ms` for one release (the reader's old-name branch
+ * and its both-names error) and the deprecated `remainingBudgetMs` and
+ * `totalBudgetMs` in the glue: 92747 B against main's 92629 B (41781a6's
+ * figure, not re-measured in the same run), +118 B, so 92818 B. The browser
+ * runtimes shrank 5 B each (55490 B, lean 50669 B: `remaining_ms` is shorter).
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
  */
-const LIMIT = 92_700;
+const LIMIT = 92_818;
 /**
  * The limit of the browser runtime (wasm + minified glue, gzip -9), in bytes:
  * what `retryplan` is in a browser since issue 24's runtime (part 2), the
@@ -224,7 +230,7 @@ function moduleOf(name) {
 const PARTS = [
   [
     'tools: explain, config writing, snapshots, classify, redelivery, gRPC and AWS dialects, deadlines',
-    /retryplan::(explain|check|grpc|aws|snapshot|timeline|redelivery)$|retryplan_js::(tools|dialects)$|^serde|exports::(_policy(Ceilings|Classify|Explain|FromJson|ToConfig|ToJson)|_dependency(FromJson|Snapshot)|_controlSnapshot|_redeliver|_serviceConfig|_aws|admit|awsErrorCode|encodeGrpc|parseGrpc|remainingBudgetMs)/,
+    /retryplan::(explain|check|grpc|aws|snapshot|timeline|redelivery)$|retryplan_js::(tools|dialects)$|^serde|exports::(_policy(Ceilings|Classify|Explain|FromJson|ToConfig|ToJson)|_dependency(FromJson|Snapshot)|_controlSnapshot|_redeliver|_serviceConfig|_aws|admit|awsErrorCode|encodeGrpc|parseGrpc|remainingMs)/,
   ],
   [
     'HTTP: Outcome.fromHttp/fromHttpResponse, Retry-After and dates, rate limits, methods, error codes',

@@ -95,7 +95,7 @@ policy = retryplan.Policy.from_profile("checkout")
 op = retryplan.Operation(policy, now_ms=0, seed=1)
 d = op.poll(now_ms=50)
 assert d.to_dict() == {"type": "start_attempt", "attempt": 1, "timeout_ms": 200, "abort_at_ms": 250,
-                       "request_id": "92c2a5665ff07619", "remaining_budget_ms": 700, "hedge": False}, d
+                       "request_id": "92c2a5665ff07619", "remaining_ms": 700, "hedge": False}, d
 assert isinstance(op.on_outcome(0.25, 1, retryplan.Outcome.http_status(503)), retryplan.Wait)
 assert callable(retryplan.retry) and callable(retryplan.async_attempts)
 print("smoke ok:", retryplan.__version__, d)

@@ -10,6 +10,6 @@ export const placeOrder = (order) =>
   retryFetch('/api/orders', { method: 'POST', body: JSON.stringify(order) }, { policy: checkout, dependency: shop });
 export const limits = {
   maxAttempts: checkout.maxAttempts,
-  totalBudgetMs: checkout.totalBudgetMs,
+  totalTimeoutMs: checkout.totalTimeoutMs,
   retrySlots: shop.retrySlots?.capacity,
 };

@@ -89,14 +89,14 @@ const NOT_ABORTED = Symbol('retryplan.notAborted');
  * hands it to the attempt as its context.
  */
 export class Attempt {
-  constructor(attempt, timeoutMs, abortAtMs, requestId, remainingBudgetMs, hedge, sendIdempotencyKey) {
+  constructor(attempt, timeoutMs, abortAtMs, requestId, remainingMs, hedge, sendIdempotencyKey) {
     this.attempt = attempt;
     this.hedge = hedge;
     this.timeoutMs = timeoutMs;
     this.abortAtMs = abortAtMs;
     this.requestId = requestId;
     this.idempotencyKey = undefined;
-    this.remainingBudgetMs = remainingBudgetMs;
+    this.remainingMs = remainingMs;
     this.sendIdempotencyKey = sendIdempotencyKey;
     this[CONTROLLER] = undefined;
     this[REASON] = NOT_ABORTED;

@@ -214,7 +214,7 @@ export class Host {
       out[WIRE.OUT.timeout_ms],
       out[WIRE.OUT.abort_at_ms],
       id,
-      out[WIRE.OUT.remaining_budget_ms],
+      out[WIRE.OUT.remaining_ms],
       (flags & WIRE.FLAG_HEDGE) !== 0,
       (flags & WIRE.FLAG_SEND_IDEMPOTENCY_KEY) !== 0,
     );

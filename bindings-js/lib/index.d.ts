@@ -144,7 +144,7 @@ export interface StartAttempt {
   abortAtMs: number;
   /** 16 lowercase hex digits, fresh per attempt. */
   requestId: string;
-  remainingBudgetMs: number;
+  remainingMs: number;
   /** True for a hedge: an extra attempt while another still runs (keep both; the first acceptable result wins). */
   hedge: boolean;
 }
@@ -157,7 +157,7 @@ export interface Wait {
   untilMs: number;
   /** The retry after: the wait the server asked for, as honored (after the policy's cap). */
   retryAfterMs?: number;
-  remainingBudgetMs: number;
+  remainingMs: number;
 }
 /** Attempts are running: report each one's outcome; poll again at `untilMs` at the latest (an abort or hedge time). */
 export interface AwaitOutcome {
@@ -182,7 +182,7 @@ export interface GaveUp {
   type: 'gave_up';
   reason: GiveUpReason;
   attempts: number;
-  remainingBudgetMs: number;
+  remainingMs: number;
   /** The wait that was considered and refused, if one was computed. */
   refusedDelayMs?: number;
   abortAttempts: number[];
@@ -191,7 +191,7 @@ export interface GaveUp {
 export interface Reconcile {
   type: 'reconcile';
   attempts: number;
-  remainingBudgetMs: number;
+  remainingMs: number;
   abortAttempts: number[];
 }
 /** A conflict: re-read, recompute, and start a new operation with `deadlineMs` as its deadline. */
@@ -199,7 +199,7 @@ export interface Restart {
   type: 'restart';
   attempts: number;
   deadlineMs: number;
-  remainingBudgetMs: number;
+  remainingMs: number;
   abortAttempts: number[];
 }
 export type Ending = Succeeded | GaveUp | Reconcile | Restart;
@@ -236,7 +236,7 @@ export type TimelineStep =
 export type Warning =
   | { type: 'attempts_do_not_fit'; configured: number; fit: number; deadlineMs: number }
   | { type: 'worst_case_exceeds_deadline'; worstCaseMs: number; deadlineMs: number }
-  | { type: 'guidance_cap_exceeds_budget'; capMs: number; deadlineMs: number };
+  | { type: 'guidance_cap_exceeds_deadline'; capMs: number; deadlineMs: number };
 
 /** A policy's worst-case timeline, in ms from the operation's start. */
 export interface Timeline {
@@ -268,7 +268,7 @@ export interface StatsCounters {
   gaveUp: {
     attemptsExhausted: number;
     deadlineInsufficient: number;
-    retryAfterExceedsBudget: number;
+    retryAfterExceedsDeadline: number;
     retryAfterAboveCap: number;
     serverDeclinedRetry: number;
     notRetryable: number;
@@ -302,6 +302,9 @@ export class Policy {
   readonly maxAttempts: number;
   /** True when requests carry the idempotency key header (keyed and unsafe operations). */
   readonly sendsIdempotencyKey: boolean;
+  /** The operation's total timeout in ms: every attempt and wait fit in it. */
+  readonly totalTimeoutMs: number;
+  /** @deprecated The old name of `totalTimeoutMs`, kept for one release. */
   readonly totalBudgetMs: number;
   free(): void;
 }
@@ -331,6 +334,9 @@ export class Operation {
   cancel(nowMs: number): GaveUp;
   /** When to poll next; undefined once ended. */
   nextWakeupMs(): number | undefined;
+  /** Time left at `nowMs` before the deadline, after the response reserve. */
+  remainingMs(nowMs: number): number;
+  /** @deprecated The old name of `remainingMs`, kept for one release. */
   remainingBudgetMs(nowMs: number): number;
   readonly deadlineMs: number;
   readonly idempotencyKey: string;
@@ -869,8 +875,8 @@ export interface AttemptContext {
   /** 16 lowercase hex digits, fresh per attempt: send it as X-Request-Id. */
   requestId: string;
   idempotencyKey: string;
-  /** Budget left at the start: propagate it downstream as a deadline. */
-  remainingBudgetMs: number;
+  /** Time left at the start: propagate it downstream as a deadline. */
+  remainingMs: number;
   /** True when a request carries the idempotency key (a keyed or unsafe policy). */
   sendIdempotencyKey: boolean;
   /**

@@ -50,12 +50,17 @@ export class Operation extends Held {
     return next < 0 ? undefined : next;
   }
 
-  /** Budget left at `nowMs` after the response reserve. */
-  remainingBudgetMs(nowMs) {
+  /** Time left at `nowMs` before the deadline, after the response reserve. */
+  remainingMs(nowMs) {
     return _operationRemaining(handle(this), ms('nowMs', nowMs));
   }
 
-  /** The operation's deadline: `min(start + totalBudgetMs, deadlineMs)`. */
+  /** @deprecated The old name of `remainingMs`, kept for one release. */
+  remainingBudgetMs(nowMs) {
+    return this.remainingMs(nowMs);
+  }
+
+  /** The operation's deadline: `min(start + totalTimeoutMs, deadlineMs)`. */
   get deadlineMs() {
     return state(this)[1];
   }

@@ -10,7 +10,7 @@ import { numbers } from './wire.js';
 
 const INFO = Symbol('retryplan.info');
 
-/** `[maxAttempts, sendsIdempotencyKey, totalBudgetMs]`, read once (a policy never changes). */
+/** `[maxAttempts, sendsIdempotencyKey, totalTimeoutMs]`, read once (a policy never changes). */
 const info = (policy) => (policy[INFO] ??= numbers(_policyInfo(handle(policy))).slice(0, 3));
 
 export class Policy extends Held {
@@ -56,9 +56,14 @@ export class Policy extends Held {
     return info(this)[1] === 1;
   }
 
-  /** The operation's time budget in ms. */
-  get totalBudgetMs() {
+  /** The operation's total timeout in ms: every attempt and wait fit in it. */
+  get totalTimeoutMs() {
     return info(this)[2];
+  }
+
+  /** @deprecated The old name of `totalTimeoutMs`, kept for one release. */
+  get totalBudgetMs() {
+    return this.totalTimeoutMs;
   }
 }
 

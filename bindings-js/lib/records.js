@@ -62,7 +62,7 @@ function actionOf() {
     timeoutMs: out[WIRE.OUT.timeout_ms],
     abortAtMs: out[WIRE.OUT.abort_at_ms],
     requestId: requestIdText(out[WIRE.OUT.request_id_high], out[WIRE.OUT.request_id_low]),
-    remainingBudgetMs: out[WIRE.OUT.remaining_budget_ms],
+    remainingMs: out[WIRE.OUT.remaining_ms],
     hedge: (flags & WIRE.FLAG_HEDGE) !== 0,
     sendIdempotencyKey: (flags & WIRE.FLAG_SEND_IDEMPOTENCY_KEY) !== 0,
   };

@@ -123,7 +123,7 @@ export function parseGrpcPushback(value: string): Pushback;
 export function encodeGrpcTimeout(timeoutMs: number): string;
 /** Throws "invalid_header". */
 export function parseGrpcTimeout(value: string): number;
-/** A budget in nanoseconds as a `grpc-timeout` value, in the unit a peer would choose (never rounded up). */
+/** A timeout in nanoseconds as a `grpc-timeout` value, in the unit a peer would choose (never rounded up). */
 export function encodeGrpcTimeoutNs(timeoutNs: bigint): string;
 /** A `grpc-timeout` value as exact nanoseconds (saturating at 2^63-1). Throws "invalid_header". */
 export function parseGrpcTimeoutNs(value: string): bigint;
@@ -164,7 +164,9 @@ export class ServiceConfig {
   profileFor(service: string, method: string): Policy | undefined;
   free(): void;
 }
-/** Budget left at `nowMs` before `deadlineMs`, minus `reserveMs`, never below 0. */
+/** Time left at `nowMs` before `deadlineMs`, minus `reserveMs`, never below 0. */
+export function remainingMs(deadlineMs: number, nowMs: number, reserveMs: number): number;
+/** @deprecated The old name of `remainingMs`, kept for one release. */
 export function remainingBudgetMs(deadlineMs: number, nowMs: number, reserveMs: number): number;
 /** Server-side admission of a request with a propagated deadline. */
 export function admit(deadlineMs: number, nowMs: number, reserveMs: number, minimumUsefulMs: number): Admission;

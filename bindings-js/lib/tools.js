@@ -41,7 +41,9 @@ export {
   parseGrpcTimeoutNs,
   parseHttpDate,
   awsErrorCodeFromResponse,
-  remainingBudgetMs,
+  remainingMs,
+  /** @deprecated The old name of `remainingMs`, kept for one release. */
+  remainingMs as remainingBudgetMs,
   admit,
 } from '../wasm/retryplan_js.js';
 

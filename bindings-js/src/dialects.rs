@@ -22,7 +22,7 @@ extern "C" {
     fn js_warning(field: &str, message: JsValue) -> JsValue;
 }
 
-/// Encodes a budget of `timeoutNs` nanoseconds (a bigint) as a `grpc-timeout`
+/// Encodes a timeout of `timeoutNs` nanoseconds (a bigint) as a `grpc-timeout`
 /// value, in the unit a peer would choose (never rounded up).
 #[wasm_bindgen(js_name = encodeGrpcTimeoutNs)]
 pub fn encode_grpc_timeout_ns(timeout_ns: &JsValue) -> Result<String, JsValue> {

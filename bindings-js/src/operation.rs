@@ -106,10 +106,10 @@ pub fn operation_outcome(
     either(decided.map(|decision| decision_js(&decision)))
 }
 
-/// Budget left at `nowMs` after the response reserve.
+/// Time left at `nowMs` after the response reserve.
 #[wasm_bindgen(js_name = _operationRemaining)]
 pub fn operation_remaining(handle: u32, now_ms: f64) -> Result<f64, JsValue> {
-    with(handle, |operation| Ok(num(operation.remaining_budget_ms(now_ms as u64))))
+    with(handle, |operation| Ok(num(operation.remaining_ms(now_ms as u64))))
 }
 
 /// `[nextWakeupMs (-1 once ended), deadlineMs, attemptsStarted, startedAtMs,

@@ -61,7 +61,7 @@ pub fn policy_profile(name: &str) -> JsValue {
     handle_js(keep_policy(rp::dialects::profiles::profile(name).and_then(|config| rp::Policy::new(&config))))
 }
 
-/// `[maxAttempts, sendsIdempotencyKey as 0 or 1, totalBudgetMs]` as
+/// `[maxAttempts, sendsIdempotencyKey as 0 or 1, totalTimeoutMs]` as
 /// numbers (`crate::wire::numbers`), or the `RetryplanError`.
 #[wasm_bindgen(js_name = _policyInfo)]
 pub fn policy_info(handle: u32) -> JsValue {
@@ -69,7 +69,7 @@ pub fn policy_info(handle: u32) -> JsValue {
         numbers(&[
             f64::from(policy.max_attempts()),
             f64::from(u8::from(policy.sends_idempotency_key())),
-            num(policy.total_budget_ms()),
+            num(policy.total_timeout_ms()),
         ])
     }))
 }

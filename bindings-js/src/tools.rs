@@ -103,7 +103,7 @@ pub fn policy_classify(handle: u32, outcome_value: &JsValue) -> Result<JsValue, 
 }
 
 /// The worst-case timeline against `deadlineMs` (from the start; `undefined`
-/// for the total budget alone), the first attempt `firstAttemptAtMs` after the start.
+/// for the total timeout alone), the first attempt `firstAttemptAtMs` after the start.
 #[wasm_bindgen(js_name = _policyExplain)]
 pub fn policy_explain(handle: u32, deadline_ms: &JsValue, first_attempt_at_ms: &JsValue) -> Result<JsValue, JsValue> {
     let deadline_ms = optional_ms("deadlineMs", deadline_ms)?;
@@ -183,10 +183,10 @@ pub fn parse_http_date(value: &JsValue, now_unix_ms: &JsValue, reading: &JsValue
         .map_err(header_error)
 }
 
-/// Budget left at `nowMs` before `deadlineMs`, minus `reserveMs` (0 at the least).
-#[wasm_bindgen(js_name = remainingBudgetMs)]
-pub fn remaining_budget_ms(deadline_ms: &JsValue, now_ms: &JsValue, reserve_ms: &JsValue) -> Result<f64, JsValue> {
-    Ok(num(rp::ground::deadline::remaining_budget_ms(
+/// Time left at `nowMs` before `deadlineMs`, minus `reserveMs` (0 at the least).
+#[wasm_bindgen(js_name = remainingMs)]
+pub fn remaining_ms(deadline_ms: &JsValue, now_ms: &JsValue, reserve_ms: &JsValue) -> Result<f64, JsValue> {
+    Ok(num(rp::ground::deadline::remaining_ms(
         ms("deadlineMs", deadline_ms)?,
         ms("nowMs", now_ms)?,
         ms("reserveMs", reserve_ms)?,
@@ -279,7 +279,7 @@ fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
                 timeout_ms: number("timeoutMs")?,
                 abort_at_ms: number("abortAtMs")?,
                 request_id: rp::outcomes::decision::RequestId(request_id),
-                remaining_budget_ms: number("remainingBudgetMs")?,
+                remaining_ms: number("remainingMs")?,
                 hedge: get(value, "hedge")?.as_bool().ok_or_else(|| invalid("hedge", "hedge"))?,
             }
         }
@@ -288,7 +288,7 @@ fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
             delay_ms: number("delayMs")?,
             until_ms: number("untilMs")?,
             retry_after_ms: optional("retryAfterMs")?,
-            remaining_budget_ms: number("remainingBudgetMs")?,
+            remaining_ms: number("remainingMs")?,
         },
         "await_outcome" => {
             // `inFlight`, the old name of `running`, is read for one release (deprecated).
@@ -306,19 +306,19 @@ fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
         "gave_up" => Decision::GaveUp {
             reason: named("reason", &string_field(value, "reason")?)?,
             attempts: count("attempts")?,
-            remaining_budget_ms: number("remainingBudgetMs")?,
+            remaining_ms: number("remainingMs")?,
             refused_delay_ms: optional("refusedDelayMs")?,
             abort_attempts: abort_attempts()?,
         },
         "reconcile" => Decision::Reconcile {
             attempts: count("attempts")?,
-            remaining_budget_ms: number("remainingBudgetMs")?,
+            remaining_ms: number("remainingMs")?,
             abort_attempts: abort_attempts()?,
         },
         "restart" => Decision::Restart {
             attempts: count("attempts")?,
             deadline_ms: number("deadlineMs")?,
-            remaining_budget_ms: number("remainingBudgetMs")?,
+            remaining_ms: number("remainingMs")?,
             abort_attempts: abort_attempts()?,
         },
         other => {

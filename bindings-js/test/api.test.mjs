@@ -125,6 +125,7 @@ test('two entries: the default one for a checkout page, the tools a superset wit
       'parseHttpDate',
       'redeliver',
       'remainingBudgetMs',
+      'remainingMs',
     ],
   );
   for (const tool of ['fromJson']) assert.equal(lean.Policy[tool], undefined, tool);
@@ -149,7 +150,7 @@ test('two entries: the default one for a checkout page, the tools a superset wit
 const checkout = () =>
   Policy.fromConfig({
     maxAttempts: 3,
-    totalBudgetMs: 800,
+    totalTimeoutMs: 800,
     attemptTimeout: { fixedMs: 200 },
     responseReserveMs: 50,
     minimumUsefulAttemptMs: 200,
@@ -168,7 +169,7 @@ test('the 800 ms checkout, decision by decision, as plain camelCase objects', ()
     timeoutMs: 200,
     abortAtMs: 250,
     requestId: '92c2a5665ff07619',
-    remainingBudgetMs: 700,
+    remainingMs: 700,
     hedge: false,
   });
   assert.deepEqual(operation.poll(100), { type: 'await_outcome', running: 1, untilMs: 250 });
@@ -178,7 +179,7 @@ test('the 800 ms checkout, decision by decision, as plain camelCase objects', ()
     retry: 0,
     delayMs: 50,
     untilMs: 300,
-    remainingBudgetMs: 500,
+    remainingMs: 500,
   });
   assert.equal(operation.nextWakeupMs(), 300);
   assert.equal(operation.poll(300).attempt, 2);
@@ -187,7 +188,7 @@ test('the 800 ms checkout, decision by decision, as plain camelCase objects', ()
     type: 'gave_up',
     reason: 'deadline_insufficient',
     attempts: 2,
-    remainingBudgetMs: 250,
+    remainingMs: 250,
     refusedDelayMs: 100,
     abortAttempts: [],
   });
@@ -225,11 +226,31 @@ test('seeds are optional; given seeds are whole numbers <= 2^53-1', () => {
 test('a caller deadline shortens the operation', () => {
   const operation = new Operation(checkout(), 0, { seed: 1, deadlineMs: 400 });
   assert.equal(operation.deadlineMs, 400);
-  assert.equal(operation.remainingBudgetMs(100), 250);
+  assert.equal(operation.remainingMs(100), 250);
+});
+
+test('the old names of the total timeout are read for one release', () => {
+  const policy = Policy.fromConfig({ totalBudgetMs: 2000 });
+  assert.equal(policy.totalTimeoutMs, 2000);
+  assert.equal(policy.totalBudgetMs, 2000);
+  assert.equal(policy.toConfig().totalTimeoutMs, 2000);
+  assert.equal(Policy.fromJson('{"total_budget_ms": 2000}').totalTimeoutMs, 2000);
+  let both;
+  try {
+    Policy.fromConfig({ totalTimeoutMs: 2000, totalBudgetMs: 2000 });
+  } catch (error) {
+    both = error;
+  }
+  assert.ok(both instanceof RetryplanError, 'giving both is refused');
+  assert.equal(both.field, 'total_budget_ms');
+  assert.match(both.message, /both `total_timeout_ms` and its old name `total_budget_ms`/);
+  const operation = new Operation(policy, 0, { seed: 1 });
+  assert.equal(operation.remainingBudgetMs(100), operation.remainingMs(100));
+  assert.equal(tools.remainingBudgetMs(800, 500, 50), tools.remainingMs(800, 500, 50));
 });
 
 test('outcomes of every type cross; malformed ones are invalid_argument and change nothing', () => {
-  const policy = Policy.fromConfig({ jitter: { kind: 'none' }, maxAttempts: 10, totalBudgetMs: 100000 });
+  const policy = Policy.fromConfig({ jitter: { kind: 'none' }, maxAttempts: 10, totalTimeoutMs: 100000 });
   const outcomes = [
     { type: 'http_status', status: 503, retryAfterMs: 1000 },
     { type: 'grpc_status', code: 'unavailable', pushback: { retryAfterMs: 300 } },
@@ -283,7 +304,7 @@ test("an operation's status word outside 100..=599 is refused by the wasm (65736
 
 test('onOutcome: the fast path names the field it refuses; a refused outcome changes nothing', () => {
   const operation = new lean.Operation(
-    lean.Policy.fromConfig({ jitter: { kind: 'none' }, maxAttempts: 40, totalBudgetMs: 10_000_000 }),
+    lean.Policy.fromConfig({ jitter: { kind: 'none' }, maxAttempts: 40, totalTimeoutMs: 10_000_000 }),
     0,
     { seed: 11 },
   );
@@ -363,8 +384,8 @@ test('policy errors list every violation with its field; JSON errors name the pa
     'backoff.multiplier',
   );
   assert.equal(
-    throwsCode(() => Policy.fromConfig({ totalBudgetMs: Infinity }), 'invalid_config').field,
-    'total_budget_ms',
+    throwsCode(() => Policy.fromConfig({ totalTimeoutMs: Infinity }), 'invalid_config').field,
+    'total_timeout_ms',
   );
   // ...but plain objects of every kind: null-prototype, another realm's, and Maps with string keys.
   const bare = Object.assign(Object.create(null), { maxAttempts: 4 });
@@ -400,12 +421,12 @@ test('policies round-trip and expose their configuration', () => {
   }
   const policy = Policy.profile('checkout');
   assert.equal(policy.maxAttempts, 3);
-  assert.equal(policy.totalBudgetMs, 800);
+  assert.equal(policy.totalTimeoutMs, 800);
   assert.deepEqual(policy.backoffCeilingsMs(5), [50, 100, 200, 400, 400]);
   assert.ok(Array.isArray(policy.backoffCeilingsMs(0)));
   assert.deepEqual(policy.classify({ type: 'http_status', status: 502 }), { class: 'retryable', ambiguous: true });
   const timeline = Policy.fromJson(
-    '{"max_attempts": 3, "total_budget_ms": 2000, "attempt_timeout": {"fixed_ms": 1000}, "response_reserve_ms": 0, "jitter": {"kind": "none"}}',
+    '{"max_attempts": 3, "total_timeout_ms": 2000, "attempt_timeout": {"fixed_ms": 1000}, "response_reserve_ms": 0, "jitter": {"kind": "none"}}',
   ).explain();
   assert.equal(timeline.unboundedWorstCaseMs, 3300);
   assert.equal(timeline.attemptsThatFit, 2);
@@ -430,13 +451,13 @@ test('stats count decisions as returned', () => {
   stats.record(decision);
   decision = operation.onOutcome(200, 1, { type: 'success' });
   stats.record(decision);
-  stats.record({ type: 'gave_up', reason: 'cancelled', attempts: 1, remainingBudgetMs: 0 });
+  stats.record({ type: 'gave_up', reason: 'cancelled', attempts: 1, remainingMs: 0 });
   const counters = JSON.parse(JSON.stringify(stats));
   assert.equal(counters.operations, 1);
   assert.equal(counters.succeeded, 1);
   assert.equal(counters.gaveUp.cancelled, 1);
   throwsCode(
-    () => stats.record({ type: 'gave_up', reason: 'bored', attempts: 1, remainingBudgetMs: 0 }),
+    () => stats.record({ type: 'gave_up', reason: 'bored', attempts: 1, remainingMs: 0 }),
     'invalid_argument',
   );
   stats.record({ type: 'await_outcome', running: 2, untilMs: 9 });
@@ -548,7 +569,7 @@ test('Dependency: shared controls from JSON or camelCase objects, handles on the
     type: 'gave_up',
     reason: 'budget_exhausted',
     attempts: 1,
-    remainingBudgetMs: 9930,
+    remainingMs: 9930,
     abortAttempts: [],
   });
   throwsCode(() => new Operation(policy, 0, { seed: 1, dependency: {} }), 'invalid_argument');
@@ -634,7 +655,7 @@ test('RetryBudget, CircuitBreaker and RetrySlots on their own; permits are opaqu
 test('redeliver: a stateless decision for queue workers', () => {
   const policy = Policy.fromConfig({
     maxAttempts: 5,
-    totalBudgetMs: 3600000,
+    totalTimeoutMs: 3600000,
     redelivery: { delaysMs: [5000, 30000], maxAgeMs: 3600000 },
   });
   const failed = { type: 'http_status', status: 503 };

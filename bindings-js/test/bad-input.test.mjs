@@ -107,15 +107,15 @@ const ROWS = [
     'time beyond 2^53 - 1 ms in a configuration',
     'RetryplanError',
     'config_violations',
-    'total_budget_ms',
-    () => Policy.fromConfig({ totalBudgetMs: 2 ** 53 }),
+    'total_timeout_ms',
+    () => Policy.fromConfig({ totalTimeoutMs: 2 ** 53 }),
   ],
   [
     'number beyond 2^64 in a configuration',
     'RetryplanError',
     'invalid_config',
-    'total_budget_ms',
-    () => Policy.fromJson('{"total_budget_ms": 18446744073709551616}'),
+    'total_timeout_ms',
+    () => Policy.fromJson('{"total_timeout_ms": 18446744073709551616}'),
   ],
   [
     'wrong type in a configuration',
@@ -135,15 +135,15 @@ const ROWS = [
     'null in a configuration',
     'RetryplanError',
     'invalid_config',
-    'total_budget_ms',
-    () => Policy.fromJson('{"total_budget_ms": null}'),
+    'total_timeout_ms',
+    () => Policy.fromJson('{"total_timeout_ms": null}'),
   ],
   [
     'null in a configuration object',
     'RetryplanError',
     'invalid_config',
-    'total_budget_ms',
-    () => Policy.fromConfig({ totalBudgetMs: null }),
+    'total_timeout_ms',
+    () => Policy.fromConfig({ totalTimeoutMs: null }),
   ],
   ['unknown field', 'RetryplanError', 'invalid_config', 'max_attemps', () => Policy.fromJson('{"max_attemps": 3}')],
   [
@@ -333,7 +333,7 @@ test("a configuration object's error names its keys as written: a camelCase typo
   assert.deepEqual([code, field], ['invalid_config', 'max_attempt']);
   assert.match(
     message,
-    /^invalid policy configuration at `maxAttempt`: unknown field `maxAttempt` \(did you mean `maxAttempts`\?\), expected one of `maxAttempts`, `totalBudgetMs`, `attemptTimeout`, /,
+    /^invalid policy configuration at `maxAttempt`: unknown field `maxAttempt` \(did you mean `maxAttempts`\?\), expected one of `maxAttempts`, `totalTimeoutMs`, `attemptTimeout`, /,
   );
   // Nested, with a capital run that reads back as written (baseMS is read as base_m_s).
   assert.deepEqual(
@@ -347,7 +347,7 @@ test("a configuration object's error names its keys as written: a camelCase typo
   // A key written in snake_case keeps snake_case names; no suggestion when nothing is close.
   assert.match(
     refused(() => lean.Policy.fromConfig({ max_attempt: 3 }))[2],
-    /unknown field `max_attempt` \(did you mean `max_attempts`\?\), expected one of `max_attempts`, `total_budget_ms`/,
+    /unknown field `max_attempt` \(did you mean `max_attempts`\?\), expected one of `max_attempts`, `total_timeout_ms`/,
   );
   assert.match(
     refused(() => lean.Policy.fromConfig({ zzz: 1 }))[2],

@@ -15,7 +15,7 @@ const collect = runInNewContext('gc');
 
 const policy = Policy.fromConfig({
   maxAttempts: 3,
-  totalBudgetMs: 100000,
+  totalTimeoutMs: 100000,
   attemptTimeout: { fixedMs: 1000 },
   backoff: { kind: 'constant', baseMs: 10, capMs: 10 },
   jitter: { kind: 'none' },

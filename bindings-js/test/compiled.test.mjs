@@ -11,8 +11,8 @@ import * as tools from 'retryplan/tools';
 import { COMPILED_FORM } from '../lib/generated/wire.js';
 import { throwsCode } from './assertions.mjs';
 
-const CONFIG = { maxAttempts: 4, totalBudgetMs: 2000, idempotency: 'keyed', hedging: undefined };
-const JSON_TEXT = '{"max_attempts": 4, "total_budget_ms": 2000, "idempotency": "keyed"}';
+const CONFIG = { maxAttempts: 4, totalTimeoutMs: 2000, idempotency: 'keyed', hedging: undefined };
+const JSON_TEXT = '{"max_attempts": 4, "total_timeout_ms": 2000, "idempotency": "keyed"}';
 
 /** The error `call` throws, as the fields a caller reads. */
 function errorOf(call) {
@@ -47,7 +47,7 @@ test('compilePolicy: an object, JSON text or a Policy, the same bytes; read back
   assert.deepEqual(tools.compilePolicy(back), form);
   // The default entry: what it can see of the policy.
   const page = lean.Policy.fromCompiled(form);
-  assert.deepEqual([page.maxAttempts, page.totalBudgetMs, page.sendsIdempotencyKey], [4, 2000, true]);
+  assert.deepEqual([page.maxAttempts, page.totalTimeoutMs, page.sendsIdempotencyKey], [4, 2000, true]);
   for (const each of [policy, back, page]) each.free();
 });
 

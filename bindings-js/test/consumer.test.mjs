@@ -227,7 +227,7 @@ test("Vite bundles a page that imports the default entry with a compiled policy,
         timeoutMs: 200,
         abortAtMs: 250,
         requestId: '92c2a5665ff07619',
-        remainingBudgetMs: 700,
+        remainingMs: 700,
         hedge: false,
       });
       assert.deepEqual(result.profile, { code: 'unsupported', field: 'Policy.profile', blame: 'caller' });

@@ -27,7 +27,7 @@ import { _driverResultOf, _free, _wireRefusal } from '../wasm/retryplan_js.js';
 const policy = (config = {}) =>
   Policy.fromConfig({
     maxAttempts: 3,
-    totalBudgetMs: 5000,
+    totalTimeoutMs: 5000,
     attemptTimeout: { fixedMs: 300 },
     responseReserveMs: 0,
     minimumUsefulAttemptMs: 50,
@@ -45,7 +45,7 @@ test('the driver hands out one action at a time and counts a hung attempt as tim
     timeoutMs: 300,
     abortAtMs: 300,
     requestId: 'a3953908a4c14ed9',
-    remainingBudgetMs: 5000,
+    remainingMs: 5000,
     hedge: false,
     sendIdempotencyKey: false,
   });

@@ -96,7 +96,7 @@ after(async () => {
 const policy = (config = {}) =>
   Policy.fromConfig({
     maxAttempts: 3,
-    totalBudgetMs: 5000,
+    totalTimeoutMs: 5000,
     attemptTimeout: { fixedMs: 300 },
     minimumUsefulAttemptMs: 50,
     backoff: { kind: 'constant', baseMs: 10, capMs: 10 },
@@ -260,10 +260,10 @@ test('a non-retryable status ends at once and hands back the response', async ()
   assert.equal(seen.get('/not-found').at(-1).headers['x-request-id'], undefined);
 });
 
-test('Retry-After longer than the budget gives up now, without sleeping', async () => {
+test('Retry-After longer than the time left gives up now, without sleeping', async () => {
   const started = performance.now();
   const result = await retryFetch(`${base}/busy-long`, {}, { policy: policy({ serverGuidance: { capMs: 10000000 } }) });
-  assert.equal(result.decision.reason, 'retry_after_exceeds_budget');
+  assert.equal(result.decision.reason, 'retry_after_exceeds_deadline');
   assert.equal(result.decision.refusedDelayMs, 3600000);
   assert.ok(performance.now() - started < 1000);
   assert.equal(result.response.status, 503);

@@ -20,7 +20,7 @@ import {
   parseRetryAfter,
   parseRetryAfterMsHeader,
   redeliver,
-  remainingBudgetMs,
+  remainingMs,
   wasmTrapped,
 } from 'retryplan/tools';
 import { throwsCode } from './assertions.mjs';
@@ -45,7 +45,7 @@ test('a time is a number: null, strings, booleans and undefined are refused, nev
       nowMs: [
         () => operation.poll(bad),
         () => operation.cancel(bad),
-        () => operation.remainingBudgetMs(bad),
+        () => operation.remainingMs(bad),
         () => operation.onOutcome(bad, 1, { type: 'success' }),
         () => new Operation(policy, bad, { seed: 1 }),
         () => driver.pollAction(bad),
@@ -55,7 +55,7 @@ test('a time is a number: null, strings, booleans and undefined are refused, nev
         () => budget.onRequest(bad),
         () => breaker.tryAcquire(bad),
         () => Dependency.fromConfig({}).snapshot(bad),
-        () => remainingBudgetMs(0, bad, 0),
+        () => remainingMs(0, bad, 0),
         () => admit(0, bad, 0, 0),
       ],
       nowUnixMs: [
@@ -69,7 +69,7 @@ test('a time is a number: null, strings, booleans and undefined are refused, nev
         () => operation.requestId(bad),
       ],
       timeoutMs: [() => encodeGrpcTimeout(bad)],
-      deadlineMs: [() => remainingBudgetMs(bad, 0, 0)],
+      deadlineMs: [() => remainingMs(bad, 0, 0)],
       capacity: [() => new RetrySlots(bad)],
       retries: [() => policy.backoffCeilingsMs(bad)],
       status: [() => Outcome.fromHttp(bad, null, null, 0)],

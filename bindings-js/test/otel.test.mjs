@@ -25,7 +25,7 @@ import {
 
 const FAST = {
   max_attempts: 3,
-  total_budget_ms: 4000,
+  total_timeout_ms: 4000,
   attempt_timeout: { fixed_ms: 1000 },
   response_reserve_ms: 0,
   minimum_useful_attempt_ms: 50,

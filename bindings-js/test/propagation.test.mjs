@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { IncomingContext, Policy, currentIncoming, propagation, retryFetch, run } from 'retryplan';
 
-/** 3000 ms attempts within a 5000 ms budget, 2 attempts, short fixed backoff: the deadline is the caller's. */
+/** 3000 ms attempts within a 5000 ms total timeout, 2 attempts, short fixed backoff: the deadline is the caller's. */
 const policy = Policy.fromConfig({
   maxAttempts: 2,
-  totalBudgetMs: 5000,
+  totalTimeoutMs: 5000,
   attemptTimeout: { fixedMs: 3000 },
   responseReserveMs: 50,
   minimumUsefulAttemptMs: 100,

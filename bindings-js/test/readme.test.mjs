@@ -119,7 +119,7 @@ test('the first example with a misspelt policy field gets the camelCase suggesti
   const written = "Policy.profile('checkout')";
   assert.ok(source.includes(written), `the first example builds its policy with ${written}`);
   const typo = join(work, 'out', 'first-with-typo.mjs');
-  writeFileSync(typo, source.replace(written, 'Policy.fromConfig({ maxAttempt: 3, totalBudgetMs: 800 })'));
+  writeFileSync(typo, source.replace(written, 'Policy.fromConfig({ maxAttempt: 3, totalTimeoutMs: 800 })'));
   const probe = join(work, 'out', 'first-with-typo-probe.mjs');
   writeFileSync(
     probe,
@@ -136,6 +136,6 @@ test('the first example with a misspelt policy field gets the camelCase suggesti
   );
   assert.match(
     error.message,
-    /^invalid policy configuration at `maxAttempt`: unknown field `maxAttempt` \(did you mean `maxAttempts`\?\), expected one of `maxAttempts`, `totalBudgetMs`, /,
+    /^invalid policy configuration at `maxAttempt`: unknown field `maxAttempt` \(did you mean `maxAttempts`\?\), expected one of `maxAttempts`, `totalTimeoutMs`, /,
   );
 });

@@ -15,7 +15,7 @@ import { Dependency, Policy, RetryplanError } from 'retryplan';
 import { compileDependency, compilePolicy } from 'retryplan/tools';
 
 const packageRoot = fileURLToPath(new URL('../', import.meta.url));
-const CHECKOUT = { max_attempts: 3, total_budget_ms: 800, idempotency: 'keyed' };
+const CHECKOUT = { max_attempts: 3, total_timeout_ms: 800, idempotency: 'keyed' };
 const SHOP = { retry_slots: 4 };
 
 // Inside the package, so that the built page's `import 'retryplan'` resolves to it by name.
@@ -88,7 +88,7 @@ test('a policy: its compiled form as a Uint8Array literal, the bytes compilePoli
     assert.ok(form instanceof Uint8Array);
     assert.deepEqual(form, compilePolicy(CHECKOUT));
     const policy = Policy.fromCompiled(form);
-    assert.deepEqual([policy.maxAttempts, policy.totalBudgetMs], [3, 800]);
+    assert.deepEqual([policy.maxAttempts, policy.totalTimeoutMs], [3, 800]);
   }
   assert.deepEqual(ctx.watched, [file, file]);
   assert.equal(formModule(new Uint8Array([114, 112, 0, 255])), 'export default new Uint8Array([114,112,0,255]);\n');
@@ -180,7 +180,7 @@ async function checkBuilt(out) {
   assert.ok(!code.includes('max_attempts') && !code.includes('retry_slots'), 'no JSON in the bundle');
   assert.match(code.replace(/\s/g, ''), /newUint8Array\(\[114,112,/, 'the forms as literals');
   const page = await import(pathToFileURL(join(out, name)).href);
-  assert.deepEqual(page.limits, { maxAttempts: 3, totalBudgetMs: 800, retrySlots: 4 });
+  assert.deepEqual(page.limits, { maxAttempts: 3, totalTimeoutMs: 800, retrySlots: 4 });
   assert.equal(typeof page.placeOrder, 'function');
 }
 

@@ -72,7 +72,7 @@ test("run: the attempt context has the plan's fields, its key, and a lazy signal
     'abortAtMs',
     'requestId',
     'idempotencyKey',
-    'remainingBudgetMs',
+    'remainingMs',
     'sendIdempotencyKey',
   ];
   for (const context of contexts) {
@@ -85,7 +85,7 @@ test("run: the attempt context has the plan's fields, its key, and a lazy signal
     assert.equal(context.idempotencyKey, 'ctx-1'); // read after the run: still there
     assert.equal(context.hedge, false);
     assert.equal(context.sendIdempotencyKey, false);
-    assert.equal(typeof context.remainingBudgetMs, 'number');
+    assert.equal(typeof context.remainingMs, 'number');
     assert.match(context.requestId, /^[0-9a-f]{16}$/);
   }
   assert.deepEqual(
@@ -126,7 +126,7 @@ test('run: an attempt that throws an unknown error is ambiguous by default: retr
     type: 'gave_up',
     reason: 'attempts_exhausted',
     attempts: 3,
-    remainingBudgetMs: error.decision.remainingBudgetMs,
+    remainingMs: error.decision.remainingMs,
     abortAttempts: [],
   });
   // A non-idempotent write (an unsafe policy) is never repeated after such an error: reconcile, naming the hook.
@@ -462,7 +462,7 @@ test('run: onDecision sees each decision as the core makes it; stats are counted
 test("run: hedges run concurrently; the winner's value returns and the losers are aborted", async () => {
   const policy = Policy.fromConfig({
     maxAttempts: 3,
-    totalBudgetMs: 5000,
+    totalTimeoutMs: 5000,
     attemptTimeout: { fixedMs: 2000 },
     jitter: { kind: 'none' },
     hedging: { delayMs: 20, maxHedgedAttempts: 2 },
@@ -520,7 +520,7 @@ test('run: a dependency is shared by every run; its refusals end runs with their
 test("run: cancelling aborts every running hedge with the signal's reason; hedges that overrun time out", async () => {
   const policy = Policy.fromConfig({
     maxAttempts: 3,
-    totalBudgetMs: 5000,
+    totalTimeoutMs: 5000,
     attemptTimeout: { fixedMs: 60 },
     minimumUsefulAttemptMs: 10,
     jitter: { kind: 'none' },

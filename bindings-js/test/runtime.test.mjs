@@ -59,7 +59,7 @@ test('what the runtime does not carry throws unsupported, naming the call and wh
   }
   // Node's build carries them all.
   assert.equal(node.Policy.fromConfig({ maxAttempts: 3 }).maxAttempts, 3);
-  assert.equal(node.Policy.profile('checkout').totalBudgetMs, 800);
+  assert.equal(node.Policy.profile('checkout').totalTimeoutMs, 800);
 });
 
 test("propagation's incoming side is not in the runtime: answerHeaders says where it is, and nothing else of it is exported", () => {
@@ -82,7 +82,7 @@ test("propagation's incoming side is not in the runtime: answerHeaders says wher
 });
 
 test("the runtime carries the outgoing side: a Driver's outgoingHeaders are the core's, as in Node", () => {
-  const form = tools.compilePolicy({ maxAttempts: 3, totalBudgetMs: 800 });
+  const form = tools.compilePolicy({ maxAttempts: 3, totalTimeoutMs: 800 });
   const headers = [runtime, node].map((api) => {
     const driver = new api.Driver(api.Policy.fromCompiled(form), 0, { seed: 1, idempotencyKey: 'order-5001' });
     const action = driver.pollAction(0);
@@ -97,7 +97,7 @@ test("the runtime carries the outgoing side: a Driver's outgoingHeaders are the 
 });
 
 test("the runtime's retryFetch sends the core's headers cross-origin only when the caller opts in (no page here: no origin)", async () => {
-  const policy = runtime.Policy.fromCompiled(tools.compilePolicy({ maxAttempts: 1, totalBudgetMs: 800 }));
+  const policy = runtime.Policy.fromCompiled(tools.compilePolicy({ maxAttempts: 1, totalTimeoutMs: 800 }));
   const sent = [];
   const fetch = async (_input, init) => {
     sent.push(Object.fromEntries([...init.headers].filter(([name]) => name.startsWith('retryplan-'))));
@@ -137,7 +137,7 @@ test('new Policy(...) and new Dependency(...) say how each is made, in every bui
 });
 
 test("the runtime's errors carry the core's code and fields, their words the code and field (the messages are Node's and the tools')", () => {
-  const form = tools.compilePolicy({ maxAttempts: 3, totalBudgetMs: 800 });
+  const form = tools.compilePolicy({ maxAttempts: 3, totalTimeoutMs: 800 });
   const policy = runtime.Policy.fromCompiled(form);
   assert.equal(policy.maxAttempts, 3);
   const operation = new runtime.Operation(policy, 0, { seed: 1 });
@@ -269,7 +269,7 @@ test('the lean runtime (no shared controls) refuses a compiled dependency and re
 test('the lean runtime decides as the browser runtime does: the same policy, the same decisions', async () => {
   const form = tools.compilePolicy({
     maxAttempts: 4,
-    totalBudgetMs: 5000,
+    totalTimeoutMs: 5000,
     backoff: { kind: 'exponential', baseMs: 100, capMs: 1000 },
     jitter: { kind: 'polly' },
     hedging: { delayMs: 50, maxHedgedAttempts: 1 },

@@ -47,7 +47,7 @@ const settle = async () => {
 test('a 30-day wait is slept as a 2^31 - 1 ms timer re-armed for the rest, never a timer that fires at once', async () => {
   const policy = Policy.fromConfig({
     maxAttempts: 2,
-    totalBudgetMs: 40 * 86_400_000,
+    totalTimeoutMs: 40 * 86_400_000,
     attemptTimeout: { fixedMs: 1000 },
     responseReserveMs: 0,
     minimumUsefulAttemptMs: 10,

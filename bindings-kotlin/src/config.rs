@@ -20,7 +20,8 @@ use retryplan::Idempotency;
 pub struct PolicyConfig {
     /// Attempts in all, the first included (3 = one try and up to two retries).
     pub max_attempts: i32,
-    pub total_budget_ms: i64,
+    /// The operation's total timeout: every attempt and every wait fit in it.
+    pub total_timeout_ms: i64,
     pub attempt_timeout: AttemptTimeoutConfig,
     pub response_reserve_ms: i64,
     pub minimum_useful_attempt_ms: i64,
@@ -35,7 +36,7 @@ pub struct PolicyConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[uniffi(default)]
     pub hedging: Option<HedgingConfig>,
-    /// For redeliver; absent: the backoff ceilings and total_budget_ms.
+    /// For redeliver; absent: the backoff ceilings and total_timeout_ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[uniffi(default)]
     pub redelivery: Option<RedeliveryConfig>,

@@ -10,7 +10,7 @@ use crate::controls::Dependency;
 use crate::policy::Policy;
 use crate::{invalid, u32_in, Result};
 
-/// Encodes a budget of `timeout_ns` nanoseconds as a `grpc-timeout` value, in
+/// Encodes a timeout of `timeout_ns` nanoseconds as a `grpc-timeout` value, in
 /// the unit a peer would choose (never rounded up).
 #[uniffi::export]
 pub fn encode_grpc_timeout_ns(timeout_ns: i64) -> Result<String> {

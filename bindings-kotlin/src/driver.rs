@@ -161,7 +161,7 @@ impl Driver {
         lock(&self.0).idempotency_key().as_str().to_owned()
     }
 
-    /// `min(start + total_budget_ms, caller deadline)`.
+    /// `min(start + total_timeout_ms, caller deadline)`.
     pub fn deadline_ms(&self) -> i64 {
         long_out(lock(&self.0).operation().deadline_ms())
     }

@@ -56,35 +56,35 @@ pub fn parse_rate_limit_reset(value: String, now_unix_ms: i64) -> Result<i64> {
     Ok(long_out(rp::headers::rate_limit::parse_rate_limit_reset(&value, now_unix_ms).map_err(rp::Error::from)?))
 }
 
-/// Encodes a remaining budget of `timeout_ms` milliseconds as a `grpc-timeout` value.
+/// Encodes a remaining time of `timeout_ms` milliseconds as a `grpc-timeout` value.
 #[uniffi::export]
 pub fn encode_grpc_timeout(timeout_ms: i64) -> Result<String> {
     let timeout_ms = ms_in("timeout_ms", timeout_ms)?;
     Ok(rp::headers::grpc_timeout::encode_grpc_timeout(timeout_ms))
 }
 
-/// Reads a `grpc-timeout` value and returns the budget in milliseconds.
+/// Reads a `grpc-timeout` value and returns the timeout in milliseconds.
 #[uniffi::export]
 pub fn parse_grpc_timeout(value: String) -> Result<i64> {
     Ok(long_out(rp::headers::grpc_timeout::parse_grpc_timeout(&value).map_err(rp::Error::from)?))
 }
 
-/// Reads a `grpc-timeout` value and returns the budget in nanoseconds, exactly for every unit.
+/// Reads a `grpc-timeout` value and returns the timeout in nanoseconds, exactly for every unit.
 #[uniffi::export]
 pub fn parse_grpc_timeout_ns(value: String) -> Result<i64> {
     Ok(long_out(rp::headers::grpc_timeout::parse_grpc_timeout_ns(&value).map_err(rp::Error::from)?))
 }
 
-/// Budget left at `now_ms` before `deadline_ms`, minus `reserve_ms`, saturating at 0.
+/// Time left at `now_ms` before `deadline_ms`, minus `reserve_ms`, saturating at 0.
 #[uniffi::export]
-pub fn remaining_budget_ms(deadline_ms: i64, now_ms: i64, reserve_ms: i64) -> Result<i64> {
+pub fn remaining_ms(deadline_ms: i64, now_ms: i64, reserve_ms: i64) -> Result<i64> {
     let deadline_ms = ms_in("deadline_ms", deadline_ms)?;
     let now_ms = ms_in("now_ms", now_ms)?;
     let reserve_ms = ms_in("reserve_ms", reserve_ms)?;
-    Ok(long_out(rp::ground::deadline::remaining_budget_ms(deadline_ms, now_ms, reserve_ms)))
+    Ok(long_out(rp::ground::deadline::remaining_ms(deadline_ms, now_ms, reserve_ms)))
 }
 
-/// Server-side admission: reject when the remaining budget (after the reserve) is below the minimum useful time.
+/// Server-side admission: reject when the remaining time (after the reserve) is below the minimum useful time.
 #[uniffi::export]
 pub fn admit(deadline_ms: i64, now_ms: i64, reserve_ms: i64, minimum_useful_ms: i64) -> Result<Admission> {
     let deadline_ms = ms_in("deadline_ms", deadline_ms)?;

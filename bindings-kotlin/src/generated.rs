@@ -57,10 +57,10 @@ pub enum ConfigKind {
 pub enum GiveUpReason {
     /// The last allowed attempt failed (`max_attempts` counts the first).
     AttemptsExhausted,
-    /// What remains of the budget (after the response reserve) cannot hold the next wait plus a minimum useful attempt.
+    /// The time left (after the response reserve) cannot hold the next wait plus a minimum useful attempt.
     DeadlineInsufficient,
-    /// The server asked for a wait that, plus a minimum useful attempt, does not fit in what remains of the budget.
-    RetryAfterExceedsBudget,
+    /// The server asked for a wait that, plus a minimum useful attempt, does not fit in the time left.
+    RetryAfterExceedsDeadline,
     /// The server asked for a wait above `server_guidance.cap_ms` and the policy says to give up rather than clamp.
     RetryAfterAboveCap,
     /// The server's gRPC pushback said not to retry.

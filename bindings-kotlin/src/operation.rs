@@ -14,7 +14,7 @@ use crate::{attempts_out, lock, long_out, ms_in, opt_ms_in, u32_in, Result};
 
 /// How an operation starts. Every field may be null: no seed draws one (and
 /// a key) from the operating system; no key derives one from the seed; no
-/// deadline means the policy's total budget alone; no dependency means no
+/// deadline means the policy's total timeout alone; no dependency means no
 /// shared budget, breaker or retry slots.
 #[derive(Clone, Debug, Default, uniffi::Record)]
 pub struct OperationOptions {
@@ -116,13 +116,13 @@ impl Operation {
         lock(&self.0).next_wakeup_ms().map(long_out)
     }
 
-    /// Budget left at `now_ms` after the response reserve.
-    pub fn remaining_budget_ms(&self, now_ms: i64) -> Result<i64> {
+    /// Time left at `now_ms` after the response reserve.
+    pub fn remaining_ms(&self, now_ms: i64) -> Result<i64> {
         let now_ms = ms_in("now_ms", now_ms)?;
-        Ok(long_out(lock(&self.0).remaining_budget_ms(now_ms)))
+        Ok(long_out(lock(&self.0).remaining_ms(now_ms)))
     }
 
-    /// `min(start + total_budget_ms, caller deadline)`.
+    /// `min(start + total_timeout_ms, caller deadline)`.
     pub fn deadline_ms(&self) -> i64 {
         long_out(lock(&self.0).deadline_ms())
     }

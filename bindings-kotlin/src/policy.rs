@@ -193,7 +193,7 @@ impl Policy {
     }
 
     /// The worst-case timeline against `deadline_ms` (from the start; null = the
-    /// total budget alone) when the first attempt starts `first_attempt_at_ms` in.
+    /// total timeout alone) when the first attempt starts `first_attempt_at_ms` in.
     pub fn explain(&self, deadline_ms: Option<i64>, first_attempt_at_ms: i64) -> Result<Timeline> {
         let deadline_ms = deadline_ms.map(|ms| ms_in("deadline_ms", ms)).transpose()?;
         let first = ms_in("first_attempt_at_ms", first_attempt_at_ms)?;

@@ -158,15 +158,15 @@ pub enum Decision {
     StartAttempt {
         /// Attempt number, 1 for the first.
         attempt: i32,
-        /// The effective timeout: `min(per-attempt timeout, remaining budget)`. Propagate it downstream (e.g. as
+        /// The effective timeout: `min(per-attempt timeout, time left)`. Propagate it downstream (e.g. as
         /// `grpc-timeout`).
         timeout_ms: i64,
         /// When to abort the attempt: now + `timeout_ms`.
         abort_at_ms: i64,
         /// A fresh id for this attempt's request.
         request_id: String,
-        /// Budget left at the start, after the response reserve.
-        remaining_budget_ms: i64,
+        /// Time left at the start, after the response reserve.
+        remaining_ms: i64,
         /// True for a hedge: an extra attempt while another still runs (keep both; the first acceptable result wins).
         hedge: bool,
     },
@@ -181,8 +181,8 @@ pub enum Decision {
         /// The retry after: the wait the server asked for, as honored (after the policy's `cap_ms` and
         /// `max_above_backoff_ms`), if any.
         retry_after_ms: Option<i64>,
-        /// Budget left now, after the response reserve.
-        remaining_budget_ms: i64,
+        /// Time left now, after the response reserve.
+        remaining_ms: i64,
     },
     /// Attempts are running: report each one's outcome, and poll again at `until_ms` at the latest (the earliest abort
     /// time of a running attempt).
@@ -207,8 +207,8 @@ pub enum Decision {
         reason: GiveUpReason,
         /// Attempts made.
         attempts: i32,
-        /// Budget left now, after the response reserve.
-        remaining_budget_ms: i64,
+        /// Time left now, after the response reserve.
+        remaining_ms: i64,
         /// The wait that was considered and refused, if one was computed.
         refused_delay_ms: Option<i64>,
         /// Attempts still running that the caller must abort now.
@@ -219,8 +219,8 @@ pub enum Decision {
     Reconcile {
         /// Attempts made.
         attempts: i32,
-        /// Budget left now, after the response reserve, for the reconciliation.
-        remaining_budget_ms: i64,
+        /// Time left now, after the response reserve, for the reconciliation.
+        remaining_ms: i64,
         /// Attempts still running that the caller must abort now.
         abort_attempts: Vec<i32>,
     },
@@ -231,8 +231,8 @@ pub enum Decision {
         attempts: i32,
         /// The deadline the redone unit must respect.
         deadline_ms: i64,
-        /// Budget left now, after the response reserve.
-        remaining_budget_ms: i64,
+        /// Time left now, after the response reserve.
+        remaining_ms: i64,
         /// Attempts still running that the caller must abort now.
         abort_attempts: Vec<i32>,
     },
@@ -242,23 +242,23 @@ impl From<rp::outcomes::decision::Decision> for Decision {
     fn from(value: rp::outcomes::decision::Decision) -> Self {
         match value {
             rp::outcomes::decision::Decision::StartAttempt {
-                attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms, hedge,
+                attempt, timeout_ms, abort_at_ms, request_id, remaining_ms, hedge,
             } => Decision::StartAttempt {
                 attempt: count_out(attempt),
                 timeout_ms: long_out(timeout_ms),
                 abort_at_ms: long_out(abort_at_ms),
                 request_id: request_id.to_string(),
-                remaining_budget_ms: long_out(remaining_budget_ms),
+                remaining_ms: long_out(remaining_ms),
                 hedge,
             },
             rp::outcomes::decision::Decision::Wait {
-                retry, delay_ms, until_ms, retry_after_ms, remaining_budget_ms,
+                retry, delay_ms, until_ms, retry_after_ms, remaining_ms,
             } => Decision::Wait {
                 retry: count_out(retry),
                 delay_ms: long_out(delay_ms),
                 until_ms: long_out(until_ms),
                 retry_after_ms: retry_after_ms.map(long_out),
-                remaining_budget_ms: long_out(remaining_budget_ms),
+                remaining_ms: long_out(remaining_ms),
             },
             rp::outcomes::decision::Decision::AwaitOutcome { running, until_ms } => Decision::AwaitOutcome {
                 running: count_out(running),
@@ -272,27 +272,27 @@ impl From<rp::outcomes::decision::Decision> for Decision {
                 abort_attempts: attempts_out(abort_attempts),
             },
             rp::outcomes::decision::Decision::GaveUp {
-                reason, attempts, remaining_budget_ms, refused_delay_ms, abort_attempts,
+                reason, attempts, remaining_ms, refused_delay_ms, abort_attempts,
             } => Decision::GaveUp {
                 reason,
                 attempts: count_out(attempts),
-                remaining_budget_ms: long_out(remaining_budget_ms),
+                remaining_ms: long_out(remaining_ms),
                 refused_delay_ms: refused_delay_ms.map(long_out),
                 abort_attempts: attempts_out(abort_attempts),
             },
             rp::outcomes::decision::Decision::Reconcile {
-                attempts, remaining_budget_ms, abort_attempts,
+                attempts, remaining_ms, abort_attempts,
             } => Decision::Reconcile {
                 attempts: count_out(attempts),
-                remaining_budget_ms: long_out(remaining_budget_ms),
+                remaining_ms: long_out(remaining_ms),
                 abort_attempts: attempts_out(abort_attempts),
             },
             rp::outcomes::decision::Decision::Restart {
-                attempts, deadline_ms, remaining_budget_ms, abort_attempts,
+                attempts, deadline_ms, remaining_ms, abort_attempts,
             } => Decision::Restart {
                 attempts: count_out(attempts),
                 deadline_ms: long_out(deadline_ms),
-                remaining_budget_ms: long_out(remaining_budget_ms),
+                remaining_ms: long_out(remaining_ms),
                 abort_attempts: attempts_out(abort_attempts),
             },
         }
@@ -304,23 +304,21 @@ impl TryFrom<Decision> for rp::outcomes::decision::Decision {
     fn try_from(value: Decision) -> Result<Self> {
         Ok(match value {
             Decision::StartAttempt {
-                attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms, hedge,
+                attempt, timeout_ms, abort_at_ms, request_id, remaining_ms, hedge,
             } => rp::outcomes::decision::Decision::StartAttempt {
                 attempt: u32_in("attempt", attempt)?,
                 timeout_ms: ms_in("timeout_ms", timeout_ms)?,
                 abort_at_ms: ms_in("abort_at_ms", abort_at_ms)?,
                 request_id: request_id_in("request_id", request_id)?,
-                remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
+                remaining_ms: ms_in("remaining_ms", remaining_ms)?,
                 hedge,
             },
-            Decision::Wait {
-                retry, delay_ms, until_ms, retry_after_ms, remaining_budget_ms,
-            } => rp::outcomes::decision::Decision::Wait {
+            Decision::Wait { retry, delay_ms, until_ms, retry_after_ms, remaining_ms } => rp::outcomes::decision::Decision::Wait {
                 retry: u32_in("retry", retry)?,
                 delay_ms: ms_in("delay_ms", delay_ms)?,
                 until_ms: ms_in("until_ms", until_ms)?,
                 retry_after_ms: opt_ms_in("retry_after_ms", retry_after_ms)?,
-                remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
+                remaining_ms: ms_in("remaining_ms", remaining_ms)?,
             },
             Decision::AwaitOutcome { running, until_ms } => rp::outcomes::decision::Decision::AwaitOutcome {
                 running: u32_in("running", running)?,
@@ -332,25 +330,23 @@ impl TryFrom<Decision> for rp::outcomes::decision::Decision {
                 abort_attempts: attempts_in("abort_attempts", abort_attempts)?,
             },
             Decision::GaveUp {
-                reason, attempts, remaining_budget_ms, refused_delay_ms, abort_attempts,
+                reason, attempts, remaining_ms, refused_delay_ms, abort_attempts,
             } => rp::outcomes::decision::Decision::GaveUp {
                 reason,
                 attempts: u32_in("attempts", attempts)?,
-                remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
+                remaining_ms: ms_in("remaining_ms", remaining_ms)?,
                 refused_delay_ms: opt_ms_in("refused_delay_ms", refused_delay_ms)?,
                 abort_attempts: attempts_in("abort_attempts", abort_attempts)?,
             },
-            Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts } => rp::outcomes::decision::Decision::Reconcile {
+            Decision::Reconcile { attempts, remaining_ms, abort_attempts } => rp::outcomes::decision::Decision::Reconcile {
                 attempts: u32_in("attempts", attempts)?,
-                remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
+                remaining_ms: ms_in("remaining_ms", remaining_ms)?,
                 abort_attempts: attempts_in("abort_attempts", abort_attempts)?,
             },
-            Decision::Restart {
-                attempts, deadline_ms, remaining_budget_ms, abort_attempts,
-            } => rp::outcomes::decision::Decision::Restart {
+            Decision::Restart { attempts, deadline_ms, remaining_ms, abort_attempts } => rp::outcomes::decision::Decision::Restart {
                 attempts: u32_in("attempts", attempts)?,
                 deadline_ms: ms_in("deadline_ms", deadline_ms)?,
-                remaining_budget_ms: ms_in("remaining_budget_ms", remaining_budget_ms)?,
+                remaining_ms: ms_in("remaining_ms", remaining_ms)?,
                 abort_attempts: attempts_in("abort_attempts", abort_attempts)?,
             },
         })
@@ -362,16 +358,15 @@ impl TryFrom<Decision> for rp::outcomes::decision::Decision {
 pub struct AttemptPlan {
     /// Attempt number, 1 for the first.
     pub attempt: i32,
-    /// The effective timeout: `min(per-attempt timeout, remaining budget)`. Propagate it downstream (e.g. as
-    /// `grpc-timeout`).
+    /// The effective timeout: `min(per-attempt timeout, time left)`. Propagate it downstream (e.g. as `grpc-timeout`).
     pub timeout_ms: i64,
     /// When the driver counts the attempt as timed out: now + `timeout_ms`. A host that can interrupt the attempt
     /// aborts it then; a result that arrives at or after this time is discarded either way.
     pub abort_at_ms: i64,
     /// A fresh id for this attempt's request (send it as `X-Request-Id`).
     pub request_id: String,
-    /// Budget left at the start, after the response reserve.
-    pub remaining_budget_ms: i64,
+    /// Time left at the start, after the response reserve.
+    pub remaining_ms: i64,
     /// True for a hedge: an extra attempt while another still runs.
     pub hedge: bool,
     /// True when the request carries the operation's idempotency key (keyed or unsafe operations, see
@@ -386,7 +381,7 @@ impl From<rp::outcomes::action::AttemptPlan> for AttemptPlan {
             timeout_ms: long_out(value.timeout_ms),
             abort_at_ms: long_out(value.abort_at_ms),
             request_id: value.request_id.to_string(),
-            remaining_budget_ms: long_out(value.remaining_budget_ms),
+            remaining_ms: long_out(value.remaining_ms),
             hedge: value.hedge,
             send_idempotency_key: value.send_idempotency_key,
         }
@@ -669,7 +664,7 @@ impl From<rp::controls::dependency::DependencySnapshot> for DependencySnapshot {
 pub struct GiveUpCounts {
     pub attempts_exhausted: i64,
     pub deadline_insufficient: i64,
-    pub retry_after_exceeds_budget: i64,
+    pub retry_after_exceeds_deadline: i64,
     pub retry_after_above_cap: i64,
     pub server_declined_retry: i64,
     pub not_retryable: i64,
@@ -685,7 +680,7 @@ impl From<rp::engine::stats::GiveUpCounts> for GiveUpCounts {
         GiveUpCounts {
             attempts_exhausted: long_out(value.attempts_exhausted),
             deadline_insufficient: long_out(value.deadline_insufficient),
-            retry_after_exceeds_budget: long_out(value.retry_after_exceeds_budget),
+            retry_after_exceeds_deadline: long_out(value.retry_after_exceeds_deadline),
             retry_after_above_cap: long_out(value.retry_after_above_cap),
             server_declined_retry: long_out(value.server_declined_retry),
             not_retryable: long_out(value.not_retryable),
@@ -886,7 +881,7 @@ pub enum Warning {
         text: String,
     },
     /// Server guidance up to the cap can never be honored: the cap is at least the whole deadline.
-    GuidanceCapExceedsBudget {
+    GuidanceCapExceedsDeadline {
         /// `server_guidance.cap_ms`.
         cap_ms: i64,
         /// The deadline, from the start.
@@ -915,9 +910,9 @@ impl From<rp::tools::timeline::Warning> for Warning {
                 deadline_ms: long_out(deadline_ms),
                 text,
             },
-            rp::tools::timeline::Warning::GuidanceCapExceedsBudget {
+            rp::tools::timeline::Warning::GuidanceCapExceedsDeadline {
                 cap_ms, deadline_ms,
-            } => Warning::GuidanceCapExceedsBudget {
+            } => Warning::GuidanceCapExceedsDeadline {
                 cap_ms: long_out(cap_ms),
                 deadline_ms: long_out(deadline_ms),
                 text,
@@ -929,7 +924,7 @@ impl From<rp::tools::timeline::Warning> for Warning {
 /// A policy's worst-case timeline against a deadline.
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
 pub struct Timeline {
-    /// The deadline used, from the start: `min(total_budget_ms, deadline)`.
+    /// The deadline used, from the start: `min(total_timeout_ms, deadline)`.
     pub deadline_ms: i64,
     /// When the first attempt starts, from the operation's start.
     pub first_attempt_at_ms: i64,

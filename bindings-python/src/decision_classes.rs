@@ -6,15 +6,15 @@ decision_classes!(
     StartAttempt {
         /// Attempt number, 1 for the first.
         attempt,
-        /// The effective timeout: `min(per-attempt timeout, remaining budget)`. Propagate it downstream (e.g. as
+        /// The effective timeout: `min(per-attempt timeout, time left)`. Propagate it downstream (e.g. as
         /// `grpc-timeout`).
         timeout_ms,
         /// When to abort the attempt: now + `timeout_ms`.
         abort_at_ms,
         /// A fresh id for this attempt's request.
         request_id,
-        /// Budget left at the start, after the response reserve.
-        remaining_budget_ms,
+        /// Time left at the start, after the response reserve.
+        remaining_ms,
         /// True for a hedge: an extra attempt while another still runs (keep both; the first acceptable result wins).
         hedge,
     }
@@ -29,8 +29,8 @@ decision_classes!(
         /// The retry after: the wait the server asked for, as honored (after the policy's `cap_ms` and
         /// `max_above_backoff_ms`), if any.
         retry_after_ms,
-        /// Budget left now, after the response reserve.
-        remaining_budget_ms,
+        /// Time left now, after the response reserve.
+        remaining_ms,
     }
     /// Attempts are running: report each one's outcome, and poll again at `until_ms` at the latest (the earliest abort
     /// time of a running attempt).
@@ -55,8 +55,8 @@ decision_classes!(
         reason,
         /// Attempts made.
         attempts,
-        /// Budget left now, after the response reserve.
-        remaining_budget_ms,
+        /// Time left now, after the response reserve.
+        remaining_ms,
         /// The wait that was considered and refused, if one was computed.
         refused_delay_ms,
         /// Attempts still running that the caller must abort now.
@@ -67,8 +67,8 @@ decision_classes!(
     Reconcile {
         /// Attempts made.
         attempts,
-        /// Budget left now, after the response reserve, for the reconciliation.
-        remaining_budget_ms,
+        /// Time left now, after the response reserve, for the reconciliation.
+        remaining_ms,
         /// Attempts still running that the caller must abort now.
         abort_attempts,
     }
@@ -79,8 +79,8 @@ decision_classes!(
         attempts,
         /// The deadline the redone unit must respect.
         deadline_ms,
-        /// Budget left now, after the response reserve.
-        remaining_budget_ms,
+        /// Time left now, after the response reserve.
+        remaining_ms,
         /// Attempts still running that the caller must abort now.
         abort_attempts,
     }

@@ -53,12 +53,12 @@ impl PyAction {
 pub(crate) struct AttemptPlan {
     /// Attempt number, 1 for the first.
     attempt: u32,
-    /// The effective timeout: min(per-attempt timeout, remaining budget), in ms.
+    /// The effective timeout: min(per-attempt timeout, time left), in ms.
     timeout_ms: u64,
     /// When the driver counts the attempt as timed out (now + timeout_ms).
     abort_at_ms: u64,
-    /// Budget left at the start, after the response reserve.
-    remaining_budget_ms: u64,
+    /// Time left at the start, after the response reserve.
+    remaining_ms: u64,
     /// True for a hedge: an extra attempt while another still runs.
     hedge: bool,
     /// True when the request carries the operation's idempotency key.
@@ -69,9 +69,9 @@ pub(crate) struct AttemptPlan {
 
 impl AttemptPlan {
     fn of(plan: retryplan::AttemptPlan) -> AttemptPlan {
-        let retryplan::AttemptPlan { attempt, timeout_ms, abort_at_ms, remaining_budget_ms, hedge, .. } = plan;
+        let retryplan::AttemptPlan { attempt, timeout_ms, abort_at_ms, remaining_ms, hedge, .. } = plan;
         let (send_idempotency_key, request_id) = (plan.send_idempotency_key, plan.request_id.to_string());
-        AttemptPlan { attempt, timeout_ms, abort_at_ms, remaining_budget_ms, hedge, send_idempotency_key, request_id }
+        AttemptPlan { attempt, timeout_ms, abort_at_ms, remaining_ms, hedge, send_idempotency_key, request_id }
     }
 }
 
@@ -460,7 +460,7 @@ impl PyDriver {
         self.inner.idempotency_key().as_str()
     }
 
-    /// The deadline in ms: min(start + total_budget_ms, the caller's deadline).
+    /// The deadline in ms: min(start + total_timeout_ms, the caller's deadline).
     #[getter]
     fn deadline_ms(&self) -> u64 {
         self.inner.operation().deadline_ms()

@@ -101,7 +101,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(dialects::aws_error_code_from_response, m)?,
         wrap_pyfunction!(dialects::aws_standard_dependency, m)?,
         wrap_pyfunction!(dialects::aws_standard_2026_dependency, m)?,
-        wrap_pyfunction!(operation::remaining_budget_ms, m)?,
+        wrap_pyfunction!(operation::remaining_ms, m)?,
         wrap_pyfunction!(operation::admit, m)?,
         wrap_pyfunction!(timeline::explain, m)?,
         wrap_pyfunction!(timeline::backoff_ceilings_ms, m)?,

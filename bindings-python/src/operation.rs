@@ -90,10 +90,18 @@ impl PyOperation {
         self.inner.next_wakeup_ms()
     }
 
-    /// Budget left at `now` after the response reserve, in ms (saturating at 0).
+    /// Time left at `now` before the deadline, after the response reserve, in ms (saturating at 0).
     #[pyo3(signature = (now = None, *, now_ms = None))]
-    fn remaining_budget_ms(&self, now: Arg, now_ms: Arg) -> Res<u64> {
-        Ok(self.inner.remaining_budget_ms(NOW.read(now, now_ms)?))
+    fn remaining_ms(&self, now: Arg, now_ms: Arg) -> Res<u64> {
+        Ok(self.inner.remaining_ms(NOW.read(now, now_ms)?))
+    }
+
+    /// Deprecated alias of `remaining_ms` for one release ("budget" names the retry budget only).
+    #[pyo3(signature = (now = None, *, now_ms = None))]
+    fn remaining_budget_ms(&self, py: Python<'_>, now: Arg, now_ms: Arg) -> Res<u64> {
+        let category = py.get_type::<pyo3::exceptions::PyDeprecationWarning>();
+        PyErr::warn(py, &category, c"retryplan: Operation.remaining_budget_ms is renamed Operation.remaining_ms", 1)?;
+        self.remaining_ms(now, now_ms)
     }
 
     /// The request id attempt `attempt` gets (16 hex digits).
@@ -107,7 +115,7 @@ impl PyOperation {
         self.inner.idempotency_key().as_str()
     }
 
-    /// The deadline in ms: min(start + total_budget_ms, the caller's deadline).
+    /// The deadline in ms: min(start + total_timeout_ms, the caller's deadline).
     #[getter]
     fn deadline_ms(&self) -> u64 {
         self.inner.deadline_ms()
@@ -151,10 +159,10 @@ impl PyOperation {
     }
 }
 
-/// Budget left at `now` before `deadline`, minus `reserve_ms`, in ms (saturating at 0).
+/// Time left at `now` before `deadline`, minus `reserve_ms`, in ms (saturating at 0).
 #[pyfunction]
 #[pyo3(signature = (deadline = None, now = None, *, reserve_ms, deadline_ms = None, now_ms = None))]
-pub(crate) fn remaining_budget_ms(
+pub(crate) fn remaining_ms(
     deadline: Arg,
     now: Arg,
     reserve_ms: &Bound<'_, PyAny>,
@@ -162,7 +170,7 @@ pub(crate) fn remaining_budget_ms(
     now_ms: Arg,
 ) -> Res<u64> {
     let (deadline, now) = (DEADLINE.read(deadline, deadline_ms)?, NOW.read(now, now_ms)?);
-    Ok(retryplan::ground::deadline::remaining_budget_ms(deadline, now, ms_arg("reserve_ms", reserve_ms)?))
+    Ok(retryplan::ground::deadline::remaining_ms(deadline, now, ms_arg("reserve_ms", reserve_ms)?))
 }
 
 /// Server-side admission: reject when what remains (after the reserve) is below the minimum useful time.

@@ -330,7 +330,7 @@ pub(crate) fn parse_grpc_pushback(value: &Bound<'_, PyAny>) -> Res<PyPushback> {
     Ok(PyPushback { inner: retryplan::headers::retry_after::parse_grpc_pushback(&str_arg("value", value)?) })
 }
 
-/// Encodes a budget in ms as a `grpc-timeout` value (never rounds up).
+/// Encodes a timeout in ms as a `grpc-timeout` value (never rounds up).
 #[pyfunction]
 pub(crate) fn encode_grpc_timeout(timeout_ms: &Bound<'_, PyAny>) -> Res<String> {
     Ok(retryplan::headers::grpc_timeout::encode_grpc_timeout(u64_arg("timeout_ms", timeout_ms)?))
@@ -342,7 +342,7 @@ pub(crate) fn parse_grpc_timeout(value: &Bound<'_, PyAny>) -> Res<u64> {
     Ok(retryplan::headers::grpc_timeout::parse_grpc_timeout(&str_arg("value", value)?)?)
 }
 
-/// Encodes a budget in nanoseconds as a `grpc-timeout` value, in the unit a peer would choose (never rounds up).
+/// Encodes a timeout in nanoseconds as a `grpc-timeout` value, in the unit a peer would choose (never rounds up).
 #[pyfunction]
 pub(crate) fn encode_grpc_timeout_ns(timeout_ns: &Bound<'_, PyAny>) -> Res<String> {
     Ok(retryplan::headers::grpc_timeout::encode_grpc_timeout_ns(u64_arg("timeout_ns", timeout_ns)?))

@@ -94,13 +94,21 @@ impl PyPolicy {
         self.inner.max_attempts()
     }
 
-    /// The operation's whole time budget, in ms.
+    /// The operation's total timeout, in ms: every attempt and wait fit in it.
     #[getter]
-    fn total_budget_ms(&self) -> u64 {
-        self.inner.total_budget_ms()
+    fn total_timeout_ms(&self) -> u64 {
+        self.inner.total_timeout_ms()
     }
 
-    /// Time kept back at the end of the budget, in ms.
+    /// Deprecated alias of `total_timeout_ms` for one release ("budget" names the retry budget only).
+    #[getter]
+    fn total_budget_ms(&self, py: Python<'_>) -> PyResult<u64> {
+        let category = py.get_type::<pyo3::exceptions::PyDeprecationWarning>();
+        PyErr::warn(py, &category, c"retryplan: Policy.total_budget_ms is renamed Policy.total_timeout_ms", 1)?;
+        Ok(self.inner.total_timeout_ms())
+    }
+
+    /// Time kept back at the end of the total timeout, in ms.
     #[getter]
     fn response_reserve_ms(&self) -> u64 {
         self.inner.response_reserve_ms()

@@ -10,7 +10,7 @@ use crate::fault::Res;
 use crate::outcome::PyOutcome;
 use crate::policy::PyPolicy;
 
-/// The worst-case timeline of `policy` against `deadline_ms` (ms from the start; None: the budget alone),
+/// The worst-case timeline of `policy` against `deadline_ms` (ms from the start; None: the total timeout alone),
 /// with the first attempt starting `first_attempt_at_ms` after the operation (0: at once).
 #[pyfunction]
 #[pyo3(signature = (policy, deadline_ms = None, *, first_attempt_at_ms = None))]

@@ -31,7 +31,7 @@ POLICY = {
     "max_attempts": 2,
     # Room for the second attempt on a loaded machine (a late first abort must not leave it too little):
     # each operation still ends after its two attempts' 250 ms, attempts_exhausted.
-    "total_budget_ms": 2000,
+    "total_timeout_ms": 2000,
     "attempt_timeout": {"fixed_ms": 250},
     "response_reserve_ms": 0,
     "minimum_useful_attempt_ms": 50,

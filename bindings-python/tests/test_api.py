@@ -55,10 +55,10 @@ def test_decision_classes_are_frozen_matchable_and_exact() -> None:
     with pytest.raises(AttributeError):
         start.attempt = 5  # type: ignore[misc]
     wait = op.on_outcome(0.12, start.attempt, Outcome.http_status(503))
-    assert retryplan.Wait.__match_args__ == ("retry", "delay_ms", "until_ms", "retry_after_ms", "remaining_budget_ms")
+    assert retryplan.Wait.__match_args__ == ("retry", "delay_ms", "until_ms", "retry_after_ms", "remaining_ms")
     assert (wait.retry, wait.delay_ms, wait.until_ms, wait.retry_after_ms) == (0, 100, 220, None)
     assert wait == Decision.from_dict(wait.to_dict()) and hash(wait) == hash(Decision.from_dict(wait.to_dict()))
-    assert op.poll(0.15) == Decision.from_dict({**wait.to_dict(), "delay_ms": 70, "remaining_budget_ms": 9800})
+    assert op.poll(0.15) == Decision.from_dict({**wait.to_dict(), "delay_ms": 70, "remaining_ms": 9800})
     second = op.poll(0.22)
     assert op.poll(0.3).to_dict() == {"type": "await_outcome", "running": 1, "until_ms": second.abort_at_ms}
     done = op.on_outcome(0.3, second.attempt, Outcome.success())
@@ -193,13 +193,13 @@ def test_policy_errors_name_every_field() -> None:
     "config, field",
     [
         ({"max_attemps": 3}, "max_attemps"),
-        ({"total_budget_ms": 800.5}, "total_budget_ms"),
-        ({"total_budget_ms": -1}, "total_budget_ms"),
-        ({"total_budget_ms": 2**64}, "total_budget_ms"),
+        ({"total_timeout_ms": 800.5}, "total_timeout_ms"),
+        ({"total_timeout_ms": -1}, "total_timeout_ms"),
+        ({"total_timeout_ms": 2**64}, "total_timeout_ms"),
         ({"backoff": {"kind": "fibonacci"}}, "backoff.kind"),
         ({"idempotency": True}, "idempotency"),
         ({"retry_on": {"http_statuses": [503, "504"]}}, "retry_on.http_statuses[1]"),
-        ({"total_budget_ms": {1, 2}}, "total_budget_ms"),  # a set is not plain data: the field is named
+        ({"total_timeout_ms": {1, 2}}, "total_timeout_ms"),  # a set is not plain data: the field is named
     ],
 )
 def test_unreadable_policies_name_the_field(config: dict, field: str) -> None:
@@ -233,18 +233,18 @@ def test_every_field_of_a_core_error_reaches_its_exception() -> None:
 
 def test_a_whole_number_spelt_as_a_float_is_read_as_in_every_language() -> None:
     # JavaScript cannot tell 800 from 800.0, so no binding refuses the float spelling.
-    assert Policy.from_dict({"total_budget_ms": 800.0}).total_budget_ms == 800
+    assert Policy.from_dict({"total_timeout_ms": 800.0}).total_timeout_ms == 800
 
 
 def test_nan_in_a_policy_is_unreadable() -> None:
     with pytest.raises(InvalidConfigError):
-        Policy(total_budget_ms=math.nan)
+        Policy(total_timeout_ms=math.nan)
 
 
 def test_huge_policy_numbers_are_rules_not_clamps() -> None:
     with pytest.raises(ConfigViolationsError) as raised:
-        Policy(total_budget_ms=2**53)
-    assert raised.value.fields == ("total_budget_ms",)
+        Policy(total_timeout_ms=2**53)
+    assert raised.value.fields == ("total_timeout_ms",)
 
 
 def test_policy_round_trips_and_pickles(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -275,7 +275,7 @@ def _has_toml() -> bool:
 def test_policy_from_toml(tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "policy.toml"
     path.write_text(
-        'max_attempts = 4\ntotal_budget_ms = 2000\n[backoff]\nbase_ms = 50\ncap_ms = 400\n[jitter]\nkind = "none"\n'
+        'max_attempts = 4\ntotal_timeout_ms = 2000\n[backoff]\nbase_ms = 50\ncap_ms = 400\n[jitter]\nkind = "none"\n'
     )
     policy = Policy.from_file(path)
     assert policy.max_attempts == 4 and policy.to_dict()["backoff"]["cap_ms"] == 400
@@ -300,8 +300,8 @@ def test_headers_and_deadlines() -> None:
     with pytest.raises(InvalidHeaderError) as raised:
         retryplan.parse_grpc_timeout("123456789m")
     assert raised.value.kind == "out_of_range"
-    assert retryplan.remaining_budget_ms(0.8, 0.5, reserve_ms=50) == 250
-    assert retryplan.remaining_budget_ms(deadline_ms=800, now_ms=900, reserve_ms=50) == 0
+    assert retryplan.remaining_ms(0.8, 0.5, reserve_ms=50) == 250
+    assert retryplan.remaining_ms(deadline_ms=800, now_ms=900, reserve_ms=50) == 0
     verdict = retryplan.admit(1.0, 0.9, reserve_ms=0, minimum_useful_ms=150)
     assert not verdict.admitted and verdict.to_dict() == {
         "type": "reject",
@@ -320,7 +320,7 @@ def test_classify_explain_and_stats() -> None:
         Policy.from_dict(
             {
                 "max_attempts": 3,
-                "total_budget_ms": 2000,
+                "total_timeout_ms": 2000,
                 "attempt_timeout": {"fixed_ms": 1000},
                 "response_reserve_ms": 0,
                 "backoff": {"base_ms": 100, "cap_ms": 2000},
@@ -414,7 +414,7 @@ def test_shared_controls_and_redelivery() -> None:
         breaker.on_success(0.2, "permit")  # type: ignore[arg-type]
 
     policy = Policy(
-        max_attempts=5, total_budget_ms=3_600_000, redelivery={"delays_ms": [5000, 30000], "max_age_ms": 3_600_000}
+        max_attempts=5, total_timeout_ms=3_600_000, redelivery={"delays_ms": [5000, 30000], "max_age_ms": 3_600_000}
     )
     verdict = retryplan.redeliver(policy, 2, Outcome.http_status(503), first_seen_ms=0, now_ms=10_000)
     assert (verdict.kind, verdict.delay_ms, verdict.redeliver_at_ms) == ("redeliver_after", 30_000, 40_000)
@@ -430,7 +430,7 @@ def test_shared_controls_and_redelivery() -> None:
 
 
 @pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 10**400], ids=["nan", "inf", "-inf", "10**400"])
-@pytest.mark.parametrize("path", [("total_budget_ms",), ("backoff", "base_ms"), ("jitter", "ratio")])
+@pytest.mark.parametrize("path", [("total_timeout_ms",), ("backoff", "base_ms"), ("jitter", "ratio")])
 def test_unrepresentable_numbers_in_a_policy_dict_name_the_field(value: object, path: tuple) -> None:
     config: dict = {"jitter": {"kind": "proportional", "ratio": 0.5}}
     inner = config
@@ -481,7 +481,7 @@ def test_a_huge_bad_config_value_is_cut_in_the_error() -> None:
     huge = "x" * 50_000_000
     for call in (
         lambda: Policy.from_dict({"idempotency": huge}),
-        lambda: Policy.from_dict({"total_budget_ms": huge}),
+        lambda: Policy.from_dict({"total_timeout_ms": huge}),
         lambda: Policy.from_dict({huge: 1}),
         lambda: Policy.from_json('{"idempotency": "' + huge + '"}'),
         lambda: retryplan.Dependency(budget={"kind": huge}),
@@ -754,7 +754,7 @@ def test_a_decision_shows_its_class_and_fields() -> None:
     op = Operation(Policy.from_profile("checkout"), now_ms=0, seed=1)
     assert repr(op.poll(now_ms=50)).startswith("StartAttempt(attempt=1, timeout_ms=200, abort_at_ms=250, request_id=")
     wait = op.on_outcome(0.25, 1, Outcome.http_status(503))
-    assert repr(wait) == "Wait(retry=0, delay_ms=44, until_ms=294, remaining_budget_ms=500)"
+    assert repr(wait) == "Wait(retry=0, delay_ms=44, until_ms=294, remaining_ms=500)"
 
 
 def test_the_driver_refuses_a_held_kind_without_a_token_and_an_unknown_one() -> None:
@@ -792,3 +792,21 @@ def test_the_wire_carries_a_poll_and_a_result_by_the_cores_own_tables() -> None:
     assert out[_wire.OUTPUT["until_ms"]] == 220
     with pytest.raises(retryplan.InvalidArgumentError, match="input_kind"):
         driver.exchange([99] + [0] * 7)  # no such input kind
+
+
+def test_the_old_names_of_the_total_timeout_are_read_for_one_release() -> None:
+    assert Policy(total_budget_ms=2000).total_timeout_ms == 2000
+    assert Policy.from_dict({"total_budget_ms": 2000}).to_dict()["total_timeout_ms"] == 2000
+    with pytest.raises(retryplan.InvalidConfigError) as raised:
+        Policy(total_timeout_ms=2000, total_budget_ms=2000)
+    assert raised.value.field == "total_budget_ms"
+    assert "both `total_timeout_ms` and its old name `total_budget_ms`" in str(raised.value)
+    policy = Policy(total_timeout_ms=1500)
+    with pytest.warns(DeprecationWarning, match="total_budget_ms is renamed Policy.total_timeout_ms"):
+        assert policy.total_budget_ms == 1500
+    with pytest.warns(DeprecationWarning, match="remaining_budget_ms is renamed retryplan.remaining_ms"):
+        old = retryplan.remaining_budget_ms
+    assert old is retryplan.remaining_ms and "remaining_budget_ms" not in retryplan.__all__
+    operation = retryplan.Operation(policy, now_ms=0)
+    with pytest.warns(DeprecationWarning, match="remaining_budget_ms is renamed Operation.remaining_ms"):
+        assert operation.remaining_budget_ms(now_ms=100) == operation.remaining_ms(now_ms=100) == 1350

@@ -12,7 +12,7 @@ urllib3_retry = pytest.importorskip("urllib3.util.retry")
 Retry = urllib3_retry.Retry
 
 from retryplan import Operation, Outcome, Policy  # noqa: E402
-from retryplan.compat import DEFAULT_TOTAL_BUDGET_MS, RetryNotMappable, from_urllib3  # noqa: E402
+from retryplan.compat import DEFAULT_TOTAL_TIMEOUT_MS, RetryNotMappable, from_urllib3  # noqa: E402
 
 
 def with_retry_after_max(seconds: float):
@@ -146,10 +146,10 @@ def test_subclass_overriding_decisions_is_refused():
 
 def test_defaults_are_stated_and_the_budget_is_the_callers():
     config = from_urllib3(Retry()).to_dict()
-    assert config["total_budget_ms"] == DEFAULT_TOTAL_BUDGET_MS == 86_400_000
+    assert config["total_timeout_ms"] == DEFAULT_TOTAL_TIMEOUT_MS == 86_400_000
     assert config["attempt_timeout"] == {"fraction_of_remaining": 1.0}
     assert config["response_reserve_ms"] == 0 and config["minimum_useful_attempt_ms"] == 0
-    assert from_urllib3(Retry(), total_budget_ms=5_000).to_dict()["total_budget_ms"] == 5_000
+    assert from_urllib3(Retry(), total_timeout_ms=5_000).to_dict()["total_timeout_ms"] == 5_000
 
 
 @pytest.mark.parametrize(
@@ -157,8 +157,8 @@ def test_defaults_are_stated_and_the_budget_is_the_callers():
     [
         (lambda: from_urllib3(3), "retry"),  # type: ignore[arg-type]
         (lambda: from_urllib3(None), "retry"),  # type: ignore[arg-type]
-        (lambda: from_urllib3(Retry(), total_budget_ms="5s"), "total_budget_ms"),  # type: ignore[arg-type]
-        (lambda: from_urllib3(Retry(), total_budget_ms=True), "total_budget_ms"),
+        (lambda: from_urllib3(Retry(), total_timeout_ms="5s"), "total_timeout_ms"),  # type: ignore[arg-type]
+        (lambda: from_urllib3(Retry(), total_timeout_ms=True), "total_timeout_ms"),
         (lambda: from_urllib3(Retry(total="3")), "Retry.total"),  # type: ignore[arg-type]
         (lambda: from_urllib3(Retry(backoff_factor="1")), "Retry.backoff_factor"),  # type: ignore[arg-type]
         (lambda: from_urllib3(Retry(status_forcelist=["503"])), "Retry.status_forcelist"),  # type: ignore[list-item]
@@ -207,8 +207,20 @@ def test_backoff_jitter_is_added_on_top_then_capped():
 
 def test_huge_or_infinite_backoff_follows_urllib3s_min():
     # min(backoff_max, 1e300 * 2^k) is backoff_max: every wait after the first is the cap.
-    policy = from_urllib3(Retry(total=3, backoff_factor=1e300, status_forcelist=[500]), total_budget_ms=10**9)
+    policy = from_urllib3(Retry(total=3, backoff_factor=1e300, status_forcelist=[500]), total_timeout_ms=10**9)
     assert decisions(policy, [Outcome.http_status(500)] * 3) == [("wait", 0), ("wait", 120_000), ("wait", 120_000)]
     no_cap = from_urllib3(Retry(total=3, backoff_factor=0.5, backoff_max=float("inf"), status_forcelist=[500]))
     assert no_cap.to_dict()["backoff"]["cap_ms"] == 2**53 - 1
     assert from_urllib3(with_retry_after_max(float("inf"))).to_dict()["server_guidance"]["cap_ms"] == 2**53 - 1
+
+
+def test_the_old_names_of_the_total_timeout_are_read_for_one_release():
+    import retryplan.compat as compat
+
+    with pytest.warns(DeprecationWarning, match="DEFAULT_TOTAL_BUDGET_MS is renamed DEFAULT_TOTAL_TIMEOUT_MS"):
+        assert compat.DEFAULT_TOTAL_BUDGET_MS == DEFAULT_TOTAL_TIMEOUT_MS
+    with pytest.warns(DeprecationWarning, match="total_budget_ms is renamed total_timeout_ms"):
+        assert from_urllib3(Retry(), total_budget_ms=5000).total_timeout_ms == 5000
+    with pytest.raises(TypeError, match="both total_timeout_ms and its old name total_budget_ms"):
+        from_urllib3(Retry(), total_timeout_ms=5000, total_budget_ms=5000)
+    assert from_urllib3(Retry()).total_timeout_ms == DEFAULT_TOTAL_TIMEOUT_MS

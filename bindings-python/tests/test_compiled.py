@@ -48,7 +48,7 @@ def test_every_profile_reads_back_equal_from_bytes_bytearray_and_memoryview() ->
 
 
 def test_a_compiled_policy_decides_as_its_json_does() -> None:
-    policy = Policy(max_attempts=4, total_budget_ms=2000, jitter={"kind": "full"})
+    policy = Policy(max_attempts=4, total_timeout_ms=2000, jitter={"kind": "full"})
     compiled = Policy.from_compiled(policy.to_compiled())
     decisions = []
     for candidate in (policy, compiled):

@@ -20,7 +20,7 @@ from retryplan.requests import RetryAdapter
 
 ONE = {
     "max_attempts": 1,
-    "total_budget_ms": 4000,
+    "total_timeout_ms": 4000,
     "attempt_timeout": {"fixed_ms": 1000},
     "response_reserve_ms": 0,
     "minimum_useful_attempt_ms": 50,
@@ -70,9 +70,7 @@ def test_retry_names_the_function_and_every_ending_is_the_cores() -> None:
     assert "charge: gave up after 1 attempt: " in str(raised.value)
     decision = raised.value.decision
     assert str(raised.value) == decision.ending_message(charge.__qualname__, raised.value.idempotency_key)
-    restart = retryplan.Decision.from_dict(
-        {"type": "restart", "attempts": 2, "deadline_ms": 9, "remaining_budget_ms": 0}
-    )
+    restart = retryplan.Decision.from_dict({"type": "restart", "attempts": 2, "deadline_ms": 9, "remaining_ms": 0})
     assert restart.ending_message("op", "k") == (
         "retryplan: op: a conflict: re-read the current state, recompute the change and restart the unit of work "
         "within its deadline"

@@ -194,7 +194,7 @@ def test_keyboard_interrupt_is_reported_as_cancelled() -> None:
 
 
 def test_async_decorator_enforces_the_attempt_timeout() -> None:
-    policy = Policy(max_attempts=2, total_budget_ms=2000, attempt_timeout={"fixed_ms": 100}, jitter={"kind": "none"})
+    policy = Policy(max_attempts=2, total_timeout_ms=2000, attempt_timeout={"fixed_ms": 100}, jitter={"kind": "none"})
     calls = []
 
     @retryplan.retry(policy, seed=1)
@@ -209,7 +209,7 @@ def test_async_decorator_enforces_the_attempt_timeout() -> None:
 
 def test_async_cancellation_during_the_wait_cancels_the_operation() -> None:
     stats = Stats()
-    policy = Policy(backoff={"base_ms": 5000, "cap_ms": 5000}, jitter={"kind": "none"}, total_budget_ms=60000)
+    policy = Policy(backoff={"base_ms": 5000, "cap_ms": 5000}, jitter={"kind": "none"}, total_timeout_ms=60000)
 
     @retryplan.retry(policy, seed=1, stats=stats)
     async def failing() -> None:
@@ -265,7 +265,7 @@ def test_an_open_breaker_refuses_attempts_of_every_operation() -> None:
 
 HEDGING = Policy(
     max_attempts=3,
-    total_budget_ms=5000,
+    total_timeout_ms=5000,
     attempt_timeout={"fixed_ms": 2000},
     jitter={"kind": "none"},
     hedging={"delay_ms": 50, "max_hedged_attempts": 1},

@@ -15,7 +15,7 @@ from retryplan.httpx import AsyncRetryTransport, RetryTransport
 
 FAST = {
     "max_attempts": 4,
-    "total_budget_ms": 4000,
+    "total_timeout_ms": 4000,
     "attempt_timeout": {"fixed_ms": 300},
     "response_reserve_ms": 0,
     "minimum_useful_attempt_ms": 50,
@@ -60,7 +60,7 @@ def test_429_retry_after_beyond_budget_gives_up_without_sleeping(server: Server)
     assert response.status_code == 429
     decision = response.extensions["retryplan_decision"]
     assert isinstance(decision, retryplan.GaveUp)
-    assert decision.reason is GiveUpReason.RETRY_AFTER_EXCEEDS_BUDGET
+    assert decision.reason is GiveUpReason.RETRY_AFTER_EXCEEDS_DEADLINE
     assert len(server.script.seen) == 1
 
 
@@ -184,7 +184,7 @@ def test_async_transport_retries_and_honours_retry_after(server: Server) -> None
 def test_async_cancellation_during_the_wait_is_reported(server: Server) -> None:
     server.script.queue(retry_after("5"), status(200))
     stats = Stats()
-    policy = Policy.from_dict({**FAST, "total_budget_ms": 20000})
+    policy = Policy.from_dict({**FAST, "total_timeout_ms": 20000})
 
     async def main() -> None:
         async with httpx.AsyncClient(transport=AsyncRetryTransport(policy=policy, stats=stats)) as c:

@@ -29,7 +29,7 @@ uvicorn = pytest.importorskip("uvicorn")
 #: Hop 1's policy toward hop 2: three attempts, 5 s each, a 1 ms backoff (no wall-clock wait to speak of).
 HOP1 = {
     "max_attempts": 3,
-    "total_budget_ms": 10000,
+    "total_timeout_ms": 10000,
     "attempt_timeout": {"fixed_ms": 5000},
     "response_reserve_ms": 50,
     "minimum_useful_attempt_ms": 10,

@@ -89,7 +89,7 @@ def test_a_misspelt_profile_is_refused_before_anything_is_sent(tmp_path: pathlib
 def test_a_misspelt_policy_field_is_refused_with_the_field_and_a_suggestion(
     tmp_path: pathlib.Path, answering: str
 ) -> None:
-    policy = 'retryplan.Policy.from_dict({"max_attemps": 3, "total_budget_ms": 800})'
+    policy = 'retryplan.Policy.from_dict({"max_attemps": 3, "total_timeout_ms": 800})'
     ran = run(tmp_path, answering, FIRST.code.replace(PROFILE, policy))
     assert ran.returncode == 1
     # The README's "What bad input gets": unknown field -> InvalidConfigError, invalid_config, field max_attemps.

@@ -19,7 +19,7 @@ from retryplan.requests import RetryAdapter
 
 POLICY: Dict[str, Any] = {
     "max_attempts": 3,
-    "total_budget_ms": 4000,
+    "total_timeout_ms": 4000,
     "attempt_timeout": {"fixed_ms": 2000},
     "response_reserve_ms": 0,
     "minimum_useful_attempt_ms": 50,
@@ -55,7 +55,7 @@ def test_requests_a_hop_after_the_first_requests_deadline_gives_up(server: Serve
     server.script.queue(redirect("/b"), status(200))
 
     def slow(response: requests.Response, **kwargs: Any) -> None:
-        clock.now += 5.0  # each hop "takes" 5 s: past the first request's 4 s budget
+        clock.now += 5.0  # each hop "takes" 5 s: past the first request's 4 s total timeout
 
     with session(clock, response=slow) as s, pytest.raises(GaveUpError) as raised:
         s.get(server.url + "/a")
@@ -88,7 +88,7 @@ def test_requests_a_redirect_not_followed_leaves_the_next_request_a_fresh_budget
         assert s.get(server.url + "/b").status_code == 200  # its own request: its own budget
         second = s.get(server.url + "/a", allow_redirects=False)
         clock.now += 60.0
-        with pytest.raises(GaveUpError):  # following a redirect by hand, next, is still within its budget
+        with pytest.raises(GaveUpError):  # following a redirect by hand, next, is still within its total timeout
             s.send(second.next)  # type: ignore[arg-type]
     assert [seen["path"] for seen in server.script.seen] == ["/a", "/b", "/a"]
 
@@ -148,7 +148,7 @@ def test_httpx_a_request_sent_again_is_not_a_hop(server: Server) -> None:
         first = c.send(request)
         assert first.status_code == 302 and first.next_request is not None
         clock.now += 60.0
-        assert c.send(request).status_code == 302  # the same request again: a fresh budget, not a hop
+        assert c.send(request).status_code == 302  # the same request again: a fresh total timeout, not a hop
         with pytest.raises(GaveUpError):  # the redirect's next request is a hop of the first operation
             clock.now += 60.0
             c.send(first.next_request)

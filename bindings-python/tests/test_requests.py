@@ -15,7 +15,7 @@ from retryplan.requests import RetryAdapter
 
 FAST = {
     "max_attempts": 4,
-    "total_budget_ms": 4000,
+    "total_timeout_ms": 4000,
     "attempt_timeout": {"fixed_ms": 300},
     "response_reserve_ms": 0,
     "minimum_useful_attempt_ms": 50,

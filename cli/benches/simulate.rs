@@ -14,7 +14,7 @@ use retryplan_cli::file::{load, Selection};
 use retryplan_cli::sim::{Setup, Simulation};
 
 const OUTAGE: &str = r#"{
-  "policy": {"max_attempts": 3, "total_budget_ms": 800, "attempt_timeout": {"fixed_ms": 200},
+  "policy": {"max_attempts": 3, "total_timeout_ms": 800, "attempt_timeout": {"fixed_ms": 200},
              "response_reserve_ms": 50, "minimum_useful_attempt_ms": 100,
              "backoff": {"kind": "exponential", "base_ms": 50, "multiplier": 2.0, "cap_ms": 400},
              "jitter": {"kind": "full"}, "idempotency": "keyed"},

@@ -22,7 +22,7 @@ use crate::file::Plan;
 pub fn timeline(plan: &Plan, deadline_ms: Option<u64>, first_attempt_at_ms: u64) -> Timeline {
     let mut timeline = retryplan::explain(&plan.policy, deadline_ms, first_attempt_at_ms);
     if !plan.guidance_cap_written {
-        timeline.warnings.retain(|warning| !matches!(warning, Warning::GuidanceCapExceedsBudget { .. }));
+        timeline.warnings.retain(|warning| !matches!(warning, Warning::GuidanceCapExceedsDeadline { .. }));
     }
     timeline
 }
@@ -120,12 +120,12 @@ pub fn render(source: &str, timeline: &Timeline) -> String {
 
 fn ending(decision: &Decision) -> String {
     match *decision {
-        Decision::GaveUp { reason, attempts, remaining_budget_ms, refused_delay_ms, .. } => {
+        Decision::GaveUp { reason, attempts, remaining_ms, refused_delay_ms, .. } => {
             let refused = refused_delay_ms
                 .map(|delay| format!("; the next wait of {delay} ms plus a useful attempt does not fit"))
                 .unwrap_or_default();
             format!(
-                "gives up: {reason} after {} with {remaining_budget_ms} ms of budget left after the reserve{refused}",
+                "gives up: {reason} after {} with {remaining_ms} ms of time left after the reserve{refused}",
                 plural(attempts, "attempt", "attempts")
             )
         }

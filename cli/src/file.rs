@@ -60,7 +60,7 @@ pub struct Plan {
     /// What the file holds, for `check`'s report.
     pub sections: Vec<String>,
     /// What a person should look at in a valid file (attempts that can never
-    /// run within the budget), each at its field: of every policy checked.
+    /// run within the total timeout), each at its field: of every policy checked.
     pub warnings: Vec<Problem>,
     /// Whether the chosen policy writes `server_guidance.cap_ms` (the
     /// warning about a cap longer than the deadline is about what was written,

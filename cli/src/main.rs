@@ -40,7 +40,7 @@ enum Command {
         /// Use this profile of the file's `profiles`.
         #[arg(long)]
         profile: Option<String>,
-        /// A caller's deadline, ms from the operation's start (default: the policy's total budget).
+        /// A caller's deadline, ms from the operation's start (default: the policy's total timeout).
         #[arg(long)]
         deadline_ms: Option<u64>,
         /// Time spent before the first attempt (queueing, connecting), ms.

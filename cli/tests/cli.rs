@@ -124,7 +124,7 @@ fn explain_strict_fails_on_warnings_only() {
     assert_eq!(json.code, 1, "--json --strict too");
     let clean = scratch(
         "clean.json",
-        r#"{"max_attempts": 2, "total_budget_ms": 5000, "attempt_timeout": {"fixed_ms": 1000},
+        r#"{"max_attempts": 2, "total_timeout_ms": 5000, "attempt_timeout": {"fixed_ms": 1000},
             "server_guidance": {"honor": true, "cap_ms": 1000, "above_cap": "give_up"}}"#,
     );
     let fine = retryplan(&["explain", &clean, "--strict"]);
@@ -156,8 +156,8 @@ fn explain_json_is_the_core_timeline() {
 fn explain_picks_a_profile_from_the_file() {
     let path = scratch(
         "profiles.json",
-        r#"{"profiles": {"fast": {"max_attempts": 2, "total_budget_ms": 500, "attempt_timeout": {"fixed_ms": 100}},
-                         "slow": {"max_attempts": 5, "total_budget_ms": 1000, "attempt_timeout": {"fixed_ms": 400}}}}"#,
+        r#"{"profiles": {"fast": {"max_attempts": 2, "total_timeout_ms": 500, "attempt_timeout": {"fixed_ms": 100}},
+                         "slow": {"max_attempts": 5, "total_timeout_ms": 1000, "attempt_timeout": {"fixed_ms": 400}}}}"#,
     );
     let out = retryplan(&["explain", &path, "--profile", "slow", "--json"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -194,7 +194,7 @@ fn check_reports_every_problem_in_one_run_with_suggestions() {
     // and a cap below the base. One run, three problems, exit 1.
     let path = scratch(
         "three.json",
-        r#"{"max_attempt": 3, "total_budget_ms": 800, "jitter": "full",
+        r#"{"max_attempt": 3, "total_timeout_ms": 800, "jitter": "full",
             "backoff": {"kind": "exponential", "base_ms": 200, "multiplier": 2.0, "cap_ms": 100}}"#,
     );
     let out = retryplan(&["check", &path]);
@@ -264,7 +264,7 @@ fn check_reports_structural_and_rule_problems_in_one_run_each_once_at_its_own_pa
     // before it starts and a slowdown below 1, behind the bad phase: one run.
     let path = scratch(
         "one_run.json",
-        r#"{"policy": {"max_attempts": 3, "total_budget_ms": 1000, "backoff": {"kind": "exponential", "base_ms": -5}},
+        r#"{"policy": {"max_attempts": 3, "total_timeout_ms": 1000, "backoff": {"kind": "exponential", "base_ms": -5}},
             "dependency": {"budget": {"kind": "ratio", "ratio": 1.5, "min_retries_per_second": 1, "window_ms": 1000}},
             "scenario": {"duration_ms": 10000, "arrivals_per_second": 100, "capacity": {"workers": 4, "queue_limit": 10},
                          "service_time": {"kind": "constnt", "ms": 10},
@@ -313,7 +313,7 @@ fn check_warns_when_attempts_cannot_fit_and_explain_never_warns_about_an_unwritt
     // 5 attempts of 400 ms in 1000 ms: only 2 fit. Valid (exit 0), with a warning.
     let path = scratch(
         "two_of_five.json",
-        r#"{"max_attempts": 5, "total_budget_ms": 1000, "attempt_timeout": {"fixed_ms": 400}}"#,
+        r#"{"max_attempts": 5, "total_timeout_ms": 1000, "attempt_timeout": {"fixed_ms": 400}}"#,
     );
     let out = retryplan(&["check", &path]);
     assert_eq!(out.code, 0, "{}", out.stdout);
@@ -325,17 +325,17 @@ fn check_warns_when_attempts_cannot_fit_and_explain_never_warns_about_an_unwritt
         out.stdout
     );
     let fits =
-        scratch("fits.json", r#"{"max_attempts": 2, "total_budget_ms": 1000, "attempt_timeout": {"fixed_ms": 400}}"#);
+        scratch("fits.json", r#"{"max_attempts": 2, "total_timeout_ms": 1000, "attempt_timeout": {"fixed_ms": 400}}"#);
     let out = retryplan(&["check", &fits]);
     assert_eq!(out.stdout.lines().count(), 1, "no warning: {}", out.stdout);
-    // The default server_guidance.cap_ms (60 s) is longer than this 1 s budget, but the file
+    // The default server_guidance.cap_ms (60 s) is longer than this 1 s total timeout, but the file
     // does not write it: --strict passes (and fails once the file writes the same cap).
     let out = retryplan(&["explain", &fits, "--strict"]);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     assert!(out.stdout.contains("No warnings."), "{}", out.stdout);
     let written = scratch(
         "cap_written.json",
-        r#"{"max_attempts": 2, "total_budget_ms": 1000, "attempt_timeout": {"fixed_ms": 400}, "server_guidance": {"cap_ms": 60000}}"#,
+        r#"{"max_attempts": 2, "total_timeout_ms": 1000, "attempt_timeout": {"fixed_ms": 400}, "server_guidance": {"cap_ms": 60000}}"#,
     );
     let out = retryplan(&["explain", &written, "--strict"]);
     assert_eq!(out.code, 1, "{}", out.stdout);
@@ -569,7 +569,7 @@ fn all_fail(max_attempts: u32, layers: u32, propagate_deadline: bool) -> String 
         &format!("all_fail_{max_attempts}_{layers}_{propagate_deadline}.json"),
         &format!(
             r#"{{
-  "policy": {{"max_attempts": {max_attempts}, "total_budget_ms": 60000, "attempt_timeout": {{"fixed_ms": 10000}},
+  "policy": {{"max_attempts": {max_attempts}, "total_timeout_ms": 60000, "attempt_timeout": {{"fixed_ms": 10000}},
              "response_reserve_ms": 0, "minimum_useful_attempt_ms": 1,
              "backoff": {{"kind": "constant", "base_ms": 1, "multiplier": 1.0, "cap_ms": 1}}, "jitter": {{"kind": "none"}}}},
   "scenario": {{"duration_ms": 10000, "arrivals_per_second": 0.5, "arrival": "synchronized", "clients": 5,
@@ -632,7 +632,7 @@ fn sustained_outage(budget: &str) -> String {
         "sustained.json",
         &format!(
             r#"{{
-  "policy": {{"max_attempts": 3, "total_budget_ms": 2000, "attempt_timeout": {{"fixed_ms": 500}},
+  "policy": {{"max_attempts": 3, "total_timeout_ms": 2000, "attempt_timeout": {{"fixed_ms": 500}},
              "response_reserve_ms": 0, "minimum_useful_attempt_ms": 10,
              "backoff": {{"kind": "exponential", "base_ms": 20, "multiplier": 2.0, "cap_ms": 100}}, "jitter": {{"kind": "full"}}}},
   "dependency": {{"budget": {budget}}},
@@ -672,7 +672,7 @@ fn jitter_spreads_synchronized_retries() {
     let path = scratch(
         "herd.json",
         r#"{
-  "policy": {"max_attempts": 3, "total_budget_ms": 2000, "attempt_timeout": {"fixed_ms": 500},
+  "policy": {"max_attempts": 3, "total_timeout_ms": 2000, "attempt_timeout": {"fixed_ms": 500},
              "response_reserve_ms": 0, "minimum_useful_attempt_ms": 10,
              "backoff": {"kind": "exponential", "base_ms": 100, "multiplier": 2.0, "cap_ms": 400}, "jitter": {"kind": "full"}},
   "scenario": {"duration_ms": 5000, "bucket_ms": 10, "arrivals_per_second": 200, "arrival": "synchronized", "clients": 200,
@@ -763,7 +763,7 @@ fn a_restart_resets_what_the_dependency_holds_and_refuses_connections_until_it_i
     let path = scratch(
         "restart.json",
         r#"{
-  "policy": {"max_attempts": 2, "total_budget_ms": 5000, "attempt_timeout": {"fixed_ms": 1000},
+  "policy": {"max_attempts": 2, "total_timeout_ms": 5000, "attempt_timeout": {"fixed_ms": 1000},
              "response_reserve_ms": 0, "minimum_useful_attempt_ms": 1,
              "backoff": {"kind": "constant", "base_ms": 300, "multiplier": 1.0, "cap_ms": 300},
              "jitter": {"kind": "none"}, "idempotency": "keyed"},

@@ -9,7 +9,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use retryplan::{Decision, IdempotencyKey, Operation, OperationOptions, Outcome, Policy};
 
 fn policy() -> Policy {
-    Policy::from_json(r#"{"max_attempts": 5, "total_budget_ms": 60000}"#).expect("valid")
+    Policy::from_json(r#"{"max_attempts": 5, "total_timeout_ms": 60000}"#).expect("valid")
 }
 
 const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };

@@ -16,7 +16,7 @@ const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: 
 
 fn benches(c: &mut Criterion) {
     let policy = Arc::new(
-        Policy::from_json(r#"{"max_attempts": 5, "total_budget_ms": 60000, "attempt_timeout": {"fixed_ms": 1000}}"#)
+        Policy::from_json(r#"{"max_attempts": 5, "total_timeout_ms": 60000, "attempt_timeout": {"fixed_ms": 1000}}"#)
             .expect("valid"),
     );
     let new = |seed: u64| {

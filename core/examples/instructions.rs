@@ -31,7 +31,7 @@ const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: 
 
 /// The policy every operation shares (an `Arc`: no copy per operation).
 fn policy() -> Arc<Policy> {
-    Arc::new(Policy::from_json(r#"{"max_attempts": 5, "total_budget_ms": 60000}"#).expect("a valid policy"))
+    Arc::new(Policy::from_json(r#"{"max_attempts": 5, "total_timeout_ms": 60000}"#).expect("a valid policy"))
 }
 
 /// Drives one operation from creation to its ending, every attempt failing.

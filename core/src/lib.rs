@@ -120,6 +120,7 @@ pub use engine::{backoff, operation, redelivery, stats};
 pub use ground::codes::{GrpcCode, TransportFailure};
 #[cfg(feature = "root-aliases")]
 #[doc(hidden)]
+#[allow(deprecated)]
 pub use ground::deadline::{admit, remaining_budget_ms, Admission};
 #[cfg(feature = "root-aliases")]
 #[doc(hidden)]

@@ -48,7 +48,7 @@ static GLOBAL: Counting = Counting;
 
 #[test]
 fn decisions_allocate_nothing() {
-    let policy = Policy::from_json(r#"{"max_attempts": 5, "total_budget_ms": 60000}"#).expect("valid");
+    let policy = Policy::from_json(r#"{"max_attempts": 5, "total_timeout_ms": 60000}"#).expect("valid");
     let mut operation = Operation::new(&policy, 0, OperationOptions::new(42));
     let unavailable = Outcome::HttpStatus { status: 503, retry_after_ms: Some(150), error_code: None };
     let before = allocations();

@@ -89,7 +89,7 @@ fn the_rules_left_to_the_compiler_are_rules() {
     // Each is broken by a forged policy, so the list names no rule that cannot be.
     let mut seen = Vec::new();
     let forgeries = [
-        r#"{"total_budget_ms": 100, "response_reserve_ms": 50, "minimum_useful_attempt_ms": 50}"#,
+        r#"{"total_timeout_ms": 100, "response_reserve_ms": 50, "minimum_useful_attempt_ms": 50}"#,
         r#"{"attempt_timeout": {"fixed_ms": 10}, "minimum_useful_attempt_ms": 50}"#,
         r#"{"jitter": {"kind": "polly"}, "backoff": {"base_ms": 86400001, "cap_ms": 86400001, "multiplier": 3}}"#,
         r#"{"backoff": {"base_ms": 200, "cap_ms": 100}}"#,

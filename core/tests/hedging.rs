@@ -13,7 +13,7 @@ use retryplan::{
 fn hedged(max_attempts: u32, delay_ms: u64, max_hedged_attempts: u32) -> Policy {
     Policy::new(&PolicyConfig {
         max_attempts,
-        total_budget_ms: 5_000,
+        total_timeout_ms: 5_000,
         jitter: JitterConfig::None,
         hedging: Some(HedgingConfig { delay_ms, max_hedged_attempts }),
         ..PolicyConfig::default()

@@ -37,7 +37,7 @@ fn idempotency() -> impl Strategy<Value = Idempotency> {
 prop_compose! {
     fn policy()(
         max_attempts in 1u32..=8,
-        total_budget_ms in 1u64..20_000,
+        total_timeout_ms in 1u64..20_000,
         reserve in 0u64..200,
         minimum in 0u64..500,
         fixed in proptest::option::of(1u64..5_000),
@@ -62,7 +62,7 @@ prop_compose! {
         };
         Policy::new(&PolicyConfig {
             max_attempts,
-            total_budget_ms,
+            total_timeout_ms,
             attempt_timeout,
             response_reserve_ms: reserve,
             minimum_useful_attempt_ms: minimum,
@@ -366,7 +366,7 @@ mod shared_controls {
         ) {
             let policy = Policy::new(&PolicyConfig {
                 max_attempts,
-                total_budget_ms: 3_000,
+                total_timeout_ms: 3_000,
                 hedging: Some(HedgingConfig { delay_ms, max_hedged_attempts }),
                 ..PolicyConfig::default()
             }).unwrap();

@@ -39,7 +39,7 @@ struct Script {
 #[derive(Arbitrary, Debug)]
 struct PolicyKnobs {
     max_attempts: u8,
-    total_budget_ms: u16,
+    total_timeout_ms: u16,
     fixed_timeout_ms: Option<u16>,
     fraction_permille: u16,
     reserve_ms: u8,
@@ -149,7 +149,7 @@ fn policy(k: &PolicyKnobs) -> Option<Policy> {
     };
     let mut config = json!({
         "max_attempts": u64::from(k.max_attempts % 8),
-        "total_budget_ms": u64::from(k.total_budget_ms),
+        "total_timeout_ms": u64::from(k.total_timeout_ms),
         "attempt_timeout": attempt_timeout,
         "response_reserve_ms": u64::from(k.reserve_ms),
         "minimum_useful_attempt_ms": u64::from(k.minimum_useful_ms),

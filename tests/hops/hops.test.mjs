@@ -55,7 +55,7 @@ const { build } = await load('vite');
  */
 const TOLERANCE_MS = 150;
 /** The page's policy (page.policy.json): its attempts are the whole request's. */
-const PAGE = { maxAttempts: 3, attemptMs: 2500, totalBudgetMs: 8000 };
+const PAGE = { maxAttempts: 3, attemptMs: 2500, totalTimeoutMs: 8000 };
 /**
  * The way-back reserve the inner hops keep (`propagation.reserve_ms`; 20 ms by default, 400 ms here) and
  * their response reserve (service.py's policy and NODE_POLICY). A hop reads its caller's remaining time when
@@ -70,7 +70,7 @@ const RESPONSE_RESERVE_MS = 100;
 /** The Node service's own policy for its work: two attempts of 5 s (what it would do alone). */
 const NODE_POLICY = Policy.fromConfig({
   maxAttempts: 2,
-  totalBudgetMs: 15000,
+  totalTimeoutMs: 15000,
   attemptTimeout: { fixedMs: 5000 },
   responseReserveMs: RESPONSE_RESERVE_MS,
   minimumUsefulAttemptMs: 10,
@@ -245,14 +245,14 @@ async function scenario() {
 const seen = await scenario();
 if (process.env.HOPS_DEBUG) console.log(JSON.stringify(seen, null, 1));
 
-test('the page places its order: three attempts in the page (stalled, busy, answered), within its budget', () => {
+test('the page places its order: three attempts in the page (stalled, busy, answered), within its total timeout', () => {
   const { placed } = seen;
   assert.deepEqual(placed.errors, []);
   assert.equal(placed.error, undefined, placed.error);
   assert.equal(placed.status, 200, placed.body);
   assert.deepEqual(JSON.parse(placed.body), { reserved: true });
   assert.deepEqual([placed.decision.type, placed.decision.attempts], ['succeeded', PAGE.maxAttempts]);
-  assert.ok(placed.elapsedMs <= PAGE.totalBudgetMs + TOLERANCE_MS, `${placed.elapsedMs} ms`);
+  assert.ok(placed.elapsedMs <= PAGE.totalTimeoutMs + TOLERANCE_MS, `${placed.elapsedMs} ms`);
 });
 
 test('the page sends the headers on a same-origin request, on a cross-origin one only when opted in', () => {

@@ -42,7 +42,7 @@ from retryplan.propagation import AsgiMiddleware, current
 HOP_POLICY = Policy.from_dict(
     {
         "max_attempts": 3,
-        "total_budget_ms": 15000,
+        "total_timeout_ms": 15000,
         "attempt_timeout": {"fixed_ms": 5000},
         "response_reserve_ms": 100,
         "minimum_useful_attempt_ms": 10,

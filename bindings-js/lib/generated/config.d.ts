@@ -48,7 +48,10 @@ export interface RetryLimitsConfig {
 export interface ResolvedPolicyConfig {
   /** Attempts in all, the first included (3 = one try and up to two retries). */
   maxAttempts: number;
-  totalBudgetMs: number;
+  /** The operation's total timeout: every attempt and every wait fit in it. */
+  totalTimeoutMs: number;
+  /** @deprecated The old name of total_timeout_ms, read for one release; giving both is an error. */
+  totalBudgetMs?: number;
   attemptTimeout: AttemptTimeoutConfig;
   responseReserveMs: number;
   minimumUsefulAttemptMs: number;
@@ -106,7 +109,7 @@ export interface ResolvedPolicyConfig {
   idempotency: Idempotency;
   /** Off when absent. */
   hedging?: HedgingConfig;
-  /** For redeliver; absent: the backoff ceilings and total_budget_ms. */
+  /** For redeliver; absent: the backoff ceilings and total_timeout_ms. */
   redelivery?: RedeliveryConfig;
   retryLimits?: RetryLimitsConfig;
   /** The HTTP methods retried at all (urllib3's allowed_methods); absent: RFC 9110 §9.2.2 (idempotent methods). */
@@ -158,6 +161,9 @@ export interface DependencyConfig {
 export interface PolicyConfig {
   /** Attempts in all, the first included (3 = one try and up to two retries). */
   maxAttempts?: number;
+  /** The operation's total timeout: every attempt and every wait fit in it. */
+  totalTimeoutMs?: number;
+  /** @deprecated The old name of total_timeout_ms, read for one release; giving both is an error. */
   totalBudgetMs?: number;
   attemptTimeout?: AttemptTimeoutConfig;
   responseReserveMs?: number;
@@ -216,7 +222,7 @@ export interface PolicyConfig {
   idempotency?: Idempotency;
   /** Off when absent. */
   hedging?: HedgingConfig;
-  /** For redeliver; absent: the backoff ceilings and total_budget_ms. */
+  /** For redeliver; absent: the backoff ceilings and total_timeout_ms. */
   redelivery?: RedeliveryConfig;
   retryLimits?: RetryLimitsConfig;
   /** The HTTP methods retried at all (urllib3's allowed_methods); absent: RFC 9110 §9.2.2 (idempotent methods). */

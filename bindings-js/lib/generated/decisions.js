@@ -18,7 +18,7 @@ export function decisionOf(w) {
         timeoutMs: w[2],
         abortAtMs: w[3],
         requestId: requestIdText(w[4], w[5]),
-        remainingBudgetMs: w[6],
+        remainingMs: w[6],
         hedge: (w[7] & 1) !== 0 /* FLAG_HEDGE */,
       };
     case 1: // wait
@@ -28,7 +28,7 @@ export function decisionOf(w) {
           retry: w[1],
           delayMs: w[8],
           untilMs: w[9],
-          remainingBudgetMs: w[6],
+          remainingMs: w[6],
         }
         : {
           type: 'wait',
@@ -36,7 +36,7 @@ export function decisionOf(w) {
           delayMs: w[8],
           untilMs: w[9],
           retryAfterMs: w[10],
-          remainingBudgetMs: w[6],
+          remainingMs: w[6],
         };
     case 2: // await_outcome
       return {
@@ -57,14 +57,14 @@ export function decisionOf(w) {
           type: 'gave_up',
           reason: GIVE_UP_REASONS[w[12]],
           attempts: w[13],
-          remainingBudgetMs: w[6],
+          remainingMs: w[6],
           abortAttempts: attemptList(w[15], w[16], w[17], w[18]),
         }
         : {
           type: 'gave_up',
           reason: GIVE_UP_REASONS[w[12]],
           attempts: w[13],
-          remainingBudgetMs: w[6],
+          remainingMs: w[6],
           refusedDelayMs: w[14],
           abortAttempts: attemptList(w[15], w[16], w[17], w[18]),
         };
@@ -72,7 +72,7 @@ export function decisionOf(w) {
       return {
         type: 'reconcile',
         attempts: w[13],
-        remainingBudgetMs: w[6],
+        remainingMs: w[6],
         abortAttempts: attemptList(w[15], w[16], w[17], w[18]),
       };
     case 6: // restart
@@ -80,7 +80,7 @@ export function decisionOf(w) {
         type: 'restart',
         attempts: w[13],
         deadlineMs: w[14],
-        remainingBudgetMs: w[6],
+        remainingMs: w[6],
         abortAttempts: attemptList(w[15], w[16], w[17], w[18]),
       };
     default:

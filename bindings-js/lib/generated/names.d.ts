@@ -30,10 +30,10 @@ export type ConfigKind =
 export type GiveUpReason =
   /** The last allowed attempt failed (`max_attempts` counts the first). */
   | 'attempts_exhausted'
-  /** What remains of the budget (after the response reserve) cannot hold the next wait plus a minimum useful attempt. */
+  /** The time left (after the response reserve) cannot hold the next wait plus a minimum useful attempt. */
   | 'deadline_insufficient'
-  /** The server asked for a wait that, plus a minimum useful attempt, does not fit in what remains of the budget. */
-  | 'retry_after_exceeds_budget'
+  /** The server asked for a wait that, plus a minimum useful attempt, does not fit in the time left. */
+  | 'retry_after_exceeds_deadline'
   /** The server asked for a wait above `server_guidance.cap_ms` and the policy says to give up rather than clamp. */
   | 'retry_after_above_cap'
   /** The server's gRPC pushback said not to retry. */

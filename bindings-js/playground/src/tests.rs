@@ -21,7 +21,7 @@ fn problems(answer: &Value) -> Vec<(String, String)> {
 
 const SMALL_PLAN: &str = r#"{
   "policy": {
-    "max_attempts": 3, "total_budget_ms": 800, "attempt_timeout": {"fixed_ms": 200},
+    "max_attempts": 3, "total_timeout_ms": 800, "attempt_timeout": {"fixed_ms": 200},
     "response_reserve_ms": 50, "minimum_useful_attempt_ms": 100,
     "backoff": {"kind": "exponential", "base_ms": 50, "multiplier": 2.0, "cap_ms": 400},
     "jitter": {"kind": "full"}

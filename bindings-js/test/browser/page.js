@@ -36,7 +36,7 @@ async function main() {
   const policy = runtime.Policy.fromCompiled(
     tools.compilePolicy({
       maxAttempts: 3,
-      totalBudgetMs: 5000,
+      totalTimeoutMs: 5000,
       attemptTimeout: { fixedMs: 2000 },
       backoff: { kind: 'constant', baseMs: 10, capMs: 10 },
       jitter: { kind: 'none' },

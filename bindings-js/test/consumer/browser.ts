@@ -11,7 +11,7 @@ export const isOurs = (error: unknown): boolean => error instanceof RetryplanErr
 // @ts-expect-error: Policy.fromConfig is not in the browser runtime (its result is `never`)
 export const read: number = Policy.fromConfig({ maxAttempts: 3 }).maxAttempts;
 // @ts-expect-error: nor is Policy.profile
-export const profiled: number = Policy.profile('checkout').totalBudgetMs;
+export const profiled: number = Policy.profile('checkout').totalTimeoutMs;
 // @ts-expect-error: nor is the server side of propagation (a page serves no request): no middleware,
 export { propagation } from 'retryplan';
 // @ts-expect-error: no ambient incoming context,

@@ -31,7 +31,7 @@ import {
 
 const config: PolicyConfig = {
   maxAttempts: 3,
-  totalBudgetMs: 800,
+  totalTimeoutMs: 800,
   attemptTimeout: { fixedMs: 200 },
   backoff: { kind: 'exponential', baseMs: 50, multiplier: 2, capMs: 400 },
   jitter: { kind: 'full' },
@@ -54,7 +54,7 @@ function describe(decision: Decision): string {
       return `gave up: ${reason}${reason === 'budget_exhausted' ? ' (budget)' : ''}`;
     }
     case 'reconcile':
-      return `reconcile with ${decision.remainingBudgetMs} ms left`;
+      return `reconcile with ${decision.remainingMs} ms left`;
     case 'restart':
       return `restart before ${decision.deadlineMs}`;
   }

@@ -81,7 +81,7 @@ from ._native import (
     parse_retry_after_ms_header,
     profile,
     redeliver,
-    remaining_budget_ms,
+    remaining_ms,
 )
 
 TYPE_CHECKING = False  # typing is not imported at run time: it would double the import time
@@ -97,6 +97,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._failures import default_outcome_of_exception, http_outcome, response_outcome
     from ._helpers import Attempts, attempts, retry
     from ._native import Attempt
+    from ._native import remaining_ms as remaining_budget_ms  # noqa: F401 - the deprecated name, for type checkers
     from ._run import current_attempt
     from ._values import *  # noqa: F403 - the engine's plain values (their __all__)
 
@@ -121,6 +122,7 @@ _RENAMED = {
     "OperationFailed": "OperationFailedError",
     "ReconcileRequired": "ReconcileRequiredError",
     "RestartRequired": "RestartRequiredError",
+    "remaining_budget_ms": "remaining_ms",
 }
 
 
@@ -255,7 +257,7 @@ __all__ = [
     "parse_retry_after_ms_header",
     "profile",
     "redeliver",
-    "remaining_budget_ms",
+    "remaining_ms",
     "response_outcome",
     "retry",
 ]

@@ -9,7 +9,7 @@ from typing import Any, Literal, Sequence, TypedDict, Union
 
 from ._enums import GrpcCode, TransportFailure, Idempotency
 
-GiveUpReasonName = Literal["attempts_exhausted", "deadline_insufficient", "retry_after_exceeds_budget", "retry_after_above_cap", "server_declined_retry", "not_retryable", "cancelled", "budget_exhausted", "circuit_open", "no_retry_slot", "body_not_replayable"]
+GiveUpReasonName = Literal["attempts_exhausted", "deadline_insufficient", "retry_after_exceeds_deadline", "retry_after_above_cap", "server_declined_retry", "not_retryable", "cancelled", "budget_exhausted", "circuit_open", "no_retry_slot", "body_not_replayable"]
 """Why an operation gave up. Stable snake_case names in JSON and every binding."""
 GrpcCodeName = Literal["ok", "cancelled", "unknown", "invalid_argument", "deadline_exceeded", "not_found", "already_exists", "permission_denied", "resource_exhausted", "failed_precondition", "aborted", "out_of_range", "unimplemented", "internal", "unavailable", "data_loss", "unauthenticated"]
 """gRPC status codes, by their canonical names in snake_case."""
@@ -132,6 +132,9 @@ class PolicyFieldsPropagation(TypedDict, total=False):
 class PolicyFields(TypedDict, total=False):
     # Attempts in all, the first included (3 = one try and up to two retries).
     max_attempts: int
+    # The operation's total timeout: every attempt and every wait fit in it.
+    total_timeout_ms: int
+    # The old name of total_timeout_ms, read for one release; giving both is an error.
     total_budget_ms: int
     attempt_timeout: PolicyFieldsAttemptTimeout
     response_reserve_ms: int
@@ -145,7 +148,7 @@ class PolicyFields(TypedDict, total=False):
     idempotency: Union[IdempotencyName, Idempotency]
     # Off when absent.
     hedging: PolicyFieldsHedging
-    # For redeliver; absent: the backoff ceilings and total_budget_ms.
+    # For redeliver; absent: the backoff ceilings and total_timeout_ms.
     redelivery: PolicyFieldsRedelivery
     retry_limits: PolicyFieldsRetryLimits
     # The HTTP methods retried at all (urllib3's allowed_methods); absent: RFC 9110 §9.2.2 (idempotent methods).

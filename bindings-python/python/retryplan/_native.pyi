@@ -125,11 +125,15 @@ class Policy:
     def max_attempts(self) -> int:
         """Attempts allowed in all, the first included."""
     @property
+    def total_timeout_ms(self) -> int:
+        """The operation's total timeout, in ms: every attempt and wait fit in it."""
+    @property
+    @deprecated("renamed total_timeout_ms")
     def total_budget_ms(self) -> int:
-        """The operation's whole time budget, in ms."""
+        """Deprecated alias of :attr:`total_timeout_ms` for one release."""
     @property
     def response_reserve_ms(self) -> int:
-        """Time kept back at the end of the budget, in ms."""
+        """Time kept back at the end of the total timeout, in ms."""
     @property
     def minimum_useful_attempt_ms(self) -> int:
         """Least time worth starting an attempt with, in ms."""
@@ -278,13 +282,13 @@ class StartAttempt(Decision):
     """Start attempt ``attempt`` now; abort it at ``abort_at_ms`` (that is, after ``timeout_ms``), then report its
     ``Outcome`` with ``on_outcome``."""
 
-    __match_args__ = ("attempt", "timeout_ms", "abort_at_ms", "request_id", "remaining_budget_ms", "hedge")
+    __match_args__ = ("attempt", "timeout_ms", "abort_at_ms", "request_id", "remaining_ms", "hedge")
     @property
     def attempt(self) -> int:
         """Attempt number, 1 for the first."""
     @property
     def timeout_ms(self) -> int:
-        """The effective timeout: ``min(per-attempt timeout, remaining budget)``. Propagate it downstream (e.g. as
+        """The effective timeout: ``min(per-attempt timeout, time left)``. Propagate it downstream (e.g. as
         ``grpc-timeout``)."""
     @property
     def abort_at_ms(self) -> int:
@@ -293,8 +297,8 @@ class StartAttempt(Decision):
     def request_id(self) -> str:
         """A fresh id for this attempt's request."""
     @property
-    def remaining_budget_ms(self) -> int:
-        """Budget left at the start, after the response reserve."""
+    def remaining_ms(self) -> int:
+        """Time left at the start, after the response reserve."""
     @property
     def hedge(self) -> bool:
         """True for a hedge: an extra attempt while another still runs (keep both; the first acceptable result wins)."""
@@ -303,7 +307,7 @@ class StartAttempt(Decision):
 class Wait(Decision):
     """Sleep until ``until_ms`` (cancellably), then call ``poll``."""
 
-    __match_args__ = ("retry", "delay_ms", "until_ms", "retry_after_ms", "remaining_budget_ms")
+    __match_args__ = ("retry", "delay_ms", "until_ms", "retry_after_ms", "remaining_ms")
     @property
     def retry(self) -> int:
         """Retry number this wait precedes (0 = first retry)."""
@@ -318,8 +322,8 @@ class Wait(Decision):
         """The retry after: the wait the server asked for, as honored (after the policy's ``cap_ms`` and
         ``max_above_backoff_ms``), if any."""
     @property
-    def remaining_budget_ms(self) -> int:
-        """Budget left now, after the response reserve."""
+    def remaining_ms(self) -> int:
+        """Time left now, after the response reserve."""
 
 @final
 class AwaitOutcome(Decision):
@@ -353,7 +357,7 @@ class Succeeded(Decision):
 class GaveUp(Decision):
     """The operation gave up; ``reason`` says why. It has ended."""
 
-    __match_args__ = ("reason", "attempts", "remaining_budget_ms", "refused_delay_ms", "abort_attempts")
+    __match_args__ = ("reason", "attempts", "remaining_ms", "refused_delay_ms", "abort_attempts")
     @property
     def reason(self) -> GiveUpReason:
         """Why."""
@@ -361,8 +365,8 @@ class GaveUp(Decision):
     def attempts(self) -> int:
         """Attempts made."""
     @property
-    def remaining_budget_ms(self) -> int:
-        """Budget left now, after the response reserve."""
+    def remaining_ms(self) -> int:
+        """Time left now, after the response reserve."""
     @property
     def refused_delay_ms(self) -> Optional[int]:
         """The wait that was considered and refused, if one was computed."""
@@ -375,13 +379,13 @@ class Reconcile(Decision):
     """The last attempt of an unsafe write may have been processed: do not repeat it; query the outcome by the
     operation's idempotency key (its operation id). It has ended."""
 
-    __match_args__ = ("attempts", "remaining_budget_ms", "abort_attempts")
+    __match_args__ = ("attempts", "remaining_ms", "abort_attempts")
     @property
     def attempts(self) -> int:
         """Attempts made."""
     @property
-    def remaining_budget_ms(self) -> int:
-        """Budget left now, after the response reserve, for the reconciliation."""
+    def remaining_ms(self) -> int:
+        """Time left now, after the response reserve, for the reconciliation."""
     @property
     def abort_attempts(self) -> Tuple[int, ...]:
         """Attempts still running that the caller must abort now."""
@@ -391,7 +395,7 @@ class Restart(Decision):
     """A conflict: re-read the current state, recompute the change and start a new operation with ``deadline_ms`` as its
     caller deadline (no layer mints time). It has ended."""
 
-    __match_args__ = ("attempts", "deadline_ms", "remaining_budget_ms", "abort_attempts")
+    __match_args__ = ("attempts", "deadline_ms", "remaining_ms", "abort_attempts")
     @property
     def attempts(self) -> int:
         """Attempts made."""
@@ -399,8 +403,8 @@ class Restart(Decision):
     def deadline_ms(self) -> int:
         """The deadline the redone unit must respect."""
     @property
-    def remaining_budget_ms(self) -> int:
-        """Budget left now, after the response reserve."""
+    def remaining_ms(self) -> int:
+        """Time left now, after the response reserve."""
     @property
     def abort_attempts(self) -> Tuple[int, ...]:
         """Attempts still running that the caller must abort now."""
@@ -459,9 +463,16 @@ class Operation:
     def next_wakeup_ms(self) -> Optional[int]:
         """When to poll next, in ms on the caller's clock; None once ended."""
     @overload
-    def remaining_budget_ms(self, now: float) -> int:
-        """Budget left at ``now`` after the response reserve, in ms (saturating at 0)."""
+    def remaining_ms(self, now: float) -> int:
+        """Time left at ``now`` before the deadline, after the response reserve, in ms (saturating at 0)."""
     @overload
+    def remaining_ms(self, *, now_ms: int) -> int: ...
+    @overload
+    @deprecated("renamed remaining_ms")
+    def remaining_budget_ms(self, now: float) -> int:
+        """Deprecated alias of :meth:`remaining_ms` for one release."""
+    @overload
+    @deprecated("renamed remaining_ms")
     def remaining_budget_ms(self, *, now_ms: int) -> int: ...
     def request_id(self, attempt: int) -> str:
         """The request id attempt ``attempt`` gets (16 hex digits)."""
@@ -470,7 +481,7 @@ class Operation:
         """The stable idempotency key of every attempt (the operation id)."""
     @property
     def deadline_ms(self) -> int:
-        """The deadline in ms: min(start + total_budget_ms, the caller's deadline)."""
+        """The deadline in ms: min(start + total_timeout_ms, the caller's deadline)."""
     @property
     def started_at_ms(self) -> int:
         """When the operation started, in ms."""
@@ -539,7 +550,7 @@ def classify(policy: Policy, outcome: Outcome) -> Classification:
 def explain(
     policy: Policy, deadline_ms: Optional[int] = None, *, first_attempt_at_ms: Optional[int] = None
 ) -> Timeline:
-    """The worst-case timeline of ``policy`` against ``deadline_ms`` (ms from the start; None: the budget alone).
+    """The worst-case timeline of ``policy`` against ``deadline_ms`` (ms from the start; None: the total timeout alone).
 
     ``first_attempt_at_ms``: when the first attempt starts after the operation (time already spent; None or 0: at once).
     """
@@ -582,13 +593,13 @@ def parse_grpc_pushback(value: str) -> Pushback:
     """A ``grpc-retry-pushback-ms`` value (never fails: gRPC gives every value a meaning)."""
 
 def encode_grpc_timeout(timeout_ms: int) -> str:
-    """Encodes a budget in ms as a ``grpc-timeout`` value (never rounds up)."""
+    """Encodes a timeout in ms as a ``grpc-timeout`` value (never rounds up)."""
 
 def parse_grpc_timeout(value: str) -> int:
     """Reads a ``grpc-timeout`` value as ms (rounding down)."""
 
 def encode_grpc_timeout_ns(timeout_ns: int) -> str:
-    """Encodes a budget in nanoseconds as a ``grpc-timeout`` value, in the unit a peer would choose (never rounds up)."""
+    """Encodes a timeout in nanoseconds as a ``grpc-timeout`` value, in the unit a peer would choose (never rounds up)."""
 
 def parse_grpc_timeout_ns(value: str) -> int:
     """Reads a ``grpc-timeout`` value as exact nanoseconds (saturating at 2**63 - 1)."""
@@ -623,11 +634,11 @@ class ServiceConfig:
         """The most specific selector's policy for ``service``/``method``, or None."""
 
 @overload
-def remaining_budget_ms(deadline: float, now: float, *, reserve_ms: int) -> int:
-    """Budget left at ``now`` before ``deadline``, minus ``reserve_ms``, in ms (saturating at 0)."""
+def remaining_ms(deadline: float, now: float, *, reserve_ms: int) -> int:
+    """Time left at ``now`` before ``deadline``, minus ``reserve_ms``, in ms (saturating at 0)."""
 
 @overload
-def remaining_budget_ms(*, reserve_ms: int, deadline_ms: int, now_ms: int) -> int: ...
+def remaining_ms(*, reserve_ms: int, deadline_ms: int, now_ms: int) -> int: ...
 @overload
 def admit(deadline: float, now: float, *, reserve_ms: int, minimum_useful_ms: int) -> Admission:
     """Server-side admission: reject when what remains (after the reserve) is below the minimum useful time."""
@@ -814,7 +825,7 @@ class AttemptPlan(Action):
         """Attempt number, 1 for the first."""
     @property
     def timeout_ms(self) -> int:
-        """The effective timeout: min(per-attempt timeout, remaining budget), in ms."""
+        """The effective timeout: min(per-attempt timeout, time left), in ms."""
     @property
     def abort_at_ms(self) -> int:
         """When the driver counts the attempt as timed out (now + timeout_ms)."""
@@ -822,8 +833,8 @@ class AttemptPlan(Action):
     def request_id(self) -> str:
         """A fresh id for this attempt's request (send it as ``X-Request-Id``)."""
     @property
-    def remaining_budget_ms(self) -> int:
-        """Budget left at the start, after the response reserve."""
+    def remaining_ms(self) -> int:
+        """Time left at the start, after the response reserve."""
     @property
     def hedge(self) -> bool:
         """True for a hedge: an extra attempt while another still runs."""
@@ -1119,7 +1130,7 @@ class Driver:
         """The operation's idempotency key (the same on every attempt)."""
     @property
     def deadline_ms(self) -> int:
-        """The deadline in ms: min(start + total_budget_ms, the caller's deadline)."""
+        """The deadline in ms: min(start + total_timeout_ms, the caller's deadline)."""
     @property
     def attempts_started(self) -> int:
         """Attempts started so far."""

@@ -3,7 +3,7 @@
 httpx's ``Client`` (``follow_redirects=True``) and requests' ``Session``
 (``allow_redirects=True``, the default) follow a redirect themselves: each hop
 reaches the helper as a request of its own. So that a chain of redirects never
-starts a fresh budget, a helper that returns a redirect (a 3xx with a
+starts a fresh total timeout, a helper that returns a redirect (a 3xx with a
 ``Location``) remembers it as a :class:`Hop`; the request that follows it (the
 client's next hop: another request object, built from this one) runs within
 the first request's deadline, with its idempotency key. The client keeps doing

@@ -62,7 +62,7 @@ class Timeline(TimelineData):
     """A policy's worst-case timeline against a deadline."""
 
     __slots__ = ()
-    deadline_ms: int = field("The deadline used, from the start: ``min(total_budget_ms, deadline)``.")
+    deadline_ms: int = field("The deadline used, from the start: ``min(total_timeout_ms, deadline)``.")
     first_attempt_at_ms: int = field("When the first attempt starts, from the operation's start.")
     response_reserve_ms: int = field("The response reserve kept at the end.")
     configured_attempts: int = field("``max_attempts``.")

@@ -50,12 +50,24 @@ from ._native import Policy
 if TYPE_CHECKING:  # pragma: no cover
     from urllib3.util.retry import Retry
 
-__all__ = ["DEFAULT_TOTAL_BUDGET_MS", "RetryNotMappable", "from_urllib3"]
+__all__ = ["DEFAULT_TOTAL_TIMEOUT_MS", "RetryNotMappable", "from_urllib3"]
 
-#: The overall budget of a converted policy when ``from_urllib3`` is given
+#: The total timeout of a converted policy when ``from_urllib3`` is given
 #: none: 24 hours. urllib3 has no overall deadline (urllib3#1338); pass the
-#: deadline of your call as ``total_budget_ms``.
-DEFAULT_TOTAL_BUDGET_MS = 86_400_000
+#: deadline of your call as ``total_timeout_ms``.
+DEFAULT_TOTAL_TIMEOUT_MS = 86_400_000
+
+
+def __getattr__(name: str) -> object:
+    """``DEFAULT_TOTAL_BUDGET_MS``, the old name of :data:`DEFAULT_TOTAL_TIMEOUT_MS`, for one release (it warns)."""
+    if name == "DEFAULT_TOTAL_BUDGET_MS":
+        import warnings
+
+        message = "retryplan.compat.DEFAULT_TOTAL_BUDGET_MS is renamed DEFAULT_TOTAL_TIMEOUT_MS; the old name goes in the next release"
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        return DEFAULT_TOTAL_TIMEOUT_MS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH", "QUERY"]
 _RETRY_AFTER_STATUS_CODES = (413, 429, 503)
@@ -209,26 +221,42 @@ def _backoff(retry: object) -> Dict[str, _Json]:
     return {"backoff": {**backoff, "immediate_first_retry": True}, "jitter": additive}
 
 
-def from_urllib3(retry: "Retry", *, total_budget_ms: int = DEFAULT_TOTAL_BUDGET_MS) -> Policy:
+def from_urllib3(
+    retry: "Retry", *, total_timeout_ms: Optional[int] = None, total_budget_ms: Optional[int] = None
+) -> Policy:
     """The :class:`~retryplan.Policy` that retries as ``retry`` (a ``urllib3.util.Retry``) does.
 
-    ``total_budget_ms`` is the deadline of the whole call, retries and waits
+    ``total_timeout_ms`` is the deadline of the whole call, retries and waits
     included, in ms. urllib3 has none, so it defaults to
-    :data:`DEFAULT_TOTAL_BUDGET_MS` (24 hours): pass your own. Each attempt may
+    :data:`DEFAULT_TOTAL_TIMEOUT_MS` (24 hours): pass your own. Each attempt may
     run for what remains of it (``attempt_timeout: fraction_of_remaining 1``;
     the HTTP client's connect and read timeouts bound it, as in urllib3), with
     no response reserve and no minimum useful attempt (both 0 ms: urllib3 has
     neither). Everything else comes from ``retry``, as the module docstring
     lists.
 
-    Raises :class:`TypeError` naming ``retry``, ``total_budget_ms`` or the
+    Raises :class:`TypeError` naming ``retry``, ``total_timeout_ms`` or the
     ``Retry`` attribute whose type is wrong, :class:`RetryNotMappable` naming
     the attribute a policy cannot express, and the policy's own
-    ``ConfigViolationsError`` for a ``total_budget_ms`` out of its range.
+    ``ConfigViolationsError`` for a ``total_timeout_ms`` out of its range.
+    ``total_budget_ms``, its old name, is read for one release (it warns
+    ``DeprecationWarning``); giving both is a :class:`TypeError`.
     """
     base = _urllib3_retry_class(retry)
-    if isinstance(total_budget_ms, bool) or not isinstance(total_budget_ms, int):
-        raise TypeError(f"from_urllib3: total_budget_ms must be an int (ms), got {total_budget_ms!r}")
+    if total_budget_ms is not None:
+        import warnings
+
+        if total_timeout_ms is not None:
+            raise TypeError(
+                "from_urllib3: both total_timeout_ms and its old name total_budget_ms are given; keep total_timeout_ms only"
+            )
+        message = "from_urllib3: total_budget_ms is renamed total_timeout_ms; the old name goes in the next release"
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        total_timeout_ms = total_budget_ms
+    if total_timeout_ms is None:
+        total_timeout_ms = DEFAULT_TOTAL_TIMEOUT_MS
+    if isinstance(total_timeout_ms, bool) or not isinstance(total_timeout_ms, int):
+        raise TypeError(f"from_urllib3: total_timeout_ms must be an int (ms), got {total_timeout_ms!r}")
     for name in _DECIDING_METHODS:
         mine = getattr(type(retry), name, None)
         theirs = getattr(base, name, None)
@@ -264,7 +292,7 @@ def from_urllib3(retry: "Retry", *, total_budget_ms: int = DEFAULT_TOTAL_BUDGET_
     retry_after_cap_ms = _cap_ms("retry_after_max", getattr(retry, "retry_after_max", 21600))
     config: Dict[str, _Json] = {
         "max_attempts": max_attempts,
-        "total_budget_ms": total_budget_ms,
+        "total_timeout_ms": total_timeout_ms,
         "attempt_timeout": {"fraction_of_remaining": 1.0},
         "response_reserve_ms": 0,
         "minimum_useful_attempt_ms": 0,

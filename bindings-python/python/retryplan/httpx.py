@@ -34,7 +34,7 @@ A streaming body (a generator, an async iterator, a file) is sent once, as it
 comes, never read into memory: where the policy would send it again the
 operation gives up ``body_not_replayable`` (the response is returned).
 
-Redirects stay inside the budget: httpx follows them (``follow_redirects``,
+Redirects stay inside the total timeout: httpx follows them (``follow_redirects``,
 ``max_redirects``, ``response.history`` as ever), each hop a request of its
 own, and every hop after the first runs within the first request's deadline,
 with its key (see ``retryplan._redirects``).

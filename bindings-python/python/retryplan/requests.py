@@ -37,7 +37,7 @@ a position to rewind to) is sent once, as it comes: where the policy would
 send it again the operation gives up ``body_not_replayable`` instead (the
 response is returned, or ``GaveUpError`` raised without one).
 
-Redirects stay inside the budget: the session follows them
+Redirects stay inside the total timeout: the session follows them
 (``allow_redirects``, ``max_redirects``, ``response.history`` as ever), and
 every hop after the first runs within the first request's deadline, with its
 key (see ``retryplan._redirects``).
@@ -226,7 +226,7 @@ class RetryAdapter(HTTPAdapter):
         settings = (timeout, verify, cert, proxies)
         ending = run.call(self._attempt, (run, request, settings), self.sleep)
         response: requests.Response = self.http.finish(run, ending, _read)
-        if response.is_redirect:  # the session's next hop, if it follows it, continues this operation's budget
+        if response.is_redirect:  # the session's next hop, if it follows it, continues this operation's total timeout
             self.redirected.hop = _Hop(request, run)
         return response
 

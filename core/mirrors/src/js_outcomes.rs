@@ -208,7 +208,7 @@ pub fn output() -> Result<Output, String> {
         .collect();
     let result = AttemptResult { attempt: 3, outcome: Outcome::Success };
     let ending = |full: bool| Ending {
-        decision: Decision::Reconcile { attempts: 3, remaining_budget_ms: 0, abort_attempts: AttemptSet::EMPTY },
+        decision: Decision::Reconcile { attempts: 3, remaining_ms: 0, abort_attempts: AttemptSet::EMPTY },
         last_result: full.then_some(result),
         result: full.then_some(EndingResult { token: 4, returned: true }),
     };

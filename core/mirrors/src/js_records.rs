@@ -34,30 +34,24 @@ fn sample(kind: DecisionKind, full: bool) -> Decision {
             timeout_ms: 102,
             abort_at_ms: 103,
             request_id: id,
-            remaining_budget_ms: 104,
+            remaining_ms: 104,
             hedge: true,
         },
-        DecisionKind::Wait => Decision::Wait {
-            retry: 101,
-            delay_ms: 102,
-            until_ms: 103,
-            retry_after_ms: some(104),
-            remaining_budget_ms: 105,
-        },
+        DecisionKind::Wait => {
+            Decision::Wait { retry: 101, delay_ms: 102, until_ms: 103, retry_after_ms: some(104), remaining_ms: 105 }
+        }
         DecisionKind::AwaitOutcome => Decision::AwaitOutcome { running: 101, until_ms: 102 },
         DecisionKind::Succeeded => Decision::Succeeded { attempts: 101, winner: 102, abort_attempts: aborts },
         DecisionKind::GaveUp => Decision::GaveUp {
             reason,
             attempts: 101,
-            remaining_budget_ms: 102,
+            remaining_ms: 102,
             refused_delay_ms: some(103),
             abort_attempts: aborts,
         },
-        DecisionKind::Reconcile => {
-            Decision::Reconcile { attempts: 101, remaining_budget_ms: 102, abort_attempts: aborts }
-        }
+        DecisionKind::Reconcile => Decision::Reconcile { attempts: 101, remaining_ms: 102, abort_attempts: aborts },
         DecisionKind::Restart => {
-            Decision::Restart { attempts: 101, deadline_ms: 102, remaining_budget_ms: 103, abort_attempts: aborts }
+            Decision::Restart { attempts: 101, deadline_ms: 102, remaining_ms: 103, abort_attempts: aborts }
         }
     }
 }

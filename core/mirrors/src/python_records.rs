@@ -194,7 +194,7 @@ mod tests {
         decisions[1].fields.push(field("u64"));
         let outputs = outputs_from(&decisions, &stats, &stub).unwrap();
         assert!(outputs[0].text.contains("        /// The jitter drawn.\n        jitter_ms,\n    }\n    /// "));
-        assert!(outputs[2].text.contains("\"remaining_budget_ms\", \"jitter_ms\")\n"));
+        assert!(outputs[2].text.contains("\"remaining_ms\", \"jitter_ms\")\n"));
         assert!(outputs[2].text.contains("    def jitter_ms(self) -> int:\n        \"\"\"The jitter drawn.\"\"\"\n"));
         assert_eq!(outputs[1].text, stats_counters(&stats.fields.iter().filter(|f| f.ty == "u64").collect::<Vec<_>>()));
         decisions[1].fields.push(field("Duration"));

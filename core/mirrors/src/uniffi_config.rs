@@ -274,6 +274,11 @@ impl Writer<'_> {
     fn fields(&mut self, object: &Object, defining: &str, indent: &str, vis: &str) -> Result<String, String> {
         let mut text = String::new();
         for property in &object.properties {
+            // An old name is no use in a record whose new name is a required
+            // field: both would always be given. Such records take the new name only.
+            if property.deprecated && !object.required.is_empty() {
+                continue;
+            }
             let mut ty = self.ty(&property.shape, &property.name, defining)?;
             let absent = if object.required.contains(&property.name) {
                 Absent::No

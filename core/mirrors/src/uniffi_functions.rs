@@ -59,7 +59,7 @@ const FUNCTIONS_TABLE: [Function; 14] = [
         "headers::grpc_timeout::parse_grpc_timeout_ns",
         "parse_grpc_timeout_ns",
     ),
-    function("core/src/ground/deadline.rs", "ground::deadline::remaining_budget_ms", "remaining_budget_ms"),
+    function("core/src/ground/deadline.rs", "ground::deadline::remaining_ms", "remaining_ms"),
     function("core/src/ground/deadline.rs", "ground::deadline::admit", "admit"),
     function(
         "core/src/config/error_code.rs",

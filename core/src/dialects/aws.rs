@@ -101,13 +101,13 @@ pub const DYNAMODB_MAX_ATTEMPTS_2026: u32 = 4;
 /// retries HTTP 500/502/503/504, every transport failure, and the transient
 /// and throttling error codes; server guidance is not read (classic
 /// standard mode reads none); no per-attempt timeout of its own and no
-/// overall budget (the SDKs have none by default: give the operation a
+/// total timeout (the SDKs have none by default: give the operation a
 /// deadline).
 #[must_use]
 pub fn standard_profile() -> PolicyConfig {
     PolicyConfig {
         max_attempts: MAX_ATTEMPTS,
-        total_budget_ms: MAX_MS,
+        total_timeout_ms: MAX_MS,
         attempt_timeout: AttemptTimeoutConfig::FractionOfRemaining(1.0),
         response_reserve_ms: 0,
         minimum_useful_attempt_ms: 0,

@@ -10,10 +10,10 @@
 //! | `write_keyed` | writes the server deduplicates by key | 3 | 5 s | 2 s | 100 ms x2 to 2 s, full jitter | keyed |
 //! | `write_strict` | writes without deduplication | 2 | 5 s | 2 s | 200 ms, equal jitter | unsafe: ambiguous outcomes reconcile |
 //! | `background` | queue workers, batch jobs | 8 | 5 min | 30 s | 1 s x2 to 1 min, decorrelated | idempotent |
-//! | `aws_standard` | AWS SDK standard retry mode, classic ([`crate::dialects::aws`]) | 3 | none (give a deadline) | the remaining budget | 1 s x2, full jitter then capped at 20 s | idempotent |
-//! | `aws_standard_2026` | AWS SDK standard retry mode, 2026 revision ([`crate::dialects::aws`]) | 3 | none (give a deadline) | the remaining budget | 50 ms (1 s after throttling) x2 to 20 s, full jitter; `x-amz-retry-after` within `[t, t + 5 s]` | idempotent |
-//! | `aws_standard_2026_dynamodb` | the same for DynamoDB and DynamoDB Streams | 4 | none (give a deadline) | the remaining budget | 25 ms (1 s after throttling) x2 to 20 s, full jitter; `x-amz-retry-after` within `[t, t + 5 s]` | idempotent |
-//! | `polly_v8` | Polly v8's `RetryStrategyOptions` as shipped ([`polly_v8_profile`]) | 4 | none (give a deadline) | the remaining budget | 2 s constant, no jitter, no cap (`jitter: polly`); server guidance not read | idempotent |
+//! | `aws_standard` | AWS SDK standard retry mode, classic ([`crate::dialects::aws`]) | 3 | none (give a deadline) | the remaining time | 1 s x2, full jitter then capped at 20 s | idempotent |
+//! | `aws_standard_2026` | AWS SDK standard retry mode, 2026 revision ([`crate::dialects::aws`]) | 3 | none (give a deadline) | the remaining time | 50 ms (1 s after throttling) x2 to 20 s, full jitter; `x-amz-retry-after` within `[t, t + 5 s]` | idempotent |
+//! | `aws_standard_2026_dynamodb` | the same for DynamoDB and DynamoDB Streams | 4 | none (give a deadline) | the remaining time | 25 ms (1 s after throttling) x2 to 20 s, full jitter; `x-amz-retry-after` within `[t, t + 5 s]` | idempotent |
+//! | `polly_v8` | Polly v8's `RetryStrategyOptions` as shipped ([`polly_v8_profile`]) | 4 | none (give a deadline) | the remaining time | 2 s constant, no jitter, no cap (`jitter: polly`); server guidance not read | idempotent |
 
 use alloc::string::String;
 
@@ -41,7 +41,7 @@ pub const NAMES: [&str; 9] = [
 ///
 /// ```
 /// let config = retryplan::dialects::profiles::profile("checkout").unwrap();
-/// assert_eq!(config.total_budget_ms, 800);
+/// assert_eq!(config.total_timeout_ms, 800);
 /// assert_eq!(retryplan::dialects::profiles::profile("nope").unwrap_err().code(), "unknown_profile");
 /// ```
 ///
@@ -59,7 +59,7 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
     Ok(match name {
         "read" => PolicyConfig {
             max_attempts: 3,
-            total_budget_ms: 2_000,
+            total_timeout_ms: 2_000,
             attempt_timeout: AttemptTimeoutConfig::FixedMs(800),
             backoff: exponential(50, 1_000),
             idempotency: Idempotency::Safe,
@@ -67,7 +67,7 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
         },
         "checkout" => PolicyConfig {
             max_attempts: 3,
-            total_budget_ms: 800,
+            total_timeout_ms: 800,
             attempt_timeout: AttemptTimeoutConfig::FixedMs(200),
             response_reserve_ms: 50,
             minimum_useful_attempt_ms: 200,
@@ -78,14 +78,14 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
         },
         "write_keyed" => PolicyConfig {
             max_attempts: 3,
-            total_budget_ms: 5_000,
+            total_timeout_ms: 5_000,
             attempt_timeout: AttemptTimeoutConfig::FixedMs(2_000),
             idempotency: Idempotency::Keyed,
             ..base
         },
         "write_strict" => PolicyConfig {
             max_attempts: 2,
-            total_budget_ms: 5_000,
+            total_timeout_ms: 5_000,
             attempt_timeout: AttemptTimeoutConfig::FixedMs(2_000),
             backoff: BackoffConfig {
                 kind: BackoffKind::Constant,
@@ -100,7 +100,7 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
         },
         "background" => PolicyConfig {
             max_attempts: 8,
-            total_budget_ms: 300_000,
+            total_timeout_ms: 300_000,
             attempt_timeout: AttemptTimeoutConfig::FixedMs(30_000),
             response_reserve_ms: 0,
             minimum_useful_attempt_ms: 1_000,
@@ -139,13 +139,13 @@ pub fn profile(name: &str) -> Result<PolicyConfig, Error> {
 /// and an application error by its verdict. An HTTP response is a result, not
 /// an exception, so no status is retried. Polly reads no `Retry-After`
 /// without a `DelayGenerator` and has no timeout of its own: server guidance
-/// is not read, there is no overall budget (give the operation a deadline)
+/// is not read, there is no total timeout (give the operation a deadline)
 /// and no per-attempt timeout beyond what remains.
 #[must_use]
 pub fn polly_v8_profile() -> PolicyConfig {
     PolicyConfig {
         max_attempts: 4,
-        total_budget_ms: MAX_MS,
+        total_timeout_ms: MAX_MS,
         attempt_timeout: AttemptTimeoutConfig::FractionOfRemaining(1.0),
         response_reserve_ms: 0,
         minimum_useful_attempt_ms: 0,

@@ -430,7 +430,7 @@ impl Driver {
         self.operation.idempotency_key()
     }
 
-    /// The operation being driven (its deadline, budget left, attempts, ...).
+    /// The operation being driven (its deadline, time left, attempts, ...).
     #[must_use]
     pub fn operation(&self) -> &Operation {
         &self.operation
@@ -487,13 +487,13 @@ impl Driver {
 
     fn start_action(&self, decision: Decision) -> Action {
         match decision {
-            Decision::StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms, hedge } => {
+            Decision::StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_ms, hedge } => {
                 Action::StartAttempt(AttemptPlan {
                     attempt,
                     timeout_ms,
                     abort_at_ms,
                     request_id,
-                    remaining_budget_ms,
+                    remaining_ms,
                     hedge,
                     send_idempotency_key: self.operation.sends_idempotency_key(),
                 })

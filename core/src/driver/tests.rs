@@ -7,9 +7,9 @@ fn policy(json: &str) -> Policy {
     Policy::from_json(json).unwrap()
 }
 
-const PLAIN: &str = r#"{"max_attempts": 3, "total_budget_ms": 5000, "attempt_timeout": {"fixed_ms": 300},
+const PLAIN: &str = r#"{"max_attempts": 3, "total_timeout_ms": 5000, "attempt_timeout": {"fixed_ms": 300},
     "jitter": {"kind": "none"}, "minimum_useful_attempt_ms": 50, "response_reserve_ms": 0}"#;
-const HEDGING: &str = r#"{"max_attempts": 3, "total_budget_ms": 5000, "attempt_timeout": {"fixed_ms": 1000},
+const HEDGING: &str = r#"{"max_attempts": 3, "total_timeout_ms": 5000, "attempt_timeout": {"fixed_ms": 1000},
     "jitter": {"kind": "none"}, "minimum_useful_attempt_ms": 50, "response_reserve_ms": 0,
     "hedging": {"delay_ms": 100, "max_hedged_attempts": 1}}"#;
 
@@ -272,7 +272,7 @@ fn without_event_recording_nothing_is_kept() {
 
 #[test]
 fn several_overdue_attempts_expire_in_abort_time_order() {
-    let json = r#"{"max_attempts": 3, "total_budget_ms": 5000, "attempt_timeout": {"fixed_ms": 1000},
+    let json = r#"{"max_attempts": 3, "total_timeout_ms": 5000, "attempt_timeout": {"fixed_ms": 1000},
         "jitter": {"kind": "none"}, "minimum_useful_attempt_ms": 50, "response_reserve_ms": 0,
         "hedging": {"delay_ms": 100, "max_hedged_attempts": 2}}"#;
     let mut driver = driver(json);

@@ -10,7 +10,7 @@
 //! repeats), or its backoff ceilings when the policy has no `redelivery`
 //! section (from `backoff.throttling_base_ms` after a throttling error);
 //! `max_attempts` bounds the deliveries and `redelivery.max_age_ms` (default:
-//! `total_budget_ms`) bounds the message's age at its next delivery. Server
+//! `total_timeout_ms`) bounds the message's age at its next delivery. Server
 //! guidance raises a delay as for an operation (at most
 //! `server_guidance.max_above_backoff_ms` above the scheduled delay). A conflict is
 //! redelivered (the next delivery re-reads the state: that is the restart), so
@@ -96,7 +96,7 @@ pub enum Redelivery {
 /// ```
 /// use retryplan::{Outcome, Policy};
 /// use retryplan::engine::redelivery::{redeliver, Redelivery};
-/// let policy = Policy::from_json(r#"{"max_attempts": 5, "total_budget_ms": 3600000,
+/// let policy = Policy::from_json(r#"{"max_attempts": 5, "total_timeout_ms": 3600000,
 ///     "redelivery": {"delays_ms": [5000, 30000, 120000], "max_age_ms": 3600000}}"#).unwrap();
 /// let failed = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
 /// assert_eq!(redeliver(&policy, 2, 0, 10_000, &failed).unwrap(),
@@ -142,7 +142,7 @@ pub fn redeliver(
         }
         None => {
             let after_throttling = matches!(class, Class::Retryable { throttling: true, .. });
-            (policy.backoff.ceiling_after_ms(redelivery, after_throttling), policy.total_budget_ms)
+            (policy.backoff.ceiling_after_ms(redelivery, after_throttling), policy.total_timeout_ms)
         }
     };
     let retry_after_ms = policy.server_guidance.bound_above_backoff(retry_after_ms, scheduled_ms);

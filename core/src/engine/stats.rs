@@ -11,7 +11,7 @@ use crate::outcomes::decision::{Decision, GiveUpReason};
 pub struct GiveUpCounts {
     pub attempts_exhausted: u64,
     pub deadline_insufficient: u64,
-    pub retry_after_exceeds_budget: u64,
+    pub retry_after_exceeds_deadline: u64,
     pub retry_after_above_cap: u64,
     pub server_declined_retry: u64,
     pub not_retryable: u64,
@@ -48,7 +48,7 @@ impl GiveUpCounts {
         match reason {
             GiveUpReason::AttemptsExhausted => &mut self.attempts_exhausted,
             GiveUpReason::DeadlineInsufficient => &mut self.deadline_insufficient,
-            GiveUpReason::RetryAfterExceedsBudget => &mut self.retry_after_exceeds_budget,
+            GiveUpReason::RetryAfterExceedsDeadline => &mut self.retry_after_exceeds_deadline,
             GiveUpReason::RetryAfterAboveCap => &mut self.retry_after_above_cap,
             GiveUpReason::ServerDeclinedRetry => &mut self.server_declined_retry,
             GiveUpReason::NotRetryable => &mut self.not_retryable,
@@ -75,7 +75,7 @@ impl GiveUpCounts {
 /// use retryplan::engine::stats::Stats;
 /// let mut stats = Stats::default();
 /// stats.record(&Decision::GaveUp {
-///     reason: GiveUpReason::NotRetryable, attempts: 1, remaining_budget_ms: 0, refused_delay_ms: None, abort_attempts: Default::default(),
+///     reason: GiveUpReason::NotRetryable, attempts: 1, remaining_ms: 0, refused_delay_ms: None, abort_attempts: Default::default(),
 /// });
 /// assert_eq!(stats.gave_up.not_retryable, 1);
 /// ```

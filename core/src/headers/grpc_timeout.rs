@@ -24,7 +24,7 @@
 //! - [`parse_grpc_timeout`] / [`encode_grpc_timeout`] work in the whole
 //!   milliseconds the engine counts in.
 //!
-//! Conversions to a coarser unit round toward zero, so a budget handed
+//! Conversions to a coarser unit round toward zero, so a timeout handed
 //! downstream is never larger than the one actually left. (grpc-java's
 //! `TimeoutMarshaller` rounds down too; grpc-go's `encodeTimeout` rounds up,
 //! which can grant the next hop up to one unit more than the caller has.)
@@ -55,7 +55,7 @@ const MS_PER_SECOND: u64 = 1_000;
 const MS_PER_MINUTE: u64 = 60 * MS_PER_SECOND;
 const MS_PER_HOUR: u64 = 60 * MS_PER_MINUTE;
 
-/// Encodes a remaining budget of `timeout_ms` milliseconds as a
+/// Encodes a remaining time of `timeout_ms` milliseconds as a
 /// `grpc-timeout` value.
 ///
 /// The most precise unit whose value fits in eight digits is chosen:
@@ -65,7 +65,7 @@ const MS_PER_HOUR: u64 = 60 * MS_PER_MINUTE;
 /// Budgets beyond `99999999H` (about 11 400 years) are clamped to that
 /// value.
 ///
-/// A budget of `0` encodes as `"0m"`: the deadline has already passed, and a
+/// A timeout of `0` encodes as `"0m"`: the deadline has already passed, and a
 /// caller should normally fail the call locally instead of sending it.
 #[must_use]
 pub fn encode_grpc_timeout(timeout_ms: u64) -> String {
@@ -93,7 +93,7 @@ pub fn encode_grpc_timeout_into(timeout_ms: u64, out: &mut String) {
     out.push(unit);
 }
 
-/// Encodes a budget of `timeout_ns` nanoseconds as a `grpc-timeout` value,
+/// Encodes a timeout of `timeout_ns` nanoseconds as a `grpc-timeout` value,
 /// in the finest unit whose value fits in eight digits (`n`, then `u`, `m`,
 /// `S`, `M`, `H`), as grpc-go and grpc-java choose it.
 ///
@@ -121,7 +121,7 @@ pub fn encode_grpc_timeout_ns(timeout_ns: u64) -> String {
     out
 }
 
-/// Reads a `grpc-timeout` value and returns the budget in nanoseconds,
+/// Reads a `grpc-timeout` value and returns the timeout in nanoseconds,
 /// exactly for every unit.
 ///
 /// The grammar is that of [`parse_grpc_timeout`]. The result saturates at
@@ -159,14 +159,14 @@ enum Scale {
     Per(u64),
 }
 
-/// Reads a `grpc-timeout` value and returns the budget in milliseconds.
+/// Reads a `grpc-timeout` value and returns the timeout in milliseconds.
 ///
 /// Surrounding ASCII whitespace (optional whitespace in HTTP terms) is
 /// ignored; anything else must match `1*8DIGIT unit` exactly. A value of
 /// zero is accepted and means the deadline has already expired.
 ///
 /// Microsecond and nanosecond values are rounded down to whole
-/// milliseconds, so `999u` or `500000n` read as `0`: a budget below one
+/// milliseconds, so `999u` or `500000n` read as `0`: a timeout below one
 /// millisecond is treated as already spent. Larger units are multiplied out
 /// with saturating arithmetic.
 ///
@@ -200,7 +200,7 @@ pub enum CallDeadline {
     /// runs without one (grpc-go and grpc-java set no deadline on the
     /// server's context then). Give the operation your own budget.
     None,
-    /// The caller's remaining budget, in milliseconds ([`parse_grpc_timeout`]).
+    /// The caller's time left, in milliseconds ([`parse_grpc_timeout`]).
     Ms(u64),
 }
 

@@ -49,7 +49,7 @@ pub enum Action {
 pub struct AttemptPlan {
     /// Attempt number, 1 for the first.
     pub attempt: u32,
-    /// The effective timeout: `min(per-attempt timeout, remaining budget)`.
+    /// The effective timeout: `min(per-attempt timeout, time left)`.
     /// Propagate it downstream (e.g. as `grpc-timeout`).
     pub timeout_ms: u64,
     /// When the driver counts the attempt as timed out: now + `timeout_ms`.
@@ -58,8 +58,8 @@ pub struct AttemptPlan {
     pub abort_at_ms: u64,
     /// A fresh id for this attempt's request (send it as `X-Request-Id`).
     pub request_id: RequestId,
-    /// Budget left at the start, after the response reserve.
-    pub remaining_budget_ms: u64,
+    /// Time left at the start, after the response reserve.
+    pub remaining_ms: u64,
     /// True for a hedge: an extra attempt while another still runs.
     pub hedge: bool,
     /// True when the request carries the operation's idempotency key (keyed
@@ -132,7 +132,7 @@ impl Ending {
     /// ```
     /// use retryplan::{AttemptResult, Decision, Ending, Outcome, Verdict};
     /// let ending = Ending {
-    ///     decision: Decision::Reconcile { attempts: 1, remaining_budget_ms: 0, abort_attempts: Default::default() },
+    ///     decision: Decision::Reconcile { attempts: 1, remaining_ms: 0, abort_attempts: Default::default() },
     ///     last_result: Some(AttemptResult { attempt: 1, outcome: Outcome::Application { verdict: Verdict::UNKNOWN_ERROR } }),
     ///     result: None,
     /// };

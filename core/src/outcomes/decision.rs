@@ -117,12 +117,12 @@ impl<'de> Deserialize<'de> for AttemptSet {
 pub enum GiveUpReason {
     /// The last allowed attempt failed (`max_attempts` counts the first).
     AttemptsExhausted,
-    /// What remains of the budget (after the response reserve) cannot hold the
+    /// The time left (after the response reserve) cannot hold the
     /// next wait plus a minimum useful attempt.
     DeadlineInsufficient,
     /// The server asked for a wait that, plus a minimum useful attempt, does
-    /// not fit in what remains of the budget.
-    RetryAfterExceedsBudget,
+    /// not fit in the time left.
+    RetryAfterExceedsDeadline,
     /// The server asked for a wait above `server_guidance.cap_ms` and the
     /// policy says to give up rather than clamp.
     RetryAfterAboveCap,
@@ -159,7 +159,7 @@ impl GiveUpReason {
     pub const ALL: [GiveUpReason; 11] = [
         GiveUpReason::AttemptsExhausted,
         GiveUpReason::DeadlineInsufficient,
-        GiveUpReason::RetryAfterExceedsBudget,
+        GiveUpReason::RetryAfterExceedsDeadline,
         GiveUpReason::RetryAfterAboveCap,
         GiveUpReason::ServerDeclinedRetry,
         GiveUpReason::NotRetryable,
@@ -176,7 +176,7 @@ impl GiveUpReason {
         match self {
             GiveUpReason::AttemptsExhausted => "attempts_exhausted",
             GiveUpReason::DeadlineInsufficient => "deadline_insufficient",
-            GiveUpReason::RetryAfterExceedsBudget => "retry_after_exceeds_budget",
+            GiveUpReason::RetryAfterExceedsDeadline => "retry_after_exceeds_deadline",
             GiveUpReason::RetryAfterAboveCap => "retry_after_above_cap",
             GiveUpReason::ServerDeclinedRetry => "server_declined_retry",
             GiveUpReason::NotRetryable => "not_retryable",
@@ -214,15 +214,15 @@ pub enum Decision {
     StartAttempt {
         /// Attempt number, 1 for the first.
         attempt: u32,
-        /// The effective timeout: `min(per-attempt timeout, remaining budget)`.
+        /// The effective timeout: `min(per-attempt timeout, time left)`.
         /// Propagate it downstream (e.g. as `grpc-timeout`).
         timeout_ms: u64,
         /// When to abort the attempt: now + `timeout_ms`.
         abort_at_ms: u64,
         /// A fresh id for this attempt's request.
         request_id: RequestId,
-        /// Budget left at the start, after the response reserve.
-        remaining_budget_ms: u64,
+        /// Time left at the start, after the response reserve.
+        remaining_ms: u64,
         /// True for a hedge: an extra attempt while another still runs (keep
         /// both; the first acceptable result wins).
         hedge: bool,
@@ -241,8 +241,8 @@ pub enum Decision {
         // Read under its old name too, for one release (issue 28).
         #[serde(default, skip_serializing_if = "Option::is_none", alias = "server_delay_ms")]
         retry_after_ms: Option<u64>,
-        /// Budget left now, after the response reserve.
-        remaining_budget_ms: u64,
+        /// Time left now, after the response reserve.
+        remaining_ms: u64,
     },
     /// Attempts are running: report each one's outcome, and poll again at
     /// `until_ms` at the latest (the earliest abort time of a running attempt).
@@ -270,8 +270,8 @@ pub enum Decision {
         reason: GiveUpReason,
         /// Attempts made.
         attempts: u32,
-        /// Budget left now, after the response reserve.
-        remaining_budget_ms: u64,
+        /// Time left now, after the response reserve.
+        remaining_ms: u64,
         /// The wait that was considered and refused, if one was computed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         refused_delay_ms: Option<u64>,
@@ -285,8 +285,8 @@ pub enum Decision {
     Reconcile {
         /// Attempts made.
         attempts: u32,
-        /// Budget left now, after the response reserve, for the reconciliation.
-        remaining_budget_ms: u64,
+        /// Time left now, after the response reserve, for the reconciliation.
+        remaining_ms: u64,
         /// Attempts still running that the caller must abort now.
         #[serde(default, skip_serializing_if = "AttemptSet::is_empty")]
         abort_attempts: AttemptSet,
@@ -299,8 +299,8 @@ pub enum Decision {
         attempts: u32,
         /// The deadline the redone unit must respect.
         deadline_ms: u64,
-        /// Budget left now, after the response reserve.
-        remaining_budget_ms: u64,
+        /// Time left now, after the response reserve.
+        remaining_ms: u64,
         /// Attempts still running that the caller must abort now.
         #[serde(default, skip_serializing_if = "AttemptSet::is_empty")]
         abort_attempts: AttemptSet,
@@ -344,7 +344,7 @@ impl Decision {
     ///
     /// ```
     /// use retryplan::Decision;
-    /// let reconcile = Decision::Reconcile { attempts: 1, remaining_budget_ms: 1919, abort_attempts: Default::default() };
+    /// let reconcile = Decision::Reconcile { attempts: 1, remaining_ms: 1919, abort_attempts: Default::default() };
     /// let message = reconcile.ending_message("POST http://127.0.0.1:8080/orders", "k-1").unwrap();
     /// assert_eq!(
     ///     message.to_string(),
@@ -383,7 +383,7 @@ impl Decision {
     ///
     /// ```
     /// use retryplan::{Decision, Outcome, Verdict};
-    /// let reconcile = Decision::Reconcile { attempts: 1, remaining_budget_ms: 0, abort_attempts: Default::default() };
+    /// let reconcile = Decision::Reconcile { attempts: 1, remaining_ms: 0, abort_attempts: Default::default() };
     /// let unknown = Outcome::Application { verdict: Verdict::UNKNOWN_ERROR };
     /// let message = reconcile.ending_message_after(Some(unknown), "placeOrder", "k-1", "outcomeOfError").unwrap();
     /// assert_eq!(
@@ -421,7 +421,7 @@ impl Decision {
     ///
     /// ```
     /// use retryplan::Decision;
-    /// let wait = Decision::Wait { retry: 0, delay_ms: 250, until_ms: 98_250, retry_after_ms: None, remaining_budget_ms: 900 };
+    /// let wait = Decision::Wait { retry: 0, delay_ms: 250, until_ms: 98_250, retry_after_ms: None, remaining_ms: 900 };
     /// assert_eq!(wait.describe().to_string(), "wait 250 ms, before attempt 2");
     /// ```
     #[must_use]
@@ -477,11 +477,11 @@ mod tests {
 
     #[test]
     fn a_decision_is_read_under_the_old_names_of_renamed_fields_for_one_release() {
-        let old = r#"{"type":"wait","retry":0,"delay_ms":5,"until_ms":9,"server_delay_ms":4,"remaining_budget_ms":7}"#;
+        let old = r#"{"type":"wait","retry":0,"delay_ms":5,"until_ms":9,"server_delay_ms":4,"remaining_ms":7}"#;
         let wait: Decision = serde_json::from_str(old).unwrap();
         assert_eq!(
             wait,
-            Decision::Wait { retry: 0, delay_ms: 5, until_ms: 9, retry_after_ms: Some(4), remaining_budget_ms: 7 }
+            Decision::Wait { retry: 0, delay_ms: 5, until_ms: 9, retry_after_ms: Some(4), remaining_ms: 7 }
         );
         let written = serde_json::to_string(&wait).unwrap();
         assert!(written.contains(r#""retry_after_ms":4"#) && !written.contains("server_delay_ms"), "{written}");
@@ -497,7 +497,7 @@ mod tests {
         let gave_up = |attempts| Decision::GaveUp {
             reason: GiveUpReason::DeadlineInsufficient,
             attempts,
-            remaining_budget_ms: 0,
+            remaining_ms: 0,
             refused_delay_ms: None,
             abort_attempts: AttemptSet::EMPTY,
         };
@@ -510,12 +510,8 @@ mod tests {
             text(gave_up(3)).unwrap(),
             "retryplan: GET http://h:81/a?b=1: gave up after 3 attempts: deadline_insufficient"
         );
-        let restart = Decision::Restart {
-            attempts: 1,
-            deadline_ms: 9,
-            remaining_budget_ms: 0,
-            abort_attempts: AttemptSet::EMPTY,
-        };
+        let restart =
+            Decision::Restart { attempts: 1, deadline_ms: 9, remaining_ms: 0, abort_attempts: AttemptSet::EMPTY };
         assert!(text(restart).unwrap().contains(": a conflict: re-read the current state"));
         let succeeded = Decision::Succeeded { attempts: 1, winner: 1, abort_attempts: AttemptSet::EMPTY };
         assert_eq!(text(succeeded), None);
@@ -528,17 +524,12 @@ mod tests {
             Decision::GaveUp {
                 reason: GiveUpReason::AttemptsExhausted,
                 attempts: 3,
-                remaining_budget_ms: 0,
+                remaining_ms: 0,
                 refused_delay_ms: None,
                 abort_attempts: AttemptSet::EMPTY,
             },
-            Decision::Reconcile { attempts: 1, remaining_budget_ms: 0, abort_attempts: AttemptSet::EMPTY },
-            Decision::Restart {
-                attempts: 2,
-                deadline_ms: 9,
-                remaining_budget_ms: 0,
-                abort_attempts: AttemptSet::EMPTY,
-            },
+            Decision::Reconcile { attempts: 1, remaining_ms: 0, abort_attempts: AttemptSet::EMPTY },
+            Decision::Restart { attempts: 2, deadline_ms: 9, remaining_ms: 0, abort_attempts: AttemptSet::EMPTY },
         ];
         let hint = Verdict::unknown_error_hint("outcome_of_error=").to_string();
         let unknown = Outcome::Application { verdict: Verdict::UNKNOWN_ERROR };
@@ -569,7 +560,7 @@ mod tests {
         let not_endings = [
             Decision::Succeeded { attempts: 1, winner: 1, abort_attempts: AttemptSet::EMPTY },
             Decision::AwaitOutcome { running: 1, until_ms: 5 },
-            Decision::Wait { retry: 0, delay_ms: 1, until_ms: 2, retry_after_ms: None, remaining_budget_ms: 3 },
+            Decision::Wait { retry: 0, delay_ms: 1, until_ms: 2, retry_after_ms: None, remaining_ms: 3 },
         ];
         for decision in not_endings {
             assert!(decision.ending_message_after(Some(unknown), "op", "k", "outcomeOfError").is_none());
@@ -584,7 +575,7 @@ mod tests {
             timeout_ms: 800,
             abort_at_ms: 123_456_800,
             request_id: super::RequestId(7),
-            remaining_budget_ms: 1500,
+            remaining_ms: 1500,
             hedge,
         };
         assert_eq!(said(start(false)), "start attempt 2 (timeout 800 ms)");
@@ -594,7 +585,7 @@ mod tests {
             delay_ms: 250,
             until_ms: 123_456_250,
             retry_after_ms,
-            remaining_budget_ms: 900,
+            remaining_ms: 900,
         };
         assert_eq!(said(wait(None)), "wait 250 ms, before attempt 3");
         assert_eq!(said(wait(Some(250))), "wait 250 ms, before attempt 3 (the server asked for 250 ms)");
@@ -606,17 +597,17 @@ mod tests {
         let gave_up = Decision::GaveUp {
             reason: GiveUpReason::DeadlineInsufficient,
             attempts: 3,
-            remaining_budget_ms: 0,
+            remaining_ms: 0,
             refused_delay_ms: None,
             abort_attempts: AttemptSet::EMPTY,
         };
         assert_eq!(said(gave_up), "gave up after 3 attempts: deadline_insufficient");
-        let reconcile = Decision::Reconcile { attempts: 1, remaining_budget_ms: 5, abort_attempts: AttemptSet::EMPTY };
+        let reconcile = Decision::Reconcile { attempts: 1, remaining_ms: 5, abort_attempts: AttemptSet::EMPTY };
         assert_eq!(said(reconcile), "reconcile after 1 attempt: the write may have happened");
         let restart = Decision::Restart {
             attempts: 2,
             deadline_ms: 123_457_000,
-            remaining_budget_ms: 5,
+            remaining_ms: 5,
             abort_attempts: AttemptSet::EMPTY,
         };
         assert_eq!(said(restart), "restart after 2 attempts: a conflict");

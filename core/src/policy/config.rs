@@ -21,9 +21,9 @@ pub const MAX_ATTEMPTS_LIMIT: u32 = 100;
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AttemptTimeoutConfig {
-    /// Every attempt gets this many milliseconds (less if the budget has less left).
+    /// Every attempt gets this many milliseconds (less if less time is left).
     FixedMs(u64),
-    /// Every attempt gets this fraction, in (0, 1], of the budget that remains
+    /// Every attempt gets this fraction, in (0, 1], of the time that remains
     /// when it starts; never less than `minimum_useful_attempt_ms`.
     FractionOfRemaining(f64),
 }
@@ -480,11 +480,11 @@ pub struct PolicyConfig {
     /// How many attempts in all, the first one included (3 means one try and
     /// up to two retries). 1..=100.
     pub max_attempts: u32,
-    /// The whole operation's time budget, in milliseconds, from its start.
-    pub total_budget_ms: u64,
+    /// The whole operation's total timeout, in milliseconds, from its start.
+    pub total_timeout_ms: u64,
     /// How long one attempt may run.
     pub attempt_timeout: AttemptTimeoutConfig,
-    /// Time kept back at the end of the budget to handle the last response.
+    /// Time kept back at the end of the total timeout to handle the last response.
     pub response_reserve_ms: u64,
     /// No attempt starts with less time than this left (after the reserve).
     pub minimum_useful_attempt_ms: u64,
@@ -513,7 +513,7 @@ pub struct PolicyConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hedging: Option<HedgingConfig>,
     /// Queue redelivery schedule for [`redeliver`](crate::engine::redelivery::redeliver); the
-    /// backoff ceilings and `total_budget_ms` when absent.
+    /// backoff ceilings and `total_timeout_ms` when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub redelivery: Option<RedeliveryConfig>,
     /// How deadlines, attempt counts and retries cross hops; the defaults
@@ -526,7 +526,7 @@ impl Default for PolicyConfig {
     fn default() -> Self {
         PolicyConfig {
             max_attempts: 3,
-            total_budget_ms: 10_000,
+            total_timeout_ms: 10_000,
             attempt_timeout: AttemptTimeoutConfig::FixedMs(3_000),
             response_reserve_ms: 50,
             minimum_useful_attempt_ms: 100,

@@ -34,7 +34,7 @@ impl Default for Policy {
 fn unreachable_default() -> Policy {
     Policy {
         max_attempts: 1,
-        total_budget_ms: 1,
+        total_timeout_ms: 1,
         attempt_timeout: AttemptTimeout::Fixed { ms: 1 },
         response_reserve_ms: 0,
         minimum_useful_attempt_ms: 0,
@@ -143,17 +143,17 @@ impl Policy {
         if !(1..=MAX_ATTEMPTS_LIMIT).contains(&c.max_attempts) {
             check.fail("max_attempts", message!(MaxAttemptsRange, c.max_attempts, MAX_ATTEMPTS_LIMIT));
         }
-        if c.total_budget_ms == 0 {
-            check.fail("total_budget_ms", message!(TotalBudgetZero));
+        if c.total_timeout_ms == 0 {
+            check.fail("total_timeout_ms", message!(TotalTimeoutZero));
         }
-        check.ms("total_budget_ms", c.total_budget_ms);
+        check.ms("total_timeout_ms", c.total_timeout_ms);
         check.ms("response_reserve_ms", c.response_reserve_ms);
         check.ms("minimum_useful_attempt_ms", c.minimum_useful_attempt_ms);
         let before_first_attempt = c.response_reserve_ms.saturating_add(c.minimum_useful_attempt_ms);
-        if c.total_budget_ms > 0 && before_first_attempt >= c.total_budget_ms {
+        if c.total_timeout_ms > 0 && before_first_attempt >= c.total_timeout_ms {
             check.fail(
-                "total_budget_ms",
-                message!(NoAttemptFits, c.total_budget_ms, c.response_reserve_ms, c.minimum_useful_attempt_ms),
+                "total_timeout_ms",
+                message!(NoAttemptFits, c.total_timeout_ms, c.response_reserve_ms, c.minimum_useful_attempt_ms),
             );
         }
 
@@ -334,7 +334,7 @@ impl Policy {
         }
         Ok(Policy {
             max_attempts: c.max_attempts,
-            total_budget_ms: c.total_budget_ms,
+            total_timeout_ms: c.total_timeout_ms,
             attempt_timeout,
             response_reserve_ms: c.response_reserve_ms,
             minimum_useful_attempt_ms: c.minimum_useful_attempt_ms,
@@ -446,7 +446,7 @@ mod tests {
     #[test]
     fn budget_must_leave_room_for_one_attempt() {
         let mut config = PolicyConfig::default();
-        config.total_budget_ms = 150;
+        config.total_timeout_ms = 150;
         config.response_reserve_ms = 50;
         config.minimum_useful_attempt_ms = 100;
         let error = Policy::new(&config).unwrap_err();

@@ -20,7 +20,7 @@ pub enum AttemptTimeout {
         /// The timeout.
         ms: u64,
     },
-    /// Thousandths of the remaining budget.
+    /// Thousandths of the remaining time.
     FractionOfRemaining {
         /// 1..=1000.
         permille: u32,
@@ -172,7 +172,7 @@ impl Propagation {
 ///
 /// ```
 /// use retryplan::Policy;
-/// let policy = Policy::from_json(r#"{"max_attempts": 4, "total_budget_ms": 2000}"#).unwrap();
+/// let policy = Policy::from_json(r#"{"max_attempts": 4, "total_timeout_ms": 2000}"#).unwrap();
 /// assert_eq!(policy.max_attempts(), 4);
 /// let error = Policy::from_json(r#"{"backoff": {"base_ms": 200, "cap_ms": 100}}"#).unwrap_err();
 /// assert_eq!(error.to_string(), "invalid policy: backoff.cap_ms (100) must be >= backoff.base_ms (200)");
@@ -180,7 +180,7 @@ impl Propagation {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Policy {
     pub(crate) max_attempts: u32,
-    pub(crate) total_budget_ms: u64,
+    pub(crate) total_timeout_ms: u64,
     pub(crate) attempt_timeout: AttemptTimeout,
     pub(crate) response_reserve_ms: u64,
     pub(crate) minimum_useful_attempt_ms: u64,
@@ -204,7 +204,7 @@ impl Policy {
         let cls = &self.classification;
         PolicyConfig {
             max_attempts: self.max_attempts,
-            total_budget_ms: self.total_budget_ms,
+            total_timeout_ms: self.total_timeout_ms,
             attempt_timeout: match self.attempt_timeout {
                 AttemptTimeout::Fixed { ms } => AttemptTimeoutConfig::FixedMs(ms),
                 AttemptTimeout::FractionOfRemaining { permille } => {
@@ -276,10 +276,18 @@ impl Policy {
     pub fn max_attempts(&self) -> u32 {
         self.max_attempts
     }
-    /// The operation's time budget in ms.
+    /// The operation's total timeout in ms: every attempt and wait fit in it.
+    #[must_use]
+    pub fn total_timeout_ms(&self) -> u64 {
+        self.total_timeout_ms
+    }
+    /// The old name of [`Policy::total_timeout_ms`], kept for one release.
+    #[deprecated(
+        note = "renamed `total_timeout_ms` (\"budget\" names the retry budget only); this alias is removed in the next release"
+    )]
     #[must_use]
     pub fn total_budget_ms(&self) -> u64 {
-        self.total_budget_ms
+        self.total_timeout_ms
     }
     /// The per-attempt timeout rule.
     #[must_use]

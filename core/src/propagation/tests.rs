@@ -180,7 +180,7 @@ fn gave_up(reason: GiveUpReason) -> crate::Decision {
     crate::Decision::GaveUp {
         reason,
         attempts: 2,
-        remaining_budget_ms: 0,
+        remaining_ms: 0,
         refused_delay_ms: None,
         abort_attempts: crate::outcomes::decision::AttemptSet::default(),
     }

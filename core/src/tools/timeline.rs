@@ -73,7 +73,7 @@ pub enum Warning {
     },
     /// Server guidance up to the cap can never be honored: the cap is at
     /// least the whole deadline.
-    GuidanceCapExceedsBudget {
+    GuidanceCapExceedsDeadline {
         /// `server_guidance.cap_ms`.
         cap_ms: u64,
         /// The deadline, from the start.
@@ -91,7 +91,7 @@ impl core::fmt::Display for Warning {
             Warning::WorstCaseExceedsDeadline { worst_case_ms, deadline_ms } => {
                 write!(f, "worst case {worst_case_ms} ms exceeds the {deadline_ms} ms deadline")
             }
-            Warning::GuidanceCapExceedsBudget { cap_ms, deadline_ms } => write!(
+            Warning::GuidanceCapExceedsDeadline { cap_ms, deadline_ms } => write!(
                 f,
                 "server_guidance.cap_ms ({cap_ms} ms) is not shorter than the whole {deadline_ms} ms deadline"
             ),
@@ -102,7 +102,7 @@ impl core::fmt::Display for Warning {
 /// A policy's worst-case timeline against a deadline.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Timeline {
-    /// The deadline used, from the start: `min(total_budget_ms, deadline)`.
+    /// The deadline used, from the start: `min(total_timeout_ms, deadline)`.
     pub deadline_ms: u64,
     /// When the first attempt starts, from the operation's start.
     pub first_attempt_at_ms: u64,
@@ -124,14 +124,14 @@ pub struct Timeline {
 }
 
 /// The worst-case timeline of `policy` against `deadline_ms` (from the
-/// operation's start; `None` uses the policy's total budget alone), when the
+/// operation's start; `None` uses the policy's total timeout alone), when the
 /// first attempt starts `first_attempt_at_ms` after the operation did (time
 /// already spent queueing or connecting: 0 if none).
 ///
 /// ```
 /// use retryplan::{explain, Policy};
 /// let policy = Policy::from_json(r#"{
-///     "max_attempts": 3, "total_budget_ms": 2000, "attempt_timeout": {"fixed_ms": 1000},
+///     "max_attempts": 3, "total_timeout_ms": 2000, "attempt_timeout": {"fixed_ms": 1000},
 ///     "response_reserve_ms": 0, "minimum_useful_attempt_ms": 100,
 ///     "backoff": {"base_ms": 100, "cap_ms": 2000}, "jitter": {"kind": "none"}
 /// }"#).unwrap();
@@ -204,7 +204,7 @@ pub fn explain(policy: &Policy, deadline_ms: Option<u64>, first_attempt_at_ms: u
     }
     let guidance = policy.server_guidance;
     if guidance.honor && guidance.cap_ms >= deadline_ms {
-        warnings.push(Warning::GuidanceCapExceedsBudget { cap_ms: guidance.cap_ms, deadline_ms });
+        warnings.push(Warning::GuidanceCapExceedsDeadline { cap_ms: guidance.cap_ms, deadline_ms });
     }
     Timeline {
         deadline_ms,

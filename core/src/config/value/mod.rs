@@ -20,7 +20,7 @@
 //! let error = PolicyConfig::from_value(&typo).unwrap_err();
 //! assert_eq!(error.to_string(), "invalid policy configuration at `max_attemps`: unknown field `max_attemps` \
 //!     (did you mean `max_attempts`?), expected one of \
-//!     `max_attempts`, `total_budget_ms`, `attempt_timeout`, `response_reserve_ms`, `minimum_useful_attempt_ms`, \
+//!     `max_attempts`, `total_timeout_ms`, `attempt_timeout`, `response_reserve_ms`, `minimum_useful_attempt_ms`, \
 //!     `backoff`, `jitter`, `retry_on`, `ambiguous`, `conflict`, `server_guidance`, `retry_limits`, `retry_methods`, `idempotency`, `hedging`, `redelivery`, `propagation`");
 //! ```
 

@@ -205,12 +205,24 @@ pub(crate) struct Fields<'a> {
 impl<'a> Fields<'a> {
     /// The object at `path`, refusing anything but an object, unknown fields and repeated fields.
     pub(crate) fn new(value: &'a Value, path: &'a str, known: &[&str]) -> Result<Fields<'a>, Error> {
+        Fields::with_old_names(value, path, known, &[])
+    }
+
+    /// [`Fields::new`] that also accepts `old_names`, deprecated names read for
+    /// one release: an unknown field's message lists only the `known` ones,
+    /// so it never suggests an old name.
+    pub(crate) fn with_old_names(
+        value: &'a Value,
+        path: &'a str,
+        known: &[&str],
+        old_names: &[&str],
+    ) -> Result<Fields<'a>, Error> {
         let Value::Object(fields) = value else {
             return Err(expected(path, Rule::Object, value));
         };
         for (index, (key, _)) in fields.iter().enumerate() {
             // A key is echoed as an excerpt: a bad configuration must not copy megabytes into an error.
-            if !known.contains(&key.as_str()) {
+            if !known.contains(&key.as_str()) && !old_names.contains(&key.as_str()) {
                 let hint = did_you_mean(key, known.iter().copied());
                 let key = excerpt(key, EXCERPT_CHARS);
                 let message = message!(UnknownField, &key, hint, Arg::names(known.iter().copied()));
@@ -328,7 +340,7 @@ mod tests {
         let object = |key: &str, value: Value| Value::Object(vec![(key.to_owned(), value)]);
         for (config, field) in [
             (object("idempotency", Value::String(huge.clone())), "idempotency"),
-            (object("total_budget_ms", Value::String(huge.clone())), "total_budget_ms"),
+            (object("total_timeout_ms", Value::String(huge.clone())), "total_timeout_ms"),
             (object(&huge, Value::Null), ""),
         ] {
             let error = crate::PolicyConfig::from_value(&config).unwrap_err();

@@ -16,7 +16,7 @@ use alloc::vec::Vec;
 ///
 /// ```
 /// use retryplan::config::value::closest_name;
-/// let known = ["max_attempts", "total_budget_ms", "jitter"];
+/// let known = ["max_attempts", "total_timeout_ms", "jitter"];
 /// assert_eq!(closest_name("max_attempt", known), Some("max_attempts"));
 /// assert_eq!(closest_name("jiter", known), Some("jitter"));
 /// assert_eq!(closest_name("colour", known), None);
@@ -131,7 +131,7 @@ mod tests {
     fn a_huge_name_is_refused_without_computing_its_distances() {
         // Without the length check this takes minutes (50 M x 15 cells and 50 M row allocations per name).
         let huge = "x".repeat(50_000_000);
-        assert_eq!(closest_name(&huge, ["max_attempts", "total_budget_ms"]), None);
+        assert_eq!(closest_name(&huge, ["max_attempts", "total_timeout_ms"]), None);
         assert_eq!(closest_name("max_attempts_and_more", ["max_attempts"]), None, "too long to be a typo");
     }
 }

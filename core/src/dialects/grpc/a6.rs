@@ -4,7 +4,7 @@
 //!
 //! | A6 section | rule | where |
 //! |---|---|---|
-//! | Maximum Number of Retries | `maxAttempts` counts the original attempt; the call deadline spans every attempt | `max_attempts`; `timeout` becomes `total_budget_ms` |
+//! | Maximum Number of Retries | `maxAttempts` counts the original attempt; the call deadline spans every attempt | `max_attempts`; `timeout` becomes `total_timeout_ms` |
 //! | Validation of retryPolicy | `maxAttempts` a JSON integer > 1, `initialBackoff`/`maxBackoff` Durations > 0, `backoffMultiplier` > 0, `retryableStatusCodes` non-empty | [`super::service_config`] refuses anything else; a multiplier is kept in thousandths (warned when rounded) |
 //! | Limits on Retries and Hedges | `maxAttempts` above the client cap (default 5) is treated as the cap | capped, with a warning |
 //! | Exponential Backoff (2024 revision) | retry `n` waits `min(initialBackoff * multiplier^n, maxBackoff) * random(0.8, 1.2)`, which may exceed `maxBackoff` | backoff `exponential`, jitter `a6` ([`JitterConfig::A6`]) |
@@ -68,7 +68,7 @@ pub(crate) fn method_policy(
     retry: Option<RetryPolicy>,
     hedging: Option<HedgingPolicy>,
 ) -> Result<PolicyConfig, Error> {
-    let total_budget_ms = match timeout_ns {
+    let total_timeout_ms = match timeout_ns {
         None => MAX_MS,
         Some((ns, path)) => {
             let ms = ns.div_euclid(NS_PER_MS);
@@ -84,7 +84,7 @@ pub(crate) fn method_policy(
     };
     let mut config = PolicyConfig {
         max_attempts: 1,
-        total_budget_ms,
+        total_timeout_ms,
         attempt_timeout: AttemptTimeoutConfig::FractionOfRemaining(1.0),
         response_reserve_ms: 0,
         minimum_useful_attempt_ms: 0,

@@ -503,7 +503,7 @@ mod tests {
         assert_eq!(config.method_for("MyService", "Bar").unwrap().name, "/MyService/");
         assert_eq!(config.method_for("AnotherService", "Baz").unwrap().name, "");
         assert_eq!(config.profile_for("MyService", "Bar").unwrap().max_attempts(), 4);
-        assert_eq!(config.profile_for("MyService", "Foo").unwrap().total_budget_ms(), 1_000);
+        assert_eq!(config.profile_for("MyService", "Foo").unwrap().total_timeout_ms(), 1_000);
     }
 
     #[test]

@@ -88,8 +88,7 @@ fn gave_up(reason: GiveUpReason, abort: &[u32]) -> Event {
     for attempt in abort {
         abort_attempts.insert(*attempt);
     }
-    let decision =
-        Decision::GaveUp { reason, attempts: 2, remaining_budget_ms: 0, refused_delay_ms: None, abort_attempts };
+    let decision = Decision::GaveUp { reason, attempts: 2, remaining_ms: 0, refused_delay_ms: None, abort_attempts };
     Event { at_ms: 5, decision, after: None }
 }
 
@@ -138,7 +137,7 @@ fn a_hedge_is_a_resend_of_its_kind() {
         timeout_ms: 10,
         abort_at_ms: 10,
         request_id: crate::outcomes::decision::RequestId(1),
-        remaining_budget_ms: 10,
+        remaining_ms: 10,
         hedge: true,
     };
     assert_eq!(

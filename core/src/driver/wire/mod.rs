@@ -91,8 +91,8 @@ record! {
         REQUEST_ID_HIGH = 5, "request_id_high";
         /// The request id's lower 32 bits.
         REQUEST_ID_LOW = 6, "request_id_low";
-        /// Budget left after the response reserve.
-        REMAINING_BUDGET_MS = 7, "remaining_budget_ms";
+        /// Time left after the response reserve.
+        REMAINING_MS = 7, "remaining_ms";
         /// [`FLAG_HEDGE`](super::FLAG_HEDGE) and [`FLAG_SEND_IDEMPOTENCY_KEY`](super::FLAG_SEND_IDEMPOTENCY_KEY).
         FLAGS = 8, "flags";
         /// The abort reason or give-up reason index.
@@ -415,7 +415,7 @@ fn write_action(action: Action, record: &mut [i64; OUTPUT_WORDS]) {
             record[output::ABORT_AT_MS] = word(plan.abort_at_ms);
             record[output::REQUEST_ID_HIGH] = (plan.request_id.0 >> 32) as i64;
             record[output::REQUEST_ID_LOW] = (plan.request_id.0 & 0xffff_ffff) as i64;
-            record[output::REMAINING_BUDGET_MS] = word(plan.remaining_budget_ms);
+            record[output::REMAINING_MS] = word(plan.remaining_ms);
             record[output::FLAGS] =
                 i64::from(plan.hedge) * FLAG_HEDGE + i64::from(plan.send_idempotency_key) * FLAG_SEND_IDEMPOTENCY_KEY;
             ActionKind::StartAttempt
@@ -436,17 +436,17 @@ fn write_action(action: Action, record: &mut [i64; OUTPUT_WORDS]) {
         Action::Finish(ending) => {
             let (kind, attempts, detail) = match ending.decision {
                 Decision::Succeeded { attempts, winner, .. } => (EndingKind::Succeeded, attempts, i64::from(winner)),
-                Decision::GaveUp { reason, attempts, remaining_budget_ms, refused_delay_ms, .. } => {
+                Decision::GaveUp { reason, attempts, remaining_ms, refused_delay_ms, .. } => {
                     record[output::REASON] = index_of::<GiveUpReason>(reason);
-                    record[output::REMAINING_BUDGET_MS] = word(remaining_budget_ms);
+                    record[output::REMAINING_MS] = word(remaining_ms);
                     (EndingKind::GaveUp, attempts, refused_delay_ms.map_or(NONE, word))
                 }
-                Decision::Reconcile { attempts, remaining_budget_ms, .. } => {
-                    record[output::REMAINING_BUDGET_MS] = word(remaining_budget_ms);
+                Decision::Reconcile { attempts, remaining_ms, .. } => {
+                    record[output::REMAINING_MS] = word(remaining_ms);
                     (EndingKind::Reconcile, attempts, NONE)
                 }
-                Decision::Restart { attempts, deadline_ms, remaining_budget_ms, .. } => {
-                    record[output::REMAINING_BUDGET_MS] = word(remaining_budget_ms);
+                Decision::Restart { attempts, deadline_ms, remaining_ms, .. } => {
+                    record[output::REMAINING_MS] = word(remaining_ms);
                     (EndingKind::Restart, attempts, word(deadline_ms))
                 }
                 // A finish always carries an ending; were it ever not to, the

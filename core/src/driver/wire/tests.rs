@@ -5,7 +5,7 @@ use crate::policy::Policy;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-const PLAIN: &str = r#"{"max_attempts": 3, "total_budget_ms": 5000, "attempt_timeout": {"fixed_ms": 300},
+const PLAIN: &str = r#"{"max_attempts": 3, "total_timeout_ms": 5000, "attempt_timeout": {"fixed_ms": 300},
     "jitter": {"kind": "none"}, "minimum_useful_attempt_ms": 50, "response_reserve_ms": 0}"#;
 
 fn driver(options: DriverOptions) -> Driver {
@@ -74,7 +74,7 @@ fn a_whole_operation_in_words_matches_the_typed_driver() {
     assert_eq!((start[output::TIMEOUT_MS], start[output::ABORT_AT_MS]), (300, 300));
     let id = ((start[output::REQUEST_ID_HIGH] as u64) << 32) | start[output::REQUEST_ID_LOW] as u64;
     assert_eq!(id, plan.request_id.0);
-    assert_eq!((start[output::REMAINING_BUDGET_MS], start[output::FLAGS]), (5000, 0));
+    assert_eq!((start[output::REMAINING_MS], start[output::FLAGS]), (5000, 0));
     // A 503 with a server wait of 250 ms: sleep until 40 + 250.
     let slept = exchange(&mut wired, &result(40, 1, NONE, OutcomeKind::HttpStatus, 503, 250));
     assert_eq!((slept[output::RECEIPT], slept[output::ACTION_KIND], slept[output::UNTIL_MS]), (0, 2, 290));

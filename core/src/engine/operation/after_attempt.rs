@@ -50,21 +50,21 @@ impl Operation {
             Class::Cancelled => return self.give_up(now, GiveUpReason::Cancelled, None),
             Class::NotRetryable => return self.give_up(now, GiveUpReason::NotRetryable, None),
             Class::Conflict => {
-                let remaining_budget_ms = self.remaining_budget_ms(now);
+                let remaining_ms = self.remaining_ms(now);
                 let abort_attempts = self.abort_running();
                 return self.end(Decision::Restart {
                     attempts,
                     deadline_ms: self.deadline_ms,
-                    remaining_budget_ms,
+                    remaining_ms,
                     abort_attempts,
                 });
             }
             Class::Retryable { ambiguous, throttling } => (ambiguous, throttling),
         };
         if ambiguous && self.idempotency == Idempotency::Unsafe {
-            let remaining_budget_ms = self.remaining_budget_ms(now);
+            let remaining_ms = self.remaining_ms(now);
             let abort_attempts = self.abort_running();
-            return self.end(Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts });
+            return self.end(Decision::Reconcile { attempts, remaining_ms, abort_attempts });
         }
         if self.one_shot_body {
             return self.give_up(now, GiveUpReason::BodyNotReplayable, None);
@@ -132,11 +132,11 @@ impl Operation {
             }
         };
 
-        let remaining = self.remaining_budget_ms(now);
+        let remaining = self.remaining_ms(now);
         let minimum = self.policy.minimum_useful_attempt_ms.max(1);
         if let Some(server_ms) = retry_after_ms {
             if server_ms.saturating_add(minimum) > remaining {
-                return self.give_up(now, GiveUpReason::RetryAfterExceedsBudget, Some(server_ms));
+                return self.give_up(now, GiveUpReason::RetryAfterExceedsDeadline, Some(server_ms));
             }
         }
         if delay_ms.saturating_add(minimum) > remaining {
@@ -147,7 +147,7 @@ impl Operation {
         }
         let until_ms = now.saturating_add(delay_ms);
         self.phase = Phase::Waiting { until_ms, retry_after_ms };
-        Decision::Wait { retry, delay_ms, until_ms, retry_after_ms, remaining_budget_ms: remaining }
+        Decision::Wait { retry, delay_ms, until_ms, retry_after_ms, remaining_ms: remaining }
     }
 
     /// The backoff before retry `retry` (0 for the first), from

@@ -18,7 +18,7 @@ impl Operation {
 
     /// Runs the pre-attempt checks and, when they pass, starts an attempt.
     pub(super) fn try_start(&mut self, now: u64, start: Start) -> Result<Decision, GiveUpReason> {
-        let remaining = self.remaining_budget_ms(now);
+        let remaining = self.remaining_ms(now);
         let minimum = self.policy.minimum_useful_attempt_ms.max(1);
         if remaining < minimum {
             return Err(GiveUpReason::DeadlineInsufficient);
@@ -56,7 +56,7 @@ impl Operation {
             timeout_ms,
             abort_at_ms,
             request_id: self.request_id(attempt),
-            remaining_budget_ms: remaining,
+            remaining_ms: remaining,
             hedge: start == Start::Hedge,
         })
     }

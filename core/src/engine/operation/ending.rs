@@ -19,12 +19,12 @@ impl Operation {
     }
 
     pub(super) fn give_up(&mut self, now: u64, reason: GiveUpReason, refused_delay_ms: Option<u64>) -> Decision {
-        let remaining_budget_ms = self.remaining_budget_ms(now);
+        let remaining_ms = self.remaining_ms(now);
         let abort_attempts = self.abort_running();
         let decision = Decision::GaveUp {
             reason,
             attempts: self.attempts_started,
-            remaining_budget_ms,
+            remaining_ms,
             refused_delay_ms,
             abort_attempts,
         };

@@ -55,7 +55,7 @@
 //!    schedule keeps counting (`max_above_backoff_ms` is refused with either:
 //!    with no draw there is no backoff to bound the guidance by);
 //! 6. if the guidance plus a minimum useful attempt does not fit in what
-//!    remains, give up now (`retry_after_exceeds_budget`); if the delay plus a
+//!    remains, give up now (`retry_after_exceeds_deadline`); if the delay plus a
 //!    minimum useful attempt does not fit, give up now (`deadline_insufficient`),
 //!    never after sleeping;
 //! 7. otherwise wait (or, for a zero delay, go straight to the pre-attempt check).
@@ -131,7 +131,7 @@ pub(crate) const MAX_RUNNING: usize = 1 + MAX_HEDGED_ATTEMPTS as usize;
 /// Where the operation stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
-    /// The next poll checks the budget and starts an attempt.
+    /// The next poll checks the time left and starts an attempt.
     Ready,
     /// Backing off until `until_ms`; the server's requested delay is kept for
     /// repeated answers.
@@ -240,8 +240,8 @@ impl Operation {
         let idempotency_key = options.idempotency_key.unwrap_or_else(|| IdempotencyKey::derived(options.seed));
         // No time is ever past MAX_MS (2^53 - 1, what a JS number holds exactly),
         // so an unbounded budget (a gRPC call without a deadline) ends there.
-        let budget_end = now_ms.saturating_add(policy.total_budget_ms).min(MAX_MS.max(now_ms));
-        let deadline_ms = options.deadline_ms.map_or(budget_end, |caller| caller.min(budget_end));
+        let timeout_end = now_ms.saturating_add(policy.total_timeout_ms).min(MAX_MS.max(now_ms));
+        let deadline_ms = options.deadline_ms.map_or(timeout_end, |caller| caller.min(timeout_end));
         let idempotency = options.repeatability.effective(policy.idempotency);
         let previous_delay_ms = policy.backoff.base_ms;
         Operation {
@@ -379,14 +379,24 @@ impl Operation {
         }
     }
 
-    /// Budget left at `now_ms` after the response reserve (saturating at 0).
+    /// Time left at `now_ms` before the deadline, after the response reserve
+    /// (saturating at 0).
     #[must_use]
-    pub fn remaining_budget_ms(&self, now_ms: u64) -> u64 {
-        crate::ground::deadline::remaining_budget_ms(
+    pub fn remaining_ms(&self, now_ms: u64) -> u64 {
+        crate::ground::deadline::remaining_ms(
             self.deadline_ms,
             now_ms.max(self.last_now_ms),
             self.policy.response_reserve_ms,
         )
+    }
+
+    /// The old name of [`Operation::remaining_ms`], kept for one release.
+    #[deprecated(
+        note = "renamed `remaining_ms` (\"budget\" names the retry budget only); this alias is removed in the next release"
+    )]
+    #[must_use]
+    pub fn remaining_budget_ms(&self, now_ms: u64) -> u64 {
+        self.remaining_ms(now_ms)
     }
 
     /// Whether this operation may ever send its request again after an
@@ -412,7 +422,7 @@ impl Operation {
         self.refuse_further_attempts(GiveUpReason::ServerDeclinedRetry);
     }
 
-    /// The operation's deadline: `min(start + total_budget_ms, caller deadline)`.
+    /// The operation's deadline: `min(start + total_timeout_ms, caller deadline)`.
     #[must_use]
     pub fn deadline_ms(&self) -> u64 {
         self.deadline_ms
@@ -532,7 +542,7 @@ impl Operation {
             delay_ms: until_ms - now,
             until_ms,
             retry_after_ms,
-            remaining_budget_ms: self.remaining_budget_ms(now),
+            remaining_ms: self.remaining_ms(now),
         }
     }
 }

@@ -19,7 +19,7 @@ use crate::outcomes::http::Repeatability;
 /// let options = OperationOptions::new(42)
 ///     .with_idempotency_key(IdempotencyKey::new("order-5001").unwrap())
 ///     .with_deadline_ms(1_800);
-/// let policy = Policy::from_json(r#"{"total_budget_ms": 5000}"#).unwrap();
+/// let policy = Policy::from_json(r#"{"total_timeout_ms": 5000}"#).unwrap();
 /// let operation = Operation::new(&policy, 0, options);
 /// assert_eq!((operation.idempotency_key().as_str(), operation.deadline_ms()), ("order-5001", 1_800));
 /// ```
@@ -30,7 +30,7 @@ pub struct OperationOptions {
     /// The stable key for all attempts; derived from the seed when `None`.
     pub(super) idempotency_key: Option<IdempotencyKey>,
     /// A deadline propagated by the caller, on the same clock; the operation's
-    /// deadline is the earlier of this and `start + total_budget_ms`.
+    /// deadline is the earlier of this and `start + total_timeout_ms`.
     pub(super) deadline_ms: Option<u64>,
     /// The shared controls (budget, breaker, retry slots) of the dependency
     /// this operation calls.

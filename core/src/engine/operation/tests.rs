@@ -7,7 +7,7 @@ use crate::policy::{AttemptTimeoutConfig, BackoffConfig, JitterConfig, PolicyCon
 fn checkout() -> Policy {
     Policy::new(&PolicyConfig {
         max_attempts: 3,
-        total_budget_ms: 800,
+        total_timeout_ms: 800,
         attempt_timeout: AttemptTimeoutConfig::FixedMs(200),
         response_reserve_ms: 50,
         minimum_useful_attempt_ms: 200,
@@ -31,7 +31,7 @@ fn the_800_ms_checkout_gives_up_before_a_third_attempt_that_needs_850_ms() {
         Ok(Decision::GaveUp {
             reason: GiveUpReason::DeadlineInsufficient,
             attempts: 2,
-            remaining_budget_ms: 250,
+            remaining_ms: 250,
             refused_delay_ms: Some(100),
             abort_attempts: AttemptSet::EMPTY
         })
@@ -106,4 +106,16 @@ fn request_ids_differ_per_attempt_and_keys_are_stable() {
     assert_eq!(op.idempotency_key(), again.idempotency_key());
     assert_eq!(op.idempotency_key().as_str().len(), 36);
     assert_eq!(&op.idempotency_key().as_str()[14..15], "4");
+}
+
+#[test]
+#[allow(deprecated)]
+fn the_old_names_of_remaining_ms_and_total_timeout_ms_give_the_same_numbers() {
+    let policy = checkout();
+    assert_eq!((policy.total_budget_ms(), policy.total_timeout_ms()), (800, 800));
+    let op = Operation::new(&policy, 0, OperationOptions::new(1));
+    for now in [0, 100, 750, 900] {
+        assert_eq!(op.remaining_budget_ms(now), op.remaining_ms(now), "at {now}");
+    }
+    assert_eq!(op.remaining_ms(100), 650);
 }

@@ -138,10 +138,10 @@ rules! {
     StatusOutOfRange = "status_out_of_range": "{0}[{1}] ({2}) must be an HTTP status in 100..=599",
     /// max_attempts out of range: value, the largest.
     MaxAttemptsRange = "max_attempts_range": "max_attempts ({0}) must be in 1..={1} (it counts the first attempt: 3 means up to 2 retries)",
-    /// A zero budget.
-    TotalBudgetZero = "total_budget_zero": "total_budget_ms (0) must be >= 1: every operation needs a finite, non-zero budget",
-    /// A budget no attempt fits in: budget, reserve, minimum.
-    NoAttemptFits = "no_attempt_fits": "total_budget_ms ({0}) must be > response_reserve_ms ({1}) + minimum_useful_attempt_ms ({2}), or no attempt could ever start",
+    /// A zero total timeout.
+    TotalTimeoutZero = "total_timeout_zero": "total_timeout_ms (0) must be >= 1: every operation needs a finite, non-zero timeout",
+    /// A total timeout no attempt fits in: the timeout, reserve, minimum.
+    NoAttemptFits = "no_attempt_fits": "total_timeout_ms ({0}) must be > response_reserve_ms ({1}) + minimum_useful_attempt_ms ({2}), or no attempt could ever start",
     /// A count or duration that must not be zero: field.
     ZeroNotAllowed = "zero_not_allowed": "{0} (0) must be >= 1",
     /// A fixed timeout below the minimum useful attempt: timeout, minimum.

@@ -116,7 +116,7 @@ const MAX_MULTIPLIER_PERMILLE: u32 = MAX_MULTIPLIER as u32 * 1000;
 // The policy: every field of `Policy`, in the body's order. This is the table.
 struct_form!(Policy {
     max_attempts in 1..=MAX_ATTEMPTS_LIMIT,
-    total_budget_ms in 1..=MAX_MS,
+    total_timeout_ms in 1..=MAX_MS,
     attempt_timeout,
     response_reserve_ms,
     minimum_useful_attempt_ms,

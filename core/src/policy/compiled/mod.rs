@@ -33,7 +33,7 @@ impl Policy {
     ///
     /// ```
     /// use retryplan::Policy;
-    /// let policy = Policy::from_json(r#"{"max_attempts": 4, "total_budget_ms": 2000}"#).unwrap();
+    /// let policy = Policy::from_json(r#"{"max_attempts": 4, "total_timeout_ms": 2000}"#).unwrap();
     /// let form = policy.to_compiled();
     /// assert_eq!(&form[..2], b"rp");
     /// assert_eq!(Policy::from_compiled(&form), Ok(policy));

@@ -217,7 +217,7 @@ internal class Host<T>(
     }
 
     private fun attemptOf(out: LongArray) = Attempt(
-        out[W.OUT_ATTEMPT].toInt(), out[W.OUT_TIMEOUT_MS], out[W.OUT_ABORT_AT_MS], Wire.requestId(out[W.OUT_REQUEST_ID_HIGH], out[W.OUT_REQUEST_ID_LOW]), key, out[W.OUT_REMAINING_BUDGET_MS],
+        out[W.OUT_ATTEMPT].toInt(), out[W.OUT_TIMEOUT_MS], out[W.OUT_ABORT_AT_MS], Wire.requestId(out[W.OUT_REQUEST_ID_HIGH], out[W.OUT_REQUEST_ID_LOW]), key, out[W.OUT_REMAINING_MS],
         out[W.OUT_FLAGS] and W.FLAG_HEDGE != 0L, out[W.OUT_FLAGS] and W.FLAG_SEND_IDEMPOTENCY_KEY != 0L,
         if (propagates) driver.outgoingHeaders(out[W.OUT_ATTEMPT].toInt(), clock.nowMs(), Protocol.HTTP) else emptyList(),
     )

@@ -51,7 +51,12 @@ class Operation private constructor(private val native: Lean<NativeOperation>) :
     override fun nextWakeupMs() = native.typed { it.nextWakeupMs() }
 
     @Throws(RetryplanException::class)
-    override fun remainingBudgetMs(nowMs: Long) = native.typed { it.remainingBudgetMs(nowMs) }
+    override fun remainingMs(nowMs: Long) = native.typed { it.remainingMs(nowMs) }
+
+    /** The old name of [remainingMs], kept for one release. */
+    @Deprecated("Renamed remainingMs; this alias is removed in the next release", ReplaceWith("remainingMs(nowMs)"))
+    @Throws(RetryplanException::class)
+    fun remainingBudgetMs(nowMs: Long): Long = remainingMs(nowMs)
 
     @Throws(RetryplanException::class)
     override fun requestId(attempt: Int) = native.typed { it.requestId(attempt) }

@@ -29,8 +29,8 @@ data class Attempt(
     val requestId: String,
     /** The same key on every attempt of the operation. */
     val idempotencyKey: String,
-    /** Budget left at the start, after the response reserve: propagate it downstream as a deadline. */
-    val remainingBudgetMs: Long,
+    /** Time left at the start, after the response reserve: propagate it downstream as a deadline. */
+    val remainingMs: Long,
     /** True for a hedge started beside a running attempt. */
     val hedge: Boolean,
     /** True when the request carries [idempotencyKey] as [IDEMPOTENCY_KEY_HEADER] (a keyed or unsafe operation). */
@@ -70,7 +70,7 @@ internal fun driverFor(
     request: RequestContext? = null,
 ): Driver {
     // The wire binds its native functions and checks the library's version on first use: before the clock
-    // starts, so a process's first operation does not spend its budget on that.
+    // starts, so a process's first operation does not spend its total timeout on that.
     Wire.ready()
     val options = OperationOptions(seed, idempotencyKey, deadlineMs, dependency, null, oneShotBody, httpRequest)
     val driverOptions = DriverOptions(stats = stats, recordEvents = onDecision != null, returnsResponses = returnsResponses)

@@ -65,7 +65,7 @@ object Telemetry {
     val GIVE_UP_REASONS: Map<GiveUpReason, String> = linkedMapOf(
         GiveUpReason.ATTEMPTS_EXHAUSTED to "attempts_exhausted",
         GiveUpReason.DEADLINE_INSUFFICIENT to "deadline_insufficient",
-        GiveUpReason.RETRY_AFTER_EXCEEDS_BUDGET to "retry_after_exceeds_budget",
+        GiveUpReason.RETRY_AFTER_EXCEEDS_DEADLINE to "retry_after_exceeds_deadline",
         GiveUpReason.RETRY_AFTER_ABOVE_CAP to "retry_after_above_cap",
         GiveUpReason.SERVER_DECLINED_RETRY to "server_declined_retry",
         GiveUpReason.NOT_RETRYABLE to "not_retryable",

@@ -133,11 +133,11 @@ internal object Wire {
             w[W.D_TIMEOUT_MS],
             w[W.D_ABORT_AT_MS],
             requestId(w[W.D_REQUEST_ID_HIGH], w[W.D_REQUEST_ID_LOW]),
-            w[W.D_REMAINING_BUDGET_MS],
+            w[W.D_REMAINING_MS],
             w[W.D_FLAGS] and W.FLAG_HEDGE != 0L,
         )
 
-        W.DECISION_WAIT -> Decision.Wait(w[W.D_ATTEMPT].toInt(), w[W.D_DELAY_MS], w[W.D_UNTIL_MS], optional(w[W.D_RETRY_AFTER_MS]), w[W.D_REMAINING_BUDGET_MS])
+        W.DECISION_WAIT -> Decision.Wait(w[W.D_ATTEMPT].toInt(), w[W.D_DELAY_MS], w[W.D_UNTIL_MS], optional(w[W.D_RETRY_AFTER_MS]), w[W.D_REMAINING_MS])
 
         W.DECISION_AWAIT_OUTCOME -> Decision.AwaitOutcome(w[W.D_RUNNING].toInt(), w[W.D_UNTIL_MS])
 
@@ -146,14 +146,14 @@ internal object Wire {
         W.DECISION_GAVE_UP -> Decision.GaveUp(
             W.giveUpReason(w[W.D_REASON]),
             w[W.D_ATTEMPTS].toInt(),
-            w[W.D_REMAINING_BUDGET_MS],
+            w[W.D_REMAINING_MS],
             optional(w[W.D_DETAIL]),
             aborts(w),
         )
 
-        W.DECISION_RECONCILE -> Decision.Reconcile(w[W.D_ATTEMPTS].toInt(), w[W.D_REMAINING_BUDGET_MS], aborts(w))
+        W.DECISION_RECONCILE -> Decision.Reconcile(w[W.D_ATTEMPTS].toInt(), w[W.D_REMAINING_MS], aborts(w))
 
-        W.DECISION_RESTART -> Decision.Restart(w[W.D_ATTEMPTS].toInt(), w[W.D_DETAIL], w[W.D_REMAINING_BUDGET_MS], aborts(w))
+        W.DECISION_RESTART -> Decision.Restart(w[W.D_ATTEMPTS].toInt(), w[W.D_DETAIL], w[W.D_REMAINING_MS], aborts(w))
 
         else -> throw IllegalStateException("retryplan: unknown decision kind ${w[W.D_DECISION_KIND]}")
     }

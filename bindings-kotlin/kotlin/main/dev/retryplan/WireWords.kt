@@ -38,7 +38,7 @@ internal object WireWords {
     const val OUT_ABORT_AT_MS = 4
     const val OUT_REQUEST_ID_HIGH = 5
     const val OUT_REQUEST_ID_LOW = 6
-    const val OUT_REMAINING_BUDGET_MS = 7
+    const val OUT_REMAINING_MS = 7
     const val OUT_FLAGS = 8
     const val OUT_REASON = 9
     const val OUT_UNTIL_MS = 10
@@ -55,7 +55,7 @@ internal object WireWords {
     const val D_ABORT_AT_MS = 3
     const val D_REQUEST_ID_HIGH = 4
     const val D_REQUEST_ID_LOW = 5
-    const val D_REMAINING_BUDGET_MS = 6
+    const val D_REMAINING_MS = 6
     const val D_FLAGS = 7
     const val D_DELAY_MS = 8
     const val D_UNTIL_MS = 9

@@ -23,8 +23,8 @@ record! {
         REQUEST_ID_HIGH = 4, "request_id_high";
         /// The request id's lower 32 bits.
         REQUEST_ID_LOW = 5, "request_id_low";
-        /// Budget left after the response reserve.
-        REMAINING_BUDGET_MS = 6, "remaining_budget_ms";
+        /// Time left after the response reserve.
+        REMAINING_MS = 6, "remaining_ms";
         /// [`FLAG_HEDGE`](super::FLAG_HEDGE).
         FLAGS = 7, "flags";
         /// The wait's length.
@@ -103,22 +103,22 @@ kinds! {
 /// ```
 pub fn encode_decision(decision: &Decision, record: &mut [i64; DECISION_WORDS]) {
     let (kind, aborts) = match *decision {
-        Decision::StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_budget_ms, hedge } => {
+        Decision::StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_ms, hedge } => {
             record[decision::ATTEMPT] = i64::from(attempt);
             record[decision::TIMEOUT_MS] = word(timeout_ms);
             record[decision::ABORT_AT_MS] = word(abort_at_ms);
             record[decision::REQUEST_ID_HIGH] = (request_id.0 >> 32) as i64;
             record[decision::REQUEST_ID_LOW] = (request_id.0 & 0xffff_ffff) as i64;
-            record[decision::REMAINING_BUDGET_MS] = word(remaining_budget_ms);
+            record[decision::REMAINING_MS] = word(remaining_ms);
             record[decision::FLAGS] = i64::from(hedge) * FLAG_HEDGE;
             (DecisionKind::StartAttempt, None)
         }
-        Decision::Wait { retry, delay_ms, until_ms, retry_after_ms, remaining_budget_ms } => {
+        Decision::Wait { retry, delay_ms, until_ms, retry_after_ms, remaining_ms } => {
             record[decision::ATTEMPT] = i64::from(retry);
             record[decision::DELAY_MS] = word(delay_ms);
             record[decision::UNTIL_MS] = word(until_ms);
             record[decision::RETRY_AFTER_MS] = retry_after_ms.map_or(NONE, word);
-            record[decision::REMAINING_BUDGET_MS] = word(remaining_budget_ms);
+            record[decision::REMAINING_MS] = word(remaining_ms);
             (DecisionKind::Wait, None)
         }
         Decision::AwaitOutcome { running, until_ms } => {
@@ -131,23 +131,23 @@ pub fn encode_decision(decision: &Decision, record: &mut [i64; DECISION_WORDS]) 
             record[decision::DETAIL] = i64::from(winner);
             (DecisionKind::Succeeded, Some(abort_attempts))
         }
-        Decision::GaveUp { reason, attempts, remaining_budget_ms, refused_delay_ms, abort_attempts } => {
+        Decision::GaveUp { reason, attempts, remaining_ms, refused_delay_ms, abort_attempts } => {
             record[decision::REASON] = index_of::<GiveUpReason>(reason);
             record[decision::ATTEMPTS] = i64::from(attempts);
-            record[decision::REMAINING_BUDGET_MS] = word(remaining_budget_ms);
+            record[decision::REMAINING_MS] = word(remaining_ms);
             record[decision::DETAIL] = refused_delay_ms.map_or(NONE, word);
             (DecisionKind::GaveUp, Some(abort_attempts))
         }
-        Decision::Reconcile { attempts, remaining_budget_ms, abort_attempts } => {
+        Decision::Reconcile { attempts, remaining_ms, abort_attempts } => {
             record[decision::ATTEMPTS] = i64::from(attempts);
             record[decision::DETAIL] = NONE;
-            record[decision::REMAINING_BUDGET_MS] = word(remaining_budget_ms);
+            record[decision::REMAINING_MS] = word(remaining_ms);
             (DecisionKind::Reconcile, Some(abort_attempts))
         }
-        Decision::Restart { attempts, deadline_ms, remaining_budget_ms, abort_attempts } => {
+        Decision::Restart { attempts, deadline_ms, remaining_ms, abort_attempts } => {
             record[decision::ATTEMPTS] = i64::from(attempts);
             record[decision::DETAIL] = word(deadline_ms);
-            record[decision::REMAINING_BUDGET_MS] = word(remaining_budget_ms);
+            record[decision::REMAINING_MS] = word(remaining_ms);
             (DecisionKind::Restart, Some(abort_attempts))
         }
     };

@@ -70,7 +70,7 @@ fn every_decision_in_words_is_the_typed_one() {
 
 #[test]
 fn hedges_aborts_and_cancel_in_words() {
-    let json = r#"{"max_attempts": 100, "total_budget_ms": 1000000, "jitter": {"kind": "none"},
+    let json = r#"{"max_attempts": 100, "total_timeout_ms": 1000000, "jitter": {"kind": "none"},
         "attempt_timeout": {"fixed_ms": 1000}, "minimum_useful_attempt_ms": 1,
         "backoff": {"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0},
         "hedging": {"delay_ms": 50, "max_hedged_attempts": 1}, "idempotency": "idempotent"}"#;
@@ -96,7 +96,7 @@ fn hedges_aborts_and_cancel_in_words() {
     for attempt in [1, 32, 33, 66, 128] {
         set.insert(attempt);
     }
-    encode_decision(&Decision::Reconcile { attempts: 128, remaining_budget_ms: 5, abort_attempts: set }, &mut out);
+    encode_decision(&Decision::Reconcile { attempts: 128, remaining_ms: 5, abort_attempts: set }, &mut out);
     let aborts =
         [out[decision::ABORTS_1], out[decision::ABORTS_33], out[decision::ABORTS_65], out[decision::ABORTS_97]];
     assert_eq!(aborts, [1 | 1 << 31, 1, 0b10, 1 << 31]);
@@ -137,7 +137,7 @@ fn a_decision_writes_only_the_words_of_its_kind() {
     expected[decision::UNTIL_MS] = 90;
     assert_eq!(record, expected);
     // A reconcile's `detail` is documented as -1: written so.
-    let reconcile = Decision::Reconcile { attempts: 3, remaining_budget_ms: 5, abort_attempts: AttemptSet::EMPTY };
+    let reconcile = Decision::Reconcile { attempts: 3, remaining_ms: 5, abort_attempts: AttemptSet::EMPTY };
     encode_decision(&reconcile, &mut record);
     assert_eq!((record[decision::DETAIL], record[decision::ATTEMPTS], record[decision::ABORTS_97]), (NONE, 3, 0));
     assert_eq!(record[decision::TIMEOUT_MS], 7, "a word the kind does not use is left as it was");

@@ -20,7 +20,7 @@ import kotlinx.coroutines.runBlocking
 
 private const val SEED = 7L
 private const val DELAY_MS = 10L
-private const val POLICY = """{"max_attempts": 100, "total_budget_ms": 100000000, "attempt_timeout": {"fixed_ms": 1000},
+private const val POLICY = """{"max_attempts": 100, "total_timeout_ms": 100000000, "attempt_timeout": {"fixed_ms": 1000},
     "response_reserve_ms": 50, "minimum_useful_attempt_ms": 100, "jitter": {"kind": "none"},
     "backoff": {"kind": "constant", "base_ms": 10, "multiplier": 1.0, "cap_ms": 10}}"""
 
@@ -118,7 +118,7 @@ private fun driverCycles(policy: Policy, cycles: Int): Int {
 }
 
 /** The workload of issue 11: zero delay, ten attempts, each failing with an application error the hook calls retryable. */
-private const val TEN_TRIES = """{"max_attempts": 10, "total_budget_ms": 100000, "attempt_timeout": {"fixed_ms": 10000},
+private const val TEN_TRIES = """{"max_attempts": 10, "total_timeout_ms": 100000, "attempt_timeout": {"fixed_ms": 10000},
     "response_reserve_ms": 0, "minimum_useful_attempt_ms": 1, "jitter": {"kind": "none"},
     "backoff": {"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0}}"""
 private val RETRYABLE = Outcome.Application(Verdict.RETRYABLE)

@@ -7,7 +7,7 @@ import dev.retryplan.retrying
 import kotlinx.coroutines.runBlocking
 
 /**
- * The first `retrying {}` of a process: how much of the operation's budget
+ * The first `retrying {}` of a process: how much of the operation's total timeout
  * goes before its first attempt starts (from the driver's first clock
  * reading to the first StartAttempt), then the same for a second call. Run
  * in a fresh JVM (bench.sh does not run it):
@@ -24,6 +24,6 @@ fun main() {
             retrying(policy, clock = clock, onDecision = { if (it.decision is Decision.StartAttempt && firstStart < 0) firstStart = it.atMs }) { 1 }
         }
         val wholeUs = (System.nanoTime() - started) / 1_000
-        println("call ${call + 1}: ${firstStart - origin} ms of the budget gone before the first attempt; the whole call $wholeUs us")
+        println("call ${call + 1}: ${firstStart - origin} ms of the total timeout gone before the first attempt; the whole call $wholeUs us")
     }
 }

@@ -15,7 +15,7 @@ import dev.retryplan.Outcome
  */
 class KotlinFloor(
     private val maxAttempts: Int,
-    totalBudgetMs: Long,
+    totalTimeoutMs: Long,
     private val timeoutMs: Long,
     private val reserveMs: Long,
     private val minimumUsefulMs: Long,
@@ -23,7 +23,7 @@ class KotlinFloor(
     private val seed: Long,
     startMs: Long,
 ) {
-    private val deadlineMs = startMs + totalBudgetMs
+    private val deadlineMs = startMs + totalTimeoutMs
     private var attempts = 0
     private var running = 0
     private var waitUntilMs = startMs

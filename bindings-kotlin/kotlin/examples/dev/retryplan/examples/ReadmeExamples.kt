@@ -120,7 +120,7 @@ fun nightlyExport(policy: Policy): Int = dev.retryplan.blocking.retrying(policy)
 
 // README: api
 val checkout = Policy.profile("checkout") // 800 ms, up to 3 attempts of at most 200 ms, keyed writes
-// or: Policy.fromJson("""{"max_attempts": 3, "total_budget_ms": 800, "attempt_timeout": {"fixed_ms": 200}}""")
+// or: Policy.fromJson("""{"max_attempts": 3, "total_timeout_ms": 800, "attempt_timeout": {"fixed_ms": 200}}""")
 // or: Policy(defaultPolicyConfig().copy(maxAttempts = 5))   // defaults and rules come from the core
 
 /** One operation: `send` makes one attempt with its timeout, the idempotency key and its request id. */

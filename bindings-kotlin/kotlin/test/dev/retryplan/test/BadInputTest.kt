@@ -84,17 +84,17 @@ class BadInputTest {
         Row("negative number in a configuration", "InvalidConfig", "invalid_config", "backoff.base_ms") {
             Policy(defaultPolicyConfig().let { it.copy(backoff = it.backoff.copy(baseMs = -5)) })
         },
-        Row("time beyond 2^53 - 1 ms in a configuration", "ConfigViolations", "config_violations", "total_budget_ms") {
-            Policy(defaultPolicyConfig().copy(totalBudgetMs = 1L shl 53))
+        Row("time beyond 2^53 - 1 ms in a configuration", "ConfigViolations", "config_violations", "total_timeout_ms") {
+            Policy(defaultPolicyConfig().copy(totalTimeoutMs = 1L shl 53))
         },
-        Row("number beyond 2^64 in a configuration", "InvalidConfig", "invalid_config", "total_budget_ms") {
-            Policy.fromJson("""{"total_budget_ms": 18446744073709551616}""")
+        Row("number beyond 2^64 in a configuration", "InvalidConfig", "invalid_config", "total_timeout_ms") {
+            Policy.fromJson("""{"total_timeout_ms": 18446744073709551616}""")
         },
         Row("wrong type in a configuration", "InvalidConfig", "invalid_config", "max_attempts") {
             Policy.fromJson("""{"max_attempts": "3"}""")
         },
-        Row("null in a configuration", "InvalidConfig", "invalid_config", "total_budget_ms") {
-            Policy.fromJson("""{"total_budget_ms": null}""")
+        Row("null in a configuration", "InvalidConfig", "invalid_config", "total_timeout_ms") {
+            Policy.fromJson("""{"total_timeout_ms": null}""")
         },
         Row("unknown field", "InvalidConfig", "invalid_config", "max_attemps") {
             Policy.fromJson("""{"max_attemps": 3}""")

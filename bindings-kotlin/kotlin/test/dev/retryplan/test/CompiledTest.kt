@@ -54,7 +54,7 @@ class CompiledTest {
 
     @Test
     fun `a compiled policy decides as its JSON does`() {
-        val json = """{"max_attempts": 4, "total_budget_ms": 2000, "jitter": {"kind": "full"}}"""
+        val json = """{"max_attempts": 4, "total_timeout_ms": 2000, "jitter": {"kind": "full"}}"""
         fun decisions(policy: Policy) = policy.use {
             Operation(it, 0, OperationOptions(seed = 7)).use { op ->
                 val first = op.poll(0)

@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.AtomicInteger
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DestroyedTest {
-    private val json = """{"total_budget_ms": 1000, "attempt_timeout": {"fixed_ms": 200}, "response_reserve_ms": 0,
+    private val json = """{"total_timeout_ms": 1000, "attempt_timeout": {"fixed_ms": 200}, "response_reserve_ms": 0,
         "jitter": {"kind": "none"}}"""
     private val options = OperationOptions(seed = 1)
 

@@ -50,7 +50,7 @@ private fun reconcile(key: String) = "the write may have happened; do not repeat
 @Timeout(30)
 class EndingsTest {
     private fun policy(extra: String = "") = Policy.fromJson(
-        """{"max_attempts": 3, "total_budget_ms": 5000, "jitter": {"kind": "none"},
+        """{"max_attempts": 3, "total_timeout_ms": 5000, "jitter": {"kind": "none"},
             "backoff": {"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0}$extra}""",
     )
 
@@ -125,7 +125,7 @@ class EndingsTest {
 
     @Test
     fun `an ending names outcomeOfError after an error nothing classified, and only then`() {
-        val decision = Decision.Reconcile(attempts = 1, remainingBudgetMs = 0, abortAttempts = emptyList())
+        val decision = Decision.Reconcile(attempts = 1, remainingMs = 0, abortAttempts = emptyList())
         val words = endingMessage(decision, "placeOrder", "k-1")!!
         assertEquals("retryplan: placeOrder: ${reconcile("k-1")}", words)
         val unknown = Outcome.Application(unknownErrorVerdict())

@@ -31,6 +31,8 @@ import dev.retryplan.parseGrpcTimeout
 import dev.retryplan.parseRetryAfter
 import dev.retryplan.profileConfig
 import dev.retryplan.profileNames
+import dev.retryplan.remainingBudgetMs
+import dev.retryplan.remainingMs
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertThrows
 import org.junit.jupiter.api.Assertions.assertTrue
@@ -63,6 +65,23 @@ class ErrorsTest {
     }
 
     @Test
+    @Suppress("DEPRECATION")
+    fun `the old names of the total timeout are read for one release`() {
+        Policy.fromJson("""{"total_budget_ms": 2000}""").use { policy ->
+            assertEquals(2000L, policy.toConfig().totalTimeoutMs)
+            Operation(policy, 0, OperationOptions(seed = 1)).use { op ->
+                assertEquals(op.remainingMs(100), op.remainingBudgetMs(100))
+            }
+        }
+        val both = raises<RetryplanException.InvalidConfig>("invalid_config") {
+            Policy.fromJson("""{"total_timeout_ms": 2000, "total_budget_ms": 2000}""")
+        }
+        assertEquals("total_budget_ms", both.field)
+        assertTrue("both `total_timeout_ms` and its old name `total_budget_ms`" in both.description, both.description)
+        assertEquals(remainingMs(800, 500, 50), remainingBudgetMs(800, 500, 50))
+    }
+
+    @Test
     fun `policy JSON errors name the field`() {
         val error = raises<RetryplanException.InvalidConfig>("invalid_config") {
             Policy.fromJson("""{"backoff": {"base_ms": -5}}""")
@@ -83,7 +102,7 @@ class ErrorsTest {
             ),
             profileNames(),
         )
-        assertEquals(800L, profileConfig("checkout").totalBudgetMs)
+        assertEquals(800L, profileConfig("checkout").totalTimeoutMs)
         Policy.profile("checkout").use { assertEquals(profileConfig("checkout"), it.toConfig()) }
         val error = raises<RetryplanException.UnknownProfile>("unknown_profile") { Policy.profile("nope") }
         assertEquals(profileNames(), error.known)
@@ -97,7 +116,7 @@ class ErrorsTest {
             val error = raises<RetryplanException.InvalidArgument>("invalid_argument") { op.poll(-5) }
             assertEquals("now_ms", error.field)
             raises<RetryplanException.InvalidArgument>("invalid_argument") { op.onOutcome(0, -1, Outcome.Success) }
-            raises<RetryplanException.InvalidArgument>("invalid_argument") { op.remainingBudgetMs(Long.MIN_VALUE) }
+            raises<RetryplanException.InvalidArgument>("invalid_argument") { op.remainingMs(Long.MIN_VALUE) }
             assertTrue(op.poll(0) is Decision.StartAttempt, "nothing changed")
         }
         raises<RetryplanException.InvalidArgument>("invalid_argument") { policy.backoffCeilingsMs(-1) }

@@ -79,7 +79,7 @@ class HotPathTest {
 
     @Test
     fun `hedges, awaited outcomes and aborts above attempt 64 come out alike`() {
-        val json = """{"max_attempts": 100, "total_budget_ms": 1000000, "jitter": {"kind": "none"},
+        val json = """{"max_attempts": 100, "total_timeout_ms": 1000000, "jitter": {"kind": "none"},
             "attempt_timeout": {"fixed_ms": 1000}, "minimum_useful_attempt_ms": 1,
             "backoff": {"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0},
             "hedging": {"delay_ms": 50, "max_hedged_attempts": 1}, "idempotency": "idempotent"}"""

@@ -46,9 +46,9 @@ class LateResultsTest {
     private val runs = 80
     private val callers = 1
 
-    /** Two attempts of 60 ms within a 150 ms budget, against a server that answers after 400 ms. */
+    /** Two attempts of 60 ms within a 150 ms total timeout, against a server that answers after 400 ms. */
     private fun policy() = Policy.fromJson(
-        """{"max_attempts": 2, "total_budget_ms": 150, "attempt_timeout": {"fixed_ms": 60},
+        """{"max_attempts": 2, "total_timeout_ms": 150, "attempt_timeout": {"fixed_ms": 60},
             "response_reserve_ms": 0, "minimum_useful_attempt_ms": 10,
             "backoff": {"kind": "constant", "base_ms": 1}, "jitter": {"kind": "none"}}""",
     )

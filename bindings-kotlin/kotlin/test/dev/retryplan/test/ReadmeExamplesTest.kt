@@ -90,12 +90,12 @@ class ReadmeExamplesTest {
      * Issue 25: the README's first example with the blocking call people
      * write (`withContext(Dispatchers.IO) { call.execute() }`, which no
      * cancellation stops) against a server that answers after 6 s: the
-     * `read` profile's 2 s budget still holds (it took 4 s, and 6 s here,
+     * `read` profile's 2 s total timeout still holds (it took 4 s, and 6 s here,
      * when `retrying` waited for its aborted attempts). The bound is the
-     * scenarios' kind: the budget plus a margin for a loaded machine.
+     * scenarios' kind: the total timeout plus a margin for a loaded machine.
      */
     @Test
-    fun `the coroutines example with a blocking call gives up within its budget`() {
+    fun `the coroutines example with a blocking call gives up within its total timeout`() {
         LocalServer { LocalServer.Reply.Stall(6_000) }.use { server ->
             val client = OkHttpClient()
             val api = object : ProfileApi {
@@ -109,20 +109,20 @@ class ReadmeExamplesTest {
             val elapsedMs = (System.nanoTime() - started) / 1_000_000
             client.dispatcher().executorService().shutdown()
             assertTrue(error is GaveUpException, "the typed ending, got $error")
-            assertTrue(elapsedMs in 0..2_500, "the read profile's 2000 ms budget held: $elapsedMs ms")
+            assertTrue(elapsedMs in 0..2_500, "the read profile's 2000 ms total timeout held: $elapsedMs ms")
         }
     }
 
     /** The interruptible form beside it: on time too, and the aborted attempts' calls are cancelled (their threads freed). */
     @Test
-    fun `the interruptible example gives up within its budget and cancels its calls`() {
+    fun `the interruptible example gives up within its total timeout and cancels its calls`() {
         LocalServer { LocalServer.Reply.Stall(6_000) }.use { server ->
             readPolicy // the examples' top-level values (the library, their clients) are made before the clock
             val started = System.nanoTime()
             val error = runCatching { runBlocking { loadProfileBlocking(server.uri.toString()) } }.exceptionOrNull()
             val elapsedMs = (System.nanoTime() - started) / 1_000_000
             assertTrue(error is GaveUpException, "the typed ending, got $error")
-            assertTrue(elapsedMs in 0..2_500, "the read profile's 2000 ms budget held: $elapsedMs ms")
+            assertTrue(elapsedMs in 0..2_500, "the read profile's 2000 ms total timeout held: $elapsedMs ms")
             // Every call of the operation was cancelled: none is still running on the client.
             repeat(100) { if (profiles.dispatcher().runningCallsCount() > 0) Thread.sleep(20) }
             assertEquals(0, profiles.dispatcher().runningCallsCount(), "calls still running after the ending")
@@ -198,7 +198,7 @@ class ReadmeExamplesTest {
     @Test
     fun `the telemetry example counts what the core's mapping names, by attribute`() = runBlocking {
         val policy = Policy.fromJson(
-            """{"max_attempts": 3, "total_budget_ms": 5000, "attempt_timeout": {"fixed_ms": 1000}, "jitter": {"kind": "none"},
+            """{"max_attempts": 3, "total_timeout_ms": 5000, "attempt_timeout": {"fixed_ms": 1000}, "jitter": {"kind": "none"},
                 "backoff": {"kind": "constant", "base_ms": 1, "multiplier": 1.0, "cap_ms": 1}}""",
         )
         val hook = CountingHook()

@@ -34,7 +34,7 @@ class ReturnedBodyTest {
 
     /** One attempt of 1000 ms (room for a process's first request, which loads the library and the client). */
     private fun policy() = Policy.fromJson(
-        """{"max_attempts": 1, "total_budget_ms": 3000, "attempt_timeout": {"fixed_ms": 1000},
+        """{"max_attempts": 1, "total_timeout_ms": 3000, "attempt_timeout": {"fixed_ms": 1000},
             "response_reserve_ms": 0, "minimum_useful_attempt_ms": 10, "jitter": {"kind": "none"}}""",
     )
 

@@ -78,7 +78,7 @@ class SuspendRetryingTest {
     fun stop() = server.close()
 
     private fun policy(extra: String = "", timeoutMs: Long = 300) = Policy.fromJson(
-        """{"max_attempts": 3, "total_budget_ms": 5000, "attempt_timeout": {"fixed_ms": $timeoutMs}, "response_reserve_ms": 0,
+        """{"max_attempts": 3, "total_timeout_ms": 5000, "attempt_timeout": {"fixed_ms": $timeoutMs}, "response_reserve_ms": 0,
             "minimum_useful_attempt_ms": 10, "jitter": {"kind": "none"},
             "backoff": {"kind": "constant", "base_ms": 20, "multiplier": 1.0, "cap_ms": 20}$extra}""",
     )

@@ -31,7 +31,7 @@ import java.util.Collections
  */
 class TelemetryTest {
     private fun policy() = Policy.fromJson(
-        """{"max_attempts": 3, "total_budget_ms": 5000, "attempt_timeout": {"fixed_ms": 1000}, "response_reserve_ms": 0,
+        """{"max_attempts": 3, "total_timeout_ms": 5000, "attempt_timeout": {"fixed_ms": 1000}, "response_reserve_ms": 0,
             "minimum_useful_attempt_ms": 10, "jitter": {"kind": "none"},
             "backoff": {"kind": "constant", "base_ms": 1, "multiplier": 1.0, "cap_ms": 1}}""",
     )

@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger
 /** Several JVM threads sharing one policy, one set of counters, one operation. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ThreadsTest {
-    private val policyJson = """{"max_attempts": 3, "total_budget_ms": 1000, "attempt_timeout": {"fixed_ms": 100},
+    private val policyJson = """{"max_attempts": 3, "total_timeout_ms": 1000, "attempt_timeout": {"fixed_ms": 100},
         "response_reserve_ms": 0, "minimum_useful_attempt_ms": 10, "jitter": {"kind": "none"},
         "backoff": {"kind": "constant", "base_ms": 50, "multiplier": 1.0, "cap_ms": 50}}"""
 
@@ -140,7 +140,7 @@ class ThreadsTest {
             breaker = BreakerConfig(TripConfig.Consecutive(1_000_000), 1_000, 1),
             retrySlots = 1_000,
         )
-        val zeroWait = """{"max_attempts": 3, "total_budget_ms": 60000, "attempt_timeout": {"fixed_ms": 1000},
+        val zeroWait = """{"max_attempts": 3, "total_timeout_ms": 60000, "attempt_timeout": {"fixed_ms": 1000},
             "response_reserve_ms": 0, "minimum_useful_attempt_ms": 1, "jitter": {"kind": "none"},
             "backoff": {"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0}}"""
         fun operation(policy: Policy, dependency: Dependency, stats: Stats) {

@@ -68,13 +68,13 @@ object TypedConfig {
     fun policy(json: Any?): PolicyConfig? = typed {
         val d = defaultPolicyConfig()
         val m = obj(
-            json, "max_attempts", "total_budget_ms", "attempt_timeout", "response_reserve_ms",
+            json, "max_attempts", "total_timeout_ms", "attempt_timeout", "response_reserve_ms",
             "minimum_useful_attempt_ms", "backoff", "jitter", "retry_on", "ambiguous", "conflict", "server_guidance",
             "idempotency", "hedging", "redelivery", "retry_limits", "retry_methods",
         )
         PolicyConfig(
             maxAttempts = m.or("max_attempts", d.maxAttempts, ::int),
-            totalBudgetMs = m.or("total_budget_ms", d.totalBudgetMs, ::long),
+            totalTimeoutMs = m.or("total_timeout_ms", d.totalTimeoutMs, ::long),
             attemptTimeout = m.or("attempt_timeout", d.attemptTimeout) {
                 val t = obj(it, "fixed_ms", "fraction_of_remaining")
                 when (t.keys) {

@@ -154,7 +154,7 @@ object VectorJson {
             "timeout_ms" to d.timeoutMs,
             "abort_at_ms" to d.abortAtMs,
             "request_id" to d.requestId,
-            "remaining_budget_ms" to d.remainingBudgetMs,
+            "remaining_ms" to d.remainingMs,
             "hedge" to d.hedge,
         )
 
@@ -164,7 +164,7 @@ object VectorJson {
             "delay_ms" to d.delayMs,
             "until_ms" to d.untilMs,
             "retry_after_ms" to d.retryAfterMs,
-            "remaining_budget_ms" to d.remainingBudgetMs,
+            "remaining_ms" to d.remainingMs,
         )
 
         is Decision.AwaitOutcome -> fields("type" to "await_outcome", "running" to d.running.toLong(), "until_ms" to d.untilMs)
@@ -180,7 +180,7 @@ object VectorJson {
             "type" to "gave_up",
             "reason" to name(d.reason),
             "attempts" to d.attempts.toLong(),
-            "remaining_budget_ms" to d.remainingBudgetMs,
+            "remaining_ms" to d.remainingMs,
             "refused_delay_ms" to d.refusedDelayMs,
             "abort_attempts" to aborts(d.abortAttempts),
         )
@@ -188,7 +188,7 @@ object VectorJson {
         is Decision.Reconcile -> fields(
             "type" to "reconcile",
             "attempts" to d.attempts.toLong(),
-            "remaining_budget_ms" to d.remainingBudgetMs,
+            "remaining_ms" to d.remainingMs,
             "abort_attempts" to aborts(d.abortAttempts),
         )
 
@@ -196,7 +196,7 @@ object VectorJson {
             "type" to "restart",
             "attempts" to d.attempts.toLong(),
             "deadline_ms" to d.deadlineMs,
-            "remaining_budget_ms" to d.remainingBudgetMs,
+            "remaining_ms" to d.remainingMs,
             "abort_attempts" to aborts(d.abortAttempts),
         )
     }
@@ -211,7 +211,7 @@ object VectorJson {
                 "timeout_ms" to p.timeoutMs,
                 "abort_at_ms" to p.abortAtMs,
                 "request_id" to p.requestId,
-                "remaining_budget_ms" to p.remainingBudgetMs,
+                "remaining_ms" to p.remainingMs,
                 "hedge" to p.hedge,
                 "send_idempotency_key" to p.sendIdempotencyKey,
             )
@@ -244,7 +244,7 @@ object VectorJson {
             "restarts" to s.restarts,
             "gave_up" to mapOf(
                 "attempts_exhausted" to g.attemptsExhausted, "deadline_insufficient" to g.deadlineInsufficient,
-                "retry_after_exceeds_budget" to g.retryAfterExceedsBudget, "retry_after_above_cap" to g.retryAfterAboveCap,
+                "retry_after_exceeds_deadline" to g.retryAfterExceedsDeadline, "retry_after_above_cap" to g.retryAfterAboveCap,
                 "server_declined_retry" to g.serverDeclinedRetry, "not_retryable" to g.notRetryable, "cancelled" to g.cancelled,
                 "budget_exhausted" to g.budgetExhausted, "circuit_open" to g.circuitOpen, "no_retry_slot" to g.noRetrySlot,
                 "body_not_replayable" to g.bodyNotReplayable,
@@ -320,8 +320,8 @@ object VectorJson {
                     "deadline_ms" to w.deadlineMs,
                 )
 
-                is Warning.GuidanceCapExceedsBudget -> mapOf(
-                    "type" to "guidance_cap_exceeds_budget",
+                is Warning.GuidanceCapExceedsDeadline -> mapOf(
+                    "type" to "guidance_cap_exceeds_deadline",
                     "cap_ms" to w.capMs,
                     "deadline_ms" to w.deadlineMs,
                 )
