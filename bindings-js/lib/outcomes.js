@@ -1,7 +1,7 @@
 // The one reader of an outcome object (`{type: "http_status", status,
 // retryAfterMs?, errorCode?}`, ...): it checks the object and writes it in
 // the core's wire words (retryplan::wire): `outcome_kind`, `outcome_code`
-// and `outcome_delay_ms`, which the core's `wire::decode_outcome` reads, and
+// and `outcome_retry_after_ms`, which the core's `wire::decode_outcome` reads, and
 // an `http_status`'s `errorCode`, which the wasm checks (`ErrorCode::new`).
 // Numbers cross the boundary for less than the wasm reading the object
 // property by property; the wasm's own object path (src/args.rs `outcome`)

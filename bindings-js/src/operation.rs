@@ -87,7 +87,7 @@ pub fn operation_poll(handle: u32, now_ms: f64, cancel: bool) -> JsValue {
 }
 
 /// How attempt `attempt` ended, in the core's wire words (`outcome_kind`,
-/// `outcome_code`, `outcome_delay_ms`) and an `http_status`'s error code,
+/// `outcome_code`, `outcome_retry_after_ms`) and an `http_status`'s error code,
 /// as `lib/outcomes.js` read the outcome object (see `args::outcome_of`):
 /// the next decision stored (as `_operationPoll`), or the `RetryplanError`.
 #[wasm_bindgen(js_name = _operationOutcome)]

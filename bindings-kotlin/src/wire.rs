@@ -185,7 +185,7 @@ pub struct WireTables {
     pub version: i64,
     /// The absent word (-1).
     pub none: i64,
-    /// A gRPC pushback that says "do not retry" (`outcome_delay_ms`).
+    /// A gRPC pushback that says "do not retry" (`outcome_retry_after_ms`).
     pub pushback_do_not_retry: i64,
     /// `flags` bit of a hedge.
     pub flag_hedge: i64,

@@ -30,7 +30,7 @@ export const WIRE = Object.freeze({
     held: 4,
     outcome_kind: 5,
     outcome_code: 6,
-    outcome_delay_ms: 7,
+    outcome_retry_after_ms: 7,
   }),
   /** The output record's word positions. */
   OUT: Object.freeze({

@@ -22,7 +22,7 @@ pub fn wire_version() -> i64 {
 /// An absent value.
 pub const NONE: i64 = -1;
 
-/// `outcome_delay_ms` of a gRPC status whose pushback says "do not retry".
+/// `outcome_retry_after_ms` of a gRPC status whose pushback says "do not retry".
 pub const PUSHBACK_DO_NOT_RETRY: i64 = -2;
 
 /// The largest word: 2^53 - 1, what a JavaScript number holds exactly.
@@ -69,8 +69,14 @@ record! {
         OUTCOME_KIND = 5, "outcome_kind";
         /// The status, code or index the outcome kind needs.
         OUTCOME_CODE = 6, "outcome_code";
-        /// The server's requested wait (or pushback).
-        OUTCOME_DELAY_MS = 7, "outcome_delay_ms";
+        /// The outcome's retry after: the server's requested wait, or a
+        /// gRPC pushback.
+        OUTCOME_RETRY_AFTER_MS = 7, "outcome_retry_after_ms";
+    }
+    renamed {
+        /// The old name of [`OUTCOME_RETRY_AFTER_MS`] (issue 28: one name per concept).
+        #[deprecated(note = "renamed OUTCOME_RETRY_AFTER_MS (the word `outcome_retry_after_ms`)")]
+        OUTCOME_DELAY_MS = OUTCOME_RETRY_AFTER_MS;
     }
 }
 
@@ -263,7 +269,7 @@ pub fn decode_caller_outcome(kind: i64, code: i64, delay: i64) -> Result<Outcome
 }
 
 /// Reads an outcome from its three words, `outcome_kind`, `outcome_code`
-/// and `outcome_delay_ms`, exactly as [`Driver::exchange`] reads them in a
+/// and `outcome_retry_after_ms`, exactly as [`Driver::exchange`] reads them in a
 /// `result` record (see the [module documentation](self) for their meaning):
 /// the one decoding of an outcome on the wire, for a host that hands an
 /// outcome to anything else (an [`Operation`](crate::Operation)) in the
@@ -293,7 +299,7 @@ pub fn decode_outcome(kind: i64, code: i64, delay: i64) -> Result<Outcome, Error
             match Outcome::from_http_response(code, |_| None, 0) {
                 Outcome::HttpStatus { status, .. } => Outcome::HttpStatus {
                     status,
-                    retry_after_ms: optional(delay, "outcome_delay_ms")?,
+                    retry_after_ms: optional(delay, "outcome_retry_after_ms")?,
                     error_code: None,
                 },
                 malformed => malformed,
@@ -306,19 +312,21 @@ pub fn decode_outcome(kind: i64, code: i64, delay: i64) -> Result<Outcome, Error
                 .ok_or_else(|| refuse("outcome_code", "a gRPC code (0..=16)", code))?;
             let pushback = match delay {
                 PUSHBACK_DO_NOT_RETRY => Some(Pushback::DoNotRetry),
-                other => optional(other, "outcome_delay_ms")?.map(Pushback::RetryAfterMs),
+                other => optional(other, "outcome_retry_after_ms")?.map(Pushback::RetryAfterMs),
             };
             Outcome::GrpcStatus { code, pushback }
         }
         OutcomeKind::Transport => Outcome::Transport {
             failure: transport_failure(code)
                 .ok_or_else(|| refuse("outcome_code", "a transport failure (0..=2)", code))?,
-            retry_after_ms: optional(delay, "outcome_delay_ms")?,
+            retry_after_ms: optional(delay, "outcome_retry_after_ms")?,
         },
         OutcomeKind::Failure => {
             let failure = member::<Failure>(code, "outcome_code", "a failure (0..=12)")?;
-            let retry_after_ms = optional(delay, "outcome_delay_ms")?;
-            failure.outcome_after(retry_after_ms).map_err(|_| refuse("outcome_delay_ms", "-1 for a cancel", delay))?
+            let retry_after_ms = optional(delay, "outcome_retry_after_ms")?;
+            failure
+                .outcome_after(retry_after_ms)
+                .map_err(|_| refuse("outcome_retry_after_ms", "-1 for a cancel", delay))?
         }
         OutcomeKind::Application => {
             Outcome::Application { verdict: member::<Verdict>(code, "outcome_code", "a verdict (0..=3)")? }
@@ -328,7 +336,7 @@ pub fn decode_outcome(kind: i64, code: i64, delay: i64) -> Result<Outcome, Error
 }
 
 /// Writes an outcome as its three words, `[outcome_kind, outcome_code,
-/// outcome_delay_ms]` (see the module documentation): the inverse of
+/// outcome_retry_after_ms]` (see the module documentation): the inverse of
 /// [`decode_outcome`], for a host that reads outcomes (an ending's last
 /// result, an event's) in words. An outcome is written as its own kind,
 /// never as `failure` (the failure vocabulary's outcomes are transport
@@ -578,7 +586,7 @@ impl Input {
                     .ok_or_else(|| refuse("attempt", "an attempt number (1 or more)", record[input::ATTEMPT]))?;
                 let token = optional(record[input::TOKEN], "token")?;
                 let (kind, code) = (record[input::OUTCOME_KIND], record[input::OUTCOME_CODE]);
-                let outcome = decode_outcome(kind, code, record[input::OUTCOME_DELAY_MS])?;
+                let outcome = decode_outcome(kind, code, record[input::OUTCOME_RETRY_AFTER_MS])?;
                 let status_code = (kind == OutcomeKind::HttpStatus.word()).then_some(code);
                 Input::Result { now_ms, attempt, token, held: record[input::HELD], outcome, status_code }
             }

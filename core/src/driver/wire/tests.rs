@@ -151,7 +151,7 @@ fn broken_records_are_refused_by_field_and_change_nothing() {
     assert_eq!(refused(&mut wired, &result(10, 1, NONE, OutcomeKind::Transport, 3, NONE)).0, "outcome_code");
     assert_eq!(refused(&mut wired, &result(10, 1, NONE, OutcomeKind::Failure, 13, NONE)).0, "outcome_code");
     assert_eq!(refused(&mut wired, &result(10, 1, NONE, OutcomeKind::Application, 4, NONE)).0, "outcome_code");
-    assert_eq!(refused(&mut wired, &result(10, 1, NONE, OutcomeKind::HttpStatus, 503, -2)).0, "outcome_delay_ms");
+    assert_eq!(refused(&mut wired, &result(10, 1, NONE, OutcomeKind::HttpStatus, 503, -2)).0, "outcome_retry_after_ms");
     // Nothing changed: attempt 1 is still running and its answer is accepted.
     let out = exchange(&mut wired, &result(20, 1, NONE, OutcomeKind::Success, NONE, NONE));
     assert_eq!((out[output::RECEIPT], out[output::ACTION_KIND]), (0, ActionKind::Finish.word()));
@@ -192,8 +192,15 @@ fn a_transport_failure_carries_the_server_s_wait() {
     let cancelled = Failure::ALL.iter().position(|failure| *failure == Failure::Cancelled).unwrap() as i64;
     let mut out = [7; OUTPUT_WORDS];
     let error = wired.exchange(&result(10, 1, NONE, OutcomeKind::Failure, cancelled, 500), &mut out).unwrap_err();
-    assert!(matches!(error, Error::InvalidArgument { field: "outcome_delay_ms", .. }), "{error:?}");
+    assert!(matches!(error, Error::InvalidArgument { field: "outcome_retry_after_ms", .. }), "{error:?}");
     let error =
         wired.exchange(&result(10, 1, NONE, OutcomeKind::Transport, timed_out as i64, -2), &mut out).unwrap_err();
-    assert!(matches!(error, Error::InvalidArgument { field: "outcome_delay_ms", .. }), "{error:?}");
+    assert!(matches!(error, Error::InvalidArgument { field: "outcome_retry_after_ms", .. }), "{error:?}");
+}
+
+#[test]
+#[allow(deprecated)]
+fn the_outcome_word_keeps_its_old_name_for_one_release() {
+    assert_eq!(input::OUTCOME_DELAY_MS, input::OUTCOME_RETRY_AFTER_MS);
+    assert!(input::FIELDS.contains(&("outcome_retry_after_ms", 7)));
 }

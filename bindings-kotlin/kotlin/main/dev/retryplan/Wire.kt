@@ -86,7 +86,7 @@ internal object Wire {
 
     /**
      * Writes [outcome]'s three words (`outcome_kind`, `outcome_code`,
-     * `outcome_delay_ms`) into [input]; false for what the words cannot
+     * `outcome_retry_after_ms`) into [input]; false for what the words cannot
      * carry, which goes in typed (and is read or refused there): an HTTP
      * status with a service error code (a string), a negative wait (no word:
      * -1 and -2 mean something else).
@@ -103,7 +103,7 @@ internal object Wire {
         if (ms != null && ms < 0) return false
         input[W.IN_OUTCOME_KIND] = kind
         input[W.IN_OUTCOME_CODE] = code
-        input[W.IN_OUTCOME_DELAY_MS] = ms ?: if ((outcome as? Outcome.GrpcStatus)?.pushback is Pushback.DoNotRetry) W.PUSHBACK_DO_NOT_RETRY else W.NONE
+        input[W.IN_OUTCOME_RETRY_AFTER_MS] = ms ?: if ((outcome as? Outcome.GrpcStatus)?.pushback is Pushback.DoNotRetry) W.PUSHBACK_DO_NOT_RETRY else W.NONE
         return true
     }
 

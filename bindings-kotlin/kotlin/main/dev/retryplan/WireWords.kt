@@ -27,7 +27,7 @@ internal object WireWords {
     const val IN_HELD = 4
     const val IN_OUTCOME_KIND = 5
     const val IN_OUTCOME_CODE = 6
-    const val IN_OUTCOME_DELAY_MS = 7
+    const val IN_OUTCOME_RETRY_AFTER_MS = 7
 
     // The output record (a driver's next action) (15 words).
     const val OUT_WORDS = 15
