@@ -456,10 +456,7 @@ test('stats count decisions as returned', () => {
   assert.equal(counters.operations, 1);
   assert.equal(counters.succeeded, 1);
   assert.equal(counters.gaveUp.cancelled, 1);
-  throwsCode(
-    () => stats.record({ type: 'gave_up', reason: 'bored', attempts: 1, remainingMs: 0 }),
-    'invalid_argument',
-  );
+  throwsCode(() => stats.record({ type: 'gave_up', reason: 'bored', attempts: 1, remainingMs: 0 }), 'invalid_argument');
   stats.record({ type: 'await_outcome', running: 2, untilMs: 9 });
   // `inFlight`, the old name of `running`, is read for one release (deprecated); giving neither is refused.
   stats.record({ type: 'await_outcome', inFlight: 2, untilMs: 9 });

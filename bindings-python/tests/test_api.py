@@ -785,7 +785,11 @@ def test_the_wire_carries_a_poll_and_a_result_by_the_cores_own_tables() -> None:
     out = driver.exchange(_wire.input_record("poll", 0))
     assert out[_wire.OUTPUT["action_kind"]] == _wire.kind("action_kinds", "start_attempt")
     assert (out[_wire.OUTPUT["attempt"]], out[_wire.OUTPUT["abort_at_ms"]]) == (1, 300)
-    status = {"outcome_kind": _wire.kind("outcome_kinds", "http_status"), "outcome_code": 503, "outcome_retry_after_ms": -1}
+    status = {
+        "outcome_kind": _wire.kind("outcome_kinds", "http_status"),
+        "outcome_code": 503,
+        "outcome_retry_after_ms": -1,
+    }
     out = driver.exchange(_wire.input_record("result", 120, attempt=1, token=11, held=0, **status))
     assert out[_wire.OUTPUT["receipt"]] == _wire.kind("receipts", "accepted")
     assert out[_wire.OUTPUT["action_kind"]] == _wire.kind("action_kinds", "sleep")
