@@ -518,16 +518,16 @@ mod tests {
     }
 
     /// A struct handed back (an `Event`, for `telemetry_signals`) refuses what the core cannot hold, by field;
-    /// a type of a core module keeps its path, under the binding's name.
+    /// a type is named by its floor's path, under the binding's name.
     #[test]
     fn a_struct_is_converted_back_and_a_renamed_mirror_keeps_its_path() {
         let root = crate::workspace_root();
         let tables = crate::tables::registry(&root).unwrap();
         let text = &outputs(&root, &tables).unwrap()[0].text;
-        assert!(text.contains("impl TryFrom<Event> for rp::Event {"), "{text}");
+        assert!(text.contains("impl TryFrom<Event> for rp::outcomes::action::Event {"), "{text}");
         assert!(text.contains("            at_ms: ms_in(\"at_ms\", at_ms)?,\n"), "{text}");
         assert!(text.contains("            after: after.map(TryInto::try_into).transpose()?,\n"), "{text}");
-        assert!(text.contains("impl From<rp::telemetry::Signal> for TelemetrySignal {"), "{text}");
+        assert!(text.contains("impl From<rp::driver::telemetry::Signal> for TelemetrySignal {"), "{text}");
         assert!(text.contains("        error_type: Option<TelemetryErrorType>,\n"), "{text}");
         assert!(text.contains("use retryplan::telemetry::Metric;\n"), "{text}");
     }
