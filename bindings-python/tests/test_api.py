@@ -69,7 +69,7 @@ def test_decision_classes_are_frozen_matchable_and_exact() -> None:
 def test_a_decisions_renamed_fields_keep_their_old_names_for_one_release() -> None:
     """One name per concept (issue 28): the old attribute names warn; the old dict keys are read as the new."""
     wait = Decision.from_dict(
-        {"type": "wait", "retry": 0, "delay_ms": 5, "until_ms": 9, "server_delay_ms": 4, "remaining_budget_ms": 7}
+        {"type": "wait", "retry": 0, "delay_ms": 5, "until_ms": 9, "server_delay_ms": 4, "remaining_ms": 7}
     )
     assert (
         wait.retry_after_ms == 4 and wait.to_dict()["retry_after_ms"] == 4 and "server_delay_ms" not in wait.to_dict()
