@@ -14,6 +14,9 @@ import { driverKey } from './wire.js';
 import { abortAttempt, decided } from './convert.js';
 import { compose } from './messages.js';
 
+/** The options of a call that gives none (one object, not a new one per call). */
+const NO_OPTIONS = Object.freeze({});
+
 /** The monotonic clock in whole milliseconds (as `ms` reads a time: floored). */
 const monotonicNow = () => Math.floor(performance.now());
 
@@ -82,6 +85,9 @@ function ending(host, { decision, lastResult }, operation) {
   return new ENDINGS[decision.type](decision, keyOf(host), lastResult?.outcome, host.errors[host.endToken], words);
 }
 
+/** How an ending names run()'s operation: by the attempt function's name. */
+const operationName = (attempt) => attempt.name || 'operation';
+
 /** How an ending names a request: its method and URL, without credentials or fragment (as in every language). */
 function requestName({ method, url }) {
   const named = new URL(url);
@@ -99,7 +105,7 @@ const RUN_IO = {
   dispose: () => {},
   finish: (host) => {
     if (host.endReturns) return host.values[host.endToken];
-    throw ending(host, host.ending(), host.attempt.name || 'operation');
+    throw ending(host, host.ending(), operationName(host.attempt));
   },
 };
 
@@ -112,13 +118,13 @@ const RUN_IO = {
  * Ends without a value reject with GaveUpError, ReconcileRequiredError or
  * RestartRequiredError; a cancel through `options.signal` with its reason.
  */
-export function run(policy, attempt, options = {}) {
+export function run(policy, attempt, options = NO_OPTIONS) {
   const context = ambient();
   return conclude(() => {
     const { onDiscard } = options;
     const now = clockOf(options);
     const primed = options.signal?.aborted !== true;
-    const telemetry = reporter(attempt.name || 'operation');
+    const telemetry = reporter(operationName, attempt);
     const driver = newDriver(policy, now(), driverOptions(options, undefined, context, telemetry), primed);
     let io =
       onDiscard === undefined ? RUN_IO : { ...RUN_IO, dispose: (value) => value !== undefined && onDiscard(value) };
@@ -160,7 +166,7 @@ function boundBody(entry, now) {
  * success) and rejects with the typed ending when there is none, and always
  * for reconcile. See index.d.ts for every option.
  */
-export function retryFetch(input, init = {}, options = {}) {
+export function retryFetch(input, init = NO_OPTIONS, options = NO_OPTIONS) {
   const context = ambient();
   return conclude(() => {
     const { policy, fetch: doFetch = globalThis.fetch, idempotent } = options;
@@ -177,7 +183,7 @@ export function retryFetch(input, init = {}, options = {}) {
     const signal = options.signal ?? init.signal ?? undefined;
     const primed = signal?.aborted !== true;
     const extra = { method: request.method, idempotent, requestIdempotencyKey, oneShotBody, returnsResponses: true };
-    const telemetry = reporter(requestName(request));
+    const telemetry = reporter(requestName, request);
     telemetry?.request(request.method, requestName(request).slice(request.method.length + 1));
     const driver = newDriver(policy, now(), driverOptions(options, extra, context, telemetry), primed);
     // The core's deadline, attempt count, key and retrying layer for the next hop: on every attempt on the

@@ -23,8 +23,12 @@ let reporting;
 export const reportWith = (makeReporter) => {
   reporting = makeReporter;
 };
-/** A new operation's reporter, when OpenTelemetry is instrumented. */
-export const reporter = (name) => reporting?.(name);
+/**
+ * A new operation's reporter, when OpenTelemetry is instrumented: the
+ * operation named by `nameOf(subject)`, called only then (reading a
+ * function's name or parsing a URL costs more than a decision).
+ */
+export const reporter = (nameOf, subject) => (reporting === undefined ? undefined : reporting(nameOf(subject)));
 
 // setTimeout fires at once for delays above 2^31-1 ms (24.8 days); re-arm instead.
 const MAX_TIMER_MS = 2 ** 31 - 1;
