@@ -24,8 +24,11 @@ import { Policy } from './policy.js';
 import { nextEvent, pollAction } from './records.js';
 import { NAMES, driverKey, numbers } from './wire.js';
 
-/** `[nextWakeupMs, deadlineMs, attemptsStarted, startedAtMs, isEnded]` of `driver` (a view: read at once). */
-const state = (driver) => numbers(_operationState(handle(driver), true));
+/**
+ * `[nextWakeupMs, deadlineMs, attemptsStarted, startedAtMs, isEnded]` of the
+ * operation `running` runs, a `Driver`'s or an `Operation`'s (a view: read at once).
+ */
+export const state = (running) => numbers(_operationState(handle(running), running instanceof Driver));
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -109,7 +112,30 @@ export function headerObject(written) {
 /** The protocol of the next hop (`"http"` by default; the core checks the name). */
 const protocolOf = (protocol) => optional(text, 'protocol', protocol) ?? 'http';
 
-export class Driver extends Held {
+/** What a `Driver` and an `Operation` (lib/operation.js) both read of the operation they run. */
+export class Running extends Held {
+  /** The stable idempotency key of every attempt. */
+  get idempotencyKey() {
+    return driverKey(handle(this), this instanceof Driver);
+  }
+
+  /** The operation's deadline: `min(start + totalTimeoutMs, deadlineMs)`. */
+  get deadlineMs() {
+    return state(this)[1];
+  }
+
+  /** Attempts started so far (hedges included). */
+  get attemptsStarted() {
+    return state(this)[2];
+  }
+
+  /** True once an ending was returned. */
+  get isEnded() {
+    return state(this)[4] === 1;
+  }
+}
+
+export class Driver extends Running {
   constructor(policy, nowMs, options) {
     super(newDriver(policy, nowMs, options), HEAVY);
   }
@@ -160,21 +186,5 @@ export class Driver extends Held {
 
   pollEvent() {
     return nextEvent(handle(this));
-  }
-
-  get idempotencyKey() {
-    return driverKey(handle(this));
-  }
-
-  get deadlineMs() {
-    return state(this)[1];
-  }
-
-  get attemptsStarted() {
-    return state(this)[2];
-  }
-
-  get isEnded() {
-    return state(this)[4] === 1;
   }
 }

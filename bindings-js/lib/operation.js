@@ -8,20 +8,16 @@ import {
   _operationRemaining,
   _operationRequestId,
   _operationRunning,
-  _operationState,
 } from '../wasm/retryplan_js.js';
 import { attempt, ms } from './args.js';
 import { attemptList, requestIdText } from './words.js';
-import { OPERATION, newDriver } from './driver.js';
-import { HEAVY, Held, handle } from './objects.js';
+import { OPERATION, Running, newDriver, state } from './driver.js';
+import { HEAVY, handle } from './objects.js';
 import { read, words } from './outcomes.js';
 import { decisionOf } from './records.js';
-import { driverKey, numbers } from './wire.js';
+import { numbers } from './wire.js';
 
-/** `[nextWakeupMs, deadlineMs, attemptsStarted, startedAtMs, isEnded]` of `operation` (a view: read at once). */
-const state = (operation) => numbers(_operationState(handle(operation), false));
-
-export class Operation extends Held {
+export class Operation extends Running {
   constructor(policy, nowMs, options) {
     super(newDriver(policy, nowMs, options, OPERATION), HEAVY);
   }
@@ -60,21 +56,6 @@ export class Operation extends Held {
     return this.remainingMs(nowMs);
   }
 
-  /** The operation's deadline: `min(start + totalTimeoutMs, deadlineMs)`. */
-  get deadlineMs() {
-    return state(this)[1];
-  }
-
-  /** The stable idempotency key of every attempt. */
-  get idempotencyKey() {
-    return driverKey(handle(this), false);
-  }
-
-  /** Attempts started so far (hedges included). */
-  get attemptsStarted() {
-    return state(this)[2];
-  }
-
   /** The attempts running now, ascending (a new array per read). */
   get runningAttempts() {
     const words = numbers(_operationRunning(handle(this)));
@@ -90,10 +71,5 @@ export class Operation extends Held {
   requestId(number) {
     const id = numbers(_operationRequestId(handle(this), attempt(number)));
     return requestIdText(id[0], id[1]);
-  }
-
-  /** True once an ending was returned. */
-  get isEnded() {
-    return state(this)[4] === 1;
   }
 }
