@@ -2,15 +2,14 @@
 // wire records, as the public objects: the decision record (an Operation's
 // decisions, a finish's, an event's: the wasm's `wire::encode_decision`, read
 // by the generated lib/generated/decisions.js), the last result and outcome
-// words after it (`wire::encode_outcome`, read by lib/generated/outcomes.js)
-// and the driver's output record. lib/wire.js hands over its records' views
+// words after it (`wire::encode_outcome`) and the driver's output record
+// (its actions), read by lib/generated/outcomes.js. lib/wire.js hands over its records' views
 // at load. Not shared by the entries: each holds its own wasm's views.
 import { _driverEvent, _driverPollAction } from '../wasm/retryplan_js.js';
 import { decided } from './convert.js';
-import { requestIdText } from './words.js';
 import { decisionOf as decisionFrom } from './generated/decisions.js';
-import { ATTEMPT, eventOf, finishOf, outcomeOf } from './generated/outcomes.js';
-import { NAMES, WIRE } from './generated/wire.js';
+import { ATTEMPT, actionOf, eventOf, finishOf, outcomeOf } from './generated/outcomes.js';
+import { WIRE } from './generated/wire.js';
 
 let outputRecord;
 let decisionRecord;
@@ -35,7 +34,7 @@ export const outcomeOfWords = (errorCode) => {
 export function pollAction(handle, nowMs) {
   const errorCode = decided(_driverPollAction(handle, nowMs));
   const out = outputRecord();
-  return out[WIRE.OUT.action_kind] === WIRE.ACTION.finish ? finishOf(out, decisionRecord(), errorCode) : actionOf();
+  return out[WIRE.OUT.action_kind] === WIRE.ACTION.finish ? finishOf(out, decisionRecord(), errorCode) : actionOf(out);
 }
 
 /** The oldest event of driver `handle` not yet read, or undefined (its refusal thrown). */
@@ -46,24 +45,3 @@ export function nextEvent(handle) {
 
 /** The event a wasm call stored (its `errorCode` returned), as the public object. */
 export const storedEvent = (errorCode) => eventOf(decisionRecord(), errorCode);
-
-/** The action of the output record the wasm wrote last, as the public object (never a finish: see `pollAction`). */
-function actionOf() {
-  const out = outputRecord();
-  const type = NAMES.actionKinds[out[WIRE.OUT.action_kind]];
-  if (type === 'release') return { type, token: out[WIRE.OUT.token] };
-  if (type === 'sleep') return { type, untilMs: out[WIRE.OUT.until_ms] };
-  if (type === 'abort_attempt')
-    return { type, attempt: out[WIRE.OUT.attempt], reason: NAMES.abortReasons[out[WIRE.OUT.reason]] };
-  const flags = out[WIRE.OUT.flags];
-  return {
-    type,
-    attempt: out[WIRE.OUT.attempt],
-    timeoutMs: out[WIRE.OUT.timeout_ms],
-    abortAtMs: out[WIRE.OUT.abort_at_ms],
-    requestId: requestIdText(out[WIRE.OUT.request_id_high], out[WIRE.OUT.request_id_low]),
-    remainingMs: out[WIRE.OUT.remaining_ms],
-    hedge: (flags & WIRE.FLAG_HEDGE) !== 0,
-    sendIdempotencyKey: (flags & WIRE.FLAG_SEND_IDEMPOTENCY_KEY) !== 0,
-  };
-}

@@ -10,15 +10,23 @@
 //! and encoded (its words); each key is found by its value among the words
 //! (a name by its place in its table, a pushback by the delay word), an
 //! `error_code` (text, not on the wire) from its own argument. The finish's
-//! and event's keys are read the same way from samples of the core's structs.
+//! and event's keys are read the same way from samples of the core's structs,
+//! and each other action's from its sample's output record (`encode_action`):
+//! a number by its word, a name by its table, the request id by its two
+//! halves, a flag by the bit that a sample without it clears.
 
 use retryplan::config::value::{camel_case, Named, Number, Value};
 use retryplan::dialects::aws::ErrorCode;
+use retryplan::driver::{AbortReason, AttemptPlan};
 use retryplan::ground::codes::{GrpcCode, TransportFailure};
 use retryplan::headers::retry_after::Pushback;
 use retryplan::outcomes::decision::AttemptSet;
-use retryplan::wire::{self, encode_outcome, OutcomeKind, DECISION_WORDS, NONE, PUSHBACK_DO_NOT_RETRY};
-use retryplan::{AttemptResult, Decision, Ending, EndingResult, Event, Failure, Outcome, Verdict};
+use retryplan::outcomes::decision::RequestId;
+use retryplan::wire::{
+    self, encode_action, encode_outcome, ActionKind, OutcomeKind, DECISION_WORDS, NONE, OUTPUT_WORDS,
+    PUSHBACK_DO_NOT_RETRY,
+};
+use retryplan::{Action, AttemptResult, Decision, Ending, EndingResult, Event, Failure, Outcome, Verdict};
 
 use crate::output::{Output, HEADER};
 
@@ -177,6 +185,117 @@ fn outcome_function() -> Result<String, String> {
     Ok(text)
 }
 
+/// Each action but the finish, every number distinct, its flags set; then
+/// samples that each clear one flag (read by [`flag_bit`]).
+fn action_samples() -> [Action; 6] {
+    let plan = AttemptPlan {
+        attempt: 101,
+        timeout_ms: 102,
+        abort_at_ms: 103,
+        request_id: RequestId(104 << 32 | 105),
+        remaining_ms: 106,
+        hedge: true,
+        send_idempotency_key: true,
+    };
+    [
+        Action::StartAttempt(plan),
+        Action::AbortAttempt { attempt: 101, reason: AbortReason::ALL[AbortReason::ALL.len() - 1] },
+        Action::Sleep { until_ms: 102 },
+        Action::Release { token: 103 },
+        Action::StartAttempt(AttemptPlan { hedge: false, ..plan }),
+        Action::StartAttempt(AttemptPlan { send_idempotency_key: false, ..plan }),
+    ]
+}
+
+/// The output record `encode_action` writes for `action`.
+fn action_words(action: &Action) -> [i64; OUTPUT_WORDS] {
+    let (mut out, mut decision) = ([NONE; OUTPUT_WORDS], [NONE; DECISION_WORDS]);
+    encode_action(action, &mut out, &mut decision);
+    out
+}
+
+/// The word and bit that flag `key` of `action` sets: what a sample without it (of the same kind) clears.
+fn flag_bit(action: &Action, key: &str) -> Result<(usize, i64), String> {
+    let set = action_words(action);
+    let samples = action_samples();
+    let cleared = samples
+        .iter()
+        .filter(|other| other.kind() == action.kind())
+        .find(|other| {
+            fields(Value::from_serialize(other))
+                .is_ok_and(|fields| fields.iter().any(|(name, value)| name == key && *value == Value::Bool(false)))
+        })
+        .ok_or(format!("{key}: no sample clears it"))?;
+    let cleared = action_words(cleared);
+    let differs: Vec<usize> = (0..OUTPUT_WORDS).filter(|at| set[*at] != cleared[*at]).collect();
+    match differs[..] {
+        [at] if (set[at] - cleared[at]).count_ones() == 1 => Ok((at, set[at] - cleared[at])),
+        _ => Err(format!("{key}: clearing it changes words {differs:?}")),
+    }
+}
+
+/// The JS expression of `key` (sample value `value`) of `action` read from its output record `out`.
+fn action_expression(action: &Action, key: &str, value: &Value) -> Result<String, String> {
+    let out = action_words(action);
+    let kind_at = wire::output::ACTION_KIND;
+    let word_of = |number: i64| {
+        let found: Vec<usize> = (0..OUTPUT_WORDS).filter(|at| *at != kind_at && out[*at] == number).collect();
+        match found[..] {
+            [at] => Ok(at),
+            _ => Err(format!("{key}: {number} is in words {found:?}, not one")),
+        }
+    };
+    Ok(match value {
+        Value::Bool(true) => {
+            let (at, bit) = flag_bit(action, key)?;
+            format!("(out[{at}] & {bit}) !== 0")
+        }
+        Value::Number(Number::Unsigned(number)) => {
+            format!("out[{}]", word_of(i64::try_from(*number).map_err(|e| format!("{key}: {e}"))?)?)
+        }
+        Value::String(text) => match action {
+            Action::StartAttempt(plan) if *text == plan.request_id.to_string() => {
+                let id = plan.request_id.0;
+                format!(
+                    "requestIdText(out[{}], out[{}])",
+                    word_of((id >> 32) as i64)?,
+                    word_of((id & 0xffff_ffff) as i64)?
+                )
+            }
+            _ => {
+                let index = AbortReason::ALL.iter().position(|reason| reason.name() == text);
+                let index = index.ok_or(format!("{key}: {text} is no abort reason"))?;
+                format!("NAMES.abortReasons[out[{}]]", word_of(index as i64)?)
+            }
+        },
+        other => return Err(format!("{key}: {other:?} is read from no word")),
+    })
+}
+
+/// `actionOf`: each action but the finish, spelt from its output record.
+fn action_function() -> Result<String, String> {
+    let mut text = String::from(
+        "/** A driver's action other than a finish, from its output record `out`. */\n\
+         export function actionOf(out) {\n  switch (out[KIND]) {\n",
+    );
+    for kind in ActionKind::ALL.iter().filter(|kind| **kind != ActionKind::Finish) {
+        let samples = action_samples();
+        let action = samples.iter().find(|action| action.kind() == *kind).ok_or(format!("{kind:?}: no sample"))?;
+        let mut list = vec![(String::from("type"), format!("'{}'", kind.name()), String::new())];
+        for (key, value) in fields(Value::from_serialize(action))? {
+            list.push((camel_case(&key), action_expression(action, &key, &value)?, String::new()));
+        }
+        text.push_str(&format!("    case {}: {{ // {}\n", kind.word(), kind.name()));
+        text.push_str(&build("action", &list, "      ")?);
+        text.push_str("      return action;\n    }\n");
+    }
+    text.push_str(
+        "    default:\n      throw new Error(`retryplan: the wasm sent action kind ${out[KIND]}, which this host does \
+         not spell: reinstall the package`);\n  }\n}\n",
+    );
+    Ok(text)
+}
+
 /// Array items, one line of at most about 100 characters each, indented (the array's brackets around them).
 fn wrapped(items: &[String]) -> String {
     let mut lines = vec![String::new()];
@@ -251,7 +370,9 @@ pub fn output() -> Result<Output, String> {
             "// {HEADER}\n\
              // The outcome words (retryplan::wire::encode_outcome) as the outcome object of every\n\
              // language, and a driver's finish and events read from the decision record and the\n\
-             // last result the wasm writes after it (src/wire.rs), keys in the core's order.\n\
+             // last result the wasm writes after it (src/wire.rs), and its other actions from the\n\
+             // output record, keys in the core's order.\n\
+             import {{ requestIdText }} from '../words.js';\n\
              import {{ decisionOf }} from './decisions.js';\n\
              import {{ NAMES }} from './wire.js';\n\n\
              /** gRPC codes by number. */\n\
@@ -266,7 +387,10 @@ pub fn output() -> Result<Output, String> {
              /** Where an event's time lies. */\n\
              const AT_MS = {AT_MS_AT};\n\
              /** The output record's `token` and `ending` words, and the `ending` bit of a result returned. */\n\
-             const [TOKEN, ENDING, ENDING_RETURNS] = [{token}, {}, {}];\n\n\
+             const [TOKEN, ENDING, ENDING_RETURNS] = [{token}, {}, {}];\n\
+             /** The output record's action kind. */\n\
+             const KIND = {};\n\n\
+             {}\n\
              /** The attempt result the record `w` holds after its decision. */\n\
              export function resultOf(w, errorCode) {{\n{}  return result;\n}}\n\n\
              /** A driver's finish: its output record `out`, and the record `w` of its decision and last result. */\n\
@@ -278,6 +402,8 @@ pub fn output() -> Result<Output, String> {
             outcome_function()?,
             wire::output::ENDING,
             wire::ENDING_RETURNS,
+            wire::output::ACTION_KIND,
+            action_function()?,
             build("result", &result_entries, "  ")?,
             build("action", &finish, "  ")?,
             build("event", &event_entries, "  ")?,
@@ -301,5 +427,24 @@ mod tests {
         assert!(text.contains("if (errorCode !== undefined) outcome.errorCode = errorCode;"), "{text}");
         assert!(text.contains("const action = { type: 'finish', decision: decisionOf(w) };"), "{text}");
         assert!(!text.contains("case 4: {"), "failure is never written");
+    }
+
+    /// Every action but the finish is a case of `actionOf`, each key read from the word `encode_action` writes it in.
+    #[test]
+    fn every_action_but_the_finish_is_spelt_from_its_output_record() {
+        let text = output().unwrap().text;
+        for kind in ActionKind::ALL.iter().filter(|kind| **kind != ActionKind::Finish) {
+            assert!(text.contains(&format!("case {}: {{ // {}", kind.word(), kind.name())), "{kind:?}");
+        }
+        let (id_high, id_low) = (wire::output::REQUEST_ID_HIGH, wire::output::REQUEST_ID_LOW);
+        assert!(text.contains(&format!("requestId: requestIdText(out[{id_high}], out[{id_low}])")), "{text}");
+        let flags = wire::output::FLAGS;
+        assert!(text.contains(&format!("hedge: (out[{flags}] & {}) !== 0", wire::FLAG_HEDGE)), "{text}");
+        let key = wire::FLAG_SEND_IDEMPOTENCY_KEY;
+        assert!(text.contains(&format!("sendIdempotencyKey: (out[{flags}] & {key}) !== 0")), "{text}");
+        let reason = wire::output::REASON;
+        assert!(text.contains(&format!("reason: NAMES.abortReasons[out[{reason}]]")), "{text}");
+        assert!(text.contains(&format!("untilMs: out[{}]", wire::output::UNTIL_MS)), "{text}");
+        assert!(text.contains(&format!("token: out[{}]", wire::output::TOKEN)), "{text}");
     }
 }
