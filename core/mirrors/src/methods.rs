@@ -1,7 +1,9 @@
 //! The methods generator's one definition: each exported class of a family
-//! (the shared controls today), its constructors, methods, the kind of each
-//! argument and result, and its doc, from which `methods_python` (pyo3 and
-//! the `_native.pyi` section) and `methods_kotlin` (uniffi) write each
+//! (the shared controls, which every binding writes; the engine's `Operation`,
+//! which only Python's writer writes yet: [`ENGINE`]), its constructors,
+//! methods, the kind of each argument and result, and its doc, from which
+//! `methods_python` (pyo3 and the `_native.pyi` section), `methods_kotlin`
+//! (uniffi) and `methods_js` (wasm exports and JS classes) write each
 //! binding's export file. A kind says how a value crosses (a clock reading,
 //! a count, a grant handed back once); each binding's generator says how its
 //! language spells that kind, so a method here is one entry, written once.
