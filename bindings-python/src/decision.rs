@@ -6,8 +6,9 @@ use pyo3::pyclass_init::PyClassInitializer;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
 use retryplan::config::error::ConfigKind;
+use retryplan::config::value::Named;
 use retryplan::outcomes::decision::{AttemptSet, RequestId};
-use retryplan::{Decision, Error, GiveUpReason};
+use retryplan::{AbortReason, Decision, Error, GiveUpReason};
 
 use crate::data::{from_py, repr_of, serialized};
 use crate::fault::{invalid, wrong_type, Fault, Res};
@@ -54,6 +55,13 @@ impl IntoField for AttemptSet {
 impl IntoField for RequestId {
     fn into_field(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         Ok(PyString::new(py, &self.to_string()).into_any().unbind())
+    }
+}
+
+impl IntoField for AbortReason {
+    /// Its snake_case name (`timed_out`, ...), interned.
+    fn into_field(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(PyString::intern(py, self.name()).into_any().unbind())
     }
 }
 

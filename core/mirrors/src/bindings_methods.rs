@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::methods::{check, CONTROLS};
+use crate::methods::{check, CONTROLS, ENGINE};
 use crate::output::Output;
 
 /// Every binding's files from the definition, and its section of the Python
@@ -12,13 +12,20 @@ use crate::output::Output;
 /// once the definition is read against the core's own signatures under `root`.
 pub fn extend(root: &Path, outputs: &mut Vec<Output>) -> Result<(), String> {
     check(root, &CONTROLS)?;
+    check(root, ENGINE.classes)?;
+    if !ENGINE.python_only {
+        return Err("methods::ENGINE: only Python's writer writes the engine's classes yet".to_owned());
+    }
     let stub = outputs
         .iter_mut()
         .find(|output| output.path == crate::python_records::NATIVE_STUB)
         .ok_or_else(|| format!("{}: not among the outputs", crate::python_records::NATIVE_STUB))?;
     let section = crate::methods_python::stub(&CONTROLS)?;
     stub.text = crate::python_records::splice(&stub.text, crate::methods_python::STUB_SECTION, &section)?;
+    let section = crate::methods_python::stub(ENGINE.classes)?;
+    stub.text = crate::python_records::splice(&stub.text, crate::methods_python::ENGINE_STUB_SECTION, &section)?;
     outputs.push(crate::methods_python::output(&CONTROLS)?);
+    outputs.push(crate::methods_python::engine_output(&ENGINE)?);
     outputs.push(crate::methods_kotlin::output(&CONTROLS)?);
     outputs.extend(crate::methods_js::outputs(&CONTROLS)?);
     Ok(())
@@ -27,7 +34,7 @@ pub fn extend(root: &Path, outputs: &mut Vec<Output>) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use crate::methods::tests::with_method;
-    use crate::methods::{getter, method, Arg, Ret, CONTROLS};
+    use crate::methods::{getter, method, Arg, Class, Ret, CONTROLS, ENGINE};
 
     /// A method added to the definition is one entry, and reaches every
     /// binding's export file and the Python stub.
@@ -120,5 +127,65 @@ mod tests {
         let python = crate::methods_python::output(&CONTROLS).unwrap().text;
         assert!(python.contains("take_grant::<PyBreakerPermit>(\"permit\", permit)?"), "{python}");
         assert!(python.contains("take_grant::<PyRetrySlot>(\"slot\", Some(slot))?"), "{python}");
+    }
+
+    /// The engine's `Operation` with `method` added.
+    fn operation_with(method: crate::methods::Method) -> Vec<Class> {
+        let mut classes = ENGINE.classes.to_vec();
+        classes[0].methods = Box::leak([classes[0].methods, &[method]].concat().into_boxed_slice());
+        classes
+    }
+
+    /// A method added to the engine's family is one entry: it reaches the pyo3 class (stepping the core's
+    /// object, required arguments after the clock reading named by the binding) and the stub, and the
+    /// definition is read against the core's `Operation`.
+    #[test]
+    fn a_new_engine_method_reaches_the_python_class_and_the_stub() {
+        const OUTCOME: Arg = Arg::Instance { name: "outcome", class: "Outcome" };
+        let classes = operation_with(method(
+            "on_outcome_again",
+            "Reports an outcome once more.",
+            &[Arg::Now, Arg::Count("attempt"), OUTCOME],
+            Ret::DecisionOrError,
+        ));
+        let family =
+            crate::methods::Family { classes: Box::leak(classes.clone().into_boxed_slice()), python_only: true };
+        let python = crate::methods_python::engine_output(&family).unwrap().text;
+        assert!(
+            python.contains(
+                "    #[pyo3(signature = (now = None, attempt = None, outcome = None, *, now_ms = None))]\n    \
+                 fn on_outcome_again(&mut self, py: Python<'_>, now: Arg, attempt: Arg, outcome: Arg, now_ms: Arg) \
+                 -> Res<Py<PyAny>> {\n        let now = NOW.read(now, now_ms)?;\n        \
+                 let attempt = u32_arg(\"attempt\", given(\"attempt\", attempt)?)?;\n        \
+                 let outcome = &class_arg::<PyOutcome>(\"outcome\", given(\"outcome\", outcome)?)?.inner;\n        \
+                 Ok(decision_to_py(py, self.inner.on_outcome_again(now, attempt, outcome)?)?)\n    }\n"
+            ),
+            "{python}"
+        );
+        let stub = crate::methods_python::stub(&classes).unwrap();
+        assert!(
+            stub.contains("    def on_outcome_again(self, now: float, attempt: int, outcome: Outcome) -> Decision:\n")
+        );
+        assert!(stub.contains(
+            "    def on_outcome_again(self, *, attempt: int, outcome: Outcome, now_ms: int) -> Decision: ...\n"
+        ));
+        let root = crate::workspace_root();
+        assert!(super::check(&root, &classes).unwrap_err().contains("no `Operation::on_outcome_again`"));
+        let classes = operation_with(getter("started_at_ms", "A count, it says.", Ret::Count));
+        assert!(super::check(&root, &classes).unwrap_err().contains("Operation.started_at_ms"));
+    }
+
+    /// The engine's family is Python's alone for now: JS's and Kotlin's writers refuse it, naming the class,
+    /// rather than write a class their glue does not have.
+    #[test]
+    fn the_engine_family_is_written_for_python_only() {
+        assert!(crate::methods_kotlin::output(ENGINE.classes).unwrap_err().contains("Operation"));
+        assert!(crate::methods_js::outputs(ENGINE.classes).unwrap_err().contains("Operation"));
+        let python = crate::methods_python::engine_output(&ENGINE).unwrap().text;
+        assert!(python
+            .contains("#[pyclass(module = \"retryplan\", name = \"Operation\")]\npub(crate) struct PyOperation {\n"));
+        assert!(python.contains(
+            "PyErr::warn(py, &category, c\"retryplan: Operation.remaining_budget_ms is renamed Operation.remaining_ms\", 1)?;"
+        ));
     }
 }

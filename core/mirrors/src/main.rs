@@ -13,13 +13,14 @@
 //! - the error types from `retryplan::Error`: Python's exception classes
 //!   (`python_errors`) and Kotlin's `RetryplanError` with the `code`,
 //!   `description` and `blame` of any `RetryplanException` (`uniffi_errors`);
-//! - records: Python's `Decision` subclasses, `Stats` counters
+//! - records: Python's `Decision` and `Action` subclasses, `Stats` counters
 //!   (`python_records`) and values (`python_values`); Kotlin's uniffi
 //!   records with their conversions (`uniffi_records`) and the free
 //!   functions exported from their signatures (`uniffi_functions`).
 //! - the methods of exported classes, from one definition (`methods`: the
 //!   shared controls), as pyo3 classes with their stub, uniffi objects, and
-//!   JS's wasm exports with the classes calling them.
+//!   JS's wasm exports with the classes calling them; and the engine's
+//!   `Operation`, Python's alone for now (`methods::ENGINE`).
 //!
 //! It also writes the vectors' schema (the policy's shapes from the core's
 //! `policy/schema.json`) and the case counts of the vectors' README.

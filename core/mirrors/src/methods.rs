@@ -1,7 +1,9 @@
 //! The methods generator's one definition: each exported class of a family
-//! (the shared controls today), its constructors, methods, the kind of each
-//! argument and result, and its doc, from which `methods_python` (pyo3 and
-//! the `_native.pyi` section) and `methods_kotlin` (uniffi) write each
+//! (the shared controls, which every binding writes; the engine's `Operation`,
+//! which only Python's writer writes yet: [`ENGINE`]), its constructors,
+//! methods, the kind of each argument and result, and its doc, from which
+//! `methods_python` (pyo3 and the `_native.pyi` section), `methods_kotlin`
+//! (uniffi) and `methods_js` (wasm exports and JS classes) write each
 //! binding's export file. A kind says how a value crosses (a clock reading,
 //! a count, a grant handed back once); each binding's generator says how its
 //! language spells that kind, so a method here is one entry, written once.
@@ -33,6 +35,12 @@ pub enum Arg {
     Json,
     /// A compiled form (`compile_*`): bytes.
     Compiled,
+    /// An object of the binding's class `class`, lent to the core's call
+    /// (`&`); required.
+    Instance { name: &'static str, class: &'static str },
+    /// The options a new operation starts with (Python: the keywords `seed`,
+    /// `idempotency_key`, `deadline`/`deadline_ms`, `dependency`).
+    Options,
 }
 
 /// How a result crosses, and whether the core's call can fail.
@@ -55,6 +63,20 @@ pub enum Ret {
     Snapshot(&'static str),
     /// A dependency's control of this class, or none when it has none.
     Control(&'static str),
+    /// A decision, or the core's error; the core's call steps its object (`&mut self`).
+    DecisionOrError,
+    /// A clock reading or a time span in ms (`u64`).
+    Ms,
+    /// A clock reading in ms, or none (`Option<u64>`).
+    OptionalMs,
+    /// A flag (`bool`).
+    Bool,
+    /// Text: the core's value of this type, displayed.
+    Text(&'static str),
+    /// Attempt numbers, ascending (`AttemptSet`).
+    Attempts,
+    /// A copy of the core's value the binding's class of this name holds (`&` it in the core).
+    Object(&'static str),
 }
 
 /// One exported method.
@@ -68,6 +90,9 @@ pub struct Method {
     pub getter: bool,
     /// The core method, when its name differs.
     pub call: Option<&'static str>,
+    /// A deprecated alias kept for one release: the method is the core's
+    /// `call` under its old name, and warns.
+    pub deprecated: bool,
 }
 
 /// What a class is.
@@ -80,6 +105,10 @@ pub enum Shape {
     /// A grant (`core`) a control hands out, with the one fact it carries,
     /// kept beside its cell.
     Grant { core: &'static str, fact: Option<Fact> },
+    /// An engine object (`core`) the class holds alone and steps: one caller
+    /// at a time, never shared between threads. Its `__repr__` is the
+    /// binding's (`repr`, beside the generated class).
+    Engine { core: &'static str },
 }
 
 /// The one fact a grant carries: its name, doc, the core method reading it
@@ -108,11 +137,11 @@ pub struct Class {
 }
 
 pub(crate) const fn method(name: &'static str, doc: &'static str, args: &'static [Arg], ret: Ret) -> Method {
-    Method { name, doc, args, ret, getter: false, call: None }
+    Method { name, doc, args, ret, getter: false, call: None, deprecated: false }
 }
 
 pub(crate) const fn getter(name: &'static str, doc: &'static str, ret: Ret) -> Method {
-    Method { name, doc, args: &[], ret, getter: true, call: None }
+    Method { name, doc, args: &[], ret, getter: true, call: None, deprecated: false }
 }
 
 /// A constructor: it returns its class (`ret` is not read).
@@ -121,6 +150,7 @@ const fn constructor(name: &'static str, doc: &'static str, args: &'static [Arg]
 }
 
 const CHARGE: Arg = Arg::Grant { name: "charge", class: "RetryCharge", optional: true };
+const POLICY: Arg = Arg::Instance { name: "policy", class: "Policy" };
 const PERMIT: Arg = Arg::Grant { name: "permit", class: "BreakerPermit", optional: false };
 
 /// The doc of `compile_dependency`, the free function both bindings export beside the controls.
@@ -313,6 +343,94 @@ pub const CONTROLS: [Class; 7] = [
     },
 ];
 
+/// A family of classes this definition holds beside the shared controls
+/// (which every binding writes), and which bindings write it.
+#[derive(Clone, Copy, Debug)]
+pub struct Family {
+    pub classes: &'static [Class],
+    /// Only Python's writer writes it for now: JS's and Kotlin's glue of
+    /// these classes is still their own, and their writers have no kinds for it.
+    pub python_only: bool,
+}
+
+/// The engine's classes a host steps itself: `Operation`, one decision per event.
+pub const ENGINE: Family = Family {
+    python_only: true,
+    classes: &[Class {
+        name: "Operation",
+        source: "core/src/engine/operation/mod.rs",
+        doc: "The state machine of one logical operation: events in, one Decision out per call. Raises only on \
+              misuse (an event after the end, an outcome for an attempt that is not running, a value that cannot \
+              be represented).",
+        shape: Shape::Engine { core: "Operation" },
+        config: None,
+        constructors: &[constructor(
+            "new",
+            "Starts an operation of `policy` at `now`; without a seed, seed and key are drawn from the OS.",
+            &[POLICY, Arg::Now, Arg::Options],
+        )],
+        methods: &[
+            method(
+                "poll",
+                "The current decision: start an attempt, keep waiting, or await the running attempt.",
+                &[Arg::Now],
+                Ret::DecisionOrError,
+            ),
+            method(
+                "on_outcome",
+                "Reports how attempt `attempt` ended and returns the next decision.",
+                &[Arg::Now, Arg::Count("attempt"), Arg::Instance { name: "outcome", class: "Outcome" }],
+                Ret::DecisionOrError,
+            ),
+            method(
+                "cancel",
+                "The caller abandons the operation: gives up with reason `cancelled`.",
+                &[Arg::Now],
+                Ret::DecisionOrError,
+            ),
+            method(
+                "next_wakeup_ms",
+                "When to poll next, in ms on the caller's clock, or none once ended.",
+                &[],
+                Ret::OptionalMs,
+            ),
+            method(
+                "remaining_ms",
+                "Time left at `now` before the deadline, after the response reserve, in ms (saturating at 0).",
+                &[Arg::Now],
+                Ret::Ms,
+            ),
+            Method {
+                call: Some("remaining_ms"),
+                deprecated: true,
+                ..method(
+                    "remaining_budget_ms",
+                    "Deprecated alias of `remaining_ms` for one release (\"budget\" names the retry budget only).",
+                    &[Arg::Now],
+                    Ret::Ms,
+                )
+            },
+            method(
+                "request_id",
+                "The request id attempt `attempt` gets (16 hex digits).",
+                &[Arg::Count("attempt")],
+                Ret::Text("RequestId"),
+            ),
+            getter(
+                "idempotency_key",
+                "The stable idempotency key of every attempt (the operation id).",
+                Ret::Text("IdempotencyKey"),
+            ),
+            getter("deadline_ms", "The deadline in ms: min(start + total_timeout_ms, the caller's deadline).", Ret::Ms),
+            getter("started_at_ms", "When the operation started, in ms.", Ret::Ms),
+            getter("attempts_started", "Attempts started so far.", Ret::Count),
+            getter("running_attempts", "The attempts running now (hedging can run several), ascending.", Ret::Attempts),
+            getter("is_ended", "True once an ending was returned.", Ret::Bool),
+            getter("policy", "The policy this operation runs.", Ret::Object("Policy")),
+        ],
+    }],
+};
+
 /// The class named `name` in `classes`.
 pub fn class_named<'a>(classes: &'a [Class], name: &str) -> Result<&'a Class, String> {
     classes.iter().find(|class| class.name == name).ok_or_else(|| format!("no class {name} in the definition"))
@@ -331,7 +449,7 @@ pub fn kept_fact(fact: Option<Fact>) -> (String, String) {
 fn core_of(class: &Class) -> &'static str {
     match class.shape {
         Shape::Bundle => class.name,
-        Shape::Control { core, .. } | Shape::Grant { core, .. } => core,
+        Shape::Control { core, .. } | Shape::Grant { core, .. } | Shape::Engine { core } => core,
     }
 }
 
@@ -390,6 +508,13 @@ pub fn check(root: &Path, classes: &[Class]) -> Result<(), String> {
                 Ret::Grant(grant) => returned == format!("Option<{}>", crosses(grant)?),
                 Ret::Snapshot(_) => returned.ends_with("Snapshot"),
                 Ret::Control(control) => returned == format!("Option<&{}>", crosses(control)?),
+                Ret::DecisionOrError => returned == "Result<Decision, Error>",
+                Ret::Ms => returned == "u64",
+                Ret::OptionalMs => returned == "Option<u64>",
+                Ret::Bool => returned == "bool",
+                Ret::Text(ty) => returned == ty || returned == format!("&{ty}"),
+                Ret::Attempts => returned == "AttemptSet",
+                Ret::Object(ty) => returned == format!("&{ty}"),
             };
             if inputs != method.args.len() || !fits {
                 return Err(format!(

@@ -275,6 +275,7 @@ fn class_texts(classes: &[Class], class: &Class, texts: &mut Texts) -> Result<()
     let core = match class.shape {
         Shape::Control { core, .. } | Shape::Grant { core, .. } => core,
         Shape::Bundle => name,
+        Shape::Engine { .. } => return Err(format!("{name}: no JS class for an engine object (a Python-only family)")),
     };
     let kept = |made: &str| match class.shape {
         Shape::Bundle => format!("Object::{variant}({made})"),
@@ -327,6 +328,7 @@ fn class_texts(classes: &[Class], class: &Class, texts: &mut Texts) -> Result<()
                  return make(this.constructor, {export}(handle(this)));\n  }}\n"
             ));
         }
+        Shape::Engine { .. } => {}
     }
     for constructor in class.constructors {
         let (doc, js_doc) = (rust_doc(constructor.doc, ""), jsdoc(constructor.doc, "  "));

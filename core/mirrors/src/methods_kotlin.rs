@@ -69,6 +69,9 @@ fn class_text(classes: &[Class], class: &Class) -> Result<String, String> {
     let mut text = format!("\n{}#[derive(Debug, uniffi::Object)]\n", doc(class.doc, ""));
     let mut methods = String::new();
     match class.shape {
+        Shape::Engine { .. } => {
+            return Err(format!("{name}: no Kotlin class for an engine object (a Python-only family)"))
+        }
         Shape::Bundle => {
             text.push_str(&format!("pub struct {name}(pub(crate) Arc<rp::{name}>);\n"));
             text.push_str(&format!(
@@ -197,6 +200,7 @@ fn method_text(classes: &[Class], method: &Method) -> Result<String, String> {
             );
             return Ok(text);
         }
+        other => return Err(format!("{name}: no Kotlin result for {other:?}")),
     };
     Ok(format!(
         "\n{}    pub fn {name}({}) -> {returned} {{\n{reads}        let control = self.control()?;\n        {body}\n    }}\n",

@@ -6,11 +6,25 @@
 //! grant and any argument after one default; a count is read by `u32_arg`; a
 //! snapshot is the JSON-shaped dict; an error goes through `Fault`.
 
-use crate::methods::{class_named, kept_fact, Arg, Class, Fact, Method, Ret, Shape, COMPILE_DEPENDENCY};
+use crate::methods::{class_named, kept_fact, Arg, Class, Fact, Family, Method, Ret, Shape, COMPILE_DEPENDENCY};
 use crate::output::{Output, HEADER};
 use crate::python_records::{docstring, rust_doc as doc};
 
 pub const CONTROLS: &str = "bindings-python/src/controls_generated.rs";
+/// The engine's classes (`methods::ENGINE`), included by `operation.rs`, which keeps what they call
+/// (`options`, `repr`).
+pub const ENGINE: &str = "bindings-python/src/engine_generated.rs";
+
+/// `engine_generated.rs`, from the engine's family.
+pub fn engine_output(family: &Family) -> Result<Output, String> {
+    let mut text = format!(
+        "// {HEADER}\n// From the definition of the engine's classes (core/mirrors/src/methods.rs), included by operation.rs.\n"
+    );
+    for class in family.classes {
+        text.push_str(&class_text(family.classes, class)?);
+    }
+    Ok(Output { path: ENGINE, text })
+}
 
 pub fn output(classes: &[Class]) -> Result<Output, String> {
     let mut text = format!(
@@ -31,7 +45,9 @@ pub fn output(classes: &[Class]) -> Result<Output, String> {
 
 fn class_text(classes: &[Class], class: &Class) -> Result<String, String> {
     let name = class.name;
-    let mut text = format!("\n{}#[pyclass(module = \"retryplan\", name = \"{name}\", frozen)]\n", doc(class.doc, ""));
+    // An engine object is stepped (`&mut`): its class is not frozen.
+    let frozen = if matches!(class.shape, Shape::Engine { .. }) { "" } else { ", frozen" };
+    let mut text = format!("\n{}#[pyclass(module = \"retryplan\", name = \"{name}\"{frozen})]\n", doc(class.doc, ""));
     let mut methods = String::new();
     match class.shape {
         Shape::Bundle => {
@@ -74,12 +90,16 @@ fn class_text(classes: &[Class], class: &Class) -> Result<String, String> {
                 "    fn __repr__(&self) -> String {{\n        format!(\"{name}({shown}={{}})\", {repr})\n    }}\n"
             ));
         }
+        Shape::Engine { core } => {
+            text.push_str(&format!("pub(crate) struct Py{name} {{\n    inner: rp::{core},\n}}\n"));
+            methods.push_str("    fn __repr__(&self) -> String {\n        self.repr()\n    }\n");
+        }
     }
     for (index, constructor) in class.constructors.iter().enumerate() {
         methods.push_str(&constructor_text(class, constructor, index == 0)?);
     }
     for method in class.methods {
-        methods.push_str(&method_text(classes, method)?);
+        methods.push_str(&method_text(classes, class, method)?);
     }
     text.push_str(&format!(
         "\n#[pymethods]\nimpl Py{name} {{\n{}}}\n",
@@ -95,6 +115,21 @@ fn constructor_text(class: &Class, constructor: &Method, own: bool) -> Result<St
         _ => name,
     };
     let attribute = if own { "    #[new]\n" } else { "    #[staticmethod]\n" };
+    if let (Shape::Engine { core }, [Arg::Instance { name: lent, class: of }, Arg::Now, Arg::Options]) =
+        (class.shape, constructor.args)
+    {
+        return Ok(format!(
+            "\n{}{attribute}    #[pyo3(signature = ({lent}, now = None, *, now_ms = None, seed = None, idempotency_key = None, \
+             deadline = None, deadline_ms = None, dependency = None))]\n    #[allow(clippy::too_many_arguments)]\n    \
+             fn {}(\n        {lent}: &Bound<'_, PyAny>,\n        now: Arg,\n        now_ms: Arg,\n        seed: Arg,\n        \
+             idempotency_key: Arg,\n        deadline: Arg,\n        deadline_ms: Arg,\n        dependency: Arg,\n    ) -> Res<Self> {{\n        \
+             let {lent} = &class_arg::<Py{of}>(\"{lent}\", {lent})?.inner;\n        let now = NOW.read(now, now_ms)?;\n        \
+             let options = options(seed, idempotency_key, (deadline, deadline_ms), dependency)?;\n        \
+             Ok(Py{name} {{ inner: rp::{core}::new({lent}, now, options) }})\n    }}\n",
+            doc(&python_doc(constructor), "    "),
+            constructor.name
+        ));
+    }
     let (signature, params, read, made) = match constructor.args {
         [Arg::Config] => {
             let kind = class.config.ok_or_else(|| format!("{name}: a configuration with no kind"))?;
@@ -139,10 +174,21 @@ fn constructor_text(class: &Class, constructor: &Method, own: bool) -> Result<St
     ))
 }
 
-fn method_text(classes: &[Class], method: &Method) -> Result<String, String> {
+fn method_text(classes: &[Class], class: &Class, method: &Method) -> Result<String, String> {
     let name = method.name;
-    let (mut signature, mut params, mut args) = (Vec::new(), vec!["&self".to_owned()], Vec::new());
+    // The core's call that steps its object takes it `&mut`.
+    let receiver = if method.ret == Ret::DecisionOrError { "&mut self" } else { "&self" };
+    let (mut signature, mut params, mut args) = (Vec::new(), vec![receiver.to_owned()], Vec::new());
     let mut defaulted = false;
+    // Each argument's name, for a call too long for one line (read into `let`s first, in order).
+    let names: Vec<&str> = method
+        .args
+        .iter()
+        .map(|arg| match *arg {
+            Arg::Flag(name) | Arg::Count(name) | Arg::Grant { name, .. } | Arg::Instance { name, .. } => name,
+            _ => "now",
+        })
+        .collect();
     for arg in method.args {
         match *arg {
             Arg::Now => {
@@ -161,6 +207,22 @@ fn method_text(classes: &[Class], method: &Method) -> Result<String, String> {
                 signature.push(count.to_owned());
                 params.push(format!("{count}: &Bound<'_, PyAny>"));
                 args.push(format!("u32_arg(\"{count}\", {count})?"));
+            }
+            // After a defaulted argument: defaulted too, and required by the binding (naming it).
+            Arg::Count(count) => {
+                signature.push(format!("{count} = None"));
+                params.push(format!("{count}: Arg"));
+                args.push(format!("u32_arg(\"{count}\", given(\"{count}\", {count})?)?"));
+            }
+            Arg::Instance { name: lent, class: of } if !defaulted => {
+                signature.push(lent.to_owned());
+                params.push(format!("{lent}: &Bound<'_, PyAny>"));
+                args.push(format!("&class_arg::<Py{of}>(\"{lent}\", {lent})?.inner"));
+            }
+            Arg::Instance { name: lent, class: of } => {
+                signature.push(format!("{lent} = None"));
+                params.push(format!("{lent}: Arg"));
+                args.push(format!("&class_arg::<Py{of}>(\"{lent}\", given(\"{lent}\", {lent})?)?.inner"));
             }
             Arg::Grant { name: grant, class, optional } => {
                 let read = if optional { "grant_arg" } else { "take_grant" };
@@ -183,20 +245,41 @@ fn method_text(classes: &[Class], method: &Method) -> Result<String, String> {
         signature.push("now_ms = None".to_owned());
         params.push("now_ms: Arg".to_owned());
     }
-    let call = format!("{}({})", method.call.unwrap_or(name), args.join(", "));
-    let (lifetime, returned, body) = match method.ret {
-        Ret::Unit => ("", "Res<()>".to_owned(), format!("self.control()?.{call};\n        Ok(())")),
-        Ret::UnitOrError => ("", "Res<()>".to_owned(), format!("Ok(self.control()?.{call}?)")),
-        Ret::BoolOrError => ("", "Res<bool>".to_owned(), format!("Ok(self.control()?.{call}?)")),
-        Ret::Count => ("", "Res<u32>".to_owned(), format!("Ok(self.control()?.{call})")),
-        Ret::Outstanding => ("", "Res<usize>".to_owned(), format!("Ok(self.control()?.{call})")),
-        Ret::Grant(grant) => {
-            ("", format!("Res<Option<Py{grant}>>"), format!("Ok(self.control()?.{call}.map(Py{grant}::new))"))
+    let target = if matches!(class.shape, Shape::Engine { .. }) { "self.inner" } else { "self.control()?" };
+    let mut call = format!("{target}.{}({})", method.call.unwrap_or(name), args.join(", "));
+    let mut reads = String::new();
+    // Only on an engine object: a control is found before its arguments are read (a grant is taken then).
+    if call.len() > 80 && matches!(class.shape, Shape::Engine { .. }) {
+        for (name, read) in names.iter().zip(&args) {
+            reads.push_str(&format!("let {name} = {read};\n        "));
         }
+        call = format!("{target}.{}({})", method.call.unwrap_or(name), names.join(", "));
+    }
+    let py = "py: Python<'_>".to_owned();
+    let (lifetime, returned, body) = match method.ret {
+        Ret::Unit => ("", "Res<()>".to_owned(), format!("{call};\n        Ok(())")),
+        Ret::UnitOrError | Ret::BoolOrError | Ret::Count | Ret::Outstanding | Ret::Ms | Ret::OptionalMs | Ret::Bool => {
+            (
+                "",
+                format!("Res<{}>", rust_type(method.ret)),
+                format!("Ok({call}{})", if ends(method.ret) { "?" } else { "" }),
+            )
+        }
+        Ret::Grant(grant) => ("", format!("Res<Option<Py{grant}>>"), format!("Ok({call}.map(Py{grant}::new))")),
         Ret::Snapshot(_) => {
             params.insert(1, "py: Python<'py>".to_owned());
-            ("<'py>", "Res<Bound<'py, PyAny>>".to_owned(), format!("serialized(py, &self.control()?.{call})"))
+            ("<'py>", "Res<Bound<'py, PyAny>>".to_owned(), format!("serialized(py, &{call})"))
         }
+        Ret::DecisionOrError => {
+            params.insert(1, py);
+            ("", "Res<Py<PyAny>>".to_owned(), format!("Ok(decision_to_py(py, {call}?)?)"))
+        }
+        Ret::Text(_) => ("", "Res<String>".to_owned(), format!("Ok({call}.to_string())")),
+        Ret::Attempts => {
+            params.insert(1, py);
+            ("", "Res<Py<PyAny>>".to_owned(), format!("Ok({call}.into_field(py)?)"))
+        }
+        Ret::Object(of) => ("", format!("Res<Py{of}>"), format!("Ok(Py{of} {{ inner: *{call} }})")),
         Ret::Control(control) => {
             let Shape::Control { field, .. } = class_named(classes, control)?.shape else {
                 return Err(format!("{name}: {control} is not a control"));
@@ -210,6 +293,20 @@ fn method_text(classes: &[Class], method: &Method) -> Result<String, String> {
             )
         }
     };
+    let body = format!("{reads}{body}");
+    let body = match method.call {
+        Some(renamed) if method.deprecated => {
+            if !params.iter().any(|param| param.starts_with("py:")) {
+                params.insert(1, "py: Python<'_>".to_owned());
+            }
+            format!(
+                "let category = py.get_type::<pyo3::exceptions::PyDeprecationWarning>();\n        \
+                 PyErr::warn(py, &category, c\"retryplan: {0}.{name} is renamed {0}.{renamed}\", 1)?;\n        {body}",
+                class.name
+            )
+        }
+        _ => body,
+    };
     let mut text = format!("\n{}", doc(&python_doc(method), "    "));
     if method.getter {
         text.push_str("    #[getter]\n");
@@ -222,6 +319,23 @@ fn method_text(classes: &[Class], method: &Method) -> Result<String, String> {
         params.join(", ")
     ));
     Ok(text)
+}
+
+/// The Rust type a plain result crosses as.
+fn rust_type(ret: Ret) -> &'static str {
+    match ret {
+        Ret::BoolOrError | Ret::Bool => "bool",
+        Ret::Count => "u32",
+        Ret::Outstanding => "usize",
+        Ret::Ms => "u64",
+        Ret::OptionalMs => "Option<u64>",
+        _ => "()",
+    }
+}
+
+/// True when the core's call returns a `Result` (its error goes through `Fault`).
+fn ends(ret: Ret) -> bool {
+    matches!(ret, Ret::UnitOrError | Ret::BoolOrError | Ret::DecisionOrError)
 }
 
 /// A method's doc as Python shows it (the stub and `help()` alike): the
@@ -246,6 +360,8 @@ fn python_doc(method: &Method) -> String {
 
 /// What the stub's markers name.
 pub const STUB_SECTION: &str = "the shared controls (core/mirrors/src/methods.rs)";
+/// What the stub's markers of the engine's classes name.
+pub const ENGINE_STUB_SECTION: &str = "the engine's classes (core/mirrors/src/methods.rs)";
 
 /// The `_native.pyi` section declaring `classes`, as the classes above define them at run time.
 pub fn stub(classes: &[Class]) -> Result<String, String> {
@@ -272,6 +388,10 @@ pub fn stub(classes: &[Class]) -> Result<String, String> {
                     )
                 }
                 (0, [Arg::Count(count)]) => ("", "__new__(cls, ", format!("{count}: int")),
+                (0, [Arg::Instance { name: lent, class: of }, Arg::Now, Arg::Options]) => {
+                    text.push_str(&engine_new_stub(name, lent, of, &python_doc(constructor)));
+                    continue;
+                }
                 (_, [Arg::Json]) => ("    @staticmethod\n", "from_json(", "json: str".to_owned()),
                 (_, [Arg::Compiled]) => {
                     ("    @staticmethod\n", "from_compiled(", "form: Union[bytes, bytearray, memoryview]".to_owned())
@@ -291,6 +411,18 @@ pub fn stub(classes: &[Class]) -> Result<String, String> {
     Ok(text)
 }
 
+/// The two `__new__` overloads of an engine object: started at `now` (seconds) or `now_ms`.
+fn engine_new_stub(name: &str, lent: &str, of: &str, doc: &str) -> String {
+    let options = "        seed: Optional[int] = None,\n        idempotency_key: Optional[str] = None,\n        \
+                   deadline: Optional[float] = None,\n        deadline_ms: Optional[int] = None,\n        \
+                   dependency: Optional[Dependency] = None,\n";
+    format!(
+        "    @overload\n    def __new__(\n        cls,\n        {lent}: {of},\n        now: float,\n        *,\n{options}    ) -> {name}:\n{}\
+         \x20   @overload\n    def __new__(\n        cls,\n        {lent}: {of},\n        *,\n        now_ms: int,\n{options}    ) -> {name}: ...\n",
+        docstring(doc, "        ")
+    )
+}
+
 fn method_stub(method: &Method) -> Result<String, String> {
     let name = method.name;
     let returned = match method.ret {
@@ -299,6 +431,13 @@ fn method_stub(method: &Method) -> Result<String, String> {
         Ret::Count | Ret::Outstanding => "int".to_owned(),
         Ret::Grant(class) | Ret::Control(class) => format!("Optional[{class}]"),
         Ret::Snapshot(_) => "Dict[str, _JsonValue]".to_owned(),
+        Ret::DecisionOrError => "Decision".to_owned(),
+        Ret::Ms => "int".to_owned(),
+        Ret::OptionalMs => "Optional[int]".to_owned(),
+        Ret::Bool => "bool".to_owned(),
+        Ret::Text(_) => "str".to_owned(),
+        Ret::Attempts => "Tuple[int, ...]".to_owned(),
+        Ret::Object(class) => class.to_owned(),
     };
     let doc = docstring(&python_doc(method), "        ");
     if method.getter {
@@ -317,6 +456,7 @@ fn method_stub(method: &Method) -> Result<String, String> {
             Arg::Count(count) => format!("{count}: int"),
             Arg::Grant { name: grant, class, optional: true } => format!("{grant}: Optional[{class}] = None"),
             Arg::Grant { name: grant, class, optional: false } => format!("{grant}: {class}"),
+            Arg::Instance { name: lent, class } => format!("{lent}: {class}"),
             other => return Err(format!("{name}: no stub for {other:?}")),
         };
         positional.push(param.clone());
@@ -326,8 +466,12 @@ fn method_stub(method: &Method) -> Result<String, String> {
         return Ok(format!("    def {name}({}) -> {returned}:\n{doc}", positional.join(", ")));
     }
     keywords.push("now_ms: int".to_owned());
+    let deprecated = match method.call {
+        Some(renamed) if method.deprecated => format!("    @deprecated(\"renamed {renamed}\")\n"),
+        _ => String::new(),
+    };
     Ok(format!(
-        "    @overload\n    def {name}({}) -> {returned}:\n{doc}    @overload\n    def {name}({}) -> {returned}: ...\n",
+        "    @overload\n{deprecated}    def {name}({}) -> {returned}:\n{doc}    @overload\n{deprecated}    def {name}({}) -> {returned}: ...\n",
         positional.join(", "),
         keywords.join(", ")
     ))

@@ -1,10 +1,12 @@
 //! Python: the engine's records the binding mirrors field by field, read
 //! from the core's source: the seven `Decision` subclasses (the variants of
-//! `retryplan::Decision`, each field a getter) and the `Stats` counters (the
-//! `u64` fields of `retryplan::engine::stats::Stats`). Each is written twice from the one
+//! `retryplan::Decision`, each field a getter), the `Action` subclasses (the
+//! variants of `retryplan::Action` with fields; `StartAttempt`'s class is its
+//! `AttemptPlan`) and the `Stats` counters (the `u64` fields of
+//! `retryplan::engine::stats::Stats`). Each is written twice from the one
 //! reading: the Rust glue's macro invocation (the classes, their getters and
-//! docs; `include!`d by `decision.rs` and `controls.rs`) and the matching
-//! part of `_native.pyi`, spliced between two marker lines.
+//! docs; `include!`d by `decision.rs`, `driver.rs` and `controls.rs`) and the
+//! matching part of `_native.pyi`, spliced between two marker lines.
 //!
 //! A field of a type with no Python type here fails the generator, naming
 //! it: add it to [`python_type`] and to the binding's `IntoField`.
@@ -17,6 +19,7 @@ use crate::output::{Output, HEADER};
 
 pub const DECISIONS: &str = "bindings-python/src/decision_classes.rs";
 pub const STATS: &str = "bindings-python/src/stats_counters.rs";
+pub const ACTIONS: &str = "bindings-python/src/action_classes.rs";
 pub const NATIVE_STUB: &str = "bindings-python/python/retryplan/_native.pyi";
 
 const WIDTH: usize = 120;
@@ -26,7 +29,91 @@ pub fn outputs(root: &Path) -> Result<Vec<Output>, String> {
     let stats = docs::struct_record(&root.join("core/src/engine/stats.rs"), "Stats")?;
     let path = root.join(NATIVE_STUB);
     let stub = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    outputs_from(&decisions, &stats, &stub)
+    let mut outputs = outputs_from(&decisions, &stats, &stub)?;
+    let actions = action_records(root)?;
+    let last = outputs.len() - 1;
+    outputs[last].text = splice(&outputs[last].text, "retryplan::Action", &action_stubs(&actions)?)?;
+    outputs.push(Output { path: ACTIONS, text: action_classes(&actions) });
+    Ok(outputs)
+}
+
+/// An `Action` subclass: its class, the variant it stands for, and the struct
+/// the variant carries when its one field is unnamed (`StartAttempt(AttemptPlan)`).
+struct ActionClass {
+    variant: String,
+    payload: Option<String>,
+    record: Record,
+}
+
+/// The variants of `retryplan::Action` that carry fields, each with its fields (a variant carrying a
+/// struct: that struct's, under the struct's name). `Finish` carries the `Ending`, which the binding writes
+/// itself (it answers more than its fields: `succeeded`, `message`).
+fn action_records(root: &Path) -> Result<Vec<ActionClass>, String> {
+    let path = root.join("core/src/outcomes/action.rs");
+    let source = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = syn::parse_file(&source).map_err(|e| format!("{}: {e}", path.display()))?;
+    let records = docs::enum_records(&path, "Action")?;
+    let action = file
+        .items
+        .iter()
+        .find_map(|item| match item {
+            syn::Item::Enum(item) if item.ident == "Action" => Some(item),
+            _ => None,
+        })
+        .ok_or_else(|| format!("{}: no enum Action", path.display()))?;
+    let mut classes = Vec::new();
+    for (variant, record) in action.variants.iter().zip(records) {
+        match &variant.fields {
+            syn::Fields::Unnamed(fields) if fields.unnamed.len() == 1 => {
+                let payload = fields.unnamed.iter().map(|field| docs::type_name(&field.ty)).collect::<String>();
+                if payload == "Ending" {
+                    continue;
+                }
+                let carried = docs::struct_record(&path, &payload)?;
+                let record = Record { ident: payload.clone(), doc: record.doc, fields: carried.fields };
+                classes.push(ActionClass { variant: variant.ident.to_string(), payload: Some(payload), record });
+            }
+            syn::Fields::Named(_) => {
+                classes.push(ActionClass { variant: variant.ident.to_string(), payload: None, record });
+            }
+            _ => return Err(format!("Action::{}: no Python class for its fields", variant.ident)),
+        }
+    }
+    Ok(classes)
+}
+
+fn action_classes(actions: &[ActionClass]) -> String {
+    let mut text = format!(
+        "// {HEADER}\n// From `retryplan::Action` (core/src/outcomes/action.rs): one subclass per variant with fields \
+         (a struct's when it carries one), a getter per field.\naction_classes!(\n"
+    );
+    for action in actions {
+        text.push_str(&rust_doc(&action.record.doc, "    "));
+        // The struct the variant carries, or `()` when its fields are its own.
+        let payload = format!("({})", action.payload.as_deref().unwrap_or_default());
+        text.push_str(&format!("    {} = {}{payload} {{\n", action.record.ident, action.variant));
+        for field in &action.record.fields {
+            text.push_str(&rust_doc(&field.doc, "        "));
+            text.push_str(&format!("        {},\n", field.name));
+        }
+        text.push_str("    }\n");
+    }
+    text.push_str(");\n");
+    text
+}
+
+fn action_stubs(actions: &[ActionClass]) -> Result<String, String> {
+    let mut text = String::new();
+    for action in actions {
+        text.push_str(&format!("@final\nclass {}(Action):\n", action.record.ident));
+        text.push_str(&docstring(&action.record.doc, "    "));
+        text.push('\n');
+        for field in &action.record.fields {
+            text.push_str(&property(field, "    ")?);
+        }
+        text.push('\n');
+    }
+    Ok(text)
 }
 
 /// The files from these records and the stub as it is.
@@ -50,6 +137,7 @@ fn python_type(field: &Field) -> Result<&'static str, String> {
         "RequestId" => "str",
         "AttemptSet" => "Tuple[int, ...]",
         "GiveUpReason" => "GiveUpReason",
+        "AbortReason" => "AbortReasonName",
         other => {
             return Err(format!("field `{}`: no Python type for `{other}` (python_records::python_type)", field.name))
         }
@@ -199,6 +287,28 @@ mod tests {
         assert_eq!(outputs[1].text, stats_counters(&stats.fields.iter().filter(|f| f.ty == "u64").collect::<Vec<_>>()));
         decisions[1].fields.push(field("Duration"));
         assert!(outputs_from(&decisions, &stats, &stub).unwrap_err().contains("`Duration`"));
+    }
+
+    /// Each `Action` variant with fields is a subclass (`StartAttempt`'s under its `AttemptPlan`), `Finish`'s
+    /// `Ending` is left to the binding, and a field added to the core's struct reaches the glue and the stub.
+    #[test]
+    fn a_new_action_field_reaches_the_glue_and_the_stub() {
+        let root = crate::workspace_root();
+        let mut actions = action_records(&root).unwrap();
+        let names: Vec<&str> = actions.iter().map(|action| action.record.ident.as_str()).collect();
+        assert_eq!(names, ["AttemptPlan", "AbortAttempt", "Sleep", "Release"]);
+        let glue = action_classes(&actions);
+        assert!(glue.contains("    AttemptPlan = StartAttempt(AttemptPlan) {\n        /// Attempt number"), "{glue}");
+        assert!(glue.contains(
+            "    Sleep = Sleep() {\n        /// When to poll again at the latest.\n        until_ms,\n    }\n"
+        ));
+        let field = Field { name: "jitter_ms".into(), ty: "u64".into(), doc: "The jitter drawn.".into() };
+        actions[0].record.fields.push(field);
+        assert!(action_classes(&actions)
+            .contains("        send_idempotency_key,\n        /// The jitter drawn.\n        jitter_ms,\n"));
+        let stubs = action_stubs(&actions).unwrap();
+        assert!(stubs.contains("    def jitter_ms(self) -> int:\n        \"\"\"The jitter drawn.\"\"\"\n\n@final\nclass AbortAttempt(Action):"));
+        assert!(stubs.contains("    def reason(self) -> AbortReasonName:\n"));
     }
 
     #[test]
