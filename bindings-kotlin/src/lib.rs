@@ -19,8 +19,6 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use retryplan as rp;
-use retryplan::outcomes::http::Repeatability;
-use retryplan::Class;
 
 uniffi::setup_scaffolding!();
 
@@ -68,26 +66,8 @@ pub use wire::{wire_tables, WireTables};
 // The core's unit enums (GiveUpReason, GrpcCode, Failure, Blame, ConfigKind, ...)
 // are exported as themselves: generated.rs restates them for uniffi, written by
 // core/mirrors from the core's tables (`cargo run -p retryplan-mirrors`).
-// JitterConfig is restated in config.rs, from the schema. Enums with data that
-// are no configuration (Class, Repeatability) stay restated below by hand.
-
-#[uniffi::remote(Enum)]
-pub enum Class {
-    Success,
-    Retryable { ambiguous: bool, throttling: bool },
-    NotRetryable,
-    Conflict,
-    Cancelled,
-}
-
-#[uniffi::remote(Enum)]
-pub enum Repeatability {
-    Unknown,
-    Idempotent,
-    NotIdempotent,
-    Keyed,
-    NotRetried { idempotent: bool },
-}
+// JitterConfig is restated in config.rs, from the schema; the enums with data
+// that are no configuration (Class, Repeatability) in records.rs, from the core's source.
 
 // ---------------------------------------------------------------- errors
 
