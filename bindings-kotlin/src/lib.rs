@@ -69,17 +69,6 @@ pub use wire::{wire_tables, WireTables};
 // JitterConfig is restated in config.rs, from the schema; the enums with data
 // that are no configuration (Class, Repeatability) in records.rs, from the core's source.
 
-// ---------------------------------------------------------------- errors
-
-/// One rule a policy breaks: the dotted field path and the rule, in words.
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
-pub struct Violation {
-    /// Dotted path of the offending field, e.g. `backoff.cap_ms`.
-    pub field: String,
-    /// The rule it breaks, with the values involved.
-    pub message: String,
-}
-
 type Result<T, E = RetryplanError> = std::result::Result<T, E>;
 
 // ---------------------------------------------------------------- numbers across the boundary

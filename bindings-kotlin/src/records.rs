@@ -19,6 +19,25 @@ use crate::{
     request_id_in, status_in, u32_in,
 };
 
+/// One rule a configuration breaks: the dotted field path (from the configuration the error names) and the rule with
+/// its values.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct Violation {
+    /// Dotted path of the offending field, e.g. `backoff.cap_ms`.
+    pub field: String,
+    /// The rule it breaks, with the values involved, e.g. `backoff.cap_ms (100) must be >= backoff.base_ms (200)`.
+    pub message: String,
+}
+
+impl From<rp::config::error::Violation> for Violation {
+    fn from(value: rp::config::error::Violation) -> Self {
+        Violation {
+            field: value.field,
+            message: value.message.to_string(),
+        }
+    }
+}
+
 /// What an outcome means under a policy.
 #[uniffi::remote(Enum)]
 pub enum Class {

@@ -62,7 +62,8 @@ const fn mirror(file: &'static str, core: &'static str) -> Mirror {
 }
 
 /// Every mirrored type, a type before those that hold it.
-const MIRRORS: [Mirror; 23] = [
+const MIRRORS: [Mirror; 24] = [
+    mirror("core/src/config/error.rs", "Violation"),
     Mirror { remote: true, ..mirror("core/src/outcomes/classify.rs", "Class") },
     Mirror { remote: true, ..mirror("core/src/outcomes/http.rs", "Repeatability") },
     Mirror {
@@ -253,6 +254,8 @@ fn conversion(name: &str, v: &str, ty: &str, mirrored: &[(&str, &str)], enums: &
         "Option<u32>" => c("Option<i32>", format!("{v}.map(count_out)"), None, &["count_out"]),
         "Option<u16>" => c("Option<i32>", format!("{v}.map(i32::from)"), None, &[]),
         "&str" => c("String", format!("{v}.to_owned()"), None, &[]),
+        "String" => c("String", v.into(), None, &[]),
+        "Message" => c("String", format!("{v}.to_string()"), None, &[]),
         "Option<&str>" => c("Option<String>", format!("{v}.map(str::to_owned)"), None, &[]),
         "Option<u64>" => c(
             "Option<i64>",
@@ -585,6 +588,11 @@ mod tests {
         assert!(text.contains(
             "            Pushback::RetryAfterMs { ms } => rp::headers::retry_after::Pushback::RetryAfterMs(ms_in(\"ms\", ms)?),\n"
         ));
+        // A violation's message is the core's text.
+        assert!(
+            text.contains("            field: value.field,\n            message: value.message.to_string(),\n"),
+            "{text}"
+        );
     }
 
     /// An enum exported as the core's own (`Class`) is restated from its source, variant for variant with the
