@@ -45,8 +45,7 @@ pub use config::*;
 pub use controls::{BreakerPermit, CircuitBreaker, Dependency, RetryBudget, RetryCharge, RetrySlot, RetrySlots};
 pub use decision::{outcome_from_http, outcome_from_http_response};
 pub use dialects::{
-    aws_standard_2026_dependency, aws_standard_dependency, encode_grpc_timeout_ns, ConfigWarning, MethodProfile,
-    ServiceConfig,
+    aws_standard_2026_dependency, aws_standard_dependency, encode_grpc_timeout_ns, MethodProfile, ServiceConfig,
 };
 // The binding's error (Kotlin's RetryplanException), variant for variant the core's Error, generated.
 pub use driver::{

@@ -38,6 +38,24 @@ impl From<rp::config::error::Violation> for Violation {
     }
 }
 
+/// Something the reader changed rather than refused, as A6 says to.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct ConfigWarning {
+    /// The field path, such as `methodConfig[0].retryPolicy.maxAttempts`.
+    pub field: String,
+    /// What was changed, with the values.
+    pub message: String,
+}
+
+impl From<rp::dialects::grpc::ConfigWarning> for ConfigWarning {
+    fn from(value: rp::dialects::grpc::ConfigWarning) -> Self {
+        ConfigWarning {
+            field: value.field,
+            message: value.message.to_string(),
+        }
+    }
+}
+
 /// What an outcome means under a policy.
 #[uniffi::remote(Enum)]
 pub enum Class {

@@ -46,6 +46,8 @@ struct Mirror {
     /// Exported as the core's own type, restated for uniffi (`#[uniffi::remote(Enum)]`, its fields of the
     /// core's types, no conversion); `ident` is the core's.
     remote: bool,
+    /// The module that publishes it, when its file's module is private (`dialects::grpc`).
+    floor: Option<&'static str>,
 }
 
 const fn mirror(file: &'static str, core: &'static str) -> Mirror {
@@ -58,12 +60,14 @@ const fn mirror(file: &'static str, core: &'static str) -> Mirror {
         text_field: None,
         default_nulls: false,
         remote: false,
+        floor: None,
     }
 }
 
 /// Every mirrored type, a type before those that hold it.
-const MIRRORS: [Mirror; 24] = [
+const MIRRORS: [Mirror; 25] = [
     mirror("core/src/config/error.rs", "Violation"),
+    Mirror { floor: Some("dialects::grpc"), ..mirror("core/src/dialects/grpc/findings.rs", "ConfigWarning") },
     Mirror { remote: true, ..mirror("core/src/outcomes/classify.rs", "Class") },
     Mirror { remote: true, ..mirror("core/src/outcomes/http.rs", "Repeatability") },
     Mirror {
@@ -504,10 +508,10 @@ impl Writer<'_> {
 }
 
 /// The core's type, by the path of the floor module that defines it (its
-/// file: `core/src/headers/retry_after.rs` is `headers::retry_after::`).
+/// file: `core/src/headers/retry_after.rs` is `headers::retry_after::`), or publishes it (`floor`).
 fn core_path(mirror: &Mirror) -> String {
     let module = mirror.file.trim_start_matches("core/src/").trim_end_matches(".rs").trim_end_matches("/mod");
-    format!("{}::{}", module.replace('/', "::"), mirror.core)
+    format!("{}::{}", mirror.floor.map_or(module.replace('/', "::"), str::to_owned), mirror.core)
 }
 
 /// A pattern binding every field of `variant` by its name (a tuple's one field positionally), at
@@ -588,6 +592,8 @@ mod tests {
         assert!(text.contains(
             "            Pushback::RetryAfterMs { ms } => rp::headers::retry_after::Pushback::RetryAfterMs(ms_in(\"ms\", ms)?),\n"
         ));
+        // A type of a private module is named by the floor that publishes it.
+        assert!(text.contains("impl From<rp::dialects::grpc::ConfigWarning> for ConfigWarning {\n"), "{text}");
         // A violation's message is the core's text.
         assert!(
             text.contains("            field: value.field,\n            message: value.message.to_string(),\n"),
