@@ -8,9 +8,9 @@ import dev.retryplan.WireWords as W
  * an [Operation] or a [Driver], carry an input record in and the output
  * record (a driver's next action) or the decision record (an operation's
  * decision, read by the generated [WireWords.decision]) out as `long[]`,
- * and free them. Every word position and kind
- * number is [WireWords], generated from the core's tables by `core/mirrors`;
- * the library's wire version is checked once, at load.
+ * and free them. Every word position and kind number is [WireWords],
+ * generated from the core's tables by `core/mirrors`; the library's wire
+ * version is checked once, at load.
  */
 internal object Wire {
     init {
