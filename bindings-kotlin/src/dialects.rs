@@ -8,6 +8,7 @@ use retryplan as rp;
 
 use crate::controls::Dependency;
 use crate::policy::Policy;
+use crate::records::ConfigWarning;
 use crate::{invalid, u32_in, Result};
 
 /// Encodes a timeout of `timeout_ns` nanoseconds as a `grpc-timeout` value, in
@@ -30,15 +31,6 @@ pub fn aws_standard_dependency() -> Result<Arc<Dependency>> {
 #[uniffi::export]
 pub fn aws_standard_2026_dependency() -> Result<Arc<Dependency>> {
     Ok(Arc::new(Dependency(rp::Dependency::new(&rp::dialects::aws::standard_2026_dependency())?)))
-}
-
-/// Something a service config reader changed rather than refused.
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
-pub struct ConfigWarning {
-    /// The field path, such as `methodConfig[0].retryPolicy.maxAttempts`.
-    pub field: String,
-    /// What was changed, with the values.
-    pub message: String,
 }
 
 /// One method selector of a service config and its policy.
@@ -87,11 +79,7 @@ impl ServiceConfig {
 
     /// What was capped or truncated rather than refused.
     pub fn warnings(&self) -> Vec<ConfigWarning> {
-        self.0
-            .warnings
-            .iter()
-            .map(|warning| ConfigWarning { field: warning.field.clone(), message: warning.message.to_string() })
-            .collect()
+        self.0.warnings.iter().cloned().map(Into::into).collect()
     }
 
     /// A new Dependency holding the retry throttling (token bucket), or null;

@@ -142,10 +142,7 @@ impl From<rp::Error> for RetryplanError {
         match error {
             rp::Error::ConfigViolations { config, violations } => RetryplanError::ConfigViolations {
                 config,
-                violations: violations
-                    .into_iter()
-                    .map(|v| Violation { field: v.field, message: v.message.to_string() })
-                    .collect(),
+                violations: violations.into_iter().map(Violation::from).collect(),
                 code,
                 blame,
                 description,

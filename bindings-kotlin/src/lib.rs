@@ -19,8 +19,6 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use retryplan as rp;
-use retryplan::outcomes::http::Repeatability;
-use retryplan::Class;
 
 uniffi::setup_scaffolding!();
 
@@ -47,8 +45,7 @@ pub use config::*;
 pub use controls::{BreakerPermit, CircuitBreaker, Dependency, RetryBudget, RetryCharge, RetrySlot, RetrySlots};
 pub use decision::{outcome_from_http, outcome_from_http_response};
 pub use dialects::{
-    aws_standard_2026_dependency, aws_standard_dependency, encode_grpc_timeout_ns, ConfigWarning, MethodProfile,
-    ServiceConfig,
+    aws_standard_2026_dependency, aws_standard_dependency, encode_grpc_timeout_ns, MethodProfile, ServiceConfig,
 };
 // The binding's error (Kotlin's RetryplanException), variant for variant the core's Error, generated.
 pub use driver::{
@@ -68,37 +65,8 @@ pub use wire::{wire_tables, WireTables};
 // The core's unit enums (GiveUpReason, GrpcCode, Failure, Blame, ConfigKind, ...)
 // are exported as themselves: generated.rs restates them for uniffi, written by
 // core/mirrors from the core's tables (`cargo run -p retryplan-mirrors`).
-// JitterConfig is restated in config.rs, from the schema. Enums with data that
-// are no configuration (Class, Repeatability) stay restated below by hand.
-
-#[uniffi::remote(Enum)]
-pub enum Class {
-    Success,
-    Retryable { ambiguous: bool, throttling: bool },
-    NotRetryable,
-    Conflict,
-    Cancelled,
-}
-
-#[uniffi::remote(Enum)]
-pub enum Repeatability {
-    Unknown,
-    Idempotent,
-    NotIdempotent,
-    Keyed,
-    NotRetried { idempotent: bool },
-}
-
-// ---------------------------------------------------------------- errors
-
-/// One rule a policy breaks: the dotted field path and the rule, in words.
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
-pub struct Violation {
-    /// Dotted path of the offending field, e.g. `backoff.cap_ms`.
-    pub field: String,
-    /// The rule it breaks, with the values involved.
-    pub message: String,
-}
+// JitterConfig is restated in config.rs, from the schema; the enums with data
+// that are no configuration (Class, Repeatability) in records.rs, from the core's source.
 
 type Result<T, E = RetryplanError> = std::result::Result<T, E>;
 

@@ -10,12 +10,95 @@ use retryplan::controls::breaker::BreakerState;
 use retryplan::engine::redelivery::DeadLetterReason;
 use retryplan::ground::codes::GrpcCode;
 use retryplan::ground::codes::TransportFailure;
+use retryplan::outcomes::classify::Class;
+use retryplan::outcomes::http::Repeatability;
 use retryplan::telemetry::Metric;
 
 use crate::{
     Result, RetryplanError, attempts_in, attempts_out, count_out, error_code_in, long_out, ms_in, opt_ms_in,
     request_id_in, status_in, u32_in,
 };
+
+/// One rule a configuration breaks: the dotted field path (from the configuration the error names) and the rule with
+/// its values.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct Violation {
+    /// Dotted path of the offending field, e.g. `backoff.cap_ms`.
+    pub field: String,
+    /// The rule it breaks, with the values involved, e.g. `backoff.cap_ms (100) must be >= backoff.base_ms (200)`.
+    pub message: String,
+}
+
+impl From<rp::config::error::Violation> for Violation {
+    fn from(value: rp::config::error::Violation) -> Self {
+        Violation {
+            field: value.field,
+            message: value.message.to_string(),
+        }
+    }
+}
+
+/// Something the reader changed rather than refused, as A6 says to.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct ConfigWarning {
+    /// The field path, such as `methodConfig[0].retryPolicy.maxAttempts`.
+    pub field: String,
+    /// What was changed, with the values.
+    pub message: String,
+}
+
+impl From<rp::dialects::grpc::ConfigWarning> for ConfigWarning {
+    fn from(value: rp::dialects::grpc::ConfigWarning) -> Self {
+        ConfigWarning {
+            field: value.field,
+            message: value.message.to_string(),
+        }
+    }
+}
+
+/// What an outcome means under a policy.
+#[uniffi::remote(Enum)]
+pub enum Class {
+    /// The operation succeeded.
+    Success,
+    /// Another attempt may help.
+    Retryable {
+        /// The request may have been processed.
+        ambiguous: bool,
+        /// The server throttled the request (an `aws_throttling` error code): retryable, but a sign of overload rather
+        /// than a transient fault.
+        throttling: bool,
+    },
+    /// Another identical attempt will not help.
+    NotRetryable,
+    /// The unit of work must be redone from a fresh read.
+    Conflict,
+    /// The caller gave up.
+    Cancelled,
+}
+
+/// Whether the request an operation sends may be repeated, by its protocol's own rules and its caller's word: the
+/// request's repeatability, beside the policy's `Idempotency` (what the operation tolerates). An HTTP host gets it from
+/// `Policy::http_request`; the engine combines the two once (`Repeatability::effective`), for every helper.
+#[uniffi::remote(Enum)]
+pub enum Repeatability {
+    /// Not known (not an HTTP request): the policy alone decides.
+    Unknown,
+    /// Repeating the request has the effect of sending it once (an idempotent method, or the caller says so for this
+    /// request).
+    Idempotent,
+    /// Repeating it may repeat its effect (POST, PATCH, CONNECT, any method RFC 9110 does not call idempotent).
+    NotIdempotent,
+    /// The request carries its own idempotency key (the caller set the `Idempotency-Key` header): the server
+    /// deduplicates by it, so it may be repeated as a `keyed` policy's requests are (`Policy::http_request`).
+    Keyed,
+    /// The policy's `retry_methods` does not list the method: the request is tried again only when it never left or the
+    /// application judges the failure retryable (see `Policy::http_request`).
+    NotRetried {
+        /// Whether RFC 9110 calls the method idempotent.
+        idempotent: bool,
+    },
+}
 
 /// What a gRPC server asked for in its `grpc-retry-pushback-ms` trailer.
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum)]

@@ -56,13 +56,23 @@ fn sample(kind: DecisionKind, full: bool) -> Decision {
     }
 }
 
-/// The record's word position of the field named `name`.
-fn at(name: &str) -> Result<usize, String> {
-    wire::decision::FIELDS.iter().find(|(field, _)| *field == name).map(|(_, at)| *at).ok_or(format!("no field {name}"))
+/// Where the decision record carries one key of a decision, for each host to spell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Word {
+    /// A number, in the word at this place.
+    Number(usize),
+    /// A flag: the `flags` word at this place, and its `FLAG_` bit (named).
+    Flag { flags: usize, bit: i64, name: &'static str },
+    /// A `GiveUpReason`: its number in the core's table, in this word.
+    GiveUpReason(usize),
+    /// A request id: its `_high` and `_low` words.
+    RequestId { high: usize, low: usize },
+    /// A set of attempts: the four `aborts_` words, in order.
+    Attempts([usize; 4]),
 }
 
-/// The JS expression reading `key` (whose sample value is `value`) from the record `words`.
-fn expression(key: &str, value: &Value, words: &[i64; DECISION_WORDS]) -> Result<String, String> {
+/// Where the record carries `key` (whose sample value is `value`), found among the record's `words`.
+fn locate(key: &str, value: &Value, words: &[i64; DECISION_WORDS]) -> Result<Word, String> {
     let found = |word: i64| -> Result<usize, String> {
         let mut places = words.iter().enumerate().filter(|(_, w)| **w == word).map(|(at, _)| at);
         match (places.next(), places.next()) {
@@ -72,43 +82,87 @@ fn expression(key: &str, value: &Value, words: &[i64; DECISION_WORDS]) -> Result
     };
     match value {
         Value::Number(Number::Unsigned(number)) => {
-            Ok(format!("w[{}]", found(i64::try_from(*number).map_err(|e| e.to_string())?)?))
+            Ok(Word::Number(found(i64::try_from(*number).map_err(|e| e.to_string())?)?))
         }
         Value::Bool(true) => {
-            let flag = match key {
-                "hedge" => wire::FLAG_HEDGE,
+            let (bit, name) = match key {
+                "hedge" => (wire::FLAG_HEDGE, "FLAG_HEDGE"),
                 other => return Err(format!("{other}: no FLAG_ bit for this flag")),
             };
             let flags = at("flags")?;
-            if words[flags] & flag == 0 {
+            if words[flags] & bit == 0 {
                 return Err(format!("{key}: its bit is not set in flags"));
             }
-            Ok(format!("(w[{flags}] & {flag}) !== 0 /* FLAG_{} */", key.to_ascii_uppercase()))
+            Ok(Word::Flag { flags, bit, name })
         }
         Value::String(text) if GiveUpReason::from_name(text).is_some() => {
             let index = GiveUpReason::ALL.iter().position(|reason| reason.name() == text).unwrap_or(0);
-            Ok(format!("GIVE_UP_REASONS[w[{}]]", found(index as i64)?))
+            Ok(Word::GiveUpReason(found(index as i64)?))
         }
         Value::String(text) => {
             let (high, low) = (at(&format!("{key}_high"))?, at(&format!("{key}_low"))?);
             if format!("{:08x}{:08x}", words[high], words[low]) != *text {
                 return Err(format!("{key}: {text} is not its _high and _low words"));
             }
-            Ok(format!("requestIdText(w[{high}], w[{low}])"))
+            Ok(Word::RequestId { high, low })
         }
         Value::List(_) => {
-            let aborts: Vec<String> = wire::decision::FIELDS
+            let aborts: Vec<usize> = wire::decision::FIELDS
                 .iter()
                 .filter(|(name, _)| name.starts_with("aborts_"))
-                .map(|(_, at)| format!("w[{at}]"))
+                .map(|(_, at)| *at)
                 .collect();
-            if aborts.len() != 4 || words[at("aborts_1")?] != 0b10 || words[at("aborts_65")?] != 1 << 5 {
+            let aborts: [usize; 4] = aborts.try_into().map_err(|_| format!("{key}: not the four aborts_ words"))?;
+            if words[at("aborts_1")?] != 0b10 || words[at("aborts_65")?] != 1 << 5 {
                 return Err(format!("{key}: not the four aborts_ words"));
             }
-            Ok(format!("attemptList({})", aborts.join(", ")))
+            Ok(Word::Attempts(aborts))
         }
         other => Err(format!("{key}: no word for {other:?}")),
     }
+}
+
+/// The JS expression reading a key carried at `word` from the record `w`.
+fn expression(word: Word) -> String {
+    match word {
+        Word::Number(at) => format!("w[{at}]"),
+        Word::Flag { flags, bit, name } => format!("(w[{flags}] & {bit}) !== 0 /* {name} */"),
+        Word::GiveUpReason(at) => format!("GIVE_UP_REASONS[w[{at}]]"),
+        Word::RequestId { high, low } => format!("requestIdText(w[{high}], w[{low}])"),
+        Word::Attempts(aborts) => {
+            format!("attemptList({})", aborts.map(|at| format!("w[{at}]")).join(", "))
+        }
+    }
+}
+
+/// Each key of a decision kind with its word(s), and the place of its optional key: [`layout`].
+pub(crate) type Layout = (Vec<(String, Word)>, Option<usize>);
+
+/// How the decision record carries a decision of `kind`: each key the core
+/// serializes (its serde name, in the core's order) with its word(s), and
+/// the place among them of the one optional key (absent when `None`), if any.
+pub(crate) fn layout(kind: DecisionKind) -> Result<Layout, String> {
+    let full = sample(kind, true);
+    let mut words = [wire::NONE; DECISION_WORDS];
+    wire::encode_decision(&full, &mut words);
+    let present: Vec<String> = fields(&sample(kind, false))?.into_iter().map(|(key, _)| key).collect();
+    let (mut keys, mut optional) = (Vec::new(), None);
+    for (key, value) in fields(&full)? {
+        let word = locate(&key, &value, &words)?;
+        if !present.contains(&key) && !matches!(value, Value::List(_)) {
+            if optional.is_some() {
+                return Err(format!("{}: more than one optional field", kind.name()));
+            }
+            optional = Some(keys.len());
+        }
+        keys.push((key, word));
+    }
+    Ok((keys, optional))
+}
+
+/// The record's word position of the field named `name`.
+pub(crate) fn at(name: &str) -> Result<usize, String> {
+    wire::decision::FIELDS.iter().find(|(field, _)| *field == name).map(|(_, at)| *at).ok_or(format!("no field {name}"))
 }
 
 /// The keys and values of a decision as the core serializes it (without its `type`).
@@ -139,22 +193,11 @@ pub fn output() -> Result<Output, String> {
         kind = at("decision_kind")?
     );
     for (index, kind) in DecisionKind::ALL.iter().enumerate() {
-        let full = sample(*kind, true);
-        let mut words = [wire::NONE; DECISION_WORDS];
-        wire::encode_decision(&full, &mut words);
-        let present: Vec<String> = fields(&sample(*kind, false))?.into_iter().map(|(key, _)| key).collect();
+        let (keys, optional) = layout(*kind)?;
         let mut entries = vec![format!("type: '{}'", kind.name())];
-        let mut optional = None;
-        for (key, value) in fields(&full)? {
-            let read = expression(&key, &value, &words)?;
-            if !present.contains(&key) && !matches!(value, Value::List(_)) {
-                if optional.is_some() {
-                    return Err(format!("{}: more than one optional field", kind.name()));
-                }
-                optional = Some((entries.len(), read.clone()));
-            }
-            entries.push(format!("{}: {read}", camel_case(&key)));
-        }
+        entries.extend(keys.iter().map(|(key, word)| format!("{}: {}", camel_case(key), expression(*word))));
+        // The optional key's entry follows `type`.
+        let optional = optional.and_then(|place| Some((place + 1, expression(keys.get(place)?.1))));
         text.push_str(&format!("    case {index}: // {}\n", kind.name()));
         match optional {
             None => text.push_str(&format!("      return {};\n", literal(&entries, "      "))),

@@ -6,11 +6,15 @@
 //! `src/generated.rs` declares the enum for uniffi from that table; no list
 //! or `when` mapping, which loaded every vocabulary's enum class and Kotlin's
 //! collections on the first call of a process), so nothing of the encoding
-//! is written (or read at load) in Kotlin; and `MAX_CAUSE_DEPTH`, how deep `failureOf` looks through wrapped errors.
+//! is written (or read at load) in Kotlin; `MAX_CAUSE_DEPTH`, how deep `failureOf` looks through wrapped errors;
+//! and `decision(w)`, the decision record read back as the binding's `Decision` (what `Operation`'s wire path answers).
 
-use retryplan::config::value::Named;
+use std::path::Path;
+
+use retryplan::config::value::{camel_case, Named};
 use retryplan::wire::{self, ActionKind, DecisionKind, EndingKind, InputKind, OutcomeKind};
 
+use crate::js_records::{layout, Word};
 use crate::output::{Output, HEADER};
 use crate::tables::Table;
 
@@ -33,7 +37,7 @@ fn kinds<K: Named>(text: &mut String, prefix: &str) {
     }
 }
 
-pub fn output(tables: &[Table]) -> Result<Output, String> {
+pub fn output(root: &Path, tables: &[Table]) -> Result<Output, String> {
     let mut text = format!(
         "// {HEADER}\npackage dev.retryplan\n\n\
          /**\n * The core's wire encoding (`retryplan::wire`, `core/src/driver/wire.md`) as\n \
@@ -83,6 +87,73 @@ pub fn output(tables: &[Table]) -> Result<Output, String> {
              \x20   fun {decode}(word: Long): {ident} = {ident}.values()[word.toInt()]\n"
         ));
     }
+    text.push_str(&decision_reader(root, tables)?);
     text.push_str("}\n");
     Ok(Output { path: WIRE_WORDS, text })
+}
+
+/// `decision(w)`: the decision record (`retryplan::wire::encode_decision`)
+/// read back as the binding's `Decision`. Where each key is carried is
+/// found as JS's reader finds it (`js_records::layout`), and each field is
+/// read as its generated record declares it (`uniffi_records::variant_fields`).
+fn decision_reader(root: &Path, tables: &[Table]) -> Result<String, String> {
+    let variants = crate::uniffi_records::variant_fields(root, tables, "Decision")?;
+    let mut text = String::from(
+        "\n    /** The decision the decision record [w] holds (`encode_decision` in the core). */\n    \
+         fun decision(w: LongArray): Decision = when (w[D_DECISION_KIND]) {\n",
+    );
+    for kind in DecisionKind::ALL {
+        let variant = camel_case(&format!("_{}", kind.name()));
+        let (_, fields) =
+            variants.iter().find(|(ident, _)| *ident == variant).ok_or(format!("no Decision::{variant}"))?;
+        let mut args = Vec::new();
+        for (key, word) in layout(*kind)?.0 {
+            let (_, ty) = fields.iter().find(|(name, _)| *name == key).ok_or(format!("{variant}: no field {key}"))?;
+            let read = match (word, ty.as_str()) {
+                (Word::Number(at), "i32") => format!("w[{at}].toInt()"),
+                (Word::Number(at), "i64") => format!("w[{at}]"),
+                (Word::Number(at), "Option<i64>") => format!("w[{at}].takeUnless {{ it == NONE }}"),
+                (Word::Flag { flags, name, .. }, "bool") => format!("w[{flags}] and {name} != 0L"),
+                (Word::GiveUpReason(at), "GiveUpReason") => format!("giveUpReason(w[{at}])"),
+                (Word::RequestId { high, low }, "String") => format!("Wire.requestId(w[{high}], w[{low}])"),
+                (Word::Attempts(aborts), "Vec<i32>") => {
+                    format!("Wire.attempts({})", aborts.map(|at| format!("w[{at}]")).join(", "))
+                }
+                (word, ty) => return Err(format!("{variant}.{key}: no Kotlin reading of {word:?} as `{ty}`")),
+            };
+            args.push(format!("{} = {read}", camel_case(&key)));
+        }
+        text.push_str(&format!(
+            "        DECISION_{} -> Decision.{variant}({})\n",
+            kind.name().to_ascii_uppercase(),
+            args.join(", ")
+        ));
+    }
+    text.push_str(
+        "        else -> throw IllegalStateException(\"retryplan: unknown decision kind ${w[D_DECISION_KIND]}\")\n    }\n",
+    );
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every decision kind is a branch, and every field the binding's record declares for it is read, by name.
+    #[test]
+    fn the_decision_reader_reads_every_field_of_every_kind() {
+        let root = crate::workspace_root();
+        let tables = crate::tables::registry(&root).unwrap();
+        let text = decision_reader(&root, &tables).unwrap();
+        let variants = crate::uniffi_records::variant_fields(&root, &tables, "Decision").unwrap();
+        assert_eq!(variants.len(), DecisionKind::ALL.len());
+        for (variant, fields) in variants {
+            let line = text.lines().find(|line| line.contains(&format!("-> Decision.{variant}("))).unwrap();
+            for (name, _) in fields {
+                assert!(line.contains(&format!("{} = ", camel_case(&name))), "{name} in {line}");
+            }
+        }
+        assert!(text.contains("retryAfterMs = w[10].takeUnless { it == NONE }"), "{text}");
+        assert!(text.contains("hedge = w[7] and FLAG_HEDGE != 0L"), "{text}");
+    }
 }

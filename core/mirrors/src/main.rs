@@ -81,6 +81,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.extend(uniffi_functions::outputs(root, &tables)?);
     outputs.extend(uniffi_errors::outputs(root)?);
     outputs.push(kotlin_http::output());
+    outputs.push(kotlin_wire::output(root, &tables)?);
     bindings_methods::extend(root, &mut outputs)?;
     outputs.extend(telemetry::outputs());
     outputs.extend(propagation_names::outputs());
@@ -94,7 +95,6 @@ fn generate_from(tables: &[tables::Table], schema: &schema::Schema) -> Result<Ve
     outputs.extend(python::outputs(tables, schema)?);
     outputs.extend(uniffi::outputs(tables));
     outputs.extend(uniffi_config::outputs(tables, schema)?);
-    outputs.push(kotlin_wire::output(tables)?);
     outputs.push(js_wire::output()?);
     outputs.push(js_records::output()?);
     outputs.push(js_outcomes::output()?);
@@ -177,7 +177,7 @@ mod tests {
             schema::Schema::parse(&std::fs::read_to_string(root.join(vectors_schema::SCHEMA)).unwrap()).unwrap();
         let dir = temp_dir("check");
         let written = output::write(&dir, &generate_from(&tables, &schema).unwrap()).unwrap();
-        assert_eq!(written.len(), 10, "{written:?}");
+        assert_eq!(written.len(), 9, "{written:?}");
         assert!(output::stale(&dir, &generate_from(&tables, &schema).unwrap()).is_empty());
 
         let give_up = tables.iter_mut().find(|table| table.ident == "GiveUpReason").unwrap();

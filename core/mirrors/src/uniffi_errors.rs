@@ -152,13 +152,7 @@ fn conversion(name: &str, ty: &str) -> Option<(&'static str, String)> {
         "u32" => ("i32", format!("count_out({name})")),
         "Vec<u32>" => ("Vec<i32>", format!("{name}.into_iter().map(count_out).collect()")),
         "HeaderError" | "Box<HeaderError>" => ("String", format!("{name}.header().to_owned()")),
-        "Vec<Violation>" => (
-            "Vec<Violation>",
-            format!(
-                "{name}\n                    .into_iter()\n                    \
-                 .map(|v| Violation {{ field: v.field, message: v.message.to_string() }})\n                    .collect()"
-            ),
-        ),
+        "Vec<Violation>" => ("Vec<Violation>", format!("{name}.into_iter().map(Violation::from).collect()")),
         _ => return None,
     })
 }

@@ -4,7 +4,9 @@
 //! counters, the timeline), read from the core's source with `syn`: one
 //! uniffi type per core type, field for field in the core's order with the
 //! core's docs, and its conversion from the core's type (and back, for what a
-//! caller hands in: [`Mirror::into_core`]).
+//! caller hands in: [`Mirror::into_core`]). An enum uniffi exports as the
+//! core's own type ([`Mirror::remote`]: `Class`, `Repeatability`) is restated
+//! as it is, with the core's docs, for `#[uniffi::remote(Enum)]`.
 //!
 //! Only the number types change at the boundary, each by one helper of the
 //! binding ([`conversion`]): `u64` is `i64` (`long_out`; `ms_in` on the way
@@ -41,14 +43,33 @@ struct Mirror {
     text_field: Option<&'static str>,
     /// Optional fields are optional in Kotlin too (`#[uniffi(default)]`: null when not given).
     default_nulls: bool,
+    /// Exported as the core's own type, restated for uniffi (`#[uniffi::remote(Enum)]`, its fields of the
+    /// core's types, no conversion); `ident` is the core's.
+    remote: bool,
+    /// The module that publishes it, when its file's module is private (`dialects::grpc`).
+    floor: Option<&'static str>,
 }
 
 const fn mirror(file: &'static str, core: &'static str) -> Mirror {
-    Mirror { file, core, ident: core, into_core: false, tuple_fields: &[], text_field: None, default_nulls: false }
+    Mirror {
+        file,
+        core,
+        ident: core,
+        into_core: false,
+        tuple_fields: &[],
+        text_field: None,
+        default_nulls: false,
+        remote: false,
+        floor: None,
+    }
 }
 
 /// Every mirrored type, a type before those that hold it.
-const MIRRORS: [Mirror; 21] = [
+const MIRRORS: [Mirror; 25] = [
+    mirror("core/src/config/error.rs", "Violation"),
+    Mirror { floor: Some("dialects::grpc"), ..mirror("core/src/dialects/grpc/findings.rs", "ConfigWarning") },
+    Mirror { remote: true, ..mirror("core/src/outcomes/classify.rs", "Class") },
+    Mirror { remote: true, ..mirror("core/src/outcomes/http.rs", "Repeatability") },
     Mirror {
         into_core: true,
         tuple_fields: &[("RetryAfterMs", "ms")],
@@ -133,6 +154,33 @@ pub fn outputs(root: &Path, tables: &[Table]) -> Result<Vec<Output>, String> {
     Ok(vec![Output { path: RECORDS, text }])
 }
 
+/// A variant's ident, and each of its fields' name and binding type: [`variant_fields`].
+pub(crate) type VariantFields = (String, Vec<(String, String)>);
+
+/// The variants of the mirrored enum `core` as the binding declares them:
+/// each variant's ident, and each of its fields' name and binding type
+/// (`i32`, `i64`, `Option<i64>`, `String`, ...), in the core's order (what
+/// `kotlin_wire` reads the decision record into).
+pub(crate) fn variant_fields(root: &Path, tables: &[Table], core: &str) -> Result<Vec<VariantFields>, String> {
+    let mirror = MIRRORS.iter().find(|mirror| mirror.core == core).ok_or(format!("{core}: not mirrored"))?;
+    let path = root.join(mirror.file);
+    let source = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = syn::parse_file(&source).map_err(|e| format!("{}: {e}", path.display()))?;
+    let Some((_, Body::Enum(variants))) = find(&file.items, mirror)? else {
+        return Err(format!("{}: no enum {core}", mirror.file));
+    };
+    let mut writer = Writer { tables, helpers: BTreeSet::new(), enums: BTreeSet::new() };
+    let mut out = Vec::new();
+    for variant in variants {
+        let mut fields = Vec::new();
+        for field in &variant.fields {
+            fields.push((field.name.clone(), writer.conversion(field, "")?.ty));
+        }
+        out.push((variant.ident, fields));
+    }
+    Ok(out)
+}
+
 /// The type `mirror.core` among `items` (inline modules searched too): its doc and body.
 fn find(items: &[syn::Item], mirror: &Mirror) -> Result<Option<(String, Body)>, String> {
     for item in items {
@@ -210,6 +258,8 @@ fn conversion(name: &str, v: &str, ty: &str, mirrored: &[(&str, &str)], enums: &
         "Option<u32>" => c("Option<i32>", format!("{v}.map(count_out)"), None, &["count_out"]),
         "Option<u16>" => c("Option<i32>", format!("{v}.map(i32::from)"), None, &[]),
         "&str" => c("String", format!("{v}.to_owned()"), None, &[]),
+        "String" => c("String", v.into(), None, &[]),
+        "Message" => c("String", format!("{v}.to_string()"), None, &[]),
         "Option<&str>" => c("Option<String>", format!("{v}.map(str::to_owned)"), None, &[]),
         "Option<u64>" => c(
             "Option<i64>",
@@ -258,8 +308,8 @@ struct Writer<'a> {
     tables: &'a [Table],
     /// The binding's helpers the conversions call.
     helpers: BTreeSet<&'static str>,
-    /// The core's unit enums the records use, by their paths.
-    enums: BTreeSet<&'static str>,
+    /// The core's enums the records use or restate, by their paths.
+    enums: BTreeSet<String>,
 }
 
 impl Writer<'_> {
@@ -271,7 +321,7 @@ impl Writer<'_> {
         let value = format!("{of}{}", field.name);
         let conversion = conversion(&field.name, &value, &field.ty, &mirrored, &enums)?;
         if let Some(table) = self.tables.iter().find(|table| table.ident == conversion.ty && table.mirrors.kotlin) {
-            self.enums.insert(table.rust_path);
+            self.enums.insert(table.rust_path.to_owned());
         }
         Ok(conversion)
     }
@@ -279,6 +329,9 @@ impl Writer<'_> {
     /// The type's definition and its conversions.
     fn item(&mut self, mirror: &Mirror, doc: &str, body: &Body) -> Result<String, String> {
         let mut text = format!("\n{}", docs("", doc));
+        if mirror.remote {
+            return Ok(text + &self.remote(mirror, body)?);
+        }
         match body {
             Body::Struct(fields) => {
                 text.push_str(&format!(
@@ -348,6 +401,30 @@ impl Writer<'_> {
             self.helpers.extend(conversion.helpers.iter().filter(|helper| !helper.ends_with("_in")));
             text.push_str(&field_line(indent, &field.name, &conversion.out));
         }
+        Ok(text)
+    }
+
+    /// The core's enum itself, restated for uniffi variant for variant, field for field, with its docs.
+    fn remote(&mut self, mirror: &Mirror, body: &Body) -> Result<String, String> {
+        let Body::Enum(variants) = body else { return Err(format!("{}: only an enum is restated", mirror.core)) };
+        self.enums.insert(format!("retryplan::{}", core_path(mirror)));
+        let mut text = format!("#[uniffi::remote(Enum)]\npub enum {} {{\n", mirror.core);
+        for variant in variants {
+            text.push_str(&docs("    ", &variant.doc));
+            if variant.tuple {
+                return Err(format!("{}::{}: a tuple variant is not restated", mirror.core, variant.ident));
+            }
+            let fields: String = variant
+                .fields
+                .iter()
+                .map(|field| format!("{}        {}: {},\n", docs("        ", &field.doc), field.name, field.ty))
+                .collect();
+            match fields.is_empty() {
+                true => text.push_str(&format!("    {},\n", variant.ident)),
+                false => text.push_str(&format!("    {} {{\n{fields}    }},\n", variant.ident)),
+            }
+        }
+        text.push_str("}\n");
         Ok(text)
     }
 
@@ -431,10 +508,10 @@ impl Writer<'_> {
 }
 
 /// The core's type, by the path of the floor module that defines it (its
-/// file: `core/src/headers/retry_after.rs` is `headers::retry_after::`).
+/// file: `core/src/headers/retry_after.rs` is `headers::retry_after::`), or publishes it (`floor`).
 fn core_path(mirror: &Mirror) -> String {
     let module = mirror.file.trim_start_matches("core/src/").trim_end_matches(".rs").trim_end_matches("/mod");
-    format!("{}::{}", module.replace('/', "::"), mirror.core)
+    format!("{}::{}", mirror.floor.map_or(module.replace('/', "::"), str::to_owned), mirror.core)
 }
 
 /// A pattern binding every field of `variant` by its name (a tuple's one field positionally), at
@@ -515,6 +592,30 @@ mod tests {
         assert!(text.contains(
             "            Pushback::RetryAfterMs { ms } => rp::headers::retry_after::Pushback::RetryAfterMs(ms_in(\"ms\", ms)?),\n"
         ));
+        // A type of a private module is named by the floor that publishes it.
+        assert!(text.contains("impl From<rp::dialects::grpc::ConfigWarning> for ConfigWarning {\n"), "{text}");
+        // A violation's message is the core's text.
+        assert!(
+            text.contains("            field: value.field,\n            message: value.message.to_string(),\n"),
+            "{text}"
+        );
+    }
+
+    /// An enum exported as the core's own (`Class`) is restated from its source, variant for variant with the
+    /// core's field types and docs, and used from its floor: no binding type, no conversion.
+    #[test]
+    fn a_remote_enum_is_restated_from_the_core() {
+        let root = crate::workspace_root();
+        let tables = crate::tables::registry(&root).unwrap();
+        let text = &outputs(&root, &tables).unwrap()[0].text;
+        assert!(text.contains("use retryplan::outcomes::classify::Class;\n"), "{text}");
+        assert!(text.contains(
+            "#[uniffi::remote(Enum)]\npub enum Class {\n    /// The operation succeeded.\n    Success,\n    \
+             /// Another attempt may help.\n    Retryable {\n        /// The request may have been processed.\n        \
+             ambiguous: bool,\n"
+        ));
+        assert!(text.contains("    NotRetried {\n        /// Whether RFC 9110 calls the method idempotent.\n        idempotent: bool,\n    },\n"));
+        assert!(!text.contains("impl From<rp::outcomes::classify::Class>"), "{text}");
     }
 
     /// A struct handed back (an `Event`, for `telemetry_signals`) refuses what the core cannot hold, by field;

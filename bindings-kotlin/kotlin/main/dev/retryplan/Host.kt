@@ -322,3 +322,10 @@ internal class Host<T>(
 
 /** The failure table of an HTTP helper: the binding's, and any other I/O error of the client as a lost connection. */
 internal fun httpFailureOf(error: Throwable): Failure? = failureOf(error) ?: if (error is java.io.IOException) Failure.CONNECTION_LOST else null
+
+/** Sets the headers of this attempt's request through [set]: its request id, the key when the plan sends it, the core's outgoing headers. */
+internal inline fun Attempt.eachRequestHeader(set: (String, String) -> Unit) {
+    set(REQUEST_ID_HEADER, requestId)
+    if (sendIdempotencyKey) set(IDEMPOTENCY_KEY_HEADER, idempotencyKey)
+    for (field in propagationHeaders) set(field.name, field.value)
+}

@@ -22,7 +22,7 @@ private fun libraryPath(name: String): String {
     System.getProperty("uniffi.component.$name.libraryOverride")?.let { return it }
     if (!com.sun.jna.Platform.isLinux()) return name
     val file = System.mapLibraryName(name)
-    val url = HotGuard::class.java.classLoader?.getResource("${com.sun.jna.Platform.RESOURCE_PREFIX}/$file") ?: return name
+    val url = Wire::class.java.classLoader?.getResource("${com.sun.jna.Platform.RESOURCE_PREFIX}/$file") ?: return name
     return runCatching {
         val entry = (url.openConnection() as java.net.JarURLConnection).jarEntry
         val dir = File(System.getenv("XDG_CACHE_HOME") ?: File(System.getProperty("user.home"), ".cache").path, "retryplan/native")

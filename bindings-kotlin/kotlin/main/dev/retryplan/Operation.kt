@@ -28,7 +28,7 @@ class Operation private constructor(private val native: Lean<NativeOperation>) :
         if (!fill(input)) return null
         val out = LongArray(WireWords.D_WORDS)
         val status = native.call { Wire.retryplan_kotlin_exchange(it, input, input.size, out, out.size) }
-        return if (Wire.written(status)) Wire.decision(out) else null
+        return if (Wire.written(status)) WireWords.decision(out) else null
     }
 
     @Throws(RetryplanException::class)
@@ -68,22 +68,44 @@ class Operation private constructor(private val native: Lean<NativeOperation>) :
  * An engine object made through `src/wire.rs`: [handle] is one reference to
  * it, freed through the C function by [destroy] (or, never destroyed, by the
  * cleaner), and uniffi's typed object [T] for it (another reference, made by
- * [typedOf]) exists only once a typed method needs it. uniffi's guard: no
- * call starts after [destroy], and the object is freed after the last call ends.
+ * [typedOf]) exists only once a typed method needs it. uniffi's guard, for
+ * the wire too: no call starts after [destroy], and the object is freed
+ * once [destroy] was called *and* the last call has ended.
  */
-internal class Lean<T : Disposable>(type: String, val handle: Long, private val typedOf: (Long) -> T) {
+internal class Lean<T : Disposable>(private val type: String, val handle: Long, private val typedOf: (Long) -> T) {
     private val freeing = UniffiLib.CLEANER.register(this, Free(handle))
     val made = lazy { typedOf(Wire.retryplan_kotlin_clone(handle)) }
-    val guard = HotGuard(type) {
+    private val calls = java.util.concurrent.atomic.AtomicLong(1)
+    private val closing = java.util.concurrent.atomic.AtomicBoolean(false)
+
+    fun destroy() {
+        if (closing.compareAndSet(false, true)) release()
+    }
+
+    fun release() {
+        if (calls.decrementAndGet() != 0L) return
         freeing.clean()
         if (made.isInitialized()) made.value.destroy()
     }
 
-    fun destroy() = guard.destroy()
+    fun enter() {
+        while (true) {
+            val count = calls.get()
+            if (count == 0L || closing.get()) throw IllegalStateException("$type object has already been destroyed")
+            if (calls.compareAndSet(count, count + 1)) return
+        }
+    }
 
-    inline fun <R> call(block: (Long) -> R): R = guard.call { block(handle) }
+    inline fun <R> call(block: (Long) -> R): R {
+        enter()
+        try {
+            return block(handle)
+        } finally {
+            release()
+        }
+    }
 
-    inline fun <R> typed(block: (T) -> R): R = guard.call { block(made.value) }
+    inline fun <R> typed(block: (T) -> R): R = call { block(made.value) }
 
     /** The idempotency key, read through the C function (ASCII, at most 255 bytes). */
     fun key(): String = ByteArray(255).let { bytes ->

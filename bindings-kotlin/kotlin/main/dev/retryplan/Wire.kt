@@ -7,13 +7,15 @@ import dev.retryplan.WireWords as W
  * `src/wire.rs` (JNA's direct mapping to the library uniffi loads) that make
  * an [Operation] or a [Driver], carry an input record in and the output
  * record (a driver's next action) or the decision record (an operation's
- * decision) out as `long[]`, and free them. Every word position and kind
- * number is [WireWords], generated from the core's tables by `core/mirrors`;
- * the library's wire version is checked once, at load.
+ * decision, read by the generated [WireWords.decision]) out as `long[]`,
+ * and free them. Every word position and kind number is [WireWords],
+ * generated from the core's tables by `core/mirrors`; the library's wire
+ * version is checked once, at load.
  */
 internal object Wire {
     init {
-        registerNative(Wire::class.java)
+        // JNA's direct mapping of the `external` functions, to the library uniffi loads ([LIBRARY]).
+        com.sun.jna.Native.register(Wire::class.java, LIBRARY)
         val version = retryplan_kotlin_wire_version()
         check(version == W.VERSION) { "retryplan: the library speaks wire version $version, this jar version ${W.VERSION}" }
     }
@@ -114,87 +116,11 @@ internal object Wire {
         return "0000000000000000".substring(digits.length) + digits
     }
 
-    private fun optional(word: Long): Long? = if (word == W.NONE) null else word
-
-    private val ABORTS = intArrayOf(W.D_ABORTS_1, W.D_ABORTS_33, W.D_ABORTS_65, W.D_ABORTS_97)
-
-    /** The attempts to abort: bit n of the i-th word is attempt 32 i + n + 1, ascending. */
-    private fun aborts(w: LongArray): List<Int> {
-        if (ABORTS.all { w[it] == 0L }) return emptyList()
+    /** The attempts in the four `aborts_` words: bit n of the i-th word is attempt 32 i + n + 1, ascending. */
+    fun attempts(vararg words: Long): List<Int> {
+        if (words.all { it == 0L }) return emptyList()
         val list = ArrayList<Int>()
-        ABORTS.forEachIndexed { i, at -> for (bit in 0 until 32) if (w[at] ushr bit and 1L == 1L) list += 32 * i + bit + 1 }
+        words.forEachIndexed { i, word -> for (bit in 0 until 32) if (word ushr bit and 1L == 1L) list += 32 * i + bit + 1 }
         return list
-    }
-
-    /** The decision in a decision record (`encode_decision` in the core). */
-    fun decision(w: LongArray): Decision = when (w[W.D_DECISION_KIND]) {
-        W.DECISION_START_ATTEMPT -> Decision.StartAttempt(
-            w[W.D_ATTEMPT].toInt(),
-            w[W.D_TIMEOUT_MS],
-            w[W.D_ABORT_AT_MS],
-            requestId(w[W.D_REQUEST_ID_HIGH], w[W.D_REQUEST_ID_LOW]),
-            w[W.D_REMAINING_MS],
-            w[W.D_FLAGS] and W.FLAG_HEDGE != 0L,
-        )
-
-        W.DECISION_WAIT -> Decision.Wait(w[W.D_ATTEMPT].toInt(), w[W.D_DELAY_MS], w[W.D_UNTIL_MS], optional(w[W.D_RETRY_AFTER_MS]), w[W.D_REMAINING_MS])
-
-        W.DECISION_AWAIT_OUTCOME -> Decision.AwaitOutcome(w[W.D_RUNNING].toInt(), w[W.D_UNTIL_MS])
-
-        W.DECISION_SUCCEEDED -> Decision.Succeeded(w[W.D_ATTEMPTS].toInt(), w[W.D_DETAIL].toInt(), aborts(w))
-
-        W.DECISION_GAVE_UP -> Decision.GaveUp(
-            W.giveUpReason(w[W.D_REASON]),
-            w[W.D_ATTEMPTS].toInt(),
-            w[W.D_REMAINING_MS],
-            optional(w[W.D_DETAIL]),
-            aborts(w),
-        )
-
-        W.DECISION_RECONCILE -> Decision.Reconcile(w[W.D_ATTEMPTS].toInt(), w[W.D_REMAINING_MS], aborts(w))
-
-        W.DECISION_RESTART -> Decision.Restart(w[W.D_ATTEMPTS].toInt(), w[W.D_DETAIL], w[W.D_REMAINING_MS], aborts(w))
-
-        else -> throw IllegalStateException("retryplan: unknown decision kind ${w[W.D_DECISION_KIND]}")
-    }
-}
-
-/** Binds [type]'s `external` functions by JNA's direct mapping to the library uniffi loads ([LIBRARY]). */
-internal fun registerNative(type: java.lang.Class<*>) {
-    com.sun.jna.Native.register(type, LIBRARY)
-}
-
-/**
- * uniffi's guard, for the wire: the native object is freed ([free]) only
- * once [destroy] was called *and* no wire call is running, and no wire call
- * starts after [destroy]. The generated methods keep their own guard.
- */
-internal class HotGuard(private val type: String, private val free: () -> Unit) {
-    private val calls = java.util.concurrent.atomic.AtomicLong(1)
-    private val closing = java.util.concurrent.atomic.AtomicBoolean(false)
-
-    fun destroy() {
-        if (closing.compareAndSet(false, true)) release()
-    }
-
-    fun release() {
-        if (calls.decrementAndGet() == 0L) free()
-    }
-
-    fun enter() {
-        while (true) {
-            val count = calls.get()
-            if (count == 0L || closing.get()) throw IllegalStateException("$type object has already been destroyed")
-            if (calls.compareAndSet(count, count + 1)) return
-        }
-    }
-
-    inline fun <R> call(block: () -> R): R {
-        enter()
-        try {
-            return block()
-        } finally {
-            release()
-        }
     }
 }

@@ -144,4 +144,16 @@ internal object WireWords {
 
     /** The `GiveUpReason` numbered [word] on the wire. */
     fun giveUpReason(word: Long): GiveUpReason = GiveUpReason.values()[word.toInt()]
+
+    /** The decision the decision record [w] holds (`encode_decision` in the core). */
+    fun decision(w: LongArray): Decision = when (w[D_DECISION_KIND]) {
+        DECISION_START_ATTEMPT -> Decision.StartAttempt(attempt = w[1].toInt(), timeoutMs = w[2], abortAtMs = w[3], requestId = Wire.requestId(w[4], w[5]), remainingMs = w[6], hedge = w[7] and FLAG_HEDGE != 0L)
+        DECISION_WAIT -> Decision.Wait(retry = w[1].toInt(), delayMs = w[8], untilMs = w[9], retryAfterMs = w[10].takeUnless { it == NONE }, remainingMs = w[6])
+        DECISION_AWAIT_OUTCOME -> Decision.AwaitOutcome(running = w[11].toInt(), untilMs = w[9])
+        DECISION_SUCCEEDED -> Decision.Succeeded(attempts = w[13].toInt(), winner = w[14].toInt(), abortAttempts = Wire.attempts(w[15], w[16], w[17], w[18]))
+        DECISION_GAVE_UP -> Decision.GaveUp(reason = giveUpReason(w[12]), attempts = w[13].toInt(), remainingMs = w[6], refusedDelayMs = w[14].takeUnless { it == NONE }, abortAttempts = Wire.attempts(w[15], w[16], w[17], w[18]))
+        DECISION_RECONCILE -> Decision.Reconcile(attempts = w[13].toInt(), remainingMs = w[6], abortAttempts = Wire.attempts(w[15], w[16], w[17], w[18]))
+        DECISION_RESTART -> Decision.Restart(attempts = w[13].toInt(), deadlineMs = w[14], remainingMs = w[6], abortAttempts = Wire.attempts(w[15], w[16], w[17], w[18]))
+        else -> throw IllegalStateException("retryplan: unknown decision kind ${w[D_DECISION_KIND]}")
+    }
 }

@@ -12,11 +12,11 @@ import dev.retryplan.Io
 import dev.retryplan.MonotonicClock
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
-import dev.retryplan.REQUEST_ID_HEADER
 import dev.retryplan.RequestContext
 import dev.retryplan.Stats
 import dev.retryplan.blocking.blocking
 import dev.retryplan.driverFor
+import dev.retryplan.eachRequestHeader
 import dev.retryplan.httpFailureOf
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
@@ -95,9 +95,8 @@ class RetryingHttpClient(
     }
 
     private fun copy(request: HttpRequest.Builder, attempt: Attempt): HttpRequest {
-        val builder = request.copy().timeout(Duration.ofMillis(attempt.timeoutMs)).setHeader(REQUEST_ID_HEADER, attempt.requestId)
-        if (attempt.sendIdempotencyKey) builder.setHeader(IDEMPOTENCY_KEY_HEADER, attempt.idempotencyKey)
-        for (field in attempt.propagationHeaders) builder.setHeader(field.name, field.value)
+        val builder = request.copy().timeout(Duration.ofMillis(attempt.timeoutMs))
+        attempt.eachRequestHeader { name, value -> builder.setHeader(name, value) }
         return builder.build()
     }
 }

@@ -12,12 +12,12 @@ import dev.retryplan.Io
 import dev.retryplan.MonotonicClock
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
-import dev.retryplan.REQUEST_ID_HEADER
 import dev.retryplan.RequestContext
 import dev.retryplan.Stats
 import dev.retryplan.blocking.blocking
 import dev.retryplan.blocking.interruptible
 import dev.retryplan.driverFor
+import dev.retryplan.eachRequestHeader
 import dev.retryplan.httpFailureOf
 import okhttp3.Call
 import okhttp3.Interceptor
@@ -129,9 +129,8 @@ class RetryInterceptor @JvmOverloads constructor(
         calls: MutableList<Call>,
         callOf: MutableMap<Response, Call>,
     ): Response {
-        val builder = request.newBuilder().header(REQUEST_ID_HEADER, attempt.requestId).tag(RetryTag::class.java, tag)
-        if (attempt.sendIdempotencyKey) builder.header(IDEMPOTENCY_KEY_HEADER, attempt.idempotencyKey)
-        for (field in attempt.propagationHeaders) builder.header(field.name, field.value)
+        val builder = request.newBuilder().tag(RetryTag::class.java, tag)
+        attempt.eachRequestHeader { name, value -> builder.header(name, value) }
         val timeoutMs = attempt.timeoutMs.coerceIn(1, Int.MAX_VALUE.toLong()).toInt() // 0 is "no timeout" to OkHttp
         val own = call.clone()
         calls += own
