@@ -257,8 +257,11 @@ def test_a_status_outside_100_599_is_an_outcome_and_every_response_is_closed(ser
     # Issue 16 item 4: such answers used to raise InvalidArgumentError and leak their connection, so a pool of 3
     # was exhausted after 3 of them (PoolTimeout).
     server.script.queue(*[status(status_code)] * 16)
-    policy = Policy.from_dict({**FAST, "max_attempts": 2})
-    limits, timeout = httpx.Limits(max_connections=3), httpx.Timeout(2.0, pool=0.5)
+    # The test counts requests and endings, not time: each attempt gets 5 s of wall clock (FAST's 300 ms timed out
+    # on a loaded machine, which ends an operation with a timeout instead of the attempts this test counts).
+    slow_machine = {"total_timeout_ms": 30_000, "attempt_timeout": {"fixed_ms": 5_000}}
+    policy = Policy.from_dict({**FAST, **slow_machine, "max_attempts": 2})
+    limits, timeout = httpx.Limits(max_connections=3), httpx.Timeout(5.0, pool=0.5)
 
     # The core reads such a status as malformed_response (no usable response): it releases each one (closed
     # here) and the operation raises its typed ending rather than returning one.
