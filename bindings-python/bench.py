@@ -32,7 +32,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 import retryplan
 
@@ -275,30 +275,26 @@ def workload(attempts: int, on_last: Callable[[], Any] = lambda: None) -> Dict[s
     # The floor of any helper on this workload: the hand loop that also asks the user's hook what each error
     # means, and that plus the least one call into the extension per attempt costs (a getter-like method
     # answering None): what a loop driven from CPython pays before any engine work.
-    hook, hook_fn, cross_fn = mapping[HOOK], Failing(attempts, on_last), Failing(attempts, on_last)
-    cross = retryplan.Driver(retryplan.Policy(), 0.0, "sequential").poll_event
+    hook = mapping[HOOK]
 
-    def hand_hook() -> object:
-        for _ in range(attempts):
-            try:
-                return hook_fn()
-            except Exception as error:
-                if hook(error) is None:
-                    raise
-        raise RuntimeError("exhausted")
+    def hooked(fn: Failing, cross: Optional[Callable[[], object]]) -> Callable[[], object]:
+        def loop() -> object:
+            for _ in range(attempts):
+                if cross is not None:
+                    cross()
+                try:
+                    return fn()
+                except Exception as error:
+                    if hook(error) is None:
+                        raise
+            raise RuntimeError("exhausted")
 
-    def hand_hook_cross() -> object:
-        for _ in range(attempts):
-            cross()
-            try:
-                return cross_fn()
-            except Exception as error:
-                if hook(error) is None:
-                    raise
-        raise RuntimeError("exhausted")
+        return loop
 
-    made["hand loop + hook"] = hand_hook
-    made["+ 1 native call"] = hand_hook_cross
+    made["hand loop + hook"] = hooked(Failing(attempts, on_last), None)
+    made["+ 1 native call"] = hooked(
+        Failing(attempts, on_last), retryplan.Driver(retryplan.Policy(), 0.0, "sequential").poll_event
+    )
     policy = retryplan.Policy(
         max_attempts=attempts,
         jitter={"kind": "none"},
