@@ -290,6 +290,8 @@ impl Attempts {
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<Attempt>>> {
         let action = match self.resume(py)? {
+            // A start already polled runs at once: `next_plan` would return it too, but going through it
+            // costs `attempts()` 5-8% per attempt (measured side by side, session 9).
             Some((action @ Action::StartAttempt(_), _)) => action,
             pending => Ctx::of(self.run.bind(py)).next_plan(self.sleep.bind(py), pending)?,
         };

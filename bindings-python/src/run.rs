@@ -411,10 +411,15 @@ impl<'a, 'py> Ctx<'a, 'py> {
         };
         let mut polled = Some((self.poll_at(at)?, at));
         loop {
-            let plan = match self.next_plan(sleep, polled.take())? {
-                Action::StartAttempt(plan) => plan,
-                Action::Finish(ending) => return Ok(ending),
-                _ => neither()?,
+            let plan = match polled.take() {
+                // The common move, matched here: an Action is large, and each hand-on through `next_plan` copies it.
+                Some((Action::StartAttempt(plan), _)) => plan,
+                Some((Action::Finish(ending), _)) => return Ok(ending),
+                polled => match self.next_plan(sleep, polled)? {
+                    Action::StartAttempt(plan) => plan,
+                    Action::Finish(ending) => return Ok(ending),
+                    _ => neither()?,
+                },
             };
             self.start(plan);
             let (meaning, object, held) = match attempt.call(args, kwargs) {
@@ -501,10 +506,10 @@ impl Run {
         let py = settings.py();
         let now = settings.get().now_ms(py)?;
         let run = Bound::new(py, Run::new(settings, None, now)?)?;
-        let current = settings.get().shared.current.bind(py);
-        let token = current.call_method1(intern!(py, "set"), (&run,))?;
+        let shared = settings.get().shared;
+        let token = shared.enter.bind(py).call1((&run,))?;
         let ending = Ctx::of(&run).run_sequential(attempt, args, kwargs, sleep, Some(now));
-        current.call_method1(intern!(py, "reset"), (token,))?;
+        shared.leave.bind(py).call1((token,))?;
         Ctx::of(&run).end(ending?)
     }
 

@@ -22,8 +22,10 @@ pub(crate) struct Shared {
     pub(crate) invalid_request: Py<PyAny>,
     /// `retryplan._run`: `observed(run)`, `failure(run, ending, value, error)`.
     pub(crate) helpers: Py<PyModule>,
-    /// `retryplan._run.CURRENT`: the run or attempt running in this context.
-    pub(crate) current: Py<PyAny>,
+    /// `retryplan._run.CURRENT.set` and `.reset`, bound once: the run or attempt running in this context
+    /// (a method looked up per call would be a new bound method each time).
+    pub(crate) enter: Py<PyAny>,
+    pub(crate) leave: Py<PyAny>,
     /// `sys.modules`, to see whether the application imported `logging`.
     pub(crate) modules: Py<PyDict>,
     /// An instant and `time.monotonic()` then, in ns: the same clock (CLOCK_MONOTONIC,
@@ -41,7 +43,8 @@ pub(crate) fn shared(py: Python<'_>) -> PyResult<&'static Shared> {
             known: failures.getattr("_BY_TYPE")?.cast_into::<PyDict>()?.unbind(),
             table: failures.getattr("outcome_of")?.unbind(),
             invalid_request: failures.getattr("INVALID_REQUEST")?.unbind(),
-            current: helpers.getattr("CURRENT")?.unbind(),
+            enter: helpers.getattr("CURRENT")?.getattr("set")?.unbind(),
+            leave: helpers.getattr("CURRENT")?.getattr("reset")?.unbind(),
             helpers: helpers.unbind(),
             modules: py.import("sys")?.getattr("modules")?.cast_into::<PyDict>()?.unbind(),
             monotonic: (Instant::now(), (reading * 1e9) as u64),

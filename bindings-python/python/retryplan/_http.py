@@ -79,6 +79,12 @@ def close_returned(response: Any) -> None:
         response.close()
 
 
+def within(timeout: Any, window: float) -> float:
+    """A client's own timeout for one phase of I/O (None: it set none) cut to ``window``, the seconds left of the
+    attempt: the sooner of the two, so no phase outlives the attempt and none is longer than the client asked."""
+    return window if timeout is None else min(float(timeout), window)
+
+
 def shut(sock: Any) -> None:
     """Shuts a connection's socket (the OS socket, under TLS too): a read in progress on it stops at once."""
     if sock is not None:

@@ -46,7 +46,7 @@ import time
 
 import httpx
 
-from ._http import Client, HttpHelper, blocking, close_returned, shut
+from ._http import Client, HttpHelper, blocking, close_returned, shut, within
 from ._native import Attempt
 from ._redirects import Hop
 
@@ -163,7 +163,7 @@ def _attempt_request(http: HttpHelper, run: Run, attempt: Attempt, request: http
     """The request of one attempt: its headers, and httpx's timeouts cut to what is left of the attempt."""
     window = attempt.remaining()
     given = request.extensions.get("timeout") or {}
-    timeout = {phase: window if given.get(phase) is None else min(given[phase], window) for phase in _PHASES}
+    timeout = {phase: within(given.get(phase), window) for phase in _PHASES}
     headers = request.headers.copy()
     headers.update(http.attempt_headers(attempt, run))
     extensions = {**request.extensions, "timeout": timeout}

@@ -55,7 +55,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
-from ._http import Client, HttpHelper, blocking, close_returned, shut
+from ._http import Client, HttpHelper, blocking, close_returned, shut, within
 from ._native import Attempt
 from ._redirects import Hop
 
@@ -160,18 +160,13 @@ def _read(response: requests.Response) -> Any:
 
 def _cut_timeout(timeout: Any, window: float) -> Tuple[float, float]:
     """requests' ``timeout`` (None, a number, a ``(connect, read)`` pair, urllib3's ``Timeout``) cut to ``window``."""
-    if timeout is None:
-        return window, window
     if isinstance(timeout, tuple):
         connect, read = timeout
     elif hasattr(timeout, "connect_timeout"):  # urllib3's Timeout
         connect, read = timeout.connect_timeout, timeout.read_timeout
     else:
         connect = read = timeout
-    return (
-        window if connect is None else min(float(connect), window),
-        window if read is None else min(float(read), window),
-    )
+    return within(connect, window), within(read, window)
 
 
 def _replayable(request: requests.PreparedRequest) -> bool:
