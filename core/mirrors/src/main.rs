@@ -32,6 +32,9 @@
 
 mod bindings_methods;
 mod docs;
+mod functions;
+mod functions_js;
+mod functions_python;
 mod js_outcomes;
 mod js_records;
 mod js_wire;
@@ -81,6 +84,8 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.extend(uniffi_errors::outputs(root)?);
     outputs.push(kotlin_http::output());
     bindings_methods::extend(root, &mut outputs)?;
+    functions_python::extend(root, &tables, &mut outputs)?;
+    outputs.push(functions_js::output(root, &tables)?);
     outputs.extend(telemetry::outputs());
     outputs.extend(propagation_names::outputs());
     Ok(outputs)
