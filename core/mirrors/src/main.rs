@@ -15,8 +15,10 @@
 //!   `description` and `blame` of any `RetryplanException` (`uniffi_errors`);
 //! - records: Python's `Decision` subclasses, `Stats` counters
 //!   (`python_records`) and values (`python_values`); Kotlin's uniffi
-//!   records with their conversions (`uniffi_records`) and the free
-//!   functions exported from their signatures (`uniffi_functions`).
+//!   records with their conversions (`uniffi_records`);
+//! - the core's free functions, from one table (`functions`) and their
+//!   signatures: Kotlin's (`uniffi_functions`), Python's with their stubs
+//!   (`functions_python`) and JS's (`functions_js`).
 //! - the methods of exported classes, from one definition (`methods`: the
 //!   shared controls), as pyo3 classes with their stub, uniffi objects, and
 //!   JS's wasm exports with the classes calling them.
