@@ -172,7 +172,7 @@ pub(crate) fn remaining_ms(deadline: Arg, now: Arg, reserve_ms: &Bound<'_, PyAny
 #[pyfunction]
 #[pyo3(signature = (deadline = None, now = None, *, reserve_ms, minimum_useful_ms, deadline_ms = None, now_ms = None))]
 pub(crate) fn admit<'py>(py: Python<'py>, deadline: Arg, now: Arg, reserve_ms: &Bound<'_, PyAny>, minimum_useful_ms: &Bound<'_, PyAny>, deadline_ms: Arg, now_ms: Arg) -> Res<Bound<'py, PyAny>> {
-    Ok(typed(py, "Admission", &retryplan::ground::deadline::admit(DEADLINE.read(deadline, deadline_ms)?, NOW.read(now, now_ms)?, ms_arg("reserve_ms", reserve_ms)?, ms_arg("minimum_useful_ms", minimum_useful_ms)?), None)?)
+    typed(py, "Admission", &retryplan::ground::deadline::admit(DEADLINE.read(deadline, deadline_ms)?, NOW.read(now, now_ms)?, ms_arg("reserve_ms", reserve_ms)?, ms_arg("minimum_useful_ms", minimum_useful_ms)?), None)
 }
 
 /// The error code of an AWS response, read only where the protocols put it (botocore's response parsers, smithy-rs's

@@ -253,14 +253,14 @@ fn default_name(ty: &str) -> Option<&'static str> {
     }
 }
 
-/// The core's result `ty`: the Rust type returned, the expression of it from `call`, and the stub's type.
+/// The core's result `ty`: the Rust type returned (in a `Res`), the function's body from `call`, and the stub's type.
 fn result(ty: &str) -> Option<(String, String, String)> {
     let (rust, out, stub) = match ty {
-        "u64" | "i64" | "String" => (ty, "{call}", if ty == "String" { "str" } else { "int" }),
-        "Option<u64>" => ("Option<u64>", "{call}", "Optional[int]"),
-        "Option<ErrorCode>" => ("Option<String>", "{call}.map(|code| code.as_str().to_owned())", "Optional[str]"),
-        "Pushback" => ("PyPushback", "PyPushback { inner: {call} }", "Pushback"),
-        "Admission" => ("Bound<'py, PyAny>", "typed(py, \"Admission\", &{call}, None)?", "Admission"),
+        "u64" | "i64" | "String" => (ty, "Ok({call})", if ty == "String" { "str" } else { "int" }),
+        "Option<u64>" => ("Option<u64>", "Ok({call})", "Optional[int]"),
+        "Option<ErrorCode>" => ("Option<String>", "Ok({call}.map(|code| code.as_str().to_owned()))", "Optional[str]"),
+        "Pushback" => ("PyPushback", "Ok(PyPushback { inner: {call} })", "Pushback"),
+        "Admission" => ("Bound<'py, PyAny>", "typed(py, \"Admission\", &{call}, None)", "Admission"),
         _ => return None,
     };
     Some((rust.to_owned(), out.to_owned(), stub.to_owned()))
@@ -343,7 +343,7 @@ fn rust(function: &Read, shape: &Shape) -> String {
         text.push_str(&format!("#[pyo3(signature = ({}))]\n", entries.join(", ")));
     }
     text.push_str(&format!(
-        "pub(crate) fn {name}{lifetime}({}) -> Res<{returned}> {{\n    Ok({})\n}}\n",
+        "pub(crate) fn {name}{lifetime}({}) -> Res<{returned}> {{\n    {}\n}}\n",
         params.join(", "),
         out.replace("{call}", &call)
     ));
