@@ -1,51 +1,23 @@
-//! The gRPC and AWS dialects: gRPC service configs, `grpc-timeout` in
-//! nanoseconds, AWS error codes and the AWS standard mode's dependencies.
+//! The gRPC and AWS dialects: gRPC service configs and the AWS standard
+//! mode's dependencies (their free functions, `grpc-timeout` in nanoseconds
+//! and AWS error codes, are generated: `functions_generated.rs`).
 
 use retryplan as rp;
 use wasm_bindgen::prelude::*;
 
-use alloc::borrow::ToOwned;
-use alloc::string::String;
-
-use crate::args::{optional_text, text, whole};
+use crate::args::{text, whole};
 use crate::controls::keep_dependency_config;
 use crate::data::{self, Source};
 use crate::objects::{self, Object};
 use crate::policy::handle_js;
 use crate::tools::json_value;
-use crate::{invalid_with, js_error, message_js, Error};
+use crate::{js_error, message_js};
 
 #[wasm_bindgen(raw_module = "../lib/convert.js")]
 extern "C" {
     /// `{field, message}`, the message composed from its data.
     #[wasm_bindgen(js_name = warning)]
     fn js_warning(field: &str, message: JsValue) -> JsValue;
-}
-
-/// Encodes a timeout of `timeoutNs` nanoseconds (a bigint) as a `grpc-timeout`
-/// value, in the unit a peer would choose (never rounded up).
-#[wasm_bindgen(js_name = encodeGrpcTimeoutNs)]
-pub fn encode_grpc_timeout_ns(timeout_ns: &JsValue) -> Result<String, JsValue> {
-    let nanoseconds = u64::try_from(timeout_ns.clone())
-        .map_err(|_| invalid_with("timeoutNs", "nanoseconds", timeout_ns, &JsValue::UNDEFINED))?;
-    Ok(rp::headers::grpc_timeout::encode_grpc_timeout_ns(nanoseconds))
-}
-
-/// Reads a `grpc-timeout` value as exact nanoseconds (a bigint, saturating at 2^63-1).
-#[wasm_bindgen(js_name = parseGrpcTimeoutNs)]
-pub fn parse_grpc_timeout_ns(value: &JsValue) -> Result<u64, JsValue> {
-    rp::headers::grpc_timeout::parse_grpc_timeout_ns(&text("value", value)?)
-        .map_err(|error| js_error(Error::from(error)))
-}
-
-/// The AWS error code of a response: the `x-amzn-errortype` header, else a
-/// JSON body's `__type`/`code`, else an XML body's `<Code>`; `undefined` when none.
-#[wasm_bindgen(js_name = awsErrorCodeFromResponse)]
-pub fn aws_error_code_from_response(errortype_header: &JsValue, body: &JsValue) -> Result<Option<String>, JsValue> {
-    let header = optional_text("errortypeHeader", errortype_header)?;
-    let body = optional_text("body", body)?;
-    Ok(rp::dialects::aws::error_code_from_response(header.as_deref(), body.as_deref())
-        .map(|code| code.as_str().to_owned()))
 }
 
 /// The AWS SDK standard mode's dependency: the 500-unit retry quota, or

@@ -43,6 +43,9 @@ mod data;
 #[cfg(feature = "tools")]
 mod dialects;
 mod driver;
+#[cfg(feature = "tools")]
+#[rustfmt::skip]
+mod functions_generated;
 mod headers;
 mod objects;
 mod operation;

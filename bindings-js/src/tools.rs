@@ -2,7 +2,8 @@
 //! consoles, playgrounds and Node services use and a checkout page does not
 //! (JSON text, `toConfig`/`toJson`, `explain`, `classify`, snapshots,
 //! redelivery, the gRPC dialect, admission). Built into their own wasm file,
-//! so the default entry does not download them.
+//! so the default entry does not download them. The core's free functions
+//! among them are generated (`functions_generated.rs`).
 
 use alloc::string::String;
 
@@ -13,12 +14,11 @@ use rp::Decision;
 use wasm_bindgen::prelude::*;
 
 use crate::args::{
-    attempt_number, checked_string, get, ms, named, number, optional_ms, optional_number, outcome, string_field, text,
-    whole, whole_number,
+    attempt_number, checked_string, get, ms, named, number, optional_ms, optional_number, outcome, string_field, whole,
+    whole_number,
 };
 use crate::controls::keep_dependency;
 use crate::data::{self, Keys, Source};
-use crate::headers::header_error;
 use crate::objects::{self, Object};
 use crate::policy::{handle_js, keep_policy};
 use crate::{either, invalid, invalid_with, js_error, num, MAX_SAFE};
@@ -145,69 +145,6 @@ pub fn control_snapshot(handle: u32, now_ms: &JsValue) -> Result<JsValue, JsValu
         Ok(budget) => to_js(&budget),
         Err(breaker) => to_js(&breaker),
     }
-}
-
-/// Reads a `grpc-retry-pushback-ms` trailer: `{retryAfterMs}` or `"do_not_retry"`.
-#[wasm_bindgen(js_name = parseGrpcPushback)]
-pub fn parse_grpc_pushback(value: &JsValue) -> Result<JsValue, JsValue> {
-    to_js(&rp::headers::retry_after::parse_grpc_pushback(&text("value", value)?))
-}
-
-/// Encodes a timeout as a `grpc-timeout` header value (never rounding up).
-#[wasm_bindgen(js_name = encodeGrpcTimeout)]
-pub fn encode_grpc_timeout(timeout_ms: &JsValue) -> Result<String, JsValue> {
-    Ok(rp::headers::grpc_timeout::encode_grpc_timeout(ms("timeoutMs", timeout_ms)?))
-}
-
-/// Reads a `grpc-timeout` header value as ms.
-#[wasm_bindgen(js_name = parseGrpcTimeout)]
-pub fn parse_grpc_timeout(value: &JsValue) -> Result<f64, JsValue> {
-    rp::headers::grpc_timeout::parse_grpc_timeout(&text("value", value)?).map(num).map_err(header_error)
-}
-
-/// The moment an HTTP-date names, in Unix ms (negative before 1970), read
-/// as `reading` says (`"strict"` when absent, or `"lenient"`).
-#[wasm_bindgen(js_name = parseHttpDate)]
-pub fn parse_http_date(value: &JsValue, now_unix_ms: &JsValue, reading: &JsValue) -> Result<f64, JsValue> {
-    let value = text("value", value)?;
-    let now_unix_ms = ms("nowUnixMs", now_unix_ms)?;
-    let reading = if reading.is_undefined() || reading.is_null() {
-        rp::headers::retry_after::RetryAfterReading::Strict
-    } else {
-        named("reading", &text("reading", reading)?)?
-    };
-    // Within +-(2^53 - 1) ms: exact as a JS number.
-    #[allow(clippy::cast_precision_loss)]
-    rp::headers::retry_after::parse_http_date(&value, now_unix_ms, reading)
-        .map(|unix_ms| unix_ms as f64)
-        .map_err(header_error)
-}
-
-/// Time left at `nowMs` before `deadlineMs`, minus `reserveMs` (0 at the least).
-#[wasm_bindgen(js_name = remainingMs)]
-pub fn remaining_ms(deadline_ms: &JsValue, now_ms: &JsValue, reserve_ms: &JsValue) -> Result<f64, JsValue> {
-    Ok(num(rp::ground::deadline::remaining_ms(
-        ms("deadlineMs", deadline_ms)?,
-        ms("nowMs", now_ms)?,
-        ms("reserveMs", reserve_ms)?,
-    )))
-}
-
-/// Server-side admission: `{type: "admit", remainingMs}` or `{type: "reject", ...}`.
-#[wasm_bindgen]
-pub fn admit(
-    deadline_ms: &JsValue,
-    now_ms: &JsValue,
-    reserve_ms: &JsValue,
-    minimum_useful_ms: &JsValue,
-) -> Result<JsValue, JsValue> {
-    let admission = rp::ground::deadline::admit(
-        ms("deadlineMs", deadline_ms)?,
-        ms("nowMs", now_ms)?,
-        ms("reserveMs", reserve_ms)?,
-        ms("minimumUsefulMs", minimum_useful_ms)?,
-    );
-    to_js(&admission)
 }
 
 /// What to do with a queue message after delivery number `attempts` (1 for

@@ -95,7 +95,7 @@ pub fn admit(deadline_ms: i64, now_ms: i64, reserve_ms: i64, minimum_useful_ms: 
 }
 
 /// The error code of an AWS response, read only where the protocols put it (botocore's response parsers, smithy-rs's
-/// error readers):
+/// error readers).
 #[uniffi::export]
 pub fn aws_error_code_from_response(errortype_header: Option<String>, body: Option<String>) -> Option<String> {
     rp::dialects::aws::error_code_from_response(errortype_header.as_deref(), body.as_deref()).map(|code| code.as_str().to_owned())

@@ -14,16 +14,6 @@ use crate::data::from_py;
 use crate::fault::Res;
 use crate::policy::PyPolicy;
 
-/// The AWS error code of a response: the `x-amzn-errortype` header, else a
-/// JSON body's top-level `code`/`Code`/`__type`, else an XML body's error `<Code>` (documented positions only); None when none.
-#[pyfunction]
-#[pyo3(signature = (errortype_header = None, body = None))]
-pub(crate) fn aws_error_code_from_response(errortype_header: Arg, body: Arg) -> Res<Option<String>> {
-    let header = errortype_header.map(|value| str_arg("errortype_header", value)).transpose()?;
-    let body = body.map(|value| str_arg("body", value)).transpose()?;
-    Ok(aws::error_code_from_response(header.as_deref(), body.as_deref()).map(|code| code.as_str().to_owned()))
-}
-
 /// The AWS SDK standard mode's dependency: the 500-unit retry quota.
 #[pyfunction]
 pub(crate) fn aws_standard_dependency() -> Res<PyDependency> {

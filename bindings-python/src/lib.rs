@@ -32,6 +32,8 @@ mod dialects;
 mod driver;
 mod errors;
 mod fault;
+#[rustfmt::skip]
+mod functions_generated;
 mod operation;
 mod outcome;
 mod policy;
@@ -88,21 +90,8 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(policy::profile, m)?,
         wrap_pyfunction!(controls::compile_dependency, m)?,
         wrap_pyfunction!(outcome::classify, m)?,
-        wrap_pyfunction!(outcome::parse_retry_after, m)?,
-        wrap_pyfunction!(outcome::parse_http_date, m)?,
-        wrap_pyfunction!(outcome::parse_retry_after_ms_header, m)?,
-        wrap_pyfunction!(outcome::parse_rate_limit, m)?,
-        wrap_pyfunction!(outcome::parse_rate_limit_reset, m)?,
-        wrap_pyfunction!(outcome::parse_grpc_pushback, m)?,
-        wrap_pyfunction!(outcome::encode_grpc_timeout, m)?,
-        wrap_pyfunction!(outcome::parse_grpc_timeout, m)?,
-        wrap_pyfunction!(outcome::encode_grpc_timeout_ns, m)?,
-        wrap_pyfunction!(outcome::parse_grpc_timeout_ns, m)?,
-        wrap_pyfunction!(dialects::aws_error_code_from_response, m)?,
         wrap_pyfunction!(dialects::aws_standard_dependency, m)?,
         wrap_pyfunction!(dialects::aws_standard_2026_dependency, m)?,
-        wrap_pyfunction!(operation::remaining_ms, m)?,
-        wrap_pyfunction!(operation::admit, m)?,
         wrap_pyfunction!(timeline::explain, m)?,
         wrap_pyfunction!(timeline::backoff_ceilings_ms, m)?,
         wrap_pyfunction!(timeline::redeliver, m)?,
@@ -111,6 +100,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ] {
         m.add_function(function)?;
     }
+    functions_generated::register(m)?;
     m.add("PROFILE_NAMES", PyTuple::new(py, profiles::NAMES)?)?;
     m.add("GIVE_UP_REASONS", PyTuple::new(py, GiveUpReason::ALL.map(GiveUpReason::name))?)?;
     m.add("GRPC_CODES", PyTuple::new(py, GrpcCode::ALL.map(GrpcCode::name))?)?;

@@ -1,5 +1,6 @@
-//! `Operation` (one decision per event), the options every operation and
-//! driver starts with, and the deadline arithmetic servers use (`admit`).
+//! `Operation` (one decision per event) and the options every operation and
+//! driver starts with. The deadline arithmetic servers use (`remaining_ms`,
+//! `admit`) is generated (`functions_generated.rs`).
 
 use std::sync::Arc;
 
@@ -7,9 +8,8 @@ use pyo3::prelude::*;
 use retryplan as rp;
 use retryplan::{IdempotencyKey, OperationOptions};
 
-use crate::args::{class_arg, given, ms_arg, str_arg, u32_arg, u64_arg, Arg, DEADLINE, NOW};
+use crate::args::{class_arg, given, str_arg, u32_arg, u64_arg, Arg, DEADLINE, NOW};
 use crate::controls::PyDependency;
-use crate::data::typed;
 use crate::decision::{decision_to_py, IntoField};
 use crate::fault::Res;
 use crate::outcome::PyOutcome;
@@ -50,36 +50,4 @@ impl PyOperation {
             (self.inner.idempotency_key(), self.inner.attempts_started(), self.inner.deadline_ms());
         format!("<Operation idempotency_key='{key}' attempts_started={started} deadline_ms={deadline} ended={ended}>")
     }
-}
-
-/// Time left at `now` before `deadline`, minus `reserve_ms`, in ms (saturating at 0).
-#[pyfunction]
-#[pyo3(signature = (deadline = None, now = None, *, reserve_ms, deadline_ms = None, now_ms = None))]
-pub(crate) fn remaining_ms(
-    deadline: Arg,
-    now: Arg,
-    reserve_ms: &Bound<'_, PyAny>,
-    deadline_ms: Arg,
-    now_ms: Arg,
-) -> Res<u64> {
-    let (deadline, now) = (DEADLINE.read(deadline, deadline_ms)?, NOW.read(now, now_ms)?);
-    Ok(retryplan::ground::deadline::remaining_ms(deadline, now, ms_arg("reserve_ms", reserve_ms)?))
-}
-
-/// Server-side admission: reject when what remains (after the reserve) is below the minimum useful time.
-#[pyfunction]
-#[pyo3(signature = (deadline = None, now = None, *, reserve_ms, minimum_useful_ms, deadline_ms = None, now_ms = None))]
-pub(crate) fn admit<'py>(
-    py: Python<'py>,
-    deadline: Arg,
-    now: Arg,
-    reserve_ms: &Bound<'_, PyAny>,
-    minimum_useful_ms: &Bound<'_, PyAny>,
-    deadline_ms: Arg,
-    now_ms: Arg,
-) -> Res<Bound<'py, PyAny>> {
-    let (deadline, now) = (DEADLINE.read(deadline, deadline_ms)?, NOW.read(now, now_ms)?);
-    let minimum = ms_arg("minimum_useful_ms", minimum_useful_ms)?;
-    let admission = retryplan::ground::deadline::admit(deadline, now, ms_arg("reserve_ms", reserve_ms)?, minimum);
-    typed(py, "Admission", &admission, None)
 }

@@ -1,6 +1,6 @@
 //! What an attempt ended with (`Outcome`, read from an HTTP response or a
-//! failure name too), what it means under a policy (`Classification`), and
-//! the header parsers that feed it.
+//! failure name too) and what it means under a policy (`Classification`).
+//! The header parsers that feed it are generated (`functions_generated.rs`).
 
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -11,7 +11,7 @@ use retryplan::headers::retry_after::{Pushback, RetryAfterReading};
 use retryplan::outcomes::http::GUIDANCE_HEADERS;
 use retryplan::{Failure, Outcome};
 
-use crate::args::{by_name, class_arg, ms_arg, str_arg, u16_arg, u32_arg, u64_arg, Arg, NOW_UNIX};
+use crate::args::{by_name, class_arg, ms_arg, str_arg, u16_arg, u32_arg, Arg, NOW_UNIX};
 use crate::data::{repr_of, serialized, typed};
 use crate::fault::{invalid, wrong_type, Fault, Res};
 use crate::policy::PyPolicy;
@@ -32,7 +32,7 @@ fn outcome(inner: Outcome) -> PyOutcome {
 #[pyclass(module = "retryplan", name = "Pushback", frozen, eq, hash)]
 #[derive(PartialEq, Eq, Hash)]
 pub(crate) struct PyPushback {
-    inner: Pushback,
+    pub(crate) inner: Pushback,
 }
 
 #[pymethods]
@@ -274,82 +274,4 @@ pub(crate) fn reading_arg(obj: Arg) -> Res<RetryAfterReading> {
         None => Ok(RetryAfterReading::Strict),
         Some(obj) => by_name("reading", obj),
     }
-}
-
-/// The delay in ms a Retry-After value asks for (delta-seconds or an HTTP-date
-/// read against the wall clock `now_unix`, float seconds from `time.time()`),
-/// read as `reading` says (`"strict"`, the default, or `"lenient"`).
-#[pyfunction]
-#[pyo3(signature = (value, now_unix = None, *, now_unix_ms = None, reading = None))]
-pub(crate) fn parse_retry_after(value: &Bound<'_, PyAny>, now_unix: Arg, now_unix_ms: Arg, reading: Arg) -> Res<u64> {
-    let value = str_arg("value", value)?;
-    let now = NOW_UNIX.read(now_unix, now_unix_ms)?;
-    Ok(retryplan::headers::retry_after::parse_retry_after_with(&value, now, reading_arg(reading)?)?)
-}
-
-/// The moment an HTTP-date names, in Unix milliseconds (negative before
-/// 1970): RFC 9110's three forms read strictly, or `reading="lenient"` (also
-/// what Python's `email.utils` reads). `now_unix` (float seconds) or
-/// `now_unix_ms` only picks the century of an rfc850-date.
-#[pyfunction]
-#[pyo3(signature = (value, now_unix = None, *, now_unix_ms = None, reading = None))]
-pub(crate) fn parse_http_date(value: &Bound<'_, PyAny>, now_unix: Arg, now_unix_ms: Arg, reading: Arg) -> Res<i64> {
-    let value = str_arg("value", value)?;
-    let now = NOW_UNIX.read(now_unix, now_unix_ms)?;
-    Ok(retryplan::headers::retry_after::parse_http_date(&value, now, reading_arg(reading)?)?)
-}
-
-/// The wait in ms a `RateLimit` field asks for (with its `RateLimit-Policy`),
-/// or None when it asks for none.
-#[pyfunction]
-#[pyo3(signature = (value, policy_value = None))]
-pub(crate) fn parse_rate_limit(value: &Bound<'_, PyAny>, policy_value: Arg) -> Res<Option<u64>> {
-    let value = str_arg("value", value)?;
-    let policy_value = policy_value.map(|policy| str_arg("policy_value", policy)).transpose()?;
-    Ok(retryplan::headers::rate_limit::parse_rate_limit(&value, policy_value.as_deref())?)
-}
-
-/// The wait in ms a `RateLimit-Reset` / `X-RateLimit-Reset` value asks for
-/// (delta-seconds below 1e9, a Unix time from it, against `now_unix`).
-#[pyfunction]
-#[pyo3(signature = (value, now_unix = None, *, now_unix_ms = None))]
-pub(crate) fn parse_rate_limit_reset(value: &Bound<'_, PyAny>, now_unix: Arg, now_unix_ms: Arg) -> Res<u64> {
-    let value = str_arg("value", value)?;
-    Ok(retryplan::headers::rate_limit::parse_rate_limit_reset(&value, NOW_UNIX.read(now_unix, now_unix_ms)?)?)
-}
-
-/// A `retry-after-ms` / `x-ms-retry-after-ms` value in ms.
-#[pyfunction]
-pub(crate) fn parse_retry_after_ms_header(value: &Bound<'_, PyAny>) -> Res<u64> {
-    Ok(retryplan::headers::retry_after::parse_retry_after_ms_header(&str_arg("value", value)?)?)
-}
-
-/// A `grpc-retry-pushback-ms` value (never fails: gRPC gives every value a meaning).
-#[pyfunction]
-pub(crate) fn parse_grpc_pushback(value: &Bound<'_, PyAny>) -> Res<PyPushback> {
-    Ok(PyPushback { inner: retryplan::headers::retry_after::parse_grpc_pushback(&str_arg("value", value)?) })
-}
-
-/// Encodes a timeout in ms as a `grpc-timeout` value (never rounds up).
-#[pyfunction]
-pub(crate) fn encode_grpc_timeout(timeout_ms: &Bound<'_, PyAny>) -> Res<String> {
-    Ok(retryplan::headers::grpc_timeout::encode_grpc_timeout(u64_arg("timeout_ms", timeout_ms)?))
-}
-
-/// Reads a `grpc-timeout` value as ms (rounding down).
-#[pyfunction]
-pub(crate) fn parse_grpc_timeout(value: &Bound<'_, PyAny>) -> Res<u64> {
-    Ok(retryplan::headers::grpc_timeout::parse_grpc_timeout(&str_arg("value", value)?)?)
-}
-
-/// Encodes a timeout in nanoseconds as a `grpc-timeout` value, in the unit a peer would choose (never rounds up).
-#[pyfunction]
-pub(crate) fn encode_grpc_timeout_ns(timeout_ns: &Bound<'_, PyAny>) -> Res<String> {
-    Ok(retryplan::headers::grpc_timeout::encode_grpc_timeout_ns(u64_arg("timeout_ns", timeout_ns)?))
-}
-
-/// Reads a `grpc-timeout` value as exact nanoseconds (saturating at 2**63 - 1).
-#[pyfunction]
-pub(crate) fn parse_grpc_timeout_ns(value: &Bound<'_, PyAny>) -> Res<u64> {
-    Ok(retryplan::headers::grpc_timeout::parse_grpc_timeout_ns(&str_arg("value", value)?)?)
 }

@@ -15,8 +15,10 @@
 //!   `description` and `blame` of any `RetryplanException` (`uniffi_errors`);
 //! - records: Python's `Decision` and `Action` subclasses, `Stats` counters
 //!   (`python_records`) and values (`python_values`); Kotlin's uniffi
-//!   records with their conversions (`uniffi_records`) and the free
-//!   functions exported from their signatures (`uniffi_functions`).
+//!   records with their conversions (`uniffi_records`);
+//! - the core's free functions, from one table (`functions`) and their
+//!   signatures: Kotlin's (`uniffi_functions`), Python's with their stubs
+//!   (`functions_python`) and JS's (`functions_js`).
 //! - the methods of exported classes, from one definition (`methods`: the
 //!   shared controls), as pyo3 classes with their stub, uniffi objects, and
 //!   JS's wasm exports with the classes calling them; and the engine's
@@ -33,6 +35,9 @@
 
 mod bindings_methods;
 mod docs;
+mod functions;
+mod functions_js;
+mod functions_python;
 mod js_outcomes;
 mod js_records;
 mod js_wire;
@@ -83,6 +88,8 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.push(kotlin_http::output());
     outputs.push(kotlin_wire::output(root, &tables)?);
     bindings_methods::extend(root, &mut outputs)?;
+    functions_python::extend(root, &tables, &mut outputs)?;
+    outputs.push(functions_js::output(root, &tables)?);
     outputs.extend(telemetry::outputs());
     outputs.extend(propagation_names::outputs());
     Ok(outputs)

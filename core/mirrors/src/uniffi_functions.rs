@@ -1,7 +1,8 @@
 //! Kotlin (and Swift), through uniffi: `bindings-kotlin/src/functions.rs`,
 //! the core's free functions a host calls as they are (the header readers,
-//! the grpc-timeout codec, deadline arithmetic), exported from their
-//! signatures in the core's source: each parameter and the result cross as
+//! the grpc-timeout codec, deadline arithmetic), the entries of the shared
+//! table (`functions`) that Kotlin exports, from their signatures in the
+//! core's source: each parameter and the result cross as
 //! the records' fields do (`i64` milliseconds refused by `ms_in` when the
 //! core cannot hold them, `long_out` on the way out, the generated records),
 //! a header error becomes the core's `Error`, and the doc is the core's.
@@ -9,65 +10,14 @@
 //! A parameter or result of a type with no conversion here fails the
 //! generator, naming it: add it to [`parameter`] or [`result`].
 
-use std::fs;
 use std::path::Path;
 
-use crate::docs::{summary, type_name};
+use crate::functions::{read, Host, Read};
 use crate::output::{Output, HEADER};
 use crate::tables::Table;
 use crate::uniffi_records::docs;
 
 pub const FUNCTIONS: &str = "bindings-kotlin/src/functions.rs";
-
-/// One exported function: where the core defines it, its path from the
-/// core's root, the binding's name, and the binding's names of its parameters
-/// where they differ (Kotlin callers may name them).
-struct Function {
-    file: &'static str,
-    path: &'static str,
-    ident: &'static str,
-    renames: &'static [(&'static str, &'static str)],
-}
-
-const fn function(file: &'static str, path: &'static str, ident: &'static str) -> Function {
-    Function { file, path, ident, renames: &[] }
-}
-
-const FUNCTIONS_TABLE: [Function; 14] = [
-    function("core/src/headers/retry_after.rs", "headers::retry_after::parse_retry_after", "parse_retry_after"),
-    function(
-        "core/src/headers/retry_after.rs",
-        "headers::retry_after::parse_retry_after_with",
-        "parse_retry_after_with",
-    ),
-    function("core/src/headers/retry_after.rs", "headers::retry_after::parse_http_date", "parse_http_date"),
-    function(
-        "core/src/headers/retry_after.rs",
-        "headers::retry_after::parse_retry_after_ms_header",
-        "parse_retry_after_ms_header",
-    ),
-    function("core/src/headers/retry_after.rs", "headers::retry_after::parse_grpc_pushback", "parse_grpc_pushback"),
-    Function {
-        renames: &[("rate_limit", "value"), ("rate_limit_policy", "policy_value")],
-        ..function("core/src/headers/rate_limit.rs", "headers::rate_limit::parse_rate_limit", "parse_rate_limit")
-    },
-    function("core/src/headers/rate_limit.rs", "headers::rate_limit::parse_rate_limit_reset", "parse_rate_limit_reset"),
-    function("core/src/headers/grpc_timeout.rs", "headers::grpc_timeout::encode_grpc_timeout", "encode_grpc_timeout"),
-    function("core/src/headers/grpc_timeout.rs", "headers::grpc_timeout::parse_grpc_timeout", "parse_grpc_timeout"),
-    function(
-        "core/src/headers/grpc_timeout.rs",
-        "headers::grpc_timeout::parse_grpc_timeout_ns",
-        "parse_grpc_timeout_ns",
-    ),
-    function("core/src/ground/deadline.rs", "ground::deadline::remaining_ms", "remaining_ms"),
-    function("core/src/ground/deadline.rs", "ground::deadline::admit", "admit"),
-    function(
-        "core/src/config/error_code.rs",
-        "dialects::aws::error_code_from_response",
-        "aws_error_code_from_response",
-    ),
-    function("core/src/driver/telemetry/mod.rs", "telemetry::signals", "telemetry_signals"),
-];
 
 /// The core's types the records mirror (`records.rs`), by the same name.
 const RECORDS: [&str; 2] = ["Pushback", "Admission"];
@@ -91,17 +41,8 @@ pub fn outputs(root: &Path, tables: &[Table]) -> Result<Vec<Output>, String> {
     );
     let mut uses = std::collections::BTreeSet::new();
     let mut body = String::new();
-    for function in &FUNCTIONS_TABLE {
-        let path = root.join(function.file);
-        let source = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let file = syn::parse_file(&source).map_err(|e| format!("{}: {e}", path.display()))?;
-        let core = function.path.rsplit("::").next().unwrap_or(function.path);
-        let item = file.items.iter().find_map(|item| match item {
-            syn::Item::Fn(item) if item.sig.ident == core => Some(item),
-            _ => None,
-        });
-        let item = item.ok_or_else(|| format!("{}: no fn {core}", function.file))?;
-        body.push_str(&export(function, item, &enums, &mut uses)?);
+    for function in read(root, Host::Kotlin)? {
+        body.push_str(&export(&function, &enums, &mut uses)?);
     }
     text.push_str("use retryplan as rp;\n");
     for used in uses.iter().filter(|used| !used.starts_with("crate::")) {
@@ -113,24 +54,14 @@ pub fn outputs(root: &Path, tables: &[Table]) -> Result<Vec<Output>, String> {
     Ok(vec![Output { path: FUNCTIONS, text }])
 }
 
-/// The exported wrapper of `item`.
-fn export(
-    function: &Function,
-    item: &syn::ItemFn,
-    enums: &[&str],
-    uses: &mut std::collections::BTreeSet<String>,
-) -> Result<String, String> {
+/// The exported wrapper of `function`.
+fn export(function: &Read, enums: &[&str], uses: &mut std::collections::BTreeSet<String>) -> Result<String, String> {
+    let path = function.function.path;
     let (mut params, mut checks, mut args) = (Vec::new(), String::new(), Vec::new());
-    for input in &item.sig.inputs {
-        let syn::FnArg::Typed(typed) = input else { return Err(format!("{}: a method", function.path)) };
-        let syn::Pat::Ident(pat) = &*typed.pat else { return Err(format!("{}: a pattern parameter", function.path)) };
-        let core_name = pat.ident.to_string();
-        let name =
-            function.renames.iter().find(|(from, _)| *from == core_name).map_or(core_name.as_str(), |(_, to)| to);
-        let ty = type_name(&typed.ty);
-        let (binding_ty, arg, check) = parameter(name, &ty, enums).ok_or_else(|| {
-            format!("{}({core_name}): no conversion for `{ty}` (uniffi_functions::parameter)", function.path)
-        })?;
+    for param in &function.params {
+        let (name, ty) = (param.name.as_str(), param.ty.as_str());
+        let (binding_ty, arg, check) = parameter(name, ty, enums)
+            .ok_or_else(|| format!("{path}({}): no conversion for `{ty}` (uniffi_functions::parameter)", param.core))?;
         if let Some(check) = check {
             if RECORDS_IN.contains(&binding_ty.as_str()) {
                 uses.insert(format!("crate::records::{binding_ty}"));
@@ -145,33 +76,24 @@ fn export(
         params.push(format!("{name}: {binding_ty}"));
         args.push(arg);
     }
-    let returned = match &item.sig.output {
-        syn::ReturnType::Type(_, ty) => type_name(ty),
-        syn::ReturnType::Default => return Err(format!("{}: returns nothing", function.path)),
-    };
-    let mut call = format!("rp::{}({})", function.path, args.join(", "));
-    let value = match returned.strip_prefix("Result<").and_then(|rest| rest.split_once(", ")) {
-        Some((value, "HeaderError>")) => {
-            call.push_str(".map_err(rp::Error::from)?");
-            value.to_owned()
-        }
-        Some((_, error)) => return Err(format!("{}: an error `{error}` with no conversion", function.path)),
-        None => returned.clone(),
-    };
-    let (binding_ty, out, helper) = result(&value, &call).ok_or_else(|| {
-        format!("{}: no conversion for the result `{value}` (uniffi_functions::result)", function.path)
-    })?;
+    let mut call = format!("rp::{path}({})", args.join(", "));
+    if function.header_error {
+        call.push_str(".map_err(rp::Error::from)?");
+    }
+    let value = &function.value;
+    let (binding_ty, out, helper) = result(value, &call)
+        .ok_or_else(|| format!("{path}: no conversion for the result `{value}` (uniffi_functions::result)"))?;
     if let Some(helper) = helper {
         uses.insert(format!("crate::{helper}"));
     }
-    let fallible = !checks.is_empty() || returned.starts_with("Result<");
+    let fallible = !checks.is_empty() || function.header_error;
     if fallible {
         uses.insert("crate::Result".to_owned());
     }
     let (ret, body) =
         if fallible { (format!("Result<{binding_ty}>"), format!("Ok({out})")) } else { (binding_ty, out) };
-    let mut text = format!("\n{}", docs("", &summary(&item.attrs)));
-    let signature = format!("pub fn {}({}) -> {ret} {{", function.ident, params.join(", "));
+    let mut text = format!("\n{}", docs("", &function.doc));
+    let signature = format!("pub fn {}({}) -> {ret} {{", function.function.ident, params.join(", "));
     text.push_str(&format!("#[uniffi::export]\n{signature}\n{checks}    {body}\n}}\n"));
     Ok(text)
 }
