@@ -1,7 +1,8 @@
 //! Criterion benchmarks of a driver's lifecycle, which every binding's happy
 //! path pays: make a driver, poll its first attempt, hand in the success,
 //! poll the finish, drop it; and the same with the first attempt failing
-//! once (a retry).
+//! once (a retry). And the spelling of a drawn idempotency key, which a
+//! helper reads once per operation (every attempt's context carries it).
 
 // A test, a benchmark or an example: a panic is its failure report (the workspace denies these elsewhere).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
@@ -10,7 +11,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use retryplan::{Action, Driver, DriverOptions, OperationOptions, Outcome, Policy};
+use retryplan::{Action, Driver, DriverOptions, IdempotencyKey, OperationOptions, Outcome, Policy};
 
 const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
 
@@ -44,6 +45,11 @@ fn benches(c: &mut Criterion) {
             let _ = black_box(driver.handle_result(until_ms + 10, plan.attempt, Outcome::Success));
             black_box(driver.poll_action(until_ms + 10).unwrap())
         })
+    });
+
+    c.bench_function("idempotency key: a drawn key's text read once", |b| {
+        let key = IdempotencyKey::from_bits(0x0123_4567_89ab_cdef_fedc_ba98_7654_3210);
+        b.iter(|| black_box(&key).read_text(|text| black_box(text.len())))
     });
 }
 

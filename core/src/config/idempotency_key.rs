@@ -264,6 +264,20 @@ mod tests {
     }
 
     #[test]
+    fn the_spelling_is_the_bits_in_hex_dashed_8_4_4_4_12_for_every_byte_value() {
+        // Each byte value 0..=255 at each of the 16 places, against the formatter's hex.
+        for value in 0..=255u8 {
+            for place in 0..16 {
+                let bits = u128::from(value) << (8 * place)
+                    | 0x0f1e_2d3c_4b5a_6978_8796_a5b4_c3d2_e1f0 & !(0xff << (8 * place));
+                let hex = alloc::format!("{bits:032x}");
+                let dashed = [&hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..]].join("-");
+                assert_eq!(core::str::from_utf8(&uuid_bytes(bits)).unwrap(), dashed, "{bits:#x}");
+            }
+        }
+    }
+
+    #[test]
     fn read_text_gives_the_text_as_str_gives_before_and_after_a_spelling() {
         let given = IdempotencyKey::new("order-5001").unwrap();
         assert_eq!(given.read_text(|text: &str| text.to_owned()), "order-5001");
