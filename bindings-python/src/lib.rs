@@ -122,6 +122,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("REQUEST_ID_HEADER", REQUEST_ID_HEADER)?;
     m.add("MAX_MS", MAX_MS)?;
     m.add("URLLIB3_DEFAULT_TOTAL_TIMEOUT_MS", retryplan::dialects::urllib3::DEFAULT_TOTAL_TIMEOUT_MS)?;
+    m.add("URLLIB3_ATTRIBUTES", PyTuple::new(py, retryplan::dialects::urllib3::ATTRIBUTES)?)?;
     m.add("FORM_VERSION", retryplan::policy::compiled::FORM_VERSION)?;
     // What every helper makes of an error nothing classified, and what its ending then says.
     m.add("UNKNOWN_ERROR_VERDICT", retryplan::config::value::Named::name(retryplan::Verdict::UNKNOWN_ERROR))?;

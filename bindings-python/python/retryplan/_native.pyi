@@ -50,6 +50,8 @@ MAX_MS: int
 """The largest millisecond value a policy accepts: 2**53 - 1."""
 URLLIB3_DEFAULT_TOTAL_TIMEOUT_MS: int
 """The total timeout of a policy mapped from a urllib3 ``Retry`` when none is given: 24 hours."""
+URLLIB3_ATTRIBUTES: Tuple[str, ...]
+"""The attributes of a urllib3 ``Retry`` the core reads, in urllib3's order."""
 FORM_VERSION: int
 """The version of the compiled form this engine writes and reads (``Policy.to_compiled``); any other is refused."""
 UNKNOWN_ERROR_VERDICT: str

@@ -55,22 +55,6 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-#: The ``Retry`` attributes the core reads, as urllib3 names them.
-_ATTRIBUTES = (
-    "total",
-    "connect",
-    "read",
-    "redirect",
-    "status",
-    "other",
-    "allowed_methods",
-    "status_forcelist",
-    "backoff_factor",
-    "backoff_max",
-    "backoff_jitter",
-    "respect_retry_after_header",
-    "retry_after_max",
-)
 #: The methods of ``Retry`` that decide retries: a subclass overriding one is code, not configuration.
 _DECIDING_METHODS = (
     "is_retry",
@@ -84,6 +68,7 @@ _DECIDING_METHODS = (
     "_is_connection_error",
     "_is_read_error",
 )
+
 
 class RetryNotMappable(RetryplanError):
     """A ``urllib3.util.Retry`` setting that no policy expresses.
@@ -130,8 +115,10 @@ def from_urllib3(
 
     Raises :class:`TypeError` naming ``retry``, ``total_timeout_ms`` or the
     ``Retry`` attribute whose type is wrong, :class:`RetryNotMappable` naming
-    the attribute a policy cannot express, and the policy's own
-    ``ConfigViolationsError`` for a ``total_timeout_ms`` out of its range.
+    the attribute a policy cannot express (the core's error is its
+    ``__cause__``), ``InvalidArgumentError`` for a negative
+    ``total_timeout_ms`` and the policy's own ``ConfigViolationsError`` for
+    one out of its range.
     ``total_budget_ms``, its old name, is read for one release (it warns
     ``DeprecationWarning``); giving both is a :class:`TypeError`.
     """
@@ -153,7 +140,7 @@ def from_urllib3(
         theirs = getattr(base, name, None)
         if theirs is not None and mine is not theirs:
             raise RetryNotMappable(name, "a Retry subclass overrides how retries are decided")
-    attributes = {name: _attribute(getattr(retry, name)) for name in _ATTRIBUTES if hasattr(retry, name)}
+    attributes = {name: _attribute(getattr(retry, name)) for name in _native.URLLIB3_ATTRIBUTES if hasattr(retry, name)}
     if "respect_retry_after_header" in attributes:
         # urllib3 reads it by its truth value (`if self.respect_retry_after_header and response`).
         attributes["respect_retry_after_header"] = bool(attributes["respect_retry_after_header"])
