@@ -295,17 +295,17 @@ rules! {
     /// A list of method names expected.
     ListOfMethodNames = "list_of_method_names": "a list of method names",
     /// A urllib3 retry counter expected (`Retry.total`, `connect`, ...).
-    Urllib3Count = "urllib3_count": "a whole number of retries, None or False",
+    Urllib3Count = "retry_counter": "a whole number of retries, None or False",
     /// A number of seconds expected (`Retry.backoff_factor`, ...).
     Seconds = "seconds": "a number of seconds",
     /// urllib3's `allowed_methods` expected.
-    Urllib3Methods = "urllib3_methods": "a list of method names, None or False",
+    Urllib3Methods = "method_collection": "a list of method names, None or False",
     /// urllib3's `status_forcelist` expected.
-    Urllib3Statuses = "urllib3_statuses": "a list of HTTP statuses, None or False",
+    Urllib3Statuses = "status_collection": "a list of HTTP statuses, None or False",
     /// An HTTP status (a number) expected.
     HttpStatusNumber = "http_status_number": "an HTTP status (a number)",
     /// A positive urllib3 `redirect` count: the count.
-    Urllib3Redirect = "urllib3_redirect": "redirect ({0}) must be 0, None or False: redirects are followed by the HTTP client, not retried by a policy",
+    Urllib3Redirect = "redirect_not_retried": "redirect ({0}) must be 0, None or False: redirects are followed by the HTTP client, not retried by a policy",
     /// A NaN number of seconds: field.
     SecondsNan = "seconds_nan": "{0} is NaN, which is no number of seconds",
     /// A negative number of seconds: field, seconds.
@@ -315,13 +315,13 @@ rules! {
     /// Seconds beyond the largest time: field, seconds.
     SecondsAboveMax = "seconds_above_max": "{0} ({1} s) must be at most 2^53 - 1 ms",
     /// A urllib3 backoff beyond every clock with no cap: the factor.
-    Urllib3BackoffNoCap = "urllib3_backoff_no_cap": "backoff_factor ({0} s) makes waits longer than 2^53 - 1 ms and backoff_max caps none of them",
+    Urllib3BackoffNoCap = "backoff_beyond_clocks": "backoff_factor ({0} s) makes waits longer than 2^53 - 1 ms and backoff_max caps none of them",
     /// urllib3 methods no policy names: the methods, the known ones.
-    Urllib3UnknownMethods = "urllib3_unknown_methods": "allowed_methods holds {0}, not one of {1} as written (urllib3 compares the upper-cased method with each entry, so one not in upper case never matches)",
+    Urllib3UnknownMethods = "allowed_methods_unknown": "allowed_methods holds {0}, not one of {1} as written (urllib3 compares the upper-cased method with each entry, so one not in upper case never matches)",
     /// A forced status outside 2xx and 400-599: the status.
-    Urllib3ForcedStatus = "urllib3_forced_status": "status_forcelist ({0}) must be a 2xx (polled again) or an error status (400-599): 1xx are interim, 3xx are followed by the HTTP client",
+    Urllib3ForcedStatus = "forced_status_range": "status_forcelist ({0}) must be a 2xx (polled again) or an error status (400-599): 1xx are interim, 3xx are followed by the HTTP client",
     /// A forced number that equals no status: the number.
-    Urllib3NoStatus = "urllib3_no_status": "status_forcelist ({0}) equals no HTTP status",
+    Urllib3NoStatus = "forced_not_status": "status_forcelist ({0}) equals no HTTP status",
 
     // The typed endings the helpers raise ([`Decision::ending_message`](crate::Decision::ending_message)):
     // what happened and what to do, the same words in every language.
