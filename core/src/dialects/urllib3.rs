@@ -229,7 +229,7 @@ fn statuses(value: &Value, path: &str) -> Result<Vec<f64>, Error> {
         Value::Null | Value::Bool(false) => Ok(Vec::new()),
         Value::List(_) => list(value, path, Rule::Urllib3Statuses, |status, path| match status {
             Value::Number(number) => Ok(number.as_f64()),
-            other => Err(expected(path, Rule::HttpStatusNumber, other)),
+            other => Err(expected(path, Rule::FiniteNumber, other)),
         }),
         other => Err(expected(path, Rule::Urllib3Statuses, other)),
     }
@@ -370,9 +370,8 @@ impl Check {
     fn statuses(&mut self, forced: &[f64]) -> BTreeSet<u16> {
         let mut statuses = BTreeSet::new();
         for &status in forced {
-            if !(status.is_finite() && float::fract(status) == 0.0) {
-                self.refuse("status_forcelist", message!(Urllib3NoStatus, status));
-            } else if (200.0..=299.0).contains(&status) || (400.0..=599.0).contains(&status) {
+            let whole = status.is_finite() && float::fract(status) == 0.0;
+            if whole && ((200.0..=299.0).contains(&status) || (400.0..=599.0).contains(&status)) {
                 // Whole and within 200..=599: the cast is exact.
                 statuses.insert(status as u16);
             } else {
@@ -388,7 +387,7 @@ impl Check {
             self.refuse(field, message!(SecondsNan, field));
             None
         } else if seconds < 0.0 {
-            self.refuse(field, message!(SecondsNegative, field, seconds));
+            self.refuse(field, message!(Negative, field));
             None
         } else {
             Some(seconds)
@@ -401,12 +400,9 @@ impl Check {
         let seconds = self.seconds(field, seconds)?;
         let ms = seconds * 1000.0;
         let rounded = float::round(ms);
-        // Not NaN (refused above); infinity is above too.
-        if rounded > MAX_MS as f64 {
-            self.refuse(field, message!(SecondsAboveMax, field, seconds));
-            None
-        } else if (rounded - ms).abs() > 1e-6 {
-            self.refuse(field, message!(SecondsNotWholeMs, field, seconds));
+        // Not NaN (refused above); infinity is above the largest too.
+        if rounded > MAX_MS as f64 || (rounded - ms).abs() > 1e-6 {
+            self.refuse(field, message!(SecondsNotMs, field, seconds));
             None
         } else {
             // Whole and within 0..=2^53 - 1: the cast is exact.
