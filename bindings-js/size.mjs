@@ -138,8 +138,13 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * runtimes shrank 5 B each (55490 B, lean 50669 B: `remaining_ms` is shorter).
  * Lower it as the entry shrinks (README,
  * "Size and speed", says what a further 10 KB and the 30 KB goal would take).
+ * Then the core's urllib3 dialect (issue 23: the mapping of a urllib3 `Retry`
+ * moved out of Python): its message templates in lib/rules.js (generated
+ * from every rule of the core) and the configuration name `urllib3_retry` in
+ * the wasm: 92917 B where main measured 92643 B in the same session, +274 B,
+ * so 93100 B.
  */
-const LIMIT = 92_818;
+const LIMIT = 93_100;
 /**
  * The limit of the browser runtime (wasm + minified glue, gzip -9), in bytes:
  * what `retryplan` is in a browser since issue 24's runtime (part 2), the

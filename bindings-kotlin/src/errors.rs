@@ -14,9 +14,9 @@ use crate::{count_out, Violation};
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, uniffi::Error)]
 #[uniffi::export(Display)]
 pub enum RetryplanError {
-    /// A configuration that reads breaks one or more rules: a policy, a dependency, a budget, a breaker or a gRPC
-    /// service config, as `config` says. Every violation is listed, none is silently clamped, each naming its field
-    /// from that configuration (`max_tokens` for a budget, `budget.max_tokens` for a dependency). Raised by
+    /// A configuration that reads breaks one or more rules: a policy, a dependency, a budget, a breaker, a gRPC service
+    /// config or a urllib3 `Retry`, as `config` says. Every violation is listed, none is silently clamped, each naming
+    /// its field from that configuration (`max_tokens` for a budget, `budget.max_tokens` for a dependency). Raised by
     /// `Policy::new`, the controls' constructors and the JSON readers; nothing is created. (Named `InvalidPolicy`, code
     /// `invalid_policy`, before this release.)
     #[error("{description}")]
@@ -30,9 +30,10 @@ pub enum RetryplanError {
         description: String,
     },
     /// A configuration could not be read (JSON syntax, a wrong type, an unknown field, a value out of its type's
-    /// range): a policy, a dependency, a budget, a breaker or a gRPC service config, as `config` says. `field` is the
-    /// dotted path where reading stopped (empty at the top level). Rules broken by a configuration that reads are
-    /// `Error::ConfigViolations`. (Named `InvalidPolicyJson`, code `invalid_policy_json`, before this release.)
+    /// range): a policy, a dependency, a budget, a breaker, a gRPC service config or a urllib3 `Retry`, as `config`
+    /// says. `field` is the dotted path where reading stopped (empty at the top level). Rules broken by a configuration
+    /// that reads are `Error::ConfigViolations`. (Named `InvalidPolicyJson`, code `invalid_policy_json`, before this
+    /// release.)
     #[error("{description}")]
     InvalidConfig {
         /// Which configuration was being read.

@@ -50,6 +50,8 @@ pub enum ConfigKind {
     Breaker,
     /// A gRPC service config (`ServiceConfig`).
     ServiceConfig,
+    /// A urllib3 `Retry`, read as a policy (`Urllib3Retry`); its fields are the `Retry` attributes.
+    Urllib3Retry,
 }
 
 /// Why an operation gave up. Stable snake_case names in JSON and every binding.

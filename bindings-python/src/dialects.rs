@@ -1,14 +1,16 @@
 //! The dialects of other retry designs read by the core: gRPC service configs
-//! (gRFC A6) and the AWS SDKs' standard mode (error codes, the retry quota).
+//! (gRFC A6), the AWS SDKs' standard mode (error codes, the retry quota) and
+//! urllib3's `Retry` (its attributes, read by `retryplan.compat`).
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use retryplan::config::error::ConfigKind;
 use retryplan::dialects::aws;
 use retryplan::dialects::grpc;
-use retryplan::Dependency;
+use retryplan::dialects::urllib3;
+use retryplan::{Dependency, Policy};
 
-use crate::args::{str_arg, u32_arg, Arg};
+use crate::args::{str_arg, u32_arg, u64_arg, Arg};
 use crate::controls::PyDependency;
 use crate::data::from_py;
 use crate::fault::Res;
@@ -25,6 +27,18 @@ pub(crate) fn aws_standard_dependency() -> Res<PyDependency> {
 #[pyfunction]
 pub(crate) fn aws_standard_2026_dependency() -> Res<PyDependency> {
     Ok(PyDependency { inner: Dependency::new(&aws::standard_2026_dependency())? })
+}
+
+/// The policy a urllib3 `Retry` maps to: `retry` is a dict of its attributes
+/// by name (an absent one has urllib3's default), `total_timeout_ms` the
+/// deadline of the whole call (24 hours when None). The core reads and maps
+/// them (`dialects::urllib3`); `retryplan.compat.from_urllib3` is the API.
+#[pyfunction]
+#[pyo3(signature = (retry, total_timeout_ms = None))]
+pub(crate) fn policy_from_urllib3(retry: &Bound<'_, PyAny>, total_timeout_ms: Arg) -> Res<PyPolicy> {
+    let total_timeout_ms = total_timeout_ms.map(|ms| u64_arg("total_timeout_ms", ms)).transpose()?;
+    let retry = urllib3::Urllib3Retry::from_value(&from_py(retry, ConfigKind::Urllib3Retry)?)?;
+    Ok(PyPolicy { inner: Policy::new(&urllib3::policy_from_urllib3(&retry, total_timeout_ms)?)? })
 }
 
 /// A gRPC service config, read as gRFC A6 says: one validated policy per

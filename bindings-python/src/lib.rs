@@ -92,6 +92,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(outcome::classify, m)?,
         wrap_pyfunction!(dialects::aws_standard_dependency, m)?,
         wrap_pyfunction!(dialects::aws_standard_2026_dependency, m)?,
+        wrap_pyfunction!(dialects::policy_from_urllib3, m)?,
         wrap_pyfunction!(timeline::explain, m)?,
         wrap_pyfunction!(timeline::backoff_ceilings_ms, m)?,
         wrap_pyfunction!(timeline::redeliver, m)?,
@@ -110,6 +111,8 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("IDEMPOTENCY_KEY_HEADER", IDEMPOTENCY_KEY_HEADER)?;
     m.add("REQUEST_ID_HEADER", REQUEST_ID_HEADER)?;
     m.add("MAX_MS", MAX_MS)?;
+    m.add("URLLIB3_DEFAULT_TOTAL_TIMEOUT_MS", retryplan::dialects::urllib3::DEFAULT_TOTAL_TIMEOUT_MS)?;
+    m.add("URLLIB3_ATTRIBUTES", PyTuple::new(py, retryplan::dialects::urllib3::ATTRIBUTES)?)?;
     m.add("FORM_VERSION", retryplan::policy::compiled::FORM_VERSION)?;
     // What every helper makes of an error nothing classified, and what its ending then says.
     m.add("UNKNOWN_ERROR_VERDICT", retryplan::config::value::Named::name(retryplan::Verdict::UNKNOWN_ERROR))?;

@@ -224,3 +224,23 @@ def test_the_old_names_of_the_total_timeout_are_read_for_one_release():
     with pytest.raises(TypeError, match="both total_timeout_ms and its old name total_budget_ms"):
         from_urllib3(Retry(), total_timeout_ms=5000, total_budget_ms=5000)
     assert from_urllib3(Retry()).total_timeout_ms == DEFAULT_TOTAL_TIMEOUT_MS
+
+
+def test_a_refusal_chains_the_cores_error_with_every_violation():
+    from retryplan import ConfigViolationsError
+
+    with pytest.raises(RetryNotMappable) as caught:
+        from_urllib3(Retry(total=500, status_forcelist=[304]))
+    assert caught.value.attribute == "total"
+    cause = caught.value.__cause__
+    assert isinstance(cause, ConfigViolationsError) and cause.config == "urllib3_retry"
+    assert cause.fields == ("total", "status_forcelist")
+    assert "status_forcelist (304)" in caught.value.reason
+
+
+def test_an_attribute_an_older_urllib3_lacks_has_its_default():
+    retry = Retry()
+    del retry.retry_after_max, retry.backoff_jitter  # urllib3 before 2.0 (backoff_jitter) and 2.6 (retry_after_max)
+    config = from_urllib3(retry).to_dict()
+    assert config["server_guidance"]["cap_ms"] == 21_600_000
+    assert config["jitter"] == {"kind": "none"}

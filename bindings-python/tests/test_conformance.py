@@ -414,6 +414,29 @@ def kind_aws_error_code(case: Dict[str, Any]) -> None:
     )
 
 
+def kind_urllib3_retry(case: Dict[str, Any]) -> None:
+    """``from_urllib3`` on a ``Retry()`` with each attribute of the case set (the strings ``inf``/``-inf``/``nan`` of
+    a number of seconds are that float); a refusal is compared by the core error it chains."""
+    from urllib3.util.retry import Retry
+
+    from retryplan.compat import RetryNotMappable, from_urllib3
+
+    def answer() -> Any:
+        retry = Retry()
+        for name, value in case["retry"].items():
+            seconds = name in ("backoff_factor", "backoff_max", "backoff_jitter", "retry_after_max")
+            setattr(retry, name, float(value) if seconds and value in ("inf", "-inf", "nan") else value)
+        try:
+            return from_urllib3(retry, total_timeout_ms=case.get("total_timeout_ms")).to_dict()
+        except (RetryNotMappable, TypeError) as error:
+            assert isinstance(error.__cause__, RetryplanError), f"{error!r} chains no core error"
+            if isinstance(error, RetryNotMappable):
+                assert error.attribute == error.__cause__.fields[0], (error.attribute, error.__cause__.fields)
+            raise error.__cause__ from None
+
+    settle(case, answer, case["id"])
+
+
 def kind_budget(case: Dict[str, Any]) -> None:
     try:
         budget = RetryBudget(case["budget"])
@@ -621,6 +644,7 @@ RUNNERS: Dict[str, Callable[[Dict[str, Any]], None]] = {
     "grpc_timeout_ns_encode": kind_grpc_timeout_ns_encode,
     "grpc_timeout_ns_parse": kind_grpc_timeout_ns_parse,
     "aws_error_code": kind_aws_error_code,
+    "urllib3_retry": kind_urllib3_retry,
 }
 
 

@@ -24,7 +24,9 @@ export type ConfigKind =
   /** A circuit breaker on its own (`BreakerConfig`). */
   | 'breaker'
   /** A gRPC service config (`ServiceConfig`). */
-  | 'service_config';
+  | 'service_config'
+  /** A urllib3 `Retry`, read as a policy (`Urllib3Retry`); its fields are the `Retry` attributes. */
+  | 'urllib3_retry';
 
 /** Why an operation gave up. Stable snake_case names in JSON and every binding. */
 export type GiveUpReason =
@@ -242,11 +244,11 @@ export type ProfileName =
 
 /** Every code `Error::code` returns, in the variants' order: the table the bindings' lists of codes are generated from (core/mirrors). */
 export type ErrorCode =
-  /** A configuration that reads breaks one or more rules: a policy, a dependency, a budget, a breaker or a gRPC service config, as `config` says. Every violation is listed, none is silently clamped, each naming its field from that configuration (`max_tokens` for a budget, `budget.max_tokens` for a dependency). Raised by `Policy::new`, the controls' constructors and the JSON readers; nothing is created. (Named `InvalidPolicy`, code `invalid_policy`, before this release.) */
+  /** A configuration that reads breaks one or more rules: a policy, a dependency, a budget, a breaker, a gRPC service config or a urllib3 `Retry`, as `config` says. Every violation is listed, none is silently clamped, each naming its field from that configuration (`max_tokens` for a budget, `budget.max_tokens` for a dependency). Raised by `Policy::new`, the controls' constructors and the JSON readers; nothing is created. (Named `InvalidPolicy`, code `invalid_policy`, before this release.) */
   | 'config_violations'
   /** @deprecated Renamed `config_violations` in this release and no longer produced; listed for one release. */
   | 'invalid_policy'
-  /** A configuration could not be read (JSON syntax, a wrong type, an unknown field, a value out of its type's range): a policy, a dependency, a budget, a breaker or a gRPC service config, as `config` says. `field` is the dotted path where reading stopped (empty at the top level). Rules broken by a configuration that reads are `Error::ConfigViolations`. (Named `InvalidPolicyJson`, code `invalid_policy_json`, before this release.) */
+  /** A configuration could not be read (JSON syntax, a wrong type, an unknown field, a value out of its type's range): a policy, a dependency, a budget, a breaker, a gRPC service config or a urllib3 `Retry`, as `config` says. `field` is the dotted path where reading stopped (empty at the top level). Rules broken by a configuration that reads are `Error::ConfigViolations`. (Named `InvalidPolicyJson`, code `invalid_policy_json`, before this release.) */
   | 'invalid_config'
   /** @deprecated Renamed `invalid_config` in this release and no longer produced; listed for one release. */
   | 'invalid_policy_json'

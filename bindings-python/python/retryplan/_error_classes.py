@@ -86,10 +86,10 @@ class Violation(NamedTuple):
 
 
 class ConfigViolationsError(ConfigurationError, ValueError):
-    """A configuration that reads breaks one or more rules: a policy, a dependency, a budget, a breaker or a gRPC
-    service config, as ``config`` says. Every violation is listed, none is silently clamped, each naming its field from
-    that configuration (``max_tokens`` for a budget, ``budget.max_tokens`` for a dependency). Raised by ``Policy::new``,
-    the controls' constructors and the JSON readers; nothing is created. (Named ``InvalidPolicy``, code
+    """A configuration that reads breaks one or more rules: a policy, a dependency, a budget, a breaker, a gRPC service
+    config or a urllib3 ``Retry``, as ``config`` says. Every violation is listed, none is silently clamped, each naming
+    its field from that configuration (``max_tokens`` for a budget, ``budget.max_tokens`` for a dependency). Raised by
+    ``Policy::new``, the controls' constructors and the JSON readers; nothing is created. (Named ``InvalidPolicy``, code
     ``invalid_policy``, before this release.) The class of its old code ``invalid_policy``, ``InvalidPolicyError``,
     stays importable as a deprecated alias for one release."""
 
@@ -117,11 +117,11 @@ class ConfigViolationsError(ConfigurationError, ValueError):
 
 class InvalidConfigError(ConfigurationError, ValueError):
     """A configuration could not be read (JSON syntax, a wrong type, an unknown field, a value out of its type's range):
-    a policy, a dependency, a budget, a breaker or a gRPC service config, as ``config`` says. ``field`` is the dotted
-    path where reading stopped (empty at the top level). Rules broken by a configuration that reads are
-    ``Error::ConfigViolations``. (Named ``InvalidPolicyJson``, code ``invalid_policy_json``, before this release.) The
-    class of its old code ``invalid_policy_json``, ``InvalidPolicyJsonError``, stays importable as a deprecated alias
-    for one release."""
+    a policy, a dependency, a budget, a breaker, a gRPC service config or a urllib3 ``Retry``, as ``config`` says.
+    ``field`` is the dotted path where reading stopped (empty at the top level). Rules broken by a configuration that
+    reads are ``Error::ConfigViolations``. (Named ``InvalidPolicyJson``, code ``invalid_policy_json``, before this
+    release.) The class of its old code ``invalid_policy_json``, ``InvalidPolicyJsonError``, stays importable as a
+    deprecated alias for one release."""
 
     code = "invalid_config"
     #: Which configuration was being read.

@@ -48,6 +48,10 @@ GRPC_CODES: Tuple[str, ...]
 """The gRPC code names, in numeric order (0 to 16)."""
 MAX_MS: int
 """The largest millisecond value a policy accepts: 2**53 - 1."""
+URLLIB3_DEFAULT_TOTAL_TIMEOUT_MS: int
+"""The total timeout of a policy mapped from a urllib3 ``Retry`` when none is given: 24 hours."""
+URLLIB3_ATTRIBUTES: Tuple[str, ...]
+"""The attributes of a urllib3 ``Retry`` the core reads, in urllib3's order."""
 FORM_VERSION: int
 """The version of the compiled form this engine writes and reads (``Policy.to_compiled``); any other is refused."""
 UNKNOWN_ERROR_VERDICT: str
@@ -714,6 +718,9 @@ def aws_standard_dependency() -> Dependency:
 
 def aws_standard_2026_dependency() -> Dependency:
     """The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14, or 5 after a throttling error."""
+
+def policy_from_urllib3(retry: Mapping[str, Any], total_timeout_ms: Optional[int] = None) -> Policy:
+    """The policy a urllib3 ``Retry`` maps to, from its attributes by name (the core's ``dialects::urllib3``)."""
 
 @final
 class ServiceConfig:

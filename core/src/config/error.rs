@@ -110,6 +110,10 @@ pub enum ConfigKind {
     Breaker,
     /// A gRPC service config ([`ServiceConfig`](crate::dialects::grpc::ServiceConfig)).
     ServiceConfig,
+    /// A urllib3 `Retry`, read as a policy
+    /// ([`Urllib3Retry`](crate::dialects::urllib3::Urllib3Retry)); its fields are
+    /// the `Retry` attributes.
+    Urllib3Retry,
 }
 
 impl crate::ground::named::Named for ConfigKind {
@@ -127,6 +131,7 @@ impl ConfigKind {
         ConfigKind::Budget,
         ConfigKind::Breaker,
         ConfigKind::ServiceConfig,
+        ConfigKind::Urllib3Retry,
     ];
 
     /// The stable snake_case name, the same in every language binding.
@@ -138,6 +143,7 @@ impl ConfigKind {
             ConfigKind::Budget => "budget",
             ConfigKind::Breaker => "breaker",
             ConfigKind::ServiceConfig => "service_config",
+            ConfigKind::Urllib3Retry => "urllib3_retry",
         }
     }
 
@@ -146,6 +152,7 @@ impl ConfigKind {
     pub fn words(self) -> &'static str {
         match self {
             ConfigKind::ServiceConfig => "gRPC service",
+            ConfigKind::Urllib3Retry => "urllib3 Retry",
             other => other.name(),
         }
     }
@@ -185,7 +192,7 @@ impl ConfigKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Error {
     /// A configuration that reads breaks one or more rules: a policy, a
-    /// dependency, a budget, a breaker or a gRPC service config, as `config`
+    /// dependency, a budget, a breaker, a gRPC service config or a urllib3 `Retry`, as `config`
     /// says. Every violation is listed, none is silently clamped, each
     /// naming its field from that configuration (`max_tokens` for a budget,
     /// `budget.max_tokens` for a dependency). Raised by
@@ -200,7 +207,7 @@ pub enum Error {
     },
     /// A configuration could not be read (JSON syntax, a wrong type, an
     /// unknown field, a value out of its type's range): a policy, a
-    /// dependency, a budget, a breaker or a gRPC service config, as `config`
+    /// dependency, a budget, a breaker, a gRPC service config or a urllib3 `Retry`, as `config`
     /// says. `field` is the dotted path where reading stopped (empty at the
     /// top level). Rules broken by a configuration that reads are
     /// [`Error::ConfigViolations`]. (Named `InvalidPolicyJson`, code
@@ -493,6 +500,7 @@ mod tests {
                 "invalid budget configuration: x; y",
                 "invalid breaker configuration: x; y",
                 "invalid gRPC service configuration: x; y",
+                "invalid urllib3 Retry configuration: x; y",
             ]
         );
     }
@@ -500,7 +508,7 @@ mod tests {
     #[test]
     fn a_reading_error_names_its_configuration() {
         let names: Vec<&str> = ConfigKind::ALL.iter().map(|kind| kind.name()).collect();
-        assert_eq!(names, ["policy", "dependency", "budget", "breaker", "service_config"]);
+        assert_eq!(names, ["policy", "dependency", "budget", "breaker", "service_config", "urllib3_retry"]);
         let read: Result<(), Error> = Err(Error::InvalidConfig {
             config: ConfigKind::Policy,
             field: Box::from("budget.kind"),

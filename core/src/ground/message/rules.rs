@@ -294,6 +294,26 @@ rules! {
     MethodName = "method_name": "a method name",
     /// A list of method names expected.
     ListOfMethodNames = "list_of_method_names": "a list of method names",
+    /// A urllib3 retry counter expected (`Retry.total`, `connect`, ...).
+    Urllib3Count = "retry_counter": "a whole number, None or False",
+    /// A number of seconds expected (`Retry.backoff_factor`, ...).
+    Seconds = "seconds": "a number of seconds",
+    /// urllib3's `allowed_methods` expected.
+    Urllib3Methods = "method_collection": "a list of methods, None or False",
+    /// urllib3's `status_forcelist` expected.
+    Urllib3Statuses = "status_collection": "a list of statuses, None or False",
+    /// A positive urllib3 `redirect` count: the count.
+    Urllib3Redirect = "redirect_not_retried": "redirect ({0}) must be 0, None or False: the HTTP client follows redirects",
+    /// A NaN number of seconds: field.
+    SecondsNan = "seconds_nan": "{0} must not be NaN",
+    /// Seconds that are not whole milliseconds, or beyond 2^53 - 1 ms: field, seconds.
+    SecondsNotMs = "seconds_not_ms": "{0} ({1} s) must be whole milliseconds up to 2^53 - 1",
+    /// A urllib3 backoff beyond every clock with no cap: the factor.
+    Urllib3BackoffNoCap = "backoff_beyond_clocks": "backoff_factor ({0} s) needs a finite backoff_max",
+    /// urllib3 methods no policy names: the methods, the known ones.
+    Urllib3UnknownMethods = "allowed_methods_unknown": "allowed_methods holds {0}, none of {1} as written (urllib3 matches the upper-cased method)",
+    /// A forced number that is no 2xx or 400-599 status: the number.
+    Urllib3ForcedStatus = "forced_status_range": "status_forcelist ({0}) must be a 2xx or 400-599 status (1xx are interim, 3xx followed)",
 
     // The typed endings the helpers raise ([`Decision::ending_message`](crate::Decision::ending_message)):
     // what happened and what to do, the same words in every language.

@@ -73,8 +73,9 @@ class ConformanceTest {
 
     /** Every case of every vector file, in file order. */
     private fun cases(): List<Map<String, Any?>> {
-        // Vector files this runner does not run yet (their kinds have no Kotlin API so far).
-        val notYetRun = emptySet<String>()
+        // Vector files this runner does not run (their kinds have no Kotlin API): urllib3's Retry is a
+        // Python class, and Python's retryplan.compat.from_urllib3 runs urllib3.json.
+        val notYetRun = setOf("urllib3.json")
         val files = vectorDir().listFiles { f -> f.name.endsWith(".json") && f.name != "schema.json" && f.name !in notYetRun }
             .orEmpty().sorted()
         val cases = files.flatMap { file ->
