@@ -15,7 +15,7 @@ pub fn parse_retry_after(value: String, now_unix_ms: i64) -> Result<i64> {
     Ok(long_out(rp::headers::retry_after::parse_retry_after(&value, now_unix_ms).map_err(rp::Error::from)?))
 }
 
-/// Reads a `Retry-After` value as `reading` says.
+/// Reads a `Retry-After` value as `reading` says: the delay it asks for, in milliseconds.
 #[uniffi::export]
 pub fn parse_retry_after_with(value: String, now_unix_ms: i64, reading: RetryAfterReading) -> Result<i64> {
     let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;

@@ -27,12 +27,13 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// Reads a `Retry-After` value as `reading` says.
+/// Reads a `Retry-After` value as `reading` says: the delay it asks for, in milliseconds.
 ///
-/// `RetryAfterReading::Strict` is `parse_retry_after`. `RetryAfterReading::Lenient` first reads the value strictly;
-/// when that fails it reads it as urllib3 does: digits with any whitespace around them are seconds (`^\s*[0-9]+\s*$`),
-/// anything else goes through the model of Python's `email.utils.parsedate_tz` + `mktime_tz` (two-digit years
-/// 1969-2068, zones `GMT`/`UTC`/`EST`/`+0800`/..., a missing zone is UTC).
+/// `RetryAfterReading::Strict` reads it as `parse_retry_after` does: the delta-seconds and HTTP-date forms of RFC 9110,
+/// to the letter. `RetryAfterReading::Lenient` first reads the value strictly; when that fails it reads it as urllib3
+/// does: digits with any whitespace around them are seconds (`^\s*[0-9]+\s*$`), anything else goes through the model of
+/// Python's `email.utils.parsedate_tz` + `mktime_tz` (two-digit years 1969-2068, zones `GMT`/`UTC`/`EST`/`+0800`/..., a
+/// missing zone is UTC).
 ///
 /// `now_unix` is float seconds (`time.time()`), or `now_unix_ms` int milliseconds.
 #[pyfunction]

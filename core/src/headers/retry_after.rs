@@ -193,9 +193,11 @@ pub fn parse_retry_after(value: &str, now_unix_ms: u64) -> Result<u64, HeaderErr
     parse_retry_after_with(value, now_unix_ms, RetryAfterReading::Strict)
 }
 
-/// Reads a `Retry-After` value as `reading` says.
+/// Reads a `Retry-After` value as `reading` says: the delay it asks for, in
+/// milliseconds.
 ///
-/// [`RetryAfterReading::Strict`] is [`parse_retry_after`].
+/// [`RetryAfterReading::Strict`] reads it as [`parse_retry_after`] does: the
+/// delta-seconds and HTTP-date forms of RFC 9110, to the letter.
 /// [`RetryAfterReading::Lenient`] first reads the value strictly; when that
 /// fails it reads it as urllib3 does: digits with any whitespace around them
 /// are seconds (`^\s*[0-9]+\s*$`), anything else goes through the model of
