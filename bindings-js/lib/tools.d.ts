@@ -135,6 +135,13 @@ export function parseGrpcTimeoutNs(value: string): bigint;
 export function parseHttpDate(value: string, nowUnixMs: number, reading?: RetryAfterReading): number;
 /** The AWS error code of a response: `x-amzn-errortype`, else a JSON body's `__type`/`code`, else an XML `<Code>`. */
 export function awsErrorCodeFromResponse(errortypeHeader?: string | null, body?: string | null): string | undefined;
+/**
+ * The policy a urllib3 `Retry` maps to (the core's urllib3 dialect, as Python's `retryplan.compat.from_urllib3`),
+ * from its attributes as JSON text keyed by urllib3's names; a number of seconds may be "inf", "-inf" or "nan".
+ * `totalTimeoutMs` is the whole call's deadline (24 hours when left out: urllib3 has none). Throws
+ * "config_violations" naming each attribute no policy expresses, "invalid_config" for a value of the wrong type.
+ */
+export function policyFromUrllib3(json: string, totalTimeoutMs?: number): Policy;
 /** The AWS SDK standard mode's dependency: the 500-unit retry quota. */
 export function awsStandardDependency(): Dependency;
 /** The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14, or 5 after a throttling error. */

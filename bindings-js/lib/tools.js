@@ -13,6 +13,7 @@ import {
   _policyClassify,
   _policyExplain,
   _policyFromJson,
+  _policyFromUrllib3,
   _policyToCompiled,
   _policyToConfig,
   _policyToJson,
@@ -145,6 +146,14 @@ export function compiledFromBase64(line) {
 /** What to do with a queue message after delivery number `attempts` that ended with `outcome`. */
 export const redeliver = (policy, attempts, firstSeenMs, nowMs, outcome) =>
   _redeliver(handleOf('policy', policy, Policy), attempts, firstSeenMs, nowMs, outcome);
+
+/**
+ * The policy a urllib3 `Retry` maps to, from its attributes as JSON text keyed by urllib3's
+ * names (a number of seconds may be `"inf"`, `"-inf"` or `"nan"`); `totalTimeoutMs` is the
+ * whole call's deadline (24 hours when left out: urllib3 has none). The mapping and its
+ * refusals are the core's, the same as Python's `retryplan.compat.from_urllib3`.
+ */
+export const policyFromUrllib3 = (json, totalTimeoutMs) => make(Policy, _policyFromUrllib3(json, totalTimeoutMs));
 
 /** The AWS SDK standard mode's dependency: the 500-unit retry quota. */
 export const awsStandardDependency = () => make(Dependency, _awsStandardDependency(false));

@@ -44,6 +44,20 @@ pub fn policy_from_json(json: &JsValue) -> JsValue {
     }))
 }
 
+/// The policy a urllib3 `Retry` maps to, from its attributes as JSON text
+/// keyed by urllib3's names (the core's `dialects::urllib3`, which decides the
+/// mapping and its refusals): its handle, or the `RetryplanError`.
+#[wasm_bindgen(js_name = _policyFromUrllib3)]
+pub fn policy_from_urllib3(json: &JsValue, total_timeout_ms: &JsValue) -> JsValue {
+    handle_js(optional_ms("totalTimeoutMs", total_timeout_ms).and_then(|total_timeout_ms| {
+        let attributes = json_value(json, rp::config::error::ConfigKind::Urllib3Retry)?;
+        keep_policy(
+            rp::dialects::urllib3::policy_from_urllib3_attributes(attributes, total_timeout_ms)
+                .and_then(|config| rp::Policy::new(&config)),
+        )
+    }))
+}
+
 /// The normalised configuration, as a camelCase object.
 #[wasm_bindgen(js_name = _policyToConfig)]
 pub fn policy_to_config(handle: u32) -> Result<JsValue, JsValue> {

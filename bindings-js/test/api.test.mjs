@@ -123,6 +123,7 @@ test('two entries: the default one for a checkout page, the tools a superset wit
       'parseGrpcTimeout',
       'parseGrpcTimeoutNs',
       'parseHttpDate',
+      'policyFromUrllib3',
       'redeliver',
       'remainingBudgetMs',
       'remainingMs',

@@ -13,9 +13,7 @@
  * Vector files no JS entry runs yet, and why (every test that lists the vector
  * directory leaves them out: vectors.test.mjs, serve.mjs for Chromium).
  */
-export const FILES_NOT_YET_RUN = new Map([
-  ['urllib3.json', "urllib3's Retry is a Python class: Python's retryplan.compat.from_urllib3 runs these"],
-]);
+export const FILES_NOT_YET_RUN = new Map([]);
 
 /**
  * What the browser runtime cannot run, besides what the default entry cannot
@@ -66,6 +64,7 @@ export const LEAN_CANNOT_RUN = {
     grpc_timeout_ns_parse: 'parseGrpcTimeoutNs is a tool (the gRPC dialect)',
     grpc_service_config: 'ServiceConfig is a tool (the gRPC dialect)',
     aws_error_code: 'awsErrorCodeFromResponse is a tool (the AWS dialect)',
+    urllib3_retry: 'policyFromUrllib3 is a tool (the urllib3 dialect)',
   },
   calls: {
     dependency_snapshot: 'Dependency#snapshot is a tool',
@@ -648,6 +647,17 @@ export function runCase(api, testCase, failures, run = { lean: false, skipped: [
       break;
     case 'aws_error_code':
       call = () => api.awsErrorCodeFromResponse(testCase.errortype_header, testCase.body) ?? null;
+      break;
+    case 'urllib3_retry':
+      call = () => {
+        const total = optionalNumber(testCase, 'total_timeout_ms');
+        const policy = api.policyFromUrllib3(JSON.stringify(testCase.retry), total);
+        try {
+          return policy.toConfig();
+        } finally {
+          policy.free();
+        }
+      };
       break;
     case 'budget':
       return runControl(

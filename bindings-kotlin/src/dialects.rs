@@ -1,5 +1,5 @@
 //! The dialects users arrive with: a gRPC service config (gRFC A6), the AWS
-//! SDK standard mode, and `grpc-timeout` in exact nanoseconds. Conversion only;
+//! SDK standard mode, urllib3's `Retry`, and `grpc-timeout` in exact nanoseconds. Conversion only;
 //! every rule is the core's (`retryplan::grpc`, `retryplan::aws`).
 
 use std::sync::Arc;
@@ -9,7 +9,7 @@ use retryplan as rp;
 use crate::controls::Dependency;
 use crate::policy::Policy;
 use crate::records::ConfigWarning;
-use crate::{invalid, u32_in, Result};
+use crate::{invalid, ms_in, u32_in, Result};
 
 /// Encodes a timeout of `timeout_ns` nanoseconds as a `grpc-timeout` value, in
 /// the unit a peer would choose (never rounded up).
@@ -31,6 +31,18 @@ pub fn aws_standard_dependency() -> Result<Arc<Dependency>> {
 #[uniffi::export]
 pub fn aws_standard_2026_dependency() -> Result<Arc<Dependency>> {
     Ok(Arc::new(Dependency(rp::Dependency::new(&rp::dialects::aws::standard_2026_dependency())?)))
+}
+
+/// The policy a urllib3 `Retry` maps to (Python's `requests`/urllib3 retry
+/// settings), from its attributes as JSON text keyed by urllib3's names; a
+/// number of seconds may be `"inf"`, `"-inf"` or `"nan"`. `totalTimeoutMs`
+/// is the whole call's deadline (24 hours when null: urllib3 has none). The
+/// mapping and its refusals are the core's (`retryplan::dialects::urllib3`).
+#[uniffi::export]
+pub fn policy_from_urllib3(json: String, total_timeout_ms: Option<i64>) -> Result<Arc<Policy>> {
+    let total_timeout_ms = total_timeout_ms.map(|ms| ms_in("total_timeout_ms", ms)).transpose()?;
+    let config = rp::dialects::urllib3::policy_from_urllib3_json(&json, total_timeout_ms)?;
+    Ok(Policy::shared(rp::Policy::new(&config)?))
 }
 
 /// One method selector of a service config and its policy.

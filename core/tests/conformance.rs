@@ -40,7 +40,7 @@ use retryplan::{
     dialects::aws,
     dialects::grpc::{ServiceConfig, ServiceConfigOptions},
     dialects::profiles,
-    dialects::urllib3::{policy_from_urllib3, Urllib3Retry},
+    dialects::urllib3::policy_from_urllib3_json,
     explain, CircuitBreaker, Concurrency, Dependency, DependencyConfig, Driver, DriverOptions, Error, Failure, Held,
     IdempotencyKey, Operation, OperationOptions, Outcome, Policy, PolicyConfig, RetryBudget,
 };
@@ -97,28 +97,6 @@ fn service_config(case: &Map<String, Value>) -> Option<Result<ServiceConfig, Err
         options.max_attempts_cap = u32::try_from(cap).expect("u32");
     }
     Some(ServiceConfig::from_json(&config.to_string(), options))
-}
-
-/// A urllib3 `Retry`'s attributes as the reader takes them: the strings
-/// `inf`, `-inf` and `nan` of a number of seconds are that float (JSON holds none).
-fn urllib3_attributes(retry: &Value) -> retryplan::config::value::Value {
-    use retryplan::config::value::Value as Tree;
-    let attributes = retry.as_object().expect("retry is an object");
-    let tree = |value: &Value| Tree::from_json(&value.to_string()).expect("a JSON value");
-    Tree::Object(
-        attributes
-            .iter()
-            .map(|(name, value)| {
-                let seconds =
-                    ["backoff_factor", "backoff_max", "backoff_jitter", "retry_after_max"].contains(&name.as_str());
-                let value = match value.as_str().filter(|_| seconds).map(str::parse::<f64>) {
-                    Some(Ok(number)) if !number.is_finite() => Tree::float(number),
-                    _ => tree(value),
-                };
-                (name.clone(), value)
-            })
-            .collect(),
-    )
 }
 
 /// An outcome from its JSON form; the error code goes through
@@ -641,10 +619,9 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
             parse_grpc_timeout_ns(str_field(case, "value")).map(|ns| json!(ns.to_string())).map_err(Error::from)
         }
         "urllib3_retry" => {
-            let retry = urllib3_attributes(case.get("retry").expect("retry"));
+            let retry = case.get("retry").expect("retry").to_string();
             let total_timeout_ms = u64_field(case, "total_timeout_ms");
-            Urllib3Retry::from_value(&retry)
-                .and_then(|retry| policy_from_urllib3(&retry, total_timeout_ms))
+            policy_from_urllib3_json(&retry, total_timeout_ms)
                 .and_then(|config| Policy::new(&config))
                 .map(|policy| to_value(&policy.to_config()))
         }

@@ -235,6 +235,62 @@ fn statuses(value: &Value, path: &str) -> Result<Vec<f64>, Error> {
     }
 }
 
+/// The attributes of a `Retry` whose values are numbers of seconds: in JSON
+/// text, which holds no infinity or NaN, each may also be the string `inf`,
+/// `-inf` or `nan` ([`policy_from_urllib3_json`]).
+pub const SECONDS_ATTRIBUTES: [&str; 4] = ["backoff_factor", "backoff_max", "backoff_jitter", "retry_after_max"];
+
+/// [`policy_from_urllib3`] from a `Retry`'s attributes as JSON text (an
+/// object keyed by urllib3's names, as [`Urllib3Retry::from_value`] reads
+/// them): for hosts that hold the attributes as configuration rather than as
+/// a Python object. JSON holds no infinity or NaN, so a number of seconds
+/// ([`SECONDS_ATTRIBUTES`]) may be the string `inf`, `-inf` or `nan`.
+///
+/// ```
+/// use retryplan::dialects::urllib3::policy_from_urllib3_json;
+/// let config = policy_from_urllib3_json(r#"{"total": 3, "backoff_max": "inf"}"#, Some(5_000)).unwrap();
+/// assert_eq!((config.max_attempts, config.total_timeout_ms), (4, 5_000));
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidConfig`] naming a urllib3 `Retry` for text that is not
+/// JSON or a value of the wrong type, and the errors of
+/// [`policy_from_urllib3`].
+#[cfg(feature = "json")]
+pub fn policy_from_urllib3_json(json: &str, total_timeout_ms: Option<u64>) -> Result<PolicyConfig, Error> {
+    let attributes = ConfigKind::Urllib3Retry.reading(Value::from_json(json))?;
+    policy_from_urllib3_attributes(attributes, total_timeout_ms)
+}
+
+/// [`policy_from_urllib3_json`] from the JSON text already read as a data
+/// tree (by a host that parses JSON itself, as the JS binding does).
+///
+/// # Errors
+/// As [`policy_from_urllib3_json`], but for the syntax.
+pub fn policy_from_urllib3_attributes(attributes: Value, total_timeout_ms: Option<u64>) -> Result<PolicyConfig, Error> {
+    let attributes = match attributes {
+        Value::Object(fields) => {
+            Value::Object(fields.into_iter().map(|(name, value)| spelt_seconds(name, value)).collect())
+        }
+        other => other,
+    };
+    policy_from_urllib3(&Urllib3Retry::from_value(&attributes)?, total_timeout_ms)
+}
+
+/// A seconds attribute spelt `inf`, `-inf` or `nan` in JSON text, as that float.
+fn spelt_seconds(name: String, value: Value) -> (String, Value) {
+    let spelt = match &value {
+        Value::String(text) if SECONDS_ATTRIBUTES.contains(&name.as_str()) => match text.as_str() {
+            "inf" => Some(f64::INFINITY),
+            "-inf" => Some(f64::NEG_INFINITY),
+            "nan" => Some(f64::NAN),
+            _ => None,
+        },
+        _ => None,
+    };
+    (name, spelt.map_or(value, Value::float))
+}
+
 /// The policy that retries as `retry` does, with `total_timeout_ms` as the
 /// deadline of the whole call ([`DEFAULT_TOTAL_TIMEOUT_MS`] when `None`:
 /// urllib3 has none). Each attempt may run for what remains of it (the HTTP
