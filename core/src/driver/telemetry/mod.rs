@@ -13,7 +13,7 @@
 //!
 //! | the driver's event | signals, in this order |
 //! |---|---|
-//! | `StartAttempt { attempt, hedge }` | [`Signal::AttemptStarted`]: a span for the attempt (`retryplan.attempt`; on an HTTP client span `http.request.resend_count` = `attempt - 1` from the second attempt on, hedges included); [`Metric::Attempts`] + 1 with `retryplan.attempt.kind` = `first`, `retry` or `hedge` |
+//! | `StartAttempt { attempt, hedge }` | after the signals of its result, if it has one (a retry started at once: [`Metric::Retries`] + 1 unless a hedge), [`Signal::AttemptStarted`]: a span for the attempt (`retryplan.attempt`; on an HTTP client span `http.request.resend_count` = `attempt - 1` from the second attempt on, hedges included); [`Metric::Attempts`] + 1 with `retryplan.attempt.kind` = `first`, `retry` or `hedge` |
 //! | any event with a result (`after`) | first, for a give-up, the [`Signal::GaveUp`] span event on that attempt's span; then [`Signal::AttemptEnded`]: its span ends with `http.response.status_code` (HTTP) and, when it failed, `error.type` ([`ErrorType`]) |
 //! | `Wait` | [`Metric::Retries`] + 1 (a retry scheduled) |
 //! | `AwaitOutcome` | nothing more |
@@ -459,12 +459,6 @@ fn ending_name(decision: &Decision) -> Option<&'static str> {
 pub fn signals(event: &Event) -> Vec<Signal> {
     let mut out = Vec::new();
     let decision = &event.decision;
-    if let Decision::StartAttempt { attempt, hedge, .. } = *decision {
-        let resend_count = attempt.checked_sub(1).filter(|resends| *resends > 0);
-        out.push(Signal::AttemptStarted { attempt, resend_count, hedge });
-        out.push(Signal::Count { metric: Metric::Attempts, value: Some(attempt_kind(attempt, hedge)) });
-        return out;
-    }
     if let Decision::GaveUp { reason, attempts, .. } = *decision {
         out.push(Signal::GaveUp { on_attempt: event.after.map(|after| after.attempt), reason, attempts });
     }
@@ -478,6 +472,17 @@ pub fn signals(event: &Event) -> Vec<Signal> {
             status_code,
             error_type: ErrorType::of(&after.outcome),
         });
+    }
+    if let Decision::StartAttempt { attempt, hedge, .. } = *decision {
+        if event.after.is_some() && !hedge {
+            // A retry started at once after the result (its wait had passed, or
+            // `immediate_first_retry`): scheduled without a `Wait` of its own.
+            out.push(Signal::Count { metric: Metric::Retries, value: None });
+        }
+        let resend_count = attempt.checked_sub(1).filter(|resends| *resends > 0);
+        out.push(Signal::AttemptStarted { attempt, resend_count, hedge });
+        out.push(Signal::Count { metric: Metric::Attempts, value: Some(attempt_kind(attempt, hedge)) });
+        return out;
     }
     let aborted = match decision {
         Decision::Succeeded { abort_attempts, .. }

@@ -50,6 +50,26 @@ fn a_503_then_success_is_two_spans_the_second_a_resend() {
 }
 
 #[test]
+fn a_retry_started_at_once_is_a_retry_and_ends_the_span_of_the_result_first() {
+    // A wait of 0 (here `immediate_first_retry`; also full jitter drawing
+    // under 1 ms) starts the retry in the event of the result it follows.
+    let mut driver = recording(r#"{"jitter": {"kind": "none"}, "backoff": {"immediate_first_retry": true}}"#);
+    let Ok(Action::StartAttempt(first)) = driver.poll_action(0) else { panic!("a start") };
+    driver.handle_result(50, first.attempt, unavailable()).unwrap();
+    let Ok(Action::StartAttempt(_)) = driver.poll_action(50) else { panic!("a start at once") };
+    let signals = all_signals(&mut driver);
+    assert_eq!(
+        signals[2..],
+        [
+            Signal::AttemptEnded { attempt: 1, status_code: Some(503), error_type: Some(ErrorType::Status(503)) },
+            Signal::Count { metric: Metric::Retries, value: None },
+            Signal::AttemptStarted { attempt: 2, resend_count: Some(1), hedge: false },
+            Signal::Count { metric: Metric::Attempts, value: Some("retry") },
+        ]
+    );
+}
+
+#[test]
 fn a_give_up_after_a_result_is_an_event_on_that_attempts_span_before_it_ends() {
     let mut driver = recording(r#"{"jitter": {"kind": "none"}, "max_attempts": 1}"#);
     let Ok(Action::StartAttempt(first)) = driver.poll_action(0) else { panic!("a start") };
