@@ -31,7 +31,8 @@ data class RetriedResponse<T>(val decision: Decision, val response: HttpResponse
 /**
  * `java.net.http.HttpClient` with the core's retries (JVM only: Android has no
  * `java.net.http`): an adapter over the same host loop as `retrying`. Each
- * attempt is a copy of the request with the attempt's timeout, a fresh
+ * attempt is a copy of the request with the attempt's timeout (the request's
+ * own `timeout` where that is shorter), a fresh
  * `X-Request-Id` and, when the plan says so, the `Idempotency-Key`; attempts
  * run concurrently under a hedging policy, and an aborted one is cancelled.
  * The method decides what may be repeated (RFC 9110; `idempotent` overrides
@@ -88,14 +89,17 @@ class RetryingHttpClient(
         return driverFor(policy, dependency, null, null, null, http, stats, onDecision, clock, true, request = served).use { driver ->
             val read = { response: HttpResponse<T> -> HttpReading(response.statusCode().toLong()) { response.headers().firstValue(it).orElse(null) } }
             val host = Host(driver, clock, Io<HttpResponse<T>>(read, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody), onDecision, outcomeOfError, served)
-            val ended = host.run { attempt -> client.sendAsync(copy(request, attempt), bodyHandler).await(::closeBody) }
+            val ownTimeout = template.timeout().orElse(null)
+            val ended = host.run { attempt -> client.sendAsync(copy(request, ownTimeout, attempt), bodyHandler).await(::closeBody) }
             ended.cutFailedBodyAtAbort(::closeBody)
             RetriedResponse(ended.decision, ended.valueOrThrow(dev.retryplan.requestName(template.method(), template.uri())), host.key)
         }
     }
 
-    private fun copy(request: HttpRequest.Builder, attempt: Attempt): HttpRequest {
-        val builder = request.copy().timeout(Duration.ofMillis(attempt.timeoutMs))
+    /** The attempt's request: its timeout is the attempt's window, or the request's own ([ownTimeout]) where that is shorter. */
+    private fun copy(request: HttpRequest.Builder, ownTimeout: Duration?, attempt: Attempt): HttpRequest {
+        val window = Duration.ofMillis(attempt.timeoutMs)
+        val builder = request.copy().timeout(if (ownTimeout != null && ownTimeout < window) ownTimeout else window)
         attempt.eachRequestHeader { name, value -> builder.setHeader(name, value) }
         return builder.build()
     }

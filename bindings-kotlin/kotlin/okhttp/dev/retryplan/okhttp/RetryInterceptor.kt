@@ -49,8 +49,10 @@ val Response.retryDecision: Decision? get() = request().tag(RetryTag::class.java
  * call, which this interceptor lets through to the rest of the chain), so an
  * attempt can be aborted at its timeout and hedges run concurrently.
  *
- * Per attempt it sets the chain's connect, read and write timeouts to the
- * attempt's window, sends a fresh `X-Request-Id` and, when the plan says so,
+ * Per attempt it bounds the chain's connect, read and write timeouts by the
+ * attempt's window (each phase keeps the client's own timeout, or one an
+ * interceptor before this one set, where that is shorter), sends a fresh
+ * `X-Request-Id` and, when the plan says so,
  * the `Idempotency-Key` (a key the caller set is the operation's key). The
  * method says what may be repeated (RFC 9110; tag the request [Idempotent] to
  * say otherwise); the status (as OkHttp gives it) and the guidance headers
@@ -81,8 +83,10 @@ class RetryInterceptor @JvmOverloads constructor(
 
     override fun intercept(chain: Interceptor.Chain): Response {
         attempts[chain.call()]?.let { (request, timeoutMs) ->
-            return chain.withConnectTimeout(timeoutMs, TimeUnit.MILLISECONDS).withReadTimeout(timeoutMs, TimeUnit.MILLISECONDS)
-                .withWriteTimeout(timeoutMs, TimeUnit.MILLISECONDS).proceed(request)
+            // The chain's timeouts are the client's, or an earlier interceptor's: the window only shortens them.
+            return chain.withConnectTimeout(tighter(chain.connectTimeoutMillis(), timeoutMs), TimeUnit.MILLISECONDS)
+                .withReadTimeout(tighter(chain.readTimeoutMillis(), timeoutMs), TimeUnit.MILLISECONDS)
+                .withWriteTimeout(tighter(chain.writeTimeoutMillis(), timeoutMs), TimeUnit.MILLISECONDS).proceed(request)
         }
         val call = chain.call()
         if (call.isCanceled) throw IOException("Canceled")
@@ -138,6 +142,9 @@ class RetryInterceptor @JvmOverloads constructor(
         return interruptible(Response::close, own::cancel) { own.execute().also { callOf[it] = own } }
     }
 }
+
+/** The smaller of a chain's own timeout ([ownMs]; 0 is no timeout in OkHttp) and the attempt's window ([attemptMs]). */
+private fun tighter(ownMs: Int, attemptMs: Int): Int = if (ownMs in 1 until attemptMs) ownMs else attemptMs
 
 /**
  * OkHttp's failure table: the HTTP helpers' ([httpFailureOf]), and a
