@@ -29,11 +29,11 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 /// Reads a `Retry-After` value as `reading` says: the delay it asks for, in milliseconds.
 ///
-/// `RetryAfterReading::Strict` reads it as `parse_retry_after` does: the delta-seconds and HTTP-date forms of RFC 9110,
-/// to the letter. `RetryAfterReading::Lenient` first reads the value strictly; when that fails it reads it as urllib3
-/// does: digits with any whitespace around them are seconds (`^\s*[0-9]+\s*$`), anything else goes through the model of
-/// Python's `email.utils.parsedate_tz` + `mktime_tz` (two-digit years 1969-2068, zones `GMT`/`UTC`/`EST`/`+0800`/..., a
-/// missing zone is UTC).
+/// `"strict"` reads it as `parse_retry_after` does: the delta-seconds and HTTP-date forms of RFC 9110, to the letter.
+/// `"lenient"` first reads the value strictly; when that fails it reads it as urllib3 does: digits with any whitespace
+/// around them are seconds (`^\s*[0-9]+\s*$`), anything else goes through the model of Python's
+/// `email.utils.parsedate_tz` + `mktime_tz` (two-digit years 1969-2068, zones `GMT`/`UTC`/`EST`/`+0800`/..., a missing
+/// zone is UTC).
 ///
 /// `now_unix` is float seconds (`time.time()`), or `now_unix_ms` int milliseconds.
 #[pyfunction]
@@ -45,12 +45,11 @@ pub(crate) fn parse_retry_after(value: &Bound<'_, PyAny>, now_unix: Arg, now_uni
 /// Reads an HTTP-date on its own (RFC 9110 section 5.6.7): the moment it names, in milliseconds since the Unix epoch
 /// (negative before 1970).
 ///
-/// The dates `parse_retry_after_with` reads, without the delta-seconds form: `"0"` is not a date.
-/// `RetryAfterReading::Strict` reads the three forms to the letter (IMF-fixdate, rfc850-date with the 50-year rule
-/// against `now_unix_ms`, asctime-date; years 0000-9999, second 60 the next second, day names checked);
-/// `RetryAfterReading::Lenient` also reads what Python's `email.utils.parsedate_tz` + `mktime_tz` read, strict results
-/// kept where strict reads the value. Optional whitespace around the value is ignored. `now_unix_ms` is only consulted
-/// for an rfc850-date.
+/// The dates `parse_retry_after_with` reads, without the delta-seconds form: `"0"` is not a date. `"strict"` reads the
+/// three forms to the letter (IMF-fixdate, rfc850-date with the 50-year rule against `now_unix_ms`, asctime-date; years
+/// 0000-9999, second 60 the next second, day names checked); `"lenient"` also reads what Python's
+/// `email.utils.parsedate_tz` + `mktime_tz` read, strict results kept where strict reads the value. Optional whitespace
+/// around the value is ignored. `now_unix_ms` is only consulted for an rfc850-date.
 ///
 /// `now_unix` is float seconds (`time.time()`), or `now_unix_ms` int milliseconds.
 #[pyfunction]
@@ -69,12 +68,12 @@ pub(crate) fn parse_retry_after_ms_header(value: &Bound<'_, PyAny>) -> Res<u64> 
 
 /// Interprets a `grpc-retry-pushback-ms` trailer value.
 ///
-/// A value of the form `0` or `[1-9][0-9]*` that fits in a signed 32-bit integer yields `Pushback::RetryAfterMs`.
+/// A value of the form `0` or `[1-9][0-9]*` that fits in a signed 32-bit integer yields `Pushback.retry_after_ms`.
 /// Surrounding ASCII whitespace is ignored.
 ///
 /// This function cannot fail, on purpose: gRPC proposal A6 gives every other value a meaning. A negative number,
 /// leading zeros, an out-of-range number, or text that does not parse at all is the server saying "do not retry", so
-/// all of them map to `Pushback::DoNotRetry`. Callers who only want to know whether a trailer was present should check
+/// all of them map to `Pushback.do_not_retry`. Callers who only want to know whether a trailer was present should check
 /// for its presence before calling.
 #[pyfunction]
 pub(crate) fn parse_grpc_pushback(value: &Bound<'_, PyAny>) -> Res<PyPushback> {
@@ -138,7 +137,7 @@ pub(crate) fn parse_grpc_timeout(value: &Bound<'_, PyAny>) -> Res<u64> {
 /// Encodes a timeout of `timeout_ns` nanoseconds as a `grpc-timeout` value, in the finest unit whose value fits in
 /// eight digits (`n`, then `u`, `m`, `S`, `M`, `H`), as grpc-go and grpc-java choose it.
 ///
-/// A coarser unit rounds down, never up. Every `u64` fits: `u64::MAX` nanoseconds is `5124095H`.
+/// A coarser unit rounds down, never up. Every `u64` fits: `2**64 - 1` nanoseconds is `5124095H`.
 #[pyfunction]
 pub(crate) fn encode_grpc_timeout_ns(timeout_ns: &Bound<'_, PyAny>) -> Res<String> {
     Ok(retryplan::headers::grpc_timeout::encode_grpc_timeout_ns(u64_arg("timeout_ns", timeout_ns)?))
@@ -146,8 +145,8 @@ pub(crate) fn encode_grpc_timeout_ns(timeout_ns: &Bound<'_, PyAny>) -> Res<Strin
 
 /// Reads a `grpc-timeout` value and returns the timeout in nanoseconds, exactly for every unit.
 ///
-/// The grammar is that of `parse_grpc_timeout`. The result saturates at `MAX_GRPC_TIMEOUT_NS` (`i64::MAX` nanoseconds),
-/// as in grpc-go and grpc-java: `99999999H` reads as that value.
+/// The grammar is that of `parse_grpc_timeout`. The result saturates at `MAX_GRPC_TIMEOUT_NS` (`2**63 - 1`
+/// nanoseconds), as in grpc-go and grpc-java: `99999999H` reads as that value.
 #[pyfunction]
 pub(crate) fn parse_grpc_timeout_ns(value: &Bound<'_, PyAny>) -> Res<u64> {
     Ok(retryplan::headers::grpc_timeout::parse_grpc_timeout_ns(&str_arg("value", value)?)?)

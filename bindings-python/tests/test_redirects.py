@@ -155,7 +155,7 @@ def test_httpx_a_request_sent_again_is_not_a_hop(server: Server) -> None:
     assert [seen["path"] for seen in server.script.seen] == ["/a", "/a"]
 
 
-@pytest.mark.parametrize("library", ["requests", "httpx"])
+@pytest.mark.parametrize("library", ["requests", "httpx", "httpx_async"])
 def test_a_keyed_write_redirected_307_keeps_its_key_on_the_next_hop(server: Server, library: str) -> None:
     server.script.queue(status(307, {"Location": "/b"}), status(201))
     policy = Policy.from_profile("checkout")  # keyed writes
@@ -163,8 +163,15 @@ def test_a_keyed_write_redirected_307_keeps_its_key_on_the_next_hop(server: Serv
         with requests.Session() as s:
             s.mount("http://", RetryAdapter(policy=policy))
             assert s.post(server.url + "/a", data=b"x").status_code == 201
-    else:
+    elif library == "httpx":
         with httpx.Client(transport=RetryTransport(policy=policy), follow_redirects=True) as c:
             assert c.post(server.url + "/a", content=b"x").status_code == 201
+    else:
+
+        async def main() -> None:
+            async with httpx.AsyncClient(transport=AsyncRetryTransport(policy=policy), follow_redirects=True) as c:
+                assert (await c.post(server.url + "/a", content=b"x")).status_code == 201
+
+        asyncio.run(main())
     keys = [(seen["path"], seen["headers"].get("idempotency-key")) for seen in server.script.seen]
     assert [path for path, _ in keys] == ["/a", "/b"] and keys[0][1] and keys[0][1] == keys[1][1], keys

@@ -22,7 +22,7 @@ ErrorCodeTableName = Literal["aws_transient", "aws_throttling"]
 BackoffKindName = Literal["exponential", "linear", "constant"]
 """How the backoff ceiling grows with the retry number ``r`` (0 for the first retry)."""
 IdempotencyName = Literal["safe", "idempotent", "keyed", "unsafe"]
-"""Whether repeating the operation could repeat its effect: what the policy's ``idempotency`` declares about the operation. What the request's protocol and its caller allow is its ``Repeatability``; the engine combines the two (``Repeatability::effective``)."""
+"""Whether repeating the operation could repeat its effect: what the policy's ``idempotency`` declares about the operation. What the request's protocol and its caller allow is its ``Repeatability``; the engine combines the two (``Repeatability.effective``)."""
 AboveCapName = Literal["clamp", "give_up"]
 """What to do when server guidance (Retry-After, gRPC pushback) exceeds ``cap_ms``."""
 GuidanceModeName = Literal["floor", "a6", "replace"]

@@ -87,11 +87,11 @@ class Verdict(_StrEnum):
     CONFLICT = "conflict"
     """State changed underneath: re-read, recompute, redo the unit."""
     AMBIGUOUS = "ambiguous"
-    """Nobody can tell what happened: the attempt failed in a way no table or hook classified (an exception a helper's failure table does not know), so it may have had its effect, and another attempt may help. Retryable and ambiguous: repeated while the operation may repeat an ambiguous attempt (a ``safe``, ``idempotent`` or ``keyed`` operation, what a function wrapper declares by default), and answered with reconcile when it may not (``unsafe``: the caller said the call is a non-idempotent write). What every helper in every language makes of an error it does not know (``Verdict::UNKNOWN_ERROR``)."""
+    """Nobody can tell what happened: the attempt failed in a way no table or hook classified (an exception a helper's failure table does not know), so it may have had its effect, and another attempt may help. Retryable and ambiguous: repeated while the operation may repeat an ambiguous attempt (a ``safe``, ``idempotent`` or ``keyed`` operation, what a function wrapper declares by default), and answered with reconcile when it may not (``unsafe``: the caller said the call is a non-idempotent write). What every helper in every language makes of an error it does not know (``UNKNOWN_ERROR_VERDICT``)."""
 
 
 class Idempotency(_StrEnum):
-    """Whether repeating the operation could repeat its effect: what the policy's ``idempotency`` declares about the operation. What the request's protocol and its caller allow is its ``Repeatability``; the engine combines the two (``Repeatability::effective``)."""
+    """Whether repeating the operation could repeat its effect: what the policy's ``idempotency`` declares about the operation. What the request's protocol and its caller allow is its ``Repeatability``; the engine combines the two (``Repeatability.effective``)."""
 
     SAFE = "safe"
     """No effect at all (a read)."""
@@ -100,7 +100,7 @@ class Idempotency(_StrEnum):
     KEYED = "keyed"
     """The server deduplicates by the operation's idempotency key."""
     UNSAFE = "unsafe"
-    """Repeating may repeat the effect: an ambiguous outcome answers ``Decision::Reconcile``, never a new attempt."""
+    """Repeating may repeat the effect: an ambiguous outcome answers ``Reconcile``, never a new attempt."""
 
 
 class Failure(_StrEnum):

@@ -242,11 +242,11 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
             try:
                 await asyncio.wait_for(response.aread(), max(window, 0.0))
             except Exception:  # not in time, or broken: the body is not read
-                return self.responses.cut(response)
+                response = self.responses.cut(response)
             except BaseException:
                 self.responses.close(response)
                 raise
-        return _returned(run, request, response)
+        return _returned(run, request, response)  # every response returned, cut or not (as the sync transport's)
 
     async def aclose(self) -> None:
         """Closes the wrapped transport."""

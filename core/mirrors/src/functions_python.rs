@@ -21,6 +21,7 @@ use std::path::Path;
 
 use crate::functions::{read, Host, Param, Read};
 use crate::output::{Output, HEADER};
+use crate::python_prose::python_prose;
 use crate::python_records::{docstring, rust_doc, wrap};
 use crate::tables::Table;
 
@@ -266,10 +267,11 @@ fn result(ty: &str) -> Option<(String, String, String)> {
     Some((rust.to_owned(), out.to_owned(), stub.to_owned()))
 }
 
-/// The doc's paragraphs: the core's summary and prose, and how the clock readings are spelt.
+/// The doc's paragraphs: the core's summary and prose (its Rust names as Python spells them), and how the
+/// clock readings are spelt.
 fn python_doc(function: &Read, shape: &Shape) -> Vec<String> {
-    let mut doc = vec![function.doc.clone()];
-    doc.extend(function.prose.iter().cloned());
+    let mut doc = vec![python_prose(&function.doc)];
+    doc.extend(function.prose.iter().map(|paragraph| python_prose(paragraph)));
     let clocks: Vec<String> = shape
         .params
         .iter()

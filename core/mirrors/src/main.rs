@@ -31,7 +31,8 @@
 //! nothing and fails, naming each file, when a committed one differs.
 //!
 //! One module per output; `tables` is the registry of what each
-//! language mirrors.
+//! language mirrors, and `python_prose` how Python's docs spell the
+//! core's Rust names.
 
 mod bindings_methods;
 mod docs;
@@ -51,6 +52,7 @@ mod output;
 mod propagation_names;
 mod python;
 mod python_errors;
+mod python_prose;
 mod python_records;
 mod python_values;
 mod schema;

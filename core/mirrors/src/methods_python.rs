@@ -8,7 +8,7 @@
 
 use crate::methods::{class_named, kept_fact, Arg, Class, Fact, Family, Method, Ret, Shape, COMPILE_DEPENDENCY};
 use crate::output::{Output, HEADER};
-use crate::python_records::{docstring, rust_doc as doc};
+use crate::python_records::{docstring, python_rust_doc as doc};
 
 pub const CONTROLS: &str = "bindings-python/src/controls_generated.rs";
 /// The engine's classes (`methods::ENGINE`), included by `operation.rs`, which keeps what they call

@@ -14,6 +14,7 @@
 use std::collections::BTreeSet;
 
 use crate::output::{Output, HEADER};
+use crate::python_prose::python_prose;
 use crate::schema::{name_set, NameSet, Object, Property, Schema, Shape};
 use crate::tables::{Py, Table};
 
@@ -36,9 +37,9 @@ pub fn outputs(tables: &[Table], schema: &Schema) -> Result<Vec<Output>, String>
     ])
 }
 
-/// A docstring literal for `text` (backticks as reST literals).
+/// A docstring literal for `text` (the core's Rust names as Python spells them, backticks as reST literals).
 fn docstring(text: &str, indent: &str) -> String {
-    let text = text.replace('\\', "\\\\").replace("\"\"\"", "\\\"\\\"\\\"").replace('`', "``");
+    let text = python_prose(text).replace('\\', "\\\\").replace("\"\"\"", "\\\"\\\"\\\"").replace('`', "``");
     format!("{indent}\"\"\"{text}\"\"\"\n")
 }
 

@@ -27,6 +27,7 @@ use retryplan::{Blame, CompiledFormError, Error};
 
 use crate::docs::{self, Field};
 use crate::output::{Output, HEADER};
+use crate::python_prose::{camel, python_prose, snake};
 use crate::python_records::docstring;
 use crate::tables::Table;
 
@@ -226,22 +227,6 @@ fn wrapped_fields(root: &Path, ident: &str) -> Result<Vec<(Field, bool)>, String
     Ok(fields)
 }
 
-/// A Rust ident in snake_case, as serde's `rename_all = "snake_case"` writes it.
-pub(crate) fn snake(ident: &str) -> String {
-    let mut name = String::new();
-    for (index, letter) in ident.chars().enumerate() {
-        if letter.is_uppercase() && index > 0 {
-            name.push('_');
-        }
-        name.push(letter.to_ascii_lowercase());
-    }
-    name
-}
-
-fn camel(code: &str) -> String {
-    code.split('_').map(|word| word[..1].to_uppercase() + &word[1..]).collect()
-}
-
 /// A field's parameter (annotation and default), its attribute's annotation and how the attribute is set.
 fn python(field: &Field, optional: bool) -> Result<(String, String, String), String> {
     let name = if field.name == "message" { "detail" } else { field.name.as_str() };
@@ -264,7 +249,7 @@ fn python(field: &Field, optional: bool) -> Result<(String, String, String), Str
 }
 
 fn comment(doc: &str) -> String {
-    let doc = doc.replace('`', "``");
+    let doc = python_prose(doc).replace('`', "``");
     let mut text = String::new();
     for line in crate::python_records::wrap(&doc, "    #: ", "    #: ") {
         text.push_str(&line);
@@ -282,11 +267,11 @@ fn text(classes: &[Class], compiled: &Compiled, blames: &Table, violation: &docs
     all.sort_unstable();
     let quoted: Vec<String> = all.iter().map(|name| format!("    \"{name}\",\n")).collect();
     let mut text = format!(
-        "# {HEADER}\n\"\"\"The engine's errors (``retryplan::Error``, core/src/config/error.rs): one class per code under one \
+        "# {HEADER}\n\"\"\"The engine's errors (the core's ``Error``, core/src/config/error.rs): one class per code under one \
          class per\n``Blame``, each error's fields its attributes. Their public home is ``retryplan``.\"\"\"\n\n\
          from typing import TYPE_CHECKING, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union\n\n__all__ = [\n{}]\n\n\n\
          class RetryplanError(Exception):\n    \"\"\"Base of every exception retryplan raises.\n\n    \
-         ``code`` is a stable snake_case identifier: for engine errors it equals the\n    engine's ``Error::code()`` \
+         ``code`` is a stable snake_case identifier: for engine errors it equals the\n    engine's ``Error.code()`` \
          (the same in every language binding); messages\n    may be reworded, codes may not.\n    \"\"\"\n\n    \
          code: str = \"retryplan_error\"\n    #: Who must act (engine errors): {}; the same as every\n    \
          #: binding's ``blame``. Empty for the endings of the helpers, which are not misuse.\n    \
@@ -379,7 +364,7 @@ fn text(classes: &[Class], compiled: &Compiled, blames: &Table, violation: &docs
         text.push_str(&format!("\n    code = \"{}\"\n", class.code));
     }
     text.push_str(
-        "\n\n#: Each engine error's class by its code: the class ``_native`` raises, ``Error::fields`` its\n",
+        "\n\n#: Each engine error's class by its code: the class ``_native`` raises, ``Error.fields()`` its\n",
     );
     text.push_str("#: keyword arguments (a field named ``message`` as ``detail``).\nBY_CODE = {\n");
     for class in classes.iter().chain(&compiled.classes) {

@@ -16,6 +16,7 @@ use std::path::Path;
 
 use crate::docs::{self, Field, Record};
 use crate::output::{Output, HEADER};
+use crate::python_prose::python_prose;
 
 pub const DECISIONS: &str = "bindings-python/src/decision_classes.rs";
 pub const STATS: &str = "bindings-python/src/stats_counters.rs";
@@ -88,12 +89,12 @@ fn action_classes(actions: &[ActionClass]) -> String {
          (a struct's when it carries one), a getter per field.\naction_classes!(\n"
     );
     for action in actions {
-        text.push_str(&rust_doc(&action.record.doc, "    "));
+        text.push_str(&python_rust_doc(&action.record.doc, "    "));
         // The struct the variant carries, or `()` when its fields are its own.
         let payload = format!("({})", action.payload.as_deref().unwrap_or_default());
         text.push_str(&format!("    {} = {}{payload} {{\n", action.record.ident, action.variant));
         for field in &action.record.fields {
-            text.push_str(&rust_doc(&field.doc, "        "));
+            text.push_str(&python_rust_doc(&field.doc, "        "));
             text.push_str(&format!("        {},\n", field.name));
         }
         text.push_str("    }\n");
@@ -173,9 +174,15 @@ pub(crate) fn rust_doc(text: &str, indent: &str) -> String {
     wrap(text, &prefix, &prefix).iter().map(|line| format!("{line}\n")).collect()
 }
 
-/// A docstring of `text` at `indent` (backticks as reST literals).
+/// `///` lines of `text` at `indent` for the Python binding's Rust (pyo3 shows them as docstrings): the core's
+/// Rust names as Python spells them (`python_prose`).
+pub(crate) fn python_rust_doc(text: &str, indent: &str) -> String {
+    rust_doc(&python_prose(text), indent)
+}
+
+/// A docstring of `text` at `indent` (the core's Rust names as Python spells them, backticks as reST literals).
 pub(crate) fn docstring(text: &str, indent: &str) -> String {
-    let text = text.replace('\\', "\\\\").replace('`', "``");
+    let text = python_prose(text).replace('\\', "\\\\").replace('`', "``");
     let mut lines = wrap(&text, &format!("{indent}\"\"\""), indent);
     if let Some(last) = lines.last_mut() {
         if last.len() + 3 > WIDTH {
@@ -193,10 +200,10 @@ fn decision_classes(decisions: &[Record]) -> String {
          decision_classes!(\n"
     );
     for decision in decisions {
-        text.push_str(&rust_doc(&decision.doc, "    "));
+        text.push_str(&python_rust_doc(&decision.doc, "    "));
         text.push_str(&format!("    {} {{\n", decision.ident));
         for field in &decision.fields {
-            text.push_str(&rust_doc(&field.doc, "        "));
+            text.push_str(&python_rust_doc(&field.doc, "        "));
             text.push_str(&format!("        {},\n", field.name));
         }
         text.push_str("    }\n");
@@ -210,7 +217,7 @@ fn stats_counters(counters: &[&Field]) -> String {
         "// {HEADER}\n// From `retryplan::engine::stats::Stats` (core/src/engine/stats.rs): a getter per counter.\nstats_methods!(\n"
     );
     for field in counters {
-        text.push_str(&rust_doc(&field.doc, "    "));
+        text.push_str(&python_rust_doc(&field.doc, "    "));
         text.push_str(&format!("    {},\n", field.name));
     }
     text.push_str(");\n");

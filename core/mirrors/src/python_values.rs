@@ -12,7 +12,7 @@ use std::path::Path;
 
 use crate::docs::{self, Field};
 use crate::output::{Output, HEADER};
-use crate::python_errors::snake;
+use crate::python_prose::{python_prose, snake};
 use crate::python_records::docstring;
 use crate::tables::Table;
 
@@ -158,7 +158,7 @@ fn python(field: &Field, optional: bool, tables: &[Table]) -> Result<(String, St
 
 /// `name: annotation = field(doc, ...)`, on one line when it fits, else the doc in pieces of a few words.
 fn declaration(name: &str, annotation: &str, doc: &str, arguments: &str) -> String {
-    let doc = doc.replace('\\', "\\\\").replace('"', "\\\"").replace('`', "``");
+    let doc = python_prose(doc).replace('\\', "\\\\").replace('"', "\\\"").replace('`', "``");
     let line = format!("    {name}: {annotation} = field(\"{doc}\"{arguments})\n");
     if line.len() <= 121 {
         return line;

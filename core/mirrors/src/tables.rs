@@ -66,28 +66,56 @@ impl Table {
     }
 }
 
-/// The table of the [`Named`] enum `T`, its docs from the enum `ident` in `source`.
-fn named<T: Named + Debug>(
-    root: &Path,
+/// One [`Named`] enum of the registry, before its docs are read: its idents, its file and its variants
+/// (each variant's ident, its `Debug`, and its snake_case name).
+struct Entry {
     ident: &'static str,
     rust_path: &'static str,
-    source: &str,
+    source: &'static str,
     mirrors: Mirrors,
-) -> Result<Table, String> {
+    variants: Vec<(String, &'static str)>,
+}
+
+/// The entry of the [`Named`] enum `T`, its docs to come from the enum `ident` in `source`.
+fn named<T: Named + Debug>(
+    ident: &'static str,
+    rust_path: &'static str,
+    source: &'static str,
+    mirrors: Mirrors,
+) -> Entry {
+    let variants = T::ALL.iter().map(|variant| (format!("{variant:?}"), variant.name())).collect();
+    Entry { ident, rust_path, source, mirrors, variants }
+}
+
+/// The table of `entry`, its docs read under `root`.
+fn table(root: &Path, entry: Entry) -> Result<Table, String> {
+    let Entry { ident, rust_path, source, mirrors, variants } = entry;
     let docs = docs::enum_docs(&root.join(source), ident)?;
-    let variants = T::ALL
-        .iter()
-        .map(|variant| {
-            let variant_ident = format!("{variant:?}");
+    let variants = variants
+        .into_iter()
+        .map(|(variant_ident, name)| {
             let doc = docs
                 .variants
                 .get(&variant_ident)
                 .cloned()
                 .ok_or_else(|| format!("{source}: enum {ident} has no variant {variant_ident}"))?;
-            Ok(Variant { ident: variant_ident, name: variant.name().to_owned(), doc })
+            Ok(Variant { ident: variant_ident, name: name.to_owned(), doc })
         })
         .collect::<Result<Vec<_>, String>>()?;
     Ok(Table { ident, rust_path, doc: docs.summary, variants, mirrors })
+}
+
+/// The snake_case name of each variant of each [`Named`] enum of the registry, by the enum's ident and the
+/// variant's (`("RetryAfterReading", "Strict")` -> `"strict"`), with how Python carries the enum: what
+/// Python's docs write for the core's `RetryAfterReading::Strict` (`python_prose`). No docs are read.
+pub fn variant_names() -> Vec<(&'static str, String, &'static str, Py)> {
+    entries()
+        .into_iter()
+        .flat_map(|entry| {
+            let (ident, py) = (entry.ident, entry.mirrors.py);
+            entry.variants.into_iter().map(move |(variant, name)| (ident, variant, name, py))
+        })
+        .collect()
 }
 
 const fn mirrors(ts: Ts, py: Py, kotlin: bool) -> Mirrors {
@@ -96,161 +124,135 @@ const fn mirrors(ts: Ts, py: Py, kotlin: bool) -> Mirrors {
 
 /// Every table, in the order the generated files list them.
 pub fn registry(root: &Path) -> Result<Vec<Table>, String> {
+    let mut tables = entries().into_iter().map(|entry| table(root, entry)).collect::<Result<Vec<_>, String>>()?;
+    tables.push(profile_names(root)?);
+    tables.push(error_codes(root)?);
+    Ok(tables)
+}
+
+/// The [`Named`] enums of the registry, in order.
+fn entries() -> Vec<Entry> {
     use retryplan as rp;
     use Py::{Enum, Literal};
     use Ts::{Exported, Internal};
-    let mut tables = vec![
-        named::<rp::Blame>(
-            root,
-            "Blame",
-            "retryplan::Blame",
-            "core/src/config/error.rs",
-            mirrors(Exported, Py::No, true),
-        )?,
+    vec![
+        named::<rp::Blame>("Blame", "retryplan::Blame", "core/src/config/error.rs", mirrors(Exported, Py::No, true)),
         named::<rp::config::error::ConfigKind>(
-            root,
             "ConfigKind",
             "retryplan::config::error::ConfigKind",
             "core/src/config/error.rs",
             mirrors(Exported, Py::No, true),
-        )?,
+        ),
         named::<rp::GiveUpReason>(
-            root,
             "GiveUpReason",
             "retryplan::GiveUpReason",
             "core/src/outcomes/decision.rs",
             mirrors(Exported, Enum, true),
-        )?,
+        ),
         named::<rp::ground::codes::GrpcCode>(
-            root,
             "GrpcCode",
             "retryplan::ground::codes::GrpcCode",
             "core/src/ground/codes.rs",
             mirrors(Exported, Enum, true),
-        )?,
+        ),
         named::<rp::ground::codes::TransportFailure>(
-            root,
             "TransportFailure",
             "retryplan::ground::codes::TransportFailure",
             "core/src/ground/codes.rs",
             mirrors(Exported, Enum, true),
-        )?,
+        ),
         named::<rp::Verdict>(
-            root,
             "Verdict",
             "retryplan::Verdict",
             "core/src/outcomes/classify.rs",
             mirrors(Exported, Enum, true),
-        )?,
+        ),
         named::<rp::dialects::aws::ErrorCodeTable>(
-            root,
             "ErrorCodeTable",
             "retryplan::dialects::aws::ErrorCodeTable",
             "core/src/config/error_code.rs",
             mirrors(Exported, Py::No, true),
-        )?,
+        ),
         named::<rp::policy::BackoffKind>(
-            root,
             "BackoffKind",
             "retryplan::policy::BackoffKind",
             "core/src/policy/config.rs",
             mirrors(Exported, Py::No, true),
-        )?,
+        ),
         named::<rp::Idempotency>(
-            root,
             "Idempotency",
             "retryplan::Idempotency",
             "core/src/policy/config.rs",
             mirrors(Exported, Enum, true),
-        )?,
+        ),
         named::<rp::policy::AboveCap>(
-            root,
             "AboveCap",
             "retryplan::policy::AboveCap",
             "core/src/policy/config.rs",
             mirrors(Internal, Py::No, true),
-        )?,
+        ),
         named::<rp::policy::GuidanceMode>(
-            root,
             "GuidanceMode",
             "retryplan::policy::GuidanceMode",
             "core/src/policy/config.rs",
             mirrors(Internal, Py::No, true),
-        )?,
+        ),
         named::<rp::headers::retry_after::RetryAfterReading>(
-            root,
             "RetryAfterReading",
             "retryplan::headers::retry_after::RetryAfterReading",
             "core/src/headers/retry_after.rs",
             mirrors(Exported, Literal, true),
-        )?,
+        ),
         named::<rp::Failure>(
-            root,
             "Failure",
             "retryplan::Failure",
             "core/src/outcomes/failure.rs",
             mirrors(Exported, Enum, true),
-        )?,
+        ),
         named::<rp::AbortReason>(
-            root,
             "AbortReason",
             "retryplan::AbortReason",
             "core/src/outcomes/action.rs",
             mirrors(Exported, Literal, true),
-        )?,
+        ),
         named::<rp::propagation::Protocol>(
-            root,
             "Protocol",
             "retryplan::propagation::Protocol",
             "core/src/propagation/outgoing.rs",
             mirrors(Ts::No, Py::Literal, true),
-        )?,
-        named::<rp::Held>(
-            root,
-            "Held",
-            "retryplan::Held",
-            "core/src/outcomes/action.rs",
-            mirrors(Exported, Literal, true),
-        )?,
+        ),
+        named::<rp::Held>("Held", "retryplan::Held", "core/src/outcomes/action.rs", mirrors(Exported, Literal, true)),
         named::<rp::Concurrency>(
-            root,
             "Concurrency",
             "retryplan::Concurrency",
             "core/src/driver/mod.rs",
             mirrors(Exported, Literal, true),
-        )?,
+        ),
         named::<rp::Receipt>(
-            root,
             "Receipt",
             "retryplan::Receipt",
             "core/src/outcomes/action.rs",
             mirrors(Exported, Literal, true),
-        )?,
+        ),
         named::<rp::engine::redelivery::DeadLetterReason>(
-            root,
             "DeadLetterReason",
             "retryplan::engine::redelivery::DeadLetterReason",
             "core/src/engine/redelivery.rs",
             mirrors(Exported, Py::No, true),
-        )?,
+        ),
         named::<rp::controls::breaker::BreakerState>(
-            root,
             "BreakerState",
             "retryplan::controls::breaker::BreakerState",
             "core/src/controls/breaker/mod.rs",
             mirrors(Exported, Py::No, true),
-        )?,
+        ),
         named::<rp::telemetry::Metric>(
-            root,
             "Metric",
             "retryplan::telemetry::Metric",
             "core/src/driver/telemetry/mod.rs",
             mirrors(Ts::No, Py::No, true),
-        )?,
-    ];
-    tables.push(profile_names(root)?);
-    tables.push(error_codes(root)?);
-    Ok(tables)
+        ),
+    ]
 }
 
 /// Every error code (`Error::CODES`), each documented by its `Error` variant

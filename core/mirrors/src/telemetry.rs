@@ -41,27 +41,24 @@ fn constants() -> [(&'static str, &'static str, &'static str); 6] {
     ]
 }
 
-/// Each signal kind as a constant: its name (`SIGNAL_GAVE_UP`), its value (the core's name) and its doc.
-fn signal_kinds() -> Vec<(String, &'static str, String)> {
-    SignalKind::ALL
-        .iter()
-        .map(|kind| {
-            let doc = format!("The tag of a `Signal::{kind:?}` (the core's `SignalKind`).");
-            (format!("SIGNAL_{}", shouting(kind.name())), kind.name(), doc)
-        })
-        .collect()
+/// Each signal kind as a constant: its name (`SIGNAL_GAVE_UP`), its value (the core's name) and the kind.
+fn signal_kinds() -> Vec<(String, &'static str, SignalKind)> {
+    SignalKind::ALL.iter().map(|kind| (format!("SIGNAL_{}", shouting(kind.name())), kind.name(), *kind)).collect()
 }
 
 fn python() -> Output {
     let mut text = format!(
-        "# {HEADER}\n\"\"\"The telemetry vocabulary of the core (``retryplan::telemetry``): metric names, units, \
+        "# {HEADER}\n\"\"\"The telemetry vocabulary of the core (core/src/driver/telemetry): metric names, units, \
          descriptions and attribute keys.\"\"\"\n\nfrom __future__ import annotations\n\n"
     );
     for (name, value, doc) in constants() {
         text.push_str(&format!("{name} = {}\n\"\"\"{doc}\"\"\"\n", quoted(value)));
     }
-    for (name, value, doc) in signal_kinds() {
-        text.push_str(&format!("{name} = {}\n\"\"\"{}\"\"\"\n", quoted(value), doc.replace('`', "``")));
+    for (name, value, kind) in signal_kinds() {
+        text.push_str(&format!(
+            "{name} = {}\n\"\"\"The tag of the core's ``{kind:?}`` signal (its ``SignalKind``).\"\"\"\n",
+            quoted(value)
+        ));
     }
     let methods: Vec<String> = retryplan::telemetry::KNOWN_HTTP_METHODS.iter().map(|m| quoted(m)).collect();
     text.push_str(&format!(
@@ -96,7 +93,8 @@ fn js() -> Output {
     for (name, value, doc) in constants() {
         text.push_str(&format!("/** {doc} */\nexport const {name} = {};\n", quoted(value)));
     }
-    for (name, value, doc) in signal_kinds() {
+    for (name, value, kind) in signal_kinds() {
+        let doc = format!("The tag of a `Signal::{kind:?}` (the core's `SignalKind`).");
         text.push_str(&format!("/** {doc} */\nexport const {name} = {};\n", quoted(value)));
     }
     let methods: Vec<String> = retryplan::telemetry::KNOWN_HTTP_METHODS.iter().map(|m| quoted(m)).collect();
