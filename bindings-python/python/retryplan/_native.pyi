@@ -582,9 +582,9 @@ def parse_http_date(value: str, now_unix: float, *, reading: RetryAfterReadingNa
     """Reads an HTTP-date on its own (RFC 9110 section 5.6.7): the moment it names, in milliseconds since the Unix epoch
     (negative before 1970).
 
-    The dates ``parse_retry_after_with`` reads, without the delta-seconds form: ``"0"`` is not a date. ``"strict"``
-    reads the three forms to the letter (IMF-fixdate, rfc850-date with the 50-year rule against ``now_unix_ms``,
-    asctime-date; years 0000-9999, second 60 the next second, day names checked); ``"lenient"`` also reads what Python's
+    The dates ``parse_retry_after`` reads, without the delta-seconds form: ``"0"`` is not a date. ``"strict"`` reads the
+    three forms to the letter (IMF-fixdate, rfc850-date with the 50-year rule against ``now_unix_ms``, asctime-date;
+    years 0000-9999, second 60 the next second, day names checked); ``"lenient"`` also reads what Python's
     ``email.utils.parsedate_tz`` + ``mktime_tz`` read, strict results kept where strict reads the value. Optional
     whitespace around the value is ignored. ``now_unix_ms`` is only consulted for an rfc850-date.
 

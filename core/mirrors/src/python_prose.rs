@@ -8,6 +8,7 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
+use crate::functions::{Function, Host, FUNCTIONS_TABLE};
 use crate::tables::{self, Py};
 
 /// The core's items whose Python name is not their Rust one, by their last two path segments: the module
@@ -59,10 +60,26 @@ fn python_code(code: &str) -> Option<String> {
     }
     let (path, call) = code.strip_suffix("()").map_or((code, ""), |path| (path, "()"));
     let segments: Vec<&str> = path.split("::").collect();
-    if segments.len() < 2 || !segments.iter().all(|segment| is_ident(segment)) {
+    if !segments.iter().all(|segment| is_ident(segment)) {
         return None;
     }
+    if let [name] = segments[..] {
+        return python_function(name).map(|python| format!("{python}{call}"));
+    }
     Some(python_path(&segments).unwrap_or_else(|| python_member(&segments, call)))
+}
+
+/// The name Python exports the core's free function `name` under, when it is another (the functions table:
+/// Python's `parse_retry_after` is the core's `parse_retry_after_with`, its reading defaulted).
+fn python_function(name: &str) -> Option<String> {
+    let exported: Vec<&Function> = FUNCTIONS_TABLE
+        .iter()
+        .filter(|function| function.hosts.contains(&Host::Python) && function.path.rsplit("::").next() == Some(name))
+        .collect();
+    match exported.first() {
+        Some(function) if exported.iter().all(|function| function.ident != name) => Some(function.ident.to_owned()),
+        _ => None,
+    }
 }
 
 /// The Python name of the path `segments` when it is a name the Python API has (a variant, a class, a
@@ -247,6 +264,7 @@ mod tests {
             ("Option<u64>", "Optional[int]"),
             ("Option<Vec<String>>", "Optional[List[str]]"),
             ("Some(Decision::Reconcile)", "Reconcile"),
+            ("parse_retry_after_with", "parse_retry_after"),
         ] {
             assert_eq!(read(rust), format!("See `{python}`."), "{rust}");
         }
