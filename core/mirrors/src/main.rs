@@ -18,7 +18,7 @@
 //!   records with their conversions (`uniffi_records`);
 //! - the core's free functions, from one table (`functions`) and their
 //!   signatures: Kotlin's (`uniffi_functions`), Python's with their stubs
-//!   (`functions_python`) and JS's (`functions_js`).
+//!   (`functions_python`) and JS's, both entries (`functions_js`).
 //! - the methods of exported classes, from one definition (`methods`: the
 //!   shared controls), as pyo3 classes with their stub, uniffi objects, and
 //!   JS's wasm exports with the classes calling them; and the engine's
@@ -89,7 +89,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.push(kotlin_wire::output(root, &tables)?);
     bindings_methods::extend(root, &mut outputs)?;
     functions_python::extend(root, &tables, &mut outputs)?;
-    outputs.push(functions_js::output(root, &tables)?);
+    outputs.extend(functions_js::outputs(root, &tables)?);
     outputs.extend(telemetry::outputs());
     outputs.extend(propagation_names::outputs());
     Ok(outputs)
