@@ -9,6 +9,8 @@
 //! From the core's source and its public tables too:
 //! - the wire's constants and name tables, for JS (`js_wire`) and Kotlin
 //!   (`kotlin_wire`), and JS's reader of the decision record (`js_records`);
+//! - JS's message table (`js_rules`): the core's rules, without the
+//!   templates of those no JS entry raises;
 //! - Kotlin's HTTP header names (`kotlin_http`);
 //! - the error types from `retryplan::Error`: Python's exception classes
 //!   (`python_errors`) and Kotlin's `RetryplanError` with the `code`,
@@ -40,6 +42,7 @@ mod functions_js;
 mod functions_python;
 mod js_outcomes;
 mod js_records;
+mod js_rules;
 mod js_wire;
 mod kotlin_http;
 mod kotlin_wire;
@@ -90,6 +93,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     bindings_methods::extend(root, &mut outputs)?;
     functions_python::extend(root, &tables, &mut outputs)?;
     outputs.extend(functions_js::outputs(root, &tables)?);
+    outputs.push(js_rules::output(root)?);
     outputs.extend(telemetry::outputs());
     outputs.extend(propagation_names::outputs());
     Ok(outputs)
