@@ -52,8 +52,6 @@ shrink "$here/browser/wasm"
 build "$here/browser-lean/wasm" --no-default-features
 "$wasm_opt" -Oz -g "$here/browser-lean/wasm/retryplan_js_bg.wasm" -o "$root/target/wasm32-unknown-unknown/wasm-release/retryplan_js.browser-lean.wasm"
 shrink "$here/browser-lean/wasm"
-# The core's message table, for lib/messages.js to compose errors outside the wasm.
-node "$here/rules-table.mjs"
 node "$here/tools-entry.mjs"
 node "$here/browser-entry.mjs"
 

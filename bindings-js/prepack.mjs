@@ -20,7 +20,6 @@ const BUILT = [
   'browser-lean/wasm/retryplan_js.js',
   'browser-lean/wasm/retryplan_js_bg.wasm',
   'browser-lean/lib/browser.js',
-  'lib/rules.js',
 ];
 /** What the build is made from. */
 const SOURCES = ['src', 'lib', '../core/src', 'Cargo.toml', '../Cargo.lock'];
@@ -41,9 +40,7 @@ function newest(path) {
     .reduce((best, next) => (next[0] > best[0] ? next : best), [0, path]);
 }
 
-const built = Math.min(
-  ...BUILT.filter((path) => !path.startsWith('lib/')).map((path) => statSync(here + path).mtimeMs),
-);
+const built = Math.min(...BUILT.map((path) => statSync(here + path).mtimeMs));
 const [changed, source] = SOURCES.map((path) => newest(here + path)).reduce((best, next) =>
   next[0] > best[0] ? next : best,
 );

@@ -1,23 +1,15 @@
 // HTTP responses and headers as the core reads them (`Outcome.fromHttp`,
-// `Outcome.fromHttpResponse`, `Outcome.fromFailure`, and the header readers):
-// the arguments are checked here, the values read by the core.
-import {
-  _outcomeFromHttp,
-  _outcomeFromResponse,
-  _parseRateLimit,
-  _parseRateLimitReset,
-  _parseRetryAfter,
-  _parseRetryAfterMs,
-} from '../wasm/retryplan_js.js';
+// `Outcome.fromHttpResponse`, `Outcome.fromFailure`; the header readers are
+// lib/functions.js's): the arguments are checked here, the values read by the core.
+import { _outcomeFromHttp, _outcomeFromResponse } from '../wasm/retryplan_js.js';
 import { ms, oneOf, optional, refuse, text, whole, unreadable, MAX_TEXT } from './args.js';
-import { decided } from './convert.js';
 import { GUIDANCE_HEADERS } from './constants.js';
 import { FAILURE_OUTCOMES, outcomeOf } from './generated/outcomes.js';
 import { outcomeOfWords } from './records.js';
 import { NAMES } from './wire.js';
 
 /** A Retry-After reading's index in the core's names (`"strict"` or `"lenient"`), undefined for none (the core's default). */
-function readingOf(reading) {
+export function readingOf(reading) {
   const name = optional(text, 'reading', reading);
   const index = name === undefined ? undefined : NAMES.readings.indexOf(name);
   if (index < 0) throw refuse('reading', 'reading', name);
@@ -71,25 +63,3 @@ export function outcomeFromHttp(status, retryAfter, retryAfterMs, nowUnixMs) {
 
 /** What a failure of the vocabulary (`"dns_lookup_failed"`, ...) means to the engine, as an outcome. */
 export const outcomeOfFailure = (failure) => outcomeOf(...FAILURE_OUTCOMES[oneOf('failure', failure, NAMES.failures)]);
-
-/** A Retry-After value (delta-seconds or an HTTP-date) as ms from `nowUnixMs`, read as `reading` says. */
-export function parseRetryAfter(value, nowUnixMs, reading) {
-  const checked = text('value', value);
-  const now = ms('nowUnixMs', nowUnixMs);
-  return decided(_parseRetryAfter(checked, now, readingOf(reading)));
-}
-
-/** A `retry-after-ms` header value. */
-export const parseRetryAfterMsHeader = (value) => decided(_parseRetryAfterMs(text('value', value)));
-
-/** The wait in ms a `RateLimit` field asks for (with its `RateLimit-Policy`), or undefined. */
-export function parseRateLimit(value, policyValue) {
-  const checked = text('value', value);
-  return decided(_parseRateLimit(checked, optional(text, 'policyValue', policyValue)));
-}
-
-/** The wait in ms a `RateLimit-Reset` / `X-RateLimit-Reset` value asks for from `nowUnixMs`. */
-export function parseRateLimitReset(value, nowUnixMs) {
-  const checked = text('value', value);
-  return decided(_parseRateLimitReset(checked, ms('nowUnixMs', nowUnixMs)));
-}

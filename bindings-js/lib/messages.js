@@ -1,7 +1,7 @@
 // Messages composed outside the wasm. The core's errors cross as data (a
 // rule's index and the values it names, see src/lib.rs `message_js`), and
-// this composes their text from the core's own table (lib/rules.js, made by
-// build.sh from tests/messages/rules.json), following the rules of
+// this composes their text from the core's own table (lib/rules.js, written by
+// core/mirrors from the core's rules: js_rules.rs), following the rules of
 // retryplan::message byte for byte: the wasm carries no message text and no
 // formatting code. The binding's own refusals (an argument of the wrong type)
 // are BINDING below: a key and the value refused.

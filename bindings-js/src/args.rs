@@ -157,6 +157,12 @@ pub(crate) fn string_field(object: &JsValue, key: &'static str) -> Result<String
     text(key, &get(object, key)?)
 }
 
+/// The member at `index` of `T::ALL` (a name JS checked against the core's
+/// table), or `T`'s default when absent.
+pub(crate) fn named_or_default<T: retryplan::config::value::Named + Default + Copy>(index: Option<u32>) -> T {
+    index.and_then(|index| T::ALL.get(index as usize).copied()).unwrap_or_default()
+}
+
 /// A snake_case name read into a core enum by the core's own names.
 pub(crate) fn named<T: retryplan::config::value::Named>(key: &'static str, name: &str) -> Result<T, JsValue> {
     T::from_name(name).ok_or_else(|| {

@@ -18,8 +18,7 @@ use rp::wire::{self, INPUT_WORDS, OUTPUT_WORDS};
 use rp::{Concurrency, Held, Receipt};
 use wasm_bindgen::prelude::*;
 
-use crate::args::{outcome, whole_number};
-use crate::headers::named_or_default;
+use crate::args::{named_or_default, outcome, whole_number};
 #[cfg(feature = "messages")]
 use crate::message_js;
 use crate::objects::{self, Object};

@@ -9,7 +9,7 @@ use retryplan as rp;
 use wasm_bindgen::prelude::*;
 
 use crate::args::{ms, named, optional_text, text};
-use crate::headers::header_error;
+use crate::header_error;
 use crate::invalid_with;
 use crate::num;
 use crate::tools::to_js;

@@ -43,10 +43,11 @@ mod data;
 #[cfg(feature = "tools")]
 mod dialects;
 mod driver;
+#[rustfmt::skip]
+mod functions_default_generated;
 #[cfg(feature = "tools")]
 #[rustfmt::skip]
 mod functions_generated;
-mod headers;
 mod objects;
 mod operation;
 mod outcomes;
@@ -249,6 +250,11 @@ fn js_error(error: Error) -> JsValue {
         _ => {}
     }
     value
+}
+
+/// A header error as a `RetryplanError`.
+fn header_error(error: rp::headers::retry_after::HeaderError) -> JsValue {
+    js_error(error.into())
 }
 
 /// A refused compiled form as a `RetryplanError` with the core's code, its

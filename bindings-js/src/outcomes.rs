@@ -37,7 +37,7 @@ pub fn outcome_from_http(
 /// Retry-After read as `reading` says (its index in `RetryAfterReading::ALL`).
 #[wasm_bindgen(js_name = _outcomeFromResponse)]
 pub fn outcome_from_response(status: f64, values: Vec<JsValue>, now_unix_ms: f64, reading: Option<u32>) -> JsValue {
-    response_outcome(status, &values, now_unix_ms, crate::headers::named_or_default(reading))
+    response_outcome(status, &values, now_unix_ms, crate::args::named_or_default(reading))
 }
 
 fn response_outcome(

@@ -19,17 +19,33 @@ const fromFixture = (value) => {
   return value;
 };
 
-test('lib/rules.js is the core table, rule for rule', () => {
+test('lib/rules.js is the core table, rule for rule: every id in its place, the template of each rule JS raises', () => {
   assert.deepEqual(
-    RULES,
-    table.rules.map(({ id, template }) => [id, template]),
+    RULES.map(([id]) => id),
+    table.rules.map(({ id }) => id),
   );
+  for (const [at, [id, template]] of RULES.entries())
+    if (template !== undefined) assert.equal(template, table.rules[at].template, id);
+  // The rules left out (core/mirrors/src/js_rules.rs, NOT_IN_JS) are few: the table is not emptied by mistake.
+  assert.ok(RULES.filter((entry) => entry.length === 1).length <= 10);
 });
 
-test('every example composes as Rust composes it', () => {
+/** Whether lib/rules.js carries the template of every rule `message` (as data) uses, its nested messages' too. */
+const carried = ([index, ...values]) =>
+  RULES[index].length === 2 &&
+  values.every(
+    (value) =>
+      !Array.isArray(value) ||
+      (typeof value[0] === 'number'
+        ? carried(value)
+        : value.every((item) => typeof item === 'string' || carried(item))),
+  );
+
+test('every example composes as Rust composes it (each of a rule JS raises)', () => {
   assert.ok(table.examples.length > table.rules.length);
-  for (const { message, text } of table.examples)
-    assert.equal(compose(fromFixture(message)), text, JSON.stringify(message));
+  const examples = table.examples.filter(({ message }) => carried(fromFixture(message)));
+  assert.ok(examples.length > table.rules.length);
+  for (const { message, text } of examples) assert.equal(compose(fromFixture(message)), text, JSON.stringify(message));
 });
 
 test('the value writers: decimals without an exponent, quoted text escaped', () => {

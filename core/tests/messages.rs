@@ -188,7 +188,7 @@ fn the_table_for_javascript_is_current() {
     let blames: serde_json::Map<String, Value> =
         one_error_per_code().iter().map(|error| (error.code().to_owned(), json!(error.blame().name()))).collect();
     let document = json!({
-        "description": "Every rule of retryplan's messages (retryplan::ground::message::Rule::ALL, in order: the wasm names a rule by its index), and examples of composed text with each message as the wasm hands it to JS; and the blame of every error code (Error::blame). Written by core/tests/messages.rs (RETRYPLAN_FILL_VECTORS=1); bindings-js/build.sh makes lib/rules.js from the rules and blames, and the JS tests compose every example.",
+        "description": "Every rule of retryplan's messages (retryplan::ground::message::Rule::ALL, in order: the wasm names a rule by its index), and examples of composed text with each message as the wasm hands it to JS; and the blame of every error code (Error::blame). Written by core/tests/messages.rs (RETRYPLAN_FILL_VECTORS=1); core/mirrors makes bindings-js/lib/rules.js from the blames (and the core's rules, without the templates of those no JS entry raises), and the JS tests compose every example of the rules JS raises.",
         "rules": rules,
         "blames": blames,
         "examples": examples,

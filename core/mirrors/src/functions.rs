@@ -2,7 +2,7 @@
 //! the grpc-timeout codec, deadline arithmetic, the AWS error code, the
 //! telemetry mapping): one table, read against the core's source, from which
 //! every binding's exports are written: Kotlin's (`uniffi_functions`),
-//! Python's (`functions_python`) and JS's (`functions_js`).
+//! Python's (`functions_python`) and JS's, both entries (`functions_js`).
 //!
 //! An entry names where the core defines the function and which bindings
 //! export it under which name; the parameters, their types, the result and
@@ -15,15 +15,18 @@ use std::path::Path;
 
 use crate::docs::{plain_links, summary, type_name};
 
-/// A binding that exports free functions from the table.
+/// A binding (or one of JS's entries) that exports free functions from the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Host {
     Kotlin,
     Python,
+    /// JS's default entry (`retryplan`), in every build of its wasm (Node's and the browser runtimes).
     Js,
+    /// JS's tools entry (`retryplan/tools`), in the tools' wasm alone.
+    JsTools,
 }
 
-use Host::{Js, Kotlin, Python};
+use Host::{Js, JsTools, Kotlin, Python};
 
 /// One exported function: where the core defines it, its path from the
 /// core's root, the bindings' name (snake_case; JS spells it in camelCase),
@@ -42,7 +45,7 @@ pub struct Function {
 }
 
 const fn function(file: &'static str, path: &'static str, ident: &'static str) -> Function {
-    Function { file, path, ident, renames: &[], hosts: &[Kotlin, Python, Js], defaulted: &[] }
+    Function { file, path, ident, renames: &[], hosts: &[Kotlin, Python, JsTools], defaulted: &[] }
 }
 
 const RETRY_AFTER: &str = "core/src/headers/retry_after.rs";
@@ -62,7 +65,7 @@ pub const FUNCTIONS_TABLE: [Function; 16] = [
     },
     // Python's and JS's `parse_retry_after`: the reading defaults to the core's (strict).
     Function {
-        hosts: &[Python],
+        hosts: &[Python, Js],
         defaulted: &["reading"],
         ..function(RETRY_AFTER, "headers::retry_after::parse_retry_after_with", "parse_retry_after")
     },
@@ -71,24 +74,24 @@ pub const FUNCTIONS_TABLE: [Function; 16] = [
         ..function(RETRY_AFTER, "headers::retry_after::parse_http_date", "parse_http_date")
     },
     Function {
-        hosts: &[Kotlin, Python],
+        hosts: &[Kotlin, Python, Js],
         ..function(RETRY_AFTER, "headers::retry_after::parse_retry_after_ms_header", "parse_retry_after_ms_header")
     },
     function(RETRY_AFTER, "headers::retry_after::parse_grpc_pushback", "parse_grpc_pushback"),
     Function {
         renames: &[("rate_limit", "value"), ("rate_limit_policy", "policy_value")],
-        hosts: &[Kotlin, Python],
+        hosts: &[Kotlin, Python, Js],
         ..function(RATE_LIMIT, "headers::rate_limit::parse_rate_limit", "parse_rate_limit")
     },
     Function {
-        hosts: &[Kotlin, Python],
+        hosts: &[Kotlin, Python, Js],
         ..function(RATE_LIMIT, "headers::rate_limit::parse_rate_limit_reset", "parse_rate_limit_reset")
     },
     function(GRPC_TIMEOUT, "headers::grpc_timeout::encode_grpc_timeout", "encode_grpc_timeout"),
     function(GRPC_TIMEOUT, "headers::grpc_timeout::parse_grpc_timeout", "parse_grpc_timeout"),
     // Not in Kotlin (which never had it): its writer reads every `u64` parameter as ms.
     Function {
-        hosts: &[Python, Js],
+        hosts: &[Python, JsTools],
         ..function(GRPC_TIMEOUT, "headers::grpc_timeout::encode_grpc_timeout_ns", "encode_grpc_timeout_ns")
     },
     function(GRPC_TIMEOUT, "headers::grpc_timeout::parse_grpc_timeout_ns", "parse_grpc_timeout_ns"),

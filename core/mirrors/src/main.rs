@@ -9,6 +9,8 @@
 //! From the core's source and its public tables too:
 //! - the wire's constants and name tables, for JS (`js_wire`) and Kotlin
 //!   (`kotlin_wire`), and JS's reader of the decision record (`js_records`);
+//! - JS's message table (`js_rules`): the core's rules, without the
+//!   templates of those no JS entry raises;
 //! - Kotlin's HTTP header names (`kotlin_http`);
 //! - the error types from `retryplan::Error`: Python's exception classes
 //!   (`python_errors`) and Kotlin's `RetryplanError` with the `code`,
@@ -18,7 +20,7 @@
 //!   records with their conversions (`uniffi_records`);
 //! - the core's free functions, from one table (`functions`) and their
 //!   signatures: Kotlin's (`uniffi_functions`), Python's with their stubs
-//!   (`functions_python`) and JS's (`functions_js`).
+//!   (`functions_python`) and JS's, both entries (`functions_js`).
 //! - the methods of exported classes, from one definition (`methods`: the
 //!   shared controls), as pyo3 classes with their stub, uniffi objects, and
 //!   JS's wasm exports with the classes calling them; and the engine's
@@ -41,6 +43,7 @@ mod functions_js;
 mod functions_python;
 mod js_outcomes;
 mod js_records;
+mod js_rules;
 mod js_wire;
 mod kotlin_http;
 mod kotlin_wire;
@@ -91,7 +94,8 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.push(kotlin_wire::output(root, &tables)?);
     bindings_methods::extend(root, &mut outputs)?;
     functions_python::extend(root, &tables, &mut outputs)?;
-    outputs.push(functions_js::output(root, &tables)?);
+    outputs.extend(functions_js::outputs(root, &tables)?);
+    outputs.push(js_rules::output(root)?);
     outputs.extend(telemetry::outputs());
     outputs.extend(propagation_names::outputs());
     Ok(outputs)

@@ -23,7 +23,7 @@ pub const STATS: &str = "bindings-python/src/stats_counters.rs";
 pub const ACTIONS: &str = "bindings-python/src/action_classes.rs";
 pub const NATIVE_STUB: &str = "bindings-python/python/retryplan/_native.pyi";
 
-const WIDTH: usize = 120;
+pub(crate) const WIDTH: usize = 120;
 
 pub fn outputs(root: &Path) -> Result<Vec<Output>, String> {
     let decisions = docs::enum_records(&root.join("core/src/outcomes/decision.rs"), "Decision")?;
