@@ -9,7 +9,8 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const SHARED = new Set([
+/** The modules of lib/ that hold no wasm state, shared by both entries. */
+export const SHARED = new Set([
   'args.js',
   'convert.js',
   'endings.js',

@@ -9,10 +9,11 @@
 
 // The core's name tables (reasons, codes, kinds) are generated from the core
 // by core/mirrors into generated/names.d.ts (`cargo run -p retryplan-mirrors`):
-// each union and its docs are written there, not here.
+// each union and its docs are written there, not here. Every one is exported,
+// and imported below only where this file names it.
+export type * from './generated/names.js';
 import type {
   AbortReason,
-  BackoffKind,
   Blame,
   BreakerState,
   CompiledFormErrorCode,
@@ -20,69 +21,21 @@ import type {
   ConfigKind,
   DeadLetterReason,
   ErrorCode,
-  ErrorCodeTable,
   Failure,
   GiveUpReason,
   GrpcCode,
   Held,
-  Idempotency,
   ProfileName,
   Receipt,
   RetryAfterReading,
   TransportFailure,
   Verdict,
 } from './generated/names.js';
-export type {
-  AbortReason,
-  BackoffKind,
-  Blame,
-  BreakerState,
-  CompiledFormErrorCode,
-  Concurrency,
-  ConfigKind,
-  DeadLetterReason,
-  ErrorCode,
-  ErrorCodeTable,
-  Failure,
-  GiveUpReason,
-  GrpcCode,
-  Held,
-  Idempotency,
-  ProfileName,
-  Receipt,
-  RetryAfterReading,
-  TransportFailure,
-  Verdict,
-};
 // The configuration types schema.json describes, generated the same way into
 // generated/config.d.ts: PolicyConfig is what a caller writes (every key optional),
 // ResolvedPolicyConfig what a validated policy writes back.
-import type {
-  AttemptTimeoutConfig,
-  BreakerConfig,
-  BudgetConfig,
-  DependencyConfig,
-  HedgingConfig,
-  JitterConfig,
-  PolicyConfig,
-  RedeliveryConfig,
-  ResolvedPolicyConfig,
-  RetryLimitsConfig,
-  TripConfig,
-} from './generated/config.js';
-export type {
-  AttemptTimeoutConfig,
-  BreakerConfig,
-  BudgetConfig,
-  DependencyConfig,
-  HedgingConfig,
-  JitterConfig,
-  PolicyConfig,
-  RedeliveryConfig,
-  ResolvedPolicyConfig,
-  RetryLimitsConfig,
-  TripConfig,
-};
+export type * from './generated/config.js';
+import type { BreakerConfig, BudgetConfig, DependencyConfig, PolicyConfig } from './generated/config.js';
 
 /** One rule a configuration breaks. `field` is the dotted snake_case path from that configuration, e.g. "backoff.cap_ms" (a policy), "max_tokens" (a budget), "budget.max_tokens" (a dependency). */
 export interface Violation {

@@ -28,7 +28,7 @@ import {
 import * as lean from 'retryplan';
 import * as tools from 'retryplan/tools';
 import { throwsCode } from './assertions.mjs';
-import { sharedModules } from '../tools-entry.mjs';
+import { SHARED, sharedModules } from '../tools-entry.mjs';
 import { HANDLE } from '../lib/objects.js';
 import { decisionOf } from '../lib/records.js';
 import { WIRE } from '../lib/generated/wire.js';
@@ -41,19 +41,7 @@ test('shared modules, the generated ones too, import only shared modules: never 
   // A generated module that reaches the wasm would hold one entry's wasm state in both: refused.
   const lib = new URL(`file://${mkdtempSync(join(tmpdir(), 'retryplan-shared-'))}/`);
   mkdirSync(new URL('generated/', lib));
-  for (const name of [
-    'args.js',
-    'convert.js',
-    'endings.js',
-    'entropy.js',
-    'error.js',
-    'failures.js',
-    'json.js',
-    'messages.js',
-    'rules.js',
-    'words.js',
-  ])
-    writeFileSync(new URL(name, lib), '');
+  for (const name of SHARED) writeFileSync(new URL(name, lib), '');
   writeFileSync(new URL('generated/wire.js', lib), "import { x } from '../convert.js';\n");
   assert.ok(sharedModules(lib).has('generated/wire.js'));
   writeFileSync(new URL('generated/decisions.js', lib), "import { y } from '../wasm/retryplan_js.js';\n");

@@ -26,6 +26,23 @@ function errorOf(call) {
   assert.fail('expected a RetryplanError');
 }
 
+/** Each of `calls` (by the name the error gives it) throws unsupported, for the caller, with `advice` after its name. */
+function assertUnsupported(calls, advice) {
+  for (const [what, call] of Object.entries(calls)) {
+    assert.deepEqual(
+      errorOf(call),
+      {
+        code: 'unsupported',
+        blame: 'caller',
+        field: what,
+        config: undefined,
+        message: `\`${what}\` cannot run here: ${advice}`,
+      },
+      what,
+    );
+  }
+}
+
 const ADVICE =
   'it is not in the browser runtime: compile the configuration when the page is built (retryplan/rollup, ' +
   'compilePolicy or compileDependency of retryplan/tools, or `retryplan compile`) and load it with ' +
@@ -44,19 +61,7 @@ test('what the runtime does not carry throws unsupported, naming the call and wh
     Object.values(NOT_CARRIED).sort(),
     'every stub of the glue is called here',
   );
-  for (const [what, call] of Object.entries(calls)) {
-    assert.deepEqual(
-      errorOf(call),
-      {
-        code: 'unsupported',
-        blame: 'caller',
-        field: what,
-        config: undefined,
-        message: `\`${what}\` cannot run here: ${ADVICE}`,
-      },
-      what,
-    );
-  }
+  assertUnsupported(calls, ADVICE);
   // Node's build carries them all.
   assert.equal(node.Policy.fromConfig({ maxAttempts: 3 }).maxAttempts, 3);
   assert.equal(node.Policy.profile('checkout').totalTimeoutMs, 800);
@@ -240,21 +245,11 @@ test('the lean runtime (no shared controls) refuses a compiled dependency and re
       .sort(),
     Object.keys(calls).sort(),
   );
-  for (const [what, call] of Object.entries(calls)) {
-    assert.deepEqual(
-      errorOf(call),
-      {
-        code: 'unsupported',
-        blame: 'caller',
-        field: what,
-        config: undefined,
-        message:
-          `\`${what}\` cannot run here: it is not in the lean browser runtime (the bundler plugin's \`runtime: 'lean'\`), ` +
-          'which leaves the shared controls out: build the page with the default runtime (`retryplan()`) to use a Dependency or RetrySlots',
-      },
-      what,
-    );
-  }
+  assertUnsupported(
+    calls,
+    "it is not in the lean browser runtime (the bundler plugin's `runtime: 'lean'`), which leaves the shared controls " +
+      'out: build the page with the default runtime (`retryplan()`) to use a Dependency or RetrySlots',
+  );
   // A page cannot hand a dependency of another runtime to the lean one either.
   const foreign = runtime.Dependency.fromCompiled(dependencyForm);
   const policy = leanRuntime.Policy.fromCompiled(tools.compilePolicy({ maxAttempts: 2 }));

@@ -504,13 +504,15 @@ function runControl(api, testCase, failures, make, runStep, run) {
   control.free();
 }
 
+/** The grant (a charge, a permit) step `step[key]` was given, of `grants` (one per step); the step `label` fails without it. */
+function earlierGrant(step, key, grants, label) {
+  const index = field(step, key, 'number');
+  if (!grants[index]) throw new Error(`${label}: no grant at its ${key}, ${index}`);
+  return grants[index];
+}
+
 function budgetStep(budget, step, call, at, charges, label) {
-  const charge = () => {
-    if (!('charge_step' in step)) return undefined;
-    const index = field(step, 'charge_step', 'number');
-    if (!charges[index]) throw new Error(`${label}: no charge at step ${index}`);
-    return charges[index];
-  };
+  const charge = () => ('charge_step' in step ? earlierGrant(step, 'charge_step', charges, label) : undefined);
   let granted;
   try {
     switch (call) {
@@ -540,11 +542,7 @@ function budgetStep(budget, step, call, at, charges, label) {
 }
 
 function breakerStep(breaker, step, call, at, permits, label) {
-  const permit = () => {
-    const index = field(step, 'permit_step', 'number');
-    if (!permits[index]) throw new Error(`${label}: no permit at step ${index}`);
-    return permits[index];
-  };
+  const permit = () => earlierGrant(step, 'permit_step', permits, label);
   let granted;
   try {
     switch (call) {
@@ -723,16 +721,10 @@ export function runCase(api, testCase, failures, run = { lean: false, skipped: [
       );
       break;
     case 'retry_after':
-      call = () =>
-        api.parseRetryAfter(
-          field(testCase, 'value', 'string'),
-          field(testCase, 'now_unix_ms', 'number'),
-          'reading' in testCase ? field(testCase, 'reading', 'string') : undefined,
-        );
-      break;
     case 'http_date':
+      // The same arguments: a header value read against `now_unix_ms`, as `reading` says.
       call = () =>
-        api.parseHttpDate(
+        api[kind === 'retry_after' ? 'parseRetryAfter' : 'parseHttpDate'](
           field(testCase, 'value', 'string'),
           field(testCase, 'now_unix_ms', 'number'),
           'reading' in testCase ? field(testCase, 'reading', 'string') : undefined,

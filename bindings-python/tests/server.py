@@ -12,6 +12,18 @@ import threading
 import time
 from typing import Any, Dict, List, Optional, Tuple
 
+#: The policy of the tests against this server: four attempts of 300 ms, a constant 20 ms backoff without
+#: jitter, nothing reserved. A test changes what it needs: ``{**FAST, "max_attempts": 2}``.
+FAST: Dict[str, Any] = {
+    "max_attempts": 4,
+    "total_timeout_ms": 4000,
+    "attempt_timeout": {"fixed_ms": 300},
+    "response_reserve_ms": 0,
+    "minimum_useful_attempt_ms": 50,
+    "backoff": {"kind": "constant", "base_ms": 20, "multiplier": 1.0, "cap_ms": 20},
+    "jitter": {"kind": "none"},
+}
+
 
 class Script:
     """The queued behaviours and the requests seen, shared with the handler threads."""

@@ -11,22 +11,14 @@ import httpx
 import pytest
 import requests
 from conftest import vector_dir
-from server import Server
+from server import FAST, Server
 
 import retryplan
 from retryplan import GaveUpError, Policy, ReconcileRequiredError, RestartRequiredError
 from retryplan.httpx import RetryTransport
 from retryplan.requests import RetryAdapter
 
-ONE = {
-    "max_attempts": 1,
-    "total_timeout_ms": 4000,
-    "attempt_timeout": {"fixed_ms": 1000},
-    "response_reserve_ms": 0,
-    "minimum_useful_attempt_ms": 50,
-    "backoff": {"kind": "constant", "base_ms": 20, "multiplier": 1.0, "cap_ms": 20},
-    "jitter": {"kind": "none"},
-}
+ONE = {**FAST, "max_attempts": 1, "attempt_timeout": {"fixed_ms": 1000}}
 
 
 def test_requests_reconcile_names_the_request_its_key_and_what_to_do(server: Server) -> None:

@@ -7,21 +7,11 @@ from typing import Any, AsyncIterator, Iterator
 
 import httpx
 import pytest
-from server import Server, http_date, retry_after, status, waits
+from server import FAST, Server, http_date, retry_after, status, waits
 
 import retryplan
 from retryplan import GaveUpError, GiveUpReason, Policy, ReconcileRequiredError, Stats
 from retryplan.httpx import AsyncRetryTransport, RetryTransport
-
-FAST = {
-    "max_attempts": 4,
-    "total_timeout_ms": 4000,
-    "attempt_timeout": {"fixed_ms": 300},
-    "response_reserve_ms": 0,
-    "minimum_useful_attempt_ms": 50,
-    "backoff": {"kind": "constant", "base_ms": 20, "multiplier": 1.0, "cap_ms": 20},
-    "jitter": {"kind": "none"},
-}
 
 
 def client(policy: Policy, **kwargs: object) -> httpx.Client:

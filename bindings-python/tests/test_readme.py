@@ -45,11 +45,11 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Dict[int, pathlib.Path]:
     return written
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+def serve_hosts(hosts: pathlib.Path) -> Iterator[str]:
+    """Serves the scenarios of ``hosts`` with tests/helpers/server.py, yielding its port; stops it after."""
     process = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests/helpers/server.py"), str(ROOT / "tests/helpers/readme-hosts.json")],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        [sys.executable, str(ROOT / "tests/helpers/server.py"), str(hosts)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        text=True,
     )  # fmt: skip
     assert process.stdout is not None and process.stdin is not None
     line = process.stdout.readline()
@@ -58,7 +58,13 @@ def server() -> Iterator[str]:
         yield line.rsplit(":", 1)[1].strip()
     finally:
         process.stdin.close()
+        process.terminate()  # a scenario may hang a request, and the server with it
         process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    yield from serve_hosts(ROOT / "tests/helpers/readme-hosts.json")
 
 
 def test_the_readme_has_python_examples() -> None:

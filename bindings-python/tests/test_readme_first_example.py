@@ -17,7 +17,7 @@ import urllib.request
 from typing import Any, Dict, Iterator, List
 
 import pytest
-from test_readme import BLOCKS, HERE, ROOT
+from test_readme import BLOCKS, HERE, ROOT, serve_hosts
 
 import retryplan
 
@@ -32,19 +32,7 @@ def served(tmp: pathlib.Path, orders: List[Dict[str, Any]]) -> Iterator[str]:
             scenario["server"] = orders
     path = tmp / "hosts.json"
     path.write_text(json.dumps(hosts), encoding="utf-8")
-    process = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests/helpers/server.py"), str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    assert process.stdout is not None and process.stdin is not None
-    line = process.stdout.readline()
-    assert line.startswith("listening 127.0.0.1:"), line
-    try:
-        yield line.rsplit(":", 1)[1].strip()
-    finally:
-        process.stdin.close()
-        process.terminate()
-        process.wait(timeout=10)
+    yield from serve_hosts(path)
 
 
 @pytest.fixture

@@ -11,21 +11,13 @@ from typing import Any, Dict, List
 import httpx
 import pytest
 import requests
-from server import Server, status
+from server import FAST, Server, status
 
 from retryplan import GaveUpError, Policy
 from retryplan.httpx import AsyncRetryTransport, RetryTransport
 from retryplan.requests import RetryAdapter
 
-POLICY: Dict[str, Any] = {
-    "max_attempts": 3,
-    "total_timeout_ms": 4000,
-    "attempt_timeout": {"fixed_ms": 2000},
-    "response_reserve_ms": 0,
-    "minimum_useful_attempt_ms": 50,
-    "backoff": {"kind": "constant", "base_ms": 20, "multiplier": 1.0, "cap_ms": 20},
-    "jitter": {"kind": "none"},
-}
+POLICY: Dict[str, Any] = {**FAST, "max_attempts": 3, "attempt_timeout": {"fixed_ms": 2000}}
 
 
 class FakeClock:

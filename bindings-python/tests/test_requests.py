@@ -5,23 +5,13 @@ from typing import Any
 
 import pytest
 import requests
-from server import Server, retry_after, status, waits
+from server import FAST, Server, retry_after, status, waits
 from urllib3.util.retry import Retry
 
 import retryplan
 from retryplan import GaveUpError, GiveUpReason, Policy, ReconcileRequiredError, Stats, UnsupportedError
 from retryplan.compat import from_urllib3
 from retryplan.requests import RetryAdapter
-
-FAST = {
-    "max_attempts": 4,
-    "total_timeout_ms": 4000,
-    "attempt_timeout": {"fixed_ms": 300},
-    "response_reserve_ms": 0,
-    "minimum_useful_attempt_ms": 50,
-    "backoff": {"kind": "constant", "base_ms": 20, "multiplier": 1.0, "cap_ms": 20},
-    "jitter": {"kind": "none"},
-}
 
 # Mon, 03 Jun 2019 11:00:00 GMT: the wall clock of the tests that send HTTP-dates.
 WALL = 1559559600.0

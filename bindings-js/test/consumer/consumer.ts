@@ -16,12 +16,14 @@ import {
   RetryplanError,
   retryFetch,
   run,
+  type AboveCap,
   type Action,
   type BreakerPermit,
   type ConfigKind,
   type DecisionEvent,
   type Failure,
   type GiveUpReason,
+  type GuidanceMode,
   type Decision,
   type Ending,
   type Outcome,
@@ -38,6 +40,10 @@ const config: PolicyConfig = {
   idempotency: 'keyed',
 };
 const policy: Policy = Policy.fromConfig(config);
+// The unions a configuration's values take are exported with it (generated/names.d.ts).
+const aboveCap: AboveCap = 'give_up';
+const mode: GuidanceMode = 'a6';
+export const guided: PolicyConfig = { ...config, serverGuidance: { aboveCap, mode } };
 
 function describe(decision: Decision): string {
   switch (decision.type) {
