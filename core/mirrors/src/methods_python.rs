@@ -131,16 +131,17 @@ fn class_text(classes: &[Class], class: &Class) -> Result<String, String> {
     Ok(text)
 }
 
-/// The keywords of `Arg::Hosting` after `concurrency`, in order, and whether each is a flag (false when left out).
-const HOSTING: [(&str, bool); 8] = [
-    ("method", false),
-    ("idempotent", false),
-    ("request_idempotency_key", false),
-    ("stats", false),
-    ("record_events", true),
-    ("returns_responses", true),
-    ("one_shot_body", true),
-    ("incoming", false),
+/// The keywords of `Arg::Hosting` after `concurrency`, in order, with their stub type; a flag (`bool`) is false
+/// when left out, the others None.
+const HOSTING: [(&str, &str); 8] = [
+    ("method", "Optional[str]"),
+    ("idempotent", "Optional[bool]"),
+    ("request_idempotency_key", "Optional[str]"),
+    ("stats", "Optional[Stats]"),
+    ("record_events", "bool"),
+    ("returns_responses", "bool"),
+    ("one_shot_body", "bool"),
+    ("incoming", "Optional[IncomingContext]"),
 ];
 
 fn constructor_text(class: &Class, constructor: &Method, own: bool) -> Result<String, String> {
@@ -153,11 +154,13 @@ fn constructor_text(class: &Class, constructor: &Method, own: bool) -> Result<St
     if let (Shape::Engine { .. }, [Arg::Instance { name: lent, class: of }, Arg::Now, Arg::Options, Arg::Hosting]) =
         (class.shape, constructor.args)
     {
-        let signature: Vec<String> =
-            HOSTING.iter().map(|&(name, flag)| format!("{name} = {}", if flag { "false" } else { "None" })).collect();
+        let signature: Vec<String> = HOSTING
+            .iter()
+            .map(|&(name, ty)| format!("{name} = {}", if ty == "bool" { "false" } else { "None" }))
+            .collect();
         let params: String = HOSTING
             .iter()
-            .map(|&(name, flag)| format!("        {name}: {},\n", if flag { "bool" } else { "Arg" }))
+            .map(|&(name, ty)| format!("        {name}: {},\n", if ty == "bool" { "bool" } else { "Arg" }))
             .collect();
         let names: Vec<&str> = HOSTING.iter().map(|&(name, _)| name).collect();
         return Ok(format!(
@@ -588,15 +591,9 @@ fn engine_new_stub(name: &str, lent: &str, of: &str, doc: &str, hosting: bool) -
     if hosting {
         positional.push_str("        concurrency: Optional[ConcurrencyName] = None,\n");
         keyword.push_str("        concurrency: Optional[ConcurrencyName] = None,\n");
-        for (name, flag) in HOSTING {
-            let ty = match name {
-                _ if flag => "bool = False",
-                "idempotent" => "Optional[bool] = None",
-                "stats" => "Optional[Stats] = None",
-                "incoming" => "Optional[IncomingContext] = None",
-                _ => "Optional[str] = None",
-            };
-            options.push_str(&format!("        {name}: {ty},\n"));
+        for (name, ty) in HOSTING {
+            let default = if ty == "bool" { "False" } else { "None" };
+            options.push_str(&format!("        {name}: {ty} = {default},\n"));
         }
     }
     format!(
