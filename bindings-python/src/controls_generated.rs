@@ -16,7 +16,6 @@ impl PyDependency {
 
 #[pymethods]
 impl PyDependency {
-
     /// Validates the configuration (every violation is reported). Takes one dict, or keyword arguments, shaped like the
     /// JSON configuration.
     #[new]
@@ -113,7 +112,6 @@ impl PyRetryBudget {
 
 #[pymethods]
 impl PyRetryBudget {
-
     /// Validates the configuration. Takes one dict, or keyword arguments, shaped like the JSON configuration.
     #[new]
     #[pyo3(signature = (config = None, **fields))]
@@ -227,7 +225,6 @@ impl PyCircuitBreaker {
 
 #[pymethods]
 impl PyCircuitBreaker {
-
     /// Validates the configuration. Takes one dict, or keyword arguments, shaped like the JSON configuration.
     #[new]
     #[pyo3(signature = (config = None, **fields))]
@@ -313,7 +310,6 @@ impl PyRetrySlots {
 
 #[pymethods]
 impl PyRetrySlots {
-
     /// `capacity` slots (0 refuses every retry and hedge).
     #[new]
     fn new(capacity: &Bound<'_, PyAny>) -> Res<Self> {

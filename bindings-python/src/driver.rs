@@ -7,11 +7,11 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::pyclass_init::PyClassInitializer;
 use pyo3::types::{PyBool, PyDict, PyList, PyString};
+use retryplan as rp;
 use retryplan::config::value::Named;
-use retryplan::wire;
 use retryplan::{Action, AttemptResult, Concurrency, Driver, DriverOptions, Event, Held, OperationOptions, Receipt};
 
-use crate::args::{by_name, class_arg, given, str_arg, u32_arg, u64_arg, NOW, NOW_UNIX};
+use crate::args::{by_name, class_arg, given, str_arg, u32_arg, u64_arg, Arg, NOW, NOW_UNIX};
 use crate::controls::PyStats;
 use crate::data::{repr_of, serialized};
 use crate::decision::{decision_to_py, IntoField};
@@ -214,11 +214,21 @@ pub(crate) fn plan_arg(obj: &Bound<'_, PyAny>) -> Res<retryplan::AttemptPlan> {
     }
 }
 
-/// The host loop of one operation: results in, one action out per poll.
-#[pyclass(module = "retryplan", name = "Driver")]
-pub(crate) struct PyDriver {
-    /// Boxed: a driver is a few KB, moved once instead of at every step of making its Python object.
-    pub(crate) inner: Box<Driver>,
+// `Driver`'s class is generated (`driver_generated.rs`, from the definition in core/mirrors/src/methods.rs);
+// it calls `start`, `hand_in`, `hand_in_response`, `held_token`, `words_arg` and the conversions here.
+include!("driver_generated.rs");
+
+/// A driver's own options, as `Driver(...)` takes them (beside an operation's), read by `PyDriver::start`.
+struct Hosting<'a, 'py> {
+    concurrency: Arg<'a, 'py>,
+    method: Arg<'a, 'py>,
+    idempotent: Arg<'a, 'py>,
+    request_idempotency_key: Arg<'a, 'py>,
+    stats: Arg<'a, 'py>,
+    record_events: bool,
+    returns_responses: bool,
+    one_shot_body: bool,
+    incoming: Arg<'a, 'py>,
 }
 
 impl PyDriver {
@@ -233,61 +243,20 @@ impl PyDriver {
         Ok(PyDriver { inner: Box::new(Driver::new(&policy.inner, now_ms, options, driver_options)?) })
     }
 
-    /// Hands in attempt `attempt`'s result, held by the host under `token` (as `held`) when given.
-    pub(crate) fn hand_in(
-        &mut self,
-        now: u64,
-        attempt: u32,
-        outcome: retryplan::Outcome,
-        token: Option<(u64, Held)>,
-    ) -> Res<Receipt> {
-        Ok(match token {
-            Some((token, held)) => self.inner.handle_result_with_token(now, attempt, outcome, token, held)?,
-            None => self.inner.handle_result(now, attempt, outcome)?,
-        })
-    }
-
-    /// Hands in the response attempt `attempt` received, read by the core (held under `token` when given).
-    pub(crate) fn hand_in_response(
-        &mut self,
-        now: u64,
-        attempt: u32,
-        head: &ResponseHead,
-        now_unix_ms: u64,
-        token: Option<u64>,
-    ) -> Res<Receipt> {
-        let header = |name: &'static str| head.headers.get(name);
-        Ok(self.inner.handle_response(now, attempt, token, head.status, header, now_unix_ms)?)
-    }
-}
-
-#[pymethods]
-impl PyDriver {
-    #[new]
-    #[pyo3(signature = (policy, now = None, concurrency = None, *, now_ms = None, seed = None, idempotency_key = None, deadline = None, deadline_ms = None, dependency = None, method = None, idempotent = None, request_idempotency_key = None, stats = None, record_events = false, returns_responses = false, one_shot_body = false, incoming = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        policy: &Bound<'_, PyAny>,
-        now: Option<&Bound<'_, PyAny>>,
-        concurrency: Option<&Bound<'_, PyAny>>,
-        now_ms: Option<&Bound<'_, PyAny>>,
-        seed: Option<&Bound<'_, PyAny>>,
-        idempotency_key: Option<&Bound<'_, PyAny>>,
-        deadline: Option<&Bound<'_, PyAny>>,
-        deadline_ms: Option<&Bound<'_, PyAny>>,
-        dependency: Option<&Bound<'_, PyAny>>,
-        method: Option<&Bound<'_, PyAny>>,
-        idempotent: Option<&Bound<'_, PyAny>>,
-        request_idempotency_key: Option<&Bound<'_, PyAny>>,
-        stats: Option<&Bound<'_, PyAny>>,
-        record_events: bool,
-        returns_responses: bool,
-        one_shot_body: bool,
-        incoming: Option<&Bound<'_, PyAny>>,
-    ) -> Res<Self> {
-        let policy = &class_arg::<PyPolicy>("policy", policy)?.inner;
-        let now = NOW.read(now, now_ms)?;
-        let mut options = options(seed, idempotency_key, (deadline, deadline_ms), dependency)?;
+    /// The driver `Driver(...)` makes: the operation's `options` with the request the host names, and the
+    /// driver's own options.
+    fn start(policy: &rp::Policy, now: u64, mut options: OperationOptions, hosting: Hosting<'_, '_>) -> Res<Self> {
+        let Hosting {
+            concurrency,
+            method,
+            idempotent,
+            request_idempotency_key,
+            stats,
+            record_events,
+            returns_responses,
+            one_shot_body,
+            incoming,
+        } = hosting;
         let flag = |flag: &Bound<'_, PyAny>| match flag.cast::<PyBool>() {
             Ok(flag) => Ok(flag.is_true()),
             Err(_) => Err(wrong_type("idempotent", "a bool or None", flag)),
@@ -325,149 +294,55 @@ impl PyDriver {
         Ok(PyDriver { inner: Box::new(driver) })
     }
 
-    /// What to do now: an `AttemptPlan` to start, an `AbortAttempt`, a `Sleep` or the `Ending`.
-    #[pyo3(signature = (now = None, *, now_ms = None))]
-    fn poll_action(
+    /// Hands in attempt `attempt`'s result, held by the host under `token` (as `held`) when given.
+    pub(crate) fn hand_in(
         &mut self,
-        py: Python<'_>,
-        now: Option<&Bound<'_, PyAny>>,
-        now_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<Py<PyAny>> {
-        Ok(action_to_py(py, self.inner.poll_action(NOW.read(now, now_ms)?)?)?)
+        now: u64,
+        attempt: u32,
+        outcome: retryplan::Outcome,
+        token: Option<(u64, Held)>,
+    ) -> Res<Receipt> {
+        Ok(match token {
+            Some((token, held)) => self.inner.handle_result_with_token(now, attempt, outcome, token, held)?,
+            None => self.inner.handle_result(now, attempt, outcome)?,
+        })
     }
 
-    /// Hands in how attempt `attempt` ended: `"accepted"`, or `"discarded"` (dispose of what it carried).
-    /// With a `token` (the host's int handle to what it holds, `held` `"value"` (default) or `"error"`) the
-    /// driver says later what becomes of it: a `Release` action, or the `Ending.result`.
-    #[pyo3(signature = (now = None, attempt = None, outcome = None, token = None, held = None, *, now_ms = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn handle_result<'py>(
+    /// Hands in the response attempt `attempt` received, read by the core (held under `token` when given).
+    pub(crate) fn hand_in_response(
         &mut self,
-        py: Python<'py>,
-        now: Option<&Bound<'_, PyAny>>,
-        attempt: Option<&Bound<'_, PyAny>>,
-        outcome: Option<&Bound<'_, PyAny>>,
-        token: Option<&Bound<'_, PyAny>>,
-        held: Option<&Bound<'_, PyAny>>,
-        now_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<Bound<'py, PyString>> {
-        let now = NOW.read(now, now_ms)?;
-        let attempt = u32_arg("attempt", given("attempt", attempt)?)?;
-        let outcome = class_arg::<PyOutcome>("outcome", given("outcome", outcome)?)?.inner;
-        let held = held.map(|held| by_name::<Held>("held", held)).transpose()?;
-        let token = match (token.map(|token| u64_arg("token", token)).transpose()?, held) {
-            (Some(token), held) => Some((token, held.unwrap_or_default())),
-            (None, Some(_)) => return Err(invalid("held", "needs a token".to_owned())),
-            (None, None) => None,
-        };
-        Ok(receipt_to_py(py, self.hand_in(now, attempt, outcome, token)?))
+        now: u64,
+        attempt: u32,
+        head: &ResponseHead,
+        now_unix_ms: u64,
+        token: Option<u64>,
+    ) -> Res<Receipt> {
+        let header = |name: &'static str| head.headers.get(name);
+        Ok(self.inner.handle_response(now, attempt, token, head.status, header, now_unix_ms)?)
     }
+}
 
-    /// Hands in the HTTP response attempt `attempt` received: `status` exactly as the platform gave it (any
-    /// int; outside 100..=599 the core reads it as `malformed_response`), `headers` a mapping whose `get`
-    /// finds lower-case names, Retry-After read as the policy says against the wall clock `now_unix`. Held
-    /// as a value under `token` when given. `"accepted"` or `"discarded"`.
-    #[pyo3(signature = (now = None, attempt = None, status = None, headers = None, now_unix = None, token = None, *, now_ms = None, now_unix_ms = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn handle_response<'py>(
-        &mut self,
-        py: Python<'py>,
-        now: Option<&Bound<'_, PyAny>>,
-        attempt: Option<&Bound<'_, PyAny>>,
-        status: Option<&Bound<'_, PyAny>>,
-        headers: Option<&Bound<'_, PyAny>>,
-        now_unix: Option<&Bound<'_, PyAny>>,
-        token: Option<&Bound<'_, PyAny>>,
-        now_ms: Option<&Bound<'_, PyAny>>,
-        now_unix_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<Bound<'py, PyString>> {
-        let now = NOW.read(now, now_ms)?;
-        let attempt = u32_arg("attempt", given("attempt", attempt)?)?;
-        let head = ResponseHead::read(given("status", status)?, given("headers", headers)?)?;
-        let now_unix = NOW_UNIX.read(now_unix, now_unix_ms)?;
-        let token = token.map(|token| u64_arg("token", token)).transpose()?;
-        Ok(receipt_to_py(py, self.hand_in_response(now, attempt, &head, now_unix, token)?))
+/// The host's `token` for the result it hands in and what it holds (`held`: `"value"` when left out); `held`
+/// without a token is refused.
+fn held_token(token: Arg, held: Arg) -> Res<Option<(u64, Held)>> {
+    let held = held.map(|held| by_name::<Held>("held", held)).transpose()?;
+    match (token.map(|token| u64_arg("token", token)).transpose()?, held) {
+        (Some(token), held) => Ok(Some((token, held.unwrap_or_default()))),
+        (None, Some(_)) => Err(invalid("held", "needs a token".to_owned())),
+        (None, None) => Ok(None),
     }
+}
 
-    /// One wire exchange (`retryplan::wire`): an input record (a sequence of ints: poll, result or
-    /// cancel) in, the output record (a list of ints: the receipt and the next action) out; words and
-    /// kinds by the positions and names of `wire_tables()`. A record that breaks the encoding's rules is
-    /// refused with InvalidArgumentError naming the word; nothing changes then.
-    fn exchange<'py>(&mut self, py: Python<'py>, words: &Bound<'py, PyAny>) -> Res<Bound<'py, PyList>> {
-        let words: Vec<i64> = words.extract().map_err(|_| wrong_type("words", "a sequence of ints", words))?;
-        let mut output = [wire::NONE; wire::OUTPUT_WORDS];
-        self.inner.exchange(&words, &mut output)?;
-        Ok(PyList::new(py, output)?)
-    }
+/// A wire input record: a sequence of ints.
+fn words_arg(words: &Bound<'_, PyAny>) -> Res<Vec<i64>> {
+    words.extract().map_err(|_| wrong_type("words", "a sequence of ints", words))
+}
 
-    /// The request headers of running attempt `attempt` sent at `now` to a next hop speaking
-    /// `protocol` (`"http"` (default) or `"grpc"`), as a dict by lower-case name: the attempt's
-    /// remaining time, its number, the key, whether a layer above retries. The core computes them.
-    #[pyo3(signature = (attempt, now = None, protocol = None, *, now_ms = None))]
-    fn outgoing_headers<'py>(
-        &self,
-        py: Python<'py>,
-        attempt: &Bound<'_, PyAny>,
-        now: Option<&Bound<'_, PyAny>>,
-        protocol: Option<&Bound<'_, PyAny>>,
-        now_ms: Option<&Bound<'_, PyAny>>,
-    ) -> Res<Bound<'py, PyDict>> {
-        let (attempt, now) = (u32_arg("attempt", attempt)?, NOW.read(now, now_ms)?);
-        let headers = self.inner.outgoing_headers(attempt, now, protocol_arg(protocol)?)?;
-        Ok(headers_to_py(py, &headers)?)
-    }
-
-    /// The headers of the answer this layer gives its own caller once the operation has ended, for
-    /// `protocol` (`"http"` (default) or `"grpc"`): "do not retry" after overload or an exhausted
-    /// budget, else none (and none before the end).
-    #[pyo3(signature = (protocol = None))]
-    fn answer_headers<'py>(&self, py: Python<'py>, protocol: Option<&Bound<'_, PyAny>>) -> Res<Bound<'py, PyDict>> {
-        Ok(headers_to_py(py, &self.inner.answer_headers(protocol_arg(protocol)?))?)
-    }
-
-    /// The caller abandons the operation: it gives up (`cancelled`), running attempts are aborted.
-    #[pyo3(signature = (now = None, *, now_ms = None))]
-    fn handle_cancel(&mut self, now: Option<&Bound<'_, PyAny>>, now_ms: Option<&Bound<'_, PyAny>>) -> Res<()> {
-        self.inner.handle_cancel(NOW.read(now, now_ms)?);
-        Ok(())
-    }
-
-    /// The oldest recorded Event not yet read (only with `record_events=True`), or None.
-    fn poll_event(&mut self, py: Python<'_>) -> PyResult<Option<PyEvent>> {
-        let Some(inner) = self.inner.poll_event() else { return Ok(None) };
-        let (decision, after) = (decision_to_py(py, inner.decision)?, result_to_py(py, inner.after)?);
-        Ok(Some(PyEvent { at_ms: inner.at_ms, decision, after, inner }))
-    }
-
-    /// The operation's idempotency key (the same on every attempt).
-    #[getter]
-    fn idempotency_key(&self) -> &str {
-        self.inner.idempotency_key().as_str()
-    }
-
-    /// The deadline in ms: min(start + total_timeout_ms, the caller's deadline).
-    #[getter]
-    fn deadline_ms(&self) -> u64 {
-        self.inner.operation().deadline_ms()
-    }
-
-    /// Attempts started so far.
-    #[getter]
-    fn attempts_started(&self) -> u32 {
-        self.inner.operation().attempts_started()
-    }
-
-    /// The attempts running now, ascending.
-    #[getter]
-    fn running_attempts(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.inner.operation().running_attempts().into_field(py)
-    }
-
-    /// True once the operation has ended.
-    #[getter]
-    fn is_ended(&self) -> bool {
-        self.inner.is_ended()
-    }
+/// The event the driver recorded, as a Python `Event`, or None.
+fn event_to_py(py: Python<'_>, event: Option<Event>) -> PyResult<Option<PyEvent>> {
+    let Some(inner) = event else { return Ok(None) };
+    let (decision, after) = (decision_to_py(py, inner.decision)?, result_to_py(py, inner.after)?);
+    Ok(Some(PyEvent { at_ms: inner.at_ms, decision, after, inner }))
 }
 
 /// The request being served (`retryplan.propagation`'s ambient context): its `incoming` context, and its

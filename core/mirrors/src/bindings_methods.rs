@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::methods::{check, CONTROLS, ENGINE};
+use crate::methods::{check, CONTROLS, DRIVER, ENGINE};
 use crate::output::Output;
 
 /// Every binding's files from the definition, and its section of the Python
@@ -13,8 +13,9 @@ use crate::output::Output;
 pub fn extend(root: &Path, outputs: &mut Vec<Output>) -> Result<(), String> {
     check(root, &CONTROLS)?;
     check(root, ENGINE.classes)?;
-    if !ENGINE.python_only {
-        return Err("methods::ENGINE: only Python's writer writes the engine's classes yet".to_owned());
+    check(root, DRIVER.classes)?;
+    if !ENGINE.python_only || !DRIVER.python_only {
+        return Err("methods::ENGINE, DRIVER: only Python's writer writes the engine's classes yet".to_owned());
     }
     let stub = outputs
         .iter_mut()
@@ -24,8 +25,11 @@ pub fn extend(root: &Path, outputs: &mut Vec<Output>) -> Result<(), String> {
     stub.text = crate::python_records::splice(&stub.text, crate::methods_python::STUB_SECTION, &section)?;
     let section = crate::methods_python::stub(ENGINE.classes)?;
     stub.text = crate::python_records::splice(&stub.text, crate::methods_python::ENGINE_STUB_SECTION, &section)?;
+    let section = crate::methods_python::stub(DRIVER.classes)?;
+    stub.text = crate::python_records::splice(&stub.text, crate::methods_python::DRIVER_STUB_SECTION, &section)?;
     outputs.push(crate::methods_python::output(&CONTROLS)?);
     outputs.push(crate::methods_python::engine_output(&ENGINE)?);
+    outputs.push(crate::methods_python::driver_output(&DRIVER)?);
     outputs.push(crate::methods_kotlin::output(&CONTROLS)?);
     outputs.extend(crate::methods_js::outputs(&CONTROLS)?);
     Ok(())
@@ -154,8 +158,8 @@ mod tests {
         assert!(
             python.contains(
                 "    #[pyo3(signature = (now = None, attempt = None, outcome = None, *, now_ms = None))]\n    \
-                 fn on_outcome_again(&mut self, py: Python<'_>, now: Arg, attempt: Arg, outcome: Arg, now_ms: Arg) \
-                 -> Res<Py<PyAny>> {\n        let now = NOW.read(now, now_ms)?;\n        \
+                 fn on_outcome_again(\n        &mut self,\n        py: Python<'_>,\n        now: Arg,\n        \
+                 attempt: Arg,\n        outcome: Arg,\n        now_ms: Arg,\n    ) -> Res<Py<PyAny>> {\n        let now = NOW.read(now, now_ms)?;\n        \
                  let attempt = u32_arg(\"attempt\", given(\"attempt\", attempt)?)?;\n        \
                  let outcome = &class_arg::<PyOutcome>(\"outcome\", given(\"outcome\", outcome)?)?.inner;\n        \
                  Ok(decision_to_py(py, self.inner.on_outcome_again(now, attempt, outcome)?)?)\n    }\n"
@@ -187,5 +191,37 @@ mod tests {
         assert!(python.contains(
             "PyErr::warn(py, &category, c\"retryplan: Operation.remaining_budget_ms is renamed Operation.remaining_ms\", 1)?;"
         ));
+    }
+
+    /// The driver's getters read the operation the core's driver lends, and a call through the binding's own
+    /// function is read against the core's call it picks (a token and what it holds: two of its arguments):
+    /// a definition that drifts from either is named. JS's and Kotlin's writers refuse the class.
+    #[test]
+    fn the_driver_is_read_against_the_core_through_what_it_calls() {
+        use crate::methods::{Method, Through, DRIVER};
+        let root = crate::workspace_root();
+        super::check(&root, DRIVER.classes).unwrap();
+        let with = |method: Method| {
+            let mut classes = DRIVER.classes.to_vec();
+            classes[0].methods = Box::leak([classes[0].methods, &[method]].concat().into_boxed_slice());
+            classes
+        };
+        let lent =
+            Some(Through::Lent { accessor: "operation", core: "Operation", source: ENGINE.classes[0].sources[0] });
+        let classes = with(Method { through: lent, ..getter("started_at_ms", "A count, it says.", Ret::Count) });
+        let error = super::check(&root, &classes).unwrap_err();
+        assert!(error.contains("Driver.started_at_ms: the core's `Operation::started_at_ms`"), "{error}");
+        let classes = with(Method {
+            call: Some("handle_result_with_token"),
+            through: Some(Through::Binding("hand_in")),
+            ..method("hand_in_again", "No token.", &[Arg::Now, Arg::Count("attempt")], Ret::ReceiptOrError)
+        });
+        let error = super::check(&root, &classes).unwrap_err();
+        assert!(error.contains("takes 5 arguments and returns `Result<Receipt, Error>`, not the 2"), "{error}");
+        assert!(crate::methods_kotlin::output(DRIVER.classes).unwrap_err().contains("Driver"));
+        assert!(crate::methods_js::outputs(DRIVER.classes).unwrap_err().contains("Driver"));
+        let python = crate::methods_python::driver_output(&DRIVER).unwrap().text;
+        assert!(python.contains("Ok(receipt_to_py(py, self.hand_in(now, attempt, outcome, token)?))"), "{python}");
+        assert!(python.contains("Ok(self.inner.operation().deadline_ms())"), "{python}");
     }
 }

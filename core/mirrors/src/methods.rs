@@ -1,6 +1,7 @@
 //! The methods generator's one definition: each exported class of a family
 //! (the shared controls, which every binding writes; the engine's `Operation`,
-//! which only Python's writer writes yet: [`ENGINE`]), its constructors,
+//! and `Driver`, which only Python's writer writes yet: [`ENGINE`],
+//! [`DRIVER`]), its constructors,
 //! methods, the kind of each argument and result, and its doc, from which
 //! `methods_python` (pyo3 and the `_native.pyi` section), `methods_kotlin`
 //! (uniffi) and `methods_js` (wasm exports and JS classes) write each
@@ -41,6 +42,30 @@ pub enum Arg {
     /// The options a new operation starts with (Python: the keywords `seed`,
     /// `idempotency_key`, `deadline`/`deadline_ms`, `dependency`).
     Options,
+    /// The options a driver starts with beside an operation's (Python: the
+    /// positional `concurrency` after `now`, the keywords `method`,
+    /// `idempotent`, `request_idempotency_key`, `stats`, `record_events`,
+    /// `returns_responses`, `one_shot_body`, `incoming`), read by the binding's
+    /// `start`, which builds the core's object.
+    Hosting,
+    /// An object of the binding's class `class`, its core value copied into
+    /// the call; required.
+    Value { name: &'static str, class: &'static str },
+    /// The host's handle `token` to the result it holds, and what it holds
+    /// (`held`: a value by default); both optional, `held` refused without a
+    /// token: two of the core's arguments.
+    HeldToken,
+    /// The host's handle `token` to the response it holds, optional.
+    Token,
+    /// A response as the platform received it (its status and headers): two
+    /// of the core's arguments.
+    Response,
+    /// A wall-clock reading in ms (Python: `now_unix` seconds or `now_unix_ms`).
+    NowUnix,
+    /// The protocol a hop speaks (Python: `protocol`, `http` when left out).
+    Protocol,
+    /// A wire record in: a sequence of words.
+    Words,
 }
 
 /// How a result crosses, and whether the core's call can fail.
@@ -77,6 +102,21 @@ pub enum Ret {
     Attempts,
     /// A copy of the core's value the binding's class of this name holds (`&` it in the core).
     Object(&'static str),
+    /// Nothing; the core's call steps its object (`&mut self`) and cannot fail.
+    Steps,
+    /// The driver's next action, or the core's error; the call steps its object.
+    ActionOrError,
+    /// The driver's receipt of a result, or the core's error; the call steps its object.
+    ReceiptOrError,
+    /// Headers by name, or the core's error (`HeaderList`).
+    HeadersOrError,
+    /// Headers by name (`HeaderList`).
+    Headers,
+    /// The oldest recorded event not yet read, or none; the call steps its object.
+    Event,
+    /// A wire record out: the core fills the output record, one more of its
+    /// arguments, or refuses the input (its error); the call steps its object.
+    Record,
 }
 
 /// One exported method.
@@ -93,6 +133,19 @@ pub struct Method {
     /// A deprecated alias kept for one release: the method is the core's
     /// `call` under its old name, and warns.
     pub deprecated: bool,
+    /// What the call goes through, when not the core object's own method.
+    pub through: Option<Through>,
+}
+
+/// What a method's call goes through.
+#[derive(Clone, Copy, Debug)]
+pub enum Through {
+    /// The binding's own function of this name on its class (`self.hand_in`),
+    /// which picks the core's call (checked against `call`).
+    Binding(&'static str),
+    /// An object the core object lends (`accessor`, returning `&core`, the
+    /// core type defined in `source`), whose method is called.
+    Lent { accessor: &'static str, core: &'static str, source: &'static str },
 }
 
 /// What a class is.
@@ -107,8 +160,10 @@ pub enum Shape {
     Grant { core: &'static str, fact: Option<Fact> },
     /// An engine object (`core`) the class holds alone and steps: one caller
     /// at a time, never shared between threads. Its `__repr__` is the
-    /// binding's (`repr`, beside the generated class).
-    Engine { core: &'static str },
+    /// binding's (`repr`, beside the generated class). `boxed`: held in a
+    /// `Box` (a driver is a few KB, moved once instead of at every step of
+    /// making its Python object), and shown as Python shows any object.
+    Engine { core: &'static str, boxed: bool },
 }
 
 /// The one fact a grant carries: its name, doc, the core method reading it
@@ -127,8 +182,8 @@ pub struct Class {
     pub name: &'static str,
     pub doc: &'static str,
     pub shape: Shape,
-    /// The core's file defining the methods of its core type.
-    pub source: &'static str,
+    /// The core's files defining the methods of its core type.
+    pub sources: &'static [&'static str],
     /// The configuration kind (`rp::config::error::ConfigKind::*`, `rp::*Config`) of `Arg::Config`.
     pub config: Option<&'static str>,
     /// Constructors: the first is the class's own (`new`), the others static.
@@ -137,11 +192,11 @@ pub struct Class {
 }
 
 pub(crate) const fn method(name: &'static str, doc: &'static str, args: &'static [Arg], ret: Ret) -> Method {
-    Method { name, doc, args, ret, getter: false, call: None, deprecated: false }
+    Method { name, doc, args, ret, getter: false, call: None, deprecated: false, through: None }
 }
 
 pub(crate) const fn getter(name: &'static str, doc: &'static str, ret: Ret) -> Method {
-    Method { name, doc, args: &[], ret, getter: true, call: None, deprecated: false }
+    Method { name, doc, args: &[], ret, getter: true, call: None, deprecated: false, through: None }
 }
 
 /// A constructor: it returns its class (`ret` is not read).
@@ -161,7 +216,7 @@ pub const COMPILE_DEPENDENCY: &str = "A dependency's configuration, validated, a
 pub const CONTROLS: [Class; 7] = [
     Class {
         name: "Dependency",
-        source: "core/src/controls/dependency.rs",
+        sources: &["core/src/controls/dependency.rs"],
         doc: "The shared controls of one downstream dependency (retry budget, circuit breaker, retry slots): \
               pass it to every operation that calls that dependency, from any thread.",
         shape: Shape::Bundle,
@@ -194,7 +249,7 @@ pub const CONTROLS: [Class; 7] = [
     },
     Class {
         name: "RetryCharge",
-        source: "core/src/controls/budget/mod.rs",
+        sources: &["core/src/controls/budget/mod.rs"],
         doc: "What a granted retry cost; hand it back once, with the retry's success (refunded) or failure \
               (spent). Only `try_retry` makes one; a second use is refused.",
         shape: Shape::Grant {
@@ -212,7 +267,7 @@ pub const CONTROLS: [Class; 7] = [
     },
     Class {
         name: "RetryBudget",
-        source: "core/src/controls/budget/mod.rs",
+        sources: &["core/src/controls/budget/mod.rs"],
         doc: "A retry budget (token bucket, ratio or quota) shared by many operations and threads, on its own \
               or a dependency's.",
         shape: Shape::Control { core: "RetryBudget", field: "budget" },
@@ -265,7 +320,7 @@ pub const CONTROLS: [Class; 7] = [
     },
     Class {
         name: "BreakerPermit",
-        source: "core/src/controls/breaker/mod.rs",
+        sources: &["core/src/controls/breaker/mod.rs"],
         doc: "Admission granted by a circuit breaker's `try_acquire`; hand it back once, with the result or as \
               a release (a second use is refused).",
         shape: Shape::Grant {
@@ -283,7 +338,7 @@ pub const CONTROLS: [Class; 7] = [
     },
     Class {
         name: "CircuitBreaker",
-        source: "core/src/controls/breaker/mod.rs",
+        sources: &["core/src/controls/breaker/mod.rs"],
         doc: "A circuit breaker (consecutive failures or failure ratio) shared by many operations and threads, \
               on its own or a dependency's.",
         shape: Shape::Control { core: "CircuitBreaker", field: "breaker" },
@@ -310,7 +365,7 @@ pub const CONTROLS: [Class; 7] = [
     },
     Class {
         name: "RetrySlot",
-        source: "core/src/controls/retry_slots.rs",
+        sources: &["core/src/controls/retry_slots.rs"],
         doc: "One slot of a `RetrySlots`; give it back once, with `release`, to the slots that granted it (a \
               second use is refused). Only `try_acquire` makes one.",
         shape: Shape::Grant { core: "RetrySlot", fact: None },
@@ -320,7 +375,7 @@ pub const CONTROLS: [Class; 7] = [
     },
     Class {
         name: "RetrySlots",
-        source: "core/src/controls/retry_slots.rs",
+        sources: &["core/src/controls/retry_slots.rs"],
         doc: "Retry slots: how many retries and hedges may run at once, on their own or a dependency's.",
         shape: Shape::Control { core: "RetrySlots", field: "retry_slots" },
         config: None,
@@ -358,11 +413,11 @@ pub const ENGINE: Family = Family {
     python_only: true,
     classes: &[Class {
         name: "Operation",
-        source: "core/src/engine/operation/mod.rs",
+        sources: &["core/src/engine/operation/mod.rs"],
         doc: "The state machine of one logical operation: events in, one Decision out per call. Raises only on \
               misuse (an event after the end, an outcome for an attempt that is not running, a value that cannot \
               be represented).",
-        shape: Shape::Engine { core: "Operation" },
+        shape: Shape::Engine { core: "Operation", boxed: false },
         config: None,
         constructors: &[constructor(
             "new",
@@ -431,6 +486,138 @@ pub const ENGINE: Family = Family {
     }],
 };
 
+/// The operation a driver lends (`Driver::operation`), whose facts it shows.
+const OPERATION_OF_DRIVER: Option<Through> =
+    Some(Through::Lent { accessor: "operation", core: "Operation", source: "core/src/engine/operation/mod.rs" });
+
+/// The driver's class a host loop steps: results in, one action out per poll.
+pub const DRIVER: Family = Family {
+    python_only: true,
+    classes: &[Class {
+        name: "Driver",
+        sources: &["core/src/driver/mod.rs", "core/src/driver/propagation.rs", "core/src/driver/wire/mod.rs"],
+        doc: "The host loop of one operation: results in, one action out per poll. Every helper is an adapter \
+              from its runtime to this loop: start each `AttemptPlan`, abort each `AbortAttempt`, sleep until each \
+              `Sleep` (waking for results), and return or raise at the `Ending`. Raises only on misuse.",
+        shape: Shape::Engine { core: "Driver", boxed: true },
+        config: None,
+        constructors: &[constructor(
+            "new",
+            "Starts the operation of `policy` at `now`; without a seed, seed and key are drawn from the OS. \
+             `method`: the HTTP request's method (a method RFC 9110 does not call idempotent makes a safe or \
+             idempotent policy unsafe), `idempotent`: the caller's word for this request, \
+             `request_idempotency_key`: the value of the request's own `Idempotency-Key` header, which makes it \
+             keyed by that exact key (the core's `http_request` rule; an empty or malformed one is \
+             `InvalidArgumentError` naming `Idempotency-Key`). `concurrency`: `concurrent` (default), `sequential` \
+             (a hedging policy is refused: `UnsupportedError`) or `sequential_without_hedging`. `stats`: counted as \
+             decisions are made. `record_events`: keep each decision for `poll_event`. `returns_responses`: the \
+             host returns the last response (the HTTP helpers; `Ending.result` says which). `one_shot_body`: the \
+             request's body can be sent once (a retry it would need ends `body_not_replayable`). `incoming`: the \
+             context of the request this operation serves (`IncomingContext.read`): the operation ends by the \
+             caller's deadline less `propagation.reserve_ms`, runs under the caller's key, and makes one attempt \
+             when the caller retries (`propagation.retry_layer` `outermost`).",
+            &[POLICY, Arg::Now, Arg::Options, Arg::Hosting],
+        )],
+        methods: &[
+            method(
+                "poll_action",
+                "What to do now: an `AttemptPlan` to start, an `AbortAttempt`, a `Sleep` or the `Ending`.",
+                &[Arg::Now],
+                Ret::ActionOrError,
+            ),
+            Method {
+                call: Some("handle_result_with_token"),
+                through: Some(Through::Binding("hand_in")),
+                ..method(
+                    "handle_result",
+                    "Hands in how attempt `attempt` ended: `\"accepted\"`, or `\"discarded\"` (dispose of what it \
+                     carried). With a `token` (the host's int handle to what it holds, `held` `\"value\"` (default) \
+                     or `\"error\"`) the driver says later what becomes of it: a `Release` action, or the \
+                     `Ending.result`.",
+                    &[
+                        Arg::Now,
+                        Arg::Count("attempt"),
+                        Arg::Value { name: "outcome", class: "Outcome" },
+                        Arg::HeldToken,
+                    ],
+                    Ret::ReceiptOrError,
+                )
+            },
+            Method {
+                through: Some(Through::Binding("hand_in_response")),
+                ..method(
+                    "handle_response",
+                    "Hands in the HTTP response attempt `attempt` received: `status` exactly as the platform gave \
+                     it (any int; outside 100..=599 the core reads it as `malformed_response`), `headers` a mapping \
+                     whose `get` finds lower-case names, Retry-After read as the policy says against the wall clock \
+                     `now_unix`. Held as a value under `token` when given. `\"accepted\"` or `\"discarded\"`.",
+                    &[Arg::Now, Arg::Count("attempt"), Arg::Response, Arg::NowUnix, Arg::Token],
+                    Ret::ReceiptOrError,
+                )
+            },
+            method(
+                "exchange",
+                "One wire exchange (the core's wire encoding): an input record (a sequence of ints: poll, result or \
+                 cancel) in, the output record (a list of ints: the receipt and the next action) out; words and \
+                 kinds by the positions and names of `wire_tables()`. A record that breaks the encoding's rules is \
+                 refused with InvalidArgumentError naming the word; nothing changes then.",
+                &[Arg::Words],
+                Ret::Record,
+            ),
+            method(
+                "outgoing_headers",
+                "The request headers of running attempt `attempt` sent at `now` to a next hop speaking `protocol` \
+                 (`\"http\"` (default) or `\"grpc\"`), as a dict by lower-case name: the attempt's remaining time, \
+                 its number, the key, whether a layer above retries. The core computes them.",
+                &[Arg::Count("attempt"), Arg::Now, Arg::Protocol],
+                Ret::HeadersOrError,
+            ),
+            method(
+                "answer_headers",
+                "The headers of the answer this layer gives its own caller once the operation has ended, for \
+                 `protocol` (`\"http\"` (default) or `\"grpc\"`): \"do not retry\" after overload or an exhausted \
+                 budget, else none (and none before the end).",
+                &[Arg::Protocol],
+                Ret::Headers,
+            ),
+            method(
+                "handle_cancel",
+                "The caller abandons the operation: it gives up (`cancelled`), running attempts are aborted.",
+                &[Arg::Now],
+                Ret::Steps,
+            ),
+            method(
+                "poll_event",
+                "The oldest recorded Event not yet read (only with `record_events=True`), or none.",
+                &[],
+                Ret::Event,
+            ),
+            getter(
+                "idempotency_key",
+                "The operation's idempotency key (the same on every attempt).",
+                Ret::Text("IdempotencyKey"),
+            ),
+            Method {
+                through: OPERATION_OF_DRIVER,
+                ..getter(
+                    "deadline_ms",
+                    "The deadline in ms: min(start + total_timeout_ms, the caller's deadline).",
+                    Ret::Ms,
+                )
+            },
+            Method {
+                through: OPERATION_OF_DRIVER,
+                ..getter("attempts_started", "Attempts started so far.", Ret::Count)
+            },
+            Method {
+                through: OPERATION_OF_DRIVER,
+                ..getter("running_attempts", "The attempts running now, ascending.", Ret::Attempts)
+            },
+            getter("is_ended", "True once the operation has ended.", Ret::Bool),
+        ],
+    }],
+};
+
 /// The class named `name` in `classes`.
 pub fn class_named<'a>(classes: &'a [Class], name: &str) -> Result<&'a Class, String> {
     classes.iter().find(|class| class.name == name).ok_or_else(|| format!("no class {name} in the definition"))
@@ -449,20 +636,18 @@ pub fn kept_fact(fact: Option<Fact>) -> (String, String) {
 fn core_of(class: &Class) -> &'static str {
     match class.shape {
         Shape::Bundle => class.name,
-        Shape::Control { core, .. } | Shape::Grant { core, .. } | Shape::Engine { core } => core,
+        Shape::Control { core, .. } | Shape::Grant { core, .. } | Shape::Engine { core, .. } => core,
     }
 }
 
-/// Each method's kinds read against the core's own signature (the method of
-/// the class's core type in its `source`): a definition that drifts from the
-/// core stops the generator, naming the method, before a binding fails to build.
-pub fn check(root: &Path, classes: &[Class]) -> Result<(), String> {
-    for class in classes {
-        let core = core_of(class);
-        let path = root.join(class.source);
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", class.source))?;
-        let file = syn::parse_file(&text).map_err(|e| format!("{}: {e}", class.source))?;
-        let functions: Vec<&syn::ImplItemFn> = file
+/// The methods of the core type `core` in its files `sources`: each one's
+/// name, number of arguments and result type.
+fn core_methods(root: &Path, core: &str, sources: &[&str]) -> Result<Vec<(String, usize, String)>, String> {
+    let mut methods = Vec::new();
+    for source in sources {
+        let text = std::fs::read_to_string(root.join(source)).map_err(|e| format!("{source}: {e}"))?;
+        let file = syn::parse_file(&text).map_err(|e| format!("{source}: {e}"))?;
+        let functions = file
             .items
             .iter()
             .filter_map(|item| match item {
@@ -470,22 +655,52 @@ pub fn check(root: &Path, classes: &[Class]) -> Result<(), String> {
                 _ => None,
             })
             .flat_map(|block| block.items.iter())
-            .filter_map(|item| if let syn::ImplItem::Fn(function) = item { Some(function) } else { None })
-            .collect();
-        let signature = |name: &str| -> Result<(usize, String), String> {
-            let function = functions
-                .iter()
-                .find(|function| function.sig.ident == name)
-                .ok_or_else(|| format!("{}.{name}: no `{core}::{name}` in {}", class.name, class.source))?;
+            .filter_map(|item| if let syn::ImplItem::Fn(function) = item { Some(function) } else { None });
+        for function in functions {
             let inputs = function.sig.inputs.iter().filter(|input| matches!(input, syn::FnArg::Typed(_))).count();
             let returned = match &function.sig.output {
                 syn::ReturnType::Default => "()".to_owned(),
                 syn::ReturnType::Type(_, ty) => type_name(ty),
             };
-            Ok((inputs, returned))
+            methods.push((function.sig.ident.to_string(), inputs, returned));
+        }
+    }
+    Ok(methods)
+}
+
+/// How many of the core's arguments an argument is.
+fn core_arguments(arg: &Arg) -> usize {
+    match arg {
+        Arg::HeldToken | Arg::Response => 2,
+        _ => 1,
+    }
+}
+
+/// Each method's kinds read against the core's own signature (the method of
+/// the class's core type in its `sources`, or of the object it lends): a
+/// definition that drifts from the core stops the generator, naming the
+/// method, before a binding fails to build.
+pub fn check(root: &Path, classes: &[Class]) -> Result<(), String> {
+    for class in classes {
+        let own = (core_of(class), class.sources);
+        let own_methods = core_methods(root, own.0, own.1)?;
+        let signature = |(core, sources): (&str, &[&str]), name: &str| -> Result<(usize, String), String> {
+            let lent;
+            let methods = if core == own.0 {
+                &own_methods
+            } else {
+                lent = core_methods(root, core, sources)?;
+                &lent
+            };
+            let (_, inputs, returned) = methods
+                .iter()
+                .find(|(function, ..)| function == name)
+                .ok_or_else(|| format!("{}.{name}: no `{core}::{name}` in {}", class.name, sources.join(", ")))?;
+            Ok((*inputs, returned.clone()))
         };
+        let core = own.0;
         if let Shape::Grant { fact: Some(fact), .. } = class.shape {
-            let (_, returned) = signature(fact.call)?;
+            let (_, returned) = signature(own, fact.call)?;
             if returned != fact.ty {
                 return Err(format!(
                     "{}.{}: the core's `{core}::{}` returns `{returned}`",
@@ -495,13 +710,21 @@ pub fn check(root: &Path, classes: &[Class]) -> Result<(), String> {
         }
         for method in class.methods {
             let call = method.call.unwrap_or(method.name);
-            let (inputs, returned) = signature(call)?;
+            let lent_source;
+            let (core, sources): (&str, &[&str]) = match method.through {
+                Some(Through::Lent { core, source, .. }) => {
+                    lent_source = [source];
+                    (core, &lent_source)
+                }
+                _ => own,
+            };
+            let (inputs, returned) = signature((core, sources), call)?;
             let crosses =
                 |name: &str| -> Result<String, String> { Ok(core_of(class_named(classes, name)?).to_owned()) };
             let fits = match method.ret {
-                Ret::Unit => returned == "()",
+                Ret::Unit | Ret::Steps => returned == "()",
                 // `()` is no path: `type_name` spells it `?`.
-                Ret::UnitOrError => returned.starts_with("Result<?"),
+                Ret::UnitOrError | Ret::Record => returned.starts_with("Result<?"),
                 Ret::BoolOrError => returned.starts_with("Result<bool"),
                 Ret::Count => returned == "u32",
                 Ret::Outstanding => returned == "usize",
@@ -515,21 +738,26 @@ pub fn check(root: &Path, classes: &[Class]) -> Result<(), String> {
                 Ret::Text(ty) => returned == ty || returned == format!("&{ty}"),
                 Ret::Attempts => returned == "AttemptSet",
                 Ret::Object(ty) => returned == format!("&{ty}"),
+                Ret::ActionOrError => returned == "Result<Action, Error>",
+                Ret::ReceiptOrError => returned == "Result<Receipt, Error>",
+                Ret::HeadersOrError => returned == "Result<HeaderList, Error>",
+                Ret::Headers => returned == "HeaderList",
+                Ret::Event => returned == "Option<Event>",
             };
-            if inputs != method.args.len() || !fits {
+            // A record out is filled in place: one more of the core's arguments.
+            let args = method.args.iter().map(core_arguments).sum::<usize>() + usize::from(method.ret == Ret::Record);
+            if inputs != args || !fits {
                 return Err(format!(
                     "{}.{}: the core's `{core}::{call}` takes {inputs} arguments and returns `{returned}`, \
-                     not the {} arguments and {:?} the definition says",
-                    class.name,
-                    method.name,
-                    method.args.len(),
-                    method.ret
+                     not the {args} arguments and {:?} the definition says",
+                    class.name, method.name, method.ret
                 ));
             }
         }
     }
     Ok(())
 }
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

@@ -4,9 +4,15 @@
 //! `grant_arg`, `take_grant`). How each kind is spelt: a clock reading is
 //! `now` (seconds, positional) or `now_ms` (keyword); a flag, an optional
 //! grant and any argument after one default; a count is read by `u32_arg`; a
-//! snapshot is the JSON-shaped dict; an error goes through `Fault`.
+//! snapshot is the JSON-shaped dict; an error goes through `Fault`. The
+//! Python-only families are written the same way: `Operation` into
+//! `engine_generated.rs`, `Driver` into `driver_generated.rs` (a one-off
+//! part, such as the driver's own options, is a call to a helper the
+//! including file keeps).
 
-use crate::methods::{class_named, kept_fact, Arg, Class, Fact, Family, Method, Ret, Shape, COMPILE_DEPENDENCY};
+use crate::methods::{
+    class_named, kept_fact, Arg, Class, Fact, Family, Method, Ret, Shape, Through, COMPILE_DEPENDENCY,
+};
 use crate::output::{Output, HEADER};
 use crate::python_records::{docstring, python_rust_doc as doc};
 
@@ -14,16 +20,29 @@ pub const CONTROLS: &str = "bindings-python/src/controls_generated.rs";
 /// The engine's classes (`methods::ENGINE`), included by `operation.rs`, which keeps what they call
 /// (`options`, `repr`).
 pub const ENGINE: &str = "bindings-python/src/engine_generated.rs";
+/// The driver's class (`methods::DRIVER`), included by `driver.rs`, which keeps what it calls (`start`,
+/// `hand_in`, `hand_in_response`, `held_token`, `words_arg`, the conversions of actions, receipts and events).
+pub const DRIVER: &str = "bindings-python/src/driver_generated.rs";
 
 /// `engine_generated.rs`, from the engine's family.
 pub fn engine_output(family: &Family) -> Result<Output, String> {
+    family_output(family, ENGINE, "the engine's classes", "operation.rs")
+}
+
+/// `driver_generated.rs`, from the driver's family.
+pub fn driver_output(family: &Family) -> Result<Output, String> {
+    family_output(family, DRIVER, "the driver's class", "driver.rs")
+}
+
+/// The classes of a Python-only `family` at `path`, included by `includer`.
+fn family_output(family: &Family, path: &'static str, what: &str, includer: &str) -> Result<Output, String> {
     let mut text = format!(
-        "// {HEADER}\n// From the definition of the engine's classes (core/mirrors/src/methods.rs), included by operation.rs.\n"
+        "// {HEADER}\n// From the definition of {what} (core/mirrors/src/methods.rs), included by {includer}.\n"
     );
     for class in family.classes {
         text.push_str(&class_text(family.classes, class)?);
     }
-    Ok(Output { path: ENGINE, text })
+    Ok(Output { path, text })
 }
 
 pub fn output(classes: &[Class]) -> Result<Output, String> {
@@ -90,9 +109,16 @@ fn class_text(classes: &[Class], class: &Class) -> Result<String, String> {
                 "    fn __repr__(&self) -> String {{\n        format!(\"{name}({shown}={{}})\", {repr})\n    }}\n"
             ));
         }
-        Shape::Engine { core } => {
+        Shape::Engine { core, boxed: false } => {
             text.push_str(&format!("pub(crate) struct Py{name} {{\n    inner: rp::{core},\n}}\n"));
             methods.push_str("    fn __repr__(&self) -> String {\n        self.repr()\n    }\n");
+        }
+        Shape::Engine { core, boxed: true } => {
+            text.push_str(&format!(
+                "pub(crate) struct Py{name} {{\n    /// Boxed: a {} is a few KB, moved once instead of at every step of making its \
+                 Python object.\n    pub(crate) inner: Box<rp::{core}>,\n}}\n",
+                name.to_lowercase()
+            ));
         }
     }
     for (index, constructor) in class.constructors.iter().enumerate() {
@@ -101,12 +127,22 @@ fn class_text(classes: &[Class], class: &Class) -> Result<String, String> {
     for method in class.methods {
         methods.push_str(&method_text(classes, class, method)?);
     }
-    text.push_str(&format!(
-        "\n#[pymethods]\nimpl Py{name} {{\n{}}}\n",
-        methods.trim_end_matches('\n').to_owned() + "\n"
-    ));
+    text.push_str(&format!("\n#[pymethods]\nimpl Py{name} {{\n{}}}\n", methods.trim_matches('\n').to_owned() + "\n"));
     Ok(text)
 }
+
+/// The keywords of `Arg::Hosting` after `concurrency`, in order, with their stub type; a flag (`bool`) is false
+/// when left out, the others None.
+const HOSTING: [(&str, &str); 8] = [
+    ("method", "Optional[str]"),
+    ("idempotent", "Optional[bool]"),
+    ("request_idempotency_key", "Optional[str]"),
+    ("stats", "Optional[Stats]"),
+    ("record_events", "bool"),
+    ("returns_responses", "bool"),
+    ("one_shot_body", "bool"),
+    ("incoming", "Optional[IncomingContext]"),
+];
 
 fn constructor_text(class: &Class, constructor: &Method, own: bool) -> Result<String, String> {
     let name = class.name;
@@ -115,7 +151,34 @@ fn constructor_text(class: &Class, constructor: &Method, own: bool) -> Result<St
         _ => name,
     };
     let attribute = if own { "    #[new]\n" } else { "    #[staticmethod]\n" };
-    if let (Shape::Engine { core }, [Arg::Instance { name: lent, class: of }, Arg::Now, Arg::Options]) =
+    if let (Shape::Engine { .. }, [Arg::Instance { name: lent, class: of }, Arg::Now, Arg::Options, Arg::Hosting]) =
+        (class.shape, constructor.args)
+    {
+        let signature: Vec<String> = HOSTING
+            .iter()
+            .map(|&(name, ty)| format!("{name} = {}", if ty == "bool" { "false" } else { "None" }))
+            .collect();
+        let params: String = HOSTING
+            .iter()
+            .map(|&(name, ty)| format!("        {name}: {},\n", if ty == "bool" { "bool" } else { "Arg" }))
+            .collect();
+        let names: Vec<&str> = HOSTING.iter().map(|&(name, _)| name).collect();
+        return Ok(format!(
+            "\n{}{attribute}    #[pyo3(signature = ({lent}, now = None, concurrency = None, *, now_ms = None, seed = None, \
+             idempotency_key = None, deadline = None, deadline_ms = None, dependency = None, {}))]\n    \
+             #[allow(clippy::too_many_arguments)]\n    fn {}(\n        {lent}: &Bound<'_, PyAny>,\n        now: Arg,\n        \
+             concurrency: Arg,\n        now_ms: Arg,\n        seed: Arg,\n        idempotency_key: Arg,\n        deadline: Arg,\n        \
+             deadline_ms: Arg,\n        dependency: Arg,\n{params}    ) -> Res<Self> {{\n        \
+             let {lent} = &class_arg::<Py{of}>(\"{lent}\", {lent})?.inner;\n        let now = NOW.read(now, now_ms)?;\n        \
+             let options = options(seed, idempotency_key, (deadline, deadline_ms), dependency)?;\n        \
+             let hosting = Hosting {{ concurrency, {} }};\n        Self::start({lent}, now, options, hosting)\n    }}\n",
+            doc(&python_doc(constructor), "    "),
+            signature.join(", "),
+            constructor.name,
+            names.join(", "),
+        ));
+    }
+    if let (Shape::Engine { core, .. }, [Arg::Instance { name: lent, class: of }, Arg::Now, Arg::Options]) =
         (class.shape, constructor.args)
     {
         return Ok(format!(
@@ -177,24 +240,60 @@ fn constructor_text(class: &Class, constructor: &Method, own: bool) -> Result<St
 fn method_text(classes: &[Class], class: &Class, method: &Method) -> Result<String, String> {
     let name = method.name;
     // The core's call that steps its object takes it `&mut`.
-    let receiver = if method.ret == Ret::DecisionOrError { "&mut self" } else { "&self" };
+    let steps = matches!(
+        method.ret,
+        Ret::DecisionOrError | Ret::Steps | Ret::ActionOrError | Ret::ReceiptOrError | Ret::Event | Ret::Record
+    );
+    let receiver = if steps { "&mut self" } else { "&self" };
     let (mut signature, mut params, mut args) = (Vec::new(), vec![receiver.to_owned()], Vec::new());
+    // The keyword-only clock readings, after `*`.
+    let mut keywords: Vec<&str> = Vec::new();
     let mut defaulted = false;
     // Each argument's name, for a call too long for one line (read into `let`s first, in order).
     let names: Vec<&str> = method
         .args
         .iter()
         .map(|arg| match *arg {
-            Arg::Flag(name) | Arg::Count(name) | Arg::Grant { name, .. } | Arg::Instance { name, .. } => name,
+            Arg::Flag(name)
+            | Arg::Count(name)
+            | Arg::Grant { name, .. }
+            | Arg::Instance { name, .. }
+            | Arg::Value { name, .. } => name,
+            Arg::HeldToken | Arg::Token => "token",
+            Arg::Response => "head",
+            Arg::NowUnix => "now_unix",
+            Arg::Protocol => "protocol",
+            Arg::Words => "words",
             _ => "now",
         })
         .collect();
+    // A required argument: positional until one is defaulted, then defaulted too and required by the binding
+    // (naming it); its parameter, and the object read (`given`).
+    let required = |signature: &mut Vec<String>, params: &mut Vec<String>, name: &str, defaulted: bool| {
+        if defaulted {
+            signature.push(format!("{name} = None"));
+            params.push(format!("{name}: Arg"));
+            format!("given(\"{name}\", {name})?")
+        } else {
+            signature.push(name.to_owned());
+            params.push(format!("{name}: &Bound<'_, PyAny>"));
+            name.to_owned()
+        }
+    };
     for arg in method.args {
         match *arg {
             Arg::Now => {
                 signature.push("now = None".to_owned());
                 params.push("now: Arg".to_owned());
                 args.push("NOW.read(now, now_ms)?".to_owned());
+                keywords.push("now_ms");
+                defaulted = true;
+            }
+            Arg::NowUnix => {
+                signature.push("now_unix = None".to_owned());
+                params.push("now_unix: Arg".to_owned());
+                args.push("NOW_UNIX.read(now_unix, now_unix_ms)?".to_owned());
+                keywords.push("now_unix_ms");
                 defaulted = true;
             }
             Arg::Flag(flag) => {
@@ -203,26 +302,26 @@ fn method_text(classes: &[Class], class: &Class, method: &Method) -> Result<Stri
                 args.push(flag.to_owned());
                 defaulted = true;
             }
-            Arg::Count(count) if !defaulted => {
-                signature.push(count.to_owned());
-                params.push(format!("{count}: &Bound<'_, PyAny>"));
-                args.push(format!("u32_arg(\"{count}\", {count})?"));
-            }
-            // After a defaulted argument: defaulted too, and required by the binding (naming it).
             Arg::Count(count) => {
-                signature.push(format!("{count} = None"));
-                params.push(format!("{count}: Arg"));
-                args.push(format!("u32_arg(\"{count}\", given(\"{count}\", {count})?)?"));
-            }
-            Arg::Instance { name: lent, class: of } if !defaulted => {
-                signature.push(lent.to_owned());
-                params.push(format!("{lent}: &Bound<'_, PyAny>"));
-                args.push(format!("&class_arg::<Py{of}>(\"{lent}\", {lent})?.inner"));
+                let given = required(&mut signature, &mut params, count, defaulted);
+                args.push(format!("u32_arg(\"{count}\", {given})?"));
             }
             Arg::Instance { name: lent, class: of } => {
-                signature.push(format!("{lent} = None"));
-                params.push(format!("{lent}: Arg"));
-                args.push(format!("&class_arg::<Py{of}>(\"{lent}\", given(\"{lent}\", {lent})?)?.inner"));
+                let given = required(&mut signature, &mut params, lent, defaulted);
+                args.push(format!("&class_arg::<Py{of}>(\"{lent}\", {given})?.inner"));
+            }
+            Arg::Value { name: value, class: of } => {
+                let given = required(&mut signature, &mut params, value, defaulted);
+                args.push(format!("class_arg::<Py{of}>(\"{value}\", {given})?.inner"));
+            }
+            Arg::Response => {
+                let status = required(&mut signature, &mut params, "status", defaulted);
+                let headers = required(&mut signature, &mut params, "headers", defaulted);
+                args.push(format!("&ResponseHead::read({status}, {headers})?"));
+            }
+            Arg::Words => {
+                let given = required(&mut signature, &mut params, "words", defaulted);
+                args.push(format!("&words_arg({given})?"));
             }
             Arg::Grant { name: grant, class, optional } => {
                 let read = if optional { "grant_arg" } else { "take_grant" };
@@ -237,27 +336,57 @@ fn method_text(classes: &[Class], class: &Class, method: &Method) -> Result<Stri
                     args.push(format!("{read}::<Py{class}>(\"{grant}\", Some({grant}))?"));
                 }
             }
+            Arg::Token => {
+                signature.push("token = None".to_owned());
+                params.push("token: Arg".to_owned());
+                args.push("token.map(|token| u64_arg(\"token\", token)).transpose()?".to_owned());
+                defaulted = true;
+            }
+            Arg::HeldToken => {
+                signature.extend(["token = None".to_owned(), "held = None".to_owned()]);
+                params.extend(["token: Arg".to_owned(), "held: Arg".to_owned()]);
+                args.push("held_token(token, held)?".to_owned());
+                defaulted = true;
+            }
+            Arg::Protocol => {
+                signature.push("protocol = None".to_owned());
+                params.push("protocol: Arg".to_owned());
+                args.push("protocol_arg(protocol)?".to_owned());
+                defaulted = true;
+            }
             other => return Err(format!("{name}: no Python argument for {other:?}")),
         }
     }
-    if method.args.contains(&Arg::Now) {
+    if !keywords.is_empty() {
         signature.push("*".to_owned());
-        signature.push("now_ms = None".to_owned());
-        params.push("now_ms: Arg".to_owned());
     }
-    let target = if matches!(class.shape, Shape::Engine { .. }) { "self.inner" } else { "self.control()?" };
-    let mut call = format!("{target}.{}({})", method.call.unwrap_or(name), args.join(", "));
+    for keyword in keywords {
+        signature.push(format!("{keyword} = None"));
+        params.push(format!("{keyword}: Arg"));
+    }
+    let engine = matches!(class.shape, Shape::Engine { .. });
+    let (target, function) = match method.through {
+        Some(Through::Binding(function)) => ("self".to_owned(), function),
+        Some(Through::Lent { accessor, .. }) => (format!("self.inner.{accessor}()"), method.call.unwrap_or(name)),
+        None if engine => ("self.inner".to_owned(), method.call.unwrap_or(name)),
+        None => ("self.control()?".to_owned(), method.call.unwrap_or(name)),
+    };
+    // A record out is filled in place, in `output`.
+    let output: Vec<String> = if method.ret == Ret::Record { vec!["&mut output".to_owned()] } else { Vec::new() };
+    let mut call = format!("{target}.{function}({})", [args.as_slice(), &output].concat().join(", "));
     let mut reads = String::new();
     // Only on an engine object: a control is found before its arguments are read (a grant is taken then).
-    if call.len() > 80 && matches!(class.shape, Shape::Engine { .. }) {
+    if call.len() > 80 && engine {
         for (name, read) in names.iter().zip(&args) {
             reads.push_str(&format!("let {name} = {read};\n        "));
         }
-        call = format!("{target}.{}({})", method.call.unwrap_or(name), names.join(", "));
+        let names: Vec<String> = names.iter().map(|name| (*name).to_owned()).collect();
+        call = format!("{target}.{function}({})", [names.as_slice(), &output].concat().join(", "));
     }
     let py = "py: Python<'_>".to_owned();
+    let py_lent = "py: Python<'py>".to_owned();
     let (lifetime, returned, body) = match method.ret {
-        Ret::Unit => ("", "Res<()>".to_owned(), format!("{call};\n        Ok(())")),
+        Ret::Unit | Ret::Steps => ("", "Res<()>".to_owned(), format!("{call};\n        Ok(())")),
         Ret::UnitOrError | Ret::BoolOrError | Ret::Count | Ret::Outstanding | Ret::Ms | Ret::OptionalMs | Ret::Bool => {
             (
                 "",
@@ -267,12 +396,40 @@ fn method_text(classes: &[Class], class: &Class, method: &Method) -> Result<Stri
         }
         Ret::Grant(grant) => ("", format!("Res<Option<Py{grant}>>"), format!("Ok({call}.map(Py{grant}::new))")),
         Ret::Snapshot(_) => {
-            params.insert(1, "py: Python<'py>".to_owned());
+            params.insert(1, py_lent);
             ("<'py>", "Res<Bound<'py, PyAny>>".to_owned(), format!("serialized(py, &{call})"))
         }
         Ret::DecisionOrError => {
             params.insert(1, py);
             ("", "Res<Py<PyAny>>".to_owned(), format!("Ok(decision_to_py(py, {call}?)?)"))
+        }
+        Ret::ActionOrError => {
+            params.insert(1, py);
+            ("", "Res<Py<PyAny>>".to_owned(), format!("Ok(action_to_py(py, {call}?)?)"))
+        }
+        Ret::ReceiptOrError => {
+            params.insert(1, py_lent);
+            ("<'py>", "Res<Bound<'py, PyString>>".to_owned(), format!("Ok(receipt_to_py(py, {call}?))"))
+        }
+        Ret::HeadersOrError | Ret::Headers => {
+            params.insert(1, py_lent);
+            let fails = if method.ret == Ret::HeadersOrError { "?" } else { "" };
+            ("<'py>", "Res<Bound<'py, PyDict>>".to_owned(), format!("Ok(headers_to_py(py, &{call}{fails})?)"))
+        }
+        Ret::Event => {
+            params.insert(1, py);
+            ("", "Res<Option<PyEvent>>".to_owned(), format!("Ok(event_to_py(py, {call})?)"))
+        }
+        Ret::Record => {
+            params.insert(1, py_lent);
+            (
+                "<'py>",
+                "Res<Bound<'py, PyList>>".to_owned(),
+                format!(
+                    "let mut output = [rp::wire::NONE; rp::wire::OUTPUT_WORDS];\n        {call}?;\n        \
+                     Ok(PyList::new(py, output)?)"
+                ),
+            )
         }
         Ret::Text(_) => ("", "Res<String>".to_owned(), format!("Ok({call}.to_string())")),
         Ret::Attempts => {
@@ -314,10 +471,16 @@ fn method_text(classes: &[Class], class: &Class, method: &Method) -> Result<Stri
     if signature.iter().any(|param| param.contains('=')) {
         text.push_str(&format!("    #[pyo3(signature = ({}))]\n", signature.join(", ")));
     }
-    text.push_str(&format!(
-        "    fn {name}{lifetime}({}) -> {returned} {{\n        {body}\n    }}\n",
-        params.join(", ")
-    ));
+    if params.len() > 7 {
+        text.push_str("    #[allow(clippy::too_many_arguments)]\n");
+    }
+    let mut head = format!("    fn {name}{lifetime}({}) -> {returned} {{", params.join(", "));
+    // One parameter a line when they do not fit on one, as rustfmt writes them.
+    if head.len() > 120 {
+        let params: String = params.iter().map(|param| format!("        {param},\n")).collect();
+        head = format!("    fn {name}{lifetime}(\n{params}    ) -> {returned} {{");
+    }
+    text.push_str(&format!("{head}\n        {body}\n    }}\n"));
     Ok(text)
 }
 
@@ -362,6 +525,8 @@ fn python_doc(method: &Method) -> String {
 pub const STUB_SECTION: &str = "the shared controls (core/mirrors/src/methods.rs)";
 /// What the stub's markers of the engine's classes name.
 pub const ENGINE_STUB_SECTION: &str = "the engine's classes (core/mirrors/src/methods.rs)";
+/// What the stub's markers of the driver's class name.
+pub const DRIVER_STUB_SECTION: &str = "the driver's class (core/mirrors/src/methods.rs)";
 
 /// The `_native.pyi` section declaring `classes`, as the classes above define them at run time.
 pub fn stub(classes: &[Class]) -> Result<String, String> {
@@ -389,7 +554,11 @@ pub fn stub(classes: &[Class]) -> Result<String, String> {
                 }
                 (0, [Arg::Count(count)]) => ("", "__new__(cls, ", format!("{count}: int")),
                 (0, [Arg::Instance { name: lent, class: of }, Arg::Now, Arg::Options]) => {
-                    text.push_str(&engine_new_stub(name, lent, of, &python_doc(constructor)));
+                    text.push_str(&engine_new_stub(name, lent, of, &python_doc(constructor), false));
+                    continue;
+                }
+                (0, [Arg::Instance { name: lent, class: of }, Arg::Now, Arg::Options, Arg::Hosting]) => {
+                    text.push_str(&engine_new_stub(name, lent, of, &python_doc(constructor), true));
                     continue;
                 }
                 (_, [Arg::Json]) => ("    @staticmethod\n", "from_json(", "json: str".to_owned()),
@@ -411,14 +580,25 @@ pub fn stub(classes: &[Class]) -> Result<String, String> {
     Ok(text)
 }
 
-/// The two `__new__` overloads of an engine object: started at `now` (seconds) or `now_ms`.
-fn engine_new_stub(name: &str, lent: &str, of: &str, doc: &str) -> String {
-    let options = "        seed: Optional[int] = None,\n        idempotency_key: Optional[str] = None,\n        \
-                   deadline: Optional[float] = None,\n        deadline_ms: Optional[int] = None,\n        \
-                   dependency: Optional[Dependency] = None,\n";
+/// The two `__new__` overloads of an engine object: started at `now` (seconds) or `now_ms`; with a
+/// driver's own options (`hosting`) too.
+fn engine_new_stub(name: &str, lent: &str, of: &str, doc: &str, hosting: bool) -> String {
+    let mut options = "        seed: Optional[int] = None,\n        idempotency_key: Optional[str] = None,\n        \
+                       deadline: Optional[float] = None,\n        deadline_ms: Optional[int] = None,\n        \
+                       dependency: Optional[Dependency] = None,\n"
+        .to_owned();
+    let (mut positional, mut keyword) = (String::new(), String::new());
+    if hosting {
+        positional.push_str("        concurrency: Optional[ConcurrencyName] = None,\n");
+        keyword.push_str("        concurrency: Optional[ConcurrencyName] = None,\n");
+        for (name, ty) in HOSTING {
+            let default = if ty == "bool" { "False" } else { "None" };
+            options.push_str(&format!("        {name}: {ty} = {default},\n"));
+        }
+    }
     format!(
-        "    @overload\n    def __new__(\n        cls,\n        {lent}: {of},\n        now: float,\n        *,\n{options}    ) -> {name}:\n{}\
-         \x20   @overload\n    def __new__(\n        cls,\n        {lent}: {of},\n        *,\n        now_ms: int,\n{options}    ) -> {name}: ...\n",
+        "    @overload\n    def __new__(\n        cls,\n        {lent}: {of},\n        now: float,\n{positional}        *,\n{options}    ) -> {name}:\n{}\
+         \x20   @overload\n    def __new__(\n        cls,\n        {lent}: {of},\n        *,\n{keyword}        now_ms: int,\n{options}    ) -> {name}: ...\n",
         docstring(doc, "        ")
     )
 }
@@ -426,7 +606,12 @@ fn engine_new_stub(name: &str, lent: &str, of: &str, doc: &str) -> String {
 fn method_stub(method: &Method) -> Result<String, String> {
     let name = method.name;
     let returned = match method.ret {
-        Ret::Unit | Ret::UnitOrError => "None".to_owned(),
+        Ret::Unit | Ret::UnitOrError | Ret::Steps => "None".to_owned(),
+        Ret::ActionOrError => "Action".to_owned(),
+        Ret::ReceiptOrError => "ReceiptName".to_owned(),
+        Ret::HeadersOrError | Ret::Headers => "Dict[str, str]".to_owned(),
+        Ret::Event => "Optional[Event]".to_owned(),
+        Ret::Record => "List[int]".to_owned(),
         Ret::BoolOrError => "bool".to_owned(),
         Ret::Count | Ret::Outstanding => "int".to_owned(),
         Ret::Grant(class) | Ret::Control(class) => format!("Optional[{class}]"),
@@ -443,15 +628,25 @@ fn method_stub(method: &Method) -> Result<String, String> {
     if method.getter {
         return Ok(format!("    @property\n    def {name}(self) -> {returned}:\n{doc}"));
     }
-    let (mut positional, mut keywords, mut defaulted) =
-        (vec!["self".to_owned()], vec!["self".to_owned(), "*".to_owned()], false);
+    let (mut positional, mut keywords, mut clocks) = (vec!["self".to_owned()], vec!["self".to_owned()], Vec::new());
     for arg in method.args {
         let param = match *arg {
-            Arg::Now => {
-                positional.push("now: float".to_owned());
-                defaulted = true;
+            Arg::Now | Arg::NowUnix => {
+                let clock = if *arg == Arg::Now { "now" } else { "now_unix" };
+                positional.push(format!("{clock}: float"));
+                if clocks.is_empty() {
+                    // What comes before the first clock reading stays positional in both overloads.
+                    keywords.push("*".to_owned());
+                }
+                clocks.push(format!("{clock}_ms: int"));
                 continue;
             }
+            Arg::Value { name: value, class } => format!("{value}: {class}"),
+            Arg::HeldToken => "token: Optional[int] = None, held: Optional[HeldName] = None".to_owned(),
+            Arg::Token => "token: Optional[int] = None".to_owned(),
+            Arg::Response => "status: int, headers: _Headers".to_owned(),
+            Arg::Protocol => "protocol: Optional[ProtocolName] = None".to_owned(),
+            Arg::Words => "words: Sequence[int]".to_owned(),
             Arg::Flag(flag) => format!("{flag}: bool = False"),
             Arg::Count(count) => format!("{count}: int"),
             Arg::Grant { name: grant, class, optional: true } => format!("{grant}: Optional[{class}] = None"),
@@ -462,17 +657,28 @@ fn method_stub(method: &Method) -> Result<String, String> {
         positional.push(param.clone());
         keywords.push(param);
     }
-    if !defaulted {
-        return Ok(format!("    def {name}({}) -> {returned}:\n{doc}", positional.join(", ")));
+    if clocks.is_empty() {
+        return Ok(format!("{}:\n{doc}", def_line(name, &positional, &returned)));
     }
-    keywords.push("now_ms: int".to_owned());
+    keywords.extend(clocks);
     let deprecated = match method.call {
         Some(renamed) if method.deprecated => format!("    @deprecated(\"renamed {renamed}\")\n"),
         _ => String::new(),
     };
     Ok(format!(
-        "    @overload\n{deprecated}    def {name}({}) -> {returned}:\n{doc}    @overload\n{deprecated}    def {name}({}) -> {returned}: ...\n",
-        positional.join(", "),
-        keywords.join(", ")
+        "    @overload\n{deprecated}{}:\n{doc}    @overload\n{deprecated}{}: ...\n",
+        def_line(name, &positional, &returned),
+        def_line(name, &keywords, &returned)
     ))
+}
+
+/// A method's `def` line (without its colon), one parameter a line when they do not fit on one (as ruff writes it).
+fn def_line(name: &str, params: &[String], returned: &str) -> String {
+    let line = format!("    def {name}({}) -> {returned}", params.join(", "));
+    if line.len() < 120 {
+        return line;
+    }
+    let params: String =
+        params.iter().flat_map(|param| param.split(", ")).map(|param| format!("        {param},\n")).collect();
+    format!("    def {name}(\n{params}    ) -> {returned}")
 }
