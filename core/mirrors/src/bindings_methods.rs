@@ -21,12 +21,12 @@ pub fn extend(root: &Path, outputs: &mut Vec<Output>) -> Result<(), String> {
         .iter_mut()
         .find(|output| output.path == crate::python_records::NATIVE_STUB)
         .ok_or_else(|| format!("{}: not among the outputs", crate::python_records::NATIVE_STUB))?;
-    let section = crate::methods_python::stub(&CONTROLS)?;
-    stub.text = crate::python_records::splice(&stub.text, crate::methods_python::STUB_SECTION, &section)?;
-    let section = crate::methods_python::stub(ENGINE.classes)?;
-    stub.text = crate::python_records::splice(&stub.text, crate::methods_python::ENGINE_STUB_SECTION, &section)?;
-    let section = crate::methods_python::stub(DRIVER.classes)?;
-    stub.text = crate::python_records::splice(&stub.text, crate::methods_python::DRIVER_STUB_SECTION, &section)?;
+    let section = crate::methods_python_stub::stub(&CONTROLS)?;
+    stub.text = crate::python_records::splice(&stub.text, crate::methods_python_stub::STUB_SECTION, &section)?;
+    let section = crate::methods_python_stub::stub(ENGINE.classes)?;
+    stub.text = crate::python_records::splice(&stub.text, crate::methods_python_stub::ENGINE_STUB_SECTION, &section)?;
+    let section = crate::methods_python_stub::stub(DRIVER.classes)?;
+    stub.text = crate::python_records::splice(&stub.text, crate::methods_python_stub::DRIVER_STUB_SECTION, &section)?;
     outputs.push(crate::methods_python::output(&CONTROLS)?);
     outputs.push(crate::methods_python::engine_output(&ENGINE)?);
     outputs.push(crate::methods_python::driver_output(&DRIVER)?);
@@ -62,7 +62,7 @@ mod tests {
             ),
             "{python}"
         );
-        let stub = crate::methods_python::stub(&classes).unwrap();
+        let stub = crate::methods_python_stub::stub(&classes).unwrap();
         assert!(
             stub.contains("    def would_retry(self, now: float, after_timeout: bool = False) -> bool:\n"),
             "{stub}"
@@ -166,7 +166,7 @@ mod tests {
             ),
             "{python}"
         );
-        let stub = crate::methods_python::stub(&classes).unwrap();
+        let stub = crate::methods_python_stub::stub(&classes).unwrap();
         assert!(
             stub.contains("    def on_outcome_again(self, now: float, attempt: int, outcome: Outcome) -> Decision:\n")
         );

@@ -52,6 +52,7 @@ mod methods;
 mod methods_js;
 mod methods_kotlin;
 mod methods_python;
+mod methods_python_stub;
 mod output;
 mod propagation_names;
 mod python;
