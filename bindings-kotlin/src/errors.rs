@@ -17,7 +17,7 @@ pub enum RetryplanError {
     /// A configuration that reads breaks one or more rules: a policy, a dependency, a budget, a breaker, a gRPC service
     /// config or a urllib3 `Retry`, as `config` says. Every violation is listed, none is silently clamped, each naming
     /// its field from that configuration (`max_tokens` for a budget, `budget.max_tokens` for a dependency). Raised by
-    /// `Policy::new`, the controls' constructors and the JSON readers; nothing is created. (Named `InvalidPolicy`, code
+    /// `Policy()`, the controls' constructors and the JSON readers; nothing is created. (Named `InvalidPolicy`, code
     /// `invalid_policy`, before this release.)
     #[error("{description}")]
     ConfigViolations {
@@ -32,8 +32,8 @@ pub enum RetryplanError {
     /// A configuration could not be read (JSON syntax, a wrong type, an unknown field, a value out of its type's
     /// range): a policy, a dependency, a budget, a breaker, a gRPC service config or a urllib3 `Retry`, as `config`
     /// says. `field` is the dotted path where reading stopped (empty at the top level). Rules broken by a configuration
-    /// that reads are `Error::ConfigViolations`. (Named `InvalidPolicyJson`, code `invalid_policy_json`, before this
-    /// release.)
+    /// that reads are `RetryplanException.ConfigViolations`. (Named `InvalidPolicyJson`, code `invalid_policy_json`,
+    /// before this release.)
     #[error("{description}")]
     InvalidConfig {
         /// Which configuration was being read.
@@ -45,12 +45,12 @@ pub enum RetryplanError {
         blame: Blame,
         description: String,
     },
-    /// No built-in profile has this name. See `profiles::NAMES`.
+    /// No built-in profile has this name. See `profileNames()`.
     #[error("{description}")]
     UnknownProfile {
         /// The profile name asked for (`profile`, as every binding names it).
         profile: String,
-        /// The known names, in `profiles::NAMES` order.
+        /// The known names, in `profileNames()` order.
         known: Vec<String>,
         code: String,
         blame: Blame,
@@ -77,7 +77,7 @@ pub enum RetryplanError {
     },
     /// A value handed to the engine cannot be represented (an HTTP status outside 100..=599, an empty idempotency key,
     /// a negative or non-finite time in a binding), or a grant cannot be used: a breaker `permit`, retry `charge` or
-    /// retry `slot` already settled, or issued by another control (`crate::config::grant`). The refusing control is
+    /// retry `slot` already settled, or issued by another control (`core/src/config/grant.rs`). The refusing control is
     /// unchanged; a grant of another control is used up and goes back to the control that issued it, as if dropped.
     #[error("{description}")]
     InvalidArgument {
@@ -99,7 +99,7 @@ pub enum RetryplanError {
     },
     /// A header value a server answered with could not be read (`Retry-After`, `retry-after-ms`, `RateLimit`; the
     /// header tools refuse a `grpc-timeout` the same way). A request header this service was sent is
-    /// `Error::InvalidRequestHeader`.
+    /// `RetryplanException.InvalidRequestHeader`.
     #[error("{description}")]
     InvalidHeader {
         header: String,
@@ -108,7 +108,7 @@ pub enum RetryplanError {
         description: String,
     },
     /// A header value of the request being served could not be read (a propagation header: `grpc-timeout`,
-    /// `retryplan-attempt`, ...), refused by `IncomingContext::read` naming the header and its rule. The caller of this
+    /// `retryplan-attempt`, ...), refused by `IncomingContext.read` naming the header and its rule. The caller of this
     /// service sent it: a host answers the request as malformed (HTTP 400, gRPC `INTERNAL`).
     #[error("{description}")]
     InvalidRequestHeader {
@@ -125,8 +125,8 @@ pub enum RetryplanError {
         blame: Blame,
         description: String,
     },
-    /// A compiled form refused by `Policy::from_compiled` (or `Dependency::from_compiled`). Nothing is created; compile
-    /// the configuration again.
+    /// A compiled form refused by `Policy.fromCompiled` (or `Dependency.fromCompiled`). Nothing is created; compile the
+    /// configuration again.
     #[error("{description}")]
     CompiledForm {
         code: String,

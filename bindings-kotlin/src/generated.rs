@@ -24,7 +24,7 @@ use retryplan::Idempotency;
 use retryplan::Receipt;
 use retryplan::Verdict;
 
-/// Who must act to fix an `Error`: what to do about it, as opposed to what went wrong (`Error::code`). Every code has exactly one blame.
+/// Who must act to fix an `Error`: what to do about it, as opposed to what went wrong (`RetryplanException.code`). Every code has exactly one blame.
 #[uniffi::remote(Enum)]
 pub enum Blame {
     /// Misuse of the API by the code calling it, or a request the caller of the service sent that cannot be read.
@@ -37,7 +37,7 @@ pub enum Blame {
     Environment,
 }
 
-/// Which configuration an `Error::InvalidConfig` was reading, or an `Error::ConfigViolations` was validating: the reader or constructor the caller called, so that the error says which input to fix. A nested configuration is named by the outer one (a dependency's budget is `dependency`, at the field path `budget...`; a budget on its own is `budget`, at `max_tokens`).
+/// Which configuration an `RetryplanException.InvalidConfig` was reading, or an `RetryplanException.ConfigViolations` was validating: the reader or constructor the caller called, so that the error says which input to fix. A nested configuration is named by the outer one (a dependency's budget is `dependency`, at the field path `budget...`; a budget on its own is `budget`, at `max_tokens`).
 #[uniffi::remote(Enum)]
 pub enum ConfigKind {
     /// A retry policy (`PolicyConfig`).
@@ -123,7 +123,7 @@ pub enum Verdict {
     NotRetryable,
     /// State changed underneath: re-read, recompute, redo the unit.
     Conflict,
-    /// Nobody can tell what happened: the attempt failed in a way no table or hook classified (an exception a helper's failure table does not know), so it may have had its effect, and another attempt may help. Retryable and ambiguous: repeated while the operation may repeat an ambiguous attempt (a `safe`, `idempotent` or `keyed` operation, what a function wrapper declares by default), and answered with reconcile when it may not (`unsafe`: the caller said the call is a non-idempotent write). What every helper in every language makes of an error it does not know (`Verdict::UNKNOWN_ERROR`).
+    /// Nobody can tell what happened: the attempt failed in a way no table or hook classified (an exception a helper's failure table does not know), so it may have had its effect, and another attempt may help. Retryable and ambiguous: repeated while the operation may repeat an ambiguous attempt (a `safe`, `idempotent` or `keyed` operation, what a function wrapper declares by default), and answered with reconcile when it may not (`unsafe`: the caller said the call is a non-idempotent write). What every helper in every language makes of an error it does not know (`unknownErrorVerdict()`).
     Ambiguous,
 }
 
@@ -147,7 +147,7 @@ pub enum BackoffKind {
     Constant,
 }
 
-/// Whether repeating the operation could repeat its effect: what the policy's `idempotency` declares about the operation. What the request's protocol and its caller allow is its `Repeatability`; the engine combines the two (`Repeatability::effective`).
+/// Whether repeating the operation could repeat its effect: what the policy's `idempotency` declares about the operation. What the request's protocol and its caller allow is its `Repeatability`; the engine combines the two (`Repeatability.effective`).
 #[uniffi::remote(Enum)]
 pub enum Idempotency {
     /// No effect at all (a read).
@@ -156,7 +156,7 @@ pub enum Idempotency {
     Idempotent,
     /// The server deduplicates by the operation's idempotency key.
     Keyed,
-    /// Repeating may repeat the effect: an ambiguous outcome answers `Decision::Reconcile`, never a new attempt.
+    /// Repeating may repeat the effect: an ambiguous outcome answers `Decision.Reconcile`, never a new attempt.
     Unsafe,
 }
 
@@ -183,9 +183,9 @@ pub enum GuidanceMode {
 /// How a `Retry-After` value is read: the policy's `server_guidance.retry_after_reading`.
 #[uniffi::remote(Enum)]
 pub enum RetryAfterReading {
-    /// RFC 9110 to the letter (the default): `1*DIGIT` seconds or an HTTP-date, see `parse_retry_after`.
+    /// RFC 9110 to the letter (the default): `1*DIGIT` seconds or an HTTP-date, see `parseRetryAfter`.
     Strict,
-    /// Everything `Strict` reads, with the same result, and also what Python's `email.utils.parsedate_tz` reads (urllib3's reading): one-digit days, numeric and North American zones, missing seconds, any whitespace around digits. See `parse_retry_after_with`.
+    /// Everything `Strict` reads, with the same result, and also what Python's `email.utils.parsedate_tz` reads (urllib3's reading): one-digit days, numeric and North American zones, missing seconds, any whitespace around digits. See `parseRetryAfterWith`.
     Lenient,
 }
 
@@ -256,7 +256,7 @@ pub enum Held {
 pub enum Concurrency {
     /// Attempts may run at once: hedges start beside running attempts (JS promises, asyncio tasks, threads, coroutines).
     Concurrent,
-    /// One attempt at a time (a synchronous call): a policy with a `hedging` section is refused with `Error::Unsupported`.
+    /// One attempt at a time (a synchronous call): a policy with a `hedging` section is refused with `RetryplanException.Unsupported`.
     Sequential,
     /// One attempt at a time, and the caller explicitly accepts that a hedging policy runs without its hedges (its retries still apply).
     SequentialWithoutHedging,

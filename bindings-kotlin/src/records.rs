@@ -79,7 +79,7 @@ pub enum Class {
 
 /// Whether the request an operation sends may be repeated, by its protocol's own rules and its caller's word: the
 /// request's repeatability, beside the policy's `Idempotency` (what the operation tolerates). An HTTP host gets it from
-/// `Policy::http_request`; the engine combines the two once (`Repeatability::effective`), for every helper.
+/// `Policy.httpRequest`; the engine combines the two once (`Repeatability.effective`), for every helper.
 #[uniffi::remote(Enum)]
 pub enum Repeatability {
     /// Not known (not an HTTP request): the policy alone decides.
@@ -90,10 +90,10 @@ pub enum Repeatability {
     /// Repeating it may repeat its effect (POST, PATCH, CONNECT, any method RFC 9110 does not call idempotent).
     NotIdempotent,
     /// The request carries its own idempotency key (the caller set the `Idempotency-Key` header): the server
-    /// deduplicates by it, so it may be repeated as a `keyed` policy's requests are (`Policy::http_request`).
+    /// deduplicates by it, so it may be repeated as a `keyed` policy's requests are (`Policy.httpRequest`).
     Keyed,
     /// The policy's `retry_methods` does not list the method: the request is tried again only when it never left or the
-    /// application judges the failure retryable (see `Policy::http_request`).
+    /// application judges the failure retryable (see `Policy.httpRequest`).
     NotRetried {
         /// Whether RFC 9110 calls the method idempotent.
         idempotent: bool,
@@ -142,12 +142,12 @@ pub enum Outcome {
     HttpStatus {
         /// The status, 100..=599. 1xx-3xx count as success.
         status: i32,
-        /// A Retry-After delay already converted to milliseconds from now (see `parse_retry_after`, or build it with
-        /// `Outcome::from_http_response`).
+        /// A Retry-After delay already converted to milliseconds from now (see `parseRetryAfter`, or build it with
+        /// `outcomeFromHttpResponse`).
         #[uniffi(default)]
         retry_after_ms: Option<i64>,
         /// The service's error code (AWS: `ThrottlingException`, `SlowDown`, ...), read with
-        /// `crate::dialects::aws::error_code_from_response`.
+        /// `awsErrorCodeFromResponse`.
         #[uniffi(default)]
         error_code: Option<String>,
     },
@@ -453,7 +453,7 @@ pub struct AttemptPlan {
     /// True for a hedge: an extra attempt while another still runs.
     pub hedge: bool,
     /// True when the request carries the operation's idempotency key (keyed or unsafe operations, see
-    /// `crate::outcomes::http`; or a key the caller sent, which travels unchanged: `Driver::with_incoming`).
+    /// `core/src/outcomes/http.rs`; or a key the caller sent, which travels unchanged: `driverWithIncoming`).
     pub send_idempotency_key: bool,
 }
 
@@ -500,7 +500,7 @@ impl TryFrom<AttemptResult> for rp::outcomes::action::AttemptResult {
     }
 }
 
-/// The one held result an ending concerns (see `Ending::result`).
+/// The one held result an ending concerns (see `Ending.result`).
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
 pub struct EndingResult {
     /// The host's token for it.
@@ -544,11 +544,11 @@ impl From<rp::outcomes::action::Ending> for Ending {
     }
 }
 
-/// One thing the host must do now. `Driver::poll_action` returns exactly one; all times are absolute milliseconds on
-/// the host's clock.
+/// One thing the host must do now. `Driver.pollAction` returns exactly one; all times are absolute milliseconds on the
+/// host's clock.
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum)]
 pub enum Action {
-    /// Start this attempt now, carrying out the plan; report how it ended with `Driver::handle_result`.
+    /// Start this attempt now, carrying out the plan; report how it ended with `Driver.handleResult`.
     StartAttempt {
         plan: AttemptPlan,
     },
@@ -567,12 +567,12 @@ pub enum Action {
     /// Close or drop what the host holds under `token` now (a response body, a value): the driver will never name it
     /// again. Sent for a result the host handed in with a token once a later result replaces it, once the driver counts
     /// a later attempt as timed out, or at the end when the ending neither returns nor raises it. A result the driver
-    /// discards is not released this way: its `Receipt::Discarded` says so at once.
+    /// discards is not released this way: its `Receipt.DISCARDED` says so at once.
     Release {
         /// The host's token for that result.
         token: i64,
     },
-    /// The operation has ended: return or raise `Ending::decision` as `Ending::result` says. Every poll from now on
+    /// The operation has ended: return or raise `Ending.decision` as `Ending.result` says. Every poll from now on
     /// returns the same ending.
     Finish {
         ending: Ending,
@@ -603,7 +603,7 @@ impl From<rp::outcomes::action::Action> for Action {
 }
 
 /// A decision the engine made, for observers (logs, metrics, the helpers' `on_decision` hooks): recorded when
-/// `DriverOptions::record_events` is set, read with `Driver::poll_event`.
+/// `DriverOptions.recordEvents` is set, read with `Driver.pollEvent`.
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
 pub struct Event {
     /// When it was made (the host's clock reading).
@@ -816,7 +816,7 @@ impl From<rp::engine::stats::Stats> for StatsSnapshot {
 /// A server's verdict on an incoming request with a propagated deadline.
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum)]
 pub enum Admission {
-    /// Enough time remains: do the work within `remaining_ms`.
+    /// Enough time remains: do the work within `remainingMs`.
     Admit {
         /// Time left for the work.
         remaining_ms: i64,
@@ -1074,7 +1074,7 @@ impl From<rp::driver::telemetry::ErrorType> for TelemetryErrorType {
     }
 }
 
-/// One thing a helper reports for an event, in the order `signals` lists them.
+/// One thing a helper reports for an event, in the order `telemetrySignals` lists them.
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum)]
 pub enum TelemetrySignal {
     /// Start the attempt's span (`retryplan.attempt`; on an HTTP client span `http.request.resend_count` when
@@ -1110,7 +1110,7 @@ pub enum TelemetrySignal {
     Count {
         /// The counter.
         metric: Metric,
-        /// The value of `Metric::attribute`, when it has one.
+        /// The value of `Metric.attribute`, when it has one.
         value: Option<String>,
     },
 }

@@ -34,8 +34,8 @@
 //! nothing and fails, naming each file, when a committed one differs.
 //!
 //! One module per output; `tables` is the registry of what each
-//! language mirrors, and `python_prose` how Python's docs spell the
-//! core's Rust names.
+//! language mirrors, and `python_prose` and `kotlin_prose` how Python's and
+//! Kotlin's docs spell the core's Rust names (`rust_prose` what they share).
 
 mod bindings_methods;
 mod docs;
@@ -47,6 +47,7 @@ mod js_records;
 mod js_rules;
 mod js_wire;
 mod kotlin_http;
+mod kotlin_prose;
 mod kotlin_wire;
 mod methods;
 mod methods_js;
@@ -60,6 +61,7 @@ mod python_errors;
 mod python_prose;
 mod python_records;
 mod python_values;
+mod rust_prose;
 mod schema;
 mod tables;
 mod telemetry;

@@ -7,6 +7,9 @@
 //! cell; a configuration is its generated record (`record_in`); a snapshot
 //! its generated record; an error the core's, through `RetryplanError`.
 
+use retryplan::config::value::camel_case;
+
+use crate::kotlin_prose::kotlin_prose;
 use crate::methods::{class_named, kept_fact, Arg, Class, Fact, Method, Ret, Shape, COMPILE_DEPENDENCY};
 use crate::output::{Output, HEADER};
 use crate::python_records::rust_doc;
@@ -14,9 +17,10 @@ use crate::python_records::rust_doc;
 pub const CONTROLS: &str = "bindings-kotlin/src/controls_generated.rs";
 
 /// A doc comment as Kotlin shows it: uniffi copies it onto the Kotlin (and
-/// Swift) declarations, where a method is `tryRetry`, not `try_retry`.
+/// Swift) declarations, where the core's names are Kotlin's (`kotlin_prose`)
+/// and a method or an argument is `tryRetry`, not `try_retry`.
 fn doc(text: &str, indent: &str) -> String {
-    rust_doc(&kotlin_names(text), indent)
+    rust_doc(&kotlin_names(&kotlin_prose(text)), indent)
 }
 
 /// Each backticked snake_case name of `text` (`` `try_retry` ``) in lowerCamelCase
@@ -24,24 +28,13 @@ fn doc(text: &str, indent: &str) -> String {
 fn kotlin_names(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for (index, part) in text.split('`').enumerate() {
-        let is_code = index % 2 == 1;
         let snake =
             part.contains('_') && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
         if index > 0 {
             out.push('`');
         }
-        if is_code && snake {
-            let mut upper = false;
-            for c in part.chars() {
-                if c == '_' {
-                    upper = true;
-                } else if upper {
-                    out.push(c.to_ascii_uppercase());
-                    upper = false;
-                } else {
-                    out.push(c);
-                }
-            }
+        if index % 2 == 1 && snake {
+            out.push_str(&camel_case(part));
         } else {
             out.push_str(part);
         }

@@ -4,6 +4,7 @@
 //! restatement against the real type when it compiles); this writes it from
 //! the tables, with the core's docs, which uniffi carries into Kotlin.
 
+use crate::kotlin_prose::doc_line as doc;
 use crate::output::{Output, HEADER};
 use crate::tables::Table;
 
@@ -33,12 +34,4 @@ pub fn outputs(tables: &[Table]) -> Vec<Output> {
         text.push_str("}\n");
     }
     vec![Output { path: GENERATED, text }]
-}
-
-fn doc(indent: &str, text: &str) -> String {
-    if text.is_empty() {
-        String::new()
-    } else {
-        format!("{indent}/// {text}\n")
-    }
 }

@@ -17,6 +17,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::kotlin_prose::doc_line as doc;
 use crate::output::{Output, HEADER};
 use serde_json::Value;
 
@@ -356,12 +357,4 @@ fn pascal(name: &str) -> String {
             chars.next().map(|first| first.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
         })
         .collect()
-}
-
-fn doc(indent: &str, text: &str) -> String {
-    if text.is_empty() {
-        String::new()
-    } else {
-        format!("{indent}/// {text}\n")
-    }
 }

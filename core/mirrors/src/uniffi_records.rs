@@ -22,6 +22,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::docs::{summary, type_name};
+use crate::kotlin_prose::kotlin_prose;
 use crate::output::{Output, HEADER};
 use crate::tables::Table;
 
@@ -538,9 +539,10 @@ fn field_line(indent: &str, name: &str, expression: &str) -> String {
     }
 }
 
-/// `///` lines of `text` at `indent`, wrapped at the workspace's width (120).
+/// `///` lines of `text` at `indent`, wrapped at the workspace's width (120), the core's Rust names as Kotlin
+/// spells them (`kotlin_prose`: uniffi makes these docs the Kotlin's).
 pub(crate) fn docs(indent: &str, text: &str) -> String {
-    wrap(&format!("{indent}/// "), text.split_whitespace())
+    wrap(&format!("{indent}/// "), kotlin_prose(text).split_whitespace())
 }
 
 /// `words` after `prefix` in lines of at most 120 characters (a longer word alone on its line).
