@@ -29,8 +29,11 @@ pub(crate) trait Spelling {
 /// An integer type's bound: `0`, `2^n - 1` or `-2^n`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Bound {
+    /// An unsigned type's `MIN`.
     Zero,
+    /// `MAX`: 2 to this power, less one.
     PowerLessOne(u32),
+    /// A signed type's `MIN`: minus 2 to this power.
     NegativePower(u32),
 }
 
