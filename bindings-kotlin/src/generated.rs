@@ -37,7 +37,7 @@ pub enum Blame {
     Environment,
 }
 
-/// Which configuration an `RetryplanException.InvalidConfig` was reading, or an `RetryplanException.ConfigViolations` was validating: the reader or constructor the caller called, so that the error says which input to fix. A nested configuration is named by the outer one (a dependency's budget is `dependency`, at the field path `budget...`; a budget on its own is `budget`, at `max_tokens`).
+/// Which configuration the error `RetryplanException.InvalidConfig` was reading, or the error `RetryplanException.ConfigViolations` was validating: the reader or constructor the caller called, so that the error says which input to fix. A nested configuration is named by the outer one (a dependency's budget is `dependency`, at the field path `budget...`; a budget on its own is `budget`, at `max_tokens`).
 #[uniffi::remote(Enum)]
 pub enum ConfigKind {
     /// A retry policy (`PolicyConfig`).

@@ -13,7 +13,7 @@ export type Blame =
   /** The environment the engine runs in (the random source). */
   | 'environment';
 
-/** Which configuration an `Error::InvalidConfig` was reading, or an `Error::ConfigViolations` was validating: the reader or constructor the caller called, so that the error says which input to fix. A nested configuration is named by the outer one (a dependency's budget is `dependency`, at the field path `budget...`; a budget on its own is `budget`, at `max_tokens`). */
+/** Which configuration the error `Error::InvalidConfig` was reading, or the error `Error::ConfigViolations` was validating: the reader or constructor the caller called, so that the error says which input to fix. A nested configuration is named by the outer one (a dependency's budget is `dependency`, at the field path `budget...`; a budget on its own is `budget`, at `max_tokens`). */
 export type ConfigKind =
   /** A retry policy (`PolicyConfig`). */
   | 'policy'

@@ -92,8 +92,8 @@ impl crate::ground::named::Named for Blame {
     }
 }
 
-/// Which configuration an [`Error::InvalidConfig`] was reading, or an
-/// [`Error::ConfigViolations`] was validating: the reader or constructor the
+/// Which configuration the error [`Error::InvalidConfig`] was reading, or the
+/// error [`Error::ConfigViolations`] was validating: the reader or constructor the
 /// caller called, so that the error says which input to fix. A nested
 /// configuration is named by the outer one (a dependency's budget is
 /// `dependency`, at the field path `budget...`; a budget on its own is
