@@ -145,19 +145,20 @@ export function run(policy, attempt, options = NO_OPTIONS) {
 const cancelBody = (response) => response?.body?.cancel().catch(() => {});
 
 /**
- * Bounds the body of a failed response the helper returns by its attempt's
- * window, as every language does: at the attempt's abort time (never past the
- * deadline) its signal, which the fetch still reads the body under, aborts,
- * and a read not done by then errors. A success's body is the caller's. The
- * timer never keeps a Node process alive by itself.
+ * Bounds the body of a response the helper returns by the time the core says
+ * it is readable until (`readableUntilMs`: a failed response's attempt's abort
+ * time; absent for a success's, which is the caller's): then the attempt's
+ * signal, which the fetch still reads the body under, aborts, and a read not
+ * done by then errors. The timer never keeps a Node process alive by itself.
  */
-function boundBody(entry, now) {
+function boundBody(entry, readableUntilMs, now) {
+  if (readableUntilMs === undefined) return;
   const cut = () =>
     abortAttempt(
       entry,
       new DOMException("retryplan: the response body was not read within its attempt's window", 'TimeoutError'),
     );
-  after(entry.abortAtMs - now(), cut, true);
+  after(readableUntilMs - now(), cut, true);
 }
 
 /**
@@ -230,7 +231,7 @@ export function retryFetch(input, init = NO_OPTIONS, options = NO_OPTIONS) {
       finish: (host) => {
         const finish = host.ending();
         if (host.endReturns) {
-          if (finish.decision.type !== 'succeeded') boundBody(entries[host.endToken], now);
+          boundBody(entries[host.endToken], finish.result?.readableUntilMs, now);
           return { decision: finish.decision, response: host.values[host.endToken], idempotencyKey: keyOf(host) };
         }
         throw ending(host, finish, requestName(request));

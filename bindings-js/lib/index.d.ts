@@ -695,6 +695,8 @@ export interface Holding {
 export interface EndingResult {
   token: number;
   returned: boolean;
+  /** Until when (monotonic ms) a returned value is readable: its attempt's abort time when the ending returns it and did not succeed; absent for a success's (the caller's, no limit) or when nothing is returned. */
+  readableUntilMs?: number;
 }
 
 /** Everything a host needs to send one attempt: the decision, and whether to send the idempotency key. */

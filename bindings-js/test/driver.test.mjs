@@ -391,15 +391,20 @@ test("handleResponse: any integer status is handed to the core as it is (-1, 0, 
     assert.equal(errorOf(() => driver.handleResponse(30, 1, status, () => undefined)).field, 'status');
   // A response that reads fine: its guidance headers by name, held under its token and returned by an HTTP host at the end.
   const http = new Driver(policy({ maxAttempts: 1 }), 0, { seed: 7, returnsResponses: true });
-  http.pollAction(0);
+  const { abortAtMs } = http.pollAction(0);
   assert.equal(
     http.handleResponse(30, 1, 503, new Headers({ 'Retry-After-Ms': '250' }), { token: 9, nowUnixMs: 0 }),
     'accepted',
   );
+  // A failed response returned at the end is readable until its attempt's abort time.
   const finish = http.pollAction(30);
   assert.deepEqual(
     [finish.decision.reason, finish.lastResult.outcome, finish.result],
-    ['attempts_exhausted', { type: 'http_status', status: 503, retryAfterMs: 250 }, { token: 9, returned: true }],
+    [
+      'attempts_exhausted',
+      { type: 'http_status', status: 503, retryAfterMs: 250 },
+      { token: 9, returned: true, readableUntilMs: abortAtMs },
+    ],
   );
   driver.free();
   http.free();

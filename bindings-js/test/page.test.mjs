@@ -43,8 +43,12 @@ import { serve } from './serve.mjs';
  * about 0.3 KB. On the merged tree of session 7 (lean checkout page,
  * outgoing headers, OpenTelemetry's JS on the Node entry only): 56391 B
  * (43908 + 12483) and 62048 B (48765 + 13283), so 56500 B and 62200 B.
+ * Session 10's `EndingResult.readable_until_ms` (the driver keeps each held
+ * result's abort time, the wire's finish carries it, JS reads it): the
+ * checkout page 56572 B (44053 + 12519), its lean wasm +131 B gzipped against
+ * main's build of the same session, so 56650 B.
  */
-const GATE = { checkout: 56_500, shop: 62_200 };
+const GATE = { checkout: 56_650, shop: 62_200 };
 /** Issue 24's goals, in bytes. */
 const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
 

@@ -509,6 +509,12 @@ pub struct EndingResult {
     /// response unless the ending is a reconcile or the caller's cancel). False: raise the typed ending, with the error
     /// held under `token` as its cause.
     pub returned: bool,
+    /// Until when (the host's monotonic ms) the returned value stays the caller's to read: the abort time of the
+    /// attempt that produced it when the ending returns it (`returned`) and is not `Decision::Succeeded` (a host that
+    /// returns responses handing back the last failed one, a 503 after the retries ran out: its body is read within its
+    /// attempt's window, then cut). `None` otherwise: a success's value is the caller's without limit, and a raised
+    /// ending returns nothing.
+    pub readable_until_ms: Option<i64>,
 }
 
 impl From<rp::outcomes::action::EndingResult> for EndingResult {
@@ -516,6 +522,7 @@ impl From<rp::outcomes::action::EndingResult> for EndingResult {
         EndingResult {
             token: long_out(value.token),
             returned: value.returned,
+            readable_until_ms: value.readable_until_ms.map(long_out),
         }
     }
 }

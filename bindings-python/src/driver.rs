@@ -128,7 +128,11 @@ impl Ending {
     /// raise the ending alone.
     #[getter]
     fn result(&self) -> Option<EndingResult> {
-        self.inner.result.map(|result| EndingResult { token: result.token, returned: result.returned })
+        self.inner.result.map(|result| EndingResult {
+            token: result.token,
+            returned: result.returned,
+            readable_until_ms: result.readable_until_ms,
+        })
     }
 
     /// The typed ending's whole message, the core's (`Ending::message`): its words, and the hint
@@ -146,6 +150,9 @@ pub(crate) struct EndingResult {
     /// True: return the value held under `token`. False: raise the typed ending, with what the token
     /// holds as its cause.
     returned: bool,
+    /// Until when (the helper's clock, ms) the returned value is readable: its attempt's abort time when
+    /// the ending returns it and did not succeed; None for a success's (the caller's) or nothing returned.
+    readable_until_ms: Option<u64>,
 }
 
 /// An attempt and how it ended.

@@ -28,12 +28,10 @@ use crate::outcome::{PyOutcome, ResponseHead};
 use crate::settings::Settings;
 use crate::sources::drawn;
 
-/// What the host holds under one token: a value or an error an attempt ended with, and when that
-/// attempt's window closed.
+/// What the host holds under one token: a value or an error an attempt ended with.
 struct Kept {
     object: Py<PyAny>,
     held: Held,
-    abort_at_ms: u64,
 }
 
 /// One operation: its driver, and what the results it handed in carried, by token.
@@ -247,7 +245,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
             let mut run = self.run.borrow_mut();
             let token = run.next_token;
             run.next_token += 1;
-            run.kept.push((token, Kept { object, held, abort_at_ms: plan.abort_at_ms }));
+            run.kept.push((token, Kept { object, held }));
             token
         });
         let handed = {
@@ -452,12 +450,13 @@ impl<'a, 'py> Ctx<'a, 'py> {
         Ok(result)
     }
 
-    /// The value the ending returns and, unless it succeeded, the end of its attempt's window (ms);
+    /// The value the ending returns and until when it is readable (ms; None: the caller's, a success's);
     /// or raises the typed ending (GaveUpError, ReconcileRequiredError, RestartRequiredError), as the driver says.
     pub(crate) fn end_with_window(&self, ending: Ending) -> PyResult<(Py<PyAny>, Option<u64>)> {
         let succeeded = matches!(ending.decision, retryplan::Decision::Succeeded { .. });
+        let readable_until_ms = ending.result.and_then(|result| result.readable_until_ms);
         let (value, error) = match self.ending_result(&ending)? {
-            Some((true, kept)) => return Ok((kept.object, (!succeeded).then_some(kept.abort_at_ms))),
+            Some((true, kept)) => return Ok((kept.object, readable_until_ms)),
             Some((false, Kept { object, held: Held::Error, .. })) => (None, Some(object)),
             // A response is not the caller's once the ending is raised: closed; a function's value rides on it.
             Some((false, Kept { object, .. })) if self.s().dispose.is_some() => {

@@ -266,6 +266,8 @@ def typed_action(action: Any) -> Any:
     if isinstance(action, retryplan.Ending):
         result = action.result
         typed = None if result is None else {"token": result.token, "returned": result.returned}
+        if result is not None and result.readable_until_ms is not None:
+            typed["readable_until_ms"] = result.readable_until_ms
         assert typed == shape.get("result"), f"Ending.result {typed} against {shape.get('result')}"
     return shape
 

@@ -75,6 +75,8 @@ export const ATTEMPT = 19;
 const AT_MS = 23;
 /** The output record's `token` and `ending` words, and the `ending` bit of a result returned. */
 const [TOKEN, ENDING, ENDING_RETURNS] = [11, 12, 256];
+/** The output record's word a finish writes its returned value's readable-until time in. */
+const READABLE_UNTIL_MS = 4;
 /** The output record's action kind. */
 const KIND = 1;
 
@@ -108,11 +110,18 @@ export function resultOf(w, errorCode) {
   return result;
 }
 
+/** A finish's result (`Ending::result`), from its output record `out`. */
+function endingResultOf(out) {
+  const result = { token: out[TOKEN], returned: (out[ENDING] & ENDING_RETURNS) !== 0 };
+  if (out[READABLE_UNTIL_MS] !== -1) result.readableUntilMs = out[READABLE_UNTIL_MS];
+  return result;
+}
+
 /** A driver's finish: its output record `out`, and the record `w` of its decision and last result. */
 export function finishOf(out, w, errorCode) {
   const action = { type: 'finish', decision: decisionOf(w) };
   if (w[ATTEMPT] !== -1) action.lastResult = resultOf(w, errorCode);
-  if (out[TOKEN] !== -1) action.result = { token: out[TOKEN], returned: (out[ENDING] & ENDING_RETURNS) !== 0 };
+  if (out[TOKEN] !== -1) action.result = endingResultOf(out);
   return action;
 }
 

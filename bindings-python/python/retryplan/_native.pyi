@@ -1016,6 +1016,10 @@ class EndingResult:
     @property
     def returned(self) -> bool:
         """True: return what ``token`` holds. False: raise the typed ending with it as the cause."""
+    @property
+    def readable_until_ms(self) -> Optional[int]:
+        """Until when (the helper's clock, ms) the returned value is readable: its attempt's abort time when
+        the ending returns it and did not succeed; None for a success's (the caller's) or nothing returned."""
 
 @final
 class Event:

@@ -329,7 +329,7 @@ pub fn output() -> Result<Output, String> {
     let ending = |full: bool| Ending {
         decision: Decision::Reconcile { attempts: 3, remaining_ms: 0, abort_attempts: AttemptSet::EMPTY },
         last_result: full.then_some(result),
-        result: full.then_some(EndingResult { token: 4, returned: true }),
+        result: full.then_some(EndingResult { token: 4, returned: true, readable_until_ms: None }),
     };
     let event = |full: bool| Event { at_ms: 5, decision: ending(false).decision, after: full.then_some(result) };
     let result_keys = keys(Value::from_serialize(&result), Value::from_serialize(&result))?;
@@ -343,16 +343,16 @@ pub fn output() -> Result<Output, String> {
         entries(keys(Value::from_serialize(&ending(true)), Value::from_serialize(&ending(false)))?, |key| match key {
             "decision" => Some(("decisionOf(w)", "")),
             "last_result" => Some(("resultOf(w, errorCode)", "w[ATTEMPT] !== -1")),
-            "result" => {
-                Some(("{ token: out[TOKEN], returned: (out[ENDING] & ENDING_RETURNS) !== 0 }", "out[TOKEN] !== -1"))
-            }
+            "result" => Some(("endingResultOf(out)", "out[TOKEN] !== -1")),
             _ => None,
         })?;
     let result_fields = keys(
-        Value::from_serialize(&EndingResult { token: 4, returned: true }),
-        Value::from_serialize(&EndingResult { token: 4, returned: false }),
+        Value::from_serialize(&EndingResult { token: 4, returned: true, readable_until_ms: Some(5) }),
+        Value::from_serialize(&EndingResult { token: 4, returned: false, readable_until_ms: None }),
     )?;
-    if result_fields.iter().map(|(_, camel, _)| camel.as_str()).collect::<Vec<_>>() != ["token", "returned"] {
+    if result_fields.iter().map(|(_, camel, _)| camel.as_str()).collect::<Vec<_>>()
+        != ["token", "returned", "readableUntilMs"]
+    {
         return Err(format!("EndingResult's keys are {result_fields:?}"));
     }
     let event_entries =
@@ -388,11 +388,18 @@ pub fn output() -> Result<Output, String> {
              const AT_MS = {AT_MS_AT};\n\
              /** The output record's `token` and `ending` words, and the `ending` bit of a result returned. */\n\
              const [TOKEN, ENDING, ENDING_RETURNS] = [{token}, {}, {}];\n\
+             /** The output record's word a finish writes its returned value's readable-until time in. */\n\
+             const READABLE_UNTIL_MS = {};\n\
              /** The output record's action kind. */\n\
              const KIND = {};\n\n\
              {}\n\
              /** The attempt result the record `w` holds after its decision. */\n\
              export function resultOf(w, errorCode) {{\n{}  return result;\n}}\n\n\
+             /** A finish's result (`Ending::result`), from its output record `out`. */\n\
+             function endingResultOf(out) {{\n  \
+             const result = {{ token: out[TOKEN], returned: (out[ENDING] & ENDING_RETURNS) !== 0 }};\n  \
+             if (out[READABLE_UNTIL_MS] !== -1) result.readableUntilMs = out[READABLE_UNTIL_MS];\n  \
+             return result;\n}}\n\n\
              /** A driver's finish: its output record `out`, and the record `w` of its decision and last result. */\n\
              export function finishOf(out, w, errorCode) {{\n{}  return action;\n}}\n\n\
              /** A driver's event: the record `w` of its decision, the result it followed, and its time. */\n\
@@ -402,6 +409,7 @@ pub fn output() -> Result<Output, String> {
             outcome_function()?,
             wire::output::ENDING,
             wire::ENDING_RETURNS,
+            wire::output::ABORT_AT_MS,
             wire::output::ACTION_KIND,
             action_function()?,
             build("result", &result_entries, "  ")?,

@@ -161,6 +161,18 @@ pub struct DriverOptions {
     pub returns_responses: bool,
 }
 
+/// The latest accepted result the host holds under a token.
+#[derive(Clone, Copy, Debug)]
+struct Kept {
+    /// The host's token for it.
+    token: u64,
+    /// What the host holds under it.
+    held: Held,
+    /// The abort time of the attempt that produced it (see
+    /// [`EndingResult::readable_until_ms`]).
+    abort_at_ms: u64,
+}
+
 /// Where the driver stands: live, or ended with this decision (the ending's
 /// last result is `last_result`, which no longer changes once ended).
 #[derive(Clone, Copy, Debug)]
@@ -179,9 +191,8 @@ pub struct Driver {
     queue: ActionQueue,
     /// The last attempt result taken into account.
     last_result: Option<AttemptResult>,
-    /// The token of the latest accepted result handed in with one, and what
-    /// the host holds under it.
-    kept: Option<(u64, Held)>,
+    /// The latest accepted result handed in with a token.
+    kept: Option<Kept>,
     /// Tokens the host must release, oldest first (handed out before any
     /// other action).
     releases: VecDeque<u64>,
@@ -310,7 +321,7 @@ impl Driver {
     /// assert_eq!(driver.handle_result_with_token(200, 2, Outcome::Success, 12, Held::Value), Ok(Receipt::Accepted));
     /// assert_eq!(driver.poll_action(200).unwrap(), Action::Release { token: 11 });
     /// let Action::Finish(ending) = driver.poll_action(200).unwrap() else { unreachable!() };
-    /// assert_eq!(ending.result, Some(EndingResult { token: 12, returned: true }));
+    /// assert_eq!(ending.result, Some(EndingResult { token: 12, returned: true, readable_until_ms: None }));
     /// ```
     ///
     /// # Errors
@@ -388,21 +399,24 @@ impl Driver {
         if declined {
             self.operation.decline_further_attempts();
         }
+        // Read while the attempt still runs (checked above, so never the fallback): its window bounds
+        // what an ending returns of it.
+        let abort_at_ms = self.operation.abort_at_ms(attempt).unwrap_or(now_ms);
         let decision = self.operation.on_classified_outcome(now_ms, attempt, &outcome, class)?;
         self.last_result = Some(result);
-        self.keep(held);
+        self.keep(held.map(|(token, held)| Kept { token, held, abort_at_ms }));
         self.take(now_ms, decision, Some(result));
         Ok(Receipt::Accepted)
     }
 
-    /// Makes `held` the latest result's token, releasing the one it replaces.
-    fn keep(&mut self, held: Option<(u64, Held)>) {
-        if let Some((previous, _)) = self.kept.take() {
-            if held.map(|(token, _)| token) != Some(previous) {
-                self.releases.push_back(previous);
+    /// Makes `kept` the latest result the host holds, releasing the token it replaces.
+    fn keep(&mut self, kept: Option<Kept>) {
+        if let Some(previous) = self.kept.take() {
+            if kept.map(|kept| kept.token) != Some(previous.token) {
+                self.releases.push_back(previous.token);
             }
         }
-        self.kept = held;
+        self.kept = kept;
     }
 
     /// The caller abandons the operation: it gives up (`cancelled`) and every
@@ -519,11 +533,12 @@ impl Driver {
         for attempt in abort_attempts.iter() {
             self.queue.push_abort(attempt, reason);
         }
-        self.ending_result = self.kept.take().and_then(|(token, held)| {
+        self.ending_result = self.kept.take().and_then(|Kept { token, held, abort_at_ms }| {
             if self.returns_held(decision, held) {
-                Some(EndingResult { token, returned: true })
+                let succeeded = matches!(decision, Decision::Succeeded { .. });
+                Some(EndingResult { token, returned: true, readable_until_ms: (!succeeded).then_some(abort_at_ms) })
             } else if held == Held::Error {
-                Some(EndingResult { token, returned: false })
+                Some(EndingResult { token, returned: false, readable_until_ms: None })
             } else {
                 self.releases.push_back(token);
                 None

@@ -301,3 +301,59 @@ fn a_poll_the_operation_refuses_is_an_error_for_the_host_never_a_sleep_until_now
     assert_eq!(driver.exchange(&poll, &mut out), Err(Error::OperationEnded));
     assert_eq!(out, [7; wire::OUTPUT_WORDS]);
 }
+
+/// The next action at `now_ms` that is not a release, sleeping as told.
+fn next_after_releases(driver: &mut Driver, mut now_ms: u64) -> Action {
+    loop {
+        match driver.poll_action(now_ms).unwrap() {
+            Action::Release { .. } => {}
+            Action::Sleep { until_ms } => now_ms = until_ms,
+            action => return action,
+        }
+    }
+}
+
+#[test]
+fn a_failed_response_returned_at_the_end_is_readable_until_its_attempts_abort_time_a_success_without_limit() {
+    let returning = || {
+        let options = DriverOptions { returns_responses: true, ..DriverOptions::default() };
+        Driver::new(&policy(PLAIN), 0, OperationOptions::new(7), options).unwrap()
+    };
+    // Three 503s, each 40 ms after its start: the last is returned, readable until its attempt's abort time.
+    let mut driver = returning();
+    let mut now_ms = 0;
+    let mut last = None;
+    for token in [11, 12, 13] {
+        let plan = started(next_after_releases(&mut driver, now_ms));
+        now_ms = plan.abort_at_ms - 260;
+        assert_eq!(
+            driver.handle_result_with_token(now_ms, plan.attempt, UNAVAILABLE, token, Held::Value),
+            Ok(Receipt::Accepted)
+        );
+        last = Some(plan);
+    }
+    let last = last.unwrap();
+    let ending = finished(next_after_releases(&mut driver, now_ms));
+    assert!(matches!(ending.decision, Decision::GaveUp { reason: GiveUpReason::AttemptsExhausted, .. }));
+    assert_eq!(last.attempt, 3);
+    let readable_until_ms = Some(last.abort_at_ms);
+    assert_eq!(ending.result, Some(EndingResult { token: 13, returned: true, readable_until_ms }));
+
+    // A success's value is the caller's: no limit.
+    let mut driver = returning();
+    let plan = started(driver.poll_action(0).unwrap());
+    assert_eq!(
+        driver.handle_result_with_token(40, plan.attempt, Outcome::Success, 21, Held::Value),
+        Ok(Receipt::Accepted)
+    );
+    let ending = finished(driver.poll_action(40).unwrap());
+    assert_eq!(ending.result, Some(EndingResult { token: 21, returned: true, readable_until_ms: None }));
+
+    // A raised ending returns nothing: no window either.
+    let mut driver = returning();
+    let plan = started(driver.poll_action(0).unwrap());
+    let refused = Outcome::Application { verdict: crate::Verdict::NotRetryable };
+    assert_eq!(driver.handle_result_with_token(40, plan.attempt, refused, 31, Held::Error), Ok(Receipt::Accepted));
+    let ending = finished(driver.poll_action(40).unwrap());
+    assert_eq!(ending.result, Some(EndingResult { token: 31, returned: false, readable_until_ms: None }));
+}

@@ -157,6 +157,15 @@ pub struct EndingResult {
     /// is a reconcile or the caller's cancel). False: raise the typed ending,
     /// with the error held under `token` as its cause.
     pub returned: bool,
+    /// Until when (the host's monotonic ms) the returned value stays the
+    /// caller's to read: the abort time of the attempt that produced it when
+    /// the ending returns it (`returned`) and is not [`Decision::Succeeded`]
+    /// (a host that returns responses handing back the last failed one, a
+    /// 503 after the retries ran out: its body is read within its attempt's
+    /// window, then cut). `None` otherwise: a success's value is the caller's
+    /// without limit, and a raised ending returns nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub readable_until_ms: Option<u64>,
 }
 
 /// What a host holds under the token of a result it hands in.

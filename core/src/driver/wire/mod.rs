@@ -91,7 +91,8 @@ record! {
         ATTEMPT = 2, "attempt";
         /// The effective timeout.
         TIMEOUT_MS = 3, "timeout_ms";
-        /// When the attempt counts as timed out.
+        /// When the attempt counts as timed out; a finish's returned value
+        /// is readable until then ([`EndingResult::readable_until_ms`](crate::EndingResult::readable_until_ms)).
         ABORT_AT_MS = 4, "abort_at_ms";
         /// The request id's upper 32 bits.
         REQUEST_ID_HIGH = 5, "request_id_high";
@@ -386,9 +387,10 @@ fn transport_failure(word: i64) -> Option<TransportFailure> {
 /// the layout), its `receipt` word untouched and every word its kind does not
 /// use [`NONE`]: the one encoding of a driver's action, which
 /// [`Driver::exchange`] writes. A finish's output record holds its ending's
-/// kind, attempts, detail and token; its whole decision (the attempts to
-/// abort too) goes into `decision` as a decision record ([`encode_decision`]),
-/// which only a finish writes.
+/// kind, attempts, detail, token and the time its returned value is readable
+/// until (in `abort_at_ms`); its whole decision (the attempts to abort too)
+/// goes into `decision` as a decision record ([`encode_decision`]), which
+/// only a finish writes.
 ///
 /// ```
 /// use retryplan::wire::{decision, encode_action, output, DECISION_WORDS, NONE, OUTPUT_WORDS};
@@ -466,6 +468,7 @@ fn write_action(action: Action, record: &mut [i64; OUTPUT_WORDS]) {
             };
             let returns = ending.result.is_some_and(|result| result.returned);
             record[output::TOKEN] = ending.result.map_or(NONE, |result| word(result.token));
+            record[output::ABORT_AT_MS] = ending.result.and_then(|result| result.readable_until_ms).map_or(NONE, word);
             record[output::ENDING] = kind.word() + if returns { ENDING_RETURNS } else { 0 };
             record[output::ATTEMPTS] = i64::from(attempts);
             record[output::DETAIL] = detail;

@@ -107,9 +107,21 @@ fn tokens_travel_through_the_words() {
     assert_eq!((release[output::ACTION_KIND], release[output::TOKEN]), (ActionKind::Release.word(), 11));
     let end = exchange(&mut wired, &poll(200));
     assert_eq!(end[output::ENDING], EndingKind::Succeeded.word() + ENDING_RETURNS);
-    assert_eq!((end[output::TOKEN], end[output::DETAIL]), (12, 2));
+    assert_eq!((end[output::TOKEN], end[output::DETAIL], end[output::ABORT_AT_MS]), (12, 2, NONE));
     let Action::Finish(ending) = wired.poll_action(200).unwrap() else { panic!() };
-    assert_eq!(ending.result, Some(EndingResult { token: 12, returned: true }));
+    assert_eq!(ending.result, Some(EndingResult { token: 12, returned: true, readable_until_ms: None }));
+}
+
+#[test]
+fn a_failed_response_returned_at_the_end_carries_its_attempts_abort_time() {
+    let mut wired = driver(DriverOptions { returns_responses: true, ..DriverOptions::default() });
+    let start = exchange(&mut wired, &poll(0));
+    let refused = exchange(&mut wired, &result(40, 1, 11, OutcomeKind::HttpStatus, 400, NONE));
+    assert_eq!(refused[output::ENDING], EndingKind::GaveUp.word() + ENDING_RETURNS);
+    assert_eq!((refused[output::TOKEN], refused[output::ABORT_AT_MS]), (11, start[output::ABORT_AT_MS]));
+    let Action::Finish(ending) = wired.poll_action(40).unwrap() else { panic!() };
+    let readable_until_ms = Some(start[output::ABORT_AT_MS] as u64);
+    assert_eq!(ending.result, Some(EndingResult { token: 11, returned: true, readable_until_ms }));
 }
 
 #[test]

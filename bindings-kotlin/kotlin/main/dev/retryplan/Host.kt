@@ -42,23 +42,23 @@ internal class Ended<T>(
     private val typed: () -> Ending,
     private val cause: Throwable?,
     val key: String,
-    /** What is left of the returned value's attempt window (its abort time less now), in ms. */
-    private val windowLeftMs: Long = 0,
+    /** What is left of the time the returned value is readable in (the core's `readable_until_ms` less now), in ms; null: no limit. */
+    internal val windowLeftMs: Long? = null,
 ) {
     val decision: Decision by lazy { typed().decision }
 
     /**
-     * A failed response returned at the end (the ending is not `succeeded`) is
-     * the caller's to read only within its attempt's window, as in every
-     * language (issue 29 item 6): [cut] runs at the attempt's abort time,
-     * ending a body still streaming then (a read that fails). A success's
-     * body is the caller's, unbounded.
+     * A failed response returned at the end is the caller's to read only
+     * until the time the core says (its attempt's abort time), as in every
+     * language (issue 29 item 6): [cut] runs then, ending a body still
+     * streaming (a read that fails). A success's body is the caller's,
+     * unbounded (the core gives it no limit).
      */
     @Suppress("UNCHECKED_CAST")
     fun cutFailedBodyAtAbort(cut: (T) -> Unit) {
-        if (!returned || decision is Decision.Succeeded) return
+        val left = windowLeftMs ?: return
         val value = value as T
-        windowEnds.schedule({ runCatching { cut(value) } }, windowLeftMs.coerceAtLeast(0), java.util.concurrent.TimeUnit.MILLISECONDS)
+        windowEnds.schedule({ runCatching { cut(value) } }, left.coerceAtLeast(0), java.util.concurrent.TimeUnit.MILLISECONDS)
     }
 
     /** The typed ending, with the held error (if any) as its cause, naming [operation]. */
@@ -79,7 +79,7 @@ private val windowEnds by lazy {
 }
 
 /** What an attempt ended with, on its way from the attempt's coroutine to the loop. */
-private class Settled(val attempt: Int, val abortAtMs: Long, val value: Any?, val error: Throwable?)
+private class Settled(val attempt: Int, val value: Any?, val error: Throwable?)
 
 /** An attempt's Job that fails is dropped (see [Host.run]): one handler for every operation, it keeps nothing. */
 private val IGNORE_FAILED_ATTEMPTS = CoroutineExceptionHandler { _, _ -> }
@@ -225,11 +225,11 @@ internal class Host<T>(
     /** Runs one attempt in its own coroutine and posts what it ended with to the loop. */
     private suspend fun settle(entry: Attempt, attempt: suspend (Attempt) -> T) {
         val settled = try {
-            Settled(entry.attempt, entry.abortAtMs, attempt(entry), null)
+            Settled(entry.attempt, attempt(entry), null)
         } catch (error: Throwable) {
             // Aborted by the loop: the driver already counted it; nothing to hand in.
             if (error is CancellationException && !coroutineContext.isActive) return
-            Settled(entry.attempt, entry.abortAtMs, null, error)
+            Settled(entry.attempt, null, error)
         }
         // After the end nobody reads the inbox: release what it carried.
         val late = synchronized(inbox) { if (closed) settled else null.also { inbox.addLast(settled) } }
@@ -299,12 +299,14 @@ internal class Host<T>(
     private fun finish(): Ended<T> {
         val token = out[W.OUT_TOKEN]
         val returns = out[W.OUT_ENDING] and W.ENDING_RETURNS != 0L
+        val readableUntilMs = out[W.OUT_ABORT_AT_MS]
         val kept = if (token == W.NONE) null else held.remove(token)
         close(if (returns) null else kept)
         val now = clock.nowMs()
         val typed = { (driver.pollAction(now) as Action.Finish).ending }
         request?.ended(driver)
-        return if (returns) Ended(true, kept?.value as T?, typed, null, key, (kept?.abortAtMs ?: now) - now) else Ended(false, null, typed, kept?.error, key)
+        val windowLeftMs = if (readableUntilMs == W.NONE) null else readableUntilMs - now
+        return if (returns) Ended(true, kept?.value as T?, typed, null, key, windowLeftMs) else Ended(false, null, typed, kept?.error, key)
     }
 
     /** No more results: everything still held or still arriving is released (but [keep], the ending's cause). */

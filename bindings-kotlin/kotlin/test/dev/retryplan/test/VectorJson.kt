@@ -227,7 +227,7 @@ object VectorJson {
             "type" to "finish",
             "decision" to decision(a.ending.decision),
             "last_result" to result(a.ending.lastResult),
-            "result" to a.ending.result?.let { mapOf("token" to it.token, "returned" to it.returned) },
+            "result" to a.ending.result?.let { fields("token" to it.token, "returned" to it.returned, "readable_until_ms" to it.readableUntilMs) },
         )
     }
 
