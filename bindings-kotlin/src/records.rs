@@ -510,7 +510,7 @@ pub struct EndingResult {
     /// held under `token` as its cause.
     pub returned: bool,
     /// Until when (the host's monotonic ms) the returned value stays the caller's to read: the abort time of the
-    /// attempt that produced it when the ending returns it (`returned`) and is not `Decision::Succeeded` (a host that
+    /// attempt that produced it when the ending returns it (`returned`) and is not `Decision.Succeeded` (a host that
     /// returns responses handing back the last failed one, a 503 after the retries ran out: its body is read within its
     /// attempt's window, then cut). `None` otherwise: a success's value is the caller's without limit, and a raised
     /// ending returns nothing.
