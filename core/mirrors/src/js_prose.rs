@@ -11,8 +11,8 @@ use std::sync::OnceLock;
 
 use retryplan::config::value::{camel_case, Named};
 
-use crate::functions::{Host, FUNCTIONS_TABLE};
-use crate::rust_prose::{camel, is_crate, is_module, respell, Bound, Spelling};
+use crate::functions::{Function, Host, FUNCTIONS_TABLE};
+use crate::rust_prose::{camel, is_camel, is_crate, is_module, respell, Bound, Spelling};
 use crate::tables;
 
 /// The binding's one error class (`lib/error.js`): the core's `Error`, each variant of it one of its `code`s.
@@ -85,10 +85,10 @@ impl Spelling for Js {
     /// The name JS exports the core's free function `name` under (the functions table: JS's `parseRetryAfter`
     /// is the core's `parse_retry_after_with`, its reading defaulted), camelCase.
     fn function(&self, name: &str) -> Option<String> {
-        let exported = FUNCTIONS_TABLE.iter().filter(|function| Js::exported(function.hosts));
-        let by_ident = exported.clone().find(|function| function.ident == name);
+        let exported: Vec<&Function> = FUNCTIONS_TABLE.iter().filter(|function| Js::exported(function.hosts)).collect();
+        let by_ident = exported.iter().find(|function| function.ident == name);
         by_ident
-            .or_else(|| exported.clone().find(|function| function.path.rsplit("::").next() == Some(name)))
+            .or_else(|| exported.iter().find(|function| function.path.rsplit("::").next() == Some(name)))
             .map(|function| camel_case(function.ident))
     }
 
@@ -121,7 +121,7 @@ impl Spelling for Js {
         if owner == "Error" {
             return retryplan::Error::CODES.iter().find(|code| camel(code) == last).map(|code| format!("\"{code}\""));
         }
-        if TYPE_PER_VARIANT.contains(&owner) && crate::rust_prose::is_camel(last) {
+        if TYPE_PER_VARIANT.contains(&owner) && is_camel(last) {
             return Some(last.to_owned());
         }
         None
