@@ -42,16 +42,17 @@ const TYPE_PER_VARIANT: [&str; 1] = ["Decision"];
 ///
 /// - a variant of a named enum (the registry's, `tables::variant_names`): the string the API takes and returns
 ///   (`Verdict::Retryable` -> `"retryable"`), as `Verdict::UNKNOWN_ERROR` (its value, `"ambiguous"`);
-/// - `Error` in a path: the `RetryplanError` (alone, `Error`, which it extends); a variant of it: its `code` (`Error::ConfigViolations` ->
-///   `"config_violations"`); its `code`, `blame` and `message`: the error's properties (`Error::code()` ->
-///   `RetryplanError.code`);
+/// - `Error` in a path: the `RetryplanError` (alone, `Error`, which it extends); a variant of it: its `code`
+///   (`Error::ConfigViolations` -> `"config_violations"`); its `code`, `blame` and `message`: the error's
+///   properties (`Error::code()` -> `RetryplanError.code`);
 /// - a variant of `Decision`: the type of its name (`Decision::Reconcile` -> `Reconcile`);
 /// - an integer type's bound: its number as the README writes it (`u64::MAX` -> `2^64 - 1`);
 /// - a module (`crate::outcomes::http`): its source file (`core/src/outcomes/http.rs`), else its path with
 ///   dots;
 /// - a free function, alone or by its path: the name JS exports it under (`parse_retry_after_with` ->
 ///   `parseRetryAfter`, `dialects::aws::error_code_from_response` -> `awsErrorCodeFromResponse`);
-/// - a constructor: `Policy.fromConfig`, `Dependency.fromConfig`, else `new T()` (`new RetryBudget()`);
+/// - a constructor: `Policy.fromConfig`, `Dependency.fromConfig`, `new T()` for a class JS makes with `new`
+///   (`RetryBudget::new` -> `new RetryBudget()`);
 /// - any other path, its modules left out, with dots, its methods and fields camelCase
 ///   (`Driver::handle_result` -> `Driver.handleResult`);
 /// - `Option<T>` as `T | undefined`, `Vec<T>` as `T[]` (their numbers `number`, `String` `string`); `Some(x)`
@@ -190,6 +191,7 @@ mod tests {
                 ("Error::code", "RetryplanError.code"),
                 ("Error::code()", "RetryplanError.code"),
                 ("Error::blame()", "RetryplanError.blame"),
+                ("Error::message()", "RetryplanError.message"),
                 ("CompiledFormError::code", "RetryplanError.code"),
                 ("Decision::Reconcile", "Reconcile"),
                 ("Some(Decision::GaveUp)", "GaveUp"),
