@@ -266,30 +266,44 @@ mod tests {
         let lib = crate::workspace_root().join("bindings-js/lib");
         let declared =
             ["index.d.ts", "tools.d.ts"].map(|file| std::fs::read_to_string(lib.join(file)).unwrap()).concat();
-        let has = |needle: String| assert!(declared.contains(&needle), "bindings-js/lib declares no `{needle}`");
-        has(format!("export class {ERROR} extends Error"));
-        for property in ["code", "blame"] {
-            has(format!("  readonly {property}: "));
+        let class = |name: &str| -> &str {
+            let start = declared.find(&format!("export class {name} ")).unwrap_or_else(|| panic!("no class {name}"));
+            &declared[start..start + declared[start..].find("\n}").unwrap()]
+        };
+        for (_, js) in JS_NAMES {
+            match js.split_once('.') {
+                None => {
+                    let function = js.strip_suffix("()").unwrap();
+                    assert!(declared.contains(&format!("export function {function}(")), "no function {function}");
+                }
+                // An error's `message` is `Error`'s own.
+                Some((ERROR, "message")) => {
+                    assert!(class(ERROR).starts_with("export class RetryplanError extends Error"))
+                }
+                Some((owner, member)) => {
+                    let body = class(owner);
+                    let members = [format!("\n  {member}("), format!(" {member}("), format!("readonly {member}: ")];
+                    assert!(members.iter().any(|member| body.contains(member)), "{owner} has no {member}");
+                }
+            }
         }
-        has("export function profileNames(".to_owned());
-        for class in ["Policy", "Dependency"] {
-            has(format!("export class {class} {{\n  protected constructor();"));
-            has(format!("  static fromConfig(config: {class}Config): {class};"));
+        for name in ["Policy", "Dependency"] {
+            assert!(class(name).contains("\n  protected constructor();"), "{name} is made with new");
         }
-        for class in CONSTRUCTED {
-            let start =
-                declared.find(&format!("export class {class} {{")).unwrap_or_else(|| panic!("no class {class}"));
-            let body = &declared[start..start + declared[start..].find("\n}").unwrap()];
-            assert!(body.contains("\n  constructor("), "{class} has no public constructor");
+        for name in CONSTRUCTED {
+            assert!(class(name).contains("\n  constructor("), "{name} has no public constructor");
         }
         for variant in ["StartAttempt", "Wait", "AwaitOutcome", "Succeeded", "GaveUp", "Reconcile", "Restart"] {
-            has(format!("export interface {variant} "));
+            assert!(declared.contains(&format!("export interface {variant} ")), "no interface {variant}");
         }
         for function in FUNCTIONS_TABLE.iter().filter(|function| Js::exported(function.hosts)) {
-            has(format!("export function {}(", camel_case(function.ident)));
+            let function = camel_case(function.ident);
+            assert!(declared.contains(&format!("export function {function}(")), "no function {function}");
         }
-        has("readonly fromHttpResponse: (".to_owned());
-        has("  handleResult(nowMs: number".to_owned());
-        has("  pollAction(nowMs: number".to_owned());
+        for (class_name, member) in
+            [("Driver", "handleResult("), ("Driver", "pollAction("), ("IncomingContext", "read(")]
+        {
+            assert!(class(class_name).contains(member), "{class_name} has no {member}");
+        }
     }
 }
