@@ -2,7 +2,7 @@
 // The core's name tables as string unions (snake_case, the same in every language);
 // lib/index.d.ts re-exports them.
 
-/** Who must act to fix an `Error`: what to do about it, as opposed to what went wrong (`Error::code`). Every code has exactly one blame. */
+/** Who must act to fix an `Error`: what to do about it, as opposed to what went wrong (`RetryplanError.code`). Every code has exactly one blame. */
 export type Blame =
   /** Misuse of the API by the code calling it, or a request the caller of the service sent that cannot be read. */
   | 'caller'
@@ -13,7 +13,7 @@ export type Blame =
   /** The environment the engine runs in (the random source). */
   | 'environment';
 
-/** Which configuration the error `Error::InvalidConfig` was reading, or the error `Error::ConfigViolations` was validating: the reader or constructor the caller called, so that the error says which input to fix. A nested configuration is named by the outer one (a dependency's budget is `dependency`, at the field path `budget...`; a budget on its own is `budget`, at `max_tokens`). */
+/** Which configuration the error `"invalid_config"` was reading, or the error `"config_violations"` was validating: the reader or constructor the caller called, so that the error says which input to fix. A nested configuration is named by the outer one (a dependency's budget is `dependency`, at the field path `budget...`; a budget on its own is `budget`, at `max_tokens`). */
 export type ConfigKind =
   /** A retry policy (`PolicyConfig`). */
   | 'policy'
@@ -90,7 +90,7 @@ export type Verdict =
   | 'not_retryable'
   /** State changed underneath: re-read, recompute, redo the unit. */
   | 'conflict'
-  /** Nobody can tell what happened: the attempt failed in a way no table or hook classified (an exception a helper's failure table does not know), so it may have had its effect, and another attempt may help. Retryable and ambiguous: repeated while the operation may repeat an ambiguous attempt (a `safe`, `idempotent` or `keyed` operation, what a function wrapper declares by default), and answered with reconcile when it may not (`unsafe`: the caller said the call is a non-idempotent write). What every helper in every language makes of an error it does not know (`Verdict::UNKNOWN_ERROR`). */
+  /** Nobody can tell what happened: the attempt failed in a way no table or hook classified (an exception a helper's failure table does not know), so it may have had its effect, and another attempt may help. Retryable and ambiguous: repeated while the operation may repeat an ambiguous attempt (a `safe`, `idempotent` or `keyed` operation, what a function wrapper declares by default), and answered with reconcile when it may not (`unsafe`: the caller said the call is a non-idempotent write). What every helper in every language makes of an error it does not know (`"ambiguous"`). */
   | 'ambiguous';
 
 /** A built-in table of error codes a policy may retry (`retry_on.error_codes`). */
@@ -109,7 +109,7 @@ export type BackoffKind =
   /** `base_ms` every time (`cap_ms` still bounds it). */
   | 'constant';
 
-/** Whether repeating the operation could repeat its effect: what the policy's `idempotency` declares about the operation. What the request's protocol and its caller allow is its `Repeatability`; the engine combines the two (`Repeatability::effective`). */
+/** Whether repeating the operation could repeat its effect: what the policy's `idempotency` declares about the operation. What the request's protocol and its caller allow is its `Repeatability`; the engine combines the two (`Repeatability.effective`). */
 export type Idempotency =
   /** No effect at all (a read). */
   | 'safe'
@@ -117,7 +117,7 @@ export type Idempotency =
   | 'idempotent'
   /** The server deduplicates by the operation's idempotency key. */
   | 'keyed'
-  /** Repeating may repeat the effect: an ambiguous outcome answers `Decision::Reconcile`, never a new attempt. */
+  /** Repeating may repeat the effect: an ambiguous outcome answers `Reconcile`, never a new attempt. */
   | 'unsafe';
 
 /** What to do when server guidance (Retry-After, gRPC pushback) exceeds `cap_ms`. */
@@ -138,9 +138,9 @@ export type GuidanceMode =
 
 /** How a `Retry-After` value is read: the policy's `server_guidance.retry_after_reading`. */
 export type RetryAfterReading =
-  /** RFC 9110 to the letter (the default): `1*DIGIT` seconds or an HTTP-date, see `parse_retry_after`. */
+  /** RFC 9110 to the letter (the default): `1*DIGIT` seconds or an HTTP-date, see `parseRetryAfter`. */
   | 'strict'
-  /** Everything `Strict` reads, with the same result, and also what Python's `email.utils.parsedate_tz` reads (urllib3's reading): one-digit days, numeric and North American zones, missing seconds, any whitespace around digits. See `parse_retry_after_with`. */
+  /** Everything `Strict` reads, with the same result, and also what Python's `email.utils.parsedate_tz` reads (urllib3's reading): one-digit days, numeric and North American zones, missing seconds, any whitespace around digits. See `parseRetryAfter`. */
   | 'lenient';
 
 /** What a host saw go wrong with an attempt, named the same in every language: the failure vocabulary. */
@@ -194,7 +194,7 @@ export type Held =
 export type Concurrency =
   /** Attempts may run at once: hedges start beside running attempts (JS promises, asyncio tasks, threads, coroutines). */
   | 'concurrent'
-  /** One attempt at a time (a synchronous call): a policy with a `hedging` section is refused with `Error::Unsupported`. */
+  /** One attempt at a time (a synchronous call): a policy with a `hedging` section is refused with `"unsupported"`. */
   | 'sequential'
   /** One attempt at a time, and the caller explicitly accepts that a hedging policy runs without its hedges (its retries still apply). */
   | 'sequential_without_hedging';
@@ -242,34 +242,34 @@ export type ProfileName =
   | 'aws_standard_2026_dynamodb'
   | 'polly_v8';
 
-/** Every code `Error::code` returns, in the variants' order: the table the bindings' lists of codes are generated from (core/mirrors). */
+/** Every code `RetryplanError.code` returns, in the variants' order: the table the bindings' lists of codes are generated from (core/mirrors). */
 export type ErrorCode =
-  /** A configuration that reads breaks one or more rules: a policy, a dependency, a budget, a breaker, a gRPC service config or a urllib3 `Retry`, as `config` says. Every violation is listed, none is silently clamped, each naming its field from that configuration (`max_tokens` for a budget, `budget.max_tokens` for a dependency). Raised by `Policy::new`, the controls' constructors and the JSON readers; nothing is created. (Named `InvalidPolicy`, code `invalid_policy`, before this release.) */
+  /** A configuration that reads breaks one or more rules: a policy, a dependency, a budget, a breaker, a gRPC service config or a urllib3 `Retry`, as `config` says. Every violation is listed, none is silently clamped, each naming its field from that configuration (`max_tokens` for a budget, `budget.max_tokens` for a dependency). Raised by `Policy.fromConfig`, the controls' constructors and the JSON readers; nothing is created. (Named `InvalidPolicy`, code `invalid_policy`, before this release.) */
   | 'config_violations'
   /** @deprecated Renamed `config_violations` in this release and no longer produced; listed for one release. */
   | 'invalid_policy'
-  /** A configuration could not be read (JSON syntax, a wrong type, an unknown field, a value out of its type's range): a policy, a dependency, a budget, a breaker, a gRPC service config or a urllib3 `Retry`, as `config` says. `field` is the dotted path where reading stopped (empty at the top level). Rules broken by a configuration that reads are `Error::ConfigViolations`. (Named `InvalidPolicyJson`, code `invalid_policy_json`, before this release.) */
+  /** A configuration could not be read (JSON syntax, a wrong type, an unknown field, a value out of its type's range): a policy, a dependency, a budget, a breaker, a gRPC service config or a urllib3 `Retry`, as `config` says. `field` is the dotted path where reading stopped (empty at the top level). Rules broken by a configuration that reads are `"config_violations"`. (Named `InvalidPolicyJson`, code `invalid_policy_json`, before this release.) */
   | 'invalid_config'
   /** @deprecated Renamed `invalid_config` in this release and no longer produced; listed for one release. */
   | 'invalid_policy_json'
-  /** No built-in profile has this name. See `profiles::NAMES`. */
+  /** No built-in profile has this name. See `profileNames()`. */
   | 'unknown_profile'
   /** An outcome, cancellation or poll arrived after the operation ended. The operation stays ended; start a new one. */
   | 'operation_ended'
   /** An outcome names an attempt that is not running (already reported, never started, or the operation is waiting). The operation is unchanged. */
   | 'attempt_not_running'
-  /** A value handed to the engine cannot be represented (an HTTP status outside 100..=599, an empty idempotency key, a negative or non-finite time in a binding), or a grant cannot be used: a breaker `permit`, retry `charge` or retry `slot` already settled, or issued by another control (`crate::config::grant`). The refusing control is unchanged; a grant of another control is used up and goes back to the control that issued it, as if dropped. */
+  /** A value handed to the engine cannot be represented (an HTTP status outside 100..=599, an empty idempotency key, a negative or non-finite time in a binding), or a grant cannot be used: a breaker `permit`, retry `charge` or retry `slot` already settled, or issued by another control (`core/src/config/grant.rs`). The refusing control is unchanged; a grant of another control is used up and goes back to the control that issued it, as if dropped. */
   | 'invalid_argument'
   /** The host cannot carry out a section of the policy as written (a host that runs one attempt at a time cannot hedge); `field` names the section. Nothing was started. */
   | 'unsupported'
-  /** A header value a server answered with could not be read (`Retry-After`, `retry-after-ms`, `RateLimit`; the header tools refuse a `grpc-timeout` the same way). A request header this service was sent is `Error::InvalidRequestHeader`. */
+  /** A header value a server answered with could not be read (`Retry-After`, `retry-after-ms`, `RateLimit`; the header tools refuse a `grpc-timeout` the same way). A request header this service was sent is `"invalid_request_header"`. */
   | 'invalid_header'
-  /** A header value of the request being served could not be read (a propagation header: `grpc-timeout`, `retryplan-attempt`, ...), refused by `IncomingContext::read` naming the header and its rule. The caller of this service sent it: a host answers the request as malformed (HTTP 400, gRPC `INTERNAL`). */
+  /** A header value of the request being served could not be read (a propagation header: `grpc-timeout`, `retryplan-attempt`, ...), refused by `IncomingContext.read` naming the header and its rule. The caller of this service sent it: a host answers the request as malformed (HTTP 400, gRPC `INTERNAL`). */
   | 'invalid_request_header'
   /** The operating system's random source failed (only with the `entropy` feature, when drawing a seed or an idempotency key). */
   | 'entropy_unavailable';
 
-/** Every code `CompiledFormError::code` returns: a compiled form refused (not one, of another version, damaged, or of the other kind), compiled again with the retryplan that loads it. */
+/** Every code `RetryplanError.code` returns: a compiled form refused (not one, of another version, damaged, or of the other kind), compiled again with the retryplan that loads it. */
 export type CompiledFormErrorCode =
   /** Not a compiled form: shorter than its header or without the magic `rp` (a form written as base64 text must be decoded to bytes first). Code `not_a_compiled_form`. */
   | 'not_a_compiled_form'

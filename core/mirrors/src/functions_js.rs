@@ -40,6 +40,7 @@ use std::path::Path;
 use retryplan::config::value::camel_case;
 
 use crate::functions::{read, Host, Param, Read};
+use crate::js_prose::js_prose;
 use crate::output::{Output, HEADER};
 use crate::python_records::{rust_doc, wrap, WIDTH};
 use crate::tables::Table;
@@ -332,9 +333,10 @@ fn default_entry(functions: &[Read], tables: &[Table]) -> Result<[Output; 2], St
     Ok([Output { path: DEFAULT_RUST, text: rust }, Output { path: DEFAULT_JS, text: head + &js }])
 }
 
-/// A JSDoc of `text`, each backticked snake_case name in camelCase and `None` as `undefined`.
+/// A JSDoc of `text`, the core's Rust names as JS spells them (`js_prose`), each backticked snake_case name in
+/// camelCase and `None` as `undefined`.
 fn js_doc(text: &str) -> String {
-    let parts: Vec<String> = text
+    let parts: Vec<String> = js_prose(text)
         .split('`')
         .enumerate()
         .map(|(index, part)| {

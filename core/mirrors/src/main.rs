@@ -43,6 +43,7 @@ mod functions;
 mod functions_js;
 mod functions_python;
 mod js_outcomes;
+mod js_prose;
 mod js_records;
 mod js_rules;
 mod js_wire;

@@ -18,6 +18,7 @@
 //! text are in JS's tools entry (`src/tools.rs`), not here;
 //! `Dependency#clone` and the deprecated names are JS's own.
 
+use crate::js_prose::js_prose;
 use crate::methods::{class_named, Arg, Class, Fact, Method, Ret, Shape};
 use crate::output::{Output, HEADER};
 use crate::python_records::rust_doc;
@@ -176,9 +177,10 @@ fn camel(name: &str, upper: bool) -> String {
     camel.get(..1).unwrap_or_default().to_ascii_uppercase() + camel.get(1..).unwrap_or_default()
 }
 
-/// A one-line JSDoc at `indent`, each backticked snake_case name (and `now`) in camelCase.
+/// A one-line JSDoc at `indent`, the core's Rust names as JS spells them (`js_prose`), each backticked
+/// snake_case name (and `now`) in camelCase.
 fn jsdoc(text: &str, indent: &str) -> String {
-    let parts: Vec<String> = text
+    let parts: Vec<String> = js_prose(text)
         .split('`')
         .enumerate()
         .map(|(index, part)| {

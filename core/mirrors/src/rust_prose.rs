@@ -1,8 +1,9 @@
 //! The core's doc text read for the Rust it names, the part every binding's
-//! spelling of it shares (`python_prose`, `kotlin_prose`): a doc's code spans,
-//! each read as a Rust path, a generic type or a call, and what the core itself
-//! says of a path (an integer type's bound, a module's source file). What each
-//! language writes for what it reads is its [`Spelling`].
+//! spelling of it shares (`python_prose`, `kotlin_prose`, `js_prose`): a
+//! doc's code spans, each read as a Rust path, a generic type or a call, and
+//! what the core itself says of a path (an integer type's bound, a module's
+//! source file). What each language writes for what it reads is its
+//! [`Spelling`].
 
 use std::path::Path;
 

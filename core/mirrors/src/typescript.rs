@@ -1,12 +1,14 @@
 //! TypeScript: `bindings-js/lib/generated/names.d.ts`, a string-union type
 //! per table, each name with its doc, and `config.d.ts`, the configuration
 //! types the schema describes exactly (keys camelCase). `index.d.ts` imports
-//! them and re-exports the ones the package exports.
+//! them and re-exports the ones the package exports. Every doc names the
+//! core's items as JS spells them (`js_prose`).
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::docs;
+use crate::js_prose::{doc_comment, js_prose};
 use crate::output::{Output, HEADER};
 use crate::schema::{name_set, NameSet, Object, Schema, Shape};
 use crate::tables::{Mirrors, Py, Table, Ts, Variant};
@@ -95,14 +97,6 @@ fn union(table: &Table) -> String {
         text.push_str(&format!("  | '{}'{end}\n", variant.name));
     }
     text
-}
-
-/// `/** doc */` on its own line, indented; nothing for an empty doc.
-pub fn doc_comment(doc: &str, indent: &str) -> String {
-    if doc.is_empty() {
-        return String::new();
-    }
-    format!("{indent}/** {} */\n", doc.replace("*/", "*\\/"))
 }
 
 /// A named configuration type: its name, shape and doc.
@@ -228,7 +222,8 @@ impl Writer<'_> {
             .properties
             .iter()
             .map(|property| {
-                let doc = property.description.as_deref().map(|d| format!("/** {d} */ ")).unwrap_or_default();
+                let doc =
+                    property.description.as_deref().map(|d| format!("/** {} */ ", js_prose(d))).unwrap_or_default();
                 let optional = if object.required.contains(&property.name) { "" } else { "?" };
                 let ty = self.ty(&property.shape, &property.name, defining, indent);
                 format!("{doc}{}{optional}: {ty}", camel(&property.name))
