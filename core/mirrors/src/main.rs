@@ -34,8 +34,9 @@
 //! nothing and fails, naming each file, when a committed one differs.
 //!
 //! One module per output; `tables` is the registry of what each
-//! language mirrors, and `python_prose` and `kotlin_prose` how Python's and
-//! Kotlin's docs spell the core's Rust names (`rust_prose` what they share).
+//! language mirrors, and `python_prose`, `kotlin_prose` and `js_prose` how
+//! Python's, Kotlin's and JS's docs spell the core's Rust names (`rust_prose`
+//! what they share).
 
 mod bindings_methods;
 mod docs;
