@@ -1236,7 +1236,13 @@ class Driver:
         (``"http"`` (default) or ``"grpc"``), as a dict by lower-case name: the attempt's remaining time, its number,
         the key, whether a layer above retries. The core computes them."""
     @overload
-    def outgoing_headers(self, attempt: int, *, protocol: Optional[ProtocolName] = None, now_ms: int) -> Dict[str, str]: ...
+    def outgoing_headers(
+        self,
+        attempt: int,
+        *,
+        protocol: Optional[ProtocolName] = None,
+        now_ms: int,
+    ) -> Dict[str, str]: ...
     def answer_headers(self, protocol: Optional[ProtocolName] = None) -> Dict[str, str]:
         """The headers of the answer this layer gives its own caller once the operation has ended, for ``protocol``
         (``"http"`` (default) or ``"grpc"``): "do not retry" after overload or an exhausted budget, else none (and none

@@ -4,7 +4,7 @@
 
 use crate::methods::{Arg, Class, Fact, Method, Ret, Shape};
 use crate::methods_python::{python_doc, HOSTING};
-use crate::python_records::docstring;
+use crate::python_records::{docstring, WIDTH};
 
 /// What the stub's markers name.
 pub const STUB_SECTION: &str = "the shared controls (core/mirrors/src/methods.rs)";
@@ -143,7 +143,7 @@ fn method_stub(method: &Method) -> Result<String, String> {
         keywords.push(param);
     }
     if clocks.is_empty() {
-        return Ok(format!("{}:\n{doc}", def_line(name, &positional, &returned)));
+        return Ok(format!("{}\n{doc}", def_line(name, &positional, &returned, ":")));
     }
     keywords.extend(clocks);
     let deprecated = match method.call {
@@ -151,19 +151,37 @@ fn method_stub(method: &Method) -> Result<String, String> {
         _ => String::new(),
     };
     Ok(format!(
-        "    @overload\n{deprecated}{}:\n{doc}    @overload\n{deprecated}{}: ...\n",
-        def_line(name, &positional, &returned),
-        def_line(name, &keywords, &returned)
+        "    @overload\n{deprecated}{}\n{doc}    @overload\n{deprecated}{}\n",
+        def_line(name, &positional, &returned, ":"),
+        def_line(name, &keywords, &returned, ": ...")
     ))
 }
 
-/// A method's `def` line (without its colon), one parameter a line when they do not fit on one (as ruff writes it).
-fn def_line(name: &str, params: &[String], returned: &str) -> String {
-    let line = format!("    def {name}({}) -> {returned}", params.join(", "));
-    if line.len() < 120 {
+/// A method's `def` line ending in `tail` (`:`, or `: ...` for a body-less overload), one parameter a line when
+/// they do not fit on one of at most `WIDTH` characters (as ruff writes it).
+fn def_line(name: &str, params: &[String], returned: &str, tail: &str) -> String {
+    let line = format!("    def {name}({}) -> {returned}{tail}", params.join(", "));
+    if line.len() <= WIDTH {
         return line;
     }
     let params: String =
         params.iter().flat_map(|param| param.split(", ")).map(|param| format!("        {param},\n")).collect();
-    format!("    def {name}(\n{params}    ) -> {returned}")
+    format!("    def {name}(\n{params}    ) -> {returned}{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `def` line that fits only without its tail (`: ...`) is wrapped like a longer one: no line of
+    /// `_native.pyi` passes the width.
+    #[test]
+    fn a_def_line_wraps_when_its_tail_passes_the_width() {
+        let params = ["self".to_owned(), format!("attempt: {}", "x".repeat(WIDTH - 34))];
+        assert_eq!(def_line("f", &params, "int", ":").len(), WIDTH);
+        let wrapped = def_line("f", &params, "int", ": ...");
+        assert!(wrapped.starts_with("    def f(\n        self,\n        attempt: "), "{wrapped}");
+        assert!(wrapped.ends_with(",\n    ) -> int: ..."), "{wrapped}");
+        assert!(wrapped.lines().all(|line| line.len() <= WIDTH), "{wrapped}");
+    }
 }
