@@ -748,7 +748,11 @@ class Dependency:
     """The shared controls of one downstream dependency (retry budget, circuit breaker, retry slots): pass it to every
     operation that calls that dependency, from any thread."""
 
-    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[DependencyFields]) -> Dependency:
+    def __new__(
+        cls,
+        config: Optional[Mapping[str, _JsonValue]] = None,
+        **fields: Unpack[DependencyFields],
+    ) -> Dependency:
         """Validates the configuration (every violation is reported). Takes one dict, or keyword arguments, shaped like
         the JSON configuration."""
     @staticmethod
@@ -841,7 +845,11 @@ class CircuitBreaker:
     """A circuit breaker (consecutive failures or failure ratio) shared by many operations and threads, on its own or a
     dependency's."""
 
-    def __new__(cls, config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[BreakerFields]) -> CircuitBreaker:
+    def __new__(
+        cls,
+        config: Optional[Mapping[str, _JsonValue]] = None,
+        **fields: Unpack[BreakerFields],
+    ) -> CircuitBreaker:
         """Validates the configuration. Takes one dict, or keyword arguments, shaped like the JSON configuration."""
     @overload
     def try_acquire(self, now: float) -> Optional[BreakerPermit]:
