@@ -153,12 +153,6 @@ macro_rules! record_classes {
             pub(crate) inner: retryplan::$record,
         }
 
-        impl $class {
-            fn new(py: Python<'_>, inner: retryplan::$record) -> PyResult<Self> {
-                Ok($class { $($field: inner.$field.into_field(py)?,)* inner })
-            }
-        }
-
         impl From<&$class> for retryplan::$record {
             /// The core's record the class stands for.
             fn from(class: &$class) -> Self {
@@ -168,7 +162,8 @@ macro_rules! record_classes {
 
         impl IntoField for retryplan::$record {
             fn into_field(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-                Ok(Py::new(py, $class::new(py, self)?)?.into_any())
+                let class = $class { $($field: self.$field.into_field(py)?,)* inner: self };
+                Ok(Py::new(py, class)?.into_any())
             }
         }
 
@@ -353,11 +348,6 @@ fn held_token(token: Arg, held: Arg) -> Res<Option<(u64, Held)>> {
 /// A wire input record: a sequence of ints.
 fn words_arg(words: &Bound<'_, PyAny>) -> Res<Vec<i64>> {
     words.extract().map_err(|_| wrong_type("words", "a sequence of ints", words))
-}
-
-/// The event the driver recorded, as a Python `Event`, or None.
-fn event_to_py(py: Python<'_>, event: Option<Event>) -> PyResult<Option<PyEvent>> {
-    event.map(|event| PyEvent::new(py, event)).transpose()
 }
 
 /// The request being served (`retryplan.propagation`'s ambient context): its `incoming` context, and its

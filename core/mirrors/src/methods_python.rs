@@ -422,7 +422,7 @@ fn method_text(classes: &[Class], class: &Class, method: &Method) -> Result<Stri
         }
         Ret::Event => {
             params.insert(1, py);
-            ("", "Res<Option<PyEvent>>".to_owned(), format!("Ok(event_to_py(py, {call})?)"))
+            ("", "Res<Py<PyAny>>".to_owned(), format!("Ok({call}.into_field(py)?)"))
         }
         Ret::Record => {
             params.insert(1, py_lent);
