@@ -151,8 +151,8 @@ impl PyDriver {
     }
 
     /// The oldest recorded Event not yet read (only with `record_events=True`), or None.
-    fn poll_event(&mut self, py: Python<'_>) -> Res<Option<PyEvent>> {
-        Ok(event_to_py(py, self.inner.poll_event())?)
+    fn poll_event(&mut self, py: Python<'_>) -> Res<Py<PyAny>> {
+        Ok(self.inner.poll_event().into_field(py)?)
     }
 
     /// The operation's idempotency key (the same on every attempt).

@@ -70,7 +70,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<driver::Sleep>()?;
     m.add_class::<driver::Release>()?;
     m.add_class::<driver::Ending>()?;
-    m.add_class::<driver::EndingResult>()?;
+    m.add_class::<driver::PyEndingResult>()?;
     m.add_class::<driver::PyAttemptResult>()?;
     m.add_class::<driver::PyEvent>()?;
     m.add_class::<settings::Settings>()?;

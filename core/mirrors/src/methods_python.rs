@@ -151,47 +151,16 @@ fn constructor_text(class: &Class, constructor: &Method, own: bool) -> Result<St
         _ => name,
     };
     let attribute = if own { "    #[new]\n" } else { "    #[staticmethod]\n" };
-    if let (Shape::Engine { .. }, [Arg::Instance { name: lent, class: of }, Arg::Now, Arg::Options, Arg::Hosting]) =
-        (class.shape, constructor.args)
+    if let (
+        Shape::Engine { core, .. },
+        [Arg::Instance { name: lent, class: of }, Arg::Now, Arg::Options, hosting @ ..],
+    ) = (class.shape, constructor.args)
     {
-        let signature: Vec<String> = HOSTING
-            .iter()
-            .map(|&(name, ty)| format!("{name} = {}", if ty == "bool" { "false" } else { "None" }))
-            .collect();
-        let params: String = HOSTING
-            .iter()
-            .map(|&(name, ty)| format!("        {name}: {},\n", if ty == "bool" { "bool" } else { "Arg" }))
-            .collect();
-        let names: Vec<&str> = HOSTING.iter().map(|&(name, _)| name).collect();
-        return Ok(format!(
-            "\n{}{attribute}    #[pyo3(signature = ({lent}, now = None, concurrency = None, *, now_ms = None, seed = None, \
-             idempotency_key = None, deadline = None, deadline_ms = None, dependency = None, {}))]\n    \
-             #[allow(clippy::too_many_arguments)]\n    fn {}(\n        {lent}: &Bound<'_, PyAny>,\n        now: Arg,\n        \
-             concurrency: Arg,\n        now_ms: Arg,\n        seed: Arg,\n        idempotency_key: Arg,\n        deadline: Arg,\n        \
-             deadline_ms: Arg,\n        dependency: Arg,\n{params}    ) -> Res<Self> {{\n        \
-             let {lent} = &class_arg::<Py{of}>(\"{lent}\", {lent})?.inner;\n        let now = NOW.read(now, now_ms)?;\n        \
-             let options = options(seed, idempotency_key, (deadline, deadline_ms), dependency)?;\n        \
-             let hosting = Hosting {{ concurrency, {} }};\n        Self::start({lent}, now, options, hosting)\n    }}\n",
-            doc(&python_doc(constructor), "    "),
-            signature.join(", "),
-            constructor.name,
-            names.join(", "),
-        ));
-    }
-    if let (Shape::Engine { core, .. }, [Arg::Instance { name: lent, class: of }, Arg::Now, Arg::Options]) =
-        (class.shape, constructor.args)
-    {
-        return Ok(format!(
-            "\n{}{attribute}    #[pyo3(signature = ({lent}, now = None, *, now_ms = None, seed = None, idempotency_key = None, \
-             deadline = None, deadline_ms = None, dependency = None))]\n    #[allow(clippy::too_many_arguments)]\n    \
-             fn {}(\n        {lent}: &Bound<'_, PyAny>,\n        now: Arg,\n        now_ms: Arg,\n        seed: Arg,\n        \
-             idempotency_key: Arg,\n        deadline: Arg,\n        deadline_ms: Arg,\n        dependency: Arg,\n    ) -> Res<Self> {{\n        \
-             let {lent} = &class_arg::<Py{of}>(\"{lent}\", {lent})?.inner;\n        let now = NOW.read(now, now_ms)?;\n        \
-             let options = options(seed, idempotency_key, (deadline, deadline_ms), dependency)?;\n        \
-             Ok(Py{name} {{ inner: rp::{core}::new({lent}, now, options) }})\n    }}\n",
-            doc(&python_doc(constructor), "    "),
-            constructor.name
-        ));
+        if let [] | [Arg::Hosting] = hosting {
+            let doc = doc(&python_doc(constructor), "    ");
+            let text = engine_constructor(name, core, lent, of, !hosting.is_empty(), constructor.name);
+            return Ok(format!("\n{doc}{attribute}{text}"));
+        }
     }
     let (signature, params, read, made) = match constructor.args {
         [Arg::Config] => {
@@ -235,6 +204,41 @@ fn constructor_text(class: &Class, constructor: &Method, own: bool) -> Result<St
         doc(&python_doc(constructor), "    "),
         constructor.name
     ))
+}
+
+/// The constructor `fn_name` of engine class `name` (making an `rp::{core}` from the `{of}` it is lent as
+/// `{lent}`), after its doc and attribute: started at `now` (seconds) or `now_ms`, with an operation's options;
+/// with `hosting`, a driver's own options too (`concurrency` positional, the others keywords), which the
+/// including file's `Self::start` reads.
+fn engine_constructor(name: &str, core: &str, lent: &str, of: &str, hosting: bool, fn_name: &str) -> String {
+    let (positional, positional_param, keywords, keyword_params, made) = if hosting {
+        let signature: Vec<String> = HOSTING
+            .iter()
+            .map(|&(name, ty)| format!(", {name} = {}", if ty == "bool" { "false" } else { "None" }))
+            .collect();
+        let params: String = HOSTING
+            .iter()
+            .map(|&(name, ty)| format!("        {name}: {},\n", if ty == "bool" { "bool" } else { "Arg" }))
+            .collect();
+        let names: Vec<&str> = HOSTING.iter().map(|&(name, _)| name).collect();
+        let made = format!(
+            "let hosting = Hosting {{ concurrency, {} }};\n        Self::start({lent}, now, options, hosting)",
+            names.join(", ")
+        );
+        ("concurrency = None, ", "        concurrency: Arg,\n", signature.concat(), params, made)
+    } else {
+        let made = format!("Ok(Py{name} {{ inner: rp::{core}::new({lent}, now, options) }})");
+        ("", "", String::new(), String::new(), made)
+    };
+    format!(
+        "    #[pyo3(signature = ({lent}, now = None, {positional}*, now_ms = None, seed = None, idempotency_key = None, \
+         deadline = None, deadline_ms = None, dependency = None{keywords}))]\n    #[allow(clippy::too_many_arguments)]\n    \
+         fn {fn_name}(\n        {lent}: &Bound<'_, PyAny>,\n        now: Arg,\n{positional_param}        now_ms: Arg,\n        \
+         seed: Arg,\n        idempotency_key: Arg,\n        deadline: Arg,\n        deadline_ms: Arg,\n        dependency: Arg,\n\
+         {keyword_params}    ) -> Res<Self> {{\n        \
+         let {lent} = &class_arg::<Py{of}>(\"{lent}\", {lent})?.inner;\n        let now = NOW.read(now, now_ms)?;\n        \
+         let options = options(seed, idempotency_key, (deadline, deadline_ms), dependency)?;\n        {made}\n    }}\n"
+    )
 }
 
 fn method_text(classes: &[Class], class: &Class, method: &Method) -> Result<String, String> {
@@ -418,7 +422,7 @@ fn method_text(classes: &[Class], class: &Class, method: &Method) -> Result<Stri
         }
         Ret::Event => {
             params.insert(1, py);
-            ("", "Res<Option<PyEvent>>".to_owned(), format!("Ok(event_to_py(py, {call})?)"))
+            ("", "Res<Py<PyAny>>".to_owned(), format!("Ok({call}.into_field(py)?)"))
         }
         Ret::Record => {
             params.insert(1, py_lent);

@@ -4,7 +4,7 @@
 
 use crate::methods::{Arg, Class, Fact, Method, Ret, Shape};
 use crate::methods_python::{python_doc, HOSTING};
-use crate::python_records::docstring;
+use crate::python_records::{docstring, WIDTH};
 
 /// What the stub's markers name.
 pub const STUB_SECTION: &str = "the shared controls (core/mirrors/src/methods.rs)";
@@ -28,16 +28,13 @@ pub fn stub(classes: &[Class]) -> Result<String, String> {
             text.push_str(&format!("    @property\n    def {fact}(self) -> {ty}:\n{}", docstring(doc, "        ")));
         }
         for (index, constructor) in class.constructors.iter().enumerate() {
-            let (decorator, head, params) = match (index, constructor.args) {
+            let (decorator, def, params) = match (index, constructor.args) {
                 (0, [Arg::Config]) => {
                     let kind = class.config.ok_or_else(|| format!("{name}: a configuration with no kind"))?;
-                    (
-                        "",
-                        "__new__(cls, ",
-                        format!("config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[{kind}Fields]"),
-                    )
+                    let config = "config: Optional[Mapping[str, _JsonValue]] = None".to_owned();
+                    ("", "__new__", vec!["cls".to_owned(), config, format!("**fields: Unpack[{kind}Fields]")])
                 }
-                (0, [Arg::Count(count)]) => ("", "__new__(cls, ", format!("{count}: int")),
+                (0, [Arg::Count(count)]) => ("", "__new__", vec!["cls".to_owned(), format!("{count}: int")]),
                 (0, [Arg::Instance { name: lent, class: of }, Arg::Now, Arg::Options]) => {
                     text.push_str(&engine_new_stub(name, lent, of, &python_doc(constructor), false));
                     continue;
@@ -46,14 +43,17 @@ pub fn stub(classes: &[Class]) -> Result<String, String> {
                     text.push_str(&engine_new_stub(name, lent, of, &python_doc(constructor), true));
                     continue;
                 }
-                (_, [Arg::Json]) => ("    @staticmethod\n", "from_json(", "json: str".to_owned()),
-                (_, [Arg::Compiled]) => {
-                    ("    @staticmethod\n", "from_compiled(", "form: Union[bytes, bytearray, memoryview]".to_owned())
-                }
+                (_, [Arg::Json]) => ("    @staticmethod\n", "from_json", vec!["json: str".to_owned()]),
+                (_, [Arg::Compiled]) => (
+                    "    @staticmethod\n",
+                    "from_compiled",
+                    vec!["form: Union[bytes, bytearray, memoryview]".to_owned()],
+                ),
                 (_, other) => return Err(format!("{name}.{}: no stub for {other:?}", constructor.name)),
             };
             text.push_str(&format!(
-                "{decorator}    def {head}{params}) -> {name}:\n{}",
+                "{decorator}{}\n{}",
+                def_line(def, &params, name, ":"),
                 docstring(&python_doc(constructor), "        ")
             ));
         }
@@ -115,7 +115,7 @@ fn method_stub(method: &Method) -> Result<String, String> {
     }
     let (mut positional, mut keywords, mut clocks) = (vec!["self".to_owned()], vec!["self".to_owned()], Vec::new());
     for arg in method.args {
-        let param = match *arg {
+        let params = match *arg {
             Arg::Now | Arg::NowUnix => {
                 let clock = if *arg == Arg::Now { "now" } else { "now_unix" };
                 positional.push(format!("{clock}: float"));
@@ -126,24 +126,26 @@ fn method_stub(method: &Method) -> Result<String, String> {
                 clocks.push(format!("{clock}_ms: int"));
                 continue;
             }
-            Arg::Value { name: value, class } => format!("{value}: {class}"),
-            Arg::HeldToken => "token: Optional[int] = None, held: Optional[HeldName] = None".to_owned(),
-            Arg::Token => "token: Optional[int] = None".to_owned(),
-            Arg::Response => "status: int, headers: _Headers".to_owned(),
-            Arg::Protocol => "protocol: Optional[ProtocolName] = None".to_owned(),
-            Arg::Words => "words: Sequence[int]".to_owned(),
-            Arg::Flag(flag) => format!("{flag}: bool = False"),
-            Arg::Count(count) => format!("{count}: int"),
-            Arg::Grant { name: grant, class, optional: true } => format!("{grant}: Optional[{class}] = None"),
-            Arg::Grant { name: grant, class, optional: false } => format!("{grant}: {class}"),
-            Arg::Instance { name: lent, class } => format!("{lent}: {class}"),
+            Arg::Value { name: value, class } => vec![format!("{value}: {class}")],
+            Arg::HeldToken => {
+                vec!["token: Optional[int] = None".to_owned(), "held: Optional[HeldName] = None".to_owned()]
+            }
+            Arg::Token => vec!["token: Optional[int] = None".to_owned()],
+            Arg::Response => vec!["status: int".to_owned(), "headers: _Headers".to_owned()],
+            Arg::Protocol => vec!["protocol: Optional[ProtocolName] = None".to_owned()],
+            Arg::Words => vec!["words: Sequence[int]".to_owned()],
+            Arg::Flag(flag) => vec![format!("{flag}: bool = False")],
+            Arg::Count(count) => vec![format!("{count}: int")],
+            Arg::Grant { name: grant, class, optional: true } => vec![format!("{grant}: Optional[{class}] = None")],
+            Arg::Grant { name: grant, class, optional: false } => vec![format!("{grant}: {class}")],
+            Arg::Instance { name: lent, class } => vec![format!("{lent}: {class}")],
             other => return Err(format!("{name}: no stub for {other:?}")),
         };
-        positional.push(param.clone());
-        keywords.push(param);
+        positional.extend(params.iter().cloned());
+        keywords.extend(params);
     }
     if clocks.is_empty() {
-        return Ok(format!("{}:\n{doc}", def_line(name, &positional, &returned)));
+        return Ok(format!("{}\n{doc}", def_line(name, &positional, &returned, ":")));
     }
     keywords.extend(clocks);
     let deprecated = match method.call {
@@ -151,19 +153,36 @@ fn method_stub(method: &Method) -> Result<String, String> {
         _ => String::new(),
     };
     Ok(format!(
-        "    @overload\n{deprecated}{}:\n{doc}    @overload\n{deprecated}{}: ...\n",
-        def_line(name, &positional, &returned),
-        def_line(name, &keywords, &returned)
+        "    @overload\n{deprecated}{}\n{doc}    @overload\n{deprecated}{}\n",
+        def_line(name, &positional, &returned, ":"),
+        def_line(name, &keywords, &returned, ": ...")
     ))
 }
 
-/// A method's `def` line (without its colon), one parameter a line when they do not fit on one (as ruff writes it).
-fn def_line(name: &str, params: &[String], returned: &str) -> String {
-    let line = format!("    def {name}({}) -> {returned}", params.join(", "));
-    if line.len() < 120 {
+/// A method's `def` line ending in `tail` (`:`, or `: ...` for a body-less overload), one parameter a line when
+/// they do not fit on one of at most `WIDTH` characters (as ruff writes it).
+fn def_line(name: &str, params: &[String], returned: &str, tail: &str) -> String {
+    let line = format!("    def {name}({}) -> {returned}{tail}", params.join(", "));
+    if line.len() <= WIDTH {
         return line;
     }
-    let params: String =
-        params.iter().flat_map(|param| param.split(", ")).map(|param| format!("        {param},\n")).collect();
-    format!("    def {name}(\n{params}    ) -> {returned}")
+    let params: String = params.iter().map(|param| format!("        {param},\n")).collect();
+    format!("    def {name}(\n{params}    ) -> {returned}{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `def` line that fits only without its tail (`: ...`) is wrapped like a longer one: no line of
+    /// `_native.pyi` passes the width.
+    #[test]
+    fn a_def_line_wraps_when_its_tail_passes_the_width() {
+        let params = ["self".to_owned(), format!("attempt: {}", "x".repeat(WIDTH - 34))];
+        assert_eq!(def_line("f", &params, "int", ":").len(), WIDTH);
+        let wrapped = def_line("f", &params, "int", ": ...");
+        assert!(wrapped.starts_with("    def f(\n        self,\n        attempt: "), "{wrapped}");
+        assert!(wrapped.ends_with(",\n    ) -> int: ..."), "{wrapped}");
+        assert!(wrapped.lines().all(|line| line.len() <= WIDTH), "{wrapped}");
+    }
 }

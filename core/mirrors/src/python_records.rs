@@ -2,7 +2,8 @@
 //! from the core's source: the seven `Decision` subclasses (the variants of
 //! `retryplan::Decision`, each field a getter), the `Action` subclasses (the
 //! variants of `retryplan::Action` with fields; `StartAttempt`'s class is its
-//! `AttemptPlan`) and the `Stats` counters (the `u64` fields of
+//! `AttemptPlan`), the records the driver hands out whole (`EndingResult`,
+//! `AttemptResult`, `Event`) and the `Stats` counters (the `u64` fields of
 //! `retryplan::engine::stats::Stats`). Each is written twice from the one
 //! reading: the Rust glue's macro invocation (the classes, their getters and
 //! docs; `include!`d by `decision.rs`, `driver.rs` and `controls.rs`) and the
@@ -21,7 +22,12 @@ use crate::python_prose::python_prose;
 pub const DECISIONS: &str = "bindings-python/src/decision_classes.rs";
 pub const STATS: &str = "bindings-python/src/stats_counters.rs";
 pub const ACTIONS: &str = "bindings-python/src/action_classes.rs";
+pub const RECORDS: &str = "bindings-python/src/record_classes.rs";
 pub const NATIVE_STUB: &str = "bindings-python/python/retryplan/_native.pyi";
+
+/// The core's records (core/src/outcomes/action.rs) the binding hands out whole, each as a class of its own
+/// (`Ending.result`, `Ending.last_result` and `Event.after`, `Driver.poll_event`).
+const DRIVER_RECORDS: [&str; 3] = ["EndingResult", "AttemptResult", "Event"];
 
 pub(crate) const WIDTH: usize = 120;
 
@@ -35,6 +41,13 @@ pub fn outputs(root: &Path) -> Result<Vec<Output>, String> {
     let last = outputs.len() - 1;
     outputs[last].text = splice(&outputs[last].text, "retryplan::Action", &action_stubs(&actions)?)?;
     outputs.push(Output { path: ACTIONS, text: action_classes(&actions) });
+    let path = root.join("core/src/outcomes/action.rs");
+    let records = DRIVER_RECORDS.iter().map(|name| docs::struct_record(&path, name)).collect::<Result<Vec<_>, _>>()?;
+    for record in &records {
+        let what = format!("retryplan::{}", record.ident);
+        outputs[last].text = splice(&outputs[last].text, &what, &record_stub(record)?)?;
+    }
+    outputs.push(Output { path: RECORDS, text: record_classes(&records) });
     Ok(outputs)
 }
 
@@ -117,6 +130,38 @@ fn action_stubs(actions: &[ActionClass]) -> Result<String, String> {
     Ok(text)
 }
 
+/// The glue's classes of the records the driver hands out: each the record's Rust class (`Py` and its name),
+/// the name Python sees, the core's record, a field per field.
+fn record_classes(records: &[Record]) -> String {
+    let names: Vec<String> = records.iter().map(|record| format!("`retryplan::{}`", record.ident)).collect();
+    let mut text = format!(
+        "// {HEADER}\n// From {} (core/src/outcomes/action.rs): a class per record, a getter per field.\nrecord_classes!(\n",
+        names.join(", ")
+    );
+    for record in records {
+        text.push_str(&python_rust_doc(&record.doc, "    "));
+        text.push_str(&format!("    Py{0}(\"{0}\") = {0} {{\n", record.ident));
+        for field in &record.fields {
+            text.push_str(&python_rust_doc(&field.doc, "        "));
+            text.push_str(&format!("        {},\n", field.name));
+        }
+        text.push_str("    }\n");
+    }
+    text.push_str(");\n");
+    text
+}
+
+/// The generated part of a record's class in the stub: its docstring and a property per field (the binding
+/// writes the class line and any method after them).
+fn record_stub(record: &Record) -> Result<String, String> {
+    let mut text = docstring(&record.doc, "    ");
+    text.push('\n');
+    for field in &record.fields {
+        text.push_str(&property(field, "    ")?);
+    }
+    Ok(text)
+}
+
 /// The files from these records and the stub as it is.
 fn outputs_from(decisions: &[Record], stats: &Record, stub: &str) -> Result<Vec<Output>, String> {
     let counters: Vec<&Field> = stats.fields.iter().filter(|field| field.ty == "u64").collect();
@@ -139,6 +184,9 @@ fn python_type(field: &Field) -> Result<&'static str, String> {
         "AttemptSet" => "Tuple[int, ...]",
         "GiveUpReason" => "GiveUpReason",
         "AbortReason" => "AbortReasonName",
+        "Outcome" => "Outcome",
+        "Decision" => "Decision",
+        "Option<AttemptResult>" => "Optional[AttemptResult]",
         other => {
             return Err(format!("field `{}`: no Python type for `{other}` (python_records::python_type)", field.name))
         }
@@ -316,6 +364,25 @@ mod tests {
         let stubs = action_stubs(&actions).unwrap();
         assert!(stubs.contains("    def jitter_ms(self) -> int:\n        \"\"\"The jitter drawn.\"\"\"\n\n@final\nclass AbortAttempt(Action):"));
         assert!(stubs.contains("    def reason(self) -> AbortReasonName:\n"));
+    }
+
+    /// Each record the driver hands out is a class of its own (`Py` and its name in the glue, Python's name
+    /// the core's), and a field added to the core's record reaches the glue and the class's part of the stub.
+    #[test]
+    fn a_new_record_field_reaches_the_glue_and_the_stub() {
+        let path = crate::workspace_root().join("core/src/outcomes/action.rs");
+        let mut record = docs::struct_record(&path, "AttemptResult").unwrap();
+        record.fields.push(Field { name: "jitter_ms".into(), ty: "u64".into(), doc: "The jitter drawn.".into() });
+        let glue = record_classes(std::slice::from_ref(&record));
+        assert!(glue.contains("    PyAttemptResult(\"AttemptResult\") = AttemptResult {\n"), "{glue}");
+        assert!(
+            glue.contains("        outcome,\n        /// The jitter drawn.\n        jitter_ms,\n    }\n"),
+            "{glue}"
+        );
+        let stub = record_stub(&record).unwrap();
+        assert!(stub.starts_with("    \"\"\"An attempt and how it ended.\"\"\"\n\n    @property\n"), "{stub}");
+        assert!(stub.contains("    def outcome(self) -> Outcome:\n"), "{stub}");
+        assert!(stub.ends_with("    def jitter_ms(self) -> int:\n        \"\"\"The jitter drawn.\"\"\"\n"), "{stub}");
     }
 
     #[test]
