@@ -24,7 +24,7 @@ record_classes!(
         outcome,
     }
     /// A decision the engine made, for observers (logs, metrics, the helpers' `on_decision` hooks): recorded when
-    /// `DriverOptions.record_events` is set, read with `Driver.poll_event`.
+    /// `record_events=True` is set, read with `Driver.poll_event`.
     PyEvent("Event") = Event {
         /// When it was made (the host's clock reading).
         at_ms,

@@ -13,9 +13,13 @@ use crate::rust_prose::{is_camel, respell, Bound, Spelling};
 use crate::tables::{self, Py};
 
 /// The core's items whose Python name is not their Rust one, by their last two path segments: the module
-/// constants `bindings-python/src/lib.rs` adds.
-const PYTHON_NAMES: [(&str, &str); 2] =
-    [("Verdict::UNKNOWN_ERROR", "UNKNOWN_ERROR_VERDICT"), ("profiles::NAMES", "PROFILE_NAMES")];
+/// constants `bindings-python/src/lib.rs` adds, and the driver's option `Driver(record_events=True)` takes
+/// (Python has no `DriverOptions`).
+const PYTHON_NAMES: [(&str, &str); 3] = [
+    ("Verdict::UNKNOWN_ERROR", "UNKNOWN_ERROR_VERDICT"),
+    ("profiles::NAMES", "PROFILE_NAMES"),
+    ("DriverOptions::record_events", "record_events=True"),
+];
 
 /// The core's enums whose every variant is a Python class of the variant's name (`Decision::Reconcile` is
 /// `Reconcile`).
@@ -147,6 +151,7 @@ mod tests {
                 ("Idempotency::Unsafe", "Idempotency.UNSAFE"),
                 ("Verdict::UNKNOWN_ERROR", "UNKNOWN_ERROR_VERDICT"),
                 ("profiles::NAMES", "PROFILE_NAMES"),
+                ("DriverOptions::record_events", "record_events=True"),
                 ("Error::ConfigViolations", "ConfigViolationsError"),
                 ("Decision::Reconcile", "Reconcile"),
                 ("u64::MAX", "2**64 - 1"),
