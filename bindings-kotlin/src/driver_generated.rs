@@ -30,7 +30,7 @@ impl Driver {
         &self,
         now_ms: i64,
         attempt: i32,
-        outcome: crate::records::Outcome,
+        outcome: Outcome,
         token: Option<i64>,
         held: Option<rp::Held>,
     ) -> Result<rp::Receipt> {

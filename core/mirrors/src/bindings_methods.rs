@@ -33,7 +33,7 @@ pub fn extend(root: &Path, outputs: &mut Vec<Output>) -> Result<(), String> {
     outputs.push(crate::methods_python::engine_output(&ENGINE)?);
     outputs.push(crate::methods_python::driver_output(&DRIVER)?);
     outputs.push(crate::methods_kotlin::output(&CONTROLS)?);
-    // ENGINE's `kotlin` flag is off: bindings-kotlin/src/operation.rs keeps Kotlin's `Operation` by hand.
+    outputs.push(crate::methods_kotlin_engine::engine_output(&ENGINE)?);
     outputs.push(crate::methods_kotlin_engine::driver_output(&DRIVER)?);
     outputs.extend(crate::methods_js::outputs(&CONTROLS)?);
     Ok(())
@@ -182,12 +182,14 @@ mod tests {
         assert!(super::check(&root, &classes).unwrap_err().contains("Operation.started_at_ms"));
     }
 
-    /// The engine's family is Python's alone for now (its `kotlin` and `js` flags are off): JS's and Kotlin's
-    /// writers refuse it, naming the class, rather than write a class their glue does not have.
+    /// The engine's family is written for Python and Kotlin (not JS yet: its `js` flag is off): JS's writer and
+    /// Kotlin's controls writer refuse it, naming the class, rather than write a class their glue does not have.
     #[test]
-    fn the_engine_family_is_written_for_python_only() {
+    fn the_engine_family_is_written_for_python_and_kotlin() {
         assert!(crate::methods_kotlin::output(ENGINE.classes).unwrap_err().contains("Operation"));
-        assert!(crate::methods_kotlin_engine::driver_output(&ENGINE).unwrap_err().contains("Operation"));
+        let kotlin = crate::methods_kotlin_engine::engine_output(&ENGINE).unwrap().text;
+        assert!(kotlin.contains("#[uniffi::export]\nimpl Operation {\n"), "{kotlin}");
+        assert!(!kotlin.contains("remaining_budget_ms"), "{kotlin}");
         assert!(crate::methods_js::outputs(ENGINE.classes).unwrap_err().contains("Operation"));
         let python = crate::methods_python::engine_output(&ENGINE).unwrap().text;
         assert!(python

@@ -1,7 +1,7 @@
 //! The methods generator's one definition: each exported class of a family
 //! (the shared controls, which every binding writes; the engine's `Operation`,
-//! and `Driver`, which Python's writer writes and Kotlin's where its family
-//! says: [`ENGINE`], [`DRIVER`]), its constructors,
+//! and `Driver`, which Python's and Kotlin's writers write, not JS's yet:
+//! [`ENGINE`], [`DRIVER`]), its constructors,
 //! methods, the kind of each argument and result, and its doc, from which
 //! `methods_python` (pyo3 and the `_native.pyi` section), `methods_kotlin`
 //! (uniffi) and `methods_js` (wasm exports and JS classes) write each
@@ -413,7 +413,7 @@ pub struct Family {
 
 /// The engine's classes a host steps itself: `Operation`, one decision per event.
 pub const ENGINE: Family = Family {
-    kotlin: false,
+    kotlin: true,
     js: false,
     classes: &[Class {
         name: "Operation",

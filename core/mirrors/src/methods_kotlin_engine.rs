@@ -1,6 +1,7 @@
 //! Kotlin (and Swift), through uniffi: the engine's classes of a family of the
 //! methods definition whose `kotlin` flag is on (`methods::DRIVER`:
-//! `bindings-kotlin/src/driver_generated.rs`), each the `#[uniffi::export]`
+//! `bindings-kotlin/src/driver_generated.rs`; `methods::ENGINE`:
+//! `bindings-kotlin/src/operation_generated.rs`), each the `#[uniffi::export]`
 //! block of its methods, included by the file that keeps the object itself
 //! (the core's object behind a lock, registered for the wire's C path), what
 //! the block calls (`start`, and a `Through::Binding` function such as
@@ -9,7 +10,8 @@
 //! How each kind is spelt beside the controls' (`methods_kotlin`): a clock
 //! reading is `now_ms: i64` (a wall-clock one `now_unix_ms`), read by `ms_in`
 //! before the lock is taken; a value is its generated record
-//! (`crate::records`), converted by `try_into`; a token `Option<i64>`
+//! (`crate::records`, imported by the includer), converted by `try_into` (and lent, `&`, where the
+//! definition lends an object: Kotlin's `Outcome` is a record); a token `Option<i64>`
 //! (`opt_ms_in`), and with what it holds defaulted to none; a response its
 //! `status: i64` and `headers: HashMap<String, String>`; a wire record
 //! `input: Vec<i64>` in, the output record's words out; headers the
@@ -27,6 +29,10 @@ use crate::methods_kotlin::doc;
 use crate::output::{Output, HEADER};
 
 pub const DRIVER: &str = "bindings-kotlin/src/driver_generated.rs";
+pub const OPERATION: &str = "bindings-kotlin/src/operation_generated.rs";
+
+/// The definition's classes Kotlin has as records (values, `crate::records`), not objects.
+const KOTLIN_RECORDS: [&str; 1] = ["Outcome"];
 
 /// Kotlin's words for a constructor or a method (`Class.name`) whose words in
 /// the definition are Python's (a dict by name, an int handle, a defaulted
@@ -75,11 +81,16 @@ const KOTLIN_DOCS: [(&str, &str); 7] = [
 /// lean wrapper made through the wire that forwards each generated method to its engine object by hand
 /// (LeanWrapperTest checks it forwards every one): a method it does not forward would reach uniffi's `NoHandle`
 /// body and raise. Once Driver.kt forwards one, its entry goes.
-const NOT_FORWARDED: [&str; 2] = ["Driver.attempts_started", "Driver.running_attempts"];
+const NOT_FORWARDED: [&str; 3] = ["Driver.attempts_started", "Driver.running_attempts", "Operation.policy"];
 
 /// `driver_generated.rs`, from the driver's family.
 pub fn driver_output(family: &Family) -> Result<Output, String> {
     family_output(family, DRIVER, "the driver's class", "driver.rs")
+}
+
+/// `operation_generated.rs`, from the engine's family.
+pub fn engine_output(family: &Family) -> Result<Output, String> {
+    family_output(family, OPERATION, "the engine's classes", "operation.rs")
 }
 
 /// The `#[uniffi::export]` blocks of `family` at `path`, included by `includer`.
@@ -97,10 +108,22 @@ fn family_output(family: &Family, path: &'static str, what: &str, includer: &str
     Ok(Output { path, text })
 }
 
-/// The doc Kotlin shows for `method` of `class`: Kotlin's words when it has its own, else the definition's.
-fn kotlin_doc(class: &Class, method: &Method) -> &'static str {
+/// The doc Kotlin shows for `method` of `class`: Kotlin's words when it has its own, else the definition's, a
+/// clock reading named as Kotlin takes it (`now_ms`, `now_unix_ms`; Python's `now` is seconds) and an absent
+/// value `null`.
+fn kotlin_doc(class: &Class, method: &Method) -> String {
     let key = format!("{}.{}", class.name, method.name);
-    KOTLIN_DOCS.iter().find(|(name, _)| *name == key).map_or(method.doc, |(_, words)| words)
+    if let Some((_, words)) = KOTLIN_DOCS.iter().find(|(name, _)| *name == key) {
+        return (*words).to_owned();
+    }
+    let mut text = method.doc.replace(", or none", ", or null");
+    if method.args.contains(&Arg::Now) {
+        text = text.replace("`now`", "`now_ms`");
+    }
+    if method.args.contains(&Arg::NowUnix) {
+        text = text.replace("`now_unix`", "`now_unix_ms`");
+    }
+    text
 }
 
 fn class_text(class: &Class) -> Result<String, String> {
@@ -150,12 +173,12 @@ fn param(owner: &str, arg: &Arg) -> Result<Param, String> {
         Arg::Flag(flag) => Param::plain(format!("{flag}: bool"), flag),
         Arg::Protocol => Param::plain("protocol: Protocol".to_owned(), "protocol"),
         Arg::Words => Param::plain("input: Vec<i64>".to_owned(), "&input"),
-        Arg::Instance { name, class } => Param::plain(format!("{name}: Arc<{class}>"), &format!("&{name}.0")),
-        Arg::Value { name, class } => Param {
-            params: vec![format!("{name}: crate::records::{class}")],
+        Arg::Instance { name, class } | Arg::Value { name, class } if KOTLIN_RECORDS.contains(&class) => Param {
+            params: vec![format!("{name}: {class}")],
             read: Some(format!("let {name}: rp::{class} = {name}.try_into()?;")),
-            given: name.to_owned(),
+            given: if matches!(arg, Arg::Instance { .. }) { format!("&{name}") } else { name.to_owned() },
         },
+        Arg::Instance { name, class } => Param::plain(format!("{name}: Arc<{class}>"), &format!("&{name}.0")),
         Arg::HeldToken => Param {
             params: vec!["token: Option<i64>".to_owned(), "held: Option<rp::Held>".to_owned()],
             read: Some("let token = opt_ms_in(\"token\", token)?;".to_owned()),
@@ -202,7 +225,7 @@ fn constructor_text(class: &Class, constructor: &Method) -> Result<String, Strin
     let given: Vec<&str> = params.iter().map(|param| param.given.as_str()).collect();
     Ok(format!(
         "\n{}    #[uniffi::constructor]\n{}\n{}        {name}::start({})\n    }}\n",
-        doc(kotlin_doc(class, constructor), "    "),
+        doc(&kotlin_doc(class, constructor), "    "),
         head(constructor.name, None, &params, &format!(" -> Result<Arc<{name}>>")),
         reads(&params),
         given.join(", "),
@@ -252,7 +275,7 @@ fn method_text(class: &Class, method: &Method) -> Result<String, String> {
         Ret::Unit | Ret::Steps => ("()", format!("{call};\n        ()")),
         Ret::UnitOrError => ("()", format!("{call}?")),
         Ret::BoolOrError | Ret::Bool => ("bool", format!("{call}{}", if fails { "?" } else { "" })),
-        Ret::DecisionOrError => ("crate::records::Decision", format!("{call}?.into()")),
+        Ret::DecisionOrError => ("Decision", format!("{call}?.into()")),
         Ret::ActionOrError => ("Action", format!("{call}?.into()")),
         Ret::ReceiptOrError => ("rp::Receipt", format!("{call}?")),
         Ret::HeadersOrError => ("Vec<HeaderField>", format!("fields(&{call}?)")),
@@ -283,7 +306,7 @@ fn method_text(class: &Class, method: &Method) -> Result<String, String> {
         (returned.to_owned(), value.replace(";\n        ()", ";"))
     };
     let returned = if returned == "()" { String::new() } else { format!(" -> {returned}") };
-    let mut text = format!("\n{}", doc(kotlin_doc(class, method), "    "));
+    let mut text = format!("\n{}", doc(&kotlin_doc(class, method), "    "));
     // A token and what it holds default to none (the first result of an attempt holds nothing).
     if method.args.contains(&Arg::HeldToken) {
         text.push_str("    #[uniffi::method(default(token = None, held = None))]\n");
@@ -311,7 +334,7 @@ mod tests {
         }
         for name in KOTLIN_DOCS.map(|(name, _)| name).iter().chain(&NOT_FORWARDED) {
             let (owner, wanted) = name.split_once('.').unwrap();
-            let class = DRIVER.classes.iter().find(|class| class.name == owner).unwrap();
+            let class = DRIVER.classes.iter().chain(ENGINE.classes).find(|class| class.name == owner).unwrap();
             assert!(class.constructors.iter().chain(class.methods).any(|method| method.name == wanted), "{name}");
         }
     }
@@ -327,7 +350,7 @@ mod tests {
         let kotlin = driver_output(&family).unwrap().text;
         assert!(
             kotlin.contains(
-                "    /// Time left at `now`, in ms.\n    pub fn remaining_ms(&self, now_ms: i64, attempt: i32) -> Result<i64> {\n        \
+                "    /// Time left at `nowMs`, in ms.\n    pub fn remaining_ms(&self, now_ms: i64, attempt: i32) -> Result<i64> {\n        \
                  let now_ms = ms_in(\"now_ms\", now_ms)?;\n        let attempt = u32_in(\"attempt\", attempt)?;\n        \
                  Ok(long_out(lock(&self.0).remaining_ms(now_ms, attempt)))\n    }\n"
             ),
@@ -352,6 +375,32 @@ mod tests {
     /// its own.
     #[test]
     fn a_family_kotlin_keeps_by_hand_is_refused() {
-        assert!(driver_output(&ENGINE).unwrap_err().contains("Operation"));
+        let family = Family { kotlin: false, ..ENGINE };
+        assert!(engine_output(&family).unwrap_err().contains("Operation"));
+    }
+
+    /// Every method of the engine's family reaches Kotlin's `Operation` but the deprecated alias (Python's old
+    /// name) and those Operation.kt does not forward; an outcome is Kotlin's record, converted and lent.
+    #[test]
+    fn every_operation_method_reaches_kotlin() {
+        let kotlin = engine_output(&ENGINE).unwrap().text;
+        let class = &ENGINE.classes[0];
+        for method in class.constructors.iter().chain(class.methods) {
+            let written = kotlin.contains(&format!("    pub fn {}(", method.name));
+            let left_out = method.deprecated || NOT_FORWARDED.contains(&format!("Operation.{}", method.name).as_str());
+            assert!(written != left_out, "{}: {kotlin}", method.name);
+        }
+        assert!(
+            kotlin.contains(
+                "        let outcome: rp::Outcome = outcome.try_into()?;\n        \
+                 Ok(lock(&self.0).on_outcome(now_ms, attempt, &outcome)?.into())\n"
+            ),
+            "{kotlin}"
+        );
+        assert!(
+            kotlin.contains("    /// When to poll next, in ms on the caller's clock, or null once ended.\n"),
+            "{kotlin}"
+        );
+        assert!(kotlin.contains("    /// Time left at `nowMs` before the deadline"), "{kotlin}");
     }
 }
