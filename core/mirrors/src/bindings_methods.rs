@@ -235,22 +235,26 @@ mod tests {
         assert!(kotlin.contains("long_out(lock(&self.0).operation().deadline_ms())"), "{kotlin}");
     }
 
-    /// A method added to the driver's family is one entry: it reaches Python's class and Kotlin's block
-    /// (not the stub alone, not one binding alone).
+    /// A method added to the driver's family is one entry: it reaches Python's class and Kotlin's block (its
+    /// arguments read before the lock, its value converted), not one binding alone.
     #[test]
     fn a_new_driver_method_reaches_python_and_kotlin() {
         use crate::methods::{Family, DRIVER};
         let mut classes = DRIVER.classes.to_vec();
-        let added = getter("started_at_ms", "When the operation started, in ms.", Ret::Ms);
+        let added = method("remaining_ms", "Time left at `now`, in ms.", &[Arg::Now, Arg::Count("attempt")], Ret::Ms);
         classes[0].methods = Box::leak([classes[0].methods, &[added]].concat().into_boxed_slice());
         let family = Family { classes: Box::leak(classes.into_boxed_slice()), ..DRIVER };
         let python = crate::methods_python::driver_output(&family).unwrap().text;
-        assert!(python.contains("    fn started_at_ms(&self) -> Res<u64> {\n"), "{python}");
+        assert!(
+            python.contains("    fn remaining_ms(&self, now: Arg, attempt: Arg, now_ms: Arg) -> Res<u64> {\n"),
+            "{python}"
+        );
         let kotlin = crate::methods_kotlin_engine::driver_output(&family).unwrap().text;
         assert!(
             kotlin.contains(
-                "    /// When the operation started, in ms.\n    pub fn started_at_ms(&self) -> i64 {\n        \
-                 long_out(lock(&self.0).started_at_ms())\n    }\n"
+                "    /// Time left at `nowMs`, in ms.\n    pub fn remaining_ms(&self, now_ms: i64, attempt: i32) -> Result<i64> {\n        \
+                 let now_ms = ms_in(\"now_ms\", now_ms)?;\n        let attempt = u32_in(\"attempt\", attempt)?;\n        \
+                 Ok(long_out(lock(&self.0).remaining_ms(now_ms, attempt)))\n    }\n"
             ),
             "{kotlin}"
         );

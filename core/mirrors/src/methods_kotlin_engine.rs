@@ -319,7 +319,7 @@ fn method_text(class: &Class, method: &Method) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::methods::{method, DRIVER, ENGINE};
+    use crate::methods::{DRIVER, ENGINE};
 
     /// Every method of the driver's family reaches Kotlin's block, as a method of its own, but those Driver.kt
     /// does not forward yet; Kotlin's own words and the methods left out name only methods the family has.
@@ -337,25 +337,6 @@ mod tests {
             let class = DRIVER.classes.iter().chain(ENGINE.classes).find(|class| class.name == owner).unwrap();
             assert!(class.constructors.iter().chain(class.methods).any(|method| method.name == wanted), "{name}");
         }
-    }
-
-    /// A method added to the driver's family is one entry: Kotlin's block has it, its arguments read before the
-    /// lock, its value converted.
-    #[test]
-    fn a_new_driver_method_reaches_kotlin() {
-        let mut classes = DRIVER.classes.to_vec();
-        let added = method("remaining_ms", "Time left at `now`, in ms.", &[Arg::Now, Arg::Count("attempt")], Ret::Ms);
-        classes[0].methods = Box::leak([classes[0].methods, &[added]].concat().into_boxed_slice());
-        let family = Family { classes: Box::leak(classes.into_boxed_slice()), ..DRIVER };
-        let kotlin = driver_output(&family).unwrap().text;
-        assert!(
-            kotlin.contains(
-                "    /// Time left at `nowMs`, in ms.\n    pub fn remaining_ms(&self, now_ms: i64, attempt: i32) -> Result<i64> {\n        \
-                 let now_ms = ms_in(\"now_ms\", now_ms)?;\n        let attempt = u32_in(\"attempt\", attempt)?;\n        \
-                 Ok(long_out(lock(&self.0).remaining_ms(now_ms, attempt)))\n    }\n"
-            ),
-            "{kotlin}"
-        );
     }
 
     /// Kotlin takes a token before the response it holds, as the core does; Python takes it last.
