@@ -4,6 +4,12 @@
 //! core's (`retryplan::driver`, `retryplan::failure`, `retryplan::http`).
 //! The helpers' loop calls it through the core's wire (`exchange`, and the
 //! C path of `wire.rs`).
+//!
+//! The driver's typed methods are generated (`driver_generated.rs`, from the
+//! driver's family in core/mirrors/src/methods.rs, as Python's are); this file
+//! keeps the object, what those methods call (`start`, `hand_in`,
+//! `hand_in_response`) and Kotlin's own methods (`handle_failure`,
+//! `read_response`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -47,58 +53,13 @@ pub(crate) static DRIVERS: Registry<Driver> = Registry::new();
 #[derive(Debug, uniffi::Object)]
 pub struct Driver(pub(crate) Mutex<rp::Driver>);
 
+// The typed methods of the driver's family (`methods::DRIVER`), written by core/mirrors; they call `start`,
+// `hand_in` and `hand_in_response` below.
+include!("driver_generated.rs");
+
+/// Kotlin's own methods, beside the family's.
 #[uniffi::export]
 impl Driver {
-    /// Starts an operation at `now_ms` under `policy`, run as `driver_options` says.
-    /// `Unsupported` (field `hedging`) when the policy hedges and the host is `Sequential`.
-    #[uniffi::constructor]
-    pub fn new(
-        policy: Arc<Policy>,
-        now_ms: i64,
-        options: OperationOptions,
-        driver_options: DriverOptions,
-    ) -> Result<Arc<Driver>> {
-        let now_ms = ms_in("now_ms", now_ms)?;
-        let driver = rp::Driver::new(&policy.0, now_ms, options.into_core()?, core_options(driver_options))?;
-        Ok(Driver::registered(driver))
-    }
-
-    /// The request headers of running attempt `attempt`, sent at `now_ms` to a
-    /// next hop that speaks `protocol` (the attempt's remaining time, its
-    /// number, the key, whether a layer above retries), in order.
-    /// `AttemptNotRunning` when `attempt` is not running.
-    pub fn outgoing_headers(&self, attempt: i32, now_ms: i64, protocol: Protocol) -> Result<Vec<HeaderField>> {
-        let (attempt, now_ms) = (u32_in("attempt", attempt)?, ms_in("now_ms", now_ms)?);
-        Ok(fields(&lock(&self.0).outgoing_headers(attempt, now_ms, protocol)?))
-    }
-
-    /// The headers of the answer this layer gives its own caller once the
-    /// operation has ended: "do not retry" when it gave up because of overload
-    /// or its retry budget, else none (and none before the end).
-    pub fn answer_headers(&self, protocol: Protocol) -> Vec<HeaderField> {
-        fields(&lock(&self.0).answer_headers(protocol))
-    }
-
-    /// What to do now.
-    pub fn poll_action(&self, now_ms: i64) -> Result<Action> {
-        Ok(lock(&self.0).poll_action(ms_in("now_ms", now_ms)?)?.into())
-    }
-
-    /// Hands in how attempt `attempt` ended, as observed at `now_ms`; with a
-    /// `token` (the host's handle to what it holds, `held`), the driver says
-    /// what becomes of it (`Receipt.DISCARDED`, `Action.Release`, `Ending.result`).
-    #[uniffi::method(default(token = None, held = None))]
-    pub fn handle_result(
-        &self,
-        now_ms: i64,
-        attempt: i32,
-        outcome: Outcome,
-        token: Option<i64>,
-        held: Option<rp::Held>,
-    ) -> Result<rp::Receipt> {
-        self.result(ms_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, outcome.try_into()?, token, held)
-    }
-
     /// Hands in attempt `attempt`'s failure, named in the vocabulary (its outcome is the core's).
     #[uniffi::method(default(token = None, held = None))]
     pub fn handle_failure(
@@ -109,61 +70,9 @@ impl Driver {
         token: Option<i64>,
         held: Option<rp::Held>,
     ) -> Result<rp::Receipt> {
-        self.result(ms_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, failure.outcome(), token, held)
-    }
-
-    /// Hands in the HTTP response attempt `attempt` received, read by the
-    /// core: `status` exactly as the platform gave it (any number; outside
-    /// 100..=599 it is a malformed response), `headers` (those named in
-    /// `guidance_headers()` suffice, names in any case), `Retry-After` read
-    /// as the policy says against the wall clock `now_unix_ms`. The response
-    /// is held as a value under `token` when one is given.
-    pub fn handle_response(
-        &self,
-        now_ms: i64,
-        attempt: i32,
-        token: Option<i64>,
-        status: i64,
-        headers: HashMap<String, String>,
-        now_unix_ms: i64,
-    ) -> Result<rp::Receipt> {
-        let (now_ms, attempt) = (ms_in("now_ms", now_ms)?, u32_in("attempt", attempt)?);
-        let (token, now_unix_ms) = (opt_ms_in("token", token)?, ms_in("now_unix_ms", now_unix_ms)?);
-        let lookup = |name: &str| {
-            headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str())
-        };
-        Ok(lock(&self.0).handle_response(now_ms, attempt, token, status, lookup, now_unix_ms)?)
-    }
-
-    /// One step of the core's wire encoding (`retryplan::wire`): an input
-    /// record in (8 words), the output record (15 words) back. The helpers
-    /// call it through the C path (`wire.rs`); this typed call raises the
-    /// typed exception for a record the core refuses.
-    pub fn exchange(&self, input: Vec<i64>) -> Result<Vec<i64>> {
-        let mut output = [rp::wire::NONE; rp::wire::OUTPUT_WORDS];
-        lock(&self.0).exchange(&input, &mut output)?;
-        Ok(output.to_vec())
-    }
-
-    /// The caller abandons the operation: it gives up (`cancelled`) and every running attempt is aborted.
-    pub fn handle_cancel(&self, now_ms: i64) -> Result<()> {
-        lock(&self.0).handle_cancel(ms_in("now_ms", now_ms)?);
-        Ok(())
-    }
-
-    /// The oldest recorded event not yet read (only with `record_events`).
-    pub fn poll_event(&self) -> Option<Event> {
-        lock(&self.0).poll_event().map(Into::into)
-    }
-
-    /// The operation's idempotency key (the same on every attempt).
-    pub fn idempotency_key(&self) -> String {
-        lock(&self.0).idempotency_key().as_str().to_owned()
-    }
-
-    /// `min(start + total_timeout_ms, caller deadline)`.
-    pub fn deadline_ms(&self) -> i64 {
-        long_out(lock(&self.0).operation().deadline_ms())
+        let (now_ms, attempt, token) =
+            (ms_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, opt_ms_in("token", token)?);
+        Ok(self.hand_in(now_ms, attempt, failure.outcome(), token, held)?)
     }
 
     /// A response's outcome (`outcome_from_http_response`), `Retry-After` read
@@ -173,11 +82,6 @@ impl Driver {
     pub fn read_response(&self, status: i32, headers: HashMap<String, String>, now_unix_ms: i64) -> Result<Outcome> {
         let reading = lock(&self.0).operation().policy().server_guidance().retry_after_reading;
         outcome_from_http_response(status, headers, now_unix_ms, reading)
-    }
-
-    /// True once the operation has ended.
-    pub fn is_ended(&self) -> bool {
-        lock(&self.0).is_ended()
     }
 }
 
@@ -211,28 +115,52 @@ fn core_options(driver_options: DriverOptions) -> rp::DriverOptions {
 }
 
 impl Driver {
+    /// A driver of `policy` started at `now_ms`, registered for the wire.
+    fn start(
+        policy: &rp::Policy,
+        now_ms: u64,
+        options: rp::OperationOptions,
+        driver_options: DriverOptions,
+    ) -> Result<Arc<Driver>> {
+        Ok(Driver::registered(rp::Driver::new(policy, now_ms, options, core_options(driver_options))?))
+    }
+
     fn registered(driver: rp::Driver) -> Arc<Driver> {
         let driver = Arc::new(Driver(Mutex::new(driver)));
         DRIVERS.register(&driver);
         driver
     }
 
-    fn result(
+    /// Hands in attempt `attempt`'s outcome, with the token of what the host holds when it gave one.
+    fn hand_in(
         &self,
         now_ms: u64,
         attempt: u32,
         outcome: rp::Outcome,
-        token: Option<i64>,
+        token: Option<u64>,
         held: Option<rp::Held>,
-    ) -> Result<rp::Receipt> {
-        let token = opt_ms_in("token", token)?;
+    ) -> std::result::Result<rp::Receipt, rp::Error> {
         let mut driver = lock(&self.0);
-        Ok(match token {
-            Some(token) => {
-                driver.handle_result_with_token(now_ms, attempt, outcome, token, held.unwrap_or_default())?
-            }
-            None => driver.handle_result(now_ms, attempt, outcome)?,
-        })
+        match token {
+            Some(token) => driver.handle_result_with_token(now_ms, attempt, outcome, token, held.unwrap_or_default()),
+            None => driver.handle_result(now_ms, attempt, outcome),
+        }
+    }
+
+    /// Hands in a response as the platform received it: its headers looked up in any case.
+    fn hand_in_response(
+        &self,
+        now_ms: u64,
+        attempt: u32,
+        token: Option<u64>,
+        status: i64,
+        headers: HashMap<String, String>,
+        now_unix_ms: u64,
+    ) -> std::result::Result<rp::Receipt, rp::Error> {
+        let lookup = |name: &str| {
+            headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str())
+        };
+        lock(&self.0).handle_response(now_ms, attempt, token, status, lookup, now_unix_ms)
     }
 }
 

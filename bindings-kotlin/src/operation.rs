@@ -1,6 +1,9 @@
 //! The per-operation state machine as a thread-safe object, its options and
 //! shared counters. (The free functions, headers, deadline propagation and
-//! admission, are generated from the core's signatures: `functions.rs`.)
+//! admission, are generated from the core's signatures: `functions.rs`.) The
+//! operation's typed methods are generated too (`operation_generated.rs`, from
+//! the engine's family in core/mirrors/src/methods.rs, as Python's are); this
+//! file keeps the object and its `start`.
 
 use std::sync::{Arc, Mutex};
 
@@ -10,7 +13,7 @@ use crate::controls::Dependency;
 use crate::live::Registry;
 use crate::policy::{HttpRequest, Policy};
 use crate::records::{Decision, Outcome, StatsSnapshot};
-use crate::{attempts_out, lock, long_out, ms_in, opt_ms_in, u32_in, Result};
+use crate::{attempts_out, count_out, lock, long_out, ms_in, opt_ms_in, u32_in, Result};
 
 /// How an operation starts. Every field may be null: no seed draws one (and
 /// a key) from the operating system; no key derives one from the seed; no
@@ -83,78 +86,16 @@ pub(crate) static OPERATIONS: Registry<Operation> = Registry::new();
 #[derive(Debug, uniffi::Object)]
 pub struct Operation(pub(crate) Mutex<rp::Operation>);
 
-#[uniffi::export]
+// The typed methods of the engine's family (`methods::ENGINE`), written by core/mirrors; the constructor calls
+// `start` below.
+include!("operation_generated.rs");
+
 impl Operation {
-    /// Starts an operation at `now_ms`; call `poll` for its first decision.
-    #[uniffi::constructor]
-    pub fn new(policy: Arc<Policy>, now_ms: i64, options: OperationOptions) -> Result<Arc<Operation>> {
-        let now_ms = ms_in("now_ms", now_ms)?;
-        let core = options.into_core()?;
-        let operation = Arc::new(Operation(Mutex::new(rp::Operation::new(&policy.0, now_ms, core))));
+    /// An operation of `policy` started at `now_ms`, registered for the wire.
+    fn start(policy: &rp::Policy, now_ms: u64, options: rp::OperationOptions) -> Result<Arc<Operation>> {
+        let operation = Arc::new(Operation(Mutex::new(rp::Operation::new(policy, now_ms, options))));
         OPERATIONS.register(&operation);
         Ok(operation)
-    }
-
-    /// The current decision at `now_ms`.
-    pub fn poll(&self, now_ms: i64) -> Result<Decision> {
-        Ok(lock(&self.0).poll(ms_in("now_ms", now_ms)?)?.into())
-    }
-
-    /// Reports how attempt `attempt` ended and returns the next decision.
-    pub fn on_outcome(&self, now_ms: i64, attempt: i32, outcome: Outcome) -> Result<Decision> {
-        let (now_ms, attempt, outcome) = (ms_in("now_ms", now_ms)?, u32_in("attempt", attempt)?, outcome.try_into()?);
-        Ok(lock(&self.0).on_outcome(now_ms, attempt, &outcome)?.into())
-    }
-
-    /// The caller abandons the operation: gives up with reason `cancelled`.
-    pub fn cancel(&self, now_ms: i64) -> Result<Decision> {
-        Ok(lock(&self.0).cancel(ms_in("now_ms", now_ms)?)?.into())
-    }
-
-    /// When to poll next, or null once ended.
-    pub fn next_wakeup_ms(&self) -> Option<i64> {
-        lock(&self.0).next_wakeup_ms().map(long_out)
-    }
-
-    /// Time left at `now_ms` after the response reserve.
-    pub fn remaining_ms(&self, now_ms: i64) -> Result<i64> {
-        let now_ms = ms_in("now_ms", now_ms)?;
-        Ok(long_out(lock(&self.0).remaining_ms(now_ms)))
-    }
-
-    /// `min(start + total_timeout_ms, caller deadline)`.
-    pub fn deadline_ms(&self) -> i64 {
-        long_out(lock(&self.0).deadline_ms())
-    }
-
-    /// When the operation started.
-    pub fn started_at_ms(&self) -> i64 {
-        long_out(lock(&self.0).started_at_ms())
-    }
-
-    /// The idempotency key of every attempt (the operation id).
-    pub fn idempotency_key(&self) -> String {
-        lock(&self.0).idempotency_key().as_str().to_owned()
-    }
-
-    /// The request id attempt `attempt` gets (1-based), as 16 hex digits.
-    pub fn request_id(&self, attempt: i32) -> Result<String> {
-        Ok(lock(&self.0).request_id(u32_in("attempt", attempt)?).to_string())
-    }
-
-    /// Attempts started so far.
-    pub fn attempts_started(&self) -> i32 {
-        crate::count_out(lock(&self.0).attempts_started())
-    }
-
-    /// The attempts running now, ascending.
-    pub fn running_attempts(&self) -> Vec<i32> {
-        attempts_out(lock(&self.0).running_attempts())
-    }
-
-    /// True once an ending was returned.
-    pub fn is_ended(&self) -> bool {
-        lock(&self.0).is_ended()
     }
 }
 

@@ -1,6 +1,7 @@
 //! Every binding's files from the methods definition (`methods`): Python's
-//! (`methods_python`), Kotlin's (`methods_kotlin`) and JS's (`methods_js`),
-//! once the definition is read against the core.
+//! (`methods_python`), Kotlin's (`methods_kotlin`, and `methods_kotlin_engine`
+//! for a family whose `kotlin` flag is on) and JS's (`methods_js`), once the
+//! definition is read against the core.
 
 use std::path::Path;
 
@@ -14,8 +15,9 @@ pub fn extend(root: &Path, outputs: &mut Vec<Output>) -> Result<(), String> {
     check(root, &CONTROLS)?;
     check(root, ENGINE.classes)?;
     check(root, DRIVER.classes)?;
-    if !ENGINE.python_only || !DRIVER.python_only {
-        return Err("methods::ENGINE, DRIVER: only Python's writer writes the engine's classes yet".to_owned());
+    // Python's writer writes every family; JS's has no kinds for the engine's classes yet.
+    if ENGINE.js || DRIVER.js {
+        return Err("methods::ENGINE, DRIVER: JS's writer does not write the engine's classes yet".to_owned());
     }
     let stub = outputs
         .iter_mut()
@@ -31,6 +33,8 @@ pub fn extend(root: &Path, outputs: &mut Vec<Output>) -> Result<(), String> {
     outputs.push(crate::methods_python::engine_output(&ENGINE)?);
     outputs.push(crate::methods_python::driver_output(&DRIVER)?);
     outputs.push(crate::methods_kotlin::output(&CONTROLS)?);
+    outputs.push(crate::methods_kotlin_engine::engine_output(&ENGINE)?);
+    outputs.push(crate::methods_kotlin_engine::driver_output(&DRIVER)?);
     outputs.extend(crate::methods_js::outputs(&CONTROLS)?);
     Ok(())
 }
@@ -152,8 +156,7 @@ mod tests {
             &[Arg::Now, Arg::Count("attempt"), OUTCOME],
             Ret::DecisionOrError,
         ));
-        let family =
-            crate::methods::Family { classes: Box::leak(classes.clone().into_boxed_slice()), python_only: true };
+        let family = crate::methods::Family { classes: Box::leak(classes.clone().into_boxed_slice()), ..ENGINE };
         let python = crate::methods_python::engine_output(&family).unwrap().text;
         assert!(
             python.contains(
@@ -179,11 +182,14 @@ mod tests {
         assert!(super::check(&root, &classes).unwrap_err().contains("Operation.started_at_ms"));
     }
 
-    /// The engine's family is Python's alone for now: JS's and Kotlin's writers refuse it, naming the class,
-    /// rather than write a class their glue does not have.
+    /// The engine's family is written for Python and Kotlin (not JS yet: its `js` flag is off): JS's writer and
+    /// Kotlin's controls writer refuse it, naming the class, rather than write a class their glue does not have.
     #[test]
-    fn the_engine_family_is_written_for_python_only() {
+    fn the_engine_family_is_written_for_python_and_kotlin() {
         assert!(crate::methods_kotlin::output(ENGINE.classes).unwrap_err().contains("Operation"));
+        let kotlin = crate::methods_kotlin_engine::engine_output(&ENGINE).unwrap().text;
+        assert!(kotlin.contains("#[uniffi::export]\nimpl Operation {\n"), "{kotlin}");
+        assert!(!kotlin.contains("remaining_budget_ms"), "{kotlin}");
         assert!(crate::methods_js::outputs(ENGINE.classes).unwrap_err().contains("Operation"));
         let python = crate::methods_python::engine_output(&ENGINE).unwrap().text;
         assert!(python
@@ -195,7 +201,8 @@ mod tests {
 
     /// The driver's getters read the operation the core's driver lends, and a call through the binding's own
     /// function is read against the core's call it picks (a token and what it holds: two of its arguments):
-    /// a definition that drifts from either is named. JS's and Kotlin's writers refuse the class.
+    /// a definition that drifts from either is named. JS's writer refuses the class, and Kotlin's controls
+    /// writer; Kotlin's engine writer writes it, calling the same binding function.
     #[test]
     fn the_driver_is_read_against_the_core_through_what_it_calls() {
         use crate::methods::{Method, Through, DRIVER};
@@ -223,5 +230,33 @@ mod tests {
         let python = crate::methods_python::driver_output(&DRIVER).unwrap().text;
         assert!(python.contains("Ok(receipt_to_py(py, self.hand_in(now, attempt, outcome, token)?))"), "{python}");
         assert!(python.contains("Ok(self.inner.operation().deadline_ms())"), "{python}");
+        let kotlin = crate::methods_kotlin_engine::driver_output(&DRIVER).unwrap().text;
+        assert!(kotlin.contains("Ok(self.hand_in(now_ms, attempt, outcome, token, held)?)"), "{kotlin}");
+        assert!(kotlin.contains("long_out(lock(&self.0).operation().deadline_ms())"), "{kotlin}");
+    }
+
+    /// A method added to the driver's family is one entry: it reaches Python's class and Kotlin's block (its
+    /// arguments read before the lock, its value converted), not one binding alone.
+    #[test]
+    fn a_new_driver_method_reaches_python_and_kotlin() {
+        use crate::methods::{Family, DRIVER};
+        let mut classes = DRIVER.classes.to_vec();
+        let added = method("remaining_ms", "Time left at `now`, in ms.", &[Arg::Now, Arg::Count("attempt")], Ret::Ms);
+        classes[0].methods = Box::leak([classes[0].methods, &[added]].concat().into_boxed_slice());
+        let family = Family { classes: Box::leak(classes.into_boxed_slice()), ..DRIVER };
+        let python = crate::methods_python::driver_output(&family).unwrap().text;
+        assert!(
+            python.contains("    fn remaining_ms(&self, now: Arg, attempt: Arg, now_ms: Arg) -> Res<u64> {\n"),
+            "{python}"
+        );
+        let kotlin = crate::methods_kotlin_engine::driver_output(&family).unwrap().text;
+        assert!(
+            kotlin.contains(
+                "    /// Time left at `nowMs`, in ms.\n    pub fn remaining_ms(&self, now_ms: i64, attempt: i32) -> Result<i64> {\n        \
+                 let now_ms = ms_in(\"now_ms\", now_ms)?;\n        let attempt = u32_in(\"attempt\", attempt)?;\n        \
+                 Ok(long_out(lock(&self.0).remaining_ms(now_ms, attempt)))\n    }\n"
+            ),
+            "{kotlin}"
+        );
     }
 }

@@ -54,6 +54,7 @@ mod kotlin_wire;
 mod methods;
 mod methods_js;
 mod methods_kotlin;
+mod methods_kotlin_engine;
 mod methods_python;
 mod methods_python_stub;
 mod output;

@@ -1,7 +1,7 @@
 //! The methods generator's one definition: each exported class of a family
 //! (the shared controls, which every binding writes; the engine's `Operation`,
-//! and `Driver`, which only Python's writer writes yet: [`ENGINE`],
-//! [`DRIVER`]), its constructors,
+//! and `Driver`, which Python's and Kotlin's writers write, not JS's yet:
+//! [`ENGINE`], [`DRIVER`]), its constructors,
 //! methods, the kind of each argument and result, and its doc, from which
 //! `methods_python` (pyo3 and the `_native.pyi` section), `methods_kotlin`
 //! (uniffi) and `methods_js` (wasm exports and JS classes) write each
@@ -399,18 +399,22 @@ pub const CONTROLS: [Class; 7] = [
 ];
 
 /// A family of classes this definition holds beside the shared controls
-/// (which every binding writes), and which bindings write it.
+/// (which every binding writes), and which bindings write it: Python's writer
+/// writes every family; a binding whose flag is off keeps its glue of these
+/// classes by hand (its writer has no kinds for them yet).
 #[derive(Clone, Copy, Debug)]
 pub struct Family {
     pub classes: &'static [Class],
-    /// Only Python's writer writes it for now: JS's and Kotlin's glue of
-    /// these classes is still their own, and their writers have no kinds for it.
-    pub python_only: bool,
+    /// Kotlin's writer writes it (`methods_kotlin_engine`).
+    pub kotlin: bool,
+    /// JS's writer writes it (none does yet).
+    pub js: bool,
 }
 
 /// The engine's classes a host steps itself: `Operation`, one decision per event.
 pub const ENGINE: Family = Family {
-    python_only: true,
+    kotlin: true,
+    js: false,
     classes: &[Class {
         name: "Operation",
         sources: &["core/src/engine/operation/mod.rs"],
@@ -492,7 +496,8 @@ const OPERATION_OF_DRIVER: Option<Through> =
 
 /// The driver's class a host loop steps: results in, one action out per poll.
 pub const DRIVER: Family = Family {
-    python_only: true,
+    kotlin: true,
+    js: false,
     classes: &[Class {
         name: "Driver",
         sources: &["core/src/driver/mod.rs", "core/src/driver/propagation.rs", "core/src/driver/wire/mod.rs"],

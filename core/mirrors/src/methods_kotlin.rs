@@ -19,7 +19,7 @@ pub const CONTROLS: &str = "bindings-kotlin/src/controls_generated.rs";
 /// A doc comment as Kotlin shows it: uniffi copies it onto the Kotlin (and
 /// Swift) declarations, where the core's names are Kotlin's (`kotlin_prose`)
 /// and a method or an argument is `tryRetry`, not `try_retry`.
-fn doc(text: &str, indent: &str) -> String {
+pub(crate) fn doc(text: &str, indent: &str) -> String {
     rust_doc(&kotlin_names(&kotlin_prose(text)), indent)
 }
 
@@ -63,7 +63,7 @@ fn class_text(classes: &[Class], class: &Class) -> Result<String, String> {
     let mut methods = String::new();
     match class.shape {
         Shape::Engine { .. } => {
-            return Err(format!("{name}: no Kotlin class for an engine object (a Python-only family)"))
+            return Err(format!("{name}: an engine object is methods_kotlin_engine's, not a control"))
         }
         Shape::Bundle => {
             text.push_str(&format!("pub struct {name}(pub(crate) Arc<rp::{name}>);\n"));

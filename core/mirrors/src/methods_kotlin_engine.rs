@@ -1,0 +1,387 @@
+//! Kotlin (and Swift), through uniffi: the engine's classes of a family of the
+//! methods definition whose `kotlin` flag is on (`methods::DRIVER`:
+//! `bindings-kotlin/src/driver_generated.rs`; `methods::ENGINE`:
+//! `bindings-kotlin/src/operation_generated.rs`), each the `#[uniffi::export]`
+//! block of its methods, included by the file that keeps the object itself
+//! (the core's object behind a lock, registered for the wire's C path), what
+//! the block calls (`start`, and a `Through::Binding` function such as
+//! `hand_in`) and Kotlin's own methods, in a block of their own.
+//!
+//! How each kind is spelt beside the controls' (`methods_kotlin`): a clock
+//! reading is `now_ms: i64` (a wall-clock one `now_unix_ms`), read by `ms_in`
+//! before the lock is taken; a value is its generated record
+//! (`crate::records`, imported by the includer), converted by `try_into` (and lent, `&`, where the
+//! definition lends an object: Kotlin's `Outcome` is a record); a token `Option<i64>`
+//! (`opt_ms_in`), and with what it holds defaulted to none; a response its
+//! `status: i64` and `headers: HashMap<String, String>`; a wire record
+//! `input: Vec<i64>` in, the output record's words out; headers the
+//! `HeaderField`s in order (`fields`); a time `i64` (`long_out`), a count `i32`
+//! (`count_out`). A method is fallible (`Result`) when it reads an argument or
+//! the core's call can fail, so an infallible one throws nothing in Kotlin.
+//!
+//! The definition lists a method's arguments in Python's order, which puts a
+//! defaulted token last; Kotlin takes them in the core's, a token before the
+//! response it holds (`Driver::handle_response`). A deprecated alias is one of
+//! Python's old names: Kotlin never had it, and it is not written.
+
+use crate::methods::{Arg, Class, Family, Method, Ret, Shape, Through};
+use crate::methods_kotlin::doc;
+use crate::output::{Output, HEADER};
+
+pub const DRIVER: &str = "bindings-kotlin/src/driver_generated.rs";
+pub const OPERATION: &str = "bindings-kotlin/src/operation_generated.rs";
+
+/// The definition's classes Kotlin has as records (values, `crate::records`), not objects.
+const KOTLIN_RECORDS: [&str; 1] = ["Outcome"];
+
+/// Kotlin's words for a constructor or a method (`Class.name`) whose words in
+/// the definition are Python's (a dict by name, an int handle, a defaulted
+/// protocol, keyword arguments): Kotlin's API differs there, and its KDoc says
+/// how. Every other one reads the definition's.
+const KOTLIN_DOCS: [(&str, &str); 7] = [
+    (
+        "Driver.new",
+        "Starts an operation at `now_ms` under `policy`, run as `driver_options` says. `Unsupported` (field \
+         `hedging`) when the policy hedges and the host is `Sequential`.",
+    ),
+    (
+        "Driver.handle_result",
+        "Hands in how attempt `attempt` ended, as observed at `now_ms`; with a `token` (the host's handle to what \
+         it holds, `held`), the driver says what becomes of it (`Receipt.DISCARDED`, `Action.Release`, \
+         `Ending.result`).",
+    ),
+    (
+        "Driver.handle_response",
+        "Hands in the HTTP response attempt `attempt` received, read by the core: `status` exactly as the platform \
+         gave it (any number; outside 100..=599 it is a malformed response), `headers` (those named in \
+         `guidanceHeaders()` suffice, names in any case), `Retry-After` read as the policy says against the wall \
+         clock `now_unix_ms`. The response is held as a value under `token` when one is given.",
+    ),
+    (
+        "Driver.exchange",
+        "One step of the core's wire encoding (`crate::driver::wire`): an input record in (8 words), the output record \
+         (15 words) back. The helpers call it through the C path (`wire.rs`); this typed call raises the typed \
+         exception for a record the core refuses.",
+    ),
+    (
+        "Driver.outgoing_headers",
+        "The request headers of running attempt `attempt`, sent at `now_ms` to a next hop that speaks `protocol` \
+         (the attempt's remaining time, its number, the key, whether a layer above retries), in order. \
+         `AttemptNotRunning` when `attempt` is not running.",
+    ),
+    (
+        "Driver.answer_headers",
+        "The headers of the answer this layer gives its own caller once the operation has ended: \"do not retry\" \
+         when it gave up because of overload or its retry budget, else none (and none before the end).",
+    ),
+    ("Driver.poll_event", "The oldest recorded event not yet read (only with `record_events`)."),
+];
+
+/// The methods of a family (`Class.name`) Kotlin does not export yet. Kotlin's public `Driver` (Driver.kt) is a
+/// lean wrapper made through the wire that forwards each generated method to its engine object by hand
+/// (LeanWrapperTest checks it forwards every one): a method it does not forward would reach uniffi's `NoHandle`
+/// body and raise. Once Driver.kt forwards one, its entry goes.
+const NOT_FORWARDED: [&str; 3] = ["Driver.attempts_started", "Driver.running_attempts", "Operation.policy"];
+
+/// `driver_generated.rs`, from the driver's family.
+pub fn driver_output(family: &Family) -> Result<Output, String> {
+    family_output(family, DRIVER, "the driver's class", "driver.rs")
+}
+
+/// `operation_generated.rs`, from the engine's family.
+pub fn engine_output(family: &Family) -> Result<Output, String> {
+    family_output(family, OPERATION, "the engine's classes", "operation.rs")
+}
+
+/// The `#[uniffi::export]` blocks of `family` at `path`, included by `includer`.
+fn family_output(family: &Family, path: &'static str, what: &str, includer: &str) -> Result<Output, String> {
+    if !family.kotlin {
+        let names: Vec<&str> = family.classes.iter().map(|class| class.name).collect();
+        return Err(format!("{}: Kotlin keeps this family by hand (its `kotlin` flag is off)", names.join(", ")));
+    }
+    let mut text = format!(
+        "// {HEADER}\n// From the definition of {what} (core/mirrors/src/methods.rs), included by {includer}.\n"
+    );
+    for class in family.classes {
+        text.push_str(&class_text(class)?);
+    }
+    Ok(Output { path, text })
+}
+
+/// The doc Kotlin shows for `method` of `class`: Kotlin's words when it has its own, else the definition's, a
+/// clock reading named as Kotlin takes it (`now_ms`, `now_unix_ms`; Python's `now` is seconds) and an absent
+/// value `null`.
+fn kotlin_doc(class: &Class, method: &Method) -> String {
+    let key = format!("{}.{}", class.name, method.name);
+    if let Some((_, words)) = KOTLIN_DOCS.iter().find(|(name, _)| *name == key) {
+        return (*words).to_owned();
+    }
+    let mut text = method.doc.replace(", or none", ", or null");
+    if method.args.contains(&Arg::Now) {
+        text = text.replace("`now`", "`now_ms`");
+    }
+    if method.args.contains(&Arg::NowUnix) {
+        text = text.replace("`now_unix`", "`now_unix_ms`");
+    }
+    text
+}
+
+fn class_text(class: &Class) -> Result<String, String> {
+    let name = class.name;
+    let Shape::Engine { .. } = class.shape else {
+        return Err(format!("{name}: not an engine object (the controls are methods_kotlin's)"));
+    };
+    let mut methods = String::new();
+    for constructor in class.constructors {
+        methods.push_str(&constructor_text(class, constructor)?);
+    }
+    let forwarded = |method: &&Method| !NOT_FORWARDED.contains(&format!("{name}.{}", method.name).as_str());
+    for method in class.methods.iter().filter(|method| !method.deprecated).filter(forwarded) {
+        methods.push_str(&method_text(class, method)?);
+    }
+    Ok(format!("\n#[uniffi::export]\nimpl {name} {{\n{}}}\n", methods.trim_start_matches('\n')))
+}
+
+/// One argument as Kotlin takes it: its parameters, the `let` reading it (none when it crosses as it is), and
+/// what the call is given.
+struct Param {
+    params: Vec<String>,
+    read: Option<String>,
+    given: String,
+}
+
+impl Param {
+    fn plain(param: String, given: &str) -> Param {
+        Param { params: vec![param], read: None, given: given.to_owned() }
+    }
+
+    fn read(name: &str, ty: &str, reader: &str) -> Param {
+        Param {
+            params: vec![format!("{name}: {ty}")],
+            read: Some(format!("let {name} = {reader}(\"{name}\", {name})?;")),
+            given: name.to_owned(),
+        }
+    }
+}
+
+fn param(owner: &str, arg: &Arg) -> Result<Param, String> {
+    Ok(match *arg {
+        Arg::Now => Param::read("now_ms", "i64", "ms_in"),
+        Arg::NowUnix => Param::read("now_unix_ms", "i64", "ms_in"),
+        Arg::Count(count) => Param::read(count, "i32", "u32_in"),
+        Arg::Token => Param::read("token", "Option<i64>", "opt_ms_in"),
+        Arg::Flag(flag) => Param::plain(format!("{flag}: bool"), flag),
+        Arg::Protocol => Param::plain("protocol: Protocol".to_owned(), "protocol"),
+        Arg::Words => Param::plain("input: Vec<i64>".to_owned(), "&input"),
+        Arg::Instance { name, class } | Arg::Value { name, class } if KOTLIN_RECORDS.contains(&class) => Param {
+            params: vec![format!("{name}: {class}")],
+            read: Some(format!("let {name}: rp::{class} = {name}.try_into()?;")),
+            given: if matches!(arg, Arg::Instance { .. }) { format!("&{name}") } else { name.to_owned() },
+        },
+        Arg::Instance { name, class } => Param::plain(format!("{name}: Arc<{class}>"), &format!("&{name}.0")),
+        Arg::HeldToken => Param {
+            params: vec!["token: Option<i64>".to_owned(), "held: Option<rp::Held>".to_owned()],
+            read: Some("let token = opt_ms_in(\"token\", token)?;".to_owned()),
+            given: "token, held".to_owned(),
+        },
+        Arg::Response => Param {
+            params: vec!["status: i64".to_owned(), "headers: HashMap<String, String>".to_owned()],
+            read: None,
+            given: "status, headers".to_owned(),
+        },
+        Arg::Options => Param {
+            params: vec!["options: OperationOptions".to_owned()],
+            read: Some("let options = options.into_core()?;".to_owned()),
+            given: "options".to_owned(),
+        },
+        Arg::Hosting => Param::plain("driver_options: DriverOptions".to_owned(), "driver_options"),
+        other => return Err(format!("{owner}: no Kotlin argument for {other:?} on an engine object")),
+    })
+}
+
+/// `args` in Kotlin's order (a token before the response it holds, as the core takes them), as `Param`s.
+fn params(owner: &str, args: &[Arg]) -> Result<Vec<Param>, String> {
+    let mut args = args.to_vec();
+    if let (Some(response), Some(token)) =
+        (args.iter().position(|arg| *arg == Arg::Response), args.iter().position(|arg| *arg == Arg::Token))
+    {
+        if token > response {
+            let token = args.remove(token);
+            args.insert(response, token);
+        }
+    }
+    args.iter().map(|arg| param(owner, arg)).collect()
+}
+
+/// The reads of `params`, one `let` a line at the body's indent.
+fn reads(params: &[Param]) -> String {
+    params.iter().filter_map(|param| param.read.as_ref()).map(|read| format!("        {read}\n")).collect()
+}
+
+fn constructor_text(class: &Class, constructor: &Method) -> Result<String, String> {
+    let name = class.name;
+    let owner = format!("{name}.{}", constructor.name);
+    let params = params(&owner, constructor.args)?;
+    let given: Vec<&str> = params.iter().map(|param| param.given.as_str()).collect();
+    Ok(format!(
+        "\n{}    #[uniffi::constructor]\n{}\n{}        {name}::start({})\n    }}\n",
+        doc(&kotlin_doc(class, constructor), "    "),
+        head(constructor.name, None, &params, &format!(" -> Result<Arc<{name}>>")),
+        reads(&params),
+        given.join(", "),
+    ))
+}
+
+/// A function's first line (`receiver` first, when it has one), one parameter a line when they do not fit on one,
+/// as rustfmt writes them.
+fn head(name: &str, receiver: Option<&str>, params: &[Param], returned: &str) -> String {
+    let declared: Vec<&str> =
+        receiver.into_iter().chain(params.iter().flat_map(|param| param.params.iter().map(String::as_str))).collect();
+    let head = format!("    pub fn {name}({}){returned} {{", declared.join(", "));
+    if head.len() <= 120 {
+        return head;
+    }
+    let lines: String = declared.iter().map(|param| format!("        {param},\n")).collect();
+    format!("    pub fn {name}(\n{lines}    ){returned} {{")
+}
+
+fn method_text(class: &Class, method: &Method) -> Result<String, String> {
+    let owner = format!("{}.{}", class.name, method.name);
+    let params = params(&owner, method.args)?;
+    let mut given: Vec<&str> = params.iter().map(|param| param.given.as_str()).collect();
+    // A record out is filled in place: the core's last argument.
+    if method.ret == Ret::Record {
+        given.push("&mut output");
+    }
+    let core = method.call.unwrap_or(method.name);
+    let call = match method.through {
+        None => format!("lock(&self.0).{core}({})", given.join(", ")),
+        Some(Through::Lent { accessor, .. }) => format!("lock(&self.0).{accessor}().{core}({})", given.join(", ")),
+        Some(Through::Binding(function)) => format!("self.{function}({})", given.join(", ")),
+    };
+    let reads = reads(&params);
+    let fails = matches!(
+        method.ret,
+        Ret::UnitOrError
+            | Ret::BoolOrError
+            | Ret::DecisionOrError
+            | Ret::ActionOrError
+            | Ret::ReceiptOrError
+            | Ret::HeadersOrError
+            | Ret::Record
+    );
+    // What the method returns, and its value.
+    let (returned, value) = match method.ret {
+        Ret::Unit | Ret::Steps => ("()", format!("{call};\n        ()")),
+        Ret::UnitOrError => ("()", format!("{call}?")),
+        Ret::BoolOrError | Ret::Bool => ("bool", format!("{call}{}", if fails { "?" } else { "" })),
+        Ret::DecisionOrError => ("Decision", format!("{call}?.into()")),
+        Ret::ActionOrError => ("Action", format!("{call}?.into()")),
+        Ret::ReceiptOrError => ("rp::Receipt", format!("{call}?")),
+        Ret::HeadersOrError => ("Vec<HeaderField>", format!("fields(&{call}?)")),
+        Ret::Headers => ("Vec<HeaderField>", format!("fields(&{call})")),
+        Ret::Record => (
+            "Vec<i64>",
+            format!(
+                "let mut output = [rp::wire::NONE; rp::wire::OUTPUT_WORDS];\n        {call}?;\n        output.to_vec()"
+            ),
+        ),
+        Ret::Event => ("Option<Event>", format!("{call}.map(Into::into)")),
+        Ret::Text(_) => ("String", format!("{call}.to_string()")),
+        Ret::Ms => ("i64", format!("long_out({call})")),
+        Ret::OptionalMs => ("Option<i64>", format!("{call}.map(long_out)")),
+        Ret::Count => ("i32", format!("count_out({call})")),
+        Ret::Attempts => ("Vec<i32>", format!("attempts_out({call})")),
+        other => return Err(format!("{owner}: no Kotlin result for {other:?} on an engine object")),
+    };
+    let (returned, body) = if fails || !reads.is_empty() {
+        // The last line of a value is what it is: `Ok(...)` around it.
+        let body = match value.rsplit_once("\n        ") {
+            Some((before, "()")) => format!("{before}\n        Ok(())"),
+            Some((before, last)) => format!("{before}\n        Ok({last})"),
+            None => format!("Ok({value})"),
+        };
+        (format!("Result<{returned}>"), body)
+    } else {
+        (returned.to_owned(), value.replace(";\n        ()", ";"))
+    };
+    let returned = if returned == "()" { String::new() } else { format!(" -> {returned}") };
+    let mut text = format!("\n{}", doc(&kotlin_doc(class, method), "    "));
+    // A token and what it holds default to none (the first result of an attempt holds nothing).
+    if method.args.contains(&Arg::HeldToken) {
+        text.push_str("    #[uniffi::method(default(token = None, held = None))]\n");
+    }
+    let head = head(method.name, Some("&self"), &params, &returned);
+    text.push_str(&format!("{head}\n{reads}        {body}\n    }}\n"));
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::methods::{DRIVER, ENGINE};
+
+    /// Every method of the driver's family reaches Kotlin's block, as a method of its own, but those Driver.kt
+    /// does not forward yet; Kotlin's own words and the methods left out name only methods the family has.
+    #[test]
+    fn every_driver_method_reaches_kotlin() {
+        let kotlin = driver_output(&DRIVER).unwrap().text;
+        let class = &DRIVER.classes[0];
+        for method in class.constructors.iter().chain(class.methods) {
+            let written = kotlin.contains(&format!("    pub fn {}(", method.name));
+            let left_out = NOT_FORWARDED.contains(&format!("Driver.{}", method.name).as_str());
+            assert!(written != left_out, "{}: {kotlin}", method.name);
+        }
+        for name in KOTLIN_DOCS.map(|(name, _)| name).iter().chain(&NOT_FORWARDED) {
+            let (owner, wanted) = name.split_once('.').unwrap();
+            let class = DRIVER.classes.iter().chain(ENGINE.classes).find(|class| class.name == owner).unwrap();
+            assert!(class.constructors.iter().chain(class.methods).any(|method| method.name == wanted), "{name}");
+        }
+    }
+
+    /// Kotlin takes a token before the response it holds, as the core does; Python takes it last.
+    #[test]
+    fn a_token_comes_before_the_response() {
+        let kotlin = driver_output(&DRIVER).unwrap().text;
+        assert!(
+            kotlin.contains(
+                "        now_ms: i64,\n        attempt: i32,\n        token: Option<i64>,\n        status: i64,\n        \
+                 headers: HashMap<String, String>,\n        now_unix_ms: i64,\n    ) -> Result<rp::Receipt> {\n"
+            ),
+            "{kotlin}"
+        );
+    }
+
+    /// A family whose `kotlin` flag is off is refused, naming its class, rather than written where Kotlin keeps
+    /// its own.
+    #[test]
+    fn a_family_kotlin_keeps_by_hand_is_refused() {
+        let family = Family { kotlin: false, ..ENGINE };
+        assert!(engine_output(&family).unwrap_err().contains("Operation"));
+    }
+
+    /// Every method of the engine's family reaches Kotlin's `Operation` but the deprecated alias (Python's old
+    /// name) and those Operation.kt does not forward; an outcome is Kotlin's record, converted and lent.
+    #[test]
+    fn every_operation_method_reaches_kotlin() {
+        let kotlin = engine_output(&ENGINE).unwrap().text;
+        let class = &ENGINE.classes[0];
+        for method in class.constructors.iter().chain(class.methods) {
+            let written = kotlin.contains(&format!("    pub fn {}(", method.name));
+            let left_out = method.deprecated || NOT_FORWARDED.contains(&format!("Operation.{}", method.name).as_str());
+            assert!(written != left_out, "{}: {kotlin}", method.name);
+        }
+        assert!(
+            kotlin.contains(
+                "        let outcome: rp::Outcome = outcome.try_into()?;\n        \
+                 Ok(lock(&self.0).on_outcome(now_ms, attempt, &outcome)?.into())\n"
+            ),
+            "{kotlin}"
+        );
+        assert!(
+            kotlin.contains("    /// When to poll next, in ms on the caller's clock, or null once ended.\n"),
+            "{kotlin}"
+        );
+        assert!(kotlin.contains("    /// Time left at `nowMs` before the deadline"), "{kotlin}");
+    }
+}
