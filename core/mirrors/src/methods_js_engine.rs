@@ -102,6 +102,8 @@ pub fn driver_section(family: &Family, hand: &str) -> Result<String, String> {
     let [class @ Class { name: "Driver", shape: Shape::Engine { .. }, .. }] = family.classes else {
         return Err("methods::DRIVER: JS's writer writes one class, `Driver`".to_owned());
     };
+    let running = hand.split("\nexport class Running ").nth(1).and_then(|rest| rest.split("\n}\n").next());
+    let running = running.ok_or_else(|| format!("{DRIVER_JS}: no class `Running`"))?;
     let mut members = Vec::new();
     for method in class.methods.iter().filter(|method| !method.deprecated) {
         let key = format!("Driver.{}", method.name);
@@ -111,7 +113,7 @@ pub fn driver_section(family: &Family, hand: &str) -> Result<String, String> {
         let js_name = camel(method.name, false);
         if method.getter {
             // A getter a Driver and an Operation both have: `Running`'s, by hand.
-            if !hand.contains(&format!("  get {js_name}() {{\n")) {
+            if !running.contains(&format!("  get {js_name}() {{\n")) {
                 return Err(format!("{key}: no getter `{js_name}` in `Running` ({DRIVER_JS})"));
             }
             continue;
@@ -125,27 +127,25 @@ pub fn driver_section(family: &Family, hand: &str) -> Result<String, String> {
 fn doc(key: &str, method: &Method) -> String {
     let own = JS_DOCS.iter().find(|(name, _)| *name == key).map(|(_, words)| *words);
     let text = jsdoc(own.unwrap_or(method.doc), "  ");
+    // One line while it fits in 140 columns (Biome leaves comments alone), else wrapped at 80, never
+    // inside backticks.
     if text.len() <= 141 {
         return text;
     }
-    // Wrapped at 80 columns, never inside backticks.
     let words = text.trim_start_matches("  /** ").trim_end_matches(" */\n");
-    let mut lines = vec![String::new()];
-    let mut quoted = false;
+    let (mut body, mut line, mut quoted) = (String::new(), String::new(), false);
     for word in words.split(' ') {
-        let line = lines.last_mut().unwrap_or_else(|| unreachable!());
         if !quoted && !line.is_empty() && line.len() + word.len() > 75 {
-            lines.push(word.to_owned());
-        } else {
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line.push_str(word);
+            body.push_str(&format!("   * {line}\n"));
+            line.clear();
         }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
         quoted ^= word.matches('`').count() % 2 == 1;
     }
-    let body: String = lines.iter().map(|line| format!("   * {line}\n")).collect();
-    format!("  /**\n{body}   */\n")
+    format!("  /**\n{body}   * {line}\n   */\n")
 }
 
 fn method_text(key: &str, method: &Method) -> Result<String, String> {
