@@ -3,7 +3,8 @@
 // concurrency?, stats?, recordEvents?, returnsResponses?, incoming?})`.
 // A JS class over a driver handle (src/driver.rs): the helpers use the
 // handles themselves (`newDriver`), without a class instance or a
-// FinalizationRegistry entry per operation.
+// FinalizationRegistry entry per operation. Its typed methods are written by
+// core/mirrors from methods::DRIVER, between the marker lines in the class.
 import {
   _driverAnswer,
   _driverCancel,

@@ -4,8 +4,10 @@
 //! keeps by hand what is JS's own around them (`newDriver`, which the
 //! helpers share and which reads the options; `Running`, the getters a
 //! `Driver` and an `Operation` both have; the helpers' wire fast path in
-//! `lib/host.js`). The wasm exports they call stay in `src/driver.rs` and
-//! `src/propagation.rs`, the helpers' too: one export serves both.
+//! `lib/host.js`). The wasm exports they call stay by hand in
+//! `src/driver.rs` and `src/propagation.rs`: JS's transport (an action and
+//! an event stored as the wire's records, a receipt as its number), shared
+//! with the helpers where they call the same (`_driverResponse`).
 //!
 //! How each kind is spelt beside the controls' (`methods_js`): a clock
 //! reading `nowMs`, always the first parameter (`ms`), an attempt's number
