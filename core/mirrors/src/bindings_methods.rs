@@ -1,6 +1,7 @@
 //! Every binding's files from the methods definition (`methods`): Python's
 //! (`methods_python`), Kotlin's (`methods_kotlin`, and `methods_kotlin_engine`
-//! for a family whose `kotlin` flag is on) and JS's (`methods_js`), once the
+//! for a family whose `kotlin` flag is on) and JS's (`methods_js`, and
+//! `methods_js_engine` for the driver's family, its `js` flag on), once the
 //! definition is read against the core.
 
 use std::path::Path;
@@ -15,9 +16,9 @@ pub fn extend(root: &Path, outputs: &mut Vec<Output>) -> Result<(), String> {
     check(root, &CONTROLS)?;
     check(root, ENGINE.classes)?;
     check(root, DRIVER.classes)?;
-    // Python's writer writes every family; JS's has no kinds for the engine's classes yet.
-    if ENGINE.js || DRIVER.js {
-        return Err("methods::ENGINE, DRIVER: JS's writer does not write the engine's classes yet".to_owned());
+    // Python's writer writes every family; JS's writes the driver's methods, not the engine's `Operation` yet.
+    if ENGINE.js {
+        return Err("methods::ENGINE: JS's writer does not write the engine's `Operation` yet".to_owned());
     }
     let stub = outputs
         .iter_mut()
@@ -36,6 +37,7 @@ pub fn extend(root: &Path, outputs: &mut Vec<Output>) -> Result<(), String> {
     outputs.push(crate::methods_kotlin_engine::engine_output(&ENGINE)?);
     outputs.push(crate::methods_kotlin_engine::driver_output(&DRIVER)?);
     outputs.extend(crate::methods_js::outputs(&CONTROLS)?);
+    outputs.push(crate::methods_js_engine::driver_output(root, &DRIVER)?);
     Ok(())
 }
 

@@ -53,6 +53,7 @@ mod kotlin_prose;
 mod kotlin_wire;
 mod methods;
 mod methods_js;
+mod methods_js_engine;
 mod methods_kotlin;
 mod methods_kotlin_engine;
 mod methods_python;

@@ -497,7 +497,7 @@ const OPERATION_OF_DRIVER: Option<Through> =
 /// The driver's class a host loop steps: results in, one action out per poll.
 pub const DRIVER: Family = Family {
     kotlin: true,
-    js: false,
+    js: true,
     classes: &[Class {
         name: "Driver",
         sources: &["core/src/driver/mod.rs", "core/src/driver/propagation.rs", "core/src/driver/wire/mod.rs"],

@@ -169,7 +169,7 @@ fn fill(template: &str, pairs: &[(&str, &str)]) -> String {
 }
 
 /// `try_retry` -> `tryRetry`, `now` -> `nowMs`; `upper`: `TryRetry`.
-fn camel(name: &str, upper: bool) -> String {
+pub(crate) fn camel(name: &str, upper: bool) -> String {
     let camel = if name == "now" { "nowMs".to_owned() } else { retryplan::config::value::camel_case(name) };
     if !upper {
         return camel;
@@ -179,7 +179,7 @@ fn camel(name: &str, upper: bool) -> String {
 
 /// A one-line JSDoc at `indent`, the core's Rust names as JS spells them (`js_prose`), each backticked
 /// snake_case name (and `now`) in camelCase.
-fn jsdoc(text: &str, indent: &str) -> String {
+pub(crate) fn jsdoc(text: &str, indent: &str) -> String {
     let parts: Vec<String> = js_prose(text)
         .split('`')
         .enumerate()
@@ -277,7 +277,11 @@ fn class_texts(classes: &[Class], class: &Class, texts: &mut Texts) -> Result<()
     let core = match class.shape {
         Shape::Control { core, .. } | Shape::Grant { core, .. } => core,
         Shape::Bundle => name,
-        Shape::Engine { .. } => return Err(format!("{name}: no JS class for an engine object (a Python-only family)")),
+        Shape::Engine { .. } => {
+            return Err(format!(
+                "{name}: no JS class for an engine object (`methods_js_engine` writes the driver's methods)"
+            ))
+        }
     };
     let kept = |made: &str| match class.shape {
         Shape::Bundle => format!("Object::{variant}({made})"),
