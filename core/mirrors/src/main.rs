@@ -24,8 +24,8 @@
 //! - the methods of exported classes, from one definition (`methods`: the
 //!   shared controls), as pyo3 classes with their stub, uniffi objects, and
 //!   JS's wasm exports with the classes calling them; and the engine's
-//!   `Operation` and the `Driver`, Python's alone for now
-//!   (`methods::ENGINE`, `methods::DRIVER`).
+//!   `Operation` (Python's and Kotlin's) and the `Driver` (Python's,
+//!   Kotlin's, and JS's class methods) (`methods::ENGINE`, `methods::DRIVER`).
 //!
 //! It also writes the vectors' schema (the policy's shapes from the core's
 //! `policy/schema.json`) and the case counts of the vectors' README.

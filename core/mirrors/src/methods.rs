@@ -1,7 +1,7 @@
 //! The methods generator's one definition: each exported class of a family
 //! (the shared controls, which every binding writes; the engine's `Operation`,
-//! and `Driver`, which Python's and Kotlin's writers write, not JS's yet:
-//! [`ENGINE`], [`DRIVER`]), its constructors,
+//! which Python's and Kotlin's writers write, and `Driver`, which JS's writes
+//! too: [`ENGINE`], [`DRIVER`]), its constructors,
 //! methods, the kind of each argument and result, and its doc, from which
 //! `methods_python` (pyo3 and the `_native.pyi` section), `methods_kotlin`
 //! (uniffi) and `methods_js` (wasm exports and JS classes) write each
@@ -407,7 +407,7 @@ pub struct Family {
     pub classes: &'static [Class],
     /// Kotlin's writer writes it (`methods_kotlin_engine`).
     pub kotlin: bool,
-    /// JS's writer writes it (none does yet).
+    /// JS's writer writes it (`methods_js_engine`: the `Driver` class's methods).
     pub js: bool,
 }
 
