@@ -711,16 +711,20 @@ def aws_error_code_from_response(errortype_header: Optional[str] = None, body: O
     here fails; the reading is one pass over the body.
     """
 
-# end of what core/mirrors writes: the core's free functions (core/mirrors/src/functions.rs)
-
 def aws_standard_dependency() -> Dependency:
-    """The AWS SDK standard mode's dependency: the 500-unit retry quota."""
+    """The dependency of the classic standard mode: the retry quota (500 units, a retry costs 5 or 10 after a timeout, a
+    first-attempt success returns 1)."""
 
 def aws_standard_2026_dependency() -> Dependency:
-    """The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14, or 5 after a throttling error."""
+    """The dependency of the 2026 revision: the retry quota (500 units, a retry costs 14, or 5 after a throttling error;
+    a first-attempt success returns 1)."""
+
+# end of what core/mirrors writes: the core's free functions (core/mirrors/src/functions.rs)
 
 def policy_from_urllib3(retry: Mapping[str, Any], total_timeout_ms: Optional[int] = None) -> Policy:
-    """The policy a urllib3 ``Retry`` maps to, from its attributes by name (the core's ``dialects::urllib3``)."""
+    """The policy a urllib3 ``Retry`` maps to, from its attributes by name (an absent one has urllib3's default),
+    ``total_timeout_ms`` the deadline of the whole call (24 hours when None). ``retryplan.compat.from_urllib3`` is the
+    API."""
 
 @final
 class ServiceConfig:
