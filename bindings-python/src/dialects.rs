@@ -19,7 +19,7 @@ use crate::policy::PyPolicy;
 /// The policy a urllib3 `Retry` maps to: `retry` is a dict of its attributes
 /// by name (an absent one has urllib3's default), `total_timeout_ms` the
 /// deadline of the whole call (24 hours when None). The core reads and maps
-/// them (`dialects::urllib3`); `retryplan.compat.from_urllib3` is the API.
+/// them; `retryplan.compat.from_urllib3` is the API.
 #[pyfunction]
 #[pyo3(signature = (retry, total_timeout_ms = None))]
 pub(crate) fn policy_from_urllib3(retry: &Bound<'_, PyAny>, total_timeout_ms: Arg) -> Res<PyPolicy> {

@@ -353,8 +353,7 @@ fn words_arg(words: &Bound<'_, PyAny>) -> Res<Vec<i64>> {
 }
 
 /// The request being served (`retryplan.propagation`'s ambient context): its `incoming` context, and its
-/// answer, which the endings of the operations made inside it decide (the core's `propagation::Answer`: the
-/// last give-up decides).
+/// `answer`, which the endings of the operations made inside it decide (the last give-up decides).
 #[pyclass(module = "retryplan.propagation", name = "Served")]
 pub(crate) struct PyServed {
     /// The context the core read from the request.

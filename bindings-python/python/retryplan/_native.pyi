@@ -124,7 +124,8 @@ class Policy:
     def to_json(self) -> str:
         """The configuration as pretty-printed JSON."""
     def to_compiled(self) -> bytes:
-        """The policy's compiled form: versioned, checksummed bytes ``Policy.from_compiled`` (any language's) reads back."""
+        """The policy's compiled form: versioned, checksummed bytes ``Policy.from_compiled`` (any language's) reads
+        back."""
     @property
     def max_attempts(self) -> int:
         """Attempts allowed in all, the first included."""
@@ -154,7 +155,8 @@ def profile(name: str) -> Dict[str, _JsonValue]:
     """The configuration of a built-in profile, as a dict to adjust and pass to ``Policy.from_dict``."""
 
 def compile_dependency(config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[DependencyFields]) -> bytes:
-    """A dependency's configuration (as ``Dependency`` takes it), validated, as its compiled form for ``Dependency.from_compiled``."""
+    """A dependency's configuration (as ``Dependency`` takes it), validated, as its compiled form for
+    ``Dependency.from_compiled``."""
 
 @final
 class Pushback:
@@ -195,8 +197,8 @@ class Outcome:
         server asked for with the failure (applied as a Retry-After is)."""
     @staticmethod
     def failure(name: str, retry_after_ms: Optional[int] = None) -> Outcome:
-        """A failure of the shared vocabulary by name (``dns_lookup_failed``, ``connection_lost``, ...; see ``FAILURES``),
-        with the wait the server asked for along with it, if any (none for ``cancelled``)."""
+        """A failure of the shared vocabulary by name (``dns_lookup_failed``, ``connection_lost``, ...; see
+        ``FAILURES``), with the wait the server asked for along with it, if any (none for ``cancelled``)."""
     @staticmethod
     def application(verdict: Union[Verdict, str]) -> Outcome:
         """The application's own verdict: ``retryable``, ``not_retryable`` or ``conflict``."""
@@ -728,7 +730,8 @@ def policy_from_urllib3(retry: Mapping[str, Any], total_timeout_ms: Optional[int
 
 @final
 class ServiceConfig:
-    """A gRPC service config read as gRFC A6 says: a validated policy per method selector, the retry throttling, warnings."""
+    """A gRPC service config read as gRFC A6 says: a validated policy per method selector, the retry throttling,
+    warnings."""
 
     def __new__(
         cls, config: Union[str, Mapping[str, _JsonValue]], *, max_attempts_cap: Optional[int] = None
@@ -1070,8 +1073,9 @@ class Event:
 
 @final
 class IncomingContext:
-    """What the request being served says about its caller (``retryplan::propagation``): opaque to the host,
-    handed to a ``Driver`` (``incoming=``) or made the ambient context by ``retryplan.propagation``."""
+    """The context of the request being served, read by ``IncomingContext.read``: the caller's remaining
+    deadline, its attempts, its idempotency key and whether it retries. Opaque to the host: hand it to a
+    ``Driver`` (``incoming=``) or to the helpers (through ``retryplan.propagation``'s ambient context)."""
 
     @overload
     @staticmethod
@@ -1116,8 +1120,7 @@ class IncomingContext:
 @final
 class Served:
     """The request being served (``retryplan.propagation``'s ambient context): its :attr:`incoming` context, and
-    its :attr:`answer`, which the endings of the operations made inside it decide (the core's
-    ``propagation::Answer``: the last give-up decides)."""
+    its :attr:`answer`, which the endings of the operations made inside it decide (the last give-up decides)."""
 
     def __new__(cls, incoming: IncomingContext) -> Served: ...
     @property
