@@ -115,7 +115,11 @@ pub const FUNCTIONS_TABLE: [Function; 18] = [
     },
     Function {
         hosts: &[Python],
-        ..function("core/src/dialects/aws.rs", "dialects::aws::standard_2026_dependency", "aws_standard_2026_dependency")
+        ..function(
+            "core/src/dialects/aws.rs",
+            "dialects::aws::standard_2026_dependency",
+            "aws_standard_2026_dependency",
+        )
     },
 ];
 

@@ -372,18 +372,21 @@ mod tests {
         let glue = action_classes(&actions, &ending);
         assert!(glue.contains(");\nending_class!(\n    /// The operation has ended"), "{glue}");
         assert!(glue.contains("    Ending = Finish(Ending) {\n        /// The final decision"), "{glue}");
-        ending.record.fields.push(Field { name: "jitter_ms".into(), ty: "u64".into(), doc: "The jitter drawn.".into() });
-        assert!(action_classes(&actions, &ending).contains("        result,\n        /// The jitter drawn.\n        jitter_ms,\n    }\n);\n"));
-        let stub = record_stub(&ending.record).unwrap();
-        assert!(stub.contains("    def result(self) -> Optional[EndingResult]:\n"), "{stub}");
         assert!(glue.contains("    AttemptPlan = StartAttempt(AttemptPlan) {\n        /// Attempt number"), "{glue}");
         assert!(glue.contains(
             "    Sleep = Sleep() {\n        /// When to poll again at the latest.\n        until_ms,\n    }\n"
         ));
         let field = Field { name: "jitter_ms".into(), ty: "u64".into(), doc: "The jitter drawn.".into() };
+        ending.record.fields.push(field.clone());
         actions[0].record.fields.push(field);
-        assert!(action_classes(&actions, &ending)
-            .contains("        send_idempotency_key,\n        /// The jitter drawn.\n        jitter_ms,\n"));
+        let glue = action_classes(&actions, &ending);
+        assert!(
+            glue.contains("        result,\n        /// The jitter drawn.\n        jitter_ms,\n    }\n);\n"),
+            "{glue}"
+        );
+        let stub = record_stub(&ending.record).unwrap();
+        assert!(stub.contains("    def result(self) -> Optional[EndingResult]:\n"), "{stub}");
+        assert!(glue.contains("        send_idempotency_key,\n        /// The jitter drawn.\n        jitter_ms,\n"));
         let stubs = action_stubs(&actions).unwrap();
         assert!(stubs.contains("    def jitter_ms(self) -> int:\n        \"\"\"The jitter drawn.\"\"\"\n\n@final\nclass AbortAttempt(Action):"));
         assert!(stubs.contains("    def reason(self) -> AbortReasonName:\n"));
