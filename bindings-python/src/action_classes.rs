@@ -42,3 +42,18 @@ action_classes!(
         token,
     }
 );
+ending_class!(
+    /// The operation has ended: return or raise `Ending.decision` as `Ending.result` says. Every poll from now on
+    /// returns the same ending.
+    Ending = Finish(Ending) {
+        /// The final decision: `Succeeded`, `GaveUp`, `Reconcile` or `Restart`.
+        decision,
+        /// The last attempt result the driver took into account (a host's report, or a timeout it counted itself);
+        /// `None` when no attempt ended before the operation did. For `Succeeded` it is the winner's.
+        last_result,
+        /// What the host does with the one result it still holds, when the last result was handed in with a token:
+        /// return it, or raise the ending with it as the cause. `None` when the host holds nothing the ending needs
+        /// (any value it held was released before this action): raise the ending alone.
+        result,
+    }
+);

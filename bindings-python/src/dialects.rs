@@ -1,11 +1,11 @@
 //! The dialects of other retry designs read by the core: gRPC service configs
-//! (gRFC A6), the AWS SDKs' standard mode (error codes, the retry quota) and
-//! urllib3's `Retry` (its attributes, read by `retryplan.compat`).
+//! (gRFC A6) and urllib3's `Retry` (its attributes, read by `retryplan.compat`);
+//! the AWS SDKs' standard mode (error codes, the retry quota) is the functions
+//! table's (`functions_generated.rs`).
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use retryplan::config::error::ConfigKind;
-use retryplan::dialects::aws;
 use retryplan::dialects::grpc;
 use retryplan::dialects::urllib3;
 use retryplan::{Dependency, Policy};
@@ -16,23 +16,10 @@ use crate::data::from_py;
 use crate::fault::Res;
 use crate::policy::PyPolicy;
 
-/// The AWS SDK standard mode's dependency: the 500-unit retry quota.
-#[pyfunction]
-pub(crate) fn aws_standard_dependency() -> Res<PyDependency> {
-    Ok(PyDependency { inner: Dependency::new(&aws::standard_dependency())? })
-}
-
-/// The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14,
-/// or 5 after a throttling error.
-#[pyfunction]
-pub(crate) fn aws_standard_2026_dependency() -> Res<PyDependency> {
-    Ok(PyDependency { inner: Dependency::new(&aws::standard_2026_dependency())? })
-}
-
 /// The policy a urllib3 `Retry` maps to: `retry` is a dict of its attributes
 /// by name (an absent one has urllib3's default), `total_timeout_ms` the
 /// deadline of the whole call (24 hours when None). The core reads and maps
-/// them (`dialects::urllib3`); `retryplan.compat.from_urllib3` is the API.
+/// them; `retryplan.compat.from_urllib3` is the API.
 #[pyfunction]
 #[pyo3(signature = (retry, total_timeout_ms = None))]
 pub(crate) fn policy_from_urllib3(retry: &Bound<'_, PyAny>, total_timeout_ms: Arg) -> Res<PyPolicy> {

@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 
 use crate::args::{by_name, ms_arg, str_arg, u64_arg, Arg, DEADLINE, NOW, NOW_UNIX};
+use crate::controls::PyDependency;
 use crate::data::typed;
 use crate::fault::Res;
 use crate::outcome::PyPushback;
@@ -24,6 +25,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(remaining_ms, m)?)?;
     m.add_function(wrap_pyfunction!(admit, m)?)?;
     m.add_function(wrap_pyfunction!(aws_error_code_from_response, m)?)?;
+    m.add_function(wrap_pyfunction!(aws_standard_dependency, m)?)?;
+    m.add_function(wrap_pyfunction!(aws_standard_2026_dependency, m)?)?;
     Ok(())
 }
 
@@ -191,4 +194,18 @@ pub(crate) fn admit<'py>(py: Python<'py>, deadline: Arg, now: Arg, reserve_ms: &
 #[pyo3(signature = (errortype_header = None, body = None))]
 pub(crate) fn aws_error_code_from_response(errortype_header: Arg, body: Arg) -> Res<Option<String>> {
     Ok(retryplan::dialects::aws::error_code_from_response(errortype_header.map(|value| str_arg("errortype_header", value)).transpose()?.as_deref(), body.map(|value| str_arg("body", value)).transpose()?.as_deref()).map(|code| code.as_str().to_owned()))
+}
+
+/// The dependency of the classic standard mode: the retry quota (500 units, a retry costs 5 or 10 after a timeout, a
+/// first-attempt success returns 1).
+#[pyfunction]
+pub(crate) fn aws_standard_dependency() -> Res<PyDependency> {
+    Ok(PyDependency { inner: retryplan::Dependency::new(&retryplan::dialects::aws::standard_dependency())? })
+}
+
+/// The dependency of the 2026 revision: the retry quota (500 units, a retry costs 14, or 5 after a throttling error; a
+/// first-attempt success returns 1).
+#[pyfunction]
+pub(crate) fn aws_standard_2026_dependency() -> Res<PyDependency> {
+    Ok(PyDependency { inner: retryplan::Dependency::new(&retryplan::dialects::aws::standard_2026_dependency())? })
 }

@@ -90,8 +90,6 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(policy::profile, m)?,
         wrap_pyfunction!(controls::compile_dependency, m)?,
         wrap_pyfunction!(outcome::classify, m)?,
-        wrap_pyfunction!(dialects::aws_standard_dependency, m)?,
-        wrap_pyfunction!(dialects::aws_standard_2026_dependency, m)?,
         wrap_pyfunction!(dialects::policy_from_urllib3, m)?,
         wrap_pyfunction!(timeline::explain, m)?,
         wrap_pyfunction!(timeline::backoff_ceilings_ms, m)?,

@@ -19,7 +19,8 @@ fn error_type<'py>(py: Python<'py>, error_type: Option<ErrorType>) -> PyResult<B
     })
 }
 
-/// The signals of `event`, in order, as the tuples `_native.pyi` lists, each its `SignalKind`'s name first.
+/// The signals of `event`, in order, as the tuples `_native.pyi` lists, each its kind's name first
+/// (`_telemetry_names.SIGNAL_*`).
 #[pyfunction]
 pub(crate) fn telemetry_signals<'py>(event: &Bound<'py, PyAny>) -> Res<Bound<'py, PyList>> {
     let py = event.py();

@@ -54,7 +54,7 @@ const GRPC_TIMEOUT: &str = "core/src/headers/grpc_timeout.rs";
 const DEADLINE: &str = "core/src/ground/deadline.rs";
 
 /// Every free function a binding exports from the core, in the order each binding writes them.
-pub const FUNCTIONS_TABLE: [Function; 16] = [
+pub const FUNCTIONS_TABLE: [Function; 18] = [
     Function {
         hosts: &[Kotlin],
         ..function(RETRY_AFTER, "headers::retry_after::parse_retry_after", "parse_retry_after")
@@ -107,6 +107,19 @@ pub const FUNCTIONS_TABLE: [Function; 16] = [
     Function {
         hosts: &[Kotlin],
         ..function("core/src/driver/telemetry/mod.rs", "telemetry::signals", "telemetry_signals")
+    },
+    // Python's AWS standard mode's retry quotas, each a `Dependency` of its own.
+    Function {
+        hosts: &[Python],
+        ..function("core/src/dialects/aws.rs", "dialects::aws::standard_dependency", "aws_standard_dependency")
+    },
+    Function {
+        hosts: &[Python],
+        ..function(
+            "core/src/dialects/aws.rs",
+            "dialects::aws::standard_2026_dependency",
+            "aws_standard_2026_dependency",
+        )
     },
 ];
 

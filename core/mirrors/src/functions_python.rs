@@ -15,7 +15,8 @@
 //!   defaults to None, the core's default;
 //! - a `HeaderError` raises `InvalidHeaderError`, through `Fault`;
 //! - `Pushback` is the `Pushback` class, `Admission` the `retryplan._values`
-//!   record, `Option<ErrorCode>` the code's text.
+//!   record, `Option<ErrorCode>` the code's text, a `DependencyConfig` a new
+//!   `Dependency` holding it.
 
 use std::path::Path;
 
@@ -54,6 +55,7 @@ fn written(functions: &[Read], tables: &[Table]) -> Result<(Output, String), Str
          //! core/mirrors/src/functions.rs).\n\n\
          use pyo3::prelude::*;\n\n\
          use crate::args::{{by_name, ms_arg, str_arg, u64_arg, Arg, DEADLINE, NOW, NOW_UNIX}};\n\
+         use crate::controls::PyDependency;\n\
          use crate::data::typed;\n\
          use crate::fault::Res;\n\
          use crate::outcome::PyPushback;\n\n\
@@ -262,6 +264,9 @@ fn result(ty: &str) -> Option<(String, String, String)> {
         "Option<ErrorCode>" => ("Option<String>", "Ok({call}.map(|code| code.as_str().to_owned()))", "Optional[str]"),
         "Pushback" => ("PyPushback", "Ok(PyPushback { inner: {call} })", "Pushback"),
         "Admission" => ("Bound<'py, PyAny>", "typed(py, \"Admission\", &{call}, None)", "Admission"),
+        "DependencyConfig" => {
+            ("PyDependency", "Ok(PyDependency { inner: retryplan::Dependency::new(&{call})? })", "Dependency")
+        }
         _ => return None,
     };
     Some((rust.to_owned(), out.to_owned(), stub.to_owned()))
@@ -403,6 +408,20 @@ mod tests {
         assert!(
             stub.contains("def parse_rate_limit(value: str, policy_value: Optional[str] = None) -> Optional[int]:\n")
         );
+    }
+
+    /// A function returning a dependency's configuration returns a new `Dependency` holding it.
+    #[test]
+    fn a_dependency_config_is_a_new_dependency() {
+        let (text, stub) = outputs();
+        assert!(
+            text.contains(
+                "pub(crate) fn aws_standard_dependency() -> Res<PyDependency> {\n    Ok(PyDependency { inner: \
+                 retryplan::Dependency::new(&retryplan::dialects::aws::standard_dependency())? })\n}\n"
+            ),
+            "{text}"
+        );
+        assert!(stub.contains("def aws_standard_2026_dependency() -> Dependency:\n"), "{stub}");
     }
 
     /// A parameter of a type Python has no spelling for stops the generator, naming the function.

@@ -2,7 +2,8 @@
 //! from the core's source: the seven `Decision` subclasses (the variants of
 //! `retryplan::Decision`, each field a getter), the `Action` subclasses (the
 //! variants of `retryplan::Action` with fields; `StartAttempt`'s class is its
-//! `AttemptPlan`), the records the driver hands out whole (`EndingResult`,
+//! `AttemptPlan`, `Finish`'s its `Ending`, to which the binding adds its own
+//! methods), the records the driver hands out whole (`EndingResult`,
 //! `AttemptResult`, `Event`) and the `Stats` counters (the `u64` fields of
 //! `retryplan::engine::stats::Stats`). Each is written twice from the one
 //! reading: the Rust glue's macro invocation (the classes, their getters and
@@ -37,10 +38,13 @@ pub fn outputs(root: &Path) -> Result<Vec<Output>, String> {
     let path = root.join(NATIVE_STUB);
     let stub = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut outputs = outputs_from(&decisions, &stats, &stub)?;
-    let actions = action_records(root)?;
+    let (endings, actions): (Vec<_>, Vec<_>) =
+        action_records(root)?.into_iter().partition(|action| action.payload.as_deref() == Some(ENDING));
+    let ending = endings.first().ok_or_else(|| format!("retryplan::Action: no variant carrying `{ENDING}`"))?;
     let last = outputs.len() - 1;
     outputs[last].text = splice(&outputs[last].text, "retryplan::Action", &action_stubs(&actions)?)?;
-    outputs.push(Output { path: ACTIONS, text: action_classes(&actions) });
+    outputs[last].text = splice(&outputs[last].text, "retryplan::Ending", &record_stub(&ending.record)?)?;
+    outputs.push(Output { path: ACTIONS, text: action_classes(&actions, ending) });
     let path = root.join("core/src/outcomes/action.rs");
     let records = DRIVER_RECORDS.iter().map(|name| docs::struct_record(&path, name)).collect::<Result<Vec<_>, _>>()?;
     for record in &records {
@@ -59,9 +63,12 @@ struct ActionClass {
     record: Record,
 }
 
+/// The `Action` subclass that answers more than its fields (`succeeded`, `message`): its fields are written
+/// apart (`ending_class!`, and a part of its class in the stub), the binding writes the rest.
+const ENDING: &str = "Ending";
+
 /// The variants of `retryplan::Action` that carry fields, each with its fields (a variant carrying a
-/// struct: that struct's, under the struct's name). `Finish` carries the `Ending`, which the binding writes
-/// itself (it answers more than its fields: `succeeded`, `message`).
+/// struct: that struct's, under the struct's name; `Finish` carries the `Ending`).
 fn action_records(root: &Path) -> Result<Vec<ActionClass>, String> {
     let path = root.join("core/src/outcomes/action.rs");
     let source = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -80,9 +87,6 @@ fn action_records(root: &Path) -> Result<Vec<ActionClass>, String> {
         match &variant.fields {
             syn::Fields::Unnamed(fields) if fields.unnamed.len() == 1 => {
                 let payload = fields.unnamed.iter().map(|field| docs::type_name(&field.ty)).collect::<String>();
-                if payload == "Ending" {
-                    continue;
-                }
                 let carried = docs::struct_record(&path, &payload)?;
                 let record = Record { ident: payload.clone(), doc: record.doc, fields: carried.fields };
                 classes.push(ActionClass { variant: variant.ident.to_string(), payload: Some(payload), record });
@@ -96,11 +100,21 @@ fn action_records(root: &Path) -> Result<Vec<ActionClass>, String> {
     Ok(classes)
 }
 
-fn action_classes(actions: &[ActionClass]) -> String {
+/// The glue's subclasses of `Action`: `action_classes!` for those that are only their fields, `ending_class!`
+/// for the `Ending`.
+fn action_classes(actions: &[ActionClass], ending: &ActionClass) -> String {
     let mut text = format!(
         "// {HEADER}\n// From `retryplan::Action` (core/src/outcomes/action.rs): one subclass per variant with fields \
-         (a struct's when it carries one), a getter per field.\naction_classes!(\n"
+         (a struct's when it carries one), a getter per field.\n"
     );
+    text.push_str(&action_invocation("action_classes", actions));
+    text.push_str(&action_invocation("ending_class", std::slice::from_ref(ending)));
+    text
+}
+
+/// `macro_name!` over these subclasses: each its class, its variant and what the variant carries, its fields.
+fn action_invocation(macro_name: &str, actions: &[ActionClass]) -> String {
+    let mut text = format!("{macro_name}!(\n");
     for action in actions {
         text.push_str(&python_rust_doc(&action.record.doc, "    "));
         // The struct the variant carries, or `()` when its fields are its own.
@@ -187,6 +201,7 @@ fn python_type(field: &Field) -> Result<&'static str, String> {
         "Outcome" => "Outcome",
         "Decision" => "Decision",
         "Option<AttemptResult>" => "Optional[AttemptResult]",
+        "Option<EndingResult>" => "Optional[EndingResult]",
         other => {
             return Err(format!("field `{}`: no Python type for `{other}` (python_records::python_type)", field.name))
         }
@@ -344,23 +359,34 @@ mod tests {
         assert!(outputs_from(&decisions, &stats, &stub).unwrap_err().contains("`Duration`"));
     }
 
-    /// Each `Action` variant with fields is a subclass (`StartAttempt`'s under its `AttemptPlan`), `Finish`'s
-    /// `Ending` is left to the binding, and a field added to the core's struct reaches the glue and the stub.
+    /// Each `Action` variant with fields is a subclass (`StartAttempt`'s under its `AttemptPlan`, `Finish`'s
+    /// under its `Ending`, apart: the binding adds its methods), and a field added to the core's struct reaches
+    /// the glue and the stub.
     #[test]
     fn a_new_action_field_reaches_the_glue_and_the_stub() {
         let root = crate::workspace_root();
         let mut actions = action_records(&root).unwrap();
         let names: Vec<&str> = actions.iter().map(|action| action.record.ident.as_str()).collect();
-        assert_eq!(names, ["AttemptPlan", "AbortAttempt", "Sleep", "Release"]);
-        let glue = action_classes(&actions);
+        assert_eq!(names, ["AttemptPlan", "AbortAttempt", "Sleep", "Release", ENDING]);
+        let mut ending = actions.pop().unwrap();
+        let glue = action_classes(&actions, &ending);
+        assert!(glue.contains(");\nending_class!(\n    /// The operation has ended"), "{glue}");
+        assert!(glue.contains("    Ending = Finish(Ending) {\n        /// The final decision"), "{glue}");
         assert!(glue.contains("    AttemptPlan = StartAttempt(AttemptPlan) {\n        /// Attempt number"), "{glue}");
         assert!(glue.contains(
             "    Sleep = Sleep() {\n        /// When to poll again at the latest.\n        until_ms,\n    }\n"
         ));
         let field = Field { name: "jitter_ms".into(), ty: "u64".into(), doc: "The jitter drawn.".into() };
+        ending.record.fields.push(field.clone());
         actions[0].record.fields.push(field);
-        assert!(action_classes(&actions)
-            .contains("        send_idempotency_key,\n        /// The jitter drawn.\n        jitter_ms,\n"));
+        let glue = action_classes(&actions, &ending);
+        assert!(
+            glue.contains("        result,\n        /// The jitter drawn.\n        jitter_ms,\n    }\n);\n"),
+            "{glue}"
+        );
+        let stub = record_stub(&ending.record).unwrap();
+        assert!(stub.contains("    def result(self) -> Optional[EndingResult]:\n"), "{stub}");
+        assert!(glue.contains("        send_idempotency_key,\n        /// The jitter drawn.\n        jitter_ms,\n"));
         let stubs = action_stubs(&actions).unwrap();
         assert!(stubs.contains("    def jitter_ms(self) -> int:\n        \"\"\"The jitter drawn.\"\"\"\n\n@final\nclass AbortAttempt(Action):"));
         assert!(stubs.contains("    def reason(self) -> AbortReasonName:\n"));
