@@ -26,7 +26,7 @@ use std::path::Path;
 
 use crate::methods::{Arg, Class, Family, Method, Ret, Shape};
 use crate::methods_js::{camel, jsdoc};
-use crate::output::{Output, HEADER};
+use crate::output::Output;
 
 pub const DRIVER_JS: &str = "bindings-js/lib/driver.js";
 
@@ -82,16 +82,7 @@ const NOT_EXPOSED: [&str; 2] = ["Driver.exchange", "Driver.running_attempts"];
 pub fn driver_output(root: &Path, family: &Family) -> Result<Output, String> {
     let text = std::fs::read_to_string(root.join(DRIVER_JS)).map_err(|e| format!("{DRIVER_JS}: {e}"))?;
     let section = driver_section(family, &text)?;
-    Ok(Output { path: DRIVER_JS, text: splice(&text, &section)? })
-}
-
-/// `text` with the lines between the markers of `SECTION` replaced by `body`.
-fn splice(text: &str, body: &str) -> Result<String, String> {
-    let begin = format!("  // {HEADER}: {SECTION}\n");
-    let end = format!("  // end of what core/mirrors writes: {SECTION}\n");
-    let start = text.find(&begin).ok_or_else(|| format!("{DRIVER_JS}: no line `{}`", begin.trim()))? + begin.len();
-    let stop = text[start..].find(&end).ok_or_else(|| format!("{DRIVER_JS}: no line `{}`", end.trim()))? + start;
-    Ok(format!("{}{body}{}", &text[..start], &text[stop..]))
+    Ok(Output { path: DRIVER_JS, text: crate::output::splice_section(&text, DRIVER_JS, "//", SECTION, &section)? })
 }
 
 /// The generated members of JS's `Driver`, from `family`; `hand` is `lib/driver.js`, whose `Running` has

@@ -13,6 +13,19 @@ pub struct Output {
     pub text: String,
 }
 
+/// `text`, the file at `path` holding hand-written lines and generated sections, with the lines between the
+/// markers of section `what` replaced by `body`. The markers are comment lines (`comment` is the language's mark:
+/// `#`, `//`) reading `{comment} {HEADER}: {what}` and `{comment} end of what core/mirrors writes: {what}`, at any
+/// indentation; the end marker keeps its own.
+pub fn splice_section(text: &str, path: &str, comment: &str, what: &str, body: &str) -> Result<String, String> {
+    let begin = format!("{comment} {HEADER}: {what}\n");
+    let end = format!("{comment} end of what core/mirrors writes: {what}\n");
+    let start = text.find(&begin).ok_or_else(|| format!("{path}: no line `{}`", begin.trim_end()))? + begin.len();
+    let stop = text[start..].find(&end).ok_or_else(|| format!("{path}: no line `{}`", end.trim_end()))?;
+    let stop = start + text[start..start + stop].rfind('\n').map_or(0, |newline| newline + 1);
+    Ok(format!("{}{body}{}", &text[..start], &text[stop..]))
+}
+
 /// The files under `root` that differ from (or lack) their generated text.
 pub fn stale(root: &Path, outputs: &[Output]) -> Vec<&'static str> {
     outputs

@@ -318,14 +318,7 @@ fn counter_stubs(counters: &[&Field]) -> Result<String, String> {
 
 /// `stub` with the lines between the markers of `what` replaced by `body`.
 pub(crate) fn splice(stub: &str, what: &str, body: &str) -> Result<String, String> {
-    let begin = format!("# {HEADER}: {what}\n");
-    let end = format!("# end of what core/mirrors writes: {what}\n");
-    let start = stub.find(&begin).ok_or_else(|| format!("{NATIVE_STUB}: no line `{}`", begin.trim_end()))?;
-    let start = start + begin.len();
-    let stop = stub[start..].find(&end).ok_or_else(|| format!("{NATIVE_STUB}: no line `{}`", end.trim_end()))?;
-    // The end marker keeps the begin marker's indentation.
-    let stop = start + stub[start..start + stop].rfind('\n').map_or(0, |newline| newline + 1);
-    Ok(format!("{}{body}{}", &stub[..start], &stub[stop..]))
+    crate::output::splice_section(stub, NATIVE_STUB, "#", what, body)
 }
 
 #[cfg(test)]
