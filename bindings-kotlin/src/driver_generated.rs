@@ -107,6 +107,16 @@ impl Driver {
         long_out(lock(&self.0).operation().deadline_ms())
     }
 
+    /// Attempts started so far.
+    pub fn attempts_started(&self) -> i32 {
+        count_out(lock(&self.0).operation().attempts_started())
+    }
+
+    /// The attempts running now, ascending.
+    pub fn running_attempts(&self) -> Vec<i32> {
+        attempts_out(lock(&self.0).operation().running_attempts())
+    }
+
     /// True once the operation has ended.
     pub fn is_ended(&self) -> bool {
         lock(&self.0).is_ended()

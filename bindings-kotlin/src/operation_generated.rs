@@ -77,4 +77,9 @@ impl Operation {
     pub fn is_ended(&self) -> bool {
         lock(&self.0).is_ended()
     }
+
+    /// The policy this operation runs.
+    pub fn policy(&self) -> Arc<Policy> {
+        Policy::shared(*lock(&self.0).policy())
+    }
 }

@@ -16,13 +16,19 @@
 //! `status: i64` and `headers: HashMap<String, String>`; a wire record
 //! `input: Vec<i64>` in, the output record's words out; headers the
 //! `HeaderField`s in order (`fields`); a time `i64` (`long_out`), a count `i32`
-//! (`count_out`). A method is fallible (`Result`) when it reads an argument or
+//! (`count_out`); a copy of the core's value a new object of the binding's
+//! class (`Policy::shared`). A method is fallible (`Result`) when it reads an argument or
 //! the core's call can fail, so an infallible one throws nothing in Kotlin.
 //!
 //! The definition lists a method's arguments in Python's order, which puts a
 //! defaulted token last; Kotlin takes them in the core's, a token before the
 //! response it holds (`Driver::handle_response`). A deprecated alias is one of
 //! Python's old names: Kotlin never had it, and it is not written.
+//!
+//! Kotlin's public `Driver` and `Operation` (`Driver.kt`, `Operation.kt`) are
+//! lean wrappers made through the wire, with no uniffi handle of their own:
+//! each forwards every method written here to its engine object by hand, and
+//! `LeanWrapperTest` fails for one it does not.
 
 use crate::methods::{Arg, Class, Family, Method, Ret, Shape, Through};
 use crate::methods_kotlin::doc;
@@ -77,12 +83,6 @@ const KOTLIN_DOCS: [(&str, &str); 7] = [
     ("Driver.poll_event", "The oldest recorded event not yet read (only with `record_events`)."),
 ];
 
-/// The methods of a family (`Class.name`) Kotlin does not export yet. Kotlin's public `Driver` (Driver.kt) is a
-/// lean wrapper made through the wire that forwards each generated method to its engine object by hand
-/// (LeanWrapperTest checks it forwards every one): a method it does not forward would reach uniffi's `NoHandle`
-/// body and raise. Once Driver.kt forwards one, its entry goes.
-const NOT_FORWARDED: [&str; 3] = ["Driver.attempts_started", "Driver.running_attempts", "Operation.policy"];
-
 /// `driver_generated.rs`, from the driver's family.
 pub fn driver_output(family: &Family) -> Result<Output, String> {
     family_output(family, DRIVER, "the driver's class", "driver.rs")
@@ -135,8 +135,7 @@ fn class_text(class: &Class) -> Result<String, String> {
     for constructor in class.constructors {
         methods.push_str(&constructor_text(class, constructor)?);
     }
-    let forwarded = |method: &&Method| !NOT_FORWARDED.contains(&format!("{name}.{}", method.name).as_str());
-    for method in class.methods.iter().filter(|method| !method.deprecated).filter(forwarded) {
+    for method in class.methods.iter().filter(|method| !method.deprecated) {
         methods.push_str(&method_text(class, method)?);
     }
     Ok(format!("\n#[uniffi::export]\nimpl {name} {{\n{}}}\n", methods.trim_start_matches('\n')))
@@ -270,6 +269,8 @@ fn method_text(class: &Class, method: &Method) -> Result<String, String> {
             | Ret::HeadersOrError
             | Ret::Record
     );
+    // A copy of the core's value crosses as a new object of the binding's class of its name.
+    let object = if let Ret::Object(of) = method.ret { format!("Arc<{of}>") } else { String::new() };
     // What the method returns, and its value.
     let (returned, value) = match method.ret {
         Ret::Unit | Ret::Steps => ("()", format!("{call};\n        ()")),
@@ -292,6 +293,7 @@ fn method_text(class: &Class, method: &Method) -> Result<String, String> {
         Ret::OptionalMs => ("Option<i64>", format!("{call}.map(long_out)")),
         Ret::Count => ("i32", format!("count_out({call})")),
         Ret::Attempts => ("Vec<i32>", format!("attempts_out({call})")),
+        Ret::Object(of) => (object.as_str(), format!("{of}::shared(*{call})")),
         other => return Err(format!("{owner}: no Kotlin result for {other:?} on an engine object")),
     };
     let (returned, body) = if fails || !reads.is_empty() {
@@ -321,18 +323,16 @@ mod tests {
     use super::*;
     use crate::methods::{DRIVER, ENGINE};
 
-    /// Every method of the driver's family reaches Kotlin's block, as a method of its own, but those Driver.kt
-    /// does not forward yet; Kotlin's own words and the methods left out name only methods the family has.
+    /// Every method of the driver's family reaches Kotlin's block, as a method of its own; Kotlin's own words
+    /// name only methods the family has.
     #[test]
     fn every_driver_method_reaches_kotlin() {
         let kotlin = driver_output(&DRIVER).unwrap().text;
         let class = &DRIVER.classes[0];
         for method in class.constructors.iter().chain(class.methods) {
-            let written = kotlin.contains(&format!("    pub fn {}(", method.name));
-            let left_out = NOT_FORWARDED.contains(&format!("Driver.{}", method.name).as_str());
-            assert!(written != left_out, "{}: {kotlin}", method.name);
+            assert!(kotlin.contains(&format!("    pub fn {}(", method.name)), "{}: {kotlin}", method.name);
         }
-        for name in KOTLIN_DOCS.map(|(name, _)| name).iter().chain(&NOT_FORWARDED) {
+        for name in KOTLIN_DOCS.map(|(name, _)| name) {
             let (owner, wanted) = name.split_once('.').unwrap();
             let class = DRIVER.classes.iter().chain(ENGINE.classes).find(|class| class.name == owner).unwrap();
             assert!(class.constructors.iter().chain(class.methods).any(|method| method.name == wanted), "{name}");
@@ -361,16 +361,21 @@ mod tests {
     }
 
     /// Every method of the engine's family reaches Kotlin's `Operation` but the deprecated alias (Python's old
-    /// name) and those Operation.kt does not forward; an outcome is Kotlin's record, converted and lent.
+    /// name); an outcome is Kotlin's record, converted and lent; the policy a new `Policy` object.
     #[test]
     fn every_operation_method_reaches_kotlin() {
         let kotlin = engine_output(&ENGINE).unwrap().text;
         let class = &ENGINE.classes[0];
         for method in class.constructors.iter().chain(class.methods) {
             let written = kotlin.contains(&format!("    pub fn {}(", method.name));
-            let left_out = method.deprecated || NOT_FORWARDED.contains(&format!("Operation.{}", method.name).as_str());
-            assert!(written != left_out, "{}: {kotlin}", method.name);
+            assert!(written != method.deprecated, "{}: {kotlin}", method.name);
         }
+        assert!(
+            kotlin.contains(
+                "    pub fn policy(&self) -> Arc<Policy> {\n        Policy::shared(*lock(&self.0).policy())\n"
+            ),
+            "{kotlin}"
+        );
         assert!(
             kotlin.contains(
                 "        let outcome: rp::Outcome = outcome.try_into()?;\n        \
