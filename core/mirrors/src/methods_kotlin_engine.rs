@@ -40,49 +40,6 @@ pub const OPERATION: &str = "bindings-kotlin/src/operation_generated.rs";
 /// The definition's classes Kotlin has as records (values, `crate::records`), not objects.
 const KOTLIN_RECORDS: [&str; 1] = ["Outcome"];
 
-/// Kotlin's words for a constructor or a method (`Class.name`) whose words in
-/// the definition are Python's (a dict by name, an int handle, a defaulted
-/// protocol, keyword arguments): Kotlin's API differs there, and its KDoc says
-/// how. Every other one reads the definition's.
-const KOTLIN_DOCS: [(&str, &str); 7] = [
-    (
-        "Driver.new",
-        "Starts an operation at `now_ms` under `policy`, run as `driver_options` says. `Unsupported` (field \
-         `hedging`) when the policy hedges and the host is `Sequential`.",
-    ),
-    (
-        "Driver.handle_result",
-        "Hands in how attempt `attempt` ended, as observed at `now_ms`; with a `token` (the host's handle to what \
-         it holds, `held`), the driver says what becomes of it (`Receipt.DISCARDED`, `Action.Release`, \
-         `Ending.result`).",
-    ),
-    (
-        "Driver.handle_response",
-        "Hands in the HTTP response attempt `attempt` received, read by the core: `status` exactly as the platform \
-         gave it (any number; outside 100..=599 it is a malformed response), `headers` (those named in \
-         `guidanceHeaders()` suffice, names in any case), `Retry-After` read as the policy says against the wall \
-         clock `now_unix_ms`. The response is held as a value under `token` when one is given.",
-    ),
-    (
-        "Driver.exchange",
-        "One step of the core's wire encoding (`crate::driver::wire`): an input record in (8 words), the output record \
-         (15 words) back. The helpers call it through the C path (`wire.rs`); this typed call raises the typed \
-         exception for a record the core refuses.",
-    ),
-    (
-        "Driver.outgoing_headers",
-        "The request headers of running attempt `attempt`, sent at `now_ms` to a next hop that speaks `protocol` \
-         (the attempt's remaining time, its number, the key, whether a layer above retries), in order. \
-         `AttemptNotRunning` when `attempt` is not running.",
-    ),
-    (
-        "Driver.answer_headers",
-        "The headers of the answer this layer gives its own caller once the operation has ended: \"do not retry\" \
-         when it gave up because of overload or its retry budget, else none (and none before the end).",
-    ),
-    ("Driver.poll_event", "The oldest recorded event not yet read (only with `record_events`)."),
-];
-
 /// `driver_generated.rs`, from the driver's family.
 pub fn driver_output(family: &Family) -> Result<Output, String> {
     family_output(family, DRIVER, "the driver's class", "driver.rs")
@@ -108,20 +65,30 @@ fn family_output(family: &Family, path: &'static str, what: &str, includer: &str
     Ok(Output { path, text })
 }
 
-/// The doc Kotlin shows for `method` of `class`: Kotlin's words when it has its own, else the definition's, a
-/// clock reading named as Kotlin takes it (`now_ms`, `now_unix_ms`; Python's `now` is seconds) and an absent
-/// value `null`.
-fn kotlin_doc(class: &Class, method: &Method) -> String {
-    let key = format!("{}.{}", class.name, method.name);
-    if let Some((_, words)) = KOTLIN_DOCS.iter().find(|(name, _)| *name == key) {
-        return (*words).to_owned();
-    }
+/// The doc Kotlin shows for `method`: the definition's, a clock reading named as Kotlin takes it (`now_ms`,
+/// `now_unix_ms`; Python's `now` is seconds) and an absent value `null`, then what its kinds mean in Kotlin,
+/// which the shared words cannot say.
+fn kotlin_doc(method: &Method) -> String {
     let mut text = method.doc.replace(", or none", ", or null");
     if method.args.contains(&Arg::Now) {
         text = text.replace("`now`", "`now_ms`");
     }
     if method.args.contains(&Arg::NowUnix) {
         text = text.replace("`now_unix`", "`now_unix_ms`");
+    }
+    let mut add = |words: &str| {
+        text.push(' ');
+        text.push_str(words);
+    };
+    for arg in method.args {
+        match arg {
+            Arg::Response => add("`headers`: by name, in any case (those `guidanceHeaders()` names suffice)."),
+            Arg::Words => add("The helpers step a driver through the C path instead (`Driver.exchangeInto`)."),
+            _ => {}
+        }
+    }
+    if let Ret::Headers | Ret::HeadersOrError = method.ret {
+        add("In order.");
     }
     text
 }
@@ -224,7 +191,7 @@ fn constructor_text(class: &Class, constructor: &Method) -> Result<String, Strin
     let given: Vec<&str> = params.iter().map(|param| param.given.as_str()).collect();
     Ok(format!(
         "\n{}    #[uniffi::constructor]\n{}\n{}        {name}::start({})\n    }}\n",
-        doc(&kotlin_doc(class, constructor), "    "),
+        doc(&kotlin_doc(constructor), "    "),
         head(constructor.name, None, &params, &format!(" -> Result<Arc<{name}>>")),
         reads(&params),
         given.join(", "),
@@ -308,7 +275,7 @@ fn method_text(class: &Class, method: &Method) -> Result<String, String> {
         (returned.to_owned(), value.replace(";\n        ()", ";"))
     };
     let returned = if returned == "()" { String::new() } else { format!(" -> {returned}") };
-    let mut text = format!("\n{}", doc(&kotlin_doc(class, method), "    "));
+    let mut text = format!("\n{}", doc(&kotlin_doc(method), "    "));
     // A token and what it holds default to none (the first result of an attempt holds nothing).
     if method.args.contains(&Arg::HeldToken) {
         text.push_str("    #[uniffi::method(default(token = None, held = None))]\n");
@@ -323,8 +290,7 @@ mod tests {
     use super::*;
     use crate::methods::{DRIVER, ENGINE};
 
-    /// Every method of the driver's family reaches Kotlin's block, as a method of its own; Kotlin's own words
-    /// name only methods the family has.
+    /// Every method of the driver's family reaches Kotlin's block, as a method of its own.
     #[test]
     fn every_driver_method_reaches_kotlin() {
         let kotlin = driver_output(&DRIVER).unwrap().text;
@@ -332,11 +298,21 @@ mod tests {
         for method in class.constructors.iter().chain(class.methods) {
             assert!(kotlin.contains(&format!("    pub fn {}(", method.name)), "{}: {kotlin}", method.name);
         }
-        for name in KOTLIN_DOCS.map(|(name, _)| name) {
-            let (owner, wanted) = name.split_once('.').unwrap();
-            let class = DRIVER.classes.iter().chain(ENGINE.classes).find(|class| class.name == owner).unwrap();
-            assert!(class.constructors.iter().chain(class.methods).any(|method| method.name == wanted), "{name}");
+    }
+
+    /// The definition's words speak no binding's API, so Kotlin's docs read them as they are, with Kotlin's own
+    /// words for its kinds: never a dict, an int handle, a Python literal or keyword.
+    #[test]
+    fn kotlin_docs_speak_no_python() {
+        let driver = driver_output(&DRIVER).unwrap().text;
+        for kotlin in [&driver, &engine_output(&ENGINE).unwrap().text] {
+            for line in kotlin.lines().filter(|line| line.trim_start().starts_with("///")) {
+                for python in ["dict", " int ", " int,", "=True", "`\"", "None", "keyword"] {
+                    assert!(!line.contains(python), "{python}: {line}");
+                }
+            }
         }
+        assert!(driver.contains("`headers`: by name, in any case"), "{driver}");
     }
 
     /// Kotlin takes a token before the response it holds, as the core does; Python takes it last.
