@@ -23,7 +23,7 @@ use crate::operation::{OperationOptions, Stats};
 use crate::policy::Policy;
 use crate::propagation::{fields, HeaderField, IncomingContext};
 use crate::records::{Action, Event, Outcome};
-use crate::{lock, long_out, ms_in, opt_ms_in, u32_in, Result};
+use crate::{attempts_out, count_out, lock, long_out, ms_in, opt_ms_in, u32_in, Result};
 
 /// How a host runs its driver.
 #[derive(Clone, Debug, Default, uniffi::Record)]

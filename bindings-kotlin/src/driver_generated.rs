@@ -3,8 +3,9 @@
 
 #[uniffi::export]
 impl Driver {
-    /// Starts an operation at `nowMs` under `policy`, run as `driverOptions` says. `Unsupported` (field `hedging`) when
-    /// the policy hedges and the host is `Sequential`.
+    /// Starts the operation of `policy` at `nowMs`, run as the driver's options say; without a seed, seed and key are
+    /// drawn from the OS. A policy that hedges is refused (`RetryplanException.Unsupported`, field `hedging`) when the
+    /// attempts run one at a time (`Concurrency.SEQUENTIAL`).
     #[uniffi::constructor]
     pub fn new(
         policy: Arc<Policy>,
@@ -23,8 +24,9 @@ impl Driver {
         Ok(lock(&self.0).poll_action(now_ms)?.into())
     }
 
-    /// Hands in how attempt `attempt` ended, as observed at `nowMs`; with a `token` (the host's handle to what it
-    /// holds, `held`), the driver says what becomes of it (`Receipt.DISCARDED`, `Action.Release`, `Ending.result`).
+    /// Hands in how attempt `attempt` ended: `Receipt.ACCEPTED`, or `Receipt.DISCARDED` (dispose of what it carried).
+    /// With a `token` (the host's handle to what it holds, `held` `Held.VALUE` (default) or `Held.ERROR`) the driver
+    /// says later what becomes of it: a `Release` action, or the `Ending.result`.
     #[uniffi::method(default(token = None, held = None))]
     pub fn handle_result(
         &self,
@@ -42,9 +44,10 @@ impl Driver {
     }
 
     /// Hands in the HTTP response attempt `attempt` received, read by the core: `status` exactly as the platform gave
-    /// it (any number; outside 100..=599 it is a malformed response), `headers` (those named in `guidanceHeaders()`
-    /// suffice, names in any case), `Retry-After` read as the policy says against the wall clock `nowUnixMs`. The
-    /// response is held as a value under `token` when one is given.
+    /// it (any number; outside 100..=599 the core reads it as `Failure.MALFORMED_RESPONSE`), its `headers`, Retry-After
+    /// read as the policy says against the wall clock `nowUnixMs`. Held as a value under `token` when one is given.
+    /// `Receipt.ACCEPTED` or `Receipt.DISCARDED`. `headers`: by name, in any case (those `guidanceHeaders()` names
+    /// suffice).
     pub fn handle_response(
         &self,
         now_ms: i64,
@@ -61,26 +64,27 @@ impl Driver {
         Ok(self.hand_in_response(now_ms, attempt, token, status, headers, now_unix_ms)?)
     }
 
-    /// One step of the core's wire encoding (`core/src/driver/wire/mod.rs`): an input record in (8 words), the output
-    /// record (15 words) back. The helpers call it through the C path (`wire.rs`); this typed call raises the typed
-    /// exception for a record the core refuses.
+    /// One wire exchange (the core's wire encoding, `core/src/driver/wire/mod.rs`): an input record (poll, result or
+    /// cancel) in, the output record (the receipt and the next action) out. A record that breaks the encoding's rules
+    /// is refused with `RetryplanException.InvalidArgument` naming the word; nothing changes then. The helpers step a
+    /// driver through the C path instead (`Driver.exchangeInto`).
     pub fn exchange(&self, input: Vec<i64>) -> Result<Vec<i64>> {
         let mut output = [rp::wire::NONE; rp::wire::OUTPUT_WORDS];
         lock(&self.0).exchange(&input, &mut output)?;
         Ok(output.to_vec())
     }
 
-    /// The request headers of running attempt `attempt`, sent at `nowMs` to a next hop that speaks `protocol` (the
-    /// attempt's remaining time, its number, the key, whether a layer above retries), in order. `AttemptNotRunning`
-    /// when `attempt` is not running.
+    /// The request headers of running attempt `attempt` sent at `nowMs` to a next hop speaking `protocol`: the
+    /// attempt's remaining time, its number, the key, whether a layer above retries. The core computes them;
+    /// `RetryplanException.AttemptNotRunning` when `attempt` is not running. In order.
     pub fn outgoing_headers(&self, attempt: i32, now_ms: i64, protocol: Protocol) -> Result<Vec<HeaderField>> {
         let attempt = u32_in("attempt", attempt)?;
         let now_ms = ms_in("now_ms", now_ms)?;
         Ok(fields(&lock(&self.0).outgoing_headers(attempt, now_ms, protocol)?))
     }
 
-    /// The headers of the answer this layer gives its own caller once the operation has ended: "do not retry" when it
-    /// gave up because of overload or its retry budget, else none (and none before the end).
+    /// The headers of the answer this layer gives its own caller once the operation has ended, for `protocol`: "do not
+    /// retry" after overload or an exhausted budget, else none (and none before the end). In order.
     pub fn answer_headers(&self, protocol: Protocol) -> Vec<HeaderField> {
         fields(&lock(&self.0).answer_headers(protocol))
     }
@@ -92,7 +96,7 @@ impl Driver {
         Ok(())
     }
 
-    /// The oldest recorded event not yet read (only with `recordEvents`).
+    /// The oldest recorded `Event` not yet read (only with `DriverOptions.recordEvents`), or null.
     pub fn poll_event(&self) -> Option<Event> {
         lock(&self.0).poll_event().map(Into::into)
     }
@@ -105,6 +109,16 @@ impl Driver {
     /// The deadline in ms: min(start + total_timeout_ms, the caller's deadline).
     pub fn deadline_ms(&self) -> i64 {
         long_out(lock(&self.0).operation().deadline_ms())
+    }
+
+    /// Attempts started so far.
+    pub fn attempts_started(&self) -> i32 {
+        count_out(lock(&self.0).operation().attempts_started())
+    }
+
+    /// The attempts running now, ascending.
+    pub fn running_attempts(&self) -> Vec<i32> {
+        attempts_out(lock(&self.0).operation().running_attempts())
     }
 
     /// True once the operation has ended.

@@ -42,7 +42,7 @@ impl Operation {
         Ok(long_out(lock(&self.0).remaining_ms(now_ms)))
     }
 
-    /// The request id attempt `attempt` gets (16 hex digits).
+    /// The request id attempt `attempt` (1-based) gets (16 hex digits).
     pub fn request_id(&self, attempt: i32) -> Result<String> {
         let attempt = u32_in("attempt", attempt)?;
         Ok(lock(&self.0).request_id(attempt).to_string())
@@ -76,5 +76,10 @@ impl Operation {
     /// True once an ending was returned.
     pub fn is_ended(&self) -> bool {
         lock(&self.0).is_ended()
+    }
+
+    /// The policy this operation runs.
+    pub fn policy(&self) -> Arc<Policy> {
+        Policy::shared(*lock(&self.0).policy())
     }
 }

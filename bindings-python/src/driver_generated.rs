@@ -12,18 +12,19 @@ pub(crate) struct PyDriver {
 
 #[pymethods]
 impl PyDriver {
-    /// Starts the operation of `policy` at `now`; without a seed, seed and key are drawn from the OS. `method`: the
-    /// HTTP request's method (a method RFC 9110 does not call idempotent makes a safe or idempotent policy unsafe),
-    /// `idempotent`: the caller's word for this request, `request_idempotency_key`: the value of the request's own
-    /// `Idempotency-Key` header, which makes it keyed by that exact key (the core's `http_request` rule; an empty or
-    /// malformed one is `InvalidArgumentError` naming `Idempotency-Key`). `concurrency`: `concurrent` (default),
-    /// `sequential` (a hedging policy is refused: `UnsupportedError`) or `sequential_without_hedging`. `stats`: counted
-    /// as decisions are made. `record_events`: keep each decision for `poll_event`. `returns_responses`: the host
-    /// returns the last response (the HTTP helpers; `Ending.result` says which). `one_shot_body`: the request's body
-    /// can be sent once (a retry it would need ends `body_not_replayable`). `incoming`: the context of the request this
-    /// operation serves (`IncomingContext.read`): the operation ends by the caller's deadline less
-    /// `propagation.reserve_ms`, runs under the caller's key, and makes one attempt when the caller retries
-    /// (`propagation.retry_layer` `outermost`).
+    /// Starts the operation of `policy` at `now`, run as the driver's options say; without a seed, seed and key are
+    /// drawn from the OS. A policy that hedges is refused (`UnsupportedError`, field `hedging`) when the attempts run
+    /// one at a time (`"sequential"`). `concurrency`: `"concurrent"` (default), `"sequential"` or
+    /// `"sequential_without_hedging"`. `method`: the HTTP request's method (a method RFC 9110 does not call idempotent
+    /// makes a safe or idempotent policy unsafe). `idempotent`: the caller's word for this request.
+    /// `request_idempotency_key`: the value of the request's own `Idempotency-Key` header, which makes it keyed by that
+    /// exact key (the core's `http_request` rule; an empty or malformed one is `InvalidArgumentError` naming
+    /// `Idempotency-Key`). `stats`: counted as decisions are made. `record_events`: keep each decision for
+    /// `poll_event`. `returns_responses`: the host returns the last response (the HTTP helpers; `Ending.result` says
+    /// which). `one_shot_body`: the request's body can be sent once (a retry it would need ends `body_not_replayable`).
+    /// `incoming`: the context of the request this operation serves (`IncomingContext.read`): the operation ends by the
+    /// caller's deadline less `propagation.reserve_ms`, runs under the caller's key, and makes one attempt when the
+    /// caller retries (`propagation.retry_layer` `outermost`).
     #[new]
     #[pyo3(signature = (policy, now = None, concurrency = None, *, now_ms = None, seed = None, idempotency_key = None, deadline = None, deadline_ms = None, dependency = None, method = None, idempotent = None, request_idempotency_key = None, stats = None, record_events = false, returns_responses = false, one_shot_body = false, incoming = None))]
     #[allow(clippy::too_many_arguments)]
@@ -60,8 +61,8 @@ impl PyDriver {
     }
 
     /// Hands in how attempt `attempt` ended: `"accepted"`, or `"discarded"` (dispose of what it carried). With a
-    /// `token` (the host's int handle to what it holds, `held` `"value"` (default) or `"error"`) the driver says later
-    /// what becomes of it: a `Release` action, or the `Ending.result`.
+    /// `token` (the host's handle to what it holds, `held` `"value"` (default) or `"error"`) the driver says later what
+    /// becomes of it: a `Release` action, or the `Ending.result`. `token`: an int.
     #[pyo3(signature = (now = None, attempt = None, outcome = None, token = None, held = None, *, now_ms = None))]
     #[allow(clippy::too_many_arguments)]
     fn handle_result<'py>(
@@ -81,10 +82,10 @@ impl PyDriver {
         Ok(receipt_to_py(py, self.hand_in(now, attempt, outcome, token)?))
     }
 
-    /// Hands in the HTTP response attempt `attempt` received: `status` exactly as the platform gave it (any int;
-    /// outside 100..=599 the core reads it as `malformed_response`), `headers` a mapping whose `get` finds lower-case
-    /// names, Retry-After read as the policy says against the wall clock `now_unix`. Held as a value under `token` when
-    /// given. `"accepted"` or `"discarded"`.
+    /// Hands in the HTTP response attempt `attempt` received, read by the core: `status` exactly as the platform gave
+    /// it (any number; outside 100..=599 the core reads it as `Failure.MALFORMED_RESPONSE`), its `headers`, Retry-After
+    /// read as the policy says against the wall clock `now_unix`. Held as a value under `token` when one is given.
+    /// `"accepted"` or `"discarded"`. `headers`: a mapping whose `get` finds lower-case names. `token`: an int.
     #[pyo3(signature = (now = None, attempt = None, status = None, headers = None, now_unix = None, token = None, *, now_ms = None, now_unix_ms = None))]
     #[allow(clippy::too_many_arguments)]
     fn handle_response<'py>(
@@ -107,19 +108,20 @@ impl PyDriver {
         Ok(receipt_to_py(py, self.hand_in_response(now, attempt, head, now_unix, token)?))
     }
 
-    /// One wire exchange (the core's wire encoding): an input record (a sequence of ints: poll, result or cancel) in,
-    /// the output record (a list of ints: the receipt and the next action) out; words and kinds by the positions and
-    /// names of `wire_tables()`. A record that breaks the encoding's rules is refused with InvalidArgumentError naming
-    /// the word; nothing changes then.
+    /// One wire exchange (the core's wire encoding, `core/src/driver/wire/mod.rs`): an input record (poll, result or
+    /// cancel) in, the output record (the receipt and the next action) out. A record that breaks the encoding's rules
+    /// is refused with `InvalidArgumentError` naming the word; nothing changes then. The records are ints (a sequence
+    /// in, a list out), their words and kinds by the positions and names of `wire_tables()`.
     fn exchange<'py>(&mut self, py: Python<'py>, words: &Bound<'_, PyAny>) -> Res<Bound<'py, PyList>> {
         let mut output = [rp::wire::NONE; rp::wire::OUTPUT_WORDS];
         self.inner.exchange(&words_arg(words)?, &mut output)?;
         Ok(PyList::new(py, output)?)
     }
 
-    /// The request headers of running attempt `attempt` sent at `now` to a next hop speaking `protocol` (`"http"`
-    /// (default) or `"grpc"`), as a dict by lower-case name: the attempt's remaining time, its number, the key, whether
-    /// a layer above retries. The core computes them.
+    /// The request headers of running attempt `attempt` sent at `now` to a next hop speaking `protocol`: the attempt's
+    /// remaining time, its number, the key, whether a layer above retries. The core computes them;
+    /// `AttemptNotRunningError` when `attempt` is not running. `protocol`: `"http"` (default) or `"grpc"`. A dict by
+    /// lower-case name.
     #[pyo3(signature = (attempt, now = None, protocol = None, *, now_ms = None))]
     fn outgoing_headers<'py>(
         &self,
@@ -135,9 +137,9 @@ impl PyDriver {
         Ok(headers_to_py(py, &self.inner.outgoing_headers(attempt, now, protocol)?)?)
     }
 
-    /// The headers of the answer this layer gives its own caller once the operation has ended, for `protocol` (`"http"`
-    /// (default) or `"grpc"`): "do not retry" after overload or an exhausted budget, else none (and none before the
-    /// end).
+    /// The headers of the answer this layer gives its own caller once the operation has ended, for `protocol`: "do not
+    /// retry" after overload or an exhausted budget, else none (and none before the end). `protocol`: `"http"`
+    /// (default) or `"grpc"`. A dict by lower-case name.
     #[pyo3(signature = (protocol = None))]
     fn answer_headers<'py>(&self, py: Python<'py>, protocol: Arg) -> Res<Bound<'py, PyDict>> {
         Ok(headers_to_py(py, &self.inner.answer_headers(protocol_arg(protocol)?))?)
@@ -150,7 +152,7 @@ impl PyDriver {
         Ok(())
     }
 
-    /// The oldest recorded Event not yet read (only with `record_events=True`), or None.
+    /// The oldest recorded `Event` not yet read (only with `record_events=True`), or None.
     fn poll_event(&mut self, py: Python<'_>) -> Res<Py<PyAny>> {
         Ok(self.inner.poll_event().into_field(py)?)
     }

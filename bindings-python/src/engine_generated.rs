@@ -74,7 +74,7 @@ impl PyOperation {
         Ok(self.inner.remaining_ms(NOW.read(now, now_ms)?))
     }
 
-    /// The request id attempt `attempt` gets (16 hex digits).
+    /// The request id attempt `attempt` (1-based) gets (16 hex digits).
     fn request_id(&self, attempt: &Bound<'_, PyAny>) -> Res<String> {
         Ok(self.inner.request_id(u32_arg("attempt", attempt)?).to_string())
     }

@@ -478,7 +478,7 @@ class Operation:
     @deprecated("renamed remaining_ms")
     def remaining_budget_ms(self, *, now_ms: int) -> int: ...
     def request_id(self, attempt: int) -> str:
-        """The request id attempt ``attempt`` gets (16 hex digits)."""
+        """The request id attempt ``attempt`` (1-based) gets (16 hex digits)."""
     @property
     def idempotency_key(self) -> str:
         """The stable idempotency key of every attempt (the operation id)."""
@@ -1160,16 +1160,17 @@ class Driver:
         one_shot_body: bool = False,
         incoming: Optional[IncomingContext] = None,
     ) -> Driver:
-        """Starts the operation of ``policy`` at ``now``; without a seed, seed and key are drawn from the OS.
-        ``method``: the HTTP request's method (a method RFC 9110 does not call idempotent makes a safe or idempotent
-        policy unsafe), ``idempotent``: the caller's word for this request, ``request_idempotency_key``: the value of
-        the request's own ``Idempotency-Key`` header, which makes it keyed by that exact key (the core's
-        ``http_request`` rule; an empty or malformed one is ``InvalidArgumentError`` naming ``Idempotency-Key``).
-        ``concurrency``: ``concurrent`` (default), ``sequential`` (a hedging policy is refused: ``UnsupportedError``) or
-        ``sequential_without_hedging``. ``stats``: counted as decisions are made. ``record_events``: keep each decision
-        for ``poll_event``. ``returns_responses``: the host returns the last response (the HTTP helpers;
-        ``Ending.result`` says which). ``one_shot_body``: the request's body can be sent once (a retry it would need
-        ends ``body_not_replayable``). ``incoming``: the context of the request this operation serves
+        """Starts the operation of ``policy`` at ``now``, run as the driver's options say; without a seed, seed and key
+        are drawn from the OS. A policy that hedges is refused (``UnsupportedError``, field ``hedging``) when the
+        attempts run one at a time (``"sequential"``). ``concurrency``: ``"concurrent"`` (default), ``"sequential"`` or
+        ``"sequential_without_hedging"``. ``method``: the HTTP request's method (a method RFC 9110 does not call
+        idempotent makes a safe or idempotent policy unsafe). ``idempotent``: the caller's word for this request.
+        ``request_idempotency_key``: the value of the request's own ``Idempotency-Key`` header, which makes it keyed by
+        that exact key (the core's ``http_request`` rule; an empty or malformed one is ``InvalidArgumentError`` naming
+        ``Idempotency-Key``). ``stats``: counted as decisions are made. ``record_events``: keep each decision for
+        ``poll_event``. ``returns_responses``: the host returns the last response (the HTTP helpers; ``Ending.result``
+        says which). ``one_shot_body``: the request's body can be sent once (a retry it would need ends
+        ``body_not_replayable``). ``incoming``: the context of the request this operation serves
         (``IncomingContext.read``): the operation ends by the caller's deadline less ``propagation.reserve_ms``, runs
         under the caller's key, and makes one attempt when the caller retries (``propagation.retry_layer``
         ``outermost``)."""
@@ -1209,8 +1210,8 @@ class Driver:
         held: Optional[HeldName] = None,
     ) -> ReceiptName:
         """Hands in how attempt ``attempt`` ended: ``"accepted"``, or ``"discarded"`` (dispose of what it carried). With
-        a ``token`` (the host's int handle to what it holds, ``held`` ``"value"`` (default) or ``"error"``) the driver
-        says later what becomes of it: a ``Release`` action, or the ``Ending.result``."""
+        a ``token`` (the host's handle to what it holds, ``held`` ``"value"`` (default) or ``"error"``) the driver says
+        later what becomes of it: a ``Release`` action, or the ``Ending.result``. ``token``: an int."""
     @overload
     def handle_result(
         self,
@@ -1231,10 +1232,11 @@ class Driver:
         now_unix: float,
         token: Optional[int] = None,
     ) -> ReceiptName:
-        """Hands in the HTTP response attempt ``attempt`` received: ``status`` exactly as the platform gave it (any int;
-        outside 100..=599 the core reads it as ``malformed_response``), ``headers`` a mapping whose ``get`` finds
-        lower-case names, Retry-After read as the policy says against the wall clock ``now_unix``. Held as a value under
-        ``token`` when given. ``"accepted"`` or ``"discarded"``."""
+        """Hands in the HTTP response attempt ``attempt`` received, read by the core: ``status`` exactly as the platform
+        gave it (any number; outside 100..=599 the core reads it as ``Failure.MALFORMED_RESPONSE``), its ``headers``,
+        Retry-After read as the policy says against the wall clock ``now_unix``. Held as a value under ``token`` when
+        one is given. ``"accepted"`` or ``"discarded"``. ``headers``: a mapping whose ``get`` finds lower-case names.
+        ``token``: an int."""
     @overload
     def handle_response(
         self,
@@ -1247,15 +1249,16 @@ class Driver:
         now_unix_ms: int,
     ) -> ReceiptName: ...
     def exchange(self, words: Sequence[int]) -> List[int]:
-        """One wire exchange (the core's wire encoding): an input record (a sequence of ints: poll, result or cancel)
-        in, the output record (a list of ints: the receipt and the next action) out; words and kinds by the positions
-        and names of ``wire_tables()``. A record that breaks the encoding's rules is refused with InvalidArgumentError
-        naming the word; nothing changes then."""
+        """One wire exchange (the core's wire encoding, ``core/src/driver/wire/mod.rs``): an input record (poll, result
+        or cancel) in, the output record (the receipt and the next action) out. A record that breaks the encoding's
+        rules is refused with ``InvalidArgumentError`` naming the word; nothing changes then. The records are ints (a
+        sequence in, a list out), their words and kinds by the positions and names of ``wire_tables()``."""
     @overload
     def outgoing_headers(self, attempt: int, now: float, protocol: Optional[ProtocolName] = None) -> Dict[str, str]:
-        """The request headers of running attempt ``attempt`` sent at ``now`` to a next hop speaking ``protocol``
-        (``"http"`` (default) or ``"grpc"``), as a dict by lower-case name: the attempt's remaining time, its number,
-        the key, whether a layer above retries. The core computes them."""
+        """The request headers of running attempt ``attempt`` sent at ``now`` to a next hop speaking ``protocol``: the
+        attempt's remaining time, its number, the key, whether a layer above retries. The core computes them;
+        ``AttemptNotRunningError`` when ``attempt`` is not running. ``protocol``: ``"http"`` (default) or ``"grpc"``. A
+        dict by lower-case name."""
     @overload
     def outgoing_headers(
         self,
@@ -1265,16 +1268,16 @@ class Driver:
         now_ms: int,
     ) -> Dict[str, str]: ...
     def answer_headers(self, protocol: Optional[ProtocolName] = None) -> Dict[str, str]:
-        """The headers of the answer this layer gives its own caller once the operation has ended, for ``protocol``
-        (``"http"`` (default) or ``"grpc"``): "do not retry" after overload or an exhausted budget, else none (and none
-        before the end)."""
+        """The headers of the answer this layer gives its own caller once the operation has ended, for ``protocol``: "do
+        not retry" after overload or an exhausted budget, else none (and none before the end). ``protocol``: ``"http"``
+        (default) or ``"grpc"``. A dict by lower-case name."""
     @overload
     def handle_cancel(self, now: float) -> None:
         """The caller abandons the operation: it gives up (``cancelled``), running attempts are aborted."""
     @overload
     def handle_cancel(self, *, now_ms: int) -> None: ...
     def poll_event(self) -> Optional[Event]:
-        """The oldest recorded Event not yet read (only with ``record_events=True``), or None."""
+        """The oldest recorded ``Event`` not yet read (only with ``record_events=True``), or None."""
     @property
     def idempotency_key(self) -> str:
         """The operation's idempotency key (the same on every attempt)."""

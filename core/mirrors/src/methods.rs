@@ -471,7 +471,7 @@ pub const ENGINE: Family = Family {
             },
             method(
                 "request_id",
-                "The request id attempt `attempt` gets (16 hex digits).",
+                "The request id attempt `attempt` (1-based) gets (16 hex digits).",
                 &[Arg::Count("attempt")],
                 Ret::Text("RequestId"),
             ),
@@ -508,19 +508,9 @@ pub const DRIVER: Family = Family {
         config: None,
         constructors: &[constructor(
             "new",
-            "Starts the operation of `policy` at `now`; without a seed, seed and key are drawn from the OS. \
-             `method`: the HTTP request's method (a method RFC 9110 does not call idempotent makes a safe or \
-             idempotent policy unsafe), `idempotent`: the caller's word for this request, \
-             `request_idempotency_key`: the value of the request's own `Idempotency-Key` header, which makes it \
-             keyed by that exact key (the core's `http_request` rule; an empty or malformed one is \
-             `InvalidArgumentError` naming `Idempotency-Key`). `concurrency`: `concurrent` (default), `sequential` \
-             (a hedging policy is refused: `UnsupportedError`) or `sequential_without_hedging`. `stats`: counted as \
-             decisions are made. `record_events`: keep each decision for `poll_event`. `returns_responses`: the \
-             host returns the last response (the HTTP helpers; `Ending.result` says which). `one_shot_body`: the \
-             request's body can be sent once (a retry it would need ends `body_not_replayable`). `incoming`: the \
-             context of the request this operation serves (`IncomingContext.read`): the operation ends by the \
-             caller's deadline less `propagation.reserve_ms`, runs under the caller's key, and makes one attempt \
-             when the caller retries (`propagation.retry_layer` `outermost`).",
+            "Starts the operation of `policy` at `now`, run as the driver's options say; without a seed, seed \
+             and key are drawn from the OS. A policy that hedges is refused (`Error::Unsupported`, field \
+             `hedging`) when the attempts run one at a time (`Concurrency::Sequential`).",
             &[POLICY, Arg::Now, Arg::Options, Arg::Hosting],
         )],
         methods: &[
@@ -535,10 +525,10 @@ pub const DRIVER: Family = Family {
                 through: Some(Through::Binding("hand_in")),
                 ..method(
                     "handle_result",
-                    "Hands in how attempt `attempt` ended: `\"accepted\"`, or `\"discarded\"` (dispose of what it \
-                     carried). With a `token` (the host's int handle to what it holds, `held` `\"value\"` (default) \
-                     or `\"error\"`) the driver says later what becomes of it: a `Release` action, or the \
-                     `Ending.result`.",
+                    "Hands in how attempt `attempt` ended: `Receipt::Accepted`, or `Receipt::Discarded` (dispose of \
+                     what it carried). With a `token` (the host's handle to what it holds, `held` `Held::Value` \
+                     (default) or `Held::Error`) the driver says later what becomes of it: a `Release` action, or \
+                     the `Ending::result`.",
                     &[
                         Arg::Now,
                         Arg::Count("attempt"),
@@ -552,36 +542,36 @@ pub const DRIVER: Family = Family {
                 through: Some(Through::Binding("hand_in_response")),
                 ..method(
                     "handle_response",
-                    "Hands in the HTTP response attempt `attempt` received: `status` exactly as the platform gave \
-                     it (any int; outside 100..=599 the core reads it as `malformed_response`), `headers` a mapping \
-                     whose `get` finds lower-case names, Retry-After read as the policy says against the wall clock \
-                     `now_unix`. Held as a value under `token` when given. `\"accepted\"` or `\"discarded\"`.",
+                    "Hands in the HTTP response attempt `attempt` received, read by the core: `status` exactly as \
+                     the platform gave it (any number; outside 100..=599 the core reads it as \
+                     `Failure::MalformedResponse`), its `headers`, Retry-After read as the policy says against the \
+                     wall clock `now_unix`. Held as a value under `token` when one is given. `Receipt::Accepted` or \
+                     `Receipt::Discarded`.",
                     &[Arg::Now, Arg::Count("attempt"), Arg::Response, Arg::NowUnix, Arg::Token],
                     Ret::ReceiptOrError,
                 )
             },
             method(
                 "exchange",
-                "One wire exchange (the core's wire encoding): an input record (a sequence of ints: poll, result or \
-                 cancel) in, the output record (a list of ints: the receipt and the next action) out; words and \
-                 kinds by the positions and names of `wire_tables()`. A record that breaks the encoding's rules is \
-                 refused with InvalidArgumentError naming the word; nothing changes then.",
+                "One wire exchange (the core's wire encoding, `crate::driver::wire`): an input record (poll, result \
+                 or cancel) in, the output record (the receipt and the next action) out. A record that breaks the \
+                 encoding's rules is refused with `Error::InvalidArgument` naming the word; nothing changes then.",
                 &[Arg::Words],
                 Ret::Record,
             ),
             method(
                 "outgoing_headers",
-                "The request headers of running attempt `attempt` sent at `now` to a next hop speaking `protocol` \
-                 (`\"http\"` (default) or `\"grpc\"`), as a dict by lower-case name: the attempt's remaining time, \
-                 its number, the key, whether a layer above retries. The core computes them.",
+                "The request headers of running attempt `attempt` sent at `now` to a next hop speaking `protocol`: \
+                 the attempt's remaining time, its number, the key, whether a layer above retries. The core \
+                 computes them; `Error::AttemptNotRunning` when `attempt` is not running.",
                 &[Arg::Count("attempt"), Arg::Now, Arg::Protocol],
                 Ret::HeadersOrError,
             ),
             method(
                 "answer_headers",
                 "The headers of the answer this layer gives its own caller once the operation has ended, for \
-                 `protocol` (`\"http\"` (default) or `\"grpc\"`): \"do not retry\" after overload or an exhausted \
-                 budget, else none (and none before the end).",
+                 `protocol`: \"do not retry\" after overload or an exhausted budget, else none (and none before \
+                 the end).",
                 &[Arg::Protocol],
                 Ret::Headers,
             ),
@@ -593,7 +583,7 @@ pub const DRIVER: Family = Family {
             ),
             method(
                 "poll_event",
-                "The oldest recorded Event not yet read (only with `record_events=True`), or none.",
+                "The oldest recorded `Event` not yet read (only with `DriverOptions::record_events`), or none.",
                 &[],
                 Ret::Event,
             ),

@@ -16,13 +16,19 @@
 //! `status: i64` and `headers: HashMap<String, String>`; a wire record
 //! `input: Vec<i64>` in, the output record's words out; headers the
 //! `HeaderField`s in order (`fields`); a time `i64` (`long_out`), a count `i32`
-//! (`count_out`). A method is fallible (`Result`) when it reads an argument or
+//! (`count_out`); a copy of the core's value a new object of the binding's
+//! class (`Policy::shared`). A method is fallible (`Result`) when it reads an argument or
 //! the core's call can fail, so an infallible one throws nothing in Kotlin.
 //!
 //! The definition lists a method's arguments in Python's order, which puts a
 //! defaulted token last; Kotlin takes them in the core's, a token before the
 //! response it holds (`Driver::handle_response`). A deprecated alias is one of
 //! Python's old names: Kotlin never had it, and it is not written.
+//!
+//! Kotlin's public `Driver` and `Operation` (`Driver.kt`, `Operation.kt`) are
+//! lean wrappers made through the wire, with no uniffi handle of their own:
+//! each forwards every method written here to its engine object by hand, and
+//! `LeanWrapperTest` fails for one it does not.
 
 use crate::methods::{Arg, Class, Family, Method, Ret, Shape, Through};
 use crate::methods_kotlin::doc;
@@ -33,55 +39,6 @@ pub const OPERATION: &str = "bindings-kotlin/src/operation_generated.rs";
 
 /// The definition's classes Kotlin has as records (values, `crate::records`), not objects.
 const KOTLIN_RECORDS: [&str; 1] = ["Outcome"];
-
-/// Kotlin's words for a constructor or a method (`Class.name`) whose words in
-/// the definition are Python's (a dict by name, an int handle, a defaulted
-/// protocol, keyword arguments): Kotlin's API differs there, and its KDoc says
-/// how. Every other one reads the definition's.
-const KOTLIN_DOCS: [(&str, &str); 7] = [
-    (
-        "Driver.new",
-        "Starts an operation at `now_ms` under `policy`, run as `driver_options` says. `Unsupported` (field \
-         `hedging`) when the policy hedges and the host is `Sequential`.",
-    ),
-    (
-        "Driver.handle_result",
-        "Hands in how attempt `attempt` ended, as observed at `now_ms`; with a `token` (the host's handle to what \
-         it holds, `held`), the driver says what becomes of it (`Receipt.DISCARDED`, `Action.Release`, \
-         `Ending.result`).",
-    ),
-    (
-        "Driver.handle_response",
-        "Hands in the HTTP response attempt `attempt` received, read by the core: `status` exactly as the platform \
-         gave it (any number; outside 100..=599 it is a malformed response), `headers` (those named in \
-         `guidanceHeaders()` suffice, names in any case), `Retry-After` read as the policy says against the wall \
-         clock `now_unix_ms`. The response is held as a value under `token` when one is given.",
-    ),
-    (
-        "Driver.exchange",
-        "One step of the core's wire encoding (`crate::driver::wire`): an input record in (8 words), the output record \
-         (15 words) back. The helpers call it through the C path (`wire.rs`); this typed call raises the typed \
-         exception for a record the core refuses.",
-    ),
-    (
-        "Driver.outgoing_headers",
-        "The request headers of running attempt `attempt`, sent at `now_ms` to a next hop that speaks `protocol` \
-         (the attempt's remaining time, its number, the key, whether a layer above retries), in order. \
-         `AttemptNotRunning` when `attempt` is not running.",
-    ),
-    (
-        "Driver.answer_headers",
-        "The headers of the answer this layer gives its own caller once the operation has ended: \"do not retry\" \
-         when it gave up because of overload or its retry budget, else none (and none before the end).",
-    ),
-    ("Driver.poll_event", "The oldest recorded event not yet read (only with `record_events`)."),
-];
-
-/// The methods of a family (`Class.name`) Kotlin does not export yet. Kotlin's public `Driver` (Driver.kt) is a
-/// lean wrapper made through the wire that forwards each generated method to its engine object by hand
-/// (LeanWrapperTest checks it forwards every one): a method it does not forward would reach uniffi's `NoHandle`
-/// body and raise. Once Driver.kt forwards one, its entry goes.
-const NOT_FORWARDED: [&str; 3] = ["Driver.attempts_started", "Driver.running_attempts", "Operation.policy"];
 
 /// `driver_generated.rs`, from the driver's family.
 pub fn driver_output(family: &Family) -> Result<Output, String> {
@@ -108,20 +65,30 @@ fn family_output(family: &Family, path: &'static str, what: &str, includer: &str
     Ok(Output { path, text })
 }
 
-/// The doc Kotlin shows for `method` of `class`: Kotlin's words when it has its own, else the definition's, a
-/// clock reading named as Kotlin takes it (`now_ms`, `now_unix_ms`; Python's `now` is seconds) and an absent
-/// value `null`.
-fn kotlin_doc(class: &Class, method: &Method) -> String {
-    let key = format!("{}.{}", class.name, method.name);
-    if let Some((_, words)) = KOTLIN_DOCS.iter().find(|(name, _)| *name == key) {
-        return (*words).to_owned();
-    }
+/// The doc Kotlin shows for `method`: the definition's, a clock reading named as Kotlin takes it (`now_ms`,
+/// `now_unix_ms`; Python's `now` is seconds) and an absent value `null`, then what its kinds mean in Kotlin,
+/// which the shared words cannot say.
+fn kotlin_doc(method: &Method) -> String {
     let mut text = method.doc.replace(", or none", ", or null");
     if method.args.contains(&Arg::Now) {
         text = text.replace("`now`", "`now_ms`");
     }
     if method.args.contains(&Arg::NowUnix) {
         text = text.replace("`now_unix`", "`now_unix_ms`");
+    }
+    let mut add = |words: &str| {
+        text.push(' ');
+        text.push_str(words);
+    };
+    for arg in method.args {
+        match arg {
+            Arg::Response => add("`headers`: by name, in any case (those `guidanceHeaders()` names suffice)."),
+            Arg::Words => add("The helpers step a driver through the C path instead (`Driver.exchangeInto`)."),
+            _ => {}
+        }
+    }
+    if let Ret::Headers | Ret::HeadersOrError = method.ret {
+        add("In order.");
     }
     text
 }
@@ -135,8 +102,7 @@ fn class_text(class: &Class) -> Result<String, String> {
     for constructor in class.constructors {
         methods.push_str(&constructor_text(class, constructor)?);
     }
-    let forwarded = |method: &&Method| !NOT_FORWARDED.contains(&format!("{name}.{}", method.name).as_str());
-    for method in class.methods.iter().filter(|method| !method.deprecated).filter(forwarded) {
+    for method in class.methods.iter().filter(|method| !method.deprecated) {
         methods.push_str(&method_text(class, method)?);
     }
     Ok(format!("\n#[uniffi::export]\nimpl {name} {{\n{}}}\n", methods.trim_start_matches('\n')))
@@ -225,7 +191,7 @@ fn constructor_text(class: &Class, constructor: &Method) -> Result<String, Strin
     let given: Vec<&str> = params.iter().map(|param| param.given.as_str()).collect();
     Ok(format!(
         "\n{}    #[uniffi::constructor]\n{}\n{}        {name}::start({})\n    }}\n",
-        doc(&kotlin_doc(class, constructor), "    "),
+        doc(&kotlin_doc(constructor), "    "),
         head(constructor.name, None, &params, &format!(" -> Result<Arc<{name}>>")),
         reads(&params),
         given.join(", "),
@@ -270,6 +236,8 @@ fn method_text(class: &Class, method: &Method) -> Result<String, String> {
             | Ret::HeadersOrError
             | Ret::Record
     );
+    // A copy of the core's value crosses as a new object of the binding's class of its name.
+    let object = if let Ret::Object(of) = method.ret { format!("Arc<{of}>") } else { String::new() };
     // What the method returns, and its value.
     let (returned, value) = match method.ret {
         Ret::Unit | Ret::Steps => ("()", format!("{call};\n        ()")),
@@ -292,6 +260,7 @@ fn method_text(class: &Class, method: &Method) -> Result<String, String> {
         Ret::OptionalMs => ("Option<i64>", format!("{call}.map(long_out)")),
         Ret::Count => ("i32", format!("count_out({call})")),
         Ret::Attempts => ("Vec<i32>", format!("attempts_out({call})")),
+        Ret::Object(of) => (object.as_str(), format!("{of}::shared(*{call})")),
         other => return Err(format!("{owner}: no Kotlin result for {other:?} on an engine object")),
     };
     let (returned, body) = if fails || !reads.is_empty() {
@@ -306,7 +275,7 @@ fn method_text(class: &Class, method: &Method) -> Result<String, String> {
         (returned.to_owned(), value.replace(";\n        ()", ";"))
     };
     let returned = if returned == "()" { String::new() } else { format!(" -> {returned}") };
-    let mut text = format!("\n{}", doc(&kotlin_doc(class, method), "    "));
+    let mut text = format!("\n{}", doc(&kotlin_doc(method), "    "));
     // A token and what it holds default to none (the first result of an attempt holds nothing).
     if method.args.contains(&Arg::HeldToken) {
         text.push_str("    #[uniffi::method(default(token = None, held = None))]\n");
@@ -321,22 +290,29 @@ mod tests {
     use super::*;
     use crate::methods::{DRIVER, ENGINE};
 
-    /// Every method of the driver's family reaches Kotlin's block, as a method of its own, but those Driver.kt
-    /// does not forward yet; Kotlin's own words and the methods left out name only methods the family has.
+    /// Every method of the driver's family reaches Kotlin's block, as a method of its own.
     #[test]
     fn every_driver_method_reaches_kotlin() {
         let kotlin = driver_output(&DRIVER).unwrap().text;
         let class = &DRIVER.classes[0];
         for method in class.constructors.iter().chain(class.methods) {
-            let written = kotlin.contains(&format!("    pub fn {}(", method.name));
-            let left_out = NOT_FORWARDED.contains(&format!("Driver.{}", method.name).as_str());
-            assert!(written != left_out, "{}: {kotlin}", method.name);
+            assert!(kotlin.contains(&format!("    pub fn {}(", method.name)), "{}: {kotlin}", method.name);
         }
-        for name in KOTLIN_DOCS.map(|(name, _)| name).iter().chain(&NOT_FORWARDED) {
-            let (owner, wanted) = name.split_once('.').unwrap();
-            let class = DRIVER.classes.iter().chain(ENGINE.classes).find(|class| class.name == owner).unwrap();
-            assert!(class.constructors.iter().chain(class.methods).any(|method| method.name == wanted), "{name}");
+    }
+
+    /// The definition's words speak no binding's API, so Kotlin's docs read them as they are, with Kotlin's own
+    /// words for its kinds: never a dict, an int handle, a Python literal or keyword.
+    #[test]
+    fn kotlin_docs_speak_no_python() {
+        let driver = driver_output(&DRIVER).unwrap().text;
+        for kotlin in [&driver, &engine_output(&ENGINE).unwrap().text] {
+            for line in kotlin.lines().filter(|line| line.trim_start().starts_with("///")) {
+                for python in ["dict", " int ", " int,", "=True", "`\"", "None", "keyword"] {
+                    assert!(!line.contains(python), "{python}: {line}");
+                }
+            }
         }
+        assert!(driver.contains("`headers`: by name, in any case"), "{driver}");
     }
 
     /// Kotlin takes a token before the response it holds, as the core does; Python takes it last.
@@ -361,16 +337,21 @@ mod tests {
     }
 
     /// Every method of the engine's family reaches Kotlin's `Operation` but the deprecated alias (Python's old
-    /// name) and those Operation.kt does not forward; an outcome is Kotlin's record, converted and lent.
+    /// name); an outcome is Kotlin's record, converted and lent; the policy a new `Policy` object.
     #[test]
     fn every_operation_method_reaches_kotlin() {
         let kotlin = engine_output(&ENGINE).unwrap().text;
         let class = &ENGINE.classes[0];
         for method in class.constructors.iter().chain(class.methods) {
             let written = kotlin.contains(&format!("    pub fn {}(", method.name));
-            let left_out = method.deprecated || NOT_FORWARDED.contains(&format!("Operation.{}", method.name).as_str());
-            assert!(written != left_out, "{}: {kotlin}", method.name);
+            assert!(written != method.deprecated, "{}: {kotlin}", method.name);
         }
+        assert!(
+            kotlin.contains(
+                "    pub fn policy(&self) -> Arc<Policy> {\n        Policy::shared(*lock(&self.0).policy())\n"
+            ),
+            "{kotlin}"
+        );
         assert!(
             kotlin.contains(
                 "        let outcome: rp::Outcome = outcome.try_into()?;\n        \

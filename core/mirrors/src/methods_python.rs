@@ -131,17 +131,34 @@ fn class_text(classes: &[Class], class: &Class) -> Result<String, String> {
     Ok(text)
 }
 
-/// The keywords of `Arg::Hosting` after `concurrency`, in order, with their stub type; a flag (`bool`) is false
-/// when left out, the others None.
-pub(crate) const HOSTING: [(&str, &str); 8] = [
-    ("method", "Optional[str]"),
-    ("idempotent", "Optional[bool]"),
-    ("request_idempotency_key", "Optional[str]"),
-    ("stats", "Optional[Stats]"),
-    ("record_events", "bool"),
-    ("returns_responses", "bool"),
-    ("one_shot_body", "bool"),
-    ("incoming", "Optional[IncomingContext]"),
+/// The keywords of `Arg::Hosting` after `concurrency`, in order, with their stub type and what the doc says of
+/// each; a flag (`bool`) is false when left out, the others None.
+pub(crate) const HOSTING: [(&str, &str, &str); 8] = [
+    (
+        "method",
+        "Optional[str]",
+        "the HTTP request's method (a method RFC 9110 does not call idempotent makes a safe or idempotent policy \
+         unsafe)",
+    ),
+    ("idempotent", "Optional[bool]", "the caller's word for this request"),
+    (
+        "request_idempotency_key",
+        "Optional[str]",
+        "the value of the request's own `Idempotency-Key` header, which makes it keyed by that exact key (the \
+         core's `http_request` rule; an empty or malformed one is `Error::InvalidArgument` naming \
+         `Idempotency-Key`)",
+    ),
+    ("stats", "Optional[Stats]", "counted as decisions are made"),
+    ("record_events", "bool", "keep each decision for `poll_event`"),
+    ("returns_responses", "bool", "the host returns the last response (the HTTP helpers; `Ending.result` says which)"),
+    ("one_shot_body", "bool", "the request's body can be sent once (a retry it would need ends `body_not_replayable`)"),
+    (
+        "incoming",
+        "Optional[IncomingContext]",
+        "the context of the request this operation serves (`IncomingContext.read`): the operation ends by the \
+         caller's deadline less `propagation.reserve_ms`, runs under the caller's key, and makes one attempt when \
+         the caller retries (`propagation.retry_layer` `outermost`)",
+    ),
 ];
 
 fn constructor_text(class: &Class, constructor: &Method, own: bool) -> Result<String, String> {
@@ -214,13 +231,13 @@ fn engine_constructor(name: &str, core: &str, lent: &str, of: &str, hosting: boo
     let (positional, positional_param, keywords, keyword_params, made) = if hosting {
         let signature: Vec<String> = HOSTING
             .iter()
-            .map(|&(name, ty)| format!(", {name} = {}", if ty == "bool" { "false" } else { "None" }))
+            .map(|&(name, ty, _)| format!(", {name} = {}", if ty == "bool" { "false" } else { "None" }))
             .collect();
         let params: String = HOSTING
             .iter()
-            .map(|&(name, ty)| format!("        {name}: {},\n", if ty == "bool" { "bool" } else { "Arg" }))
+            .map(|&(name, ty, _)| format!("        {name}: {},\n", if ty == "bool" { "bool" } else { "Arg" }))
             .collect();
-        let names: Vec<&str> = HOSTING.iter().map(|&(name, _)| name).collect();
+        let names: Vec<&str> = HOSTING.iter().map(|&(name, ..)| name).collect();
         let made = format!(
             "let hosting = Hosting {{ concurrency, {} }};\n        Self::start({lent}, now, options, hosting)",
             names.join(", ")
@@ -505,9 +522,18 @@ fn ends(ret: Ret) -> bool {
     matches!(ret, Ret::UnitOrError | Ret::BoolOrError | Ret::DecisionOrError)
 }
 
+/// Python's words for `Arg::Hosting`'s positional `concurrency` (its keywords' are `HOSTING`'s).
+const CONCURRENCY: &str = "`concurrency`: `Concurrency::Concurrent` (default), `Concurrency::Sequential` or \
+     `Concurrency::SequentialWithoutHedging`.";
+
+/// Python's words for a wire record (`Arg::Words`).
+const WORDS: &str = "The records are ints (a sequence in, a list out), their words and kinds by the positions and \
+     names of `wire_tables()`.";
+
 /// A method's doc as Python shows it (the stub and `help()` alike): the
 /// definition's words, then what its kinds mean in Python, which the shared
-/// words cannot say (a dict, `None`, the exception a refusal raises).
+/// words cannot say (a dict, an int, `None`, a keyword, a default, the
+/// exception a refusal raises).
 pub(crate) fn python_doc(method: &Method) -> String {
     let mut text = method.doc.replace(", or none", ", or None");
     let mut add = |words: &str| {
@@ -519,8 +545,49 @@ pub(crate) fn python_doc(method: &Method) -> String {
         [Arg::Compiled] => add("Raises a `CompiledFormError` for a form it refuses."),
         _ => {}
     }
-    if let Ret::Snapshot(_) = method.ret {
-        add("A JSON-shaped dict.");
+    for arg in method.args {
+        match arg {
+            Arg::Hosting => {
+                add(CONCURRENCY);
+                for (name, _, words) in HOSTING {
+                    add(&format!("`{name}`: {words}."));
+                }
+            }
+            Arg::HeldToken | Arg::Token => add("`token`: an int."),
+            Arg::Response => add("`headers`: a mapping whose `get` finds lower-case names."),
+            Arg::Protocol => add("`protocol`: `Protocol::Http` (default) or `Protocol::Grpc`."),
+            Arg::Words => add(WORDS),
+            _ => {}
+        }
+    }
+    match method.ret {
+        Ret::Snapshot(_) => add("A JSON-shaped dict."),
+        Ret::Headers | Ret::HeadersOrError => add("A dict by lower-case name."),
+        _ => {}
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::methods::DRIVER as DRIVER_FAMILY;
+
+    /// The definition's words are the same for every binding; Python's docs add what its kinds are in Python: a
+    /// keyword and what it means, a default, an int, a dict.
+    #[test]
+    fn python_adds_its_own_words_for_its_kinds() {
+        // Its doc lines, joined.
+        let python = driver_output(&DRIVER_FAMILY).unwrap().text.replace("\n    /// ", " ");
+        for words in [
+            "`concurrency`: `\"concurrent\"` (default), `\"sequential\"` or",
+            "`record_events`: keep each decision for `poll_event`.",
+            "a `Release` action, or the `Ending.result`. `token`: an int.",
+            "`headers`: a mapping whose `get` finds lower-case names.",
+            "`protocol`: `\"http\"` (default) or `\"grpc\"`.",
+            "`wire_tables()`.",
+        ] {
+            assert!(python.contains(words), "{words}: {python}");
+        }
+    }
 }

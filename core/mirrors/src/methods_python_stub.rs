@@ -76,7 +76,7 @@ fn engine_new_stub(name: &str, lent: &str, of: &str, doc: &str, hosting: bool) -
     if hosting {
         positional.push_str("        concurrency: Optional[ConcurrencyName] = None,\n");
         keyword.push_str("        concurrency: Optional[ConcurrencyName] = None,\n");
-        for (name, ty) in HOSTING {
+        for (name, ty, _) in HOSTING {
             let default = if ty == "bool" { "False" } else { "None" };
             options.push_str(&format!("        {name}: {ty} = {default},\n"));
         }

@@ -66,6 +66,12 @@ class Driver private constructor(private val native: Lean<NativeDriver>) : Nativ
 
     override fun deadlineMs() = native.typed { it.deadlineMs() }
 
+    /** Attempts started so far (the first is attempt 1), read from the driver's operation. */
+    override fun attemptsStarted() = native.typed { it.attemptsStarted() }
+
+    /** The numbers of the attempts running now, ascending (hedging can run several; empty between attempts). */
+    override fun runningAttempts() = native.typed { it.runningAttempts() }
+
     @Throws(RetryplanException::class)
     override fun exchange(input: List<Long>) = native.typed { it.exchange(input) }
 

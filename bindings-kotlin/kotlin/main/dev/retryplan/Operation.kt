@@ -61,6 +61,13 @@ class Operation private constructor(private val native: Lean<NativeOperation>) :
     @Throws(RetryplanException::class)
     override fun requestId(attempt: Int) = native.typed { it.requestId(attempt) }
     override fun runningAttempts() = native.typed { it.runningAttempts() }
+
+    /**
+     * The policy this operation runs, as a new [Policy] object (the same
+     * configuration as the one it was started with; `use { }` it or let the
+     * cleaner free it).
+     */
+    override fun policy() = native.typed { it.policy() }
     override fun startedAtMs() = native.typed { it.startedAtMs() }
 }
 
