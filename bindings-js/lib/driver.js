@@ -147,7 +147,13 @@ export class Driver extends Running {
     return pollAction(handle(this), ms('nowMs', nowMs));
   }
 
-  /** How attempt `attempt` ended (an Outcome), held by the host as `{token, held}` when given: `"accepted"` or `"discarded"`. */
+  /**
+   * Hands in how attempt `attempt` ended: `"accepted"`, or `"discarded"`
+   * (dispose of what it carried). With a `token` (the host's handle to what it
+   * holds, `held` `"value"` (default) or `"error"`) the driver says later what
+   * becomes of it: a `Release` action, or the `Ending.result`. JS takes the
+   * token and what it holds as `holding`: `{token, held}`.
+   */
   handleResult(nowMs, attempt, outcome, options) {
     const now = ms('nowMs', nowMs);
     const at = attemptOf(attempt);
@@ -156,9 +162,13 @@ export class Driver extends Running {
   }
 
   /**
-   * The HTTP response attempt `attempt` received, read by the core: `status` as
-   * the platform gave it (any integer), `headers` a lookup of its headers (a
-   * function of the lower-case name, or a `Headers`/`Map`), `{token, nowUnixMs}`.
+   * Hands in the HTTP response attempt `attempt` received, read by the core:
+   * `status` exactly as the platform gave it (any number; outside 100..=599 the
+   * core reads it as `"malformed_response"`), its `headers`, Retry-After read as
+   * the policy says against the wall clock `nowUnixMs`. Held as a value under
+   * `token` when one is given. `"accepted"` or `"discarded"`. `headers`: a
+   * function of the lower-case name, or a `Headers` or `Map`; `token` and
+   * `nowUnixMs` (0 by default) in `options`.
    */
   handleResponse(nowMs, attempt, status, headers, options) {
     const now = ms('nowMs', nowMs);
@@ -173,7 +183,10 @@ export class Driver extends Running {
 
   /**
    * The request headers of running attempt `attempt` sent at `nowMs` to a next
-   * hop speaking `protocol` (`"http"` or `"grpc"`), the core's.
+   * hop speaking `protocol`: the attempt's remaining time, its number, the key,
+   * whether a layer above retries. The core computes them;
+   * `"attempt_not_running"` when `attempt` is not running. `protocol`: `"http"`
+   * (default) or `"grpc"`. By lower-case name, in the core's order.
    */
   outgoingHeaders(nowMs, attempt, protocol) {
     const now = ms('nowMs', nowMs);
@@ -181,7 +194,12 @@ export class Driver extends Running {
     return headerObject(decided(_driverOutgoing(handle(this), at, now, protocolOf(protocol))));
   }
 
-  /** The headers of this layer's answer to its caller once ended ("do not retry" or none), the core's. */
+  /**
+   * The headers of the answer this layer gives its own caller once the operation
+   * has ended, for `protocol`: "do not retry" after overload or an exhausted
+   * budget, else none (and none before the end). `protocol`: `"http"` (default)
+   * or `"grpc"`. By lower-case name, in the core's order.
+   */
   answerHeaders(protocol) {
     return headerObject(decided(_driverAnswer(handle(this), protocolOf(protocol))));
   }
@@ -191,7 +209,7 @@ export class Driver extends Running {
     decided(_driverCancel(handle(this), ms('nowMs', nowMs)));
   }
 
-  /** The oldest recorded decision not yet read (with `recordEvents`), or undefined. */
+  /** The oldest recorded `DecisionEvent` not yet read (only with `DriverOptions.recordEvents`), or undefined. */
   pollEvent() {
     return nextEvent(handle(this));
   }

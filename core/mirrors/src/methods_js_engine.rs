@@ -46,33 +46,6 @@ const JS_CALLS: [(&str, &str); 7] = [
     ("Driver.poll_event", "nextEvent"),
 ];
 
-/// JS's words for a method (`Class.name`) whose words in the definition are Python's (a dict, an int handle,
-/// keyword arguments, `True`): JS's API differs there (an options object, strings, `undefined`), and its
-/// JSDoc says how. Every other one reads the definition's, through `js_prose`.
-const JS_DOCS: [(&str, &str); 5] = [
-    (
-        "Driver.handle_result",
-        "How attempt `attempt` ended (an Outcome), held by the host as `{token, held}` when given: `\"accepted\"` \
-         or `\"discarded\"`.",
-    ),
-    (
-        "Driver.handle_response",
-        "The HTTP response attempt `attempt` received, read by the core: `status` as the platform gave it (any \
-         integer), `headers` a lookup of its headers (a function of the lower-case name, or a `Headers`/`Map`), \
-         `{token, nowUnixMs}`.",
-    ),
-    (
-        "Driver.outgoing_headers",
-        "The request headers of running attempt `attempt` sent at `nowMs` to a next hop speaking `protocol` \
-         (`\"http\"` or `\"grpc\"`), the core's.",
-    ),
-    (
-        "Driver.answer_headers",
-        "The headers of this layer's answer to its caller once ended (\"do not retry\" or none), the core's.",
-    ),
-    ("Driver.poll_event", "The oldest recorded decision not yet read (with `recordEvents`), or undefined."),
-];
-
 /// The methods of the family (`Class.name`) JS's `Driver` does not have: the wire exchange is the helpers'
 /// own fast path (`_driverExchange`, lib/host.js), and JS does not read the running attempts. Once JS's
 /// `Driver` has one, its entry goes.
@@ -116,10 +89,44 @@ pub fn driver_section(family: &Family, hand: &str) -> Result<String, String> {
     Ok(members.join("\n"))
 }
 
-/// The JSDoc of `method`: JS's words when it has its own, else the definition's.
-fn doc(key: &str, method: &Method) -> String {
-    let own = JS_DOCS.iter().find(|(name, _)| *name == key).map(|(_, words)| *words);
-    let text = jsdoc(own.unwrap_or(method.doc), "  ");
+/// The definition's doc of `method` as JS's `Driver` takes it: its clock readings `nowMs` and `nowUnixMs`,
+/// nothing `undefined`, and what JS's shapes add (a token in `holding` or `options`, a headers lookup, headers
+/// by lower-case name), as `methods_python::python_doc` and `methods_kotlin_engine::kotlin_doc` do for theirs.
+fn js_doc(method: &Method) -> String {
+    let mut text = method.doc.replace(", or none", ", or undefined");
+    if method.args.contains(&Arg::Now) {
+        text = text.replace("`now`", "`nowMs`");
+    }
+    if method.args.contains(&Arg::NowUnix) {
+        text = text.replace("`now_unix`", "`nowUnixMs`");
+    }
+    let mut add = |words: &str| {
+        text.push(' ');
+        text.push_str(words);
+    };
+    for arg in method.args {
+        match arg {
+            Arg::HeldToken => add("JS takes the token and what it holds as `holding`: `{token, held}`."),
+            Arg::Protocol => add("`protocol`: `Protocol::Http` (default) or `Protocol::Grpc`."),
+            Arg::Response => add(
+                "`headers`: a function of the lower-case name, or a `Headers` or `Map`; `token` and `nowUnixMs` (0 \
+                 by default) in `options`.",
+            ),
+            _ => {}
+        }
+    }
+    match method.ret {
+        Ret::Headers | Ret::HeadersOrError => add("By lower-case name, in the core's order."),
+        // JS's name of the core's `Event` (index.d.ts), which no table maps: a bare name is no path.
+        Ret::Event => text = text.replace("`Event`", "`DecisionEvent`"),
+        _ => {}
+    }
+    text
+}
+
+/// The JSDoc of `method` (`js_doc`), on one line or wrapped.
+fn doc(method: &Method) -> String {
+    let text = jsdoc(&js_doc(method), "  ");
     // One line while it fits in 140 columns (Biome leaves comments alone), else wrapped at 80, never
     // inside backticks.
     if text.len() <= 141 {
@@ -237,7 +244,7 @@ fn method_text(key: &str, method: &Method) -> Result<String, String> {
             lines.push_str(&format!("    {read}\n"));
         }
     }
-    Ok(format!("{}  {}({}) {{\n{lines}  }}\n", doc(key, method), camel(method.name, false), params.join(", ")))
+    Ok(format!("{}  {}({}) {{\n{lines}  }}\n", doc(method), camel(method.name, false), params.join(", ")))
 }
 
 /// `return NAMES.receipts[decided(f(a, b))];` as Biome writes it when too long: the index on a line of its own.
@@ -250,6 +257,21 @@ fn wrap_call(read: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use crate::methods::{method, Arg, Family, Ret, DRIVER};
+
+    /// The driver's JSDoc speaks JS: no Python or Rust words of the definition, and JS's own shapes said.
+    #[test]
+    fn js_docs_speak_js() {
+        let hand = std::fs::read_to_string(crate::workspace_root().join(super::DRIVER_JS)).unwrap();
+        let section = super::driver_section(&DRIVER, &hand).unwrap();
+        for line in section.lines().filter(|line| line.trim_start().starts_with('*') || line.contains("/**")) {
+            for foreign in ["dict", " int ", "=True", "None", "keyword", "::", "`now`", "`now_unix`", "`Event`"] {
+                assert!(!line.contains(foreign), "{foreign}: {line}");
+            }
+        }
+        for js in ["`holding`: `{token, held}`", "a `Headers` or `Map`", "`DecisionEvent`", "`\"http\"` (default)"] {
+            assert!(section.contains(js), "{js}: {section}");
+        }
+    }
 
     /// A method added to the driver's family is one entry: it reaches JS's `Driver` (its clock reading and
     /// attempt read first, then the wasm's export of its name called), as it reaches Python's and Kotlin's.
