@@ -22,6 +22,7 @@ use crate::methods_js::camel;
 use crate::methods_js_engine::{doc, NOT_EXPOSED, SECTION};
 use crate::output::Output;
 
+/// The types of the default entry, hand-written around the generated section of `Driver`.
 pub const INDEX_DTS: &str = "bindings-js/lib/index.d.ts";
 
 /// Biome's line width (`bindings-js/biome.json`): a longer signature has one parameter a line.
