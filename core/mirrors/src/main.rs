@@ -70,6 +70,7 @@ mod schema;
 mod tables;
 mod telemetry;
 mod typescript;
+mod typescript_methods;
 mod uniffi;
 mod uniffi_config;
 mod uniffi_errors;
@@ -101,6 +102,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.push(kotlin_http::output());
     outputs.push(kotlin_wire::output(root, &tables)?);
     bindings_methods::extend(root, &mut outputs)?;
+    outputs.push(typescript_methods::driver_output(root, &methods::DRIVER)?);
     functions_python::extend(root, &tables, &mut outputs)?;
     outputs.extend(functions_js::outputs(root, &tables)?);
     outputs.push(js_rules::output(root)?);

@@ -49,7 +49,7 @@ const JS_CALLS: [(&str, &str); 7] = [
 /// The methods of the family (`Class.name`) JS's `Driver` does not have: the wire exchange is the helpers'
 /// own fast path (`_driverExchange`, lib/host.js), and JS does not read the running attempts. Once JS's
 /// `Driver` has one, its entry goes.
-const NOT_EXPOSED: [&str; 2] = ["Driver.exchange", "Driver.running_attempts"];
+pub(crate) const NOT_EXPOSED: [&str; 2] = ["Driver.exchange", "Driver.running_attempts"];
 
 /// `lib/driver.js` under `root` with its generated section written from `family`.
 pub fn driver_output(root: &Path, family: &Family) -> Result<Output, String> {
@@ -125,7 +125,7 @@ fn js_doc(method: &Method) -> String {
 }
 
 /// The JSDoc of `method` (`js_doc`), on one line or wrapped.
-fn doc(method: &Method) -> String {
+pub(crate) fn doc(method: &Method) -> String {
     let text = jsdoc(&js_doc(method), "  ");
     // One line while it fits in 140 columns (Biome leaves comments alone), else wrapped at 80, never
     // inside backticks.
