@@ -17,10 +17,11 @@
 //! reading `nowMs`, always the first parameter (`ms`), an attempt's number
 //! `attempt` (`attemptOf`), both read first, in JS's parameter order, when a
 //! method takes more than one argument; an outcome the object itself (the
-//! driver's wasm reads it) or its wire words (the operation's: `read`); what the host holds `options` (`{token, held}`, read by
-//! `holding`), a response `status, headers` (`anyStatus`, and `guidance`
-//! reading the headers the core names) and its token and wall clock one
-//! `options` (`{token, nowUnixMs}`); a protocol an optional name
+//! driver's wasm reads it) or its wire words (the operation's: `read`);
+//! what the host holds `options` (`{token, held}`, read by `holding`), a
+//! response `status, headers` (`anyStatus`, and `guidance` reading the
+//! headers the core names) and its token and wall clock one `options`
+//! (`{token, nowUnixMs}`); a protocol an optional name
 //! (`protocolOf`). The wasm takes them in the core's order (a token before
 //! the response it holds). A receipt comes back as its number, named by
 //! `NAMES.receipts`; headers as an object (`headerObject`); an action or an
@@ -188,9 +189,10 @@ fn alias_text(key: &str, method: &Method) -> Result<String, String> {
     Ok(format!("{doc}  {name}({params}) {{\n    return this.{call}({params});\n  }}\n"))
 }
 
-/// The definition's doc of `method` as JS's `Driver` takes it: its clock readings `nowMs` and `nowUnixMs`,
-/// nothing `undefined`, and what JS's shapes add (a token in `holding` or `options`, a headers lookup, headers
-/// by lower-case name), as `methods_python::python_doc` and `methods_kotlin_engine::kotlin_doc` do for theirs.
+/// The definition's doc of `method` as JS's `Driver` or `Operation` takes it: its clock readings `nowMs` and
+/// `nowUnixMs`, nothing `undefined`, and what JS's shapes add (a token in `holding` or `options`, a headers
+/// lookup, headers by lower-case name), as `methods_python::python_doc` and `methods_kotlin_engine::kotlin_doc`
+/// do for theirs.
 fn js_doc(method: &Method) -> String {
     let mut text = method.doc.replace(", or none", ", or undefined");
     if method.args.contains(&Arg::Now) {
