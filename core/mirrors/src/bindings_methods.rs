@@ -1,8 +1,8 @@
 //! Every binding's files from the methods definition (`methods`): Python's
 //! (`methods_python`), Kotlin's (`methods_kotlin`, and `methods_kotlin_engine`
 //! for a family whose `kotlin` flag is on) and JS's (`methods_js`, and
-//! `methods_js_engine` for the driver's family, its `js` flag on), once the
-//! definition is read against the core.
+//! `methods_js_engine` for the engine's and the driver's families, their `js`
+//! flags on), once the definition is read against the core.
 
 use std::path::Path;
 
@@ -16,10 +16,6 @@ pub fn extend(root: &Path, outputs: &mut Vec<Output>) -> Result<(), String> {
     check(root, &CONTROLS)?;
     check(root, ENGINE.classes)?;
     check(root, DRIVER.classes)?;
-    // Python's writer writes every family; JS's writes the driver's methods, not the engine's `Operation` yet.
-    if ENGINE.js {
-        return Err("methods::ENGINE: JS's writer does not write the engine's `Operation` yet".to_owned());
-    }
     let stub = outputs
         .iter_mut()
         .find(|output| output.path == crate::python_records::NATIVE_STUB)
@@ -37,6 +33,7 @@ pub fn extend(root: &Path, outputs: &mut Vec<Output>) -> Result<(), String> {
     outputs.push(crate::methods_kotlin_engine::engine_output(&ENGINE)?);
     outputs.push(crate::methods_kotlin_engine::driver_output(&DRIVER)?);
     outputs.extend(crate::methods_js::outputs(&CONTROLS)?);
+    outputs.push(crate::methods_js_engine::operation_output(root, &ENGINE)?);
     outputs.push(crate::methods_js_engine::driver_output(root, &DRIVER)?);
     Ok(())
 }
@@ -184,15 +181,18 @@ mod tests {
         assert!(super::check(&root, &classes).unwrap_err().contains("Operation.started_at_ms"));
     }
 
-    /// The engine's family is written for Python and Kotlin (not JS yet: its `js` flag is off): JS's writer and
-    /// Kotlin's controls writer refuse it, naming the class, rather than write a class their glue does not have.
+    /// The engine's family is written for Python, Kotlin and JS (its `kotlin` and `js` flags on) by their
+    /// engine writers: the controls writers of JS and Kotlin refuse it, naming the class, rather than write a
+    /// class their glue does not have.
     #[test]
-    fn the_engine_family_is_written_for_python_and_kotlin() {
+    fn the_engine_family_is_written_for_every_binding() {
         assert!(crate::methods_kotlin::output(ENGINE.classes).unwrap_err().contains("Operation"));
         let kotlin = crate::methods_kotlin_engine::engine_output(&ENGINE).unwrap().text;
         assert!(kotlin.contains("#[uniffi::export]\nimpl Operation {\n"), "{kotlin}");
         assert!(!kotlin.contains("remaining_budget_ms"), "{kotlin}");
         assert!(crate::methods_js::outputs(ENGINE.classes).unwrap_err().contains("Operation"));
+        let js = crate::methods_js_engine::operation_output(&crate::workspace_root(), &ENGINE).unwrap().text;
+        assert!(js.contains("  remainingBudgetMs(nowMs) {\n    return this.remainingMs(nowMs);\n  }\n"), "{js}");
         let python = crate::methods_python::engine_output(&ENGINE).unwrap().text;
         assert!(python
             .contains("#[pyclass(module = \"retryplan\", name = \"Operation\")]\npub(crate) struct PyOperation {\n"));

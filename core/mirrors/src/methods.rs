@@ -414,7 +414,7 @@ pub struct Family {
 /// The engine's classes a host steps itself: `Operation`, one decision per event.
 pub const ENGINE: Family = Family {
     kotlin: true,
-    js: false,
+    js: true,
     classes: &[Class {
         name: "Operation",
         sources: &["core/src/engine/operation/mod.rs"],

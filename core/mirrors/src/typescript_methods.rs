@@ -19,7 +19,7 @@ use std::path::Path;
 
 use crate::methods::{Arg, Class, Family, Method, Ret, Shape};
 use crate::methods_js::camel;
-use crate::methods_js_engine::{doc, NOT_EXPOSED, SECTION};
+use crate::methods_js_engine::{doc, DRIVER_NOT_EXPOSED, SECTION};
 use crate::output::Output;
 
 /// The types of the default entry, hand-written around the generated section of `Driver`.
@@ -47,7 +47,7 @@ pub fn driver_section(family: &Family) -> Result<String, String> {
     let mut members = String::new();
     for method in class.methods.iter().filter(|method| !method.deprecated && !method.getter) {
         let key = format!("Driver.{}", method.name);
-        if !NOT_EXPOSED.contains(&key.as_str()) {
+        if !DRIVER_NOT_EXPOSED.contains(&key.as_str()) {
             members.push_str(&doc(method));
             members.push_str(&signature(&key, method)?);
         }
@@ -148,8 +148,8 @@ mod tests {
         let end = format!("// end of what core/mirrors writes: {}\n", super::SECTION);
         let class = types.split("\nexport class Driver {\n").nth(1).unwrap().split("\n}\n").next().unwrap();
         let section = class.split(&begin).nth(1).unwrap().split(&end).next().unwrap();
-        let hand = std::fs::read_to_string(root.join(crate::methods_js_engine::DRIVER_JS)).unwrap();
-        let js = crate::methods_js_engine::driver_section(&DRIVER, &hand).unwrap();
+        let driver_js = crate::methods_js_engine::driver_output(&root, &DRIVER).unwrap().text;
+        let js = driver_js.split(&begin).nth(1).unwrap().split(&end).next().unwrap().to_owned();
         let members = |text: &str, tail: &str| -> Vec<String> {
             let mut names: Vec<String> = text
                 .lines()
@@ -167,7 +167,7 @@ mod tests {
         }
         for method in DRIVER.classes[0].methods.iter().filter(|method| !method.getter) {
             let name = camel(method.name, false);
-            if crate::methods_js_engine::NOT_EXPOSED.contains(&format!("Driver.{}", method.name).as_str()) {
+            if crate::methods_js_engine::DRIVER_NOT_EXPOSED.contains(&format!("Driver.{}", method.name).as_str()) {
                 assert!(!section.contains(&format!("  {name}(")), "{name}: JS's Driver has no such method");
                 continue;
             }
