@@ -198,7 +198,8 @@ export class Driver extends Running {
    * The headers of the answer this layer gives its own caller once the operation
    * has ended, for `protocol`: "do not retry" after overload or an exhausted
    * budget, else none (and none before the end). `protocol`: `"http"` (default)
-   * or `"grpc"`. By lower-case name, in the core's order.
+   * or `"grpc"`. By lower-case name, in the core's order. The browser runtime
+   * throws `"unsupported"` here (README, "Propagation").
    */
   answerHeaders(protocol) {
     return headerObject(decided(_driverAnswer(handle(this), protocolOf(protocol))));

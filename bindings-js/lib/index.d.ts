@@ -779,7 +779,8 @@ export class Driver {
    * The headers of the answer this layer gives its own caller once the operation
    * has ended, for `protocol`: "do not retry" after overload or an exhausted
    * budget, else none (and none before the end). `protocol`: `"http"` (default)
-   * or `"grpc"`. By lower-case name, in the core's order.
+   * or `"grpc"`. By lower-case name, in the core's order. The browser runtime
+   * throws `"unsupported"` here (README, "Propagation").
    */
   answerHeaders(protocol?: Protocol): Record<string, string>;
   /** The caller abandons the operation: it gives up (`cancelled`), running attempts are aborted. */

@@ -226,6 +226,10 @@ fn js_doc(method: &Method) -> String {
         Ret::Event => text = text.replace("`Event`", "`DecisionEvent`"),
         _ => {}
     }
+    // A platform's fact, not a kind's: a page serves no request, so its wasm carries no answer side.
+    if method.name == "answer_headers" {
+        text.push_str(" The browser runtime throws `\"unsupported\"` here (README, \"Propagation\").");
+    }
     text
 }
 
