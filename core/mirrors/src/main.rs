@@ -24,8 +24,9 @@
 //! - the methods of exported classes, from one definition (`methods`: the
 //!   shared controls), as pyo3 classes with their stub, uniffi objects, and
 //!   JS's wasm exports with the classes calling them; and the engine's
-//!   `Operation` (Python's and Kotlin's) and the `Driver` (Python's,
-//!   Kotlin's, and JS's class methods) (`methods::ENGINE`, `methods::DRIVER`).
+//!   `Operation` and `Driver` (`methods::ENGINE`, `methods::DRIVER`): Python's
+//!   and Kotlin's exports, JS's class methods (`methods_js_engine`) and the
+//!   `Driver`'s TypeScript declarations (`typescript_methods`).
 //!
 //! It also writes the vectors' schema (the policy's shapes from the core's
 //! `policy/schema.json`) and the case counts of the vectors' README.
