@@ -137,6 +137,22 @@ pub struct Method {
     pub through: Option<Through>,
 }
 
+impl Method {
+    /// The definition's doc as one binding spells what every binding's doc shares: "or `nothing`" for the
+    /// definition's "or none", and the binding's names of the clock readings (`now`, `now_unix`) when the method
+    /// takes them. Each writer then adds its own language's words.
+    pub fn doc_spelt(&self, nothing: &str, now: &str, now_unix: &str) -> String {
+        let mut text = self.doc.replace(", or none", &format!(", or {nothing}"));
+        if self.args.contains(&Arg::Now) {
+            text = text.replace("`now`", &format!("`{now}`"));
+        }
+        if self.args.contains(&Arg::NowUnix) {
+            text = text.replace("`now_unix`", &format!("`{now_unix}`"));
+        }
+        text
+    }
+}
+
 /// What a method's call goes through.
 #[derive(Clone, Copy, Debug)]
 pub enum Through {

@@ -198,13 +198,7 @@ fn alias_text(key: &str, method: &Method) -> Result<String, String> {
 /// lookup, headers by lower-case name), as `methods_python::python_doc` and `methods_kotlin_engine::kotlin_doc`
 /// do for theirs.
 fn js_doc(method: &Method) -> String {
-    let mut text = method.doc.replace(", or none", ", or undefined");
-    if method.args.contains(&Arg::Now) {
-        text = text.replace("`now`", "`nowMs`");
-    }
-    if method.args.contains(&Arg::NowUnix) {
-        text = text.replace("`now_unix`", "`nowUnixMs`");
-    }
+    let mut text = method.doc_spelt("undefined", "nowMs", "nowUnixMs");
     let mut add = |words: &str| {
         text.push(' ');
         text.push_str(words);

@@ -69,13 +69,7 @@ fn family_output(family: &Family, path: &'static str, what: &str, includer: &str
 /// `now_unix_ms`; Python's `now` is seconds) and an absent value `null`, then what its kinds mean in Kotlin,
 /// which the shared words cannot say.
 fn kotlin_doc(method: &Method) -> String {
-    let mut text = method.doc.replace(", or none", ", or null");
-    if method.args.contains(&Arg::Now) {
-        text = text.replace("`now`", "`now_ms`");
-    }
-    if method.args.contains(&Arg::NowUnix) {
-        text = text.replace("`now_unix`", "`now_unix_ms`");
-    }
+    let mut text = method.doc_spelt("null", "now_ms", "now_unix_ms");
     let mut add = |words: &str| {
         text.push(' ');
         text.push_str(words);

@@ -535,7 +535,8 @@ const WORDS: &str = "The records are ints (a sequence in, a list out), their wor
 /// words cannot say (a dict, an int, `None`, a keyword, a default, the
 /// exception a refusal raises).
 pub(crate) fn python_doc(method: &Method) -> String {
-    let mut text = method.doc.replace(", or none", ", or None");
+    // Python's clock readings keep the definition's names (`now` in seconds, or `now_ms`).
+    let mut text = method.doc_spelt("None", "now", "now_unix");
     let mut add = |words: &str| {
         text.push(' ');
         text.push_str(words);
