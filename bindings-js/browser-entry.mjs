@@ -7,13 +7,13 @@
 // for the tools entry: every module of lib/ that uses the wasm is copied
 // beside the runtime's glue, the modules that hold no wasm state and compose
 // no message are re-exported from lib/ (one RetryplanError, one set of
-// ending classes for every entry), and lib/runtime/ replaces a few modules:
-// the entry, and messages.js (the runtime carries no message data, so no
-// templates). Then the glue gets a stub for every function of the default
-// entry's glue that the runtime's wasm is built without (the configuration
-// reader): each throws `unsupported` naming what the
-// page called and what to do instead (lib/error.js `notCarried`), never
-// "undefined is not a function".
+// ending classes for every entry), and lib/runtime/ replaces a few modules
+// (messages.js: the runtime carries no message data, so no templates; the
+// entry is lib/browser.js, beside the runtime's glue). Then the glue gets a
+// stub for every function of the default entry's glue that the runtime's
+// wasm is built without (the configuration reader): each throws
+// `unsupported` naming what the page called and what to do instead
+// (lib/error.js `notCarried`), never "undefined is not a function".
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

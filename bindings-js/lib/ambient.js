@@ -6,9 +6,8 @@
 // the Node entry: outside a served request too), and hand their endings to
 // the request's answer (the core's, held with the incoming context), which
 // the middleware writes.
-import { _driverOutgoing, _incomingAnswer } from '../wasm/retryplan_js.js';
+import { _incomingAnswer } from '../wasm/retryplan_js.js';
 import { decided } from './convert.js';
-import { headerObject } from './driver.js';
 import { handle } from './objects.js';
 
 /** The middleware's AsyncLocalStorage (lib/server.js sets it when it is first used). */
@@ -38,10 +37,6 @@ export const propagateEveryAttempt = () => {
 
 /** Whether an HTTP attempt carries the core's headers: inside a served request (`context`), or on the Node entry. */
 export const propagates = (context) => context !== undefined || everyAttempt;
-
-/** The core's request headers of attempt `attempt` at `nowMs` for a next hop speaking `protocol`, as an object. */
-export const outgoingHeaders = (driver, attempt, nowMs, protocol = 'http') =>
-  headerObject(decided(_driverOutgoing(driver, attempt, nowMs, protocol)));
 
 /** An outgoing helper's operation (its driver's) ended inside the request served in `context`: its answer records the ending. */
 export const ended = (context, driver) => decided(_incomingAnswer(handle(context.incoming), driver));

@@ -1,4 +1,5 @@
-// Browser (and bundler) entry: fetches and instantiates the wasm once, then exports the API.
+// Browser (and bundler) entry, the browser runtime's too (browser-entry.mjs copies it beside the runtime's
+// glue): fetches and instantiates the wasm beside it once, then exports the API.
 import init from '../wasm/retryplan_js.js';
 import { load } from './constants.js';
 

@@ -110,6 +110,10 @@ export function headerObject(written) {
   return headers;
 }
 
+/** The core's request headers of attempt `attempt` (of driver handle `driver`) at `nowMs` for a next hop speaking `protocol`, as an object. */
+export const outgoingHeaders = (driver, attempt, nowMs, protocol = 'http') =>
+  headerObject(decided(_driverOutgoing(driver, attempt, nowMs, protocol)));
+
 /** The protocol of the next hop (`"http"` by default; the core checks the name). */
 const protocolOf = (protocol) => optional(text, 'protocol', protocol) ?? 'http';
 

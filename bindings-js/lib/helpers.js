@@ -5,8 +5,8 @@
 import { _driverResponse, _endingMessage, _free } from '../wasm/retryplan_js.js';
 import { flag, ms } from './args.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RESPONSE_HEADERS } from './constants.js';
-import { ambient, ended, outgoingHeaders, propagates } from './ambient.js';
-import { newDriver } from './driver.js';
+import { ambient, ended, propagates } from './ambient.js';
+import { newDriver, outgoingHeaders } from './driver.js';
 import { ENDINGS } from './endings.js';
 import { failureOf } from './failures.js';
 import { Host, after, reporter } from './host.js';

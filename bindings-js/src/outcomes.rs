@@ -37,23 +37,14 @@ pub fn outcome_from_http(
 /// Retry-After read as `reading` says (its index in `RetryAfterReading::ALL`).
 #[wasm_bindgen(js_name = _outcomeFromResponse)]
 pub fn outcome_from_response(status: f64, values: Vec<JsValue>, now_unix_ms: f64, reading: Option<u32>) -> JsValue {
-    response_outcome(status, &values, now_unix_ms, crate::args::named_or_default(reading))
-}
-
-fn response_outcome(
-    status: f64,
-    values: &[JsValue],
-    now_unix_ms: f64,
-    reading: rp::headers::retry_after::RetryAfterReading,
-) -> JsValue {
     // Any whole number is a status a server may send (`lib/http.js` checked
     // it is one): the core reads it as it is.
-    let values = guidance_lookup(values);
+    let values = guidance_lookup(&values);
     crate::wire::outcome(&Outcome::from_http_response_with(
         status as i64,
         |name| values.get(name),
         now_unix_ms as u64,
-        reading,
+        crate::args::named_or_default(reading),
     ))
 }
 

@@ -18,8 +18,10 @@ use rp::propagation::{HeaderList, Protocol};
 use wasm_bindgen::prelude::*;
 
 use crate::args::named;
+use crate::driver::with as with_driver;
 #[cfg(feature = "propagation")]
 use crate::num;
+#[cfg(feature = "propagation")]
 use crate::objects::{self, Object};
 use crate::{either, js_error};
 
@@ -78,14 +80,6 @@ fn header_array(headers: &HeaderList) -> JsValue {
         array.push(&JsValue::from_str(value));
     }
     array.into()
-}
-
-/// Runs `use_driver` on the driver `handle` names.
-fn with_driver<T>(handle: u32, use_driver: impl FnOnce(&rp::Driver) -> Result<T, JsValue>) -> Result<T, JsValue> {
-    objects::with(handle, "driver", |object| match object {
-        Object::Driver(driver) => use_driver(driver),
-        _ => Err(objects::freed("driver")),
-    })
 }
 
 /// The request headers of running attempt `attempt` sent at `nowMs` to a

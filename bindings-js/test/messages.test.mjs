@@ -4,8 +4,8 @@
 // vector are compared in vectors.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { compose, decimal, quote } from '../lib/messages.js';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { BINDING, compose, decimal, quote } from '../lib/messages.js';
 import { RULES } from '../lib/rules.js';
 import { FORMATTING, readWasm } from './wasm-names.mjs';
 
@@ -53,6 +53,34 @@ test('the value writers: decimals without an exponent, quoted text escaped', () 
   assert.equal(decimal(-0), '0');
   assert.equal(decimal(1 / 3), '0.333333333333');
   assert.equal(quote('a"\n\u200b'), '"a\\"\\u{a}\\u{200b}"');
+});
+
+/** The texts of the hand-written sources: src/, and lib/ but for lib/messages.js. */
+const sources = () => {
+  const root = new URL('../', import.meta.url);
+  const files = readdirSync(new URL('src/', root)).map((name) => `src/${name}`);
+  for (const entry of readdirSync(new URL('lib/', root), { recursive: true }))
+    if (entry.endsWith('.js') && entry !== 'messages.js') files.push(`lib/${entry}`);
+  return files
+    .filter((file) => file.endsWith('.rs') || file.endsWith('.js'))
+    .map((file) => readFileSync(new URL(file, root), 'utf8'));
+};
+
+test("the binding's refusals and their words (BINDING) match: every key raised has words, every key's words are raised", () => {
+  const text = sources().join('\n');
+  // Rust: `invalid(name, "key")`, `invalid_with(name, "key", ..)`; JS: `refuse(name, 'key', ..)`.
+  const raised = [...text.matchAll(/\b(?:invalid|invalid_with|refuse)\(\s*[^,()]+,\s*["']([a-z_]+)["']/g)].map(
+    ([, key]) => key,
+  );
+  assert.ok(raised.length > 20);
+  assert.deepEqual(
+    raised.filter((key) => !Object.hasOwn(BINDING, key)),
+    [],
+  );
+  assert.deepEqual(
+    Object.keys(BINDING).filter((key) => !text.includes(`"${key}"`) && !text.includes(`'${key}'`)),
+    [],
+  );
 });
 
 // The default entry's wasm as cargo linked it, name section included (build.sh keeps it).

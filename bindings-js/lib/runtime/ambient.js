@@ -8,19 +8,12 @@
 // caller opts in (`propagateCrossOrigin: true`): custom request headers make
 // a cross-origin fetch need a preflight whose answer lists them in
 // Access-Control-Allow-Headers.
-import { _driverOutgoing } from '../wasm/retryplan_js.js';
-import { decided } from './convert.js';
-import { headerObject } from './driver.js';
 
 /** No store in a page. */
 export const useRequests = () => {};
 
 /** No request being served. */
 export const ambient = () => undefined;
-
-/** The core's request headers of attempt `attempt` at `nowMs` for a next hop speaking `protocol`, as an object. */
-export const outgoingHeaders = (driver, attempt, nowMs, protocol = 'http') =>
-  headerObject(decided(_driverOutgoing(driver, attempt, nowMs, protocol)));
 
 /**
  * Whether retryFetch's attempts at `url` (the request's, absolute) carry the
