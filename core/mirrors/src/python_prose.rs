@@ -51,7 +51,9 @@ const CLASS_PER_VARIANT: [&str; 1] = ["Decision"];
 ///   `retryplan::Error` -> `Error`); a constructor `T::new` as the call `T()`; another enum's variant in
 ///   snake_case (`Pushback::DoNotRetry` -> `Pushback.do_not_retry`);
 /// - `Option<T>` as `Optional[T]`, `Vec<T>` as `List[T]` (their integers `int`, `String` `str`); `Some(x)`
-///   as `x`.
+///   as `x`;
+/// - what Python has no name for (`PYTHON_WORDS`, a bare integer type): words, not code (`ErrorCode` -> error
+///   code, `u64` -> int from `0` to `2**64 - 1`).
 pub(crate) fn python_prose(text: &str) -> String {
     respell(text, &Python)
 }
