@@ -49,9 +49,7 @@ impl Attempt {
 }
 
 fn idempotency_key(py: Python<'_>, run: &Py<Run>) -> String {
-    let driver = run.borrow(py).driver.clone_ref(py);
-    let key = driver.borrow(py).inner.idempotency_key().as_str().to_owned();
-    key
+    run.borrow(py).driver.borrow(py).inner.idempotency_key().as_str().to_owned()
 }
 
 #[pymethods]

@@ -140,7 +140,7 @@ pub(crate) fn parse_grpc_timeout(value: &Bound<'_, PyAny>) -> Res<u64> {
 /// Encodes a timeout of `timeout_ns` nanoseconds as a `grpc-timeout` value, in the finest unit whose value fits in
 /// eight digits (`n`, then `u`, `m`, `S`, `M`, `H`), as grpc-go and grpc-java choose it.
 ///
-/// A coarser unit rounds down, never up. Every `u64` fits: `2**64 - 1` nanoseconds is `5124095H`.
+/// A coarser unit rounds down, never up. Every int from `0` to `2**64 - 1` fits: `2**64 - 1` nanoseconds is `5124095H`.
 #[pyfunction]
 pub(crate) fn encode_grpc_timeout_ns(timeout_ns: &Bound<'_, PyAny>) -> Res<String> {
     Ok(retryplan::headers::grpc_timeout::encode_grpc_timeout_ns(u64_arg("timeout_ns", timeout_ns)?))
@@ -187,9 +187,10 @@ pub(crate) fn admit<'py>(py: Python<'py>, deadline: Arg, now: Arg, reserve_ms: &
 /// restXml), or the first `<Error>` of the root's `<Errors>` (EC2's `<Response><Errors><Error>`), never text elsewhere
 /// (comments, CDATA, other elements).
 ///
-/// Each is reduced by `sanitize_error_code`. A body that does not parse has no code; a value that is not a valid
-/// `ErrorCode` (longer than 64 bytes, not visible ASCII) counts as no code: it cannot name a retryable error. Nothing
-/// here fails; the reading is one pass over the body.
+/// Each is reduced by the SDKs' rule (everything from the first `:` on dropped, then everything up to the last `#`;
+/// surrounding whitespace ignored). A body that does not parse has no code; a value that is not a valid error code
+/// (longer than 64 bytes, not visible ASCII) counts as no code: it cannot name a retryable error. Nothing here fails;
+/// the reading is one pass over the body.
 #[pyfunction]
 #[pyo3(signature = (errortype_header = None, body = None))]
 pub(crate) fn aws_error_code_from_response(errortype_header: Arg, body: Arg) -> Res<Option<String>> {

@@ -5,10 +5,12 @@
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt};
+use retryplan::config::value::Named;
 use retryplan::dialects::aws::ErrorCode;
 use retryplan::ground::codes::GrpcCode;
 use retryplan::headers::retry_after::{Pushback, RetryAfterReading};
 use retryplan::outcomes::http::GUIDANCE_HEADERS;
+use retryplan::wire::{encode_outcome, OutcomeKind};
 use retryplan::{Failure, Outcome};
 
 use crate::args::{by_name, class_arg, ms_arg, str_arg, u16_arg, u32_arg, Arg, NOW_UNIX};
@@ -135,17 +137,11 @@ impl PyOutcome {
         response_outcome(status, headers, NOW_UNIX.read(now_unix, now_unix_ms)?, reading)
     }
 
-    /// The outcome's kind, as in JSON's `type`.
+    /// The outcome's kind, as in JSON's `type`: the core's name of it (`wire::OutcomeKind`).
     #[getter]
     fn kind(&self) -> &'static str {
-        match self.inner {
-            Outcome::Success => "success",
-            Outcome::HttpStatus { .. } => "http_status",
-            Outcome::GrpcStatus { .. } => "grpc_status",
-            Outcome::Transport { .. } => "transport",
-            Outcome::Application { .. } => "application",
-            Outcome::Cancelled => "cancelled",
-        }
+        let word = encode_outcome(&self.inner)[0];
+        usize::try_from(word).ok().and_then(|at| OutcomeKind::ALL.get(at)).map_or("", |kind| kind.name())
     }
 
     /// The outcome in the JSON schema's shape.

@@ -665,7 +665,8 @@ def encode_grpc_timeout_ns(timeout_ns: int) -> str:
     """Encodes a timeout of ``timeout_ns`` nanoseconds as a ``grpc-timeout`` value, in the finest unit whose value fits
     in eight digits (``n``, then ``u``, ``m``, ``S``, ``M``, ``H``), as grpc-go and grpc-java choose it.
 
-    A coarser unit rounds down, never up. Every ``u64`` fits: ``2**64 - 1`` nanoseconds is ``5124095H``.
+    A coarser unit rounds down, never up. Every int from ``0`` to ``2**64 - 1`` fits: ``2**64 - 1`` nanoseconds is
+    ``5124095H``.
     """
 
 def parse_grpc_timeout_ns(value: str) -> int:
@@ -708,9 +709,10 @@ def aws_error_code_from_response(errortype_header: Optional[str] = None, body: O
     awsQuery and restXml), or the first ``<Error>`` of the root's ``<Errors>`` (EC2's ``<Response><Errors><Error>``),
     never text elsewhere (comments, CDATA, other elements).
 
-    Each is reduced by ``sanitize_error_code``. A body that does not parse has no code; a value that is not a valid
-    ``ErrorCode`` (longer than 64 bytes, not visible ASCII) counts as no code: it cannot name a retryable error. Nothing
-    here fails; the reading is one pass over the body.
+    Each is reduced by the SDKs' rule (everything from the first ``:`` on dropped, then everything up to the last ``#``;
+    surrounding whitespace ignored). A body that does not parse has no code; a value that is not a valid error code
+    (longer than 64 bytes, not visible ASCII) counts as no code: it cannot name a retryable error. Nothing here fails;
+    the reading is one pass over the body.
     """
 
 def aws_standard_dependency() -> Dependency:

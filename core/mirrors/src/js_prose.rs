@@ -225,7 +225,10 @@ mod tests {
     fn other_text_is_left_as_it_is() {
         checks::leaves(
             js_prose,
-            &["`Retry-After`, `HashMap<K, V>`, `Box<str>`, `x::y z`, `max_tokens`, `budget.max_tokens`, `Error`"],
+            &[
+                "A `u64` fits.",
+                "`Retry-After`, `HashMap<K, V>`, `Box<str>`, `x::y z`, `max_tokens`, `budget.max_tokens`, `Error`",
+            ],
             "`Verdict::Retryable`, `Error::InvalidConfig`, `Driver::handle_result`, `u64::MAX`, `Option<u64>`",
         );
         // A name no table knows: not a string, not an error code.

@@ -190,7 +190,7 @@ mod tests {
     fn other_text_is_left_as_it_is() {
         checks::leaves(
             kotlin_prose,
-            &["`Retry-After`, `HashMap<K, V>`, `Box<str>`, `x::y z`, `max_tokens`"],
+            &["A `u64` fits.", "`Retry-After`, `HashMap<K, V>`, `Box<str>`, `x::y z`, `max_tokens`"],
             "`Receipt::Discarded`, `Driver::poll_action`, `u64::MAX`, `Option<u64>`, `Vec<u8>`",
         );
     }

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use crate::functions::{Function, Host, FUNCTIONS_TABLE};
 pub(crate) use crate::rust_prose::{camel, snake};
-use crate::rust_prose::{is_camel, respell, Bound, Spelling};
+use crate::rust_prose::{integer_bound, is_camel, respell, Bound, Spelling};
 use crate::tables::{self, Py};
 
 /// The core's items whose Python name is not their Rust one, by their last two path segments: the module
@@ -19,6 +19,17 @@ const PYTHON_NAMES: [(&str, &str); 3] = [
     ("Verdict::UNKNOWN_ERROR", "UNKNOWN_ERROR_VERDICT"),
     ("profiles::NAMES", "PROFILE_NAMES"),
     ("DriverOptions::record_events", "record_events=True"),
+];
+
+/// What Python says in words for a code span of the core that names nothing Python has: the core's type of an
+/// error code (Python takes a `str`) and its function that reduces one (Python has none: its rule, from its doc).
+const PYTHON_WORDS: [(&str, &str); 2] = [
+    ("ErrorCode", "error code"),
+    (
+        "sanitize_error_code",
+        "the SDKs' rule (everything from the first `:` on dropped, then everything up to the last `#`; surrounding \
+         whitespace ignored)",
+    ),
 ];
 
 /// The core's enums whose every variant is a Python class of the variant's name (`Decision::Reconcile` is
@@ -40,7 +51,9 @@ const CLASS_PER_VARIANT: [&str; 1] = ["Decision"];
 ///   `retryplan::Error` -> `Error`); a constructor `T::new` as the call `T()`; another enum's variant in
 ///   snake_case (`Pushback::DoNotRetry` -> `Pushback.do_not_retry`);
 /// - `Option<T>` as `Optional[T]`, `Vec<T>` as `List[T]` (their integers `int`, `String` `str`); `Some(x)`
-///   as `x`.
+///   as `x`;
+/// - what Python has no name for (`PYTHON_WORDS`, a bare integer type): words, not code (`ErrorCode` -> error
+///   code, `u64` -> int from `0` to `2**64 - 1`).
 pub(crate) fn python_prose(text: &str) -> String {
     respell(text, &Python)
 }
@@ -107,6 +120,15 @@ impl Spelling for Python {
         }
     }
 
+    /// An item of `PYTHON_WORDS`; a bare integer type as its range (`u64` -> int from `0` to `2**64 - 1`).
+    fn words(&self, code: &str) -> Option<String> {
+        if let Some((_, words)) = PYTHON_WORDS.iter().find(|(rust, _)| *rust == code) {
+            return Some((*words).to_owned());
+        }
+        let (min, max) = (integer_bound(code, "MIN")?, integer_bound(code, "MAX")?);
+        Some(format!("int from `{}` to `{}`", self.bound(min), self.bound(max)))
+    }
+
     /// Another enum's variant in snake_case (`Pushback.do_not_retry`).
     fn segment(&self, first: bool, segment: &str) -> String {
         if !first && is_camel(segment) {
@@ -171,6 +193,19 @@ mod tests {
                 ("parse_retry_after_with", "parse_retry_after"),
             ],
         );
+    }
+
+    #[test]
+    fn what_python_has_no_name_for_reads_in_words() {
+        assert_eq!(python_prose("Every `u64` fits."), "Every int from `0` to `2**64 - 1` fits.");
+        assert_eq!(python_prose("An `i32`"), "An int from `-2**31` to `2**31 - 1`");
+        assert_eq!(python_prose("not a valid `ErrorCode` (x)"), "not a valid error code (x)");
+        assert_eq!(
+            python_prose("reduced by `sanitize_error_code`."),
+            "reduced by the SDKs' rule (everything from the first `:` on dropped, then everything up to the last \
+             `#`; surrounding whitespace ignored)."
+        );
+        assert_eq!(python_prose("An odd `u64"), "An odd `u64");
     }
 
     #[test]
