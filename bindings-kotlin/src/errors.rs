@@ -38,8 +38,7 @@ pub enum RetryplanError {
     InvalidConfig {
         /// Which configuration was being read.
         config: ConfigKind,
-        /// Dotted path of the field being read when the error occurred (a `Box<str>`, not a `String`: it keeps `Error`
-        /// at 32 bytes on 32-bit targets, which every `Result` of the engine carries).
+        /// Dotted path of the field being read when the error occurred (empty at the top level).
         field: String,
         code: String,
         blame: Blame,

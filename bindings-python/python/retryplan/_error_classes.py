@@ -126,8 +126,7 @@ class InvalidConfigError(ConfigurationError, ValueError):
     code = "invalid_config"
     #: Which configuration was being read.
     config: str
-    #: Dotted path of the field being read when the error occurred (a ``Box<str>``, not a ``String``: it keeps ``Error``
-    #: at 32 bytes on 32-bit targets, which every ``Result`` of the engine carries).
+    #: Dotted path of the field being read when the error occurred (empty at the top level).
     field: str
     #: What was wrong, as reported by the reader.
     detail: str

@@ -215,9 +215,10 @@ pub enum Error {
     InvalidConfig {
         /// Which configuration was being read.
         config: ConfigKind,
-        /// Dotted path of the field being read when the error occurred (a
-        /// `Box<str>`, not a `String`: it keeps [`Error`] at 32 bytes on
-        /// 32-bit targets, which every `Result` of the engine carries).
+        /// Dotted path of the field being read when the error occurred
+        /// (empty at the top level).
+        // A `Box<str>`, not a `String`: it keeps `Error` at 32 bytes on
+        // 32-bit targets, which every `Result` of the engine carries.
         field: Box<str>,
         /// What was wrong, as reported by the reader.
         message: Message,
