@@ -306,7 +306,7 @@ impl RetrySlots {
     }
 }
 
-/// A dependency's configuration, validated, as its compiled form: what `Dependency.from_compiled` (in any language)
+/// A dependency's configuration, validated, as its compiled form: what `Dependency.fromCompiled` (in any language)
 /// builds the controls from.
 #[uniffi::export]
 pub fn compile_dependency(config: crate::config::DependencyConfig) -> Result<Vec<u8>> {

@@ -1,8 +1,8 @@
 //! Policies: the validated `Policy` object, the configuration records'
 //! way to and from the core (generated records, `config.rs`, read and written
 //! by the core's one reader and writer), and the pieces computed from a policy
-//! (classification, ceilings, the worst-case timeline). Defaults and rules all
-//! come from the core.
+//! (classification, ceilings, the worst-case timeline: `policy_generated.rs`,
+//! from the methods definition). Defaults and rules all come from the core.
 
 use std::sync::Arc;
 
@@ -16,7 +16,7 @@ use retryplan::Class;
 use crate::config::PolicyConfig;
 use crate::live::Registry;
 use crate::records::{Outcome, Redelivery, Timeline};
-use crate::{long_out, ms_in, u32_in, Result, RetryplanError};
+use crate::{long_out, ms_in, opt_ms_in, u32_in, Result, RetryplanError};
 
 /// The core's configuration as the generated record: through the core's
 /// writer and serde, in the JSON shape both spell (`config.rs`).
@@ -111,11 +111,6 @@ impl Policy {
         Ok(Policy::shared(rp::Policy::new(&rp::dialects::profiles::profile(&name)?)?))
     }
 
-    /// True when requests carry the idempotency key header (keyed and unsafe operations).
-    pub fn sends_idempotency_key(&self) -> bool {
-        self.0.sends_idempotency_key()
-    }
-
     /// Deprecated, removed in the next release: `httpRequest(method,
     /// idempotent)`, the one entry point for a host, answers this and reads
     /// the request's own `Idempotency-Key` too. Kotlin marks it `@Deprecated`
@@ -156,50 +151,12 @@ impl Policy {
     pub fn to_config(&self) -> Result<PolicyConfig> {
         record_out(&self.0.to_config())
     }
-
-    /// The configuration as pretty-printed JSON.
-    pub fn to_json(&self) -> String {
-        self.0.to_config().to_json()
-    }
-
-    /// The policy's compiled form: versioned, checksummed bytes that
-    /// `Policy.fromCompiled` (in any language) reads back as this policy.
-    pub fn to_compiled(&self) -> Vec<u8> {
-        self.0.to_compiled()
-    }
-
-    /// What an outcome means under this policy.
-    pub fn classify(&self, outcome: Outcome) -> Result<Class> {
-        Ok(rp::outcomes::classify::classify(&self.0, &outcome.try_into()?)?)
-    }
-
-    /// The backoff ceilings of the first `retries` retries (retry 0 = the first retry).
-    pub fn backoff_ceilings_ms(&self, retries: i32) -> Result<Vec<i64>> {
-        let ceilings = rp::engine::backoff::backoff_ceilings_ms(&self.0, u32_in("retries", retries)?)?;
-        Ok(ceilings.into_iter().map(long_out).collect())
-    }
-
-    /// What to do with a queue message whose delivery number `attempts` (1 for
-    /// the first) ended with `outcome`, first seen at `first_seen_ms`.
-    pub fn redeliver(&self, attempts: i32, first_seen_ms: i64, now_ms: i64, outcome: Outcome) -> Result<Redelivery> {
-        let redelivery = rp::engine::redelivery::redeliver(
-            &self.0,
-            u32_in("attempts", attempts)?,
-            ms_in("first_seen_ms", first_seen_ms)?,
-            ms_in("now_ms", now_ms)?,
-            &outcome.try_into()?,
-        )?;
-        Ok(redelivery.into())
-    }
-
-    /// The worst-case timeline against `deadline_ms` (from the start; null = the
-    /// total timeout alone) when the first attempt starts `first_attempt_at_ms` in.
-    pub fn explain(&self, deadline_ms: Option<i64>, first_attempt_at_ms: i64) -> Result<Timeline> {
-        let deadline_ms = deadline_ms.map(|ms| ms_in("deadline_ms", ms)).transpose()?;
-        let first = ms_in("first_attempt_at_ms", first_attempt_at_ms)?;
-        Ok(rp::explain(&self.0, deadline_ms, first).into())
-    }
 }
+
+// What the policy sends, its forms and what the core computes from it (classification, ceilings, redelivery, the
+// timeline), from the methods definition; the constructors above are Kotlin's own readers, and the methods above
+// convert to Kotlin's own types (the configuration record, `HttpRequest`).
+include!("policy_generated.rs");
 
 /// An HTTP request as the core reads it before its first attempt (the
 /// core's `Policy::http_request`): how it may be repeated, and the key the

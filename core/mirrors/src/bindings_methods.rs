@@ -2,11 +2,12 @@
 //! (`methods_python`), Kotlin's (`methods_kotlin`, and `methods_kotlin_engine`
 //! for a family whose `kotlin` flag is on) and JS's (`methods_js`, and
 //! `methods_js_engine` for the engine's and the driver's families, their `js`
-//! flags on), once the definition is read against the core.
+//! flags on; the policy's family, Kotlin's alone), once the definition is read
+//! against the core.
 
 use std::path::Path;
 
-use crate::methods::{check, CONTROLS, DRIVER, ENGINE};
+use crate::methods::{check, CONTROLS, DRIVER, ENGINE, POLICY};
 use crate::output::Output;
 
 /// Every binding's files from the definition, and its section of the Python
@@ -16,6 +17,7 @@ pub fn extend(root: &Path, outputs: &mut Vec<Output>) -> Result<(), String> {
     check(root, &CONTROLS)?;
     check(root, ENGINE.classes)?;
     check(root, DRIVER.classes)?;
+    check(root, POLICY.classes)?;
     let stub = outputs
         .iter_mut()
         .find(|output| output.path == crate::python_records::NATIVE_STUB)
@@ -32,6 +34,7 @@ pub fn extend(root: &Path, outputs: &mut Vec<Output>) -> Result<(), String> {
     outputs.push(crate::methods_kotlin::output(&CONTROLS)?);
     outputs.push(crate::methods_kotlin_engine::engine_output(&ENGINE)?);
     outputs.push(crate::methods_kotlin_engine::driver_output(&DRIVER)?);
+    outputs.push(crate::methods_kotlin_engine::policy_output(&POLICY)?);
     outputs.extend(crate::methods_js::outputs(&CONTROLS)?);
     outputs.push(crate::methods_js_engine::operation_output(root, &ENGINE)?);
     outputs.push(crate::methods_js_engine::driver_output(root, &DRIVER)?);

@@ -26,7 +26,8 @@
 //!   JS's wasm exports with the classes calling them; and the engine's
 //!   `Operation` and `Driver` (`methods::ENGINE`, `methods::DRIVER`): Python's
 //!   and Kotlin's exports, JS's class methods (`methods_js_engine`) and the
-//!   `Driver`'s TypeScript declarations (`typescript_methods`).
+//!   `Driver`'s TypeScript declarations (`typescript_methods`); and the
+//!   `Policy`'s methods whose logic is the core's (`methods::POLICY`): Kotlin's.
 //!
 //! It also writes the vectors' schema (the policy's shapes from the core's
 //! `policy/schema.json`) and the case counts of the vectors' README.

@@ -1,7 +1,8 @@
 //! The methods generator's one definition: each exported class of a family
 //! (the shared controls, which every binding writes; the engine's `Operation`,
 //! which Python's and Kotlin's writers write, and `Driver`, which JS's writes
-//! too: [`ENGINE`], [`DRIVER`]), its constructors,
+//! too: [`ENGINE`], [`DRIVER`]; the `Policy`'s methods whose logic is the
+//! core's, which Kotlin's writes: [`POLICY`]), its constructors,
 //! methods, the kind of each argument and result, and its doc, from which
 //! `methods_python` (pyo3 and the `_native.pyi` section), `methods_kotlin`
 //! (uniffi) and `methods_js` (wasm exports and JS classes) write each
@@ -10,8 +11,10 @@
 //! language spells that kind, so a method here is one entry, written once.
 //!
 //! A method calls the core method of the same name on the class's core
-//! object (`call` when it differs); the compiler of each binding checks the
-//! call against the core.
+//! object (`call` when it differs), or what its `through` says (an object the
+//! core object lends, a core function given it); the generator reads the
+//! definition against the core's signatures and the compiler of each binding
+//! checks the call.
 
 use std::path::Path;
 
@@ -66,6 +69,10 @@ pub enum Arg {
     Protocol,
     /// A wire record in: a sequence of words.
     Words,
+    /// A time span or an offset in ms (`u64`), named.
+    Ms(&'static str),
+    /// A time span or an offset in ms, named, or none (`Option<u64>`).
+    OptionalMs(&'static str),
 }
 
 /// How a result crosses, and whether the core's call can fail.
@@ -117,6 +124,14 @@ pub enum Ret {
     /// A wire record out: the core fills the output record, one more of its
     /// arguments, or refuses the input (its error); the call steps its object.
     Record,
+    /// A compiled form: bytes (`Vec<u8>`).
+    Compiled,
+    /// Time spans in ms, in order, or the core's error (`Vec<u64>`).
+    SpansOrError,
+    /// The core's value of this type, as the binding's value of that name (`into`).
+    Value(&'static str),
+    /// The core's value of this type, as the binding's value of that name, or the core's error.
+    ValueOrError(&'static str),
 }
 
 /// One exported method.
@@ -162,6 +177,9 @@ pub enum Through {
     /// An object the core object lends (`accessor`, returning `&core`, the
     /// core type defined in `source`), whose method is called.
     Lent { accessor: &'static str, core: &'static str, source: &'static str },
+    /// The core's free function at `path` (from the crate's root), defined in
+    /// `source`, given the class's core object (`&`) first.
+    Function { path: &'static str, source: &'static str },
 }
 
 /// What a class is.
@@ -180,6 +198,9 @@ pub enum Shape {
     /// `Box` (a driver is a few KB, moved once instead of at every step of
     /// making its Python object), and shown as Python shows any object.
     Engine { core: &'static str, boxed: bool },
+    /// An immutable core value (`core`) the class holds, shared by any number
+    /// of threads without a lock.
+    Value { core: &'static str },
 }
 
 /// The one fact a grant carries: its name, doc, the core method reading it
@@ -221,7 +242,7 @@ const fn constructor(name: &'static str, doc: &'static str, args: &'static [Arg]
 }
 
 const CHARGE: Arg = Arg::Grant { name: "charge", class: "RetryCharge", optional: true };
-const POLICY: Arg = Arg::Instance { name: "policy", class: "Policy" };
+const POLICY_INSTANCE: Arg = Arg::Instance { name: "policy", class: "Policy" };
 const PERMIT: Arg = Arg::Grant { name: "permit", class: "BreakerPermit", optional: false };
 
 /// The doc of `compile_dependency`, the free function both bindings export beside the controls.
@@ -415,12 +436,14 @@ pub const CONTROLS: [Class; 7] = [
 ];
 
 /// A family of classes this definition holds beside the shared controls
-/// (which every binding writes), and which bindings write it: Python's writer
-/// writes every family; a binding whose flag is off keeps its glue of these
-/// classes by hand (its writer has no kinds for them yet).
+/// (which every binding writes), and which bindings write it: a binding whose
+/// flag is off keeps its glue of these classes by hand (its writer has no
+/// kinds for them yet).
 #[derive(Clone, Copy, Debug)]
 pub struct Family {
     pub classes: &'static [Class],
+    /// Python's writer writes it (`methods_python`, `methods_python_stub`).
+    pub python: bool,
     /// Kotlin's writer writes it (`methods_kotlin_engine`).
     pub kotlin: bool,
     /// JS's writer writes it (`methods_js_engine`: the `Driver` class's methods).
@@ -429,6 +452,7 @@ pub struct Family {
 
 /// The engine's classes a host steps itself: `Operation`, one decision per event.
 pub const ENGINE: Family = Family {
+    python: true,
     kotlin: true,
     js: true,
     classes: &[Class {
@@ -442,7 +466,7 @@ pub const ENGINE: Family = Family {
         constructors: &[constructor(
             "new",
             "Starts an operation of `policy` at `now`; without a seed, seed and key are drawn from the OS.",
-            &[POLICY, Arg::Now, Arg::Options],
+            &[POLICY_INSTANCE, Arg::Now, Arg::Options],
         )],
         methods: &[
             method(
@@ -512,6 +536,7 @@ const OPERATION_OF_DRIVER: Option<Through> =
 
 /// The driver's class a host loop steps: results in, one action out per poll.
 pub const DRIVER: Family = Family {
+    python: true,
     kotlin: true,
     js: true,
     classes: &[Class {
@@ -527,7 +552,7 @@ pub const DRIVER: Family = Family {
             "Starts the operation of `policy` at `now`, run as the driver's options say; without a seed, seed \
              and key are drawn from the OS. A policy that hedges is refused (`Error::Unsupported`, field \
              `hedging`) when the attempts run one at a time (`Concurrency::Sequential`).",
-            &[POLICY, Arg::Now, Arg::Options, Arg::Hosting],
+            &[POLICY_INSTANCE, Arg::Now, Arg::Options, Arg::Hosting],
         )],
         methods: &[
             method(
@@ -629,6 +654,96 @@ pub const DRIVER: Family = Family {
     }],
 };
 
+/// A function of the core the policy's methods call, given the policy.
+const fn of_policy(path: &'static str, source: &'static str) -> Option<Through> {
+    Some(Through::Function { path, source })
+}
+
+/// A validated policy's methods whose logic is the core's: what a policy sends,
+/// its forms, and what it computes (classification, ceilings, redelivery, the
+/// worst-case timeline). Kotlin's writer writes them; each binding keeps its
+/// constructors (its own readers of a configuration: records, dicts, files,
+/// JS objects) and the methods that only convert to its own record types by
+/// hand, and Python and JS keep the whole class by hand for now.
+pub const POLICY: Family = Family {
+    python: false,
+    kotlin: true,
+    js: false,
+    classes: &[Class {
+        name: "Policy",
+        sources: &["core/src/policy/validated.rs", "core/src/policy/compiled/mod.rs", "core/src/outcomes/http.rs"],
+        doc: "A validated, immutable policy. Share one across threads freely.",
+        shape: Shape::Value { core: "Policy" },
+        config: None,
+        constructors: &[],
+        methods: &[
+            getter(
+                "sends_idempotency_key",
+                "True when requests carry the idempotency key header (keyed and unsafe operations).",
+                Ret::Bool,
+            ),
+            Method {
+                through: Some(Through::Lent {
+                    accessor: "to_config",
+                    core: "PolicyConfig",
+                    source: "core/src/policy/read.rs",
+                }),
+                ..method("to_json", "The configuration as pretty-printed JSON.", &[], Ret::Text("String"))
+            },
+            method(
+                "to_compiled",
+                "The policy's compiled form: versioned, checksummed bytes that `Policy.from_compiled` (in any \
+                 language) reads back as this policy.",
+                &[],
+                Ret::Compiled,
+            ),
+            Method {
+                through: of_policy("outcomes::classify::classify", "core/src/outcomes/classify.rs"),
+                ..method(
+                    "classify",
+                    "What an outcome means under this policy.",
+                    &[Arg::Instance { name: "outcome", class: "Outcome" }],
+                    Ret::ValueOrError("Class"),
+                )
+            },
+            Method {
+                through: of_policy("engine::backoff::backoff_ceilings_ms", "core/src/engine/backoff/mod.rs"),
+                ..method(
+                    "backoff_ceilings_ms",
+                    "The backoff ceilings of the first `retries` retries (retry 0 = the first retry).",
+                    &[Arg::Count("retries")],
+                    Ret::SpansOrError,
+                )
+            },
+            Method {
+                through: of_policy("engine::redelivery::redeliver", "core/src/engine/redelivery.rs"),
+                ..method(
+                    "redeliver",
+                    "What to do with a queue message whose delivery number `attempts` (1 for the first) ended \
+                     with `outcome`, first seen at `first_seen_ms`.",
+                    &[
+                        Arg::Count("attempts"),
+                        Arg::Ms("first_seen_ms"),
+                        Arg::Now,
+                        Arg::Instance { name: "outcome", class: "Outcome" },
+                    ],
+                    Ret::ValueOrError("Redelivery"),
+                )
+            },
+            Method {
+                through: of_policy("explain", "core/src/tools/timeline.rs"),
+                ..method(
+                    "explain",
+                    "The worst-case timeline against the deadline `deadline_ms` after the start, or none for the \
+                     total timeout alone, when the first attempt starts `first_attempt_at_ms` in.",
+                    &[Arg::OptionalMs("deadline_ms"), Arg::Ms("first_attempt_at_ms")],
+                    Ret::Value("Timeline"),
+                )
+            },
+        ],
+    }],
+};
+
 /// The class named `name` in `classes`.
 pub fn class_named<'a>(classes: &'a [Class], name: &str) -> Result<&'a Class, String> {
     classes.iter().find(|class| class.name == name).ok_or_else(|| format!("no class {name} in the definition"))
@@ -647,7 +762,10 @@ pub fn kept_fact(fact: Option<Fact>) -> (String, String) {
 fn core_of(class: &Class) -> &'static str {
     match class.shape {
         Shape::Bundle => class.name,
-        Shape::Control { core, .. } | Shape::Grant { core, .. } | Shape::Engine { core, .. } => core,
+        Shape::Control { core, .. }
+        | Shape::Grant { core, .. }
+        | Shape::Engine { core, .. }
+        | Shape::Value { core } => core,
     }
 }
 
@@ -677,6 +795,27 @@ fn core_methods(root: &Path, core: &str, sources: &[&str]) -> Result<Vec<(String
         }
     }
     Ok(methods)
+}
+
+/// The core's free function at `path` (its last segment is its name) in `source`: its number of arguments and
+/// result type.
+fn core_function(root: &Path, path: &str, source: &str) -> Result<(usize, String), String> {
+    let name = path.rsplit("::").next().unwrap_or(path);
+    let text = std::fs::read_to_string(root.join(source)).map_err(|e| format!("{source}: {e}"))?;
+    let file = syn::parse_file(&text).map_err(|e| format!("{source}: {e}"))?;
+    let function = file
+        .items
+        .iter()
+        .find_map(|item| match item {
+            syn::Item::Fn(function) if function.sig.ident == name => Some(function),
+            _ => None,
+        })
+        .ok_or_else(|| format!("no `fn {name}` in {source}"))?;
+    let returned = match &function.sig.output {
+        syn::ReturnType::Default => "()".to_owned(),
+        syn::ReturnType::Type(_, ty) => type_name(ty),
+    };
+    Ok((function.sig.inputs.len(), returned))
 }
 
 /// How many of the core's arguments an argument is.
@@ -729,7 +868,13 @@ pub fn check(root: &Path, classes: &[Class]) -> Result<(), String> {
                 }
                 _ => own,
             };
-            let (inputs, returned) = signature((core, sources), call)?;
+            // The core's free function is given the object first: one argument the definition does not list.
+            let (called, given_first, (inputs, returned)) = match method.through {
+                Some(Through::Function { path, source }) => {
+                    (format!("`{path}` (given the {} first)", class.name), 1, core_function(root, path, source)?)
+                }
+                _ => (format!("`{core}::{call}`"), 0, signature((core, sources), call)?),
+            };
             let crosses =
                 |name: &str| -> Result<String, String> { Ok(core_of(class_named(classes, name)?).to_owned()) };
             let fits = match method.ret {
@@ -754,12 +899,18 @@ pub fn check(root: &Path, classes: &[Class]) -> Result<(), String> {
                 Ret::HeadersOrError => returned == "Result<HeaderList, Error>",
                 Ret::Headers => returned == "HeaderList",
                 Ret::Event => returned == "Option<Event>",
+                Ret::Compiled => returned == "Vec<u8>",
+                Ret::SpansOrError => returned == "Result<Vec<u64>, Error>",
+                Ret::Value(ty) => returned == ty,
+                Ret::ValueOrError(ty) => returned == format!("Result<{ty}, Error>"),
             };
             // A record out is filled in place: one more of the core's arguments.
-            let args = method.args.iter().map(core_arguments).sum::<usize>() + usize::from(method.ret == Ret::Record);
+            let args = method.args.iter().map(core_arguments).sum::<usize>()
+                + usize::from(method.ret == Ret::Record)
+                + given_first;
             if inputs != args || !fits {
                 return Err(format!(
-                    "{}.{}: the core's `{core}::{call}` takes {inputs} arguments and returns `{returned}`, \
+                    "{}.{}: the core's {called} takes {inputs} arguments and returns `{returned}`, \
                      not the {args} arguments and {:?} the definition says",
                     class.name, method.name, method.ret
                 ));
@@ -796,5 +947,37 @@ pub(crate) mod tests {
         );
         let classes = with_method("RetryBudget", method("on_retry", "No such call.", &[Arg::Now], Ret::Unit));
         assert!(check(&root, &classes).unwrap_err().contains("no `RetryBudget::on_retry`"));
+    }
+
+    /// The policy's family is read against the core: its own methods, an object it lends, and the core's free
+    /// functions given the policy first (one argument the definition does not list); a definition that drifts
+    /// from a function's signature, or names a function the core does not have, is named.
+    #[test]
+    fn a_policy_function_that_drifts_from_the_core_is_named() {
+        let root = crate::workspace_root();
+        check(&root, POLICY.classes).unwrap();
+        let with = |added: Method| {
+            let mut classes = POLICY.classes.to_vec();
+            classes[0].methods = Box::leak([classes[0].methods, &[added]].concat().into_boxed_slice());
+            classes
+        };
+        let explain = Some(Through::Function { path: "explain", source: "core/src/tools/timeline.rs" });
+        let classes = with(Method {
+            through: explain,
+            ..method("explain_again", "No deadline.", &[Arg::Ms("first_attempt_at_ms")], Ret::Value("Timeline"))
+        });
+        let error = check(&root, &classes).unwrap_err();
+        assert!(
+            error.contains(
+                "Policy.explain_again: the core's `explain` (given the Policy first) takes 3 arguments and returns \
+                 `Timeline`, not the 2 arguments"
+            ),
+            "{error}"
+        );
+        let missing =
+            Some(Through::Function { path: "tools::timeline::explain_all", source: "core/src/tools/timeline.rs" });
+        let classes =
+            with(Method { through: missing, ..method("explain_all", "None such.", &[], Ret::Value("Timeline")) });
+        assert!(check(&root, &classes).unwrap_err().contains("no `fn explain_all` in core/src/tools/timeline.rs"));
     }
 }

@@ -277,9 +277,9 @@ fn class_texts(classes: &[Class], class: &Class, texts: &mut Texts) -> Result<()
     let core = match class.shape {
         Shape::Control { core, .. } | Shape::Grant { core, .. } => core,
         Shape::Bundle => name,
-        Shape::Engine { .. } => {
+        Shape::Engine { .. } | Shape::Value { .. } => {
             return Err(format!(
-                "{name}: no JS class for an engine object (`methods_js_engine` writes the driver's methods)"
+                "{name}: no JS class for an engine object or a value (`methods_js_engine` writes the driver's methods)"
             ))
         }
     };
@@ -334,7 +334,7 @@ fn class_texts(classes: &[Class], class: &Class, texts: &mut Texts) -> Result<()
                  return make(this.constructor, {export}(handle(this)));\n  }}\n"
             ));
         }
-        Shape::Engine { .. } => {}
+        Shape::Engine { .. } | Shape::Value { .. } => {}
     }
     for constructor in class.constructors {
         let (doc, js_doc) = (rust_doc(constructor.doc, ""), jsdoc(constructor.doc, "  "));

@@ -23,20 +23,25 @@ pub(crate) fn doc(text: &str, indent: &str) -> String {
     rust_doc(&kotlin_names(&kotlin_prose(text)), indent)
 }
 
-/// Each backticked snake_case name of `text` (`` `try_retry` ``) in lowerCamelCase
-/// (`` `tryRetry` ``); any other backticked text (`` `retryplan compile` ``) as it is.
+/// Each backticked snake_case name of `text` (`` `try_retry` ``, or a class's
+/// `` `Policy.from_compiled` ``) in lowerCamelCase (`` `tryRetry` ``,
+/// `` `Policy.fromCompiled` ``); any other backticked text (`` `retryplan compile` ``) as it is.
 fn kotlin_names(text: &str) -> String {
+    let snake = |part: &str| {
+        part.contains('_') && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    };
     let mut out = String::with_capacity(text.len());
     for (index, part) in text.split('`').enumerate() {
-        let snake =
-            part.contains('_') && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
         if index > 0 {
             out.push('`');
         }
-        if index % 2 == 1 && snake {
-            out.push_str(&camel_case(part));
-        } else {
-            out.push_str(part);
+        match part.split_once('.') {
+            _ if index % 2 == 0 => out.push_str(part),
+            _ if snake(part) => out.push_str(&camel_case(part)),
+            Some((class, name)) if class.chars().all(|c| c.is_ascii_alphanumeric()) && snake(name) => {
+                out.push_str(&format!("{class}.{}", camel_case(name)));
+            }
+            _ => out.push_str(part),
         }
     }
     out
@@ -62,8 +67,8 @@ fn class_text(classes: &[Class], class: &Class) -> Result<String, String> {
     let mut text = format!("\n{}#[derive(Debug, uniffi::Object)]\n", doc(class.doc, ""));
     let mut methods = String::new();
     match class.shape {
-        Shape::Engine { .. } => {
-            return Err(format!("{name}: an engine object is methods_kotlin_engine's, not a control"))
+        Shape::Engine { .. } | Shape::Value { .. } => {
+            return Err(format!("{name}: an engine object or a value is methods_kotlin_engine's, not a control"))
         }
         Shape::Bundle => {
             text.push_str(&format!("pub struct {name}(pub(crate) Arc<rp::{name}>);\n"));

@@ -1,7 +1,9 @@
 //! Kotlin (and Swift), through uniffi: the engine's classes of a family of the
 //! methods definition whose `kotlin` flag is on (`methods::DRIVER`:
 //! `bindings-kotlin/src/driver_generated.rs`; `methods::ENGINE`:
-//! `bindings-kotlin/src/operation_generated.rs`), each the `#[uniffi::export]`
+//! `bindings-kotlin/src/operation_generated.rs`; `methods::POLICY`:
+//! `bindings-kotlin/src/policy_generated.rs`, a shared value called without a
+//! lock, a core function given it first), each the `#[uniffi::export]`
 //! block of its methods, included by the file that keeps the object itself
 //! (the core's object behind a lock, registered for the wire's C path), what
 //! the block calls (`start`, and a `Through::Binding` function such as
@@ -36,9 +38,13 @@ use crate::output::{Output, HEADER};
 
 pub const DRIVER: &str = "bindings-kotlin/src/driver_generated.rs";
 pub const OPERATION: &str = "bindings-kotlin/src/operation_generated.rs";
+pub const POLICY: &str = "bindings-kotlin/src/policy_generated.rs";
 
 /// The definition's classes Kotlin has as records (values, `crate::records`), not objects.
 const KOTLIN_RECORDS: [&str; 1] = ["Outcome"];
+
+/// The core's types uniffi takes as they are (remote types): a value of one crosses without a conversion.
+const KOTLIN_AS_CORE: [&str; 1] = ["Class"];
 
 /// `driver_generated.rs`, from the driver's family.
 pub fn driver_output(family: &Family) -> Result<Output, String> {
@@ -48,6 +54,11 @@ pub fn driver_output(family: &Family) -> Result<Output, String> {
 /// `operation_generated.rs`, from the engine's family.
 pub fn engine_output(family: &Family) -> Result<Output, String> {
     family_output(family, OPERATION, "the engine's classes", "operation.rs")
+}
+
+/// `policy_generated.rs`, from the policy's family.
+pub fn policy_output(family: &Family) -> Result<Output, String> {
+    family_output(family, POLICY, "the policy's methods", "policy.rs")
 }
 
 /// The `#[uniffi::export]` blocks of `family` at `path`, included by `includer`.
@@ -89,8 +100,8 @@ fn kotlin_doc(method: &Method) -> String {
 
 fn class_text(class: &Class) -> Result<String, String> {
     let name = class.name;
-    let Shape::Engine { .. } = class.shape else {
-        return Err(format!("{name}: not an engine object (the controls are methods_kotlin's)"));
+    let (Shape::Engine { .. } | Shape::Value { .. }) = class.shape else {
+        return Err(format!("{name}: not an engine object or a value (the controls are methods_kotlin's)"));
     };
     let mut methods = String::new();
     for constructor in class.constructors {
@@ -129,6 +140,8 @@ fn param(owner: &str, arg: &Arg) -> Result<Param, String> {
         Arg::Now => Param::read("now_ms", "i64", "ms_in"),
         Arg::NowUnix => Param::read("now_unix_ms", "i64", "ms_in"),
         Arg::Count(count) => Param::read(count, "i32", "u32_in"),
+        Arg::Ms(name) => Param::read(name, "i64", "ms_in"),
+        Arg::OptionalMs(name) => Param::read(name, "Option<i64>", "opt_ms_in"),
         Arg::Token => Param::read("token", "Option<i64>", "opt_ms_in"),
         Arg::Flag(flag) => Param::plain(format!("{flag}: bool"), flag),
         Arg::Protocol => Param::plain("protocol: Protocol".to_owned(), "protocol"),
@@ -214,10 +227,15 @@ fn method_text(class: &Class, method: &Method) -> Result<String, String> {
         given.push("&mut output");
     }
     let core = method.call.unwrap_or(method.name);
+    // An engine object is behind a lock; a value is shared as it is.
+    let object = if matches!(class.shape, Shape::Value { .. }) { "self.0" } else { "lock(&self.0)" };
     let call = match method.through {
-        None => format!("lock(&self.0).{core}({})", given.join(", ")),
-        Some(Through::Lent { accessor, .. }) => format!("lock(&self.0).{accessor}().{core}({})", given.join(", ")),
+        None => format!("{object}.{core}({})", given.join(", ")),
+        Some(Through::Lent { accessor, .. }) => format!("{object}.{accessor}().{core}({})", given.join(", ")),
         Some(Through::Binding(function)) => format!("self.{function}({})", given.join(", ")),
+        Some(Through::Function { path, .. }) => {
+            format!("rp::{path}({})", ["&self.0"].iter().chain(&given).copied().collect::<Vec<_>>().join(", "))
+        }
     };
     let reads = reads(&params);
     let fails = matches!(
@@ -229,6 +247,8 @@ fn method_text(class: &Class, method: &Method) -> Result<String, String> {
             | Ret::ReceiptOrError
             | Ret::HeadersOrError
             | Ret::Record
+            | Ret::SpansOrError
+            | Ret::ValueOrError(_)
     );
     // A copy of the core's value crosses as a new object of the binding's class of its name.
     let object = if let Ret::Object(of) = method.ret { format!("Arc<{of}>") } else { String::new() };
@@ -249,7 +269,16 @@ fn method_text(class: &Class, method: &Method) -> Result<String, String> {
             ),
         ),
         Ret::Event => ("Option<Event>", format!("{call}.map(Into::into)")),
+        // Text the core writes as a `String` is already Kotlin's.
+        Ret::Text("String") => ("String", call),
         Ret::Text(_) => ("String", format!("{call}.to_string()")),
+        Ret::Compiled => ("Vec<u8>", call),
+        Ret::SpansOrError => ("Vec<i64>", format!("{call}?.into_iter().map(long_out).collect()")),
+        Ret::Value(ty) | Ret::ValueOrError(ty) => {
+            let fails = if fails { "?" } else { "" };
+            let converted = if KOTLIN_AS_CORE.contains(&ty) { "" } else { ".into()" };
+            (ty, format!("{call}{fails}{converted}"))
+        }
         Ret::Ms => ("i64", format!("long_out({call})")),
         Ret::OptionalMs => ("Option<i64>", format!("{call}.map(long_out)")),
         Ret::Count => ("i32", format!("count_out({call})")),
@@ -282,7 +311,7 @@ fn method_text(class: &Class, method: &Method) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::methods::{DRIVER, ENGINE};
+    use crate::methods::{DRIVER, ENGINE, POLICY};
 
     /// Every method of the driver's family reaches Kotlin's block, as a method of its own.
     #[test]
@@ -358,5 +387,58 @@ mod tests {
             "{kotlin}"
         );
         assert!(kotlin.contains("    /// Time left at `nowMs` before the deadline"), "{kotlin}");
+    }
+
+    /// Every method of the policy's family reaches Kotlin's block, called on the shared core value (no lock);
+    /// a core function is given the policy first, a core value Kotlin has a record of is converted, one uniffi
+    /// takes as the core's is not.
+    #[test]
+    fn every_policy_method_reaches_kotlin() {
+        let kotlin = policy_output(&POLICY).unwrap().text;
+        for method in POLICY.classes[0].methods {
+            assert!(kotlin.contains(&format!("    pub fn {}(&self", method.name)), "{}: {kotlin}", method.name);
+        }
+        assert!(!kotlin.contains("lock("), "{kotlin}");
+        assert!(kotlin.contains("        Ok(rp::outcomes::classify::classify(&self.0, &outcome)?)\n"), "{kotlin}");
+        assert!(kotlin.contains("        Ok(rp::explain(&self.0, deadline_ms, first_attempt_at_ms).into())\n"));
+        assert!(kotlin.contains("`Policy.fromCompiled`"), "{kotlin}");
+    }
+
+    /// A method added to the policy's family is one entry: its arguments read, the core's method or function
+    /// called on the policy, its value converted.
+    #[test]
+    fn a_new_policy_method_reaches_kotlin() {
+        use crate::methods::{getter, method};
+        let mut classes = POLICY.classes.to_vec();
+        let added = [
+            getter("max_attempts", "Attempts allowed in all, the first included.", Ret::Count),
+            Method {
+                through: Some(Through::Function { path: "engine::backoff::backoff_ceiling_ms", source: "" }),
+                ..method(
+                    "backoff_ceiling_ms",
+                    "The ceiling of retry `retry` after `elapsed_ms`.",
+                    &[Arg::Count("retry"), Arg::Ms("elapsed_ms")],
+                    Ret::SpansOrError,
+                )
+            },
+        ];
+        classes[0].methods = Box::leak([classes[0].methods, &added].concat().into_boxed_slice());
+        let family = Family { classes: Box::leak(classes.into_boxed_slice()), ..POLICY };
+        let kotlin = policy_output(&family).unwrap().text;
+        assert!(
+            kotlin.contains(
+                "    /// Attempts allowed in all, the first included.\n    pub fn max_attempts(&self) -> i32 {\n        \
+                 count_out(self.0.max_attempts())\n    }\n"
+            ),
+            "{kotlin}"
+        );
+        assert!(
+            kotlin.contains(
+                "    pub fn backoff_ceiling_ms(&self, retry: i32, elapsed_ms: i64) -> Result<Vec<i64>> {\n        \
+                 let retry = u32_in(\"retry\", retry)?;\n        let elapsed_ms = ms_in(\"elapsed_ms\", elapsed_ms)?;\n        \
+                 Ok(rp::engine::backoff::backoff_ceiling_ms(&self.0, retry, elapsed_ms)?.into_iter().map(long_out).collect())\n"
+            ),
+            "{kotlin}"
+        );
     }
 }

@@ -36,6 +36,10 @@ pub fn driver_output(family: &Family) -> Result<Output, String> {
 
 /// The classes of a Python-only `family` at `path`, included by `includer`.
 fn family_output(family: &Family, path: &'static str, what: &str, includer: &str) -> Result<Output, String> {
+    if !family.python {
+        let names: Vec<&str> = family.classes.iter().map(|class| class.name).collect();
+        return Err(format!("{}: Python keeps this family by hand (its `python` flag is off)", names.join(", ")));
+    }
     let mut text = format!(
         "// {HEADER}\n// From the definition of {what} (core/mirrors/src/methods.rs), included by {includer}.\n"
     );
@@ -120,6 +124,7 @@ fn class_text(classes: &[Class], class: &Class) -> Result<String, String> {
                 name.to_lowercase()
             ));
         }
+        Shape::Value { .. } => return Err(format!("{name}: Python keeps its value classes by hand")),
     }
     for (index, constructor) in class.constructors.iter().enumerate() {
         methods.push_str(&constructor_text(class, constructor, index == 0)?);
@@ -389,6 +394,9 @@ fn method_text(classes: &[Class], class: &Class, method: &Method) -> Result<Stri
     let (target, function) = match method.through {
         Some(Through::Binding(function)) => ("self".to_owned(), function),
         Some(Through::Lent { accessor, .. }) => (format!("self.inner.{accessor}()"), method.call.unwrap_or(name)),
+        Some(Through::Function { .. }) => {
+            return Err(format!("{}.{name}: no Python call of the core's free function", class.name))
+        }
         None if engine => ("self.inner".to_owned(), method.call.unwrap_or(name)),
         None => ("self.control()?".to_owned(), method.call.unwrap_or(name)),
     };
@@ -458,6 +466,9 @@ fn method_text(classes: &[Class], class: &Class, method: &Method) -> Result<Stri
             ("", "Res<Py<PyAny>>".to_owned(), format!("Ok({call}.into_field(py)?)"))
         }
         Ret::Object(of) => ("", format!("Res<Py{of}>"), format!("Ok(Py{of} {{ inner: *{call} }})")),
+        Ret::Compiled | Ret::SpansOrError | Ret::Value(_) | Ret::ValueOrError(_) => {
+            return Err(format!("{}.{name}: no Python result for {:?}", class.name, method.ret))
+        }
         Ret::Control(control) => {
             let Shape::Control { field, .. } = class_named(classes, control)?.shape else {
                 return Err(format!("{name}: {control} is not a control"));
@@ -590,5 +601,13 @@ mod tests {
         ] {
             assert!(python.contains(words), "{words}: {python}");
         }
+    }
+
+    /// A family whose `python` flag is off (the policy's: Python keeps its `Policy` by hand) is refused, naming
+    /// its class, rather than written over the class Python keeps.
+    #[test]
+    fn a_family_python_keeps_by_hand_is_refused() {
+        let error = engine_output(&crate::methods::POLICY).unwrap_err();
+        assert!(error.contains("Policy: Python keeps this family by hand"), "{error}");
     }
 }

@@ -108,6 +108,7 @@ fn method_stub(method: &Method) -> Result<String, String> {
         Ret::Text(_) => "str".to_owned(),
         Ret::Attempts => "Tuple[int, ...]".to_owned(),
         Ret::Object(class) => class.to_owned(),
+        other => return Err(format!("{name}: no Python stub of {other:?}")),
     };
     let doc = docstring(&python_doc(method), "        ");
     if method.getter {
