@@ -26,14 +26,14 @@ function errorOf(call) {
   assert.fail('expected a RetryplanError');
 }
 
-/** Each of `calls` (by the name the error gives it) throws unsupported, for the caller, with `advice` after its name. */
+/** Each of `calls` (named as its error names it) throws unsupported, the core's blame, `advice` after its name. */
 function assertUnsupported(calls, advice) {
   for (const [what, call] of Object.entries(calls)) {
     assert.deepEqual(
       errorOf(call),
       {
         code: 'unsupported',
-        blame: 'caller',
+        blame: 'configuration',
         field: what,
         config: undefined,
         message: `\`${what}\` cannot run here: ${advice}`,
@@ -80,7 +80,7 @@ test("propagation's incoming side is not in the runtime: answerHeaders says wher
   );
   for (const [what, call] of Object.entries(calls)) {
     const error = errorOf(call);
-    assert.deepEqual([error.code, error.blame, error.field], ['unsupported', 'caller', what], what);
+    assert.deepEqual([error.code, error.blame, error.field], ['unsupported', 'configuration', what], what);
     assert.match(error.message, /cannot run here: it is not in the browser runtime: a page serves no request/);
   }
   driver.free();
@@ -130,7 +130,7 @@ test("the runtime's retryFetch sends the core's headers cross-origin only when t
 test('new Policy(...) and new Dependency(...) say how each is made, in every build', () => {
   for (const api of [runtime, node, tools]) {
     const policy = errorOf(() => new api.Policy({ maxAttempts: 3 }));
-    assert.deepEqual([policy.code, policy.blame, policy.field], ['unsupported', 'caller', 'Policy']);
+    assert.deepEqual([policy.code, policy.blame, policy.field], ['unsupported', 'configuration', 'Policy']);
     assert.match(
       policy.message,
       /^`new Policy\(\.\.\.\)` cannot run here: a Policy is made by Policy\.fromCompiled\(form\)/,
