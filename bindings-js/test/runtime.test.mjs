@@ -177,7 +177,19 @@ test("the runtime's classes are its own (a Policy of another build is refused), 
   const form = tools.compilePolicy({ maxAttempts: 2 });
   const foreign = node.Policy.fromCompiled(form);
   const refused = errorOf(() => new runtime.Operation(foreign, 0));
-  assert.deepEqual([refused.code, refused.field], ['invalid_argument', 'policy']);
+  // A wrong object is one of the binding's refusals (BINDING's `instance`): the runtime's words are the code,
+  // field and key, Node's the core's invalid_argument template around the rule.
+  assert.deepEqual(
+    [refused.code, refused.field, refused.message],
+    ['invalid_argument', 'policy', 'invalid_argument at `policy`: instance'],
+  );
+  const own = runtime.Policy.fromCompiled(form);
+  const inNode = errorOf(() => new node.Operation(own, 0));
+  assert.deepEqual(
+    [inNode.code, inNode.field, inNode.message],
+    ['invalid_argument', 'policy', 'invalid argument `policy`: must be a Policy'],
+  );
+  own.free();
   assert.equal(runtime.RetryplanError, node.RetryplanError);
   assert.equal(runtime.GaveUpError, tools.GaveUpError);
   foreign.free();
