@@ -46,7 +46,6 @@ export const CONTROLS_ELSEWHERE =
 export function notCarried(what, elsewhere = ELSEWHERE) {
   // The core's words for `unsupported` ("`{0}` cannot run here: {1}").
   const error = new RetryplanError('unsupported', `\`${what}\` cannot run here: ${elsewhere}`);
-  error.blame = 'caller';
   error.field = what;
   return error;
 }
@@ -57,7 +56,6 @@ export function notConstructed(type, makers) {
     'unsupported',
     `\`new ${type}(...)\` cannot run here: a ${type} is made by ${makers}`,
   );
-  error.blame = 'caller';
   error.field = type;
   return error;
 }

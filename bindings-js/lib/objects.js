@@ -2,7 +2,8 @@
 // control): each holds a handle of the wasm's table (src/objects.rs), given
 // back by `free()` or by the garbage collector (a FinalizationRegistry).
 import { _free } from '../wasm/retryplan_js.js';
-import { RetryplanError, decided } from './convert.js';
+import { refuse } from './args.js';
+import { decided } from './convert.js';
 
 export const HANDLE = Symbol('retryplan.handle');
 
@@ -69,11 +70,8 @@ export class Held {
 /** Makes an object of `type` around the handle a wasm function returned (or throws the error it returned). */
 export const make = (type, handle) => hold(Object.create(type.prototype), decided(handle));
 
-/** The refusal of argument `name`, which must be a `typeName`. */
-const notA = (name, typeName) =>
-  Object.assign(new RetryplanError('invalid_argument', `invalid argument \`${name}\`: must be a ${typeName}`), {
-    field: name,
-  });
+/** The refusal of argument `name`, which must be a `typeName` (BINDING's `instance`, in the core's template). */
+const notA = (name, typeName) => refuse(name, 'instance', typeName);
 
 /** The handle of `value`, which must be a `type` (`name` is the argument); 0 when absent and `optional`. */
 export function handleOf(name, value, type, optional = false) {

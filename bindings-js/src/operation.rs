@@ -142,16 +142,7 @@ pub fn operation_key(handle: u32, of_driver: bool) -> i32 {
 /// attempt 1, as a decision record's `aborts_*`), as numbers, or the `RetryplanError`.
 #[wasm_bindgen(js_name = _operationRunning)]
 pub fn operation_running(handle: u32) -> JsValue {
-    either(with(handle, |operation| {
-        let mut words = [0.0; 4];
-        for attempt in operation.running_attempts().iter() {
-            let bit = attempt - 1; // 0..=127: the set holds 1..=128 only
-            if let Some(word) = words.get_mut((bit / 32) as usize) {
-                *word += f64::from(1u32 << (bit % 32));
-            }
-        }
-        Ok(numbers(&words))
-    }))
+    either(with(handle, |operation| Ok(numbers(&operation.running_attempts().words().map(f64::from)))))
 }
 
 /// The request id attempt `attempt` gets, as its two 32-bit halves (JS

@@ -230,7 +230,7 @@ test("Vite bundles a page that imports the default entry with a compiled policy,
         remainingMs: 700,
         hedge: false,
       });
-      assert.deepEqual(result.profile, { code: 'unsupported', field: 'Policy.profile', blame: 'caller' });
+      assert.deepEqual(result.profile, { code: 'unsupported', field: 'Policy.profile', blame: 'configuration' });
     });
   } finally {
     await server.close();

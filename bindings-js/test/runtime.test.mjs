@@ -26,14 +26,14 @@ function errorOf(call) {
   assert.fail('expected a RetryplanError');
 }
 
-/** Each of `calls` (by the name the error gives it) throws unsupported, for the caller, with `advice` after its name. */
+/** Each of `calls` (named as its error names it) throws unsupported, the core's blame, `advice` after its name. */
 function assertUnsupported(calls, advice) {
   for (const [what, call] of Object.entries(calls)) {
     assert.deepEqual(
       errorOf(call),
       {
         code: 'unsupported',
-        blame: 'caller',
+        blame: 'configuration',
         field: what,
         config: undefined,
         message: `\`${what}\` cannot run here: ${advice}`,
@@ -80,7 +80,7 @@ test("propagation's incoming side is not in the runtime: answerHeaders says wher
   );
   for (const [what, call] of Object.entries(calls)) {
     const error = errorOf(call);
-    assert.deepEqual([error.code, error.blame, error.field], ['unsupported', 'caller', what], what);
+    assert.deepEqual([error.code, error.blame, error.field], ['unsupported', 'configuration', what], what);
     assert.match(error.message, /cannot run here: it is not in the browser runtime: a page serves no request/);
   }
   driver.free();
@@ -130,7 +130,7 @@ test("the runtime's retryFetch sends the core's headers cross-origin only when t
 test('new Policy(...) and new Dependency(...) say how each is made, in every build', () => {
   for (const api of [runtime, node, tools]) {
     const policy = errorOf(() => new api.Policy({ maxAttempts: 3 }));
-    assert.deepEqual([policy.code, policy.blame, policy.field], ['unsupported', 'caller', 'Policy']);
+    assert.deepEqual([policy.code, policy.blame, policy.field], ['unsupported', 'configuration', 'Policy']);
     assert.match(
       policy.message,
       /^`new Policy\(\.\.\.\)` cannot run here: a Policy is made by Policy\.fromCompiled\(form\)/,
@@ -177,7 +177,19 @@ test("the runtime's classes are its own (a Policy of another build is refused), 
   const form = tools.compilePolicy({ maxAttempts: 2 });
   const foreign = node.Policy.fromCompiled(form);
   const refused = errorOf(() => new runtime.Operation(foreign, 0));
-  assert.deepEqual([refused.code, refused.field], ['invalid_argument', 'policy']);
+  // A wrong object is one of the binding's refusals (BINDING's `instance`): the runtime's words are the code,
+  // field and key, Node's the core's invalid_argument template around the rule.
+  assert.deepEqual(
+    [refused.code, refused.field, refused.message],
+    ['invalid_argument', 'policy', 'invalid_argument at `policy`: instance'],
+  );
+  const own = runtime.Policy.fromCompiled(form);
+  const inNode = errorOf(() => new node.Operation(own, 0));
+  assert.deepEqual(
+    [inNode.code, inNode.field, inNode.message],
+    ['invalid_argument', 'policy', 'invalid argument `policy`: must be a Policy'],
+  );
+  own.free();
   assert.equal(runtime.RetryplanError, node.RetryplanError);
   assert.equal(runtime.GaveUpError, tools.GaveUpError);
   foreign.free();

@@ -16,7 +16,8 @@
 //!   (`python_errors`) and Kotlin's `RetryplanError` with the `code`,
 //!   `description` and `blame` of any `RetryplanException` (`uniffi_errors`);
 //! - records: Python's `Decision` and `Action` subclasses, `Stats` counters
-//!   (`python_records`) and values (`python_values`); Kotlin's uniffi
+//!   (`python_records`) and values (`python_values`); JS's `Stats` counters
+//!   (`js_stats`); Kotlin's uniffi
 //!   records with their conversions (`uniffi_records`);
 //! - the core's free functions, from one table (`functions`) and their
 //!   signatures: Kotlin's (`uniffi_functions`), Python's with their stubs
@@ -49,6 +50,7 @@ mod js_outcomes;
 mod js_prose;
 mod js_records;
 mod js_rules;
+mod js_stats;
 mod js_wire;
 mod kotlin_http;
 mod kotlin_prose;
@@ -108,6 +110,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     functions_python::extend(root, &tables, &mut outputs)?;
     outputs.extend(functions_js::outputs(root, &tables)?);
     outputs.push(js_rules::output(root)?);
+    outputs.extend(js_stats::outputs(root)?);
     outputs.extend(telemetry::outputs());
     outputs.extend(propagation_names::outputs());
     Ok(outputs)

@@ -80,6 +80,24 @@ impl AttemptSet {
         self.0.count_ones()
     }
 
+    /// The set as four 32-bit words, the form every wire and binding carries
+    /// it in: word `w` holds attempts `32 * w + 1..=32 * w + 32`, attempt `n`
+    /// as bit `(n - 1) % 32` of word `(n - 1) / 32` (the decision record's
+    /// `aborts_1`, `aborts_33`, `aborts_65` and `aborts_97`).
+    ///
+    /// ```
+    /// use retryplan::AttemptSet;
+    /// let mut set = AttemptSet::EMPTY;
+    /// for attempt in [1, 32, 33, 66, 128] {
+    ///     set.insert(attempt);
+    /// }
+    /// assert_eq!(set.words(), [1 | 1 << 31, 1, 0b10, 1 << 31]);
+    /// ```
+    #[must_use]
+    pub fn words(&self) -> [u32; 4] {
+        [0, 1, 2, 3].map(|word| (self.0 >> (32 * word)) as u32)
+    }
+
     /// The attempt numbers in ascending order (one step per member: every
     /// ending walks its `abort_attempts`, mostly empty).
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {

@@ -6,7 +6,7 @@ use super::{index_of, refuse, word, Input, FLAG_HEDGE, NONE};
 use crate::config::error::Error;
 use crate::engine::operation::Operation;
 use crate::ground::named::Named;
-use crate::outcomes::decision::{AttemptSet, Decision, GiveUpReason};
+use crate::outcomes::decision::{Decision, GiveUpReason};
 
 record! {
     /// The decision record's word positions (an operation to its host).
@@ -153,23 +153,12 @@ pub fn encode_decision(decision: &Decision, record: &mut [i64; DECISION_WORDS]) 
     };
     record[decision::DECISION_KIND] = kind.word();
     if let Some(aborts) = aborts {
-        write_aborts(aborts, record);
+        let [aborts_1, aborts_33, aborts_65, aborts_97] = aborts.words();
+        record[decision::ABORTS_1] = aborts_1.into();
+        record[decision::ABORTS_33] = aborts_33.into();
+        record[decision::ABORTS_65] = aborts_65.into();
+        record[decision::ABORTS_97] = aborts_97.into();
     }
-}
-
-/// The attempts to abort as four 32-bit words (an ending's; 0 when none).
-fn write_aborts(aborts: AttemptSet, record: &mut [i64; DECISION_WORDS]) {
-    let mut words = [0i64; 4];
-    for attempt in aborts.iter() {
-        let bit = attempt.saturating_sub(1);
-        if let Some(slot) = words.get_mut((bit / 32) as usize) {
-            *slot |= 1 << (bit % 32);
-        }
-    }
-    record[decision::ABORTS_1] = words[0];
-    record[decision::ABORTS_33] = words[1];
-    record[decision::ABORTS_65] = words[2];
-    record[decision::ABORTS_97] = words[3];
 }
 
 impl Operation {

@@ -3,6 +3,7 @@ use crate::driver::wire::{InputKind, OutcomeKind, PUSHBACK_DO_NOT_RETRY};
 use crate::engine::operation::OperationOptions;
 use crate::headers::retry_after::Pushback;
 use crate::outcomes::classify::{GrpcCode, Outcome, Verdict};
+use crate::outcomes::decision::AttemptSet;
 use crate::policy::Policy;
 use alloc::string::String;
 use alloc::vec::Vec;
