@@ -15,16 +15,15 @@ package dev.retryplan
  * it raises [noEngineObject]'s error (build.sh puts it in uniffi's clone).
  */
 class Driver private constructor(private val native: Lean<NativeDriver>) : NativeDriver(NoHandle) {
+    /** The driver whose engine object is [handle] (one reference, now this wrapper's). */
+    private constructor(handle: Long) : this(Lean("Driver", handle) { NativeDriver(UniffiWithHandle, it) })
+
     constructor(
         policy: Policy,
         nowMs: Long,
         options: OperationOptions = OperationOptions(),
         driverOptions: DriverOptions = DriverOptions(),
-    ) : this(
-        Lean("Driver", Wire.new(policy, nowMs, options, driverOptions) ?: NativeDriver(policy, nowMs, options, driverOptions).use { it.uniffiCloneHandle() }) {
-            NativeDriver(UniffiWithHandle, it)
-        },
-    )
+    ) : this(Wire.new(policy, nowMs, options, driverOptions) ?: NativeDriver(policy, nowMs, options, driverOptions).use { it.uniffiCloneHandle() })
 
     /**
      * A driver for an operation serving a request whose context the core read
@@ -39,11 +38,7 @@ class Driver private constructor(private val native: Lean<NativeDriver>) : Nativ
         options: OperationOptions,
         driverOptions: DriverOptions,
         incoming: IncomingContext,
-    ) : this(
-        Lean("Driver", driverWithIncoming(policy, nowMs, options, driverOptions, incoming).use { it.uniffiCloneHandle() }) {
-            NativeDriver(UniffiWithHandle, it)
-        },
-    )
+    ) : this(driverWithIncoming(policy, nowMs, options, driverOptions, incoming).use { it.uniffiCloneHandle() })
 
     override fun destroy() = native.destroy()
 

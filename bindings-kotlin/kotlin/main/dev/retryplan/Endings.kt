@@ -21,44 +21,21 @@ sealed class OperationFailedException(
     cause: Throwable?,
     /** How the helper names the operation: the block's name, or an HTTP request's method and URL. */
     operation: String,
-) : IOException(endingMessage(decision, operation, idempotencyKey, lastOutcome) ?: decision.toString(), cause) {
-    /** Attempts started, hedges included. */
-    abstract val attempts: Int
-}
+    /** Attempts started, hedges included (the ending decision's count). */
+    val attempts: Int,
+) : IOException(endingMessage(decision, operation, idempotencyKey, lastOutcome) ?: decision.toString(), cause)
 
 /** The operation gave up: [reason] says why (`ATTEMPTS_EXHAUSTED`, `DEADLINE_INSUFFICIENT`, ...). */
-class GaveUpException(
-    decision: Decision.GaveUp,
-    idempotencyKey: String,
-    lastOutcome: Outcome?,
-    cause: Throwable?,
-    operation: String = OPERATION,
-) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation) {
+class GaveUpException(decision: Decision.GaveUp, idempotencyKey: String, lastOutcome: Outcome?, cause: Throwable?, operation: String = OPERATION) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts) {
     val reason: GiveUpReason = decision.reason
-    override val attempts: Int = decision.attempts
 }
 
 /** An unsafe write may have happened: look it up by [idempotencyKey], never repeat it blindly. */
-class ReconcileRequiredException(
-    decision: Decision.Reconcile,
-    idempotencyKey: String,
-    lastOutcome: Outcome?,
-    cause: Throwable?,
-    operation: String = OPERATION,
-) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation) {
-    override val attempts: Int = decision.attempts
-}
+class ReconcileRequiredException(decision: Decision.Reconcile, idempotencyKey: String, lastOutcome: Outcome?, cause: Throwable?, operation: String = OPERATION) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts)
 
 /** A conflict: re-read, recompute, and start a new operation before [deadlineMs]. */
-class RestartRequiredException(
-    decision: Decision.Restart,
-    idempotencyKey: String,
-    lastOutcome: Outcome?,
-    cause: Throwable?,
-    operation: String = OPERATION,
-) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation) {
+class RestartRequiredException(decision: Decision.Restart, idempotencyKey: String, lastOutcome: Outcome?, cause: Throwable?, operation: String = OPERATION) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts) {
     val deadlineMs: Long = decision.deadlineMs
-    override val attempts: Int = decision.attempts
 }
 
 /** How an ending names an operation with no name of its own (a lambda), as in every language. */

@@ -41,7 +41,7 @@ internal class Ended<T>(
     val value: T?,
     private val typed: () -> Ending,
     private val cause: Throwable?,
-    val key: String,
+    private val key: String,
     /** What is left of the time the returned value is readable in (the core's `readable_until_ms` less now), in ms; null: no limit. */
     internal val windowLeftMs: Long? = null,
 ) {
@@ -61,16 +61,13 @@ internal class Ended<T>(
         windowEnds.schedule({ runCatching { cut(value) } }, left.coerceAtLeast(0), java.util.concurrent.TimeUnit.MILLISECONDS)
     }
 
-    /** The typed ending, with the held error (if any) as its cause, naming [operation]. */
-    fun exception(operation: String): OperationFailedException {
-        val ending = typed()
-        return endingException(ending.decision, key, ending.lastResult?.outcome, cause, operation)
-            ?: throw IllegalStateException("retryplan: succeeded without a value to return")
-    }
-
-    /** The value, or the typed ending (naming [operation]) thrown. */
+    /** The value, or the typed ending (naming [operation]) thrown, with the held error (if any) as its cause. */
     @Suppress("UNCHECKED_CAST")
-    fun valueOrThrow(operation: String): T = if (returned) value as T else throw exception(operation)
+    fun valueOrThrow(operation: String): T {
+        if (returned) return value as T
+        val ending = typed()
+        throw endingException(ending.decision, key, ending.lastResult?.outcome, cause, operation) ?: IllegalStateException("retryplan: succeeded without a value to return")
+    }
 }
 
 /** Runs the cuts of returned bodies at their windows' ends: one daemon thread, made on first use. */

@@ -55,28 +55,35 @@ fun closeIfCloseable(value: Any?) {
     (value as? AutoCloseable)?.close()
 }
 
-internal fun driverFor(
-    policy: Policy,
-    dependency: Dependency?,
-    idempotencyKey: String?,
-    deadlineMs: Long?,
-    seed: Long?,
-    httpRequest: HttpRequest?,
-    stats: Stats?,
-    onDecision: ((Event) -> Unit)?,
-    clock: MonotonicClock,
-    returnsResponses: Boolean = false,
-    oneShotBody: Boolean = false,
-    request: RequestContext? = null,
-): Driver {
-    // The wire binds its native functions and checks the library's version on first use: before the clock
-    // starts, so a process's first operation does not spend its total timeout on that.
-    Wire.ready()
-    val options = OperationOptions(seed, idempotencyKey, deadlineMs, dependency, null, oneShotBody, httpRequest)
-    val driverOptions = DriverOptions(stats = stats, recordEvents = onDecision != null, returnsResponses = returnsResponses)
-    // Serving a request: the core starts the driver from the caller's context (deadline, key, layer).
-    if (request != null) return Driver(policy, clock.nowMs(), options, driverOptions, request.incoming)
-    return Driver(policy, clock.nowMs(), options, driverOptions)
+/**
+ * The options every helper takes besides the operation's own: the policy, the
+ * dependency called, the stats, the hooks and the clock. [operate] runs one
+ * operation under them; `retrying` (both), `RetryingHttpClient` and
+ * `RetryInterceptor` all go through it.
+ */
+internal class Helper(val policy: Policy, val dependency: Dependency?, val stats: Stats?, val onDecision: ((Event) -> Unit)?, val outcomeOfError: ((Throwable) -> Outcome?)?, val clock: MonotonicClock) {
+    /**
+     * Runs [body] over the host loop of one operation, its driver closed after:
+     * [io] is the helper's I/O, [request] the request being served (the core
+     * starts the driver from the caller's context), [http] an HTTP helper's
+     * request (its responses are returned values the core reads), [oneShot]
+     * its body can be sent once.
+     */
+    inline fun <T, R> operate(io: Io<T>, request: RequestContext?, http: HttpRequest? = null, oneShot: Boolean = false, idempotencyKey: String? = null, deadlineMs: Long? = null, seed: Long? = null, body: (Host<T>) -> R): R {
+        // The wire binds its native functions and checks the library's version on first use: before the clock
+        // starts, so a process's first operation does not spend its total timeout on that.
+        Wire.ready()
+        val options = OperationOptions(seed, idempotencyKey, deadlineMs, dependency, null, oneShot, http)
+        val driverOptions = DriverOptions(stats = stats, recordEvents = onDecision != null, returnsResponses = http != null)
+        val driver = if (request != null) Driver(policy, clock.nowMs(), options, driverOptions, request.incoming) else Driver(policy, clock.nowMs(), options, driverOptions)
+        return driver.use { body(Host(it, clock, io, onDecision, outcomeOfError, request)) }
+    }
+
+    /** [retrying] under these options, its endings naming the operation [operation]. */
+    suspend fun <T> retryingNamed(operation: String, idempotencyKey: String?, deadlineMs: Long?, seed: Long?, onDiscard: (T) -> Unit, block: suspend (Attempt) -> T): T {
+        val io = Io(null, ::failureOf, { false }, onDiscard)
+        return operate(io, RequestContext.current(), idempotencyKey = idempotencyKey, deadlineMs = deadlineMs, seed = seed) { it.run(block).valueOrThrow(operation) }
+    }
 }
 
 /**
@@ -113,25 +120,4 @@ suspend fun <T> retrying(
     clock: MonotonicClock = MonotonicClock.SYSTEM,
     seed: Long? = null,
     block: suspend (Attempt) -> T,
-): T = retryingNamed(operationName(block), policy, dependency, idempotencyKey, deadlineMs, stats, onDecision, outcomeOfError, onDiscard, clock, seed, block)
-
-/** [retrying], its endings naming the operation [operation]. */
-internal suspend fun <T> retryingNamed(
-    operation: String,
-    policy: Policy,
-    dependency: Dependency?,
-    idempotencyKey: String?,
-    deadlineMs: Long?,
-    stats: Stats?,
-    onDecision: ((Event) -> Unit)?,
-    outcomeOfError: ((Throwable) -> Outcome?)?,
-    onDiscard: (T) -> Unit,
-    clock: MonotonicClock,
-    seed: Long?,
-    block: suspend (Attempt) -> T,
-): T {
-    val request = RequestContext.current()
-    return driverFor(policy, dependency, idempotencyKey, deadlineMs, seed, null, stats, onDecision, clock, request = request).use { driver ->
-        Host(driver, clock, Io<T>(null, { failureOf(it) }, { false }, onDiscard), onDecision, outcomeOfError, request).run(block).valueOrThrow(operation)
-    }
-}
+): T = Helper(policy, dependency, stats, onDecision, outcomeOfError, clock).retryingNamed(operationName(block), idempotencyKey, deadlineMs, seed, onDiscard, block)

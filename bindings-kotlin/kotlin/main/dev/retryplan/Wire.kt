@@ -63,12 +63,10 @@ internal object Wire {
             (driverOptions == null || (driverOptions.stats == null && driverOptions.concurrency == null && !driverOptions.returnsResponses))
         val policyHandle = policyHandle
         if (!plain || policyHandle == null) return null
-        val driver = if (driverOptions == null) {
-            0
-        } else if (driverOptions.recordEvents) {
-            2
-        } else {
-            1
+        val driver = when {
+            driverOptions == null -> 0
+            driverOptions.recordEvents -> 2
+            else -> 1
         }
         val seeded = if (options.seed != null) 1 else 0
         return retryplan_kotlin_new(policyHandle.getLong(policy), nowMs, options.seed ?: 0, seeded, options.deadlineMs ?: W.NONE, driver).takeIf { it != 0L }

@@ -5,7 +5,7 @@ import dev.retryplan.Decision
 import dev.retryplan.Dependency
 import dev.retryplan.Event
 import dev.retryplan.Handoff
-import dev.retryplan.Host
+import dev.retryplan.Helper
 import dev.retryplan.HttpReading
 import dev.retryplan.IDEMPOTENCY_KEY_HEADER
 import dev.retryplan.Io
@@ -15,7 +15,6 @@ import dev.retryplan.Policy
 import dev.retryplan.RequestContext
 import dev.retryplan.Stats
 import dev.retryplan.blocking.blocking
-import dev.retryplan.driverFor
 import dev.retryplan.eachRequestHeader
 import dev.retryplan.httpFailureOf
 import java.net.http.HttpClient
@@ -45,15 +44,9 @@ data class RetriedResponse<T>(val decision: Decision, val response: HttpResponse
  * closed; a success's body is the caller's. Redirects are the client's
  * (`followRedirects`; the JDK's default, `NEVER`, returns the 3xx).
  */
-class RetryingHttpClient(
-    private val client: HttpClient,
-    private val policy: Policy,
-    private val dependency: Dependency? = null,
-    private val stats: Stats? = null,
-    private val onDecision: ((Event) -> Unit)? = null,
-    private val outcomeOfError: ((Throwable) -> Outcome?)? = null,
-    private val clock: MonotonicClock = MonotonicClock.SYSTEM,
-) {
+class RetryingHttpClient(private val client: HttpClient, policy: Policy, dependency: Dependency? = null, stats: Stats? = null, onDecision: ((Event) -> Unit)? = null, outcomeOfError: ((Throwable) -> Outcome?)? = null, clock: MonotonicClock = MonotonicClock.SYSTEM) {
+    private val helper = Helper(policy, dependency, stats, onDecision, outcomeOfError, clock)
+
     /**
      * Sends [request] (copied per attempt) until the core answers an ending,
      * blocking the calling thread (interrupt it to cancel: `InterruptedException`).
@@ -85,10 +78,9 @@ class RetryingHttpClient(
         val template = request.copy().build()
         // A key the caller already set makes the request keyed by that exact key: the core's rule (Policy.httpRequest).
         val callerKey = template.headers().firstValue(IDEMPOTENCY_KEY_HEADER).orElse(null)
-        val http = policy.httpRequest(template.method(), idempotent, callerKey)
-        return driverFor(policy, dependency, null, null, null, http, stats, onDecision, clock, true, request = served).use { driver ->
-            val read = { response: HttpResponse<T> -> HttpReading(response.statusCode().toLong()) { response.headers().firstValue(it).orElse(null) } }
-            val host = Host(driver, clock, Io<HttpResponse<T>>(read, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody), onDecision, outcomeOfError, served)
+        val http = helper.policy.httpRequest(template.method(), idempotent, callerKey)
+        val read = { response: HttpResponse<T> -> HttpReading(response.statusCode().toLong()) { response.headers().firstValue(it).orElse(null) } }
+        return helper.operate(Io<HttpResponse<T>>(read, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody), served, http) { host ->
             val ownTimeout = template.timeout().orElse(null)
             val ended = host.run { attempt -> client.sendAsync(copy(request, ownTimeout, attempt), bodyHandler).await(::closeBody) }
             ended.cutFailedBodyAtAbort(::closeBody)

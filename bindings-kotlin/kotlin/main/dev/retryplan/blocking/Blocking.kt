@@ -4,13 +4,13 @@ import dev.retryplan.Attempt
 import dev.retryplan.Dependency
 import dev.retryplan.Event
 import dev.retryplan.Handoff
+import dev.retryplan.Helper
 import dev.retryplan.MonotonicClock
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.Stats
 import dev.retryplan.closeIfCloseable
 import dev.retryplan.operationName
-import dev.retryplan.retryingNamed
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
@@ -102,21 +102,8 @@ fun <T> blocking(
  * Interrupting the calling thread cancels the operation (it gives up,
  * `cancelled`) and every attempt, then throws `InterruptedException`.
  */
-fun <T> retrying(
-    policy: Policy,
-    dependency: Dependency? = null,
-    idempotencyKey: String? = null,
-    deadlineMs: Long? = null,
-    stats: Stats? = null,
-    onDecision: ((Event) -> Unit)? = null,
-    outcomeOfError: ((Throwable) -> Outcome?)? = null,
-    onDiscard: (T) -> Unit = ::closeIfCloseable,
-    clock: MonotonicClock = MonotonicClock.SYSTEM,
-    seed: Long? = null,
-    block: (Attempt) -> T,
-): T = blocking {
-    val operation = operationName(block)
-    retryingNamed(operation, policy, dependency, idempotencyKey, deadlineMs, stats, onDecision, outcomeOfError, onDiscard, clock, seed) { attempt ->
+fun <T> retrying(policy: Policy, dependency: Dependency? = null, idempotencyKey: String? = null, deadlineMs: Long? = null, stats: Stats? = null, onDecision: ((Event) -> Unit)? = null, outcomeOfError: ((Throwable) -> Outcome?)? = null, onDiscard: (T) -> Unit = ::closeIfCloseable, clock: MonotonicClock = MonotonicClock.SYSTEM, seed: Long? = null, block: (Attempt) -> T): T = blocking {
+    Helper(policy, dependency, stats, onDecision, outcomeOfError, clock).retryingNamed(operationName(block), idempotencyKey, deadlineMs, seed, onDiscard) { attempt ->
         interruptible(onDiscard) { block(attempt) }
     }
 }

@@ -5,7 +5,7 @@ import dev.retryplan.Decision
 import dev.retryplan.Dependency
 import dev.retryplan.Event
 import dev.retryplan.Failure
-import dev.retryplan.Host
+import dev.retryplan.Helper
 import dev.retryplan.HttpReading
 import dev.retryplan.IDEMPOTENCY_KEY_HEADER
 import dev.retryplan.Io
@@ -16,7 +16,6 @@ import dev.retryplan.RequestContext
 import dev.retryplan.Stats
 import dev.retryplan.blocking.blocking
 import dev.retryplan.blocking.interruptible
-import dev.retryplan.driverFor
 import dev.retryplan.eachRequestHeader
 import dev.retryplan.httpFailureOf
 import okhttp3.Call
@@ -70,14 +69,9 @@ val Response.retryDecision: Decision? get() = request().tag(RetryTag::class.java
  * attempt carries the core's outgoing headers, and a give-up decides the
  * request's answer headers.
  */
-class RetryInterceptor @JvmOverloads constructor(
-    private val policy: Policy,
-    private val dependency: Dependency? = null,
-    private val stats: Stats? = null,
-    private val onDecision: ((Event) -> Unit)? = null,
-    private val outcomeOfError: ((Throwable) -> Outcome?)? = null,
-    private val clock: MonotonicClock = MonotonicClock.SYSTEM,
-) : Interceptor {
+class RetryInterceptor @JvmOverloads constructor(policy: Policy, dependency: Dependency? = null, stats: Stats? = null, onDecision: ((Event) -> Unit)? = null, outcomeOfError: ((Throwable) -> Outcome?)? = null, clock: MonotonicClock = MonotonicClock.SYSTEM) : Interceptor {
+    private val helper = Helper(policy, dependency, stats, onDecision, outcomeOfError, clock)
+
     /** The attempt calls this interceptor made, and their request and timeout: let through, not retried again. */
     private val attempts = Collections.synchronizedMap(IdentityHashMap<Call, Pair<Request, Int>>())
 
@@ -92,13 +86,10 @@ class RetryInterceptor @JvmOverloads constructor(
         if (call.isCanceled) throw IOException("Canceled")
         val request = chain.request()
         // A key the caller set makes the request keyed by that exact key: the core's rule (Policy.httpRequest).
-        val http = policy.httpRequest(request.method(), request.tag(Idempotent::class.java)?.value, request.header(IDEMPOTENCY_KEY_HEADER))
-        val oneShot = isOneShot(request.body())
+        val http = helper.policy.httpRequest(request.method(), request.tag(Idempotent::class.java)?.value, request.header(IDEMPOTENCY_KEY_HEADER))
+        val io = Io<Response>({ HttpReading(it.code().toLong(), it::header) }, ::okHttpFailureOf, ::invalidRequest, Response::close)
         // The request being served, carried as the call's tag (OkHttpClient.within): no ThreadLocal.
-        val served = request.tag(RequestContext::class.java)
-        return driverFor(policy, dependency, null, null, null, http, stats, onDecision, clock, true, oneShot, served).use { driver ->
-            val io = Io<Response>({ HttpReading(it.code().toLong(), it::header) }, ::okHttpFailureOf, ::invalidRequest, Response::close)
-            val host = Host(driver, clock, io, onDecision, outcomeOfError, served)
+        return helper.operate(io, request.tag(RequestContext::class.java), http, isOneShot(request.body())) { host ->
             val tag = RetryTag(host.key)
             val calls = Collections.synchronizedList(ArrayList<Call>())
 
