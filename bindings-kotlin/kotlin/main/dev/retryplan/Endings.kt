@@ -26,15 +26,33 @@ sealed class OperationFailedException(
 ) : IOException(endingMessage(decision, operation, idempotencyKey, lastOutcome) ?: decision.toString(), cause)
 
 /** The operation gave up: [reason] says why (`ATTEMPTS_EXHAUSTED`, `DEADLINE_INSUFFICIENT`, ...). */
-class GaveUpException(decision: Decision.GaveUp, idempotencyKey: String, lastOutcome: Outcome?, cause: Throwable?, operation: String = OPERATION) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts) {
+class GaveUpException(
+    decision: Decision.GaveUp,
+    idempotencyKey: String,
+    lastOutcome: Outcome?,
+    cause: Throwable?,
+    operation: String = OPERATION,
+) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts) {
     val reason: GiveUpReason = decision.reason
 }
 
 /** An unsafe write may have happened: look it up by [idempotencyKey], never repeat it blindly. */
-class ReconcileRequiredException(decision: Decision.Reconcile, idempotencyKey: String, lastOutcome: Outcome?, cause: Throwable?, operation: String = OPERATION) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts)
+class ReconcileRequiredException(
+    decision: Decision.Reconcile,
+    idempotencyKey: String,
+    lastOutcome: Outcome?,
+    cause: Throwable?,
+    operation: String = OPERATION,
+) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts)
 
 /** A conflict: re-read, recompute, and start a new operation before [deadlineMs]. */
-class RestartRequiredException(decision: Decision.Restart, idempotencyKey: String, lastOutcome: Outcome?, cause: Throwable?, operation: String = OPERATION) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts) {
+class RestartRequiredException(
+    decision: Decision.Restart,
+    idempotencyKey: String,
+    lastOutcome: Outcome?,
+    cause: Throwable?,
+    operation: String = OPERATION,
+) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts) {
     val deadlineMs: Long = decision.deadlineMs
 }
 

@@ -44,7 +44,15 @@ data class RetriedResponse<T>(val decision: Decision, val response: HttpResponse
  * closed; a success's body is the caller's. Redirects are the client's
  * (`followRedirects`; the JDK's default, `NEVER`, returns the 3xx).
  */
-class RetryingHttpClient(private val client: HttpClient, policy: Policy, dependency: Dependency? = null, stats: Stats? = null, onDecision: ((Event) -> Unit)? = null, outcomeOfError: ((Throwable) -> Outcome?)? = null, clock: MonotonicClock = MonotonicClock.SYSTEM) {
+class RetryingHttpClient(
+    private val client: HttpClient,
+    policy: Policy,
+    dependency: Dependency? = null,
+    stats: Stats? = null,
+    onDecision: ((Event) -> Unit)? = null,
+    outcomeOfError: ((Throwable) -> Outcome?)? = null,
+    clock: MonotonicClock = MonotonicClock.SYSTEM,
+) {
     private val helper = Helper(policy, dependency, stats, onDecision, outcomeOfError, clock)
 
     /**

@@ -102,7 +102,19 @@ fun <T> blocking(
  * Interrupting the calling thread cancels the operation (it gives up,
  * `cancelled`) and every attempt, then throws `InterruptedException`.
  */
-fun <T> retrying(policy: Policy, dependency: Dependency? = null, idempotencyKey: String? = null, deadlineMs: Long? = null, stats: Stats? = null, onDecision: ((Event) -> Unit)? = null, outcomeOfError: ((Throwable) -> Outcome?)? = null, onDiscard: (T) -> Unit = ::closeIfCloseable, clock: MonotonicClock = MonotonicClock.SYSTEM, seed: Long? = null, block: (Attempt) -> T): T = blocking {
+fun <T> retrying(
+    policy: Policy,
+    dependency: Dependency? = null,
+    idempotencyKey: String? = null,
+    deadlineMs: Long? = null,
+    stats: Stats? = null,
+    onDecision: ((Event) -> Unit)? = null,
+    outcomeOfError: ((Throwable) -> Outcome?)? = null,
+    onDiscard: (T) -> Unit = ::closeIfCloseable,
+    clock: MonotonicClock = MonotonicClock.SYSTEM,
+    seed: Long? = null,
+    block: (Attempt) -> T,
+): T = blocking {
     Helper(policy, dependency, stats, onDecision, outcomeOfError, clock).retryingNamed(operationName(block), idempotencyKey, deadlineMs, seed, onDiscard) { attempt ->
         interruptible(onDiscard) { block(attempt) }
     }

@@ -69,7 +69,14 @@ val Response.retryDecision: Decision? get() = request().tag(RetryTag::class.java
  * attempt carries the core's outgoing headers, and a give-up decides the
  * request's answer headers.
  */
-class RetryInterceptor @JvmOverloads constructor(policy: Policy, dependency: Dependency? = null, stats: Stats? = null, onDecision: ((Event) -> Unit)? = null, outcomeOfError: ((Throwable) -> Outcome?)? = null, clock: MonotonicClock = MonotonicClock.SYSTEM) : Interceptor {
+class RetryInterceptor @JvmOverloads constructor(
+    policy: Policy,
+    dependency: Dependency? = null,
+    stats: Stats? = null,
+    onDecision: ((Event) -> Unit)? = null,
+    outcomeOfError: ((Throwable) -> Outcome?)? = null,
+    clock: MonotonicClock = MonotonicClock.SYSTEM,
+) : Interceptor {
     private val helper = Helper(policy, dependency, stats, onDecision, outcomeOfError, clock)
 
     /** The attempt calls this interceptor made, and their request and timeout: let through, not retried again. */
