@@ -216,7 +216,8 @@ internal class Host<T>(
     private fun attemptOf(out: LongArray) = Attempt(
         out[W.OUT_ATTEMPT].toInt(), out[W.OUT_TIMEOUT_MS], out[W.OUT_ABORT_AT_MS], Wire.requestId(out[W.OUT_REQUEST_ID_HIGH], out[W.OUT_REQUEST_ID_LOW]), key, out[W.OUT_REMAINING_MS],
         out[W.OUT_FLAGS] and W.FLAG_HEDGE != 0L, out[W.OUT_FLAGS] and W.FLAG_SEND_IDEMPOTENCY_KEY != 0L,
-        if (propagates) driver.outgoingHeaders(out[W.OUT_ATTEMPT].toInt(), clock.nowMs(), Protocol.HTTP) else emptyList(),
+        // java.util's empty list, not Kotlin's `emptyList()`: its `CollectionsKt` facade would load on a process's first attempt.
+        if (propagates) driver.outgoingHeaders(out[W.OUT_ATTEMPT].toInt(), clock.nowMs(), Protocol.HTTP) else java.util.Collections.emptyList(),
     )
 
     /** Runs one attempt in its own coroutine and posts what it ended with to the loop. */

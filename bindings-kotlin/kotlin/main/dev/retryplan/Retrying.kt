@@ -43,7 +43,7 @@ data class Attempt(
      * inside a request being served ([RequestContext]) and leaves them empty
      * outside one.
      */
-    val propagationHeaders: List<HeaderField> = emptyList(),
+    val propagationHeaders: List<HeaderField> = java.util.Collections.emptyList(),
 ) {
     /** The old name of [attempt]; kept for one release. */
     @Deprecated("renamed to attempt, the name every binding uses", ReplaceWith("attempt"))

@@ -116,7 +116,7 @@ internal object Wire {
 
     /** The attempts in the four `aborts_` words: bit n of the i-th word is attempt 32 i + n + 1, ascending. */
     fun attempts(vararg words: Long): List<Int> {
-        if (words.all { it == 0L }) return emptyList()
+        if (words.all { it == 0L }) return java.util.Collections.emptyList()
         val list = ArrayList<Int>()
         words.forEachIndexed { i, word -> for (bit in 0 until 32) if (word ushr bit and 1L == 1L) list += 32 * i + bit + 1 }
         return list
