@@ -41,7 +41,7 @@ export class Operation extends Running {
     return decisionOf(_operationPoll(handle(this), ms('nowMs', nowMs), false));
   }
 
-  /** Reports how attempt `attempt` ended and returns the next decision. */
+  /** Reports how attempt `attempt` ended (for an HTTP response, `Outcome.fromHttp`) and returns the next decision. */
   onOutcome(nowMs, attempt, outcome) {
     const now = ms('nowMs', nowMs);
     const at = attemptOf(attempt);
@@ -49,7 +49,7 @@ export class Operation extends Running {
     return decisionOf(_operationOutcome(handle(this), now, at, words.kind, words.code, words.delay, words.errorCode));
   }
 
-  /** The caller abandons the operation: gives up with reason `cancelled`. */
+  /** The caller abandons the operation: it gives up (`cancelled`), listing the running attempts to abort. */
   cancel(nowMs) {
     return decisionOf(_operationPoll(handle(this), ms('nowMs', nowMs), true));
   }
@@ -70,7 +70,7 @@ export class Operation extends Running {
     return this.remainingMs(nowMs);
   }
 
-  /** The request id attempt `attempt` (1-based) gets (16 hex digits). */
+  /** The request id attempt `attempt` (1-based) gets (16 lowercase hex digits). */
   requestId(attempt) {
     const id = numbers(_operationRequestId(handle(this), attemptOf(attempt)));
     return requestIdText(id[0], id[1]);

@@ -17,7 +17,7 @@ impl Operation {
         Ok(lock(&self.0).poll(now_ms)?.into())
     }
 
-    /// Reports how attempt `attempt` ended and returns the next decision.
+    /// Reports how attempt `attempt` ended (for an HTTP response, `outcomeFromHttp`) and returns the next decision.
     pub fn on_outcome(&self, now_ms: i64, attempt: i32, outcome: Outcome) -> Result<Decision> {
         let now_ms = ms_in("now_ms", now_ms)?;
         let attempt = u32_in("attempt", attempt)?;
@@ -25,7 +25,7 @@ impl Operation {
         Ok(lock(&self.0).on_outcome(now_ms, attempt, &outcome)?.into())
     }
 
-    /// The caller abandons the operation: gives up with reason `cancelled`.
+    /// The caller abandons the operation: it gives up (`cancelled`), listing the running attempts to abort.
     pub fn cancel(&self, now_ms: i64) -> Result<Decision> {
         let now_ms = ms_in("now_ms", now_ms)?;
         Ok(lock(&self.0).cancel(now_ms)?.into())
@@ -42,7 +42,7 @@ impl Operation {
         Ok(long_out(lock(&self.0).remaining_ms(now_ms)))
     }
 
-    /// The request id attempt `attempt` (1-based) gets (16 hex digits).
+    /// The request id attempt `attempt` (1-based) gets (16 lowercase hex digits).
     pub fn request_id(&self, attempt: i32) -> Result<String> {
         let attempt = u32_in("attempt", attempt)?;
         Ok(lock(&self.0).request_id(attempt).to_string())

@@ -40,7 +40,7 @@ impl PyOperation {
         Ok(decision_to_py(py, self.inner.poll(NOW.read(now, now_ms)?)?)?)
     }
 
-    /// Reports how attempt `attempt` ended and returns the next decision.
+    /// Reports how attempt `attempt` ended (for an HTTP response, `Outcome.from_http`) and returns the next decision.
     #[pyo3(signature = (now = None, attempt = None, outcome = None, *, now_ms = None))]
     fn on_outcome(&mut self, py: Python<'_>, now: Arg, attempt: Arg, outcome: Arg, now_ms: Arg) -> Res<Py<PyAny>> {
         let now = NOW.read(now, now_ms)?;
@@ -49,7 +49,7 @@ impl PyOperation {
         Ok(decision_to_py(py, self.inner.on_outcome(now, attempt, outcome)?)?)
     }
 
-    /// The caller abandons the operation: gives up with reason `cancelled`.
+    /// The caller abandons the operation: it gives up (`cancelled`), listing the running attempts to abort.
     #[pyo3(signature = (now = None, *, now_ms = None))]
     fn cancel(&mut self, py: Python<'_>, now: Arg, now_ms: Arg) -> Res<Py<PyAny>> {
         Ok(decision_to_py(py, self.inner.cancel(NOW.read(now, now_ms)?)?)?)
@@ -74,7 +74,7 @@ impl PyOperation {
         Ok(self.inner.remaining_ms(NOW.read(now, now_ms)?))
     }
 
-    /// The request id attempt `attempt` (1-based) gets (16 hex digits).
+    /// The request id attempt `attempt` (1-based) gets (16 lowercase hex digits).
     fn request_id(&self, attempt: &Bound<'_, PyAny>) -> Res<String> {
         Ok(self.inner.request_id(u32_arg("attempt", attempt)?).to_string())
     }

@@ -455,12 +455,13 @@ class Operation:
     def poll(self, *, now_ms: int) -> Decision: ...
     @overload
     def on_outcome(self, now: float, attempt: int, outcome: Outcome) -> Decision:
-        """Reports how attempt ``attempt`` ended and returns the next decision."""
+        """Reports how attempt ``attempt`` ended (for an HTTP response, ``Outcome.from_http``) and returns the next
+        decision."""
     @overload
     def on_outcome(self, *, attempt: int, outcome: Outcome, now_ms: int) -> Decision: ...
     @overload
     def cancel(self, now: float) -> Decision:
-        """The caller abandons the operation: gives up with reason ``cancelled``."""
+        """The caller abandons the operation: it gives up (``cancelled``), listing the running attempts to abort."""
     @overload
     def cancel(self, *, now_ms: int) -> Decision: ...
     def next_wakeup_ms(self) -> Optional[int]:
@@ -478,7 +479,7 @@ class Operation:
     @deprecated("renamed remaining_ms")
     def remaining_budget_ms(self, *, now_ms: int) -> int: ...
     def request_id(self, attempt: int) -> str:
-        """The request id attempt ``attempt`` (1-based) gets (16 hex digits)."""
+        """The request id attempt ``attempt`` (1-based) gets (16 lowercase hex digits)."""
     @property
     def idempotency_key(self) -> str:
         """The stable idempotency key of every attempt (the operation id)."""

@@ -248,7 +248,7 @@ mod tests {
 
     /// No generated declaration (`.d.ts`), nor the JSDoc of the JS written from the core's functions and
     /// controls, carries a Rust spelling of the core's docs: a path (`::`) or a generic type. (`lib/index.d.ts`
-    /// is hand-written around the driver's section, which `typescript_methods`'s test checks.)
+    /// is hand-written around the driver's and the operation's sections, which `typescript_methods`'s test checks.)
     #[test]
     fn no_rust_spelling_reaches_a_generated_declaration() {
         let outputs = crate::generate(&crate::workspace_root()).unwrap();

@@ -27,7 +27,7 @@
 //!   JS's wasm exports with the classes calling them; and the engine's
 //!   `Operation` and `Driver` (`methods::ENGINE`, `methods::DRIVER`): Python's
 //!   and Kotlin's exports, JS's class methods (`methods_js_engine`) and the
-//!   `Driver`'s TypeScript declarations (`typescript_methods`); and the
+//!   TypeScript declarations of their methods (`typescript_methods`); and the
 //!   `Policy`'s methods whose logic is the core's (`methods::POLICY`): Kotlin's.
 //!
 //! It also writes the vectors' schema (the policy's shapes from the core's
@@ -106,7 +106,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.push(kotlin_http::output());
     outputs.push(kotlin_wire::output(root, &tables)?);
     bindings_methods::extend(root, &mut outputs)?;
-    outputs.push(typescript_methods::driver_output(root, &methods::DRIVER)?);
+    outputs.push(typescript_methods::output(root, &[&methods::DRIVER, &methods::ENGINE])?);
     functions_python::extend(root, &tables, &mut outputs)?;
     outputs.extend(functions_js::outputs(root, &tables)?);
     outputs.push(js_rules::output(root)?);

@@ -477,13 +477,14 @@ pub const ENGINE: Family = Family {
             ),
             method(
                 "on_outcome",
-                "Reports how attempt `attempt` ended and returns the next decision.",
+                "Reports how attempt `attempt` ended (for an HTTP response, `Outcome::from_http`) and returns the \
+                 next decision.",
                 &[Arg::Now, Arg::Count("attempt"), Arg::Instance { name: "outcome", class: "Outcome" }],
                 Ret::DecisionOrError,
             ),
             method(
                 "cancel",
-                "The caller abandons the operation: gives up with reason `cancelled`.",
+                "The caller abandons the operation: it gives up (`cancelled`), listing the running attempts to abort.",
                 &[Arg::Now],
                 Ret::DecisionOrError,
             ),
@@ -511,7 +512,7 @@ pub const ENGINE: Family = Family {
             },
             method(
                 "request_id",
-                "The request id attempt `attempt` (1-based) gets (16 hex digits).",
+                "The request id attempt `attempt` (1-based) gets (16 lowercase hex digits).",
                 &[Arg::Count("attempt")],
                 Ret::Text("RequestId"),
             ),

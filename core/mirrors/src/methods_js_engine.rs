@@ -94,6 +94,10 @@ const DRIVER_SPELLING: Spelling = Spelling {
     plain_values: false,
 };
 
+/// The methods (`Class.name`) of the engine's family JS's `Operation` does not have (nor its declarations,
+/// `typescript_methods`): JS's class does not show its policy.
+pub(crate) const OPERATION_NOT_EXPOSED: &[&str] = &["Operation.policy"];
+
 /// JS's `Operation`: a poll and a cancel are one export (`_operationPoll`, cancelling or not), the next wakeup
 /// is read from the state view, and JS's class does not show its policy.
 const OPERATION_SPELLING: Spelling = Spelling {
@@ -109,7 +113,7 @@ const OPERATION_SPELLING: Spelling = Spelling {
     ],
     which: &[("Operation.poll", "false"), ("Operation.cancel", "true")],
     state: &[("Operation.next_wakeup_ms", 0)],
-    not_exposed: &["Operation.policy"],
+    not_exposed: OPERATION_NOT_EXPOSED,
     outcome_words: true,
     plain_values: true,
 };
@@ -185,12 +189,15 @@ fn alias_text(key: &str, method: &Method) -> Result<String, String> {
         [Arg::Now] => "nowMs",
         _ => return Err(format!("{key}: JS's aliases take a clock reading or nothing")),
     };
-    // The definition's "Deprecated alias of ...": JSDoc's tag says the first word.
+    let (doc, name, call) = (alias_doc(method), camel(method.name, false), camel(call, false));
+    Ok(format!("{doc}  {name}({params}) {{\n    return this.{call}({params});\n  }}\n"))
+}
+
+/// The JSDoc of a deprecated alias: the definition's "Deprecated alias of ...", whose first word JSDoc's tag says.
+pub(crate) fn alias_doc(method: &Method) -> String {
     let text = js_doc(method);
     let text = text.strip_prefix("Deprecated a").map_or(text.clone(), |rest| format!("A{rest}"));
-    let doc = wrapped(&format!("@deprecated {text}"));
-    let (name, call) = (camel(method.name, false), camel(call, false));
-    Ok(format!("{doc}  {name}({params}) {{\n    return this.{call}({params});\n  }}\n"))
+    wrapped(&format!("@deprecated {text}"))
 }
 
 /// The definition's doc of `method` as JS's `Driver` or `Operation` takes it: its clock readings `nowMs` and
