@@ -8,7 +8,7 @@
 //! `openMs` is `invalid_config` at `breaker.open_ms`, as in JSON.
 //!
 //! The objects are generated (`controls_generated.rs`, from the one
-//! definition in core/mirrors/src/methods.rs); this file keeps where a
+//! definition in core/mirrors/src/methods/table.rs); this file keeps where a
 //! control lives.
 
 use std::sync::Arc;

@@ -6,7 +6,7 @@
 //! C path of `wire.rs`).
 //!
 //! The driver's typed methods are generated (`driver_generated.rs`, from the
-//! driver's family in core/mirrors/src/methods.rs, as Python's are); this file
+//! driver's family in core/mirrors/src/methods/table.rs, as Python's are); this file
 //! keeps the object, what those methods call (`start`, `hand_in`,
 //! `hand_in_response`) and Kotlin's own methods (`handle_failure`,
 //! `read_response`).

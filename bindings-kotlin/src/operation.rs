@@ -2,7 +2,7 @@
 //! shared counters. (The free functions, headers, deadline propagation and
 //! admission, are generated from the core's signatures: `functions.rs`.) The
 //! operation's typed methods are generated too (`operation_generated.rs`, from
-//! the engine's family in core/mirrors/src/methods.rs, as Python's are); this
+//! the engine's family in core/mirrors/src/methods/table.rs, as Python's are); this
 //! file keeps the object and its `start`.
 
 use std::sync::{Arc, Mutex};

@@ -2,7 +2,7 @@
 //! slots) and the shared counters (`Stats`). All thread-safe.
 //!
 //! The controls' classes are generated (`controls_generated.rs`, from the
-//! one definition in core/mirrors/src/methods.rs); this file keeps what they
+//! one definition in core/mirrors/src/methods/table.rs); this file keeps what they
 //! call: how a configuration is read, where a control lives, how a grant is
 //! taken back.
 

@@ -235,7 +235,7 @@ pub(crate) fn plan_arg(obj: &Bound<'_, PyAny>) -> Res<retryplan::AttemptPlan> {
     }
 }
 
-// `Driver`'s class is generated (`driver_generated.rs`, from the definition in core/mirrors/src/methods.rs);
+// `Driver`'s class is generated (`driver_generated.rs`, from the definition in core/mirrors/src/methods/table.rs);
 // it calls `start`, `hand_in`, `hand_in_response`, `held_token`, `words_arg` and the conversions here.
 include!("driver_generated.rs");
 

@@ -39,7 +39,7 @@ pub(crate) fn options(
 }
 
 // `Operation`'s class is generated (`engine_generated.rs`, from the definition in
-// core/mirrors/src/methods.rs); it calls `options` above and `repr` below.
+// core/mirrors/src/methods/table.rs); it calls `options` above and `repr` below.
 include!("engine_generated.rs");
 
 impl PyOperation {

@@ -233,14 +233,14 @@ pub fn outputs(classes: &[Class]) -> Result<[Output; 2], String> {
     for class in classes {
         class_texts(classes, class, &mut texts)?;
     }
-    let mut rust = format!("// {HEADER}\n// From the definition of the shared controls (core/mirrors/src/methods.rs), included by controls.rs.\n{}", texts.rust);
+    let mut rust = format!("// {HEADER}\n// From the definition of the shared controls (core/mirrors/src/methods/table.rs), included by controls.rs.\n{}", texts.rust);
     let (arms, getters) = texts.outstanding;
     if !arms.is_empty() {
         rust.push_str(&fill(OUTSTANDING, &[("$W", &getters.join(", ")), ("$A", &arms)]));
         texts.imports.push("_grantsOutstanding".to_owned());
     }
     texts.imports.sort();
-    let mut js = format!("// {HEADER}\n// The shared controls, from their definition (core/mirrors/src/methods.rs): each class holds\n// a handle of the wasm's table and calls the exports of src/controls_generated.rs.\nimport {{\n");
+    let mut js = format!("// {HEADER}\n// The shared controls, from their definition (core/mirrors/src/methods/table.rs): each class holds\n// a handle of the wasm's table and calls the exports of src/controls_generated.rs.\nimport {{\n");
     js.extend(texts.imports.iter().map(|export| format!("  {export},\n")));
     js.push_str(&format!("}} from '../wasm/retryplan_js.js';\n{JS_HEAD}{}", texts.js));
     for (old, class) in DEPRECATED {

@@ -39,10 +39,10 @@ pub const DRIVER_JS: &str = "bindings-js/lib/driver.js";
 pub const OPERATION_JS: &str = "bindings-js/lib/operation.js";
 
 /// What the markers of the generated section of `lib/driver.js` name.
-pub const SECTION: &str = "the driver's methods (core/mirrors/src/methods.rs)";
+pub const SECTION: &str = "the driver's methods (core/mirrors/src/methods/table.rs)";
 
 /// What the markers of the generated section of `lib/operation.js` name.
-pub const OPERATION_SECTION: &str = "the operation's methods (core/mirrors/src/methods.rs)";
+pub const OPERATION_SECTION: &str = "the operation's methods (core/mirrors/src/methods/table.rs)";
 
 /// How JS's class of a family crosses to its wasm exports (`src/driver.rs`, `src/operation.rs`, by hand).
 struct Spelling {

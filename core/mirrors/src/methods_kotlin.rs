@@ -49,7 +49,7 @@ fn kotlin_names(text: &str) -> String {
 
 pub fn output(classes: &[Class]) -> Result<Output, String> {
     let mut text = format!(
-        "// {HEADER}\n// From the definition of the shared controls (core/mirrors/src/methods.rs), included by controls.rs.\n"
+        "// {HEADER}\n// From the definition of the shared controls (core/mirrors/src/methods/table.rs), included by controls.rs.\n"
     );
     for class in classes {
         text.push_str(&class_text(classes, class)?);

@@ -68,7 +68,7 @@ fn family_output(family: &Family, path: &'static str, what: &str, includer: &str
         return Err(format!("{}: Kotlin keeps this family by hand (its `kotlin` flag is off)", names.join(", ")));
     }
     let mut text = format!(
-        "// {HEADER}\n// From the definition of {what} (core/mirrors/src/methods.rs), included by {includer}.\n"
+        "// {HEADER}\n// From the definition of {what} (core/mirrors/src/methods/table.rs), included by {includer}.\n"
     );
     for class in family.classes {
         text.push_str(&class_text(class)?);

@@ -41,7 +41,7 @@ fn family_output(family: &Family, path: &'static str, what: &str, includer: &str
         return Err(format!("{}: Python keeps this family by hand (its `python` flag is off)", names.join(", ")));
     }
     let mut text = format!(
-        "// {HEADER}\n// From the definition of {what} (core/mirrors/src/methods.rs), included by {includer}.\n"
+        "// {HEADER}\n// From the definition of {what} (core/mirrors/src/methods/table.rs), included by {includer}.\n"
     );
     for class in family.classes {
         text.push_str(&class_text(family.classes, class)?);
@@ -51,7 +51,7 @@ fn family_output(family: &Family, path: &'static str, what: &str, includer: &str
 
 pub fn output(classes: &[Class]) -> Result<Output, String> {
     let mut text = format!(
-        "// {HEADER}\n// From the definition of the shared controls (core/mirrors/src/methods.rs), included by controls.rs.\n"
+        "// {HEADER}\n// From the definition of the shared controls (core/mirrors/src/methods/table.rs), included by controls.rs.\n"
     );
     for class in classes {
         text.push_str(&class_text(classes, class)?);

@@ -7,11 +7,11 @@ use crate::methods_python::{python_doc, HOSTING};
 use crate::python_records::{docstring, WIDTH};
 
 /// What the stub's markers name.
-pub const STUB_SECTION: &str = "the shared controls (core/mirrors/src/methods.rs)";
+pub const STUB_SECTION: &str = "the shared controls (core/mirrors/src/methods/table.rs)";
 /// What the stub's markers of the engine's classes name.
-pub const ENGINE_STUB_SECTION: &str = "the engine's classes (core/mirrors/src/methods.rs)";
+pub const ENGINE_STUB_SECTION: &str = "the engine's classes (core/mirrors/src/methods/table.rs)";
 /// What the stub's markers of the driver's class name.
-pub const DRIVER_STUB_SECTION: &str = "the driver's class (core/mirrors/src/methods.rs)";
+pub const DRIVER_STUB_SECTION: &str = "the driver's class (core/mirrors/src/methods/table.rs)";
 
 /// The `_native.pyi` section declaring `classes`, as the classes above define them at run time.
 pub fn stub(classes: &[Class]) -> Result<String, String> {
