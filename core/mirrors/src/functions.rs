@@ -54,7 +54,7 @@ const GRPC_TIMEOUT: &str = "core/src/headers/grpc_timeout.rs";
 const DEADLINE: &str = "core/src/ground/deadline.rs";
 
 /// Every free function a binding exports from the core, in the order each binding writes them.
-pub const FUNCTIONS_TABLE: [Function; 18] = [
+pub const FUNCTIONS_TABLE: [Function; 19] = [
     Function {
         hosts: &[Kotlin],
         ..function(RETRY_AFTER, "headers::retry_after::parse_retry_after", "parse_retry_after")
@@ -102,6 +102,11 @@ pub const FUNCTIONS_TABLE: [Function; 18] = [
         "dialects::aws::error_code_from_response",
         "aws_error_code_from_response",
     ),
+    // How every HTTP helper names its request in endings, logs and spans (JS's internally: not in `lib/api.js`).
+    Function {
+        hosts: &[Kotlin, Python, Js],
+        ..function("core/src/outcomes/http.rs", "outcomes::http::request_name", "request_name")
+    },
     // Python's and JS's telemetry hand each signal over in their own shapes
     // (tuples, arrays read by `lib/otel.js`), beside their events.
     Function {
