@@ -7,7 +7,6 @@ import {
   _parseRateLimitReset,
   _parseRetryAfter,
   _parseRetryAfterMsHeader,
-  _requestName,
 } from '../wasm/retryplan_js.js';
 import { ms, optional, text } from './args.js';
 import { decided } from './convert.js';
@@ -34,12 +33,4 @@ export function parseRateLimit(value, policyValue) {
 /** Reads a `RateLimit-Reset` or `X-RateLimit-Reset` value: the wait in milliseconds from `nowUnixMs`. */
 export function parseRateLimitReset(value, nowUnixMs) {
   return decided(_parseRateLimitReset(text('value', value), ms('nowUnixMs', nowUnixMs)));
-}
-
-/**
- * How every HTTP helper names a request in its endings, logs and spans: `"METHOD url"`, the URL as the platform gave it
- * without its user info or its fragment (a name must not carry credentials, and a fragment is never sent).
- */
-export function requestName(method, url) {
-  return _requestName(text('method', method), text('url', url));
 }

@@ -36,13 +36,6 @@ pub fn parse_rate_limit_reset(value: &str, now_unix_ms: f64) -> JsValue {
     ms_or_error(rp::headers::rate_limit::parse_rate_limit_reset(value, now_unix_ms as u64))
 }
 
-/// How every HTTP helper names a request in its endings, logs and spans: `"METHOD url"`, the URL as the platform gave
-/// it without its user info or its fragment (a name must not carry credentials, and a fragment is never sent).
-#[wasm_bindgen(js_name = _requestName)]
-pub fn request_name(method: &str, url: &str) -> String {
-    rp::outcomes::http::request_name(method, url)
-}
-
 /// A result in ms as a number, or the header error in its place.
 fn ms_or_error(result: Result<u64, HeaderError>) -> JsValue {
     either(result.map(|ms| JsValue::from_f64(num(ms))).map_err(header_error))

@@ -271,29 +271,23 @@ fn default_entry(functions: &[Read], tables: &[Table]) -> Result<[Output; 2], St
             checks.push(spelt.check);
             names.push(camel_case(&param.name));
         }
+        let result = DEFAULT_RESULTS.iter().find(|(value, _, _)| *value == function.value);
+        let (_, result, _) = result.filter(|_| function.header_error).ok_or_else(|| {
+            let error = if function.header_error { "" } else { " without a HeaderError" };
+            format!(
+                "{path}: no result in JS's default entry for `{}`{error} (functions_js::DEFAULT_RESULTS)",
+                function.value
+            )
+        })?;
+        results.insert(*result);
         let (ident, export) = (function.function.ident, format!("_{}", camel_case(function.function.ident)));
-        let call = format!("rp::{path}({})", args.join(", "));
-        // A text that cannot fail crosses as it is; a fallible result through its conversion, thrown by `decided`.
-        let (ty, body, line) = if function.value == "String" && !function.header_error {
-            strings = true;
-            ("String", call, format!("  return {export}({});", checks.join(", ")))
-        } else {
-            let result = DEFAULT_RESULTS.iter().find(|(value, _, _)| *value == function.value);
-            let (_, result, _) = result.filter(|_| function.header_error).ok_or_else(|| {
-                let error = if function.header_error { "" } else { " without a HeaderError" };
-                format!(
-                    "{path}: no result in JS's default entry for `{}`{error} (functions_js::DEFAULT_RESULTS)",
-                    function.value
-                )
-            })?;
-            results.insert(*result);
-            ("JsValue", format!("{result}({call})"), format!("  return decided({export}({}));", checks.join(", ")))
-        };
         rust.push_str(&format!(
-            "\n{}#[wasm_bindgen(js_name = {export})]\npub fn {ident}({}) -> {ty} {{\n    {body}\n}}\n",
+            "\n{}#[wasm_bindgen(js_name = {export})]\npub fn {ident}({}) -> JsValue {{\n    {result}(rp::{path}({}))\n}}\n",
             rust_doc(&function.doc, ""),
             params.join(", "),
+            args.join(", ")
         ));
+        let line = format!("  return decided({export}({}));", checks.join(", "));
         if line.len() > WIDTH {
             return Err(format!("{path}: its JS call is longer than {WIDTH} characters (functions_js::default_entry)"));
         }

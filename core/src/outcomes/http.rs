@@ -480,17 +480,20 @@ pub fn is_idempotent_method(method: &str) -> Result<bool, Error> {
 /// ```
 #[must_use]
 pub fn request_name(method: &str, url: &str) -> String {
-    let url = url.split_once('#').map_or(url, |(before, _)| before);
-    let (scheme, rest) = match authority_start(url) {
-        Some(start) => {
-            let (scheme, authority_on) = url.split_at(start);
-            let end = authority_on.find(['/', '?']).unwrap_or(authority_on.len());
-            let host = authority_on.get(..end).and_then(|authority| authority.rfind('@')).map_or(0, |at| at + 1);
-            (scheme, authority_on.get(host..).unwrap_or(authority_on))
+    // Every index found is that of an ASCII byte, so a char boundary: `get` never answers `None` here.
+    let bytes = url.as_bytes();
+    let end = bytes.iter().position(|&byte| byte == b'#').unwrap_or(bytes.len());
+    let (scheme, rest) = match authority_start(bytes) {
+        Some(start) if start <= end => {
+            let authority = bytes.get(start..end).unwrap_or_default();
+            let authority_end = authority.iter().position(|&byte| byte == b'/' || byte == b'?');
+            let user_info = authority.get(..authority_end.unwrap_or(authority.len())).unwrap_or_default();
+            let host = start + user_info.iter().rposition(|&byte| byte == b'@').map_or(0, |at| at + 1);
+            (url.get(..start).unwrap_or_default(), url.get(host..end).unwrap_or_default())
         }
-        None => ("", url),
+        _ => ("", url.get(..end).unwrap_or_default()),
     };
-    let mut name = String::with_capacity(method.len() + 1 + url.len());
+    let mut name = String::with_capacity(method.len() + 1 + scheme.len() + rest.len());
     for part in [method, " ", scheme, rest] {
         name.push_str(part);
     }
@@ -500,12 +503,11 @@ pub fn request_name(method: &str, url: &str) -> String {
 /// Where the authority of `url` starts: after its scheme (RFC 3986: a letter,
 /// then letters, digits, `+`, `-` or `.`), its `:` and `//`; `None` when the
 /// URL has no scheme or no authority.
-fn authority_start(url: &str) -> Option<usize> {
-    let (scheme, after) = url.split_once(':')?;
-    let mut chars = scheme.chars();
-    let is_scheme = chars.next().is_some_and(|first| first.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-    (is_scheme && after.starts_with("//")).then_some(scheme.len() + 3)
+fn authority_start(url: &[u8]) -> Option<usize> {
+    let colon = url.iter().position(|&byte| byte == b':')?;
+    let is_scheme = url.first().is_some_and(u8::is_ascii_alphabetic)
+        && url.get(..colon)?.iter().all(|&byte| byte.is_ascii_alphanumeric() || b"+-.".contains(&byte));
+    (is_scheme && url.get(colon + 1..colon + 3) == Some(b"//")).then_some(colon + 3)
 }
 
 impl Idempotency {
