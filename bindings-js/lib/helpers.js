@@ -88,7 +88,11 @@ function ending(host, { decision, lastResult }, operation) {
 /** How an ending names run()'s operation: by the attempt function's name. */
 const operationName = (attempt) => attempt.name || 'operation';
 
-/** How an ending names a request: its method and URL, without credentials or fragment (as in every language). */
+/**
+ * How an ending names a request: its method and URL, without credentials or fragment: the core's `request_name`
+ * (Kotlin's and Python's), kept here on WHATWG `URL` because its export does not fit the size gate (`Request` has
+ * already lower-cased the host and dropped a default port, so both give the same name).
+ */
 function requestName({ method, url }) {
   const named = new URL(url);
   named.username = named.password = named.hash = '';

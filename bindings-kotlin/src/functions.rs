@@ -101,6 +101,13 @@ pub fn aws_error_code_from_response(errortype_header: Option<String>, body: Opti
     rp::dialects::aws::error_code_from_response(errortype_header.as_deref(), body.as_deref()).map(|code| code.as_str().to_owned())
 }
 
+/// How every HTTP helper names a request in its endings, logs and spans: `"METHOD url"`, the URL as the platform gave
+/// it without its user info or its fragment (a name must not carry credentials, and a fragment is never sent).
+#[uniffi::export]
+pub fn request_name(method: String, url: String) -> String {
+    rp::outcomes::http::request_name(&method, &url)
+}
+
 /// The signals one recorded `Event` produces, in the order to report them (the mapping: the module documentation, and
 /// the compatibility page `telemetry.md`).
 #[uniffi::export]

@@ -25,6 +25,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(remaining_ms, m)?)?;
     m.add_function(wrap_pyfunction!(admit, m)?)?;
     m.add_function(wrap_pyfunction!(aws_error_code_from_response, m)?)?;
+    m.add_function(wrap_pyfunction!(request_name, m)?)?;
     m.add_function(wrap_pyfunction!(aws_standard_dependency, m)?)?;
     m.add_function(wrap_pyfunction!(aws_standard_2026_dependency, m)?)?;
     Ok(())
@@ -195,6 +196,20 @@ pub(crate) fn admit<'py>(py: Python<'py>, deadline: Arg, now: Arg, reserve_ms: &
 #[pyo3(signature = (errortype_header = None, body = None))]
 pub(crate) fn aws_error_code_from_response(errortype_header: Arg, body: Arg) -> Res<Option<String>> {
     Ok(retryplan::dialects::aws::error_code_from_response(errortype_header.map(|value| str_arg("errortype_header", value)).transpose()?.as_deref(), body.map(|value| str_arg("body", value)).transpose()?.as_deref()).map(|code| code.as_str().to_owned()))
+}
+
+/// How every HTTP helper names a request in its endings, logs and spans: `"METHOD url"`, the URL as the platform gave
+/// it without its user info or its fragment (a name must not carry credentials, and a fragment is never sent).
+///
+/// The URL is read as text, never parsed nor normalised: the scheme, host (its case, an IPv6 literal's brackets), port,
+/// path and query stay as given. Of an absolute URL with an authority (`scheme://authority...`), the user info is
+/// everything of the authority up to its last `@`; the authority ends at the first `/`, `?` or `#` after the `//`, so
+/// an `@` in the path or query is kept. The fragment is everything from the first `#`. A URL without an authority, or
+/// not absolute (no scheme, a path, an empty text), is kept as given, minus its fragment. Never fails: a name is
+/// information, and any text makes one.
+#[pyfunction]
+pub(crate) fn request_name(method: &Bound<'_, PyAny>, url: &Bound<'_, PyAny>) -> Res<String> {
+    Ok(retryplan::outcomes::http::request_name(&str_arg("method", method)?, &str_arg("url", url)?))
 }
 
 /// The dependency of the classic standard mode: the retry quota (500 units, a retry costs 5 or 10 after a timeout, a

@@ -39,6 +39,29 @@ def test_requests_reconcile_names_the_request_its_key_and_what_to_do(server: Ser
     assert shown.startswith("retryplan.ReconcileRequiredError: "), shown  # the public home, not retryplan._errors
 
 
+def test_httpx_names_the_request_without_user_info_or_fragment_keeping_an_at_in_the_query(server: Server) -> None:
+    server.script.queue(("drop", None))
+    url = server.url.replace("http://", "http://user:secret@") + "/items?to=a@b#top"
+    with (
+        httpx.Client(transport=RetryTransport(policy=Policy.from_dict(ONE))) as client,
+        pytest.raises(GaveUpError) as raised,
+    ):
+        client.get(url)
+    port = server.url.rsplit(":", 1)[1]
+    assert str(raised.value).startswith(f"retryplan: GET http://127.0.0.1:{port}/items?to=a@b: gave up"), raised.value
+    assert "secret" not in str(raised.value)
+
+
+def test_the_name_is_the_cores_request_name_of_the_url_as_the_client_gives_it() -> None:
+    # One rule in every language (the core's): the text as given, minus user info (up to the authority's last "@")
+    # and fragment; httpx's copy_with and requests' urlsplit/geturl each re-assembled the URL before.
+    name = retryplan._native.request_name
+    assert name("GET", "HTTP://u:p@API.Example:80/a@b?c=@#x") == "GET HTTP://API.Example:80/a@b?c=@"
+    assert name("GET", "http://u@[::1]:8080/p?") == "GET http://[::1]:8080/p?"  # urlsplit's geturl dropped the "?"
+    assert name("GET", "/orders#new") == "GET /orders"
+    assert name("GET", "#") == "GET "
+
+
 def test_httpx_gave_up_names_the_request_the_attempts_and_the_reason(server: Server) -> None:
     server.script.queue(("drop", None), ("drop", None))
     policy = Policy.from_dict({**ONE, "max_attempts": 2})

@@ -38,7 +38,7 @@ from __future__ import annotations
 import time
 
 from ._errors import AttemptTimedOut
-from ._native import IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, Run
+from ._native import IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, Run, request_name
 from ._run import Config
 from .propagation import _SERVED
 
@@ -134,10 +134,11 @@ class HttpHelper:
         return run
 
     def describe(self, run: Run, method: str, url: str) -> None:
-        """Names the operation by its request (``url`` without user info or fragment), in endings, logs and spans."""
-        run.name = f"{method} {url}"
+        """Names the operation by its request, in endings, logs and spans: the core's ``request_name`` (``url`` as the
+        client gives it, without user info or fragment)."""
+        run.name = request_name(method, url)
         if run.telemetry is not None:
-            run.telemetry.request(method, url)
+            run.telemetry.request(method, run.name[len(method) + 1 :])
 
     def attempt_headers(self, attempt: Attempt, run: Run) -> Dict[str, str]:
         """The headers of this attempt's request: its request id, the key when its plan sends it, the core's

@@ -716,6 +716,18 @@ def aws_error_code_from_response(errortype_header: Optional[str] = None, body: O
     the reading is one pass over the body.
     """
 
+def request_name(method: str, url: str) -> str:
+    """How every HTTP helper names a request in its endings, logs and spans: ``"METHOD url"``, the URL as the platform
+    gave it without its user info or its fragment (a name must not carry credentials, and a fragment is never sent).
+
+    The URL is read as text, never parsed nor normalised: the scheme, host (its case, an IPv6 literal's brackets), port,
+    path and query stay as given. Of an absolute URL with an authority (``scheme://authority...``), the user info is
+    everything of the authority up to its last ``@``; the authority ends at the first ``/``, ``?`` or ``#`` after the
+    ``//``, so an ``@`` in the path or query is kept. The fragment is everything from the first ``#``. A URL without an
+    authority, or not absolute (no scheme, a path, an empty text), is kept as given, minus its fragment. Never fails: a
+    name is information, and any text makes one.
+    """
+
 def aws_standard_dependency() -> Dependency:
     """The dependency of the classic standard mode: the retry quota (500 units, a retry costs 5 or 10 after a timeout, a
     first-attempt success returns 1)."""

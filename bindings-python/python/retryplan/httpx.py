@@ -147,7 +147,7 @@ def _start(http: HttpHelper, request: httpx.Request) -> Run:
         given = hop.continued(given)
     one_shot = not isinstance(request.stream, httpx.ByteStream)  # bytes (read or given) are sent again as they are
     run = http.start(request.method, request.headers, given, one_shot_body=one_shot)
-    http.describe(run, request.method, str(request.url.copy_with(userinfo=b"", fragment=None)))
+    http.describe(run, request.method, str(request.url))
     return run
 
 

@@ -48,7 +48,6 @@ from __future__ import annotations
 import threading
 import time
 from contextvars import ContextVar
-from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -216,8 +215,7 @@ class RetryAdapter(HTTPAdapter):
         if hop is not None and hop.follows(request):
             options = hop.continued(options)
         run = self.http.start(method, request.headers, options, one_shot_body=not _replayable(request))
-        url = urlsplit(request.url or "")  # as the endings and logs name it: no user info, no fragment
-        self.http.describe(run, method, url._replace(netloc=url.netloc.rpartition("@")[2], fragment="").geturl())
+        self.http.describe(run, method, request.url or "")
         settings = (timeout, verify, cert, proxies)
         ending = run.call(self._attempt, (run, request, settings), self.sleep)
         response: requests.Response = self.http.finish(run, ending, _read)

@@ -53,6 +53,8 @@
 //! List fields `RateLimit` and `RateLimit-Policy` are read whole, as
 //! Structured Fields define (RFC 9651 section 4.2).
 
+use alloc::string::String;
+
 use crate::config::error::Error;
 use crate::config::error_code::{error_code_from_response, ErrorCode};
 use crate::config::idempotency_key::IdempotencyKey;
@@ -456,6 +458,58 @@ pub fn is_idempotent_method(method: &str) -> Result<bool, Error> {
     Ok(matches!(method, "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"))
 }
 
+/// How every HTTP helper names a request in its endings, logs and spans:
+/// `"METHOD url"`, the URL as the platform gave it without its user info or
+/// its fragment (a name must not carry credentials, and a fragment is never
+/// sent).
+///
+/// The URL is read as text, never parsed nor normalised: the scheme, host
+/// (its case, an IPv6 literal's brackets), port, path and query stay as
+/// given. Of an absolute URL with an authority (`scheme://authority...`), the
+/// user info is everything of the authority up to its last `@`; the
+/// authority ends at the first `/`, `?` or `#` after the `//`, so an `@` in
+/// the path or query is kept. The fragment is everything from the first `#`.
+/// A URL without an authority, or not absolute (no scheme, a path, an empty
+/// text), is kept as given, minus its fragment. Never fails: a name is
+/// information, and any text makes one.
+///
+/// ```
+/// use retryplan::outcomes::http::request_name;
+/// assert_eq!(request_name("GET", "https://user:pw@api.example:8443/a?q=1#top"), "GET https://api.example:8443/a?q=1");
+/// assert_eq!(request_name("POST", "/orders#new"), "POST /orders");
+/// ```
+#[must_use]
+pub fn request_name(method: &str, url: &str) -> String {
+    // Every index found is that of an ASCII byte, so a char boundary: `get` never answers `None` here.
+    let bytes = url.as_bytes();
+    let end = bytes.iter().position(|&byte| byte == b'#').unwrap_or(bytes.len());
+    let (scheme, rest) = match authority_start(bytes) {
+        Some(start) if start <= end => {
+            let authority = bytes.get(start..end).unwrap_or_default();
+            let authority_end = authority.iter().position(|&byte| byte == b'/' || byte == b'?');
+            let user_info = authority.get(..authority_end.unwrap_or(authority.len())).unwrap_or_default();
+            let host = start + user_info.iter().rposition(|&byte| byte == b'@').map_or(0, |at| at + 1);
+            (url.get(..start).unwrap_or_default(), url.get(host..end).unwrap_or_default())
+        }
+        _ => ("", url.get(..end).unwrap_or_default()),
+    };
+    let mut name = String::with_capacity(method.len() + 1 + scheme.len() + rest.len());
+    for part in [method, " ", scheme, rest] {
+        name.push_str(part);
+    }
+    name
+}
+
+/// Where the authority of `url` starts: after its scheme (RFC 3986: a letter,
+/// then letters, digits, `+`, `-` or `.`), its `:` and `//`; `None` when the
+/// URL has no scheme or no authority.
+fn authority_start(url: &[u8]) -> Option<usize> {
+    let colon = url.iter().position(|&byte| byte == b':')?;
+    let is_scheme = url.first().is_some_and(u8::is_ascii_alphabetic)
+        && url.get(..colon)?.iter().all(|&byte| byte.is_ascii_alphanumeric() || b"+-.".contains(&byte));
+    (is_scheme && url.get(colon + 1..colon + 3) == Some(b"//")).then_some(colon + 3)
+}
+
 impl Idempotency {
     /// True when requests carry the idempotency key header: for keyed
     /// operations (the server deduplicates by it) and unsafe ones (it names
@@ -488,6 +542,37 @@ impl Policy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A request's name drops the user info (up to the authority's last `@`) and the fragment, and keeps the rest
+    /// as given; a URL without an authority is kept, minus its fragment.
+    #[test]
+    fn a_request_is_named_by_its_url_without_user_info_or_fragment() {
+        for (url, named) in [
+            ("https://api.example/orders?id=7", "https://api.example/orders?id=7"),
+            ("https://user:pw@api.example:8443/a?q=1#top", "https://api.example:8443/a?q=1"),
+            ("http://a@b@Host.Example:80/", "http://Host.Example:80/"),
+            ("http://host/path/@me?to=a@b", "http://host/path/@me?to=a@b"),
+            ("http://host?to=a@b", "http://host?to=a@b"),
+            ("http://host#frag@x", "http://host"),
+            ("http://u@[2001:db8::1]:8080/x", "http://[2001:db8::1]:8080/x"),
+            ("http://[::1]", "http://[::1]"),
+            ("HTTP://USER@HOST", "HTTP://HOST"),
+            ("https://api.example/a%20b", "https://api.example/a%20b"),
+            ("http://u@", "http://"),
+            ("//user@host/p", "//user@host/p"),
+            ("user@host/p#x", "user@host/p"),
+            ("mailto:me@example.org", "mailto:me@example.org"),
+            ("1http://u@h/", "1http://u@h/"),
+            ("/orders?x#y", "/orders?x"),
+            ("", ""),
+            ("#", ""),
+            ("#only", ""),
+            ("http://h\u{e9}@h\u{f6}st/\u{1f600}", "http://h\u{f6}st/\u{1f600}"),
+        ] {
+            assert_eq!(request_name("GET", url), format!("GET {named}"), "{url:?}");
+        }
+        assert_eq!(request_name("", ""), " ");
+    }
 
     /// The two old entry points answer as `Policy::http_request` does for a request without its own key.
     #[test]

@@ -69,10 +69,3 @@ internal fun endingException(decision: Decision, key: String, lastOutcome: Outco
 
 /** How the endings name a block: a function reference's name (`::placeOrder`), else "operation" (a lambda has none). */
 internal fun operationName(block: Any): String = (block as? kotlin.reflect.KFunction<*>)?.name ?: OPERATION
-
-/** How the endings name an HTTP request: its method and URL, port and query kept, user info and fragment dropped. */
-internal fun requestName(method: String, url: java.net.URI): String {
-    val authority = url.rawAuthority?.substringAfterLast('@').orEmpty()
-    val query = url.rawQuery?.let { "?$it" }.orEmpty()
-    return "$method ${url.scheme}://$authority${url.rawPath.orEmpty()}$query"
-}

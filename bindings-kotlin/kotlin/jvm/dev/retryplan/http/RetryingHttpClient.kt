@@ -92,7 +92,7 @@ class RetryingHttpClient(
             val ownTimeout = template.timeout().orElse(null)
             val ended = host.run { attempt -> client.sendAsync(copy(request, ownTimeout, attempt), bodyHandler).await(::closeBody) }
             ended.cutFailedBodyAtAbort(::closeBody)
-            RetriedResponse(ended.decision, ended.valueOrThrow(dev.retryplan.requestName(template.method(), template.uri())), host.key)
+            RetriedResponse(ended.decision, ended.valueOrThrow(dev.retryplan.requestName(template.method(), template.uri().toString())), host.key)
         }
     }
 

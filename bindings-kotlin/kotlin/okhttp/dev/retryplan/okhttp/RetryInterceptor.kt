@@ -111,7 +111,7 @@ class RetryInterceptor @JvmOverloads constructor(
                 returned = ended.value?.let(callOf::get)
                 // Cancelling the attempt's call at its abort time ends a failed body still streaming then.
                 ended.cutFailedBodyAtAbort { callOf[it]?.cancel() }
-                ended.valueOrThrow(dev.retryplan.requestName(request.method(), request.url().uri()))
+                ended.valueOrThrow(dev.retryplan.requestName(request.method(), request.url().toString()))
             } finally {
                 // The loop does not wait for aborted attempts: cancel their calls before they stop being
                 // attempts here, so one that starts late cannot run as an operation of its own.

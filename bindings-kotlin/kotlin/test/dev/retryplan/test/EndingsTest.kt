@@ -12,10 +12,12 @@ import dev.retryplan.endingMessage
 import dev.retryplan.http.RetryingHttpClient
 import dev.retryplan.okhttp.RetryInterceptor
 import dev.retryplan.okhttp.retrying
+import dev.retryplan.requestName
 import dev.retryplan.retrying
 import dev.retryplan.unknownErrorHint
 import dev.retryplan.unknownErrorVerdict
 import kotlinx.coroutines.runBlocking
+import okhttp3.HttpUrl
 import okhttp3.MediaType
 import okhttp3.OkHttpClient
 import okhttp3.Request
@@ -91,6 +93,19 @@ class EndingsTest {
             }
             assertEquals("retryplan: saveCartAttempt: gave up after 3 attempts: attempts_exhausted", blocking.message)
         }
+    }
+
+    @Test
+    fun `the name is the core's requestName of the URL as the client gives it`() {
+        // One rule in every language: the text as given, minus user info (up to the authority's last '@') and
+        // fragment. OkHttp's name is now its HttpUrl's text, no longer HttpUrl.uri()'s, which percent-encoded
+        // characters such as '|' in a query again.
+        assertEquals("GET HTTP://API.Example:80/a@b?c=@", requestName("GET", "HTTP://u:p@API.Example:80/a@b?c=@#x"))
+        assertEquals("GET http://[::1]:8080/p?a|b", requestName("GET", "http://u@[::1]:8080/p?a|b"))
+        assertEquals("GET /orders", requestName("GET", "/orders#new"))
+        assertEquals("GET ", requestName("GET", "#"))
+        val okHttp = HttpUrl.parse("http://shop:secret@127.0.0.1:8080/checkout?a|b#x")!!
+        assertEquals("GET http://127.0.0.1:8080/checkout?a|b", requestName("GET", okHttp.toString()))
     }
 
     @Test
