@@ -101,7 +101,7 @@ pub fn aws_error_code_from_response(errortype_header: Option<String>, body: Opti
     rp::dialects::aws::error_code_from_response(errortype_header.as_deref(), body.as_deref()).map(|code| code.as_str().to_owned())
 }
 
-/// How every HTTP helper names a request in its endings, logs and spans: `"METHOD url"`, the URL as the platform gave
+/// How the HTTP helpers name a request in their endings, logs and spans: `"METHOD url"`, the URL as the platform gave
 /// it without its user info or its fragment (a name must not carry credentials, and a fragment is never sent).
 #[uniffi::export]
 pub fn request_name(method: String, url: String) -> String {

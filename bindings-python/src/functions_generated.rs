@@ -198,7 +198,7 @@ pub(crate) fn aws_error_code_from_response(errortype_header: Arg, body: Arg) -> 
     Ok(retryplan::dialects::aws::error_code_from_response(errortype_header.map(|value| str_arg("errortype_header", value)).transpose()?.as_deref(), body.map(|value| str_arg("body", value)).transpose()?.as_deref()).map(|code| code.as_str().to_owned()))
 }
 
-/// How every HTTP helper names a request in its endings, logs and spans: `"METHOD url"`, the URL as the platform gave
+/// How the HTTP helpers name a request in their endings, logs and spans: `"METHOD url"`, the URL as the platform gave
 /// it without its user info or its fragment (a name must not carry credentials, and a fragment is never sent).
 ///
 /// The URL is read as text, never parsed nor normalised: the scheme, host (its case, an IPv6 literal's brackets), port,

@@ -717,7 +717,7 @@ def aws_error_code_from_response(errortype_header: Optional[str] = None, body: O
     """
 
 def request_name(method: str, url: str) -> str:
-    """How every HTTP helper names a request in its endings, logs and spans: ``"METHOD url"``, the URL as the platform
+    """How the HTTP helpers name a request in their endings, logs and spans: ``"METHOD url"``, the URL as the platform
     gave it without its user info or its fragment (a name must not carry credentials, and a fragment is never sent).
 
     The URL is read as text, never parsed nor normalised: the scheme, host (its case, an IPv6 literal's brackets), port,

@@ -458,7 +458,7 @@ pub fn is_idempotent_method(method: &str) -> Result<bool, Error> {
     Ok(matches!(method, "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"))
 }
 
-/// How every HTTP helper names a request in its endings, logs and spans:
+/// How the HTTP helpers name a request in their endings, logs and spans:
 /// `"METHOD url"`, the URL as the platform gave it without its user info or
 /// its fragment (a name must not carry credentials, and a fragment is never
 /// sent).
@@ -485,10 +485,10 @@ pub fn request_name(method: &str, url: &str) -> String {
     let end = bytes.iter().position(|&byte| byte == b'#').unwrap_or(bytes.len());
     let (scheme, rest) = match authority_start(bytes) {
         Some(start) if start <= end => {
-            let authority = bytes.get(start..end).unwrap_or_default();
-            let authority_end = authority.iter().position(|&byte| byte == b'/' || byte == b'?');
-            let user_info = authority.get(..authority_end.unwrap_or(authority.len())).unwrap_or_default();
-            let host = start + user_info.iter().rposition(|&byte| byte == b'@').map_or(0, |at| at + 1);
+            let after_scheme = bytes.get(start..end).unwrap_or_default();
+            let authority_end = after_scheme.iter().position(|&byte| byte == b'/' || byte == b'?');
+            let authority = after_scheme.get(..authority_end.unwrap_or(after_scheme.len())).unwrap_or_default();
+            let host = start + authority.iter().rposition(|&byte| byte == b'@').map_or(0, |at| at + 1);
             (url.get(..start).unwrap_or_default(), url.get(host..end).unwrap_or_default())
         }
         _ => ("", url.get(..end).unwrap_or_default()),
