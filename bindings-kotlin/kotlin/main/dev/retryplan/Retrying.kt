@@ -61,7 +61,14 @@ fun closeIfCloseable(value: Any?) {
  * operation under them; `retrying` (both), `RetryingHttpClient` and
  * `RetryInterceptor` all go through it.
  */
-internal class Helper(val policy: Policy, val dependency: Dependency?, val stats: Stats?, val onDecision: ((Event) -> Unit)?, val outcomeOfError: ((Throwable) -> Outcome?)?, val clock: MonotonicClock) {
+internal class Helper(
+    val policy: Policy,
+    val dependency: Dependency?,
+    val stats: Stats?,
+    val onDecision: ((Event) -> Unit)?,
+    val outcomeOfError: ((Throwable) -> Outcome?)?,
+    val clock: MonotonicClock,
+) {
     /**
      * Runs [body] over the host loop of one operation, its driver closed after:
      * [io] is the helper's I/O, [request] the request being served (the core
@@ -69,7 +76,16 @@ internal class Helper(val policy: Policy, val dependency: Dependency?, val stats
      * request (its responses are returned values the core reads), [oneShot]
      * its body can be sent once.
      */
-    inline fun <T, R> operate(io: Io<T>, request: RequestContext?, http: HttpRequest? = null, oneShot: Boolean = false, idempotencyKey: String? = null, deadlineMs: Long? = null, seed: Long? = null, body: (Host<T>) -> R): R {
+    inline fun <T, R> operate(
+        io: Io<T>,
+        request: RequestContext?,
+        http: HttpRequest? = null,
+        oneShot: Boolean = false,
+        idempotencyKey: String? = null,
+        deadlineMs: Long? = null,
+        seed: Long? = null,
+        body: (Host<T>) -> R,
+    ): R {
         // The wire binds its native functions and checks the library's version on first use: before the clock
         // starts, so a process's first operation does not spend its total timeout on that.
         Wire.ready()
@@ -81,7 +97,8 @@ internal class Helper(val policy: Policy, val dependency: Dependency?, val stats
 
     /** [retrying] under these options, its endings naming the operation [operation]. */
     suspend fun <T> retryingNamed(operation: String, idempotencyKey: String?, deadlineMs: Long?, seed: Long?, onDiscard: (T) -> Unit, block: suspend (Attempt) -> T): T {
-        val io = Io(null, ::failureOf, { false }, onDiscard)
+        // A lambda, not `::failureOf`: a function reference loads Kotlin's reflection classes on a process's first call.
+        val io = Io(null, { failureOf(it) }, { false }, onDiscard)
         return operate(io, RequestContext.current(), idempotencyKey = idempotencyKey, deadlineMs = deadlineMs, seed = seed) { it.run(block).valueOrThrow(operation) }
     }
 }
