@@ -63,10 +63,11 @@ impl Settings {
     /// The logger (when it logs at INFO), whether every decision is observed (`on_decision`, the log
     /// at DEBUG, or OpenTelemetry listening), and the operation's telemetry when OpenTelemetry listens.
     /// Without a logger of its own, a helper logs to `retryplan` once the application has imported logging.
+    /// Asked at every operation: the module names are interned (a str made per call is hashed per call).
     pub(crate) fn listeners(&self, py: Python<'_>) -> PyResult<Listeners> {
         let telemetry = self.telemetry(py)?;
         let hooked = self.on_decision || telemetry.is_some();
-        let logger = match (&self.logger, self.shared.modules.bind(py).get_item("logging")?) {
+        let logger = match (&self.logger, self.shared.modules.bind(py).get_item(intern!(py, "logging"))?) {
             (Some(logger), _) => logger.bind(py).clone(),
             (None, Some(logging)) => {
                 let retryplan = || logging.call_method1("getLogger", ("retryplan",)).map(Bound::unbind);
@@ -86,7 +87,7 @@ impl Settings {
     /// once the application has imported `opentelemetry` (else nobody can be listening, and nothing is
     /// imported).
     fn telemetry(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        if !self.shared.modules.bind(py).contains("opentelemetry")? {
+        if !self.shared.modules.bind(py).contains(intern!(py, "opentelemetry"))? {
             return Ok(None);
         }
         let telemetry = self.shared.helpers.bind(py).call_method1(intern!(py, "telemetry"), (&self.name,))?;
