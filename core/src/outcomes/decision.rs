@@ -29,13 +29,22 @@ impl Serialize for RequestId {
     }
 }
 
+impl RequestId {
+    /// The id `text` spells: exactly 16 hex digits (either case; [`Display`](core::fmt::Display)
+    /// writes lowercase), or None for any other text (a sign, a space, 15 or 17 digits). The one
+    /// rule for reading a request id, serde's and [`Decision::from_value`]'s.
+    pub(crate) fn from_hex(text: &str) -> Option<RequestId> {
+        if text.len() != 16 || !text.bytes().all(|byte| byte.is_ascii_hexdigit()) {
+            return None;
+        }
+        u64::from_str_radix(text, 16).ok().map(RequestId)
+    }
+}
+
 impl<'de> Deserialize<'de> for RequestId {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = <alloc::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        if text.len() != 16 {
-            return Err(serde::de::Error::custom("a request id is 16 hex digits"));
-        }
-        u64::from_str_radix(&text, 16).map(RequestId).map_err(serde::de::Error::custom)
+        RequestId::from_hex(&text).ok_or_else(|| serde::de::Error::custom("a request id is 16 hex digits"))
     }
 }
 
