@@ -125,7 +125,7 @@ pub fn policy_explain(handle: u32, deadline_ms: &JsValue, first_attempt_at_ms: &
 /// keys are the core's snake_case names, which its errors name.
 #[wasm_bindgen(js_name = _statsRecord)]
 pub fn stats_record(handle: u32, decision_value: &JsValue) -> Result<(), JsValue> {
-    let value = data::from_js(decision_value, Source::Camel, rp::config::error::ConfigKind::Policy)?;
+    let value = data::argument_from_js(decision_value)?;
     let decision = Decision::from_value(&value).map_err(js_error)?;
     objects::stats(handle)?.ok_or_else(|| objects::freed("stats"))?.record(&decision);
     Ok(())
@@ -196,7 +196,7 @@ pub(crate) fn json_value(
 ) -> Result<rp::config::value::Value, JsValue> {
     let parsed = parse_json(checked_string("json", json)?).map_err(|syntax| {
         let message = js_sys::Reflect::get(&syntax, &JsValue::from_str("message")).unwrap_or_default();
-        data::reading_error(config, "", "json", &message)
+        data::reading_error(Some(config), "", "json", &message)
     })?;
     data::from_js(&parsed, Source::Json, config)
 }

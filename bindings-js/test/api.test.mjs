@@ -481,6 +481,9 @@ test("stats read a decision object by the core's one reader: what an operation r
   refused({ type: 'reconcile', attempts: 1, remainingMs: 0, abortAttempts: [1, 129] }, 'abort_attempts', /abort_attempts\[1\] \(129\) must be in 1..=128/);
   refused({ type: 'await_outcome', running: 1, inFlight: 1, untilMs: 9 }, 'in_flight', /both `running` and its old name `in_flight`/);
   refused(null, 'decision', /expected an object, found null/);
+  // What is not plain data is refused as the argument it is, not as a configuration.
+  refused({ ...start, attempt: 1n }, 'attempt', /expected plain data .*, found a bigint/);
+  refused(undefined, '', /expected plain data .*, found undefined/);
 });
 
 test('Outcome.fromHttp: the core reads Retry-After and retry-after-ms; saturates at 2^53-1; malformed is no guidance', () => {
