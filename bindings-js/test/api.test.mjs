@@ -470,16 +470,32 @@ test("stats read a decision object by the core's one reader: what an operation r
     assert.equal(error.field, field, error.message);
     assert.match(error.message, words);
   };
-  refused({ ...start, requestId: 'xyz' }, 'request_id', /expected a request id of 16 hex digits, found the string "xyz"/);
+  refused(
+    { ...start, requestId: 'xyz' },
+    'request_id',
+    /expected a request id of 16 hex digits, found the string "xyz"/,
+  );
   refused({ ...start, attempt: -1 }, 'attempt', /expected a whole number from 0 to 4294967295, found the number -1/);
   refused({ ...start, hedge: undefined }, 'hedge', /missing field `hedge`/);
   refused({ ...start, hedge: 'no' }, 'hedge', /expected true or false/);
   refused({ ...wait, type: 'waiting' }, 'type', /unknown variant `waiting`, expected one of `start_attempt`, `wait`/);
   refused({ ...wait, delayMs: 1.5 }, 'delay_ms', /expected a whole number of milliseconds/);
-  refused({ ...wait, retryAfterMS: 1 }, 'decision', /unknown field `retry_after_m_s` \(did you mean `retry_after_ms`\?\)/);
+  refused(
+    { ...wait, retryAfterMS: 1 },
+    'decision',
+    /unknown field `retry_after_m_s` \(did you mean `retry_after_ms`\?\)/,
+  );
   refused({ type: 'gave_up', reason: 'bored', attempts: 1, remainingMs: 0 }, 'reason', /unknown variant `bored`/);
-  refused({ type: 'reconcile', attempts: 1, remainingMs: 0, abortAttempts: [1, 129] }, 'abort_attempts', /abort_attempts\[1\] \(129\) must be in 1..=128/);
-  refused({ type: 'await_outcome', running: 1, inFlight: 1, untilMs: 9 }, 'in_flight', /both `running` and its old name `in_flight`/);
+  refused(
+    { type: 'reconcile', attempts: 1, remainingMs: 0, abortAttempts: [1, 129] },
+    'abort_attempts',
+    /abort_attempts\[1\] \(129\) must be in 1..=128/,
+  );
+  refused(
+    { type: 'await_outcome', running: 1, inFlight: 1, untilMs: 9 },
+    'in_flight',
+    /both `running` and its old name `in_flight`/,
+  );
   refused(null, 'decision', /expected an object, found null/);
   // What is not plain data is refused as the argument it is, not as a configuration.
   refused({ ...start, attempt: 1n }, 'attempt', /expected plain data .*, found a bigint/);
