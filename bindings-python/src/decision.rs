@@ -98,8 +98,7 @@ impl PyDecision {
     }
 
     /// A decision from its JSON-shaped dict (for tests and replays), read by the core's one reader of a
-    /// decision (`Decision::from_value`): what `to_dict` writes reads back as the same decision, and a bad
-    /// dict is `InvalidArgumentError` naming the field and the rule it breaks.
+    /// decision (`Decision::from_value`): a bad dict is `InvalidArgumentError` naming the field and its rule.
     #[staticmethod]
     fn from_dict(py: Python<'_>, value: &Bound<'_, PyAny>) -> Res<Py<PyAny>> {
         if !value.is_instance_of::<PyDict>() {
