@@ -170,7 +170,7 @@ fn read(value: &Value) -> Result<Decision, Error> {
             delay_ms: ms("delay_ms")?,
             until_ms: ms("until_ms")?,
             retry_after_ms: fields
-                .optional(renamed(&fields, "retry_after_ms", RETRY_AFTER_OLD_NAME)?, <u64 as FromValue>::from_value)?,
+                .optional(renamed(&fields, "retry_after_ms", RETRY_AFTER_OLD_NAME)?, u64::from_value)?,
             remaining_ms: ms("remaining_ms")?,
         },
         Kind::AwaitOutcome => Decision::AwaitOutcome {
@@ -184,7 +184,7 @@ fn read(value: &Value) -> Result<Decision, Error> {
             reason: fields.required_with("reason", read_name::<GiveUpReason>)?,
             attempts: count("attempts")?,
             remaining_ms: ms("remaining_ms")?,
-            refused_delay_ms: fields.optional("refused_delay_ms", <u64 as FromValue>::from_value)?,
+            refused_delay_ms: fields.optional("refused_delay_ms", u64::from_value)?,
             abort_attempts: aborts()?,
         },
         Kind::Reconcile => Decision::Reconcile {
