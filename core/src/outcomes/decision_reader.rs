@@ -145,6 +145,10 @@ impl Decision {
     }
 }
 
+// serde's `Deserialize` for a decision is this reader: any self-describing format's decision is read by
+// its rules (its error's text is the reader's).
+crate::config::value::deserialize_through_value!(Decision, |value, _| Decision::from_value(value));
+
 /// The decision `value` holds; errors as the configuration reader gives them,
 /// at the key's path.
 fn read(value: &Value) -> Result<Decision, Error> {
@@ -340,7 +344,7 @@ mod tests {
         for decision in decisions {
             let value = tree(&decision);
             assert_eq!(Decision::from_value(&value), Ok(decision), "{value:?}");
-            // serde reads the same text as the same decision: one form, two readers that agree.
+            // serde's reader is this one: the text reads back as the same decision.
             let text = serde_json::to_string(&decision).unwrap();
             assert_eq!(serde_json::from_str::<Decision>(&text).unwrap(), decision);
             assert_eq!(Decision::from_value(&json(&text)), Ok(decision), "{text}");
