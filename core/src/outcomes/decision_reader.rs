@@ -8,12 +8,13 @@
 //! optional field absent or `null` (`abort_attempts` absent or `null` is the
 //! empty set), a whole number also as a float spelling it (`3.0`: a JS number
 //! cannot tell them apart), and the old names of the two renamed fields for
-//! one release (issue 28), as serde reads them: `server_delay_ms` for
-//! `retry_after_ms`, `in_flight` for `running`. Every refusal is an
-//! [`Error::InvalidArgument`] naming the field (its snake_case name, the
-//! core's; `decision` for the object as a whole: not an object, or a field
-//! its kind does not have) and the rule it breaks. Nothing is clamped and
-//! nothing panics.
+//! one release (issue 28): `server_delay_ms` for `retry_after_ms`,
+//! `in_flight` for `running`. serde's `Deserialize` for a decision is this
+//! reader too, so Rust callers reading JSON get the same rules. Every refusal
+//! is an [`Error::InvalidArgument`] naming the field (its snake_case name,
+//! the core's; `decision` for the object as a whole: not an object, or a
+//! field its kind does not have) and the rule it breaks. Nothing is clamped
+//! and nothing panics.
 
 use crate::config::error::Error;
 use crate::config::value::{expected, list, read_error, read_name, Fields, FromValue, Named, Value};
@@ -206,7 +207,7 @@ fn read(value: &Value) -> Result<Decision, Error> {
 }
 
 /// The key a renamed field is given under: its `name`, or its `old_name`
-/// when only that is given; both at once is refused (as serde refuses it).
+/// when only that is given; both at once is refused.
 fn renamed(fields: &Fields<'_>, name: &'static str, old_name: &'static str) -> Result<&'static str, Error> {
     match (fields.get(name), fields.get(old_name)) {
         (Some(_), Some(_)) => Err(read_error(old_name, message!(BothOldAndNewName, name, old_name))),
@@ -225,7 +226,7 @@ fn read_request_id(value: &Value, path: &str) -> Result<RequestId, Error> {
 }
 
 /// A list of attempt numbers, each in 1..=128 (one given twice counts once,
-/// as serde reads it).
+/// as `AttemptSet`'s own serde reader counts it).
 fn read_attempts(value: &Value, path: &str) -> Result<AttemptSet, Error> {
     let mut set = AttemptSet::EMPTY;
     for attempt in list(value, path, Rule::List, read_attempt)? {
@@ -386,7 +387,7 @@ mod tests {
             Decision::from_value(&ended),
             Ok(Decision::Reconcile { attempts: 1, remaining_ms: 5, abort_attempts: AttemptSet::EMPTY })
         );
-        // An attempt given twice counts once, as serde reads it.
+        // An attempt given twice counts once, as `AttemptSet`'s own serde reader counts it.
         let twice = json(r#"{"type":"succeeded","attempts":2,"winner":1,"abort_attempts":[2,2.0]}"#);
         let Ok(Decision::Succeeded { abort_attempts, .. }) = Decision::from_value(&twice) else { panic!() };
         assert_eq!(abort_attempts.iter().collect::<Vec<_>>(), [2]);
