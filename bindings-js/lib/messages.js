@@ -130,14 +130,6 @@ export const BINDING = {
   compiled: (value) => `must be a compiled form (a Uint8Array or an ArrayBuffer), got ${kindOf(value)}`,
   // The tools.
   json: (message) => message,
-  attempts: () => 'must be an array of attempt numbers',
-  attempts_count: () => 'holds at most 128 attempt numbers',
-  attempts_numbers: () => 'must hold numbers',
-  attempts_range: () => 'attempt numbers are 1..=128',
-  bits: () => 'must fit in 32 bits',
-  request_id: () => 'must be 16 hex digits',
-  hedge: () => 'must be a boolean',
-  decision_type: (type) => `unknown decision type "${type}"`,
   base64: () => 'is not base64 text (RFC 4648: A-Z a-z 0-9 + / with = padding, as `retryplan compile` prints it)',
   nanoseconds: (value) => `must be a bigint in 0..2^64 (nanoseconds), got ${kindOf(value)}`,
 };

@@ -149,6 +149,7 @@ export const RULES = [
   ["step_gave_up"],
   ["step_reconcile"],
   ["step_restart"],
+  ["request_id_digits", "a request id of 16 hex digits"],
 ];
 
 /** Who must act on each error code (retryplan::Error::blame). */

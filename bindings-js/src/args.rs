@@ -133,30 +133,6 @@ pub(crate) fn optional_text(name: &'static str, value: &JsValue) -> Result<Optio
     text(name, value).map(Some)
 }
 
-/// Property `key` of `object` (an options or decision object).
-#[cfg(feature = "tools")]
-pub(crate) fn get(object: &JsValue, key: &'static str) -> Result<JsValue, JsValue> {
-    if !object.is_object() {
-        return Err(invalid_with("options", "options", object, &JsValue::from_str(key)));
-    }
-    js_sys::Reflect::get(object, &JsValue::from_str(key))
-}
-
-/// Property `key` as a number, `None` when `undefined` or `null`.
-#[cfg(feature = "tools")]
-pub(crate) fn optional_number(object: &JsValue, key: &'static str) -> Result<Option<f64>, JsValue> {
-    let value = get(object, key)?;
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
-    }
-    number(key, &value).map(Some)
-}
-
-#[cfg(feature = "tools")]
-pub(crate) fn string_field(object: &JsValue, key: &'static str) -> Result<String, JsValue> {
-    text(key, &get(object, key)?)
-}
-
 /// The member at `index` of `T::ALL` (a name JS checked against the core's
 /// table), or `T`'s default when absent.
 pub(crate) fn named_or_default<T: retryplan::config::value::Named + Default + Copy>(index: Option<u32>) -> T {

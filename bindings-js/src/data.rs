@@ -69,18 +69,26 @@ pub(crate) enum Source {
 /// cycles) and how many values it has read.
 struct Reading {
     source: Source,
-    /// The configuration being read, which every reading error names.
-    config: ConfigKind,
+    /// The configuration being read, which every reading error names
+    /// (`invalid_config`); None for an argument that is no configuration (a
+    /// decision object), whose reading errors are `invalid_argument`.
+    config: Option<ConfigKind>,
     ancestors: Vec<JsValue>,
     values: usize,
     /// The UTF-16 code units of every string and key read so far.
     text_units: u32,
 }
 
-/// An `invalid_config` error naming `config` at `field`: `rule` is the key
-/// of its words in `lib/messages.js`, `value` what they name.
-pub(crate) fn reading_error(config: ConfigKind, field: &str, rule: &str, value: &JsValue) -> JsValue {
-    binding_error(Some(config.name()), Some(config.words()), field, rule, value, &JsValue::UNDEFINED)
+/// An `invalid_config` error naming `config` at `field` (`invalid_argument`
+/// without one): `rule` is the key of its words in `lib/messages.js`, `value`
+/// what they name.
+pub(crate) fn reading_error(config: Option<ConfigKind>, field: &str, rule: &str, value: &JsValue) -> JsValue {
+    refusal(config, field, rule, value, &JsValue::UNDEFINED)
+}
+
+/// [`reading_error`] naming the values `a` and `b`.
+fn refusal(config: Option<ConfigKind>, field: &str, rule: &str, a: &JsValue, b: &JsValue) -> JsValue {
+    binding_error(config.map(ConfigKind::name), config.map(ConfigKind::words), field, rule, a, b)
 }
 
 /// `maxAttempts` -> `max_attempts`.
@@ -104,7 +112,19 @@ fn snake_case(key: &str) -> String {
 /// instance or a `Date`, whose fields `JSON.stringify` would change or drop, a
 /// cycle) is an `invalid_config` error naming `config` and the field.
 pub(crate) fn from_js(value: &JsValue, source: Source, config: ConfigKind) -> Result<Value, JsValue> {
-    read(value, "", &mut Reading { source, config, ancestors: Vec::new(), values: 0, text_units: 0 })
+    read(value, "", &mut Reading { source, config: Some(config), ancestors: Vec::new(), values: 0, text_units: 0 })
+}
+
+/// A JS argument that is no configuration (a decision object, camelCase
+/// keys) as a tree, by the rules of [`from_js`]; what is not plain data is
+/// `invalid_argument` naming the field.
+#[cfg(feature = "tools")]
+pub(crate) fn argument_from_js(value: &JsValue) -> Result<Value, JsValue> {
+    read(
+        value,
+        "",
+        &mut Reading { source: Source::Camel, config: None, ancestors: Vec::new(), values: 0, text_units: 0 },
+    )
 }
 
 /// A JS string as Rust text, or the reading error naming `path`: counted
@@ -117,9 +137,7 @@ fn string(string: &JsString, path: &str, reading: &mut Reading) -> Result<String
         return Err(reading_error(config, path, "text_in_all", &JsValue::from(MAX_TEXT_IN_ALL)));
     }
     match unreadable(string) {
-        Some((rule, detail)) => {
-            Err(binding_error(Some(config.name()), Some(config.words()), path, rule, &detail, &JsValue::from(MAX_TEXT)))
-        }
+        Some((rule, detail)) => Err(refusal(config, path, rule, &detail, &JsValue::from(MAX_TEXT))),
         None => Ok(String::from(string)),
     }
 }

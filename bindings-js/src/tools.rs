@@ -7,21 +7,16 @@
 
 use alloc::string::String;
 
-use js_sys::Array;
 use retryplan as rp;
-use rp::outcomes::decision::AttemptSet;
 use rp::Decision;
 use wasm_bindgen::prelude::*;
 
-use crate::args::{
-    attempt_number, checked_string, get, ms, named, number, optional_ms, optional_number, outcome, string_field, whole,
-    whole_number,
-};
+use crate::args::{attempt_number, checked_string, ms, number, optional_ms, outcome, whole};
 use crate::controls::keep_dependency;
 use crate::data::{self, Keys, Source};
 use crate::objects::{self, Object};
 use crate::policy::{handle_js, keep_policy};
-use crate::{either, invalid, invalid_with, js_error, num, MAX_SAFE};
+use crate::{either, js_error, num};
 
 #[wasm_bindgen(raw_module = "../lib/json.js")]
 extern "C" {
@@ -125,10 +120,13 @@ pub fn policy_explain(handle: u32, deadline_ms: &JsValue, first_attempt_at_ms: &
     policy(handle, |policy| to_js(&rp::explain(policy, deadline_ms, first)))
 }
 
-/// Counts one decision object as returned by an operation.
+/// Counts one decision object as returned by an operation, read by the
+/// core's one reader of a decision (`Decision::from_value`): its camelCase
+/// keys are the core's snake_case names, which its errors name.
 #[wasm_bindgen(js_name = _statsRecord)]
 pub fn stats_record(handle: u32, decision_value: &JsValue) -> Result<(), JsValue> {
-    let decision = decision_from_js(decision_value)?;
+    let value = data::argument_from_js(decision_value)?;
+    let decision = Decision::from_value(&value).map_err(js_error)?;
     objects::stats(handle)?.ok_or_else(|| objects::freed("stats"))?.record(&decision);
     Ok(())
 }
@@ -181,103 +179,6 @@ pub fn redeliver(
     to_js(&redelivery)
 }
 
-/// A JS array of attempt numbers (1..=128) as an `AttemptSet`; absent means empty.
-fn attempt_set(value: &JsValue, key: &'static str) -> Result<AttemptSet, JsValue> {
-    let mut set = AttemptSet::EMPTY;
-    if value.is_undefined() || value.is_null() {
-        return Ok(set);
-    }
-    if !Array::is_array(value) {
-        return Err(invalid(key, "attempts"));
-    }
-    let items = Array::from(value);
-    if items.length() > 128 {
-        return Err(invalid(key, "attempts_count"));
-    }
-    for item in items.iter() {
-        let attempt = item.as_f64().ok_or_else(|| invalid(key, "attempts_numbers"))?;
-        let attempt = whole_number(key, attempt, 128.0)?;
-        if attempt == 0 {
-            return Err(invalid(key, "attempts_range"));
-        }
-        set.insert(attempt as u32);
-    }
-    Ok(set)
-}
-
-/// A decision object (as returned by an operation) back to the core's `Decision`.
-fn decision_from_js(value: &JsValue) -> Result<Decision, JsValue> {
-    let number = |key: &'static str| -> Result<u64, JsValue> {
-        let found = optional_number(value, key)?.ok_or_else(|| invalid(key, "required"))?;
-        whole_number(key, found, MAX_SAFE)
-    };
-    let count =
-        |key: &'static str| -> Result<u32, JsValue> { u32::try_from(number(key)?).map_err(|_| invalid(key, "bits")) };
-    let optional = |key: &'static str| -> Result<Option<u64>, JsValue> {
-        optional_number(value, key)?.map(|found| whole_number(key, found, MAX_SAFE)).transpose()
-    };
-    let abort_attempts = || attempt_set(&get(value, "abortAttempts")?, "abortAttempts");
-    let kind = string_field(value, "type")?;
-    Ok(match kind.as_str() {
-        "start_attempt" => {
-            let request_id = string_field(value, "requestId")?;
-            let request_id = u64::from_str_radix(&request_id, 16)
-                .ok()
-                .filter(|_| request_id.len() == 16)
-                .ok_or_else(|| invalid("requestId", "request_id"))?;
-            Decision::StartAttempt {
-                attempt: count("attempt")?,
-                timeout_ms: number("timeoutMs")?,
-                abort_at_ms: number("abortAtMs")?,
-                request_id: rp::outcomes::decision::RequestId(request_id),
-                remaining_ms: number("remainingMs")?,
-                hedge: get(value, "hedge")?.as_bool().ok_or_else(|| invalid("hedge", "hedge"))?,
-            }
-        }
-        "wait" => Decision::Wait {
-            retry: count("retry")?,
-            delay_ms: number("delayMs")?,
-            until_ms: number("untilMs")?,
-            retry_after_ms: optional("retryAfterMs")?,
-            remaining_ms: number("remainingMs")?,
-        },
-        "await_outcome" => {
-            // `inFlight`, the old name of `running`, is read for one release (deprecated).
-            let old = get(value, "running")?.is_undefined() && !get(value, "inFlight")?.is_undefined();
-            Decision::AwaitOutcome {
-                running: count(if old { "inFlight" } else { "running" })?,
-                until_ms: number("untilMs")?,
-            }
-        }
-        "succeeded" => Decision::Succeeded {
-            attempts: count("attempts")?,
-            winner: count("winner")?,
-            abort_attempts: abort_attempts()?,
-        },
-        "gave_up" => Decision::GaveUp {
-            reason: named("reason", &string_field(value, "reason")?)?,
-            attempts: count("attempts")?,
-            remaining_ms: number("remainingMs")?,
-            refused_delay_ms: optional("refusedDelayMs")?,
-            abort_attempts: abort_attempts()?,
-        },
-        "reconcile" => Decision::Reconcile {
-            attempts: count("attempts")?,
-            remaining_ms: number("remainingMs")?,
-            abort_attempts: abort_attempts()?,
-        },
-        "restart" => Decision::Restart {
-            attempts: count("attempts")?,
-            deadline_ms: number("deadlineMs")?,
-            remaining_ms: number("remainingMs")?,
-            abort_attempts: abort_attempts()?,
-        },
-        other => {
-            return Err(invalid_with("decision.type", "decision_type", &JsValue::from_str(other), &JsValue::UNDEFINED))
-        }
-    })
-}
-
 /// A serializable value of the core as a plain JS object with camelCase keys
 /// (through the core's data tree: no JSON on the way).
 pub(crate) fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> {
@@ -295,7 +196,7 @@ pub(crate) fn json_value(
 ) -> Result<rp::config::value::Value, JsValue> {
     let parsed = parse_json(checked_string("json", json)?).map_err(|syntax| {
         let message = js_sys::Reflect::get(&syntax, &JsValue::from_str("message")).unwrap_or_default();
-        data::reading_error(config, "", "json", &message)
+        data::reading_error(Some(config), "", "json", &message)
     })?;
     data::from_js(&parsed, Source::Json, config)
 }

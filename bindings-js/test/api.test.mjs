@@ -453,6 +453,55 @@ test('stats count decisions as returned', () => {
   throwsCode(() => stats.record({ type: 'await_outcome', inFlight: 'two', untilMs: 9 }), 'invalid_argument');
 });
 
+test("stats read a decision object by the core's one reader: what an operation returns, refusals naming the field", () => {
+  const stats = new Stats();
+  const operation = new Operation(checkout(), 0, { seed: 1 });
+  const start = operation.poll(0);
+  const wait = operation.onOutcome(10, 1, { type: 'http_status', status: 503, retryAfterMs: 20 });
+  assert.equal(wait.type, 'wait');
+  for (const decision of [start, wait, operation.poll(wait.untilMs), operation.cancel(wait.untilMs + 1)])
+    stats.record(decision);
+  assert.equal(stats.toJSON().gaveUp.cancelled, 1);
+  // Optional fields absent or null, a whole number spelt as a float: as the core reads any data.
+  stats.record({ type: 'wait', retry: 0, delayMs: 5, untilMs: 9, retryAfterMs: null, remainingMs: 7 });
+  stats.record({ type: 'succeeded', attempts: 2, winner: 1, abortAttempts: [2] });
+  const refused = (decision, field, words) => {
+    const error = throwsCode(() => stats.record(decision), 'invalid_argument');
+    assert.equal(error.field, field, error.message);
+    assert.match(error.message, words);
+  };
+  refused(
+    { ...start, requestId: 'xyz' },
+    'request_id',
+    /expected a request id of 16 hex digits, found the string "xyz"/,
+  );
+  refused({ ...start, attempt: -1 }, 'attempt', /expected a whole number from 0 to 4294967295, found the number -1/);
+  refused({ ...start, hedge: undefined }, 'hedge', /missing field `hedge`/);
+  refused({ ...start, hedge: 'no' }, 'hedge', /expected true or false/);
+  refused({ ...wait, type: 'waiting' }, 'type', /unknown variant `waiting`, expected one of `start_attempt`, `wait`/);
+  refused({ ...wait, delayMs: 1.5 }, 'delay_ms', /expected a whole number of milliseconds/);
+  refused(
+    { ...wait, retryAfterMS: 1 },
+    'decision',
+    /unknown field `retry_after_m_s` \(did you mean `retry_after_ms`\?\)/,
+  );
+  refused({ type: 'gave_up', reason: 'bored', attempts: 1, remainingMs: 0 }, 'reason', /unknown variant `bored`/);
+  refused(
+    { type: 'reconcile', attempts: 1, remainingMs: 0, abortAttempts: [1, 129] },
+    'abort_attempts',
+    /abort_attempts\[1\] \(129\) must be in 1..=128/,
+  );
+  refused(
+    { type: 'await_outcome', running: 1, inFlight: 1, untilMs: 9 },
+    'in_flight',
+    /both `running` and its old name `in_flight`/,
+  );
+  refused(null, 'decision', /expected an object, found null/);
+  // What is not plain data is refused as the argument it is, not as a configuration.
+  refused({ ...start, attempt: 1n }, 'attempt', /expected plain data .*, found a bigint/);
+  refused(undefined, '', /expected plain data .*, found undefined/);
+});
+
 test('Outcome.fromHttp: the core reads Retry-After and retry-after-ms; saturates at 2^53-1; malformed is no guidance', () => {
   assert.equal(Outcome.fromHttp, outcomeFromHttp);
   assert.deepEqual(Outcome.fromHttp(503, '2', null, 0), { type: 'http_status', status: 503, retryAfterMs: 2000 });

@@ -97,7 +97,8 @@ impl PyDecision {
         serialized(py, &self.inner)
     }
 
-    /// A decision from its JSON-shaped dict (for tests and replays).
+    /// A decision from its JSON-shaped dict (for tests and replays), read by the core's one reader of a
+    /// decision (`Decision::from_value`): a bad dict is `InvalidArgumentError` naming the field and its rule.
     #[staticmethod]
     fn from_dict(py: Python<'_>, value: &Bound<'_, PyAny>) -> Res<Py<PyAny>> {
         if !value.is_instance_of::<PyDict>() {
@@ -108,10 +109,9 @@ impl PyDecision {
             Err(Fault::Core(Error::InvalidConfig { field, message, .. })) => {
                 return Err(invalid("value", format!("at `{field}`: {message}")))
             }
-            tree => serde_json::to_value(tree?).map_err(|error| invalid("value", error.to_string()))?,
+            tree => tree?,
         };
-        let decision: Decision = serde_json::from_value(tree).map_err(|error| invalid("value", error.to_string()))?;
-        Ok(decision_to_py(py, decision)?)
+        Ok(decision_to_py(py, Decision::from_value(&tree)?)?)
     }
 
     /// The words of the typed ending a helper raises for this decision (GaveUp, Reconcile, Restart; None

@@ -84,6 +84,80 @@ def test_a_decisions_renamed_fields_keep_their_old_names_for_one_release() -> No
         assert awaiting.server_delay_ms is None
 
 
+def test_every_kind_of_decision_reads_back_from_its_dict() -> None:
+    """``from_dict`` is the core's one reader of a decision: what ``to_dict`` writes reads back as itself."""
+    hedged = Policy(**NO_JITTER, idempotency="idempotent", hedging={"delay_ms": 10, "max_hedged_attempts": 1})
+    op = Operation(hedged, now_ms=0, seed=7)
+    decisions = [op.poll(now_ms=0), op.poll(now_ms=5), op.poll(now_ms=10)]
+    decisions.append(op.on_outcome(attempt=2, outcome=Outcome.success(), now_ms=20))
+    decisions.append(started().on_outcome(attempt=1, outcome=Outcome.http_status(503), now_ms=1))
+    conflict = Outcome.application(retryplan.Verdict.CONFLICT)
+    decisions.append(started().on_outcome(attempt=1, outcome=conflict, now_ms=1))
+    decisions.append(started().cancel(now_ms=1))
+    decisions.append(Decision.from_dict({"type": "reconcile", "attempts": 1, "remaining_ms": 5}))
+    assert [d.kind for d in decisions] == [
+        "start_attempt",
+        "await_outcome",
+        "start_attempt",
+        "succeeded",
+        "wait",
+        "restart",
+        "gave_up",
+        "reconcile",
+    ]
+    assert decisions[3].abort_attempts == (1,)
+    for decision in decisions:
+        assert Decision.from_dict(decision.to_dict()) == decision
+        assert Decision.from_dict(json.loads(json.dumps(decision.to_dict()))) == decision
+
+
+START = {"type": "start_attempt", "attempt": 1, "timeout_ms": 5, "abort_at_ms": 5, "remaining_ms": 9, "hedge": False}
+
+
+@pytest.mark.parametrize(
+    "fields, field, rule",
+    [
+        (
+            {**START, "request_id": "xyz"},
+            "request_id",
+            'expected a request id of 16 hex digits, found the string "xyz"',
+        ),
+        (START, "request_id", "missing field `request_id`"),
+        (
+            {**START, "request_id": "0123456789abcdef", "hedge": 0},
+            "hedge",
+            "expected true or false, found the number 0",
+        ),
+        ({"type": "await_outcome", "running": -1, "until_ms": 9}, "running", "expected a whole number from 0 to"),
+        ({"type": "await_outcome", "running": 1, "until_ms": 2.5}, "until_ms", "a whole number of milliseconds"),
+        ({"type": "await_outcome", "running": 1, "in_flight": 1, "until_ms": 9}, "in_flight", "keep `running` only"),
+        ({"type": "waiting"}, "type", "unknown variant `waiting`, expected one of `start_attempt`, `wait`"),
+        ({"running": 1}, "type", "missing field `type`"),
+        ({"type": "gave_up", "reason": "bored", "attempts": 1, "remaining_ms": 0}, "reason", "unknown variant `bored`"),
+        (
+            {"type": "reconcile", "attempts": 1, "remaining_ms": 0, "abort_attempts": [0]},
+            "abort_attempts",
+            "abort_attempts[0] (0) must be in 1..=128",
+        ),
+        (
+            {"type": "reconcile", "attempts": 1, "remaining_ms": 0, "abort_attempts": 1},
+            "abort_attempts",
+            "expected a list, found the number 1",
+        ),
+        (
+            {"type": "reconcile", "attempts": 1, "remaining_ms": 0, "winner": 1},
+            "decision",
+            "unknown field `winner`, expected one of `type`, `attempts`, `remaining_ms`, `abort_attempts`",
+        ),
+    ],
+)
+def test_a_bad_decision_dict_is_refused_naming_its_field_and_rule(fields: dict, field: str, rule: str) -> None:
+    with pytest.raises(InvalidArgumentError) as raised:
+        Decision.from_dict(fields)
+    assert raised.value.code == "invalid_argument" and raised.value.field == field, str(raised.value)
+    assert rule in str(raised.value) and isinstance(raised.value, ValueError)
+
+
 def test_seconds_convert_to_whole_milliseconds_exactly() -> None:
     policy = Policy()
     for ms in (0, 1, 1005, 123_456_789, 2**40):

@@ -29,13 +29,22 @@ impl Serialize for RequestId {
     }
 }
 
+impl RequestId {
+    /// The id `text` spells: exactly 16 hex digits (either case; [`Display`](core::fmt::Display)
+    /// writes lowercase), or None for any other text (a sign, a space, 15 or 17 digits). The one
+    /// rule for reading a request id, serde's and [`Decision::from_value`]'s.
+    pub(crate) fn from_hex(text: &str) -> Option<RequestId> {
+        if text.len() != 16 || !text.bytes().all(|byte| byte.is_ascii_hexdigit()) {
+            return None;
+        }
+        u64::from_str_radix(text, 16).ok().map(RequestId)
+    }
+}
+
 impl<'de> Deserialize<'de> for RequestId {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = <alloc::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        if text.len() != 16 {
-            return Err(serde::de::Error::custom("a request id is 16 hex digits"));
-        }
-        u64::from_str_radix(&text, 16).map(RequestId).map_err(serde::de::Error::custom)
+        RequestId::from_hex(&text).ok_or_else(|| serde::de::Error::custom("a request id is 16 hex digits"))
     }
 }
 
@@ -223,8 +232,13 @@ impl core::fmt::Display for GiveUpReason {
 /// `Restart`) are each returned exactly once; `Wait` and `AwaitOutcome` are
 /// returned again by every [`poll`](crate::Operation::poll) until their time
 /// comes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+///
+/// Serialized as `{"type": "wait", "retry": 0, ...}` (absent optional fields
+/// left out); read back by [`Decision::from_value`], serde's `Deserialize`
+/// included (one reader of a decision: the old names `server_delay_ms` and
+/// `in_flight` are read for one release, an unknown field is refused).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum Decision {
     /// Start attempt `attempt` now; abort it at `abort_at_ms` (that is,
     /// after `timeout_ms`), then report its [`Outcome`] with
@@ -256,8 +270,8 @@ pub enum Decision {
         until_ms: u64,
         /// The retry after: the wait the server asked for, as honored (after
         /// the policy's `cap_ms` and `max_above_backoff_ms`), if any.
-        // Read under its old name too, for one release (issue 28).
-        #[serde(default, skip_serializing_if = "Option::is_none", alias = "server_delay_ms")]
+        // Read under its old name too, for one release (issue 28): `Decision::from_value`.
+        #[serde(skip_serializing_if = "Option::is_none")]
         retry_after_ms: Option<u64>,
         /// Time left now, after the response reserve.
         remaining_ms: u64,
@@ -266,8 +280,7 @@ pub enum Decision {
     /// `until_ms` at the latest (the earliest abort time of a running attempt).
     AwaitOutcome {
         /// How many attempts are running.
-        // Read under its old name too, for one release (issue 28).
-        #[serde(alias = "in_flight")]
+        // Read under its old name too, for one release (issue 28): `Decision::from_value`.
         running: u32,
         /// When to poll again at the latest.
         until_ms: u64,
@@ -279,7 +292,7 @@ pub enum Decision {
         /// The attempt whose result won.
         winner: u32,
         /// Attempts still running that the caller must abort now.
-        #[serde(default, skip_serializing_if = "AttemptSet::is_empty")]
+        #[serde(skip_serializing_if = "AttemptSet::is_empty")]
         abort_attempts: AttemptSet,
     },
     /// The operation gave up; `reason` says why. It has ended.
@@ -291,10 +304,10 @@ pub enum Decision {
         /// Time left now, after the response reserve.
         remaining_ms: u64,
         /// The wait that was considered and refused, if one was computed.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         refused_delay_ms: Option<u64>,
         /// Attempts still running that the caller must abort now.
-        #[serde(default, skip_serializing_if = "AttemptSet::is_empty")]
+        #[serde(skip_serializing_if = "AttemptSet::is_empty")]
         abort_attempts: AttemptSet,
     },
     /// The last attempt of an unsafe write may have been processed: do not
@@ -306,7 +319,7 @@ pub enum Decision {
         /// Time left now, after the response reserve, for the reconciliation.
         remaining_ms: u64,
         /// Attempts still running that the caller must abort now.
-        #[serde(default, skip_serializing_if = "AttemptSet::is_empty")]
+        #[serde(skip_serializing_if = "AttemptSet::is_empty")]
         abort_attempts: AttemptSet,
     },
     /// A conflict: re-read the current state, recompute the change and start
@@ -320,7 +333,7 @@ pub enum Decision {
         /// Time left now, after the response reserve.
         remaining_ms: u64,
         /// Attempts still running that the caller must abort now.
-        #[serde(default, skip_serializing_if = "AttemptSet::is_empty")]
+        #[serde(skip_serializing_if = "AttemptSet::is_empty")]
         abort_attempts: AttemptSet,
     },
 }

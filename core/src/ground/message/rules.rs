@@ -358,4 +358,7 @@ rules! {
     StepReconcile = "step_reconcile": "reconcile after {0}: the write may have happened",
     /// A conflict: the attempts made (`one_attempt` or `attempts`).
     StepRestart = "step_restart": "restart after {0}: a conflict",
+    // Issue 23: a decision a host hands back, read by the core ([`Decision::from_value`](crate::Decision::from_value)).
+    /// A request id expected (as [`RequestId`](crate::outcomes::decision::RequestId) is written).
+    RequestIdDigits = "request_id_digits": "a request id of 16 hex digits",
 }
