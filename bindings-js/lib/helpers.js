@@ -10,7 +10,6 @@ import { newDriver, outgoingHeaders } from './driver.js';
 import { ENDINGS } from './endings.js';
 import { failureOf } from './failures.js';
 import { Host, after, reporter } from './host.js';
-import { driverKey } from './wire.js';
 import { abortAttempt, decided } from './convert.js';
 import { compose } from './messages.js';
 
@@ -41,16 +40,12 @@ function driverOptions(options, extra, context, telemetry) {
   return { seed, idempotencyKey, deadlineMs, dependency, stats, recordEvents, ...extra };
 }
 
-/** The operation's key, read from the driver once. */
-const keyOf = (host) => (host.keyText ??= driverKey(host.driver));
-
 /**
  * Sets an operation up (`setup` returns its host, whose `io.finish(host)`
  * makes what the finish returns or throws; a throw rejects), runs the host
  * loop to its end (the loop frees the driver when it fails) and frees the
- * driver. Not an async function: following the loop with `then` ends the
- * chain of awaits there, so an error an attempt makes (and the typed ending)
- * captures a short stack.
+ * driver. Not an async function: no frame of its own in the stack an error
+ * an attempt makes (or the typed ending) captures.
  */
 function conclude(setup, context) {
   let host;
@@ -82,7 +77,7 @@ function ending(host, { decision, lastResult }, operation) {
   const words =
     compose(decided(_endingMessage(host.driver, operation))) ??
     (decision.reason === undefined ? decision.type : `${decision.type}: ${decision.reason}`);
-  return new ENDINGS[decision.type](decision, keyOf(host), lastResult?.outcome, host.errors[host.endToken], words);
+  return new ENDINGS[decision.type](decision, host.keyText, lastResult?.outcome, host.errors[host.endToken], words);
 }
 
 /** How an ending names run()'s operation: by the attempt function's name. */
@@ -102,7 +97,7 @@ function requestName({ method, url }) {
 /** run()'s I/O: each attempt's context carries its operation's key; a value to drop goes to `onDiscard` when given. */
 const RUN_IO = {
   entry: (host, entry) => {
-    entry.idempotencyKey = keyOf(host);
+    entry.idempotencyKey = host.keyText;
     return entry;
   },
   failureOf,
@@ -201,7 +196,7 @@ export function retryFetch(input, init = NO_OPTIONS, options = NO_OPTIONS) {
       if (sends)
         for (const [name, value] of Object.entries(outgoingHeaders(driver, entry.attempt, now())))
           headers.set(name, value);
-      if (entry.sendIdempotencyKey && idempotencyKeyHeader) headers.set(idempotencyKeyHeader, keyOf(host));
+      if (entry.sendIdempotencyKey && idempotencyKeyHeader) headers.set(idempotencyKeyHeader, host.keyText);
       if (requestIdHeader) headers.set(requestIdHeader, entry.requestId);
       telemetry?.inject(entry.attempt, headers);
       // A hedge bypasses the HTTP cache: a browser holds a second request for
@@ -236,7 +231,7 @@ export function retryFetch(input, init = NO_OPTIONS, options = NO_OPTIONS) {
         const finish = host.ending();
         if (host.endReturns) {
           boundBody(entries[host.endToken], finish.result?.readableUntilMs, now);
-          return { decision: finish.decision, response: host.values[host.endToken], idempotencyKey: keyOf(host) };
+          return { decision: finish.decision, response: host.values[host.endToken], idempotencyKey: host.keyText };
         }
         throw ending(host, finish, requestName(request));
       },

@@ -10,7 +10,7 @@ import { Attempt, abortAttempt, decided } from './convert.js';
 import { requestIdText } from './words.js';
 import { read, words } from './outcomes.js';
 import { nextEvent, pollAction } from './records.js';
-import { NAMES, WIRE, current, exchange } from './wire.js';
+import { NAMES, WIRE, current, driverKey, exchange, storedKey } from './wire.js';
 
 /**
  * The Node entry's OpenTelemetry (lib/otel.js), once instrumented: makes an
@@ -70,8 +70,8 @@ export class Host {
    * `options`: the helper's (`onDecision`, `outcomeOfError`); `now` its
    * clock; `signal` the caller's cancel. `primed`: `driver` was just made
    * with its first poll (`newDriver(..., true)`), whose output record is the
-   * wire's now (a helper primes it unless the signal is already aborted: the
-   * cancel then comes before any attempt starts).
+   * wire's now, and its key the one copied last (a helper primes it unless the
+   * signal is already aborted: the cancel then comes before any attempt starts).
    */
   constructor(driver, attempt, io, options, now, signal, primed, telemetry) {
     this.driver = driver;
@@ -105,6 +105,8 @@ export class Host {
     /** The finish's result: the token whose value it returns or whose error it raises with (-1: none), and whether it returns it. */
     this.endToken = -1;
     this.endReturns = false;
+    /** The operation's idempotency key (read once: a primed driver's was copied with it). */
+    this.keyText = primed ? storedKey() : driverKey(driver);
     if (primed) this.follow(current());
   }
 

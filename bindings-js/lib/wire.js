@@ -72,9 +72,14 @@ export function current() {
  * the refusal thrown.
  */
 export function driverKey(handle, ofDriver = true) {
-  const length = _operationKey(handle, ofDriver);
-  if (length < 0) throw _wireRefusal();
+  if (_operationKey(handle, ofDriver) < 0) throw _wireRefusal();
+  return storedKey();
+}
+
+/** The idempotency key the wasm copied last (by `_operationKey`, or a helper's primed `_driverNew`), its length in the last byte. */
+export function storedKey() {
   if (keyBytes.length === 0) keyBytes = new Uint8Array(memory.buffer, keyAt, 256);
+  const length = keyBytes[255];
   return length === UUID_LENGTH ? uuidText(keyBytes) : ascii.decode(keyBytes.subarray(0, length));
 }
 

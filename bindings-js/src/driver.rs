@@ -76,8 +76,9 @@ pub(crate) fn with<T>(
 /// handle (0 for none), `recordEvents` and `returnsResponses`, the incoming
 /// context's handle (0 for none: see `crate::propagation`; ignored without
 /// the feature `propagation`, whose JS never passes one); with `poll`,
-/// the wire's first `poll` at `nowMs` too (its output record left where
-/// `_wireMemory` says: one crossing less for a helper); with `operation`, an
+/// the wire's first `poll` at `nowMs` too (its output record, and the
+/// operation's key as `_operationKey` copies it, left where `_wireMemory`
+/// says: two crossings less for a helper); with `operation`, an
 /// `Operation` (`lib/operation.js`) from the operation's options alone
 /// instead. Its handle, or 0 when refused (`_wireRefusal` has the
 /// `RetryplanError`): a number crosses without a `JsValue` made for it.
@@ -132,6 +133,8 @@ pub fn driver_new(
         let mut driver = rp::Driver::new(&policy, now_ms as u64, operation, host).map_err(js_error)?;
         if poll {
             exchange(&mut driver, &[wire::InputKind::Poll.word(), now_ms as i64])?;
+            // Every helper reads the key (run() gives it to each attempt): copied now, one crossing less.
+            crate::wire::copy_key(driver.idempotency_key());
         }
         objects::insert(Object::Driver(alloc::boxed::Box::new(driver)))
     });

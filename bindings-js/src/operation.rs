@@ -133,9 +133,10 @@ pub fn operation_state(handle: u32, of_driver: bool) -> JsValue {
 /// when refused (`_wireRefusal` has the error).
 #[wasm_bindgen(js_name = _operationKey)]
 pub fn operation_key(handle: u32, of_driver: bool) -> i32 {
-    // Read without the core keeping a spelling: copied out, no String allocated and freed.
-    read(handle, of_driver, |operation, _| operation.idempotency_key().read_text(|key| crate::wire::store_key(Ok(key))))
-        .unwrap_or_else(|error| crate::wire::store_key(Err(error)))
+    read(handle, of_driver, |operation, _| crate::wire::copy_key(operation.idempotency_key())).unwrap_or_else(|error| {
+        crate::wire::refuse(error);
+        -1
+    })
 }
 
 /// The attempts running now as four 32-bit words (bit 0 of the first =

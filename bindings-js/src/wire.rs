@@ -26,7 +26,8 @@ static OUTPUT: Global<RefCell<[f64; OUTPUT_WORDS]>> = Global(RefCell::new([0.0; 
 static RECORD: Global<RefCell<[f64; RECORD_WORDS]>> = Global(RefCell::new([0.0; RECORD_WORDS]));
 /// Room for a decision record and for the stats' counters (7 and the give-ups by reason).
 const RECORD_WORDS: usize = 24;
-/// The last idempotency key read (`_operationKey`): visible ASCII, at most 255 bytes.
+/// The last idempotency key read (`_operationKey`, a helper's `_driverNew`):
+/// visible ASCII, at most 255 bytes, then its length in the last byte.
 static KEY: Global<RefCell<[u8; KEY_BYTES]>> = Global(RefCell::new([0; KEY_BYTES]));
 const KEY_BYTES: usize = 256;
 /// The `RetryplanError` of the last exchange the driver refused.
@@ -110,23 +111,24 @@ fn put(at: usize, number: f64) {
     }
 }
 
-/// Copies the idempotency key `read` gives where `_wireMemory` points: its
-/// length, or -1 when refused (`_wireRefusal` has the error).
-pub(crate) fn store_key(read: Result<&str, JsValue>) -> i32 {
-    let key = match read {
-        Ok(key) => key,
-        Err(error) => {
-            refuse(error);
-            return -1;
+/// Copies the idempotency key `key` where `_wireMemory` points, its length
+/// in the buffer's last byte (a key is at most 255 bytes: the byte after the
+/// longest), spelt without the core keeping a spelling (no `String`
+/// allocated and freed): its length.
+#[inline(never)] // one copy for `_operationKey` and a helper's `_driverNew`
+pub(crate) fn copy_key(key: &rp::IdempotencyKey) -> i32 {
+    key.read_text(|key| {
+        let mut buffer = KEY.0.borrow_mut();
+        let mut length = 0;
+        for (slot, byte) in buffer.iter_mut().zip(key.bytes()) {
+            *slot = byte;
+            length += 1;
         }
-    };
-    let mut buffer = KEY.0.borrow_mut();
-    let mut length = 0;
-    for (slot, byte) in buffer.iter_mut().zip(key.bytes()) {
-        *slot = byte;
-        length += 1;
-    }
-    length
+        if let Some(last) = buffer.last_mut() {
+            *last = length as u8;
+        }
+        length
+    })
 }
 
 /// Keeps `error` for `_wireRefusal`.
