@@ -97,8 +97,8 @@ impl PyDecision {
         serialized(py, &self.inner)
     }
 
-    /// A decision from its JSON-shaped dict (for tests and replays), read by the core's one reader of a
-    /// decision (`Decision::from_value`): a bad dict is `InvalidArgumentError` naming the field and its rule.
+    /// A decision from its JSON-shaped dict (for tests and replays). A bad dict is `InvalidArgumentError`
+    /// naming the field and its rule, in the same words as every language.
     #[staticmethod]
     fn from_dict(py: Python<'_>, value: &Bound<'_, PyAny>) -> Res<Py<PyAny>> {
         if !value.is_instance_of::<PyDict>() {

@@ -264,7 +264,8 @@ class Decision:
         """The decision in the JSON schema's shape (absent optional fields omitted)."""
     @staticmethod
     def from_dict(value: Mapping[str, _JsonValue]) -> Decision:
-        """A decision from its JSON-shaped dict (for tests and replays)."""
+        """A decision from its JSON-shaped dict (for tests and replays). A bad dict is ``InvalidArgumentError``
+        naming the field and its rule, in the same words as every language."""
     def ending_message(self, operation: str, idempotency_key: str) -> Optional[str]:
         """The words of the typed ending a helper raises for this decision (GaveUp, Reconcile, Restart; None for
         any other): what happened and what to do, the same in every language."""
