@@ -53,8 +53,8 @@ fn benches(c: &mut Criterion) {
     let from_random = |seed: u64| OperationOptions::from_random(seed, 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210);
     c.bench_function("driver: from_random, new, first poll, success, finish, drop", |b| {
         b.iter(|| {
-            let mut driver = Driver::new(black_box(&policy), 0, from_random(black_box(7)), DriverOptions::default())
-                .expect("valid");
+            let mut driver =
+                Driver::new(black_box(&policy), 0, from_random(black_box(7)), DriverOptions::default()).expect("valid");
             let Action::StartAttempt(plan) = driver.poll_action(black_box(0)).unwrap() else { unreachable!() };
             let _ = black_box(driver.handle_result(black_box(10), plan.attempt, Outcome::Success));
             black_box(driver.poll_action(black_box(10)).unwrap())
@@ -69,8 +69,8 @@ fn benches(c: &mut Criterion) {
         result[input::OUTCOME_KIND] = OutcomeKind::Success.word();
         b.iter(|| {
             let mut out = [NONE; OUTPUT_WORDS];
-            let mut driver = Driver::new(black_box(&policy), 0, from_random(black_box(7)), DriverOptions::default())
-                .expect("valid");
+            let mut driver =
+                Driver::new(black_box(&policy), 0, from_random(black_box(7)), DriverOptions::default()).expect("valid");
             driver.exchange(black_box(&[InputKind::Poll.word(), 0]), &mut out).unwrap();
             let mut key = [0u8; 64];
             driver.idempotency_key().read_text(|text| {
