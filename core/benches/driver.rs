@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use retryplan::wire::{self, input, InputKind, OutcomeKind, INPUT_WORDS, NONE, OUTPUT_WORDS};
-use retryplan::{Action, Driver, DriverOptions, IdempotencyKey, OperationOptions, Outcome, Policy};
+use retryplan::{Action, Dependency, Driver, DriverOptions, IdempotencyKey, OperationOptions, Outcome, Policy};
 
 const UNAVAILABLE: Outcome = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
 
@@ -81,6 +81,24 @@ fn benches(c: &mut Criterion) {
             black_box(&key);
             driver.exchange(black_box(&result), &mut out).unwrap();
             black_box(out[wire::output::ENDING])
+        })
+    });
+
+    // An operation of a shared dependency (its breaker, budget and retry slots): what each attempt
+    // takes and settles, beside the happy path without one.
+    let dependency = Dependency::from_json(
+        r#"{"budget": {"kind": "quota", "capacity": 100, "retry_cost": 5, "timeout_retry_cost": 10, "success_increment": 1},
+            "breaker": {"trip": {"kind": "consecutive", "failures": 100}, "open_ms": 1000, "half_open_probes": 1},
+            "retry_slots": 5}"#,
+    )
+    .expect("valid");
+    c.bench_function("driver: with a dependency, new, first poll, success, finish, drop", |b| {
+        b.iter(|| {
+            let options = OperationOptions::new(black_box(7)).with_dependency(Arc::clone(&dependency));
+            let mut driver = Driver::new(black_box(&policy), 0, options, DriverOptions::default()).expect("valid");
+            let Action::StartAttempt(plan) = driver.poll_action(black_box(0)).unwrap() else { unreachable!() };
+            let _ = black_box(driver.handle_result(black_box(10), plan.attempt, Outcome::Success));
+            black_box(driver.poll_action(black_box(10)).unwrap())
         })
     });
 
