@@ -265,12 +265,12 @@ impl Driver {
         }
         Ok(match self.operation.poll(now_ms)? {
             decision @ Decision::StartAttempt { .. } => {
-                self.count(now_ms, &decision, None);
+                self.count(now_ms, &decision, false);
                 self.start_action(decision)
             }
             Decision::Wait { until_ms, .. } | Decision::AwaitOutcome { until_ms, .. } => Action::Sleep { until_ms },
             ending => {
-                self.count(now_ms, &ending, None);
+                self.count(now_ms, &ending, false);
                 self.end(ending);
                 self.next_decided().unwrap_or(Action::Finish(self.ending_or(ending)))
             }
@@ -395,7 +395,6 @@ impl Driver {
         if matches!(self.state, State::Ended(_)) || !self.operation.running_attempts().contains(attempt) {
             return Ok(Receipt::Discarded);
         }
-        let result = AttemptResult { attempt, outcome };
         if declined {
             self.operation.decline_further_attempts();
         }
@@ -403,9 +402,9 @@ impl Driver {
         // what an ending returns of it.
         let abort_at_ms = self.operation.abort_at_ms(attempt).unwrap_or(now_ms);
         let decision = self.operation.on_classified_outcome(now_ms, attempt, &outcome, class)?;
-        self.last_result = Some(result);
+        self.last_result = Some(AttemptResult { attempt, outcome });
         self.keep(held.map(|(token, held)| Kept { token, held, abort_at_ms }));
-        self.take(now_ms, decision, Some(result));
+        self.take(now_ms, decision);
         Ok(Receipt::Accepted)
     }
 
@@ -427,7 +426,7 @@ impl Driver {
             return;
         }
         if let Ok(decision) = self.operation.cancel(now_ms) {
-            self.count(now_ms, &decision, None);
+            self.count(now_ms, &decision, false);
             self.end(decision);
         }
     }
@@ -476,18 +475,18 @@ impl Driver {
             let outcome = Outcome::Transport { failure: TransportFailure::TimedOut, retry_after_ms: None };
             let Ok(decision) = self.operation.on_outcome(now_ms, attempt, &outcome) else { return };
             self.queue.push_abort(attempt, AbortReason::TimedOut);
-            let result = AttemptResult { attempt, outcome };
-            self.last_result = Some(result);
+            self.last_result = Some(AttemptResult { attempt, outcome });
             self.keep(None);
-            self.take(now_ms, decision, Some(result));
+            self.take(now_ms, decision);
         }
     }
 
     /// Acts on a decision the operation made in answer to a result or an
     /// expiry: a start is queued, an ending ends the driver; a wait needs
-    /// nothing (the next poll reads it from the operation again).
-    fn take(&mut self, now_ms: u64, decision: Decision, after: Option<AttemptResult>) {
-        self.count(now_ms, &decision, after);
+    /// nothing (the next poll reads it from the operation again). The
+    /// result it answers is `last_result`, just set.
+    fn take(&mut self, now_ms: u64, decision: Decision) {
+        self.count(now_ms, &decision, true);
         match decision {
             Decision::StartAttempt { .. } => {
                 if let Action::StartAttempt(plan) = self.start_action(decision) {
@@ -577,11 +576,15 @@ impl Driver {
         }
     }
 
-    fn count(&mut self, at_ms: u64, decision: &Decision, after: Option<AttemptResult>) {
+    /// Counts `decision` and records it as an event, answering `last_result`
+    /// when `after_result` (read only when events are recorded: a result is
+    /// not copied for nothing on every hand-in).
+    fn count(&mut self, at_ms: u64, decision: &Decision, after_result: bool) {
         if let Some(stats) = &self.stats {
             stats.record(decision);
         }
         if let Some(events) = &mut self.events {
+            let after = if after_result { self.last_result } else { None };
             events.push_back(Event { at_ms, decision: *decision, after });
         }
     }
